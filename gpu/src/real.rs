@@ -1,0 +1,126 @@
+//! The `Real` trait: what every kernel and CPU reference needs of f32 and f64.
+//!
+//! Everything here lowers to single PTX instructions on the GPU (`sqrt.rn`, `fma.rn`, `abs`,
+//! `min`, `max`) and to the usual instructions on the host, so generic point-wise code is
+//! written once and stamped for both precisions.
+
+use core::fmt::{Debug, Display};
+use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+
+pub trait Real:
+    Copy
+    + Default
+    + Debug
+    + Display
+    + PartialEq
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + DivAssign
+    + Send
+    + Sync
+    + 'static
+{
+    /// "f32" or "f64": the suffix of the stamped kernel names.
+    const NAME: &'static str;
+    const ZERO: Self;
+    const ONE: Self;
+    const TWO: Self;
+    const HALF: Self;
+    /// Machine epsilon.
+    const EPSILON: Self;
+    /// Largest finite value.
+    const MAX: Self;
+    /// Smallest positive normal value.
+    const MIN_POSITIVE: Self;
+    const NAN: Self;
+    const INFINITY: Self;
+
+    fn from_f64(x: f64) -> Self;
+    fn to_f64(self) -> f64;
+    #[inline(always)]
+    fn from_usize(x: usize) -> Self {
+        Self::from_f64(x as f64)
+    }
+    fn sqrt(self) -> Self;
+    /// `self * a + b` rounded once.
+    fn mul_add(self, a: Self, b: Self) -> Self;
+    fn abs(self) -> Self;
+    /// Minimum; like IEEE `minNum`, a NaN operand loses to a number.
+    fn min(self, other: Self) -> Self;
+    fn max(self, other: Self) -> Self;
+    fn is_finite(self) -> bool;
+    #[inline(always)]
+    fn recip(self) -> Self {
+        Self::ONE / self
+    }
+    #[inline(always)]
+    fn powi(self, n: u32) -> Self {
+        let mut r = Self::ONE;
+        let mut k = 0;
+        while k < n {
+            r *= self;
+            k += 1;
+        }
+        r
+    }
+}
+
+macro_rules! impl_real {
+    ($t:ty, $sqrt:ident, $fma:ident) => {
+        impl Real for $t {
+            const NAME: &'static str = stringify!($t);
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            const TWO: Self = 2.0;
+            const HALF: Self = 0.5;
+            const EPSILON: Self = <$t>::EPSILON;
+            const MAX: Self = <$t>::MAX;
+            const MIN_POSITIVE: Self = <$t>::MIN_POSITIVE;
+            const NAN: Self = <$t>::NAN;
+            const INFINITY: Self = <$t>::INFINITY;
+
+            #[inline(always)]
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                core::intrinsics::$sqrt(self)
+            }
+            #[inline(always)]
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                core::intrinsics::$fma(self, a, b)
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            #[inline(always)]
+            fn min(self, other: Self) -> Self {
+                <$t>::min(self, other)
+            }
+            #[inline(always)]
+            fn max(self, other: Self) -> Self {
+                <$t>::max(self, other)
+            }
+            #[inline(always)]
+            fn is_finite(self) -> bool {
+                <$t>::is_finite(self)
+            }
+        }
+    };
+}
+
+impl_real!(f32, sqrtf32, fmaf32);
+impl_real!(f64, sqrtf64, fmaf64);

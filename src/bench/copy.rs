@@ -1,0 +1,66 @@
+//! `bench copy`: the memory yardsticks. `cuMemcpyDtoD`, the Rust copy kernel and the
+//! reductions over 1 MiB to 1 GiB, f32 and f64, with the CPU reference's reduction as the peer.
+
+use super::{BenchOptions, Report, rotation, time_cpu, time_gpu};
+use crate::foundation::{self, ReduceOp, gpu::Reducer};
+use crate::runtime::{DeviceBuffer, Gpu};
+use crate::{GpuReal, Result};
+
+const DEFAULT_MIB: [usize; 6] = [1, 4, 16, 64, 256, 1024];
+/// The CPU peer is timed up to this size (it is slow and the point is made by then).
+const CPU_MAX_MIB: usize = 256;
+
+pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
+    let sizes = if opts.sizes.is_empty() { DEFAULT_MIB.to_vec() } else { opts.sizes.clone() };
+    for mib in sizes {
+        let bytes = mib << 20;
+        let rot = rotation(gpu, bytes);
+        // Two rotated sets (source, destination) are alive at once.
+        gpu.check_fits(&format!("bench copy at {mib} MiB ({rot} rotated buffer pairs)"), 2 * rot * bytes)?;
+        let label = format!("{mib} MiB");
+        {
+            let src: Vec<DeviceBuffer<u8>> = (0..rot).map(|_| gpu.zeros::<u8>(bytes)).collect::<Result<_>>()?;
+            let mut dst: Vec<DeviceBuffer<u8>> = (0..rot).map(|_| gpu.alloc::<u8>(bytes)).collect::<Result<_>>()?;
+            let m = time_gpu(gpu, opts.warmup, opts.reps, |i| gpu.copy_dtod(&src[i % rot], &mut dst[i % rot]))?;
+            report.push("copy", "cuMemcpyDtoD", &label, "-", m.median_ms, 2.0 * bytes as f64, None, String::new());
+        }
+        precision::<f32>(gpu, opts, report, bytes, rot, &label)?;
+        precision::<f64>(gpu, opts, report, bytes, rot, &label)?;
+    }
+    Ok(())
+}
+
+fn precision<T: GpuReal>(
+    gpu: &Gpu,
+    opts: &BenchOptions,
+    report: &mut Report,
+    bytes: usize,
+    rot: usize,
+    label: &str,
+) -> Result<()> {
+    let n = bytes / std::mem::size_of::<T>();
+    // Never time on zeros: a smooth non-trivial pattern.
+    let host: Vec<T> = (0..n).map(|i| T::from_f64((i as f64 * 1e-3).sin())).collect();
+    let src: Vec<DeviceBuffer<T>> = (0..rot).map(|_| gpu.upload(&host)).collect::<Result<_>>()?;
+    let mut dst: Vec<DeviceBuffer<T>> = (0..rot).map(|_| gpu.alloc::<T>(n)).collect::<Result<_>>()?;
+    let p = T::NAME;
+    let b = bytes as f64;
+
+    let m = time_gpu(gpu, opts.warmup, opts.reps, |i| foundation::gpu::copy(gpu, &src[i % rot], &mut dst[i % rot]))?;
+    report.push("copy", "rust kernel (16 B/thread)", label, p, m.median_ms, 2.0 * b, None, String::new());
+
+    let mut reducer = Reducer::<T>::new(gpu)?;
+    for (op, name) in [(ReduceOp::MaxAbs, "reduce max|x|"), (ReduceOp::Sum, "reduce sum")] {
+        let m = time_gpu(gpu, opts.warmup, opts.reps, |i| reducer.enqueue(gpu, op, &src[i % rot], n))?;
+        report.push(name, "rust kernel (2 passes)", label, p, m.median_ms, b, Some(n as f64), String::new());
+    }
+    if bytes <= CPU_MAX_MIB << 20 {
+        let m = time_cpu(1, opts.reps.clamp(1, 10), |_| {
+            std::hint::black_box(foundation::cpu::reduce(ReduceOp::MaxAbs, &host));
+            Ok(())
+        })?;
+        let note = format!("{} CPU threads", rayon::current_num_threads());
+        report.push("reduce max|x|", "cpu reference", label, p, m.median_ms, b, Some(n as f64), note);
+    }
+    Ok(())
+}

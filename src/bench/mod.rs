@@ -1,0 +1,62 @@
+//! The benchmark harness: CUDA-event timing after warm-up, medians, input rotation past the
+//! L2 cache, and reports (markdown and JSON) whose every row is set against a
+//! device-to-device copy measured in the same run. Benchmarks are not tests: nothing here
+//! asserts a speed.
+
+mod copy;
+pub mod report;
+mod timing;
+
+pub use report::{Report, Row, RunMeta};
+pub use timing::{Measurement, copy_bandwidth, rotation, time_cpu, time_gpu};
+
+use crate::runtime::Gpu;
+use crate::{Error, Result};
+
+/// Options shared by the suites.
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    /// Timed repetitions per row (the median is reported).
+    pub reps: usize,
+    /// Untimed runs before timing.
+    pub warmup: usize,
+    /// Sizes to run, in the suite's own unit; empty for the suite's defaults.
+    pub sizes: Vec<usize>,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        BenchOptions { reps: 50, warmup: 5, sizes: Vec::new() }
+    }
+}
+
+/// The suites `bench` knows, with what they time.
+pub const SUITES: &[(&str, &str)] = &[(
+    "copy",
+    "cuMemcpyDtoD, the Rust copy kernel and the reductions (max|x|, sum), f32 and f64, 1 MiB to 1 GiB (sizes in MiB)",
+)];
+
+/// Run suite `name` on `gpu`.
+pub fn run_suite(name: &str, gpu: &Gpu, opts: &BenchOptions) -> Result<Report> {
+    let copy_gbs = copy_bandwidth(gpu)?;
+    let mut report = Report::new(RunMeta::collect(gpu, name, copy_gbs));
+    match name {
+        "copy" => copy::run(gpu, opts, &mut report)?,
+        _ => {
+            let names: Vec<_> = SUITES.iter().map(|s| s.0).collect();
+            return Err(Error::invalid(format!("unknown benchmark suite '{name}' (suites: {})", names.join(", "))));
+        }
+    }
+    report.fill_ratios();
+    Ok(report)
+}
+
+/// Check a suite name before any work.
+pub fn check_suite(name: &str) -> Result<()> {
+    if SUITES.iter().any(|s| s.0 == name) {
+        Ok(())
+    } else {
+        let names: Vec<_> = SUITES.iter().map(|s| s.0).collect();
+        Err(Error::invalid(format!("unknown benchmark suite '{name}' (suites: {})", names.join(", "))))
+    }
+}

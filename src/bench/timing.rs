@@ -1,0 +1,84 @@
+//! Timing: CUDA events on the GPU, a monotonic clock on the CPU; medians of many runs.
+
+use crate::Result;
+use crate::runtime::{Gpu, Timer};
+use std::time::Instant;
+
+/// Summary of repeated timings, in milliseconds.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct Measurement {
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+    pub reps: usize,
+}
+
+impl Measurement {
+    fn from(mut t: Vec<f64>) -> Measurement {
+        t.sort_by(|a, b| a.total_cmp(b));
+        let n = t.len();
+        let median = if n == 0 {
+            f64::NAN
+        } else if n % 2 == 1 {
+            t[n / 2]
+        } else {
+            0.5 * (t[n / 2 - 1] + t[n / 2])
+        };
+        Measurement {
+            median_ms: median,
+            min_ms: t.first().copied().unwrap_or(f64::NAN),
+            max_ms: t.last().copied().unwrap_or(f64::NAN),
+            reps: n,
+        }
+    }
+}
+
+/// Time `f(i)` on the GPU's stream with events: `warmup` untimed calls, then `reps` timed ones,
+/// each between its own pair of events. `i` counts calls so callers can rotate inputs.
+pub fn time_gpu(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<Measurement> {
+    for i in 0..warmup {
+        f(i)?;
+    }
+    gpu.synchronize()?;
+    let timer = Timer::new(gpu)?;
+    let mut times = Vec::with_capacity(reps);
+    for i in 0..reps {
+        timer.start(gpu)?;
+        f(warmup + i)?;
+        timer.stop(gpu)?;
+        times.push(timer.elapsed_ms()?);
+    }
+    Ok(Measurement::from(times))
+}
+
+/// Time `f(i)` on the CPU with the monotonic clock, like [`time_gpu`].
+pub fn time_cpu(warmup: usize, reps: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<Measurement> {
+    for i in 0..warmup {
+        f(i)?;
+    }
+    let mut times = Vec::with_capacity(reps);
+    for i in 0..reps {
+        let t0 = Instant::now();
+        f(warmup + i)?;
+        times.push(t0.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(Measurement::from(times))
+}
+
+/// How many input sets to rotate through so that repeated runs over `bytes` of inputs read
+/// from device memory, not from the L2 cache: enough to cover three times the L2.
+pub fn rotation(gpu: &Gpu, bytes: usize) -> usize {
+    (3 * gpu.info().l2_bytes).div_ceil(bytes.max(1)).clamp(1, 64)
+}
+
+/// The yardstick: device-to-device copy bandwidth (bytes read + written per second, GB/s) of
+/// `cuMemcpyDtoD` on two 512 MiB buffers (less when memory is short), median of 20 runs.
+pub fn copy_bandwidth(gpu: &Gpu) -> Result<f64> {
+    let (free, _) = gpu.memory()?;
+    let bytes = (512usize << 20).min(free / 4).max(1 << 20);
+    let n = bytes / 4;
+    let src = gpu.zeros::<f32>(n)?;
+    let mut dst = gpu.alloc::<f32>(n)?;
+    let m = time_gpu(gpu, 3, 20, |_| gpu.copy_dtod(&src, &mut dst))?;
+    Ok(2.0 * bytes as f64 / (m.median_ms * 1e-3) / 1e9)
+}

@@ -1,0 +1,72 @@
+//! The GPU-or-CPU choice.
+
+use super::Gpu;
+use crate::{Error, Result};
+use std::sync::Arc;
+
+/// What the user asked for (`--backend`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BackendChoice {
+    /// The GPU when the driver loads and a device exists, else the CPU (saying why).
+    #[default]
+    Auto,
+    /// The GPU, or an error.
+    Gpu,
+    /// The CPU reference implementations.
+    Cpu,
+}
+
+impl std::str::FromStr for BackendChoice {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(BackendChoice::Auto),
+            "gpu" => Ok(BackendChoice::Gpu),
+            "cpu" => Ok(BackendChoice::Cpu),
+            _ => Err(Error::invalid(format!("unknown backend '{s}' (expected auto, gpu or cpu)"))),
+        }
+    }
+}
+
+/// The backend a run uses.
+#[derive(Clone)]
+pub enum Backend {
+    Gpu(Arc<Gpu>),
+    /// The CPU, with the reason when a GPU was wanted but not available.
+    Cpu {
+        why: Option<String>,
+    },
+}
+
+impl Backend {
+    /// Resolve a choice. `Auto` never fails: without a GPU it returns the CPU and the reason.
+    pub fn select(choice: BackendChoice) -> Result<Backend> {
+        match choice {
+            BackendChoice::Cpu => Ok(Backend::Cpu { why: None }),
+            BackendChoice::Gpu => Gpu::new(0).map(|g| Backend::Gpu(Arc::new(g))).map_err(|e| match e {
+                Error::NoGpu(why) => Error::NoGpu(format!("{why}; run with --backend cpu (or auto) to use the CPU")),
+                e => e,
+            }),
+            BackendChoice::Auto => match Gpu::new(0) {
+                Ok(g) => Ok(Backend::Gpu(Arc::new(g))),
+                Err(e) => Ok(Backend::Cpu { why: Some(e.to_string()) }),
+            },
+        }
+    }
+
+    /// One line saying what runs, and why the CPU where that applies.
+    pub fn describe(&self) -> String {
+        match self {
+            Backend::Gpu(g) => {
+                let i = g.info();
+                format!("gpu: {} (compute capability {}.{}, PTX {})", i.name, i.cc.0, i.cc.1, g.arch())
+            }
+            Backend::Cpu { why: None } => {
+                format!("cpu: {} threads (asked for)", rayon::current_num_threads())
+            }
+            Backend::Cpu { why: Some(why) } => {
+                format!("cpu: {} threads, because {why}", rayon::current_num_threads())
+            }
+        }
+    }
+}

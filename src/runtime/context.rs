@@ -1,0 +1,188 @@
+//! `Gpu`: one device's context, stream and kernel module; typed buffers and copies.
+
+use crate::error::DriverContext;
+use crate::ptx::{self, PtxModule};
+use crate::{Error, Result};
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
+use cudarc::nvrtc::Ptx;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// What `info` prints and what launch helpers and benchmarks size themselves by.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DeviceInfo {
+    pub name: String,
+    pub cc: (i32, i32),
+    pub sm_count: u32,
+    pub total_mem: usize,
+    pub free_mem: usize,
+    pub l2_bytes: usize,
+    /// Opt-in maximum of dynamic shared memory per block.
+    pub max_shared_per_block: u32,
+    pub max_threads_per_block: u32,
+    /// CUDA driver version as "major.minor".
+    pub driver: String,
+}
+
+/// One GPU, ready to launch hydrokern's kernels. A model's data lives on it for the whole run.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+    ptx: &'static PtxModule,
+    info: DeviceInfo,
+    functions: Mutex<HashMap<String, CudaFunction>>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("info", &self.info).field("arch", &self.ptx.arch).finish()
+    }
+}
+
+/// True when the CUDA driver library can be loaded. cudarc panics on its first call when it
+/// cannot, so this is asked before any other call.
+fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen the driver library.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+impl Gpu {
+    /// Open device `ordinal`, load the PTX module its compute capability can run.
+    pub fn new(ordinal: usize) -> Result<Gpu> {
+        if !driver_present() {
+            return Err(Error::NoGpu(
+                "the CUDA driver library (libcuda.so) could not be loaded: no NVIDIA driver on this machine".into(),
+            ));
+        }
+        let count = CudaContext::device_count().map_err(|e| Error::NoGpu(format!("the CUDA driver reports {e}")))?;
+        if count as usize <= ordinal {
+            return Err(Error::NoGpu(format!("the CUDA driver sees {count} device(s), none with ordinal {ordinal}")));
+        }
+        let ctx = CudaContext::new(ordinal).call("cuCtx (primary context)")?;
+        // One stream, ordered: per-buffer event tracking would only add work to every launch.
+        // SAFETY: every buffer is used on `stream` only.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.new_stream().call("cuStreamCreate")?;
+        let cc = ctx.compute_capability().call("cuDeviceGetAttribute (compute capability)")?;
+        let ptx = ptx::module_for(cc).ok_or_else(|| {
+            Error::NoGpu(format!("compute capability {}.{} is below 8.0, the oldest hydrokern builds for", cc.0, cc.1))
+        })?;
+        let module = ctx.load_module(Ptx::from_src(ptx.source)).call("cuModuleLoadData")?;
+        let attr = |a: Attr| ctx.attribute(a).call("cuDeviceGetAttribute");
+        let (free_mem, total_mem) = ctx.mem_get_info().call("cuMemGetInfo")?;
+        let mut driver = 0;
+        // SAFETY: writes one int.
+        unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut driver) }.result().call("cuDriverGetVersion")?;
+        let info = DeviceInfo {
+            name: ctx.name().call("cuDeviceGetName")?,
+            cc,
+            sm_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+            total_mem,
+            free_mem,
+            l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
+            max_shared_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32,
+            max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
+            driver: format!("{}.{}", driver / 1000, (driver % 1000) / 10),
+        };
+        Ok(Gpu { ctx, stream, module, ptx, info, functions: Mutex::new(HashMap::new()) })
+    }
+
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+    /// The PTX target of the loaded module.
+    pub fn arch(&self) -> &'static str {
+        self.ptx.arch
+    }
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The loaded function `name` (cached).
+    pub(crate) fn function(&self, name: &str) -> Result<CudaFunction> {
+        let mut cache = self.functions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = cache.get(name) {
+            return Ok(f.clone());
+        }
+        let f =
+            self.module.load_function(name).map_err(|source| Error::Driver { call: "cuModuleGetFunction", source })?;
+        cache.insert(name.to_string(), f.clone());
+        Ok(f)
+    }
+
+    /// Free and total device memory now, in bytes.
+    pub fn memory(&self) -> Result<(usize, usize)> {
+        self.ctx.mem_get_info().call("cuMemGetInfo")
+    }
+
+    /// Fail with a clear message when `bytes` more would not fit in free GPU memory.
+    pub fn check_fits(&self, what: &str, bytes: usize) -> Result<()> {
+        let (free, total) = self.memory()?;
+        if bytes > free {
+            let mib = |b: usize| b as f64 / (1024.0 * 1024.0);
+            return Err(Error::OutOfMemory {
+                what: what.into(),
+                need_mib: mib(bytes),
+                free_mib: mib(free),
+                total_mib: mib(total),
+            });
+        }
+        Ok(())
+    }
+
+    /// A buffer of `len` elements whose contents are unspecified (kernels write it before use).
+    pub fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| Error::invalid("buffer size overflows"))?;
+        self.check_fits(&format!("a buffer of {len} elements"), bytes)?;
+        // SAFETY: the contents are unspecified; callers write before reading.
+        unsafe { self.stream.alloc::<T>(len) }.call("cuMemAlloc")
+    }
+
+    /// A zeroed buffer.
+    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<CudaSlice<T>> {
+        let mut b = self.alloc(len)?;
+        self.stream.memset_zeros(&mut b).call("cuMemsetD8")?;
+        Ok(b)
+    }
+
+    /// Copy host data to a new device buffer.
+    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>> {
+        let mut b = self.alloc(host.len())?;
+        self.stream.memcpy_htod(host, &mut b).call("cuMemcpyHtoD")?;
+        Ok(b)
+    }
+
+    /// Overwrite a device buffer with host data of the same length.
+    pub fn write<T: DeviceRepr>(&self, host: &[T], dst: &mut CudaSlice<T>) -> Result<()> {
+        if host.len() != dst.len() {
+            return Err(Error::invalid(format!("write of {} elements into a buffer of {}", host.len(), dst.len())));
+        }
+        self.stream.memcpy_htod(host, dst).call("cuMemcpyHtoD")
+    }
+
+    /// Copy a device buffer to a new host vector (synchronises).
+    pub fn download<T: DeviceRepr + Default + Clone>(&self, src: &CudaSlice<T>) -> Result<Vec<T>> {
+        let mut host = vec![T::default(); src.len()];
+        self.stream.memcpy_dtoh(src, &mut host).call("cuMemcpyDtoH")?;
+        self.synchronize()?;
+        Ok(host)
+    }
+
+    /// `cuMemcpyDtoDAsync` of a whole buffer into one of the same length.
+    pub fn copy_dtod<T>(&self, src: &CudaSlice<T>, dst: &mut CudaSlice<T>) -> Result<()> {
+        if src.len() != dst.len() {
+            return Err(Error::invalid(format!("copy of {} elements into a buffer of {}", src.len(), dst.len())));
+        }
+        self.stream.memcpy_dtod(src, dst).call("cuMemcpyDtoD")
+    }
+
+    /// Wait for all work on the stream; reports a kernel fault as a driver error.
+    pub fn synchronize(&self) -> Result<()> {
+        self.stream.synchronize().call("cuStreamSynchronize (a kernel may have faulted)")
+    }
+}

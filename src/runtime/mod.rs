@@ -1,0 +1,14 @@
+//! The runtime: which backend runs (GPU or CPU), and the GPU's context, buffers, launches and
+//! timers. Layered as cudarc is: raw driver calls stay in cudarc; here they become `Result`s
+//! and safe types, with `unsafe` only at the kernel launch.
+
+mod backend;
+mod context;
+mod launch;
+mod timing;
+
+pub use backend::{Backend, BackendChoice};
+pub use context::{DeviceInfo, Gpu};
+pub use cudarc::driver::CudaSlice as DeviceBuffer;
+pub use launch::{ByVal, Kernel, KernelLaunch, LaunchShape};
+pub use timing::Timer;

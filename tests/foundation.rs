@@ -1,0 +1,143 @@
+//! Copy, fill and reductions: the GPU kernels against the CPU reference, and the CPU
+//! reference against direct computations. The pattern every solver's tests follow.
+
+mod common;
+
+use common::{awkward_len, cases, gpu_or_skip, poison};
+use hydrokern::foundation::{ReduceOp, cpu, gpu as dev, gpu::Reducer};
+use hydrokern::{GpuReal, Real};
+use proptest::prelude::*;
+
+fn values<T: Real>(seed: u64, n: usize) -> Vec<T> {
+    // A cheap deterministic generator: proptest chooses the seed and the length.
+    let mut s = seed | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            T::from_f64(((s >> 11) as f64 / (1u64 << 53) as f64) * 200.0 - 100.0)
+        })
+        .collect()
+}
+
+fn check_copy<T: GpuReal>(n: usize, seed: u64) -> Result<(), TestCaseError> {
+    let Some(gpu) = gpu_or_skip("copy") else {
+        return Ok(());
+    };
+    let host = values::<T>(seed, n);
+    let src = gpu.upload(&host).unwrap();
+    let mut dst = gpu.upload(&vec![poison::<T>(); n]).unwrap();
+    dev::copy(&gpu, &src, &mut dst).unwrap();
+    let got = gpu.download(&dst).unwrap();
+    let mut want = vec![T::ZERO; n];
+    cpu::copy(&host, &mut want).unwrap();
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        prop_assert!(
+            g.to_f64().to_bits() == w.to_f64().to_bits(),
+            "copy {} n={n}: element {i} is {g}, want {w}",
+            T::NAME
+        );
+    }
+    Ok(())
+}
+
+fn check_fill<T: GpuReal>(n: usize, seed: u64) -> Result<(), TestCaseError> {
+    let Some(gpu) = gpu_or_skip("fill") else {
+        return Ok(());
+    };
+    let value = values::<T>(seed, 1)[0];
+    let mut dst = gpu.upload(&vec![poison::<T>(); n]).unwrap();
+    dev::fill(&gpu, &mut dst, value).unwrap();
+    let got = gpu.download(&dst).unwrap();
+    let mut want = vec![T::ZERO; n];
+    cpu::fill(&mut want, value);
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        prop_assert!(g == w, "fill {} n={n}: element {i} is {g}, want {w}", T::NAME);
+    }
+    Ok(())
+}
+
+/// Max and min are exact; a sum is exact up to reordering, bounded by n·eps·Σ|x|.
+fn check_reduce<T: GpuReal>(n: usize, seed: u64) -> Result<(), TestCaseError> {
+    let Some(gpu) = gpu_or_skip("reduce") else {
+        return Ok(());
+    };
+    let host = values::<T>(seed, n);
+    let x = gpu.upload(&host).unwrap();
+    let mut r = Reducer::<T>::new(&gpu).unwrap();
+    for op in ReduceOp::ALL {
+        let got = r.reduce(&gpu, op, &x).unwrap();
+        let want = cpu::reduce(op, &host);
+        if op == ReduceOp::Sum {
+            let abs: f64 = host.iter().map(|v| v.abs().to_f64()).sum();
+            let tol = 2.0 * (n as f64).log2().max(1.0) * T::EPSILON.to_f64() * abs;
+            prop_assert!(
+                (got.to_f64() - want.to_f64()).abs() <= tol,
+                "sum {} n={n}: {got} vs {want} (tol {tol})",
+                T::NAME
+            );
+        } else {
+            prop_assert!(got == want, "{op:?} {} n={n}: {got} vs {want}", T::NAME);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
+    #[test]
+    fn copy_matches_cpu(n in awkward_len(1 << 20), seed: u64) {
+        check_copy::<f32>(n, seed)?;
+        check_copy::<f64>(n, seed)?;
+    }
+    #[test]
+    fn fill_matches_cpu(n in awkward_len(1 << 20), seed: u64) {
+        check_fill::<f32>(n, seed)?;
+        check_fill::<f64>(n, seed)?;
+    }
+    #[test]
+    fn reductions_match_cpu(n in awkward_len(1 << 21), seed: u64) {
+        check_reduce::<f32>(n, seed)?;
+        check_reduce::<f64>(n, seed)?;
+    }
+    /// The CPU reference against plain sequential loops.
+    #[test]
+    fn cpu_reduce_matches_sequential(x in prop::collection::vec(-1e6f64..1e6, 0..5000)) {
+        let max_abs = x.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        let max = x.iter().fold(f64::NEG_INFINITY, |a, &v| a.max(v));
+        let min = x.iter().fold(f64::INFINITY, |a, &v| a.min(v));
+        let sum: f64 = x.iter().sum();
+        prop_assert_eq!(cpu::reduce(ReduceOp::MaxAbs, &x), max_abs);
+        prop_assert_eq!(cpu::reduce(ReduceOp::Max, &x), max);
+        prop_assert_eq!(cpu::reduce(ReduceOp::Min, &x), min);
+        let abs: f64 = x.iter().map(|v| v.abs()).sum();
+        prop_assert!((cpu::reduce(ReduceOp::Sum, &x) - sum).abs() <= 1e-12 * abs.max(1.0));
+    }
+}
+
+#[test]
+fn cpu_copy_rejects_mismatched_lengths() {
+    let mut dst = vec![0.0f32; 3];
+    assert!(cpu::copy(&[1.0f32, 2.0], &mut dst).is_err());
+}
+
+#[test]
+fn gpu_copy_rejects_mismatched_lengths() {
+    let Some(gpu) = gpu_or_skip("gpu_copy_rejects_mismatched_lengths") else {
+        return;
+    };
+    let a = gpu.upload(&[1.0f64, 2.0]).unwrap();
+    let mut b = gpu.upload(&[0.0f64; 3]).unwrap();
+    assert!(dev::copy(&gpu, &a, &mut b).is_err());
+}
+
+#[test]
+fn oversized_allocation_is_an_error_not_a_panic() {
+    let Some(gpu) = gpu_or_skip("oversized_allocation_is_an_error_not_a_panic") else {
+        return;
+    };
+    let total = gpu.info().total_mem;
+    let err = gpu.alloc::<f64>(total / 8 * 2).unwrap_err();
+    assert!(err.to_string().contains("GPU memory"), "{err}");
+}
