@@ -8,10 +8,12 @@
 
 pub mod bench;
 pub mod error;
+pub mod fd3d;
 pub mod foundation;
 pub mod output;
 pub mod ptx;
 pub mod runtime;
+pub mod sediment;
 
 pub use error::{Error, Result};
 pub use gpu::Real;

@@ -24,8 +24,11 @@ pub mod device;
 #[macro_use]
 mod stamp;
 
+pub mod fd3d;
 #[cfg(target_arch = "nvptx64")]
 mod foundation;
+
+pub mod sediment;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

@@ -21,6 +21,9 @@ macro_rules! stamp {
             use super::*;
             type T = $prec;
             /// Kernel entry point (see the generic body of the same stem for the contract).
+            // `#[repr(C)]` parameter structs passed by value become `.param .b8 [N]` byval
+            // parameters; rustc warns, and TOOLCHAIN.md records them verified exact.
+            #[allow(improper_gpu_kernel_arg)]
             #[unsafe(no_mangle)]
             pub unsafe extern "gpu-kernel" fn $name($($arg: $ty),*) {
                 unsafe { super::$body::<T>($($arg),*) }

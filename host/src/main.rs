@@ -52,6 +52,11 @@ enum Command {
     Bench(BenchArgs),
     /// List the scenarios.
     Scenarios,
+    /// Scenario: a coastal basin filled by a river (sand and mud transport, seed 000).
+    Sediment(scenarios::sediment::Args),
+    /// 8th-order periodic derivatives in x, y, z: errors, time and bandwidth per kernel variant.
+    #[command(name = "fd3d")]
+    Fd3d(scenarios::fd3d::Args),
     #[command(external_subcommand)]
     Unknown(Vec<OsString>),
 }
@@ -103,9 +108,19 @@ fn run(cli: Cli) -> Result<()> {
             print!("{}", scenarios::help_text());
             Ok(())
         }
+        Command::Fd3d(args) => {
+            let backend = Backend::select(choice)?;
+            eprintln!("backend: {}", backend.describe());
+            scenarios::fd3d::run(&args, &backend, precision)
+        }
+        Command::Sediment(args) => {
+            let backend = Backend::select(choice)?;
+            eprintln!("backend: {}", backend.describe());
+            scenarios::sediment::run(&args, &backend, precision)
+        }
         Command::Unknown(args) => {
             let name = args.first().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            scenarios::run(&name, &args[1..], choice, precision)
+            scenarios::unknown(&name)
         }
     }
 }

@@ -4,7 +4,9 @@
 //! asserts a speed.
 
 mod copy;
+mod fd3d;
 pub mod report;
+mod sediment;
 mod timing;
 
 pub use report::{Report, Row, RunMeta};
@@ -31,10 +33,14 @@ impl Default for BenchOptions {
 }
 
 /// The suites `bench` knows, with what they time.
-pub const SUITES: &[(&str, &str)] = &[(
-    "copy",
-    "cuMemcpyDtoD, the Rust copy kernel and the reductions (max|x|, sum), f32 and f64, 1 MiB to 1 GiB (sizes in MiB)",
-)];
+pub const SUITES: &[(&str, &str)] = &[
+    (
+        "copy",
+        "cuMemcpyDtoD, the Rust copy kernel and the reductions (max|x|, sum), f32 and f64, 1 MiB to 1 GiB (sizes in MiB)",
+    ),
+    ("sediment", "every sediment h, s and fused variant and whole steps, f32 and f64, n² for n in 1024, 4096, 8192"),
+    ("fd3d", "8th-order periodic derivatives in x, y, z, every variant, f32 and f64, 64³ to 512³ (sizes: cube edges)"),
+];
 
 /// Run suite `name` on `gpu`.
 pub fn run_suite(name: &str, gpu: &Gpu, opts: &BenchOptions) -> Result<Report> {
@@ -42,6 +48,8 @@ pub fn run_suite(name: &str, gpu: &Gpu, opts: &BenchOptions) -> Result<Report> {
     let mut report = Report::new(RunMeta::collect(gpu, name, copy_gbs));
     match name {
         "copy" => copy::run(gpu, opts, &mut report)?,
+        "sediment" => sediment::run(gpu, opts, &mut report)?,
+        "fd3d" => fd3d::run(gpu, opts, &mut report)?,
         _ => {
             let names: Vec<_> = SUITES.iter().map(|s| s.0).collect();
             return Err(Error::invalid(format!("unknown benchmark suite '{name}' (suites: {})", names.join(", "))));

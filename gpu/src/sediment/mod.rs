@@ -1,0 +1,205 @@
+//! Sediment transport, Rivenæs dual-lithology model (seed 000, DESIGN.md "Sediment transport").
+//!
+//!   ∂h/∂t = (1/C_s) ∇·(α s ∇h) + (1/C_m) ∇·(β (1−s) ∇h)
+//!   A ∂s/∂t + s ∂h/∂t = (1/C_s) ∇·(α s ∇h)
+//!
+//! h basin height, s sand fraction, α and β sand and mud diffusivities. Arrays hold the
+//! Nx×Ny interior plus one ghost layer, `(nx+2)·(ny+2)` row-major, x fastest:
+//! `index(i, j) = j·pitch + i` with i in 0..=nx+1, j in 0..=ny+1.
+//!
+//! A step, forward Euler, solves the h-equation then the s-equation:
+//! 1. h' from h, s, α, β (conservative 5-point form, arithmetic-mean face coefficients);
+//! 2. ghost values of h' from the boundary fluxes (old s);
+//! 3. s' from h, h', s, α (central ∇²h' and ∇h', ∇(αs) upwind w.r.t. the velocity −∇h');
+//! 4. ghost values of h', s' for the next step.
+//!
+//! Boundaries act through the ghost layer: on each side a prescribed sediment inflow q
+//! (volume per unit boundary length per unit time, into the basin; 0 closes the side). The
+//! ghost h is set so the discrete face flux K·(h_ghost − h_inner)/Δ equals q, with K the same
+//! face conductance the h-stencil uses, so the basin gains exactly q·length·Δt per step.
+//! Supplied sediment has sand fraction `s_in`; closed and outflow sides copy s (no gradient).
+//!
+//! The point functions below are shared by the kernels and the CPU reference.
+
+use crate::Real;
+
+/// Constants of one step, precomputed on the host.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Coeffs<T> {
+    /// Interior points in x and y; `pitch = nx + 2`.
+    pub nx: u32,
+    pub ny: u32,
+    pub pitch: u32,
+    /// Points per thread along y for the multi-point kernels.
+    pub rows_per_thread: u32,
+    /// Δt/Δx², Δt/Δy².
+    pub dt_dx2: T,
+    pub dt_dy2: T,
+    /// 1/Δx², 1/Δy², 1/(2Δx), 1/(2Δy), 1/Δx, 1/Δy.
+    pub inv_dx2: T,
+    pub inv_dy2: T,
+    pub inv_2dx: T,
+    pub inv_2dy: T,
+    pub inv_dx: T,
+    pub inv_dy: T,
+    /// Δt/A and 1/A.
+    pub dt_a: T,
+    pub inv_a: T,
+    /// 1/C_s, 1/C_m.
+    pub inv_cs: T,
+    pub inv_cm: T,
+    /// Per side (west, east, south, north): q·Δ (inflow times the spacing normal to the side)
+    /// and the sand fraction of the supplied sediment.
+    pub q_delta: [T; 4],
+    pub s_in: [T; 4],
+}
+
+impl<T: Real> Coeffs<T> {
+    /// (q·Δ, s_in) of side 0..4. A `match`, not `[side]`: indexing the by-value parameter
+    /// with a run-time index would copy the whole struct into local memory on the GPU.
+    #[inline(always)]
+    pub fn side(&self, side: usize) -> (T, T) {
+        match side {
+            0 => (self.q_delta[0], self.s_in[0]),
+            1 => (self.q_delta[1], self.s_in[1]),
+            2 => (self.q_delta[2], self.s_in[2]),
+            _ => (self.q_delta[3], self.s_in[3]),
+        }
+    }
+}
+
+/// The five values of a 5-point stencil: centre, west, east, south, north.
+#[derive(Clone, Copy, Debug)]
+pub struct Five<T> {
+    pub c: T,
+    pub w: T,
+    pub e: T,
+    pub s: T,
+    pub n: T,
+}
+
+/// Face conductance between two points: (1/C_s)(αs)_{½} + (1/C_m)(β(1−s))_{½}, with
+/// arithmetic means. `a` = αs and `b` = β(1−s) at the two points.
+#[inline(always)]
+pub fn face_k<T: Real>(k: &Coeffs<T>, a0: T, a1: T, b0: T, b1: T) -> T {
+    T::HALF * (k.inv_cs * (a0 + a1) + k.inv_cm * (b0 + b1))
+}
+
+/// h' at one interior point. `a` = αs and `b` = β(1−s) on the stencil.
+#[inline(always)]
+pub fn h_point<T: Real>(k: &Coeffs<T>, h: Five<T>, a: Five<T>, b: Five<T>) -> T {
+    let ke = face_k(k, a.c, a.e, b.c, b.e);
+    let kw = face_k(k, a.c, a.w, b.c, b.w);
+    let kn = face_k(k, a.c, a.n, b.c, b.n);
+    let ks = face_k(k, a.c, a.s, b.c, b.s);
+    h.c + k.dt_dx2 * (ke * (h.e - h.c) - kw * (h.c - h.w)) + k.dt_dy2 * (kn * (h.n - h.c) - ks * (h.c - h.s))
+}
+
+/// True when the x-upwind neighbour is west: the velocity −∇h' points east.
+#[inline(always)]
+pub fn upwind_is_west<T: Real>(hp: &Five<T>) -> bool {
+    hp.w > hp.e
+}
+/// True when the y-upwind neighbour is south.
+#[inline(always)]
+pub fn upwind_is_south<T: Real>(hp: &Five<T>) -> bool {
+    hp.s > hp.n
+}
+
+/// s' at one interior point: A(s'−s)/Δt = −s(h'−h)/Δt + (1/C_s)[ αs ∇²h' + ∇(αs)·∇h' ].
+/// `h_old`, `s` at the point; `hp` = h' on the stencil; `a_c` = αs at the point, `a_x`, `a_y`
+/// at its upwind neighbours in x and y (see [`upwind_is_west`], [`upwind_is_south`]).
+#[inline(always)]
+pub fn s_point<T: Real>(k: &Coeffs<T>, h_old: T, s: T, hp: Five<T>, a_c: T, a_x: T, a_y: T) -> T {
+    let lap = (hp.e - T::TWO * hp.c + hp.w) * k.inv_dx2 + (hp.n - T::TWO * hp.c + hp.s) * k.inv_dy2;
+    let gx = (hp.e - hp.w) * k.inv_2dx;
+    let gy = (hp.n - hp.s) * k.inv_2dy;
+    let dax = if upwind_is_west(&hp) { a_c - a_x } else { a_x - a_c } * k.inv_dx;
+    let day = if upwind_is_south(&hp) { a_c - a_y } else { a_y - a_c } * k.inv_dy;
+    s + k.dt_a * k.inv_cs * (a_c * lap + dax * gx + day * gy) - s * (hp.c - h_old) * k.inv_a
+}
+
+/// Ghost h beyond a side: K·(h_ghost − h_inner)/Δ = q, i.e. h_ghost = h_inner + qΔ/K; a side
+/// with no conductance (K = 0) cannot carry flux and mirrors h.
+#[inline(always)]
+pub fn ghost_h<T: Real>(h_inner: T, q_delta: T, k_face: T) -> T {
+    if k_face > T::ZERO { h_inner + q_delta / k_face } else { h_inner }
+}
+
+/// Ghost s beyond a side: the supplied fraction where sediment flows in, else a mirror.
+#[inline(always)]
+pub fn ghost_s<T: Real>(s_inner: T, q_delta: T, s_in: T) -> T {
+    if q_delta > T::ZERO { s_in } else { s_inner }
+}
+
+/// The ghost cell and its interior neighbour for boundary point `t` of the perimeter:
+/// t in 0..ny → west (i = 0), ny..2ny → east, then nx south (j = 0), nx north; then the four
+/// corners, which copy their diagonal neighbour (the 5-point stencils never read them).
+/// Returns (ghost index, inner index, side 0..4 or 4 for a corner).
+#[inline(always)]
+pub fn perimeter(nx: u32, ny: u32, t: u32) -> Option<(usize, usize, usize)> {
+    let pitch = (nx + 2) as usize;
+    let at = |i: u32, j: u32| j as usize * pitch + i as usize;
+    if t < ny {
+        Some((at(0, t + 1), at(1, t + 1), 0))
+    } else if t < 2 * ny {
+        let j = t - ny + 1;
+        Some((at(nx + 1, j), at(nx, j), 1))
+    } else if t < 2 * ny + nx {
+        let i = t - 2 * ny + 1;
+        Some((at(i, 0), at(i, 1), 2))
+    } else if t < 2 * ny + 2 * nx {
+        let i = t - 2 * ny - nx + 1;
+        Some((at(i, ny + 1), at(i, ny), 3))
+    } else {
+        match t - 2 * ny - 2 * nx {
+            0 => Some((at(0, 0), at(1, 1), 4)),
+            1 => Some((at(nx + 1, 0), at(nx, 1), 4)),
+            2 => Some((at(0, ny + 1), at(1, ny), 4)),
+            3 => Some((at(nx + 1, ny + 1), at(nx, ny), 4)),
+            _ => None,
+        }
+    }
+}
+
+/// Number of perimeter points `perimeter` enumerates.
+pub const fn perimeter_len(nx: u32, ny: u32) -> u32 {
+    2 * (nx + ny) + 4
+}
+
+/// Set the ghost values of one boundary point: s first (the h rule's K uses the ghost s),
+/// α and β mirrored, then h.
+///
+/// # Safety
+/// The four pointers hold `(nx+2)(ny+2)` elements and `(ghost, inner, side)` comes from
+/// [`perimeter`].
+#[inline(always)]
+pub unsafe fn set_ghost<T: Real>(
+    k: &Coeffs<T>,
+    h: *mut T,
+    s: *mut T,
+    alpha: *mut T,
+    beta: *mut T,
+    (g, i, side): (usize, usize, usize),
+) {
+    unsafe {
+        *alpha.add(g) = *alpha.add(i);
+        *beta.add(g) = *beta.add(i);
+        if side == 4 {
+            *s.add(g) = *s.add(i);
+            *h.add(g) = *h.add(i);
+            return;
+        }
+        let (q, s_in) = k.side(side);
+        let sg = ghost_s(*s.add(i), q, s_in);
+        *s.add(g) = sg;
+        let (ai, bi) = (*alpha.add(i), *beta.add(i));
+        let si = *s.add(i);
+        let kf = face_k(k, ai * sg, ai * si, bi * (T::ONE - sg), bi * (T::ONE - si));
+        *h.add(g) = ghost_h(*h.add(i), q, kf);
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod kernels;

@@ -1,0 +1,154 @@
+//! GPU driver of the fd3d kernels: launch shapes, parameters and the launch per [`Variant`].
+//!
+//! Every variant works for any dimensions ≥ 9: pencils are cut into tiles (or segments) with
+//! a periodic 4-point halo either side, so the shared memory per block does not grow with the
+//! grid (at most `(64 + 8) · 32` values, 18 KiB in f64), and the y/z grid dimensions loop
+//! with a grid stride past 65535 blocks.
+
+use super::{Direction, Grid3, HALO, Variant};
+use crate::runtime::{ByVal, DeviceBuffer, Gpu, Kernel, LaunchShape};
+use crate::{Error, GpuReal, Result};
+use ::gpu::fd3d::{Fd3dParams, XVEC_PER_THREAD};
+
+/// Points per tile along the pencil of the shared-memory variants (the seed's 64).
+pub const PENCIL_TILE: u32 = 64;
+/// Threads per block of x-vec.
+const XVEC_BLOCK: u32 = 256;
+/// Threads along each pencil of the 32-pencil variants (each computes `PENCIL_TILE / 8`).
+const WALKERS_32: u32 = 8;
+/// Shortest segment of the streaming variants (each segment re-reads 8 halo values).
+const MIN_SEGMENT: u32 = 32;
+/// The largest y or z grid dimension; the kernels loop past it.
+const MAX_GRID_YZ: u32 = 65535;
+
+fn u32_of(v: usize) -> u32 {
+    // Grid3::validate bounds every dimension by 2^30.
+    v as u32
+}
+
+/// The kernel's parameters and launch shape for `variant` on `grid`. `sm_count` sizes the
+/// streaming variants' segments (enough threads to fill the GPU).
+pub fn plan_for<T: GpuReal>(grid: Grid3, variant: Variant, sm_count: u32) -> Result<(LaunchShape, Fd3dParams<T>)> {
+    grid.validate()?;
+    let dir = variant.direction();
+    let (mx, my, mz) = (u32_of(grid.mx), u32_of(grid.my), u32_of(grid.mz));
+    let plane = grid.mx as u64 * grid.my as u64;
+    // (n_across, stride_across, n_outer, stride_outer): across is y for x, x for y and z.
+    let (n_across, stride_across, n_outer, stride_outer) = match dir {
+        Direction::X => (my, grid.mx as u64, mz, plane),
+        Direction::Y => (mx, 1, mz, plane),
+        Direction::Z => (mx, 1, my, grid.mx as u64),
+    };
+    let m = u32_of(grid.m(dir));
+    let mut p = Fd3dParams {
+        coef: grid.coef::<T>(dir),
+        n: grid.len() as u64,
+        stride: grid.stride(dir) as u64,
+        stride_across,
+        stride_outer,
+        m,
+        n_across,
+        n_outer,
+        tile: PENCIL_TILE.min(m),
+    };
+    let outer = n_outer.min(MAX_GRID_YZ);
+    let shape = match variant {
+        Variant::X4Pencil => {
+            let pencils = 4;
+            p.tile = PENCIL_TILE;
+            LaunchShape::fixed(
+                (m.div_ceil(p.tile), n_across.div_ceil(pencils).min(MAX_GRID_YZ), outer),
+                (p.tile, pencils, 1),
+            )
+            .with_shared_of::<T>((pencils * (p.tile + 2 * HALO)) as usize)
+        }
+        Variant::XVec => {
+            let vec = (16 / std::mem::size_of::<T>()) as u64;
+            let per_block = (XVEC_BLOCK * XVEC_PER_THREAD) as u64;
+            let blocks = p.n.div_ceil(vec).div_ceil(per_block);
+            let blocks = u32::try_from(blocks)
+                .ok()
+                .filter(|&b| b < i32::MAX as u32)
+                .ok_or_else(|| Error::invalid(format!("fd3d: a {grid} grid is too large for x-vec's 1D grid")))?;
+            LaunchShape::fixed((blocks, 1, 1), (XVEC_BLOCK, 1, 1))
+        }
+        Variant::Y4Pencil | Variant::Z4Pencil | Variant::Y32Pencil | Variant::Z32Pencil => {
+            let (pencils, walkers) = if matches!(variant, Variant::Y4Pencil | Variant::Z4Pencil) {
+                (4, PENCIL_TILE)
+            } else {
+                (32, WALKERS_32)
+            };
+            LaunchShape::fixed(
+                (mx.div_ceil(pencils), m.div_ceil(p.tile).min(MAX_GRID_YZ), outer),
+                (pencils, walkers, 1),
+            )
+            .with_shared_of::<T>(((p.tile + 2 * HALO) * pencils) as usize)
+        }
+        Variant::YStream | Variant::ZStream => {
+            let block = mx.next_multiple_of(32).min(128);
+            // About one wave of threads (~1024 per SM at the kernels' register counts): each
+            // keeps 64 bytes of loads in flight, which is enough. More segments would only
+            // add halo reads (8 per segment) and a partial second wave. Segments are whole
+            // steps (16 f32 or 8 f64 points) and no shorter than MIN_SEGMENT.
+            let columns = mx as u64 * n_outer as u64;
+            let want = ((sm_count.max(1) as u64 * 1024) as f64 / columns as f64).round() as u64;
+            let segments = want.clamp(1, m.div_ceil(MIN_SEGMENT) as u64) as u32;
+            p.tile = m.div_ceil(segments).next_multiple_of(16);
+            LaunchShape::fixed((mx.div_ceil(block), m.div_ceil(p.tile).min(MAX_GRID_YZ), outer), (block, 1, 1))
+        }
+    };
+    Ok((shape, p))
+}
+
+/// One variant on one grid, ready to launch repeatedly (kernel looked up once).
+pub struct Plan<'g, T: GpuReal> {
+    kernel: Kernel<'g>,
+    shape: LaunchShape,
+    params: Fd3dParams<T>,
+    grid: Grid3,
+}
+
+impl<'g, T: GpuReal> Plan<'g, T> {
+    pub fn new(gpu: &'g Gpu, grid: Grid3, variant: Variant) -> Result<Plan<'g, T>> {
+        let (shape, params) = plan_for::<T>(grid, variant, gpu.info().sm_count)?;
+        Ok(Plan { kernel: gpu.kernel::<T>(variant.stem())?, shape, params, grid })
+    }
+
+    pub fn shape(&self) -> LaunchShape {
+        self.shape
+    }
+
+    /// Enqueue `df = ∂f/∂dir` (asynchronous).
+    pub fn run(&self, f: &DeviceBuffer<T>, df: &mut DeviceBuffer<T>) -> Result<()> {
+        let n = self.grid.len();
+        if f.len() != n || df.len() != n {
+            return Err(Error::invalid(format!(
+                "fd3d: input of {} and output of {} values for a {} grid of {n} points",
+                f.len(),
+                df.len(),
+                self.grid
+            )));
+        }
+        let params = ByVal(self.params);
+        let mut l = self.kernel.launch(self.shape)?;
+        l.arg(f).arg(&*df).arg(&params);
+        // SAFETY: fd3d_*(f, df, p): f and df are distinct whole allocations (16-byte aligned)
+        // of p.n = mx·my·mz elements (checked above); plan_for derived p and the shape together
+        // from a validated grid (every m ≥ 9): block (tile, 4) for x-pencil, a grid covering
+        // ceil(n / VEC) vectors for x-vec, (W, walkers) blocks covering mx for yz-pencil,
+        // blocks covering mx for yz-stream; shared memory (tile + 8) · pencils T where used.
+        unsafe { l.run() }
+    }
+}
+
+/// `df = ∂f/∂dir` by `variant` (asynchronous). Errors on an invalid grid (a dimension below 9)
+/// or buffers of the wrong length.
+pub fn derivative<T: GpuReal>(
+    gpu: &Gpu,
+    grid: Grid3,
+    variant: Variant,
+    f: &DeviceBuffer<T>,
+    df: &mut DeviceBuffer<T>,
+) -> Result<()> {
+    Plan::new(gpu, grid, variant)?.run(f, df)
+}

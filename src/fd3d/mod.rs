@@ -1,0 +1,347 @@
+//! 3D finite differences (seed 004): the periodic 8th-order centred first derivative along x,
+//! y or z of a field on an `mx × my × mz` grid, by the CPU reference ([`cpu`]) or one of the
+//! GPU kernel variants ([`gpu`]).
+//!
+//! The domain is the periodic unit cube `[0, 1)³` with `m` distinct points per direction,
+//! `x_i = i / m` (Δ = 1/m; unlike the seed's Fortran, no duplicated end point). Layout
+//! `f[i + mx·(j + my·k)]`, x fastest. Every dimension needs at least 9 points, the stencil's
+//! width. The stencil itself is `gpu::fd3d::d8`, shared by the kernels and the CPU reference.
+//!
+//! [`TestField`] is the scenario's and the tests' field with a known derivative:
+//! `f = cos(2π kx x) · sin(2π ky y) · cos(2π kz z)`.
+
+pub mod cpu;
+pub mod gpu;
+
+pub use ::gpu::fd3d::{COEFFICIENTS, Coef, HALO, WIDTH, d8};
+
+use crate::{Error, Real, Result};
+use rayon::prelude::*;
+use std::f64::consts::TAU;
+use std::str::FromStr;
+
+/// Kernel stems this module launches (each stamped `_f32` and `_f64`).
+pub const KERNELS: &[&str] = &["fd3d_x_pencil", "fd3d_x_vec", "fd3d_yz_pencil", "fd3d_yz_stream"];
+
+/// The direction of a derivative.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    X,
+    Y,
+    Z,
+}
+
+impl Direction {
+    pub const ALL: [Direction; 3] = [Direction::X, Direction::Y, Direction::Z];
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::X => "x",
+            Direction::Y => "y",
+            Direction::Z => "z",
+        }
+    }
+    /// 0, 1, 2 for x, y, z.
+    pub fn axis(self) -> usize {
+        self as usize
+    }
+}
+
+impl std::fmt::Display for Direction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The largest dimension accepted (keeps every index arithmetic of the kernels in range).
+pub const MAX_DIM: usize = 1 << 30;
+
+/// A periodic grid of `mx × my × mz` points on the unit cube. Fields are public; every API
+/// taking a grid validates it first ([`Grid3::validate`]), so an invalid one is an `Err`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grid3 {
+    pub mx: usize,
+    pub my: usize,
+    pub mz: usize,
+}
+
+impl Grid3 {
+    /// A validated grid.
+    pub fn new(mx: usize, my: usize, mz: usize) -> Result<Grid3> {
+        let g = Grid3 { mx, my, mz };
+        g.validate()?;
+        Ok(g)
+    }
+    /// A validated `n × n × n` grid.
+    pub fn cube(n: usize) -> Result<Grid3> {
+        Grid3::new(n, n, n)
+    }
+
+    /// Every dimension in `9..=2^30` and the point count representable.
+    pub fn validate(&self) -> Result<()> {
+        for (name, m) in [("mx", self.mx), ("my", self.my), ("mz", self.mz)] {
+            if m < WIDTH as usize {
+                return Err(Error::invalid(format!(
+                    "fd3d: {name} = {m} is below {WIDTH}, the width of the 8th-order stencil (every periodic \
+                     dimension needs at least {WIDTH} points)"
+                )));
+            }
+            if m > MAX_DIM {
+                return Err(Error::invalid(format!("fd3d: {name} = {m} is over the largest dimension, {MAX_DIM}")));
+            }
+        }
+        self.mx
+            .checked_mul(self.my)
+            .and_then(|p| p.checked_mul(self.mz))
+            .filter(|&n| n <= isize::MAX as usize / 8)
+            .map(|_| ())
+            .ok_or_else(|| Error::invalid(format!("fd3d: a {self} grid has too many points")))
+    }
+
+    /// Points in the grid.
+    pub fn len(&self) -> usize {
+        self.mx * self.my * self.mz
+    }
+    /// Never true for a valid grid (kept for clippy's `len_without_is_empty`).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Points along `dir`.
+    pub fn m(&self, dir: Direction) -> usize {
+        [self.mx, self.my, self.mz][dir.axis()]
+    }
+    /// Elements between neighbours along `dir`.
+    pub fn stride(&self, dir: Direction) -> usize {
+        [1, self.mx, self.mx * self.my][dir.axis()]
+    }
+    /// Linear index of point (i, j, k).
+    pub fn index(&self, i: usize, j: usize, k: usize) -> usize {
+        i + self.mx * (j + self.my * k)
+    }
+    /// Grid spacing along `dir` (the domain has length 1).
+    pub fn delta(&self, dir: Direction) -> f64 {
+        1.0 / self.m(dir) as f64
+    }
+    /// The stencil's coefficients over Δ along `dir`.
+    pub fn coef<T: Real>(&self, dir: Direction) -> Coef<T> {
+        Coef::new(self.m(dir) as f64)
+    }
+    /// Bytes of one field of `T`.
+    pub fn bytes<T>(&self) -> usize {
+        self.len() * std::mem::size_of::<T>()
+    }
+}
+
+impl std::fmt::Display for Grid3 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.mx == self.my && self.my == self.mz {
+            write!(f, "{}³", self.mx)
+        } else {
+            write!(f, "{}×{}×{}", self.mx, self.my, self.mz)
+        }
+    }
+}
+
+/// The GPU kernel variants: the seed's three tiles, and what goes past them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// x with a shared tile of 4 x-pencils, 64-point chunks plus halo (the seed's x kernel).
+    X4Pencil,
+    /// x with 16-byte loads and stores, no shared memory.
+    XVec,
+    /// y with a shared tile of 4 y-pencils, one point per thread (the seed's first y kernel).
+    Y4Pencil,
+    /// y with a shared tile of 32 y-pencils, 8 points per thread (the seed's lPencils kernel).
+    Y32Pencil,
+    /// y by register streaming: a thread marches along y with a sliding window.
+    YStream,
+    /// z with a shared tile of 4 z-pencils.
+    Z4Pencil,
+    /// z with a shared tile of 32 z-pencils, 8 points per thread.
+    Z32Pencil,
+    /// z by register streaming.
+    ZStream,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 8] = [
+        Variant::X4Pencil,
+        Variant::XVec,
+        Variant::Y4Pencil,
+        Variant::Y32Pencil,
+        Variant::YStream,
+        Variant::Z4Pencil,
+        Variant::Z32Pencil,
+        Variant::ZStream,
+    ];
+
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::X4Pencil => "x-4pencil",
+            Variant::XVec => "x-vec",
+            Variant::Y4Pencil => "y-4pencil",
+            Variant::Y32Pencil => "y-32pencil",
+            Variant::YStream => "y-stream",
+            Variant::Z4Pencil => "z-4pencil",
+            Variant::Z32Pencil => "z-32pencil",
+            Variant::ZStream => "z-stream",
+        }
+    }
+
+    pub fn direction(self) -> Direction {
+        match self {
+            Variant::X4Pencil | Variant::XVec => Direction::X,
+            Variant::Y4Pencil | Variant::Y32Pencil | Variant::YStream => Direction::Y,
+            Variant::Z4Pencil | Variant::Z32Pencil | Variant::ZStream => Direction::Z,
+        }
+    }
+
+    /// The kernel stem it launches.
+    pub fn stem(self) -> &'static str {
+        match self {
+            Variant::X4Pencil => "fd3d_x_pencil",
+            Variant::XVec => "fd3d_x_vec",
+            Variant::Y4Pencil | Variant::Y32Pencil | Variant::Z4Pencil | Variant::Z32Pencil => "fd3d_yz_pencil",
+            Variant::YStream | Variant::ZStream => "fd3d_yz_stream",
+        }
+    }
+
+    /// One line on how it works.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Variant::X4Pencil => "shared tile of 4 x-pencils × 64-point chunks (+4 halo), 1 point/thread (seed)",
+            Variant::XVec => "16-byte loads and stores, no shared memory",
+            Variant::Y4Pencil | Variant::Z4Pencil => {
+                "shared tile of 4 pencils × 64-point chunks, 1 point/thread (seed)"
+            }
+            Variant::Y32Pencil | Variant::Z32Pencil => {
+                "shared tile of 32 pencils × 64-point chunks, 8 points/thread (seed's lPencils)"
+            }
+            Variant::YStream | Variant::ZStream => {
+                "register streaming along the pencil, window of 16, no shared memory"
+            }
+        }
+    }
+
+    /// The variants along `dir`.
+    pub fn along(dir: Direction) -> impl Iterator<Item = Variant> {
+        Variant::ALL.into_iter().filter(move |v| v.direction() == dir)
+    }
+
+    fn names() -> String {
+        Variant::ALL.map(|v| v.name()).join(", ")
+    }
+}
+
+impl std::fmt::Display for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Variant {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Variant> {
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| Error::invalid(format!("unknown fd3d variant '{s}' (variants: {})", Variant::names())))
+    }
+}
+
+/// `f = cos(2π kx x) · sin(2π ky y) · cos(2π kz z)` on the unit cube, with its exact
+/// derivatives. Separable, so it is sampled from three 1D tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TestField {
+    /// Wavenumbers (kx, ky, kz): whole periods across the domain.
+    pub k: [u32; 3],
+}
+
+impl Default for TestField {
+    fn default() -> Self {
+        TestField { k: [1, 1, 1] }
+    }
+}
+
+/// Error norms of a computed derivative against the exact one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ErrorNorms {
+    pub rms: f64,
+    pub max: f64,
+    /// max |exact|, for relative statements.
+    pub max_exact: f64,
+}
+
+impl TestField {
+    pub const FORMULA: &'static str = "cos(2π kx x)·sin(2π ky y)·cos(2π kz z)";
+
+    /// Per axis, the factor and its derivative at each grid point.
+    fn tables(&self, grid: Grid3) -> [(Vec<f64>, Vec<f64>); 3] {
+        let m = [grid.mx, grid.my, grid.mz];
+        std::array::from_fn(|a| {
+            let w = TAU * self.k[a] as f64;
+            let x = |i: usize| i as f64 / m[a] as f64;
+            // x and z factors are cosines, y a sine.
+            if a == 1 {
+                ((0..m[a]).map(|i| (w * x(i)).sin()).collect(), (0..m[a]).map(|i| w * (w * x(i)).cos()).collect())
+            } else {
+                ((0..m[a]).map(|i| (w * x(i)).cos()).collect(), (0..m[a]).map(|i| -w * (w * x(i)).sin()).collect())
+            }
+        })
+    }
+
+    /// The field at every grid point.
+    pub fn sample<T: Real>(&self, grid: Grid3) -> Result<Vec<T>> {
+        grid.validate()?;
+        let [(fx, _), (fy, _), (fz, _)] = self.tables(grid);
+        let mut out = Vec::new();
+        out.try_reserve_exact(grid.len()).map_err(|_| {
+            Error::invalid(format!("fd3d: no host memory for a {grid} field ({} bytes)", grid.bytes::<T>()))
+        })?;
+        out.resize(grid.len(), T::ZERO);
+        out.par_chunks_mut(grid.mx).enumerate().for_each(|(row, out)| {
+            let (j, k) = (row % grid.my, row / grid.my);
+            let s = fy[j] * fz[k];
+            for (o, &v) in out.iter_mut().zip(&fx) {
+                *o = T::from_f64(v * s);
+            }
+        });
+        Ok(out)
+    }
+
+    /// RMS and max of `got − ∂f/∂dir` over the grid (the exact derivative in f64).
+    pub fn errors<T: Real>(&self, grid: Grid3, dir: Direction, got: &[T]) -> Result<ErrorNorms> {
+        grid.validate()?;
+        if got.len() != grid.len() {
+            return Err(Error::invalid(format!("fd3d: {} values for a {grid} grid", got.len())));
+        }
+        let [(fx, dx), (fy, dy), (fz, dz)] = self.tables(grid);
+        let (tx, ty, tz) = match dir {
+            Direction::X => (&dx, &fy, &fz),
+            Direction::Y => (&fx, &dy, &fz),
+            Direction::Z => (&fx, &fy, &dz),
+        };
+        // NaN (an unwritten point) must not vanish in a max: `f64::max` drops NaNs.
+        let (sum, max, max_exact) = got
+            .par_chunks(grid.mx)
+            .enumerate()
+            .map(|(row, got)| {
+                let (j, k) = (row % grid.my, row / grid.my);
+                let s = ty[j] * tz[k];
+                let mut acc = (0.0f64, 0.0f64, 0.0f64);
+                for (g, &v) in got.iter().zip(tx) {
+                    let exact = v * s;
+                    let e = (g.to_f64() - exact).abs();
+                    acc.0 += e * e;
+                    acc.1 = if e > acc.1 || e.is_nan() { e } else { acc.1 };
+                    acc.2 = acc.2.max(exact.abs());
+                }
+                acc
+            })
+            .reduce(
+                || (0.0, 0.0, 0.0),
+                |a, b| (a.0 + b.0, if b.1 > a.1 || b.1.is_nan() { b.1 } else { a.1 }, a.2.max(b.2)),
+            );
+        Ok(ErrorNorms { rms: (sum / grid.len() as f64).sqrt(), max, max_exact })
+    }
+}

@@ -1,0 +1,104 @@
+//! Output files, written whole or not at all.
+//!
+//! [`npy`] stores fields for NumPy; [`png`] draws colour maps and line plots. Every file goes
+//! through [`write_atomic`], so a crash or a full disk never leaves a half-written result that
+//! a later script would mistake for a good one.
+
+mod canvas;
+mod font;
+pub mod npy;
+pub mod png;
+
+pub use npy::{NpyElem, read_npy_f64, write_npy};
+pub use png::{Colormap, MapOptions, PlotOptions, Series, write_field_png, write_line_plot_png};
+
+use crate::{Error, Result};
+use std::io::Write;
+use std::path::Path;
+
+/// Write `bytes` to `path` through a temporary file in the same directory and a rename, so a
+/// reader never sees a partial file and a failed run leaves the previous file in place.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let io = |source| Error::Io { path: path.display().to_string(), source };
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().ok_or_else(|| Error::invalid(format!("{} is not a file name", path.display())))?;
+    let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io)
+}
+
+/// Fail before any work when `path` cannot be written (its directory is missing or read-only).
+pub fn check_writable(path: &Path) -> Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let probe = dir.join(format!(".hydrokern-write-probe{}", std::process::id()));
+    std::fs::File::create(&probe).map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// A fresh, empty scratch directory for one test; tests run in parallel threads of one process,
+/// so the name carries the test's own tag as well as the process id.
+#[cfg(test)]
+pub(crate) fn test_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("hydrokern-output-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create test dir");
+    dir
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn write_atomic_replaces_whole_file() {
+        let dir = test_dir("atomic-ok");
+        let path = dir.join("a.txt");
+        write_atomic(&path, b"first").unwrap();
+        write_atomic(&path, b"second").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"second");
+        assert_eq!(entries(&dir), ["a.txt"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn write_atomic_fails_cleanly() {
+        let dir = test_dir("atomic-fail");
+        // The directory does not exist: nothing can be created.
+        let missing = dir.join("missing").join("a.txt");
+        assert!(matches!(write_atomic(&missing, b"x"), Err(Error::Io { .. })));
+        assert!(!dir.join("missing").exists());
+        // The target is a directory: the temporary file is written, the rename fails, and the
+        // temporary file must be gone afterwards.
+        let target = dir.join("sub");
+        std::fs::create_dir(&target).unwrap();
+        assert!(matches!(write_atomic(&target, b"x"), Err(Error::Io { .. })));
+        assert_eq!(entries(&dir), ["sub"]);
+        assert!(entries(&target).is_empty());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn check_writable_reports_missing_dir() {
+        let dir = test_dir("writable");
+        assert!(check_writable(&dir.join("a.txt")).is_ok());
+        assert!(check_writable(&dir.join("missing").join("a.txt")).is_err());
+        assert!(entries(&dir).is_empty());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

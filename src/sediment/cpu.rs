@@ -1,0 +1,101 @@
+//! CPU reference: the same point functions as the kernels, rayon over rows.
+
+use super::{Coeffs, Problem};
+use crate::{Real, Result};
+use ::gpu::sediment::{Five, h_point, perimeter, perimeter_len, s_point, set_ghost, upwind_is_south, upwind_is_west};
+use rayon::prelude::*;
+
+/// h' on the interior (ghost entries of `hn` are left for [`apply_ghosts`]).
+pub fn h_step<T: Real>(k: &Coeffs<T>, h: &[T], s: &[T], al: &[T], be: &[T], hn: &mut [T]) {
+    let p = k.pitch as usize;
+    let ab = |g: usize| (al[g] * s[g], be[g] * (T::ONE - s[g]));
+    hn.par_chunks_mut(p).enumerate().skip(1).take(k.ny as usize).for_each(|(j, row)| {
+        for (i, out) in row.iter_mut().enumerate().skip(1).take(k.nx as usize) {
+            let c = j * p + i;
+            let [(ac, bc), (aw, bw), (ae, bee), (as_, bs), (an, bn)] = [c, c - 1, c + 1, c - p, c + p].map(ab);
+            let hv = Five { c: h[c], w: h[c - 1], e: h[c + 1], s: h[c - p], n: h[c + p] };
+            let a = Five { c: ac, w: aw, e: ae, s: as_, n: an };
+            let b = Five { c: bc, w: bw, e: bee, s: bs, n: bn };
+            *out = h_point(k, hv, a, b);
+        }
+    });
+}
+
+/// s' on the interior.
+pub fn s_step<T: Real>(k: &Coeffs<T>, h: &[T], hp: &[T], s: &[T], al: &[T], sn: &mut [T]) {
+    let p = k.pitch as usize;
+    sn.par_chunks_mut(p).enumerate().skip(1).take(k.ny as usize).for_each(|(j, row)| {
+        for (i, out) in row.iter_mut().enumerate().skip(1).take(k.nx as usize) {
+            let c = j * p + i;
+            let hv = Five { c: hp[c], w: hp[c - 1], e: hp[c + 1], s: hp[c - p], n: hp[c + p] };
+            let ux = if upwind_is_west(&hv) { c - 1 } else { c + 1 };
+            let uy = if upwind_is_south(&hv) { c - p } else { c + p };
+            *out = s_point(k, h[c], s[c], hv, al[c] * s[c], al[ux] * s[ux], al[uy] * s[uy]);
+        }
+    });
+}
+
+/// Set the ghost layer of all four fields (see `gpu::sediment::set_ghost`).
+pub fn apply_ghosts<T: Real>(k: &Coeffs<T>, h: &mut [T], s: &mut [T], al: &mut [T], be: &mut [T]) {
+    let n = (k.nx as usize + 2) * (k.ny as usize + 2);
+    assert!(h.len() == n && s.len() == n && al.len() == n && be.len() == n, "field lengths");
+    for t in 0..perimeter_len(k.nx, k.ny) {
+        if let Some(pt) = perimeter(k.nx, k.ny, t) {
+            // SAFETY: the four slices hold (nx+2)(ny+2) elements (asserted) and `pt` indexes
+            // the perimeter of that grid.
+            unsafe { set_ghost(k, h.as_mut_ptr(), s.as_mut_ptr(), al.as_mut_ptr(), be.as_mut_ptr(), pt) };
+        }
+    }
+}
+
+/// The reference solver's state.
+pub struct CpuSediment<T: Real> {
+    k: Coeffs<T>,
+    h: Vec<T>,
+    s: Vec<T>,
+    alpha: Vec<T>,
+    beta: Vec<T>,
+    hn: Vec<T>,
+    sn: Vec<T>,
+}
+
+impl<T: Real> CpuSediment<T> {
+    /// Validate `problem`, convert it to `T`, fill the ghost layer.
+    pub fn new(problem: &Problem, dt: f64) -> Result<CpuSediment<T>> {
+        problem.validate()?;
+        let conv = |f: &[f64]| f.iter().map(|&v| T::from_f64(v)).collect::<Vec<T>>();
+        let mut m = CpuSediment {
+            k: problem.coeffs(dt, 1),
+            h: conv(&problem.h),
+            s: conv(&problem.s),
+            alpha: conv(&problem.alpha),
+            beta: conv(&problem.beta),
+            hn: vec![T::ZERO; problem.len()],
+            sn: vec![T::ZERO; problem.len()],
+        };
+        apply_ghosts(&m.k, &mut m.h, &mut m.s, &mut m.alpha, &mut m.beta);
+        Ok(m)
+    }
+
+    pub fn set_dt(&mut self, problem: &Problem, dt: f64) {
+        self.k = problem.coeffs(dt, 1);
+    }
+
+    /// One forward-Euler step: h', ghosts of h', s', ghosts of both.
+    pub fn step(&mut self) {
+        let k = &self.k;
+        h_step(k, &self.h, &self.s, &self.alpha, &self.beta, &mut self.hn);
+        apply_ghosts(k, &mut self.hn, &mut self.s, &mut self.alpha, &mut self.beta);
+        s_step(k, &self.h, &self.hn, &self.s, &self.alpha, &mut self.sn);
+        apply_ghosts(k, &mut self.hn, &mut self.sn, &mut self.alpha, &mut self.beta);
+        std::mem::swap(&mut self.h, &mut self.hn);
+        std::mem::swap(&mut self.s, &mut self.sn);
+    }
+
+    pub fn h(&self) -> &[T] {
+        &self.h
+    }
+    pub fn s(&self) -> &[T] {
+        &self.s
+    }
+}

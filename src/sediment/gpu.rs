@@ -1,0 +1,174 @@
+//! GPU driver: the fields live on the device for the whole run; a step launches the chosen
+//! h- and s-kernels (or the fused one) and the ghost kernel.
+
+use super::{Coeffs, HVariant, Problem, SVariant, StepVariant};
+use crate::runtime::{ByVal, DeviceBuffer, Gpu, LaunchShape};
+use crate::{Error, GpuReal, Result};
+use ::gpu::sediment::perimeter_len;
+
+/// Block shape and rows per thread (run-time launch parameters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// Interior points per block in x and y (halo-thread kernels add 2 threads to each).
+    pub block: (u32, u32),
+    /// Rows per thread of the multi-point kernels.
+    pub rows: u32,
+}
+
+impl Default for Launch {
+    fn default() -> Self {
+        Launch { block: (32, 8), rows: 8 }
+    }
+}
+
+/// The device state of one sediment run.
+pub struct GpuSediment<T: GpuReal> {
+    k: Coeffs<T>,
+    launch: Launch,
+    h: DeviceBuffer<T>,
+    s: DeviceBuffer<T>,
+    alpha: DeviceBuffer<T>,
+    beta: DeviceBuffer<T>,
+    hn: DeviceBuffer<T>,
+    sn: DeviceBuffer<T>,
+}
+
+impl<T: GpuReal> GpuSediment<T> {
+    /// Validate, check that the six fields fit, upload, fill the ghost layer.
+    pub fn new(gpu: &Gpu, problem: &Problem, dt: f64, launch: Launch) -> Result<GpuSediment<T>> {
+        problem.validate()?;
+        let (bx, by) = launch.block;
+        if bx == 0 || by == 0 || launch.rows == 0 {
+            return Err(Error::invalid(format!(
+                "block {bx}×{by} with {} rows per thread: all must be positive",
+                launch.rows
+            )));
+        }
+        let n = problem.len();
+        gpu.check_fits(
+            &format!("a {}×{} sediment grid ({} fields of {})", problem.nx, problem.ny, 6, T::NAME),
+            6 * n * std::mem::size_of::<T>(),
+        )?;
+        let conv = |f: &[f64]| f.iter().map(|&v| T::from_f64(v)).collect::<Vec<T>>();
+        let mut m = GpuSediment {
+            k: problem.coeffs(dt, launch.rows),
+            launch,
+            h: gpu.upload(&conv(&problem.h))?,
+            s: gpu.upload(&conv(&problem.s))?,
+            alpha: gpu.upload(&conv(&problem.alpha))?,
+            beta: gpu.upload(&conv(&problem.beta))?,
+            hn: gpu.alloc(n)?,
+            sn: gpu.alloc(n)?,
+        };
+        m.ghosts(gpu, false)?;
+        Ok(m)
+    }
+
+    /// Fill the step's output buffers with NaN, so that a point a kernel fails to write shows
+    /// up in the result (the equivalence tests call this before every step).
+    pub fn poison_outputs(&mut self, gpu: &Gpu) -> Result<()> {
+        crate::foundation::gpu::fill(gpu, &mut self.hn, T::NAN)?;
+        crate::foundation::gpu::fill(gpu, &mut self.sn, T::NAN)
+    }
+
+    pub fn set_dt(&mut self, problem: &Problem, dt: f64) {
+        self.k = problem.coeffs(dt, self.launch.rows);
+    }
+
+    /// One step with `variant`.
+    pub fn step(&mut self, gpu: &Gpu, variant: StepVariant) -> Result<()> {
+        match variant {
+            StepVariant::Split(hv, sv) => {
+                self.h_kernel(gpu, hv)?;
+                self.ghosts(gpu, true)?;
+                self.s_kernel(gpu, sv)?;
+            }
+            StepVariant::Fused => self.fused(gpu)?,
+        }
+        std::mem::swap(&mut self.h, &mut self.hn);
+        std::mem::swap(&mut self.s, &mut self.sn);
+        self.ghosts(gpu, false)
+    }
+
+    /// Copy h and s (with ghosts) to the host.
+    pub fn download(&self, gpu: &Gpu) -> Result<(Vec<T>, Vec<T>)> {
+        Ok((gpu.download(&self.h)?, gpu.download(&self.s)?))
+    }
+
+    fn shape(&self, halo_threads: bool) -> Result<LaunchShape> {
+        let (bx, by) = self.launch.block;
+        let mut shape = LaunchShape::cover_2d(self.k.nx as u64, self.k.ny as u64, (bx, by), (1, 1))?;
+        if halo_threads {
+            shape.block = (bx + 2, by + 2, 1);
+        }
+        Ok(shape)
+    }
+
+    /// Elements of the (BX+2)×(BY+2) tile.
+    fn tile(&self) -> usize {
+        (self.launch.block.0 as usize + 2) * (self.launch.block.1 as usize + 2)
+    }
+
+    /// h' into `hn` from h, s, α, β.
+    pub fn h_kernel(&mut self, gpu: &Gpu, v: HVariant) -> Result<()> {
+        let shape = match v {
+            HVariant::Baseline | HVariant::Opt1 => self.shape(false)?,
+            HVariant::Opt2 => self.shape(false)?.with_shared_of::<T>(2 * self.tile()),
+            HVariant::Opt3 => self.shape(true)?.with_shared_of::<T>(2 * self.tile()),
+            HVariant::Multi => {
+                let (bx, by) = self.launch.block;
+                LaunchShape::cover_2d(self.k.nx as u64, self.k.ny as u64, (bx, by), (1, self.launch.rows))?
+            }
+        };
+        let kernel = gpu.kernel::<T>(&v.stem())?;
+        let k = ByVal(self.k);
+        let mut l = kernel.launch(shape)?;
+        l.arg(&k).arg(&self.h).arg(&self.s).arg(&self.alpha).arg(&self.beta).arg(&self.hn);
+        // SAFETY: sediment_h_*(k, h, s, al, be, hn): six whole arrays of (nx+2)(ny+2), hn distinct
+        // from the inputs; grid and shared memory as the kernel's variant requires (above).
+        unsafe { l.run() }
+    }
+
+    /// s' into `sn` from h, h' (in `hn`), s, α.
+    pub fn s_kernel(&mut self, gpu: &Gpu, v: SVariant) -> Result<()> {
+        let shape = match v {
+            SVariant::Baseline | SVariant::Opt1 => self.shape(false)?,
+            SVariant::Opt2 => self.shape(false)?.with_shared_of::<T>(self.tile()),
+            SVariant::Multi => {
+                let (bx, by) = self.launch.block;
+                LaunchShape::cover_2d(self.k.nx as u64, self.k.ny as u64, (bx, by), (1, self.launch.rows))?
+            }
+        };
+        let kernel = gpu.kernel::<T>(&v.stem())?;
+        let k = ByVal(self.k);
+        let mut l = kernel.launch(shape)?;
+        l.arg(&k).arg(&self.h).arg(&self.hn).arg(&self.s).arg(&self.alpha).arg(&self.sn);
+        // SAFETY: sediment_s_*(k, h, hp, s, al, sn): whole arrays, sn distinct from the inputs.
+        unsafe { l.run() }
+    }
+
+    /// h' and s' in one pass (with the ghost rule for h' inside).
+    pub fn fused(&mut self, gpu: &Gpu) -> Result<()> {
+        let shape = self.shape(true)?.with_shared_of::<T>(2 * self.tile());
+        let kernel = gpu.kernel::<T>("sediment_fused")?;
+        let k = ByVal(self.k);
+        let mut l = kernel.launch(shape)?;
+        l.arg(&k).arg(&self.h).arg(&self.s).arg(&self.alpha).arg(&self.beta).arg(&self.hn).arg(&self.sn);
+        // SAFETY: sediment_fused(k, h, s, al, be, hn, sn): whole arrays, outputs distinct from
+        // inputs; halo-thread blocks with the 2-tile shared memory.
+        unsafe { l.run() }
+    }
+
+    /// Set the ghost layer of (h, s), or of (h', s) mid-step when `next_h` is true.
+    pub fn ghosts(&mut self, gpu: &Gpu, next_h: bool) -> Result<()> {
+        let shape = LaunchShape::cover_1d(perimeter_len(self.k.nx, self.k.ny) as u64, 128)?;
+        let kernel = gpu.kernel::<T>("sediment_ghosts")?;
+        let k = ByVal(self.k);
+        let h = if next_h { &self.hn } else { &self.h };
+        let mut l = kernel.launch(shape)?;
+        l.arg(&k).arg(h).arg(&self.s).arg(&self.alpha).arg(&self.beta);
+        // SAFETY: sediment_ghosts(k, h, s, al, be): whole arrays; one thread per perimeter
+        // point, each writing only its own ghost cell.
+        unsafe { l.run() }
+    }
+}

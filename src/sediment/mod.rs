@@ -1,0 +1,35 @@
+//! Sediment transport (seed 000): the dual-lithology diffusion model of Rivenæs, solved
+//! explicitly as in Su et al. 2013. The equations, grid and boundary rule are documented in
+//! `gpu/src/sediment/mod.rs`, whose point functions both the CPU reference (`cpu`) and the
+//! kernels (`gpu`) call.
+
+pub mod cpu;
+pub mod gpu;
+mod problem;
+pub mod setup;
+mod solver;
+mod variant;
+
+pub use ::gpu::sediment::Coeffs;
+pub use problem::{Problem, Side, StabilityLimit};
+pub use solver::Solver;
+pub use variant::{HVariant, SVariant, StepVariant};
+
+/// Kernel stems this solver launches.
+pub const KERNELS: &[&str] = &[
+    "sediment_h_baseline",
+    "sediment_h_opt1",
+    "sediment_h_opt2",
+    "sediment_h_opt3",
+    "sediment_h_multi",
+    "sediment_s_baseline",
+    "sediment_s_opt1",
+    "sediment_s_opt2",
+    "sediment_s_multi",
+    "sediment_fused",
+    "sediment_ghosts",
+];
+
+/// Floating-point operations per point as seed 000 counts them (for GFLOP/s).
+pub const FLOPS_H: f64 = 55.0;
+pub const FLOPS_S: f64 = 34.0;

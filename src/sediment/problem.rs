@@ -1,0 +1,220 @@
+//! A sediment problem: grid, constants, boundary inflows and initial fields; its validation
+//! and its explicit stability limit.
+
+use super::Coeffs;
+use crate::{Error, Real, Result};
+
+/// Boundary condition of one side: sediment inflow `q` (volume per unit boundary length per
+/// unit time, into the basin; 0 closes the side, negative drains it) and the sand fraction of
+/// what flows in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Side {
+    pub q: f64,
+    pub s_in: f64,
+}
+
+impl Side {
+    pub const CLOSED: Side = Side { q: 0.0, s_in: 0.0 };
+}
+
+/// The problem, in f64 on the host; solvers convert to their precision.
+#[derive(Clone, Debug)]
+pub struct Problem {
+    pub nx: usize,
+    pub ny: usize,
+    pub dx: f64,
+    pub dy: f64,
+    /// Compaction ratios of sand and mud.
+    pub cs: f64,
+    pub cm: f64,
+    /// Thickness of the transport layer.
+    pub a: f64,
+    /// West, east, south, north.
+    pub sides: [Side; 4],
+    /// Fields with their ghost layer, `(nx+2)(ny+2)`, x fastest.
+    pub h: Vec<f64>,
+    pub s: Vec<f64>,
+    pub alpha: Vec<f64>,
+    pub beta: Vec<f64>,
+}
+
+/// The two limits of the explicit step, and which one binds.
+#[derive(Clone, Copy, Debug)]
+pub struct StabilityLimit {
+    /// Monotonicity of the h-update: Δt ≤ 1 / (2 K_max (1/Δx² + 1/Δy²)), K_max the largest
+    /// face conductance max(α/C_s, β/C_m); independent of the state.
+    pub diffusion: f64,
+    /// Boundedness of the s-update: Δt ≤ A / ((α_max/C_s + K_max)·(max|∇²h| + max(|∂h/∂x|/Δx +
+    /// |∂h/∂y|/Δy))): the upwind convection of s by (α/(A C_s))∇h and the −s ∂h/∂t term must not
+    /// move s by more than it holds. Depends on h; infinite on a flat basin.
+    pub sand: f64,
+}
+
+impl StabilityLimit {
+    pub fn limit(&self) -> f64 {
+        self.diffusion.min(self.sand)
+    }
+    /// The step taken when none is forced: 90% of the limit.
+    pub fn automatic(&self) -> f64 {
+        0.9 * self.limit()
+    }
+}
+
+impl Problem {
+    pub fn pitch(&self) -> usize {
+        self.nx + 2
+    }
+    pub fn len(&self) -> usize {
+        (self.nx + 2) * (self.ny + 2)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.nx == 0 || self.ny == 0
+    }
+    pub fn index(&self, i: usize, j: usize) -> usize {
+        j * self.pitch() + i
+    }
+
+    /// Check sizes, constants and fields; the message names the first problem found.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::invalid(m));
+        if self.nx == 0 || self.ny == 0 {
+            return bad(format!("grid {}×{}: sizes must be positive", self.nx, self.ny));
+        }
+        if self.nx > u32::MAX as usize / 4 || self.ny > u32::MAX as usize / 4 {
+            return bad(format!("grid {}×{} is too large", self.nx, self.ny));
+        }
+        for (name, v) in [("dx", self.dx), ("dy", self.dy), ("C_s", self.cs), ("C_m", self.cm), ("A", self.a)] {
+            if !(v.is_finite() && v > 0.0) {
+                return bad(format!("{name} = {v}: must be positive and finite"));
+            }
+        }
+        for (k, side) in self.sides.iter().enumerate() {
+            let name = ["west", "east", "south", "north"][k];
+            if !side.q.is_finite() || !(0.0..=1.0).contains(&side.s_in) {
+                return bad(format!(
+                    "{name} side: inflow {} with sand fraction {} (needs a finite inflow and s_in in [0, 1])",
+                    side.q, side.s_in
+                ));
+            }
+        }
+        let n = self.len();
+        for (name, f) in [("h", &self.h), ("s", &self.s), ("alpha", &self.alpha), ("beta", &self.beta)] {
+            if f.len() != n {
+                return bad(format!(
+                    "{name} has {} values; a {}×{} grid with ghosts needs {n}",
+                    f.len(),
+                    self.nx,
+                    self.ny
+                ));
+            }
+        }
+        let p = self.pitch();
+        for (name, f, lo, hi) in [
+            ("h", &self.h, f64::NEG_INFINITY, f64::INFINITY),
+            ("s", &self.s, 0.0, 1.0),
+            ("alpha", &self.alpha, 0.0, f64::INFINITY),
+            ("beta", &self.beta, 0.0, f64::INFINITY),
+        ] {
+            for j in 1..=self.ny {
+                for i in 1..=self.nx {
+                    let v = f[j * p + i];
+                    if !v.is_finite() || v < lo || v > hi {
+                        return bad(format!("{name}[{i}, {j}] = {v}: {name} must be finite{}", range_text(lo, hi)));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The explicit stability limits for the current height field `h` (with ghosts).
+    pub fn stability(&self, h: &[f64]) -> StabilityLimit {
+        let (p, nx, ny) = (self.pitch(), self.nx, self.ny);
+        let mut k_max = 0.0f64;
+        let mut a_max = 0.0f64;
+        let mut curv = 0.0f64;
+        let mut slope = 0.0f64;
+        for j in 1..=ny {
+            for i in 1..=nx {
+                let c = j * p + i;
+                k_max = k_max.max(self.alpha[c] / self.cs).max(self.beta[c] / self.cm);
+                a_max = a_max.max(self.alpha[c]);
+                let lap = (h[c + 1] - 2.0 * h[c] + h[c - 1]) / (self.dx * self.dx)
+                    + (h[c + p] - 2.0 * h[c] + h[c - p]) / (self.dy * self.dy);
+                let g = ((h[c + 1] - h[c - 1]) / (2.0 * self.dx)).abs() / self.dx
+                    + ((h[c + p] - h[c - p]) / (2.0 * self.dy)).abs() / self.dy;
+                curv = curv.max(lap.abs());
+                slope = slope.max(g);
+            }
+        }
+        let diffusion = 1.0 / (2.0 * k_max * (1.0 / (self.dx * self.dx) + 1.0 / (self.dy * self.dy)));
+        let rate = (a_max / self.cs + k_max) * (curv + slope);
+        let sand = if rate > 0.0 { self.a / rate } else { f64::INFINITY };
+        StabilityLimit { diffusion: if k_max > 0.0 { diffusion } else { f64::INFINITY }, sand }
+    }
+
+    /// Refuse a forced Δt above the limit, naming the limit.
+    pub fn check_dt(&self, dt: f64, h: &[f64]) -> Result<()> {
+        let lim = self.stability(h);
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(Error::invalid(format!("time step {dt}: must be positive")));
+        }
+        if dt > lim.limit() {
+            return Err(Error::invalid(format!(
+                "time step {dt} is above the explicit stability limit {:.6e} (diffusion limit {:.6e}, sand-fraction limit {:.6e}); use a smaller --dt or leave it out",
+                lim.limit(),
+                lim.diffusion,
+                lim.sand
+            )));
+        }
+        Ok(())
+    }
+
+    /// The kernels' constants for step `dt`, in precision `T`.
+    pub fn coeffs<T: Real>(&self, dt: f64, rows_per_thread: u32) -> Coeffs<T> {
+        let t = T::from_f64;
+        let q_delta = |k: usize| t(self.sides[k].q * if k < 2 { self.dx } else { self.dy });
+        Coeffs {
+            nx: self.nx as u32,
+            ny: self.ny as u32,
+            pitch: self.pitch() as u32,
+            rows_per_thread: rows_per_thread.max(1),
+            dt_dx2: t(dt / (self.dx * self.dx)),
+            dt_dy2: t(dt / (self.dy * self.dy)),
+            inv_dx2: t(1.0 / (self.dx * self.dx)),
+            inv_dy2: t(1.0 / (self.dy * self.dy)),
+            inv_2dx: t(0.5 / self.dx),
+            inv_2dy: t(0.5 / self.dy),
+            inv_dx: t(1.0 / self.dx),
+            inv_dy: t(1.0 / self.dy),
+            dt_a: t(dt / self.a),
+            inv_a: t(1.0 / self.a),
+            inv_cs: t(1.0 / self.cs),
+            inv_cm: t(1.0 / self.cm),
+            q_delta: [q_delta(0), q_delta(1), q_delta(2), q_delta(3)],
+            s_in: [t(self.sides[0].s_in), t(self.sides[1].s_in), t(self.sides[2].s_in), t(self.sides[3].s_in)],
+        }
+    }
+
+    /// Sediment volume the sides supply per unit time (inflow × side length).
+    pub fn supply_rate(&self) -> f64 {
+        let lx = self.nx as f64 * self.dx;
+        let ly = self.ny as f64 * self.dy;
+        (self.sides[0].q + self.sides[1].q) * ly + (self.sides[2].q + self.sides[3].q) * lx
+    }
+
+    /// Sediment volume in the basin: Σ h ΔxΔy over the interior.
+    pub fn volume<T: Real>(&self, h: &[T]) -> f64 {
+        let p = self.pitch();
+        let sum: f64 = (1..=self.ny).map(|j| (1..=self.nx).map(|i| h[j * p + i].to_f64()).sum::<f64>()).sum();
+        sum * self.dx * self.dy
+    }
+}
+
+fn range_text(lo: f64, hi: f64) -> String {
+    match (lo.is_finite(), hi.is_finite()) {
+        (true, true) => format!(" and within [{lo}, {hi}]"),
+        (true, false) => format!(" and at least {lo}"),
+        _ => String::new(),
+    }
+}

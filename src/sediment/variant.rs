@@ -1,0 +1,103 @@
+//! Kernel variants, selectable by name.
+
+use crate::{Error, Result};
+
+/// h-kernel variants (seed 000's baseline, OPT-1..3, and several rows per thread).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HVariant {
+    Baseline,
+    Opt1,
+    Opt2,
+    Opt3,
+    Multi,
+}
+
+/// s-kernel variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SVariant {
+    Baseline,
+    Opt1,
+    Opt2,
+    Multi,
+}
+
+impl HVariant {
+    pub const ALL: [HVariant; 5] =
+        [HVariant::Baseline, HVariant::Opt1, HVariant::Opt2, HVariant::Opt3, HVariant::Multi];
+    pub fn name(self) -> &'static str {
+        match self {
+            HVariant::Baseline => "baseline",
+            HVariant::Opt1 => "opt1",
+            HVariant::Opt2 => "opt2",
+            HVariant::Opt3 => "opt3",
+            HVariant::Multi => "multi",
+        }
+    }
+    pub fn stem(self) -> String {
+        format!("sediment_h_{}", self.name())
+    }
+}
+
+impl SVariant {
+    pub const ALL: [SVariant; 4] = [SVariant::Baseline, SVariant::Opt1, SVariant::Opt2, SVariant::Multi];
+    pub fn name(self) -> &'static str {
+        match self {
+            SVariant::Baseline => "baseline",
+            SVariant::Opt1 => "opt1",
+            SVariant::Opt2 => "opt2",
+            SVariant::Multi => "multi",
+        }
+    }
+    pub fn stem(self) -> String {
+        format!("sediment_s_{}", self.name())
+    }
+}
+
+/// How a whole step runs: an h-kernel then an s-kernel, or the fused kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepVariant {
+    Split(HVariant, SVariant),
+    Fused,
+}
+
+impl StepVariant {
+    /// Every h variant (with s-opt1), every s variant (with h-opt1), and fused: each kernel
+    /// at least once.
+    pub fn covering() -> Vec<StepVariant> {
+        let mut v: Vec<_> = HVariant::ALL.iter().map(|&h| StepVariant::Split(h, SVariant::Opt1)).collect();
+        v.extend(
+            SVariant::ALL.iter().filter(|&&s| s != SVariant::Opt1).map(|&s| StepVariant::Split(HVariant::Opt1, s)),
+        );
+        v.push(StepVariant::Fused);
+        v
+    }
+
+    /// "fused" or "<h>/<s>", e.g. "opt3/opt1".
+    pub fn name(self) -> String {
+        match self {
+            StepVariant::Fused => "fused".into(),
+            StepVariant::Split(h, s) => format!("{}/{}", h.name(), s.name()),
+        }
+    }
+
+    /// What `--variant` accepts, for help texts and errors.
+    pub fn help() -> String {
+        let h: Vec<_> = HVariant::ALL.iter().map(|v| v.name()).collect();
+        let s: Vec<_> = SVariant::ALL.iter().map(|v| v.name()).collect();
+        format!("fused, or <h>/<s> with h in {{{}}} and s in {{{}}}", h.join(", "), s.join(", "))
+    }
+}
+
+impl std::str::FromStr for StepVariant {
+    type Err = Error;
+    fn from_str(name: &str) -> Result<StepVariant> {
+        if name == "fused" {
+            return Ok(StepVariant::Fused);
+        }
+        let bad = || Error::invalid(format!("unknown sediment variant '{name}' (expected {})", StepVariant::help()));
+        let (h, s) = name.split_once('/').ok_or_else(bad)?;
+        let h = HVariant::ALL.into_iter().find(|v| v.name() == h).ok_or_else(bad)?;
+        let s = SVariant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(bad)?;
+        Ok(StepVariant::Split(h, s))
+    }
+}

@@ -1,0 +1,284 @@
+//! Sediment transport: the CPU reference against exact solutions and invariants, the point
+//! functions against straightforward formulas, and every GPU variant against the CPU reference.
+
+mod common;
+
+use common::{cases, gpu_or_skip};
+use hydrokern::GpuReal;
+use hydrokern::sediment::cpu::{self, CpuSediment};
+use hydrokern::sediment::gpu::{GpuSediment, Launch};
+use hydrokern::sediment::{Problem, Side, StepVariant, setup};
+use proptest::prelude::*;
+
+/// A random problem: smooth h with noise, s in [0, 1], α, β in [0.5, 2], random sides.
+fn random_problem(nx: usize, ny: usize, seed: u64, inflow: bool) -> Problem {
+    let mut st = seed | 1;
+    let mut rnd = move || {
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        (st >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let p = nx + 2;
+    let n = p * (ny + 2);
+    let (kx, ky, ph) = (1.0 + 3.0 * rnd(), 1.0 + 3.0 * rnd(), 6.0 * rnd());
+    let mut h = vec![0.0; n];
+    let (mut s, mut alpha, mut beta) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    for j in 0..ny + 2 {
+        for i in 0..p {
+            let c = j * p + i;
+            h[c] = 10.0 * ((kx * i as f64 / p as f64 + ph).sin() + (ky * j as f64 / (ny + 2) as f64).cos()) + rnd();
+            s[c] = rnd();
+            alpha[c] = 0.5 + 1.5 * rnd();
+            beta[c] = 0.5 + 1.5 * rnd();
+        }
+    }
+    let side = |r: f64, q: f64| if inflow && r < 0.5 { Side { q, s_in: 0.8 } } else { Side::CLOSED };
+    let sides = [side(rnd(), 0.3), side(rnd(), 0.2), side(rnd(), 0.25), side(rnd(), 0.1)];
+    Problem { nx, ny, dx: 1.0, dy: 1.3, cs: 0.7, cm: 0.6, a: 2.0 + 3.0 * rnd(), sides, h, s, alpha, beta }
+}
+
+fn auto_dt(p: &Problem) -> f64 {
+    p.stability(&p.h).automatic()
+}
+
+// ------------------------------------------------------------ point functions ----
+
+/// h' written as DESIGN.md states it, term by term, against the shared point function.
+#[test]
+fn h_point_matches_textbook_form() {
+    let p = random_problem(3, 3, 7, true);
+    let dt = 0.01;
+    let k = p.coeffs::<f64>(dt, 1);
+    let mut h_new = vec![0.0; p.len()];
+    cpu::h_step(&k, &p.h, &p.s, &p.alpha, &p.beta, &mut h_new);
+    let (pp, c) = (p.pitch(), p.index(2, 2));
+    let (h, s, a, b) = (&p.h, &p.s, &p.alpha, &p.beta);
+    let as_ = |g: usize| a[g] * s[g];
+    let bs = |g: usize| b[g] * (1.0 - s[g]);
+    let half = |f: &dyn Fn(usize) -> f64, g1: usize, g2: usize| (f(g1) + f(g2)) / 2.0;
+    let sand_x = half(&as_, c, c + 1) * (h[c + 1] - h[c]) - half(&as_, c - 1, c) * (h[c] - h[c - 1]);
+    let mud_x = half(&bs, c, c + 1) * (h[c + 1] - h[c]) - half(&bs, c - 1, c) * (h[c] - h[c - 1]);
+    let sand_y = half(&as_, c, c + pp) * (h[c + pp] - h[c]) - half(&as_, c - pp, c) * (h[c] - h[c - pp]);
+    let mud_y = half(&bs, c, c + pp) * (h[c + pp] - h[c]) - half(&bs, c - pp, c) * (h[c] - h[c - pp]);
+    let want = h[c]
+        + dt / (p.dx * p.dx) * (sand_x / p.cs + mud_x / p.cm)
+        + dt / (p.dy * p.dy) * (sand_y / p.cs + mud_y / p.cm);
+    assert!((h_new[c] - want).abs() <= 1e-13 * want.abs().max(1.0), "{} vs {want}", h_new[c]);
+}
+
+/// s' written from A(s'−s)/Δt = −s(h'−h)/Δt + (1/C_s)[αs∇²h' + ∇(αs)·∇h'], both upwind cases.
+#[test]
+fn s_point_matches_textbook_form() {
+    for seed in 1..20 {
+        let p = random_problem(3, 3, seed, false);
+        let dt = 0.01;
+        let k = p.coeffs::<f64>(dt, 1);
+        let hp: Vec<f64> = p.h.iter().enumerate().map(|(i, v)| v + 0.1 * (i as f64).sin()).collect();
+        let mut s_new = vec![0.0; p.len()];
+        cpu::s_step(&k, &p.h, &hp, &p.s, &p.alpha, &mut s_new);
+        let (pp, c) = (p.pitch(), p.index(2, 2));
+        let as_ = |g: usize| p.alpha[g] * p.s[g];
+        let lap = (hp[c + 1] - 2.0 * hp[c] + hp[c - 1]) / p.dx.powi(2)
+            + (hp[c + pp] - 2.0 * hp[c] + hp[c - pp]) / p.dy.powi(2);
+        let gx = (hp[c + 1] - hp[c - 1]) / (2.0 * p.dx);
+        let gy = (hp[c + pp] - hp[c - pp]) / (2.0 * p.dy);
+        // Velocity −∇h': positive x-velocity (h' falls eastwards) takes the west difference.
+        let dax = if -gx > 0.0 { as_(c) - as_(c - 1) } else { as_(c + 1) - as_(c) } / p.dx;
+        let day = if -gy > 0.0 { as_(c) - as_(c - pp) } else { as_(c + pp) - as_(c) } / p.dy;
+        let rhs = -p.s[c] * (hp[c] - p.h[c]) / dt + (as_(c) * lap + dax * gx + day * gy) / p.cs;
+        let want = p.s[c] + dt / p.a * rhs;
+        assert!((s_new[c] - want).abs() <= 1e-12, "seed {seed}: {} vs {want}", s_new[c]);
+    }
+}
+
+// ------------------------------------------------------------------ validation ----
+
+/// Heat-equation error of a cosine mode after time `t_end` on an n×4 strip with s ≡ 1.
+fn heat_error(n: usize, t_end: f64) -> f64 {
+    let l = 1.0;
+    let dx = l / n as f64;
+    let mut p = random_problem(n, 4, 3, false);
+    p.dx = dx;
+    p.dy = dx;
+    let d = 0.8; // α / C_s
+    let pp = p.pitch();
+    for j in 0..6 {
+        for i in 0..pp {
+            let x = (i as f64 - 0.5) * dx;
+            let c = j * pp + i;
+            p.h[c] = (std::f64::consts::PI * x / l).cos();
+            p.s[c] = 1.0;
+            p.alpha[c] = d * p.cs;
+            p.beta[c] = 1.0;
+        }
+    }
+    let steps = (t_end / (0.2 * dx * dx / d)).ceil() as usize;
+    let dt = t_end / steps as f64;
+    let k = p.coeffs::<f64>(dt, 1);
+    let (mut h, mut s, mut al, mut be) = (p.h.clone(), p.s.clone(), p.alpha.clone(), p.beta.clone());
+    let mut hn = vec![0.0; p.len()];
+    cpu::apply_ghosts(&k, &mut h, &mut s, &mut al, &mut be);
+    for _ in 0..steps {
+        cpu::h_step(&k, &h, &s, &al, &be, &mut hn);
+        cpu::apply_ghosts(&k, &mut hn, &mut s, &mut al, &mut be);
+        std::mem::swap(&mut h, &mut hn);
+    }
+    let decay = (-d * (std::f64::consts::PI / l).powi(2) * t_end).exp();
+    (1..=n)
+        .map(|i| (h[2 * pp + i] - decay * (std::f64::consts::PI * (i as f64 - 0.5) * dx / l).cos()).abs())
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn heat_mode_decays_as_exact_solution_at_second_order() {
+    let errs: Vec<f64> = [16, 32, 64].iter().map(|&n| heat_error(n, 0.05)).collect();
+    println!("cosine-mode errors at n = 16, 32, 64: {errs:?}");
+    assert!(errs[0] < 5e-3, "{errs:?}");
+    for w in errs.windows(2) {
+        let order = (w[0] / w[1]).log2();
+        assert!(order > 1.8, "observed order {order:.2} ({errs:?})");
+    }
+}
+
+#[test]
+fn closed_basin_conserves_volume_to_round_off() {
+    let p = random_problem(37, 29, 11, false);
+    let v0 = p.volume(&p.h);
+    let mut m = CpuSediment::<f64>::new(&p, auto_dt(&p)).unwrap();
+    for _ in 0..500 {
+        m.step();
+    }
+    let v = p.volume(m.h());
+    let scale: f64 = p.h.iter().map(|v| v.abs()).sum::<f64>() * p.dx * p.dy;
+    assert!((v - v0).abs() <= 1e-13 * scale, "volume {v0} → {v}");
+}
+
+#[test]
+fn inflow_adds_exactly_the_supplied_volume() {
+    let p = random_problem(40, 23, 5, true);
+    assert!(p.supply_rate() > 0.0 || p.sides.iter().all(|s| s.q == 0.0));
+    let dt = auto_dt(&p);
+    let v0 = p.volume(&p.h);
+    let mut m = CpuSediment::<f64>::new(&p, dt).unwrap();
+    let steps = 300;
+    for _ in 0..steps {
+        m.step();
+    }
+    let gained = p.volume(m.h()) - v0;
+    let supplied = p.supply_rate() * dt * steps as f64;
+    assert!((gained - supplied).abs() <= 1e-10 * supplied.abs().max(1.0), "gained {gained}, supplied {supplied}");
+}
+
+#[test]
+fn sand_fraction_stays_in_unit_interval_at_automatic_step() {
+    let p = setup::basin(64, 64, 5.0);
+    let mut dt = auto_dt(&p);
+    let mut m = CpuSediment::<f64>::new(&p, dt).unwrap();
+    for step in 0..2000 {
+        if step % 100 == 0 {
+            let h: Vec<f64> = m.h().to_vec();
+            dt = p.stability(&h).automatic();
+            m.set_dt(&p, dt);
+        }
+        m.step();
+    }
+    let (lo, hi) = m.s().iter().fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    assert!(lo >= 0.0 && hi <= 1.0, "s in [{lo}, {hi}]");
+}
+
+#[test]
+fn forced_unstable_step_is_refused_with_the_limit() {
+    let p = setup::basin(32, 32, 5.0);
+    let lim = p.stability(&p.h).limit();
+    assert!(p.check_dt(0.5 * lim, &p.h).is_ok());
+    let err = p.check_dt(2.0 * lim, &p.h).unwrap_err().to_string();
+    assert!(err.contains("stability limit"), "{err}");
+}
+
+#[test]
+fn bad_inputs_are_refused() {
+    let mut p = setup::basin(8, 8, 1.0);
+    let c = p.index(3, 3);
+    p.alpha[c] = -1.0;
+    assert!(p.validate().unwrap_err().to_string().contains("alpha[3, 3]"));
+    let mut p = setup::basin(8, 8, 1.0);
+    let c = p.index(2, 5);
+    p.s[c] = 1.5;
+    assert!(p.validate().unwrap_err().to_string().contains("s[2, 5]"));
+    let mut p = setup::basin(8, 8, 1.0);
+    p.nx = 0;
+    assert!(p.validate().is_err());
+    assert!("opt9/opt1".parse::<StepVariant>().is_err());
+    assert_eq!("opt3/multi".parse::<StepVariant>().unwrap().name(), "opt3/multi");
+}
+
+// ------------------------------------------------------------- GPU vs CPU ----
+
+fn check_gpu<T: GpuReal>(p: &Problem, variant: StepVariant, launch: Launch, steps: usize) -> Result<(), TestCaseError> {
+    let Some(gpu) = gpu_or_skip("sediment_gpu_matches_cpu") else { return Ok(()) };
+    let dt = auto_dt(p);
+    let mut cpu_m = CpuSediment::<T>::new(p, dt).unwrap();
+    let mut gpu_m = GpuSediment::<T>::new(&gpu, p, dt, launch).unwrap();
+    for _ in 0..steps {
+        gpu_m.poison_outputs(&gpu).unwrap();
+        gpu_m.step(&gpu, variant).unwrap();
+        cpu_m.step();
+    }
+    let (gh, gs) = gpu_m.download(&gpu).unwrap();
+    // Kernels and reference evaluate the same point functions; differences are rounding
+    // (FMA contraction on the GPU), growing with the number of steps.
+    let eps = T::EPSILON.to_f64();
+    let h_scale = p.h.iter().fold(1.0f64, |a, v| a.max(v.abs()));
+    for (name, g, c, scale) in [("h", &gh, cpu_m.h(), h_scale), ("s", &gs, cpu_m.s(), 1.0)] {
+        let tol = 64.0 * eps * scale * steps as f64;
+        for (idx, (a, b)) in g.iter().zip(c).enumerate() {
+            let (a, b) = (a.to_f64(), b.to_f64());
+            prop_assert!(
+                (a - b).abs() <= tol,
+                "{} {} {}×{} block {:?} rows {}: {name}[{idx}] GPU {a} vs CPU {b} after {steps} steps (tol {tol:e})",
+                variant.name(),
+                T::NAME,
+                p.nx,
+                p.ny,
+                launch.block,
+                launch.rows
+            );
+        }
+    }
+    Ok(())
+}
+
+fn awkward_size() -> impl Strategy<Value = usize> {
+    prop_oneof![Just(1usize), Just(2), Just(3), Just(7), Just(31), Just(32), Just(33), Just(65), 1usize..140]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #[test]
+    fn sediment_gpu_matches_cpu(
+        nx in awkward_size(),
+        ny in awkward_size(),
+        seed: u64,
+        inflow: bool,
+        v in prop::sample::select(StepVariant::covering()),
+        block in prop::sample::select(vec![(32u32, 8u32), (16, 16), (8, 4), (32, 4), (30, 30)]),
+        rows in prop::sample::select(vec![1u32, 3, 8]),
+        steps in prop::sample::select(vec![1usize, 5]),
+    ) {
+        let p = random_problem(nx, ny, seed, inflow);
+        let launch = Launch { block, rows };
+        check_gpu::<f32>(&p, v, launch, steps)?;
+        check_gpu::<f64>(&p, v, launch, steps)?;
+    }
+}
+
+/// Every variant at a size with several blocks each way, f64 and f32, on the basin set-up.
+#[test]
+fn every_variant_matches_cpu_on_the_basin() {
+    let p = setup::basin(150, 97, 5.0);
+    for v in StepVariant::covering() {
+        check_gpu::<f64>(&p, v, Launch::default(), 3).unwrap();
+        check_gpu::<f32>(&p, v, Launch::default(), 3).unwrap();
+    }
+}
