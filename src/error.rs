@@ -33,13 +33,10 @@ pub enum Error {
     /// Bad input: sizes, lengths, parameters.
     #[error("{0}")]
     Invalid(String),
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    /// A file could not be read or written. The cause is part of the message, not a chained
+    /// source, so a one-line error report does not repeat it.
+    #[error("{path}: {cause}")]
+    Io { path: String, cause: std::io::Error },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

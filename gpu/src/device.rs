@@ -160,14 +160,30 @@ pub mod warp {
         r
     }
 
+    /// `shfl.sync.up.b32`: the value of lane `lane - delta` (own value below lane 0).
+    #[inline(always)]
+    pub fn shfl_up_u32(v: u32, delta: u32) -> u32 {
+        let r: u32;
+        unsafe {
+            asm!("shfl.sync.up.b32 {r}, {v}, {d}, 0, -1;",
+                r = out(reg32) r, v = in(reg32) v, d = in(reg32) delta, options(nostack));
+        }
+        r
+    }
+
     /// Types that can be shuffled between lanes.
     pub trait Shuffle: Copy {
         fn shfl_down(self, delta: u32) -> Self;
+        fn shfl_up(self, delta: u32) -> Self;
     }
     impl Shuffle for f32 {
         #[inline(always)]
         fn shfl_down(self, delta: u32) -> f32 {
             f32::from_bits(shfl_down_u32(self.to_bits(), delta))
+        }
+        #[inline(always)]
+        fn shfl_up(self, delta: u32) -> f32 {
+            f32::from_bits(shfl_up_u32(self.to_bits(), delta))
         }
     }
     impl Shuffle for f64 {
@@ -176,6 +192,13 @@ pub mod warp {
             let b = self.to_bits();
             let lo = shfl_down_u32(b as u32, delta) as u64;
             let hi = shfl_down_u32((b >> 32) as u32, delta) as u64;
+            f64::from_bits(lo | (hi << 32))
+        }
+        #[inline(always)]
+        fn shfl_up(self, delta: u32) -> f64 {
+            let b = self.to_bits();
+            let lo = shfl_up_u32(b as u32, delta) as u64;
+            let hi = shfl_up_u32((b >> 32) as u32, delta) as u64;
             f64::from_bits(lo | (hi << 32))
         }
     }

@@ -12,16 +12,19 @@
 //! (nvptx64 only) all take `(f, df, Fd3dParams)` and differ in how they move data:
 //! - `fd3d_x_pencil`: the seed's x kernel. A shared tile of `blockDim.y` (4) x-pencils, each a
 //!   chunk of `tile` (= blockDim.x) points plus a 4-point periodic halo on either side.
-//! - `fd3d_x_vec`: x without shared memory. Each thread owns 16 bytes of output (4 f32 or
-//!   2 f64), reads its window with 16-byte read-only loads (neighbours' loads hit L1) and
-//!   writes one 16-byte store; windows that cross a row end take a scalar path with wrapped
-//!   indices.
+//! - `fd3d_x_tile`: x with a larger shared tile (16 pencils × 128-point chunks plus halo),
+//!   8 points per thread with all their loads in flight together.
+//! - `fd3d_x_vec`: x without shared memory. Each thread owns two 16-byte vectors of output
+//!   (4 f32 or 2 f64 each), reads their windows with 16-byte read-only loads, all in flight
+//!   together (neighbours' loads hit L1), patches the few window values past a row end with
+//!   their periodic images, and writes 16-byte stores.
 //! - `fd3d_yz_pencil`: the seed's y and z kernels. A shared tile of `blockDim.x` (4 or 32)
 //!   pencils along x, each a chunk of `tile` points along y (or z) plus the periodic halo;
 //!   `blockDim.y` threads per pencil, each computing `tile / blockDim.y` points.
-//! - `fd3d_yz_stream`: y and z by register streaming. One thread per x column and segment of
-//!   `tile` points, marching along y (or z) with a 16-value register window: each value is
-//!   loaded once, coalesced along x, and no shared memory or barrier is needed.
+//! - `fd3d_yz_stream`: y and z from registers. One thread per x column and segment of `tile`
+//!   points, marching along y (or z) in steps of 16 (f32) or 8 (f64) points with a register
+//!   window of step + 8 values: each value is loaded once per segment, coalesced along x, and
+//!   no shared memory or barrier is needed.
 
 use crate::Real;
 
@@ -91,7 +94,7 @@ pub struct Fd3dParams<T> {
 #[cfg(target_arch = "nvptx64")]
 #[allow(clippy::missing_safety_doc)]
 mod kernels {
-    use super::{Coef, Fd3dParams, HALO, XVEC_PER_THREAD, d8};
+    use super::{Coef, Fd3dParams, HALO, XTILE_POINTS, XTILE_ROWS, XVEC_PER_THREAD, d8};
     use crate::device::vec::{W4, ldg_v4, st_v4};
     use crate::device::{DeviceReal, shared, thread};
 
@@ -178,6 +181,71 @@ mod kernels {
         }
     }
 
+    /// x-tile: x with a shared tile of `blockDim.y · XTILE_ROWS` x-pencils, each a chunk of
+    /// `tile = blockDim.x · XTILE_POINTS` points plus a 4-point periodic halo either side.
+    /// Thread (tx, ty) computes points `tx + blockDim.x · s` (s < XTILE_POINTS) of rows
+    /// `ty + blockDim.y · q` (q < XTILE_ROWS): 8 points, whose loads are all issued before any
+    /// is stored to shared memory.
+    ///
+    /// # Safety
+    /// As `fd3d_x_pencil`, with `blockDim.x ≥ 8`, `p.tile == blockDim.x · XTILE_POINTS` and
+    /// dynamic shared memory of `blockDim.y · XTILE_ROWS · (tile + 8)` `T`s.
+    unsafe fn fd3d_x_tile<T: DeviceReal>(f: *const T, df: *mut T, p: Fd3dParams<T>) {
+        const PX: usize = XTILE_POINTS as usize;
+        const PY: usize = XTILE_ROWS as usize;
+        let tx = thread::thread_idx_x();
+        let ty = thread::thread_idx_y();
+        let (bx, by) = (thread::block_dim_x(), thread::block_dim_y());
+        let tile = p.tile;
+        let row = (tile + 2 * HALO) as usize;
+        let sh = shared::dynamic::<T>();
+        let i0 = thread::block_idx_x() * tile;
+        let len = (p.m - i0).min(tile);
+        let rows = by * PY as u32;
+        let mut jb = thread::block_idx_y() * rows;
+        while jb < p.n_across {
+            let mut k = thread::block_idx_z();
+            while k < p.n_outer {
+                let j: [u32; PY] = core::array::from_fn(|q| jb + ty + by * q as u32);
+                let base: [u64; PY] =
+                    core::array::from_fn(|q| k as u64 * p.stride_outer + j[q] as u64 * p.stride_across);
+                unsafe {
+                    // Slots tx + bx·s for s ≤ PX cover tile + 8 (bx ≥ 8).
+                    let mut v = [[T::ZERO; PX + 1]; PY];
+                    unroll!(q < PY, [0 1 2 3] => {
+                        unroll!(s < PX + 1, [0 1 2 3 4 5 6 7 8] => {
+                            let a = tx + bx * s as u32;
+                            if j[q] < p.n_across && a < len + 2 * HALO {
+                                v[q][s] = T::ldg(f.add((base[q] + wrap_m4(i0 + a, p.m) as u64) as usize));
+                            }
+                        });
+                    });
+                    unroll!(q < PY, [0 1 2 3] => {
+                        unroll!(s < PX + 1, [0 1 2 3 4 5 6 7 8] => {
+                            let a = tx + bx * s as u32;
+                            if j[q] < p.n_across && a < len + 2 * HALO {
+                                *sh.add((ty as usize + by as usize * q) * row + a as usize) = v[q][s];
+                            }
+                        });
+                    });
+                    thread::sync_threads();
+                    for q in 0..PY {
+                        for s in 0..PX {
+                            let a = tx + bx * s as u32;
+                            if j[q] < p.n_across && a < len {
+                                let w = window(sh.add((ty as usize + by as usize * q) * row + a as usize), 1);
+                                *df.add((base[q] + (i0 + a) as u64) as usize) = d8(&p.coef, &w);
+                            }
+                        }
+                    }
+                    thread::sync_threads();
+                }
+                k += thread::grid_dim_z();
+            }
+            jb += thread::grid_dim_y() * rows;
+        }
+    }
+
     /// y/z-4pencil and y/z-32pencil: the seed's y and z kernels (`derivative_y`,
     /// `derivative_y_lPencils`) with the pencil cut into chunks of `p.tile` points.
     ///
@@ -208,11 +276,25 @@ mod kernels {
                 let base = (k as u64 * p.stride_outer + i as u64) as usize;
                 unsafe {
                     if i < p.n_across {
+                        // Four loads in flight before their shared-memory stores.
+                        let lim = len + 2 * HALO;
                         let mut a = ty;
-                        while a < len + 2 * HALO {
-                            let g = wrap_m4(j0 + a, p.m) as usize;
-                            *sh.add((a * w_pencils + tx) as usize) = T::ldg(f.add(base + g * stride));
-                            a += walkers;
+                        while a < lim {
+                            let v: [T; 4] = core::array::from_fn(|r| {
+                                let ar = a + r as u32 * walkers;
+                                if ar < lim {
+                                    T::ldg(f.add(base + wrap_m4(j0 + ar, p.m) as usize * stride))
+                                } else {
+                                    T::ZERO
+                                }
+                            });
+                            for (r, &vr) in v.iter().enumerate() {
+                                let ar = a + r as u32 * walkers;
+                                if ar < lim {
+                                    *sh.add((ar * w_pencils + tx) as usize) = vr;
+                                }
+                            }
+                            a += 4 * walkers;
                         }
                     }
                     thread::sync_threads();
@@ -377,111 +459,113 @@ mod kernels {
     /// x-vec: x derivative with 16-byte loads and stores and no shared memory.
     ///
     /// The grid is a flat array of vectors of `VEC` elements; thread `tx` of block `b` owns
-    /// vectors `(b · XVEC_PER_THREAD + q) · blockDim.x + tx` for `q < XVEC_PER_THREAD`. When a
-    /// vector and its 4 neighbours either side lie in one x row, it reads `1 + 8 / VEC` aligned
-    /// vectors (the neighbours' share of them hits L1) and stores one; otherwise (a row end is
-    /// near, or the grid's end) each point reads its 9 values with periodic indices.
+    /// vectors `(b · XVEC_PER_THREAD + q) · blockDim.x + tx` for `q < XVEC_PER_THREAD`. Each
+    /// vector's window `f[e − 4 .. e + VEC + 4)` is `1 + 8 / VEC` aligned 16-byte loads (the
+    /// neighbours' share of them hits L1), all of the thread's issued together. Window values
+    /// past a row end are then replaced by their periodic images in the row (a few predicated
+    /// loads, only where a row end is within 4 points). A vector that straddles a row end
+    /// (only when mx is not a multiple of VEC), and the grid's first and last vectors, take
+    /// the general path, [`vec_general`].
     ///
     /// # Safety
     /// `f` and `df` hold `p.n` elements, are 16-byte aligned and do not overlap; `p.m` (= mx)
     /// `≥ 9`; the grid covers `ceil(n / VEC)` vectors.
     unsafe fn fd3d_x_vec<T: Words>(f: *const T, df: *mut T, p: Fd3dParams<T>) {
-        let vec = T::VEC as u64;
+        const G: usize = XVEC_PER_THREAD as usize;
+        let (vec, h) = (T::VEC as u64, HALO as u64);
         let bdx = thread::block_dim_x() as u64;
-        let first = (thread::block_idx_x() as u64 * XVEC_PER_THREAD as u64 * bdx + thread::thread_idx_x() as u64) * vec;
+        let first = (thread::block_idx_x() as u64 * G as u64 * bdx + thread::thread_idx_x() as u64) * vec;
         if first >= p.n {
             return;
         }
-        let m = p.m;
-        // x index of the vector's first element, then kept up to date by adding the step.
-        let mut i = if p.n <= u32::MAX as u64 { first as u32 % m } else { (first % m as u64) as u32 };
+        let (m, n) = (p.m as u64, p.n);
         let step = bdx * vec;
-        let step_mod = (step % m as u64) as u32;
-        let mut e = first;
-        for _ in 0..XVEC_PER_THREAD {
-            if e >= p.n {
-                break;
+        let e: [u64; G] = core::array::from_fn(|g| first + g as u64 * step);
+        // x index of each vector's first element: one remainder, then steps.
+        let mut i = [0u64; G];
+        i[0] = if n <= u32::MAX as u64 { (first as u32 % p.m) as u64 } else { first % m };
+        let step_mod = step % m;
+        for g in 1..G {
+            i[g] = i[g - 1] + step_mod;
+            if i[g] >= m {
+                i[g] -= m;
             }
-            unsafe {
-                if i >= HALO && i + T::VEC as u32 + HALO <= m {
-                    let v = T::load_window(f, e as usize);
-                    let mut out = [T::ZERO; 4];
-                    for u in 0..T::VEC {
-                        out[u] = d8(&p.coef, &slide(&v, u));
+        }
+        let Coef { a, b, c, d } = p.coef;
+        unsafe {
+            if first >= h && e[G - 1] + vec + h <= n {
+                let mut v: [[T; 12]; G] = core::array::from_fn(|g| T::load_window(f, e[g] as usize));
+                unroll!(g < G, [0 1 2 3] => {
+                    // Slot s holds x index i + s − 4 of the vector's row: wrap it into the row.
+                    if (i[g] < h || i[g] + vec + h > m) && i[g] + vec <= m {
+                        unroll!(s < T::VEC + 8, [0 1 2 3 4 5 6 7 8 9 10 11] => {
+                            let x = i[g] + s as u64;
+                            if x < h {
+                                v[g][s] = T::ldg(f.add((e[g] + s as u64 + m - h) as usize));
+                            } else if x >= m + h {
+                                v[g][s] = T::ldg(f.add((e[g] + s as u64 - h - m) as usize));
+                            }
+                        });
                     }
-                    T::store(df, e as usize, &out);
-                } else {
-                    vec_boundary(f, df, e, i, p.n, m, &p.coef);
+                });
+                unroll!(g < G, [0 1 2 3] => {
+                    if i[g] + vec <= m {
+                        let mut out = [T::ZERO; 4];
+                        for u in 0..T::VEC {
+                            out[u] = d8(&p.coef, &slide(&v[g], u));
+                        }
+                        T::store(df, e[g] as usize, &out);
+                    } else {
+                        vec_general(f, df, e[g], i[g], n, m, a, b, c, d);
+                    }
+                });
+            } else {
+                for g in 0..G {
+                    if e[g] < n {
+                        vec_general(f, df, e[g], i[g], n, m, a, b, c, d);
+                    }
                 }
-            }
-            e += step;
-            i += step_mod;
-            if i >= m {
-                i -= m;
             }
         }
     }
 
-    /// The vector at `e` (x index `i` of its first element) when a row end is within 4
-    /// points, or the grid's end within the window: the same 16-byte loads where they stay
-    /// inside the grid, then every window value that lies in another row replaced by its
-    /// periodic image in the centre's row. All loads are issued before any is used, so a warp
-    /// that diverges here pays about one more memory latency, not one per point.
+    /// The vector at `e` (x index `i` of its first element), point by point: each point's
+    /// 9 values with indices wrapped into its own row, stopping at the grid's end. Out of line
+    /// (rare: vectors straddling a row end, the grid's first and last), with scalar arguments
+    /// so that nothing goes through the stack.
     ///
     /// # Safety
-    /// `f` and `df` hold `n` elements (16-byte aligned); `e < n` is a multiple of `VEC`,
-    /// `i == e mod m`, `m ≥ 9`.
-    #[inline(always)]
-    unsafe fn vec_boundary<T: Words>(f: *const T, df: *mut T, e: u64, i: u32, n: u64, m: u32, c: &Coef<T>) {
-        let vec = T::VEC as u64;
-        let (h, m) = (HALO as u64, m as u64);
-        let v: [T; 12] = if e >= h && e + vec + h <= n {
-            unsafe { T::load_window(f, e as usize) }
-        } else {
-            // At the grid's first or last vector: what lies outside is replaced below (or
-            // belongs to an output past the end, which is not stored).
-            core::array::from_fn(|s| {
-                let q = e + s as u64;
-                if q >= h && q - h < n { unsafe { T::ldg(f.add((q - h) as usize)) } } else { T::ZERO }
-            })
-        };
-        let mut w: [[T; 9]; 4] = core::array::from_fn(|u| slide(&v, u));
-        unroll!(u < T::VEC, [0 1 2 3] => {
-            let p = e + u as u64;
-            if p < n {
-                let mut ip = i as u64 + u as u64;
-                if ip >= m {
-                    ip -= m;
-                }
-                for t in 0..9u64 {
-                    // x index of p + t − 4 is ip + t − 4: wrap it into p's row.
-                    if ip + t < h {
-                        w[u][t as usize] = unsafe { T::ldg(f.add((p + t + m - h) as usize)) };
-                    } else if ip + t >= m + h {
-                        w[u][t as usize] = unsafe { T::ldg(f.add((p + t - h - m) as usize)) };
-                    }
-                }
+    /// `f` and `df` hold `n` elements; `e < n`, `i == e mod m`, `m ≥ 9`.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn vec_general<T: Words>(f: *const T, df: *mut T, e: u64, i: u64, n: u64, m: u64, a: T, b: T, c: T, d: T) {
+        let coef = Coef { a, b, c, d };
+        let h = HALO as u64;
+        for u in 0..T::VEC as u64 {
+            let p = e + u;
+            if p >= n {
+                return;
             }
-        });
-        let mut out = [T::ZERO; 4];
-        for u in 0..T::VEC {
-            out[u] = d8(c, &w[u]);
-        }
-        unsafe {
-            if e + vec <= n {
-                T::store(df, e as usize, &out);
-            } else {
-                for u in 0..T::VEC {
-                    if e + (u as u64) < n {
-                        *df.add(e as usize + u) = out[u];
-                    }
-                }
+            let mut ip = i + u;
+            if ip >= m {
+                ip -= m;
             }
+            let row = p - ip;
+            let w: [T; 9] = core::array::from_fn(|t| {
+                // Periodic x index of ip + t − 4 within the row: ip + t + m − 4 lies in
+                // [m − 4, 2m + 4), so at most two subtractions.
+                let x = ip + t as u64 + m - h;
+                let x = if x >= m { x - m } else { x };
+                let x = if x >= m { x - m } else { x };
+                unsafe { T::ldg(f.add((row + x) as usize)) }
+            });
+            unsafe { *df.add(p as usize) = d8(&coef, &w) };
         }
     }
 
     stamp! {
         fd3d_x_pencil => fd3d_x_pencil_f32, fd3d_x_pencil_f64 (f: *const T, df: *mut T, p: Fd3dParams<T>);
+        fd3d_x_tile => fd3d_x_tile_f32, fd3d_x_tile_f64 (f: *const T, df: *mut T, p: Fd3dParams<T>);
         fd3d_x_vec => fd3d_x_vec_f32, fd3d_x_vec_f64 (f: *const T, df: *mut T, p: Fd3dParams<T>);
         fd3d_yz_pencil => fd3d_yz_pencil_f32, fd3d_yz_pencil_f64 (f: *const T, df: *mut T, p: Fd3dParams<T>);
         fd3d_yz_stream => fd3d_yz_stream_f32, fd3d_yz_stream_f64 (f: *const T, df: *mut T, p: Fd3dParams<T>);
@@ -491,3 +575,8 @@ mod kernels {
 /// 16-byte vectors each thread of `fd3d_x_vec` handles (a constant, so its loop unrolls; the
 /// host sizes the grid by it).
 pub const XVEC_PER_THREAD: u32 = 2;
+
+/// Points along x (strided by blockDim.x) and rows each thread of `fd3d_x_tile` computes.
+pub const XTILE_POINTS: u32 = 4;
+/// See [`XTILE_POINTS`].
+pub const XTILE_ROWS: u32 = 2;

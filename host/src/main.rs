@@ -78,6 +78,12 @@ struct BenchArgs {
     /// Untimed warm-up runs per row.
     #[arg(long, default_value_t = 5)]
     warmup: u64,
+    /// Block shape BXxBY for suites with block-shaped kernels (sediment); default: the suite's.
+    #[arg(long, value_parser = scenarios::sediment::parse_block)]
+    block: Option<(u32, u32)>,
+    /// Rows per thread for suites with multi-row kernels (sediment); default: the suite's.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    rows: Option<u32>,
 }
 
 fn main() -> ExitCode {
@@ -165,7 +171,13 @@ fn bench(choice: BackendChoice, args: BenchArgs) -> Result<()> {
     if let Some(path) = &args.json {
         hydrokern::output::check_writable(path)?;
     }
-    let opts = BenchOptions { reps: args.reps as usize, warmup: args.warmup as usize, sizes: args.sizes };
+    let opts = BenchOptions {
+        reps: args.reps as usize,
+        warmup: args.warmup as usize,
+        sizes: args.sizes,
+        block: args.block,
+        rows: args.rows,
+    };
     eprintln!("timing suite '{}' on {} ...", args.suite, gpu.info().name);
     let report = bench::run_suite(&args.suite, &gpu, &opts)?;
     println!("{}", report.to_markdown());

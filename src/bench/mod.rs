@@ -24,11 +24,15 @@ pub struct BenchOptions {
     pub warmup: usize,
     /// Sizes to run, in the suite's own unit; empty for the suite's defaults.
     pub sizes: Vec<usize>,
+    /// Block shape (x, y) for suites with block-shaped kernels; None for their default.
+    pub block: Option<(u32, u32)>,
+    /// Rows per thread for suites with multi-row kernels; None for their default.
+    pub rows: Option<u32>,
 }
 
 impl Default for BenchOptions {
     fn default() -> Self {
-        BenchOptions { reps: 50, warmup: 5, sizes: Vec::new() }
+        BenchOptions { reps: 50, warmup: 5, sizes: Vec::new(), block: None, rows: None }
     }
 }
 
@@ -40,6 +44,10 @@ pub const SUITES: &[(&str, &str)] = &[
     ),
     ("sediment", "every sediment h, s and fused variant and whole steps, f32 and f64, n² for n in 1024, 4096, 8192"),
     ("fd3d", "8th-order periodic derivatives in x, y, z, every variant, f32 and f64, 64³ to 512³ (sizes: cube edges)"),
+    (
+        "kp",
+        "Kurganov–Petrova flux, Δt, RK and boundary kernels and RK2 steps (dam break, n² for n in 1024..8192), flood 4096² early exit on/off",
+    ),
 ];
 
 /// Run suite `name` on `gpu`.

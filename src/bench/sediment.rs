@@ -60,7 +60,8 @@ fn precision<T: GpuReal>(
     let w = std::mem::size_of::<T>() as f64;
     let size = format!("{n}²");
     let p = T::NAME;
-    let launch = Launch::default();
+    let d = Launch::default();
+    let launch = Launch { block: opts.block.unwrap_or(d.block), rows: opts.rows.unwrap_or(d.rows) };
     // Six fields per model; rotate models so repeated runs read device memory, not L2.
     let rot = rotation(gpu, 6 * problem.len() * std::mem::size_of::<T>()).min(4);
     let mut models: Vec<GpuSediment<T>> =
@@ -89,23 +90,20 @@ fn precision<T: GpuReal>(
             format!("block {shape}"),
         );
     }
+    let flops = Some((FLOPS_H + FLOPS_S) * points);
+    let stream = format!("warps of 28 columns, {bb} warps/block, {} rows/warp", launch.rows);
     let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].fused(gpu))?;
-    report.push(
-        "sediment h+s",
-        "fused",
-        &size,
-        p,
-        m.median_ms,
-        6.0 * w * points,
-        Some((FLOPS_H + FLOPS_S) * points),
-        format!("block {shape}"),
-    );
+    report.push("sediment h+s", "fused", &size, p, m.median_ms, 6.0 * w * points, flops, stream);
+    let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].fused_tile(gpu))?;
+    let tile = format!("block {shape} + halo threads");
+    report.push("sediment h+s", "fused-tile", &size, p, m.median_ms, 6.0 * w * points, flops, tile);
     // Whole steps (kernels plus the ghost launches), with speedups over the CPU reference.
     for (variant, words) in [
         (StepVariant::Split(HVariant::Opt1, SVariant::Opt1), 10.0),
         (StepVariant::Split(HVariant::Opt3, SVariant::Opt1), 10.0),
         (StepVariant::Split(HVariant::Multi, SVariant::Multi), 10.0),
         (StepVariant::Fused, 6.0),
+        (StepVariant::FusedTile, 6.0),
     ] {
         let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].step(gpu, variant))?;
         let note = match cpu {

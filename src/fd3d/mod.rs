@@ -21,7 +21,7 @@ use std::f64::consts::TAU;
 use std::str::FromStr;
 
 /// Kernel stems this module launches (each stamped `_f32` and `_f64`).
-pub const KERNELS: &[&str] = &["fd3d_x_pencil", "fd3d_x_vec", "fd3d_yz_pencil", "fd3d_yz_stream"];
+pub const KERNELS: &[&str] = &["fd3d_x_pencil", "fd3d_x_tile", "fd3d_x_vec", "fd3d_yz_pencil", "fd3d_yz_stream"];
 
 /// The direction of a derivative.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -146,25 +146,28 @@ impl std::fmt::Display for Grid3 {
 pub enum Variant {
     /// x with a shared tile of 4 x-pencils, 64-point chunks plus halo (the seed's x kernel).
     X4Pencil,
+    /// x with a shared tile of 16 (or more) x-pencils, 8 points per thread.
+    XTile,
     /// x with 16-byte loads and stores, no shared memory.
     XVec,
     /// y with a shared tile of 4 y-pencils, one point per thread (the seed's first y kernel).
     Y4Pencil,
     /// y with a shared tile of 32 y-pencils, 8 points per thread (the seed's lPencils kernel).
     Y32Pencil,
-    /// y by register streaming: a thread marches along y with a sliding window.
+    /// y from registers: a thread marches along y with a sliding register window.
     YStream,
     /// z with a shared tile of 4 z-pencils.
     Z4Pencil,
     /// z with a shared tile of 32 z-pencils, 8 points per thread.
     Z32Pencil,
-    /// z by register streaming.
+    /// z from registers, as y-stream.
     ZStream,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 8] = [
+    pub const ALL: [Variant; 9] = [
         Variant::X4Pencil,
+        Variant::XTile,
         Variant::XVec,
         Variant::Y4Pencil,
         Variant::Y32Pencil,
@@ -178,6 +181,7 @@ impl Variant {
     pub fn name(self) -> &'static str {
         match self {
             Variant::X4Pencil => "x-4pencil",
+            Variant::XTile => "x-tile",
             Variant::XVec => "x-vec",
             Variant::Y4Pencil => "y-4pencil",
             Variant::Y32Pencil => "y-32pencil",
@@ -190,7 +194,7 @@ impl Variant {
 
     pub fn direction(self) -> Direction {
         match self {
-            Variant::X4Pencil | Variant::XVec => Direction::X,
+            Variant::X4Pencil | Variant::XTile | Variant::XVec => Direction::X,
             Variant::Y4Pencil | Variant::Y32Pencil | Variant::YStream => Direction::Y,
             Variant::Z4Pencil | Variant::Z32Pencil | Variant::ZStream => Direction::Z,
         }
@@ -200,6 +204,7 @@ impl Variant {
     pub fn stem(self) -> &'static str {
         match self {
             Variant::X4Pencil => "fd3d_x_pencil",
+            Variant::XTile => "fd3d_x_tile",
             Variant::XVec => "fd3d_x_vec",
             Variant::Y4Pencil | Variant::Y32Pencil | Variant::Z4Pencil | Variant::Z32Pencil => "fd3d_yz_pencil",
             Variant::YStream | Variant::ZStream => "fd3d_yz_stream",
@@ -210,7 +215,8 @@ impl Variant {
     pub fn describe(self) -> &'static str {
         match self {
             Variant::X4Pencil => "shared tile of 4 x-pencils × 64-point chunks (+4 halo), 1 point/thread (seed)",
-            Variant::XVec => "16-byte loads and stores, no shared memory",
+            Variant::XTile => "shared tile of 16 x-pencils × 128-point chunks (+4 halo), 8 points/thread",
+            Variant::XVec => "16-byte loads and stores, 2 vectors/thread, no shared memory",
             Variant::Y4Pencil | Variant::Z4Pencil => {
                 "shared tile of 4 pencils × 64-point chunks, 1 point/thread (seed)"
             }
@@ -218,7 +224,7 @@ impl Variant {
                 "shared tile of 32 pencils × 64-point chunks, 8 points/thread (seed's lPencils)"
             }
             Variant::YStream | Variant::ZStream => {
-                "register streaming along the pencil, window of 16, no shared memory"
+                "register window along the pencil (steps of 16 f32 / 8 f64 points), no shared memory"
             }
         }
     }

@@ -80,7 +80,7 @@ pub fn write_npy<T: NpyElem>(path: &Path, data: &[T], shape: &[usize]) -> Result
 /// Read a `.npy` file of little-endian `f2`/`f4`/`f8` values in C order, widened to f64;
 /// returns the values and the shape.
 pub fn read_npy_f64(path: &Path) -> Result<(Vec<f64>, Vec<usize>)> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+    let bytes = std::fs::read(path).map_err(|cause| Error::Io { path: path.display().to_string(), cause })?;
     parse_npy(&bytes).map_err(|msg| Error::invalid(format!("{}: {msg}", path.display())))
 }
 

@@ -613,7 +613,7 @@ mod tests {
     /// Pictures to look at: `cargo test -p hydrokern --lib output::png::tests::demo -- --ignored`
     /// writes them to /tmp/output-demo.
     #[test]
-    #[ignore]
+    #[ignore = "writes demo PNGs to /tmp/output-demo for a person to look at; run with --ignored"]
     fn demo() {
         let dir = Path::new("/tmp/output-demo");
         std::fs::create_dir_all(dir).unwrap();

@@ -6,6 +6,9 @@ use crate::runtime::{ByVal, DeviceBuffer, Gpu, LaunchShape};
 use crate::{Error, GpuReal, Result};
 use ::gpu::sediment::perimeter_len;
 
+/// Output columns per warp of the streamed fused kernel (32 lanes less a 2-column halo each side).
+const STREAM_COLS: u64 = 28;
+
 /// Block shape and rows per thread (run-time launch parameters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Launch {
@@ -16,8 +19,12 @@ pub struct Launch {
 }
 
 impl Default for Launch {
+    /// Chosen by `bench sediment --block --rows` sweeps on an H100 at 4096² (32×2 … 128×2, 2–8
+    /// rows): 64×2 with 4 rows puts the best h and s kernels at 97–100% of copy bandwidth in
+    /// f64 and ~86% in f32, and the streamed fused kernel (2 warps per block) at 1.5–1.6× the
+    /// best h + s pair; 8 rows or 8 warps per block lose 10–20% on the fused kernel.
     fn default() -> Self {
-        Launch { block: (32, 8), rows: 8 }
+        Launch { block: (64, 2), rows: 4 }
     }
 }
 
@@ -84,6 +91,7 @@ impl<T: GpuReal> GpuSediment<T> {
                 self.s_kernel(gpu, sv)?;
             }
             StepVariant::Fused => self.fused(gpu)?,
+            StepVariant::FusedTile => self.fused_tile(gpu)?,
         }
         std::mem::swap(&mut self.h, &mut self.hn);
         std::mem::swap(&mut self.s, &mut self.sn);
@@ -147,15 +155,30 @@ impl<T: GpuReal> GpuSediment<T> {
         unsafe { l.run() }
     }
 
-    /// h' and s' in one pass (with the ghost rule for h' inside).
+    /// h' and s' in one pass streamed by warps: blocks of 32 × `block.1` threads (one warp
+    /// per 28-column strip and chunk of `rows` rows).
     pub fn fused(&mut self, gpu: &Gpu) -> Result<()> {
+        let warps = self.launch.block.1;
+        let chunks = (self.k.ny as u64).div_ceil(self.launch.rows as u64);
+        let strips = (self.k.nx as u64).div_ceil(STREAM_COLS);
+        let grid_y = u32::try_from(chunks.div_ceil(warps as u64)).map_err(|_| Error::invalid("grid too large"))?;
+        let shape = LaunchShape::fixed((strips as u32, grid_y, 1), (32, warps, 1));
+        self.fused_launch(gpu, "sediment_fused", shape)
+    }
+
+    /// h' and s' in one pass on a haloed shared tile (with the ghost rule for h' inside).
+    pub fn fused_tile(&mut self, gpu: &Gpu) -> Result<()> {
         let shape = self.shape(true)?.with_shared_of::<T>(2 * self.tile());
-        let kernel = gpu.kernel::<T>("sediment_fused")?;
+        self.fused_launch(gpu, "sediment_fused_tile", shape)
+    }
+
+    fn fused_launch(&mut self, gpu: &Gpu, stem: &str, shape: LaunchShape) -> Result<()> {
+        let kernel = gpu.kernel::<T>(stem)?;
         let k = ByVal(self.k);
         let mut l = kernel.launch(shape)?;
         l.arg(&k).arg(&self.h).arg(&self.s).arg(&self.alpha).arg(&self.beta).arg(&self.hn).arg(&self.sn);
-        // SAFETY: sediment_fused(k, h, s, al, be, hn, sn): whole arrays, outputs distinct from
-        // inputs; halo-thread blocks with the 2-tile shared memory.
+        // SAFETY: sediment_fused[_tile](k, h, s, al, be, hn, sn): whole arrays, outputs distinct
+        // from inputs; the shape each variant requires (set by the two callers above).
         unsafe { l.run() }
     }
 

@@ -27,6 +27,7 @@ pub const KERNELS: &[&str] = &[
     "sediment_s_opt2",
     "sediment_s_multi",
     "sediment_fused",
+    "sediment_fused_tile",
     "sediment_ghosts",
 ];
 

@@ -53,11 +53,14 @@ impl SVariant {
     }
 }
 
-/// How a whole step runs: an h-kernel then an s-kernel, or the fused kernel.
+/// How a whole step runs: an h-kernel then an s-kernel, or one fused pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StepVariant {
     Split(HVariant, SVariant),
+    /// Streamed by warps down the rows, h' in registers, x-neighbours by shuffle.
     Fused,
+    /// h' on a haloed shared-memory tile (halo threads), then s'.
+    FusedTile,
 }
 
 impl StepVariant {
@@ -69,6 +72,7 @@ impl StepVariant {
             SVariant::ALL.iter().filter(|&&s| s != SVariant::Opt1).map(|&s| StepVariant::Split(HVariant::Opt1, s)),
         );
         v.push(StepVariant::Fused);
+        v.push(StepVariant::FusedTile);
         v
     }
 
@@ -76,6 +80,7 @@ impl StepVariant {
     pub fn name(self) -> String {
         match self {
             StepVariant::Fused => "fused".into(),
+            StepVariant::FusedTile => "fused-tile".into(),
             StepVariant::Split(h, s) => format!("{}/{}", h.name(), s.name()),
         }
     }
@@ -84,15 +89,17 @@ impl StepVariant {
     pub fn help() -> String {
         let h: Vec<_> = HVariant::ALL.iter().map(|v| v.name()).collect();
         let s: Vec<_> = SVariant::ALL.iter().map(|v| v.name()).collect();
-        format!("fused, or <h>/<s> with h in {{{}}} and s in {{{}}}", h.join(", "), s.join(", "))
+        format!("fused, fused-tile, or <h>/<s> with h in {{{}}} and s in {{{}}}", h.join(", "), s.join(", "))
     }
 }
 
 impl std::str::FromStr for StepVariant {
     type Err = Error;
     fn from_str(name: &str) -> Result<StepVariant> {
-        if name == "fused" {
-            return Ok(StepVariant::Fused);
+        match name {
+            "fused" => return Ok(StepVariant::Fused),
+            "fused-tile" => return Ok(StepVariant::FusedTile),
+            _ => {}
         }
         let bad = || Error::invalid(format!("unknown sediment variant '{name}' (expected {})", StepVariant::help()));
         let (h, s) = name.split_once('/').ok_or_else(bad)?;

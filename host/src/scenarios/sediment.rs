@@ -37,15 +37,27 @@ pub struct Args {
     /// GPU kernel variant: fused, or <h>/<s> with h in {baseline, opt1, opt2, opt3, multi} and s in {baseline, opt1, opt2, multi}.
     #[arg(long, default_value = "fused", value_parser = parse_variant)]
     variant: StepVariant,
-    /// GPU block shape BXxBY (interior points per block).
-    #[arg(long, default_value = "32x8", value_parser = parse_block)]
+    /// GPU block shape BXxBY (interior points per block; the fused kernel uses BY warps per block).
+    #[arg(long, default_value = "64x2", value_parser = parse_block)]
     block: (u32, u32),
-    /// Rows per thread of the multi-point kernels.
-    #[arg(long, default_value_t = 8)]
+    /// Rows per thread of the multi-row and fused kernels.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
     rows: u32,
     /// Progress and mass-balance lines over the run.
     #[arg(long, default_value_t = 10)]
     reports: u32,
+    /// Initial basin height from an NPY file of shape (ny, nx), replacing the built-in basin's.
+    #[arg(long)]
+    h_file: Option<PathBuf>,
+    /// Initial sand fraction (NPY, (ny, nx), values in [0, 1]).
+    #[arg(long)]
+    s_file: Option<PathBuf>,
+    /// Sand diffusivity α (NPY, (ny, nx), non-negative).
+    #[arg(long)]
+    alpha_file: Option<PathBuf>,
+    /// Mud diffusivity β (NPY, (ny, nx), non-negative).
+    #[arg(long)]
+    beta_file: Option<PathBuf>,
     /// Directory for h.png, s.png, deposit.png, h.npy, s.npy (created if missing).
     #[arg(long, default_value = "out/sediment")]
     output: PathBuf,
@@ -86,7 +98,17 @@ fn run_typed<T: GpuReal + hydrokern::output::npy::NpyElem>(args: &Args, backend:
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("creating output directory {}", args.output.display()))?;
     hydrokern::output::check_writable(&args.output.join("h.npy"))?;
-    let problem = setup::basin(args.nx, args.ny, args.inflow);
+    let mut problem = setup::basin(args.nx, args.ny, args.inflow);
+    for (file, field) in [
+        (&args.h_file, &mut problem.h),
+        (&args.s_file, &mut problem.s),
+        (&args.alpha_file, &mut problem.alpha),
+        (&args.beta_file, &mut problem.beta),
+    ] {
+        if let Some(path) = file {
+            load_interior(path, args.nx, args.ny, field)?;
+        }
+    }
     problem.validate()?;
     let limit = problem.stability(&problem.h);
     let mut dt = match args.dt {
@@ -176,6 +198,22 @@ fn run_typed<T: GpuReal + hydrokern::output::npy::NpyElem>(args: &Args, backend:
         step as f64 * (args.nx * args.ny) as f64 / secs
     );
     write_outputs(&args.output, &problem, &last_good.0, &last_good.1, &format!("t = {t:.0} yr"))
+}
+
+/// Replace the interior of `field` (with ghosts) by an (ny, nx) NPY file's values; the ghost
+/// layer is set from the boundary conditions when the run starts.
+fn load_interior(path: &Path, nx: usize, ny: usize, field: &mut [f64]) -> Result<()> {
+    let (data, shape) =
+        hydrokern::output::npy::read_npy_f64(path).with_context(|| format!("reading {}", path.display()))?;
+    if shape != [ny, nx] {
+        bail!("{}: shape {shape:?} does not match the grid (--ny {ny}, --nx {nx}) ", path.display());
+    }
+    for j in 0..ny {
+        for i in 0..nx {
+            field[(j + 1) * (nx + 2) + i + 1] = data[j * nx + i];
+        }
+    }
+    Ok(())
 }
 
 /// The first interior cell whose h or s is not finite.
