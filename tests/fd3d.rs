@@ -4,22 +4,14 @@
 
 mod common;
 
-use common::{cases, gpu_or_skip, poison};
+use common::{Rng, cases, gpu_or_skip, poison};
 use hydrokern::fd3d::gpu::{Plan, plan_for};
 use hydrokern::fd3d::{COEFFICIENTS, Direction, Grid3, TestField, Variant, cpu};
 use hydrokern::{GpuReal, Real};
 use proptest::prelude::*;
 
 fn values<T: Real>(seed: u64, n: usize) -> Vec<T> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            T::from_f64(((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0)
-        })
-        .collect()
+    Rng::new(seed).values(n, -1.0, 1.0)
 }
 
 /// The derivative written out point by point with explicit modular indices and the

@@ -3,22 +3,13 @@
 
 mod common;
 
-use common::{awkward_len, cases, gpu_or_skip, poison};
+use common::{Rng, awkward_len, cases, gpu_or_skip, poison};
 use hydrokern::foundation::{ReduceOp, cpu, gpu as dev, gpu::Reducer};
 use hydrokern::{GpuReal, Real};
 use proptest::prelude::*;
 
 fn values<T: Real>(seed: u64, n: usize) -> Vec<T> {
-    // A cheap deterministic generator: proptest chooses the seed and the length.
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            T::from_f64(((s >> 11) as f64 / (1u64 << 53) as f64) * 200.0 - 100.0)
-        })
-        .collect()
+    Rng::new(seed).values(n, -100.0, 100.0)
 }
 
 fn check_copy<T: GpuReal>(n: usize, seed: u64) -> Result<(), TestCaseError> {

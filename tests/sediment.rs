@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{cases, gpu_or_skip};
+use common::{Rng, cases, gpu_or_skip};
 use hydrokern::GpuReal;
 use hydrokern::sediment::cpu::{self, CpuSediment};
 use hydrokern::sediment::gpu::{GpuSediment, Launch};
@@ -12,13 +12,8 @@ use proptest::prelude::*;
 
 /// A random problem: smooth h with noise, s in [0, 1], α, β in [0.5, 2], random sides.
 fn random_problem(nx: usize, ny: usize, seed: u64, inflow: bool) -> Problem {
-    let mut st = seed | 1;
-    let mut rnd = move || {
-        st ^= st << 13;
-        st ^= st >> 7;
-        st ^= st << 17;
-        (st >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = Rng::new(seed);
+    let mut rnd = move || rng.unit();
     let p = nx + 2;
     let n = p * (ny + 2);
     let (kx, ky, ph) = (1.0 + 3.0 * rnd(), 1.0 + 3.0 * rnd(), 6.0 * rnd());

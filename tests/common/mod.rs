@@ -49,3 +49,23 @@ pub fn awkward_len(max: usize) -> impl proptest::strategy::Strategy<Value = usiz
 pub fn poison<T: hydrokern::Real>() -> T {
     T::NAN
 }
+
+/// A small deterministic generator (xorshift64): proptest picks the seed, the test draws values.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed | 1)
+    }
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+    /// `n` values uniform in [lo, hi), in precision `T`.
+    pub fn values<T: hydrokern::Real>(&mut self, n: usize, lo: f64, hi: f64) -> Vec<T> {
+        (0..n).map(|_| T::from_f64(lo + (hi - lo) * self.unit())).collect()
+    }
+}

@@ -103,6 +103,31 @@ unsafe fn five_tile<T: DeviceReal>(tile: *const T, t: usize, tw: usize) -> Five<
     }
 }
 
+/// Fill a (BX+2)×(BY+2) tile for a block of BX×BY interior threads: each thread its own point,
+/// edge threads also the halo beyond them. `put(ti, tj, gi, gj)` stores global point (gi, gj)
+/// at tile point (ti, tj). Threads past the ghost layer load nothing.
+#[inline(always)]
+fn fill_tile<T>(k: &Coeffs<T>, (i, j): (u32, u32), mut put: impl FnMut(u32, u32, u32, u32)) {
+    let (bx, by) = (thread::block_dim_x(), thread::block_dim_y());
+    let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
+    if i > k.nx + 1 || j > k.ny + 1 {
+        return;
+    }
+    put(tx + 1, ty + 1, i, j);
+    if tx == 0 {
+        put(0, ty + 1, i - 1, j);
+    }
+    if tx == bx - 1 && i <= k.nx {
+        put(tx + 2, ty + 1, i + 1, j);
+    }
+    if ty == 0 {
+        put(tx + 1, 0, i, j - 1);
+    }
+    if ty == by - 1 && j <= k.ny {
+        put(tx + 1, ty + 2, i, j + 1);
+    }
+}
+
 /// OPT-2. Shared memory: 2·(BX+2)(BY+2) T (αs tile, then β(1−s) tile).
 unsafe fn h_opt2<T: DeviceReal>(k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, hn: *mut T) {
     let (bx, by) = (thread::block_dim_x(), thread::block_dim_y());
@@ -119,21 +144,7 @@ unsafe fn h_opt2<T: DeviceReal>(k: Coeffs<T>, h: *const T, s: *const T, al: *con
             *ta.add(t) = a;
             *tb.add(t) = b;
         };
-        if i <= k.nx + 1 && j <= k.ny + 1 {
-            put(tx + 1, ty + 1, i, j);
-            if tx == 0 {
-                put(0, ty + 1, i - 1, j);
-            }
-            if tx == bx - 1 && i <= k.nx {
-                put(tx + 2, ty + 1, i + 1, j);
-            }
-            if ty == 0 {
-                put(tx + 1, 0, i, j - 1);
-            }
-            if ty == by - 1 && j <= k.ny {
-                put(tx + 1, ty + 2, i, j + 1);
-            }
-        }
+        fill_tile(&k, (i, j), put);
         thread::sync_threads();
         if i <= k.nx && j <= k.ny {
             let t = (ty + 1) as usize * tw + (tx + 1) as usize;
@@ -258,7 +269,7 @@ unsafe fn s_opt1<T: DeviceReal>(k: Coeffs<T>, h: *const T, hp: *const T, s: *con
 
 /// OPT-2: αs in a shared tile with halo. Shared memory: (BX+2)(BY+2) T.
 unsafe fn s_opt2<T: DeviceReal>(k: Coeffs<T>, h: *const T, hp: *const T, s: *const T, al: *const T, sn: *mut T) {
-    let (bx, by) = (thread::block_dim_x(), thread::block_dim_y());
+    let bx = thread::block_dim_x();
     let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
     let (i, j) = interior_ij();
     let p = k.pitch as usize;
@@ -269,21 +280,7 @@ unsafe fn s_opt2<T: DeviceReal>(k: Coeffs<T>, h: *const T, hp: *const T, s: *con
             let g = gj as usize * p + gi as usize;
             *ta.add(tj as usize * tw + ti as usize) = T::ldg(al.add(g)) * T::ldg(s.add(g));
         };
-        if i <= k.nx + 1 && j <= k.ny + 1 {
-            put(tx + 1, ty + 1, i, j);
-            if tx == 0 {
-                put(0, ty + 1, i - 1, j);
-            }
-            if tx == bx - 1 && i <= k.nx {
-                put(tx + 2, ty + 1, i + 1, j);
-            }
-            if ty == 0 {
-                put(tx + 1, 0, i, j - 1);
-            }
-            if ty == by - 1 && j <= k.ny {
-                put(tx + 1, ty + 2, i, j + 1);
-            }
-        }
+        fill_tile(&k, (i, j), put);
         thread::sync_threads();
         if i <= k.nx && j <= k.ny {
             let t = (ty + 1) as usize * tw + (tx + 1) as usize;
