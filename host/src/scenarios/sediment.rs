@@ -151,6 +151,7 @@ fn run_typed<T: GpuReal + hydrokern::output::npy::NpyElem>(args: &Args, backend:
     };
     let mut next_report = 1u32;
     let mut last_good = solver.fields()?;
+    let (mut good_step, mut good_t) = (0u64, 0.0f64);
     while !done(t, step) {
         if args.steps.is_none() && t + dt > args.t_end {
             solver.set_dt(&problem, args.t_end - t);
@@ -167,9 +168,10 @@ fn run_typed<T: GpuReal + hydrokern::output::npy::NpyElem>(args: &Args, backend:
             }
             let (h, s) = solver.fields()?;
             if let Some(bad) = first_bad(&problem, &h, &s) {
-                write_outputs(&args.output, &problem, &last_good.0, &last_good.1, "last good state")?;
+                let when = format!("last good state, step {good_step}, t = {good_t:.0} yr");
+                write_outputs(&args.output, &problem, &last_good.0, &last_good.1, &when)?;
                 bail!(
-                    "the run blew up at step {step} (t = {t:.1} yr): {bad}; the last good state is in {}",
+                    "the run blew up between step {good_step} (t = {good_t:.1} yr, fields finite) and step {step} (t = {t:.1} yr): {bad}; the state at step {good_step} is in {}",
                     args.output.display()
                 );
             }
@@ -179,7 +181,8 @@ fn run_typed<T: GpuReal + hydrokern::output::npy::NpyElem>(args: &Args, backend:
             let elapsed = started.elapsed().as_secs_f64();
             let eta = if frac > 0.0 { elapsed * (1.0 - frac) / frac } else { 0.0 };
             println!(
-                "[{:>3.0}%] step {step:>7}  t = {t:>9.1} yr  Δt = {dt:.3} yr  volume gained {gained:.5e} m³, supplied {supplied:.5e} m³ (rel. diff {:.1e})  s in [{lo:.4}, {hi:.4}]  {elapsed:.1} s, ETA {eta:.1} s",
+                "{} [{:>3.0}%] step {step:>7}  t = {t:>9.1} yr  Δt = {dt:.3} yr  volume gained {gained:.5e} m³, supplied {supplied:.5e} m³ (rel. diff {:.1e})  s in [{lo:.4}, {hi:.4}]  {elapsed:.1} s, ETA {eta:.1} s",
+                bar(frac),
                 100.0 * frac,
                 if supplied != 0.0 { (gained - supplied) / supplied } else { gained },
             );
@@ -190,6 +193,7 @@ fn run_typed<T: GpuReal + hydrokern::output::npy::NpyElem>(args: &Args, backend:
                 solver.set_dt(&problem, dt);
             }
             last_good = (h, s);
+            (good_step, good_t) = (step, t);
         }
     }
     let secs = started.elapsed().as_secs_f64();
@@ -214,6 +218,12 @@ fn load_interior(path: &Path, nx: usize, ny: usize, field: &mut [f64]) -> Result
         }
     }
     Ok(())
+}
+
+/// A 20-character progress bar.
+fn bar(frac: f64) -> String {
+    let n = (frac.clamp(0.0, 1.0) * 20.0).round() as usize;
+    format!("[{}{}]", "#".repeat(n), ".".repeat(20 - n))
 }
 
 /// The first interior cell whose h or s is not finite.
