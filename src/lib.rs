@@ -10,10 +10,13 @@ pub mod bench;
 pub mod error;
 pub mod fd3d;
 pub mod foundation;
+pub mod kp;
 pub mod output;
 pub mod ptx;
 pub mod runtime;
 pub mod sediment;
+pub mod transpose;
+pub mod tridiag;
 
 pub use error::{Error, Result};
 pub use gpu::Real;

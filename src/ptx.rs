@@ -21,7 +21,14 @@ pub fn module_for(cc: (i32, i32)) -> Option<&'static PtxModule> {
 }
 
 /// Every generic kernel stem, per solver; each is stamped as `<stem>_f32` and `<stem>_f64`.
-pub const KERNEL_STEMS: &[&[&str]] = &[crate::foundation::KERNELS, crate::sediment::KERNELS, crate::fd3d::KERNELS];
+pub const KERNEL_STEMS: &[&[&str]] = &[
+    crate::foundation::KERNELS,
+    crate::sediment::KERNELS,
+    crate::fd3d::KERNELS,
+    crate::kp::KERNELS,
+    crate::tridiag::KERNELS,
+    crate::transpose::KERNELS,
+];
 
 /// Every entry point the modules must contain.
 pub fn expected_entry_points() -> Vec<String> {

@@ -29,6 +29,10 @@ pub mod fd3d;
 mod foundation;
 
 pub mod sediment;
+pub mod transpose;
+pub mod tridiag;
+
+pub mod kp;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

@@ -54,9 +54,23 @@ enum Command {
     Scenarios,
     /// Scenario: a coastal basin filled by a river (sand and mud transport, seed 000).
     Sediment(scenarios::sediment::Args),
+    /// Scenario: solve a batch of tridiagonal systems; time and residual (seed 001).
+    Tridiag(scenarios::tridiag::Args),
     /// 8th-order periodic derivatives in x, y, z: errors, time and bandwidth per kernel variant.
     #[command(name = "fd3d")]
     Fd3d(scenarios::fd3d::Args),
+    /// Scenario: circular dam break (shallow water, Kurganov–Petrova, seed 003).
+    #[command(name = "dam-break")]
+    DamBreak(scenarios::kp::DamBreakArgs),
+    /// Scenario: flooding dam break into a dry domain (shallow water, seed 003).
+    Flood(scenarios::kp::Args),
+    /// Scenario: a Gaussian hump of water with friction (shallow water, seed 003).
+    Gaussian(scenarios::kp::Args),
+    /// Scenario: a sine wave on a flat bed with walls (shallow water, seed 003).
+    Sine(scenarios::kp::Args),
+    /// Scenario: a lake at rest with dry islands (shallow water, seed 003).
+    #[command(name = "lake-at-rest")]
+    LakeAtRest(scenarios::kp::Args),
     #[command(external_subcommand)]
     Unknown(Vec<OsString>),
 }
@@ -107,6 +121,12 @@ fn run(cli: Cli) -> Result<()> {
         PrecisionArg::F32 => Precision::F32,
         PrecisionArg::F64 => Precision::F64,
     };
+    // Every scenario runs on the backend resolved here, announced on stderr.
+    let scenario = |run: &dyn Fn(&Backend) -> Result<()>| -> Result<()> {
+        let backend = Backend::select(choice)?;
+        eprintln!("backend: {}", backend.describe());
+        run(&backend)
+    };
     match cli.command {
         Command::Info => info(choice),
         Command::Bench(args) => bench(choice, args),
@@ -114,16 +134,14 @@ fn run(cli: Cli) -> Result<()> {
             print!("{}", scenarios::help_text());
             Ok(())
         }
-        Command::Fd3d(args) => {
-            let backend = Backend::select(choice)?;
-            eprintln!("backend: {}", backend.describe());
-            scenarios::fd3d::run(&args, &backend, precision)
-        }
-        Command::Sediment(args) => {
-            let backend = Backend::select(choice)?;
-            eprintln!("backend: {}", backend.describe());
-            scenarios::sediment::run(&args, &backend, precision)
-        }
+        Command::Fd3d(args) => scenario(&|b| scenarios::fd3d::run(&args, b, precision)),
+        Command::DamBreak(args) => scenario(&|b| scenarios::kp::dam_break(&args, b, precision)),
+        Command::Flood(args) => scenario(&|b| scenarios::kp::flood(&args, b, precision)),
+        Command::Gaussian(args) => scenario(&|b| scenarios::kp::gaussian(&args, b, precision)),
+        Command::Sine(args) => scenario(&|b| scenarios::kp::sine(&args, b, precision)),
+        Command::LakeAtRest(args) => scenario(&|b| scenarios::kp::lake_at_rest(&args, b, precision)),
+        Command::Sediment(args) => scenario(&|b| scenarios::sediment::run(&args, b, precision)),
+        Command::Tridiag(args) => scenario(&|b| scenarios::tridiag::run(&args, b, precision)),
         Command::Unknown(args) => {
             let name = args.first().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             scenarios::unknown(&name)

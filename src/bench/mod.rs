@@ -5,9 +5,12 @@
 
 mod copy;
 mod fd3d;
+mod kp;
 pub mod report;
 mod sediment;
 mod timing;
+mod transpose;
+mod tridiag;
 
 pub use report::{Report, Row, RunMeta};
 pub use timing::{Measurement, copy_bandwidth, rotation, time_cpu, time_gpu};
@@ -48,6 +51,11 @@ pub const SUITES: &[(&str, &str)] = &[
         "kp",
         "Kurganov–Petrova flux, Δt, RK and boundary kernels and RK2 steps (dam break, n² for n in 1024..8192), flood 4096² early exit on/off",
     ),
+    (
+        "tridiag",
+        "batched tridiagonal solvers, every algorithm and layout, cuSPARSE as the peer, f32 and f64 (sizes: n)",
+    ),
+    ("transpose", "naive, tiled and diagonal transposes, f32 and f64, 1024² to 16384² (sizes: edge lengths)"),
 ];
 
 /// Run suite `name` on `gpu`.
@@ -58,6 +66,9 @@ pub fn run_suite(name: &str, gpu: &Gpu, opts: &BenchOptions) -> Result<Report> {
         "copy" => copy::run(gpu, opts, &mut report)?,
         "sediment" => sediment::run(gpu, opts, &mut report)?,
         "fd3d" => fd3d::run(gpu, opts, &mut report)?,
+        "kp" => kp::run(gpu, opts, &mut report)?,
+        "tridiag" => tridiag::run(gpu, opts, &mut report)?,
+        "transpose" => transpose::run(gpu, opts, &mut report)?,
         _ => {
             let names: Vec<_> = SUITES.iter().map(|s| s.0).collect();
             return Err(Error::invalid(format!("unknown benchmark suite '{name}' (suites: {})", names.join(", "))));

@@ -10,9 +10,19 @@ pub mod sediment;
 
 pub mod fd3d;
 
+pub mod kp;
+pub mod tridiag;
+
 /// (name, one line on what it simulates).
-pub const SCENARIOS: &[(&str, &str)] =
-    &[("fd3d", "8th-order periodic derivatives in x, y, z: error, time and bandwidth per variant")];
+pub const SCENARIOS: &[(&str, &str)] = &[
+    ("fd3d", "8th-order periodic derivatives in x, y, z: error, time and bandwidth per variant"),
+    ("tridiag", "a batch of tridiagonal systems (generated or NPY): time and residual ‖Ax − d‖/‖d‖ (seed 001)"),
+    ("dam-break", "circular dam break, 40 m × 40 m, R = 2.5 m, 2.5 m inside, 0.5 m (or --dry) outside (seed 003)"),
+    ("flood", "flooding dam break, 100 m × 100 m, R = 6.5 m, 10 m inside, dry outside, to t = 4 s (seed 003)"),
+    ("gaussian", "a Gaussian hump of water on a lake over a sloping bed, with Manning friction (seed 003)"),
+    ("sine", "a sine wave in x on a flat bed with walls, Δx = 1 m, to t = 5 s (seed 003)"),
+    ("lake-at-rest", "a still lake over uneven bathymetry with dry islands: stays at rest (seed 003)"),
+];
 
 pub fn help_text() -> String {
     let mut s = String::from(

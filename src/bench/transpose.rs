@@ -1,0 +1,39 @@
+//! `bench transpose`: every transpose variant, f32 and f64, n × n for n in 1024 … 16384
+//! (`--sizes`: edge lengths). GB/s count 2 words per element (one read, one write), so
+//! "% of copy" is directly the fraction of a device-to-device copy's bandwidth.
+
+use super::{BenchOptions, Report, rotation, time_gpu};
+use crate::runtime::{DeviceBuffer, Gpu};
+use crate::transpose::{Variant, gpu};
+use crate::{GpuReal, Result};
+
+const DEFAULT_N: [usize; 5] = [1024, 2048, 4096, 8192, 16384];
+
+pub fn run(g: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
+    let sizes = if opts.sizes.is_empty() { DEFAULT_N.to_vec() } else { opts.sizes.clone() };
+    for n in sizes {
+        precision::<f32>(g, opts, report, n)?;
+        precision::<f64>(g, opts, report, n)?;
+    }
+    Ok(())
+}
+
+fn precision<T: GpuReal>(g: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize) -> Result<()> {
+    let len = n * n;
+    let bytes = len * std::mem::size_of::<T>();
+    let rot = rotation(g, 2 * bytes).min(8);
+    if g.check_fits("", 2 * rot * bytes + (64 << 20)).is_err() {
+        eprintln!("transpose {n}² {}: skipped (does not fit in GPU memory)", T::NAME);
+        return Ok(());
+    }
+    let host: Vec<T> = (0..len).map(|i| T::from_f64((i % 1013) as f64)).collect();
+    let input: Vec<DeviceBuffer<T>> = (0..rot).map(|_| g.upload(&host)).collect::<Result<_>>()?;
+    let mut out: Vec<DeviceBuffer<T>> = (0..rot).map(|_| g.alloc::<T>(len)).collect::<Result<_>>()?;
+    for v in Variant::ALL {
+        let m =
+            time_gpu(g, opts.warmup, opts.reps, |i| gpu::transpose(g, v, n, n, &input[i % rot], &mut out[i % rot]))?;
+        let note = format!("{:.1} G elements/s", len as f64 / (m.median_ms * 1e-3) / 1e9);
+        report.push("transpose", v.name(), &format!("{n}²"), T::NAME, m.median_ms, 2.0 * bytes as f64, None, note);
+    }
+    Ok(())
+}

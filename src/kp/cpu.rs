@@ -1,0 +1,284 @@
+//! CPU reference: the same point functions as the kernels, rayon over rows.
+
+use super::{Problem, Scheme};
+use crate::{Error, Real, Result};
+use ::gpu::kp::{
+    Coeffs, STEP_OK, block_active, cell_rhs, ghost_pair, ghosts_x, ghosts_y, rk_point, set_ghost, time_step,
+};
+use rayon::prelude::*;
+
+/// R = (R_w, R_hu, R_hv) on the interior from the padded state; returns max(a_x/Δx, a_y/Δy).
+/// With `wet` (one flag a block of `k.bx × k.by` cells), blocks that are dry with their four
+/// neighbours get R = 0 and rate 0 without computing, as the early-exit kernel does.
+#[allow(clippy::too_many_arguments)]
+pub fn rhs<T: Real>(
+    k: &Coeffs<T>,
+    w: &[T],
+    hu: &[T],
+    hv: &[T],
+    bed: &[T],
+    wet: Option<&[u8]>,
+    rw: &mut [T],
+    rhu: &mut [T],
+    rhv: &mut [T],
+) -> T {
+    let p = k.pitch as usize;
+    let cp = k.cpitch as usize;
+    let (nx, ny) = (k.nx as usize, k.ny as usize);
+    rw.par_chunks_mut(p)
+        .zip(rhu.par_chunks_mut(p))
+        .zip(rhv.par_chunks_mut(p))
+        .enumerate()
+        .skip(2)
+        .take(ny)
+        .map(|(j, ((row_w, row_u), row_v))| {
+            let mut rate = T::ZERO;
+            for i in 2..nx + 2 {
+                if let Some(wet) = wet {
+                    let (bi, bj) = ((i as u32 - 2) / k.bx, (j as u32 - 2) / k.by);
+                    let flag = |a: u32, b: u32| wet[(b * k.nbx + a) as usize] != 0;
+                    if !block_active(k, bi, bj, flag) {
+                        (row_w[i], row_u[i], row_v[i]) = (T::ZERO, T::ZERO, T::ZERO);
+                        continue;
+                    }
+                }
+                let c = j * p + i;
+                let q = |di: i32, dj: i32| {
+                    let g = (c as isize + di as isize + dj as isize * p as isize) as usize;
+                    (w[g], hu[g], hv[g])
+                };
+                let cc = j * cp + i;
+                let b = |ci: i32, cj: i32| bed[(cc as isize + ci as isize + cj as isize * cp as isize) as usize];
+                let r = cell_rhs(k, q, b);
+                (row_w[i], row_u[i], row_v[i]) = (r.w, r.hu, r.hv);
+                // A NaN would lose every max: count it as an infinite speed.
+                rate = rate.max(if r.rate.is_finite() { r.rate } else { T::INFINITY });
+            }
+            rate
+        })
+        .reduce(|| T::ZERO, |a, b| a.max(b))
+}
+
+/// One RK stage on the interior into `out` (see `gpu::kp::rk_point`), and the wet map.
+#[allow(clippy::too_many_arguments)]
+pub fn rk<T: Real>(
+    k: &Coeffs<T>,
+    stage: u32,
+    dt: T,
+    cell_bed: &[T],
+    q0: [&[T]; 3],
+    q1: [&[T]; 3],
+    r: [&[T]; 3],
+    out: [&mut [T]; 3],
+    wet: &mut [u8],
+) {
+    let p = k.pitch as usize;
+    let (nx, ny) = (k.nx as usize, k.ny as usize);
+    let [ow, ou, ov] = out;
+    let row_wet: Vec<Vec<bool>> = ow
+        .par_chunks_mut(p)
+        .zip(ou.par_chunks_mut(p))
+        .zip(ov.par_chunks_mut(p))
+        .enumerate()
+        .skip(2)
+        .take(ny)
+        .map(|(j, ((rw, ru), rv))| {
+            (2..nx + 2)
+                .map(|i| {
+                    let c = j * p + i;
+                    let ((a, b, d), is_wet) = rk_point(
+                        k,
+                        stage,
+                        dt,
+                        cell_bed[c],
+                        (q0[0][c], q0[1][c], q0[2][c]),
+                        (q1[0][c], q1[1][c], q1[2][c]),
+                        (r[0][c], r[1][c], r[2][c]),
+                    );
+                    (rw[i], ru[i], rv[i]) = (a, b, d);
+                    is_wet
+                })
+                .collect()
+        })
+        .collect();
+    wet.fill(0);
+    for (j, row) in row_wet.iter().enumerate() {
+        for (i, &is_wet) in row.iter().enumerate() {
+            if is_wet {
+                wet[(j as u32 / k.by * k.nbx + i as u32 / k.bx) as usize] = 1;
+            }
+        }
+    }
+}
+
+/// Set both ghost layers on all four sides (x-pass, then y-pass over all columns).
+pub fn apply_boundary<T: Real>(k: &Coeffs<T>, w: &mut [T], hu: &mut [T], hv: &mut [T], cell_bed: &[T]) {
+    let n = k.cells();
+    assert!(w.len() == n && hu.len() == n && hv.len() == n && cell_bed.len() == n, "field lengths");
+    for (axis, count) in [(0, ghosts_x(k.ny)), (1, ghosts_y(k.nx))] {
+        for t in 0..count {
+            if let Some(gh) = ghost_pair(k, axis, t) {
+                // SAFETY: the slices hold (nx+4)(ny+4) cells (asserted) and `gh` indexes them.
+                unsafe { set_ghost(w.as_mut_ptr(), hu.as_mut_ptr(), hv.as_mut_ptr(), cell_bed.as_ptr(), gh) };
+            }
+        }
+    }
+}
+
+/// The wet map of a padded state: 1 for a block with a cell deeper than `k.dry`.
+pub fn wet_map<T: Real>(k: &Coeffs<T>, w: &[T], cell_bed: &[T]) -> Vec<u8> {
+    let mut wet = vec![0u8; (k.nbx * k.nby) as usize];
+    for j in 0..k.ny {
+        for i in 0..k.nx {
+            let c = k.at(i + 2, j + 2);
+            if w[c] - cell_bed[c] > k.dry {
+                wet[(j / k.by * k.nbx + i / k.bx) as usize] = 1;
+            }
+        }
+    }
+    wet
+}
+
+/// Why a run stopped early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Halt {
+    NonFinite,
+    Collapsed,
+}
+
+/// The reference solver's state.
+pub struct CpuKp<T: Real> {
+    k: Coeffs<T>,
+    scheme: Scheme,
+    cfl: f64,
+    dt_floor: f64,
+    early_exit: bool,
+    bed: Vec<T>,
+    cell_bed: Vec<T>,
+    q: [Vec<T>; 3],
+    q1: [Vec<T>; 3],
+    r: [Vec<T>; 3],
+    wet: Vec<u8>,
+    t: f64,
+    dt: f64,
+    steps: u64,
+}
+
+impl<T: Real> CpuKp<T> {
+    /// Validate `problem`, convert it to `T`, set the ghosts. `block` is the wet map's block
+    /// (the GPU's flux block); `early_exit` skips dry blocks as the early-exit kernel does.
+    pub fn new(problem: &Problem, block: (u32, u32), early_exit: bool) -> Result<CpuKp<T>> {
+        problem.validate()?;
+        if block.0 == 0 || block.1 == 0 {
+            return Err(Error::invalid(format!("block {}×{}: sizes must be positive", block.0, block.1)));
+        }
+        let k = problem.coeffs::<T>(block);
+        let bed = problem.padded_bed::<T>();
+        let cell_bed = problem.padded_cell_bed(&bed);
+        let (mut w, mut hu, mut hv) = problem.padded_state(&cell_bed);
+        apply_boundary(&k, &mut w, &mut hu, &mut hv, &cell_bed);
+        let n = problem.padded_cells();
+        let wet = wet_map(&k, &w, &cell_bed);
+        Ok(CpuKp {
+            k,
+            scheme: problem.scheme,
+            cfl: problem.cfl,
+            dt_floor: problem.dt_floor,
+            early_exit,
+            bed,
+            q1: [w.clone(), hu.clone(), hv.clone()],
+            q: [w, hu, hv],
+            r: [vec![T::ZERO; n], vec![T::ZERO; n], vec![T::ZERO; n]],
+            cell_bed,
+            wet,
+            t: 0.0,
+            dt: 0.0,
+            steps: 0,
+        })
+    }
+
+    pub fn set_early_exit(&mut self, on: bool) {
+        self.early_exit = on;
+    }
+
+    fn eval_rhs(&mut self, from_q1: bool) -> T {
+        let [rw, ru, rv] = &mut self.r;
+        let src = if from_q1 { &self.q1 } else { &self.q };
+        let wet = if self.early_exit { Some(&self.wet[..]) } else { None };
+        rhs(&self.k, &src[0], &src[1], &src[2], &self.bed, wet, rw, ru, rv)
+    }
+
+    /// One step towards `t_stop` (Δt capped at the time left). Returns the Δt taken, or why
+    /// the run must stop (the state is then left as it was before the step).
+    pub fn step(&mut self, t_stop: f64) -> std::result::Result<f64, Halt> {
+        let rate = self.eval_rhs(false);
+        let (dt, status) = time_step(self.cfl, rate.to_f64(), self.t, t_stop, self.dt_floor);
+        if status != STEP_OK {
+            return Err(if status == ::gpu::kp::STEP_NON_FINITE { Halt::NonFinite } else { Halt::Collapsed });
+        }
+        let dtt = T::from_f64(dt);
+        let k = self.k;
+        {
+            let [a, b, c] = &mut self.q1;
+            let q = [&self.q[0][..], &self.q[1][..], &self.q[2][..]];
+            let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
+            rk(&k, 1, dtt, &self.cell_bed, q, q, r, [a, b, c], &mut self.wet);
+            apply_boundary(&k, a, b, c, &self.cell_bed);
+        }
+        match self.scheme {
+            Scheme::Euler => std::mem::swap(&mut self.q, &mut self.q1),
+            Scheme::Rk2 => {
+                self.eval_rhs(true);
+                let mut out = std::mem::take(&mut self.q);
+                {
+                    let [a, b, c] = &mut out;
+                    let q1 = [&self.q1[0][..], &self.q1[1][..], &self.q1[2][..]];
+                    let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
+                    // Stage 2 reads Qⁿ at the same cell it writes: copy-free since each cell
+                    // reads its own old value first (the point function takes values).
+                    let q0: [Vec<T>; 3] = [a.clone(), b.clone(), c.clone()];
+                    let q0 = [&q0[0][..], &q0[1][..], &q0[2][..]];
+                    rk(&k, 2, dtt, &self.cell_bed, q0, q1, r, [a, b, c], &mut self.wet);
+                    apply_boundary(&k, a, b, c, &self.cell_bed);
+                }
+                self.q = out;
+            }
+        }
+        self.t += dt;
+        self.dt = dt;
+        self.steps += 1;
+        Ok(dt)
+    }
+
+    pub fn coeffs(&self) -> &Coeffs<T> {
+        &self.k
+    }
+    pub fn time(&self) -> f64 {
+        self.t
+    }
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+    pub fn last_dt(&self) -> f64 {
+        self.dt
+    }
+    /// Padded (w, hu, hv).
+    pub fn state(&self) -> [&[T]; 3] {
+        [&self.q[0], &self.q[1], &self.q[2]]
+    }
+    /// Padded cell-centre bed.
+    pub fn cell_bed(&self) -> &[T] {
+        &self.cell_bed
+    }
+    /// Padded corner bed.
+    pub fn bed(&self) -> &[T] {
+        &self.bed
+    }
+    pub fn wet(&self) -> &[u8] {
+        &self.wet
+    }
+    /// The last R computed (padded).
+    pub fn residual(&self) -> [&[T]; 3] {
+        [&self.r[0], &self.r[1], &self.r[2]]
+    }
+}

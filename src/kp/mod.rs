@@ -1,0 +1,28 @@
+//! Kurganov–Petrova shallow water (seed 003): the central-upwind scheme of Kurganov & Petrova
+//! 2007 with wet–dry fronts, as Brodtkorb, Sætra & Altinakar 2012 run it on GPUs. The scheme,
+//! grid layout and point functions are documented in `gpu/src/kp/mod.rs`; the CPU reference
+//! (`cpu`) and the kernels (`gpu`) both call those functions.
+//!
+//! Choices this module makes:
+//! - κ (desingularization): κ = (0.01·min(Δx, Δy))⁴, i.e. velocities are desingularized below
+//!   a depth of 1% of the cell size (linear in the resolution, as Brodtkorb et al. do, instead of
+//!   Kurganov–Petrova's κ = max(Δx⁴, Δy⁴)); [`Problem::kappa_depth`] overrides the 1%.
+//! - dry depth: 10⁻⁶ m, or 4ε·(max|B| + max h) where the precision's ε makes that larger.
+//! - Δt: from the first RK stage's largest wave speed, Δt = CFL / max(a_x/Δx, a_y/Δy), capped
+//!   at the time left to the next stop (snapshot or end); on the GPU this is computed on the
+//!   device (per-block maxima → device-wide max → one-thread Δt kernel) and read back only for
+//!   reports.
+
+pub mod cpu;
+pub mod exact;
+pub mod gpu;
+mod problem;
+pub mod setup;
+mod solver;
+
+pub use ::gpu::kp::Coeffs;
+pub use problem::{Boundary, Problem, Scheme};
+pub use solver::{CYCLE, EarlyExit, GpuRun, Solver, StepReport};
+
+/// Kernel stems this solver launches.
+pub const KERNELS: &[&str] = &["kp_flux", "kp_flux_early", "kp_rk", "kp_boundary", "kp_dt"];

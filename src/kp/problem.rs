@@ -1,0 +1,309 @@
+//! A shallow-water problem: grid, constants, boundary conditions, bed and initial state; its
+//! validation and the kernels' constants.
+
+use super::Coeffs;
+use crate::{Error, Real, Result};
+use ::gpu::kp::{BC_OUTFLOW, BC_PERIODIC, BC_WALL, cell_bed, corner_source};
+
+/// Boundary condition of one side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Boundary {
+    /// Reflective wall: two mirrored ghost layers, normal momentum negated.
+    Wall,
+    /// Free outflow: the ghosts copy the boundary cell's depth and momentum.
+    Outflow,
+    /// Periodic: the ghosts copy the cells at the opposite side (both sides must be periodic).
+    Periodic,
+}
+
+impl Boundary {
+    pub const ALL: [Boundary; 3] = [Boundary::Wall, Boundary::Outflow, Boundary::Periodic];
+    pub fn name(self) -> &'static str {
+        match self {
+            Boundary::Wall => "wall",
+            Boundary::Outflow => "outflow",
+            Boundary::Periodic => "periodic",
+        }
+    }
+    pub fn code(self) -> u32 {
+        match self {
+            Boundary::Wall => BC_WALL,
+            Boundary::Outflow => BC_OUTFLOW,
+            Boundary::Periodic => BC_PERIODIC,
+        }
+    }
+}
+
+impl std::str::FromStr for Boundary {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Boundary> {
+        Boundary::ALL.into_iter().find(|b| b.name() == s).ok_or_else(|| {
+            Error::invalid(format!("unknown boundary condition '{s}' (expected wall, outflow or periodic)"))
+        })
+    }
+}
+
+/// Time integration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    /// First-order forward Euler.
+    Euler,
+    /// Second-order Runge–Kutta (Heun / SSP-RK2).
+    Rk2,
+}
+
+/// The problem, in f64 on the host; solvers convert to their precision. Fields are given on
+/// the interior only: `h`, `hu`, `hv` with `nx·ny` cells, `bed` with `(nx+1)(ny+1)` corners,
+/// x fastest; solvers add the ghost layers.
+#[derive(Clone, Debug)]
+pub struct Problem {
+    pub nx: usize,
+    pub ny: usize,
+    pub dx: f64,
+    pub dy: f64,
+    pub g: f64,
+    /// Generalized minmod θ in [1, 2] (1.3 by default).
+    pub theta: f64,
+    /// Courant number (0.25 by default; the scheme's positivity needs ≤ 0.25).
+    pub cfl: f64,
+    /// Manning coefficient n (s/m^{1/3}); 0 for no friction.
+    pub manning: f64,
+    /// West, east, south, north.
+    pub boundary: [Boundary; 4],
+    pub scheme: Scheme,
+    /// Velocities are desingularized below this depth, as a fraction of min(Δx, Δy) (0.01).
+    pub kappa_depth: f64,
+    /// A Δt below this stops the run as collapsed.
+    pub dt_floor: f64,
+    pub h: Vec<f64>,
+    pub hu: Vec<f64>,
+    pub hv: Vec<f64>,
+    pub bed: Vec<f64>,
+}
+
+impl Problem {
+    /// A still, dry problem on a flat bed with walls, for the set-ups to fill in.
+    pub fn new(nx: usize, ny: usize, lx: f64, ly: f64) -> Problem {
+        Problem {
+            nx,
+            ny,
+            dx: lx / nx.max(1) as f64,
+            dy: ly / ny.max(1) as f64,
+            g: 9.81,
+            theta: 1.3,
+            cfl: 0.25,
+            manning: 0.0,
+            boundary: [Boundary::Wall; 4],
+            scheme: Scheme::Rk2,
+            kappa_depth: 0.01,
+            dt_floor: 1e-9,
+            h: vec![0.0; nx * ny],
+            hu: vec![0.0; nx * ny],
+            hv: vec![0.0; nx * ny],
+            bed: vec![0.0; (nx + 1) * (ny + 1)],
+        }
+    }
+
+    /// Cell centre (x, y) of interior cell (i, j), 0-based, origin at the south-west corner.
+    pub fn centre(&self, i: usize, j: usize) -> (f64, f64) {
+        ((i as f64 + 0.5) * self.dx, (j as f64 + 0.5) * self.dy)
+    }
+    /// Position of corner (i, j).
+    pub fn corner(&self, i: usize, j: usize) -> (f64, f64) {
+        (i as f64 * self.dx, j as f64 * self.dy)
+    }
+    /// B at the centre of interior cell (i, j): the mean of its corners.
+    pub fn cell_bed(&self, i: usize, j: usize) -> f64 {
+        let c = |a: usize, b: usize| self.bed[b * (self.nx + 1) + a];
+        cell_bed(c(i, j), c(i + 1, j), c(i, j + 1), c(i + 1, j + 1))
+    }
+    /// Set the bed from a function of position at every corner.
+    pub fn set_bed(&mut self, f: impl Fn(f64, f64) -> f64) {
+        for j in 0..=self.ny {
+            for i in 0..=self.nx {
+                let (x, y) = self.corner(i, j);
+                self.bed[j * (self.nx + 1) + i] = f(x, y);
+            }
+        }
+    }
+    /// Set the depth from a function of the cell centre.
+    pub fn set_depth(&mut self, f: impl Fn(f64, f64) -> f64) {
+        for j in 0..self.ny {
+            for i in 0..self.nx {
+                let (x, y) = self.centre(i, j);
+                self.h[j * self.nx + i] = f(x, y);
+            }
+        }
+    }
+    /// Set the depth so the surface is `level` where the bed is below it, dry elsewhere.
+    pub fn set_surface(&mut self, level: impl Fn(f64, f64) -> f64) {
+        for j in 0..self.ny {
+            for i in 0..self.nx {
+                let (x, y) = self.centre(i, j);
+                self.h[j * self.nx + i] = (level(x, y) - self.cell_bed(i, j)).max(0.0);
+            }
+        }
+    }
+
+    /// Check sizes, constants and fields; the message names the first problem found.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::invalid(m));
+        if self.nx == 0 || self.ny == 0 {
+            return bad(format!("grid {}×{}: sizes must be positive", self.nx, self.ny));
+        }
+        if self.nx > (u32::MAX / 8) as usize || self.ny > (u32::MAX / 8) as usize {
+            return bad(format!("grid {}×{} is too large", self.nx, self.ny));
+        }
+        for (name, v) in
+            [("dx", self.dx), ("dy", self.dy), ("g", self.g), ("CFL", self.cfl), ("kappa depth", self.kappa_depth)]
+        {
+            if !(v.is_finite() && v > 0.0) {
+                return bad(format!("{name} = {v}: must be positive and finite"));
+            }
+        }
+        if !(1.0..=2.0).contains(&self.theta) {
+            return bad(format!("theta = {}: the generalized minmod needs θ in [1, 2]", self.theta));
+        }
+        if !(self.manning.is_finite() && self.manning >= 0.0) {
+            return bad(format!("Manning coefficient {}: must be finite and non-negative", self.manning));
+        }
+        if !(self.dt_floor.is_finite() && self.dt_floor >= 0.0) {
+            return bad(format!("Δt floor {}: must be finite and non-negative", self.dt_floor));
+        }
+        let [w, e, s, n] = self.boundary;
+        if (w == Boundary::Periodic) != (e == Boundary::Periodic)
+            || (s == Boundary::Periodic) != (n == Boundary::Periodic)
+        {
+            return bad("periodic boundaries come in pairs: west with east, south with north".into());
+        }
+        let cells = self.nx * self.ny;
+        for (name, f, len) in [
+            ("h", &self.h, cells),
+            ("hu", &self.hu, cells),
+            ("hv", &self.hv, cells),
+            ("bed", &self.bed, (self.nx + 1) * (self.ny + 1)),
+        ] {
+            if f.len() != len {
+                return bad(format!("{name} has {} values; a {}×{} grid needs {len}", f.len(), self.nx, self.ny));
+            }
+            if let Some(k) = f.iter().position(|v| !v.is_finite()) {
+                let w = if name == "bed" { self.nx + 1 } else { self.nx };
+                return bad(format!("{name}[{}, {}] = {}: input fields must be finite", k % w, k / w, f[k]));
+            }
+        }
+        if let Some(k) = self.h.iter().position(|&v| v < 0.0) {
+            return bad(format!("h[{}, {}] = {}: depth must be non-negative", k % self.nx, k / self.nx, self.h[k]));
+        }
+        Ok(())
+    }
+
+    /// The kernels' constants in precision `T` for blocks of `block` cells (the wet map's unit).
+    pub fn coeffs<T: Real>(&self, block: (u32, u32)) -> Coeffs<T> {
+        let t = T::from_f64;
+        let kd = self.kappa_depth * self.dx.min(self.dy);
+        let scale = self.bed.iter().fold(0.0f64, |m, b| m.max(b.abs())) + self.h.iter().fold(0.0f64, |m, &h| m.max(h));
+        let dry = (1e-6f64).max(4.0 * T::EPSILON.to_f64() * scale);
+        let (bx, by) = (block.0.max(1), block.1.max(1));
+        Coeffs {
+            nx: self.nx as u32,
+            ny: self.ny as u32,
+            pitch: self.nx as u32 + 4,
+            cpitch: self.nx as u32 + 5,
+            bc: self.boundary.map(Boundary::code),
+            bx,
+            by,
+            nbx: (self.nx as u32).div_ceil(bx),
+            nby: (self.ny as u32).div_ceil(by),
+            g: t(self.g),
+            half_g: t(0.5 * self.g),
+            theta: t(self.theta),
+            inv_dx: t(1.0 / self.dx),
+            inv_dy: t(1.0 / self.dy),
+            kappa: t(kd * kd * kd * kd),
+            dry: t(dry),
+            g_n2: t(self.g * self.manning * self.manning),
+        }
+    }
+
+    /// Cells of the padded state arrays.
+    pub fn padded_cells(&self) -> usize {
+        (self.nx + 4) * (self.ny + 4)
+    }
+
+    /// The padded corner array `(nx+5)(ny+5)` in `T`: interior corners from `bed`, ghost
+    /// corners mirrored (walls, outflow) or wrapped (periodic) per side.
+    pub fn padded_bed<T: Real>(&self) -> Vec<T> {
+        let (nx, ny) = (self.nx as u32, self.ny as u32);
+        let cp = self.nx + 5;
+        let mut out = vec![T::ZERO; cp * (self.ny + 5)];
+        for cj in 0..(ny + 5) {
+            let sj = if cj < 2 {
+                corner_source(ny, cj, self.boundary[2].code())
+            } else {
+                corner_source(ny, cj, self.boundary[3].code())
+            };
+            for ci in 0..(nx + 5) {
+                let si = if ci < 2 {
+                    corner_source(nx, ci, self.boundary[0].code())
+                } else {
+                    corner_source(nx, ci, self.boundary[1].code())
+                };
+                out[cj as usize * cp + ci as usize] =
+                    T::from_f64(self.bed[(sj - 2) as usize * (self.nx + 1) + (si - 2) as usize]);
+            }
+        }
+        out
+    }
+
+    /// B at every padded cell centre, from the padded corners.
+    pub fn padded_cell_bed<T: Real>(&self, corners: &[T]) -> Vec<T> {
+        let (p, cp) = (self.nx + 4, self.nx + 5);
+        let mut out = vec![T::ZERO; self.padded_cells()];
+        for j in 0..self.ny + 4 {
+            for i in 0..p {
+                let c = |a: usize, b: usize| corners[b * cp + a];
+                out[j * p + i] = cell_bed(c(i, j), c(i + 1, j), c(i, j + 1), c(i + 1, j + 1));
+            }
+        }
+        out
+    }
+
+    /// Padded (w, hu, hv) in `T` (ghosts left zero; the solvers set them).
+    pub fn padded_state<T: Real>(&self, cell_bed: &[T]) -> (Vec<T>, Vec<T>, Vec<T>) {
+        let p = self.nx + 4;
+        let n = self.padded_cells();
+        let (mut w, mut hu, mut hv) = (cell_bed.to_vec(), vec![T::ZERO; n], vec![T::ZERO; n]);
+        for j in 0..self.ny {
+            for i in 0..self.nx {
+                let (c, s) = ((j + 2) * p + i + 2, j * self.nx + i);
+                w[c] = T::from_f64(self.h[s]) + cell_bed[c];
+                hu[c] = T::from_f64(self.hu[s]);
+                hv[c] = T::from_f64(self.hv[s]);
+            }
+        }
+        (w, hu, hv)
+    }
+
+    /// Interior values of a padded field, `nx·ny` row-major.
+    pub fn interior<T: Copy>(&self, padded: &[T]) -> Vec<T> {
+        let p = self.nx + 4;
+        (0..self.ny).flat_map(|j| (0..self.nx).map(move |i| padded[(j + 2) * p + i + 2])).collect()
+    }
+
+    /// Water volume Σ h·ΔxΔy over the interior, from padded w and cell beds.
+    pub fn volume<T: Real>(&self, w: &[T], cell_bed: &[T]) -> f64 {
+        let p = self.nx + 4;
+        let mut sum = 0.0f64;
+        for j in 2..self.ny + 2 {
+            for i in 2..self.nx + 2 {
+                sum += (w[j * p + i] - cell_bed[j * p + i]).to_f64();
+            }
+        }
+        sum * self.dx * self.dy
+    }
+
+    /// Initial water volume.
+    pub fn initial_volume(&self) -> f64 {
+        self.h.iter().sum::<f64>() * self.dx * self.dy
+    }
+}

@@ -1,0 +1,51 @@
+//! Out-of-place transpose of a row-major `rows × cols` matrix into `cols × rows`: the CPU
+//! reference ([`cpu`]) and three GPU variants ([`gpu`]), see `gpu/src/transpose.rs`.
+
+pub mod cpu;
+pub mod gpu;
+
+use crate::{Error, Result};
+
+/// Kernel stems this module launches (each stamped `_f32` and `_f64`).
+pub const KERNELS: &[&str] = &["transpose_naive", "transpose_tile", "transpose_diagonal"];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// Coalesced reads, strided writes.
+    Naive,
+    /// Shared tile with a padding column: both sides coalesced.
+    Tile,
+    /// Tile + diagonal block reordering (Ruetsch & Micikevicius 2009).
+    Diagonal,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 3] = [Variant::Naive, Variant::Tile, Variant::Diagonal];
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Naive => "naive",
+            Variant::Tile => "tile",
+            Variant::Diagonal => "diagonal",
+        }
+    }
+    pub fn stem(self) -> &'static str {
+        KERNELS[self as usize]
+    }
+}
+
+/// rows, cols ≥ 1 and rows·cols values in `input` and `out`.
+pub fn check(rows: usize, cols: usize, input: usize, out: usize) -> Result<()> {
+    if rows == 0 || cols == 0 {
+        return Err(Error::invalid(format!("transpose of a {rows}×{cols} matrix: both sizes must be at least 1")));
+    }
+    if rows > u32::MAX as usize || cols > u32::MAX as usize {
+        return Err(Error::invalid(format!("transpose of a {rows}×{cols} matrix: sizes must be below 2^32")));
+    }
+    let len = rows.checked_mul(cols).ok_or_else(|| Error::invalid("transpose: rows·cols overflows"))?;
+    if input != len || out != len {
+        return Err(Error::invalid(format!(
+            "transpose of a {rows}×{cols} matrix: input has {input} values and output {out}, expected {len}"
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,289 @@
+//! GPU driver: plans a launch for (shape, algorithm), owns the workspace and the status word,
+//! launches, and turns a breakdown reported by a kernel into an error naming system and row.
+
+use super::{Algorithm, Choice, Dims, Layout, Limits, Shape, breakdown};
+use crate::runtime::{DeviceBuffer, Gpu, LaunchShape};
+use crate::{Error, GpuReal, Result};
+use ::gpu::tridiag::{PCR_MAX_PER_THREAD, THOMAS_BLOCK, decode_status};
+use cudarc::driver::sys::CUfunction_attribute as FnAttr;
+
+/// One planned launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub algorithm: Algorithm,
+    pub dims: Dims,
+    pub launch: LaunchShape,
+    /// Kernel stem.
+    pub stem: &'static str,
+    /// Workspace values the kernel needs.
+    pub workspace: usize,
+}
+
+impl Plan {
+    /// A short description of the launch parameters (for benchmark notes).
+    pub fn describe(&self) -> String {
+        let d = &self.dims;
+        let b = self.launch.block.0;
+        match (self.algorithm, self.stem) {
+            (Algorithm::Thomas, "tridiag_thomas_contiguous") => {
+                format!("{b} threads/block, staged {}-row chunks", 1 << d.chunk)
+            }
+            (Algorithm::Thomas, _) => format!("{b} threads/block"),
+            (Algorithm::Cr, _) => format!("{b} threads"),
+            (Algorithm::Pcr, _) => format!("{b} threads × {}", d.chunk),
+            (Algorithm::CrPcr, _) => format!("{b} threads, PCR at ≤ {} eq.", d.switch),
+            (Algorithm::PcrThomas, _) => format!("{b} threads × {}, {} subsystems", d.chunk, 1u32 << d.switch),
+        }
+    }
+}
+
+/// Most threads a block of `name` may have (its registers decide).
+fn max_threads(gpu: &Gpu, name: &str) -> Result<usize> {
+    let f = gpu.function(name)?;
+    let v = f
+        .get_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+        .map_err(|source| Error::Driver { call: "cuFuncGetAttribute", source })?;
+    Ok((v.max(32) as usize).min(gpu.info().max_threads_per_block as usize))
+}
+
+/// The limits of this GPU for precision `T`.
+pub fn limits<T: GpuReal>(gpu: &Gpu) -> Result<Limits> {
+    let i = gpu.info();
+    let pcr = ["tridiag_pcr", "tridiag_pcr_thomas"]
+        .iter()
+        .map(|s| max_threads(gpu, &format!("{s}_{}", T::NAME)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Limits {
+        max_shared_bytes: i.max_shared_per_block as usize,
+        value_bytes: std::mem::size_of::<T>(),
+        sm_count: i.sm_count as usize,
+        pcr_threads: pcr.into_iter().min().unwrap_or(32),
+        cr_threads: max_threads(gpu, &format!("tridiag_cr_{}", T::NAME))?
+            .min(max_threads(gpu, &format!("tridiag_cr_pcr_{}", T::NAME))?),
+    })
+}
+
+fn round32(v: usize) -> usize {
+    v.div_ceil(32).max(1) * 32
+}
+
+/// Plan `alg` for `shape` under `lim`, or say why it cannot run.
+pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
+    shape.validate()?;
+    let n = shape.n;
+    let max = lim.max_n(alg);
+    if n > max {
+        let why = match alg {
+            Algorithm::Pcr | Algorithm::PcrThomas if max < lim.max_shared_bytes / (4 * lim.value_bytes) => {
+                format!("{} equations per thread × {} threads", PCR_MAX_PER_THREAD, lim.pcr_threads / 32 * 32)
+            }
+            _ => format!("4n values of {} B in {} B of shared memory per block", lim.value_bytes, lim.max_shared_bytes),
+        };
+        return Err(Error::invalid(format!(
+            "tridiagonal algorithm {alg}: n = {n} exceeds its limit of {max} on this GPU ({why}); use thomas or a smaller n"
+        )));
+    }
+    let mut dims = shape.dims();
+    let shared_system = 4 * n;
+    let plan = |dims: Dims, stem: &'static str, block: usize, shared: usize, workspace: usize| -> Result<Plan> {
+        let launch = if alg == Algorithm::Thomas {
+            LaunchShape::cover_1d(shape.batch as u64, block as u32)?
+        } else {
+            LaunchShape::fixed((shape.batch as u32, 1, 1), (block as u32, 1, 1))
+        };
+        Ok(Plan { algorithm: alg, dims, launch: launch.with_shared(shared * lim.value_bytes), stem, workspace })
+    };
+    match alg {
+        Algorithm::Thomas => match shape.layout {
+            Layout::Interleaved => plan(dims, "tridiag_thomas", THOMAS_BLOCK as usize, 0, shape.len()),
+            Layout::Contiguous => {
+                // 64-byte runs per system and chunk: two full sectors per system.
+                let rows = 64 / lim.value_bytes;
+                dims.chunk = rows.trailing_zeros();
+                let warps = THOMAS_BLOCK as usize / 32;
+                plan(
+                    dims,
+                    "tridiag_thomas_contiguous",
+                    THOMAS_BLOCK as usize,
+                    warps * 4 * 32 * (rows + 1),
+                    2 * shape.len(),
+                )
+            }
+        },
+        Algorithm::Cr => {
+            let block = round32(n.div_ceil(2)).min(lim.cr_threads / 32 * 32);
+            plan(dims, "tridiag_cr", block, shared_system, 0)
+        }
+        Algorithm::Pcr | Algorithm::PcrThomas => {
+            let bmax = lim.pcr_threads / 32 * 32;
+            let rpt = n.div_ceil(bmax).max(1);
+            let block = round32(n.div_ceil(rpt));
+            dims.chunk = rpt as u32;
+            if alg == Algorithm::Pcr {
+                plan(dims, "tridiag_pcr", block, shared_system, 0)
+            } else {
+                // Subsystems of about 16 rows: P = 2^steps ≤ the block.
+                let target = (n / 16).clamp(1, block);
+                let steps = usize::BITS - 1 - target.leading_zeros();
+                dims.switch = steps;
+                plan(dims, "tridiag_pcr_thomas", block, shared_system, 0)
+            }
+        }
+        Algorithm::CrPcr => {
+            let block = round32(n.div_ceil(2)).min(lim.cr_threads / 32 * 32);
+            dims.chunk = 1;
+            dims.switch = block.min(128) as u32;
+            plan(dims, "tridiag_cr_pcr", block, shared_system, 0)
+        }
+    }
+}
+
+/// A batched solver for one shape on one GPU: the workspace and status word live with it.
+pub struct GpuTridiag<T: GpuReal> {
+    shape: Shape,
+    limits: Limits,
+    status: DeviceBuffer<u64>,
+    work: DeviceBuffer<T>,
+}
+
+impl<T: GpuReal> GpuTridiag<T> {
+    pub fn new(gpu: &Gpu, shape: Shape) -> Result<GpuTridiag<T>> {
+        shape.validate()?;
+        Ok(GpuTridiag { shape, limits: limits::<T>(gpu)?, status: gpu.zeros(1)?, work: gpu.alloc(1)? })
+    }
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+    /// The algorithm `choice` resolves to for this shape.
+    pub fn algorithm(&self, choice: Choice) -> Algorithm {
+        match choice {
+            Choice::Auto => self.limits.auto(self.shape),
+            Choice::Force(a) => a,
+        }
+    }
+    /// The launch `choice` resolves to, or why it cannot run.
+    pub fn plan(&self, choice: Choice) -> Result<Plan> {
+        plan(self.shape, self.algorithm(choice), &self.limits)
+    }
+
+    fn check(
+        &self,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+        d: &DeviceBuffer<T>,
+        x: usize,
+    ) -> Result<()> {
+        self.shape.check_lengths(&[("a", a.len()), ("b", b.len()), ("c", c.len()), ("d", d.len()), ("x", x)])
+    }
+
+    /// Solve into `x` (a, b, c, d unchanged); checks the status word (synchronises).
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve(
+        &mut self,
+        gpu: &Gpu,
+        choice: Choice,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+        d: &DeviceBuffer<T>,
+        x: &mut DeviceBuffer<T>,
+    ) -> Result<Algorithm> {
+        self.check(a, b, c, d, x.len())?;
+        let plan = self.plan(choice)?;
+        self.reset_status(gpu)?;
+        self.launch(gpu, &plan, a, b, c, d, x)?;
+        self.check_status(gpu, &plan)?;
+        Ok(plan.algorithm)
+    }
+
+    /// Solve with x written over d; checks the status word (synchronises).
+    pub fn solve_in_place(
+        &mut self,
+        gpu: &Gpu,
+        choice: Choice,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+        d: &mut DeviceBuffer<T>,
+    ) -> Result<Algorithm> {
+        self.check(a, b, c, d, d.len())?;
+        let plan = self.plan(choice)?;
+        self.reset_status(gpu)?;
+        self.launch(gpu, &plan, a, b, c, d, d)?;
+        self.check_status(gpu, &plan)?;
+        Ok(plan.algorithm)
+    }
+
+    /// Enqueue a planned solve without resetting or reading the status word (for timing:
+    /// call [`check_status`](Self::check_status) afterwards). `x` may be `d`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn enqueue(
+        &mut self,
+        gpu: &Gpu,
+        plan: &Plan,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+        d: &DeviceBuffer<T>,
+        x: &DeviceBuffer<T>,
+    ) -> Result<()> {
+        self.check(a, b, c, d, x.len())?;
+        self.launch(gpu, plan, a, b, c, d, x)
+    }
+
+    /// Zero the status word.
+    pub fn reset_status(&mut self, gpu: &Gpu) -> Result<()> {
+        gpu.stream().memset_zeros(&mut self.status).map_err(|source| Error::Driver { call: "cuMemsetD8", source })
+    }
+
+    /// Read the status word (synchronises): an error naming the first failing system and row.
+    pub fn check_status(&self, gpu: &Gpu, plan: &Plan) -> Result<()> {
+        let s = gpu.download(&self.status)?;
+        match decode_status(self.shape.n as u32, s[0]) {
+            Some((k, i)) => Err(breakdown(&format!("solve ({} on the GPU)", plan.algorithm), k, i)),
+            None => Ok(()),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn launch(
+        &mut self,
+        gpu: &Gpu,
+        plan: &Plan,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+        d: &DeviceBuffer<T>,
+        x: &DeviceBuffer<T>,
+    ) -> Result<()> {
+        if plan.dims != plan_dims_for(self.shape, plan) {
+            return Err(Error::invalid("tridiagonal plan was made for another shape"));
+        }
+        if plan.workspace > self.work.len() {
+            self.work = gpu.alloc(plan.workspace)?;
+        }
+        let kernel = gpu.kernel::<T>(plan.stem)?;
+        let dims = crate::runtime::ByVal(plan.dims);
+        let mut l = kernel.launch(plan.launch)?;
+        l.arg(&dims).arg(a).arg(b).arg(c).arg(d).arg(x);
+        if plan.workspace > 0 {
+            l.arg(&self.work);
+        }
+        l.arg(&self.status);
+        // SAFETY: tridiag_*(p, a, b, c, d, x, [w,] status): a..x hold n·batch values each in
+        // the layout `p` describes (checked above against the shape the plan was made for);
+        // x may be d, as every kernel allows; w holds the plan's workspace; status is one u64.
+        // Grid, block and shared memory come from `plan`, which sized them per the kernel's
+        // contract (`gpu/src/tridiag/kernels.rs`).
+        unsafe { l.run() }
+    }
+}
+
+/// The shape part of a plan's dims, for checking that a plan matches a solver.
+fn plan_dims_for(shape: Shape, plan: &Plan) -> Dims {
+    Dims { chunk: plan.dims.chunk, switch: plan.dims.switch, ..shape.dims() }
+}

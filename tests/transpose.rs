@@ -1,0 +1,86 @@
+//! Transpose: the CPU reference against its definition, every GPU variant against the CPU
+//! reference on random shapes (1×N and N×1 included), outputs poisoned with NaN first.
+//! A transpose only moves values, so the comparison is exact.
+
+mod common;
+
+use common::{cases, gpu_or_skip};
+use hydrokern::GpuReal;
+use hydrokern::transpose::{Variant, cpu, gpu};
+use proptest::prelude::*;
+
+#[test]
+fn cpu_transpose_is_the_definition() {
+    let (rows, cols) = (3, 5);
+    let input: Vec<f64> = (0..15).map(|v| v as f64).collect();
+    let mut out = vec![0.0; 15];
+    cpu::transpose(rows, cols, &input, &mut out).unwrap();
+    for i in 0..rows {
+        for j in 0..cols {
+            assert_eq!(out[j * rows + i], input[i * cols + j]);
+        }
+    }
+    let mut back = vec![0.0; 15];
+    cpu::transpose(cols, rows, &out, &mut back).unwrap();
+    assert_eq!(back, input);
+}
+
+#[test]
+fn bad_shapes_are_refused() {
+    let mut out = vec![0.0f32; 6];
+    assert!(cpu::transpose(0, 6, &[], &mut out[..0]).unwrap_err().to_string().contains("at least 1"));
+    let e = cpu::transpose(2, 3, &[0.0f32; 5], &mut out).unwrap_err().to_string();
+    assert!(e.contains("input has 5 values"), "{e}");
+}
+
+fn check<T: GpuReal>(rows: usize, cols: usize, variant: Variant) -> Result<(), TestCaseError> {
+    let Some(g) = gpu_or_skip("transpose_gpu_matches_cpu") else { return Ok(()) };
+    let input: Vec<T> = (0..rows * cols).map(|v| T::from_f64(v as f64 * 0.5 - 3.0)).collect();
+    let mut want = vec![T::ZERO; rows * cols];
+    cpu::transpose(rows, cols, &input, &mut want).unwrap();
+    let din = g.upload(&input).unwrap();
+    let mut dout = g.alloc::<T>(rows * cols).unwrap();
+    hydrokern::foundation::gpu::fill(&g, &mut dout, common::poison::<T>()).unwrap();
+    gpu::transpose(&g, variant, rows, cols, &din, &mut dout).unwrap();
+    let got = g.download(&dout).unwrap();
+    for (idx, (a, b)) in got.iter().zip(&want).enumerate() {
+        prop_assert!(
+            a.to_f64() == b.to_f64(),
+            "{} {} {rows}×{cols}: out[{idx}] GPU {a} vs CPU {b}",
+            variant.name(),
+            T::NAME
+        );
+    }
+    Ok(())
+}
+
+fn side() -> impl Strategy<Value = usize> {
+    prop_oneof![
+        Just(1usize),
+        prop::sample::select(vec![2usize, 7, 8, 31, 32, 33, 63, 64, 65, 97, 255, 1000]),
+        1usize..400
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
+    #[test]
+    fn transpose_gpu_matches_cpu(rows in side(), cols in side(), variant in prop::sample::select(Variant::ALL.to_vec())) {
+        check::<f32>(rows, cols, variant)?;
+        check::<f64>(rows, cols, variant)?;
+    }
+}
+
+/// Long thin shapes, 1×N and N×1, and a non-square multi-tile one, every variant.
+#[test]
+fn thin_and_rectangular_shapes() {
+    if gpu_or_skip("thin_and_rectangular_shapes").is_none() {
+        return;
+    }
+    for (rows, cols) in [(1, 5000), (5000, 1), (1, 1), (33, 4097), (1025, 65)] {
+        for v in Variant::ALL {
+            check::<f32>(rows, cols, v).unwrap();
+            check::<f64>(rows, cols, v).unwrap();
+        }
+    }
+}
