@@ -16,15 +16,9 @@ pub enum Error {
         source: DriverError,
     },
     /// A kernel launch (or the kernel itself, reported at the next synchronisation) failed.
-    #[error("kernel {kernel} failed (grid {grid:?}, block {block:?}, {shared_bytes} B shared memory): {source}")]
-    Launch {
-        kernel: String,
-        grid: (u32, u32, u32),
-        block: (u32, u32, u32),
-        shared_bytes: u32,
-        #[source]
-        source: DriverError,
-    },
+    /// The driver's error is part of the message, not a chained source, so it prints once.
+    #[error("kernel {kernel} failed (grid {grid:?}, block {block:?}, {shared_bytes} B shared memory): {cause}")]
+    Launch { kernel: String, grid: (u32, u32, u32), block: (u32, u32, u32), shared_bytes: u32, cause: DriverError },
     /// An allocation larger than the GPU's free memory.
     #[error(
         "{what} needs {need_mib:.1} MiB of GPU memory but only {free_mib:.1} MiB of {total_mib:.1} MiB are free; use a smaller size"

@@ -31,3 +31,12 @@ macro_rules! stamp {
         }
     };
 }
+
+/// `unroll!(r in [0, 1, 2] => { body })`: the body once per listed constant, with `r: u32`
+/// bound to it. Arrays indexed by `r` then see compile-time indices and stay in registers (a
+/// run-time index would move them to local memory).
+macro_rules! unroll {
+    ($r:ident in [$($k:literal),* $(,)?] => $body:block) => {{
+        $( { let $r: u32 = $k; $body } )*
+    }};
+}

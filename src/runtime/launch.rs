@@ -89,6 +89,20 @@ impl<'g> Kernel<'g> {
         &self.name
     }
 
+    /// The most threads a block of this kernel may have: the device's limit, or less when the
+    /// kernel's registers per thread would not fit a larger block in one multiprocessor.
+    pub fn max_threads_per_block(&self) -> Result<u32> {
+        // SAFETY: the function belongs to the loaded module.
+        let n = unsafe {
+            cudarc::driver::result::function::get_function_attribute(
+                self.function.cu_function(),
+                FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            )
+        }
+        .map_err(|source| Error::Driver { call: "cuFuncGetAttribute (max threads per block)", source })?;
+        Ok(n.max(1) as u32)
+    }
+
     /// Check `shape` against the device's limits (raising the shared-memory limit when the
     /// launch asks for more than 48 KiB) and start collecting arguments.
     pub fn launch(&self, shape: LaunchShape) -> Result<KernelLaunch<'_>> {
@@ -97,6 +111,12 @@ impl<'g> Kernel<'g> {
         let threads = shape.threads_per_block();
         if threads == 0 || threads > info.max_threads_per_block {
             return Err(bad(format!("has {threads} threads per block (1..={})", info.max_threads_per_block)));
+        }
+        let fits = self.max_threads_per_block()?;
+        if threads > fits {
+            return Err(bad(format!(
+                "has {threads} threads per block; this kernel's registers allow at most {fits}: use a smaller block"
+            )));
         }
         if shape.grid.0 == 0 || shape.grid.1 == 0 || shape.grid.2 == 0 || shape.grid.1 > 65535 || shape.grid.2 > 65535 {
             return Err(bad("has an empty grid or a y/z grid dimension over 65535".into()));
@@ -128,7 +148,7 @@ impl<'g> Kernel<'g> {
             grid: shape.grid,
             block: shape.block,
             shared_bytes: shape.shared_bytes,
-            source,
+            cause: source,
         }
     }
 }

@@ -158,7 +158,10 @@ impl<T: GpuReal> GpuSediment<T> {
     /// h' and s' in one pass streamed by warps: blocks of 32 × `block.1` threads (one warp
     /// per 28-column strip and chunk of `rows` rows).
     pub fn fused(&mut self, gpu: &Gpu) -> Result<()> {
-        let warps = self.launch.block.1;
+        // BY warps per block, fewer when the kernel's registers do not fit that many (f64 at
+        // 72 registers a thread fits 28 warps, not 30).
+        let fits = gpu.kernel::<T>("sediment_fused")?.max_threads_per_block()? / 32;
+        let warps = self.launch.block.1.min(fits).max(1);
         let chunks = (self.k.ny as u64).div_ceil(self.launch.rows as u64);
         let strips = (self.k.nx as u64).div_ceil(STREAM_COLS);
         let grid_y = u32::try_from(chunks.div_ceil(warps as u64)).map_err(|_| Error::invalid("grid too large"))?;

@@ -59,28 +59,8 @@ unsafe fn load<T: DeviceReal>(a: *const T, b: *const T, c: *const T, d: *const T
 /// Rows a Thomas thread loads at once.
 const GROUP: u32 = 4;
 
-/// Calls `$body` with `$r` bound to 0..GROUP (constant indices keep arrays in registers).
-macro_rules! unroll4 {
-    ($r:ident => $body:block) => {{
-        const _: () = assert!(GROUP == 4);
-        {
-            let $r: u32 = 0;
-            $body
-        }
-        {
-            let $r: u32 = 1;
-            $body
-        }
-        {
-            let $r: u32 = 2;
-            $body
-        }
-        {
-            let $r: u32 = 3;
-            $body
-        }
-    }};
-}
+// The group loops below list 0..GROUP explicitly.
+const _: () = assert!(GROUP == 4);
 
 /// One thread per system, any layout. `w` holds n·batch values (c'), at the positions of x.
 ///
@@ -116,12 +96,12 @@ unsafe fn thomas<T: DeviceReal>(
         while i < n {
             let cnt = if n - i < GROUP { n - i } else { GROUP };
             let mut e = [Eq::<T>::IDENTITY; GROUP as usize];
-            unroll4!(r => {
+            unroll!(r in [0, 1, 2, 3] => {
                 if r < cnt {
                     e[r as usize] = load(a, b, c, d, at(i + r), i + r, n);
                 }
             });
-            unroll4!(r => {
+            unroll!(r in [0, 1, 2, 3] => {
                 if r < cnt {
                     let (c1, d1, pivot) = thomas_row(e[r as usize], cp, dp);
                     if !pivot_ok(pivot) && bad == u32::MAX {
@@ -144,13 +124,13 @@ unsafe fn thomas<T: DeviceReal>(
             let cnt = if hi < GROUP { hi } else { GROUP };
             let mut xs = [T::ZERO; GROUP as usize];
             let mut ws = [T::ZERO; GROUP as usize];
-            unroll4!(r => {
+            unroll!(r in [0, 1, 2, 3] => {
                 if r < cnt {
                     xs[r as usize] = *x.add(at(hi - 1 - r));
                     ws[r as usize] = *w.add(at(hi - 1 - r));
                 }
             });
-            unroll4!(r => {
+            unroll!(r in [0, 1, 2, 3] => {
                 if r < cnt {
                     let xi = xs[r as usize] - ws[r as usize] * xn;
                     *x.add(at(hi - 1 - r)) = xi;
@@ -268,13 +248,13 @@ unsafe fn thomas_contiguous<T: DeviceReal>(
                     let cnt = if hi < GROUP { hi } else { GROUP };
                     let mut cs = [T::ZERO; GROUP as usize];
                     let mut ds = [T::ZERO; GROUP as usize];
-                    unroll4!(q => {
+                    unroll!(q in [0, 1, 2, 3] => {
                         if q < cnt {
                             cs[q as usize] = *wc.add(o(hi - 1 - q));
                             ds[q as usize] = *wd.add(o(hi - 1 - q));
                         }
                     });
-                    unroll4!(q => {
+                    unroll!(q in [0, 1, 2, 3] => {
                         if q < cnt {
                             let r = hi - 1 - q;
                             let xi = ds[q as usize] - cs[q as usize] * xn;
@@ -344,45 +324,8 @@ impl<T: DeviceReal> Smem<T> {
     }
 }
 
-/// Calls `$body` with `$r` bound to the constants 0..PCR_MAX_PER_THREAD, so that arrays indexed
-/// by `$r` stay in registers.
-macro_rules! unroll8 {
-    ($r:ident => $body:block) => {{
-        const _: () = assert!(PCR_MAX_PER_THREAD == 8);
-        {
-            let $r: u32 = 0;
-            $body
-        }
-        {
-            let $r: u32 = 1;
-            $body
-        }
-        {
-            let $r: u32 = 2;
-            $body
-        }
-        {
-            let $r: u32 = 3;
-            $body
-        }
-        {
-            let $r: u32 = 4;
-            $body
-        }
-        {
-            let $r: u32 = 5;
-            $body
-        }
-        {
-            let $r: u32 = 6;
-            $body
-        }
-        {
-            let $r: u32 = 7;
-            $body
-        }
-    }};
-}
+// The per-thread loops below list 0..PCR_MAX_PER_THREAD explicitly.
+const _: () = assert!(PCR_MAX_PER_THREAD == 8);
 
 /// Up to `steps` PCR steps (fewer when the equations decouple first) on the `m` equations
 /// `j` at shared index `(j+1)·s − 1`; equation j couples j ± t at the step of stride t. Each
@@ -398,7 +341,7 @@ unsafe fn pcr_steps<T: DeviceReal, const SLOTS: u32>(sm: Smem<T>, m: u32, s: u32
     let mut k = 0;
     while t < m && k < steps {
         let mut new = [Eq::<T>::IDENTITY; PCR_MAX_PER_THREAD as usize];
-        unroll8!(r => {
+        unroll!(r in [0, 1, 2, 3, 4, 5, 6, 7] => {
             let j = tid + r * bd;
             if r < SLOTS && r < rpt && j < m {
                 unsafe {
@@ -409,7 +352,7 @@ unsafe fn pcr_steps<T: DeviceReal, const SLOTS: u32>(sm: Smem<T>, m: u32, s: u32
             }
         });
         thread::sync_threads();
-        unroll8!(r => {
+        unroll!(r in [0, 1, 2, 3, 4, 5, 6, 7] => {
             let j = tid + r * bd;
             if r < SLOTS && r < rpt && j < m {
                 unsafe { sm.put(at(j), new[r as usize]) };
