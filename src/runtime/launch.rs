@@ -71,6 +71,7 @@ pub struct Kernel<'g> {
     gpu: &'g Gpu,
     name: String,
     function: CudaFunction,
+    max_threads: u32,
 }
 
 impl Gpu {
@@ -80,7 +81,8 @@ impl Gpu {
     }
     /// An entry point by its full name.
     pub fn kernel_named(&self, name: &str) -> Result<Kernel<'_>> {
-        Ok(Kernel { gpu: self, name: name.to_string(), function: self.function(name)? })
+        let f = self.function(name)?;
+        Ok(Kernel { gpu: self, name: name.to_string(), function: f.function, max_threads: f.max_threads })
     }
 }
 
@@ -91,16 +93,8 @@ impl<'g> Kernel<'g> {
 
     /// The most threads a block of this kernel may have: the device's limit, or less when the
     /// kernel's registers per thread would not fit a larger block in one multiprocessor.
-    pub fn max_threads_per_block(&self) -> Result<u32> {
-        // SAFETY: the function belongs to the loaded module.
-        let n = unsafe {
-            cudarc::driver::result::function::get_function_attribute(
-                self.function.cu_function(),
-                FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-            )
-        }
-        .map_err(|source| Error::Driver { call: "cuFuncGetAttribute (max threads per block)", source })?;
-        Ok(n.max(1) as u32)
+    pub fn max_threads_per_block(&self) -> u32 {
+        self.max_threads
     }
 
     /// Check `shape` against the device's limits (raising the shared-memory limit when the
@@ -112,7 +106,7 @@ impl<'g> Kernel<'g> {
         if threads == 0 || threads > info.max_threads_per_block {
             return Err(bad(format!("has {threads} threads per block (1..={})", info.max_threads_per_block)));
         }
-        let fits = self.max_threads_per_block()?;
+        let fits = self.max_threads;
         if threads > fits {
             return Err(bad(format!(
                 "has {threads} threads per block; this kernel's registers allow at most {fits}: use a smaller block"

@@ -160,7 +160,7 @@ impl<T: GpuReal> GpuSediment<T> {
     pub fn fused(&mut self, gpu: &Gpu) -> Result<()> {
         // BY warps per block, fewer when the kernel's registers do not fit that many (f64 at
         // 72 registers a thread fits 28 warps, not 30).
-        let fits = gpu.kernel::<T>("sediment_fused")?.max_threads_per_block()? / 32;
+        let fits = gpu.kernel::<T>("sediment_fused")?.max_threads_per_block() / 32;
         let warps = self.launch.block.1.min(fits).max(1);
         let chunks = (self.k.ny as u64).div_ceil(self.launch.rows as u64);
         let strips = (self.k.nx as u64).div_ceil(STREAM_COLS);

@@ -5,7 +5,6 @@ use super::{Algorithm, Choice, Dims, Layout, Limits, Shape, breakdown};
 use crate::runtime::{DeviceBuffer, Gpu, LaunchShape};
 use crate::{Error, GpuReal, Result};
 use ::gpu::tridiag::{PCR_MAX_PER_THREAD, THOMAS_BLOCK, decode_status};
-use cudarc::driver::sys::CUfunction_attribute as FnAttr;
 
 /// One planned launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,13 +36,9 @@ impl Plan {
     }
 }
 
-/// Most threads a block of `name` may have (its registers decide).
+/// Most threads a block of `name` may have (its registers decide; at least a warp).
 fn max_threads(gpu: &Gpu, name: &str) -> Result<usize> {
-    let f = gpu.function(name)?;
-    let v = f
-        .get_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
-        .map_err(|source| Error::Driver { call: "cuFuncGetAttribute", source })?;
-    Ok((v.max(32) as usize).min(gpu.info().max_threads_per_block as usize))
+    Ok(gpu.kernel_named(name)?.max_threads_per_block().max(32) as usize)
 }
 
 /// The limits of this GPU for precision `T`.
