@@ -72,7 +72,9 @@ fn build_module(root: &Path, target_dir: &Path, arch: &str) -> String {
         .args(["--", "--emit=asm"])
         .env(
             "CARGO_TARGET_NVPTX64_NVIDIA_CUDA_RUSTFLAGS",
-            format!("-Zunstable-options -Cpanic=immediate-abort -Ctarget-cpu={arch}"),
+            // FMA contraction as nvcc does by default (--fmad=true): without the flag rustc's
+            // NVPTX backend emits mul.rn/add.rn, which ptxas may not fuse either.
+            format!("-Zunstable-options -Cpanic=immediate-abort -Ctarget-cpu={arch} -Cllvm-args=-nvptx-fma-level=1"),
         )
         .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
         .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3")

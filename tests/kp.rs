@@ -291,7 +291,7 @@ fn blow_up_is_reported() {
 
 use common::{cases, gpu_or_skip};
 use hydrokern::GpuReal;
-use hydrokern::kp::gpu::{FluxKernel, GpuKp, Launch};
+use hydrokern::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
 use proptest::prelude::*;
 
 /// A random smooth state with wet, dry and shoreline cells: a wavy bed, a surface that cuts
@@ -352,10 +352,16 @@ fn scale<T: Real>(p: &Problem, f: &[T]) -> f64 {
 /// GPU against CPU after `steps` steps. Both evaluate the same point functions; differences
 /// are rounding (FMA contraction on the GPU) and grow with the steps. Stated tolerance per
 /// field: 256·ε·steps·max(1, max|field|) (f64 ≈ 6e-14·steps, f32 ≈ 3e-5·steps relative).
-fn check_gpu<T: GpuReal>(p: &Problem, block: (u32, u32), early: bool, steps: usize) -> Result<(), TestCaseError> {
+fn check_gpu<T: GpuReal>(
+    p: &Problem,
+    block: (u32, u32),
+    flux: FluxVariant,
+    early: bool,
+    steps: usize,
+) -> Result<(), TestCaseError> {
     let Some(gpu) = gpu_or_skip("kp_gpu_matches_cpu") else { return Ok(()) };
     let mut cpu_m = CpuKp::<T>::new(p, block, early).unwrap();
-    let mut gpu_m = GpuKp::<T>::new(&gpu, p, Launch { block }).unwrap();
+    let mut gpu_m = GpuKp::<T>::new(&gpu, p, Launch { block, flux }).unwrap();
     let kernel = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
     for _ in 0..steps {
         gpu_m.poison(&gpu).unwrap();
@@ -365,8 +371,14 @@ fn check_gpu<T: GpuReal>(p: &Problem, block: (u32, u32), early: bool, steps: usi
     let g = gpu_m.download(&gpu).unwrap();
     let clock = gpu_m.clock(&gpu).unwrap();
     let eps = T::EPSILON.to_f64();
-    let what =
-        format!("{} {}×{} {:?} block {block:?} early {early} after {steps} steps", T::NAME, p.nx, p.ny, p.boundary);
+    let what = format!(
+        "{} {}×{} {:?} block {block:?} flux {} early {early} after {steps} steps",
+        T::NAME,
+        p.nx,
+        p.ny,
+        p.boundary,
+        flux.describe()
+    );
     prop_assert_eq!(clock.steps, steps as u64, "{}: clock steps", what);
     prop_assert!(
         (clock.t - cpu_m.time()).abs() <= 256.0 * eps * steps as f64 * cpu_m.time(),
@@ -387,6 +399,16 @@ fn check_gpu<T: GpuReal>(p: &Problem, block: (u32, u32), early: bool, steps: usi
     Ok(())
 }
 
+/// The tile kernel and streamed shapes with bands shorter and longer than the wet-map tiles.
+fn flux_variant() -> impl Strategy<Value = FluxVariant> {
+    prop_oneof![
+        Just(FluxVariant::Tile),
+        Just(FluxVariant::STREAM),
+        (1u32..5, prop::sample::select(vec![1u32, 2, 3, 7, 8, 13, 64]))
+            .prop_map(|(warps, rows)| FluxVariant::Stream { warps, rows }),
+    ]
+}
+
 fn awkward_size() -> impl Strategy<Value = usize> {
     prop_oneof![Just(1usize), Just(2), Just(3), Just(7), Just(31), Just(33), Just(65), 1usize..90]
 }
@@ -400,12 +422,13 @@ proptest! {
         seed: u64,
         kind in 0u8..2,
         block in prop::sample::select(vec![(32u32, 8u32), (16, 16), (8, 4), (32, 1), (16, 2)]),
+        flux in flux_variant(),
         early: bool,
         steps in prop::sample::select(vec![1usize, 20]),
     ) {
         let p = random_state(nx, ny, seed, kind);
-        check_gpu::<f32>(&p, block, early, steps)?;
-        check_gpu::<f64>(&p, block, early, steps)?;
+        check_gpu::<f32>(&p, block, flux, early, steps)?;
+        check_gpu::<f64>(&p, block, flux, early, steps)?;
     }
 }
 
@@ -415,10 +438,12 @@ proptest! {
 fn kp_flux_kernels_match_cpu() {
     let Some(gpu) = gpu_or_skip("kp_flux_kernels_match_cpu") else { return };
     for (seed, (nx, ny)) in [(1u64, (67usize, 45usize)), (2, (33, 97)), (3, (1, 40))] {
-        for early in [false, true] {
+        for (early, flux) in [false, true].into_iter().flat_map(|e| {
+            [FluxVariant::Tile, FluxVariant::STREAM, FluxVariant::Stream { warps: 3, rows: 5 }].map(|f| (e, f))
+        }) {
             let p = random_state(nx, ny, seed, (seed % 2) as u8);
             let block = (16, 8);
-            let mut m = GpuKp::<f64>::new(&gpu, &p, Launch { block }).unwrap();
+            let mut m = GpuKp::<f64>::new(&gpu, &p, Launch { block, flux }).unwrap();
             m.poison(&gpu).unwrap();
             m.flux(&gpu, if early { FluxKernel::EarlyExit } else { FluxKernel::Full }, false).unwrap();
             let res = m.download_residual(&gpu).unwrap();
@@ -430,14 +455,32 @@ fn kp_flux_kernels_match_cpu() {
             let [w, hu, hv] = c.state();
             let wet = if early { Some(c.wet()) } else { None };
             let rate = hydrokern::kp::cpu::rhs(&k, w, hu, hv, c.bed(), wet, &mut rw, &mut ru, &mut rv);
+            // With early exit R is left unwritten (still NaN) where the block is inactive; the
+            // CPU has 0 there. Every other cell must match.
+            let c_wet = c.wet();
+            let active = |c: usize| {
+                let (i, j) = ((c % nx) as u32, (c / nx) as u32);
+                !early || ::gpu::kp::block_active(&k, i / k.bx, j / k.by, |a, b| c_wet[(b * k.nbx + a) as usize] != 0)
+            };
+            let mut inactive = 0;
             for (name, g, cpu) in [("R_w", &r[0], &rw), ("R_hu", &r[1], &ru), ("R_hv", &r[2], &rv)] {
                 let tol = 1e-11 * scale(&p, cpu);
-                for (a, b) in p.interior(g).iter().zip(p.interior(cpu)) {
-                    assert!((a - b).abs() <= tol, "{name}: GPU {a} vs CPU {b} ({nx}×{ny}, early {early})");
+                for (idx, (a, b)) in p.interior(g).iter().zip(p.interior(cpu)).enumerate() {
+                    if !active(idx) {
+                        assert_eq!(b, 0.0, "{name}: CPU R of an inactive cell");
+                        inactive += 1;
+                        continue;
+                    }
+                    assert!(
+                        (a - b).abs() <= tol,
+                        "{name}: GPU {a} vs CPU {b} ({nx}×{ny}, early {early}, {})",
+                        flux.describe()
+                    );
                 }
             }
+            println!("{nx}×{ny} early {early} {}: {} inactive cells", flux.describe(), inactive / 3);
             let g_rate = rates.iter().fold(0.0f64, |a, b| a.max(*b));
-            assert!((g_rate - rate).abs() <= 1e-12 * rate, "rate GPU {g_rate} vs CPU {rate}");
+            assert!((g_rate - rate).abs() <= 1e-12 * rate, "rate GPU {g_rate} vs CPU {rate} ({})", flux.describe());
         }
     }
 }
@@ -526,7 +569,7 @@ fn kp_gpu_validation_cases() {
     fn diff<T: GpuReal>(gpu: &hydrokern::Gpu, name: &str, p: &Problem, early: bool) -> f64 {
         let block = (32, 8);
         let mut c = CpuKp::<T>::new(p, block, early).unwrap();
-        let mut g = GpuKp::<T>::new(gpu, p, Launch { block }).unwrap();
+        let mut g = GpuKp::<T>::new(gpu, p, Launch { block, flux: FluxVariant::STREAM }).unwrap();
         for _ in 0..20 {
             c.step(f64::INFINITY).unwrap();
             g.step(gpu, if early { FluxKernel::EarlyExit } else { FluxKernel::Full }).unwrap();
@@ -546,5 +589,17 @@ fn kp_gpu_validation_cases() {
             assert!(diff::<f64>(&gpu, name, &p, early) <= 256.0 * f64::EPSILON * 20.0);
             assert!(diff::<f32>(&gpu, name, &p, early) <= 256.0 * f32::EPSILON as f64 * 20.0);
         }
+    }
+}
+
+/// The flux variant option: tile, stream, stream:WxR; anything else is refused.
+#[test]
+fn flux_variant_parses_and_refuses() {
+    assert_eq!("tile".parse::<FluxVariant>().unwrap(), FluxVariant::Tile);
+    assert_eq!("stream".parse::<FluxVariant>().unwrap(), FluxVariant::STREAM);
+    assert_eq!("stream:2x16".parse::<FluxVariant>().unwrap(), FluxVariant::Stream { warps: 2, rows: 16 });
+    for bad in ["", "tiles", "stream:", "stream:0x8", "stream:33x8", "stream:4x0", "stream:4", "stream:ax8"] {
+        let e = bad.parse::<FluxVariant>().unwrap_err().to_string();
+        assert!(e.contains("unknown flux kernel"), "{bad}: {e}");
     }
 }

@@ -171,6 +171,17 @@ pub mod warp {
         r
     }
 
+    /// `vote.sync.any.pred`: whether `p` holds in any lane of the warp.
+    #[inline(always)]
+    pub fn any(p: bool) -> bool {
+        let r: u32;
+        unsafe {
+            asm!("{{ .reg .pred %p, %q; setp.ne.u32 %p, {v}, 0; vote.sync.any.pred %q, %p, -1; selp.u32 {r}, 1, 0, %q; }}",
+                r = out(reg32) r, v = in(reg32) p as u32, options(nostack));
+        }
+        r != 0
+    }
+
     /// Types that can be shuffled between lanes.
     pub trait Shuffle: Copy {
         fn shfl_down(self, delta: u32) -> Self;

@@ -60,6 +60,12 @@ pub trait Real:
     fn recip(self) -> Self {
         Self::ONE / self
     }
+    /// √x where a last-bit error is acceptable (the shallow-water wave speeds): in f32 on the
+    /// GPU the hardware approximation `sqrt.approx.f32` (relative error ≤ 2⁻²³, one
+    /// instruction against about ten for the correctly rounded one); elsewhere `sqrt`.
+    fn sqrt_fast(self) -> Self;
+    /// 1/x likewise: `rcp.approx.f32` (≤ 1 ulp) in f32 on the GPU, else `recip`.
+    fn recip_fast(self) -> Self;
     #[inline(always)]
     fn powi(self, n: u32) -> Self {
         let mut r = Self::ONE;
@@ -73,7 +79,7 @@ pub trait Real:
 }
 
 macro_rules! impl_real {
-    ($t:ty, $sqrt:ident, $fma:ident) => {
+    ($t:ty, $sqrt:ident, $fma:ident, $sqrt_fast:path, $recip_fast:path) => {
         impl Real for $t {
             const NAME: &'static str = stringify!($t);
             const ZERO: Self = 0.0;
@@ -99,6 +105,14 @@ macro_rules! impl_real {
                 core::intrinsics::$sqrt(self)
             }
             #[inline(always)]
+            fn sqrt_fast(self) -> Self {
+                $sqrt_fast(self)
+            }
+            #[inline(always)]
+            fn recip_fast(self) -> Self {
+                $recip_fast(self)
+            }
+            #[inline(always)]
             fn mul_add(self, a: Self, b: Self) -> Self {
                 core::intrinsics::$fma(self, a, b)
             }
@@ -122,5 +136,53 @@ macro_rules! impl_real {
     };
 }
 
-impl_real!(f32, sqrtf32, fmaf32);
-impl_real!(f64, sqrtf64, fmaf64);
+impl_real!(f32, sqrtf32, fmaf32, fast::sqrt_f32, fast::recip_f32);
+impl_real!(f64, sqrtf64, fmaf64, f64::sqrt_exact, f64::recip_exact);
+
+/// The f64 "fast" forms are the exact ones: the approximate f64 instructions are far coarser.
+trait Exact {
+    fn sqrt_exact(self) -> Self;
+    fn recip_exact(self) -> Self;
+}
+impl Exact for f64 {
+    #[inline(always)]
+    fn sqrt_exact(self) -> f64 {
+        core::intrinsics::sqrtf64(self)
+    }
+    #[inline(always)]
+    fn recip_exact(self) -> f64 {
+        1.0 / self
+    }
+}
+
+/// The f32 approximations (see [`Real::sqrt_fast`]).
+mod fast {
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub fn sqrt_f32(x: f32) -> f32 {
+        let r: f32;
+        unsafe {
+            core::arch::asm!("sqrt.approx.f32 {r}, {x};", r = out(reg32) r, x = in(reg32) x, options(pure, nomem, nostack))
+        };
+        r
+    }
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub fn recip_f32(x: f32) -> f32 {
+        let r: f32;
+        unsafe {
+            core::arch::asm!("rcp.approx.f32 {r}, {x};", r = out(reg32) r, x = in(reg32) x, options(pure, nomem, nostack))
+        };
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[inline(always)]
+    pub fn sqrt_f32(x: f32) -> f32 {
+        core::intrinsics::sqrtf32(x)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[inline(always)]
+    pub fn recip_f32(x: f32) -> f32 {
+        1.0 / x
+    }
+}

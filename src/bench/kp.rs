@@ -10,7 +10,7 @@
 //! cell (3 read, 3 written).
 
 use super::{BenchOptions, Report, time_gpu};
-use crate::kp::gpu::{FluxKernel, GpuKp, Launch};
+use crate::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
 use crate::kp::setup;
 use crate::runtime::Gpu;
 use crate::{GpuReal, Result};
@@ -27,41 +27,69 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
         kernels::<f64>(gpu, opts, report, n)?;
     }
     if opts.sizes.is_empty() || opts.sizes.contains(&FLOOD_N) {
-        for kernel in [FluxKernel::EarlyExit, FluxKernel::Full] {
-            flood::<f32>(gpu, report, kernel)?;
-            flood::<f64>(gpu, report, kernel)?;
-        }
+        flood::<f32>(gpu, report)?;
+        flood::<f64>(gpu, report)?;
     }
     Ok(())
 }
 
+/// Streamed shapes (warps a block, rows a warp) swept at [`SWEEP_N`].
+const SWEEP: [(u32, u32); 8] = [(2, 16), (2, 32), (4, 16), (4, 64), (4, 128), (8, 16), (8, 32), (8, 64)];
+const SWEEP_N: usize = 4096;
+
 fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize) -> Result<()> {
     let problem = setup::dam_break(n, n, false);
-    let launch = Launch::default();
+    let launch = Launch { block: opts.block.unwrap_or(Launch::default().block), ..Launch::default() };
     let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
     let cells = (n * n) as f64;
     let w = std::mem::size_of::<T>() as f64;
     let size = format!("{n}²");
     let p = T::NAME;
     let (bx, by) = launch.block;
-    let note = |ms: f64| format!("block {bx}×{by}; {:.3} Gcell/s", cells / (ms * 1e-3) / 1e9);
+    let rate = |ms: f64| format!("{:.3} Gcell/s", cells / (ms * 1e-3) / 1e9);
     let (warm, reps) = (opts.warmup, opts.reps);
-    let t = time_gpu(gpu, warm, reps, |_| m.flux(gpu, FluxKernel::Full, false))?;
-    report.push("kp flux", "full", &size, p, t.median_ms, 7.0 * w * cells, None, note(t.median_ms));
-    let t = time_gpu(gpu, warm, reps, |_| m.flux(gpu, FluxKernel::EarlyExit, false))?;
-    report.push("kp flux", "early exit (all wet)", &size, p, t.median_ms, 7.0 * w * cells, None, note(t.median_ms));
+    let mut sweep: Vec<FluxVariant> = vec![FluxVariant::Tile, FluxVariant::STREAM];
+    if n == SWEEP_N {
+        sweep.extend(SWEEP.iter().map(|&(warps, rows)| FluxVariant::Stream { warps, rows }));
+    }
+    for (i, &flux) in sweep.iter().enumerate() {
+        m.set_flux(gpu, flux)?;
+        let shape = match flux {
+            FluxVariant::Tile => format!("block {bx}×{by}"),
+            FluxVariant::Stream { warps, rows } => format!("{warps} warps a block, {rows} rows a warp"),
+        };
+        let t = time_gpu(gpu, warm, reps, |_| m.flux(gpu, FluxKernel::Full, false))?;
+        let v = format!("{} full", flux.describe());
+        report.push(
+            "kp flux",
+            &v,
+            &size,
+            p,
+            t.median_ms,
+            7.0 * w * cells,
+            None,
+            format!("{shape}; {}", rate(t.median_ms)),
+        );
+        if i < 2 {
+            let t = time_gpu(gpu, warm, reps, |_| m.flux(gpu, FluxKernel::EarlyExit, false))?;
+            let v = format!("{} early exit (all wet)", flux.describe());
+            report.push(
+                "kp flux",
+                &v,
+                &size,
+                p,
+                t.median_ms,
+                7.0 * w * cells,
+                None,
+                format!("{shape}; {}", rate(t.median_ms)),
+            );
+        }
+    }
+    m.set_flux(gpu, launch.flux)?;
     let t = time_gpu(gpu, warm, reps, |_| m.time_step(gpu))?;
-    let blocks = problem.nx.div_ceil(bx as usize) * problem.ny.div_ceil(by as usize);
-    report.push(
-        "kp dt",
-        "reduce + Δt",
-        &size,
-        p,
-        t.median_ms,
-        w * blocks as f64,
-        None,
-        format!("{blocks} block maxima"),
-    );
+    let slots = launch.flux.slots(n as u32, n as u32, launch.block);
+    report.push("kp dt", "reduce + Δt", &size, p, t.median_ms, w * slots as f64, None, format!("{slots} rate slots"));
+    let note = |ms: f64| format!("block {bx}×{by}; {}", rate(ms));
     let t = time_gpu(gpu, warm, reps, |_| m.rk(gpu, 1))?;
     report.push("kp rk", "stage 1", &size, p, t.median_ms, 10.0 * w * cells, None, note(t.median_ms));
     let t = time_gpu(gpu, warm, reps, |_| m.rk(gpu, 2))?;
@@ -69,50 +97,111 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
     let t = time_gpu(gpu, warm, reps, |_| m.boundary(gpu, false))?;
     let ghosts = 4.0 * (2 * n + 4) as f64;
     report.push("kp boundary", "both passes", &size, p, t.median_ms, 6.0 * w * ghosts, None, String::new());
-    for kernel in [FluxKernel::Full, FluxKernel::EarlyExit] {
-        let t = time_gpu(gpu, warm, reps, |_| m.step(gpu, kernel))?;
-        let v = if kernel == FluxKernel::Full { "RK2 step" } else { "RK2 step, early exit" };
-        report.push("kp step", v, &size, p, t.median_ms, 37.0 * w * cells, None, note(t.median_ms));
+    for flux in [launch.flux, FluxVariant::Tile] {
+        m.set_flux(gpu, flux)?;
+        for kernel in [FluxKernel::Full, FluxKernel::EarlyExit] {
+            let t = time_gpu(gpu, warm, reps, |_| m.step(gpu, kernel))?;
+            let v = format!(
+                "RK2 step, {} flux{}",
+                flux.describe(),
+                if kernel == FluxKernel::Full { "" } else { ", early exit" }
+            );
+            report.push("kp step", &v, &size, p, t.median_ms, 37.0 * w * cells, None, rate(t.median_ms));
+        }
     }
     Ok(())
 }
 
-/// The flooding dam break to t = 4 s with one flux kernel throughout: wall time of the run.
-fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report, kernel: FluxKernel) -> Result<()> {
-    let n = FLOOD_N;
-    let problem = setup::flood(n, n);
+/// Times at which the flood run is split: each segment is timed on its own, and the wet
+/// fraction at its end says how much of the domain the early exit could still skip.
+const FLOOD_CHECKPOINTS: [f64; 6] = [0.1, 0.25, 0.5, 1.0, 2.0, FLOOD_T];
+
+/// One flood run to t = 4 s with one flux kernel throughout: per segment, wall time (clock
+/// reads included), steps and the wet fraction at its end.
+fn flood_run<T: GpuReal>(gpu: &Gpu, kernel: FluxKernel) -> Result<Vec<(f64, u64, f64)>> {
+    let problem = setup::flood(FLOOD_N, FLOOD_N);
     let mut m = GpuKp::<T>::new(gpu, &problem, Launch::default())?;
-    m.set_stop(FLOOD_T);
-    gpu.synchronize()?;
-    let start = Instant::now();
-    loop {
-        for _ in 0..50 {
-            m.step(gpu, kernel)?;
+    let mut out = Vec::new();
+    let mut steps_before = 0;
+    for &t_stop in &FLOOD_CHECKPOINTS {
+        m.set_stop(t_stop);
+        gpu.synchronize()?;
+        let start = Instant::now();
+        loop {
+            for _ in 0..50 {
+                m.step(gpu, kernel)?;
+            }
+            let c = m.clock(gpu)?;
+            if c.t >= t_stop || c.status != 0 {
+                break;
+            }
         }
+        let secs = start.elapsed().as_secs_f64();
         let c = m.clock(gpu)?;
-        if c.t >= FLOOD_T || c.status != 0 {
-            break;
-        }
+        out.push((secs, c.steps - steps_before, m.wet_fraction(gpu)?));
+        steps_before = c.steps;
     }
-    let secs = start.elapsed().as_secs_f64();
-    let c = m.clock(gpu)?;
-    let cells = (n * n) as f64;
+    Ok(out)
+}
+
+/// The flooding dam break at 4096² with early exit off and on, segment by segment, and over
+/// the part of the run where at most a quarter of the wet-map tiles are wet.
+fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
+    let off = flood_run::<T>(gpu, FluxKernel::Full)?;
+    let on = flood_run::<T>(gpu, FluxKernel::EarlyExit)?;
+    let cells = (FLOOD_N * FLOOD_N) as f64;
     let w = std::mem::size_of::<T>() as f64;
-    let variant =
-        if kernel == FluxKernel::EarlyExit { "flood to t=4, early exit on" } else { "flood to t=4, early exit off" };
+    let size = format!("{FLOOD_N}²");
+    let mut t0 = 0.0;
+    let (mut quarter_on, mut quarter_off, mut quarter_steps, mut quarter_t) = (0.0, 0.0, 0, 0.0);
+    for (i, &t1) in FLOOD_CHECKPOINTS.iter().enumerate() {
+        let ((s_off, n_off, _), (s_on, n_on, wet)) = (off[i], on[i]);
+        for (mode, secs, steps) in [("off", s_off, n_off), ("on", s_on, n_on)] {
+            let speedup = if mode == "on" { format!("; {:.2}× early exit off", s_off / s_on) } else { String::new() };
+            report.push(
+                "kp flood",
+                &format!("t {t0}–{t1} s, early exit {mode}"),
+                &size,
+                T::NAME,
+                secs * 1e3,
+                37.0 * w * cells * steps as f64,
+                None,
+                format!("{steps} steps, {:.0}% of tiles wet at the end{speedup}", wet * 100.0),
+            );
+        }
+        if wet <= 0.25 {
+            (quarter_on, quarter_off, quarter_steps, quarter_t) =
+                (quarter_on + s_on, quarter_off + s_off, quarter_steps + n_on, t1);
+        }
+        t0 = t1;
+    }
+    if quarter_steps > 0 {
+        report.push(
+            "kp flood",
+            &format!("t 0–{quarter_t} s (≤ 25% of tiles wet), early exit on"),
+            &size,
+            T::NAME,
+            quarter_on * 1e3,
+            37.0 * w * cells * quarter_steps as f64,
+            None,
+            format!(
+                "{quarter_steps} steps; {:.2}× early exit off ({:.1} ms)",
+                quarter_off / quarter_on,
+                quarter_off * 1e3
+            ),
+        );
+    }
+    let (total_on, total_off): (f64, f64) = (on.iter().map(|r| r.0).sum(), off.iter().map(|r| r.0).sum());
+    let steps: u64 = on.iter().map(|r| r.1).sum();
     report.push(
-        "kp run",
-        variant,
-        &format!("{n}²"),
+        "kp flood",
+        &format!("t 0–{FLOOD_T} s, early exit on"),
+        &size,
         T::NAME,
-        secs * 1e3,
-        37.0 * w * cells * c.steps as f64,
+        total_on * 1e3,
+        37.0 * w * cells * steps as f64,
         None,
-        format!(
-            "{} steps; {:.3} Gcell/s over the run (clock reads included)",
-            c.steps,
-            cells * c.steps as f64 / secs / 1e9
-        ),
+        format!("{steps} steps; {:.2}× early exit off ({:.0} ms)", total_off / total_on, total_off * 1e3),
     );
     Ok(())
 }

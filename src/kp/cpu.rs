@@ -125,6 +125,17 @@ pub fn apply_boundary<T: Real>(k: &Coeffs<T>, w: &mut [T], hu: &mut [T], hv: &mu
     }
 }
 
+/// Start from a clean state, as every RK stage leaves it: the surface not below the bed, no
+/// momentum in dry cells (h ≤ `k.dry`). The GPU's early exit relies on dry blocks being clean.
+pub fn clean_state<T: Real>(k: &Coeffs<T>, w: &mut [T], hu: &mut [T], hv: &mut [T], cell_bed: &[T]) {
+    for j in 0..k.ny {
+        for i in 0..k.nx {
+            let c = k.at(i + 2, j + 2);
+            ((w[c], hu[c], hv[c]), _) = ::gpu::kp::clean(k, cell_bed[c], (w[c], hu[c], hv[c]));
+        }
+    }
+}
+
 /// The wet map of a padded state: 1 for a block with a cell deeper than `k.dry`.
 pub fn wet_map<T: Real>(k: &Coeffs<T>, w: &[T], cell_bed: &[T]) -> Vec<u8> {
     let mut wet = vec![0u8; (k.nbx * k.nby) as usize];
@@ -176,6 +187,7 @@ impl<T: Real> CpuKp<T> {
         let bed = problem.padded_bed::<T>();
         let cell_bed = problem.padded_cell_bed(&bed);
         let (mut w, mut hu, mut hv) = problem.padded_state(&cell_bed);
+        clean_state(&k, &mut w, &mut hu, &mut hv, &cell_bed);
         apply_boundary(&k, &mut w, &mut hu, &mut hv, &cell_bed);
         let n = problem.padded_cells();
         let wet = wet_map(&k, &w, &cell_bed);

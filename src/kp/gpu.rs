@@ -9,17 +9,91 @@ use crate::runtime::{ByVal, DeviceBuffer, Gpu, LaunchShape};
 use crate::{Error, GpuReal, Result};
 use ::gpu::kp::{
     CLOCK_DT, CLOCK_LEN, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, flux_shared, ghosts_x, ghosts_y,
+    stream_slots, stream_strips,
 };
 
-/// Launch parameters (run-time): the flux/RK block in cells (threads), a multiple of 32 threads.
+/// Launch parameters (run-time).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Launch {
+    /// The RK kernel's block in cells (threads), a multiple of 32 threads; also the tile of the
+    /// wet map (one flag a block) and the tile flux kernel's block.
     pub block: (u32, u32),
+    /// How the flux kernel divides the grid.
+    pub flux: FluxVariant,
 }
 
 impl Default for Launch {
     fn default() -> Self {
-        Launch { block: (32, 8) }
+        Launch { block: (32, 8), flux: FluxVariant::STREAM }
+    }
+}
+
+/// The flux kernel's decomposition; both give the same R, rates aside (per block or per warp).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FluxVariant {
+    /// Seed 003's kernel: one thread a cell on a 2D shared-memory tile of `Launch::block`.
+    Tile,
+    /// Warps streaming up strips of 28 columns, `rows` rows each, `warps` warps a block
+    /// (`gpu/src/kp/stream.rs`).
+    Stream { warps: u32, rows: u32 },
+}
+
+impl FluxVariant {
+    /// The default streamed shape.
+    pub const STREAM: FluxVariant = FluxVariant::Stream { warps: 4, rows: 32 };
+
+    /// Rate slots the kernel writes on an nx×ny grid with RK blocks of `block`.
+    pub fn slots(&self, nx: u32, ny: u32, block: (u32, u32)) -> usize {
+        match *self {
+            FluxVariant::Tile => nx.div_ceil(block.0) as usize * ny.div_ceil(block.1) as usize,
+            FluxVariant::Stream { rows, .. } => stream_slots(nx, ny, rows),
+        }
+    }
+
+    /// A streamed shape needs 1–32 warps a block and rows ≥ 1 with at most 65535 bands.
+    pub fn check(&self, ny: usize) -> Result<()> {
+        match *self {
+            FluxVariant::Stream { warps, rows }
+                if !(1..=32).contains(&warps) || rows == 0 || ny.div_ceil(rows as usize) > 65535 =>
+            {
+                Err(Error::invalid(format!(
+                    "streamed flux kernel {warps}×{rows}: needs 1–32 warps a block and 1 ≤ rows with ⌈ny/rows⌉ ≤ 65535"
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match *self {
+            FluxVariant::Tile => "tile".into(),
+            FluxVariant::Stream { warps, rows } => format!("stream {warps}×{rows}"),
+        }
+    }
+}
+
+impl std::str::FromStr for FluxVariant {
+    type Err = Error;
+    /// `tile`, `stream` (the default shape) or `stream:WARPSxROWS`.
+    fn from_str(s: &str) -> Result<FluxVariant> {
+        let bad = || {
+            Error::invalid(format!(
+                "unknown flux kernel '{s}' (expected tile, stream or stream:WxR with 1–32 warps a block and R ≥ 1 rows)"
+            ))
+        };
+        match s {
+            "tile" => Ok(FluxVariant::Tile),
+            "stream" => Ok(FluxVariant::STREAM),
+            _ => {
+                let shape = s.strip_prefix("stream:").ok_or_else(bad)?;
+                let (w, r) = shape.split_once(['x', '×']).ok_or_else(bad)?;
+                let (warps, rows) = (w.parse::<u32>().map_err(|_| bad())?, r.parse::<u32>().map_err(|_| bad())?);
+                if !(1..=32).contains(&warps) || rows == 0 {
+                    return Err(bad());
+                }
+                Ok(FluxVariant::Stream { warps, rows })
+            }
+        }
     }
 }
 
@@ -45,6 +119,9 @@ pub struct Residual<T> {
 /// The device state of one run.
 pub struct GpuKp<T: GpuReal> {
     k: Coeffs<T>,
+    flux_variant: FluxVariant,
+    /// Rate slots the flux kernel writes (the Δt reduction reads exactly these).
+    slots: usize,
     scheme: Scheme,
     clock_params: Clock,
     bed: DeviceBuffer<T>,
@@ -53,7 +130,13 @@ pub struct GpuKp<T: GpuReal> {
     q1: [DeviceBuffer<T>; 3],
     r: [DeviceBuffer<T>; 3],
     rate: DeviceBuffer<T>,
-    wet: DeviceBuffer<u32>,
+    /// Wet maps, rotating: `wet[cur]` is the map of Qⁿ (stage 1's flux reads it), the next one
+    /// Q¹'s (stage 2's flux), the one after Qⁿ⁺¹'s; the RK kernels of an early-exit step read
+    /// the older ones to know which blocks they may skip.
+    wet: [DeviceBuffer<u32>; 3],
+    cur: usize,
+    /// Whether the last flux launch was the early-exit one (its R is unwritten where inactive).
+    early: bool,
     dt: DeviceBuffer<T>,
     clock: DeviceBuffer<f64>,
     reducer: Reducer<T>,
@@ -76,6 +159,7 @@ impl<T: GpuReal> GpuKp<T> {
                 "block {bx}×{by}: the flux and RK kernels need a multiple of 32 threads, at most 1024"
             )));
         }
+        launch.flux.check(problem.ny)?;
         let n = problem.padded_cells();
         let w = std::mem::size_of::<T>();
         gpu.check_fits(
@@ -86,11 +170,14 @@ impl<T: GpuReal> GpuKp<T> {
         let bed = problem.padded_bed::<T>();
         let cell_bed = problem.padded_cell_bed(&bed);
         let (mut hw, mut hu, mut hv) = problem.padded_state(&cell_bed);
+        super::cpu::clean_state(&k, &mut hw, &mut hu, &mut hv, &cell_bed);
         super::cpu::apply_boundary(&k, &mut hw, &mut hu, &mut hv, &cell_bed);
         let wet: Vec<u32> = super::cpu::wet_map(&k, &hw, &cell_bed).into_iter().map(u32::from).collect();
-        let blocks = (k.nbx * k.nby) as usize;
+        let slots = launch.flux.slots(k.nx, k.ny, launch.block);
         Ok(GpuKp {
             k,
+            flux_variant: launch.flux,
+            slots,
             scheme: problem.scheme,
             clock_params: Clock { cfl: problem.cfl, t_stop: f64::INFINITY, dt_floor: problem.dt_floor },
             bed: gpu.upload(&bed)?,
@@ -98,12 +185,26 @@ impl<T: GpuReal> GpuKp<T> {
             q1: [gpu.upload(&hw)?, gpu.upload(&hu)?, gpu.upload(&hv)?],
             q: [gpu.upload(&hw)?, gpu.upload(&hu)?, gpu.upload(&hv)?],
             r: [gpu.zeros(n)?, gpu.zeros(n)?, gpu.zeros(n)?],
-            rate: gpu.zeros(blocks)?,
-            wet: gpu.upload(&wet)?,
+            rate: gpu.zeros(slots)?,
+            wet: [gpu.upload(&wet)?, gpu.upload(&wet)?, gpu.upload(&wet)?],
+            cur: 0,
+            early: false,
             dt: gpu.zeros(1)?,
             clock: gpu.zeros(CLOCK_LEN)?,
             reducer: Reducer::new(gpu)?,
         })
+    }
+
+    /// Switch the flux kernel (the benchmarks compare them on one state).
+    pub fn set_flux(&mut self, gpu: &Gpu, flux: FluxVariant) -> Result<()> {
+        flux.check(self.k.ny as usize)?;
+        let slots = flux.slots(self.k.nx, self.k.ny, (self.k.bx, self.k.by));
+        if slots > self.rate.len() {
+            self.rate = gpu.zeros(slots)?;
+        }
+        self.flux_variant = flux;
+        self.slots = slots;
+        Ok(())
     }
 
     pub fn coeffs(&self) -> &Coeffs<T> {
@@ -129,33 +230,50 @@ impl<T: GpuReal> GpuKp<T> {
         LaunchShape::cover_2d(self.k.nx as u64, self.k.ny as u64, (self.k.bx, self.k.by), (1, 1))
     }
 
-    /// R of `q` (stage 1) or `q1` (stage 2) and the per-block rates.
+    /// R of `q` (stage 1) or `q1` (stage 2) and the per-block (tile) or per-warp (stream) rates.
     pub fn flux(&mut self, gpu: &Gpu, kernel: FluxKernel, from_q1: bool) -> Result<()> {
-        let shape = self.block_shape()?.with_shared_of::<T>(flux_shared(self.k.bx, self.k.by));
-        let stem = match kernel {
-            FluxKernel::Full => "kp_flux",
-            FluxKernel::EarlyExit => "kp_flux_early",
-        };
-        let f = gpu.kernel::<T>(stem)?;
         let k = ByVal(self.k);
         let src = if from_q1 { &self.q1 } else { &self.q };
-        let mut l = f.launch(shape)?;
-        l.arg(&k).arg(&src[0]).arg(&src[1]).arg(&src[2]).arg(&self.bed);
-        l.arg(&self.r[0]).arg(&self.r[1]).arg(&self.r[2]).arg(&self.rate);
-        if kernel == FluxKernel::EarlyExit {
-            l.arg(&self.wet);
+        let early = kernel == FluxKernel::EarlyExit;
+        self.early = early;
+        let wet = &self.wet[self.map(from_q1)];
+        match self.flux_variant {
+            FluxVariant::Tile => {
+                let shape = self.block_shape()?.with_shared_of::<T>(flux_shared(self.k.bx, self.k.by));
+                let f = gpu.kernel::<T>(if early { "kp_flux_early" } else { "kp_flux" })?;
+                let mut l = f.launch(shape)?;
+                l.arg(&k).arg(&src[0]).arg(&src[1]).arg(&src[2]).arg(&self.bed);
+                l.arg(&self.r[0]).arg(&self.r[1]).arg(&self.r[2]).arg(&self.rate);
+                if early {
+                    l.arg(wet);
+                }
+                // SAFETY: kp_flux[_early](k, w, hu, hv, bed, rw, rhu, rhv, rate[, wet]): padded
+                // arrays of k.cells(), the corner array, rate of nbx·nby slots (checked in new) and
+                // wet of nbx·nby; R distinct from the inputs; blocks of k.bx × k.by (a multiple of
+                // 32, checked in new) covering the interior; shared memory flux_shared(bx, by) T.
+                unsafe { l.run() }
+            }
+            FluxVariant::Stream { warps, rows } => {
+                let grid = (stream_strips(self.k.nx).div_ceil(warps), self.k.ny.div_ceil(rows), 1);
+                let shape = LaunchShape::fixed(grid, (32 * warps, 1, 1));
+                let f = gpu.kernel::<T>(if early { "kp_flux_stream_early" } else { "kp_flux_stream" })?;
+                let mut l = f.launch(shape)?;
+                l.arg(&k).arg(&rows).arg(&src[0]).arg(&src[1]).arg(&src[2]).arg(&self.bed);
+                l.arg(&self.r[0]).arg(&self.r[1]).arg(&self.r[2]).arg(&self.rate);
+                if early {
+                    l.arg(wet);
+                }
+                // SAFETY: kp_flux_stream[_early](k, rows, w, hu, hv, bed, rw, rhu, rhv, rate[, wet]):
+                // arrays as for the tile kernel; rate holds stream_slots(nx, ny, rows) (new); blocks
+                // of 32·warps threads, grid (⌈strips/warps⌉, ⌈ny/rows⌉); no shared memory.
+                unsafe { l.run() }
+            }
         }
-        // SAFETY: kp_flux[_early](k, w, hu, hv, bed, rw, rhu, rhv, rate[, wet]): padded arrays of
-        // k.cells(), the corner array, rate and wet of nbx·nby; R distinct from the inputs; blocks
-        // of k.bx × k.by (a multiple of 32, checked in new) covering the interior; shared
-        // memory flux_shared(bx, by) T.
-        unsafe { l.run() }
     }
 
     /// Device-wide max of the rates, then Δt and the clock on the device.
     pub fn time_step(&mut self, gpu: &Gpu) -> Result<()> {
-        let n = self.rate.len();
-        self.reducer.enqueue(gpu, ReduceOp::Max, &self.rate, n)?;
+        self.reducer.enqueue(gpu, ReduceOp::Max, &self.rate, self.slots)?;
         let f = gpu.kernel::<T>("kp_dt")?;
         let c = ByVal(self.clock_params);
         let mut l = f.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)))?;
@@ -171,7 +289,8 @@ impl<T: GpuReal> GpuKp<T> {
         let f = gpu.kernel::<T>("kp_rk")?;
         let k = ByVal(self.k);
         let mut l = f.launch(shape)?;
-        l.arg(&k).arg(&stage).arg(&self.dt).arg(&self.cell_bed);
+        let early = self.early as u32;
+        l.arg(&k).arg(&stage).arg(&early).arg(&self.dt).arg(&self.cell_bed);
         if stage == 1 {
             l.arg(&self.q[0]).arg(&self.q[1]).arg(&self.q[2]);
             l.arg(&self.q[0]).arg(&self.q[1]).arg(&self.q[2]);
@@ -183,11 +302,18 @@ impl<T: GpuReal> GpuKp<T> {
             l.arg(&self.r[0]).arg(&self.r[1]).arg(&self.r[2]);
             l.arg(&self.q[0]).arg(&self.q[1]).arg(&self.q[2]);
         }
-        l.arg(&self.wet);
-        // SAFETY: kp_rk(k, stage, dt, bc, q0, q1, r, out, wet): padded arrays of k.cells(); out
-        // is q1 (stage 1, distinct from every input) or q (stage 2, aliasing only q0, which the
-        // kernel allows); wet of nbx·nby; same blocks as the flux kernel; 32 T shared.
+        let (m0, m_in) = (self.map(false), self.map(stage == 2));
+        l.arg(&self.wet[m0]).arg(&self.wet[m_in]).arg(&self.wet[(m_in + 1) % 3]);
+        // SAFETY: kp_rk(k, stage, early, dt, bc, q0, q1, r, out, wet_m0, wet_in, wet_out): padded
+        // arrays of k.cells(); out is q1 (stage 1, distinct from every input) or q (stage 2,
+        // aliasing only q0, which the kernel allows); three wet maps of nbx·nby, wet_out distinct
+        // from the other two; same blocks as the flux kernel; 32 T shared.
         unsafe { l.run() }
+    }
+
+    /// Index of the wet map of Qⁿ (`stage2` false) or of Q¹ (true).
+    fn map(&self, stage2: bool) -> usize {
+        (self.cur + stage2 as usize) % 3
     }
 
     /// Both ghost passes on `q` (or `q1`).
@@ -215,11 +341,13 @@ impl<T: GpuReal> GpuKp<T> {
         match self.scheme {
             Scheme::Euler => {
                 self.q.swap_with_slice(&mut self.q1);
+                self.cur = (self.cur + 1) % 3;
             }
             Scheme::Rk2 => {
                 self.flux(gpu, kernel, true)?;
                 self.rk(gpu, 2)?;
                 self.boundary(gpu, false)?;
+                self.cur = (self.cur + 2) % 3;
             }
         }
         Ok(())
@@ -235,14 +363,21 @@ impl<T: GpuReal> GpuKp<T> {
     pub fn download(&self, gpu: &Gpu) -> Result<[Vec<T>; 3]> {
         Ok([gpu.download(&self.q[0])?, gpu.download(&self.q[1])?, gpu.download(&self.q[2])?])
     }
-    /// The last R (padded), the per-block rates and the wet map.
+    /// The last R (padded; after an early-exit flux, unwritten where the block was inactive), the
+    /// rates and the wet map of Qⁿ.
     pub fn download_residual(&self, gpu: &Gpu) -> Result<Residual<T>> {
         Ok(Residual {
             r: [gpu.download(&self.r[0])?, gpu.download(&self.r[1])?, gpu.download(&self.r[2])?],
-            rates: gpu.download(&self.rate)?,
-            wet: gpu.download(&self.wet)?,
+            rates: gpu.download(&self.rate)?.into_iter().take(self.slots).collect(),
+            wet: gpu.download(&self.wet[self.cur])?,
         })
     }
+    /// Fraction of the wet-map tiles that are wet (synchronises).
+    pub fn wet_fraction(&self, gpu: &Gpu) -> Result<f64> {
+        let wet = gpu.download(&self.wet[self.cur])?;
+        Ok(wet.iter().filter(|&&f| f != 0).count() as f64 / wet.len().max(1) as f64)
+    }
+
     /// Padded cell beds (as uploaded).
     pub fn cell_bed(&self, gpu: &Gpu) -> Result<Vec<T>> {
         gpu.download(&self.cell_bed)

@@ -163,7 +163,8 @@ unsafe fn kp_flux<T: DeviceReal>(
 }
 
 /// [`kp_flux`] with early exit: a block that is dry, with its four neighbours, by the wet map
-/// writes R = 0 for its cells and rate 0 without reading the state.
+/// has R = 0 and writes only its rate, 0, without reading the state; its R is left unwritten
+/// (the RK kernel knows it is 0, see [`kp_rk`]).
 ///
 /// # Safety
 /// As [`kp_flux`]; `wet` holds nbx·nby flags written by the last RK stage (or the host).
@@ -185,18 +186,8 @@ unsafe fn kp_flux_early<T: DeviceReal>(
     // Uniform over the block, so the early return keeps the block's barriers consistent.
     let active = block_active(&k, bi, bj, |a, b| unsafe { *wet.add((b * nbx + a) as usize) } != 0);
     if !active {
-        let (i, j) =
-            (bi * thread::block_dim_x() + thread::thread_idx_x(), bj * thread::block_dim_y() + thread::thread_idx_y());
-        unsafe {
-            if i < k.nx && j < k.ny {
-                let g = (j + 2) as usize * k.pitch as usize + (i + 2) as usize;
-                *rw.add(g) = T::ZERO;
-                *rhu.add(g) = T::ZERO;
-                *rhv.add(g) = T::ZERO;
-            }
-            if thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0 {
-                *rate.add((bj * thread::grid_dim_x() + bi) as usize) = T::ZERO;
-            }
+        if thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0 {
+            unsafe { *rate.add((bj * thread::grid_dim_x() + bi) as usize) = T::ZERO };
         }
         return;
     }
@@ -204,15 +195,24 @@ unsafe fn kp_flux_early<T: DeviceReal>(
 }
 
 /// One RK stage (`stage` 1 or 2, see `rk_point`) on the interior: out = stage(q0, q1, R) with
-/// Δt from `dt[0]`, plus the wet map of the result (one flag a block).
+/// Δt from `dt[0]`, plus the wet map of the result (`wet_out`, one flag a block).
+///
+/// After an early-exit flux (`early` ≠ 0) R was not written for blocks that are inactive by
+/// `wet_in` (dry with their four neighbours, see `block_active`): their R is 0 and their cells
+/// are dry with no momentum, so E(q) = q exactly. Stage 1 then writes clean(q0) without reading
+/// R; stage 2, when the block was also inactive in stage 1 (by `wet_m0`, the map stage 1 read),
+/// has q1 = q0 and ½(q0 + q1) = q0, so it leaves the block alone. Results are bit for bit those
+/// of the full update.
 ///
 /// # Safety
 /// Launch contract above; 32 T of shared memory. `out*` may alias `q0*` (stage 2 updates Qⁿ in
-/// place: each thread reads its own cell before writing it); they alias nothing else.
+/// place: each thread reads its own cell before writing it); they alias nothing else. The three
+/// wet maps hold nbx·nby flags; `wet_out` is neither of the others.
 #[allow(clippy::too_many_arguments)]
 unsafe fn kp_rk<T: DeviceReal>(
     k: Coeffs<T>,
     stage: u32,
+    early: u32,
     dt: *const T,
     bc: *const T,
     w0: *const T,
@@ -227,8 +227,21 @@ unsafe fn kp_rk<T: DeviceReal>(
     ow: *mut T,
     ohu: *mut T,
     ohv: *mut T,
-    wet: *mut u32,
+    wet_m0: *const u32,
+    wet_in: *const u32,
+    wet_out: *mut u32,
 ) {
+    let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
+    let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
+    let flags = |map: *const u32| move |a: u32, b: u32| unsafe { *map.add((b * k.nbx + a) as usize) } != 0;
+    // Uniform over the block (so are the barriers below).
+    let inactive = early != 0 && !block_active(&k, bi, bj, flags(wet_in));
+    if inactive && stage == 2 && !block_active(&k, bi, bj, flags(wet_m0)) {
+        if first {
+            unsafe { *wet_out.add((bj * k.nbx + bi) as usize) = 0 };
+        }
+        return;
+    }
     let (i, j) = thread::index_2d();
     let mut is_wet = T::ZERO;
     unsafe {
@@ -237,8 +250,15 @@ unsafe fn kp_rk<T: DeviceReal>(
             let d = T::ldg(dt);
             // q0 through plain loads: in stage 2 the same buffers are written.
             let q0 = (*w0.add(g), *hu0.add(g), *hv0.add(g));
-            let q1 = (T::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g)));
-            let r = (T::ldg(rw.add(g)), T::ldg(rhu.add(g)), T::ldg(rhv.add(g)));
+            let (q1, r) = if inactive {
+                let q1 = if stage == 1 { q0 } else { (T::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g))) };
+                (q1, (T::ZERO, T::ZERO, T::ZERO))
+            } else {
+                (
+                    (T::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g))),
+                    (T::ldg(rw.add(g)), T::ldg(rhu.add(g)), T::ldg(rhv.add(g))),
+                )
+            };
             let ((a, b, c), wet_cell) = rk_point(&k, stage, d, T::ldg(bc.add(g)), q0, q1, r);
             *ow.add(g) = a;
             *ohu.add(g) = b;
@@ -248,9 +268,8 @@ unsafe fn kp_rk<T: DeviceReal>(
             }
         }
         let m = block_max(is_wet, shared::dynamic::<T>());
-        if thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0 {
-            *wet.add((thread::block_idx_y() * thread::grid_dim_x() + thread::block_idx_x()) as usize) =
-                if m > T::ZERO { 1 } else { 0 };
+        if first {
+            *wet_out.add((bj * thread::grid_dim_x() + bi) as usize) = if m > T::ZERO { 1 } else { 0 };
         }
     }
 }
@@ -301,9 +320,10 @@ stamp! {
         rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T);
     kp_flux_early => kp_flux_early_f32, kp_flux_early_f64 (k: Coeffs<T>, w: *const T, hu: *const T, hv: *const T,
         bed: *const T, rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T, wet: *const u32);
-    kp_rk => kp_rk_f32, kp_rk_f64 (k: Coeffs<T>, stage: u32, dt: *const T, bc: *const T, w0: *const T, hu0: *const T,
-        hv0: *const T, w1: *const T, hu1: *const T, hv1: *const T, rw: *const T, rhu: *const T, rhv: *const T,
-        ow: *mut T, ohu: *mut T, ohv: *mut T, wet: *mut u32);
+    kp_rk => kp_rk_f32, kp_rk_f64 (k: Coeffs<T>, stage: u32, early: u32, dt: *const T, bc: *const T, w0: *const T,
+        hu0: *const T, hv0: *const T, w1: *const T, hu1: *const T, hv1: *const T, rw: *const T, rhu: *const T,
+        rhv: *const T, ow: *mut T, ohu: *mut T, ohv: *mut T, wet_m0: *const u32, wet_in: *const u32,
+        wet_out: *mut u32);
     kp_boundary => kp_boundary_f32, kp_boundary_f64 (k: Coeffs<T>, axis: u32, w: *mut T, hu: *mut T, hv: *mut T,
         bc: *const T);
     kp_dt => kp_dt_f32, kp_dt_f64 (c: Clock, rate: *const T, dt: *mut T, clock: *mut f64);

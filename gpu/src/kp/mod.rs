@@ -103,6 +103,10 @@ pub struct FaceState<T> {
     pub qt: T,
 }
 
+impl<T: Real> FaceState<T> {
+    pub const ZERO: FaceState<T> = FaceState { w: T::ZERO, h: T::ZERO, qn: T::ZERO, qt: T::ZERO };
+}
+
 /// A cell's reconstruction along one axis: its minus (west/south) and plus faces.
 #[derive(Clone, Copy, Debug)]
 pub struct Recon<T> {
@@ -118,6 +122,10 @@ pub struct Flux<T> {
     pub fn_: T,
     pub ft: T,
     pub speed: T,
+}
+
+impl<T: Real> Flux<T> {
+    pub const ZERO: Flux<T> = Flux { f0: T::ZERO, fn_: T::ZERO, ft: T::ZERO, speed: T::ZERO };
 }
 
 /// Generalized minmod of three slopes: the smallest in magnitude when all share a sign, else 0.
@@ -177,6 +185,12 @@ pub fn desingularize<T: Real>(kappa: T, h: T, q: T) -> T {
 pub fn desingularize_pair<T: Real>(kappa: T, h: T, qn: T, qt: T) -> (T, T) {
     let h2 = h * h;
     let h4 = h2 * h2;
+    if h4 >= kappa && h > T::ZERO {
+        // Deep enough that max(h⁴, κ) = h⁴: f = √2·h/√(2h⁴) = 1/h exactly, one reciprocal
+        // instead of a square root and a division (most faces of a wet domain).
+        let f = h.recip_fast();
+        return (f * qn, f * qt);
+    }
     let den = (h4 + h4.max(kappa)).sqrt();
     if den > T::ZERO {
         let f = T::from_f64(core::f64::consts::SQRT_2) * h / den;
@@ -193,13 +207,13 @@ pub fn central_upwind<T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>) 
     let (ul, vl) = desingularize_pair(k.kappa, l.h, l.qn, l.qt);
     let (ur, vr) = desingularize_pair(k.kappa, r.h, r.qn, r.qt);
     let (qnl, qtl, qnr, qtr) = (l.h * ul, l.h * vl, r.h * ur, r.h * vr);
-    let cl = (k.g * l.h).sqrt();
-    let cr = (k.g * r.h).sqrt();
+    let cl = (k.g * l.h).sqrt_fast();
+    let cr = (k.g * r.h).sqrt_fast();
     let ap = (ul + cl).max(ur + cr).max(T::ZERO);
     let am = (ul - cl).min(ur - cr).min(T::ZERO);
     let span = ap - am;
     if span > T::ZERO {
-        let inv = span.recip();
+        let inv = span.recip_fast();
         let apam = ap * am;
         let fl1 = qnl * ul + k.half_g * l.h * l.h;
         let fr1 = qnr * ur + k.half_g * r.h * r.h;
@@ -265,8 +279,30 @@ pub fn recon_y<T: Real>(
     reconstruct(k, c(dj - 1), c(dj), c(dj + 1), bed_y(b, dj), bed_y(b, dj + 1))
 }
 
+/// The well-balanced bed-slope source along one axis, `−g (B₊ − B₋)/Δ · (h₊ + h₋)/2`, from B at
+/// the cell's minus and plus faces and the reconstructed face depths; `inv` is 1/Δ.
+#[inline(always)]
+pub fn slope_source<T: Real>(k: &Coeffs<T>, b_m: T, b_p: T, r: &Recon<T>, inv: T) -> T {
+    -k.g * (b_p - b_m) * inv * T::HALF * (r.p.h + r.m.h)
+}
+
+/// The x part of R at a cell: (R_w, R_hu, R_hv) from its west and east fluxes and the x source.
+#[inline(always)]
+pub fn rhs_x<T: Real>(k: &Coeffs<T>, fw: Flux<T>, fe: Flux<T>, sx: T) -> (T, T, T) {
+    ((fw.f0 - fe.f0) * k.inv_dx, (fw.fn_ - fe.fn_) * k.inv_dx + sx, (fw.ft - fe.ft) * k.inv_dx)
+}
+
+/// The y part of R at a cell from its south and north fluxes (normal momentum hv) and the y
+/// source.
+#[inline(always)]
+pub fn rhs_y<T: Real>(k: &Coeffs<T>, gs: Flux<T>, gn: Flux<T>, sy: T) -> (T, T, T) {
+    ((gs.f0 - gn.f0) * k.inv_dy, (gs.ft - gn.ft) * k.inv_dy, (gs.fn_ - gn.fn_) * k.inv_dy + sy)
+}
+
 /// R and the rate of a cell from its four face fluxes (west, east, south, north), its own
-/// reconstructions (for the source's face depths) and B at its four faces.
+/// reconstructions (for the source's face depths) and B at its four faces. R is the x part
+/// plus the y part, so a kernel that finishes the two parts at different times gets the same
+/// sums.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn assemble<T: Real>(
@@ -279,13 +315,12 @@ pub fn assemble<T: Real>(
     ry: Recon<T>,
     (bw, be, bs, bn): (T, T, T, T),
 ) -> Rhs<T> {
-    // Well-balanced bed-slope source from the reconstructed face depths.
-    let sx = -k.g * (be - bw) * k.inv_dx * T::HALF * (rx.p.h + rx.m.h);
-    let sy = -k.g * (bn - bs) * k.inv_dy * T::HALF * (ry.p.h + ry.m.h);
+    let x = rhs_x(k, fw, fe, slope_source(k, bw, be, &rx, k.inv_dx));
+    let y = rhs_y(k, gs, gn, slope_source(k, bs, bn, &ry, k.inv_dy));
     Rhs {
-        w: (fw.f0 - fe.f0) * k.inv_dx + (gs.f0 - gn.f0) * k.inv_dy,
-        hu: (fw.fn_ - fe.fn_) * k.inv_dx + (gs.ft - gn.ft) * k.inv_dy + sx,
-        hv: (fw.ft - fe.ft) * k.inv_dx + (gs.fn_ - gn.fn_) * k.inv_dy + sy,
+        w: x.0 + y.0,
+        hu: x.1 + y.1,
+        hv: x.2 + y.2,
         rate: (fw.speed * k.inv_dx).max(fe.speed * k.inv_dx).max(gs.speed * k.inv_dy).max(gn.speed * k.inv_dy),
     }
 }
@@ -549,6 +584,22 @@ pub const fn flux_shared(bx: u32, by: u32) -> usize {
         + 32
 }
 
+/// Interior columns each warp of the streamed flux kernel computes: its 32 lanes hold 32
+/// consecutive padded columns, and the two lanes at each edge only supply neighbours (a face
+/// flux needs the reconstructions of the cells on both sides, each of which needs its own
+/// neighbours).
+pub const STREAM_COLS: u32 = 28;
+
+/// Strips of [`STREAM_COLS`] columns across `nx` cells.
+pub const fn stream_strips(nx: u32) -> u32 {
+    nx.div_ceil(STREAM_COLS)
+}
+
+/// Rate slots the streamed flux kernel writes: one per strip and band of `rows` rows.
+pub const fn stream_slots(nx: u32, ny: u32, rows: u32) -> usize {
+    stream_strips(nx) as usize * ny.div_ceil(rows) as usize
+}
+
 /// Parameters of the Δt kernel.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -598,3 +649,5 @@ pub fn time_step(cfl: f64, rate: f64, t: f64, t_stop: f64, dt_floor: f64) -> (f6
 
 #[cfg(target_arch = "nvptx64")]
 mod kernels;
+#[cfg(target_arch = "nvptx64")]
+mod stream;

@@ -49,6 +49,10 @@ pub struct Common {
     /// GPU early exit of dry blocks: auto (timed every 100 steps), on or off.
     #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
     early_exit: String,
+    /// GPU flux kernel: stream (warps streaming up 28-column strips; stream:WxR sets W warps a
+    /// block and R rows a warp) or tile (seed 003's shared-memory tile of --block).
+    #[arg(long, default_value = "stream")]
+    flux: String,
     /// GPU block BXxBY (cells, a multiple of 32 threads).
     #[arg(long, default_value = "32x8", value_parser = crate::scenarios::sediment::parse_block)]
     block: (u32, u32),
@@ -129,6 +133,8 @@ struct Plan {
 }
 
 fn plan(c: &Common, spec: &Spec) -> Result<Plan> {
+    let launch = Launch { block: c.block, flux: c.flux.parse()? };
+    let early_exit = c.early_exit.parse()?;
     let nx = c.nx.unwrap_or(spec.n);
     let ny = c.ny.unwrap_or(nx);
     if nx == 0 || ny == 0 {
@@ -168,7 +174,7 @@ fn plan(c: &Common, spec: &Spec) -> Result<Plan> {
     problem.cfl = c.cfl;
     problem.scheme = if c.scheme == "euler" { Scheme::Euler } else { Scheme::Rk2 };
     problem.validate()?;
-    Ok(Plan { problem, t_end, snapshots, output, launch: Launch { block: c.block }, early_exit: c.early_exit.parse()? })
+    Ok(Plan { problem, t_end, snapshots, output, launch, early_exit })
 }
 
 fn run(c: &Common, spec: Spec, backend: &Backend, precision: Precision) -> Result<()> {
@@ -184,7 +190,13 @@ fn run_typed<T: GpuReal + NpyElem>(spec: &Spec, plan: Plan, backend: &Backend, r
     let mut solver = Solver::<T>::new(backend, p, plan.launch, plan.early_exit)?;
     let on = match backend {
         Backend::Gpu(_) => {
-            format!("GPU, block {}x{}, early exit {:?}", plan.launch.block.0, plan.launch.block.1, plan.early_exit)
+            format!(
+                "GPU, block {}x{}, flux {}, early exit {:?}",
+                plan.launch.block.0,
+                plan.launch.block.1,
+                plan.launch.flux.describe(),
+                plan.early_exit
+            )
         }
         Backend::Cpu { .. } => "CPU reference".to_string(),
     };

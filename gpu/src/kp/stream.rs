@@ -1,0 +1,255 @@
+//! The streamed flux kernel: each warp walks up a strip of [`STREAM_COLS`] interior columns,
+//! one row at a time, with no shared memory and no block barriers.
+//!
+//! Lane l holds padded column `28·strip + l` (lanes 0, 1, 30, 31 only supply neighbours). Per
+//! row a lane keeps a three-row register window of (w, hu, hv) and two rows of corner B, and
+//! - reconstructs its cell along y from the window, and gets the face between this row and the
+//!   one below from the plus face it kept from the row below: the north flux of the row below,
+//!   which it now finishes and writes, and the south flux of this row;
+//! - reconstructs its cell along x from its neighbours' cells (shuffles), computes its west face
+//!   flux from the west neighbour's plus face (a shuffle), and takes its east face flux from the
+//!   east neighbour's west face (a shuffle).
+//!
+//! So every face flux and every reconstruction is computed once per warp (the halo lanes and
+//! one extra row per band are the only repeats: 32/28 and (rows + 2)/rows), against the tile
+//! kernel's recomputed neighbour reconstructions and its edge threads, which made every warp
+//! pay for an east face. The next row's loads are issued before the current row's arithmetic.
+//!
+//! Launch: blocks of `32·warps` threads, grid (⌈strips / warps⌉, ⌈ny / rows⌉); the warp's rate
+//! slot is `blockIdx.y · strips + strip` ([`stream_slots`](super::stream_slots) in all). With
+//! early exit a cell's R is computed only when its wet-map tile (`k.bx × k.by` cells, the RK
+//! kernel's blocks) or one of the four next to it is wet; otherwise R is 0, left unwritten (the
+//! RK kernel knows, see `kp_rk`), and the cell adds nothing to the rate. A warp with no such
+//! cell returns at once. These are the tile kernel's results whatever the strip geometry.
+
+use super::{
+    Cell, Coeffs, FaceState, Flux, STREAM_COLS, block_active, central_upwind, reconstruct, rhs_x, rhs_y, slope_source,
+    stream_strips,
+};
+use crate::device::warp::{self, Shuffle};
+use crate::device::{DeviceReal, thread};
+
+/// Each lane's view of the strip.
+struct Lane {
+    /// Padded column of this lane.
+    pc: u32,
+    /// Whether this lane's cell is an interior cell the warp computes.
+    useful: bool,
+}
+
+/// Shift a face state one lane up (the west neighbour's).
+#[inline(always)]
+fn face_up<T: DeviceReal>(f: FaceState<T>) -> FaceState<T> {
+    FaceState { w: f.w.shfl_up(1), h: f.h.shfl_up(1), qn: f.qn.shfl_up(1), qt: f.qt.shfl_up(1) }
+}
+
+/// Shift a flux one lane down (the east neighbour's).
+#[inline(always)]
+fn flux_down<T: DeviceReal>(f: Flux<T>) -> Flux<T> {
+    Flux { f0: f.f0.shfl_down(1), fn_: f.fn_.shfl_down(1), ft: f.ft.shfl_down(1), speed: f.speed.shfl_down(1) }
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn stream_body<T: DeviceReal, const EARLY: bool>(
+    k: &Coeffs<T>,
+    rows: u32,
+    w: *const T,
+    hu: *const T,
+    hv: *const T,
+    bed: *const T,
+    rw: *mut T,
+    rhu: *mut T,
+    rhv: *mut T,
+    rate: *mut T,
+    wet: *const u32,
+) {
+    let warps = thread::block_dim_x() / 32;
+    let strips = stream_strips(k.nx);
+    let strip = thread::block_idx_x() * warps + thread::thread_idx_x() / 32;
+    if strip >= strips || rows == 0 {
+        return; // the whole warp
+    }
+    let lane_id = thread::thread_idx_x() % 32;
+    let pc = strip * STREAM_COLS + lane_id;
+    let lane = Lane { pc, useful: (2..2 + STREAM_COLS).contains(&lane_id) && pc < k.nx + 2 };
+    let j0 = thread::block_idx_y() * rows;
+    let jend = if j0 + rows < k.ny { j0 + rows } else { k.ny };
+    let slot = (thread::block_idx_y() * strips + strip) as usize;
+    let p = k.pitch as usize;
+    let put = |pj: u32, r: (T, T, T)| {
+        let g = pj as usize * p + lane.pc as usize;
+        unsafe {
+            *rw.add(g) = r.0;
+            *rhu.add(g) = r.1;
+            *rhv.add(g) = r.2;
+        }
+    };
+    let wet_at = |a: u32, b: u32| unsafe { *wet.add((b * k.nbx + a) as usize) } != 0;
+
+    // Early exit for the whole warp: no wet-map tile its cells depend on is active.
+    // A cell's column tile, for the per-cell test below (useful lanes only).
+    let tile_i = if lane.useful { (lane.pc - 2) / k.bx } else { 0 };
+    if EARLY {
+        let i_lo = strip * STREAM_COLS;
+        let i_hi = if i_lo + STREAM_COLS < k.nx { i_lo + STREAM_COLS } else { k.nx } - 1;
+        let (ti0, tj0) = (i_lo / k.bx, j0 / k.by);
+        let ntx = i_hi / k.bx - ti0 + 1;
+        let count = ntx * ((jend - 1) / k.by - tj0 + 1);
+        let mut any = false;
+        let mut t = lane_id;
+        while t < count {
+            any |= block_active(k, ti0 + t % ntx, tj0 + t / ntx, wet_at);
+            t += 32;
+        }
+        if !warp::any(any) {
+            if lane_id == 0 {
+                unsafe { *rate.add(slot) = T::ZERO };
+            }
+            return;
+        }
+    }
+    // Per-cell activity of the next row to finish (interior row j0 first), tracked as the
+    // tile row and the row within it, so no division per row.
+    let (mut tile_j, mut in_tile) = if EARLY { (j0 / k.by, j0 % k.by) } else { (0, 0) };
+    let mut active = !EARLY || (lane.useful && block_active(k, tile_i, tile_j, wet_at));
+
+    // Loads are clamped into the padded arrays: lanes past the east ghosts and the prefetch
+    // past the north ghosts read something valid and their results are never used.
+    let col = (if pc < k.nx + 3 { pc } else { k.nx + 3 }) as usize;
+    let ccol = (if pc < k.nx + 4 { pc } else { k.nx + 4 }) as usize;
+    let cp = k.cpitch as usize;
+    let load = |pr: u32| {
+        let g = (if pr < k.ny + 3 { pr } else { k.ny + 3 }) as usize * p + col;
+        unsafe { (T::ldg(w.add(g)), T::ldg(hu.add(g)), T::ldg(hv.add(g))) }
+    };
+    let corner = |pr: u32| {
+        let r = (if pr < k.ny + 4 { pr } else { k.ny + 4 }) as usize;
+        unsafe { T::ldg(bed.add(r * cp + ccol)) }
+    };
+    // Padded row pj runs from j0 + 1 (the row below the band, for its plus face) to jend + 2
+    // (the row above, for the band's last north face). Window: rows pj − 1, pj, pj + 1.
+    let mut pj = j0 + 1;
+    let (mut sm, mut s0, mut sp) = (load(pj - 1), load(pj), load(pj + 1));
+    // Corner B of this column at rows pj and pj + 1 (the cell's south-west and north-west).
+    let (mut b0, mut b1) = (corner(pj), corner(pj + 1));
+    let mut below = FaceState::ZERO; // y plus face of the row below
+    let mut gs = Flux::ZERO; // south flux of the pending row
+    let mut x_part = (T::ZERO, T::ZERO, T::ZERO); // R's x part of the pending row
+    let mut sy = T::ZERO; // y source of the pending row
+    let mut pending_rate = T::ZERO; // the pending row's x and south speeds
+    let mut rate_max = T::ZERO;
+    loop {
+        let (next, next_b) = (load(pj + 2), corner(pj + 2));
+        let (e0, e1) = (b0.shfl_down(1), b1.shfl_down(1));
+        let (bs, bn) = (T::HALF * (b0 + e0), T::HALF * (b1 + e1));
+        let ycell = |s: (T, T, T)| Cell { w: s.0, qn: s.2, qt: s.1 };
+        let ry = reconstruct(k, ycell(sm), ycell(s0), ycell(sp), bs, bn);
+        if pj > j0 + 1 {
+            // The face between rows pj − 1 and pj.
+            let g = central_upwind(k, below, ry.m);
+            if pj > j0 + 2 {
+                // Finish row pj − 1: its north flux is g.
+                let y = rhs_y(k, gs, g, sy);
+                let r = (x_part.0 + y.0, x_part.1 + y.1, x_part.2 + y.2);
+                if lane.useful && active {
+                    let mut cell_rate = pending_rate.max(g.speed * k.inv_dy);
+                    // A NaN would lose every max: count it as an infinite speed.
+                    if !cell_rate.is_finite() || !r.0.is_finite() || !r.1.is_finite() || !r.2.is_finite() {
+                        cell_rate = T::INFINITY;
+                    }
+                    rate_max = rate_max.max(cell_rate);
+                    put(pj - 1, r);
+                }
+                if EARLY {
+                    in_tile += 1;
+                    if in_tile == k.by {
+                        in_tile = 0;
+                        tile_j += 1;
+                        active = lane.useful && tile_j < k.nby && block_active(k, tile_i, tile_j, wet_at);
+                    }
+                }
+            }
+            gs = g;
+        }
+        if pj == jend + 2 {
+            break;
+        }
+        if pj > j0 + 1 {
+            // Row pj is in the band: its x part.
+            let xcell = |s: (T, T, T)| Cell { w: s.0, qn: s.1, qt: s.2 };
+            let west = (s0.0.shfl_up(1), s0.1.shfl_up(1), s0.2.shfl_up(1));
+            let east = (s0.0.shfl_down(1), s0.1.shfl_down(1), s0.2.shfl_down(1));
+            let (bw, be) = (T::HALF * (b0 + b1), T::HALF * (e0 + e1));
+            let rx = reconstruct(k, xcell(west), xcell(s0), xcell(east), bw, be);
+            let fw = central_upwind(k, face_up(rx.p), rx.m);
+            let fe = flux_down(fw);
+            x_part = rhs_x(k, fw, fe, slope_source(k, bw, be, &rx, k.inv_dx));
+            sy = slope_source(k, bs, bn, &ry, k.inv_dy);
+            pending_rate = (fw.speed * k.inv_dx).max(fe.speed * k.inv_dx).max(gs.speed * k.inv_dy);
+        }
+        below = ry.p;
+        (sm, s0, sp) = (s0, sp, next);
+        (b0, b1) = (b1, next_b);
+        pj += 1;
+    }
+    // The warp's largest rate to its slot.
+    let mut d = 16;
+    while d > 0 {
+        rate_max = rate_max.max(rate_max.shfl_down(d));
+        d >>= 1;
+    }
+    if lane_id == 0 {
+        unsafe { *rate.add(slot) = rate_max };
+    }
+}
+
+/// R at every interior cell and each warp's max(a_x/Δx, a_y/Δy), streamed (module comment).
+///
+/// # Safety
+/// The launch contract of `kernels.rs` for the arrays; blocks of a multiple of 32 threads, grid
+/// (⌈strips / warps⌉, ⌈ny / rows⌉); `rate` holds `stream_slots(nx, ny, rows)`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn kp_flux_stream<T: DeviceReal>(
+    k: Coeffs<T>,
+    rows: u32,
+    w: *const T,
+    hu: *const T,
+    hv: *const T,
+    bed: *const T,
+    rw: *mut T,
+    rhu: *mut T,
+    rhv: *mut T,
+    rate: *mut T,
+) {
+    unsafe { stream_body::<T, false>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, core::ptr::null()) }
+}
+
+/// [`kp_flux_stream`] with early exit by the wet map (module comment).
+///
+/// # Safety
+/// As [`kp_flux_stream`]; `wet` holds nbx·nby flags.
+#[allow(clippy::too_many_arguments)]
+unsafe fn kp_flux_stream_early<T: DeviceReal>(
+    k: Coeffs<T>,
+    rows: u32,
+    w: *const T,
+    hu: *const T,
+    hv: *const T,
+    bed: *const T,
+    rw: *mut T,
+    rhu: *mut T,
+    rhv: *mut T,
+    rate: *mut T,
+    wet: *const u32,
+) {
+    unsafe { stream_body::<T, true>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet) }
+}
+
+stamp! {
+    kp_flux_stream => kp_flux_stream_f32, kp_flux_stream_f64 (k: Coeffs<T>, rows: u32, w: *const T, hu: *const T,
+        hv: *const T, bed: *const T, rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T);
+    kp_flux_stream_early => kp_flux_stream_early_f32, kp_flux_stream_early_f64 (k: Coeffs<T>, rows: u32,
+        w: *const T, hu: *const T, hv: *const T, bed: *const T, rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T,
+        wet: *const u32);
+}
