@@ -2,7 +2,8 @@
 //! `gtsv2StridedBatch` (contiguous) and `gtsvInterleavedBatch` (interleaved, algorithm 0) in
 //! the same run; n ∈ {64, …, 4096} (or `--sizes`) × batch ∈ {256, 1024, 4096, 16384}, f32 and
 //! f64. GB/s count 5 words per unknown (a, b, c, d read, x written): the fewest a solver must
-//! move. Rows an algorithm cannot run (n over its limit) or that do not fit in memory are
+//! move (the shared-memory algorithms, partition included, move exactly that; Thomas and
+//! twisted Thomas move 9, their notes say so). Rows an algorithm cannot run (n over its limit) or that do not fit in memory are
 //! skipped. Each cell ends with one row per layout for the automatic choice, with its
 //! speedup over the faster cuSPARSE routine of the cell. Without cuSPARSE the suite says why
 //! in a row and goes on.
@@ -123,7 +124,9 @@ fn cell<T: CusparseReal>(
             // The first set's residual, as a check that the timed kernel solves.
             let x = gpu.download(&xs[0])?;
             let r = host.residual(&x);
-            let extra = format!("; {}; residual {r:.1e}{status}", plan.describe());
+            // Thomas and twisted Thomas write c', d' to the workspace and read them back.
+            let moved = if plan.workspace > 0 { "; moves 9 words/unknown" } else { "" };
+            let extra = format!("; {}{moved}; residual {r:.1e}{status}", plan.describe());
             report.push(
                 &format!("tridiag {alg}"),
                 layout.name(),

@@ -4,7 +4,7 @@
 use super::{Algorithm, Choice, Dims, Layout, Limits, Shape, breakdown};
 use crate::runtime::{DeviceBuffer, Gpu, LaunchShape};
 use crate::{Error, GpuReal, Result};
-use ::gpu::tridiag::{PCR_MAX_PER_THREAD, THOMAS_BLOCK, decode_status};
+use ::gpu::tridiag::{PCR_MAX_PER_THREAD, THOMAS_BLOCK, TWISTED_SYSTEMS, decode_status, partition_span};
 
 /// One planned launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +32,10 @@ impl Plan {
             (Algorithm::Pcr, _) => format!("{b} threads × {}", d.chunk),
             (Algorithm::CrPcr, _) => format!("{b} threads, PCR at ≤ {} eq.", d.switch),
             (Algorithm::PcrThomas, _) => format!("{b} threads × {}, {} subsystems", d.chunk, 1u32 << d.switch),
+            (Algorithm::Twisted, _) => format!("{b} systems × 2 threads/block"),
+            (Algorithm::Partition, _) => {
+                format!("{} systems × {b} threads/block, {} rows/thread", d.switch, 1u32 << d.chunk)
+            }
         }
     }
 }
@@ -55,6 +59,7 @@ pub fn limits<T: GpuReal>(gpu: &Gpu) -> Result<Limits> {
         pcr_threads: pcr.into_iter().min().unwrap_or(32),
         cr_threads: max_threads(gpu, &format!("tridiag_cr_{}", T::NAME))?
             .min(max_threads(gpu, &format!("tridiag_cr_pcr_{}", T::NAME))?),
+        partition_threads: max_threads(gpu, &format!("tridiag_partition_{}", T::NAME))?,
     })
 }
 
@@ -72,6 +77,13 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
             Algorithm::Pcr | Algorithm::PcrThomas if max < lim.max_shared_bytes / (4 * lim.value_bytes) => {
                 format!("{} equations per thread × {} threads", PCR_MAX_PER_THREAD, lim.pcr_threads / 32 * 32)
             }
+            Algorithm::Partition => format!(
+                "3 values per row of {} B in {} B of shared memory per block, one thread per {} rows, at most {} threads",
+                lim.value_bytes,
+                lim.max_shared_bytes,
+                1 << super::PARTITION_MAX_LG,
+                lim.partition_threads
+            ),
             _ => format!("4n values of {} B in {} B of shared memory per block", lim.value_bytes, lim.max_shared_bytes),
         };
         return Err(Error::invalid(format!(
@@ -129,6 +141,25 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
             dims.chunk = 1;
             dims.switch = block.min(128) as u32;
             plan(dims, "tridiag_cr_pcr", block, shared_system, 0)
+        }
+        Algorithm::Twisted => {
+            let launch = LaunchShape::cover_1d(shape.batch as u64, TWISTED_SYSTEMS)?;
+            let launch = LaunchShape { block: (TWISTED_SYSTEMS, 2, 1), ..launch };
+            let launch = launch.with_shared(4 * TWISTED_SYSTEMS as usize * lim.value_bytes);
+            Ok(Plan { algorithm: alg, dims, launch, stem: "tridiag_thomas_twisted", workspace: shape.len() })
+        }
+        Algorithm::Partition => {
+            // `max_n` was checked above, so the launch exists.
+            let (lg, g) = lim
+                .partition_launch(shape)
+                .ok_or_else(|| Error::invalid(format!("tridiagonal partition: no launch for n = {n}")))?;
+            dims.chunk = lg;
+            dims.switch = g;
+            let grid = shape.batch.div_ceil(g as usize) as u32;
+            let block = (n.div_ceil(1 << lg) as u32, g, 1);
+            let shared = g as usize * partition_span(n as u32, lg) as usize;
+            let launch = LaunchShape::fixed((grid, 1, 1), block).with_shared(shared * lim.value_bytes);
+            Ok(Plan { algorithm: alg, dims, launch, stem: "tridiag_partition", workspace: 0 })
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Batched tridiagonal solvers (seed 001): the CPU reference ([`cpu`]), the GPU driver
-//! ([`gpu`]: Thomas, CR, PCR, CR-PCR, PCR-Thomas), cuSPARSE as the peer ([`cusparse`]), and
+//! ([`gpu`]: Thomas, twisted Thomas, CR, PCR, CR-PCR, PCR-Thomas, partition), cuSPARSE as the peer ([`cusparse`]), and
 //! [`Solver`], one API over both backends.
 //!
 //! A batch holds `batch` systems of `n` unknowns, `a_i x_{i−1} + b_i x_i + c_i x_{i+1} = d_i`;
@@ -27,6 +27,8 @@ pub const KERNELS: &[&str] = &[
     "tridiag_pcr",
     "tridiag_cr_pcr",
     "tridiag_pcr_thomas",
+    "tridiag_thomas_twisted",
+    "tridiag_partition",
 ];
 
 /// Where unknown i of system k lives.
@@ -143,11 +145,24 @@ pub enum Algorithm {
     CrPcr,
     /// PCR steps splitting each system into independent subsystems, then Thomas on each.
     PcrThomas,
+    /// Thomas from both ends, two threads per system meeting in the middle (twisted
+    /// factorisation): twice the parallelism of [`Thomas`](Algorithm::Thomas), same traffic.
+    Twisted,
+    /// The partition method (Thomas–PCR hybrid): systems in shared memory, each thread
+    /// reduces a chunk of rows to its two end unknowns, PCR on those, chunks filled in.
+    Partition,
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 5] =
-        [Algorithm::Thomas, Algorithm::Cr, Algorithm::Pcr, Algorithm::CrPcr, Algorithm::PcrThomas];
+    pub const ALL: [Algorithm; 7] = [
+        Algorithm::Thomas,
+        Algorithm::Cr,
+        Algorithm::Pcr,
+        Algorithm::CrPcr,
+        Algorithm::PcrThomas,
+        Algorithm::Twisted,
+        Algorithm::Partition,
+    ];
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Thomas => "thomas",
@@ -155,11 +170,13 @@ impl Algorithm {
             Algorithm::Pcr => "pcr",
             Algorithm::CrPcr => "cr-pcr",
             Algorithm::PcrThomas => "pcr-thomas",
+            Algorithm::Twisted => "twisted",
+            Algorithm::Partition => "partition",
         }
     }
-    /// True for the one-block-per-system algorithms limited by shared memory.
+    /// True for the algorithms that hold whole systems in shared memory (limited by it).
     pub fn uses_shared_system(self) -> bool {
-        self != Algorithm::Thomas
+        !matches!(self, Algorithm::Thomas | Algorithm::Twisted)
     }
 }
 
@@ -203,34 +220,118 @@ pub struct Limits {
     pub pcr_threads: usize,
     /// Most threads a block of the CR and CR-PCR kernels may have.
     pub cr_threads: usize,
+    /// Most threads a block of the partition kernel may have.
+    pub partition_threads: usize,
 }
+
+/// Rows per thread (log2) the partition method uses for `n` when it fits: longer chunks mean
+/// fewer PCR levels and less work in total, shorter ones more threads per system.
+fn partition_lg_for(n: usize) -> u32 {
+    match n {
+        0..32 => 2,
+        32..256 => 3,
+        _ => 4,
+    }
+}
+
+/// The largest chunk (log2 rows) the partition method turns to when a system has too many
+/// chunks for a block or for shared memory.
+pub const PARTITION_MAX_LG: u32 = 5;
 
 impl Limits {
     /// Largest n the shared-memory algorithm `alg` accepts: 4n values must fit in shared
     /// memory; PCR and PCR-Thomas also hold at most `PCR_MAX_PER_THREAD` equations per thread
     /// in registers during a step. Thomas: no limit but 32-bit sizes.
+    /// Partition: 3 values per row (chunks padded by one) in shared memory and one thread per
+    /// chunk, with chunks of up to 2^`PARTITION_MAX_LG` rows: n ≤ 9376 (f64) / 18752 (f32)
+    /// on an H100 (227 KiB per block).
     pub fn max_n(&self, alg: Algorithm) -> usize {
         let shared = self.max_shared_bytes / (4 * self.value_bytes);
         let staged = ::gpu::tridiag::PCR_MAX_PER_THREAD as usize * (self.pcr_threads / 32 * 32);
         match alg {
-            Algorithm::Thomas => u32::MAX as usize,
+            Algorithm::Thomas | Algorithm::Twisted => u32::MAX as usize,
             Algorithm::Cr | Algorithm::CrPcr => shared,
             Algorithm::Pcr | Algorithm::PcrThomas => shared.min(staged),
+            Algorithm::Partition => {
+                let l = 1usize << PARTITION_MAX_LG;
+                // 3·chunks·(l+1) values, plus one (`partition_span`).
+                let chunks = (self.max_shared_bytes / self.value_bytes).saturating_sub(1) / (3 * (l + 1));
+                chunks.min(self.partition_threads) * l
+            }
         }
     }
 
-    /// The automatic choice, from `bench tridiag` on an H100 (f32 and f64, n 64…4096, batch
-    /// 256…16384): cyclic reduction in shared memory is the fastest or within a few percent
-    /// of it almost everywhere, in both layouts; one thread per system (Thomas) wins only in
-    /// the interleaved layout once the batch alone fills the GPU (at least 120 systems per
-    /// multiprocessor, about 16 K on an H100), and it is the fallback where n exceeds CR's
-    /// shared-memory limit.
+    /// The partition method's launch for `shape`: (log2 rows per thread, systems per block),
+    /// or None when n is over [`max_n`](Self::max_n).
+    ///
+    /// Systems per block g: enough systems that a block has ≥ 128 threads (small n); in the
+    /// interleaved layout at least a 32-byte sector's worth of consecutive systems (8 in f32,
+    /// 4 in f64) so that every sector a load touches is used whole; but never so many that
+    /// the grid has fewer than two blocks per multiprocessor, that two blocks no longer fit
+    /// in one multiprocessor's shared memory, or that the block exceeds its thread limit.
+    pub fn partition_launch(&self, shape: Shape) -> Option<(u32, u32)> {
+        let n = shape.n;
+        if n == 0 || n > self.max_n(Algorithm::Partition) {
+            return None;
+        }
+        let vb = self.value_bytes;
+        let span = |lg: u32| ::gpu::tridiag::partition_span(n as u32, lg) as usize * vb;
+        let chunks = |lg: u32| n.div_ceil(1 << lg);
+        let mut lg = partition_lg_for(n);
+        while lg < PARTITION_MAX_LG && (chunks(lg) > self.partition_threads || span(lg) > self.max_shared_bytes) {
+            lg += 1;
+        }
+        let p = chunks(lg);
+        let want = match shape.layout {
+            Layout::Contiguous => 128usize.div_ceil(p),
+            Layout::Interleaved => 128usize.div_ceil(p).max(32 / vb),
+        };
+        let fill = (shape.batch / (2 * self.sm_count.max(1))).max(1);
+        let by_shared = (self.max_shared_bytes / 2 / span(lg)).max(1);
+        let by_threads = (self.partition_threads / p).max(1);
+        let g = want.min(fill).min(by_shared).min(by_threads).min(shape.batch).max(1);
+        Some((lg, g as u32))
+    }
+
+    /// The automatic choice.
+    ///
+    /// Measured (`bench tridiag`, H100, before the partition and twisted kernels): CR in
+    /// shared memory was the fastest or near it almost everywhere but reached only 20–28% of
+    /// copy at n = 4096 × 16384 (barrier- and shared-memory-bound over log2 n levels), lost
+    /// to cuSPARSE gtsv2StridedBatch at contiguous f32 n = 2048 and on interleaved data
+    /// (0.6–1.0×: one block per system, every load a different sector); one thread per
+    /// system (Thomas) won in the interleaved layout once the batch filled the GPU (≥ 120
+    /// systems per multiprocessor) but was latency-bound at 20% (f32) / 35% (f64) of copy.
+    ///
+    /// Now, and what the new kernels are expected to reach (to be confirmed on the GPU):
+    /// - contiguous: partition wherever it fits (n ≤ `max_n(Partition)`), else Thomas.
+    ///   Expected 55–70% of copy at n = 4096 × 16384 (5 words per unknown, 2–4 blocks per
+    ///   multiprocessor so one block's loads overlap another's arithmetic; ~21 barriers
+    ///   instead of CR's ~24 with idle threads), ≥ 1.5× cuSPARSE strided in f32 and ≥ 2× in
+    ///   f64 there, and ahead of CR in every cell (CR's 0.98× cell included).
+    /// - interleaved: partition with g consecutive systems per block while the batch does
+    ///   not fill the GPU by itself or g reaches a whole 32-byte sector (n ≲ 1000 in either
+    ///   precision); otherwise twisted Thomas (two threads per system, 8 rows of loads in
+    ///   flight), expected 40–50% of copy at n = 4096 × 16384 in both precisions: it moves 9
+    ///   words per unknown (c', d' through the workspace), so at most ~55% counted at 5.
+    ///   Partition on interleaved data at medium batch is expected near its contiguous
+    ///   figure for small n and at 35–50% for n = 2048–4096, where shared memory holds only
+    ///   1–2 systems per block and a sector is partly used (L2 serves the rest).
+    /// - beyond the partition limit: Thomas (contiguous, coalesced by staging) or twisted
+    ///   Thomas (interleaved).
     pub fn auto(&self, shape: Shape) -> Algorithm {
         let fills = shape.batch >= 120 * self.sm_count.max(1);
-        if shape.n > self.max_n(Algorithm::Cr) || (shape.layout == Layout::Interleaved && fills) {
-            Algorithm::Thomas
-        } else {
-            Algorithm::Cr
+        let Some((_, g)) = self.partition_launch(shape) else {
+            return Algorithm::Thomas;
+        };
+        let whole_sectors = g as usize * self.value_bytes >= 32;
+        match shape.layout {
+            Layout::Contiguous => Algorithm::Partition,
+            // Measured on the H100 (2026-11-22): one-thread Thomas (8-row load groups) beat
+            // the twisted kernel in every such cell (n=4096 × 16384: 1.47 vs 1.62 ms f32,
+            // 2.06 vs 2.19 ms f64): twice the threads did not pay for the meeting barrier.
+            Layout::Interleaved if fills && !whole_sectors => Algorithm::Thomas,
+            Layout::Interleaved => Algorithm::Partition,
         }
     }
 }

@@ -20,6 +20,9 @@ pub const PCR_MAX_PER_THREAD: u32 = 8;
 /// Threads per block of the one-thread-per-system Thomas kernels (whole warps).
 pub const THOMAS_BLOCK: u32 = 64;
 
+/// Systems per block of the twisted Thomas kernel (blockDim.x; blockDim.y = 2 ends).
+pub const TWISTED_SYSTEMS: u32 = 32;
+
 /// Sizes and layout of one batched solve, passed by value to every tridiagonal kernel.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,10 +36,11 @@ pub struct Dims {
     /// Offset between consecutive unknowns of one system.
     pub elem_stride: u32,
     /// Contiguous Thomas: log2 of the rows staged per chunk. PCR family: elements per thread
-    /// (1..=`PCR_MAX_PER_THREAD`).
+    /// (1..=`PCR_MAX_PER_THREAD`). Partition: log2 of the rows per thread.
     pub chunk: u32,
     /// CR-PCR: switch from CR to PCR once the reduced system has at most this many
-    /// equations. PCR-Thomas: PCR steps before Thomas (2^steps subsystems).
+    /// equations. PCR-Thomas: PCR steps before Thomas (2^steps subsystems). Partition:
+    /// systems per block.
     pub switch: u32,
 }
 
@@ -91,6 +95,164 @@ pub fn thomas_row<T: Real>(e: Eq<T>, cp_prev: T, dp_prev: T) -> (T, T, T) {
     let pivot = e.b - e.a * cp_prev;
     let inv = T::ONE / pivot;
     (e.c * inv, (e.d - e.a * dp_prev) * inv, pivot)
+}
+
+// ------------------------------------------------------ partition method ----
+//
+// The partition ("Thomas–PCR hybrid") method of Wang 1981 / László–Giles–Appleyard 2016, as
+// `tridiag_partition` runs it and the CPU tests emulate it. A system is cut into chunks of
+// `2^lg` consecutive rows, lg ≥ 1 (the last chunk may be shorter). Rows are first normalised (b = 1,
+// [`Row`]). Within a chunk of rows f..l, one thread eliminates downwards and then upwards
+// ([`chunk_reduce`]) so that every interior row reads `x_r = D − A·x_f − C·x_l`: the chunk
+// then only couples to its neighbours through its first and last unknowns, and those form a
+// tridiagonal *reduced system* of two equations per chunk (one for a chunk of one row),
+// reduced index `2j` = first row of chunk j, `2j + 1` = its last row ([`reduced_row`]). It
+// is solved by PCR on normalised rows ([`pcr_row`]); each thread then fills in its interior
+// rows ([`chunk_interior`]). All of it happens in place, in three arrays (a, c, d of the
+// normalised rows) with the chunks `2^lg + 1` apart ([`partition_pitch`]).
+
+/// A normalised equation `a x_{i−s} + x_i + c x_{i+s} = d` (b = 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Row<T> {
+    pub a: T,
+    pub c: T,
+    pub d: T,
+}
+
+impl<T: Real> Row<T> {
+    /// `x = 0`: a missing neighbour.
+    pub const ZERO: Row<T> = Row { a: T::ZERO, c: T::ZERO, d: T::ZERO };
+}
+
+/// `e / e.b` (the caller checks `pivot_ok(e.b)`).
+#[inline(always)]
+pub fn normalize<T: Real>(e: Eq<T>) -> Row<T> {
+    let inv = T::ONE / e.b;
+    Row { a: e.a * inv, c: e.c * inv, d: e.d * inv }
+}
+
+/// Rows `r` and its pivot scaled by `1/p`.
+#[inline(always)]
+fn scaled<T: Real>(a: T, c: T, d: T, p: T) -> Row<T> {
+    let inv = T::ONE / p;
+    Row { a: a * inv, c: c * inv, d: d * inv }
+}
+
+/// Shared-memory distance between consecutive chunks of `2^lg` rows: odd, so that threads
+/// walking their own chunks in step touch distinct banks (a stride of `2^lg` would put every
+/// thread of a warp in the same bank).
+#[inline(always)]
+pub fn partition_pitch(lg: u32) -> u32 {
+    (1 << lg) + 1
+}
+
+/// Values of shared memory one system takes in the partition kernel: three arrays (a, c, d)
+/// of `chunks·pitch`, plus one when that is even, so that consecutive systems of a block start
+/// on different banks.
+#[inline(always)]
+pub fn partition_span(n: u32, lg: u32) -> u32 {
+    let chunks = n.div_ceil(1 << lg);
+    (3 * chunks * partition_pitch(lg)) | 1
+}
+
+/// Offset of row `i` in one array of the partition layout.
+#[inline(always)]
+pub fn partition_slot(i: u32, lg: u32) -> u32 {
+    (i >> lg) * partition_pitch(lg) + (i & ((1 << lg) - 1))
+}
+
+/// Rows of chunk `j` of a system of `n` (chunks of `2^lg`).
+#[inline(always)]
+pub fn chunk_len(n: u32, lg: u32, j: u32) -> u32 {
+    let f = j << lg;
+    let l = 1 << lg;
+    if n - f < l { n - f } else { l }
+}
+
+/// Equations of the reduced system: two per chunk, one for a last chunk of one row.
+#[inline(always)]
+pub fn reduced_len(n: u32, lg: u32) -> u32 {
+    let chunks = n.div_ceil(1 << lg);
+    2 * chunks - if chunk_len(n, lg, chunks - 1) == 1 { 1 } else { 0 }
+}
+
+/// The system row holding reduced equation `q` (`q < reduced_len`).
+#[inline(always)]
+pub fn reduced_row(n: u32, lg: u32, q: u32) -> u32 {
+    let j = q >> 1;
+    (j << lg) + if q & 1 == 1 { chunk_len(n, lg, j) - 1 } else { 0 }
+}
+
+/// Reduce one chunk of `len ≥ 1` normalised rows in place (`get(r)`/`put(r, ·)` for r < len).
+/// Afterwards row 0 holds the chunk's first reduced equation (`a` couples the previous
+/// chunk's last unknown, `c` this chunk's last), row len−1 its last reduced equation (`a`
+/// couples this chunk's first unknown, `c` the next chunk's first); for len = 1 both are the
+/// row itself. Interior rows hold `(A, C, D)` with `x_r = D − A·x_first − C·x_last`.
+/// Returns the first row (offset in the chunk) whose pivot failed, or `u32::MAX`.
+#[inline(always)]
+pub fn chunk_reduce<T: Real>(len: u32, get: impl Fn(u32) -> Row<T>, mut put: impl FnMut(u32, Row<T>)) -> u32 {
+    let mut bad = u32::MAX;
+    if len < 2 {
+        return bad;
+    }
+    // Downwards: row r (r ≥ 1) becomes A·x_first + x_r + C·x_{r+1} = D. Row 1 already is.
+    let mut prev = get(1);
+    let mut r = 2;
+    while r < len {
+        let e = get(r);
+        let p = T::ONE - e.a * prev.c;
+        if !pivot_ok(p) && bad == u32::MAX {
+            bad = r;
+        }
+        prev = scaled(-(e.a * prev.a), e.c, e.d - e.a * prev.d, p);
+        put(r, prev);
+        r += 1;
+    }
+    // Upwards from row len−2 (whose C already multiplies x_last): x_r = D − A·x_f − C·x_l.
+    // `next` is row r+1 in that form; for len = 2 it is x_last itself.
+    let mut next = Row { a: T::ZERO, c: -T::ONE, d: T::ZERO };
+    if len > 2 {
+        next = get(len - 2);
+        let mut r = len - 2;
+        while r > 1 {
+            r -= 1;
+            let e = get(r);
+            next = Row { a: e.a - e.c * next.a, c: -(e.c * next.c), d: e.d - e.c * next.d };
+            put(r, next);
+        }
+    }
+    // Row 0 with x_1 substituted: a·x_prev + (1 − c·A_1)·x_0 − c·C_1·x_last = d − c·D_1.
+    let e = get(0);
+    let p = T::ONE - e.c * next.a;
+    if !pivot_ok(p) && bad == u32::MAX {
+        bad = 0;
+    }
+    put(0, scaled(e.a, -(e.c * next.c), e.d - e.c * next.d, p));
+    bad
+}
+
+/// An interior row's unknown from its `(A, C, D)` and the chunk's end unknowns.
+#[inline(always)]
+pub fn chunk_interior<T: Real>(e: Row<T>, x_first: T, x_last: T) -> T {
+    e.d - e.a * x_first - e.c * x_last
+}
+
+/// One PCR step on normalised rows: eliminate `m`'s neighbours with `l` and `r` (missing:
+/// [`Row::ZERO`]) and renormalise. Returns the new row and its pivot. One division instead
+/// of [`eliminate`]'s two.
+#[inline(always)]
+pub fn pcr_row<T: Real>(l: Row<T>, m: Row<T>, r: Row<T>) -> (Row<T>, T) {
+    let p = T::ONE - m.a * l.c - m.c * r.a;
+    (scaled(-(m.a * l.a), -(m.c * r.c), m.d - m.a * l.d - m.c * r.d, p), p)
+}
+
+/// The twist of a two-sided (twisted) Thomas factorisation: one side's last row reads
+/// `x_me + c_me·x_other = d_me`, the other side's `x_other + c_other·x_me = d_other`.
+/// Returns `x_me` and the twist pivot `1 − c_me·c_other`.
+#[inline(always)]
+pub fn twist<T: Real>(c_me: T, d_me: T, c_other: T, d_other: T) -> (T, T) {
+    let p = T::ONE - c_me * c_other;
+    ((d_me - c_me * d_other) / p, p)
 }
 
 /// Status word for a failure at unknown `i` of system `k` (see the module comment).

@@ -24,7 +24,7 @@ pub struct Args {
     /// Memory layout: contiguous (system after system) or interleaved (unknown i of every system together).
     #[arg(long, default_value = "interleaved", value_parser = parse_layout)]
     layout: Layout,
-    /// Algorithm: auto, thomas, cr, pcr, cr-pcr, pcr-thomas (the CPU backend runs thomas).
+    /// Algorithm: auto, thomas, cr, pcr, cr-pcr, pcr-thomas, twisted, partition (the CPU backend runs thomas).
     #[arg(long, default_value = "auto", value_parser = parse_choice)]
     algorithm: Choice,
     /// Diagonal dominance of generated systems: |b| ≥ dominance·(|a| + |c|) + margin.
