@@ -1,6 +1,8 @@
-//! `bench kp`: the Kurganov–Petrova kernels and whole RK2 steps on the circular dam break at
-//! 1024², 2048², 4096², 8192² (sizes are n for n×n), f32 and f64; then the flooding dam break
-//! at 4096² run to t = 4 s with early exit on and off.
+//! `bench kp`: the Kurganov–Petrova kernels (both flux kernels; at 4096² a sweep of streamed
+//! shapes) and whole RK2 steps on the circular dam break at 1024², 2048², 4096², 8192² (sizes
+//! are n for n×n), f32 and f64; then the flooding dam break at 4096² run to t = 4 s with early
+//! exit off and on, timed segment by segment with the wet fraction at each segment's end, and
+//! over the segments where at most a quarter of the wet-map tiles are wet.
 //!
 //! Bytes counted are the fewest each kernel must move per interior cell, in words of the
 //! precision: flux reads w, hu, hv and the corner B and writes R_w, R_hu, R_hv (7); RK stage 1
