@@ -137,26 +137,19 @@ macro_rules! impl_real {
 }
 
 impl_real!(f32, sqrtf32, fmaf32, fast::sqrt_f32, fast::recip_f32);
-impl_real!(f64, sqrtf64, fmaf64, f64::sqrt_exact, f64::recip_exact);
+impl_real!(f64, sqrtf64, fmaf64, fast::sqrt_f64, fast::recip_f64);
 
-/// The f64 "fast" forms are the exact ones: the approximate f64 instructions are far coarser.
-trait Exact {
-    fn sqrt_exact(self) -> Self;
-    fn recip_exact(self) -> Self;
-}
-impl Exact for f64 {
-    #[inline(always)]
-    fn sqrt_exact(self) -> f64 {
-        core::intrinsics::sqrtf64(self)
-    }
-    #[inline(always)]
-    fn recip_exact(self) -> f64 {
-        1.0 / self
-    }
-}
-
-/// The f32 approximations (see [`Real::sqrt_fast`]).
+/// The "fast" forms (see [`Real::sqrt_fast`]): approximations in f32 on the GPU; the exact
+/// operations in f64 (the approximate f64 instructions are far coarser) and on the host.
 mod fast {
+    #[inline(always)]
+    pub fn sqrt_f64(x: f64) -> f64 {
+        core::intrinsics::sqrtf64(x)
+    }
+    #[inline(always)]
+    pub fn recip_f64(x: f64) -> f64 {
+        1.0 / x
+    }
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     pub fn sqrt_f32(x: f32) -> f32 {

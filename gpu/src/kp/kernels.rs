@@ -269,7 +269,7 @@ unsafe fn kp_rk<T: DeviceReal>(
         }
         let m = block_max(is_wet, shared::dynamic::<T>());
         if first {
-            *wet_out.add((bj * thread::grid_dim_x() + bi) as usize) = if m > T::ZERO { 1 } else { 0 };
+            *wet_out.add((bj * k.nbx + bi) as usize) = if m > T::ZERO { 1 } else { 0 };
         }
     }
 }

@@ -26,6 +26,7 @@ use super::{
     Cell, Coeffs, FaceState, Flux, STREAM_COLS, block_active, central_upwind, reconstruct, rhs_x, rhs_y, slope_source,
     stream_strips,
 };
+use crate::device::reduce::warp_reduce;
 use crate::device::warp::{self, Shuffle};
 use crate::device::{DeviceReal, thread};
 
@@ -194,11 +195,7 @@ unsafe fn stream_body<T: DeviceReal, const EARLY: bool>(
         pj += 1;
     }
     // The warp's largest rate to its slot.
-    let mut d = 16;
-    while d > 0 {
-        rate_max = rate_max.max(rate_max.shfl_down(d));
-        d >>= 1;
-    }
+    let rate_max = warp_reduce(rate_max, |a: T, b: T| a.max(b));
     if lane_id == 0 {
         unsafe { *rate.add(slot) = rate_max };
     }
