@@ -21,6 +21,7 @@ fn main() {
     println!("cargo:rerun-if-changed=rust-toolchain.toml");
     println!("cargo:rerun-if-env-changed=HYDROKERN_GIT_REV");
     git_revision(&root);
+    examples(&root, &out);
 
     if let Err(message) = check_toolchain() {
         fail(&message);
@@ -125,4 +126,29 @@ fn git_revision(root: &Path) {
         out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
     });
     println!("cargo:rustc-env=HYDROKERN_GIT_REV={}", rev.unwrap_or_else(|| "unknown".into()));
+}
+
+/// Embeds every `examples/*.toml` case file (but the `*.norms.toml` regression norms) as the
+/// built-in scenarios: `EXAMPLES: &[(name, text)]`, name = file stem.
+fn examples(root: &Path, out: &Path) {
+    let dir = root.join("examples");
+    println!("cargo:rerun-if-changed=examples");
+    let mut entries: Vec<(String, PathBuf)> = fs::read_dir(&dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .filter(|p| !p.to_string_lossy().ends_with(".norms.toml"))
+                .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p))
+                .collect()
+        })
+        .unwrap_or_default();
+    entries.sort();
+    let mut code = String::from("pub const EXAMPLES: &[(&str, &str)] = &[\n");
+    for (name, path) in &entries {
+        println!("cargo:rerun-if-changed={}", path.display());
+        code += &format!("    ({name:?}, include_str!({:?})),\n", path.display().to_string());
+    }
+    code += "];\n";
+    fs::write(out.join("examples.rs"), code).unwrap();
 }

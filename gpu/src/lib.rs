@@ -17,6 +17,9 @@ pub use real::Real;
 
 pub mod params;
 
+pub mod grid;
+pub mod halo;
+
 #[cfg(target_arch = "nvptx64")]
 pub mod device;
 

@@ -3,16 +3,21 @@
 //! `gpu/src/sediment/mod.rs`, whose point functions both the CPU reference (`cpu`) and the
 //! kernels (`gpu`) call.
 
+mod case;
 pub mod cpu;
 pub mod gpu;
+mod model;
 mod problem;
 pub mod setup;
-mod solver;
 mod variant;
 
 pub use ::gpu::sediment::Coeffs;
 pub use problem::{Problem, Side, StabilityLimit};
-pub use solver::Solver;
+pub use case::{SedimentCase, SedimentSolver};
+pub use model::{SedimentModel, StepPolicy};
+
+/// The registry's entry.
+pub static SOLVER: SedimentSolver = SedimentSolver;
 pub use variant::{HVariant, SVariant, StepVariant};
 
 /// Kernel stems this solver launches.

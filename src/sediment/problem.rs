@@ -73,6 +73,37 @@ impl Problem {
     pub fn index(&self, i: usize, j: usize) -> usize {
         j * self.pitch() + i
     }
+    /// The layout of the fields: one ghost layer.
+    pub fn layout(&self) -> crate::grid::Layout2 {
+        crate::grid::Layout2::new(self.nx as u32, self.ny as u32, 1)
+    }
+
+    /// Every side with inflow can take it in: its boundary faces conduct (α or β positive at
+    /// the cells next to it), so the basin gains what the side supplies.
+    pub fn check_inflow(&self) -> Result<()> {
+        let p = self.pitch();
+        for (k, side) in self.sides.iter().enumerate() {
+            if side.q <= 0.0 {
+                continue;
+            }
+            let cells: Vec<usize> = match k {
+                0 => (1..=self.ny).map(|j| j * p + 1).collect(),
+                1 => (1..=self.ny).map(|j| j * p + self.nx).collect(),
+                2 => (1..=self.nx).map(|i| p + i).collect(),
+                _ => (1..=self.nx).map(|i| self.ny * p + i).collect(),
+            };
+            if let Some(&c) = cells.iter().find(|&&c| self.alpha[c] <= 0.0 && self.beta[c] <= 0.0) {
+                let name = ["west", "east", "south", "north"][k];
+                let (i, j) = (c % p - 1, c / p - 1);
+                return Err(Error::invalid(format!(
+                    "the {name} side supplies {} m³/m/yr but α = β = 0 at its cell h[{j}, {i}] (NumPy row, column): \
+                     sediment cannot enter there",
+                    side.q
+                )));
+            }
+        }
+        Ok(())
+    }
 
     /// Check sizes, constants and fields; the message names the first problem found.
     pub fn validate(&self) -> Result<()> {
