@@ -44,9 +44,8 @@ macro_rules! solvers {
         pub static SOLVERS: &[&dyn solver::Solver] = &[$(&$m::SOLVER),*];
     };
 }
-solvers! { sediment }
+solvers! { sediment, kp }
 pub mod fd3d;
-pub mod kp;
 pub mod tridiag;
 
 pub use error::{Error, Result};

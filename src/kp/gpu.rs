@@ -211,6 +211,11 @@ impl<T: GpuReal> GpuKp<T> {
         &self.k
     }
 
+    /// The flux kernel in use.
+    pub fn flux_variant(&self) -> FluxVariant {
+        self.flux_variant
+    }
+
     /// Steps cap Δt at the time left to `t_stop` (then take Δt = 0).
     pub fn set_stop(&mut self, t_stop: f64) {
         self.clock_params.t_stop = t_stop;

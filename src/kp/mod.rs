@@ -13,16 +13,21 @@
 //!   device (per-block maxima → device-wide max → one-thread Δt kernel) and read back only for
 //!   reports.
 
+mod case;
 pub mod cpu;
 pub mod exact;
 pub mod gpu;
+mod model;
 mod problem;
 pub mod setup;
-mod solver;
 
 pub use ::gpu::kp::Coeffs;
 pub use problem::{Boundary, Problem, Scheme};
-pub use solver::{CYCLE, EarlyExit, GpuRun, Solver, StepReport};
+pub use case::{KpCase, KpSolver, MAX_CFL};
+pub use model::{CYCLE, EarlyExit, KpModel};
+
+/// The registry's entry.
+pub static SOLVER: KpSolver = KpSolver;
 
 /// Kernel stems this solver launches.
 pub const KERNELS: &[&str] =

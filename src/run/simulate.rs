@@ -9,7 +9,7 @@
 use super::{Case, Norms, Outcome, RunDir, RunOptions, start};
 use crate::case::{Format, Times};
 use crate::grid::Grid2;
-use crate::model::{Clock, Model, State, Until};
+use crate::model::{Clock, Halt, Model, State, Until};
 use crate::output::write_npy;
 use crate::runtime::Backend;
 use crate::{Error, GpuReal, Precision, Real, Result};
@@ -39,6 +39,11 @@ pub trait Simulation: Case {
     /// Why a finite state is not physical (a negative depth), if it is not.
     fn check<T: Real>(&self, _state: &State<T>) -> Option<String> {
         None
+    }
+    /// What to say of a model that halted (`halt`), given the state it kept: by default the
+    /// reason alone; a solver may add where (the fastest cell, say).
+    fn halted<T: Real>(&self, halt: &Halt, _state: &State<T>) -> String {
+        halt.to_string()
     }
     /// Pictures of a snapshot.
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()>;
@@ -147,7 +152,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
             }
             state = model.state()?;
             let bad = first_non_finite(&state, sim.grid()).or_else(|| sim.check(&state));
-            if let Some(why) = bad.clone().or_else(|| clock.halt.map(|h| h.to_string())) {
+            if let Some(why) = bad.clone().or_else(|| clock.halt.map(|h| sim.halted(&h, &state))) {
                 return blew_up(sim, dir, &good, &clock, bad.is_some(), &why, &state);
             }
             good = state.clone();
