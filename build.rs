@@ -22,6 +22,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=HYDROKERN_GIT_REV");
     git_revision(&root);
     examples(&root, &out);
+    println!("cargo::rustc-check-cfg=cfg(gpu_tests)");
 
     if let Err(message) = check_toolchain() {
         fail(&message);

@@ -182,9 +182,8 @@ fn bench(choice: BackendChoice, args: BenchArgs) -> Result<()> {
             "bench times GPU kernels (with the CPU reference as a peer in the same run); it cannot run with --backend cpu"
         );
     }
-    let gpu = match Backend::select(BackendChoice::Gpu) {
-        Ok(Backend::Gpu(g)) => g,
-        Ok(other) => bail!("bench times GPU kernels and needs a GPU; the backend is {}", other.describe()),
+    let gpu = match hydrokern::Gpu::new(0) {
+        Ok(g) => std::sync::Arc::new(g),
         Err(e) => bail!("bench times GPU kernels and needs a GPU: {e}"),
     };
     if let Some(path) = &args.json {

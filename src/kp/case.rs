@@ -183,6 +183,9 @@ impl KpCase {
         let c = Check::new(doc);
         let grid = f.grid.grid(&c, 2)?;
         f.run.check(&c)?;
+        let needs = needs(grid.nx as u64, grid.ny as u64, f.run.precision);
+        crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
+            .map_err(|e| doc.invalid("grid", e))?;
         let times = Times::new(&c, "time.t_end", f.time.t_end, &f.output.snapshots, "s")?;
         if !(f.time.cfl.is_finite() && f.time.cfl > 0.0 && f.time.cfl <= MAX_CFL) {
             return c.fail(
@@ -232,6 +235,17 @@ impl KpCase {
         let info = CaseInfo::new(doc, "kp", f.run, f.output);
         Ok(KpCase { info, problem: p, grid, times, launch, early_exit, v0 })
     }
+}
+
+/// Memory of a run on an `nx × ny` grid: the problem (h, hu, hv, bed in f64); the model's
+/// fields (state, stage, residual, two beds: 11 padded arrays, the GPU's on the device and a
+/// download's worth on the host); the runner's two states of three interior fields.
+fn needs(nx: u64, ny: u64, precision: Precision) -> Needs {
+    let padded = (nx + 4) * (ny + 4);
+    let corners = (nx + 5) * (ny + 5);
+    let w = precision.bytes();
+    let problem = 8 * (3 * nx * ny + (nx + 1) * (ny + 1));
+    Needs { host: problem + 11 * w * padded + w * corners + 6 * w * nx * ny, gpu: 11 * w * padded + w * corners }
 }
 
 /// The initial state of a set-up on `grid`.
@@ -409,15 +423,7 @@ impl Case for KpCase {
         format!("{}\n  about {:.0} steps (from the initial wave speeds; fronts may need more)", self.describe(), self.estimate_steps())
     }
     fn needs(&self, precision: Precision) -> Needs {
-        let (nx, ny) = (self.problem.nx as u64, self.problem.ny as u64);
-        let padded = (nx + 4) * (ny + 4);
-        let corners = (nx + 5) * (ny + 5);
-        let w = precision.bytes();
-        // The problem (h, hu, hv, bed in f64); the model's fields (state, stage, residual, two
-        // beds: 11 padded arrays, the GPU's on the device and a download's worth on the host);
-        // the runner's two states of three interior fields.
-        let problem = 8 * (3 * nx * ny + (nx + 1) * (ny + 1));
-        Needs { host: problem + 11 * w * padded + w * corners + 6 * w * nx * ny, gpu: 11 * w * padded + w * corners }
+        needs(self.problem.nx as u64, self.problem.ny as u64, precision)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)
@@ -430,7 +436,8 @@ pub struct KpSolver;
 static FLAGS: &[Flag] = &[
     Flag::new("nx", "N", Set::Custom(nx_and_ny), "cells in x (also in y unless --ny is given)"),
     Flag::new("ny", "N", Set::Int("grid.ny"), "cells in y"),
-    Flag::new("t-end", "SECONDS", Set::Float("time.t_end"), "simulated time"),
+    Flag::new("t-end", "SECONDS", Set::Float("time.t_end"), "simulated time (clears the case's snapshot times: give --snapshots for new ones)")
+        .clearing(&["output.snapshots"]),
     Flag::new("snapshots", "T1,T2,..", Set::Floats("output.snapshots"), "times (s) to write snapshots at, besides the end"),
     Flag::new("boundary", "BC", Set::Custom(boundaries), "one condition for every side, or four (west,east,south,north): wall, outflow or periodic"),
     Flag::new("manning", "N", Set::Float("physics.manning"), "Manning coefficient n in s/m^(1/3) (0: no friction)"),

@@ -154,6 +154,9 @@ impl SedimentCase {
         let c = Check::new(doc);
         let grid = f.grid.grid(&c, 1)?;
         f.run.check(&c)?;
+        let needs = needs(grid.nx as u64, grid.ny as u64, f.run.precision);
+        crate::files::check_host_memory(&format!("a {}×{} sediment grid", grid.nx, grid.ny), needs.host)
+            .map_err(|e| doc.invalid("grid", e))?;
         let times = match (f.time.t_end, f.time.steps) {
             (Some(t), None) => Times::new(&c, "time.t_end", t, &f.output.snapshots, "yr")?,
             (None, Some(n)) => Times::steps(&c, "time.steps", n, "yr")?,
@@ -215,6 +218,15 @@ impl SedimentCase {
         let info = CaseInfo::new(doc, "sediment", f.run, f.output);
         Ok(SedimentCase { info, problem, grid, times, policy, variant, launch, dt0, v0 })
     }
+}
+
+/// Memory of a run on an `nx × ny` grid: the problem (4 f64 fields with ghosts), the CPU
+/// model (6 fields) or the download of h and s, and the runner's two states of 2 interior
+/// fields; on the GPU, 6 fields.
+fn needs(nx: u64, ny: u64, precision: Precision) -> Needs {
+    let stored = (nx + 2) * (ny + 2);
+    let w = precision.bytes();
+    Needs { host: 4 * 8 * stored + 6 * w * stored + 4 * w * nx * ny, gpu: 6 * w * stored }
 }
 
 /// Sediment volume Σ h·ΔxΔy of an interior field.
@@ -327,14 +339,8 @@ impl Case for SedimentCase {
         format!("{}\n  about {steps:.0} steps; GPU variant {}", self.describe(), self.variant.name())
     }
     fn needs(&self, precision: Precision) -> Needs {
-        let stored = self.problem.len() as u64;
-        let interior = (self.problem.nx * self.problem.ny) as u64;
-        let w = precision.bytes();
-        // The problem (4 f64 fields), the CPU model (6 fields) or the download of h and s, and
-        // the runner's two states of 2 interior fields.
-        Needs { host: 4 * 8 * stored + 6 * w * stored + 4 * w * interior, gpu: 6 * w * stored }
+        needs(self.problem.nx as u64, self.problem.ny as u64, precision)
     }
-
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)
     }
@@ -347,8 +353,10 @@ pub struct SedimentSolver;
 static FLAGS: &[Flag] = &[
     Flag::new("nx", "N", Set::Custom(nx_and_ny), "cells in x (also in y unless --ny is given)"),
     Flag::new("ny", "N", Set::Int("grid.ny"), "cells in y"),
-    Flag::new("t-end", "YEARS", Set::Float("time.t_end"), "simulated time in years").clearing(&["time.steps"]),
-    Flag::new("steps", "N", Set::Int("time.steps"), "run exactly N steps instead of to the end time").clearing(&["time.t_end"]),
+    Flag::new("t-end", "YEARS", Set::Float("time.t_end"), "simulated time in years (clears the case's snapshot times)")
+        .clearing(&["time.steps", "output.snapshots"]),
+    Flag::new("steps", "N", Set::Int("time.steps"), "run exactly N steps instead of to the end time (one snapshot, at the end)")
+        .clearing(&["time.t_end", "output.snapshots"]),
     Flag::new("dt", "YEARS", Set::Float("time.dt"), "force the time step (refused above the stability limit); default 90% of it"),
     Flag::new("inflow", "Q", Set::Float("boundary.west.inflow"), "river inflow through the west side, m³ of sediment per metre of shore per year"),
     Flag::new("variant", "V", Set::Text("gpu.variant"), "GPU kernels: fused, fused-tile, or <h>/<s> with h in {baseline, opt1, opt2, opt3, multi}, s in {baseline, opt1, opt2, multi}"),
