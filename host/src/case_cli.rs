@@ -128,6 +128,13 @@ fn command(name: &str, about: &str, solver: &dyn Solver, doc: &CaseDoc) -> clap:
             .arg(Arg::new(long).long(long).value_name(value).help(format!("{help}{current}")).action(ArgAction::Set));
     }
     cmd.arg(
+        Arg::new("set")
+            .long("set")
+            .value_name("KEY=VALUE")
+            .action(ArgAction::Append)
+            .help("set any case key, e.g. --set initial.column.outside=0 (VALUE in TOML: a number, true, \"text\", [1, 2]; a bare word is text)"),
+    )
+    .arg(
         Arg::new("write-case")
             .long("write-case")
             .value_name("FILE")
@@ -163,6 +170,16 @@ fn apply(doc: &mut CaseDoc, solver: &dyn Solver, m: &ArgMatches, globals: &Globa
         } else if let Some(v) = m.get_one::<String>(f.name) {
             f.apply(doc, v)?;
         }
+    }
+    for kv in m.get_many::<String>("set").into_iter().flatten() {
+        let (key, raw) = kv.split_once('=').ok_or_else(|| anyhow::anyhow!("--set {kv}: expected KEY=VALUE"))?;
+        let (key, raw) = (key.trim(), raw.trim());
+        if key.is_empty() || key.split('.').any(|p| p.is_empty()) {
+            bail!("--set {kv}: the key must be a dotted path such as initial.column.outside");
+        }
+        // A TOML value, or a bare word taken as text (--set boundary.west=outflow).
+        let value: toml_edit::Value = raw.parse().unwrap_or_else(|_| raw.into());
+        doc.set(key, value, &format!("--set {kv}"))?;
     }
     let given = |long: &str| m.get_one::<String>(long).cloned();
     let backend = given("backend").or(globals.backend.map(str::to_string));
