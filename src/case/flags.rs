@@ -26,8 +26,11 @@ pub enum Set {
     Pair(&'static str),
     /// The solver's own rule, for values that set several keys (one boundary condition for all
     /// sides, or four).
-    Custom(fn(&str) -> std::result::Result<Vec<(&'static str, Value)>, String>),
+    Custom(Rule),
 }
+
+/// A solver's own rule: the keys and values a flag's text sets, or why the text is wrong.
+pub type Rule = fn(&str) -> std::result::Result<Vec<(&'static str, Value)>, String>;
 
 /// One command-line flag of a solver.
 #[derive(Clone, Copy, Debug)]

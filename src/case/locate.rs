@@ -7,8 +7,10 @@ pub fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
-/// Visit every key with its dotted path, its key span and the span of what it holds.
-fn walk(table: &dyn TableLike, prefix: &str, f: &mut dyn FnMut(&str, Option<std::ops::Range<usize>>, &Item)) {
+type Span = Option<std::ops::Range<usize>>;
+
+/// Visit every key with its dotted path, its key span and what it holds.
+fn walk(table: &dyn TableLike, prefix: &str, f: &mut dyn FnMut(&str, Span, &Item)) {
     for (k, item) in table.iter() {
         let path = if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
         f(&path, table.key(k).and_then(|k| k.span()), item);
