@@ -44,9 +44,8 @@ macro_rules! solvers {
         pub static SOLVERS: &[&dyn solver::Solver] = &[$(&$m::SOLVER),*];
     };
 }
-solvers! { sediment, kp }
+solvers! { sediment, kp, tridiag }
 pub mod fd3d;
-pub mod tridiag;
 
 pub use error::{Error, Result};
 pub use kernels::Real;

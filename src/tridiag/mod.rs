@@ -1,6 +1,6 @@
 //! Batched tridiagonal solvers (seed 001): the CPU reference ([`cpu`]), the GPU driver
 //! ([`gpu`]: Thomas, twisted Thomas, CR, PCR, CR-PCR, PCR-Thomas, partition), cuSPARSE as the peer ([`cusparse`]), and
-//! [`Solver`], one API over both backends.
+//! [`Solver`], one API over both backends; the `tridiag` case files and scenario (`case`).
 //!
 //! A batch holds `batch` systems of `n` unknowns, `a_i x_{i−1} + b_i x_i + c_i x_{i+1} = d_i`;
 //! `a_0` and `c_{n−1}` are ignored (read as zero). Every array holds `n·batch` values in one of
@@ -12,12 +12,17 @@
 pub mod cpu;
 pub mod cusparse;
 pub mod gpu;
+mod case;
 mod residual;
 mod solver;
 
 pub use ::gpu::tridiag::Dims;
+pub use case::{MAX_REPEAT, TridiagCase, TridiagSolver};
 pub use residual::{checked_residual, residual};
 pub use solver::Solver;
+
+/// The registry's entry (the `tridiag` case files and scenario).
+pub static SOLVER: TridiagSolver = TridiagSolver;
 
 use crate::{Error, Real, Result};
 
