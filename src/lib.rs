@@ -44,8 +44,7 @@ macro_rules! solvers {
         pub static SOLVERS: &[&dyn solver::Solver] = &[$(&$m::SOLVER),*];
     };
 }
-solvers! { sediment, kp, tridiag }
-pub mod fd3d;
+solvers! { sediment, kp, fd3d, tridiag }
 
 pub use error::{Error, Result};
 pub use kernels::Real;
