@@ -116,6 +116,20 @@ fn the_residual_of_inputs_scaled_by_1e300_is_that_of_the_unscaled_ones() {
     let o = run("tridiag", &[("input", dir.to_str().unwrap()), ("repeat", "1")], &out).unwrap();
     let want = Norms::of(&x);
     assert!(o.norms[0].1.rel_diff(&want) < 1e-12, "{:?} vs {want:?}", o.norms);
+    // In f32 the coefficients are past its range: refused, naming the first and the way out.
+    let doc = {
+        let mut d = scenarios::find("tridiag").unwrap().doc().unwrap();
+        d.set("batch.input", dir.to_str().unwrap().into(), "--input").unwrap();
+        for k in ["batch.n", "batch.batch", "batch.dominance", "batch.seed"] {
+            d.remove(k);
+        }
+        d.set("run.precision", "f32".into(), "--precision f32").unwrap();
+        d.set("run.backend", "cpu".into(), "--backend cpu").unwrap();
+        d.set("output.dir", out.to_str().unwrap().into(), "--output").unwrap();
+        d
+    };
+    let e = refusal(scenarios::load(&doc).unwrap().run(&RunOptions::default()));
+    assert!(e.contains("a.npy: system 0, row 1") && e.contains("f32") && e.contains("f64"), "{e}");
     std::fs::remove_dir_all(dir).unwrap();
     std::fs::remove_dir_all(out).unwrap();
 }

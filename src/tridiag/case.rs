@@ -12,7 +12,7 @@ use crate::output::write_npy;
 use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, start};
 use crate::runtime::Backend;
 use crate::solver::Solver;
-use crate::{GpuReal, Precision, Result};
+use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -236,7 +236,16 @@ impl TridiagCase {
         }
         let batch: Batch<T> = match &self.source {
             Source::Generated { seed, dominance } => Batch::try_random(shape, *seed, *dominance)?,
-            Source::Read { batch, .. } => batch.try_to_layout(shape.layout)?,
+            Source::Read { batch, .. } => {
+                let converted = batch.try_to_layout::<T>(shape.layout)?;
+                if let Some((name, k, i, v)) = first_unrepresentable(batch, &converted) {
+                    return Err(self.doc.invalid(
+                        "batch.input",
+                        format!("{name}.npy: system {k}, row {i} = {v:e} is past {}'s range; run in f64", T::NAME),
+                    ));
+                }
+                converted
+            }
         };
         let mut solver = BatchSolver::<T>::new(backend, shape)?;
         say(format!(
@@ -309,6 +318,24 @@ fn as_rows<T: Copy + Default>(shape: Shape, v: &[T]) -> Result<Cow<'_, [T]>> {
         Layout::Contiguous => Cow::Borrowed(v),
         Layout::Interleaved => Cow::Owned(relayout_values(shape, Layout::Contiguous, v, |x| x)?),
     })
+}
+
+/// The first coefficient (array, system, row, value) that is finite as read but not in `T`
+/// (1e300 in f32), skipping the two that are never read.
+fn first_unrepresentable<T: Real>(read: &Batch<f64>, converted: &Batch<T>) -> Option<(&'static str, usize, usize, f64)> {
+    let (s, t) = (read.shape, converted.shape);
+    let pairs = [(&read.a, &converted.a), (&read.b, &converted.b), (&read.c, &converted.c), (&read.d, &converted.d)];
+    for (name, (r, v)) in ARRAYS.into_iter().zip(pairs) {
+        for k in 0..s.batch {
+            for i in 0..s.n {
+                let unread = (name == "a" && i == 0) || (name == "c" && i + 1 == s.n);
+                if !unread && !v[t.at(k, i)].is_finite() {
+                    return Some((name, k, i, r[s.at(k, i)]));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Read a.npy, b.npy, c.npy, d.npy from `dir`: each of shape (batch, n), one system per row,
