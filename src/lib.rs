@@ -44,9 +44,7 @@ macro_rules! solvers {
         pub static SOLVERS: &[&dyn solver::Solver] = &[$(&$m::SOLVER),*];
     };
 }
-solvers! { sediment, kp }
-pub mod fd3d;
-pub mod tridiag;
+solvers! { sediment, kp, fd3d, tridiag }
 
 pub use error::{Error, Result};
 pub use kernels::Real;

@@ -7,11 +7,17 @@
 //! `f[i + mx·(j + my·k)]`, x fastest. Every dimension needs at least 9 points, the stencil's
 //! width. The stencil itself is `gpu::fd3d::d8`, shared by the kernels and the CPU reference.
 //!
-//! [`TestField`] is the scenario's and the tests' field with a known derivative:
+//! [`TestField`] is the scenario's (`case`) and the tests' field with a known derivative:
 //! `f = cos(2π kx x) · sin(2π ky y) · cos(2π kz z)`.
 
+mod case;
 pub mod cpu;
 pub mod gpu;
+
+pub use case::{Fd3dCase, Fd3dSolver, MAX_REPS};
+
+/// The registry's entry (the `fd3d` case files and scenario).
+pub static SOLVER: Fd3dSolver = Fd3dSolver;
 
 pub use ::gpu::fd3d::{COEFFICIENTS, Coef, HALO, WIDTH, d8};
 
