@@ -41,7 +41,7 @@ macro_rules! solvers {
     ($($m:ident),* $(,)?) => {
         $(pub mod $m;)*
         /// Every solver, by the name case files give it.
-        pub static SOLVERS: &[&dyn solver::Solver] = &[$(&$m::SOLVER),*];
+        pub static SOLVERS: &[&solver::Solver] = &[$(&$m::SOLVER),*];
     };
 }
 solvers! { sediment, kp, fd3d, tridiag }

@@ -27,7 +27,7 @@ impl Scenario {
         self.doc().ok().and_then(|d| d.top_str("description")).unwrap_or_default()
     }
     /// Its solver.
-    pub fn solver(&self) -> Result<&'static dyn Solver> {
+    pub fn solver(&self) -> Result<&'static Solver> {
         solver(&self.doc()?.solver()?)
     }
 }
@@ -50,9 +50,9 @@ pub fn names() -> String {
 }
 
 /// The solver called `name`.
-pub fn solver(name: &str) -> Result<&'static dyn Solver> {
-    SOLVERS.iter().copied().find(|s| s.name() == name).ok_or_else(|| {
-        let known: Vec<&str> = SOLVERS.iter().map(|s| s.name()).collect();
+pub fn solver(name: &str) -> Result<&'static Solver> {
+    SOLVERS.iter().copied().find(|s| s.name == name).ok_or_else(|| {
+        let known: Vec<&str> = SOLVERS.iter().map(|s| s.name).collect();
         Error::invalid(format!("unknown solver '{name}' (solvers: {})", known.join(", ")))
     })
 }
@@ -61,5 +61,5 @@ pub fn solver(name: &str) -> Result<&'static dyn Solver> {
 pub fn load(doc: &CaseDoc) -> Result<Box<dyn Case>> {
     let name = doc.solver()?;
     let s = solver(&name).map_err(|e| doc.invalid("solver", e))?;
-    s.load(doc)
+    (s.load)(doc)
 }

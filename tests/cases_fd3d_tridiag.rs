@@ -23,7 +23,7 @@ fn load(name: &str, flags: &[(&str, &str)], out: &Path) -> hydrokern::Result<Box
     let solver = sc.solver()?;
     let mut doc = sc.doc()?;
     for (flag, value) in flags {
-        let f = solver.flags().iter().find(|f| f.name == *flag).unwrap_or_else(|| panic!("{name} has no --{flag}"));
+        let f = solver.flags.iter().find(|f| f.name == *flag).unwrap_or_else(|| panic!("{name} has no --{flag}"));
         f.apply(&mut doc, value)?;
     }
     doc.set("run.backend", "cpu".into(), "--backend cpu")?;
@@ -51,7 +51,7 @@ fn manifest(dir: &Path) -> Manifest {
 
 fn help(name: &str, flag: &str) -> &'static str {
     let solver = scenarios::find(name).unwrap().solver().unwrap();
-    solver.flags().iter().find(|f| f.name == flag).unwrap().help
+    solver.flags.iter().find(|f| f.name == flag).unwrap().help
 }
 
 /// Write a batch's arrays as NumPy users do: (batch, n), one system per row.

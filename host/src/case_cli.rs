@@ -61,7 +61,7 @@ pub fn run_file(args: &[OsString], globals: &Globals, check_only: bool) -> Resul
 
 fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, check_only: bool) -> Result<()> {
     let solver = scenarios::solver(&doc.solver()?).map_err(|e| doc.invalid("solver", e))?;
-    let about = doc.top_str("description").unwrap_or_else(|| solver.about().to_string());
+    let about = doc.top_str("description").unwrap_or_else(|| solver.about.to_string());
     let cmd = command(name, &about, solver, &doc);
     let m = match cmd.try_get_matches_from(args) {
         Ok(m) => m,
@@ -102,10 +102,10 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
 
 /// The command of one scenario or case: its solver's flags with the case's current values in
 /// their help, and the flags every run takes.
-fn command(name: &str, about: &str, solver: &dyn Solver, doc: &CaseDoc) -> clap::Command {
+fn command(name: &str, about: &str, solver: &Solver, doc: &CaseDoc) -> clap::Command {
     let mut cmd =
         clap::Command::new(name.to_string()).about(about.to_string()).no_binary_name(true).next_line_help(false);
-    for f in solver.flags() {
+    for f in solver.flags {
         let current = f.key().and_then(|k| doc.get(k)).map(|v| format!(" [case: {v}]")).unwrap_or_default();
         let mut arg = Arg::new(f.name).long(f.name).help(format!("{}{current}", f.help));
         arg = if f.is_switch() {
@@ -161,8 +161,8 @@ fn common_key(long: &str) -> Option<&'static str> {
 }
 
 /// Apply the flags given, in the solver's order, then the common ones.
-fn apply(doc: &mut CaseDoc, solver: &dyn Solver, m: &ArgMatches, globals: &Globals) -> Result<()> {
-    for f in solver.flags() {
+fn apply(doc: &mut CaseDoc, solver: &Solver, m: &ArgMatches, globals: &Globals) -> Result<()> {
+    for f in solver.flags {
         if f.is_switch() {
             if m.get_flag(f.name) {
                 f.apply(doc, "")?;

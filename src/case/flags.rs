@@ -12,6 +12,9 @@ use toml_edit::{Array, Value};
 pub enum Set {
     /// A whole number at the key.
     Int(&'static str),
+    /// A whole number at both keys: `--nx` sets the cells in x and, unless a flag after it says
+    /// otherwise, in y.
+    IntBoth(&'static str, &'static str),
     /// A number at the key.
     Float(&'static str),
     /// A string at the key.
@@ -70,6 +73,7 @@ impl Flag {
             | Set::Ints(k)
             | Set::Switch(k)
             | Set::Pair(k) => Some(k),
+            Set::IntBoth(k, _) => Some(k),
             Set::Custom(_) => None,
         }
     }
@@ -80,6 +84,10 @@ impl Flag {
         let bad = |why: String| Error::invalid(format!("{shown}: {why}"));
         let pairs: Vec<(&'static str, Value)> = match self.set {
             Set::Int(k) => vec![(k, int(raw).map_err(bad)?)],
+            Set::IntBoth(a, b) => {
+                let v = int(raw).map_err(bad)?;
+                vec![(a, v.clone()), (b, v)]
+            }
             Set::Float(k) => vec![(k, float(raw).map_err(bad)?)],
             Set::Text(k) => vec![(k, Value::from(raw))],
             Set::Switch(k) => vec![(k, Value::from(true))],

@@ -9,7 +9,6 @@ use super::{Direction, Grid3, MAX_DIM, TestField, Variant, WIDTH, cpu, gpu::Plan
 use crate::case::{CaseDoc, Check, Flag, OutputSection, RunSection, Set};
 use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, start};
 use crate::runtime::{Backend, DeviceBuffer, Gpu, Timer};
-use crate::solver::Solver;
 use crate::{Error, GpuReal, Precision, Result};
 use serde::Deserialize;
 use std::time::Instant;
@@ -377,8 +376,6 @@ impl Case for Fd3dCase {
     }
 }
 
-/// The registry's handle.
-pub struct Fd3dSolver;
 
 static FLAGS: &[Flag] = &[
     Flag::new("size", "N", Set::Int("grid.size"), "points per direction of a cubic grid (at least 9; replaces mx, my, mz)")
@@ -415,20 +412,14 @@ fn wavenumbers(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::V
     Ok(vec![("field.wavenumbers", toml_edit::Value::Array(arr))])
 }
 
-impl Solver for Fd3dSolver {
-    fn name(&self) -> &'static str {
-        "fd3d"
-    }
-    fn about(&self) -> &'static str {
-        "8th-order periodic first derivatives of a known 3D field: error and bandwidth per kernel variant (seed 004)"
-    }
-    fn flags(&self) -> &'static [Flag] {
-        FLAGS
-    }
-    fn load(&self, doc: &CaseDoc) -> Result<Box<dyn Case>> {
-        Ok(Box::new(Fd3dCase::load(doc)?))
-    }
-}
+
+/// The registry's entry.
+pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
+    name: "fd3d",
+    about: "8th-order periodic first derivatives of a known 3D field: error and bandwidth per kernel variant (seed 004)",
+    flags: FLAGS,
+    load: |doc| Ok(Box::new(Fd3dCase::load(doc)?)),
+};
 
 #[cfg(test)]
 mod tests {

@@ -14,10 +14,7 @@ mod case;
 pub mod cpu;
 pub mod gpu;
 
-pub use case::{Fd3dCase, Fd3dSolver, MAX_REPS};
-
-/// The registry's entry (the `fd3d` case files and scenario).
-pub static SOLVER: Fd3dSolver = Fd3dSolver;
+pub use case::{SOLVER, Fd3dCase, MAX_REPS};
 
 pub use ::gpu::fd3d::{COEFFICIENTS, Coef, HALO, WIDTH, d8};
 

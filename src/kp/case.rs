@@ -10,7 +10,6 @@ use crate::model::{Halt, Model, State};
 use crate::output::png::{MapOptions, PlotOptions, Series, write_field_png, write_line_plot_png};
 use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate, time_tag};
 use crate::runtime::Backend;
-use crate::solver::Solver;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
 use std::path::PathBuf;
@@ -430,11 +429,9 @@ impl Case for KpCase {
     }
 }
 
-/// The registry's handle.
-pub struct KpSolver;
 
 static FLAGS: &[Flag] = &[
-    Flag::new("nx", "N", Set::Custom(nx_and_ny), "cells in x (also in y unless --ny is given)"),
+    Flag::new("nx", "N", Set::IntBoth("grid.nx", "grid.ny"), "cells in x (also in y unless --ny is given)"),
     Flag::new("ny", "N", Set::Int("grid.ny"), "cells in y"),
     Flag::new("t-end", "SECONDS", Set::Float("time.t_end"), "simulated time (clears the case's snapshot times: give --snapshots for new ones)")
         .clearing(&["output.snapshots"]),
@@ -449,11 +446,6 @@ static FLAGS: &[Flag] = &[
     Flag::new("block", "BXxBY", Set::Pair("gpu.block"), "GPU block in cells, a multiple of 32 threads (also the wet map's tile)"),
 ];
 
-fn nx_and_ny(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::Value)>, String> {
-    let n: i64 = raw.trim().parse().map_err(|_| format!("'{raw}' is not a whole number"))?;
-    Ok(vec![("grid.nx", n.into()), ("grid.ny", n.into())])
-}
-
 /// One condition for all four sides, or four.
 fn boundaries(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::Value)>, String> {
     let parts: Vec<&str> = raw.split(',').map(str::trim).collect();
@@ -466,17 +458,10 @@ fn boundaries(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::Va
     Ok(keys.into_iter().zip(four).map(|(k, v)| (k, toml_edit::Value::from(v))).collect())
 }
 
-impl Solver for KpSolver {
-    fn name(&self) -> &'static str {
-        "kp"
-    }
-    fn about(&self) -> &'static str {
-        "shallow water by the Kurganov–Petrova central-upwind scheme, wet–dry fronts, GPU early exit (seed 003)"
-    }
-    fn flags(&self) -> &'static [Flag] {
-        FLAGS
-    }
-    fn load(&self, doc: &CaseDoc) -> Result<Box<dyn Case>> {
-        Ok(Box::new(KpCase::load(doc)?))
-    }
-}
+/// The registry's entry.
+pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
+    name: "kp",
+    about: "shallow water by the Kurganov–Petrova central-upwind scheme, wet–dry fronts, GPU early exit (seed 003)",
+    flags: FLAGS,
+    load: |doc| Ok(Box::new(KpCase::load(doc)?)),
+};

@@ -23,11 +23,9 @@ pub mod setup;
 
 pub use ::gpu::kp::Coeffs;
 pub use problem::{Boundary, Problem, Scheme};
-pub use case::{KpCase, KpSolver, MAX_CFL};
+pub use case::{SOLVER, KpCase, MAX_CFL};
 pub use model::{CYCLE, EarlyExit, KpModel};
 
-/// The registry's entry.
-pub static SOLVER: KpSolver = KpSolver;
 
 /// Kernel stems this solver launches.
 pub const KERNELS: &[&str] =

@@ -10,7 +10,6 @@ use crate::model::{Model, State};
 use crate::output::png::{Colormap, MapOptions, write_field_png};
 use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
 use crate::runtime::Backend;
-use crate::solver::Solver;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
 use std::path::PathBuf;
@@ -346,12 +345,10 @@ impl Case for SedimentCase {
     }
 }
 
-/// The registry's handle.
-pub struct SedimentSolver;
 
 /// `--boundary`-style flags are not needed here: the river is the west side's inflow.
 static FLAGS: &[Flag] = &[
-    Flag::new("nx", "N", Set::Custom(nx_and_ny), "cells in x (also in y unless --ny is given)"),
+    Flag::new("nx", "N", Set::IntBoth("grid.nx", "grid.ny"), "cells in x (also in y unless --ny is given)"),
     Flag::new("ny", "N", Set::Int("grid.ny"), "cells in y"),
     Flag::new("t-end", "YEARS", Set::Float("time.t_end"), "simulated time in years (clears the case's snapshot times)")
         .clearing(&["time.steps", "output.snapshots"]),
@@ -368,22 +365,10 @@ static FLAGS: &[Flag] = &[
     Flag::new("beta-file", "NPY", Set::Text("initial.beta"), "mud diffusivity β (NPY, (ny, nx), not negative)"),
 ];
 
-fn nx_and_ny(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::Value)>, String> {
-    let n: i64 = raw.trim().parse().map_err(|_| format!("'{raw}' is not a whole number"))?;
-    Ok(vec![("grid.nx", n.into()), ("grid.ny", n.into())])
-}
-
-impl Solver for SedimentSolver {
-    fn name(&self) -> &'static str {
-        "sediment"
-    }
-    fn about(&self) -> &'static str {
-        "sand and mud transport by the Rivenæs dual-lithology diffusion model (seed 000)"
-    }
-    fn flags(&self) -> &'static [Flag] {
-        FLAGS
-    }
-    fn load(&self, doc: &CaseDoc) -> Result<Box<dyn Case>> {
-        Ok(Box::new(SedimentCase::load(doc)?))
-    }
-}
+/// The registry's entry.
+pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
+    name: "sediment",
+    about: "sand and mud transport by the Rivenæs dual-lithology diffusion model (seed 000)",
+    flags: FLAGS,
+    load: |doc| Ok(Box::new(SedimentCase::load(doc)?)),
+};

@@ -13,11 +13,9 @@ mod variant;
 
 pub use ::gpu::sediment::Coeffs;
 pub use problem::{Problem, Side, StabilityLimit};
-pub use case::{SedimentCase, SedimentSolver};
+pub use case::{SOLVER, SedimentCase};
 pub use model::{SedimentModel, StepPolicy};
 
-/// The registry's entry.
-pub static SOLVER: SedimentSolver = SedimentSolver;
 pub use variant::{HVariant, SVariant, StepVariant};
 
 /// Kernel stems this solver launches.

@@ -11,7 +11,6 @@ use crate::case::{BackendSetting, CaseDoc, Check, Flag, Format, OutputSection, R
 use crate::output::write_npy;
 use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, start};
 use crate::runtime::Backend;
-use crate::solver::Solver;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -426,8 +425,6 @@ impl Case for TridiagCase {
     }
 }
 
-/// The registry's handle.
-pub struct TridiagSolver;
 
 const GENERATED: &[&str] = &["batch.input"];
 const READ: &[&str] = &["batch.n", "batch.batch", "batch.dominance", "batch.seed"];
@@ -443,20 +440,14 @@ static FLAGS: &[Flag] = &[
     Flag::new("repeat", "N", Set::Int("timing.repeat"), "timed solves, 1 to 1000 (the median is reported)"),
 ];
 
-impl Solver for TridiagSolver {
-    fn name(&self) -> &'static str {
-        "tridiag"
-    }
-    fn about(&self) -> &'static str {
-        "batched tridiagonal solvers (Thomas, CR, PCR, hybrids, partition): time and residual (seed 001)"
-    }
-    fn flags(&self) -> &'static [Flag] {
-        FLAGS
-    }
-    fn load(&self, doc: &CaseDoc) -> Result<Box<dyn Case>> {
-        Ok(Box::new(TridiagCase::load(doc)?))
-    }
-}
+
+/// The registry's entry.
+pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
+    name: "tridiag",
+    about: "batched tridiagonal solvers (Thomas, CR, PCR, hybrids, partition): time and residual (seed 001)",
+    flags: FLAGS,
+    load: |doc| Ok(Box::new(TridiagCase::load(doc)?)),
+};
 
 #[cfg(test)]
 mod tests {

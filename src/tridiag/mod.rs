@@ -17,12 +17,9 @@ mod residual;
 mod solver;
 
 pub use ::gpu::tridiag::Dims;
-pub use case::{MAX_REPEAT, TridiagCase, TridiagSolver};
+pub use case::{SOLVER, MAX_REPEAT, TridiagCase};
 pub use residual::{checked_residual, residual};
 pub use solver::Solver;
-
-/// The registry's entry (the `tridiag` case files and scenario).
-pub static SOLVER: TridiagSolver = TridiagSolver;
 
 use crate::{Error, Real, Result};
 
