@@ -1,4 +1,5 @@
-//! Builds the `gpu` crate to PTX and embeds it (see TOOLCHAIN.md).
+//! Builds the kernel crate (folder `gpu/`, package `hydrokern-kernels`, library `kernels`) to PTX
+//! and embeds it (see TOOLCHAIN.md).
 //!
 //! The kernels are compiled as an rlib for `nvptx64-nvidia-cuda` with `--emit=asm`: the `.s`
 //! file is the PTX module, and an rlib is never linked, so no bitcode linker is needed. One
@@ -66,7 +67,7 @@ fn build_module(root: &Path, target_dir: &Path, arch: &str) -> String {
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(root)
-        .args(["rustc", "-p", "gpu", "--release", "--target", TARGET, "-Zbuild-std=core"])
+        .args(["rustc", "-p", "hydrokern-kernels", "--release", "--target", TARGET, "-Zbuild-std=core"])
         .arg("--target-dir")
         .arg(target_dir)
         .args(["--", "--emit=asm"])
@@ -94,11 +95,11 @@ fn build_module(root: &Path, target_dir: &Path, arch: &str) -> String {
     let output = cmd.output().unwrap_or_else(|e| fail(&format!("cannot run cargo: {e}")));
     if !output.status.success() {
         fail(&format!(
-            "the nested `cargo rustc -p gpu --target {TARGET}` for {arch} failed:\n{}",
+            "the nested `cargo rustc -p hydrokern-kernels --target {TARGET}` for {arch} failed:\n{}",
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    // The newest deps/gpu-*.s is this build's module (stale hashes may sit beside it).
+    // The newest deps/kernels-*.s is this build's module (stale hashes may sit beside it).
     let deps = target_dir.join(TARGET).join("release/deps");
     let newest = fs::read_dir(&deps)
         .unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", deps.display())))
@@ -106,10 +107,10 @@ fn build_module(root: &Path, target_dir: &Path, arch: &str) -> String {
         .map(|e| e.path())
         .filter(|p| {
             p.extension().is_some_and(|x| x == "s")
-                && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("gpu-"))
+                && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("kernels-"))
         })
         .max_by_key(|p| fs::metadata(p).and_then(|m| m.modified()).ok());
-    let path = newest.unwrap_or_else(|| fail(&format!("no gpu-*.s in {}", deps.display())));
+    let path = newest.unwrap_or_else(|| fail(&format!("no kernels-*.s in {}", deps.display())));
     fs::read_to_string(&path).unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", path.display())))
 }
 

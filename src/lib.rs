@@ -3,8 +3,8 @@
 //!
 //! Layers: [`runtime`] (GPU context, typed buffers, launches, event timing, the GPU-or-CPU
 //! choice) over cudarc's driver bindings; one module per solver holding its CPU reference and
-//! GPU driver; [`bench`], the benchmark harness. The kernels live in the `gpu` crate, compiled
-//! to PTX by `build.rs` and embedded here ([`ptx`]).
+//! GPU driver; [`bench`], the benchmark harness. The kernels live in the `kernels` crate (folder
+//! `gpu/`), compiled to PTX by `build.rs` and embedded here ([`ptx`]).
 
 pub mod bench;
 pub mod error;
@@ -19,7 +19,7 @@ pub mod transpose;
 pub mod tridiag;
 
 pub use error::{Error, Result};
-pub use gpu::Real;
+pub use kernels::Real;
 
 /// A precision the GPU runtime can move and launch with: f32 or f64.
 pub trait GpuReal: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Default {}

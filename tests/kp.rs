@@ -66,8 +66,8 @@ fn central_upwind_matches_textbook_formula() {
             if h == 0.0 { (b, h, 0.0, 0.0) } else { (b + h, h, u, v) }
         };
         let (l, r) = (side(), side());
-        let fs = |s: (f64, f64, f64, f64)| ::gpu::kp::FaceState { w: s.0, h: s.1, qn: s.1 * s.2, qt: s.1 * s.3 };
-        let got = ::gpu::kp::central_upwind(&k, fs(l), fs(r));
+        let fs = |s: (f64, f64, f64, f64)| kernels::kp::FaceState { w: s.0, h: s.1, qn: s.1 * s.2, qt: s.1 * s.3 };
+        let got = kernels::kp::central_upwind(&k, fs(l), fs(r));
         let want = textbook_flux(9.81, l, r);
         for (g, w) in [got.f0, got.fn_, got.ft].iter().zip(want) {
             assert!((g - w).abs() <= 1e-12 * (1.0 + w.abs()), "case {case}: {g} vs {w} ({l:?} | {r:?})");
@@ -79,11 +79,11 @@ fn central_upwind_matches_textbook_formula() {
 #[test]
 fn desingularization_limits() {
     let kappa = 1e-8;
-    let u = ::gpu::kp::desingularize(kappa, 2.0, 3.0);
+    let u = kernels::kp::desingularize(kappa, 2.0, 3.0);
     assert!((u - 1.5).abs() < 1e-14);
-    assert_eq!(::gpu::kp::desingularize(kappa, 0.0, 3.0), 0.0);
+    assert_eq!(kernels::kp::desingularize(kappa, 0.0, 3.0), 0.0);
     // Below κ^{1/4} the velocity is bounded by √2·h·q/√κ → 0.
-    let tiny = ::gpu::kp::desingularize(kappa, 1e-6, 1e-6);
+    let tiny = kernels::kp::desingularize(kappa, 1e-6, 1e-6);
     assert!(tiny.abs() < 1e-7, "{tiny}");
 }
 
@@ -460,7 +460,7 @@ fn kp_flux_kernels_match_cpu() {
             let c_wet = c.wet();
             let active = |c: usize| {
                 let (i, j) = ((c % nx) as u32, (c / nx) as u32);
-                !early || ::gpu::kp::block_active(&k, i / k.bx, j / k.by, |a, b| c_wet[(b * k.nbx + a) as usize] != 0)
+                !early || kernels::kp::block_active(&k, i / k.bx, j / k.by, |a, b| c_wet[(b * k.nbx + a) as usize] != 0)
             };
             let mut inactive = 0;
             for (name, g, cpu) in [("R_w", &r[0], &rw), ("R_hu", &r[1], &ru), ("R_hv", &r[2], &rv)] {
@@ -509,11 +509,11 @@ fn ghost_sources_are_interior() {
     for n in 1..6u32 {
         for bc in Boundary::ALL {
             for g in [0, 1, n + 2, n + 3] {
-                let (s, _) = ::gpu::kp::ghost_source(n, g, bc.code());
+                let (s, _) = kernels::kp::ghost_source(n, g, bc.code());
                 assert!((2..n + 2).contains(&s), "n {n} {bc:?} ghost {g} → {s}");
             }
             for c in [0, 1, n + 3, n + 4] {
-                let s = ::gpu::kp::corner_source(n, c, bc.code());
+                let s = kernels::kp::corner_source(n, c, bc.code());
                 assert!((2..=n + 2).contains(&s), "n {n} {bc:?} corner {c} → {s}");
             }
         }

@@ -21,7 +21,7 @@ use hydrokern::{GpuReal, Real};
 use proptest::prelude::*;
 use std::cell::RefCell;
 
-use gpu::tridiag::{
+use kernels::tridiag::{
     Eq, Row, chunk_interior, chunk_len, chunk_reduce, normalize, partition_pitch, partition_slot, partition_span,
     pcr_row, pivot_ok, reduced_len, reduced_row, thomas_row, twist,
 };

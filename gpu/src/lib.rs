@@ -1,4 +1,4 @@
-//! hydrokern's kernels.
+//! hydrokern's kernels (package `hydrokern-kernels`, library `kernels`, folder `gpu/`).
 //!
 //! This crate is compiled twice: for `nvptx64-nvidia-cuda` (by the top-level `build.rs`, into
 //! PTX that the library embeds) and for the host (as an ordinary dependency of `hydrokern`).

@@ -8,7 +8,7 @@
 use super::{Direction, Grid3, HALO, Variant};
 use crate::runtime::{ByVal, DeviceBuffer, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
-use ::gpu::fd3d::{Fd3dParams, XTILE_POINTS, XTILE_ROWS, XVEC_PER_THREAD};
+use kernels::fd3d::{Fd3dParams, XTILE_POINTS, XTILE_ROWS, XVEC_PER_THREAD};
 
 /// Points per tile along the pencil of the shared-memory variants (the seed's 64).
 pub const PENCIL_TILE: u32 = 64;

@@ -5,7 +5,7 @@
 //! The domain is the periodic unit cube `[0, 1)³` with `m` distinct points per direction,
 //! `x_i = i / m` (Δ = 1/m; unlike the seed's Fortran, no duplicated end point). Layout
 //! `f[i + mx·(j + my·k)]`, x fastest. Every dimension needs at least 9 points, the stencil's
-//! width. The stencil itself is `gpu::fd3d::d8`, shared by the kernels and the CPU reference.
+//! width. The stencil itself is `kernels::fd3d::d8`, shared by the kernels and the CPU reference.
 //!
 //! [`TestField`] is the scenario's and the tests' field with a known derivative:
 //! `f = cos(2π kx x) · sin(2π ky y) · cos(2π kz z)`.
@@ -13,7 +13,7 @@
 pub mod cpu;
 pub mod gpu;
 
-pub use ::gpu::fd3d::{COEFFICIENTS, Coef, HALO, WIDTH, d8};
+pub use kernels::fd3d::{COEFFICIENTS, Coef, HALO, WIDTH, d8};
 
 use crate::{Error, Real, Result};
 use rayon::prelude::*;

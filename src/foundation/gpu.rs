@@ -56,7 +56,7 @@ impl<T: GpuReal> Reducer<T> {
         if n > x.len() {
             return Err(Error::invalid(format!("reduction of {n} elements of a buffer of {}", x.len())));
         }
-        let block = ::gpu::params::REDUCE_BLOCK;
+        let block = kernels::params::REDUCE_BLOCK;
         let n = n as u64;
         let blocks = n.div_ceil(block as u64 * 4).clamp(1, self.max_blocks as u64) as u32;
         let first = gpu.kernel::<T>(op.stem())?;

@@ -7,7 +7,7 @@ use crate::foundation::ReduceOp;
 use crate::foundation::gpu::{Reducer, fill};
 use crate::runtime::{ByVal, DeviceBuffer, Gpu, LaunchShape};
 use crate::{Error, GpuReal, Result};
-use ::gpu::kp::{
+use kernels::kp::{
     CLOCK_DT, CLOCK_LEN, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, flux_shared, ghosts_x, ghosts_y,
     stream_slots, stream_strips,
 };

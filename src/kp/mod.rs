@@ -20,7 +20,7 @@ mod problem;
 pub mod setup;
 mod solver;
 
-pub use ::gpu::kp::Coeffs;
+pub use kernels::kp::Coeffs;
 pub use problem::{Boundary, Problem, Scheme};
 pub use solver::{CYCLE, EarlyExit, GpuRun, Solver, StepReport};
 

@@ -143,8 +143,8 @@ impl<T: GpuReal> GpuRun<T> {
         loop {
             let clock = self.model.clock(&self.gpu)?;
             let halt = match clock.status {
-                ::gpu::kp::STEP_OK => None,
-                ::gpu::kp::STEP_NON_FINITE => Some(Halt::NonFinite),
+                kernels::kp::STEP_OK => None,
+                kernels::kp::STEP_NON_FINITE => Some(Halt::NonFinite),
                 _ => Some(Halt::Collapsed),
             };
             self.last =

@@ -4,7 +4,7 @@
 use super::{Coeffs, HVariant, Problem, SVariant, StepVariant};
 use crate::runtime::{ByVal, DeviceBuffer, Gpu, LaunchShape};
 use crate::{Error, GpuReal, Result};
-use ::gpu::sediment::perimeter_len;
+use kernels::sediment::perimeter_len;
 
 /// Output columns per warp of the streamed fused kernel (32 lanes less a 2-column halo each side).
 const STREAM_COLS: u64 = 28;

@@ -10,7 +10,7 @@ pub mod setup;
 mod solver;
 mod variant;
 
-pub use ::gpu::sediment::Coeffs;
+pub use kernels::sediment::Coeffs;
 pub use problem::{Problem, Side, StabilityLimit};
 pub use solver::Solver;
 pub use variant::{HVariant, SVariant, StepVariant};

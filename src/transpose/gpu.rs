@@ -3,7 +3,7 @@
 use super::Variant;
 use crate::runtime::{DeviceBuffer, Gpu, LaunchShape};
 use crate::{GpuReal, Result};
-use ::gpu::transpose::{BLOCK_ROWS, TILE, TILE_ELEMS};
+use kernels::transpose::{BLOCK_ROWS, TILE, TILE_ELEMS};
 
 /// The launch of `variant` for precision `T`: one `TILE × BLOCK_ROWS` block per `TILE × TILE`
 /// tile, with a padded tile of shared memory for the tiled variants.

@@ -4,7 +4,7 @@
 use super::{Algorithm, Choice, Dims, Layout, Limits, Shape, breakdown};
 use crate::runtime::{DeviceBuffer, Gpu, LaunchShape};
 use crate::{Error, GpuReal, Result};
-use ::gpu::tridiag::{PCR_MAX_PER_THREAD, THOMAS_BLOCK, TWISTED_SYSTEMS, decode_status, partition_span};
+use kernels::tridiag::{PCR_MAX_PER_THREAD, THOMAS_BLOCK, TWISTED_SYSTEMS, decode_status, partition_span};
 
 /// One planned launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,7 +13,7 @@ pub mod cusparse;
 pub mod gpu;
 mod solver;
 
-pub use ::gpu::tridiag::Dims;
+pub use kernels::tridiag::Dims;
 pub use solver::Solver;
 
 use crate::{Error, Real, Result};
@@ -247,7 +247,7 @@ impl Limits {
     /// on an H100 (227 KiB per block).
     pub fn max_n(&self, alg: Algorithm) -> usize {
         let shared = self.max_shared_bytes / (4 * self.value_bytes);
-        let staged = ::gpu::tridiag::PCR_MAX_PER_THREAD as usize * (self.pcr_threads / 32 * 32);
+        let staged = kernels::tridiag::PCR_MAX_PER_THREAD as usize * (self.pcr_threads / 32 * 32);
         match alg {
             Algorithm::Thomas | Algorithm::Twisted => u32::MAX as usize,
             Algorithm::Cr | Algorithm::CrPcr => shared,
@@ -275,7 +275,7 @@ impl Limits {
             return None;
         }
         let vb = self.value_bytes;
-        let span = |lg: u32| ::gpu::tridiag::partition_span(n as u32, lg) as usize * vb;
+        let span = |lg: u32| kernels::tridiag::partition_span(n as u32, lg) as usize * vb;
         let chunks = |lg: u32| n.div_ceil(1 << lg);
         let mut lg = partition_lg_for(n);
         while lg < PARTITION_MAX_LG && (chunks(lg) > self.partition_threads || span(lg) > self.max_shared_bytes) {
