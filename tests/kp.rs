@@ -75,15 +75,42 @@ fn central_upwind_matches_textbook_formula() {
     }
 }
 
-/// The desingularized velocity is q/h for deep water and vanishes with h.
+/// Both desingularized velocities of a face against √2·h·q/√(h⁴ + max(h⁴, κ)) written out, on
+/// deep faces (h⁴ ≥ κ: the one-reciprocal path), shallow ones (h⁴ < κ: the square-root path)
+/// and a dry one (0), in both precisions; and the limits: q/h for deep water, → 0 with h.
 #[test]
-fn desingularization_limits() {
-    let kappa = 1e-8;
-    let u = kernels::kp::desingularize(kappa, 2.0, 3.0);
-    assert!((u - 1.5).abs() < 1e-14);
-    assert_eq!(kernels::kp::desingularize(kappa, 0.0, 3.0), 0.0);
+fn desingularized_velocities_match_the_formula() {
+    fn check<T: Real>(kappa: f64, h: f64, qn: f64, qt: f64) {
+        let plain = |q: f64| {
+            let h4 = h * h * h * h;
+            let den = (h4 + h4.max(kappa)).sqrt();
+            if den > 0.0 { std::f64::consts::SQRT_2 * h * q / den } else { 0.0 }
+        };
+        let t = T::from_f64;
+        let (u, v) = kernels::kp::desingularize_pair(t(kappa), t(h), t(qn), t(qt));
+        for (got, q) in [(u, qn), (v, qt)] {
+            // The inputs rounded to T, then a handful of operations in T.
+            let want = plain(q);
+            let tol = 8.0 * T::EPSILON.to_f64() * want.abs();
+            assert!((got.to_f64() - want).abs() <= tol, "{} h {h} q {q}: {got} vs {want}", T::NAME);
+        }
+    }
+    let kappa = 1e-8; // κ^{1/4} = 0.01
+    for (h, qn, qt) in [(2.0, 3.0, -1.0), (0.5, 0.1, 0.2), (0.02, 1e-3, -2e-3)] {
+        assert!(h * h * h * h >= kappa);
+        check::<f64>(kappa, h, qn, qt);
+        check::<f32>(kappa, h, qn, qt);
+    }
+    for (h, qn, qt) in [(0.005, 1e-3, -4e-4), (1e-4, 1e-5, 1e-5), (1e-6, 1e-6, 3e-6)] {
+        assert!(h * h * h * h < kappa);
+        check::<f64>(kappa, h, qn, qt);
+        check::<f32>(kappa, h, qn, qt);
+    }
+    assert_eq!(kernels::kp::desingularize_pair(kappa, 0.0, 3.0, 1.0), (0.0, 0.0));
+    let (u, _) = kernels::kp::desingularize_pair(kappa, 2.0, 3.0, 0.0);
+    assert!((u - 1.5).abs() < 1e-15, "{u}");
     // Below κ^{1/4} the velocity is bounded by √2·h·q/√κ → 0.
-    let tiny = kernels::kp::desingularize(kappa, 1e-6, 1e-6);
+    let (tiny, _) = kernels::kp::desingularize_pair(kappa, 1e-6, 1e-6, 0.0);
     assert!(tiny.abs() < 1e-7, "{tiny}");
 }
 

@@ -8,7 +8,7 @@
 use super::{Direction, Grid3, HALO, Variant};
 use crate::runtime::{ByVal, DeviceBuffer, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
-use kernels::fd3d::{Fd3dParams, XTILE_POINTS, XTILE_ROWS, XVEC_PER_THREAD};
+use kernels::fd3d::{Fd3dParams, XTILE_POINTS, XTILE_ROWS, XVEC_PER_THREAD, stream_step};
 
 /// Points per tile along the pencil of the shared-memory variants (the seed's 64).
 pub const PENCIL_TILE: u32 = 64;
@@ -18,8 +18,6 @@ const XVEC_BLOCK: u32 = 256;
 const WALKERS_32: u32 = 8;
 /// Shortest f64 segment of the streaming variants (each segment re-reads 8 halo values).
 const MIN_SEGMENT: u32 = 32;
-/// Points per step of the f32 streaming kernel (`stream_step` in gpu/src/fd3d.rs).
-const STREAM_STEP_F32: u32 = 16;
 /// The largest y or z grid dimension; the kernels loop past it.
 const MAX_GRID_YZ: u32 = 65535;
 
@@ -103,7 +101,7 @@ pub fn plan_for<T: GpuReal>(grid: Grid3, variant: Variant, sm_count: u32) -> Res
             // for long streams); f64 runs best as long streams, one segment per pencil once
             // that gives about half a thread per SM slot, more segments only for small grids.
             if std::mem::size_of::<T>() == 4 {
-                p.tile = STREAM_STEP_F32;
+                p.tile = stream_step::<T>() as u32;
             } else {
                 let columns = mx as u64 * n_outer as u64;
                 let want = ((sm_count.max(1) as u64 * 512) as f64 / columns as f64).round() as u64;

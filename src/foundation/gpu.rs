@@ -56,16 +56,16 @@ impl<T: GpuReal> Reducer<T> {
         if n > x.len() {
             return Err(Error::invalid(format!("reduction of {n} elements of a buffer of {}", x.len())));
         }
-        let block = kernels::params::REDUCE_BLOCK;
+        let block = kernels::foundation::REDUCE_BLOCK;
         let n = n as u64;
         let blocks = n.div_ceil(block as u64 * 4).clamp(1, self.max_blocks as u64) as u32;
-        let first = gpu.kernel::<T>(op.stem())?;
+        let first = gpu.kernel::<T>(op.entry().stem())?;
         let mut l = first.launch(LaunchShape::fixed((blocks, 1, 1), (block, 1, 1)).with_shared_of::<T>(32))?;
         l.arg(x).arg(&n).arg(&self.partials);
         // SAFETY: reduce_*(x, n, out): x holds >= n elements (checked), out holds max_blocks
         // >= gridDim.x; the block is a multiple of 32 with 32 T of shared memory.
         unsafe { l.run()? };
-        let second = gpu.kernel::<T>(op.combine().stem())?;
+        let second = gpu.kernel::<T>(op.combine().entry().stem())?;
         let nb = blocks as u64;
         let mut l = second.launch(LaunchShape::fixed((1, 1, 1), (block, 1, 1)).with_shared_of::<T>(32))?;
         l.arg(&self.partials).arg(&nb).arg(&self.result);

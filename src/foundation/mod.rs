@@ -4,7 +4,7 @@
 pub mod cpu;
 pub mod gpu;
 
-pub use kernels::params::ReduceOp;
+pub use kernels::foundation::ReduceOp;
 
 /// Kernel stems this module launches (each stamped `_f32` and `_f64`).
 pub const KERNELS: &[&str] = &["copy", "fill", "reduce_max_abs", "reduce_max", "reduce_min", "reduce_sum"];

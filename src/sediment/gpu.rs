@@ -4,10 +4,7 @@
 use super::{Coeffs, HVariant, Problem, SVariant, StepVariant};
 use crate::runtime::{ByVal, DeviceBuffer, Gpu, LaunchShape};
 use crate::{Error, GpuReal, Result};
-use kernels::sediment::perimeter_len;
-
-/// Output columns per warp of the streamed fused kernel (32 lanes less a 2-column halo each side).
-const STREAM_COLS: u64 = 28;
+use kernels::sediment::{STREAM_COLS, perimeter_len};
 
 /// Block shape and rows per thread (run-time launch parameters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,7 +160,7 @@ impl<T: GpuReal> GpuSediment<T> {
         let fits = gpu.kernel::<T>("sediment_fused")?.max_threads_per_block() / 32;
         let warps = self.launch.block.1.min(fits).max(1);
         let chunks = (self.k.ny as u64).div_ceil(self.launch.rows as u64);
-        let strips = (self.k.nx as u64).div_ceil(STREAM_COLS);
+        let strips = (self.k.nx as u64).div_ceil(STREAM_COLS as u64);
         let grid_y = u32::try_from(chunks.div_ceil(warps as u64)).map_err(|_| Error::invalid("grid too large"))?;
         let shape = LaunchShape::fixed((strips as u32, grid_y, 1), (32, warps, 1));
         self.fused_launch(gpu, "sediment_fused", shape)
