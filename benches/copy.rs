@@ -2,7 +2,8 @@
 //! Without a GPU they print that they were skipped. `hydrokern bench copy` is the fuller table.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hydrokern::foundation::{ReduceOp, gpu as dev, gpu::Reducer};
+use hydrokern::foundation::ReduceOp;
+use hydrokern::foundation::gpu::{BufferKernels, Reducer};
 use hydrokern::runtime::Timer;
 use hydrokern::{Gpu, GpuReal};
 use std::time::Duration;
@@ -25,16 +26,15 @@ fn precision<T: GpuReal>(c: &mut Criterion, gpu: &Gpu) {
     let host: Vec<T> = (0..n).map(|i| T::from_f64((i as f64 * 1e-3).sin())).collect();
     let src = gpu.upload(&host).unwrap();
     let mut dst = gpu.alloc::<T>(n).unwrap();
+    let kernels = BufferKernels::<T>::new(gpu).unwrap();
     let mut reducer = Reducer::<T>::new(gpu).unwrap();
     let mut g = c.benchmark_group(format!("foundation_{}_256MiB", T::NAME));
     g.bench_function("cuMemcpyDtoD", |b| {
         b.iter_custom(|it| events(gpu, it, || gpu.copy_dtod(&src, &mut dst).unwrap()))
     });
-    g.bench_function("copy kernel", |b| {
-        b.iter_custom(|it| events(gpu, it, || dev::copy(gpu, &src, &mut dst).unwrap()))
-    });
+    g.bench_function("copy kernel", |b| b.iter_custom(|it| events(gpu, it, || kernels.copy(&src, &mut dst).unwrap())));
     g.bench_function("reduce max|x|", |b| {
-        b.iter_custom(|it| events(gpu, it, || reducer.enqueue(gpu, ReduceOp::MaxAbs, &src, n).unwrap()))
+        b.iter_custom(|it| events(gpu, it, || reducer.enqueue(ReduceOp::MaxAbs, &src, n).unwrap()))
     });
     g.finish();
 }

@@ -1,6 +1,6 @@
 //! Kernel entry points, declared once for the GPU and the host: [`kernels!`](crate::kernels).
 //!
-//! ```ignore
+//! ```text
 //! kernels! {
 //!     /// Parameters of the h' kernels.
 //!     pub struct StepH<T> { k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, hn: *mut T }

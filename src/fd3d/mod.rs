@@ -20,9 +20,6 @@ use rayon::prelude::*;
 use std::f64::consts::TAU;
 use std::str::FromStr;
 
-/// Kernel stems this module launches (each stamped `_f32` and `_f64`).
-pub const KERNELS: &[&str] = &["fd3d_x_pencil", "fd3d_x_tile", "fd3d_x_vec", "fd3d_yz_pencil", "fd3d_yz_stream"];
-
 /// The direction of a derivative.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Direction {
@@ -200,14 +197,15 @@ impl Variant {
         }
     }
 
-    /// The kernel stem it launches.
-    pub fn stem(self) -> &'static str {
+    /// The kernel it launches.
+    pub fn entry(self) -> kernels::Entry<kernels::fd3d::Derivative<()>> {
+        use kernels::fd3d::{X_PENCIL, X_TILE, X_VEC, YZ_PENCIL, YZ_STREAM};
         match self {
-            Variant::X4Pencil => "fd3d_x_pencil",
-            Variant::XTile => "fd3d_x_tile",
-            Variant::XVec => "fd3d_x_vec",
-            Variant::Y4Pencil | Variant::Y32Pencil | Variant::Z4Pencil | Variant::Z32Pencil => "fd3d_yz_pencil",
-            Variant::YStream | Variant::ZStream => "fd3d_yz_stream",
+            Variant::X4Pencil => X_PENCIL,
+            Variant::XTile => X_TILE,
+            Variant::XVec => X_VEC,
+            Variant::Y4Pencil | Variant::Y32Pencil | Variant::Z4Pencil | Variant::Z32Pencil => YZ_PENCIL,
+            Variant::YStream | Variant::ZStream => YZ_STREAM,
         }
     }
 

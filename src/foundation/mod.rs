@@ -6,9 +6,6 @@ pub mod gpu;
 
 pub use kernels::foundation::ReduceOp;
 
-/// Kernel stems this module launches (each stamped `_f32` and `_f64`).
-pub const KERNELS: &[&str] = &["copy", "fill", "reduce_max_abs", "reduce_max", "reduce_min", "reduce_sum"];
-
 /// The value a reduction of no elements gives.
 pub fn identity<T: crate::Real>(op: ReduceOp) -> T {
     match op {

@@ -246,8 +246,9 @@ impl<T: Real> CpuKp<T> {
                     let [a, b, c] = &mut out;
                     let q1 = [&self.q1[0][..], &self.q1[1][..], &self.q1[2][..]];
                     let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
-                    // Stage 2 reads Qⁿ at the same cell it writes: copy-free since each cell
-                    // reads its own old value first (the point function takes values).
+                    // Stage 2 reads Qⁿ at the same cell it writes. The kernel does that in
+                    // place (each thread reads its own cell first); `rk` takes its inputs and
+                    // its output as separate slices, which cannot alias, so Qⁿ is copied.
                     let q0: [Vec<T>; 3] = [a.clone(), b.clone(), c.clone()];
                     let q0 = [&q0[0][..], &q0[1][..], &q0[2][..]];
                     rk(&k, 2, dtt, &self.cell_bed, q0, q1, r, [a, b, c], &mut self.wet);

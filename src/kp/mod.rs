@@ -23,7 +23,3 @@ mod solver;
 pub use kernels::kp::Coeffs;
 pub use problem::{Boundary, Problem, Scheme};
 pub use solver::{CYCLE, EarlyExit, GpuRun, Solver, StepReport};
-
-/// Kernel stems this solver launches.
-pub const KERNELS: &[&str] =
-    &["kp_flux", "kp_flux_early", "kp_flux_stream", "kp_flux_stream_early", "kp_rk", "kp_boundary", "kp_dt"];

@@ -15,22 +15,6 @@ pub use problem::{Problem, Side, StabilityLimit};
 pub use solver::Solver;
 pub use variant::{HVariant, SVariant, StepVariant};
 
-/// Kernel stems this solver launches.
-pub const KERNELS: &[&str] = &[
-    "sediment_h_baseline",
-    "sediment_h_opt1",
-    "sediment_h_opt2",
-    "sediment_h_opt3",
-    "sediment_h_multi",
-    "sediment_s_baseline",
-    "sediment_s_opt1",
-    "sediment_s_opt2",
-    "sediment_s_multi",
-    "sediment_fused",
-    "sediment_fused_tile",
-    "sediment_ghosts",
-];
-
 /// Floating-point operations per point as seed 000 counts them (for GFLOP/s).
 pub const FLOPS_H: f64 = 55.0;
 pub const FLOPS_S: f64 = 34.0;
