@@ -1,5 +1,6 @@
 //! Criterion benches of the foundation's kernels at 256 MiB, timed with CUDA events.
-//! Without a GPU they print that they were skipped. `hydrokern bench copy` is the fuller table.
+//! Without a GPU they print that they were skipped; any other failure to start the GPU fails.
+//! `hydrokern bench copy` is the fuller table.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use hydrokern::foundation::ReduceOp;
@@ -42,10 +43,11 @@ fn precision<T: GpuReal>(c: &mut Criterion, gpu: &Gpu) {
 fn foundation(c: &mut Criterion) {
     let gpu = match Gpu::new(0) {
         Ok(g) => g,
-        Err(e) => {
+        Err(e @ hydrokern::Error::NoGpu(_)) => {
             println!("SKIPPED benches/copy: {e}");
             return;
         }
+        Err(e) => panic!("benches/copy: the GPU did not start: {e}"),
     };
     precision::<f32>(c, &gpu);
     precision::<f64>(c, &gpu);

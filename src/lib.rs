@@ -13,6 +13,7 @@ pub mod foundation;
 pub mod kp;
 pub mod output;
 pub mod ptx;
+pub mod rng;
 pub mod runtime;
 pub mod sediment;
 pub mod transpose;
@@ -25,6 +26,7 @@ pub use kernels::Real;
 pub trait GpuReal: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Default {}
 impl GpuReal for f32 {}
 impl GpuReal for f64 {}
+pub use rng::Rng;
 pub use runtime::{Backend, BackendChoice, Gpu};
 
 /// Precision chosen at run time; dispatched once to generic code.

@@ -368,13 +368,8 @@ impl Batch<f64> {
     /// plus a margin, random signs, d uniform in [−1, 1]; `a_0 = c_{n−1} = 0`. Reproducible
     /// from `seed`.
     pub fn random(shape: Shape, seed: u64, dominance: f64) -> Batch<f64> {
-        let mut st = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut rnd = move || {
-            st ^= st << 13;
-            st ^= st >> 7;
-            st ^= st << 17;
-            (st >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::Rng::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut rnd = move || rng.unit();
         let len = shape.len();
         let (mut a, mut b, mut c, mut d) = (vec![0.0; len], vec![0.0; len], vec![0.0; len], vec![0.0; len]);
         for k in 0..shape.batch {
