@@ -22,6 +22,7 @@ fn main() {
     println!("cargo:rerun-if-changed=rust-toolchain.toml");
     println!("cargo:rerun-if-env-changed=HYDROKERN_GIT_REV");
     git_revision(&root);
+    test_configuration();
 
     if let Err(message) = check_toolchain() {
         fail(&message);
@@ -112,6 +113,32 @@ fn build_module(root: &Path, target_dir: &Path, arch: &str) -> String {
         .max_by_key(|p| fs::metadata(p).and_then(|m| m.modified()).ok());
     let path = newest.unwrap_or_else(|| fail(&format!("no kernels-*.s in {}", deps.display())));
     fs::read_to_string(&path).unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", path.display())))
+}
+
+/// Which tests this build runs rather than compiles as ignored (with the reason):
+/// - `cfg(gpu_tests)`, the tests that need a GPU: with `HYDROKERN_GPU_TESTS=1`, or, when that
+///   variable is unset, on a machine with an NVIDIA driver (`HYDROKERN_GPU_TESTS=0` turns them
+///   off). Built elsewhere they still run with `--include-ignored` (the GPU bundle does that).
+/// - `cfg(ptxas)`, assembling the embedded PTX: when `$PTXAS` is set, `ptxas` is on `PATH`, or
+///   `HYDROKERN_REQUIRE_PTXAS=1` (then a missing ptxas fails the test instead).
+fn test_configuration() {
+    println!("cargo::rustc-check-cfg=cfg(gpu_tests)");
+    println!("cargo::rustc-check-cfg=cfg(ptxas)");
+    for var in ["HYDROKERN_GPU_TESTS", "PTXAS", "HYDROKERN_REQUIRE_PTXAS", "PATH"] {
+        println!("cargo::rerun-if-env-changed={var}");
+    }
+    let gpu = match env::var("HYDROKERN_GPU_TESTS") {
+        Ok(v) => v == "1",
+        Err(_) => Path::new("/proc/driver/nvidia/version").exists() || Path::new("/dev/nvidiactl").exists(),
+    };
+    if gpu {
+        println!("cargo::rustc-cfg=gpu_tests");
+    }
+    let on_path = env::var_os("PATH").is_some_and(|p| env::split_paths(&p).any(|d| d.join("ptxas").is_file()));
+    let required = env::var("HYDROKERN_REQUIRE_PTXAS").is_ok_and(|v| v == "1");
+    if env::var_os("PTXAS").is_some() || on_path || required {
+        println!("cargo::rustc-cfg=ptxas");
+    }
 }
 
 /// Embeds the git revision for benchmark metadata ("unknown" outside a checkout).
