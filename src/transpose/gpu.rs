@@ -34,36 +34,12 @@ impl<T: GpuReal> Transposer<T> {
         input: &DeviceBuffer<T>,
         out: &mut DeviceBuffer<T>,
     ) -> Result<()> {
-        run_with(&self.kernels[variant as usize], variant, rows, cols, input, out)
+        super::check(rows, cols, input.len(), out.len())?;
+        let launch = shape::<T>(rows, cols, variant)?;
+        let params = Transpose { input: input.ptr(), out: out.ptr_mut(), rows: rows as u32, cols: cols as u32 };
+        // SAFETY: input and out hold rows·cols values (checked) and do not overlap (distinct
+        // buffers); block (TILE, BLOCK_ROWS), grid ⌈cols/TILE⌉ × ⌈rows/TILE⌉, TILE·(TILE+1) T of
+        // shared memory for the tiled variants, as the kernels require.
+        unsafe { self.kernels[variant as usize].launch(launch, params) }
     }
-}
-
-fn run_with<T: GpuReal>(
-    kernel: &Kernel<Transpose<T>>,
-    variant: Variant,
-    rows: usize,
-    cols: usize,
-    input: &DeviceBuffer<T>,
-    out: &mut DeviceBuffer<T>,
-) -> Result<()> {
-    super::check(rows, cols, input.len(), out.len())?;
-    let launch = shape::<T>(rows, cols, variant)?;
-    let params = Transpose { input: input.ptr(), out: out.ptr_mut(), rows: rows as u32, cols: cols as u32 };
-    // SAFETY: input and out hold rows·cols values (checked) and do not overlap (distinct
-    // buffers); block (TILE, BLOCK_ROWS), grid ⌈cols/TILE⌉ × ⌈rows/TILE⌉, TILE·(TILE+1) T of
-    // shared memory for the tiled variants, as the kernels require.
-    unsafe { kernel.launch(launch, params) }
-}
-
-/// `out = inputᵀ` by `variant`, its kernel looked up for this one call (keep a [`Transposer`]
-/// to transpose repeatedly).
-pub fn transpose<T: GpuReal>(
-    gpu: &Gpu,
-    variant: Variant,
-    rows: usize,
-    cols: usize,
-    input: &DeviceBuffer<T>,
-    out: &mut DeviceBuffer<T>,
-) -> Result<()> {
-    run_with(&gpu.kernel::<T, _>(variant.entry())?, variant, rows, cols, input, out)
 }
