@@ -95,8 +95,8 @@ pub struct Kernel<P> {
     /// The device's limits a launch is checked against.
     device_threads: u32,
     device_shared: u32,
-    /// Whether the function's dynamic shared memory limit has been raised to the device's
-    /// opt-in maximum (done once, by the first launch that needs more than 48 KiB).
+    /// Whether the function's dynamic shared memory limit has been raised to the most the
+    /// device allows it (done once, by the first launch that needs more than 48 KiB).
     shared_raised: AtomicBool,
     params: PhantomData<fn(P)>,
 }
@@ -163,14 +163,21 @@ impl<P: Params> Kernel<P> {
             )));
         }
         if shape.shared_bytes > DEFAULT_SHARED_LIMIT && !self.shared_raised.load(Ordering::Relaxed) {
-            // SAFETY: the function belongs to the loaded module; the value is the device's
-            // opt-in maximum. Every handle of this function raises to the same value, so a
-            // second handle never lowers what the first one relies on.
+            // The most dynamic shared memory the function can have: the device's opt-in
+            // maximum less its static shared memory (none in hydrokern's kernels today).
+            let fixed = self
+                .function
+                .get_attribute(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+                .map_err(|source| self.launch_error(shape, source))?;
+            let most = self.device_shared.saturating_sub(fixed.max(0) as u32);
+            // SAFETY: the function belongs to the loaded module; the value is within the
+            // device's opt-in maximum. Every handle of this function raises to the same value,
+            // so a second handle never lowers what another relies on.
             unsafe {
                 cudarc::driver::result::function::set_function_attribute(
                     self.function.cu_function(),
                     FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    self.device_shared as i32,
+                    most as i32,
                 )
             }
             .map_err(|source| self.launch_error(shape, source))?;
