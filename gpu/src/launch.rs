@@ -179,3 +179,48 @@ macro_rules! kernels {
         $crate::kernels!(@go [] [] $($input)*);
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Entry, Family, MAX_PARAMS, Params};
+    use core::ffi::c_void;
+
+    kernels! {
+        /// Parameters of a kernel that is never compiled (the test runs on the host).
+        pub struct Probe<T> { n: u32, src: *const T, value: T, dst: *mut T, len: u64 }
+        pub const PROBE: Probe = probe(unused::<T>);
+        pub const PROBE_TOO: Probe = probe_too(unused::<T>);
+    }
+
+    /// The parameters the `_f32` entry point of a family takes.
+    fn at_f32<F: Family>(_: Entry<F>, p: F::At<f32>) -> F::At<f32> {
+        p
+    }
+
+    #[test]
+    fn params_point_at_each_field_in_order() {
+        let p = Probe { n: 7u32, src: core::ptr::null::<f64>(), value: 2.5, dst: core::ptr::null_mut(), len: 9 };
+        let mut args = [core::ptr::null_mut(); MAX_PARAMS];
+        assert_eq!(p.args(&mut args), 5);
+        assert_eq!(<Probe<f64> as Params>::COUNT, 5);
+        let field = |r: *const c_void| r as *mut c_void;
+        assert_eq!(args[0], field(&p.n as *const u32 as *const c_void));
+        assert_eq!(args[1], field(&p.src as *const *const f64 as *const c_void));
+        assert_eq!(args[2], field(&p.value as *const f64 as *const c_void));
+        assert_eq!(args[3], field(&p.dst as *const *mut f64 as *const c_void));
+        assert_eq!(args[4], field(&p.len as *const u64 as *const c_void));
+        assert!(args[5..].iter().all(|a| a.is_null()));
+        // SAFETY: args[2] points at `p.value`, an f64.
+        assert_eq!(unsafe { *(args[2] as *const f64) }, 2.5);
+    }
+
+    #[test]
+    fn entries_name_their_stems_and_type_their_parameters() {
+        assert_eq!(PROBE.stem(), "probe");
+        assert_eq!(ENTRY_STEMS, &["probe", "probe_too"]);
+        assert_ne!(PROBE, PROBE_TOO);
+        let p =
+            at_f32(PROBE, Probe { n: 1, src: core::ptr::null(), value: 1.0f32, dst: core::ptr::null_mut(), len: 0 });
+        assert_eq!(p.value, 1.0f32);
+    }
+}
