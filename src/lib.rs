@@ -17,9 +17,6 @@
 //! built-in cases (`examples/`). [`bench`] is the benchmark harness, apart from the simulation
 //! API.
 
-// The kernels crate is `gpu` in this package's manifest until it is renamed.
-extern crate gpu as kernels;
-
 pub mod bench;
 pub mod case;
 pub mod error;
@@ -30,6 +27,7 @@ pub mod grid;
 pub mod model;
 pub mod output;
 pub mod ptx;
+pub mod rng;
 pub mod run;
 pub mod runtime;
 pub mod scenarios;
@@ -48,6 +46,7 @@ solvers! { sediment, kp, fd3d, tridiag }
 
 pub use error::{Error, Result};
 pub use kernels::Real;
+pub use rng::Rng;
 pub use runtime::{Backend, BackendChoice, Gpu};
 
 /// A precision the GPU runtime can move and launch with, and the output can write: f32 or f64.

@@ -50,13 +50,8 @@ fn central_upwind_matches_textbook_formula() {
     let p = Problem::new(4, 4, 4.0, 4.0);
     let mut k: Coeffs<f64> = p.coeffs((4, 4));
     k.kappa = 1e-40; // no desingularization at these depths
-    let mut st = 12345u64;
-    let mut rnd = move || {
-        st ^= st << 13;
-        st ^= st >> 7;
-        st ^= st << 17;
-        (st >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = hydrokern::Rng::new(12345);
+    let mut rnd = move || rng.unit();
     for case in 0..200 {
         let mut side = || {
             let h = if case % 7 == 0 { 0.0 } else { 3.0 * rnd() };
@@ -66,8 +61,8 @@ fn central_upwind_matches_textbook_formula() {
             if h == 0.0 { (b, h, 0.0, 0.0) } else { (b + h, h, u, v) }
         };
         let (l, r) = (side(), side());
-        let fs = |s: (f64, f64, f64, f64)| ::gpu::kp::FaceState { w: s.0, h: s.1, qn: s.1 * s.2, qt: s.1 * s.3 };
-        let got = ::gpu::kp::central_upwind(&k, fs(l), fs(r));
+        let fs = |s: (f64, f64, f64, f64)| kernels::kp::FaceState { w: s.0, h: s.1, qn: s.1 * s.2, qt: s.1 * s.3 };
+        let got = kernels::kp::central_upwind(&k, fs(l), fs(r));
         let want = textbook_flux(9.81, l, r);
         for (g, w) in [got.f0, got.fn_, got.ft].iter().zip(want) {
             assert!((g - w).abs() <= 1e-12 * (1.0 + w.abs()), "case {case}: {g} vs {w} ({l:?} | {r:?})");
@@ -75,15 +70,42 @@ fn central_upwind_matches_textbook_formula() {
     }
 }
 
-/// The desingularized velocity is q/h for deep water and vanishes with h.
+/// Both desingularized velocities of a face against √2·h·q/√(h⁴ + max(h⁴, κ)) written out, on
+/// deep faces (h⁴ ≥ κ: the one-reciprocal path), shallow ones (h⁴ < κ: the square-root path)
+/// and a dry one (0), in both precisions; and the limits: q/h for deep water, → 0 with h.
 #[test]
-fn desingularization_limits() {
-    let kappa = 1e-8;
-    let u = ::gpu::kp::desingularize(kappa, 2.0, 3.0);
-    assert!((u - 1.5).abs() < 1e-14);
-    assert_eq!(::gpu::kp::desingularize(kappa, 0.0, 3.0), 0.0);
+fn desingularized_velocities_match_the_formula() {
+    fn check<T: Real>(kappa: f64, h: f64, qn: f64, qt: f64) {
+        let plain = |q: f64| {
+            let h4 = h * h * h * h;
+            let den = (h4 + h4.max(kappa)).sqrt();
+            if den > 0.0 { std::f64::consts::SQRT_2 * h * q / den } else { 0.0 }
+        };
+        let t = T::from_f64;
+        let (u, v) = kernels::kp::desingularize_pair(t(kappa), t(h), t(qn), t(qt));
+        for (got, q) in [(u, qn), (v, qt)] {
+            // The inputs rounded to T, then a handful of operations in T.
+            let want = plain(q);
+            let tol = 8.0 * T::EPSILON.to_f64() * want.abs();
+            assert!((got.to_f64() - want).abs() <= tol, "{} h {h} q {q}: {got} vs {want}", T::NAME);
+        }
+    }
+    let kappa = 1e-8; // κ^{1/4} = 0.01
+    for (h, qn, qt) in [(2.0, 3.0, -1.0), (0.5, 0.1, 0.2), (0.02, 1e-3, -2e-3)] {
+        assert!(h * h * h * h >= kappa);
+        check::<f64>(kappa, h, qn, qt);
+        check::<f32>(kappa, h, qn, qt);
+    }
+    for (h, qn, qt) in [(0.005, 1e-3, -4e-4), (1e-4, 1e-5, 1e-5), (1e-6, 1e-6, 3e-6)] {
+        assert!(h * h * h * h < kappa);
+        check::<f64>(kappa, h, qn, qt);
+        check::<f32>(kappa, h, qn, qt);
+    }
+    assert_eq!(kernels::kp::desingularize_pair(kappa, 0.0, 3.0, 1.0), (0.0, 0.0));
+    let (u, _) = kernels::kp::desingularize_pair(kappa, 2.0, 3.0, 0.0);
+    assert!((u - 1.5).abs() < 1e-15, "{u}");
     // Below κ^{1/4} the velocity is bounded by √2·h·q/√κ → 0.
-    let tiny = ::gpu::kp::desingularize(kappa, 1e-6, 1e-6);
+    let (tiny, _) = kernels::kp::desingularize_pair(kappa, 1e-6, 1e-6, 0.0);
     assert!(tiny.abs() < 1e-7, "{tiny}");
 }
 
@@ -289,7 +311,7 @@ fn blow_up_is_reported() {
 
 // ------------------------------------------------------------- GPU vs CPU ----
 
-use common::{cases, gpu_or_skip};
+use common::{Tolerance, cases, gpu};
 use hydrokern::GpuReal;
 use hydrokern::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
 use proptest::prelude::*;
@@ -298,13 +320,8 @@ use proptest::prelude::*;
 /// it (or, for `kind` 1, a column of water in a dry domain, so whole blocks are dry), smooth
 /// velocities where wet, random boundary conditions and friction.
 fn random_state(nx: usize, ny: usize, seed: u64, kind: u8) -> Problem {
-    let mut st = seed | 1;
-    let mut rnd = move || {
-        st ^= st << 13;
-        st ^= st >> 7;
-        st ^= st << 17;
-        (st >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = hydrokern::Rng::new(seed);
+    let mut rnd = move || rng.unit();
     let (lx, ly) = (nx as f64 * (0.5 + rnd()), ny as f64 * (0.5 + rnd()));
     let mut p = Problem::new(nx, ny, lx, ly);
     let (kx, ky, ph, amp) = (0.5 + 2.0 * rnd(), 0.5 + 2.0 * rnd(), 6.0 * rnd(), 0.8 * rnd());
@@ -346,12 +363,23 @@ fn random_state(nx: usize, ny: usize, seed: u64, kind: u8) -> Problem {
 
 /// Largest |x| of a field's interior, at least 1 (the scale of the absolute tolerances).
 fn scale<T: Real>(p: &Problem, f: &[T]) -> f64 {
-    p.interior(f).iter().fold(1.0f64, |a, v| a.max(v.to_f64().abs()))
+    common::magnitude(&p.interior(f))
 }
 
-/// GPU against CPU after `steps` steps. Both evaluate the same point functions; differences
-/// are rounding (FMA contraction on the GPU) and grow with the steps. Stated tolerance per
-/// field: 256·ε·steps·max(1, max|field|) (f64 ≈ 6e-14·steps, f32 ≈ 3e-5·steps relative).
+/// GPU against CPU after a number of steps, per step and relative to the field's magnitude
+/// ([`scale`]; for the clock, to t). Both evaluate the same point functions; the GPU contracts
+/// multiply-adds and, in f32, takes the wave speeds' square roots and reciprocals from the
+/// approximate instructions (≤ 2 ulp each), a few ε in each of the few hundred operations of a
+/// cell's step, which a stable step carries forward: 256 ε per step (f64 ≈ 6e-14, f32 ≈ 3e-5).
+const GPU_STEP: Tolerance = Tolerance::eps(256.0);
+/// The flux kernels alone against the CPU's R (f64), relative to the field's magnitude: R
+/// divides flux differences by Δx, so the GPU's contracted rounding shows up amplified by
+/// 1/Δx relative to the state; 1e-11 covers the cells of the test's small grids.
+const FLUX_F64: Tolerance = Tolerance::abs(1e-11);
+/// The largest rate (f64): a max over the same speeds, each a few ε from the CPU's.
+const RATE_F64: Tolerance = Tolerance::abs(1e-12);
+
+/// GPU against CPU after `steps` steps, every padded cell of every field within [`GPU_STEP`].
 fn check_gpu<T: GpuReal>(
     p: &Problem,
     block: (u32, u32),
@@ -359,7 +387,7 @@ fn check_gpu<T: GpuReal>(
     early: bool,
     steps: usize,
 ) -> Result<(), TestCaseError> {
-    let Some(gpu) = gpu_or_skip("kp_gpu_matches_cpu") else { return Ok(()) };
+    let gpu = gpu();
     let mut cpu_m = CpuKp::<T>::new(p, block, early).unwrap();
     let mut gpu_m = GpuKp::<T>::new(&gpu, p, Launch { block, flux }).unwrap();
     let kernel = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
@@ -370,7 +398,6 @@ fn check_gpu<T: GpuReal>(
     }
     let g = gpu_m.download(&gpu).unwrap();
     let clock = gpu_m.clock(&gpu).unwrap();
-    let eps = T::EPSILON.to_f64();
     let what = format!(
         "{} {}×{} {:?} block {block:?} flux {} early {early} after {steps} steps",
         T::NAME,
@@ -380,21 +407,15 @@ fn check_gpu<T: GpuReal>(
         flux.describe()
     );
     prop_assert_eq!(clock.steps, steps as u64, "{}: clock steps", what);
-    prop_assert!(
-        (clock.t - cpu_m.time()).abs() <= 256.0 * eps * steps as f64 * cpu_m.time(),
-        "{what}: t GPU {} vs CPU {}",
-        clock.t,
-        cpu_m.time()
-    );
+    let tol = GPU_STEP.times(steps as f64);
+    // t is f64 on both sides, but sums Δt from speeds of precision T.
+    let t_tol = tol.scaled(cpu_m.time()).bound::<T>();
+    prop_assert!((clock.t - cpu_m.time()).abs() <= t_tol, "{what}: t GPU {} vs CPU {}", clock.t, cpu_m.time());
     for (name, gf, cf) in
         [("w", &g[0], cpu_m.state()[0]), ("hu", &g[1], cpu_m.state()[1]), ("hv", &g[2], cpu_m.state()[2])]
     {
-        let tol = 256.0 * eps * steps as f64 * scale(p, cf);
         // Every padded cell: interior and both ghost layers.
-        for (idx, (a, b)) in gf.iter().zip(cf).enumerate() {
-            let (a, b) = (a.to_f64(), b.to_f64());
-            prop_assert!((a - b).abs() <= tol, "{what}: {name}[{idx}] GPU {a} vs CPU {b} (tol {tol:e})");
-        }
+        tol.scaled(scale(p, cf)).check(&format!("{what}: {name}"), gf, cf)?;
     }
     Ok(())
 }
@@ -416,6 +437,7 @@ fn awkward_size() -> impl Strategy<Value = usize> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(24)))]
     #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn kp_gpu_matches_cpu(
         nx in awkward_size(),
         ny in awkward_size(),
@@ -435,8 +457,12 @@ proptest! {
 /// The flux kernels alone on one state: R and the per-block rates against the CPU's, with
 /// the outputs poisoned first (a cell the kernel does not write stays NaN and fails).
 #[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
 fn kp_flux_kernels_match_cpu() {
-    let Some(gpu) = gpu_or_skip("kp_flux_kernels_match_cpu") else { return };
+    let gpu = gpu();
     for (seed, (nx, ny)) in [(1u64, (67usize, 45usize)), (2, (33, 97)), (3, (1, 40))] {
         for (early, flux) in [false, true].into_iter().flat_map(|e| {
             [FluxVariant::Tile, FluxVariant::STREAM, FluxVariant::Stream { warps: 3, rows: 5 }].map(|f| (e, f))
@@ -460,27 +486,25 @@ fn kp_flux_kernels_match_cpu() {
             let c_wet = c.wet();
             let active = |c: usize| {
                 let (i, j) = ((c % nx) as u32, (c / nx) as u32);
-                !early || ::gpu::kp::block_active(&k, i / k.bx, j / k.by, |a, b| c_wet[(b * k.nbx + a) as usize] != 0)
+                !early || kernels::kp::block_active(&k, i / k.bx, j / k.by, |a, b| c_wet[(b * k.nbx + a) as usize] != 0)
             };
             let mut inactive = 0;
+            let what = format!("{nx}×{ny}, early {early}, {}", flux.describe());
             for (name, g, cpu) in [("R_w", &r[0], &rw), ("R_hu", &r[1], &ru), ("R_hv", &r[2], &rv)] {
-                let tol = 1e-11 * scale(&p, cpu);
-                for (idx, (a, b)) in p.interior(g).iter().zip(p.interior(cpu)).enumerate() {
+                let (mut got, want) = (p.interior(g), p.interior(cpu));
+                for (idx, (a, b)) in got.iter_mut().zip(&want).enumerate() {
                     if !active(idx) {
-                        assert_eq!(b, 0.0, "{name}: CPU R of an inactive cell");
+                        assert_eq!(*b, 0.0, "{name}: CPU R of an inactive cell");
+                        // Unwritten (NaN) on the GPU: R of an inactive block is 0 by definition.
+                        *a = 0.0;
                         inactive += 1;
-                        continue;
                     }
-                    assert!(
-                        (a - b).abs() <= tol,
-                        "{name}: GPU {a} vs CPU {b} ({nx}×{ny}, early {early}, {})",
-                        flux.describe()
-                    );
                 }
+                FLUX_F64.scaled(scale(&p, cpu)).check(&format!("{what}: {name}"), &got, &want).unwrap();
             }
-            println!("{nx}×{ny} early {early} {}: {} inactive cells", flux.describe(), inactive / 3);
+            println!("{what}: {} inactive cells", inactive / 3);
             let g_rate = rates.iter().fold(0.0f64, |a, b| a.max(*b));
-            assert!((g_rate - rate).abs() <= 1e-12 * rate, "rate GPU {g_rate} vs CPU {rate} ({})", flux.describe());
+            RATE_F64.scaled(rate).check_value(&format!("{what}: largest rate"), g_rate, rate).unwrap();
         }
     }
 }
@@ -509,11 +533,11 @@ fn ghost_sources_are_interior() {
     for n in 1..6u32 {
         for bc in Boundary::ALL {
             for g in [0, 1, n + 2, n + 3] {
-                let (s, _) = ::gpu::kp::ghost_source(n, g, bc.code());
+                let (s, _) = kernels::kp::ghost_source(n, g, bc.code());
                 assert!((2..n + 2).contains(&s), "n {n} {bc:?} ghost {g} → {s}");
             }
             for c in [0, 1, n + 3, n + 4] {
-                let s = ::gpu::kp::corner_source(n, c, bc.code());
+                let s = kernels::kp::corner_source(n, c, bc.code());
                 assert!((2..=n + 2).contains(&s), "n {n} {bc:?} corner {c} → {s}");
             }
         }
@@ -544,8 +568,12 @@ fn early_exit_matches_full_on_the_cpu() {
 /// The GPU on the validation cases: the lake at rest stays at rest for 1000 steps, and the
 /// largest GPU−CPU differences after 20 steps of a flood and a Gaussian hump (printed).
 #[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
 fn kp_gpu_validation_cases() {
-    let Some(gpu) = gpu_or_skip("kp_gpu_validation_cases") else { return };
+    let gpu = gpu();
     fn lake<T: GpuReal>(gpu: &hydrokern::Gpu, tol: f64) {
         let p = setup::lake_at_rest(40, 40);
         let mut m = GpuKp::<T>::new(gpu, &p, Launch::default()).unwrap();
@@ -566,28 +594,31 @@ fn kp_gpu_validation_cases() {
     }
     lake::<f64>(&gpu, 1e-12);
     lake::<f32>(&gpu, 1e-5);
-    fn diff<T: GpuReal>(gpu: &hydrokern::Gpu, name: &str, p: &Problem, early: bool) -> f64 {
-        let block = (32, 8);
+    /// 20 steps on the GPU and the CPU, every field within [`GPU_STEP`]; prints the largest
+    /// difference relative to the field's magnitude.
+    fn diff<T: GpuReal>(gpu: &hydrokern::Gpu, name: &str, p: &Problem, early: bool) {
+        let (block, steps) = ((32, 8), 20);
         let mut c = CpuKp::<T>::new(p, block, early).unwrap();
         let mut g = GpuKp::<T>::new(gpu, p, Launch { block, flux: FluxVariant::STREAM }).unwrap();
-        for _ in 0..20 {
+        for _ in 0..steps {
             c.step(f64::INFINITY).unwrap();
             g.step(gpu, if early { FluxKernel::EarlyExit } else { FluxKernel::Full }).unwrap();
         }
         let q = g.download(gpu).unwrap();
-        let worst = (0..3)
-            .map(|f| {
-                let s = scale(p, c.state()[f]);
-                q[f].iter().zip(c.state()[f]).map(|(a, b)| (a.to_f64() - b.to_f64()).abs() / s).fold(0.0f64, f64::max)
-            })
-            .fold(0.0f64, f64::max);
-        println!("GPU vs CPU, {name} {} early {early}: 20 steps, max |difference| / scale = {worst:.2e}", T::NAME);
-        worst
+        let mut worst = 0.0f64;
+        for (f, field) in ["w", "hu", "hv"].into_iter().enumerate() {
+            let s = scale(p, c.state()[f]);
+            let d = q[f].iter().zip(c.state()[f]).map(|(a, b)| (a.to_f64() - b.to_f64()).abs() / s);
+            worst = worst.max(d.fold(0.0f64, f64::max));
+            let what = format!("{name} early {early}, {steps} steps: {field}");
+            GPU_STEP.times(steps as f64).scaled(s).check(&what, &q[f], c.state()[f]).unwrap();
+        }
+        println!("GPU vs CPU, {name} {} early {early}: {steps} steps, max |difference| / scale = {worst:.2e}", T::NAME);
     }
     for (name, p) in [("flood 96×80", setup::flood(96, 80)), ("gaussian 70×90", setup::gaussian(70, 90))] {
         for early in [false, true] {
-            assert!(diff::<f64>(&gpu, name, &p, early) <= 256.0 * f64::EPSILON * 20.0);
-            assert!(diff::<f32>(&gpu, name, &p, early) <= 256.0 * f32::EPSILON as f64 * 20.0);
+            diff::<f64>(&gpu, name, &p, early);
+            diff::<f32>(&gpu, name, &p, early);
         }
     }
 }

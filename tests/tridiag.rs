@@ -4,27 +4,34 @@
 //! precision against the CPU reference, the automatic choice, and bad input (lengths, empty
 //! batches, breakdowns, sizes over an algorithm's limit).
 //!
-//! Tolerances. Systems are diagonally dominant with |b| ≥ 2(|a| + |c|) + 0.1, so the
-//! condition numbers are small (≲ 5) and every algorithm is backward stable:
-//! - CPU Thomas vs dense LU with partial pivoting (in f64): ‖x − x_LU‖∞ ≤ 64·ε·max(1, ‖x_LU‖∞)
-//!   and ‖Ax − d‖/‖d‖ ≤ 32·ε, ε the precision's machine epsilon;
-//! - GPU vs CPU: |x_GPU − x_CPU| ≤ tol·max(1, ‖x_CPU‖∞) with tol = 256·ε·log2(2n) (CR and PCR
-//!   round in a different order than Thomas, log2 n levels deep; FMA contraction on the GPU);
-//!   the same bound for the CPU emulations of the partition and twisted algorithms.
+//! Tolerances (the constants below). Systems are diagonally dominant with
+//! |b| ≥ 2(|a| + |c|) + 0.1, so the condition numbers are small (≲ 5) and every algorithm is
+//! backward stable.
 
 mod common;
 
-use common::{cases, gpu_or_skip};
+use common::{Tolerance, cases, gpu, magnitude};
 use hydrokern::tridiag::gpu::{GpuTridiag, limits};
 use hydrokern::tridiag::{Algorithm, Batch, Choice, Layout, Limits, Shape, cpu};
 use hydrokern::{GpuReal, Real};
 use proptest::prelude::*;
 use std::cell::RefCell;
 
-use gpu::tridiag::{
+use kernels::tridiag::{
     Eq, Row, chunk_interior, chunk_len, chunk_reduce, normalize, partition_pitch, partition_slot, partition_span,
     pcr_row, pivot_ok, reduced_len, reduced_row, thomas_row, twist,
 };
+
+/// CPU Thomas against dense LU with partial pivoting (in f64), relative to max(1, ‖x_LU‖∞):
+/// Thomas without pivoting is backward stable on these systems, a few ε per row of
+/// elimination and substitution, times the small condition number: 64 ε.
+const THOMAS_VS_LU: Tolerance = Tolerance::eps(64.0);
+/// ‖Ax − d‖/‖d‖ of CPU Thomas: backward stability alone, 32 ε.
+const RESIDUAL: f64 = 32.0;
+/// GPU against CPU Thomas (and the CPU emulations of the partition and twisted algorithms),
+/// relative to max(1, ‖x_CPU‖∞), per level of log2(2n): CR and PCR round in another order than
+/// Thomas, log2 n levels deep, and the GPU contracts multiply-adds: 256 ε a level.
+const GPU_PER_LEVEL: Tolerance = Tolerance::eps(256.0);
 
 /// Dense LU with partial pivoting of one system, in f64.
 fn dense_solve(n: usize, a: &[f64], b: &[f64], c: &[f64], d: &[f64]) -> Vec<f64> {
@@ -68,24 +75,16 @@ fn check_cpu_vs_lu<T: GpuReal>(shape: Shape, seed: u64) -> Result<(), TestCaseEr
     let bt = b64.to::<T>();
     let mut x = vec![T::ZERO; shape.len()];
     cpu::solve(shape, &bt.a, &bt.b, &bt.c, &bt.d, &mut x).unwrap();
-    let eps = T::EPSILON.to_f64();
     let r = bt.residual(&x);
-    prop_assert!(r <= 32.0 * eps, "{} {shape:?}: residual {r:e}", T::NAME);
+    prop_assert!(r <= RESIDUAL * T::EPSILON.to_f64(), "{} {shape:?}: residual {r:e}", T::NAME);
     for k in 0..shape.batch {
         // The reference solves the systems as rounded to T.
         let s = |v: &[T]| system(shape, v, k);
         let want = dense_solve(shape.n, &s(&bt.a), &s(&bt.b), &s(&bt.c), &s(&bt.d));
         let got = s(&x);
-        let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-        for i in 0..shape.n {
-            prop_assert!(
-                (got[i] - want[i]).abs() <= 64.0 * eps * scale,
-                "{} {shape:?} system {k} row {i}: Thomas {} vs LU {}",
-                T::NAME,
-                got[i],
-                want[i]
-            );
-        }
+        // Compared in f64, the bound in T's ε.
+        let bound = THOMAS_VS_LU.scaled(magnitude(&want)).bound::<T>();
+        Tolerance::abs(bound).check(&format!("{} {shape:?} system {k}: Thomas vs LU", T::NAME), &got, &want)?;
     }
     Ok(())
 }
@@ -385,12 +384,8 @@ fn check_emulated<T: GpuReal>(shape: Shape, seed: u64, solve: impl Fn(&Batch<T>)
     cpu::solve(shape, &host.a, &host.b, &host.c, &host.d, &mut want).unwrap();
     let (got, ok) = solve(&host);
     assert!(ok, "{what} {} {shape:?}: a pivot failed", T::NAME);
-    let tol = 256.0 * T::EPSILON.to_f64() * (2.0 * shape.n as f64).log2().max(1.0);
-    let scale = want.iter().fold(1.0f64, |m, v| m.max(v.to_f64().abs()));
-    for (idx, (g, w)) in got.iter().zip(&want).enumerate() {
-        let (g, w) = (g.to_f64(), w.to_f64());
-        assert!((g - w).abs() <= tol * scale, "{what} {} {shape:?} x[{idx}]: {g} vs Thomas {w}", T::NAME);
-    }
+    let tol = GPU_PER_LEVEL.times((2.0 * shape.n as f64).log2().max(1.0)).scaled(magnitude(&want));
+    tol.check(&format!("{what} {shape:?}: x against Thomas"), &got, &want).unwrap();
 }
 
 /// Twisted Thomas system by system.
@@ -477,7 +472,7 @@ fn awkward_batch() -> impl Strategy<Value = usize> {
 const MAX_TEST_N: usize = 8192;
 
 fn check_gpu<T: GpuReal>(shape0: Shape, alg: Algorithm, in_place: bool, seed: u64) -> Result<(), TestCaseError> {
-    let Some(gpu) = gpu_or_skip("tridiag_gpu_matches_cpu") else { return Ok(()) };
+    let gpu = gpu();
     let lim = limits::<T>(&gpu).unwrap();
     let n = shape0.n.min(lim.max_n(alg)).min(MAX_TEST_N);
     // Keep a case under ~4 M unknowns.
@@ -499,24 +494,15 @@ fn check_gpu<T: GpuReal>(shape0: Shape, alg: Algorithm, in_place: bool, seed: u6
         prop_assert_eq!(gpu.download(&d).unwrap(), host.d.clone(), "d changed by a separate-output solve");
         gpu.download(&x).unwrap()
     };
-    let eps = T::EPSILON.to_f64();
-    let tol = 256.0 * eps * (2.0 * n as f64).log2();
-    let scale = want.iter().fold(1.0f64, |m, v| m.max(v.to_f64().abs()));
-    for (idx, (g, w)) in got.iter().zip(&want).enumerate() {
-        let (g, w) = (g.to_f64(), w.to_f64());
-        prop_assert!(
-            (g - w).abs() <= tol * scale,
-            "{alg} {} {shape:?} in_place {in_place}: x[{idx}] GPU {g} vs CPU {w} (tol {:e})",
-            T::NAME,
-            tol * scale
-        );
-    }
+    let tol = GPU_PER_LEVEL.times((2.0 * n as f64).log2()).scaled(magnitude(&want));
+    tol.check(&format!("{alg} {shape:?} in_place {in_place}: x"), &got, &want)?;
     Ok(())
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(48)))]
     #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn tridiag_gpu_matches_cpu(
         n in awkward_n(),
         batch in awkward_batch(),
@@ -533,10 +519,11 @@ proptest! {
 
 /// Every algorithm × layout × precision at fixed awkward sizes, including each limit.
 #[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
 fn every_algorithm_layout_and_precision_matches_cpu() {
-    if gpu_or_skip("every_algorithm_layout_and_precision_matches_cpu").is_none() {
-        return;
-    }
     for alg in Algorithm::ALL {
         for layout in Layout::ALL {
             for (n, batch) in [(1, 1), (2, 3), (3, 70), (33, 65), (1000, 7), (4097, 3), (usize::MAX, 2)] {
@@ -549,8 +536,12 @@ fn every_algorithm_layout_and_precision_matches_cpu() {
 }
 
 #[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
 fn gpu_bad_input_is_refused() {
-    let Some(gpu) = gpu_or_skip("gpu_bad_input_is_refused") else { return };
+    let gpu = gpu();
     assert!(GpuTridiag::<f64>::new(&gpu, Shape::new(0, 4, Layout::Contiguous)).is_err());
     assert!(GpuTridiag::<f64>::new(&gpu, Shape::new(4, 0, Layout::Contiguous)).is_err());
     let shape = Shape::new(16, 4, Layout::Contiguous);
@@ -571,8 +562,12 @@ fn gpu_bad_input_is_refused() {
 }
 
 #[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
 fn gpu_breakdown_names_the_system() {
-    let Some(gpu) = gpu_or_skip("gpu_breakdown_names_the_system") else { return };
+    let gpu = gpu();
     for layout in Layout::ALL {
         for alg in Algorithm::ALL {
             let shape = Shape::new(40, 9, layout);

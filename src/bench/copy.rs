@@ -2,7 +2,8 @@
 //! reductions over 1 MiB to 1 GiB, f32 and f64, with the CPU reference's reduction as the peer.
 
 use super::{BenchOptions, Report, rotation, time_cpu, time_gpu};
-use crate::foundation::{self, ReduceOp, gpu::Reducer};
+use crate::foundation::gpu::{BufferKernels, Reducer};
+use crate::foundation::{self, ReduceOp};
 use crate::runtime::{DeviceBuffer, Gpu};
 use crate::{GpuReal, Result};
 
@@ -46,12 +47,13 @@ fn precision<T: GpuReal>(
     let p = T::NAME;
     let b = bytes as f64;
 
-    let m = time_gpu(gpu, opts.warmup, opts.reps, |i| foundation::gpu::copy(gpu, &src[i % rot], &mut dst[i % rot]))?;
+    let k = BufferKernels::<T>::new(gpu)?;
+    let m = time_gpu(gpu, opts.warmup, opts.reps, |i| k.copy(&src[i % rot], &mut dst[i % rot]))?;
     report.push("copy", "rust kernel (16 B/thread)", label, p, m.median_ms, 2.0 * b, None, String::new());
 
     let mut reducer = Reducer::<T>::new(gpu)?;
     for (op, name) in [(ReduceOp::MaxAbs, "reduce max|x|"), (ReduceOp::Sum, "reduce sum")] {
-        let m = time_gpu(gpu, opts.warmup, opts.reps, |i| reducer.enqueue(gpu, op, &src[i % rot], n))?;
+        let m = time_gpu(gpu, opts.warmup, opts.reps, |i| reducer.enqueue(op, &src[i % rot], n))?;
         report.push(name, "rust kernel (2 passes)", label, p, m.median_ms, b, Some(n as f64), String::new());
     }
     if bytes <= CPU_MAX_MIB << 20 {

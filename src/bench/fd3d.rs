@@ -6,7 +6,7 @@
 use super::{BenchOptions, Report, rotation, time_cpu, time_gpu};
 use crate::fd3d::gpu::Plan;
 use crate::fd3d::{Direction, Grid3, TestField, Variant, cpu};
-use crate::foundation;
+use crate::foundation::gpu::BufferKernels;
 use crate::runtime::{DeviceBuffer, Gpu};
 use crate::{GpuReal, Result};
 
@@ -38,7 +38,8 @@ fn precision<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, gr
     let mut dst: Vec<DeviceBuffer<T>> = (0..rot).map(|_| gpu.alloc::<T>(grid.len())).collect::<Result<_>>()?;
     let (label, p, moved) = (grid.to_string(), T::NAME, 2.0 * bytes as f64);
     // What a kernel moving the same bytes can reach at this size: the 16-byte copy kernel.
-    let m = time_gpu(gpu, opts.warmup, opts.reps, |i| foundation::gpu::copy(gpu, &src[i % rot], &mut dst[i % rot]))?;
+    let k = BufferKernels::<T>::new(gpu)?;
+    let m = time_gpu(gpu, opts.warmup, opts.reps, |i| k.copy(&src[i % rot], &mut dst[i % rot]))?;
     report.push("copy", "rust kernel (16 B/thread)", &label, p, m.median_ms, moved, None, String::new());
     for variant in Variant::ALL {
         let plan = Plan::<T>::new(gpu, grid, variant)?;

@@ -29,9 +29,9 @@ fn precision<T: GpuReal>(g: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
     let host: Vec<T> = (0..len).map(|i| T::from_f64((i % 1013) as f64)).collect();
     let input: Vec<DeviceBuffer<T>> = (0..rot).map(|_| g.upload(&host)).collect::<Result<_>>()?;
     let mut out: Vec<DeviceBuffer<T>> = (0..rot).map(|_| g.alloc::<T>(len)).collect::<Result<_>>()?;
+    let t = gpu::Transposer::<T>::new(g)?;
     for v in Variant::ALL {
-        let m =
-            time_gpu(g, opts.warmup, opts.reps, |i| gpu::transpose(g, v, n, n, &input[i % rot], &mut out[i % rot]))?;
+        let m = time_gpu(g, opts.warmup, opts.reps, |i| t.run(v, n, n, &input[i % rot], &mut out[i % rot]))?;
         let note = format!("{:.1} G elements/s", len as f64 / (m.median_ms * 1e-3) / 1e9);
         report.push("transpose", v.name(), &format!("{n}²"), T::NAME, m.median_ms, 2.0 * bytes as f64, None, note);
     }

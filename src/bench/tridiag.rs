@@ -115,7 +115,7 @@ fn cell<T: CusparseReal>(
             solver.reset_status(gpu)?;
             let m = time_gpu(gpu, opts.warmup, opts.reps, |i| {
                 let s = &sets[i % rot];
-                solver.enqueue(gpu, &plan, &s.a, &s.b, &s.c, &s.d, &xs[i % rot])
+                solver.enqueue(gpu, &plan, &s.a, &s.b, &s.c, &s.d, &mut xs[i % rot])
             })?;
             let status = match solver.check_status(gpu, &plan) {
                 Ok(()) => String::new(),

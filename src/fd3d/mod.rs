@@ -5,7 +5,7 @@
 //! The domain is the periodic unit cube `[0, 1)³` with `m` distinct points per direction,
 //! `x_i = i / m` (Δ = 1/m; unlike the seed's Fortran, no duplicated end point). Layout
 //! `f[i + mx·(j + my·k)]`, x fastest. Every dimension needs at least 9 points, the stencil's
-//! width. The stencil itself is `gpu::fd3d::d8`, shared by the kernels and the CPU reference.
+//! width. The stencil itself is `kernels::fd3d::d8`, shared by the kernels and the CPU reference.
 //!
 //! [`TestField`] is the scenario's (`case`) and the tests' field with a known derivative:
 //! `f = cos(2π kx x) · sin(2π ky y) · cos(2π kz z)`.
@@ -14,17 +14,14 @@ mod case;
 pub mod cpu;
 pub mod gpu;
 
-pub use case::{SOLVER, Fd3dCase, MAX_REPS};
+pub use case::{Fd3dCase, MAX_REPS, SOLVER};
 
-pub use ::gpu::fd3d::{COEFFICIENTS, Coef, HALO, WIDTH, d8};
+pub use kernels::fd3d::{COEFFICIENTS, Coef, HALO, WIDTH, d8};
 
 use crate::{Error, Real, Result};
 use rayon::prelude::*;
 use std::f64::consts::TAU;
 use std::str::FromStr;
-
-/// Kernel stems this module launches (each stamped `_f32` and `_f64`).
-pub const KERNELS: &[&str] = &["fd3d_x_pencil", "fd3d_x_tile", "fd3d_x_vec", "fd3d_yz_pencil", "fd3d_yz_stream"];
 
 /// The direction of a derivative.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -203,14 +200,15 @@ impl Variant {
         }
     }
 
-    /// The kernel stem it launches.
-    pub fn stem(self) -> &'static str {
+    /// The kernel it launches.
+    pub fn entry(self) -> kernels::Entry<kernels::fd3d::Derivative<()>> {
+        use kernels::fd3d::{X_PENCIL, X_TILE, X_VEC, YZ_PENCIL, YZ_STREAM};
         match self {
-            Variant::X4Pencil => "fd3d_x_pencil",
-            Variant::XTile => "fd3d_x_tile",
-            Variant::XVec => "fd3d_x_vec",
-            Variant::Y4Pencil | Variant::Y32Pencil | Variant::Z4Pencil | Variant::Z32Pencil => "fd3d_yz_pencil",
-            Variant::YStream | Variant::ZStream => "fd3d_yz_stream",
+            Variant::X4Pencil => X_PENCIL,
+            Variant::XTile => X_TILE,
+            Variant::XVec => X_VEC,
+            Variant::Y4Pencil | Variant::Y32Pencil | Variant::Z4Pencil | Variant::Z32Pencil => YZ_PENCIL,
+            Variant::YStream | Variant::ZStream => YZ_STREAM,
         }
     }
 

@@ -2,7 +2,7 @@
 
 use super::{Problem, Scheme};
 use crate::{Error, Real, Result};
-use ::gpu::kp::{
+use kernels::kp::{
     Coeffs, STEP_OK, block_active, cell_rhs, ghost_pair, ghosts_x, ghosts_y, rk_point, set_ghost, time_step,
 };
 use rayon::prelude::*;
@@ -59,7 +59,7 @@ pub fn rhs<T: Real>(
         .reduce(|| T::ZERO, |a, b| a.max(b))
 }
 
-/// One RK stage on the interior into `out` (see `gpu::kp::rk_point`), and the wet map.
+/// One RK stage on the interior into `out` (see `kernels::kp::rk_point`), and the wet map.
 #[allow(clippy::too_many_arguments)]
 pub fn rk<T: Real>(
     k: &Coeffs<T>,
@@ -131,7 +131,7 @@ pub fn clean_state<T: Real>(k: &Coeffs<T>, w: &mut [T], hu: &mut [T], hv: &mut [
     for j in 0..k.ny {
         for i in 0..k.nx {
             let c = k.at(i + 2, j + 2);
-            ((w[c], hu[c], hv[c]), _) = ::gpu::kp::clean(k, cell_bed[c], (w[c], hu[c], hv[c]));
+            ((w[c], hu[c], hv[c]), _) = kernels::kp::clean(k, cell_bed[c], (w[c], hu[c], hv[c]));
         }
     }
 }
@@ -226,7 +226,7 @@ impl<T: Real> CpuKp<T> {
         let rate = self.eval_rhs(false);
         let (dt, status) = time_step(self.cfl, rate.to_f64(), self.t, t_stop, self.dt_floor);
         if status != STEP_OK {
-            return Err(if status == ::gpu::kp::STEP_NON_FINITE { Halt::NonFinite } else { Halt::Collapsed });
+            return Err(if status == kernels::kp::STEP_NON_FINITE { Halt::NonFinite } else { Halt::Collapsed });
         }
         let dtt = T::from_f64(dt);
         let k = self.k;
@@ -246,8 +246,9 @@ impl<T: Real> CpuKp<T> {
                     let [a, b, c] = &mut out;
                     let q1 = [&self.q1[0][..], &self.q1[1][..], &self.q1[2][..]];
                     let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
-                    // Stage 2 reads Qⁿ at the same cell it writes: copy-free since each cell
-                    // reads its own old value first (the point function takes values).
+                    // Stage 2 reads Qⁿ at the same cell it writes. The kernel does that in
+                    // place (each thread reads its own cell first); `rk` takes its inputs and
+                    // its output as separate slices, which cannot alias, so Qⁿ is copied.
                     let q0: [Vec<T>; 3] = [a.clone(), b.clone(), c.clone()];
                     let q0 = [&q0[0][..], &q0[1][..], &q0[2][..]];
                     rk(&k, 2, dtt, &self.cell_bed, q0, q1, r, [a, b, c], &mut self.wet);

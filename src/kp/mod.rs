@@ -21,12 +21,7 @@ mod model;
 mod problem;
 pub mod setup;
 
-pub use ::gpu::kp::Coeffs;
+pub use kernels::kp::Coeffs;
 pub use problem::{Boundary, Problem, Scheme};
-pub use case::{SOLVER, KpCase, MAX_CFL};
+pub use case::{KpCase, MAX_CFL, SOLVER};
 pub use model::{CYCLE, EarlyExit, KpModel};
-
-
-/// Kernel stems this solver launches.
-pub const KERNELS: &[&str] =
-    &["kp_flux", "kp_flux_early", "kp_flux_stream", "kp_flux_stream_early", "kp_rk", "kp_boundary", "kp_dt"];

@@ -3,7 +3,7 @@
 
 use super::Coeffs;
 use crate::{Error, Real, Result};
-use ::gpu::kp::{BC_OUTFLOW, BC_PERIODIC, BC_WALL, cell_bed, corner_source};
+use kernels::kp::{BC_OUTFLOW, BC_PERIODIC, BC_WALL, cell_bed, corner_source};
 
 /// Boundary condition of one side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 
 use super::{Coeffs, Problem};
 use crate::{Real, Result};
-use ::gpu::sediment::{Five, h_point, perimeter, perimeter_len, s_point, set_ghost, upwind_is_south, upwind_is_west};
+use kernels::sediment::{Five, h_point, perimeter, perimeter_len, s_point, set_ghost, upwind_is_south, upwind_is_west};
 use rayon::prelude::*;
 
 /// h' on the interior (ghost entries of `hn` are left for [`apply_ghosts`]).
@@ -35,7 +35,7 @@ pub fn s_step<T: Real>(k: &Coeffs<T>, h: &[T], hp: &[T], s: &[T], al: &[T], sn: 
     });
 }
 
-/// Set the ghost layer of all four fields (see `gpu::sediment::set_ghost`).
+/// Set the ghost layer of all four fields (see `kernels::sediment::set_ghost`).
 pub fn apply_ghosts<T: Real>(k: &Coeffs<T>, h: &mut [T], s: &mut [T], al: &mut [T], be: &mut [T]) {
     let n = (k.nx as usize + 2) * (k.ny as usize + 2);
     assert!(h.len() == n && s.len() == n && al.len() == n && be.len() == n, "field lengths");

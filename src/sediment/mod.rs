@@ -11,28 +11,12 @@ mod problem;
 pub mod setup;
 mod variant;
 
-pub use ::gpu::sediment::Coeffs;
+pub use kernels::sediment::Coeffs;
 pub use problem::{Problem, Side, StabilityLimit};
 pub use case::{SOLVER, SedimentCase};
 pub use model::{SedimentModel, StepPolicy};
 
 pub use variant::{HVariant, SVariant, StepVariant};
-
-/// Kernel stems this solver launches.
-pub const KERNELS: &[&str] = &[
-    "sediment_h_baseline",
-    "sediment_h_opt1",
-    "sediment_h_opt2",
-    "sediment_h_opt3",
-    "sediment_h_multi",
-    "sediment_s_baseline",
-    "sediment_s_opt1",
-    "sediment_s_opt2",
-    "sediment_s_multi",
-    "sediment_fused",
-    "sediment_fused_tile",
-    "sediment_ghosts",
-];
 
 /// Floating-point operations per point as seed 000 counts them (for GFLOP/s).
 pub const FLOPS_H: f64 = 55.0;

@@ -16,24 +16,12 @@ mod case;
 mod residual;
 mod solver;
 
-pub use ::gpu::tridiag::Dims;
+pub use kernels::tridiag::Dims;
 pub use case::{SOLVER, MAX_REPEAT, TridiagCase};
 pub use residual::{checked_residual, residual};
 pub use solver::Solver;
 
 use crate::{Error, Real, Result};
-
-/// Kernel stems this module launches (each stamped `_f32` and `_f64`).
-pub const KERNELS: &[&str] = &[
-    "tridiag_thomas",
-    "tridiag_thomas_contiguous",
-    "tridiag_cr",
-    "tridiag_pcr",
-    "tridiag_cr_pcr",
-    "tridiag_pcr_thomas",
-    "tridiag_thomas_twisted",
-    "tridiag_partition",
-];
 
 /// Where unknown i of system k lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -251,7 +239,7 @@ impl Limits {
     /// on an H100 (227 KiB per block).
     pub fn max_n(&self, alg: Algorithm) -> usize {
         let shared = self.max_shared_bytes / (4 * self.value_bytes);
-        let staged = ::gpu::tridiag::PCR_MAX_PER_THREAD as usize * (self.pcr_threads / 32 * 32);
+        let staged = kernels::tridiag::PCR_MAX_PER_THREAD as usize * (self.pcr_threads / 32 * 32);
         match alg {
             Algorithm::Thomas | Algorithm::Twisted => u32::MAX as usize,
             Algorithm::Cr | Algorithm::CrPcr => shared,
@@ -279,7 +267,7 @@ impl Limits {
             return None;
         }
         let vb = self.value_bytes;
-        let span = |lg: u32| ::gpu::tridiag::partition_span(n as u32, lg) as usize * vb;
+        let span = |lg: u32| kernels::tridiag::partition_span(n as u32, lg) as usize * vb;
         let chunks = |lg: u32| n.div_ceil(1 << lg);
         let mut lg = partition_lg_for(n);
         while lg < PARTITION_MAX_LG && (chunks(lg) > self.partition_threads || span(lg) > self.max_shared_bytes) {
@@ -307,22 +295,17 @@ impl Limits {
     /// system (Thomas) won in the interleaved layout once the batch filled the GPU (≥ 120
     /// systems per multiprocessor) but was latency-bound at 20% (f32) / 35% (f64) of copy.
     ///
-    /// Now, and what the new kernels are expected to reach (to be confirmed on the GPU):
-    /// - contiguous: partition wherever it fits (n ≤ `max_n(Partition)`), else Thomas.
-    ///   Expected 55–70% of copy at n = 4096 × 16384 (5 words per unknown, 2–4 blocks per
-    ///   multiprocessor so one block's loads overlap another's arithmetic; ~21 barriers
-    ///   instead of CR's ~24 with idle threads), ≥ 1.5× cuSPARSE strided in f32 and ≥ 2× in
-    ///   f64 there, and ahead of CR in every cell (CR's 0.98× cell included).
-    /// - interleaved: partition with g consecutive systems per block while the batch does
-    ///   not fill the GPU by itself or g reaches a whole 32-byte sector (n ≲ 1000 in either
-    ///   precision); otherwise twisted Thomas (two threads per system, 8 rows of loads in
-    ///   flight), expected 40–50% of copy at n = 4096 × 16384 in both precisions: it moves 9
-    ///   words per unknown (c', d' through the workspace), so at most ~55% counted at 5.
-    ///   Partition on interleaved data at medium batch is expected near its contiguous
-    ///   figure for small n and at 35–50% for n = 2048–4096, where shared memory holds only
-    ///   1–2 systems per block and a sector is partly used (L2 serves the rest).
-    /// - beyond the partition limit: Thomas (contiguous, coalesced by staging) or twisted
-    ///   Thomas (interleaved).
+    /// Now, from the same suite with the partition and twisted kernels (H100, 2026-11-22,
+    /// `docs/bench/tridiag-h100.json`):
+    /// - contiguous: partition wherever it fits (n ≤ `max_n(Partition)`), else Thomas. It moves
+    ///   the minimum 5 words per unknown: 67% (f32) and 73% (f64) of copy at n = 4096 × 16384,
+    ///   4.0–4.3× cuSPARSE gtsv2StridedBatch in the largest cells.
+    /// - interleaved: partition with g consecutive systems per block while the batch does not
+    ///   fill the GPU by itself (< 120 systems per multiprocessor) or g reaches a whole 32-byte
+    ///   sector; otherwise one-thread Thomas (8 rows of loads in flight), which beat twisted
+    ///   Thomas in every such cell and reaches 31% (f32) / 44% (f64) of copy at n = 4096 × 16384:
+    ///   it moves 9 words per unknown (c′, d′ through the workspace), so at most ~55% counted at 5.
+    /// - beyond the partition limit: Thomas in both layouts (contiguous: coalesced by staging).
     pub fn auto(&self, shape: Shape) -> Algorithm {
         let fills = shape.batch >= 120 * self.sm_count.max(1);
         let Some((_, g)) = self.partition_launch(shape) else {
@@ -360,13 +343,8 @@ pub struct Batch<T> {
 
 /// Fill a, b, c, d with the random systems of [`Batch::random`] (converted to `T`).
 fn fill_random<T: Real>(shape: Shape, seed: u64, dominance: f64, a: &mut [T], b: &mut [T], c: &mut [T], d: &mut [T]) {
-    let mut st = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut rnd = move || {
-        st ^= st << 13;
-        st ^= st >> 7;
-        st ^= st << 17;
-        (st >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = crate::Rng::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut rnd = move || rng.unit();
     for k in 0..shape.batch {
         for i in 0..shape.n {
             let g = shape.at(k, i);

@@ -201,5 +201,20 @@ pub unsafe fn set_ghost<T: Real>(
     }
 }
 
+/// Output columns per warp of the streamed fused kernel: 32 lanes load, lanes 1..=30 compute
+/// h', lanes 2..=29 write.
+pub const STREAM_COLS: u32 = 28;
+
+mod entries;
+pub use entries::*;
+
 #[cfg(target_arch = "nvptx64")]
-mod kernels;
+mod fused;
+#[cfg(target_arch = "nvptx64")]
+mod ghosts;
+#[cfg(target_arch = "nvptx64")]
+mod height;
+#[cfg(target_arch = "nvptx64")]
+mod sand;
+#[cfg(target_arch = "nvptx64")]
+mod stencil;

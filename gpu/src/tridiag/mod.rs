@@ -270,5 +270,14 @@ pub fn decode_status(n: u32, status: u64) -> Option<(u64, u64)> {
     Some((idx / n as u64, idx % n as u64))
 }
 
+mod entries;
+pub use entries::*;
+
 #[cfg(target_arch = "nvptx64")]
-mod kernels;
+mod cyclic;
+#[cfg(target_arch = "nvptx64")]
+mod io;
+#[cfg(target_arch = "nvptx64")]
+mod partition;
+#[cfg(target_arch = "nvptx64")]
+mod thomas;

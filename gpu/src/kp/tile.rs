@@ -1,15 +1,7 @@
-//! Kurganov–Petrova kernels: flux (full and early exit), RK stage, boundary, Δt.
-//!
-//! Launch contract (all): `k` describes padded state arrays of `(nx+4)(ny+4)` cells and a
-//! corner array of `(nx+5)(ny+5)`; every pointer is a whole such array (or as stated); outputs
-//! do not alias inputs unless stated. The flux and RK kernels run on the same grid of blocks of
-//! `k.bx × k.by` threads (one interior cell each, `bx·by` a multiple of 32), `k.nbx × k.nby`
-//! blocks; per-block outputs (rate, wet map) are indexed `blockIdx.y·nbx + blockIdx.x`.
+//! The tile flux kernels (seed 003's): one thread a cell on a 2D shared-memory tile of
+//! `k.bx × k.by` cells, full and early exit (launch contract: `entries.rs`).
 
-use super::{
-    CLOCK_DT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, FaceState, Flux, Recon, STEP_OK, assemble, bed_x,
-    bed_y, block_active, central_upwind, ghost_pair, recon_x, recon_y, rk_point, set_ghost, time_step,
-};
+use super::{Coeffs, FaceState, Flux, Recon, assemble, bed_x, bed_y, block_active, central_upwind, recon_x, recon_y};
 use crate::device::reduce::block_max;
 use crate::device::{DeviceReal, shared, thread};
 
@@ -147,8 +139,8 @@ unsafe fn flux_body<T: DeviceReal>(
 /// R = (R_w, R_hu, R_hv) at every interior cell and each block's max(a_x/Δx, a_y/Δy).
 ///
 /// # Safety
-/// Launch contract above; `rate` holds nbx·nby; shared memory `flux_shared(bx, by)` T.
-unsafe fn kp_flux<T: DeviceReal>(
+/// The launch contract of `entries.rs`; `rate` holds nbx·nby; shared memory `flux_shared(bx, by)` T.
+pub(super) unsafe fn kp_flux<T: DeviceReal>(
     k: Coeffs<T>,
     w: *const T,
     hu: *const T,
@@ -169,7 +161,7 @@ unsafe fn kp_flux<T: DeviceReal>(
 /// # Safety
 /// As [`kp_flux`]; `wet` holds nbx·nby flags written by the last RK stage (or the host).
 #[allow(clippy::too_many_arguments)]
-unsafe fn kp_flux_early<T: DeviceReal>(
+pub(super) unsafe fn kp_flux_early<T: DeviceReal>(
     k: Coeffs<T>,
     w: *const T,
     hu: *const T,
@@ -192,139 +184,4 @@ unsafe fn kp_flux_early<T: DeviceReal>(
         return;
     }
     unsafe { flux_body(&k, w, hu, hv, bed, rw, rhu, rhv, rate) }
-}
-
-/// One RK stage (`stage` 1 or 2, see `rk_point`) on the interior: out = stage(q0, q1, R) with
-/// Δt from `dt[0]`, plus the wet map of the result (`wet_out`, one flag a block).
-///
-/// After an early-exit flux (`early` ≠ 0) R was not written for blocks that are inactive by
-/// `wet_in` (dry with their four neighbours, see `block_active`): their R is 0 and their cells
-/// are dry with no momentum, so E(q) = q exactly. Stage 1 then writes clean(q0) without reading
-/// R; stage 2, when the block was also inactive in stage 1 (by `wet_m0`, the map stage 1 read),
-/// has q1 = q0 and ½(q0 + q1) = q0, so it leaves the block alone. Results are bit for bit those
-/// of the full update.
-///
-/// # Safety
-/// Launch contract above; 32 T of shared memory. `out*` may alias `q0*` (stage 2 updates Qⁿ in
-/// place: each thread reads its own cell before writing it); they alias nothing else. The three
-/// wet maps hold nbx·nby flags; `wet_out` is neither of the others.
-#[allow(clippy::too_many_arguments)]
-unsafe fn kp_rk<T: DeviceReal>(
-    k: Coeffs<T>,
-    stage: u32,
-    early: u32,
-    dt: *const T,
-    bc: *const T,
-    w0: *const T,
-    hu0: *const T,
-    hv0: *const T,
-    w1: *const T,
-    hu1: *const T,
-    hv1: *const T,
-    rw: *const T,
-    rhu: *const T,
-    rhv: *const T,
-    ow: *mut T,
-    ohu: *mut T,
-    ohv: *mut T,
-    wet_m0: *const u32,
-    wet_in: *const u32,
-    wet_out: *mut u32,
-) {
-    let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
-    let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
-    let flags = |map: *const u32| move |a: u32, b: u32| unsafe { *map.add((b * k.nbx + a) as usize) } != 0;
-    // Uniform over the block (so are the barriers below).
-    let inactive = early != 0 && !block_active(&k, bi, bj, flags(wet_in));
-    if inactive && stage == 2 && !block_active(&k, bi, bj, flags(wet_m0)) {
-        if first {
-            unsafe { *wet_out.add((bj * k.nbx + bi) as usize) = 0 };
-        }
-        return;
-    }
-    let (i, j) = thread::index_2d();
-    let mut is_wet = T::ZERO;
-    unsafe {
-        if i < k.nx && j < k.ny {
-            let g = (j + 2) as usize * k.pitch as usize + (i + 2) as usize;
-            let d = T::ldg(dt);
-            // q0 through plain loads: in stage 2 the same buffers are written.
-            let q0 = (*w0.add(g), *hu0.add(g), *hv0.add(g));
-            let (q1, r) = if inactive {
-                let q1 = if stage == 1 { q0 } else { (T::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g))) };
-                (q1, (T::ZERO, T::ZERO, T::ZERO))
-            } else {
-                (
-                    (T::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g))),
-                    (T::ldg(rw.add(g)), T::ldg(rhu.add(g)), T::ldg(rhv.add(g))),
-                )
-            };
-            let ((a, b, c), wet_cell) = rk_point(&k, stage, d, T::ldg(bc.add(g)), q0, q1, r);
-            *ow.add(g) = a;
-            *ohu.add(g) = b;
-            *ohv.add(g) = c;
-            if wet_cell {
-                is_wet = T::ONE;
-            }
-        }
-        let m = block_max(is_wet, shared::dynamic::<T>());
-        if first {
-            *wet_out.add((bj * k.nbx + bi) as usize) = if m > T::ZERO { 1 } else { 0 };
-        }
-    }
-}
-
-/// Ghost cells of pass `axis` (0: west/east columns of the interior rows; 1: south/north rows
-/// of all columns, after pass 0), one thread each.
-///
-/// # Safety
-/// Launch contract above; 1D grid of at least `ghosts_x(ny)` / `ghosts_y(nx)` threads.
-unsafe fn kp_boundary<T: DeviceReal>(k: Coeffs<T>, axis: u32, w: *mut T, hu: *mut T, hv: *mut T, bc: *const T) {
-    let t = thread::index_1d();
-    if t > u32::MAX as u64 {
-        return;
-    }
-    if let Some(gh) = ghost_pair(&k, axis, t as u32) {
-        unsafe { set_ghost(w, hu, hv, bc, gh) }
-    }
-}
-
-/// Δt from the device-wide largest rate `rate[0]`: writes Δt (as T) to `dt[0]` and advances
-/// the clock (f64: t, Δt, status, steps). Once the status is not OK it stays so and Δt is 0.
-///
-/// # Safety
-/// One thread; `rate` and `dt` hold 1, `clock` holds `CLOCK_LEN`.
-unsafe fn kp_dt<T: DeviceReal>(c: Clock, rate: *const T, dt: *mut T, clock: *mut f64) {
-    if thread::index_1d() != 0 {
-        return;
-    }
-    unsafe {
-        let t = *clock.add(CLOCK_T);
-        let (mut d, mut status) = time_step(c.cfl, (*rate).to_f64(), t, c.t_stop, c.dt_floor);
-        if *clock.add(CLOCK_STATUS) != STEP_OK as f64 {
-            d = 0.0;
-            status = *clock.add(CLOCK_STATUS) as u32;
-        }
-        *dt = T::from_f64(d);
-        *clock.add(CLOCK_DT) = d;
-        *clock.add(CLOCK_STATUS) = status as f64;
-        if d > 0.0 {
-            *clock.add(CLOCK_T) = t + d;
-            *clock.add(CLOCK_STEPS) += 1.0;
-        }
-    }
-}
-
-stamp! {
-    kp_flux => kp_flux_f32, kp_flux_f64 (k: Coeffs<T>, w: *const T, hu: *const T, hv: *const T, bed: *const T,
-        rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T);
-    kp_flux_early => kp_flux_early_f32, kp_flux_early_f64 (k: Coeffs<T>, w: *const T, hu: *const T, hv: *const T,
-        bed: *const T, rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T, wet: *const u32);
-    kp_rk => kp_rk_f32, kp_rk_f64 (k: Coeffs<T>, stage: u32, early: u32, dt: *const T, bc: *const T, w0: *const T,
-        hu0: *const T, hv0: *const T, w1: *const T, hu1: *const T, hv1: *const T, rw: *const T, rhu: *const T,
-        rhv: *const T, ow: *mut T, ohu: *mut T, ohv: *mut T, wet_m0: *const u32, wet_in: *const u32,
-        wet_out: *mut u32);
-    kp_boundary => kp_boundary_f32, kp_boundary_f64 (k: Coeffs<T>, axis: u32, w: *mut T, hu: *mut T, hv: *mut T,
-        bc: *const T);
-    kp_dt => kp_dt_f32, kp_dt_f64 (c: Clock, rate: *const T, dt: *mut T, clock: *mut f64);
 }

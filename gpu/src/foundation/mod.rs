@@ -1,6 +1,17 @@
-//! `#[repr(C)]` values shared by kernels and the host: reduction operators and the like.
+//! The foundation's kernels: copy, fill and the device-wide reductions (max |x| is what CFL
+//! time steps need).
 
-/// Reductions the device-wide reduction kernels provide (`reduce_<op>_<precision>`).
+use crate::Entry;
+
+mod entries;
+pub use entries::*;
+
+#[cfg(target_arch = "nvptx64")]
+mod buffers;
+#[cfg(target_arch = "nvptx64")]
+mod reduce;
+
+/// Reductions the device-wide reduction kernels provide.
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReduceOp {
@@ -12,13 +23,13 @@ pub enum ReduceOp {
 }
 
 impl ReduceOp {
-    /// The kernel-name stem for this operator.
-    pub const fn stem(self) -> &'static str {
+    /// The kernel of this operator.
+    pub const fn entry(self) -> Entry<Reduce<()>> {
         match self {
-            ReduceOp::MaxAbs => "reduce_max_abs",
-            ReduceOp::Max => "reduce_max",
-            ReduceOp::Min => "reduce_min",
-            ReduceOp::Sum => "reduce_sum",
+            ReduceOp::MaxAbs => REDUCE_MAX_ABS,
+            ReduceOp::Max => REDUCE_MAX,
+            ReduceOp::Min => REDUCE_MIN,
+            ReduceOp::Sum => REDUCE_SUM,
         }
     }
     /// The operator that combines per-block partial results of this one.
