@@ -107,6 +107,21 @@ pub fn interior_of<T: Copy>(layout: &Layout2, data: &[T]) -> Vec<T> {
     out
 }
 
+/// A field reads as its stored points, ghosts included, so the point functions and kernels
+/// that take slices take a field.
+impl<T> std::ops::Deref for Field2<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.data
+    }
+}
+
+impl<T> std::ops::DerefMut for Field2<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        &mut self.data
+    }
+}
+
 impl<T: Real> Field2<T> {
     /// The field in precision `U`.
     pub fn convert<U: Real>(&self) -> Field2<U> {
@@ -130,6 +145,10 @@ impl<T: GpuReal> DeviceField2<T> {
     pub fn uninit(gpu: &Gpu, layout: Layout2) -> Result<DeviceField2<T>> {
         Ok(DeviceField2 { layout, buf: gpu.alloc(layout.len())? })
     }
+    /// A field of zeros.
+    pub fn zeros(gpu: &Gpu, layout: Layout2) -> Result<DeviceField2<T>> {
+        Ok(DeviceField2 { layout, buf: gpu.zeros(layout.len())? })
+    }
     pub fn layout(&self) -> Layout2 {
         self.layout
     }
@@ -142,5 +161,19 @@ impl<T: GpuReal> DeviceField2<T> {
     /// Copy to the host (synchronises).
     pub fn download(&self, gpu: &Gpu) -> Result<Field2<T>> {
         Field2::from_stored(self.layout, gpu.download(&self.buf)?)
+    }
+}
+
+/// A device field is its buffer for launches and copies.
+impl<T: GpuReal> std::ops::Deref for DeviceField2<T> {
+    type Target = DeviceBuffer<T>;
+    fn deref(&self) -> &DeviceBuffer<T> {
+        &self.buf
+    }
+}
+
+impl<T: GpuReal> std::ops::DerefMut for DeviceField2<T> {
+    fn deref_mut(&mut self) -> &mut DeviceBuffer<T> {
+        &mut self.buf
     }
 }

@@ -4,6 +4,8 @@
 mod common;
 
 use common::{Tolerance, cases, gpu};
+use hydrokern::field::Field2;
+use hydrokern::grid::Layout2;
 use hydrokern::sediment::cpu::{self, CpuSediment};
 use hydrokern::sediment::gpu::{GpuSediment, Launch};
 use hydrokern::sediment::{Problem, Side, StepVariant, setup};
@@ -30,6 +32,8 @@ fn random_problem(nx: usize, ny: usize, seed: u64, inflow: bool) -> Problem {
     }
     let side = |r: f64, q: f64| if inflow && r < 0.5 { Side { q, s_in: 0.8 } } else { Side::CLOSED };
     let sides = [side(rnd(), 0.3), side(rnd(), 0.2), side(rnd(), 0.25), side(rnd(), 0.1)];
+    let layout = Layout2::new(nx as u32, ny as u32, 1);
+    let [h, s, alpha, beta] = [h, s, alpha, beta].map(|f| Field2::from_stored(layout, f).unwrap());
     Problem { nx, ny, dx: 1.0, dy: 1.3, cs: 0.7, cm: 0.6, a: 2.0 + 3.0 * rnd(), sides, h, s, alpha, beta }
 }
 
@@ -112,7 +116,7 @@ fn heat_error(n: usize, t_end: f64) -> f64 {
     let dt = t_end / steps as f64;
     let k = p.coeffs::<f64>(dt, 1);
     let (mut h, mut s, mut al, mut be) = (p.h.clone(), p.s.clone(), p.alpha.clone(), p.beta.clone());
-    let mut hn = vec![0.0; p.len()];
+    let mut hn = p.h.clone();
     cpu::apply_ghosts(&k, &mut h, &mut s, &mut al, &mut be);
     for _ in 0..steps {
         cpu::h_step(&k, &h, &s, &al, &be, &mut hn);
@@ -167,7 +171,7 @@ fn inflow_adds_exactly_the_supplied_volume() {
 
 #[test]
 fn sand_fraction_stays_in_unit_interval_at_automatic_step() {
-    let p = setup::basin(64, 64, 5.0);
+    let p = setup::basin(64, 64, 5.0).unwrap();
     let mut dt = auto_dt(&p);
     let mut m = CpuSediment::<f64>::new(&p, dt).unwrap();
     for step in 0..2000 {
@@ -184,7 +188,7 @@ fn sand_fraction_stays_in_unit_interval_at_automatic_step() {
 
 #[test]
 fn forced_unstable_step_is_refused_with_the_limit() {
-    let p = setup::basin(32, 32, 5.0);
+    let p = setup::basin(32, 32, 5.0).unwrap();
     let lim = p.stability(&p.h).limit();
     assert!(p.check_dt(0.5 * lim, &p.h).is_ok());
     let err = p.check_dt(2.0 * lim, &p.h).unwrap_err().to_string();
@@ -193,15 +197,15 @@ fn forced_unstable_step_is_refused_with_the_limit() {
 
 #[test]
 fn bad_inputs_are_refused() {
-    let mut p = setup::basin(8, 8, 1.0);
+    let mut p = setup::basin(8, 8, 1.0).unwrap();
     let c = p.index(3, 3);
     p.alpha[c] = -1.0;
     assert!(p.validate().unwrap_err().to_string().contains("alpha[3, 3]"));
-    let mut p = setup::basin(8, 8, 1.0);
+    let mut p = setup::basin(8, 8, 1.0).unwrap();
     let c = p.index(2, 5);
     p.s[c] = 1.5;
     assert!(p.validate().unwrap_err().to_string().contains("s[2, 5]"));
-    let mut p = setup::basin(8, 8, 1.0);
+    let mut p = setup::basin(8, 8, 1.0).unwrap();
     p.nx = 0;
     assert!(p.validate().is_err());
     assert!("opt9/opt1".parse::<StepVariant>().is_err());
@@ -223,8 +227,8 @@ fn check_gpu<T: GpuReal>(p: &Problem, variant: StepVariant, launch: Launch, step
     let mut cpu_m = CpuSediment::<T>::new(p, dt).unwrap();
     let mut gpu_m = GpuSediment::<T>::new(&gpu, p, dt, launch).unwrap();
     for _ in 0..steps {
-        gpu_m.poison_outputs(&gpu).unwrap();
-        gpu_m.step(&gpu, variant).unwrap();
+        gpu_m.poison_outputs().unwrap();
+        gpu_m.step(variant).unwrap();
         cpu_m.step();
     }
     let (gh, gs) = gpu_m.download(&gpu).unwrap();
@@ -275,7 +279,7 @@ proptest! {
     ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
 )]
 fn every_variant_matches_cpu_on_the_basin() {
-    let p = setup::basin(150, 97, 5.0);
+    let p = setup::basin(150, 97, 5.0).unwrap();
     for v in StepVariant::covering() {
         check_gpu::<f64>(&p, v, Launch::default(), 3).unwrap();
         check_gpu::<f32>(&p, v, Launch::default(), 3).unwrap();

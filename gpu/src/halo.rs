@@ -39,7 +39,8 @@ pub const NORTH: u32 = 3;
 /// clamp to the last interior cell.
 #[inline(always)]
 pub fn cell_source(n: u32, g: i32, bc: u32) -> (u32, bool) {
-    let n = n.max(1) as i32;
+    // Clamped so the kernels' divisions provably see 1 ≤ n (no trap path).
+    let n = n.clamp(1, i32::MAX as u32) as i32;
     if (0..n).contains(&g) {
         return (g as u32, false);
     }
@@ -59,7 +60,7 @@ pub fn cell_source(n: u32, g: i32, bc: u32) -> (u32, bool) {
 /// (clamped to the interior nodes), or, on a periodic axis, node n + k ≡ node k.
 #[inline(always)]
 pub fn node_source(n: u32, g: i32, bc: u32) -> u32 {
-    let n = n.max(1) as i32;
+    let n = n.clamp(1, i32::MAX as u32) as i32;
     if (0..=n).contains(&g) {
         return g as u32;
     }
@@ -119,7 +120,8 @@ pub const fn ghosts_y(l: &Layout2) -> u32 {
 /// so one thread per ghost may fill a pass in any order.
 #[inline(always)]
 pub fn edge_ghost(l: &Layout2, bc: [u32; 4], axis: u32, t: u32) -> Option<Ghost> {
-    let h = l.halo.max(1);
+    // Clamped so the divisions below provably see a non-zero divisor (no trap path).
+    let h = l.halo.clamp(1, 1 << 15);
     if axis == 0 {
         if t >= ghosts_x(l) {
             return None;
@@ -160,7 +162,7 @@ pub const fn perimeter_len(l: &Layout2) -> u32 {
 /// any order.
 #[inline(always)]
 pub fn perimeter_ghost(l: &Layout2, bc: [u32; 4], t: u32) -> Option<Ghost> {
-    let h = l.halo.max(1);
+    let h = l.halo.clamp(1, 1 << 15);
     let x_edges = 2 * h * l.ny;
     let y_edges = 2 * h * l.nx;
     if t < x_edges {

@@ -64,7 +64,7 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
         let kernels: &[FluxKernel] =
             if i < 2 { &[FluxKernel::Full, FluxKernel::EarlyExit] } else { &[FluxKernel::Full] };
         for &kernel in kernels {
-            let t = time_gpu(gpu, warm, reps, |_| m.flux(gpu, kernel, false))?;
+            let t = time_gpu(gpu, warm, reps, |_| m.flux(kernel, false))?;
             let what = if kernel == FluxKernel::Full { "full" } else { "early exit (all wet)" };
             let note = format!("{shape}; {}", rate(t.median_ms));
             report.push(
@@ -80,21 +80,21 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
         }
     }
     m.set_flux(gpu, launch.flux)?;
-    let t = time_gpu(gpu, warm, reps, |_| m.time_step(gpu))?;
+    let t = time_gpu(gpu, warm, reps, |_| m.time_step())?;
     let slots = launch.flux.slots(n as u32, n as u32, launch.block);
     report.push("kp dt", "reduce + Δt", &size, p, t.median_ms, w * slots as f64, None, format!("{slots} rate slots"));
     let note = |ms: f64| format!("block {bx}×{by}; {}", rate(ms));
-    let t = time_gpu(gpu, warm, reps, |_| m.rk(gpu, 1))?;
+    let t = time_gpu(gpu, warm, reps, |_| m.rk(1))?;
     report.push("kp rk", "stage 1", &size, p, t.median_ms, 10.0 * w * cells, None, note(t.median_ms));
-    let t = time_gpu(gpu, warm, reps, |_| m.rk(gpu, 2))?;
+    let t = time_gpu(gpu, warm, reps, |_| m.rk(2))?;
     report.push("kp rk", "stage 2", &size, p, t.median_ms, 13.0 * w * cells, None, note(t.median_ms));
-    let t = time_gpu(gpu, warm, reps, |_| m.boundary(gpu, false))?;
+    let t = time_gpu(gpu, warm, reps, |_| m.boundary(false))?;
     let ghosts = 4.0 * (2 * n + 4) as f64;
     report.push("kp boundary", "both passes", &size, p, t.median_ms, 6.0 * w * ghosts, None, String::new());
     for flux in [launch.flux, FluxVariant::Tile] {
         m.set_flux(gpu, flux)?;
         for kernel in [FluxKernel::Full, FluxKernel::EarlyExit] {
-            let t = time_gpu(gpu, warm, reps, |_| m.step(gpu, kernel))?;
+            let t = time_gpu(gpu, warm, reps, |_| m.step(kernel))?;
             let v = format!(
                 "RK2 step, {} flux{}",
                 flux.describe(),
@@ -123,7 +123,7 @@ fn flood_run<T: GpuReal>(gpu: &Gpu, kernel: FluxKernel) -> Result<Vec<(f64, u64,
         let start = Instant::now();
         loop {
             for _ in 0..50 {
-                m.step(gpu, kernel)?;
+                m.step(kernel)?;
             }
             let c = m.clock(gpu)?;
             if c.t >= t_stop || c.status != 0 {

@@ -18,7 +18,7 @@ const CPU_MAX_N: usize = 4096;
 pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let sizes = if opts.sizes.is_empty() { DEFAULT_N.to_vec() } else { opts.sizes.clone() };
     for n in sizes {
-        let problem = setup::basin(n, n, 5.0);
+        let problem = setup::basin(n, n, 5.0)?;
         let dt = problem.stability(&problem.h).automatic();
         precision::<f32>(gpu, opts, report, &problem, dt)?;
         precision::<f64>(gpu, opts, report, &problem, dt)?;
@@ -69,7 +69,7 @@ fn precision<T: GpuReal>(
     let (b, bb) = launch.block;
     let shape = format!("{b}×{bb}");
     for v in HVariant::ALL {
-        let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].h_kernel(gpu, v))?;
+        let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].h_kernel(v))?;
         let note = if v == HVariant::Multi {
             format!("block {shape}, {} rows/thread", launch.rows)
         } else {
@@ -78,7 +78,7 @@ fn precision<T: GpuReal>(
         report.push("sediment h", v.name(), &size, p, m.median_ms, 5.0 * w * points, Some(FLOPS_H * points), note);
     }
     for v in SVariant::ALL {
-        let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].s_kernel(gpu, v))?;
+        let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].s_kernel(v))?;
         report.push(
             "sediment s",
             v.name(),
@@ -92,9 +92,9 @@ fn precision<T: GpuReal>(
     }
     let flops = Some((FLOPS_H + FLOPS_S) * points);
     let stream = format!("warps of 28 columns, {bb} warps/block, {} rows/warp", launch.rows);
-    let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].fused(gpu))?;
+    let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].fused())?;
     report.push("sediment h+s", "fused", &size, p, m.median_ms, 6.0 * w * points, flops, stream);
-    let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].fused_tile(gpu))?;
+    let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].fused_tile())?;
     let tile = format!("block {shape} + halo threads");
     report.push("sediment h+s", "fused-tile", &size, p, m.median_ms, 6.0 * w * points, flops, tile);
     // Whole steps (kernels plus the ghost launches), with speedups over the CPU reference.
@@ -105,7 +105,7 @@ fn precision<T: GpuReal>(
         (StepVariant::Fused, 6.0),
         (StepVariant::FusedTile, 6.0),
     ] {
-        let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].step(gpu, variant))?;
+        let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].step(variant))?;
         let note = match cpu {
             Some((one, all)) => format!(
                 "{:.0}× CPU 1 thread, {:.0}× CPU {} threads",

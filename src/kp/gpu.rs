@@ -6,11 +6,14 @@ use super::{Problem, Scheme};
 use crate::foundation::ReduceOp;
 use crate::foundation::gpu::{BufferKernels, Reducer};
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
+use super::problem::Padded;
+use crate::field::{DeviceField2, Field2};
 use crate::{Error, GpuReal, Result};
+use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::kp::{
     BOUNDARY, CLOCK_DT, CLOCK_LEN, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, DT, FLUX, FLUX_EARLY,
     FLUX_STREAM, FLUX_STREAM_EARLY, FluxStream, FluxStreamEarly, FluxTile, FluxTileEarly, RK, RkStage, SetGhosts,
-    TimeStep, flux_shared, ghosts_x, ghosts_y, stream_slots, stream_strips,
+    TimeStep, flux_shared, stream_slots, stream_strips,
 };
 
 /// Launch parameters (run-time).
@@ -153,11 +156,11 @@ pub struct GpuKp<T: GpuReal> {
     slots: usize,
     scheme: Scheme,
     clock_params: Clock,
-    bed: DeviceBuffer<T>,
-    cell_bed: DeviceBuffer<T>,
-    q: [DeviceBuffer<T>; 3],
-    q1: [DeviceBuffer<T>; 3],
-    r: [DeviceBuffer<T>; 3],
+    bed: DeviceField2<T>,
+    cell_bed: DeviceField2<T>,
+    q: [DeviceField2<T>; 3],
+    q1: [DeviceField2<T>; 3],
+    r: [DeviceField2<T>; 3],
     rate: DeviceBuffer<T>,
     /// Wet maps, rotating: `wet[cur]` is the map of Qⁿ (stage 1's flux reads it), the next one
     /// Q¹'s (stage 2's flux), the one after Qⁿ⁺¹'s; the RK kernels of an early-exit step read
@@ -197,12 +200,10 @@ impl<T: GpuReal> GpuKp<T> {
             11 * n * w + (problem.nx + 5) * (problem.ny + 5) * w,
         )?;
         let k = problem.coeffs::<T>(launch.block);
-        let bed = problem.padded_bed::<T>();
-        let cell_bed = problem.padded_cell_bed(&bed);
-        let (mut hw, mut hu, mut hv) = problem.padded_state(&cell_bed);
-        super::cpu::clean_state(&k, &mut hw, &mut hu, &mut hv, &cell_bed);
-        super::cpu::apply_boundary(&k, &mut hw, &mut hu, &mut hv, &cell_bed);
-        let wet: Vec<u32> = super::cpu::wet_map(&k, &hw, &cell_bed).into_iter().map(u32::from).collect();
+        let Padded { bed, cell_bed, q } = problem.padded(&k)?;
+        let wet: Vec<u32> = super::cpu::wet_map(&k, &q[0], &cell_bed).into_iter().map(u32::from).collect();
+        let up = |f: &Field2<T>| DeviceField2::upload(gpu, f);
+        let zeros = || DeviceField2::zeros(gpu, problem.layout());
         let slots = launch.flux.slots(k.nx, k.ny, launch.block);
         Ok(GpuKp {
             k,
@@ -210,11 +211,11 @@ impl<T: GpuReal> GpuKp<T> {
             slots,
             scheme: problem.scheme,
             clock_params: Clock { cfl: problem.cfl, t_stop: f64::INFINITY, dt_floor: problem.dt_floor },
-            bed: gpu.upload(&bed)?,
-            cell_bed: gpu.upload(&cell_bed)?,
-            q1: [gpu.upload(&hw)?, gpu.upload(&hu)?, gpu.upload(&hv)?],
-            q: [gpu.upload(&hw)?, gpu.upload(&hu)?, gpu.upload(&hv)?],
-            r: [gpu.zeros(n)?, gpu.zeros(n)?, gpu.zeros(n)?],
+            bed: up(&bed)?,
+            cell_bed: up(&cell_bed)?,
+            q1: [up(&q[0])?, up(&q[1])?, up(&q[2])?],
+            q: [up(&q[0])?, up(&q[1])?, up(&q[2])?],
+            r: [zeros()?, zeros()?, zeros()?],
             rate: gpu.zeros(slots)?,
             wet: [gpu.upload(&wet)?, gpu.upload(&wet)?, gpu.upload(&wet)?],
             cur: 0,
@@ -254,7 +255,7 @@ impl<T: GpuReal> GpuKp<T> {
 
     /// Fill R, the stage buffer, the rates and Δt with NaN, so that anything a kernel fails to
     /// write shows up (the equivalence tests call this before launches).
-    pub fn poison(&mut self, _gpu: &Gpu) -> Result<()> {
+    pub fn poison(&mut self) -> Result<()> {
         let fill = &self.kernels.buffers;
         for b in self.r.iter_mut().chain(self.q1.iter_mut()) {
             fill.fill(b, T::NAN)?;
@@ -268,7 +269,7 @@ impl<T: GpuReal> GpuKp<T> {
     }
 
     /// R of `q` (stage 1) or `q1` (stage 2) and the per-block (tile) or per-warp (stream) rates.
-    pub fn flux(&mut self, _gpu: &Gpu, kernel: FluxKernel, from_q1: bool) -> Result<()> {
+    pub fn flux(&mut self, kernel: FluxKernel, from_q1: bool) -> Result<()> {
         let k = self.k;
         let early = kernel == FluxKernel::EarlyExit;
         self.early = early;
@@ -313,7 +314,7 @@ impl<T: GpuReal> GpuKp<T> {
     }
 
     /// Device-wide max of the rates, then Δt and the clock on the device.
-    pub fn time_step(&mut self, _gpu: &Gpu) -> Result<()> {
+    pub fn time_step(&mut self) -> Result<()> {
         self.reducer.enqueue(ReduceOp::Max, &self.rate, self.slots)?;
         let params = TimeStep {
             c: self.clock_params,
@@ -327,7 +328,7 @@ impl<T: GpuReal> GpuKp<T> {
     }
 
     /// RK stage 1 (q → q1) or 2 (q ← ½(q + E(q1))), with the wet map.
-    pub fn rk(&mut self, _gpu: &Gpu, stage: u32) -> Result<()> {
+    pub fn rk(&mut self, stage: u32) -> Result<()> {
         let shape = self.block_shape()?.with_shared_of::<T>(32);
         let (m0, m_in) = (self.map(false), self.map(stage == 2));
         let q0 = self.q.each_ref().map(|b| b.ptr());
@@ -372,11 +373,12 @@ impl<T: GpuReal> GpuKp<T> {
     }
 
     /// Both ghost passes on `q` (or `q1`).
-    pub fn boundary(&mut self, _gpu: &Gpu, on_q1: bool) -> Result<()> {
+    pub fn boundary(&mut self, on_q1: bool) -> Result<()> {
         let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
         let [w, hu, hv] = dst.each_mut().map(|b| b.ptr_mut());
         let bc = self.cell_bed.ptr();
-        for (axis, count) in [(0u32, ghosts_x(self.k.ny)), (1u32, ghosts_y(self.k.nx))] {
+        let layout = self.k.layout();
+        for (axis, count) in [(0u32, ghosts_x(&layout)), (1u32, ghosts_y(&layout))] {
             let shape = LaunchShape::cover_1d(count as u64, 128)?;
             // SAFETY: w, hu, hv and bc are padded arrays; one thread per ghost of the pass, each
             // writing only its ghost (sources are interior cells or, in pass 1, ghosts set by
@@ -387,20 +389,20 @@ impl<T: GpuReal> GpuKp<T> {
     }
 
     /// One whole step: Δt on the device, then Euler or RK2.
-    pub fn step(&mut self, gpu: &Gpu, kernel: FluxKernel) -> Result<()> {
-        self.flux(gpu, kernel, false)?;
-        self.time_step(gpu)?;
-        self.rk(gpu, 1)?;
-        self.boundary(gpu, true)?;
+    pub fn step(&mut self, kernel: FluxKernel) -> Result<()> {
+        self.flux(kernel, false)?;
+        self.time_step()?;
+        self.rk(1)?;
+        self.boundary(true)?;
         match self.scheme {
             Scheme::Euler => {
                 self.q.swap_with_slice(&mut self.q1);
                 self.cur = (self.cur + 1) % 3;
             }
             Scheme::Rk2 => {
-                self.flux(gpu, kernel, true)?;
-                self.rk(gpu, 2)?;
-                self.boundary(gpu, false)?;
+                self.flux(kernel, true)?;
+                self.rk(2)?;
+                self.boundary(false)?;
                 self.cur = (self.cur + 2) % 3;
             }
         }

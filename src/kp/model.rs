@@ -165,7 +165,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
 
 impl<T: GpuReal> GpuRun<T> {
     fn step(&mut self, kernel: FluxKernel) -> Result<()> {
-        self.model.step(&self.gpu, kernel)?;
+        self.model.step(kernel)?;
         self.launched += 1;
         if kernel == FluxKernel::EarlyExit {
             self.early_steps += 1;

@@ -184,7 +184,7 @@ impl SedimentCase {
         let launch = Launch { block: (f.gpu.block[0], f.gpu.block[1]), rows: f.gpu.rows };
         check_launch(&c, launch, variant)?;
 
-        let mut problem = setup::basin_on(&grid, sides[0].q);
+        let mut problem = setup::basin_on(&grid, sides[0].q)?;
         problem.cs = f.physics.cs;
         problem.cm = f.physics.cm;
         problem.a = f.physics.a;

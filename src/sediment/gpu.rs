@@ -3,9 +3,11 @@
 
 use super::{Coeffs, HVariant, Problem, SVariant, StepVariant};
 use crate::foundation::gpu::BufferKernels;
-use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
+use crate::runtime::{DevicePointers, Gpu, Kernel, LaunchShape};
+use crate::field::{DeviceField2, Field2};
 use crate::{Error, GpuReal, Result};
-use kernels::sediment::{FUSED, FUSED_TILE, GHOSTS, STREAM_COLS, SetGhosts, StepFused, StepH, StepS, perimeter_len};
+use kernels::halo::perimeter_len;
+use kernels::sediment::{FUSED, FUSED_TILE, GHOSTS, STREAM_COLS, SetGhosts, StepFused, StepH, StepS};
 
 /// Block shape and rows per thread (run-time launch parameters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,17 +53,17 @@ impl<T: GpuReal> SedimentKernels<T> {
     }
 }
 
-/// The device state of one sediment run. Its kernels are looked up once, in [`GpuSediment::new`];
-/// the launching methods keep their `&Gpu` parameter so that callers need not change.
+/// The device state of one sediment run. Its kernels are looked up once, in [`GpuSediment::new`].
 pub struct GpuSediment<T: GpuReal> {
     k: Coeffs<T>,
     launch: Launch,
-    h: DeviceBuffer<T>,
-    s: DeviceBuffer<T>,
-    alpha: DeviceBuffer<T>,
-    beta: DeviceBuffer<T>,
-    hn: DeviceBuffer<T>,
-    sn: DeviceBuffer<T>,
+    h: DeviceField2<T>,
+    s: DeviceField2<T>,
+    alpha: DeviceField2<T>,
+    beta: DeviceField2<T>,
+    /// h′ and s′ while a step computes them.
+    hn: DeviceField2<T>,
+    sn: DeviceField2<T>,
     kernels: SedimentKernels<T>,
 }
 
@@ -81,25 +83,25 @@ impl<T: GpuReal> GpuSediment<T> {
             &format!("a {}×{} sediment grid ({} fields of {})", problem.nx, problem.ny, 6, T::NAME),
             6 * n * std::mem::size_of::<T>(),
         )?;
-        let conv = |f: &[f64]| f.iter().map(|&v| T::from_f64(v)).collect::<Vec<T>>();
+        let up = |f: &Field2<f64>| DeviceField2::upload(gpu, &f.convert::<T>());
         let mut m = GpuSediment {
             k: problem.coeffs(dt, launch.rows),
             launch,
-            h: gpu.upload(&conv(&problem.h))?,
-            s: gpu.upload(&conv(&problem.s))?,
-            alpha: gpu.upload(&conv(&problem.alpha))?,
-            beta: gpu.upload(&conv(&problem.beta))?,
-            hn: gpu.alloc(n)?,
-            sn: gpu.alloc(n)?,
+            h: up(&problem.h)?,
+            s: up(&problem.s)?,
+            alpha: up(&problem.alpha)?,
+            beta: up(&problem.beta)?,
+            hn: DeviceField2::uninit(gpu, problem.layout())?,
+            sn: DeviceField2::uninit(gpu, problem.layout())?,
             kernels: SedimentKernels::new(gpu)?,
         };
-        m.ghosts(gpu, false)?;
+        m.ghosts(false)?;
         Ok(m)
     }
 
     /// Fill the step's output buffers with NaN, so that a point a kernel fails to write shows
     /// up in the result (the equivalence tests call this before every step).
-    pub fn poison_outputs(&mut self, _gpu: &Gpu) -> Result<()> {
+    pub fn poison_outputs(&mut self) -> Result<()> {
         self.kernels.buffers.fill(&mut self.hn, T::NAN)?;
         self.kernels.buffers.fill(&mut self.sn, T::NAN)
     }
@@ -109,19 +111,19 @@ impl<T: GpuReal> GpuSediment<T> {
     }
 
     /// One step with `variant`.
-    pub fn step(&mut self, gpu: &Gpu, variant: StepVariant) -> Result<()> {
+    pub fn step(&mut self, variant: StepVariant) -> Result<()> {
         match variant {
             StepVariant::Split(hv, sv) => {
-                self.h_kernel(gpu, hv)?;
-                self.ghosts(gpu, true)?;
-                self.s_kernel(gpu, sv)?;
+                self.h_kernel(hv)?;
+                self.ghosts(true)?;
+                self.s_kernel(sv)?;
             }
-            StepVariant::Fused => self.fused(gpu)?,
-            StepVariant::FusedTile => self.fused_tile(gpu)?,
+            StepVariant::Fused => self.fused()?,
+            StepVariant::FusedTile => self.fused_tile()?,
         }
         std::mem::swap(&mut self.h, &mut self.hn);
         std::mem::swap(&mut self.s, &mut self.sn);
-        self.ghosts(gpu, false)
+        self.ghosts(false)
     }
 
     /// Copy h and s (with ghosts) to the host.
@@ -144,7 +146,7 @@ impl<T: GpuReal> GpuSediment<T> {
     }
 
     /// h' into `hn` from h, s, α, β.
-    pub fn h_kernel(&mut self, _gpu: &Gpu, v: HVariant) -> Result<()> {
+    pub fn h_kernel(&mut self, v: HVariant) -> Result<()> {
         let shape = match v {
             HVariant::Baseline | HVariant::Opt1 => self.shape(false)?,
             HVariant::Opt2 => self.shape(false)?.with_shared_of::<T>(2 * self.tile()),
@@ -168,7 +170,7 @@ impl<T: GpuReal> GpuSediment<T> {
     }
 
     /// s' into `sn` from h, h' (in `hn`), s, α.
-    pub fn s_kernel(&mut self, _gpu: &Gpu, v: SVariant) -> Result<()> {
+    pub fn s_kernel(&mut self, v: SVariant) -> Result<()> {
         let shape = match v {
             SVariant::Baseline | SVariant::Opt1 => self.shape(false)?,
             SVariant::Opt2 => self.shape(false)?.with_shared_of::<T>(self.tile()),
@@ -192,7 +194,7 @@ impl<T: GpuReal> GpuSediment<T> {
 
     /// h' and s' in one pass streamed by warps: blocks of 32 × `block.1` threads (one warp
     /// per 28-column strip and chunk of `rows` rows).
-    pub fn fused(&mut self, _gpu: &Gpu) -> Result<()> {
+    pub fn fused(&mut self) -> Result<()> {
         // BY warps per block, fewer when the kernel's registers do not fit that many (f64 at
         // 72 registers a thread fits 28 warps, not 30).
         let fits = self.kernels.fused.max_threads_per_block() / 32;
@@ -208,7 +210,7 @@ impl<T: GpuReal> GpuSediment<T> {
     }
 
     /// h' and s' in one pass on a haloed shared tile (with the ghost rule for h' inside).
-    pub fn fused_tile(&mut self, _gpu: &Gpu) -> Result<()> {
+    pub fn fused_tile(&mut self) -> Result<()> {
         let shape = self.shape(true)?.with_shared_of::<T>(2 * self.tile());
         let params = self.fused_params();
         // SAFETY: as for `fused`; halo-thread blocks with the two tiles of shared memory.
@@ -228,8 +230,8 @@ impl<T: GpuReal> GpuSediment<T> {
     }
 
     /// Set the ghost layer of (h, s), or of (h', s) mid-step when `next_h` is true.
-    pub fn ghosts(&mut self, _gpu: &Gpu, next_h: bool) -> Result<()> {
-        let shape = LaunchShape::cover_1d(perimeter_len(self.k.nx, self.k.ny) as u64, 128)?;
+    pub fn ghosts(&mut self, next_h: bool) -> Result<()> {
+        let shape = LaunchShape::cover_1d(perimeter_len(&self.k.layout()) as u64, 128)?;
         let h = if next_h { self.hn.ptr_mut() } else { self.h.ptr_mut() };
         let params = SetGhosts { k: self.k, h, s: self.s.ptr_mut(), al: self.alpha.ptr_mut(), be: self.beta.ptr_mut() };
         // SAFETY: h, s, al, be are whole arrays; one thread per perimeter point, each writing

@@ -60,7 +60,7 @@ struct OnGpu<T: GpuReal> {
 
 impl<T: GpuReal> Backing<T> for OnGpu<T> {
     fn step(&mut self) -> Result<()> {
-        self.model.step(&self.gpu, self.variant)
+        self.model.step(self.variant)
     }
     fn set_dt(&mut self, problem: &Problem, dt: f64) {
         self.model.set_dt(problem, dt)

@@ -2,6 +2,7 @@
 //! and its explicit stability limit.
 
 use super::Coeffs;
+use crate::field::Field2;
 use crate::{Error, Real, Result};
 
 /// Boundary condition of one side: sediment inflow `q` (volume per unit boundary length per
@@ -31,11 +32,11 @@ pub struct Problem {
     pub a: f64,
     /// West, east, south, north.
     pub sides: [Side; 4],
-    /// Fields with their ghost layer, `(nx+2)(ny+2)`, x fastest.
-    pub h: Vec<f64>,
-    pub s: Vec<f64>,
-    pub alpha: Vec<f64>,
-    pub beta: Vec<f64>,
+    /// Fields with their ghost layer ([`Problem::layout`]).
+    pub h: Field2<f64>,
+    pub s: Field2<f64>,
+    pub alpha: Field2<f64>,
+    pub beta: Field2<f64>,
 }
 
 /// The two limits of the explicit step, and which one binds.

@@ -1,11 +1,10 @@
 //! The scheme's constants, precomputed on the host and passed to every kernel by value.
 
 use crate::Real;
+use crate::grid::Layout2;
 
-/// Boundary condition codes of one side.
-pub const BC_WALL: u32 = 0;
-pub const BC_OUTFLOW: u32 = 1;
-pub const BC_PERIODIC: u32 = 2;
+/// Boundary condition codes of one side: the shared halo codes this scheme supports.
+pub use crate::halo::{EXTRAPOLATE as BC_OUTFLOW, PERIODIC as BC_PERIODIC, WALL as BC_WALL};
 
 /// Constants of the scheme, precomputed on the host.
 #[repr(C)]
@@ -59,5 +58,10 @@ impl<T: Real> Coeffs<T> {
     #[inline(always)]
     pub fn cells(&self) -> usize {
         self.pitch as usize * (self.ny as usize + 4)
+    }
+    /// The layout of the padded state: two ghost layers.
+    #[inline(always)]
+    pub fn layout(&self) -> Layout2 {
+        Layout2 { nx: self.nx, ny: self.ny, halo: 2, pitch: self.pitch }
     }
 }
