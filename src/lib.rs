@@ -14,9 +14,10 @@
 //!
 //! Each solver is one module here (problem, case, CPU reference, GPU driver, model) with its
 //! kernels in the kernels crate (`gpu/`); [`SOLVERS`] lists them and [`scenarios`] holds the
-//! built-in cases (`examples/`). [`bench`] is the benchmark harness, apart from the simulation
-//! API.
+//! built-in cases (`examples/`). `bench` (the feature of the same name) is the benchmark
+//! harness and each solver's suite, apart from the simulation API.
 
+#[cfg(feature = "bench")]
 pub mod bench;
 pub mod case;
 pub mod error;

@@ -13,6 +13,9 @@ pub struct Solver {
     pub about: &'static str,
     /// The command-line flags of its scenarios, each an override of case keys.
     pub flags: &'static [Flag],
+    /// Its benchmark suite, if it has one (`hydrokern bench <name>`).
+    #[cfg(feature = "bench")]
+    pub bench: Option<crate::bench::Suite>,
     /// Read and validate a case document of this solver.
     pub load: fn(&CaseDoc) -> Result<Box<dyn Case>>,
 }

@@ -69,6 +69,7 @@ enum Command {
         args: Vec<OsString>,
     },
     /// Time a benchmark suite on the GPU and print a markdown table.
+    #[command(after_help = bench_help())]
     Bench(BenchArgs),
     #[command(external_subcommand)]
     Scenario(Vec<OsString>),
@@ -77,7 +78,7 @@ enum Command {
 #[derive(clap::Args)]
 struct BenchArgs {
     /// The suite (see `bench --help` for the list).
-    #[arg(value_parser = clap::builder::PossibleValuesParser::new(bench::SUITES.iter().map(|s| s.0)))]
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(bench::suites().into_iter().map(|s| s.name)))]
     suite: String,
     /// Also write the report, with the run's metadata, as JSON to this file.
     #[arg(long)]
@@ -97,6 +98,15 @@ struct BenchArgs {
     /// Rows per thread for suites with multi-row kernels (sediment); default: the suite's.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     rows: Option<u32>,
+}
+
+/// The suites and what each times.
+fn bench_help() -> String {
+    let mut s = String::from("Suites:\n");
+    for suite in bench::suites() {
+        s += &format!("  {:<10} {}\n", suite.name, suite.about);
+    }
+    s
 }
 
 /// `BXxBY` with 1 ≤ BX·BY ≤ 1024 threads, in checked arithmetic.

@@ -418,6 +418,8 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     name: "fd3d",
     about: "8th-order periodic first derivatives of a known 3D field: error and bandwidth per kernel variant (seed 004)",
     flags: FLAGS,
+    #[cfg(feature = "bench")]
+    bench: Some(super::bench::SUITE),
     load: |doc| Ok(Box::new(Fd3dCase::load(doc)?)),
 };
 

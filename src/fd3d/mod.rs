@@ -10,6 +10,8 @@
 //! [`TestField`] is the scenario's (`case`) and the tests' field with a known derivative:
 //! `f = cos(2π kx x) · sin(2π ky y) · cos(2π kz z)`.
 
+#[cfg(feature = "bench")]
+pub mod bench;
 mod case;
 pub mod cpu;
 pub mod gpu;

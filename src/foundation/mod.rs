@@ -1,6 +1,8 @@
 //! The foundation's kernels behind one API: copy, fill and device-wide reductions (max |x| is
 //! what CFL time steps use). `cpu` is the reference, `gpu` drives the kernels.
 
+#[cfg(feature = "bench")]
+pub mod bench;
 pub mod cpu;
 pub mod gpu;
 

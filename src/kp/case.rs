@@ -463,5 +463,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     name: "kp",
     about: "shallow water by the Kurganov–Petrova central-upwind scheme, wet–dry fronts, GPU early exit (seed 003)",
     flags: FLAGS,
+    #[cfg(feature = "bench")]
+    bench: Some(super::bench::SUITE),
     load: |doc| Ok(Box::new(KpCase::load(doc)?)),
 };

@@ -13,6 +13,8 @@
 //!   device (per-block maxima → device-wide max → one-thread Δt kernel) and read back only for
 //!   reports.
 
+#[cfg(feature = "bench")]
+pub mod bench;
 mod case;
 pub mod cpu;
 pub mod exact;

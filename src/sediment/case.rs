@@ -370,5 +370,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     name: "sediment",
     about: "sand and mud transport by the Rivenæs dual-lithology diffusion model (seed 000)",
     flags: FLAGS,
+    #[cfg(feature = "bench")]
+    bench: Some(super::bench::SUITE),
     load: |doc| Ok(Box::new(SedimentCase::load(doc)?)),
 };

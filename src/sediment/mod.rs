@@ -3,6 +3,8 @@
 //! `gpu/src/sediment/mod.rs`, whose point functions both the CPU reference (`cpu`) and the
 //! kernels (`gpu`) call.
 
+#[cfg(feature = "bench")]
+pub mod bench;
 mod case;
 pub mod cpu;
 pub mod gpu;

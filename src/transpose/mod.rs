@@ -1,6 +1,8 @@
 //! Out-of-place transpose of a row-major `rows × cols` matrix into `cols × rows`: the CPU
 //! reference ([`cpu`]) and three GPU variants ([`gpu`]), see `gpu/src/transpose/`.
 
+#[cfg(feature = "bench")]
+pub mod bench;
 pub mod cpu;
 pub mod gpu;
 

@@ -446,6 +446,8 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     name: "tridiag",
     about: "batched tridiagonal solvers (Thomas, CR, PCR, hybrids, partition): time and residual (seed 001)",
     flags: FLAGS,
+    #[cfg(feature = "bench")]
+    bench: Some(super::bench::SUITE),
     load: |doc| Ok(Box::new(TridiagCase::load(doc)?)),
 };
 

@@ -9,6 +9,8 @@
 //! non-finite result) is an error naming the system and row, never a silent NaN. The
 //! residual ([`residual`]) is computed without overflow for any finite batch.
 
+#[cfg(feature = "bench")]
+pub mod bench;
 pub mod cpu;
 pub mod cusparse;
 pub mod gpu;

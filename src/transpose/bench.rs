@@ -2,10 +2,17 @@
 //! (`--sizes`: edge lengths). GB/s count 2 words per element (one read, one write), so
 //! "% of copy" is directly the fraction of a device-to-device copy's bandwidth.
 
-use super::{BenchOptions, Report, rotation, time_gpu};
+use crate::bench::{BenchOptions, Report, rotation, time_gpu};
 use crate::runtime::{DeviceBuffer, Gpu};
 use crate::transpose::{Variant, gpu};
 use crate::{GpuReal, Result};
+
+/// `hydrokern bench transpose`.
+pub const SUITE: crate::bench::Suite = crate::bench::Suite {
+    name: "transpose",
+    about: "naive, tiled and diagonal transposes, f32 and f64, 1024² to 16384² (sizes: edge lengths)",
+    run,
+};
 
 const DEFAULT_N: [usize; 5] = [1024, 2048, 4096, 8192, 16384];
 
@@ -19,11 +26,18 @@ pub fn run(g: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
 }
 
 fn precision<T: GpuReal>(g: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize) -> Result<()> {
-    let len = n * n;
-    let bytes = len * std::mem::size_of::<T>();
+    let what = format!("bench transpose at {n}² in {}", T::NAME);
+    let w = std::mem::size_of::<T>() as u64;
+    let bytes = crate::bench::bytes(&what, &[n as u64, n as u64, w])?;
+    let (len, bytes) = (n * n, bytes as usize);
     let rot = rotation(g, 2 * bytes).min(8);
-    if g.check_fits("", 2 * rot * bytes + (64 << 20)).is_err() {
-        eprintln!("transpose {n}² {}: skipped (does not fit in GPU memory)", T::NAME);
+    if !crate::bench::fits(
+        g,
+        opts,
+        &what,
+        bytes as u64,
+        crate::bench::bytes(&what, &[2, rot as u64, bytes as u64])? + (64 << 20),
+    )? {
         return Ok(());
     }
     let host: Vec<T> = (0..len).map(|i| T::from_f64((i % 1013) as f64)).collect();

@@ -11,12 +11,19 @@
 //! cells are O(blocks) and O(n) and not counted). The boundary kernel counts 6 words per ghost
 //! cell (3 read, 3 written).
 
-use super::{BenchOptions, Report, time_gpu};
+use crate::bench::{BenchOptions, Report, time_gpu};
 use crate::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
 use crate::kp::setup;
 use crate::runtime::Gpu;
 use crate::{GpuReal, Result};
 use std::time::Instant;
+
+/// `hydrokern bench kp`.
+pub const SUITE: crate::bench::Suite = crate::bench::Suite {
+    name: "kp",
+    about: "Kurganov–Petrova flux, Δt, RK and boundary kernels and RK2 steps (dam break, n² for n in 1024..8192), flood 4096² early exit on/off",
+    run,
+};
 
 const DEFAULT_N: [usize; 4] = [1024, 2048, 4096, 8192];
 const FLOOD_N: usize = 4096;
@@ -25,6 +32,13 @@ const FLOOD_T: f64 = 4.0;
 pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let sizes = if opts.sizes.is_empty() { DEFAULT_N.to_vec() } else { opts.sizes.clone() };
     for &n in &sizes {
+        // The problem (4 f64 fields) and its padded copy (5 fields) on the host, the model's 11
+        // padded fields and the corner bed on the GPU.
+        let what = format!("bench kp at {n}²");
+        let padded = crate::bench::bytes(&what, &[n as u64 + 5, n as u64 + 5])?;
+        if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[padded, 9 * 8])?, crate::bench::bytes(&what, &[padded, 12 * 8])?)? {
+            continue;
+        }
         kernels::<f32>(gpu, opts, report, n)?;
         kernels::<f64>(gpu, opts, report, n)?;
     }

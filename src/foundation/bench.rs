@@ -1,11 +1,18 @@
 //! `bench copy`: the memory yardsticks. `cuMemcpyDtoD`, the Rust copy kernel and the
 //! reductions over 1 MiB to 1 GiB, f32 and f64, with the CPU reference's reduction as the peer.
 
-use super::{BenchOptions, Report, rotation, time_cpu, time_gpu};
+use crate::bench::{BenchOptions, Report, rotation, time_cpu, time_gpu};
 use crate::foundation::gpu::{BufferKernels, Reducer};
 use crate::foundation::{self, ReduceOp};
 use crate::runtime::{DeviceBuffer, Gpu};
 use crate::{GpuReal, Result};
+
+/// `hydrokern bench copy`.
+pub const SUITE: crate::bench::Suite = crate::bench::Suite {
+    name: "copy",
+    about: "cuMemcpyDtoD, the Rust copy kernel and the reductions (max|x|, sum), f32 and f64, 1 MiB to 1 GiB (sizes in MiB)",
+    run,
+};
 
 const DEFAULT_MIB: [usize; 6] = [1, 4, 16, 64, 256, 1024];
 /// The CPU peer is timed up to this size (it is slow and the point is made by then).
@@ -14,10 +21,14 @@ const CPU_MAX_MIB: usize = 256;
 pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let sizes = if opts.sizes.is_empty() { DEFAULT_MIB.to_vec() } else { opts.sizes.clone() };
     for mib in sizes {
-        let bytes = mib << 20;
+        let what = format!("bench copy at {mib} MiB");
+        let bytes = crate::bench::bytes(&what, &[mib as u64, 1 << 20])? as usize;
         let rot = rotation(gpu, bytes);
-        // Two rotated sets (source, destination) are alive at once.
-        gpu.check_fits(&format!("bench copy at {mib} MiB ({rot} rotated buffer pairs)"), 2 * rot * bytes)?;
+        // Two rotated sets (source, destination) are alive at once; the CPU peer reads a host copy.
+        let host = if mib <= CPU_MAX_MIB { bytes as u64 } else { 0 };
+        if !crate::bench::fits(gpu, opts, &what, host, crate::bench::bytes(&what, &[2, rot as u64, bytes as u64])?)? {
+            continue;
+        }
         let label = format!("{mib} MiB");
         {
             let src: Vec<DeviceBuffer<u8>> = (0..rot).map(|_| gpu.zeros::<u8>(bytes)).collect::<Result<_>>()?;

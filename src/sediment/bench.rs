@@ -4,12 +4,19 @@
 //! writes s' (5); fused reads h, s, α, β and writes h', s' (6). GFLOP/s use seed 000's counts
 //! (55 per h point, 34 per s point). The CPU reference (one thread, all threads) is the peer.
 
-use super::{BenchOptions, Report, rotation, time_cpu, time_gpu};
+use crate::bench::{BenchOptions, Report, rotation, time_cpu, time_gpu};
 use crate::runtime::Gpu;
 use crate::sediment::cpu::CpuSediment;
 use crate::sediment::gpu::{GpuSediment, Launch};
 use crate::sediment::{FLOPS_H, FLOPS_S, HVariant, SVariant, StepVariant, setup};
 use crate::{GpuReal, Result};
+
+/// `hydrokern bench sediment`.
+pub const SUITE: crate::bench::Suite = crate::bench::Suite {
+    name: "sediment",
+    about: "every sediment h, s and fused variant and whole steps, f32 and f64, n² for n in 1024, 4096, 8192",
+    run,
+};
 
 const DEFAULT_N: [usize; 3] = [1024, 4096, 8192];
 /// The CPU peer is timed up to this n (one 8192² single-thread step takes tens of seconds).
@@ -18,6 +25,13 @@ const CPU_MAX_N: usize = 4096;
 pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let sizes = if opts.sizes.is_empty() { DEFAULT_N.to_vec() } else { opts.sizes.clone() };
     for n in sizes {
+        // The problem (4 f64 fields) and the CPU peer (6 fields) on the host; up to 4 rotated
+        // models of 6 fields on the GPU; all with one ghost layer.
+        let what = format!("bench sediment at {n}²");
+        let stored = crate::bench::bytes(&what, &[n as u64 + 2, n as u64 + 2])?;
+        if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[stored, 10 * 8])?, crate::bench::bytes(&what, &[stored, 4 * 6 * 8])?)? {
+            continue;
+        }
         let problem = setup::basin(n, n, 5.0)?;
         let dt = problem.stability(&problem.h).automatic();
         precision::<f32>(gpu, opts, report, &problem, dt)?;

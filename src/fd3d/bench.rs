@@ -3,12 +3,19 @@
 //! one write per point, the fewest a derivative must move. A copy of the same bytes by the
 //! 16-byte copy kernel shows what is reachable at each size.
 
-use super::{BenchOptions, Report, rotation, time_cpu, time_gpu};
+use crate::bench::{BenchOptions, Report, rotation, time_cpu, time_gpu};
 use crate::fd3d::gpu::Plan;
 use crate::fd3d::{Direction, Grid3, TestField, Variant, cpu};
 use crate::foundation::gpu::BufferKernels;
 use crate::runtime::{DeviceBuffer, Gpu};
 use crate::{GpuReal, Result};
+
+/// `hydrokern bench fd3d`.
+pub const SUITE: crate::bench::Suite = crate::bench::Suite {
+    name: "fd3d",
+    about: "8th-order periodic derivatives in x, y, z, every variant, f32 and f64, 64³ to 512³ (sizes: cube edges)",
+    run,
+};
 
 const DEFAULT_EDGES: [usize; 3] = [64, 256, 512];
 /// The CPU peer is timed up to this edge.
@@ -31,7 +38,11 @@ fn kernel_name(dir: Direction) -> String {
 fn precision<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, grid: Grid3) -> Result<()> {
     let bytes = grid.bytes::<T>();
     let rot = rotation(gpu, bytes);
-    gpu.check_fits(&format!("bench fd3d at {grid} {} ({rot} rotated input/output pairs)", T::NAME), 2 * rot * bytes)?;
+    let what = format!("bench fd3d at {grid} in {}", T::NAME);
+    // The sampled field and the CPU peer's output on the host; rotated input/output pairs on the GPU.
+    if !crate::bench::fits(gpu, opts, &what, 2 * bytes as u64, crate::bench::bytes(&what, &[2, rot as u64, bytes as u64])?)? {
+        return Ok(());
+    }
     let field = TestField::default();
     let host = field.sample::<T>(grid)?;
     let src: Vec<DeviceBuffer<T>> = (0..rot).map(|_| gpu.upload(&host)).collect::<Result<_>>()?;

@@ -8,12 +8,19 @@
 //! speedup over the faster cuSPARSE routine of the cell. Without cuSPARSE the suite says why
 //! in a row and goes on.
 
-use super::{BenchOptions, Measurement, Report, rotation, time_gpu};
+use crate::bench::{BenchOptions, Measurement, Report, rotation, time_gpu};
 use crate::Result;
 use crate::runtime::{DeviceBuffer, Gpu, Timer};
 use crate::tridiag::cusparse::{Cusparse, CusparseReal};
 use crate::tridiag::gpu::GpuTridiag;
 use crate::tridiag::{Algorithm, Batch, Choice, Layout, Shape};
+
+/// `hydrokern bench tridiag`.
+pub const SUITE: crate::bench::Suite = crate::bench::Suite {
+    name: "tridiag",
+    about: "batched tridiagonal solvers, every algorithm and layout, cuSPARSE as the peer, f32 and f64 (sizes: n)",
+    run,
+};
 
 const DEFAULT_N: [usize; 6] = [64, 256, 512, 1024, 2048, 4096];
 const BATCHES: [usize; 4] = [256, 1024, 4096, 16384];
@@ -33,12 +40,14 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let sizes = if opts.sizes.is_empty() { DEFAULT_N.to_vec() } else { opts.sizes.clone() };
     for &n in &sizes {
         for &batch in &BATCHES {
-            let shape = Shape::new(n, batch, Layout::Contiguous);
-            // Inputs, output, Thomas workspace, cuSPARSE copies: about 12 words per unknown.
-            if gpu.check_fits("", 12 * shape.len() * 8).is_err() {
-                eprintln!("tridiag n={n} batch={batch}: skipped (does not fit in GPU memory)");
+            let what = format!("bench tridiag at n = {n}, batch = {batch}");
+            let unknowns = crate::bench::bytes(&what, &[n as u64, batch as u64])?;
+            // On the host the f64 batch and its f32 and f64 copies (4 arrays each); on the GPU
+            // inputs, output, Thomas workspace and cuSPARSE copies: about 12 words per unknown.
+            if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[unknowns, 4 * (8 + 8 + 4)])?, crate::bench::bytes(&what, &[unknowns, 12 * 8])?)? {
                 continue;
             }
+            let shape = Shape::new(n, batch, Layout::Contiguous);
             let host = Batch::random(shape, (n * 31 + batch) as u64, 1.0);
             cell::<f32>(gpu, opts, report, &host, cus.as_mut())?;
             cell::<f64>(gpu, opts, report, &host, cus.as_mut())?;
