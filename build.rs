@@ -1,5 +1,5 @@
 //! Builds the kernel crate (folder `gpu/`, package `hydrokern-kernels`, library `kernels`) to PTX
-//! and embeds it (see TOOLCHAIN.md).
+//! and embeds it (see docs/toolchain.md).
 //!
 //! The kernels are compiled as an rlib for `nvptx64-nvidia-cuda` with `--emit=asm`: the `.s`
 //! file is the PTX module, and an rlib is never linked, so no bitcode linker is needed. One

@@ -43,7 +43,7 @@ fn auto_dt(p: &Problem) -> f64 {
 
 // ------------------------------------------------------------ point functions ----
 
-/// h' written as DESIGN.md states it, term by term, against the shared point function.
+/// h' written as docs/design.md states the model, term by term, against the shared point function.
 #[test]
 fn h_point_matches_textbook_form() {
     let p = random_problem(3, 3, 7, true);

@@ -163,7 +163,7 @@ macro_rules! kernels {
             type T = $prec;
             /// Kernel entry point (see its body's `# Safety` section for the launch contract).
             // `#[repr(C)]` parameter structs passed by value become `.param .b8 [N]` byval
-            // parameters; rustc warns, and TOOLCHAIN.md records them verified exact.
+            // parameters; rustc warns, and docs/toolchain.md records them verified exact.
             #[allow(improper_gpu_kernel_arg)]
             #[unsafe(no_mangle)]
             pub unsafe extern "gpu-kernel" fn $name($($field: $ty),*) {

@@ -1,4 +1,4 @@
-//! Kurganov–Petrova shallow water (seed 003, DESIGN.md "Kurganov–Petrova shallow water"):
+//! Kurganov–Petrova shallow water (seed 003; docs/design.md, "Kurganov–Petrova shallow water"):
 //! Kurganov & Petrova 2007 as implemented on GPUs by Brodtkorb, Sætra & Altinakar 2012.
 //!
 //!   Q_t + F(Q)_x + G(Q)_y = S,   Q = (w, hu, hv),   h = w − B

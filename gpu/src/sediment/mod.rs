@@ -1,4 +1,4 @@
-//! Sediment transport, Rivenæs dual-lithology model (seed 000, DESIGN.md "Sediment transport").
+//! Sediment transport, Rivenæs dual-lithology model (seed 000; docs/design.md, "Sediment").
 //!
 //!   ∂h/∂t = (1/C_s) ∇·(α s ∇h) + (1/C_m) ∇·(β (1−s) ∇h)
 //!   A ∂s/∂t + s ∂h/∂t = (1/C_s) ∇·(α s ∇h)

@@ -1,4 +1,4 @@
-//! Batched tridiagonal solvers (seed 001, DESIGN.md "Batched tridiagonal solvers and transpose").
+//! Batched tridiagonal solvers (seed 001; docs/design.md, "Batched tridiagonal solves").
 //!
 //! A batch of `batch` independent systems of `n` unknowns,
 //! `a_i x_{i−1} + b_i x_i + c_i x_{i+1} = d_i` (i in 0..n), with `a_0` and `c_{n−1}` ignored
