@@ -135,6 +135,33 @@ fn bad_sediment_input_is_refused_before_any_work() {
 }
 
 #[test]
+fn meaningless_sediment_fields_are_refused() {
+    let dir = scratch("fields");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, v: f64| {
+        let p = dir.join(name);
+        hydrokern::output::write_npy(&p, &vec![v; 16 * 16], &[16, 16]).unwrap();
+        p
+    };
+    let (zero_a, zero_b, huge) = (write("a0.npy", 0.0), write("b0.npy", 0.0), write("a_huge.npy", 1e300));
+    let out = dir.join("out");
+    let o = s(&out);
+    // No diffusion anywhere: the river cannot enter and nothing moves.
+    refused(
+        &["sediment", "--nx", "16", "--alpha-file", s(&zero_a), "--beta-file", s(&zero_b), "--output", o],
+        "cannot enter",
+    );
+    // A diffusivity of 1e300 makes the stable step vanish: the run would never end.
+    refused(&["sediment", "--nx", "16", "--alpha-file", s(&huge), "--output", o], "max_steps");
+    // A FIFO given as a field is refused at once rather than read until it closes.
+    let fifo = dir.join("fifo.npy");
+    if Command::new("mkfifo").arg(&fifo).status().is_ok_and(|st| st.success()) {
+        refused(&["sediment", "--nx", "16", "--h-file", s(&fifo), "--output", o], "not a regular file");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn absurd_runs_are_refused_before_they_start() {
     let out = scratch("absurd");
     let o = s(&out);
