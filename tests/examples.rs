@@ -159,7 +159,7 @@ fn every_example_matches_its_norms_on_the_cpu() {
 /// The GPU against the CPU's stored norms. Both evaluate the same point functions; the GPU
 /// contracts multiply-adds (FMA) and takes approximate f32 square roots in the wave speeds, and
 /// those roundings grow with the steps: the tolerance is 256·ε·(steps + 1) of the field's
-/// largest value (as the kernel tests state it), at least 1e-12 in f64 and 1e-5 in f32 for the
+/// largest value, or of 1 for a field smaller than that (as the kernel tests state it), at least 1e-12 in f64 and 1e-5 in f32 for the
 /// one-shot solvers.
 #[test]
 #[cfg_attr(
