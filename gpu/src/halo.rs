@@ -94,6 +94,9 @@ pub struct Ghost {
     pub source: usize,
     /// [`WEST`], [`EAST`], [`SOUTH`], [`NORTH`], or 4 for a corner block.
     pub side: u32,
+    /// The condition of that side ([`EXTRAPOLATE`] for a corner block, which copies its
+    /// interior corner), so a fill needs no look-up of its own.
+    pub bc: u32,
     /// 1 for the layer next to the boundary, up to the halo width.
     pub layer: u32,
     /// Whether the source is the mirror image (a wall flips the normal component).
@@ -132,7 +135,7 @@ pub fn edge_ghost(l: &Layout2, bc: [u32; 4], axis: u32, t: u32) -> Option<Ghost>
             if c < h { (c as i32 - h as i32, WEST, h - c) } else { ((l.nx + c - h) as i32, EAST, c - h + 1) };
         let bc = if side == WEST { bc[0] } else { bc[1] };
         let (s, mirrored) = cell_source(l.nx, i, bc);
-        Some(Ghost { ghost: l.at(i, j), source: l.at(s as i32, j), side, layer, mirrored })
+        Some(Ghost { ghost: l.at(i, j), source: l.at(s as i32, j), side, bc, layer, mirrored })
     } else {
         if t >= ghosts_y(l) {
             return None;
@@ -145,7 +148,7 @@ pub fn edge_ghost(l: &Layout2, bc: [u32; 4], axis: u32, t: u32) -> Option<Ghost>
             if r < h { (r as i32 - h as i32, SOUTH, h - r) } else { ((l.ny + r - h) as i32, NORTH, r - h + 1) };
         let bc = if side == SOUTH { bc[2] } else { bc[3] };
         let (s, mirrored) = cell_source(l.ny, j, bc);
-        Some(Ghost { ghost: l.at(i, j), source: l.at(i, s as i32), side, layer, mirrored })
+        Some(Ghost { ghost: l.at(i, j), source: l.at(i, s as i32), side, bc, layer, mirrored })
     }
 }
 
@@ -174,8 +177,9 @@ pub fn perimeter_ghost(l: &Layout2, bc: [u32; 4], t: u32) -> Option<Ghost> {
         let i = (t % l.nx.max(1)) as i32;
         let (j, side, layer) =
             if r < h { (r as i32 - h as i32, SOUTH, h - r) } else { ((l.ny + r - h) as i32, NORTH, r - h + 1) };
-        let (s, mirrored) = cell_source(l.ny, j, if side == SOUTH { bc[2] } else { bc[3] });
-        return Some(Ghost { ghost: l.at(i, j), source: l.at(i, s as i32), side, layer, mirrored });
+        let bc = if side == SOUTH { bc[2] } else { bc[3] };
+        let (s, mirrored) = cell_source(l.ny, j, bc);
+        return Some(Ghost { ghost: l.at(i, j), source: l.at(i, s as i32), side, bc, layer, mirrored });
     }
     let t = t - y_edges;
     if t >= 4 * h * h {
@@ -187,5 +191,12 @@ pub fn perimeter_ghost(l: &Layout2, bc: [u32; 4], t: u32) -> Option<Ghost> {
     // Block 0: south-west, 1: south-east, 2: north-west, 3: north-east.
     let (i, si) = if block % 2 == 0 { (-1 - a, 0) } else { (nx + a, nx - 1) };
     let (j, sj) = if block < 2 { (-1 - b, 0) } else { (ny + b, ny - 1) };
-    Some(Ghost { ghost: l.at(i, j), source: l.at(si, sj), side: 4, layer: 1 + a.max(b) as u32, mirrored: false })
+    Some(Ghost {
+        ghost: l.at(i, j),
+        source: l.at(si, sj),
+        side: 4,
+        bc: EXTRAPOLATE,
+        layer: 1 + a.max(b) as u32,
+        mirrored: false,
+    })
 }

@@ -123,7 +123,7 @@ pub fn apply_boundary<T: Real>(k: &Coeffs<T>, w: &mut [T], hu: &mut [T], hv: &mu
         for t in 0..count {
             if let Some(gh) = edge_ghost(&layout, k.bc, axis, t) {
                 // SAFETY: the slices hold (nx+4)(ny+4) cells (asserted) and `gh` indexes them.
-                unsafe { set_ghost(k, axis, w.as_mut_ptr(), hu.as_mut_ptr(), hv.as_mut_ptr(), cell_bed.as_ptr(), gh) };
+                unsafe { set_ghost(axis, w.as_mut_ptr(), hu.as_mut_ptr(), hv.as_mut_ptr(), cell_bed.as_ptr(), gh) };
             }
         }
     }

@@ -23,6 +23,6 @@ pub(super) unsafe fn kp_boundary<T: DeviceReal>(
         return;
     }
     if let Some(gh) = edge_ghost(&k.layout(), k.bc, axis, t as u32) {
-        unsafe { set_ghost(&k, axis, w, hu, hv, bc, gh) }
+        unsafe { set_ghost(axis, w, hu, hv, bc, gh) }
     }
 }

@@ -6,27 +6,18 @@
 //! ([`crate::halo::node_source`]), so a mirrored ghost's bed equals its source's and copying w
 //! copies the depth.
 
-use super::Coeffs;
 use crate::Real;
 use crate::halo::{EXTRAPOLATE, Ghost, ghost_value};
 
 /// Set ghost `gh` (of pass `axis`, from [`crate::halo::edge_ghost`]) of the state from its source.
 ///
 /// # Safety
-/// Every pointer holds the padded `(nx+4)(ny+4)` cells of `k`, and `gh` comes from
-/// `edge_ghost(&k.layout(), k.bc, axis, _)`.
+/// Every pointer holds the padded `(nx+4)(ny+4)` cells of the scheme's coefficients `k`, and
+/// `gh` comes from `edge_ghost(&k.layout(), k.bc, axis, _)`.
 #[inline(always)]
-pub unsafe fn set_ghost<T: Real>(
-    k: &Coeffs<T>,
-    axis: u32,
-    w: *mut T,
-    hu: *mut T,
-    hv: *mut T,
-    bed: *const T,
-    gh: Ghost,
-) {
+pub unsafe fn set_ghost<T: Real>(axis: u32, w: *mut T, hu: *mut T, hv: *mut T, bed: *const T, gh: Ghost) {
     let (g, s) = (gh.ghost, gh.source);
-    let bc = k.side(gh.side.min(3));
+    let bc = gh.bc;
     // The wall's sign for each momentum: the one normal to this pass's sides flips.
     let (flip_u, flip_v) = if axis == 0 { (-T::ONE, T::ONE) } else { (T::ONE, -T::ONE) };
     unsafe {
