@@ -21,9 +21,11 @@ pub unsafe fn set_ghost<T: Real>(axis: u32, w: *mut T, hu: *mut T, hv: *mut T, b
     // The wall's sign for each momentum: the one normal to this pass's sides flips.
     let (flip_u, flip_v) = if axis == 0 { (-T::ONE, T::ONE) } else { (T::ONE, -T::ONE) };
     unsafe {
-        let ws = *w.add(s);
+        // Every load before any store: the three fields are separate pointers the compiler must
+        // assume may alias, so a store between two loads would serialise their round trips.
+        let (ws, u, v) = (*w.add(s), *hu.add(s), *hv.add(s));
         *w.add(g) = if bc == EXTRAPOLATE { (ws - *bed.add(s)).max(T::ZERO) + *bed.add(g) } else { ws };
-        *hu.add(g) = ghost_value(bc, *hu.add(s), flip_u, T::ZERO, T::ZERO);
-        *hv.add(g) = ghost_value(bc, *hv.add(s), flip_v, T::ZERO, T::ZERO);
+        *hu.add(g) = ghost_value(bc, u, flip_u, T::ZERO, T::ZERO);
+        *hv.add(g) = ghost_value(bc, v, flip_v, T::ZERO, T::ZERO);
     }
 }

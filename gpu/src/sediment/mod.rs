@@ -168,10 +168,8 @@ pub unsafe fn set_ghost<T: Real>(k: &Coeffs<T>, h: *mut T, s: *mut T, alpha: *mu
             3 => side_ghost::<T, 3>(k, h, s, alpha, beta, gh),
             _ => {
                 let (g, i) = (gh.ghost, gh.source);
-                *alpha.add(g) = *alpha.add(i);
-                *beta.add(g) = *beta.add(i);
-                *s.add(g) = *s.add(i);
-                *h.add(g) = *h.add(i);
+                let (a, b, si, hi) = (*alpha.add(i), *beta.add(i), *s.add(i), *h.add(i));
+                (*alpha.add(g), *beta.add(g), *s.add(g), *h.add(g)) = (a, b, si, hi);
             }
         }
     }
@@ -189,15 +187,12 @@ unsafe fn side_ghost<T: Real, const SIDE: usize>(
 ) {
     let (g, i) = (gh.ghost, gh.source);
     unsafe {
-        *alpha.add(g) = *alpha.add(i);
-        *beta.add(g) = *beta.add(i);
+        // Every load before any store (the four pointers may alias as far as the compiler knows).
+        let (ai, bi, si, hi) = (*alpha.add(i), *beta.add(i), *s.add(i), *h.add(i));
         let (q_delta, s_in) = k.side(SIDE);
-        let sg = ghost_s(*s.add(i), q_delta, s_in);
-        *s.add(g) = sg;
-        let (ai, bi) = (*alpha.add(i), *beta.add(i));
-        let si = *s.add(i);
+        let sg = ghost_s(si, q_delta, s_in);
         let kf = face_k(k, ai * sg, ai * si, bi * (T::ONE - sg), bi * (T::ONE - si));
-        *h.add(g) = ghost_h(*h.add(i), q_delta, kf);
+        (*alpha.add(g), *beta.add(g), *s.add(g), *h.add(g)) = (ai, bi, sg, ghost_h(hi, q_delta, kf));
     }
 }
 
