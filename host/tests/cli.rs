@@ -2,46 +2,12 @@
 //! never a panic; runs write their outputs whole, into a directory that holds one run; a
 //! blow-up stops, names the cell and keeps the last good state; progress never changes results.
 
+mod common;
+
+use common::{bin, hydrokern, refused, s, scratch, stderr, stdout};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn bin() -> PathBuf {
-    // `$HYDROKERN_BIN` is set by the GPU bundle's runner, where cargo's build path does not exist.
-    std::env::var_os("HYDROKERN_BIN").map(PathBuf::from).unwrap_or(PathBuf::from(env!("CARGO_BIN_EXE_hydrokern")))
-}
-
-fn hydrokern(args: &[&str]) -> Output {
-    Command::new(bin()).args(args).output().expect("run hydrokern")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hydrokern-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-/// A clean refusal: non-zero exit, no panic or backtrace, one line naming `want`.
-fn refused(args: &[&str], want: &str) {
-    let o = hydrokern(args);
-    let err = stderr(&o);
-    assert!(!o.status.success(), "{args:?} succeeded:\n{}", stdout(&o));
-    assert!(!err.contains("panicked") && !err.contains("backtrace"), "{args:?} panicked:\n{err}");
-    assert!(err.contains(want), "{args:?}: expected '{want}' in:\n{err}");
-    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
-    assert_eq!(lines.len(), 1, "{args:?}: expected one error line:\n{err}");
-}
+use std::process::{Command, Stdio};
 
 #[test]
 fn unknown_names_are_refused_with_the_list() {

@@ -1,41 +1,9 @@
 //! fd3d and tridiag on the command line: bad input is one error line and a non-zero exit,
 //! before any work; good runs write their outputs and exit 0.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-/// The binary under test: `$HYDROKERN_BIN` (set by the GPU bundle's runner), else the one cargo
-/// built.
-fn hydrokern(args: &[&str]) -> Output {
-    let bin =
-        std::env::var_os("HYDROKERN_BIN").map(PathBuf::from).unwrap_or(PathBuf::from(env!("CARGO_BIN_EXE_hydrokern")));
-    Command::new(bin).args(args).output().expect("run hydrokern")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hydrokern-cli-cases-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-/// A clean refusal: non-zero exit, no panic or backtrace, one error line naming `want`.
-fn refused(args: &[&str], want: &str) {
-    let o = hydrokern(args);
-    let err = stderr(&o);
-    assert!(!o.status.success(), "{args:?} succeeded");
-    assert!(!err.contains("panicked") && !err.contains("backtrace"), "{args:?} panicked:\n{err}");
-    assert!(err.contains(want), "{args:?}: expected '{want}' in:\n{err}");
-    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
-    assert_eq!(lines.len(), 1, "{args:?}: expected one error line:\n{err}");
-}
+use common::{hydrokern, refused, s, scratch, stderr};
 
 #[test]
 fn absurd_and_oversized_runs_are_refused_before_they_start() {

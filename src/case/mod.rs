@@ -16,6 +16,25 @@ pub use flags::{Flag, Set};
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 
+/// The keys every case shares, read by [`CaseDoc::parse_case`] for every solver.
+const COMMON_KEYS: [&str; 4] = ["solver", "description", "run", "output"];
+
+/// What every case file has besides its solver's own sections.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Common {
+    /// Which solver reads the case (checked by the registry before the solver is called).
+    #[allow(dead_code)]
+    solver: String,
+    /// One line on what the case simulates (shown by `hydrokern scenarios`).
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub run: RunSection,
+    #[serde(default)]
+    pub output: OutputSection,
+}
+
 /// Where a case's text came from.
 #[derive(Clone, Debug)]
 pub enum Origin {
@@ -154,9 +173,27 @@ impl CaseDoc {
         self.doc.to_string()
     }
 
-    /// Deserialise into a solver's case type; unknown keys, wrong types and missing keys are
-    /// errors naming the key and its line (or flag).
-    pub fn parse_as<C: serde::de::DeserializeOwned>(&self) -> Result<C> {
+    /// Read the case: the sections every case shares (`solver`, `description`, `[run]`,
+    /// `[output]`) and the solver's own sections as `C`, which names only its own keys. Unknown
+    /// keys, wrong types and missing keys are errors naming the key and its line (or flag).
+    pub fn parse_case<C: serde::de::DeserializeOwned>(&self) -> Result<(Common, C)> {
+        let mut own = self.clone();
+        let mut shared = self.clone();
+        for key in COMMON_KEYS {
+            own.remove(key);
+        }
+        for (key, _) in self.doc.iter() {
+            if !COMMON_KEYS.contains(&key) {
+                shared.remove(key);
+            }
+        }
+        let common: Common = shared.parse_as()?;
+        common.run.check(&Check::new(self))?;
+        Ok((common, own.parse_as()?))
+    }
+
+    /// Deserialise the whole document into `C`; errors name the key and its line (or flag).
+    fn parse_as<C: serde::de::DeserializeOwned>(&self) -> Result<C> {
         let text = self.text();
         toml::from_str::<C>(&text).map_err(|e| {
             let key = e.span().and_then(|s| locate::key_at(&text, s.start));

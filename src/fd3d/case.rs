@@ -6,7 +6,7 @@
 //! `fd3d.csv`.
 
 use super::{Direction, Grid3, MAX_DIM, TestField, Variant, WIDTH, cpu, gpu::Plan};
-use crate::case::{CaseDoc, Check, Flag, OutputSection, RunSection, Set};
+use crate::case::{CaseDoc, Check, Common, Flag, Set};
 use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, start};
 use crate::runtime::{Backend, DeviceBuffer, Gpu, Timer};
 use crate::{Error, GpuReal, Precision, Result};
@@ -23,11 +23,6 @@ pub const TABLE: &str = "fd3d.csv";
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
-    #[allow(dead_code)]
-    solver: String,
-    #[serde(default)]
-    #[allow(dead_code)]
-    description: String,
     grid: GridSection,
     #[serde(default)]
     field: FieldSection,
@@ -35,10 +30,6 @@ struct File {
     gpu: GpuSection,
     #[serde(default)]
     timing: Timing,
-    #[serde(default)]
-    output: OutputSection,
-    #[serde(default)]
-    run: RunSection,
 }
 
 /// `[grid]`: a cube of `size` points per direction, or any of mx, my, mz given apart.
@@ -128,10 +119,9 @@ struct Row {
 
 impl Fd3dCase {
     pub fn load(doc: &CaseDoc) -> Result<Fd3dCase> {
-        let f: File = doc.parse_as()?;
+        let (common, f): (Common, File) = doc.parse_case()?;
         let c = Check::new(doc);
-        f.run.check(&c)?;
-        if !f.output.snapshots.is_empty() {
+        if !common.output.snapshots.is_empty() {
             return c.fail("output.snapshots", "fd3d computes once; it has no snapshot times (leave the key out)");
         }
         let g = &f.grid;
@@ -163,7 +153,7 @@ impl Fd3dCase {
         // The largest direction's key names a grid too large for this machine.
         let largest = (0..3).max_by_key(|&a| (m[a], std::cmp::Reverse(a))).unwrap_or(0);
         let grid = Grid3::new(m[0], m[1], m[2]).map_err(|e| doc.invalid(&keys[largest], e))?;
-        let precision = f.run.precision;
+        let precision = common.run.precision;
         crate::files::check_host_memory(&format!("fd3d on a {grid} grid in {precision}"), needs(grid, precision).host)
             .map_err(|e| doc.invalid(&keys[largest], e))?;
         let k: [u32; 3] = match f.field.wavenumbers[..] {
@@ -215,7 +205,7 @@ impl Fd3dCase {
                 ),
             );
         }
-        let info = CaseInfo::new(doc, "fd3d", f.run, f.output);
+        let info = CaseInfo::new(doc, "fd3d", common);
         Ok(Fd3dCase { info, grid, field: TestField { k }, variants, chosen, reps: f.timing.reps })
     }
 

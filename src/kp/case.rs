@@ -4,7 +4,7 @@
 use super::gpu::{FluxVariant, Launch};
 use super::model::{EarlyExit, KpModel};
 use super::{Boundary, Problem, Scheme, setup};
-use crate::case::{CaseDoc, Check, Flag, Grid2Section, OutputSection, RunSection, Set, Times};
+use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times};
 use crate::grid::Grid2;
 use crate::model::{Halt, Model, State};
 use crate::output::png::{MapOptions, PlotOptions, Series, write_field_png, write_line_plot_png};
@@ -17,11 +17,6 @@ use std::path::PathBuf;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
-    #[allow(dead_code)]
-    solver: String,
-    #[serde(default)]
-    #[allow(dead_code)]
-    description: String,
     grid: Grid2Section,
     time: TimeSection,
     #[serde(default)]
@@ -31,10 +26,6 @@ struct File {
     initial: Initial,
     #[serde(default)]
     gpu: GpuSection,
-    #[serde(default)]
-    output: OutputSection,
-    #[serde(default)]
-    run: RunSection,
 }
 
 fn cfl() -> f64 {
@@ -178,14 +169,13 @@ pub const MAX_CFL: f64 = 0.25;
 
 impl KpCase {
     pub fn load(doc: &CaseDoc) -> Result<KpCase> {
-        let f: File = doc.parse_as()?;
+        let (common, f): (Common, File) = doc.parse_case()?;
         let c = Check::new(doc);
         let grid = f.grid.grid(&c, 2)?;
-        f.run.check(&c)?;
-        let needs = needs(grid.nx as u64, grid.ny as u64, f.run.precision);
+        let needs = needs(grid.nx as u64, grid.ny as u64, common.run.precision);
         crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
-        let times = Times::new(&c, "time.t_end", f.time.t_end, &f.output.snapshots, "s")?;
+        let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
         if !(f.time.cfl.is_finite() && f.time.cfl > 0.0 && f.time.cfl <= MAX_CFL) {
             return c.fail(
                 "time.cfl",
@@ -231,7 +221,7 @@ impl KpCase {
         p.kappa_depth = f.physics.kappa_depth;
         p.validate().map_err(|e| doc.invalid("initial", e))?;
         let v0 = volume(&p.h, grid.cell_area());
-        let info = CaseInfo::new(doc, "kp", f.run, f.output);
+        let info = CaseInfo::new(doc, "kp", common);
         Ok(KpCase { info, problem: p, grid, times, launch, early_exit, v0 })
     }
 }

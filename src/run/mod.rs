@@ -13,7 +13,7 @@ pub use dir::{CASE_FILE, MANIFEST, Manifest, RunDir};
 pub use norms::Norms;
 pub use simulate::{Album, Simulation, simulate, time_tag};
 
-use crate::case::{CaseDoc, OutputSection, RunSection};
+use crate::case::{CaseDoc, Common, OutputSection, RunSection};
 use crate::runtime::{Backend, BackendChoice};
 use crate::{Precision, Result};
 use std::path::PathBuf;
@@ -33,7 +33,8 @@ pub struct CaseInfo {
 }
 
 impl CaseInfo {
-    pub fn new(doc: &CaseDoc, solver: &'static str, run: RunSection, output: OutputSection) -> CaseInfo {
+    pub fn new(doc: &CaseDoc, solver: &'static str, common: Common) -> CaseInfo {
+        let Common { run, output, .. } = common;
         let name = match doc.origin() {
             crate::case::Origin::Builtin(n) => n.to_string(),
             crate::case::Origin::File(p) => p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),

@@ -4,7 +4,7 @@
 use super::gpu::Launch;
 use super::model::{SedimentModel, StepPolicy};
 use super::{Problem, Side, StepVariant, setup};
-use crate::case::{CaseDoc, Check, Flag, Grid2Section, OutputSection, RunSection, Set, Times};
+use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times};
 use crate::grid::Grid2;
 use crate::model::{Model, State};
 use crate::output::png::{Colormap, MapOptions, write_field_png};
@@ -17,11 +17,6 @@ use std::path::PathBuf;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
-    #[allow(dead_code)]
-    solver: String,
-    #[serde(default)]
-    #[allow(dead_code)]
-    description: String,
     grid: Grid2Section,
     time: TimeSection,
     #[serde(default)]
@@ -32,10 +27,6 @@ struct File {
     initial: Initial,
     #[serde(default)]
     gpu: GpuSection,
-    #[serde(default)]
-    output: OutputSection,
-    #[serde(default)]
-    run: RunSection,
 }
 
 fn default_update() -> u64 {
@@ -149,15 +140,14 @@ pub struct SedimentCase {
 
 impl SedimentCase {
     pub fn load(doc: &CaseDoc) -> Result<SedimentCase> {
-        let f: File = doc.parse_as()?;
+        let (common, f): (Common, File) = doc.parse_case()?;
         let c = Check::new(doc);
         let grid = f.grid.grid(&c, 1)?;
-        f.run.check(&c)?;
-        let needs = needs(grid.nx as u64, grid.ny as u64, f.run.precision);
+        let needs = needs(grid.nx as u64, grid.ny as u64, common.run.precision);
         crate::files::check_host_memory(&format!("a {}×{} sediment grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
         let times = match (f.time.t_end, f.time.steps) {
-            (Some(t), None) => Times::new(&c, "time.t_end", t, &f.output.snapshots, "yr")?,
+            (Some(t), None) => Times::new(&c, "time.t_end", t, &common.output.snapshots, "yr")?,
             (None, Some(n)) => Times::steps(&c, "time.steps", n, "yr")?,
             (Some(_), Some(_)) => return c.fail("time.steps", "give either time.t_end or time.steps, not both"),
             (None, None) => return c.fail("time", "give time.t_end (years) or time.steps"),
@@ -214,7 +204,7 @@ impl SedimentCase {
         };
         let policy = StepPolicy { forced: f.time.dt, update_every: f.time.dt_update_steps };
         let v0 = volume(&crate::field::interior_of(&problem.layout(), &problem.h), grid.cell_area());
-        let info = CaseInfo::new(doc, "sediment", f.run, f.output);
+        let info = CaseInfo::new(doc, "sediment", common);
         Ok(SedimentCase { info, problem, grid, times, policy, variant, launch, dt0, v0 })
     }
 }

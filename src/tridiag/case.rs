@@ -7,7 +7,7 @@
 //! arrays are converted to it on load and back when written.
 
 use super::{Algorithm, Batch, Choice, Layout, Shape, Solver as BatchSolver, relayout_values};
-use crate::case::{BackendSetting, CaseDoc, Check, Flag, Format, OutputSection, RunSection, Set};
+use crate::case::{BackendSetting, CaseDoc, Check, Common, Flag, Format, Set};
 use crate::output::write_npy;
 use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, start};
 use crate::runtime::Backend;
@@ -27,20 +27,11 @@ const ARRAYS: [&str; 4] = ["a", "b", "c", "d"];
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
-    #[allow(dead_code)]
-    solver: String,
-    #[serde(default)]
-    #[allow(dead_code)]
-    description: String,
     batch: BatchSection,
     #[serde(default)]
     gpu: GpuSection,
     #[serde(default)]
     timing: Timing,
-    #[serde(default)]
-    output: OutputSection,
-    #[serde(default)]
-    run: RunSection,
 }
 
 fn default_layout() -> String {
@@ -123,10 +114,9 @@ pub struct TridiagCase {
 
 impl TridiagCase {
     pub fn load(doc: &CaseDoc) -> Result<TridiagCase> {
-        let f: File = doc.parse_as()?;
+        let (common, f): (Common, File) = doc.parse_case()?;
         let c = Check::new(doc);
-        f.run.check(&c)?;
-        if !f.output.snapshots.is_empty() {
+        if !common.output.snapshots.is_empty() {
             return c.fail("output.snapshots", "tridiag solves once; it has no snapshot times (leave the key out)");
         }
         let layout: Layout = f.batch.layout.parse().map_err(|e| doc.invalid("batch.layout", e))?;
@@ -191,18 +181,18 @@ impl TridiagCase {
             (Source::Generated { .. }, false) => "batch.batch",
         };
         shape.validate().map_err(|e| doc.invalid(size_key, e))?;
-        let precision = f.run.precision;
+        let precision = common.run.precision;
         crate::files::check_host_memory(
             &format!("a batch of {} systems of {} unknowns in {precision}", shape.batch, shape.n),
             needs(shape, precision).host,
         )
         .map_err(|e| doc.invalid(size_key, e))?;
-        if let (BackendSetting::Cpu, Choice::Force(alg)) = (f.run.backend, choice)
+        if let (BackendSetting::Cpu, Choice::Force(alg)) = (common.run.backend, choice)
             && alg != Algorithm::Thomas
         {
             return c.fail("gpu.algorithm", cpu_only_thomas(alg));
         }
-        let info = CaseInfo::new(doc, "tridiag", f.run, f.output);
+        let info = CaseInfo::new(doc, "tridiag", common);
         Ok(TridiagCase { info, doc: doc.clone(), shape, source, choice, repeat: f.timing.repeat })
     }
 
