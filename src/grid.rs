@@ -80,6 +80,11 @@ impl Grid2 {
     pub fn cell_area(&self) -> f64 {
         self.dx * self.dy
     }
+    /// The integral Σ v·ΔxΔy of an interior field (a volume, from a depth or a height), summed
+    /// in f64 in storage order.
+    pub fn integrate<T: crate::Real>(&self, interior: &[T]) -> f64 {
+        interior.iter().map(|v| v.to_f64()).sum::<f64>() * self.cell_area()
+    }
     /// Where cell (i, j) is, for messages: NumPy's `[row, column]` of an interior array
     /// (`[j, i]`, 0-based) and the position of its centre.
     pub fn describe_cell(&self, i: usize, j: usize) -> String {

@@ -220,7 +220,7 @@ impl KpCase {
         p.theta = f.physics.theta;
         p.kappa_depth = f.physics.kappa_depth;
         p.validate().map_err(|e| doc.invalid("initial", e))?;
-        let v0 = volume(&p.h, grid.cell_area());
+        let v0 = grid.integrate(&p.h);
         let info = CaseInfo::new(doc, "kp", common);
         Ok(KpCase { info, problem: p, grid, times, launch, early_exit, v0 })
     }
@@ -296,11 +296,6 @@ fn read_field(c: &Check, key: &str, path: &std::path::Path, shape: (usize, usize
     Ok(())
 }
 
-/// Water volume Σ h·ΔxΔy of an interior depth field.
-fn volume<T: Real>(h: &[T], cell_area: f64) -> f64 {
-    h.iter().map(|v| v.to_f64()).sum::<f64>() * cell_area
-}
-
 impl Simulation for KpCase {
     fn describe(&self) -> String {
         let p = &self.problem;
@@ -341,7 +336,7 @@ impl Simulation for KpCase {
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         let Some(h) = state.field("h") else { return String::new() };
-        let v = volume(&h.data, self.grid.cell_area());
+        let v = self.grid.integrate(&h.data);
         let change = if self.v0 > 0.0 { (v - self.v0) / self.v0 } else { v };
         format!("volume {v:.6e} m³ (rel. change {change:+.1e})")
     }

@@ -203,7 +203,7 @@ impl SedimentCase {
             None => limit.automatic(),
         };
         let policy = StepPolicy { forced: f.time.dt, update_every: f.time.dt_update_steps };
-        let v0 = volume(&crate::field::interior_of(&problem.layout(), &problem.h), grid.cell_area());
+        let v0 = grid.integrate(&crate::field::interior_of(&problem.layout(), &problem.h));
         let info = CaseInfo::new(doc, "sediment", common);
         Ok(SedimentCase { info, problem, grid, times, policy, variant, launch, dt0, v0 })
     }
@@ -216,11 +216,6 @@ fn needs(nx: u64, ny: u64, precision: Precision) -> Needs {
     let stored = (nx + 2) * (ny + 2);
     let w = precision.bytes();
     Needs { host: 4 * 8 * stored + 6 * w * stored + 4 * w * nx * ny, gpu: 6 * w * stored }
-}
-
-/// Sediment volume Σ h·ΔxΔy of an interior field.
-fn volume<T: Real>(h: &[T], cell_area: f64) -> f64 {
-    h.iter().map(|v| v.to_f64()).sum::<f64>() * cell_area
 }
 
 /// The launch shape every variant can run: blocks of 1 to 1024 threads with halo threads, the
@@ -291,7 +286,7 @@ impl Simulation for SedimentCase {
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         let (Some(h), Some(s)) = (state.field("h"), state.field("s")) else { return String::new() };
-        let gained = volume(&h.data, self.grid.cell_area()) - self.v0;
+        let gained = self.grid.integrate(&h.data) - self.v0;
         let supplied = self.problem.supply_rate() * state.clock.t;
         let (lo, hi) = s.data.iter().fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v.to_f64()), b.max(v.to_f64())));
         let diff = if supplied != 0.0 { (gained - supplied) / supplied } else { gained };
