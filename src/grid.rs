@@ -93,20 +93,45 @@ impl Grid2 {
     }
 }
 
-/// A 3D grid of `nx × ny × nz` points with spacings and origin, `halo` ghost layers.
+/// A 3D grid of `nx × ny × nz` points spaced `dx × dy × dz` metres from `origin`, with `halo`
+/// ghost layers on each side (none for fields periodic in their index arithmetic).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Grid3 {
-    pub n: (usize, usize, usize),
-    pub spacing: (f64, f64, f64),
+    pub nx: usize,
+    pub ny: usize,
+    pub nz: usize,
+    pub dx: f64,
+    pub dy: f64,
+    pub dz: f64,
     pub origin: (f64, f64, f64),
     pub halo: usize,
 }
 
 impl Grid3 {
-    pub fn layout(&self) -> Layout3 {
-        Layout3::new(self.n.0 as u32, self.n.1 as u32, self.n.2 as u32, self.halo as u32)
+    /// Points in the grid (interior).
+    pub fn len(&self) -> usize {
+        self.nx * self.ny * self.nz
     }
-    pub fn points(&self) -> usize {
-        self.n.0 * self.n.1 * self.n.2
+    /// Never true for a grid with a point (kept for clippy's `len_without_is_empty`).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The layout of its fields.
+    pub fn layout(&self) -> Layout3 {
+        Layout3::new(self.nx as u32, self.ny as u32, self.nz as u32, self.halo as u32)
+    }
+    /// Bytes of one interior field of `T`.
+    pub fn bytes<T>(&self) -> usize {
+        self.len() * std::mem::size_of::<T>()
+    }
+}
+
+impl std::fmt::Display for Grid3 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.nx == self.ny && self.ny == self.nz {
+            write!(f, "{}³", self.nx)
+        } else {
+            write!(f, "{}×{}×{}", self.nx, self.ny, self.nz)
+        }
     }
 }

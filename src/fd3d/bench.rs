@@ -62,7 +62,7 @@ fn precision<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, gr
         let note = format!("max err {:.1e}; grid {:?} block {:?}", err.max, s.grid, s.block);
         report.push(&kernel_name(variant.direction()), variant.name(), &label, p, m.median_ms, moved, None, note);
     }
-    if grid.mx <= CPU_MAX_EDGE {
+    if grid.nx <= CPU_MAX_EDGE {
         let mut out = vec![T::ZERO; grid.len()];
         for dir in Direction::ALL {
             let m = time_cpu(1, opts.reps.clamp(1, 10), |_| cpu::derivative(grid, dir, &host, &mut out))?;

@@ -152,7 +152,7 @@ impl Fd3dCase {
         }
         // The largest direction's key names a grid too large for this machine.
         let largest = (0..3).max_by_key(|&a| (m[a], std::cmp::Reverse(a))).unwrap_or(0);
-        let grid = Grid3::new(m[0], m[1], m[2]).map_err(|e| doc.invalid(&keys[largest], e))?;
+        let grid = Grid3::unit_cube(m[0], m[1], m[2]).map_err(|e| doc.invalid(&keys[largest], e))?;
         let precision = common.run.precision;
         crate::files::check_host_memory(&format!("fd3d on a {grid} grid in {precision}"), needs(grid, precision).host)
             .map_err(|e| doc.invalid(&keys[largest], e))?;

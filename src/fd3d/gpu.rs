@@ -29,15 +29,15 @@ fn u32_of(v: usize) -> u32 {
 /// The kernel's parameters and launch shape for `variant` on `grid`. `sm_count` sizes the
 /// streaming variants' segments (enough threads to fill the GPU).
 pub fn plan_for<T: GpuReal>(grid: Grid3, variant: Variant, sm_count: u32) -> Result<(LaunchShape, Fd3dParams<T>)> {
-    grid.validate()?;
+    grid.validate_periodic()?;
     let dir = variant.direction();
-    let (mx, my, mz) = (u32_of(grid.mx), u32_of(grid.my), u32_of(grid.mz));
-    let plane = grid.mx as u64 * grid.my as u64;
+    let (mx, my, mz) = (u32_of(grid.nx), u32_of(grid.ny), u32_of(grid.nz));
+    let plane = grid.nx as u64 * grid.ny as u64;
     // (n_across, stride_across, n_outer, stride_outer): across is y for x, x for y and z.
     let (n_across, stride_across, n_outer, stride_outer) = match dir {
-        Direction::X => (my, grid.mx as u64, mz, plane),
+        Direction::X => (my, grid.nx as u64, mz, plane),
         Direction::Y => (mx, 1, mz, plane),
-        Direction::Z => (mx, 1, my, grid.mx as u64),
+        Direction::Z => (mx, 1, my, grid.nx as u64),
     };
     let m = u32_of(grid.m(dir));
     let mut p = Fd3dParams {
