@@ -79,9 +79,6 @@ impl<T: Copy> Field2<T> {
     pub fn stored_mut(&mut self) -> &mut [T] {
         &mut self.data
     }
-    pub fn into_stored(self) -> Vec<T> {
-        self.data
-    }
     /// Point (i, j), interior-relative (ghosts at negative indices and past the interior).
     pub fn get(&self, i: i32, j: i32) -> T {
         self.data[self.layout.at(i, j)]
@@ -154,9 +151,6 @@ impl<T: GpuReal> DeviceField2<T> {
     }
     pub fn buffer(&self) -> &DeviceBuffer<T> {
         &self.buf
-    }
-    pub fn buffer_mut(&mut self) -> &mut DeviceBuffer<T> {
-        &mut self.buf
     }
     /// Copy to the host (synchronises).
     pub fn download(&self, gpu: &Gpu) -> Result<Field2<T>> {

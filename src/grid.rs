@@ -2,7 +2,7 @@
 //! the ghost layers a solver keeps around them. A grid hands out the [`Layout2`] its padded
 //! fields are indexed by, and the positions of its cells for set-ups, pictures and messages.
 
-pub use kernels::grid::{Layout2, Layout3};
+pub use kernels::grid::Layout2;
 
 use crate::{Error, Result};
 
@@ -115,10 +115,6 @@ impl Grid3 {
     /// Never true for a grid with a point (kept for clippy's `len_without_is_empty`).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-    /// The layout of its fields.
-    pub fn layout(&self) -> Layout3 {
-        Layout3::new(self.nx as u32, self.ny as u32, self.nz as u32, self.halo as u32)
     }
     /// Bytes of one interior field of `T`.
     pub fn bytes<T>(&self) -> usize {

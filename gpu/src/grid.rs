@@ -1,4 +1,4 @@
-//! Index layouts of padded fields: the interior points of a grid plus `halo` ghost layers on
+//! The index layout of padded 2D fields: the interior points of a grid plus `halo` ghost layers on
 //! every side, stored row-major with x fastest. Kernels and the host index fields through these,
 //! so a field's ghosts and pitch are described in one place.
 //!
@@ -42,52 +42,9 @@ impl Layout2 {
         let h = self.halo as i32;
         ((j + h) as usize) * self.pitch as usize + (i + h) as usize
     }
-    /// Index of the stored point (pi, pj), counted from the first ghost.
-    #[inline(always)]
-    pub const fn at_stored(&self, pi: u32, pj: u32) -> usize {
-        pj as usize * self.pitch as usize + pi as usize
-    }
     /// Whether (i, j) is an interior point.
     #[inline(always)]
     pub const fn is_interior(&self, i: i32, j: i32) -> bool {
         i >= 0 && j >= 0 && (i as u32) < self.nx && (j as u32) < self.ny
-    }
-}
-
-/// A 3D layout: `nx × ny × nz` interior points, `halo` ghost layers on each side, x fastest,
-/// then y, then z.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Layout3 {
-    pub nx: u32,
-    pub ny: u32,
-    pub nz: u32,
-    pub halo: u32,
-}
-
-impl Layout3 {
-    pub const fn new(nx: u32, ny: u32, nz: u32, halo: u32) -> Layout3 {
-        Layout3 { nx, ny, nz, halo }
-    }
-    /// Stored points along x, y and z.
-    #[inline(always)]
-    pub const fn stored(&self) -> (u32, u32, u32) {
-        (self.nx + 2 * self.halo, self.ny + 2 * self.halo, self.nz + 2 * self.halo)
-    }
-    #[inline(always)]
-    pub const fn len(&self) -> usize {
-        let (a, b, c) = self.stored();
-        a as usize * b as usize * c as usize
-    }
-    #[inline(always)]
-    pub const fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// Index of point (i, j, k), interior-relative.
-    #[inline(always)]
-    pub const fn at(&self, i: i32, j: i32, k: i32) -> usize {
-        let h = self.halo as i32;
-        let (a, b, _) = self.stored();
-        (((k + h) as usize * b as usize) + (j + h) as usize) * a as usize + (i + h) as usize
     }
 }

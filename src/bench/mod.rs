@@ -64,11 +64,6 @@ pub fn run_suite(name: &str, gpu: &Gpu, opts: &BenchOptions) -> Result<Report> {
     Ok(report)
 }
 
-/// Check a suite name before any work.
-pub fn check_suite(name: &str) -> Result<()> {
-    if suites().iter().any(|s| s.name == name) { Ok(()) } else { Err(unknown(name)) }
-}
-
 /// Whether a size can run: `host` bytes must fit in this machine's available memory (else an
 /// error), `gpu` bytes in the GPU's free memory — an error for a size the user asked for with
 /// `--sizes`, a skipped size (said on standard error) in a suite's default sweep, which is made
