@@ -1,4 +1,5 @@
-//! Builds the `gpu` crate to PTX and embeds it (see TOOLCHAIN.md).
+//! Builds the kernel crate (folder `gpu/`, package `hydrokern-kernels`, library `kernels`) to PTX
+//! and embeds it (see docs/toolchain.md).
 //!
 //! The kernels are compiled as an rlib for `nvptx64-nvidia-cuda` with `--emit=asm`: the `.s`
 //! file is the PTX module, and an rlib is never linked, so no bitcode linker is needed. One
@@ -21,6 +22,8 @@ fn main() {
     println!("cargo:rerun-if-changed=rust-toolchain.toml");
     println!("cargo:rerun-if-env-changed=HYDROKERN_GIT_REV");
     git_revision(&root);
+    examples(&root, &out);
+    test_configuration();
 
     if let Err(message) = check_toolchain() {
         fail(&message);
@@ -66,7 +69,7 @@ fn build_module(root: &Path, target_dir: &Path, arch: &str) -> String {
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(root)
-        .args(["rustc", "-p", "gpu", "--release", "--target", TARGET, "-Zbuild-std=core"])
+        .args(["rustc", "-p", "hydrokern-kernels", "--release", "--target", TARGET, "-Zbuild-std=core"])
         .arg("--target-dir")
         .arg(target_dir)
         .args(["--", "--emit=asm"])
@@ -94,11 +97,11 @@ fn build_module(root: &Path, target_dir: &Path, arch: &str) -> String {
     let output = cmd.output().unwrap_or_else(|e| fail(&format!("cannot run cargo: {e}")));
     if !output.status.success() {
         fail(&format!(
-            "the nested `cargo rustc -p gpu --target {TARGET}` for {arch} failed:\n{}",
+            "the nested `cargo rustc -p hydrokern-kernels --target {TARGET}` for {arch} failed:\n{}",
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    // The newest deps/gpu-*.s is this build's module (stale hashes may sit beside it).
+    // The newest deps/kernels-*.s is this build's module (stale hashes may sit beside it).
     let deps = target_dir.join(TARGET).join("release/deps");
     let newest = fs::read_dir(&deps)
         .unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", deps.display())))
@@ -106,11 +109,37 @@ fn build_module(root: &Path, target_dir: &Path, arch: &str) -> String {
         .map(|e| e.path())
         .filter(|p| {
             p.extension().is_some_and(|x| x == "s")
-                && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("gpu-"))
+                && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("kernels-"))
         })
         .max_by_key(|p| fs::metadata(p).and_then(|m| m.modified()).ok());
-    let path = newest.unwrap_or_else(|| fail(&format!("no gpu-*.s in {}", deps.display())));
+    let path = newest.unwrap_or_else(|| fail(&format!("no kernels-*.s in {}", deps.display())));
     fs::read_to_string(&path).unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", path.display())))
+}
+
+/// Which tests this build runs rather than compiles as ignored (with the reason):
+/// - `cfg(gpu_tests)`, the tests that need a GPU: with `HYDROKERN_GPU_TESTS=1`, or, when that
+///   variable is unset, on a machine with an NVIDIA driver (`HYDROKERN_GPU_TESTS=0` turns them
+///   off). Built elsewhere they still run with `--include-ignored` (the GPU bundle does that).
+/// - `cfg(ptxas)`, assembling the embedded PTX: when `$PTXAS` is set, `ptxas` is on `PATH`, or
+///   `HYDROKERN_REQUIRE_PTXAS=1` (then a missing ptxas fails the test instead).
+fn test_configuration() {
+    println!("cargo::rustc-check-cfg=cfg(gpu_tests)");
+    println!("cargo::rustc-check-cfg=cfg(ptxas)");
+    for var in ["HYDROKERN_GPU_TESTS", "PTXAS", "HYDROKERN_REQUIRE_PTXAS", "PATH"] {
+        println!("cargo::rerun-if-env-changed={var}");
+    }
+    let gpu = match env::var("HYDROKERN_GPU_TESTS") {
+        Ok(v) => v == "1",
+        Err(_) => Path::new("/proc/driver/nvidia/version").exists() || Path::new("/dev/nvidiactl").exists(),
+    };
+    if gpu {
+        println!("cargo::rustc-cfg=gpu_tests");
+    }
+    let on_path = env::var_os("PATH").is_some_and(|p| env::split_paths(&p).any(|d| d.join("ptxas").is_file()));
+    let required = env::var("HYDROKERN_REQUIRE_PTXAS").is_ok_and(|v| v == "1");
+    if env::var_os("PTXAS").is_some() || on_path || required {
+        println!("cargo::rustc-cfg=ptxas");
+    }
 }
 
 /// Embeds the git revision for benchmark metadata ("unknown" outside a checkout).
@@ -125,4 +154,29 @@ fn git_revision(root: &Path) {
         out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
     });
     println!("cargo:rustc-env=HYDROKERN_GIT_REV={}", rev.unwrap_or_else(|| "unknown".into()));
+}
+
+/// Embeds every `examples/*.toml` case file (but the `*.norms.toml` regression norms) as the
+/// built-in scenarios: `EXAMPLES: &[(name, text)]`, name = file stem.
+fn examples(root: &Path, out: &Path) {
+    let dir = root.join("examples");
+    println!("cargo:rerun-if-changed=examples");
+    let mut entries: Vec<(String, PathBuf)> = fs::read_dir(&dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .filter(|p| !p.to_string_lossy().ends_with(".norms.toml"))
+                .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p))
+                .collect()
+        })
+        .unwrap_or_default();
+    entries.sort();
+    let mut code = String::from("pub const EXAMPLES: &[(&str, &str)] = &[\n");
+    for (name, path) in &entries {
+        println!("cargo:rerun-if-changed={}", path.display());
+        code += &format!("    ({name:?}, include_str!({:?})),\n", path.display().to_string());
+    }
+    code += "];\n";
+    fs::write(out.join("examples.rs"), code).unwrap();
 }

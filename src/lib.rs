@@ -1,34 +1,66 @@
 //! hydrokern: pure-Rust GPU kernels for water and sediment simulation, each with a CPU
 //! reference behind the same API.
 //!
-//! Layers: [`runtime`] (GPU context, typed buffers, launches, event timing, the GPU-or-CPU
-//! choice) over cudarc's driver bindings; one module per solver holding its CPU reference and
-//! GPU driver; [`bench`], the benchmark harness. The kernels live in the `gpu` crate, compiled
-//! to PTX by `build.rs` and embedded here ([`ptx`]).
+//! The skeleton every solver stands on:
+//! - [`grid`] and [`field`]: grids in metres and padded fields with ghost layers, on the host
+//!   and on the GPU; the ghost fills are point functions of the kernels crate (`kernels::halo`).
+//! - [`model`]: the one interface of a time-dependent model (advance, clock, state out), with
+//!   a CPU and a GPU implementation per solver.
+//! - [`case`]: case files (TOML) and the command-line flags that override their keys.
+//! - [`run`]: the runner — backend and precision, memory and step-limit checks, progress,
+//!   snapshots, blow-up handling, output directories written whole.
+//! - [`runtime`]: the GPU (context, typed buffers, kernel launches, timers) and the GPU-or-CPU
+//!   choice, over cudarc's driver bindings.
+//!
+//! Each solver is one module here (problem, case, CPU reference, GPU driver, model) with its
+//! kernels in the kernels crate (`gpu/`); [`SOLVERS`] lists them and [`scenarios`] holds the
+//! built-in cases (`examples/`). `bench` (the feature of the same name) is the benchmark
+//! harness and each solver's suite, apart from the simulation API.
 
+#[cfg(feature = "bench")]
 pub mod bench;
+pub mod case;
 pub mod error;
-pub mod fd3d;
+pub mod field;
+pub mod files;
 pub mod foundation;
-pub mod kp;
+pub mod grid;
+pub mod model;
 pub mod output;
 pub mod ptx;
+pub mod rng;
+pub mod run;
 pub mod runtime;
-pub mod sediment;
+pub mod scenarios;
+pub mod solver;
 pub mod transpose;
-pub mod tridiag;
+
+/// Declares the solver modules and lists them: adding a solver is one name here.
+macro_rules! solvers {
+    ($($m:ident),* $(,)?) => {
+        $(pub mod $m;)*
+        /// Every solver, by the name case files give it.
+        pub static SOLVERS: &[&solver::Solver] = &[$(&$m::SOLVER),*];
+    };
+}
+solvers! { sediment, kp, fd3d, tridiag }
 
 pub use error::{Error, Result};
-pub use gpu::Real;
-
-/// A precision the GPU runtime can move and launch with: f32 or f64.
-pub trait GpuReal: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Default {}
-impl GpuReal for f32 {}
-impl GpuReal for f64 {}
+pub use kernels::Real;
+pub use rng::Rng;
 pub use runtime::{Backend, BackendChoice, Gpu};
 
+/// A precision the GPU runtime can move and launch with, and the output can write: f32 or f64.
+pub trait GpuReal:
+    Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Default + output::NpyElem
+{
+}
+impl GpuReal for f32 {}
+impl GpuReal for f64 {}
+
 /// Precision chosen at run time; dispatched once to generic code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Precision {
     F32,
     F64,
@@ -42,6 +74,13 @@ impl Precision {
             Precision::F64 => "f64",
         }
     }
+    /// Bytes per value.
+    pub fn bytes(self) -> u64 {
+        match self {
+            Precision::F32 => 4,
+            Precision::F64 => 8,
+        }
+    }
 }
 
 impl std::fmt::Display for Precision {
@@ -50,5 +89,5 @@ impl std::fmt::Display for Precision {
     }
 }
 
-/// The git revision this library was built from (for benchmark metadata).
+/// The git revision this library was built from (for benchmark metadata and run manifests).
 pub const GIT_REVISION: &str = env!("HYDROKERN_GIT_REV");

@@ -1,4 +1,4 @@
-//! The embedded PTX modules and the kernel names every solver expects in them.
+//! The embedded PTX modules and the entry points they must define.
 
 /// One embedded module.
 pub struct PtxModule {
@@ -20,21 +20,12 @@ pub fn module_for(cc: (i32, i32)) -> Option<&'static PtxModule> {
     MODULES.iter().find(|m| cc >= m.min_cc)
 }
 
-/// Every generic kernel stem, per solver; each is stamped as `<stem>_f32` and `<stem>_f64`.
-pub const KERNEL_STEMS: &[&[&str]] = &[
-    crate::foundation::KERNELS,
-    crate::sediment::KERNELS,
-    crate::fd3d::KERNELS,
-    crate::kp::KERNELS,
-    crate::tridiag::KERNELS,
-    crate::transpose::KERNELS,
-];
-
-/// Every entry point the modules must contain.
+/// Every entry point the modules must contain: `<stem>_f32` and `<stem>_f64` for each stem the
+/// kernel crate declares ([`kernels::ENTRY_POINTS`]).
 pub fn expected_entry_points() -> Vec<String> {
-    KERNEL_STEMS
+    kernels::ENTRY_POINTS
         .iter()
-        .flat_map(|stems| stems.iter())
+        .flat_map(|(_, stems)| stems.iter())
         .flat_map(|stem| [format!("{stem}_f32"), format!("{stem}_f64")])
         .collect()
 }

@@ -3,19 +3,30 @@
 
 mod common;
 
-use common::{Rng, awkward_len, cases, gpu_or_skip, poison};
+use common::{Tolerance, awkward_len, cases, gpu, poison};
 use hydrokern::foundation::{ReduceOp, cpu, gpu as dev, gpu::Reducer};
-use hydrokern::{GpuReal, Real};
+use hydrokern::{GpuReal, Real, Rng};
 use proptest::prelude::*;
+
+/// Copy and fill move values: the same bits.
+const MOVE: Tolerance = Tolerance::BITS;
+/// Max |x|, max and min pick one of the values: exactly it.
+const PICK: Tolerance = Tolerance::EXACT;
+/// A sum in another order than the reference's: the classic bound for a summation of n terms
+/// with partial sums in a tree, 2·log2(n)·ε·Σ|x| (here scaled at the call, as `sum_tolerance`).
+const SUM: Tolerance = Tolerance::eps(2.0);
+
+fn sum_tolerance<T: Real>(x: &[T]) -> Tolerance {
+    let abs: f64 = x.iter().map(|v| v.abs().to_f64()).sum();
+    SUM.times((x.len() as f64).log2().max(1.0)).scaled(abs)
+}
 
 fn values<T: Real>(seed: u64, n: usize) -> Vec<T> {
     Rng::new(seed).values(n, -100.0, 100.0)
 }
 
 fn check_copy<T: GpuReal>(n: usize, seed: u64) -> Result<(), TestCaseError> {
-    let Some(gpu) = gpu_or_skip("copy") else {
-        return Ok(());
-    };
+    let gpu = gpu();
     let host = values::<T>(seed, n);
     let src = gpu.upload(&host).unwrap();
     let mut dst = gpu.upload(&vec![poison::<T>(); n]).unwrap();
@@ -23,54 +34,33 @@ fn check_copy<T: GpuReal>(n: usize, seed: u64) -> Result<(), TestCaseError> {
     let got = gpu.download(&dst).unwrap();
     let mut want = vec![T::ZERO; n];
     cpu::copy(&host, &mut want).unwrap();
-    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-        prop_assert!(
-            g.to_f64().to_bits() == w.to_f64().to_bits(),
-            "copy {} n={n}: element {i} is {g}, want {w}",
-            T::NAME
-        );
-    }
+    MOVE.check(&format!("copy n={n}"), &got, &want)?;
     Ok(())
 }
 
 fn check_fill<T: GpuReal>(n: usize, seed: u64) -> Result<(), TestCaseError> {
-    let Some(gpu) = gpu_or_skip("fill") else {
-        return Ok(());
-    };
+    let gpu = gpu();
     let value = values::<T>(seed, 1)[0];
     let mut dst = gpu.upload(&vec![poison::<T>(); n]).unwrap();
     dev::fill(&gpu, &mut dst, value).unwrap();
     let got = gpu.download(&dst).unwrap();
     let mut want = vec![T::ZERO; n];
     cpu::fill(&mut want, value);
-    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-        prop_assert!(g == w, "fill {} n={n}: element {i} is {g}, want {w}", T::NAME);
-    }
+    MOVE.check(&format!("fill n={n}"), &got, &want)?;
     Ok(())
 }
 
-/// Max and min are exact; a sum is exact up to reordering, bounded by n·eps·Σ|x|.
+/// Max and min are exact; a sum is exact up to reordering ([`SUM`]).
 fn check_reduce<T: GpuReal>(n: usize, seed: u64) -> Result<(), TestCaseError> {
-    let Some(gpu) = gpu_or_skip("reduce") else {
-        return Ok(());
-    };
+    let gpu = gpu();
     let host = values::<T>(seed, n);
     let x = gpu.upload(&host).unwrap();
     let mut r = Reducer::<T>::new(&gpu).unwrap();
     for op in ReduceOp::ALL {
         let got = r.reduce(&gpu, op, &x).unwrap();
         let want = cpu::reduce(op, &host);
-        if op == ReduceOp::Sum {
-            let abs: f64 = host.iter().map(|v| v.abs().to_f64()).sum();
-            let tol = 2.0 * (n as f64).log2().max(1.0) * T::EPSILON.to_f64() * abs;
-            prop_assert!(
-                (got.to_f64() - want.to_f64()).abs() <= tol,
-                "sum {} n={n}: {got} vs {want} (tol {tol})",
-                T::NAME
-            );
-        } else {
-            prop_assert!(got == want, "{op:?} {} n={n}: {got} vs {want}", T::NAME);
-        }
+        let tol = if op == ReduceOp::Sum { sum_tolerance(&host) } else { PICK };
+        tol.check_value(&format!("{op:?} n={n}"), got, want)?;
     }
     Ok(())
 }
@@ -78,16 +68,19 @@ fn check_reduce<T: GpuReal>(n: usize, seed: u64) -> Result<(), TestCaseError> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(48)))]
     #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn copy_matches_cpu(n in awkward_len(1 << 20), seed: u64) {
         check_copy::<f32>(n, seed)?;
         check_copy::<f64>(n, seed)?;
     }
     #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn fill_matches_cpu(n in awkward_len(1 << 20), seed: u64) {
         check_fill::<f32>(n, seed)?;
         check_fill::<f64>(n, seed)?;
     }
     #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn reductions_match_cpu(n in awkward_len(1 << 21), seed: u64) {
         check_reduce::<f32>(n, seed)?;
         check_reduce::<f64>(n, seed)?;
@@ -114,20 +107,24 @@ fn cpu_copy_rejects_mismatched_lengths() {
 }
 
 #[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
 fn gpu_copy_rejects_mismatched_lengths() {
-    let Some(gpu) = gpu_or_skip("gpu_copy_rejects_mismatched_lengths") else {
-        return;
-    };
+    let gpu = gpu();
     let a = gpu.upload(&[1.0f64, 2.0]).unwrap();
     let mut b = gpu.upload(&[0.0f64; 3]).unwrap();
     assert!(dev::copy(&gpu, &a, &mut b).is_err());
 }
 
 #[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
 fn oversized_allocation_is_an_error_not_a_panic() {
-    let Some(gpu) = gpu_or_skip("oversized_allocation_is_an_error_not_a_panic") else {
-        return;
-    };
+    let gpu = gpu();
     let total = gpu.info().total_mem;
     let err = gpu.alloc::<f64>(total / 8 * 2).unwrap_err();
     assert!(err.to_string().contains("GPU memory"), "{err}");

@@ -2,7 +2,7 @@
 //!
 //! Everything here lowers to single PTX instructions on the GPU (`sqrt.rn`, `fma.rn`, `abs`,
 //! `min`, `max`) and to the usual instructions on the host, so generic point-wise code is
-//! written once and stamped for both precisions.
+//! written once and compiled for both precisions.
 
 use core::fmt::{Debug, Display};
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
@@ -27,7 +27,7 @@ pub trait Real:
     + Sync
     + 'static
 {
-    /// "f32" or "f64": the suffix of the stamped kernel names.
+    /// "f32" or "f64": the suffix of the entry points' names.
     const NAME: &'static str;
     const ZERO: Self;
     const ONE: Self;

@@ -1,14 +1,18 @@
-//! `hydrokern`: run a scenario, show the backend, or benchmark the kernels.
+//! `hydrokern`: run a scenario or a case file, check a case, show the backend, or benchmark.
 //!
 //! `cargo run -p host -- <scenario>` runs a simulation on the GPU when there is one and on the
-//! CPU otherwise; `info` says which and why; `bench <suite>` times the kernels.
+//! CPU otherwise. Scenarios are the case files in `examples/`; their flags are overrides of
+//! case keys, listed by each solver (`hydrokern <scenario> --help`), so this file never changes
+//! when a solver or a scenario is added.
 
-mod scenarios;
+mod case_cli;
+mod output;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use hydrokern::bench::{self, BenchOptions};
-use hydrokern::{Backend, BackendChoice, Precision};
+use hydrokern::{Backend, BackendChoice};
+use output::out;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,15 +22,15 @@ use std::process::ExitCode;
     name = "hydrokern",
     version,
     about = "Pure-Rust GPU kernels for water and sediment simulation, with CPU references",
-    after_help = scenarios::help_text()
+    after_help = case_cli::scenarios_help()
 )]
 struct Cli {
-    /// Where to run: the GPU when one is usable (auto), the GPU or fail (gpu), or the CPU.
-    #[arg(long, global = true, value_enum, default_value_t = BackendArg::Auto)]
-    backend: BackendArg,
-    /// Floating-point precision of the fields and kernels.
-    #[arg(long, global = true, value_enum, default_value_t = PrecisionArg::F64)]
-    precision: PrecisionArg,
+    /// Where to run: the GPU when one is usable (auto), the GPU or fail (gpu), or the CPU. Overrides the case's run.backend.
+    #[arg(long, global = true, value_enum)]
+    backend: Option<BackendArg>,
+    /// Floating-point precision of the fields and kernels. Overrides the case's run.precision.
+    #[arg(long, global = true, value_enum)]
+    precision: Option<PrecisionArg>,
     #[command(subcommand)]
     command: Command,
 }
@@ -48,37 +52,33 @@ enum PrecisionArg {
 enum Command {
     /// Show the backend (GPU name, compute capability, SMs, memory, measured copy bandwidth), or why the CPU is used.
     Info,
-    /// Time a benchmark suite on the GPU and print a markdown table.
-    Bench(BenchArgs),
-    /// List the scenarios.
+    /// List the scenarios (the case files in examples/).
     Scenarios,
-    /// Scenario: a coastal basin filled by a river (sand and mud transport, seed 000).
-    Sediment(scenarios::sediment::Args),
-    /// Scenario: solve a batch of tridiagonal systems; time and residual (seed 001).
-    Tridiag(scenarios::tridiag::Args),
-    /// 8th-order periodic derivatives in x, y, z: errors, time and bandwidth per kernel variant.
-    #[command(name = "fd3d")]
-    Fd3d(scenarios::fd3d::Args),
-    /// Scenario: circular dam break (shallow water, Kurganov–Petrova, seed 003).
-    #[command(name = "dam-break")]
-    DamBreak(scenarios::kp::DamBreakArgs),
-    /// Scenario: flooding dam break into a dry domain (shallow water, seed 003).
-    Flood(scenarios::kp::Args),
-    /// Scenario: a Gaussian hump of water with friction (shallow water, seed 003).
-    Gaussian(scenarios::kp::Args),
-    /// Scenario: a sine wave on a flat bed with walls (shallow water, seed 003).
-    Sine(scenarios::kp::Args),
-    /// Scenario: a lake at rest with dry islands (shallow water, seed 003).
-    #[command(name = "lake-at-rest")]
-    LakeAtRest(scenarios::kp::Args),
+    /// Run a case file: `hydrokern run CASE.toml [flags of its solver]`.
+    #[command(disable_help_flag = true)]
+    Run {
+        /// The case file, then any flags of its solver (see `hydrokern run CASE.toml --help`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        args: Vec<OsString>,
+    },
+    /// Check a case file without running it: every key, value and size; errors name the key and line.
+    #[command(disable_help_flag = true)]
+    Check {
+        /// The case file, then any flags of its solver.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        args: Vec<OsString>,
+    },
+    /// Time a benchmark suite on the GPU and print a markdown table.
+    #[command(after_help = bench_help())]
+    Bench(BenchArgs),
     #[command(external_subcommand)]
-    Unknown(Vec<OsString>),
+    Scenario(Vec<OsString>),
 }
 
 #[derive(clap::Args)]
 struct BenchArgs {
     /// The suite (see `bench --help` for the list).
-    #[arg(value_parser = clap::builder::PossibleValuesParser::new(bench::SUITES.iter().map(|s| s.0)))]
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(bench::suites().into_iter().map(|s| s.name)))]
     suite: String,
     /// Also write the report, with the run's metadata, as JSON to this file.
     #[arg(long)]
@@ -87,17 +87,37 @@ struct BenchArgs {
     #[arg(long, value_delimiter = ',')]
     sizes: Vec<usize>,
     /// Timed repetitions per row (the median is reported).
-    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     reps: u64,
     /// Untimed warm-up runs per row.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=100_000))]
     warmup: u64,
     /// Block shape BXxBY for suites with block-shaped kernels (sediment); default: the suite's.
-    #[arg(long, value_parser = scenarios::sediment::parse_block)]
+    #[arg(long, value_parser = parse_block)]
     block: Option<(u32, u32)>,
     /// Rows per thread for suites with multi-row kernels (sediment); default: the suite's.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     rows: Option<u32>,
+}
+
+/// The suites and what each times.
+fn bench_help() -> String {
+    let mut s = String::from("Suites:\n");
+    for suite in bench::suites() {
+        s += &format!("  {:<10} {}\n", suite.name, suite.about);
+    }
+    s
+}
+
+/// `BXxBY` with 1 ≤ BX·BY ≤ 1024 threads, in checked arithmetic.
+fn parse_block(s: &str) -> std::result::Result<(u32, u32), String> {
+    let bad = || format!("block '{s}': expected BXxBY with positive integers, e.g. 32x8");
+    let (x, y) = s.split_once(['x', '×']).ok_or_else(bad)?;
+    let (x, y): (u32, u32) = (x.trim().parse().map_err(|_| bad())?, y.trim().parse().map_err(|_| bad())?);
+    match x.checked_mul(y) {
+        Some(1..=1024) => Ok((x, y)),
+        _ => Err(format!("block {x}x{y}: needs 1 to 1024 threads")),
+    }
 }
 
 fn main() -> ExitCode {
@@ -112,79 +132,69 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    let globals = case_cli::Globals {
+        backend: cli.backend.map(|b| match b {
+            BackendArg::Auto => "auto",
+            BackendArg::Gpu => "gpu",
+            BackendArg::Cpu => "cpu",
+        }),
+        precision: cli.precision.map(|p| match p {
+            PrecisionArg::F32 => "f32",
+            PrecisionArg::F64 => "f64",
+        }),
+    };
     let choice = match cli.backend {
-        BackendArg::Auto => BackendChoice::Auto,
-        BackendArg::Gpu => BackendChoice::Gpu,
-        BackendArg::Cpu => BackendChoice::Cpu,
-    };
-    let precision = match cli.precision {
-        PrecisionArg::F32 => Precision::F32,
-        PrecisionArg::F64 => Precision::F64,
-    };
-    // Every scenario runs on the backend resolved here, announced on stderr.
-    let scenario = |run: &dyn Fn(&Backend) -> Result<()>| -> Result<()> {
-        let backend = Backend::select(choice)?;
-        eprintln!("backend: {}", backend.describe());
-        run(&backend)
+        None | Some(BackendArg::Auto) => BackendChoice::Auto,
+        Some(BackendArg::Gpu) => BackendChoice::Gpu,
+        Some(BackendArg::Cpu) => BackendChoice::Cpu,
     };
     match cli.command {
         Command::Info => info(choice),
+        Command::Scenarios => out(case_cli::scenarios_help()),
+        Command::Run { args } => case_cli::run_file(&args, &globals, false),
+        Command::Check { args } => case_cli::run_file(&args, &globals, true),
         Command::Bench(args) => bench(choice, args),
-        Command::Scenarios => {
-            print!("{}", scenarios::help_text());
-            Ok(())
-        }
-        Command::Fd3d(args) => scenario(&|b| scenarios::fd3d::run(&args, b, precision)),
-        Command::DamBreak(args) => scenario(&|b| scenarios::kp::dam_break(&args, b, precision)),
-        Command::Flood(args) => scenario(&|b| scenarios::kp::flood(&args, b, precision)),
-        Command::Gaussian(args) => scenario(&|b| scenarios::kp::gaussian(&args, b, precision)),
-        Command::Sine(args) => scenario(&|b| scenarios::kp::sine(&args, b, precision)),
-        Command::LakeAtRest(args) => scenario(&|b| scenarios::kp::lake_at_rest(&args, b, precision)),
-        Command::Sediment(args) => scenario(&|b| scenarios::sediment::run(&args, b, precision)),
-        Command::Tridiag(args) => scenario(&|b| scenarios::tridiag::run(&args, b, precision)),
-        Command::Unknown(args) => {
-            let name = args.first().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            scenarios::unknown(&name)
-        }
+        Command::Scenario(args) => case_cli::run_scenario(&args, &globals),
     }
 }
 
 fn info(choice: BackendChoice) -> Result<()> {
-    println!("hydrokern {} (rev {})", env!("CARGO_PKG_VERSION"), hydrokern::GIT_REVISION);
+    out(format!("hydrokern {} (rev {})", env!("CARGO_PKG_VERSION"), hydrokern::GIT_REVISION))?;
     let backend = Backend::select(choice)?;
-    println!("backend: {}", backend.describe());
+    out(format!("backend: {}", backend.describe()))?;
     if let Backend::Gpu(gpu) = &backend {
         let i = gpu.info();
         let gib = |b: usize| b as f64 / (1u64 << 30) as f64;
-        println!("  multiprocessors: {}", i.sm_count);
-        println!(
+        out(format!("  multiprocessors: {}", i.sm_count))?;
+        out(format!(
             "  memory: {:.1} GiB total, {:.1} GiB free; L2 {:.0} MiB",
             gib(i.total_mem),
             gib(i.free_mem),
             i.l2_bytes as f64 / (1 << 20) as f64
-        );
-        println!(
+        ))?;
+        out(format!(
             "  shared memory per block: up to {} KiB; threads per block: up to {}",
             i.max_shared_per_block / 1024,
             i.max_threads_per_block
-        );
-        println!("  CUDA driver: {}", i.driver);
+        ))?;
+        out(format!("  CUDA driver: {}", i.driver))?;
         let gbs = bench::copy_bandwidth(gpu).context("measuring the copy bandwidth")?;
-        println!(
+        out(format!(
             "  device-to-device copy: {gbs:.0} GB/s (cuMemcpyDtoD of 512 MiB, bytes read + written, median of 20)"
-        );
+        ))?;
     }
     Ok(())
 }
 
 fn bench(choice: BackendChoice, args: BenchArgs) -> Result<()> {
-    let gpu = match Backend::select(if choice == BackendChoice::Cpu { BackendChoice::Cpu } else { BackendChoice::Gpu })
-    {
-        Ok(Backend::Gpu(g)) => g,
-        Ok(Backend::Cpu { .. }) => {
-            bail!("benchmarks time GPU kernels (with the CPU reference as a peer); drop --backend cpu")
-        }
-        Err(e) => bail!("benchmarks need a GPU: {e}"),
+    if choice == BackendChoice::Cpu {
+        bail!(
+            "bench times GPU kernels (with the CPU reference as a peer in the same run); it cannot run with --backend cpu"
+        );
+    }
+    let gpu = match hydrokern::Gpu::new(0) {
+        Ok(g) => std::sync::Arc::new(g),
+        Err(e) => bail!("bench times GPU kernels and needs a GPU: {e}"),
     };
     if let Some(path) = &args.json {
         hydrokern::output::check_writable(path)?;
@@ -198,7 +208,7 @@ fn bench(choice: BackendChoice, args: BenchArgs) -> Result<()> {
     };
     eprintln!("timing suite '{}' on {} ...", args.suite, gpu.info().name);
     let report = bench::run_suite(&args.suite, &gpu, &opts)?;
-    println!("{}", report.to_markdown());
+    out(report.to_markdown())?;
     if let Some(path) = &args.json {
         report.write_json(path)?;
         eprintln!("wrote {}", path.display());

@@ -1,108 +1,309 @@
 //! The command line as a user meets it: bad input is a one-line error and a non-zero exit,
-//! never a panic; a scenario writes its outputs whole; a blow-up stops, names the cell and
-//! keeps the last good state.
+//! never a panic; runs write their outputs whole, into a directory that holds one run; a
+//! blow-up stops, names the cell and keeps the last good state; progress never changes results.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-/// The binary under test: `$HYDROKERN_BIN` (set by the GPU bundle's runner, where cargo's
-/// build path does not exist), else the one cargo built.
-fn hydrokern(args: &[&str]) -> Output {
-    let bin =
-        std::env::var_os("HYDROKERN_BIN").map(PathBuf::from).unwrap_or(PathBuf::from(env!("CARGO_BIN_EXE_hydrokern")));
-    Command::new(bin).args(args).output().expect("run hydrokern")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hydrokern-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-/// A clean refusal: non-zero exit, no panic or backtrace, the message contains `want`.
-fn refused(args: &[&str], want: &str) {
-    let o = hydrokern(args);
-    let err = stderr(&o);
-    assert!(!o.status.success(), "{args:?} succeeded");
-    assert!(!err.contains("panicked") && !err.contains("backtrace"), "{args:?} panicked:\n{err}");
-    assert!(err.contains(want), "{args:?}: expected '{want}' in:\n{err}");
-}
+use common::{bin, hydrokern, refused, s, scratch, stderr, stdout};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
 #[test]
 fn unknown_names_are_refused_with_the_list() {
-    refused(&["flood-of-the-century"], "scenarios: ");
-    refused(&["bench", "nope"], "possible values");
-    refused(&["sediment", "--variant", "opt9/opt1"], "unknown sediment variant");
-    refused(&["sediment", "--block", "0x8"], "block");
-    refused(&["--precision", "f16", "info"], "f16");
+    refused(&["flood-of-the-century"], "scenarios: dam-break");
+    let o = hydrokern(&["flood-of-the-century"]);
+    for name in ["sediment", "fd3d", "tridiag", "lake-at-rest", "run", "check"] {
+        assert!(stderr(&o).contains(name), "{name} missing from the list: {}", stderr(&o));
+    }
+    refused(&["sediment", "--variant", "opt9/opt1", "--backend", "cpu"], "unknown sediment variant");
+    refused(&["sediment", "--block", "0x8", "--backend", "cpu"], "gpu.block");
+    refused(&["dam-break", "--boundary", "slippery", "--backend", "cpu"], "unknown boundary condition");
+    let o = hydrokern(&["--precision", "f16", "info"]);
+    assert!(!o.status.success() && stderr(&o).contains("f16"));
+    // The old progress-count option is gone: progress is by wall-clock time now.
+    let o = hydrokern(&["dam-break", "--reports", "10"]);
+    assert!(!o.status.success() && stderr(&o).contains("--reports"), "{}", stderr(&o));
+}
+
+#[test]
+fn scenarios_lists_every_example() {
+    let o = hydrokern(&["scenarios"]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    let examples = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")).unwrap();
+    for e in examples {
+        let f = e.unwrap().file_name().to_string_lossy().into_owned();
+        if let Some(name) = f.strip_suffix(".toml").filter(|n| !n.ends_with(".norms")) {
+            assert!(text.contains(&format!("  {name} ")), "{name} missing from `scenarios`:\n{text}");
+        }
+    }
+}
+
+#[test]
+fn output_that_cannot_be_written_is_an_error_not_a_panic() {
+    let f = std::fs::File::create("/dev/full");
+    if let Ok(full) = f {
+        let o = Command::new(bin()).arg("scenarios").stdout(full).output().unwrap();
+        assert!(!o.status.success(), "writing to a full device succeeded");
+        let err = stderr(&o);
+        assert!(err.contains("standard output") && !err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn a_closed_pipe_does_not_lose_the_results() {
+    let out = scratch("pipe");
+    let mut child = Command::new(bin())
+        .args([
+            "--backend",
+            "cpu",
+            "sediment",
+            "--nx",
+            "24",
+            "--steps",
+            "400",
+            "--progress",
+            "0.05",
+            "--output",
+            s(&out),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read one line, then close the pipe, as `| head -1` does.
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "exit {:?}: {err}", o.status);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        out.join("h_t").exists()
+            || std::fs::read_dir(&out).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with("h_t"))
+    );
+    let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]
 fn bad_sediment_input_is_refused_before_any_work() {
     let out = scratch("bad");
-    let o = out.to_str().unwrap();
-    refused(&["sediment", "--nx", "0", "--output", o], "must be positive");
-    refused(&["sediment", "--nx", "16", "--ny", "16", "--dt", "1e9", "--output", o], "stability limit");
-    refused(
-        &["sediment", "--nx", "16", "--ny", "16", "--s-file", "/nonexistent.npy", "--output", o],
-        "/nonexistent.npy",
-    );
+    let o = s(&out);
+    refused(&["sediment", "--nx", "0", "--output", o], "grid.nx");
+    refused(&["sediment", "--nx", "16", "--dt", "1e9", "--output", o], "stability limit");
+    refused(&["sediment", "--nx", "16", "--s-file", "/nonexistent.npy", "--output", o], "/nonexistent.npy");
+    refused(&["sediment", "--nx", "16", "--inflow", "-1", "--output", o], "inflow");
     refused(&["sediment", "--output", "/proc/hydrokern-cannot-write-here"], "output directory");
-    assert!(!out.join("h.npy").exists(), "a refused run wrote output");
+    // Files that are not regular files are refused at once, not read forever.
+    refused(&["sediment", "--nx", "16", "--h-file", "/dev/zero", "--output", o], "not a regular file");
+    assert!(!out.join("hydrokern-run.json").exists(), "a refused run started writing");
 }
 
 #[test]
-fn sediment_writes_every_output_file() {
+fn meaningless_sediment_fields_are_refused() {
+    let dir = scratch("fields");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, v: f64| {
+        let p = dir.join(name);
+        hydrokern::output::write_npy(&p, &vec![v; 16 * 16], &[16, 16]).unwrap();
+        p
+    };
+    let (zero_a, zero_b, huge) = (write("a0.npy", 0.0), write("b0.npy", 0.0), write("a_huge.npy", 1e300));
+    let out = dir.join("out");
+    let o = s(&out);
+    // No diffusion anywhere: the river cannot enter and nothing moves.
+    refused(
+        &["sediment", "--nx", "16", "--alpha-file", s(&zero_a), "--beta-file", s(&zero_b), "--output", o],
+        "cannot enter",
+    );
+    // A diffusivity of 1e300 makes the stable step vanish: the run would never end.
+    refused(&["sediment", "--nx", "16", "--alpha-file", s(&huge), "--output", o], "max_steps");
+    // A FIFO given as a field is refused at once rather than read until it closes.
+    let fifo = dir.join("fifo.npy");
+    if Command::new("mkfifo").arg(&fifo).status().is_ok_and(|st| st.success()) {
+        refused(&["sediment", "--nx", "16", "--h-file", s(&fifo), "--output", o], "not a regular file");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn absurd_runs_are_refused_before_they_start() {
+    let out = scratch("absurd");
+    let o = s(&out);
+    refused(&["dam-break", "--t-end", "1e300", "--output", o], "max_steps");
+    refused(&["sediment", "--steps", "1000000000000", "--output", o], "max_steps");
+    refused(&["sediment", "--nx", "16", "--dt", "1e-300", "--output", o], "max_steps");
+    refused(&["sediment", "--steps", "1e12", "--output", o], "whole number");
+    refused(&["sediment", "--nx", "100000", "--output", o], "memory");
+    refused(&["dam-break", "--nx", "60000", "--output", o], "memory");
+    refused(&["dam-break", "--cfl", "0.9", "--output", o], "time.cfl");
+    refused(&["dam-break", "--cfl", "0", "--output", o], "time.cfl");
+    refused(&["dam-break", "--theta", "2.5", "--output", o], "physics.theta");
+    refused(&["dam-break", "--block", "7x3", "--output", o], "multiple of 32");
+    refused(&["dam-break", "--block", "65536x65536", "--output", o], "gpu.block");
+    refused(&["dam-break", "--snapshots", "0.5,0.2", "--output", o], "increase");
+    refused(&["dam-break", "--snapshots", "2", "--output", o], "output.snapshots");
+}
+
+#[test]
+fn sediment_writes_its_outputs_and_a_manifest() {
     let out = scratch("ok");
-    let o = hydrokern(&[
-        "--backend",
-        "cpu",
-        "sediment",
-        "--nx",
-        "24",
-        "--ny",
-        "16",
-        "--steps",
-        "50",
-        "--output",
-        out.to_str().unwrap(),
-    ]);
+    let o =
+        hydrokern(&["--backend", "cpu", "sediment", "--nx", "24", "--ny", "16", "--steps", "50", "--output", s(&out)]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let text = String::from_utf8_lossy(&o.stdout);
+    let text = stdout(&o);
     assert!(text.contains("volume gained") && text.contains("[100%]"), "{text}");
-    for f in ["h.png", "s.png", "deposit.png", "h.npy", "s.npy"] {
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("hydrokern-run.json")).unwrap()).unwrap();
+    assert_eq!(manifest["status"], "finished");
+    let files: Vec<String> =
+        manifest["files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap().to_string()).collect();
+    assert!(files.contains(&"case.toml".to_string()), "{files:?}");
+    for f in &files {
         let len = std::fs::metadata(out.join(f)).map(|m| m.len()).unwrap_or(0);
         assert!(len > 0, "{f} missing or empty");
     }
-    let (h, shape) = hydrokern::output::npy::read_npy_f64(&out.join("h.npy")).unwrap();
+    let h = files.iter().find(|f| f.starts_with("h_t") && f.ends_with(".npy")).expect("an h snapshot");
+    let (h, shape) = hydrokern::output::npy::read_npy_f64(&out.join(h)).unwrap();
     assert_eq!(shape, vec![16, 24]);
     assert!(h.iter().all(|v| v.is_finite()));
     let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]
+fn a_rerun_replaces_the_previous_run_and_refuses_foreign_files() {
+    let out = scratch("rerun");
+    fn args(t: &str) -> Vec<&str> {
+        vec!["--backend", "cpu", "sediment", "--nx", "16", "--t-end", t]
+    }
+    let o = hydrokern(&[&args("2000")[..], &["--output", s(&out)]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("h_t2000.npy").exists());
+    // A killed run's temporary file, then a rerun to another end time.
+    std::fs::write(out.join(".h_t1.npy.tmp999"), b"partial").unwrap();
+    let o = hydrokern(&[&args("1000")[..], &["--output", s(&out)]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("h_t1000.npy").exists());
+    assert!(!out.join("h_t2000.npy").exists(), "the previous run's file is still there");
+    assert!(!out.join(".h_t1.npy.tmp999").exists(), "a killed run's temporary file is still there");
+    // A file hydrokern did not write: refused without --force, kept with it.
+    std::fs::write(out.join("notes.txt"), b"mine").unwrap();
+    refused(&[&args("1000")[..], &["--output", s(&out)]].concat(), "--force");
+    let o = hydrokern(&[&args("1000")[..], &["--output", s(&out), "--force"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("notes.txt").exists());
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn progress_output_never_changes_the_results() {
+    let (a, b) = (scratch("progress-a"), scratch("progress-b"));
+    for (dir, every) in [(&a, "1000"), (&b, "0.05")] {
+        let o = hydrokern(&[
+            "--backend",
+            "cpu",
+            "dam-break",
+            "--nx",
+            "40",
+            "--t-end",
+            "0.3",
+            "--snapshots",
+            "0.1",
+            "--progress",
+            every,
+            "--output",
+            s(dir),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    for f in ["h_t0.3.npy", "hu_t0.3.npy", "hv_t0.3.npy"] {
+        assert_eq!(std::fs::read(a.join(f)).unwrap(), std::fs::read(b.join(f)).unwrap(), "{f} differs");
+    }
+    let _ = (std::fs::remove_dir_all(&a), std::fs::remove_dir_all(&b));
+}
+
+#[test]
 fn a_blow_up_stops_names_the_cell_and_keeps_the_last_good_state() {
     let out = scratch("blowup");
     // An inflow no f32 can hold overflows h at the river mouth within a few steps.
-    let args = ["--backend", "cpu", "--precision", "f32", "sediment", "--nx", "16", "--ny", "16", "--inflow", "1e36"];
-    let o = hydrokern(&[&args[..], &["--output", out.to_str().unwrap()]].concat());
+    let args =
+        ["--backend", "cpu", "--precision", "f32", "sediment", "--nx", "16", "--inflow", "1e36", "--progress", "0.05"];
+    let o = hydrokern(&[&args[..], &["--output", s(&out)]].concat());
     let err = stderr(&o);
     assert!(!o.status.success());
-    assert!(err.contains("blew up") && err.contains("cell ("), "{err}");
-    let (h, _) = hydrokern::output::npy::read_npy_f64(&out.join("h.npy")).unwrap();
+    assert!(err.contains("blew up") && err.contains("NumPy row"), "{err}");
+    let kept: Vec<PathBuf> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("last_good_h"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let (h, _) = hydrokern::output::npy::read_npy_f64(&kept[0]).unwrap();
     assert!(h.iter().all(|v| v.is_finite()), "the kept state is not the last good one");
     let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn case_files_round_trip_and_errors_name_key_and_line() {
+    let dir = scratch("case");
+    std::fs::create_dir_all(&dir).unwrap();
+    let case = dir.join("my-flood.toml");
+    let o = hydrokern(&["flood", "--nx", "32", "--t-end", "0.2", "--snapshots", "0.1", "--write-case", s(&case)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = hydrokern(&["check", s(&case)]);
+    assert!(o.status.success() && stdout(&o).contains("ok"), "{}{}", stdout(&o), stderr(&o));
+    let out = dir.join("out");
+    let o = hydrokern(&["--backend", "cpu", "run", s(&case), "--output", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("h_t0.2.npy").exists() && out.join("h_t0.1.npy").exists());
+    // The case as run is kept with the results, and runs again to the same bits.
+    let o = hydrokern(&["--backend", "cpu", "run", s(&out.join("case.toml")), "--output", s(&dir.join("again"))]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(out.join("h_t0.2.npy")).unwrap(), std::fs::read(dir.join("again/h_t0.2.npy")).unwrap());
+
+    let text = std::fs::read_to_string(&case).unwrap();
+    let line_of = |needle: &str| text.lines().position(|l| l.starts_with(needle)).unwrap() + 1;
+    let bad = |name: &str, edit: &dyn Fn(&str) -> String, want: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, edit(&text)).unwrap();
+        refused(&["check", s(&p)], want);
+    };
+    let nx_line = line_of("nx = ");
+    bad("unknown.toml", &|t| t.replacen("nx = 32", "nxx = 32", 1), &format!("line {nx_line}"));
+    bad("unknown2.toml", &|t| t.replacen("nx = 32", "nxx = 32", 1), "unknown field `nxx`");
+    bad("type.toml", &|t| t.replacen("nx = 32", "nx = \"many\"", 1), "grid.nx");
+    bad("missing.toml", &|t| t.replacen("t_end = 0.2", "", 1), "t_end");
+    bad(
+        "range.toml",
+        &|t| t.replacen("theta = 1.3", "theta = 0.5", 1),
+        &format!("line {}: physics.theta", line_of("theta")),
+    );
+    bad("cfl.toml", &|t| t.replacen("cfl = 0.25", "cfl = -1", 1), "time.cfl");
+    bad("snap.toml", &|t| t.replacen("snapshots = [0.1]", "snapshots = [0.3]", 1), "output.snapshots");
+    bad("zero.toml", &|t| t.replacen("nx = 32", "nx = 0", 1), "grid.nx");
+    bad("solver.toml", &|t| t.replacen("solver = \"kp\"", "solver = \"kpp\"", 1), "unknown solver 'kpp'");
+    refused(&["check", "/dev/zero"], "not a regular file");
+    refused(&["check", s(&dir.join("nope.toml"))], "nope.toml");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bench_says_it_needs_a_gpu_without_contradicting_itself() {
+    let o = hydrokern(&["--backend", "cpu", "bench", "copy"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("cannot run with --backend cpu"), "{}", stderr(&o));
+    let o = hydrokern(&["bench", "copy", "--reps", "1"]);
+    let err = stderr(&o);
+    assert!(o.status.success() || err.contains("needs a GPU"), "{err}");
+    assert!(!err.contains("--backend cpu"), "{err}");
 }
 
 #[test]
 fn info_and_gpu_choice_never_panic() {
     let o = hydrokern(&["info"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("backend: "));
+    assert!(stdout(&o).contains("backend: "));
     // Without a GPU, asking for one is a clear error; with one, it works.
     let o = hydrokern(&["--backend", "gpu", "info"]);
     let err = stderr(&o);

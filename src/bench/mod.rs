@@ -3,14 +3,8 @@
 //! device-to-device copy measured in the same run. Benchmarks are not tests: nothing here
 //! asserts a speed.
 
-mod copy;
-mod fd3d;
-mod kp;
 pub mod report;
-mod sediment;
 mod timing;
-mod transpose;
-mod tridiag;
 
 pub use report::{Report, Row, RunMeta};
 pub use timing::{Measurement, copy_bandwidth, rotation, time_cpu, time_gpu};
@@ -39,51 +33,57 @@ impl Default for BenchOptions {
     }
 }
 
-/// The suites `bench` knows, with what they time.
-pub const SUITES: &[(&str, &str)] = &[
-    (
-        "copy",
-        "cuMemcpyDtoD, the Rust copy kernel and the reductions (max|x|, sum), f32 and f64, 1 MiB to 1 GiB (sizes in MiB)",
-    ),
-    ("sediment", "every sediment h, s and fused variant and whole steps, f32 and f64, n² for n in 1024, 4096, 8192"),
-    ("fd3d", "8th-order periodic derivatives in x, y, z, every variant, f32 and f64, 64³ to 512³ (sizes: cube edges)"),
-    (
-        "kp",
-        "Kurganov–Petrova flux, Δt, RK and boundary kernels and RK2 steps (dam break, n² for n in 1024..8192), flood 4096² early exit on/off",
-    ),
-    (
-        "tridiag",
-        "batched tridiagonal solvers, every algorithm and layout, cuSPARSE as the peer, f32 and f64 (sizes: n)",
-    ),
-    ("transpose", "naive, tiled and diagonal transposes, f32 and f64, 1024² to 16384² (sizes: edge lengths)"),
-];
+/// A benchmark suite: `hydrokern bench <name>`.
+#[derive(Clone, Copy)]
+pub struct Suite {
+    pub name: &'static str,
+    /// What it times, one line.
+    pub about: &'static str,
+    pub run: fn(&Gpu, &BenchOptions, &mut Report) -> Result<()>,
+}
+
+/// Every suite: the building blocks' (copy, transpose), then each solver's, as the solver
+/// registry lists them.
+pub fn suites() -> Vec<Suite> {
+    let blocks = [crate::foundation::bench::SUITE, crate::transpose::bench::SUITE];
+    blocks.into_iter().chain(crate::SOLVERS.iter().filter_map(|s| s.bench)).collect()
+}
+
+fn unknown(name: &str) -> Error {
+    let names: Vec<_> = suites().iter().map(|s| s.name).collect();
+    Error::invalid(format!("unknown benchmark suite '{name}' (suites: {})", names.join(", ")))
+}
 
 /// Run suite `name` on `gpu`.
 pub fn run_suite(name: &str, gpu: &Gpu, opts: &BenchOptions) -> Result<Report> {
+    let suite = suites().into_iter().find(|s| s.name == name).ok_or_else(|| unknown(name))?;
     let copy_gbs = copy_bandwidth(gpu)?;
     let mut report = Report::new(RunMeta::collect(gpu, name, copy_gbs));
-    match name {
-        "copy" => copy::run(gpu, opts, &mut report)?,
-        "sediment" => sediment::run(gpu, opts, &mut report)?,
-        "fd3d" => fd3d::run(gpu, opts, &mut report)?,
-        "kp" => kp::run(gpu, opts, &mut report)?,
-        "tridiag" => tridiag::run(gpu, opts, &mut report)?,
-        "transpose" => transpose::run(gpu, opts, &mut report)?,
-        _ => {
-            let names: Vec<_> = SUITES.iter().map(|s| s.0).collect();
-            return Err(Error::invalid(format!("unknown benchmark suite '{name}' (suites: {})", names.join(", "))));
-        }
-    }
+    (suite.run)(gpu, opts, &mut report)?;
     report.fill_ratios();
     Ok(report)
 }
 
-/// Check a suite name before any work.
-pub fn check_suite(name: &str) -> Result<()> {
-    if SUITES.iter().any(|s| s.0 == name) {
-        Ok(())
-    } else {
-        let names: Vec<_> = SUITES.iter().map(|s| s.0).collect();
-        Err(Error::invalid(format!("unknown benchmark suite '{name}' (suites: {})", names.join(", "))))
+/// Whether a size can run: `host` bytes must fit in this machine's available memory (else an
+/// error), `gpu` bytes in the GPU's free memory — an error for a size the user asked for with
+/// `--sizes`, a skipped size (said on standard error) in a suite's default sweep, which is made
+/// for the largest GPUs. Compute the byte counts with [`bytes`], which refuses overflow.
+pub fn fits(gpu: &Gpu, opts: &BenchOptions, what: &str, host: u64, gpu_bytes: u64) -> Result<bool> {
+    crate::files::check_host_memory(what, host)?;
+    match gpu.check_fits(what, usize::try_from(gpu_bytes).unwrap_or(usize::MAX)) {
+        Ok(()) => Ok(true),
+        Err(e) if opts.sizes.is_empty() => {
+            eprintln!("{what}: skipped ({e})");
+            Ok(false)
+        }
+        Err(e) => Err(e),
     }
+}
+
+/// The product of `factors` in bytes, or an error naming `what` when it overflows.
+pub fn bytes(what: &str, factors: &[u64]) -> Result<u64> {
+    factors
+        .iter()
+        .try_fold(1u64, |acc, &f| acc.checked_mul(f))
+        .ok_or_else(|| Error::invalid(format!("{what}: the size is too large to count in bytes")))
 }

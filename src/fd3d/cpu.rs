@@ -11,7 +11,7 @@ use rayon::prelude::*;
 /// `df = ∂f/∂dir` on the periodic `grid`. Errors on an invalid grid (a dimension below 9)
 /// or buffers of the wrong length.
 pub fn derivative<T: Real>(grid: Grid3, dir: Direction, f: &[T], df: &mut [T]) -> Result<()> {
-    grid.validate()?;
+    grid.validate_periodic()?;
     if f.len() != grid.len() || df.len() != grid.len() {
         return Err(Error::invalid(format!(
             "fd3d: input of {} and output of {} values for a {grid} grid of {} points",
@@ -21,7 +21,7 @@ pub fn derivative<T: Real>(grid: Grid3, dir: Direction, f: &[T], df: &mut [T]) -
         )));
     }
     let c = grid.coef::<T>(dir);
-    let (mx, my, mz) = (grid.mx, grid.my, grid.mz);
+    let (mx, my, mz) = (grid.nx, grid.ny, grid.nz);
     let h = HALO as usize;
     // Periodic index of `i + o - 4` for o in 0..9.
     let wrap = |i: usize, o: usize, m: usize| (i + o + m - h) % m;

@@ -6,9 +6,9 @@
 //! with a grid stride past 65535 blocks.
 
 use super::{Direction, Grid3, HALO, Variant};
-use crate::runtime::{ByVal, DeviceBuffer, Gpu, Kernel, LaunchShape};
+use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
-use ::gpu::fd3d::{Fd3dParams, XTILE_POINTS, XTILE_ROWS, XVEC_PER_THREAD};
+use kernels::fd3d::{Derivative, Fd3dParams, XTILE_POINTS, XTILE_ROWS, XVEC_PER_THREAD, stream_step};
 
 /// Points per tile along the pencil of the shared-memory variants (the seed's 64).
 pub const PENCIL_TILE: u32 = 64;
@@ -18,8 +18,6 @@ const XVEC_BLOCK: u32 = 256;
 const WALKERS_32: u32 = 8;
 /// Shortest f64 segment of the streaming variants (each segment re-reads 8 halo values).
 const MIN_SEGMENT: u32 = 32;
-/// Points per step of the f32 streaming kernel (`stream_step` in gpu/src/fd3d.rs).
-const STREAM_STEP_F32: u32 = 16;
 /// The largest y or z grid dimension; the kernels loop past it.
 const MAX_GRID_YZ: u32 = 65535;
 
@@ -31,15 +29,15 @@ fn u32_of(v: usize) -> u32 {
 /// The kernel's parameters and launch shape for `variant` on `grid`. `sm_count` sizes the
 /// streaming variants' segments (enough threads to fill the GPU).
 pub fn plan_for<T: GpuReal>(grid: Grid3, variant: Variant, sm_count: u32) -> Result<(LaunchShape, Fd3dParams<T>)> {
-    grid.validate()?;
+    grid.validate_periodic()?;
     let dir = variant.direction();
-    let (mx, my, mz) = (u32_of(grid.mx), u32_of(grid.my), u32_of(grid.mz));
-    let plane = grid.mx as u64 * grid.my as u64;
+    let (mx, my, mz) = (u32_of(grid.nx), u32_of(grid.ny), u32_of(grid.nz));
+    let plane = grid.nx as u64 * grid.ny as u64;
     // (n_across, stride_across, n_outer, stride_outer): across is y for x, x for y and z.
     let (n_across, stride_across, n_outer, stride_outer) = match dir {
-        Direction::X => (my, grid.mx as u64, mz, plane),
+        Direction::X => (my, grid.nx as u64, mz, plane),
         Direction::Y => (mx, 1, mz, plane),
-        Direction::Z => (mx, 1, my, grid.mx as u64),
+        Direction::Z => (mx, 1, my, grid.nx as u64),
     };
     let m = u32_of(grid.m(dir));
     let mut p = Fd3dParams {
@@ -103,7 +101,7 @@ pub fn plan_for<T: GpuReal>(grid: Grid3, variant: Variant, sm_count: u32) -> Res
             // for long streams); f64 runs best as long streams, one segment per pencil once
             // that gives about half a thread per SM slot, more segments only for small grids.
             if std::mem::size_of::<T>() == 4 {
-                p.tile = STREAM_STEP_F32;
+                p.tile = stream_step::<T>() as u32;
             } else {
                 let columns = mx as u64 * n_outer as u64;
                 let want = ((sm_count.max(1) as u64 * 512) as f64 / columns as f64).round() as u64;
@@ -117,17 +115,17 @@ pub fn plan_for<T: GpuReal>(grid: Grid3, variant: Variant, sm_count: u32) -> Res
 }
 
 /// One variant on one grid, ready to launch repeatedly (kernel looked up once).
-pub struct Plan<'g, T: GpuReal> {
-    kernel: Kernel<'g>,
+pub struct Plan<T: GpuReal> {
+    kernel: Kernel<Derivative<T>>,
     shape: LaunchShape,
     params: Fd3dParams<T>,
     grid: Grid3,
 }
 
-impl<'g, T: GpuReal> Plan<'g, T> {
-    pub fn new(gpu: &'g Gpu, grid: Grid3, variant: Variant) -> Result<Plan<'g, T>> {
+impl<T: GpuReal> Plan<T> {
+    pub fn new(gpu: &Gpu, grid: Grid3, variant: Variant) -> Result<Plan<T>> {
         let (shape, params) = plan_for::<T>(grid, variant, gpu.info().sm_count)?;
-        Ok(Plan { kernel: gpu.kernel::<T>(variant.stem())?, shape, params, grid })
+        Ok(Plan { kernel: gpu.kernel::<T, _>(variant.entry())?, shape, params, grid })
     }
 
     pub fn shape(&self) -> LaunchShape {
@@ -145,21 +143,20 @@ impl<'g, T: GpuReal> Plan<'g, T> {
                 self.grid
             )));
         }
-        let params = ByVal(self.params);
-        let mut l = self.kernel.launch(self.shape)?;
-        l.arg(f).arg(&*df).arg(&params);
-        // SAFETY: fd3d_*(f, df, p): f and df are distinct whole allocations (16-byte aligned)
-        // of p.n = mx·my·mz elements (checked above); plan_for derived p and the shape together
+        let params = Derivative { f: f.ptr(), df: df.ptr_mut(), p: self.params };
+        // SAFETY: `f` and `df` are distinct whole allocations (16-byte aligned) of `p.n` =
+        // mx·my·mz elements (checked above); plan_for derived `p` and the shape together
         // from a validated grid (every m ≥ 9), as each kernel's contract asks: block (tile, 4)
         // for x-pencil; (tile / 4 ≥ 8, ·) for x-tile; a grid covering ceil(n / VEC) vectors for
         // x-vec; (W, walkers) blocks covering mx for yz-pencil; blocks covering mx for
         // yz-stream; shared memory (tile + 8) · pencils T where the kernel uses it.
-        unsafe { l.run() }
+        unsafe { self.kernel.launch(self.shape, params) }
     }
 }
 
-/// `df = ∂f/∂dir` by `variant` (asynchronous). Errors on an invalid grid (a dimension below 9)
-/// or buffers of the wrong length.
+/// `df = ∂f/∂dir` by `variant` (asynchronous), planned for this one call (keep a [`Plan`] to
+/// launch repeatedly). Errors on an invalid grid (a dimension below 9) or buffers of the wrong
+/// length.
 pub fn derivative<T: GpuReal>(
     gpu: &Gpu,
     grid: Grid3,

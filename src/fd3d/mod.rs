@@ -5,23 +5,26 @@
 //! The domain is the periodic unit cube `[0, 1)³` with `m` distinct points per direction,
 //! `x_i = i / m` (Δ = 1/m; unlike the seed's Fortran, no duplicated end point). Layout
 //! `f[i + mx·(j + my·k)]`, x fastest. Every dimension needs at least 9 points, the stencil's
-//! width. The stencil itself is `gpu::fd3d::d8`, shared by the kernels and the CPU reference.
+//! width. The stencil itself is `kernels::fd3d::d8`, shared by the kernels and the CPU reference.
 //!
-//! [`TestField`] is the scenario's and the tests' field with a known derivative:
+//! [`TestField`] is the scenario's (`case`) and the tests' field with a known derivative:
 //! `f = cos(2π kx x) · sin(2π ky y) · cos(2π kz z)`.
 
+#[cfg(feature = "bench")]
+pub mod bench;
+mod case;
 pub mod cpu;
 pub mod gpu;
 
-pub use ::gpu::fd3d::{COEFFICIENTS, Coef, HALO, WIDTH, d8};
+pub use case::{Fd3dCase, MAX_REPS, SOLVER};
 
+pub use kernels::fd3d::{COEFFICIENTS, Coef, HALO, WIDTH, d8};
+
+pub use crate::grid::Grid3;
 use crate::{Error, Real, Result};
 use rayon::prelude::*;
 use std::f64::consts::TAU;
 use std::str::FromStr;
-
-/// Kernel stems this module launches (each stamped `_f32` and `_f64`).
-pub const KERNELS: &[&str] = &["fd3d_x_pencil", "fd3d_x_tile", "fd3d_x_vec", "fd3d_yz_pencil", "fd3d_yz_stream"];
 
 /// The direction of a derivative.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -55,30 +58,25 @@ impl std::fmt::Display for Direction {
 /// The largest dimension accepted (keeps every index arithmetic of the kernels in range).
 pub const MAX_DIM: usize = 1 << 30;
 
-/// A periodic grid of `mx × my × mz` points on the unit cube. Fields are public; every API
-/// taking a grid validates it first ([`Grid3::validate`]), so an invalid one is an `Err`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Grid3 {
-    pub mx: usize,
-    pub my: usize,
-    pub mz: usize,
-}
-
+/// fd3d's grids: periodic, on the unit cube, `m` distinct points per direction (`x_i = i/m`),
+/// no ghost layers (the stencils wrap in their index arithmetic). Every API taking a grid checks
+/// it first ([`Grid3::validate_periodic`]), so an invalid one is an `Err`.
 impl Grid3 {
-    /// A validated grid.
-    pub fn new(mx: usize, my: usize, mz: usize) -> Result<Grid3> {
-        let g = Grid3 { mx, my, mz };
-        g.validate()?;
+    /// The periodic unit cube with `mx × my × mz` points, checked.
+    pub fn unit_cube(mx: usize, my: usize, mz: usize) -> Result<Grid3> {
+        let d = |m: usize| 1.0 / m.max(1) as f64;
+        let g = Grid3 { nx: mx, ny: my, nz: mz, dx: d(mx), dy: d(my), dz: d(mz), origin: (0.0, 0.0, 0.0), halo: 0 };
+        g.validate_periodic()?;
         Ok(g)
     }
-    /// A validated `n × n × n` grid.
+    /// The periodic unit cube with `n × n × n` points, checked.
     pub fn cube(n: usize) -> Result<Grid3> {
-        Grid3::new(n, n, n)
+        Grid3::unit_cube(n, n, n)
     }
 
     /// Every dimension in `9..=2^30` and the point count representable.
-    pub fn validate(&self) -> Result<()> {
-        for (name, m) in [("mx", self.mx), ("my", self.my), ("mz", self.mz)] {
+    pub fn validate_periodic(&self) -> Result<()> {
+        for (name, m) in [("mx", self.nx), ("my", self.ny), ("mz", self.nz)] {
             if m < WIDTH as usize {
                 return Err(Error::invalid(format!(
                     "fd3d: {name} = {m} is below {WIDTH}, the width of the 8th-order stencil (every periodic \
@@ -89,33 +87,25 @@ impl Grid3 {
                 return Err(Error::invalid(format!("fd3d: {name} = {m} is over the largest dimension, {MAX_DIM}")));
             }
         }
-        self.mx
-            .checked_mul(self.my)
-            .and_then(|p| p.checked_mul(self.mz))
+        self.nx
+            .checked_mul(self.ny)
+            .and_then(|p| p.checked_mul(self.nz))
             .filter(|&n| n <= isize::MAX as usize / 8)
             .map(|_| ())
             .ok_or_else(|| Error::invalid(format!("fd3d: a {self} grid has too many points")))
     }
 
-    /// Points in the grid.
-    pub fn len(&self) -> usize {
-        self.mx * self.my * self.mz
-    }
-    /// Never true for a valid grid (kept for clippy's `len_without_is_empty`).
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
     /// Points along `dir`.
     pub fn m(&self, dir: Direction) -> usize {
-        [self.mx, self.my, self.mz][dir.axis()]
+        [self.nx, self.ny, self.nz][dir.axis()]
     }
     /// Elements between neighbours along `dir`.
     pub fn stride(&self, dir: Direction) -> usize {
-        [1, self.mx, self.mx * self.my][dir.axis()]
+        [1, self.nx, self.nx * self.ny][dir.axis()]
     }
     /// Linear index of point (i, j, k).
     pub fn index(&self, i: usize, j: usize, k: usize) -> usize {
-        i + self.mx * (j + self.my * k)
+        i + self.nx * (j + self.ny * k)
     }
     /// Grid spacing along `dir` (the domain has length 1).
     pub fn delta(&self, dir: Direction) -> f64 {
@@ -124,20 +114,6 @@ impl Grid3 {
     /// The stencil's coefficients over Δ along `dir`.
     pub fn coef<T: Real>(&self, dir: Direction) -> Coef<T> {
         Coef::new(self.m(dir) as f64)
-    }
-    /// Bytes of one field of `T`.
-    pub fn bytes<T>(&self) -> usize {
-        self.len() * std::mem::size_of::<T>()
-    }
-}
-
-impl std::fmt::Display for Grid3 {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.mx == self.my && self.my == self.mz {
-            write!(f, "{}³", self.mx)
-        } else {
-            write!(f, "{}×{}×{}", self.mx, self.my, self.mz)
-        }
     }
 }
 
@@ -200,14 +176,15 @@ impl Variant {
         }
     }
 
-    /// The kernel stem it launches.
-    pub fn stem(self) -> &'static str {
+    /// The kernel it launches.
+    pub fn entry(self) -> kernels::Entry<kernels::fd3d::Derivative<()>> {
+        use kernels::fd3d::{X_PENCIL, X_TILE, X_VEC, YZ_PENCIL, YZ_STREAM};
         match self {
-            Variant::X4Pencil => "fd3d_x_pencil",
-            Variant::XTile => "fd3d_x_tile",
-            Variant::XVec => "fd3d_x_vec",
-            Variant::Y4Pencil | Variant::Y32Pencil | Variant::Z4Pencil | Variant::Z32Pencil => "fd3d_yz_pencil",
-            Variant::YStream | Variant::ZStream => "fd3d_yz_stream",
+            Variant::X4Pencil => X_PENCIL,
+            Variant::XTile => X_TILE,
+            Variant::XVec => X_VEC,
+            Variant::Y4Pencil | Variant::Y32Pencil | Variant::Z4Pencil | Variant::Z32Pencil => YZ_PENCIL,
+            Variant::YStream | Variant::ZStream => YZ_STREAM,
         }
     }
 
@@ -283,7 +260,7 @@ impl TestField {
 
     /// Per axis, the factor and its derivative at each grid point.
     fn tables(&self, grid: Grid3) -> [(Vec<f64>, Vec<f64>); 3] {
-        let m = [grid.mx, grid.my, grid.mz];
+        let m = [grid.nx, grid.ny, grid.nz];
         std::array::from_fn(|a| {
             let w = TAU * self.k[a] as f64;
             let x = |i: usize| i as f64 / m[a] as f64;
@@ -298,15 +275,15 @@ impl TestField {
 
     /// The field at every grid point.
     pub fn sample<T: Real>(&self, grid: Grid3) -> Result<Vec<T>> {
-        grid.validate()?;
+        grid.validate_periodic()?;
         let [(fx, _), (fy, _), (fz, _)] = self.tables(grid);
         let mut out = Vec::new();
         out.try_reserve_exact(grid.len()).map_err(|_| {
             Error::invalid(format!("fd3d: no host memory for a {grid} field ({} bytes)", grid.bytes::<T>()))
         })?;
         out.resize(grid.len(), T::ZERO);
-        out.par_chunks_mut(grid.mx).enumerate().for_each(|(row, out)| {
-            let (j, k) = (row % grid.my, row / grid.my);
+        out.par_chunks_mut(grid.nx).enumerate().for_each(|(row, out)| {
+            let (j, k) = (row % grid.ny, row / grid.ny);
             let s = fy[j] * fz[k];
             for (o, &v) in out.iter_mut().zip(&fx) {
                 *o = T::from_f64(v * s);
@@ -317,7 +294,7 @@ impl TestField {
 
     /// RMS and max of `got − ∂f/∂dir` over the grid (the exact derivative in f64).
     pub fn errors<T: Real>(&self, grid: Grid3, dir: Direction, got: &[T]) -> Result<ErrorNorms> {
-        grid.validate()?;
+        grid.validate_periodic()?;
         if got.len() != grid.len() {
             return Err(Error::invalid(format!("fd3d: {} values for a {grid} grid", got.len())));
         }
@@ -329,10 +306,10 @@ impl TestField {
         };
         // NaN (an unwritten point) must not vanish in a max: `f64::max` drops NaNs.
         let (sum, max, max_exact) = got
-            .par_chunks(grid.mx)
+            .par_chunks(grid.nx)
             .enumerate()
             .map(|(row, got)| {
-                let (j, k) = (row % grid.my, row / grid.my);
+                let (j, k) = (row % grid.ny, row / grid.ny);
                 let s = ty[j] * tz[k];
                 let mut acc = (0.0f64, 0.0f64, 0.0f64);
                 for (g, &v) in got.iter().zip(tx) {

@@ -1,8 +1,9 @@
 //! GPU driver of the foundation's kernels.
 
 use super::{ReduceOp, identity};
-use crate::runtime::{DeviceBuffer, Gpu, LaunchShape};
+use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
+use kernels::foundation::{COPY, CopyBuf, FILL, FillBuf, REDUCE_BLOCK, Reduce};
 
 /// Threads per block of copy and fill.
 const BLOCK: u32 = 256;
@@ -12,65 +13,99 @@ fn per_vec<T>() -> u64 {
     (16 / std::mem::size_of::<T>()) as u64
 }
 
-/// `dst = src` by the Rust copy kernel (16-byte loads and stores).
-pub fn copy<T: GpuReal>(gpu: &Gpu, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
+/// The copy and fill kernels of precision `T`, looked up once: what a driver that copies or
+/// fills repeatedly (poisoned outputs in tests, timing loops) keeps.
+pub struct BufferKernels<T: GpuReal> {
+    copy: Kernel<CopyBuf<T>>,
+    fill: Kernel<FillBuf<T>>,
+}
+
+impl<T: GpuReal> BufferKernels<T> {
+    pub fn new(gpu: &Gpu) -> Result<BufferKernels<T>> {
+        Ok(BufferKernels { copy: gpu.kernel::<T, _>(COPY)?, fill: gpu.kernel::<T, _>(FILL)? })
+    }
+
+    /// `dst = src` by the Rust copy kernel (16-byte loads and stores).
+    pub fn copy(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
+        copy_with(&self.copy, src, dst)
+    }
+
+    /// `dst[i] = value` by the fill kernel.
+    pub fn fill(&self, dst: &mut DeviceBuffer<T>, value: T) -> Result<()> {
+        fill_with(&self.fill, dst, value)
+    }
+}
+
+fn copy_with<T: GpuReal>(k: &Kernel<CopyBuf<T>>, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
     if src.len() != dst.len() {
         return Err(Error::invalid(format!("copy of {} elements into {}", src.len(), dst.len())));
     }
     let n = src.len() as u64;
-    let k = gpu.kernel::<T>("copy")?;
-    let mut l = k.launch(LaunchShape::cover_1d(n / per_vec::<T>(), BLOCK)?)?;
-    l.arg(src).arg(&*dst).arg(&n);
-    // SAFETY: copy(src, dst, n): both whole allocations (16-byte aligned) of n elements; the
+    let shape = LaunchShape::cover_1d(n / per_vec::<T>(), BLOCK)?;
+    // SAFETY: src and dst are distinct whole allocations (16-byte aligned) of n elements; the
     // grid covers n / per_vec threads (at least one, which also covers the tail).
-    unsafe { l.run() }
+    unsafe { k.launch(shape, CopyBuf { src: src.ptr(), dst: dst.ptr_mut(), n }) }
 }
 
-/// `dst[i] = value` by the fill kernel.
-pub fn fill<T: GpuReal>(gpu: &Gpu, dst: &mut DeviceBuffer<T>, value: T) -> Result<()> {
+fn fill_with<T: GpuReal>(k: &Kernel<FillBuf<T>>, dst: &mut DeviceBuffer<T>, value: T) -> Result<()> {
     let n = dst.len() as u64;
-    let k = gpu.kernel::<T>("fill")?;
-    let mut l = k.launch(LaunchShape::cover_1d(n / per_vec::<T>(), BLOCK)?)?;
-    l.arg(&*dst).arg(&n).arg(&value);
-    // SAFETY: fill(dst, n, value): a whole allocation of n elements; grid as for copy.
-    unsafe { l.run() }
+    let shape = LaunchShape::cover_1d(n / per_vec::<T>(), BLOCK)?;
+    // SAFETY: dst is a whole allocation of n elements; grid as for copy.
+    unsafe { k.launch(shape, FillBuf { dst: dst.ptr_mut(), n, value }) }
+}
+
+/// `dst = src` by the copy kernel, looked up for this one call (keep a [`BufferKernels`] to copy
+/// repeatedly).
+pub fn copy<T: GpuReal>(gpu: &Gpu, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
+    copy_with(&gpu.kernel::<T, _>(COPY)?, src, dst)
+}
+
+/// `dst[i] = value` by the fill kernel, looked up for this one call (keep a [`BufferKernels`] to
+/// fill repeatedly).
+pub fn fill<T: GpuReal>(gpu: &Gpu, dst: &mut DeviceBuffer<T>, value: T) -> Result<()> {
+    fill_with(&gpu.kernel::<T, _>(FILL)?, dst, value)
 }
 
 /// Device-wide reductions in two passes (per-block partials, then one block over those),
-/// with its scratch allocated once so solvers can reduce every step without allocating.
+/// with its kernels and scratch set up once so solvers can reduce every step without looking
+/// anything up or allocating.
 pub struct Reducer<T: GpuReal> {
     partials: DeviceBuffer<T>,
     result: DeviceBuffer<T>,
     max_blocks: u32,
+    /// One kernel per operator, in the order of `ReduceOp::ALL`.
+    kernels: Vec<Kernel<Reduce<T>>>,
 }
 
 impl<T: GpuReal> Reducer<T> {
     pub fn new(gpu: &Gpu) -> Result<Reducer<T>> {
         // Eight 256-thread blocks per SM fill it; each thread keeps four loads in flight.
         let max_blocks = gpu.info().sm_count.max(1) * 8;
-        Ok(Reducer { partials: gpu.alloc(max_blocks as usize)?, result: gpu.alloc(1)?, max_blocks })
+        let kernels = ReduceOp::ALL.iter().map(|op| gpu.kernel::<T, _>(op.entry())).collect::<Result<_>>()?;
+        Ok(Reducer { partials: gpu.alloc(max_blocks as usize)?, result: gpu.alloc(1)?, max_blocks, kernels })
+    }
+
+    fn kernel(&self, op: ReduceOp) -> &Kernel<Reduce<T>> {
+        &self.kernels[op as usize]
     }
 
     /// Enqueue the reduction of `x[..n]`; the result stays on the device (see [`Self::result`]).
-    pub fn enqueue(&mut self, gpu: &Gpu, op: ReduceOp, x: &DeviceBuffer<T>, n: usize) -> Result<()> {
+    pub fn enqueue(&mut self, op: ReduceOp, x: &DeviceBuffer<T>, n: usize) -> Result<()> {
         if n > x.len() {
             return Err(Error::invalid(format!("reduction of {n} elements of a buffer of {}", x.len())));
         }
-        let block = ::gpu::params::REDUCE_BLOCK;
+        let block = REDUCE_BLOCK;
         let n = n as u64;
         let blocks = n.div_ceil(block as u64 * 4).clamp(1, self.max_blocks as u64) as u32;
-        let first = gpu.kernel::<T>(op.stem())?;
-        let mut l = first.launch(LaunchShape::fixed((blocks, 1, 1), (block, 1, 1)).with_shared_of::<T>(32))?;
-        l.arg(x).arg(&n).arg(&self.partials);
-        // SAFETY: reduce_*(x, n, out): x holds >= n elements (checked), out holds max_blocks
-        // >= gridDim.x; the block is a multiple of 32 with 32 T of shared memory.
-        unsafe { l.run()? };
-        let second = gpu.kernel::<T>(op.combine().stem())?;
-        let nb = blocks as u64;
-        let mut l = second.launch(LaunchShape::fixed((1, 1, 1), (block, 1, 1)).with_shared_of::<T>(32))?;
-        l.arg(&self.partials).arg(&nb).arg(&self.result);
+        let shape = LaunchShape::fixed((blocks, 1, 1), (block, 1, 1)).with_shared_of::<T>(32);
+        let first = Reduce { x: x.ptr(), n, out: self.partials.ptr_mut() };
+        // SAFETY: x holds >= n elements (checked), out (partials) holds max_blocks >= gridDim.x;
+        // the block is a multiple of 32 with 32 T of shared memory.
+        unsafe { self.kernel(op).launch(shape, first)? };
+        let shape = LaunchShape::fixed((1, 1, 1), (block, 1, 1)).with_shared_of::<T>(32);
+        let second = Reduce { x: self.partials.ptr(), n: blocks as u64, out: self.result.ptr_mut() };
         // SAFETY: as above with x = partials (blocks <= max_blocks written) and out = result (1).
-        unsafe { l.run() }
+        unsafe { self.kernel(op.combine()).launch(shape, second) }
     }
 
     /// The device buffer holding the last enqueued result.
@@ -83,7 +118,7 @@ impl<T: GpuReal> Reducer<T> {
         if x.is_empty() {
             return Ok(identity(op));
         }
-        self.enqueue(gpu, op, x, x.len())?;
+        self.enqueue(op, x, x.len())?;
         Ok(gpu.download(&self.result)?[0])
     }
 }

@@ -1,13 +1,12 @@
 //! The foundation's kernels behind one API: copy, fill and device-wide reductions (max |x| is
 //! what CFL time steps use). `cpu` is the reference, `gpu` drives the kernels.
 
+#[cfg(feature = "bench")]
+pub mod bench;
 pub mod cpu;
 pub mod gpu;
 
-pub use ::gpu::params::ReduceOp;
-
-/// Kernel stems this module launches (each stamped `_f32` and `_f64`).
-pub const KERNELS: &[&str] = &["copy", "fill", "reduce_max_abs", "reduce_max", "reduce_min", "reduce_sum"];
+pub use kernels::foundation::ReduceOp;
 
 /// The value a reduction of no elements gives.
 pub fn identity<T: crate::Real>(op: ReduceOp) -> T {

@@ -1,10 +1,13 @@
 //! CPU reference: the same point functions as the kernels, rayon over rows.
 
 use super::{Problem, Scheme};
+use super::problem::Padded;
+use crate::field::Field2;
 use crate::{Error, Real, Result};
-use ::gpu::kp::{
-    Coeffs, STEP_OK, block_active, cell_rhs, ghost_pair, ghosts_x, ghosts_y, rk_point, set_ghost, time_step,
+use kernels::kp::{
+    Coeffs, STEP_OK, block_active, cell_rhs, rk_point, set_ghost, time_step,
 };
+use kernels::halo::{edge_ghost, ghosts_x, ghosts_y};
 use rayon::prelude::*;
 
 /// R = (R_w, R_hu, R_hv) on the interior from the padded state; returns max(a_x/Δx, a_y/Δy).
@@ -59,7 +62,7 @@ pub fn rhs<T: Real>(
         .reduce(|| T::ZERO, |a, b| a.max(b))
 }
 
-/// One RK stage on the interior into `out` (see `gpu::kp::rk_point`), and the wet map.
+/// One RK stage on the interior into `out` (see `kernels::kp::rk_point`), and the wet map.
 #[allow(clippy::too_many_arguments)]
 pub fn rk<T: Real>(
     k: &Coeffs<T>,
@@ -115,11 +118,12 @@ pub fn rk<T: Real>(
 pub fn apply_boundary<T: Real>(k: &Coeffs<T>, w: &mut [T], hu: &mut [T], hv: &mut [T], cell_bed: &[T]) {
     let n = k.cells();
     assert!(w.len() == n && hu.len() == n && hv.len() == n && cell_bed.len() == n, "field lengths");
-    for (axis, count) in [(0, ghosts_x(k.ny)), (1, ghosts_y(k.nx))] {
+    let layout = k.layout();
+    for (axis, count) in [(0, ghosts_x(&layout)), (1, ghosts_y(&layout))] {
         for t in 0..count {
-            if let Some(gh) = ghost_pair(k, axis, t) {
+            if let Some(gh) = edge_ghost(&layout, k.bc, axis, t) {
                 // SAFETY: the slices hold (nx+4)(ny+4) cells (asserted) and `gh` indexes them.
-                unsafe { set_ghost(w.as_mut_ptr(), hu.as_mut_ptr(), hv.as_mut_ptr(), cell_bed.as_ptr(), gh) };
+                unsafe { set_ghost(axis, w.as_mut_ptr(), hu.as_mut_ptr(), hv.as_mut_ptr(), cell_bed.as_ptr(), gh) };
             }
         }
     }
@@ -131,7 +135,7 @@ pub fn clean_state<T: Real>(k: &Coeffs<T>, w: &mut [T], hu: &mut [T], hv: &mut [
     for j in 0..k.ny {
         for i in 0..k.nx {
             let c = k.at(i + 2, j + 2);
-            ((w[c], hu[c], hv[c]), _) = ::gpu::kp::clean(k, cell_bed[c], (w[c], hu[c], hv[c]));
+            ((w[c], hu[c], hv[c]), _) = kernels::kp::clean(k, cell_bed[c], (w[c], hu[c], hv[c]));
         }
     }
 }
@@ -164,11 +168,13 @@ pub struct CpuKp<T: Real> {
     cfl: f64,
     dt_floor: f64,
     early_exit: bool,
-    bed: Vec<T>,
-    cell_bed: Vec<T>,
-    q: [Vec<T>; 3],
-    q1: [Vec<T>; 3],
-    r: [Vec<T>; 3],
+    bed: Field2<T>,
+    cell_bed: Field2<T>,
+    /// Qⁿ, the stage state Q¹, the residual R, and the stage-2 output before it becomes Qⁿ⁺¹.
+    q: [Field2<T>; 3],
+    q1: [Field2<T>; 3],
+    r: [Field2<T>; 3],
+    q2: [Field2<T>; 3],
     wet: Vec<u8>,
     t: f64,
     dt: f64,
@@ -184,13 +190,9 @@ impl<T: Real> CpuKp<T> {
             return Err(Error::invalid(format!("block {}×{}: sizes must be positive", block.0, block.1)));
         }
         let k = problem.coeffs::<T>(block);
-        let bed = problem.padded_bed::<T>();
-        let cell_bed = problem.padded_cell_bed(&bed);
-        let (mut w, mut hu, mut hv) = problem.padded_state(&cell_bed);
-        clean_state(&k, &mut w, &mut hu, &mut hv, &cell_bed);
-        apply_boundary(&k, &mut w, &mut hu, &mut hv, &cell_bed);
-        let n = problem.padded_cells();
-        let wet = wet_map(&k, &w, &cell_bed);
+        let Padded { bed, cell_bed, q } = problem.padded(&k)?;
+        let wet = wet_map(&k, &q[0], &cell_bed);
+        let zeros = || Field2::filled(problem.layout(), T::ZERO);
         Ok(CpuKp {
             k,
             scheme: problem.scheme,
@@ -198,9 +200,10 @@ impl<T: Real> CpuKp<T> {
             dt_floor: problem.dt_floor,
             early_exit,
             bed,
-            q1: [w.clone(), hu.clone(), hv.clone()],
-            q: [w, hu, hv],
-            r: [vec![T::ZERO; n], vec![T::ZERO; n], vec![T::ZERO; n]],
+            q1: q.clone(),
+            q2: q.clone(),
+            q,
+            r: [zeros()?, zeros()?, zeros()?],
             cell_bed,
             wet,
             t: 0.0,
@@ -226,7 +229,7 @@ impl<T: Real> CpuKp<T> {
         let rate = self.eval_rhs(false);
         let (dt, status) = time_step(self.cfl, rate.to_f64(), self.t, t_stop, self.dt_floor);
         if status != STEP_OK {
-            return Err(if status == ::gpu::kp::STEP_NON_FINITE { Halt::NonFinite } else { Halt::Collapsed });
+            return Err(if status == kernels::kp::STEP_NON_FINITE { Halt::NonFinite } else { Halt::Collapsed });
         }
         let dtt = T::from_f64(dt);
         let k = self.k;
@@ -241,19 +244,16 @@ impl<T: Real> CpuKp<T> {
             Scheme::Euler => std::mem::swap(&mut self.q, &mut self.q1),
             Scheme::Rk2 => {
                 self.eval_rhs(true);
-                let mut out = std::mem::take(&mut self.q);
-                {
-                    let [a, b, c] = &mut out;
-                    let q1 = [&self.q1[0][..], &self.q1[1][..], &self.q1[2][..]];
-                    let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
-                    // Stage 2 reads Qⁿ at the same cell it writes: copy-free since each cell
-                    // reads its own old value first (the point function takes values).
-                    let q0: [Vec<T>; 3] = [a.clone(), b.clone(), c.clone()];
-                    let q0 = [&q0[0][..], &q0[1][..], &q0[2][..]];
-                    rk(&k, 2, dtt, &self.cell_bed, q0, q1, r, [a, b, c], &mut self.wet);
-                    apply_boundary(&k, a, b, c, &self.cell_bed);
-                }
-                self.q = out;
+                // Stage 2 reads Qⁿ at the cell it writes. The kernel does that in place (each
+                // thread reads its own cell first); `rk` takes inputs and output as separate
+                // slices, so here it writes a third set of fields, which then becomes Qⁿ⁺¹.
+                let [a, b, c] = &mut self.q2;
+                let q0 = [&self.q[0][..], &self.q[1][..], &self.q[2][..]];
+                let q1 = [&self.q1[0][..], &self.q1[1][..], &self.q1[2][..]];
+                let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
+                rk(&k, 2, dtt, &self.cell_bed, q0, q1, r, [a, b, c], &mut self.wet);
+                apply_boundary(&k, a, b, c, &self.cell_bed);
+                std::mem::swap(&mut self.q, &mut self.q2);
             }
         }
         self.t += dt;

@@ -4,12 +4,16 @@
 
 use super::{Problem, Scheme};
 use crate::foundation::ReduceOp;
-use crate::foundation::gpu::{Reducer, fill};
-use crate::runtime::{ByVal, DeviceBuffer, Gpu, LaunchShape};
+use crate::foundation::gpu::{BufferKernels, Reducer};
+use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
+use super::problem::Padded;
+use crate::field::{DeviceField2, Field2};
 use crate::{Error, GpuReal, Result};
-use ::gpu::kp::{
-    CLOCK_DT, CLOCK_LEN, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, flux_shared, ghosts_x, ghosts_y,
-    stream_slots, stream_strips,
+use kernels::halo::{ghosts_x, ghosts_y};
+use kernels::kp::{
+    BOUNDARY, CLOCK_DT, CLOCK_LEN, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, DT, FLUX, FLUX_EARLY,
+    FLUX_STREAM, FLUX_STREAM_EARLY, FluxStream, FluxStreamEarly, FluxTile, FluxTileEarly, RK, RkStage, SetGhosts,
+    TimeStep, flux_shared, stream_slots, stream_strips,
 };
 
 /// Launch parameters (run-time).
@@ -116,7 +120,35 @@ pub struct Residual<T> {
     pub wet: Vec<u32>,
 }
 
-/// The device state of one run.
+/// The Kurganov–Petrova kernels of precision `T`, looked up once.
+struct KpKernels<T: GpuReal> {
+    flux: Kernel<FluxTile<T>>,
+    flux_early: Kernel<FluxTileEarly<T>>,
+    flux_stream: Kernel<FluxStream<T>>,
+    flux_stream_early: Kernel<FluxStreamEarly<T>>,
+    rk: Kernel<RkStage<T>>,
+    boundary: Kernel<SetGhosts<T>>,
+    dt: Kernel<TimeStep<T>>,
+    buffers: BufferKernels<T>,
+}
+
+impl<T: GpuReal> KpKernels<T> {
+    fn new(gpu: &Gpu) -> Result<KpKernels<T>> {
+        Ok(KpKernels {
+            flux: gpu.kernel::<T, _>(FLUX)?,
+            flux_early: gpu.kernel::<T, _>(FLUX_EARLY)?,
+            flux_stream: gpu.kernel::<T, _>(FLUX_STREAM)?,
+            flux_stream_early: gpu.kernel::<T, _>(FLUX_STREAM_EARLY)?,
+            rk: gpu.kernel::<T, _>(RK)?,
+            boundary: gpu.kernel::<T, _>(BOUNDARY)?,
+            dt: gpu.kernel::<T, _>(DT)?,
+            buffers: BufferKernels::new(gpu)?,
+        })
+    }
+}
+
+/// The device state of one run. Its kernels are looked up once, in [`GpuKp::new`]; the launching
+/// methods keep their `&Gpu` parameter so that callers need not change.
 pub struct GpuKp<T: GpuReal> {
     k: Coeffs<T>,
     flux_variant: FluxVariant,
@@ -124,11 +156,11 @@ pub struct GpuKp<T: GpuReal> {
     slots: usize,
     scheme: Scheme,
     clock_params: Clock,
-    bed: DeviceBuffer<T>,
-    cell_bed: DeviceBuffer<T>,
-    q: [DeviceBuffer<T>; 3],
-    q1: [DeviceBuffer<T>; 3],
-    r: [DeviceBuffer<T>; 3],
+    bed: DeviceField2<T>,
+    cell_bed: DeviceField2<T>,
+    q: [DeviceField2<T>; 3],
+    q1: [DeviceField2<T>; 3],
+    r: [DeviceField2<T>; 3],
     rate: DeviceBuffer<T>,
     /// Wet maps, rotating: `wet[cur]` is the map of Qⁿ (stage 1's flux reads it), the next one
     /// Q¹'s (stage 2's flux), the one after Qⁿ⁺¹'s; the RK kernels of an early-exit step read
@@ -140,6 +172,7 @@ pub struct GpuKp<T: GpuReal> {
     dt: DeviceBuffer<T>,
     clock: DeviceBuffer<f64>,
     reducer: Reducer<T>,
+    kernels: KpKernels<T>,
 }
 
 /// Which flux kernel a step uses.
@@ -167,12 +200,10 @@ impl<T: GpuReal> GpuKp<T> {
             11 * n * w + (problem.nx + 5) * (problem.ny + 5) * w,
         )?;
         let k = problem.coeffs::<T>(launch.block);
-        let bed = problem.padded_bed::<T>();
-        let cell_bed = problem.padded_cell_bed(&bed);
-        let (mut hw, mut hu, mut hv) = problem.padded_state(&cell_bed);
-        super::cpu::clean_state(&k, &mut hw, &mut hu, &mut hv, &cell_bed);
-        super::cpu::apply_boundary(&k, &mut hw, &mut hu, &mut hv, &cell_bed);
-        let wet: Vec<u32> = super::cpu::wet_map(&k, &hw, &cell_bed).into_iter().map(u32::from).collect();
+        let Padded { bed, cell_bed, q } = problem.padded(&k)?;
+        let wet: Vec<u32> = super::cpu::wet_map(&k, &q[0], &cell_bed).into_iter().map(u32::from).collect();
+        let up = |f: &Field2<T>| DeviceField2::upload(gpu, f);
+        let zeros = || DeviceField2::zeros(gpu, problem.layout());
         let slots = launch.flux.slots(k.nx, k.ny, launch.block);
         Ok(GpuKp {
             k,
@@ -180,11 +211,11 @@ impl<T: GpuReal> GpuKp<T> {
             slots,
             scheme: problem.scheme,
             clock_params: Clock { cfl: problem.cfl, t_stop: f64::INFINITY, dt_floor: problem.dt_floor },
-            bed: gpu.upload(&bed)?,
-            cell_bed: gpu.upload(&cell_bed)?,
-            q1: [gpu.upload(&hw)?, gpu.upload(&hu)?, gpu.upload(&hv)?],
-            q: [gpu.upload(&hw)?, gpu.upload(&hu)?, gpu.upload(&hv)?],
-            r: [gpu.zeros(n)?, gpu.zeros(n)?, gpu.zeros(n)?],
+            bed: up(&bed)?,
+            cell_bed: up(&cell_bed)?,
+            q1: [up(&q[0])?, up(&q[1])?, up(&q[2])?],
+            q: [up(&q[0])?, up(&q[1])?, up(&q[2])?],
+            r: [zeros()?, zeros()?, zeros()?],
             rate: gpu.zeros(slots)?,
             wet: [gpu.upload(&wet)?, gpu.upload(&wet)?, gpu.upload(&wet)?],
             cur: 0,
@@ -192,6 +223,7 @@ impl<T: GpuReal> GpuKp<T> {
             dt: gpu.zeros(1)?,
             clock: gpu.zeros(CLOCK_LEN)?,
             reducer: Reducer::new(gpu)?,
+            kernels: KpKernels::new(gpu)?,
         })
     }
 
@@ -211,6 +243,11 @@ impl<T: GpuReal> GpuKp<T> {
         &self.k
     }
 
+    /// The flux kernel in use.
+    pub fn flux_variant(&self) -> FluxVariant {
+        self.flux_variant
+    }
+
     /// Steps cap Δt at the time left to `t_stop` (then take Δt = 0).
     pub fn set_stop(&mut self, t_stop: f64) {
         self.clock_params.t_stop = t_stop;
@@ -218,12 +255,13 @@ impl<T: GpuReal> GpuKp<T> {
 
     /// Fill R, the stage buffer, the rates and Δt with NaN, so that anything a kernel fails to
     /// write shows up (the equivalence tests call this before launches).
-    pub fn poison(&mut self, gpu: &Gpu) -> Result<()> {
+    pub fn poison(&mut self) -> Result<()> {
+        let fill = &self.kernels.buffers;
         for b in self.r.iter_mut().chain(self.q1.iter_mut()) {
-            fill(gpu, b, T::NAN)?;
+            fill.fill(b, T::NAN)?;
         }
-        fill(gpu, &mut self.rate, T::NAN)?;
-        fill(gpu, &mut self.dt, T::NAN)
+        fill.fill(&mut self.rate, T::NAN)?;
+        fill.fill(&mut self.dt, T::NAN)
     }
 
     fn block_shape(&self) -> Result<LaunchShape> {
@@ -231,84 +269,102 @@ impl<T: GpuReal> GpuKp<T> {
     }
 
     /// R of `q` (stage 1) or `q1` (stage 2) and the per-block (tile) or per-warp (stream) rates.
-    pub fn flux(&mut self, gpu: &Gpu, kernel: FluxKernel, from_q1: bool) -> Result<()> {
-        let k = ByVal(self.k);
-        let src = if from_q1 { &self.q1 } else { &self.q };
+    pub fn flux(&mut self, kernel: FluxKernel, from_q1: bool) -> Result<()> {
+        let k = self.k;
         let early = kernel == FluxKernel::EarlyExit;
         self.early = early;
-        let wet = &self.wet[self.map(from_q1)];
+        let wet = self.wet[self.map(from_q1)].ptr();
+        let src = if from_q1 { &self.q1 } else { &self.q };
+        let (w, hu, hv, bed) = (src[0].ptr(), src[1].ptr(), src[2].ptr(), self.bed.ptr());
+        let [rw, rhu, rhv] = self.r.each_mut().map(|r| r.ptr_mut());
+        let rate = self.rate.ptr_mut();
+        let ks = &self.kernels;
         match self.flux_variant {
             FluxVariant::Tile => {
                 let shape = self.block_shape()?.with_shared_of::<T>(flux_shared(self.k.bx, self.k.by));
-                let f = gpu.kernel::<T>(if early { "kp_flux_early" } else { "kp_flux" })?;
-                let mut l = f.launch(shape)?;
-                l.arg(&k).arg(&src[0]).arg(&src[1]).arg(&src[2]).arg(&self.bed);
-                l.arg(&self.r[0]).arg(&self.r[1]).arg(&self.r[2]).arg(&self.rate);
-                if early {
-                    l.arg(wet);
+                // SAFETY: w, hu, hv, rw, rhu, rhv are padded arrays of k.cells(), bed the corner
+                // array, rate nbx·nby slots (checked in new) and wet nbx·nby flags; R distinct
+                // from the inputs; blocks of k.bx × k.by (a multiple of 32, checked in new)
+                // covering the interior; shared memory flux_shared(bx, by) T.
+                unsafe {
+                    if early {
+                        let p = FluxTileEarly { k, w, hu, hv, bed, rw, rhu, rhv, rate, wet };
+                        ks.flux_early.launch(shape, p)
+                    } else {
+                        ks.flux.launch(shape, FluxTile { k, w, hu, hv, bed, rw, rhu, rhv, rate })
+                    }
                 }
-                // SAFETY: kp_flux[_early](k, w, hu, hv, bed, rw, rhu, rhv, rate[, wet]): padded
-                // arrays of k.cells(), the corner array, rate of nbx·nby slots (checked in new) and
-                // wet of nbx·nby; R distinct from the inputs; blocks of k.bx × k.by (a multiple of
-                // 32, checked in new) covering the interior; shared memory flux_shared(bx, by) T.
-                unsafe { l.run() }
             }
             FluxVariant::Stream { warps, rows } => {
                 let grid = (stream_strips(self.k.nx).div_ceil(warps), self.k.ny.div_ceil(rows), 1);
                 let shape = LaunchShape::fixed(grid, (32 * warps, 1, 1));
-                let f = gpu.kernel::<T>(if early { "kp_flux_stream_early" } else { "kp_flux_stream" })?;
-                let mut l = f.launch(shape)?;
-                l.arg(&k).arg(&rows).arg(&src[0]).arg(&src[1]).arg(&src[2]).arg(&self.bed);
-                l.arg(&self.r[0]).arg(&self.r[1]).arg(&self.r[2]).arg(&self.rate);
-                if early {
-                    l.arg(wet);
+                // SAFETY: arrays as for the tile kernel; rate holds stream_slots(nx, ny, rows)
+                // (new, set_flux); blocks of 32·warps threads, grid (⌈strips/warps⌉, ⌈ny/rows⌉);
+                // no shared memory.
+                unsafe {
+                    if early {
+                        let p = FluxStreamEarly { k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet };
+                        ks.flux_stream_early.launch(shape, p)
+                    } else {
+                        ks.flux_stream.launch(shape, FluxStream { k, rows, w, hu, hv, bed, rw, rhu, rhv, rate })
+                    }
                 }
-                // SAFETY: kp_flux_stream[_early](k, rows, w, hu, hv, bed, rw, rhu, rhv, rate[, wet]):
-                // arrays as for the tile kernel; rate holds stream_slots(nx, ny, rows) (new); blocks
-                // of 32·warps threads, grid (⌈strips/warps⌉, ⌈ny/rows⌉); no shared memory.
-                unsafe { l.run() }
             }
         }
     }
 
     /// Device-wide max of the rates, then Δt and the clock on the device.
-    pub fn time_step(&mut self, gpu: &Gpu) -> Result<()> {
-        self.reducer.enqueue(gpu, ReduceOp::Max, &self.rate, self.slots)?;
-        let f = gpu.kernel::<T>("kp_dt")?;
-        let c = ByVal(self.clock_params);
-        let mut l = f.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)))?;
-        l.arg(&c).arg(self.reducer.result()).arg(&self.dt).arg(&self.clock);
-        // SAFETY: kp_dt(c, rate, dt, clock): rate = the reducer's 1-element result, dt of 1,
-        // clock of CLOCK_LEN; thread 0 alone writes.
-        unsafe { l.run() }
+    pub fn time_step(&mut self) -> Result<()> {
+        self.reducer.enqueue(ReduceOp::Max, &self.rate, self.slots)?;
+        let params = TimeStep {
+            c: self.clock_params,
+            rate: self.reducer.result().ptr(),
+            dt: self.dt.ptr_mut(),
+            clock: self.clock.ptr_mut(),
+        };
+        // SAFETY: rate is the reducer's 1-element result, dt holds 1, clock CLOCK_LEN; thread 0
+        // alone writes.
+        unsafe { self.kernels.dt.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), params) }
     }
 
     /// RK stage 1 (q → q1) or 2 (q ← ½(q + E(q1))), with the wet map.
-    pub fn rk(&mut self, gpu: &Gpu, stage: u32) -> Result<()> {
+    pub fn rk(&mut self, stage: u32) -> Result<()> {
         let shape = self.block_shape()?.with_shared_of::<T>(32);
-        let f = gpu.kernel::<T>("kp_rk")?;
-        let k = ByVal(self.k);
-        let mut l = f.launch(shape)?;
-        let early = self.early as u32;
-        l.arg(&k).arg(&stage).arg(&early).arg(&self.dt).arg(&self.cell_bed);
-        if stage == 1 {
-            l.arg(&self.q[0]).arg(&self.q[1]).arg(&self.q[2]);
-            l.arg(&self.q[0]).arg(&self.q[1]).arg(&self.q[2]);
-            l.arg(&self.r[0]).arg(&self.r[1]).arg(&self.r[2]);
-            l.arg(&self.q1[0]).arg(&self.q1[1]).arg(&self.q1[2]);
-        } else {
-            l.arg(&self.q[0]).arg(&self.q[1]).arg(&self.q[2]);
-            l.arg(&self.q1[0]).arg(&self.q1[1]).arg(&self.q1[2]);
-            l.arg(&self.r[0]).arg(&self.r[1]).arg(&self.r[2]);
-            l.arg(&self.q[0]).arg(&self.q[1]).arg(&self.q[2]);
-        }
         let (m0, m_in) = (self.map(false), self.map(stage == 2));
-        l.arg(&self.wet[m0]).arg(&self.wet[m_in]).arg(&self.wet[(m_in + 1) % 3]);
-        // SAFETY: kp_rk(k, stage, early, dt, bc, q0, q1, r, out, wet_m0, wet_in, wet_out): padded
-        // arrays of k.cells(); out is q1 (stage 1, distinct from every input) or q (stage 2,
-        // aliasing only q0, which the kernel allows); three wet maps of nbx·nby, wet_out distinct
-        // from the other two; same blocks as the flux kernel; 32 T shared.
-        unsafe { l.run() }
+        let q0 = self.q.each_ref().map(|b| b.ptr());
+        let (q1, out) = if stage == 1 {
+            (q0, self.q1.each_mut().map(|b| b.ptr_mut()))
+        } else {
+            (self.q1.each_ref().map(|b| b.ptr()), self.q.each_mut().map(|b| b.ptr_mut()))
+        };
+        let r = self.r.each_ref().map(|b| b.ptr());
+        let params = RkStage {
+            k: self.k,
+            stage,
+            early: self.early as u32,
+            dt: self.dt.ptr(),
+            bc: self.cell_bed.ptr(),
+            w0: q0[0],
+            hu0: q0[1],
+            hv0: q0[2],
+            w1: q1[0],
+            hu1: q1[1],
+            hv1: q1[2],
+            rw: r[0],
+            rhu: r[1],
+            rhv: r[2],
+            ow: out[0],
+            ohu: out[1],
+            ohv: out[2],
+            wet_m0: self.wet[m0].ptr(),
+            wet_in: self.wet[m_in].ptr(),
+            wet_out: self.wet[(m_in + 1) % 3].ptr_mut(),
+        };
+        // SAFETY: every state, R and bed array is padded to k.cells(); out is q1 (stage 1,
+        // distinct from every input) or q (stage 2, aliasing only q0 = w0, hu0, hv0, which the
+        // kernel allows); the three wet maps hold nbx·nby flags, wet_out distinct from the other
+        // two; the flux kernel's blocks; 32 T of shared memory.
+        unsafe { self.kernels.rk.launch(shape, params) }
     }
 
     /// Index of the wet map of Qⁿ (`stage2` false) or of Q¹ (true).
@@ -317,36 +373,36 @@ impl<T: GpuReal> GpuKp<T> {
     }
 
     /// Both ghost passes on `q` (or `q1`).
-    pub fn boundary(&mut self, gpu: &Gpu, on_q1: bool) -> Result<()> {
-        let f = gpu.kernel::<T>("kp_boundary")?;
-        let k = ByVal(self.k);
-        for (axis, count) in [(0u32, ghosts_x(self.k.ny)), (1u32, ghosts_y(self.k.nx))] {
-            let dst = if on_q1 { &self.q1 } else { &self.q };
-            let mut l = f.launch(LaunchShape::cover_1d(count as u64, 128)?)?;
-            l.arg(&k).arg(&axis).arg(&dst[0]).arg(&dst[1]).arg(&dst[2]).arg(&self.cell_bed);
-            // SAFETY: kp_boundary(k, axis, w, hu, hv, bc): padded arrays; one thread per ghost of
-            // the pass, each writing only its ghost (sources are interior cells or, in pass 1,
-            // ghosts set by pass 0, which ran before on the same stream).
-            unsafe { l.run()? };
+    pub fn boundary(&mut self, on_q1: bool) -> Result<()> {
+        let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
+        let [w, hu, hv] = dst.each_mut().map(|b| b.ptr_mut());
+        let bc = self.cell_bed.ptr();
+        let layout = self.k.layout();
+        for (axis, count) in [(0u32, ghosts_x(&layout)), (1u32, ghosts_y(&layout))] {
+            let shape = LaunchShape::cover_1d(count as u64, 128)?;
+            // SAFETY: w, hu, hv and bc are padded arrays; one thread per ghost of the pass, each
+            // writing only its ghost (sources are interior cells or, in pass 1, ghosts set by
+            // pass 0, which ran before on the same stream).
+            unsafe { self.kernels.boundary.launch(shape, SetGhosts { k: self.k, axis, w, hu, hv, bc })? };
         }
         Ok(())
     }
 
     /// One whole step: Δt on the device, then Euler or RK2.
-    pub fn step(&mut self, gpu: &Gpu, kernel: FluxKernel) -> Result<()> {
-        self.flux(gpu, kernel, false)?;
-        self.time_step(gpu)?;
-        self.rk(gpu, 1)?;
-        self.boundary(gpu, true)?;
+    pub fn step(&mut self, kernel: FluxKernel) -> Result<()> {
+        self.flux(kernel, false)?;
+        self.time_step()?;
+        self.rk(1)?;
+        self.boundary(true)?;
         match self.scheme {
             Scheme::Euler => {
                 self.q.swap_with_slice(&mut self.q1);
                 self.cur = (self.cur + 1) % 3;
             }
             Scheme::Rk2 => {
-                self.flux(gpu, kernel, true)?;
-                self.rk(gpu, 2)?;
-                self.boundary(gpu, false)?;
+                self.flux(kernel, true)?;
+                self.rk(2)?;
+                self.boundary(false)?;
                 self.cur = (self.cur + 2) % 3;
             }
         }

@@ -13,17 +13,17 @@
 //!   device (per-block maxima → device-wide max → one-thread Δt kernel) and read back only for
 //!   reports.
 
+#[cfg(feature = "bench")]
+pub mod bench;
+mod case;
 pub mod cpu;
 pub mod exact;
 pub mod gpu;
+mod model;
 mod problem;
 pub mod setup;
-mod solver;
 
-pub use ::gpu::kp::Coeffs;
+pub use kernels::kp::Coeffs;
 pub use problem::{Boundary, Problem, Scheme};
-pub use solver::{CYCLE, EarlyExit, GpuRun, Solver, StepReport};
-
-/// Kernel stems this solver launches.
-pub const KERNELS: &[&str] =
-    &["kp_flux", "kp_flux_early", "kp_flux_stream", "kp_flux_stream_early", "kp_rk", "kp_boundary", "kp_dt"];
+pub use case::{KpCase, MAX_CFL, SOLVER};
+pub use model::{CYCLE, EarlyExit, KpModel};

@@ -2,8 +2,21 @@
 //! validation and the kernels' constants.
 
 use super::Coeffs;
+use crate::field::Field2;
+use crate::grid::Layout2;
 use crate::{Error, Real, Result};
-use ::gpu::kp::{BC_OUTFLOW, BC_PERIODIC, BC_WALL, cell_bed, corner_source};
+use kernels::halo::node_source;
+use kernels::kp::{BC_OUTFLOW, BC_PERIODIC, BC_WALL, cell_bed as cell_bed_of};
+
+/// The padded fields a model starts from ([`Problem::padded`]).
+pub struct Padded<T> {
+    /// B at the cell corners ([`Problem::node_layout`]).
+    pub bed: Field2<T>,
+    /// B at the cell centres, the mean of the four corners.
+    pub cell_bed: Field2<T>,
+    /// w, hu, hv.
+    pub q: [Field2<T>; 3],
+}
 
 /// Boundary condition of one side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,7 +128,7 @@ impl Problem {
     /// B at the centre of interior cell (i, j): the mean of its corners.
     pub fn cell_bed(&self, i: usize, j: usize) -> f64 {
         let c = |a: usize, b: usize| self.bed[b * (self.nx + 1) + a];
-        cell_bed(c(i, j), c(i + 1, j), c(i, j + 1), c(i + 1, j + 1))
+        cell_bed_of(c(i, j), c(i + 1, j), c(i, j + 1), c(i + 1, j + 1))
     }
     /// Set the bed from a function of position at every corner.
     pub fn set_bed(&mut self, f: impl Fn(f64, f64) -> f64) {
@@ -227,67 +240,62 @@ impl Problem {
 
     /// Cells of the padded state arrays.
     pub fn padded_cells(&self) -> usize {
-        (self.nx + 4) * (self.ny + 4)
+        self.layout().len()
+    }
+    /// The layout of the state: two ghost layers.
+    pub fn layout(&self) -> Layout2 {
+        Layout2::new(self.nx as u32, self.ny as u32, 2)
+    }
+    /// The layout of the bed at cell corners: `(nx+1) × (ny+1)` nodes, two ghost layers.
+    pub fn node_layout(&self) -> Layout2 {
+        Layout2::new(self.nx as u32 + 1, self.ny as u32 + 1, 2)
     }
 
-    /// The padded corner array `(nx+5)(ny+5)` in `T`: interior corners from `bed`, ghost
-    /// corners mirrored (walls, outflow) or wrapped (periodic) per side.
-    pub fn padded_bed<T: Real>(&self) -> Vec<T> {
+    /// The padded fields in precision `T` a model starts from: the bed at the corners (ghost
+    /// corners mirrored or wrapped per side, [`node_source`]), B at the cell centres, and the
+    /// state (w, hu, hv) cleaned (no momentum where dry) with its ghosts set.
+    pub fn padded<T: Real>(&self, k: &Coeffs<T>) -> Result<Padded<T>> {
         let (nx, ny) = (self.nx as u32, self.ny as u32);
-        let cp = self.nx + 5;
-        let mut out = vec![T::ZERO; cp * (self.ny + 5)];
-        for cj in 0..(ny + 5) {
-            let sj = if cj < 2 {
-                corner_source(ny, cj, self.boundary[2].code())
-            } else {
-                corner_source(ny, cj, self.boundary[3].code())
-            };
-            for ci in 0..(nx + 5) {
-                let si = if ci < 2 {
-                    corner_source(nx, ci, self.boundary[0].code())
-                } else {
-                    corner_source(nx, ci, self.boundary[1].code())
-                };
-                out[cj as usize * cp + ci as usize] =
-                    T::from_f64(self.bed[(sj - 2) as usize * (self.nx + 1) + (si - 2) as usize]);
+        let nodes = self.node_layout();
+        let bc = self.boundary.map(Boundary::code);
+        // The interior node a stored node copies: each side mirrors or wraps its own ghosts.
+        let source = |n: u32, g: i32, lo: u32, hi: u32| node_source(n, g, if g < 0 { lo } else { hi }) as usize;
+        let mut bed = Field2::filled(nodes, T::ZERO)?;
+        for j in -2..ny as i32 + 3 {
+            let sj = source(ny, j, bc[2], bc[3]);
+            for i in -2..nx as i32 + 3 {
+                let si = source(nx, i, bc[0], bc[1]);
+                bed.set(i, j, T::from_f64(self.bed[sj * (self.nx + 1) + si]));
             }
         }
-        out
-    }
-
-    /// B at every padded cell centre, from the padded corners.
-    pub fn padded_cell_bed<T: Real>(&self, corners: &[T]) -> Vec<T> {
-        let (p, cp) = (self.nx + 4, self.nx + 5);
-        let mut out = vec![T::ZERO; self.padded_cells()];
-        for j in 0..self.ny + 4 {
-            for i in 0..p {
-                let c = |a: usize, b: usize| corners[b * cp + a];
-                out[j * p + i] = cell_bed(c(i, j), c(i + 1, j), c(i, j + 1), c(i + 1, j + 1));
+        let layout = self.layout();
+        let mut cell_bed = Field2::filled(layout, T::ZERO)?;
+        for j in -2..ny as i32 + 2 {
+            for i in -2..nx as i32 + 2 {
+                let c = |a: i32, b: i32| bed.get(i + a, j + b);
+                cell_bed.set(i, j, cell_bed_of(c(0, 0), c(1, 0), c(0, 1), c(1, 1)));
             }
         }
-        out
-    }
-
-    /// Padded (w, hu, hv) in `T` (ghosts left zero; the solvers set them).
-    pub fn padded_state<T: Real>(&self, cell_bed: &[T]) -> (Vec<T>, Vec<T>, Vec<T>) {
-        let p = self.nx + 4;
-        let n = self.padded_cells();
-        let (mut w, mut hu, mut hv) = (cell_bed.to_vec(), vec![T::ZERO; n], vec![T::ZERO; n]);
-        for j in 0..self.ny {
-            for i in 0..self.nx {
-                let (c, s) = ((j + 2) * p + i + 2, j * self.nx + i);
-                w[c] = T::from_f64(self.h[s]) + cell_bed[c];
-                hu[c] = T::from_f64(self.hu[s]);
-                hv[c] = T::from_f64(self.hv[s]);
+        let mut w = cell_bed.clone();
+        let mut hu = Field2::filled(layout, T::ZERO)?;
+        let mut hv = Field2::filled(layout, T::ZERO)?;
+        for j in 0..ny as i32 {
+            for i in 0..nx as i32 {
+                let s = j as usize * self.nx + i as usize;
+                w.set(i, j, T::from_f64(self.h[s]) + cell_bed.get(i, j));
+                hu.set(i, j, T::from_f64(self.hu[s]));
+                hv.set(i, j, T::from_f64(self.hv[s]));
             }
         }
-        (w, hu, hv)
+        let (wb, cb) = (w.stored_mut(), cell_bed.stored());
+        super::cpu::clean_state(k, wb, hu.stored_mut(), hv.stored_mut(), cb);
+        super::cpu::apply_boundary(k, w.stored_mut(), hu.stored_mut(), hv.stored_mut(), cell_bed.stored());
+        Ok(Padded { bed, cell_bed, q: [w, hu, hv] })
     }
 
     /// Interior values of a padded field, `nx·ny` row-major.
     pub fn interior<T: Copy>(&self, padded: &[T]) -> Vec<T> {
-        let p = self.nx + 4;
-        (0..self.ny).flat_map(|j| (0..self.nx).map(move |i| padded[(j + 2) * p + i + 2])).collect()
+        crate::field::interior_of(&self.layout(), padded)
     }
 
     /// Water volume Σ h·ΔxΔy over the interior, from padded w and cell beds.

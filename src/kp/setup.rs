@@ -17,7 +17,13 @@ pub fn flood(nx: usize, ny: usize) -> Problem {
 /// `h_out` outside. The inside test uses integer cell offsets, so the set-up is exactly
 /// symmetric under 90° rotations and mirrors.
 pub fn circular(nx: usize, ny: usize, l: f64, r: f64, h_in: f64, h_out: f64) -> Problem {
-    let mut p = Problem::new(nx, ny, l, l);
+    column(nx, ny, l, l, r, h_in, h_out)
+}
+
+/// A column of radius `r` centred in an `lx × ly` domain on a flat bed: depth `h_in` inside,
+/// `h_out` outside, walls.
+pub fn column(nx: usize, ny: usize, lx: f64, ly: f64, r: f64, h_in: f64, h_out: f64) -> Problem {
+    let mut p = Problem::new(nx, ny, lx, ly);
     for j in 0..ny {
         for i in 0..nx {
             // Twice the offset from the centre, in cells: exact integers.
@@ -33,12 +39,19 @@ pub fn circular(nx: usize, ny: usize, l: f64, r: f64, h_in: f64, h_out: f64) -> 
 /// A Gaussian hump of water (1 m + 1 m·exp(−r²/(2·(5 m)²))) on a 1 m lake over a gently
 /// sloping bed, 50 m × 50 m, walls.
 pub fn gaussian(nx: usize, ny: usize) -> Problem {
-    let l = 50.0;
-    let mut p = Problem::new(nx, ny, l, l);
-    p.set_bed(|x, _| -0.5 + 0.2 * x / l);
+    gaussian_hump(nx, ny, 50.0, 50.0, 1.0, 1.0, 5.0, (-0.5, -0.3))
+}
+
+/// A Gaussian hump `level + amplitude·exp(−r²/(2·width²))` of water, centred in an `lx × ly`
+/// domain, over a bed rising linearly from `bed.0` (west) to `bed.1` (east); dry where the bed
+/// is above the surface.
+#[allow(clippy::too_many_arguments)]
+pub fn gaussian_hump(nx: usize, ny: usize, lx: f64, ly: f64, level: f64, amplitude: f64, width: f64, bed: (f64, f64)) -> Problem {
+    let mut p = Problem::new(nx, ny, lx, ly);
+    p.set_bed(|x, _| bed.0 + (bed.1 - bed.0) * x / lx);
     p.set_surface(|x, y| {
-        let r2 = (x - 0.5 * l).powi(2) + (y - 0.5 * l).powi(2);
-        1.0 + (-r2 / (2.0 * 25.0)).exp()
+        let r2 = (x - 0.5 * lx).powi(2) + (y - 0.5 * ly).powi(2);
+        level + amplitude * (-r2 / (2.0 * width * width)).exp()
     });
     p
 }
@@ -47,9 +60,13 @@ pub fn gaussian(nx: usize, ny: usize) -> Problem {
 /// Δx = Δy = 1 m. The seed's w = sin(2πx/nx) is lifted to a positive depth:
 /// h = 1 + 0.5·sin(2π x/L_x).
 pub fn sine(nx: usize, ny: usize) -> Problem {
-    let mut p = Problem::new(nx, ny, nx as f64, ny as f64);
-    let lx = nx as f64;
-    p.set_depth(|x, _| 1.0 + 0.5 * (2.0 * std::f64::consts::PI * x / lx).sin());
+    sine_wave(nx, ny, nx as f64, ny as f64, 1.0, 0.5, 1.0)
+}
+
+/// Depth `mean + amplitude·sin(2π·waves·x/lx)` on a flat bed, at rest, walls.
+pub fn sine_wave(nx: usize, ny: usize, lx: f64, ly: f64, mean: f64, amplitude: f64, waves: f64) -> Problem {
+    let mut p = Problem::new(nx, ny, lx, ly);
+    p.set_depth(|x, _| mean + amplitude * (2.0 * std::f64::consts::PI * waves * x / lx).sin());
     p
 }
 
@@ -59,10 +76,16 @@ pub fn sine(nx: usize, ny: usize) -> Problem {
 /// every other corner below it, so each cell is either wet with a flat surface or dry — the
 /// discrete lake at rest the scheme preserves exactly.
 pub fn lake_at_rest(nx: usize, ny: usize) -> Problem {
-    let l = 20.0;
-    let level = 1.0;
-    let mut p = Problem::new(nx, ny, l, l);
+    lake_at_rest_on(nx, ny, 20.0, 20.0, 1.0)
+}
+
+/// The lake of [`lake_at_rest`] on an `lx × ly` domain with its surface at `level`: the
+/// islands sit at the same fractions of the domain.
+pub fn lake_at_rest_on(nx: usize, ny: usize, lx: f64, ly: f64, level: f64) -> Problem {
+    let mut p = Problem::new(nx, ny, lx, ly);
+    let (sx, sy) = (lx / 20.0, ly / 20.0);
     let island = |x: f64, y: f64| {
+        let (x, y) = (x / sx, y / sy);
         ((x - 6.0).powi(2) + (y - 7.0).powi(2)).sqrt() < 3.0 || ((x - 14.0).powi(2) + (y - 13.0).powi(2)).sqrt() < 2.5
     };
     let is_island_cell = |i: usize, j: usize| -> bool {
@@ -84,7 +107,7 @@ pub fn lake_at_rest(nx: usize, ny: usize) -> Problem {
             } else if around.iter().any(|&c| c) {
                 level
             } else {
-                0.35 + 0.25 * (0.5 * x).sin() * (0.4 * y).cos() + 0.1 * (0.3 * x + 0.2 * y).cos()
+                level - 0.65 + 0.25 * (0.5 * x).sin() * (0.4 * y).cos() + 0.1 * (0.3 * x + 0.2 * y).cos()
             };
             p.bed[j * (nx + 1) + i] = b;
         }

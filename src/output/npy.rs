@@ -78,8 +78,12 @@ pub fn write_npy<T: NpyElem>(path: &Path, data: &[T], shape: &[usize]) -> Result
 }
 
 /// Read a `.npy` file of little-endian `f2`/`f4`/`f8` values in C order, widened to f64;
-/// returns the values and the shape.
+/// returns the values and the shape. Only a regular file is read, and only when it and its
+/// values widened to f64 fit in half the memory available (so a device, a FIFO or a file far
+/// too large is refused at once).
 pub fn read_npy_f64(path: &Path) -> Result<(Vec<f64>, Vec<usize>)> {
+    let limit = crate::files::available_memory().map_or(u64::MAX, |m| m / 6);
+    crate::files::regular_file(path, limit, ".npy input small enough for this machine's memory")?;
     let bytes = std::fs::read(path).map_err(|cause| Error::Io { path: path.display().to_string(), cause })?;
     parse_npy(&bytes).map_err(|msg| Error::invalid(format!("{}: {msg}", path.display())))
 }

@@ -7,7 +7,8 @@ use std::sync::Arc;
 /// What the user asked for (`--backend`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum BackendChoice {
-    /// The GPU when the driver loads and a device exists, else the CPU (saying why).
+    /// The GPU when the driver loads and a device exists, else the CPU (saying why); a GPU that
+    /// exists but fails to start is an error.
     #[default]
     Auto,
     /// The GPU, or an error.
@@ -39,7 +40,9 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// Resolve a choice. `Auto` never fails: without a GPU it returns the CPU and the reason.
+    /// Resolve a choice. `Auto` takes the CPU, with the reason, when there is no usable GPU
+    /// ([`Error::NoGpu`]); any other failure (a driver call, a PTX module the driver rejects)
+    /// is returned, not hidden behind the CPU.
     pub fn select(choice: BackendChoice) -> Result<Backend> {
         match choice {
             BackendChoice::Cpu => Ok(Backend::Cpu { why: None }),
@@ -49,7 +52,8 @@ impl Backend {
             }),
             BackendChoice::Auto => match Gpu::new(0) {
                 Ok(g) => Ok(Backend::Gpu(Arc::new(g))),
-                Err(e) => Ok(Backend::Cpu { why: Some(e.to_string()) }),
+                Err(e @ Error::NoGpu(_)) => Ok(Backend::Cpu { why: Some(e.to_string()) }),
+                Err(e) => Err(e),
             },
         }
     }

@@ -6,8 +6,7 @@ use crate::{Error, Result};
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
 use cudarc::nvrtc::Ptx;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// What `info` prints and what launch helpers and benchmarks size themselves by.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -32,23 +31,12 @@ pub struct Gpu {
     module: Arc<CudaModule>,
     ptx: &'static PtxModule,
     info: DeviceInfo,
-    functions: Mutex<HashMap<String, LoadedFunction>>,
 }
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Gpu").field("info", &self.info).field("arch", &self.ptx.arch).finish()
     }
-}
-
-/// A function of the loaded module with its register-limited block size, read once at load
-/// (the limit never changes, and launches check it every time).
-#[derive(Clone)]
-pub(crate) struct LoadedFunction {
-    pub function: CudaFunction,
-    /// The most threads a block may have: the device's limit, or less when the kernel's
-    /// registers per thread would not fit a larger block in one multiprocessor.
-    pub max_threads: u32,
 }
 
 /// True when the CUDA driver library can be loaded. cudarc panics on its first call when it
@@ -96,7 +84,7 @@ impl Gpu {
             max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
             driver: format!("{}.{}", driver / 1000, (driver % 1000) / 10),
         };
-        Ok(Gpu { ctx, stream, module, ptx, info, functions: Mutex::new(HashMap::new()) })
+        Ok(Gpu { ctx, stream, module, ptx, info })
     }
 
     pub fn info(&self) -> &DeviceInfo {
@@ -113,21 +101,16 @@ impl Gpu {
         &self.ctx
     }
 
-    /// The loaded function `name` and its block-size limit (cached).
-    pub(crate) fn function(&self, name: &str) -> Result<LoadedFunction> {
-        let mut cache = self.functions.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(f) = cache.get(name) {
-            return Ok(f.clone());
-        }
+    /// The loaded function `name` and the most threads a block of it may have: the device's
+    /// limit, or less when its registers per thread would not fit a larger block in one
+    /// multiprocessor (read once here; launches check it every time).
+    pub(crate) fn function(&self, name: &str) -> Result<(CudaFunction, u32)> {
         let function =
             self.module.load_function(name).map_err(|source| Error::Driver { call: "cuModuleGetFunction", source })?;
         let max_threads = function
             .get_attribute(cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
             .call("cuFuncGetAttribute (max threads per block)")?;
-        let f =
-            LoadedFunction { function, max_threads: (max_threads.max(1) as u32).min(self.info.max_threads_per_block) };
-        cache.insert(name.to_string(), f.clone());
-        Ok(f)
+        Ok((function, (max_threads.max(1) as u32).min(self.info.max_threads_per_block)))
     }
 
     /// Free and total device memory now, in bytes.

@@ -1,10 +1,26 @@
-//! Kernel handles and the one launch helper: grid from the domain size and block shape,
-//! dynamic shared memory sized by the caller (and the 48 KiB limit raised when asked).
+//! Typed kernel handles and the one launch path.
+//!
+//! A driver resolves each kernel once, from the entry constant the kernel crate declares, into
+//! a [`Kernel<P>`] whose `P` is that kernel's parameter struct (`kernels!` made both from one
+//! declaration, so the parameters' number, order and types cannot drift from the PTX):
+//!
+//! ```text
+//! let flux: Kernel<kernels::kp::FluxTile<T>> = gpu.kernel::<T, _>(kernels::kp::FLUX)?;
+//! let params = FluxTile { k, w: q[0].ptr(), /* … */ rate: rate.ptr_mut() };
+//! // SAFETY: (the kernel's contract, field by field)
+//! unsafe { flux.launch(shape, params)? };
+//! ```
+//!
+//! Device buffers give their addresses to the raw-pointer fields through [`DevicePointers`].
 
-use super::Gpu;
-use crate::{Error, Real, Result};
+use super::{DeviceBuffer, Gpu};
+use crate::{Error, GpuReal, Result};
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
-use cudarc::driver::{CudaFunction, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaStream, DevicePtr};
+use kernels::{Entry, Family, MAX_PARAMS, Params};
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Shared memory a block gets without opting in.
 const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
@@ -66,27 +82,53 @@ impl LaunchShape {
     }
 }
 
-/// A kernel entry point of the loaded module.
-pub struct Kernel<'g> {
-    gpu: &'g Gpu,
+/// One entry point of the loaded module at one precision, launched with parameters `P` (the
+/// kernel crate's parameter struct of that entry point). Resolve it once ([`Gpu::kernel`]) and
+/// keep it: a launch then does no look-up.
+pub struct Kernel<P> {
     name: String,
     function: CudaFunction,
+    stream: Arc<CudaStream>,
+    /// The most threads a block may have: the device's limit, or less when the kernel's
+    /// registers per thread would not fit a larger block in one multiprocessor.
     max_threads: u32,
+    /// The device's limits a launch is checked against.
+    device_threads: u32,
+    device_shared: u32,
+    /// Whether the function's dynamic shared memory limit has been raised to the most the
+    /// device allows it (done once, by the first launch that needs more than 48 KiB).
+    shared_raised: AtomicBool,
+    params: PhantomData<fn(P)>,
 }
 
 impl Gpu {
-    /// The `<stem>_<f32|f64>` entry point for precision `T`.
-    pub fn kernel<T: Real>(&self, stem: &str) -> Result<Kernel<'_>> {
-        self.kernel_named(&format!("{stem}_{}", T::NAME))
-    }
-    /// An entry point by its full name.
-    pub fn kernel_named(&self, name: &str) -> Result<Kernel<'_>> {
-        let f = self.function(name)?;
-        Ok(Kernel { gpu: self, name: name.to_string(), function: f.function, max_threads: f.max_threads })
+    /// The entry point `entry` at precision `T` (`<stem>_f32` or `<stem>_f64`). Look kernels up
+    /// when a driver is built, not per launch.
+    pub fn kernel<T: GpuReal, F: Family>(&self, entry: Entry<F>) -> Result<Kernel<F::At<T>>> {
+        let name = format!("{}_{}", entry.stem(), T::NAME);
+        let (function, max_threads) = self.function(&name)?;
+        let info = self.info();
+        Ok(Kernel {
+            name,
+            function,
+            stream: self.stream().clone(),
+            max_threads,
+            device_threads: info.max_threads_per_block,
+            device_shared: info.max_shared_per_block,
+            shared_raised: AtomicBool::new(false),
+            params: PhantomData,
+        })
     }
 }
 
-impl<'g> Kernel<'g> {
+impl<P> std::fmt::Debug for Kernel<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kernel").field("name", &self.name).field("max_threads", &self.max_threads).finish()
+    }
+}
+
+impl<P: Params> Kernel<P> {
+    /// The PTX symbol, `<stem>_<f32|f64>`.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -97,14 +139,13 @@ impl<'g> Kernel<'g> {
         self.max_threads
     }
 
-    /// Check `shape` against the device's limits (raising the shared-memory limit when the
-    /// launch asks for more than 48 KiB) and start collecting arguments.
-    pub fn launch(&self, shape: LaunchShape) -> Result<KernelLaunch<'_>> {
-        let info = self.gpu.info();
+    /// Check `shape` against the device's and the kernel's limits, raising the function's
+    /// shared-memory limit the first time a launch asks for more than 48 KiB.
+    fn check(&self, shape: &LaunchShape) -> Result<()> {
         let bad = |why: String| Error::invalid(format!("kernel {}: launch {shape:?} {why}", self.name));
         let threads = shape.threads_per_block();
-        if threads == 0 || threads > info.max_threads_per_block {
-            return Err(bad(format!("has {threads} threads per block (1..={})", info.max_threads_per_block)));
+        if threads == 0 || threads > self.device_threads {
+            return Err(bad(format!("has {threads} threads per block (1..={})", self.device_threads)));
         }
         let fits = self.max_threads;
         if threads > fits {
@@ -115,25 +156,63 @@ impl<'g> Kernel<'g> {
         if shape.grid.0 == 0 || shape.grid.1 == 0 || shape.grid.2 == 0 || shape.grid.1 > 65535 || shape.grid.2 > 65535 {
             return Err(bad("has an empty grid or a y/z grid dimension over 65535".into()));
         }
-        if shape.shared_bytes > info.max_shared_per_block {
+        if shape.shared_bytes > self.device_shared {
             return Err(bad(format!(
                 "needs {} B of shared memory per block; this GPU allows {} B",
-                shape.shared_bytes, info.max_shared_per_block
+                shape.shared_bytes, self.device_shared
             )));
         }
-        if shape.shared_bytes > DEFAULT_SHARED_LIMIT {
+        if shape.shared_bytes > DEFAULT_SHARED_LIMIT && !self.shared_raised.load(Ordering::Relaxed) {
+            // The most dynamic shared memory the function can have: the device's opt-in
+            // maximum less its static shared memory (none in hydrokern's kernels today).
+            let fixed = self
+                .function
+                .get_attribute(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+                .map_err(|source| self.launch_error(shape, source))?;
+            let most = self.device_shared.saturating_sub(fixed.max(0) as u32);
             // SAFETY: the function belongs to the loaded module; the value is within the
-            // device's opt-in maximum checked above.
+            // device's opt-in maximum. Every handle of this function raises to the same value,
+            // so a second handle never lowers what another relies on.
             unsafe {
                 cudarc::driver::result::function::set_function_attribute(
                     self.function.cu_function(),
                     FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    shape.shared_bytes as i32,
+                    most as i32,
                 )
             }
-            .map_err(|source| self.launch_error(&shape, source))?;
+            .map_err(|source| self.launch_error(shape, source))?;
+            self.shared_raised.store(true, Ordering::Relaxed);
         }
-        Ok(KernelLaunch { kernel: self, shape, args: self.gpu.stream().launch_builder(&self.function) })
+        Ok(())
+    }
+
+    /// Enqueue the kernel on the GPU's stream with `params`, after checking `shape`.
+    ///
+    /// # Safety
+    /// Every pointer field of `params` is the device address of an allocation as large as the
+    /// kernel's contract (the `# Safety` section of its body in `gpu/src/<solver>/`) requires for
+    /// this launch shape, with only the aliasing it allows, and stays allocated until the kernel
+    /// has run. The kernel reads and writes device memory through them; nothing else checks
+    /// this. (The parameters' number, order and types are right by construction.)
+    pub unsafe fn launch(&self, shape: LaunchShape, params: P) -> Result<()> {
+        self.check(&shape)?;
+        let mut args = [std::ptr::null_mut(); MAX_PARAMS];
+        let n = params.args(&mut args);
+        self.stream.context().bind_to_thread().map_err(|source| self.launch_error(&shape, source))?;
+        // SAFETY: `args[..n]` points at the fields of `params`, alive for this call
+        // (cuLaunchKernel copies the values); the function and the stream belong to one
+        // context; the rest is the caller's contract above.
+        unsafe {
+            cudarc::driver::result::launch_kernel(
+                self.function.cu_function(),
+                shape.grid,
+                shape.block,
+                shape.shared_bytes,
+                self.stream.cu_stream(),
+                &mut args[..n],
+            )
+        }
+        .map_err(|source| self.launch_error(&shape, source))
     }
 
     fn launch_error(&self, shape: &LaunchShape, source: cudarc::driver::DriverError) -> Error {
@@ -147,47 +226,23 @@ impl<'g> Kernel<'g> {
     }
 }
 
-/// A launch being assembled: push the arguments in the kernel's parameter order, then `run`.
-pub struct KernelLaunch<'k> {
-    kernel: &'k Kernel<'k>,
-    shape: LaunchShape,
-    args: LaunchArgs<'k>,
+/// The device address of a buffer, for the raw-pointer fields of kernel parameter structs. The
+/// pointers are device addresses: never dereferenced on the host.
+pub trait DevicePointers<T> {
+    /// The address of element 0, for a field the kernel reads.
+    fn ptr(&self) -> *const T;
+    /// The address of element 0, for a field the kernel writes.
+    fn ptr_mut(&mut self) -> *mut T;
 }
 
-impl<'k> KernelLaunch<'k> {
-    /// Push the next argument: `&CudaSlice<T>` for a pointer parameter, `&value` for a scalar
-    /// or a [`ByVal`] parameter struct.
-    pub fn arg<A>(&mut self, a: A) -> &mut Self
-    where
-        LaunchArgs<'k>: PushKernelArg<A>,
-    {
-        self.args.arg(a);
-        self
+impl<T> DevicePointers<T> for DeviceBuffer<T> {
+    fn ptr(&self) -> *const T {
+        // `device_ptr` also returns a guard that records a read event on drop when the context
+        // tracks events; `Gpu::new` disables tracking (one ordered stream), so it does nothing.
+        let (address, _guard) = self.device_ptr(self.stream());
+        std::ptr::without_provenance(address as usize)
     }
-
-    /// Enqueue the kernel on the GPU's stream.
-    ///
-    /// # Safety
-    /// The arguments must match the kernel's parameters in number, order and type, and every
-    /// buffer must be as large as the kernel's contract (its `# Safety` section in `gpu/`)
-    /// requires for this launch shape. The kernel reads and writes device memory through raw
-    /// pointers; nothing else checks this.
-    pub unsafe fn run(mut self) -> Result<()> {
-        let cfg = LaunchConfig {
-            grid_dim: self.shape.grid,
-            block_dim: self.shape.block,
-            shared_mem_bytes: self.shape.shared_bytes,
-        };
-        // SAFETY: forwarded to the caller (see above).
-        unsafe { self.args.launch(cfg) }.map(|_| ()).map_err(|source| self.kernel.launch_error(&self.shape, source))
+    fn ptr_mut(&mut self) -> *mut T {
+        self.ptr().cast_mut()
     }
 }
-
-/// A `#[repr(C)]` parameter struct from `gpu/`, passed to a kernel by value.
-#[derive(Clone, Copy, Debug)]
-#[repr(transparent)]
-pub struct ByVal<P: Copy>(pub P);
-
-// SAFETY: `P` is a plain `#[repr(C)]` struct of scalars shared with the kernel's signature;
-// the driver copies its bytes into the kernel's `.param` space.
-unsafe impl<P: Copy> DeviceRepr for ByVal<P> {}

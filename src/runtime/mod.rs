@@ -10,5 +10,5 @@ mod timing;
 pub use backend::{Backend, BackendChoice};
 pub use context::{DeviceInfo, Gpu};
 pub use cudarc::driver::CudaSlice as DeviceBuffer;
-pub use launch::{ByVal, Kernel, KernelLaunch, LaunchShape};
+pub use launch::{DevicePointers, Kernel, LaunchShape};
 pub use timing::Timer;

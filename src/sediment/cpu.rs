@@ -1,8 +1,10 @@
 //! CPU reference: the same point functions as the kernels, rayon over rows.
 
 use super::{Coeffs, Problem};
+use crate::field::Field2;
 use crate::{Real, Result};
-use ::gpu::sediment::{Five, h_point, perimeter, perimeter_len, s_point, set_ghost, upwind_is_south, upwind_is_west};
+use kernels::halo::{perimeter_ghost, perimeter_len};
+use kernels::sediment::{Five, h_point, s_point, set_ghost, upwind_is_south, upwind_is_west};
 use rayon::prelude::*;
 
 /// h' on the interior (ghost entries of `hn` are left for [`apply_ghosts`]).
@@ -35,15 +37,16 @@ pub fn s_step<T: Real>(k: &Coeffs<T>, h: &[T], hp: &[T], s: &[T], al: &[T], sn: 
     });
 }
 
-/// Set the ghost layer of all four fields (see `gpu::sediment::set_ghost`).
+/// Set the ghost layer of all four fields (see `kernels::sediment::set_ghost`).
 pub fn apply_ghosts<T: Real>(k: &Coeffs<T>, h: &mut [T], s: &mut [T], al: &mut [T], be: &mut [T]) {
     let n = (k.nx as usize + 2) * (k.ny as usize + 2);
     assert!(h.len() == n && s.len() == n && al.len() == n && be.len() == n, "field lengths");
-    for t in 0..perimeter_len(k.nx, k.ny) {
-        if let Some(pt) = perimeter(k.nx, k.ny, t) {
-            // SAFETY: the four slices hold (nx+2)(ny+2) elements (asserted) and `pt` indexes
-            // the perimeter of that grid.
-            unsafe { set_ghost(k, h.as_mut_ptr(), s.as_mut_ptr(), al.as_mut_ptr(), be.as_mut_ptr(), pt) };
+    let layout = k.layout();
+    for t in 0..perimeter_len(&layout) {
+        if let Some(gh) = perimeter_ghost(&layout, Coeffs::<T>::GHOSTS, t) {
+            // SAFETY: the four slices hold (nx+2)(ny+2) elements (asserted) and `gh` indexes
+            // the ghost layer of that grid.
+            unsafe { set_ghost(k, h.as_mut_ptr(), s.as_mut_ptr(), al.as_mut_ptr(), be.as_mut_ptr(), gh) };
         }
     }
 }
@@ -51,27 +54,28 @@ pub fn apply_ghosts<T: Real>(k: &Coeffs<T>, h: &mut [T], s: &mut [T], al: &mut [
 /// The reference solver's state.
 pub struct CpuSediment<T: Real> {
     k: Coeffs<T>,
-    h: Vec<T>,
-    s: Vec<T>,
-    alpha: Vec<T>,
-    beta: Vec<T>,
-    hn: Vec<T>,
-    sn: Vec<T>,
+    h: Field2<T>,
+    s: Field2<T>,
+    alpha: Field2<T>,
+    beta: Field2<T>,
+    /// h′ and s′ while a step computes them.
+    hn: Field2<T>,
+    sn: Field2<T>,
 }
 
 impl<T: Real> CpuSediment<T> {
     /// Validate `problem`, convert it to `T`, fill the ghost layer.
     pub fn new(problem: &Problem, dt: f64) -> Result<CpuSediment<T>> {
         problem.validate()?;
-        let conv = |f: &[f64]| f.iter().map(|&v| T::from_f64(v)).collect::<Vec<T>>();
+        let zeros = || Field2::filled(problem.layout(), T::ZERO);
         let mut m = CpuSediment {
             k: problem.coeffs(dt, 1),
-            h: conv(&problem.h),
-            s: conv(&problem.s),
-            alpha: conv(&problem.alpha),
-            beta: conv(&problem.beta),
-            hn: vec![T::ZERO; problem.len()],
-            sn: vec![T::ZERO; problem.len()],
+            h: problem.h.convert(),
+            s: problem.s.convert(),
+            alpha: problem.alpha.convert(),
+            beta: problem.beta.convert(),
+            hn: zeros()?,
+            sn: zeros()?,
         };
         apply_ghosts(&m.k, &mut m.h, &mut m.s, &mut m.alpha, &mut m.beta);
         Ok(m)

@@ -2,12 +2,12 @@
 //! h- and s-kernels (or the fused one) and the ghost kernel.
 
 use super::{Coeffs, HVariant, Problem, SVariant, StepVariant};
-use crate::runtime::{ByVal, DeviceBuffer, Gpu, LaunchShape};
+use crate::foundation::gpu::BufferKernels;
+use crate::runtime::{DevicePointers, Gpu, Kernel, LaunchShape};
+use crate::field::{DeviceField2, Field2};
 use crate::{Error, GpuReal, Result};
-use ::gpu::sediment::perimeter_len;
-
-/// Output columns per warp of the streamed fused kernel (32 lanes less a 2-column halo each side).
-const STREAM_COLS: u64 = 28;
+use kernels::halo::perimeter_len;
+use kernels::sediment::{FUSED, FUSED_TILE, GHOSTS, STREAM_COLS, SetGhosts, StepFused, StepH, StepS};
 
 /// Block shape and rows per thread (run-time launch parameters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,16 +28,43 @@ impl Default for Launch {
     }
 }
 
-/// The device state of one sediment run.
+/// The sediment kernels of precision `T`, looked up once.
+struct SedimentKernels<T: GpuReal> {
+    /// By `HVariant as usize` (the order of `HVariant::ALL`).
+    h: Vec<Kernel<StepH<T>>>,
+    /// By `SVariant as usize` (the order of `SVariant::ALL`).
+    s: Vec<Kernel<StepS<T>>>,
+    fused: Kernel<StepFused<T>>,
+    fused_tile: Kernel<StepFused<T>>,
+    ghosts: Kernel<SetGhosts<T>>,
+    buffers: BufferKernels<T>,
+}
+
+impl<T: GpuReal> SedimentKernels<T> {
+    fn new(gpu: &Gpu) -> Result<SedimentKernels<T>> {
+        Ok(SedimentKernels {
+            h: HVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(v.entry())).collect::<Result<_>>()?,
+            s: SVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(v.entry())).collect::<Result<_>>()?,
+            fused: gpu.kernel::<T, _>(FUSED)?,
+            fused_tile: gpu.kernel::<T, _>(FUSED_TILE)?,
+            ghosts: gpu.kernel::<T, _>(GHOSTS)?,
+            buffers: BufferKernels::new(gpu)?,
+        })
+    }
+}
+
+/// The device state of one sediment run. Its kernels are looked up once, in [`GpuSediment::new`].
 pub struct GpuSediment<T: GpuReal> {
     k: Coeffs<T>,
     launch: Launch,
-    h: DeviceBuffer<T>,
-    s: DeviceBuffer<T>,
-    alpha: DeviceBuffer<T>,
-    beta: DeviceBuffer<T>,
-    hn: DeviceBuffer<T>,
-    sn: DeviceBuffer<T>,
+    h: DeviceField2<T>,
+    s: DeviceField2<T>,
+    alpha: DeviceField2<T>,
+    beta: DeviceField2<T>,
+    /// h′ and s′ while a step computes them.
+    hn: DeviceField2<T>,
+    sn: DeviceField2<T>,
+    kernels: SedimentKernels<T>,
 }
 
 impl<T: GpuReal> GpuSediment<T> {
@@ -56,26 +83,27 @@ impl<T: GpuReal> GpuSediment<T> {
             &format!("a {}×{} sediment grid ({} fields of {})", problem.nx, problem.ny, 6, T::NAME),
             6 * n * std::mem::size_of::<T>(),
         )?;
-        let conv = |f: &[f64]| f.iter().map(|&v| T::from_f64(v)).collect::<Vec<T>>();
+        let up = |f: &Field2<f64>| DeviceField2::upload(gpu, &f.convert::<T>());
         let mut m = GpuSediment {
             k: problem.coeffs(dt, launch.rows),
             launch,
-            h: gpu.upload(&conv(&problem.h))?,
-            s: gpu.upload(&conv(&problem.s))?,
-            alpha: gpu.upload(&conv(&problem.alpha))?,
-            beta: gpu.upload(&conv(&problem.beta))?,
-            hn: gpu.alloc(n)?,
-            sn: gpu.alloc(n)?,
+            h: up(&problem.h)?,
+            s: up(&problem.s)?,
+            alpha: up(&problem.alpha)?,
+            beta: up(&problem.beta)?,
+            hn: DeviceField2::uninit(gpu, problem.layout())?,
+            sn: DeviceField2::uninit(gpu, problem.layout())?,
+            kernels: SedimentKernels::new(gpu)?,
         };
-        m.ghosts(gpu, false)?;
+        m.ghosts(false)?;
         Ok(m)
     }
 
     /// Fill the step's output buffers with NaN, so that a point a kernel fails to write shows
     /// up in the result (the equivalence tests call this before every step).
-    pub fn poison_outputs(&mut self, gpu: &Gpu) -> Result<()> {
-        crate::foundation::gpu::fill(gpu, &mut self.hn, T::NAN)?;
-        crate::foundation::gpu::fill(gpu, &mut self.sn, T::NAN)
+    pub fn poison_outputs(&mut self) -> Result<()> {
+        self.kernels.buffers.fill(&mut self.hn, T::NAN)?;
+        self.kernels.buffers.fill(&mut self.sn, T::NAN)
     }
 
     pub fn set_dt(&mut self, problem: &Problem, dt: f64) {
@@ -83,19 +111,19 @@ impl<T: GpuReal> GpuSediment<T> {
     }
 
     /// One step with `variant`.
-    pub fn step(&mut self, gpu: &Gpu, variant: StepVariant) -> Result<()> {
+    pub fn step(&mut self, variant: StepVariant) -> Result<()> {
         match variant {
             StepVariant::Split(hv, sv) => {
-                self.h_kernel(gpu, hv)?;
-                self.ghosts(gpu, true)?;
-                self.s_kernel(gpu, sv)?;
+                self.h_kernel(hv)?;
+                self.ghosts(true)?;
+                self.s_kernel(sv)?;
             }
-            StepVariant::Fused => self.fused(gpu)?,
-            StepVariant::FusedTile => self.fused_tile(gpu)?,
+            StepVariant::Fused => self.fused()?,
+            StepVariant::FusedTile => self.fused_tile()?,
         }
         std::mem::swap(&mut self.h, &mut self.hn);
         std::mem::swap(&mut self.s, &mut self.sn);
-        self.ghosts(gpu, false)
+        self.ghosts(false)
     }
 
     /// Copy h and s (with ghosts) to the host.
@@ -118,7 +146,7 @@ impl<T: GpuReal> GpuSediment<T> {
     }
 
     /// h' into `hn` from h, s, α, β.
-    pub fn h_kernel(&mut self, gpu: &Gpu, v: HVariant) -> Result<()> {
+    pub fn h_kernel(&mut self, v: HVariant) -> Result<()> {
         let shape = match v {
             HVariant::Baseline | HVariant::Opt1 => self.shape(false)?,
             HVariant::Opt2 => self.shape(false)?.with_shared_of::<T>(2 * self.tile()),
@@ -128,17 +156,21 @@ impl<T: GpuReal> GpuSediment<T> {
                 LaunchShape::cover_2d(self.k.nx as u64, self.k.ny as u64, (bx, by), (1, self.launch.rows))?
             }
         };
-        let kernel = gpu.kernel::<T>(&v.stem())?;
-        let k = ByVal(self.k);
-        let mut l = kernel.launch(shape)?;
-        l.arg(&k).arg(&self.h).arg(&self.s).arg(&self.alpha).arg(&self.beta).arg(&self.hn);
-        // SAFETY: sediment_h_*(k, h, s, al, be, hn): six whole arrays of (nx+2)(ny+2), hn distinct
+        let params = StepH {
+            k: self.k,
+            h: self.h.ptr(),
+            s: self.s.ptr(),
+            al: self.alpha.ptr(),
+            be: self.beta.ptr(),
+            hn: self.hn.ptr_mut(),
+        };
+        // SAFETY: h, s, al, be, hn are whole arrays of (nx+2)(ny+2) as `k` describes, hn distinct
         // from the inputs; grid and shared memory as the kernel's variant requires (above).
-        unsafe { l.run() }
+        unsafe { self.kernels.h[v as usize].launch(shape, params) }
     }
 
     /// s' into `sn` from h, h' (in `hn`), s, α.
-    pub fn s_kernel(&mut self, gpu: &Gpu, v: SVariant) -> Result<()> {
+    pub fn s_kernel(&mut self, v: SVariant) -> Result<()> {
         let shape = match v {
             SVariant::Baseline | SVariant::Opt1 => self.shape(false)?,
             SVariant::Opt2 => self.shape(false)?.with_shared_of::<T>(self.tile()),
@@ -147,54 +179,63 @@ impl<T: GpuReal> GpuSediment<T> {
                 LaunchShape::cover_2d(self.k.nx as u64, self.k.ny as u64, (bx, by), (1, self.launch.rows))?
             }
         };
-        let kernel = gpu.kernel::<T>(&v.stem())?;
-        let k = ByVal(self.k);
-        let mut l = kernel.launch(shape)?;
-        l.arg(&k).arg(&self.h).arg(&self.hn).arg(&self.s).arg(&self.alpha).arg(&self.sn);
-        // SAFETY: sediment_s_*(k, h, hp, s, al, sn): whole arrays, sn distinct from the inputs.
-        unsafe { l.run() }
+        let params = StepS {
+            k: self.k,
+            h: self.h.ptr(),
+            hp: self.hn.ptr(),
+            s: self.s.ptr(),
+            al: self.alpha.ptr(),
+            sn: self.sn.ptr_mut(),
+        };
+        // SAFETY: h, hp, s, al, sn are whole arrays, sn distinct from the inputs; grid and shared
+        // memory as the variant requires (above).
+        unsafe { self.kernels.s[v as usize].launch(shape, params) }
     }
 
     /// h' and s' in one pass streamed by warps: blocks of 32 × `block.1` threads (one warp
     /// per 28-column strip and chunk of `rows` rows).
-    pub fn fused(&mut self, gpu: &Gpu) -> Result<()> {
+    pub fn fused(&mut self) -> Result<()> {
         // BY warps per block, fewer when the kernel's registers do not fit that many (f64 at
         // 72 registers a thread fits 28 warps, not 30).
-        let fits = gpu.kernel::<T>("sediment_fused")?.max_threads_per_block() / 32;
+        let fits = self.kernels.fused.max_threads_per_block() / 32;
         let warps = self.launch.block.1.min(fits).max(1);
         let chunks = (self.k.ny as u64).div_ceil(self.launch.rows as u64);
-        let strips = (self.k.nx as u64).div_ceil(STREAM_COLS);
+        let strips = (self.k.nx as u64).div_ceil(STREAM_COLS as u64);
         let grid_y = u32::try_from(chunks.div_ceil(warps as u64)).map_err(|_| Error::invalid("grid too large"))?;
         let shape = LaunchShape::fixed((strips as u32, grid_y, 1), (32, warps, 1));
-        self.fused_launch(gpu, "sediment_fused", shape)
+        let params = self.fused_params();
+        // SAFETY: h, s, al, be, hn, sn are whole arrays, outputs distinct from inputs; blocks of
+        // one warp across, grid covering the strips and row chunks, as the kernel requires.
+        unsafe { self.kernels.fused.launch(shape, params) }
     }
 
     /// h' and s' in one pass on a haloed shared tile (with the ghost rule for h' inside).
-    pub fn fused_tile(&mut self, gpu: &Gpu) -> Result<()> {
+    pub fn fused_tile(&mut self) -> Result<()> {
         let shape = self.shape(true)?.with_shared_of::<T>(2 * self.tile());
-        self.fused_launch(gpu, "sediment_fused_tile", shape)
+        let params = self.fused_params();
+        // SAFETY: as for `fused`; halo-thread blocks with the two tiles of shared memory.
+        unsafe { self.kernels.fused_tile.launch(shape, params) }
     }
 
-    fn fused_launch(&mut self, gpu: &Gpu, stem: &str, shape: LaunchShape) -> Result<()> {
-        let kernel = gpu.kernel::<T>(stem)?;
-        let k = ByVal(self.k);
-        let mut l = kernel.launch(shape)?;
-        l.arg(&k).arg(&self.h).arg(&self.s).arg(&self.alpha).arg(&self.beta).arg(&self.hn).arg(&self.sn);
-        // SAFETY: sediment_fused[_tile](k, h, s, al, be, hn, sn): whole arrays, outputs distinct
-        // from inputs; the shape each variant requires (set by the two callers above).
-        unsafe { l.run() }
+    fn fused_params(&mut self) -> StepFused<T> {
+        StepFused {
+            k: self.k,
+            h: self.h.ptr(),
+            s: self.s.ptr(),
+            al: self.alpha.ptr(),
+            be: self.beta.ptr(),
+            hn: self.hn.ptr_mut(),
+            sn: self.sn.ptr_mut(),
+        }
     }
 
     /// Set the ghost layer of (h, s), or of (h', s) mid-step when `next_h` is true.
-    pub fn ghosts(&mut self, gpu: &Gpu, next_h: bool) -> Result<()> {
-        let shape = LaunchShape::cover_1d(perimeter_len(self.k.nx, self.k.ny) as u64, 128)?;
-        let kernel = gpu.kernel::<T>("sediment_ghosts")?;
-        let k = ByVal(self.k);
-        let h = if next_h { &self.hn } else { &self.h };
-        let mut l = kernel.launch(shape)?;
-        l.arg(&k).arg(h).arg(&self.s).arg(&self.alpha).arg(&self.beta);
-        // SAFETY: sediment_ghosts(k, h, s, al, be): whole arrays; one thread per perimeter
-        // point, each writing only its own ghost cell.
-        unsafe { l.run() }
+    pub fn ghosts(&mut self, next_h: bool) -> Result<()> {
+        let shape = LaunchShape::cover_1d(perimeter_len(&self.k.layout()) as u64, 128)?;
+        let h = if next_h { self.hn.ptr_mut() } else { self.h.ptr_mut() };
+        let params = SetGhosts { k: self.k, h, s: self.s.ptr_mut(), al: self.alpha.ptr_mut(), be: self.beta.ptr_mut() };
+        // SAFETY: h, s, al, be are whole arrays; one thread per perimeter point, each writing
+        // only its own ghost cells.
+        unsafe { self.kernels.ghosts.launch(shape, params) }
     }
 }

@@ -3,33 +3,22 @@
 //! `gpu/src/sediment/mod.rs`, whose point functions both the CPU reference (`cpu`) and the
 //! kernels (`gpu`) call.
 
+#[cfg(feature = "bench")]
+pub mod bench;
+mod case;
 pub mod cpu;
 pub mod gpu;
+mod model;
 mod problem;
 pub mod setup;
-mod solver;
 mod variant;
 
-pub use ::gpu::sediment::Coeffs;
+pub use kernels::sediment::Coeffs;
 pub use problem::{Problem, Side, StabilityLimit};
-pub use solver::Solver;
-pub use variant::{HVariant, SVariant, StepVariant};
+pub use case::{SOLVER, SedimentCase};
+pub use model::{SedimentModel, StepPolicy};
 
-/// Kernel stems this solver launches.
-pub const KERNELS: &[&str] = &[
-    "sediment_h_baseline",
-    "sediment_h_opt1",
-    "sediment_h_opt2",
-    "sediment_h_opt3",
-    "sediment_h_multi",
-    "sediment_s_baseline",
-    "sediment_s_opt1",
-    "sediment_s_opt2",
-    "sediment_s_multi",
-    "sediment_fused",
-    "sediment_fused_tile",
-    "sediment_ghosts",
-];
+pub use variant::{HVariant, SVariant, StepVariant};
 
 /// Floating-point operations per point as seed 000 counts them (for GFLOP/s).
 pub const FLOPS_H: f64 = 55.0;

@@ -2,6 +2,7 @@
 //! and its explicit stability limit.
 
 use super::Coeffs;
+use crate::field::Field2;
 use crate::{Error, Real, Result};
 
 /// Boundary condition of one side: sediment inflow `q` (volume per unit boundary length per
@@ -31,11 +32,11 @@ pub struct Problem {
     pub a: f64,
     /// West, east, south, north.
     pub sides: [Side; 4],
-    /// Fields with their ghost layer, `(nx+2)(ny+2)`, x fastest.
-    pub h: Vec<f64>,
-    pub s: Vec<f64>,
-    pub alpha: Vec<f64>,
-    pub beta: Vec<f64>,
+    /// Fields with their ghost layer ([`Problem::layout`]).
+    pub h: Field2<f64>,
+    pub s: Field2<f64>,
+    pub alpha: Field2<f64>,
+    pub beta: Field2<f64>,
 }
 
 /// The two limits of the explicit step, and which one binds.
@@ -72,6 +73,37 @@ impl Problem {
     }
     pub fn index(&self, i: usize, j: usize) -> usize {
         j * self.pitch() + i
+    }
+    /// The layout of the fields: one ghost layer.
+    pub fn layout(&self) -> crate::grid::Layout2 {
+        crate::grid::Layout2::new(self.nx as u32, self.ny as u32, 1)
+    }
+
+    /// Every side with inflow can take it in: its boundary faces conduct (α or β positive at
+    /// the cells next to it), so the basin gains what the side supplies.
+    pub fn check_inflow(&self) -> Result<()> {
+        let p = self.pitch();
+        for (k, side) in self.sides.iter().enumerate() {
+            if side.q <= 0.0 {
+                continue;
+            }
+            let cells: Vec<usize> = match k {
+                0 => (1..=self.ny).map(|j| j * p + 1).collect(),
+                1 => (1..=self.ny).map(|j| j * p + self.nx).collect(),
+                2 => (1..=self.nx).map(|i| p + i).collect(),
+                _ => (1..=self.nx).map(|i| self.ny * p + i).collect(),
+            };
+            if let Some(&c) = cells.iter().find(|&&c| self.alpha[c] <= 0.0 && self.beta[c] <= 0.0) {
+                let name = ["west", "east", "south", "north"][k];
+                let (i, j) = (c % p - 1, c / p - 1);
+                return Err(Error::invalid(format!(
+                    "the {name} side supplies {} m³/m/yr but α = β = 0 at its cell h[{j}, {i}] (NumPy row, column): \
+                     sediment cannot enter there",
+                    side.q
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Check sizes, constants and fields; the message names the first problem found.

@@ -1,6 +1,10 @@
 //! Kernel variants, selectable by name.
 
 use crate::{Error, Result};
+use kernels::Entry;
+use kernels::sediment::{
+    H_BASELINE, H_MULTI, H_OPT1, H_OPT2, H_OPT3, S_BASELINE, S_MULTI, S_OPT1, S_OPT2, StepH, StepS,
+};
 
 /// h-kernel variants (seed 000's baseline, OPT-1..3, and several rows per thread).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,8 +37,15 @@ impl HVariant {
             HVariant::Multi => "multi",
         }
     }
-    pub fn stem(self) -> String {
-        format!("sediment_h_{}", self.name())
+    /// The kernel of this variant.
+    pub fn entry(self) -> Entry<StepH<()>> {
+        match self {
+            HVariant::Baseline => H_BASELINE,
+            HVariant::Opt1 => H_OPT1,
+            HVariant::Opt2 => H_OPT2,
+            HVariant::Opt3 => H_OPT3,
+            HVariant::Multi => H_MULTI,
+        }
     }
 }
 
@@ -48,8 +59,14 @@ impl SVariant {
             SVariant::Multi => "multi",
         }
     }
-    pub fn stem(self) -> String {
-        format!("sediment_s_{}", self.name())
+    /// The kernel of this variant.
+    pub fn entry(self) -> Entry<StepS<()>> {
+        match self {
+            SVariant::Baseline => S_BASELINE,
+            SVariant::Opt1 => S_OPT1,
+            SVariant::Opt2 => S_OPT2,
+            SVariant::Multi => S_MULTI,
+        }
     }
 }
 

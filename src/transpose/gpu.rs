@@ -1,9 +1,9 @@
 //! GPU driver of the transpose kernels.
 
 use super::Variant;
-use crate::runtime::{DeviceBuffer, Gpu, LaunchShape};
+use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{GpuReal, Result};
-use ::gpu::transpose::{BLOCK_ROWS, TILE, TILE_ELEMS};
+use kernels::transpose::{BLOCK_ROWS, TILE, TILE_ELEMS, Transpose};
 
 /// The launch of `variant` for precision `T`: one `TILE × BLOCK_ROWS` block per `TILE × TILE`
 /// tile, with a padded tile of shared memory for the tiled variants.
@@ -13,23 +13,33 @@ pub fn shape<T>(rows: usize, cols: usize, variant: Variant) -> Result<LaunchShap
     Ok(if variant == Variant::Naive { s } else { s.with_shared_of::<T>(TILE_ELEMS) })
 }
 
-/// `out = inputᵀ` (`input` row-major rows × cols, `out` row-major cols × rows).
-pub fn transpose<T: GpuReal>(
-    gpu: &Gpu,
-    variant: Variant,
-    rows: usize,
-    cols: usize,
-    input: &DeviceBuffer<T>,
-    out: &mut DeviceBuffer<T>,
-) -> Result<()> {
-    super::check(rows, cols, input.len(), out.len())?;
-    let launch = shape::<T>(rows, cols, variant)?;
-    let kernel = gpu.kernel::<T>(variant.stem())?;
-    let (r, c) = (rows as u32, cols as u32);
-    let mut l = kernel.launch(launch)?;
-    l.arg(input).arg(&*out).arg(&r).arg(&c);
-    // SAFETY: transpose_*(input, out, rows, cols): both hold rows·cols values (checked), do not
-    // overlap (distinct buffers); block (TILE, BLOCK_ROWS), grid ⌈cols/TILE⌉ × ⌈rows/TILE⌉,
-    // TILE·(TILE+1) T of shared memory for the tiled variants, as the kernels require.
-    unsafe { l.run() }
+/// Every transpose kernel of precision `T`, looked up once.
+pub struct Transposer<T: GpuReal> {
+    /// One kernel per variant, in the order of `Variant::ALL`.
+    kernels: Vec<Kernel<Transpose<T>>>,
+}
+
+impl<T: GpuReal> Transposer<T> {
+    pub fn new(gpu: &Gpu) -> Result<Transposer<T>> {
+        let kernels = Variant::ALL.iter().map(|v| gpu.kernel::<T, _>(v.entry())).collect::<Result<_>>()?;
+        Ok(Transposer { kernels })
+    }
+
+    /// `out = inputᵀ` (`input` row-major rows × cols, `out` row-major cols × rows).
+    pub fn run(
+        &self,
+        variant: Variant,
+        rows: usize,
+        cols: usize,
+        input: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        super::check(rows, cols, input.len(), out.len())?;
+        let launch = shape::<T>(rows, cols, variant)?;
+        let params = Transpose { input: input.ptr(), out: out.ptr_mut(), rows: rows as u32, cols: cols as u32 };
+        // SAFETY: input and out hold rows·cols values (checked) and do not overlap (distinct
+        // buffers); block (TILE, BLOCK_ROWS), grid ⌈cols/TILE⌉ × ⌈rows/TILE⌉, TILE·(TILE+1) T of
+        // shared memory for the tiled variants, as the kernels require.
+        unsafe { self.kernels[variant as usize].launch(launch, params) }
+    }
 }

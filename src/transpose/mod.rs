@@ -1,13 +1,12 @@
 //! Out-of-place transpose of a row-major `rows × cols` matrix into `cols × rows`: the CPU
-//! reference ([`cpu`]) and three GPU variants ([`gpu`]), see `gpu/src/transpose.rs`.
+//! reference ([`cpu`]) and three GPU variants ([`gpu`]), see `gpu/src/transpose/`.
 
+#[cfg(feature = "bench")]
+pub mod bench;
 pub mod cpu;
 pub mod gpu;
 
 use crate::{Error, Result};
-
-/// Kernel stems this module launches (each stamped `_f32` and `_f64`).
-pub const KERNELS: &[&str] = &["transpose_naive", "transpose_tile", "transpose_diagonal"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Variant {
@@ -28,8 +27,13 @@ impl Variant {
             Variant::Diagonal => "diagonal",
         }
     }
-    pub fn stem(self) -> &'static str {
-        KERNELS[self as usize]
+    /// The kernel of this variant.
+    pub fn entry(self) -> kernels::Entry<kernels::transpose::Transpose<()>> {
+        match self {
+            Variant::Naive => kernels::transpose::TRANSPOSE_NAIVE,
+            Variant::Tile => kernels::transpose::TRANSPOSE_TILE,
+            Variant::Diagonal => kernels::transpose::TRANSPOSE_DIAGONAL,
+        }
     }
 }
 

@@ -1,9 +1,9 @@
 //! CPU reference: the Thomas algorithm, one system per rayon task, with the same row algebra
-//! (`gpu::tridiag::thomas_row`) and breakdown rule as the kernels.
+//! (`kernels::tridiag::thomas_row`) and breakdown rule as the kernels.
 
 use super::{Shape, breakdown};
 use crate::{Real, Result};
-use ::gpu::tridiag::{Eq, pivot_ok, thomas_row};
+use kernels::tridiag::{Eq, pivot_ok, thomas_row};
 use rayon::prelude::*;
 
 /// Solve system `k` into `x_k` (n values, unknown order) and `cp` (n values of scratch).

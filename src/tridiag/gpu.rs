@@ -2,9 +2,22 @@
 //! launches, and turns a breakdown reported by a kernel into an error naming system and row.
 
 use super::{Algorithm, Choice, Dims, Layout, Limits, Shape, breakdown};
-use crate::runtime::{DeviceBuffer, Gpu, LaunchShape};
+use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
-use ::gpu::tridiag::{PCR_MAX_PER_THREAD, THOMAS_BLOCK, TWISTED_SYSTEMS, decode_status, partition_span};
+use kernels::Entry;
+use kernels::tridiag::{
+    CR, CR_PCR, PARTITION, PCR, PCR_MAX_PER_THREAD, PCR_THOMAS, Solve, SolveWork, THOMAS, THOMAS_BLOCK,
+    THOMAS_CONTIGUOUS, THOMAS_TWISTED, TWISTED_SYSTEMS, decode_status, partition_span,
+};
+
+/// The kernel a plan launches: the tridiagonal kernels take a workspace or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlanKernel {
+    /// With a workspace of [`Plan::workspace`] values.
+    Work(Entry<SolveWork<()>>),
+    /// Without one.
+    Plain(Entry<Solve<()>>),
+}
 
 /// One planned launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,9 +25,8 @@ pub struct Plan {
     pub algorithm: Algorithm,
     pub dims: Dims,
     pub launch: LaunchShape,
-    /// Kernel stem.
-    pub stem: &'static str,
-    /// Workspace values the kernel needs.
+    pub kernel: PlanKernel,
+    /// Workspace values the kernel needs (0 for a [`PlanKernel::Plain`] one).
     pub workspace: usize,
 }
 
@@ -23,8 +35,8 @@ impl Plan {
     pub fn describe(&self) -> String {
         let d = &self.dims;
         let b = self.launch.block.0;
-        match (self.algorithm, self.stem) {
-            (Algorithm::Thomas, "tridiag_thomas_contiguous") => {
+        match (self.algorithm, self.kernel) {
+            (Algorithm::Thomas, PlanKernel::Work(e)) if e == THOMAS_CONTIGUOUS => {
                 format!("{b} threads/block, staged {}-row chunks", 1 << d.chunk)
             }
             (Algorithm::Thomas, _) => format!("{b} threads/block"),
@@ -40,27 +52,52 @@ impl Plan {
     }
 }
 
-/// Most threads a block of `name` may have (its registers decide; at least a warp).
-fn max_threads(gpu: &Gpu, name: &str) -> Result<usize> {
-    Ok(gpu.kernel_named(name)?.max_threads_per_block().max(32) as usize)
+/// The kernels with a workspace, by entry.
+type WorkKernels<T> = Vec<(Entry<SolveWork<()>>, Kernel<SolveWork<T>>)>;
+/// The kernels without one, by entry.
+type PlainKernels<T> = Vec<(Entry<Solve<()>>, Kernel<Solve<T>>)>;
+
+/// Every tridiagonal kernel of precision `T`, looked up once, by family.
+struct TridiagKernels<T: GpuReal> {
+    work: WorkKernels<T>,
+    plain: PlainKernels<T>,
 }
 
-/// The limits of this GPU for precision `T`.
+impl<T: GpuReal> TridiagKernels<T> {
+    fn new(gpu: &Gpu) -> Result<TridiagKernels<T>> {
+        let work = [THOMAS, THOMAS_CONTIGUOUS, THOMAS_TWISTED].into_iter().map(|e| Ok((e, gpu.kernel::<T, _>(e)?)));
+        let plain = [PARTITION, CR, PCR, CR_PCR, PCR_THOMAS].into_iter().map(|e| Ok((e, gpu.kernel::<T, _>(e)?)));
+        Ok(TridiagKernels { work: work.collect::<Result<_>>()?, plain: plain.collect::<Result<_>>()? })
+    }
+
+    fn work(&self, e: Entry<SolveWork<()>>) -> &Kernel<SolveWork<T>> {
+        &self.work.iter().find(|(w, _)| *w == e).expect("every workspace kernel is looked up in new").1
+    }
+
+    fn plain(&self, e: Entry<Solve<()>>) -> &Kernel<Solve<T>> {
+        &self.plain.iter().find(|(p, _)| *p == e).expect("every tridiagonal kernel is looked up in new").1
+    }
+
+    /// The limits of `gpu` for these kernels.
+    fn limits(&self, gpu: &Gpu) -> Limits {
+        let i = gpu.info();
+        // Most threads a block may have (the kernel's registers decide; at least a warp).
+        let max_threads = |e| self.plain(e).max_threads_per_block().max(32) as usize;
+        Limits {
+            max_shared_bytes: i.max_shared_per_block as usize,
+            value_bytes: std::mem::size_of::<T>(),
+            sm_count: i.sm_count as usize,
+            pcr_threads: max_threads(PCR).min(max_threads(PCR_THOMAS)),
+            cr_threads: max_threads(CR).min(max_threads(CR_PCR)),
+            partition_threads: max_threads(PARTITION),
+        }
+    }
+}
+
+/// The limits of this GPU for precision `T` (looks the kernels up for this one call; a
+/// [`GpuTridiag`] keeps them).
 pub fn limits<T: GpuReal>(gpu: &Gpu) -> Result<Limits> {
-    let i = gpu.info();
-    let pcr = ["tridiag_pcr", "tridiag_pcr_thomas"]
-        .iter()
-        .map(|s| max_threads(gpu, &format!("{s}_{}", T::NAME)))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Limits {
-        max_shared_bytes: i.max_shared_per_block as usize,
-        value_bytes: std::mem::size_of::<T>(),
-        sm_count: i.sm_count as usize,
-        pcr_threads: pcr.into_iter().min().unwrap_or(32),
-        cr_threads: max_threads(gpu, &format!("tridiag_cr_{}", T::NAME))?
-            .min(max_threads(gpu, &format!("tridiag_cr_pcr_{}", T::NAME))?),
-        partition_threads: max_threads(gpu, &format!("tridiag_partition_{}", T::NAME))?,
-    })
+    Ok(TridiagKernels::<T>::new(gpu)?.limits(gpu))
 }
 
 fn round32(v: usize) -> usize {
@@ -92,17 +129,17 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
     }
     let mut dims = shape.dims();
     let shared_system = 4 * n;
-    let plan = |dims: Dims, stem: &'static str, block: usize, shared: usize, workspace: usize| -> Result<Plan> {
+    let plan = |dims: Dims, kernel: PlanKernel, block: usize, shared: usize, workspace: usize| -> Result<Plan> {
         let launch = if alg == Algorithm::Thomas {
             LaunchShape::cover_1d(shape.batch as u64, block as u32)?
         } else {
             LaunchShape::fixed((shape.batch as u32, 1, 1), (block as u32, 1, 1))
         };
-        Ok(Plan { algorithm: alg, dims, launch: launch.with_shared(shared * lim.value_bytes), stem, workspace })
+        Ok(Plan { algorithm: alg, dims, launch: launch.with_shared(shared * lim.value_bytes), kernel, workspace })
     };
     match alg {
         Algorithm::Thomas => match shape.layout {
-            Layout::Interleaved => plan(dims, "tridiag_thomas", THOMAS_BLOCK as usize, 0, shape.len()),
+            Layout::Interleaved => plan(dims, PlanKernel::Work(THOMAS), THOMAS_BLOCK as usize, 0, shape.len()),
             Layout::Contiguous => {
                 // 64-byte runs per system and chunk: two full sectors per system.
                 let rows = 64 / lim.value_bytes;
@@ -110,7 +147,7 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
                 let warps = THOMAS_BLOCK as usize / 32;
                 plan(
                     dims,
-                    "tridiag_thomas_contiguous",
+                    PlanKernel::Work(THOMAS_CONTIGUOUS),
                     THOMAS_BLOCK as usize,
                     warps * 4 * 32 * (rows + 1),
                     2 * shape.len(),
@@ -119,7 +156,7 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
         },
         Algorithm::Cr => {
             let block = round32(n.div_ceil(2)).min(lim.cr_threads / 32 * 32);
-            plan(dims, "tridiag_cr", block, shared_system, 0)
+            plan(dims, PlanKernel::Plain(CR), block, shared_system, 0)
         }
         Algorithm::Pcr | Algorithm::PcrThomas => {
             let bmax = lim.pcr_threads / 32 * 32;
@@ -127,26 +164,27 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
             let block = round32(n.div_ceil(rpt));
             dims.chunk = rpt as u32;
             if alg == Algorithm::Pcr {
-                plan(dims, "tridiag_pcr", block, shared_system, 0)
+                plan(dims, PlanKernel::Plain(PCR), block, shared_system, 0)
             } else {
                 // Subsystems of about 16 rows: P = 2^steps ≤ the block.
                 let target = (n / 16).clamp(1, block);
                 let steps = usize::BITS - 1 - target.leading_zeros();
                 dims.switch = steps;
-                plan(dims, "tridiag_pcr_thomas", block, shared_system, 0)
+                plan(dims, PlanKernel::Plain(PCR_THOMAS), block, shared_system, 0)
             }
         }
         Algorithm::CrPcr => {
             let block = round32(n.div_ceil(2)).min(lim.cr_threads / 32 * 32);
             dims.chunk = 1;
             dims.switch = block.min(128) as u32;
-            plan(dims, "tridiag_cr_pcr", block, shared_system, 0)
+            plan(dims, PlanKernel::Plain(CR_PCR), block, shared_system, 0)
         }
         Algorithm::Twisted => {
             let launch = LaunchShape::cover_1d(shape.batch as u64, TWISTED_SYSTEMS)?;
             let launch = LaunchShape { block: (TWISTED_SYSTEMS, 2, 1), ..launch };
             let launch = launch.with_shared(4 * TWISTED_SYSTEMS as usize * lim.value_bytes);
-            Ok(Plan { algorithm: alg, dims, launch, stem: "tridiag_thomas_twisted", workspace: shape.len() })
+            let kernel = PlanKernel::Work(THOMAS_TWISTED);
+            Ok(Plan { algorithm: alg, dims, launch, kernel, workspace: shape.len() })
         }
         Algorithm::Partition => {
             // `max_n` was checked above, so the launch exists.
@@ -159,23 +197,26 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
             let block = (n.div_ceil(1 << lg) as u32, g, 1);
             let shared = g as usize * partition_span(n as u32, lg) as usize;
             let launch = LaunchShape::fixed((grid, 1, 1), block).with_shared(shared * lim.value_bytes);
-            Ok(Plan { algorithm: alg, dims, launch, stem: "tridiag_partition", workspace: 0 })
+            Ok(Plan { algorithm: alg, dims, launch, kernel: PlanKernel::Plain(PARTITION), workspace: 0 })
         }
     }
 }
 
-/// A batched solver for one shape on one GPU: the workspace and status word live with it.
+/// A batched solver for one shape on one GPU: the workspace, the status word and the kernels
+/// (looked up once, in [`GpuTridiag::new`]) live with it.
 pub struct GpuTridiag<T: GpuReal> {
     shape: Shape,
     limits: Limits,
     status: DeviceBuffer<u64>,
     work: DeviceBuffer<T>,
+    kernels: TridiagKernels<T>,
 }
 
 impl<T: GpuReal> GpuTridiag<T> {
     pub fn new(gpu: &Gpu, shape: Shape) -> Result<GpuTridiag<T>> {
         shape.validate()?;
-        Ok(GpuTridiag { shape, limits: limits::<T>(gpu)?, status: gpu.zeros(1)?, work: gpu.alloc(1)? })
+        let kernels = TridiagKernels::new(gpu)?;
+        Ok(GpuTridiag { shape, limits: kernels.limits(gpu), status: gpu.zeros(1)?, work: gpu.alloc(1)?, kernels })
     }
     pub fn shape(&self) -> Shape {
         self.shape
@@ -195,15 +236,8 @@ impl<T: GpuReal> GpuTridiag<T> {
         plan(self.shape, self.algorithm(choice), &self.limits)
     }
 
-    fn check(
-        &self,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
-        d: &DeviceBuffer<T>,
-        x: usize,
-    ) -> Result<()> {
-        self.shape.check_lengths(&[("a", a.len()), ("b", b.len()), ("c", c.len()), ("d", d.len()), ("x", x)])
+    fn check(&self, a: &DeviceBuffer<T>, b: &DeviceBuffer<T>, c: &DeviceBuffer<T>, d: usize, x: usize) -> Result<()> {
+        self.shape.check_lengths(&[("a", a.len()), ("b", b.len()), ("c", c.len()), ("d", d), ("x", x)])
     }
 
     /// Solve into `x` (a, b, c, d unchanged); checks the status word (synchronises).
@@ -218,10 +252,10 @@ impl<T: GpuReal> GpuTridiag<T> {
         d: &DeviceBuffer<T>,
         x: &mut DeviceBuffer<T>,
     ) -> Result<Algorithm> {
-        self.check(a, b, c, d, x.len())?;
+        self.check(a, b, c, d.len(), x.len())?;
         let plan = self.plan(choice)?;
         self.reset_status(gpu)?;
-        self.launch(gpu, &plan, a, b, c, d, x)?;
+        self.launch(gpu, &plan, a, b, c, d.ptr(), x.ptr_mut())?;
         self.check_status(gpu, &plan)?;
         Ok(plan.algorithm)
     }
@@ -236,16 +270,16 @@ impl<T: GpuReal> GpuTridiag<T> {
         c: &DeviceBuffer<T>,
         d: &mut DeviceBuffer<T>,
     ) -> Result<Algorithm> {
-        self.check(a, b, c, d, d.len())?;
+        self.check(a, b, c, d.len(), d.len())?;
         let plan = self.plan(choice)?;
         self.reset_status(gpu)?;
-        self.launch(gpu, &plan, a, b, c, d, d)?;
+        self.launch(gpu, &plan, a, b, c, d.ptr(), d.ptr_mut())?;
         self.check_status(gpu, &plan)?;
         Ok(plan.algorithm)
     }
 
-    /// Enqueue a planned solve without resetting or reading the status word (for timing:
-    /// call [`check_status`](Self::check_status) afterwards). `x` may be `d`.
+    /// Enqueue a planned solve into `x` without resetting or reading the status word (for
+    /// timing: call [`check_status`](Self::check_status) afterwards).
     #[allow(clippy::too_many_arguments)]
     pub fn enqueue(
         &mut self,
@@ -255,10 +289,10 @@ impl<T: GpuReal> GpuTridiag<T> {
         b: &DeviceBuffer<T>,
         c: &DeviceBuffer<T>,
         d: &DeviceBuffer<T>,
-        x: &DeviceBuffer<T>,
+        x: &mut DeviceBuffer<T>,
     ) -> Result<()> {
-        self.check(a, b, c, d, x.len())?;
-        self.launch(gpu, plan, a, b, c, d, x)
+        self.check(a, b, c, d.len(), x.len())?;
+        self.launch(gpu, plan, a, b, c, d.ptr(), x.ptr_mut())
     }
 
     /// Zero the status word.
@@ -275,6 +309,8 @@ impl<T: GpuReal> GpuTridiag<T> {
         }
     }
 
+    /// Launch `plan` on a, b, c and the addresses of d and x (which may be equal; the caller
+    /// checked every length against the shape).
     #[allow(clippy::too_many_arguments)]
     fn launch(
         &mut self,
@@ -283,8 +319,8 @@ impl<T: GpuReal> GpuTridiag<T> {
         a: &DeviceBuffer<T>,
         b: &DeviceBuffer<T>,
         c: &DeviceBuffer<T>,
-        d: &DeviceBuffer<T>,
-        x: &DeviceBuffer<T>,
+        d: *const T,
+        x: *mut T,
     ) -> Result<()> {
         if plan.dims != plan_dims_for(self.shape, plan) {
             return Err(Error::invalid("tridiagonal plan was made for another shape"));
@@ -292,20 +328,20 @@ impl<T: GpuReal> GpuTridiag<T> {
         if plan.workspace > self.work.len() {
             self.work = gpu.alloc(plan.workspace)?;
         }
-        let kernel = gpu.kernel::<T>(plan.stem)?;
-        let dims = crate::runtime::ByVal(plan.dims);
-        let mut l = kernel.launch(plan.launch)?;
-        l.arg(&dims).arg(a).arg(b).arg(c).arg(d).arg(x);
-        if plan.workspace > 0 {
-            l.arg(&self.work);
+        let (p, a, b, c, status) = (plan.dims, a.ptr(), b.ptr(), c.ptr(), self.status.ptr_mut());
+        // SAFETY: a, b, c, d, x hold n·batch values each in the layout `p` describes (checked
+        // against the shape the plan was made for); x may be d, as every kernel allows; w holds
+        // the plan's workspace; status is one u64. Grid, block and shared memory come from
+        // `plan`, which sized them per the kernel's contract (`gpu/src/tridiag/`).
+        unsafe {
+            match plan.kernel {
+                PlanKernel::Work(e) => {
+                    let w = self.work.ptr_mut();
+                    self.kernels.work(e).launch(plan.launch, SolveWork { p, a, b, c, d, x, w, status })
+                }
+                PlanKernel::Plain(e) => self.kernels.plain(e).launch(plan.launch, Solve { p, a, b, c, d, x, status }),
+            }
         }
-        l.arg(&self.status);
-        // SAFETY: tridiag_*(p, a, b, c, d, x, [w,] status): a..x hold n·batch values each in
-        // the layout `p` describes (checked above against the shape the plan was made for);
-        // x may be d, as every kernel allows; w holds the plan's workspace; status is one u64.
-        // Grid, block and shared memory come from `plan`, which sized them per the kernel's
-        // contract (`gpu/src/tridiag/kernels.rs`).
-        unsafe { l.run() }
     }
 }
 

@@ -1,35 +1,29 @@
 //! Batched tridiagonal solvers (seed 001): the CPU reference ([`cpu`]), the GPU driver
 //! ([`gpu`]: Thomas, twisted Thomas, CR, PCR, CR-PCR, PCR-Thomas, partition), cuSPARSE as the peer ([`cusparse`]), and
-//! [`Solver`], one API over both backends.
+//! [`Solver`], one API over both backends; the `tridiag` case files and scenario (`case`).
 //!
 //! A batch holds `batch` systems of `n` unknowns, `a_i x_{i−1} + b_i x_i + c_i x_{i+1} = d_i`;
 //! `a_0` and `c_{n−1}` are ignored (read as zero). Every array holds `n·batch` values in one of
 //! two layouts ([`Layout`]). No pivoting: the algorithms are meant for diagonally dominant
 //! (or otherwise stable without pivoting) systems; a breakdown (zero or non-finite pivot,
-//! non-finite result) is an error naming the system and row, never a silent NaN.
+//! non-finite result) is an error naming the system and row, never a silent NaN. The
+//! residual ([`residual`]) is computed without overflow for any finite batch.
 
+#[cfg(feature = "bench")]
+pub mod bench;
 pub mod cpu;
 pub mod cusparse;
 pub mod gpu;
+mod case;
+mod residual;
 mod solver;
 
-pub use ::gpu::tridiag::Dims;
+pub use kernels::tridiag::Dims;
+pub use case::{SOLVER, MAX_REPEAT, TridiagCase};
+pub use residual::{checked_residual, residual};
 pub use solver::Solver;
 
 use crate::{Error, Real, Result};
-use rayon::prelude::*;
-
-/// Kernel stems this module launches (each stamped `_f32` and `_f64`).
-pub const KERNELS: &[&str] = &[
-    "tridiag_thomas",
-    "tridiag_thomas_contiguous",
-    "tridiag_cr",
-    "tridiag_pcr",
-    "tridiag_cr_pcr",
-    "tridiag_pcr_thomas",
-    "tridiag_thomas_twisted",
-    "tridiag_partition",
-];
 
 /// Where unknown i of system k lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -247,7 +241,7 @@ impl Limits {
     /// on an H100 (227 KiB per block).
     pub fn max_n(&self, alg: Algorithm) -> usize {
         let shared = self.max_shared_bytes / (4 * self.value_bytes);
-        let staged = ::gpu::tridiag::PCR_MAX_PER_THREAD as usize * (self.pcr_threads / 32 * 32);
+        let staged = kernels::tridiag::PCR_MAX_PER_THREAD as usize * (self.pcr_threads / 32 * 32);
         match alg {
             Algorithm::Thomas | Algorithm::Twisted => u32::MAX as usize,
             Algorithm::Cr | Algorithm::CrPcr => shared,
@@ -275,7 +269,7 @@ impl Limits {
             return None;
         }
         let vb = self.value_bytes;
-        let span = |lg: u32| ::gpu::tridiag::partition_span(n as u32, lg) as usize * vb;
+        let span = |lg: u32| kernels::tridiag::partition_span(n as u32, lg) as usize * vb;
         let chunks = |lg: u32| n.div_ceil(1 << lg);
         let mut lg = partition_lg_for(n);
         while lg < PARTITION_MAX_LG && (chunks(lg) > self.partition_threads || span(lg) > self.max_shared_bytes) {
@@ -303,22 +297,17 @@ impl Limits {
     /// system (Thomas) won in the interleaved layout once the batch filled the GPU (≥ 120
     /// systems per multiprocessor) but was latency-bound at 20% (f32) / 35% (f64) of copy.
     ///
-    /// Now, and what the new kernels are expected to reach (to be confirmed on the GPU):
-    /// - contiguous: partition wherever it fits (n ≤ `max_n(Partition)`), else Thomas.
-    ///   Expected 55–70% of copy at n = 4096 × 16384 (5 words per unknown, 2–4 blocks per
-    ///   multiprocessor so one block's loads overlap another's arithmetic; ~21 barriers
-    ///   instead of CR's ~24 with idle threads), ≥ 1.5× cuSPARSE strided in f32 and ≥ 2× in
-    ///   f64 there, and ahead of CR in every cell (CR's 0.98× cell included).
-    /// - interleaved: partition with g consecutive systems per block while the batch does
-    ///   not fill the GPU by itself or g reaches a whole 32-byte sector (n ≲ 1000 in either
-    ///   precision); otherwise twisted Thomas (two threads per system, 8 rows of loads in
-    ///   flight), expected 40–50% of copy at n = 4096 × 16384 in both precisions: it moves 9
-    ///   words per unknown (c', d' through the workspace), so at most ~55% counted at 5.
-    ///   Partition on interleaved data at medium batch is expected near its contiguous
-    ///   figure for small n and at 35–50% for n = 2048–4096, where shared memory holds only
-    ///   1–2 systems per block and a sector is partly used (L2 serves the rest).
-    /// - beyond the partition limit: Thomas (contiguous, coalesced by staging) or twisted
-    ///   Thomas (interleaved).
+    /// Now, from the same suite with the partition and twisted kernels (H100, 2026-11-22,
+    /// `docs/bench/tridiag-h100.json`):
+    /// - contiguous: partition wherever it fits (n ≤ `max_n(Partition)`), else Thomas. It moves
+    ///   the minimum 5 words per unknown: 67% (f32) and 73% (f64) of copy at n = 4096 × 16384,
+    ///   4.0–4.3× cuSPARSE gtsv2StridedBatch in the largest cells.
+    /// - interleaved: partition with g consecutive systems per block while the batch does not
+    ///   fill the GPU by itself (< 120 systems per multiprocessor) or g reaches a whole 32-byte
+    ///   sector; otherwise one-thread Thomas (8 rows of loads in flight), which beat twisted
+    ///   Thomas in every such cell and reaches 31% (f32) / 44% (f64) of copy at n = 4096 × 16384:
+    ///   it moves 9 words per unknown (c′, d′ through the workspace), so at most ~55% counted at 5.
+    /// - beyond the partition limit: Thomas in both layouts (contiguous: coalesced by staging).
     pub fn auto(&self, shape: Shape) -> Algorithm {
         let fills = shape.batch >= 120 * self.sm_count.max(1);
         let Some((_, g)) = self.partition_launch(shape) else {
@@ -344,32 +333,6 @@ pub fn breakdown(what: &str, system: u64, row: u64) -> Error {
     ))
 }
 
-/// ‖Ax − d‖₂ / ‖d‖₂ over the whole batch, in f64 (0 when d = 0 and Ax = 0).
-pub fn residual<T: Real>(shape: Shape, a: &[T], b: &[T], c: &[T], d: &[T], x: &[T]) -> f64 {
-    let (num, den) = (0..shape.batch)
-        .into_par_iter()
-        .map(|k| {
-            let mut num = 0.0;
-            let mut den = 0.0;
-            for i in 0..shape.n {
-                let g = shape.at(k, i);
-                let mut ax = b[g].to_f64() * x[g].to_f64();
-                if i > 0 {
-                    ax += a[g].to_f64() * x[shape.at(k, i - 1)].to_f64();
-                }
-                if i + 1 < shape.n {
-                    ax += c[g].to_f64() * x[shape.at(k, i + 1)].to_f64();
-                }
-                let r = ax - d[g].to_f64();
-                num += r * r;
-                den += d[g].to_f64() * d[g].to_f64();
-            }
-            (num, den)
-        })
-        .reduce(|| (0.0, 0.0), |p, q| (p.0 + q.0, p.1 + q.1));
-    if den == 0.0 { num.sqrt() } else { (num / den).sqrt() }
-}
-
 /// Coefficients of a batch: a, b, c, d in one layout.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Batch<T> {
@@ -380,30 +343,31 @@ pub struct Batch<T> {
     pub d: Vec<T>,
 }
 
+/// Fill a, b, c, d with the random systems of [`Batch::random`] (converted to `T`).
+fn fill_random<T: Real>(shape: Shape, seed: u64, dominance: f64, a: &mut [T], b: &mut [T], c: &mut [T], d: &mut [T]) {
+    let mut rng = crate::Rng::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut rnd = move || rng.unit();
+    for k in 0..shape.batch {
+        for i in 0..shape.n {
+            let g = shape.at(k, i);
+            let ag = if i == 0 { 0.0 } else { 2.0 * rnd() - 1.0 };
+            let cg = if i + 1 == shape.n { 0.0 } else { 2.0 * rnd() - 1.0 };
+            let mag = dominance * (ag.abs() + cg.abs()) + 0.1 + rnd();
+            let bg = if rnd() < 0.5 { -mag } else { mag };
+            let dg = 2.0 * rnd() - 1.0;
+            (a[g], b[g], c[g], d[g]) = (T::from_f64(ag), T::from_f64(bg), T::from_f64(cg), T::from_f64(dg));
+        }
+    }
+}
+
 impl Batch<f64> {
     /// Random diagonally dominant systems: a, c uniform in [−1, 1], |b| ≥ dominance·(|a|+|c|)
     /// plus a margin, random signs, d uniform in [−1, 1]; `a_0 = c_{n−1} = 0`. Reproducible
-    /// from `seed`.
+    /// from `seed`, the same systems in either layout.
     pub fn random(shape: Shape, seed: u64, dominance: f64) -> Batch<f64> {
-        let mut st = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut rnd = move || {
-            st ^= st << 13;
-            st ^= st >> 7;
-            st ^= st << 17;
-            (st >> 11) as f64 / (1u64 << 53) as f64
-        };
         let len = shape.len();
         let (mut a, mut b, mut c, mut d) = (vec![0.0; len], vec![0.0; len], vec![0.0; len], vec![0.0; len]);
-        for k in 0..shape.batch {
-            for i in 0..shape.n {
-                let g = shape.at(k, i);
-                a[g] = if i == 0 { 0.0 } else { 2.0 * rnd() - 1.0 };
-                c[g] = if i + 1 == shape.n { 0.0 } else { 2.0 * rnd() - 1.0 };
-                let mag = dominance * (a[g].abs() + c[g].abs()) + 0.1 + rnd();
-                b[g] = if rnd() < 0.5 { -mag } else { mag };
-                d[g] = 2.0 * rnd() - 1.0;
-            }
-        }
+        fill_random(shape, seed, dominance, &mut a, &mut b, &mut c, &mut d);
         Batch { shape, a, b, c, d }
     }
 
@@ -412,6 +376,31 @@ impl Batch<f64> {
         let conv = |v: &[f64]| v.iter().map(|&x| T::from_f64(x)).collect::<Vec<T>>();
         Batch { shape: self.shape, a: conv(&self.a), b: conv(&self.b), c: conv(&self.c), d: conv(&self.d) }
     }
+}
+
+/// `v` (n·batch values laid out by `from`) in `layout`, converted by `conv`; an error rather
+/// than an abort when memory is short.
+pub fn relayout_values<S: Copy, T: Copy + Default>(
+    from: Shape,
+    layout: Layout,
+    v: &[S],
+    conv: impl Fn(S) -> T,
+) -> Result<Vec<T>> {
+    from.check_lengths(&[("the array", v.len())])?;
+    let to = Shape { layout, ..from };
+    let mut out = crate::field::try_filled("a tridiagonal batch array", v.len(), T::default())?;
+    if layout == from.layout {
+        for (o, &x) in out.iter_mut().zip(v) {
+            *o = conv(x);
+        }
+    } else {
+        for k in 0..from.batch {
+            for i in 0..from.n {
+                out[to.at(k, i)] = conv(v[from.at(k, i)]);
+            }
+        }
+    }
+    Ok(out)
 }
 
 impl<T: Real> Batch<T> {
@@ -429,8 +418,29 @@ impl<T: Real> Batch<T> {
         };
         Batch { shape: to, a: mv(&self.a), b: mv(&self.b), c: mv(&self.c), d: mv(&self.d) }
     }
-    /// ‖Ax − d‖₂ / ‖d‖₂ for a solution `x` of this batch.
+    /// ‖Ax − d‖₂ / ‖d‖₂ for a solution `x` of this batch (NaN where not finite).
     pub fn residual(&self, x: &[T]) -> f64 {
         residual(self.shape, &self.a, &self.b, &self.c, &self.d, x)
+    }
+    /// [`residual`](Self::residual), or an error naming the first system and row where `x` or
+    /// the residual is not finite.
+    pub fn checked_residual(&self, x: &[T]) -> Result<f64> {
+        checked_residual(self.shape, &self.a, &self.b, &self.c, &self.d, x)
+    }
+    /// [`Batch::random`] in precision `T`, allocated fallibly (an error, not an abort, when
+    /// memory is short); the same values as `Batch::random(..).to::<T>()`.
+    pub fn try_random(shape: Shape, seed: u64, dominance: f64) -> Result<Batch<T>> {
+        shape.validate()?;
+        let len = shape.len();
+        let what = "a generated tridiagonal batch";
+        let (mut a, mut b) = (crate::field::try_filled(what, len, T::ZERO)?, crate::field::try_filled(what, len, T::ZERO)?);
+        let (mut c, mut d) = (crate::field::try_filled(what, len, T::ZERO)?, crate::field::try_filled(what, len, T::ZERO)?);
+        fill_random(shape, seed, dominance, &mut a, &mut b, &mut c, &mut d);
+        Ok(Batch { shape, a, b, c, d })
+    }
+    /// The same systems in `layout` and precision `U`, allocated fallibly.
+    pub fn try_to_layout<U: Real + Default>(&self, layout: Layout) -> Result<Batch<U>> {
+        let mv = |v: &[T]| relayout_values(self.shape, layout, v, |x: T| U::from_f64(x.to_f64()));
+        Ok(Batch { shape: Shape { layout, ..self.shape }, a: mv(&self.a)?, b: mv(&self.b)?, c: mv(&self.c)?, d: mv(&self.d)? })
     }
 }

@@ -1,29 +1,21 @@
-//! Test helpers shared by the GPU-vs-CPU suites.
+//! Test helpers shared by the suites: the GPU, proptest sizes, poison values, and tolerances.
+//!
+//! GPU tests carry `#[cfg_attr(not(gpu_tests), ignore = "…")]`: built on a machine without an
+//! NVIDIA driver they are ignored (cargo counts them so), and `--include-ignored` runs them on
+//! one (see `build.rs`). A GPU test that runs must get its GPU: [`gpu`] panics otherwise.
 #![allow(dead_code)]
 
-use hydrokern::Gpu;
+use hydrokern::{Gpu, Real};
+use proptest::test_runner::TestCaseError;
 use std::sync::{Arc, OnceLock};
 
-/// The shared GPU, or `None` after printing that the test was skipped. With
-/// `HYDROKERN_REQUIRE_GPU=1` a missing GPU fails the test instead.
-pub fn gpu_or_skip(test: &str) -> Option<Arc<Gpu>> {
+/// The GPU the tests of this executable share, or a panic saying why there is none (no driver,
+/// no device, a PTX module the driver rejects, …).
+pub fn gpu() -> Arc<Gpu> {
     static GPU: OnceLock<Result<Arc<Gpu>, String>> = OnceLock::new();
-    let gpu = GPU.get_or_init(|| Gpu::new(0).map(Arc::new).map_err(|e| e.to_string()));
-    match gpu {
-        Ok(g) => Some(g.clone()),
-        Err(why) => {
-            if std::env::var("HYDROKERN_REQUIRE_GPU").is_ok_and(|v| v == "1") {
-                panic!("{test}: HYDROKERN_REQUIRE_GPU=1 but {why}");
-            }
-            // Once per test, not once per proptest case.
-            static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-            let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
-            if !said.iter().any(|t| t == test) {
-                said.push(test.to_string());
-                println!("SKIPPED {test}: {why}");
-            }
-            None
-        }
+    match GPU.get_or_init(|| Gpu::new(0).map(Arc::new).map_err(|e| e.to_string())) {
+        Ok(g) => g.clone(),
+        Err(why) => panic!("this test needs a GPU: {why}"),
     }
 }
 
@@ -46,26 +38,141 @@ pub fn awkward_len(max: usize) -> impl proptest::strategy::Strategy<Value = usiz
 }
 
 /// A value that no kernel writes: poisoned outputs that keep it were never written.
-pub fn poison<T: hydrokern::Real>() -> T {
+pub fn poison<T: Real>() -> T {
     T::NAN
 }
 
-/// A small deterministic generator (xorshift64): proptest picks the seed, the test draws values.
-pub struct Rng(u64);
+/// max(1, max |x|): the magnitude a field's absolute tolerance scales with.
+pub fn magnitude<T: Real>(x: &[T]) -> f64 {
+    x.iter().fold(1.0f64, |m, v| m.max(v.to_f64().abs()))
+}
 
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed | 1)
+/// How far a result may be from its reference, value by value: `|got − want| ≤ bound` with
+/// `bound = base · growth · scale`, where
+/// - `base` is [`Tolerance::BITS`] (the same bits: a move), [`Tolerance::EXACT`] (the same
+///   value), `eps(k)` (k machine epsilons of the precision compared) or `abs(x)` (a fixed size);
+/// - `growth` is how it grows with the work done ([`times`](Tolerance::times): steps, levels);
+/// - `scale` is the magnitude of the field ([`scaled`](Tolerance::scaled), usually
+///   [`magnitude`]), which makes the bound relative.
+///
+/// A NaN (a poisoned output nobody wrote) never passes, except bit for bit under `BITS`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    base: Base,
+    growth: f64,
+    scale: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Base {
+    Bits,
+    Exact,
+    Eps(f64),
+    Abs(f64),
+}
+
+impl Tolerance {
+    /// The same bits: what moving values (copy, fill, transpose) must give.
+    pub const BITS: Tolerance = Tolerance { base: Base::Bits, growth: 1.0, scale: 1.0 };
+    /// The same value (`==`): what an exact operation (max, min) must give.
+    pub const EXACT: Tolerance = Tolerance { base: Base::Exact, growth: 1.0, scale: 1.0 };
+
+    /// `k` machine epsilons of the precision compared.
+    pub const fn eps(k: f64) -> Tolerance {
+        Tolerance { base: Base::Eps(k), growth: 1.0, scale: 1.0 }
     }
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    /// A fixed size, whatever the precision.
+    pub const fn abs(x: f64) -> Tolerance {
+        Tolerance { base: Base::Abs(x), growth: 1.0, scale: 1.0 }
     }
-    /// `n` values uniform in [lo, hi), in precision `T`.
-    pub fn values<T: hydrokern::Real>(&mut self, n: usize, lo: f64, hi: f64) -> Vec<T> {
-        (0..n).map(|_| T::from_f64(lo + (hi - lo) * self.unit())).collect()
+    /// Grown `n` times (per step, per level).
+    pub const fn times(self, n: f64) -> Tolerance {
+        Tolerance { growth: self.growth * n, ..self }
+    }
+    /// Relative to a magnitude.
+    pub const fn scaled(self, magnitude: f64) -> Tolerance {
+        Tolerance { scale: self.scale * magnitude, ..self }
+    }
+
+    /// The bound on |got − want| in precision `T` (0 for `BITS` and `EXACT`).
+    pub fn bound<T: Real>(&self) -> f64 {
+        match self.base {
+            Base::Bits | Base::Exact => 0.0,
+            Base::Eps(k) => k * T::EPSILON.to_f64() * self.growth * self.scale,
+            Base::Abs(x) => x * self.growth * self.scale,
+        }
+    }
+
+    fn accepts<T: Real>(&self, got: T, want: T, bound: f64) -> bool {
+        let (g, w) = (got.to_f64(), want.to_f64());
+        match self.base {
+            Base::Bits => g.to_bits() == w.to_bits(),
+            Base::Exact => g == w,
+            _ => (g - w).abs() <= bound,
+        }
+    }
+
+    /// One value against its reference.
+    pub fn check_value<T: Real>(&self, what: &str, got: T, want: T) -> Result<(), Mismatch> {
+        self.check(what, &[got], &[want])
+    }
+
+    /// A field against its reference, value by value; the error names the first value outside
+    /// the bound (by its index) and how many are.
+    pub fn check<T: Real>(&self, what: &str, got: &[T], want: &[T]) -> Result<(), Mismatch> {
+        self.check_at(what, got, want, |i| format!("[{i}]"))
+    }
+
+    /// As [`check`](Self::check), naming a value by `at(index)` (grid coordinates, say).
+    pub fn check_at<T: Real>(
+        &self,
+        what: &str,
+        got: &[T],
+        want: &[T],
+        at: impl Fn(usize) -> String,
+    ) -> Result<(), Mismatch> {
+        if got.len() != want.len() {
+            return Err(Mismatch(format!("{what}: {} values against a reference of {}", got.len(), want.len())));
+        }
+        let bound = self.bound::<T>();
+        let mut bad = got.iter().zip(want).enumerate().filter(|(_, (g, w))| !self.accepts(**g, **w, bound));
+        let Some((i, (g, w))) = bad.next() else { return Ok(()) };
+        let more = bad.count();
+        Err(Mismatch(format!(
+            "{what} ({}): {} at {} is {g}, want {w} (difference {:e}, {}){}",
+            T::NAME,
+            if got.len() == 1 { "the value" } else { "the first bad value" },
+            at(i),
+            (g.to_f64() - w.to_f64()).abs(),
+            match self.base {
+                Base::Bits => "not the same bits".to_string(),
+                Base::Exact => "not equal".to_string(),
+                _ => format!("bound {bound:e}"),
+            },
+            if more > 0 { format!("; {more} more of {} values outside it", got.len()) } else { String::new() }
+        )))
+    }
+}
+
+/// A comparison that failed, with what [`Tolerance::check`] found.
+pub struct Mismatch(pub String);
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The message itself, so that `unwrap` in a plain test prints it readably.
+impl std::fmt::Debug for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// `?` in a proptest body fails the case with the message.
+impl From<Mismatch> for TestCaseError {
+    fn from(m: Mismatch) -> TestCaseError {
+        TestCaseError::fail(m.0)
     }
 }

@@ -27,7 +27,7 @@ use super::{
     stream_strips,
 };
 use crate::device::reduce::warp_reduce;
-use crate::device::warp::{self, Shuffle};
+use crate::device::warp;
 use crate::device::{DeviceReal, thread};
 
 /// Each lane's view of the strip.
@@ -204,10 +204,10 @@ unsafe fn stream_body<T: DeviceReal, const EARLY: bool>(
 /// R at every interior cell and each warp's max(a_x/Δx, a_y/Δy), streamed (module comment).
 ///
 /// # Safety
-/// The launch contract of `kernels.rs` for the arrays; blocks of a multiple of 32 threads, grid
+/// The launch contract of `entries.rs` for the arrays; blocks of a multiple of 32 threads, grid
 /// (⌈strips / warps⌉, ⌈ny / rows⌉); `rate` holds `stream_slots(nx, ny, rows)`.
 #[allow(clippy::too_many_arguments)]
-unsafe fn kp_flux_stream<T: DeviceReal>(
+pub(super) unsafe fn kp_flux_stream<T: DeviceReal>(
     k: Coeffs<T>,
     rows: u32,
     w: *const T,
@@ -227,7 +227,7 @@ unsafe fn kp_flux_stream<T: DeviceReal>(
 /// # Safety
 /// As [`kp_flux_stream`]; `wet` holds nbx·nby flags.
 #[allow(clippy::too_many_arguments)]
-unsafe fn kp_flux_stream_early<T: DeviceReal>(
+pub(super) unsafe fn kp_flux_stream_early<T: DeviceReal>(
     k: Coeffs<T>,
     rows: u32,
     w: *const T,
@@ -241,12 +241,4 @@ unsafe fn kp_flux_stream_early<T: DeviceReal>(
     wet: *const u32,
 ) {
     unsafe { stream_body::<T, true>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet) }
-}
-
-stamp! {
-    kp_flux_stream => kp_flux_stream_f32, kp_flux_stream_f64 (k: Coeffs<T>, rows: u32, w: *const T, hu: *const T,
-        hv: *const T, bed: *const T, rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T);
-    kp_flux_stream_early => kp_flux_stream_early_f32, kp_flux_stream_early_f64 (k: Coeffs<T>, rows: u32,
-        w: *const T, hu: *const T, hv: *const T, bed: *const T, rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T,
-        wet: *const u32);
 }

@@ -1,4 +1,4 @@
-//! Sediment transport, Rivenæs dual-lithology model (seed 000, DESIGN.md "Sediment transport").
+//! Sediment transport, Rivenæs dual-lithology model (seed 000; docs/design.md, "Sediment").
 //!
 //!   ∂h/∂t = (1/C_s) ∇·(α s ∇h) + (1/C_m) ∇·(β (1−s) ∇h)
 //!   A ∂s/∂t + s ∂h/∂t = (1/C_s) ∇·(α s ∇h)
@@ -22,6 +22,8 @@
 //! The point functions below are shared by the kernels and the CPU reference.
 
 use crate::Real;
+use crate::grid::Layout2;
+use crate::halo::{EXTRAPOLATE, GRADIENT, Ghost, ghost_value};
 
 /// Constants of one step, precomputed on the host.
 #[repr(C)]
@@ -56,6 +58,14 @@ pub struct Coeffs<T> {
 }
 
 impl<T: Real> Coeffs<T> {
+    /// The layout of the fields: one ghost layer.
+    #[inline(always)]
+    pub fn layout(&self) -> Layout2 {
+        Layout2 { nx: self.nx, ny: self.ny, halo: 1, pitch: self.pitch }
+    }
+    /// The boundary conditions of the ghost fill: the edge value on every side, which the
+    /// sediment rules of [`set_ghost`] then adjust.
+    pub const GHOSTS: [u32; 4] = [EXTRAPOLATE; 4];
     /// (q·Δ, s_in) of side 0..4. A `match`, not `[side]`: indexing the by-value parameter
     /// with a run-time index would copy the whole struct into local memory on the GPU.
     #[inline(always)]
@@ -120,86 +130,86 @@ pub fn s_point<T: Real>(k: &Coeffs<T>, h_old: T, s: T, hp: Five<T>, a_c: T, a_x:
     s + k.dt_a * k.inv_cs * (a_c * lap + dax * gx + day * gy) - s * (hp.c - h_old) * k.inv_a
 }
 
-/// Ghost h beyond a side: K·(h_ghost − h_inner)/Δ = q, i.e. h_ghost = h_inner + qΔ/K; a side
-/// with no conductance (K = 0) cannot carry flux and mirrors h.
+/// Ghost h beyond a side with inflow q, the prescribed-gradient condition: the face flux
+/// K·(h_ghost − h_inner)/Δ equals q, so h_ghost = h_inner + (q/K)·Δ, with K the face
+/// conductance the h-stencil uses and the spacing Δ already in `q_delta` = q·Δ. A face with no
+/// conductance (K = 0) cannot carry flux and copies h.
 #[inline(always)]
 pub fn ghost_h<T: Real>(h_inner: T, q_delta: T, k_face: T) -> T {
-    if k_face > T::ZERO { h_inner + q_delta / k_face } else { h_inner }
+    if k_face > T::ZERO { ghost_value(GRADIENT, h_inner, T::ONE, q_delta / k_face, T::ONE) } else { h_inner }
 }
 
-/// Ghost s beyond a side: the supplied fraction where sediment flows in, else a mirror.
+/// Ghost s beyond a side: the supplied fraction where sediment flows in, else the edge value.
 #[inline(always)]
 pub fn ghost_s<T: Real>(s_inner: T, q_delta: T, s_in: T) -> T {
     if q_delta > T::ZERO { s_in } else { s_inner }
 }
 
-/// The ghost cell and its interior neighbour for boundary point `t` of the perimeter:
-/// t in 0..ny → west (i = 0), ny..2ny → east, then nx south (j = 0), nx north; then the four
-/// corners, which copy their diagonal neighbour (the 5-point stencils never read them).
-/// Returns (ghost index, inner index, side 0..4 or 4 for a corner).
+/// Set the ghost values of one ghost point of the one-pass perimeter fill
+/// ([`crate::halo::perimeter_ghost`] with every side [`EXTRAPOLATE`], whose source for the one
+/// ghost layer is the edge point, the mirror image): α and β copied; s first (the h rule's
+/// conductance uses the ghost s), then h under a prescribed gradient — the inflow q imposed as
+/// K·(h_ghost − h_inner)/Δ = q, so h_ghost = h_inner + (q/K)·Δ with K the face conductance the
+/// h-stencil uses. A side with no conductance (K = 0) cannot carry flux and copies h. The
+/// corner blocks copy their diagonal neighbour (the 5-point stencils never read them).
+///
+/// # Safety
+/// The four pointers hold `(nx+2)(ny+2)` elements and `gh` comes from
+/// `perimeter_ghost(&k.layout(), [EXTRAPOLATE; 4], _)`.
 #[inline(always)]
-pub fn perimeter(nx: u32, ny: u32, t: u32) -> Option<(usize, usize, usize)> {
-    let pitch = (nx + 2) as usize;
-    let at = |i: u32, j: u32| j as usize * pitch + i as usize;
-    if t < ny {
-        Some((at(0, t + 1), at(1, t + 1), 0))
-    } else if t < 2 * ny {
-        let j = t - ny + 1;
-        Some((at(nx + 1, j), at(nx, j), 1))
-    } else if t < 2 * ny + nx {
-        let i = t - 2 * ny + 1;
-        Some((at(i, 0), at(i, 1), 2))
-    } else if t < 2 * ny + 2 * nx {
-        let i = t - 2 * ny - nx + 1;
-        Some((at(i, ny + 1), at(i, ny), 3))
-    } else {
-        match t - 2 * ny - 2 * nx {
-            0 => Some((at(0, 0), at(1, 1), 4)),
-            1 => Some((at(nx + 1, 0), at(nx, 1), 4)),
-            2 => Some((at(0, ny + 1), at(1, ny), 4)),
-            3 => Some((at(nx + 1, ny + 1), at(nx, ny), 4)),
-            _ => None,
+pub unsafe fn set_ghost<T: Real>(k: &Coeffs<T>, h: *mut T, s: *mut T, alpha: *mut T, beta: *mut T, gh: Ghost) {
+    // One arm per side, so each reads its side's inflow at a constant index: a side chosen at
+    // run time would index the by-value coefficients and move them to local memory.
+    unsafe {
+        match gh.side {
+            0 => side_ghost::<T, 0>(k, h, s, alpha, beta, gh),
+            1 => side_ghost::<T, 1>(k, h, s, alpha, beta, gh),
+            2 => side_ghost::<T, 2>(k, h, s, alpha, beta, gh),
+            3 => side_ghost::<T, 3>(k, h, s, alpha, beta, gh),
+            _ => {
+                let (g, i) = (gh.ghost, gh.source);
+                let (a, b, si, hi) = (*alpha.add(i), *beta.add(i), *s.add(i), *h.add(i));
+                (*alpha.add(g), *beta.add(g), *s.add(g), *h.add(g)) = (a, b, si, hi);
+            }
         }
     }
 }
 
-/// Number of perimeter points `perimeter` enumerates.
-pub const fn perimeter_len(nx: u32, ny: u32) -> u32 {
-    2 * (nx + ny) + 4
-}
-
-/// Set the ghost values of one boundary point: s first (the h rule's K uses the ghost s),
-/// α and β mirrored, then h.
-///
-/// # Safety
-/// The four pointers hold `(nx+2)(ny+2)` elements and `(ghost, inner, side)` comes from
-/// [`perimeter`].
+/// [`set_ghost`] for a ghost of side `SIDE`.
 #[inline(always)]
-pub unsafe fn set_ghost<T: Real>(
+unsafe fn side_ghost<T: Real, const SIDE: usize>(
     k: &Coeffs<T>,
     h: *mut T,
     s: *mut T,
     alpha: *mut T,
     beta: *mut T,
-    (g, i, side): (usize, usize, usize),
+    gh: Ghost,
 ) {
+    let (g, i) = (gh.ghost, gh.source);
     unsafe {
-        *alpha.add(g) = *alpha.add(i);
-        *beta.add(g) = *beta.add(i);
-        if side == 4 {
-            *s.add(g) = *s.add(i);
-            *h.add(g) = *h.add(i);
-            return;
-        }
-        let (q, s_in) = k.side(side);
-        let sg = ghost_s(*s.add(i), q, s_in);
-        *s.add(g) = sg;
-        let (ai, bi) = (*alpha.add(i), *beta.add(i));
-        let si = *s.add(i);
+        // Every load before any store (the four pointers may alias as far as the compiler knows).
+        let (ai, bi, si, hi) = (*alpha.add(i), *beta.add(i), *s.add(i), *h.add(i));
+        let (q_delta, s_in) = k.side(SIDE);
+        let sg = ghost_s(si, q_delta, s_in);
         let kf = face_k(k, ai * sg, ai * si, bi * (T::ONE - sg), bi * (T::ONE - si));
-        *h.add(g) = ghost_h(*h.add(i), q, kf);
+        (*alpha.add(g), *beta.add(g), *s.add(g), *h.add(g)) = (ai, bi, sg, ghost_h(hi, q_delta, kf));
     }
 }
 
+/// Output columns per warp of the streamed fused kernel: 32 lanes load, lanes 1..=30 compute
+/// h', lanes 2..=29 write.
+pub const STREAM_COLS: u32 = 28;
+
+mod entries;
+pub use entries::*;
+
 #[cfg(target_arch = "nvptx64")]
-mod kernels;
+mod fused;
+#[cfg(target_arch = "nvptx64")]
+mod ghosts;
+#[cfg(target_arch = "nvptx64")]
+mod height;
+#[cfg(target_arch = "nvptx64")]
+mod sand;
+#[cfg(target_arch = "nvptx64")]
+mod stencil;

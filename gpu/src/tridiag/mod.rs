@@ -1,4 +1,4 @@
-//! Batched tridiagonal solvers (seed 001, DESIGN.md "Batched tridiagonal solvers and transpose").
+//! Batched tridiagonal solvers (seed 001; docs/design.md, "Batched tridiagonal solves").
 //!
 //! A batch of `batch` independent systems of `n` unknowns,
 //! `a_i x_{i−1} + b_i x_i + c_i x_{i+1} = d_i` (i in 0..n), with `a_0` and `c_{n−1}` ignored
@@ -270,5 +270,14 @@ pub fn decode_status(n: u32, status: u64) -> Option<(u64, u64)> {
     Some((idx / n as u64, idx % n as u64))
 }
 
+mod entries;
+pub use entries::*;
+
 #[cfg(target_arch = "nvptx64")]
-mod kernels;
+mod cyclic;
+#[cfg(target_arch = "nvptx64")]
+mod io;
+#[cfg(target_arch = "nvptx64")]
+mod partition;
+#[cfg(target_arch = "nvptx64")]
+mod thomas;

@@ -1,0 +1,67 @@
+//! The scheme's constants, precomputed on the host and passed to every kernel by value.
+
+use crate::Real;
+use crate::grid::Layout2;
+
+/// Boundary condition codes of one side: the shared halo codes this scheme supports.
+pub use crate::halo::{EXTRAPOLATE as BC_OUTFLOW, PERIODIC as BC_PERIODIC, WALL as BC_WALL};
+
+/// Constants of the scheme, precomputed on the host.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Coeffs<T> {
+    /// Interior cells; `pitch = nx + 4` (cells), `cpitch = nx + 5` (corners).
+    pub nx: u32,
+    pub ny: u32,
+    pub pitch: u32,
+    pub cpitch: u32,
+    /// Boundary conditions west, east, south, north (`BC_*`).
+    pub bc: [u32; 4],
+    /// Cells per block in x and y of the flux and RK kernels (the wet map has one flag a block).
+    pub bx: u32,
+    pub by: u32,
+    /// Blocks in x and y.
+    pub nbx: u32,
+    pub nby: u32,
+    pub g: T,
+    pub half_g: T,
+    /// Generalized minmod parameter θ ∈ [1, 2].
+    pub theta: T,
+    pub inv_dx: T,
+    pub inv_dy: T,
+    /// Desingularization constant κ (a length to the fourth power).
+    pub kappa: T,
+    /// Depth at or below which a cell is dry (momentum zeroed, not wet in the wet map).
+    pub dry: T,
+    /// g·n² of Manning's law (0: no friction).
+    pub g_n2: T,
+}
+
+impl<T: Real> Coeffs<T> {
+    /// Boundary condition of side 0..4 (west, east, south, north). A `match`, not `[side]`:
+    /// indexing the by-value parameter at run time would force it into local memory.
+    #[inline(always)]
+    pub fn side(&self, side: u32) -> u32 {
+        match side {
+            0 => self.bc[0],
+            1 => self.bc[1],
+            2 => self.bc[2],
+            _ => self.bc[3],
+        }
+    }
+    /// Index of cell (i, j) in the padded arrays.
+    #[inline(always)]
+    pub fn at(&self, i: u32, j: u32) -> usize {
+        j as usize * self.pitch as usize + i as usize
+    }
+    /// Cells of the padded arrays.
+    #[inline(always)]
+    pub fn cells(&self) -> usize {
+        self.pitch as usize * (self.ny as usize + 4)
+    }
+    /// The layout of the padded state: two ghost layers.
+    #[inline(always)]
+    pub fn layout(&self) -> Layout2 {
+        Layout2 { nx: self.nx, ny: self.ny, halo: 2, pitch: self.pitch }
+    }
+}

@@ -1,0 +1,47 @@
+//! Early exit: which blocks of the wet map the flux kernels compute.
+
+use super::{BC_PERIODIC, Coeffs};
+use crate::Real;
+
+/// Whether the flux kernel must compute block (bi, bj) in early-exit mode: the block or one of
+/// its four neighbours is wet (`wet(bi, bj)`). Across a periodic side the neighbour is the block
+/// at the other end; across the other sides the ghosts copy the block itself.
+#[inline(always)]
+pub fn block_active<T: Real>(k: &Coeffs<T>, bi: u32, bj: u32, wet: impl Fn(u32, u32) -> bool) -> bool {
+    if wet(bi, bj) {
+        return true;
+    }
+    let (nbx, nby) = (k.nbx, k.nby);
+    let west = if bi > 0 {
+        Some(bi - 1)
+    } else if k.bc[0] == BC_PERIODIC {
+        Some(nbx - 1)
+    } else {
+        None
+    };
+    let east = if bi + 1 < nbx {
+        Some(bi + 1)
+    } else if k.bc[1] == BC_PERIODIC {
+        Some(0)
+    } else {
+        None
+    };
+    let south = if bj > 0 {
+        Some(bj - 1)
+    } else if k.bc[2] == BC_PERIODIC {
+        Some(nby - 1)
+    } else {
+        None
+    };
+    let north = if bj + 1 < nby {
+        Some(bj + 1)
+    } else if k.bc[3] == BC_PERIODIC {
+        Some(0)
+    } else {
+        None
+    };
+    west.is_some_and(|b| wet(b, bj))
+        || east.is_some_and(|b| wet(b, bj))
+        || south.is_some_and(|b| wet(bi, b))
+        || north.is_some_and(|b| wet(bi, b))
+}

@@ -1,0 +1,31 @@
+//! The scheme's ghost cells: the shared halo rules (`crate::halo`) applied to (w, hu, hv).
+//!
+//! Walls mirror the state and flip the normal momentum; outflow extrapolates the depth h = w − B
+//! (not the surface, which would pour water over a rising bed) onto the ghost's own bed; periodic
+//! sides wrap. The padded bed's ghost corners are mirrored or wrapped the same way
+//! ([`crate::halo::node_source`]), so a mirrored ghost's bed equals its source's and copying w
+//! copies the depth.
+
+use crate::Real;
+use crate::halo::{EXTRAPOLATE, Ghost, ghost_value};
+
+/// Set ghost `gh` (of pass `axis`, from [`crate::halo::edge_ghost`]) of the state from its source.
+///
+/// # Safety
+/// Every pointer holds the padded `(nx+4)(ny+4)` cells of the scheme's coefficients `k`, and
+/// `gh` comes from `edge_ghost(&k.layout(), k.bc, axis, _)`.
+#[inline(always)]
+pub unsafe fn set_ghost<T: Real>(axis: u32, w: *mut T, hu: *mut T, hv: *mut T, bed: *const T, gh: Ghost) {
+    let (g, s) = (gh.ghost, gh.source);
+    let bc = gh.bc;
+    // The wall's sign for each momentum: the one normal to this pass's sides flips.
+    let (flip_u, flip_v) = if axis == 0 { (-T::ONE, T::ONE) } else { (T::ONE, -T::ONE) };
+    unsafe {
+        // Every load before any store: the three fields are separate pointers the compiler must
+        // assume may alias, so a store between two loads would serialise their round trips.
+        let (ws, u, v) = (*w.add(s), *hu.add(s), *hv.add(s));
+        *w.add(g) = if bc == EXTRAPOLATE { (ws - *bed.add(s)).max(T::ZERO) + *bed.add(g) } else { ws };
+        *hu.add(g) = ghost_value(bc, u, flip_u, T::ZERO, T::ZERO);
+        *hv.add(g) = ghost_value(bc, v, flip_v, T::ZERO, T::ZERO);
+    }
+}

@@ -1,0 +1,327 @@
+//! The scheme's point functions: reconstruction, desingularization, the central-upwind flux, the
+//! right-hand side of a cell, friction and the RK stages.
+
+use super::Coeffs;
+use crate::Real;
+
+/// The conserved variables of one cell, seen along one axis: the momentum normal to the
+/// faces (`qn`: hu for x, hv for y) and the tangential one (`qt`).
+#[derive(Clone, Copy, Debug)]
+pub struct Cell<T> {
+    pub w: T,
+    pub qn: T,
+    pub qt: T,
+}
+
+/// Reconstructed values at one face of a cell: surface, depth (≥ 0), momenta.
+#[derive(Clone, Copy, Debug)]
+pub struct FaceState<T> {
+    pub w: T,
+    pub h: T,
+    pub qn: T,
+    pub qt: T,
+}
+
+impl<T: Real> FaceState<T> {
+    pub const ZERO: FaceState<T> = FaceState { w: T::ZERO, h: T::ZERO, qn: T::ZERO, qt: T::ZERO };
+}
+
+/// A cell's reconstruction along one axis: its minus (west/south) and plus faces.
+#[derive(Clone, Copy, Debug)]
+pub struct Recon<T> {
+    pub m: FaceState<T>,
+    pub p: FaceState<T>,
+}
+
+/// Numerical flux through one face: mass, normal momentum, tangential momentum, and the
+/// largest one-sided speed max(a⁺, −a⁻).
+#[derive(Clone, Copy, Debug)]
+pub struct Flux<T> {
+    pub f0: T,
+    pub fn_: T,
+    pub ft: T,
+    pub speed: T,
+}
+
+impl<T: Real> Flux<T> {
+    pub const ZERO: Flux<T> = Flux { f0: T::ZERO, fn_: T::ZERO, ft: T::ZERO, speed: T::ZERO };
+}
+
+/// Generalized minmod of three slopes: the smallest in magnitude when all share a sign, else 0.
+#[inline(always)]
+pub fn minmod3<T: Real>(a: T, b: T, c: T) -> T {
+    if a > T::ZERO && b > T::ZERO && c > T::ZERO {
+        a.min(b).min(c)
+    } else if a < T::ZERO && b < T::ZERO && c < T::ZERO {
+        a.max(b).max(c)
+    } else {
+        T::ZERO
+    }
+}
+
+/// Undivided limited slope of q at the centre of three cells.
+#[inline(always)]
+pub fn slope<T: Real>(theta: T, qm: T, q0: T, qp: T) -> T {
+    minmod3(theta * (q0 - qm), T::HALF * (qp - qm), theta * (qp - q0))
+}
+
+/// Reconstruct a cell (`c`, between `cm` and `cp`) along one axis; `b_m`, `b_p` are B at its
+/// minus and plus faces. The w slope is corrected so that both face depths are non-negative
+/// (Kurganov–Petrova 2007, §2): a face below the bed is raised to the bed and the other face
+/// lowered by as much, keeping the cell mean.
+#[inline(always)]
+pub fn reconstruct<T: Real>(k: &Coeffs<T>, cm: Cell<T>, c: Cell<T>, cp: Cell<T>, b_m: T, b_p: T) -> Recon<T> {
+    let sw = T::HALF * slope(k.theta, cm.w, c.w, cp.w);
+    let mut wm = c.w - sw;
+    let mut wp = c.w + sw;
+    if wp < b_p {
+        wp = b_p;
+        wm = T::TWO * c.w - b_p;
+    } else if wm < b_m {
+        wm = b_m;
+        wp = T::TWO * c.w - b_m;
+    }
+    let sn = T::HALF * slope(k.theta, cm.qn, c.qn, cp.qn);
+    let st = T::HALF * slope(k.theta, cm.qt, c.qt, cp.qt);
+    Recon {
+        m: FaceState { w: wm, h: (wm - b_m).max(T::ZERO), qn: c.qn - sn, qt: c.qt - st },
+        p: FaceState { w: wp, h: (wp - b_p).max(T::ZERO), qn: c.qn + sn, qt: c.qt + st },
+    }
+}
+
+/// Both desingularized velocities of one face state, sharing one square root and one division:
+/// `f = √2·h / √(h⁴ + max(h⁴, κ))`, (u, v) = (f·qn, f·qt); 0 on a dry face.
+#[inline(always)]
+pub fn desingularize_pair<T: Real>(kappa: T, h: T, qn: T, qt: T) -> (T, T) {
+    let h2 = h * h;
+    let h4 = h2 * h2;
+    if h4 >= kappa && h > T::ZERO {
+        // Deep enough that max(h⁴, κ) = h⁴: f = √2·h/√(2h⁴) = 1/h exactly, one reciprocal
+        // instead of a square root and a division (most faces of a wet domain).
+        let f = h.recip_fast();
+        return (f * qn, f * qt);
+    }
+    let den = (h4 + h4.max(kappa)).sqrt();
+    if den > T::ZERO {
+        let f = T::from_f64(core::f64::consts::SQRT_2) * h / den;
+        (f * qn, f * qt)
+    } else {
+        (T::ZERO, T::ZERO)
+    }
+}
+
+/// Central-upwind flux through the face between a left state `l` (the plus face of the cell
+/// before it) and a right state `r` (the minus face of the cell after it).
+#[inline(always)]
+pub fn central_upwind<T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>) -> Flux<T> {
+    let (ul, vl) = desingularize_pair(k.kappa, l.h, l.qn, l.qt);
+    let (ur, vr) = desingularize_pair(k.kappa, r.h, r.qn, r.qt);
+    let (qnl, qtl, qnr, qtr) = (l.h * ul, l.h * vl, r.h * ur, r.h * vr);
+    let cl = (k.g * l.h).sqrt_fast();
+    let cr = (k.g * r.h).sqrt_fast();
+    let ap = (ul + cl).max(ur + cr).max(T::ZERO);
+    let am = (ul - cl).min(ur - cr).min(T::ZERO);
+    let span = ap - am;
+    if span > T::ZERO {
+        let inv = span.recip_fast();
+        let apam = ap * am;
+        let fl1 = qnl * ul + k.half_g * l.h * l.h;
+        let fr1 = qnr * ur + k.half_g * r.h * r.h;
+        Flux {
+            f0: (ap * qnl - am * qnr + apam * (r.w - l.w)) * inv,
+            fn_: (ap * fl1 - am * fr1 + apam * (qnr - qnl)) * inv,
+            ft: (ap * qtl * ul - am * qtr * ur + apam * (qtr - qtl)) * inv,
+            speed: ap.max(-am),
+        }
+    } else {
+        Flux { f0: T::ZERO, fn_: T::ZERO, ft: T::ZERO, speed: T::ZERO }
+    }
+}
+
+/// The right-hand side of one cell: R = (R_w, R_hu, R_hv) and the largest wave speed over its
+/// four faces divided by the spacing, max(a_x/Δx, a_y/Δy) (so Δt = CFL / that).
+#[derive(Clone, Copy, Debug)]
+pub struct Rhs<T> {
+    pub w: T,
+    pub hu: T,
+    pub hv: T,
+    pub rate: T,
+}
+
+/// B at the west face of the cell at offset `ci` along x (`b(ci, cj)` as in [`cell_rhs`]).
+#[inline(always)]
+pub fn bed_x<T: Real>(b: &impl Fn(i32, i32) -> T, ci: i32) -> T {
+    T::HALF * (b(ci, 0) + b(ci, 1))
+}
+/// B at the south face of the cell at offset `cj` along y.
+#[inline(always)]
+pub fn bed_y<T: Real>(b: &impl Fn(i32, i32) -> T, cj: i32) -> T {
+    T::HALF * (b(0, cj) + b(1, cj))
+}
+
+/// The x-reconstruction of the cell at offset `di` (from cells di−1..=di+1 of the row).
+#[inline(always)]
+pub fn recon_x<T: Real>(
+    k: &Coeffs<T>,
+    q: &impl Fn(i32, i32) -> (T, T, T),
+    b: &impl Fn(i32, i32) -> T,
+    di: i32,
+) -> Recon<T> {
+    let c = |d: i32| {
+        let (w, hu, hv) = q(d, 0);
+        Cell { w, qn: hu, qt: hv }
+    };
+    reconstruct(k, c(di - 1), c(di), c(di + 1), bed_x(b, di), bed_x(b, di + 1))
+}
+
+/// The y-reconstruction of the cell at offset `dj` (normal momentum hv).
+#[inline(always)]
+pub fn recon_y<T: Real>(
+    k: &Coeffs<T>,
+    q: &impl Fn(i32, i32) -> (T, T, T),
+    b: &impl Fn(i32, i32) -> T,
+    dj: i32,
+) -> Recon<T> {
+    let c = |d: i32| {
+        let (w, hu, hv) = q(0, d);
+        Cell { w, qn: hv, qt: hu }
+    };
+    reconstruct(k, c(dj - 1), c(dj), c(dj + 1), bed_y(b, dj), bed_y(b, dj + 1))
+}
+
+/// The well-balanced bed-slope source along one axis, `−g (B₊ − B₋)/Δ · (h₊ + h₋)/2`, from B at
+/// the cell's minus and plus faces and the reconstructed face depths; `inv` is 1/Δ.
+#[inline(always)]
+pub fn slope_source<T: Real>(k: &Coeffs<T>, b_m: T, b_p: T, r: &Recon<T>, inv: T) -> T {
+    -k.g * (b_p - b_m) * inv * T::HALF * (r.p.h + r.m.h)
+}
+
+/// The x part of R at a cell: (R_w, R_hu, R_hv) from its west and east fluxes and the x source.
+#[inline(always)]
+pub fn rhs_x<T: Real>(k: &Coeffs<T>, fw: Flux<T>, fe: Flux<T>, sx: T) -> (T, T, T) {
+    ((fw.f0 - fe.f0) * k.inv_dx, (fw.fn_ - fe.fn_) * k.inv_dx + sx, (fw.ft - fe.ft) * k.inv_dx)
+}
+
+/// The y part of R at a cell from its south and north fluxes (normal momentum hv) and the y
+/// source.
+#[inline(always)]
+pub fn rhs_y<T: Real>(k: &Coeffs<T>, gs: Flux<T>, gn: Flux<T>, sy: T) -> (T, T, T) {
+    ((gs.f0 - gn.f0) * k.inv_dy, (gs.ft - gn.ft) * k.inv_dy, (gs.fn_ - gn.fn_) * k.inv_dy + sy)
+}
+
+/// R and the rate of a cell from its four face fluxes (west, east, south, north), its own
+/// reconstructions (for the source's face depths) and B at its four faces. R is the x part
+/// plus the y part, so a kernel that finishes the two parts at different times gets the same
+/// sums.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn assemble<T: Real>(
+    k: &Coeffs<T>,
+    fw: Flux<T>,
+    fe: Flux<T>,
+    gs: Flux<T>,
+    gn: Flux<T>,
+    rx: Recon<T>,
+    ry: Recon<T>,
+    (bw, be, bs, bn): (T, T, T, T),
+) -> Rhs<T> {
+    let x = rhs_x(k, fw, fe, slope_source(k, bw, be, &rx, k.inv_dx));
+    let y = rhs_y(k, gs, gn, slope_source(k, bs, bn, &ry, k.inv_dy));
+    Rhs {
+        w: x.0 + y.0,
+        hu: x.1 + y.1,
+        hv: x.2 + y.2,
+        rate: (fw.speed * k.inv_dx).max(fe.speed * k.inv_dx).max(gs.speed * k.inv_dy).max(gn.speed * k.inv_dy),
+    }
+}
+
+/// R at one cell from its neighbourhood: `q(di, dj)` the state (w, hu, hv) of the cell at offset
+/// (di, dj) for |di| + |dj| ≤ 2 on the axes, `b(ci, cj)` B at the corner at offset (ci, cj) from
+/// the cell's south-west corner, ci, cj in −1..=2 (only the corners of the five-cell cross).
+/// Each face flux is `central_upwind(plus face of the cell before, minus face of the cell
+/// after)`, so a kernel that computes every face once gets the same values.
+#[inline(always)]
+pub fn cell_rhs<T: Real>(k: &Coeffs<T>, q: impl Fn(i32, i32) -> (T, T, T), b: impl Fn(i32, i32) -> T) -> Rhs<T> {
+    let (rx_m, rx_0, rx_p) = (recon_x(k, &q, &b, -1), recon_x(k, &q, &b, 0), recon_x(k, &q, &b, 1));
+    let (ry_m, ry_0, ry_p) = (recon_y(k, &q, &b, -1), recon_y(k, &q, &b, 0), recon_y(k, &q, &b, 1));
+    let fw = central_upwind(k, rx_m.p, rx_0.m);
+    let fe = central_upwind(k, rx_0.p, rx_p.m);
+    let gs = central_upwind(k, ry_m.p, ry_0.m);
+    let gn = central_upwind(k, ry_0.p, ry_p.m);
+    let beds = (bed_x(&b, 0), bed_x(&b, 1), bed_y(&b, 0), bed_y(&b, 1));
+    assemble(k, fw, fe, gs, gn, rx_0, ry_0, beds)
+}
+
+/// B at the centre of a cell from its corners (sw, se, nw, ne): the mean, summed so that a
+/// mirror image of the corners gives the same bits.
+#[inline(always)]
+pub fn cell_bed<T: Real>(sw: T, se: T, nw: T, ne: T) -> T {
+    T::HALF * T::HALF * ((sw + se) + (nw + ne))
+}
+
+/// Cube root for positive x, in f64 (bit-level first guess, then Newton steps).
+#[inline(always)]
+pub fn cbrt_pos(x: f64) -> f64 {
+    let bits = x.to_bits();
+    let mut y = f64::from_bits(bits / 3 + 0x2A9F_7893_782D_A1CE);
+    let mut n = 0;
+    while n < 4 {
+        y = y - (y * y * y - x) / (3.0 * y * y);
+        n += 1;
+    }
+    y
+}
+
+/// Manning friction coefficient C_f = g n² |q| / h^{7/3} (of d(hu)/dt = −C_f·hu), 0 when dry
+/// or frictionless.
+#[inline(always)]
+pub fn friction<T: Real>(k: &Coeffs<T>, h: T, hu: T, hv: T) -> T {
+    if k.g_n2 > T::ZERO && h > k.dry {
+        let q = (hu * hu + hv * hv).sqrt();
+        k.g_n2 * q / (h * h * T::from_f64(cbrt_pos(h.to_f64())))
+    } else {
+        T::ZERO
+    }
+}
+
+/// One Euler stage at a cell: Q + Δt·R with semi-implicit friction evaluated at Q.
+#[inline(always)]
+pub fn euler<T: Real>(k: &Coeffs<T>, dt: T, bc: T, q: (T, T, T), r: (T, T, T)) -> (T, T, T) {
+    let cf = friction(k, q.0 - bc, q.1, q.2);
+    let damp = (T::ONE + dt * cf).recip();
+    (q.0 + dt * r.0, (q.1 + dt * r.1) * damp, (q.2 + dt * r.2) * damp)
+}
+
+/// Dry-cell clean-up after a stage: a negative depth (round-off) becomes 0, a dry cell loses
+/// its momentum. Returns the cleaned state and whether the cell is wet (h > dry).
+#[inline(always)]
+pub fn clean<T: Real>(k: &Coeffs<T>, bc: T, q: (T, T, T)) -> ((T, T, T), bool) {
+    let (mut w, mut hu, mut hv) = q;
+    let h = w - bc;
+    if h < T::ZERO {
+        w = bc;
+    }
+    let wet = h > k.dry;
+    if !wet {
+        hu = T::ZERO;
+        hv = T::ZERO;
+    }
+    ((w, hu, hv), wet)
+}
+
+/// RK stage `stage` (1 or 2) at a cell: stage 1 is E(Q⁰) = Q⁰ + ΔtR(Q⁰); stage 2 is
+/// ½(Q⁰ + E(Q¹)) with R = R(Q¹). `q0` is Qⁿ, `q1` the state R was evaluated at.
+#[inline(always)]
+pub fn rk_point<T: Real>(
+    k: &Coeffs<T>,
+    stage: u32,
+    dt: T,
+    bc: T,
+    q0: (T, T, T),
+    q1: (T, T, T),
+    r: (T, T, T),
+) -> ((T, T, T), bool) {
+    let e = euler(k, dt, bc, q1, r);
+    let out = if stage == 2 { (T::HALF * (q0.0 + e.0), T::HALF * (q0.1 + e.1), T::HALF * (q0.2 + e.2)) } else { e };
+    clean(k, bc, out)
+}

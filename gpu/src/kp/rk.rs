@@ -1,0 +1,112 @@
+//! Time stepping on the device: one RK stage, and Δt from the largest wave speed (launch
+//! contract: `entries.rs`).
+
+use super::{CLOCK_DT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, STEP_OK, block_active, rk_point, time_step};
+use crate::device::reduce::block_max;
+use crate::device::{DeviceReal, shared, thread};
+
+/// One RK stage (`stage` 1 or 2, see `rk_point`) on the interior: out = stage(q0, q1, R) with
+/// Δt from `dt[0]`, plus the wet map of the result (`wet_out`, one flag a block).
+///
+/// After an early-exit flux (`early` ≠ 0) R was not written for blocks that are inactive by
+/// `wet_in` (dry with their four neighbours, see `block_active`): their R is 0 and their cells
+/// are dry with no momentum, so E(q) = q exactly. Stage 1 then writes clean(q0) without reading
+/// R; stage 2, when the block was also inactive in stage 1 (by `wet_m0`, the map stage 1 read),
+/// has q1 = q0 and ½(q0 + q1) = q0, so it leaves the block alone. Results are bit for bit those
+/// of the full update.
+///
+/// # Safety
+/// The launch contract of `entries.rs`; 32 T of shared memory. `out*` may alias `q0*` (stage 2 updates Qⁿ in
+/// place: each thread reads its own cell before writing it); they alias nothing else. The three
+/// wet maps hold nbx·nby flags; `wet_out` is neither of the others.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn kp_rk<T: DeviceReal>(
+    k: Coeffs<T>,
+    stage: u32,
+    early: u32,
+    dt: *const T,
+    bc: *const T,
+    w0: *const T,
+    hu0: *const T,
+    hv0: *const T,
+    w1: *const T,
+    hu1: *const T,
+    hv1: *const T,
+    rw: *const T,
+    rhu: *const T,
+    rhv: *const T,
+    ow: *mut T,
+    ohu: *mut T,
+    ohv: *mut T,
+    wet_m0: *const u32,
+    wet_in: *const u32,
+    wet_out: *mut u32,
+) {
+    let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
+    let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
+    let flags = |map: *const u32| move |a: u32, b: u32| unsafe { *map.add((b * k.nbx + a) as usize) } != 0;
+    // Uniform over the block (so are the barriers below).
+    let inactive = early != 0 && !block_active(&k, bi, bj, flags(wet_in));
+    if inactive && stage == 2 && !block_active(&k, bi, bj, flags(wet_m0)) {
+        if first {
+            unsafe { *wet_out.add((bj * k.nbx + bi) as usize) = 0 };
+        }
+        return;
+    }
+    let (i, j) = thread::index_2d();
+    let mut is_wet = T::ZERO;
+    unsafe {
+        if i < k.nx && j < k.ny {
+            let g = (j + 2) as usize * k.pitch as usize + (i + 2) as usize;
+            let d = T::ldg(dt);
+            // q0 through plain loads: in stage 2 the same buffers are written.
+            let q0 = (*w0.add(g), *hu0.add(g), *hv0.add(g));
+            let (q1, r) = if inactive {
+                let q1 = if stage == 1 { q0 } else { (T::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g))) };
+                (q1, (T::ZERO, T::ZERO, T::ZERO))
+            } else {
+                (
+                    (T::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g))),
+                    (T::ldg(rw.add(g)), T::ldg(rhu.add(g)), T::ldg(rhv.add(g))),
+                )
+            };
+            let ((a, b, c), wet_cell) = rk_point(&k, stage, d, T::ldg(bc.add(g)), q0, q1, r);
+            *ow.add(g) = a;
+            *ohu.add(g) = b;
+            *ohv.add(g) = c;
+            if wet_cell {
+                is_wet = T::ONE;
+            }
+        }
+        let m = block_max(is_wet, shared::dynamic::<T>());
+        if first {
+            *wet_out.add((bj * k.nbx + bi) as usize) = if m > T::ZERO { 1 } else { 0 };
+        }
+    }
+}
+
+/// Δt from the device-wide largest rate `rate[0]`: writes Δt (as T) to `dt[0]` and advances
+/// the clock (f64: t, Δt, status, steps). Once the status is not OK it stays so and Δt is 0.
+///
+/// # Safety
+/// One thread; `rate` and `dt` hold 1, `clock` holds `CLOCK_LEN`.
+pub(super) unsafe fn kp_dt<T: DeviceReal>(c: Clock, rate: *const T, dt: *mut T, clock: *mut f64) {
+    if thread::index_1d() != 0 {
+        return;
+    }
+    unsafe {
+        let t = *clock.add(CLOCK_T);
+        let (mut d, mut status) = time_step(c.cfl, (*rate).to_f64(), t, c.t_stop, c.dt_floor);
+        if *clock.add(CLOCK_STATUS) != STEP_OK as f64 {
+            d = 0.0;
+            status = *clock.add(CLOCK_STATUS) as u32;
+        }
+        *dt = T::from_f64(d);
+        *clock.add(CLOCK_DT) = d;
+        *clock.add(CLOCK_STATUS) = status as f64;
+        if d > 0.0 {
+            *clock.add(CLOCK_T) = t + d;
+            *clock.add(CLOCK_STEPS) += 1.0;
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! The tile flux kernels (seed 003's): one thread a cell on a 2D shared-memory tile of
+//! `k.bx × k.by` cells, full and early exit (launch contract: `entries.rs`).
+
+use super::{Coeffs, FaceState, Flux, Recon, assemble, bed_x, bed_y, block_active, central_upwind, recon_x, recon_y};
+use crate::device::reduce::block_max;
+use crate::device::{DeviceReal, shared, thread};
+
+/// Load the tiles; compute every face flux of the block once (each thread its cell's west and
+/// south faces, the last column and row also the east and north ones) into shared memory;
+/// assemble R for this thread's cell; write it and the block's largest rate.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn flux_body<T: DeviceReal>(
+    k: &Coeffs<T>,
+    w: *const T,
+    hu: *const T,
+    hv: *const T,
+    bed: *const T,
+    rw: *mut T,
+    rhu: *mut T,
+    rhv: *mut T,
+    rate: *mut T,
+) {
+    let (bx, by) = (thread::block_dim_x(), thread::block_dim_y());
+    let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
+    let (i0, j0) = (thread::block_idx_x() * bx, thread::block_idx_y() * by);
+    let (tw, th) = (bx + 4, by + 4);
+    let (cw, ch) = (bx + 3, by + 3);
+    let tn = (tw * th) as usize;
+    let base = shared::dynamic::<T>();
+    let threads = bx * by;
+    let rank = ty * bx + tx;
+    let p = k.pitch as usize;
+    let cp = k.cpitch as usize;
+    // Face-flux arrays: x faces (bx+1) per row, y faces bx per row over by+1 rows.
+    let (nfx, nfy) = (((bx + 1) * by) as usize, (bx * (by + 1)) as usize);
+    unsafe {
+        let (sw, su, sv) = (base, base.add(tn), base.add(2 * tn));
+        let sb = base.add(3 * tn);
+        let fx = sb.add((cw * ch) as usize);
+        let fy = fx.add(3 * nfx);
+        let scratch = fy.add(3 * nfy);
+        // State tile: padded cells (i0 + a, j0 + b), a < bx+4, b < by+4, where they exist.
+        let mut t = rank;
+        while t < tw * th {
+            let (a, b) = (t % tw, t / tw);
+            let (gi, gj) = (i0 + a, j0 + b);
+            if gi < k.nx + 4 && gj < k.ny + 4 {
+                let g = gj as usize * p + gi as usize;
+                *sw.add(t as usize) = T::ldg(w.add(g));
+                *su.add(t as usize) = T::ldg(hu.add(g));
+                *sv.add(t as usize) = T::ldg(hv.add(g));
+            }
+            t += threads;
+        }
+        // Corner tile: padded corners (i0 + 1 + a, j0 + 1 + b).
+        let mut t = rank;
+        while t < cw * ch {
+            let (a, b) = (t % cw, t / cw);
+            let (gi, gj) = (i0 + 1 + a, j0 + 1 + b);
+            if gi < k.nx + 5 && gj < k.ny + 5 {
+                *sb.add(t as usize) = T::ldg(bed.add(gj as usize * cp + gi as usize));
+            }
+            t += threads;
+        }
+        thread::sync_threads();
+        let (i, j) = (i0 + tx, j0 + ty);
+        let valid = i < k.nx && j < k.ny;
+        let c = ((ty + 2) * tw + tx + 2) as isize;
+        let q = |di: i32, dj: i32| {
+            let s = (c + di as isize + dj as isize * tw as isize) as usize;
+            (*sw.add(s), *su.add(s), *sv.add(s))
+        };
+        let cc = ((ty + 1) * cw + tx + 1) as isize;
+        let b = |ci: i32, cj: i32| *sb.add((cc + ci as isize + cj as isize * cw as isize) as usize);
+        let put = |f: *mut T, n: usize, at: usize, v: Flux<T>| {
+            *f.add(at) = v.f0;
+            *f.add(n + at) = v.fn_;
+            *f.add(2 * n + at) = v.ft;
+        };
+        let get = |f: *mut T, n: usize, at: usize| Flux {
+            f0: *f.add(at),
+            fn_: *f.add(n + at),
+            ft: *f.add(2 * n + at),
+            speed: T::ZERO,
+        };
+        let mut r = T::ZERO;
+        let mut rx = Recon {
+            m: FaceState { w: T::ZERO, h: T::ZERO, qn: T::ZERO, qt: T::ZERO },
+            p: FaceState { w: T::ZERO, h: T::ZERO, qn: T::ZERO, qt: T::ZERO },
+        };
+        let mut ry = rx;
+        if valid {
+            let fxa = (ty * (bx + 1) + tx) as usize;
+            let fya = (ty * bx + tx) as usize;
+            rx = recon_x(k, &q, &b, 0);
+            let west = central_upwind(k, recon_x(k, &q, &b, -1).p, rx.m);
+            put(fx, nfx, fxa, west);
+            r = r.max(west.speed * k.inv_dx);
+            if tx + 1 == bx || i + 1 == k.nx {
+                let east = central_upwind(k, rx.p, recon_x(k, &q, &b, 1).m);
+                put(fx, nfx, fxa + 1, east);
+                r = r.max(east.speed * k.inv_dx);
+            }
+            ry = recon_y(k, &q, &b, 0);
+            let south = central_upwind(k, recon_y(k, &q, &b, -1).p, ry.m);
+            put(fy, nfy, fya, south);
+            r = r.max(south.speed * k.inv_dy);
+            if ty + 1 == by || j + 1 == k.ny {
+                let north = central_upwind(k, ry.p, recon_y(k, &q, &b, 1).m);
+                put(fy, nfy, fya + bx as usize, north);
+                r = r.max(north.speed * k.inv_dy);
+            }
+        }
+        thread::sync_threads();
+        if valid {
+            let fxa = (ty * (bx + 1) + tx) as usize;
+            let fya = (ty * bx + tx) as usize;
+            let (fw, fe) = (get(fx, nfx, fxa), get(fx, nfx, fxa + 1));
+            let (gs, gn) = (get(fy, nfy, fya), get(fy, nfy, fya + bx as usize));
+            let beds = (bed_x(&b, 0), bed_x(&b, 1), bed_y(&b, 0), bed_y(&b, 1));
+            let out = assemble(k, fw, fe, gs, gn, rx, ry, beds);
+            let g = (j + 2) as usize * p + (i + 2) as usize;
+            *rw.add(g) = out.w;
+            *rhu.add(g) = out.hu;
+            *rhv.add(g) = out.hv;
+            // A NaN would lose every max: count it as an infinite speed.
+            if !r.is_finite() || !out.w.is_finite() || !out.hu.is_finite() || !out.hv.is_finite() {
+                r = T::INFINITY;
+            }
+        }
+        let m = block_max(r, scratch);
+        if rank == 0 {
+            *rate.add((thread::block_idx_y() * thread::grid_dim_x() + thread::block_idx_x()) as usize) = m;
+        }
+    }
+}
+
+/// R = (R_w, R_hu, R_hv) at every interior cell and each block's max(a_x/Δx, a_y/Δy).
+///
+/// # Safety
+/// The launch contract of `entries.rs`; `rate` holds nbx·nby; shared memory `flux_shared(bx, by)` T.
+pub(super) unsafe fn kp_flux<T: DeviceReal>(
+    k: Coeffs<T>,
+    w: *const T,
+    hu: *const T,
+    hv: *const T,
+    bed: *const T,
+    rw: *mut T,
+    rhu: *mut T,
+    rhv: *mut T,
+    rate: *mut T,
+) {
+    unsafe { flux_body(&k, w, hu, hv, bed, rw, rhu, rhv, rate) }
+}
+
+/// [`kp_flux`] with early exit: a block that is dry, with its four neighbours, by the wet map
+/// has R = 0 and writes only its rate, 0, without reading the state; its R is left unwritten
+/// (the RK kernel knows it is 0, see [`kp_rk`]).
+///
+/// # Safety
+/// As [`kp_flux`]; `wet` holds nbx·nby flags written by the last RK stage (or the host).
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn kp_flux_early<T: DeviceReal>(
+    k: Coeffs<T>,
+    w: *const T,
+    hu: *const T,
+    hv: *const T,
+    bed: *const T,
+    rw: *mut T,
+    rhu: *mut T,
+    rhv: *mut T,
+    rate: *mut T,
+    wet: *const u32,
+) {
+    let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
+    let nbx = k.nbx;
+    // Uniform over the block, so the early return keeps the block's barriers consistent.
+    let active = block_active(&k, bi, bj, |a, b| unsafe { *wet.add((b * nbx + a) as usize) } != 0);
+    if !active {
+        if thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0 {
+            unsafe { *rate.add((bj * thread::grid_dim_x() + bi) as usize) = T::ZERO };
+        }
+        return;
+    }
+    unsafe { flux_body(&k, w, hu, hv, bed, rw, rhu, rhv, rate) }
+}

@@ -1,0 +1,51 @@
+//! The sediment entry points. Every variant computes the same point functions (`h_point`,
+//! `s_point`); they differ in how the stencil's inputs reach the thread:
+//! - baseline: plain global loads; OPT-1: read-only cache loads;
+//! - OPT-2: OPT-1 plus a shared-memory tile of αs and β(1−s), each computed once per point
+//!   (edge threads also fill the tile's halo);
+//! - OPT-3: OPT-2 with halo threads, a block of (BX+2)×(BY+2) where every thread fills one
+//!   tile entry and the interior ones compute;
+//! - multi: several rows per thread, sliding a register window along y;
+//! - fused-tile: h' on a haloed shared tile (halo threads), then s' from it, in one pass;
+//! - fused: one pass streamed by warps down the rows: h' in registers, x-neighbours by shuffle.
+//!
+//! Launch contract (all): `k` describes arrays of `(nx+2)(ny+2)` elements, every pointer is a
+//! whole such array, outputs do not alias inputs, and the grid covers the interior as the host
+//! driver (`src/sediment/gpu.rs`) computes it; tiled variants get the shared memory stated.
+
+use super::Coeffs;
+#[cfg(target_arch = "nvptx64")]
+use super::{
+    fused::{fused, fused_tile},
+    ghosts::ghosts,
+    height::{h_baseline, h_multi, h_opt1, h_opt2, h_opt3},
+    sand::{s_baseline, s_multi, s_opt1, s_opt2},
+};
+
+kernels! {
+    /// h' into `hn` from h, s, α, β.
+    pub struct StepH<T> { k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, hn: *mut T }
+    pub const H_BASELINE: StepH = sediment_h_baseline(h_baseline::<T>);
+    pub const H_OPT1: StepH = sediment_h_opt1(h_opt1::<T>);
+    pub const H_OPT2: StepH = sediment_h_opt2(h_opt2::<T>);
+    pub const H_OPT3: StepH = sediment_h_opt3(h_opt3::<T>);
+    pub const H_MULTI: StepH = sediment_h_multi(h_multi::<T>);
+
+    /// s' into `sn` from h, h' (`hp`), s, α.
+    pub struct StepS<T> { k: Coeffs<T>, h: *const T, hp: *const T, s: *const T, al: *const T, sn: *mut T }
+    pub const S_BASELINE: StepS = sediment_s_baseline(s_baseline::<T>);
+    pub const S_OPT1: StepS = sediment_s_opt1(s_opt1::<T>);
+    pub const S_OPT2: StepS = sediment_s_opt2(s_opt2::<T>);
+    pub const S_MULTI: StepS = sediment_s_multi(s_multi::<T>);
+
+    /// h' and s' in one pass.
+    pub struct StepFused<T> {
+        k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, hn: *mut T, sn: *mut T,
+    }
+    pub const FUSED_TILE: StepFused = sediment_fused_tile(fused_tile::<T>);
+    pub const FUSED: StepFused = sediment_fused(fused::<T>);
+
+    /// The ghost layer of h, s, α, β: one thread per perimeter point.
+    pub struct SetGhosts<T> { k: Coeffs<T>, h: *mut T, s: *mut T, al: *mut T, be: *mut T }
+    pub const GHOSTS: SetGhosts = sediment_ghosts(ghosts::<T>);
+}

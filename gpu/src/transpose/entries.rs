@@ -1,0 +1,15 @@
+//! The transposes' entry points.
+
+#[cfg(target_arch = "nvptx64")]
+use super::tiles::{transpose_diagonal, transpose_naive, transpose_tile};
+
+kernels! {
+    /// `out = inputᵀ` for a row-major `rows × cols` input.
+    pub struct Transpose<T> { input: *const T, out: *mut T, rows: u32, cols: u32 }
+    /// Coalesced reads, strided writes.
+    pub const TRANSPOSE_NAIVE: Transpose = transpose_naive(transpose_naive::<T>);
+    /// Through a padded shared tile: reads and writes coalesced.
+    pub const TRANSPOSE_TILE: Transpose = transpose_tile(transpose_tile::<T>);
+    /// The tile kernel with blocks in diagonal order.
+    pub const TRANSPOSE_DIAGONAL: Transpose = transpose_diagonal(transpose_diagonal::<T>);
+}

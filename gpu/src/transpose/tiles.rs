@@ -1,0 +1,69 @@
+//! The transposes' bodies: every variant over `TILE × TILE` tiles (module comment of `mod.rs`).
+
+use super::{BLOCK_ROWS, TILE, diagonal_block};
+use crate::device::{DeviceReal, shared, thread};
+
+/// # Safety
+/// The launch contract in the comment of `transpose/mod.rs`.
+pub(super) unsafe fn transpose_naive<T: DeviceReal>(input: *const T, out: *mut T, rows: u32, cols: u32) {
+    let x = thread::block_idx_x() * TILE + thread::thread_idx_x();
+    let y0 = thread::block_idx_y() * TILE + thread::thread_idx_y();
+    if x >= cols {
+        return;
+    }
+    let mut j = 0;
+    while j < TILE {
+        let y = y0 + j;
+        if y < rows {
+            unsafe {
+                *out.add(x as usize * rows as usize + y as usize) =
+                    T::ldg(input.add(y as usize * cols as usize + x as usize));
+            }
+        }
+        j += BLOCK_ROWS;
+    }
+}
+
+/// Transpose tile `(bx, by)` through shared memory.
+#[inline(always)]
+unsafe fn tile_body<T: DeviceReal>(input: *const T, out: *mut T, rows: u32, cols: u32, bx: u32, by: u32) {
+    let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
+    let tile = shared::dynamic::<T>();
+    let pitch = (TILE + 1) as usize;
+    let (x, y) = (bx * TILE + tx, by * TILE + ty);
+    unsafe {
+        let mut j = 0;
+        while j < TILE {
+            if x < cols && y + j < rows {
+                *tile.add((ty + j) as usize * pitch + tx as usize) =
+                    T::ldg(input.add((y + j) as usize * cols as usize + x as usize));
+            }
+            j += BLOCK_ROWS;
+        }
+        thread::sync_threads();
+        // Output element (row y', column x') = input (x', y'): the tile's column.
+        let (x, y) = (by * TILE + tx, bx * TILE + ty);
+        let mut j = 0;
+        while j < TILE {
+            if x < rows && y + j < cols {
+                *out.add((y + j) as usize * rows as usize + x as usize) =
+                    *tile.add(tx as usize * pitch + (ty + j) as usize);
+            }
+            j += BLOCK_ROWS;
+        }
+    }
+}
+
+/// # Safety
+/// The launch contract in the comment of `transpose/mod.rs`.
+pub(super) unsafe fn transpose_tile<T: DeviceReal>(input: *const T, out: *mut T, rows: u32, cols: u32) {
+    unsafe { tile_body(input, out, rows, cols, thread::block_idx_x(), thread::block_idx_y()) }
+}
+
+/// # Safety
+/// The launch contract in the comment of `transpose/mod.rs`.
+pub(super) unsafe fn transpose_diagonal<T: DeviceReal>(input: *const T, out: *mut T, rows: u32, cols: u32) {
+    let (bx, by) =
+        diagonal_block(thread::block_idx_x(), thread::block_idx_y(), thread::grid_dim_x(), thread::grid_dim_y());
+    unsafe { tile_body(input, out, rows, cols, bx, by) }
+}

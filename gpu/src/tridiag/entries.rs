@@ -1,0 +1,64 @@
+//! The tridiagonal entry points.
+//!
+//! - `tridiag_thomas`: one thread per system (the thesis's S1), any layout through `Dims`
+//!   (coalesced in the interleaved layout, where consecutive threads read consecutive words);
+//!   rows are loaded in groups of `SWEEP_GROUP` (8) so that a thread keeps several loads in
+//!   flight (`sweep_forward`, `sweep_back`, shared with the twisted kernel).
+//! - `tridiag_thomas_contiguous`: one thread per system for the contiguous layout, coalesced
+//!   by staging: each warp loads a chunk of `2^chunk` rows of its 32 systems cooperatively
+//!   (consecutive lanes read consecutive words of one system, whole 32-byte sectors) into a
+//!   padded shared tile, and each lane then eliminates its own system's rows from the tile.
+//!   c' and d' go to the workspace in the interleaved layout (coalesced by construction); the
+//!   back substitution stages x through the tile again to write it contiguously.
+//! - `tridiag_cr`, `tridiag_pcr`, `tridiag_cr_pcr`, `tridiag_pcr_thomas`: one block per system
+//!   with the system in shared memory (4n words: a, b, c, d; x replaces d). CR as in
+//!   Zhang–Cohen–Owens 2010 generalised to any n (reduce while 2s ≤ n; the equations left at
+//!   stride s are the i with s | i+1); PCR with each thread holding up to `PCR_MAX_PER_THREAD`
+//!   equations in registers between the read and write barriers of a step; CR-PCR reduces
+//!   with CR down to `switch` equations and solves those with PCR; PCR-Thomas runs `switch`
+//!   PCR steps, which split the system into 2^switch independent interleaved subsystems, then
+//!   one thread per subsystem solves it by Thomas in place in shared memory.
+//!
+//! - `tridiag_thomas_twisted`: Thomas from both ends (a twisted factorisation), two threads
+//!   per system: `threadIdx.y = 0` eliminates rows 0..n/2 downwards, `threadIdx.y = 1` rows
+//!   n−1..n/2 upwards, they meet in the middle through shared memory (one barrier) and each
+//!   back-substitutes its half. Twice the threads, so twice the loads in flight, of
+//!   `tridiag_thomas` for the same traffic (9 words per unknown through the workspace).
+//! - `tridiag_partition`: the partition method (see `mod.rs`), `blockDim.y` systems per
+//!   block, `blockDim.x` threads per system, each owning a chunk of `2^chunk` rows. The
+//!   systems are staged in shared memory with coalesced loads and normalised on the way in
+//!   (3 values per row), each thread reduces its chunk, PCR solves the reduced system (two
+//!   equations per thread), each thread fills in its chunk, and x leaves coalesced. Global
+//!   traffic is the minimum 5 words per unknown; barriers: 3 + 2·⌈log2(2n/2^chunk)⌉.
+//!
+//! Every kernel reads `a`, `b`, `c` through the read-only cache and `d` with plain loads, so
+//! `x` may be `d` itself (in-place solve): a kernel reads all of its `d` values before it
+//! writes the same positions of `x`. Breakdown is reported through `status` (see `mod.rs`).
+
+use super::Dims;
+#[cfg(target_arch = "nvptx64")]
+use super::{
+    cyclic::{cr, cr_pcr, pcr, pcr_thomas},
+    partition::partition,
+    thomas::{thomas, thomas_contiguous, thomas_twisted},
+};
+
+kernels! {
+    /// Solve a batch into `x` (which may be `d`), with a workspace `w` of the size the kernel
+    /// states, reporting a breakdown in `status`.
+    pub struct SolveWork<T> {
+        p: Dims, a: *const T, b: *const T, c: *const T, d: *const T, x: *mut T, w: *mut T, status: *mut u64,
+    }
+    pub const THOMAS: SolveWork = tridiag_thomas(thomas::<T>);
+    pub const THOMAS_CONTIGUOUS: SolveWork = tridiag_thomas_contiguous(thomas_contiguous::<T>);
+    pub const THOMAS_TWISTED: SolveWork = tridiag_thomas_twisted(thomas_twisted::<T>);
+
+    /// Solve a batch into `x` (which may be `d`) with no workspace, reporting a breakdown in
+    /// `status`.
+    pub struct Solve<T> { p: Dims, a: *const T, b: *const T, c: *const T, d: *const T, x: *mut T, status: *mut u64 }
+    pub const PARTITION: Solve = tridiag_partition(partition::<T>);
+    pub const CR: Solve = tridiag_cr(cr::<T>);
+    pub const PCR: Solve = tridiag_pcr(pcr::<T>);
+    pub const CR_PCR: Solve = tridiag_cr_pcr(cr_pcr::<T>);
+    pub const PCR_THOMAS: Solve = tridiag_pcr_thomas(pcr_thomas::<T>);
+}

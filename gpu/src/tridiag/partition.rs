@@ -1,0 +1,172 @@
+//! The partition method: chunked Thomas in shared memory, PCR on the reduced system.
+
+use super::io::{load, names, report};
+use super::{
+    Dims, Eq, Row, chunk_interior, chunk_len, chunk_reduce, fail_code, normalize, partition_pitch, partition_slot,
+    partition_span, pcr_row, pivot_ok, reduced_len, reduced_row,
+};
+use crate::device::{DeviceReal, shared, thread};
+use core::intrinsics::{unchecked_div, unchecked_rem};
+
+/// Elements a partition thread loads at once.
+const PGROUP: u32 = 4;
+
+const _: () = assert!(PGROUP == 4);
+
+/// The partition method (see the comments of `entries.rs` and `mod.rs`).
+///
+/// # Safety
+/// `a`..`x` hold every position `p.at(k, i)`, n ≥ 1, `x` may equal `d`; `status` is one `u64`.
+/// `p.chunk` = lg ≤ 10, `blockDim.x` = ⌈n / 2^lg⌉, `blockDim.y = p.switch` ≥ 1, the grid
+/// covers `batch` systems at `p.switch` per block, and the launch gives
+/// `p.switch · partition_span(n, lg)` `T`s of dynamic shared memory.
+pub(super) unsafe fn partition<T: DeviceReal>(
+    p: Dims,
+    a: *const T,
+    b: *const T,
+    c: *const T,
+    d: *const T,
+    x: *mut T,
+    status: *mut u64,
+) {
+    let (n, lg, g) = (p.n, p.chunk, p.switch);
+    let tx = thread::thread_idx_x();
+    let ty = thread::thread_idx_y();
+    let nx = thread::block_dim_x();
+    let nt = nx * g;
+    let lin = ty * nx + tx;
+    let k0 = thread::block_idx_x() * g;
+    // Systems of this block (≥ 1: the grid covers batch exactly in blocks of g).
+    let gs = if p.batch - k0 < g { p.batch - k0 } else { g };
+    let span = partition_span(n, lg) as usize;
+    let arr = (n.div_ceil(1 << lg) * partition_pitch(lg)) as usize;
+    let total = n * gs;
+    // Element e of the block's staged systems → (system, row): rows fastest in the
+    // contiguous layout, systems fastest in the interleaved one, so that consecutive threads
+    // touch consecutive words. (Divisors are ≥ 1: unchecked, no panic path; no division at
+    // all for one system per block.)
+    let interleaved = p.elem_stride != 1;
+    let split = |e: u32| unsafe {
+        if gs == 1 {
+            (0, e)
+        } else if interleaved {
+            (unchecked_rem(e, gs), unchecked_div(e, gs))
+        } else {
+            (unchecked_div(e, n), unchecked_rem(e, n))
+        }
+    };
+    unsafe {
+        let base = shared::dynamic::<T>();
+        let sys = |s: u32| base.add(s as usize * span);
+
+        // 1. Stage and normalise, PGROUP elements per thread in flight.
+        let mut e0 = lin;
+        while e0 < total {
+            let mut eq = [Eq::<T>::IDENTITY; PGROUP as usize];
+            let mut si = [(0u32, 0u32); PGROUP as usize];
+            unroll!(u: u32 in [0, 1, 2, 3] => {
+                let e = e0 + u * nt;
+                if e < total {
+                    let (s, i) = split(e);
+                    si[u as usize] = (s, i);
+                    eq[u as usize] = load(a, b, c, d, p.at(k0 + s, i), i, n);
+                }
+            });
+            unroll!(u: u32 in [0, 1, 2, 3] => {
+                if e0 + u * nt < total {
+                    let (s, i) = si[u as usize];
+                    let q = eq[u as usize];
+                    if !pivot_ok(q.b) {
+                        report(status, fail_code(n, k0 + s, i));
+                    }
+                    let r = normalize(q);
+                    let o = sys(s).add(partition_slot(i, lg) as usize);
+                    *o = r.a;
+                    *o.add(arr) = r.c;
+                    *o.add(2 * arr) = r.d;
+                }
+            });
+            e0 += PGROUP * nt;
+        }
+        thread::sync_threads();
+
+        // 2. Each thread reduces its chunk (tx) of its system (ty).
+        let active = ty < gs;
+        let sm = sys(ty);
+        let get = |o: u32| {
+            let o = o as usize;
+            Row { a: *sm.add(o), c: *sm.add(o + arr), d: *sm.add(o + 2 * arr) }
+        };
+        let put = |o: u32, r: Row<T>| {
+            let o = o as usize;
+            *sm.add(o) = r.a;
+            *sm.add(o + arr) = r.c;
+            *sm.add(o + 2 * arr) = r.d;
+        };
+        let first = tx << lg;
+        let o = tx * partition_pitch(lg);
+        let len = chunk_len(n, lg, tx);
+        // Failures after a staged b = 0 are its consequences (see `names`; the status word is
+        // read only on a failure).
+        if active {
+            let bad = chunk_reduce(len, |r| get(o + r), |r, v| put(o + r, v));
+            if bad != u32::MAX && !names(status, n, k0 + ty) {
+                report(status, fail_code(n, k0 + ty, first + bad));
+            }
+        }
+        thread::sync_threads();
+
+        // 3. PCR on the reduced system (m ≤ 2·blockDim.x equations: two per thread), in place.
+        let m = reduced_len(n, lg);
+        let rslot = |q: u32| partition_slot(reduced_row(n, lg, q), lg);
+        let mut t = 1;
+        while t < m {
+            let mut new = [Row::<T>::ZERO; 2];
+            unroll!(u: u32 in [0, 1] => {
+                let q = tx + u * nx;
+                if active && q < m {
+                    let l = if q >= t { get(rslot(q - t)) } else { Row::ZERO };
+                    let r = if q + t < m { get(rslot(q + t)) } else { Row::ZERO };
+                    let (v, pivot) = pcr_row(l, get(rslot(q)), r);
+                    if !pivot_ok(pivot) && !names(status, n, k0 + ty) {
+                        report(status, fail_code(n, k0 + ty, reduced_row(n, lg, q)));
+                    }
+                    new[u as usize] = v;
+                }
+            });
+            thread::sync_threads();
+            unroll!(u: u32 in [0, 1] => {
+                let q = tx + u * nx;
+                if active && q < m {
+                    put(rslot(q), new[u as usize]);
+                }
+            });
+            thread::sync_threads();
+            t <<= 1;
+        }
+
+        // 4. Decoupled: x of each reduced equation is its d. Fill in the chunk's interior.
+        if active && len > 2 {
+            let xd = sm.add(2 * arr + o as usize);
+            let (xf, xl) = (*xd, *xd.add(len as usize - 1));
+            let mut r = 1;
+            while r + 1 < len {
+                *xd.add(r as usize) = chunk_interior(get(o + r), xf, xl);
+                r += 1;
+            }
+        }
+        thread::sync_threads();
+
+        // 5. Write x with the staging's coalesced mapping.
+        let mut e = lin;
+        while e < total {
+            let (s, i) = split(e);
+            let xi = *sys(s).add(2 * arr + partition_slot(i, lg) as usize);
+            *x.add(p.at(k0 + s, i)) = xi;
+            if !xi.is_finite() && !names(status, n, k0 + s) {
+                report(status, fail_code(n, k0 + s, i));
+            }
+            e += nt;
+        }
+    }
+}

@@ -1,0 +1,353 @@
+//! The one-thread-per-system Thomas kernels: any layout, the contiguous layout staged through
+//! shared memory, and twisted (two threads per system, meeting in the middle).
+
+use super::io::{load, names, report, sync_warp};
+use super::{Dims, Eq, fail_code, pivot_ok, thomas_row, twist};
+use crate::device::{DeviceReal, shared, thread};
+
+/// Rows the contiguous Thomas kernel's back substitution loads at once.
+const GROUP: u32 = 4;
+
+// The group loops below list 0..GROUP explicitly.
+const _: () = assert!(GROUP == 4);
+
+/// Rows a one-thread-per-system sweep (Thomas, twisted Thomas) loads at once: a thread has no
+/// other work to hide load latency behind, so it issues a group's loads together.
+const SWEEP_GROUP: u32 = 8;
+
+// The sweep loops below list 0..SWEEP_GROUP explicitly.
+const _: () = assert!(SWEEP_GROUP == 8);
+
+/// Thomas's forward elimination over local rows 0..cnt of one system: local row r is system
+/// row `row(r)` at offset `at(r)`; with `flip` its a and c trade places (an upward sweep, whose
+/// "c" couples the row above). c' goes to `w`, d' to `x`. Returns the last row's (c', d') and
+/// the system row of the first failing pivot (`u32::MAX` if none).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn sweep_forward<T: DeviceReal>(
+    (a, b, c, d): (*const T, *const T, *const T, *const T),
+    x: *mut T,
+    w: *mut T,
+    n: u32,
+    cnt: u32,
+    row: impl Fn(u32) -> u32,
+    at: impl Fn(u32) -> usize,
+    flip: bool,
+) -> (T, T, u32) {
+    let (mut cp, mut dp) = (T::ZERO, T::ZERO);
+    let mut bad = u32::MAX;
+    let mut r = 0;
+    while r < cnt {
+        let m = if cnt - r < SWEEP_GROUP { cnt - r } else { SWEEP_GROUP };
+        let mut e = [Eq::<T>::IDENTITY; SWEEP_GROUP as usize];
+        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7] => {
+            if q < m {
+                let eq = unsafe { load(a, b, c, d, at(r + q), row(r + q), n) };
+                e[q as usize] = if flip { Eq { a: eq.c, b: eq.b, c: eq.a, d: eq.d } } else { eq };
+            }
+        });
+        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7] => {
+            if q < m {
+                let (c1, d1, pivot) = thomas_row(e[q as usize], cp, dp);
+                if !pivot_ok(pivot) && bad == u32::MAX {
+                    bad = row(r + q);
+                }
+                unsafe {
+                    *w.add(at(r + q)) = c1;
+                    *x.add(at(r + q)) = d1;
+                }
+                cp = c1;
+                dp = d1;
+            }
+        });
+        r += m;
+    }
+    (cp, dp, bad)
+}
+
+/// Back substitution `x_r = d'_r − c'_r·x_{r+1}` over local rows cnt−2 down to 0 (d' in `x`,
+/// c' in `w`), from `xn` = x of local row cnt−1. Returns the system row of the last (nearest
+/// local row 0) non-finite x, or `u32::MAX`.
+#[inline(always)]
+unsafe fn sweep_back<T: DeviceReal>(
+    x: *mut T,
+    w: *const T,
+    cnt: u32,
+    mut xn: T,
+    row: impl Fn(u32) -> u32,
+    at: impl Fn(u32) -> usize,
+) -> u32 {
+    let mut xbad = u32::MAX;
+    let mut hi = cnt.saturating_sub(1);
+    while hi > 0 {
+        let m = if hi < SWEEP_GROUP { hi } else { SWEEP_GROUP };
+        let mut xs = [T::ZERO; SWEEP_GROUP as usize];
+        let mut ws = [T::ZERO; SWEEP_GROUP as usize];
+        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7] => {
+            if q < m {
+                unsafe {
+                    xs[q as usize] = *x.add(at(hi - 1 - q));
+                    ws[q as usize] = *w.add(at(hi - 1 - q));
+                }
+            }
+        });
+        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7] => {
+            if q < m {
+                let xi = xs[q as usize] - ws[q as usize] * xn;
+                unsafe { *x.add(at(hi - 1 - q)) = xi };
+                if !xi.is_finite() {
+                    xbad = row(hi - 1 - q);
+                }
+                xn = xi;
+            }
+        });
+        hi -= m;
+    }
+    xbad
+}
+
+/// One thread per system, any layout. `w` holds n·batch values (c'), at the positions of x.
+///
+/// # Safety
+/// `a`, `b`, `c`, `d`, `x`, `w` hold every position `p.at(k, i)` for k < batch, i < n, n ≥ 1;
+/// `x` may equal `d` but overlaps nothing else; `status` is one `u64`; the grid covers
+/// `batch` threads.
+pub(super) unsafe fn thomas<T: DeviceReal>(
+    p: Dims,
+    a: *const T,
+    b: *const T,
+    c: *const T,
+    d: *const T,
+    x: *mut T,
+    w: *mut T,
+    status: *mut u64,
+) {
+    let k = thread::index_1d();
+    if k >= p.batch as u64 {
+        return;
+    }
+    let k = k as u32;
+    let n = p.n;
+    let row = |r: u32| r;
+    let at = |r: u32| p.at(k, r);
+    unsafe {
+        // x_{n−1} = d'_{n−1} (c'_{n−1} = 0), already in x.
+        let (_, xn, mut bad) = sweep_forward((a, b, c, d), x, w, n, n, row, at, false);
+        let mut xbad = sweep_back(x, w, n, xn, row, at);
+        if xbad == u32::MAX && !xn.is_finite() {
+            xbad = n - 1;
+        }
+        // The first failing pivot names the row; else the first non-finite x.
+        if bad == u32::MAX {
+            bad = xbad;
+        }
+        if bad != u32::MAX {
+            report(status, fail_code(n, k, bad));
+        }
+    }
+}
+
+/// One thread per system in the contiguous layout, loads and stores coalesced through a
+/// per-warp shared tile (see the comment of `entries.rs`). `w` holds 2·n·batch values: c' then d', each
+/// interleaved (`i·batch + k`).
+///
+/// # Safety
+/// Contiguous layout: `a`, `b`, `c`, `d`, `x` hold n·batch values, n ≥ 1; `x` may equal `d`;
+/// `w` holds 2·n·batch; `status` one `u64`. The block is a multiple of 32 threads, the grid
+/// covers `batch` threads, and the launch gives 4·32·(2^chunk + 1) `T`s of dynamic shared
+/// memory per warp of the block.
+pub(super) unsafe fn thomas_contiguous<T: DeviceReal>(
+    p: Dims,
+    a: *const T,
+    b: *const T,
+    c: *const T,
+    d: *const T,
+    x: *mut T,
+    w: *mut T,
+    status: *mut u64,
+) {
+    let tid = thread::thread_idx_x();
+    let lane = tid % 32;
+    let warp = tid / 32;
+    let sys0 = thread::block_idx_x() * thread::block_dim_x() + warp * 32;
+    if sys0 >= p.batch {
+        return; // the whole warp: no lane of it has a system
+    }
+    let k = sys0 + lane;
+    let active = k < p.batch;
+    let (n, batch) = (p.n, p.batch);
+    let shift = p.chunk;
+    let cw = 1u32 << shift;
+    let pitch = cw + 1;
+    let tile = 32 * pitch as usize;
+    let nb = n as usize * batch as usize;
+    unsafe {
+        let ta = shared::dynamic::<T>().add(warp as usize * 4 * tile);
+        let (tb, tc, td) = (ta.add(tile), ta.add(2 * tile), ta.add(3 * tile));
+        let (wc, wd) = (w, w.add(nb));
+        let (mut cp, mut dp) = (T::ZERO, T::ZERO);
+        let mut bad = u32::MAX;
+        let mut r0 = 0;
+        while r0 < n {
+            // Stage rows r0.. of the warp's 32 systems: element e of the chunk is row e % cw of
+            // system e / cw, so a warp's 32 loads cover 32/cw whole runs of cw words.
+            let mut e = lane;
+            while e < 32 * cw {
+                let (s, r) = (e >> shift, e & (cw - 1));
+                let (ks, i) = (sys0 + s, r0 + r);
+                if ks < batch && i < n {
+                    let g = ks as usize * n as usize + i as usize;
+                    let t = (s * pitch + r) as usize;
+                    let eq = load(a, b, c, d, g, i, n);
+                    *ta.add(t) = eq.a;
+                    *tb.add(t) = eq.b;
+                    *tc.add(t) = eq.c;
+                    *td.add(t) = eq.d;
+                }
+                e += 32;
+            }
+            sync_warp();
+            if active {
+                let rows = if n - r0 < cw { n - r0 } else { cw };
+                let mut r = 0;
+                while r < rows {
+                    let t = (lane * pitch + r) as usize;
+                    let eq = Eq { a: *ta.add(t), b: *tb.add(t), c: *tc.add(t), d: *td.add(t) };
+                    let (c1, d1, pivot) = thomas_row(eq, cp, dp);
+                    if !pivot_ok(pivot) && bad == u32::MAX {
+                        bad = r0 + r;
+                    }
+                    let o = (r0 + r) as usize * batch as usize + k as usize;
+                    *wc.add(o) = c1;
+                    *wd.add(o) = d1;
+                    cp = c1;
+                    dp = d1;
+                    r += 1;
+                }
+            }
+            sync_warp();
+            r0 += cw;
+        }
+        // Back substitution, chunk by chunk from the end (c'_{n−1} = 0, so x_{n−1} = d'_{n−1}).
+        let mut xn = T::ZERO;
+        let mut xbad = u32::MAX;
+        let mut chunk = (n + cw - 1) >> shift;
+        while chunk > 0 {
+            chunk -= 1;
+            let r0 = chunk << shift;
+            if active {
+                let rows = if n - r0 < cw { n - r0 } else { cw };
+                let o = |r: u32| (r0 + r) as usize * batch as usize + k as usize;
+                // Rows hi−1, hi−2, … in groups whose loads are issued together.
+                let mut hi = rows;
+                while hi > 0 {
+                    let cnt = if hi < GROUP { hi } else { GROUP };
+                    let mut cs = [T::ZERO; GROUP as usize];
+                    let mut ds = [T::ZERO; GROUP as usize];
+                    unroll!(q: u32 in [0, 1, 2, 3] => {
+                        if q < cnt {
+                            cs[q as usize] = *wc.add(o(hi - 1 - q));
+                            ds[q as usize] = *wd.add(o(hi - 1 - q));
+                        }
+                    });
+                    unroll!(q: u32 in [0, 1, 2, 3] => {
+                        if q < cnt {
+                            let r = hi - 1 - q;
+                            let xi = ds[q as usize] - cs[q as usize] * xn;
+                            if !xi.is_finite() {
+                                xbad = r0 + r;
+                            }
+                            *ta.add((lane * pitch + r) as usize) = xi;
+                            xn = xi;
+                        }
+                    });
+                    hi -= cnt;
+                }
+            }
+            sync_warp();
+            let mut e = lane;
+            while e < 32 * cw {
+                let (s, r) = (e >> shift, e & (cw - 1));
+                let (ks, i) = (sys0 + s, r0 + r);
+                if ks < batch && i < n {
+                    *x.add(ks as usize * n as usize + i as usize) = *ta.add((s * pitch + r) as usize);
+                }
+                e += 32;
+            }
+            sync_warp();
+        }
+        if bad == u32::MAX {
+            bad = xbad;
+        }
+        if active && bad != u32::MAX {
+            report(status, fail_code(n, k, bad));
+        }
+    }
+}
+
+/// Thomas from both ends, two threads per system (see the comment of `entries.rs`). `w` holds n·batch
+/// values (c' of the upper half, a'' of the lower half), at the positions of x.
+///
+/// # Safety
+/// `a`, `b`, `c`, `d`, `x`, `w` hold every position `p.at(k, i)` for k < batch, i < n, n ≥ 1;
+/// `x` may equal `d` but overlaps nothing else; `status` is one `u64`. `blockDim.y = 2`, the
+/// grid's x covers `batch` systems at `blockDim.x` per block, and the launch gives 4·blockDim.x
+/// `T`s of dynamic shared memory.
+pub(super) unsafe fn thomas_twisted<T: DeviceReal>(
+    p: Dims,
+    a: *const T,
+    b: *const T,
+    c: *const T,
+    d: *const T,
+    x: *mut T,
+    w: *mut T,
+    status: *mut u64,
+) {
+    let lane = thread::thread_idx_x();
+    let side = thread::thread_idx_y();
+    let bdx = thread::block_dim_x();
+    let k = thread::block_idx_x() * bdx + lane;
+    let active = k < p.batch;
+    let n = p.n;
+    let half = n / 2;
+    // Side 0 owns rows 0..half (local row r = row r), side 1 rows n−1 down to half (local row
+    // r = row n−1−r): each side runs plain Thomas in its local order, with the coupling
+    // towards the middle as "c".
+    let cnt = if side == 0 { half } else { n - half };
+    let row = |r: u32| if side == 0 { r } else { n - 1 - r };
+    let at = |r: u32| p.at(k, row(r));
+    unsafe {
+        let (mut cp, mut dp, mut bad) = (T::ZERO, T::ZERO, u32::MAX);
+        if active {
+            (cp, dp, bad) = sweep_forward((a, b, c, d), x, w, n, cnt, row, at, side == 1);
+            if bad != u32::MAX {
+                report(status, fail_code(n, k, bad));
+            }
+        }
+        // Each side's last row: x_me + cp·x_other = dp (0 = 0 for a side without rows).
+        let sh = shared::dynamic::<T>();
+        let slot = |s: u32, v: u32| ((2 * s + v) * bdx + lane) as usize;
+        *sh.add(slot(side, 0)) = cp;
+        *sh.add(slot(side, 1)) = dp;
+        thread::sync_threads();
+        let (co, dq) = (*sh.add(slot(1 - side, 0)), *sh.add(slot(1 - side, 1)));
+        if !active || cnt == 0 {
+            return;
+        }
+        let (xn, pivot) = twist(cp, dp, co, dq);
+        if !pivot_ok(pivot) && bad == u32::MAX {
+            bad = row(cnt - 1);
+            report(status, fail_code(n, k, bad));
+        }
+        *x.add(at(cnt - 1)) = xn;
+        let mut xbad = sweep_back(x, w, cnt, xn, row, at);
+        if xbad == u32::MAX && !xn.is_finite() {
+            xbad = row(cnt - 1);
+        }
+        // A pivot failure (this side's or, before the barrier, the other's) was reported
+        // already; else the first non-finite x, if any.
+        if bad == u32::MAX && xbad != u32::MAX && !names(status, n, k) {
+            report(status, fail_code(n, k, xbad));
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! Scenarios and case files on the command line. A scenario's flags are built at run time from
+//! its solver's list (`hydrokern::case::Flag`), each an override of a case key, so every
+//! solver's options appear here without code of their own.
+
+use crate::output::out;
+use anyhow::{Result, bail};
+use clap::{Arg, ArgAction, ArgMatches};
+use hydrokern::case::{CaseDoc, Origin};
+use hydrokern::run::{Console, RunOptions};
+use hydrokern::scenarios;
+use hydrokern::solver::Solver;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// `--backend` / `--precision` given before the command.
+pub struct Globals {
+    pub backend: Option<&'static str>,
+    pub precision: Option<&'static str>,
+}
+
+/// The scenario list for `hydrokern scenarios` and `--help`.
+pub fn scenarios_help() -> String {
+    let mut s = String::from(
+        "Scenarios (`hydrokern <scenario> [flags]`; its flags: `hydrokern <scenario> --help`; \
+         as a case file to edit: `hydrokern <scenario> --write-case FILE`):\n",
+    );
+    for sc in scenarios::all() {
+        let solver = sc.doc().and_then(|d| d.solver()).unwrap_or_default();
+        s += &format!("  {:<14} [{solver}] {}\n", sc.name, sc.description());
+    }
+    s += "Case files: `hydrokern run CASE.toml [flags]`, `hydrokern check CASE.toml`.";
+    s
+}
+
+const COMMANDS: &str = "info, scenarios, run, check, bench";
+
+/// `hydrokern <scenario> [flags]`.
+pub fn run_scenario(args: &[OsString], globals: &Globals) -> Result<()> {
+    let name = args.first().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let Some(sc) = scenarios::find(&name) else {
+        bail!(
+            "unknown scenario or command '{name}' (scenarios: {}; commands: {COMMANDS}; see --help)",
+            scenarios::names()
+        );
+    };
+    let doc = sc.doc()?;
+    drive(&name, doc, &args[1..], globals, false)
+}
+
+/// `hydrokern run CASE.toml [flags]` and `hydrokern check CASE.toml [flags]`.
+pub fn run_file(args: &[OsString], globals: &Globals, check_only: bool) -> Result<()> {
+    let path = PathBuf::from(&args[0]);
+    if matches!(args[0].to_str(), Some("--help" | "-h")) {
+        out("usage: hydrokern run|check CASE.toml [flags of its solver]; `hydrokern run CASE.toml --help` lists them")?;
+        return Ok(());
+    }
+    let doc = CaseDoc::read(&path)?;
+    let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    drive(&name, doc, &args[1..], globals, check_only)
+}
+
+fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, check_only: bool) -> Result<()> {
+    let solver = scenarios::solver(&doc.solver()?).map_err(|e| doc.invalid("solver", e))?;
+    let about = doc.top_str("description").unwrap_or_else(|| solver.about.to_string());
+    let cmd = command(name, &about, solver, &doc);
+    let m = match cmd.try_get_matches_from(args) {
+        Ok(m) => m,
+        Err(e) => {
+            // --help and clap's own errors print as clap formats them.
+            e.print()?;
+            if e.use_stderr() {
+                std::process::exit(2);
+            }
+            return Ok(());
+        }
+    };
+    apply(&mut doc, solver, &m, globals)?;
+    if let Some(path) = m.get_one::<PathBuf>("write-case") {
+        write_case(&doc, path)?;
+        return out(format!("wrote {} (run it with `hydrokern run {}`)", path.display(), path.display()));
+    }
+    let case = scenarios::load(&doc)?;
+    if check_only {
+        let info = case.info();
+        let needs = case.needs(info.run.precision);
+        out(format!("{}: ok ({} case from {})", info.name, info.solver, info.origin))?;
+        out(format!("  {}", case.summary()))?;
+        out(format!(
+            "  {} on {}; memory: {:.1} MiB on the host, {:.1} MiB on a GPU; output to {}",
+            info.run.precision,
+            hydrokern::run::backend_note(info.run.backend.choice()),
+            needs.host as f64 / (1 << 20) as f64,
+            needs.gpu as f64 / (1 << 20) as f64,
+            info.output_dir().display()
+        ))?;
+        return Ok(());
+    }
+    let opts = RunOptions { force: m.get_flag("force"), console: Console::new() };
+    case.run(&opts)?;
+    Ok(())
+}
+
+/// The command of one scenario or case: its solver's flags with the case's current values in
+/// their help, and the flags every run takes.
+fn command(name: &str, about: &str, solver: &Solver, doc: &CaseDoc) -> clap::Command {
+    let mut cmd =
+        clap::Command::new(name.to_string()).about(about.to_string()).no_binary_name(true).next_line_help(false);
+    for f in solver.flags {
+        let current = f.key().and_then(|k| doc.get(k)).map(|v| format!(" [case: {v}]")).unwrap_or_default();
+        let mut arg = Arg::new(f.name).long(f.name).help(format!("{}{current}", f.help));
+        arg = if f.is_switch() {
+            arg.action(ArgAction::SetTrue)
+        } else {
+            arg.value_name(f.value).allow_negative_numbers(true).action(ArgAction::Set)
+        };
+        cmd = cmd.arg(arg);
+    }
+    let common: [(&str, &str, &str); 5] = [
+        ("output", "DIR", "output directory (output.dir)"),
+        ("max-steps", "N", "refuse or stop a run past this many steps (run.max_steps)"),
+        ("progress", "SECONDS", "wall-clock seconds between progress lines (output.progress)"),
+        ("backend", "auto|gpu|cpu", "where to run (run.backend)"),
+        ("precision", "f32|f64", "precision of fields and kernels (run.precision)"),
+    ];
+    for (long, value, help) in common {
+        let current = common_key(long).and_then(|k| doc.get(k)).map(|v| format!(" [case: {v}]")).unwrap_or_default();
+        cmd = cmd
+            .arg(Arg::new(long).long(long).value_name(value).help(format!("{help}{current}")).action(ArgAction::Set));
+    }
+    cmd.arg(
+        Arg::new("set")
+            .long("set")
+            .value_name("KEY=VALUE")
+            .action(ArgAction::Append)
+            .help("set any case key, e.g. --set initial.column.outside=0 (VALUE in TOML: a number, true, \"text\", [1, 2]; a bare word is text)"),
+    )
+    .arg(
+        Arg::new("write-case")
+            .long("write-case")
+            .value_name("FILE")
+            .value_parser(clap::value_parser!(PathBuf))
+            .help("write this case, with the flags applied, as a TOML file to start from, and stop"),
+    )
+    .arg(
+        Arg::new("force")
+            .long("force")
+            .action(ArgAction::SetTrue)
+            .help("run in an output directory that holds files hydrokern did not write (they are kept)"),
+    )
+}
+
+fn common_key(long: &str) -> Option<&'static str> {
+    Some(match long {
+        "output" => "output.dir",
+        "max-steps" => "run.max_steps",
+        "progress" => "output.progress",
+        "backend" => "run.backend",
+        "precision" => "run.precision",
+        _ => return None,
+    })
+}
+
+/// Apply the flags given, in the solver's order, then the common ones.
+fn apply(doc: &mut CaseDoc, solver: &Solver, m: &ArgMatches, globals: &Globals) -> Result<()> {
+    for f in solver.flags {
+        if f.is_switch() {
+            if m.get_flag(f.name) {
+                f.apply(doc, "")?;
+            }
+        } else if let Some(v) = m.get_one::<String>(f.name) {
+            f.apply(doc, v)?;
+        }
+    }
+    for kv in m.get_many::<String>("set").into_iter().flatten() {
+        let (key, raw) = kv.split_once('=').ok_or_else(|| anyhow::anyhow!("--set {kv}: expected KEY=VALUE"))?;
+        let (key, raw) = (key.trim(), raw.trim());
+        if key.is_empty() || key.split('.').any(|p| p.is_empty()) {
+            bail!("--set {kv}: the key must be a dotted path such as initial.column.outside");
+        }
+        // A TOML value, or a bare word taken as text (--set boundary.west=outflow).
+        let value: toml_edit::Value = raw.parse().unwrap_or_else(|_| raw.into());
+        doc.set(key, value, &format!("--set {kv}"))?;
+    }
+    let given = |long: &str| m.get_one::<String>(long).cloned();
+    let backend = given("backend").or(globals.backend.map(str::to_string));
+    let precision = given("precision").or(globals.precision.map(str::to_string));
+    for (long, value) in [("backend", backend), ("precision", precision)] {
+        if let Some(v) = value {
+            let ok = if long == "backend" {
+                ["auto", "gpu", "cpu"].contains(&v.as_str())
+            } else {
+                ["f32", "f64"].contains(&v.as_str())
+            };
+            if !ok {
+                bail!("--{long} {v}: expected {}", if long == "backend" { "auto, gpu or cpu" } else { "f32 or f64" });
+            }
+            doc.set(common_key(long).unwrap_or_default(), v.as_str().into(), &format!("--{long} {v}"))?;
+        }
+    }
+    if let Some(dir) = given("output") {
+        doc.set("output.dir", dir.as_str().into(), &format!("--output {dir}"))?;
+    }
+    for (long, key, float) in [("max-steps", "run.max_steps", false), ("progress", "output.progress", true)] {
+        if let Some(v) = given(long) {
+            let value: toml_edit::Value = if float {
+                let x: f64 = v.parse().map_err(|_| anyhow::anyhow!("--{long} {v}: not a number"))?;
+                if !(x.is_finite() && x > 0.0) {
+                    bail!("--{long} {v}: must be a positive number of seconds");
+                }
+                x.into()
+            } else {
+                let n: i64 = v.parse().map_err(|_| anyhow::anyhow!("--{long} {v}: not a whole number"))?;
+                if n < 1 {
+                    bail!("--{long} {v}: must be at least 1");
+                }
+                n.into()
+            };
+            doc.set(key, value, &format!("--{long} {v}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn write_case(doc: &CaseDoc, path: &Path) -> Result<()> {
+    let mut text = doc.text();
+    if let Origin::Builtin(name) = doc.origin() {
+        text = format!("# Written by `hydrokern {name} --write-case`; run it with `hydrokern run FILE`.\n{text}");
+    }
+    hydrokern::output::write_atomic(path, text.as_bytes())?;
+    Ok(())
+}

@@ -1,0 +1,204 @@
+//! Sections every case file shares: `[run]` (backend, precision, step limit), `[output]`
+//! (directory, snapshot times, formats, progress), and the 2D `[grid]`.
+
+use super::Check;
+use crate::grid::Grid2;
+use crate::{Precision, Result};
+use serde::Deserialize;
+use std::path::PathBuf;
+
+/// `run.backend`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// The GPU when one is usable, else the CPU (saying why).
+    #[default]
+    Auto,
+    Gpu,
+    Cpu,
+}
+
+impl Backend {
+    pub fn choice(self) -> crate::BackendChoice {
+        match self {
+            Backend::Auto => crate::BackendChoice::Auto,
+            Backend::Gpu => crate::BackendChoice::Gpu,
+            Backend::Cpu => crate::BackendChoice::Cpu,
+        }
+    }
+}
+
+/// The default step limit: a run estimated to take more steps is refused before it starts
+/// (raise `run.max_steps` or pass `--max-steps` to allow it), and a run that reaches it stops.
+pub const DEFAULT_MAX_STEPS: u64 = 100_000_000;
+
+fn default_max_steps() -> u64 {
+    DEFAULT_MAX_STEPS
+}
+fn default_precision() -> Precision {
+    Precision::F64
+}
+
+/// `[run]`: where and how precisely to run, and how long at most.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSection {
+    #[serde(default)]
+    pub backend: Backend,
+    #[serde(default = "default_precision")]
+    pub precision: Precision,
+    #[serde(default = "default_max_steps")]
+    pub max_steps: u64,
+}
+
+impl Default for RunSection {
+    fn default() -> Self {
+        RunSection { backend: Backend::Auto, precision: Precision::F64, max_steps: DEFAULT_MAX_STEPS }
+    }
+}
+
+impl RunSection {
+    pub fn check(&self, c: &Check) -> Result<()> {
+        if self.max_steps == 0 {
+            return c.fail("run.max_steps", "0: must be at least 1");
+        }
+        Ok(())
+    }
+}
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// NumPy arrays, one file per field and snapshot.
+    Npy,
+    /// Pictures: maps and plots.
+    Png,
+}
+
+fn default_formats() -> Vec<Format> {
+    vec![Format::Npy, Format::Png]
+}
+fn default_progress() -> f64 {
+    2.0
+}
+
+/// `[output]`: where results go and when.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSection {
+    /// The run directory (default `out/<case name>`).
+    pub dir: Option<PathBuf>,
+    /// Times at which to write the state (default: the end only).
+    #[serde(default)]
+    pub snapshots: Vec<f64>,
+    #[serde(default = "default_formats")]
+    pub formats: Vec<Format>,
+    /// Seconds of wall time between progress lines. Progress never changes the simulation.
+    #[serde(default = "default_progress")]
+    pub progress: f64,
+}
+
+impl Default for OutputSection {
+    fn default() -> Self {
+        OutputSection { dir: None, snapshots: Vec::new(), formats: default_formats(), progress: default_progress() }
+    }
+}
+
+impl OutputSection {
+    pub fn wants(&self, f: Format) -> bool {
+        self.formats.contains(&f)
+    }
+}
+
+/// When a run ends and when it writes snapshots, checked: snapshot times in [0, t_end],
+/// ascending without repeats; the end always writes one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Times {
+    /// The end time (infinite for a run that ends after a number of steps).
+    pub t_end: f64,
+    /// A run of exactly this many steps, instead of one to `t_end`.
+    pub steps: Option<u64>,
+    /// Snapshot times before the end.
+    pub snapshots: Vec<f64>,
+    /// The unit of time ("s", or "yr" for sediment).
+    pub unit: &'static str,
+}
+
+impl Times {
+    /// A run to `t_end` (read from `end_key`) with `[output] snapshots`.
+    pub fn new(c: &Check, end_key: &str, t_end: f64, snapshots: &[f64], unit: &'static str) -> Result<Times> {
+        c.positive(end_key, t_end)?;
+        for (k, &s) in snapshots.iter().enumerate() {
+            if !(s.is_finite() && (0.0..=t_end).contains(&s)) {
+                return c.fail("output.snapshots", format!("{s}: snapshot times must lie in [0, {end_key} = {t_end}]"));
+            }
+            if k > 0 && s <= snapshots[k - 1] {
+                return c
+                    .fail("output.snapshots", format!("{s} after {}: snapshot times must increase", snapshots[k - 1]));
+            }
+        }
+        let snapshots = snapshots.iter().copied().filter(|&s| s < t_end).collect();
+        Ok(Times { t_end, steps: None, snapshots, unit })
+    }
+
+    /// A run of exactly `steps` steps (read from `steps_key`), with a snapshot at the end only.
+    pub fn steps(c: &Check, steps_key: &str, steps: u64, unit: &'static str) -> Result<Times> {
+        if steps == 0 {
+            return c.fail(steps_key, "0: must be at least 1");
+        }
+        Ok(Times { t_end: f64::INFINITY, steps: Some(steps), snapshots: Vec::new(), unit })
+    }
+
+    /// How far along a run at (t, steps) is, in [0, 1].
+    pub fn fraction(&self, t: f64, steps: u64) -> f64 {
+        match self.steps {
+            Some(n) => steps as f64 / n as f64,
+            None => t / self.t_end,
+        }
+        .clamp(0.0, 1.0)
+    }
+}
+
+/// `[grid]` of a 2D solver: cells, and either the extent or the spacing per axis.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Grid2Section {
+    pub nx: usize,
+    pub ny: usize,
+    /// Extent in x, metres (or give `dx`).
+    pub lx: Option<f64>,
+    pub ly: Option<f64>,
+    /// Cell size in x, metres (or give `lx`).
+    pub dx: Option<f64>,
+    pub dy: Option<f64>,
+    /// Position of the grid's south-west corner, metres.
+    #[serde(default)]
+    pub origin: [f64; 2],
+}
+
+impl Grid2Section {
+    /// The grid, with `halo` ghost layers.
+    pub fn grid(&self, c: &Check, halo: usize) -> Result<Grid2> {
+        let axis = |n: usize, nk: &str, l: Option<f64>, lk: &str, d: Option<f64>, dk: &str| -> Result<f64> {
+            if n == 0 {
+                return c.fail(nk, "0: must be at least 1");
+            }
+            if n > crate::grid::MAX_CELLS_PER_AXIS {
+                return c.fail(nk, format!("{n}: at most {} cells per axis", crate::grid::MAX_CELLS_PER_AXIS));
+            }
+            match (l, d) {
+                (Some(l), None) => Ok(c.positive(lk, l)? / n as f64),
+                (None, Some(d)) => c.positive(dk, d),
+                (Some(_), Some(_)) => c.fail(dk, format!("give either {lk} or {dk}, not both")),
+                (None, None) => c.fail(lk, format!("missing: give the extent {lk} or the cell size {dk}")),
+            }
+        };
+        let dx = axis(self.nx, "grid.nx", self.lx, "grid.lx", self.dx, "grid.dx")?;
+        let dy = axis(self.ny, "grid.ny", self.ly, "grid.ly", self.dy, "grid.dy")?;
+        if !self.origin.iter().all(|v| v.is_finite()) {
+            return c.fail("grid.origin", format!("{:?}: must be finite", self.origin));
+        }
+        Ok(Grid2 { nx: self.nx, ny: self.ny, dx, dy, origin: (self.origin[0], self.origin[1]), halo })
+    }
+}

@@ -1,0 +1,133 @@
+//! Command-line flags as overrides of case keys: `--nx 512` is `grid.nx = 512`. A solver lists
+//! its flags once; the command line is built from that list and every value lands in the case
+//! document, so a flag and its key are validated by the same code and `--write-case` writes
+//! exactly what would run.
+
+use super::CaseDoc;
+use crate::{Error, Result};
+use toml_edit::{Array, Value};
+
+/// How a flag's value becomes case keys.
+#[derive(Clone, Copy, Debug)]
+pub enum Set {
+    /// A whole number at the key.
+    Int(&'static str),
+    /// A whole number at both keys: `--nx` sets the cells in x and, unless a flag after it says
+    /// otherwise, in y.
+    IntBoth(&'static str, &'static str),
+    /// A number at the key.
+    Float(&'static str),
+    /// A string at the key.
+    Text(&'static str),
+    /// Comma-separated numbers as an array at the key.
+    Floats(&'static str),
+    /// Comma-separated whole numbers as an array at the key.
+    Ints(&'static str),
+    /// A switch without a value: `true` at the key.
+    Switch(&'static str),
+    /// A shape `AxB` (e.g. a block of 32x8 threads) as the array `[A, B]` at the key.
+    Pair(&'static str),
+    /// The solver's own rule, for values that set several keys (one boundary condition for all
+    /// sides, or four).
+    Custom(Rule),
+}
+
+/// A solver's own rule: the keys and values a flag's text sets, or why the text is wrong.
+pub type Rule = fn(&str) -> std::result::Result<Vec<(&'static str, Value)>, String>;
+
+/// One command-line flag of a solver.
+#[derive(Clone, Copy, Debug)]
+pub struct Flag {
+    /// `nx` for `--nx`.
+    pub name: &'static str,
+    /// The value's name in the help (`N`, `SECONDS`, `LIST`); empty for a switch.
+    pub value: &'static str,
+    pub help: &'static str,
+    pub set: Set,
+    /// Keys the flag removes (an alternative it replaces: `--steps` clears `time.t_end`).
+    pub clears: &'static [&'static str],
+}
+
+impl Flag {
+    pub const fn new(name: &'static str, value: &'static str, set: Set, help: &'static str) -> Flag {
+        Flag { name, value, help, set, clears: &[] }
+    }
+
+    /// The same flag, also removing `keys` when given.
+    pub const fn clearing(self, keys: &'static [&'static str]) -> Flag {
+        Flag { clears: keys, ..self }
+    }
+
+    /// Whether the flag takes no value.
+    pub fn is_switch(&self) -> bool {
+        matches!(self.set, Set::Switch(_))
+    }
+
+    /// The key the flag sets (its first, for a custom rule: none).
+    pub fn key(&self) -> Option<&'static str> {
+        match self.set {
+            Set::Int(k)
+            | Set::Float(k)
+            | Set::Text(k)
+            | Set::Floats(k)
+            | Set::Ints(k)
+            | Set::Switch(k)
+            | Set::Pair(k) => Some(k),
+            Set::IntBoth(k, _) => Some(k),
+            Set::Custom(_) => None,
+        }
+    }
+
+    /// Apply `raw` (the text after the flag) to `doc`.
+    pub fn apply(&self, doc: &mut CaseDoc, raw: &str) -> Result<()> {
+        let shown = if self.is_switch() { format!("--{}", self.name) } else { format!("--{} {raw}", self.name) };
+        let bad = |why: String| Error::invalid(format!("{shown}: {why}"));
+        let pairs: Vec<(&'static str, Value)> = match self.set {
+            Set::Int(k) => vec![(k, int(raw).map_err(bad)?)],
+            Set::IntBoth(a, b) => {
+                let v = int(raw).map_err(bad)?;
+                vec![(a, v.clone()), (b, v)]
+            }
+            Set::Float(k) => vec![(k, float(raw).map_err(bad)?)],
+            Set::Text(k) => vec![(k, Value::from(raw))],
+            Set::Switch(k) => vec![(k, Value::from(true))],
+            Set::Floats(k) => vec![(k, list(raw, float).map_err(bad)?)],
+            Set::Ints(k) => vec![(k, list(raw, int).map_err(bad)?)],
+            Set::Pair(k) => {
+                let (a, b) = raw.split_once(['x', '×']).ok_or_else(|| bad("expected AxB, e.g. 32x8".into()))?;
+                let mut arr = Array::new();
+                arr.push(int(a).map_err(bad)?);
+                arr.push(int(b).map_err(bad)?);
+                vec![(k, Value::Array(arr))]
+            }
+            Set::Custom(f) => f(raw).map_err(bad)?,
+        };
+        for key in self.clears {
+            doc.remove(key);
+        }
+        for (key, value) in pairs {
+            doc.set(key, value, &shown)?;
+        }
+        Ok(())
+    }
+}
+
+fn int(raw: &str) -> std::result::Result<Value, String> {
+    raw.trim().parse::<i64>().map(Value::from).map_err(|_| format!("'{raw}' is not a whole number"))
+}
+
+fn float(raw: &str) -> std::result::Result<Value, String> {
+    let v: f64 = raw.trim().parse().map_err(|_| format!("'{raw}' is not a number"))?;
+    if !v.is_finite() {
+        return Err(format!("'{raw}' is not a finite number"));
+    }
+    Ok(Value::from(v))
+}
+
+fn list(raw: &str, one: fn(&str) -> std::result::Result<Value, String>) -> std::result::Result<Value, String> {
+    let mut arr = Array::new();
+    for part in raw.split(',').filter(|p| !p.trim().is_empty()) {
+        arr.push(one(part)?);
+    }
+    Ok(Value::Array(arr))
+}

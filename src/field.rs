@@ -1,0 +1,173 @@
+//! Padded fields: the values of one quantity on a grid's interior and ghost layers, on the host
+//! ([`Field2`]) or on the GPU ([`DeviceField2`]), indexed through their [`Layout2`].
+//!
+//! Host fields are allocated fallibly, so a grid too large for this machine's memory is an
+//! error, never an abort.
+
+use crate::grid::Layout2;
+use crate::runtime::{DeviceBuffer, Gpu};
+use crate::{Error, GpuReal, Real, Result};
+
+/// A vector of `n` copies of `value`, or an error naming `what` when memory is short.
+pub fn try_filled<T: Clone>(what: &str, n: usize, value: T) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        Error::invalid(format!(
+            "{what}: no host memory for {n} values ({:.1} MiB)",
+            n as f64 * std::mem::size_of::<T>() as f64 / (1 << 20) as f64
+        ))
+    })?;
+    v.resize(n, value);
+    Ok(v)
+}
+
+/// A padded 2D field on the host.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field2<T> {
+    layout: Layout2,
+    data: Vec<T>,
+}
+
+impl<T: Copy> Field2<T> {
+    /// A field with every stored point set to `value`.
+    pub fn filled(layout: Layout2, value: T) -> Result<Field2<T>> {
+        Ok(Field2 { layout, data: try_filled("a field", layout.len(), value)? })
+    }
+    /// A field whose stored points are `data` (in stored order).
+    pub fn from_stored(layout: Layout2, data: Vec<T>) -> Result<Field2<T>> {
+        if data.len() != layout.len() {
+            return Err(Error::invalid(format!(
+                "{} values for a padded {}×{} field with {} ghost layers ({} stored points)",
+                data.len(),
+                layout.nx,
+                layout.ny,
+                layout.halo,
+                layout.len()
+            )));
+        }
+        Ok(Field2 { layout, data })
+    }
+    /// A field with the interior from `interior` (`nx·ny` values, row-major, x fastest) and
+    /// the ghosts set to `ghost`.
+    pub fn from_interior<S: Copy>(
+        layout: Layout2,
+        interior: &[S],
+        ghost: T,
+        conv: impl Fn(S) -> T,
+    ) -> Result<Field2<T>> {
+        let (nx, ny) = (layout.nx as usize, layout.ny as usize);
+        if interior.len() != nx * ny {
+            return Err(Error::invalid(format!("{} values for the {nx}×{ny} interior of a field", interior.len())));
+        }
+        let mut f = Field2::filled(layout, ghost)?;
+        for j in 0..ny {
+            let row = &interior[j * nx..(j + 1) * nx];
+            let at = layout.at(0, j as i32);
+            for (dst, &src) in f.data[at..at + nx].iter_mut().zip(row) {
+                *dst = conv(src);
+            }
+        }
+        Ok(f)
+    }
+    pub fn layout(&self) -> Layout2 {
+        self.layout
+    }
+    /// The stored points (interior and ghosts).
+    pub fn stored(&self) -> &[T] {
+        &self.data
+    }
+    pub fn stored_mut(&mut self) -> &mut [T] {
+        &mut self.data
+    }
+    /// Point (i, j), interior-relative (ghosts at negative indices and past the interior).
+    pub fn get(&self, i: i32, j: i32) -> T {
+        self.data[self.layout.at(i, j)]
+    }
+    pub fn set(&mut self, i: i32, j: i32, v: T) {
+        let at = self.layout.at(i, j);
+        self.data[at] = v;
+    }
+    /// The interior, row-major with x fastest: `ny` rows of `nx` values (NumPy shape (ny, nx)).
+    pub fn interior(&self) -> Vec<T> {
+        interior_of(&self.layout, &self.data)
+    }
+}
+
+/// The interior of stored points `data` laid out by `layout`, row-major.
+pub fn interior_of<T: Copy>(layout: &Layout2, data: &[T]) -> Vec<T> {
+    let (nx, ny) = (layout.nx as usize, layout.ny as usize);
+    let mut out = Vec::with_capacity(nx * ny);
+    for j in 0..ny {
+        let at = layout.at(0, j as i32);
+        out.extend_from_slice(&data[at..at + nx]);
+    }
+    out
+}
+
+/// A field reads as its stored points, ghosts included, so the point functions and kernels
+/// that take slices take a field.
+impl<T> std::ops::Deref for Field2<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.data
+    }
+}
+
+impl<T> std::ops::DerefMut for Field2<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        &mut self.data
+    }
+}
+
+impl<T: Real> Field2<T> {
+    /// The field in precision `U`.
+    pub fn convert<U: Real>(&self) -> Field2<U> {
+        Field2 { layout: self.layout, data: self.data.iter().map(|v| U::from_f64(v.to_f64())).collect() }
+    }
+}
+
+/// A padded 2D field on the GPU. A model's fields live there for the whole run; they come to
+/// the host only for output.
+pub struct DeviceField2<T: GpuReal> {
+    layout: Layout2,
+    buf: DeviceBuffer<T>,
+}
+
+impl<T: GpuReal> DeviceField2<T> {
+    /// Upload a host field.
+    pub fn upload(gpu: &Gpu, f: &Field2<T>) -> Result<DeviceField2<T>> {
+        Ok(DeviceField2 { layout: f.layout, buf: gpu.upload(f.stored())? })
+    }
+    /// A field whose contents are unspecified until a kernel writes it.
+    pub fn uninit(gpu: &Gpu, layout: Layout2) -> Result<DeviceField2<T>> {
+        Ok(DeviceField2 { layout, buf: gpu.alloc(layout.len())? })
+    }
+    /// A field of zeros.
+    pub fn zeros(gpu: &Gpu, layout: Layout2) -> Result<DeviceField2<T>> {
+        Ok(DeviceField2 { layout, buf: gpu.zeros(layout.len())? })
+    }
+    pub fn layout(&self) -> Layout2 {
+        self.layout
+    }
+    pub fn buffer(&self) -> &DeviceBuffer<T> {
+        &self.buf
+    }
+    /// Copy to the host (synchronises).
+    pub fn download(&self, gpu: &Gpu) -> Result<Field2<T>> {
+        Field2::from_stored(self.layout, gpu.download(&self.buf)?)
+    }
+}
+
+/// A device field is its buffer for launches and copies.
+impl<T: GpuReal> std::ops::Deref for DeviceField2<T> {
+    type Target = DeviceBuffer<T>;
+    fn deref(&self) -> &DeviceBuffer<T> {
+        &self.buf
+    }
+}
+
+impl<T: GpuReal> std::ops::DerefMut for DeviceField2<T> {
+    fn deref_mut(&mut self) -> &mut DeviceBuffer<T> {
+        &mut self.buf
+    }
+}

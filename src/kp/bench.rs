@@ -1,0 +1,215 @@
+//! `bench kp`: the Kurganov–Petrova kernels (both flux kernels; at 4096² a sweep of streamed
+//! shapes) and whole RK2 steps on the circular dam break at 1024², 2048², 4096², 8192² (sizes
+//! are n for n×n), f32 and f64; then the flooding dam break at 4096² run to t = 4 s with early
+//! exit off and on, timed segment by segment with the wet fraction at each segment's end, and
+//! over the segments where at most a quarter of the wet-map tiles are wet.
+//!
+//! Bytes counted are the fewest each kernel must move per interior cell, in words of the
+//! precision: flux reads w, hu, hv and the corner B and writes R_w, R_hu, R_hv (7); RK stage 1
+//! reads Qⁿ, R and the cell B and writes Q¹ (10); RK stage 2 reads Qⁿ, Q¹, R and the cell B and
+//! writes Qⁿ⁺¹ (13); a whole RK2 step 7 + 10 + 7 + 13 = 37 (the Δt reduction and the ghost
+//! cells are O(blocks) and O(n) and not counted). The boundary kernel counts 6 words per ghost
+//! cell (3 read, 3 written).
+
+use crate::bench::{BenchOptions, Report, time_gpu};
+use crate::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
+use crate::kp::setup;
+use crate::runtime::Gpu;
+use crate::{GpuReal, Result};
+use std::time::Instant;
+
+/// `hydrokern bench kp`.
+pub const SUITE: crate::bench::Suite = crate::bench::Suite {
+    name: "kp",
+    about: "Kurganov–Petrova flux, Δt, RK and boundary kernels and RK2 steps (dam break, n² for n in 1024..8192), flood 4096² early exit on/off",
+    run,
+};
+
+const DEFAULT_N: [usize; 4] = [1024, 2048, 4096, 8192];
+const FLOOD_N: usize = 4096;
+const FLOOD_T: f64 = 4.0;
+
+pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
+    let sizes = if opts.sizes.is_empty() { DEFAULT_N.to_vec() } else { opts.sizes.clone() };
+    for &n in &sizes {
+        // The problem (4 f64 fields) and its padded copy (5 fields) on the host, the model's 11
+        // padded fields and the corner bed on the GPU.
+        let what = format!("bench kp at {n}²");
+        let padded = crate::bench::bytes(&what, &[n as u64 + 5, n as u64 + 5])?;
+        if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[padded, 9 * 8])?, crate::bench::bytes(&what, &[padded, 12 * 8])?)? {
+            continue;
+        }
+        kernels::<f32>(gpu, opts, report, n)?;
+        kernels::<f64>(gpu, opts, report, n)?;
+    }
+    if opts.sizes.is_empty() || opts.sizes.contains(&FLOOD_N) {
+        flood::<f32>(gpu, report)?;
+        flood::<f64>(gpu, report)?;
+    }
+    Ok(())
+}
+
+/// Streamed shapes (warps a block, rows a warp) swept at [`SWEEP_N`].
+const SWEEP: [(u32, u32); 8] = [(2, 16), (2, 32), (4, 16), (4, 64), (4, 128), (8, 16), (8, 32), (8, 64)];
+const SWEEP_N: usize = 4096;
+
+fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize) -> Result<()> {
+    let problem = setup::dam_break(n, n, false);
+    let launch = Launch { block: opts.block.unwrap_or(Launch::default().block), ..Launch::default() };
+    let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
+    let cells = (n * n) as f64;
+    let w = std::mem::size_of::<T>() as f64;
+    let size = format!("{n}²");
+    let p = T::NAME;
+    let (bx, by) = launch.block;
+    let rate = |ms: f64| format!("{:.3} Gcell/s", cells / (ms * 1e-3) / 1e9);
+    let (warm, reps) = (opts.warmup, opts.reps);
+    let mut sweep: Vec<FluxVariant> = vec![FluxVariant::Tile, FluxVariant::STREAM];
+    if n == SWEEP_N {
+        sweep.extend(SWEEP.iter().map(|&(warps, rows)| FluxVariant::Stream { warps, rows }));
+    }
+    for (i, &flux) in sweep.iter().enumerate() {
+        m.set_flux(gpu, flux)?;
+        let shape = match flux {
+            FluxVariant::Tile => format!("block {bx}×{by}"),
+            FluxVariant::Stream { warps, rows } => format!("{warps} warps a block, {rows} rows a warp"),
+        };
+        // Early exit (on an all-wet grid: its overhead) for the two default shapes only.
+        let kernels: &[FluxKernel] =
+            if i < 2 { &[FluxKernel::Full, FluxKernel::EarlyExit] } else { &[FluxKernel::Full] };
+        for &kernel in kernels {
+            let t = time_gpu(gpu, warm, reps, |_| m.flux(kernel, false))?;
+            let what = if kernel == FluxKernel::Full { "full" } else { "early exit (all wet)" };
+            let note = format!("{shape}; {}", rate(t.median_ms));
+            report.push(
+                "kp flux",
+                &format!("{} {what}", flux.describe()),
+                &size,
+                p,
+                t.median_ms,
+                7.0 * w * cells,
+                None,
+                note,
+            );
+        }
+    }
+    m.set_flux(gpu, launch.flux)?;
+    let t = time_gpu(gpu, warm, reps, |_| m.time_step())?;
+    let slots = launch.flux.slots(n as u32, n as u32, launch.block);
+    report.push("kp dt", "reduce + Δt", &size, p, t.median_ms, w * slots as f64, None, format!("{slots} rate slots"));
+    let note = |ms: f64| format!("block {bx}×{by}; {}", rate(ms));
+    let t = time_gpu(gpu, warm, reps, |_| m.rk(1))?;
+    report.push("kp rk", "stage 1", &size, p, t.median_ms, 10.0 * w * cells, None, note(t.median_ms));
+    let t = time_gpu(gpu, warm, reps, |_| m.rk(2))?;
+    report.push("kp rk", "stage 2", &size, p, t.median_ms, 13.0 * w * cells, None, note(t.median_ms));
+    let t = time_gpu(gpu, warm, reps, |_| m.boundary(false))?;
+    let ghosts = 4.0 * (2 * n + 4) as f64;
+    report.push("kp boundary", "both passes", &size, p, t.median_ms, 6.0 * w * ghosts, None, String::new());
+    for flux in [launch.flux, FluxVariant::Tile] {
+        m.set_flux(gpu, flux)?;
+        for kernel in [FluxKernel::Full, FluxKernel::EarlyExit] {
+            let t = time_gpu(gpu, warm, reps, |_| m.step(kernel))?;
+            let v = format!(
+                "RK2 step, {} flux{}",
+                flux.describe(),
+                if kernel == FluxKernel::Full { "" } else { ", early exit" }
+            );
+            report.push("kp step", &v, &size, p, t.median_ms, 37.0 * w * cells, None, rate(t.median_ms));
+        }
+    }
+    Ok(())
+}
+
+/// Times at which the flood run is split: each segment is timed on its own, and the wet
+/// fraction at its end says how much of the domain the early exit could still skip.
+const FLOOD_CHECKPOINTS: [f64; 6] = [0.1, 0.25, 0.5, 1.0, 2.0, FLOOD_T];
+
+/// One flood run to t = 4 s with one flux kernel throughout: per segment, wall time (clock
+/// reads included), steps and the wet fraction at its end.
+fn flood_run<T: GpuReal>(gpu: &Gpu, kernel: FluxKernel) -> Result<Vec<(f64, u64, f64)>> {
+    let problem = setup::flood(FLOOD_N, FLOOD_N);
+    let mut m = GpuKp::<T>::new(gpu, &problem, Launch::default())?;
+    let mut out = Vec::new();
+    let mut steps_before = 0;
+    for &t_stop in &FLOOD_CHECKPOINTS {
+        m.set_stop(t_stop);
+        gpu.synchronize()?;
+        let start = Instant::now();
+        loop {
+            for _ in 0..50 {
+                m.step(kernel)?;
+            }
+            let c = m.clock(gpu)?;
+            if c.t >= t_stop || c.status != 0 {
+                break;
+            }
+        }
+        let secs = start.elapsed().as_secs_f64();
+        let c = m.clock(gpu)?;
+        out.push((secs, c.steps - steps_before, m.wet_fraction(gpu)?));
+        steps_before = c.steps;
+    }
+    Ok(out)
+}
+
+/// The flooding dam break at 4096² with early exit off and on, segment by segment, and over
+/// the part of the run where at most a quarter of the wet-map tiles are wet.
+fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
+    let off = flood_run::<T>(gpu, FluxKernel::Full)?;
+    let on = flood_run::<T>(gpu, FluxKernel::EarlyExit)?;
+    let cells = (FLOOD_N * FLOOD_N) as f64;
+    let w = std::mem::size_of::<T>() as f64;
+    let size = format!("{FLOOD_N}²");
+    let mut t0 = 0.0;
+    let (mut quarter_on, mut quarter_off, mut quarter_steps, mut quarter_t) = (0.0, 0.0, 0, 0.0);
+    for (i, &t1) in FLOOD_CHECKPOINTS.iter().enumerate() {
+        let ((s_off, n_off, _), (s_on, n_on, wet)) = (off[i], on[i]);
+        for (mode, secs, steps) in [("off", s_off, n_off), ("on", s_on, n_on)] {
+            let speedup = if mode == "on" { format!("; {:.2}× early exit off", s_off / s_on) } else { String::new() };
+            report.push(
+                "kp flood",
+                &format!("t {t0}–{t1} s, early exit {mode}"),
+                &size,
+                T::NAME,
+                secs * 1e3,
+                37.0 * w * cells * steps as f64,
+                None,
+                format!("{steps} steps, {:.0}% of tiles wet at the end{speedup}", wet * 100.0),
+            );
+        }
+        if wet <= 0.25 {
+            (quarter_on, quarter_off, quarter_steps, quarter_t) =
+                (quarter_on + s_on, quarter_off + s_off, quarter_steps + n_on, t1);
+        }
+        t0 = t1;
+    }
+    if quarter_steps > 0 {
+        report.push(
+            "kp flood",
+            &format!("t 0–{quarter_t} s (≤ 25% of tiles wet), early exit on"),
+            &size,
+            T::NAME,
+            quarter_on * 1e3,
+            37.0 * w * cells * quarter_steps as f64,
+            None,
+            format!(
+                "{quarter_steps} steps; {:.2}× early exit off ({:.1} ms)",
+                quarter_off / quarter_on,
+                quarter_off * 1e3
+            ),
+        );
+    }
+    let (total_on, total_off): (f64, f64) = (on.iter().map(|r| r.0).sum(), off.iter().map(|r| r.0).sum());
+    let steps: u64 = on.iter().map(|r| r.1).sum();
+    report.push(
+        "kp flood",
+        &format!("t 0–{FLOOD_T} s, early exit on"),
+        &size,
+        T::NAME,
+        total_on * 1e3,
+        37.0 * w * cells * steps as f64,
+        None,
+        format!("{steps} steps; {:.2}× early exit off ({:.0} ms)", total_off / total_on, total_off * 1e3),
+    );
+    Ok(())
+}

@@ -1,0 +1,454 @@
+//! Shallow-water case files (`solver = "kp"`), their flags, and the run's pictures and progress
+//! lines. Lengths in metres, time in seconds.
+
+use super::gpu::{FluxVariant, Launch};
+use super::model::{EarlyExit, KpModel};
+use super::{Boundary, Problem, Scheme, setup};
+use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times};
+use crate::grid::Grid2;
+use crate::model::{Halt, Model, State};
+use crate::output::png::{MapOptions, PlotOptions, Series, write_field_png, write_line_plot_png};
+use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate, time_tag};
+use crate::runtime::Backend;
+use crate::{GpuReal, Precision, Real, Result};
+use serde::Deserialize;
+use std::path::PathBuf;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    grid: Grid2Section,
+    time: TimeSection,
+    #[serde(default)]
+    physics: Physics,
+    #[serde(default)]
+    boundary: Boundaries,
+    initial: Initial,
+    #[serde(default)]
+    gpu: GpuSection,
+}
+
+fn cfl() -> f64 {
+    0.25
+}
+fn rk2() -> String {
+    "rk2".into()
+}
+fn dt_floor() -> f64 {
+    1e-9
+}
+
+/// `[time]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TimeSection {
+    t_end: f64,
+    #[serde(default = "cfl")]
+    cfl: f64,
+    /// `rk2` or `euler`.
+    #[serde(default = "rk2")]
+    scheme: String,
+    /// A Δt below this stops the run as collapsed.
+    #[serde(default = "dt_floor")]
+    dt_floor: f64,
+}
+
+/// `[physics]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Physics {
+    #[serde(default = "gravity")]
+    g: f64,
+    #[serde(default)]
+    manning: f64,
+    #[serde(default = "theta")]
+    theta: f64,
+    #[serde(default = "kappa_depth")]
+    kappa_depth: f64,
+}
+
+fn gravity() -> f64 {
+    9.81
+}
+fn theta() -> f64 {
+    1.3
+}
+fn kappa_depth() -> f64 {
+    0.01
+}
+
+impl Default for Physics {
+    fn default() -> Self {
+        Physics { g: gravity(), manning: 0.0, theta: theta(), kappa_depth: kappa_depth() }
+    }
+}
+
+fn wall() -> String {
+    "wall".into()
+}
+
+/// `[boundary]`: wall, outflow or periodic per side.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Boundaries {
+    #[serde(default = "wall")]
+    west: String,
+    #[serde(default = "wall")]
+    east: String,
+    #[serde(default = "wall")]
+    south: String,
+    #[serde(default = "wall")]
+    north: String,
+}
+
+impl Default for Boundaries {
+    fn default() -> Self {
+        Boundaries { west: wall(), east: wall(), south: wall(), north: wall() }
+    }
+}
+
+/// `[initial.<set-up>]`: one of the built-in set-ups, or the user's fields.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+enum Initial {
+    /// A circular column of water on a flat bed, centred in the domain.
+    Column { radius: f64, inside: f64, outside: f64 },
+    /// A Gaussian hump on a lake over a bed rising linearly from west to east.
+    Gaussian { level: f64, amplitude: f64, width: f64, bed_west: f64, bed_east: f64 },
+    /// A sine wave in x on a flat bed: h = mean + amplitude·sin(2π·waves·x/L).
+    Sine { mean: f64, amplitude: f64, waves: f64 },
+    /// A still lake at `level` over a wavy bed with two dry islands.
+    LakeAtRest { level: f64 },
+    /// Fields from NPY files: depth and (optional) momenta of shape (ny, nx), bed at the cell
+    /// corners of shape (ny + 1, nx + 1) (flat at 0 when left out).
+    Files { depth: PathBuf, bed: Option<PathBuf>, hu: Option<PathBuf>, hv: Option<PathBuf> },
+}
+
+/// `[gpu]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GpuSection {
+    #[serde(default = "flux")]
+    flux: String,
+    #[serde(default = "block")]
+    block: [u32; 2],
+    #[serde(default = "early")]
+    early_exit: String,
+}
+
+fn flux() -> String {
+    "stream".into()
+}
+fn block() -> [u32; 2] {
+    [Launch::default().block.0, Launch::default().block.1]
+}
+fn early() -> String {
+    "auto".into()
+}
+
+impl Default for GpuSection {
+    fn default() -> Self {
+        GpuSection { flux: flux(), block: block(), early_exit: early() }
+    }
+}
+
+/// A validated shallow-water case.
+pub struct KpCase {
+    info: CaseInfo,
+    problem: Problem,
+    grid: Grid2,
+    times: Times,
+    launch: Launch,
+    early_exit: EarlyExit,
+    v0: f64,
+}
+
+/// The largest Courant number for which the scheme keeps depths non-negative (and so the
+/// volume exact): Kurganov & Petrova 2007, Theorem 2.1.
+pub const MAX_CFL: f64 = 0.25;
+
+impl KpCase {
+    pub fn load(doc: &CaseDoc) -> Result<KpCase> {
+        let (common, f): (Common, File) = doc.parse_case()?;
+        let c = Check::new(doc);
+        let grid = f.grid.grid(&c, 2)?;
+        let needs = needs(grid.nx as u64, grid.ny as u64, common.run.precision);
+        crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
+            .map_err(|e| doc.invalid("grid", e))?;
+        let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
+        if !(f.time.cfl.is_finite() && f.time.cfl > 0.0 && f.time.cfl <= MAX_CFL) {
+            return c.fail(
+                "time.cfl",
+                format!(
+                    "{}: must lie in (0, {MAX_CFL}]; above {MAX_CFL} the scheme no longer keeps depths non-negative nor the volume exact (Kurganov & Petrova 2007, Theorem 2.1)",
+                    f.time.cfl
+                ),
+            );
+        }
+        let scheme = match f.time.scheme.as_str() {
+            "rk2" => Scheme::Rk2,
+            "euler" => Scheme::Euler,
+            other => return c.fail("time.scheme", format!("'{other}': expected rk2 or euler")),
+        };
+        c.non_negative("time.dt_floor", f.time.dt_floor)?;
+        c.positive("physics.g", f.physics.g)?;
+        c.non_negative("physics.manning", f.physics.manning)?;
+        c.within("physics.theta", f.physics.theta, 1.0, 2.0, " (the generalized minmod's θ)")?;
+        c.positive("physics.kappa_depth", f.physics.kappa_depth)?;
+        let b = &f.boundary;
+        let mut boundary = [Boundary::Wall; 4];
+        for (k, (name, v)) in [("west", &b.west), ("east", &b.east), ("south", &b.south), ("north", &b.north)].into_iter().enumerate() {
+            boundary[k] = v.parse().map_err(|e| doc.invalid(&format!("boundary.{name}"), e))?;
+        }
+        let flux: FluxVariant = f.gpu.flux.parse().map_err(|e| doc.invalid("gpu.flux", e))?;
+        let early_exit: EarlyExit = f.gpu.early_exit.parse().map_err(|e| doc.invalid("gpu.early_exit", e))?;
+        let [bx, by] = f.gpu.block;
+        match bx.checked_mul(by) {
+            Some(t) if bx > 0 && by > 0 && t % 32 == 0 && t <= 1024 => {}
+            _ => return c.fail("gpu.block", format!("{bx}×{by}: the flux and RK kernels need a multiple of 32 threads, at most 1024")),
+        }
+        flux.check(grid.ny).map_err(|e| doc.invalid("gpu.flux", e))?;
+        let launch = Launch { block: (bx, by), flux };
+
+        let mut p = initial(&c, &f.initial, &grid)?;
+        p.boundary = boundary;
+        p.scheme = scheme;
+        p.cfl = f.time.cfl;
+        p.dt_floor = f.time.dt_floor;
+        p.g = f.physics.g;
+        p.manning = f.physics.manning;
+        p.theta = f.physics.theta;
+        p.kappa_depth = f.physics.kappa_depth;
+        p.validate().map_err(|e| doc.invalid("initial", e))?;
+        let v0 = grid.integrate(&p.h);
+        let info = CaseInfo::new(doc, "kp", common);
+        Ok(KpCase { info, problem: p, grid, times, launch, early_exit, v0 })
+    }
+}
+
+/// Memory of a run on an `nx × ny` grid: the problem (h, hu, hv, bed in f64); the model's
+/// fields (state, stage, residual, two beds: 11 padded arrays, the GPU's on the device and a
+/// download's worth on the host); the runner's two states of three interior fields.
+fn needs(nx: u64, ny: u64, precision: Precision) -> Needs {
+    let padded = (nx + 4) * (ny + 4);
+    let corners = (nx + 5) * (ny + 5);
+    let w = precision.bytes();
+    let problem = 8 * (3 * nx * ny + (nx + 1) * (ny + 1));
+    Needs { host: problem + 11 * w * padded + w * corners + 6 * w * nx * ny, gpu: 11 * w * padded + w * corners }
+}
+
+/// The initial state of a set-up on `grid`.
+fn initial(c: &Check, init: &Initial, grid: &Grid2) -> Result<Problem> {
+    let (lx, ly) = grid.extent();
+    let (nx, ny) = (grid.nx, grid.ny);
+    Ok(match *init {
+        Initial::Column { radius, inside, outside } => {
+            c.positive("initial.column.radius", radius)?;
+            c.non_negative("initial.column.inside", inside)?;
+            c.non_negative("initial.column.outside", outside)?;
+            setup::column(nx, ny, lx, ly, radius, inside, outside)
+        }
+        Initial::Gaussian { level, amplitude, width, bed_west, bed_east } => {
+            c.positive("initial.gaussian.width", width)?;
+            for (k, v) in [("level", level), ("amplitude", amplitude), ("bed_west", bed_west), ("bed_east", bed_east)] {
+                if !v.is_finite() {
+                    return c.fail(&format!("initial.gaussian.{k}"), format!("{v}: must be finite"));
+                }
+            }
+            setup::gaussian_hump(nx, ny, lx, ly, level, amplitude, width, (bed_west, bed_east))
+        }
+        Initial::Sine { mean, amplitude, waves } => {
+            c.positive("initial.sine.mean", mean)?;
+            if !(amplitude.is_finite() && amplitude.abs() <= mean) {
+                return c.fail("initial.sine.amplitude", format!("{amplitude}: |amplitude| ≤ mean keeps the depth non-negative"));
+            }
+            c.positive("initial.sine.waves", waves)?;
+            setup::sine_wave(nx, ny, lx, ly, mean, amplitude, waves)
+        }
+        Initial::LakeAtRest { level } => {
+            if !level.is_finite() {
+                return c.fail("initial.lake-at-rest.level", format!("{level}: must be finite"));
+            }
+            setup::lake_at_rest_on(nx, ny, lx, ly, level)
+        }
+        Initial::Files { ref depth, ref bed, ref hu, ref hv } => {
+            let mut p = Problem::new(nx, ny, lx, ly);
+            read_field(c, "initial.files.depth", &c.path(depth), (ny, nx), &mut p.h)?;
+            if let Some(b) = bed {
+                read_field(c, "initial.files.bed", &c.path(b), (ny + 1, nx + 1), &mut p.bed)?;
+            }
+            for (key, file, field) in [("initial.files.hu", hu, &mut p.hu), ("initial.files.hv", hv, &mut p.hv)] {
+                if let Some(path) = file {
+                    read_field(c, key, &c.path(path), (ny, nx), field)?;
+                }
+            }
+            p
+        }
+    })
+}
+
+fn read_field(c: &Check, key: &str, path: &std::path::Path, shape: (usize, usize), out: &mut [f64]) -> Result<()> {
+    let (data, dims) = crate::output::read_npy_f64(path).map_err(|e| c.doc().invalid(key, e))?;
+    if dims != [shape.0, shape.1] {
+        return c.fail(key, format!("{}: shape {dims:?}; expected {:?}", path.display(), [shape.0, shape.1]));
+    }
+    out.copy_from_slice(&data);
+    Ok(())
+}
+
+impl Simulation for KpCase {
+    fn describe(&self) -> String {
+        let p = &self.problem;
+        let bcs: Vec<&str> = p.boundary.iter().map(|b| b.name()).collect();
+        format!(
+            "shallow water (Kurganov–Petrova) on {}×{} cells of {:.4} m × {:.4} m; {:?}, CFL {}, θ = {}, Manning n = {}; boundaries (W, E, S, N) {}",
+            p.nx,
+            p.ny,
+            p.dx,
+            p.dy,
+            p.scheme,
+            p.cfl,
+            p.theta,
+            p.manning,
+            bcs.join(", ")
+        )
+    }
+    fn times(&self) -> &Times {
+        &self.times
+    }
+    fn grid(&self) -> &Grid2 {
+        &self.grid
+    }
+    fn estimate_steps(&self) -> f64 {
+        let p = &self.problem;
+        // The first step's Δt, from the initial wave speeds |u| + √(gh).
+        let mut rate = 0.0f64;
+        for (k, &h) in p.h.iter().enumerate() {
+            if h > 0.0 {
+                let c = (p.g * h).sqrt();
+                rate = rate.max((p.hu[k] / h).abs() / p.dx + c / p.dx).max((p.hv[k] / h).abs() / p.dy + c / p.dy);
+            }
+        }
+        if rate > 0.0 { (self.times.t_end * rate / p.cfl).ceil() } else { 1.0 }
+    }
+    fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
+        Ok(Box::new(KpModel::<T>::new(backend, &self.problem, self.launch, self.early_exit)?))
+    }
+    fn progress<T: Real>(&self, state: &State<T>) -> String {
+        let Some(h) = state.field("h") else { return String::new() };
+        let v = self.grid.integrate(&h.data);
+        let change = if self.v0 > 0.0 { (v - self.v0) / self.v0 } else { v };
+        format!("volume {v:.6e} m³ (rel. change {change:+.1e})")
+    }
+    fn check<T: Real>(&self, state: &State<T>) -> Option<String> {
+        let h = state.field("h")?;
+        let k = h.data.iter().position(|v| v.to_f64() < 0.0)?;
+        let (row, col) = (k / self.grid.nx, k % self.grid.nx);
+        Some(format!("negative depth h[{row}, {col}] = {} (NumPy row, column of h.npy)", h.data[k]))
+    }
+    fn halted<T: Real>(&self, halt: &Halt, state: &State<T>) -> String {
+        let (Some(h), Some(hu), Some(hv)) = (state.field("h"), state.field("hu"), state.field("hv")) else {
+            return halt.to_string();
+        };
+        // The cell with the largest wave speed |u| + |v| + √(gh): what drives Δt down.
+        let mut best = (0.0f64, 0usize);
+        for k in 0..h.data.len() {
+            let d = h.data[k].to_f64();
+            if d > 0.0 {
+                let s = (hu.data[k].to_f64().abs() + hv.data[k].to_f64().abs()) / d + (self.problem.g * d).sqrt();
+                if s > best.0 {
+                    best = (s, k);
+                }
+            }
+        }
+        let (row, col) = (best.1 / self.grid.nx, best.1 % self.grid.nx);
+        format!("{halt}; the fastest cell, h[{row}, {col}] (NumPy row, column), moves at {:.3e} m/s", best.0)
+    }
+    fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
+        let Some(h) = state.field("h") else { return Ok(()) };
+        let p = &self.problem;
+        let hv: Vec<f64> = h.data.iter().map(|v| v.to_f64()).collect();
+        let t = time_tag(state.clock.t);
+        let mut map = MapOptions::new(format!("water depth at t = {t} s ({}x{} cells)", p.nx, p.ny), "h [m]");
+        map.range = Some((0.0, hv.iter().fold(0.0f64, |a, b| a.max(*b)).max(1e-12)));
+        dir.write(&format!("depth_t{t}.png"), |path| write_field_png(path, &hv, p.nx, p.ny, &map))?;
+        // The centre line (the middle row), every snapshot so far.
+        let row = p.ny / 2;
+        album.profiles.push((state.clock.t, hv[row * p.nx..(row + 1) * p.nx].to_vec()));
+        let x: Vec<f64> = (0..p.nx).map(|i| self.grid.centre(i, row).0).collect();
+        const COLORS: [[u8; 3]; 6] =
+            [[31, 119, 180], [255, 127, 14], [44, 160, 44], [214, 39, 40], [148, 103, 189], [140, 86, 75]];
+        let series: Vec<Series> = album
+            .profiles
+            .iter()
+            .enumerate()
+            .map(|(k, (t, y))| Series {
+                name: format!("t = {t:.2} s"),
+                x: x.clone(),
+                y: y.clone(),
+                color: COLORS[k % COLORS.len()],
+                dashed: false,
+            })
+            .collect();
+        let opts = PlotOptions {
+            title: format!("depth along y = {:.2} m", self.grid.centre(0, row).1),
+            x_label: "x [m]".into(),
+            y_label: "h [m]".into(),
+        };
+        dir.write("centreline.png", |path| write_line_plot_png(path, &series, &opts))
+    }
+}
+
+impl Case for KpCase {
+    fn info(&self) -> &CaseInfo {
+        &self.info
+    }
+    fn summary(&self) -> String {
+        format!("{}\n  about {:.0} steps (from the initial wave speeds; fronts may need more)", self.describe(), self.estimate_steps())
+    }
+    fn needs(&self, precision: Precision) -> Needs {
+        needs(self.problem.nx as u64, self.problem.ny as u64, precision)
+    }
+    fn run(&self, opts: &RunOptions) -> Result<Outcome> {
+        simulate(self, opts)
+    }
+}
+
+
+static FLAGS: &[Flag] = &[
+    Flag::new("nx", "N", Set::IntBoth("grid.nx", "grid.ny"), "cells in x (also in y unless --ny is given)"),
+    Flag::new("ny", "N", Set::Int("grid.ny"), "cells in y"),
+    Flag::new("t-end", "SECONDS", Set::Float("time.t_end"), "simulated time (clears the case's snapshot times: give --snapshots for new ones)")
+        .clearing(&["output.snapshots"]),
+    Flag::new("snapshots", "T1,T2,..", Set::Floats("output.snapshots"), "times (s) to write snapshots at, besides the end"),
+    Flag::new("boundary", "BC", Set::Custom(boundaries), "one condition for every side, or four (west,east,south,north): wall, outflow or periodic"),
+    Flag::new("manning", "N", Set::Float("physics.manning"), "Manning coefficient n in s/m^(1/3) (0: no friction)"),
+    Flag::new("theta", "θ", Set::Float("physics.theta"), "generalized minmod θ in [1, 2]"),
+    Flag::new("cfl", "C", Set::Float("time.cfl"), "Courant number, at most 0.25 (positivity)"),
+    Flag::new("scheme", "rk2|euler", Set::Text("time.scheme"), "time integration"),
+    Flag::new("early-exit", "auto|on|off", Set::Text("gpu.early_exit"), "GPU early exit of dry blocks (auto: timed every 100 steps)"),
+    Flag::new("flux", "KERNEL", Set::Text("gpu.flux"), "GPU flux kernel: stream (stream:WxR: W warps a block, R rows a warp) or tile (a shared-memory tile of --block)"),
+    Flag::new("block", "BXxBY", Set::Pair("gpu.block"), "GPU block in cells, a multiple of 32 threads (also the wet map's tile)"),
+];
+
+/// One condition for all four sides, or four.
+fn boundaries(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::Value)>, String> {
+    let parts: Vec<&str> = raw.split(',').map(str::trim).collect();
+    let four = match parts.len() {
+        1 => [parts[0]; 4],
+        4 => [parts[0], parts[1], parts[2], parts[3]],
+        n => return Err(format!("one condition or four (west,east,south,north), not {n}")),
+    };
+    let keys = ["boundary.west", "boundary.east", "boundary.south", "boundary.north"];
+    Ok(keys.into_iter().zip(four).map(|(k, v)| (k, toml_edit::Value::from(v))).collect())
+}
+
+/// The registry's entry.
+pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
+    name: "kp",
+    about: "shallow water by the Kurganov–Petrova central-upwind scheme, wet–dry fronts, GPU early exit (seed 003)",
+    flags: FLAGS,
+    #[cfg(feature = "bench")]
+    bench: Some(super::bench::SUITE),
+    load: |doc| Ok(Box::new(KpCase::load(doc)?)),
+};

@@ -1,0 +1,219 @@
+//! The shallow-water model behind [`Model`]: the CPU reference or the GPU driver, advanced to a
+//! time. On the GPU, steps go in batches between reads of the device clock (Δt never comes to
+//! the host for a step), and the early-exit choice is made by timing (seed 003 §4.4.2).
+
+use super::Problem;
+use super::cpu::{CpuKp, Halt as CpuHalt};
+use super::gpu::{FluxKernel, GpuKp, Launch};
+use crate::field::interior_of;
+use crate::grid::Layout2;
+use crate::model::{Clock, Halt, Model, Output, State, Until};
+use crate::runtime::{Backend, Gpu, Timer};
+use crate::{Error, GpuReal, Result};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Early exit of dry blocks in the flux kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EarlyExit {
+    /// Every cycle of [`CYCLE`] steps, time one early-exit step and one full step and use the
+    /// faster for the rest of the cycle (as seed 003 does).
+    Auto,
+    On,
+    Off,
+}
+
+impl std::str::FromStr for EarlyExit {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<EarlyExit> {
+        match s {
+            "auto" => Ok(EarlyExit::Auto),
+            "on" => Ok(EarlyExit::On),
+            "off" => Ok(EarlyExit::Off),
+            _ => Err(Error::invalid(format!("unknown early-exit mode '{s}' (expected auto, on or off)"))),
+        }
+    }
+}
+
+/// Steps per early-exit decision cycle.
+pub const CYCLE: u64 = 100;
+
+/// Most steps the GPU runs between two reads of its clock.
+const BATCH: u64 = 64;
+
+/// A shallow-water run on either backend.
+pub struct KpModel<'p, T: GpuReal> {
+    problem: &'p Problem,
+    on: On<T>,
+}
+
+enum On<T: GpuReal> {
+    Cpu(Box<CpuKp<T>>),
+    Gpu(Box<GpuRun<T>>),
+}
+
+/// The GPU model with its early-exit bookkeeping.
+struct GpuRun<T: GpuReal> {
+    gpu: Arc<Gpu>,
+    model: GpuKp<T>,
+    mode: EarlyExit,
+    current: FluxKernel,
+    /// Steps the host has launched (some may be Δt = 0 steps past the stop time).
+    launched: u64,
+    early_steps: u64,
+    clock: Clock,
+}
+
+impl<'p, T: GpuReal> KpModel<'p, T> {
+    /// The GPU driver on a GPU backend, else the CPU reference (which has no early exit).
+    pub fn new(backend: &Backend, problem: &'p Problem, launch: Launch, early_exit: EarlyExit) -> Result<Self> {
+        let on = match backend {
+            Backend::Gpu(gpu) => {
+                let model = GpuKp::new(gpu, problem, launch)?;
+                let current = if early_exit == EarlyExit::On { FluxKernel::EarlyExit } else { FluxKernel::Full };
+                On::Gpu(Box::new(GpuRun {
+                    gpu: gpu.clone(),
+                    model,
+                    mode: early_exit,
+                    current,
+                    launched: 0,
+                    early_steps: 0,
+                    clock: Clock::START,
+                }))
+            }
+            Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::new(problem, launch.block, false)?)),
+        };
+        Ok(KpModel { problem, on })
+    }
+
+    /// Steps so far that used the early-exit flux kernel (GPU).
+    pub fn early_steps(&self) -> u64 {
+        match &self.on {
+            On::Gpu(run) => run.early_steps,
+            On::Cpu(_) => 0,
+        }
+    }
+}
+
+fn halt(h: CpuHalt, problem: &Problem) -> Halt {
+    match h {
+        CpuHalt::NonFinite => Halt::NonFinite,
+        CpuHalt::Collapsed => Halt::Collapsed { floor: problem.dt_floor },
+    }
+}
+
+impl<T: GpuReal> Model<T> for KpModel<'_, T> {
+    fn describe(&self) -> String {
+        match &self.on {
+            On::Cpu(_) => format!("CPU reference ({} threads)", rayon::current_num_threads()),
+            On::Gpu(run) => {
+                let k = run.model.coeffs();
+                format!("GPU, flux {}, block {}×{}, early exit {:?}", run.model.flux_variant().describe(), k.bx, k.by, run.mode)
+            }
+        }
+    }
+
+    fn clock(&self) -> Clock {
+        match &self.on {
+            On::Cpu(m) => Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: None },
+            On::Gpu(run) => run.clock,
+        }
+    }
+
+    fn advance(&mut self, until: Until) -> Result<Clock> {
+        match &mut self.on {
+            On::Cpu(m) => {
+                let mut stopped = None;
+                while m.time() < until.t && m.steps() < until.steps {
+                    if until.deadline.is_some_and(|d| Instant::now() >= d) {
+                        break;
+                    }
+                    if let Err(h) = m.step(until.t) {
+                        stopped = Some(halt(h, self.problem));
+                        break;
+                    }
+                }
+                Ok(Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: stopped })
+            }
+            On::Gpu(run) => run.advance(until, self.problem),
+        }
+    }
+
+    fn state(&mut self) -> Result<State<T>> {
+        let clock = self.clock();
+        let (q, bed) = match &self.on {
+            On::Cpu(m) => ([m.state()[0].to_vec(), m.state()[1].to_vec(), m.state()[2].to_vec()], m.cell_bed().to_vec()),
+            On::Gpu(run) => (run.model.download(&run.gpu)?, run.model.cell_bed(&run.gpu)?),
+        };
+        let p = self.problem;
+        let layout = Layout2::new(p.nx as u32, p.ny as u32, 2);
+        let w = interior_of(&layout, &q[0]);
+        let b = interior_of(&layout, &bed);
+        let h: Vec<T> = w.iter().zip(&b).map(|(w, b)| *w - *b).collect();
+        let dims = vec![p.ny, p.nx];
+        let out = |name, long_name, units, data| Output { name, long_name, units, dims: dims.clone(), data };
+        Ok(State {
+            clock,
+            fields: vec![
+                out("h", "water depth", "m", h),
+                out("hu", "x-momentum (discharge per unit width)", "m²/s", interior_of(&layout, &q[1])),
+                out("hv", "y-momentum (discharge per unit width)", "m²/s", interior_of(&layout, &q[2])),
+            ],
+        })
+    }
+}
+
+impl<T: GpuReal> GpuRun<T> {
+    fn step(&mut self, kernel: FluxKernel) -> Result<()> {
+        self.model.step(kernel)?;
+        self.launched += 1;
+        if kernel == FluxKernel::EarlyExit {
+            self.early_steps += 1;
+        }
+        Ok(())
+    }
+
+    /// Time one step with `kernel` (events; synchronises).
+    fn timed_step(&mut self, kernel: FluxKernel) -> Result<f64> {
+        let timer = Timer::new(&self.gpu)?;
+        timer.start(&self.gpu)?;
+        self.step(kernel)?;
+        timer.stop(&self.gpu)?;
+        timer.elapsed_ms()
+    }
+
+    fn advance(&mut self, until: Until, problem: &Problem) -> Result<Clock> {
+        self.model.set_stop(until.t);
+        loop {
+            let clock = self.model.clock(&self.gpu)?;
+            let halt = match clock.status {
+                kernels::kp::STEP_OK => None,
+                kernels::kp::STEP_NON_FINITE => Some(Halt::NonFinite),
+                _ => Some(Halt::Collapsed { floor: problem.dt_floor }),
+            };
+            self.clock = Clock { t: clock.t, steps: clock.steps, dt: clock.dt, halt };
+            let past_deadline = until.deadline.is_some_and(|d| Instant::now() >= d);
+            if halt.is_some() || clock.t >= until.t || clock.steps >= until.steps || past_deadline {
+                return Ok(self.clock);
+            }
+            // Steps left at the last Δt, within the step budget (at least 1, at most a batch).
+            let left = if clock.dt > 0.0 { ((until.t - clock.t) / clock.dt).ceil() } else { 1.0 };
+            let batch = (left.clamp(1.0, BATCH as f64) as u64).min(until.steps - clock.steps);
+            let mut left = batch;
+            while left > 0 {
+                // Each cycle starts by timing one step of each kernel (two steps, so only when
+                // the budget has two left); the wet map is written by every RK stage, so both
+                // kernels see a fresh one.
+                if self.mode == EarlyExit::Auto && self.launched.is_multiple_of(CYCLE) && left >= 2 {
+                    let early = self.timed_step(FluxKernel::EarlyExit)?;
+                    let full = self.timed_step(FluxKernel::Full)?;
+                    self.current = if early < full { FluxKernel::EarlyExit } else { FluxKernel::Full };
+                    left -= 2;
+                    continue;
+                }
+                self.step(self.current)?;
+                left -= 1;
+            }
+        }
+    }
+}

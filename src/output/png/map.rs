@@ -1,0 +1,177 @@
+//! Colour maps of 2-D fields with a colour bar.
+
+use super::colormap::{Colormap, NAN_COLOR};
+use super::ticks::{MARGIN, TICK_LEN, finite_min_max, tick_labels};
+use crate::output::canvas::{BLACK, Canvas, TEXT_H, TEXT_MID, WHITE, text_width};
+use crate::output::write_atomic;
+use crate::{Error, Result};
+use std::borrow::Cow;
+use std::path::Path;
+
+/// How [`write_field_png`] draws a field.
+#[derive(Clone, Debug)]
+pub struct MapOptions {
+    pub title: String,
+    /// Quantity and unit for the colour bar, e.g. `"h [m]"`.
+    pub label: String,
+    pub colormap: Colormap,
+    /// Values mapped to the colormap's ends; `None` takes the finite minimum and maximum of the
+    /// data. Fix it to compare pictures of several time steps.
+    pub range: Option<(f64, f64)>,
+}
+
+impl MapOptions {
+    /// Viridis over the data's own range.
+    pub fn new(title: impl Into<String>, label: impl Into<String>) -> MapOptions {
+        MapOptions { title: title.into(), label: label.into(), colormap: Colormap::viridis(), range: None }
+    }
+}
+
+/// Larger fields are averaged down to at most this many cells a side, so files stay small.
+const MAX_CELLS: usize = 2048;
+/// Small fields are enlarged by whole pixels until the long side has at least this many.
+pub(super) const MIN_LONG_SIDE: usize = 512;
+const BAR_W: usize = 24;
+/// The colour bar keeps this height under a flat map so its tick labels do not overlap.
+const BAR_MIN_H: usize = 240;
+const BAR_TICKS: usize = 5;
+/// Between the colour bar's label and the bar, clear of the top tick's label.
+const LABEL_GAP: usize = 14;
+
+/// A rectangle of the picture, in pixels.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Area {
+    pub(super) x: usize,
+    pub(super) y: usize,
+    pub(super) w: usize,
+    pub(super) h: usize,
+}
+
+/// Where each part of a field picture goes; shared by the renderer and the tests.
+pub(super) struct FieldLayout {
+    /// Cells averaged per picture cell, per side.
+    pub(super) stride: usize,
+    /// Size of the (averaged) grid that is drawn.
+    pub(super) mx: usize,
+    pub(super) my: usize,
+    /// Pixels per drawn cell, per side.
+    pub(super) scale: usize,
+    pub(super) map: Area,
+    pub(super) bar: Area,
+    pub(super) w: usize,
+    pub(super) h: usize,
+}
+
+pub(super) fn field_layout(
+    nx: usize,
+    ny: usize,
+    opts: &MapOptions,
+    tick_labels: &[String],
+    has_bad: bool,
+) -> FieldLayout {
+    let stride = nx.max(ny).div_ceil(MAX_CELLS);
+    let (mx, my) = (nx.div_ceil(stride), ny.div_ceil(stride));
+    let scale = MIN_LONG_SIDE.div_ceil(mx.max(my)).max(1);
+    // Title line, then a line for the colour bar's label, then the map and bar side by side.
+    let top = MARGIN + TEXT_H + 12 + TEXT_H + LABEL_GAP;
+    let map = Area { x: MARGIN, y: top, w: mx * scale, h: my * scale };
+    let bar = Area { x: map.x + map.w + 24, y: top, w: BAR_W, h: map.h.max(BAR_MIN_H) };
+    let ticks_w = tick_labels.iter().map(|l| text_width(l)).max().unwrap_or(0);
+    let right = (bar.x + BAR_W + TICK_LEN + 4 + ticks_w)
+        .max(bar.x + text_width(&opts.label))
+        .max(MARGIN + text_width(&opts.title));
+    // Half a text line below the bottom tick for its label, and a line for the NaN key.
+    let bottom = map.h.max(bar.h) + TEXT_H - TEXT_MID + if has_bad { TEXT_H + 12 } else { 0 };
+    FieldLayout { stride, mx, my, scale, map, bar, w: right + MARGIN, h: top + bottom + MARGIN }
+}
+
+/// The values at the colormap's ends; a flat field is widened around its value so it draws in
+/// the colormap's middle instead of dividing by zero.
+fn color_range(field: &[f64], range: Option<(f64, f64)>) -> Result<(f64, f64)> {
+    let (lo, hi) = match range {
+        Some((lo, hi)) if lo.is_finite() && hi.is_finite() && lo <= hi => (lo, hi),
+        Some((lo, hi)) => {
+            return Err(Error::invalid(format!("colour range ({lo}, {hi}) must be finite and increasing")));
+        }
+        None => finite_min_max(field.iter().copied()).unwrap_or((0.0, 1.0)),
+    };
+    if hi > lo {
+        return Ok((lo, hi));
+    }
+    let d = if lo == 0.0 { 0.5 } else { 0.05 * lo.abs() };
+    Ok((lo - d, hi + d))
+}
+
+/// Average `stride`×`stride` blocks, ignoring non-finite cells (a block with no finite cell is
+/// NaN), so a downsampled picture keeps the field's means rather than aliasing it.
+fn downsample(field: &[f64], nx: usize, ny: usize, stride: usize) -> Cow<'_, [f64]> {
+    if stride == 1 {
+        return Cow::Borrowed(field);
+    }
+    let (mx, my) = (nx.div_ceil(stride), ny.div_ceil(stride));
+    let mut out = Vec::with_capacity(mx * my);
+    for bj in 0..my {
+        for bi in 0..mx {
+            let (mut sum, mut n) = (0.0, 0usize);
+            for row in field.chunks_exact(nx).skip(bj * stride).take(stride) {
+                for v in row.iter().skip(bi * stride).take(stride).filter(|v| v.is_finite()) {
+                    sum += v;
+                    n += 1;
+                }
+            }
+            out.push(if n > 0 { sum / n as f64 } else { f64::NAN });
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Draw a 2-D field stored with x fastest (`field[j * nx + i]`) as a colour map with y
+/// increasing upward (row j = 0 at the bottom), a title and a colour bar labelled with the
+/// quantity. Non-finite cells are drawn in [`NAN_COLOR`] and keyed under the bar.
+pub fn write_field_png(path: &Path, field: &[f64], nx: usize, ny: usize, opts: &MapOptions) -> Result<()> {
+    let canvas = render_field(field, nx, ny, opts)?;
+    write_atomic(path, &canvas.encode_png()?)
+}
+
+pub(super) fn render_field(field: &[f64], nx: usize, ny: usize, opts: &MapOptions) -> Result<Canvas> {
+    if nx == 0 || ny == 0 || nx.checked_mul(ny) != Some(field.len()) {
+        return Err(Error::invalid(format!("a {nx}×{ny} field needs {nx}×{ny} values, got {}", field.len())));
+    }
+    let (lo, hi) = color_range(field, opts.range)?;
+    let step = (hi - lo) / (BAR_TICKS - 1) as f64;
+    let ticks: Vec<f64> = (0..BAR_TICKS).map(|k| lo + step * k as f64).collect();
+    let labels = tick_labels(&ticks, step, 1);
+    let has_bad = field.iter().any(|v| !v.is_finite());
+    let lay = field_layout(nx, ny, opts, &labels, has_bad);
+    let (map, bar, s) = (lay.map, lay.bar, lay.scale);
+    let mut c = Canvas::new(lay.w, lay.h, WHITE);
+
+    c.text(lay.w.saturating_sub(text_width(&opts.title)) / 2, MARGIN, &opts.title, BLACK);
+    c.text(bar.x, bar.y - LABEL_GAP - TEXT_H, &opts.label, BLACK);
+
+    let cells = downsample(field, nx, ny, lay.stride);
+    for (j, row) in cells.chunks_exact(lay.mx).enumerate() {
+        for (i, &v) in row.iter().enumerate() {
+            let t = if v.is_finite() { (v - lo) / (hi - lo) } else { f64::NAN };
+            c.fill(map.x + i * s, map.y + (lay.my - 1 - j) * s, s, s, opts.colormap.rgb(t));
+        }
+    }
+    c.frame(map.x, map.y, map.w, map.h, BLACK);
+
+    // The bar's top row is exactly the colormap's top colour and its bottom row the bottom one.
+    for r in 0..bar.h {
+        c.fill(bar.x, bar.y + r, bar.w, 1, opts.colormap.rgb(1.0 - r as f64 / (bar.h - 1) as f64));
+    }
+    c.frame(bar.x, bar.y, bar.w, bar.h, BLACK);
+    for (k, label) in labels.iter().enumerate() {
+        let y = bar.y + bar.h - 1 - ((bar.h - 1) as f64 * k as f64 / (BAR_TICKS - 1) as f64).round() as usize;
+        c.fill(bar.x + bar.w, y, TICK_LEN + 1, 1, BLACK);
+        c.text(bar.x + bar.w + TICK_LEN + 4, y - TEXT_MID, label, BLACK);
+    }
+    if has_bad {
+        let y = bar.y + bar.h + TEXT_H - TEXT_MID + 12;
+        c.fill(bar.x, y, bar.w, TEXT_H, NAN_COLOR);
+        c.text(bar.x + bar.w + TICK_LEN + 4, y, "NaN", BLACK);
+    }
+    Ok(c)
+}

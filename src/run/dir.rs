@@ -1,0 +1,176 @@
+//! A run's output directory. Every file goes in whole or not at all (through
+//! [`write_atomic`](crate::output::write_atomic)), and `hydrokern-run.json` lists what the run
+//! wrote, with its settings and how it ended. A new run in the same directory first removes
+//! what the previous run listed and the temporary files a killed run left, so a directory never
+//! holds a mix of two runs; a directory holding files hydrokern did not write is refused unless
+//! the user passes `--force` (those files are then left alone).
+
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The manifest's file name.
+pub const MANIFEST: &str = "hydrokern-run.json";
+/// The case as run, written into every run directory.
+pub const CASE_FILE: &str = "case.toml";
+
+/// What `hydrokern-run.json` holds.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Manifest {
+    pub hydrokern: String,
+    pub revision: String,
+    /// Where the case came from (a file or a built-in scenario).
+    pub case: String,
+    pub solver: String,
+    pub backend: String,
+    pub precision: String,
+    /// "running", "finished", or why it stopped.
+    pub status: String,
+    /// Files of this run, relative to the directory.
+    pub files: Vec<String>,
+}
+
+/// A prepared run directory.
+#[derive(Debug)]
+pub struct RunDir {
+    path: PathBuf,
+    manifest: Manifest,
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |cause| Error::Io { path: path.display().to_string(), cause }
+}
+
+/// A temporary file of `write_atomic`: `.<name>.tmp<pid>`.
+fn is_temporary(name: &str) -> bool {
+    name.starts_with('.')
+        && name.rsplit_once(".tmp").is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+}
+
+impl RunDir {
+    /// Make `path` ready for a new run (see the module's doc).
+    pub fn prepare(path: &Path, force: bool, manifest: Manifest) -> Result<RunDir> {
+        if path.exists() && !path.is_dir() {
+            return Err(Error::invalid(format!("output directory {}: exists and is not a directory", path.display())));
+        }
+        std::fs::create_dir_all(path)
+            .map_err(|cause| Error::Io { path: format!("output directory {}", path.display()), cause })?;
+        let previous: Option<Manifest> =
+            std::fs::read(path.join(MANIFEST)).ok().and_then(|b| serde_json::from_slice(&b).ok());
+        let ours: Vec<String> = previous
+            .iter()
+            .flat_map(|m| m.files.iter().cloned())
+            .chain([CASE_FILE.to_string(), MANIFEST.to_string()])
+            .collect();
+        let mut foreign = Vec::new();
+        for entry in std::fs::read_dir(path).map_err(io(path))? {
+            let name = entry.map_err(io(path))?.file_name().to_string_lossy().into_owned();
+            if is_temporary(&name) || (previous.is_some() && ours.contains(&name)) {
+                continue;
+            }
+            foreign.push(name);
+        }
+        if !foreign.is_empty() && !force {
+            foreign.sort();
+            let more = if foreign.len() > 3 { format!(" and {} more", foreign.len() - 3) } else { String::new() };
+            return Err(Error::invalid(format!(
+                "output directory {} holds files this run would not own ({}{more}); choose another directory or pass --force",
+                path.display(),
+                foreign[..foreign.len().min(3)].join(", ")
+            )));
+        }
+        // Remove the previous run's files and every leftover temporary file.
+        for entry in std::fs::read_dir(path).map_err(io(path))? {
+            let name = entry.map_err(io(path))?.file_name().to_string_lossy().into_owned();
+            if is_temporary(&name) || (previous.is_some() && ours.contains(&name)) {
+                let p = path.join(&name);
+                std::fs::remove_file(&p).map_err(io(&p))?;
+            }
+        }
+        let dir = RunDir {
+            path: path.to_path_buf(),
+            manifest: Manifest { status: "running".into(), files: Vec::new(), ..manifest },
+        };
+        dir.save()?;
+        Ok(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Write file `name` with `write` (given the full path; it must write atomically, as every
+    /// writer in [`crate::output`] does) and list it in the manifest.
+    pub fn write(&mut self, name: &str, write: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+        write(&self.path.join(name))?;
+        if !self.manifest.files.iter().any(|f| f == name) {
+            self.manifest.files.push(name.to_string());
+        }
+        self.save()
+    }
+
+    /// Record how the run ended.
+    pub fn finish(&mut self, status: &str) -> Result<()> {
+        self.manifest.status = status.to_string();
+        self.save()
+    }
+
+    fn save(&self) -> Result<()> {
+        let json = serde_json::to_vec_pretty(&self.manifest).map_err(|e| Error::invalid(format!("manifest: {e}")))?;
+        crate::output::write_atomic(&self.path.join(MANIFEST), &json)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("hydrokern-rundir-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    fn names(d: &Path) -> Vec<String> {
+        let mut v: Vec<String> =
+            std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_rerun_replaces_the_previous_run_and_its_leftovers() {
+        let d = scratch("rerun");
+        let mut a = RunDir::prepare(&d, false, Manifest::default()).unwrap();
+        a.write("h_t1.npy", |p| crate::output::write_atomic(p, b"one")).unwrap();
+        a.write("old.png", |p| crate::output::write_atomic(p, b"two")).unwrap();
+        // A run killed while writing leaves a temporary file.
+        std::fs::write(d.join(".h_t2.npy.tmp12345"), b"partial").unwrap();
+        let mut b = RunDir::prepare(&d, false, Manifest::default()).unwrap();
+        assert_eq!(names(&d), [MANIFEST]);
+        b.write("h_t1.npy", |p| crate::output::write_atomic(p, b"new")).unwrap();
+        b.finish("finished").unwrap();
+        assert_eq!(names(&d), ["h_t1.npy", MANIFEST]);
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn foreign_files_need_force_and_are_kept() {
+        let d = scratch("foreign");
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("notes.txt"), b"mine").unwrap();
+        let e = RunDir::prepare(&d, false, Manifest::default()).unwrap_err().to_string();
+        assert!(e.contains("notes.txt") && e.contains("--force"), "{e}");
+        RunDir::prepare(&d, true, Manifest::default()).unwrap();
+        assert_eq!(names(&d), [MANIFEST, "notes.txt"]);
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn temporary_names() {
+        assert!(is_temporary(".h.npy.tmp42"));
+        assert!(!is_temporary(".h.npy.tmp"));
+        assert!(!is_temporary("h.npy.tmp42"));
+        assert!(!is_temporary(".tmpfoo"));
+    }
+}

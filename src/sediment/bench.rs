@@ -1,0 +1,150 @@
+//! `bench sediment`: every h, s and fused variant and full steps, f32 and f64, at 1024²,
+//! 4096², 8192² (sizes are n for n×n). Bytes counted are the fewest each kernel must move:
+//! h-kernel reads h, s, α, β and writes h' (5 words a point); s-kernel reads h, h', s, α and
+//! writes s' (5); fused reads h, s, α, β and writes h', s' (6). GFLOP/s use seed 000's counts
+//! (55 per h point, 34 per s point). The CPU reference (one thread, all threads) is the peer.
+
+use crate::bench::{BenchOptions, Report, rotation, time_cpu, time_gpu};
+use crate::runtime::Gpu;
+use crate::sediment::cpu::CpuSediment;
+use crate::sediment::gpu::{GpuSediment, Launch};
+use crate::sediment::{FLOPS_H, FLOPS_S, HVariant, SVariant, StepVariant, setup};
+use crate::{GpuReal, Result};
+
+/// `hydrokern bench sediment`.
+pub const SUITE: crate::bench::Suite = crate::bench::Suite {
+    name: "sediment",
+    about: "every sediment h, s and fused variant and whole steps, f32 and f64, n² for n in 1024, 4096, 8192",
+    run,
+};
+
+const DEFAULT_N: [usize; 3] = [1024, 4096, 8192];
+/// The CPU peer is timed up to this n (one 8192² single-thread step takes tens of seconds).
+const CPU_MAX_N: usize = 4096;
+
+pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
+    let sizes = if opts.sizes.is_empty() { DEFAULT_N.to_vec() } else { opts.sizes.clone() };
+    for n in sizes {
+        // The problem (4 f64 fields) and the CPU peer (6 fields) on the host; up to 4 rotated
+        // models of 6 fields on the GPU; all with one ghost layer.
+        let what = format!("bench sediment at {n}²");
+        let stored = crate::bench::bytes(&what, &[n as u64 + 2, n as u64 + 2])?;
+        if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[stored, 10 * 8])?, crate::bench::bytes(&what, &[stored, 4 * 6 * 8])?)? {
+            continue;
+        }
+        let problem = setup::basin(n, n, 5.0)?;
+        let dt = problem.stability(&problem.h).automatic();
+        precision::<f32>(gpu, opts, report, &problem, dt)?;
+        precision::<f64>(gpu, opts, report, &problem, dt)?;
+    }
+    Ok(())
+}
+
+/// (one thread, all threads) milliseconds per step of the CPU reference.
+fn cpu_times<T: GpuReal>(problem: &crate::sediment::Problem, dt: f64, opts: &BenchOptions) -> Result<(f64, f64)> {
+    let reps = opts.reps.clamp(1, 5);
+    let mut m = CpuSediment::<T>::new(problem, dt)?;
+    let all = time_cpu(1, reps, |_| {
+        m.step();
+        Ok(())
+    })?;
+    let one_pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| crate::Error::invalid(format!("a one-thread pool: {e}")))?;
+    let one = one_pool.install(|| {
+        time_cpu(0, reps.min(2), |_| {
+            m.step();
+            Ok(())
+        })
+    })?;
+    Ok((one.median_ms, all.median_ms))
+}
+
+fn precision<T: GpuReal>(
+    gpu: &Gpu,
+    opts: &BenchOptions,
+    report: &mut Report,
+    problem: &crate::sediment::Problem,
+    dt: f64,
+) -> Result<()> {
+    let n = problem.nx;
+    let cpu = if n <= CPU_MAX_N { Some(cpu_times::<T>(problem, dt, opts)?) } else { None };
+    let points = (n * n) as f64;
+    let w = std::mem::size_of::<T>() as f64;
+    let size = format!("{n}²");
+    let p = T::NAME;
+    let d = Launch::default();
+    let launch = Launch { block: opts.block.unwrap_or(d.block), rows: opts.rows.unwrap_or(d.rows) };
+    // Six fields per model; rotate models so repeated runs read device memory, not L2.
+    let rot = rotation(gpu, 6 * problem.len() * std::mem::size_of::<T>()).min(4);
+    let mut models: Vec<GpuSediment<T>> =
+        (0..rot).map(|_| GpuSediment::new(gpu, problem, dt, launch)).collect::<Result<_>>()?;
+    let (b, bb) = launch.block;
+    let shape = format!("{b}×{bb}");
+    for v in HVariant::ALL {
+        let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].h_kernel(v))?;
+        let note = if v == HVariant::Multi {
+            format!("block {shape}, {} rows/thread", launch.rows)
+        } else {
+            format!("block {shape}")
+        };
+        report.push("sediment h", v.name(), &size, p, m.median_ms, 5.0 * w * points, Some(FLOPS_H * points), note);
+    }
+    for v in SVariant::ALL {
+        let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].s_kernel(v))?;
+        report.push(
+            "sediment s",
+            v.name(),
+            &size,
+            p,
+            m.median_ms,
+            5.0 * w * points,
+            Some(FLOPS_S * points),
+            format!("block {shape}"),
+        );
+    }
+    let flops = Some((FLOPS_H + FLOPS_S) * points);
+    let stream = format!("warps of 28 columns, {bb} warps/block, {} rows/warp", launch.rows);
+    let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].fused())?;
+    report.push("sediment h+s", "fused", &size, p, m.median_ms, 6.0 * w * points, flops, stream);
+    let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].fused_tile())?;
+    let tile = format!("block {shape} + halo threads");
+    report.push("sediment h+s", "fused-tile", &size, p, m.median_ms, 6.0 * w * points, flops, tile);
+    // Whole steps (kernels plus the ghost launches), with speedups over the CPU reference.
+    for (variant, words) in [
+        (StepVariant::Split(HVariant::Opt1, SVariant::Opt1), 10.0),
+        (StepVariant::Split(HVariant::Opt3, SVariant::Opt1), 10.0),
+        (StepVariant::Split(HVariant::Multi, SVariant::Multi), 10.0),
+        (StepVariant::Fused, 6.0),
+        (StepVariant::FusedTile, 6.0),
+    ] {
+        let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].step(variant))?;
+        let note = match cpu {
+            Some((one, all)) => format!(
+                "{:.0}× CPU 1 thread, {:.0}× CPU {} threads",
+                one / m.median_ms,
+                all / m.median_ms,
+                rayon::current_num_threads()
+            ),
+            None => String::new(),
+        };
+        report.push(
+            "sediment step",
+            &variant.name(),
+            &size,
+            p,
+            m.median_ms,
+            words * w * points,
+            Some((FLOPS_H + FLOPS_S) * points),
+            note,
+        );
+    }
+    if let Some((one, all)) = cpu {
+        let flops = Some((FLOPS_H + FLOPS_S) * points);
+        report.push("sediment step", "cpu reference, 1 thread", &size, p, one, 10.0 * w * points, flops, String::new());
+        let threads = format!("cpu reference, {} threads", rayon::current_num_threads());
+        report.push("sediment step", &threads, &size, p, all, 10.0 * w * points, flops, String::new());
+    }
+    Ok(())
+}

@@ -1,0 +1,361 @@
+//! Sediment case files (`solver = "sediment"`), their flags, and the run's pictures and
+//! progress lines. Lengths in metres, time in years.
+
+use super::gpu::Launch;
+use super::model::{SedimentModel, StepPolicy};
+use super::{Problem, Side, StepVariant, setup};
+use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times};
+use crate::grid::Grid2;
+use crate::model::{Model, State};
+use crate::output::png::{Colormap, MapOptions, write_field_png};
+use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
+use crate::runtime::Backend;
+use crate::{GpuReal, Precision, Real, Result};
+use serde::Deserialize;
+use std::path::PathBuf;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    grid: Grid2Section,
+    time: TimeSection,
+    #[serde(default)]
+    physics: Physics,
+    #[serde(default)]
+    boundary: Boundaries,
+    #[serde(default)]
+    initial: Initial,
+    #[serde(default)]
+    gpu: GpuSection,
+}
+
+fn default_update() -> u64 {
+    1000
+}
+
+/// `[time]`: to `t_end` years, or exactly `steps` steps; a forced `dt` or the automatic one.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TimeSection {
+    t_end: Option<f64>,
+    steps: Option<u64>,
+    dt: Option<f64>,
+    #[serde(default = "default_update")]
+    dt_update_steps: u64,
+}
+
+/// `[physics]`: compaction ratios and the transport layer.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Physics {
+    cs: f64,
+    cm: f64,
+    a: f64,
+}
+
+impl Default for Physics {
+    fn default() -> Self {
+        Physics { cs: 0.7, cm: 0.6, a: 10.0 }
+    }
+}
+
+/// A side: sediment inflow (m³ per metre of side per year) and its sand fraction; a side left
+/// out is closed.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct SideSection {
+    #[serde(default)]
+    inflow: f64,
+    #[serde(default)]
+    sand: f64,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Boundaries {
+    #[serde(default)]
+    west: SideSection,
+    #[serde(default)]
+    east: SideSection,
+    #[serde(default)]
+    south: SideSection,
+    #[serde(default)]
+    north: SideSection,
+}
+
+/// `[initial]`: the built-in basin, with any of its fields replaced by an NPY file of shape
+/// (ny, nx).
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Initial {
+    h: Option<PathBuf>,
+    s: Option<PathBuf>,
+    alpha: Option<PathBuf>,
+    beta: Option<PathBuf>,
+}
+
+fn default_variant() -> String {
+    "fused".into()
+}
+
+/// `[gpu]`: the kernel variant and its launch shape.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GpuSection {
+    #[serde(default = "default_variant")]
+    variant: String,
+    #[serde(default = "default_block")]
+    block: [u32; 2],
+    #[serde(default = "default_rows")]
+    rows: u32,
+}
+
+fn default_block() -> [u32; 2] {
+    let b = Launch::default().block;
+    [b.0, b.1]
+}
+fn default_rows() -> u32 {
+    Launch::default().rows
+}
+
+impl Default for GpuSection {
+    fn default() -> Self {
+        GpuSection { variant: default_variant(), block: default_block(), rows: default_rows() }
+    }
+}
+
+/// A validated sediment case.
+pub struct SedimentCase {
+    info: CaseInfo,
+    problem: Problem,
+    grid: Grid2,
+    times: Times,
+    policy: StepPolicy,
+    variant: StepVariant,
+    launch: Launch,
+    /// The step the run starts with, and the volume it starts from.
+    dt0: f64,
+    v0: f64,
+}
+
+impl SedimentCase {
+    pub fn load(doc: &CaseDoc) -> Result<SedimentCase> {
+        let (common, f): (Common, File) = doc.parse_case()?;
+        let c = Check::new(doc);
+        let grid = f.grid.grid(&c, 1)?;
+        let needs = needs(grid.nx as u64, grid.ny as u64, common.run.precision);
+        crate::files::check_host_memory(&format!("a {}×{} sediment grid", grid.nx, grid.ny), needs.host)
+            .map_err(|e| doc.invalid("grid", e))?;
+        let times = match (f.time.t_end, f.time.steps) {
+            (Some(t), None) => Times::new(&c, "time.t_end", t, &common.output.snapshots, "yr")?,
+            (None, Some(n)) => Times::steps(&c, "time.steps", n, "yr")?,
+            (Some(_), Some(_)) => return c.fail("time.steps", "give either time.t_end or time.steps, not both"),
+            (None, None) => return c.fail("time", "give time.t_end (years) or time.steps"),
+        };
+        if f.time.dt_update_steps == 0 {
+            return c.fail("time.dt_update_steps", "0: must be at least 1");
+        }
+        c.positive("physics.cs", f.physics.cs)?;
+        c.positive("physics.cm", f.physics.cm)?;
+        c.positive("physics.a", f.physics.a)?;
+        let b = &f.boundary;
+        let mut sides = [Side::CLOSED; 4];
+        for (k, (name, s)) in [("west", &b.west), ("east", &b.east), ("south", &b.south), ("north", &b.north)].into_iter().enumerate() {
+            let inflow = c.non_negative(&format!("boundary.{name}.inflow"), s.inflow).map_err(|_| {
+                doc.invalid(
+                    &format!("boundary.{name}.inflow"),
+                    format!("{}: an inflow must be finite and not negative (0 closes the side)", s.inflow),
+                )
+            })?;
+            let sand = c.within(&format!("boundary.{name}.sand"), s.sand, 0.0, 1.0, " (a fraction)")?;
+            sides[k] = Side { q: inflow, s_in: sand };
+        }
+        let variant: StepVariant = f.gpu.variant.parse().map_err(|e| doc.invalid("gpu.variant", e))?;
+        let launch = Launch { block: (f.gpu.block[0], f.gpu.block[1]), rows: f.gpu.rows };
+        check_launch(&c, launch, variant)?;
+
+        let mut problem = setup::basin_on(&grid, sides[0].q)?;
+        problem.cs = f.physics.cs;
+        problem.cm = f.physics.cm;
+        problem.a = f.physics.a;
+        problem.sides = sides;
+        for (key, file, field) in [
+            ("initial.h", &f.initial.h, &mut problem.h),
+            ("initial.s", &f.initial.s, &mut problem.s),
+            ("initial.alpha", &f.initial.alpha, &mut problem.alpha),
+            ("initial.beta", &f.initial.beta, &mut problem.beta),
+        ] {
+            if let Some(path) = file {
+                load_interior(&c, key, &c.path(path), grid.nx, grid.ny, field)?;
+            }
+        }
+        problem.validate().map_err(|e| doc.invalid("initial", e))?;
+        problem.check_inflow().map_err(|e| doc.invalid("boundary", e))?;
+        let limit = problem.stability(&problem.h);
+        if !(limit.limit().is_finite() && limit.limit() > 0.0) {
+            return c.fail("initial", "α and β are zero everywhere (or the limit is not a number): nothing moves, so no time step exists");
+        }
+        let dt0 = match f.time.dt {
+            Some(dt) => {
+                problem.check_dt(dt, &problem.h).map_err(|e| doc.invalid("time.dt", e))?;
+                dt
+            }
+            None => limit.automatic(),
+        };
+        let policy = StepPolicy { forced: f.time.dt, update_every: f.time.dt_update_steps };
+        let v0 = grid.integrate(&crate::field::interior_of(&problem.layout(), &problem.h));
+        let info = CaseInfo::new(doc, "sediment", common);
+        Ok(SedimentCase { info, problem, grid, times, policy, variant, launch, dt0, v0 })
+    }
+}
+
+/// Memory of a run on an `nx × ny` grid: the problem (4 f64 fields with ghosts), the CPU
+/// model (6 fields) or the download of h and s, and the runner's two states of 2 interior
+/// fields; on the GPU, 6 fields.
+fn needs(nx: u64, ny: u64, precision: Precision) -> Needs {
+    let stored = (nx + 2) * (ny + 2);
+    let w = precision.bytes();
+    Needs { host: 4 * 8 * stored + 6 * w * stored + 4 * w * nx * ny, gpu: 6 * w * stored }
+}
+
+/// The launch shape every variant can run: blocks of 1 to 1024 threads with halo threads, the
+/// fused kernel's BY warps of 32.
+fn check_launch(c: &Check, l: Launch, variant: StepVariant) -> Result<()> {
+    let (bx, by) = l.block;
+    let halo_threads = (bx as u64 + 2) * (by as u64 + 2);
+    if bx == 0 || by == 0 || halo_threads > 1024 {
+        return c.fail(
+            "gpu.block",
+            format!("{bx}×{by}: needs 1 ≤ BX, BY and (BX + 2)(BY + 2) ≤ 1024 threads (the halo-thread kernels add a ring)"),
+        );
+    }
+    if variant == StepVariant::Fused && by > 32 {
+        return c.fail("gpu.block", format!("{bx}×{by}: the fused kernel runs BY warps a block, at most 32"));
+    }
+    if l.rows == 0 || l.rows > 1024 {
+        return c.fail("gpu.rows", format!("{}: rows per thread must lie in 1..=1024", l.rows));
+    }
+    Ok(())
+}
+
+/// Replace the interior of `field` (with ghosts) by an (ny, nx) NPY file's values.
+fn load_interior(c: &Check, key: &str, path: &std::path::Path, nx: usize, ny: usize, field: &mut [f64]) -> Result<()> {
+    let (data, shape) = crate::output::read_npy_f64(path).map_err(|e| c.doc().invalid(key, e))?;
+    if shape != [ny, nx] {
+        return c.fail(key, format!("{}: shape {shape:?}; the grid needs (ny, nx) = ({ny}, {nx})", path.display()));
+    }
+    for j in 0..ny {
+        field[(j + 1) * (nx + 2) + 1..(j + 1) * (nx + 2) + 1 + nx].copy_from_slice(&data[j * nx..(j + 1) * nx]);
+    }
+    Ok(())
+}
+
+impl Simulation for SedimentCase {
+    fn describe(&self) -> String {
+        let p = &self.problem;
+        let sides: Vec<String> = ["W", "E", "S", "N"]
+            .iter()
+            .zip(&p.sides)
+            .filter(|(_, s)| s.q > 0.0)
+            .map(|(n, s)| format!("{n} inflow {} m³/m/yr ({:.0}% sand)", s.q, 100.0 * s.s_in))
+            .collect();
+        format!(
+            "sediment basin {}×{} cells of {:.1} m × {:.1} m; C_s = {}, C_m = {}, A = {} m; {}; first Δt = {:.4} yr",
+            p.nx,
+            p.ny,
+            p.dx,
+            p.dy,
+            p.cs,
+            p.cm,
+            p.a,
+            if sides.is_empty() { "closed".to_string() } else { sides.join(", ") },
+            self.dt0
+        )
+    }
+    fn times(&self) -> &Times {
+        &self.times
+    }
+    fn grid(&self) -> &Grid2 {
+        &self.grid
+    }
+    fn estimate_steps(&self) -> f64 {
+        (self.times.t_end / self.dt0).ceil()
+    }
+    fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
+        Ok(Box::new(SedimentModel::<T>::new(backend, &self.problem, self.policy, self.variant, self.launch)?))
+    }
+    fn progress<T: Real>(&self, state: &State<T>) -> String {
+        let (Some(h), Some(s)) = (state.field("h"), state.field("s")) else { return String::new() };
+        let gained = self.grid.integrate(&h.data) - self.v0;
+        let supplied = self.problem.supply_rate() * state.clock.t;
+        let (lo, hi) = s.data.iter().fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v.to_f64()), b.max(v.to_f64())));
+        let diff = if supplied != 0.0 { (gained - supplied) / supplied } else { gained };
+        format!("volume gained {gained:.5e} m³, supplied {supplied:.5e} m³ (rel. diff {diff:.1e})  s in [{lo:.4}, {hi:.4}]")
+    }
+    fn pictures<T: Real>(&self, state: &State<T>, _album: &mut Album, dir: &mut RunDir) -> Result<()> {
+        let (Some(h), Some(s)) = (state.field("h"), state.field("s")) else { return Ok(()) };
+        let p = &self.problem;
+        let t = crate::run::time_tag(state.clock.t);
+        let when = format!("t = {t} yr");
+        let f64s = |v: &[T]| v.iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
+        let (hv, sv) = (f64s(&h.data), f64s(&s.data));
+        let km = p.nx as f64 * p.dx / 1000.0;
+        let h_map = MapOptions::new(format!("basin height, {when} ({km:.1} km across)"), "h [m]");
+        dir.write(&format!("h_t{t}.png"), |path| write_field_png(path, &hv, p.nx, p.ny, &h_map))?;
+        // What was laid down (or eroded): h − h₀ shows the deposit the regional slope hides in h.
+        let h0 = crate::field::interior_of(&p.layout(), &p.h);
+        let deposit: Vec<f64> = hv.iter().zip(&h0).map(|(a, b)| a - b).collect();
+        let d_map = MapOptions::new(format!("deposit thickness h - h0, {when}"), "h-h0 [m]");
+        dir.write(&format!("deposit_t{t}.png"), |path| write_field_png(path, &deposit, p.nx, p.ny, &d_map))?;
+        let mut s_map = MapOptions::new(format!("sand fraction, {when}"), "s (sand)");
+        s_map.colormap = Colormap::diverging();
+        s_map.range = Some((0.0, 1.0));
+        dir.write(&format!("s_t{t}.png"), |path| write_field_png(path, &sv, p.nx, p.ny, &s_map))
+    }
+}
+
+impl Case for SedimentCase {
+    fn info(&self) -> &CaseInfo {
+        &self.info
+    }
+    fn summary(&self) -> String {
+        let steps = self.times.steps.map(|n| n as f64).unwrap_or_else(|| self.estimate_steps());
+        format!("{}\n  about {steps:.0} steps; GPU variant {}", self.describe(), self.variant.name())
+    }
+    fn needs(&self, precision: Precision) -> Needs {
+        needs(self.problem.nx as u64, self.problem.ny as u64, precision)
+    }
+    fn run(&self, opts: &RunOptions) -> Result<Outcome> {
+        simulate(self, opts)
+    }
+}
+
+
+/// `--boundary`-style flags are not needed here: the river is the west side's inflow.
+static FLAGS: &[Flag] = &[
+    Flag::new("nx", "N", Set::IntBoth("grid.nx", "grid.ny"), "cells in x (also in y unless --ny is given)"),
+    Flag::new("ny", "N", Set::Int("grid.ny"), "cells in y"),
+    Flag::new("t-end", "YEARS", Set::Float("time.t_end"), "simulated time in years (clears the case's snapshot times)")
+        .clearing(&["time.steps", "output.snapshots"]),
+    Flag::new("steps", "N", Set::Int("time.steps"), "run exactly N steps instead of to the end time (one snapshot, at the end)")
+        .clearing(&["time.t_end", "output.snapshots"]),
+    Flag::new("dt", "YEARS", Set::Float("time.dt"), "force the time step (refused above the stability limit); default 90% of it"),
+    Flag::new("inflow", "Q", Set::Float("boundary.west.inflow"), "river inflow through the west side, m³ of sediment per metre of shore per year"),
+    Flag::new("variant", "V", Set::Text("gpu.variant"), "GPU kernels: fused, fused-tile, or <h>/<s> with h in {baseline, opt1, opt2, opt3, multi}, s in {baseline, opt1, opt2, multi}"),
+    Flag::new("block", "BXxBY", Set::Pair("gpu.block"), "GPU block: interior points a block (the fused kernel: BY warps a block)"),
+    Flag::new("rows", "N", Set::Int("gpu.rows"), "rows per thread of the multi-row and fused kernels"),
+    Flag::new("h-file", "NPY", Set::Text("initial.h"), "initial basin height from an NPY file of shape (ny, nx)"),
+    Flag::new("s-file", "NPY", Set::Text("initial.s"), "initial sand fraction (NPY, (ny, nx), values in [0, 1])"),
+    Flag::new("alpha-file", "NPY", Set::Text("initial.alpha"), "sand diffusivity α (NPY, (ny, nx), not negative)"),
+    Flag::new("beta-file", "NPY", Set::Text("initial.beta"), "mud diffusivity β (NPY, (ny, nx), not negative)"),
+];
+
+/// The registry's entry.
+pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
+    name: "sediment",
+    about: "sand and mud transport by the Rivenæs dual-lithology diffusion model (seed 000)",
+    flags: FLAGS,
+    #[cfg(feature = "bench")]
+    bench: Some(super::bench::SUITE),
+    load: |doc| Ok(Box::new(SedimentCase::load(doc)?)),
+};

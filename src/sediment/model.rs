@@ -1,0 +1,173 @@
+//! The sediment models behind [`Model`]: the CPU reference and the GPU driver, with the time
+//! step chosen the same way on both.
+//!
+//! The step is forced, or 90% of the explicit stability limit; the limit's sand-fraction part
+//! depends on the slopes of h, so it is recomputed from h every `update_every` steps — a fixed
+//! schedule, so neither progress output nor snapshots change which steps are taken (snapshots
+//! only shorten the one step that lands on them).
+
+use super::cpu::CpuSediment;
+use super::gpu::{GpuSediment, Launch};
+use super::{Problem, StepVariant};
+use crate::field::interior_of;
+use crate::model::{Clock, Model, Output, State, Until};
+use crate::runtime::{Backend, Gpu};
+use crate::{GpuReal, Result};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How the time step is chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepPolicy {
+    /// A fixed step (checked against the limit when the case is read).
+    pub forced: Option<f64>,
+    /// Steps between recomputations of the automatic step.
+    pub update_every: u64,
+}
+
+/// What differs between the backends: one step, the step's Δt, and the fields.
+trait Backing<T> {
+    fn step(&mut self) -> Result<()>;
+    fn set_dt(&mut self, problem: &Problem, dt: f64);
+    /// h and s with ghosts, on the host.
+    fn fields(&self) -> Result<(Vec<T>, Vec<T>)>;
+    fn describe(&self) -> String;
+}
+
+struct OnCpu<T: GpuReal>(CpuSediment<T>);
+
+impl<T: GpuReal> Backing<T> for OnCpu<T> {
+    fn step(&mut self) -> Result<()> {
+        self.0.step();
+        Ok(())
+    }
+    fn set_dt(&mut self, problem: &Problem, dt: f64) {
+        self.0.set_dt(problem, dt)
+    }
+    fn fields(&self) -> Result<(Vec<T>, Vec<T>)> {
+        Ok((self.0.h().to_vec(), self.0.s().to_vec()))
+    }
+    fn describe(&self) -> String {
+        format!("CPU reference ({} threads)", rayon::current_num_threads())
+    }
+}
+
+struct OnGpu<T: GpuReal> {
+    gpu: Arc<Gpu>,
+    model: GpuSediment<T>,
+    variant: StepVariant,
+}
+
+impl<T: GpuReal> Backing<T> for OnGpu<T> {
+    fn step(&mut self) -> Result<()> {
+        self.model.step(self.variant)
+    }
+    fn set_dt(&mut self, problem: &Problem, dt: f64) {
+        self.model.set_dt(problem, dt)
+    }
+    fn fields(&self) -> Result<(Vec<T>, Vec<T>)> {
+        self.model.download(&self.gpu)
+    }
+    fn describe(&self) -> String {
+        format!("GPU, variant {}", self.variant.name())
+    }
+}
+
+/// A sediment run on either backend.
+pub struct SedimentModel<'p, T: GpuReal> {
+    problem: &'p Problem,
+    backing: Box<dyn Backing<T>>,
+    policy: StepPolicy,
+    /// The step the policy chose last.
+    dt: f64,
+    /// The Δt the backend's coefficients hold now.
+    dt_set: f64,
+    since_update: u64,
+    clock: Clock,
+}
+
+impl<'p, T: GpuReal> SedimentModel<'p, T> {
+    /// On the GPU of `backend` with `variant` and `launch`, or the CPU reference.
+    pub fn new(
+        backend: &Backend,
+        problem: &'p Problem,
+        policy: StepPolicy,
+        variant: StepVariant,
+        launch: Launch,
+    ) -> Result<SedimentModel<'p, T>> {
+        let dt = policy.forced.unwrap_or_else(|| problem.stability(&problem.h).automatic());
+        let backing: Box<dyn Backing<T>> = match backend {
+            Backend::Gpu(gpu) => {
+                Box::new(OnGpu { gpu: gpu.clone(), model: GpuSediment::new(gpu, problem, dt, launch)?, variant })
+            }
+            Backend::Cpu { .. } => Box::new(OnCpu(CpuSediment::new(problem, dt)?)),
+        };
+        Ok(SedimentModel { problem, backing, policy, dt, dt_set: dt, since_update: 0, clock: Clock::START })
+    }
+
+    /// Recompute the automatic step from the current h.
+    fn update_dt(&mut self) -> Result<()> {
+        let (h, _) = self.backing.fields()?;
+        let h: Vec<f64> = h.iter().map(|v| v.to_f64()).collect();
+        self.dt = self.problem.stability(&h).automatic();
+        Ok(())
+    }
+}
+
+impl<T: GpuReal> Model<T> for SedimentModel<'_, T> {
+    fn describe(&self) -> String {
+        let dt = match self.policy.forced {
+            Some(dt) => format!("Δt = {dt} yr (forced)"),
+            None => format!("Δt = 90% of the stability limit, recomputed every {} steps", self.policy.update_every),
+        };
+        format!("{}, {dt}", self.backing.describe())
+    }
+
+    fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    fn advance(&mut self, until: Until) -> Result<Clock> {
+        while self.clock.t < until.t && self.clock.steps < until.steps {
+            if until.deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            if self.policy.forced.is_none() && self.since_update >= self.policy.update_every {
+                self.update_dt()?;
+                self.since_update = 0;
+            }
+            // The step that would reach (or pass) the stop time lands on it exactly.
+            let left = until.t - self.clock.t;
+            let (dt, lands) = if self.dt >= left * (1.0 - 1e-12) { (left, true) } else { (self.dt, false) };
+            if dt != self.dt_set {
+                self.backing.set_dt(self.problem, dt);
+                self.dt_set = dt;
+            }
+            self.backing.step()?;
+            self.clock.t = if lands { until.t } else { self.clock.t + dt };
+            self.clock.steps += 1;
+            self.clock.dt = dt;
+            self.since_update += 1;
+        }
+        Ok(self.clock)
+    }
+
+    fn state(&mut self) -> Result<State<T>> {
+        let (h, s) = self.backing.fields()?;
+        let layout = self.problem.layout();
+        let dims = vec![self.problem.ny, self.problem.nx];
+        Ok(State {
+            clock: self.clock,
+            fields: vec![
+                Output {
+                    name: "h",
+                    long_name: "basin height",
+                    units: "m",
+                    dims: dims.clone(),
+                    data: interior_of(&layout, &h),
+                },
+                Output { name: "s", long_name: "sand fraction", units: "1", dims, data: interior_of(&layout, &s) },
+            ],
+        })
+    }
+}

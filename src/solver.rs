@@ -1,0 +1,21 @@
+//! The solver registry's entry: what a solver offers the command line and the runner. Each
+//! solver module has one `pub static SOLVER`, and the `solvers!` list in `lib.rs` is the one
+//! place that names them all.
+
+use crate::Result;
+use crate::case::{CaseDoc, Flag};
+use crate::run::Case;
+
+pub struct Solver {
+    /// The name case files give as `solver = "..."`.
+    pub name: &'static str,
+    /// One line on what it solves.
+    pub about: &'static str,
+    /// The command-line flags of its scenarios, each an override of case keys.
+    pub flags: &'static [Flag],
+    /// Its benchmark suite, if it has one (`hydrokern bench <name>`).
+    #[cfg(feature = "bench")]
+    pub bench: Option<crate::bench::Suite>,
+    /// Read and validate a case document of this solver.
+    pub load: fn(&CaseDoc) -> Result<Box<dyn Case>>,
+}

@@ -1,0 +1,186 @@
+//! Every built-in scenario (`examples/<name>.toml`) is a regression test: a short run with the
+//! overrides stored next to it (`examples/<name>.norms.toml`), whose final output fields must
+//! match the stored norms — on the CPU here, and on the GPU in the GPU suite within the
+//! tolerances stated below. The whole runner runs: case loading, the model, snapshots and the
+//! run directory.
+//!
+//! After a deliberate change of results, rewrite the norms with
+//! `HYDROKERN_BLESS=1 cargo test --test examples` and say why in the commit.
+
+use hydrokern::Precision;
+use hydrokern::run::{Norms, RunOptions};
+use hydrokern::scenarios::{self, Scenario};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A norms file: the overrides of the short run, then per precision and field the norms.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NormsFile {
+    overrides: toml::Table,
+    #[serde(default)]
+    f64: BTreeMap<String, Norms>,
+    #[serde(default)]
+    f32: BTreeMap<String, Norms>,
+}
+
+fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")
+}
+
+fn norms_path(name: &str) -> PathBuf {
+    examples_dir().join(format!("{name}.norms.toml"))
+}
+
+fn read_norms(name: &str) -> NormsFile {
+    let path = norms_path(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!("{}: {e}; every example needs its norms file (write it with HYDROKERN_BLESS=1)", path.display())
+    });
+    toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Run scenario `sc` with the norms file's overrides on `backend` in `precision`.
+fn run(sc: &Scenario, overrides: &toml::Table, backend: &str, precision: Precision) -> hydrokern::run::Outcome {
+    let mut doc = sc.doc().unwrap();
+    for (key, value) in overrides {
+        let v: toml_edit::Value =
+            value.to_string().parse().unwrap_or_else(|e| panic!("{}: override {key}: {e}", sc.name));
+        doc.set(key, v, &format!("override {key}")).unwrap();
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "hydrokern-example-{}-{}-{backend}-{precision}",
+        std::process::id(),
+        sc.name
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    doc.set("run.backend", backend.into(), "test").unwrap();
+    doc.set("run.precision", precision.name().into(), "test").unwrap();
+    doc.set("output.dir", dir.to_string_lossy().as_ref().into(), "test").unwrap();
+    doc.set("output.progress", 1e9.into(), "test").unwrap();
+    let case = scenarios::load(&doc).unwrap_or_else(|e| panic!("{}: {e}", sc.name));
+    let outcome =
+        case.run(&RunOptions::default()).unwrap_or_else(|e| panic!("{} ({backend}, {precision}): {e}", sc.name));
+    let _ = std::fs::remove_dir_all(&dir);
+    outcome
+}
+
+/// The stored norms of `precision`.
+fn stored(f: &NormsFile, p: Precision) -> &BTreeMap<String, Norms> {
+    match p {
+        Precision::F32 => &f.f32,
+        Precision::F64 => &f.f64,
+    }
+}
+
+/// Compare a run's norms with the stored ones; the largest relative difference.
+fn compare(name: &str, what: &str, got: &[(String, Norms)], want: &BTreeMap<String, Norms>, tol: f64) -> f64 {
+    let names: Vec<&String> = got.iter().map(|(n, _)| n).collect();
+    assert_eq!(names, want.keys().collect::<Vec<_>>(), "{name} ({what}): the output fields changed");
+    let mut worst = 0.0f64;
+    for (field, n) in got {
+        let d = n.rel_diff(&want[field]);
+        assert!(
+            d <= tol,
+            "{name} ({what}): {field} norms {n:?} differ from the stored {:?} by {d:.3e} (tolerance {tol:.1e})",
+            want[field]
+        );
+        worst = worst.max(d);
+    }
+    worst
+}
+
+/// Tolerance of the CPU reference against its own stored norms: the same code on the same
+/// instruction set gives the same bits; the margin covers a different summation order where
+/// threads split a reduction.
+fn cpu_tolerance(p: Precision) -> f64 {
+    match p {
+        Precision::F64 => 1e-12,
+        Precision::F32 => 1e-5,
+    }
+}
+
+fn bless() -> bool {
+    std::env::var("HYDROKERN_BLESS").is_ok_and(|v| v == "1")
+}
+
+fn write_norms(sc: &Scenario, overrides: &toml::Table, runs: &[(Precision, Vec<(String, Norms)>)]) {
+    let mut text = format!(
+        "# Regression norms of examples/{}.toml: the CPU reference run with the overrides below; per\n\
+         # precision and output field, the mean |value| (l1), root mean square (l2) and largest |value|\n\
+         # (linf) of the final state. Rewrite with `HYDROKERN_BLESS=1 cargo test --test examples`.\n[overrides]\n",
+        sc.name
+    );
+    for (k, v) in overrides {
+        text += &format!("{k:?} = {v}\n");
+    }
+    for (p, norms) in runs {
+        for (field, n) in norms {
+            text += &format!("\n[{}.{field}]\nl1 = {:e}\nl2 = {:e}\nlinf = {:e}\n", p.name(), n.l1, n.l2, n.linf);
+        }
+    }
+    std::fs::write(norms_path(sc.name), text).unwrap();
+}
+
+#[test]
+fn every_example_has_a_norms_file_and_every_norms_file_an_example() {
+    let names: Vec<&str> = scenarios::all().iter().map(|s| s.name).collect();
+    for entry in std::fs::read_dir(examples_dir()).unwrap() {
+        let file = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if let Some(stem) = file.strip_suffix(".norms.toml") {
+            assert!(names.contains(&stem), "examples/{file} has no example");
+        }
+    }
+    for name in names {
+        assert!(norms_path(name).is_file() || bless(), "examples/{name}.toml has no norms file");
+    }
+}
+
+#[test]
+fn every_example_matches_its_norms_on_the_cpu() {
+    for sc in scenarios::all() {
+        let file = read_norms(sc.name);
+        let mut runs = Vec::new();
+        for p in [Precision::F64, Precision::F32] {
+            let o = run(&sc, &file.overrides, "cpu", p);
+            if !bless() {
+                let worst = compare(sc.name, &format!("cpu {p}"), &o.norms, stored(&file, p), cpu_tolerance(p));
+                println!("{} ({p}, CPU): {} steps, largest relative difference {worst:.1e}", sc.name, o.steps);
+            }
+            runs.push((p, o.norms));
+        }
+        if bless() {
+            write_norms(&sc, &file.overrides, &runs);
+            println!("{}: norms rewritten", sc.name);
+        }
+    }
+}
+
+/// The GPU against the CPU's stored norms. Both evaluate the same point functions; the GPU
+/// contracts multiply-adds (FMA) and takes approximate f32 square roots in the wave speeds, and
+/// those roundings grow with the steps: the tolerance is 256·ε·(steps + 1) of the field's
+/// largest value, or of 1 for a field smaller than that (as the kernel tests state it), at least 1e-12 in f64 and 1e-5 in f32 for the
+/// one-shot solvers.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn every_example_matches_its_norms_on_the_gpu() {
+    for sc in scenarios::all() {
+        let file = read_norms(sc.name);
+        for p in [Precision::F64, Precision::F32] {
+            let o = run(&sc, &file.overrides, "gpu", p);
+            let eps = match p {
+                Precision::F64 => f64::EPSILON,
+                Precision::F32 => f32::EPSILON as f64,
+            };
+            let tol = (256.0 * eps * (o.steps + 1) as f64).max(cpu_tolerance(p));
+            let worst = compare(sc.name, &format!("gpu {p}"), &o.norms, stored(&file, p), tol);
+            println!(
+                "{} ({p}, GPU): {} steps, largest relative difference {worst:.1e} (tolerance {tol:.1e})",
+                sc.name, o.steps
+            );
+        }
+    }
+}

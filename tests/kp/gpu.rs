@@ -1,0 +1,312 @@
+//! The GPU kernels against the CPU reference (and a few CPU-only checks of the early-exit
+//! machinery they rely on).
+
+use super::BLOCK;
+use hydrokern::Real;
+use hydrokern::kp::cpu::CpuKp;
+use hydrokern::kp::{Boundary, Problem, Scheme, setup};
+
+use crate::common::{self, Tolerance, cases, gpu};
+use hydrokern::GpuReal;
+use hydrokern::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
+use proptest::prelude::*;
+
+/// A random smooth state with wet, dry and shoreline cells: a wavy bed, a surface that cuts
+/// it (or, for `kind` 1, a column of water in a dry domain, so whole blocks are dry), smooth
+/// velocities where wet, random boundary conditions and friction.
+fn random_state(nx: usize, ny: usize, seed: u64, kind: u8) -> Problem {
+    let mut rng = hydrokern::Rng::new(seed);
+    let mut rnd = move || rng.unit();
+    let (lx, ly) = (nx as f64 * (0.5 + rnd()), ny as f64 * (0.5 + rnd()));
+    let mut p = Problem::new(nx, ny, lx, ly);
+    let (kx, ky, ph, amp) = (0.5 + 2.0 * rnd(), 0.5 + 2.0 * rnd(), 6.0 * rnd(), 0.8 * rnd());
+    p.set_bed(|x, y| amp * (kx * x / lx * 6.0 + ph).sin() * (ky * y / ly * 6.0).cos() + 0.1 * x / lx);
+    let level = 0.2 + 0.6 * rnd();
+    let (cx, cy, r) = (lx * rnd(), ly * rnd(), 0.2 * lx.max(ly) + 1.0);
+    p.set_surface(|x, y| match kind {
+        1 => {
+            if (x - cx).powi(2) + (y - cy).powi(2) < r * r {
+                1.5
+            } else {
+                -10.0
+            }
+        }
+        _ => level + 0.1 * (3.0 * x / lx + ph).cos(),
+    });
+    for c in 0..nx * ny {
+        let (x, y) = p.centre(c % nx, c / nx);
+        let h = p.h[c];
+        p.hu[c] = h * 0.5 * (2.0 * y / ly + ph).sin();
+        p.hv[c] = h * 0.4 * (3.0 * x / lx).cos();
+    }
+    let pairs = [Boundary::Wall, Boundary::Outflow, Boundary::Periodic];
+    let (a, b) = (pairs[(rnd() * 3.0) as usize % 3], pairs[(rnd() * 3.0) as usize % 3]);
+    let other = |s: Boundary, r: f64| {
+        if s == Boundary::Periodic {
+            s
+        } else if r < 0.5 {
+            Boundary::Wall
+        } else {
+            Boundary::Outflow
+        }
+    };
+    p.boundary = [a, other(a, rnd()), b, other(b, rnd())];
+    p.manning = if rnd() < 0.5 { 0.0 } else { 0.03 };
+    p.scheme = if rnd() < 0.25 { Scheme::Euler } else { Scheme::Rk2 };
+    p
+}
+
+/// Largest |x| of a field's interior, at least 1 (the scale of the absolute tolerances).
+fn scale<T: Real>(p: &Problem, f: &[T]) -> f64 {
+    common::magnitude(&p.interior(f))
+}
+
+/// GPU against CPU after a number of steps, per step and relative to the field's magnitude
+/// ([`scale`]; for the clock, to t). Both evaluate the same point functions; the GPU contracts
+/// multiply-adds and, in f32, takes the wave speeds' square roots and reciprocals from the
+/// approximate instructions (≤ 2 ulp each), a few ε in each of the few hundred operations of a
+/// cell's step, which a stable step carries forward: 256 ε per step (f64 ≈ 6e-14, f32 ≈ 3e-5).
+const GPU_STEP: Tolerance = Tolerance::eps(256.0);
+/// The flux kernels alone against the CPU's R (f64), relative to the field's magnitude: R
+/// divides flux differences by Δx, so the GPU's contracted rounding shows up amplified by
+/// 1/Δx relative to the state; 1e-11 covers the cells of the test's small grids.
+const FLUX_F64: Tolerance = Tolerance::abs(1e-11);
+/// The largest rate (f64): a max over the same speeds, each a few ε from the CPU's.
+const RATE_F64: Tolerance = Tolerance::abs(1e-12);
+
+/// GPU against CPU after `steps` steps, every padded cell of every field within [`GPU_STEP`].
+fn check_gpu<T: GpuReal>(
+    p: &Problem,
+    block: (u32, u32),
+    flux: FluxVariant,
+    early: bool,
+    steps: usize,
+) -> Result<(), TestCaseError> {
+    let gpu = gpu();
+    let mut cpu_m = CpuKp::<T>::new(p, block, early).unwrap();
+    let mut gpu_m = GpuKp::<T>::new(&gpu, p, Launch { block, flux }).unwrap();
+    let kernel = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
+    for _ in 0..steps {
+        gpu_m.poison().unwrap();
+        gpu_m.step(kernel).unwrap();
+        cpu_m.step(f64::INFINITY).unwrap();
+    }
+    let g = gpu_m.download(&gpu).unwrap();
+    let clock = gpu_m.clock(&gpu).unwrap();
+    let what = format!(
+        "{} {}×{} {:?} block {block:?} flux {} early {early} after {steps} steps",
+        T::NAME,
+        p.nx,
+        p.ny,
+        p.boundary,
+        flux.describe()
+    );
+    prop_assert_eq!(clock.steps, steps as u64, "{}: clock steps", what);
+    let tol = GPU_STEP.times(steps as f64);
+    // t is f64 on both sides, but sums Δt from speeds of precision T.
+    let t_tol = tol.scaled(cpu_m.time()).bound::<T>();
+    prop_assert!((clock.t - cpu_m.time()).abs() <= t_tol, "{what}: t GPU {} vs CPU {}", clock.t, cpu_m.time());
+    for (name, gf, cf) in
+        [("w", &g[0], cpu_m.state()[0]), ("hu", &g[1], cpu_m.state()[1]), ("hv", &g[2], cpu_m.state()[2])]
+    {
+        // Every padded cell: interior and both ghost layers.
+        tol.scaled(scale(p, cf)).check(&format!("{what}: {name}"), gf, cf)?;
+    }
+    Ok(())
+}
+
+/// The tile kernel and streamed shapes with bands shorter and longer than the wet-map tiles.
+fn flux_variant() -> impl Strategy<Value = FluxVariant> {
+    prop_oneof![
+        Just(FluxVariant::Tile),
+        Just(FluxVariant::STREAM),
+        (1u32..5, prop::sample::select(vec![1u32, 2, 3, 7, 8, 13, 64]))
+            .prop_map(|(warps, rows)| FluxVariant::Stream { warps, rows }),
+    ]
+}
+
+fn awkward_size() -> impl Strategy<Value = usize> {
+    prop_oneof![Just(1usize), Just(2), Just(3), Just(7), Just(31), Just(33), Just(65), 1usize..90]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn kp_gpu_matches_cpu(
+        nx in awkward_size(),
+        ny in awkward_size(),
+        seed: u64,
+        kind in 0u8..2,
+        block in prop::sample::select(vec![(32u32, 8u32), (16, 16), (8, 4), (32, 1), (16, 2)]),
+        flux in flux_variant(),
+        early: bool,
+        steps in prop::sample::select(vec![1usize, 20]),
+    ) {
+        let p = random_state(nx, ny, seed, kind);
+        check_gpu::<f32>(&p, block, flux, early, steps)?;
+        check_gpu::<f64>(&p, block, flux, early, steps)?;
+    }
+}
+
+/// The flux kernels alone on one state: R and the per-block rates against the CPU's, with
+/// the outputs poisoned first (a cell the kernel does not write stays NaN and fails).
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn kp_flux_kernels_match_cpu() {
+    let gpu = gpu();
+    for (seed, (nx, ny)) in [(1u64, (67usize, 45usize)), (2, (33, 97)), (3, (1, 40))] {
+        for (early, flux) in [false, true].into_iter().flat_map(|e| {
+            [FluxVariant::Tile, FluxVariant::STREAM, FluxVariant::Stream { warps: 3, rows: 5 }].map(|f| (e, f))
+        }) {
+            let p = random_state(nx, ny, seed, (seed % 2) as u8);
+            let block = (16, 8);
+            let mut m = GpuKp::<f64>::new(&gpu, &p, Launch { block, flux }).unwrap();
+            m.poison().unwrap();
+            m.flux(if early { FluxKernel::EarlyExit } else { FluxKernel::Full }, false).unwrap();
+            let res = m.download_residual(&gpu).unwrap();
+            let (r, rates) = (res.r, res.rates);
+            let c = CpuKp::<f64>::new(&p, block, early).unwrap();
+            let k = *c.coeffs();
+            let n = k.cells();
+            let (mut rw, mut ru, mut rv) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            let [w, hu, hv] = c.state();
+            let wet = if early { Some(c.wet()) } else { None };
+            let rate = hydrokern::kp::cpu::rhs(&k, w, hu, hv, c.bed(), wet, &mut rw, &mut ru, &mut rv);
+            // With early exit R is left unwritten (still NaN) where the block is inactive; the
+            // CPU has 0 there. Every other cell must match.
+            let c_wet = c.wet();
+            let active = |c: usize| {
+                let (i, j) = ((c % nx) as u32, (c / nx) as u32);
+                !early || kernels::kp::block_active(&k, i / k.bx, j / k.by, |a, b| c_wet[(b * k.nbx + a) as usize] != 0)
+            };
+            let mut inactive = 0;
+            let what = format!("{nx}×{ny}, early {early}, {}", flux.describe());
+            for (name, g, cpu) in [("R_w", &r[0], &rw), ("R_hu", &r[1], &ru), ("R_hv", &r[2], &rv)] {
+                let (mut got, want) = (p.interior(g), p.interior(cpu));
+                for (idx, (a, b)) in got.iter_mut().zip(&want).enumerate() {
+                    if !active(idx) {
+                        assert_eq!(*b, 0.0, "{name}: CPU R of an inactive cell");
+                        // Unwritten (NaN) on the GPU: R of an inactive block is 0 by definition.
+                        *a = 0.0;
+                        inactive += 1;
+                    }
+                }
+                FLUX_F64.scaled(scale(&p, cpu)).check(&format!("{what}: {name}"), &got, &want).unwrap();
+            }
+            println!("{what}: {} inactive cells", inactive / 3);
+            let g_rate = rates.iter().fold(0.0f64, |a, b| a.max(*b));
+            RATE_F64.scaled(rate).check_value(&format!("{what}: largest rate"), g_rate, rate).unwrap();
+        }
+    }
+}
+
+/// Tiny and odd grids with every boundary condition step without trouble and stay finite.
+#[test]
+fn tiny_grids_with_every_boundary_run() {
+    for (nx, ny) in [(1, 1), (1, 5), (2, 3), (3, 2), (5, 1)] {
+        for bc in Boundary::ALL {
+            for kind in 0..2 {
+                let mut p = random_state(nx, ny, 7 + nx as u64, kind);
+                p.boundary = [bc; 4];
+                let mut m = CpuKp::<f64>::new(&p, BLOCK, kind == 1).unwrap();
+                for _ in 0..5 {
+                    m.step(f64::INFINITY).unwrap();
+                }
+                assert!(m.state().iter().all(|f| f.iter().all(|v| v.is_finite())), "{nx}×{ny} {bc:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn early_exit_matches_full_on_the_cpu() {
+    let p = setup::flood(64, 64);
+    let block = (8, 4);
+    let mut full = CpuKp::<f64>::new(&p, block, false).unwrap();
+    let mut early = CpuKp::<f64>::new(&p, block, true).unwrap();
+    let dry_blocks = early.wet().iter().filter(|&&w| w == 0).count();
+    assert!(dry_blocks > early.wet().len() / 2, "{dry_blocks} of {} blocks dry", early.wet().len());
+    for _ in 0..60 {
+        full.step(f64::INFINITY).unwrap();
+        early.step(f64::INFINITY).unwrap();
+    }
+    let worst = (0..3)
+        .flat_map(|f| full.state()[f].iter().zip(early.state()[f]).map(|(a, b)| (a - b).abs()))
+        .fold(0.0f64, f64::max);
+    println!("early exit vs full after 60 steps: max difference {worst:.2e} ({dry_blocks} dry blocks at the start)");
+    assert!(worst <= 1e-9, "{worst}");
+}
+
+/// The GPU on the validation cases: the lake at rest stays at rest for 1000 steps, and the
+/// largest GPU−CPU differences after 20 steps of a flood and a Gaussian hump (printed).
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn kp_gpu_validation_cases() {
+    let gpu = gpu();
+    fn lake<T: GpuReal>(gpu: &hydrokern::Gpu, tol: f64) {
+        let p = setup::lake_at_rest(40, 40);
+        let mut m = GpuKp::<T>::new(gpu, &p, Launch::default()).unwrap();
+        for _ in 0..1000 {
+            m.step(FluxKernel::EarlyExit).unwrap();
+        }
+        let q = m.download(gpu).unwrap();
+        let (w, hu, hv) = (p.interior(&q[0]), p.interior(&q[1]), p.interior(&q[2]));
+        let mut worst = 0.0f64;
+        for c in 0..w.len() {
+            if p.h[c] > 0.0 {
+                worst = worst.max((w[c].to_f64() - 1.0).abs());
+            }
+            worst = worst.max(hu[c].to_f64().abs()).max(hv[c].to_f64().abs());
+        }
+        println!("GPU lake at rest ({}): 1000 steps, max deviation {worst:.2e}", T::NAME);
+        assert!(worst <= tol, "{worst}");
+    }
+    lake::<f64>(&gpu, 1e-12);
+    lake::<f32>(&gpu, 1e-5);
+    /// 20 steps on the GPU and the CPU, every field within [`GPU_STEP`]; prints the largest
+    /// difference relative to the field's magnitude.
+    fn diff<T: GpuReal>(gpu: &hydrokern::Gpu, name: &str, p: &Problem, early: bool) {
+        let (block, steps) = ((32, 8), 20);
+        let mut c = CpuKp::<T>::new(p, block, early).unwrap();
+        let mut g = GpuKp::<T>::new(gpu, p, Launch { block, flux: FluxVariant::STREAM }).unwrap();
+        for _ in 0..steps {
+            c.step(f64::INFINITY).unwrap();
+            g.step(if early { FluxKernel::EarlyExit } else { FluxKernel::Full }).unwrap();
+        }
+        let q = g.download(gpu).unwrap();
+        let mut worst = 0.0f64;
+        for (f, field) in ["w", "hu", "hv"].into_iter().enumerate() {
+            let s = scale(p, c.state()[f]);
+            let d = q[f].iter().zip(c.state()[f]).map(|(a, b)| (a.to_f64() - b.to_f64()).abs() / s);
+            worst = worst.max(d.fold(0.0f64, f64::max));
+            let what = format!("{name} early {early}, {steps} steps: {field}");
+            GPU_STEP.times(steps as f64).scaled(s).check(&what, &q[f], c.state()[f]).unwrap();
+        }
+        println!("GPU vs CPU, {name} {} early {early}: {steps} steps, max |difference| / scale = {worst:.2e}", T::NAME);
+    }
+    for (name, p) in [("flood 96×80", setup::flood(96, 80)), ("gaussian 70×90", setup::gaussian(70, 90))] {
+        for early in [false, true] {
+            diff::<f64>(&gpu, name, &p, early);
+            diff::<f32>(&gpu, name, &p, early);
+        }
+    }
+}
+
+/// The flux variant option: tile, stream, stream:WxR; anything else is refused.
+#[test]
+fn flux_variant_parses_and_refuses() {
+    assert_eq!("tile".parse::<FluxVariant>().unwrap(), FluxVariant::Tile);
+    assert_eq!("stream".parse::<FluxVariant>().unwrap(), FluxVariant::STREAM);
+    assert_eq!("stream:2x16".parse::<FluxVariant>().unwrap(), FluxVariant::Stream { warps: 2, rows: 16 });
+    for bad in ["", "tiles", "stream:", "stream:0x8", "stream:33x8", "stream:4x0", "stream:4", "stream:ax8"] {
+        let e = bad.parse::<FluxVariant>().unwrap_err().to_string();
+        assert!(e.contains("unknown flux kernel"), "{bad}: {e}");
+    }
+}

@@ -1,0 +1,37 @@
+//! Bad input is refused; a blow-up is reported.
+
+use super::BLOCK;
+use hydrokern::kp::cpu::CpuKp;
+use hydrokern::kp::{Boundary, Problem, setup};
+
+#[test]
+fn bad_input_is_refused() {
+    let ok = setup::dam_break(8, 8, false);
+    type Breaker = Box<dyn Fn(&mut Problem)>;
+    let cases: Vec<(&str, Breaker)> = vec![
+        ("sizes", Box::new(|p| p.nx = 0)),
+        ("positive", Box::new(|p| p.dx = -1.0)),
+        ("depth", Box::new(|p| p.h[3] = -0.1)),
+        ("Manning", Box::new(|p| p.manning = -0.01)),
+        ("finite", Box::new(|p| p.hu[5] = f64::NAN)),
+        ("finite", Box::new(|p| p.bed[2] = f64::INFINITY)),
+        ("periodic", Box::new(|p| p.boundary[0] = Boundary::Periodic)),
+        ("θ", Box::new(|p| p.theta = 2.5)),
+    ];
+    for (word, break_it) in cases {
+        let mut p = ok.clone();
+        break_it(&mut p);
+        let e = CpuKp::<f64>::new(&p, BLOCK, false).err().expect("refused");
+        assert!(e.to_string().contains(word), "'{e}' should mention {word}");
+    }
+    assert!("slippery".parse::<Boundary>().is_err());
+}
+
+/// A blown-up state stops the step with a reason instead of propagating.
+#[test]
+fn blow_up_is_reported() {
+    let mut p = setup::dam_break(8, 8, false);
+    p.dt_floor = 1e3;
+    let mut m = CpuKp::<f64>::new(&p, BLOCK, false).unwrap();
+    assert_eq!(m.step(1e6), Err(hydrokern::kp::cpu::Halt::Collapsed));
+}

@@ -1,0 +1,119 @@
+//! The point functions against formulas written plainly here.
+
+use super::BLOCK;
+use hydrokern::Real;
+use hydrokern::kp::cpu::CpuKp;
+use hydrokern::kp::{Boundary, Problem, Scheme};
+
+/// The central-upwind flux written from Kurganov–Petrova's formula in physical variables.
+fn textbook_flux(g: f64, l: (f64, f64, f64, f64), r: (f64, f64, f64, f64)) -> [f64; 3] {
+    // (w, h, u, v) each side.
+    let (wl, hl, ul, vl) = l;
+    let (wr, hr, ur, vr) = r;
+    let ap = (ul + (g * hl).sqrt()).max(ur + (g * hr).sqrt()).max(0.0);
+    let am = (ul - (g * hl).sqrt()).min(ur - (g * hr).sqrt()).min(0.0);
+    if ap - am <= 0.0 {
+        return [0.0; 3];
+    }
+    let fl = [hl * ul, hl * ul * ul + 0.5 * g * hl * hl, hl * ul * vl];
+    let fr = [hr * ur, hr * ur * ur + 0.5 * g * hr * hr, hr * ur * vr];
+    let ql = [wl, hl * ul, hl * vl];
+    let qr = [wr, hr * ur, hr * vr];
+    std::array::from_fn(|k| (ap * fl[k] - am * fr[k]) / (ap - am) + ap * am / (ap - am) * (qr[k] - ql[k]))
+}
+
+#[test]
+fn central_upwind_matches_textbook_formula() {
+    use hydrokern::kp::Coeffs;
+    let p = Problem::new(4, 4, 4.0, 4.0);
+    let mut k: Coeffs<f64> = p.coeffs((4, 4));
+    k.kappa = 1e-40; // no desingularization at these depths
+    let mut rng = hydrokern::Rng::new(12345);
+    let mut rnd = move || rng.unit();
+    for case in 0..200 {
+        let mut side = || {
+            let h = if case % 7 == 0 { 0.0 } else { 3.0 * rnd() };
+            let b = rnd() - 0.5;
+            let (u, v) = (4.0 * rnd() - 2.0, 4.0 * rnd() - 2.0);
+            // Dry faces carry no velocity (what desingularization gives at h = 0).
+            if h == 0.0 { (b, h, 0.0, 0.0) } else { (b + h, h, u, v) }
+        };
+        let (l, r) = (side(), side());
+        let fs = |s: (f64, f64, f64, f64)| kernels::kp::FaceState { w: s.0, h: s.1, qn: s.1 * s.2, qt: s.1 * s.3 };
+        let got = kernels::kp::central_upwind(&k, fs(l), fs(r));
+        let want = textbook_flux(9.81, l, r);
+        for (g, w) in [got.f0, got.fn_, got.ft].iter().zip(want) {
+            assert!((g - w).abs() <= 1e-12 * (1.0 + w.abs()), "case {case}: {g} vs {w} ({l:?} | {r:?})");
+        }
+    }
+}
+
+/// Both desingularized velocities of a face against √2·h·q/√(h⁴ + max(h⁴, κ)) written out, on
+/// deep faces (h⁴ ≥ κ: the one-reciprocal path), shallow ones (h⁴ < κ: the square-root path)
+/// and a dry one (0), in both precisions; and the limits: q/h for deep water, → 0 with h.
+#[test]
+fn desingularized_velocities_match_the_formula() {
+    fn check<T: Real>(kappa: f64, h: f64, qn: f64, qt: f64) {
+        let plain = |q: f64| {
+            let h4 = h * h * h * h;
+            let den = (h4 + h4.max(kappa)).sqrt();
+            if den > 0.0 { std::f64::consts::SQRT_2 * h * q / den } else { 0.0 }
+        };
+        let t = T::from_f64;
+        let (u, v) = kernels::kp::desingularize_pair(t(kappa), t(h), t(qn), t(qt));
+        for (got, q) in [(u, qn), (v, qt)] {
+            // The inputs rounded to T, then a handful of operations in T.
+            let want = plain(q);
+            let tol = 8.0 * T::EPSILON.to_f64() * want.abs();
+            assert!((got.to_f64() - want).abs() <= tol, "{} h {h} q {q}: {got} vs {want}", T::NAME);
+        }
+    }
+    let kappa = 1e-8; // κ^{1/4} = 0.01
+    for (h, qn, qt) in [(2.0, 3.0, -1.0), (0.5, 0.1, 0.2), (0.02, 1e-3, -2e-3)] {
+        assert!(h * h * h * h >= kappa);
+        check::<f64>(kappa, h, qn, qt);
+        check::<f32>(kappa, h, qn, qt);
+    }
+    for (h, qn, qt) in [(0.005, 1e-3, -4e-4), (1e-4, 1e-5, 1e-5), (1e-6, 1e-6, 3e-6)] {
+        assert!(h * h * h * h < kappa);
+        check::<f64>(kappa, h, qn, qt);
+        check::<f32>(kappa, h, qn, qt);
+    }
+    assert_eq!(kernels::kp::desingularize_pair(kappa, 0.0, 3.0, 1.0), (0.0, 0.0));
+    let (u, _) = kernels::kp::desingularize_pair(kappa, 2.0, 3.0, 0.0);
+    assert!((u - 1.5).abs() < 1e-15, "{u}");
+    // Below κ^{1/4} the velocity is bounded by √2·h·q/√κ → 0.
+    let (tiny, _) = kernels::kp::desingularize_pair(kappa, 1e-6, 1e-6, 0.0);
+    assert!(tiny.abs() < 1e-7, "{tiny}");
+}
+
+/// Manning friction of a uniform periodic flow: R = 0, so each Euler step is exactly
+/// hu ← hu / (1 + Δt g n² |u| / h^{4/3}).
+#[test]
+fn manning_friction_semi_implicit() {
+    let mut p = Problem::new(8, 8, 8.0, 8.0);
+    p.boundary = [Boundary::Periodic; 4];
+    p.manning = 0.03;
+    p.scheme = Scheme::Euler;
+    p.set_depth(|_, _| 0.8);
+    p.hu.fill(0.8 * 1.5);
+    p.hv.fill(0.8 * -0.5);
+    let mut m = CpuKp::<f64>::new(&p, BLOCK, false).unwrap();
+    let (mut hu, mut hv) = (1.2f64, -0.4f64);
+    for _ in 0..20 {
+        let dt = m.step(f64::INFINITY).unwrap();
+        let speed = (hu * hu + hv * hv).sqrt() / 0.8;
+        let cf = 9.81 * 0.03f64.powi(2) * speed / 0.8f64.powf(4.0 / 3.0);
+        hu /= 1.0 + dt * cf;
+        hv /= 1.0 + dt * cf;
+    }
+    let c = m.coeffs().at(5, 5);
+    let [w, u, v] = m.state();
+    assert!((w[c] - 0.8).abs() < 1e-14, "depth changed: {}", w[c]);
+    assert!(
+        (u[c] - hu).abs() < 1e-12 * hu.abs() && (v[c] - hv).abs() < 1e-12 * hv.abs(),
+        "{} {} vs {hu} {hv}",
+        u[c],
+        v[c]
+    );
+}

@@ -1,0 +1,154 @@
+//! The skeleton's shared pieces: grids, padded fields, and the ghost rules (`kernels::halo`)
+//! checked against the rules written out plainly, for every small size, side and condition.
+
+use hydrokern::field::{Field2, interior_of};
+use hydrokern::grid::{Grid2, Layout2};
+use kernels::halo::{
+    EXTRAPOLATE, GRADIENT, PERIODIC, VALUE, WALL, cell_source, edge_ghost, ghost_value, ghosts_x, ghosts_y,
+    node_source, perimeter_ghost, perimeter_len,
+};
+use std::collections::HashSet;
+
+/// Cell-centred ghost `g` of an axis of `n` cells, written out: a wall mirrors about the face
+/// (ghost −1 ↔ cell 0, −2 ↔ 1; n ↔ n−1, n+1 ↔ n−2), outflow copies the edge cell, periodic
+/// wraps; mirrors past the far side stop at the last cell.
+fn plain_cell(n: i32, g: i32, bc: u32) -> (i32, bool) {
+    if (0..n).contains(&g) {
+        return (g, false);
+    }
+    match bc {
+        PERIODIC => (((g % n) + n) % n, false),
+        EXTRAPOLATE => (if g < 0 { 0 } else { n - 1 }, false),
+        _ => {
+            let m = if g < 0 { -1 - g } else { 2 * n - 1 - g };
+            (m.max(0).min(n - 1), true)
+        }
+    }
+}
+
+/// Node-centred ghost `g` of `n` cells (nodes 0..=n), written out: mirror about the boundary
+/// node, or on a periodic axis node n + k is node k.
+fn plain_node(n: i32, g: i32, bc: u32) -> i32 {
+    if (0..=n).contains(&g) {
+        g
+    } else if bc == PERIODIC {
+        ((g % n) + n) % n
+    } else if g < 0 {
+        (-g).min(n)
+    } else {
+        (2 * n - g).max(0)
+    }
+}
+
+const CONDITIONS: [u32; 5] = [WALL, EXTRAPOLATE, PERIODIC, VALUE, GRADIENT];
+
+#[test]
+fn ghost_sources_match_the_rules_and_stay_inside() {
+    for n in 1..9i32 {
+        for bc in CONDITIONS {
+            for g in -4..n + 4 {
+                let (s, m) = cell_source(n as u32, g, bc);
+                assert_eq!((s as i32, m), plain_cell(n, g, bc), "cell n {n} bc {bc} ghost {g}");
+                assert!((s as i32) < n, "cell source outside: n {n} bc {bc} ghost {g} → {s}");
+                let s = node_source(n as u32, g, bc);
+                assert_eq!(s as i32, plain_node(n, g, bc), "node n {n} bc {bc} ghost {g}");
+                assert!((s as i32) <= n);
+            }
+        }
+    }
+}
+
+#[test]
+fn ghost_values_follow_their_condition() {
+    let (q, v, d) = (3.0f64, 0.5, 1.5);
+    assert_eq!(ghost_value(WALL, q, -1.0, 0.0, 0.0), -q);
+    assert_eq!(ghost_value(WALL, q, 1.0, 0.0, 0.0), q);
+    assert_eq!(ghost_value(EXTRAPOLATE, q, -1.0, 0.0, 0.0), q);
+    assert_eq!(ghost_value(PERIODIC, q, -1.0, 0.0, 0.0), q);
+    // A prescribed value v at the face: the mean of the ghost and its mirror is v.
+    assert_eq!(0.5 * (ghost_value(VALUE, q, 1.0, v, 0.0) + q), v);
+    // A prescribed gradient: the difference across the distance d is g·d.
+    assert_eq!(ghost_value(GRADIENT, q, 1.0, v, d) - q, v * d);
+}
+
+/// Both passes together visit every ghost of the padded field exactly once, and each pass
+/// reads only interior cells or ghosts an earlier pass wrote.
+#[test]
+fn edge_passes_cover_every_ghost_once() {
+    for (nx, ny, halo) in [(1, 1, 1), (3, 2, 2), (5, 4, 2), (2, 7, 3)] {
+        for bcs in [[WALL; 4], [EXTRAPOLATE, WALL, PERIODIC, PERIODIC], [PERIODIC, PERIODIC, WALL, EXTRAPOLATE]] {
+            let l = Layout2::new(nx, ny, halo);
+            let mut seen = HashSet::new();
+            let mut written = HashSet::new();
+            for axis in 0..2 {
+                let count = if axis == 0 { ghosts_x(&l) } else { ghosts_y(&l) };
+                assert!(edge_ghost(&l, bcs, axis, count).is_none());
+                let mut pass = HashSet::new();
+                for t in 0..count {
+                    let g = edge_ghost(&l, bcs, axis, t).unwrap();
+                    assert!(seen.insert(g.ghost), "ghost {} twice ({nx}×{ny}, halo {halo})", g.ghost);
+                    pass.insert(g.ghost);
+                    let (si, sj) = (
+                        (g.source % l.pitch as usize) as i32 - halo as i32,
+                        (g.source / l.pitch as usize) as i32 - halo as i32,
+                    );
+                    assert!(l.is_interior(si, sj) || written.contains(&g.source), "pass {axis} reads an unset ghost");
+                    assert!(!pass.contains(&g.source), "a ghost of the same pass is a source");
+                }
+                written.extend(pass);
+            }
+            let ghosts = l.len() - (nx * ny) as usize;
+            assert_eq!(seen.len(), ghosts, "{nx}×{ny} halo {halo}: not every ghost visited");
+        }
+    }
+}
+
+/// The one-pass perimeter visits the edge ghosts (from interior sources) and the corner blocks.
+#[test]
+fn perimeter_covers_every_ghost_from_interior_sources() {
+    for (nx, ny, halo) in [(1, 1, 1), (4, 3, 1), (3, 5, 2)] {
+        let l = Layout2::new(nx, ny, halo);
+        let mut seen = HashSet::new();
+        for t in 0..perimeter_len(&l) {
+            let g = perimeter_ghost(&l, [WALL; 4], t).unwrap();
+            assert!(seen.insert(g.ghost));
+            let (si, sj) = (
+                (g.source % l.pitch as usize) as i32 - halo as i32,
+                (g.source / l.pitch as usize) as i32 - halo as i32,
+            );
+            assert!(l.is_interior(si, sj), "source of ghost {} is not interior", g.ghost);
+        }
+        assert!(perimeter_ghost(&l, [WALL; 4], perimeter_len(&l)).is_none());
+        assert_eq!(seen.len(), l.len() - (nx * ny) as usize);
+    }
+}
+
+#[test]
+fn fields_index_their_interior_and_ghosts() {
+    let l = Layout2::new(3, 2, 2);
+    let interior: Vec<f64> = (0..6).map(f64::from).collect();
+    let f = Field2::from_interior(l, &interior, -1.0, |v| v).unwrap();
+    assert_eq!(f.len(), 7 * 6);
+    assert_eq!(f.get(0, 0), 0.0);
+    assert_eq!(f.get(2, 1), 5.0);
+    assert_eq!(f.get(-2, -2), -1.0);
+    assert_eq!(f.get(4, 3), -1.0);
+    assert_eq!(f.interior(), interior);
+    assert_eq!(interior_of(&l, &f), interior);
+    assert!(Field2::from_interior(l, &interior[..5], 0.0, |v| v).is_err());
+    assert!(Field2::<f64>::from_stored(l, vec![0.0; 3]).is_err());
+}
+
+#[test]
+fn grids_place_cells_in_metres_and_refuse_bad_sizes() {
+    let g = Grid2::new(4, 2, 8.0, 1.0, 2).unwrap();
+    assert_eq!((g.dx, g.dy), (2.0, 0.5));
+    assert_eq!(g.centre(0, 0), (1.0, 0.25));
+    assert_eq!(g.node(4, 2), (8.0, 1.0));
+    assert_eq!(g.layout(), Layout2::new(4, 2, 2));
+    assert_eq!(g.node_layout(), Layout2::new(5, 3, 2));
+    assert!(g.describe_cell(3, 1).starts_with("[1, 3]"));
+    assert!(Grid2::new(0, 2, 1.0, 1.0, 1).is_err());
+    assert!(Grid2::new(2, 2, -1.0, 1.0, 1).is_err());
+    assert!(Grid2::new(usize::MAX, 2, 1.0, 1.0, 1).is_err());
+}

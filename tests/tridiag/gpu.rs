@@ -1,0 +1,153 @@
+//! Every GPU algorithm × layout × precision against the CPU reference; GPU bad input.
+
+use super::GPU_PER_LEVEL;
+use super::cpu::layout;
+use super::input::broken;
+use crate::common::{self, cases, gpu, magnitude};
+use hydrokern::GpuReal;
+use hydrokern::tridiag::gpu::{GpuTridiag, limits};
+use hydrokern::tridiag::{Algorithm, Batch, Choice, Layout, Shape, cpu};
+use proptest::prelude::*;
+
+/// Sizes worth testing up to `max`: 1, 2, 3, primes, powers of two and their neighbours.
+fn awkward_n() -> impl Strategy<Value = usize> {
+    prop_oneof![
+        prop::sample::select(vec![1usize, 2, 3, 4, 5, 7, 8, 13, 31, 32, 33, 61, 127, 251, 509, 1021, 2039, 4093, 8191]),
+        (0u32..14).prop_flat_map(|p| prop::sample::select(vec![(1usize << p) - 1, 1 << p, (1 << p) + 1])),
+        1usize..600,
+        Just(usize::MAX), // clipped to the algorithm's limit
+    ]
+}
+
+fn awkward_batch() -> impl Strategy<Value = usize> {
+    prop_oneof![prop::sample::select(vec![1usize, 2, 3, 31, 32, 33, 63, 64, 65, 129, 1000]), 1usize..300]
+}
+
+/// Largest n tested (the shared-memory algorithms are clipped to their own limits).
+const MAX_TEST_N: usize = 8192;
+
+fn check_gpu<T: GpuReal>(shape0: Shape, alg: Algorithm, in_place: bool, seed: u64) -> Result<(), TestCaseError> {
+    let gpu = gpu();
+    let lim = limits::<T>(&gpu).unwrap();
+    let n = shape0.n.min(lim.max_n(alg)).min(MAX_TEST_N);
+    // Keep a case under ~4 M unknowns.
+    let batch = shape0.batch.min((4 << 20) / n).max(1);
+    let shape = Shape::new(n, batch, shape0.layout);
+    let host = Batch::random(shape, seed, 2.0).to::<T>();
+    let mut want = vec![T::ZERO; shape.len()];
+    cpu::solve(shape, &host.a, &host.b, &host.c, &host.d, &mut want).unwrap();
+    let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+    let mut d = gpu.upload(&host.d).unwrap();
+    let mut s = GpuTridiag::<T>::new(&gpu, shape).unwrap();
+    let got = if in_place {
+        s.solve_in_place(&gpu, Choice::Force(alg), &a, &b, &c, &mut d).unwrap();
+        gpu.download(&d).unwrap()
+    } else {
+        let mut x = gpu.alloc::<T>(shape.len()).unwrap();
+        hydrokern::foundation::gpu::fill(&gpu, &mut x, common::poison::<T>()).unwrap();
+        s.solve(&gpu, Choice::Force(alg), &a, &b, &c, &d, &mut x).unwrap();
+        prop_assert_eq!(gpu.download(&d).unwrap(), host.d.clone(), "d changed by a separate-output solve");
+        gpu.download(&x).unwrap()
+    };
+    let tol = GPU_PER_LEVEL.times((2.0 * n as f64).log2()).scaled(magnitude(&want));
+    tol.check(&format!("{alg} {shape:?} in_place {in_place}: x"), &got, &want)?;
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn tridiag_gpu_matches_cpu(
+        n in awkward_n(),
+        batch in awkward_batch(),
+        layout in layout(),
+        alg in prop::sample::select(Algorithm::ALL.to_vec()),
+        in_place: bool,
+        seed: u64,
+    ) {
+        let shape = Shape::new(n, batch, layout);
+        check_gpu::<f32>(shape, alg, in_place, seed)?;
+        check_gpu::<f64>(shape, alg, in_place, seed)?;
+    }
+}
+
+/// Every algorithm × layout × precision at fixed awkward sizes, including each limit.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn every_algorithm_layout_and_precision_matches_cpu() {
+    for alg in Algorithm::ALL {
+        for layout in Layout::ALL {
+            for (n, batch) in [(1, 1), (2, 3), (3, 70), (33, 65), (1000, 7), (4097, 3), (usize::MAX, 2)] {
+                let shape = Shape::new(n, batch, layout);
+                check_gpu::<f64>(shape, alg, n % 2 == 0, 17).unwrap();
+                check_gpu::<f32>(shape, alg, n % 2 == 1, 17).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn gpu_bad_input_is_refused() {
+    let gpu = gpu();
+    assert!(GpuTridiag::<f64>::new(&gpu, Shape::new(0, 4, Layout::Contiguous)).is_err());
+    assert!(GpuTridiag::<f64>::new(&gpu, Shape::new(4, 0, Layout::Contiguous)).is_err());
+    let shape = Shape::new(16, 4, Layout::Contiguous);
+    let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
+    let ok = gpu.zeros::<f64>(64).unwrap();
+    let short = gpu.zeros::<f64>(63).unwrap();
+    let mut x = gpu.zeros::<f64>(64).unwrap();
+    let e = s.solve(&gpu, Choice::Auto, &ok, &short, &ok, &ok, &mut x).unwrap_err().to_string();
+    assert!(e.contains("b has 63 values"), "{e}");
+    // Over a shared-memory algorithm's limit, when forced.
+    let lim = limits::<f64>(&gpu).unwrap();
+    for alg in [Algorithm::Cr, Algorithm::Pcr, Algorithm::CrPcr, Algorithm::PcrThomas, Algorithm::Partition] {
+        let big = Shape::new(lim.max_n(alg) + 1, 1, Layout::Contiguous);
+        let s = GpuTridiag::<f64>::new(&gpu, big).unwrap();
+        let e = s.plan(Choice::Force(alg)).unwrap_err().to_string();
+        assert!(e.contains("exceeds its limit"), "{alg}: {e}");
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn gpu_breakdown_names_the_system() {
+    let gpu = gpu();
+    for layout in Layout::ALL {
+        for alg in Algorithm::ALL {
+            let shape = Shape::new(40, 9, layout);
+            let host = broken(shape, 6, 21, true);
+            let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+            let mut d = gpu.upload(&host.d).unwrap();
+            let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
+            let e = s.solve_in_place(&gpu, Choice::Force(alg), &a, &b, &c, &mut d).unwrap_err().to_string();
+            assert!(e.contains("system 6, row"), "{alg} {layout:?}: {e}");
+            if matches!(alg, Algorithm::Thomas | Algorithm::Partition) {
+                // Thomas meets the zero pivot at row 21; partition refuses b = 0 as it stages
+                // the row (the smallest failing row wins).
+                assert!(e.contains("system 6, row 21"), "{alg}: {e}");
+            }
+            if alg == Algorithm::Twisted {
+                // The upper thread meets the zero pivot at row 21, but the lower half's back
+                // substitution then turns non-finite below it and the smallest row wins: the
+                // report names a row at most two before the zero one (row 19 on the H100).
+                assert!((19..=21).any(|r| e.contains(&format!("system 6, row {r}"))), "{alg}: {e}");
+            }
+            // The solver stays usable: a good batch solves afterwards.
+            let good = Batch::random(shape, 3, 2.0);
+            let mut d = gpu.upload(&good.d).unwrap();
+            let (a, b, c) = (gpu.upload(&good.a).unwrap(), gpu.upload(&good.b).unwrap(), gpu.upload(&good.c).unwrap());
+            s.solve_in_place(&gpu, Choice::Force(alg), &a, &b, &c, &mut d).unwrap();
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! Bad input, breakdowns naming system and row, names, and the automatic choice.
+
+use hydrokern::tridiag::{Algorithm, Batch, Choice, Layout, Limits, Shape, cpu};
+use kernels::tridiag::partition_span;
+
+#[test]
+fn cpu_bad_input_is_refused() {
+    let shape = Shape::new(8, 3, Layout::Interleaved);
+    let b = Batch::random(shape, 1, 2.0);
+    let mut x = vec![0.0; shape.len()];
+    let e = cpu::solve(shape, &b.a[1..], &b.b, &b.c, &b.d, &mut x).unwrap_err().to_string();
+    assert!(e.contains("a has 23 values, expected n·batch = 24"), "{e}");
+    let e = cpu::solve(shape, &b.a, &b.b, &b.c, &b.d, &mut x[..20]).unwrap_err().to_string();
+    assert!(e.contains("x has 20"), "{e}");
+    for (n, batch) in [(0, 3), (8, 0)] {
+        let s = Shape::new(n, batch, Layout::Contiguous);
+        let e = cpu::solve::<f64>(s, &[], &[], &[], &[], &mut []).unwrap_err().to_string();
+        assert!(e.contains("at least 1"), "{e}");
+    }
+}
+
+/// Row `row` of system `k` made all zero (singular), or b_0 = 0 of a non-singular system.
+pub fn broken(shape: Shape, k: usize, row: usize, zero_row: bool) -> Batch<f64> {
+    let mut b = Batch::random(shape, 9, 2.0);
+    let g = shape.at(k, row);
+    b.b[g] = 0.0;
+    if zero_row {
+        b.a[g] = 0.0;
+        b.c[g] = 0.0;
+    }
+    b
+}
+
+#[test]
+fn cpu_breakdown_names_system_and_row() {
+    for layout in Layout::ALL {
+        let shape = Shape::new(10, 6, layout);
+        let b = broken(shape, 4, 7, true);
+        let mut x = vec![0.0; shape.len()];
+        let e = cpu::solve(shape, &b.a, &b.b, &b.c, &b.d, &mut x).unwrap_err().to_string();
+        assert!(e.contains("system 4, row 7"), "{e}");
+        // b_0 = 0: the matrix [[0, c], [a, b]…] is regular, but elimination without
+        // pivoting breaks down at row 0.
+        let b = broken(shape, 2, 0, false);
+        let e = cpu::solve(shape, &b.a, &b.b, &b.c, &b.d, &mut x).unwrap_err().to_string();
+        assert!(e.contains("system 2, row 0"), "{e}");
+        let b32 = broken(shape, 5, 9, true).to::<f32>();
+        let mut x32 = vec![0.0f32; shape.len()];
+        let e = cpu::solve(shape, &b32.a, &b32.b, &b32.c, &b32.d, &mut x32).unwrap_err().to_string();
+        assert!(e.contains("system 5, row 9"), "{e}");
+    }
+}
+
+#[test]
+fn parse_names() {
+    assert_eq!("cr-pcr".parse::<Choice>().unwrap(), Choice::Force(Algorithm::CrPcr));
+    assert_eq!("auto".parse::<Choice>().unwrap(), Choice::Auto);
+    assert!("lu".parse::<Choice>().unwrap_err().to_string().contains("pcr-thomas"));
+    assert_eq!("interleaved".parse::<Layout>().unwrap(), Layout::Interleaved);
+    assert!("rows".parse::<Layout>().is_err());
+}
+
+/// The automatic choice on H100-like limits (f64, 227 KiB of shared memory, 132 SMs).
+#[test]
+fn automatic_choice_follows_the_stated_rule() {
+    let lim = Limits {
+        max_shared_bytes: 232_448,
+        value_bytes: 8,
+        sm_count: 132,
+        pcr_threads: 384,
+        cr_threads: 1024,
+        partition_threads: 1024,
+    };
+    assert_eq!(lim.max_n(Algorithm::Cr), 7264);
+    assert_eq!(lim.max_n(Algorithm::Pcr), 3072);
+    assert_eq!(lim.max_n(Algorithm::Thomas), u32::MAX as usize);
+    assert_eq!(lim.max_n(Algorithm::Twisted), u32::MAX as usize);
+    assert_eq!(lim.max_n(Algorithm::Partition), 9376);
+    assert_eq!(Limits { value_bytes: 4, ..lim }.max_n(Algorithm::Partition), 18752);
+    let auto = |n, batch, layout| lim.auto(Shape::new(n, batch, layout));
+    for n in [1, 64, 2048, 4096, 9376] {
+        assert_eq!(auto(n, 16384, Layout::Contiguous), Algorithm::Partition, "n = {n}");
+    }
+    assert_eq!(auto(9377, 16, Layout::Contiguous), Algorithm::Thomas);
+    assert_eq!(auto(9377, 16, Layout::Interleaved), Algorithm::Thomas);
+    // Interleaved: partition while whole sectors (4 f64 systems per block) fit or the batch is
+    // small; one-thread Thomas for big batches of long systems.
+    assert_eq!(auto(512, 16384, Layout::Interleaved), Algorithm::Partition);
+    assert_eq!(auto(4096, 16384, Layout::Interleaved), Algorithm::Thomas);
+    assert_eq!(auto(4096, 1024, Layout::Interleaved), Algorithm::Partition);
+    assert_eq!(auto(1, 1, Layout::Interleaved), Algorithm::Partition);
+    // Launch shapes: chunks of 16 rows at n = 4096, one system per block; 8 systems of 4
+    // threads at n = 64 in a big batch; never fewer than 2 blocks per multiprocessor.
+    let launch = |n, batch, layout| lim.partition_launch(Shape::new(n, batch, layout)).unwrap();
+    assert_eq!(launch(4096, 16384, Layout::Contiguous), (4, 1));
+    assert_eq!(launch(64, 16384, Layout::Contiguous), (3, 16));
+    assert_eq!(launch(64, 256, Layout::Contiguous), (3, 1));
+    assert_eq!(launch(9376, 1, Layout::Contiguous), (5, 1));
+    assert_eq!(lim.partition_launch(Shape::new(9377, 1, Layout::Contiguous)), None);
+    for n in [1usize, 2, 3, 31, 32, 100, 1000, 4096, 9376] {
+        for batch in [1usize, 7, 300, 20000] {
+            for layout in Layout::ALL {
+                let (lg, g) = launch(n, batch, layout);
+                let threads = n.div_ceil(1 << lg) * g as usize;
+                let shared = g as usize * partition_span(n as u32, lg) as usize * 8;
+                assert!(threads <= 1024 && shared <= lim.max_shared_bytes, "n {n} batch {batch}: {lg} {g}");
+                assert!(g as usize <= batch);
+            }
+        }
+    }
+}
