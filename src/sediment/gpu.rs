@@ -128,7 +128,12 @@ impl<T: GpuReal> GpuSediment<T> {
 
     /// Copy h and s (with ghosts) to the host.
     pub fn download(&self, gpu: &Gpu) -> Result<(Vec<T>, Vec<T>)> {
-        Ok((gpu.download(&self.h)?, gpu.download(&self.s)?))
+        Ok((self.download_h(gpu)?, gpu.download(&self.s)?))
+    }
+
+    /// h with its ghosts (synchronises).
+    pub fn download_h(&self, gpu: &Gpu) -> Result<Vec<T>> {
+        gpu.download(&self.h)
     }
 
     fn shape(&self, halo_threads: bool) -> Result<LaunchShape> {

@@ -14,7 +14,7 @@ pub mod setup;
 mod variant;
 
 pub use kernels::sediment::Coeffs;
-pub use problem::{Problem, Side, StabilityLimit};
+pub use problem::{Conductances, Problem, Side, StabilityLimit};
 pub use case::{SOLVER, SedimentCase};
 pub use model::{SedimentModel, StepPolicy};
 

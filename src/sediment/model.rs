@@ -8,7 +8,7 @@
 
 use super::cpu::CpuSediment;
 use super::gpu::{GpuSediment, Launch};
-use super::{Problem, StepVariant};
+use super::{Conductances, Problem, StabilityLimit, StepVariant};
 use crate::field::interior_of;
 use crate::model::{Clock, Model, Output, State, Until};
 use crate::runtime::{Backend, Gpu};
@@ -29,6 +29,8 @@ pub struct StepPolicy {
 trait Backing<T> {
     fn step(&mut self) -> Result<()>;
     fn set_dt(&mut self, problem: &Problem, dt: f64);
+    /// The stability limits of the current h (on the GPU, a download of h alone).
+    fn stability(&self, problem: &Problem, k: Conductances) -> Result<StabilityLimit>;
     /// h and s with ghosts, on the host.
     fn fields(&self) -> Result<(Vec<T>, Vec<T>)>;
     fn describe(&self) -> String;
@@ -43,6 +45,9 @@ impl<T: GpuReal> Backing<T> for OnCpu<T> {
     }
     fn set_dt(&mut self, problem: &Problem, dt: f64) {
         self.0.set_dt(problem, dt)
+    }
+    fn stability(&self, problem: &Problem, k: Conductances) -> Result<StabilityLimit> {
+        Ok(problem.stability_with(k, self.0.h()))
     }
     fn fields(&self) -> Result<(Vec<T>, Vec<T>)> {
         Ok((self.0.h().to_vec(), self.0.s().to_vec()))
@@ -65,6 +70,9 @@ impl<T: GpuReal> Backing<T> for OnGpu<T> {
     fn set_dt(&mut self, problem: &Problem, dt: f64) {
         self.model.set_dt(problem, dt)
     }
+    fn stability(&self, problem: &Problem, k: Conductances) -> Result<StabilityLimit> {
+        Ok(problem.stability_with(k, &self.model.download_h(&self.gpu)?))
+    }
     fn fields(&self) -> Result<(Vec<T>, Vec<T>)> {
         self.model.download(&self.gpu)
     }
@@ -78,6 +86,8 @@ pub struct SedimentModel<'p, T: GpuReal> {
     problem: &'p Problem,
     backing: Box<dyn Backing<T>>,
     policy: StepPolicy,
+    /// α and β's part of the stability limit, which the run does not change.
+    conductances: Conductances,
     /// The step the policy chose last.
     dt: f64,
     /// The Δt the backend's coefficients hold now.
@@ -95,21 +105,20 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
         variant: StepVariant,
         launch: Launch,
     ) -> Result<SedimentModel<'p, T>> {
-        let dt = policy.forced.unwrap_or_else(|| problem.stability(&problem.h).automatic());
+        let conductances = problem.conductances();
+        let dt = policy.forced.unwrap_or_else(|| problem.stability_with(conductances, &problem.h).automatic());
         let backing: Box<dyn Backing<T>> = match backend {
             Backend::Gpu(gpu) => {
                 Box::new(OnGpu { gpu: gpu.clone(), model: GpuSediment::new(gpu, problem, dt, launch)?, variant })
             }
             Backend::Cpu { .. } => Box::new(OnCpu(CpuSediment::new(problem, dt)?)),
         };
-        Ok(SedimentModel { problem, backing, policy, dt, dt_set: dt, since_update: 0, clock: Clock::START })
+        Ok(SedimentModel { problem, backing, policy, conductances, dt, dt_set: dt, since_update: 0, clock: Clock::START })
     }
 
     /// Recompute the automatic step from the current h.
     fn update_dt(&mut self) -> Result<()> {
-        let (h, _) = self.backing.fields()?;
-        let h: Vec<f64> = h.iter().map(|v| v.to_f64()).collect();
-        self.dt = self.problem.stability(&h).automatic();
+        self.dt = self.backing.stability(self.problem, self.conductances)?.automatic();
         Ok(())
     }
 }

@@ -4,6 +4,7 @@
 use super::Coeffs;
 use crate::field::Field2;
 use crate::{Error, Real, Result};
+use rayon::prelude::*;
 
 /// Boundary condition of one side: sediment inflow `q` (volume per unit boundary length per
 /// unit time, into the basin; 0 closes the side, negative drains it) and the sand fraction of
@@ -49,6 +50,13 @@ pub struct StabilityLimit {
     /// |∂h/∂y|/Δy))): the upwind convection of s by (α/(A C_s))∇h and the −s ∂h/∂t term must not
     /// move s by more than it holds. Depends on h; infinite on a flat basin.
     pub sand: f64,
+}
+
+/// The largest conductances over the interior: K_max = max(α/C_s, β/C_m) and α_max.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Conductances {
+    pub k_max: f64,
+    pub alpha_max: f64,
 }
 
 impl StabilityLimit {
@@ -160,29 +168,47 @@ impl Problem {
     }
 
     /// The explicit stability limits for the current height field `h` (with ghosts).
-    pub fn stability(&self, h: &[f64]) -> StabilityLimit {
-        let (p, nx, ny) = (self.pitch(), self.nx, self.ny);
-        let mut k_max = 0.0f64;
-        let mut a_max = 0.0f64;
-        let mut curv = 0.0f64;
-        let mut slope = 0.0f64;
-        for j in 1..=ny {
-            for i in 1..=nx {
-                let c = j * p + i;
-                k_max = k_max.max(self.alpha[c] / self.cs).max(self.beta[c] / self.cm);
-                a_max = a_max.max(self.alpha[c]);
-                let lap = (h[c + 1] - 2.0 * h[c] + h[c - 1]) / (self.dx * self.dx)
-                    + (h[c + p] - 2.0 * h[c] + h[c - p]) / (self.dy * self.dy);
-                let g = ((h[c + 1] - h[c - 1]) / (2.0 * self.dx)).abs() / self.dx
-                    + ((h[c + p] - h[c - p]) / (2.0 * self.dy)).abs() / self.dy;
+    pub fn stability<T: Real>(&self, h: &[T]) -> StabilityLimit {
+        self.stability_with(self.conductances(), h)
+    }
+
+    /// The largest conductances over the interior, which the limits take from α and β: they
+    /// never change during a run, so a model finds them once ([`Problem::stability_with`]).
+    pub fn conductances(&self) -> Conductances {
+        let p = self.pitch();
+        let rows = (1..=self.ny).into_par_iter().map(|j| {
+            let mut m = Conductances { k_max: 0.0, alpha_max: 0.0 };
+            for c in j * p + 1..=j * p + self.nx {
+                m.k_max = m.k_max.max(self.alpha[c] / self.cs).max(self.beta[c] / self.cm);
+                m.alpha_max = m.alpha_max.max(self.alpha[c]);
+            }
+            m
+        });
+        let zero = || Conductances { k_max: 0.0, alpha_max: 0.0 };
+        rows.reduce(zero, |a, b| Conductances { k_max: a.k_max.max(b.k_max), alpha_max: a.alpha_max.max(b.alpha_max) })
+    }
+
+    /// [`Problem::stability`] with the conductances found before. Rows are reduced in parallel:
+    /// a maximum does not depend on the order, so neither does the step.
+    pub fn stability_with<T: Real>(&self, k: Conductances, h: &[T]) -> StabilityLimit {
+        let p = self.pitch();
+        let (dx, dy) = (self.dx, self.dy);
+        let rows = (1..=self.ny).into_par_iter().map(|j| {
+            let (mut curv, mut slope) = (0.0f64, 0.0f64);
+            for c in j * p + 1..=j * p + self.nx {
+                let v = |k: usize| h[k].to_f64();
+                let lap = (v(c + 1) - 2.0 * v(c) + v(c - 1)) / (dx * dx) + (v(c + p) - 2.0 * v(c) + v(c - p)) / (dy * dy);
+                let g = ((v(c + 1) - v(c - 1)) / (2.0 * dx)).abs() / dx + ((v(c + p) - v(c - p)) / (2.0 * dy)).abs() / dy;
                 curv = curv.max(lap.abs());
                 slope = slope.max(g);
             }
-        }
-        let diffusion = 1.0 / (2.0 * k_max * (1.0 / (self.dx * self.dx) + 1.0 / (self.dy * self.dy)));
-        let rate = (a_max / self.cs + k_max) * (curv + slope);
+            (curv, slope)
+        });
+        let (curv, slope) = rows.reduce(|| (0.0, 0.0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+        let diffusion = 1.0 / (2.0 * k.k_max * (1.0 / (dx * dx) + 1.0 / (dy * dy)));
+        let rate = (k.alpha_max / self.cs + k.k_max) * (curv + slope);
         let sand = if rate > 0.0 { self.a / rate } else { f64::INFINITY };
-        StabilityLimit { diffusion: if k_max > 0.0 { diffusion } else { f64::INFINITY }, sand }
+        StabilityLimit { diffusion: if k.k_max > 0.0 { diffusion } else { f64::INFINITY }, sand }
     }
 
     /// Refuse a forced Δt above the limit, naming the limit.
