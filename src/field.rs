@@ -55,19 +55,28 @@ impl<T: Copy> Field2<T> {
         ghost: T,
         conv: impl Fn(S) -> T,
     ) -> Result<Field2<T>> {
-        let (nx, ny) = (layout.nx as usize, layout.ny as usize);
+        let mut f = Field2::filled(layout, ghost)?;
+        f.fill_interior(interior, conv)?;
+        Ok(f)
+    }
+    /// Replace the interior by `interior` (`nx·ny` values, row-major, x fastest); the ghosts
+    /// keep their values.
+    pub fn set_interior(&mut self, interior: &[T]) -> Result<()> {
+        self.fill_interior(interior, |v| v)
+    }
+    fn fill_interior<S: Copy>(&mut self, interior: &[S], conv: impl Fn(S) -> T) -> Result<()> {
+        let (nx, ny) = (self.layout.nx as usize, self.layout.ny as usize);
         if interior.len() != nx * ny {
             return Err(Error::invalid(format!("{} values for the {nx}×{ny} interior of a field", interior.len())));
         }
-        let mut f = Field2::filled(layout, ghost)?;
         for j in 0..ny {
             let row = &interior[j * nx..(j + 1) * nx];
-            let at = layout.at(0, j as i32);
-            for (dst, &src) in f.data[at..at + nx].iter_mut().zip(row) {
+            let at = self.layout.at(0, j as i32);
+            for (dst, &src) in self.data[at..at + nx].iter_mut().zip(row) {
                 *dst = conv(src);
             }
         }
-        Ok(f)
+        Ok(())
     }
     pub fn layout(&self) -> Layout2 {
         self.layout

@@ -6,7 +6,6 @@ use super::Problem;
 use super::cpu::{CpuKp, Halt as CpuHalt};
 use super::gpu::{FluxKernel, GpuKp, Launch};
 use crate::field::interior_of;
-use crate::grid::Layout2;
 use crate::model::{Clock, Halt, Model, Output, State, Until};
 use crate::runtime::{Backend, Gpu, Timer};
 use crate::{Error, GpuReal, Result};
@@ -146,7 +145,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             On::Gpu(run) => (run.model.download(&run.gpu)?, run.model.cell_bed(&run.gpu)?),
         };
         let p = self.problem;
-        let layout = Layout2::new(p.nx as u32, p.ny as u32, 2);
+        let layout = p.layout();
         let w = interior_of(&layout, &q[0]);
         let b = interior_of(&layout, &bed);
         let h: Vec<T> = w.iter().zip(&b).map(|(w, b)| *w - *b).collect();

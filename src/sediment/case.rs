@@ -5,6 +5,7 @@ use super::gpu::Launch;
 use super::model::{SedimentModel, StepPolicy};
 use super::{Problem, Side, StepVariant, setup};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times};
+use crate::field::Field2;
 use crate::grid::Grid2;
 use crate::model::{Model, State};
 use crate::output::png::{Colormap, MapOptions, write_field_png};
@@ -186,7 +187,7 @@ impl SedimentCase {
             ("initial.beta", &f.initial.beta, &mut problem.beta),
         ] {
             if let Some(path) = file {
-                load_interior(&c, key, &c.path(path), grid.nx, grid.ny, field)?;
+                load_interior(&c, key, &c.path(path), field)?;
             }
         }
         problem.validate().map_err(|e| doc.invalid("initial", e))?;
@@ -203,7 +204,7 @@ impl SedimentCase {
             None => limit.automatic(),
         };
         let policy = StepPolicy { forced: f.time.dt, update_every: f.time.dt_update_steps };
-        let v0 = grid.integrate(&crate::field::interior_of(&problem.layout(), &problem.h));
+        let v0 = grid.integrate(&problem.h.interior());
         let info = CaseInfo::new(doc, "sediment", common);
         Ok(SedimentCase { info, problem, grid, times, policy, variant, launch, dt0, v0 })
     }
@@ -238,16 +239,14 @@ fn check_launch(c: &Check, l: Launch, variant: StepVariant) -> Result<()> {
     Ok(())
 }
 
-/// Replace the interior of `field` (with ghosts) by an (ny, nx) NPY file's values.
-fn load_interior(c: &Check, key: &str, path: &std::path::Path, nx: usize, ny: usize, field: &mut [f64]) -> Result<()> {
+/// Replace the interior of `field` by an (ny, nx) NPY file's values.
+fn load_interior(c: &Check, key: &str, path: &std::path::Path, field: &mut Field2<f64>) -> Result<()> {
     let (data, shape) = crate::output::read_npy_f64(path).map_err(|e| c.doc().invalid(key, e))?;
+    let (nx, ny) = (field.layout().nx as usize, field.layout().ny as usize);
     if shape != [ny, nx] {
         return c.fail(key, format!("{}: shape {shape:?}; the grid needs (ny, nx) = ({ny}, {nx})", path.display()));
     }
-    for j in 0..ny {
-        field[(j + 1) * (nx + 2) + 1..(j + 1) * (nx + 2) + 1 + nx].copy_from_slice(&data[j * nx..(j + 1) * nx]);
-    }
-    Ok(())
+    field.set_interior(&data).map_err(|e| c.doc().invalid(key, e))
 }
 
 impl Simulation for SedimentCase {
@@ -303,7 +302,7 @@ impl Simulation for SedimentCase {
         let h_map = MapOptions::new(format!("basin height, {when} ({km:.1} km across)"), "h [m]");
         dir.write(&format!("h_t{t}.png"), |path| write_field_png(path, &hv, p.nx, p.ny, &h_map))?;
         // What was laid down (or eroded): h − h₀ shows the deposit the regional slope hides in h.
-        let h0 = crate::field::interior_of(&p.layout(), &p.h);
+        let h0 = p.h.interior();
         let deposit: Vec<f64> = hv.iter().zip(&h0).map(|(a, b)| a - b).collect();
         let d_map = MapOptions::new(format!("deposit thickness h - h0, {when}"), "h-h0 [m]");
         dir.write(&format!("deposit_t{t}.png"), |path| write_field_png(path, &deposit, p.nx, p.ny, &d_map))?;
