@@ -147,8 +147,7 @@ impl<T: GpuReal> KpKernels<T> {
     }
 }
 
-/// The device state of one run. Its kernels are looked up once, in [`GpuKp::new`]; the launching
-/// methods keep their `&Gpu` parameter so that callers need not change.
+/// The device state of one run. Its kernels are looked up once, in [`GpuKp::new`].
 pub struct GpuKp<T: GpuReal> {
     k: Coeffs<T>,
     flux_variant: FluxVariant,

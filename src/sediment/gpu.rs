@@ -136,9 +136,11 @@ impl<T: GpuReal> GpuSediment<T> {
         gpu.download(&self.h)
     }
 
-    fn shape(&self, halo_threads: bool) -> Result<LaunchShape> {
+    /// Blocks of `launch.block` points covering the interior, `rows` rows a thread; with halo
+    /// threads, each block a ring of threads larger.
+    fn shape(&self, halo_threads: bool, rows: u32) -> Result<LaunchShape> {
         let (bx, by) = self.launch.block;
-        let mut shape = LaunchShape::cover_2d(self.k.nx as u64, self.k.ny as u64, (bx, by), (1, 1))?;
+        let mut shape = LaunchShape::cover_2d(self.k.nx as u64, self.k.ny as u64, (bx, by), (1, rows))?;
         if halo_threads {
             shape.block = (bx + 2, by + 2, 1);
         }
@@ -153,13 +155,10 @@ impl<T: GpuReal> GpuSediment<T> {
     /// h' into `hn` from h, s, α, β.
     pub fn h_kernel(&mut self, v: HVariant) -> Result<()> {
         let shape = match v {
-            HVariant::Baseline | HVariant::Opt1 => self.shape(false)?,
-            HVariant::Opt2 => self.shape(false)?.with_shared_of::<T>(2 * self.tile()),
-            HVariant::Opt3 => self.shape(true)?.with_shared_of::<T>(2 * self.tile()),
-            HVariant::Multi => {
-                let (bx, by) = self.launch.block;
-                LaunchShape::cover_2d(self.k.nx as u64, self.k.ny as u64, (bx, by), (1, self.launch.rows))?
-            }
+            HVariant::Baseline | HVariant::Opt1 => self.shape(false, 1)?,
+            HVariant::Opt2 => self.shape(false, 1)?.with_shared_of::<T>(2 * self.tile()),
+            HVariant::Opt3 => self.shape(true, 1)?.with_shared_of::<T>(2 * self.tile()),
+            HVariant::Multi => self.shape(false, self.launch.rows)?,
         };
         let params = StepH {
             k: self.k,
@@ -177,12 +176,9 @@ impl<T: GpuReal> GpuSediment<T> {
     /// s' into `sn` from h, h' (in `hn`), s, α.
     pub fn s_kernel(&mut self, v: SVariant) -> Result<()> {
         let shape = match v {
-            SVariant::Baseline | SVariant::Opt1 => self.shape(false)?,
-            SVariant::Opt2 => self.shape(false)?.with_shared_of::<T>(self.tile()),
-            SVariant::Multi => {
-                let (bx, by) = self.launch.block;
-                LaunchShape::cover_2d(self.k.nx as u64, self.k.ny as u64, (bx, by), (1, self.launch.rows))?
-            }
+            SVariant::Baseline | SVariant::Opt1 => self.shape(false, 1)?,
+            SVariant::Opt2 => self.shape(false, 1)?.with_shared_of::<T>(self.tile()),
+            SVariant::Multi => self.shape(false, self.launch.rows)?,
         };
         let params = StepS {
             k: self.k,
@@ -216,7 +212,7 @@ impl<T: GpuReal> GpuSediment<T> {
 
     /// h' and s' in one pass on a haloed shared tile (with the ghost rule for h' inside).
     pub fn fused_tile(&mut self) -> Result<()> {
-        let shape = self.shape(true)?.with_shared_of::<T>(2 * self.tile());
+        let shape = self.shape(true, 1)?.with_shared_of::<T>(2 * self.tile());
         let params = self.fused_params();
         // SAFETY: as for `fused`; halo-thread blocks with the two tiles of shared memory.
         unsafe { self.kernels.fused_tile.launch(shape, params) }
