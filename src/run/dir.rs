@@ -62,13 +62,15 @@ impl RunDir {
             .flat_map(|m| m.files.iter().cloned())
             .chain([CASE_FILE.to_string(), MANIFEST.to_string()])
             .collect();
-        let mut foreign = Vec::new();
+        // The previous run's files and every leftover temporary file go; anything else is foreign.
+        let (mut stale, mut foreign) = (Vec::new(), Vec::new());
         for entry in std::fs::read_dir(path).map_err(io(path))? {
             let name = entry.map_err(io(path))?.file_name().to_string_lossy().into_owned();
             if is_temporary(&name) || (previous.is_some() && ours.contains(&name)) {
-                continue;
+                stale.push(name);
+            } else {
+                foreign.push(name);
             }
-            foreign.push(name);
         }
         if !foreign.is_empty() && !force {
             foreign.sort();
@@ -79,13 +81,9 @@ impl RunDir {
                 foreign[..foreign.len().min(3)].join(", ")
             )));
         }
-        // Remove the previous run's files and every leftover temporary file.
-        for entry in std::fs::read_dir(path).map_err(io(path))? {
-            let name = entry.map_err(io(path))?.file_name().to_string_lossy().into_owned();
-            if is_temporary(&name) || (previous.is_some() && ours.contains(&name)) {
-                let p = path.join(&name);
-                std::fs::remove_file(&p).map_err(io(&p))?;
-            }
+        for name in stale {
+            let p = path.join(&name);
+            std::fs::remove_file(&p).map_err(io(&p))?;
         }
         let dir = RunDir {
             path: path.to_path_buf(),
