@@ -5,7 +5,7 @@
 use crate::output::out;
 use anyhow::{Result, bail};
 use clap::{Arg, ArgAction, ArgMatches};
-use hydrokern::case::{CaseDoc, Origin};
+use hydrokern::case::{COMMON_FLAGS, CaseDoc, Flag, Origin};
 use hydrokern::run::{Console, RunOptions};
 use hydrokern::scenarios;
 use hydrokern::solver::Solver;
@@ -105,7 +105,7 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
 fn command(name: &str, about: &str, solver: &Solver, doc: &CaseDoc) -> clap::Command {
     let mut cmd =
         clap::Command::new(name.to_string()).about(about.to_string()).no_binary_name(true).next_line_help(false);
-    for f in solver.flags {
+    for f in solver.flags.iter().chain(COMMON_FLAGS) {
         let current = f.key().and_then(|k| doc.get(k)).map(|v| format!(" [case: {v}]")).unwrap_or_default();
         let mut arg = Arg::new(f.name).long(f.name).help(format!("{}{current}", f.help));
         arg = if f.is_switch() {
@@ -114,18 +114,6 @@ fn command(name: &str, about: &str, solver: &Solver, doc: &CaseDoc) -> clap::Com
             arg.value_name(f.value).allow_negative_numbers(true).action(ArgAction::Set)
         };
         cmd = cmd.arg(arg);
-    }
-    let common: [(&str, &str, &str); 5] = [
-        ("output", "DIR", "output directory (output.dir)"),
-        ("max-steps", "N", "refuse or stop a run past this many steps (run.max_steps)"),
-        ("progress", "SECONDS", "wall-clock seconds between progress lines (output.progress)"),
-        ("backend", "auto|gpu|cpu", "where to run (run.backend)"),
-        ("precision", "f32|f64", "precision of fields and kernels (run.precision)"),
-    ];
-    for (long, value, help) in common {
-        let current = common_key(long).and_then(|k| doc.get(k)).map(|v| format!(" [case: {v}]")).unwrap_or_default();
-        cmd = cmd
-            .arg(Arg::new(long).long(long).value_name(value).help(format!("{help}{current}")).action(ArgAction::Set));
     }
     cmd.arg(
         Arg::new("set")
@@ -149,26 +137,16 @@ fn command(name: &str, about: &str, solver: &Solver, doc: &CaseDoc) -> clap::Com
     )
 }
 
-fn common_key(long: &str) -> Option<&'static str> {
-    Some(match long {
-        "output" => "output.dir",
-        "max-steps" => "run.max_steps",
-        "progress" => "output.progress",
-        "backend" => "run.backend",
-        "precision" => "run.precision",
-        _ => return None,
-    })
-}
-
-/// Apply the flags given, in the solver's order, then the common ones.
+/// Apply the flags given: the solver's, then `--set`, then the common ones (`--backend` and
+/// `--precision` given before the command count when not given after it). The case reader
+/// validates every value, naming the flag.
 fn apply(doc: &mut CaseDoc, solver: &Solver, m: &ArgMatches, globals: &Globals) -> Result<()> {
+    let given = |f: &Flag| -> Option<String> {
+        if f.is_switch() { m.get_flag(f.name).then(String::new) } else { m.get_one::<String>(f.name).cloned() }
+    };
     for f in solver.flags {
-        if f.is_switch() {
-            if m.get_flag(f.name) {
-                f.apply(doc, "")?;
-            }
-        } else if let Some(v) = m.get_one::<String>(f.name) {
-            f.apply(doc, v)?;
+        if let Some(v) = given(f) {
+            f.apply(doc, &v)?;
         }
     }
     for kv in m.get_many::<String>("set").into_iter().flatten() {
@@ -181,41 +159,14 @@ fn apply(doc: &mut CaseDoc, solver: &Solver, m: &ArgMatches, globals: &Globals) 
         let value: toml_edit::Value = raw.parse().unwrap_or_else(|_| raw.into());
         doc.set(key, value, &format!("--set {kv}"))?;
     }
-    let given = |long: &str| m.get_one::<String>(long).cloned();
-    let backend = given("backend").or(globals.backend.map(str::to_string));
-    let precision = given("precision").or(globals.precision.map(str::to_string));
-    for (long, value) in [("backend", backend), ("precision", precision)] {
-        if let Some(v) = value {
-            let ok = if long == "backend" {
-                ["auto", "gpu", "cpu"].contains(&v.as_str())
-            } else {
-                ["f32", "f64"].contains(&v.as_str())
-            };
-            if !ok {
-                bail!("--{long} {v}: expected {}", if long == "backend" { "auto, gpu or cpu" } else { "f32 or f64" });
-            }
-            doc.set(common_key(long).unwrap_or_default(), v.as_str().into(), &format!("--{long} {v}"))?;
-        }
-    }
-    if let Some(dir) = given("output") {
-        doc.set("output.dir", dir.as_str().into(), &format!("--output {dir}"))?;
-    }
-    for (long, key, float) in [("max-steps", "run.max_steps", false), ("progress", "output.progress", true)] {
-        if let Some(v) = given(long) {
-            let value: toml_edit::Value = if float {
-                let x: f64 = v.parse().map_err(|_| anyhow::anyhow!("--{long} {v}: not a number"))?;
-                if !(x.is_finite() && x > 0.0) {
-                    bail!("--{long} {v}: must be a positive number of seconds");
-                }
-                x.into()
-            } else {
-                let n: i64 = v.parse().map_err(|_| anyhow::anyhow!("--{long} {v}: not a whole number"))?;
-                if n < 1 {
-                    bail!("--{long} {v}: must be at least 1");
-                }
-                n.into()
-            };
-            doc.set(key, value, &format!("--{long} {v}"))?;
+    for f in COMMON_FLAGS {
+        let global = match f.name {
+            "backend" => globals.backend,
+            "precision" => globals.precision,
+            _ => None,
+        };
+        if let Some(v) = given(f).or(global.map(str::to_string)) {
+            f.apply(doc, &v)?;
         }
     }
     Ok(())

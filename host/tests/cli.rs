@@ -147,6 +147,20 @@ fn absurd_runs_are_refused_before_they_start() {
 }
 
 #[test]
+fn the_common_flags_are_checked_like_their_keys() {
+    let out = scratch("common");
+    let o = s(&out);
+    // A wait between progress lines that no clock can hold, or none at all.
+    refused(&["dam-break", "--nx", "16", "--progress", "1e300", "--output", o], "output.progress");
+    refused(&["dam-break", "--nx", "16", "--progress", "0", "--output", o], "output.progress");
+    refused(&["dam-break", "--nx", "16", "--set", "output.progress=inf", "--output", o], "output.progress");
+    refused(&["dam-break", "--nx", "16", "--max-steps", "-5", "--output", o], "run.max_steps");
+    refused(&["dam-break", "--nx", "16", "--backend", "tpu", "--output", o], "run.backend");
+    refused(&["dam-break", "--nx", "16", "--precision", "f16", "--output", o], "run.precision");
+    assert!(!out.join("hydrokern-run.json").exists(), "a refused run started writing");
+}
+
+#[test]
 fn sediment_writes_its_outputs_and_a_manifest() {
     let out = scratch("ok");
     let o =

@@ -79,6 +79,10 @@ pub enum Format {
 fn default_formats() -> Vec<Format> {
     vec![Format::Npy, Format::Png]
 }
+/// Seconds allowed between progress lines: no busier than 20 lines a second, and a wait a
+/// [`Duration`](std::time::Duration) can hold (1e9 s: in effect, no lines after the first).
+pub const PROGRESS_RANGE: (f64, f64) = (0.05, 1e9);
+
 fn default_progress() -> f64 {
     2.0
 }
@@ -106,6 +110,11 @@ impl Default for OutputSection {
 }
 
 impl OutputSection {
+    pub fn check(&self, c: &Check) -> Result<()> {
+        let (lo, hi) = PROGRESS_RANGE;
+        c.within("output.progress", self.progress, lo, hi, " seconds between progress lines")?;
+        Ok(())
+    }
     pub fn wants(&self, f: Format) -> bool {
         self.formats.contains(&f)
     }

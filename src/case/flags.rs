@@ -7,6 +7,21 @@ use super::CaseDoc;
 use crate::{Error, Result};
 use toml_edit::{Array, Value};
 
+/// The flags every case takes besides its solver's: overrides of the shared `[run]` and
+/// `[output]` sections, validated by the case reader like the keys themselves.
+pub static COMMON_FLAGS: &[Flag] = &[
+    Flag::new("output", "DIR", Set::Text("output.dir"), "output directory (output.dir)"),
+    Flag::new("max-steps", "N", Set::Int("run.max_steps"), "refuse or stop a run past this many steps (run.max_steps)"),
+    Flag::new(
+        "progress",
+        "SECONDS",
+        Set::Float("output.progress"),
+        "wall-clock seconds between progress lines (output.progress)",
+    ),
+    Flag::new("backend", "auto|gpu|cpu", Set::Text("run.backend"), "where to run (run.backend)"),
+    Flag::new("precision", "f32|f64", Set::Text("run.precision"), "precision of fields and kernels (run.precision)"),
+];
+
 /// How a flag's value becomes case keys.
 #[derive(Clone, Copy, Debug)]
 pub enum Set {

@@ -11,7 +11,7 @@ mod flags;
 mod locate;
 
 pub use common::{Backend as BackendSetting, Format, Grid2Section, OutputSection, RunSection, Times};
-pub use flags::{Flag, Set};
+pub use flags::{COMMON_FLAGS, Flag, Set};
 
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -189,6 +189,7 @@ impl CaseDoc {
         }
         let common: Common = shared.parse_as()?;
         common.run.check(&Check::new(self))?;
+        common.output.check(&Check::new(self))?;
         Ok((common, own.parse_as()?))
     }
 
@@ -231,6 +232,12 @@ fn first_line(m: &str) -> &str {
     m.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or(m)
 }
 
+/// A number as a person would write it: `0.25`, `20000`, `1e300`, not 301 digits.
+fn num(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-4..1e7).contains(&a) { format!("{v:e}") } else { format!("{v}") }
+}
+
 /// Checks every case type runs on its values after deserialising, naming the key on failure.
 pub struct Check<'a> {
     doc: &'a CaseDoc,
@@ -248,7 +255,7 @@ impl<'a> Check<'a> {
         if v.is_finite() && v > 0.0 {
             Ok(v)
         } else {
-            Err(self.doc.invalid(key, format!("{v}: must be positive and finite")))
+            Err(self.doc.invalid(key, format!("{}: must be positive and finite", num(v))))
         }
     }
     /// `v` finite and ≥ 0.
@@ -256,7 +263,7 @@ impl<'a> Check<'a> {
         if v.is_finite() && v >= 0.0 {
             Ok(v)
         } else {
-            Err(self.doc.invalid(key, format!("{v}: must be finite and not negative")))
+            Err(self.doc.invalid(key, format!("{}: must be finite and not negative", num(v))))
         }
     }
     /// `v` in `[lo, hi]`.
@@ -264,7 +271,7 @@ impl<'a> Check<'a> {
         if v.is_finite() && (lo..=hi).contains(&v) {
             Ok(v)
         } else {
-            Err(self.doc.invalid(key, format!("{v}: must lie in [{lo}, {hi}]{why}")))
+            Err(self.doc.invalid(key, format!("{}: must lie in [{}, {}]{why}", num(v), num(lo), num(hi))))
         }
     }
     /// Any other failed condition.

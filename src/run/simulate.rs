@@ -123,7 +123,8 @@ fn time_loop<S: Simulation, T: GpuReal>(
         times.unit
     ));
     let started = Instant::now();
-    let every = Duration::from_secs_f64(info.output.progress.max(0.05));
+    // In PROGRESS_RANGE: the case reader checked it.
+    let every = Duration::from_secs_f64(info.output.progress);
     // The first line comes early, so a long run shows signs of life within a second.
     let mut next_line = started + every.min(Duration::from_secs(1));
     let mut album = Album::default();
