@@ -44,6 +44,8 @@ const BATCH: u64 = 64;
 pub struct KpModel<'p, T: GpuReal> {
     problem: &'p Problem,
     on: On<T>,
+    /// The interior cell-centre bed, taken from the backend with the first state.
+    bed: Option<Vec<T>>,
 }
 
 enum On<T: GpuReal> {
@@ -82,7 +84,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
             }
             Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::new(problem, launch.block, false)?)),
         };
-        Ok(KpModel { problem, on })
+        Ok(KpModel { problem, on, bed: None })
     }
 
     /// Steps so far that used the early-exit flux kernel (GPU).
@@ -140,23 +142,30 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
 
     fn state(&mut self) -> Result<State<T>> {
         let clock = self.clock();
-        let (q, bed) = match &self.on {
-            On::Cpu(m) => ([m.state()[0].to_vec(), m.state()[1].to_vec(), m.state()[2].to_vec()], m.cell_bed().to_vec()),
-            On::Gpu(run) => (run.model.download(&run.gpu)?, run.model.cell_bed(&run.gpu)?),
-        };
         let p = self.problem;
         let layout = p.layout();
-        let w = interior_of(&layout, &q[0]);
-        let b = interior_of(&layout, &bed);
-        let h: Vec<T> = w.iter().zip(&b).map(|(w, b)| *w - *b).collect();
+        let interior = |f: &[T]| interior_of(&layout, f);
+        // The bed never changes: it comes from the backend once, with the first state.
+        if self.bed.is_none() {
+            self.bed = Some(match &self.on {
+                On::Cpu(m) => interior(m.cell_bed()),
+                On::Gpu(run) => interior(&run.model.cell_bed(&run.gpu)?),
+            });
+        }
+        let [w, hu, hv] = match &self.on {
+            On::Cpu(m) => m.state().map(interior),
+            On::Gpu(run) => run.model.download(&run.gpu)?.each_ref().map(|f| interior(f)),
+        };
+        let bed = self.bed.as_deref().unwrap_or_default();
+        let h: Vec<T> = w.iter().zip(bed).map(|(w, b)| *w - *b).collect();
         let dims = vec![p.ny, p.nx];
         let out = |name, long_name, units, data| Output { name, long_name, units, dims: dims.clone(), data };
         Ok(State {
             clock,
             fields: vec![
                 out("h", "water depth", "m", h),
-                out("hu", "x-momentum (discharge per unit width)", "m²/s", interior_of(&layout, &q[1])),
-                out("hv", "y-momentum (discharge per unit width)", "m²/s", interior_of(&layout, &q[2])),
+                out("hu", "x-momentum (discharge per unit width)", "m²/s", hu),
+                out("hv", "y-momentum (discharge per unit width)", "m²/s", hv),
             ],
         })
     }
