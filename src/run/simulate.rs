@@ -128,12 +128,13 @@ fn time_loop<S: Simulation, T: GpuReal>(
     // The first line comes early, so a long run shows signs of life within a second.
     let mut next_line = started + every.min(Duration::from_secs(1));
     let mut album = Album::default();
-    let mut state = model.state()?;
-    if let Some(bad) = first_non_finite(&state, sim.grid()).or_else(|| sim.check(&state)) {
+    // The last state that passed the checks: what progress lines, snapshots and a blow-up's
+    // last_good files show.
+    let mut good = model.state()?;
+    if let Some(bad) = first_non_finite(&good, sim.grid()).or_else(|| sim.check(&good)) {
         return Err(Error::invalid(format!("{}: the initial state is not valid: {bad}", info.name)));
     }
-    say(format!("  t = 0 {}: {}", times.unit, sim.progress(&state)));
-    let mut good = state.clone();
+    say(format!("  t = 0 {}: {}", times.unit, sim.progress(&good)));
     // (time, step budget, whether the budget ends the run rather than limits it)
     let mut targets: Vec<(f64, u64, bool)> = times.snapshots.iter().map(|&t| (t, limit, false)).collect();
     targets.push(match times.steps {
@@ -142,7 +143,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
     });
     for (stop, budget, ends) in targets {
         let reached = |c: &Clock| c.t >= stop || (ends && c.steps >= budget);
-        while !reached(&state.clock) {
+        while !reached(&good.clock) {
             let until = Until { t: stop, steps: budget, deadline: Some(next_line) };
             let clock = model.advance(until)?;
             let at_stop = reached(&clock);
@@ -151,12 +152,12 @@ fn time_loop<S: Simulation, T: GpuReal>(
             if !(at_stop || due || clock.halt.is_some() || out_of_steps) {
                 continue;
             }
-            state = model.state()?;
+            let state = model.state()?;
             let bad = first_non_finite(&state, sim.grid()).or_else(|| sim.check(&state));
             if let Some(why) = bad.clone().or_else(|| clock.halt.map(|h| sim.halted(&h, &state))) {
                 return blew_up(sim, dir, &good, &clock, bad.is_some(), &why, &state);
             }
-            good = state.clone();
+            good = state;
             if out_of_steps {
                 write_state(dir, &good, "last_good")?;
                 return Err(Error::invalid(format!(
@@ -169,30 +170,30 @@ fn time_loop<S: Simulation, T: GpuReal>(
                 )));
             }
             if due || at_stop {
-                say(progress_line(sim, &state, &clock, started));
+                say(progress_line(sim, &good, &clock, started));
                 next_line = Instant::now() + every;
             }
         }
-        let files = write_snapshot(sim, dir, &state, &mut album)?;
+        let files = write_snapshot(sim, dir, &good, &mut album)?;
         if !files.is_empty() {
-            say(format!("  snapshot t = {} {}: {}", state.clock.t, times.unit, files.join(", ")));
+            say(format!("  snapshot t = {} {}: {}", good.clock.t, times.unit, files.join(", ")));
         }
     }
     let secs = started.elapsed().as_secs_f64();
     let cells = sim.grid().cells() as f64;
     say(format!(
         "done: {} steps to t = {} {} in {secs:.2} s ({:.3e} cell updates/s, output included); results in {}",
-        state.clock.steps,
-        state.clock.t,
+        good.clock.steps,
+        good.clock.t,
         times.unit,
-        state.clock.steps as f64 * cells / secs.max(1e-9),
+        good.clock.steps as f64 * cells / secs.max(1e-9),
         dir.path().display()
     ));
     Ok(Outcome {
         dir: dir.path().to_path_buf(),
-        steps: state.clock.steps,
-        t: state.clock.t,
-        norms: state.fields.iter().map(|f| (f.name.to_string(), Norms::of(&f.data))).collect(),
+        steps: good.clock.steps,
+        t: good.clock.t,
+        norms: good.fields.iter().map(|f| (f.name.to_string(), Norms::of(&f.data))).collect(),
     })
 }
 
