@@ -65,11 +65,13 @@ fn smooth_problem(nx: usize, ny: usize, seed: u64, start: Start, scheme: Scheme)
     Problem { nx, ny, dx: 1.0, dy: 0.5 + r(), cs: 0.7, cm: 0.6, a, sides, h, s, alpha, beta, scheme }
 }
 
-/// Run `steps` steps, each at `frac` of the stability limit of the current h; after each, check
-/// finiteness, 0 ≤ s ≤ 1 and the h-mass balance. Returns the first violation, if any.
-fn run_bounded_check(p: &Problem, frac: f64, steps: usize) -> Result<(), String> {
-    let mut m = CpuSediment::<f64>::new(p, 1.0).map_err(|e| e.to_string())?;
-    let (v0, scale) = (p.volume(m.h()), p.volume(&m.h().iter().map(|v| v.abs()).collect::<Vec<_>>()));
+/// Run `steps` steps in precision `T`, each at `frac` of the stability limit of the current h;
+/// after each, check finiteness, 0 ≤ s ≤ 1 (exactly) and the h-mass balance (to 1000 ε of the
+/// volume's magnitude a step). Returns the first violation, if any.
+fn run_bounded_check<T: GpuReal>(p: &Problem, frac: f64, steps: usize) -> Result<(), String> {
+    let mut m = CpuSediment::<T>::new(p, 1.0).map_err(|e| e.to_string())?;
+    let f64s = |v: &[T]| v.iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
+    let (v0, scale) = (p.volume(m.h()), p.volume(&m.h().iter().map(|v| v.abs()).collect::<Vec<T>>()));
     let mut supplied = 0.0;
     for step in 0..steps {
         let dt = frac * p.stability(m.h()).limit();
@@ -77,8 +79,8 @@ fn run_bounded_check(p: &Problem, frac: f64, steps: usize) -> Result<(), String>
         m.step();
         supplied += p.supply_rate() * dt;
         let layout = p.layout();
-        let s = hydrokern::field::interior_of(&layout, m.s());
-        let h = hydrokern::field::interior_of(&layout, m.h());
+        let s = hydrokern::field::interior_of(&layout, &f64s(m.s()));
+        let h = hydrokern::field::interior_of(&layout, &f64s(m.h()));
         if let Some(v) = s.iter().chain(&h).find(|v| !v.is_finite()) {
             return Err(format!("step {step}: a value {v}"));
         }
@@ -87,7 +89,7 @@ fn run_bounded_check(p: &Problem, frac: f64, steps: usize) -> Result<(), String>
             return Err(format!("step {step}: s in [{lo}, {hi}]"));
         }
         let gained = p.volume(m.h()) - v0;
-        if (gained - supplied).abs() > 1e-13 * (step + 1) as f64 * (scale + supplied) {
+        if (gained - supplied).abs() > 1000.0 * T::EPSILON.to_f64() * (step + 1) as f64 * (scale + supplied) {
             return Err(format!("step {step}: volume gained {gained}, supplied {supplied}"));
         }
     }
@@ -143,7 +145,8 @@ fn bounded_point_matches_written_out_form() {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(64)))]
-    /// 0 ≤ s ≤ 1, finite, h-mass exact, for 300 steps at 0.9 of the limit and at the limit.
+    /// 0 ≤ s ≤ 1, finite, h-mass exact, for 300 steps at 0.9 of the limit and at the limit, f64
+    /// and f32.
     #[test]
     fn bounded_scheme_keeps_s_in_unit_interval(
         nx in size(),
@@ -153,7 +156,9 @@ proptest! {
         frac in prop::sample::select(vec![0.9, 1.0]),
     ) {
         let p = smooth_problem(nx, ny, seed, start, Scheme::Bounded);
-        run_bounded_check(&p, frac, 300).map_err(|e| TestCaseError::fail(format!("{nx}×{ny} seed {seed} {start:?} at {frac} of the limit: {e}")))?;
+        let what = format!("{nx}×{ny} seed {seed} {start:?} at {frac} of the limit");
+        run_bounded_check::<f64>(&p, frac, 300).map_err(|e| TestCaseError::fail(format!("f64, {what}: {e}")))?;
+        run_bounded_check::<f32>(&p, frac, 300).map_err(|e| TestCaseError::fail(format!("f32, {what}: {e}")))?;
     }
 }
 
@@ -167,11 +172,11 @@ fn seed_scheme_overshoots_where_bounded_does_not() {
         for seed in 0..12 {
             for start in [Start::Sand, Start::Random] {
                 let p = smooth_problem(nx, ny, seed, start, Scheme::Seed);
-                if let Err(e) = run_bounded_check(&p, 0.9, 200) {
+                if let Err(e) = run_bounded_check::<f64>(&p, 0.9, 200) {
                     overshoots.push(format!("seed {seed} {start:?}: {e}"));
                 }
                 let p = smooth_problem(nx, ny, seed, start, Scheme::Bounded);
-                run_bounded_check(&p, 0.9, 200)
+                run_bounded_check::<f64>(&p, 0.9, 200)
                     .unwrap_or_else(|e| panic!("bounded, {nx}×{ny} seed {seed} {start:?}: {e}"));
             }
         }
