@@ -221,6 +221,22 @@ fn forced_unstable_step_is_refused_with_the_limit() {
     assert!(err.contains("stability limit"), "{err}");
 }
 
+/// A side whose supplied sediment cannot move into its cells is refused: the bounded scheme
+/// carries sand only where α > 0 and mud only where β > 0, so pure sand over α = 0 has no way in
+/// (the seed scheme's mean conductance still takes it through β).
+#[test]
+fn inflow_that_cannot_enter_is_refused() {
+    let mut p = setup::basin(8, 8, 1.0).unwrap();
+    p.sides[0] = Side { q: 1.0, s_in: 1.0 };
+    let c = p.index(1, 4);
+    p.alpha[c] = 0.0;
+    let err = p.check_inflow().unwrap_err().to_string();
+    assert!(err.contains("west side") && err.contains("cannot enter"), "{err}");
+    assert!(with(Scheme::Seed, p.clone()).check_inflow().is_ok());
+    p.sides[0].s_in = 0.5;
+    assert!(p.check_inflow().is_ok(), "mud can enter through β");
+}
+
 #[test]
 fn bad_inputs_are_refused() {
     let mut p = setup::basin(8, 8, 1.0).unwrap();
