@@ -161,8 +161,9 @@ pub fn ghost_s<T: Real>(s_inner: T, q_delta: T, s_in: T) -> T {
 /// ghost layer is the edge point, the mirror image): α and β copied; s first (the h rule's
 /// conductance uses the ghost s), then h under a prescribed gradient — the inflow q imposed as
 /// K·(h_ghost − h_inner)/Δ = q, so h_ghost = h_inner + (q/K)·Δ with K the face conductance the
-/// h-stencil of the scheme uses ([`face_k`] or [`bounded_face_k`]). A side with no conductance (K = 0) cannot carry flux and copies h. The
-/// corner blocks copy their diagonal neighbour (the 5-point stencils never read them).
+/// h-stencil of the scheme uses ([`face_k`] or [`bounded_face_k`]). A side with no conductance
+/// (K = 0) cannot carry flux and copies h. The corner blocks copy their diagonal neighbour (the
+/// 5-point stencils never read them).
 ///
 /// # Safety
 /// The four pointers hold `(nx+2)(ny+2)` elements and `gh` comes from
