@@ -8,7 +8,7 @@ use hydrokern::field::Field2;
 use hydrokern::grid::Layout2;
 use hydrokern::sediment::cpu::{self, CpuSediment};
 use hydrokern::sediment::gpu::{GpuSediment, Launch};
-use hydrokern::sediment::{Problem, Side, StepVariant, setup};
+use hydrokern::sediment::{Problem, Scheme, Side, StepVariant, setup};
 use hydrokern::{GpuReal, Rng};
 use proptest::prelude::*;
 
@@ -34,7 +34,14 @@ fn random_problem(nx: usize, ny: usize, seed: u64, inflow: bool) -> Problem {
     let sides = [side(rnd(), 0.3), side(rnd(), 0.2), side(rnd(), 0.25), side(rnd(), 0.1)];
     let layout = Layout2::new(nx as u32, ny as u32, 1);
     let [h, s, alpha, beta] = [h, s, alpha, beta].map(|f| Field2::from_stored(layout, f).unwrap());
-    Problem { nx, ny, dx: 1.0, dy: 1.3, cs: 0.7, cm: 0.6, a: 2.0 + 3.0 * rnd(), sides, h, s, alpha, beta }
+    let a = 2.0 + 3.0 * rnd();
+    Problem { nx, ny, dx: 1.0, dy: 1.3, cs: 0.7, cm: 0.6, a, sides, h, s, alpha, beta, scheme: Scheme::default() }
+}
+
+/// `p` with `scheme`.
+fn with(scheme: Scheme, mut p: Problem) -> Problem {
+    p.scheme = scheme;
+    p
 }
 
 fn auto_dt(p: &Problem) -> f64 {
@@ -142,7 +149,12 @@ fn heat_mode_decays_as_exact_solution_at_second_order() {
 
 #[test]
 fn closed_basin_conserves_volume_to_round_off() {
-    let p = random_problem(37, 29, 11, false);
+    for scheme in Scheme::ALL {
+        closed_basin_conserves(with(scheme, random_problem(37, 29, 11, false)));
+    }
+}
+
+fn closed_basin_conserves(p: Problem) {
     let v0 = p.volume(&p.h);
     let mut m = CpuSediment::<f64>::new(&p, auto_dt(&p)).unwrap();
     for _ in 0..500 {
@@ -150,12 +162,17 @@ fn closed_basin_conserves_volume_to_round_off() {
     }
     let v = p.volume(m.h());
     let scale: f64 = p.h.iter().map(|v| v.abs()).sum::<f64>() * p.dx * p.dy;
-    assert!((v - v0).abs() <= 1e-13 * scale, "volume {v0} → {v}");
+    assert!((v - v0).abs() <= 1e-13 * scale, "{}: volume {v0} → {v}", p.scheme.name());
 }
 
 #[test]
 fn inflow_adds_exactly_the_supplied_volume() {
-    let p = random_problem(40, 23, 5, true);
+    for scheme in Scheme::ALL {
+        inflow_adds_supplied(with(scheme, random_problem(40, 23, 5, true)));
+    }
+}
+
+fn inflow_adds_supplied(p: Problem) {
     assert!(p.supply_rate() > 0.0, "the test needs a problem with inflow on at least one side");
     let dt = auto_dt(&p);
     let v0 = p.volume(&p.h);
@@ -166,12 +183,21 @@ fn inflow_adds_exactly_the_supplied_volume() {
     }
     let gained = p.volume(m.h()) - v0;
     let supplied = p.supply_rate() * dt * steps as f64;
-    assert!((gained - supplied).abs() <= 1e-10 * supplied.abs().max(1.0), "gained {gained}, supplied {supplied}");
+    let what = p.scheme.name();
+    assert!(
+        (gained - supplied).abs() <= 1e-10 * supplied.abs().max(1.0),
+        "{what}: gained {gained}, supplied {supplied}"
+    );
 }
 
 #[test]
 fn sand_fraction_stays_in_unit_interval_at_automatic_step() {
-    let p = setup::basin(64, 64, 5.0).unwrap();
+    for scheme in Scheme::ALL {
+        basin_stays_bounded(with(scheme, setup::basin(64, 64, 5.0).unwrap()));
+    }
+}
+
+fn basin_stays_bounded(p: Problem) {
     let mut dt = auto_dt(&p);
     let mut m = CpuSediment::<f64>::new(&p, dt).unwrap();
     for step in 0..2000 {
@@ -183,7 +209,7 @@ fn sand_fraction_stays_in_unit_interval_at_automatic_step() {
         m.step();
     }
     let (lo, hi) = m.s().iter().fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
-    assert!(lo >= 0.0 && hi <= 1.0, "s in [{lo}, {hi}]");
+    assert!(lo >= 0.0 && hi <= 1.0, "{}: s in [{lo}, {hi}]", p.scheme.name());
 }
 
 #[test]
@@ -193,6 +219,22 @@ fn forced_unstable_step_is_refused_with_the_limit() {
     assert!(p.check_dt(0.5 * lim, &p.h).is_ok());
     let err = p.check_dt(2.0 * lim, &p.h).unwrap_err().to_string();
     assert!(err.contains("stability limit"), "{err}");
+}
+
+/// A side whose supplied sediment cannot move into its cells is refused: the bounded scheme
+/// carries sand only where α > 0 and mud only where β > 0, so pure sand over α = 0 has no way in
+/// (the seed scheme's mean conductance still takes it through β).
+#[test]
+fn inflow_that_cannot_enter_is_refused() {
+    let mut p = setup::basin(8, 8, 1.0).unwrap();
+    p.sides[0] = Side { q: 1.0, s_in: 1.0 };
+    let c = p.index(1, 4);
+    p.alpha[c] = 0.0;
+    let err = p.check_inflow().unwrap_err().to_string();
+    assert!(err.contains("west side") && err.contains("cannot enter"), "{err}");
+    assert!(with(Scheme::Seed, p.clone()).check_inflow().is_ok());
+    p.sides[0].s_in = 0.5;
+    assert!(p.check_inflow().is_ok(), "mud can enter through β");
 }
 
 #[test]
@@ -210,6 +252,9 @@ fn bad_inputs_are_refused() {
     assert!(p.validate().is_err());
     assert!("opt9/opt1".parse::<StepVariant>().is_err());
     assert_eq!("opt3/multi".parse::<StepVariant>().unwrap().name(), "opt3/multi");
+    assert!("upwind".parse::<Scheme>().unwrap_err().to_string().contains("bounded or seed"));
+    assert_eq!("seed".parse::<Scheme>().unwrap(), Scheme::Seed);
+    assert_eq!(Scheme::default(), Scheme::Bounded);
 }
 
 // ------------------------------------------------------------- GPU vs CPU ----
@@ -235,7 +280,8 @@ fn check_gpu<T: GpuReal>(p: &Problem, variant: StepVariant, launch: Launch, step
     let h_scale = common::magnitude(&p.h);
     for (name, g, c, scale) in [("h", &gh, cpu_m.h(), h_scale), ("s", &gs, cpu_m.s(), 1.0)] {
         let what = format!(
-            "{} {}×{} block {:?} rows {}: {name} after {steps} steps",
+            "{} scheme, {} {}×{} block {:?} rows {}: {name} after {steps} steps",
+            p.scheme.name(),
             variant.name(),
             p.nx,
             p.ny,
@@ -252,7 +298,7 @@ fn awkward_size() -> impl Strategy<Value = usize> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn sediment_gpu_matches_cpu(
@@ -264,8 +310,9 @@ proptest! {
         block in prop::sample::select(vec![(32u32, 8u32), (16, 16), (8, 4), (32, 4), (30, 30)]),
         rows in prop::sample::select(vec![1u32, 3, 8]),
         steps in prop::sample::select(vec![1usize, 5]),
+        scheme in prop::sample::select(Scheme::ALL.to_vec()),
     ) {
-        let p = random_problem(nx, ny, seed, inflow);
+        let p = with(scheme, random_problem(nx, ny, seed, inflow));
         let launch = Launch { block, rows };
         check_gpu::<f32>(&p, v, launch, steps)?;
         check_gpu::<f64>(&p, v, launch, steps)?;
@@ -279,9 +326,11 @@ proptest! {
     ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
 )]
 fn every_variant_matches_cpu_on_the_basin() {
-    let p = setup::basin(150, 97, 5.0).unwrap();
-    for v in StepVariant::covering() {
-        check_gpu::<f64>(&p, v, Launch::default(), 3).unwrap();
-        check_gpu::<f32>(&p, v, Launch::default(), 3).unwrap();
+    for scheme in Scheme::ALL {
+        let p = with(scheme, setup::basin(150, 97, 5.0).unwrap());
+        for v in StepVariant::covering() {
+            check_gpu::<f64>(&p, v, Launch::default(), 3).unwrap();
+            check_gpu::<f32>(&p, v, Launch::default(), 3).unwrap();
+        }
     }
 }

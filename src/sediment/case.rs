@@ -3,7 +3,7 @@
 
 use super::gpu::Launch;
 use super::model::{SedimentModel, StepPolicy};
-use super::{Problem, Side, StepVariant, setup};
+use super::{Problem, Scheme, Side, StepVariant, setup};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times};
 use crate::field::Field2;
 use crate::grid::Grid2;
@@ -27,7 +27,27 @@ struct File {
     #[serde(default)]
     initial: Initial,
     #[serde(default)]
+    numerics: Numerics,
+    #[serde(default)]
     gpu: GpuSection,
+}
+
+fn default_scheme() -> String {
+    Scheme::default().name().into()
+}
+
+/// `[numerics]`: the discretisation, "bounded" (default) or "seed".
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Numerics {
+    #[serde(default = "default_scheme")]
+    scheme: String,
+}
+
+impl Default for Numerics {
+    fn default() -> Self {
+        Numerics { scheme: default_scheme() }
+    }
 }
 
 fn default_update() -> u64 {
@@ -171,6 +191,7 @@ impl SedimentCase {
             let sand = c.within(&format!("boundary.{name}.sand"), s.sand, 0.0, 1.0, " (a fraction)")?;
             sides[k] = Side { q: inflow, s_in: sand };
         }
+        let scheme: Scheme = f.numerics.scheme.parse().map_err(|e| doc.invalid("numerics.scheme", e))?;
         let variant: StepVariant = f.gpu.variant.parse().map_err(|e| doc.invalid("gpu.variant", e))?;
         let launch = Launch { block: (f.gpu.block[0], f.gpu.block[1]), rows: f.gpu.rows };
         check_launch(&c, launch, variant)?;
@@ -180,6 +201,7 @@ impl SedimentCase {
         problem.cm = f.physics.cm;
         problem.a = f.physics.a;
         problem.sides = sides;
+        problem.scheme = scheme;
         for (key, file, field) in [
             ("initial.h", &f.initial.h, &mut problem.h),
             ("initial.s", &f.initial.s, &mut problem.s),
@@ -259,7 +281,7 @@ impl Simulation for SedimentCase {
             .map(|(n, s)| format!("{n} inflow {} m³/m/yr ({:.0}% sand)", s.q, 100.0 * s.s_in))
             .collect();
         format!(
-            "sediment basin {}×{} cells of {:.1} m × {:.1} m; C_s = {}, C_m = {}, A = {} m; {}; first Δt = {:.4} yr",
+            "sediment basin {}×{} cells of {:.1} m × {:.1} m; C_s = {}, C_m = {}, A = {} m; {}; {} scheme, first Δt = {:.4} yr",
             p.nx,
             p.ny,
             p.dx,
@@ -268,6 +290,7 @@ impl Simulation for SedimentCase {
             p.cm,
             p.a,
             if sides.is_empty() { "closed".to_string() } else { sides.join(", ") },
+            p.scheme.name(),
             self.dt0
         )
     }
@@ -340,6 +363,7 @@ static FLAGS: &[Flag] = &[
         .clearing(&["time.t_end", "output.snapshots"]),
     Flag::new("dt", "YEARS", Set::Float("time.dt"), "force the time step (refused above the stability limit); default 90% of it"),
     Flag::new("inflow", "Q", Set::Float("boundary.west.inflow"), "river inflow through the west side, m³ of sediment per metre of shore per year"),
+    Flag::new("scheme", "NAME", Set::Text("numerics.scheme"), "discretisation: bounded (default; keeps the sand fraction in [0, 1]) or seed (seed 000's, as the paper has it)"),
     Flag::new("variant", "V", Set::Text("gpu.variant"), "GPU kernels: fused, fused-tile, or <h>/<s> with h in {baseline, opt1, opt2, opt3, multi}, s in {baseline, opt1, opt2, multi}"),
     Flag::new("block", "BXxBY", Set::Pair("gpu.block"), "GPU block: interior points a block (the fused kernel: BY warps a block)"),
     Flag::new("rows", "N", Set::Int("gpu.rows"), "rows per thread of the multi-row and fused kernels"),

@@ -1,10 +1,10 @@
-//! CPU reference: the same point functions as the kernels, rayon over rows.
+//! CPU reference: the same point functions as the kernels, rayon over rows; either scheme.
 
-use super::{Coeffs, Problem};
+use super::{Coeffs, Problem, Scheme};
 use crate::field::Field2;
 use crate::{Real, Result};
 use kernels::halo::{perimeter_ghost, perimeter_len};
-use kernels::sediment::{Five, h_point, s_point, set_ghost, upwind_is_south, upwind_is_west};
+use kernels::sediment::{Five, bounded_point, h_point, mobility, s_point, set_ghost, upwind_is_south, upwind_is_west};
 use rayon::prelude::*;
 
 /// h' on the interior (ghost entries of `hn` are left for [`apply_ghosts`]).
@@ -37,6 +37,24 @@ pub fn s_step<T: Real>(k: &Coeffs<T>, h: &[T], hp: &[T], s: &[T], al: &[T], sn: 
     });
 }
 
+/// The bounded scheme's step on the interior: h' into `hn`, s' into `sn`, from the old fields.
+#[allow(clippy::too_many_arguments)]
+pub fn bounded_step<T: Real>(k: &Coeffs<T>, h: &[T], s: &[T], al: &[T], be: &[T], hn: &mut [T], sn: &mut [T]) {
+    let p = k.pitch as usize;
+    let ab = |g: usize| mobility(k, s[g], al[g], be[g]);
+    let rows = hn.par_chunks_mut(p).zip(sn.par_chunks_mut(p));
+    rows.enumerate().skip(1).take(k.ny as usize).for_each(|(j, (h_row, s_row))| {
+        for i in 1..=k.nx as usize {
+            let c = j * p + i;
+            let [(ac, bc), (aw, bw), (ae, bee), (as_, bs), (an, bn)] = [c, c - 1, c + 1, c - p, c + p].map(ab);
+            let hv = Five { c: h[c], w: h[c - 1], e: h[c + 1], s: h[c - p], n: h[c + p] };
+            let a = Five { c: ac, w: aw, e: ae, s: as_, n: an };
+            let b = Five { c: bc, w: bw, e: bee, s: bs, n: bn };
+            (h_row[i], s_row[i]) = bounded_point(k, hv, s[c], a, b);
+        }
+    });
+}
+
 /// Set the ghost layer of all four fields (see `kernels::sediment::set_ghost`).
 pub fn apply_ghosts<T: Real>(k: &Coeffs<T>, h: &mut [T], s: &mut [T], al: &mut [T], be: &mut [T]) {
     let n = (k.nx as usize + 2) * (k.ny as usize + 2);
@@ -53,6 +71,7 @@ pub fn apply_ghosts<T: Real>(k: &Coeffs<T>, h: &mut [T], s: &mut [T], al: &mut [
 
 /// The reference solver's state.
 pub struct CpuSediment<T: Real> {
+    scheme: Scheme,
     k: Coeffs<T>,
     h: Field2<T>,
     s: Field2<T>,
@@ -69,6 +88,7 @@ impl<T: Real> CpuSediment<T> {
         problem.validate()?;
         let zeros = || Field2::filled(problem.layout(), T::ZERO);
         let mut m = CpuSediment {
+            scheme: problem.scheme,
             k: problem.coeffs(dt, 1),
             h: problem.h.convert(),
             s: problem.s.convert(),
@@ -85,12 +105,20 @@ impl<T: Real> CpuSediment<T> {
         self.k = problem.coeffs(dt, 1);
     }
 
-    /// One forward-Euler step: h', ghosts of h', s', ghosts of both.
+    /// One forward-Euler step. Seed: h', ghosts of h', s', ghosts of both. Bounded: h' and s'
+    /// from the old fields, ghosts of both.
     pub fn step(&mut self) {
         let k = &self.k;
-        h_step(k, &self.h, &self.s, &self.alpha, &self.beta, &mut self.hn);
-        apply_ghosts(k, &mut self.hn, &mut self.s, &mut self.alpha, &mut self.beta);
-        s_step(k, &self.h, &self.hn, &self.s, &self.alpha, &mut self.sn);
+        match self.scheme {
+            Scheme::Seed => {
+                h_step(k, &self.h, &self.s, &self.alpha, &self.beta, &mut self.hn);
+                apply_ghosts(k, &mut self.hn, &mut self.s, &mut self.alpha, &mut self.beta);
+                s_step(k, &self.h, &self.hn, &self.s, &self.alpha, &mut self.sn);
+            }
+            Scheme::Bounded => {
+                bounded_step(k, &self.h, &self.s, &self.alpha, &self.beta, &mut self.hn, &mut self.sn);
+            }
+        }
         apply_ghosts(k, &mut self.hn, &mut self.sn, &mut self.alpha, &mut self.beta);
         std::mem::swap(&mut self.h, &mut self.hn);
         std::mem::swap(&mut self.s, &mut self.sn);

@@ -1,13 +1,16 @@
 //! GPU driver: the fields live on the device for the whole run; a step launches the chosen
-//! h- and s-kernels (or the fused one) and the ghost kernel.
+//! h- and s-kernels (or the fused one) of the problem's scheme and the ghost kernel.
 
-use super::{Coeffs, HVariant, Problem, SVariant, StepVariant};
+use super::{Coeffs, HVariant, Problem, SVariant, Scheme, StepVariant};
 use crate::foundation::gpu::BufferKernels;
 use crate::runtime::{DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::field::{DeviceField2, Field2};
 use crate::{Error, GpuReal, Result};
 use kernels::halo::perimeter_len;
-use kernels::sediment::{FUSED, FUSED_TILE, GHOSTS, STREAM_COLS, SetGhosts, StepFused, StepH, StepS};
+use kernels::sediment::{
+    B_FUSED, B_FUSED_TILE, BOUNDED_STREAM_COLS, FUSED, FUSED_TILE, GHOSTS, STREAM_COLS, SetGhosts, StepBounded, StepFused,
+    StepH, StepS,
+};
 
 /// Block shape and rows per thread (run-time launch parameters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +39,11 @@ struct SedimentKernels<T: GpuReal> {
     s: Vec<Kernel<StepS<T>>>,
     fused: Kernel<StepFused<T>>,
     fused_tile: Kernel<StepFused<T>>,
+    /// The bounded scheme's, in the same orders.
+    bh: Vec<Kernel<StepBounded<T>>>,
+    bs: Vec<Kernel<StepBounded<T>>>,
+    b_fused: Kernel<StepFused<T>>,
+    b_fused_tile: Kernel<StepFused<T>>,
     ghosts: Kernel<SetGhosts<T>>,
     buffers: BufferKernels<T>,
 }
@@ -47,6 +55,10 @@ impl<T: GpuReal> SedimentKernels<T> {
             s: SVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(v.entry())).collect::<Result<_>>()?,
             fused: gpu.kernel::<T, _>(FUSED)?,
             fused_tile: gpu.kernel::<T, _>(FUSED_TILE)?,
+            bh: HVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(v.bounded_entry())).collect::<Result<_>>()?,
+            bs: SVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(v.bounded_entry())).collect::<Result<_>>()?,
+            b_fused: gpu.kernel::<T, _>(B_FUSED)?,
+            b_fused_tile: gpu.kernel::<T, _>(B_FUSED_TILE)?,
             ghosts: gpu.kernel::<T, _>(GHOSTS)?,
             buffers: BufferKernels::new(gpu)?,
         })
@@ -55,6 +67,7 @@ impl<T: GpuReal> SedimentKernels<T> {
 
 /// The device state of one sediment run. Its kernels are looked up once, in [`GpuSediment::new`].
 pub struct GpuSediment<T: GpuReal> {
+    scheme: Scheme,
     k: Coeffs<T>,
     launch: Launch,
     h: DeviceField2<T>,
@@ -85,6 +98,7 @@ impl<T: GpuReal> GpuSediment<T> {
         )?;
         let up = |f: &Field2<f64>| DeviceField2::upload(gpu, &f.convert::<T>());
         let mut m = GpuSediment {
+            scheme: problem.scheme,
             k: problem.coeffs(dt, launch.rows),
             launch,
             h: up(&problem.h)?,
@@ -113,6 +127,11 @@ impl<T: GpuReal> GpuSediment<T> {
     /// One step with `variant`.
     pub fn step(&mut self, variant: StepVariant) -> Result<()> {
         match variant {
+            // The bounded scheme's s' reads the old fields only: no ghosts of h' between.
+            StepVariant::Split(hv, sv) if self.scheme == Scheme::Bounded => {
+                self.h_kernel(hv)?;
+                self.s_kernel(sv)?;
+            }
             StepVariant::Split(hv, sv) => {
                 self.h_kernel(hv)?;
                 self.ghosts(true)?;
@@ -152,14 +171,27 @@ impl<T: GpuReal> GpuSediment<T> {
         (self.launch.block.0 as usize + 2) * (self.launch.block.1 as usize + 2)
     }
 
+    /// Shared-memory tiles of the tiled kernels: the seed's h-kernels keep αs and β(1−s), the
+    /// bounded ones h as well.
+    fn h_tiles(&self) -> usize {
+        if self.scheme == Scheme::Bounded { 3 } else { 2 }
+    }
+
     /// h' into `hn` from h, s, α, β.
     pub fn h_kernel(&mut self, v: HVariant) -> Result<()> {
+        let tiles = self.h_tiles();
         let shape = match v {
             HVariant::Baseline | HVariant::Opt1 => self.shape(false, 1)?,
-            HVariant::Opt2 => self.shape(false, 1)?.with_shared_of::<T>(2 * self.tile()),
-            HVariant::Opt3 => self.shape(true, 1)?.with_shared_of::<T>(2 * self.tile()),
+            HVariant::Opt2 => self.shape(false, 1)?.with_shared_of::<T>(tiles * self.tile()),
+            HVariant::Opt3 => self.shape(true, 1)?.with_shared_of::<T>(tiles * self.tile()),
             HVariant::Multi => self.shape(false, self.launch.rows)?,
         };
+        if self.scheme == Scheme::Bounded {
+            let params = self.bounded_params(true);
+            // SAFETY: h, s, al, be, out (= hn) are whole arrays of (nx+2)(ny+2) as `k` describes, out
+            // distinct from the inputs; grid and shared memory as the variant requires (above).
+            return unsafe { self.kernels.bh[v as usize].launch(shape, params) };
+        }
         let params = StepH {
             k: self.k,
             h: self.h.ptr(),
@@ -173,13 +205,20 @@ impl<T: GpuReal> GpuSediment<T> {
         unsafe { self.kernels.h[v as usize].launch(shape, params) }
     }
 
-    /// s' into `sn` from h, h' (in `hn`), s, α.
+    /// s' into `sn`: seed, from h, h' (in `hn`), s, α; bounded, from h, s, α, β.
     pub fn s_kernel(&mut self, v: SVariant) -> Result<()> {
+        let tiles = if self.scheme == Scheme::Bounded { 3 } else { 1 };
         let shape = match v {
             SVariant::Baseline | SVariant::Opt1 => self.shape(false, 1)?,
-            SVariant::Opt2 => self.shape(false, 1)?.with_shared_of::<T>(self.tile()),
+            SVariant::Opt2 => self.shape(false, 1)?.with_shared_of::<T>(tiles * self.tile()),
             SVariant::Multi => self.shape(false, self.launch.rows)?,
         };
+        if self.scheme == Scheme::Bounded {
+            let params = self.bounded_params(false);
+            // SAFETY: h, s, al, be, out (= sn) are whole arrays, out distinct from the inputs; grid
+            // and shared memory as the variant requires (above).
+            return unsafe { self.kernels.bs[v as usize].launch(shape, params) };
+        }
         let params = StepS {
             k: self.k,
             h: self.h.ptr(),
@@ -194,28 +233,39 @@ impl<T: GpuReal> GpuSediment<T> {
     }
 
     /// h' and s' in one pass streamed by warps: blocks of 32 × `block.1` threads (one warp
-    /// per 28-column strip and chunk of `rows` rows).
+    /// per strip of 28 columns, 30 for the bounded scheme, and chunk of `rows` rows).
     pub fn fused(&mut self) -> Result<()> {
         // BY warps per block, fewer when the kernel's registers do not fit that many (f64 at
         // 72 registers a thread fits 28 warps, not 30).
-        let fits = self.kernels.fused.max_threads_per_block() / 32;
+        let bounded = self.scheme == Scheme::Bounded;
+        let fits = if bounded { &self.kernels.b_fused } else { &self.kernels.fused }.max_threads_per_block() / 32;
         let warps = self.launch.block.1.min(fits).max(1);
         let chunks = (self.k.ny as u64).div_ceil(self.launch.rows as u64);
-        let strips = (self.k.nx as u64).div_ceil(STREAM_COLS as u64);
+        let cols = if bounded { BOUNDED_STREAM_COLS } else { STREAM_COLS };
+        let strips = (self.k.nx as u64).div_ceil(cols as u64);
         let grid_y = u32::try_from(chunks.div_ceil(warps as u64)).map_err(|_| Error::invalid("grid too large"))?;
         let shape = LaunchShape::fixed((strips as u32, grid_y, 1), (32, warps, 1));
         let params = self.fused_params();
+        let kernel = if bounded { &self.kernels.b_fused } else { &self.kernels.fused };
         // SAFETY: h, s, al, be, hn, sn are whole arrays, outputs distinct from inputs; blocks of
-        // one warp across, grid covering the strips and row chunks, as the kernel requires.
-        unsafe { self.kernels.fused.launch(shape, params) }
+        // one warp across, grid covering the strips (of the scheme's kernel) and row chunks, as
+        // the kernel requires.
+        unsafe { kernel.launch(shape, params) }
     }
 
     /// h' and s' in one pass on a haloed shared tile (with the ghost rule for h' inside).
     pub fn fused_tile(&mut self) -> Result<()> {
-        let shape = self.shape(true, 1)?.with_shared_of::<T>(2 * self.tile());
+        let shape = self.shape(true, 1)?.with_shared_of::<T>(self.h_tiles() * self.tile());
         let params = self.fused_params();
-        // SAFETY: as for `fused`; halo-thread blocks with the two tiles of shared memory.
-        unsafe { self.kernels.fused_tile.launch(shape, params) }
+        let kernel = if self.scheme == Scheme::Bounded { &self.kernels.b_fused_tile } else { &self.kernels.fused_tile };
+        // SAFETY: as for `fused`; halo-thread blocks with the scheme's tiles of shared memory.
+        unsafe { kernel.launch(shape, params) }
+    }
+
+    /// The bounded split kernels' parameters: the old fields, and `hn` or `sn` as the output.
+    fn bounded_params(&mut self, h: bool) -> StepBounded<T> {
+        let out = if h { self.hn.ptr_mut() } else { self.sn.ptr_mut() };
+        StepBounded { k: self.k, h: self.h.ptr(), s: self.s.ptr(), al: self.alpha.ptr(), be: self.beta.ptr(), out }
     }
 
     fn fused_params(&mut self) -> StepFused<T> {

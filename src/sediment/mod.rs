@@ -10,6 +10,7 @@ pub mod cpu;
 pub mod gpu;
 mod model;
 mod problem;
+mod scheme;
 pub mod setup;
 mod variant;
 
@@ -18,6 +19,7 @@ pub use problem::{Conductances, Problem, Side, StabilityLimit};
 pub use case::{SOLVER, SedimentCase};
 pub use model::{SedimentModel, StepPolicy};
 
+pub use scheme::Scheme;
 pub use variant::{HVariant, SVariant, StepVariant};
 
 /// Floating-point operations per point as seed 000 counts them (for GFLOP/s).

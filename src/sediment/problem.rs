@@ -1,7 +1,7 @@
 //! A sediment problem: grid, constants, boundary inflows and initial fields; its validation
 //! and its explicit stability limit.
 
-use super::Coeffs;
+use super::{Coeffs, Scheme};
 use crate::field::Field2;
 use crate::{Error, Real, Result};
 use rayon::prelude::*;
@@ -38,6 +38,8 @@ pub struct Problem {
     pub s: Field2<f64>,
     pub alpha: Field2<f64>,
     pub beta: Field2<f64>,
+    /// The discretisation.
+    pub scheme: Scheme,
 }
 
 /// The two limits of the explicit step, and which one binds.
@@ -46,9 +48,12 @@ pub struct StabilityLimit {
     /// Monotonicity of the h-update: Δt ≤ 1 / (2 K_max (1/Δx² + 1/Δy²)), K_max the largest
     /// face conductance max(α/C_s, β/C_m); independent of the state.
     pub diffusion: f64,
-    /// Boundedness of the s-update: Δt ≤ A / ((α_max/C_s + K_max)·(max|∇²h| + max(|∂h/∂x|/Δx +
-    /// |∂h/∂y|/Δy))): the upwind convection of s by (α/(A C_s))∇h and the −s ∂h/∂t term must not
-    /// move s by more than it holds. Depends on h; infinite on a flat basin.
+    /// Boundedness of the s-update. Seed scheme: Δt ≤ A / ((α_max/C_s + K_max)·(max|∇²h| +
+    /// max(|∂h/∂x|/Δx + |∂h/∂y|/Δy))): the upwind convection of s by (α/(A C_s))∇h and the
+    /// −s ∂h/∂t term must not move s by more than it holds (a heuristic: s can still leave
+    /// [0, 1]). Bounded scheme: Δt ≤ A / (2 K_max · max Σ_faces |h_n − h|/Δ²), under which s'
+    /// is a convex combination of s, 0 and 1 (docs/sediment-bounded.md). Depends on h;
+    /// infinite on a flat basin.
     pub sand: f64,
 }
 
@@ -87,8 +92,9 @@ impl Problem {
         crate::grid::Layout2::new(self.nx as u32, self.ny as u32, 1)
     }
 
-    /// Every side with inflow can take it in: its boundary faces conduct (α or β positive at
-    /// the cells next to it), so the basin gains what the side supplies.
+    /// Every side with inflow can take it in: its boundary faces conduct (seed scheme: α or β
+    /// positive at the cells next to it; bounded scheme: the supplied sand or mud can move
+    /// there), so the basin gains what the side supplies.
     pub fn check_inflow(&self) -> Result<()> {
         let p = self.pitch();
         for (k, side) in self.sides.iter().enumerate() {
@@ -101,13 +107,24 @@ impl Problem {
                 2 => (1..=self.nx).map(|i| p + i).collect(),
                 _ => (1..=self.nx).map(|i| self.ny * p + i).collect(),
             };
-            if let Some(&c) = cells.iter().find(|&&c| self.alpha[c] <= 0.0 && self.beta[c] <= 0.0) {
+            // The bounded scheme's boundary face carries only what the supplied sediment can: sand
+            // where α > 0 and s_in > 0, mud where β > 0 and s_in < 1.
+            let blocked = |c: usize| match self.scheme {
+                Scheme::Seed => self.alpha[c] <= 0.0 && self.beta[c] <= 0.0,
+                Scheme::Bounded => {
+                    !(self.alpha[c] > 0.0 && side.s_in > 0.0 || self.beta[c] > 0.0 && side.s_in < 1.0)
+                }
+            };
+            if let Some(&c) = cells.iter().find(|&&c| blocked(c)) {
                 let name = ["west", "east", "south", "north"][k];
                 let (i, j) = (c % p - 1, c / p - 1);
                 return Err(Error::invalid(format!(
-                    "the {name} side supplies {} m³/m/yr but α = β = 0 at its cell h[{j}, {i}] (NumPy row, column): \
+                    "the {name} side supplies {} m³/m/yr ({}% sand) but α = {}, β = {} at its cell h[{j}, {i}] (NumPy row, column): \
                      sediment cannot enter there",
-                    side.q
+                    side.q,
+                    100.0 * side.s_in,
+                    self.alpha[c],
+                    self.beta[c]
                 )));
             }
         }
@@ -193,10 +210,17 @@ impl Problem {
     pub fn stability_with<T: Real>(&self, k: Conductances, h: &[T]) -> StabilityLimit {
         let p = self.pitch();
         let (dx, dy) = (self.dx, self.dy);
+        let bounded = self.scheme == Scheme::Bounded;
         let rows = (1..=self.ny).into_par_iter().map(|j| {
             let (mut curv, mut slope) = (0.0f64, 0.0f64);
             for c in j * p + 1..=j * p + self.nx {
                 let v = |k: usize| h[k].to_f64();
+                if bounded {
+                    // Σ_faces |h_n − h|/Δ², the boundary faces' ghosts included.
+                    let d = |n: usize| (v(n) - v(c)).abs();
+                    slope = slope.max((d(c + 1) + d(c - 1)) / (dx * dx) + (d(c + p) + d(c - p)) / (dy * dy));
+                    continue;
+                }
                 let lap = (v(c + 1) - 2.0 * v(c) + v(c - 1)) / (dx * dx) + (v(c + p) - 2.0 * v(c) + v(c - p)) / (dy * dy);
                 let g = ((v(c + 1) - v(c - 1)) / (2.0 * dx)).abs() / dx + ((v(c + p) - v(c - p)) / (2.0 * dy)).abs() / dy;
                 curv = curv.max(lap.abs());
@@ -206,7 +230,7 @@ impl Problem {
         });
         let (curv, slope) = rows.reduce(|| (0.0, 0.0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
         let diffusion = 1.0 / (2.0 * k.k_max * (1.0 / (dx * dx) + 1.0 / (dy * dy)));
-        let rate = (k.alpha_max / self.cs + k.k_max) * (curv + slope);
+        let rate = if bounded { 2.0 * k.k_max * slope } else { (k.alpha_max / self.cs + k.k_max) * (curv + slope) };
         let sand = if rate > 0.0 { self.a / rate } else { f64::INFINITY };
         StabilityLimit { diffusion: if k.k_max > 0.0 { diffusion } else { f64::INFINITY }, sand }
     }
@@ -237,6 +261,7 @@ impl Problem {
             ny: self.ny as u32,
             pitch: self.pitch() as u32,
             rows_per_thread: rows_per_thread.max(1),
+            scheme: self.scheme.code(),
             dt_dx2: t(dt / (self.dx * self.dx)),
             dt_dy2: t(dt / (self.dy * self.dy)),
             inv_dx2: t(1.0 / (self.dx * self.dx)),

@@ -1,9 +1,10 @@
-//! Kernel variants, selectable by name.
+//! Kernel variants, selectable by name; each exists for both schemes.
 
 use crate::{Error, Result};
 use kernels::Entry;
 use kernels::sediment::{
-    H_BASELINE, H_MULTI, H_OPT1, H_OPT2, H_OPT3, S_BASELINE, S_MULTI, S_OPT1, S_OPT2, StepH, StepS,
+    B_H_BASELINE, B_H_MULTI, B_H_OPT1, B_H_OPT2, B_H_OPT3, B_S_BASELINE, B_S_MULTI, B_S_OPT1, B_S_OPT2, H_BASELINE,
+    H_MULTI, H_OPT1, H_OPT2, H_OPT3, S_BASELINE, S_MULTI, S_OPT1, S_OPT2, StepBounded, StepH, StepS,
 };
 
 /// h-kernel variants (seed 000's baseline, OPT-1..3, and several rows per thread).
@@ -47,6 +48,16 @@ impl HVariant {
             HVariant::Multi => H_MULTI,
         }
     }
+    /// The bounded scheme's kernel of this variant.
+    pub fn bounded_entry(self) -> Entry<StepBounded<()>> {
+        match self {
+            HVariant::Baseline => B_H_BASELINE,
+            HVariant::Opt1 => B_H_OPT1,
+            HVariant::Opt2 => B_H_OPT2,
+            HVariant::Opt3 => B_H_OPT3,
+            HVariant::Multi => B_H_MULTI,
+        }
+    }
 }
 
 impl SVariant {
@@ -66,6 +77,15 @@ impl SVariant {
             SVariant::Opt1 => S_OPT1,
             SVariant::Opt2 => S_OPT2,
             SVariant::Multi => S_MULTI,
+        }
+    }
+    /// The bounded scheme's kernel of this variant.
+    pub fn bounded_entry(self) -> Entry<StepBounded<()>> {
+        match self {
+            SVariant::Baseline => B_S_BASELINE,
+            SVariant::Opt1 => B_S_OPT1,
+            SVariant::Opt2 => B_S_OPT2,
+            SVariant::Multi => B_S_MULTI,
         }
     }
 }

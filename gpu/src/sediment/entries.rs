@@ -9,6 +9,9 @@
 //! - fused-tile: h' on a haloed shared tile (halo threads), then s' from it, in one pass;
 //! - fused: one pass streamed by warps down the rows: h' in registers, x-neighbours by shuffle.
 //!
+//! The bounded scheme (`B_…`, [`super::bounded`]) has the same variants; its h- and s-kernels
+//! read the same old fields (h, s, α, β) and write one output each.
+//!
 //! Launch contract (all): `k` describes arrays of `(nx+2)(ny+2)` elements, every pointer is a
 //! whole such array, outputs do not alias inputs, and the grid covers the interior as the host
 //! driver (`src/sediment/gpu.rs`) computes it; tiled variants get the shared memory stated.
@@ -16,6 +19,10 @@
 use super::Coeffs;
 #[cfg(target_arch = "nvptx64")]
 use super::{
+    bounded_kernels::{
+        bh_baseline, bh_multi, bh_opt1, bh_opt2, bh_opt3, bounded_fused, bounded_fused_tile, bs_baseline, bs_multi,
+        bs_opt1, bs_opt2,
+    },
     fused::{fused, fused_tile},
     ghosts::ghosts,
     height::{h_baseline, h_multi, h_opt1, h_opt2, h_opt3},
@@ -44,6 +51,21 @@ kernels! {
     }
     pub const FUSED_TILE: StepFused = sediment_fused_tile(fused_tile::<T>);
     pub const FUSED: StepFused = sediment_fused(fused::<T>);
+
+    pub const B_FUSED_TILE: StepFused = sediment_b_fused_tile(bounded_fused_tile::<T>);
+    pub const B_FUSED: StepFused = sediment_b_fused(bounded_fused::<T>);
+
+    /// The bounded scheme's h' (H kernels) or s' (S kernels) into `out` from h, s, α, β.
+    pub struct StepBounded<T> { k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, out: *mut T }
+    pub const B_H_BASELINE: StepBounded = sediment_b_h_baseline(bh_baseline::<T>);
+    pub const B_H_OPT1: StepBounded = sediment_b_h_opt1(bh_opt1::<T>);
+    pub const B_H_OPT2: StepBounded = sediment_b_h_opt2(bh_opt2::<T>);
+    pub const B_H_OPT3: StepBounded = sediment_b_h_opt3(bh_opt3::<T>);
+    pub const B_H_MULTI: StepBounded = sediment_b_h_multi(bh_multi::<T>);
+    pub const B_S_BASELINE: StepBounded = sediment_b_s_baseline(bs_baseline::<T>);
+    pub const B_S_OPT1: StepBounded = sediment_b_s_opt1(bs_opt1::<T>);
+    pub const B_S_OPT2: StepBounded = sediment_b_s_opt2(bs_opt2::<T>);
+    pub const B_S_MULTI: StepBounded = sediment_b_s_multi(bs_multi::<T>);
 
     /// The ghost layer of h, s, α, β: one thread per perimeter point.
     pub struct SetGhosts<T> { k: Coeffs<T>, h: *mut T, s: *mut T, al: *mut T, be: *mut T }

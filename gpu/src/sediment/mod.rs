@@ -19,6 +19,10 @@
 //! face conductance the h-stencil uses, so the basin gains exactly q·length·Δt per step.
 //! Supplied sediment has sand fraction `s_in`; closed and outflow sides copy s (no gradient).
 //!
+//! That is seed 000's scheme (`SEED`), kept as the paper has it: its s can leave [0, 1]. The
+//! default is the bounded scheme (`BOUNDED`, [`bounded`]): one pass from the old h, s with
+//! upwind-capped face mobilities, which keeps 0 ≤ s ≤ 1 under its Δt limit.
+//!
 //! The point functions below are shared by the kernels and the CPU reference.
 
 use crate::Real;
@@ -35,6 +39,8 @@ pub struct Coeffs<T> {
     pub pitch: u32,
     /// Points per thread along y for the multi-point kernels.
     pub rows_per_thread: u32,
+    /// The scheme: [`SEED`] or [`BOUNDED`] (which boundary conductance the ghost rule uses).
+    pub scheme: u32,
     /// Δt/Δx², Δt/Δy².
     pub dt_dx2: T,
     pub dt_dy2: T,
@@ -78,6 +84,11 @@ impl<T: Real> Coeffs<T> {
         }
     }
 }
+
+/// Seed 000's scheme: h then s from h', arithmetic-mean face conductances.
+pub const SEED: u32 = 0;
+/// The bounded scheme of [`bounded`].
+pub const BOUNDED: u32 = 1;
 
 /// The five values of a 5-point stencil: centre, west, east, south, north.
 #[derive(Clone, Copy, Debug)]
@@ -150,8 +161,9 @@ pub fn ghost_s<T: Real>(s_inner: T, q_delta: T, s_in: T) -> T {
 /// ghost layer is the edge point, the mirror image): α and β copied; s first (the h rule's
 /// conductance uses the ghost s), then h under a prescribed gradient — the inflow q imposed as
 /// K·(h_ghost − h_inner)/Δ = q, so h_ghost = h_inner + (q/K)·Δ with K the face conductance the
-/// h-stencil uses. A side with no conductance (K = 0) cannot carry flux and copies h. The
-/// corner blocks copy their diagonal neighbour (the 5-point stencils never read them).
+/// h-stencil of the scheme uses ([`face_k`] or [`bounded_face_k`]). A side with no conductance
+/// (K = 0) cannot carry flux and copies h. The corner blocks copy their diagonal neighbour (the
+/// 5-point stencils never read them).
 ///
 /// # Safety
 /// The four pointers hold `(nx+2)(ny+2)` elements and `gh` comes from
@@ -191,7 +203,12 @@ unsafe fn side_ghost<T: Real, const SIDE: usize>(
         let (ai, bi, si, hi) = (*alpha.add(i), *beta.add(i), *s.add(i), *h.add(i));
         let (q_delta, s_in) = k.side(SIDE);
         let sg = ghost_s(si, q_delta, s_in);
-        let kf = face_k(k, ai * sg, ai * si, bi * (T::ONE - sg), bi * (T::ONE - si));
+        let kf = if k.scheme == BOUNDED {
+            let ((ag, bg), (a_i, b_i)) = (mobility(k, sg, ai, bi), mobility(k, si, ai, bi));
+            bounded_face_k(ag, a_i, bg, b_i, q_delta)
+        } else {
+            face_k(k, ai * sg, ai * si, bi * (T::ONE - sg), bi * (T::ONE - si))
+        };
         (*alpha.add(g), *beta.add(g), *s.add(g), *h.add(g)) = (ai, bi, sg, ghost_h(hi, q_delta, kf));
     }
 }
@@ -199,10 +216,17 @@ unsafe fn side_ghost<T: Real, const SIDE: usize>(
 /// Output columns per warp of the streamed fused kernel: 32 lanes load, lanes 1..=30 compute
 /// h', lanes 2..=29 write.
 pub const STREAM_COLS: u32 = 28;
+/// Output columns per warp of the bounded scheme's streamed kernel: 32 lanes load, lanes 1..=30
+/// compute and write.
+pub const BOUNDED_STREAM_COLS: u32 = 30;
 
+pub mod bounded;
+pub use bounded::{bounded_face_k, bounded_point, mobility};
 mod entries;
 pub use entries::*;
 
+#[cfg(target_arch = "nvptx64")]
+mod bounded_kernels;
 #[cfg(target_arch = "nvptx64")]
 mod fused;
 #[cfg(target_arch = "nvptx64")]

@@ -1,0 +1,297 @@
+//! The bounded scheme's kernels. A point needs only old values on its 5-point stencil
+//! ([`bounded_point`]), so one stencil body serves the h-kernels (writing h'), the s-kernels
+//! (writing s') and the fused ones (both): `OUT` says which.
+
+use super::stencil::{Load, Plain, ReadOnly, fill_tile, five_tile, halo_computes, halo_ij, interior_ij, multi_rows};
+use super::{BOUNDED_STREAM_COLS, Coeffs, Five, bounded_point, mobility};
+use crate::device::{DeviceReal, shared, thread};
+
+/// What a kernel writes: h', s' or both.
+pub(super) const H: u8 = 1;
+pub(super) const S: u8 = 2;
+pub(super) const BOTH: u8 = 3;
+
+/// The inputs of one point: h, s and the two mobilities.
+#[derive(Clone, Copy)]
+struct Cell<T> {
+    h: T,
+    s: T,
+    a: T,
+    b: T,
+}
+
+#[inline(always)]
+unsafe fn cell<T: DeviceReal, L: Load>(
+    k: &Coeffs<T>,
+    h: *const T,
+    s: *const T,
+    al: *const T,
+    be: *const T,
+    g: usize,
+) -> Cell<T> {
+    unsafe {
+        let sv = L::ld(s, g);
+        let (a, b) = mobility(k, sv, L::ld(al, g), L::ld(be, g));
+        Cell { h: L::ld(h, g), s: sv, a, b }
+    }
+}
+
+/// Store what `OUT` asks for at index `c`.
+#[inline(always)]
+unsafe fn store<T: DeviceReal, const OUT: u8>(hn: *mut T, sn: *mut T, c: usize, (hp, sp): (T, T)) {
+    unsafe {
+        if OUT & H != 0 {
+            *hn.add(c) = hp;
+        }
+        if OUT & S != 0 {
+            *sn.add(c) = sp;
+        }
+    }
+}
+
+/// (h', s') from the five cells of a stencil.
+#[inline(always)]
+fn point<T: DeviceReal>(k: &Coeffs<T>, c: Cell<T>, w: Cell<T>, e: Cell<T>, s: Cell<T>, n: Cell<T>) -> (T, T) {
+    let hv = Five { c: c.h, w: w.h, e: e.h, s: s.h, n: n.h };
+    let a = Five { c: c.a, w: w.a, e: e.a, s: s.a, n: n.a };
+    let b = Five { c: c.b, w: w.b, e: e.b, s: s.b, n: n.b };
+    bounded_point(k, hv, c.s, a, b)
+}
+
+/// Baseline (plain loads) and OPT-1 (read-only cache): one point a thread.
+///
+/// # Safety
+/// The sediment launch contract (`entries.rs`); `hn` (for `H`) and `sn` (for `S`) whole arrays.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn bounded_direct<T: DeviceReal, L: Load, const OUT: u8>(
+    k: Coeffs<T>,
+    h: *const T,
+    s: *const T,
+    al: *const T,
+    be: *const T,
+    hn: *mut T,
+    sn: *mut T,
+) {
+    let (i, j) = interior_ij();
+    if i > k.nx || j > k.ny {
+        return;
+    }
+    let p = k.pitch as usize;
+    let c = j as usize * p + i as usize;
+    unsafe {
+        let at = |g: usize| cell::<T, L>(&k, h, s, al, be, g);
+        let v = point(&k, at(c), at(c - 1), at(c + 1), at(c - p), at(c + p));
+        store::<T, OUT>(hn, sn, c, v);
+    }
+}
+
+/// OPT-2: h and the mobilities in shared tiles with a halo, each computed once a point.
+/// Shared memory: 3·(BX+2)(BY+2) T.
+///
+/// # Safety
+/// As [`bounded_direct`], with the shared memory stated.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn bounded_opt2<T: DeviceReal, const OUT: u8>(
+    k: Coeffs<T>,
+    h: *const T,
+    s: *const T,
+    al: *const T,
+    be: *const T,
+    hn: *mut T,
+    sn: *mut T,
+) {
+    let (bx, by) = (thread::block_dim_x(), thread::block_dim_y());
+    let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
+    let (i, j) = interior_ij();
+    let p = k.pitch as usize;
+    let tw = (bx + 2) as usize;
+    let size = tw * (by + 2) as usize;
+    let th = shared::dynamic::<T>();
+    unsafe {
+        let (ta, tb) = (th.add(size), th.add(2 * size));
+        let put = |ti: u32, tj: u32, gi: u32, gj: u32| {
+            let v = cell::<T, ReadOnly>(&k, h, s, al, be, gj as usize * p + gi as usize);
+            let t = tj as usize * tw + ti as usize;
+            (*th.add(t), *ta.add(t), *tb.add(t)) = (v.h, v.a, v.b);
+        };
+        fill_tile(&k, (i, j), put);
+        thread::sync_threads();
+        if i <= k.nx && j <= k.ny {
+            let t = (ty + 1) as usize * tw + (tx + 1) as usize;
+            let c = j as usize * p + i as usize;
+            let v =
+                bounded_point(&k, five_tile(th, t, tw), T::ldg(s.add(c)), five_tile(ta, t, tw), five_tile(tb, t, tw));
+            store::<T, OUT>(hn, sn, c, v);
+        }
+    }
+}
+
+/// OPT-3 (and, writing both, fused-tile): OPT-2 with halo threads, a (BX+2)×(BY+2) block where
+/// every thread fills one tile entry and the interior ones compute. Shared memory:
+/// 3·(BX+2)(BY+2) T.
+///
+/// # Safety
+/// As [`bounded_direct`], halo-thread blocks, with the shared memory stated.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn bounded_opt3<T: DeviceReal, const OUT: u8>(
+    k: Coeffs<T>,
+    h: *const T,
+    s: *const T,
+    al: *const T,
+    be: *const T,
+    hn: *mut T,
+    sn: *mut T,
+) {
+    let (i, j, tx, ty) = halo_ij();
+    let p = k.pitch as usize;
+    let tw = thread::block_dim_x() as usize;
+    let size = tw * thread::block_dim_y() as usize;
+    let t = ty as usize * tw + tx as usize;
+    let c = j as usize * p + i as usize;
+    let th = shared::dynamic::<T>();
+    unsafe {
+        let (ta, tb) = (th.add(size), th.add(2 * size));
+        let mut sc = T::ZERO;
+        if i <= k.nx + 1 && j <= k.ny + 1 {
+            let v = cell::<T, ReadOnly>(&k, h, s, al, be, c);
+            (*th.add(t), *ta.add(t), *tb.add(t), sc) = (v.h, v.a, v.b, v.s);
+        }
+        thread::sync_threads();
+        if halo_computes(tx, ty) && i <= k.nx && j <= k.ny {
+            let v = bounded_point(&k, five_tile(th, t, tw), sc, five_tile(ta, t, tw), five_tile(tb, t, tw));
+            store::<T, OUT>(hn, sn, c, v);
+        }
+    }
+}
+
+/// Several rows a thread: a register window of rows j−1, j, j+1 slides along y, so each row is
+/// loaded once a column; x-neighbours come from the read-only cache.
+///
+/// # Safety
+/// As [`bounded_direct`], the grid covering `rows_per_thread` rows a thread.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8>(
+    k: Coeffs<T>,
+    h: *const T,
+    s: *const T,
+    al: *const T,
+    be: *const T,
+    hn: *mut T,
+    sn: *mut T,
+) {
+    let (i, j0) = multi_rows(k.rows_per_thread);
+    if i > k.nx || j0 > k.ny {
+        return;
+    }
+    let p = k.pitch as usize;
+    let j_end = (j0 + k.rows_per_thread - 1).min(k.ny);
+    unsafe {
+        let at = |g: usize| cell::<T, ReadOnly>(&k, h, s, al, be, g);
+        let mut c = j0 as usize * p + i as usize;
+        let (mut south, mut centre) = (at(c - p), at(c));
+        let mut j = j0;
+        while j <= j_end {
+            let north = at(c + p);
+            let v = point(&k, centre, at(c - 1), at(c + 1), south, north);
+            store::<T, OUT>(hn, sn, c, v);
+            (south, centre) = (centre, north);
+            c += p;
+            j += 1;
+        }
+    }
+}
+
+/// The streamed fused step (the default `fused`). Block (32, W): each warp owns a strip of 30
+/// output columns (lanes 1..=30; lanes 0 and 31 load the strip's x-neighbours) and
+/// `rows_per_thread` rows, slides down them with three rows of inputs in registers and gets
+/// x-neighbours by shuffles: every input read once per strip (32/30 of the points), no shared
+/// memory, no barrier.
+///
+/// # Safety
+/// Block x-dimension 32; grid x covers ceil(nx/30) strips, grid y × W covers ceil(ny/rows)
+/// chunks; arrays as for every sediment kernel.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn bounded_fused<T: DeviceReal>(
+    k: Coeffs<T>,
+    h: *const T,
+    s: *const T,
+    al: *const T,
+    be: *const T,
+    hn: *mut T,
+    sn: *mut T,
+) {
+    let (nx, ny) = (k.nx as i64, k.ny as i64);
+    let p = k.pitch as usize;
+    let lane = thread::thread_idx_x();
+    let i = (thread::block_idx_x() * BOUNDED_STREAM_COLS + lane) as i64;
+    let chunk = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
+    let rows = k.rows_per_thread as i64;
+    let j0 = chunk as i64 * rows + 1;
+    if j0 > ny {
+        return; // the whole warp: j0 is the same for every lane
+    }
+    let jl = (j0 + rows - 1).min(ny);
+    // Lanes past the array load a clamped column and never store.
+    let col = i.min(nx + 1) as usize;
+    let load = |row: i64| unsafe { cell::<T, ReadOnly>(&k, h, s, al, be, row as usize * p + col) };
+    let writes = lane >= 1 && lane <= BOUNDED_STREAM_COLS && i <= nx;
+    let (mut south, mut centre) = (load(j0 - 1), load(j0));
+    let mut j = j0;
+    while j <= jl {
+        let north = load(j + 1);
+        // Every lane runs every shuffle (no divergent shuffles).
+        let hv = Five { c: centre.h, w: centre.h.shfl_up(1), e: centre.h.shfl_down(1), s: south.h, n: north.h };
+        let a = Five { c: centre.a, w: centre.a.shfl_up(1), e: centre.a.shfl_down(1), s: south.a, n: north.a };
+        let b = Five { c: centre.b, w: centre.b.shfl_up(1), e: centre.b.shfl_down(1), s: south.b, n: north.b };
+        if writes {
+            let v = bounded_point(&k, hv, centre.s, a, b);
+            unsafe { store::<T, BOTH>(hn, sn, j as usize * p + i as usize, v) };
+        }
+        (south, centre) = (centre, north);
+        j += 1;
+    }
+}
+
+// The split kernels' entry bodies: one output array, the other pointer unused.
+
+macro_rules! split_bodies {
+    ($($name:ident = $body:expr;)*) => {$(
+        pub(super) unsafe fn $name<T: DeviceReal>(
+            k: Coeffs<T>,
+            h: *const T,
+            s: *const T,
+            al: *const T,
+            be: *const T,
+            out: *mut T,
+        ) {
+            unsafe { $body(k, h, s, al, be, out) }
+        }
+    )*};
+}
+
+split_bodies! {
+    bh_baseline = |k, h, s, al, be, o| bounded_direct::<T, Plain, H>(k, h, s, al, be, o, core::ptr::null_mut());
+    bh_opt1 = |k, h, s, al, be, o| bounded_direct::<T, ReadOnly, H>(k, h, s, al, be, o, core::ptr::null_mut());
+    bh_opt2 = |k, h, s, al, be, o| bounded_opt2::<T, H>(k, h, s, al, be, o, core::ptr::null_mut());
+    bh_opt3 = |k, h, s, al, be, o| bounded_opt3::<T, H>(k, h, s, al, be, o, core::ptr::null_mut());
+    bh_multi = |k, h, s, al, be, o| bounded_multi::<T, H>(k, h, s, al, be, o, core::ptr::null_mut());
+    bs_baseline = |k, h, s, al, be, o| bounded_direct::<T, Plain, S>(k, h, s, al, be, core::ptr::null_mut(), o);
+    bs_opt1 = |k, h, s, al, be, o| bounded_direct::<T, ReadOnly, S>(k, h, s, al, be, core::ptr::null_mut(), o);
+    bs_opt2 = |k, h, s, al, be, o| bounded_opt2::<T, S>(k, h, s, al, be, core::ptr::null_mut(), o);
+    bs_multi = |k, h, s, al, be, o| bounded_multi::<T, S>(k, h, s, al, be, core::ptr::null_mut(), o);
+}
+
+/// fused-tile: [`bounded_opt3`] writing both.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn bounded_fused_tile<T: DeviceReal>(
+    k: Coeffs<T>,
+    h: *const T,
+    s: *const T,
+    al: *const T,
+    be: *const T,
+    hn: *mut T,
+    sn: *mut T,
+) {
+    unsafe { bounded_opt3::<T, BOTH>(k, h, s, al, be, hn, sn) }
+}
