@@ -6,7 +6,7 @@ use crate::field::Field2;
 use crate::grid::Layout2;
 use crate::{Error, Real, Result};
 use kernels::halo::node_source;
-use kernels::kp::{BC_OUTFLOW, BC_PERIODIC, BC_WALL, WET_DRY_BOLLERMANN, WET_DRY_KP07, cell_bed as cell_bed_of};
+use kernels::kp::{BC_OUTFLOW, BC_PERIODIC, BC_WALL, WET_DRY_BOLLERMANN, WET_DRY_KP07, cell_bed as cell_bed_of, depth_at_level};
 
 /// The padded fields a model starts from ([`Problem::padded`]).
 pub struct Padded<T> {
@@ -192,6 +192,19 @@ impl Problem {
             for i in 0..self.nx {
                 let (x, y) = self.centre(i, j);
                 self.h[j * self.nx + i] = (level(x, y) - self.cell_bed(i, j)).max(0.0);
+            }
+        }
+    }
+
+    /// Set the depth of every cell to what a flat surface at `level` holds over its bed, the
+    /// shoreline cutting through cells (`kernels::kp::depth_at_level`): the wet–dry scheme's
+    /// lake at rest at that level.
+    pub fn set_level(&mut self, level: f64) {
+        let n = self.nx + 1;
+        for j in 0..self.ny {
+            for i in 0..self.nx {
+                let c = |a: usize, b: usize| self.bed[(j + b) * n + i + a];
+                self.h[j * self.nx + i] = depth_at_level(level, (c(0, 0), c(1, 0), c(0, 1), c(1, 1)));
             }
         }
     }

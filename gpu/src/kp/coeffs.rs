@@ -65,6 +65,13 @@ impl<T: Real> Coeffs<T> {
     pub fn at(&self, i: u32, j: u32) -> usize {
         j as usize * self.pitch as usize + i as usize
     }
+    /// Depth above which a cell counts as wet in the wet map (early exit): `dry`, or 0 in the
+    /// Bollermann scheme, where a partially flooded cell's faces can be wet while its mean
+    /// depth is below `dry`, so only a block without any water has R = 0 for sure.
+    #[inline(always)]
+    pub fn wet_above(&self) -> T {
+        if self.wet_dry == WET_DRY_BOLLERMANN { T::ZERO } else { self.dry }
+    }
     /// Cells of the padded arrays.
     #[inline(always)]
     pub fn cells(&self) -> usize {

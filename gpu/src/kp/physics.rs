@@ -86,11 +86,14 @@ pub fn reconstruct<T: Real>(k: &Coeffs<T>, cm: Cell<T>, c: Cell<T>, cp: Cell<T>,
     let sn = T::HALF * slope(k.theta, cm.qn, c.qn, cp.qn);
     let st = T::HALF * slope(k.theta, cm.qt, c.qt, cp.qt);
     if c.cap < T::INFINITY {
+        // The cell's (desingularized) velocity carried to both faces: momentum slopes would put
+        // the wet neighbours' momentum over the thin water of this cell.
+        let (u, v) = desingularize_pair(k.kappa, c.cap / k.drain, c.qn, c.qt);
         let (wm, hm) = flat_face(c.w, b_m, c.cap);
         let (wp, hp) = flat_face(c.w, b_p, c.cap);
         return Recon {
-            m: FaceState { w: wm, h: hm, qn: c.qn - sn, qt: c.qt - st, cap: c.cap },
-            p: FaceState { w: wp, h: hp, qn: c.qn + sn, qt: c.qt + st, cap: c.cap },
+            m: FaceState { w: wm, h: hm, qn: hm * u, qt: hm * v, cap: c.cap },
+            p: FaceState { w: wp, h: hp, qn: hp * u, qt: hp * v, cap: c.cap },
             db: b_p.min(c.w) - b_m.min(c.w),
         };
     }
@@ -333,7 +336,8 @@ pub fn euler<T: Real>(k: &Coeffs<T>, dt: T, bc: T, q: (T, T, T), r: (T, T, T)) -
 }
 
 /// Dry-cell clean-up after a stage: a negative depth (round-off) becomes 0, a dry cell loses
-/// its momentum. Returns the cleaned state and whether the cell is wet (h > dry).
+/// its momentum. Returns the cleaned state and whether the cell is wet for the wet map
+/// (h > `k.wet_above()`).
 #[inline(always)]
 pub fn clean<T: Real>(k: &Coeffs<T>, bc: T, q: (T, T, T)) -> ((T, T, T), bool) {
     let (mut w, mut hu, mut hv) = q;
@@ -341,12 +345,11 @@ pub fn clean<T: Real>(k: &Coeffs<T>, bc: T, q: (T, T, T)) -> ((T, T, T), bool) {
     if h < T::ZERO {
         w = bc;
     }
-    let wet = h > k.dry;
-    if !wet {
+    if h <= k.dry {
         hu = T::ZERO;
         hv = T::ZERO;
     }
-    ((w, hu, hv), wet)
+    ((w, hu, hv), h > k.wet_above())
 }
 
 /// RK stage `stage` (1 or 2) at a cell: stage 1 is E(Q⁰) = Q⁰ + ΔtR(Q⁰); stage 2 is

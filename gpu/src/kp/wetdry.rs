@@ -50,3 +50,22 @@ pub fn drain_factor<T: Real>(f0: T, a: T, cap_l: T, cap_r: T) -> T {
         T::ONE
     }
 }
+
+/// The mean depth a flat surface at `level` gives a cell over its corner bed, in the model of
+/// [`surface`] (its inverse: a cell at rest at `level`): `level − B̄` when the cell is under
+/// water, (level − B_lo)²/(2(B_hi − B_lo)) when the shoreline crosses it, 0 when it is dry.
+#[inline(always)]
+pub fn depth_at_level<T: Real>(level: T, (sw, se, nw, ne): (T, T, T, T)) -> T {
+    let hi = sw.max(se).max(nw.max(ne));
+    let b = cell_bed(sw, se, nw, ne);
+    if level >= hi {
+        return level - b;
+    }
+    let rise = hi - b;
+    let lo = b - rise;
+    if level <= lo || rise <= T::ZERO {
+        return T::ZERO;
+    }
+    let d = level - lo;
+    d * d / (T::TWO * T::TWO * rise)
+}
