@@ -329,13 +329,9 @@ fn kp_gpu_shore_lake_stays_at_rest() {
             c.step(f64::INFINITY).unwrap();
         }
         let q = g.download(gpu).unwrap();
-        for f in 0..3 {
-            let s = scale(&p, c.state()[f]);
-            GPU_STEP
-                .times(100.0)
-                .scaled(s)
-                .check(&format!("{what}: field {f} after 100 steps"), &q[f], c.state()[f])
-                .unwrap();
+        for (f, (gf, cf)) in q.iter().zip(c.state()).enumerate() {
+            let s = scale(&p, cf);
+            GPU_STEP.times(100.0).scaled(s).check(&format!("{what}: field {f} after 100 steps"), gf, cf).unwrap();
         }
         for _ in 100..10_000 {
             g.step(kernel).unwrap();
