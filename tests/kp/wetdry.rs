@@ -164,13 +164,17 @@ pub fn thacker_run(n: usize, wet_dry: WetDry) -> Thacker {
 /// exact, cells deeper than 1 mm within one cell of the exact shoreline, L1 order ≥ `order`
 /// per halving of Δx, steps growing at most `growth`× per halving.
 fn thacker_study(ns: &[usize], order: f64, growth: f64) {
-    let runs: Vec<Thacker> = ns.iter().map(|&n| thacker_run(n, WetDry::Bollermann)).collect();
-    for (n, r) in ns.iter().zip(&runs) {
-        println!(
-            "Thacker {n}² (bollermann) to t = T: L1 {:.3e} m³, volume change {:.1e}, farthest cell deeper than 1 mm {:.1} cells from the exact shore, {} steps",
-            r.l1, r.volume, r.shore, r.steps
-        );
-    }
+    let runs: Vec<Thacker> = ns
+        .iter()
+        .map(|&n| {
+            let r = thacker_run(n, WetDry::Bollermann);
+            println!(
+                "Thacker {n}² (bollermann) to t = T: L1 {:.3e} m³, volume change {:.1e}, farthest cell deeper than 1 mm {:.1} cells from the exact shore, {} steps",
+                r.l1, r.volume, r.shore, r.steps
+            );
+            r
+        })
+        .collect();
     let orders: Vec<f64> = runs.windows(2).map(|r| (r[0].l1 / r[1].l1).log2()).collect();
     let ratios: Vec<f64> = runs.windows(2).map(|r| r[1].steps as f64 / r[0].steps as f64).collect();
     println!("Thacker {ns:?}: L1 orders {orders:.2?}, step ratios {ratios:.2?}");
@@ -190,21 +194,23 @@ fn thacker_study(ns: &[usize], order: f64, growth: f64) {
 /// Thacker at 25², 50², 100² (CI size): see [`thacker_study`]. The issue asks for order ≥ 0.9
 /// and steps growing ≤ 2.2× per halving; this implementation reaches orders 1.26, 0.59 and
 /// step ratios 2.14, 2.96 (docs/kp-wet-dry.md says why), so the test holds it to what it
-/// reaches: order ≥ 0.5, growth ≤ 3.2× (KP07: 6.0× from 25² to 50², 7.4× to 100²).
+/// reaches: order ≥ 0.5, growth ≤ 3.2× (KP07: 6.0× from 25² to 50², 7.4× from 50² to 100²).
 #[test]
 fn thacker_converges() {
     thacker_study(&[25, 50, 100], 0.5, 3.2);
     // KP07's correction on the same grids, for comparison (printed only).
-    for n in [25, 50] {
+    for n in [25] {
         let r = thacker_run(n, WetDry::Kp07);
         println!("Thacker {n}² (kp07): L1 {:.3e} m³, {:.1} cells beyond the shore, {} steps", r.l1, r.shore, r.steps);
     }
 }
 
-/// The issue's study, 50² to 400²: about a minute in a release build (`cargo test --release
-/// --test kp -- --ignored thacker_converges_to_400`).
+/// The issue's study, 50² to 400², held to the issue's targets (order ≥ 0.9, steps ≤ 2.2× per
+/// halving), which this implementation does not reach (docs/kp-wet-dry.md): long, the 400² run
+/// alone takes most of an hour on two cores in a release build (`cargo test --release --test
+/// kp -- --ignored --nocapture thacker_converges_to_400` prints each size as it finishes).
 #[test]
-#[ignore = "long: 50² to 400² takes minutes in a debug build; run in release"]
+#[ignore = "long: 50² to 400² takes most of an hour on two cores, even in release"]
 fn thacker_converges_to_400() {
     thacker_study(&[50, 100, 200, 400], 0.9, 2.2);
 }

@@ -2,7 +2,8 @@
 //! one row at a time, with no shared memory and no block barriers.
 //!
 //! Lane l holds padded column `28·strip + l` (lanes 0, 1, 30, 31 only supply neighbours). Per
-//! row a lane keeps a three-row register window of (w, hu, hv) and two rows of corner B, and
+//! row a lane keeps a three-row register window of (w*, hu, hv, drain cap) (`surface`: w̄ unless
+//! the cell is partially flooded) and two rows of corner B, and
 //! - reconstructs its cell along y from the window, and gets the face between this row and the
 //!   one below from the plus face it kept from the row below: the north flux of the row below,
 //!   which it now finishes and writes, and the south flux of this row;
