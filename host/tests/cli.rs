@@ -141,6 +141,7 @@ fn absurd_runs_are_refused_before_they_start() {
     refused(&["dam-break", "--cfl", "0.9", "--output", o], "time.cfl");
     refused(&["dam-break", "--cfl", "0", "--output", o], "time.cfl");
     refused(&["dam-break", "--theta", "2.5", "--output", o], "physics.theta");
+    refused(&["dam-break", "--wet-dry", "kp08", "--output", o], "numerics.wet_dry");
     refused(&["dam-break", "--block", "7x3", "--output", o], "multiple of 32");
     refused(&["dam-break", "--block", "65536x65536", "--output", o], "gpu.block");
     refused(&["dam-break", "--snapshots", "0.5,0.2", "--output", o], "increase");

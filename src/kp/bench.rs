@@ -2,7 +2,9 @@
 //! shapes) and whole RK2 steps on the circular dam break at 1024², 2048², 4096², 8192² (sizes
 //! are n for n×n), f32 and f64; then the flooding dam break at 4096² run to t = 4 s with early
 //! exit off and on, timed segment by segment with the wet fraction at each segment's end, and
-//! over the segments where at most a quarter of the wet-map tiles are wet.
+//! over the segments where at most a quarter of the wet-map tiles are wet. The RK2 step rows
+//! and the flood's total run once for each wet–dry scheme (`bollermann`, the default, and
+//! `kp07`), so before and after come out of one run.
 //!
 //! Bytes counted are the fewest each kernel must move per interior cell, in words of the
 //! precision: flux reads w, hu, hv and the corner B and writes R_w, R_hu, R_hv (7); RK stage 1
@@ -13,7 +15,7 @@
 
 use crate::bench::{BenchOptions, Report, time_gpu};
 use crate::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
-use crate::kp::setup;
+use crate::kp::{WetDry, setup};
 use crate::runtime::Gpu;
 use crate::{GpuReal, Result};
 use std::time::Instant;
@@ -105,16 +107,24 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
     let t = time_gpu(gpu, warm, reps, |_| m.boundary(false))?;
     let ghosts = 4.0 * (2 * n + 4) as f64;
     report.push("kp boundary", "both passes", &size, p, t.median_ms, 6.0 * w * ghosts, None, String::new());
-    for flux in [launch.flux, FluxVariant::Tile] {
-        m.set_flux(gpu, flux)?;
-        for kernel in [FluxKernel::Full, FluxKernel::EarlyExit] {
-            let t = time_gpu(gpu, warm, reps, |_| m.step(kernel))?;
-            let v = format!(
-                "RK2 step, {} flux{}",
-                flux.describe(),
-                if kernel == FluxKernel::Full { "" } else { ", early exit" }
-            );
-            report.push("kp step", &v, &size, p, t.median_ms, 37.0 * w * cells, None, rate(t.median_ms));
+    drop(m);
+    // Whole steps with each wet–dry scheme (one model at a time: 8192² f64 is 6 GB).
+    for wet_dry in WetDry::ALL {
+        let mut problem = setup::dam_break(n, n, false);
+        problem.wet_dry = wet_dry;
+        let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
+        for flux in [launch.flux, FluxVariant::Tile] {
+            m.set_flux(gpu, flux)?;
+            for kernel in [FluxKernel::Full, FluxKernel::EarlyExit] {
+                let t = time_gpu(gpu, warm, reps, |_| m.step(kernel))?;
+                let v = format!(
+                    "RK2 step, {} flux{}, wet–dry {}",
+                    flux.describe(),
+                    if kernel == FluxKernel::Full { "" } else { ", early exit" },
+                    wet_dry.name()
+                );
+                report.push("kp step", &v, &size, p, t.median_ms, 37.0 * w * cells, None, rate(t.median_ms));
+            }
         }
     }
     Ok(())
@@ -126,8 +136,9 @@ const FLOOD_CHECKPOINTS: [f64; 6] = [0.1, 0.25, 0.5, 1.0, 2.0, FLOOD_T];
 
 /// One flood run to t = 4 s with one flux kernel throughout: per segment, wall time (clock
 /// reads included), steps and the wet fraction at its end.
-fn flood_run<T: GpuReal>(gpu: &Gpu, kernel: FluxKernel) -> Result<Vec<(f64, u64, f64)>> {
-    let problem = setup::flood(FLOOD_N, FLOOD_N);
+fn flood_run<T: GpuReal>(gpu: &Gpu, kernel: FluxKernel, wet_dry: WetDry) -> Result<Vec<(f64, u64, f64)>> {
+    let mut problem = setup::flood(FLOOD_N, FLOOD_N);
+    problem.wet_dry = wet_dry;
     let mut m = GpuKp::<T>::new(gpu, &problem, Launch::default())?;
     let mut out = Vec::new();
     let mut steps_before = 0;
@@ -153,10 +164,11 @@ fn flood_run<T: GpuReal>(gpu: &Gpu, kernel: FluxKernel) -> Result<Vec<(f64, u64,
 }
 
 /// The flooding dam break at 4096² with early exit off and on, segment by segment, and over
-/// the part of the run where at most a quarter of the wet-map tiles are wet.
+/// the part of the run where at most a quarter of the wet-map tiles are wet (the default
+/// wet–dry scheme); then the whole run with early exit on in KP07's scheme, for its steps.
 fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
-    let off = flood_run::<T>(gpu, FluxKernel::Full)?;
-    let on = flood_run::<T>(gpu, FluxKernel::EarlyExit)?;
+    let off = flood_run::<T>(gpu, FluxKernel::Full, WetDry::Bollermann)?;
+    let on = flood_run::<T>(gpu, FluxKernel::EarlyExit, WetDry::Bollermann)?;
     let cells = (FLOOD_N * FLOOD_N) as f64;
     let w = std::mem::size_of::<T>() as f64;
     let size = format!("{FLOOD_N}²");
@@ -203,13 +215,27 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
     let steps: u64 = on.iter().map(|r| r.1).sum();
     report.push(
         "kp flood",
-        &format!("t 0–{FLOOD_T} s, early exit on"),
+        &format!("t 0–{FLOOD_T} s, early exit on, wet–dry bollermann"),
         &size,
         T::NAME,
         total_on * 1e3,
         37.0 * w * cells * steps as f64,
         None,
         format!("{steps} steps; {:.2}× early exit off ({:.0} ms)", total_off / total_on, total_off * 1e3),
+    );
+    let kp07 = flood_run::<T>(gpu, FluxKernel::EarlyExit, WetDry::Kp07)?;
+    let (secs, steps): (f64, u64) = (kp07.iter().map(|r| r.0).sum(), kp07.iter().map(|r| r.1).sum());
+    let late: u64 = kp07[FLOOD_CHECKPOINTS.len() - 1].1;
+    let late_on = on[FLOOD_CHECKPOINTS.len() - 1].1;
+    report.push(
+        "kp flood",
+        &format!("t 0–{FLOOD_T} s, early exit on, wet–dry kp07"),
+        &size,
+        T::NAME,
+        secs * 1e3,
+        37.0 * w * cells * steps as f64,
+        None,
+        format!("{steps} steps ({late} from t = 2 s to 4 s; bollermann {late_on}); {:.2}× bollermann's time", secs / total_on),
     );
     Ok(())
 }

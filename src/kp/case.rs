@@ -3,7 +3,7 @@
 
 use super::gpu::{FluxVariant, Launch};
 use super::model::{EarlyExit, KpModel};
-use super::{Boundary, Problem, Scheme, setup};
+use super::{Boundary, Problem, Scheme, WetDry, setup};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times};
 use crate::grid::Grid2;
 use crate::model::{Halt, Model, State};
@@ -21,6 +21,8 @@ struct File {
     time: TimeSection,
     #[serde(default)]
     physics: Physics,
+    #[serde(default)]
+    numerics: Numerics,
     #[serde(default)]
     boundary: Boundaries,
     initial: Initial,
@@ -80,6 +82,25 @@ fn kappa_depth() -> f64 {
 impl Default for Physics {
     fn default() -> Self {
         Physics { g: gravity(), manning: 0.0, theta: theta(), kappa_depth: kappa_depth() }
+    }
+}
+
+fn bollermann() -> String {
+    "bollermann".into()
+}
+
+/// `[numerics]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Numerics {
+    /// `bollermann` or `kp07` (docs/kp-wet-dry.md).
+    #[serde(default = "bollermann")]
+    wet_dry: String,
+}
+
+impl Default for Numerics {
+    fn default() -> Self {
+        Numerics { wet_dry: bollermann() }
     }
 }
 
@@ -190,6 +211,7 @@ impl KpCase {
             "euler" => Scheme::Euler,
             other => return c.fail("time.scheme", format!("'{other}': expected rk2 or euler")),
         };
+        let wet_dry: WetDry = f.numerics.wet_dry.parse().map_err(|e| doc.invalid("numerics.wet_dry", e))?;
         c.non_negative("time.dt_floor", f.time.dt_floor)?;
         c.positive("physics.g", f.physics.g)?;
         c.non_negative("physics.manning", f.physics.manning)?;
@@ -213,6 +235,7 @@ impl KpCase {
         let mut p = initial(&c, &f.initial, &grid)?;
         p.boundary = boundary;
         p.scheme = scheme;
+        p.wet_dry = wet_dry;
         p.cfl = f.time.cfl;
         p.dt_floor = f.time.dt_floor;
         p.g = f.physics.g;
@@ -301,12 +324,13 @@ impl Simulation for KpCase {
         let p = &self.problem;
         let bcs: Vec<&str> = p.boundary.iter().map(|b| b.name()).collect();
         format!(
-            "shallow water (Kurganov–Petrova) on {}×{} cells of {:.4} m × {:.4} m; {:?}, CFL {}, θ = {}, Manning n = {}; boundaries (W, E, S, N) {}",
+            "shallow water (Kurganov–Petrova) on {}×{} cells of {:.4} m × {:.4} m; {:?}, wet–dry {}, CFL {}, θ = {}, Manning n = {}; boundaries (W, E, S, N) {}",
             p.nx,
             p.ny,
             p.dx,
             p.dy,
             p.scheme,
+            p.wet_dry.name(),
             p.cfl,
             p.theta,
             p.manning,
@@ -426,6 +450,7 @@ static FLAGS: &[Flag] = &[
     Flag::new("theta", "θ", Set::Float("physics.theta"), "generalized minmod θ in [1, 2]"),
     Flag::new("cfl", "C", Set::Float("time.cfl"), "Courant number, at most 0.25 (positivity)"),
     Flag::new("scheme", "rk2|euler", Set::Text("time.scheme"), "time integration"),
+    Flag::new("wet-dry", "bollermann|kp07", Set::Text("numerics.wet_dry"), "wet–dry fronts: partially flooded cells well-balanced (bollermann) or Kurganov–Petrova 2007's correction (kp07)"),
     Flag::new("early-exit", "auto|on|off", Set::Text("gpu.early_exit"), "GPU early exit of dry blocks (auto: timed every 100 steps)"),
     Flag::new("flux", "KERNEL", Set::Text("gpu.flux"), "GPU flux kernel: stream (stream:WxR: W warps a block, R rows a warp) or tile (a shared-memory tile of --block)"),
     Flag::new("block", "BXxBY", Set::Pair("gpu.block"), "GPU block in cells, a multiple of 32 threads (also the wet map's tile)"),

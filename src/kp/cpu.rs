@@ -140,13 +140,13 @@ pub fn clean_state<T: Real>(k: &Coeffs<T>, w: &mut [T], hu: &mut [T], hv: &mut [
     }
 }
 
-/// The wet map of a padded state: 1 for a block with a cell deeper than `k.dry`.
+/// The wet map of a padded state: 1 for a block with a cell deeper than `k.wet_above()`.
 pub fn wet_map<T: Real>(k: &Coeffs<T>, w: &[T], cell_bed: &[T]) -> Vec<u8> {
     let mut wet = vec![0u8; (k.nbx * k.nby) as usize];
     for j in 0..k.ny {
         for i in 0..k.nx {
             let c = k.at(i + 2, j + 2);
-            if w[c] - cell_bed[c] > k.dry {
+            if w[c] - cell_bed[c] > k.wet_above() {
                 wet[(j / k.by * k.nbx + i / k.bx) as usize] = 1;
             }
         }

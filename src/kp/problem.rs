@@ -6,7 +6,7 @@ use crate::field::Field2;
 use crate::grid::Layout2;
 use crate::{Error, Real, Result};
 use kernels::halo::node_source;
-use kernels::kp::{BC_OUTFLOW, BC_PERIODIC, BC_WALL, cell_bed as cell_bed_of};
+use kernels::kp::{BC_OUTFLOW, BC_PERIODIC, BC_WALL, WET_DRY_BOLLERMANN, WET_DRY_KP07, cell_bed as cell_bed_of, depth_at_level};
 
 /// The padded fields a model starts from ([`Problem::padded`]).
 pub struct Padded<T> {
@@ -65,6 +65,42 @@ pub enum Scheme {
     Rk2,
 }
 
+/// Treatment of wet–dry fronts (docs/kp-wet-dry.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WetDry {
+    /// Bollermann, Chen, Kurganov & Noelle 2013 in 2D: partially flooded cells reconstructed
+    /// flat at the level that holds their water, their outflow capped (the default).
+    Bollermann,
+    /// Kurganov & Petrova 2007: slopes of w corrected to non-negative face depths.
+    Kp07,
+}
+
+impl WetDry {
+    pub const ALL: [WetDry; 2] = [WetDry::Bollermann, WetDry::Kp07];
+    pub fn name(self) -> &'static str {
+        match self {
+            WetDry::Bollermann => "bollermann",
+            WetDry::Kp07 => "kp07",
+        }
+    }
+    pub fn code(self) -> u32 {
+        match self {
+            WetDry::Bollermann => WET_DRY_BOLLERMANN,
+            WetDry::Kp07 => WET_DRY_KP07,
+        }
+    }
+}
+
+impl std::str::FromStr for WetDry {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<WetDry> {
+        WetDry::ALL
+            .into_iter()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| Error::invalid(format!("unknown wet–dry scheme '{s}' (expected bollermann or kp07)")))
+    }
+}
+
 /// The problem, in f64 on the host; solvers convert to their precision. Fields are given on
 /// the interior only: `h`, `hu`, `hv` with `nx·ny` cells, `bed` with `(nx+1)(ny+1)` corners,
 /// x fastest; solvers add the ghost layers.
@@ -84,6 +120,7 @@ pub struct Problem {
     /// West, east, south, north.
     pub boundary: [Boundary; 4],
     pub scheme: Scheme,
+    pub wet_dry: WetDry,
     /// Velocities are desingularized below this depth, as a fraction of min(Δx, Δy) (0.01).
     pub kappa_depth: f64,
     /// A Δt below this stops the run as collapsed.
@@ -108,6 +145,7 @@ impl Problem {
             manning: 0.0,
             boundary: [Boundary::Wall; 4],
             scheme: Scheme::Rk2,
+            wet_dry: WetDry::Bollermann,
             kappa_depth: 0.01,
             dt_floor: 1e-9,
             h: vec![0.0; nx * ny],
@@ -154,6 +192,19 @@ impl Problem {
             for i in 0..self.nx {
                 let (x, y) = self.centre(i, j);
                 self.h[j * self.nx + i] = (level(x, y) - self.cell_bed(i, j)).max(0.0);
+            }
+        }
+    }
+
+    /// Set the depth of every cell to what a flat surface at `level` holds over its bed, the
+    /// shoreline cutting through cells (`kernels::kp::depth_at_level`): the wet–dry scheme's
+    /// lake at rest at that level.
+    pub fn set_level(&mut self, level: f64) {
+        let n = self.nx + 1;
+        for j in 0..self.ny {
+            for i in 0..self.nx {
+                let c = |a: usize, b: usize| self.bed[(j + b) * n + i + a];
+                self.h[j * self.nx + i] = depth_at_level(level, (c(0, 0), c(1, 0), c(0, 1), c(1, 1)));
             }
         }
     }
@@ -235,6 +286,8 @@ impl Problem {
             kappa: t(kd * kd * kd * kd),
             dry: t(dry),
             g_n2: t(self.g * self.manning * self.manning),
+            wet_dry: self.wet_dry.code(),
+            drain: t(0.25 / self.cfl),
         }
     }
 

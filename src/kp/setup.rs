@@ -134,3 +134,42 @@ pub fn dam_break_strip(nx: usize, hl: f64, hr: f64) -> Problem {
     p.boundary = [Boundary::Wall; 4];
     p
 }
+
+/// A lake at rest in a bowl whose shoreline cuts through cells: on [0, 1]² a bed
+/// B = 0.4 + 1.2·((x − 0.45)² + (y − 0.55)²) + 0.1·x (a tilted paraboloid, off-centre so no
+/// symmetry helps), the surface at `level` (0.7 m leaves a dry rim in the corners and crosses
+/// the east and north walls), each cell filled with what that flat surface holds over its bed
+/// ([`Problem::set_level`]).
+pub fn shore_lake(n: usize, level: f64, boundary: Boundary) -> Problem {
+    let mut p = Problem::new(n, n, 1.0, 1.0);
+    p.set_bed(|x, y| 0.4 + 1.2 * ((x - 0.45).powi(2) + (y - 0.55).powi(2)) + 0.1 * x);
+    p.set_level(level);
+    p.boundary = [boundary; 4];
+    p
+}
+
+/// Thacker's planar surface in a paraboloid (SWASHES §4.2.2, [`exact::thacker`]): [0, 4 m]²,
+/// a = 1 m, h₀ = 0.1 m, η = 0.5, walls; the exact state at t = 0 with each cell's depth the
+/// cell mean of the exact depth (from 4×4 points), momenta from the exact velocity.
+///
+/// [`exact::thacker`]: super::exact::thacker
+pub fn thacker(n: usize) -> Problem {
+    use super::exact::{THACKER_L, thacker, thacker_bed};
+    let mut p = Problem::new(n, n, THACKER_L, THACKER_L);
+    p.set_bed(thacker_bed);
+    let g = p.g;
+    for j in 0..n {
+        for i in 0..n {
+            let (mut h, mut hu, mut hv) = (0.0, 0.0, 0.0);
+            for (a, b) in (0..4).flat_map(|a| (0..4).map(move |b| (a, b))) {
+                let x = (i as f64 + (a as f64 + 0.5) / 4.0) * p.dx;
+                let y = (j as f64 + (b as f64 + 0.5) / 4.0) * p.dy;
+                let (d, u, v) = thacker(g, x, y, 0.0);
+                (h, hu, hv) = (h + d / 16.0, hu + d * u / 16.0, hv + d * v / 16.0);
+            }
+            let k = j * n + i;
+            (p.h[k], p.hu[k], p.hv[k]) = (h, hu, hv);
+        }
+    }
+    p
+}

@@ -4,7 +4,7 @@
 use super::BLOCK;
 use hydrokern::Real;
 use hydrokern::kp::cpu::CpuKp;
-use hydrokern::kp::{Boundary, Problem, Scheme, setup};
+use hydrokern::kp::{Boundary, Problem, Scheme, WetDry, setup};
 
 use crate::common::{self, Tolerance, cases, gpu};
 use hydrokern::GpuReal;
@@ -94,11 +94,12 @@ fn check_gpu<T: GpuReal>(
     let g = gpu_m.download(&gpu).unwrap();
     let clock = gpu_m.clock(&gpu).unwrap();
     let what = format!(
-        "{} {}×{} {:?} block {block:?} flux {} early {early} after {steps} steps",
+        "{} {}×{} {:?} wet–dry {} block {block:?} flux {} early {early} after {steps} steps",
         T::NAME,
         p.nx,
         p.ny,
         p.boundary,
+        p.wet_dry.name(),
         flux.describe()
     );
     prop_assert_eq!(clock.steps, steps as u64, "{}: clock steps", what);
@@ -142,8 +143,10 @@ proptest! {
         flux in flux_variant(),
         early: bool,
         steps in prop::sample::select(vec![1usize, 20]),
+        wet_dry in prop::sample::select(WetDry::ALL.to_vec()),
     ) {
-        let p = random_state(nx, ny, seed, kind);
+        let mut p = random_state(nx, ny, seed, kind);
+        p.wet_dry = wet_dry;
         check_gpu::<f32>(&p, block, flux, early, steps)?;
         check_gpu::<f64>(&p, block, flux, early, steps)?;
     }
@@ -158,11 +161,15 @@ proptest! {
 )]
 fn kp_flux_kernels_match_cpu() {
     let gpu = gpu();
-    for (seed, (nx, ny)) in [(1u64, (67usize, 45usize)), (2, (33, 97)), (3, (1, 40))] {
+    for (seed, (nx, ny), wet_dry) in [(1u64, (67usize, 45usize)), (2, (33, 97)), (3, (1, 40))]
+        .into_iter()
+        .flat_map(|(s, n)| WetDry::ALL.map(|w| (s, n, w)))
+    {
         for (early, flux) in [false, true].into_iter().flat_map(|e| {
             [FluxVariant::Tile, FluxVariant::STREAM, FluxVariant::Stream { warps: 3, rows: 5 }].map(|f| (e, f))
         }) {
-            let p = random_state(nx, ny, seed, (seed % 2) as u8);
+            let mut p = random_state(nx, ny, seed, (seed % 2) as u8);
+            p.wet_dry = wet_dry;
             let block = (16, 8);
             let mut m = GpuKp::<f64>::new(&gpu, &p, Launch { block, flux }).unwrap();
             m.poison().unwrap();
@@ -184,7 +191,7 @@ fn kp_flux_kernels_match_cpu() {
                 !early || kernels::kp::block_active(&k, i / k.bx, j / k.by, |a, b| c_wet[(b * k.nbx + a) as usize] != 0)
             };
             let mut inactive = 0;
-            let what = format!("{nx}×{ny}, early {early}, {}", flux.describe());
+            let what = format!("{nx}×{ny}, {}, early {early}, {}", wet_dry.name(), flux.describe());
             for (name, g, cpu) in [("R_w", &r[0], &rw), ("R_hu", &r[1], &ru), ("R_hv", &r[2], &rv)] {
                 let (mut got, want) = (p.interior(g), p.interior(cpu));
                 for (idx, (a, b)) in got.iter_mut().zip(&want).enumerate() {
@@ -239,6 +246,20 @@ fn early_exit_matches_full_on_the_cpu() {
         .fold(0.0f64, f64::max);
     println!("early exit vs full after 60 steps: max difference {worst:.2e} ({dry_blocks} dry blocks at the start)");
     assert!(worst <= 1e-9, "{worst}");
+    // Shore cells of the wet–dry scheme (Thacker's bowl): any water flags a block, so the blocks
+    // left out have R = 0 exactly and early exit gives the full update's bits.
+    let p = setup::thacker(48);
+    let mut full = CpuKp::<f64>::new(&p, block, false).unwrap();
+    let mut early = CpuKp::<f64>::new(&p, block, true).unwrap();
+    let dry_blocks = early.wet().iter().filter(|&&w| w == 0).count();
+    assert!(dry_blocks > 0, "no dry block");
+    for _ in 0..60 {
+        full.step(f64::INFINITY).unwrap();
+        early.step(f64::INFINITY).unwrap();
+    }
+    for f in 0..3 {
+        assert!(full.state()[f] == early.state()[f], "Thacker: field {f} differs with early exit");
+    }
 }
 
 /// The GPU on the validation cases: the lake at rest stays at rest for 1000 steps, and the
@@ -295,6 +316,60 @@ fn kp_gpu_validation_cases() {
         for early in [false, true] {
             diff::<f64>(&gpu, name, &p, early);
             diff::<f32>(&gpu, name, &p, early);
+        }
+    }
+}
+
+/// The lake at rest whose shoreline cuts through cells (`setup::shore_lake`, 24², surface
+/// 0.7 m), walls and outflow, on every flux kernel (tile, streamed; full and early exit) in
+/// both precisions: 10 000 steps keep it at rest as on the CPU (`wetdry::shore_lake_stays_at_rest`:
+/// max |u| ≤ 1e-12 in f64, ≤ 2e-5 in f32), and GPU and CPU agree after 100 steps.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn kp_gpu_shore_lake_stays_at_rest() {
+    let gpu = gpu();
+    fn lake<T: GpuReal>(gpu: &hydrokern::Gpu, boundary: Boundary, flux: FluxVariant, early: bool, tol: f64) {
+        let p = setup::shore_lake(24, 0.7, boundary);
+        let block = (16, 8);
+        let mut g = GpuKp::<T>::new(gpu, &p, Launch { block, flux }).unwrap();
+        let mut c = CpuKp::<T>::new(&p, block, early).unwrap();
+        let kernel = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
+        let what = format!("{} {} {} early {early}", T::NAME, boundary.name(), flux.describe());
+        for _ in 0..100 {
+            g.step(kernel).unwrap();
+            c.step(f64::INFINITY).unwrap();
+        }
+        let q = g.download(gpu).unwrap();
+        for (f, (gf, cf)) in q.iter().zip(c.state()).enumerate() {
+            let s = scale(&p, cf);
+            GPU_STEP.times(100.0).scaled(s).check(&format!("{what}: field {f} after 100 steps"), gf, cf).unwrap();
+        }
+        for _ in 100..10_000 {
+            g.step(kernel).unwrap();
+        }
+        let q = g.download(gpu).unwrap();
+        let (w, hu, hv, b) = (p.interior(&q[0]), p.interior(&q[1]), p.interior(&q[2]), p.interior(c.cell_bed()));
+        let dry = c.coeffs().dry.to_f64();
+        let mut u = 0.0f64;
+        for k in 0..w.len() {
+            let h = (w[k] - b[k]).to_f64();
+            if h > dry {
+                u = u.max(hu[k].to_f64().abs() / h).max(hv[k].to_f64().abs() / h);
+            }
+            assert!(p.h[k] > 0.0 || h <= 1e-12, "{what}: dry cell {k} gained {h:e} m");
+        }
+        println!("GPU shore lake 24², {what}: 10 000 steps, max |u| {u:.2e}");
+        assert!(u <= tol, "{what}: max |u| {u:e}");
+    }
+    for boundary in [Boundary::Wall, Boundary::Outflow] {
+        for flux in [FluxVariant::Tile, FluxVariant::STREAM] {
+            for early in [false, true] {
+                lake::<f64>(&gpu, boundary, flux, early, 1e-12);
+                lake::<f32>(&gpu, boundary, flux, early, 2e-5);
+            }
         }
     }
 }

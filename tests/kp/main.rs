@@ -13,6 +13,7 @@ mod gpu;
 mod input;
 mod point;
 mod validation;
+mod wetdry;
 
 use hydrokern::Real;
 use hydrokern::kp::Problem;

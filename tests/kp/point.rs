@@ -39,7 +39,13 @@ fn central_upwind_matches_textbook_formula() {
             if h == 0.0 { (b, h, 0.0, 0.0) } else { (b + h, h, u, v) }
         };
         let (l, r) = (side(), side());
-        let fs = |s: (f64, f64, f64, f64)| kernels::kp::FaceState { w: s.0, h: s.1, qn: s.1 * s.2, qt: s.1 * s.3 };
+        let fs = |s: (f64, f64, f64, f64)| kernels::kp::FaceState {
+            w: s.0,
+            h: s.1,
+            qn: s.1 * s.2,
+            qt: s.1 * s.3,
+            cap: f64::INFINITY,
+        };
         let got = kernels::kp::central_upwind(&k, fs(l), fs(r));
         let want = textbook_flux(9.81, l, r);
         for (g, w) in [got.f0, got.fn_, got.ft].iter().zip(want) {

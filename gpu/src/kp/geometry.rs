@@ -1,12 +1,12 @@
 //! Launch geometry the host and the flux kernels agree on: shared memory of the tile kernel,
 //! strips and rate slots of the streamed one.
 
-/// Shared memory of the flux kernels, in `T`s: three (bx+4)(by+4) state tiles, a
-/// (bx+3)(by+3) corner tile, three x-face flux arrays of (bx+1)·by and three y-face ones of
-/// bx·(by+1), 32 words of reduction scratch.
+/// Shared memory of the flux kernels, in `T`s: four (bx+4)(by+4) tiles of the cells' (w*, hu,
+/// hv, drain cap), a (bx+5)(by+5) corner tile (every corner of those cells), three x-face flux
+/// arrays of (bx+1)·by and three y-face ones of bx·(by+1), 32 words of reduction scratch.
 pub const fn flux_shared(bx: u32, by: u32) -> usize {
-    3 * ((bx + 4) * (by + 4)) as usize
-        + ((bx + 3) * (by + 3)) as usize
+    4 * ((bx + 4) * (by + 4)) as usize
+        + ((bx + 5) * (by + 5)) as usize
         + 3 * ((bx + 1) * by + bx * (by + 1)) as usize
         + 32
 }

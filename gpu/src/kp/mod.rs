@@ -31,6 +31,7 @@ mod entries;
 mod geometry;
 mod ghosts;
 mod physics;
+mod wetdry;
 
 pub use clock::*;
 pub use coeffs::*;
@@ -39,6 +40,7 @@ pub use entries::*;
 pub use geometry::*;
 pub use ghosts::*;
 pub use physics::*;
+pub use wetdry::*;
 
 #[cfg(target_arch = "nvptx64")]
 mod boundary;

@@ -1,36 +1,47 @@
 //! The scheme's point functions: reconstruction, desingularization, the central-upwind flux, the
 //! right-hand side of a cell, friction and the RK stages.
 
-use super::Coeffs;
+use super::{Coeffs, drain_factor, flat_face, surface};
 use crate::Real;
 
-/// The conserved variables of one cell, seen along one axis: the momentum normal to the
-/// faces (`qn`: hu for x, hv for y) and the tangential one (`qt`).
+/// The conserved variables of one cell, seen along one axis: the surface the reconstruction
+/// sees (`w`: w* of [`surface`], w̄ unless the cell is partially flooded), the momentum normal
+/// to the faces (`qn`: hu for x, hv for y), the tangential one (`qt`), and the cell's drain cap
+/// (finite exactly when the cell is partially flooded).
 #[derive(Clone, Copy, Debug)]
 pub struct Cell<T> {
     pub w: T,
     pub qn: T,
     pub qt: T,
+    pub cap: T,
 }
 
-/// Reconstructed values at one face of a cell: surface, depth (≥ 0), momenta.
+/// Reconstructed values at one face of a cell: surface, depth (≥ 0), momenta, and the cell's
+/// drain cap (what the flux through the face may take out of the cell, see `wetdry.rs`).
 #[derive(Clone, Copy, Debug)]
 pub struct FaceState<T> {
     pub w: T,
     pub h: T,
     pub qn: T,
     pub qt: T,
+    pub cap: T,
 }
 
 impl<T: Real> FaceState<T> {
-    pub const ZERO: FaceState<T> = FaceState { w: T::ZERO, h: T::ZERO, qn: T::ZERO, qt: T::ZERO };
+    pub const ZERO: FaceState<T> = FaceState { w: T::ZERO, h: T::ZERO, qn: T::ZERO, qt: T::ZERO, cap: T::INFINITY };
 }
 
-/// A cell's reconstruction along one axis: its minus (west/south) and plus faces.
+/// A cell's reconstruction along one axis: its minus (west/south) and plus faces, and the bed
+/// rise the source term sees, B₊ − B₋ (in a partially flooded cell each B capped at w*).
 #[derive(Clone, Copy, Debug)]
 pub struct Recon<T> {
     pub m: FaceState<T>,
     pub p: FaceState<T>,
+    pub db: T,
+}
+
+impl<T: Real> Recon<T> {
+    pub const ZERO: Recon<T> = Recon { m: FaceState::ZERO, p: FaceState::ZERO, db: T::ZERO };
 }
 
 /// Numerical flux through one face: mass, normal momentum, tangential momentum, and the
@@ -66,11 +77,26 @@ pub fn slope<T: Real>(theta: T, qm: T, q0: T, qp: T) -> T {
 }
 
 /// Reconstruct a cell (`c`, between `cm` and `cp`) along one axis; `b_m`, `b_p` are B at its
-/// minus and plus faces. The w slope is corrected so that both face depths are non-negative
-/// (Kurganov–Petrova 2007, §2): a face below the bed is raised to the bed and the other face
-/// lowered by as much, keeping the cell mean.
+/// minus and plus faces. A partially flooded cell (finite cap) is flat at its level w* where
+/// its faces are under it, dry where they are not (`wetdry.rs`). Otherwise the w slope is
+/// corrected so that both face depths are non-negative (Kurganov–Petrova 2007, §2): a face
+/// below the bed is raised to the bed and the other face lowered by as much, keeping the mean.
 #[inline(always)]
 pub fn reconstruct<T: Real>(k: &Coeffs<T>, cm: Cell<T>, c: Cell<T>, cp: Cell<T>, b_m: T, b_p: T) -> Recon<T> {
+    let sn = T::HALF * slope(k.theta, cm.qn, c.qn, cp.qn);
+    let st = T::HALF * slope(k.theta, cm.qt, c.qt, cp.qt);
+    if c.cap < T::INFINITY {
+        // The cell's (desingularized) velocity carried to both faces: momentum slopes would put
+        // the wet neighbours' momentum over the thin water of this cell.
+        let (u, v) = desingularize_pair(k.kappa, c.cap / k.drain, c.qn, c.qt);
+        let (wm, hm) = flat_face(c.w, b_m, c.cap);
+        let (wp, hp) = flat_face(c.w, b_p, c.cap);
+        return Recon {
+            m: FaceState { w: wm, h: hm, qn: hm * u, qt: hm * v, cap: c.cap },
+            p: FaceState { w: wp, h: hp, qn: hp * u, qt: hp * v, cap: c.cap },
+            db: b_p.min(c.w) - b_m.min(c.w),
+        };
+    }
     let sw = T::HALF * slope(k.theta, cm.w, c.w, cp.w);
     let mut wm = c.w - sw;
     let mut wp = c.w + sw;
@@ -81,11 +107,10 @@ pub fn reconstruct<T: Real>(k: &Coeffs<T>, cm: Cell<T>, c: Cell<T>, cp: Cell<T>,
         wm = b_m;
         wp = T::TWO * c.w - b_m;
     }
-    let sn = T::HALF * slope(k.theta, cm.qn, c.qn, cp.qn);
-    let st = T::HALF * slope(k.theta, cm.qt, c.qt, cp.qt);
     Recon {
-        m: FaceState { w: wm, h: (wm - b_m).max(T::ZERO), qn: c.qn - sn, qt: c.qt - st },
-        p: FaceState { w: wp, h: (wp - b_p).max(T::ZERO), qn: c.qn + sn, qt: c.qt + st },
+        m: FaceState { w: wm, h: (wm - b_m).max(T::ZERO), qn: c.qn - sn, qt: c.qt - st, cap: c.cap },
+        p: FaceState { w: wp, h: (wp - b_p).max(T::ZERO), qn: c.qn + sn, qt: c.qt + st, cap: c.cap },
+        db: b_p - b_m,
     }
 }
 
@@ -111,7 +136,10 @@ pub fn desingularize_pair<T: Real>(kappa: T, h: T, qn: T, qt: T) -> (T, T) {
 }
 
 /// Central-upwind flux through the face between a left state `l` (the plus face of the cell
-/// before it) and a right state `r` (the minus face of the cell after it).
+/// before it) and a right state `r` (the minus face of the cell after it). Where water leaves
+/// a partially flooded cell faster than its drain cap allows, the mass flux and the advective
+/// part of the momentum fluxes are scaled down (`drain_factor`); the pressure part ½gh² stays,
+/// as it balances the bed-slope source.
 #[inline(always)]
 pub fn central_upwind<T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>) -> Flux<T> {
     let (ul, vl) = desingularize_pair(k.kappa, l.h, l.qn, l.qt);
@@ -127,12 +155,18 @@ pub fn central_upwind<T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>) 
         let apam = ap * am;
         let fl1 = qnl * ul + k.half_g * l.h * l.h;
         let fr1 = qnr * ur + k.half_g * r.h * r.h;
-        Flux {
+        let f = Flux {
             f0: (ap * qnl - am * qnr + apam * (r.w - l.w)) * inv,
             fn_: (ap * fl1 - am * fr1 + apam * (qnr - qnl)) * inv,
             ft: (ap * qtl * ul - am * qtr * ur + apam * (qtr - qtl)) * inv,
             speed: ap.max(-am),
+        };
+        let phi = drain_factor(f.f0, f.speed, l.cap, r.cap);
+        if phi < T::ONE {
+            let pressure = (ap * (k.half_g * l.h * l.h) - am * (k.half_g * r.h * r.h)) * inv;
+            return Flux { f0: phi * f.f0, fn_: pressure + phi * (f.fn_ - pressure), ft: phi * f.ft, speed: f.speed };
         }
+        f
     } else {
         Flux { f0: T::ZERO, fn_: T::ZERO, ft: T::ZERO, speed: T::ZERO }
     }
@@ -159,17 +193,18 @@ pub fn bed_y<T: Real>(b: &impl Fn(i32, i32) -> T, cj: i32) -> T {
     T::HALF * (b(0, cj) + b(1, cj))
 }
 
-/// The x-reconstruction of the cell at offset `di` (from cells di−1..=di+1 of the row).
+/// The x-reconstruction of the cell at offset `di` (from cells di−1..=di+1 of the row);
+/// `q(di, dj)` is a cell's (w*, hu, hv, cap), see [`surface_at`].
 #[inline(always)]
 pub fn recon_x<T: Real>(
     k: &Coeffs<T>,
-    q: &impl Fn(i32, i32) -> (T, T, T),
+    q: &impl Fn(i32, i32) -> (T, T, T, T),
     b: &impl Fn(i32, i32) -> T,
     di: i32,
 ) -> Recon<T> {
     let c = |d: i32| {
-        let (w, hu, hv) = q(d, 0);
-        Cell { w, qn: hu, qt: hv }
+        let (w, hu, hv, cap) = q(d, 0);
+        Cell { w, qn: hu, qt: hv, cap }
     };
     reconstruct(k, c(di - 1), c(di), c(di + 1), bed_x(b, di), bed_x(b, di + 1))
 }
@@ -178,22 +213,24 @@ pub fn recon_x<T: Real>(
 #[inline(always)]
 pub fn recon_y<T: Real>(
     k: &Coeffs<T>,
-    q: &impl Fn(i32, i32) -> (T, T, T),
+    q: &impl Fn(i32, i32) -> (T, T, T, T),
     b: &impl Fn(i32, i32) -> T,
     dj: i32,
 ) -> Recon<T> {
     let c = |d: i32| {
-        let (w, hu, hv) = q(0, d);
-        Cell { w, qn: hv, qt: hu }
+        let (w, hu, hv, cap) = q(0, d);
+        Cell { w, qn: hv, qt: hu, cap }
     };
     reconstruct(k, c(dj - 1), c(dj), c(dj + 1), bed_y(b, dj), bed_y(b, dj + 1))
 }
 
-/// The well-balanced bed-slope source along one axis, `−g (B₊ − B₋)/Δ · (h₊ + h₋)/2`, from B at
-/// the cell's minus and plus faces and the reconstructed face depths; `inv` is 1/Δ.
+/// The well-balanced bed-slope source along one axis, `−g (B₊ − B₋)/Δ · (h₊ + h₋)/2`, from the
+/// reconstruction's bed rise (`r.db`) and face depths; `inv` is 1/Δ. In a partially flooded
+/// cell B₊ − B₋ is taken between the faces' beds capped at w*, so that at rest the source is
+/// ½g(h₊² − h₋²)/Δ, the difference of the face pressures, with a dry face too.
 #[inline(always)]
-pub fn slope_source<T: Real>(k: &Coeffs<T>, b_m: T, b_p: T, r: &Recon<T>, inv: T) -> T {
-    -k.g * (b_p - b_m) * inv * T::HALF * (r.p.h + r.m.h)
+pub fn slope_source<T: Real>(k: &Coeffs<T>, r: &Recon<T>, inv: T) -> T {
+    -k.g * r.db * inv * T::HALF * (r.p.h + r.m.h)
 }
 
 /// The x part of R at a cell: (R_w, R_hu, R_hv) from its west and east fluxes and the x source.
@@ -209,12 +246,10 @@ pub fn rhs_y<T: Real>(k: &Coeffs<T>, gs: Flux<T>, gn: Flux<T>, sy: T) -> (T, T, 
     ((gs.f0 - gn.f0) * k.inv_dy, (gs.ft - gn.ft) * k.inv_dy, (gs.fn_ - gn.fn_) * k.inv_dy + sy)
 }
 
-/// R and the rate of a cell from its four face fluxes (west, east, south, north), its own
-/// reconstructions (for the source's face depths) and B at its four faces. R is the x part
-/// plus the y part, so a kernel that finishes the two parts at different times gets the same
-/// sums.
+/// R and the rate of a cell from its four face fluxes (west, east, south, north) and its own
+/// reconstructions (for the source's face depths and bed rises). R is the x part plus the y
+/// part, so a kernel that finishes the two parts at different times gets the same sums.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub fn assemble<T: Real>(
     k: &Coeffs<T>,
     fw: Flux<T>,
@@ -223,10 +258,9 @@ pub fn assemble<T: Real>(
     gn: Flux<T>,
     rx: Recon<T>,
     ry: Recon<T>,
-    (bw, be, bs, bn): (T, T, T, T),
 ) -> Rhs<T> {
-    let x = rhs_x(k, fw, fe, slope_source(k, bw, be, &rx, k.inv_dx));
-    let y = rhs_y(k, gs, gn, slope_source(k, bs, bn, &ry, k.inv_dy));
+    let x = rhs_x(k, fw, fe, slope_source(k, &rx, k.inv_dx));
+    let y = rhs_y(k, gs, gn, slope_source(k, &ry, k.inv_dy));
     Rhs {
         w: x.0 + y.0,
         hu: x.1 + y.1,
@@ -235,21 +269,30 @@ pub fn assemble<T: Real>(
     }
 }
 
+/// A cell's (w*, hu, hv, cap) from its state (w̄, hu, hv) and B at its corners: the values the
+/// reconstruction reads ([`surface`]). `b(ci, cj)` is B at the corner at offset (ci, cj) from
+/// the south-west corner of the cell at offset (0, 0); the cell is at (di, dj).
+#[inline(always)]
+pub fn surface_at<T: Real>(k: &Coeffs<T>, s: (T, T, T), b: &impl Fn(i32, i32) -> T, di: i32, dj: i32) -> (T, T, T, T) {
+    let (w, cap) = surface(k, s.0, (b(di, dj), b(di + 1, dj), b(di, dj + 1), b(di + 1, dj + 1)));
+    (w, s.1, s.2, cap)
+}
+
 /// R at one cell from its neighbourhood: `q(di, dj)` the state (w, hu, hv) of the cell at offset
 /// (di, dj) for |di| + |dj| ≤ 2 on the axes, `b(ci, cj)` B at the corner at offset (ci, cj) from
-/// the cell's south-west corner, ci, cj in −1..=2 (only the corners of the five-cell cross).
+/// the cell's south-west corner, ci, cj in −2..=3 (the corners of the five-cell cross's cells).
 /// Each face flux is `central_upwind(plus face of the cell before, minus face of the cell
 /// after)`, so a kernel that computes every face once gets the same values.
 #[inline(always)]
 pub fn cell_rhs<T: Real>(k: &Coeffs<T>, q: impl Fn(i32, i32) -> (T, T, T), b: impl Fn(i32, i32) -> T) -> Rhs<T> {
+    let q = |di: i32, dj: i32| surface_at(k, q(di, dj), &b, di, dj);
     let (rx_m, rx_0, rx_p) = (recon_x(k, &q, &b, -1), recon_x(k, &q, &b, 0), recon_x(k, &q, &b, 1));
     let (ry_m, ry_0, ry_p) = (recon_y(k, &q, &b, -1), recon_y(k, &q, &b, 0), recon_y(k, &q, &b, 1));
     let fw = central_upwind(k, rx_m.p, rx_0.m);
     let fe = central_upwind(k, rx_0.p, rx_p.m);
     let gs = central_upwind(k, ry_m.p, ry_0.m);
     let gn = central_upwind(k, ry_0.p, ry_p.m);
-    let beds = (bed_x(&b, 0), bed_x(&b, 1), bed_y(&b, 0), bed_y(&b, 1));
-    assemble(k, fw, fe, gs, gn, rx_0, ry_0, beds)
+    assemble(k, fw, fe, gs, gn, rx_0, ry_0)
 }
 
 /// B at the centre of a cell from its corners (sw, se, nw, ne): the mean, summed so that a
@@ -293,7 +336,8 @@ pub fn euler<T: Real>(k: &Coeffs<T>, dt: T, bc: T, q: (T, T, T), r: (T, T, T)) -
 }
 
 /// Dry-cell clean-up after a stage: a negative depth (round-off) becomes 0, a dry cell loses
-/// its momentum. Returns the cleaned state and whether the cell is wet (h > dry).
+/// its momentum. Returns the cleaned state and whether the cell is wet for the wet map
+/// (h > `k.wet_above()`).
 #[inline(always)]
 pub fn clean<T: Real>(k: &Coeffs<T>, bc: T, q: (T, T, T)) -> ((T, T, T), bool) {
     let (mut w, mut hu, mut hv) = q;
@@ -301,12 +345,11 @@ pub fn clean<T: Real>(k: &Coeffs<T>, bc: T, q: (T, T, T)) -> ((T, T, T), bool) {
     if h < T::ZERO {
         w = bc;
     }
-    let wet = h > k.dry;
-    if !wet {
+    if h <= k.dry {
         hu = T::ZERO;
         hv = T::ZERO;
     }
-    ((w, hu, hv), wet)
+    ((w, hu, hv), h > k.wet_above())
 }
 
 /// RK stage `stage` (1 or 2) at a cell: stage 1 is E(Q⁰) = Q⁰ + ΔtR(Q⁰); stage 2 is

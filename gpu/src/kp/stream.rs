@@ -2,7 +2,8 @@
 //! one row at a time, with no shared memory and no block barriers.
 //!
 //! Lane l holds padded column `28·strip + l` (lanes 0, 1, 30, 31 only supply neighbours). Per
-//! row a lane keeps a three-row register window of (w, hu, hv) and two rows of corner B, and
+//! row a lane keeps a three-row register window of (w*, hu, hv, drain cap) (`surface`: w̄ unless
+//! the cell is partially flooded) and two rows of corner B, and
 //! - reconstructs its cell along y from the window, and gets the face between this row and the
 //!   one below from the plus face it kept from the row below: the north flux of the row below,
 //!   which it now finishes and writes, and the south flux of this row;
@@ -23,8 +24,8 @@
 //! cell returns at once. These are the tile kernel's results whatever the strip geometry.
 
 use super::{
-    Cell, Coeffs, FaceState, Flux, STREAM_COLS, block_active, central_upwind, reconstruct, rhs_x, rhs_y, slope_source,
-    stream_strips,
+    Cell, Coeffs, FaceState, Flux, STREAM_COLS, WET_DRY_BOLLERMANN, block_active, central_upwind, reconstruct, rhs_x,
+    rhs_y, slope_source, stream_strips, surface,
 };
 use crate::device::reduce::warp_reduce;
 use crate::device::warp;
@@ -41,7 +42,7 @@ struct Lane {
 /// Shift a face state one lane up (the west neighbour's).
 #[inline(always)]
 fn face_up<T: DeviceReal>(f: FaceState<T>) -> FaceState<T> {
-    FaceState { w: f.w.shfl_up(1), h: f.h.shfl_up(1), qn: f.qn.shfl_up(1), qt: f.qt.shfl_up(1) }
+    FaceState { w: f.w.shfl_up(1), h: f.h.shfl_up(1), qn: f.qn.shfl_up(1), qt: f.qt.shfl_up(1), cap: f.cap.shfl_up(1) }
 }
 
 /// Shift a flux one lane down (the east neighbour's).
@@ -120,9 +121,22 @@ unsafe fn stream_body<T: DeviceReal, const EARLY: bool>(
     let col = (if pc < k.nx + 3 { pc } else { k.nx + 3 }) as usize;
     let ccol = (if pc < k.nx + 4 { pc } else { k.nx + 4 }) as usize;
     let cp = k.cpitch as usize;
+    // A row's (w*, hu, hv, drain cap) (`surface`); the corners of the loaded cell are read
+    // here again (from cache) only in the wet–dry scheme that needs them.
     let load = |pr: u32| {
-        let g = (if pr < k.ny + 3 { pr } else { k.ny + 3 }) as usize * p + col;
-        unsafe { (T::ldg(w.add(g)), T::ldg(hu.add(g)), T::ldg(hv.add(g))) }
+        let r = (if pr < k.ny + 3 { pr } else { k.ny + 3 }) as usize;
+        let g = r * p + col;
+        let (wb, u, v) = unsafe { (T::ldg(w.add(g)), T::ldg(hu.add(g)), T::ldg(hv.add(g))) };
+        let (ws, cap) = if k.wet_dry == WET_DRY_BOLLERMANN {
+            let (c0, c1) = (r * cp + col, (r + 1) * cp + col);
+            // SAFETY: r ≤ ny + 3 and col ≤ nx + 3, so the corners (col + 1, r + 1) exist.
+            let corners =
+                unsafe { (T::ldg(bed.add(c0)), T::ldg(bed.add(c0 + 1)), T::ldg(bed.add(c1)), T::ldg(bed.add(c1 + 1))) };
+            surface(k, wb, corners)
+        } else {
+            (wb, T::INFINITY)
+        };
+        (ws, u, v, cap)
     };
     let corner = |pr: u32| {
         let r = (if pr < k.ny + 4 { pr } else { k.ny + 4 }) as usize;
@@ -144,7 +158,7 @@ unsafe fn stream_body<T: DeviceReal, const EARLY: bool>(
         let (next, next_b) = (load(pj + 2), corner(pj + 2));
         let (e0, e1) = (b0.shfl_down(1), b1.shfl_down(1));
         let (bs, bn) = (T::HALF * (b0 + e0), T::HALF * (b1 + e1));
-        let ycell = |s: (T, T, T)| Cell { w: s.0, qn: s.2, qt: s.1 };
+        let ycell = |s: (T, T, T, T)| Cell { w: s.0, qn: s.2, qt: s.1, cap: s.3 };
         let ry = reconstruct(k, ycell(sm), ycell(s0), ycell(sp), bs, bn);
         if pj > j0 + 1 {
             // The face between rows pj − 1 and pj.
@@ -178,15 +192,15 @@ unsafe fn stream_body<T: DeviceReal, const EARLY: bool>(
         }
         if pj > j0 + 1 {
             // Row pj is in the band: its x part.
-            let xcell = |s: (T, T, T)| Cell { w: s.0, qn: s.1, qt: s.2 };
-            let west = (s0.0.shfl_up(1), s0.1.shfl_up(1), s0.2.shfl_up(1));
-            let east = (s0.0.shfl_down(1), s0.1.shfl_down(1), s0.2.shfl_down(1));
+            let xcell = |s: (T, T, T, T)| Cell { w: s.0, qn: s.1, qt: s.2, cap: s.3 };
+            let west = (s0.0.shfl_up(1), s0.1.shfl_up(1), s0.2.shfl_up(1), s0.3.shfl_up(1));
+            let east = (s0.0.shfl_down(1), s0.1.shfl_down(1), s0.2.shfl_down(1), s0.3.shfl_down(1));
             let (bw, be) = (T::HALF * (b0 + b1), T::HALF * (e0 + e1));
             let rx = reconstruct(k, xcell(west), xcell(s0), xcell(east), bw, be);
             let fw = central_upwind(k, face_up(rx.p), rx.m);
             let fe = flux_down(fw);
-            x_part = rhs_x(k, fw, fe, slope_source(k, bw, be, &rx, k.inv_dx));
-            sy = slope_source(k, bs, bn, &ry, k.inv_dy);
+            x_part = rhs_x(k, fw, fe, slope_source(k, &rx, k.inv_dx));
+            sy = slope_source(k, &ry, k.inv_dy);
             pending_rate = (fw.speed * k.inv_dx).max(fe.speed * k.inv_dx).max(gs.speed * k.inv_dy);
         }
         below = ry.p;

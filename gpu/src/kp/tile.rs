@@ -1,11 +1,12 @@
 //! The tile flux kernels (seed 003's): one thread a cell on a 2D shared-memory tile of
 //! `k.bx × k.by` cells, full and early exit (launch contract: `entries.rs`).
 
-use super::{Coeffs, FaceState, Flux, Recon, assemble, bed_x, bed_y, block_active, central_upwind, recon_x, recon_y};
+use super::{Coeffs, Flux, Recon, assemble, block_active, central_upwind, recon_x, recon_y, surface};
 use crate::device::reduce::block_max;
 use crate::device::{DeviceReal, shared, thread};
 
-/// Load the tiles; compute every face flux of the block once (each thread its cell's west and
+/// Load the tiles and turn w̄ into the reconstruction's w* and drain cap (`surface`); compute
+/// every face flux of the block once (each thread its cell's west and
 /// south faces, the last column and row also the east and north ones) into shared memory;
 /// assemble R for this thread's cell; write it and the block's largest rate.
 #[inline(always)]
@@ -25,7 +26,7 @@ unsafe fn flux_body<T: DeviceReal>(
     let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
     let (i0, j0) = (thread::block_idx_x() * bx, thread::block_idx_y() * by);
     let (tw, th) = (bx + 4, by + 4);
-    let (cw, ch) = (bx + 3, by + 3);
+    let (cw, ch) = (bx + 5, by + 5);
     let tn = (tw * th) as usize;
     let base = shared::dynamic::<T>();
     let threads = bx * by;
@@ -35,8 +36,8 @@ unsafe fn flux_body<T: DeviceReal>(
     // Face-flux arrays: x faces (bx+1) per row, y faces bx per row over by+1 rows.
     let (nfx, nfy) = (((bx + 1) * by) as usize, (bx * (by + 1)) as usize);
     unsafe {
-        let (sw, su, sv) = (base, base.add(tn), base.add(2 * tn));
-        let sb = base.add(3 * tn);
+        let (sw, su, sv, scap) = (base, base.add(tn), base.add(2 * tn), base.add(3 * tn));
+        let sb = base.add(4 * tn);
         let fx = sb.add((cw * ch) as usize);
         let fy = fx.add(3 * nfx);
         let scratch = fy.add(3 * nfy);
@@ -53,13 +54,28 @@ unsafe fn flux_body<T: DeviceReal>(
             }
             t += threads;
         }
-        // Corner tile: padded corners (i0 + 1 + a, j0 + 1 + b).
+        // Corner tile: padded corners (i0 + a, j0 + b), every corner of the state tile's cells.
         let mut t = rank;
         while t < cw * ch {
             let (a, b) = (t % cw, t / cw);
-            let (gi, gj) = (i0 + 1 + a, j0 + 1 + b);
+            let (gi, gj) = (i0 + a, j0 + b);
             if gi < k.nx + 5 && gj < k.ny + 5 {
                 *sb.add(t as usize) = T::ldg(bed.add(gj as usize * cp + gi as usize));
+            }
+            t += threads;
+        }
+        thread::sync_threads();
+        // w̄ → w* and the drain cap, once a tile cell (state tile cell (a, b) has its south-west
+        // corner at corner tile (a, b)).
+        let mut t = rank;
+        while t < tw * th {
+            let (a, b) = (t % tw, t / tw);
+            if i0 + a < k.nx + 4 && j0 + b < k.ny + 4 {
+                let c = (b * cw + a) as usize;
+                let corners = (*sb.add(c), *sb.add(c + 1), *sb.add(c + cw as usize), *sb.add(c + 1 + cw as usize));
+                let (ws, cap) = surface(k, *sw.add(t as usize), corners);
+                *sw.add(t as usize) = ws;
+                *scap.add(t as usize) = cap;
             }
             t += threads;
         }
@@ -69,9 +85,9 @@ unsafe fn flux_body<T: DeviceReal>(
         let c = ((ty + 2) * tw + tx + 2) as isize;
         let q = |di: i32, dj: i32| {
             let s = (c + di as isize + dj as isize * tw as isize) as usize;
-            (*sw.add(s), *su.add(s), *sv.add(s))
+            (*sw.add(s), *su.add(s), *sv.add(s), *scap.add(s))
         };
-        let cc = ((ty + 1) * cw + tx + 1) as isize;
+        let cc = ((ty + 2) * cw + tx + 2) as isize;
         let b = |ci: i32, cj: i32| *sb.add((cc + ci as isize + cj as isize * cw as isize) as usize);
         let put = |f: *mut T, n: usize, at: usize, v: Flux<T>| {
             *f.add(at) = v.f0;
@@ -85,10 +101,7 @@ unsafe fn flux_body<T: DeviceReal>(
             speed: T::ZERO,
         };
         let mut r = T::ZERO;
-        let mut rx = Recon {
-            m: FaceState { w: T::ZERO, h: T::ZERO, qn: T::ZERO, qt: T::ZERO },
-            p: FaceState { w: T::ZERO, h: T::ZERO, qn: T::ZERO, qt: T::ZERO },
-        };
+        let mut rx = Recon::ZERO;
         let mut ry = rx;
         if valid {
             let fxa = (ty * (bx + 1) + tx) as usize;
@@ -118,8 +131,7 @@ unsafe fn flux_body<T: DeviceReal>(
             let fya = (ty * bx + tx) as usize;
             let (fw, fe) = (get(fx, nfx, fxa), get(fx, nfx, fxa + 1));
             let (gs, gn) = (get(fy, nfy, fya), get(fy, nfy, fya + bx as usize));
-            let beds = (bed_x(&b, 0), bed_x(&b, 1), bed_y(&b, 0), bed_y(&b, 1));
-            let out = assemble(k, fw, fe, gs, gn, rx, ry, beds);
+            let out = assemble(k, fw, fe, gs, gn, rx, ry);
             let g = (j + 2) as usize * p + (i + 2) as usize;
             *rw.add(g) = out.w;
             *rhu.add(g) = out.hu;

@@ -1,0 +1,71 @@
+//! Partially flooded cells (Bollermann, Chen, Kurganov & Noelle 2013, in 2D; docs/kp-wet-dry.md):
+//! the level that holds a cell's water, and the cap on what may drain out of it.
+//!
+//! A cell is partially flooded when its mean surface w̄ lies below its highest corner B_hi. Its
+//! bed is then taken as the plane (tilted along the steepest corner) that rises from
+//! B_lo = 2B̄ − B_hi to B_hi over the cell and keeps the cell mean B̄; a flat surface at level w*
+//! over it holds the depth h̄ = (w* − B_lo)² / (2(B_hi − B_lo)), so
+//! `w* = B_lo + √(2 h̄ (B_hi − B_lo))`. The reconstruction (`physics.rs`) uses w* in place of
+//! w̄ for slopes and faces, so a lake at rest whose shoreline cuts through cells has one level
+//! everywhere. A fully flooded cell (w̄ ≥ B_hi) keeps w* = w̄, the KP07 scheme bit for bit.
+
+use super::{Coeffs, WET_DRY_BOLLERMANN, cell_bed};
+use crate::Real;
+
+/// The surface seen by the reconstruction at one cell: its level (w* in a partially flooded
+/// cell, else w̄) and its drain cap (`drain·h̄` in a partially flooded cell, else ∞).
+#[inline(always)]
+pub fn surface<T: Real>(k: &Coeffs<T>, w: T, (sw, se, nw, ne): (T, T, T, T)) -> (T, T) {
+    if k.wet_dry != WET_DRY_BOLLERMANN {
+        return (w, T::INFINITY);
+    }
+    let hi = sw.max(se).max(nw.max(ne));
+    if w >= hi {
+        return (w, T::INFINITY);
+    }
+    let b = cell_bed(sw, se, nw, ne);
+    let h = (w - b).max(T::ZERO);
+    let rise = hi - b; // (B_hi − B_lo)/2
+    (b - rise + T::TWO * (h * rise).sqrt(), k.drain * h)
+}
+
+/// The reconstructed face of a partially flooded cell at level `ws` over the face's bed `bf`:
+/// flat where the face is under water, dry (w = B, h = 0) where it is not.
+#[inline(always)]
+pub fn flat_face<T: Real>(ws: T, bf: T, cap: T) -> (T, T) {
+    if ws > bf && cap > T::ZERO { (ws, ws - bf) } else { (bf, T::ZERO) }
+}
+
+/// Cap the mass flux `f0` through a face of speed `a` by the upwind cell's drain cap (`cap_l`
+/// when water leaves the left cell, `cap_r` when it leaves the right one): the factor φ ∈ [0, 1]
+/// that scales the advective fluxes. With Δt ≤ CFL·Δ/a (the face's speed is in the rate), a
+/// cell loses at most h̄/4 through each face in one Euler stage, so its depth stays ≥ 0.
+#[inline(always)]
+pub fn drain_factor<T: Real>(f0: T, a: T, cap_l: T, cap_r: T) -> T {
+    if f0 > T::ZERO && f0 > cap_l * a {
+        cap_l * a / f0
+    } else if f0 < T::ZERO && -f0 > cap_r * a {
+        cap_r * a / -f0
+    } else {
+        T::ONE
+    }
+}
+
+/// The mean depth a flat surface at `level` gives a cell over its corner bed, in the model of
+/// [`surface`] (its inverse: a cell at rest at `level`): `level − B̄` when the cell is under
+/// water, (level − B_lo)²/(2(B_hi − B_lo)) when the shoreline crosses it, 0 when it is dry.
+#[inline(always)]
+pub fn depth_at_level<T: Real>(level: T, (sw, se, nw, ne): (T, T, T, T)) -> T {
+    let hi = sw.max(se).max(nw.max(ne));
+    let b = cell_bed(sw, se, nw, ne);
+    if level >= hi {
+        return level - b;
+    }
+    let rise = hi - b;
+    let lo = b - rise;
+    if level <= lo || rise <= T::ZERO {
+        return T::ZERO;
+    }
+    let d = level - lo;
+    d * d / (T::TWO * T::TWO * rise)
+}
