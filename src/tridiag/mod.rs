@@ -4,10 +4,14 @@
 //!
 //! A batch holds `batch` systems of `n` unknowns, `a_i x_{i−1} + b_i x_i + c_i x_{i+1} = d_i`;
 //! `a_0` and `c_{n−1}` are ignored (read as zero). Every array holds `n·batch` values in one of
-//! two layouts ([`Layout`]). No pivoting: the algorithms are meant for diagonally dominant
-//! (or otherwise stable without pivoting) systems; a breakdown (zero or non-finite pivot,
-//! non-finite result) is an error naming the system and row, never a silent NaN. The
-//! residual ([`residual`]) is computed without overflow for any finite batch.
+//! two layouts ([`Layout`]). The fast algorithms do not pivot: they are meant for diagonally
+//! dominant (or otherwise stable without pivoting) systems. LU with partial pivoting
+//! ([`Algorithm::Lu`], LAPACK's gtsv) solves any non-singular system; the automatic choice
+//! checks dominance first (on the device) and takes it when a row is not dominant
+//! (docs/tridiag-pivoting.md). A breakdown (zero or non-finite pivot, non-finite coefficient
+//! or result) is an error naming the system and the row where the bad value is, never a
+//! silent NaN. The residual ([`residual`]) and the backward error ([`backward_error`]) are
+//! computed without overflow for any finite batch.
 
 #[cfg(feature = "bench")]
 pub mod bench;
@@ -20,7 +24,7 @@ mod solver;
 
 pub use kernels::tridiag::Dims;
 pub use case::{SOLVER, MAX_REPEAT, TridiagCase};
-pub use residual::{checked_residual, residual};
+pub use residual::{BackwardError, backward_error, checked_residual, residual};
 pub use solver::Solver;
 
 use crate::{Error, Real, Result};
@@ -145,10 +149,13 @@ pub enum Algorithm {
     /// The partition method (Thomas–PCR hybrid): systems in shared memory, each thread
     /// reduces a chunk of rows to its two end unknowns, PCR on those, chunks filled in.
     Partition,
+    /// LU with partial pivoting along the line (LAPACK's gtsv), one thread per system: for
+    /// systems that are not diagonally dominant; the CPU reference runs it too.
+    Lu,
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 7] = [
+    pub const ALL: [Algorithm; 8] = [
         Algorithm::Thomas,
         Algorithm::Cr,
         Algorithm::Pcr,
@@ -156,6 +163,7 @@ impl Algorithm {
         Algorithm::PcrThomas,
         Algorithm::Twisted,
         Algorithm::Partition,
+        Algorithm::Lu,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -166,11 +174,20 @@ impl Algorithm {
             Algorithm::PcrThomas => "pcr-thomas",
             Algorithm::Twisted => "twisted",
             Algorithm::Partition => "partition",
+            Algorithm::Lu => "lu",
         }
+    }
+    /// True for the algorithms that pivot (stable for any non-singular system).
+    pub fn pivots(self) -> bool {
+        self == Algorithm::Lu
+    }
+    /// True for the algorithms the CPU reference runs.
+    pub fn on_cpu(self) -> bool {
+        matches!(self, Algorithm::Thomas | Algorithm::Lu)
     }
     /// True for the algorithms that hold whole systems in shared memory (limited by it).
     pub fn uses_shared_system(self) -> bool {
-        !matches!(self, Algorithm::Thomas | Algorithm::Twisted)
+        !matches!(self, Algorithm::Thomas | Algorithm::Twisted | Algorithm::Lu)
     }
 }
 
@@ -235,7 +252,7 @@ pub const PARTITION_MAX_LG: u32 = 5;
 impl Limits {
     /// Largest n the shared-memory algorithm `alg` accepts: 4n values must fit in shared
     /// memory; PCR and PCR-Thomas also hold at most `PCR_MAX_PER_THREAD` equations per thread
-    /// in registers during a step. Thomas: no limit but 32-bit sizes.
+    /// in registers during a step. Thomas, twisted Thomas, LU: no limit but 32-bit sizes.
     /// Partition: 3 values per row (chunks padded by one) in shared memory and one thread per
     /// chunk, with chunks of up to 2^`PARTITION_MAX_LG` rows: n ≤ 9376 (f64) / 18752 (f32)
     /// on an H100 (227 KiB per block).
@@ -243,7 +260,7 @@ impl Limits {
         let shared = self.max_shared_bytes / (4 * self.value_bytes);
         let staged = kernels::tridiag::PCR_MAX_PER_THREAD as usize * (self.pcr_threads / 32 * 32);
         match alg {
-            Algorithm::Thomas | Algorithm::Twisted => u32::MAX as usize,
+            Algorithm::Thomas | Algorithm::Twisted | Algorithm::Lu => u32::MAX as usize,
             Algorithm::Cr | Algorithm::CrPcr => shared,
             Algorithm::Pcr | Algorithm::PcrThomas => shared.min(staged),
             Algorithm::Partition => {
@@ -287,7 +304,8 @@ impl Limits {
         Some((lg, g as u32))
     }
 
-    /// The automatic choice.
+    /// The automatic choice for a diagonally dominant batch (the solvers check dominance on
+    /// the device first and take [`Algorithm::Lu`] when a row is not dominant).
     ///
     /// Measured (`bench tridiag`, H100, before the partition and twisted kernels): CR in
     /// shared memory was the fastest or near it almost everywhere but reached only 20–28% of
@@ -325,11 +343,15 @@ impl Limits {
     }
 }
 
-/// The error for a breakdown at row `row` of system `system`.
-pub fn breakdown(what: &str, system: u64, row: u64) -> Error {
+/// The error for a breakdown of `alg` at row `row` of system `system` (`place`: where it ran).
+pub fn breakdown(alg: Algorithm, place: &str, system: u64, row: u64) -> Error {
+    let why = if alg.pivots() {
+        "LU with partial pivoting broke down: is the matrix singular?"
+    } else {
+        "elimination without pivoting broke down; is the matrix singular or far from diagonally dominant? (lu pivots)"
+    };
     Error::invalid(format!(
-        "tridiagonal {what}: system {system}, row {row}: zero or non-finite pivot or result \
-         (elimination without pivoting broke down; is the matrix singular or far from diagonally dominant?)"
+        "tridiagonal {place}, {alg}: system {system}, row {row}: zero or non-finite pivot, coefficient or result ({why})"
     ))
 }
 

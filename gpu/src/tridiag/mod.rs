@@ -97,6 +97,150 @@ pub fn thomas_row<T: Real>(e: Eq<T>, cp_prev: T, dp_prev: T) -> (T, T, T) {
     (e.c * inv, (e.d - e.a * dp_prev) * inv, pivot)
 }
 
+// ------------------------------------- LU with partial pivoting (gtsv) ----
+//
+// For systems that are not diagonally dominant: Gaussian elimination with partial pivoting
+// along the line, as LAPACK's `?gtsv`. At step i the equation not yet eliminated
+// ([`Pending`]: `b·x_i + c·x_{i+1} = d`) and equation i+1 compete for the pivot; the larger
+// |coefficient of x_i| becomes row i of U, the other is eliminated with it and becomes the
+// pending equation of step i+1. A swap brings equation i+1's `c` into row i of U as a second
+// superdiagonal (`u2`, coupling x_{i+2}). Rows of U are stored normalised (divided by their
+// pivot), so the back substitution multiplies only: `x_i = y − u1·x_{i+1} − u2·x_{i+2}`.
+// The growth of partial pivoting on a tridiagonal matrix is at most 2 (every U entry is a
+// coefficient or the difference of two with a multiplier ≤ 1), so it is backward stable for
+// any non-singular matrix; a zero pivot means the matrix is singular.
+
+/// The equation carried from one LU step to the next: `b·x_i + c·x_{i+1} = d`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pending<T> {
+    pub b: T,
+    pub c: T,
+    pub d: T,
+}
+
+impl<T: Real> Pending<T> {
+    /// Equation 0 (whose `a` is never read) as the first pending equation.
+    #[inline(always)]
+    pub fn first(e: Eq<T>) -> Pending<T> {
+        Pending { b: e.b, c: e.c, d: e.d }
+    }
+}
+
+/// A row of U divided by its pivot: `x_i + u1·x_{i+1} + u2·x_{i+2} = y`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct URow<T> {
+    pub u1: T,
+    pub u2: T,
+    pub y: T,
+}
+
+/// All four coefficients finite (a bad value is named at the row it is in).
+#[inline(always)]
+pub fn eq_finite<T: Real>(e: Eq<T>) -> bool {
+    e.a.is_finite() && e.b.is_finite() && e.c.is_finite() && e.d.is_finite()
+}
+
+/// One LU step: row i of U from the pending equation `p` and equation i+1 `e`, the pivot
+/// (unnormalised) and the pending equation of step i+1.
+#[inline(always)]
+pub fn lu_step<T: Real>(p: Pending<T>, e: Eq<T>) -> (URow<T>, T, Pending<T>) {
+    if p.b.abs() >= e.a.abs() {
+        // No interchange: eliminate x_i from equation i+1 with p.
+        let inv = T::ONE / p.b;
+        let (u1, y) = (p.c * inv, p.d * inv);
+        (URow { u1, u2: T::ZERO, y }, p.b, Pending { b: e.b - e.a * u1, c: e.c, d: e.d - e.a * y })
+    } else {
+        // Interchange: equation i+1 is row i of U; eliminate x_i from p with it.
+        let inv = T::ONE / e.a;
+        let (u1, u2, y) = (e.b * inv, e.c * inv, e.d * inv);
+        (URow { u1, u2, y }, e.a, Pending { b: p.c - p.b * u1, c: -(p.b * u2), d: p.d - p.b * y })
+    }
+}
+
+/// The last row of U from the last pending equation (its `c` couples nothing), and its pivot.
+#[inline(always)]
+pub fn lu_last<T: Real>(p: Pending<T>) -> (URow<T>, T) {
+    (URow { u1: T::ZERO, u2: T::ZERO, y: p.d / p.b }, p.b)
+}
+
+/// Back substitution of LU: `x_i` from its row of U and x_{i+1}, x_{i+2}.
+#[inline(always)]
+pub fn lu_back<T: Real>(u: URow<T>, x1: T, x2: T) -> T {
+    u.y - u.u1 * x1 - u.u2 * x2
+}
+
+/// LU with partial pivoting of one system of `n ≥ 1` equations, shared by the kernel and the
+/// CPU reference: `eq(i)` loads equation i (`a_0 = c_{n−1} = 0`), `put(i, u)`/`get(i)` store
+/// and reload row i of U, `set_x(i, x)` writes unknown i (after row i of U was read back for
+/// the last time, so U's `y` may live where x goes). Returns the row to blame, or `u32::MAX`:
+/// the first row holding a non-finite coefficient, else the first zero or non-finite pivot
+/// (a singular matrix) or non-finite row of U, else the highest row whose x is not finite
+/// (the back substitution carries a bad value downwards from where it arose).
+#[inline(always)]
+pub fn lu_solve<T: Real>(
+    n: u32,
+    eq: impl Fn(u32) -> Eq<T>,
+    mut put: impl FnMut(u32, URow<T>),
+    get: impl Fn(u32) -> URow<T>,
+    mut set_x: impl FnMut(u32, T),
+) -> u32 {
+    let mut bad = u32::MAX;
+    let e0 = eq(0);
+    if !eq_finite(e0) {
+        bad = 0;
+    }
+    let mut pend = Pending::first(e0);
+    let usable = |u: URow<T>, pivot: T| pivot_ok(pivot) && u.u1.is_finite() && u.u2.is_finite() && u.y.is_finite();
+    let mut i = 0;
+    while i + 1 < n {
+        let e = eq(i + 1);
+        if !eq_finite(e) && bad == u32::MAX {
+            bad = i + 1;
+        }
+        let (u, pivot, next) = lu_step(pend, e);
+        if !usable(u, pivot) && bad == u32::MAX {
+            bad = i;
+        }
+        put(i, u);
+        pend = next;
+        i += 1;
+    }
+    let (u, pivot) = lu_last(pend);
+    if !usable(u, pivot) && bad == u32::MAX {
+        bad = n - 1;
+    }
+    let mut xbad = if u.y.is_finite() { u32::MAX } else { n - 1 };
+    set_x(n - 1, u.y);
+    let (mut x1, mut x2) = (u.y, T::ZERO);
+    let mut i = n - 1;
+    while i > 0 {
+        i -= 1;
+        let xi = lu_back(get(i), x1, x2);
+        if !xi.is_finite() && xbad == u32::MAX {
+            xbad = i;
+        }
+        set_x(i, xi);
+        (x2, x1) = (x1, xi);
+    }
+    if bad == u32::MAX { xbad } else { bad }
+}
+
+/// Row diagonal dominance `|b| ≥ |a| + |c|` with `b ≠ 0` (false for any NaN): where every row
+/// of a system has it, elimination without pivoting keeps |c'| ≤ 1 and is stable, so the
+/// automatic choice takes the fast non-pivoting solvers only then.
+#[inline(always)]
+pub fn dominant<T: Real>(a: T, b: T, c: T) -> bool {
+    b.abs() >= a.abs() + c.abs() && b != T::ZERO && b.is_finite()
+}
+
+/// A Thomas row that can be trusted: its pivot usable and its c′, d′ finite. Checking c′ and
+/// d′ names the row where a non-finite coefficient (a NaN in d) or an overflow first appears,
+/// rather than the row where the back substitution happens to meet it.
+#[inline(always)]
+pub fn row_ok<T: Real>(pivot: T, c1: T, d1: T) -> bool {
+    pivot_ok(pivot) && c1.is_finite() && d1.is_finite()
+}
+
 // ------------------------------------------------------ partition method ----
 //
 // The partition ("Thomas–PCR hybrid") method of Wang 1981 / László–Giles–Appleyard 2016, as
@@ -277,6 +421,8 @@ pub use entries::*;
 mod cyclic;
 #[cfg(target_arch = "nvptx64")]
 mod io;
+#[cfg(target_arch = "nvptx64")]
+mod lu;
 #[cfg(target_arch = "nvptx64")]
 mod partition;
 #[cfg(target_arch = "nvptx64")]
