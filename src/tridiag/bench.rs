@@ -124,9 +124,12 @@ impl CellInfo {
     }
 }
 
+/// A batch on the host, its rotating device copies and their outputs.
+type LayoutSets<T> = (Batch<T>, Vec<Set<T>>, Vec<DeviceBuffer<T>>);
+
 /// `host64` in `layout` and precision `T`, uploaded as enough rotating sets to pass the L2,
 /// with an output buffer per set.
-fn layout_sets<T: crate::GpuReal>(gpu: &Gpu, host64: &Batch<f64>, layout: Layout) -> Result<(Batch<T>, Vec<Set<T>>, Vec<DeviceBuffer<T>>)> {
+fn layout_sets<T: crate::GpuReal>(gpu: &Gpu, host64: &Batch<f64>, layout: Layout) -> Result<LayoutSets<T>> {
     let host = host64.relayout(layout).to::<T>();
     let len = host.shape.len();
     let rot = rotation(gpu, 5 * len * std::mem::size_of::<T>()).min(8);

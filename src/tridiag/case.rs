@@ -348,7 +348,8 @@ fn check_lines<T: Real>(batch: &Batch<T>, x: &[T], ran: Algorithm) -> Result<Vec
         be.system,
         T::NAME
     )];
-    if !(be.value <= limit) {
+    // NaN (x not finite) warns too.
+    if be.value.is_nan() || be.value > limit {
         let why = if ran.pivots() {
             "LU with partial pivoting is backward stable, so the matrix is singular to working precision (no pivoting cures that; check the coefficients, or solve in f64)".to_string()
         } else {

@@ -80,6 +80,9 @@ fn lu_one<T: Real>(s: Coeffs<T>, k: usize, x: &mut [T], w: &mut [T]) -> Option<u
     (bad != u32::MAX).then_some(bad as usize)
 }
 
+/// A one-system solver: (coefficients, system, x, scratch) → the row to blame.
+type SolveOne<T> = fn(Coeffs<T>, usize, &mut [T], &mut [T]) -> Option<usize>;
+
 /// A block of systems solved into contiguous scratch: (first system, x, first failure).
 type Solved<T> = (usize, Vec<T>, Option<(usize, usize)>);
 
@@ -88,7 +91,7 @@ type Solved<T> = (usize, Vec<T>, Option<(usize, usize)>);
 fn solve_each<T: Real>(
     s: Coeffs<T>,
     x: &mut [T],
-    one: fn(Coeffs<T>, usize, &mut [T], &mut [T]) -> Option<usize>,
+    one: SolveOne<T>,
 ) -> Option<(usize, usize)> {
     let shape = s.shape;
     let n = shape.n;
@@ -148,7 +151,7 @@ pub fn solve<T: Real>(shape: Shape, a: &[T], b: &[T], c: &[T], d: &[T], x: &mut 
 pub fn solve_with<T: Real>(alg: Algorithm, shape: Shape, a: &[T], b: &[T], c: &[T], d: &[T], x: &mut [T]) -> Result<()> {
     shape.check_lengths(&[("a", a.len()), ("b", b.len()), ("c", c.len()), ("d", d.len()), ("x", x.len())])?;
     let s = Coeffs { shape, a, b, c, d };
-    let one = match alg {
+    let one: SolveOne<T> = match alg {
         Algorithm::Thomas => thomas_one,
         Algorithm::Lu => lu_one,
         _ => return Err(Error::invalid(format!("the CPU reference solves by thomas or lu; {alg} needs the GPU backend"))),
