@@ -2,8 +2,8 @@
 //! `gtsv2StridedBatch` (contiguous) and `gtsvInterleavedBatch` (interleaved, algorithm 0) in
 //! the same run; n ∈ {64, …, 4096} (or `--sizes`) × batch ∈ {256, 1024, 4096, 16384}, f32 and
 //! f64. Then, per cell, the pivoting solvers on a batch that is not diagonally dominant
-//! (generated with dominance 0): `lu` in both layouts, the automatic choice (dominance check
-//! plus lu), and cuSPARSE's pivoting solvers beside them — `gtsvInterleavedBatch` with
+//! (generated with dominance 0): `lu` and `spike` in both layouts, the automatic choice
+//! (dominance check plus the pivoting solver it picks), and cuSPARSE's pivoting solvers beside them — `gtsvInterleavedBatch` with
 //! algorithm 1 (LU with partial pivoting, the like-for-like peer) and `gtsv2` on one system
 //! of the batch (it solves one matrix at a time). The dominance check the automatic choice
 //! runs first is timed in its own row (3 words per unknown read). GB/s count 5 words per unknown (a, b, c, d read, x written): the fewest a solver must
@@ -23,7 +23,7 @@ use crate::tridiag::{Algorithm, Batch, Choice, Layout, Shape};
 /// `hydrokern bench tridiag`.
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "tridiag",
-    about: "batched tridiagonal solvers, every algorithm and layout, cuSPARSE as the peer; the pivoting ones (lu, auto) on non-dominant batches beside cuSPARSE's pivoting gtsvInterleavedBatch and gtsv2; f32 and f64 (sizes: n)",
+    about: "batched tridiagonal solvers, every algorithm and layout, cuSPARSE as the peer; the pivoting ones (lu, spike, auto) on non-dominant batches beside cuSPARSE's pivoting gtsvInterleavedBatch and gtsv2; f32 and f64 (sizes: n)",
     run,
 };
 
@@ -303,20 +303,29 @@ fn pivoting_cell<T: CusparseReal>(
         let (shape, rot) = (host.shape, sets.len());
         let mut solver = GpuTridiag::<T>::new(gpu, shape)?;
         let chosen = solver.choose(gpu, Choice::Auto, &sets[0].a, &sets[0].b, &sets[0].c)?;
-        let plan = solver.plan(Choice::Force(Algorithm::Lu))?;
-        solver.reset_status(gpu)?;
-        let m = time_gpu(gpu, opts.warmup, opts.reps, |i| {
-            let s = &sets[i % rot];
-            solver.enqueue(gpu, &plan, &s.a, &s.b, &s.c, &s.d, &mut xs[i % rot])
-        })?;
-        let status = match solver.check_status(gpu, &plan) {
-            Ok(()) => String::new(),
-            Err(e) => format!("; FAILED: {e}"),
-        };
-        let x = gpu.download(&xs[0])?;
-        let r = host.residual(&x);
-        let extra = format!("; {}; moves 11 words/unknown; residual {r:.1e}{status}", plan.describe());
-        report.push("tridiag lu", layout.name(), &size, p, m.median_ms, bytes, None, note(m.median_ms, &extra));
+        // lu moves a, b, c, d in, x out and U's two superdiagonals out and back with y in x:
+        // 11 words; spike 5 + 2·5 through its workspace (u1, u2 and three right-hand sides).
+        for (alg, moved) in [(Algorithm::Lu, 11), (Algorithm::Spike, 15)] {
+            let plan = solver.plan(Choice::Force(alg))?;
+            solver.reset_status(gpu)?;
+            let m = time_gpu(gpu, opts.warmup, opts.reps, |i| {
+                let s = &sets[i % rot];
+                solver.enqueue(gpu, &plan, &s.a, &s.b, &s.c, &s.d, &mut xs[i % rot])
+            })?;
+            let status = match solver.check_status(gpu, &plan) {
+                Ok(()) => String::new(),
+                Err(e) => format!("; FAILED: {e}"),
+            };
+            let x = gpu.download(&xs[0])?;
+            let be = crate::tridiag::backward_error(shape, &host.a, &host.b, &host.c, &host.d, &x)?;
+            let extra = format!(
+                "; {}; moves {moved} words/unknown; worst backward error {:.1e}{status}",
+                plan.describe(),
+                be.value
+            );
+            report.push(&format!("tridiag {alg}"), layout.name(), &size, p, m.median_ms, bytes, None, note(m.median_ms, &extra));
+        }
+        let plan = solver.plan(Choice::Force(chosen))?;
         // The automatic choice: the dominance check, then the solve it picks.
         let auto = time_gpu(gpu, opts.warmup, opts.reps, |i| {
             let s = &sets[i % rot];

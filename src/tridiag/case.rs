@@ -262,7 +262,7 @@ impl TridiagCase {
         };
         let mut solver = BatchSolver::<T>::new(backend, shape)?;
         let alg = match self.choice {
-            Choice::Auto => format!("auto ({} if diagonally dominant, else lu)", solver.algorithm(self.choice)),
+            Choice::Auto => format!("auto ({} if diagonally dominant, else a pivoting one)", solver.algorithm(self.choice)),
             Choice::Force(a) => a.name().to_string(),
         };
         say(format!(
@@ -490,7 +490,7 @@ static FLAGS: &[Flag] = &[
     Flag::new("n", "N", Set::Int("batch.n"), "unknowns per system of the generated batch (replaces --input)").clearing(GENERATED),
     Flag::new("batch", "N", Set::Int("batch.batch"), "systems in the generated batch (replaces --input)").clearing(GENERATED),
     Flag::new("layout", "contiguous|interleaved", Set::Text("batch.layout"), "how the solver stores the batch: contiguous (system after system) or interleaved (unknown i of every system together); NPY files are (batch, n) either way"),
-    Flag::new("algorithm", "ALG", Set::Text("gpu.algorithm"), "auto, thomas, cr, pcr, cr-pcr, pcr-thomas, twisted, partition, lu (LU with partial pivoting); auto checks diagonal dominance and pivots (lu) where it fails (the CPU backend runs thomas and lu)"),
+    Flag::new("algorithm", "ALG", Set::Text("gpu.algorithm"), "auto, thomas, cr, pcr, cr-pcr, pcr-thomas, twisted, partition, lu (LU with partial pivoting), spike (SPIKE with partial pivoting, for few long systems); auto checks diagonal dominance and pivots (lu or spike) where it fails (the CPU backend runs thomas and lu)"),
     Flag::new("dominance", "D", Set::Float("batch.dominance"), "diagonal dominance of generated systems: |b| ≥ D·(|a| + |c|) + margin").clearing(GENERATED),
     Flag::new("seed", "N", Set::Int("batch.seed"), "seed of the generated systems").clearing(GENERATED),
     Flag::new("input", "DIR", Set::Text("batch.input"), "read a.npy, b.npy, c.npy, d.npy from DIR instead of generating: each of shape (batch, n), one system per row, any float dtype").clearing(READ),
@@ -510,7 +510,7 @@ fn check_switch(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::
 /// The registry's entry.
 pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     name: "tridiag",
-    about: "batched tridiagonal solvers (Thomas, CR, PCR, hybrids, partition; LU with partial pivoting): time, residual and backward error (seed 001)",
+    about: "batched tridiagonal solvers (Thomas, CR, PCR, hybrids, partition; LU and SPIKE with partial pivoting): time, residual and backward error (seed 001)",
     flags: FLAGS,
     #[cfg(feature = "bench")]
     bench: Some(super::bench::SUITE),

@@ -76,6 +76,7 @@ fn lu_one<T: Real>(s: Coeffs<T>, k: usize, x: &mut [T], w: &mut [T]) -> Option<u
             URow { u1: w1.borrow()[i], u2: w2.borrow()[i], y: x.borrow()[i] }
         },
         |i, v| x.borrow_mut()[i as usize] = v,
+        T::ZERO,
     );
     (bad != u32::MAX).then_some(bad as usize)
 }

@@ -1,8 +1,8 @@
 //! GPU driver: plans a launch for (shape, algorithm), owns the workspace and the status word,
 //! launches, and turns a breakdown reported by a kernel into an error naming system and row.
 //! The automatic choice first checks diagonal dominance on the device (one pass over a, b,
-//! c, the first non-dominant row reduced into the status word) and takes LU with partial
-//! pivoting when a row is not dominant, the fast non-pivoting plan of [`Limits::auto`] when
+//! c, the first non-dominant row reduced into the status word) and takes a pivoting solver
+//! ([`Limits::auto_pivoting`]: LU, or SPIKE for few long systems) when a row is not dominant, the fast non-pivoting plan of [`Limits::auto`] when
 //! every row is.
 
 use super::{Algorithm, Choice, Dims, Layout, Limits, Shape, breakdown};
@@ -10,7 +10,7 @@ use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
 use kernels::Entry;
 use kernels::tridiag::{
-    CR, CR_PCR, DOMINANCE, Dominance, LU, PARTITION, PCR, PCR_MAX_PER_THREAD, PCR_THOMAS, Solve, SolveWork, THOMAS,
+    CR, CR_PCR, DOMINANCE, Dominance, LU, PARTITION, SPIKE, PCR, PCR_MAX_PER_THREAD, PCR_THOMAS, Solve, SolveWork, THOMAS,
     THOMAS_BLOCK, THOMAS_CONTIGUOUS, THOMAS_TWISTED, TWISTED_SYSTEMS, decode_status, partition_span,
 };
 
@@ -44,6 +44,7 @@ impl Plan {
                 format!("{b} threads/block, staged {}-row chunks", 1 << d.chunk)
             }
             (Algorithm::Thomas | Algorithm::Lu, _) => format!("{b} threads/block"),
+            (Algorithm::Spike, _) => format!("{} chunks per system, one block each", d.chunk),
             (Algorithm::Cr, _) => format!("{b} threads"),
             (Algorithm::Pcr, _) => format!("{b} threads × {}", d.chunk),
             (Algorithm::CrPcr, _) => format!("{b} threads, PCR at ≤ {} eq.", d.switch),
@@ -71,7 +72,7 @@ struct TridiagKernels<T: GpuReal> {
 impl<T: GpuReal> TridiagKernels<T> {
     fn new(gpu: &Gpu) -> Result<TridiagKernels<T>> {
         let work =
-            [THOMAS, THOMAS_CONTIGUOUS, THOMAS_TWISTED, LU].into_iter().map(|e| Ok((e, gpu.kernel::<T, _>(e)?)));
+            [THOMAS, THOMAS_CONTIGUOUS, THOMAS_TWISTED, LU, SPIKE].into_iter().map(|e| Ok((e, gpu.kernel::<T, _>(e)?)));
         let plain = [PARTITION, CR, PCR, CR_PCR, PCR_THOMAS].into_iter().map(|e| Ok((e, gpu.kernel::<T, _>(e)?)));
         Ok(TridiagKernels {
             work: work.collect::<Result<_>>()?,
@@ -166,6 +167,15 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
         },
         // U's two superdiagonals in the workspace, y in x.
         Algorithm::Lu => plan(dims, PlanKernel::Work(LU), THOMAS_BLOCK as usize, 0, 2 * shape.len()),
+        Algorithm::Spike => {
+            // One block per system, a thread per chunk; the reduced system (7 arrays of 2 per
+            // chunk) in shared memory; u1, u2 and three right-hand sides per row in the workspace.
+            let chunks = Limits::spike_chunks(n);
+            dims.chunk = chunks;
+            let launch = LaunchShape::fixed((shape.batch as u32, 1, 1), (chunks, 1, 1));
+            let launch = launch.with_shared(14 * chunks as usize * lim.value_bytes);
+            Ok(Plan { algorithm: alg, dims, launch, kernel: PlanKernel::Work(SPIKE), workspace: 5 * shape.len() })
+        }
         Algorithm::Cr => {
             let block = round32(n.div_ceil(2)).min(lim.cr_threads / 32 * 32);
             plan(dims, PlanKernel::Plain(CR), block, shared_system, 0)
@@ -297,7 +307,7 @@ impl<T: GpuReal> GpuTridiag<T> {
     ) -> Result<Algorithm> {
         Ok(match choice {
             Choice::Force(alg) => alg,
-            Choice::Auto if self.first_non_dominant(gpu, a, b, c)?.is_some() => Algorithm::Lu,
+            Choice::Auto if self.first_non_dominant(gpu, a, b, c)?.is_some() => self.limits.auto_pivoting(self.shape),
             Choice::Auto => self.limits.auto(self.shape),
         })
     }

@@ -6,8 +6,9 @@
 //! `a_0` and `c_{n−1}` are ignored (read as zero). Every array holds `n·batch` values in one of
 //! two layouts ([`Layout`]). The fast algorithms do not pivot: they are meant for diagonally
 //! dominant (or otherwise stable without pivoting) systems. LU with partial pivoting
-//! ([`Algorithm::Lu`], LAPACK's gtsv) solves any non-singular system; the automatic choice
-//! checks dominance first (on the device) and takes it when a row is not dominant
+//! ([`Algorithm::Lu`], LAPACK's gtsv; [`Algorithm::Spike`] for few long systems) solves any
+//! non-singular system; the automatic choice checks dominance first (on the device) and
+//! pivots when a row is not dominant
 //! (docs/tridiag-pivoting.md). A breakdown (zero or non-finite pivot, non-finite coefficient
 //! or result) is an error naming the system and the row where the bad value is, never a
 //! silent NaN. The residual ([`residual`]) and the backward error ([`backward_error`]) are
@@ -152,10 +153,14 @@ pub enum Algorithm {
     /// LU with partial pivoting along the line (LAPACK's gtsv), one thread per system: for
     /// systems that are not diagonally dominant; the CPU reference runs it too.
     Lu,
+    /// SPIKE with partial pivoting, one block per system: chunks reduced by LU with partial
+    /// pivoting in parallel, the reduced system of their ends by LU; for few long systems
+    /// that are not diagonally dominant.
+    Spike,
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 8] = [
+    pub const ALL: [Algorithm; 9] = [
         Algorithm::Thomas,
         Algorithm::Cr,
         Algorithm::Pcr,
@@ -164,6 +169,7 @@ impl Algorithm {
         Algorithm::Twisted,
         Algorithm::Partition,
         Algorithm::Lu,
+        Algorithm::Spike,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -175,11 +181,12 @@ impl Algorithm {
             Algorithm::Twisted => "twisted",
             Algorithm::Partition => "partition",
             Algorithm::Lu => "lu",
+            Algorithm::Spike => "spike",
         }
     }
     /// True for the algorithms that pivot (stable for any non-singular system).
     pub fn pivots(self) -> bool {
-        self == Algorithm::Lu
+        matches!(self, Algorithm::Lu | Algorithm::Spike)
     }
     /// True for the algorithms the CPU reference runs.
     pub fn on_cpu(self) -> bool {
@@ -187,7 +194,7 @@ impl Algorithm {
     }
     /// True for the algorithms that hold whole systems in shared memory (limited by it).
     pub fn uses_shared_system(self) -> bool {
-        !matches!(self, Algorithm::Thomas | Algorithm::Twisted | Algorithm::Lu)
+        !matches!(self, Algorithm::Thomas | Algorithm::Twisted | Algorithm::Lu | Algorithm::Spike)
     }
 }
 
@@ -252,7 +259,7 @@ pub const PARTITION_MAX_LG: u32 = 5;
 impl Limits {
     /// Largest n the shared-memory algorithm `alg` accepts: 4n values must fit in shared
     /// memory; PCR and PCR-Thomas also hold at most `PCR_MAX_PER_THREAD` equations per thread
-    /// in registers during a step. Thomas, twisted Thomas, LU: no limit but 32-bit sizes.
+    /// in registers during a step. Thomas, twisted Thomas, LU, SPIKE: no limit but 32-bit sizes.
     /// Partition: 3 values per row (chunks padded by one) in shared memory and one thread per
     /// chunk, with chunks of up to 2^`PARTITION_MAX_LG` rows: n ≤ 9376 (f64) / 18752 (f32)
     /// on an H100 (227 KiB per block).
@@ -260,7 +267,7 @@ impl Limits {
         let shared = self.max_shared_bytes / (4 * self.value_bytes);
         let staged = kernels::tridiag::PCR_MAX_PER_THREAD as usize * (self.pcr_threads / 32 * 32);
         match alg {
-            Algorithm::Thomas | Algorithm::Twisted | Algorithm::Lu => u32::MAX as usize,
+            Algorithm::Thomas | Algorithm::Twisted | Algorithm::Lu | Algorithm::Spike => u32::MAX as usize,
             Algorithm::Cr | Algorithm::CrPcr => shared,
             Algorithm::Pcr | Algorithm::PcrThomas => shared.min(staged),
             Algorithm::Partition => {
@@ -302,6 +309,23 @@ impl Limits {
         let by_threads = (self.partition_threads / p).max(1);
         let g = want.min(fill).min(by_shared).min(by_threads).min(shape.batch).max(1);
         Some((lg, g as u32))
+    }
+
+    /// The automatic choice for a batch with a row that is not diagonally dominant: SPIKE
+    /// (one block per system) while the batch has fewer systems than the GPU has
+    /// multiprocessors and the systems are long (n ≥ 256), where one thread per system would
+    /// leave most of the GPU idle; else LU, one thread per system. Not yet measured: the
+    /// crossover is a first guess for `bench tridiag` to settle.
+    pub fn auto_pivoting(&self, shape: Shape) -> Algorithm {
+        if shape.batch < self.sm_count.max(1) && shape.n >= 256 { Algorithm::Spike } else { Algorithm::Lu }
+    }
+
+    /// Chunks SPIKE cuts a system of n into: about √(n/2), balancing a chunk's rows against
+    /// the reduced system's 2·chunks rows that one thread solves; at most
+    /// `SPIKE_MAX_CHUNKS` and n/2 (chunks of at least two rows), at least 1.
+    pub fn spike_chunks(n: usize) -> u32 {
+        let target = ((n as f64 / 2.0).sqrt().round() as usize).min(n / 2);
+        target.clamp(1, kernels::tridiag::SPIKE_MAX_CHUNKS as usize) as u32
     }
 
     /// The automatic choice for a diagonally dominant batch (the solvers check dominance on

@@ -4,13 +4,15 @@
 
 use super::LU_BACKWARD;
 use super::cpu::layout;
+use super::pivoting::spike_emulated;
 use crate::common::{self, cases, gpu, magnitude};
 use hydrokern::GpuReal;
 use hydrokern::tridiag::gpu::GpuTridiag;
-use hydrokern::tridiag::{Algorithm, Batch, Choice, Layout, Shape, backward_error, cpu};
+use hydrokern::tridiag::{Algorithm, Batch, Choice, Layout, Limits, Shape, backward_error, cpu};
 use proptest::prelude::*;
 
-/// GPU LU against CPU LU, relative to ‖x_k‖∞, in units of κ∞(A_k)·ε: both are backward
+/// GPU LU (SPIKE) against CPU LU (SPIKE's emulation), relative to ‖x_k‖∞, in units of
+/// κ∞(A_k)·ε (times the reference's backward error in units of 16 ε where that is larger): both are backward
 /// stable (a few ε), and the GPU contracts multiply-adds, which can also flip a pivot choice
 /// between two candidates of equal size, so the two may differ by κ times their backward
 /// errors: 64.
@@ -40,29 +42,41 @@ fn condition<T: GpuReal>(host: &Batch<T>, k: usize) -> f64 {
     norm_a * row_sums.into_iter().fold(0.0, f64::max)
 }
 
-fn check_lu<T: GpuReal>(shape: Shape, in_place: bool, seed: u64) -> Result<(), TestCaseError> {
+/// A pivoting algorithm (lu, spike) against its CPU reference on a batch that is not dominant.
+fn check_lu<T: GpuReal>(alg: Algorithm, shape: Shape, in_place: bool, seed: u64) -> Result<(), TestCaseError> {
     let gpu = gpu();
     let host = Batch::random(shape, seed, 0.0).to::<T>();
-    let mut want = vec![T::ZERO; shape.len()];
-    cpu::solve_with(Algorithm::Lu, shape, &host.a, &host.b, &host.c, &host.d, &mut want).unwrap();
+    // The CPU reference of each: LU itself; SPIKE's algebra with the kernel's chunking.
+    let want = if alg == Algorithm::Spike {
+        spike_emulated(&host, Limits::spike_chunks(shape.n)).unwrap()
+    } else {
+        let mut want = vec![T::ZERO; shape.len()];
+        cpu::solve_with(Algorithm::Lu, shape, &host.a, &host.b, &host.c, &host.d, &mut want).unwrap();
+        want
+    };
+    let eps = T::EPSILON.to_f64();
+    // SPIKE is as stable as its chunks' interiors are well conditioned: where the reference's
+    // backward error is past a stable solve's, the GPU may match it, and the two may differ by
+    // κ times it.
+    let be_ref = backward_error(shape, &host.a, &host.b, &host.c, &host.d, &want).unwrap().value;
+    let stable = (be_ref / eps).max(LU_BACKWARD);
     let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
     let mut d = gpu.upload(&host.d).unwrap();
     let mut s = GpuTridiag::<T>::new(&gpu, shape).unwrap();
     let got = if in_place {
-        s.solve_in_place(&gpu, Choice::Force(Algorithm::Lu), &a, &b, &c, &mut d).unwrap();
+        s.solve_in_place(&gpu, Choice::Force(alg), &a, &b, &c, &mut d).unwrap();
         gpu.download(&d).unwrap()
     } else {
         let mut x = gpu.alloc::<T>(shape.len()).unwrap();
         hydrokern::foundation::gpu::fill(&gpu, &mut x, common::poison::<T>()).unwrap();
-        s.solve(&gpu, Choice::Force(Algorithm::Lu), &a, &b, &c, &d, &mut x).unwrap();
+        s.solve(&gpu, Choice::Force(alg), &a, &b, &c, &d, &mut x).unwrap();
         prop_assert_eq!(gpu.download(&d).unwrap(), host.d.clone(), "d changed by a separate-output solve");
         gpu.download(&x).unwrap()
     };
-    let eps = T::EPSILON.to_f64();
     let be = backward_error(shape, &host.a, &host.b, &host.c, &host.d, &got).unwrap();
     prop_assert!(
-        be.value <= LU_BACKWARD * eps,
-        "{} {shape:?}: GPU backward error {:e} (system {})",
+        be.value <= 2.0 * stable * eps,
+        "{alg} {} {shape:?}: GPU backward error {:e} (system {})",
         T::NAME,
         be.value,
         be.system
@@ -70,9 +84,9 @@ fn check_lu<T: GpuReal>(shape: Shape, in_place: bool, seed: u64) -> Result<(), T
     for k in 0..shape.batch {
         let sys = |v: &[T]| (0..shape.n).map(|i| v[shape.at(k, i)]).collect::<Vec<T>>();
         let (g, w) = (sys(&got), sys(&want));
-        let bound = GPU_LU * condition(&host, k) * eps * magnitude(&w);
+        let bound = GPU_LU * condition(&host, k) * (stable / LU_BACKWARD) * eps * magnitude(&w);
         common::Tolerance::abs(bound).check(
-            &format!("lu {} {shape:?} in_place {in_place} system {k}", T::NAME),
+            &format!("{alg} {} {shape:?} in_place {in_place} system {k}", T::NAME),
             &g,
             &w,
         )?;
@@ -92,10 +106,17 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(48)))]
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
-    fn tridiag_gpu_lu_matches_cpu(n in awkward_n(), batch in awkward_batch(), layout in layout(), in_place: bool, seed: u64) {
+    fn tridiag_gpu_lu_matches_cpu(
+        n in awkward_n(),
+        batch in awkward_batch(),
+        layout in layout(),
+        alg in prop::sample::select(vec![Algorithm::Lu, Algorithm::Spike]),
+        in_place: bool,
+        seed: u64,
+    ) {
         let shape = Shape::new(n, batch, layout);
-        check_lu::<f32>(shape, in_place, seed)?;
-        check_lu::<f64>(shape, in_place, seed)?;
+        check_lu::<f32>(alg, shape, in_place, seed)?;
+        check_lu::<f64>(alg, shape, in_place, seed)?;
     }
 
     /// The device's dominance check finds the CPU's first non-dominant (system, row).
@@ -130,19 +151,47 @@ proptest! {
     }
 }
 
-/// LU at fixed awkward sizes, both layouts and precisions.
+/// LU and SPIKE at fixed awkward sizes, both layouts and precisions (SPIKE up to its most
+/// chunks and past them: n = 200 000 is 256 chunks of 781 or 782 rows).
 #[test]
 #[cfg_attr(
     not(gpu_tests),
     ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
 )]
-fn gpu_lu_at_awkward_sizes_matches_cpu() {
-    for layout in Layout::ALL {
-        for (n, batch) in [(1, 1), (2, 3), (3, 70), (33, 65), (1000, 7), (4097, 3)] {
-            let shape = Shape::new(n, batch, layout);
-            check_lu::<f64>(shape, n % 2 == 0, 17).unwrap();
-            check_lu::<f32>(shape, n % 2 == 1, 17).unwrap();
+fn gpu_lu_and_spike_at_awkward_sizes_match_cpu() {
+    for alg in [Algorithm::Lu, Algorithm::Spike] {
+        for layout in Layout::ALL {
+            for (n, batch) in [(1, 1), (2, 3), (3, 70), (4, 2), (33, 65), (1000, 7), (4097, 3)] {
+                let shape = Shape::new(n, batch, layout);
+                check_lu::<f64>(alg, shape, n % 2 == 0, 17).unwrap();
+                check_lu::<f32>(alg, shape, n % 2 == 1, 17).unwrap();
+            }
         }
+    }
+}
+
+/// SPIKE on one long system: the backward error of a backward-stable solve, against the
+/// CPU's LU (κ is not computed here: n solves of n would take minutes, so the bound is the
+/// backward error only, plus agreement where the system is well conditioned).
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn gpu_spike_solves_one_long_system() {
+    let gpu = gpu();
+    for layout in Layout::ALL {
+        let shape = Shape::new(200_003, 2, layout);
+        let host = Batch::random(shape, 4, 0.0);
+        let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+        let d = gpu.upload(&host.d).unwrap();
+        let mut x = gpu.alloc::<f64>(shape.len()).unwrap();
+        hydrokern::foundation::gpu::fill(&gpu, &mut x, common::poison::<f64>()).unwrap();
+        let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
+        assert_eq!(s.solve(&gpu, Choice::Auto, &a, &b, &c, &d, &mut x).unwrap(), Algorithm::Spike);
+        let got = gpu.download(&x).unwrap();
+        let be = backward_error(shape, &host.a, &host.b, &host.c, &host.d, &got).unwrap();
+        assert!(be.value <= LU_BACKWARD * f64::EPSILON, "{layout:?}: backward error {:e}", be.value);
     }
 }
 
@@ -176,12 +225,15 @@ fn gpu_auto_pivots_only_where_dominance_fails() {
             let auto_x = gpu.download(&x).unwrap();
             s.solve(&gpu, Choice::Force(fast), &a, &b, &c, &d, &mut x).unwrap();
             assert_eq!(auto_x, gpu.download(&x).unwrap(), "{shape:?}: auto is not the fast path");
-            // One row not dominant: LU, as the CPU's LU solves it.
+            // One row not dominant: a pivoting solver (LU, or SPIKE for few long systems),
+            // agreeing with the CPU's LU.
             let mut hard = easy.clone();
             let g = shape.at(batch / 2, n / 2);
             hard.b[g] = 0.25 * (hard.a[g].abs() + hard.c[g].abs());
             let (a, b, c, d) = up(&hard);
-            assert_eq!(s.solve(&gpu, Choice::Auto, &a, &b, &c, &d, &mut x).unwrap(), Algorithm::Lu, "{shape:?}");
+            let pivoting = s.limits().auto_pivoting(shape);
+            assert!(pivoting.pivots());
+            assert_eq!(s.solve(&gpu, Choice::Auto, &a, &b, &c, &d, &mut x).unwrap(), pivoting, "{shape:?}");
             let mut want = vec![0.0; shape.len()];
             cpu::solve_with(Algorithm::Lu, shape, &hard.a, &hard.b, &hard.c, &hard.d, &mut want).unwrap();
             let got = gpu.download(&x).unwrap();
@@ -192,7 +244,7 @@ fn gpu_auto_pivots_only_where_dominance_fails() {
 }
 
 /// A NaN in a, b, c or d at row 7 is named at row 7 by the GPU's one-thread solvers (Thomas
-/// in both layouts, LU) and by partition (which checks each row as it stages it); the other
+/// in both layouts, LU), by SPIKE and by partition (which checks each row as it stages it); the other
 /// block algorithms name the system.
 #[test]
 #[cfg_attr(
@@ -213,7 +265,7 @@ fn gpu_bad_value_is_named_at_its_row() {
                 let e = s.solve_in_place(&gpu, Choice::Force(alg), &a, &b, &c, &mut d).unwrap_err().to_string();
                 let name = ["a", "b", "c", "d"][array];
                 assert!(e.contains("system 2, row"), "{alg} {layout:?} {name}: {e}");
-                if matches!(alg, Algorithm::Thomas | Algorithm::Lu | Algorithm::Partition) {
+                if matches!(alg, Algorithm::Thomas | Algorithm::Lu | Algorithm::Spike | Algorithm::Partition) {
                     assert!(e.contains("system 2, row 7"), "{alg} {layout:?} {name}: {e}");
                 }
             }

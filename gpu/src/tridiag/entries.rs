@@ -34,6 +34,10 @@
 //! - `tridiag_lu`: LU with partial pivoting (LAPACK's gtsv, `mod.rs`), one thread per
 //!   system, any layout; for systems that are not diagonally dominant. U's two
 //!   superdiagonals go to the workspace (2 words per unknown), its right-hand side to x.
+//! - `tridiag_spike`: SPIKE with partial pivoting (`mod.rs`) for few long systems: one block
+//!   per system, one thread per chunk (LU with partial pivoting on its interior for three
+//!   right-hand sides), thread 0 solves the reduced system of the chunks' ends by LU in shared
+//!   memory, every thread fills in its chunk. Workspace 5 words per unknown.
 //! - `tridiag_dominance`: the check the automatic choice runs before it picks a solver: the
 //!   first (system, row) that is not diagonally dominant, into `status`, one pass over a, b, c.
 //!
@@ -47,6 +51,7 @@ use super::{
     cyclic::{cr, cr_pcr, pcr, pcr_thomas},
     lu::{dominance, lu},
     partition::partition,
+    spike::spike,
     thomas::{thomas, thomas_contiguous, thomas_twisted},
 };
 
@@ -60,6 +65,7 @@ kernels! {
     pub const THOMAS_CONTIGUOUS: SolveWork = tridiag_thomas_contiguous(thomas_contiguous::<T>);
     pub const THOMAS_TWISTED: SolveWork = tridiag_thomas_twisted(thomas_twisted::<T>);
     pub const LU: SolveWork = tridiag_lu(lu::<T>);
+    pub const SPIKE: SolveWork = tridiag_spike(spike::<T>);
 
     /// Solve a batch into `x` (which may be `d`) with no workspace, reporting a breakdown in
     /// `status`.

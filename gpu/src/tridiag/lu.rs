@@ -43,6 +43,7 @@ pub(super) unsafe fn lu<T: DeviceReal>(
             },
             |i| URow { u1: *w1.add(at(i)), u2: *w2.add(at(i)), y: *x.add(at(i)) },
             |i, v| *x.add(at(i)) = v,
+            T::ZERO,
         );
         if bad != u32::MAX {
             report(status, fail_code(n, k, bad));
