@@ -48,8 +48,9 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
             let what = format!("bench tridiag at n = {n}, batch = {batch}");
             let unknowns = crate::bench::bytes(&what, &[n as u64, batch as u64])?;
             // On the host the f64 batch and its f32 and f64 copies (4 arrays each); on the GPU
-            // inputs, output, Thomas workspace and cuSPARSE copies: about 12 words per unknown.
-            if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[unknowns, 4 * (8 + 8 + 4)])?, crate::bench::bytes(&what, &[unknowns, 12 * 8])?)? {
+            // inputs, output, the largest workspace (spike's 5 words) and cuSPARSE copies: about
+            // 15 words per unknown.
+            if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[unknowns, 4 * (8 + 8 + 4)])?, crate::bench::bytes(&what, &[unknowns, 15 * 8])?)? {
                 continue;
             }
             let shape = Shape::new(n, batch, Layout::Contiguous);
@@ -215,8 +216,14 @@ fn cell<T: CusparseReal>(
             // The first set's residual, as a check that the timed kernel solves.
             let x = gpu.download(&xs[0])?;
             let r = host.residual(&x);
-            // Thomas and twisted Thomas write c', d' to the workspace and read them back.
-            let moved = if plan.workspace > 0 { "; moves 9 words/unknown" } else { "" };
+            // Thomas and twisted Thomas write c', d' to the workspace and read them back; lu
+            // U's two superdiagonals and y; spike u1, u2 and three right-hand sides.
+            let moved = match alg {
+                Algorithm::Lu => "; moves 11 words/unknown",
+                Algorithm::Spike => "; moves 15 words/unknown",
+                _ if plan.workspace > 0 => "; moves 9 words/unknown",
+                _ => "",
+            };
             let extra = format!("; {}{moved}; residual {r:.1e}{status}", plan.describe());
             report.push(
                 &format!("tridiag {alg}"),
