@@ -350,7 +350,9 @@ fn check_lines<T: Real>(batch: &Batch<T>, x: &[T], ran: Algorithm) -> Result<Vec
     )];
     // NaN (x not finite) warns too.
     if be.value.is_nan() || be.value > limit {
-        let why = if ran.pivots() {
+        let why = if ran == Algorithm::Spike {
+            "spike is stable only where its chunks' interiors are well conditioned: solve with lu; if lu warns too, the matrix is singular to working precision".to_string()
+        } else if ran.pivots() {
             "LU with partial pivoting is backward stable, so the matrix is singular to working precision (no pivoting cures that; check the coefficients, or solve in f64)".to_string()
         } else {
             match super::cpu::first_non_dominant(s, a, b, c) {
