@@ -1,17 +1,21 @@
 //! `bench tridiag`: every tridiagonal algorithm in both layouts and cuSPARSE's
 //! `gtsv2StridedBatch` (contiguous) and `gtsvInterleavedBatch` (interleaved, algorithm 0) in
 //! the same run; n ∈ {64, …, 4096} (or `--sizes`) × batch ∈ {256, 1024, 4096, 16384}, f32 and
-//! f64. Then, per cell, the pivoting solvers on a batch that is not diagonally dominant
-//! (generated with dominance 0): `lu` and `spike` in both layouts, the automatic choice
-//! (dominance check plus the pivoting solver it picks), and cuSPARSE's pivoting solvers beside them — `gtsvInterleavedBatch` with
-//! algorithm 1 (LU with partial pivoting, the like-for-like peer) and `gtsv2` on one system
-//! of the batch (it solves one matrix at a time). The dominance check the automatic choice
-//! runs first is timed in its own row (3 words per unknown read). GB/s count 5 words per unknown (a, b, c, d read, x written): the fewest a solver must
+//! f64. GB/s count 5 words per unknown (a, b, c, d read, x written): the fewest a solver must
 //! move (the shared-memory algorithms, partition included, move exactly that; Thomas and
-//! twisted Thomas move 9, their notes say so). Rows an algorithm cannot run (n over its limit) or that do not fit in memory are
-//! skipped. Each cell ends with one row per layout for the automatic choice, with its
-//! speedup over the faster cuSPARSE routine of the cell. Without cuSPARSE the suite says why
-//! in a row and goes on.
+//! twisted Thomas move 9, lu 11, spike 15, their notes say so). Rows an algorithm cannot run
+//! (n over its limit) or that do not fit in memory are skipped. Each cell ends with one row
+//! per layout for the automatic choice, with its speedup over the faster cuSPARSE routine of
+//! the cell. The dominance check the automatic choice runs first is timed in its own row
+//! (3 words per unknown read).
+//!
+//! Then, per cell, the pivoting solvers on a batch that is not diagonally dominant (generated
+//! with dominance 0): `lu` and `spike` in both layouts, the automatic choice (dominance check
+//! plus the pivoting solver it picks), and cuSPARSE's pivoting solvers beside them —
+//! `gtsvInterleavedBatch` with algorithm 1 (LU with partial pivoting, the like-for-like peer)
+//! and `gtsv2` on one system of the batch (it solves one matrix at a time); and the same rows
+//! for a few long systems (n = 2^16 and 2^20, batch 1 and 8), where auto takes spike. Without
+//! cuSPARSE the suite says why in a row and goes on.
 
 use crate::bench::{BenchOptions, Measurement, Report, rotation, time_gpu};
 use crate::Result;
@@ -29,6 +33,10 @@ pub const SUITE: crate::bench::Suite = crate::bench::Suite {
 
 const DEFAULT_N: [usize; 6] = [64, 256, 512, 1024, 2048, 4096];
 const BATCHES: [usize; 4] = [256, 1024, 4096, 16384];
+
+/// Few long systems (n, batch), pivoting rows only: where `auto` takes spike, and where
+/// cuSPARSE's gtsv2 (one matrix at a time) is the like-for-like peer.
+const FEW_LONG: [(usize, usize); 3] = [(1 << 16, 1), (1 << 20, 1), (1 << 20, 8)];
 
 pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let mut cus = match Cusparse::load(gpu) {
@@ -61,6 +69,16 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
             pivoting_cell::<f32>(gpu, opts, report, &hard, cus.as_mut())?;
             pivoting_cell::<f64>(gpu, opts, report, &hard, cus.as_mut())?;
         }
+    }
+    for (n, batch) in FEW_LONG {
+        let what = format!("bench tridiag (few long systems) at n = {n}, batch = {batch}");
+        let unknowns = crate::bench::bytes(&what, &[n as u64, batch as u64])?;
+        if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[unknowns, 4 * (8 + 8 + 4)])?, crate::bench::bytes(&what, &[unknowns, 15 * 8])?)? {
+            continue;
+        }
+        let hard = Batch::random(Shape::new(n, batch, Layout::Contiguous), (n * 37 + batch) as u64, 0.0);
+        pivoting_cell::<f32>(gpu, opts, report, &hard, cus.as_mut())?;
+        pivoting_cell::<f64>(gpu, opts, report, &hard, cus.as_mut())?;
     }
     Ok(())
 }
