@@ -121,7 +121,7 @@ fn time_with_reset(gpu: &Gpu, opts: &BenchOptions, run: &mut impl FnMut(bool) ->
 }
 
 /// What every row of a cell shares: sizes, bytes counted (5 words per unknown), the note's
-/// throughput, and fewer repetitions for the largest cells.
+/// throughput, and fewer repetitions for the largest cells and for few long systems.
 struct CellInfo {
     n: usize,
     batch: usize,
@@ -134,7 +134,15 @@ impl CellInfo {
     fn new<T>(host64: &Batch<f64>, opts: &BenchOptions) -> CellInfo {
         let (n, batch) = (host64.shape.n, host64.shape.batch);
         let unknowns = (n * batch) as f64;
-        let reps = if unknowns >= 16e6 { opts.reps.min(20) } else { opts.reps };
+        // Few long systems keep lu to a few threads walking 2^20 rows (about a second a
+        // solve): five timed runs of those are plenty.
+        let reps = if batch < 32 && n >= 1 << 16 {
+            opts.reps.min(5)
+        } else if unknowns >= 16e6 {
+            opts.reps.min(20)
+        } else {
+            opts.reps
+        };
         let bytes = 5.0 * unknowns * std::mem::size_of::<T>() as f64;
         CellInfo { n, batch, unknowns, bytes, opts: BenchOptions { reps, ..opts.clone() } }
     }
