@@ -6,7 +6,7 @@
 use hydrokern::output::{read_npy_f64, write_npy};
 use hydrokern::run::{Case, MANIFEST, Manifest, Norms, Outcome, RunOptions};
 use hydrokern::scenarios;
-use hydrokern::tridiag::{Batch, Layout, Shape, checked_residual, cpu};
+use hydrokern::tridiag::{Algorithm, Batch, Layout, Shape, checked_residual, cpu};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -291,6 +291,23 @@ fn tridiag_reports_the_norms_of_x() {
     std::fs::remove_dir_all(out).unwrap();
 }
 
+/// A batch that is not diagonally dominant: auto pivots (LU) on the CPU, with the check on
+/// (the default) or off; forcing thomas also returns, and the check warns (its lines are
+/// tested in the case's unit tests).
+#[test]
+fn tridiag_auto_pivots_on_a_non_dominant_batch() {
+    let out = scratch("tridiag-pivot");
+    let flags = [("n", "40"), ("batch", "6"), ("dominance", "0"), ("repeat", "1")];
+    let o = run("tridiag", &flags, &out).unwrap();
+    let b = Batch::random(Shape::new(40, 6, Layout::Contiguous), 1, 0.0);
+    let mut x = vec![0.0; b.shape.len()];
+    cpu::solve_with(Algorithm::Lu, b.shape, &b.a, &b.b, &b.c, &b.d, &mut x).unwrap();
+    assert_eq!(o.norms[0].1, Norms::of(&x));
+    let o = run("tridiag", &[flags.as_slice(), &[("check", "off")]].concat(), &out).unwrap();
+    assert_eq!(o.norms[0].1, Norms::of(&x));
+    std::fs::remove_dir_all(out).unwrap();
+}
+
 #[test]
 fn bad_case_keys_are_refused_naming_the_key() {
     let out = scratch("keys");
@@ -298,9 +315,14 @@ fn bad_case_keys_are_refused_naming_the_key() {
     assert!(e.contains("batch.layout") && e.contains("contiguous"), "{e}");
     let e = refusal(load("tridiag", &[("algorithm", "gauss")], &out));
     assert!(e.contains("gpu.algorithm"), "{e}");
-    // The CPU backend runs Thomas only.
+    // The CPU backend runs thomas and lu only.
     let e = refusal(load("tridiag", &[("algorithm", "pcr")], &out));
-    assert!(e.contains("--algorithm pcr") && e.contains("Thomas"), "{e}");
+    assert!(e.contains("--algorithm pcr") && e.contains("thomas and lu"), "{e}");
+    load("tridiag", &[("algorithm", "lu")], &out).unwrap();
+    // --check takes on or off.
+    let e = refusal(load("tridiag", &[("check", "yes")], &out));
+    assert!(e.contains("--check yes") && e.contains("on or off"), "{e}");
+    load("tridiag", &[("check", "off")], &out).unwrap();
     let e = refusal(load("tridiag", &[("n", "0")], &out));
     assert!(e.contains("batch.n"), "{e}");
     let e = refusal(load("fd3d", &[("size", "8")], &out));

@@ -3,27 +3,40 @@
 //! the same run; n ∈ {64, …, 4096} (or `--sizes`) × batch ∈ {256, 1024, 4096, 16384}, f32 and
 //! f64. GB/s count 5 words per unknown (a, b, c, d read, x written): the fewest a solver must
 //! move (the shared-memory algorithms, partition included, move exactly that; Thomas and
-//! twisted Thomas move 9, their notes say so). Rows an algorithm cannot run (n over its limit) or that do not fit in memory are
-//! skipped. Each cell ends with one row per layout for the automatic choice, with its
-//! speedup over the faster cuSPARSE routine of the cell. Without cuSPARSE the suite says why
-//! in a row and goes on.
+//! twisted Thomas move 9, lu 11, spike 15, their notes say so). Rows an algorithm cannot run
+//! (n over its limit) or that do not fit in memory are skipped. Each cell ends with one row
+//! per layout for the automatic choice, with its speedup over the faster cuSPARSE routine of
+//! the cell. The dominance check the automatic choice runs first is timed in its own row
+//! (3 words per unknown read).
+//!
+//! Then, per cell, the pivoting solvers on a batch that is not diagonally dominant (generated
+//! with dominance 0): `lu` and `spike` in both layouts, the automatic choice (dominance check
+//! plus the pivoting solver it picks), and cuSPARSE's pivoting solvers beside them —
+//! `gtsvInterleavedBatch` with algorithm 1 (LU with partial pivoting, the like-for-like peer)
+//! and `gtsv2` on one system of the batch (it solves one matrix at a time); and the same rows
+//! for a few long systems (n = 2^16 and 2^20, batch 1 and 8), where auto takes spike. Without
+//! cuSPARSE the suite says why in a row and goes on.
 
 use crate::bench::{BenchOptions, Measurement, Report, rotation, time_gpu};
 use crate::Result;
 use crate::runtime::{DeviceBuffer, Gpu, Timer};
-use crate::tridiag::cusparse::{Cusparse, CusparseReal};
+use crate::tridiag::cusparse::{Cusparse, CusparseReal, InterleavedAlgo};
 use crate::tridiag::gpu::GpuTridiag;
 use crate::tridiag::{Algorithm, Batch, Choice, Layout, Shape};
 
 /// `hydrokern bench tridiag`.
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "tridiag",
-    about: "batched tridiagonal solvers, every algorithm and layout, cuSPARSE as the peer, f32 and f64 (sizes: n)",
+    about: "batched tridiagonal solvers, every algorithm and layout, cuSPARSE as the peer; the pivoting ones (lu, spike, auto) on non-dominant batches beside cuSPARSE's pivoting gtsvInterleavedBatch and gtsv2; f32 and f64 (sizes: n)",
     run,
 };
 
 const DEFAULT_N: [usize; 6] = [64, 256, 512, 1024, 2048, 4096];
 const BATCHES: [usize; 4] = [256, 1024, 4096, 16384];
+
+/// Few long systems (n, batch), pivoting rows only: where `auto` takes spike, and where
+/// cuSPARSE's gtsv2 (one matrix at a time) is the like-for-like peer.
+const FEW_LONG: [(usize, usize); 3] = [(1 << 16, 1), (1 << 20, 1), (1 << 20, 8)];
 
 pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let mut cus = match Cusparse::load(gpu) {
@@ -43,15 +56,29 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
             let what = format!("bench tridiag at n = {n}, batch = {batch}");
             let unknowns = crate::bench::bytes(&what, &[n as u64, batch as u64])?;
             // On the host the f64 batch and its f32 and f64 copies (4 arrays each); on the GPU
-            // inputs, output, Thomas workspace and cuSPARSE copies: about 12 words per unknown.
-            if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[unknowns, 4 * (8 + 8 + 4)])?, crate::bench::bytes(&what, &[unknowns, 12 * 8])?)? {
+            // inputs, output, the largest workspace (spike's 5 words) and cuSPARSE copies: about
+            // 15 words per unknown.
+            if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[unknowns, 4 * (8 + 8 + 4)])?, crate::bench::bytes(&what, &[unknowns, 15 * 8])?)? {
                 continue;
             }
             let shape = Shape::new(n, batch, Layout::Contiguous);
             let host = Batch::random(shape, (n * 31 + batch) as u64, 1.0);
             cell::<f32>(gpu, opts, report, &host, cus.as_mut())?;
             cell::<f64>(gpu, opts, report, &host, cus.as_mut())?;
+            let hard = Batch::random(shape, (n * 37 + batch) as u64, 0.0);
+            pivoting_cell::<f32>(gpu, opts, report, &hard, cus.as_mut())?;
+            pivoting_cell::<f64>(gpu, opts, report, &hard, cus.as_mut())?;
         }
+    }
+    for (n, batch) in FEW_LONG {
+        let what = format!("bench tridiag (few long systems) at n = {n}, batch = {batch}");
+        let unknowns = crate::bench::bytes(&what, &[n as u64, batch as u64])?;
+        if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[unknowns, 4 * (8 + 8 + 4)])?, crate::bench::bytes(&what, &[unknowns, 15 * 8])?)? {
+            continue;
+        }
+        let hard = Batch::random(Shape::new(n, batch, Layout::Contiguous), (n * 37 + batch) as u64, 0.0);
+        pivoting_cell::<f32>(gpu, opts, report, &hard, cus.as_mut())?;
+        pivoting_cell::<f64>(gpu, opts, report, &hard, cus.as_mut())?;
     }
     Ok(())
 }
@@ -93,6 +120,78 @@ fn time_with_reset(gpu: &Gpu, opts: &BenchOptions, run: &mut impl FnMut(bool) ->
     })
 }
 
+/// What every row of a cell shares: sizes, bytes counted (5 words per unknown), the note's
+/// throughput, and fewer repetitions for the largest cells and for few long systems.
+struct CellInfo {
+    n: usize,
+    batch: usize,
+    unknowns: f64,
+    bytes: f64,
+    opts: BenchOptions,
+}
+
+impl CellInfo {
+    fn new<T>(host64: &Batch<f64>, opts: &BenchOptions) -> CellInfo {
+        let (n, batch) = (host64.shape.n, host64.shape.batch);
+        let unknowns = (n * batch) as f64;
+        // Few long systems keep lu to a few threads walking 2^20 rows (about a second a
+        // solve): five timed runs of those are plenty.
+        let reps = if batch < 32 && n >= 1 << 16 {
+            opts.reps.min(5)
+        } else if unknowns >= 16e6 {
+            opts.reps.min(20)
+        } else {
+            opts.reps
+        };
+        let bytes = 5.0 * unknowns * std::mem::size_of::<T>() as f64;
+        CellInfo { n, batch, unknowns, bytes, opts: BenchOptions { reps, ..opts.clone() } }
+    }
+    fn note(&self, ms: f64, extra: &str) -> String {
+        format!("{:.2} G unknowns/s{extra}", self.unknowns / (ms * 1e-3) / 1e9)
+    }
+}
+
+/// A batch on the host, its rotating device copies and their outputs.
+type LayoutSets<T> = (Batch<T>, Vec<Set<T>>, Vec<DeviceBuffer<T>>);
+
+/// `host64` in `layout` and precision `T`, uploaded as enough rotating sets to pass the L2,
+/// with an output buffer per set.
+fn layout_sets<T: crate::GpuReal>(gpu: &Gpu, host64: &Batch<f64>, layout: Layout) -> Result<LayoutSets<T>> {
+    let host = host64.relayout(layout).to::<T>();
+    let len = host.shape.len();
+    let rot = rotation(gpu, 5 * len * std::mem::size_of::<T>()).min(8);
+    let sets: Vec<Set<T>> = (0..rot).map(|_| upload(gpu, &host)).collect::<Result<_>>()?;
+    let xs: Vec<DeviceBuffer<T>> = (0..rot).map(|_| gpu.alloc::<T>(len)).collect::<Result<_>>()?;
+    Ok((host, sets, xs))
+}
+
+/// `gtsvInterleavedBatch` with `algo` on `s`, into `x`, with its inputs restored (untimed)
+/// before each call: it overwrites a, b, c and d.
+#[allow(clippy::too_many_arguments)]
+fn time_interleaved<T: CusparseReal>(
+    gpu: &Gpu,
+    opts: &BenchOptions,
+    cus: &mut Cusparse,
+    algo: InterleavedAlgo,
+    (n, batch): (usize, usize),
+    s: &Set<T>,
+    x: &mut DeviceBuffer<T>,
+) -> Result<Measurement> {
+    let len = n * batch;
+    let (mut a, mut b, mut c) = (gpu.alloc::<T>(len)?, gpu.alloc::<T>(len)?, gpu.alloc::<T>(len)?);
+    let mut run = |reset: bool| -> Result<()> {
+        if reset {
+            gpu.copy_dtod(&s.a, &mut a)?;
+            gpu.copy_dtod(&s.b, &mut b)?;
+            gpu.copy_dtod(&s.c, &mut c)?;
+            gpu.copy_dtod(&s.d, x)
+        } else {
+            cus.interleaved(gpu, algo, n, batch, &mut a, &mut b, &mut c, x)
+        }
+    };
+    time_with_reset(gpu, opts, &mut run)
+}
+
 fn cell<T: CusparseReal>(
     gpu: &Gpu,
     opts: &BenchOptions,
@@ -100,25 +199,35 @@ fn cell<T: CusparseReal>(
     host64: &Batch<f64>,
     mut cus: Option<&mut Cusparse>,
 ) -> Result<()> {
-    let (n, batch) = (host64.shape.n, host64.shape.batch);
+    let info = CellInfo::new::<T>(host64, opts);
+    let (n, batch, unknowns, bytes, opts) = (info.n, info.batch, info.unknowns, info.bytes, &info.opts);
+    let note = |ms: f64, extra: &str| info.note(ms, extra);
     let size = format!("n={n} × {batch}");
     let p = T::NAME;
-    let unknowns = (n * batch) as f64;
-    let bytes = 5.0 * unknowns * std::mem::size_of::<T>() as f64;
-    let note = |ms: f64, extra: &str| format!("{:.2} G unknowns/s{extra}", unknowns / (ms * 1e-3) / 1e9);
-    let reps = if unknowns >= 16e6 { opts.reps.min(20) } else { opts.reps };
-    let opts = &BenchOptions { reps, ..opts.clone() };
     let mut autos = Vec::new();
     let mut best_cusparse: Option<(f64, &str)> = None;
     for layout in Layout::ALL {
-        let host = host64.relayout(layout).to::<T>();
-        let shape = host.shape;
-        let rot = rotation(gpu, 5 * shape.len() * std::mem::size_of::<T>()).min(8);
-        let sets: Vec<Set<T>> = (0..rot).map(|_| upload(gpu, &host)).collect::<Result<_>>()?;
-        let mut xs: Vec<DeviceBuffer<T>> = (0..rot).map(|_| gpu.alloc::<T>(shape.len())).collect::<Result<_>>()?;
+        let (host, sets, mut xs) = layout_sets::<T>(gpu, host64, layout)?;
+        let (shape, rot) = (host.shape, sets.len());
         let mut solver = GpuTridiag::<T>::new(gpu, shape)?;
         let auto = solver.algorithm(Choice::Auto);
         let mut times = Vec::new();
+        // The dominance check the automatic choice runs before the solve (a, b, c read).
+        let check = time_gpu(gpu, opts.warmup, opts.reps, |i| {
+            let s = &sets[i % rot];
+            solver.enqueue_dominance(gpu, &s.a, &s.b, &s.c)
+        })?;
+        let check_bytes = 3.0 * unknowns * std::mem::size_of::<T>() as f64;
+        report.push(
+            "tridiag dominance check",
+            layout.name(),
+            &size,
+            p,
+            check.median_ms,
+            check_bytes,
+            None,
+            note(check.median_ms, "; reads a, b, c (3 words/unknown); auto runs it before every solve"),
+        );
         for alg in Algorithm::ALL {
             let Ok(plan) = solver.plan(Choice::Force(alg)) else { continue };
             solver.reset_status(gpu)?;
@@ -133,8 +242,14 @@ fn cell<T: CusparseReal>(
             // The first set's residual, as a check that the timed kernel solves.
             let x = gpu.download(&xs[0])?;
             let r = host.residual(&x);
-            // Thomas and twisted Thomas write c', d' to the workspace and read them back.
-            let moved = if plan.workspace > 0 { "; moves 9 words/unknown" } else { "" };
+            // Thomas and twisted Thomas write c', d' to the workspace and read them back; lu
+            // U's two superdiagonals and y; spike u1, u2 and three right-hand sides.
+            let moved = match alg {
+                Algorithm::Lu => "; moves 11 words/unknown",
+                Algorithm::Spike => "; moves 15 words/unknown",
+                _ if plan.workspace > 0 => "; moves 9 words/unknown",
+                _ => "",
+            };
             let extra = format!("; {}{moved}; residual {r:.1e}{status}", plan.describe());
             report.push(
                 &format!("tridiag {alg}"),
@@ -159,20 +274,8 @@ fn cell<T: CusparseReal>(
                     ("cuSPARSE gtsv2StridedBatch", time_with_reset(gpu, opts, &mut run))
                 }
                 Layout::Interleaved => {
-                    let len = shape.len();
-                    let (mut a, mut b, mut c) = (gpu.alloc::<T>(len)?, gpu.alloc::<T>(len)?, gpu.alloc::<T>(len)?);
-                    let x = &mut xs[0];
-                    let mut run = |reset: bool| -> Result<()> {
-                        if reset {
-                            gpu.copy_dtod(&s.a, &mut a)?;
-                            gpu.copy_dtod(&s.b, &mut b)?;
-                            gpu.copy_dtod(&s.c, &mut c)?;
-                            gpu.copy_dtod(&s.d, x)
-                        } else {
-                            cus.interleaved(gpu, n, batch, &mut a, &mut b, &mut c, x)
-                        }
-                    };
-                    ("cuSPARSE gtsvInterleavedBatch", time_with_reset(gpu, opts, &mut run))
+                    let m = time_interleaved(gpu, opts, cus, InterleavedAlgo::Thomas, (n, batch), s, &mut xs[0]);
+                    ("cuSPARSE gtsvInterleavedBatch", m)
                 }
             };
             match m {
@@ -191,14 +294,15 @@ fn cell<T: CusparseReal>(
             }
         }
         if let Some(&(_, t)) = times.iter().find(|(a, _)| *a == auto) {
-            autos.push((layout, auto, t));
+            autos.push((layout, auto, t, check.median_ms));
         }
     }
-    for (layout, alg, t) in autos {
+    for (layout, alg, t, check) in autos {
         let vs = match best_cusparse {
             Some((tc, name)) => format!("{:.2}× the faster cuSPARSE routine ({name}, {tc:.4} ms)", tc / t),
             None => "no cuSPARSE to compare".into(),
         };
+        let vs = format!("{vs}; the solve alone, its dominance check adds {check:.4} ms");
         report.push(
             "tridiag auto",
             &format!("{}: {alg}", layout.name()),
@@ -209,6 +313,108 @@ fn cell<T: CusparseReal>(
             None,
             note(t, &format!("; {vs}")),
         );
+    }
+    Ok(())
+}
+
+/// The pivoting rows of one cell (see the module comment): `host64` is not diagonally
+/// dominant, so the automatic choice takes lu.
+fn pivoting_cell<T: CusparseReal>(
+    gpu: &Gpu,
+    opts: &BenchOptions,
+    report: &mut Report,
+    host64: &Batch<f64>,
+    mut cus: Option<&mut Cusparse>,
+) -> Result<()> {
+    let info = CellInfo::new::<T>(host64, opts);
+    let (n, batch, bytes, opts) = (info.n, info.batch, info.bytes, &info.opts);
+    let note = |ms: f64, extra: &str| info.note(ms, extra);
+    let size = format!("n={n} × {batch}, not dominant");
+    let p = T::NAME;
+    for layout in Layout::ALL {
+        let (host, sets, mut xs) = layout_sets::<T>(gpu, host64, layout)?;
+        let (shape, rot) = (host.shape, sets.len());
+        let mut solver = GpuTridiag::<T>::new(gpu, shape)?;
+        let chosen = solver.choose(gpu, Choice::Auto, &sets[0].a, &sets[0].b, &sets[0].c)?;
+        // lu moves a, b, c, d in, x out and U's two superdiagonals out and back with y in x:
+        // 11 words; spike 5 + 2·5 through its workspace (u1, u2 and three right-hand sides).
+        for (alg, moved) in [(Algorithm::Lu, 11), (Algorithm::Spike, 15)] {
+            let plan = solver.plan(Choice::Force(alg))?;
+            solver.reset_status(gpu)?;
+            let m = time_gpu(gpu, opts.warmup, opts.reps, |i| {
+                let s = &sets[i % rot];
+                solver.enqueue(gpu, &plan, &s.a, &s.b, &s.c, &s.d, &mut xs[i % rot])
+            })?;
+            let status = match solver.check_status(gpu, &plan) {
+                Ok(()) => String::new(),
+                Err(e) => format!("; FAILED: {e}"),
+            };
+            let x = gpu.download(&xs[0])?;
+            let be = crate::tridiag::backward_error(shape, &host.a, &host.b, &host.c, &host.d, &x)?;
+            let extra = format!(
+                "; {}; moves {moved} words/unknown; worst backward error {:.1e}{status}",
+                plan.describe(),
+                be.value
+            );
+            report.push(&format!("tridiag {alg}"), layout.name(), &size, p, m.median_ms, bytes, None, note(m.median_ms, &extra));
+        }
+        let plan = solver.plan(Choice::Force(chosen))?;
+        // The automatic choice: the dominance check, then the solve it picks.
+        let auto = time_gpu(gpu, opts.warmup, opts.reps, |i| {
+            let s = &sets[i % rot];
+            solver.enqueue_dominance(gpu, &s.a, &s.b, &s.c)?;
+            solver.enqueue(gpu, &plan, &s.a, &s.b, &s.c, &s.d, &mut xs[i % rot])
+        })?;
+        let Some(cus) = cus.as_deref_mut() else {
+            let extra = format!("; picks {chosen}; check + solve; no cuSPARSE to compare");
+            report.push("tridiag auto", layout.name(), &size, p, auto.median_ms, bytes, None, note(auto.median_ms, &extra));
+            continue;
+        };
+        let s = &sets[0];
+        let (name, peer) = match layout {
+            Layout::Interleaved => {
+                let m = time_interleaved(gpu, opts, cus, InterleavedAlgo::Lu, (n, batch), s, &mut xs[0]);
+                ("cuSPARSE gtsvInterleavedBatch LU", m)
+            }
+            Layout::Contiguous => {
+                // gtsv2 solves one matrix: the batch's first system (a, b, c, d from offset 0).
+                let x = &mut xs[0];
+                let mut run = |reset: bool| -> Result<()> {
+                    if reset { gpu.copy_dtod(&s.d, x) } else { cus.gtsv2(gpu, n, &s.a, &s.b, &s.c, x) }
+                };
+                ("cuSPARSE gtsv2 (one system)", time_with_reset(gpu, opts, &mut run))
+            }
+        };
+        let vs = match peer {
+            Ok(m) => {
+                let one = layout == Layout::Contiguous;
+                let x = gpu.download(&xs[0])?;
+                let r = if one {
+                    let first = Shape::new(n, 1, Layout::Contiguous);
+                    crate::tridiag::residual(first, &host.a[..n], &host.b[..n], &host.c[..n], &host.d[..n], &x[..n])
+                } else {
+                    host.residual(&x)
+                };
+                let (cell_bytes, extra) = if one {
+                    (bytes / batch as f64, format!("; one system of the batch (gtsv2 solves one matrix); residual {r:.1e}"))
+                } else {
+                    (bytes, format!("; algorithm 1, LU with partial pivoting; residual {r:.1e}"))
+                };
+                let one_note = format!("{:.2} G unknowns/s{extra}", n as f64 * if one { 1.0 } else { batch as f64 } / (m.median_ms * 1e-3) / 1e9);
+                report.push(name, layout.name(), &size, p, m.median_ms, cell_bytes, None, one_note);
+                if one {
+                    format!("; gtsv2 takes {:.4} ms per system (× {batch} systems one after another)", m.median_ms)
+                } else {
+                    format!("; {:.2}× {name} ({:.4} ms)", m.median_ms / auto.median_ms, m.median_ms)
+                }
+            }
+            Err(e) => {
+                report.push(name, layout.name(), &size, p, f64::NAN, bytes, None, format!("failed: {e}"));
+                String::new()
+            }
+        };
+        let extra = format!("; picks {chosen}; check + solve{vs}");
+        report.push("tridiag auto", layout.name(), &size, p, auto.median_ms, bytes, None, note(auto.median_ms, &extra));
     }
     Ok(())
 }

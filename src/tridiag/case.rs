@@ -6,7 +6,8 @@
 //! whatever `batch.layout` is: the layout is how the solver stores the batch in memory, and
 //! arrays are converted to it on load and back when written.
 
-use super::{Algorithm, Batch, Choice, Layout, Shape, Solver as BatchSolver, relayout_values};
+use super::residual::BACKWARD_LIMIT_EPS;
+use super::{Algorithm, Batch, Choice, Layout, Shape, Solver as BatchSolver, backward_error, relayout_values};
 use crate::case::{BackendSetting, CaseDoc, Check, Common, Flag, Format, Set};
 use crate::output::write_npy;
 use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, start};
@@ -32,6 +33,26 @@ struct File {
     gpu: GpuSection,
     #[serde(default)]
     timing: Timing,
+    #[serde(default)]
+    check: CheckSection,
+}
+
+fn default_check() -> bool {
+    true
+}
+
+/// `[check]`: whether to report the worst system's backward error after the solve.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckSection {
+    #[serde(default = "default_check")]
+    enabled: bool,
+}
+
+impl Default for CheckSection {
+    fn default() -> Self {
+        CheckSection { enabled: default_check() }
+    }
 }
 
 fn default_layout() -> String {
@@ -62,7 +83,7 @@ fn default_algorithm() -> String {
     "auto".into()
 }
 
-/// `[gpu]`: the algorithm (the CPU reference is Thomas).
+/// `[gpu]`: the algorithm (the CPU reference runs thomas and lu).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GpuSection {
@@ -110,6 +131,8 @@ pub struct TridiagCase {
     source: Source,
     choice: Choice,
     repeat: u64,
+    /// Report the backward error ([`backward_error`]) after the solve.
+    check: bool,
 }
 
 impl TridiagCase {
@@ -188,12 +211,12 @@ impl TridiagCase {
         )
         .map_err(|e| doc.invalid(size_key, e))?;
         if let (BackendSetting::Cpu, Choice::Force(alg)) = (common.run.backend, choice)
-            && alg != Algorithm::Thomas
+            && !alg.on_cpu()
         {
-            return c.fail("gpu.algorithm", cpu_only_thomas(alg));
+            return c.fail("gpu.algorithm", cpu_refuses(alg));
         }
         let info = CaseInfo::new(doc, "tridiag", common);
-        Ok(TridiagCase { info, doc: doc.clone(), shape, source, choice, repeat: f.timing.repeat })
+        Ok(TridiagCase { info, doc: doc.clone(), shape, source, choice, repeat: f.timing.repeat, check: f.check.enabled })
     }
 
     fn describe(&self) -> String {
@@ -207,11 +230,12 @@ impl TridiagCase {
             Choice::Force(a) => a.name().to_string(),
         };
         format!(
-            "tridiag: {} systems of {} unknowns, {from}; {} layout, algorithm {alg}; {} timed solves",
+            "tridiag: {} systems of {} unknowns, {from}; {} layout, algorithm {alg}; {} timed solves; backward-error check {}",
             s.batch,
             s.n,
             s.layout.name(),
-            self.repeat
+            self.repeat,
+            if self.check { "on" } else { "off" }
         )
     }
 
@@ -219,9 +243,9 @@ impl TridiagCase {
         let say = |line: String| opts.console.say(line);
         let shape = self.shape;
         if let (Backend::Cpu { .. }, Choice::Force(alg)) = (backend, self.choice)
-            && alg != Algorithm::Thomas
+            && !alg.on_cpu()
         {
-            return Err(self.doc.invalid("gpu.algorithm", cpu_only_thomas(alg)));
+            return Err(self.doc.invalid("gpu.algorithm", cpu_refuses(alg)));
         }
         let batch: Batch<T> = match &self.source {
             Source::Generated { seed, dominance } => Batch::try_random(shape, *seed, *dominance)?,
@@ -237,30 +261,39 @@ impl TridiagCase {
             }
         };
         let mut solver = BatchSolver::<T>::new(backend, shape)?;
+        let alg = match self.choice {
+            Choice::Auto => format!("auto ({} if diagonally dominant, else a pivoting one)", solver.algorithm(self.choice)),
+            Choice::Force(a) => a.name().to_string(),
+        };
         say(format!(
-            "tridiag: {} systems of {} unknowns, {} layout, {}, algorithm {}",
+            "tridiag: {} systems of {} unknowns, {} layout, {}, algorithm {alg}",
             shape.batch,
             shape.n,
             shape.layout.name(),
             T::NAME,
-            solver.algorithm(self.choice)
         ));
         let mut times = Vec::new();
         let mut x = Vec::new();
+        let mut ran = Algorithm::Thomas;
         for _ in 0..self.repeat {
             let t0 = Instant::now();
-            let (xs, _) = solver.solve(self.choice, &batch.a, &batch.b, &batch.c, &batch.d)?;
+            let (xs, alg) = solver.solve(self.choice, &batch.a, &batch.b, &batch.c, &batch.d)?;
             times.push(t0.elapsed().as_secs_f64() * 1e3);
-            x = xs;
+            (x, ran) = (xs, alg);
         }
         times.sort_by(|a, b| a.total_cmp(b));
         let ms = times[times.len() / 2];
         let r = batch.checked_residual(&x)?;
         say(format!(
-            "solved in {ms:.3} ms (median of {}, including transfers on the GPU): {:.1} M unknowns/s; residual ‖Ax − d‖/‖d‖ = {r:.3e}",
+            "solved by {ran} in {ms:.3} ms (median of {}, including transfers on the GPU): {:.1} M unknowns/s; residual ‖Ax − d‖/‖d‖ = {r:.3e}",
             self.repeat,
             shape.len() as f64 / (ms * 1e-3) / 1e6
         ));
+        if self.check {
+            for line in check_lines::<T>(&batch, &x, ran)? {
+                say(line);
+            }
+        }
         // NumPy's (batch, n): one system per row.
         let rows = as_rows(shape, &x)?;
         let norms = Norms::of(&rows);
@@ -297,8 +330,44 @@ fn needs(shape: Shape, precision: Precision) -> Needs {
     Needs { host: words(8), gpu: words(5) }
 }
 
-fn cpu_only_thomas(alg: Algorithm) -> String {
-    format!("{alg}: the CPU reference solves by Thomas only; {alg} needs the GPU backend")
+fn cpu_refuses(alg: Algorithm) -> String {
+    format!("{alg}: the CPU reference solves by thomas and lu only; {alg} needs the GPU backend")
+}
+
+/// What the check reports: the worst system's normwise backward error, and a warning naming
+/// the system when it is past [`BACKWARD_LIMIT_EPS`] ε — with the likely cause: a solver
+/// without pivoting on a system that is not diagonally dominant (lu would pivot), or, after
+/// pivoting, a matrix singular to working precision (which no pivoting cures).
+fn check_lines<T: Real>(batch: &Batch<T>, x: &[T], ran: Algorithm) -> Result<Vec<String>> {
+    let (s, a, b, c, d) = (batch.shape, &batch.a, &batch.b, &batch.c, &batch.d);
+    let be = backward_error(s, a, b, c, d, x)?;
+    let limit = BACKWARD_LIMIT_EPS * T::EPSILON.to_f64();
+    let mut lines = vec![format!(
+        "check: worst backward error ‖Ax − d‖∞/(‖A‖∞‖x‖∞ + ‖d‖∞) = {:.3e} (system {}); limit {limit:.1e} ({BACKWARD_LIMIT_EPS} ε of {})",
+        be.value,
+        be.system,
+        T::NAME
+    )];
+    // NaN (x not finite) warns too.
+    if be.value.is_nan() || be.value > limit {
+        let why = if ran == Algorithm::Spike {
+            "spike is stable only where its chunks' interiors are well conditioned: solve with lu; if lu warns too, the matrix is singular to working precision".to_string()
+        } else if ran.pivots() {
+            "LU with partial pivoting is backward stable, so the matrix is singular to working precision (no pivoting cures that; check the coefficients, or solve in f64)".to_string()
+        } else {
+            match super::cpu::first_non_dominant(s, a, b, c) {
+                Some((k, i)) => format!(
+                    "{ran} does not pivot and system {k} is not diagonally dominant at row {i}: solve with lu (or auto, which checks)"
+                ),
+                None => format!("{ran} does not pivot; the matrix may be singular to working precision: try lu"),
+            }
+        };
+        lines.push(format!(
+            "warning: system {}: backward error {:.3e} is past the limit {limit:.1e}: x is not to be trusted. {why}",
+            be.system, be.value
+        ));
+    }
+    Ok(lines)
 }
 
 /// `v` in (batch, n) order: borrowed when the layout already is, else a fallible copy.
@@ -423,18 +492,27 @@ static FLAGS: &[Flag] = &[
     Flag::new("n", "N", Set::Int("batch.n"), "unknowns per system of the generated batch (replaces --input)").clearing(GENERATED),
     Flag::new("batch", "N", Set::Int("batch.batch"), "systems in the generated batch (replaces --input)").clearing(GENERATED),
     Flag::new("layout", "contiguous|interleaved", Set::Text("batch.layout"), "how the solver stores the batch: contiguous (system after system) or interleaved (unknown i of every system together); NPY files are (batch, n) either way"),
-    Flag::new("algorithm", "ALG", Set::Text("gpu.algorithm"), "auto, thomas, cr, pcr, cr-pcr, pcr-thomas, twisted, partition (the CPU backend runs thomas)"),
+    Flag::new("algorithm", "ALG", Set::Text("gpu.algorithm"), "auto, thomas, cr, pcr, cr-pcr, pcr-thomas, twisted, partition, lu (LU with partial pivoting), spike (SPIKE with partial pivoting, for few long systems); auto checks diagonal dominance and pivots (lu or spike) where it fails (the CPU backend runs thomas and lu)"),
     Flag::new("dominance", "D", Set::Float("batch.dominance"), "diagonal dominance of generated systems: |b| ≥ D·(|a| + |c|) + margin").clearing(GENERATED),
     Flag::new("seed", "N", Set::Int("batch.seed"), "seed of the generated systems").clearing(GENERATED),
     Flag::new("input", "DIR", Set::Text("batch.input"), "read a.npy, b.npy, c.npy, d.npy from DIR instead of generating: each of shape (batch, n), one system per row, any float dtype").clearing(READ),
     Flag::new("repeat", "N", Set::Int("timing.repeat"), "timed solves, 1 to 1000 (the median is reported)"),
+    Flag::new("check", "on|off", Set::Custom(check_switch), "report the worst system's backward error ‖Ax − d‖∞/(‖A‖∞‖x‖∞ + ‖d‖∞), with a warning naming the system when it is past 1024 ε (on by default)"),
 ];
 
+/// `--check on|off` → `check.enabled`.
+fn check_switch(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::Value)>, String> {
+    match raw {
+        "on" => Ok(vec![("check.enabled", toml_edit::Value::from(true))]),
+        "off" => Ok(vec![("check.enabled", toml_edit::Value::from(false))]),
+        _ => Err(format!("expected on or off, not '{raw}'")),
+    }
+}
 
 /// The registry's entry.
 pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     name: "tridiag",
-    about: "batched tridiagonal solvers (Thomas, CR, PCR, hybrids, partition): time and residual (seed 001)",
+    about: "batched tridiagonal solvers (Thomas, CR, PCR, hybrids, partition; LU and SPIKE with partial pivoting): time, residual and backward error (seed 001)",
     flags: FLAGS,
     #[cfg(feature = "bench")]
     bench: Some(super::bench::SUITE),
@@ -449,6 +527,28 @@ mod tests {
     fn the_repeat_limit_is_in_the_flag_help() {
         let f = FLAGS.iter().find(|f| f.name == "repeat").unwrap();
         assert!(f.help.contains(&MAX_REPEAT.to_string()), "{}", f.help);
+    }
+
+    /// The check: quiet for LU on a hard system, a warning naming the system and the
+    /// non-dominant row for Thomas on it (which returns a wrong x without a breakdown).
+    #[test]
+    fn the_check_warns_with_the_system_where_pivoting_was_needed() {
+        let shape = Shape::new(10, 4, Layout::Contiguous);
+        let mut batch = Batch::try_random(shape, 2, 2.0).unwrap();
+        // System 2: a tiny pivot at row 0 ([[δ, 1], [1, b₁]]): Thomas divides by it.
+        let g = shape.at(2, 0);
+        (batch.b[g], batch.c[g], batch.a[g + 1]) = (1e-14, 1.0, 1.0);
+        let mut x = vec![0.0; shape.len()];
+        super::super::cpu::solve_with(Algorithm::Lu, shape, &batch.a, &batch.b, &batch.c, &batch.d, &mut x).unwrap();
+        let lines = check_lines::<f64>(&batch, &x, Algorithm::Lu).unwrap();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(lines[0].starts_with("check: worst backward error"), "{lines:?}");
+        super::super::cpu::solve_with(Algorithm::Thomas, shape, &batch.a, &batch.b, &batch.c, &batch.d, &mut x)
+            .unwrap();
+        let lines = check_lines::<f64>(&batch, &x, Algorithm::Thomas).unwrap();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[1].starts_with("warning: system 2:"), "{lines:?}");
+        assert!(lines[1].contains("system 2 is not diagonally dominant at row 0") && lines[1].contains("lu"), "{lines:?}");
     }
 
     #[test]

@@ -1,7 +1,9 @@
-//! cuSPARSE's batched tridiagonal solvers, the peer in `bench tridiag`:
+//! cuSPARSE's tridiagonal solvers, the peers in `bench tridiag`: without pivoting,
 //! `gtsv2StridedBatch` (contiguous layout, CR + PCR inside cuSPARSE) and
-//! `gtsvInterleavedBatch` (interleaved layout; algorithm 0, Thomas without pivoting, which
-//! overwrites the coefficient arrays).
+//! `gtsvInterleavedBatch` with algorithm 0 (interleaved layout, Thomas); with pivoting,
+//! `gtsvInterleavedBatch` with algorithm 1 (LU with partial pivoting) and `gtsv2` (one system,
+//! any number of right-hand sides; Chang et al.'s diagonal pivoting). `gtsvInterleavedBatch`
+//! overwrites the coefficient arrays.
 //!
 //! The types come from cudarc's `cusparse` bindings. The library is opened here rather than by
 //! cudarc's loader, because cudarc 0.19 built for CUDA 12 looks only for
@@ -71,6 +73,40 @@ type Interleaved<T> = unsafe extern "C" fn(
     *mut c_void,
 ) -> cusparseStatus_t;
 
+/// `gtsv2_bufferSizeExt(handle, m, n, dl, d, du, B, ldb, &bytes)`: m unknowns, n right-hand
+/// sides in B (leading dimension ldb).
+type Gtsv2Size<T> = unsafe extern "C" fn(
+    cusparseHandle_t,
+    c_int,
+    c_int,
+    *const T,
+    *const T,
+    *const T,
+    *const T,
+    c_int,
+    *mut usize,
+) -> cusparseStatus_t;
+/// `gtsv2(handle, m, n, dl, d, du, B, ldb, buffer)`: X over B.
+type Gtsv2<T> = unsafe extern "C" fn(
+    cusparseHandle_t,
+    c_int,
+    c_int,
+    *const T,
+    *const T,
+    *const T,
+    *mut T,
+    c_int,
+    *mut c_void,
+) -> cusparseStatus_t;
+
+/// `gtsvInterleavedBatch`'s algorithms: 0 Thomas (no pivoting), 1 LU with partial pivoting,
+/// 2 QR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InterleavedAlgo {
+    Thomas = 0,
+    Lu = 1,
+}
+
 /// The entry points of one precision.
 #[doc(hidden)]
 #[derive(Clone, Copy)]
@@ -79,6 +115,8 @@ pub struct Fns<T> {
     strided: Strided<T>,
     interleaved_size: InterleavedSize<T>,
     interleaved: Interleaved<T>,
+    gtsv2_size: Gtsv2Size<T>,
+    gtsv2: Gtsv2<T>,
 }
 
 /// A precision cuSPARSE solves in.
@@ -185,12 +223,16 @@ impl Cusparse {
                 strided: sym(lib, "cusparseSgtsv2StridedBatch")?,
                 interleaved_size: sym(lib, "cusparseSgtsvInterleavedBatch_bufferSizeExt")?,
                 interleaved: sym(lib, "cusparseSgtsvInterleavedBatch")?,
+                gtsv2_size: sym(lib, "cusparseSgtsv2_bufferSizeExt")?,
+                gtsv2: sym(lib, "cusparseSgtsv2")?,
             };
             let d = Fns::<f64> {
                 strided_size: sym(lib, "cusparseDgtsv2StridedBatch_bufferSizeExt")?,
                 strided: sym(lib, "cusparseDgtsv2StridedBatch")?,
                 interleaved_size: sym(lib, "cusparseDgtsvInterleavedBatch_bufferSizeExt")?,
                 interleaved: sym(lib, "cusparseDgtsvInterleavedBatch")?,
+                gtsv2_size: sym(lib, "cusparseDgtsv2_bufferSizeExt")?,
+                gtsv2: sym(lib, "cusparseDgtsv2")?,
             };
             // The handle uses the current context, which the GPU's stream belongs to.
             gpu.context().bind_to_thread().map_err(|e| format!("binding the CUDA context: {e}"))?;
@@ -255,12 +297,43 @@ impl Cusparse {
         Self::status("gtsv2StridedBatch", unsafe { (f.strided)(self.handle, m, pa, pb, pc, px, bc, m, w) })
     }
 
-    /// `gtsvInterleavedBatch` with algorithm 0 (Thomas): interleaved systems; overwrites
-    /// a, b, c and writes x over `x` (which holds d on entry).
+    /// `gtsv2` (pivoting): one system of n unknowns, the first n values of a, b, c; x over the
+    /// first n values of `x` (which hold d on entry).
+    pub fn gtsv2<T: CusparseReal>(
+        &mut self,
+        gpu: &Gpu,
+        n: usize,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+        x: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        if n == 0 || n > i32::MAX as usize || [a.len(), b.len(), c.len(), x.len()].iter().any(|&l| l < n) {
+            return Err(Error::invalid(format!("cuSPARSE gtsv2: a system of {n} unknowns does not fit the buffers")));
+        }
+        let f = T::pick(self);
+        let (pa, _s1) = a.device_ptr(gpu.stream());
+        let (pb, _s2) = b.device_ptr(gpu.stream());
+        let (pc, _s3) = c.device_ptr(gpu.stream());
+        let (px, _s4) = x.device_ptr_mut(gpu.stream());
+        let (pa, pb, pc, px) = (pa as *const T, pb as *const T, pc as *const T, px as *mut T);
+        let m = n as c_int;
+        let mut bytes = 0usize;
+        // SAFETY: device pointers to at least n values each, on the handle's stream; one
+        // right-hand side of leading dimension n.
+        Self::status("gtsv2_bufferSizeExt", unsafe { (f.gtsv2_size)(self.handle, m, 1, pa, pb, pc, px, m, &mut bytes) })?;
+        let w = self.workspace(gpu, bytes)?;
+        // SAFETY: as above, with a workspace of the size cuSPARSE asked for.
+        Self::status("gtsv2", unsafe { (f.gtsv2)(self.handle, m, 1, pa, pb, pc, px, m, w) })
+    }
+
+    /// `gtsvInterleavedBatch` with `algo`: interleaved systems; overwrites a, b, c and writes
+    /// x over `x` (which holds d on entry).
     #[allow(clippy::too_many_arguments)]
     pub fn interleaved<T: CusparseReal>(
         &mut self,
         gpu: &Gpu,
+        algo: InterleavedAlgo,
         n: usize,
         batch: usize,
         a: &mut DeviceBuffer<T>,
@@ -279,11 +352,13 @@ impl Cusparse {
         let mut bytes = 0usize;
         // SAFETY: device pointers to n·batch values each, on the handle's stream.
         Self::status("gtsvInterleavedBatch_bufferSizeExt", unsafe {
-            (f.interleaved_size)(self.handle, 0, m, pa, pb, pc, px, bc, &mut bytes)
+            (f.interleaved_size)(self.handle, algo as c_int, m, pa, pb, pc, px, bc, &mut bytes)
         })?;
         let w = self.workspace(gpu, bytes)?;
         // SAFETY: as above, with a workspace of the size cuSPARSE asked for.
-        Self::status("gtsvInterleavedBatch", unsafe { (f.interleaved)(self.handle, 0, m, pa, pb, pc, px, bc, w) })
+        Self::status("gtsvInterleavedBatch", unsafe {
+            (f.interleaved)(self.handle, algo as c_int, m, pa, pb, pc, px, bc, w)
+        })
     }
 }
 

@@ -1,13 +1,17 @@
 //! GPU driver: plans a launch for (shape, algorithm), owns the workspace and the status word,
 //! launches, and turns a breakdown reported by a kernel into an error naming system and row.
+//! The automatic choice first checks diagonal dominance on the device (one pass over a, b,
+//! c, the first non-dominant row reduced into the status word) and takes a pivoting solver
+//! ([`Limits::auto_pivoting`]: LU, or SPIKE for few long systems) when a row is not dominant, the fast non-pivoting plan of [`Limits::auto`] when
+//! every row is.
 
 use super::{Algorithm, Choice, Dims, Layout, Limits, Shape, breakdown};
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
 use kernels::Entry;
 use kernels::tridiag::{
-    CR, CR_PCR, PARTITION, PCR, PCR_MAX_PER_THREAD, PCR_THOMAS, Solve, SolveWork, THOMAS, THOMAS_BLOCK,
-    THOMAS_CONTIGUOUS, THOMAS_TWISTED, TWISTED_SYSTEMS, decode_status, partition_span,
+    CR, CR_PCR, DOMINANCE, Dominance, LU, PARTITION, SPIKE, PCR, PCR_MAX_PER_THREAD, PCR_THOMAS, Solve, SolveWork, THOMAS,
+    THOMAS_BLOCK, THOMAS_CONTIGUOUS, THOMAS_TWISTED, TWISTED_SYSTEMS, decode_status, partition_span,
 };
 
 /// The kernel a plan launches: the tridiagonal kernels take a workspace or not.
@@ -39,7 +43,8 @@ impl Plan {
             (Algorithm::Thomas, PlanKernel::Work(e)) if e == THOMAS_CONTIGUOUS => {
                 format!("{b} threads/block, staged {}-row chunks", 1 << d.chunk)
             }
-            (Algorithm::Thomas, _) => format!("{b} threads/block"),
+            (Algorithm::Thomas | Algorithm::Lu, _) => format!("{b} threads/block"),
+            (Algorithm::Spike, _) => format!("{} chunks per system, one block each", d.chunk),
             (Algorithm::Cr, _) => format!("{b} threads"),
             (Algorithm::Pcr, _) => format!("{b} threads × {}", d.chunk),
             (Algorithm::CrPcr, _) => format!("{b} threads, PCR at ≤ {} eq.", d.switch),
@@ -61,13 +66,19 @@ type PlainKernels<T> = Vec<(Entry<Solve<()>>, Kernel<Solve<T>>)>;
 struct TridiagKernels<T: GpuReal> {
     work: WorkKernels<T>,
     plain: PlainKernels<T>,
+    dominance: Kernel<Dominance<T>>,
 }
 
 impl<T: GpuReal> TridiagKernels<T> {
     fn new(gpu: &Gpu) -> Result<TridiagKernels<T>> {
-        let work = [THOMAS, THOMAS_CONTIGUOUS, THOMAS_TWISTED].into_iter().map(|e| Ok((e, gpu.kernel::<T, _>(e)?)));
+        let work =
+            [THOMAS, THOMAS_CONTIGUOUS, THOMAS_TWISTED, LU, SPIKE].into_iter().map(|e| Ok((e, gpu.kernel::<T, _>(e)?)));
         let plain = [PARTITION, CR, PCR, CR_PCR, PCR_THOMAS].into_iter().map(|e| Ok((e, gpu.kernel::<T, _>(e)?)));
-        Ok(TridiagKernels { work: work.collect::<Result<_>>()?, plain: plain.collect::<Result<_>>()? })
+        Ok(TridiagKernels {
+            work: work.collect::<Result<_>>()?,
+            plain: plain.collect::<Result<_>>()?,
+            dominance: gpu.kernel::<T, _>(DOMINANCE)?,
+        })
     }
 
     fn work(&self, e: Entry<SolveWork<()>>) -> &Kernel<SolveWork<T>> {
@@ -130,7 +141,7 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
     let mut dims = shape.dims();
     let shared_system = 4 * n;
     let plan = |dims: Dims, kernel: PlanKernel, block: usize, shared: usize, workspace: usize| -> Result<Plan> {
-        let launch = if alg == Algorithm::Thomas {
+        let launch = if matches!(alg, Algorithm::Thomas | Algorithm::Lu) {
             LaunchShape::cover_1d(shape.batch as u64, block as u32)?
         } else {
             LaunchShape::fixed((shape.batch as u32, 1, 1), (block as u32, 1, 1))
@@ -154,6 +165,17 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
                 )
             }
         },
+        // U's two superdiagonals in the workspace, y in x.
+        Algorithm::Lu => plan(dims, PlanKernel::Work(LU), THOMAS_BLOCK as usize, 0, 2 * shape.len()),
+        Algorithm::Spike => {
+            // One block per system, a thread per chunk; the reduced system (7 arrays of 2 per
+            // chunk) in shared memory; u1, u2 and three right-hand sides per row in the workspace.
+            let chunks = Limits::spike_chunks(n);
+            dims.chunk = chunks;
+            let launch = LaunchShape::fixed((shape.batch as u32, 1, 1), (chunks, 1, 1));
+            let launch = launch.with_shared(14 * chunks as usize * lim.value_bytes);
+            Ok(Plan { algorithm: alg, dims, launch, kernel: PlanKernel::Work(SPIKE), workspace: 5 * shape.len() })
+        }
         Algorithm::Cr => {
             let block = round32(n.div_ceil(2)).min(lim.cr_threads / 32 * 32);
             plan(dims, PlanKernel::Plain(CR), block, shared_system, 0)
@@ -224,7 +246,8 @@ impl<T: GpuReal> GpuTridiag<T> {
     pub fn limits(&self) -> &Limits {
         &self.limits
     }
-    /// The algorithm `choice` resolves to for this shape.
+    /// The algorithm `choice` resolves to for this shape when the batch is diagonally
+    /// dominant (the automatic choice of a solve checks, see [`choose`](Self::choose)).
     pub fn algorithm(&self, choice: Choice) -> Algorithm {
         match choice {
             Choice::Auto => self.limits.auto(self.shape),
@@ -234,6 +257,72 @@ impl<T: GpuReal> GpuTridiag<T> {
     /// The launch `choice` resolves to, or why it cannot run.
     pub fn plan(&self, choice: Choice) -> Result<Plan> {
         plan(self.shape, self.algorithm(choice), &self.limits)
+    }
+
+    /// The first (system, row) of a, b, c that is not diagonally dominant, found on the device
+    /// (one pass, reduced into the status word; synchronises), or None.
+    pub fn first_non_dominant(
+        &mut self,
+        gpu: &Gpu,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+    ) -> Result<Option<(u64, u64)>> {
+        self.enqueue_dominance(gpu, a, b, c)?;
+        let s = gpu.download(&self.status)?;
+        Ok(decode_status(self.shape.n as u32, s[0]))
+    }
+
+    /// Reset the status word and enqueue the dominance check (for timing; the result is in
+    /// the status word).
+    pub fn enqueue_dominance(
+        &mut self,
+        gpu: &Gpu,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+    ) -> Result<()> {
+        let len = self.shape.len();
+        self.shape.check_lengths(&[("a", a.len()), ("b", b.len()), ("c", c.len())])?;
+        self.reset_status(gpu)?;
+        // A grid-stride loop: enough blocks to fill the GPU, one atomic per thread at most.
+        let blocks = (len.div_ceil(256) as u64).min(16 * self.limits.sm_count.max(1) as u64);
+        let launch = LaunchShape::cover_1d(blocks * 256, 256)?;
+        let p = Dominance { p: self.shape.dims(), a: a.ptr(), b: b.ptr(), c: c.ptr(), status: self.status.ptr_mut() };
+        // SAFETY: a, b, c hold n·batch values in the layout of `shape.dims()` (checked above);
+        // status is one u64; the kernel takes any 1-D launch.
+        unsafe { self.kernels.dominance.launch(launch, p) }
+    }
+
+    /// The algorithm `choice` runs on this batch: the forced one, or for the automatic choice
+    /// LU when a row is not diagonally dominant (checked on the device) and the fast plan of
+    /// [`Limits::auto`] when every row is.
+    pub fn choose(
+        &mut self,
+        gpu: &Gpu,
+        choice: Choice,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+    ) -> Result<Algorithm> {
+        Ok(match choice {
+            Choice::Force(alg) => alg,
+            Choice::Auto if self.first_non_dominant(gpu, a, b, c)?.is_some() => self.limits.auto_pivoting(self.shape),
+            Choice::Auto => self.limits.auto(self.shape),
+        })
+    }
+
+    /// The launch for this batch: [`choose`](Self::choose), then [`plan`].
+    fn plan_for(
+        &mut self,
+        gpu: &Gpu,
+        choice: Choice,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &DeviceBuffer<T>,
+    ) -> Result<Plan> {
+        let alg = self.choose(gpu, choice, a, b, c)?;
+        plan(self.shape, alg, &self.limits)
     }
 
     fn check(&self, a: &DeviceBuffer<T>, b: &DeviceBuffer<T>, c: &DeviceBuffer<T>, d: usize, x: usize) -> Result<()> {
@@ -253,7 +342,7 @@ impl<T: GpuReal> GpuTridiag<T> {
         x: &mut DeviceBuffer<T>,
     ) -> Result<Algorithm> {
         self.check(a, b, c, d.len(), x.len())?;
-        let plan = self.plan(choice)?;
+        let plan = self.plan_for(gpu, choice, a, b, c)?;
         self.reset_status(gpu)?;
         self.launch(gpu, &plan, a, b, c, d.ptr(), x.ptr_mut())?;
         self.check_status(gpu, &plan)?;
@@ -271,7 +360,7 @@ impl<T: GpuReal> GpuTridiag<T> {
         d: &mut DeviceBuffer<T>,
     ) -> Result<Algorithm> {
         self.check(a, b, c, d.len(), d.len())?;
-        let plan = self.plan(choice)?;
+        let plan = self.plan_for(gpu, choice, a, b, c)?;
         self.reset_status(gpu)?;
         self.launch(gpu, &plan, a, b, c, d.ptr(), d.ptr_mut())?;
         self.check_status(gpu, &plan)?;
@@ -304,7 +393,7 @@ impl<T: GpuReal> GpuTridiag<T> {
     pub fn check_status(&self, gpu: &Gpu, plan: &Plan) -> Result<()> {
         let s = gpu.download(&self.status)?;
         match decode_status(self.shape.n as u32, s[0]) {
-            Some((k, i)) => Err(breakdown(&format!("solve ({} on the GPU)", plan.algorithm), k, i)),
+            Some((k, i)) => Err(breakdown(plan.algorithm, "solve (GPU)", k, i)),
             None => Ok(()),
         }
     }

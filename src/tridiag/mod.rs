@@ -4,10 +4,15 @@
 //!
 //! A batch holds `batch` systems of `n` unknowns, `a_i x_{i−1} + b_i x_i + c_i x_{i+1} = d_i`;
 //! `a_0` and `c_{n−1}` are ignored (read as zero). Every array holds `n·batch` values in one of
-//! two layouts ([`Layout`]). No pivoting: the algorithms are meant for diagonally dominant
-//! (or otherwise stable without pivoting) systems; a breakdown (zero or non-finite pivot,
-//! non-finite result) is an error naming the system and row, never a silent NaN. The
-//! residual ([`residual`]) is computed without overflow for any finite batch.
+//! two layouts ([`Layout`]). The fast algorithms do not pivot: they are meant for diagonally
+//! dominant (or otherwise stable without pivoting) systems. LU with partial pivoting
+//! ([`Algorithm::Lu`], LAPACK's gtsv; [`Algorithm::Spike`] for few long systems) solves any
+//! non-singular system; the automatic choice checks dominance first (on the device) and
+//! pivots when a row is not dominant
+//! (docs/tridiag-pivoting.md). A breakdown (zero or non-finite pivot, non-finite coefficient
+//! or result) is an error naming the system and the row where the bad value is, never a
+//! silent NaN. The residual ([`residual`]) and the backward error ([`backward_error`]) are
+//! computed without overflow for any finite batch.
 
 #[cfg(feature = "bench")]
 pub mod bench;
@@ -20,7 +25,7 @@ mod solver;
 
 pub use kernels::tridiag::Dims;
 pub use case::{SOLVER, MAX_REPEAT, TridiagCase};
-pub use residual::{checked_residual, residual};
+pub use residual::{BackwardError, backward_error, checked_residual, residual};
 pub use solver::Solver;
 
 use crate::{Error, Real, Result};
@@ -145,10 +150,17 @@ pub enum Algorithm {
     /// The partition method (Thomas–PCR hybrid): systems in shared memory, each thread
     /// reduces a chunk of rows to its two end unknowns, PCR on those, chunks filled in.
     Partition,
+    /// LU with partial pivoting along the line (LAPACK's gtsv), one thread per system: for
+    /// systems that are not diagonally dominant; the CPU reference runs it too.
+    Lu,
+    /// SPIKE with partial pivoting, one block per system: chunks reduced by LU with partial
+    /// pivoting in parallel, the reduced system of their ends by LU; for few long systems
+    /// that are not diagonally dominant.
+    Spike,
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 7] = [
+    pub const ALL: [Algorithm; 9] = [
         Algorithm::Thomas,
         Algorithm::Cr,
         Algorithm::Pcr,
@@ -156,6 +168,8 @@ impl Algorithm {
         Algorithm::PcrThomas,
         Algorithm::Twisted,
         Algorithm::Partition,
+        Algorithm::Lu,
+        Algorithm::Spike,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -166,11 +180,21 @@ impl Algorithm {
             Algorithm::PcrThomas => "pcr-thomas",
             Algorithm::Twisted => "twisted",
             Algorithm::Partition => "partition",
+            Algorithm::Lu => "lu",
+            Algorithm::Spike => "spike",
         }
+    }
+    /// True for the algorithms that pivot (stable for any non-singular system).
+    pub fn pivots(self) -> bool {
+        matches!(self, Algorithm::Lu | Algorithm::Spike)
+    }
+    /// True for the algorithms the CPU reference runs.
+    pub fn on_cpu(self) -> bool {
+        matches!(self, Algorithm::Thomas | Algorithm::Lu)
     }
     /// True for the algorithms that hold whole systems in shared memory (limited by it).
     pub fn uses_shared_system(self) -> bool {
-        !matches!(self, Algorithm::Thomas | Algorithm::Twisted)
+        !matches!(self, Algorithm::Thomas | Algorithm::Twisted | Algorithm::Lu | Algorithm::Spike)
     }
 }
 
@@ -235,7 +259,7 @@ pub const PARTITION_MAX_LG: u32 = 5;
 impl Limits {
     /// Largest n the shared-memory algorithm `alg` accepts: 4n values must fit in shared
     /// memory; PCR and PCR-Thomas also hold at most `PCR_MAX_PER_THREAD` equations per thread
-    /// in registers during a step. Thomas: no limit but 32-bit sizes.
+    /// in registers during a step. Thomas, twisted Thomas, LU, SPIKE: no limit but 32-bit sizes.
     /// Partition: 3 values per row (chunks padded by one) in shared memory and one thread per
     /// chunk, with chunks of up to 2^`PARTITION_MAX_LG` rows: n ≤ 9376 (f64) / 18752 (f32)
     /// on an H100 (227 KiB per block).
@@ -243,7 +267,7 @@ impl Limits {
         let shared = self.max_shared_bytes / (4 * self.value_bytes);
         let staged = kernels::tridiag::PCR_MAX_PER_THREAD as usize * (self.pcr_threads / 32 * 32);
         match alg {
-            Algorithm::Thomas | Algorithm::Twisted => u32::MAX as usize,
+            Algorithm::Thomas | Algorithm::Twisted | Algorithm::Lu | Algorithm::Spike => u32::MAX as usize,
             Algorithm::Cr | Algorithm::CrPcr => shared,
             Algorithm::Pcr | Algorithm::PcrThomas => shared.min(staged),
             Algorithm::Partition => {
@@ -287,7 +311,25 @@ impl Limits {
         Some((lg, g as u32))
     }
 
-    /// The automatic choice.
+    /// The automatic choice for a batch with a row that is not diagonally dominant: SPIKE
+    /// (one block per system) while the batch has fewer systems than the GPU has
+    /// multiprocessors and the systems are long (n ≥ 256), where one thread per system would
+    /// leave most of the GPU idle; else LU, one thread per system. Not yet measured: the
+    /// crossover is a first guess for `bench tridiag` to settle.
+    pub fn auto_pivoting(&self, shape: Shape) -> Algorithm {
+        if shape.batch < self.sm_count.max(1) && shape.n >= 256 { Algorithm::Spike } else { Algorithm::Lu }
+    }
+
+    /// Chunks SPIKE cuts a system of n into: about √(n/2), balancing a chunk's rows against
+    /// the reduced system's 2·chunks rows that one thread solves; at most
+    /// `SPIKE_MAX_CHUNKS` and n/2 (chunks of at least two rows), at least 1.
+    pub fn spike_chunks(n: usize) -> u32 {
+        let target = ((n as f64 / 2.0).sqrt().round() as usize).min(n / 2);
+        target.clamp(1, kernels::tridiag::SPIKE_MAX_CHUNKS as usize) as u32
+    }
+
+    /// The automatic choice for a diagonally dominant batch (the solvers check dominance on
+    /// the device first and take [`Algorithm::Lu`] when a row is not dominant).
     ///
     /// Measured (`bench tridiag`, H100, before the partition and twisted kernels): CR in
     /// shared memory was the fastest or near it almost everywhere but reached only 20–28% of
@@ -325,11 +367,15 @@ impl Limits {
     }
 }
 
-/// The error for a breakdown at row `row` of system `system`.
-pub fn breakdown(what: &str, system: u64, row: u64) -> Error {
+/// The error for a breakdown of `alg` at row `row` of system `system` (`place`: where it ran).
+pub fn breakdown(alg: Algorithm, place: &str, system: u64, row: u64) -> Error {
+    let why = if alg.pivots() {
+        "LU with partial pivoting broke down: is the matrix singular?"
+    } else {
+        "elimination without pivoting broke down; is the matrix singular or far from diagonally dominant? (lu pivots)"
+    };
     Error::invalid(format!(
-        "tridiagonal {what}: system {system}, row {row}: zero or non-finite pivot or result \
-         (elimination without pivoting broke down; is the matrix singular or far from diagonally dominant?)"
+        "tridiagonal {place}, {alg}: system {system}, row {row}: zero or non-finite pivot, coefficient or result ({why})"
     ))
 }
 

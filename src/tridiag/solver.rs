@@ -29,32 +29,34 @@ impl<T: GpuReal> Solver<T> {
         }
     }
 
-    /// The algorithm `choice` runs: Thomas on the CPU; on the GPU the forced one or the
-    /// automatic choice for this shape and precision.
+    /// The algorithm `choice` runs on a diagonally dominant batch: the forced one, or the
+    /// automatic choice (Thomas on the CPU; on the GPU the fast plan for this shape and
+    /// precision). On a batch with a row that is not dominant the automatic choice is LU
+    /// (with partial pivoting), which [`solve`](Self::solve) returns.
     pub fn algorithm(&self, choice: Choice) -> Algorithm {
-        match self {
-            Solver::Cpu { .. } => Algorithm::Thomas,
-            Solver::Gpu { solver, .. } => solver.algorithm(choice),
+        match (self, choice) {
+            (_, Choice::Force(alg)) => alg,
+            (Solver::Cpu { .. }, Choice::Auto) => Algorithm::Thomas,
+            (Solver::Gpu { solver, .. }, Choice::Auto) => solver.algorithm(choice),
         }
     }
 
-    /// Solve a host batch: x (same layout). On the GPU: upload, solve, download. A forced
-    /// algorithm that cannot run at this size, mismatched lengths and breakdowns are errors.
+    /// Solve a host batch: x (same layout) and the algorithm that ran. On the GPU: upload,
+    /// solve, download. A forced algorithm that cannot run here (the CPU runs thomas and lu)
+    /// or at this size, mismatched lengths and breakdowns are errors.
     pub fn solve(&mut self, choice: Choice, a: &[T], b: &[T], c: &[T], d: &[T]) -> Result<(Vec<T>, Algorithm)> {
         let shape = self.shape();
         shape.check_lengths(&[("a", a.len()), ("b", b.len()), ("c", c.len()), ("d", d.len())])?;
         match self {
             Solver::Cpu { shape } => {
-                if let Choice::Force(alg) = choice
-                    && alg != Algorithm::Thomas
-                {
-                    return Err(crate::Error::invalid(format!(
-                        "the CPU reference solves by Thomas only; {alg} needs the GPU backend"
-                    )));
-                }
+                let alg = match choice {
+                    Choice::Force(alg) => alg,
+                    Choice::Auto if cpu::first_non_dominant(*shape, a, b, c).is_some() => Algorithm::Lu,
+                    Choice::Auto => Algorithm::Thomas,
+                };
                 let mut x = vec![T::ZERO; d.len()];
-                cpu::solve(*shape, a, b, c, d, &mut x)?;
-                Ok((x, Algorithm::Thomas))
+                cpu::solve_with(alg, *shape, a, b, c, d, &mut x)?;
+                Ok((x, alg))
             }
             Solver::Gpu { gpu, solver } => {
                 let (da, db, dc) = (gpu.upload(a)?, gpu.upload(b)?, gpu.upload(c)?);

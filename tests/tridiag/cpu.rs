@@ -7,7 +7,7 @@ use hydrokern::{GpuReal, Real};
 use proptest::prelude::*;
 
 /// Dense LU with partial pivoting of one system, in f64.
-fn dense_solve(n: usize, a: &[f64], b: &[f64], c: &[f64], d: &[f64]) -> Vec<f64> {
+pub fn dense_solve(n: usize, a: &[f64], b: &[f64], c: &[f64], d: &[f64]) -> Vec<f64> {
     let mut m = vec![vec![0.0; n + 1]; n];
     for i in 0..n {
         if i > 0 {
@@ -39,7 +39,7 @@ fn dense_solve(n: usize, a: &[f64], b: &[f64], c: &[f64], d: &[f64]) -> Vec<f64>
 }
 
 /// One system of a batch, in unknown order, as f64.
-fn system<T: Real>(shape: Shape, v: &[T], k: usize) -> Vec<f64> {
+pub fn system<T: Real>(shape: Shape, v: &[T], k: usize) -> Vec<f64> {
     (0..shape.n).map(|i| v[shape.at(k, i)].to_f64()).collect()
 }
 

@@ -55,7 +55,9 @@ fn cpu_breakdown_names_system_and_row() {
 fn parse_names() {
     assert_eq!("cr-pcr".parse::<Choice>().unwrap(), Choice::Force(Algorithm::CrPcr));
     assert_eq!("auto".parse::<Choice>().unwrap(), Choice::Auto);
-    assert!("lu".parse::<Choice>().unwrap_err().to_string().contains("pcr-thomas"));
+    assert_eq!("lu".parse::<Choice>().unwrap(), Choice::Force(Algorithm::Lu));
+    let e = "gauss".parse::<Choice>().unwrap_err().to_string();
+    assert!(e.contains("pcr-thomas") && e.contains("lu"), "{e}");
     assert_eq!("interleaved".parse::<Layout>().unwrap(), Layout::Interleaved);
     assert!("rows".parse::<Layout>().is_err());
 }
@@ -75,6 +77,16 @@ fn automatic_choice_follows_the_stated_rule() {
     assert_eq!(lim.max_n(Algorithm::Pcr), 3072);
     assert_eq!(lim.max_n(Algorithm::Thomas), u32::MAX as usize);
     assert_eq!(lim.max_n(Algorithm::Twisted), u32::MAX as usize);
+    assert_eq!(lim.max_n(Algorithm::Lu), u32::MAX as usize);
+    assert_eq!(lim.max_n(Algorithm::Spike), u32::MAX as usize);
+    // Pivoting: SPIKE for fewer systems than multiprocessors of n ≥ 256, else LU.
+    assert_eq!(lim.auto_pivoting(Shape::new(100_000, 4, Layout::Contiguous)), Algorithm::Spike);
+    assert_eq!(lim.auto_pivoting(Shape::new(100_000, 132, Layout::Contiguous)), Algorithm::Lu);
+    assert_eq!(lim.auto_pivoting(Shape::new(255, 1, Layout::Interleaved)), Algorithm::Lu);
+    // SPIKE's chunks: about √(n/2), at least two rows each, at most 256.
+    for (n, chunks) in [(1, 1), (2, 1), (3, 1), (4, 1), (8, 2), (200, 10), (1 << 20, 256)] {
+        assert_eq!(Limits::spike_chunks(n), chunks, "n = {n}");
+    }
     assert_eq!(lim.max_n(Algorithm::Partition), 9376);
     assert_eq!(Limits { value_bytes: 4, ..lim }.max_n(Algorithm::Partition), 18752);
     let auto = |n, batch, layout| lim.auto(Shape::new(n, batch, layout));

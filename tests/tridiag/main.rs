@@ -8,15 +8,19 @@
 //! |b| ≥ 2(|a| + |c|) + 0.1, so the condition numbers are small (≲ 5) and every algorithm is
 //! backward stable.
 //!
-//! One test binary in four files: the CPU reference (`cpu.rs`), bad input and the automatic
-//! choice (`input.rs`), the emulated kernel algebra (`emulation.rs`), the GPU kernels (`gpu.rs`).
+//! One test binary in six files: the CPU reference (`cpu.rs`), its LU with partial pivoting on
+//! hard systems (`pivoting.rs`), bad input and the automatic choice (`input.rs`), the emulated
+//! kernel algebra (`emulation.rs`), the GPU kernels (`gpu.rs`), the GPU's pivoting solver and
+//! dominance check (`gpu_pivoting.rs`).
 
 #[path = "../common/mod.rs"]
 mod common;
 mod cpu;
 mod emulation;
 mod gpu;
+mod gpu_pivoting;
 mod input;
+mod pivoting;
 
 use common::Tolerance;
 
@@ -30,3 +34,11 @@ pub const RESIDUAL: f64 = 32.0;
 /// relative to max(1, ‖x_CPU‖∞), per level of log2(2n): CR and PCR round in another order than
 /// Thomas, log2 n levels deep, and the GPU contracts multiply-adds: 256 ε a level.
 pub const GPU_PER_LEVEL: Tolerance = Tolerance::eps(256.0);
+/// LU with partial pivoting against the dense solve, relative to ‖x‖∞, in units of κ∞·ε: a
+/// backward-stable solve (growth ≤ 2 on a tridiagonal matrix) errs by κ times its backward
+/// error, a few ε; 32 leaves room for n ≤ 40 rows of rounding. Without pivoting the issue's
+/// cases miss it by 10⁸ (f64) and 10⁵ (f32).
+pub const LU_FORWARD: f64 = 32.0;
+/// LU's normwise backward error ‖Ax − d‖∞/(‖A‖∞‖x‖∞ + ‖d‖∞), in ε: growth ≤ 2 and three
+/// terms a row, so a few ε; 16.
+pub const LU_BACKWARD: f64 = 16.0;

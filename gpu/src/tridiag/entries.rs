@@ -31,6 +31,16 @@
 //!   equations per thread), each thread fills in its chunk, and x leaves coalesced. Global
 //!   traffic is the minimum 5 words per unknown; barriers: 3 + 2·⌈log2(2n/2^chunk)⌉.
 //!
+//! - `tridiag_lu`: LU with partial pivoting (LAPACK's gtsv, `mod.rs`), one thread per
+//!   system, any layout; for systems that are not diagonally dominant. U's two
+//!   superdiagonals go to the workspace (2 words per unknown), its right-hand side to x.
+//! - `tridiag_spike`: SPIKE with partial pivoting (`mod.rs`) for few long systems: one block
+//!   per system, one thread per chunk (LU with partial pivoting on its interior for three
+//!   right-hand sides), thread 0 solves the reduced system of the chunks' ends by LU in shared
+//!   memory, every thread fills in its chunk. Workspace 5 words per unknown.
+//! - `tridiag_dominance`: the check the automatic choice runs before it picks a solver: the
+//!   first (system, row) that is not diagonally dominant, into `status`, one pass over a, b, c.
+//!
 //! Every kernel reads `a`, `b`, `c` through the read-only cache and `d` with plain loads, so
 //! `x` may be `d` itself (in-place solve): a kernel reads all of its `d` values before it
 //! writes the same positions of `x`. Breakdown is reported through `status` (see `mod.rs`).
@@ -39,7 +49,9 @@ use super::Dims;
 #[cfg(target_arch = "nvptx64")]
 use super::{
     cyclic::{cr, cr_pcr, pcr, pcr_thomas},
+    lu::{dominance, lu},
     partition::partition,
+    spike::spike,
     thomas::{thomas, thomas_contiguous, thomas_twisted},
 };
 
@@ -52,6 +64,8 @@ kernels! {
     pub const THOMAS: SolveWork = tridiag_thomas(thomas::<T>);
     pub const THOMAS_CONTIGUOUS: SolveWork = tridiag_thomas_contiguous(thomas_contiguous::<T>);
     pub const THOMAS_TWISTED: SolveWork = tridiag_thomas_twisted(thomas_twisted::<T>);
+    pub const LU: SolveWork = tridiag_lu(lu::<T>);
+    pub const SPIKE: SolveWork = tridiag_spike(spike::<T>);
 
     /// Solve a batch into `x` (which may be `d`) with no workspace, reporting a breakdown in
     /// `status`.
@@ -61,4 +75,8 @@ kernels! {
     pub const PCR: Solve = tridiag_pcr(pcr::<T>);
     pub const CR_PCR: Solve = tridiag_cr_pcr(cr_pcr::<T>);
     pub const PCR_THOMAS: Solve = tridiag_pcr_thomas(pcr_thomas::<T>);
+
+    /// Report in `status` the first (system, row) of a batch that is not diagonally dominant.
+    pub struct Dominance<T> { p: Dims, a: *const T, b: *const T, c: *const T, status: *mut u64 }
+    pub const DOMINANCE: Dominance = tridiag_dominance(dominance::<T>);
 }

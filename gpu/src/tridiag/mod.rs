@@ -17,6 +17,10 @@ use crate::Real;
 /// Elements of each PCR staging slot per thread (the PCR family's `rpt` is at most this).
 pub const PCR_MAX_PER_THREAD: u32 = 8;
 
+/// Most chunks (threads of its block) the SPIKE kernel cuts a system into: a block of 256
+/// threads launches whatever registers the kernel takes (256 × 255 ≤ 65 536).
+pub const SPIKE_MAX_CHUNKS: u32 = 256;
+
 /// Threads per block of the one-thread-per-system Thomas kernels (whole warps).
 pub const THOMAS_BLOCK: u32 = 64;
 
@@ -52,13 +56,14 @@ impl Dims {
     }
 }
 
-/// One equation `a x_{i−s} + b x_i + c x_{i+s} = d`.
+/// One equation `a x_{i−s} + b x_i + c x_{i+s} = d` (`d` a value, or several right-hand
+/// sides at once: [`Rhs`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Eq<T> {
+pub struct Eq<T, R = T> {
     pub a: T,
     pub b: T,
     pub c: T,
-    pub d: T,
+    pub d: R,
 }
 
 impl<T: Real> Eq<T> {
@@ -95,6 +100,276 @@ pub fn thomas_row<T: Real>(e: Eq<T>, cp_prev: T, dp_prev: T) -> (T, T, T) {
     let pivot = e.b - e.a * cp_prev;
     let inv = T::ONE / pivot;
     (e.c * inv, (e.d - e.a * dp_prev) * inv, pivot)
+}
+
+// ------------------------------------- LU with partial pivoting (gtsv) ----
+//
+// For systems that are not diagonally dominant: Gaussian elimination with partial pivoting
+// along the line, as LAPACK's `?gtsv`. At step i the equation not yet eliminated
+// ([`Pending`]: `b·x_i + c·x_{i+1} = d`) and equation i+1 compete for the pivot; the larger
+// |coefficient of x_i| becomes row i of U, the other is eliminated with it and becomes the
+// pending equation of step i+1. A swap brings equation i+1's `c` into row i of U as a second
+// superdiagonal (`u2`, coupling x_{i+2}). Rows of U are stored normalised (divided by their
+// pivot), so the back substitution multiplies only: `x_i = y − u1·x_{i+1} − u2·x_{i+2}`.
+// The growth of partial pivoting on a tridiagonal matrix is at most 2 (every U entry is a
+// coefficient or the difference of two with a multiplier ≤ 1), so it is backward stable for
+// any non-singular matrix; a zero pivot means the matrix is singular.
+
+/// A right-hand side LU carries: one value, or several solved at once (SPIKE's three).
+pub trait Rhs<T>: Copy {
+    /// `self·k`.
+    fn scale(self, k: T) -> Self;
+    /// `self / k`.
+    fn div(self, k: T) -> Self;
+    /// `self − k·o`.
+    fn sub_mul(self, k: T, o: Self) -> Self;
+    fn finite(self) -> bool;
+}
+
+impl<T: Real> Rhs<T> for T {
+    #[inline(always)]
+    fn scale(self, k: T) -> T {
+        self * k
+    }
+    #[inline(always)]
+    fn div(self, k: T) -> T {
+        self / k
+    }
+    #[inline(always)]
+    fn sub_mul(self, k: T, o: T) -> T {
+        self - k * o
+    }
+    #[inline(always)]
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+}
+
+impl<T: Real> Rhs<T> for [T; 3] {
+    #[inline(always)]
+    fn scale(self, k: T) -> [T; 3] {
+        [self[0] * k, self[1] * k, self[2] * k]
+    }
+    #[inline(always)]
+    fn div(self, k: T) -> [T; 3] {
+        [self[0] / k, self[1] / k, self[2] / k]
+    }
+    #[inline(always)]
+    fn sub_mul(self, k: T, o: [T; 3]) -> [T; 3] {
+        [self[0] - k * o[0], self[1] - k * o[1], self[2] - k * o[2]]
+    }
+    #[inline(always)]
+    fn finite(self) -> bool {
+        self[0].is_finite() && self[1].is_finite() && self[2].is_finite()
+    }
+}
+
+/// The equation carried from one LU step to the next: `b·x_i + c·x_{i+1} = d`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pending<T, R = T> {
+    pub b: T,
+    pub c: T,
+    pub d: R,
+}
+
+impl<T: Real, R: Rhs<T>> Pending<T, R> {
+    /// Equation 0 (whose `a` is never read) as the first pending equation.
+    #[inline(always)]
+    pub fn first(e: Eq<T, R>) -> Pending<T, R> {
+        Pending { b: e.b, c: e.c, d: e.d }
+    }
+}
+
+/// A row of U divided by its pivot: `x_i + u1·x_{i+1} + u2·x_{i+2} = y`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct URow<T, R = T> {
+    pub u1: T,
+    pub u2: T,
+    pub y: R,
+}
+
+/// All four coefficients finite (a bad value is named at the row it is in).
+#[inline(always)]
+pub fn eq_finite<T: Real, R: Rhs<T>>(e: Eq<T, R>) -> bool {
+    e.a.is_finite() && e.b.is_finite() && e.c.is_finite() && e.d.finite()
+}
+
+/// One LU step: row i of U from the pending equation `p` and equation i+1 `e`, the pivot
+/// (unnormalised) and the pending equation of step i+1.
+#[inline(always)]
+pub fn lu_step<T: Real, R: Rhs<T>>(p: Pending<T, R>, e: Eq<T, R>) -> (URow<T, R>, T, Pending<T, R>) {
+    if p.b.abs() >= e.a.abs() {
+        // No interchange: eliminate x_i from equation i+1 with p.
+        let inv = T::ONE / p.b;
+        let (u1, y) = (p.c * inv, p.d.scale(inv));
+        (URow { u1, u2: T::ZERO, y }, p.b, Pending { b: e.b - e.a * u1, c: e.c, d: e.d.sub_mul(e.a, y) })
+    } else {
+        // Interchange: equation i+1 is row i of U; eliminate x_i from p with it.
+        let inv = T::ONE / e.a;
+        let (u1, u2, y) = (e.b * inv, e.c * inv, e.d.scale(inv));
+        (URow { u1, u2, y }, e.a, Pending { b: p.c - p.b * u1, c: -(p.b * u2), d: p.d.sub_mul(p.b, y) })
+    }
+}
+
+/// The last row of U from the last pending equation (its `c` couples nothing), and its pivot.
+#[inline(always)]
+pub fn lu_last<T: Real, R: Rhs<T>>(p: Pending<T, R>) -> (URow<T, R>, T) {
+    (URow { u1: T::ZERO, u2: T::ZERO, y: p.d.div(p.b) }, p.b)
+}
+
+/// Back substitution of LU: `x_i` from its row of U and x_{i+1}, x_{i+2}.
+#[inline(always)]
+pub fn lu_back<T: Real, R: Rhs<T>>(u: URow<T, R>, x1: R, x2: R) -> R {
+    u.y.sub_mul(u.u1, x1).sub_mul(u.u2, x2)
+}
+
+/// LU with partial pivoting of one system of `n ≥ 1` equations (right-hand sides of type
+/// `R`, `zero` their zero), shared by the kernels and the CPU reference: `eq(i)` loads equation i (`a_0 = c_{n−1} = 0`), `put(i, u)`/`get(i)` store
+/// and reload row i of U, `set_x(i, x)` writes unknown i (after row i of U was read back for
+/// the last time, so U's `y` may live where x goes). Returns the row to blame, or `u32::MAX`:
+/// the first row holding a non-finite coefficient, else the first zero or non-finite pivot
+/// (a singular matrix) or non-finite row of U, else the highest row whose x is not finite
+/// (the back substitution carries a bad value downwards from where it arose).
+#[inline(always)]
+pub fn lu_solve<T: Real, R: Rhs<T>>(
+    n: u32,
+    eq: impl Fn(u32) -> Eq<T, R>,
+    mut put: impl FnMut(u32, URow<T, R>),
+    get: impl Fn(u32) -> URow<T, R>,
+    mut set_x: impl FnMut(u32, R),
+    zero: R,
+) -> u32 {
+    let mut bad = u32::MAX;
+    let e0 = eq(0);
+    if !eq_finite(e0) {
+        bad = 0;
+    }
+    let mut pend = Pending::first(e0);
+    let usable = |u: URow<T, R>, pivot: T| pivot_ok(pivot) && u.u1.is_finite() && u.u2.is_finite() && u.y.finite();
+    let mut i = 0;
+    while i + 1 < n {
+        let e = eq(i + 1);
+        if !eq_finite(e) && bad == u32::MAX {
+            bad = i + 1;
+        }
+        let (u, pivot, next) = lu_step(pend, e);
+        if !usable(u, pivot) && bad == u32::MAX {
+            bad = i;
+        }
+        put(i, u);
+        pend = next;
+        i += 1;
+    }
+    let (u, pivot) = lu_last(pend);
+    if !usable(u, pivot) && bad == u32::MAX {
+        bad = n - 1;
+    }
+    let mut xbad = if u.y.finite() { u32::MAX } else { n - 1 };
+    set_x(n - 1, u.y);
+    let (mut x1, mut x2) = (u.y, zero);
+    let mut i = n - 1;
+    while i > 0 {
+        i -= 1;
+        let xi = lu_back(get(i), x1, x2);
+        if !xi.finite() && xbad == u32::MAX {
+            xbad = i;
+        }
+        set_x(i, xi);
+        (x2, x1) = (x1, xi);
+    }
+    if bad == u32::MAX { xbad } else { bad }
+}
+
+// ------------------------------------------- SPIKE with partial pivoting ----
+//
+// For few long systems (`tridiag_spike`): a system is cut into P chunks of at least two rows
+// (lengths differing by at most one, [`spike_start`]). In chunk rows f..l the interior rows
+// f+1..l−1 form a tridiagonal system M (without its couplings to x_f and x_l), which LU with
+// partial pivoting solves for three right-hand sides at once: d, a_{f+1}·e_first and
+// c_{l−1}·e_last, so that every interior row reads `x_r = D − A·x_f − C·x_l`
+// ([`spike_reduce`]). Put into rows f and l, that leaves two equations per chunk coupling
+// only chunk ends — a tridiagonal reduced system in (x_{f0}, x_{l0}, x_{f1}, x_{l1}, …),
+// solved by LU with partial pivoting as well — and each chunk then fills in its interior
+// ([`spike_fill`]). Stable when every M is well conditioned (SPIKE's condition); the
+// backward-error check reports a system where it is not.
+
+/// The first row of chunk j of `chunks` over n rows (j ≤ chunks; `spike_start(chunks)` = n).
+#[inline(always)]
+pub fn spike_start(n: u32, chunks: u32, j: u32) -> u32 {
+    // chunks ≥ 1 by the launch; max(1) spares the kernel a division-by-zero path.
+    let chunks = chunks.max(1);
+    let (q, r) = (n / chunks, n % chunks);
+    j * q + if j < r { j } else { r }
+}
+
+/// Reduce one chunk of `len ≥ 2` rows (local rows; `eq` as [`lu_solve`]'s, `put`/`get`/`set_x`
+/// hold the interior rows' U and then their `[D, A, C]` in `y`). Returns the chunk's two
+/// reduced equations (the first couples the previous chunk's last unknown through `a` and this
+/// chunk's last through `c`; the last couples this chunk's first through `a` and the next
+/// chunk's first through `c`) and the local row to blame, or `u32::MAX`.
+#[inline(always)]
+pub fn spike_reduce<T: Real>(
+    len: u32,
+    eq: impl Fn(u32) -> Eq<T>,
+    mut put: impl FnMut(u32, URow<T, [T; 3]>),
+    get: impl Fn(u32) -> URow<T, [T; 3]>,
+    mut set_x: impl FnMut(u32, [T; 3]),
+) -> (Eq<T>, Eq<T>, u32) {
+    let (e0, el) = (eq(0), eq(len - 1));
+    let mut bad = if eq_finite(e0) { u32::MAX } else { 0 };
+    if len == 2 {
+        if !eq_finite(el) && bad == u32::MAX {
+            bad = 1;
+        }
+        return (e0, el, bad);
+    }
+    let q = len - 2;
+    // Interior row i is local row i+1; its couplings to the chunk's ends move to the right.
+    let interior = |i: u32| {
+        let e = eq(i + 1);
+        let first = if i == 0 { e.a } else { T::ZERO };
+        let last = if i + 1 == q { e.c } else { T::ZERO };
+        Eq {
+            a: if i == 0 { T::ZERO } else { e.a },
+            b: e.b,
+            c: if i + 1 == q { T::ZERO } else { e.c },
+            d: [e.d, first, last],
+        }
+    };
+    let ibad = lu_solve(q, interior, |i, u| put(i + 1, u), |i| get(i + 1), |i, x| set_x(i + 1, x), [T::ZERO; 3]);
+    if ibad != u32::MAX && bad == u32::MAX {
+        bad = ibad + 1;
+    }
+    if !eq_finite(el) && bad == u32::MAX {
+        bad = len - 1;
+    }
+    let [d1, a1, c1] = get(1).y;
+    let [dm, am, cm] = get(len - 2).y;
+    let first = Eq { a: e0.a, b: e0.b - e0.c * a1, c: -(e0.c * c1), d: e0.d - e0.c * d1 };
+    let last = Eq { a: -(el.a * am), b: el.b - el.a * cm, c: el.c, d: el.d - el.a * dm };
+    (first, last, bad)
+}
+
+/// An interior unknown from its `[D, A, C]` and the chunk's end unknowns.
+#[inline(always)]
+pub fn spike_fill<T: Real>(dac: [T; 3], x_first: T, x_last: T) -> T {
+    dac[0] - dac[1] * x_first - dac[2] * x_last
+}
+
+/// Row diagonal dominance `|b| ≥ |a| + |c|` with `b ≠ 0` (false for any NaN): where every row
+/// of a system has it, elimination without pivoting keeps |c'| ≤ 1 and is stable, so the
+/// automatic choice takes the fast non-pivoting solvers only then.
+#[inline(always)]
+pub fn dominant<T: Real>(a: T, b: T, c: T) -> bool {
+    b.abs() >= a.abs() + c.abs() && b != T::ZERO && b.is_finite()
+}
+
+/// A Thomas row that can be trusted: its pivot usable and its c′, d′ finite. Checking c′ and
+/// d′ names the row where a non-finite coefficient (a NaN in d) or an overflow first appears,
+/// rather than the row where the back substitution happens to meet it.
+#[inline(always)]
+pub fn row_ok<T: Real>(pivot: T, c1: T, d1: T) -> bool {
+    pivot_ok(pivot) && c1.is_finite() && d1.is_finite()
 }
 
 // ------------------------------------------------------ partition method ----
@@ -278,6 +553,10 @@ mod cyclic;
 #[cfg(target_arch = "nvptx64")]
 mod io;
 #[cfg(target_arch = "nvptx64")]
+mod lu;
+#[cfg(target_arch = "nvptx64")]
 mod partition;
+#[cfg(target_arch = "nvptx64")]
+mod spike;
 #[cfg(target_arch = "nvptx64")]
 mod thomas;

@@ -2,8 +2,8 @@
 
 use super::io::{load, names, report};
 use super::{
-    Dims, Eq, Row, chunk_interior, chunk_len, chunk_reduce, fail_code, normalize, partition_pitch, partition_slot,
-    partition_span, pcr_row, pivot_ok, reduced_len, reduced_row,
+    Dims, Eq, Row, chunk_interior, chunk_len, chunk_reduce, eq_finite, fail_code, normalize, partition_pitch,
+    partition_slot, partition_span, pcr_row, pivot_ok, reduced_len, reduced_row,
 };
 use crate::device::{DeviceReal, shared, thread};
 use core::intrinsics::{unchecked_div, unchecked_rem};
@@ -76,7 +76,9 @@ pub(super) unsafe fn partition<T: DeviceReal>(
                 if e0 + u * nt < total {
                     let (s, i) = si[u as usize];
                     let q = eq[u as usize];
-                    if !pivot_ok(q.b) {
+                    // A bad coefficient is named at its row here, before the reduction spreads
+                    // it (the smallest failing row of a system wins).
+                    if !pivot_ok(q.b) || !eq_finite(q) {
                         report(status, fail_code(n, k0 + s, i));
                     }
                     let r = normalize(q);

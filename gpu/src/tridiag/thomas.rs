@@ -2,7 +2,7 @@
 //! shared memory, and twisted (two threads per system, meeting in the middle).
 
 use super::io::{load, names, report, sync_warp};
-use super::{Dims, Eq, fail_code, pivot_ok, thomas_row, twist};
+use super::{Dims, Eq, fail_code, pivot_ok, row_ok, thomas_row, twist};
 use crate::device::{DeviceReal, shared, thread};
 
 /// Rows the contiguous Thomas kernel's back substitution loads at once.
@@ -49,7 +49,7 @@ unsafe fn sweep_forward<T: DeviceReal>(
         unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7] => {
             if q < m {
                 let (c1, d1, pivot) = thomas_row(e[q as usize], cp, dp);
-                if !pivot_ok(pivot) && bad == u32::MAX {
+                if !row_ok(pivot, c1, d1) && bad == u32::MAX {
                     bad = row(r + q);
                 }
                 unsafe {
@@ -66,8 +66,9 @@ unsafe fn sweep_forward<T: DeviceReal>(
 }
 
 /// Back substitution `x_r = d'_r − c'_r·x_{r+1}` over local rows cnt−2 down to 0 (d' in `x`,
-/// c' in `w`), from `xn` = x of local row cnt−1. Returns the system row of the last (nearest
-/// local row 0) non-finite x, or `u32::MAX`.
+/// c' in `w`), from `xn` = x of local row cnt−1. Returns the system row of the first
+/// non-finite x it writes (the one nearest local row cnt−1: a bad value travels towards local
+/// row 0 from where it arose), or `u32::MAX`.
 #[inline(always)]
 unsafe fn sweep_back<T: DeviceReal>(
     x: *mut T,
@@ -95,7 +96,7 @@ unsafe fn sweep_back<T: DeviceReal>(
             if q < m {
                 let xi = xs[q as usize] - ws[q as usize] * xn;
                 unsafe { *x.add(at(hi - 1 - q)) = xi };
-                if !xi.is_finite() {
+                if !xi.is_finite() && xbad == u32::MAX {
                     xbad = row(hi - 1 - q);
                 }
                 xn = xi;
@@ -214,7 +215,7 @@ pub(super) unsafe fn thomas_contiguous<T: DeviceReal>(
                     let t = (lane * pitch + r) as usize;
                     let eq = Eq { a: *ta.add(t), b: *tb.add(t), c: *tc.add(t), d: *td.add(t) };
                     let (c1, d1, pivot) = thomas_row(eq, cp, dp);
-                    if !pivot_ok(pivot) && bad == u32::MAX {
+                    if !row_ok(pivot, c1, d1) && bad == u32::MAX {
                         bad = r0 + r;
                     }
                     let o = (r0 + r) as usize * batch as usize + k as usize;
@@ -254,7 +255,7 @@ pub(super) unsafe fn thomas_contiguous<T: DeviceReal>(
                         if q < cnt {
                             let r = hi - 1 - q;
                             let xi = ds[q as usize] - cs[q as usize] * xn;
-                            if !xi.is_finite() {
+                            if !xi.is_finite() && xbad == u32::MAX {
                                 xbad = r0 + r;
                             }
                             *ta.add((lane * pitch + r) as usize) = xi;

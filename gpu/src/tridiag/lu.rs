@@ -1,0 +1,95 @@
+//! LU with partial pivoting (`mod.rs`, `lu_solve`), one thread per system, and the
+//! diagonal-dominance check the automatic choice runs first.
+
+use super::io::{load, report};
+use super::{Dims, URow, dominant, fail_code, lu_solve};
+use crate::device::{DeviceReal, thread};
+use core::intrinsics::{unchecked_div, unchecked_rem};
+
+/// One thread per system, any layout. `w` holds 2·n·batch values: u1 then u2 of U's rows,
+/// each at the positions of x; U's y goes to x, which the back substitution overwrites.
+///
+/// # Safety
+/// `a`, `b`, `c`, `d`, `x` hold every position `p.at(k, i)` for k < batch, i < n, n ≥ 1; `x`
+/// may equal `d` but overlaps nothing else (equation i+1 is loaded before x_i's slot is
+/// written); `w` holds 2·n·batch values in the layout of x; `status` is one `u64`. The grid
+/// covers `batch` threads.
+pub(super) unsafe fn lu<T: DeviceReal>(
+    p: Dims,
+    a: *const T,
+    b: *const T,
+    c: *const T,
+    d: *const T,
+    x: *mut T,
+    w: *mut T,
+    status: *mut u64,
+) {
+    let k = thread::index_1d();
+    if k >= p.batch as u64 {
+        return;
+    }
+    let k = k as u32;
+    let n = p.n;
+    let at = |i: u32| p.at(k, i);
+    unsafe {
+        let (w1, w2) = (w, w.add(n as usize * p.batch as usize));
+        let bad = lu_solve(
+            n,
+            |i| load(a, b, c, d, at(i), i, n),
+            |i, u: URow<T>| {
+                *w1.add(at(i)) = u.u1;
+                *w2.add(at(i)) = u.u2;
+                *x.add(at(i)) = u.y;
+            },
+            |i| URow { u1: *w1.add(at(i)), u2: *w2.add(at(i)), y: *x.add(at(i)) },
+            |i, v| *x.add(at(i)) = v,
+            T::ZERO,
+        );
+        if bad != u32::MAX {
+            report(status, fail_code(n, k, bad));
+        }
+    }
+}
+
+/// The diagonal-dominance check: `status` gets the code (`fail_code`) of the first
+/// (system, row) in index order that is not dominant (`dominant`), or stays 0. A grid-stride
+/// loop over the n·batch positions in memory order (coalesced in either layout); each thread
+/// keeps the largest code it saw and reports once, so a non-dominant batch costs one atomic
+/// per thread, not per row.
+///
+/// # Safety
+/// `a`, `b`, `c` hold n·batch values in the layout `p` describes (contiguous:
+/// `elem_stride = 1`, else interleaved); `status` is one `u64`. Any 1-D launch.
+pub(super) unsafe fn dominance<T: DeviceReal>(p: Dims, a: *const T, b: *const T, c: *const T, status: *mut u64) {
+    let (n, batch) = (p.n, p.batch);
+    let len = n as u64 * batch as u64;
+    let interleaved = p.elem_stride != 1;
+    let mut worst = 0u64;
+    let mut g = thread::index_1d();
+    let stride = thread::grid_size_1d();
+    while g < len {
+        // Position g → (system, row); n, batch ≥ 1 when len > 0 (unchecked: no panic path).
+        let (k, i) = unsafe {
+            if interleaved {
+                (unchecked_rem(g, batch as u64), unchecked_div(g, batch as u64))
+            } else {
+                (unchecked_div(g, n as u64), unchecked_rem(g, n as u64))
+            }
+        };
+        let (k, i) = (k as u32, i as u32);
+        unsafe {
+            let av = if i == 0 { T::ZERO } else { T::ldg(a.add(g as usize)) };
+            let cv = if i + 1 == n { T::ZERO } else { T::ldg(c.add(g as usize)) };
+            if !dominant(av, T::ldg(b.add(g as usize)), cv) {
+                let code = fail_code(n, k, i);
+                if code > worst {
+                    worst = code;
+                }
+            }
+        }
+        g += stride;
+    }
+    if worst != 0 {
+        unsafe { report(status, worst) };
+    }
+}

@@ -1,0 +1,274 @@
+//! The GPU's LU with partial pivoting against the CPU reference's, the dominance check
+//! against the CPU's, the automatic choice (LU for a batch with a non-dominant row, the fast
+//! plan for a dominant one), and bad values named at their row on the GPU.
+
+use super::LU_BACKWARD;
+use super::cpu::layout;
+use super::pivoting::spike_emulated;
+use crate::common::{self, cases, gpu, magnitude};
+use hydrokern::GpuReal;
+use hydrokern::tridiag::gpu::GpuTridiag;
+use hydrokern::tridiag::{Algorithm, Batch, Choice, Layout, Limits, Shape, backward_error, cpu};
+use proptest::prelude::*;
+
+/// GPU LU (SPIKE) against CPU LU (SPIKE's emulation), relative to ‖x_k‖∞, in units of
+/// κ∞(A_k)·ε (times the reference's backward error in units of 16 ε where that is larger): both are backward
+/// stable (a few ε), and the GPU contracts multiply-adds, which can also flip a pivot choice
+/// between two candidates of equal size, so the two may differ by κ times their backward
+/// errors: 64.
+const GPU_LU: f64 = 64.0;
+
+/// ‖A_k‖∞‖A_k⁻¹‖∞ of system k in f64, A⁻¹ column by column with the CPU's LU (n solves).
+fn condition<T: GpuReal>(host: &Batch<T>, k: usize) -> f64 {
+    let n = host.shape.n;
+    let one = Shape::new(n, 1, Layout::Contiguous);
+    let s = |v: &[T]| (0..n).map(|i| v[host.shape.at(k, i)].to_f64()).collect::<Vec<f64>>();
+    let (a, b, c) = (s(&host.a), s(&host.b), s(&host.c));
+    let norm_a = (0..n)
+        .map(|i| (if i > 0 { a[i].abs() } else { 0.0 }) + b[i].abs() + if i + 1 < n { c[i].abs() } else { 0.0 })
+        .fold(0.0f64, f64::max);
+    let mut row_sums = vec![0.0f64; n];
+    let mut x = vec![0.0; n];
+    for j in 0..n {
+        let mut e = vec![0.0; n];
+        e[j] = 1.0;
+        if cpu::solve_with(Algorithm::Lu, one, &a, &b, &c, &e, &mut x).is_err() {
+            return f64::INFINITY;
+        }
+        for (r, v) in row_sums.iter_mut().zip(&x) {
+            *r += v.abs();
+        }
+    }
+    norm_a * row_sums.into_iter().fold(0.0, f64::max)
+}
+
+/// A pivoting algorithm (lu, spike) against its CPU reference on a batch that is not dominant.
+fn check_lu<T: GpuReal>(alg: Algorithm, shape: Shape, in_place: bool, seed: u64) -> Result<(), TestCaseError> {
+    let gpu = gpu();
+    let host = Batch::random(shape, seed, 0.0).to::<T>();
+    // The CPU reference of each: LU itself; SPIKE's algebra with the kernel's chunking.
+    let want = if alg == Algorithm::Spike {
+        spike_emulated(&host, Limits::spike_chunks(shape.n)).unwrap()
+    } else {
+        let mut want = vec![T::ZERO; shape.len()];
+        cpu::solve_with(Algorithm::Lu, shape, &host.a, &host.b, &host.c, &host.d, &mut want).unwrap();
+        want
+    };
+    let eps = T::EPSILON.to_f64();
+    // SPIKE is as stable as its chunks' interiors are well conditioned: where the reference's
+    // backward error is past a stable solve's, the GPU may match it, and the two may differ by
+    // κ times it.
+    let be_ref = backward_error(shape, &host.a, &host.b, &host.c, &host.d, &want).unwrap().value;
+    let stable = (be_ref / eps).max(LU_BACKWARD);
+    let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+    let mut d = gpu.upload(&host.d).unwrap();
+    let mut s = GpuTridiag::<T>::new(&gpu, shape).unwrap();
+    let got = if in_place {
+        s.solve_in_place(&gpu, Choice::Force(alg), &a, &b, &c, &mut d).unwrap();
+        gpu.download(&d).unwrap()
+    } else {
+        let mut x = gpu.alloc::<T>(shape.len()).unwrap();
+        hydrokern::foundation::gpu::fill(&gpu, &mut x, common::poison::<T>()).unwrap();
+        s.solve(&gpu, Choice::Force(alg), &a, &b, &c, &d, &mut x).unwrap();
+        prop_assert_eq!(gpu.download(&d).unwrap(), host.d.clone(), "d changed by a separate-output solve");
+        gpu.download(&x).unwrap()
+    };
+    let be = backward_error(shape, &host.a, &host.b, &host.c, &host.d, &got).unwrap();
+    prop_assert!(
+        be.value <= 2.0 * stable * eps,
+        "{alg} {} {shape:?}: GPU backward error {:e} (system {})",
+        T::NAME,
+        be.value,
+        be.system
+    );
+    for k in 0..shape.batch {
+        let sys = |v: &[T]| (0..shape.n).map(|i| v[shape.at(k, i)]).collect::<Vec<T>>();
+        let (g, w) = (sys(&got), sys(&want));
+        let bound = GPU_LU * condition(&host, k) * (stable / LU_BACKWARD) * eps * magnitude(&w);
+        common::Tolerance::abs(bound).check(
+            &format!("{alg} {} {shape:?} in_place {in_place} system {k}", T::NAME),
+            &g,
+            &w,
+        )?;
+    }
+    Ok(())
+}
+
+fn awkward_n() -> impl Strategy<Value = usize> {
+    prop_oneof![prop::sample::select(vec![1usize, 2, 3, 5, 7, 31, 33, 127, 255, 257]), 1usize..300]
+}
+
+fn awkward_batch() -> impl Strategy<Value = usize> {
+    prop_oneof![prop::sample::select(vec![1usize, 2, 3, 31, 33, 63, 65, 129]), 1usize..200]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn tridiag_gpu_lu_matches_cpu(
+        n in awkward_n(),
+        batch in awkward_batch(),
+        layout in layout(),
+        alg in prop::sample::select(vec![Algorithm::Lu, Algorithm::Spike]),
+        in_place: bool,
+        seed: u64,
+    ) {
+        let shape = Shape::new(n, batch, layout);
+        check_lu::<f32>(alg, shape, in_place, seed)?;
+        check_lu::<f64>(alg, shape, in_place, seed)?;
+    }
+
+    /// The device's dominance check finds the CPU's first non-dominant (system, row).
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn tridiag_gpu_dominance_check_matches_cpu(
+        n in awkward_n(),
+        batch in awkward_batch(),
+        layout in layout(),
+        spoil in prop::option::of((0usize..200, 0usize..300)),
+        seed: u64,
+    ) {
+        let gpu = gpu();
+        let shape = Shape::new(n, batch, layout);
+        let mut host = Batch::random(shape, seed, 1.0);
+        if let Some((k, i)) = spoil {
+            let g = shape.at(k % batch, i % n);
+            host.b[g] *= 0.25;
+            if n == 1 {
+                host.b[g] = 0.0; // a_0 and c_0 are never read: only b = 0 spoils it
+            }
+        }
+        let want = cpu::first_non_dominant(shape, &host.a, &host.b, &host.c).map(|(k, i)| (k as u64, i as u64));
+        let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+        let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
+        prop_assert_eq!(s.first_non_dominant(&gpu, &a, &b, &c).unwrap(), want);
+        let h32 = host.to::<f32>();
+        let want32 = cpu::first_non_dominant(shape, &h32.a, &h32.b, &h32.c).map(|(k, i)| (k as u64, i as u64));
+        let (a, b, c) = (gpu.upload(&h32.a).unwrap(), gpu.upload(&h32.b).unwrap(), gpu.upload(&h32.c).unwrap());
+        let mut s = GpuTridiag::<f32>::new(&gpu, shape).unwrap();
+        prop_assert_eq!(s.first_non_dominant(&gpu, &a, &b, &c).unwrap(), want32);
+    }
+}
+
+/// LU and SPIKE at fixed awkward sizes, both layouts and precisions (SPIKE up to its most
+/// chunks and past them: n = 200 000 is 256 chunks of 781 or 782 rows).
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn gpu_lu_and_spike_at_awkward_sizes_match_cpu() {
+    for alg in [Algorithm::Lu, Algorithm::Spike] {
+        for layout in Layout::ALL {
+            for (n, batch) in [(1, 1), (2, 3), (3, 70), (4, 2), (33, 65), (1000, 7), (4097, 3)] {
+                let shape = Shape::new(n, batch, layout);
+                check_lu::<f64>(alg, shape, n % 2 == 0, 17).unwrap();
+                check_lu::<f32>(alg, shape, n % 2 == 1, 17).unwrap();
+            }
+        }
+    }
+}
+
+/// SPIKE on one long system: the backward error of a backward-stable solve, against the
+/// CPU's LU (κ is not computed here: n solves of n would take minutes, so the bound is the
+/// backward error only, plus agreement where the system is well conditioned).
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn gpu_spike_solves_one_long_system() {
+    let gpu = gpu();
+    for layout in Layout::ALL {
+        let shape = Shape::new(200_003, 2, layout);
+        let host = Batch::random(shape, 4, 0.0);
+        let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+        let d = gpu.upload(&host.d).unwrap();
+        let mut x = gpu.alloc::<f64>(shape.len()).unwrap();
+        hydrokern::foundation::gpu::fill(&gpu, &mut x, common::poison::<f64>()).unwrap();
+        let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
+        assert_eq!(s.solve(&gpu, Choice::Auto, &a, &b, &c, &d, &mut x).unwrap(), Algorithm::Spike);
+        let got = gpu.download(&x).unwrap();
+        let be = backward_error(shape, &host.a, &host.b, &host.c, &host.d, &got).unwrap();
+        assert!(be.value <= LU_BACKWARD * f64::EPSILON, "{layout:?}: backward error {:e}", be.value);
+    }
+}
+
+/// `auto` takes LU for a batch with one non-dominant row and the fast plan (bit for bit what
+/// forcing it gives) for a dominant batch.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn gpu_auto_pivots_only_where_dominance_fails() {
+    let gpu = gpu();
+    for layout in Layout::ALL {
+        for (n, batch) in [(64, 1000), (1000, 33), (5, 3)] {
+            let shape = Shape::new(n, batch, layout);
+            let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
+            let easy = Batch::random(shape, 8, 1.0);
+            let up = |h: &Batch<f64>| {
+                (
+                    gpu.upload(&h.a).unwrap(),
+                    gpu.upload(&h.b).unwrap(),
+                    gpu.upload(&h.c).unwrap(),
+                    gpu.upload(&h.d).unwrap(),
+                )
+            };
+            let (a, b, c, d) = up(&easy);
+            let fast = s.algorithm(Choice::Auto);
+            assert!(!fast.pivots());
+            let mut x = gpu.alloc::<f64>(shape.len()).unwrap();
+            assert_eq!(s.solve(&gpu, Choice::Auto, &a, &b, &c, &d, &mut x).unwrap(), fast, "{shape:?}");
+            let auto_x = gpu.download(&x).unwrap();
+            s.solve(&gpu, Choice::Force(fast), &a, &b, &c, &d, &mut x).unwrap();
+            assert_eq!(auto_x, gpu.download(&x).unwrap(), "{shape:?}: auto is not the fast path");
+            // One row not dominant: a pivoting solver (LU, or SPIKE for few long systems),
+            // agreeing with the CPU's LU.
+            let mut hard = easy.clone();
+            let g = shape.at(batch / 2, n / 2);
+            hard.b[g] = 0.25 * (hard.a[g].abs() + hard.c[g].abs());
+            let (a, b, c, d) = up(&hard);
+            let pivoting = s.limits().auto_pivoting(shape);
+            assert!(pivoting.pivots());
+            assert_eq!(s.solve(&gpu, Choice::Auto, &a, &b, &c, &d, &mut x).unwrap(), pivoting, "{shape:?}");
+            let mut want = vec![0.0; shape.len()];
+            cpu::solve_with(Algorithm::Lu, shape, &hard.a, &hard.b, &hard.c, &hard.d, &mut want).unwrap();
+            let got = gpu.download(&x).unwrap();
+            let tol = common::Tolerance::eps(1e4).scaled(magnitude(&want));
+            tol.check(&format!("auto {shape:?}"), &got, &want).unwrap();
+        }
+    }
+}
+
+/// A NaN in a, b, c or d at row 7 is named at row 7 by the GPU's one-thread solvers (Thomas
+/// in both layouts, LU), by SPIKE and by partition (which checks each row as it stages it); the other
+/// block algorithms name the system.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn gpu_bad_value_is_named_at_its_row() {
+    let gpu = gpu();
+    for layout in Layout::ALL {
+        let shape = Shape::new(40, 9, layout);
+        for array in 0..4 {
+            let mut host = Batch::random(shape, 3, 2.0);
+            [&mut host.a, &mut host.b, &mut host.c, &mut host.d][array][shape.at(2, 7)] = f64::NAN;
+            let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+            let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
+            for alg in Algorithm::ALL {
+                let mut d = gpu.upload(&host.d).unwrap();
+                let e = s.solve_in_place(&gpu, Choice::Force(alg), &a, &b, &c, &mut d).unwrap_err().to_string();
+                let name = ["a", "b", "c", "d"][array];
+                assert!(e.contains("system 2, row"), "{alg} {layout:?} {name}: {e}");
+                if matches!(alg, Algorithm::Thomas | Algorithm::Lu | Algorithm::Spike | Algorithm::Partition) {
+                    assert!(e.contains("system 2, row 7"), "{alg} {layout:?} {name}: {e}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,358 @@
+//! The CPU reference's LU with partial pivoting: the hard cases (small pivots with a
+//! small condition number), random systems that are not diagonally dominant, and exact
+//! solutions, each against the plain dense solve with partial pivoting of `cpu.rs`; bad
+//! values named at their row by every CPU algorithm; the automatic choice on the CPU.
+
+use super::cpu::{dense_solve, layout, system};
+use super::{LU_BACKWARD, LU_FORWARD};
+use crate::common::cases;
+use hydrokern::runtime::Backend;
+use hydrokern::tridiag::{Algorithm, Batch, Choice, Layout, Limits, Shape, Solver, backward_error, cpu};
+use hydrokern::{GpuReal, Real};
+use kernels::tridiag::{Eq, URow, lu_solve, spike_fill, spike_reduce, spike_start};
+use proptest::prelude::*;
+use std::cell::RefCell;
+
+/// ‖A‖∞‖A⁻¹‖∞ of one system, by the dense inverse (Gauss–Jordan with partial pivoting).
+fn condition(n: usize, a: &[f64], b: &[f64], c: &[f64]) -> f64 {
+    let mut norm_a = 0.0f64;
+    for i in 0..n {
+        let row = if i > 0 { a[i].abs() } else { 0.0 } + b[i].abs() + if i + 1 < n { c[i].abs() } else { 0.0 };
+        norm_a = norm_a.max(row);
+    }
+    let mut inv_norm = 0.0f64;
+    let mut cols = vec![vec![0.0; n]; n];
+    for (j, col) in cols.iter_mut().enumerate() {
+        let mut e = vec![0.0; n];
+        e[j] = 1.0;
+        *col = dense_solve(n, a, b, c, &e);
+    }
+    if cols.iter().flatten().any(|v| !v.is_finite()) {
+        return f64::INFINITY; // singular: a zero pivot in the dense solve
+    }
+    for i in 0..n {
+        inv_norm = inv_norm.max(cols.iter().map(|col| col[i].abs()).sum());
+    }
+    norm_a * inv_norm
+}
+
+/// ‖x − want‖∞ / ‖want‖∞ of system k.
+fn forward_error<T: Real>(shape: Shape, x: &[T], k: usize, want: &[f64]) -> f64 {
+    let got = system(shape, x, k);
+    let top = got.iter().zip(want).fold(0.0f64, |m, (g, w)| m.max((g - w).abs()));
+    top / want.iter().fold(0.0f64, |m, w| m.max(w.abs()))
+}
+
+/// The 2×2 block `[[δ, 1], [1, 1]]` (κ∞ = 4 by itself as δ → 0) ahead of a dominant tail (b = 4,
+/// a = c = 1), solution x_i = 2 + sin(i + 1); d = A·x in f64.
+fn small_pivot(n: usize, delta: f64) -> (Batch<f64>, Vec<f64>) {
+    let shape = Shape::new(n, 1, Layout::Contiguous);
+    let (mut a, mut b, mut c) = (vec![1.0; n], vec![4.0; n], vec![1.0; n]);
+    (a[0], b[0], c[0], b[1]) = (0.0, delta, 1.0, 1.0);
+    c[n - 1] = 0.0;
+    let x: Vec<f64> = (0..n).map(|i| (1.0 + i as f64).sin() + 2.0).collect();
+    let d = (0..n)
+        .map(|i| {
+            let l = if i > 0 { a[i] * x[i - 1] } else { 0.0 };
+            let r = if i + 1 < n { c[i] * x[i + 1] } else { 0.0 };
+            l + b[i] * x[i] + r
+        })
+        .collect();
+    (Batch { shape, a, b, c, d }, x)
+}
+
+/// The cases: pivot 1e-14 in f64 and 1e-7 in f32, well conditioned (κ∞ ≈ 13 here,
+/// 4.5 in the 2-norm example). Thomas (no
+/// pivoting) loses most digits (forward error ~1e-3 in f64, ~0.2 in f32) and its backward
+/// error shows it; LU's forward error is a few ε, like NumPy's (LAPACK's) pivoted solve.
+fn small_pivot_case<T: GpuReal>(delta: f64, thomas_at_least: f64) {
+    let (b64, x_exact) = small_pivot(12, delta);
+    let kappa = condition(12, &b64.a, &b64.b, &b64.c);
+    assert!(kappa < 16.0, "κ∞ = {kappa}: the case is meant to be well conditioned");
+    let bt = b64.to::<T>();
+    let s = bt.shape;
+    // The system as rounded to T, solved densely in f64: the reference both solvers face.
+    let f = |v: &[T]| system(s, v, 0);
+    let dense = dense_solve(12, &f(&bt.a), &f(&bt.b), &f(&bt.c), &f(&bt.d));
+    let eps = T::EPSILON.to_f64();
+    let mut x = vec![T::ZERO; s.len()];
+    cpu::solve_with(Algorithm::Lu, s, &bt.a, &bt.b, &bt.c, &bt.d, &mut x).unwrap();
+    let (fe, fe_exact) = (forward_error(s, &x, 0, &dense), forward_error(s, &x, 0, &x_exact));
+    assert!(fe <= LU_FORWARD * kappa * eps, "{} lu: forward error {fe:e} against the dense solve", T::NAME);
+    // Against the exact solution also the rounding of the coefficients to T counts (κ ε).
+    assert!(fe_exact <= 2.0 * LU_FORWARD * kappa * eps, "{} lu: forward error {fe_exact:e}", T::NAME);
+    let be = backward_error(s, &bt.a, &bt.b, &bt.c, &bt.d, &x).unwrap();
+    assert!(be.value <= LU_BACKWARD * eps, "{} lu: backward error {:e}", T::NAME, be.value);
+    // Thomas does return, wrongly: the case is hard, and the check sees it.
+    cpu::solve_with(Algorithm::Thomas, s, &bt.a, &bt.b, &bt.c, &bt.d, &mut x).unwrap();
+    let fe_thomas = forward_error(s, &x, 0, &dense);
+    assert!(fe_thomas >= thomas_at_least, "{} thomas: forward error only {fe_thomas:e}", T::NAME);
+    let be = backward_error(s, &bt.a, &bt.b, &bt.c, &bt.d, &x).unwrap();
+    assert!(be.value > 1024.0 * eps, "{} thomas: backward error {:e} hides the failure", T::NAME, be.value);
+    eprintln!(
+        "{} pivot {delta:e}, κ∞ {kappa:.2}: lu forward error {fe:.1e} ({fe_exact:.1e} to the exact x), thomas {fe_thomas:.1e}",
+        T::NAME
+    );
+}
+
+#[test]
+fn small_pivots_are_solved_to_a_few_eps_by_lu() {
+    small_pivot_case::<f64>(1e-14, 1e-4);
+    small_pivot_case::<f32>(1e-7, 1e-2);
+    small_pivot_case::<f32>(1e-14, 1e-2);
+}
+
+/// Random systems that are not diagonally dominant (dominance 0: |b| ≥ 0.1 + U(0, 1), a, c in
+/// [−1, 1]), every one against the dense solve, within κ∞·ε times a constant; and the
+/// backward error within a few ε, whatever κ.
+fn check_lu_vs_dense<T: GpuReal>(shape: Shape, seed: u64) -> Result<(), TestCaseError> {
+    let b64 = Batch::random(shape, seed, 0.0);
+    let bt = b64.to::<T>();
+    let mut x = vec![T::ZERO; shape.len()];
+    cpu::solve_with(Algorithm::Lu, shape, &bt.a, &bt.b, &bt.c, &bt.d, &mut x).unwrap();
+    let eps = T::EPSILON.to_f64();
+    let be = backward_error(shape, &bt.a, &bt.b, &bt.c, &bt.d, &x).unwrap();
+    prop_assert!(be.value <= LU_BACKWARD * eps, "{} {shape:?}: backward error {:e}", T::NAME, be.value);
+    for k in 0..shape.batch {
+        let s = |v: &[T]| system(shape, v, k);
+        let (a, b, c) = (s(&bt.a), s(&bt.b), s(&bt.c));
+        let want = dense_solve(shape.n, &a, &b, &c, &s(&bt.d));
+        let kappa = condition(shape.n, &a, &b, &c);
+        let fe = forward_error(shape, &x, k, &want);
+        prop_assert!(
+            fe <= LU_FORWARD * kappa * eps,
+            "{} {shape:?} system {k}: forward error {fe:e}, κ∞ {kappa:e}",
+            T::NAME
+        );
+    }
+    Ok(())
+}
+
+/// Exact solutions: integer coefficients in −4..=4 (b ≠ 0, not dominant), x_i small
+/// integers, d = A·x exact in either precision; LU's forward error against x within κ∞·ε.
+fn check_exact<T: GpuReal>(n: usize, coeffs: &[(i8, i8, i8, i8)]) -> Result<(), TestCaseError> {
+    let shape = Shape::new(n, 1, Layout::Contiguous);
+    let (mut a, mut b, mut c, mut x) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    for i in 0..n {
+        let (ai, bi, ci, xi) = coeffs[i];
+        (a[i], b[i], c[i], x[i]) = (ai as f64, if bi == 0 { 1.0 } else { bi as f64 }, ci as f64, xi as f64);
+    }
+    (a[0], c[n - 1]) = (0.0, 0.0);
+    let d: Vec<f64> = (0..n)
+        .map(|i| {
+            (if i > 0 { a[i] * x[i - 1] } else { 0.0 }) + b[i] * x[i] + if i + 1 < n { c[i] * x[i + 1] } else { 0.0 }
+        })
+        .collect();
+    let kappa = condition(n, &a, &b, &c);
+    // A singular (or nearly) draw says nothing about the solver: proptest draws another.
+    prop_assume!(kappa.is_finite() && kappa < 1e6);
+    prop_assume!(x.iter().any(|v| *v != 0.0));
+    let bt = Batch { shape, a, b, c, d }.to::<T>();
+    let mut got = vec![T::ZERO; n];
+    cpu::solve_with(Algorithm::Lu, shape, &bt.a, &bt.b, &bt.c, &bt.d, &mut got).unwrap();
+    let fe = forward_error(shape, &got, 0, &x);
+    prop_assert!(
+        fe <= LU_FORWARD * kappa * T::EPSILON.to_f64(),
+        "{} n {n}: forward error {fe:e}, κ∞ {kappa:e}",
+        T::NAME
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
+    #[test]
+    fn cpu_lu_matches_dense_on_non_dominant_systems(n in 1usize..40, batch in 1usize..5, layout in layout(), seed: u64) {
+        let shape = Shape::new(n, batch, layout);
+        check_lu_vs_dense::<f64>(shape, seed)?;
+        check_lu_vs_dense::<f32>(shape, seed)?;
+    }
+
+    #[test]
+    fn cpu_lu_finds_exact_solutions(coeffs in prop::collection::vec((-4i8..=4, -4i8..=4, -4i8..=4, -3i8..=3), 1..30)) {
+        check_exact::<f64>(coeffs.len(), &coeffs)?;
+        check_exact::<f32>(coeffs.len(), &coeffs)?;
+    }
+}
+
+/// A NaN or infinity in any coefficient of row 7 is named at row 7 by both CPU algorithms
+/// (before, a NaN in d at row 7 was named at row 0, where the back substitution ended).
+#[test]
+fn a_bad_value_is_named_at_its_row() {
+    for alg in [Algorithm::Thomas, Algorithm::Lu] {
+        for layout in Layout::ALL {
+            for array in 0..4 {
+                for bad in [f64::NAN, f64::INFINITY] {
+                    let shape = Shape::new(12, 4, layout);
+                    let mut bt = Batch::random(shape, 3, 2.0);
+                    let g = shape.at(2, 7);
+                    [&mut bt.a, &mut bt.b, &mut bt.c, &mut bt.d][array][g] = bad;
+                    let mut x = vec![0.0; shape.len()];
+                    let e = cpu::solve_with(alg, shape, &bt.a, &bt.b, &bt.c, &bt.d, &mut x).unwrap_err().to_string();
+                    assert!(
+                        e.contains("system 2, row 7"),
+                        "{alg} {layout:?} {}[7] = {bad}: {e}",
+                        ["a", "b", "c", "d"][array]
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A singular system is refused by LU, naming the system; a zero diagonal it pivots past.
+#[test]
+fn lu_refuses_a_singular_system_and_pivots_past_a_zero_diagonal() {
+    let shape = Shape::new(6, 3, Layout::Interleaved);
+    let mut bt = Batch::random(shape, 5, 0.0);
+    // System 1: row 3 all zero (singular).
+    for (v, i) in [(&mut bt.a, 3), (&mut bt.b, 3), (&mut bt.c, 3)] {
+        v[shape.at(1, i)] = 0.0;
+    }
+    let mut x = vec![0.0; shape.len()];
+    let e = cpu::solve_with(Algorithm::Lu, shape, &bt.a, &bt.b, &bt.c, &bt.d, &mut x).unwrap_err().to_string();
+    assert!(e.contains("system 1, row") && e.contains("singular"), "{e}");
+    // b_0 = 0 with a regular matrix: Thomas breaks down, LU pivots.
+    let mut bt = Batch::random(shape, 5, 2.0);
+    bt.b[shape.at(0, 0)] = 0.0;
+    assert!(cpu::solve_with(Algorithm::Thomas, shape, &bt.a, &bt.b, &bt.c, &bt.d, &mut x).is_err());
+    cpu::solve_with(Algorithm::Lu, shape, &bt.a, &bt.b, &bt.c, &bt.d, &mut x).unwrap();
+    assert!(bt.residual(&x) < 1e-14);
+}
+
+/// On the CPU the automatic choice runs Thomas on a dominant batch and LU on one with a row
+/// that is not; forcing an algorithm the CPU lacks is refused.
+#[test]
+fn cpu_auto_pivots_only_where_dominance_fails() {
+    let shape = Shape::new(30, 5, Layout::Contiguous);
+    let backend = Backend::Cpu { why: None };
+    let mut s = Solver::<f64>::new(&backend, shape).unwrap();
+    let easy = Batch::random(shape, 2, 1.0);
+    assert_eq!(cpu::first_non_dominant(shape, &easy.a, &easy.b, &easy.c), None);
+    let (_, alg) = s.solve(Choice::Auto, &easy.a, &easy.b, &easy.c, &easy.d).unwrap();
+    assert_eq!(alg, Algorithm::Thomas);
+    let mut hard = easy.clone();
+    hard.b[shape.at(3, 17)] = 0.5 * (hard.a[shape.at(3, 17)].abs() + hard.c[shape.at(3, 17)].abs());
+    assert_eq!(cpu::first_non_dominant(shape, &hard.a, &hard.b, &hard.c), Some((3, 17)));
+    let (x, alg) = s.solve(Choice::Auto, &hard.a, &hard.b, &hard.c, &hard.d).unwrap();
+    assert_eq!(alg, Algorithm::Lu);
+    let mut want = vec![0.0; shape.len()];
+    cpu::solve_with(Algorithm::Lu, shape, &hard.a, &hard.b, &hard.c, &hard.d, &mut want).unwrap();
+    assert_eq!(x, want);
+    let e = s.solve(Choice::Force(Algorithm::Pcr), &easy.a, &easy.b, &easy.c, &easy.d).unwrap_err().to_string();
+    assert!(e.contains("thomas or lu"), "{e}");
+}
+
+/// `tridiag_spike`'s algebra on the CPU, system by system, with the kernel's chunking: every
+/// chunk reduced (`spike_reduce`), the reduced system solved by LU, the chunks filled in
+/// (`spike_fill`). Returns x (the batch's layout), or the first (system, row) to blame.
+pub fn spike_emulated<T: Real>(host: &Batch<T>, chunks: u32) -> Result<Vec<T>, (usize, u32)> {
+    let shape = host.shape;
+    let n = shape.n as u32;
+    let mut x = vec![T::NAN; shape.len()];
+    for k in 0..shape.batch {
+        let eq = |i: u32| {
+            let g = shape.at(k, i as usize);
+            Eq {
+                a: if i == 0 { T::ZERO } else { host.a[g] },
+                b: host.b[g],
+                c: if i + 1 == n { T::ZERO } else { host.c[g] },
+                d: host.d[g],
+            }
+        };
+        let work = RefCell::new(vec![URow { u1: T::ZERO, u2: T::ZERO, y: [T::ZERO; 3] }; n as usize]);
+        let mut reduced = Vec::new();
+        if n == 1 {
+            reduced.push(eq(0));
+        }
+        for j in 0..chunks {
+            let f = spike_start(n, chunks, j);
+            let len = spike_start(n, chunks, j + 1) - f;
+            if len < 2 {
+                continue;
+            }
+            let (first, last, bad) = spike_reduce(
+                len,
+                |r| eq(f + r),
+                |r, u| work.borrow_mut()[(f + r) as usize] = u,
+                |r| work.borrow()[(f + r) as usize],
+                |r, v| work.borrow_mut()[(f + r) as usize].y = v,
+            );
+            if bad != u32::MAX {
+                return Err((k, f + bad));
+            }
+            reduced.extend([first, last]);
+        }
+        let m = reduced.len() as u32;
+        let u = RefCell::new(vec![URow { u1: T::ZERO, u2: T::ZERO, y: T::ZERO }; m as usize]);
+        let z = RefCell::new(vec![T::ZERO; m as usize]);
+        let bad = lu_solve(
+            m,
+            |q| reduced[q as usize],
+            |q, r| u.borrow_mut()[q as usize] = r,
+            |q| u.borrow()[q as usize],
+            |q, v| z.borrow_mut()[q as usize] = v,
+            T::ZERO,
+        );
+        if bad != u32::MAX {
+            return Err((k, bad));
+        }
+        let z = z.into_inner();
+        for j in 0..chunks {
+            let f = spike_start(n, chunks, j);
+            let len = spike_start(n, chunks, j + 1) - f;
+            let (xf, xl) = if n == 1 { (z[0], z[0]) } else { (z[2 * j as usize], z[2 * j as usize + 1]) };
+            for r in 0..len {
+                let v = if r == 0 {
+                    xf
+                } else if r + 1 == len {
+                    xl
+                } else {
+                    spike_fill(work.borrow()[(f + r) as usize].y, xf, xl)
+                };
+                x[shape.at(k, (f + r) as usize)] = v;
+            }
+        }
+    }
+    Ok(x)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
+    /// SPIKE's algebra, chunked as the kernel chunks (and with other chunk counts), against
+    /// the dense solve on non-dominant systems: forward error within κ∞·ε when every chunk's
+    /// interior is well conditioned. A random non-dominant chunk interior can be near singular
+    /// (SPIKE's known weakness), which the backward error shows: such a draw is rejected
+    /// (proptest draws another, and fails when too many are), the forward error checked on
+    /// the rest.
+    #[test]
+    fn spike_algebra_matches_dense(n in 1usize..120, batch in 1usize..4, layout in layout(), extra in 0u32..4, seed: u64) {
+        let shape = Shape::new(n, batch, layout);
+        let host = Batch::random(shape, seed, 0.0);
+        let chunks = (Limits::spike_chunks(n) + extra).min((n as u32 / 2).max(1));
+        let x = spike_emulated(&host, chunks)
+            .map_err(|(k, i)| TestCaseError::fail(format!("{shape:?}, {chunks} chunks: breakdown at system {k}, row {i}")))?;
+        let be = backward_error(shape, &host.a, &host.b, &host.c, &host.d, &x).unwrap();
+        prop_assume!(be.value <= LU_BACKWARD * f64::EPSILON);
+        for k in 0..batch {
+            let s = |v: &[f64]| system(shape, v, k);
+            let (a, b, c) = (s(&host.a), s(&host.b), s(&host.c));
+            let want = dense_solve(n, &a, &b, &c, &s(&host.d));
+            let kappa = condition(n, &a, &b, &c);
+            let fe = forward_error(shape, &x, k, &want);
+            prop_assert!(fe <= LU_FORWARD * kappa * f64::EPSILON, "{shape:?} system {k}, {chunks} chunks: forward error {fe:e}, κ∞ {kappa:e}");
+        }
+    }
+}
+
+/// SPIKE on the small pivot (row 0) under several chunkings: the reduced system's
+/// pivoting (row 0 is a chunk's first row) keeps it to a few ε, as LU's does.
+#[test]
+fn spike_algebra_pivots_past_small_pivots() {
+    let (base, x_exact) = small_pivot(40, 1e-14);
+    for chunks in [1, 2, 4, 6, 13, 20] {
+        let x = spike_emulated(&base, chunks).unwrap();
+        let fe = forward_error(base.shape, &x, 0, &x_exact);
+        assert!(fe <= 16.0 * LU_FORWARD * f64::EPSILON, "{chunks} chunks: forward error {fe:e}");
+    }
+}
