@@ -285,12 +285,12 @@ impl<T: GpuReal> GpuTridiag<T> {
         let len = self.shape.len();
         self.shape.check_lengths(&[("a", a.len()), ("b", b.len()), ("c", c.len())])?;
         self.reset_status(gpu)?;
-        // A grid-stride loop: enough blocks to fill the GPU, one atomic per thread at most.
+        // A grid-stride loop: enough blocks to fill the GPU, one atomic per warp at most.
         let blocks = (len.div_ceil(256) as u64).min(16 * self.limits.sm_count.max(1) as u64);
         let launch = LaunchShape::cover_1d(blocks * 256, 256)?;
         let p = Dominance { p: self.shape.dims(), a: a.ptr(), b: b.ptr(), c: c.ptr(), status: self.status.ptr_mut() };
         // SAFETY: a, b, c hold n·batch values in the layout of `shape.dims()` (checked above);
-        // status is one u64; the kernel takes any 1-D launch.
+        // status is one u64; blocks of 256 threads are whole warps, every lane in the grid.
         unsafe { self.kernels.dominance.launch(launch, p) }
     }
 
