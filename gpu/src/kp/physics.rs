@@ -285,7 +285,12 @@ pub fn surface_at<T: Real>(k: &Coeffs<T>, s: (T, T, T), b: &impl Fn(i32, i32) ->
 /// after)`, so a kernel that computes every face once gets the same values.
 #[inline(always)]
 pub fn cell_rhs<T: Real>(k: &Coeffs<T>, q: impl Fn(i32, i32) -> (T, T, T), b: impl Fn(i32, i32) -> T) -> Rhs<T> {
-    let q = |di: i32, dj: i32| surface_at(k, q(di, dj), &b, di, dj);
+    // The cross's nine cells, each seen through `surface_at` once, not once per reconstruction
+    // that reads it (18 times: four corner loads each, and a square root where partially flooded).
+    let at = |di: i32, dj: i32| surface_at(k, q(di, dj), &b, di, dj);
+    let row: [(T, T, T, T); 5] = core::array::from_fn(|m| at(m as i32 - 2, 0));
+    let col: [(T, T, T, T); 5] = core::array::from_fn(|m| if m == 2 { row[2] } else { at(0, m as i32 - 2) });
+    let q = |di: i32, dj: i32| if dj == 0 { row[(di + 2) as usize] } else { col[(dj + 2) as usize] };
     let (rx_m, rx_0, rx_p) = (recon_x(k, &q, &b, -1), recon_x(k, &q, &b, 0), recon_x(k, &q, &b, 1));
     let (ry_m, ry_0, ry_p) = (recon_y(k, &q, &b, -1), recon_y(k, &q, &b, 0), recon_y(k, &q, &b, 1));
     let fw = central_upwind(k, rx_m.p, rx_0.m);
