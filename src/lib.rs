@@ -45,6 +45,10 @@ macro_rules! solvers {
 }
 solvers! { sediment, kp, fd3d, tridiag }
 
+// Wave propagation (seed 002): its CPU reference; it joins `solvers!` once it has a case and a
+// GPU driver (issue 12).
+pub mod claw;
+
 pub use error::{Error, Result};
 pub use kernels::Real;
 pub use rng::Rng;

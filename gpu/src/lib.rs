@@ -36,6 +36,7 @@ pub mod device;
 mod unroll;
 
 // The solver modules. Declared here rather than by `entry_points!` so that rustfmt sees them.
+pub mod claw;
 pub mod fd3d;
 pub mod foundation;
 pub mod kp;

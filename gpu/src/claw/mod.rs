@@ -1,0 +1,140 @@
+//! Clawpack-style wave propagation (seed 002, cudaclaw; docs/claw.md): LeVeque's
+//! high-resolution wave-propagation algorithm with dimensional splitting, where the only
+//! equation-specific code is a point-wise Riemann solver ([`Riemann`], one file per system of
+//! equations under [`riemann`]).
+//!
+//! Along one axis, at the interface i−½ between cells i−1 and i, the solver splits the jump
+//! ΔQ = Q_i − Q_{i−1} into W waves 𝒲_p moving at speeds s_p and returns the fluctuations
+//! A⁻ΔQ (into cell i−1) and A⁺ΔQ (into cell i). A sweep then updates every cell from its two
+//! interfaces,
+//!
+//!   Q_i ← Q_i − Δt/Δx·(A⁺ΔQ_{i−½} + A⁻ΔQ_{i+½}) − Δt/Δx·(F̃_{i+½} − F̃_{i−½}),
+//!   F̃_{i−½} = ½ Σ_p |s_p| (1 − Δt/Δx·|s_p|) 𝒲̃_p,
+//!
+//! where 𝒲̃_p = φ(θ_p)·𝒲_p is the wave limited by comparing it with the same family's wave at
+//! the upwind interface ([`limited`], [`correction`]). These point functions are shared by the
+//! CPU reference (`src/claw/cpu.rs`) and, to come, the core kernels.
+
+pub mod riemann;
+
+mod limiter;
+pub use limiter::*;
+
+use crate::Real;
+
+/// What a Riemann solver returns at one interface: W waves of M components, their speeds, and
+/// the fluctuations A⁻ΔQ (towards the left cell) and A⁺ΔQ (towards the right cell).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Solution<T, const M: usize, const W: usize> {
+    pub waves: [[T; M]; W],
+    pub speeds: [T; W],
+    pub amdq: [T; M],
+    pub apdq: [T; M],
+}
+
+impl<T: Real, const M: usize, const W: usize> Solution<T, M, W> {
+    /// No waves: the solution at an interface with equal states on both sides.
+    pub const ZERO: Self =
+        Solution { waves: [[T::ZERO; M]; W], speeds: [T::ZERO; W], amdq: [T::ZERO; M], apdq: [T::ZERO; M] };
+
+    /// The solution made of `waves` and `speeds` with the fluctuations of the plain splitting
+    /// A∓ΔQ = Σ_p s_p^∓ 𝒲_p (what a solver without an entropy fix returns).
+    #[inline(always)]
+    pub fn from_waves(waves: [[T; M]; W], speeds: [T; W]) -> Self {
+        let (mut amdq, mut apdq) = ([T::ZERO; M], [T::ZERO; M]);
+        for p in 0..W {
+            let (sm, sp) = (speeds[p].min(T::ZERO), speeds[p].max(T::ZERO));
+            for m in 0..M {
+                amdq[m] = sm.mul_add(waves[p][m], amdq[m]);
+                apdq[m] = sp.mul_add(waves[p][m], apdq[m]);
+            }
+        }
+        Solution { waves, speeds, amdq, apdq }
+    }
+
+    /// The largest |s_p|: what the CFL number is taken from.
+    #[inline(always)]
+    pub fn max_speed(&self) -> T {
+        let mut s = T::ZERO;
+        for p in 0..W {
+            s = s.max(self.speeds[p].abs());
+        }
+        s
+    }
+}
+
+/// A point-wise Riemann solver for a system of M equations with W waves and A auxiliary fields
+/// per cell (material properties, bathymetry, …): the one piece of code a user writes to add a
+/// system of equations. `dir` is the axis normal to the interface (0 = x, 1 = y, 2 = z); the
+/// left state is the cell on the minus side. Problem constants (gravity, a velocity) are the
+/// solver's own fields.
+///
+/// Implementations are plain `#[inline]` generic Rust over [`Real`], compiled for the GPU and
+/// the host alike; they must not panic. Each lives in its own file under [`riemann`], with a
+/// header stating the equations, the waves and the meaning of each component.
+pub trait Riemann<T: Real, const M: usize, const W: usize, const A: usize>: Copy {
+    /// The solver's name in case files (`claw.solver`).
+    const NAME: &'static str;
+    /// Each state component's name, in order (outputs and messages).
+    const FIELDS: [&'static str; M];
+    /// Each auxiliary field's name, in order (case files name them).
+    const AUX: [&'static str; A];
+
+    /// Waves, speeds and fluctuations at an interface normal to axis `dir`.
+    fn solve(&self, dir: usize, ql: &[T; M], qr: &[T; M], al: &[T; A], ar: &[T; A]) -> Solution<T, M, W>;
+
+    /// The component that is the velocity (or momentum) normal to a face across axis `dir`, if
+    /// any: a reflecting wall negates it in the ghost cells.
+    fn normal(dir: usize) -> Option<usize>;
+
+    /// Why a cell's state or auxiliary values are not admissible initial data (a negative
+    /// depth, a non-positive density), or `None`.
+    fn inadmissible(&self, q: &[T; M], aux: &[T; A]) -> Option<&'static str> {
+        let _ = (q, aux);
+        None
+    }
+}
+
+/// The second-order correction flux F̃_{i−½} at an interface from its solution `here` and the
+/// solutions at the interfaces to its left (i−3/2) and right (i+½), with `dtdx` = Δt/Δx:
+/// each wave limited against the same family's wave at the interface upwind of it, then
+/// ½ |s| (1 − Δt/Δx |s|) times the limited wave.
+#[inline(always)]
+pub fn correction<T: Real, const M: usize, const W: usize>(
+    limiter: Limiter,
+    dtdx: T,
+    left: &Solution<T, M, W>,
+    here: &Solution<T, M, W>,
+    right: &Solution<T, M, W>,
+) -> [T; M] {
+    let mut f = [T::ZERO; M];
+    for p in 0..W {
+        let s = here.speeds[p];
+        let upwind = if s > T::ZERO { &left.waves[p] } else { &right.waves[p] };
+        let phi = limited(limiter, &here.waves[p], upwind);
+        let c = T::HALF * s.abs() * (T::ONE - dtdx * s.abs()) * phi;
+        for (fm, wm) in f.iter_mut().zip(&here.waves[p]) {
+            *fm = c.mul_add(*wm, *fm);
+        }
+    }
+    f
+}
+
+/// Cell i's new state from its two interfaces i−½ (`west`, with correction `fw`) and i+½
+/// (`east`, `fe`): Q − Δt/Δx (A⁺ΔQ_{i−½} + A⁻ΔQ_{i+½}) − Δt/Δx (F̃_{i+½} − F̃_{i−½}).
+#[inline(always)]
+pub fn update<T: Real, const M: usize, const W: usize>(
+    dtdx: T,
+    q: &[T; M],
+    west: &Solution<T, M, W>,
+    fw: &[T; M],
+    east: &Solution<T, M, W>,
+    fe: &[T; M],
+) -> [T; M] {
+    let mut out = *q;
+    for m in 0..M {
+        let du = west.apdq[m] + east.amdq[m] + (fe[m] - fw[m]);
+        out[m] = (-dtdx).mul_add(du, q[m]);
+    }
+    out
+}

@@ -1,0 +1,33 @@
+//! Linear acoustics in three dimensions in a heterogeneous medium:
+//!
+//!   p_t + K (u_x + v_y + w_z) = 0,   ρ u_t + p_x = 0,   ρ v_t + p_y = 0,   ρ w_t + p_z = 0.
+//!
+//! State: p (pressure perturbation, Pa), u, v, w (velocity, m/s). Auxiliary per cell: ρ (density,
+//! kg/m³) and K (bulk modulus, Pa); sound speed c = √(K/ρ), impedance Z = ρc. Two waves across a
+//! face: left-going at −c of the left cell, right-going at +c of the right cell (`acoustic_waves`).
+
+use super::{acoustic_medium, acoustic_waves};
+use crate::Real;
+use crate::claw::{Riemann, Solution};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Acoustics3d;
+
+impl<T: Real> Riemann<T, 4, 2, 2> for Acoustics3d {
+    const NAME: &'static str = "acoustics-3d";
+    const FIELDS: [&'static str; 4] = ["p", "u", "v", "w"];
+    const AUX: [&'static str; 2] = ["rho", "bulk"];
+
+    #[inline(always)]
+    fn solve(&self, dir: usize, ql: &[T; 4], qr: &[T; 4], al: &[T; 2], ar: &[T; 2]) -> Solution<T, 4, 2> {
+        acoustic_waves(dir, ql, qr, al, ar)
+    }
+
+    fn normal(dir: usize) -> Option<usize> {
+        Some(dir + 1)
+    }
+
+    fn inadmissible(&self, _: &[T; 4], aux: &[T; 2]) -> Option<&'static str> {
+        acoustic_medium(aux)
+    }
+}

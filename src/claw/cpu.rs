@@ -1,0 +1,331 @@
+//! The CPU reference of the wave-propagation algorithm in two dimensions: cells with two ghost
+//! layers, the boundary conditions of every side, dimensionally split sweeps (Godunov or
+//! Strang), and PyClaw's CFL control with reject-and-redo. Any [`Riemann`] solver; the sweeps
+//! call the same point functions (`kernels::claw`) the core kernels will.
+
+use super::{Cfl, Splitting};
+use crate::{Error, Real, Result};
+use kernels::claw::{Limiter, Riemann, Solution, correction, update};
+use kernels::grid::Layout2;
+use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL, cell_source};
+
+/// Ghost layers: a cell's update reads the waves of the interfaces one beyond its own.
+pub const HALO: u32 = 2;
+
+/// Steps rejected in a row before a run is declared one that would never end.
+const MAX_REJECTS: u32 = 50;
+
+/// The grid and the algorithm's choices.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Setup {
+    pub nx: usize,
+    pub ny: usize,
+    /// Cell sizes in metres.
+    pub dx: f64,
+    pub dy: f64,
+    /// Boundary condition per side (west, east, south, north): `kernels::halo::{WALL,
+    /// EXTRAPOLATE, PERIODIC}`.
+    pub bc: [u32; 4],
+    pub limiter: Limiter,
+    pub splitting: Splitting,
+    pub cfl: Cfl,
+}
+
+impl Setup {
+    fn validate(&self) -> Result<()> {
+        if self.nx == 0 || self.ny == 0 || self.nx > u32::MAX as usize / 2 || self.ny > u32::MAX as usize / 2 {
+            return Err(Error::invalid(format!("claw: {} × {} cells is not a grid", self.nx, self.ny)));
+        }
+        if !(self.dx > 0.0 && self.dx.is_finite() && self.dy > 0.0 && self.dy.is_finite()) {
+            return Err(Error::invalid(format!("claw: cell sizes {} × {} m must be positive", self.dx, self.dy)));
+        }
+        if let Some(b) = self.bc.iter().find(|b| ![WALL, EXTRAPOLATE, PERIODIC].contains(b)) {
+            return Err(Error::invalid(format!(
+                "claw: boundary condition code {b} is not wall, extrapolate or periodic"
+            )));
+        }
+        for (axis, pair) in [("x", [0, 1]), ("y", [2, 3])] {
+            if (self.bc[pair[0]] == PERIODIC) != (self.bc[pair[1]] == PERIODIC) {
+                return Err(Error::invalid(format!("claw: a periodic {axis} axis needs both of its sides periodic")));
+            }
+        }
+        let Cfl { desired, max } = self.cfl;
+        if !(desired > 0.0 && desired <= max && max <= 1.0) {
+            return Err(Error::invalid(format!(
+                "claw: CFL numbers desired {desired} and max {max} must satisfy 0 < desired ≤ max ≤ 1"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// One accepted step: its Δt and CFL number, and the steps rejected before it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Step {
+    pub dt: f64,
+    pub cfl: f64,
+    pub rejected: u32,
+}
+
+/// A 2D wave-propagation run on the CPU over solver `R` (M equations, W waves, A aux fields).
+pub struct Claw2<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize> {
+    solver: R,
+    setup: Setup,
+    layout: Layout2,
+    /// The state and the auxiliary fields, padded (`layout`).
+    q: Vec<[T; M]>,
+    aux: Vec<[T; A]>,
+    time: f64,
+    /// The Δt the next step tries.
+    dt: f64,
+    steps: u64,
+}
+
+impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize> Claw2<T, R, M, W, A> {
+    /// A run from interior states `q` and auxiliary values `aux` (row-major, x fastest, nx·ny
+    /// each). Inadmissible data (the solver says why) is an error naming the cell.
+    pub fn new(solver: R, setup: Setup, q: &[[T; M]], aux: &[[T; A]]) -> Result<Self> {
+        setup.validate()?;
+        let cells = setup.nx * setup.ny;
+        if q.len() != cells || aux.len() != cells {
+            return Err(Error::invalid(format!(
+                "claw: {} states and {} aux values for {} cells",
+                q.len(),
+                aux.len(),
+                cells
+            )));
+        }
+        for (c, (qc, ac)) in q.iter().zip(aux).enumerate() {
+            if let Some(why) = solver.inadmissible(qc, ac) {
+                let (i, j) = (c % setup.nx, c / setup.nx);
+                return Err(Error::invalid(format!("claw {}: cell ({i}, {j}): {why}", R::NAME)));
+            }
+        }
+        let layout = Layout2::new(setup.nx as u32, setup.ny as u32, HALO);
+        let mut run = Claw2 {
+            solver,
+            setup,
+            layout,
+            q: vec![[T::ZERO; M]; layout.len()],
+            aux: vec![[T::ZERO; A]; layout.len()],
+            time: 0.0,
+            dt: 0.0,
+            steps: 0,
+        };
+        for j in 0..setup.ny {
+            for i in 0..setup.nx {
+                let at = layout.at(i as i32, j as i32);
+                (run.q[at], run.aux[at]) = (q[j * setup.nx + i], aux[j * setup.nx + i]);
+            }
+        }
+        // The auxiliary fields never change: their ghosts are filled once (mirrored at walls,
+        // without any sign change).
+        for dir in 0..2 {
+            fill_ghosts(&layout, &setup.bc, dir, &mut run.aux, None);
+        }
+        run.dt = run.initial_dt();
+        Ok(run)
+    }
+
+    /// The first Δt: `cfl.desired` over the fastest wave of the initial state (unbounded for a
+    /// state without waves, which then never changes).
+    fn initial_dt(&self) -> f64 {
+        let mut q = self.q.clone();
+        let mut rate = 0.0f64;
+        for dir in 0..2 {
+            fill_ghosts(&self.layout, &self.setup.bc, dir, &mut q, R::normal(dir));
+            let spacing = if dir == 0 { self.setup.dx } else { self.setup.dy };
+            let (n, lines) = self.line_counts(dir);
+            for k in 0..lines {
+                for c in 0..=n as i32 {
+                    let (l, r) = (self.line_at(dir, k, c - 1), self.line_at(dir, k, c));
+                    let s = self.solver.solve(dir, &q[l], &q[r], &self.aux[l], &self.aux[r]).max_speed();
+                    rate = rate.max(s.to_f64() / spacing);
+                }
+            }
+        }
+        if rate > 0.0 { self.setup.cfl.desired / rate } else { f64::INFINITY }
+    }
+
+    /// Cells along axis `dir` and the number of lines along it.
+    fn line_counts(&self, dir: usize) -> (usize, usize) {
+        if dir == 0 { (self.setup.nx, self.setup.ny) } else { (self.setup.ny, self.setup.nx) }
+    }
+
+    /// Padded index of cell `c` (−2..n+2) of line `k` along axis `dir`.
+    fn line_at(&self, dir: usize, k: usize, c: i32) -> usize {
+        if dir == 0 { self.layout.at(c, k as i32) } else { self.layout.at(k as i32, c) }
+    }
+
+    /// One sweep along `dir` over Δt `dt`, in place on `q` (its ghosts along `dir` refreshed
+    /// first). Returns the sweep's CFL number, Δt·max|s|/Δx over the interfaces of the cells
+    /// it updates.
+    fn sweep(&self, q: &mut [[T; M]], dir: usize, dt: f64) -> f64 {
+        fill_ghosts(&self.layout, &self.setup.bc, dir, q, R::normal(dir));
+        let spacing = if dir == 0 { self.setup.dx } else { self.setup.dy };
+        let dtdx = T::from_f64(dt / spacing);
+        let (n, lines) = self.line_counts(dir);
+        let mut speed = 0.0f64;
+        // Interface i (between cells i−1 and i) for i in −1..=n+1, stored at i + 1.
+        let mut sol = vec![Solution::<T, M, W>::ZERO; n + 3];
+        let mut fix = vec![[T::ZERO; M]; n + 1];
+        for k in 0..lines {
+            for (s, i) in sol.iter_mut().zip(-1..=n as i32 + 1) {
+                let (l, r) = (self.line_at(dir, k, i - 1), self.line_at(dir, k, i));
+                *s = self.solver.solve(dir, &q[l], &q[r], &self.aux[l], &self.aux[r]);
+            }
+            for i in 0..=n {
+                fix[i] = correction(self.setup.limiter, dtdx, &sol[i], &sol[i + 1], &sol[i + 2]);
+                speed = speed.max(sol[i + 1].max_speed().to_f64());
+            }
+            for i in 0..n {
+                let at = self.line_at(dir, k, i as i32);
+                q[at] = update(dtdx, &q[at], &sol[i + 1], &fix[i], &sol[i + 2], &fix[i + 1]);
+            }
+        }
+        dt * speed / spacing
+    }
+
+    /// The state after one step of Δt from the current one, and the step's CFL number (the
+    /// largest of its sweeps', each measured against the full Δt).
+    pub fn trial(&self, dt: f64) -> (Vec<[T; M]>, f64) {
+        let mut q = self.q.clone();
+        let cfl = match self.setup.splitting {
+            Splitting::Godunov => self.sweep(&mut q, 0, dt).max(self.sweep(&mut q, 1, dt)),
+            Splitting::Strang => {
+                let a = self.sweep(&mut q, 0, 0.5 * dt);
+                let b = self.sweep(&mut q, 1, dt);
+                let c = self.sweep(&mut q, 0, 0.5 * dt);
+                (2.0 * a.max(c)).max(b)
+            }
+        };
+        (q, cfl)
+    }
+
+    /// One accepted step towards `t_end` (the last cut to land on it): steps whose CFL number
+    /// exceeds `cfl.max` are rejected and redone with Δt·desired/CFL. A state that stops being
+    /// finite is an error naming the step, time and cell, and the state stays the last good one.
+    pub fn step(&mut self, t_end: f64) -> Result<Step> {
+        let mut rejected = 0;
+        loop {
+            let dt = self.dt.min(t_end - self.time);
+            if dt.is_nan() || dt <= 0.0 {
+                return Err(Error::invalid(format!("claw: no time left to step (t = {} s, end {t_end} s)", self.time)));
+            }
+            let (q, cfl) = self.trial(dt);
+            if cfl > 0.0 {
+                self.dt = dt * self.setup.cfl.desired / cfl;
+            }
+            if cfl <= self.setup.cfl.max {
+                if let Some(c) = self.first_bad(&q) {
+                    let (i, j) = (c % self.setup.nx, c / self.setup.nx);
+                    return Err(Error::invalid(format!(
+                        "claw {}: blew up in step {} at t = {:.6e} s: cell ({i}, {j}) is not finite",
+                        R::NAME,
+                        self.steps + 1,
+                        self.time + dt
+                    )));
+                }
+                self.q = q;
+                self.time = if dt == t_end - self.time { t_end } else { self.time + dt };
+                self.steps += 1;
+                return Ok(Step { dt, cfl, rejected });
+            }
+            rejected += 1;
+            if rejected >= MAX_REJECTS || !cfl.is_finite() {
+                return Err(Error::invalid(format!(
+                    "claw {}: step {} at t = {:.6e} s rejected {rejected} times (CFL {cfl:e}): the wave speeds are not finite or keep growing",
+                    R::NAME,
+                    self.steps + 1,
+                    self.time
+                )));
+            }
+        }
+    }
+
+    /// Steps until `t_end`.
+    pub fn advance_to(&mut self, t_end: f64) -> Result<()> {
+        while self.time < t_end {
+            self.step(t_end)?;
+        }
+        Ok(())
+    }
+
+    /// The first interior cell (row-major index) of `q` that is not finite.
+    fn first_bad(&self, q: &[[T; M]]) -> Option<usize> {
+        (0..self.setup.nx * self.setup.ny).find(|&c| {
+            let at = self.layout.at((c % self.setup.nx) as i32, (c / self.setup.nx) as i32);
+            !q[at].iter().all(|v| v.is_finite())
+        })
+    }
+
+    /// The interior states, row-major.
+    pub fn state(&self) -> Vec<[T; M]> {
+        let mut out = Vec::with_capacity(self.setup.nx * self.setup.ny);
+        for j in 0..self.setup.ny {
+            for i in 0..self.setup.nx {
+                out.push(self.q[self.layout.at(i as i32, j as i32)]);
+            }
+        }
+        out
+    }
+
+    /// Replaces the padded state (a trial's result, say).
+    pub fn set_padded(&mut self, q: Vec<[T; M]>) {
+        assert_eq!(q.len(), self.layout.len());
+        self.q = q;
+    }
+
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+    /// The Δt the next step will try.
+    pub fn next_dt(&self) -> f64 {
+        self.dt
+    }
+    pub fn set_next_dt(&mut self, dt: f64) {
+        self.dt = dt;
+    }
+    pub fn setup(&self) -> &Setup {
+        &self.setup
+    }
+}
+
+/// Fills the ghost cells across axis `dir` of every line along it (corners are not read by a
+/// split sweep) from the interior, by each side's condition; at a wall the mirrored ghosts'
+/// component `normal` changes sign.
+fn fill_ghosts<V: Copy + FlipComponent>(
+    layout: &Layout2,
+    bc: &[u32; 4],
+    dir: usize,
+    q: &mut [V],
+    normal: Option<usize>,
+) {
+    let (n, lines) = if dir == 0 { (layout.nx, layout.ny) } else { (layout.ny, layout.nx) };
+    let at = |k: u32, c: i32| if dir == 0 { layout.at(c, k as i32) } else { layout.at(k as i32, c) };
+    for k in 0..lines {
+        for g in [-(HALO as i32), -1, n as i32, n as i32 + 1] {
+            let side = bc[2 * dir + usize::from(g >= 0)];
+            let (src, mirrored) = cell_source(n, g, side);
+            let mut v = q[at(k, src as i32)];
+            if let Some(m) = normal.filter(|_| mirrored && side == WALL) {
+                v.flip(m);
+            }
+            q[at(k, g)] = v;
+        }
+    }
+}
+
+/// A cell value whose component can change sign (the normal velocity at a wall).
+trait FlipComponent {
+    fn flip(&mut self, m: usize);
+}
+
+impl<T: Real, const M: usize> FlipComponent for [T; M] {
+    fn flip(&mut self, m: usize) {
+        self[m] = -self[m];
+    }
+}
