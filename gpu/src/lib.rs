@@ -54,7 +54,7 @@ macro_rules! entry_points {
     };
 }
 
-entry_points!(foundation, sediment, fd3d, kp, tridiag, transpose);
+entry_points!(foundation, sediment, fd3d, kp, tridiag, transpose, claw);
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

@@ -157,10 +157,10 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
         if dir == 0 { self.layout.at(c, k as i32) } else { self.layout.at(k as i32, c) }
     }
 
-    /// One sweep along `dir` over Δt `dt`, in place on `q` (its ghosts along `dir` refreshed
-    /// first). Returns the sweep's CFL number, Δt·max|s|/Δx over the interfaces of the cells
-    /// it updates.
-    fn sweep(&self, q: &mut [[T; M]], dir: usize, dt: f64) -> f64 {
+    /// One sweep along `dir` over Δt `dt`, in place on the padded state `q` (its ghosts along
+    /// `dir` refreshed first). Returns the sweep's CFL number, Δt·max|s|/Δx over the interfaces
+    /// of the cells it updates.
+    pub fn sweep(&self, q: &mut [[T; M]], dir: usize, dt: f64) -> f64 {
         fill_ghosts(&self.layout, &self.setup.bc, dir, q, R::normal(dir));
         let spacing = if dir == 0 { self.setup.dx } else { self.setup.dy };
         let dtdx = T::from_f64(dt / spacing);
@@ -180,7 +180,7 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
             }
             for i in 0..n {
                 let at = self.line_at(dir, k, i as i32);
-                q[at] = update(dtdx, &q[at], &sol[i + 1], &fix[i], &sol[i + 2], &fix[i + 1]);
+                q[at] = update(dtdx, &q[at], &sol[i + 1].apdq, &fix[i], &sol[i + 2].amdq, &fix[i + 1]);
             }
         }
         dt * speed / spacing
@@ -268,6 +268,14 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
             }
         }
         out
+    }
+
+    /// The padded state with the ghosts across `dir` filled, and the padded auxiliary fields:
+    /// what a sweep along `dir` reads.
+    pub fn sweep_input(&self, dir: usize) -> (Vec<[T; M]>, &[[T; A]]) {
+        let mut q = self.q.clone();
+        fill_ghosts(&self.layout, &self.setup.bc, dir, &mut q, R::normal(dir));
+        (q, &self.aux)
     }
 
     /// Replaces the padded state (a trial's result, say).

@@ -4,6 +4,7 @@
 //! core kernels to come; the case file, scenarios and GPU driver are not built yet (issue 12).
 
 pub mod cpu;
+pub mod gpu;
 
 pub use kernels::claw::riemann::{Acoustics2d, Acoustics3d, Advection, ShallowHlle, ShallowRoe};
 pub use kernels::claw::{Limiter, Riemann, Solution};

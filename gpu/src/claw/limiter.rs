@@ -34,6 +34,19 @@ impl Limiter {
         }
     }
 
+    /// The limiter of a kernel parameter's code (an unknown code, which the host never passes,
+    /// reads as MC).
+    #[inline(always)]
+    pub const fn from_code(code: u32) -> Limiter {
+        match code {
+            0 => Limiter::None,
+            1 => Limiter::Minmod,
+            2 => Limiter::Superbee,
+            3 => Limiter::VanLeer,
+            _ => Limiter::Mc,
+        }
+    }
+
     /// φ(θ).
     #[inline(always)]
     pub fn phi<T: Real>(self, theta: T) -> T {

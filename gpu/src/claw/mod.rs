@@ -17,8 +17,13 @@
 
 pub mod riemann;
 
+mod entries;
 mod limiter;
+pub use entries::*;
 pub use limiter::*;
+
+#[cfg(target_arch = "nvptx64")]
+mod sweep;
 
 use crate::Real;
 
@@ -120,21 +125,38 @@ pub fn correction<T: Real, const M: usize, const W: usize>(
     f
 }
 
-/// Cell i's new state from its two interfaces i−½ (`west`, with correction `fw`) and i+½
-/// (`east`, `fe`): Q − Δt/Δx (A⁺ΔQ_{i−½} + A⁻ΔQ_{i+½}) − Δt/Δx (F̃_{i+½} − F̃_{i−½}).
+/// Cell i's new state from its two interfaces: A⁺ΔQ and F̃ of i−½ (`apdq_w`, `fw`) and A⁻ΔQ and
+/// F̃ of i+½ (`amdq_e`, `fe`): Q − Δt/Δx (A⁺ΔQ_{i−½} + A⁻ΔQ_{i+½}) − Δt/Δx (F̃_{i+½} − F̃_{i−½}).
 #[inline(always)]
-pub fn update<T: Real, const M: usize, const W: usize>(
+pub fn update<T: Real, const M: usize>(
     dtdx: T,
     q: &[T; M],
-    west: &Solution<T, M, W>,
+    apdq_w: &[T; M],
     fw: &[T; M],
-    east: &Solution<T, M, W>,
+    amdq_e: &[T; M],
     fe: &[T; M],
 ) -> [T; M] {
     let mut out = *q;
     for m in 0..M {
-        let du = west.apdq[m] + east.amdq[m] + (fe[m] - fw[m]);
+        let du = apdq_w[m] + amdq_e[m] + (fe[m] - fw[m]);
         out[m] = (-dtdx).mul_add(du, q[m]);
     }
     out
 }
+
+/// The parameters every core kernel shares: the padded layout of every plane (two ghost
+/// layers), 1/Δ along the sweep's axis, the limiter's code, and the rows a y-sweep thread
+/// marches. The state and auxiliary buffers hold their M (A) planes one after another, each
+/// `layout.len()` values.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sweep<T> {
+    pub layout: crate::grid::Layout2,
+    pub inv_dx: T,
+    pub limiter: u32,
+    pub rows: u32,
+}
+
+/// Cells a warp of the x-sweep updates: its 32 lanes solve 32 consecutive interfaces, and the
+/// first and last two serve only the limiting and the update of their neighbours.
+pub const X_CELLS_PER_WARP: u32 = 29;

@@ -8,6 +8,7 @@
 use crate::Real;
 use crate::claw::{Riemann, Solution};
 
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Advection<T> {
     /// The velocity (u, v, w) in m/s; w is unused in 2D.

@@ -16,6 +16,7 @@ use super::{roe_average, shallow, shallow_axes, shallow_state};
 use crate::Real;
 use crate::claw::{Riemann, Solution};
 
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ShallowHlle<T> {
     /// Gravity, m/s².
@@ -40,14 +41,13 @@ impl<T: Real> Riemann<T, 3, 2, 0> for ShallowHlle<T> {
         // The normal flux f = (hu_n, hu_n·u_n + ½gh², hu_n·u_t) of each side, in (h, n, t) order.
         let flux = |q: &[T; 3], s: &super::Shallow<T>| [q[n], q[n].mul_add(s.un, T::HALF * g * s.h * s.h), q[n] * s.ut];
         let (fl, fr) = (flux(ql, &l), flux(qr, &r));
-        let (ql3, qr3) = ([ql[0], ql[n], ql[t]], [qr[0], qr[n], qr[t]]);
+        // The middle state, component by component (h, hu_n, hu_t).
         let inv = T::ONE / (s1 - s2);
+        let mid = |k: usize, m: usize| (fr[k] - fl[k] - s2 * qr[m] + s1 * ql[m]) * inv;
+        let (h, mn, mt) = (mid(0, 0), mid(1, n), mid(2, t));
         let mut waves = [[T::ZERO; 3]; 2];
-        for (k, m) in [(0, 0), (1, n), (2, t)] {
-            let mid = (fr[k] - fl[k] - s2 * qr3[k] + s1 * ql3[k]) * inv;
-            waves[0][m] = mid - ql3[k];
-            waves[1][m] = qr3[k] - mid;
-        }
+        (waves[0][0], waves[0][n], waves[0][t]) = (h - ql[0], mn - ql[n], mt - ql[t]);
+        (waves[1][0], waves[1][n], waves[1][t]) = (qr[0] - h, qr[n] - mn, qr[t] - mt);
         Solution::from_waves(waves, [s1, s2])
     }
 

@@ -17,6 +17,7 @@ use super::{Shallow, roe_average, shallow, shallow_axes, shallow_state};
 use crate::Real;
 use crate::claw::{Riemann, Solution};
 
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ShallowRoe<T> {
     /// Gravity, m/s².

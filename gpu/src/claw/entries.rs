@@ -1,0 +1,103 @@
+//! The core kernels' entry points: an x-sweep and a y-sweep per solver (`sweep.rs`), and
+//! [`Kernels`], which ties each solver to its entry points and parameter struct so that the
+//! host driver is generic over the solver.
+
+use super::Sweep;
+use super::riemann::{Acoustics2d, Advection, ShallowHlle, ShallowRoe};
+#[cfg(target_arch = "nvptx64")]
+use super::sweep::{sweep_x, sweep_y};
+use crate::Real;
+use crate::launch::{Entry, Family};
+
+kernels! {
+    /// One sweep of advection from the state `q` into `out`, with Δt read from `dt` and one
+    /// rate (max |s|/Δ) a block into `rate`; `aux` is unused (no auxiliary fields).
+    pub struct SweepAdvection<T> {
+        k: Sweep<T>, solver: Advection<T>, q: *const T, aux: *const T, out: *mut T, dt: *const T, rate: *mut T,
+    }
+    pub const ADVECTION_X: SweepAdvection = claw_advection_x(sweep_x::<T, Advection<T>, 1, 1, 0>);
+    pub const ADVECTION_Y: SweepAdvection = claw_advection_y(sweep_y::<T, Advection<T>, 1, 1, 0>);
+
+    /// One sweep of 2D acoustics (aux: ρ and K planes); the solver has no constants.
+    pub struct SweepAcoustics2d<T> {
+        k: Sweep<T>, q: *const T, aux: *const T, out: *mut T, dt: *const T, rate: *mut T,
+    }
+    pub const ACOUSTICS_2D_X: SweepAcoustics2d = claw_acoustics_2d_x(
+        |k, q, aux, out, dt, rate| unsafe { sweep_x::<T, Acoustics2d, 3, 2, 2>(k, Acoustics2d, q, aux, out, dt, rate) });
+    pub const ACOUSTICS_2D_Y: SweepAcoustics2d = claw_acoustics_2d_y(
+        |k, q, aux, out, dt, rate| unsafe { sweep_y::<T, Acoustics2d, 3, 2, 2>(k, Acoustics2d, q, aux, out, dt, rate) });
+
+    /// One sweep of shallow water, Roe with the entropy fix; `aux` is unused.
+    pub struct SweepShallowRoe<T> {
+        k: Sweep<T>, solver: ShallowRoe<T>, q: *const T, aux: *const T, out: *mut T, dt: *const T, rate: *mut T,
+    }
+    pub const SHALLOW_ROE_X: SweepShallowRoe = claw_shallow_roe_x(sweep_x::<T, ShallowRoe<T>, 3, 3, 0>);
+    pub const SHALLOW_ROE_Y: SweepShallowRoe = claw_shallow_roe_y(sweep_y::<T, ShallowRoe<T>, 3, 3, 0>);
+
+    /// One sweep of shallow water, HLLE; `aux` is unused.
+    pub struct SweepShallowHlle<T> {
+        k: Sweep<T>, solver: ShallowHlle<T>, q: *const T, aux: *const T, out: *mut T, dt: *const T, rate: *mut T,
+    }
+    pub const SHALLOW_HLLE_X: SweepShallowHlle = claw_shallow_hlle_x(sweep_x::<T, ShallowHlle<T>, 3, 2, 0>);
+    pub const SHALLOW_HLLE_Y: SweepShallowHlle = claw_shallow_hlle_y(sweep_y::<T, ShallowHlle<T>, 3, 2, 0>);
+}
+
+/// A solver's core kernels: its parameter struct, its sweeps along x and y, and how its
+/// parameters are made. Implemented below for every solver with kernels (one line each).
+pub trait Kernels<T: Real, const M: usize, const W: usize, const A: usize>: super::Riemann<T, M, W, A> {
+    type Family: Family;
+    const X: Entry<Self::Family>;
+    const Y: Entry<Self::Family>;
+    fn params(
+        self,
+        k: Sweep<T>,
+        q: *const T,
+        aux: *const T,
+        out: *mut T,
+        dt: *const T,
+        rate: *mut T,
+    ) -> <Self::Family as Family>::At<T>;
+}
+
+/// `Kernels` for a solver whose parameter struct carries the solver value.
+macro_rules! with_solver {
+    ($solver:ty, $m:literal, $w:literal, $a:literal, $params:ident, $x:ident, $y:ident) => {
+        impl<T: Real> Kernels<T, $m, $w, $a> for $solver {
+            type Family = $params<()>;
+            const X: Entry<$params<()>> = $x;
+            const Y: Entry<$params<()>> = $y;
+            fn params(
+                self,
+                k: Sweep<T>,
+                q: *const T,
+                aux: *const T,
+                out: *mut T,
+                dt: *const T,
+                rate: *mut T,
+            ) -> $params<T> {
+                $params { k, solver: self, q, aux, out, dt, rate }
+            }
+        }
+    };
+}
+
+with_solver!(Advection<T>, 1, 1, 0, SweepAdvection, ADVECTION_X, ADVECTION_Y);
+with_solver!(ShallowRoe<T>, 3, 3, 0, SweepShallowRoe, SHALLOW_ROE_X, SHALLOW_ROE_Y);
+with_solver!(ShallowHlle<T>, 3, 2, 0, SweepShallowHlle, SHALLOW_HLLE_X, SHALLOW_HLLE_Y);
+
+impl<T: Real> Kernels<T, 3, 2, 2> for Acoustics2d {
+    type Family = SweepAcoustics2d<()>;
+    const X: Entry<SweepAcoustics2d<()>> = ACOUSTICS_2D_X;
+    const Y: Entry<SweepAcoustics2d<()>> = ACOUSTICS_2D_Y;
+    fn params(
+        self,
+        k: Sweep<T>,
+        q: *const T,
+        aux: *const T,
+        out: *mut T,
+        dt: *const T,
+        rate: *mut T,
+    ) -> SweepAcoustics2d<T> {
+        SweepAcoustics2d { k, q, aux, out, dt, rate }
+    }
+}

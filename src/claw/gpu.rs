@@ -1,0 +1,107 @@
+//! The core kernels on the GPU: one sweep at a time, from a padded state whose ghosts across the
+//! sweep's axis are filled, into another. The stepping (ghost fills, Δt and reject-and-redo on
+//! the device) is still to come; the sweeps are checked against the CPU reference's.
+
+use super::cpu::{HALO, Setup};
+use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
+use crate::{Error, Gpu, GpuReal, Result};
+use kernels::claw::{Kernels, Sweep, X_CELLS_PER_WARP};
+use kernels::grid::Layout2;
+use kernels::launch::Family;
+
+/// Warps along x in an x-sweep block, and rows of a block.
+const X_BLOCK: (u32, u32) = (2, 2);
+/// Columns and segments of a y-sweep block, and the rows a thread marches.
+const Y_BLOCK: (u32, u32) = (64, 2);
+const Y_ROWS: u32 = 32;
+
+type Params<T, R, const M: usize, const W: usize, const A: usize> =
+    <<R as Kernels<T, M, W, A>>::Family as Family>::At<T>;
+
+/// The x- and y-sweeps of solver `R`, with their rate buffer and Δt word.
+pub struct GpuSweeps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> {
+    setup: Setup,
+    layout: Layout2,
+    x: Kernel<Params<T, R, M, W, A>>,
+    y: Kernel<Params<T, R, M, W, A>>,
+    rate: DeviceBuffer<T>,
+    dt: DeviceBuffer<T>,
+}
+
+impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> GpuSweeps<T, R, M, W, A> {
+    pub fn new(gpu: &Gpu, setup: Setup) -> Result<Self> {
+        let layout = Layout2::new(setup.nx as u32, setup.ny as u32, HALO);
+        let (x, y) = (Self::x_shape(&layout), Self::y_shape(&layout));
+        let blocks = (x.grid.0 * x.grid.1).max(y.grid.0 * y.grid.1) as usize;
+        Ok(GpuSweeps {
+            setup,
+            layout,
+            x: gpu.kernel::<T, _>(R::X)?,
+            y: gpu.kernel::<T, _>(R::Y)?,
+            rate: gpu.alloc::<T>(blocks)?,
+            dt: gpu.alloc::<T>(1)?,
+        })
+    }
+
+    fn x_shape(l: &Layout2) -> LaunchShape {
+        let cells = X_CELLS_PER_WARP * X_BLOCK.0;
+        LaunchShape::fixed((l.nx.div_ceil(cells), l.ny.div_ceil(X_BLOCK.1), 1), (32 * X_BLOCK.0, X_BLOCK.1, 1))
+            .with_shared_of::<T>(32)
+    }
+
+    fn y_shape(l: &Layout2) -> LaunchShape {
+        let segments = l.ny.div_ceil(Y_ROWS);
+        LaunchShape::fixed((l.nx.div_ceil(Y_BLOCK.0), segments.div_ceil(Y_BLOCK.1), 1), (Y_BLOCK.0, Y_BLOCK.1, 1))
+            .with_shared_of::<T>(32)
+    }
+
+    /// The padded length of one plane.
+    pub fn plane(&self) -> usize {
+        self.layout.len()
+    }
+
+    /// One sweep along `dir` (0 = x, 1 = y) over Δt `dt` from `q` into `out`; returns its CFL
+    /// number, Δt·max|s|/Δ over the interfaces of the cells it updates. `q` (M planes) and `aux`
+    /// (A planes, any buffer when A = 0) must have the ghosts across `dir` filled.
+    #[allow(clippy::too_many_arguments)]
+    pub fn sweep(
+        &mut self,
+        gpu: &Gpu,
+        solver: R,
+        dir: usize,
+        q: &DeviceBuffer<T>,
+        aux: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<T>,
+        dt: f64,
+    ) -> Result<f64> {
+        let len = self.layout.len();
+        if q.len() != M * len || out.len() != M * len || aux.len() < A * len || dir > 1 {
+            return Err(Error::invalid(format!(
+                "claw sweep: buffers of {}, {} and {} values for {M} state and {A} aux planes of {len}, axis {dir}",
+                q.len(),
+                out.len(),
+                aux.len()
+            )));
+        }
+        gpu.write(&[T::from_f64(dt)], &mut self.dt)?;
+        let spacing = if dir == 0 { self.setup.dx } else { self.setup.dy };
+        let k = Sweep {
+            layout: self.layout,
+            inv_dx: T::from_f64(1.0 / spacing),
+            limiter: self.setup.limiter as u32,
+            rows: Y_ROWS,
+        };
+        let (kernel, shape) =
+            if dir == 0 { (&self.x, Self::x_shape(&self.layout)) } else { (&self.y, Self::y_shape(&self.layout)) };
+        let p = solver.params(k, q.ptr(), aux.ptr(), out.ptr_mut(), self.dt.ptr(), self.rate.ptr_mut());
+        // SAFETY: q and out hold M planes of the layout's length and aux A (checked above); out
+        // is a buffer of its own (a `&mut` borrow); dt is one value and rate holds a value for
+        // every block of either shape (`new`); the shapes are the kernels' (32·wx, by) and
+        // (bx, by) blocks with 32 T's of shared memory over grids covering the cells.
+        unsafe { kernel.launch(shape, p)? };
+        let blocks = (shape.grid.0 * shape.grid.1) as usize;
+        let rates = gpu.download(&self.rate)?;
+        let rate = rates[..blocks].iter().fold(0.0f64, |a, r| a.max(r.to_f64()));
+        Ok(dt * rate)
+    }
+}

@@ -1,0 +1,144 @@
+//! The core kernels against the CPU reference: one sweep, every solver × limiter × axis ×
+//! precision, random admissible fields and boundary conditions, awkward sizes, the output
+//! poisoned so a cell the kernel skips shows.
+
+use crate::common::{self, Tolerance, cases, gpu};
+use hydrokern::claw::cpu::{Claw2, Setup};
+use hydrokern::claw::gpu::GpuSweeps;
+use hydrokern::claw::{Acoustics2d, Advection, Cfl, Limiter, ShallowHlle, ShallowRoe, Splitting};
+use hydrokern::{GpuReal, Rng};
+use kernels::claw::Kernels;
+use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL};
+use proptest::prelude::*;
+
+/// One sweep on the GPU against the CPU's, relative to the state's magnitude. Both evaluate the
+/// same point functions; the GPU contracts multiply-adds and, in f32, takes square roots and
+/// reciprocals from the approximate instructions (≤ 2 ulp each), a few ε in each of the
+/// hundred or so operations of an interface, with Δt/Δx ≤ 1 carrying them into the cell.
+const GPU_SWEEP: Tolerance = Tolerance::eps(256.0);
+
+/// Planes (structure of arrays) of a padded array of cells.
+fn planes<T: Copy, const N: usize>(cells: &[[T; N]]) -> Vec<T> {
+    (0..N).flat_map(|m| cells.iter().map(move |c| c[m])).collect()
+}
+
+/// Sweeps `run`'s state along `dir` on both sides and compares the interior cells and the CFL
+/// numbers.
+fn check<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+    run: &Claw2<T, R, M, W, A>,
+    solver: R,
+    dir: usize,
+) -> Result<(), TestCaseError> {
+    let gpu = gpu();
+    let setup = *run.setup();
+    let dt = 0.9 * run.next_dt().min(1e3);
+    let (input, aux) = run.sweep_input(dir);
+    let mut want = input.clone();
+    let cfl_want = run.sweep(&mut want, dir, dt);
+    let mut k = GpuSweeps::<T, R, M, W, A>::new(&gpu, setup).unwrap();
+    let q = gpu.upload(&planes(&input)).unwrap();
+    let aux = gpu.upload(&if A == 0 { vec![T::ZERO] } else { planes(aux) }).unwrap();
+    let mut out = gpu.upload(&vec![common::poison::<T>(); M * k.plane()]).unwrap();
+    let cfl = k.sweep(&gpu, solver, dir, &q, &aux, &mut out, dt).unwrap();
+    let got = gpu.download(&out).unwrap();
+    let l = kernels::grid::Layout2::new(setup.nx as u32, setup.ny as u32, 2);
+    for m in 0..M {
+        let g: Vec<T> = (0..setup.nx * setup.ny)
+            .map(|c| got[m * l.len() + l.at((c % setup.nx) as i32, (c / setup.nx) as i32)])
+            .collect();
+        let w: Vec<T> =
+            (0..setup.nx * setup.ny).map(|c| want[l.at((c % setup.nx) as i32, (c / setup.nx) as i32)][m]).collect();
+        let what = format!(
+            "{} {} {} along {dir}, {}×{}, component {m}",
+            R::NAME,
+            T::NAME,
+            setup.limiter.name(),
+            setup.nx,
+            setup.ny
+        );
+        GPU_SWEEP.scaled(common::magnitude(&w)).check(&what, &g, &w)?;
+    }
+    prop_assert!((cfl - cfl_want).abs() <= 1e-5 * cfl_want.max(1e-30), "CFL {cfl} against {cfl_want}");
+    Ok(())
+}
+
+/// Random boundary conditions (periodic in pairs).
+fn sides(rng: &mut Rng) -> [u32; 4] {
+    let mut bc = [0; 4];
+    for axis in 0..2 {
+        if rng.next_u64().is_multiple_of(3) {
+            bc[2 * axis] = PERIODIC;
+            bc[2 * axis + 1] = PERIODIC;
+        } else {
+            bc[2 * axis] = if rng.next_u64().is_multiple_of(2) { WALL } else { EXTRAPOLATE };
+            bc[2 * axis + 1] = if rng.next_u64().is_multiple_of(2) { WALL } else { EXTRAPOLATE };
+        }
+    }
+    bc
+}
+
+fn setup(nx: usize, ny: usize, limiter: Limiter, rng: &mut Rng) -> Setup {
+    Setup { nx, ny, dx: 0.5, dy: 0.25, bc: sides(rng), limiter, splitting: Splitting::Godunov, cfl: Cfl::default() }
+}
+
+/// Every solver, at precision T, on one draw.
+fn check_all<T: GpuReal>(nx: usize, ny: usize, limiter: Limiter, dir: usize, seed: u64) -> Result<(), TestCaseError> {
+    let mut rng = Rng::new(seed);
+    let cells = nx * ny;
+    let mut u = |lo: f64, hi: f64| T::from_f64(lo + (hi - lo) * rng.unit());
+    let q: Vec<[T; 1]> = (0..cells).map(|_| [u(-1.0, 1.0)]).collect();
+    let adv = Advection { velocity: [u(-2.0, 2.0), u(-2.0, 2.0), T::ZERO] };
+    let mut r2 = Rng::new(seed ^ 1);
+    let run = Claw2::new(adv, setup(nx, ny, limiter, &mut r2), &q, &vec![[]; cells]).unwrap();
+    check(&run, adv, dir)?;
+    let q: Vec<[T; 3]> = (0..cells).map(|_| [u(-1.0, 1.0), u(-1.0, 1.0), u(-1.0, 1.0)]).collect();
+    let aux: Vec<[T; 2]> = (0..cells).map(|_| [u(0.5, 3.0), u(0.5, 4.0)]).collect();
+    let run = Claw2::new(Acoustics2d, setup(nx, ny, limiter, &mut r2), &q, &aux).unwrap();
+    check(&run, Acoustics2d, dir)?;
+    let g = T::from_f64(9.81);
+    let q: Vec<[T; 3]> = (0..cells)
+        .map(|_| {
+            let h = u(0.1, 2.0);
+            [h, h * u(-1.0, 1.0), h * u(-1.0, 1.0)]
+        })
+        .collect();
+    let roe = ShallowRoe { g };
+    let run = Claw2::new(roe, setup(nx, ny, limiter, &mut r2), &q, &vec![[]; cells]).unwrap();
+    check(&run, roe, dir)?;
+    // HLLE with a dry cell in four.
+    let q: Vec<[T; 3]> = q.iter().enumerate().map(|(c, s)| if c % 4 == 1 { [T::ZERO; 3] } else { *s }).collect();
+    let hlle = ShallowHlle { g, dry: T::from_f64(1e-6) };
+    let run = Claw2::new(hlle, setup(nx, ny, limiter, &mut r2), &q, &vec![[]; cells]).unwrap();
+    check(&run, hlle, dir)
+}
+
+fn awkward() -> impl Strategy<Value = usize> {
+    prop_oneof![prop::sample::select(vec![1usize, 2, 3, 28, 29, 30, 31, 33, 58, 59, 64, 65]), 1usize..140]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn claw_sweeps_match_cpu(nx in awkward(), ny in awkward(), limiter in prop::sample::select(Limiter::ALL.to_vec()), dir in 0usize..2, seed: u64) {
+        check_all::<f64>(nx, ny, limiter, dir, seed)?;
+        check_all::<f32>(nx, ny, limiter, dir, seed)?;
+    }
+}
+
+/// Sizes past one warp, block and segment in both directions, every limiter, both axes.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn claw_sweeps_match_cpu_at_fixed_sizes() {
+    for (nx, ny) in [(1, 1), (29, 32), (59, 65), (130, 97), (300, 70)] {
+        for limiter in Limiter::ALL {
+            for dir in 0..2 {
+                check_all::<f64>(nx, ny, limiter, dir, 7).unwrap();
+                check_all::<f32>(nx, ny, limiter, dir, 7).unwrap();
+            }
+        }
+    }
+}
