@@ -97,9 +97,13 @@ pub(super) fn first_bad_row<T: DeviceReal>(bad: u32, cp: T, dp: T, cnt: u32, sto
 }
 
 /// Back substitution `x_r = d'_r − c'_r·x_{r+1}` over local rows cnt−2 down to 0 (d' in `x`,
-/// c' in `w`), from `xn` = x of local row cnt−1. Returns the system row of the first
-/// non-finite x it writes (the one nearest local row cnt−1: a bad value travels towards local
-/// row 0 from where it arose), or `u32::MAX`.
+/// c' in `w`), from `xn` = x of local row cnt−1, already in `x`. Returns the system row of the
+/// first non-finite x it meets (the one nearest local row cnt−1: a bad value travels towards
+/// local row 0 from where it arose), or `u32::MAX`.
+///
+/// Non-finiteness carries down (x_r takes x_{r+1} times c'_r, and 0·∞ is NaN), so the rows
+/// are not checked as they are written, which would lengthen the sweep's serial chain: only
+/// a non-finite x at local row 0 sends the thread back up the column to find the first.
 #[inline(always)]
 unsafe fn sweep_back<T: DeviceReal>(
     x: *mut T,
@@ -109,7 +113,6 @@ unsafe fn sweep_back<T: DeviceReal>(
     row: impl Fn(u32) -> u32,
     at: impl Fn(u32) -> usize,
 ) -> u32 {
-    let mut xbad = u32::MAX;
     let mut hi = cnt.saturating_sub(1);
     while hi > 0 {
         let m = if hi < SWEEP_GROUP { hi } else { SWEEP_GROUP };
@@ -127,15 +130,22 @@ unsafe fn sweep_back<T: DeviceReal>(
             if q < m {
                 let xi = xs[q as usize] - ws[q as usize] * xn;
                 unsafe { *x.add(at(hi - 1 - q)) = xi };
-                if !xi.is_finite() && xbad == u32::MAX {
-                    xbad = row(hi - 1 - q);
-                }
                 xn = xi;
             }
         });
         hi -= m;
     }
-    xbad
+    if cnt == 0 || xn.is_finite() {
+        return u32::MAX;
+    }
+    let mut r = cnt;
+    while r > 0 {
+        r -= 1;
+        if !unsafe { *x.add(at(r)) }.is_finite() {
+            return row(r);
+        }
+    }
+    u32::MAX
 }
 
 /// One thread per system, any layout. `w` holds n·batch values (c'), at the positions of x.
@@ -165,10 +175,7 @@ pub(super) unsafe fn thomas<T: DeviceReal>(
     unsafe {
         // x_{n−1} = d'_{n−1} (c'_{n−1} = 0), already in x.
         let (_, xn, mut bad) = sweep_forward((a, b, c, d), x, w, n, n, row, at, false);
-        let mut xbad = sweep_back(x, w, n, xn, row, at);
-        if xbad == u32::MAX && !xn.is_finite() {
-            xbad = n - 1;
-        }
+        let xbad = sweep_back(x, w, n, xn, row, at);
         // The first failing pivot names the row; else the first non-finite x.
         if bad == u32::MAX {
             bad = xbad;
@@ -266,7 +273,6 @@ pub(super) unsafe fn thomas_contiguous<T: DeviceReal>(
         }
         // Back substitution, chunk by chunk from the end (c'_{n−1} = 0, so x_{n−1} = d'_{n−1}).
         let mut xn = T::ZERO;
-        let mut xbad = u32::MAX;
         let mut chunk = (n + cw - 1) >> shift;
         while chunk > 0 {
             chunk -= 1;
@@ -290,9 +296,6 @@ pub(super) unsafe fn thomas_contiguous<T: DeviceReal>(
                         if q < cnt {
                             let r = hi - 1 - q;
                             let xi = ds[q as usize] - cs[q as usize] * xn;
-                            if !xi.is_finite() && xbad == u32::MAX {
-                                xbad = r0 + r;
-                            }
                             *ta.add((lane * pitch + r) as usize) = xi;
                             xn = xi;
                         }
@@ -312,8 +315,17 @@ pub(super) unsafe fn thomas_contiguous<T: DeviceReal>(
             }
             sync_warp();
         }
-        if bad == u32::MAX {
-            bad = xbad;
+        // As in `sweep_back`: a non-finite x carries down to row 0, and only then is the
+        // system's x (written whole: the warp's last barrier is above) searched from the top.
+        if active && bad == u32::MAX && !xn.is_finite() {
+            let mut i = n;
+            while i > 0 {
+                i -= 1;
+                if !(*x.add(k as usize * n as usize + i as usize)).is_finite() {
+                    bad = i;
+                    break;
+                }
+            }
         }
         if active && bad != u32::MAX {
             report(status, fail_code(n, k, bad));
@@ -376,10 +388,7 @@ pub(super) unsafe fn thomas_twisted<T: DeviceReal>(
             report(status, fail_code(n, k, bad));
         }
         *x.add(at(cnt - 1)) = xn;
-        let mut xbad = sweep_back(x, w, cnt, xn, row, at);
-        if xbad == u32::MAX && !xn.is_finite() {
-            xbad = row(cnt - 1);
-        }
+        let xbad = sweep_back(x, w, cnt, xn, row, at);
         // A pivot failure (this side's or, before the barrier, the other's) was reported
         // already; else the first non-finite x, if any.
         if bad == u32::MAX && xbad != u32::MAX && !names(status, n, k) {
