@@ -153,9 +153,10 @@ pub enum Algorithm {
     /// LU with partial pivoting along the line (LAPACK's gtsv), one thread per system: for
     /// systems that are not diagonally dominant; the CPU reference runs it too.
     Lu,
-    /// SPIKE with partial pivoting, one block per system: chunks reduced by LU with partial
-    /// pivoting in parallel, the reduced system of their ends by LU; for few long systems
-    /// that are not diagonally dominant.
+    /// SPIKE with partial pivoting: chunks reduced by LU with partial pivoting in parallel,
+    /// the reduced system of their ends solved the same way (many blocks per system, level
+    /// after level) until one block per system solves it; for few long systems that are not
+    /// diagonally dominant.
     Spike,
 }
 
@@ -318,6 +319,21 @@ impl Limits {
     /// crossover is a first guess for `bench tridiag` to settle.
     pub fn auto_pivoting(&self, shape: Shape) -> Algorithm {
         if shape.batch < self.sm_count.max(1) && shape.n >= 256 { Algorithm::Spike } else { Algorithm::Lu }
+    }
+
+    /// The multi-block SPIKE levels of a system of n: the chunks of each level, top first
+    /// (level ℓ+1 solves the 2·chunks reduced equations of level ℓ), while the system is
+    /// longer than `SPIKE_ONE_BLOCK_MAX`; the last reduced system (or the system itself, for
+    /// no levels) is solved by the one-block kernel with [`spike_chunks`](Self::spike_chunks).
+    pub fn spike_levels(n: usize) -> Vec<u32> {
+        let mut levels = Vec::new();
+        let mut m = n as u32;
+        while m > kernels::tridiag::SPIKE_ONE_BLOCK_MAX {
+            let chunks = kernels::tridiag::spike_level_chunks(m);
+            levels.push(chunks);
+            m = 2 * chunks;
+        }
+        levels
     }
 
     /// Chunks SPIKE cuts a system of n into: about √(n/2), balancing a chunk's rows against
