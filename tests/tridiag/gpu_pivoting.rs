@@ -86,16 +86,19 @@ fn check_lu<T: GpuReal>(alg: Algorithm, shape: Shape, in_place: bool, seed: u64)
     let want = &run.0;
     let eps = T::EPSILON.to_f64();
     // SPIKE is as stable as its chunks' interiors are well conditioned: a stable solve's
-    // backward error times the worst interior's condition (the GPU's rounding differs from the
+    // backward error times the interiors' condition (the GPU's rounding differs from the
     // emulation's, so the emulation's own backward error is no bound for it), and at least the
-    // reference's own. The two may then differ by κ times that.
+    // reference's own. The two may then differ by κ times that. On long systems some of the
+    // many interiors are ill conditioned (κ up to 10⁸ among 2¹⁶ chunks) and the bound says
+    // nothing, while the measured error stays a few ε (docs/tridiag-pivoting.md): there the
+    // factor is capped at 64, still far below what a wrong solve gives.
     let be_ref = backward_error(shape, &host.a, &host.b, &host.c, &host.d, want).unwrap().value;
     let interior = if alg == Algorithm::Spike {
         (0..shape.batch).map(|k| spike_interior_condition(&host, &run, k)).fold(1.0, f64::max)
     } else {
         1.0
     };
-    let stable = (be_ref / eps).max(LU_BACKWARD * interior);
+    let stable = (be_ref / eps).max(LU_BACKWARD) * interior.min(64.0);
     let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
     let mut d = gpu.upload(&host.d).unwrap();
     let mut s = GpuTridiag::<T>::new(&gpu, shape).unwrap();

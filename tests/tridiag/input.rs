@@ -87,6 +87,21 @@ fn automatic_choice_follows_the_stated_rule() {
     for (n, chunks) in [(1, 1), (2, 1), (3, 1), (4, 1), (8, 2), (200, 10), (1 << 20, 256)] {
         assert_eq!(Limits::spike_chunks(n), chunks, "n = {n}");
     }
+    // Multi-block levels past 1024 rows: chunks of 16 (or 15) rows, each level n/8 long.
+    let none: [u32; 0] = [];
+    assert_eq!(Limits::spike_levels(1024), none);
+    assert_eq!(Limits::spike_levels(1025), [65]);
+    assert_eq!(Limits::spike_levels(1 << 20), [65536, 8192, 1024, 128]);
+    assert_eq!(Limits::spike_levels(200_000), [12500, 1563, 196]);
+    // The plan: the top level of 2^20 (65 536 chunks, batch 1) gets 64 threads a block in
+    // f64, 1024 blocks, ≥ 2 per multiprocessor; the last reduced system (256 rows) one block.
+    let plan =
+        hydrokern::tridiag::gpu::plan(Shape::new(1 << 20, 1, Layout::Contiguous), Algorithm::Spike, &lim).unwrap();
+    let hydrokern::tridiag::gpu::PlanKernel::SpikeLevels(levels) = plan.kernel else { panic!("{plan:?}") };
+    assert_eq!((levels.count, levels.threads[0], levels.bottom_n(), levels.bottom_chunks), (4, 64, 256, 11));
+    assert_eq!(plan.launch.grid, (1024, 1, 1));
+    let one = hydrokern::tridiag::gpu::plan(Shape::new(1024, 1, Layout::Contiguous), Algorithm::Spike, &lim).unwrap();
+    assert!(!matches!(one.kernel, hydrokern::tridiag::gpu::PlanKernel::SpikeLevels(_)));
     assert_eq!(lim.max_n(Algorithm::Partition), 9376);
     assert_eq!(Limits { value_bytes: 4, ..lim }.max_n(Algorithm::Partition), 18752);
     let auto = |n, batch, layout| lim.auto(Shape::new(n, batch, layout));

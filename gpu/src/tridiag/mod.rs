@@ -223,22 +223,16 @@ pub fn lu_back<T: Real, R: Rhs<T>>(u: URow<T, R>, x1: R, x2: R) -> R {
     u.y.sub_mul(u.u1, x1).sub_mul(u.u2, x2)
 }
 
-/// LU with partial pivoting of one system of `n ≥ 1` equations (right-hand sides of type
-/// `R`, `zero` their zero), shared by the kernels and the CPU reference: `eq(i)` loads equation i (`a_0 = c_{n−1} = 0`), `put(i, u)`/`get(i)` store
-/// and reload row i of U, `set_x(i, x)` writes unknown i (after row i of U was read back for
-/// the last time, so U's `y` may live where x goes). Returns the row to blame, or `u32::MAX`:
-/// the first row holding a non-finite coefficient, else the first zero or non-finite pivot
-/// (a singular matrix) or non-finite row of U, else the highest row whose x is not finite
-/// (the back substitution carries a bad value downwards from where it arose).
+/// The forward elimination of [`lu_solve`] (`put(i, u)` stores row i of U): the last row of U
+/// and the row to blame so far (the first non-finite coefficient or unusable pivot met), or
+/// `u32::MAX`. With `put` doing nothing it stores nothing: the last row of U is the last
+/// unknown itself (SPIKE's chunk ends, [`spike_ends`]).
 #[inline(always)]
-pub fn lu_solve<T: Real, R: Rhs<T>>(
+pub fn lu_forward<T: Real, R: Rhs<T>>(
     n: u32,
     eq: impl Fn(u32) -> Eq<T, R>,
     mut put: impl FnMut(u32, URow<T, R>),
-    get: impl Fn(u32) -> URow<T, R>,
-    mut set_x: impl FnMut(u32, R),
-    zero: R,
-) -> u32 {
+) -> (URow<T, R>, u32) {
     let mut bad = u32::MAX;
     let e0 = eq(0);
     if !eq_finite(e0) {
@@ -264,6 +258,26 @@ pub fn lu_solve<T: Real, R: Rhs<T>>(
     if !usable(u, pivot) && bad == u32::MAX {
         bad = n - 1;
     }
+    (u, bad)
+}
+
+/// LU with partial pivoting of one system of `n ≥ 1` equations (right-hand sides of type
+/// `R`, `zero` their zero), shared by the kernels and the CPU reference: `eq(i)` loads equation i (`a_0 = c_{n−1} = 0`), `put(i, u)`/`get(i)` store
+/// and reload row i of U, `set_x(i, x)` writes unknown i (after row i of U was read back for
+/// the last time, so U's `y` may live where x goes). Returns the row to blame, or `u32::MAX`:
+/// the first row holding a non-finite coefficient, else the first zero or non-finite pivot
+/// (a singular matrix) or non-finite row of U, else the highest row whose x is not finite
+/// (the back substitution carries a bad value downwards from where it arose).
+#[inline(always)]
+pub fn lu_solve<T: Real, R: Rhs<T>>(
+    n: u32,
+    eq: impl Fn(u32) -> Eq<T, R>,
+    mut put: impl FnMut(u32, URow<T, R>),
+    get: impl Fn(u32) -> URow<T, R>,
+    mut set_x: impl FnMut(u32, R),
+    zero: R,
+) -> u32 {
+    let (u, bad) = lu_forward(n, &eq, &mut put);
     let mut xbad = if u.y.finite() { u32::MAX } else { n - 1 };
     set_x(n - 1, u.y);
     let (mut x1, mut x2) = (u.y, zero);
@@ -394,36 +408,6 @@ pub fn spike_span(n: u32, chunks: u32, threads: u32) -> u32 {
     spike_slot(threads * n.div_ceil(chunks.max(1))) + 1
 }
 
-/// Forward elimination of LU with partial pivoting ([`lu_step`]) over `q ≥ 1` equations,
-/// storing nothing: the last unknown (the last row of U is the unknown itself) and the first
-/// row to blame as [`lu_solve`] names it (non-finite coefficient, else unusable pivot), or
-/// `u32::MAX`.
-#[inline(always)]
-pub fn lu_last_unknown<T: Real, R: Rhs<T>>(q: u32, eq: impl Fn(u32) -> Eq<T, R>) -> (R, u32) {
-    let e0 = eq(0);
-    let (mut coeff_bad, mut pivot_bad) = (if eq_finite(e0) { u32::MAX } else { 0 }, u32::MAX);
-    let usable = |u: URow<T, R>, pivot: T| pivot_ok(pivot) && u.u1.is_finite() && u.u2.is_finite() && u.y.finite();
-    let mut pend = Pending::first(e0);
-    let mut i = 0;
-    while i + 1 < q {
-        let e = eq(i + 1);
-        if !eq_finite(e) && coeff_bad == u32::MAX {
-            coeff_bad = i + 1;
-        }
-        let (u, pivot, next) = lu_step(pend, e);
-        if !usable(u, pivot) && pivot_bad == u32::MAX {
-            pivot_bad = i;
-        }
-        pend = next;
-        i += 1;
-    }
-    let (u, pivot) = lu_last(pend);
-    if !usable(u, pivot) && pivot_bad == u32::MAX {
-        pivot_bad = q - 1;
-    }
-    (u.y, if coeff_bad == u32::MAX { pivot_bad } else { coeff_bad })
-}
-
 /// Interior row i (local row i+1) of a chunk of `len ≥ 3` rows with its couplings to the
 /// chunk's ends moved to the right: `[d, a (coupling x_first), c (coupling x_last)]`.
 #[inline(always)]
@@ -442,8 +426,8 @@ fn spike_interior_row<T: Real>(e: Eq<T>, i: u32, q: u32) -> Eq<T, [T; 3]> {
 /// nothing: LU with partial pivoting of the interior (rows 1..len−1) for `[d, A, C]` gives
 /// the last interior row's `[D, A, C]` as its last unknown; the same on the interior in
 /// reverse order (a and c exchanged) gives the first interior row's. Returns them and the
-/// local row to blame (a non-finite coefficient, else an unusable pivot of the downward, then
-/// of the upward sweep), or `u32::MAX`.
+/// local row to blame (the downward sweep's, else the upward's, else the last row's
+/// non-finite coefficient), or `u32::MAX`.
 #[inline(always)]
 pub fn spike_ends<T: Real>(len: u32, eq: impl Fn(u32) -> Eq<T>) -> (Eq<T>, Eq<T>, u32) {
     let (e0, el) = (eq(0), eq(len - 1));
@@ -455,11 +439,15 @@ pub fn spike_ends<T: Real>(len: u32, eq: impl Fn(u32) -> Eq<T>) -> (Eq<T>, Eq<T>
         return (e0, el, bad);
     }
     let q = len - 2;
-    let (last_dac, down_bad) = lu_last_unknown(q, |i| spike_interior_row(eq(i + 1), i, q));
-    let (first_dac, up_bad) = lu_last_unknown(q, |i| {
-        let e = spike_interior_row(eq(q - i), q - 1 - i, q);
-        Eq { a: e.c, b: e.b, c: e.a, d: e.d }
-    });
+    let (last_dac, down_bad) = lu_forward(q, |i| spike_interior_row(eq(i + 1), i, q), |_, _| {});
+    let (first_dac, up_bad) = lu_forward(
+        q,
+        |i| {
+            let e = spike_interior_row(eq(q - i), q - 1 - i, q);
+            Eq { a: e.c, b: e.b, c: e.a, d: e.d }
+        },
+        |_, _| {},
+    );
     if bad == u32::MAX && down_bad != u32::MAX {
         bad = down_bad + 1;
     }
@@ -469,8 +457,8 @@ pub fn spike_ends<T: Real>(len: u32, eq: impl Fn(u32) -> Eq<T>) -> (Eq<T>, Eq<T>
     if !eq_finite(el) && bad == u32::MAX {
         bad = len - 1;
     }
-    let [d1, a1, c1] = first_dac;
-    let [dm, am, cm] = last_dac;
+    let [d1, a1, c1] = first_dac.y;
+    let [dm, am, cm] = last_dac.y;
     let first = Eq { a: e0.a, b: e0.b - e0.c * a1, c: -(e0.c * c1), d: e0.d - e0.c * d1 };
     let last = Eq { a: -(el.a * am), b: el.b - el.a * cm, c: el.c, d: el.d - el.a * dm };
     (first, last, bad)

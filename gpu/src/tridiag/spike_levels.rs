@@ -7,13 +7,23 @@ use super::io::{load, report};
 use super::{Dims, Eq, URow, fail_code, spike_ends, spike_interior, spike_slot, spike_span, spike_start};
 use crate::device::{DeviceReal, shared, thread};
 
-/// This block's system, its chunks `j0..j1`, its first row and rows.
+/// This block's system, its chunks `j0..j1`, its first row and rows, the distance between
+/// its staged arrays.
 struct Part {
     k: u32,
     j0: u32,
     j1: u32,
     r0: u32,
     rows: u32,
+    span: usize,
+}
+
+/// A thread's chunk: its index, first row, rows, and first row's offset in the block.
+struct Chunk {
+    j: u32,
+    f: u32,
+    len: u32,
+    l0: u32,
 }
 
 #[inline(always)]
@@ -22,14 +32,26 @@ fn part(p: &Dims) -> Part {
     let j0 = thread::block_idx_x() * thread::block_dim_x();
     let j1 = if chunks - j0 < thread::block_dim_x() { chunks } else { j0 + thread::block_dim_x() };
     let r0 = spike_start(n, chunks, j0);
-    Part { k: thread::block_idx_y(), j0, j1, r0, rows: spike_start(n, chunks, j1) - r0 }
+    let span = spike_span(n, chunks, thread::block_dim_x()) as usize;
+    Part { k: thread::block_idx_y(), j0, j1, r0, rows: spike_start(n, chunks, j1) - r0, span }
+}
+
+/// This thread's chunk, or None for a thread past the block's (last) chunks.
+#[inline(always)]
+fn chunk(p: &Dims, q: &Part) -> Option<Chunk> {
+    let j = q.j0 + thread::thread_idx_x();
+    if j >= q.j1 {
+        return None;
+    }
+    let f = spike_start(p.n, p.chunk, j);
+    Some(Chunk { j, f, len: spike_start(p.n, p.chunk, j + 1) - f, l0: f - q.r0 })
 }
 
 /// Stage the block's rows (a, b, c, d at `spike_slot`, arrays `span` apart): consecutive
 /// threads read consecutive rows. Ends with a barrier.
 #[inline(always)]
 unsafe fn stage<T: DeviceReal>(p: &Dims, q: &Part, a: *const T, b: *const T, c: *const T, d: *const T, sh: *mut T) {
-    let span = spike_span(p.n, p.chunk, thread::block_dim_x()) as usize;
+    let span = q.span;
     let mut i = thread::thread_idx_x();
     while i < q.rows {
         let r = q.r0 + i;
@@ -67,15 +89,11 @@ pub(super) unsafe fn spike_level_reduce<T: DeviceReal>(
     status: *mut u64,
 ) {
     let q = part(&p);
-    let span = spike_span(p.n, p.chunk, thread::block_dim_x()) as usize;
-    let j = q.j0 + thread::thread_idx_x();
+    let span = q.span;
     unsafe {
         let sh = shared::dynamic::<T>();
         stage(&p, &q, a, b, c, d, sh);
-        if j < q.j1 {
-            let f = spike_start(p.n, p.chunk, j);
-            let len = spike_start(p.n, p.chunk, j + 1) - f;
-            let l0 = f - q.r0;
+        if let Some(Chunk { j, f, len, l0 }) = chunk(&p, &q) {
             let eq = |r: u32| {
                 let s = spike_slot(l0 + r) as usize;
                 Eq { a: *sh.add(s), b: *sh.add(span + s), c: *sh.add(2 * span + s), d: *sh.add(3 * span + s) }
@@ -117,15 +135,11 @@ pub(super) unsafe fn spike_level_fill<T: DeviceReal>(
     status: *mut u64,
 ) {
     let q = part(&p);
-    let span = spike_span(p.n, p.chunk, thread::block_dim_x()) as usize;
-    let j = q.j0 + thread::thread_idx_x();
+    let span = q.span;
     unsafe {
         let sh = shared::dynamic::<T>();
         stage(&p, &q, a, b, c, d, sh);
-        if j < q.j1 {
-            let f = spike_start(p.n, p.chunk, j);
-            let len = spike_start(p.n, p.chunk, j + 1) - f;
-            let l0 = f - q.r0;
+        if let Some(Chunk { j, f, len, l0 }) = chunk(&p, &q) {
             let at = |r: u32, arr: usize| sh.add(arr * span + spike_slot(l0 + r) as usize);
             let m = 2 * p.chunk as usize;
             let o = 3 * m * p.batch as usize + q.k as usize * m + 2 * j as usize;
