@@ -48,6 +48,11 @@ impl SpikeLevels {
         2 * self.chunks[self.count - 1]
     }
 
+    /// Unknowns per system of level ℓ ≤ count (level `count`: the last reduced system).
+    pub fn n_at(&self, level: usize) -> u32 {
+        if level == self.count { self.bottom_n() } else { self.n[level] }
+    }
+
     /// Offset in the workspace of the system level ℓ ≥ 1 solves (its a, b, c, d, each
     /// n_ℓ·batch values); the one-block kernel's workspace follows the last one.
     fn offset(&self, level: usize, batch: usize) -> usize {
@@ -461,8 +466,7 @@ impl<T: GpuReal> GpuTridiag<T> {
                 let order = (0..l).map(|i| (2 * i, i)).chain([(2 * l, l)]).chain((0..l).rev().map(|i| (2 * i + 1, i)));
                 let mut best: Option<(u64, u64)> = None;
                 for (word, level) in order {
-                    let n = if level == l { levels.bottom_n() } else { levels.n[level] };
-                    if let Some((k, i)) = decode_status(n, s[word]) {
+                    if let Some((k, i)) = decode_status(levels.n_at(level), s[word]) {
                         if best.is_none_or(|(bk, _)| k < bk) {
                             best = Some((k, spike_row_at_top(&levels, level, i as u32) as u64));
                         }
@@ -535,18 +539,24 @@ impl<T: GpuReal> GpuTridiag<T> {
         let batch = self.shape.batch;
         let w = self.work.ptr_mut();
         let status = self.status.ptr_mut();
-        // Level ℓ's system: the caller's arrays for ℓ = 0, else the reduced one in the workspace.
-        let system = |l: usize| -> (Dims, [*mut T; 4]) {
-            let dims = Dims { chunk: levels.chunks[l], switch: levels.threads[l], ..level_shape(self.shape, levels, l).dims() };
+        // Level ℓ's system (ℓ ≤ count): the caller's arrays for ℓ = 0, else the reduced one
+        // in the workspace.
+        let system = |l: usize| -> [*mut T; 4] {
             if l == 0 {
-                return (dims, [a.cast_mut(), b.cast_mut(), c.cast_mut(), d.cast_mut()]);
+                return [a.cast_mut(), b.cast_mut(), c.cast_mut(), d.cast_mut()];
             }
-            let (o, m) = (levels.offset(l, batch), levels.n[l] as usize * batch);
-            (dims, [0, 1, 2, 3].map(|i| w.wrapping_add(o + i * m)))
+            let (o, m) = (levels.offset(l, batch), levels.n_at(l) as usize * batch);
+            [0, 1, 2, 3].map(|i| w.wrapping_add(o + i * m))
+        };
+        // Level ℓ's dims (ℓ < count).
+        let dims = |l: usize| Dims {
+            chunk: levels.chunks[l],
+            switch: levels.threads[l],
+            ..level_shape(self.shape, levels, l).dims()
         };
         let next = |l: usize| w.wrapping_add(levels.offset(l + 1, batch));
         for l in 0..levels.count {
-            let (p, [a, b, c, d]) = system(l);
+            let (p, [a, b, c, d]) = (dims(l), system(l));
             let launch = spike_level_launch(batch, levels, l, &self.limits);
             let k = SolveWork { p, a, b, c, d, x: d, w: next(l), status: status.wrapping_add(2 * l) };
             // SAFETY: level ℓ's a, b, c, d hold n_ℓ·batch values in its layout; `next(ℓ)` holds
@@ -556,7 +566,7 @@ impl<T: GpuReal> GpuTridiag<T> {
             unsafe { self.kernels.work(SPIKE_REDUCE).launch(launch, k)? };
         }
         let bottom = plan(Shape::new(levels.bottom_n() as usize, batch, Layout::Contiguous), Algorithm::Spike, &self.limits)?;
-        let (_, [ba, bb, bc, bd]) = system(levels.count);
+        let [ba, bb, bc, bd] = system(levels.count);
         let k = SolveWork {
             p: bottom.dims,
             a: ba,
@@ -571,7 +581,7 @@ impl<T: GpuReal> GpuTridiag<T> {
         // in place; its workspace (5·bottom_n·batch) follows it; the launch is the one-block plan.
         unsafe { self.kernels.work(SPIKE).launch(bottom.launch, k)? };
         for l in (0..levels.count).rev() {
-            let (p, [a, b, c, d]) = system(l);
+            let (p, [a, b, c, d]) = (dims(l), system(l));
             let x = if l == 0 { x } else { d };
             let launch = spike_level_launch(batch, levels, l, &self.limits);
             let k = SolveWork { p, a, b, c, d, x, w: next(l), status: status.wrapping_add(2 * l + 1) };

@@ -47,23 +47,39 @@ fn chunk(p: &Dims, q: &Part) -> Option<Chunk> {
     Some(Chunk { j, f, len: spike_start(p.n, p.chunk, j + 1) - f, l0: f - q.r0 })
 }
 
+/// Rows a thread loads at once when staging (loads in flight before the first store).
+const GROUP: u32 = 4;
+
+const _: () = assert!(GROUP == 4);
+
 /// Stage the block's rows (a, b, c, d at `spike_slot`, arrays `span` apart): consecutive
-/// threads read consecutive rows. Ends with a barrier.
+/// threads read consecutive rows, `GROUP` rows a thread in flight. Ends with a barrier.
 #[inline(always)]
 unsafe fn stage<T: DeviceReal>(p: &Dims, q: &Part, a: *const T, b: *const T, c: *const T, d: *const T, sh: *mut T) {
-    let span = q.span;
-    let mut i = thread::thread_idx_x();
-    while i < q.rows {
-        let r = q.r0 + i;
-        let e = unsafe { load(a, b, c, d, p.at(q.k, r), r, p.n) };
-        let s = spike_slot(i) as usize;
-        unsafe {
-            *sh.add(s) = e.a;
-            *sh.add(span + s) = e.b;
-            *sh.add(2 * span + s) = e.c;
-            *sh.add(3 * span + s) = e.d;
-        }
-        i += thread::block_dim_x();
+    let (span, nt) = (q.span, thread::block_dim_x());
+    let mut i0 = thread::thread_idx_x();
+    while i0 < q.rows {
+        let mut eq = [Eq::<T>::IDENTITY; GROUP as usize];
+        unroll!(u: u32 in [0, 1, 2, 3] => {
+            let i = i0 + u * nt;
+            if i < q.rows {
+                let r = q.r0 + i;
+                eq[u as usize] = unsafe { load(a, b, c, d, p.at(q.k, r), r, p.n) };
+            }
+        });
+        unroll!(u: u32 in [0, 1, 2, 3] => {
+            let i = i0 + u * nt;
+            if i < q.rows {
+                let (e, s) = (eq[u as usize], spike_slot(i) as usize);
+                unsafe {
+                    *sh.add(s) = e.a;
+                    *sh.add(span + s) = e.b;
+                    *sh.add(2 * span + s) = e.c;
+                    *sh.add(3 * span + s) = e.d;
+                }
+            }
+        });
+        i0 += GROUP * nt;
     }
     thread::sync_threads();
 }
