@@ -466,10 +466,10 @@ impl<T: GpuReal> GpuTridiag<T> {
                 let order = (0..l).map(|i| (2 * i, i)).chain([(2 * l, l)]).chain((0..l).rev().map(|i| (2 * i + 1, i)));
                 let mut best: Option<(u64, u64)> = None;
                 for (word, level) in order {
-                    if let Some((k, i)) = decode_status(levels.n_at(level), s[word]) {
-                        if best.is_none_or(|(bk, _)| k < bk) {
-                            best = Some((k, spike_row_at_top(&levels, level, i as u32) as u64));
-                        }
+                    if let Some((k, i)) = decode_status(levels.n_at(level), s[word])
+                        && best.is_none_or(|(bk, _)| k < bk)
+                    {
+                        best = Some((k, spike_row_at_top(&levels, level, i as u32) as u64));
                     }
                 }
                 best
@@ -645,7 +645,7 @@ pub fn spike_row_at_top(levels: &SpikeLevels, level: usize, i: u32) -> u32 {
     for l in (0..level).rev() {
         let (n, p) = (levels.n[l], levels.chunks[l]);
         let j = i / 2;
-        i = if i % 2 == 0 { spike_start(n, p, j) } else { spike_start(n, p, j + 1) - 1 };
+        i = if i.is_multiple_of(2) { spike_start(n, p, j) } else { spike_start(n, p, j + 1) - 1 };
     }
     i
 }

@@ -123,7 +123,7 @@ fn check_lu<T: GpuReal>(alg: Algorithm, shape: Shape, in_place: bool, seed: u64)
     // κ of a whole system costs n solves of n: past `FORWARD_MAX_N` the backward error alone.
     for k in (0..shape.batch).filter(|_| shape.n <= FORWARD_MAX_N) {
         let sys = |v: &[T]| (0..shape.n).map(|i| v[shape.at(k, i)]).collect::<Vec<T>>();
-        let (g, w) = (sys(&got), sys(&want));
+        let (g, w) = (sys(&got), sys(want));
         let bound = GPU_LU * condition(&host, k, 0..shape.n) * (stable / LU_BACKWARD) * eps * magnitude(&w);
         common::Tolerance::abs(bound).check(
             &format!("{alg} {} {shape:?} in_place {in_place} system {k}", T::NAME),
@@ -335,6 +335,38 @@ fn gpu_bad_value_is_named_at_its_row() {
                 if matches!(alg, Algorithm::Thomas | Algorithm::Lu | Algorithm::Spike | Algorithm::Partition) {
                     assert!(e.contains("system 2, row 7"), "{alg} {layout:?} {name}: {e}");
                 }
+            }
+        }
+    }
+}
+
+/// The multi-block SPIKE (one level at n = 5000, two at 20 000) names a NaN in a, b, c or d at
+/// its row: inside a chunk, at a chunk's first row and at the last row of the chunk before.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn gpu_spike_levels_name_a_bad_value_at_its_row() {
+    let gpu = gpu();
+    for (n, layout) in [(5000, Layout::Contiguous), (20_000, Layout::Interleaved)] {
+        let shape = Shape::new(n, 3, layout);
+        let chunks = Limits::spike_levels(n)[0];
+        let start = spike_start(n as u32, chunks, 100) as usize;
+        let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
+        for row in [7, start, start - 1] {
+            for array in 0..4 {
+                let mut host = Batch::random(shape, 3, 2.0);
+                [&mut host.a, &mut host.b, &mut host.c, &mut host.d][array][shape.at(1, row)] = f64::NAN;
+                let (a, b, c) =
+                    (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+                let mut d = gpu.upload(&host.d).unwrap();
+                let e = s
+                    .solve_in_place(&gpu, Choice::Force(Algorithm::Spike), &a, &b, &c, &mut d)
+                    .unwrap_err()
+                    .to_string();
+                let name = ["a", "b", "c", "d"][array];
+                assert!(e.contains(&format!("system 1, row {row}:")), "n {n} {layout:?} {name}[{row}]: {e}");
             }
         }
     }

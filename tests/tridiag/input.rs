@@ -79,9 +79,10 @@ fn automatic_choice_follows_the_stated_rule() {
     assert_eq!(lim.max_n(Algorithm::Twisted), u32::MAX as usize);
     assert_eq!(lim.max_n(Algorithm::Lu), u32::MAX as usize);
     assert_eq!(lim.max_n(Algorithm::Spike), u32::MAX as usize);
-    // Pivoting: SPIKE for fewer systems than multiprocessors of n ≥ 256, else LU.
+    // Pivoting: SPIKE for at most 8 systems per multiprocessor of n ≥ 256, else LU.
     assert_eq!(lim.auto_pivoting(Shape::new(100_000, 4, Layout::Contiguous)), Algorithm::Spike);
-    assert_eq!(lim.auto_pivoting(Shape::new(100_000, 132, Layout::Contiguous)), Algorithm::Lu);
+    assert_eq!(lim.auto_pivoting(Shape::new(4096, 1056, Layout::Interleaved)), Algorithm::Spike);
+    assert_eq!(lim.auto_pivoting(Shape::new(4096, 1057, Layout::Contiguous)), Algorithm::Lu);
     assert_eq!(lim.auto_pivoting(Shape::new(255, 1, Layout::Interleaved)), Algorithm::Lu);
     // SPIKE's chunks: about √(n/2), at least two rows each, at most 256.
     for (n, chunks) in [(1, 1), (2, 1), (3, 1), (4, 1), (8, 2), (200, 10), (1 << 20, 256)] {

@@ -326,7 +326,7 @@ pub fn spike_one_block<T: Real>(host: &Batch<T>, chunks: u32) -> Result<Vec<T>, 
 /// The row of a system of n cut into `chunks` that its reduced equation q stands for.
 fn spike_row(n: u32, chunks: u32, q: u32) -> u32 {
     let j = q / 2;
-    if q % 2 == 0 { spike_start(n, chunks, j) } else { spike_start(n, chunks, j + 1) - 1 }
+    if q.is_multiple_of(2) { spike_start(n, chunks, j) } else { spike_start(n, chunks, j + 1) - 1 }
 }
 
 /// `tridiag_spike_reduce` on the CPU: every chunk's two reduced equations (`spike_ends`) as
@@ -488,5 +488,24 @@ fn spike_levels_are_backward_stable_on_long_systems() {
         let (x, _) = spike_as_planned(&h32).unwrap();
         let be = backward_error(shape, &h32.a, &h32.b, &h32.c, &h32.d, &x).unwrap().value;
         assert!(be <= LU_BACKWARD * f32::EPSILON as f64, "f32 seed {seed}: backward error {be:e}");
+    }
+}
+
+/// SPIKE's algebra with the GPU's levels names a NaN in a, b, c or d at its row, inside a
+/// chunk, at a chunk's first row and at the last row of the chunk before (the GPU test
+/// `gpu_spike_levels_name_a_bad_value_at_its_row` checks the kernels the same way).
+#[test]
+fn spike_levels_name_a_bad_value_at_its_row() {
+    for (n, layout) in [(5000, Layout::Contiguous), (20_000, Layout::Interleaved)] {
+        let shape = Shape::new(n, 3, layout);
+        let start = spike_start(n as u32, Limits::spike_levels(n)[0], 100) as usize;
+        for row in [7, start, start - 1] {
+            for array in 0..4 {
+                let mut host = Batch::random(shape, 3, 2.0);
+                [&mut host.a, &mut host.b, &mut host.c, &mut host.d][array][shape.at(1, row)] = f64::NAN;
+                let got = spike_as_planned(&host).map(|_| ()).unwrap_err();
+                assert_eq!(got, (1, row as u32), "n {n} {layout:?} array {array}");
+            }
+        }
     }
 }
