@@ -217,6 +217,12 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
         // U's two superdiagonals in the workspace, y in x.
         Algorithm::Lu => plan(dims, PlanKernel::Work(LU), THOMAS_BLOCK as usize, 0, 2 * shape.len()),
         Algorithm::Spike if n > kernels::tridiag::SPIKE_ONE_BLOCK_MAX as usize => {
+            if shape.batch > 65_535 {
+                return Err(Error::invalid(format!(
+                    "tridiagonal algorithm spike: {} systems of n = {n} exceed its limit of 65 535 (one grid row per system); use lu",
+                    shape.batch
+                )));
+            }
             let levels = spike_levels(shape, lim);
             let bottom = self::plan(Shape::new(levels.bottom_n() as usize, shape.batch, Layout::Contiguous), alg, lim)?;
             dims.chunk = levels.chunks[0];

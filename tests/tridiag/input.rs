@@ -103,6 +103,10 @@ fn automatic_choice_follows_the_stated_rule() {
     assert_eq!(plan.launch.grid, (1024, 1, 1));
     let one = hydrokern::tridiag::gpu::plan(Shape::new(1024, 1, Layout::Contiguous), Algorithm::Spike, &lim).unwrap();
     assert!(!matches!(one.kernel, hydrokern::tridiag::gpu::PlanKernel::SpikeLevels(_)));
+    // One grid row per system: more than 65 535 long systems are refused with a reason.
+    let e = hydrokern::tridiag::gpu::plan(Shape::new(1025, 65_536, Layout::Interleaved), Algorithm::Spike, &lim);
+    let e = e.unwrap_err().to_string();
+    assert!(e.contains("65 535") && e.contains("use lu"), "{e}");
     assert_eq!(lim.max_n(Algorithm::Partition), 9376);
     assert_eq!(Limits { value_bytes: 4, ..lim }.max_n(Algorithm::Partition), 18752);
     let auto = |n, batch, layout| lim.auto(Shape::new(n, batch, layout));
