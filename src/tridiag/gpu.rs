@@ -472,7 +472,7 @@ impl<T: GpuReal> GpuTridiag<T> {
                 let order = (0..l).map(|i| (2 * i, i)).chain([(2 * l, l)]).chain((0..l).rev().map(|i| (2 * i + 1, i)));
                 let mut best: Option<(u64, u64)> = None;
                 for (word, level) in order {
-                    if let Some((k, i)) = decode_status(levels.n_at(level), s[word])
+                    if let Some((k, i)) = decode_status(levels.n_at(level), s.get(word).copied().unwrap_or(0))
                         && best.is_none_or(|(bk, _)| k < bk)
                     {
                         best = Some((k, spike_row_at_top(&levels, level, i as u32) as u64));
