@@ -1,6 +1,7 @@
-//! The GPU's LU with partial pivoting against the CPU reference's, the dominance check
-//! against the CPU's, the automatic choice (LU for a batch with a non-dominant row, the fast
-//! plan for a dominant one), and bad values named at their row on the GPU.
+//! The GPU's LU with partial pivoting against the CPU reference's, its SPIKE (one block per
+//! system, and the multi-block levels past 1024 rows) against its CPU emulation, the dominance
+//! check against the CPU's, the automatic choice (LU for a batch with a non-dominant row, the
+//! fast plan for a dominant one), and bad values named at their row on the GPU.
 
 use super::LU_BACKWARD;
 use super::cpu::layout;
