@@ -3,7 +3,8 @@
 //! the same run; n ∈ {64, …, 4096} (or `--sizes`) × batch ∈ {256, 1024, 4096, 16384}, f32 and
 //! f64. GB/s count 5 words per unknown (a, b, c, d read, x written): the fewest a solver must
 //! move (the shared-memory algorithms, partition included, move exactly that; Thomas and
-//! twisted Thomas move 9, lu 11, spike 15, their notes say so). Rows an algorithm cannot run
+//! twisted Thomas move 9, lu 11, spike 15 (one block per system) or about 11 (multi-block,
+//! n > 1024), their notes say so). Rows an algorithm cannot run
 //! (n over its limit) or that do not fit in memory are skipped. Each cell ends with one row
 //! per layout for the automatic choice, with its speedup over the faster cuSPARSE routine of
 //! the cell. The dominance check the automatic choice runs first is timed in its own row
@@ -14,7 +15,8 @@
 //! plus the pivoting solver it picks), and cuSPARSE's pivoting solvers beside them —
 //! `gtsvInterleavedBatch` with algorithm 1 (LU with partial pivoting, the like-for-like peer)
 //! and `gtsv2` on one system of the batch (it solves one matrix at a time); and the same rows
-//! for a few long systems (n = 2^16 and 2^20, batch 1 and 8), where auto takes spike. Without
+//! for a few long systems (n = 2^16, 2^18, 2^20, 2^22 of batch 1, and 2^20 × 8), where auto takes
+//! spike (multi-block) and gtsv2 is the like-for-like peer. Without
 //! cuSPARSE the suite says why in a row and goes on.
 
 use crate::bench::{BenchOptions, Measurement, Report, rotation, time_gpu};
@@ -36,7 +38,8 @@ const BATCHES: [usize; 4] = [256, 1024, 4096, 16384];
 
 /// Few long systems (n, batch), pivoting rows only: where `auto` takes spike, and where
 /// cuSPARSE's gtsv2 (one matrix at a time) is the like-for-like peer.
-const FEW_LONG: [(usize, usize); 3] = [(1 << 16, 1), (1 << 20, 1), (1 << 20, 8)];
+/// 2^18, 2^20 and 2^22 of batch 1 are the multi-block SPIKE's sizes against gtsv2.
+const FEW_LONG: [(usize, usize); 5] = [(1 << 16, 1), (1 << 18, 1), (1 << 20, 1), (1 << 20, 8), (1 << 22, 1)];
 
 pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let mut cus = match Cusparse::load(gpu) {
@@ -246,7 +249,7 @@ fn cell<T: CusparseReal>(
             // U's two superdiagonals and y; spike u1, u2 and three right-hand sides.
             let moved = match alg {
                 Algorithm::Lu => "; moves 11 words/unknown",
-                Algorithm::Spike => "; moves 15 words/unknown",
+                Algorithm::Spike => spike_words(&plan),
                 _ if plan.workspace > 0 => "; moves 9 words/unknown",
                 _ => "",
             };
@@ -337,9 +340,10 @@ fn pivoting_cell<T: CusparseReal>(
         let mut solver = GpuTridiag::<T>::new(gpu, shape)?;
         let chosen = solver.choose(gpu, Choice::Auto, &sets[0].a, &sets[0].b, &sets[0].c)?;
         // lu moves a, b, c, d in, x out and U's two superdiagonals out and back with y in x:
-        // 11 words; spike 5 + 2·5 through its workspace (u1, u2 and three right-hand sides).
-        for (alg, moved) in [(Algorithm::Lu, 11), (Algorithm::Spike, 15)] {
+        // 11 words.
+        for alg in [Algorithm::Lu, Algorithm::Spike] {
             let plan = solver.plan(Choice::Force(alg))?;
+            let moved = if alg == Algorithm::Lu { "; moves 11 words/unknown" } else { spike_words(&plan) };
             solver.reset_status(gpu)?;
             let m = time_gpu(gpu, opts.warmup, opts.reps, |i| {
                 let s = &sets[i % rot];
@@ -352,7 +356,7 @@ fn pivoting_cell<T: CusparseReal>(
             let x = gpu.download(&xs[0])?;
             let be = crate::tridiag::backward_error(shape, &host.a, &host.b, &host.c, &host.d, &x)?;
             let extra = format!(
-                "; {}; moves {moved} words/unknown; worst backward error {:.1e}{status}",
+                "; {}{moved}; worst backward error {:.1e}{status}",
                 plan.describe(),
                 be.value
             );
@@ -417,4 +421,16 @@ fn pivoting_cell<T: CusparseReal>(
         report.push("tridiag auto", layout.name(), &size, p, auto.median_ms, bytes, None, note(auto.median_ms, &extra));
     }
     Ok(())
+}
+
+/// The words per unknown a SPIKE plan moves. One block per system: a, b, c, d in, x out, and
+/// u1, u2 and three right-hand sides through the workspace (5 + 2·5). Multi-block levels: per
+/// level a, b, c, d read twice (reduction, fill), x written, the reduced system (4 words per
+/// chunk end, n/8 of them) written and its solution read: 9⅝ words per unknown of the level,
+/// and the levels below add 1/8, 1/64, …: about 11.
+fn spike_words(plan: &crate::tridiag::gpu::Plan) -> &'static str {
+    match plan.kernel {
+        crate::tridiag::gpu::PlanKernel::SpikeLevels(_) => "; moves about 11 words/unknown",
+        _ => "; moves 15 words/unknown",
+    }
 }

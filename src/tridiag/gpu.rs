@@ -10,8 +10,9 @@ use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
 use kernels::Entry;
 use kernels::tridiag::{
-    CR, CR_PCR, DOMINANCE, Dominance, LU, PARTITION, SPIKE, PCR, PCR_MAX_PER_THREAD, PCR_THOMAS, Solve, SolveWork, THOMAS,
-    THOMAS_BLOCK, THOMAS_CONTIGUOUS, THOMAS_TWISTED, TWISTED_SYSTEMS, decode_status, partition_span,
+    CR, CR_PCR, DOMINANCE, Dominance, LU, PARTITION, PCR, PCR_MAX_PER_THREAD, PCR_THOMAS, SPIKE, SPIKE_FILL,
+    SPIKE_MAX_LEVELS, SPIKE_REDUCE, Solve, SolveWork, THOMAS, THOMAS_BLOCK, THOMAS_CONTIGUOUS, THOMAS_TWISTED,
+    TWISTED_SYSTEMS, decode_status, partition_span, spike_span, spike_start,
 };
 
 /// The kernel a plan launches: the tridiagonal kernels take a workspace or not.
@@ -21,6 +22,47 @@ pub enum PlanKernel {
     Work(Entry<SolveWork<()>>),
     /// Without one.
     Plain(Entry<Solve<()>>),
+    /// The multi-block SPIKE: `tridiag_spike_reduce` level by level, the one-block
+    /// `tridiag_spike` on the last reduced systems, `tridiag_spike_fill` level by level back.
+    SpikeLevels(SpikeLevels),
+}
+
+/// The levels of a multi-block SPIKE plan, top first (see `Limits::spike_levels`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpikeLevels {
+    /// Levels (1..=`SPIKE_MAX_LEVELS`).
+    pub count: usize,
+    /// Unknowns per system of each level (level 0: n).
+    pub n: [u32; SPIKE_MAX_LEVELS],
+    /// Chunks per system of each level.
+    pub chunks: [u32; SPIKE_MAX_LEVELS],
+    /// Threads (chunks) per block of each level.
+    pub threads: [u32; SPIKE_MAX_LEVELS],
+    /// Chunks of the one-block kernel on the last reduced systems (2·chunks of the last level).
+    pub bottom_chunks: u32,
+}
+
+impl SpikeLevels {
+    /// Unknowns per system of the last reduced system.
+    pub fn bottom_n(&self) -> u32 {
+        2 * self.chunks[self.count - 1]
+    }
+
+    /// Unknowns per system of level ℓ ≤ count (level `count`: the last reduced system).
+    pub fn n_at(&self, level: usize) -> u32 {
+        if level == self.count { self.bottom_n() } else { self.n[level] }
+    }
+
+    /// Offset in the workspace of the system level ℓ ≥ 1 solves (its a, b, c, d, each
+    /// n_ℓ·batch values); the one-block kernel's workspace follows the last one.
+    fn offset(&self, level: usize, batch: usize) -> usize {
+        (1..level).map(|l| 4 * 2 * self.chunks[l - 1] as usize * batch).sum()
+    }
+
+    /// Status words: a reduction and a fill per level, and the one-block kernel's.
+    pub fn status_words(&self) -> usize {
+        2 * self.count + 1
+    }
 }
 
 /// One planned launch.
@@ -44,6 +86,13 @@ impl Plan {
                 format!("{b} threads/block, staged {}-row chunks", 1 << d.chunk)
             }
             (Algorithm::Thomas | Algorithm::Lu, _) => format!("{b} threads/block"),
+            (Algorithm::Spike, PlanKernel::SpikeLevels(l)) => format!(
+                "{} levels of ≤ {}-row chunks ({} threads/block at the top), then {} chunks per system, one block each",
+                l.count,
+                kernels::tridiag::SPIKE_ROWS,
+                l.threads[0],
+                l.bottom_chunks
+            ),
             (Algorithm::Spike, _) => format!("{} chunks per system, one block each", d.chunk),
             (Algorithm::Cr, _) => format!("{b} threads"),
             (Algorithm::Pcr, _) => format!("{b} threads × {}", d.chunk),
@@ -72,7 +121,7 @@ struct TridiagKernels<T: GpuReal> {
 impl<T: GpuReal> TridiagKernels<T> {
     fn new(gpu: &Gpu) -> Result<TridiagKernels<T>> {
         let work =
-            [THOMAS, THOMAS_CONTIGUOUS, THOMAS_TWISTED, LU, SPIKE].into_iter().map(|e| Ok((e, gpu.kernel::<T, _>(e)?)));
+            [THOMAS, THOMAS_CONTIGUOUS, THOMAS_TWISTED, LU, SPIKE, SPIKE_REDUCE, SPIKE_FILL].into_iter().map(|e| Ok((e, gpu.kernel::<T, _>(e)?)));
         let plain = [PARTITION, CR, PCR, CR_PCR, PCR_THOMAS].into_iter().map(|e| Ok((e, gpu.kernel::<T, _>(e)?)));
         Ok(TridiagKernels {
             work: work.collect::<Result<_>>()?,
@@ -167,6 +216,27 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
         },
         // U's two superdiagonals in the workspace, y in x.
         Algorithm::Lu => plan(dims, PlanKernel::Work(LU), THOMAS_BLOCK as usize, 0, 2 * shape.len()),
+        Algorithm::Spike if n > kernels::tridiag::SPIKE_ONE_BLOCK_MAX as usize => {
+            if shape.batch > 65_535 {
+                return Err(Error::invalid(format!(
+                    "tridiagonal algorithm spike: {} systems of n = {n} exceed its limit of 65 535 (one grid row per system); use lu",
+                    shape.batch
+                )));
+            }
+            let levels = spike_levels(shape, lim);
+            let bottom = self::plan(Shape::new(levels.bottom_n() as usize, shape.batch, Layout::Contiguous), alg, lim)?;
+            dims.chunk = levels.chunks[0];
+            dims.switch = levels.threads[0];
+            // The reduced systems of every level (a, b, c, d), then the one-block kernel's.
+            let workspace = levels.offset(levels.count + 1, shape.batch) + bottom.workspace;
+            Ok(Plan {
+                algorithm: alg,
+                dims,
+                launch: spike_level_launch(shape.batch, &levels, 0, lim),
+                kernel: PlanKernel::SpikeLevels(levels),
+                workspace,
+            })
+        }
         Algorithm::Spike => {
             // One block per system, a thread per chunk; the reduced system (7 arrays of 2 per
             // chunk) in shared memory; u1, u2 and three right-hand sides per row in the workspace.
@@ -390,9 +460,29 @@ impl<T: GpuReal> GpuTridiag<T> {
     }
 
     /// Read the status word (synchronises): an error naming the first failing system and row.
+    /// The multi-block SPIKE has a word per kernel: a failure in a reduced system is named at
+    /// the row of the original system it stands for, and of the failures of one system the
+    /// one arising first (reductions top down, the last reduced system, fills bottom up) is
+    /// named, since what follows it only spreads it.
     pub fn check_status(&self, gpu: &Gpu, plan: &Plan) -> Result<()> {
         let s = gpu.download(&self.status)?;
-        match decode_status(self.shape.n as u32, s[0]) {
+        let found = match plan.kernel {
+            PlanKernel::SpikeLevels(levels) => {
+                let l = levels.count;
+                let order = (0..l).map(|i| (2 * i, i)).chain([(2 * l, l)]).chain((0..l).rev().map(|i| (2 * i + 1, i)));
+                let mut best: Option<(u64, u64)> = None;
+                for (word, level) in order {
+                    if let Some((k, i)) = decode_status(levels.n_at(level), s.get(word).copied().unwrap_or(0))
+                        && best.is_none_or(|(bk, _)| k < bk)
+                    {
+                        best = Some((k, spike_row_at_top(&levels, level, i as u32) as u64));
+                    }
+                }
+                best
+            }
+            _ => decode_status(self.shape.n as u32, s[0]),
+        };
+        match found {
             Some((k, i)) => Err(breakdown(plan.algorithm, "solve (GPU)", k, i)),
             None => Ok(()),
         }
@@ -417,6 +507,9 @@ impl<T: GpuReal> GpuTridiag<T> {
         if plan.workspace > self.work.len() {
             self.work = gpu.alloc(plan.workspace)?;
         }
+        if status_words(plan) > self.status.len() {
+            self.status = gpu.zeros(status_words(plan))?;
+        }
         let (p, a, b, c, status) = (plan.dims, a.ptr(), b.ptr(), c.ptr(), self.status.ptr_mut());
         // SAFETY: a, b, c, d, x hold n·batch values each in the layout `p` describes (checked
         // against the shape the plan was made for); x may be d, as every kernel allows; w holds
@@ -429,9 +522,138 @@ impl<T: GpuReal> GpuTridiag<T> {
                     self.kernels.work(e).launch(plan.launch, SolveWork { p, a, b, c, d, x, w, status })
                 }
                 PlanKernel::Plain(e) => self.kernels.plain(e).launch(plan.launch, Solve { p, a, b, c, d, x, status }),
+                PlanKernel::SpikeLevels(levels) => self.launch_levels(&levels, a, b, c, d, x),
             }
         }
     }
+
+    /// The multi-block SPIKE: reduce level by level into the workspace, solve the last
+    /// reduced systems with the one-block kernel in place, fill in level by level back up.
+    ///
+    /// # Safety
+    /// As [`launch`](Self::launch)'s: a, b, c, d, x hold n·batch values in the shape's layout
+    /// (x may be d), the workspace holds the plan's, the status buffer the plan's words.
+    unsafe fn launch_levels(
+        &mut self,
+        levels: &SpikeLevels,
+        a: *const T,
+        b: *const T,
+        c: *const T,
+        d: *const T,
+        x: *mut T,
+    ) -> Result<()> {
+        let batch = self.shape.batch;
+        let w = self.work.ptr_mut();
+        let status = self.status.ptr_mut();
+        // Level ℓ's system (ℓ ≤ count): the caller's arrays for ℓ = 0, else the reduced one
+        // in the workspace.
+        let system = |l: usize| -> [*mut T; 4] {
+            if l == 0 {
+                return [a.cast_mut(), b.cast_mut(), c.cast_mut(), d.cast_mut()];
+            }
+            let (o, m) = (levels.offset(l, batch), levels.n_at(l) as usize * batch);
+            [0, 1, 2, 3].map(|i| w.wrapping_add(o + i * m))
+        };
+        // Level ℓ's dims (ℓ < count).
+        let dims = |l: usize| Dims {
+            chunk: levels.chunks[l],
+            switch: levels.threads[l],
+            ..level_shape(self.shape, levels, l).dims()
+        };
+        let next = |l: usize| w.wrapping_add(levels.offset(l + 1, batch));
+        for l in 0..levels.count {
+            let (p, [a, b, c, d]) = (dims(l), system(l));
+            let launch = spike_level_launch(batch, levels, l, &self.limits);
+            let k = SolveWork { p, a, b, c, d, x: d, w: next(l), status: status.wrapping_add(2 * l) };
+            // SAFETY: level ℓ's a, b, c, d hold n_ℓ·batch values in its layout; `next(ℓ)` holds
+            // 4·2·chunks_ℓ·batch values of the workspace, disjoint from them; chunks of at least
+            // SPIKE_ROWS − 1 rows (n_ℓ > SPIKE_ONE_BLOCK_MAX); grid, block and shared memory
+            // from `spike_level_launch`; one status word.
+            unsafe { self.kernels.work(SPIKE_REDUCE).launch(launch, k)? };
+        }
+        let bottom = plan(Shape::new(levels.bottom_n() as usize, batch, Layout::Contiguous), Algorithm::Spike, &self.limits)?;
+        let [ba, bb, bc, bd] = system(levels.count);
+        let k = SolveWork {
+            p: bottom.dims,
+            a: ba,
+            b: bb,
+            c: bc,
+            d: bd,
+            x: bd,
+            w: next(levels.count),
+            status: status.wrapping_add(2 * levels.count),
+        };
+        // SAFETY: the last reduced system holds bottom_n·batch values per array (contiguous), solved
+        // in place; its workspace (5·bottom_n·batch) follows it; the launch is the one-block plan.
+        unsafe { self.kernels.work(SPIKE).launch(bottom.launch, k)? };
+        for l in (0..levels.count).rev() {
+            let (p, [a, b, c, d]) = (dims(l), system(l));
+            let x = if l == 0 { x } else { d };
+            let launch = spike_level_launch(batch, levels, l, &self.limits);
+            let k = SolveWork { p, a, b, c, d, x, w: next(l), status: status.wrapping_add(2 * l + 1) };
+            // SAFETY: as for the reduction; x is level ℓ's d (or the caller's x, which may be d);
+            // `next(ℓ)`'s d holds the solved ends.
+            unsafe { self.kernels.work(SPIKE_FILL).launch(launch, k)? };
+        }
+        Ok(())
+    }
+}
+
+/// The shape of level ℓ's system: the caller's for ℓ = 0, the reduced one (contiguous) after.
+fn level_shape(shape: Shape, levels: &SpikeLevels, l: usize) -> Shape {
+    if l == 0 { shape } else { Shape::new(levels.n[l] as usize, shape.batch, Layout::Contiguous) }
+}
+
+/// The levels of the multi-block SPIKE for `shape` (n > `SPIKE_ONE_BLOCK_MAX`) on `lim`'s GPU:
+/// [`Limits::spike_levels`]' chunks, and per level the threads per block that give the grid
+/// at least two blocks per multiprocessor, between 32 and 128 (64 in f64, which keeps a
+/// block's staged rows near 35 KB).
+fn spike_levels(shape: Shape, lim: &Limits) -> SpikeLevels {
+    let chunks = Limits::spike_levels(shape.n);
+    let mut l = SpikeLevels {
+        count: chunks.len(),
+        n: [0; SPIKE_MAX_LEVELS],
+        chunks: [0; SPIKE_MAX_LEVELS],
+        threads: [0; SPIKE_MAX_LEVELS],
+        bottom_chunks: 0,
+    };
+    let most = if lim.value_bytes > 4 { 64 } else { 128 };
+    let mut m = shape.n as u32;
+    for (i, &p) in chunks.iter().enumerate() {
+        let per_block = (p as usize * shape.batch / (2 * lim.sm_count.max(1))).max(1);
+        let threads = (1usize << per_block.ilog2()).clamp(32, most);
+        (l.n[i], l.chunks[i], l.threads[i]) = (m, p, threads as u32);
+        m = 2 * p;
+    }
+    l.bottom_chunks = Limits::spike_chunks(m as usize);
+    l
+}
+
+/// The launch of level ℓ: (⌈chunks / threads⌉, batch) blocks, four staged arrays of shared memory.
+fn spike_level_launch(batch: usize, levels: &SpikeLevels, l: usize, lim: &Limits) -> LaunchShape {
+    let (n, p, t) = (levels.n[l], levels.chunks[l], levels.threads[l]);
+    LaunchShape::fixed((p.div_ceil(t), batch as u32, 1), (t, 1, 1))
+        .with_shared(4 * spike_span(n, p, t) as usize * lim.value_bytes)
+}
+
+/// Status words `plan`'s kernels report into.
+fn status_words(plan: &Plan) -> usize {
+    match plan.kernel {
+        PlanKernel::SpikeLevels(levels) => levels.status_words(),
+        _ => 1,
+    }
+}
+
+/// The row of the original system that row `i` of level `level`'s system stands for:
+/// reduced equation q is the first (even q) or last row of chunk q/2 of the level above.
+pub fn spike_row_at_top(levels: &SpikeLevels, level: usize, i: u32) -> u32 {
+    let mut i = i;
+    for l in (0..level).rev() {
+        let (n, p) = (levels.n[l], levels.chunks[l]);
+        let j = i / 2;
+        i = if i.is_multiple_of(2) { spike_start(n, p, j) } else { spike_start(n, p, j + 1) - 1 };
+    }
+    i
 }
 
 /// The shape part of a plan's dims, for checking that a plan matches a solver.

@@ -153,9 +153,10 @@ pub enum Algorithm {
     /// LU with partial pivoting along the line (LAPACK's gtsv), one thread per system: for
     /// systems that are not diagonally dominant; the CPU reference runs it too.
     Lu,
-    /// SPIKE with partial pivoting, one block per system: chunks reduced by LU with partial
-    /// pivoting in parallel, the reduced system of their ends by LU; for few long systems
-    /// that are not diagonally dominant.
+    /// SPIKE with partial pivoting: chunks reduced by LU with partial pivoting in parallel,
+    /// the reduced system of their ends solved the same way (many blocks per system, level
+    /// after level) until one block per system solves it; for few long systems that are not
+    /// diagonally dominant.
     Spike,
 }
 
@@ -312,12 +313,30 @@ impl Limits {
     }
 
     /// The automatic choice for a batch with a row that is not diagonally dominant: SPIKE
-    /// (one block per system) while the batch has fewer systems than the GPU has
-    /// multiprocessors and the systems are long (n ≥ 256), where one thread per system would
-    /// leave most of the GPU idle; else LU, one thread per system. Not yet measured: the
-    /// crossover is a first guess for `bench tridiag` to settle.
+    /// while the batch has at most 8 systems per multiprocessor (1056 on an H100) and the
+    /// systems are long (n ≥ 256), where one thread per system leaves most of the GPU idle;
+    /// else LU, one thread per system. Measured on the H100 with the one-block SPIKE (n = 4096,
+    /// contiguous, f32): SPIKE 0.19 ms against LU's 2.66 at batch 256, 1.68 against 2.80 at
+    /// 1024, 11.5 against 2.8 at 4096 (interleaved: 0.29/3.29, 1.27/3.97, 5.6/4.3), so the
+    /// crossover lies between 1024 and 4096 systems; the multi-block SPIKE (n > 1024) moves
+    /// fewer words than the one-block kernel, which moves the crossover up, not down.
     pub fn auto_pivoting(&self, shape: Shape) -> Algorithm {
-        if shape.batch < self.sm_count.max(1) && shape.n >= 256 { Algorithm::Spike } else { Algorithm::Lu }
+        if shape.batch <= 8 * self.sm_count.max(1) && shape.n >= 256 { Algorithm::Spike } else { Algorithm::Lu }
+    }
+
+    /// The multi-block SPIKE levels of a system of n: the chunks of each level, top first
+    /// (level ℓ+1 solves the 2·chunks reduced equations of level ℓ), while the system is
+    /// longer than `SPIKE_ONE_BLOCK_MAX`; the last reduced system (or the system itself, for
+    /// no levels) is solved by the one-block kernel with [`spike_chunks`](Self::spike_chunks).
+    pub fn spike_levels(n: usize) -> Vec<u32> {
+        let mut levels = Vec::new();
+        let mut m = n as u32;
+        while m > kernels::tridiag::SPIKE_ONE_BLOCK_MAX {
+            let chunks = kernels::tridiag::spike_level_chunks(m);
+            levels.push(chunks);
+            m = 2 * chunks;
+        }
+        levels
     }
 
     /// Chunks SPIKE cuts a system of n into: about √(n/2), balancing a chunk's rows against

@@ -1,10 +1,11 @@
-//! The GPU's LU with partial pivoting against the CPU reference's, the dominance check
-//! against the CPU's, the automatic choice (LU for a batch with a non-dominant row, the fast
-//! plan for a dominant one), and bad values named at their row on the GPU.
+//! The GPU's LU with partial pivoting against the CPU reference's, its SPIKE (one block per
+//! system, and the multi-block levels past 1024 rows) against its CPU emulation, the dominance
+//! check against the CPU's, the automatic choice (LU for a batch with a non-dominant row, the
+//! fast plan for a dominant one), and bad values named at their row on the GPU.
 
 use super::LU_BACKWARD;
 use super::cpu::layout;
-use super::pivoting::spike_emulated;
+use super::pivoting::{SpikeRun, spike_as_planned};
 use crate::common::{self, cases, gpu, magnitude};
 use hydrokern::GpuReal;
 use hydrokern::tridiag::gpu::GpuTridiag;
@@ -44,13 +45,11 @@ fn condition<T: GpuReal>(host: &Batch<T>, k: usize, rows: std::ops::Range<usize>
     norm_a * row_sums.into_iter().fold(0.0, f64::max)
 }
 
-/// The largest condition number of SPIKE's chunk interiors in system k (the blocks each chunk
-/// solves with LU for its spikes: every row of the chunk but its first and last), at least 1.
-/// SPIKE's backward error is a stable solve's times this, not better: the spikes carry the
-/// interiors' rounding errors times their condition into the reduced system.
-fn spike_interior_condition<T: GpuReal>(host: &Batch<T>, k: usize) -> f64 {
+/// The largest condition number of the chunk interiors of system k of `host` cut into
+/// `chunks` (the blocks each chunk solves with LU for its spikes: every row of the chunk but
+/// its first and last), at least 1.
+fn interior_condition<T: GpuReal>(host: &Batch<T>, chunks: u32, k: usize) -> f64 {
     let n = host.shape.n as u32;
-    let chunks = Limits::spike_chunks(host.shape.n);
     (0..chunks)
         .map(|j| (spike_start(n, chunks, j) as usize, spike_start(n, chunks, j + 1) as usize))
         .filter(|(f, e)| e - f > 2)
@@ -58,30 +57,49 @@ fn spike_interior_condition<T: GpuReal>(host: &Batch<T>, k: usize) -> f64 {
         .fold(1.0, f64::max)
 }
 
+/// SPIKE's amplification of a stable solve's backward error in system k, as the GPU chunks
+/// it: the product over its levels (the system, then each reduced system `run` holds) of the
+/// level's worst chunk interior condition. Each level's spikes carry its interiors' rounding
+/// errors times their condition into the reduced system, and the reduced system's own
+/// backward error back up, so SPIKE is not better than this.
+fn spike_interior_condition<T: GpuReal>(host: &Batch<T>, run: &SpikeRun<T>, k: usize) -> f64 {
+    let levels = Limits::spike_levels(host.shape.n);
+    let bottom = |b: &Batch<T>| Limits::spike_chunks(b.shape.n);
+    let systems = std::iter::once(host).chain(&run.1);
+    systems
+        .enumerate()
+        .map(|(l, b)| interior_condition(b, levels.get(l).copied().unwrap_or_else(|| bottom(b)), k))
+        .product()
+}
+
 /// A pivoting algorithm (lu, spike) against its CPU reference on a batch that is not dominant.
 fn check_lu<T: GpuReal>(alg: Algorithm, shape: Shape, in_place: bool, seed: u64) -> Result<(), TestCaseError> {
     let gpu = gpu();
     let host = Batch::random(shape, seed, 0.0).to::<T>();
-    // The CPU reference of each: LU itself; SPIKE's algebra with the kernel's chunking.
-    let want = if alg == Algorithm::Spike {
-        spike_emulated(&host, Limits::spike_chunks(shape.n)).unwrap()
+    // The CPU reference of each: LU itself; SPIKE's algebra with the kernels' chunking.
+    let run = if alg == Algorithm::Spike {
+        spike_as_planned(&host).unwrap()
     } else {
         let mut want = vec![T::ZERO; shape.len()];
         cpu::solve_with(Algorithm::Lu, shape, &host.a, &host.b, &host.c, &host.d, &mut want).unwrap();
-        want
+        (want, Vec::new())
     };
+    let want = &run.0;
     let eps = T::EPSILON.to_f64();
     // SPIKE is as stable as its chunks' interiors are well conditioned: a stable solve's
-    // backward error times the worst interior's condition (the GPU's rounding differs from the
+    // backward error times the interiors' condition (the GPU's rounding differs from the
     // emulation's, so the emulation's own backward error is no bound for it), and at least the
-    // reference's own. The two may then differ by κ times that.
-    let be_ref = backward_error(shape, &host.a, &host.b, &host.c, &host.d, &want).unwrap().value;
+    // reference's own. The two may then differ by κ times that. On long systems some of the
+    // many interiors are ill conditioned (κ up to 10⁸ among 2¹⁶ chunks) and the bound says
+    // nothing, while the measured error stays a few ε (docs/tridiag-pivoting.md): there the
+    // factor is capped at 64, still far below what a wrong solve gives.
+    let be_ref = backward_error(shape, &host.a, &host.b, &host.c, &host.d, want).unwrap().value;
     let interior = if alg == Algorithm::Spike {
-        (0..shape.batch).map(|k| spike_interior_condition(&host, k)).fold(1.0, f64::max)
+        (0..shape.batch).map(|k| spike_interior_condition(&host, &run, k)).fold(1.0, f64::max)
     } else {
         1.0
     };
-    let stable = (be_ref / eps).max(LU_BACKWARD * interior);
+    let stable = (be_ref / eps).max(LU_BACKWARD) * interior.min(64.0);
     let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
     let mut d = gpu.upload(&host.d).unwrap();
     let mut s = GpuTridiag::<T>::new(&gpu, shape).unwrap();
@@ -103,9 +121,10 @@ fn check_lu<T: GpuReal>(alg: Algorithm, shape: Shape, in_place: bool, seed: u64)
         be.value,
         be.system
     );
-    for k in 0..shape.batch {
+    // κ of a whole system costs n solves of n: past `FORWARD_MAX_N` the backward error alone.
+    for k in (0..shape.batch).filter(|_| shape.n <= FORWARD_MAX_N) {
         let sys = |v: &[T]| (0..shape.n).map(|i| v[shape.at(k, i)]).collect::<Vec<T>>();
-        let (g, w) = (sys(&got), sys(&want));
+        let (g, w) = (sys(&got), sys(want));
         let bound = GPU_LU * condition(&host, k, 0..shape.n) * (stable / LU_BACKWARD) * eps * magnitude(&w);
         common::Tolerance::abs(bound).check(
             &format!("{alg} {} {shape:?} in_place {in_place} system {k}", T::NAME),
@@ -114,6 +133,15 @@ fn check_lu<T: GpuReal>(alg: Algorithm, shape: Shape, in_place: bool, seed: u64)
         )?;
     }
     Ok(())
+}
+
+/// Longest system whose GPU solution is also compared with the reference's (κ∞ by n solves).
+const FORWARD_MAX_N: usize = 5000;
+
+/// Sizes past `SPIKE_ONE_BLOCK_MAX`, where SPIKE runs multi-block levels (one past 1024, two
+/// past 8192): the threshold ± 1, primes, block multiples ± 1.
+fn long_n() -> impl Strategy<Value = usize> {
+    prop_oneof![prop::sample::select(vec![1025usize, 1031, 2047, 2048, 2049, 4097, 8191, 8193, 16411]), 1025usize..5000]
 }
 
 fn awkward_n() -> impl Strategy<Value = usize> {
@@ -139,6 +167,22 @@ proptest! {
         let shape = Shape::new(n, batch, layout);
         check_lu::<f32>(alg, shape, in_place, seed)?;
         check_lu::<f64>(alg, shape, in_place, seed)?;
+    }
+
+    /// The multi-block SPIKE (one or two levels, then the one-block kernel) against its CPU
+    /// emulation, with awkward lengths and few systems.
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn tridiag_gpu_spike_levels_match_cpu(
+        n in long_n(),
+        batch in prop_oneof![prop::sample::select(vec![1usize, 2, 3]), 1usize..9],
+        layout in layout(),
+        in_place: bool,
+        seed: u64,
+    ) {
+        let shape = Shape::new(n, batch, layout);
+        check_lu::<f32>(Algorithm::Spike, shape, in_place, seed)?;
+        check_lu::<f64>(Algorithm::Spike, shape, in_place, seed)?;
     }
 
     /// The device's dominance check finds the CPU's first non-dominant (system, row).
@@ -198,28 +242,24 @@ fn gpu_lu_and_spike_at_awkward_sizes_match_cpu() {
     }
 }
 
-/// SPIKE on one long system: the backward error of a backward-stable solve, against the
-/// CPU's LU (κ is not computed here: n solves of n would take minutes, so the bound is the
-/// backward error only, plus agreement where the system is well conditioned).
+/// SPIKE on few long systems, as `auto` takes it (n = 2²⁰ is four multi-block levels, then
+/// one block per system on 256 rows): against its emulation, in both layouts and precisions,
+/// within the backward error of a stable solve times the chunk interiors' condition (κ of the
+/// whole system is not computed at this size: n solves of n).
 #[test]
 #[cfg_attr(
     not(gpu_tests),
     ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
 )]
-fn gpu_spike_solves_one_long_system() {
-    let gpu = gpu();
-    for layout in Layout::ALL {
-        let shape = Shape::new(200_003, 2, layout);
-        let host = Batch::random(shape, 4, 0.0);
-        let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
-        let d = gpu.upload(&host.d).unwrap();
-        let mut x = gpu.alloc::<f64>(shape.len()).unwrap();
-        hydrokern::foundation::gpu::fill(&gpu, &mut x, common::poison::<f64>()).unwrap();
-        let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
-        assert_eq!(s.solve(&gpu, Choice::Auto, &a, &b, &c, &d, &mut x).unwrap(), Algorithm::Spike);
-        let got = gpu.download(&x).unwrap();
-        let be = backward_error(shape, &host.a, &host.b, &host.c, &host.d, &got).unwrap();
-        assert!(be.value <= LU_BACKWARD * f64::EPSILON, "{layout:?}: backward error {:e}", be.value);
+fn gpu_spike_solves_few_long_systems() {
+    let lim = hydrokern::tridiag::gpu::limits::<f64>(&gpu()).unwrap();
+    for (n, batch) in [(1 << 20, 1), (200_000, 3)] {
+        for layout in Layout::ALL {
+            let shape = Shape::new(n, batch, layout);
+            assert_eq!(lim.auto_pivoting(shape), Algorithm::Spike, "{shape:?}");
+            check_lu::<f64>(Algorithm::Spike, shape, layout == Layout::Contiguous, 4).unwrap();
+            check_lu::<f32>(Algorithm::Spike, shape, layout == Layout::Interleaved, 4).unwrap();
+        }
     }
 }
 
@@ -296,6 +336,38 @@ fn gpu_bad_value_is_named_at_its_row() {
                 if matches!(alg, Algorithm::Thomas | Algorithm::Lu | Algorithm::Spike | Algorithm::Partition) {
                     assert!(e.contains("system 2, row 7"), "{alg} {layout:?} {name}: {e}");
                 }
+            }
+        }
+    }
+}
+
+/// The multi-block SPIKE (one level at n = 5000, two at 20 000) names a NaN in a, b, c or d at
+/// its row: inside a chunk, at a chunk's first row and at the last row of the chunk before.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn gpu_spike_levels_name_a_bad_value_at_its_row() {
+    let gpu = gpu();
+    for (n, layout) in [(5000, Layout::Contiguous), (20_000, Layout::Interleaved)] {
+        let shape = Shape::new(n, 3, layout);
+        let chunks = Limits::spike_levels(n)[0];
+        let start = spike_start(n as u32, chunks, 100) as usize;
+        let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
+        for row in [7, start, start - 1] {
+            for array in 0..4 {
+                let mut host = Batch::random(shape, 3, 2.0);
+                [&mut host.a, &mut host.b, &mut host.c, &mut host.d][array][shape.at(1, row)] = f64::NAN;
+                let (a, b, c) =
+                    (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+                let mut d = gpu.upload(&host.d).unwrap();
+                let e = s
+                    .solve_in_place(&gpu, Choice::Force(Algorithm::Spike), &a, &b, &c, &mut d)
+                    .unwrap_err()
+                    .to_string();
+                let name = ["a", "b", "c", "d"][array];
+                assert!(e.contains(&format!("system 1, row {row}:")), "n {n} {layout:?} {name}[{row}]: {e}");
             }
         }
     }

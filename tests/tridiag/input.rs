@@ -79,14 +79,34 @@ fn automatic_choice_follows_the_stated_rule() {
     assert_eq!(lim.max_n(Algorithm::Twisted), u32::MAX as usize);
     assert_eq!(lim.max_n(Algorithm::Lu), u32::MAX as usize);
     assert_eq!(lim.max_n(Algorithm::Spike), u32::MAX as usize);
-    // Pivoting: SPIKE for fewer systems than multiprocessors of n ≥ 256, else LU.
+    // Pivoting: SPIKE for at most 8 systems per multiprocessor of n ≥ 256, else LU.
     assert_eq!(lim.auto_pivoting(Shape::new(100_000, 4, Layout::Contiguous)), Algorithm::Spike);
-    assert_eq!(lim.auto_pivoting(Shape::new(100_000, 132, Layout::Contiguous)), Algorithm::Lu);
+    assert_eq!(lim.auto_pivoting(Shape::new(4096, 1056, Layout::Interleaved)), Algorithm::Spike);
+    assert_eq!(lim.auto_pivoting(Shape::new(4096, 1057, Layout::Contiguous)), Algorithm::Lu);
     assert_eq!(lim.auto_pivoting(Shape::new(255, 1, Layout::Interleaved)), Algorithm::Lu);
     // SPIKE's chunks: about √(n/2), at least two rows each, at most 256.
     for (n, chunks) in [(1, 1), (2, 1), (3, 1), (4, 1), (8, 2), (200, 10), (1 << 20, 256)] {
         assert_eq!(Limits::spike_chunks(n), chunks, "n = {n}");
     }
+    // Multi-block levels past 1024 rows: chunks of 16 (or 15) rows, each level n/8 long.
+    let none: [u32; 0] = [];
+    assert_eq!(Limits::spike_levels(1024), none);
+    assert_eq!(Limits::spike_levels(1025), [65]);
+    assert_eq!(Limits::spike_levels(1 << 20), [65536, 8192, 1024, 128]);
+    assert_eq!(Limits::spike_levels(200_000), [12500, 1563, 196]);
+    // The plan: the top level of 2^20 (65 536 chunks, batch 1) gets 64 threads a block in
+    // f64, 1024 blocks, ≥ 2 per multiprocessor; the last reduced system (256 rows) one block.
+    let plan =
+        hydrokern::tridiag::gpu::plan(Shape::new(1 << 20, 1, Layout::Contiguous), Algorithm::Spike, &lim).unwrap();
+    let hydrokern::tridiag::gpu::PlanKernel::SpikeLevels(levels) = plan.kernel else { panic!("{plan:?}") };
+    assert_eq!((levels.count, levels.threads[0], levels.bottom_n(), levels.bottom_chunks), (4, 64, 256, 11));
+    assert_eq!(plan.launch.grid, (1024, 1, 1));
+    let one = hydrokern::tridiag::gpu::plan(Shape::new(1024, 1, Layout::Contiguous), Algorithm::Spike, &lim).unwrap();
+    assert!(!matches!(one.kernel, hydrokern::tridiag::gpu::PlanKernel::SpikeLevels(_)));
+    // One grid row per system: more than 65 535 long systems are refused with a reason.
+    let e = hydrokern::tridiag::gpu::plan(Shape::new(1025, 65_536, Layout::Interleaved), Algorithm::Spike, &lim);
+    let e = e.unwrap_err().to_string();
+    assert!(e.contains("65 535") && e.contains("use lu"), "{e}");
     assert_eq!(lim.max_n(Algorithm::Partition), 9376);
     assert_eq!(Limits { value_bytes: 4, ..lim }.max_n(Algorithm::Partition), 18752);
     let auto = |n, batch, layout| lim.auto(Shape::new(n, batch, layout));

@@ -9,7 +9,9 @@ use crate::common::cases;
 use hydrokern::runtime::Backend;
 use hydrokern::tridiag::{Algorithm, Batch, Choice, Layout, Limits, Shape, Solver, backward_error, cpu};
 use hydrokern::{GpuReal, Real};
-use kernels::tridiag::{Eq, URow, lu_solve, spike_fill, spike_reduce, spike_start};
+use kernels::tridiag::{
+    Eq, URow, lu_solve, spike_ends, spike_fill, spike_interior, spike_level_chunks, spike_reduce, spike_start,
+};
 use proptest::prelude::*;
 use std::cell::RefCell;
 
@@ -243,23 +245,27 @@ fn cpu_auto_pivots_only_where_dominance_fails() {
     assert!(e.contains("thomas or lu"), "{e}");
 }
 
-/// `tridiag_spike`'s algebra on the CPU, system by system, with the kernel's chunking: every
-/// chunk reduced (`spike_reduce`), the reduced system solved by LU, the chunks filled in
-/// (`spike_fill`). Returns x (the batch's layout), or the first (system, row) to blame.
-pub fn spike_emulated<T: Real>(host: &Batch<T>, chunks: u32) -> Result<Vec<T>, (usize, u32)> {
+/// Equation i of system k of `host` as the kernels load it (`a_0 = c_{n−1} = 0`).
+fn equation<T: Real>(host: &Batch<T>, k: usize, i: u32) -> Eq<T> {
+    let (shape, n) = (host.shape, host.shape.n as u32);
+    let g = shape.at(k, i as usize);
+    Eq {
+        a: if i == 0 { T::ZERO } else { host.a[g] },
+        b: host.b[g],
+        c: if i + 1 == n { T::ZERO } else { host.c[g] },
+        d: host.d[g],
+    }
+}
+
+/// The one-block `tridiag_spike`'s algebra on the CPU, system by system, with its chunking:
+/// every chunk reduced (`spike_reduce`), the reduced system solved by LU, the chunks filled
+/// in (`spike_fill`). Returns x (the batch's layout), or the first (system, row) to blame.
+pub fn spike_one_block<T: Real>(host: &Batch<T>, chunks: u32) -> Result<Vec<T>, (usize, u32)> {
     let shape = host.shape;
     let n = shape.n as u32;
     let mut x = vec![T::NAN; shape.len()];
     for k in 0..shape.batch {
-        let eq = |i: u32| {
-            let g = shape.at(k, i as usize);
-            Eq {
-                a: if i == 0 { T::ZERO } else { host.a[g] },
-                b: host.b[g],
-                c: if i + 1 == n { T::ZERO } else { host.c[g] },
-                d: host.d[g],
-            }
-        };
+        let eq = |i: u32| equation(host, k, i);
         let work = RefCell::new(vec![URow { u1: T::ZERO, u2: T::ZERO, y: [T::ZERO; 3] }; n as usize]);
         let mut reduced = Vec::new();
         if n == 1 {
@@ -295,7 +301,7 @@ pub fn spike_emulated<T: Real>(host: &Batch<T>, chunks: u32) -> Result<Vec<T>, (
             T::ZERO,
         );
         if bad != u32::MAX {
-            return Err((k, bad));
+            return Err((k, spike_row(n, chunks, bad)));
         }
         let z = z.into_inner();
         for j in 0..chunks {
@@ -317,21 +323,125 @@ pub fn spike_emulated<T: Real>(host: &Batch<T>, chunks: u32) -> Result<Vec<T>, (
     Ok(x)
 }
 
+/// The row of a system of n cut into `chunks` that its reduced equation q stands for.
+fn spike_row(n: u32, chunks: u32, q: u32) -> u32 {
+    let j = q / 2;
+    if q.is_multiple_of(2) { spike_start(n, chunks, j) } else { spike_start(n, chunks, j + 1) - 1 }
+}
+
+/// `tridiag_spike_reduce` on the CPU: every chunk's two reduced equations (`spike_ends`) as
+/// the next level's systems (contiguous, 2·chunks unknowns each), or the (system, row) to blame.
+pub fn spike_level_reduce<T: Real>(host: &Batch<T>, chunks: u32) -> Result<Batch<T>, (usize, u32)> {
+    let (shape, n, m) = (host.shape, host.shape.n as u32, 2 * chunks as usize);
+    let rs = Shape::new(m, shape.batch, Layout::Contiguous);
+    let zero = vec![T::ZERO; rs.len()];
+    let mut r = Batch { shape: rs, a: zero.clone(), b: zero.clone(), c: zero.clone(), d: zero };
+    for k in 0..shape.batch {
+        for j in 0..chunks {
+            let f = spike_start(n, chunks, j);
+            let len = spike_start(n, chunks, j + 1) - f;
+            let (first, last, bad) = spike_ends(len, |i| equation(host, k, f + i));
+            if bad != u32::MAX {
+                return Err((k, f + bad));
+            }
+            for (q, e) in [(k * m + 2 * j as usize, first), (k * m + 2 * j as usize + 1, last)] {
+                (r.a[q], r.b[q], r.c[q], r.d[q]) = (e.a, e.b, e.c, e.d);
+            }
+        }
+    }
+    Ok(r)
+}
+
+/// `tridiag_spike_fill` on the CPU: every chunk's interior from its ends (`spike_interior`),
+/// the ends being the solution of the next level's systems (`ends`, contiguous).
+pub fn spike_level_fill<T: Real>(host: &Batch<T>, chunks: u32, ends: &[T]) -> Result<Vec<T>, (usize, u32)> {
+    let (shape, n, m) = (host.shape, host.shape.n as u32, 2 * chunks as usize);
+    let mut x = vec![T::NAN; shape.len()];
+    for k in 0..shape.batch {
+        for j in 0..chunks {
+            let f = spike_start(n, chunks, j);
+            let len = spike_start(n, chunks, j + 1) - f;
+            let (xf, xl) = (ends[k * m + 2 * j as usize], ends[k * m + 2 * j as usize + 1]);
+            let at = |r: u32| shape.at(k, (f + r) as usize);
+            (x[at(0)], x[at(len - 1)]) = (xf, xl);
+            if len > 2 {
+                let u = RefCell::new(vec![URow { u1: T::ZERO, u2: T::ZERO, y: T::ZERO }; len as usize]);
+                let x = RefCell::new(&mut x);
+                let bad = spike_interior(
+                    len,
+                    |r| equation(host, k, f + r),
+                    xf,
+                    xl,
+                    |r, v| u.borrow_mut()[r as usize] = v,
+                    |r| u.borrow()[r as usize],
+                    |r, v| x.borrow_mut()[at(r)] = v,
+                );
+                if bad != u32::MAX {
+                    return Err((k, f + bad));
+                }
+            }
+        }
+    }
+    Ok(x)
+}
+
+/// SPIKE's algebra on the CPU: the multi-block levels with `levels` chunks each (top first),
+/// then the one-block kernel with `bottom_chunks` on the last reduced systems, then the fills
+/// back up. Returns x and the reduced systems of the levels below the top (for their chunk
+/// interiors' condition), or the (system, row of the original system) to blame.
+pub type SpikeRun<T> = (Vec<T>, Vec<Batch<T>>);
+pub fn spike_emulated<T: Real>(
+    host: &Batch<T>,
+    levels: &[u32],
+    bottom_chunks: u32,
+) -> Result<SpikeRun<T>, (usize, u32)> {
+    let Some((&chunks, rest)) = levels.split_first() else {
+        return spike_one_block(host, bottom_chunks).map(|x| (x, Vec::new()));
+    };
+    let reduced = spike_level_reduce(host, chunks)?;
+    let n = host.shape.n as u32;
+    let (ends, mut below) =
+        spike_emulated(&reduced, rest, bottom_chunks).map_err(|(k, q)| (k, spike_row(n, chunks, q)))?;
+    let x = spike_level_fill(host, chunks, &ends)?;
+    below.insert(0, reduced);
+    Ok((x, below))
+}
+
+/// SPIKE's algebra chunked as the GPU plans it for n (`Limits::spike_levels`, `spike_chunks`).
+pub fn spike_as_planned<T: Real>(host: &Batch<T>) -> Result<SpikeRun<T>, (usize, u32)> {
+    let levels = Limits::spike_levels(host.shape.n);
+    let bottom_n = levels.last().map_or(host.shape.n, |p| 2 * *p as usize);
+    spike_emulated(host, &levels, Limits::spike_chunks(bottom_n))
+}
+
+/// Multi-block levels of `depth` at most over a system of n: `SPIKE_ROWS`-row chunks as the GPU
+/// cuts them, while the system has at least 4 rows (smaller than the GPU's threshold, so that
+/// small systems exercise every level's algebra), and the last system's length.
+fn small_levels(n: usize, depth: usize) -> (Vec<u32>, usize) {
+    let (mut levels, mut m) = (Vec::new(), n as u32);
+    while levels.len() < depth && m >= 4 {
+        levels.push(spike_level_chunks(m));
+        m = 2 * spike_level_chunks(m);
+    }
+    (levels, m as usize)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(64)))]
-    /// SPIKE's algebra, chunked as the kernel chunks (and with other chunk counts), against
-    /// the dense solve on non-dominant systems: forward error within κ∞·ε when every chunk's
-    /// interior is well conditioned. A random non-dominant chunk interior can be near singular
-    /// (SPIKE's known weakness), which the backward error shows: such a draw is rejected
-    /// (proptest draws another, and fails when too many are), the forward error checked on
-    /// the rest.
+    /// SPIKE's algebra, chunked as the kernels chunk (one block, with other chunk counts, and
+    /// zero to two multi-block levels above it), against the dense solve on non-dominant
+    /// systems: forward error within κ∞·ε when every chunk's interior is well conditioned. A
+    /// random non-dominant chunk interior can be near singular (SPIKE's known weakness), which
+    /// the backward error shows: such a draw is rejected (proptest draws another, and fails
+    /// when too many are), the forward error checked on the rest.
     #[test]
-    fn spike_algebra_matches_dense(n in 1usize..120, batch in 1usize..4, layout in layout(), extra in 0u32..4, seed: u64) {
+    fn spike_algebra_matches_dense(n in 1usize..120, batch in 1usize..4, layout in layout(), extra in 0u32..4, depth in 0usize..3, seed: u64) {
         let shape = Shape::new(n, batch, layout);
         let host = Batch::random(shape, seed, 0.0);
-        let chunks = (Limits::spike_chunks(n) + extra).min((n as u32 / 2).max(1));
-        let x = spike_emulated(&host, chunks)
-            .map_err(|(k, i)| TestCaseError::fail(format!("{shape:?}, {chunks} chunks: breakdown at system {k}, row {i}")))?;
+        let (levels, m) = small_levels(n, depth);
+        let chunks = (Limits::spike_chunks(m) + extra).min((m as u32 / 2).max(1));
+        let (x, _) = spike_emulated(&host, &levels, chunks)
+            .map_err(|(k, i)| TestCaseError::fail(format!("{shape:?}, levels {levels:?}, {chunks} chunks: breakdown at system {k}, row {i}")))?;
         let be = backward_error(shape, &host.a, &host.b, &host.c, &host.d, &x).unwrap();
         prop_assume!(be.value <= LU_BACKWARD * f64::EPSILON);
         for k in 0..batch {
@@ -340,19 +450,62 @@ proptest! {
             let want = dense_solve(n, &a, &b, &c, &s(&host.d));
             let kappa = condition(n, &a, &b, &c);
             let fe = forward_error(shape, &x, k, &want);
-            prop_assert!(fe <= LU_FORWARD * kappa * f64::EPSILON, "{shape:?} system {k}, {chunks} chunks: forward error {fe:e}, κ∞ {kappa:e}");
+            prop_assert!(fe <= LU_FORWARD * kappa * f64::EPSILON, "{shape:?} system {k}, levels {levels:?}, {chunks} chunks: forward error {fe:e}, κ∞ {kappa:e}");
         }
     }
 }
 
-/// SPIKE on the small pivot (row 0) under several chunkings: the reduced system's
-/// pivoting (row 0 is a chunk's first row) keeps it to a few ε, as LU's does.
+/// SPIKE on the small pivot (row 0) under several chunkings, with and without
+/// multi-block levels: the reduced systems' pivoting (row 0 is a chunk's first row) keeps it
+/// to a few ε, as LU's does.
 #[test]
 fn spike_algebra_pivots_past_small_pivots() {
     let (base, x_exact) = small_pivot(40, 1e-14);
-    for chunks in [1, 2, 4, 6, 13, 20] {
-        let x = spike_emulated(&base, chunks).unwrap();
-        let fe = forward_error(base.shape, &x, 0, &x_exact);
-        assert!(fe <= 16.0 * LU_FORWARD * f64::EPSILON, "{chunks} chunks: forward error {fe:e}");
+    for depth in 0..3 {
+        let (levels, m) = small_levels(40, depth);
+        for chunks in [1, 2, 4, 6, 13, 20].into_iter().filter(|c| *c <= (m as u32 / 2).max(1)) {
+            let (x, _) = spike_emulated(&base, &levels, chunks).unwrap();
+            let fe = forward_error(base.shape, &x, 0, &x_exact);
+            assert!(fe <= 16.0 * LU_FORWARD * f64::EPSILON, "levels {levels:?}, {chunks} chunks: forward error {fe:e}");
+        }
+    }
+}
+
+/// SPIKE's algebra as the GPU plans it (two multi-block levels at n = 2¹⁶, then one block on
+/// 1024 rows) on long random non-dominant systems: the backward error of a stable solve. The
+/// chunks' 14-row interiors are sometimes ill conditioned (up to κ ≈ 10⁷ among 4096 chunks),
+/// which SPIKE's error bound multiplies in; measured here: 0.3–2 ε in f32 (LU: 0.07–0.26 ε).
+#[test]
+fn spike_levels_are_backward_stable_on_long_systems() {
+    for seed in 1..4 {
+        let shape = Shape::new(1 << 16, 1, Layout::Contiguous);
+        let host = Batch::random(shape, seed, 0.0);
+        assert_eq!(Limits::spike_levels(shape.n), [4096, 512]);
+        let (x, _) = spike_as_planned(&host).unwrap();
+        let be = backward_error(shape, &host.a, &host.b, &host.c, &host.d, &x).unwrap().value;
+        assert!(be <= LU_BACKWARD * f64::EPSILON, "f64 seed {seed}: backward error {be:e}");
+        let h32 = host.to::<f32>();
+        let (x, _) = spike_as_planned(&h32).unwrap();
+        let be = backward_error(shape, &h32.a, &h32.b, &h32.c, &h32.d, &x).unwrap().value;
+        assert!(be <= LU_BACKWARD * f32::EPSILON as f64, "f32 seed {seed}: backward error {be:e}");
+    }
+}
+
+/// SPIKE's algebra with the GPU's levels names a NaN in a, b, c or d at its row, inside a
+/// chunk, at a chunk's first row and at the last row of the chunk before (the GPU test
+/// `gpu_spike_levels_name_a_bad_value_at_its_row` checks the kernels the same way).
+#[test]
+fn spike_levels_name_a_bad_value_at_its_row() {
+    for (n, layout) in [(5000, Layout::Contiguous), (20_000, Layout::Interleaved)] {
+        let shape = Shape::new(n, 3, layout);
+        let start = spike_start(n as u32, Limits::spike_levels(n)[0], 100) as usize;
+        for row in [7, start, start - 1] {
+            for array in 0..4 {
+                let mut host = Batch::random(shape, 3, 2.0);
+                [&mut host.a, &mut host.b, &mut host.c, &mut host.d][array][shape.at(1, row)] = f64::NAN;
+                let got = spike_as_planned(&host).map(|_| ()).unwrap_err();
+                assert_eq!(got, (1, row as u32), "n {n} {layout:?} array {array}");
+            }
+        }
     }
 }

@@ -38,6 +38,13 @@
 //!   per system, one thread per chunk (LU with partial pivoting on its interior for three
 //!   right-hand sides), thread 0 solves the reduced system of the chunks' ends by LU in shared
 //!   memory, every thread fills in its chunk. Workspace 5 words per unknown.
+//! - `tridiag_spike_reduce`, `tridiag_spike_fill`: one level of the multi-block SPIKE for
+//!   systems longer than `SPIKE_ONE_BLOCK_MAX` (`mod.rs`): many blocks per system (grid
+//!   (blocks, batch)), one thread per chunk of about `SPIKE_ROWS` rows, each block's rows
+//!   staged through shared memory. The reduction writes two reduced equations per chunk as
+//!   the next level's system into `w` (its a, b, c, d); the fill reads that system's solution
+//!   (its d, solved in place) and solves each chunk's interior again. The host chains the
+//!   levels down to the one-block `tridiag_spike` and back up.
 //! - `tridiag_dominance`: the check the automatic choice runs before it picks a solver: the
 //!   first (system, row) that is not diagonally dominant, into `status`, one pass over a, b, c.
 //!
@@ -52,6 +59,7 @@ use super::{
     lu::{dominance, lu},
     partition::partition,
     spike::spike,
+    spike_levels::{spike_level_fill, spike_level_reduce},
     thomas::{thomas, thomas_contiguous, thomas_twisted},
 };
 
@@ -66,6 +74,8 @@ kernels! {
     pub const THOMAS_TWISTED: SolveWork = tridiag_thomas_twisted(thomas_twisted::<T>);
     pub const LU: SolveWork = tridiag_lu(lu::<T>);
     pub const SPIKE: SolveWork = tridiag_spike(spike::<T>);
+    pub const SPIKE_REDUCE: SolveWork = tridiag_spike_reduce(spike_level_reduce::<T>);
+    pub const SPIKE_FILL: SolveWork = tridiag_spike_fill(spike_level_fill::<T>);
 
     /// Solve a batch into `x` (which may be `d`) with no workspace, reporting a breakdown in
     /// `status`.

@@ -223,22 +223,16 @@ pub fn lu_back<T: Real, R: Rhs<T>>(u: URow<T, R>, x1: R, x2: R) -> R {
     u.y.sub_mul(u.u1, x1).sub_mul(u.u2, x2)
 }
 
-/// LU with partial pivoting of one system of `n ≥ 1` equations (right-hand sides of type
-/// `R`, `zero` their zero), shared by the kernels and the CPU reference: `eq(i)` loads equation i (`a_0 = c_{n−1} = 0`), `put(i, u)`/`get(i)` store
-/// and reload row i of U, `set_x(i, x)` writes unknown i (after row i of U was read back for
-/// the last time, so U's `y` may live where x goes). Returns the row to blame, or `u32::MAX`:
-/// the first row holding a non-finite coefficient, else the first zero or non-finite pivot
-/// (a singular matrix) or non-finite row of U, else the highest row whose x is not finite
-/// (the back substitution carries a bad value downwards from where it arose).
+/// The forward elimination of [`lu_solve`] (`put(i, u)` stores row i of U): the last row of U
+/// and the row to blame so far (the first non-finite coefficient or unusable pivot met), or
+/// `u32::MAX`. With `put` doing nothing it stores nothing: the last row of U is the last
+/// unknown itself (SPIKE's chunk ends, [`spike_ends`]).
 #[inline(always)]
-pub fn lu_solve<T: Real, R: Rhs<T>>(
+pub fn lu_forward<T: Real, R: Rhs<T>>(
     n: u32,
     eq: impl Fn(u32) -> Eq<T, R>,
     mut put: impl FnMut(u32, URow<T, R>),
-    get: impl Fn(u32) -> URow<T, R>,
-    mut set_x: impl FnMut(u32, R),
-    zero: R,
-) -> u32 {
+) -> (URow<T, R>, u32) {
     let mut bad = u32::MAX;
     let e0 = eq(0);
     if !eq_finite(e0) {
@@ -264,6 +258,26 @@ pub fn lu_solve<T: Real, R: Rhs<T>>(
     if !usable(u, pivot) && bad == u32::MAX {
         bad = n - 1;
     }
+    (u, bad)
+}
+
+/// LU with partial pivoting of one system of `n ≥ 1` equations (right-hand sides of type
+/// `R`, `zero` their zero), shared by the kernels and the CPU reference: `eq(i)` loads equation i (`a_0 = c_{n−1} = 0`), `put(i, u)`/`get(i)` store
+/// and reload row i of U, `set_x(i, x)` writes unknown i (after row i of U was read back for
+/// the last time, so U's `y` may live where x goes). Returns the row to blame, or `u32::MAX`:
+/// the first row holding a non-finite coefficient, else the first zero or non-finite pivot
+/// (a singular matrix) or non-finite row of U, else the highest row whose x is not finite
+/// (the back substitution carries a bad value downwards from where it arose).
+#[inline(always)]
+pub fn lu_solve<T: Real, R: Rhs<T>>(
+    n: u32,
+    eq: impl Fn(u32) -> Eq<T, R>,
+    mut put: impl FnMut(u32, URow<T, R>),
+    get: impl Fn(u32) -> URow<T, R>,
+    mut set_x: impl FnMut(u32, R),
+    zero: R,
+) -> u32 {
+    let (u, bad) = lu_forward(n, &eq, &mut put);
     let mut xbad = if u.y.finite() { u32::MAX } else { n - 1 };
     set_x(n - 1, u.y);
     let (mut x1, mut x2) = (u.y, zero);
@@ -325,17 +339,7 @@ pub fn spike_reduce<T: Real>(
     }
     let q = len - 2;
     // Interior row i is local row i+1; its couplings to the chunk's ends move to the right.
-    let interior = |i: u32| {
-        let e = eq(i + 1);
-        let first = if i == 0 { e.a } else { T::ZERO };
-        let last = if i + 1 == q { e.c } else { T::ZERO };
-        Eq {
-            a: if i == 0 { T::ZERO } else { e.a },
-            b: e.b,
-            c: if i + 1 == q { T::ZERO } else { e.c },
-            d: [e.d, first, last],
-        }
-    };
+    let interior = |i: u32| spike_interior_row(eq(i + 1), i, q);
     let ibad = lu_solve(q, interior, |i, u| put(i + 1, u), |i| get(i + 1), |i, x| set_x(i + 1, x), [T::ZERO; 3]);
     if ibad != u32::MAX && bad == u32::MAX {
         bad = ibad + 1;
@@ -354,6 +358,134 @@ pub fn spike_reduce<T: Real>(
 #[inline(always)]
 pub fn spike_fill<T: Real>(dac: [T; 3], x_first: T, x_last: T) -> T {
     dac[0] - dac[1] * x_first - dac[2] * x_last
+}
+
+// ------------------------------------------- multi-block SPIKE levels ----
+//
+// One block per system cannot fill a GPU with a few long systems. A *level* of the
+// multi-block SPIKE (`tridiag_spike_reduce`, `tridiag_spike_fill`) cuts each system into
+// chunks of about `SPIKE_ROWS` rows ([`spike_level_chunks`], [`spike_start`]) spread over as
+// many blocks as the GPU needs, and writes the chunks' reduced equations (two per chunk, the
+// same as the one-block kernel's) as a new tridiagonal system of 2·chunks unknowns — about
+// n/8 — which is solved the same way, level after level, until it is short enough for the
+// one-block kernel (`SPIKE_ONE_BLOCK_MAX`). Then each level fills in its chunks from the
+// solved ends, from the deepest level up. A level stores nothing per row: the reduction
+// sweeps each chunk's interior twice with LU with partial pivoting, downwards for the last
+// interior row's `[D, A, C]` and upwards (the interior in reverse order) for the first's
+// ([`spike_ends`]); the fill solves the interior again, with the ends known
+// ([`spike_interior`]). Global traffic per level: a, b, c, d read twice, x written once.
+
+/// Rows per chunk of a multi-block SPIKE level: the reduced system has 2/`SPIKE_ROWS` = 1/8 of
+/// the unknowns, and a thread's sequential work (and its interior's condition, see
+/// docs/tridiag-pivoting.md) stays small.
+pub const SPIKE_ROWS: u32 = 16;
+
+/// The longest system the one-block SPIKE kernel solves by itself; a longer one is reduced by
+/// multi-block levels first (each dividing its length by about 8).
+pub const SPIKE_ONE_BLOCK_MAX: u32 = 1024;
+
+/// Most multi-block levels: 2³² rows reach `SPIKE_ONE_BLOCK_MAX` in 8 (each level ÷ 8).
+pub const SPIKE_MAX_LEVELS: usize = 8;
+
+/// Chunks of a multi-block level over `n` rows: ⌈n / SPIKE_ROWS⌉, so every chunk has
+/// `SPIKE_ROWS` or `SPIKE_ROWS − 1` rows once n > `SPIKE_ONE_BLOCK_MAX`.
+#[inline(always)]
+pub fn spike_level_chunks(n: u32) -> u32 {
+    n.div_ceil(SPIKE_ROWS)
+}
+
+/// Shared-memory slot of staged row `i` of a block: one pad every 16 rows, so that threads
+/// walking chunks of 16 rows in step touch distinct banks (a stride of 16 would not).
+#[inline(always)]
+pub fn spike_slot(i: u32) -> u32 {
+    i + (i >> 4)
+}
+
+/// Values of one staged array of a level's block of `threads` chunks (of at most ⌈n/chunks⌉
+/// rows each); a block stages four (a, b, c, d).
+#[inline(always)]
+pub fn spike_span(n: u32, chunks: u32, threads: u32) -> u32 {
+    spike_slot(threads * n.div_ceil(chunks.max(1))) + 1
+}
+
+/// Interior row i (local row i+1) of a chunk of `len ≥ 3` rows with its couplings to the
+/// chunk's ends moved to the right: `[d, a (coupling x_first), c (coupling x_last)]`.
+#[inline(always)]
+fn spike_interior_row<T: Real>(e: Eq<T>, i: u32, q: u32) -> Eq<T, [T; 3]> {
+    let first = if i == 0 { e.a } else { T::ZERO };
+    let last = if i + 1 == q { e.c } else { T::ZERO };
+    Eq {
+        a: if i == 0 { T::ZERO } else { e.a },
+        b: e.b,
+        c: if i + 1 == q { T::ZERO } else { e.c },
+        d: [e.d, first, last],
+    }
+}
+
+/// The two reduced equations of a chunk of `len ≥ 2` rows (as [`spike_reduce`]'s), storing
+/// nothing: LU with partial pivoting of the interior (rows 1..len−1) for `[d, A, C]` gives
+/// the last interior row's `[D, A, C]` as its last unknown; the same on the interior in
+/// reverse order (a and c exchanged) gives the first interior row's. Returns them and the
+/// local row to blame (the downward sweep's, else the upward's, else the last row's
+/// non-finite coefficient), or `u32::MAX`.
+#[inline(always)]
+pub fn spike_ends<T: Real>(len: u32, eq: impl Fn(u32) -> Eq<T>) -> (Eq<T>, Eq<T>, u32) {
+    let (e0, el) = (eq(0), eq(len - 1));
+    let mut bad = if eq_finite(e0) { u32::MAX } else { 0 };
+    if len == 2 {
+        if !eq_finite(el) && bad == u32::MAX {
+            bad = 1;
+        }
+        return (e0, el, bad);
+    }
+    let q = len - 2;
+    let (last_dac, down_bad) = lu_forward(q, |i| spike_interior_row(eq(i + 1), i, q), |_, _| {});
+    let (first_dac, up_bad) = lu_forward(
+        q,
+        |i| {
+            let e = spike_interior_row(eq(q - i), q - 1 - i, q);
+            Eq { a: e.c, b: e.b, c: e.a, d: e.d }
+        },
+        |_, _| {},
+    );
+    if bad == u32::MAX && down_bad != u32::MAX {
+        bad = down_bad + 1;
+    }
+    if bad == u32::MAX && up_bad != u32::MAX {
+        bad = q - up_bad;
+    }
+    if !eq_finite(el) && bad == u32::MAX {
+        bad = len - 1;
+    }
+    let [d1, a1, c1] = first_dac.y;
+    let [dm, am, cm] = last_dac.y;
+    let first = Eq { a: e0.a, b: e0.b - e0.c * a1, c: -(e0.c * c1), d: e0.d - e0.c * d1 };
+    let last = Eq { a: -(el.a * am), b: el.b - el.a * cm, c: el.c, d: el.d - el.a * dm };
+    (first, last, bad)
+}
+
+/// The interior unknowns of a chunk of `len ≥ 3` rows from its end unknowns: LU with partial
+/// pivoting ([`lu_solve`]) of rows 1..len−1 with `a_1·x_first` and `c_{len−2}·x_last` moved to
+/// the right-hand side. `put`/`get`/`set_x` take local rows (1..len−1). Returns the local row
+/// to blame, or `u32::MAX`.
+#[inline(always)]
+pub fn spike_interior<T: Real>(
+    len: u32,
+    eq: impl Fn(u32) -> Eq<T>,
+    x_first: T,
+    x_last: T,
+    mut put: impl FnMut(u32, URow<T>),
+    get: impl Fn(u32) -> URow<T>,
+    mut set_x: impl FnMut(u32, T),
+) -> u32 {
+    let q = len - 2;
+    let interior = |i: u32| {
+        let e = spike_interior_row(eq(i + 1), i, q);
+        let [d, first, last] = e.d;
+        Eq { a: e.a, b: e.b, c: e.c, d: d - first * x_first - last * x_last }
+    };
+    let bad = lu_solve(q, interior, |i, u| put(i + 1, u), |i| get(i + 1), |i, x| set_x(i + 1, x), T::ZERO);
+    if bad == u32::MAX { bad } else { bad + 1 }
 }
 
 /// Row diagonal dominance `|b| ≥ |a| + |c|` with `b ≠ 0` (false for any NaN): where every row
@@ -558,5 +690,7 @@ mod lu;
 mod partition;
 #[cfg(target_arch = "nvptx64")]
 mod spike;
+#[cfg(target_arch = "nvptx64")]
+mod spike_levels;
 #[cfg(target_arch = "nvptx64")]
 mod thomas;
