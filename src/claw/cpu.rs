@@ -8,6 +8,7 @@ use crate::{Error, Real, Result};
 use kernels::claw::{Limiter, Riemann, Solution, correction, update};
 use kernels::grid::Layout2;
 use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL, cell_source};
+use rayon::prelude::*;
 
 /// Ghost layers: a cell's update reads the waves of the interfaces one beyond its own.
 pub const HALO: u32 = 2;
@@ -165,25 +166,47 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
         let spacing = if dir == 0 { self.setup.dx } else { self.setup.dy };
         let dtdx = T::from_f64(dt / spacing);
         let (n, lines) = self.line_counts(dir);
-        let mut speed = 0.0f64;
-        // Interface i (between cells i−1 and i) for i in −1..=n+1, stored at i + 1.
-        let mut sol = vec![Solution::<T, M, W>::ZERO; n + 3];
-        let mut fix = vec![[T::ZERO; M]; n + 1];
-        for k in 0..lines {
-            for (s, i) in sol.iter_mut().zip(-1..=n as i32 + 1) {
-                let (l, r) = (self.line_at(dir, k, i - 1), self.line_at(dir, k, i));
-                *s = self.solver.solve(dir, &q[l], &q[r], &self.aux[l], &self.aux[r]);
+        // Lines are independent: each is swept from the old state into a line of its own, on
+        // every thread, then written back.
+        let q_old: &[[T; M]] = q;
+        let swept: Vec<(Vec<[T; M]>, T)> =
+            (0..lines).into_par_iter().map(|k| self.sweep_line(q_old, dir, k, n, dtdx)).collect();
+        let mut speed = T::ZERO;
+        for (k, (line, s)) in swept.into_iter().enumerate() {
+            for (i, v) in line.into_iter().enumerate() {
+                q[self.line_at(dir, k, i as i32)] = v;
             }
-            for i in 0..=n {
-                fix[i] = correction(self.setup.limiter, dtdx, &sol[i], &sol[i + 1], &sol[i + 2]);
-                speed = speed.max(sol[i + 1].max_speed().to_f64());
-            }
-            for i in 0..n {
-                let at = self.line_at(dir, k, i as i32);
-                q[at] = update(dtdx, &q[at], &sol[i + 1].apdq, &fix[i], &sol[i + 2].amdq, &fix[i + 1]);
-            }
+            speed = speed.max(s);
         }
-        dt * speed / spacing
+        dt * speed.to_f64() / spacing
+    }
+
+    /// Line `k` along `dir` (n cells) after a sweep, and the largest wave speed at the
+    /// interfaces of its cells.
+    fn sweep_line(&self, q: &[[T; M]], dir: usize, k: usize, n: usize, dtdx: T) -> (Vec<[T; M]>, T) {
+        // Interface i (between cells i−1 and i) for i in −1..=n+1, stored at i + 1.
+        let sol: Vec<Solution<T, M, W>> = (-1..=n as i32 + 1)
+            .map(|i| {
+                let (l, r) = (self.line_at(dir, k, i - 1), self.line_at(dir, k, i));
+                self.solver.solve(dir, &q[l], &q[r], &self.aux[l], &self.aux[r])
+            })
+            .collect();
+        let fix: Vec<[T; M]> =
+            (0..=n).map(|i| correction(self.setup.limiter, dtdx, &sol[i], &sol[i + 1], &sol[i + 2])).collect();
+        let speed = (0..=n).fold(T::ZERO, |s, i| s.max(sol[i + 1].max_speed()));
+        let line = (0..n)
+            .map(|i| {
+                update(
+                    dtdx,
+                    &q[self.line_at(dir, k, i as i32)],
+                    &sol[i + 1].apdq,
+                    &fix[i],
+                    &sol[i + 2].amdq,
+                    &fix[i + 1],
+                )
+            })
+            .collect();
+        (line, speed)
     }
 
     /// The state after one step of Δt from the current one, and the step's CFL number (the

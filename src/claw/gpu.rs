@@ -60,20 +60,22 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         self.layout.len()
     }
 
-    /// One sweep along `dir` (0 = x, 1 = y) over Δt `dt` from `q` into `out`; returns its CFL
-    /// number, Δt·max|s|/Δ over the interfaces of the cells it updates. `q` (M planes) and `aux`
-    /// (A planes, any buffer when A = 0) must have the ghosts across `dir` filled.
-    #[allow(clippy::too_many_arguments)]
-    pub fn sweep(
+    /// Sets the Δt the sweeps read (on the device).
+    pub fn set_dt(&mut self, gpu: &Gpu, dt: f64) -> Result<()> {
+        gpu.write(&[T::from_f64(dt)], &mut self.dt)
+    }
+
+    /// One sweep along `dir` (0 = x, 1 = y) over the Δt last set, from `q` into `out`, queued on
+    /// the stream. `q` (M planes) and `aux` (A planes, any buffer when A = 0) must have the
+    /// ghosts across `dir` filled.
+    pub fn enqueue(
         &mut self,
-        gpu: &Gpu,
         solver: R,
         dir: usize,
         q: &DeviceBuffer<T>,
         aux: &DeviceBuffer<T>,
         out: &mut DeviceBuffer<T>,
-        dt: f64,
-    ) -> Result<f64> {
+    ) -> Result<()> {
         let len = self.layout.len();
         if q.len() != M * len || out.len() != M * len || aux.len() < A * len || dir > 1 {
             return Err(Error::invalid(format!(
@@ -83,7 +85,6 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
                 aux.len()
             )));
         }
-        gpu.write(&[T::from_f64(dt)], &mut self.dt)?;
         let spacing = if dir == 0 { self.setup.dx } else { self.setup.dy };
         let k = Sweep {
             layout: self.layout,
@@ -98,10 +99,32 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         // is a buffer of its own (a `&mut` borrow); dt is one value and rate holds a value for
         // every block of either shape (`new`); the shapes are the kernels' (32·wx, by) and
         // (bx, by) blocks with 32 T's of shared memory over grids covering the cells.
-        unsafe { kernel.launch(shape, p)? };
+        unsafe { kernel.launch(shape, p) }
+    }
+
+    /// The largest rate (max |s|/Δ) of the last sweep along `dir` (synchronises).
+    pub fn rate(&self, gpu: &Gpu, dir: usize) -> Result<f64> {
+        let shape = if dir == 0 { Self::x_shape(&self.layout) } else { Self::y_shape(&self.layout) };
         let blocks = (shape.grid.0 * shape.grid.1) as usize;
         let rates = gpu.download(&self.rate)?;
-        let rate = rates[..blocks].iter().fold(0.0f64, |a, r| a.max(r.to_f64()));
-        Ok(dt * rate)
+        Ok(rates[..blocks].iter().fold(0.0f64, |a, r| a.max(r.to_f64())))
+    }
+
+    /// One sweep along `dir` over Δt `dt` from `q` into `out` (see [`enqueue`](Self::enqueue));
+    /// returns its CFL number, Δt·max|s|/Δ over the interfaces of the cells it updates.
+    #[allow(clippy::too_many_arguments)]
+    pub fn sweep(
+        &mut self,
+        gpu: &Gpu,
+        solver: R,
+        dir: usize,
+        q: &DeviceBuffer<T>,
+        aux: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<T>,
+        dt: f64,
+    ) -> Result<f64> {
+        self.set_dt(gpu, dt)?;
+        self.enqueue(solver, dir, q, aux, out)?;
+        Ok(dt * self.rate(gpu, dir)?)
     }
 }

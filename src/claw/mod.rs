@@ -3,6 +3,8 @@
 //! algorithm's point functions live in the kernels crate (`kernels::claw`), shared with the
 //! core kernels to come; the case file, scenarios and GPU driver are not built yet (issue 12).
 
+#[cfg(feature = "bench")]
+pub mod bench;
 pub mod cpu;
 pub mod gpu;
 

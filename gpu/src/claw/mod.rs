@@ -77,7 +77,7 @@ impl<T: Real, const M: usize, const W: usize> Solution<T, M, W> {
 /// Implementations are plain `#[inline]` generic Rust over [`Real`], compiled for the GPU and
 /// the host alike; they must not panic. Each lives in its own file under [`riemann`], with a
 /// header stating the equations, the waves and the meaning of each component.
-pub trait Riemann<T: Real, const M: usize, const W: usize, const A: usize>: Copy {
+pub trait Riemann<T: Real, const M: usize, const W: usize, const A: usize>: Copy + Send + Sync {
     /// The solver's name in case files (`claw.solver`).
     const NAME: &'static str;
     /// Each state component's name, in order (outputs and messages).

@@ -1,0 +1,138 @@
+//! `bench claw`: the core kernels (one x-sweep, one y-sweep, and the two in a row as the sweeps
+//! of a Godunov step) for shallow water (Roe, HLLE), 2D acoustics and advection at 1000²,
+//! 2048², 4096² and 8192² (sizes: edges), f32 and f64, with the CPU reference's step (all
+//! threads) at 1000². GB/s count the fewest words a sweep moves: the M state planes read once
+//! and written once and the A auxiliary planes read once, per cell (ghost cells and the
+//! per-block rates left out). Ghost fills and the Δt control are not in the kernels yet and not
+//! timed.
+
+use super::cpu::{Claw2, HALO, Setup};
+use super::gpu::GpuSweeps;
+use super::{Acoustics2d, Advection, Cfl, Limiter, ShallowHlle, ShallowRoe, Splitting};
+use crate::bench::{BenchOptions, Report, time_cpu, time_gpu};
+use crate::runtime::Gpu;
+use crate::{GpuReal, Result, Rng};
+use kernels::claw::Kernels;
+use kernels::grid::Layout2;
+use kernels::halo::WALL;
+
+/// `hydrokern bench claw`.
+pub const SUITE: crate::bench::Suite = crate::bench::Suite {
+    name: "claw",
+    about: "wave-propagation sweeps (x, y, both) for shallow water (Roe, HLLE), 2D acoustics and advection, f32 and f64, 1000² to 8192² (sizes: edges)",
+    run,
+};
+
+const DEFAULT_EDGES: [usize; 4] = [1000, 2048, 4096, 8192];
+/// The CPU peer is timed up to this edge.
+const CPU_MAX_EDGE: usize = 1000;
+
+pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
+    let edges = if opts.sizes.is_empty() { DEFAULT_EDGES.to_vec() } else { opts.sizes.clone() };
+    for n in edges {
+        precision::<f32>(gpu, opts, report, n)?;
+        precision::<f64>(gpu, opts, report, n)?;
+    }
+    Ok(())
+}
+
+fn precision<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize) -> Result<()> {
+    let g = T::from_f64(9.81);
+    let u = |rng: &mut Rng, lo: f64, hi: f64| T::from_f64(lo + (hi - lo) * rng.unit());
+    let shallow = |rng: &mut Rng| {
+        let h = u(rng, 0.9, 1.1);
+        ([h, h * u(rng, -0.5, 0.5), h * u(rng, -0.5, 0.5)], [])
+    };
+    solver(gpu, opts, report, n, ShallowRoe { g }, "shallow-roe", shallow)?;
+    solver(gpu, opts, report, n, ShallowHlle { g, dry: T::from_f64(1e-6) }, "shallow-hlle", shallow)?;
+    solver(gpu, opts, report, n, Acoustics2d, "acoustics-2d", |rng| {
+        ([u(rng, -1.0, 1.0), u(rng, -1.0, 1.0), u(rng, -1.0, 1.0)], [u(rng, 0.9, 1.1), u(rng, 3.6, 4.4)])
+    })?;
+    let adv = Advection { velocity: [T::ONE, T::HALF, T::ZERO] };
+    solver(gpu, opts, report, n, adv, "advection", |rng| ([u(rng, -1.0, 1.0)], []))
+}
+
+/// The rows of one solver at n² cells: x-sweep, y-sweep, both, and the CPU reference's step.
+#[allow(clippy::too_many_arguments)]
+fn solver<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+    gpu: &Gpu,
+    opts: &BenchOptions,
+    report: &mut Report,
+    n: usize,
+    solver: R,
+    name: &str,
+    cell: impl Fn(&mut Rng) -> ([T; M], [T; A]),
+) -> Result<()> {
+    let layout = Layout2::new(n as u32, n as u32, HALO);
+    let len = layout.len();
+    let word = std::mem::size_of::<T>() as u64;
+    let what = format!("bench claw {name} at {n}² in {}", T::NAME);
+    // Three state buffers (in, between the sweeps, out) and the aux planes on the GPU; the
+    // padded planes on the host.
+    let planes = (3 * M + A) as u64;
+    if !crate::bench::fits(
+        gpu,
+        opts,
+        &what,
+        (M + A) as u64 * len as u64 * word,
+        crate::bench::bytes(&what, &[planes, len as u64, word])?,
+    )? {
+        return Ok(());
+    }
+    let mut rng = Rng::new(n as u64);
+    let cells: Vec<([T; M], [T; A])> = (0..len).map(|_| cell(&mut rng)).collect();
+    let q_host: Vec<T> = (0..M).flat_map(|m| cells.iter().map(move |c| c.0[m])).collect();
+    let aux_host: Vec<T> =
+        if A == 0 { vec![T::ZERO] } else { (0..A).flat_map(|a| cells.iter().map(move |c| c.1[a])).collect() };
+    let (q, aux) = (gpu.upload(&q_host)?, gpu.upload(&aux_host)?);
+    let (mut mid, mut out) = (gpu.upload(&q_host)?, gpu.upload(&q_host)?);
+    let h = 1.0 / n as f64;
+    let setup = Setup {
+        nx: n,
+        ny: n,
+        dx: h,
+        dy: h,
+        bc: [WALL; 4],
+        limiter: Limiter::Mc,
+        splitting: Splitting::Godunov,
+        cfl: Cfl::default(),
+    };
+    let mut k = GpuSweeps::<T, R, M, W, A>::new(gpu, setup)?;
+    // Speeds are at most about 4 m/s (shallow water) or 2 m/s (acoustics): CFL ≤ 0.5.
+    k.set_dt(gpu, 0.1 * h)?;
+    let label = format!("{n}²");
+    let moved = ((2 * M + A) * n * n) as f64 * word as f64;
+    let note = format!("MC limiter; moves {} words/cell", 2 * M + A);
+    for (dir, kernel) in [(0, "claw x-sweep"), (1, "claw y-sweep")] {
+        let m = time_gpu(gpu, opts.warmup, opts.reps, |_| k.enqueue(solver, dir, &q, &aux, &mut out))?;
+        let cfl = 0.1 * h * k.rate(gpu, dir)?;
+        report.push(kernel, name, &label, T::NAME, m.median_ms, moved, None, format!("{note}; CFL {cfl:.2}"));
+    }
+    let m = time_gpu(gpu, opts.warmup, opts.reps, |_| {
+        k.enqueue(solver, 0, &q, &aux, &mut mid)?;
+        k.enqueue(solver, 1, &mid, &aux, &mut out)
+    })?;
+    report.push("claw x+y sweeps", name, &label, T::NAME, m.median_ms, 2.0 * moved, None, note.clone());
+    if n <= CPU_MAX_EDGE {
+        let interior: Vec<[T; M]> = (0..n * n).map(|c| cells[layout.at((c % n) as i32, (c / n) as i32)].0).collect();
+        let aux_interior: Vec<[T; A]> =
+            (0..n * n).map(|c| cells[layout.at((c % n) as i32, (c / n) as i32)].1).collect();
+        let run = Claw2::new(solver, setup, &interior, &aux_interior)?;
+        let mc = time_cpu(1, opts.reps.clamp(1, 5), |_| {
+            let _ = run.trial(0.1 * h);
+            Ok(())
+        })?;
+        let threads = rayon::current_num_threads();
+        report.push(
+            "claw x+y sweeps",
+            &format!("{name}, cpu reference"),
+            &label,
+            T::NAME,
+            mc.median_ms,
+            2.0 * moved,
+            None,
+            format!("{threads} CPU threads"),
+        );
+    }
+    Ok(())
+}
