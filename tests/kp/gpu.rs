@@ -182,7 +182,7 @@ fn kp_flux_kernels_match_cpu() {
             let (mut rw, mut ru, mut rv) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
             let [w, hu, hv] = c.state();
             let wet = if early { Some(c.wet()) } else { None };
-            let rate = hydrokern::kp::cpu::rhs(&k, w, hu, hv, c.bed(), wet, &mut rw, &mut ru, &mut rv);
+            let rate = hydrokern::kp::cpu::rhs(&k, p.wet_dry, w, hu, hv, c.bed(), wet, &mut rw, &mut ru, &mut rv);
             // With early exit R is left unwritten (still NaN) where the block is inactive; the
             // CPU has 0 there. Every other cell must match.
             let c_wet = c.wet();
