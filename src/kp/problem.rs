@@ -81,6 +81,8 @@ pub enum WetDry {
 
 impl WetDry {
     pub const ALL: [WetDry; 2] = [WetDry::Bollermann, WetDry::Kp07];
+    /// The scheme a problem has unless it says otherwise.
+    pub const DEFAULT: WetDry = WetDry::Bollermann;
     pub fn name(self) -> &'static str {
         match self {
             WetDry::Bollermann => "bollermann",
@@ -150,7 +152,7 @@ impl Problem {
             manning: 0.0,
             boundary: [Boundary::Wall; 4],
             scheme: Scheme::Rk2,
-            wet_dry: WetDry::Bollermann,
+            wet_dry: WetDry::DEFAULT,
             kappa_depth: 0.01,
             dt_floor: 1e-9,
             h: vec![0.0; nx * ny],
