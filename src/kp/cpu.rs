@@ -5,7 +5,7 @@ use super::problem::Padded;
 use crate::field::Field2;
 use crate::{Error, Real, Result};
 use kernels::kp::{
-    Bollermann, Coeffs, Kp07, STEP_OK, block_active, cell_rhs, rk_point, set_ghost, time_step,
+    Bollermann, Coeffs, Kp07, STEP_OK, WetDryScheme, block_active, cell_rhs, rk_point, set_ghost, time_step,
 };
 use kernels::halo::{edge_ghost, ghosts_x, ghosts_y};
 use rayon::prelude::*;
@@ -26,6 +26,21 @@ pub fn rhs<T: Real>(
     rw: &mut [T],
     rhu: &mut [T],
     rhv: &mut [T],
+) -> T {
+    // The scheme is a type parameter of the point functions: one loop compiled for each.
+    match wet_dry {
+        WetDry::Bollermann => rhs_of::<Bollermann, T>(k, [w, hu, hv], bed, wet, [rw, rhu, rhv]),
+        WetDry::Kp07 => rhs_of::<Kp07, T>(k, [w, hu, hv], bed, wet, [rw, rhu, rhv]),
+    }
+}
+
+/// [`rhs`] in scheme `S`: R of the state (w, hu, hv) into (R_w, R_hu, R_hv).
+fn rhs_of<S: WetDryScheme, T: Real>(
+    k: &Coeffs<T>,
+    [w, hu, hv]: [&[T]; 3],
+    bed: &[T],
+    wet: Option<&[u8]>,
+    [rw, rhu, rhv]: [&mut [T]; 3],
 ) -> T {
     let p = k.pitch as usize;
     let cp = k.cpitch as usize;
@@ -54,12 +69,7 @@ pub fn rhs<T: Real>(
                 };
                 let cc = j * cp + i;
                 let b = |ci: i32, cj: i32| bed[(cc as isize + ci as isize + cj as isize * cp as isize) as usize];
-                // The scheme is a type parameter of the point functions: each arm is compiled
-                // with its own scheme's code only (the branch is the same for every cell).
-                let r = match wet_dry {
-                    WetDry::Bollermann => cell_rhs::<Bollermann, T>(k, q, b),
-                    WetDry::Kp07 => cell_rhs::<Kp07, T>(k, q, b),
-                };
+                let r = cell_rhs::<S, T>(k, q, b);
                 (row_w[i], row_u[i], row_v[i]) = (r.w, r.hu, r.hv);
                 // A NaN would lose every max: count it as an infinite speed.
                 rate = rate.max(if r.rate.is_finite() { r.rate } else { T::INFINITY });

@@ -323,10 +323,10 @@ pub fn cell_rhs<S: WetDryScheme, T: Real>(
     let row: [(T, T, T, T); 5] = core::array::from_fn(|m| at(m as i32 - 2, 0));
     let col: [(T, T, T, T); 5] = core::array::from_fn(|m| if m == 2 { row[2] } else { at(0, m as i32 - 2) });
     let q = |di: i32, dj: i32| if dj == 0 { row[(di + 2) as usize] } else { col[(dj + 2) as usize] };
-    let rx = |di: i32| recon_x::<S, T>(k, &q, &b, di);
-    let ry = |dj: i32| recon_y::<S, T>(k, &q, &b, dj);
-    let (rx_m, rx_0, rx_p) = (rx(-1), rx(0), rx(1));
-    let (ry_m, ry_0, ry_p) = (ry(-1), ry(0), ry(1));
+    let (rx_m, rx_0, rx_p) =
+        (recon_x::<S, T>(k, &q, &b, -1), recon_x::<S, T>(k, &q, &b, 0), recon_x::<S, T>(k, &q, &b, 1));
+    let (ry_m, ry_0, ry_p) =
+        (recon_y::<S, T>(k, &q, &b, -1), recon_y::<S, T>(k, &q, &b, 0), recon_y::<S, T>(k, &q, &b, 1));
     let fw = central_upwind::<S, T>(k, rx_m.p, rx_0.m);
     let fe = central_upwind::<S, T>(k, rx_0.p, rx_p.m);
     let gs = central_upwind::<S, T>(k, ry_m.p, ry_0.m);
