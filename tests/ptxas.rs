@@ -20,12 +20,15 @@ const TRAP_ALLOWED: &[(&str, &str)] = &[
     ("fd3d_x_vec", "x index of each vector: remainders by p.m (the contract has p.m ≥ 9)"),
     ("fd3d_yz_pencil", "tiles per pencil: p.m.div_ceil(p.tile) (the contract has p.tile ≥ 1)"),
     ("fd3d_yz_stream", "segments per pencil: p.m.div_ceil(p.tile) (the contract has p.tile ≥ 1)"),
-    ("kp_flux_stream", "wet-map tile of a column: (column − 2) / k.bx (the contract has k.bx ≥ 1)"),
-    (
-        "kp_flux_stream_early",
-        "wet-map tiles of the warp and of each cell: divisions by k.bx, k.by (≥ 1) and the warp's tile columns (≥ 1)",
-    ),
+    ("kp_flux_stream_kp07", KP_STREAM_TRAP),
+    ("kp_flux_stream_bollermann", KP_STREAM_TRAP),
+    ("kp_flux_stream_early_kp07", KP_STREAM_EARLY_TRAP),
+    ("kp_flux_stream_early_bollermann", KP_STREAM_EARLY_TRAP),
 ];
+/// The streamed shallow-water flux kernels' reasons (one entry point a wet–dry scheme).
+const KP_STREAM_TRAP: &str = "wet-map tile of a column: (column − 2) / k.bx (the contract has k.bx ≥ 1)";
+const KP_STREAM_EARLY_TRAP: &str =
+    "wet-map tiles of the warp and of each cell: divisions by k.bx, k.by (≥ 1) and the warp's tile columns (≥ 1)";
 
 /// Kernels whose PTX may use local memory, and why. None does.
 const LOCAL_ALLOWED: &[(&str, &str)] = &[];

@@ -2,9 +2,10 @@
 //! shapes) and whole RK2 steps on the circular dam break at 1024², 2048², 4096², 8192² (sizes
 //! are n for n×n), f32 and f64; then the flooding dam break at 4096² run to t = 4 s with early
 //! exit off and on, timed segment by segment with the wet fraction at each segment's end, and
-//! over the segments where at most a quarter of the wet-map tiles are wet. The RK2 step rows
-//! and the flood's total run once for each wet–dry scheme (`bollermann`, the default, and
-//! `kp07`), so before and after come out of one run.
+//! over the segments where at most a quarter of the wet-map tiles are wet. The flux rows (the
+//! 4096² sweep in the default scheme only), the RK2 step rows and the flood's total run once for
+//! each wet–dry scheme (`bollermann`, the default, and `kp07`; each has its own flux kernels), so
+//! the two come out of one run.
 //!
 //! Bytes counted are the fewest each kernel must move per interior cell, in words of the
 //! precision: flux reads w, hu, hv and the corner B and writes R_w, R_hu, R_hv (7); RK stage 1
@@ -56,9 +57,7 @@ const SWEEP: [(u32, u32); 8] = [(2, 16), (2, 32), (4, 16), (4, 64), (4, 128), (8
 const SWEEP_N: usize = 4096;
 
 fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize) -> Result<()> {
-    let problem = setup::dam_break(n, n, false);
     let launch = Launch { block: opts.block.unwrap_or(Launch::default().block), ..Launch::default() };
-    let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
     let cells = (n * n) as f64;
     let w = std::mem::size_of::<T>() as f64;
     let size = format!("{n}²");
@@ -66,62 +65,66 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
     let (bx, by) = launch.block;
     let rate = |ms: f64| format!("{:.3} Gcell/s", cells / (ms * 1e-3) / 1e9);
     let (warm, reps) = (opts.warmup, opts.reps);
-    let mut sweep: Vec<FluxVariant> = vec![FluxVariant::Tile, FluxVariant::STREAM];
-    if n == SWEEP_N {
-        sweep.extend(SWEEP.iter().map(|&(warps, rows)| FluxVariant::Stream { warps, rows }));
-    }
-    for (i, &flux) in sweep.iter().enumerate() {
-        m.set_flux(gpu, flux)?;
-        let shape = match flux {
-            FluxVariant::Tile => format!("block {bx}×{by}"),
-            FluxVariant::Stream { warps, rows } => format!("{warps} warps a block, {rows} rows a warp"),
-        };
-        // Early exit (on an all-wet grid: its overhead) for the two default shapes only.
-        let kernels: &[FluxKernel] =
-            if i < 2 { &[FluxKernel::Full, FluxKernel::EarlyExit] } else { &[FluxKernel::Full] };
-        for &kernel in kernels {
-            let t = time_gpu(gpu, warm, reps, |_| m.flux(kernel, false))?;
-            let what = if kernel == FluxKernel::Full { "full" } else { "early exit (all wet)" };
-            let note = format!("{shape}; {}", rate(t.median_ms));
-            report.push(
-                "kp flux",
-                &format!("{} {what}", flux.describe()),
-                &size,
-                p,
-                t.median_ms,
-                7.0 * w * cells,
-                None,
-                note,
-            );
-        }
-    }
-    m.set_flux(gpu, launch.flux)?;
-    let t = time_gpu(gpu, warm, reps, |_| m.time_step())?;
-    let slots = launch.flux.slots(n as u32, n as u32, launch.block);
-    report.push("kp dt", "reduce + Δt", &size, p, t.median_ms, w * slots as f64, None, format!("{slots} rate slots"));
-    let note = |ms: f64| format!("block {bx}×{by}; {}", rate(ms));
-    let t = time_gpu(gpu, warm, reps, |_| m.rk(1))?;
-    report.push("kp rk", "stage 1", &size, p, t.median_ms, 10.0 * w * cells, None, note(t.median_ms));
-    let t = time_gpu(gpu, warm, reps, |_| m.rk(2))?;
-    report.push("kp rk", "stage 2", &size, p, t.median_ms, 13.0 * w * cells, None, note(t.median_ms));
-    let t = time_gpu(gpu, warm, reps, |_| m.boundary(false))?;
-    let ghosts = 4.0 * (2 * n + 4) as f64;
-    report.push("kp boundary", "both passes", &size, p, t.median_ms, 6.0 * w * ghosts, None, String::new());
-    drop(m);
-    // Whole steps with each wet–dry scheme (one model at a time: 8192² f64 is 6 GB).
+    // Each wet–dry scheme has its own flux kernels: their rows and whole steps with each (one
+    // model at a time: 8192² f64 is 6 GB). The other kernels are the same in both schemes.
     for wet_dry in WetDry::ALL {
         let mut problem = setup::dam_break(n, n, false);
         problem.wet_dry = wet_dry;
+        let scheme = format!("wet–dry {}", wet_dry.name());
+        let default = wet_dry == WetDry::DEFAULT;
         let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
+        let mut sweep: Vec<FluxVariant> = vec![FluxVariant::Tile, FluxVariant::STREAM];
+        if n == SWEEP_N && default {
+            sweep.extend(SWEEP.iter().map(|&(warps, rows)| FluxVariant::Stream { warps, rows }));
+        }
+        for (i, &flux) in sweep.iter().enumerate() {
+            m.set_flux(gpu, flux)?;
+            let shape = match flux {
+                FluxVariant::Tile => format!("block {bx}×{by}"),
+                FluxVariant::Stream { warps, rows } => format!("{warps} warps a block, {rows} rows a warp"),
+            };
+            // Early exit (on an all-wet grid: its overhead) for the two default shapes only.
+            let kernels: &[FluxKernel] =
+                if i < 2 { &[FluxKernel::Full, FluxKernel::EarlyExit] } else { &[FluxKernel::Full] };
+            for &kernel in kernels {
+                let t = time_gpu(gpu, warm, reps, |_| m.flux(kernel, false))?;
+                let what = if kernel == FluxKernel::Full { "full" } else { "early exit (all wet)" };
+                let note = format!("{shape}; {}", rate(t.median_ms));
+                report.push(
+                    "kp flux",
+                    &format!("{} {what}, {scheme}", flux.describe()),
+                    &size,
+                    p,
+                    t.median_ms,
+                    7.0 * w * cells,
+                    None,
+                    note,
+                );
+            }
+        }
+        m.set_flux(gpu, launch.flux)?;
+        if default {
+            let t = time_gpu(gpu, warm, reps, |_| m.time_step())?;
+            let slots = launch.flux.slots(n as u32, n as u32, launch.block);
+            let note = format!("{slots} rate slots");
+            report.push("kp dt", "reduce + Δt", &size, p, t.median_ms, w * slots as f64, None, note);
+            let note = |ms: f64| format!("block {bx}×{by}; {}", rate(ms));
+            let t = time_gpu(gpu, warm, reps, |_| m.rk(1))?;
+            report.push("kp rk", "stage 1", &size, p, t.median_ms, 10.0 * w * cells, None, note(t.median_ms));
+            let t = time_gpu(gpu, warm, reps, |_| m.rk(2))?;
+            report.push("kp rk", "stage 2", &size, p, t.median_ms, 13.0 * w * cells, None, note(t.median_ms));
+            let t = time_gpu(gpu, warm, reps, |_| m.boundary(false))?;
+            let ghosts = 4.0 * (2 * n + 4) as f64;
+            report.push("kp boundary", "both passes", &size, p, t.median_ms, 6.0 * w * ghosts, None, String::new());
+        }
         for flux in [launch.flux, FluxVariant::Tile] {
             m.set_flux(gpu, flux)?;
             for kernel in [FluxKernel::Full, FluxKernel::EarlyExit] {
                 let t = time_gpu(gpu, warm, reps, |_| m.step(kernel))?;
                 let v = format!(
-                    "RK2 step, {} flux{}, wet–dry {}",
+                    "RK2 step, {} flux{}, {scheme}",
                     flux.describe(),
                     if kernel == FluxKernel::Full { "" } else { ", early exit" },
-                    wet_dry.name()
                 );
                 report.push("kp step", &v, &size, p, t.median_ms, 37.0 * w * cells, None, rate(t.median_ms));
             }

@@ -1,21 +1,23 @@
 //! CPU reference: the same point functions as the kernels, rayon over rows.
 
-use super::{Problem, Scheme};
+use super::{Problem, Scheme, WetDry};
 use super::problem::Padded;
 use crate::field::Field2;
 use crate::{Error, Real, Result};
 use kernels::kp::{
-    Coeffs, STEP_OK, block_active, cell_rhs, rk_point, set_ghost, time_step,
+    Bollermann, Coeffs, Kp07, STEP_OK, WetDryScheme, block_active, cell_rhs, rk_point, set_ghost, time_step,
 };
 use kernels::halo::{edge_ghost, ghosts_x, ghosts_y};
 use rayon::prelude::*;
 
-/// R = (R_w, R_hu, R_hv) on the interior from the padded state; returns max(a_x/Δx, a_y/Δy).
-/// With `wet` (one flag a block of `k.bx × k.by` cells), blocks that are dry with their four
-/// neighbours get R = 0 and rate 0 without computing, as the early-exit kernel does.
+/// R = (R_w, R_hu, R_hv) on the interior from the padded state in wet–dry scheme `wet_dry`;
+/// returns max(a_x/Δx, a_y/Δy). With `wet` (one flag a block of `k.bx × k.by` cells), blocks
+/// that are dry with their four neighbours get R = 0 and rate 0 without computing, as the
+/// early-exit kernel does.
 #[allow(clippy::too_many_arguments)]
 pub fn rhs<T: Real>(
     k: &Coeffs<T>,
+    wet_dry: WetDry,
     w: &[T],
     hu: &[T],
     hv: &[T],
@@ -24,6 +26,21 @@ pub fn rhs<T: Real>(
     rw: &mut [T],
     rhu: &mut [T],
     rhv: &mut [T],
+) -> T {
+    // The scheme is a type parameter of the point functions: one loop compiled for each.
+    match wet_dry {
+        WetDry::Bollermann => rhs_of::<Bollermann, T>(k, [w, hu, hv], bed, wet, [rw, rhu, rhv]),
+        WetDry::Kp07 => rhs_of::<Kp07, T>(k, [w, hu, hv], bed, wet, [rw, rhu, rhv]),
+    }
+}
+
+/// [`rhs`] in scheme `S`: R of the state (w, hu, hv) into (R_w, R_hu, R_hv).
+fn rhs_of<S: WetDryScheme, T: Real>(
+    k: &Coeffs<T>,
+    [w, hu, hv]: [&[T]; 3],
+    bed: &[T],
+    wet: Option<&[u8]>,
+    [rw, rhu, rhv]: [&mut [T]; 3],
 ) -> T {
     let p = k.pitch as usize;
     let cp = k.cpitch as usize;
@@ -52,7 +69,7 @@ pub fn rhs<T: Real>(
                 };
                 let cc = j * cp + i;
                 let b = |ci: i32, cj: i32| bed[(cc as isize + ci as isize + cj as isize * cp as isize) as usize];
-                let r = cell_rhs(k, q, b);
+                let r = cell_rhs::<S, T>(k, q, b);
                 (row_w[i], row_u[i], row_v[i]) = (r.w, r.hu, r.hv);
                 // A NaN would lose every max: count it as an infinite speed.
                 rate = rate.max(if r.rate.is_finite() { r.rate } else { T::INFINITY });
@@ -140,13 +157,13 @@ pub fn clean_state<T: Real>(k: &Coeffs<T>, w: &mut [T], hu: &mut [T], hv: &mut [
     }
 }
 
-/// The wet map of a padded state: 1 for a block with a cell deeper than `k.wet_above()`.
+/// The wet map of a padded state: 1 for a block with a cell deeper than `k.wet_above`.
 pub fn wet_map<T: Real>(k: &Coeffs<T>, w: &[T], cell_bed: &[T]) -> Vec<u8> {
     let mut wet = vec![0u8; (k.nbx * k.nby) as usize];
     for j in 0..k.ny {
         for i in 0..k.nx {
             let c = k.at(i + 2, j + 2);
-            if w[c] - cell_bed[c] > k.wet_above() {
+            if w[c] - cell_bed[c] > k.wet_above {
                 wet[(j / k.by * k.nbx + i / k.bx) as usize] = 1;
             }
         }
@@ -165,6 +182,7 @@ pub enum Halt {
 pub struct CpuKp<T: Real> {
     k: Coeffs<T>,
     scheme: Scheme,
+    wet_dry: WetDry,
     cfl: f64,
     dt_floor: f64,
     early_exit: bool,
@@ -196,6 +214,7 @@ impl<T: Real> CpuKp<T> {
         Ok(CpuKp {
             k,
             scheme: problem.scheme,
+            wet_dry: problem.wet_dry,
             cfl: problem.cfl,
             dt_floor: problem.dt_floor,
             early_exit,
@@ -220,7 +239,7 @@ impl<T: Real> CpuKp<T> {
         let [rw, ru, rv] = &mut self.r;
         let src = if from_q1 { &self.q1 } else { &self.q };
         let wet = if self.early_exit { Some(&self.wet[..]) } else { None };
-        rhs(&self.k, &src[0], &src[1], &src[2], &self.bed, wet, rw, ru, rv)
+        rhs(&self.k, self.wet_dry, &src[0], &src[1], &src[2], &self.bed, wet, rw, ru, rv)
     }
 
     /// One step towards `t_stop` (Δt capped at the time left). Returns the Δt taken, or why

@@ -2,7 +2,7 @@
 //! launches flux → (block maxima → device-wide max → Δt) → RK stage 1 → boundary, then for RK2
 //! flux → RK stage 2 → boundary; Δt is computed on the device and never read back by a step.
 
-use super::{Problem, Scheme};
+use super::{Problem, Scheme, WetDry};
 use crate::foundation::ReduceOp;
 use crate::foundation::gpu::{BufferKernels, Reducer};
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
@@ -11,9 +11,8 @@ use crate::field::{DeviceField2, Field2};
 use crate::{Error, GpuReal, Result};
 use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::kp::{
-    BOUNDARY, CLOCK_DT, CLOCK_LEN, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, DT, FLUX, FLUX_EARLY,
-    FLUX_STREAM, FLUX_STREAM_EARLY, FluxStream, FluxStreamEarly, FluxTile, FluxTileEarly, RK, RkStage, SetGhosts,
-    TimeStep, flux_shared, stream_slots, stream_strips,
+    BOUNDARY, CLOCK_DT, CLOCK_LEN, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, DT, FluxEntries, FluxStream,
+    FluxStreamEarly, FluxTile, FluxTileEarly, RK, RkStage, SetGhosts, TimeStep, stream_slots, stream_strips,
 };
 
 /// Launch parameters (run-time).
@@ -120,12 +119,15 @@ pub struct Residual<T> {
     pub wet: Vec<u32>,
 }
 
-/// The Kurganov–Petrova kernels of precision `T`, looked up once.
+/// The Kurganov–Petrova kernels of precision `T`, looked up once; the flux kernels those of
+/// the problem's wet–dry scheme.
 struct KpKernels<T: GpuReal> {
     flux: Kernel<FluxTile<T>>,
     flux_early: Kernel<FluxTileEarly<T>>,
     flux_stream: Kernel<FluxStream<T>>,
     flux_stream_early: Kernel<FluxStreamEarly<T>>,
+    /// The tile flux kernels' shared memory in `T`s for a block (bx, by).
+    flux_shared: fn(u32, u32) -> usize,
     rk: Kernel<RkStage<T>>,
     boundary: Kernel<SetGhosts<T>>,
     dt: Kernel<TimeStep<T>>,
@@ -133,12 +135,17 @@ struct KpKernels<T: GpuReal> {
 }
 
 impl<T: GpuReal> KpKernels<T> {
-    fn new(gpu: &Gpu) -> Result<KpKernels<T>> {
+    fn new(gpu: &Gpu, wet_dry: WetDry) -> Result<KpKernels<T>> {
+        let flux = match wet_dry {
+            WetDry::Bollermann => FluxEntries::BOLLERMANN,
+            WetDry::Kp07 => FluxEntries::KP07,
+        };
         Ok(KpKernels {
-            flux: gpu.kernel::<T, _>(FLUX)?,
-            flux_early: gpu.kernel::<T, _>(FLUX_EARLY)?,
-            flux_stream: gpu.kernel::<T, _>(FLUX_STREAM)?,
-            flux_stream_early: gpu.kernel::<T, _>(FLUX_STREAM_EARLY)?,
+            flux: gpu.kernel::<T, _>(flux.tile)?,
+            flux_early: gpu.kernel::<T, _>(flux.tile_early)?,
+            flux_stream: gpu.kernel::<T, _>(flux.stream)?,
+            flux_stream_early: gpu.kernel::<T, _>(flux.stream_early)?,
+            flux_shared: flux.tile_shared,
             rk: gpu.kernel::<T, _>(RK)?,
             boundary: gpu.kernel::<T, _>(BOUNDARY)?,
             dt: gpu.kernel::<T, _>(DT)?,
@@ -222,7 +229,7 @@ impl<T: GpuReal> GpuKp<T> {
             dt: gpu.zeros(1)?,
             clock: gpu.zeros(CLOCK_LEN)?,
             reducer: Reducer::new(gpu)?,
-            kernels: KpKernels::new(gpu)?,
+            kernels: KpKernels::new(gpu, problem.wet_dry)?,
         })
     }
 
@@ -280,11 +287,12 @@ impl<T: GpuReal> GpuKp<T> {
         let ks = &self.kernels;
         match self.flux_variant {
             FluxVariant::Tile => {
-                let shape = self.block_shape()?.with_shared_of::<T>(flux_shared(self.k.bx, self.k.by));
+                let shape = self.block_shape()?.with_shared_of::<T>((ks.flux_shared)(self.k.bx, self.k.by));
                 // SAFETY: w, hu, hv, rw, rhu, rhv are padded arrays of k.cells(), bed the corner
                 // array, rate nbx·nby slots (checked in new) and wet nbx·nby flags; R distinct
                 // from the inputs; blocks of k.bx × k.by (a multiple of 32, checked in new)
-                // covering the interior; shared memory flux_shared(bx, by) T.
+                // covering the interior; shared memory flux_shared::<S>(bx, by) T of the
+                // kernels' scheme S (ks.flux_shared, from the same FluxEntries).
                 unsafe {
                     if early {
                         let p = FluxTileEarly { k, w, hu, hv, bed, rw, rhu, rhv, rate, wet };

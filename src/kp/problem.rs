@@ -6,7 +6,9 @@ use crate::field::Field2;
 use crate::grid::Layout2;
 use crate::{Error, Real, Result};
 use kernels::halo::node_source;
-use kernels::kp::{BC_OUTFLOW, BC_PERIODIC, BC_WALL, WET_DRY_BOLLERMANN, WET_DRY_KP07, cell_bed as cell_bed_of, depth_at_level};
+use kernels::kp::{
+    BC_OUTFLOW, BC_PERIODIC, BC_WALL, Bollermann, Kp07, WetDryScheme, cell_bed as cell_bed_of, depth_at_level,
+};
 
 /// The padded fields a model starts from ([`Problem::padded`]).
 pub struct Padded<T> {
@@ -65,7 +67,9 @@ pub enum Scheme {
     Rk2,
 }
 
-/// Treatment of wet–dry fronts (docs/kp-wet-dry.md).
+/// Treatment of wet–dry fronts (docs/kp-wet-dry.md): each is a type of the kernel crate
+/// (`kernels::kp::Bollermann`, `Kp07`), and the CPU reference and the GPU driver call the point
+/// functions and flux kernels compiled for the problem's scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WetDry {
     /// Bollermann, Chen, Kurganov & Noelle 2013 in 2D: partially flooded cells reconstructed
@@ -77,16 +81,19 @@ pub enum WetDry {
 
 impl WetDry {
     pub const ALL: [WetDry; 2] = [WetDry::Bollermann, WetDry::Kp07];
+    /// The scheme a problem has unless it says otherwise.
+    pub const DEFAULT: WetDry = WetDry::Bollermann;
     pub fn name(self) -> &'static str {
         match self {
             WetDry::Bollermann => "bollermann",
             WetDry::Kp07 => "kp07",
         }
     }
-    pub fn code(self) -> u32 {
+    /// The wet map's threshold depth of this scheme ([`WetDryScheme::wet_above`]) from `dry`.
+    pub fn wet_above<T: Real>(self, dry: T) -> T {
         match self {
-            WetDry::Bollermann => WET_DRY_BOLLERMANN,
-            WetDry::Kp07 => WET_DRY_KP07,
+            WetDry::Bollermann => Bollermann::wet_above(dry),
+            WetDry::Kp07 => Kp07::wet_above(dry),
         }
     }
 }
@@ -145,7 +152,7 @@ impl Problem {
             manning: 0.0,
             boundary: [Boundary::Wall; 4],
             scheme: Scheme::Rk2,
-            wet_dry: WetDry::Bollermann,
+            wet_dry: WetDry::DEFAULT,
             kappa_depth: 0.01,
             dt_floor: 1e-9,
             h: vec![0.0; nx * ny],
@@ -286,7 +293,7 @@ impl Problem {
             kappa: t(kd * kd * kd * kd),
             dry: t(dry),
             g_n2: t(self.g * self.manning * self.manning),
-            wet_dry: self.wet_dry.code(),
+            wet_above: self.wet_dry.wet_above(t(dry)),
             drain: t(0.25 / self.cfl),
         }
     }

@@ -5,7 +5,7 @@
 //! declaration, so the parameters' number, order and types cannot drift from the PTX):
 //!
 //! ```text
-//! let flux: Kernel<kernels::kp::FluxTile<T>> = gpu.kernel::<T, _>(kernels::kp::FLUX)?;
+//! let flux: Kernel<kernels::kp::FluxTile<T>> = gpu.kernel::<T, _>(kernels::kp::FLUX_KP07)?;
 //! let params = FluxTile { k, w: q[0].ptr(), /* … */ rate: rate.ptr_mut() };
 //! // SAFETY: (the kernel's contract, field by field)
 //! unsafe { flux.launch(shape, params)? };

@@ -35,18 +35,13 @@ pub struct Coeffs<T> {
     pub dry: T,
     /// g·n² of Manning's law (0: no friction).
     pub g_n2: T,
-    /// Wet–dry treatment: [`WET_DRY_KP07`] or [`WET_DRY_BOLLERMANN`] (`wetdry.rs`).
-    pub wet_dry: u32,
+    /// Depth above which a cell counts as wet in the wet map (early exit): the scheme's
+    /// [`WetDryScheme::wet_above`](super::WetDryScheme::wet_above) of `dry`.
+    pub wet_above: T,
     /// 1/(4·CFL): a partially flooded cell lets at most `drain·a·h̄` out through a face of speed
     /// a (`wetdry.rs`, the draining cap).
     pub drain: T,
 }
-
-/// Kurganov & Petrova 2007: w slopes corrected so face depths are non-negative.
-pub const WET_DRY_KP07: u32 = 0;
-/// Bollermann, Chen, Kurganov & Noelle 2013 in 2D: partially flooded cells reconstructed flat
-/// at the level that holds their volume, their outflow capped (`wetdry.rs`).
-pub const WET_DRY_BOLLERMANN: u32 = 1;
 
 impl<T: Real> Coeffs<T> {
     /// Boundary condition of side 0..4 (west, east, south, north). A `match`, not `[side]`:
@@ -64,13 +59,6 @@ impl<T: Real> Coeffs<T> {
     #[inline(always)]
     pub fn at(&self, i: u32, j: u32) -> usize {
         j as usize * self.pitch as usize + i as usize
-    }
-    /// Depth above which a cell counts as wet in the wet map (early exit): `dry`, or 0 in the
-    /// Bollermann scheme, where a partially flooded cell's faces can be wet while its mean
-    /// depth is below `dry`, so only a block without any water has R = 0 for sure.
-    #[inline(always)]
-    pub fn wet_above(&self) -> T {
-        if self.wet_dry == WET_DRY_BOLLERMANN { T::ZERO } else { self.dry }
     }
     /// Cells of the padded arrays.
     #[inline(always)]

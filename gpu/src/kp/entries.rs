@@ -1,5 +1,5 @@
-//! The Kurganov–Petrova entry points: flux (tile and streamed, full and early exit), RK stage,
-//! boundary, Δt.
+//! The Kurganov–Petrova entry points: flux (tile and streamed, full and early exit; one entry
+//! point a wet–dry scheme, [`FluxEntries`]), RK stage, boundary, Δt.
 //!
 //! Launch contract (all): `k` describes padded state arrays of `(nx+4)(ny+4)` cells and a
 //! corner array of `(nx+5)(ny+5)`; every pointer is a whole such array (or as stated); outputs
@@ -8,7 +8,7 @@
 //! `k.nbx × k.nby` blocks; per-block outputs (rate, wet map) are indexed
 //! `blockIdx.y·nbx + blockIdx.x`.
 
-use super::{Clock, Coeffs};
+use super::{Bollermann, Clock, Coeffs, Kp07, flux_shared};
 #[cfg(target_arch = "nvptx64")]
 use super::{
     boundary::kp_boundary,
@@ -16,6 +16,7 @@ use super::{
     stream::{kp_flux_stream, kp_flux_stream_early},
     tile::{kp_flux, kp_flux_early},
 };
+use crate::launch::Entry;
 
 kernels! {
     /// R = (R_w, R_hu, R_hv) of the state (w, hu, hv) over the corner bed, and the rates.
@@ -24,28 +25,33 @@ kernels! {
         rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T,
     }
     /// Seed 003's flux kernel: a shared tile of `k.bx × k.by` cells, one rate a block.
-    pub const FLUX: FluxTile = kp_flux(kp_flux::<T>);
+    pub const FLUX_KP07: FluxTile = kp_flux_kp07(kp_flux::<Kp07, T>);
+    pub const FLUX_BOLLERMANN: FluxTile = kp_flux_bollermann(kp_flux::<Bollermann, T>);
 
     /// [`FluxTile`] with the wet map of the state (early exit).
     pub struct FluxTileEarly<T> {
         k: Coeffs<T>, w: *const T, hu: *const T, hv: *const T, bed: *const T,
         rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T, wet: *const u32,
     }
-    pub const FLUX_EARLY: FluxTileEarly = kp_flux_early(kp_flux_early::<T>);
+    pub const FLUX_EARLY_KP07: FluxTileEarly = kp_flux_early_kp07(kp_flux_early::<Kp07, T>);
+    pub const FLUX_EARLY_BOLLERMANN: FluxTileEarly = kp_flux_early_bollermann(kp_flux_early::<Bollermann, T>);
 
     /// [`FluxTile`] streamed by warps in bands of `rows` rows: one rate a warp.
     pub struct FluxStream<T> {
         k: Coeffs<T>, rows: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T,
         rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T,
     }
-    pub const FLUX_STREAM: FluxStream = kp_flux_stream(kp_flux_stream::<T>);
+    pub const FLUX_STREAM_KP07: FluxStream = kp_flux_stream_kp07(kp_flux_stream::<Kp07, T>);
+    pub const FLUX_STREAM_BOLLERMANN: FluxStream = kp_flux_stream_bollermann(kp_flux_stream::<Bollermann, T>);
 
     /// [`FluxStream`] with the wet map (early exit).
     pub struct FluxStreamEarly<T> {
         k: Coeffs<T>, rows: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T,
         rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T, wet: *const u32,
     }
-    pub const FLUX_STREAM_EARLY: FluxStreamEarly = kp_flux_stream_early(kp_flux_stream_early::<T>);
+    pub const FLUX_STREAM_EARLY_KP07: FluxStreamEarly = kp_flux_stream_early_kp07(kp_flux_stream_early::<Kp07, T>);
+    pub const FLUX_STREAM_EARLY_BOLLERMANN: FluxStreamEarly =
+        kp_flux_stream_early_bollermann(kp_flux_stream_early::<Bollermann, T>);
 
     /// RK stage `stage` from Qⁿ (`*0`), the state R was evaluated at (`*1`) and R into `o*`, with
     /// the wet maps (see `kp_rk`).
@@ -64,4 +70,35 @@ kernels! {
     /// Δt from the device-wide largest rate, and the clock.
     pub struct TimeStep<T> { c: Clock, rate: *const T, dt: *mut T, clock: *mut f64 }
     pub const DT: TimeStep = kp_dt(kp_dt::<T>);
+}
+
+/// The four flux entry points of one wet–dry scheme (`wetdry.rs`): the host picks the set of the
+/// problem's scheme once, so no flux kernel branches on it.
+#[derive(Clone, Copy, Debug)]
+pub struct FluxEntries {
+    pub tile: Entry<FluxTile<()>>,
+    pub tile_early: Entry<FluxTileEarly<()>>,
+    pub stream: Entry<FluxStream<()>>,
+    pub stream_early: Entry<FluxStreamEarly<()>>,
+    /// The tile kernels' shared memory in `T`s for blocks of (bx, by): [`flux_shared`].
+    pub tile_shared: fn(u32, u32) -> usize,
+}
+
+impl FluxEntries {
+    /// Kurganov & Petrova 2007's flux kernels.
+    pub const KP07: FluxEntries = FluxEntries {
+        tile: FLUX_KP07,
+        tile_early: FLUX_EARLY_KP07,
+        stream: FLUX_STREAM_KP07,
+        stream_early: FLUX_STREAM_EARLY_KP07,
+        tile_shared: flux_shared::<Kp07>,
+    };
+    /// The flux kernels with partially flooded cells (Bollermann et al.).
+    pub const BOLLERMANN: FluxEntries = FluxEntries {
+        tile: FLUX_BOLLERMANN,
+        tile_early: FLUX_EARLY_BOLLERMANN,
+        stream: FLUX_STREAM_BOLLERMANN,
+        stream_early: FLUX_STREAM_EARLY_BOLLERMANN,
+        tile_shared: flux_shared::<Bollermann>,
+    };
 }

@@ -1,12 +1,17 @@
 //! Launch geometry the host and the flux kernels agree on: shared memory of the tile kernel,
 //! strips and rate slots of the streamed one.
 
-/// Shared memory of the flux kernels, in `T`s: four (bx+4)(by+4) tiles of the cells' (w*, hu,
-/// hv, drain cap), a (bx+5)(by+5) corner tile (every corner of those cells), three x-face flux
-/// arrays of (bx+1)·by and three y-face ones of bx·(by+1), 32 words of reduction scratch.
-pub const fn flux_shared(bx: u32, by: u32) -> usize {
-    4 * ((bx + 4) * (by + 4)) as usize
-        + ((bx + 5) * (by + 5)) as usize
+use super::WetDryScheme;
+
+/// Shared memory of the tile flux kernels of scheme `S`, in `T`s: (bx+4)(by+4) tiles of the
+/// cells' (w*, hu, hv) and, with partially flooded cells, their drain caps; a corner tile of
+/// (bx+5)(by+5) (every corner of those cells, for w*) or, without, (bx+3)(by+3) (the corners of
+/// the cross's faces); three x-face flux arrays of (bx+1)·by and three y-face ones of
+/// bx·(by+1); 32 words of reduction scratch.
+pub const fn flux_shared<S: WetDryScheme>(bx: u32, by: u32) -> usize {
+    let (tiles, corners) = if S::PARTIAL { (4, 5) } else { (3, 3) };
+    tiles * ((bx + 4) * (by + 4)) as usize
+        + ((bx + corners) * (by + corners)) as usize
         + 3 * ((bx + 1) * by + bx * (by + 1)) as usize
         + 32
 }

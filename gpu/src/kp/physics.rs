@@ -1,7 +1,7 @@
 //! The scheme's point functions: reconstruction, desingularization, the central-upwind flux, the
 //! right-hand side of a cell, friction and the RK stages.
 
-use super::{Coeffs, drain_factor, flat_face, surface};
+use super::{Coeffs, WetDryScheme, drain_factor, flat_face, surface};
 use crate::Real;
 
 /// The conserved variables of one cell, seen along one axis: the surface the reconstruction
@@ -77,15 +77,21 @@ pub fn slope<T: Real>(theta: T, qm: T, q0: T, qp: T) -> T {
 }
 
 /// Reconstruct a cell (`c`, between `cm` and `cp`) along one axis; `b_m`, `b_p` are B at its
-/// minus and plus faces. A partially flooded cell (finite cap) is flat at its level w* where
-/// its faces are under it, dry where they are not (`wetdry.rs`). Otherwise the w slope is
-/// corrected so that both face depths are non-negative (Kurganov–Petrova 2007, §2): a face
-/// below the bed is raised to the bed and the other face lowered by as much, keeping the mean.
+/// minus and plus faces. In a scheme with partially flooded cells (`S::PARTIAL`), such a cell
+/// (finite cap) is flat at its level w* where its faces are under it, dry where they are not
+/// (`wetdry.rs`). Otherwise the w slope is corrected so that both face depths are non-negative
+/// (Kurganov–Petrova 2007, §2): a face below the bed is raised to the bed and the other face
+/// lowered by as much, keeping the mean.
 #[inline(always)]
-pub fn reconstruct<T: Real>(k: &Coeffs<T>, cm: Cell<T>, c: Cell<T>, cp: Cell<T>, b_m: T, b_p: T) -> Recon<T> {
-    let sn = T::HALF * slope(k.theta, cm.qn, c.qn, cp.qn);
-    let st = T::HALF * slope(k.theta, cm.qt, c.qt, cp.qt);
-    if c.cap < T::INFINITY {
+pub fn reconstruct<S: WetDryScheme, T: Real>(
+    k: &Coeffs<T>,
+    cm: Cell<T>,
+    c: Cell<T>,
+    cp: Cell<T>,
+    b_m: T,
+    b_p: T,
+) -> Recon<T> {
+    if S::PARTIAL && c.cap < T::INFINITY {
         // The cell's (desingularized) velocity carried to both faces: momentum slopes would put
         // the wet neighbours' momentum over the thin water of this cell.
         let (u, v) = desingularize_pair(k.kappa, c.cap / k.drain, c.qn, c.qt);
@@ -107,6 +113,8 @@ pub fn reconstruct<T: Real>(k: &Coeffs<T>, cm: Cell<T>, c: Cell<T>, cp: Cell<T>,
         wm = b_m;
         wp = T::TWO * c.w - b_m;
     }
+    let sn = T::HALF * slope(k.theta, cm.qn, c.qn, cp.qn);
+    let st = T::HALF * slope(k.theta, cm.qt, c.qt, cp.qt);
     Recon {
         m: FaceState { w: wm, h: (wm - b_m).max(T::ZERO), qn: c.qn - sn, qt: c.qt - st, cap: c.cap },
         p: FaceState { w: wp, h: (wp - b_p).max(T::ZERO), qn: c.qn + sn, qt: c.qt + st, cap: c.cap },
@@ -136,12 +144,12 @@ pub fn desingularize_pair<T: Real>(kappa: T, h: T, qn: T, qt: T) -> (T, T) {
 }
 
 /// Central-upwind flux through the face between a left state `l` (the plus face of the cell
-/// before it) and a right state `r` (the minus face of the cell after it). Where water leaves
-/// a partially flooded cell faster than its drain cap allows, the mass flux and the advective
-/// part of the momentum fluxes are scaled down (`drain_factor`); the pressure part ½gh² stays,
-/// as it balances the bed-slope source.
+/// before it) and a right state `r` (the minus face of the cell after it). In a scheme with
+/// partially flooded cells, where water leaves one faster than its drain cap allows, the mass
+/// flux and the advective part of the momentum fluxes are scaled down (`drain_factor`); the
+/// pressure part ½gh² stays, as it balances the bed-slope source.
 #[inline(always)]
-pub fn central_upwind<T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>) -> Flux<T> {
+pub fn central_upwind<S: WetDryScheme, T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>) -> Flux<T> {
     let (ul, vl) = desingularize_pair(k.kappa, l.h, l.qn, l.qt);
     let (ur, vr) = desingularize_pair(k.kappa, r.h, r.qn, r.qt);
     let (qnl, qtl, qnr, qtr) = (l.h * ul, l.h * vl, r.h * ur, r.h * vr);
@@ -161,10 +169,17 @@ pub fn central_upwind<T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>) 
             ft: (ap * qtl * ul - am * qtr * ur + apam * (qtr - qtl)) * inv,
             speed: ap.max(-am),
         };
-        let phi = drain_factor(f.f0, f.speed, l.cap, r.cap);
-        if phi < T::ONE {
-            let pressure = (ap * (k.half_g * l.h * l.h) - am * (k.half_g * r.h * r.h)) * inv;
-            return Flux { f0: phi * f.f0, fn_: pressure + phi * (f.fn_ - pressure), ft: phi * f.ft, speed: f.speed };
+        if S::PARTIAL {
+            let phi = drain_factor(f.f0, f.speed, l.cap, r.cap);
+            if phi < T::ONE {
+                let pressure = (ap * (k.half_g * l.h * l.h) - am * (k.half_g * r.h * r.h)) * inv;
+                return Flux {
+                    f0: phi * f.f0,
+                    fn_: pressure + phi * (f.fn_ - pressure),
+                    ft: phi * f.ft,
+                    speed: f.speed,
+                };
+            }
         }
         f
     } else {
@@ -196,7 +211,7 @@ pub fn bed_y<T: Real>(b: &impl Fn(i32, i32) -> T, cj: i32) -> T {
 /// The x-reconstruction of the cell at offset `di` (from cells di−1..=di+1 of the row);
 /// `q(di, dj)` is a cell's (w*, hu, hv, cap), see [`surface_at`].
 #[inline(always)]
-pub fn recon_x<T: Real>(
+pub fn recon_x<S: WetDryScheme, T: Real>(
     k: &Coeffs<T>,
     q: &impl Fn(i32, i32) -> (T, T, T, T),
     b: &impl Fn(i32, i32) -> T,
@@ -206,12 +221,12 @@ pub fn recon_x<T: Real>(
         let (w, hu, hv, cap) = q(d, 0);
         Cell { w, qn: hu, qt: hv, cap }
     };
-    reconstruct(k, c(di - 1), c(di), c(di + 1), bed_x(b, di), bed_x(b, di + 1))
+    reconstruct::<S, T>(k, c(di - 1), c(di), c(di + 1), bed_x(b, di), bed_x(b, di + 1))
 }
 
 /// The y-reconstruction of the cell at offset `dj` (normal momentum hv).
 #[inline(always)]
-pub fn recon_y<T: Real>(
+pub fn recon_y<S: WetDryScheme, T: Real>(
     k: &Coeffs<T>,
     q: &impl Fn(i32, i32) -> (T, T, T, T),
     b: &impl Fn(i32, i32) -> T,
@@ -221,16 +236,20 @@ pub fn recon_y<T: Real>(
         let (w, hu, hv, cap) = q(0, d);
         Cell { w, qn: hv, qt: hu, cap }
     };
-    reconstruct(k, c(dj - 1), c(dj), c(dj + 1), bed_y(b, dj), bed_y(b, dj + 1))
+    reconstruct::<S, T>(k, c(dj - 1), c(dj), c(dj + 1), bed_y(b, dj), bed_y(b, dj + 1))
 }
 
 /// The well-balanced bed-slope source along one axis, `−g (B₊ − B₋)/Δ · (h₊ + h₋)/2`, from the
-/// reconstruction's bed rise (`r.db`) and face depths; `inv` is 1/Δ. In a partially flooded
-/// cell B₊ − B₋ is taken between the faces' beds capped at w*, so that at rest the source is
-/// ½g(h₊² − h₋²)/Δ, the difference of the face pressures, with a dry face too.
+/// reconstruction's bed rise and face depths; `inv` is 1/Δ. With partially flooded cells the
+/// rise is the reconstruction's (`r.db`: in such a cell between the faces' beds capped at w*,
+/// so that at rest the source is ½g(h₊² − h₋²)/Δ, the difference of the face pressures, with a
+/// dry face too). KP07 caps nothing and takes it from B at the faces, `b_m` and `b_p`, the same
+/// value where the kernel has it at hand (the tile kernel reads them again after its barrier
+/// rather than keep `r.db` in registers across it).
 #[inline(always)]
-pub fn slope_source<T: Real>(k: &Coeffs<T>, r: &Recon<T>, inv: T) -> T {
-    -k.g * r.db * inv * T::HALF * (r.p.h + r.m.h)
+pub fn slope_source<S: WetDryScheme, T: Real>(k: &Coeffs<T>, b_m: T, b_p: T, r: &Recon<T>, inv: T) -> T {
+    let rise = if S::PARTIAL { r.db } else { b_p - b_m };
+    -k.g * rise * inv * T::HALF * (r.p.h + r.m.h)
 }
 
 /// The x part of R at a cell: (R_w, R_hu, R_hv) from its west and east fluxes and the x source.
@@ -246,11 +265,13 @@ pub fn rhs_y<T: Real>(k: &Coeffs<T>, gs: Flux<T>, gn: Flux<T>, sy: T) -> (T, T, 
     ((gs.f0 - gn.f0) * k.inv_dy, (gs.ft - gn.ft) * k.inv_dy, (gs.fn_ - gn.fn_) * k.inv_dy + sy)
 }
 
-/// R and the rate of a cell from its four face fluxes (west, east, south, north) and its own
-/// reconstructions (for the source's face depths and bed rises). R is the x part plus the y
-/// part, so a kernel that finishes the two parts at different times gets the same sums.
+/// R and the rate of a cell from its four face fluxes (west, east, south, north), its own
+/// reconstructions (for the source's face depths and bed rises) and B at its four faces. R is the
+/// x part plus the y part, so a kernel that finishes the two parts at different times gets the
+/// same sums.
 #[inline(always)]
-pub fn assemble<T: Real>(
+#[allow(clippy::too_many_arguments)]
+pub fn assemble<S: WetDryScheme, T: Real>(
     k: &Coeffs<T>,
     fw: Flux<T>,
     fe: Flux<T>,
@@ -258,9 +279,10 @@ pub fn assemble<T: Real>(
     gn: Flux<T>,
     rx: Recon<T>,
     ry: Recon<T>,
+    (bw, be, bs, bn): (T, T, T, T),
 ) -> Rhs<T> {
-    let x = rhs_x(k, fw, fe, slope_source(k, &rx, k.inv_dx));
-    let y = rhs_y(k, gs, gn, slope_source(k, &ry, k.inv_dy));
+    let x = rhs_x(k, fw, fe, slope_source::<S, T>(k, bw, be, &rx, k.inv_dx));
+    let y = rhs_y(k, gs, gn, slope_source::<S, T>(k, bs, bn, &ry, k.inv_dy));
     Rhs {
         w: x.0 + y.0,
         hu: x.1 + y.1,
@@ -273,8 +295,14 @@ pub fn assemble<T: Real>(
 /// reconstruction reads ([`surface`]). `b(ci, cj)` is B at the corner at offset (ci, cj) from
 /// the south-west corner of the cell at offset (0, 0); the cell is at (di, dj).
 #[inline(always)]
-pub fn surface_at<T: Real>(k: &Coeffs<T>, s: (T, T, T), b: &impl Fn(i32, i32) -> T, di: i32, dj: i32) -> (T, T, T, T) {
-    let (w, cap) = surface(k, s.0, (b(di, dj), b(di + 1, dj), b(di, dj + 1), b(di + 1, dj + 1)));
+pub fn surface_at<S: WetDryScheme, T: Real>(
+    k: &Coeffs<T>,
+    s: (T, T, T),
+    b: &impl Fn(i32, i32) -> T,
+    di: i32,
+    dj: i32,
+) -> (T, T, T, T) {
+    let (w, cap) = surface::<S, T>(k, s.0, (b(di, dj), b(di + 1, dj), b(di, dj + 1), b(di + 1, dj + 1)));
     (w, s.1, s.2, cap)
 }
 
@@ -284,20 +312,27 @@ pub fn surface_at<T: Real>(k: &Coeffs<T>, s: (T, T, T), b: &impl Fn(i32, i32) ->
 /// Each face flux is `central_upwind(plus face of the cell before, minus face of the cell
 /// after)`, so a kernel that computes every face once gets the same values.
 #[inline(always)]
-pub fn cell_rhs<T: Real>(k: &Coeffs<T>, q: impl Fn(i32, i32) -> (T, T, T), b: impl Fn(i32, i32) -> T) -> Rhs<T> {
+pub fn cell_rhs<S: WetDryScheme, T: Real>(
+    k: &Coeffs<T>,
+    q: impl Fn(i32, i32) -> (T, T, T),
+    b: impl Fn(i32, i32) -> T,
+) -> Rhs<T> {
     // The cross's nine cells, each seen through `surface_at` once, not once per reconstruction
     // that reads it (18 times: four corner loads each, and a square root where partially flooded).
-    let at = |di: i32, dj: i32| surface_at(k, q(di, dj), &b, di, dj);
+    let at = |di: i32, dj: i32| surface_at::<S, T>(k, q(di, dj), &b, di, dj);
     let row: [(T, T, T, T); 5] = core::array::from_fn(|m| at(m as i32 - 2, 0));
     let col: [(T, T, T, T); 5] = core::array::from_fn(|m| if m == 2 { row[2] } else { at(0, m as i32 - 2) });
     let q = |di: i32, dj: i32| if dj == 0 { row[(di + 2) as usize] } else { col[(dj + 2) as usize] };
-    let (rx_m, rx_0, rx_p) = (recon_x(k, &q, &b, -1), recon_x(k, &q, &b, 0), recon_x(k, &q, &b, 1));
-    let (ry_m, ry_0, ry_p) = (recon_y(k, &q, &b, -1), recon_y(k, &q, &b, 0), recon_y(k, &q, &b, 1));
-    let fw = central_upwind(k, rx_m.p, rx_0.m);
-    let fe = central_upwind(k, rx_0.p, rx_p.m);
-    let gs = central_upwind(k, ry_m.p, ry_0.m);
-    let gn = central_upwind(k, ry_0.p, ry_p.m);
-    assemble(k, fw, fe, gs, gn, rx_0, ry_0)
+    let (rx_m, rx_0, rx_p) =
+        (recon_x::<S, T>(k, &q, &b, -1), recon_x::<S, T>(k, &q, &b, 0), recon_x::<S, T>(k, &q, &b, 1));
+    let (ry_m, ry_0, ry_p) =
+        (recon_y::<S, T>(k, &q, &b, -1), recon_y::<S, T>(k, &q, &b, 0), recon_y::<S, T>(k, &q, &b, 1));
+    let fw = central_upwind::<S, T>(k, rx_m.p, rx_0.m);
+    let fe = central_upwind::<S, T>(k, rx_0.p, rx_p.m);
+    let gs = central_upwind::<S, T>(k, ry_m.p, ry_0.m);
+    let gn = central_upwind::<S, T>(k, ry_0.p, ry_p.m);
+    let beds = (bed_x(&b, 0), bed_x(&b, 1), bed_y(&b, 0), bed_y(&b, 1));
+    assemble::<S, T>(k, fw, fe, gs, gn, rx_0, ry_0, beds)
 }
 
 /// B at the centre of a cell from its corners (sw, se, nw, ne): the mean, summed so that a
@@ -342,7 +377,7 @@ pub fn euler<T: Real>(k: &Coeffs<T>, dt: T, bc: T, q: (T, T, T), r: (T, T, T)) -
 
 /// Dry-cell clean-up after a stage: a negative depth (round-off) becomes 0, a dry cell loses
 /// its momentum. Returns the cleaned state and whether the cell is wet for the wet map
-/// (h > `k.wet_above()`).
+/// (h > `k.wet_above`).
 #[inline(always)]
 pub fn clean<T: Real>(k: &Coeffs<T>, bc: T, q: (T, T, T)) -> ((T, T, T), bool) {
     let (mut w, mut hu, mut hv) = q;
@@ -354,7 +389,7 @@ pub fn clean<T: Real>(k: &Coeffs<T>, bc: T, q: (T, T, T)) -> ((T, T, T), bool) {
         hu = T::ZERO;
         hv = T::ZERO;
     }
-    ((w, hu, hv), h > k.wet_above())
+    ((w, hu, hv), h > k.wet_above)
 }
 
 /// RK stage `stage` (1 or 2) at a cell: stage 1 is E(Q⁰) = Q⁰ + ΔtR(Q⁰); stage 2 is

@@ -24,8 +24,8 @@
 //! cell returns at once. These are the tile kernel's results whatever the strip geometry.
 
 use super::{
-    Cell, Coeffs, FaceState, Flux, STREAM_COLS, WET_DRY_BOLLERMANN, block_active, central_upwind, reconstruct, rhs_x,
-    rhs_y, slope_source, stream_strips, surface,
+    Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, central_upwind, reconstruct, rhs_x, rhs_y,
+    slope_source, stream_strips, surface,
 };
 use crate::device::reduce::warp_reduce;
 use crate::device::warp;
@@ -39,10 +39,18 @@ struct Lane {
     useful: bool,
 }
 
+/// A drain cap moved between lanes by `shift`, in a scheme that has them; KP07's are ∞ in every
+/// lane, and a shuffle (not `pure`, so never removed) would stay in its code for nothing.
+#[inline(always)]
+fn cap_shift<S: WetDryScheme, T: DeviceReal>(cap: T, shift: impl Fn(T) -> T) -> T {
+    if S::PARTIAL { shift(cap) } else { cap }
+}
+
 /// Shift a face state one lane up (the west neighbour's).
 #[inline(always)]
-fn face_up<T: DeviceReal>(f: FaceState<T>) -> FaceState<T> {
-    FaceState { w: f.w.shfl_up(1), h: f.h.shfl_up(1), qn: f.qn.shfl_up(1), qt: f.qt.shfl_up(1), cap: f.cap.shfl_up(1) }
+fn face_up<S: WetDryScheme, T: DeviceReal>(f: FaceState<T>) -> FaceState<T> {
+    let cap = cap_shift::<S, T>(f.cap, |c| c.shfl_up(1));
+    FaceState { w: f.w.shfl_up(1), h: f.h.shfl_up(1), qn: f.qn.shfl_up(1), qt: f.qt.shfl_up(1), cap }
 }
 
 /// Shift a flux one lane down (the east neighbour's).
@@ -53,7 +61,7 @@ fn flux_down<T: DeviceReal>(f: Flux<T>) -> Flux<T> {
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn stream_body<T: DeviceReal, const EARLY: bool>(
+unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, const EARLY: bool>(
     k: &Coeffs<T>,
     rows: u32,
     w: *const T,
@@ -122,17 +130,17 @@ unsafe fn stream_body<T: DeviceReal, const EARLY: bool>(
     let ccol = (if pc < k.nx + 4 { pc } else { k.nx + 4 }) as usize;
     let cp = k.cpitch as usize;
     // A row's (w*, hu, hv, drain cap) (`surface`); the corners of the loaded cell are read
-    // here again (from cache) only in the wet–dry scheme that needs them.
+    // here again (from cache) only in a scheme with partially flooded cells.
     let load = |pr: u32| {
         let r = (if pr < k.ny + 3 { pr } else { k.ny + 3 }) as usize;
         let g = r * p + col;
         let (wb, u, v) = unsafe { (T::ldg(w.add(g)), T::ldg(hu.add(g)), T::ldg(hv.add(g))) };
-        let (ws, cap) = if k.wet_dry == WET_DRY_BOLLERMANN {
+        let (ws, cap) = if S::PARTIAL {
             let (c0, c1) = (r * cp + col, (r + 1) * cp + col);
             // SAFETY: r ≤ ny + 3 and col ≤ nx + 3, so the corners (col + 1, r + 1) exist.
             let corners =
                 unsafe { (T::ldg(bed.add(c0)), T::ldg(bed.add(c0 + 1)), T::ldg(bed.add(c1)), T::ldg(bed.add(c1 + 1))) };
-            surface(k, wb, corners)
+            surface::<S, T>(k, wb, corners)
         } else {
             (wb, T::INFINITY)
         };
@@ -159,10 +167,10 @@ unsafe fn stream_body<T: DeviceReal, const EARLY: bool>(
         let (e0, e1) = (b0.shfl_down(1), b1.shfl_down(1));
         let (bs, bn) = (T::HALF * (b0 + e0), T::HALF * (b1 + e1));
         let ycell = |s: (T, T, T, T)| Cell { w: s.0, qn: s.2, qt: s.1, cap: s.3 };
-        let ry = reconstruct(k, ycell(sm), ycell(s0), ycell(sp), bs, bn);
+        let ry = reconstruct::<S, T>(k, ycell(sm), ycell(s0), ycell(sp), bs, bn);
         if pj > j0 + 1 {
             // The face between rows pj − 1 and pj.
-            let g = central_upwind(k, below, ry.m);
+            let g = central_upwind::<S, T>(k, below, ry.m);
             if pj > j0 + 2 {
                 // Finish row pj − 1: its north flux is g.
                 let y = rhs_y(k, gs, g, sy);
@@ -193,14 +201,15 @@ unsafe fn stream_body<T: DeviceReal, const EARLY: bool>(
         if pj > j0 + 1 {
             // Row pj is in the band: its x part.
             let xcell = |s: (T, T, T, T)| Cell { w: s.0, qn: s.1, qt: s.2, cap: s.3 };
-            let west = (s0.0.shfl_up(1), s0.1.shfl_up(1), s0.2.shfl_up(1), s0.3.shfl_up(1));
-            let east = (s0.0.shfl_down(1), s0.1.shfl_down(1), s0.2.shfl_down(1), s0.3.shfl_down(1));
+            let west = (s0.0.shfl_up(1), s0.1.shfl_up(1), s0.2.shfl_up(1), cap_shift::<S, T>(s0.3, |c| c.shfl_up(1)));
+            let east =
+                (s0.0.shfl_down(1), s0.1.shfl_down(1), s0.2.shfl_down(1), cap_shift::<S, T>(s0.3, |c| c.shfl_down(1)));
             let (bw, be) = (T::HALF * (b0 + b1), T::HALF * (e0 + e1));
-            let rx = reconstruct(k, xcell(west), xcell(s0), xcell(east), bw, be);
-            let fw = central_upwind(k, face_up(rx.p), rx.m);
+            let rx = reconstruct::<S, T>(k, xcell(west), xcell(s0), xcell(east), bw, be);
+            let fw = central_upwind::<S, T>(k, face_up::<S, T>(rx.p), rx.m);
             let fe = flux_down(fw);
-            x_part = rhs_x(k, fw, fe, slope_source(k, &rx, k.inv_dx));
-            sy = slope_source(k, &ry, k.inv_dy);
+            x_part = rhs_x(k, fw, fe, slope_source::<S, T>(k, bw, be, &rx, k.inv_dx));
+            sy = slope_source::<S, T>(k, bs, bn, &ry, k.inv_dy);
             pending_rate = (fw.speed * k.inv_dx).max(fe.speed * k.inv_dx).max(gs.speed * k.inv_dy);
         }
         below = ry.p;
@@ -221,7 +230,7 @@ unsafe fn stream_body<T: DeviceReal, const EARLY: bool>(
 /// The launch contract of `entries.rs` for the arrays; blocks of a multiple of 32 threads, grid
 /// (⌈strips / warps⌉, ⌈ny / rows⌉); `rate` holds `stream_slots(nx, ny, rows)`.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_flux_stream<T: DeviceReal>(
+pub(super) unsafe fn kp_flux_stream<S: WetDryScheme, T: DeviceReal>(
     k: Coeffs<T>,
     rows: u32,
     w: *const T,
@@ -233,7 +242,7 @@ pub(super) unsafe fn kp_flux_stream<T: DeviceReal>(
     rhv: *mut T,
     rate: *mut T,
 ) {
-    unsafe { stream_body::<T, false>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, core::ptr::null()) }
+    unsafe { stream_body::<S, T, false>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, core::ptr::null()) }
 }
 
 /// [`kp_flux_stream`] with early exit by the wet map (module comment).
@@ -241,7 +250,7 @@ pub(super) unsafe fn kp_flux_stream<T: DeviceReal>(
 /// # Safety
 /// As [`kp_flux_stream`]; `wet` holds nbx·nby flags.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_flux_stream_early<T: DeviceReal>(
+pub(super) unsafe fn kp_flux_stream_early<S: WetDryScheme, T: DeviceReal>(
     k: Coeffs<T>,
     rows: u32,
     w: *const T,
@@ -254,5 +263,5 @@ pub(super) unsafe fn kp_flux_stream_early<T: DeviceReal>(
     rate: *mut T,
     wet: *const u32,
 ) {
-    unsafe { stream_body::<T, true>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet) }
+    unsafe { stream_body::<S, T, true>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet) }
 }

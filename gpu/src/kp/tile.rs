@@ -1,17 +1,20 @@
 //! The tile flux kernels (seed 003's): one thread a cell on a 2D shared-memory tile of
 //! `k.bx × k.by` cells, full and early exit (launch contract: `entries.rs`).
 
-use super::{Coeffs, Flux, Recon, assemble, block_active, central_upwind, recon_x, recon_y, surface};
+use super::{
+    Coeffs, Flux, Recon, WetDryScheme, assemble, bed_x, bed_y, block_active, central_upwind, recon_x, recon_y, surface,
+};
 use crate::device::reduce::block_max;
 use crate::device::{DeviceReal, shared, thread};
 
-/// Load the tiles and turn w̄ into the reconstruction's w* and drain cap (`surface`); compute
-/// every face flux of the block once (each thread its cell's west and
-/// south faces, the last column and row also the east and north ones) into shared memory;
-/// assemble R for this thread's cell; write it and the block's largest rate.
+/// Load the tiles and, in a scheme with partially flooded cells, turn w̄ into the
+/// reconstruction's w* and drain cap (`surface`); compute every face flux of the block once
+/// (each thread its cell's west and south faces, the last column and row also the east and north
+/// ones) into shared memory; assemble R for this thread's cell; write it and the block's largest
+/// rate. The shared layout is [`flux_shared`](super::flux_shared)'s.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn flux_body<T: DeviceReal>(
+unsafe fn flux_body<S: WetDryScheme, T: DeviceReal>(
     k: &Coeffs<T>,
     w: *const T,
     hu: *const T,
@@ -26,7 +29,11 @@ unsafe fn flux_body<T: DeviceReal>(
     let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
     let (i0, j0) = (thread::block_idx_x() * bx, thread::block_idx_y() * by);
     let (tw, th) = (bx + 4, by + 4);
-    let (cw, ch) = (bx + 5, by + 5);
+    // The corner tile starts `o` corners in from the state tile's south-west corner: with
+    // partially flooded cells it holds every corner of the state tile's cells (for w*), else only
+    // those the cross's faces need.
+    let o = if S::PARTIAL { 0 } else { 1 };
+    let (cw, ch) = (bx + 5 - 2 * o, by + 5 - 2 * o);
     let tn = (tw * th) as usize;
     let base = shared::dynamic::<T>();
     let threads = bx * by;
@@ -36,8 +43,9 @@ unsafe fn flux_body<T: DeviceReal>(
     // Face-flux arrays: x faces (bx+1) per row, y faces bx per row over by+1 rows.
     let (nfx, nfy) = (((bx + 1) * by) as usize, (bx * (by + 1)) as usize);
     unsafe {
+        // The cap tile exists only with partially flooded cells.
         let (sw, su, sv, scap) = (base, base.add(tn), base.add(2 * tn), base.add(3 * tn));
-        let sb = base.add(4 * tn);
+        let sb = base.add(if S::PARTIAL { 4 } else { 3 } * tn);
         let fx = sb.add((cw * ch) as usize);
         let fy = fx.add(3 * nfx);
         let scratch = fy.add(3 * nfy);
@@ -54,40 +62,43 @@ unsafe fn flux_body<T: DeviceReal>(
             }
             t += threads;
         }
-        // Corner tile: padded corners (i0 + a, j0 + b), every corner of the state tile's cells.
+        // Corner tile: padded corners (i0 + o + a, j0 + o + b).
         let mut t = rank;
         while t < cw * ch {
             let (a, b) = (t % cw, t / cw);
-            let (gi, gj) = (i0 + a, j0 + b);
+            let (gi, gj) = (i0 + o + a, j0 + o + b);
             if gi < k.nx + 5 && gj < k.ny + 5 {
                 *sb.add(t as usize) = T::ldg(bed.add(gj as usize * cp + gi as usize));
             }
             t += threads;
         }
         thread::sync_threads();
-        // w̄ → w* and the drain cap, once a tile cell (state tile cell (a, b) has its south-west
-        // corner at corner tile (a, b)).
-        let mut t = rank;
-        while t < tw * th {
-            let (a, b) = (t % tw, t / tw);
-            if i0 + a < k.nx + 4 && j0 + b < k.ny + 4 {
-                let c = (b * cw + a) as usize;
-                let corners = (*sb.add(c), *sb.add(c + 1), *sb.add(c + cw as usize), *sb.add(c + 1 + cw as usize));
-                let (ws, cap) = surface(k, *sw.add(t as usize), corners);
-                *sw.add(t as usize) = ws;
-                *scap.add(t as usize) = cap;
+        if S::PARTIAL {
+            // w̄ → w* and the drain cap, once a tile cell (state tile cell (a, b) has its
+            // south-west corner at corner tile (a, b)).
+            let mut t = rank;
+            while t < tw * th {
+                let (a, b) = (t % tw, t / tw);
+                if i0 + a < k.nx + 4 && j0 + b < k.ny + 4 {
+                    let c = (b * cw + a) as usize;
+                    let corners = (*sb.add(c), *sb.add(c + 1), *sb.add(c + cw as usize), *sb.add(c + 1 + cw as usize));
+                    let (ws, cap) = surface::<S, T>(k, *sw.add(t as usize), corners);
+                    *sw.add(t as usize) = ws;
+                    *scap.add(t as usize) = cap;
+                }
+                t += threads;
             }
-            t += threads;
+            thread::sync_threads();
         }
-        thread::sync_threads();
         let (i, j) = (i0 + tx, j0 + ty);
         let valid = i < k.nx && j < k.ny;
         let c = ((ty + 2) * tw + tx + 2) as isize;
         let q = |di: i32, dj: i32| {
             let s = (c + di as isize + dj as isize * tw as isize) as usize;
-            (*sw.add(s), *su.add(s), *sv.add(s), *scap.add(s))
+            let cap = if S::PARTIAL { *scap.add(s) } else { T::INFINITY };
+            (*sw.add(s), *su.add(s), *sv.add(s), cap)
         };
-        let cc = ((ty + 2) * cw + tx + 2) as isize;
+        let cc = ((ty + 2 - o) * cw + tx + 2 - o) as isize;
         let b = |ci: i32, cj: i32| *sb.add((cc + ci as isize + cj as isize * cw as isize) as usize);
         let put = |f: *mut T, n: usize, at: usize, v: Flux<T>| {
             *f.add(at) = v.f0;
@@ -106,21 +117,21 @@ unsafe fn flux_body<T: DeviceReal>(
         if valid {
             let fxa = (ty * (bx + 1) + tx) as usize;
             let fya = (ty * bx + tx) as usize;
-            rx = recon_x(k, &q, &b, 0);
-            let west = central_upwind(k, recon_x(k, &q, &b, -1).p, rx.m);
+            rx = recon_x::<S, T>(k, &q, &b, 0);
+            let west = central_upwind::<S, T>(k, recon_x::<S, T>(k, &q, &b, -1).p, rx.m);
             put(fx, nfx, fxa, west);
             r = r.max(west.speed * k.inv_dx);
             if tx + 1 == bx || i + 1 == k.nx {
-                let east = central_upwind(k, rx.p, recon_x(k, &q, &b, 1).m);
+                let east = central_upwind::<S, T>(k, rx.p, recon_x::<S, T>(k, &q, &b, 1).m);
                 put(fx, nfx, fxa + 1, east);
                 r = r.max(east.speed * k.inv_dx);
             }
-            ry = recon_y(k, &q, &b, 0);
-            let south = central_upwind(k, recon_y(k, &q, &b, -1).p, ry.m);
+            ry = recon_y::<S, T>(k, &q, &b, 0);
+            let south = central_upwind::<S, T>(k, recon_y::<S, T>(k, &q, &b, -1).p, ry.m);
             put(fy, nfy, fya, south);
             r = r.max(south.speed * k.inv_dy);
             if ty + 1 == by || j + 1 == k.ny {
-                let north = central_upwind(k, ry.p, recon_y(k, &q, &b, 1).m);
+                let north = central_upwind::<S, T>(k, ry.p, recon_y::<S, T>(k, &q, &b, 1).m);
                 put(fy, nfy, fya + bx as usize, north);
                 r = r.max(north.speed * k.inv_dy);
             }
@@ -131,7 +142,8 @@ unsafe fn flux_body<T: DeviceReal>(
             let fya = (ty * bx + tx) as usize;
             let (fw, fe) = (get(fx, nfx, fxa), get(fx, nfx, fxa + 1));
             let (gs, gn) = (get(fy, nfy, fya), get(fy, nfy, fya + bx as usize));
-            let out = assemble(k, fw, fe, gs, gn, rx, ry);
+            let beds = (bed_x(&b, 0), bed_x(&b, 1), bed_y(&b, 0), bed_y(&b, 1));
+            let out = assemble::<S, T>(k, fw, fe, gs, gn, rx, ry, beds);
             let g = (j + 2) as usize * p + (i + 2) as usize;
             *rw.add(g) = out.w;
             *rhu.add(g) = out.hu;
@@ -151,8 +163,8 @@ unsafe fn flux_body<T: DeviceReal>(
 /// R = (R_w, R_hu, R_hv) at every interior cell and each block's max(a_x/Δx, a_y/Δy).
 ///
 /// # Safety
-/// The launch contract of `entries.rs`; `rate` holds nbx·nby; shared memory `flux_shared(bx, by)` T.
-pub(super) unsafe fn kp_flux<T: DeviceReal>(
+/// The launch contract of `entries.rs`; `rate` holds nbx·nby; shared memory `flux_shared::<S>(bx, by)` T.
+pub(super) unsafe fn kp_flux<S: WetDryScheme, T: DeviceReal>(
     k: Coeffs<T>,
     w: *const T,
     hu: *const T,
@@ -163,7 +175,7 @@ pub(super) unsafe fn kp_flux<T: DeviceReal>(
     rhv: *mut T,
     rate: *mut T,
 ) {
-    unsafe { flux_body(&k, w, hu, hv, bed, rw, rhu, rhv, rate) }
+    unsafe { flux_body::<S, T>(&k, w, hu, hv, bed, rw, rhu, rhv, rate) }
 }
 
 /// [`kp_flux`] with early exit: a block that is dry, with its four neighbours, by the wet map
@@ -173,7 +185,7 @@ pub(super) unsafe fn kp_flux<T: DeviceReal>(
 /// # Safety
 /// As [`kp_flux`]; `wet` holds nbx·nby flags written by the last RK stage (or the host).
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_flux_early<T: DeviceReal>(
+pub(super) unsafe fn kp_flux_early<S: WetDryScheme, T: DeviceReal>(
     k: Coeffs<T>,
     w: *const T,
     hu: *const T,
@@ -195,5 +207,5 @@ pub(super) unsafe fn kp_flux_early<T: DeviceReal>(
         }
         return;
     }
-    unsafe { flux_body(&k, w, hu, hv, bed, rw, rhu, rhv, rate) }
+    unsafe { flux_body::<S, T>(&k, w, hu, hv, bed, rw, rhu, rhv, rate) }
 }

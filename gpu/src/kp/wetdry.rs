@@ -8,15 +8,52 @@
 //! `w* = B_lo + √(2 h̄ (B_hi − B_lo))`. The reconstruction (`physics.rs`) uses w* in place of
 //! w̄ for slopes and faces, so a lake at rest whose shoreline cuts through cells has one level
 //! everywhere. A fully flooded cell (w̄ ≥ B_hi) keeps w* = w̄, the KP07 scheme bit for bit.
+//!
+//! The scheme is a type parameter ([`WetDryScheme`]: [`Kp07`] or [`Bollermann`]) of the point functions
+//! that depend on it and of the flux kernels, which have one entry point a scheme: each is
+//! compiled with only its own scheme's code, so the choice costs nothing at run time (a run-time
+//! switch kept both schemes' code, and their registers, in every flux kernel).
 
-use super::{Coeffs, WET_DRY_BOLLERMANN, cell_bed};
+use super::{Coeffs, cell_bed};
 use crate::Real;
+
+/// A wet–dry treatment, chosen at compile time. Every difference between the schemes follows
+/// from [`PARTIAL`](WetDryScheme::PARTIAL): where it is false, every cell's level is its mean surface
+/// and its drain cap ∞, so the code that reads them is left out.
+pub trait WetDryScheme: Copy + 'static {
+    /// Whether partially flooded cells are reconstructed flat at their level w* with a drain
+    /// cap (Bollermann); false: Kurganov–Petrova 2007's slope correction in every cell.
+    const PARTIAL: bool;
+    /// Depth above which a cell counts as wet in the wet map (early exit), from the depth `dry`
+    /// at or below which a cell is dry: `dry` in KP07; 0 with partially flooded cells, whose
+    /// faces can be wet while their mean depth is below `dry`, so that only a block without any
+    /// water is left out and early exit stays exact.
+    #[inline(always)]
+    fn wet_above<T: Real>(dry: T) -> T {
+        if Self::PARTIAL { T::ZERO } else { dry }
+    }
+}
+
+/// Kurganov & Petrova 2007: w slopes corrected so face depths are non-negative.
+#[derive(Clone, Copy, Debug)]
+pub struct Kp07;
+impl WetDryScheme for Kp07 {
+    const PARTIAL: bool = false;
+}
+
+/// Bollermann, Chen, Kurganov & Noelle 2013 in 2D: partially flooded cells reconstructed flat at
+/// the level that holds their volume, their outflow capped.
+#[derive(Clone, Copy, Debug)]
+pub struct Bollermann;
+impl WetDryScheme for Bollermann {
+    const PARTIAL: bool = true;
+}
 
 /// The surface seen by the reconstruction at one cell: its level (w* in a partially flooded
 /// cell, else w̄) and its drain cap (`drain·h̄` in a partially flooded cell, else ∞).
 #[inline(always)]
-pub fn surface<T: Real>(k: &Coeffs<T>, w: T, (sw, se, nw, ne): (T, T, T, T)) -> (T, T) {
-    if k.wet_dry != WET_DRY_BOLLERMANN {
+pub fn surface<S: WetDryScheme, T: Real>(k: &Coeffs<T>, w: T, (sw, se, nw, ne): (T, T, T, T)) -> (T, T) {
+    if !S::PARTIAL {
         return (w, T::INFINITY);
     }
     let hi = sw.max(se).max(nw.max(ne));
