@@ -85,8 +85,8 @@ impl Default for Physics {
     }
 }
 
-fn bollermann() -> String {
-    "bollermann".into()
+fn default_wet_dry() -> String {
+    WetDry::DEFAULT.name().into()
 }
 
 /// `[numerics]`.
@@ -94,13 +94,13 @@ fn bollermann() -> String {
 #[serde(deny_unknown_fields)]
 struct Numerics {
     /// `bollermann` or `kp07` (docs/kp-wet-dry.md).
-    #[serde(default = "bollermann")]
+    #[serde(default = "default_wet_dry")]
     wet_dry: String,
 }
 
 impl Default for Numerics {
     fn default() -> Self {
-        Numerics { wet_dry: bollermann() }
+        Numerics { wet_dry: default_wet_dry() }
     }
 }
 
