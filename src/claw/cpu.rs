@@ -68,6 +68,53 @@ pub struct Step {
     pub rejected: u32,
 }
 
+/// A run's clock: the time reached, the Δt the next step tries, the steps taken; and PyClaw's
+/// step control, shared by the CPU reference and the GPU driver.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Clock {
+    pub time: f64,
+    pub dt: f64,
+    pub steps: u64,
+}
+
+impl Clock {
+    /// One accepted step towards `t_end` (the last cut to land on it): `trial(Δt)` takes a step
+    /// of Δt and returns its CFL number; a step above `cfl.max` is rejected and tried again, and
+    /// every trial sets the next Δt to Δt·desired/CFL. A trial's error (a blow-up) ends it.
+    pub fn step(
+        &mut self,
+        cfl: Cfl,
+        t_end: f64,
+        name: &str,
+        mut trial: impl FnMut(f64) -> Result<f64>,
+    ) -> Result<Step> {
+        let mut rejected = 0;
+        loop {
+            let dt = self.dt.min(t_end - self.time);
+            if dt.is_nan() || dt <= 0.0 {
+                return Err(Error::invalid(format!("claw: no time left to step (t = {} s, end {t_end} s)", self.time)));
+            }
+            let c = trial(dt)?;
+            if c > 0.0 {
+                self.dt = dt * cfl.desired / c;
+            }
+            if c <= cfl.max {
+                self.time = if dt == t_end - self.time { t_end } else { self.time + dt };
+                self.steps += 1;
+                return Ok(Step { dt, cfl: c, rejected });
+            }
+            rejected += 1;
+            if rejected >= MAX_REJECTS || !c.is_finite() {
+                return Err(Error::invalid(format!(
+                    "claw {name}: step {} at t = {:.6e} s rejected {rejected} times (CFL {c:e}): the wave speeds are not finite or keep growing",
+                    self.steps + 1,
+                    self.time
+                )));
+            }
+        }
+    }
+}
+
 /// A 2D wave-propagation run on the CPU over solver `R` (M equations, W waves, A aux fields).
 pub struct Claw2<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize> {
     solver: R,
@@ -229,16 +276,10 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     /// exceeds `cfl.max` are rejected and redone with Δt·desired/CFL. A state that stops being
     /// finite is an error naming the step, time and cell, and the state stays the last good one.
     pub fn step(&mut self, t_end: f64) -> Result<Step> {
-        let mut rejected = 0;
-        loop {
-            let dt = self.dt.min(t_end - self.time);
-            if dt.is_nan() || dt <= 0.0 {
-                return Err(Error::invalid(format!("claw: no time left to step (t = {} s, end {t_end} s)", self.time)));
-            }
+        let mut clock = Clock { time: self.time, dt: self.dt, steps: self.steps };
+        let mut accepted = None;
+        let step = clock.step(self.setup.cfl, t_end, R::NAME, |dt| {
             let (q, cfl) = self.trial(dt);
-            if cfl > 0.0 {
-                self.dt = dt * self.setup.cfl.desired / cfl;
-            }
             if cfl <= self.setup.cfl.max {
                 if let Some(c) = self.first_bad(&q) {
                     let (i, j) = (c % self.setup.nx, c / self.setup.nx);
@@ -249,21 +290,15 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
                         self.time + dt
                     )));
                 }
-                self.q = q;
-                self.time = if dt == t_end - self.time { t_end } else { self.time + dt };
-                self.steps += 1;
-                return Ok(Step { dt, cfl, rejected });
+                accepted = Some(q);
             }
-            rejected += 1;
-            if rejected >= MAX_REJECTS || !cfl.is_finite() {
-                return Err(Error::invalid(format!(
-                    "claw {}: step {} at t = {:.6e} s rejected {rejected} times (CFL {cfl:e}): the wave speeds are not finite or keep growing",
-                    R::NAME,
-                    self.steps + 1,
-                    self.time
-                )));
-            }
+            Ok(cfl)
+        });
+        (self.time, self.dt, self.steps) = (clock.time, clock.dt, clock.steps);
+        if let Some(q) = accepted {
+            self.q = q;
         }
+        step
     }
 
     /// Steps until `t_end`.
@@ -299,6 +334,11 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
         let mut q = self.q.clone();
         fill_ghosts(&self.layout, &self.setup.bc, dir, &mut q, R::normal(dir));
         (q, &self.aux)
+    }
+
+    /// The padded state (ghosts as last filled) and auxiliary fields (ghosts filled).
+    pub fn padded(&self) -> (&[[T; M]], &[[T; A]]) {
+        (&self.q, &self.aux)
     }
 
     /// Replaces the padded state (a trial's result, say).

@@ -2,10 +2,11 @@
 //! sweep's axis are filled, into another. The stepping (ghost fills, Δt and reject-and-redo on
 //! the device) is still to come; the sweeps are checked against the CPU reference's.
 
-use super::cpu::{HALO, Setup};
+use super::Splitting;
+use super::cpu::{Claw2, Clock, HALO, Setup, Step};
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
 use crate::{Error, Gpu, GpuReal, Result};
-use kernels::claw::{Kernels, Sweep, X_CELLS_PER_WARP};
+use kernels::claw::{FillGhosts, GhostFill, Kernels, Sweep, X_CELLS_PER_WARP};
 use kernels::grid::Layout2;
 use kernels::launch::Family;
 
@@ -24,7 +25,8 @@ pub struct GpuSweeps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W
     layout: Layout2,
     x: Kernel<Params<T, R, M, W, A>>,
     y: Kernel<Params<T, R, M, W, A>>,
-    rate: DeviceBuffer<T>,
+    /// One rate a block, per axis.
+    rate: [DeviceBuffer<T>; 2],
     dt: DeviceBuffer<T>,
 }
 
@@ -38,7 +40,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
             layout,
             x: gpu.kernel::<T, _>(R::X)?,
             y: gpu.kernel::<T, _>(R::Y)?,
-            rate: gpu.alloc::<T>(blocks)?,
+            rate: [gpu.alloc::<T>(blocks)?, gpu.alloc::<T>(blocks)?],
             dt: gpu.alloc::<T>(1)?,
         })
     }
@@ -94,7 +96,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         };
         let (kernel, shape) =
             if dir == 0 { (&self.x, Self::x_shape(&self.layout)) } else { (&self.y, Self::y_shape(&self.layout)) };
-        let p = solver.params(k, q.ptr(), aux.ptr(), out.ptr_mut(), self.dt.ptr(), self.rate.ptr_mut());
+        let p = solver.params(k, q.ptr(), aux.ptr(), out.ptr_mut(), self.dt.ptr(), self.rate[dir].ptr_mut());
         // SAFETY: q and out hold M planes of the layout's length and aux A (checked above); out
         // is a buffer of its own (a `&mut` borrow); dt is one value and rate holds a value for
         // every block of either shape (`new`); the shapes are the kernels' (32·wx, by) and
@@ -106,8 +108,11 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
     pub fn rate(&self, gpu: &Gpu, dir: usize) -> Result<f64> {
         let shape = if dir == 0 { Self::x_shape(&self.layout) } else { Self::y_shape(&self.layout) };
         let blocks = (shape.grid.0 * shape.grid.1) as usize;
-        let rates = gpu.download(&self.rate)?;
-        Ok(rates[..blocks].iter().fold(0.0f64, |a, r| a.max(r.to_f64())))
+        let rates = gpu.download(&self.rate[dir])?;
+        // NaN-propagating: a non-finite speed must not hide behind a finite maximum.
+        Ok(rates[..blocks]
+            .iter()
+            .fold(0.0f64, |a, r| if a.is_nan() || r.to_f64().is_nan() { f64::NAN } else { a.max(r.to_f64()) }))
     }
 
     /// One sweep along `dir` over Δt `dt` from `q` into `out` (see [`enqueue`](Self::enqueue));
@@ -126,5 +131,112 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         self.set_dt(gpu, dt)?;
         self.enqueue(solver, dir, q, aux, out)?;
         Ok(dt * self.rate(gpu, dir)?)
+    }
+}
+
+/// A 2D run on the GPU: the state, the x-sweep's output and the next state (three M-plane
+/// buffers; the state before a step is kept until the step is accepted), the auxiliary fields,
+/// and the clock. Each step fills the ghosts across x, sweeps x, fills the ghosts across y,
+/// sweeps y, and reads the two sweeps' rates to take PyClaw's decision ([`Clock::step`]) on the
+/// host. Godunov splitting.
+pub struct GpuClaw2<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> {
+    solver: R,
+    setup: Setup,
+    sweeps: GpuSweeps<T, R, M, W, A>,
+    ghosts: Kernel<FillGhosts<T>>,
+    q: DeviceBuffer<T>,
+    mid: DeviceBuffer<T>,
+    next: DeviceBuffer<T>,
+    aux: DeviceBuffer<T>,
+    clock: Clock,
+}
+
+impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> GpuClaw2<T, R, M, W, A> {
+    /// The GPU run of a CPU run's set-up, state and auxiliary fields (validated there), from its
+    /// clock.
+    pub fn new(gpu: &Gpu, solver: R, cpu: &Claw2<T, R, M, W, A>) -> Result<Self> {
+        let setup = *cpu.setup();
+        if setup.splitting != Splitting::Godunov {
+            return Err(Error::invalid("claw on the GPU: only Godunov splitting so far (use the CPU for Strang)"));
+        }
+        let (q, aux) = cpu.padded();
+        let planes = |cells: &[[T; M]]| -> Vec<T> { (0..M).flat_map(|m| cells.iter().map(move |c| c[m])).collect() };
+        let aux_planes: Vec<T> =
+            if A == 0 { vec![T::ZERO] } else { (0..A).flat_map(|a| aux.iter().map(move |c| c[a])).collect() };
+        let host = planes(q);
+        gpu.check_fits("claw state", (3 * host.len() + aux_planes.len()) * std::mem::size_of::<T>())?;
+        Ok(GpuClaw2 {
+            solver,
+            setup,
+            sweeps: GpuSweeps::new(gpu, setup)?,
+            ghosts: gpu.kernel::<T, _>(R::GHOSTS)?,
+            q: gpu.upload(&host)?,
+            mid: gpu.upload(&host)?,
+            next: gpu.upload(&host)?,
+            aux: gpu.upload(&aux_planes)?,
+            clock: Clock { time: cpu.time(), dt: cpu.next_dt(), steps: cpu.steps() },
+        })
+    }
+
+    /// Fills the ghosts across `dir` of `buf` (M planes).
+    fn fill(ghosts: &Kernel<FillGhosts<T>>, setup: &Setup, dir: usize, buf: &mut DeviceBuffer<T>) -> Result<()> {
+        let layout = Layout2::new(setup.nx as u32, setup.ny as u32, HALO);
+        let lines = if dir == 0 { layout.ny } else { layout.nx };
+        let normal = R::normal(dir).map_or(u32::MAX, |m| m as u32);
+        let g = GhostFill { layout, lo: setup.bc[2 * dir], hi: setup.bc[2 * dir + 1], normal, dir: dir as u32 };
+        let shape = LaunchShape::cover_1d(4 * lines as u64, 128)?;
+        // SAFETY: buf holds M planes of the layout's length (allocated so in `new`); the grid
+        // covers 4 threads a line.
+        unsafe { ghosts.launch(shape, FillGhosts { g, q: buf.ptr_mut() }) }
+    }
+
+    /// One step of Δt from the state into `next`; its CFL number.
+    fn trial(&mut self, gpu: &Gpu, dt: f64) -> Result<f64> {
+        Self::fill(&self.ghosts, &self.setup, 0, &mut self.q)?;
+        self.sweeps.set_dt(gpu, dt)?;
+        self.sweeps.enqueue(self.solver, 0, &self.q, &self.aux, &mut self.mid)?;
+        Self::fill(&self.ghosts, &self.setup, 1, &mut self.mid)?;
+        self.sweeps.enqueue(self.solver, 1, &self.mid, &self.aux, &mut self.next)?;
+        let (rx, ry) = (self.sweeps.rate(gpu, 0)?, self.sweeps.rate(gpu, 1)?);
+        Ok(if rx.is_nan() || ry.is_nan() { f64::NAN } else { dt * rx.max(ry) })
+    }
+
+    /// One accepted step towards `t_end`, as [`Claw2::step`]; a step whose speeds are not
+    /// finite is rejected until the run gives up, naming the step and time.
+    pub fn step(&mut self, gpu: &Gpu, t_end: f64) -> Result<Step> {
+        let mut clock = self.clock;
+        let max = self.setup.cfl.max;
+        let mut accepted = false;
+        let step = clock.step(self.setup.cfl, t_end, R::NAME, |dt| {
+            let cfl = self.trial(gpu, dt)?;
+            accepted = cfl <= max;
+            Ok(cfl)
+        });
+        self.clock = clock;
+        if step.is_ok() && accepted {
+            std::mem::swap(&mut self.q, &mut self.next);
+        }
+        step
+    }
+
+    /// The interior states, row-major.
+    pub fn state(&self, gpu: &Gpu) -> Result<Vec<[T; M]>> {
+        let host = gpu.download(&self.q)?;
+        let layout = Layout2::new(self.setup.nx as u32, self.setup.ny as u32, HALO);
+        let len = layout.len();
+        Ok((0..self.setup.nx * self.setup.ny)
+            .map(|c| {
+                let at = layout.at((c % self.setup.nx) as i32, (c / self.setup.nx) as i32);
+                let mut v = [T::ZERO; M];
+                for (m, x) in v.iter_mut().enumerate() {
+                    *x = host[m * len + at];
+                }
+                v
+            })
+            .collect())
+    }
+
+    pub fn clock(&self) -> Clock {
+        self.clock
     }
 }

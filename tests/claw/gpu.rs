@@ -4,7 +4,7 @@
 
 use crate::common::{self, Tolerance, cases, gpu};
 use hydrokern::claw::cpu::{Claw2, Setup};
-use hydrokern::claw::gpu::GpuSweeps;
+use hydrokern::claw::gpu::{GpuClaw2, GpuSweeps};
 use hydrokern::claw::{Acoustics2d, Advection, Cfl, Limiter, ShallowHlle, ShallowRoe, Splitting};
 use hydrokern::{GpuReal, Rng};
 use kernels::claw::Kernels;
@@ -140,5 +140,72 @@ fn claw_sweeps_match_cpu_at_fixed_sizes() {
                 check_all::<f32>(nx, ny, limiter, dir, 7).unwrap();
             }
         }
+    }
+}
+
+/// Whole steps on the GPU (ghost fills, both sweeps, PyClaw's decision on the rates) against
+/// the CPU reference's, from the same state and clock, the first step forced to be rejected
+/// (a Δt twice too long): the same Δt, CFL and rejections step by step, and states within
+/// [`GPU_SWEEP`] per step.
+fn check_steps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+    mut cpu: Claw2<T, R, M, W, A>,
+    solver: R,
+    steps: usize,
+) -> Result<(), TestCaseError> {
+    let gpu = gpu();
+    cpu.set_next_dt(2.0 * cpu.next_dt().min(1e3) / 0.9);
+    let mut dev = GpuClaw2::new(&gpu, solver, &cpu).unwrap();
+    let t_end = 1e9;
+    for k in 0..steps {
+        let (a, b) = (cpu.step(t_end).unwrap(), dev.step(&gpu, t_end).unwrap());
+        let what = format!("{} {} step {k}", R::NAME, T::NAME);
+        prop_assert_eq!(a.rejected, b.rejected, "{}: rejections", what);
+        prop_assert!((a.dt - b.dt).abs() <= 1e3 * T::EPSILON.to_f64() * a.dt, "{}: Δt {} against {}", what, b.dt, a.dt);
+        prop_assert!((a.cfl - b.cfl).abs() <= 1e3 * T::EPSILON.to_f64(), "{}: CFL {} against {}", what, b.cfl, a.cfl);
+        if k == 0 {
+            prop_assert!(a.rejected >= 1, "{}: the forced rejection did not happen", what);
+        }
+    }
+    let (want, got) = (cpu.state(), dev.state(&gpu).unwrap());
+    for m in 0..M {
+        let w: Vec<T> = want.iter().map(|c| c[m]).collect();
+        let g: Vec<T> = got.iter().map(|c| c[m]).collect();
+        GPU_SWEEP.times(steps as f64).scaled(common::magnitude(&w)).check(
+            &format!("{} {} after {steps} steps, component {m}", R::NAME, T::NAME),
+            &g,
+            &w,
+        )?;
+    }
+    Ok(())
+}
+
+fn check_steps_all<T: GpuReal>(nx: usize, ny: usize, limiter: Limiter, seed: u64) -> Result<(), TestCaseError> {
+    let mut rng = Rng::new(seed);
+    let cells = nx * ny;
+    let mut u = |lo: f64, hi: f64| T::from_f64(lo + (hi - lo) * rng.unit());
+    let mut r2 = Rng::new(seed ^ 3);
+    // A dam break with random momenta: its speeds change from step to step.
+    let q: Vec<[T; 3]> = (0..cells)
+        .map(|c| [if c % nx < nx / 2 { u(1.0, 2.0) } else { u(0.1, 0.5) }, u(-0.2, 0.2), u(-0.2, 0.2)])
+        .collect();
+    let roe = ShallowRoe { g: T::from_f64(9.81) };
+    check_steps(Claw2::new(roe, setup(nx, ny, limiter, &mut r2), &q, &vec![[]; cells]).unwrap(), roe, 12)?;
+    let hlle = ShallowHlle { g: T::from_f64(9.81), dry: T::from_f64(1e-6) };
+    check_steps(Claw2::new(hlle, setup(nx, ny, limiter, &mut r2), &q, &vec![[]; cells]).unwrap(), hlle, 12)?;
+    let q: Vec<[T; 3]> = (0..cells).map(|_| [u(-1.0, 1.0), u(-1.0, 1.0), u(-1.0, 1.0)]).collect();
+    let aux: Vec<[T; 2]> = (0..cells).map(|_| [u(0.5, 3.0), u(0.5, 4.0)]).collect();
+    check_steps(Claw2::new(Acoustics2d, setup(nx, ny, limiter, &mut r2), &q, &aux).unwrap(), Acoustics2d, 12)?;
+    let q: Vec<[T; 1]> = (0..cells).map(|_| [u(-1.0, 1.0)]).collect();
+    let adv = Advection { velocity: [u(-2.0, 2.0), u(-2.0, 2.0), T::ZERO] };
+    check_steps(Claw2::new(adv, setup(nx, ny, limiter, &mut r2), &q, &vec![[]; cells]).unwrap(), adv, 12)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(8)))]
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn claw_steps_match_cpu(nx in awkward(), ny in awkward(), limiter in prop::sample::select(Limiter::ALL.to_vec()), seed: u64) {
+        check_steps_all::<f64>(nx.max(2), ny, limiter, seed)?;
+        check_steps_all::<f32>(nx.max(2), ny, limiter, seed)?;
     }
 }

@@ -2,14 +2,23 @@
 //! [`Kernels`], which ties each solver to its entry points and parameter struct so that the
 //! host driver is generic over the solver.
 
-use super::Sweep;
 use super::riemann::{Acoustics2d, Advection, ShallowHlle, ShallowRoe};
+use super::{GhostFill, Sweep};
 #[cfg(target_arch = "nvptx64")]
-use super::sweep::{sweep_x, sweep_y};
+use super::{
+    ghosts::ghosts,
+    sweep::{sweep_x, sweep_y},
+};
 use crate::Real;
 use crate::launch::{Entry, Family};
 
 kernels! {
+    /// The ghosts across one axis of a state of 1, 3 or 4 planes.
+    pub struct FillGhosts<T> { g: GhostFill, q: *mut T }
+    pub const GHOSTS_1: FillGhosts = claw_ghosts_1(ghosts::<T, 1>);
+    pub const GHOSTS_3: FillGhosts = claw_ghosts_3(ghosts::<T, 3>);
+    pub const GHOSTS_4: FillGhosts = claw_ghosts_4(ghosts::<T, 4>);
+
     /// One sweep of advection from the state `q` into `out`, with Δt read from `dt` and one
     /// rate (max |s|/Δ) a block into `rate`; `aux` is unused (no auxiliary fields).
     pub struct SweepAdvection<T> {
@@ -48,6 +57,8 @@ pub trait Kernels<T: Real, const M: usize, const W: usize, const A: usize>: supe
     type Family: Family;
     const X: Entry<Self::Family>;
     const Y: Entry<Self::Family>;
+    /// The ghost fill for M planes.
+    const GHOSTS: Entry<FillGhosts<()>>;
     fn params(
         self,
         k: Sweep<T>,
@@ -61,11 +72,12 @@ pub trait Kernels<T: Real, const M: usize, const W: usize, const A: usize>: supe
 
 /// `Kernels` for a solver whose parameter struct carries the solver value.
 macro_rules! with_solver {
-    ($solver:ty, $m:literal, $w:literal, $a:literal, $params:ident, $x:ident, $y:ident) => {
+    ($solver:ty, $m:literal, $w:literal, $a:literal, $params:ident, $x:ident, $y:ident, $g:ident) => {
         impl<T: Real> Kernels<T, $m, $w, $a> for $solver {
             type Family = $params<()>;
             const X: Entry<$params<()>> = $x;
             const Y: Entry<$params<()>> = $y;
+            const GHOSTS: Entry<FillGhosts<()>> = $g;
             fn params(
                 self,
                 k: Sweep<T>,
@@ -81,14 +93,15 @@ macro_rules! with_solver {
     };
 }
 
-with_solver!(Advection<T>, 1, 1, 0, SweepAdvection, ADVECTION_X, ADVECTION_Y);
-with_solver!(ShallowRoe<T>, 3, 3, 0, SweepShallowRoe, SHALLOW_ROE_X, SHALLOW_ROE_Y);
-with_solver!(ShallowHlle<T>, 3, 2, 0, SweepShallowHlle, SHALLOW_HLLE_X, SHALLOW_HLLE_Y);
+with_solver!(Advection<T>, 1, 1, 0, SweepAdvection, ADVECTION_X, ADVECTION_Y, GHOSTS_1);
+with_solver!(ShallowRoe<T>, 3, 3, 0, SweepShallowRoe, SHALLOW_ROE_X, SHALLOW_ROE_Y, GHOSTS_3);
+with_solver!(ShallowHlle<T>, 3, 2, 0, SweepShallowHlle, SHALLOW_HLLE_X, SHALLOW_HLLE_Y, GHOSTS_3);
 
 impl<T: Real> Kernels<T, 3, 2, 2> for Acoustics2d {
     type Family = SweepAcoustics2d<()>;
     const X: Entry<SweepAcoustics2d<()>> = ACOUSTICS_2D_X;
     const Y: Entry<SweepAcoustics2d<()>> = ACOUSTICS_2D_Y;
+    const GHOSTS: Entry<FillGhosts<()>> = GHOSTS_3;
     fn params(
         self,
         k: Sweep<T>,

@@ -23,6 +23,8 @@ pub use entries::*;
 pub use limiter::*;
 
 #[cfg(target_arch = "nvptx64")]
+mod ghosts;
+#[cfg(target_arch = "nvptx64")]
 mod sweep;
 
 use crate::Real;
@@ -155,6 +157,19 @@ pub struct Sweep<T> {
     pub inv_dx: T,
     pub limiter: u32,
     pub rows: u32,
+}
+
+/// The ghost-fill kernel's parameters: the layout, the conditions of the axis's minus and plus
+/// sides (`halo` codes; two scalars, as an array indexed in the kernel would go to local
+/// memory), the component a wall negates across `dir` (`u32::MAX` for none), and the axis.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GhostFill {
+    pub layout: crate::grid::Layout2,
+    pub lo: u32,
+    pub hi: u32,
+    pub normal: u32,
+    pub dir: u32,
 }
 
 /// Cells a warp of the x-sweep updates: its 32 lanes solve 32 consecutive interfaces, and the
