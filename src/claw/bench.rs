@@ -7,7 +7,7 @@
 //! timed.
 
 use super::cpu::{Claw2, HALO, Setup};
-use super::gpu::GpuSweeps;
+use super::gpu::{GpuSweeps, planes};
 use super::{Acoustics2d, Advection, Cfl, Limiter, ShallowHlle, ShallowRoe, Splitting};
 use crate::bench::{BenchOptions, Report, time_cpu, time_gpu};
 use crate::runtime::Gpu;
@@ -69,21 +69,20 @@ fn solver<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, co
     let what = format!("bench claw {name} at {n}² in {}", T::NAME);
     // Three state buffers (in, between the sweeps, out) and the aux planes on the GPU; the
     // padded planes on the host.
-    let planes = (3 * M + A) as u64;
+    let plane_count = (3 * M + A) as u64;
     if !crate::bench::fits(
         gpu,
         opts,
         &what,
         (M + A) as u64 * len as u64 * word,
-        crate::bench::bytes(&what, &[planes, len as u64, word])?,
+        crate::bench::bytes(&what, &[plane_count, len as u64, word])?,
     )? {
         return Ok(());
     }
     let mut rng = Rng::new(n as u64);
     let cells: Vec<([T; M], [T; A])> = (0..len).map(|_| cell(&mut rng)).collect();
-    let q_host: Vec<T> = (0..M).flat_map(|m| cells.iter().map(move |c| c.0[m])).collect();
-    let aux_host: Vec<T> =
-        if A == 0 { vec![T::ZERO] } else { (0..A).flat_map(|a| cells.iter().map(move |c| c.1[a])).collect() };
+    let q_host = planes(&cells.iter().map(|c| c.0).collect::<Vec<_>>());
+    let aux_host = planes(&cells.iter().map(|c| c.1).collect::<Vec<_>>());
     let (q, aux) = (gpu.upload(&q_host)?, gpu.upload(&aux_host)?);
     let (mut mid, mut out) = (gpu.upload(&q_host)?, gpu.upload(&q_host)?);
     let h = 1.0 / n as f64;
@@ -105,7 +104,7 @@ fn solver<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, co
     let note = format!("MC limiter; moves {} words/cell", 2 * M + A);
     for (dir, kernel) in [(0, "claw x-sweep"), (1, "claw y-sweep")] {
         let m = time_gpu(gpu, opts.warmup, opts.reps, |_| k.enqueue(solver, dir, &q, &aux, &mut out))?;
-        let cfl = 0.1 * h * k.rate(gpu, dir)?;
+        let cfl = 0.1 * h * k.rates(gpu)?[dir];
         report.push(kernel, name, &label, T::NAME, m.median_ms, moved, None, format!("{note}; CFL {cfl:.2}"));
     }
     let m = time_gpu(gpu, opts.warmup, opts.reps, |_| {

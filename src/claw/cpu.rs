@@ -7,7 +7,7 @@ use super::{Cfl, Splitting};
 use crate::{Error, Real, Result};
 use kernels::claw::{Limiter, Riemann, Solution, correction, update};
 use kernels::grid::Layout2;
-use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL, cell_source};
+use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL, edge_ghost, ghosts_x, ghosts_y};
 use rayon::prelude::*;
 
 /// Ghost layers: a cell's update reads the waves of the interfaces one beyond its own.
@@ -365,38 +365,25 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     }
 }
 
-/// Fills the ghost cells across axis `dir` of every line along it (corners are not read by a
-/// split sweep) from the interior, by each side's condition; at a wall the mirrored ghosts'
-/// component `normal` changes sign.
-fn fill_ghosts<V: Copy + FlipComponent>(
+/// Fills the ghost cells across axis `dir` by each side's condition (`halo::edge_ghost`, the
+/// pass the kp solver and the GPU's ghost kernel use); at a wall the mirrored ghosts'
+/// component `normal` changes sign. A split sweep reads no corner ghost, so what the y-pass
+/// puts there does not matter.
+fn fill_ghosts<T: Real, const N: usize>(
     layout: &Layout2,
     bc: &[u32; 4],
     dir: usize,
-    q: &mut [V],
+    q: &mut [[T; N]],
     normal: Option<usize>,
 ) {
-    let (n, lines) = if dir == 0 { (layout.nx, layout.ny) } else { (layout.ny, layout.nx) };
-    let at = |k: u32, c: i32| if dir == 0 { layout.at(c, k as i32) } else { layout.at(k as i32, c) };
-    for k in 0..lines {
-        for g in [-(HALO as i32), -1, n as i32, n as i32 + 1] {
-            let side = bc[2 * dir + usize::from(g >= 0)];
-            let (src, mirrored) = cell_source(n, g, side);
-            let mut v = q[at(k, src as i32)];
-            if let Some(m) = normal.filter(|_| mirrored && side == WALL) {
-                v.flip(m);
+    let count = if dir == 0 { ghosts_x(layout) } else { ghosts_y(layout) };
+    for t in 0..count {
+        if let Some(g) = edge_ghost(layout, *bc, dir as u32, t) {
+            let mut v = q[g.source];
+            if let Some(m) = normal.filter(|_| g.mirrored && g.bc == WALL) {
+                v[m] = -v[m];
             }
-            q[at(k, g)] = v;
+            q[g.ghost] = v;
         }
-    }
-}
-
-/// A cell value whose component can change sign (the normal velocity at a wall).
-trait FlipComponent {
-    fn flip(&mut self, m: usize);
-}
-
-impl<T: Real, const M: usize> FlipComponent for [T; M] {
-    fn flip(&mut self, m: usize) {
-        self[m] = -self[m];
     }
 }

@@ -8,6 +8,7 @@ use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
 use crate::{Error, Gpu, GpuReal, Result};
 use kernels::claw::{FillGhosts, GhostFill, Kernels, Sweep, X_CELLS_PER_WARP};
 use kernels::grid::Layout2;
+use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::launch::Family;
 
 /// Warps along x in an x-sweep block, and rows of a block.
@@ -15,6 +16,16 @@ const X_BLOCK: (u32, u32) = (2, 2);
 /// Columns and segments of a y-sweep block, and the rows a thread marches.
 const Y_BLOCK: (u32, u32) = (64, 2);
 const Y_ROWS: u32 = 32;
+
+/// The planes (structure of arrays) the kernels read of an array of cells, one plane after
+/// another; one zero for cells without components (no aux fields), as a launch still passes a
+/// buffer.
+pub fn planes<T: crate::Real, const N: usize>(cells: &[[T; N]]) -> Vec<T> {
+    if N == 0 {
+        return vec![T::ZERO];
+    }
+    (0..N).flat_map(|m| cells.iter().map(move |c| c[m])).collect()
+}
 
 type Params<T, R, const M: usize, const W: usize, const A: usize> =
     <<R as Kernels<T, M, W, A>>::Family as Family>::At<T>;
@@ -25,24 +36,29 @@ pub struct GpuSweeps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W
     layout: Layout2,
     x: Kernel<Params<T, R, M, W, A>>,
     y: Kernel<Params<T, R, M, W, A>>,
-    /// One rate a block, per axis.
-    rate: [DeviceBuffer<T>; 2],
+    /// One rate a block: the x-sweep's blocks, then the y-sweep's (one download reads both).
+    rate: DeviceBuffer<T>,
     dt: DeviceBuffer<T>,
 }
 
 impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> GpuSweeps<T, R, M, W, A> {
     pub fn new(gpu: &Gpu, setup: Setup) -> Result<Self> {
         let layout = Layout2::new(setup.nx as u32, setup.ny as u32, HALO);
-        let (x, y) = (Self::x_shape(&layout), Self::y_shape(&layout));
-        let blocks = (x.grid.0 * x.grid.1).max(y.grid.0 * y.grid.1) as usize;
+        let blocks = Self::blocks(&layout, 0) + Self::blocks(&layout, 1);
         Ok(GpuSweeps {
             setup,
             layout,
             x: gpu.kernel::<T, _>(R::X)?,
             y: gpu.kernel::<T, _>(R::Y)?,
-            rate: [gpu.alloc::<T>(blocks)?, gpu.alloc::<T>(blocks)?],
+            rate: gpu.alloc::<T>(blocks)?,
             dt: gpu.alloc::<T>(1)?,
         })
+    }
+
+    /// Blocks of the sweep along `dir`.
+    fn blocks(l: &Layout2, dir: usize) -> usize {
+        let s = if dir == 0 { Self::x_shape(l) } else { Self::y_shape(l) };
+        (s.grid.0 * s.grid.1) as usize
     }
 
     fn x_shape(l: &Layout2) -> LaunchShape {
@@ -96,23 +112,25 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         };
         let (kernel, shape) =
             if dir == 0 { (&self.x, Self::x_shape(&self.layout)) } else { (&self.y, Self::y_shape(&self.layout)) };
-        let p = solver.params(k, q.ptr(), aux.ptr(), out.ptr_mut(), self.dt.ptr(), self.rate[dir].ptr_mut());
+        let rate = self.rate.ptr_mut().wrapping_add(if dir == 0 { 0 } else { Self::blocks(&self.layout, 0) });
+        let p = solver.params(k, q.ptr(), aux.ptr(), out.ptr_mut(), self.dt.ptr(), rate);
         // SAFETY: q and out hold M planes of the layout's length and aux A (checked above); out
-        // is a buffer of its own (a `&mut` borrow); dt is one value and rate holds a value for
-        // every block of either shape (`new`); the shapes are the kernels' (32·wx, by) and
+        // is a buffer of its own (a `&mut` borrow); dt is one value, and `rate` points at this
+        // sweep's part of the rate buffer, one value for each of its blocks (`new`); the shapes are the kernels' (32·wx, by) and
         // (bx, by) blocks with 32 T's of shared memory over grids covering the cells.
         unsafe { kernel.launch(shape, p) }
     }
 
-    /// The largest rate (max |s|/Δ) of the last sweep along `dir` (synchronises).
-    pub fn rate(&self, gpu: &Gpu, dir: usize) -> Result<f64> {
-        let shape = if dir == 0 { Self::x_shape(&self.layout) } else { Self::y_shape(&self.layout) };
-        let blocks = (shape.grid.0 * shape.grid.1) as usize;
-        let rates = gpu.download(&self.rate[dir])?;
+    /// The largest rate (max |s|/Δ) of the last sweep along x and along y, in one download
+    /// (synchronises).
+    pub fn rates(&self, gpu: &Gpu) -> Result<[f64; 2]> {
+        let all = gpu.download(&self.rate)?;
+        let (x, y) = all.split_at(Self::blocks(&self.layout, 0));
         // NaN-propagating: a non-finite speed must not hide behind a finite maximum.
-        Ok(rates[..blocks]
-            .iter()
-            .fold(0.0f64, |a, r| if a.is_nan() || r.to_f64().is_nan() { f64::NAN } else { a.max(r.to_f64()) }))
+        let max = |r: &[T]| {
+            r.iter().fold(0.0f64, |a, r| if a.is_nan() || r.to_f64().is_nan() { f64::NAN } else { a.max(r.to_f64()) })
+        };
+        Ok([max(x), max(y)])
     }
 
     /// One sweep along `dir` over Δt `dt` from `q` into `out` (see [`enqueue`](Self::enqueue));
@@ -130,7 +148,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
     ) -> Result<f64> {
         self.set_dt(gpu, dt)?;
         self.enqueue(solver, dir, q, aux, out)?;
-        Ok(dt * self.rate(gpu, dir)?)
+        Ok(dt * self.rates(gpu)?[dir])
     }
 }
 
@@ -160,10 +178,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
             return Err(Error::invalid("claw on the GPU: only Godunov splitting so far (use the CPU for Strang)"));
         }
         let (q, aux) = cpu.padded();
-        let planes = |cells: &[[T; M]]| -> Vec<T> { (0..M).flat_map(|m| cells.iter().map(move |c| c[m])).collect() };
-        let aux_planes: Vec<T> =
-            if A == 0 { vec![T::ZERO] } else { (0..A).flat_map(|a| aux.iter().map(move |c| c[a])).collect() };
-        let host = planes(q);
+        let (host, aux_planes) = (planes(q), planes(aux));
         gpu.check_fits("claw state", (3 * host.len() + aux_planes.len()) * std::mem::size_of::<T>())?;
         Ok(GpuClaw2 {
             solver,
@@ -181,12 +196,12 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
     /// Fills the ghosts across `dir` of `buf` (M planes).
     fn fill(ghosts: &Kernel<FillGhosts<T>>, setup: &Setup, dir: usize, buf: &mut DeviceBuffer<T>) -> Result<()> {
         let layout = Layout2::new(setup.nx as u32, setup.ny as u32, HALO);
-        let lines = if dir == 0 { layout.ny } else { layout.nx };
         let normal = R::normal(dir).map_or(u32::MAX, |m| m as u32);
-        let g = GhostFill { layout, lo: setup.bc[2 * dir], hi: setup.bc[2 * dir + 1], normal, dir: dir as u32 };
-        let shape = LaunchShape::cover_1d(4 * lines as u64, 128)?;
+        let g = GhostFill { layout, bc: setup.bc, normal, dir: dir as u32 };
+        let count = if dir == 0 { ghosts_x(&layout) } else { ghosts_y(&layout) };
+        let shape = LaunchShape::cover_1d(count as u64, 128)?;
         // SAFETY: buf holds M planes of the layout's length (allocated so in `new`); the grid
-        // covers 4 threads a line.
+        // covers the pass's ghosts.
         unsafe { ghosts.launch(shape, FillGhosts { g, q: buf.ptr_mut() }) }
     }
 
@@ -197,7 +212,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         self.sweeps.enqueue(self.solver, 0, &self.q, &self.aux, &mut self.mid)?;
         Self::fill(&self.ghosts, &self.setup, 1, &mut self.mid)?;
         self.sweeps.enqueue(self.solver, 1, &self.mid, &self.aux, &mut self.next)?;
-        let (rx, ry) = (self.sweeps.rate(gpu, 0)?, self.sweeps.rate(gpu, 1)?);
+        let [rx, ry] = self.sweeps.rates(gpu)?;
         Ok(if rx.is_nan() || ry.is_nan() { f64::NAN } else { dt * rx.max(ry) })
     }
 

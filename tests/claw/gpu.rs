@@ -4,7 +4,7 @@
 
 use crate::common::{self, Tolerance, cases, gpu};
 use hydrokern::claw::cpu::{Claw2, Setup};
-use hydrokern::claw::gpu::{GpuClaw2, GpuSweeps};
+use hydrokern::claw::gpu::{GpuClaw2, GpuSweeps, planes};
 use hydrokern::claw::{Acoustics2d, Advection, Cfl, Limiter, ShallowHlle, ShallowRoe, Splitting};
 use hydrokern::{GpuReal, Rng};
 use kernels::claw::Kernels;
@@ -16,11 +16,6 @@ use proptest::prelude::*;
 /// reciprocals from the approximate instructions (≤ 2 ulp each), a few ε in each of the
 /// hundred or so operations of an interface, with Δt/Δx ≤ 1 carrying them into the cell.
 const GPU_SWEEP: Tolerance = Tolerance::eps(256.0);
-
-/// Planes (structure of arrays) of a padded array of cells.
-fn planes<T: Copy, const N: usize>(cells: &[[T; N]]) -> Vec<T> {
-    (0..N).flat_map(|m| cells.iter().map(move |c| c[m])).collect()
-}
 
 /// Sweeps `run`'s state along `dir` on both sides and compares the interior cells and the CFL
 /// numbers.
@@ -37,7 +32,7 @@ fn check<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, con
     let cfl_want = run.sweep(&mut want, dir, dt);
     let mut k = GpuSweeps::<T, R, M, W, A>::new(&gpu, setup).unwrap();
     let q = gpu.upload(&planes(&input)).unwrap();
-    let aux = gpu.upload(&if A == 0 { vec![T::ZERO] } else { planes(aux) }).unwrap();
+    let aux = gpu.upload(&planes(aux)).unwrap();
     let mut out = gpu.upload(&vec![common::poison::<T>(); M * k.plane()]).unwrap();
     let cfl = k.sweep(&gpu, solver, dir, &q, &aux, &mut out, dt).unwrap();
     let got = gpu.download(&out).unwrap();

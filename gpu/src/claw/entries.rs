@@ -70,47 +70,31 @@ pub trait Kernels<T: Real, const M: usize, const W: usize, const A: usize>: supe
     ) -> <Self::Family as Family>::At<T>;
 }
 
-/// `Kernels` for a solver whose parameter struct carries the solver value.
-macro_rules! with_solver {
-    ($solver:ty, $m:literal, $w:literal, $a:literal, $params:ident, $x:ident, $y:ident, $g:ident) => {
+/// `Kernels` for a solver: its parameter struct carries the solver value, or (`stateless`) the
+/// solver has no constants and the struct has no field for it (a kernel takes no empty
+/// parameter).
+macro_rules! kernels_of {
+    ($solver:ty, $m:literal, $w:literal, $a:literal, $params:ident, $x:ident, $y:ident, $g:ident $(, $stateless:ident)?) => {
         impl<T: Real> Kernels<T, $m, $w, $a> for $solver {
             type Family = $params<()>;
             const X: Entry<$params<()>> = $x;
             const Y: Entry<$params<()>> = $y;
             const GHOSTS: Entry<FillGhosts<()>> = $g;
-            fn params(
-                self,
-                k: Sweep<T>,
-                q: *const T,
-                aux: *const T,
-                out: *mut T,
-                dt: *const T,
-                rate: *mut T,
-            ) -> $params<T> {
-                $params { k, solver: self, q, aux, out, dt, rate }
+            fn params(self, k: Sweep<T>, q: *const T, aux: *const T, out: *mut T, dt: *const T, rate: *mut T) -> $params<T> {
+                kernels_of!(@new $params, self, k, q, aux, out, dt, rate $(, $stateless)?)
             }
         }
     };
+    (@new $params:ident, $s:ident, $k:ident, $q:ident, $aux:ident, $out:ident, $dt:ident, $rate:ident) => {
+        $params { k: $k, solver: $s, q: $q, aux: $aux, out: $out, dt: $dt, rate: $rate }
+    };
+    (@new $params:ident, $s:ident, $k:ident, $q:ident, $aux:ident, $out:ident, $dt:ident, $rate:ident, stateless) => {{
+        let _ = $s;
+        $params { k: $k, q: $q, aux: $aux, out: $out, dt: $dt, rate: $rate }
+    }};
 }
 
-with_solver!(Advection<T>, 1, 1, 0, SweepAdvection, ADVECTION_X, ADVECTION_Y, GHOSTS_1);
-with_solver!(ShallowRoe<T>, 3, 3, 0, SweepShallowRoe, SHALLOW_ROE_X, SHALLOW_ROE_Y, GHOSTS_3);
-with_solver!(ShallowHlle<T>, 3, 2, 0, SweepShallowHlle, SHALLOW_HLLE_X, SHALLOW_HLLE_Y, GHOSTS_3);
-
-impl<T: Real> Kernels<T, 3, 2, 2> for Acoustics2d {
-    type Family = SweepAcoustics2d<()>;
-    const X: Entry<SweepAcoustics2d<()>> = ACOUSTICS_2D_X;
-    const Y: Entry<SweepAcoustics2d<()>> = ACOUSTICS_2D_Y;
-    const GHOSTS: Entry<FillGhosts<()>> = GHOSTS_3;
-    fn params(
-        self,
-        k: Sweep<T>,
-        q: *const T,
-        aux: *const T,
-        out: *mut T,
-        dt: *const T,
-        rate: *mut T,
-    ) -> SweepAcoustics2d<T> {
-        SweepAcoustics2d { k, q, aux, out, dt, rate }
-    }
-}
+kernels_of!(Advection<T>, 1, 1, 0, SweepAdvection, ADVECTION_X, ADVECTION_Y, GHOSTS_1);
+kernels_of!(Acoustics2d, 3, 2, 2, SweepAcoustics2d, ACOUSTICS_2D_X, ACOUSTICS_2D_Y, GHOSTS_3, stateless);
+kernels_of!(ShallowRoe<T>, 3, 3, 0, SweepShallowRoe, SHALLOW_ROE_X, SHALLOW_ROE_Y, GHOSTS_3);
+kernels_of!(ShallowHlle<T>, 3, 2, 0, SweepShallowHlle, SHALLOW_HLLE_X, SHALLOW_HLLE_Y, GHOSTS_3);

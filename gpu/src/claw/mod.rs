@@ -159,15 +159,14 @@ pub struct Sweep<T> {
     pub rows: u32,
 }
 
-/// The ghost-fill kernel's parameters: the layout, the conditions of the axis's minus and plus
-/// sides (`halo` codes; two scalars, as an array indexed in the kernel would go to local
-/// memory), the component a wall negates across `dir` (`u32::MAX` for none), and the axis.
+/// The ghost-fill kernel's parameters: the layout, each side's condition (west, east, south,
+/// north; `halo` codes), the component a wall negates across `dir` (`u32::MAX` for none), and
+/// the axis.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GhostFill {
     pub layout: crate::grid::Layout2,
-    pub lo: u32,
-    pub hi: u32,
+    pub bc: [u32; 4],
     pub normal: u32,
     pub dir: u32,
 }
