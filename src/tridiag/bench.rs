@@ -23,7 +23,7 @@ use crate::bench::{BenchOptions, Measurement, Report, rotation, time_gpu};
 use crate::Result;
 use crate::runtime::{DeviceBuffer, Gpu, Timer};
 use crate::tridiag::cusparse::{Cusparse, CusparseReal, InterleavedAlgo};
-use crate::tridiag::gpu::GpuTridiag;
+use crate::tridiag::gpu::{GpuTridiag, Plan};
 use crate::tridiag::{Algorithm, Batch, Choice, Layout, Shape};
 
 /// `hydrokern bench tridiag`.
@@ -168,6 +168,29 @@ fn layout_sets<T: crate::GpuReal>(gpu: &Gpu, host64: &Batch<f64>, layout: Layout
     Ok((host, sets, xs))
 }
 
+/// `plan` timed over the rotating sets, and the status it left: empty, or "; FAILED: …" (a
+/// row a note should show).
+fn time_plan<T: crate::GpuReal>(
+    gpu: &Gpu,
+    opts: &BenchOptions,
+    solver: &mut GpuTridiag<T>,
+    plan: &Plan,
+    sets: &[Set<T>],
+    xs: &mut [DeviceBuffer<T>],
+) -> Result<(Measurement, String)> {
+    let rot = sets.len();
+    solver.reset_status(gpu)?;
+    let m = time_gpu(gpu, opts.warmup, opts.reps, |i| {
+        let s = &sets[i % rot];
+        solver.enqueue(gpu, plan, &s.a, &s.b, &s.c, &s.d, &mut xs[i % rot])
+    })?;
+    let status = match solver.check_status(gpu, plan) {
+        Ok(()) => String::new(),
+        Err(e) => format!("; FAILED: {e}"),
+    };
+    Ok((m, status))
+}
+
 /// `gtsvInterleavedBatch` with `algo` on `s`, into `x`, with its inputs restored (untimed)
 /// before each call: it overwrites a, b, c and d.
 #[allow(clippy::too_many_arguments)]
@@ -233,15 +256,7 @@ fn cell<T: CusparseReal>(
         );
         for alg in Algorithm::ALL {
             let Ok(plan) = solver.plan(Choice::Force(alg)) else { continue };
-            solver.reset_status(gpu)?;
-            let m = time_gpu(gpu, opts.warmup, opts.reps, |i| {
-                let s = &sets[i % rot];
-                solver.enqueue(gpu, &plan, &s.a, &s.b, &s.c, &s.d, &mut xs[i % rot])
-            })?;
-            let status = match solver.check_status(gpu, &plan) {
-                Ok(()) => String::new(),
-                Err(e) => format!("; FAILED: {e}"),
-            };
+            let (m, status) = time_plan(gpu, opts, &mut solver, &plan, &sets, &mut xs)?;
             // The first set's residual, as a check that the timed kernel solves.
             let x = gpu.download(&xs[0])?;
             let r = host.residual(&x);
@@ -344,15 +359,7 @@ fn pivoting_cell<T: CusparseReal>(
         for alg in [Algorithm::Lu, Algorithm::Spike] {
             let plan = solver.plan(Choice::Force(alg))?;
             let moved = if alg == Algorithm::Lu { "; moves 11 words/unknown" } else { spike_words(&plan) };
-            solver.reset_status(gpu)?;
-            let m = time_gpu(gpu, opts.warmup, opts.reps, |i| {
-                let s = &sets[i % rot];
-                solver.enqueue(gpu, &plan, &s.a, &s.b, &s.c, &s.d, &mut xs[i % rot])
-            })?;
-            let status = match solver.check_status(gpu, &plan) {
-                Ok(()) => String::new(),
-                Err(e) => format!("; FAILED: {e}"),
-            };
+            let (m, status) = time_plan(gpu, opts, &mut solver, &plan, &sets, &mut xs)?;
             let x = gpu.download(&xs[0])?;
             let be = crate::tridiag::backward_error(shape, &host.a, &host.b, &host.c, &host.d, &x)?;
             let extra = format!(
