@@ -43,11 +43,7 @@ macro_rules! solvers {
         pub static SOLVERS: &[&solver::Solver] = &[$(&$m::SOLVER),*];
     };
 }
-solvers! { sediment, kp, fd3d, tridiag }
-
-// Wave propagation (seed 002): its CPU reference; it joins `solvers!` once it has a case and a
-// GPU driver (issue 12).
-pub mod claw;
+solvers! { sediment, kp, fd3d, tridiag, claw }
 
 pub use error::{Error, Result};
 pub use kernels::Real;

@@ -45,7 +45,7 @@ pub struct Suite {
 /// Every suite: the building blocks' (copy, transpose), then each solver's, as the solver
 /// registry lists them.
 pub fn suites() -> Vec<Suite> {
-    let blocks = [crate::foundation::bench::SUITE, crate::transpose::bench::SUITE, crate::claw::bench::SUITE];
+    let blocks = [crate::foundation::bench::SUITE, crate::transpose::bench::SUITE];
     blocks.into_iter().chain(crate::SOLVERS.iter().filter_map(|s| s.bench)).collect()
 }
 

@@ -146,3 +146,41 @@ fn list(raw: &str, one: fn(&str) -> std::result::Result<Value, String>) -> std::
     }
     Ok(Value::Array(arr))
 }
+
+/// `--boundary`'s rule: one condition for all four sides, or four (west, east, south, north),
+/// at the keys `boundary.west` … `boundary.north` (the solver's reader checks the names).
+pub fn four_sides(raw: &str) -> std::result::Result<Vec<(&'static str, Value)>, String> {
+    let parts: Vec<&str> = raw.split(',').map(str::trim).collect();
+    let four = match parts.len() {
+        1 => [parts[0]; 4],
+        4 => [parts[0], parts[1], parts[2], parts[3]],
+        n => return Err(format!("one condition or four (west,east,south,north), not {n}")),
+    };
+    let keys = ["boundary.west", "boundary.east", "boundary.south", "boundary.north"];
+    Ok(keys.into_iter().zip(four).map(|(k, v)| (k, Value::from(v))).collect())
+}
+
+/// The flags of a 2D shallow-water-like case in seconds (`kp`, `claw`): the grid, the end
+/// time and snapshots, and one boundary condition or four.
+pub const NX: Flag =
+    Flag::new("nx", "N", Set::IntBoth("grid.nx", "grid.ny"), "cells in x (also in y unless --ny is given)");
+pub const NY: Flag = Flag::new("ny", "N", Set::Int("grid.ny"), "cells in y");
+pub const T_END: Flag = Flag::new(
+    "t-end",
+    "SECONDS",
+    Set::Float("time.t_end"),
+    "simulated time (clears the case's snapshot times: give --snapshots for new ones)",
+)
+.clearing(&["output.snapshots"]);
+pub const SNAPSHOTS: Flag = Flag::new(
+    "snapshots",
+    "T1,T2,..",
+    Set::Floats("output.snapshots"),
+    "times (s) to write snapshots at, besides the end",
+);
+pub const BOUNDARY: Flag = Flag::new(
+    "boundary",
+    "BC",
+    Set::Custom(four_sides),
+    "one condition for every side, or four (west,east,south,north): wall, outflow or periodic",
+);

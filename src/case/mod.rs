@@ -7,11 +7,11 @@
 //! Every error is one line naming the key and where it was set: the file and line, or the flag.
 
 mod common;
-mod flags;
+pub mod flags;
 mod locate;
 
 pub use common::{Backend as BackendSetting, Format, Grid2Section, OutputSection, RunSection, Times};
-pub use flags::{COMMON_FLAGS, Flag, Set};
+pub use flags::{COMMON_FLAGS, Flag, Set, four_sides};
 
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -228,7 +228,7 @@ fn where_(origin: &Origin, line: Option<usize>) -> String {
 }
 
 /// TOML's messages can span several lines (a quoted source line and a caret); keep the gist.
-fn first_line(m: &str) -> &str {
+pub(crate) fn first_line(m: &str) -> &str {
     m.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or(m)
 }
 

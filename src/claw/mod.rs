@@ -1,12 +1,20 @@
-//! Clawpack-style wave propagation (seed 002; docs/claw.md): the CPU reference of the
-//! wave-propagation algorithm over any [`Riemann`] solver. The Riemann solvers and the
-//! algorithm's point functions live in the kernels crate (`kernels::claw`), shared with the
-//! core kernels to come; the case file, scenarios and GPU driver are not built yet (issue 12).
+//! Clawpack-style wave propagation (seed 002; docs/claw.md): LeVeque's wave-propagation
+//! algorithm over any [`Riemann`] solver, with a CPU reference (`cpu`), the GPU driver (`gpu`),
+//! case files (`case`, `initial`) and the registry of the systems of equations a case can name
+//! (`equations`). The Riemann solvers and the algorithm's point functions live in the kernels
+//! crate (`kernels::claw`), shared by the CPU reference and the core kernels.
 
 #[cfg(feature = "bench")]
 pub mod bench;
+mod case;
 pub mod cpu;
+pub mod equations;
 pub mod gpu;
+mod initial;
+mod model;
+
+pub use case::{ClawCase, SOLVER};
+pub use model::ClawModel;
 
 pub use kernels::claw::riemann::{Acoustics2d, Acoustics3d, Advection, ShallowHlle, ShallowRoe};
 pub use kernels::claw::{Limiter, Riemann, Solution};

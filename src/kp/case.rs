@@ -4,7 +4,7 @@
 use super::gpu::{FluxVariant, Launch};
 use super::model::{EarlyExit, KpModel};
 use super::{Boundary, Problem, Scheme, WetDry, setup};
-use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times};
+use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, flags};
 use crate::grid::Grid2;
 use crate::model::{Halt, Model, State};
 use crate::output::png::{MapOptions, PlotOptions, Series, write_field_png, write_line_plot_png};
@@ -440,12 +440,11 @@ impl Case for KpCase {
 
 
 static FLAGS: &[Flag] = &[
-    Flag::new("nx", "N", Set::IntBoth("grid.nx", "grid.ny"), "cells in x (also in y unless --ny is given)"),
-    Flag::new("ny", "N", Set::Int("grid.ny"), "cells in y"),
-    Flag::new("t-end", "SECONDS", Set::Float("time.t_end"), "simulated time (clears the case's snapshot times: give --snapshots for new ones)")
-        .clearing(&["output.snapshots"]),
-    Flag::new("snapshots", "T1,T2,..", Set::Floats("output.snapshots"), "times (s) to write snapshots at, besides the end"),
-    Flag::new("boundary", "BC", Set::Custom(boundaries), "one condition for every side, or four (west,east,south,north): wall, outflow or periodic"),
+    flags::NX,
+    flags::NY,
+    flags::T_END,
+    flags::SNAPSHOTS,
+    flags::BOUNDARY,
     Flag::new("manning", "N", Set::Float("physics.manning"), "Manning coefficient n in s/m^(1/3) (0: no friction)"),
     Flag::new("theta", "θ", Set::Float("physics.theta"), "generalized minmod θ in [1, 2]"),
     Flag::new("cfl", "C", Set::Float("time.cfl"), "Courant number, at most 0.25 (positivity)"),
@@ -455,18 +454,6 @@ static FLAGS: &[Flag] = &[
     Flag::new("flux", "KERNEL", Set::Text("gpu.flux"), "GPU flux kernel: stream (stream:WxR: W warps a block, R rows a warp) or tile (a shared-memory tile of --block)"),
     Flag::new("block", "BXxBY", Set::Pair("gpu.block"), "GPU block in cells, a multiple of 32 threads (also the wet map's tile)"),
 ];
-
-/// One condition for all four sides, or four.
-fn boundaries(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::Value)>, String> {
-    let parts: Vec<&str> = raw.split(',').map(str::trim).collect();
-    let four = match parts.len() {
-        1 => [parts[0]; 4],
-        4 => [parts[0], parts[1], parts[2], parts[3]],
-        n => return Err(format!("one condition or four (west,east,south,north), not {n}")),
-    };
-    let keys = ["boundary.west", "boundary.east", "boundary.south", "boundary.north"];
-    Ok(keys.into_iter().zip(four).map(|(k, v)| (k, toml_edit::Value::from(v))).collect())
-}
 
 /// The registry's entry.
 pub static SOLVER: crate::solver::Solver = crate::solver::Solver {

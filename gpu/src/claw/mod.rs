@@ -93,6 +93,13 @@ pub trait Riemann<T: Real, const M: usize, const W: usize, const A: usize>: Copy
     const FIELDS: [&'static str; M];
     /// Each auxiliary field's name, in order (case files name them).
     const AUX: [&'static str; A];
+    /// The solver's constants (gravity, a velocity), by the names case files give them, with
+    /// their defaults.
+    const CONSTANTS: &'static [(&'static str, f64)];
+
+    /// The solver with `values` for its constants, one per [`CONSTANTS`](Self::CONSTANTS) entry
+    /// in that order (the host fills in the defaults).
+    fn with_constants(values: &[f64]) -> Self;
 
     /// Waves, speeds and fluctuations at an interface normal to axis `dir`.
     fn solve(&self, dir: usize, ql: &[T; M], qr: &[T; M], al: &[T; A], ar: &[T; A]) -> Solution<T, M, W>;

@@ -18,6 +18,11 @@ impl<T: Real> Riemann<T, 3, 2, 2> for Acoustics2d {
     const NAME: &'static str = "acoustics-2d";
     const FIELDS: [&'static str; 3] = ["p", "u", "v"];
     const AUX: [&'static str; 2] = ["rho", "bulk"];
+    const CONSTANTS: &'static [(&'static str, f64)] = &[];
+
+    fn with_constants(_: &[f64]) -> Self {
+        Acoustics2d
+    }
 
     #[inline(always)]
     fn solve(&self, dir: usize, ql: &[T; 3], qr: &[T; 3], al: &[T; 2], ar: &[T; 2]) -> Solution<T, 3, 2> {

@@ -17,6 +17,11 @@ impl<T: Real> Riemann<T, 4, 2, 2> for Acoustics3d {
     const NAME: &'static str = "acoustics-3d";
     const FIELDS: [&'static str; 4] = ["p", "u", "v", "w"];
     const AUX: [&'static str; 2] = ["rho", "bulk"];
+    const CONSTANTS: &'static [(&'static str, f64)] = &[];
+
+    fn with_constants(_: &[f64]) -> Self {
+        Acoustics3d
+    }
 
     #[inline(always)]
     fn solve(&self, dir: usize, ql: &[T; 4], qr: &[T; 4], al: &[T; 2], ar: &[T; 2]) -> Solution<T, 4, 2> {

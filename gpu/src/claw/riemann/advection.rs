@@ -19,6 +19,11 @@ impl<T: Real> Riemann<T, 1, 1, 0> for Advection<T> {
     const NAME: &'static str = "advection";
     const FIELDS: [&'static str; 1] = ["q"];
     const AUX: [&'static str; 0] = [];
+    const CONSTANTS: &'static [(&'static str, f64)] = &[("u", 1.0), ("v", 0.0), ("w", 0.0)];
+
+    fn with_constants(c: &[f64]) -> Self {
+        Advection { velocity: [T::from_f64(c[0]), T::from_f64(c[1]), T::from_f64(c[2])] }
+    }
 
     #[inline(always)]
     fn solve(&self, dir: usize, ql: &[T; 1], qr: &[T; 1], _: &[T; 0], _: &[T; 0]) -> Solution<T, 1, 1> {

@@ -29,6 +29,11 @@ impl<T: Real> Riemann<T, 3, 2, 0> for ShallowHlle<T> {
     const NAME: &'static str = "shallow-hlle";
     const FIELDS: [&'static str; 3] = ["h", "hu", "hv"];
     const AUX: [&'static str; 0] = [];
+    const CONSTANTS: &'static [(&'static str, f64)] = &[("g", 9.81), ("dry", 1e-6)];
+
+    fn with_constants(c: &[f64]) -> Self {
+        ShallowHlle { g: T::from_f64(c[0]), dry: T::from_f64(c[1]) }
+    }
 
     #[inline(always)]
     fn solve(&self, dir: usize, ql: &[T; 3], qr: &[T; 3], _: &[T; 0], _: &[T; 0]) -> Solution<T, 3, 2> {

@@ -36,6 +36,11 @@ impl<T: Real> Riemann<T, 3, 3, 0> for ShallowRoe<T> {
     const NAME: &'static str = "shallow-roe";
     const FIELDS: [&'static str; 3] = ["h", "hu", "hv"];
     const AUX: [&'static str; 0] = [];
+    const CONSTANTS: &'static [(&'static str, f64)] = &[("g", 9.81)];
+
+    fn with_constants(c: &[f64]) -> Self {
+        ShallowRoe { g: T::from_f64(c[0]) }
+    }
 
     #[inline(always)]
     fn solve(&self, dir: usize, ql: &[T; 3], qr: &[T; 3], _: &[T; 0], _: &[T; 0]) -> Solution<T, 3, 3> {
