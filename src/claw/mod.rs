@@ -6,7 +6,9 @@
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod cpu;
+pub mod cpu3;
 pub mod gpu;
+mod lines;
 
 pub use kernels::claw::riemann::{Acoustics2d, Acoustics3d, Advection, ShallowHlle, ShallowRoe};
 pub use kernels::claw::{Limiter, Riemann, Solution};
