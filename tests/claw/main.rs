@@ -8,3 +8,4 @@ mod algorithm;
 mod common;
 mod gpu;
 mod riemann;
+mod three_d;
