@@ -13,6 +13,9 @@ pub enum Halt {
     NonFinite,
     /// The time step fell below `floor` before the stop time.
     Collapsed { floor: f64 },
+    /// `times` steps in a row were rejected for exceeding the CFL limit: the wave speeds grow
+    /// faster than the time step shrinks.
+    Rejected { times: u32 },
 }
 
 impl std::fmt::Display for Halt {
@@ -20,6 +23,12 @@ impl std::fmt::Display for Halt {
         match self {
             Halt::NonFinite => f.write_str("a wave speed or field value turned non-finite"),
             Halt::Collapsed { floor } => write!(f, "the time step fell below its floor of {floor:e}"),
+            Halt::Rejected { times } => {
+                write!(
+                    f,
+                    "{times} steps in a row were rejected for exceeding the CFL limit: the wave speeds keep growing"
+                )
+            }
         }
     }
 }

@@ -1,13 +1,13 @@
 //! `bench claw`: the core kernels (one x-sweep, one y-sweep, and the two in a row as the sweeps
-//! of a Godunov step) for shallow water (Roe, HLLE), 2D acoustics and advection at 1000²,
+//! of a Godunov step) and whole Godunov steps (ghost fills, sweeps, the rates' reduction and
+//! the control kernel) for shallow water (Roe, HLLE), 2D acoustics and advection at 1000²,
 //! 2048², 4096² and 8192² (sizes: edges), f32 and f64, with the CPU reference's step (all
 //! threads) at 1000². GB/s count the fewest words a sweep moves: the M state planes read once
 //! and written once and the A auxiliary planes read once, per cell (ghost cells and the
-//! per-block rates left out). Ghost fills and the Δt control are not in the kernels yet and not
-//! timed.
+//! per-block rates left out); a step counts two sweeps' worth.
 
-use super::cpu::{Claw2, HALO, Setup};
-use super::gpu::{GpuSweeps, planes};
+use super::cpu::{Claw2, Clock, HALO, Setup};
+use super::gpu::{GpuClaw2, GpuSweeps, planes};
 use super::{Acoustics2d, Advection, Cfl, Limiter, ShallowHlle, ShallowRoe, Splitting};
 use crate::bench::{BenchOptions, Report, time_cpu, time_gpu};
 use crate::runtime::Gpu;
@@ -83,8 +83,9 @@ fn solver<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, co
     let cells: Vec<([T; M], [T; A])> = (0..len).map(|_| cell(&mut rng)).collect();
     let q_host = planes(&cells.iter().map(|c| c.0).collect::<Vec<_>>());
     let aux_host = planes(&cells.iter().map(|c| c.1).collect::<Vec<_>>());
-    let (q, aux) = (gpu.upload(&q_host)?, gpu.upload(&aux_host)?);
-    let (mut mid, mut out) = (gpu.upload(&q_host)?, gpu.upload(&q_host)?);
+    let mut states = q_host.clone();
+    states.resize(3 * q_host.len(), T::ZERO);
+    let (mut states, aux) = (gpu.upload(&states)?, gpu.upload(&aux_host)?);
     let h = 1.0 / n as f64;
     let setup = Setup {
         nx: n,
@@ -98,20 +99,42 @@ fn solver<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, co
     };
     let mut k = GpuSweeps::<T, R, M, W, A>::new(gpu, setup)?;
     // Speeds are at most about 4 m/s (shallow water) or 2 m/s (acoustics): CFL ≤ 0.5.
-    k.set_dt(gpu, 0.1 * h)?;
+    let dt = 0.1 * h;
     let label = format!("{n}²");
     let moved = ((2 * M + A) * n * n) as f64 * word as f64;
     let note = format!("MC limiter; moves {} words/cell", 2 * M + A);
+    // Stage 0 (x) reads buffer 0 and writes 1; stage 1 (y) reads 1 and writes 2.
     for (dir, kernel) in [(0, "claw x-sweep"), (1, "claw y-sweep")] {
-        let m = time_gpu(gpu, opts.warmup, opts.reps, |_| k.enqueue(solver, dir, &q, &aux, &mut out))?;
-        let cfl = 0.1 * h * k.rates(gpu)?[dir];
+        let cfl = dt * k.sweep(gpu, solver, dir, &mut states, &aux, dt)?;
+        let m =
+            time_gpu(gpu, opts.warmup, opts.reps, |_| k.enqueue(solver, Splitting::Godunov, dir, &mut states, &aux))?;
         report.push(kernel, name, &label, T::NAME, m.median_ms, moved, None, format!("{note}; CFL {cfl:.2}"));
     }
     let m = time_gpu(gpu, opts.warmup, opts.reps, |_| {
-        k.enqueue(solver, 0, &q, &aux, &mut mid)?;
-        k.enqueue(solver, 1, &mid, &aux, &mut out)
+        k.enqueue(solver, Splitting::Godunov, 0, &mut states, &aux)?;
+        k.enqueue(solver, Splitting::Godunov, 1, &mut states, &aux)
     })?;
     report.push("claw x+y sweeps", name, &label, T::NAME, m.median_ms, 2.0 * moved, None, note.clone());
+    drop(states);
+    // Whole steps from the same state, the device taking every decision (CFL 0.9 after the
+    // first); the run must neither halt nor reject, or the row would time idle launches.
+    let mut run = GpuClaw2::from_planes(gpu, solver, setup, q_host, &aux_host, Clock::start(0.0, dt))?;
+    run.set_stop(f64::MAX)?;
+    let m = time_gpu(gpu, opts.warmup, opts.reps, |_| run.queue_step())?;
+    let c = run.read_clock(gpu)?;
+    if let Some(halt) = c.halt() {
+        return Err(crate::Error::invalid(format!("{what}: the timed steps halted: {halt}")));
+    }
+    report.push(
+        "claw step",
+        name,
+        &label,
+        T::NAME,
+        m.median_ms,
+        2.0 * moved,
+        None,
+        format!("{note}; Godunov, ghosts + sweeps + Δt control; {} steps, {} rejected", c.steps(), c.rejected()),
+    );
     if n <= CPU_MAX_EDGE {
         let interior: Vec<[T; M]> = (0..n * n).map(|c| cells[layout.at((c % n) as i32, (c / n) as i32)].0).collect();
         let aux_interior: Vec<[T; A]> =

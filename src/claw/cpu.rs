@@ -5,16 +5,18 @@
 //! the core kernels do.
 
 use super::{Cfl, Splitting, lines};
+use crate::model::Halt;
 use crate::{Error, Real, Result};
+use kernels::claw::clock::{
+    self, CLOCK_CFL, CLOCK_DT, CLOCK_LAST_CFL, CLOCK_LAST_DT, CLOCK_LAST_REJECTED, CLOCK_LEN, CLOCK_NEXT,
+    CLOCK_REJECTED, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Control, NON_FINITE, RUNNING,
+};
 use kernels::claw::{Limiter, Riemann};
 use kernels::grid::Layout2;
 use kernels::halo::{edge_ghost, ghosts_x, ghosts_y};
 
 /// Ghost layers: a cell's update reads the waves of the interfaces one beyond its own.
 pub const HALO: u32 = 2;
-
-/// Steps rejected in a row before a run is declared one that would never end.
-const MAX_REJECTS: u32 = 50;
 
 /// The grid and the algorithm's choices.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,19 +54,69 @@ pub struct Step {
     pub rejected: u32,
 }
 
-/// A run's clock: the time reached, the Δt the next step tries, the steps taken; and PyClaw's
-/// step control, shared by the CPU reference and the GPU driver.
+/// A run's clock (time, steps, the Δt the next step tries, rejections), in the slots of
+/// `kernels::claw::clock`, whose point functions take PyClaw's decisions here and in the
+/// device's control kernel alike.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Clock {
-    pub time: f64,
-    pub dt: f64,
-    pub steps: u64,
+    pub slots: [f64; CLOCK_LEN],
 }
 
 impl Clock {
+    /// At time `t`, the first step to try `dt`.
+    pub fn start(t: f64, dt: f64) -> Clock {
+        Clock { slots: clock::start(t, dt) }
+    }
+    pub fn time(&self) -> f64 {
+        self.slots[CLOCK_T]
+    }
+    pub fn steps(&self) -> u64 {
+        self.slots[CLOCK_STEPS] as u64
+    }
+    /// The Δt the next step tries (before the cut to the stop time).
+    pub fn next_dt(&self) -> f64 {
+        self.slots[CLOCK_NEXT]
+    }
+    pub fn set_next_dt(&mut self, dt: f64) {
+        self.slots[CLOCK_NEXT] = dt;
+    }
+    /// Steps rejected in all.
+    pub fn rejected(&self) -> u64 {
+        self.slots[CLOCK_REJECTED] as u64
+    }
+    /// The last accepted step.
+    pub fn last(&self) -> Step {
+        Step {
+            dt: self.slots[CLOCK_LAST_DT],
+            cfl: self.slots[CLOCK_LAST_CFL],
+            rejected: self.slots[CLOCK_LAST_REJECTED] as u32,
+        }
+    }
+    /// Why the run stopped stepping, if it did: a wave speed that is not finite, or steps
+    /// rejected [`clock::MAX_REJECTS`] times in a row.
+    pub fn halt(&self) -> Option<Halt> {
+        match self.slots[CLOCK_STATUS] as u32 {
+            RUNNING => None,
+            NON_FINITE => Some(Halt::NonFinite),
+            _ => Some(Halt::Rejected { times: clock::MAX_REJECTS }),
+        }
+    }
+
+    /// The message for a run of solver `name` that halted.
+    pub fn halt_message(&self, name: &str) -> String {
+        format!(
+            "claw {name}: step {} at t = {:.6e} s: {} (CFL {:e})",
+            self.steps() + 1,
+            self.time(),
+            self.halt().map_or_else(String::new, |h| h.to_string()),
+            self.slots[CLOCK_CFL]
+        )
+    }
+
     /// One accepted step towards `t_end` (the last cut to land on it): `trial(Δt)` takes a step
-    /// of Δt and returns its CFL number; a step above `cfl.max` is rejected and tried again, and
-    /// every trial sets the next Δt to Δt·desired/CFL. A trial's error (a blow-up) ends it.
+    /// of Δt and returns its rate, the largest max|s|/Δ over its sweeps; a step whose CFL number
+    /// Δt·rate exceeds `cfl.max` is rejected and tried again with Δt·desired/CFL
+    /// ([`clock::judge`]). A trial's error (a blow-up) ends it, as does a halt.
     pub fn step(
         &mut self,
         cfl: Cfl,
@@ -72,28 +124,25 @@ impl Clock {
         name: &str,
         mut trial: impl FnMut(f64) -> Result<f64>,
     ) -> Result<Step> {
-        let mut rejected = 0;
+        let c = Control { desired: cfl.desired, max: cfl.max, t_stop: t_end, sweeps: 2, judge: 1 };
         loop {
-            let dt = self.dt.min(t_end - self.time);
-            if dt.is_nan() || dt <= 0.0 {
-                return Err(Error::invalid(format!("claw: no time left to step (t = {} s, end {t_end} s)", self.time)));
+            clock::arm(&c, &mut self.slots);
+            let dt = self.slots[CLOCK_DT];
+            if self.halt().is_some() {
+                return Err(Error::invalid(self.halt_message(name)));
             }
-            let c = trial(dt)?;
-            if c > 0.0 {
-                self.dt = dt * cfl.desired / c;
-            }
-            if c <= cfl.max {
-                self.time = if dt == t_end - self.time { t_end } else { self.time + dt };
-                self.steps += 1;
-                return Ok(Step { dt, cfl: c, rejected });
-            }
-            rejected += 1;
-            if rejected >= MAX_REJECTS || !c.is_finite() {
+            if dt <= 0.0 {
                 return Err(Error::invalid(format!(
-                    "claw {name}: step {} at t = {:.6e} s rejected {rejected} times (CFL {c:e}): the wave speeds are not finite or keep growing",
-                    self.steps + 1,
-                    self.time
+                    "claw: no time left to step (t = {} s, end {t_end} s)",
+                    self.time()
                 )));
+            }
+            let rate = trial(dt)?;
+            if clock::judge(&c, &mut self.slots, rate) {
+                return Ok(self.last());
+            }
+            if self.halt().is_some() {
+                return Err(Error::invalid(self.halt_message(name)));
             }
         }
     }
@@ -107,10 +156,7 @@ pub struct Claw2<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize
     /// The state and the auxiliary fields, padded (`layout`).
     q: Vec<[T; M]>,
     aux: Vec<[T; A]>,
-    time: f64,
-    /// The Δt the next step tries.
-    dt: f64,
-    steps: u64,
+    clock: Clock,
 }
 
 impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize> Claw2<T, R, M, W, A> {
@@ -126,16 +172,14 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
             layout,
             q: lines::padded(&layout, layout.len(), q),
             aux: lines::padded(&layout, layout.len(), aux),
-            time: 0.0,
-            dt: 0.0,
-            steps: 0,
+            clock: Clock::start(0.0, 0.0),
         };
         // The auxiliary fields never change: their ghosts are filled once (mirrored at walls,
         // without any sign change).
         for dir in 0..2 {
             fill_ghosts(&layout, &setup.bc, dir, &mut run.aux, None);
         }
-        run.dt = run.initial_dt();
+        run.clock.set_next_dt(run.initial_dt());
         Ok(run)
     }
 
@@ -157,37 +201,38 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     }
 
     /// One sweep along `dir` over Δt `dt`, in place on the padded state `q` (its ghosts along
-    /// `dir` refreshed first). Returns the sweep's CFL number, Δt·max|s|/Δx over the interfaces
-    /// of the cells it updates.
+    /// `dir` refreshed first). Returns the sweep's rate, max|s|/Δx over the interfaces of the
+    /// cells it updates (its CFL number over a Δt).
     pub fn sweep(&self, q: &mut [[T; M]], dir: usize, dt: f64) -> f64 {
         fill_ghosts(&self.layout, &self.setup.bc, dir, q, R::normal(dir));
         let spacing = self.spacing(dir);
         let dtdx = T::from_f64(dt / spacing);
         let speed = lines::sweep(&self.layout, &self.solver, self.setup.limiter, q, &self.aux, dir, dtdx);
-        dt * speed.to_f64() / spacing
+        speed.to_f64() / spacing
     }
 
-    /// The state after one step of Δt from the current one, and the step's CFL number (the
-    /// largest of its sweeps', each measured against the full Δt).
+    /// The state after one step of Δt from the current one, and the step's rate: the largest
+    /// of its sweeps' (so the CFL number measures each sweep against the whole Δt, Strang's
+    /// half sweeps included).
     pub fn trial(&self, dt: f64) -> (Vec<[T; M]>, f64) {
         let mut q = self.q.clone();
-        let cfl = match self.setup.splitting {
+        let rate = match self.setup.splitting {
             Splitting::Godunov => self.sweep(&mut q, 0, dt).max(self.sweep(&mut q, 1, dt)),
             Splitting::Strang => {
                 let a = self.sweep(&mut q, 0, 0.5 * dt);
                 let b = self.sweep(&mut q, 1, dt);
                 let c = self.sweep(&mut q, 0, 0.5 * dt);
-                (2.0 * a.max(c)).max(b)
+                a.max(b).max(c)
             }
         };
-        (q, cfl)
+        (q, rate)
     }
 
     /// One accepted step towards `t_end` (the last cut to land on it): steps whose CFL number
     /// exceeds `cfl.max` are rejected and redone with Δt·desired/CFL. A state that stops being
     /// finite is an error naming the step, time and cell, and the state stays the last good one.
     pub fn step(&mut self, t_end: f64) -> Result<Step> {
-        let mut clock = Clock { time: self.time, dt: self.dt, steps: self.steps };
+        let mut clock = self.clock;
         let (step, accepted) = lines::step(
             &mut clock,
             self.setup.cfl,
@@ -196,7 +241,7 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
             |dt| self.trial(dt),
             |q| lines::first_bad(&self.layout, q),
         );
-        (self.time, self.dt, self.steps) = (clock.time, clock.dt, clock.steps);
+        self.clock = clock;
         if let Some(q) = accepted {
             self.q = q;
         }
@@ -205,7 +250,7 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
 
     /// Steps until `t_end`.
     pub fn advance_to(&mut self, t_end: f64) -> Result<()> {
-        while self.time < t_end {
+        while self.time() < t_end {
             self.step(t_end)?;
         }
         Ok(())
@@ -236,17 +281,20 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     }
 
     pub fn time(&self) -> f64 {
-        self.time
+        self.clock.time()
     }
     pub fn steps(&self) -> u64 {
-        self.steps
+        self.clock.steps()
     }
     /// The Δt the next step will try.
     pub fn next_dt(&self) -> f64 {
-        self.dt
+        self.clock.next_dt()
     }
     pub fn set_next_dt(&mut self, dt: f64) {
-        self.dt = dt;
+        self.clock.set_next_dt(dt);
+    }
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
     pub fn setup(&self) -> &Setup {
         &self.setup

@@ -17,6 +17,9 @@ use kernels::claw::{Limiter, Riemann};
 use kernels::grid::Layout3;
 use kernels::halo::{edge_ghost3, ghosts3};
 
+/// Strang's sweeps in 3D: (axis, fraction of Δt), x½ y½ z y½ x½.
+pub const STRANG: [(usize, f64); 5] = [(0, 0.5), (1, 0.5), (2, 1.0), (1, 0.5), (0, 0.5)];
+
 /// The grid and the algorithm's choices in 3D.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Setup3 {
@@ -87,14 +90,14 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
             layout,
             q: lines::padded(&layout, layout.len(), q),
             aux: lines::padded(&layout, layout.len(), aux),
-            clock: Clock { time: 0.0, dt: 0.0, steps: 0 },
+            clock: Clock::start(0.0, 0.0),
         };
         // The auxiliary fields never change: their ghosts are filled once (mirrored at walls,
         // without any sign change).
         for dir in 0..3 {
             fill_ghosts3(&layout, &setup.bc, dir, &mut run.aux, None);
         }
-        run.clock.dt = run.initial_dt();
+        run.clock.set_next_dt(run.initial_dt());
         Ok(run)
     }
 
@@ -112,35 +115,27 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     }
 
     /// One sweep along `dir` (0, 1, 2 = x, y, z) over Δt `dt`, in place on the padded state `q`
-    /// (its ghosts across `dir` refreshed first). Returns the sweep's CFL number, Δt·max|s|/Δ
-    /// over the interfaces of the cells it updates.
+    /// (its ghosts across `dir` refreshed first). Returns the sweep's rate, max|s|/Δ over the
+    /// interfaces of the cells it updates (its CFL number over a Δt).
     pub fn sweep(&self, q: &mut [[T; M]], dir: usize, dt: f64) -> f64 {
         fill_ghosts3(&self.layout, &self.setup.bc, dir, q, R::normal(dir));
         let spacing = self.setup.spacing(dir);
         let dtdx = T::from_f64(dt / spacing);
         let speed = lines::sweep(&self.layout, &self.solver, self.setup.limiter, q, &self.aux, dir, dtdx);
-        dt * speed.to_f64() / spacing
+        speed.to_f64() / spacing
     }
 
-    /// The state after one step of Δt from the current one, and the step's CFL number (the
-    /// largest of its sweeps', each measured against the full Δt).
+    /// The state after one step of Δt from the current one, and the step's rate: the largest
+    /// of its sweeps' (so the CFL number measures each sweep against the whole Δt, Strang's
+    /// half sweeps included).
     pub fn trial(&self, dt: f64) -> (Vec<[T; M]>, f64) {
         let mut q = self.q.clone();
-        let cfl = match self.setup.splitting {
-            Splitting::Godunov => (0..3).map(|dir| self.sweep(&mut q, dir, dt)).fold(0.0, f64::max),
-            Splitting::Strang => {
-                let mut half = 0.0f64;
-                for dir in [0, 1] {
-                    half = half.max(self.sweep(&mut q, dir, 0.5 * dt));
-                }
-                let z = self.sweep(&mut q, 2, dt);
-                for dir in [1, 0] {
-                    half = half.max(self.sweep(&mut q, dir, 0.5 * dt));
-                }
-                (2.0 * half).max(z)
-            }
+        let sweeps: &[(usize, f64)] = match self.setup.splitting {
+            Splitting::Godunov => &[(0, 1.0), (1, 1.0), (2, 1.0)],
+            Splitting::Strang => &STRANG,
         };
-        (q, cfl)
+        let rate = sweeps.iter().map(|&(dir, frac)| self.sweep(&mut q, dir, frac * dt)).fold(0.0, f64::max);
+        (q, rate)
     }
 
     /// One accepted step towards `t_end` (the last cut to land on it): steps whose CFL number
@@ -165,7 +160,7 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
 
     /// Steps until `t_end`.
     pub fn advance_to(&mut self, t_end: f64) -> Result<()> {
-        while self.clock.time < t_end {
+        while self.clock.time() < t_end {
             self.step(t_end)?;
         }
         Ok(())
@@ -196,11 +191,11 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     }
 
     /// The time reached, the Δt the next step tries, the steps taken.
-    pub fn clock(&self) -> Clock {
-        self.clock
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
     pub fn set_next_dt(&mut self, dt: f64) {
-        self.clock.dt = dt;
+        self.clock.set_next_dt(dt);
     }
     pub fn setup(&self) -> &Setup3 {
         &self.setup

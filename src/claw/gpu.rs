@@ -1,21 +1,37 @@
-//! The core kernels on the GPU: one sweep at a time, from a padded state whose ghosts across the
-//! sweep's axis are filled, into another. The stepping (ghost fills, Δt and reject-and-redo on
-//! the device) is still to come; the sweeps are checked against the CPU reference's.
+//! The wave-propagation algorithm on the GPU. The state lives on the device in three buffers
+//! (the state before a step, kept until the step is accepted; the first sweep's output; the
+//! new state), and so does the clock: each step fills ghosts, sweeps, reduces the sweeps'
+//! per-block rates to one, and a one-thread control kernel takes PyClaw's decision
+//! (`kernels::claw::clock`, the point functions the CPU reference's [`Clock`] calls) —
+//! accepting the step by rewriting the buffers' order, or rejecting it so the next launch
+//! redoes it from the kept state with a smaller Δt. The host only queues steps and reads the
+//! clock between batches.
 
 use super::Splitting;
 use super::cpu::{Claw2, Clock, HALO, Setup, Step};
+use crate::foundation::ReduceOp;
+use crate::foundation::gpu::Reducer;
+use crate::model::Halt;
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
 use crate::{Error, Gpu, GpuReal, Result};
-use kernels::claw::{FillGhosts, GhostFill, Kernels, Sweep, X_CELLS_PER_WARP};
+use kernels::claw::clock::{CLOCK_DT, CLOCK_LEN, CLOCK_STEPS, Control, FIRST_ORDER};
+use kernels::claw::{CONTROL, FillGhosts, GhostFill, Kernels, StepControl, Sweep, X_CELLS_PER_WARP};
 use kernels::grid::Layout2;
 use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::launch::Family;
+use std::time::Instant;
 
 /// Warps along x in an x-sweep block, and rows of a block.
 const X_BLOCK: (u32, u32) = (2, 2);
 /// Columns and segments of a y-sweep block, and the rows a thread marches.
 const Y_BLOCK: (u32, u32) = (64, 2);
 const Y_ROWS: u32 = 32;
+
+/// Most steps the host queues between two reads of the device clock.
+const BATCH: u64 = 64;
+
+/// State buffers of a run: the state, the first sweep's output, the next state.
+const BUFFERS: usize = 3;
 
 /// The planes (structure of arrays) the kernels read of an array of cells, one plane after
 /// another; one zero for cells without components (no aux fields), as a launch still passes a
@@ -27,31 +43,41 @@ pub fn planes<T: crate::Real, const N: usize>(cells: &[[T; N]]) -> Vec<T> {
     (0..N).flat_map(|m| cells.iter().map(move |c| c[m])).collect()
 }
 
+/// The sweeps of a step: (axis, fraction of Δt) in order.
+fn stages(splitting: Splitting) -> &'static [(usize, f64)] {
+    match splitting {
+        Splitting::Godunov => &[(0, 1.0), (1, 1.0)],
+        Splitting::Strang => &[(0, 0.5), (1, 1.0), (0, 0.5)],
+    }
+}
+
 type Params<T, R, const M: usize, const W: usize, const A: usize> =
     <<R as Kernels<T, M, W, A>>::Family as Family>::At<T>;
 
-/// The x- and y-sweeps of solver `R`, with their rate buffer and Δt word.
+/// The core kernels of solver `R` and what they share: the Δt word, the buffers' order, and
+/// one rate a block for each sweep of a step (one buffer, so one reduction reads them all).
 pub struct GpuSweeps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> {
     setup: Setup,
     layout: Layout2,
     x: Kernel<Params<T, R, M, W, A>>,
     y: Kernel<Params<T, R, M, W, A>>,
-    /// One rate a block: the x-sweep's blocks, then the y-sweep's (one download reads both).
     rate: DeviceBuffer<T>,
     dt: DeviceBuffer<T>,
+    order: DeviceBuffer<u32>,
 }
 
 impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> GpuSweeps<T, R, M, W, A> {
     pub fn new(gpu: &Gpu, setup: Setup) -> Result<Self> {
         let layout = Layout2::new(setup.nx as u32, setup.ny as u32, HALO);
-        let blocks = Self::blocks(&layout, 0) + Self::blocks(&layout, 1);
+        let blocks = Self::rate_slots(&layout, Splitting::Strang);
         Ok(GpuSweeps {
             setup,
             layout,
             x: gpu.kernel::<T, _>(R::X)?,
             y: gpu.kernel::<T, _>(R::Y)?,
-            rate: gpu.alloc::<T>(blocks)?,
-            dt: gpu.alloc::<T>(1)?,
+            rate: gpu.zeros::<T>(blocks)?,
+            dt: gpu.zeros::<T>(1)?,
+            order: gpu.upload(&FIRST_ORDER)?,
         })
     }
 
@@ -59,6 +85,16 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
     fn blocks(l: &Layout2, dir: usize) -> usize {
         let s = if dir == 0 { Self::x_shape(l) } else { Self::y_shape(l) };
         (s.grid.0 * s.grid.1) as usize
+    }
+
+    /// Where stage `stage`'s rates start in the rate buffer, for a step split by `splitting`.
+    fn rate_offset(l: &Layout2, splitting: Splitting, stage: usize) -> usize {
+        stages(splitting)[..stage].iter().map(|&(dir, _)| Self::blocks(l, dir)).sum()
+    }
+
+    /// Rates written by a step split by `splitting`.
+    fn rate_slots(l: &Layout2, splitting: Splitting) -> usize {
+        Self::rate_offset(l, splitting, stages(splitting).len())
     }
 
     fn x_shape(l: &Layout2) -> LaunchShape {
@@ -78,28 +114,26 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         self.layout.len()
     }
 
-    /// Sets the Δt the sweeps read (on the device).
-    pub fn set_dt(&mut self, gpu: &Gpu, dt: f64) -> Result<()> {
-        gpu.write(&[T::from_f64(dt)], &mut self.dt)
-    }
-
-    /// One sweep along `dir` (0 = x, 1 = y) over the Δt last set, from `q` into `out`, queued on
-    /// the stream. `q` (M planes) and `aux` (A planes, any buffer when A = 0) must have the
-    /// ghosts across `dir` filled.
+    /// Sweep `stage` of a step split by `splitting` (its axis and fraction of Δt), queued on
+    /// the stream: from state buffer `order[stage]` of `states` into `order[stage + 1]`, over
+    /// the Δt in the device word. `states` holds whole buffers of M planes, `aux` A planes (any
+    /// buffer when A = 0); the input's ghosts across the axis must be filled.
     pub fn enqueue(
         &mut self,
         solver: R,
-        dir: usize,
-        q: &DeviceBuffer<T>,
+        splitting: Splitting,
+        stage: usize,
+        states: &mut DeviceBuffer<T>,
         aux: &DeviceBuffer<T>,
-        out: &mut DeviceBuffer<T>,
     ) -> Result<()> {
         let len = self.layout.len();
-        if q.len() != M * len || out.len() != M * len || aux.len() < A * len || dir > 1 {
+        let Some(&(dir, frac)) = stages(splitting).get(stage) else {
+            return Err(Error::invalid(format!("claw sweep: no stage {stage} in a {splitting:?} step")));
+        };
+        if states.len() < BUFFERS * M * len || aux.len() < A * len {
             return Err(Error::invalid(format!(
-                "claw sweep: buffers of {}, {} and {} values for {M} state and {A} aux planes of {len}, axis {dir}",
-                q.len(),
-                out.len(),
+                "claw sweep: buffers of {} and {} values for {BUFFERS}×{M} state and {A} aux planes of {len}",
+                states.len(),
                 aux.len()
             )));
         }
@@ -107,138 +141,224 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         let k = Sweep {
             layout: self.layout,
             inv_dx: T::from_f64(1.0 / spacing),
+            dt_frac: T::from_f64(frac),
             limiter: self.setup.limiter as u32,
             rows: Y_ROWS,
+            stage: stage as u32,
         };
         let (kernel, shape) =
             if dir == 0 { (&self.x, Self::x_shape(&self.layout)) } else { (&self.y, Self::y_shape(&self.layout)) };
-        let rate = self.rate.ptr_mut().wrapping_add(if dir == 0 { 0 } else { Self::blocks(&self.layout, 0) });
-        let p = solver.params(k, q.ptr(), aux.ptr(), out.ptr_mut(), self.dt.ptr(), rate);
-        // SAFETY: q and out hold M planes of the layout's length and aux A (checked above); out
-        // is a buffer of its own (a `&mut` borrow); dt is one value, and `rate` points at this
-        // sweep's part of the rate buffer, one value for each of its blocks (`new`); the shapes are the kernels' (32·wx, by) and
-        // (bx, by) blocks with 32 T's of shared memory over grids covering the cells.
+        let rate = self.rate.ptr_mut().wrapping_add(Self::rate_offset(&self.layout, splitting, stage));
+        let p = solver.params(k, states.ptr_mut(), self.order.ptr(), aux.ptr(), self.dt.ptr(), rate);
+        // SAFETY: `order` holds a permutation prefix of 0..BUFFERS (FIRST_ORDER, or what the
+        // control kernel made of it), so the sweep reads and writes two different buffers of
+        // `states`, which holds BUFFERS of M planes of the layout's length (checked above); aux
+        // holds A planes; dt is one value, and `rate` points at this stage's part of the rate
+        // buffer, one value for each of its blocks (sized in `new` for the longest step); the
+        // shapes are the kernels' (32·wx, by) and (bx, by) blocks with 32 T's of shared memory
+        // over grids covering the cells.
         unsafe { kernel.launch(shape, p) }
     }
 
-    /// The largest rate (max |s|/Δ) of the last sweep along x and along y, in one download
-    /// (synchronises).
-    pub fn rates(&self, gpu: &Gpu) -> Result<[f64; 2]> {
-        let all = gpu.download(&self.rate)?;
-        let (x, y) = all.split_at(Self::blocks(&self.layout, 0));
-        // NaN-propagating: a non-finite speed must not hide behind a finite maximum.
-        let max = |r: &[T]| {
-            r.iter().fold(0.0f64, |a, r| if a.is_nan() || r.to_f64().is_nan() { f64::NAN } else { a.max(r.to_f64()) })
-        };
-        Ok([max(x), max(y)])
-    }
-
-    /// One sweep along `dir` over Δt `dt` from `q` into `out` (see [`enqueue`](Self::enqueue));
-    /// returns its CFL number, Δt·max|s|/Δ over the interfaces of the cells it updates.
-    #[allow(clippy::too_many_arguments)]
+    /// One sweep along `dir` over Δt `dt` of state buffer 0 of `states` into buffer 1 (the
+    /// buffers' first order), for tests and benchmarks; returns the sweep's rate, max|s|/Δ over
+    /// the interfaces of the cells it updates (synchronises).
     pub fn sweep(
         &mut self,
         gpu: &Gpu,
         solver: R,
         dir: usize,
-        q: &DeviceBuffer<T>,
+        states: &mut DeviceBuffer<T>,
         aux: &DeviceBuffer<T>,
-        out: &mut DeviceBuffer<T>,
         dt: f64,
     ) -> Result<f64> {
-        self.set_dt(gpu, dt)?;
-        self.enqueue(solver, dir, q, aux, out)?;
-        Ok(dt * self.rates(gpu)?[dir])
+        gpu.write(&[T::from_f64(dt)], &mut self.dt)?;
+        gpu.write(&FIRST_ORDER, &mut self.order)?;
+        self.enqueue(solver, Splitting::Godunov, dir, states, aux)?;
+        let rates = gpu.download(&self.rate)?;
+        let from = Self::rate_offset(&self.layout, Splitting::Godunov, dir);
+        Ok(max_rate(&rates[from..from + Self::blocks(&self.layout, dir)]))
     }
 }
 
-/// A 2D run on the GPU: the state, the x-sweep's output and the next state (three M-plane
-/// buffers; the state before a step is kept until the step is accepted), the auxiliary fields,
-/// and the clock. Each step fills the ghosts across x, sweeps x, fills the ghosts across y,
-/// sweeps y, and reads the two sweeps' rates to take PyClaw's decision ([`Clock::step`]) on the
-/// host. Godunov splitting.
+/// The largest rate, NaN-propagating: a non-finite speed must not hide behind a finite maximum.
+fn max_rate<T: GpuReal>(r: &[T]) -> f64 {
+    r.iter().fold(0.0f64, |a, r| if a.is_nan() || r.to_f64().is_nan() { f64::NAN } else { a.max(r.to_f64()) })
+}
+
+/// A 2D run on the GPU, Godunov or Strang split: the three state buffers, the auxiliary
+/// fields, the core kernels, and the device clock with its control kernel.
 pub struct GpuClaw2<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> {
     solver: R,
     setup: Setup,
     sweeps: GpuSweeps<T, R, M, W, A>,
     ghosts: Kernel<FillGhosts<T>>,
-    q: DeviceBuffer<T>,
-    mid: DeviceBuffer<T>,
-    next: DeviceBuffer<T>,
+    control: Kernel<StepControl<T>>,
+    reducer: Reducer<T>,
+    states: DeviceBuffer<T>,
     aux: DeviceBuffer<T>,
-    clock: Clock,
+    clock: DeviceBuffer<f64>,
+    /// The stop time the device clock is armed for.
+    t_stop: f64,
+    /// The clock as last read.
+    host_clock: Clock,
 }
 
 impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> GpuClaw2<T, R, M, W, A> {
+    /// Device memory of a run on an `nx × ny` grid: the three state buffers, the auxiliary
+    /// fields, and per block one rate (a Strang step's three sweeps).
+    pub fn device_bytes(nx: usize, ny: usize) -> u64 {
+        let l = Layout2::new(nx as u32, ny as u32, HALO);
+        let rates = GpuSweeps::<T, R, M, W, A>::rate_slots(&l, Splitting::Strang);
+        ((BUFFERS * M + A.max(1)) * l.len() + rates) as u64 * std::mem::size_of::<T>() as u64
+    }
+
     /// The GPU run of a CPU run's set-up, state and auxiliary fields (validated there), from its
     /// clock.
     pub fn new(gpu: &Gpu, solver: R, cpu: &Claw2<T, R, M, W, A>) -> Result<Self> {
-        let setup = *cpu.setup();
-        if setup.splitting != Splitting::Godunov {
-            return Err(Error::invalid("claw on the GPU: only Godunov splitting so far (use the CPU for Strang)"));
-        }
         let (q, aux) = cpu.padded();
-        let (host, aux_planes) = (planes(q), planes(aux));
-        gpu.check_fits("claw state", (3 * host.len() + aux_planes.len()) * std::mem::size_of::<T>())?;
+        Self::from_planes(gpu, solver, *cpu.setup(), planes(q), &planes(aux), *cpu.clock())
+    }
+
+    /// A run of `setup` from the padded state's M planes `q` and the padded auxiliary fields'
+    /// A planes (their ghosts filled), from `clock`.
+    pub fn from_planes(gpu: &Gpu, solver: R, setup: Setup, mut q: Vec<T>, aux: &[T], clock: Clock) -> Result<Self> {
+        gpu.check_fits("claw state", Self::device_bytes(setup.nx, setup.ny) as usize)?;
+        let len = q.len();
+        q.resize(BUFFERS * len, T::ZERO);
         Ok(GpuClaw2 {
             solver,
             setup,
             sweeps: GpuSweeps::new(gpu, setup)?,
             ghosts: gpu.kernel::<T, _>(R::GHOSTS)?,
-            q: gpu.upload(&host)?,
-            mid: gpu.upload(&host)?,
-            next: gpu.upload(&host)?,
-            aux: gpu.upload(&aux_planes)?,
-            clock: Clock { time: cpu.time(), dt: cpu.next_dt(), steps: cpu.steps() },
+            control: gpu.kernel::<T, _>(CONTROL)?,
+            reducer: Reducer::new(gpu)?,
+            states: gpu.upload(&q)?,
+            aux: gpu.upload(aux)?,
+            clock: gpu.upload(&clock.slots)?,
+            t_stop: f64::NAN,
+            host_clock: clock,
         })
     }
 
-    /// Fills the ghosts across `dir` of `buf` (M planes).
-    fn fill(ghosts: &Kernel<FillGhosts<T>>, setup: &Setup, dir: usize, buf: &mut DeviceBuffer<T>) -> Result<()> {
-        let layout = Layout2::new(setup.nx as u32, setup.ny as u32, HALO);
+    /// Fills the ghosts across `dir` of the input of sweep `stage`.
+    fn fill(&mut self, dir: usize, stage: usize) -> Result<()> {
+        let layout = Layout2::new(self.setup.nx as u32, self.setup.ny as u32, HALO);
         let normal = R::normal(dir).map_or(u32::MAX, |m| m as u32);
-        let g = GhostFill { layout, bc: setup.bc, normal, dir: dir as u32 };
+        let g = GhostFill { layout, bc: self.setup.bc, normal, dir: dir as u32, stage: stage as u32 };
         let count = if dir == 0 { ghosts_x(&layout) } else { ghosts_y(&layout) };
         let shape = LaunchShape::cover_1d(count as u64, 128)?;
-        // SAFETY: buf holds M planes of the layout's length (allocated so in `new`); the grid
-        // covers the pass's ghosts.
-        unsafe { ghosts.launch(shape, FillGhosts { g, q: buf.ptr_mut() }) }
+        let p = FillGhosts { g, states: self.states.ptr_mut(), order: self.sweeps.order.ptr() };
+        // SAFETY: the states buffer holds BUFFERS buffers of M planes of the layout's length
+        // (allocated so in `new`) and `order` names one of them; the grid covers the pass's
+        // ghosts.
+        unsafe { self.ghosts.launch(shape, p) }
     }
 
-    /// One step of Δt from the state into `next`; its CFL number.
-    fn trial(&mut self, gpu: &Gpu, dt: f64) -> Result<f64> {
-        Self::fill(&self.ghosts, &self.setup, 0, &mut self.q)?;
-        self.sweeps.set_dt(gpu, dt)?;
-        self.sweeps.enqueue(self.solver, 0, &self.q, &self.aux, &mut self.mid)?;
-        Self::fill(&self.ghosts, &self.setup, 1, &mut self.mid)?;
-        self.sweeps.enqueue(self.solver, 1, &self.mid, &self.aux, &mut self.next)?;
-        let [rx, ry] = self.sweeps.rates(gpu)?;
-        Ok(if rx.is_nan() || ry.is_nan() { f64::NAN } else { dt * rx.max(ry) })
+    /// The control kernel: judge the step just queued (or, `judge` false, only arm the next
+    /// towards `self.t_stop`).
+    fn control(&mut self, judge: bool) -> Result<()> {
+        let cfl = self.setup.cfl;
+        let sweeps = stages(self.setup.splitting).len() as u32;
+        let c = Control { desired: cfl.desired, max: cfl.max, t_stop: self.t_stop, sweeps, judge: judge as u32 };
+        let p = StepControl {
+            c,
+            rate: self.reducer.result().ptr(),
+            dt: self.sweeps.dt.ptr_mut(),
+            clock: self.clock.ptr_mut(),
+            order: self.sweeps.order.ptr_mut(),
+        };
+        // SAFETY: one thread; the reducer's result and dt hold one value, the clock CLOCK_LEN
+        // (uploaded from a Clock), the order four.
+        unsafe { self.control.launch(LaunchShape::fixed((1, 1, 1), (1, 1, 1)), p) }
     }
 
-    /// One accepted step towards `t_end`, as [`Claw2::step`]; a step whose speeds are not
-    /// finite is rejected until the run gives up, naming the step and time.
-    pub fn step(&mut self, gpu: &Gpu, t_end: f64) -> Result<Step> {
-        let mut clock = self.clock;
-        let max = self.setup.cfl.max;
-        let mut accepted = false;
-        let step = clock.step(self.setup.cfl, t_end, R::NAME, |dt| {
-            let cfl = self.trial(gpu, dt)?;
-            accepted = cfl <= max;
-            Ok(cfl)
-        });
-        self.clock = clock;
-        if step.is_ok() && accepted {
-            std::mem::swap(&mut self.q, &mut self.next);
+    /// Queues one trial step: the ghosts and sweep of every stage, the reduction of the rates,
+    /// and the control's decision (a whole step, as a benchmark times it).
+    pub fn queue_step(&mut self) -> Result<()> {
+        let splitting = self.setup.splitting;
+        for (stage, &(dir, _)) in stages(splitting).iter().enumerate() {
+            self.fill(dir, stage)?;
+            self.sweeps.enqueue(self.solver, splitting, stage, &mut self.states, &self.aux)?;
         }
-        step
+        let slots = GpuSweeps::<T, R, M, W, A>::rate_slots(&self.sweeps.layout, splitting);
+        self.reducer.enqueue(ReduceOp::Max, &self.sweeps.rate, slots)?;
+        self.control(true)
     }
 
-    /// The interior states, row-major.
+    /// Arms the device clock for steps ending at `t_stop`.
+    pub fn set_stop(&mut self, t_stop: f64) -> Result<()> {
+        if t_stop != self.t_stop {
+            self.t_stop = t_stop;
+            self.control(false)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the device clock (synchronises).
+    pub fn read_clock(&mut self, gpu: &Gpu) -> Result<Clock> {
+        let slots = gpu.download(&self.clock)?;
+        let mut c = Clock::start(0.0, 0.0);
+        c.slots.copy_from_slice(&slots[..CLOCK_LEN]);
+        self.host_clock = c;
+        Ok(c)
+    }
+
+    /// Queues steps towards `t_stop` in batches, reading the clock between them, until it
+    /// reaches `t_stop`, `max_steps` steps in all, the run halts, or `deadline` passes. Steps
+    /// queued past the stop find no Δt armed and do nothing.
+    pub fn advance(&mut self, gpu: &Gpu, t_stop: f64, max_steps: u64, deadline: Option<Instant>) -> Result<Clock> {
+        self.set_stop(t_stop)?;
+        loop {
+            let c = self.read_clock(gpu)?;
+            let late = deadline.is_some_and(|d| Instant::now() >= d);
+            // No Δt armed: halted, at the stop, or a still state with no stop to step to.
+            let idle = c.slots[CLOCK_DT] <= 0.0;
+            if idle || c.time() >= t_stop || c.steps() >= max_steps || late {
+                return Ok(c);
+            }
+            // Steps left at the Δt the control wants (at least 1, at most a batch, within the
+            // step budget; rejected trials count as launches, never as steps).
+            let left = ((t_stop - c.time()) / c.next_dt()).ceil();
+            let batch = if left.is_finite() { left.clamp(1.0, BATCH as f64) as u64 } else { 1 };
+            for _ in 0..batch.min(max_steps - c.steps()) {
+                self.queue_step()?;
+            }
+        }
+    }
+
+    /// One accepted step towards `t_end`, as [`Claw2::step`]: trials until the device accepts
+    /// one (reading the clock after each), or an error naming the step and time when the run
+    /// halts.
+    pub fn step(&mut self, gpu: &Gpu, t_end: f64) -> Result<Step> {
+        self.set_stop(t_end)?;
+        let before = self.read_clock(gpu)?.slots[CLOCK_STEPS];
+        loop {
+            let c = self.read_clock(gpu)?;
+            if c.halt().is_some() {
+                return Err(Error::invalid(c.halt_message(R::NAME)));
+            }
+            if c.slots[CLOCK_STEPS] > before {
+                return Ok(c.last());
+            }
+            if c.slots[CLOCK_DT] <= 0.0 {
+                return Err(Error::invalid(format!("claw: no time left to step (t = {} s, end {t_end} s)", c.time())));
+            }
+            self.queue_step()?;
+        }
+    }
+
+    /// Why the run halted, as of the clock last read.
+    pub fn halt(&self) -> Option<Halt> {
+        self.host_clock.halt()
+    }
+
+    /// The interior states, row-major (synchronises).
     pub fn state(&self, gpu: &Gpu) -> Result<Vec<[T; M]>> {
-        let host = gpu.download(&self.q)?;
         let layout = Layout2::new(self.setup.nx as u32, self.setup.ny as u32, HALO);
         let len = layout.len();
+        let current = gpu.download_range(&self.sweeps.order, 0..1)?[0] as usize;
+        let host = gpu.download_range(&self.states, current * M * len..(current + 1) * M * len)?;
         Ok((0..self.setup.nx * self.setup.ny)
             .map(|c| {
                 let at = layout.at((c % self.setup.nx) as i32, (c / self.setup.nx) as i32);
@@ -251,7 +371,8 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
             .collect())
     }
 
+    /// The clock as last read.
     pub fn clock(&self) -> Clock {
-        self.clock
+        self.host_clock
     }
 }

@@ -201,7 +201,8 @@ pub fn fill<T: Real, const N: usize>(q: &mut [[T; N]], normal: Option<usize>, gh
 }
 
 /// One accepted step of a run at `clock` towards `t_end`, by [`Clock::step`]: `trial(Δt)` is
-/// the state after a step of Δt and the step's CFL number; an accepted state in which `bad`
+/// the state after a step of Δt and the step's rate (the largest max|s|/Δ of its sweeps, so
+/// its CFL number is Δt·rate); an accepted state in which `bad`
 /// finds a cell that is not finite (it names the cell) ends the run with an error naming the
 /// step and time. Returns the step and the accepted state (none on an error: the state stays
 /// the last good one).
@@ -213,11 +214,11 @@ pub fn step<S>(
     trial: impl Fn(f64) -> (S, f64),
     bad: impl Fn(&S) -> Option<String>,
 ) -> (Result<Step>, Option<S>) {
-    let (steps, time) = (clock.steps, clock.time);
+    let (steps, time) = (clock.steps(), clock.time());
     let mut accepted = None;
     let step = clock.step(cfl, t_end, name, |dt| {
-        let (q, c) = trial(dt);
-        if c <= cfl.max {
+        let (q, rate) = trial(dt);
+        if dt * rate <= cfl.max {
             if let Some(cell) = bad(&q) {
                 return Err(Error::invalid(format!(
                     "claw {name}: blew up in step {} at t = {:.6e} s: cell {cell} is not finite",
@@ -227,7 +228,7 @@ pub fn step<S>(
             }
             accepted = Some(q);
         }
-        Ok(c)
+        Ok(rate)
     });
     (step, accepted)
 }

@@ -171,6 +171,21 @@ impl Gpu {
         Ok(host)
     }
 
+    /// Copy `src[range]` to a new host vector (synchronises).
+    pub fn download_range<T: DeviceRepr + Default + Clone>(
+        &self,
+        src: &CudaSlice<T>,
+        range: std::ops::Range<usize>,
+    ) -> Result<Vec<T>> {
+        if range.start > range.end || range.end > src.len() {
+            return Err(Error::invalid(format!("download of {range:?} from a buffer of {}", src.len())));
+        }
+        let mut host = vec![T::default(); range.len()];
+        self.stream.memcpy_dtoh(&src.slice(range), &mut host).call("cuMemcpyDtoH")?;
+        self.synchronize()?;
+        Ok(host)
+    }
+
     /// `cuMemcpyDtoDAsync` of a whole buffer into one of the same length.
     pub fn copy_dtod<T>(&self, src: &CudaSlice<T>, dst: &mut CudaSlice<T>) -> Result<()> {
         if src.len() != dst.len() {

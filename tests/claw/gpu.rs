@@ -17,8 +17,8 @@ use proptest::prelude::*;
 /// hundred or so operations of an interface, with Δt/Δx ≤ 1 carrying them into the cell.
 const GPU_SWEEP: Tolerance = Tolerance::eps(256.0);
 
-/// Sweeps `run`'s state along `dir` on both sides and compares the interior cells and the CFL
-/// numbers.
+/// Sweeps `run`'s state along `dir` on both sides and compares the interior cells and the
+/// rates (max |s|/Δ).
 fn check<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
     run: &Claw2<T, R, M, W, A>,
     solver: R,
@@ -29,17 +29,20 @@ fn check<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, con
     let dt = 0.9 * run.next_dt().min(1e3);
     let (input, aux) = run.sweep_input(dir);
     let mut want = input.clone();
-    let cfl_want = run.sweep(&mut want, dir, dt);
+    let rate_want = run.sweep(&mut want, dir, dt);
     let mut k = GpuSweeps::<T, R, M, W, A>::new(&gpu, setup).unwrap();
-    let q = gpu.upload(&planes(&input)).unwrap();
+    // Three state buffers: the input in the first, the sweep's output (poisoned) in the second.
+    let mut states = planes(&input);
+    states.resize(3 * M * k.plane(), common::poison::<T>());
+    let mut states = gpu.upload(&states).unwrap();
     let aux = gpu.upload(&planes(aux)).unwrap();
-    let mut out = gpu.upload(&vec![common::poison::<T>(); M * k.plane()]).unwrap();
-    let cfl = k.sweep(&gpu, solver, dir, &q, &aux, &mut out, dt).unwrap();
-    let got = gpu.download(&out).unwrap();
+    let rate = k.sweep(&gpu, solver, dir, &mut states, &aux, dt).unwrap();
+    let got = gpu.download(&states).unwrap();
     let l = kernels::grid::Layout2::new(setup.nx as u32, setup.ny as u32, 2);
+    let out = M * l.len();
     for m in 0..M {
         let g: Vec<T> = (0..setup.nx * setup.ny)
-            .map(|c| got[m * l.len() + l.at((c % setup.nx) as i32, (c / setup.nx) as i32)])
+            .map(|c| got[out + m * l.len() + l.at((c % setup.nx) as i32, (c / setup.nx) as i32)])
             .collect();
         let w: Vec<T> =
             (0..setup.nx * setup.ny).map(|c| want[l.at((c % setup.nx) as i32, (c / setup.nx) as i32)][m]).collect();
@@ -53,7 +56,7 @@ fn check<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, con
         );
         GPU_SWEEP.scaled(common::magnitude(&w)).check(&what, &g, &w)?;
     }
-    prop_assert!((cfl - cfl_want).abs() <= 1e-5 * cfl_want.max(1e-30), "CFL {cfl} against {cfl_want}");
+    prop_assert!((rate - rate_want).abs() <= 1e-5 * rate_want.max(1e-30), "rate {rate} against {rate_want}");
     Ok(())
 }
 
@@ -74,6 +77,10 @@ fn sides(rng: &mut Rng) -> [u32; 4] {
 
 fn setup(nx: usize, ny: usize, limiter: Limiter, rng: &mut Rng) -> Setup {
     Setup { nx, ny, dx: 0.5, dy: 0.25, bc: sides(rng), limiter, splitting: Splitting::Godunov, cfl: Cfl::default() }
+}
+
+fn split(setup: Setup, splitting: Splitting) -> Setup {
+    Setup { splitting, ..setup }
 }
 
 /// Every solver, at precision T, on one draw.
@@ -138,10 +145,11 @@ fn claw_sweeps_match_cpu_at_fixed_sizes() {
     }
 }
 
-/// Whole steps on the GPU (ghost fills, both sweeps, PyClaw's decision on the rates) against
-/// the CPU reference's, from the same state and clock, the first step forced to be rejected
-/// (a Δt twice too long): the same Δt, CFL and rejections step by step, and states within
-/// [`GPU_SWEEP`] per step.
+/// Whole steps on the GPU (ghost fills, the sweeps, the rates' reduction and the control
+/// kernel's decision) against the CPU reference's, from the same state and clock, the first
+/// step forced to be rejected (a Δt twice too long): the same Δt, CFL and rejections step by
+/// step, and states within [`GPU_SWEEP`] per step. Then both advance to a time in one call (the
+/// GPU in batches, deciding on the device) and must land on it with the same steps.
 fn check_steps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
     mut cpu: Claw2<T, R, M, W, A>,
     solver: R,
@@ -161,12 +169,19 @@ fn check_steps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usiz
             prop_assert!(a.rejected >= 1, "{}: the forced rejection did not happen", what);
         }
     }
+    // Ten more steps' worth of time in one advance.
+    let t = cpu.time() + 10.0 * cpu.next_dt();
+    cpu.advance_to(t).unwrap();
+    let c = dev.advance(&gpu, t, u64::MAX, None).unwrap();
+    prop_assert!(c.halt().is_none() && c.time() == t, "{}: the GPU stopped at t = {} of {t}", R::NAME, c.time());
+    prop_assert_eq!(c.steps(), cpu.steps(), "{}: steps to t = {}", R::NAME, t);
+    let total = steps + 10;
     let (want, got) = (cpu.state(), dev.state(&gpu).unwrap());
     for m in 0..M {
         let w: Vec<T> = want.iter().map(|c| c[m]).collect();
         let g: Vec<T> = got.iter().map(|c| c[m]).collect();
-        GPU_SWEEP.times(steps as f64).scaled(common::magnitude(&w)).check(
-            &format!("{} {} after {steps} steps, component {m}", R::NAME, T::NAME),
+        GPU_SWEEP.times(total as f64).scaled(common::magnitude(&w)).check(
+            &format!("{} {} after {total} steps, component {m}", R::NAME, T::NAME),
             &g,
             &w,
         )?;
@@ -174,7 +189,13 @@ fn check_steps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usiz
     Ok(())
 }
 
-fn check_steps_all<T: GpuReal>(nx: usize, ny: usize, limiter: Limiter, seed: u64) -> Result<(), TestCaseError> {
+fn check_steps_all<T: GpuReal>(
+    nx: usize,
+    ny: usize,
+    limiter: Limiter,
+    splitting: Splitting,
+    seed: u64,
+) -> Result<(), TestCaseError> {
     let mut rng = Rng::new(seed);
     let cells = nx * ny;
     let mut u = |lo: f64, hi: f64| T::from_f64(lo + (hi - lo) * rng.unit());
@@ -184,23 +205,45 @@ fn check_steps_all<T: GpuReal>(nx: usize, ny: usize, limiter: Limiter, seed: u64
         .map(|c| [if c % nx < nx / 2 { u(1.0, 2.0) } else { u(0.1, 0.5) }, u(-0.2, 0.2), u(-0.2, 0.2)])
         .collect();
     let roe = ShallowRoe { g: T::from_f64(9.81) };
-    check_steps(Claw2::new(roe, setup(nx, ny, limiter, &mut r2), &q, &vec![[]; cells]).unwrap(), roe, 12)?;
+    check_steps(
+        Claw2::new(roe, split(setup(nx, ny, limiter, &mut r2), splitting), &q, &vec![[]; cells]).unwrap(),
+        roe,
+        12,
+    )?;
     let hlle = ShallowHlle { g: T::from_f64(9.81), dry: T::from_f64(1e-6) };
-    check_steps(Claw2::new(hlle, setup(nx, ny, limiter, &mut r2), &q, &vec![[]; cells]).unwrap(), hlle, 12)?;
+    check_steps(
+        Claw2::new(hlle, split(setup(nx, ny, limiter, &mut r2), splitting), &q, &vec![[]; cells]).unwrap(),
+        hlle,
+        12,
+    )?;
     let q: Vec<[T; 3]> = (0..cells).map(|_| [u(-1.0, 1.0), u(-1.0, 1.0), u(-1.0, 1.0)]).collect();
     let aux: Vec<[T; 2]> = (0..cells).map(|_| [u(0.5, 3.0), u(0.5, 4.0)]).collect();
-    check_steps(Claw2::new(Acoustics2d, setup(nx, ny, limiter, &mut r2), &q, &aux).unwrap(), Acoustics2d, 12)?;
+    check_steps(
+        Claw2::new(Acoustics2d, split(setup(nx, ny, limiter, &mut r2), splitting), &q, &aux).unwrap(),
+        Acoustics2d,
+        12,
+    )?;
     let q: Vec<[T; 1]> = (0..cells).map(|_| [u(-1.0, 1.0)]).collect();
     let adv = Advection { velocity: [u(-2.0, 2.0), u(-2.0, 2.0), T::ZERO] };
-    check_steps(Claw2::new(adv, setup(nx, ny, limiter, &mut r2), &q, &vec![[]; cells]).unwrap(), adv, 12)
+    check_steps(
+        Claw2::new(adv, split(setup(nx, ny, limiter, &mut r2), splitting), &q, &vec![[]; cells]).unwrap(),
+        adv,
+        12,
+    )
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(8)))]
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
-    fn claw_steps_match_cpu(nx in awkward(), ny in awkward(), limiter in prop::sample::select(Limiter::ALL.to_vec()), seed: u64) {
-        check_steps_all::<f64>(nx.max(2), ny, limiter, seed)?;
-        check_steps_all::<f32>(nx.max(2), ny, limiter, seed)?;
+    fn claw_steps_match_cpu(
+        nx in awkward(),
+        ny in awkward(),
+        limiter in prop::sample::select(Limiter::ALL.to_vec()),
+        splitting in prop::sample::select(vec![Splitting::Godunov, Splitting::Strang]),
+        seed: u64,
+    ) {
+        check_steps_all::<f64>(nx.max(2), ny, limiter, splitting, seed)?;
+        check_steps_all::<f32>(nx.max(2), ny, limiter, splitting, seed)?;
     }
 }

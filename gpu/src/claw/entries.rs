@@ -2,10 +2,12 @@
 //! [`Kernels`], which ties each solver to its entry points and parameter struct so that the
 //! host driver is generic over the solver.
 
+use super::clock::Control;
 use super::riemann::{Acoustics2d, Advection, ShallowHlle, ShallowRoe};
 use super::{GhostFill, Sweep};
 #[cfg(target_arch = "nvptx64")]
 use super::{
+    clock::control,
     ghosts::ghosts,
     sweep::{sweep_x, sweep_y},
 };
@@ -13,42 +15,48 @@ use crate::Real;
 use crate::launch::{Entry, Family};
 
 kernels! {
-    /// The ghosts across one axis of a state of 1, 3 or 4 planes.
-    pub struct FillGhosts<T> { g: GhostFill, q: *mut T }
+    /// The ghosts across one axis of a state buffer of 1, 3 or 4 planes.
+    pub struct FillGhosts<T> { g: GhostFill, states: *mut T, order: *const u32 }
     pub const GHOSTS_1: FillGhosts = claw_ghosts_1(ghosts::<T, 1>);
     pub const GHOSTS_3: FillGhosts = claw_ghosts_3(ghosts::<T, 3>);
     pub const GHOSTS_4: FillGhosts = claw_ghosts_4(ghosts::<T, 4>);
 
-    /// One sweep of advection from the state `q` into `out`, with Δt read from `dt` and one
-    /// rate (max |s|/Δ) a block into `rate`; `aux` is unused (no auxiliary fields).
+    /// One sweep of advection of the state buffers' `order[k.stage]` into `order[k.stage + 1]`,
+    /// with Δt read from `dt` and one rate (max |s|/Δ) a block into `rate`; `aux` is unused (no
+    /// auxiliary fields).
     pub struct SweepAdvection<T> {
-        k: Sweep<T>, solver: Advection<T>, q: *const T, aux: *const T, out: *mut T, dt: *const T, rate: *mut T,
+        k: Sweep<T>, solver: Advection<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T,
     }
     pub const ADVECTION_X: SweepAdvection = claw_advection_x(sweep_x::<T, Advection<T>, 1, 1, 0>);
     pub const ADVECTION_Y: SweepAdvection = claw_advection_y(sweep_y::<T, Advection<T>, 1, 1, 0>);
 
     /// One sweep of 2D acoustics (aux: ρ and K planes); the solver has no constants.
     pub struct SweepAcoustics2d<T> {
-        k: Sweep<T>, q: *const T, aux: *const T, out: *mut T, dt: *const T, rate: *mut T,
+        k: Sweep<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T,
     }
     pub const ACOUSTICS_2D_X: SweepAcoustics2d = claw_acoustics_2d_x(
-        |k, q, aux, out, dt, rate| unsafe { sweep_x::<T, Acoustics2d, 3, 2, 2>(k, Acoustics2d, q, aux, out, dt, rate) });
+        |k, states, order, aux, dt, rate| unsafe { sweep_x::<T, Acoustics2d, 3, 2, 2>(k, Acoustics2d, states, order, aux, dt, rate) });
     pub const ACOUSTICS_2D_Y: SweepAcoustics2d = claw_acoustics_2d_y(
-        |k, q, aux, out, dt, rate| unsafe { sweep_y::<T, Acoustics2d, 3, 2, 2>(k, Acoustics2d, q, aux, out, dt, rate) });
+        |k, states, order, aux, dt, rate| unsafe { sweep_y::<T, Acoustics2d, 3, 2, 2>(k, Acoustics2d, states, order, aux, dt, rate) });
 
     /// One sweep of shallow water, Roe with the entropy fix; `aux` is unused.
     pub struct SweepShallowRoe<T> {
-        k: Sweep<T>, solver: ShallowRoe<T>, q: *const T, aux: *const T, out: *mut T, dt: *const T, rate: *mut T,
+        k: Sweep<T>, solver: ShallowRoe<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T,
     }
     pub const SHALLOW_ROE_X: SweepShallowRoe = claw_shallow_roe_x(sweep_x::<T, ShallowRoe<T>, 3, 3, 0>);
     pub const SHALLOW_ROE_Y: SweepShallowRoe = claw_shallow_roe_y(sweep_y::<T, ShallowRoe<T>, 3, 3, 0>);
 
     /// One sweep of shallow water, HLLE; `aux` is unused.
     pub struct SweepShallowHlle<T> {
-        k: Sweep<T>, solver: ShallowHlle<T>, q: *const T, aux: *const T, out: *mut T, dt: *const T, rate: *mut T,
+        k: Sweep<T>, solver: ShallowHlle<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T,
     }
     pub const SHALLOW_HLLE_X: SweepShallowHlle = claw_shallow_hlle_x(sweep_x::<T, ShallowHlle<T>, 3, 2, 0>);
     pub const SHALLOW_HLLE_Y: SweepShallowHlle = claw_shallow_hlle_y(sweep_y::<T, ShallowHlle<T>, 3, 2, 0>);
+
+    /// PyClaw's decision on the step just tried (from the device-wide largest rate `rate[0]`),
+    /// the state buffers' `order` after it, and the next step's Δt into `dt` (`clock`).
+    pub struct StepControl<T> { c: Control, rate: *const T, dt: *mut T, clock: *mut f64, order: *mut u32 }
+    pub const CONTROL: StepControl = claw_control(control::<T>);
 }
 
 /// A solver's core kernels: its parameter struct, its sweeps along x and y, and how its
@@ -62,9 +70,9 @@ pub trait Kernels<T: Real, const M: usize, const W: usize, const A: usize>: supe
     fn params(
         self,
         k: Sweep<T>,
-        q: *const T,
+        states: *mut T,
+        order: *const u32,
         aux: *const T,
-        out: *mut T,
         dt: *const T,
         rate: *mut T,
     ) -> <Self::Family as Family>::At<T>;
@@ -80,17 +88,17 @@ macro_rules! kernels_of {
             const X: Entry<$params<()>> = $x;
             const Y: Entry<$params<()>> = $y;
             const GHOSTS: Entry<FillGhosts<()>> = $g;
-            fn params(self, k: Sweep<T>, q: *const T, aux: *const T, out: *mut T, dt: *const T, rate: *mut T) -> $params<T> {
-                kernels_of!(@new $params, self, k, q, aux, out, dt, rate $(, $stateless)?)
+            fn params(self, k: Sweep<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T) -> $params<T> {
+                kernels_of!(@new $params, self, k, states, order, aux, dt, rate $(, $stateless)?)
             }
         }
     };
-    (@new $params:ident, $s:ident, $k:ident, $q:ident, $aux:ident, $out:ident, $dt:ident, $rate:ident) => {
-        $params { k: $k, solver: $s, q: $q, aux: $aux, out: $out, dt: $dt, rate: $rate }
+    (@new $params:ident, $s:ident, $k:ident, $states:ident, $order:ident, $aux:ident, $dt:ident, $rate:ident) => {
+        $params { k: $k, solver: $s, states: $states, order: $order, aux: $aux, dt: $dt, rate: $rate }
     };
-    (@new $params:ident, $s:ident, $k:ident, $q:ident, $aux:ident, $out:ident, $dt:ident, $rate:ident, stateless) => {{
+    (@new $params:ident, $s:ident, $k:ident, $states:ident, $order:ident, $aux:ident, $dt:ident, $rate:ident, stateless) => {{
         let _ = $s;
-        $params { k: $k, q: $q, aux: $aux, out: $out, dt: $dt, rate: $rate }
+        $params { k: $k, states: $states, order: $order, aux: $aux, dt: $dt, rate: $rate }
     }};
 }
 

@@ -13,8 +13,9 @@
 //!
 //! where 𝒲̃_p = φ(θ_p)·𝒲_p is the wave limited by comparing it with the same family's wave at
 //! the upwind interface ([`limited`], [`correction`]). These point functions are shared by the
-//! CPU reference (`src/claw/cpu.rs`) and, to come, the core kernels.
+//! CPU reference (`src/claw/cpu.rs`) and the core kernels (`sweep.rs`).
 
+pub mod clock;
 pub mod riemann;
 
 mod entries;
@@ -59,12 +60,18 @@ impl<T: Real, const M: usize, const W: usize> Solution<T, M, W> {
         Solution { waves, speeds, amdq, apdq }
     }
 
-    /// The largest |s_p|: what the CFL number is taken from.
+    /// The largest |s_p|: what the CFL number is taken from. Infinite when a speed is not
+    /// finite, so that a state which has blown up can never pass for a slow one (a maximum
+    /// would drop a NaN).
     #[inline(always)]
     pub fn max_speed(&self) -> T {
         let mut s = T::ZERO;
         for p in 0..W {
-            s = s.max(self.speeds[p].abs());
+            let a = self.speeds[p].abs();
+            if !a.is_finite() {
+                return T::INFINITY;
+            }
+            s = s.max(a);
         }
         s
     }
@@ -147,21 +154,26 @@ pub fn update<T: Real, const M: usize>(
 }
 
 /// The parameters every core kernel shares: the padded layout of every plane (two ghost
-/// layers), 1/Δ along the sweep's axis, the limiter's code, and the rows a y-sweep thread
-/// marches. The state and auxiliary buffers hold their M (A) planes one after another, each
-/// `layout.len()` values.
+/// layers), 1/Δ along the sweep's axis, the fraction of the step's Δt the sweep takes (1, or
+/// ½ for Strang's x-sweeps), the limiter's code, the rows a y-sweep thread marches, and the
+/// sweep's place in the step (`stage`: it reads state buffer `order[stage]` and writes
+/// `order[stage + 1]`, [`clock`]). Each state buffer holds M planes one after another, each
+/// `layout.len()` values, and the buffers lie one after another; the auxiliary buffer holds
+/// A planes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sweep<T> {
     pub layout: crate::grid::Layout2,
     pub inv_dx: T,
+    pub dt_frac: T,
     pub limiter: u32,
     pub rows: u32,
+    pub stage: u32,
 }
 
 /// The ghost-fill kernel's parameters: the layout, each side's condition (west, east, south,
-/// north; `halo` codes), the component a wall negates across `dir` (`u32::MAX` for none), and
-/// the axis.
+/// north; `halo` codes), the component a wall negates across `dir` (`u32::MAX` for none), the
+/// axis, and the stage whose input buffer (`order[stage]`) it fills.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GhostFill {
@@ -169,6 +181,7 @@ pub struct GhostFill {
     pub bc: [u32; 4],
     pub normal: u32,
     pub dir: u32,
+    pub stage: u32,
 }
 
 /// Cells a warp of the x-sweep updates: its 32 lanes solve 32 consecutive interfaces, and the

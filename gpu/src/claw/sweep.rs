@@ -9,7 +9,8 @@
 //! y-sweep: lanes take consecutive columns (coalesced) and each thread marches `k.rows` cells up
 //! its column with the last three interfaces in registers; segments recompute two interfaces
 //! where they meet. Both write one rate (max |s|/Δ over the interfaces of the cells they
-//! update) a block.
+//! update) a block. Both read state buffer `order[k.stage]` and write `order[k.stage + 1]`
+//! (`clock`), and return at once when the step's Δt is 0 (no step armed).
 
 use super::{Limiter, Riemann, Solution, Sweep, X_CELLS_PER_WARP, correction, update};
 use crate::device::reduce::block_max;
@@ -41,6 +42,16 @@ fn waves_of<T: DeviceReal, const M: usize, const W: usize>(waves: [[T; M]; W]) -
     Solution { waves, ..Solution::ZERO }
 }
 
+/// The buffers sweep `stage` reads and writes: `order[stage]` and `order[stage + 1]` of the
+/// state buffers (each M planes of `len`) that start at `states`.
+#[inline(always)]
+unsafe fn buffers<T>(states: *mut T, order: *const u32, stage: u32, m: usize, len: usize) -> (*const T, *mut T) {
+    unsafe {
+        let (src, dst) = (*order.add(stage as usize) as usize, *order.add(stage as usize + 1) as usize);
+        (states.add(src * m * len) as *const T, states.add(dst * m * len))
+    }
+}
+
 /// The block's largest rate into `rate[block]`; every thread of the block calls it.
 #[inline(always)]
 unsafe fn block_rate<T: DeviceReal>(speed: T, inv_dx: T, rate: *mut T) {
@@ -51,31 +62,37 @@ unsafe fn block_rate<T: DeviceReal>(speed: T, inv_dx: T, rate: *mut T) {
     }
 }
 
-/// One x-sweep from `q` into `out`.
+/// One x-sweep of state buffer `order[k.stage]` into `order[k.stage + 1]`.
 ///
 /// # Safety
-/// `q` and `out` hold M planes of `k.layout.len()` values (two ghost layers), `aux` A planes
-/// (any pointer when A = 0); the ghosts of `q` and `aux` across x are filled; `out` overlaps
-/// neither; `dt` holds one value, `rate` one per block. Block: (32·wx, by) threads with 32 `T`s
-/// of dynamic shared memory; grid (⌈nx / (29·wx)⌉, ⌈ny / by⌉).
+/// `states` holds at least max(`order[k.stage]`, `order[k.stage + 1]`) + 1 buffers of M planes
+/// of `k.layout.len()` values (two ghost layers), and the two differ; `aux` holds A planes (any
+/// pointer when A = 0); the ghosts of the input and `aux` across x are filled; `dt` holds one
+/// value, `rate` one per block. Block: (32·wx, by) threads with 32 `T`s of dynamic shared
+/// memory; grid (⌈nx / (29·wx)⌉, ⌈ny / by⌉).
 pub unsafe fn sweep_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
     k: Sweep<T>,
     solver: R,
-    q: *const T,
+    states: *mut T,
+    order: *const u32,
     aux: *const T,
-    out: *mut T,
     dt: *const T,
     rate: *mut T,
 ) {
     let l = k.layout;
     let len = l.len();
+    let dt = unsafe { *dt } * k.dt_frac;
+    if dt == T::ZERO {
+        return;
+    }
+    let (q, out) = unsafe { buffers(states, order, k.stage, M, len) };
     let (lane, warp) = (thread::thread_idx_x() % 32, thread::thread_idx_x() / 32);
     let c0 = (thread::block_idx_x() * (thread::block_dim_x() / 32) + warp) * X_CELLS_PER_WARP;
     let j = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
     // This lane's interface, between cells i − 1 and i (−1 ≤ i ≤ nx + 1 are solvable).
     let (i, nx) = (c0 as i32 - 1 + lane as i32, l.nx as i32);
     let solves = j < l.ny && i <= nx + 1;
-    let dtdx = unsafe { *dt } * k.inv_dx;
+    let dtdx = dt * k.inv_dx;
     let mut here = Solution::<T, M, W>::ZERO;
     let mut qr = [T::ZERO; M];
     if solves {
@@ -107,7 +124,7 @@ pub unsafe fn sweep_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, con
     unsafe { block_rate(if counts { here.max_speed() } else { T::ZERO }, k.inv_dx, rate) };
 }
 
-/// One y-sweep from `q` into `out`.
+/// One y-sweep of state buffer `order[k.stage]` into `order[k.stage + 1]`.
 ///
 /// # Safety
 /// As [`sweep_x`], with the ghosts across y filled; `k.rows` ≥ 1. Block: (bx, by) threads, a
@@ -115,18 +132,23 @@ pub unsafe fn sweep_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, con
 pub unsafe fn sweep_y<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
     k: Sweep<T>,
     solver: R,
-    q: *const T,
+    states: *mut T,
+    order: *const u32,
     aux: *const T,
-    out: *mut T,
     dt: *const T,
     rate: *mut T,
 ) {
     let l = k.layout;
     let len = l.len();
+    let dt = unsafe { *dt } * k.dt_frac;
+    if dt == T::ZERO {
+        return;
+    }
+    let (q, out) = unsafe { buffers(states, order, k.stage, M, len) };
     let i = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
     let seg = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
     let r0 = seg * k.rows;
-    let dtdx = unsafe { *dt } * k.inv_dx;
+    let dtdx = dt * k.inv_dx;
     let mut speed = T::ZERO;
     if i < l.nx && r0 < l.ny {
         let r1 = if l.ny - r0 < k.rows { l.ny } else { r0 + k.rows };
