@@ -189,13 +189,15 @@ pub fn edge_ghost3(l: &Layout3, bc: [u32; 6], axis: u32, t: u32) -> Option<Ghost
         1 => (1, (t / w) % (2 * h), (t % w) as i32 - hi, 0, (t / w / (2 * h)) as i32),
         _ => (2, t / w / l.rows().max(1), (t % w) as i32 - hi, ((t / w) % l.rows().max(1)) as i32 - hi, 0),
     };
-    let n = [l.nx, l.ny, l.nz][axis];
-    let (g, side, layer) = if c < h {
-        (c as i32 - h as i32, 2 * axis as u32, h - c)
-    } else {
-        ((n + c - h) as i32, 2 * axis as u32 + 1, c - h + 1)
+    // Constant indices only: a run-time index into `bc` would put it in local memory.
+    let (n, minus, plus) = match axis {
+        0 => (l.nx, bc[0], bc[1]),
+        1 => (l.ny, bc[2], bc[3]),
+        _ => (l.nz, bc[4], bc[5]),
     };
-    let bc = bc[side as usize];
+    let (g, side, layer) =
+        if c < h { (c as i32 - h as i32, 2 * axis, h - c) } else { ((n + c - h) as i32, 2 * axis + 1, c - h + 1) };
+    let bc = if c < h { minus } else { plus };
     let (s, mirrored) = cell_source(n, g, bc);
     let (ghost, source) = match axis {
         0 => (l.at(g, j, k), l.at(s as i32, j, k)),

@@ -28,6 +28,29 @@ mod ghosts;
 #[cfg(target_arch = "nvptx64")]
 mod sweep;
 
+// The 3D kernels: entry points and parameters (`entries3.rs`), bodies (`sweep3.rs`,
+// `ghosts3.rs`).
+mod entries3;
+pub use entries3::*;
+#[cfg(target_arch = "nvptx64")]
+mod ghosts3;
+#[cfg(target_arch = "nvptx64")]
+mod sweep3;
+
+/// Every entry-point stem of the module (`kernels!` makes one list an invocation): the 2D
+/// kernels' (`entries.rs`), then the 3D kernels' (`entries3.rs`).
+pub const ENTRY_STEMS: &[&str] = &STEMS;
+const STEMS: [&str; entries::ENTRY_STEMS.len() + entries3::ENTRY_STEMS.len()] = {
+    let (two, three) = (entries::ENTRY_STEMS, entries3::ENTRY_STEMS);
+    let mut out = [""; entries::ENTRY_STEMS.len() + entries3::ENTRY_STEMS.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = if i < two.len() { two[i] } else { three[i - two.len()] };
+        i += 1;
+    }
+    out
+};
+
 use crate::Real;
 
 /// What a Riemann solver returns at one interface: W waves of M components, their speeds, and
