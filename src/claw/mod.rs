@@ -5,6 +5,8 @@
 
 #[cfg(feature = "bench")]
 pub mod bench;
+#[cfg(feature = "bench")]
+pub mod bench3;
 pub mod cpu;
 pub mod cpu3;
 pub mod gpu;
