@@ -15,22 +15,8 @@ use crate::Real;
 use crate::grid::Layout3;
 use crate::launch::{Entry, Family};
 
-/// The parameters every 3D sweep shares: the padded layout of every plane (two ghost layers),
-/// 1/Δ along the sweep's axis, the fraction of the step's Δt the sweep takes (1, or ½ for
-/// Strang's half sweeps), the limiter's code, the cells a y- or z-sweep thread marches, and the
-/// sweep's place in the step (`stage`: it reads state buffer `order[stage]` and writes
-/// `order[stage + 1]`). Each state buffer holds M planes of `layout.len()` values, one after
-/// another, and the buffers lie one after another; the auxiliary buffer holds A planes.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sweep3<T> {
-    pub layout: Layout3,
-    pub inv_dx: T,
-    pub dt_frac: T,
-    pub limiter: u32,
-    pub rows: u32,
-    pub stage: u32,
-}
+/// The parameters of a 3D sweep: [`Sweep`] over a 3D layout.
+pub type Sweep3<T> = super::Sweep<T, Layout3>;
 
 /// The 3D ghost-fill kernel's parameters: the layout, each side's condition (west, east,
 /// south, north, bottom, top; `halo` codes), the component a wall negates across `dir`

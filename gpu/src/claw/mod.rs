@@ -29,11 +29,13 @@ mod ghosts;
 mod sweep;
 
 // The 3D kernels: entry points and parameters (`entries3.rs`), bodies (`sweep3.rs`,
-// `ghosts3.rs`).
+// `ghosts3.rs`) on the line bodies of `lines.rs`.
 mod entries3;
 pub use entries3::*;
 #[cfg(target_arch = "nvptx64")]
 mod ghosts3;
+#[cfg(target_arch = "nvptx64")]
+mod lines;
 #[cfg(target_arch = "nvptx64")]
 mod sweep3;
 
@@ -182,11 +184,12 @@ pub fn update<T: Real, const M: usize>(
 /// sweep's place in the step (`stage`: it reads state buffer `order[stage]` and writes
 /// `order[stage + 1]`, [`clock`]). Each state buffer holds M planes one after another, each
 /// `layout.len()` values, and the buffers lie one after another; the auxiliary buffer holds
-/// A planes.
+/// A planes. The layout is 2D by default, [`Sweep3`]'s 3D (where `rows` is what a y- or
+/// z-sweep thread marches).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sweep<T> {
-    pub layout: crate::grid::Layout2,
+pub struct Sweep<T, L = crate::grid::Layout2> {
+    pub layout: L,
     pub inv_dx: T,
     pub dt_frac: T,
     pub limiter: u32,

@@ -1,9 +1,9 @@
 //! The 3D core kernels: one sweep of the wave-propagation update along x, y or z of a padded
 //! 3D state (`Layout3`, x fastest), generic over the Riemann solver, each cell read from memory
 //! once and written once, waves kept in registers. The work along one line of cells is the 2D
-//! sweeps' (`sweep.rs`), written here over an index function so that any line of any layout
-//! can use it: [`x_row`] (a warp across 32 interfaces, shuffles) and [`march`] (a thread up a
-//! segment of a line, the last interfaces in registers).
+//! sweeps' (`sweep.rs`), over an index function (`lines.rs`): [`x_row`] (a warp across 32
+//! interfaces, shuffles) and [`march`] (a thread up a segment of a line, the last interfaces
+//! in registers).
 //!
 //! - x-sweep: as the 2D one; block (32·wx, by), grid (⌈nx / (29·wx)⌉, ⌈ny / by⌉, nz), so a
 //!   block's rows share their z-plane.
@@ -16,10 +16,29 @@
 //! state buffer `order[k.stage]` and writes `order[k.stage + 1]`, and returns at once when the
 //! step's Δt is 0 (no step armed).
 
-use super::sweep::{buffers, cell, shuffled, waves_of};
-use super::{Limiter, Riemann, Solution, Sweep3, X_CELLS_PER_WARP, correction, update};
+use super::lines::{march, x_row};
+use super::sweep::buffers;
+use super::{Limiter, Riemann, Sweep3, X_CELLS_PER_WARP};
 use crate::device::reduce::block_max;
 use crate::device::{DeviceReal, shared, thread};
+
+/// What every 3D sweep starts from: the step's Δt for this sweep (`dt` × `k.dt_frac`) and the
+/// buffers it reads and writes, or `None` when no step is armed (Δt = 0: the whole grid
+/// returns, no thread reaches a reduction).
+#[inline(always)]
+unsafe fn begin<T: DeviceReal, const M: usize>(
+    k: &Sweep3<T>,
+    states: *mut T,
+    order: *const u32,
+    dt: *const T,
+) -> Option<(T, *const T, *mut T)> {
+    let dt = unsafe { *dt } * k.dt_frac;
+    if dt == T::ZERO {
+        return None;
+    }
+    let (q, out) = unsafe { buffers(states, order, k.stage, M, k.layout.len()) };
+    Some((dt, q, out))
+}
 
 /// The block's largest rate into `rate[block]` (blocks numbered x fastest over a 3D grid);
 /// every thread of the block calls it.
@@ -31,111 +50,6 @@ unsafe fn block_rate3<T: DeviceReal>(speed: T, inv_dx: T, rate: *mut T) {
             * thread::grid_dim_x() as usize
             + thread::block_idx_x() as usize;
         unsafe { *rate.add(b) = m * inv_dx };
-    }
-}
-
-/// A warp's share of an x-sweep of one row: lane `lane` solves the interface between cells
-/// i − 1 and i, i = c0 − 1 + lane (solvable for −1 ≤ i ≤ nx + 1), takes its neighbours' waves
-/// and fluctuations by shuffles, and lanes 1..=29 update cell i (< nx) of `q` into `out`; cell
-/// i lies at `at(i)`. Every lane of the warp must call it (`row`: whether the row exists).
-/// Returns this lane's speed for the rate: its interface's, for interfaces 0..=nx of the
-/// cells updated, else 0.
-///
-/// # Safety
-/// `q`, `aux` (A planes) and `out` hold planes of `len` values; `at(i)` is in bounds for
-/// −2 ≤ i ≤ nx + 1 when `row`; the ghosts of `q` and `aux` along the row are filled.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-pub unsafe fn x_row<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
-    solver: &R,
-    limiter: Limiter,
-    dtdx: T,
-    (q, aux, out, len): (*const T, *const T, *mut T, usize),
-    nx: u32,
-    (c0, lane, row): (u32, u32, bool),
-    at: impl Fn(i32) -> usize,
-) -> T {
-    let (i, nx) = (c0 as i32 - 1 + lane as i32, nx as i32);
-    let solves = row && i <= nx + 1;
-    let mut here = Solution::<T, M, W>::ZERO;
-    let mut qr = [T::ZERO; M];
-    if solves {
-        let (al, ar) = (at(i - 1), at(i));
-        unsafe {
-            qr = cell::<T, M>(q, len, ar);
-            let ql = cell::<T, M>(q, len, al);
-            here = solver.solve(0, &ql, &qr, &cell::<T, A>(aux, len, al), &cell::<T, A>(aux, len, ar));
-        }
-    }
-    // Every lane shuffles (lanes without an interface hold zeros).
-    let (mut left, mut right) = ([[T::ZERO; M]; W], [[T::ZERO; M]; W]);
-    for p in 0..W {
-        left[p] = shuffled(&here.waves[p], true);
-        right[p] = shuffled(&here.waves[p], false);
-    }
-    let f = correction(limiter, dtdx, &waves_of(left), &here, &waves_of(right));
-    let (amdq_e, fe) = (shuffled(&here.amdq, false), shuffled(&f, false));
-    // Cell i is updated by lanes 1..=29 (its east interface is the next lane's).
-    if solves && (1..=X_CELLS_PER_WARP).contains(&lane) && i < nx {
-        let new = update(dtdx, &qr, &here.apdq, &f, &amdq_e, &fe);
-        let at = at(i);
-        for (m, v) in new.iter().enumerate() {
-            unsafe { *out.add(m * len + at) = *v };
-        }
-    }
-    // The rate over the interfaces of the cells updated: lanes 1..=30, interfaces 0..=nx.
-    let counts = solves && (1..=X_CELLS_PER_WARP + 1).contains(&lane) && i <= nx;
-    if counts { here.max_speed() } else { T::ZERO }
-}
-
-/// One thread's march along a line across axis `dir`: cells r0..r1 of `q` updated into `out`,
-/// cell r at `at(r)`, the last three interfaces kept in registers (so segments recompute two
-/// interfaces where they meet). Returns the largest speed at interfaces r0..=r1.
-///
-/// # Safety
-/// `q`, `aux` (A planes) and `out` hold planes of `len` values; `at(r)` is in bounds for
-/// r0 − 2 ≤ r ≤ r1 + 1; the ghosts of `q` and `aux` along the line are filled; r0 < r1.
-#[inline(always)]
-pub unsafe fn march<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
-    solver: &R,
-    dir: usize,
-    limiter: Limiter,
-    dtdx: T,
-    (q, aux, out, len): (*const T, *const T, *mut T, usize),
-    (r0, r1): (i32, i32),
-    at: impl Fn(i32) -> usize,
-) -> T {
-    unsafe {
-        let mut speed = T::ZERO;
-        let load = |r: i32| (cell::<T, M>(q, len, at(r)), cell::<T, A>(aux, len, at(r)));
-        // Interfaces r0 − 1, r0, r0 + 1 (interface r lies between cells r − 1 and r).
-        let (qa, xa) = load(r0 - 2);
-        let (qb, xb) = load(r0 - 1);
-        let (mut cur, mut xcur) = load(r0);
-        let (mut next, mut xnext) = load(r0 + 1);
-        let below = solver.solve(dir, &qa, &qb, &xa, &xb);
-        let mut s0 = solver.solve(dir, &qb, &cur, &xb, &xcur);
-        let mut s1 = solver.solve(dir, &cur, &next, &xcur, &xnext);
-        let mut f0 = correction(limiter, dtdx, &below, &s0, &s1);
-        let mut r = r0;
-        while r < r1 {
-            // Cell r from interfaces r (s0, f0) and r + 1 (s1, f1).
-            let (qn, xn) = load(r + 2);
-            let s2 = solver.solve(dir, &next, &qn, &xnext, &xn);
-            let f1 = correction(limiter, dtdx, &s0, &s1, &s2);
-            let new = update(dtdx, &cur, &s0.apdq, &f0, &s1.amdq, &f1);
-            let at = at(r);
-            for (m, v) in new.iter().enumerate() {
-                *out.add(m * len + at) = *v;
-            }
-            speed = speed.max(s0.max_speed());
-            (s0, s1, f0) = (s1, s2, f1);
-            (cur, xcur, next, xnext) = (next, xnext, qn, xn);
-            r += 1;
-        }
-        let _ = xcur;
-        // Interface r1, the last cell's far face.
-        speed.max(s0.max_speed())
     }
 }
 
@@ -157,11 +71,7 @@ pub unsafe fn sweep3_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
     rate: *mut T,
 ) {
     let l = k.layout;
-    let dt = unsafe { *dt } * k.dt_frac;
-    if dt == T::ZERO {
-        return;
-    }
-    let (q, out) = unsafe { buffers(states, order, k.stage, M, l.len()) };
+    let Some((dt, q, out)) = (unsafe { begin::<T, M>(&k, states, order, dt) }) else { return };
     let (lane, warp) = (thread::thread_idx_x() % 32, thread::thread_idx_x() / 32);
     let c0 = (thread::block_idx_x() * (thread::block_dim_x() / 32) + warp) * X_CELLS_PER_WARP;
     let j = (thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y()) as i32;
@@ -189,11 +99,7 @@ pub unsafe fn sweep3_y<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
     rate: *mut T,
 ) {
     let l = k.layout;
-    let dt = unsafe { *dt } * k.dt_frac;
-    if dt == T::ZERO {
-        return;
-    }
-    let (q, out) = unsafe { buffers(states, order, k.stage, M, l.len()) };
+    let Some((dt, q, out)) = (unsafe { begin::<T, M>(&k, states, order, dt) }) else { return };
     let i = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
     let r0 = (thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y()) * k.rows;
     let z = thread::block_idx_z();
@@ -224,11 +130,7 @@ pub unsafe fn sweep3_z<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
     rate: *mut T,
 ) {
     let l = k.layout;
-    let dt = unsafe { *dt } * k.dt_frac;
-    if dt == T::ZERO {
-        return;
-    }
-    let (q, out) = unsafe { buffers(states, order, k.stage, M, l.len()) };
+    let Some((dt, q, out)) = (unsafe { begin::<T, M>(&k, states, order, dt) }) else { return };
     let i = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
     let j = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
     let r0 = thread::block_idx_z() * k.rows;
