@@ -390,3 +390,70 @@ fn bad_3d_setups_are_refused_with_one_line() {
     let e = try_with(ok, &bad);
     assert!(e.contains("cell (1, 2, 1)") && e.contains("rho"), "{e}");
 }
+
+/// A 3D step whose CFL number exceeds the maximum is rejected (`Clock::step`, shared with the
+/// 2D reference) and redone: the state is exactly a trial with the smaller Δt from the start.
+#[test]
+fn a_rejected_3d_step_is_redone_with_the_smaller_step() {
+    let n = [6, 5, 7];
+    let cells = n[0] * n[1] * n[2];
+    let mut rng = Rng::new(21);
+    let q: Vec<[f64; 4]> = (0..cells).map(|_| [rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5, 0.0]).collect();
+    let aux: Vec<[f64; 2]> = (0..cells).map(|_| [0.5 + rng.unit(), 1.0 + 3.0 * rng.unit()]).collect();
+    for splitting in [Splitting::Godunov, Splitting::Strang] {
+        let s = setup3(n, [0.6, 0.5, 0.7], [WALL, EXTRAPOLATE, PERIODIC, PERIODIC, WALL, WALL], Limiter::Mc, splitting);
+        let fresh = || Claw3::new(Acoustics3d, s, &q, &aux).unwrap();
+        let mut run = fresh();
+        run.set_next_dt(2.0 * run.clock().next_dt() / 0.9);
+        let step = run.step(1.0).unwrap();
+        assert_eq!(step.rejected, 1, "{splitting:?}: {step:?}");
+        assert!(step.cfl <= 1.0 && (step.cfl - 0.9).abs() < 0.05, "{splitting:?}: {step:?}");
+        let (want, _) = fresh().trial(step.dt);
+        let mut again = fresh();
+        again.set_padded(want);
+        assert_eq!(run.state(), again.state(), "{splitting:?}");
+    }
+}
+
+/// Each pass of the 3D ghost fill visits every ghost of its two slabs once (over the stored
+/// points of the axes filled before it and the interior of the others), from a source inside
+/// the axis, mirrored exactly at a wall.
+#[test]
+fn the_3d_ghost_passes_cover_their_slabs_once() {
+    let l = kernels::grid::Layout3::new(3, 4, 5, 2);
+    let bc = [WALL, EXTRAPOLATE, PERIODIC, PERIODIC, EXTRAPOLATE, WALL];
+    let (n, h) = ([3i32, 4, 5], 2i32);
+    for axis in 0..3usize {
+        let mut want = std::collections::BTreeSet::new();
+        // Stored along the axes before this one, interior along those after.
+        let range = |a: usize| if a < axis { -h..n[a] + h } else { 0..n[a] };
+        for c in (-h..0).chain(n[axis]..n[axis] + h) {
+            for u in range((axis + 1) % 3) {
+                for v in range((axis + 2) % 3) {
+                    let mut p = [0; 3];
+                    (p[axis], p[(axis + 1) % 3], p[(axis + 2) % 3]) = (c, u, v);
+                    want.insert(l.at(p[0], p[1], p[2]));
+                }
+            }
+        }
+        let count = kernels::halo::ghosts3(&l, axis as u32);
+        let ghosts: Vec<_> =
+            (0..count + 5).filter_map(|t| kernels::halo::edge_ghost3(&l, bc, axis as u32, t)).collect();
+        assert_eq!(ghosts.len(), count as usize);
+        let got: std::collections::BTreeSet<usize> = ghosts.iter().map(|g| g.ghost).collect();
+        assert_eq!(got, want, "axis {axis}");
+        for g in &ghosts {
+            assert_eq!(g.bc, bc[g.side as usize]);
+            assert_eq!(g.side as usize / 2, axis);
+            // The source differs from its ghost only along the axis, by an odd number of cells
+            // when mirrored (a reflection about the face), and lies inside.
+            let d = g.ghost.abs_diff(g.source);
+            let stride = [1, l.pitch as usize, l.plane_len()][axis];
+            let extent = [l.pitch, l.rows(), l.planes()][axis] as usize;
+            assert_eq!(d % stride, 0, "axis {axis}: {g:?}");
+            let along = (g.source / stride % extent) as i32 - h;
+            assert!((0..n[axis]).contains(&along), "axis {axis}: source outside, {g:?}");
+            assert_eq!(g.mirrored, g.bc != PERIODIC && g.bc != EXTRAPOLATE, "{g:?}");
+        }
+    }
+}
