@@ -160,9 +160,10 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         unsafe { kernel.launch(shape, p) }
     }
 
-    /// One sweep along `dir` over Δt `dt` of state buffer 0 of `states` into buffer 1 (the
-    /// buffers' first order), for tests and benchmarks; returns the sweep's rate, max|s|/Δ over
-    /// the interfaces of the cells it updates (synchronises).
+    /// One sweep along `dir` over Δt `dt` of state buffer 0 of `states` into buffer 1 (as
+    /// stage `dir` of a Godunov step), for tests and benchmarks; returns the sweep's rate,
+    /// max|s|/Δ over the interfaces of the cells it updates (synchronises). The Δt word and
+    /// the order stay set, so [`enqueue`](Self::enqueue) repeats the sweep.
     pub fn sweep(
         &mut self,
         gpu: &Gpu,
@@ -173,11 +174,20 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         dt: f64,
     ) -> Result<f64> {
         gpu.write(&[T::from_f64(dt)], &mut self.dt)?;
-        gpu.write(&FIRST_ORDER, &mut self.order)?;
+        self.set_order(gpu, if dir == 0 { FIRST_ORDER } else { [2, 0, 1, 0] })?;
         self.enqueue(solver, Splitting::Godunov, dir, states, aux)?;
         let rates = gpu.download(&self.rate)?;
         let from = Self::rate_offset(&self.layout, Splitting::Godunov, dir);
         Ok(max_rate(&rates[from..from + Self::blocks(&self.layout, dir)]))
+    }
+
+    /// Sets the buffers' order (each sweep `k` of a step reads buffer `order[k]` and writes
+    /// `order[k + 1]`; they must differ, and name buffers below three).
+    pub fn set_order(&mut self, gpu: &Gpu, order: [u32; 4]) -> Result<()> {
+        if order.iter().any(|&b| b as usize >= BUFFERS) || (0..3).any(|k| order[k] == order[k + 1]) {
+            return Err(Error::invalid(format!("claw: {order:?} is not an order of {BUFFERS} state buffers")));
+        }
+        gpu.write(&order, &mut self.order)
     }
 }
 

@@ -149,7 +149,7 @@ fn claw_sweeps_match_cpu_at_fixed_sizes() {
 /// kernel's decision) against the CPU reference's, from the same state and clock, the first
 /// step forced to be rejected (a Δt twice too long): the same Δt, CFL and rejections step by
 /// step, and states within [`GPU_SWEEP`] per step. Then both advance to a time in one call (the
-/// GPU in batches, deciding on the device) and must land on it with the same steps.
+/// GPU in a batch, deciding on the device) and must land on it with the same steps.
 fn check_steps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
     mut cpu: Claw2<T, R, M, W, A>,
     solver: R,
@@ -169,13 +169,14 @@ fn check_steps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usiz
             prop_assert!(a.rejected >= 1, "{}: the forced rejection did not happen", what);
         }
     }
-    // Ten more steps' worth of time in one advance.
-    let t = cpu.time() + 10.0 * cpu.next_dt();
+    // Four more steps' worth of time in one advance (not many more: unlimited Lax–Wendroff
+    // on the dam break oscillates until its depths go negative some twenty steps in).
+    let t = cpu.time() + 4.0 * cpu.next_dt();
     cpu.advance_to(t).unwrap();
     let c = dev.advance(&gpu, t, u64::MAX, None).unwrap();
     prop_assert!(c.halt().is_none() && c.time() == t, "{}: the GPU stopped at t = {} of {t}", R::NAME, c.time());
     prop_assert_eq!(c.steps(), cpu.steps(), "{}: steps to t = {}", R::NAME, t);
-    let total = steps + 10;
+    let total = steps + 4;
     let (want, got) = (cpu.state(), dev.state(&gpu).unwrap());
     for m in 0..M {
         let w: Vec<T> = want.iter().map(|c| c[m]).collect();
