@@ -18,7 +18,7 @@
 //! fields (bathymetry at cell corners, say) put it on the edge node.
 
 use crate::Real;
-use crate::grid::Layout2;
+use crate::grid::{Layout2, Layout3};
 
 pub const WALL: u32 = 0;
 pub const EXTRAPOLATE: u32 = 1;
@@ -31,6 +31,10 @@ pub const WEST: u32 = 0;
 pub const EAST: u32 = 1;
 pub const SOUTH: u32 = 2;
 pub const NORTH: u32 = 3;
+/// The z sides of a 3D grid ([`edge_ghost3`]; a 2D one-pass fill, [`perimeter_ghost`], uses 4
+/// for its corner blocks instead).
+pub const BOTTOM: u32 = 4;
+pub const TOP: u32 = 5;
 
 /// The interior cell a ghost cell takes its value from, along an axis of `n` ≥ 1 cells (0..n),
 /// for ghost index `g` (g < 0 on the minus side, g ≥ n on the plus side) under condition `bc`;
@@ -92,7 +96,8 @@ pub struct Ghost {
     pub ghost: usize,
     /// Stored index of its source.
     pub source: usize,
-    /// [`WEST`], [`EAST`], [`SOUTH`], [`NORTH`], or 4 for a corner block.
+    /// [`WEST`], [`EAST`], [`SOUTH`], [`NORTH`] (and in 3D [`BOTTOM`], [`TOP`]), or 4 for a
+    /// corner block of the 2D one-pass fill.
     pub side: u32,
     /// The condition of that side ([`EXTRAPOLATE`] for a corner block, which copies its
     /// interior corner), so a fill needs no look-up of its own.
@@ -150,6 +155,56 @@ pub fn edge_ghost(l: &Layout2, bc: [u32; 4], axis: u32, t: u32) -> Option<Ghost>
         let (s, mirrored) = cell_source(l.ny, j, bc);
         Some(Ghost { ghost: l.at(i, j), source: l.at(i, s as i32), side, bc, layer, mirrored })
     }
+}
+
+/// Ghosts of pass `axis` (0: x, 1: y, 2: z) of [`edge_ghost3`]: the two ghost slabs across the
+/// axis, over every stored point of the axes filled before it and the interior of the others.
+#[inline(always)]
+pub const fn ghosts3(l: &Layout3, axis: u32) -> u32 {
+    let h2 = 2 * l.halo;
+    match axis {
+        0 => h2 * l.ny * l.nz,
+        1 => h2 * l.pitch * l.nz,
+        _ => h2 * l.pitch * l.rows(),
+    }
+}
+
+/// Ghost number `t` of pass `axis` (0: x, 1: y, 2: z) of a 3D grid with conditions `bc` (west,
+/// east, south, north, bottom, top): [`edge_ghost`] one dimension up. The passes run in order,
+/// x, y, z, each covering the ghosts the earlier ones filled, so edges and corners follow every
+/// side's condition; within a pass no ghost is another's source. In the y- and z-passes
+/// consecutive ghosts are consecutive along x (coalesced when one thread fills one ghost).
+#[inline(always)]
+pub fn edge_ghost3(l: &Layout3, bc: [u32; 6], axis: u32, t: u32) -> Option<Ghost> {
+    if t >= ghosts3(l, axis) {
+        return None;
+    }
+    // Clamped so the divisions below provably see a non-zero divisor (no trap path).
+    let h = l.halo.clamp(1, 1 << 15);
+    let (w, ny) = (l.pitch.max(1), l.ny.max(1));
+    let hi = l.halo as i32;
+    // c (0..2h) numbers a pass's ghost layers: the minus side's outermost first.
+    let (axis, c, i, j, k) = match axis {
+        0 => (0, t % (2 * h), 0, ((t / (2 * h)) % ny) as i32, (t / (2 * h) / ny) as i32),
+        1 => (1, (t / w) % (2 * h), (t % w) as i32 - hi, 0, (t / w / (2 * h)) as i32),
+        _ => (2, t / w / l.rows().max(1), (t % w) as i32 - hi, ((t / w) % l.rows().max(1)) as i32 - hi, 0),
+    };
+    // Constant indices only: a run-time index into `bc` would put it in local memory.
+    let (n, minus, plus) = match axis {
+        0 => (l.nx, bc[0], bc[1]),
+        1 => (l.ny, bc[2], bc[3]),
+        _ => (l.nz, bc[4], bc[5]),
+    };
+    let (g, side, layer) =
+        if c < h { (c as i32 - h as i32, 2 * axis, h - c) } else { ((n + c - h) as i32, 2 * axis + 1, c - h + 1) };
+    let bc = if c < h { minus } else { plus };
+    let (s, mirrored) = cell_source(n, g, bc);
+    let (ghost, source) = match axis {
+        0 => (l.at(g, j, k), l.at(s as i32, j, k)),
+        1 => (l.at(i, g, k), l.at(i, s as i32, k)),
+        _ => (l.at(i, j, g), l.at(i, j, s as i32)),
+    };
+    Some(Ghost { ghost, source, side, bc, layer, mirrored })
 }
 
 /// Ghost points a one-pass fill visits: [`perimeter_ghost`].

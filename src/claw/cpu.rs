@@ -1,19 +1,19 @@
 //! The CPU reference of the wave-propagation algorithm in two dimensions: cells with two ghost
 //! layers, the boundary conditions of every side, dimensionally split sweeps (Godunov or
 //! Strang), and PyClaw's CFL control with reject-and-redo. Any [`Riemann`] solver; the sweeps
-//! call the same point functions (`kernels::claw`) the core kernels will.
+//! (`lines.rs`, shared with the 3D reference) call the same point functions (`kernels::claw`)
+//! the core kernels do.
 
-use super::{Cfl, Splitting};
+use super::{Cfl, Splitting, lines};
 use crate::model::Halt;
 use crate::{Error, Real, Result};
 use kernels::claw::clock::{
     self, CLOCK_CFL, CLOCK_DT, CLOCK_LAST_CFL, CLOCK_LAST_DT, CLOCK_LAST_REJECTED, CLOCK_LEN, CLOCK_NEXT,
     CLOCK_REJECTED, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Control, NON_FINITE, RUNNING,
 };
-use kernels::claw::{Limiter, Riemann, Solution, correction, update};
+use kernels::claw::{Limiter, Riemann};
 use kernels::grid::Layout2;
-use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL, edge_ghost, ghosts_x, ghosts_y};
-use rayon::prelude::*;
+use kernels::halo::{edge_ghost, ghosts_x, ghosts_y};
 
 /// Ghost layers: a cell's update reads the waves of the interfaces one beyond its own.
 pub const HALO: u32 = 2;
@@ -42,23 +42,7 @@ impl Setup {
         if !(self.dx > 0.0 && self.dx.is_finite() && self.dy > 0.0 && self.dy.is_finite()) {
             return Err(Error::invalid(format!("claw: cell sizes {} × {} m must be positive", self.dx, self.dy)));
         }
-        if let Some(b) = self.bc.iter().find(|b| ![WALL, EXTRAPOLATE, PERIODIC].contains(b)) {
-            return Err(Error::invalid(format!(
-                "claw: boundary condition code {b} is not wall, extrapolate or periodic"
-            )));
-        }
-        for (axis, pair) in [("x", [0, 1]), ("y", [2, 3])] {
-            if (self.bc[pair[0]] == PERIODIC) != (self.bc[pair[1]] == PERIODIC) {
-                return Err(Error::invalid(format!("claw: a periodic {axis} axis needs both of its sides periodic")));
-            }
-        }
-        let Cfl { desired, max } = self.cfl;
-        if !(desired > 0.0 && desired <= max && max <= 1.0) {
-            return Err(Error::invalid(format!(
-                "claw: CFL numbers desired {desired} and max {max} must satisfy 0 < desired ≤ max ≤ 1"
-            )));
-        }
-        Ok(())
+        lines::check_sides_and_cfl(&self.bc, self.cfl)
     }
 }
 
@@ -180,36 +164,16 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     /// each). Inadmissible data (the solver says why) is an error naming the cell.
     pub fn new(solver: R, setup: Setup, q: &[[T; M]], aux: &[[T; A]]) -> Result<Self> {
         setup.validate()?;
-        let cells = setup.nx * setup.ny;
-        if q.len() != cells || aux.len() != cells {
-            return Err(Error::invalid(format!(
-                "claw: {} states and {} aux values for {} cells",
-                q.len(),
-                aux.len(),
-                cells
-            )));
-        }
-        for (c, (qc, ac)) in q.iter().zip(aux).enumerate() {
-            if let Some(why) = solver.inadmissible(qc, ac) {
-                let (i, j) = (c % setup.nx, c / setup.nx);
-                return Err(Error::invalid(format!("claw {}: cell ({i}, {j}): {why}", R::NAME)));
-            }
-        }
         let layout = Layout2::new(setup.nx as u32, setup.ny as u32, HALO);
+        lines::check_data(&layout, &solver, q, aux)?;
         let mut run = Claw2 {
             solver,
             setup,
             layout,
-            q: vec![[T::ZERO; M]; layout.len()],
-            aux: vec![[T::ZERO; A]; layout.len()],
+            q: lines::padded(&layout, layout.len(), q),
+            aux: lines::padded(&layout, layout.len(), aux),
             clock: Clock::start(0.0, 0.0),
         };
-        for j in 0..setup.ny {
-            for i in 0..setup.nx {
-                let at = layout.at(i as i32, j as i32);
-                (run.q[at], run.aux[at]) = (q[j * setup.nx + i], aux[j * setup.nx + i]);
-            }
-        }
         // The auxiliary fields never change: their ghosts are filled once (mirrored at walls,
         // without any sign change).
         for dir in 0..2 {
@@ -226,27 +190,14 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
         let mut rate = 0.0f64;
         for dir in 0..2 {
             fill_ghosts(&self.layout, &self.setup.bc, dir, &mut q, R::normal(dir));
-            let spacing = if dir == 0 { self.setup.dx } else { self.setup.dy };
-            let (n, lines) = self.line_counts(dir);
-            for k in 0..lines {
-                for c in 0..=n as i32 {
-                    let (l, r) = (self.line_at(dir, k, c - 1), self.line_at(dir, k, c));
-                    let s = self.solver.solve(dir, &q[l], &q[r], &self.aux[l], &self.aux[r]).max_speed();
-                    rate = rate.max(s.to_f64() / spacing);
-                }
-            }
+            let s = lines::max_speed(&self.layout, &self.solver, &q, &self.aux, dir);
+            rate = rate.max(s.to_f64() / self.spacing(dir));
         }
         if rate > 0.0 { self.setup.cfl.desired / rate } else { f64::INFINITY }
     }
 
-    /// Cells along axis `dir` and the number of lines along it.
-    fn line_counts(&self, dir: usize) -> (usize, usize) {
-        if dir == 0 { (self.setup.nx, self.setup.ny) } else { (self.setup.ny, self.setup.nx) }
-    }
-
-    /// Padded index of cell `c` (−2..n+2) of line `k` along axis `dir`.
-    fn line_at(&self, dir: usize, k: usize, c: i32) -> usize {
-        if dir == 0 { self.layout.at(c, k as i32) } else { self.layout.at(k as i32, c) }
+    fn spacing(&self, dir: usize) -> f64 {
+        if dir == 0 { self.setup.dx } else { self.setup.dy }
     }
 
     /// One sweep along `dir` over Δt `dt`, in place on the padded state `q` (its ghosts along
@@ -254,50 +205,10 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     /// cells it updates (its CFL number over a Δt).
     pub fn sweep(&self, q: &mut [[T; M]], dir: usize, dt: f64) -> f64 {
         fill_ghosts(&self.layout, &self.setup.bc, dir, q, R::normal(dir));
-        let spacing = if dir == 0 { self.setup.dx } else { self.setup.dy };
+        let spacing = self.spacing(dir);
         let dtdx = T::from_f64(dt / spacing);
-        let (n, lines) = self.line_counts(dir);
-        // Lines are independent: each is swept from the old state into a line of its own, on
-        // every thread, then written back.
-        let q_old: &[[T; M]] = q;
-        let swept: Vec<(Vec<[T; M]>, T)> =
-            (0..lines).into_par_iter().map(|k| self.sweep_line(q_old, dir, k, n, dtdx)).collect();
-        let mut speed = T::ZERO;
-        for (k, (line, s)) in swept.into_iter().enumerate() {
-            for (i, v) in line.into_iter().enumerate() {
-                q[self.line_at(dir, k, i as i32)] = v;
-            }
-            speed = speed.max(s);
-        }
+        let speed = lines::sweep(&self.layout, &self.solver, self.setup.limiter, q, &self.aux, dir, dtdx);
         speed.to_f64() / spacing
-    }
-
-    /// Line `k` along `dir` (n cells) after a sweep, and the largest wave speed at the
-    /// interfaces of its cells.
-    fn sweep_line(&self, q: &[[T; M]], dir: usize, k: usize, n: usize, dtdx: T) -> (Vec<[T; M]>, T) {
-        // Interface i (between cells i−1 and i) for i in −1..=n+1, stored at i + 1.
-        let sol: Vec<Solution<T, M, W>> = (-1..=n as i32 + 1)
-            .map(|i| {
-                let (l, r) = (self.line_at(dir, k, i - 1), self.line_at(dir, k, i));
-                self.solver.solve(dir, &q[l], &q[r], &self.aux[l], &self.aux[r])
-            })
-            .collect();
-        let fix: Vec<[T; M]> =
-            (0..=n).map(|i| correction(self.setup.limiter, dtdx, &sol[i], &sol[i + 1], &sol[i + 2])).collect();
-        let speed = (0..=n).fold(T::ZERO, |s, i| s.max(sol[i + 1].max_speed()));
-        let line = (0..n)
-            .map(|i| {
-                update(
-                    dtdx,
-                    &q[self.line_at(dir, k, i as i32)],
-                    &sol[i + 1].apdq,
-                    &fix[i],
-                    &sol[i + 2].amdq,
-                    &fix[i + 1],
-                )
-            })
-            .collect();
-        (line, speed)
     }
 
     /// The state after one step of Δt from the current one, and the step's rate: the largest
@@ -322,24 +233,14 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     /// finite is an error naming the step, time and cell, and the state stays the last good one.
     pub fn step(&mut self, t_end: f64) -> Result<Step> {
         let mut clock = self.clock;
-        let mut accepted = None;
-        let max = self.setup.cfl.max;
-        let step = clock.step(self.setup.cfl, t_end, R::NAME, |dt| {
-            let (q, rate) = self.trial(dt);
-            if dt * rate <= max {
-                if let Some(c) = self.first_bad(&q) {
-                    let (i, j) = (c % self.setup.nx, c / self.setup.nx);
-                    return Err(Error::invalid(format!(
-                        "claw {}: blew up in step {} at t = {:.6e} s: cell ({i}, {j}) is not finite",
-                        R::NAME,
-                        self.steps() + 1,
-                        self.time() + dt
-                    )));
-                }
-                accepted = Some(q);
-            }
-            Ok(rate)
-        });
+        let (step, accepted) = lines::step(
+            &mut clock,
+            self.setup.cfl,
+            t_end,
+            R::NAME,
+            |dt| self.trial(dt),
+            |q| lines::first_bad(&self.layout, q),
+        );
         self.clock = clock;
         if let Some(q) = accepted {
             self.q = q;
@@ -355,23 +256,9 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
         Ok(())
     }
 
-    /// The first interior cell (row-major index) of `q` that is not finite.
-    fn first_bad(&self, q: &[[T; M]]) -> Option<usize> {
-        (0..self.setup.nx * self.setup.ny).find(|&c| {
-            let at = self.layout.at((c % self.setup.nx) as i32, (c / self.setup.nx) as i32);
-            !q[at].iter().all(|v| v.is_finite())
-        })
-    }
-
     /// The interior states, row-major.
     pub fn state(&self) -> Vec<[T; M]> {
-        let mut out = Vec::with_capacity(self.setup.nx * self.setup.ny);
-        for j in 0..self.setup.ny {
-            for i in 0..self.setup.nx {
-                out.push(self.q[self.layout.at(i as i32, j as i32)]);
-            }
-        }
-        out
+        lines::interior(&self.layout, &self.q)
     }
 
     /// The padded state with the ghosts across `dir` filled, and the padded auxiliary fields:
@@ -426,13 +313,5 @@ fn fill_ghosts<T: Real, const N: usize>(
     normal: Option<usize>,
 ) {
     let count = if dir == 0 { ghosts_x(layout) } else { ghosts_y(layout) };
-    for t in 0..count {
-        if let Some(g) = edge_ghost(layout, *bc, dir as u32, t) {
-            let mut v = q[g.source];
-            if let Some(m) = normal.filter(|_| g.mirrored && g.bc == WALL) {
-                v[m] = -v[m];
-            }
-            q[g.ghost] = v;
-        }
-    }
+    lines::fill(q, normal, (0..count).filter_map(|t| edge_ghost(layout, *bc, dir as u32, t)));
 }

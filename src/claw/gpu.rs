@@ -192,7 +192,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
 }
 
 /// The largest rate, NaN-propagating: a non-finite speed must not hide behind a finite maximum.
-fn max_rate<T: GpuReal>(r: &[T]) -> f64 {
+pub(super) fn max_rate<T: GpuReal>(r: &[T]) -> f64 {
     r.iter().fold(0.0f64, |a, r| if a.is_nan() || r.to_f64().is_nan() { f64::NAN } else { a.max(r.to_f64()) })
 }
 

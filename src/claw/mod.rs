@@ -6,11 +6,16 @@
 
 #[cfg(feature = "bench")]
 pub mod bench;
+#[cfg(feature = "bench")]
+pub mod bench3;
 mod case;
 pub mod cpu;
+pub mod cpu3;
 pub mod equations;
 pub mod gpu;
+pub mod gpu3;
 mod initial;
+mod lines;
 mod model;
 
 pub use case::{ClawCase, SOLVER};
@@ -19,12 +24,14 @@ pub use model::ClawModel;
 pub use kernels::claw::riemann::{Acoustics2d, Acoustics3d, Advection, ShallowHlle, ShallowRoe};
 pub use kernels::claw::{Limiter, Riemann, Solution};
 
-/// How the two sweeps of a step are combined.
+/// How the sweeps of a step are combined (two in 2D, three in 3D).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Splitting {
-    /// Godunov: x over Δt, then y over Δt (first order in the splitting; the seed's choice).
+    /// Godunov: x over Δt, then y over Δt (then z over Δt in 3D; first order in the
+    /// splitting; the seed's choice).
     Godunov,
-    /// Strang: x over Δt/2, y over Δt, x over Δt/2 (second order in the splitting).
+    /// Strang: x over Δt/2, y over Δt, x over Δt/2 (in 3D x½ y½ z y½ x½, `cpu3::STRANG`;
+    /// second order in the splitting).
     Strang,
 }
 

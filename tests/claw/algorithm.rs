@@ -22,12 +22,12 @@ fn sine_mean(kx: f64, ky: f64, phase: f64, x0: f64, y0: f64, dx: f64, dy: f64) -
 }
 
 /// Errors as text, three digits each.
-fn sci(v: &[f64]) -> String {
+pub(crate) fn sci(v: &[f64]) -> String {
     v.iter().map(|e| format!("{e:.3e}")).collect::<Vec<_>>().join(", ")
 }
 
 /// log₂ of successive error ratios.
-fn orders(errors: &[f64]) -> Vec<f64> {
+pub(crate) fn orders(errors: &[f64]) -> Vec<f64> {
     errors.windows(2).map(|e| (e[0] / e[1]).log2()).collect()
 }
 

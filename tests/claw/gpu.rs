@@ -15,7 +15,7 @@ use proptest::prelude::*;
 /// same point functions; the GPU contracts multiply-adds and, in f32, takes square roots and
 /// reciprocals from the approximate instructions (≤ 2 ulp each), a few ε in each of the
 /// hundred or so operations of an interface, with Δt/Δx ≤ 1 carrying them into the cell.
-const GPU_SWEEP: Tolerance = Tolerance::eps(256.0);
+pub(crate) const GPU_SWEEP: Tolerance = Tolerance::eps(256.0);
 
 /// Sweeps `run`'s state along `dir` on both sides and compares the interior cells and the
 /// rates (max |s|/Δ).

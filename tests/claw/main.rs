@@ -1,10 +1,12 @@
 //! Clawpack-style wave propagation: each Riemann solver on its own against plainly written
 //! fluxes and eigenvectors (`riemann.rs`), the CPU reference of the algorithm against exact
-//! solutions and invariants (`algorithm.rs`), and the core kernels against the CPU reference
-//! (`gpu.rs`).
+//! solutions and invariants (`algorithm.rs`, in 3D `three_d.rs`), and the core kernels against
+//! the CPU reference (`gpu.rs`, in 3D `gpu3.rs`).
 
 mod algorithm;
 #[path = "../common/mod.rs"]
 mod common;
 mod gpu;
+mod gpu3;
 mod riemann;
+mod three_d;

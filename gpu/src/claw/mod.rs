@@ -28,6 +28,31 @@ mod ghosts;
 #[cfg(target_arch = "nvptx64")]
 mod sweep;
 
+// The 3D kernels: entry points and parameters (`entries3.rs`), bodies (`sweep3.rs`,
+// `ghosts3.rs`) on the line bodies of `lines.rs`.
+mod entries3;
+pub use entries3::*;
+#[cfg(target_arch = "nvptx64")]
+mod ghosts3;
+#[cfg(target_arch = "nvptx64")]
+mod lines;
+#[cfg(target_arch = "nvptx64")]
+mod sweep3;
+
+/// Every entry-point stem of the module (`kernels!` makes one list an invocation): the 2D
+/// kernels' (`entries.rs`), then the 3D kernels' (`entries3.rs`).
+pub const ENTRY_STEMS: &[&str] = &STEMS;
+const STEMS: [&str; entries::ENTRY_STEMS.len() + entries3::ENTRY_STEMS.len()] = {
+    let (two, three) = (entries::ENTRY_STEMS, entries3::ENTRY_STEMS);
+    let mut out = [""; entries::ENTRY_STEMS.len() + entries3::ENTRY_STEMS.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = if i < two.len() { two[i] } else { three[i - two.len()] };
+        i += 1;
+    }
+    out
+};
+
 use crate::Real;
 
 /// What a Riemann solver returns at one interface: W waves of M components, their speeds, and
@@ -166,11 +191,12 @@ pub fn update<T: Real, const M: usize>(
 /// sweep's place in the step (`stage`: it reads state buffer `order[stage]` and writes
 /// `order[stage + 1]`, [`clock`]). Each state buffer holds M planes one after another, each
 /// `layout.len()` values, and the buffers lie one after another; the auxiliary buffer holds
-/// A planes.
+/// A planes. The layout is 2D by default, [`Sweep3`]'s 3D (where `rows` is what a y- or
+/// z-sweep thread marches).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sweep<T> {
-    pub layout: crate::grid::Layout2,
+pub struct Sweep<T, L = crate::grid::Layout2> {
+    pub layout: L,
     pub inv_dx: T,
     pub dt_frac: T,
     pub limiter: u32,

@@ -19,7 +19,7 @@ use crate::device::{DeviceReal, shared, thread};
 
 /// The N values of a cell's planes at padded index `at` (planes `len` apart).
 #[inline(always)]
-unsafe fn cell<T: DeviceReal, const N: usize>(p: *const T, len: usize, at: usize) -> [T; N] {
+pub(super) unsafe fn cell<T: DeviceReal, const N: usize>(p: *const T, len: usize, at: usize) -> [T; N] {
     let mut v = [T::ZERO; N];
     for (n, x) in v.iter_mut().enumerate() {
         *x = unsafe { T::ldg(p.add(n * len + at)) };
@@ -28,7 +28,7 @@ unsafe fn cell<T: DeviceReal, const N: usize>(p: *const T, len: usize, at: usize
 }
 
 #[inline(always)]
-fn shuffled<T: DeviceReal, const N: usize>(v: &[T; N], up: bool) -> [T; N] {
+pub(super) fn shuffled<T: DeviceReal, const N: usize>(v: &[T; N], up: bool) -> [T; N] {
     let mut out = [T::ZERO; N];
     for (o, x) in out.iter_mut().zip(v) {
         *o = if up { x.shfl_up(1) } else { x.shfl_down(1) };
@@ -38,14 +38,20 @@ fn shuffled<T: DeviceReal, const N: usize>(v: &[T; N], up: bool) -> [T; N] {
 
 /// Waves only: what a neighbouring interface contributes to the limiting.
 #[inline(always)]
-fn waves_of<T: DeviceReal, const M: usize, const W: usize>(waves: [[T; M]; W]) -> Solution<T, M, W> {
+pub(super) fn waves_of<T: DeviceReal, const M: usize, const W: usize>(waves: [[T; M]; W]) -> Solution<T, M, W> {
     Solution { waves, ..Solution::ZERO }
 }
 
 /// The buffers sweep `stage` reads and writes: `order[stage]` and `order[stage + 1]` of the
 /// state buffers (each M planes of `len`) that start at `states`.
 #[inline(always)]
-unsafe fn buffers<T>(states: *mut T, order: *const u32, stage: u32, m: usize, len: usize) -> (*const T, *mut T) {
+pub(super) unsafe fn buffers<T>(
+    states: *mut T,
+    order: *const u32,
+    stage: u32,
+    m: usize,
+    len: usize,
+) -> (*const T, *mut T) {
     unsafe {
         let (src, dst) = (*order.add(stage as usize) as usize, *order.add(stage as usize + 1) as usize);
         (states.add(src * m * len) as *const T, states.add(dst * m * len))

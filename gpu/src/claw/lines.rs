@@ -1,0 +1,114 @@
+//! The work of a sweep along one line of cells, over an index function so that any line of
+//! any padded layout can use it (the 3D sweeps, `sweep3.rs`, do; the 2D sweeps, `sweep.rs`,
+//! hold the same code written for their rows and columns): [`x_row`], a warp across 32
+//! consecutive interfaces of a row, its neighbours' waves and fluctuations by shuffles, and
+//! [`march`], one thread along a segment of a line with the last three interfaces in registers.
+
+use super::sweep::{cell, shuffled, waves_of};
+use super::{Limiter, Riemann, Solution, X_CELLS_PER_WARP, correction, update};
+use crate::device::DeviceReal;
+
+/// A warp's share of an x-sweep of one row: lane `lane` solves the interface between cells
+/// i − 1 and i, i = c0 − 1 + lane (solvable for −1 ≤ i ≤ nx + 1), takes its neighbours' waves
+/// and fluctuations by shuffles, and lanes 1..=29 update cell i (< nx) of `q` into `out`; cell
+/// i lies at `at(i)`. Every lane of the warp must call it (`row`: whether the row exists).
+/// Returns this lane's speed for the rate: its interface's, for interfaces 0..=nx of the
+/// cells updated, else 0.
+///
+/// # Safety
+/// `q`, `aux` (A planes) and `out` hold planes of `len` values; `at(i)` is in bounds for
+/// −2 ≤ i ≤ nx + 1 when `row`; the ghosts of `q` and `aux` along the row are filled.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn x_row<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+    solver: &R,
+    limiter: Limiter,
+    dtdx: T,
+    (q, aux, out, len): (*const T, *const T, *mut T, usize),
+    nx: u32,
+    (c0, lane, row): (u32, u32, bool),
+    at: impl Fn(i32) -> usize,
+) -> T {
+    let (i, nx) = (c0 as i32 - 1 + lane as i32, nx as i32);
+    let solves = row && i <= nx + 1;
+    let mut here = Solution::<T, M, W>::ZERO;
+    let mut qr = [T::ZERO; M];
+    if solves {
+        let (al, ar) = (at(i - 1), at(i));
+        unsafe {
+            qr = cell::<T, M>(q, len, ar);
+            let ql = cell::<T, M>(q, len, al);
+            here = solver.solve(0, &ql, &qr, &cell::<T, A>(aux, len, al), &cell::<T, A>(aux, len, ar));
+        }
+    }
+    // Every lane shuffles (lanes without an interface hold zeros).
+    let (mut left, mut right) = ([[T::ZERO; M]; W], [[T::ZERO; M]; W]);
+    for p in 0..W {
+        left[p] = shuffled(&here.waves[p], true);
+        right[p] = shuffled(&here.waves[p], false);
+    }
+    let f = correction(limiter, dtdx, &waves_of(left), &here, &waves_of(right));
+    let (amdq_e, fe) = (shuffled(&here.amdq, false), shuffled(&f, false));
+    // Cell i is updated by lanes 1..=29 (its east interface is the next lane's).
+    if solves && (1..=X_CELLS_PER_WARP).contains(&lane) && i < nx {
+        let new = update(dtdx, &qr, &here.apdq, &f, &amdq_e, &fe);
+        let at = at(i);
+        for (m, v) in new.iter().enumerate() {
+            unsafe { *out.add(m * len + at) = *v };
+        }
+    }
+    // The rate over the interfaces of the cells updated: lanes 1..=30, interfaces 0..=nx.
+    let counts = solves && (1..=X_CELLS_PER_WARP + 1).contains(&lane) && i <= nx;
+    if counts { here.max_speed() } else { T::ZERO }
+}
+
+/// One thread's march along a line across axis `dir`: cells r0..r1 of `q` updated into `out`,
+/// cell r at `at(r)`, the last three interfaces kept in registers (so segments recompute two
+/// interfaces where they meet). Returns the largest speed at interfaces r0..=r1.
+///
+/// # Safety
+/// `q`, `aux` (A planes) and `out` hold planes of `len` values; `at(r)` is in bounds for
+/// r0 − 2 ≤ r ≤ r1 + 1; the ghosts of `q` and `aux` along the line are filled; r0 < r1.
+#[inline(always)]
+pub unsafe fn march<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+    solver: &R,
+    dir: usize,
+    limiter: Limiter,
+    dtdx: T,
+    (q, aux, out, len): (*const T, *const T, *mut T, usize),
+    (r0, r1): (i32, i32),
+    at: impl Fn(i32) -> usize,
+) -> T {
+    unsafe {
+        let mut speed = T::ZERO;
+        let load = |r: i32| (cell::<T, M>(q, len, at(r)), cell::<T, A>(aux, len, at(r)));
+        // Interfaces r0 − 1, r0, r0 + 1 (interface r lies between cells r − 1 and r).
+        let (qa, xa) = load(r0 - 2);
+        let (qb, xb) = load(r0 - 1);
+        let (mut cur, mut xcur) = load(r0);
+        let (mut next, mut xnext) = load(r0 + 1);
+        let below = solver.solve(dir, &qa, &qb, &xa, &xb);
+        let mut s0 = solver.solve(dir, &qb, &cur, &xb, &xcur);
+        let mut s1 = solver.solve(dir, &cur, &next, &xcur, &xnext);
+        let mut f0 = correction(limiter, dtdx, &below, &s0, &s1);
+        let mut r = r0;
+        while r < r1 {
+            // Cell r from interfaces r (s0, f0) and r + 1 (s1, f1).
+            let (qn, xn) = load(r + 2);
+            let s2 = solver.solve(dir, &next, &qn, &xnext, &xn);
+            let f1 = correction(limiter, dtdx, &s0, &s1, &s2);
+            let new = update(dtdx, &cur, &s0.apdq, &f0, &s1.amdq, &f1);
+            let at = at(r);
+            for (m, v) in new.iter().enumerate() {
+                *out.add(m * len + at) = *v;
+            }
+            speed = speed.max(s0.max_speed());
+            (s0, s1, f0) = (s1, s2, f1);
+            (cur, xcur, next, xnext) = (next, xnext, qn, xn);
+            r += 1;
+        }
+        let _ = xcur;
+        // Interface r1, the last cell's far face.
+        speed.max(s0.max_speed())
+    }
+}

@@ -1,0 +1,255 @@
+//! What the 2D and 3D CPU references share (`cpu.rs`, `cpu3.rs`): a padded grid seen as lines
+//! of cells along each axis ([`Lines`]), the sweep of those lines along one axis, the fastest
+//! wave along an axis (the first Δt), the ghost fill from a ghost enumeration of
+//! `kernels::halo`, PyClaw's accepted step with the blow-up check, and the set-up checks. Written once so that
+//! the references' sweeps are the same code in every dimension.
+
+use super::Cfl;
+use super::cpu::{Clock, Step};
+use crate::{Error, Real, Result};
+use kernels::claw::{Limiter, Riemann, Solution, correction, update};
+use kernels::grid::{Layout2, Layout3};
+use kernels::halo::{EXTRAPOLATE, Ghost, PERIODIC, WALL};
+use rayon::prelude::*;
+
+/// A padded grid as the split sweeps see it: along axis `dir`, `lines` lines of `n` cells.
+pub trait Lines: Sync {
+    /// Cells along axis `dir` and the number of lines along it.
+    fn line_counts(&self, dir: usize) -> (usize, usize);
+    /// Padded index of cell `c` (−2..n+2) of line `k` along axis `dir`.
+    fn line_at(&self, dir: usize, k: usize, c: i32) -> usize;
+    /// Interior cells.
+    fn cells(&self) -> usize {
+        let (n, lines) = self.line_counts(0);
+        n * lines
+    }
+    /// Padded index of interior cell `c`, numbered x fastest (lines along x are numbered in
+    /// the order of the cells across them).
+    fn interior_at(&self, c: usize) -> usize {
+        let n = self.line_counts(0).0;
+        self.line_at(0, c / n, (c % n) as i32)
+    }
+    /// Interior cell `c` as messages name it: its coordinates, "(i, j)" or "(i, j, k)".
+    fn name(&self, c: usize) -> String;
+}
+
+impl Lines for Layout2 {
+    fn line_counts(&self, dir: usize) -> (usize, usize) {
+        let (nx, ny) = (self.nx as usize, self.ny as usize);
+        if dir == 0 { (nx, ny) } else { (ny, nx) }
+    }
+    fn line_at(&self, dir: usize, k: usize, c: i32) -> usize {
+        if dir == 0 { self.at(c, k as i32) } else { self.at(k as i32, c) }
+    }
+    fn name(&self, c: usize) -> String {
+        let nx = self.nx as usize;
+        format!("({}, {})", c % nx, c / nx)
+    }
+}
+
+/// Lines along x are numbered j + ny·k, along y i + nx·k, along z i + nx·j.
+impl Lines for Layout3 {
+    fn line_counts(&self, dir: usize) -> (usize, usize) {
+        let (nx, ny, nz) = (self.nx as usize, self.ny as usize, self.nz as usize);
+        match dir {
+            0 => (nx, ny * nz),
+            1 => (ny, nx * nz),
+            _ => (nz, nx * ny),
+        }
+    }
+    fn line_at(&self, dir: usize, k: usize, c: i32) -> usize {
+        let (nx, ny) = (self.nx as usize, self.ny as usize);
+        match dir {
+            0 => self.at(c, (k % ny) as i32, (k / ny) as i32),
+            1 => self.at((k % nx) as i32, c, (k / nx) as i32),
+            _ => self.at((k % nx) as i32, (k / nx) as i32, c),
+        }
+    }
+    fn name(&self, c: usize) -> String {
+        let (nx, ny) = (self.nx as usize, self.ny as usize);
+        format!("({}, {}, {})", c % nx, (c / nx) % ny, c / nx / ny)
+    }
+}
+
+/// Checks a run's interior states `q` and auxiliary values `aux` (x fastest): one of each a
+/// cell, each admissible to the solver (an error names the cell and says why).
+pub fn check_data<T: Real, R: Riemann<T, M, W, A>, G: Lines, const M: usize, const W: usize, const A: usize>(
+    grid: &G,
+    solver: &R,
+    q: &[[T; M]],
+    aux: &[[T; A]],
+) -> Result<()> {
+    let cells = grid.cells();
+    if q.len() != cells || aux.len() != cells {
+        return Err(Error::invalid(format!("claw: {} states and {} aux values for {cells} cells", q.len(), aux.len())));
+    }
+    for (c, (qc, ac)) in q.iter().zip(aux).enumerate() {
+        if let Some(why) = solver.inadmissible(qc, ac) {
+            return Err(Error::invalid(format!("claw {}: cell {}: {why}", R::NAME, grid.name(c))));
+        }
+    }
+    Ok(())
+}
+
+/// The padded array of interior values `cells` (x fastest), its ghosts zero.
+pub fn padded<T: Real, G: Lines, const N: usize>(grid: &G, len: usize, cells: &[[T; N]]) -> Vec<[T; N]> {
+    let mut out = vec![[T::ZERO; N]; len];
+    for (c, v) in cells.iter().enumerate() {
+        out[grid.interior_at(c)] = *v;
+    }
+    out
+}
+
+/// The interior values of the padded array `q`, x fastest.
+pub fn interior<T: Real, G: Lines, const N: usize>(grid: &G, q: &[[T; N]]) -> Vec<[T; N]> {
+    (0..grid.cells()).map(|c| q[grid.interior_at(c)]).collect()
+}
+
+/// The first interior cell of `q` (x fastest) that is not finite, by name.
+pub fn first_bad<T: Real, G: Lines, const N: usize>(grid: &G, q: &[[T; N]]) -> Option<String> {
+    (0..grid.cells()).find(|&c| !q[grid.interior_at(c)].iter().all(|v| v.is_finite())).map(|c| grid.name(c))
+}
+
+/// One sweep along `dir` of every line of the padded state `q` (ghosts across `dir` filled),
+/// in place, with Δt/Δx = `dtdx`. Lines are independent: each is swept from the old state into
+/// a line of its own, on every thread, then written back. Returns the largest wave speed at
+/// the interfaces of the cells updated.
+#[allow(clippy::too_many_arguments)]
+pub fn sweep<T: Real, R: Riemann<T, M, W, A>, G: Lines, const M: usize, const W: usize, const A: usize>(
+    grid: &G,
+    solver: &R,
+    limiter: Limiter,
+    q: &mut [[T; M]],
+    aux: &[[T; A]],
+    dir: usize,
+    dtdx: T,
+) -> T {
+    let (n, lines) = grid.line_counts(dir);
+    let q_old: &[[T; M]] = q;
+    let swept: Vec<(Vec<[T; M]>, T)> = (0..lines)
+        .into_par_iter()
+        .map(|k| sweep_line(solver, limiter, q_old, aux, dir, n, dtdx, |c| grid.line_at(dir, k, c)))
+        .collect();
+    let mut speed = T::ZERO;
+    for (k, (line, s)) in swept.into_iter().enumerate() {
+        for (i, v) in line.into_iter().enumerate() {
+            q[grid.line_at(dir, k, i as i32)] = v;
+        }
+        speed = speed.max(s);
+    }
+    speed
+}
+
+/// One line of n cells along `dir`, cell c (−2..n+2) at padded index `at(c)`, after a sweep, and
+/// the largest wave speed at the interfaces of its cells.
+#[allow(clippy::too_many_arguments)]
+fn sweep_line<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+    solver: &R,
+    limiter: Limiter,
+    q: &[[T; M]],
+    aux: &[[T; A]],
+    dir: usize,
+    n: usize,
+    dtdx: T,
+    at: impl Fn(i32) -> usize,
+) -> (Vec<[T; M]>, T) {
+    // Interface i (between cells i−1 and i) for i in −1..=n+1, stored at i + 1.
+    let sol: Vec<Solution<T, M, W>> = (-1..=n as i32 + 1)
+        .map(|i| {
+            let (l, r) = (at(i - 1), at(i));
+            solver.solve(dir, &q[l], &q[r], &aux[l], &aux[r])
+        })
+        .collect();
+    let fix: Vec<[T; M]> = (0..=n).map(|i| correction(limiter, dtdx, &sol[i], &sol[i + 1], &sol[i + 2])).collect();
+    let speed = (0..=n).fold(T::ZERO, |s, i| s.max(sol[i + 1].max_speed()));
+    let line = (0..n)
+        .map(|i| update(dtdx, &q[at(i as i32)], &sol[i + 1].apdq, &fix[i], &sol[i + 2].amdq, &fix[i + 1]))
+        .collect();
+    (line, speed)
+}
+
+/// The largest wave speed at the interfaces along `dir` of every cell of `q` (ghosts across
+/// `dir` filled): what the first Δt is taken from.
+pub fn max_speed<T: Real, R: Riemann<T, M, W, A>, G: Lines, const M: usize, const W: usize, const A: usize>(
+    grid: &G,
+    solver: &R,
+    q: &[[T; M]],
+    aux: &[[T; A]],
+    dir: usize,
+) -> T {
+    let (n, lines) = grid.line_counts(dir);
+    let mut speed = T::ZERO;
+    for k in 0..lines {
+        for c in 0..=n as i32 {
+            let (l, r) = (grid.line_at(dir, k, c - 1), grid.line_at(dir, k, c));
+            speed = speed.max(solver.solve(dir, &q[l], &q[r], &aux[l], &aux[r]).max_speed());
+        }
+    }
+    speed
+}
+
+/// Fills the `ghosts` of `q`, each from its source; at a wall the mirrored ghosts' component
+/// `normal` changes sign.
+pub fn fill<T: Real, const N: usize>(q: &mut [[T; N]], normal: Option<usize>, ghosts: impl Iterator<Item = Ghost>) {
+    for g in ghosts {
+        let mut v = q[g.source];
+        if let Some(m) = normal.filter(|_| g.mirrored && g.bc == WALL) {
+            v[m] = -v[m];
+        }
+        q[g.ghost] = v;
+    }
+}
+
+/// One accepted step of a run at `clock` towards `t_end`, by [`Clock::step`]: `trial(Δt)` is
+/// the state after a step of Δt and the step's rate (the largest max|s|/Δ of its sweeps, so
+/// its CFL number is Δt·rate); an accepted state in which `bad`
+/// finds a cell that is not finite (it names the cell) ends the run with an error naming the
+/// step and time. Returns the step and the accepted state (none on an error: the state stays
+/// the last good one).
+pub fn step<S>(
+    clock: &mut Clock,
+    cfl: Cfl,
+    t_end: f64,
+    name: &str,
+    trial: impl Fn(f64) -> (S, f64),
+    bad: impl Fn(&S) -> Option<String>,
+) -> (Result<Step>, Option<S>) {
+    let (steps, time) = (clock.steps(), clock.time());
+    let mut accepted = None;
+    let step = clock.step(cfl, t_end, name, |dt| {
+        let (q, rate) = trial(dt);
+        if dt * rate <= cfl.max {
+            if let Some(cell) = bad(&q) {
+                return Err(Error::invalid(format!(
+                    "claw {name}: blew up in step {} at t = {:.6e} s: cell {cell} is not finite",
+                    steps + 1,
+                    time + dt
+                )));
+            }
+            accepted = Some(q);
+        }
+        Ok(rate)
+    });
+    (step, accepted)
+}
+
+/// What every dimension's set-up checks alike: each side's condition (`bc` lists the sides in
+/// pairs, x's then y's then z's) is wall, extrapolate or periodic, periodic in pairs, and
+/// 0 < `cfl.desired` ≤ `cfl.max` ≤ 1.
+pub fn check_sides_and_cfl(bc: &[u32], cfl: Cfl) -> Result<()> {
+    if let Some(b) = bc.iter().find(|b| ![WALL, EXTRAPOLATE, PERIODIC].contains(b)) {
+        return Err(Error::invalid(format!("claw: boundary condition code {b} is not wall, extrapolate or periodic")));
+    }
+    for (axis, pair) in ["x", "y", "z"].iter().zip(bc.chunks(2)) {
+        if (pair[0] == PERIODIC) != (pair[1] == PERIODIC) {
+            return Err(Error::invalid(format!("claw: a periodic {axis} axis needs both of its sides periodic")));
+        }
+    }
+    let Cfl { desired, max } = cfl;
+    if !(desired > 0.0 && desired <= max && max <= 1.0) {
+        return Err(Error::invalid(format!(
+            "claw: CFL numbers desired {desired} and max {max} must satisfy 0 < desired ≤ max ≤ 1"
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,202 @@
+//! The 3D core kernels against the 3D CPU reference (`Claw3`), acoustics_3d: one sweep along
+//! x, y and z, every limiter, both precisions, random admissible states and media, random
+//! sides, awkward sizes (around 29 and 32 cells, the x-sweep's warp and the y- and z-sweeps'
+//! segments), the output buffer poisoned; the ghost fill of every axis; and the sweeps of a
+//! whole Godunov and Strang trial step queued as a step queues them (ghost fills, stages,
+//! buffer order, fractions of Δt, the rates of every stage).
+
+use crate::common::{self, Tolerance, cases, gpu};
+use crate::gpu::GPU_SWEEP;
+use hydrokern::claw::cpu3::{Claw3, Setup3};
+use hydrokern::claw::gpu::planes;
+use hydrokern::claw::gpu3::{FIRST_ORDER3, GpuSweeps3, stages3, state_buffers};
+use hydrokern::claw::{Acoustics3d, Cfl, Limiter, Splitting};
+use hydrokern::{GpuReal, Rng};
+use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL};
+use proptest::prelude::*;
+
+type Run<T> = Claw3<T, Acoustics3d, 4, 2, 2>;
+type Sweeps<T> = GpuSweeps3<T, Acoustics3d, 4, 2, 2>;
+
+/// Random sides (periodic in pairs).
+fn sides(rng: &mut Rng) -> [u32; 6] {
+    let mut bc = [0; 6];
+    for axis in 0..3 {
+        if rng.next_u64().is_multiple_of(3) {
+            (bc[2 * axis], bc[2 * axis + 1]) = (PERIODIC, PERIODIC);
+        } else {
+            for side in 0..2 {
+                bc[2 * axis + side] = if rng.next_u64().is_multiple_of(2) { WALL } else { EXTRAPOLATE };
+            }
+        }
+    }
+    bc
+}
+
+/// A run of random admissible states and media on an n[0] × n[1] × n[2] grid.
+fn run<T: GpuReal>(n: [usize; 3], limiter: Limiter, splitting: Splitting, seed: u64) -> Run<T> {
+    let mut rng = Rng::new(seed);
+    let cells = n[0] * n[1] * n[2];
+    let setup = Setup3 {
+        nx: n[0],
+        ny: n[1],
+        nz: n[2],
+        dx: 0.5,
+        dy: 0.25,
+        dz: 0.4,
+        bc: sides(&mut rng),
+        limiter,
+        splitting,
+        cfl: Cfl::default(),
+    };
+    let mut u = |lo: f64, hi: f64| T::from_f64(lo + (hi - lo) * rng.unit());
+    let q: Vec<[T; 4]> = (0..cells).map(|_| [u(-1.0, 1.0), u(-1.0, 1.0), u(-1.0, 1.0), u(-1.0, 1.0)]).collect();
+    let aux: Vec<[T; 2]> = (0..cells).map(|_| [u(0.5, 3.0), u(0.5, 4.0)]).collect();
+    Claw3::new(Acoustics3d, setup, &q, &aux).unwrap()
+}
+
+/// Buffer `b`'s interior cells of component m (x fastest), from the kernels' planes.
+fn interior<T: GpuReal>(s: &Setup3, host: &[T], b: usize, m: usize) -> Vec<T> {
+    let l = s.layout();
+    let base = (b * 4 + m) * l.len();
+    (0..s.nx * s.ny * s.nz)
+        .map(|c| host[base + l.at((c % s.nx) as i32, ((c / s.nx) % s.ny) as i32, (c / s.nx / s.ny) as i32)])
+        .collect()
+}
+
+fn what(s: &Setup3, label: &str, m: usize, name: &str) -> String {
+    format!(
+        "acoustics-3d {name} {} {label}, {}×{}×{}, sides {:?}, component {m}",
+        s.limiter.name(),
+        s.nx,
+        s.ny,
+        s.nz,
+        s.bc
+    )
+}
+
+/// One sweep along `dir` on both sides: the interior cells and the rates (max |s|/Δ).
+fn check_sweep<T: GpuReal>(run: &Run<T>, dir: usize) -> Result<(), TestCaseError> {
+    let gpu = gpu();
+    let s = *run.setup();
+    let dt = 0.9 * run.clock().next_dt().min(1e3);
+    let (input, aux) = run.sweep_input(dir);
+    let mut want = input.clone();
+    let rate_want = run.sweep(&mut want, dir, dt);
+    let mut k = Sweeps::<T>::new(&gpu, s).unwrap();
+    // The input in buffer 0, the output buffer (1) poisoned.
+    let mut states = gpu.upload(&state_buffers(&input, common::poison::<T>())).unwrap();
+    let aux = gpu.upload(&planes(aux)).unwrap();
+    let rate = k.sweep(&gpu, Acoustics3d, dir, &mut states, &aux, dt).unwrap();
+    let got = gpu.download(&states).unwrap();
+    let want = planes(&want);
+    for m in 0..4 {
+        let w = interior(&s, &want, 0, m);
+        GPU_SWEEP.scaled(common::magnitude(&w)).check(
+            &what(&s, &format!("along {dir}"), m, T::NAME),
+            &interior(&s, &got, 1, m),
+            &w,
+        )?;
+    }
+    prop_assert!((rate - rate_want).abs() <= 1e-5 * rate_want.max(1e-30), "rate {rate} against {rate_want}");
+    Ok(())
+}
+
+/// The ghost fill across `dir` on both sides, bit for bit over the whole padded buffer.
+fn check_ghosts<T: GpuReal>(run: &Run<T>, dir: usize) -> Result<(), TestCaseError> {
+    let gpu = gpu();
+    let s = *run.setup();
+    let (want, _) = run.sweep_input(dir);
+    let (padded, _) = run.padded();
+    let mut k = Sweeps::<T>::new(&gpu, s).unwrap();
+    let mut states = gpu.upload(&state_buffers(padded, common::poison::<T>())).unwrap();
+    k.fill(dir, 0, &mut states).unwrap();
+    let got = gpu.download(&states).unwrap();
+    let n = 4 * s.layout().len();
+    Tolerance::BITS.check(&what(&s, &format!("ghosts across {dir}"), 0, T::NAME), &got[..n], &planes(&want))?;
+    Ok(())
+}
+
+/// The sweeps of one trial step as a step queues them: for each stage the ghost fill of its
+/// input and the sweep, in the first buffer order, against the CPU reference's trial (state and
+/// rate), within one sweep's tolerance per sweep.
+fn check_trial<T: GpuReal>(run: &Run<T>) -> Result<(), TestCaseError> {
+    let gpu = gpu();
+    let s = *run.setup();
+    let dt = 0.9 * run.clock().next_dt().min(1e3);
+    let (want, rate_want) = run.trial(dt);
+    let (padded, aux) = run.padded();
+    let mut k = Sweeps::<T>::new(&gpu, s).unwrap();
+    let mut states = gpu.upload(&state_buffers(padded, common::poison::<T>())).unwrap();
+    let aux = gpu.upload(&planes(aux)).unwrap();
+    k.set_dt(&gpu, dt).unwrap();
+    let stages = stages3(s.splitting);
+    for (stage, &(dir, _)) in stages.iter().enumerate() {
+        k.fill(dir, stage, &mut states).unwrap();
+        k.enqueue(Acoustics3d, s.splitting, stage, &mut states, &aux).unwrap();
+    }
+    let rate = k.step_rate(&gpu, s.splitting).unwrap();
+    let got = gpu.download(&states).unwrap();
+    let (last, want) = (FIRST_ORDER3[stages.len()] as usize, planes(&want));
+    for m in 0..4 {
+        let w = interior(&s, &want, 0, m);
+        let label = format!("{:?} trial step", s.splitting);
+        GPU_SWEEP.times(stages.len() as f64).scaled(common::magnitude(&w)).check(
+            &what(&s, &label, m, T::NAME),
+            &interior(&s, &got, last, m),
+            &w,
+        )?;
+    }
+    prop_assert!((rate - rate_want).abs() <= 1e-5 * rate_want.max(1e-30), "step rate {rate} against {rate_want}");
+    Ok(())
+}
+
+/// Every check of one draw at precision T.
+fn check_all<T: GpuReal>(n: [usize; 3], limiter: Limiter, dir: usize, seed: u64) -> Result<(), TestCaseError> {
+    let r = run::<T>(n, limiter, Splitting::Godunov, seed);
+    check_ghosts(&r, dir)?;
+    check_sweep(&r, dir)
+}
+
+fn awkward() -> impl Strategy<Value = usize> {
+    prop_oneof![prop::sample::select(vec![1usize, 2, 3, 28, 29, 30, 31, 32, 33, 58, 59, 64, 65]), 1usize..70]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn claw3_sweeps_match_cpu(nx in awkward(), ny in awkward(), nz in awkward(), limiter in prop::sample::select(Limiter::ALL.to_vec()), dir in 0usize..3, seed: u64) {
+        check_all::<f64>([nx, ny, nz], limiter, dir, seed)?;
+        check_all::<f32>([nx, ny, nz], limiter, dir, seed)?;
+    }
+}
+
+/// Sizes past one warp and segment along every axis, every limiter and axis, both precisions.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn claw3_sweeps_match_cpu_at_fixed_sizes() {
+    for n in [[1, 1, 1], [29, 33, 32], [59, 31, 65], [30, 64, 33]] {
+        for limiter in Limiter::ALL {
+            for dir in 0..3 {
+                check_all::<f64>(n, limiter, dir, 7).unwrap();
+                check_all::<f32>(n, limiter, dir, 7).unwrap();
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(12)))]
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn claw3_trial_steps_match_cpu(nx in awkward(), ny in awkward(), nz in awkward(), limiter in prop::sample::select(Limiter::ALL.to_vec()), seed: u64) {
+        for splitting in [Splitting::Godunov, Splitting::Strang] {
+            check_trial(&run::<f64>([nx, ny, nz], limiter, splitting, seed))?;
+            check_trial(&run::<f32>([nx, ny, nz], limiter, splitting, seed))?;
+        }
+    }
+}
