@@ -163,21 +163,37 @@ fn check_steps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usiz
         let (a, b) = (cpu.step(t_end).unwrap(), dev.step(&gpu, t_end).unwrap());
         let what = format!("{} {} step {k}", R::NAME, T::NAME);
         prop_assert_eq!(a.rejected, b.rejected, "{}: rejections", what);
-        prop_assert!((a.dt - b.dt).abs() <= 1e3 * T::EPSILON.to_f64() * a.dt, "{}: Δt {} against {}", what, b.dt, a.dt);
-        prop_assert!((a.cfl - b.cfl).abs() <= 1e3 * T::EPSILON.to_f64(), "{}: CFL {} against {}", what, b.cfl, a.cfl);
+        // Δt and the CFL number come from the largest speed of states that agree to GPU_SWEEP
+        // (256 ε); a shallow cell's velocity hu/h (h down to 0.1 against depths up to 2)
+        // carries their relative error up to 20 times.
+        let tol = 20.0 * 256.0 * T::EPSILON.to_f64();
+        prop_assert!((a.dt - b.dt).abs() <= tol * a.dt, "{}: Δt {} against {}", what, b.dt, a.dt);
+        prop_assert!((a.cfl - b.cfl).abs() <= tol, "{}: CFL {} against {}", what, b.cfl, a.cfl);
         if k == 0 {
             prop_assert!(a.rejected >= 1, "{}: the forced rejection did not happen", what);
         }
     }
-    // Four more steps' worth of time in one advance (not many more: unlimited Lax–Wendroff
-    // on the dam break oscillates until its depths go negative some twenty steps in).
+    // Four more steps' worth of time in one advance. Not for unlimited Lax–Wendroff, whose
+    // oscillations at the dam break drive depths negative within a few dozen steps: the runs
+    // would only agree on how they blow up.
+    if cpu.setup().limiter == Limiter::None {
+        return check_states(&cpu, &dev, steps);
+    }
     let t = cpu.time() + 4.0 * cpu.next_dt();
     cpu.advance_to(t).unwrap();
     let c = dev.advance(&gpu, t, u64::MAX, None).unwrap();
     prop_assert!(c.halt().is_none() && c.time() == t, "{}: the GPU stopped at t = {} of {t}", R::NAME, c.time());
     prop_assert_eq!(c.steps(), cpu.steps(), "{}: steps to t = {}", R::NAME, t);
-    let total = steps + 4;
-    let (want, got) = (cpu.state(), dev.state(&gpu).unwrap());
+    check_states(&cpu, &dev, steps + 4)
+}
+
+/// The GPU's state against the CPU's after `total` steps.
+fn check_states<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+    cpu: &Claw2<T, R, M, W, A>,
+    dev: &GpuClaw2<T, R, M, W, A>,
+    total: usize,
+) -> Result<(), TestCaseError> {
+    let (want, got) = (cpu.state(), dev.state(&gpu()).unwrap());
     for m in 0..M {
         let w: Vec<T> = want.iter().map(|c| c[m]).collect();
         let g: Vec<T> = got.iter().map(|c| c[m]).collect();
