@@ -146,11 +146,9 @@ impl ClawCase {
                 v => return c.fail(&full, format!("{v}: must be a finite number")),
             };
         }
-        let cells = grid.nx as u64 * grid.ny as u64;
-        let fields_bytes = (info.fields.len() as u64 * 8)
-            .checked_mul(cells)
-            .ok_or_else(|| doc.invalid("grid", "the grid's size overflows"))?;
-        crate::files::check_host_memory(&format!("a {}×{} grid of {}", grid.nx, grid.ny, info.name), fields_bytes)
+        let m = info.state as u64;
+        let host = host_bytes(m, info.fields.len() as u64 - m, grid.nx as u64, grid.ny as u64, common.run.precision);
+        crate::files::check_host_memory(&format!("a {}×{} grid of {}", grid.nx, grid.ny, info.name), host)
             .map_err(|e| doc.invalid("grid", e))?;
         let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
         for (key, v) in [("time.cfl", f.time.cfl), ("time.cfl_max", f.time.cfl_max)] {
@@ -225,17 +223,26 @@ fn colour_range(name: &str, v: &[f64]) -> (f64, f64) {
     }
 }
 
-/// Memory of a run: the case's fields (f64); the CPU reference's padded state and aux fields
-/// and a trial's copy of the state (built on either backend: the GPU run starts from it); the
-/// runner's two states; on the GPU, the driver's buffers.
+/// Host memory of a case with `m` state and `a` auxiliary fields on `nx × ny` cells, at its
+/// peak: the case's fields (f64) beside either the f64 CPU reference that checks them at
+/// load, or, when it runs, the CPU reference in the run's precision (padded state and aux
+/// fields, and a trial's copy of the state: the GPU run starts from it too) and the runner's
+/// two states. Saturating, so an absurd grid is refused rather than overflowing.
+fn host_bytes(m: u64, a: u64, nx: u64, ny: u64, precision: Precision) -> u64 {
+    let cells = nx.saturating_mul(ny);
+    let padded = (nx + 4).saturating_mul(ny + 4);
+    let fields = (8 * (m + a)).saturating_mul(cells);
+    let reference = |w: u64| (w * (2 * m + a)).saturating_mul(padded);
+    let w = precision.bytes();
+    let run = reference(w).saturating_add((2 * w * m).saturating_mul(cells));
+    fields.saturating_add(reference(8).max(run))
+}
+
 fn needs(case: &ClawCase, precision: Precision) -> Needs {
     let info = case.equations.info();
-    let (m, a) = (info.state as u64, (info.fields.len() - info.state) as u64);
+    let m = info.state as u64;
     let s = &case.data.setup;
-    let cells = (s.nx * s.ny) as u64;
-    let padded = ((s.nx + 4) * (s.ny + 4)) as u64;
-    let w = precision.bytes();
-    let host = 8 * (m + a) * cells + w * (2 * m + a) * padded + 2 * w * m * cells;
+    let host = host_bytes(m, info.fields.len() as u64 - m, s.nx as u64, s.ny as u64, precision);
     let gpu = match precision {
         Precision::F32 => case.equations.device_bytes::<f32>(s),
         Precision::F64 => case.equations.device_bytes::<f64>(s),

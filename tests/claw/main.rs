@@ -4,6 +4,7 @@
 //! the CPU reference (`gpu.rs`, in 3D `gpu3.rs`).
 
 mod algorithm;
+mod case;
 #[path = "../common/mod.rs"]
 mod common;
 mod gpu;

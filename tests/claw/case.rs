@@ -1,0 +1,63 @@
+//! Case files of the wave-propagation solver: every kind of bad input is refused with one line
+//! that names the key, before anything runs; the built-in scenarios load.
+
+use hydrokern::scenarios;
+
+/// Loads scenario `name` with `set` applied (key, TOML value) and `remove` removed.
+fn load(name: &str, set: &[(&str, &str)], remove: &[&str]) -> Result<(), String> {
+    let mut doc = scenarios::find(name).expect("a built-in scenario").doc().unwrap();
+    for (key, value) in set {
+        doc.set(key, value.parse().unwrap(), "test").unwrap();
+    }
+    for key in remove {
+        doc.remove(key);
+    }
+    scenarios::load(&doc).map(|_| ()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn the_claw_scenarios_load() {
+    for name in ["swe-radial", "acoustics-2d", "advection"] {
+        load(name, &[], &[]).unwrap();
+    }
+}
+
+#[test]
+fn bad_claw_cases_are_refused_with_one_line_naming_the_key() {
+    let disc = |r: &str, outside: &str| format!("{{ disc = {{ radius = {r}, inside = 2.0, outside = {outside} }} }}");
+    let (neg_radius, dry, negative) = (disc("-1.0", "1.0"), disc("1.0", "0.0"), disc("1.0", "-0.5"));
+    let cases: Vec<(&str, Vec<(&str, &str)>, Vec<&str>, &str)> = vec![
+        ("swe-radial", vec![("equations.name", "\"burgers\"")], vec![], "unknown equations 'burgers'"),
+        ("swe-radial", vec![("equations.gravity", "9.81")], vec![], "no constant 'gravity'"),
+        ("swe-radial", vec![("equations.g", "\"strong\"")], vec![], "equations.g"),
+        ("swe-radial", vec![], vec!["equations.name"], "equations.name: missing: one of"),
+        ("swe-radial", vec![("numerics.limiter", "\"koren\"")], vec![], "unknown limiter 'koren'"),
+        ("swe-radial", vec![("numerics.splitting", "\"lie\"")], vec![], "numerics.splitting"),
+        ("swe-radial", vec![("time.cfl", "1.5")], vec![], "(time.cfl): 1.5: must lie in (0, 1]"),
+        ("swe-radial", vec![("time.cfl", "0.0")], vec![], "(time.cfl): 0: must lie in (0, 1]"),
+        ("swe-radial", vec![("time.cfl_max", "1.2")], vec![], "time.cfl_max"),
+        ("swe-radial", vec![("time.cfl", "0.95"), ("time.cfl_max", "0.9")], vec![], "must not exceed time.cfl_max"),
+        ("swe-radial", vec![("boundary.south", "\"slippery\"")], vec![], "(boundary.south): 'slippery'"),
+        ("swe-radial", vec![("boundary.west", "\"periodic\"")], vec![], "both be periodic"),
+        ("swe-radial", vec![("initial.hw", "0.0")], vec![], "no field 'hw'"),
+        ("swe-radial", vec![], vec!["initial.hv"], "initial.hv: missing"),
+        ("swe-radial", vec![("initial.h", &neg_radius)], vec![], "radius"),
+        ("swe-radial", vec![("initial.h", "{ disk = { radius = 1.0 } }")], vec![], "unknown variant"),
+        ("swe-radial", vec![("initial.h", &negative)], vec![], "depth h must not be negative"),
+        ("swe-radial", vec![("initial.h", &dry)], vec![], "Roe's solver needs h > 0"),
+        ("swe-radial", vec![("initial.h", "{ file = \"no-such-file.npy\" }")], vec![], "no-such-file.npy"),
+        ("swe-radial", vec![("grid.nx", "0")], vec![], "grid.nx"),
+        ("swe-radial", vec![("grid.nx", "1000000"), ("grid.ny", "1000000")], vec![], "GiB of host memory"),
+        ("swe-radial", vec![("time.t_end", "-1.0")], vec![], "time.t_end"),
+        ("acoustics-2d", vec![], vec!["initial.rho"], "initial.rho: missing"),
+        ("acoustics-2d", vec![("initial.bulk", "-1.0")], vec![], "bulk modulus must be positive"),
+        ("acoustics-2d", vec![("initial.rho", "0.0")], vec![], "density rho must be positive"),
+        ("acoustics-2d", vec![("equations.c", "1.0")], vec![], "its constants: none"),
+        ("advection", vec![("initial.q", "\"high\"")], vec![], "a number or a profile"),
+    ];
+    for (name, set, remove, want) in cases {
+        let e = load(name, &set, &remove).expect_err(&format!("{name} with {set:?} minus {remove:?} was accepted"));
+        assert!(e.contains(want), "{name} with {set:?} minus {remove:?}: '{e}' should say '{want}'");
+        assert_eq!(e.lines().count(), 1, "not one line: {e}");
+    }
+}
