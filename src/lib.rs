@@ -46,6 +46,12 @@ macro_rules! solvers {
 solvers! { sediment, kp, fd3d, tridiag, claw }
 
 pub use error::{Error, Result};
+
+/// The README's Rust blocks (the "add your own equations" walk-through), compiled and run as
+/// doctests by the test command.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 pub use kernels::Real;
 pub use rng::Rng;
 pub use runtime::{Backend, BackendChoice, Gpu};

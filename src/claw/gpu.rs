@@ -220,7 +220,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
     pub fn device_bytes(nx: usize, ny: usize) -> u64 {
         let l = Layout2::new(nx as u32, ny as u32, HALO);
         let rates = GpuSweeps::<T, R, M, W, A>::rate_slots(&l, Splitting::Strang);
-        ((BUFFERS * M + A.max(1)) * l.len() + rates) as u64 * std::mem::size_of::<T>() as u64
+        ((BUFFERS * M + A) * l.len() + rates) as u64 * std::mem::size_of::<T>() as u64
     }
 
     /// The GPU run of a CPU run's set-up, state and auxiliary fields (validated there), from its
