@@ -11,9 +11,9 @@ use std::process::{Command, Stdio};
 
 #[test]
 fn unknown_names_are_refused_with_the_list() {
-    refused(&["flood-of-the-century"], "scenarios: dam-break");
+    refused(&["flood-of-the-century"], "scenarios: acoustics-2d, advection, dam-break");
     let o = hydrokern(&["flood-of-the-century"]);
-    for name in ["sediment", "fd3d", "tridiag", "lake-at-rest", "run", "check"] {
+    for name in ["sediment", "fd3d", "tridiag", "lake-at-rest", "swe-radial", "run", "check"] {
         assert!(stderr(&o).contains(name), "{name} missing from the list: {}", stderr(&o));
     }
     refused(&["sediment", "--variant", "opt9/opt1", "--backend", "cpu"], "unknown sediment variant");
