@@ -7,7 +7,8 @@
 //! that. Ghost fills are not timed.
 
 use super::cpu3::{Claw3, Setup3};
-use super::gpu3::{BUFFERS3, GpuSweeps3};
+use super::gpu3::GpuSweeps3;
+use super::stepper::BUFFERS;
 use super::{Acoustics3d, Cfl, Limiter, Splitting};
 use crate::bench::{BenchOptions, Report, time_cpu, time_gpu};
 use crate::runtime::Gpu;
@@ -15,8 +16,9 @@ use crate::{GpuReal, Result, Rng};
 use kernels::halo::WALL;
 
 const DEFAULT_EDGES_3D: [usize; 3] = [96, 256, 512];
-/// Given sizes above this are 2D edges only.
-pub const MAX_EDGE_3D: usize = 1024;
+/// Given sizes above this are 2D edges only (1000, the smallest 2D default, is not a 3D edge:
+/// 1000³ would be a 40 GB state).
+pub const MAX_EDGE_3D: usize = 512;
 /// The CPU peer is timed up to this edge.
 const CPU_MAX_EDGE_3D: usize = 96;
 
@@ -54,7 +56,7 @@ fn acoustics<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n:
     let len = setup.layout().len();
     let word = std::mem::size_of::<T>() as u64;
     let what = format!("bench claw acoustics-3d at {n}³ in {}", T::NAME);
-    let planes = (BUFFERS3 * M + A) as u64;
+    let planes = (BUFFERS * M + A) as u64;
     let bytes = crate::bench::bytes(&what, &[planes, len as u64, word])?;
     if !crate::bench::fits(gpu, opts, &what, bytes, bytes)? {
         return Ok(());
@@ -65,7 +67,7 @@ fn acoustics<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n:
     let mut u = |lo: f64, hi: f64| T::from_f64(lo + (hi - lo) * rng.unit());
     let mut states: Vec<T> = (0..M * len).map(|_| u(-1.0, 1.0)).collect();
     let aux: Vec<T> = (0..A * len).map(|p| if p < len { u(0.9, 1.1) } else { u(3.6, 4.4) }).collect();
-    for _ in 1..BUFFERS3 {
+    for _ in 1..BUFFERS {
         states.extend_from_within(..M * len);
     }
     let (mut states, aux) = (gpu.upload(&states)?, gpu.upload(&aux)?);

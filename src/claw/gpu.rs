@@ -1,37 +1,23 @@
-//! The wave-propagation algorithm on the GPU. The state lives on the device in three buffers
-//! (the state before a step, kept until the step is accepted; the first sweep's output; the
-//! new state), and so does the clock: each step fills ghosts, sweeps, reduces the sweeps'
-//! per-block rates to one, and a one-thread control kernel takes PyClaw's decision
-//! (`kernels::claw::clock`, the point functions the CPU reference's [`Clock`] calls) —
-//! accepting the step by rewriting the buffers' order, or rejecting it so the next launch
-//! redoes it from the kept state with a smaller Δt. The host only queues steps and reads the
-//! clock between batches.
+//! The wave-propagation algorithm on the GPU in 2D: the core kernels of a solver
+//! ([`GpuSweeps`]: ghost fills and sweeps, stage by stage) and the run over them
+//! ([`GpuClaw2`], whole steps decided on the device: `stepper.rs`).
 
-use super::Splitting;
-use super::cpu::{Claw2, Clock, HALO, Setup, Step};
-use crate::foundation::ReduceOp;
-use crate::foundation::gpu::Reducer;
-use crate::model::Halt;
+use super::cpu::{Claw2, Clock, HALO, Setup};
+use super::stepper::{BUFFERS, GpuRun, StepKernels};
+use super::{Cfl, Splitting};
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
 use crate::{Error, Gpu, GpuReal, Result};
-use kernels::claw::clock::{CLOCK_DT, CLOCK_LEN, CLOCK_STEPS, Control, FIRST_ORDER};
-use kernels::claw::{CONTROL, FillGhosts, GhostFill, Kernels, StepControl, Sweep, X_CELLS_PER_WARP};
+use kernels::claw::clock::{FIRST_ORDER, ORDER_LEN};
+use kernels::claw::{FillGhosts, GhostFill, Kernels, Sweep, X_CELLS_PER_WARP};
 use kernels::grid::Layout2;
 use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::launch::Family;
-use std::time::Instant;
 
 /// Warps along x in an x-sweep block, and rows of a block.
 const X_BLOCK: (u32, u32) = (2, 2);
 /// Columns and segments of a y-sweep block, and the rows a thread marches.
 const Y_BLOCK: (u32, u32) = (64, 2);
 const Y_ROWS: u32 = 32;
-
-/// Most steps the host queues between two reads of the device clock.
-const BATCH: u64 = 64;
-
-/// State buffers of a run: the state, the first sweep's output, the next state.
-const BUFFERS: usize = 3;
 
 /// The planes (structure of arrays) the kernels read of an array of cells, one plane after
 /// another; one zero for cells without components (no aux fields), as a launch still passes a
@@ -61,6 +47,7 @@ pub struct GpuSweeps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W
     layout: Layout2,
     x: Kernel<Params<T, R, M, W, A>>,
     y: Kernel<Params<T, R, M, W, A>>,
+    ghosts: Kernel<FillGhosts<T>>,
     rate: DeviceBuffer<T>,
     dt: DeviceBuffer<T>,
     order: DeviceBuffer<u32>,
@@ -75,6 +62,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
             layout,
             x: gpu.kernel::<T, _>(R::X)?,
             y: gpu.kernel::<T, _>(R::Y)?,
+            ghosts: gpu.kernel::<T, _>(R::GHOSTS)?,
             rate: gpu.zeros::<T>(blocks)?,
             dt: gpu.zeros::<T>(1)?,
             order: gpu.upload(&FIRST_ORDER)?,
@@ -112,6 +100,22 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
     /// The padded length of one plane.
     pub fn plane(&self) -> usize {
         self.layout.len()
+    }
+
+    /// Fills the ghosts across `dir` of state buffer `order[stage]` (queued).
+    pub fn fill(&mut self, dir: usize, stage: usize, states: &mut DeviceBuffer<T>) -> Result<()> {
+        let layout = self.layout;
+        if states.len() < BUFFERS * M * layout.len() || dir > 1 {
+            return Err(Error::invalid(format!("claw ghosts: {} values, axis {dir}", states.len())));
+        }
+        let normal = R::normal(dir).map_or(u32::MAX, |m| m as u32);
+        let g = GhostFill { layout, bc: self.setup.bc, normal, dir: dir as u32, stage: stage as u32 };
+        let count = if dir == 0 { ghosts_x(&layout) } else { ghosts_y(&layout) };
+        let shape = LaunchShape::cover_1d(count as u64, 128)?;
+        let p = FillGhosts { g, states: states.ptr_mut(), order: self.order.ptr() };
+        // SAFETY: `states` holds BUFFERS buffers of M planes of the layout's length (checked
+        // above) and `order` names one of them; the grid covers the pass's ghosts.
+        unsafe { self.ghosts.launch(shape, p) }
     }
 
     /// Sweep `stage` of a step split by `splitting` (its axis and fraction of Δt), queued on
@@ -174,7 +178,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         dt: f64,
     ) -> Result<f64> {
         gpu.write(&[T::from_f64(dt)], &mut self.dt)?;
-        self.set_order(gpu, if dir == 0 { FIRST_ORDER } else { [2, 0, 1, 0] })?;
+        self.set_order(gpu, if dir == 0 { FIRST_ORDER } else { [2, 0, 1, 0, 1, 0] })?;
         self.enqueue(solver, Splitting::Godunov, dir, states, aux)?;
         let rates = gpu.download(&self.rate)?;
         let from = Self::rate_offset(&self.layout, Splitting::Godunov, dir);
@@ -183,8 +187,8 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
 
     /// Sets the buffers' order (each sweep `k` of a step reads buffer `order[k]` and writes
     /// `order[k + 1]`; they must differ, and name buffers below three).
-    pub fn set_order(&mut self, gpu: &Gpu, order: [u32; 4]) -> Result<()> {
-        if order.iter().any(|&b| b as usize >= BUFFERS) || (0..3).any(|k| order[k] == order[k + 1]) {
+    pub fn set_order(&mut self, gpu: &Gpu, order: [u32; ORDER_LEN]) -> Result<()> {
+        if order.iter().any(|&b| b as usize >= BUFFERS) || (0..ORDER_LEN - 1).any(|k| order[k] == order[k + 1]) {
             return Err(Error::invalid(format!("claw: {order:?} is not an order of {BUFFERS} state buffers")));
         }
         gpu.write(&order, &mut self.order)
@@ -196,22 +200,42 @@ pub(super) fn max_rate<T: GpuReal>(r: &[T]) -> f64 {
     r.iter().fold(0.0f64, |a, r| if a.is_nan() || r.to_f64().is_nan() { f64::NAN } else { a.max(r.to_f64()) })
 }
 
-/// A 2D run on the GPU, Godunov or Strang split: the three state buffers, the auxiliary
-/// fields, the core kernels, and the device clock with its control kernel.
-pub struct GpuClaw2<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> {
-    solver: R,
-    setup: Setup,
-    sweeps: GpuSweeps<T, R, M, W, A>,
-    ghosts: Kernel<FillGhosts<T>>,
-    control: Kernel<StepControl<T>>,
-    reducer: Reducer<T>,
-    states: DeviceBuffer<T>,
-    aux: DeviceBuffer<T>,
-    clock: DeviceBuffer<f64>,
-    /// The stop time the device clock is armed for.
-    t_stop: f64,
-    /// The clock as last read.
-    host_clock: Clock,
+/// A 2D run on the GPU, Godunov or Strang split, whole steps decided on the device.
+pub type GpuClaw2<T, R, const M: usize, const W: usize, const A: usize> = GpuRun<T, GpuSweeps<T, R, M, W, A>>;
+
+impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> StepKernels<T>
+    for GpuSweeps<T, R, M, W, A>
+{
+    type Solver = R;
+    fn stages(&self) -> usize {
+        stages(self.setup.splitting).len()
+    }
+    fn queue_stage(&mut self, solver: R, stage: usize, states: &mut DeviceBuffer<T>, aux: &DeviceBuffer<T>) -> Result<()> {
+        let splitting = self.setup.splitting;
+        let Some(&(dir, _)) = stages(splitting).get(stage) else {
+            return Err(Error::invalid(format!("claw sweep: no stage {stage} in a {splitting:?} step")));
+        };
+        self.fill(dir, stage, states)?;
+        self.enqueue(solver, splitting, stage, states, aux)
+    }
+    fn step_rates(&self) -> (&DeviceBuffer<T>, usize) {
+        (&self.rate, Self::rate_slots(&self.layout, self.setup.splitting))
+    }
+    fn words(&mut self) -> (&mut DeviceBuffer<T>, &mut DeviceBuffer<u32>) {
+        (&mut self.dt, &mut self.order)
+    }
+    fn order(&self) -> &DeviceBuffer<u32> {
+        &self.order
+    }
+    fn buffer_len(&self) -> usize {
+        M * self.layout.len()
+    }
+    fn cfl(&self) -> Cfl {
+        self.setup.cfl
+    }
+    fn name(&self) -> &'static str {
+        R::NAME
+    }
 }
 
 impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> GpuClaw2<T, R, M, W, A> {
@@ -232,157 +256,21 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
 
     /// A run of `setup` from the padded state's M planes `q` and the padded auxiliary fields'
     /// A planes (their ghosts filled), from `clock`.
-    pub fn from_planes(gpu: &Gpu, solver: R, setup: Setup, mut q: Vec<T>, aux: &[T], clock: Clock) -> Result<Self> {
+    pub fn from_planes(gpu: &Gpu, solver: R, setup: Setup, q: Vec<T>, aux: &[T], clock: Clock) -> Result<Self> {
         gpu.check_fits("claw state", Self::device_bytes(setup.nx, setup.ny) as usize)?;
-        let len = q.len();
-        q.resize(BUFFERS * len, T::ZERO);
-        Ok(GpuClaw2 {
-            solver,
-            setup,
-            sweeps: GpuSweeps::new(gpu, setup)?,
-            ghosts: gpu.kernel::<T, _>(R::GHOSTS)?,
-            control: gpu.kernel::<T, _>(CONTROL)?,
-            reducer: Reducer::new(gpu)?,
-            states: gpu.upload(&q)?,
-            aux: gpu.upload(aux)?,
-            clock: gpu.upload(&clock.slots)?,
-            t_stop: f64::NAN,
-            host_clock: clock,
-        })
-    }
-
-    /// Fills the ghosts across `dir` of the input of sweep `stage`.
-    fn fill(&mut self, dir: usize, stage: usize) -> Result<()> {
-        let layout = Layout2::new(self.setup.nx as u32, self.setup.ny as u32, HALO);
-        let normal = R::normal(dir).map_or(u32::MAX, |m| m as u32);
-        let g = GhostFill { layout, bc: self.setup.bc, normal, dir: dir as u32, stage: stage as u32 };
-        let count = if dir == 0 { ghosts_x(&layout) } else { ghosts_y(&layout) };
-        let shape = LaunchShape::cover_1d(count as u64, 128)?;
-        let p = FillGhosts { g, states: self.states.ptr_mut(), order: self.sweeps.order.ptr() };
-        // SAFETY: the states buffer holds BUFFERS buffers of M planes of the layout's length
-        // (allocated so in `new`) and `order` names one of them; the grid covers the pass's
-        // ghosts.
-        unsafe { self.ghosts.launch(shape, p) }
-    }
-
-    /// The control kernel: judge the step just queued (or, `judge` false, only arm the next
-    /// towards `self.t_stop`).
-    fn control(&mut self, judge: bool) -> Result<()> {
-        let cfl = self.setup.cfl;
-        let sweeps = stages(self.setup.splitting).len() as u32;
-        let c = Control { desired: cfl.desired, max: cfl.max, t_stop: self.t_stop, sweeps, judge: judge as u32 };
-        let p = StepControl {
-            c,
-            rate: self.reducer.result().ptr(),
-            dt: self.sweeps.dt.ptr_mut(),
-            clock: self.clock.ptr_mut(),
-            order: self.sweeps.order.ptr_mut(),
-        };
-        // SAFETY: one thread; the reducer's result and dt hold one value, the clock CLOCK_LEN
-        // (uploaded from a Clock), the order four.
-        unsafe { self.control.launch(LaunchShape::fixed((1, 1, 1), (1, 1, 1)), p) }
-    }
-
-    /// Queues one trial step: the ghosts and sweep of every stage, the reduction of the rates,
-    /// and the control's decision (a whole step, as a benchmark times it).
-    pub fn queue_step(&mut self) -> Result<()> {
-        let splitting = self.setup.splitting;
-        for (stage, &(dir, _)) in stages(splitting).iter().enumerate() {
-            self.fill(dir, stage)?;
-            self.sweeps.enqueue(self.solver, splitting, stage, &mut self.states, &self.aux)?;
-        }
-        let slots = GpuSweeps::<T, R, M, W, A>::rate_slots(&self.sweeps.layout, splitting);
-        self.reducer.enqueue(ReduceOp::Max, &self.sweeps.rate, slots)?;
-        self.control(true)
-    }
-
-    /// Arms the device clock for steps ending at `t_stop`.
-    pub fn set_stop(&mut self, t_stop: f64) -> Result<()> {
-        if t_stop != self.t_stop {
-            self.t_stop = t_stop;
-            self.control(false)?;
-        }
-        Ok(())
-    }
-
-    /// Reads the device clock (synchronises).
-    pub fn read_clock(&mut self, gpu: &Gpu) -> Result<Clock> {
-        let slots = gpu.download(&self.clock)?;
-        let mut c = Clock::start(0.0, 0.0);
-        c.slots.copy_from_slice(&slots[..CLOCK_LEN]);
-        self.host_clock = c;
-        Ok(c)
-    }
-
-    /// Queues steps towards `t_stop` in batches, reading the clock between them, until it
-    /// reaches `t_stop`, `max_steps` steps in all, the run halts, or `deadline` passes. Steps
-    /// queued past the stop find no Δt armed and do nothing.
-    pub fn advance(&mut self, gpu: &Gpu, t_stop: f64, max_steps: u64, deadline: Option<Instant>) -> Result<Clock> {
-        self.set_stop(t_stop)?;
-        loop {
-            let c = self.read_clock(gpu)?;
-            let late = deadline.is_some_and(|d| Instant::now() >= d);
-            // No Δt armed: halted, at the stop, or a still state with no stop to step to.
-            let idle = c.slots[CLOCK_DT] <= 0.0;
-            if idle || c.time() >= t_stop || c.steps() >= max_steps || late {
-                return Ok(c);
-            }
-            // Steps left at the Δt the control wants (at least 1, at most a batch, within the
-            // step budget; rejected trials count as launches, never as steps).
-            let left = ((t_stop - c.time()) / c.next_dt()).ceil();
-            let batch = if left.is_finite() { left.clamp(1.0, BATCH as f64) as u64 } else { 1 };
-            for _ in 0..batch.min(max_steps - c.steps()) {
-                self.queue_step()?;
-            }
-        }
-    }
-
-    /// One accepted step towards `t_end`, as [`Claw2::step`]: trials until the device accepts
-    /// one (reading the clock after each), or an error naming the step and time when the run
-    /// halts.
-    pub fn step(&mut self, gpu: &Gpu, t_end: f64) -> Result<Step> {
-        self.set_stop(t_end)?;
-        let before = self.read_clock(gpu)?.slots[CLOCK_STEPS];
-        loop {
-            let c = self.read_clock(gpu)?;
-            if c.halt().is_some() {
-                return Err(Error::invalid(c.halt_message(R::NAME)));
-            }
-            if c.slots[CLOCK_STEPS] > before {
-                return Ok(c.last());
-            }
-            if c.slots[CLOCK_DT] <= 0.0 {
-                return Err(Error::invalid(format!("claw: no time left to step (t = {} s, end {t_end} s)", c.time())));
-            }
-            self.queue_step()?;
-        }
-    }
-
-    /// Why the run halted, as of the clock last read.
-    pub fn halt(&self) -> Option<Halt> {
-        self.host_clock.halt()
+        GpuRun::start(gpu, solver, GpuSweeps::new(gpu, setup)?, q, aux, clock)
     }
 
     /// The interior states, row-major (synchronises).
     pub fn state(&self, gpu: &Gpu) -> Result<Vec<[T; M]>> {
-        let layout = Layout2::new(self.setup.nx as u32, self.setup.ny as u32, HALO);
-        let len = layout.len();
-        let current = gpu.download_range(&self.sweeps.order, 0..1)?[0] as usize;
-        let host = gpu.download_range(&self.states, current * M * len..(current + 1) * M * len)?;
-        Ok((0..self.setup.nx * self.setup.ny)
+        let host = self.current(gpu)?;
+        let (l, s) = (self.kernels.layout, self.kernels.setup);
+        let len = l.len();
+        Ok((0..s.nx * s.ny)
             .map(|c| {
-                let at = layout.at((c % self.setup.nx) as i32, (c / self.setup.nx) as i32);
-                let mut v = [T::ZERO; M];
-                for (m, x) in v.iter_mut().enumerate() {
-                    *x = host[m * len + at];
-                }
-                v
+                let at = l.at((c % s.nx) as i32, (c / s.nx) as i32);
+                std::array::from_fn(|m| host[m * len + at])
             })
             .collect())
-    }
-
-    /// The clock as last read.
-    pub fn clock(&self) -> Clock {
-        self.host_clock
     }
 }

@@ -2,20 +2,20 @@
 //! conventions (`gpu.rs`): the run's state buffers in one allocation, a device array `order`
 //! naming the buffer each sweep of a step reads and writes, Δt read from a device word, one
 //! rate (max|s|/Δ) a block into a buffer holding every sweep of a step. Launch shapes are
-//! run-time parameters ([`Shapes3`]). The whole step on the device (the control kernel's
-//! decision over these sweeps) is to be built on this.
+//! run-time parameters ([`Shapes3`]). [`GpuClaw3`] runs whole steps over them, decided on the
+//! device (`stepper.rs`).
 
-use super::Splitting;
-use super::cpu3::{STRANG, Setup3};
+use super::cpu3::{Claw3, STRANG, Setup3};
+use super::gpu::planes;
+use super::stepper::{BUFFERS, GpuRun, StepKernels};
+use super::{Cfl, Splitting};
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
 use crate::{Error, Gpu, GpuReal, Result};
+use kernels::claw::clock::FIRST_ORDER;
 use kernels::claw::{FillGhosts3, GhostFill3, Kernels3, Sweep3, X_CELLS_PER_WARP};
 use kernels::grid::Layout3;
 use kernels::halo::ghosts3;
 use kernels::launch::Family;
-
-/// State buffers a run keeps (as the 2D driver: the state, and two for the sweeps' outputs).
-pub const BUFFERS3: usize = 3;
 
 /// The sweeps of a 3D step: (axis, fraction of Δt) in order.
 pub fn stages3(splitting: Splitting) -> &'static [(usize, f64)] {
@@ -24,11 +24,6 @@ pub fn stages3(splitting: Splitting) -> &'static [(usize, f64)] {
         Splitting::Strang => &STRANG,
     }
 }
-
-/// The order of a run's first step: sweep k reads buffer `order[k]` and writes `order[k + 1]`;
-/// after the first, the sweeps alternate between buffers 1 and 2 and never write buffer 0, the
-/// state kept for a redo. Long enough for Strang's five sweeps.
-pub const FIRST_ORDER3: [u32; 6] = [0, 1, 2, 1, 2, 1];
 
 /// Launch shapes of the 3D sweeps, run-time parameters (a tuner may search them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,7 +114,7 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
             ghosts: gpu.kernel::<T, _>(R::GHOSTS)?,
             rate: gpu.zeros::<T>(slots)?,
             dt: gpu.zeros::<T>(1)?,
-            order: gpu.upload(&FIRST_ORDER3)?,
+            order: gpu.upload(&FIRST_ORDER)?,
         })
     }
 
@@ -139,12 +134,12 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
         self.layout.len()
     }
 
-    /// Checks that `states` holds [`BUFFERS3`] buffers of M planes and `aux` A planes.
+    /// Checks that `states` holds [`BUFFERS`] buffers of M planes and `aux` A planes.
     fn check_buffers(&self, states: &DeviceBuffer<T>, aux: &DeviceBuffer<T>) -> Result<()> {
         let len = self.layout.len();
-        if states.len() < BUFFERS3 * M * len || aux.len() < A * len {
+        if states.len() < BUFFERS * M * len || aux.len() < A * len {
             return Err(Error::invalid(format!(
-                "claw 3D sweep: buffers of {} and {} values for {BUFFERS3}×{M} state and {A} aux planes of {len}",
+                "claw 3D sweep: buffers of {} and {} values for {BUFFERS}×{M} state and {A} aux planes of {len}",
                 states.len(),
                 aux.len()
             )));
@@ -198,9 +193,9 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
         };
         let rate = self.rate.ptr_mut().wrapping_add(offset);
         let p = solver.params(k, states.ptr_mut(), self.order.ptr(), aux.ptr(), self.dt.ptr(), rate);
-        // SAFETY: `order` holds FIRST_ORDER3 (or what a control kernel made of it: a buffer
-        // index below BUFFERS3 each, neighbours different), so the sweep reads and writes two
-        // different buffers of `states`, which holds BUFFERS3 of M planes of the layout's
+        // SAFETY: `order` holds FIRST_ORDER (or what a control kernel made of it: a buffer
+        // index below BUFFERS each, neighbours different), so the sweep reads and writes two
+        // different buffers of `states`, which holds BUFFERS of M planes of the layout's
         // length, and aux A planes (checked above); dt is one value, and `rate` points at this
         // sweep's part of the rate buffer, one value for each of its blocks (sized in `new` for
         // the longest step, Strang's); the shape is the kernel's block with 32 T's of shared
@@ -211,14 +206,14 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
     /// Fills the ghosts across `dir` of state buffer `order[stage]` (queued).
     pub fn fill(&mut self, dir: usize, stage: usize, states: &mut DeviceBuffer<T>) -> Result<()> {
         let len = self.layout.len();
-        if states.len() < BUFFERS3 * M * len || dir > 2 {
+        if states.len() < BUFFERS * M * len || dir > 2 {
             return Err(Error::invalid(format!("claw 3D ghosts: {} values, axis {dir}", states.len())));
         }
         let normal = R::normal(dir).map_or(u32::MAX, |m| m as u32);
         let g = GhostFill3 { layout: self.layout, bc: self.setup.bc, normal, dir: dir as u32, stage: stage as u32 };
         let shape = LaunchShape::cover_1d(ghosts3(&self.layout, dir as u32) as u64, 128)?;
         let p = FillGhosts3 { g, states: states.ptr_mut(), order: self.order.ptr() };
-        // SAFETY: `states` holds BUFFERS3 buffers of M planes of the layout's length (checked
+        // SAFETY: `states` holds BUFFERS buffers of M planes of the layout's length (checked
         // above) and `order` names one of them; the grid covers the pass's ghosts.
         unsafe { self.ghosts.launch(shape, p) }
     }
@@ -226,7 +221,7 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
     /// Sets the Δt the sweeps read and the buffers' first order (synchronous writes).
     pub fn set_dt(&mut self, gpu: &Gpu, dt: f64) -> Result<()> {
         gpu.write(&[T::from_f64(dt)], &mut self.dt)?;
-        gpu.write(&FIRST_ORDER3, &mut self.order)
+        gpu.write(&FIRST_ORDER, &mut self.order)
     }
 
     /// One sweep along `dir` over Δt `dt` of state buffer 0 of `states` into buffer 1, for
@@ -278,9 +273,81 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
 }
 
 /// The padded state of a 3D run (`Claw3::padded`) as the kernels' planes in buffer 0 of
-/// [`BUFFERS3`], the other buffers filled with `fill`.
+/// [`BUFFERS`], the other buffers filled with `fill`.
 pub fn state_buffers<T: GpuReal, const M: usize>(padded: &[[T; M]], fill: T) -> Vec<T> {
     let mut host = super::gpu::planes(padded);
-    host.resize(BUFFERS3 * host.len(), fill);
+    host.resize(BUFFERS * host.len(), fill);
     host
+}
+
+/// A 3D run on the GPU, Godunov or Strang split, whole steps decided on the device.
+pub type GpuClaw3<T, R, const M: usize, const W: usize, const A: usize> = GpuRun<T, GpuSweeps3<T, R, M, W, A>>;
+
+impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const A: usize> StepKernels<T>
+    for GpuSweeps3<T, R, M, W, A>
+{
+    type Solver = R;
+    fn stages(&self) -> usize {
+        stages3(self.setup.splitting).len()
+    }
+    fn queue_stage(&mut self, solver: R, stage: usize, states: &mut DeviceBuffer<T>, aux: &DeviceBuffer<T>) -> Result<()> {
+        let splitting = self.setup.splitting;
+        let Some(&(dir, _)) = stages3(splitting).get(stage) else {
+            return Err(Error::invalid(format!("claw 3D sweep: no stage {stage} in a {splitting:?} step")));
+        };
+        self.fill(dir, stage, states)?;
+        self.enqueue(solver, splitting, stage, states, aux)
+    }
+    fn step_rates(&self) -> (&DeviceBuffer<T>, usize) {
+        let n = stages3(self.setup.splitting).len();
+        (&self.rate, Self::rate_offset(&self.layout, &self.shapes, self.setup.splitting, n))
+    }
+    fn words(&mut self) -> (&mut DeviceBuffer<T>, &mut DeviceBuffer<u32>) {
+        (&mut self.dt, &mut self.order)
+    }
+    fn order(&self) -> &DeviceBuffer<u32> {
+        &self.order
+    }
+    fn buffer_len(&self) -> usize {
+        M * self.layout.len()
+    }
+    fn cfl(&self) -> Cfl {
+        self.setup.cfl
+    }
+    fn name(&self) -> &'static str {
+        R::NAME
+    }
+}
+
+impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const A: usize> GpuClaw3<T, R, M, W, A> {
+    /// Device memory of a run of `setup`: the three state buffers, the auxiliary fields, and
+    /// per block one rate (a Strang step's five sweeps), with the default shapes.
+    pub fn device_bytes(setup: &Setup3) -> u64 {
+        let l = setup.layout();
+        let rates = GpuSweeps3::<T, R, M, W, A>::rate_offset(&l, &Shapes3::default(), Splitting::Strang, STRANG.len());
+        ((BUFFERS * M + A) * l.len() + rates) as u64 * std::mem::size_of::<T>() as u64
+    }
+
+    /// The GPU run of a 3D CPU run's set-up, state and auxiliary fields (validated there), from
+    /// its clock.
+    pub fn new(gpu: &Gpu, solver: R, cpu: &Claw3<T, R, M, W, A>) -> Result<Self> {
+        let setup = *cpu.setup();
+        gpu.check_fits("claw 3D state", Self::device_bytes(&setup) as usize)?;
+        let (q, aux) = cpu.padded();
+        GpuRun::start(gpu, solver, GpuSweeps3::new(gpu, setup)?, planes(q), &planes(aux), *cpu.clock())
+    }
+
+    /// The interior states, x fastest, then y, then z (synchronises).
+    pub fn state(&self, gpu: &Gpu) -> Result<Vec<[T; M]>> {
+        let host = self.current(gpu)?;
+        let (l, s) = (self.kernels.layout, self.kernels.setup);
+        let len = l.len();
+        Ok((0..s.nx * s.ny * s.nz)
+            .map(|c| {
+                let (i, j, k) = (c % s.nx, (c / s.nx) % s.ny, c / (s.nx * s.ny));
+                let at = l.at(i as i32, j as i32, k as i32);
+                std::array::from_fn(|m| host[m * len + at])
+            })
+            .collect())
+    }
 }

@@ -17,6 +17,7 @@ pub mod gpu3;
 mod initial;
 mod lines;
 mod model;
+pub mod stepper;
 
 pub use case::{ClawCase, SOLVER};
 pub use model::ClawModel;

@@ -3,15 +3,17 @@
 //! sides, awkward sizes (around 29 and 32 cells, the x-sweep's warp and the y- and z-sweeps'
 //! segments), the output buffer poisoned; the ghost fill of every axis; and the sweeps of a
 //! whole Godunov and Strang trial step queued as a step queues them (ghost fills, stages,
-//! buffer order, fractions of Δt, the rates of every stage).
+//! buffer order, fractions of Δt, the rates of every stage); and whole steps decided on the
+//! device (`GpuClaw3`), a rejection forced, against `Claw3::step`.
 
 use crate::common::{self, Tolerance, cases, gpu};
 use crate::gpu::GPU_SWEEP;
 use hydrokern::claw::cpu3::{Claw3, Setup3};
 use hydrokern::claw::gpu::planes;
-use hydrokern::claw::gpu3::{FIRST_ORDER3, GpuSweeps3, stages3, state_buffers};
+use hydrokern::claw::gpu3::{GpuClaw3, GpuSweeps3, stages3, state_buffers};
 use hydrokern::claw::{Acoustics3d, Cfl, Limiter, Splitting};
 use hydrokern::{GpuReal, Rng};
+use kernels::claw::clock::FIRST_ORDER;
 use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL};
 use proptest::prelude::*;
 
@@ -137,7 +139,7 @@ fn check_trial<T: GpuReal>(run: &Run<T>) -> Result<(), TestCaseError> {
     }
     let rate = k.step_rate(&gpu, s.splitting).unwrap();
     let got = gpu.download(&states).unwrap();
-    let (last, want) = (FIRST_ORDER3[stages.len()] as usize, planes(&want));
+    let (last, want) = (FIRST_ORDER[stages.len()] as usize, planes(&want));
     for m in 0..4 {
         let w = interior(&s, &want, 0, m);
         let label = format!("{:?} trial step", s.splitting);
@@ -197,6 +199,54 @@ proptest! {
         for splitting in [Splitting::Godunov, Splitting::Strang] {
             check_trial(&run::<f64>([nx, ny, nz], limiter, splitting, seed))?;
             check_trial(&run::<f32>([nx, ny, nz], limiter, splitting, seed))?;
+        }
+    }
+}
+
+/// Whole steps on the device against `Claw3::step`, from the same state and clock, the first
+/// forced to be rejected (a Δt twice too long): the same rejections, Δt and CFL within the 2D
+/// test's bound, states within [`GPU_SWEEP`] a sweep; then a one-call advance to a time that
+/// must land on it with the same steps.
+fn check_steps3<T: GpuReal>(mut cpu: Run<T>, steps: usize) -> Result<(), TestCaseError> {
+    let gpu = gpu();
+    cpu.set_next_dt(2.0 * cpu.clock().next_dt().min(1e3) / 0.9);
+    let mut dev = GpuClaw3::new(&gpu, Acoustics3d, &cpu).unwrap();
+    let tol = 20.0 * 256.0 * T::EPSILON.to_f64();
+    for k in 0..steps {
+        let (a, b) = (cpu.step(1e9).unwrap(), dev.step(&gpu, 1e9).unwrap());
+        prop_assert_eq!(a.rejected, b.rejected, "step {}: rejections", k);
+        prop_assert!(k > 0 || a.rejected >= 1, "the forced rejection did not happen");
+        prop_assert!((a.dt - b.dt).abs() <= tol * a.dt, "step {}: Δt {} against {}", k, b.dt, a.dt);
+        prop_assert!((a.cfl - b.cfl).abs() <= tol, "step {}: CFL {} against {}", k, b.cfl, a.cfl);
+    }
+    let t = cpu.clock().time() + 3.0 * cpu.clock().next_dt();
+    cpu.advance_to(t).unwrap();
+    let c = dev.advance(&gpu, t, u64::MAX, None).unwrap();
+    prop_assert!(c.halt().is_none() && c.time() == t, "the GPU stopped at t = {} of {t}", c.time());
+    prop_assert_eq!(c.steps(), cpu.clock().steps());
+    let s = *cpu.setup();
+    let sweeps = stages3(s.splitting).len() * (steps + 3);
+    let (want, got) = (cpu.state(), dev.state(&gpu).unwrap());
+    for m in 0..4 {
+        let w: Vec<T> = want.iter().map(|c| c[m]).collect();
+        let g: Vec<T> = got.iter().map(|c| c[m]).collect();
+        GPU_SWEEP.times(sweeps as f64).scaled(common::magnitude(&w)).check(
+            &what(&s, "whole steps", m, T::NAME),
+            &g,
+            &w,
+        )?;
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(8)))]
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn claw3_steps_match_cpu(nx in awkward(), ny in awkward(), nz in awkward(), limiter in prop::sample::select(Limiter::ALL.to_vec()), seed: u64) {
+        for splitting in [Splitting::Godunov, Splitting::Strang] {
+            check_steps3(run::<f64>([nx, ny, nz], limiter, splitting, seed), 6)?;
+            check_steps3(run::<f32>([nx, ny, nz], limiter, splitting, seed), 6)?;
         }
     }
 }

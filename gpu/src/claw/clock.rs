@@ -20,7 +20,7 @@ pub struct Control {
     pub max: f64,
     /// Steps end here; the last one is cut to land on it exactly.
     pub t_stop: f64,
-    /// Sweeps in a step: 2 (Godunov: x, y) or 3 (Strang: x½, y, x½).
+    /// Sweeps in a step: in 2D 2 (Godunov: x, y) or 3 (Strang: x½, y, x½); in 3D 3 or 5.
     pub sweeps: u32,
     /// 1: judge the step just tried, then arm the next; 0: only arm (a new `t_stop`).
     pub judge: u32,
@@ -110,28 +110,36 @@ pub fn judge(c: &Control, clock: &mut [f64; CLOCK_LEN], rate: f64) -> bool {
     false
 }
 
-/// The buffer order after a step of `sweeps` sweeps is accepted: its output `order[sweeps]`
-/// becomes the state, and the other two buffers take the remaining places (Strang's third
-/// sweep writes where its first did, whose output it no longer needs).
+/// Entries of a buffer order: enough for the longest step, Strang's five sweeps in 3D.
+pub const ORDER_LEN: usize = 6;
+
+/// The buffer order after a step of `sweeps` sweeps (2 to 5) is accepted: its output
+/// `order[sweeps]` becomes the state, and the sweeps of the next step alternate between the
+/// other two buffers, so none of them writes the state kept for a redo.
 #[inline(always)]
-pub fn next_order(order: [u32; 4], sweeps: u32) -> [u32; 4] {
+pub fn next_order(order: [u32; ORDER_LEN], sweeps: u32) -> [u32; ORDER_LEN] {
     // Constant indices: a variable one would put the array in local memory (and a bounds check
     // in the kernel).
-    let s = if sweeps == 3 { order[3] } else { order[2] };
+    let s = match sweeps {
+        2 => order[2],
+        3 => order[3],
+        4 => order[4],
+        _ => order[5],
+    };
     let a = if s == 0 { 1 } else { 0 };
     let b = 3 - s - a;
-    [s, a, b, a]
+    [s, a, b, a, b, a]
 }
 
 /// The order a run starts from: the state in buffer 0.
-pub const FIRST_ORDER: [u32; 4] = [0, 1, 2, 1];
+pub const FIRST_ORDER: [u32; ORDER_LEN] = [0, 1, 2, 1, 2, 1];
 
 /// The control kernel: judges the step just tried from the device-wide largest rate
 /// (`rate[0]`, when `c.judge` is 1), rewrites `order` if it was accepted, and arms the next
 /// step, writing its Δt (as T) to `dt[0]`.
 ///
 /// # Safety
-/// One thread; `rate` and `dt` hold one value, `clock` [`CLOCK_LEN`], `order` four.
+/// One thread; `rate` and `dt` hold one value, `clock` [`CLOCK_LEN`], `order` [`ORDER_LEN`].
 #[cfg(target_arch = "nvptx64")]
 pub unsafe fn control<T: crate::device::DeviceReal>(
     c: Control,
@@ -149,8 +157,11 @@ pub unsafe fn control<T: crate::device::DeviceReal>(
             *v = *clock.add(s);
         }
         if c.judge == 1 && judge(&c, &mut k, (*rate).to_f64()) {
-            let o = next_order([*order, *order.add(1), *order.add(2), *order.add(3)], c.sweeps);
-            for (s, v) in o.iter().enumerate() {
+            let mut o = [0; ORDER_LEN];
+            for (s, v) in o.iter_mut().enumerate() {
+                *v = *order.add(s);
+            }
+            for (s, v) in next_order(o, c.sweeps).iter().enumerate() {
                 *order.add(s) = *v;
             }
         }
@@ -171,7 +182,7 @@ mod tests {
     /// never written by its own sweeps (so a rejected step can be redone from it).
     #[test]
     fn orders_keep_the_state_until_a_step_is_accepted() {
-        for sweeps in [2u32, 3] {
+        for sweeps in [2u32, 3, 5] {
             let mut order = FIRST_ORDER;
             for _ in 0..10 {
                 let n = sweeps as usize;

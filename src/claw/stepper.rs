@@ -1,0 +1,194 @@
+//! Whole steps on the device, in 2D or 3D: a run's three state buffers and auxiliary fields,
+//! its core kernels ([`StepKernels`]: the 2D `GpuSweeps` or the 3D `GpuSweeps3`), and the
+//! device clock. Each step queues every stage's ghost fill and sweep, reduces the per-block
+//! rates of all its sweeps to one, and a one-thread control kernel takes PyClaw's decision
+//! (`kernels::claw::clock`, the point functions the CPU reference's [`Clock`] calls) —
+//! accepting the step by rewriting the buffers' order, or rejecting it so the next launch
+//! redoes it from the kept state with a smaller Δt. The host only queues steps and reads the
+//! clock between batches.
+
+use super::Cfl;
+use super::cpu::{Clock, Step};
+use crate::foundation::ReduceOp;
+use crate::foundation::gpu::Reducer;
+use crate::model::Halt;
+use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
+use crate::{Error, Gpu, GpuReal, Result};
+use kernels::claw::clock::{CLOCK_DT, CLOCK_LEN, CLOCK_STEPS, Control};
+use kernels::claw::{CONTROL, StepControl};
+use std::time::Instant;
+
+/// State buffers of a run: the state, and two the sweeps of a step write in turn.
+pub const BUFFERS: usize = 3;
+
+/// Most steps the host queues between two reads of the device clock.
+const BATCH: u64 = 64;
+
+/// What a step needs of a run's core kernels.
+pub trait StepKernels<T: GpuReal> {
+    type Solver: Copy;
+    /// Sweeps in a step.
+    fn stages(&self) -> usize;
+    /// Queues stage `stage` of a step: the ghosts of its input, then its sweep, from state
+    /// buffer `order[stage]` of `states` into `order[stage + 1]`.
+    fn queue_stage(
+        &mut self,
+        solver: Self::Solver,
+        stage: usize,
+        states: &mut DeviceBuffer<T>,
+        aux: &DeviceBuffer<T>,
+    ) -> Result<()>;
+    /// The rate buffer, and how many rates a step writes at its start.
+    fn step_rates(&self) -> (&DeviceBuffer<T>, usize);
+    /// The Δt word the sweeps read and the buffer order, which the control kernel writes.
+    fn words(&mut self) -> (&mut DeviceBuffer<T>, &mut DeviceBuffer<u32>);
+    /// The buffer order: `order[0]` is the state.
+    fn order(&self) -> &DeviceBuffer<u32>;
+    /// Values in one state buffer (M padded planes).
+    fn buffer_len(&self) -> usize;
+    fn cfl(&self) -> Cfl;
+    /// The solver's name, for messages.
+    fn name(&self) -> &'static str;
+}
+
+/// A run on the GPU over the core kernels `K`.
+pub struct GpuRun<T: GpuReal, K: StepKernels<T>> {
+    pub(super) solver: K::Solver,
+    pub(super) kernels: K,
+    control: Kernel<StepControl<T>>,
+    reducer: Reducer<T>,
+    states: DeviceBuffer<T>,
+    aux: DeviceBuffer<T>,
+    clock: DeviceBuffer<f64>,
+    /// The stop time the device clock is armed for.
+    t_stop: f64,
+    /// The clock as last read.
+    host_clock: Clock,
+}
+
+impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
+    /// A run of `kernels` from the padded state's planes `q` (one buffer) and the auxiliary
+    /// planes `aux` (their ghosts filled), from `clock`.
+    pub fn start(gpu: &Gpu, solver: K::Solver, kernels: K, mut q: Vec<T>, aux: &[T], clock: Clock) -> Result<Self> {
+        if q.len() != kernels.buffer_len() {
+            return Err(Error::invalid(format!("claw: a state of {} values for buffers of {}", q.len(), kernels.buffer_len())));
+        }
+        q.resize(BUFFERS * q.len(), T::ZERO);
+        Ok(GpuRun {
+            solver,
+            kernels,
+            control: gpu.kernel::<T, _>(CONTROL)?,
+            reducer: Reducer::new(gpu)?,
+            states: gpu.upload(&q)?,
+            aux: gpu.upload(aux)?,
+            clock: gpu.upload(&clock.slots)?,
+            t_stop: f64::NAN,
+            host_clock: clock,
+        })
+    }
+
+    /// The control kernel: judge the step just queued (or, `judge` false, only arm the next
+    /// towards `self.t_stop`).
+    fn control(&mut self, judge: bool) -> Result<()> {
+        let cfl = self.kernels.cfl();
+        let sweeps = self.kernels.stages() as u32;
+        let c = Control { desired: cfl.desired, max: cfl.max, t_stop: self.t_stop, sweeps, judge: judge as u32 };
+        let rate = self.reducer.result().ptr();
+        let (dt, order) = self.kernels.words();
+        let p = StepControl { c, rate, dt: dt.ptr_mut(), clock: self.clock.ptr_mut(), order: order.ptr_mut() };
+        // SAFETY: one thread; the reducer's result and dt hold one value, the clock CLOCK_LEN
+        // (uploaded from a Clock), the order ORDER_LEN (the kernels' own).
+        unsafe { self.control.launch(LaunchShape::fixed((1, 1, 1), (1, 1, 1)), p) }
+    }
+
+    /// Queues one trial step: every stage's ghosts and sweep, the reduction of the rates, and
+    /// the control's decision (a whole step, as a benchmark times it).
+    pub fn queue_step(&mut self) -> Result<()> {
+        for stage in 0..self.kernels.stages() {
+            self.kernels.queue_stage(self.solver, stage, &mut self.states, &self.aux)?;
+        }
+        let (rates, slots) = self.kernels.step_rates();
+        self.reducer.enqueue(ReduceOp::Max, rates, slots)?;
+        self.control(true)
+    }
+
+    /// Arms the device clock for steps ending at `t_stop`.
+    pub fn set_stop(&mut self, t_stop: f64) -> Result<()> {
+        if t_stop != self.t_stop {
+            self.t_stop = t_stop;
+            self.control(false)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the device clock (synchronises).
+    pub fn read_clock(&mut self, gpu: &Gpu) -> Result<Clock> {
+        let slots = gpu.download(&self.clock)?;
+        let mut c = Clock::start(0.0, 0.0);
+        c.slots.copy_from_slice(&slots[..CLOCK_LEN]);
+        self.host_clock = c;
+        Ok(c)
+    }
+
+    /// Queues steps towards `t_stop` in batches, reading the clock between them, until it
+    /// reaches `t_stop`, `max_steps` steps in all, the run halts, or `deadline` passes. Steps
+    /// queued past the stop find no Δt armed and do nothing.
+    pub fn advance(&mut self, gpu: &Gpu, t_stop: f64, max_steps: u64, deadline: Option<Instant>) -> Result<Clock> {
+        self.set_stop(t_stop)?;
+        loop {
+            let c = self.read_clock(gpu)?;
+            let late = deadline.is_some_and(|d| Instant::now() >= d);
+            // No Δt armed: halted, at the stop, or a still state with no stop to step to.
+            let idle = c.slots[CLOCK_DT] <= 0.0;
+            if idle || c.time() >= t_stop || c.steps() >= max_steps || late {
+                return Ok(c);
+            }
+            // Steps left at the Δt the control wants (at least 1, at most a batch, within the
+            // step budget; rejected trials count as launches, never as steps).
+            let left = ((t_stop - c.time()) / c.next_dt()).ceil();
+            let batch = if left.is_finite() { left.clamp(1.0, BATCH as f64) as u64 } else { 1 };
+            for _ in 0..batch.min(max_steps - c.steps()) {
+                self.queue_step()?;
+            }
+        }
+    }
+
+    /// One accepted step towards `t_end`, as the CPU reference's `step`: trials until the
+    /// device accepts one (reading the clock after each), or an error naming the step and time
+    /// when the run halts.
+    pub fn step(&mut self, gpu: &Gpu, t_end: f64) -> Result<Step> {
+        let name = self.kernels.name();
+        self.set_stop(t_end)?;
+        let before = self.read_clock(gpu)?.slots[CLOCK_STEPS];
+        loop {
+            let c = self.read_clock(gpu)?;
+            if c.halt().is_some() {
+                return Err(Error::invalid(c.halt_message(name)));
+            }
+            if c.slots[CLOCK_STEPS] > before {
+                return Ok(c.last());
+            }
+            if c.slots[CLOCK_DT] <= 0.0 {
+                return Err(Error::invalid(format!("claw: no time left to step (t = {} s, end {t_end} s)", c.time())));
+            }
+            self.queue_step()?;
+        }
+    }
+
+    /// Why the run halted, as of the clock last read.
+    pub fn halt(&self) -> Option<Halt> {
+        self.host_clock.halt()
+    }
+
+    /// The clock as last read.
+    pub fn clock(&self) -> Clock {
+        self.host_clock
+    }
+
+    /// The current state buffer's planes (synchronises).
+    pub fn current(&self, gpu: &Gpu) -> Result<Vec<T>> {
+        let len = self.kernels.buffer_len();
+        let at = gpu.download_range(self.kernels.order(), 0..1)?[0] as usize;
+        gpu.download_range(&self.states, at * len..(at + 1) * len)
+    }
+}
