@@ -76,6 +76,11 @@ impl Grid2 {
     pub fn extent(&self) -> (f64, f64) {
         (self.nx as f64 * self.dx, self.ny as f64 * self.dy)
     }
+    /// The edges in metres, (west, east, south, north): a map's axes.
+    pub fn edges(&self) -> [f64; 4] {
+        let (lx, ly) = self.extent();
+        [self.origin.0, self.origin.0 + lx, self.origin.1, self.origin.1 + ly]
+    }
     /// Area of one cell.
     pub fn cell_area(&self) -> f64 {
         self.dx * self.dy

@@ -318,7 +318,8 @@ impl Simulation for ClawCase {
         let mut map = MapOptions::new(
             format!("{} at t = {t} s ({}x{} cells, {} m x {} m)", f.long_name, s.nx, s.ny, s.nx as f64 * s.dx, s.ny as f64 * s.dy),
             format!("{} [{}]", f.name, f.units),
-        );
+        )
+        .in_metres(self.grid.edges());
         map.range = Some(self.range);
         if matches!(f.name, "p" | "u" | "v" | "w") {
             map.colormap = crate::output::png::Colormap::diverging();

@@ -393,7 +393,8 @@ impl Simulation for KpCase {
         let p = &self.problem;
         let hv: Vec<f64> = h.data.iter().map(|v| v.to_f64()).collect();
         let t = time_tag(state.clock.t);
-        let mut map = MapOptions::new(format!("water depth at t = {t} s ({}x{} cells)", p.nx, p.ny), "h [m]");
+        let mut map =
+            MapOptions::new(format!("water depth at t = {t} s ({}x{} cells)", p.nx, p.ny), "h [m]").in_metres(self.grid.edges());
         map.range = Some((0.0, hv.iter().fold(0.0f64, |a, b| a.max(*b)).max(1e-12)));
         dir.write(&format!("depth_t{t}.png"), |path| write_field_png(path, &hv, p.nx, p.ny, &map))?;
         // The centre line (the middle row), every snapshot so far.

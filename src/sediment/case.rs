@@ -322,14 +322,15 @@ impl Simulation for SedimentCase {
         let f64s = |v: &[T]| v.iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
         let (hv, sv) = (f64s(&h.data), f64s(&s.data));
         let km = p.nx as f64 * p.dx / 1000.0;
-        let h_map = MapOptions::new(format!("basin height, {when} ({km:.1} km across)"), "h [m]");
+        let edges = self.grid.edges();
+        let h_map = MapOptions::new(format!("basin height, {when} ({km:.1} km across)"), "h [m]").in_metres(edges);
         dir.write(&format!("h_t{t}.png"), |path| write_field_png(path, &hv, p.nx, p.ny, &h_map))?;
         // What was laid down (or eroded): h − h₀ shows the deposit the regional slope hides in h.
         let h0 = p.h.interior();
         let deposit: Vec<f64> = hv.iter().zip(&h0).map(|(a, b)| a - b).collect();
-        let d_map = MapOptions::new(format!("deposit thickness h - h0, {when}"), "h-h0 [m]");
+        let d_map = MapOptions::new(format!("deposit thickness h - h0, {when}"), "h-h0 [m]").in_metres(edges);
         dir.write(&format!("deposit_t{t}.png"), |path| write_field_png(path, &deposit, p.nx, p.ny, &d_map))?;
-        let mut s_map = MapOptions::new(format!("sand fraction, {when}"), "s (sand)");
+        let mut s_map = MapOptions::new(format!("sand fraction, {when}"), "s (sand)").in_metres(edges);
         s_map.colormap = Colormap::diverging();
         s_map.range = Some((0.0, 1.0));
         dir.write(&format!("s_t{t}.png"), |path| write_field_png(path, &sv, p.nx, p.ny, &s_map))

@@ -1,6 +1,7 @@
 //! Colour maps of 2-D fields with a colour bar.
 
 use super::colormap::{Colormap, NAN_COLOR};
+use super::plot::Axis;
 use super::ticks::{MARGIN, TICK_LEN, finite_min_max, tick_labels};
 use crate::output::canvas::{BLACK, Canvas, TEXT_H, TEXT_MID, WHITE, text_width};
 use crate::output::write_atomic;
@@ -18,13 +19,34 @@ pub struct MapOptions {
     /// Values mapped to the colormap's ends; `None` takes the finite minimum and maximum of the
     /// data. Fix it to compare pictures of several time steps.
     pub range: Option<(f64, f64)>,
+    /// The field's extent in metres, (x at the west edge, x at the east edge, y at the south
+    /// edge, y at the north edge): axes with ticks in metres along the bottom and the left.
+    /// `None` draws the map without axes.
+    pub extent: Option<[f64; 4]>,
 }
 
 impl MapOptions {
-    /// Viridis over the data's own range.
+    /// Viridis over the data's own range, without axes.
     pub fn new(title: impl Into<String>, label: impl Into<String>) -> MapOptions {
-        MapOptions { title: title.into(), label: label.into(), colormap: Colormap::viridis(), range: None }
+        MapOptions {
+            title: title.into(),
+            label: label.into(),
+            colormap: Colormap::viridis(),
+            range: None,
+            extent: None,
+        }
     }
+
+    /// The same, with axes in metres over `extent` (west, east, south, north edges).
+    pub fn in_metres(self, extent: [f64; 4]) -> MapOptions {
+        MapOptions { extent: Some(extent), ..self }
+    }
+}
+
+/// The axes of a map in metres: (x, y).
+fn metre_axes(opts: &MapOptions) -> Option<(Axis, Axis)> {
+    let [x0, x1, y0, y1] = opts.extent?;
+    Some((Axis::new([x0, x1].into_iter(), 0.0), Axis::new([y0, y1].into_iter(), 0.0)))
 }
 
 /// Larger fields are averaged down to at most this many cells a side, so files stay small.
@@ -74,14 +96,23 @@ pub(super) fn field_layout(
     let scale = MIN_LONG_SIDE.div_ceil(mx.max(my)).max(1);
     // Title line, then a line for the colour bar's label, then the map and bar side by side.
     let top = MARGIN + TEXT_H + 12 + TEXT_H + LABEL_GAP;
-    let map = Area { x: MARGIN, y: top, w: mx * scale, h: my * scale };
+    // With axes: room on the left for the y label and tick labels, below for the x ones.
+    let axes = metre_axes(opts);
+    let (left, below) = match &axes {
+        Some((_, ya)) => {
+            let ticks_w = ya.labels.iter().map(|l| text_width(l)).max().unwrap_or(0);
+            (MARGIN + TEXT_H + 10 + ticks_w + 4 + TICK_LEN, TICK_LEN + 4 + TEXT_H + 10 + TEXT_H)
+        }
+        None => (MARGIN, 0),
+    };
+    let map = Area { x: left, y: top, w: mx * scale, h: my * scale };
     let bar = Area { x: map.x + map.w + 24, y: top, w: BAR_W, h: map.h.max(BAR_MIN_H) };
     let ticks_w = tick_labels.iter().map(|l| text_width(l)).max().unwrap_or(0);
     let right = (bar.x + BAR_W + TICK_LEN + 4 + ticks_w)
         .max(bar.x + text_width(&opts.label))
         .max(MARGIN + text_width(&opts.title));
     // Half a text line below the bottom tick for its label, and a line for the NaN key.
-    let bottom = map.h.max(bar.h) + TEXT_H - TEXT_MID + if has_bad { TEXT_H + 12 } else { 0 };
+    let bottom = (map.h + below).max(bar.h + TEXT_H - TEXT_MID + if has_bad { TEXT_H + 12 } else { 0 });
     FieldLayout { stride, mx, my, scale, map, bar, w: right + MARGIN, h: top + bottom + MARGIN }
 }
 
@@ -157,6 +188,22 @@ pub(super) fn render_field(field: &[f64], nx: usize, ny: usize, opts: &MapOption
         }
     }
     c.frame(map.x, map.y, map.w, map.h, BLACK);
+    if let Some((xa, ya)) = metre_axes(opts) {
+        let (right, bottom) = (map.x + map.w - 1, map.y + map.h - 1);
+        for (&t, label) in xa.ticks.iter().zip(&xa.labels) {
+            let x = xa.to_px(t, map.x, right).round() as usize;
+            c.fill(x, bottom + 1, 1, TICK_LEN, BLACK);
+            c.text(x.saturating_sub(text_width(label) / 2), bottom + TICK_LEN + 4, label, BLACK);
+        }
+        for (&t, label) in ya.ticks.iter().zip(&ya.labels) {
+            let y = ya.to_px(t, bottom, map.y).round() as usize;
+            c.fill(map.x - 1 - TICK_LEN, y, TICK_LEN, 1, BLACK);
+            c.text(map.x - TICK_LEN - 4 - text_width(label), y.saturating_sub(TEXT_MID), label, BLACK);
+        }
+        let x_label_y = bottom + TICK_LEN + 4 + TEXT_H + 10;
+        c.text((map.x + map.w / 2).saturating_sub(text_width("x [m]") / 2), x_label_y, "x [m]", BLACK);
+        c.text_up(MARGIN, (map.y + map.h / 2).saturating_sub(text_width("y [m]") / 2), "y [m]", BLACK);
+    }
 
     // The bar's top row is exactly the colormap's top colour and its bottom row the bottom one.
     for r in 0..bar.h {

@@ -75,7 +75,7 @@ impl Axis {
     }
 
     /// Map `v` to the pixel coordinate between `a` (at `lo`) and `b` (at `hi`).
-    fn to_px(&self, v: f64, a: usize, b: usize) -> f64 {
+    pub(super) fn to_px(&self, v: f64, a: usize, b: usize) -> f64 {
         a as f64 + (v - self.lo) / (self.hi - self.lo) * (b as f64 - a as f64)
     }
 }

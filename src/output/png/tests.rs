@@ -203,3 +203,25 @@ fn demo() {
     let opts = MapOptions::new(&font[..48], &font[48..]);
     write_field_png(&dir.join("font.png"), &[0.0, 1.0], 2, 1, &opts).unwrap();
 }
+
+/// A map in metres draws tick marks below and left of the map at the round values of its
+/// extent (0 and 10 m at the corners here), and grows by the room for them.
+#[test]
+fn field_png_axes_in_metres() {
+    let (nx, ny) = (40, 20);
+    let field: Vec<f64> = (0..nx * ny).map(|k| k as f64).collect();
+    let plain = MapOptions::new("plain", "q");
+    let metres = MapOptions::new("metres", "q").in_metres([0.0, 10.0, 0.0, 5.0]);
+    let labels = tick_labels(&[0.0, 200.0, 400.0, 600.0, 800.0], 200.0, 1);
+    let (a, b) = (field_layout(nx, ny, &plain, &labels, false), field_layout(nx, ny, &metres, &labels, false));
+    assert!(b.map.x > a.map.x && b.h > a.h, "no room made for the axes");
+    let c = render_field(&field, nx, ny, &metres).unwrap();
+    let black = crate::output::canvas::BLACK;
+    let (left, bottom, right) = (b.map.x, b.map.y + b.map.h - 1, b.map.x + b.map.w - 1);
+    assert_eq!(c.get(left, bottom + 2), black, "no tick at x = 0 m");
+    assert_eq!(c.get(right, bottom + 2), black, "no tick at x = 10 m");
+    assert_eq!(c.get(left - 3, bottom), black, "no tick at y = 0 m");
+    assert_ne!(c.get(left + b.map.w / 3, bottom + 2), black, "a tick where none belongs");
+    let c = render_field(&field, nx, ny, &plain).unwrap();
+    assert_ne!(c.get(a.map.x, a.map.y + a.map.h + 1), black, "ticks without an extent");
+}
