@@ -1,6 +1,6 @@
 //! The work of a sweep along one line of cells, over an index function so that any line of
-//! any padded layout can use it (the 3D sweeps, `sweep3.rs`, do; the 2D sweeps, `sweep.rs`,
-//! hold the same code written for their rows and columns): [`x_row`], a warp across 32
+//! any padded layout can use it (the 2D sweeps, `sweep.rs`, and the 3D ones, `sweep3.rs`):
+//! [`x_row`], a warp across 32
 //! consecutive interfaces of a row, its neighbours' waves and fluctuations by shuffles, and
 //! [`march`], one thread along a segment of a line with the last three interfaces in registers.
 

@@ -10,9 +10,11 @@
 //! its column with the last three interfaces in registers; segments recompute two interfaces
 //! where they meet. Both write one rate (max |s|/Δ over the interfaces of the cells they
 //! update) a block. Both read state buffer `order[k.stage]` and write `order[k.stage + 1]`
-//! (`clock`), and return at once when the step's Δt is 0 (no step armed).
+//! (`clock`), and return at once when the step's Δt is 0 (no step armed). The work along a
+//! row or column is the 3D sweeps' too (`lines.rs`: [`x_row`], [`march`]).
 
-use super::{Limiter, Riemann, Solution, Sweep, X_CELLS_PER_WARP, correction, update};
+use super::lines::{march, x_row};
+use super::{Limiter, Riemann, Solution, Sweep, X_CELLS_PER_WARP};
 use crate::device::reduce::block_max;
 use crate::device::warp::Shuffle;
 use crate::device::{DeviceReal, shared, thread};
@@ -58,14 +60,37 @@ pub(super) unsafe fn buffers<T>(
     }
 }
 
-/// The block's largest rate into `rate[block]`; every thread of the block calls it.
+/// What every sweep starts from: the step's Δt for this sweep (`dt` × `dt_frac`) and the
+/// buffers it reads and writes (each M planes of `len`), or `None` when no step is armed
+/// (Δt = 0: the whole grid returns, no thread reaches a reduction).
 #[inline(always)]
-unsafe fn block_rate<T: DeviceReal>(speed: T, inv_dx: T, rate: *mut T) {
+pub(super) unsafe fn begin<T: DeviceReal, const M: usize>(
+    (dt_frac, stage, len): (T, u32, usize),
+    states: *mut T,
+    order: *const u32,
+    dt: *const T,
+) -> Option<(T, *const T, *mut T)> {
+    let dt = unsafe { *dt } * dt_frac;
+    if dt == T::ZERO {
+        return None;
+    }
+    let (q, out) = unsafe { buffers(states, order, stage, M, len) };
+    Some((dt, q, out))
+}
+
+/// The block's largest rate into `rate[b]`; every thread of the block calls it.
+#[inline(always)]
+pub(super) unsafe fn block_rate<T: DeviceReal>(speed: T, inv_dx: T, rate: *mut T, b: usize) {
     let m = block_max(speed, shared::dynamic::<T>());
     if thread::thread_rank_in_block() == 0 {
-        let b = thread::block_idx_y() * thread::grid_dim_x() + thread::block_idx_x();
-        unsafe { *rate.add(b as usize) = m * inv_dx };
+        unsafe { *rate.add(b) = m * inv_dx };
     }
+}
+
+/// This block's number in a 2D grid, x fastest.
+#[inline(always)]
+fn block_2d() -> usize {
+    (thread::block_idx_y() * thread::grid_dim_x() + thread::block_idx_x()) as usize
 }
 
 /// One x-sweep of state buffer `order[k.stage]` into `order[k.stage + 1]`.
@@ -86,48 +111,16 @@ pub unsafe fn sweep_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, con
     rate: *mut T,
 ) {
     let l = k.layout;
-    let len = l.len();
-    let dt = unsafe { *dt } * k.dt_frac;
-    if dt == T::ZERO {
-        return;
-    }
-    let (q, out) = unsafe { buffers(states, order, k.stage, M, len) };
+    let at = (k.dt_frac, k.stage, l.len());
+    let Some((dt, q, out)) = (unsafe { begin::<T, M>(at, states, order, dt) }) else { return };
     let (lane, warp) = (thread::thread_idx_x() % 32, thread::thread_idx_x() / 32);
     let c0 = (thread::block_idx_x() * (thread::block_dim_x() / 32) + warp) * X_CELLS_PER_WARP;
     let j = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
-    // This lane's interface, between cells i − 1 and i (−1 ≤ i ≤ nx + 1 are solvable).
-    let (i, nx) = (c0 as i32 - 1 + lane as i32, l.nx as i32);
-    let solves = j < l.ny && i <= nx + 1;
-    let dtdx = dt * k.inv_dx;
-    let mut here = Solution::<T, M, W>::ZERO;
-    let mut qr = [T::ZERO; M];
-    if solves {
-        let (al, ar) = (l.at(i - 1, j as i32), l.at(i, j as i32));
-        unsafe {
-            qr = cell::<T, M>(q, len, ar);
-            let ql = cell::<T, M>(q, len, al);
-            here = solver.solve(0, &ql, &qr, &cell::<T, A>(aux, len, al), &cell::<T, A>(aux, len, ar));
-        }
-    }
-    // Every lane shuffles (lanes without an interface hold zeros).
-    let (mut left, mut right) = ([[T::ZERO; M]; W], [[T::ZERO; M]; W]);
-    for p in 0..W {
-        left[p] = shuffled(&here.waves[p], true);
-        right[p] = shuffled(&here.waves[p], false);
-    }
-    let f = correction(Limiter::from_code(k.limiter), dtdx, &waves_of(left), &here, &waves_of(right));
-    let (amdq_e, fe) = (shuffled(&here.amdq, false), shuffled(&f, false));
-    // Cell i is updated by lanes 1..=29 (its east interface is the next lane's).
-    if solves && (1..=X_CELLS_PER_WARP).contains(&lane) && i < nx {
-        let new = update(dtdx, &qr, &here.apdq, &f, &amdq_e, &fe);
-        let at = l.at(i, j as i32);
-        for (m, v) in new.iter().enumerate() {
-            unsafe { *out.add(m * len + at) = *v };
-        }
-    }
-    // The rate over the interfaces of the cells updated: lanes 1..=30, interfaces 0..=nx.
-    let counts = solves && (1..=X_CELLS_PER_WARP + 1).contains(&lane) && i <= nx;
-    unsafe { block_rate(if counts { here.max_speed() } else { T::ZERO }, k.inv_dx, rate) };
+    let lim = Limiter::from_code(k.limiter);
+    let bufs = (q, aux, out, l.len());
+    let row = (c0, lane, j < l.ny);
+    let speed = unsafe { x_row(&solver, lim, dt * k.inv_dx, bufs, l.nx, row, |i| l.at(i, j as i32)) };
+    unsafe { block_rate(speed, k.inv_dx, rate, block_2d()) };
 }
 
 /// One y-sweep of state buffer `order[k.stage]` into `order[k.stage + 1]`.
@@ -145,52 +138,17 @@ pub unsafe fn sweep_y<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, con
     rate: *mut T,
 ) {
     let l = k.layout;
-    let len = l.len();
-    let dt = unsafe { *dt } * k.dt_frac;
-    if dt == T::ZERO {
-        return;
-    }
-    let (q, out) = unsafe { buffers(states, order, k.stage, M, len) };
+    let at = (k.dt_frac, k.stage, l.len());
+    let Some((dt, q, out)) = (unsafe { begin::<T, M>(at, states, order, dt) }) else { return };
     let i = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
-    let seg = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
-    let r0 = seg * k.rows;
-    let dtdx = dt * k.inv_dx;
+    let r0 = (thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y()) * k.rows;
     let mut speed = T::ZERO;
     if i < l.nx && r0 < l.ny {
         let r1 = if l.ny - r0 < k.rows { l.ny } else { r0 + k.rows };
+        let lim = Limiter::from_code(k.limiter);
+        let bufs = (q, aux, out, l.len());
         let at = |r: i32| l.at(i as i32, r);
-        let r0 = r0 as i32;
-        unsafe {
-            let load = |r: i32| (cell::<T, M>(q, len, at(r)), cell::<T, A>(aux, len, at(r)));
-            // Interfaces r0 − 1, r0, r0 + 1 (interface r lies between cells r − 1 and r).
-            let (qa, xa) = load(r0 - 2);
-            let (qb, xb) = load(r0 - 1);
-            let (mut cur, mut xcur) = load(r0);
-            let (mut next, mut xnext) = load(r0 + 1);
-            let below = solver.solve(1, &qa, &qb, &xa, &xb);
-            let mut s0 = solver.solve(1, &qb, &cur, &xb, &xcur);
-            let mut s1 = solver.solve(1, &cur, &next, &xcur, &xnext);
-            let limiter = Limiter::from_code(k.limiter);
-            let mut f0 = correction(limiter, dtdx, &below, &s0, &s1);
-            let mut r = r0;
-            while r < r1 as i32 {
-                // Cell r from interfaces r (s0, f0) and r + 1 (s1, f1).
-                let (qn, xn) = load(r + 2);
-                let s2 = solver.solve(1, &next, &qn, &xnext, &xn);
-                let f1 = correction(limiter, dtdx, &s0, &s1, &s2);
-                let new = update(dtdx, &cur, &s0.apdq, &f0, &s1.amdq, &f1);
-                for (m, v) in new.iter().enumerate() {
-                    *out.add(m * len + at(r)) = *v;
-                }
-                speed = speed.max(s0.max_speed());
-                (s0, s1, f0) = (s1, s2, f1);
-                (cur, xcur, next, xnext) = (next, xnext, qn, xn);
-                r += 1;
-            }
-            let _ = xcur;
-            // Interface r1, the last cell's east face.
-            speed = speed.max(s0.max_speed());
-        }
+        speed = unsafe { march(&solver, 1, lim, dt * k.inv_dx, bufs, (r0 as i32, r1 as i32), at) };
     }
-    unsafe { block_rate(speed, k.inv_dx, rate) };
+    unsafe { block_rate(speed, k.inv_dx, rate, block_2d()) };
 }

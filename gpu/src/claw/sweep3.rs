@@ -1,7 +1,7 @@
 //! The 3D core kernels: one sweep of the wave-propagation update along x, y or z of a padded
 //! 3D state (`Layout3`, x fastest), generic over the Riemann solver, each cell read from memory
 //! once and written once, waves kept in registers. The work along one line of cells is the 2D
-//! sweeps' (`sweep.rs`), over an index function (`lines.rs`): [`x_row`] (a warp across 32
+//! sweeps' too, over an index function (`lines.rs`): [`x_row`] (a warp across 32
 //! interfaces, shuffles) and [`march`] (a thread up a segment of a line, the last interfaces
 //! in registers).
 //!
@@ -17,40 +17,16 @@
 //! step's Δt is 0 (no step armed).
 
 use super::lines::{march, x_row};
-use super::sweep::buffers;
+use super::sweep::{begin, block_rate};
 use super::{Limiter, Riemann, Sweep3, X_CELLS_PER_WARP};
-use crate::device::reduce::block_max;
-use crate::device::{DeviceReal, shared, thread};
+use crate::device::{DeviceReal, thread};
 
-/// What every 3D sweep starts from: the step's Δt for this sweep (`dt` × `k.dt_frac`) and the
-/// buffers it reads and writes, or `None` when no step is armed (Δt = 0: the whole grid
-/// returns, no thread reaches a reduction).
+/// This block's number in a 3D grid, x fastest.
 #[inline(always)]
-unsafe fn begin<T: DeviceReal, const M: usize>(
-    k: &Sweep3<T>,
-    states: *mut T,
-    order: *const u32,
-    dt: *const T,
-) -> Option<(T, *const T, *mut T)> {
-    let dt = unsafe { *dt } * k.dt_frac;
-    if dt == T::ZERO {
-        return None;
-    }
-    let (q, out) = unsafe { buffers(states, order, k.stage, M, k.layout.len()) };
-    Some((dt, q, out))
-}
-
-/// The block's largest rate into `rate[block]` (blocks numbered x fastest over a 3D grid);
-/// every thread of the block calls it.
-#[inline(always)]
-unsafe fn block_rate3<T: DeviceReal>(speed: T, inv_dx: T, rate: *mut T) {
-    let m = block_max(speed, shared::dynamic::<T>());
-    if thread::thread_rank_in_block() == 0 {
-        let b = (thread::block_idx_z() as usize * thread::grid_dim_y() as usize + thread::block_idx_y() as usize)
-            * thread::grid_dim_x() as usize
-            + thread::block_idx_x() as usize;
-        unsafe { *rate.add(b) = m * inv_dx };
-    }
+fn block_3d() -> usize {
+    (thread::block_idx_z() as usize * thread::grid_dim_y() as usize + thread::block_idx_y() as usize)
+        * thread::grid_dim_x() as usize
+        + thread::block_idx_x() as usize
 }
 
 /// One x-sweep of state buffer `order[k.stage]` into `order[k.stage + 1]`.
@@ -71,7 +47,9 @@ pub unsafe fn sweep3_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
     rate: *mut T,
 ) {
     let l = k.layout;
-    let Some((dt, q, out)) = (unsafe { begin::<T, M>(&k, states, order, dt) }) else { return };
+    let Some((dt, q, out)) = (unsafe { begin::<T, M>((k.dt_frac, k.stage, l.len()), states, order, dt) }) else {
+        return;
+    };
     let (lane, warp) = (thread::thread_idx_x() % 32, thread::thread_idx_x() / 32);
     let c0 = (thread::block_idx_x() * (thread::block_dim_x() / 32) + warp) * X_CELLS_PER_WARP;
     let j = (thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y()) as i32;
@@ -80,7 +58,7 @@ pub unsafe fn sweep3_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
     let lim = Limiter::from_code(k.limiter);
     let bufs = (q, aux, out, l.len());
     let speed = unsafe { x_row(&solver, lim, dt * k.inv_dx, bufs, l.nx, (c0, lane, row), |i| l.at(i, j, z)) };
-    unsafe { block_rate3(speed, k.inv_dx, rate) };
+    unsafe { block_rate(speed, k.inv_dx, rate, block_3d()) };
 }
 
 /// One y-sweep of state buffer `order[k.stage]` into `order[k.stage + 1]`.
@@ -99,7 +77,9 @@ pub unsafe fn sweep3_y<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
     rate: *mut T,
 ) {
     let l = k.layout;
-    let Some((dt, q, out)) = (unsafe { begin::<T, M>(&k, states, order, dt) }) else { return };
+    let Some((dt, q, out)) = (unsafe { begin::<T, M>((k.dt_frac, k.stage, l.len()), states, order, dt) }) else {
+        return;
+    };
     let i = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
     let r0 = (thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y()) * k.rows;
     let z = thread::block_idx_z();
@@ -111,7 +91,7 @@ pub unsafe fn sweep3_y<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
         let at = |r: i32| l.at(i as i32, r, z as i32);
         speed = unsafe { march(&solver, 1, lim, dt * k.inv_dx, bufs, (r0 as i32, r1 as i32), at) };
     }
-    unsafe { block_rate3(speed, k.inv_dx, rate) };
+    unsafe { block_rate(speed, k.inv_dx, rate, block_3d()) };
 }
 
 /// One z-sweep of state buffer `order[k.stage]` into `order[k.stage + 1]`.
@@ -130,7 +110,9 @@ pub unsafe fn sweep3_z<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
     rate: *mut T,
 ) {
     let l = k.layout;
-    let Some((dt, q, out)) = (unsafe { begin::<T, M>(&k, states, order, dt) }) else { return };
+    let Some((dt, q, out)) = (unsafe { begin::<T, M>((k.dt_frac, k.stage, l.len()), states, order, dt) }) else {
+        return;
+    };
     let i = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
     let j = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
     let r0 = thread::block_idx_z() * k.rows;
@@ -142,5 +124,5 @@ pub unsafe fn sweep3_z<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
         let at = |r: i32| l.at(i as i32, j as i32, r);
         speed = unsafe { march(&solver, 2, lim, dt * k.inv_dx, bufs, (r0 as i32, r1 as i32), at) };
     }
-    unsafe { block_rate3(speed, k.inv_dx, rate) };
+    unsafe { block_rate(speed, k.inv_dx, rate, block_3d()) };
 }
