@@ -90,12 +90,6 @@ impl Grid2 {
     pub fn integrate<T: crate::Real>(&self, interior: &[T]) -> f64 {
         interior.iter().map(|v| v.to_f64()).sum::<f64>() * self.cell_area()
     }
-    /// Where cell (i, j) is, for messages: NumPy's `[row, column]` of an interior array
-    /// (`[j, i]`, 0-based) and the position of its centre.
-    pub fn describe_cell(&self, i: usize, j: usize) -> String {
-        let (x, y) = self.centre(i, j);
-        format!("[{j}, {i}] (row, column of the {}×{} array; centre at x = {x:.4} m, y = {y:.4} m)", self.ny, self.nx)
-    }
 }
 
 /// A 3D grid of `nx × ny × nz` points spaced `dx × dy × dz` metres from `origin`, with `halo`
@@ -124,6 +118,94 @@ impl Grid3 {
     /// Bytes of one interior field of `T`.
     pub fn bytes<T>(&self) -> usize {
         self.len() * std::mem::size_of::<T>()
+    }
+}
+
+impl Grid3 {
+    /// Centre of cell (i, j, k) of a grid whose points are cells (the wave-propagation solver's:
+    /// cell (0, 0, 0) has its corner at `origin`), in metres.
+    pub fn cell_centre(&self, i: usize, j: usize, k: usize) -> (f64, f64, f64) {
+        let at = |o: f64, n: usize, d: f64| o + (n as f64 + 0.5) * d;
+        (at(self.origin.0, i, self.dx), at(self.origin.1, j, self.dy), at(self.origin.2, k, self.dz))
+    }
+    /// Extent in metres.
+    pub fn extent(&self) -> (f64, f64, f64) {
+        (self.nx as f64 * self.dx, self.ny as f64 * self.dy, self.nz as f64 * self.dz)
+    }
+}
+
+/// The cells a simulation's output fields live on: a plane (fields of NumPy shape (ny, nx)) or a
+/// volume of cells (shape (nz, ny, nx)); x fastest in both.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mesh {
+    Plane(Grid2),
+    Volume(Grid3),
+}
+
+impl Mesh {
+    /// Interior cells.
+    pub fn cells(&self) -> usize {
+        match self {
+            Mesh::Plane(g) => g.cells(),
+            Mesh::Volume(g) => g.len(),
+        }
+    }
+    /// The shape of a field's array, slowest axis first (NumPy's order).
+    pub fn dims(&self) -> Vec<usize> {
+        match self {
+            Mesh::Plane(g) => vec![g.ny, g.nx],
+            Mesh::Volume(g) => vec![g.nz, g.ny, g.nx],
+        }
+    }
+    /// An area in 2D, a volume in 3D.
+    pub fn cell_size(&self) -> f64 {
+        match self {
+            Mesh::Plane(g) => g.cell_area(),
+            Mesh::Volume(g) => g.dx * g.dy * g.dz,
+        }
+    }
+    /// The integral Σ v·(cell size) of an interior field, summed in f64 in storage order.
+    pub fn integrate<T: crate::Real>(&self, interior: &[T]) -> f64 {
+        interior.iter().map(|v| v.to_f64()).sum::<f64>() * self.cell_size()
+    }
+    /// The centre of the cell at storage index `c` (z = 0 on a plane), metres.
+    pub fn centre(&self, c: usize) -> [f64; 3] {
+        match self {
+            Mesh::Plane(g) => {
+                let (x, y) = g.centre(c % g.nx, c / g.nx);
+                [x, y, 0.0]
+            }
+            Mesh::Volume(g) => {
+                let (x, y, z) = g.cell_centre(c % g.nx, (c / g.nx) % g.ny, c / (g.nx * g.ny));
+                [x, y, z]
+            }
+        }
+    }
+    /// The NumPy index of the cell at storage index `c`: [row, column], or [z, y, x] in 3D.
+    pub fn index(&self, c: usize) -> Vec<usize> {
+        match self {
+            Mesh::Plane(g) => vec![c / g.nx, c % g.nx],
+            Mesh::Volume(g) => vec![c / (g.nx * g.ny), (c / g.nx) % g.ny, c % g.nx],
+        }
+    }
+    /// The cell at storage index `c` of field `name`, for messages:
+    /// `h[3, 7] (NumPy row 3, column 7 of h.npy; x = 0.3500 m, y = 0.7500 m)`, or in 3D
+    /// `p[1, 3, 7] (NumPy index [z, y, x] of p.npy; x = …, y = …, z = … m)`.
+    pub fn cell_note(&self, name: &str, c: usize) -> String {
+        let at = self.index(c);
+        let [x, y, z] = self.centre(c);
+        let list = at.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ");
+        match self {
+            Mesh::Plane(_) => format!(
+                "{name}[{list}] (NumPy row {}, column {} of {name}.npy; x = {x:.4} m, y = {y:.4} m)",
+                at[0], at[1]
+            ),
+            Mesh::Volume(_) => {
+                format!(
+                    "{name}[{list}] (NumPy index [z, y, x] of {name}.npy; x = {x:.4} m, y = {y:.4} m, z = {z:.4} m)"
+                )
+            }
+        }
     }
 }
 

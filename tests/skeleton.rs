@@ -2,7 +2,7 @@
 //! checked against the rules written out plainly, for every small size, side and condition.
 
 use hydrokern::field::{Field2, interior_of};
-use hydrokern::grid::{Grid2, Layout2};
+use hydrokern::grid::{Grid2, Grid3, Layout2, Mesh};
 use kernels::halo::{
     EXTRAPOLATE, GRADIENT, PERIODIC, VALUE, WALL, cell_source, edge_ghost, ghost_value, ghosts_x, ghosts_y,
     node_source, perimeter_ghost, perimeter_len,
@@ -147,8 +147,25 @@ fn grids_place_cells_in_metres_and_refuse_bad_sizes() {
     assert_eq!(g.node(4, 2), (8.0, 1.0));
     assert_eq!(g.layout(), Layout2::new(4, 2, 2));
     assert_eq!(g.node_layout(), Layout2::new(5, 3, 2));
-    assert!(g.describe_cell(3, 1).starts_with("[1, 3]"));
+    let plane = Mesh::Plane(g);
+    assert_eq!((plane.dims(), plane.index(7)), (vec![2, 4], vec![1, 3]));
+    assert!(
+        plane.cell_note("h", 7).starts_with("h[1, 3] (NumPy row 1, column 3 of h.npy; x = 7.0000 m, y = 0.7500 m)")
+    );
     assert!(Grid2::new(0, 2, 1.0, 1.0, 1).is_err());
     assert!(Grid2::new(2, 2, -1.0, 1.0, 1).is_err());
     assert!(Grid2::new(usize::MAX, 2, 1.0, 1.0, 1).is_err());
+}
+
+#[test]
+fn a_volume_of_cells_indexes_x_fastest_and_integrates_by_cell_volume() {
+    let g = Grid3 { nx: 4, ny: 3, nz: 2, dx: 1.0, dy: 2.0, dz: 0.5, origin: (10.0, 0.0, -1.0), halo: 2 };
+    let mesh = Mesh::Volume(g);
+    assert_eq!((mesh.cells(), mesh.dims()), (24, vec![2, 3, 4]));
+    // Storage index 23 is the last cell: x = 3, y = 2, z = 1.
+    assert_eq!(mesh.index(23), vec![1, 2, 3]);
+    assert_eq!(mesh.centre(23), [13.5, 5.0, -0.25]);
+    assert_eq!(mesh.index(5), vec![0, 1, 1]);
+    assert_eq!(mesh.integrate(&[2.0f64; 24]), 2.0 * 24.0);
+    assert!(mesh.cell_note("p", 23).starts_with("p[1, 2, 3] (NumPy index [z, y, x] of p.npy; x = 13.5000 m"));
 }

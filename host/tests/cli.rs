@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 
 #[test]
 fn unknown_names_are_refused_with_the_list() {
-    refused(&["flood-of-the-century"], "scenarios: acoustics-2d, advection, dam-break");
+    refused(&["flood-of-the-century"], "scenarios: acoustics-2d, acoustics-3d, advection, dam-break");
     let o = hydrokern(&["flood-of-the-century"]);
     for name in ["sediment", "fd3d", "tridiag", "lake-at-rest", "swe-radial", "run", "check"] {
         assert!(stderr(&o).contains(name), "{name} missing from the list: {}", stderr(&o));

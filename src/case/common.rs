@@ -2,7 +2,7 @@
 //! (directory, snapshot times, formats, progress), and the 2D `[grid]`.
 
 use super::Check;
-use crate::grid::Grid2;
+use crate::grid::{Grid2, Grid3, Mesh};
 use crate::{Precision, Result};
 use serde::Deserialize;
 use std::path::PathBuf;
@@ -189,25 +189,76 @@ pub struct Grid2Section {
 impl Grid2Section {
     /// The grid, with `halo` ghost layers.
     pub fn grid(&self, c: &Check, halo: usize) -> Result<Grid2> {
-        let axis = |n: usize, nk: &str, l: Option<f64>, lk: &str, d: Option<f64>, dk: &str| -> Result<f64> {
-            if n == 0 {
-                return c.fail(nk, "0: must be at least 1");
-            }
-            if n > crate::grid::MAX_CELLS_PER_AXIS {
-                return c.fail(nk, format!("{n}: at most {} cells per axis", crate::grid::MAX_CELLS_PER_AXIS));
-            }
-            match (l, d) {
-                (Some(l), None) => Ok(c.positive(lk, l)? / n as f64),
-                (None, Some(d)) => c.positive(dk, d),
-                (Some(_), Some(_)) => c.fail(dk, format!("give either {lk} or {dk}, not both")),
-                (None, None) => c.fail(lk, format!("missing: give the extent {lk} or the cell size {dk}")),
-            }
-        };
-        let dx = axis(self.nx, "grid.nx", self.lx, "grid.lx", self.dx, "grid.dx")?;
-        let dy = axis(self.ny, "grid.ny", self.ly, "grid.ly", self.dy, "grid.dy")?;
+        let dx = spacing(c, "x", self.nx, self.lx, self.dx)?;
+        let dy = spacing(c, "y", self.ny, self.ly, self.dy)?;
         if !self.origin.iter().all(|v| v.is_finite()) {
             return c.fail("grid.origin", format!("{:?}: must be finite", self.origin));
         }
         Ok(Grid2 { nx: self.nx, ny: self.ny, dx, dy, origin: (self.origin[0], self.origin[1]), halo })
+    }
+}
+
+/// The cell size along `axis` ("x", "y", "z") of `n` cells from the extent `l` or the size `d`
+/// (exactly one of them given), checked positive; the keys are `grid.n<axis>` and so on.
+fn spacing(c: &Check, axis: &str, n: usize, l: Option<f64>, d: Option<f64>) -> Result<f64> {
+    let (nk, lk, dk) = (format!("grid.n{axis}"), format!("grid.l{axis}"), format!("grid.d{axis}"));
+    if n == 0 {
+        return c.fail(&nk, "0: must be at least 1");
+    }
+    if n > crate::grid::MAX_CELLS_PER_AXIS {
+        return c.fail(&nk, format!("{n}: at most {} cells per axis", crate::grid::MAX_CELLS_PER_AXIS));
+    }
+    match (l, d) {
+        (Some(l), None) => Ok(c.positive(&lk, l)? / n as f64),
+        (None, Some(d)) => c.positive(&dk, d),
+        (Some(_), Some(_)) => c.fail(&dk, format!("give either {lk} or {dk}, not both")),
+        (None, None) => c.fail(&lk, format!("missing: give the extent {lk} or the cell size {dk}")),
+    }
+}
+
+/// `[grid]` of a solver that runs in two or three dimensions: the keys of [`Grid2Section`], and
+/// for a volume `nz` with `lz` or `dz` (and a third origin coordinate).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeshSection {
+    pub nx: usize,
+    pub ny: usize,
+    pub nz: Option<usize>,
+    pub lx: Option<f64>,
+    pub ly: Option<f64>,
+    pub lz: Option<f64>,
+    pub dx: Option<f64>,
+    pub dy: Option<f64>,
+    pub dz: Option<f64>,
+    /// Position of the grid's south-west (bottom) corner, metres: two or three values.
+    pub origin: Option<Vec<f64>>,
+}
+
+impl MeshSection {
+    /// The plane (no `nz`) or the volume of cells, with `halo` ghost layers.
+    pub fn mesh(&self, c: &Check, halo: usize) -> Result<Mesh> {
+        let dx = spacing(c, "x", self.nx, self.lx, self.dx)?;
+        let dy = spacing(c, "y", self.ny, self.ly, self.dy)?;
+        let dims = if self.nz.is_some() { 3 } else { 2 };
+        let origin = self.origin.clone().unwrap_or(vec![0.0; dims]);
+        if origin.len() != dims || !origin.iter().all(|v| v.is_finite()) {
+            let what = if dims == 3 {
+                "three finite numbers (x, y, z), as grid.nz is given"
+            } else {
+                "two finite numbers (x, y)"
+            };
+            return c.fail("grid.origin", format!("{origin:?}: must be {what}"));
+        }
+        let Some(nz) = self.nz else {
+            for (key, given) in [("grid.lz", self.lz.is_some()), ("grid.dz", self.dz.is_some())] {
+                if given {
+                    return c.fail(key, "only with grid.nz (a three-dimensional grid)");
+                }
+            }
+            return Ok(Mesh::Plane(Grid2 { nx: self.nx, ny: self.ny, dx, dy, origin: (origin[0], origin[1]), halo }));
+        };
+        let dz = spacing(c, "z", nz, self.lz, self.dz)?;
+        let origin = (origin[0], origin[1], origin[2]);
+        Ok(Mesh::Volume(Grid3 { nx: self.nx, ny: self.ny, nz, dx, dy, dz, origin, halo }))
     }
 }

@@ -10,7 +10,7 @@ mod common;
 pub mod flags;
 mod locate;
 
-pub use common::{Backend as BackendSetting, Format, Grid2Section, OutputSection, RunSection, Times};
+pub use common::{Backend as BackendSetting, Format, Grid2Section, MeshSection, OutputSection, RunSection, Times};
 pub use flags::{COMMON_FLAGS, Flag, Set, four_sides};
 
 use crate::{Error, Result};

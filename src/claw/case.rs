@@ -1,17 +1,16 @@
 //! Wave-propagation case files (`solver = "claw"`): the equations and their constants, the
-//! grid, the algorithm's choices (limiter, splitting, CFL targets), the boundary condition of
-//! each side, and the initial value of every field (`initial.rs`). Lengths in metres, time in
-//! seconds.
+//! grid (a plane, or a volume with `nz` for three-dimensional equations), the algorithm's
+//! choices (limiter, splitting, CFL targets), the boundary condition of each side, and the
+//! initial value of every field (`initial.rs`). Lengths in metres, time in seconds.
 
-use super::cpu::Setup;
+use super::cpu3::Setup3;
 use super::equations::{Data, Equations};
-use super::initial;
+use super::{initial, pictures};
 use super::{Cfl, Limiter, Splitting};
-use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, flags};
-use crate::grid::Grid2;
+use crate::case::{CaseDoc, Check, Common, Flag, MeshSection, Set, Times, flags};
+use crate::grid::Mesh;
 use crate::model::{Model, State};
-use crate::output::png::{MapOptions, write_field_png};
-use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate, time_tag};
+use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL};
@@ -20,7 +19,7 @@ use serde::Deserialize;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
-    grid: Grid2Section,
+    grid: MeshSection,
     /// `name` and the solver's constants.
     equations: toml::Table,
     time: TimeSection,
@@ -78,7 +77,8 @@ fn wall() -> String {
     "wall".into()
 }
 
-/// `[boundary]`: wall, outflow (extrapolation) or periodic per side.
+/// `[boundary]`: wall, outflow (extrapolation) or periodic per side; `bottom` and `top` (the
+/// sides across z) only in 3D.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Boundaries {
@@ -90,13 +90,18 @@ struct Boundaries {
     south: String,
     #[serde(default = "wall")]
     north: String,
+    bottom: Option<String>,
+    top: Option<String>,
 }
 
 impl Default for Boundaries {
     fn default() -> Self {
-        Boundaries { west: wall(), east: wall(), south: wall(), north: wall() }
+        Boundaries { west: wall(), east: wall(), south: wall(), north: wall(), bottom: None, top: None }
     }
 }
+
+/// The sides' names in `Setup3::bc`'s order.
+const SIDES: [&str; 6] = ["west", "east", "south", "north", "bottom", "top"];
 
 fn boundary_code(c: &Check, key: &str, name: &str) -> Result<u32> {
     match name {
@@ -112,7 +117,7 @@ pub struct ClawCase {
     info: CaseInfo,
     equations: Equations,
     data: Data,
-    grid: Grid2,
+    mesh: Mesh,
     times: Times,
     first_dt: f64,
     /// The initial integral of each state field over the domain.
@@ -125,7 +130,6 @@ impl ClawCase {
     pub fn load(doc: &CaseDoc) -> Result<ClawCase> {
         let (common, f): (Common, File) = doc.parse_case()?;
         let c = Check::new(doc);
-        let grid = f.grid.grid(&c, super::cpu::HALO as usize)?;
         let equations: Equations = match f.equations.get("name") {
             Some(toml::Value::String(name)) => name.parse().map_err(|e| doc.invalid("equations.name", e))?,
             Some(v) => return c.fail("equations.name", format!("{v}: a name ({})", Equations::names())),
@@ -146,9 +150,20 @@ impl ClawCase {
                 v => return c.fail(&full, format!("{v}: must be a finite number")),
             };
         }
+        // The equations decide the dimensions; the grid must have as many.
+        match (info.dims, f.grid.nz) {
+            (3, None) => {
+                return c.fail("grid.nz", format!("missing: {} is three-dimensional; give grid.nz and grid.lz (or grid.dz)", info.name));
+            }
+            (2, Some(_)) => {
+                return c.fail("grid.nz", format!("{} is two-dimensional; remove grid.nz (and grid.lz or grid.dz)", info.name));
+            }
+            _ => {}
+        }
+        let mesh = f.grid.mesh(&c, super::cpu::HALO as usize)?;
         let m = info.state as u64;
-        let host = host_bytes(m, info.fields.len() as u64 - m, grid.nx as u64, grid.ny as u64, common.run.precision);
-        crate::files::check_host_memory(&format!("a {}×{} grid of {}", grid.nx, grid.ny, info.name), host)
+        let host = host_bytes(m, info.fields.len() as u64 - m, &mesh.dims(), common.run.precision);
+        crate::files::check_host_memory(&format!("a {} grid of {}", shape(&mesh), info.name), host)
             .map_err(|e| doc.invalid("grid", e))?;
         let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
         for (key, v) in [("time.cfl", f.time.cfl), ("time.cfl_max", f.time.cfl_max)] {
@@ -172,26 +187,45 @@ impl ClawCase {
             other => return c.fail("numerics.splitting", format!("'{other}': expected godunov or strang")),
         };
         let b = &f.boundary;
-        let mut bc = [WALL; 4];
-        for (k, (name, v)) in [("west", &b.west), ("east", &b.east), ("south", &b.south), ("north", &b.north)].into_iter().enumerate() {
-            bc[k] = boundary_code(&c, &format!("boundary.{name}"), v)?;
+        let across_z = [&b.bottom, &b.top];
+        if let (2, Some(k)) = (info.dims, across_z.iter().position(|v| v.is_some())) {
+            return c.fail(
+                &format!("boundary.{}", SIDES[4 + k]),
+                format!("only for three-dimensional equations ({} is two-dimensional)", info.name),
+            );
         }
-        for (axis, pair) in [("west and east", [0, 1]), ("south and north", [2, 3])] {
-            if (bc[pair[0]] == PERIODIC) != (bc[pair[1]] == PERIODIC) {
-                return c.fail("boundary", format!("{axis} must both be periodic or neither"));
+        let wall = wall();
+        let given = [&b.west, &b.east, &b.south, &b.north, across_z[0].as_ref().unwrap_or(&wall), across_z[1].as_ref().unwrap_or(&wall)];
+        let mut bc = [WALL; 6];
+        for (k, v) in given.into_iter().enumerate() {
+            bc[k] = boundary_code(&c, &format!("boundary.{}", SIDES[k]), v)?;
+        }
+        for pair in bc.chunks(2).zip(SIDES.chunks(2)).take(info.dims) {
+            if (pair.0[0] == PERIODIC) != (pair.0[1] == PERIODIC) {
+                return c.fail("boundary", format!("{} and {} must both be periodic or neither", pair.1[0], pair.1[1]));
             }
         }
         let specs = initial::read(&c, &f.initial, &info.fields, info.name)?;
         let fields = specs
             .iter()
             .zip(&info.fields)
-            .map(|(spec, name)| initial::values(&c, &format!("initial.{name}"), spec, &grid))
+            .map(|(spec, name)| initial::values(&c, &format!("initial.{name}"), spec, &mesh))
             .collect::<Result<Vec<_>>>()?;
-        let setup = Setup {
-            nx: grid.nx,
-            ny: grid.ny,
-            dx: grid.dx,
-            dy: grid.dy,
+        let (nz, dz) = match mesh {
+            Mesh::Volume(g) => (g.nz, g.dz),
+            Mesh::Plane(_) => (1, 1.0),
+        };
+        let (nx, ny, dx, dy) = match mesh {
+            Mesh::Plane(g) => (g.nx, g.ny, g.dx, g.dy),
+            Mesh::Volume(g) => (g.nx, g.ny, g.dx, g.dy),
+        };
+        let setup = Setup3 {
+            nx,
+            ny,
+            nz,
+            dx,
+            dy,
+            dz,
             bc,
             limiter,
             splitting,
@@ -199,38 +233,27 @@ impl ClawCase {
         };
         let data = Data { setup, constants, fields };
         let first_dt = equations.first_dt(&data).map_err(|e| doc.invalid("initial", e))?;
-        let totals = data.fields[..info.state].iter().map(|f| grid.integrate(f)).collect();
-        let range = colour_range(info.fields[0], &data.fields[0]);
+        let totals = data.fields[..info.state].iter().map(|f| mesh.integrate(f)).collect();
+        let range = pictures::colour_range(&mesh, info.fields[0], &data.fields[0]);
         let info = CaseInfo::new(doc, "claw", common);
-        Ok(ClawCase { info, equations, data, grid, times, first_dt, totals, range })
+        Ok(ClawCase { info, equations, data, mesh, times, first_dt, totals, range })
     }
 }
 
-/// A fixed colour range for the pictures of field `name` from its initial values: from 0 for
-/// a depth; for a pressure or velocity perturbation, symmetric about 0 at half the initial
-/// peak (the pulse saturates at first; the waves it spreads into stay visible); the data's
-/// own range otherwise.
-fn colour_range(name: &str, v: &[f64]) -> (f64, f64) {
-    let (lo, hi) = v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
-    let span = |lo: f64, hi: f64| if hi > lo { (lo, hi) } else { (lo - 1.0, hi + 1.0) };
-    match name {
-        "h" => span(0.0, hi),
-        "p" | "u" | "v" | "w" => {
-            let m = 0.5 * lo.abs().max(hi.abs());
-            span(-m, m)
-        }
-        _ => span(lo, hi),
-    }
+/// "400×400" or "64×64×64": a grid's cells for messages.
+fn shape(mesh: &Mesh) -> String {
+    mesh.dims().iter().rev().map(|n| n.to_string()).collect::<Vec<_>>().join("×")
 }
 
-/// Host memory of a case with `m` state and `a` auxiliary fields on `nx × ny` cells, at its
-/// peak: the case's fields (f64) beside either the f64 CPU reference that checks them at
+/// Host memory of a case with `m` state and `a` auxiliary fields on cells of shape `dims`, at
+/// its peak: the case's fields (f64) beside either the f64 CPU reference that checks them at
 /// load, or, when it runs, the CPU reference in the run's precision (padded state and aux
 /// fields, and a trial's copy of the state: the GPU run starts from it too) and the runner's
 /// two states. Saturating, so an absurd grid is refused rather than overflowing.
-fn host_bytes(m: u64, a: u64, nx: u64, ny: u64, precision: Precision) -> u64 {
-    let cells = nx.saturating_mul(ny);
-    let padded = (nx + 4).saturating_mul(ny + 4);
+fn host_bytes(m: u64, a: u64, dims: &[usize], precision: Precision) -> u64 {
+    let halo = 2 * super::cpu::HALO as u64;
+    let cells = dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
+    let padded = dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64 + halo));
     let fields = (8 * (m + a)).saturating_mul(cells);
     let reference = |w: u64| (w * (2 * m + a)).saturating_mul(padded);
     let w = precision.bytes();
@@ -242,7 +265,7 @@ fn needs(case: &ClawCase, precision: Precision) -> Needs {
     let info = case.equations.info();
     let m = info.state as u64;
     let s = &case.data.setup;
-    let host = host_bytes(m, info.fields.len() as u64 - m, s.nx as u64, s.ny as u64, precision);
+    let host = host_bytes(m, info.fields.len() as u64 - m, &case.mesh.dims(), precision);
     let gpu = match precision {
         Precision::F32 => case.equations.device_bytes::<f32>(s),
         Precision::F64 => case.equations.device_bytes::<f64>(s),
@@ -256,8 +279,7 @@ impl Simulation for ClawCase {
         let info = self.equations.info();
         let constants: Vec<String> =
             info.constants.iter().zip(&self.data.constants).map(|((n, _), v)| format!("{n} = {v}")).collect();
-        let bcs: Vec<&str> = s
-            .bc
+        let bcs: Vec<&str> = s.bc[..2 * info.dims]
             .iter()
             .map(|&b| match b {
                 WALL => "wall",
@@ -265,13 +287,13 @@ impl Simulation for ClawCase {
                 _ => "outflow",
             })
             .collect();
+        let sizes: Vec<String> = [s.dx, s.dy, s.dz][..info.dims].iter().map(|d| format!("{d:.4} m")).collect();
+        let sides = if info.dims == 3 { "W, E, S, N, bottom, top" } else { "W, E, S, N" };
         format!(
-            "{} (wave propagation) on {}×{} cells of {:.4} m × {:.4} m{}; {} limiter, {:?} splitting, CFL {} (max {}); boundaries (W, E, S, N) {}",
+            "{} (wave propagation) on {} cells of {}{}; {} limiter, {:?} splitting, CFL {} (max {}); boundaries ({sides}) {}",
             info.name,
-            s.nx,
-            s.ny,
-            s.dx,
-            s.dy,
+            shape(&self.mesh),
+            sizes.join(" × "),
             if constants.is_empty() { String::new() } else { format!(", {}", constants.join(", ")) },
             s.limiter.name(),
             s.splitting,
@@ -283,8 +305,8 @@ impl Simulation for ClawCase {
     fn times(&self) -> &Times {
         &self.times
     }
-    fn grid(&self) -> &Grid2 {
-        &self.grid
+    fn mesh(&self) -> Mesh {
+        self.mesh
     }
     fn estimate_steps(&self) -> f64 {
         if self.first_dt.is_finite() && self.first_dt > 0.0 { (self.times.t_end / self.first_dt).ceil() } else { 1.0 }
@@ -298,7 +320,7 @@ impl Simulation for ClawCase {
             .iter()
             .zip(&self.totals)
             .map(|(f, &t0)| {
-                let t = self.grid.integrate(&f.data);
+                let t = self.mesh.integrate(&f.data);
                 format!("∫{} {t:.6e} ({:+.1e})", f.name, t - t0)
             })
             .collect();
@@ -307,24 +329,10 @@ impl Simulation for ClawCase {
     fn check<T: Real>(&self, state: &State<T>) -> Option<String> {
         let h = state.field("h")?;
         let k = h.data.iter().position(|v| v.to_f64() < 0.0)?;
-        let (row, col) = (k / self.grid.nx, k % self.grid.nx);
-        Some(format!("negative depth h[{row}, {col}] = {} (NumPy row, column of h.npy)", h.data[k]))
+        Some(format!("negative depth {} = {}", self.mesh.cell_note("h", k), h.data[k]))
     }
     fn pictures<T: Real>(&self, state: &State<T>, _: &mut Album, dir: &mut RunDir) -> Result<()> {
-        let Some(f) = state.fields.first() else { return Ok(()) };
-        let v: Vec<f64> = f.data.iter().map(|x| x.to_f64()).collect();
-        let t = time_tag(state.clock.t);
-        let s = &self.data.setup;
-        let mut map = MapOptions::new(
-            format!("{} at t = {t} s ({}x{} cells, {} m x {} m)", f.long_name, s.nx, s.ny, s.nx as f64 * s.dx, s.ny as f64 * s.dy),
-            format!("{} [{}]", f.name, f.units),
-        )
-        .in_metres(self.grid.edges());
-        map.range = Some(self.range);
-        if matches!(f.name, "p" | "u" | "v" | "w") {
-            map.colormap = crate::output::png::Colormap::diverging();
-        }
-        dir.write(&format!("{}_t{t}.png", f.name), |path| write_field_png(path, &v, s.nx, s.ny, &map))
+        pictures::write(&self.mesh, state, self.range, dir)
     }
 }
 
@@ -346,9 +354,11 @@ impl Case for ClawCase {
 static FLAGS: &[Flag] = &[
     flags::NX,
     flags::NY,
+    Flag::new("nz", "N", Set::Int("grid.nz"), "cells in z (three-dimensional equations only)"),
     flags::T_END,
     flags::SNAPSHOTS,
     flags::BOUNDARY,
+    Flag::new("boundary-z", "BC", Set::Custom(bottom_and_top), "in 3D, bottom and top: one condition or two (bottom,top)"),
     Flag::new("limiter", "NAME", Set::Text("numerics.limiter"), "wave limiter: none, minmod, superbee, vanleer or mc"),
     Flag::new("splitting", "godunov|strang", Set::Text("numerics.splitting"), "dimensional splitting: x then y (godunov), or x/2, y, x/2 (strang)"),
     Flag::new("cfl", "C", Set::Float("time.cfl"), "the CFL number each Δt aims at, in (0, cfl_max]"),
@@ -358,9 +368,20 @@ static FLAGS: &[Flag] = &[
 /// The registry's entry.
 pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     name: "claw",
-    about: "wave propagation (LeVeque's algorithm, Clawpack style): advection, acoustics, shallow water (Roe, HLLE) (seed 002)",
+    about: "wave propagation (LeVeque's algorithm, Clawpack style): advection, acoustics in 2D and 3D, shallow water (Roe, HLLE) (seed 002)",
     flags: FLAGS,
     #[cfg(feature = "bench")]
     bench: Some(super::bench::SUITE),
     load: |doc| Ok(Box::new(ClawCase::load(doc)?)),
 };
+
+/// `--boundary-z`'s rule: one condition for the bottom and the top, or two.
+fn bottom_and_top(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::Value)>, String> {
+    let parts: Vec<&str> = raw.split(',').map(str::trim).collect();
+    let two = match parts.len() {
+        1 => [parts[0]; 2],
+        2 => [parts[0], parts[1]],
+        n => return Err(format!("one condition or two (bottom,top), not {n}")),
+    };
+    Ok(["boundary.bottom", "boundary.top"].into_iter().zip(two).map(|(k, v)| (k, v.into())).collect())
+}

@@ -10,7 +10,7 @@
 //! The CFL number of a step is the largest Δt·|s|/Δ of any wave of any sweep, half sweeps
 //! measured against the full Δt.
 
-use super::cpu::{Clock, HALO, Step};
+use super::cpu::{Clock, HALO, Setup, Step};
 use super::{Cfl, Splitting, lines};
 use crate::{Error, Real, Result};
 use kernels::claw::{Limiter, Riemann};
@@ -58,6 +58,22 @@ impl Setup3 {
     /// The padded layout of every field.
     pub fn layout(&self) -> Layout3 {
         Layout3::new(self.nx as u32, self.ny as u32, self.nz as u32, HALO)
+    }
+
+    /// The 2D set-up of the plane z = 0: x and y as they are (the bottom and top sides and dz
+    /// dropped).
+    pub fn plane(&self) -> Setup {
+        let [w, e, s, n, ..] = self.bc;
+        Setup {
+            nx: self.nx,
+            ny: self.ny,
+            dx: self.dx,
+            dy: self.dy,
+            bc: [w, e, s, n],
+            limiter: self.limiter,
+            splitting: self.splitting,
+            cfl: self.cfl,
+        }
     }
 
     /// The cell size along axis `dir`.

@@ -4,12 +4,13 @@
 //! initial data inadmissible — the solver's file (`gpu/src/claw/riemann/`) declares.
 
 use super::cpu::{Claw2, Setup};
-use super::model::ClawModel;
-use super::{Acoustics2d, Advection, ShallowHlle, ShallowRoe};
+use super::cpu3::{Claw3, Setup3};
+use super::model::{ClawModel2, ClawModel3};
+use super::{Acoustics2d, Acoustics3d, Advection, ShallowHlle, ShallowRoe};
 use crate::model::Model;
 use crate::runtime::Backend;
 use crate::{GpuReal, Result};
-use kernels::claw::{Kernels, Riemann};
+use kernels::claw::{Kernels, Kernels3, Riemann};
 
 /// What a solver declares.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,64 +21,118 @@ pub struct Info {
     /// How many of `fields` are state fields (the rest are auxiliary).
     pub state: usize,
     pub constants: &'static [(&'static str, f64)],
+    /// 2 or 3: the dimensions the solver's kernels sweep.
+    pub dims: usize,
 }
 
 impl Info {
-    fn of<T: GpuReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>() -> Info {
+    fn of<T: GpuReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(dims: usize) -> Info {
         let mut fields: Vec<&'static str> = R::FIELDS.to_vec();
         fields.extend(R::AUX);
-        Info { name: R::NAME, fields, state: M, constants: R::CONSTANTS }
+        Info { name: R::NAME, fields, state: M, constants: R::CONSTANTS, dims }
     }
 }
 
-/// A case's data, solver-independent: the set-up, the constants' values (in the solver's
-/// order, defaults filled in), and every field's interior values (state fields, then
-/// auxiliary fields; row-major).
+/// A case's data, solver-independent: the set-up (in 2D `nz` is 1 and the bottom and top sides
+/// are not used: [`Setup3::plane`]), the constants' values (in the solver's order, defaults
+/// filled in), and every field's interior values (state fields, then auxiliary fields; x
+/// fastest, then y, then z).
 #[derive(Clone, Debug)]
 pub struct Data {
-    pub setup: Setup,
+    pub setup: Setup3,
     pub constants: Vec<f64>,
     pub fields: Vec<Vec<f64>>,
 }
 
-/// The CPU reference of `data` in precision T at t = 0 (which checks the data admissible),
-/// and its solver.
-fn reference<T: GpuReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
-    data: &Data,
-) -> Result<(R, Claw2<T, R, M, W, A>)> {
-    let solver = R::with_constants(&data.constants);
-    let cells = data.setup.nx * data.setup.ny;
-    let q: Vec<[T; M]> = (0..cells).map(|c| std::array::from_fn(|m| T::from_f64(data.fields[m][c]))).collect();
-    let aux: Vec<[T; A]> = (0..cells).map(|c| std::array::from_fn(|a| T::from_f64(data.fields[M + a][c]))).collect();
-    let run = Claw2::new(solver, data.setup, &q, &aux)?;
-    Ok((solver, run))
+impl Data {
+    /// The first M fields as states and the rest as auxiliary values, in precision T.
+    fn cells<T: GpuReal, const M: usize, const A: usize>(&self) -> (Vec<[T; M]>, Vec<[T; A]>) {
+        let cells = self.fields.first().map_or(0, Vec::len);
+        let q = (0..cells).map(|c| std::array::from_fn(|m| T::from_f64(self.fields[m][c]))).collect();
+        let aux = (0..cells).map(|c| std::array::from_fn(|a| T::from_f64(self.fields[M + a][c]))).collect();
+        (q, aux)
+    }
 }
 
-fn model<'a, T: GpuReal, R: Kernels<T, M, W, A> + 'a, const M: usize, const W: usize, const A: usize>(
-    data: &Data,
-    backend: &Backend,
-) -> Result<Box<dyn Model<T> + 'a>> {
-    let (solver, run) = reference::<T, R, M, W, A>(data)?;
-    Ok(Box::new(ClawModel::new(backend, solver, run)?))
+/// A system of equations' runs in two dimensions.
+mod plane {
+    use super::*;
+
+    pub const DIMS: usize = 2;
+
+    /// The CPU reference of `data` in precision T at t = 0 (which checks the data admissible),
+    /// and its solver.
+    fn reference<T: GpuReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+        data: &Data,
+    ) -> Result<(R, Claw2<T, R, M, W, A>)> {
+        let solver = R::with_constants(&data.constants);
+        let (q, aux) = data.cells::<T, M, A>();
+        Ok((solver, Claw2::new(solver, data.setup.plane(), &q, &aux)?))
+    }
+
+    pub fn model<'a, T: GpuReal, R: Kernels<T, M, W, A> + 'a, const M: usize, const W: usize, const A: usize>(
+        data: &Data,
+        backend: &Backend,
+    ) -> Result<Box<dyn Model<T> + 'a>> {
+        let (solver, run) = reference::<T, R, M, W, A>(data)?;
+        Ok(Box::new(ClawModel2::new(backend, solver, run)?))
+    }
+
+    /// The first Δt of `data` (infinite for a state without waves), checking it admissible.
+    pub fn first_dt<T: GpuReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+        data: &Data,
+    ) -> Result<f64> {
+        Ok(reference::<T, R, M, W, A>(data)?.1.next_dt())
+    }
+
+    /// Device memory of a run on the GPU, bytes.
+    pub fn device_bytes<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+        setup: &Setup3,
+    ) -> u64 {
+        let s: Setup = setup.plane();
+        super::super::gpu::GpuClaw2::<T, R, M, W, A>::device_bytes(s.nx, s.ny)
+    }
 }
 
-/// The first Δt of `data` (infinite for a state without waves), checking it admissible.
-fn first_dt<T: GpuReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
-    data: &Data,
-) -> Result<f64> {
-    Ok(reference::<T, R, M, W, A>(data)?.1.next_dt())
+/// A system of equations' runs in three dimensions.
+mod volume {
+    use super::*;
+
+    pub const DIMS: usize = 3;
+
+    fn reference<T: GpuReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+        data: &Data,
+    ) -> Result<(R, Claw3<T, R, M, W, A>)> {
+        let solver = R::with_constants(&data.constants);
+        let (q, aux) = data.cells::<T, M, A>();
+        Ok((solver, Claw3::new(solver, data.setup, &q, &aux)?))
+    }
+
+    pub fn model<'a, T: GpuReal, R: Kernels3<T, M, W, A> + 'a, const M: usize, const W: usize, const A: usize>(
+        data: &Data,
+        backend: &Backend,
+    ) -> Result<Box<dyn Model<T> + 'a>> {
+        let (solver, run) = reference::<T, R, M, W, A>(data)?;
+        Ok(Box::new(ClawModel3::new(backend, solver, run)?))
+    }
+
+    pub fn first_dt<T: GpuReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+        data: &Data,
+    ) -> Result<f64> {
+        Ok(reference::<T, R, M, W, A>(data)?.1.clock().next_dt())
+    }
+
+    pub fn device_bytes<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+        setup: &Setup3,
+    ) -> u64 {
+        super::super::gpu3::GpuClaw3::<T, R, M, W, A>::device_bytes(setup)
+    }
 }
 
-/// Device memory of a run on the GPU, bytes.
-fn device_bytes<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
-    setup: &Setup,
-) -> u64 {
-    super::gpu::GpuClaw2::<T, R, M, W, A>::device_bytes(setup.nx, setup.ny)
-}
-
-/// Declares [`Equations`] from one line per solver: `Variant => type (T the precision), M, W, A;`.
+/// Declares [`Equations`] from one line per solver: `Variant => type (T the precision), M, W,
+/// A in plane;` (2D kernels) or `… in volume;` (3D kernels).
 macro_rules! equations {
-    ($($variant:ident => $ty:ty, $m:literal, $w:literal, $a:literal;)*) => {
+    ($($variant:ident => $ty:ty, $m:literal, $w:literal, $a:literal in $dims:ident;)*) => {
         /// A system of equations with its Riemann solver.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum Equations { $($variant),* }
@@ -86,17 +141,17 @@ macro_rules! equations {
             pub const ALL: &'static [Equations] = &[$(Equations::$variant),*];
 
             fn info_in<T: GpuReal>(self) -> Info {
-                match self { $(Equations::$variant => Info::of::<T, $ty, $m, $w, $a>()),* }
+                match self { $(Equations::$variant => Info::of::<T, $ty, $m, $w, $a>($dims::DIMS)),* }
             }
 
             /// The model of `data` on `backend` in precision T.
             pub fn model<'a, T: GpuReal>(self, data: &Data, backend: &Backend) -> Result<Box<dyn Model<T> + 'a>> {
-                match self { $(Equations::$variant => model::<T, $ty, $m, $w, $a>(data, backend)),* }
+                match self { $(Equations::$variant => $dims::model::<T, $ty, $m, $w, $a>(data, backend)),* }
             }
 
             /// The GPU memory a run of `setup` takes in precision T, bytes.
-            pub fn device_bytes<T: GpuReal>(self, setup: &Setup) -> u64 {
-                match self { $(Equations::$variant => device_bytes::<T, $ty, $m, $w, $a>(setup)),* }
+            pub fn device_bytes<T: GpuReal>(self, setup: &Setup3) -> u64 {
+                match self { $(Equations::$variant => $dims::device_bytes::<T, $ty, $m, $w, $a>(setup)),* }
             }
 
             /// The first Δt of `data`; an error naming the first inadmissible cell.
@@ -105,17 +160,18 @@ macro_rules! equations {
             }
 
             fn first_dt_in<T: GpuReal>(self, data: &Data) -> Result<f64> {
-                match self { $(Equations::$variant => first_dt::<T, $ty, $m, $w, $a>(data)),* }
+                match self { $(Equations::$variant => $dims::first_dt::<T, $ty, $m, $w, $a>(data)),* }
             }
         }
     };
 }
 
 equations! {
-    Advection => Advection<T>, 1, 1, 0;
-    Acoustics2d => Acoustics2d, 3, 2, 2;
-    ShallowRoe => ShallowRoe<T>, 3, 3, 0;
-    ShallowHlle => ShallowHlle<T>, 3, 2, 0;
+    Advection => Advection<T>, 1, 1, 0 in plane;
+    Acoustics2d => Acoustics2d, 3, 2, 2 in plane;
+    ShallowRoe => ShallowRoe<T>, 3, 3, 0 in plane;
+    ShallowHlle => ShallowHlle<T>, 3, 2, 0 in plane;
+    Acoustics3d => Acoustics3d, 4, 2, 2 in volume;
 }
 
 impl Equations {

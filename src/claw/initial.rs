@@ -1,6 +1,7 @@
 //! Initial data of a wave-propagation case: every state and auxiliary field named by the
 //! solver (`Riemann::FIELDS`, `Riemann::AUX`) gets a value in `[initial]`, either a number or
-//! one profile: a disc, a Gaussian, two half-planes, or an NPY file of shape (ny, nx).
+//! one profile: a disc (a ball in 3D), a Gaussian, two half-planes (half-spaces), or an NPY
+//! file of shape (ny, nx), or (nz, ny, nx) in 3D. Centres are (x, y), or (x, y, z) in 3D.
 //!
 //! ```toml
 //! [initial]
@@ -11,7 +12,7 @@
 
 use crate::Result;
 use crate::case::Check;
-use crate::grid::Grid2;
+use crate::grid::Mesh;
 use serde::Deserialize;
 use std::path::PathBuf;
 
@@ -27,13 +28,13 @@ pub enum Field {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Profile {
     /// `inside` within `radius` of `centre`, `outside` elsewhere.
-    Disc { centre: Option<[f64; 2]>, radius: f64, inside: f64, outside: f64 },
+    Disc { centre: Option<Vec<f64>>, radius: f64, inside: f64, outside: f64 },
     /// base + amplitude·exp(−r²/width²), r the distance from `centre`.
-    Gaussian { centre: Option<[f64; 2]>, width: f64, amplitude: f64, base: f64 },
-    /// `below` where the coordinate along `axis` ("x" or "y") is under `at`, `above` elsewhere
-    /// (two media, say).
+    Gaussian { centre: Option<Vec<f64>>, width: f64, amplitude: f64, base: f64 },
+    /// `below` where the coordinate along `axis` ("x", "y", or in 3D "z") is under `at`,
+    /// `above` elsewhere (two media, say).
     Halves { axis: String, at: f64, below: f64, above: f64 },
-    /// The values of an NPY file of shape (ny, nx), row-major with x fastest.
+    /// The values of an NPY file of shape (ny, nx) or (nz, ny, nx), x fastest.
     File(PathBuf),
 }
 
@@ -67,57 +68,68 @@ fn finite(c: &Check, key: &str, v: f64) -> Result<f64> {
     if v.is_finite() { Ok(v) } else { c.fail(key, format!("{v}: must be finite")) }
 }
 
-/// The field's values on `grid`, row-major; `key` names it in messages.
-pub fn values(c: &Check, key: &str, field: &Field, grid: &Grid2) -> Result<Vec<f64>> {
-    let (nx, ny) = (grid.nx, grid.ny);
-    let (lx, ly) = grid.extent();
-    let centre = |at: Option<[f64; 2]>| at.unwrap_or([grid.origin.0 + 0.5 * lx, grid.origin.1 + 0.5 * ly]);
-    let each = |f: &dyn Fn(f64, f64) -> f64| -> Vec<f64> {
-        (0..nx * ny)
-            .map(|k| {
-                let (x, y) = grid.centre(k % nx, k / nx);
-                f(x, y)
-            })
-            .collect()
+/// The field's values on `mesh`, x fastest; `key` names it in messages.
+pub fn values(c: &Check, key: &str, field: &Field, mesh: &Mesh) -> Result<Vec<f64>> {
+    let cells = mesh.cells();
+    let dims = mesh.dims().len();
+    let mid = |k: usize| (mesh.centre(0)[k] + mesh.centre(cells - 1)[k]) / 2.0;
+    // The centre a profile gives (as many coordinates as the mesh has axes), or the domain's.
+    let centre = |name: &str, at: &Option<Vec<f64>>| -> Result<[f64; 3]> {
+        match at {
+            None => Ok([mid(0), mid(1), mid(2)]),
+            Some(v) if v.len() == dims && v.iter().all(|x| x.is_finite()) => Ok([v[0], v[1], v.get(2).copied().unwrap_or(0.0)]),
+            Some(v) => {
+                let what = if dims == 3 { "three finite numbers (x, y, z)" } else { "two finite numbers (x, y)" };
+                c.fail(&format!("{key}.{name}.centre"), format!("{v:?}: must be {what}"))
+            }
+        }
     };
+    let each = |f: &dyn Fn([f64; 3]) -> f64| -> Vec<f64> { (0..cells).map(|k| f(mesh.centre(k))).collect() };
+    let distance2 = |p: [f64; 3], o: [f64; 3]| (0..3).map(|k| (p[k] - o[k]).powi(2)).sum::<f64>();
     Ok(match field {
-        Field::Constant(v) => vec![*v; nx * ny],
+        Field::Constant(v) => vec![*v; cells],
         Field::Profile(Profile::Disc { centre: at, radius, inside, outside }) => {
             c.positive(&format!("{key}.disc.radius"), *radius)?;
             for (k, v) in [("inside", inside), ("outside", outside)] {
                 finite(c, &format!("{key}.disc.{k}"), *v)?;
             }
-            let [cx, cy] = centre(*at);
-            each(&|x, y| if (x - cx).hypot(y - cy) <= *radius { *inside } else { *outside })
+            let o = centre("disc", at)?;
+            each(&|p| if distance2(p, o) <= radius * radius { *inside } else { *outside })
         }
         Field::Profile(Profile::Gaussian { centre: at, width, amplitude, base }) => {
             c.positive(&format!("{key}.gaussian.width"), *width)?;
             for (k, v) in [("amplitude", amplitude), ("base", base)] {
                 finite(c, &format!("{key}.gaussian.{k}"), *v)?;
             }
-            let [cx, cy] = centre(*at);
-            each(&|x, y| base + amplitude * (-((x - cx).powi(2) + (y - cy).powi(2)) / (width * width)).exp())
+            let o = centre("gaussian", at)?;
+            each(&|p| base + amplitude * (-distance2(p, o) / (width * width)).exp())
         }
         Field::Profile(Profile::Halves { axis, at, below, above }) => {
-            let along_x = match axis.as_str() {
-                "x" => true,
-                "y" => false,
-                other => return c.fail(&format!("{key}.halves.axis"), format!("'{other}': expected x or y")),
+            let along = match (axis.as_str(), dims) {
+                ("x", _) => 0,
+                ("y", _) => 1,
+                ("z", 3) => 2,
+                (other, _) => {
+                    let expected = if dims == 3 { "x, y or z" } else { "x or y" };
+                    return c.fail(&format!("{key}.halves.axis"), format!("'{other}': expected {expected}"));
+                }
             };
             for (k, v) in [("at", at), ("below", below), ("above", above)] {
                 finite(c, &format!("{key}.halves.{k}"), *v)?;
             }
-            each(&|x, y| if (if along_x { x } else { y }) < *at { *below } else { *above })
+            each(&|p| if p[along] < *at { *below } else { *above })
         }
         Field::Profile(Profile::File(path)) => {
             let path = c.path(path);
             let fkey = format!("{key}.file");
-            let (data, dims) = crate::output::read_npy_f64(&path).map_err(|e| c.doc().invalid(&fkey, e))?;
-            if dims != [ny, nx] {
-                return c.fail(&fkey, format!("{}: shape {dims:?}; expected [{ny}, {nx}] (ny, nx)", path.display()));
+            let (data, shape) = crate::output::read_npy_f64(&path).map_err(|e| c.doc().invalid(&fkey, e))?;
+            let expected = mesh.dims();
+            if shape != expected {
+                let axes = if dims == 3 { "(nz, ny, nx)" } else { "(ny, nx)" };
+                return c.fail(&fkey, format!("{}: shape {shape:?}; expected {expected:?} {axes}", path.display()));
             }
             if let Some(k) = data.iter().position(|v| !v.is_finite()) {
-                return c.fail(&fkey, format!("{}: value [{}, {}] is {}", path.display(), k / nx, k % nx, data[k]));
+                return c.fail(&fkey, format!("{}: value {:?} is {}", path.display(), mesh.index(k), data[k]));
             }
             data
         }

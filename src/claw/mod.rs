@@ -17,6 +17,7 @@ pub mod gpu3;
 mod initial;
 mod lines;
 mod model;
+mod pictures;
 pub mod stepper;
 
 pub use case::{ClawCase, SOLVER};

@@ -2,37 +2,122 @@
 //! Riemann solver with core kernels. On the GPU the device decides every step (Δt, reject and
 //! redo); the host reads the clock between batches.
 
-use super::cpu::{Claw2, Clock as ClawClock};
+use super::cpu::{Claw2, Clock as ClawClock, Step};
+use super::cpu3::Claw3;
 use super::gpu::GpuClaw2;
+use super::gpu3::GpuClaw3;
 use crate::model::{Clock, Halt, Model, Output, State, Until};
 use crate::runtime::{Backend, Gpu};
-use crate::{GpuReal, Result};
-use kernels::claw::Kernels;
+use crate::{GpuReal, Real, Result};
+use kernels::claw::{Kernels, Kernels3};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// A run of solver `R` on either backend.
-pub struct ClawModel<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> {
-    on: On<T, R, M, W, A>,
+/// What a model needs of a CPU reference run, in 2D ([`Claw2`]) or 3D ([`Claw3`]).
+pub trait Reference<T: Real, const M: usize> {
+    /// One accepted step towards `t_end`.
+    fn step(&mut self, t_end: f64) -> Result<Step>;
+    fn clock(&self) -> &ClawClock;
+    /// The interior states, x fastest.
+    fn state(&self) -> Vec<[T; M]>;
+}
+
+/// What a model needs of a run on the GPU, in 2D ([`GpuClaw2`]) or 3D ([`GpuClaw3`]).
+pub trait DeviceRun<T: GpuReal, const M: usize> {
+    /// Steps towards `t_stop` (see `GpuRun::advance`).
+    fn advance(&mut self, gpu: &Gpu, t_stop: f64, max_steps: u64, deadline: Option<Instant>) -> Result<ClawClock>;
+    fn clock(&self) -> ClawClock;
+    /// The interior states, x fastest (synchronises).
+    fn state(&self, gpu: &Gpu) -> Result<Vec<[T; M]>>;
+}
+
+macro_rules! runs {
+    ($($cpu:ident, $gpu:ident, $kernels:ident;)*) => {$(
+        impl<T: Real, R: kernels::claw::Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>
+            Reference<T, M> for $cpu<T, R, M, W, A>
+        {
+            fn step(&mut self, t_end: f64) -> Result<Step> {
+                <$cpu<T, R, M, W, A>>::step(self, t_end)
+            }
+            fn clock(&self) -> &ClawClock {
+                <$cpu<T, R, M, W, A>>::clock(self)
+            }
+            fn state(&self) -> Vec<[T; M]> {
+                <$cpu<T, R, M, W, A>>::state(self)
+            }
+        }
+
+        impl<T: GpuReal, R: $kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> DeviceRun<T, M>
+            for $gpu<T, R, M, W, A>
+        {
+            fn advance(&mut self, gpu: &Gpu, t_stop: f64, max_steps: u64, deadline: Option<Instant>) -> Result<ClawClock> {
+                <$gpu<T, R, M, W, A>>::advance(self, gpu, t_stop, max_steps, deadline)
+            }
+            fn clock(&self) -> ClawClock {
+                <$gpu<T, R, M, W, A>>::clock(self)
+            }
+            fn state(&self, gpu: &Gpu) -> Result<Vec<[T; M]>> {
+                <$gpu<T, R, M, W, A>>::state(self, gpu)
+            }
+        }
+    )*};
+}
+
+runs! {
+    Claw2, GpuClaw2, Kernels;
+    Claw3, GpuClaw3, Kernels3;
+}
+
+/// A run of a solver with M state fields on either backend, in 2D or 3D: the CPU reference `C`
+/// or the GPU run `G`.
+pub struct ClawModel<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> {
+    on: On<C, G>,
+    fields: [&'static str; M],
+    /// The fields' NumPy shape.
     dims: Vec<usize>,
     halt: Option<Halt>,
+    _real: std::marker::PhantomData<T>,
 }
 
-enum On<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> {
-    Cpu(Box<Claw2<T, R, M, W, A>>),
-    Gpu(Arc<Gpu>, Box<GpuClaw2<T, R, M, W, A>>),
+enum On<C, G> {
+    Cpu(Box<C>),
+    Gpu(Arc<Gpu>, Box<G>),
 }
 
-impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> ClawModel<T, R, M, W, A> {
+/// A 2D run of solver `R`.
+pub type ClawModel2<T, R, const M: usize, const W: usize, const A: usize> =
+    ClawModel<T, Claw2<T, R, M, W, A>, GpuClaw2<T, R, M, W, A>, M>;
+/// A 3D run of solver `R`.
+pub type ClawModel3<T, R, const M: usize, const W: usize, const A: usize> =
+    ClawModel<T, Claw3<T, R, M, W, A>, GpuClaw3<T, R, M, W, A>, M>;
+
+impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> ClawModel2<T, R, M, W, A> {
     /// The run of `cpu` (the CPU reference, set up and at its start) on `backend`.
     pub fn new(backend: &Backend, solver: R, cpu: Claw2<T, R, M, W, A>) -> Result<Self> {
-        let s = cpu.setup();
-        let dims = vec![s.ny, s.nx];
+        let s = *cpu.setup();
         let on = match backend {
             Backend::Gpu(gpu) => On::Gpu(gpu.clone(), Box::new(GpuClaw2::new(gpu, solver, &cpu)?)),
             Backend::Cpu { .. } => On::Cpu(Box::new(cpu)),
         };
-        Ok(ClawModel { on, dims, halt: None })
+        Ok(ClawModel::with(on, R::FIELDS, vec![s.ny, s.nx]))
+    }
+}
+
+impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const A: usize> ClawModel3<T, R, M, W, A> {
+    /// The run of `cpu` (the 3D CPU reference, set up and at its start) on `backend`.
+    pub fn new(backend: &Backend, solver: R, cpu: Claw3<T, R, M, W, A>) -> Result<Self> {
+        let s = *cpu.setup();
+        let on = match backend {
+            Backend::Gpu(gpu) => On::Gpu(gpu.clone(), Box::new(GpuClaw3::new(gpu, solver, &cpu)?)),
+            Backend::Cpu { .. } => On::Cpu(Box::new(cpu)),
+        };
+        Ok(ClawModel::with(on, R::FIELDS, vec![s.nz, s.ny, s.nx]))
+    }
+}
+
+impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> ClawModel<T, C, G, M> {
+    fn with(on: On<C, G>, fields: [&'static str; M], dims: Vec<usize>) -> Self {
+        ClawModel { on, fields, dims, halt: None, _real: std::marker::PhantomData }
     }
 
     fn claw_clock(&self) -> ClawClock {
@@ -62,9 +147,7 @@ pub fn describe_field(name: &str) -> (&'static str, &'static str) {
     }
 }
 
-impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> Model<T>
-    for ClawModel<T, R, M, W, A>
-{
+impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T> for ClawModel<T, C, G, M> {
     fn describe(&self) -> String {
         match &self.on {
             On::Cpu(_) => format!("CPU reference ({} threads)", rayon::current_num_threads()),
@@ -82,7 +165,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         }
         match &mut self.on {
             On::Cpu(m) => {
-                while m.time() < until.t && m.steps() < until.steps {
+                while m.clock().time() < until.t && m.clock().steps() < until.steps {
                     if until.deadline.is_some_and(|d| Instant::now() >= d) {
                         break;
                     }
@@ -106,7 +189,8 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
             On::Cpu(m) => m.state(),
             On::Gpu(gpu, m) => m.state(gpu)?,
         };
-        let fields = R::FIELDS
+        let fields = self
+            .fields
             .iter()
             .enumerate()
             .map(|(k, &name)| {

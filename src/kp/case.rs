@@ -5,7 +5,7 @@ use super::gpu::{FluxVariant, Launch};
 use super::model::{EarlyExit, KpModel};
 use super::{Boundary, Problem, Scheme, WetDry, setup};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, flags};
-use crate::grid::Grid2;
+use crate::grid::{Grid2, Mesh};
 use crate::model::{Halt, Model, State};
 use crate::output::png::{MapOptions, PlotOptions, Series, write_field_png, write_line_plot_png};
 use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate, time_tag};
@@ -340,8 +340,8 @@ impl Simulation for KpCase {
     fn times(&self) -> &Times {
         &self.times
     }
-    fn grid(&self) -> &Grid2 {
-        &self.grid
+    fn mesh(&self) -> Mesh {
+        Mesh::Plane(self.grid)
     }
     fn estimate_steps(&self) -> f64 {
         let p = &self.problem;

@@ -8,7 +8,7 @@
 
 use super::{Case, Norms, Outcome, RunDir, RunOptions, start};
 use crate::case::{Format, Times};
-use crate::grid::Grid2;
+use crate::grid::Mesh;
 use crate::model::{Clock, Halt, Model, State, Until};
 use crate::output::write_npy;
 use crate::runtime::Backend;
@@ -26,8 +26,8 @@ pub trait Simulation: Case {
     /// One line on what is simulated: grid, constants, boundaries.
     fn describe(&self) -> String;
     fn times(&self) -> &Times;
-    /// The grid the output fields live on, for naming cells in messages.
-    fn grid(&self) -> &Grid2;
+    /// The cells the output fields live on, for naming cells in messages.
+    fn mesh(&self) -> Mesh;
     /// Steps the run will take, estimated from the initial state (a run estimated past its
     /// step limit is refused before it starts).
     fn estimate_steps(&self) -> f64;
@@ -81,19 +81,13 @@ pub fn simulate<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
     result
 }
 
-/// The first cell of `state` that is not finite: "h[3, 7] = NaN".
-fn first_non_finite<T: Real>(state: &State<T>, grid: &Grid2) -> Option<String> {
+/// The first cell of `state` that is not finite: "h[3, 7] (NumPy row 3, column 7 of h.npy; …) = NaN".
+fn first_non_finite<T: Real>(state: &State<T>, mesh: &Mesh) -> Option<String> {
     for f in &state.fields {
         if let Some(k) = f.data.iter().position(|v| !v.is_finite()) {
-            let nx = *f.dims.last().unwrap_or(&1);
-            let (row, col) = (k / nx.max(1), k % nx.max(1));
-            let at = if f.dims.len() == 2 && row < grid.ny && col < grid.nx {
-                let (x, y) = grid.centre(col, row);
-                format!(" (NumPy row {row}, column {col} of {}.npy; x = {x:.4} m, y = {y:.4} m)", f.name)
-            } else {
-                String::new()
-            };
-            return Some(format!("{}[{row}, {col}] = {}{at}", f.name, f.data[k]));
+            let at =
+                if f.dims == mesh.dims() { mesh.cell_note(f.name, k) } else { format!("{}[{k}] (flat index)", f.name) };
+            return Some(format!("{at} = {}", f.data[k]));
         }
     }
     None
@@ -131,7 +125,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
     // The last state that passed the checks: what progress lines, snapshots and a blow-up's
     // last_good files show.
     let mut good = model.state()?;
-    if let Some(bad) = first_non_finite(&good, sim.grid()).or_else(|| sim.check(&good)) {
+    if let Some(bad) = first_non_finite(&good, &sim.mesh()).or_else(|| sim.check(&good)) {
         return Err(Error::invalid(format!("{}: the initial state is not valid: {bad}", info.name)));
     }
     say(format!("  t = 0 {}: {}", times.unit, sim.progress(&good)));
@@ -153,7 +147,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
                 continue;
             }
             let state = model.state()?;
-            let bad = first_non_finite(&state, sim.grid()).or_else(|| sim.check(&state));
+            let bad = first_non_finite(&state, &sim.mesh()).or_else(|| sim.check(&state));
             if let Some(why) = bad.clone().or_else(|| clock.halt.map(|h| sim.halted(&h, &state))) {
                 return blew_up(sim, dir, &good, &clock, bad.is_some(), &why, &state);
             }
@@ -180,7 +174,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
         }
     }
     let secs = started.elapsed().as_secs_f64();
-    let cells = sim.grid().cells() as f64;
+    let cells = sim.mesh().cells() as f64;
     say(format!(
         "done: {} steps to t = {} {} in {secs:.2} s ({:.3e} cell updates/s, output included); results in {}",
         good.clock.steps,

@@ -6,7 +6,7 @@ use super::model::{SedimentModel, StepPolicy};
 use super::{Problem, Scheme, Side, StepVariant, setup};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times};
 use crate::field::Field2;
-use crate::grid::Grid2;
+use crate::grid::{Grid2, Mesh};
 use crate::model::{Model, State};
 use crate::output::png::{Colormap, MapOptions, write_field_png};
 use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
@@ -297,8 +297,8 @@ impl Simulation for SedimentCase {
     fn times(&self) -> &Times {
         &self.times
     }
-    fn grid(&self) -> &Grid2 {
-        &self.grid
+    fn mesh(&self) -> Mesh {
+        Mesh::Plane(self.grid)
     }
     fn estimate_steps(&self) -> f64 {
         (self.times.t_end / self.dt0).ceil()

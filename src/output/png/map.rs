@@ -23,6 +23,8 @@ pub struct MapOptions {
     /// edge, y at the north edge): axes with ticks in metres along the bottom and the left.
     /// `None` draws the map without axes.
     pub extent: Option<[f64; 4]>,
+    /// The axes' names with `extent`: horizontal, vertical.
+    pub axes: (&'static str, &'static str),
 }
 
 impl MapOptions {
@@ -34,12 +36,19 @@ impl MapOptions {
             colormap: Colormap::viridis(),
             range: None,
             extent: None,
+            axes: ("x [m]", "y [m]"),
         }
     }
 
     /// The same, with axes in metres over `extent` (west, east, south, north edges).
     pub fn in_metres(self, extent: [f64; 4]) -> MapOptions {
         MapOptions { extent: Some(extent), ..self }
+    }
+
+    /// The same, with the axes named `horizontal` and `vertical` (a slice of a volume: "x [m]"
+    /// and "z [m]", say).
+    pub fn with_axes(self, horizontal: &'static str, vertical: &'static str) -> MapOptions {
+        MapOptions { axes: (horizontal, vertical), ..self }
     }
 }
 
@@ -201,8 +210,9 @@ pub(super) fn render_field(field: &[f64], nx: usize, ny: usize, opts: &MapOption
             c.text(map.x - TICK_LEN - 4 - text_width(label), y.saturating_sub(TEXT_MID), label, BLACK);
         }
         let x_label_y = bottom + TICK_LEN + 4 + TEXT_H + 10;
-        c.text((map.x + map.w / 2).saturating_sub(text_width("x [m]") / 2), x_label_y, "x [m]", BLACK);
-        c.text_up(MARGIN, (map.y + map.h / 2).saturating_sub(text_width("y [m]") / 2), "y [m]", BLACK);
+        let (across, up) = opts.axes;
+        c.text((map.x + map.w / 2).saturating_sub(text_width(across) / 2), x_label_y, across, BLACK);
+        c.text_up(MARGIN, (map.y + map.h / 2).saturating_sub(text_width(up) / 2), up, BLACK);
     }
 
     // The bar's top row is exactly the colormap's top colour and its bottom row the bottom one.
