@@ -1,12 +1,13 @@
-//! The systems of equations a case can name (`[equations] name`): each Riemann solver with
-//! core kernels, registered by one line of [`equations!`] below. Everything else a case needs
-//! of a solver — its name, fields, auxiliary fields, constants and their defaults, what makes
-//! initial data inadmissible — the solver's file (`gpu/src/claw/riemann/`) declares.
+//! The systems of equations a case can name (`[equations] name`): every Riemann solver of the
+//! registry (`gpu/src/claw/systems.rs`, one line per system), by [`equations!`] below.
+//! Everything else a case needs of a solver — its name, fields, auxiliary fields, constants and
+//! their defaults, what makes initial data inadmissible — the solver's file
+//! (`gpu/src/claw/riemann/`) declares.
 
 use super::cpu::{Claw2, Setup};
 use super::cpu3::{Claw3, Setup3};
 use super::model::{ClawModel2, ClawModel3};
-use super::{Acoustics2d, Acoustics3d, Advection, ShallowHlle, ShallowRoe};
+use kernels::claw::riemann::*;
 use crate::model::Model;
 use crate::runtime::Backend;
 use crate::{GpuReal, Result};
@@ -129,10 +130,20 @@ mod volume {
     }
 }
 
-/// Declares [`Equations`] from one line per solver: `Variant => type (T the precision), M, W,
-/// A in plane;` (2D kernels) or `… in volume;` (3D kernels).
+/// Declares [`Equations`] from the registry of systems (`kernels::claw_systems!`, in
+/// `gpu/src/claw/systems.rs`): a variant per system, named as its type, whose runs are 2D
+/// (`plane`) or 3D (`volume`).
 macro_rules! equations {
-    ($($variant:ident => $ty:ty, $m:literal, $w:literal, $a:literal in $dims:ident;)*) => {
+    (
+        plane { $($pfile:ident => $pname:ident $(<$pt:ident>)?, $pm:literal, $pw:literal, $pa:literal;)* }
+        volume { $($vfile:ident => $vname:ident $(<$vt:ident>)?, $vm:literal, $vw:literal, $va:literal;)* }
+    ) => {
+        equations!(@enum
+            $($pname => $pname $(<$pt>)?, $pm, $pw, $pa in plane;)*
+            $($vname => $vname $(<$vt>)?, $vm, $vw, $va in volume;)*
+        );
+    };
+    (@enum $($variant:ident => $ty:ty, $m:literal, $w:literal, $a:literal in $dims:ident;)*) => {
         /// A system of equations with its Riemann solver.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum Equations { $($variant),* }
@@ -166,13 +177,7 @@ macro_rules! equations {
     };
 }
 
-equations! {
-    Advection => Advection<T>, 1, 1, 0 in plane;
-    Acoustics2d => Acoustics2d, 3, 2, 2 in plane;
-    ShallowRoe => ShallowRoe<T>, 3, 3, 0 in plane;
-    ShallowHlle => ShallowHlle<T>, 3, 2, 0 in plane;
-    Acoustics3d => Acoustics3d, 4, 2, 2 in volume;
-}
+kernels::claw_systems!(equations);
 
 impl Equations {
     /// What the solver declares.

@@ -23,7 +23,7 @@ pub mod stepper;
 pub use case::{ClawCase, SOLVER};
 pub use model::ClawModel;
 
-pub use kernels::claw::riemann::{Acoustics2d, Acoustics3d, Advection, ShallowHlle, ShallowRoe};
+pub use kernels::claw::riemann::*;
 pub use kernels::claw::{Limiter, Riemann, Solution};
 
 /// How the sweeps of a step are combined (two in 2D, three in 3D).

@@ -2,7 +2,7 @@
 //! fluctuations to the flux difference (the conservative solvers), Roe's waves are eigenvectors
 //! of the Roe matrix written out here, and the entropy fix splits a transonic wave.
 
-use hydrokern::claw::{Acoustics2d, Acoustics3d, Advection, Riemann, ShallowHlle, ShallowRoe, Solution};
+use hydrokern::claw::{Acoustics2d, Acoustics3d, Advection, Burgers, Riemann, ShallowHlle, ShallowRoe, Solution};
 use proptest::prelude::*;
 
 const G: f64 = 9.81;
@@ -120,6 +120,25 @@ proptest! {
         // Everything moves with the flow: left where it goes left, right where it goes right.
         let (left, right) = if vel[dir] < 0.0 { (vel[dir] * (qr - ql), 0.0) } else { (0.0, vel[dir] * (qr - ql)) };
         prop_assert!(s.amdq[0] == left && s.apdq[0] == right, "{s:?}");
+    }
+
+    /// Burgers: the wave is the jump at the Rankine–Hugoniot speed, the fluctuations sum to
+    /// f(q_r) − f(q_l) with f = q²/2, and each is the flux difference to the sonic state 0
+    /// on its side of a transonic rarefaction (Godunov's flux there is f(0) = 0).
+    #[test]
+    fn burgers_is_conservative_and_opens_transonic_rarefactions(ql in -3.0f64..3.0, qr in -3.0f64..3.0, dir in 0usize..2) {
+        let s = Burgers.solve(dir, &[ql], &[qr], &[], &[]);
+        let f = |q: f64| 0.5 * q * q;
+        prop_assert_eq!(s.waves[0][0], qr - ql);
+        prop_assert!(close(s.speeds[0], 0.5 * (ql + qr), 1.0));
+        prop_assert!(close(s.amdq[0] + s.apdq[0], f(qr) - f(ql), 10.0));
+        if ql < 0.0 && qr > 0.0 {
+            prop_assert!(close(s.amdq[0], -f(ql), 10.0) && close(s.apdq[0], f(qr), 10.0), "{s:?}");
+        } else {
+            // A shock or a rarefaction on one side: everything goes the way the wave moves.
+            let (left, right) = if s.speeds[0] < 0.0 { (s.amdq[0], 0.0) } else { (0.0, s.apdq[0]) };
+            prop_assert!(s.amdq[0] == left && s.apdq[0] == right, "{s:?}");
+        }
     }
 }
 

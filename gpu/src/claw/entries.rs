@@ -3,7 +3,7 @@
 //! host driver is generic over the solver.
 
 use super::clock::Control;
-use super::riemann::{Acoustics2d, Advection, ShallowHlle, ShallowRoe};
+use super::riemann::*;
 use super::{GhostFill, Sweep};
 #[cfg(target_arch = "nvptx64")]
 use super::{
@@ -14,53 +14,8 @@ use super::{
 use crate::Real;
 use crate::launch::{Entry, Family};
 
-kernels! {
-    /// The ghosts across one axis of a state buffer of 1, 3 or 4 planes.
-    pub struct FillGhosts<T> { g: GhostFill, states: *mut T, order: *const u32 }
-    pub const GHOSTS_1: FillGhosts = claw_ghosts_1(ghosts::<T, 1>);
-    pub const GHOSTS_3: FillGhosts = claw_ghosts_3(ghosts::<T, 3>);
-    pub const GHOSTS_4: FillGhosts = claw_ghosts_4(ghosts::<T, 4>);
-
-    /// One sweep of advection of the state buffers' `order[k.stage]` into `order[k.stage + 1]`,
-    /// with Δt read from `dt` and one rate (max |s|/Δ) a block into `rate`; `aux` is unused (no
-    /// auxiliary fields).
-    pub struct SweepAdvection<T> {
-        k: Sweep<T>, solver: Advection<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T,
-    }
-    pub const ADVECTION_X: SweepAdvection = claw_advection_x(sweep_x::<T, Advection<T>, 1, 1, 0>);
-    pub const ADVECTION_Y: SweepAdvection = claw_advection_y(sweep_y::<T, Advection<T>, 1, 1, 0>);
-
-    /// One sweep of 2D acoustics (aux: ρ and K planes); the solver has no constants.
-    pub struct SweepAcoustics2d<T> {
-        k: Sweep<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T,
-    }
-    pub const ACOUSTICS_2D_X: SweepAcoustics2d = claw_acoustics_2d_x(
-        |k, states, order, aux, dt, rate| unsafe { sweep_x::<T, Acoustics2d, 3, 2, 2>(k, Acoustics2d, states, order, aux, dt, rate) });
-    pub const ACOUSTICS_2D_Y: SweepAcoustics2d = claw_acoustics_2d_y(
-        |k, states, order, aux, dt, rate| unsafe { sweep_y::<T, Acoustics2d, 3, 2, 2>(k, Acoustics2d, states, order, aux, dt, rate) });
-
-    /// One sweep of shallow water, Roe with the entropy fix; `aux` is unused.
-    pub struct SweepShallowRoe<T> {
-        k: Sweep<T>, solver: ShallowRoe<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T,
-    }
-    pub const SHALLOW_ROE_X: SweepShallowRoe = claw_shallow_roe_x(sweep_x::<T, ShallowRoe<T>, 3, 3, 0>);
-    pub const SHALLOW_ROE_Y: SweepShallowRoe = claw_shallow_roe_y(sweep_y::<T, ShallowRoe<T>, 3, 3, 0>);
-
-    /// One sweep of shallow water, HLLE; `aux` is unused.
-    pub struct SweepShallowHlle<T> {
-        k: Sweep<T>, solver: ShallowHlle<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T,
-    }
-    pub const SHALLOW_HLLE_X: SweepShallowHlle = claw_shallow_hlle_x(sweep_x::<T, ShallowHlle<T>, 3, 2, 0>);
-    pub const SHALLOW_HLLE_Y: SweepShallowHlle = claw_shallow_hlle_y(sweep_y::<T, ShallowHlle<T>, 3, 2, 0>);
-
-    /// PyClaw's decision on the step just tried (from the device-wide largest rate `rate[0]`),
-    /// the state buffers' `order` after it, and the next step's Δt into `dt` (`clock`).
-    pub struct StepControl<T> { c: Control, rate: *const T, dt: *mut T, clock: *mut f64, order: *mut u32 }
-    pub const CONTROL: StepControl = claw_control(control::<T>);
-}
-
 /// A solver's core kernels: its parameter struct, its sweeps along x and y, and how its
-/// parameters are made. Implemented below for every solver with kernels (one line each).
+/// parameters are made. Implemented by `plane_kernels!` below for every 2D system of the registry.
 pub trait Kernels<T: Real, const M: usize, const W: usize, const A: usize>: super::Riemann<T, M, W, A> {
     type Family: Family;
     const X: Entry<Self::Family>;
@@ -78,31 +33,96 @@ pub trait Kernels<T: Real, const M: usize, const W: usize, const A: usize>: supe
     ) -> <Self::Family as Family>::At<T>;
 }
 
-/// `Kernels` for a solver: its parameter struct carries the solver value, or (`stateless`) the
-/// solver has no constants and the struct has no field for it (a kernel takes no empty
-/// parameter).
-macro_rules! kernels_of {
-    ($solver:ty, $m:literal, $w:literal, $a:literal, $params:ident, $x:ident, $y:ident, $g:ident $(, $stateless:ident)?) => {
-        impl<T: Real> Kernels<T, $m, $w, $a> for $solver {
-            type Family = $params<()>;
-            const X: Entry<$params<()>> = $x;
-            const Y: Entry<$params<()>> = $y;
-            const GHOSTS: Entry<FillGhosts<()>> = $g;
-            fn params(self, k: Sweep<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T) -> $params<T> {
-                kernels_of!(@new $params, self, k, states, order, aux, dt, rate $(, $stateless)?)
-            }
+/// The 2D kernels of the registry's `plane` systems (`systems.rs`), one `kernels!` invocation:
+/// the ghost fill, then per system `Sweep<Type>` (the parameters; with the solver value as
+/// `solver` when it has constants — a kernel takes no empty parameter, so a unit solver has no
+/// field) and its sweeps `<file>_x`, `<file>_y` (PTX `claw_<file>_x_f32`, …), its ghost fill
+/// `<file>_ghosts` (of M planes), and its [`Kernels`]; then the step's control kernel. It
+/// munches one system at a time, gathering ghost entries, sweep items and impls apart, since
+/// an entry belongs to the struct declared last before it.
+macro_rules! plane_kernels {
+    (plane { $($line:tt)* } volume { $($other:tt)* }) => {
+        plane_kernels!(@munch [] [] [] $($line)*);
+    };
+    // A solver with constants: its value is a kernel parameter.
+    (@munch [$($ghosts:tt)*] [$($sweeps:tt)*] [$($impls:tt)*]
+        $file:ident => $name:ident<$t:ident>, $m:literal, $w:literal, $a:literal; $($rest:tt)*) => {
+        plane_kernels!(@munch
+            [$($ghosts)*
+                #[allow(non_upper_case_globals)]
+                pub const ${concat($file, _ghosts)}: FillGhosts = ${concat(claw_, $file, _ghosts)}(ghosts::<T, $m>);
+            ]
+            [$($sweeps)*
+                #[doc = concat!("One 2D sweep of `", stringify!($name), "` (its constants in `solver`).")]
+                pub struct ${concat(Sweep, $name)}<T> {
+                    k: Sweep<T>, solver: $name<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T,
+                }
+                #[allow(non_upper_case_globals)]
+                pub const ${concat($file, _x)}: ${concat(Sweep, $name)} = ${concat(claw_, $file, _x)}(sweep_x::<T, $name<T>, $m, $w, $a>);
+                #[allow(non_upper_case_globals)]
+                pub const ${concat($file, _y)}: ${concat(Sweep, $name)} = ${concat(claw_, $file, _y)}(sweep_y::<T, $name<T>, $m, $w, $a>);
+            ]
+            [$($impls)*
+                impl<T: Real> Kernels<T, $m, $w, $a> for $name<T> {
+                    type Family = ${concat(Sweep, $name)}<()>;
+                    const X: Entry<Self::Family> = ${concat($file, _x)};
+                    const Y: Entry<Self::Family> = ${concat($file, _y)};
+                    const GHOSTS: Entry<FillGhosts<()>> = ${concat($file, _ghosts)};
+                    fn params(self, k: Sweep<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T) -> ${concat(Sweep, $name)}<T> {
+                        ${concat(Sweep, $name)} { k, solver: self, states, order, aux, dt, rate }
+                    }
+                }
+            ]
+            $($rest)*);
+    };
+    // A unit solver: no parameter for it; the kernel names the value.
+    (@munch [$($ghosts:tt)*] [$($sweeps:tt)*] [$($impls:tt)*]
+        $file:ident => $name:ident, $m:literal, $w:literal, $a:literal; $($rest:tt)*) => {
+        plane_kernels!(@munch
+            [$($ghosts)*
+                #[allow(non_upper_case_globals)]
+                pub const ${concat($file, _ghosts)}: FillGhosts = ${concat(claw_, $file, _ghosts)}(ghosts::<T, $m>);
+            ]
+            [$($sweeps)*
+                #[doc = concat!("One 2D sweep of `", stringify!($name), "` (no constants).")]
+                pub struct ${concat(Sweep, $name)}<T> {
+                    k: Sweep<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T,
+                }
+                #[allow(non_upper_case_globals)]
+                pub const ${concat($file, _x)}: ${concat(Sweep, $name)} = ${concat(claw_, $file, _x)}(
+                    |k, states, order, aux, dt, rate| unsafe { sweep_x::<T, $name, $m, $w, $a>(k, $name, states, order, aux, dt, rate) });
+                #[allow(non_upper_case_globals)]
+                pub const ${concat($file, _y)}: ${concat(Sweep, $name)} = ${concat(claw_, $file, _y)}(
+                    |k, states, order, aux, dt, rate| unsafe { sweep_y::<T, $name, $m, $w, $a>(k, $name, states, order, aux, dt, rate) });
+            ]
+            [$($impls)*
+                impl<T: Real> Kernels<T, $m, $w, $a> for $name {
+                    type Family = ${concat(Sweep, $name)}<()>;
+                    const X: Entry<Self::Family> = ${concat($file, _x)};
+                    const Y: Entry<Self::Family> = ${concat($file, _y)};
+                    const GHOSTS: Entry<FillGhosts<()>> = ${concat($file, _ghosts)};
+                    fn params(self, k: Sweep<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T) -> ${concat(Sweep, $name)}<T> {
+                        ${concat(Sweep, $name)} { k, states, order, aux, dt, rate }
+                    }
+                }
+            ]
+            $($rest)*);
+    };
+    (@munch [$($ghosts:tt)*] [$($sweeps:tt)*] [$($impls:tt)*]) => {
+        kernels! {
+            /// The ghosts across one axis of a state buffer (one entry point per system, for its
+            /// M planes).
+            pub struct FillGhosts<T> { g: GhostFill, states: *mut T, order: *const u32 }
+            $($ghosts)*
+            $($sweeps)*
+            /// PyClaw's decision on the step just tried (from the device-wide largest rate
+            /// `rate[0]`), the state buffers' `order` after it, and the next step's Δt into `dt`
+            /// (`clock`).
+            pub struct StepControl<T> { c: Control, rate: *const T, dt: *mut T, clock: *mut f64, order: *mut u32 }
+            pub const CONTROL: StepControl = claw_control(control::<T>);
         }
+        $($impls)*
     };
-    (@new $params:ident, $s:ident, $k:ident, $states:ident, $order:ident, $aux:ident, $dt:ident, $rate:ident) => {
-        $params { k: $k, solver: $s, states: $states, order: $order, aux: $aux, dt: $dt, rate: $rate }
-    };
-    (@new $params:ident, $s:ident, $k:ident, $states:ident, $order:ident, $aux:ident, $dt:ident, $rate:ident, stateless) => {{
-        let _ = $s;
-        $params { k: $k, states: $states, order: $order, aux: $aux, dt: $dt, rate: $rate }
-    }};
 }
 
-kernels_of!(Advection<T>, 1, 1, 0, SweepAdvection, ADVECTION_X, ADVECTION_Y, GHOSTS_1);
-kernels_of!(Acoustics2d, 3, 2, 2, SweepAcoustics2d, ACOUSTICS_2D_X, ACOUSTICS_2D_Y, GHOSTS_3, stateless);
-kernels_of!(ShallowRoe<T>, 3, 3, 0, SweepShallowRoe, SHALLOW_ROE_X, SHALLOW_ROE_Y, GHOSTS_3);
-kernels_of!(ShallowHlle<T>, 3, 2, 0, SweepShallowHlle, SHALLOW_HLLE_X, SHALLOW_HLLE_Y, GHOSTS_3);
+crate::claw_systems!(plane_kernels);

@@ -5,7 +5,7 @@
 //! buffers in one allocation, `order` naming the buffer each sweep reads and writes, Δt read
 //! from the device.
 
-use super::riemann::Acoustics3d;
+use super::riemann::*;
 #[cfg(target_arch = "nvptx64")]
 use super::{
     ghosts3::ghosts3,
@@ -31,27 +31,9 @@ pub struct GhostFill3 {
     pub stage: u32,
 }
 
-kernels! {
-    /// The ghosts across one axis of a 3D state buffer of 4 planes.
-    pub struct FillGhosts3<T> { g: GhostFill3, states: *mut T, order: *const u32 }
-    pub const GHOSTS3_4: FillGhosts3 = claw_ghosts3_4(ghosts3::<T, 4>);
-
-    /// One sweep of 3D acoustics (aux: ρ and K planes) of the state buffers' `order[k.stage]`
-    /// into `order[k.stage + 1]`, with Δt read from `dt` and one rate (max |s|/Δ) a block into
-    /// `rate`; the solver has no constants.
-    pub struct SweepAcoustics3d<T> {
-        k: Sweep3<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T,
-    }
-    pub const ACOUSTICS_3D_X: SweepAcoustics3d = claw_acoustics_3d_x(
-        |k, states, order, aux, dt, rate| unsafe { sweep3_x::<T, Acoustics3d, 4, 2, 2>(k, Acoustics3d, states, order, aux, dt, rate) });
-    pub const ACOUSTICS_3D_Y: SweepAcoustics3d = claw_acoustics_3d_y(
-        |k, states, order, aux, dt, rate| unsafe { sweep3_y::<T, Acoustics3d, 4, 2, 2>(k, Acoustics3d, states, order, aux, dt, rate) });
-    pub const ACOUSTICS_3D_Z: SweepAcoustics3d = claw_acoustics_3d_z(
-        |k, states, order, aux, dt, rate| unsafe { sweep3_z::<T, Acoustics3d, 4, 2, 2>(k, Acoustics3d, states, order, aux, dt, rate) });
-}
-
 /// A 3D solver's core kernels: its parameter struct, its sweeps along x, y and z, its ghost
-/// fill, and how its parameters are made.
+/// fill, and how its parameters are made. Implemented by `volume_kernels!` below for every 3D
+/// system of the registry.
 pub trait Kernels3<T: Real, const M: usize, const W: usize, const A: usize>: super::Riemann<T, M, W, A> {
     type Family: Family;
     /// The sweeps along x, y, z.
@@ -69,20 +51,91 @@ pub trait Kernels3<T: Real, const M: usize, const W: usize, const A: usize>: sup
     ) -> <Self::Family as Family>::At<T>;
 }
 
-/// Acoustics has no constants: its parameter struct has no field for the solver.
-impl<T: Real> Kernels3<T, 4, 2, 2> for Acoustics3d {
-    type Family = SweepAcoustics3d<()>;
-    const SWEEPS: [Entry<SweepAcoustics3d<()>>; 3] = [ACOUSTICS_3D_X, ACOUSTICS_3D_Y, ACOUSTICS_3D_Z];
-    const GHOSTS: Entry<FillGhosts3<()>> = GHOSTS3_4;
-    fn params(
-        self,
-        k: Sweep3<T>,
-        states: *mut T,
-        order: *const u32,
-        aux: *const T,
-        dt: *const T,
-        rate: *mut T,
-    ) -> SweepAcoustics3d<T> {
-        SweepAcoustics3d { k, states, order, aux, dt, rate }
-    }
+/// The 3D kernels of the registry's `volume` systems (`systems.rs`), as `plane_kernels!`
+/// (`entries.rs`) makes the 2D ones: per system `Sweep3<Type>`, the sweeps `<file>_x3`, `<file>_y3`,
+/// `<file>_z3` (PTX `claw3_<file>_x_f32`, …), the ghost fill `<file>_ghosts3` and its
+/// [`Kernels3`].
+macro_rules! volume_kernels {
+    (plane { $($other:tt)* } volume { $($line:tt)* }) => {
+        volume_kernels!(@munch [] [] [] $($line)*);
+    };
+    // A solver with constants: its value is a kernel parameter.
+    (@munch [$($ghosts:tt)*] [$($sweeps:tt)*] [$($impls:tt)*]
+        $file:ident => $name:ident<$t:ident>, $m:literal, $w:literal, $a:literal; $($rest:tt)*) => {
+        volume_kernels!(@munch
+            [$($ghosts)*
+                #[allow(non_upper_case_globals)]
+                pub const ${concat($file, _ghosts3)}: FillGhosts3 = ${concat(claw3_, $file, _ghosts)}(ghosts3::<T, $m>);
+            ]
+            [$($sweeps)*
+                #[doc = concat!("One 3D sweep of `", stringify!($name), "` (its constants in `solver`).")]
+                pub struct ${concat(Sweep3, $name)}<T> {
+                    k: Sweep3<T>, solver: $name<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T,
+                }
+                #[allow(non_upper_case_globals)]
+                pub const ${concat($file, _x3)}: ${concat(Sweep3, $name)} = ${concat(claw3_, $file, _x)}(sweep3_x::<T, $name<T>, $m, $w, $a>);
+                #[allow(non_upper_case_globals)]
+                pub const ${concat($file, _y3)}: ${concat(Sweep3, $name)} = ${concat(claw3_, $file, _y)}(sweep3_y::<T, $name<T>, $m, $w, $a>);
+                #[allow(non_upper_case_globals)]
+                pub const ${concat($file, _z3)}: ${concat(Sweep3, $name)} = ${concat(claw3_, $file, _z)}(sweep3_z::<T, $name<T>, $m, $w, $a>);
+            ]
+            [$($impls)*
+                impl<T: Real> Kernels3<T, $m, $w, $a> for $name<T> {
+                    type Family = ${concat(Sweep3, $name)}<()>;
+                    const SWEEPS: [Entry<Self::Family>; 3] = [${concat($file, _x3)}, ${concat($file, _y3)}, ${concat($file, _z3)}];
+                    const GHOSTS: Entry<FillGhosts3<()>> = ${concat($file, _ghosts3)};
+                    fn params(self, k: Sweep3<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T) -> ${concat(Sweep3, $name)}<T> {
+                        ${concat(Sweep3, $name)} { k, solver: self, states, order, aux, dt, rate }
+                    }
+                }
+            ]
+            $($rest)*);
+    };
+    // A unit solver: no parameter for it; the kernel names the value.
+    (@munch [$($ghosts:tt)*] [$($sweeps:tt)*] [$($impls:tt)*]
+        $file:ident => $name:ident, $m:literal, $w:literal, $a:literal; $($rest:tt)*) => {
+        volume_kernels!(@munch
+            [$($ghosts)*
+                #[allow(non_upper_case_globals)]
+                pub const ${concat($file, _ghosts3)}: FillGhosts3 = ${concat(claw3_, $file, _ghosts)}(ghosts3::<T, $m>);
+            ]
+            [$($sweeps)*
+                #[doc = concat!("One 3D sweep of `", stringify!($name), "` (no constants).")]
+                pub struct ${concat(Sweep3, $name)}<T> {
+                    k: Sweep3<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T,
+                }
+                #[allow(non_upper_case_globals)]
+                pub const ${concat($file, _x3)}: ${concat(Sweep3, $name)} = ${concat(claw3_, $file, _x)}(
+                    |k, states, order, aux, dt, rate| unsafe { sweep3_x::<T, $name, $m, $w, $a>(k, $name, states, order, aux, dt, rate) });
+                #[allow(non_upper_case_globals)]
+                pub const ${concat($file, _y3)}: ${concat(Sweep3, $name)} = ${concat(claw3_, $file, _y)}(
+                    |k, states, order, aux, dt, rate| unsafe { sweep3_y::<T, $name, $m, $w, $a>(k, $name, states, order, aux, dt, rate) });
+                #[allow(non_upper_case_globals)]
+                pub const ${concat($file, _z3)}: ${concat(Sweep3, $name)} = ${concat(claw3_, $file, _z)}(
+                    |k, states, order, aux, dt, rate| unsafe { sweep3_z::<T, $name, $m, $w, $a>(k, $name, states, order, aux, dt, rate) });
+            ]
+            [$($impls)*
+                impl<T: Real> Kernels3<T, $m, $w, $a> for $name {
+                    type Family = ${concat(Sweep3, $name)}<()>;
+                    const SWEEPS: [Entry<Self::Family>; 3] = [${concat($file, _x3)}, ${concat($file, _y3)}, ${concat($file, _z3)}];
+                    const GHOSTS: Entry<FillGhosts3<()>> = ${concat($file, _ghosts3)};
+                    fn params(self, k: Sweep3<T>, states: *mut T, order: *const u32, aux: *const T, dt: *const T, rate: *mut T) -> ${concat(Sweep3, $name)}<T> {
+                        ${concat(Sweep3, $name)} { k, states, order, aux, dt, rate }
+                    }
+                }
+            ]
+            $($rest)*);
+    };
+    (@munch [$($ghosts:tt)*] [$($sweeps:tt)*] [$($impls:tt)*]) => {
+        kernels! {
+            /// The ghosts across one axis of a 3D state buffer (one entry point per system, for
+            /// its M planes).
+            pub struct FillGhosts3<T> { g: GhostFill3, states: *mut T, order: *const u32 }
+            $($ghosts)*
+            $($sweeps)*
+        }
+        $($impls)*
+    };
 }
+
+crate::claw_systems!(volume_kernels);

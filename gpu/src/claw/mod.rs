@@ -17,6 +17,7 @@
 
 pub mod clock;
 pub mod riemann;
+mod systems;
 
 mod entries;
 mod limiter;

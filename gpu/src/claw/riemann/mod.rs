@@ -2,19 +2,22 @@
 //! equations, the waves and the meaning of every state and auxiliary component.
 //!
 //! Adding a system: write a file here implementing [`super::Riemann`] (copy the shape of
-//! `advection.rs`), add its `mod` line below, and register it with the host's solver list.
+//! `advection.rs`) and give it one line in the registry (`../systems.rs`); its `mod` and `pub
+//! use` lines are made from there.
 
-mod acoustics_2d;
-mod acoustics_3d;
-mod advection;
-mod shallow_hlle;
-mod shallow_roe;
+/// `mod file; pub use file::Type;` for every registered system.
+macro_rules! solver_modules {
+    ($(plane)? $(volume)? { $($file:ident => $name:ident $(<$t:ident>)?, $m:literal, $w:literal, $a:literal;)* } $($rest:tt)*) => {
+        $(
+            mod $file;
+            pub use $file::$name;
+        )*
+        solver_modules! { $($rest)* }
+    };
+    () => {};
+}
 
-pub use acoustics_2d::Acoustics2d;
-pub use acoustics_3d::Acoustics3d;
-pub use advection::Advection;
-pub use shallow_hlle::ShallowHlle;
-pub use shallow_roe::ShallowRoe;
+crate::claw_systems!(solver_modules);
 
 /// Acoustic waves across a face between two media (both acoustics solvers; M = 1 + the
 /// dimensions): the jump (δp, δu_n) in pressure and normal velocity u_n = q[dir + 1] split into
