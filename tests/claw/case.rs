@@ -30,7 +30,7 @@ fn bad_claw_cases_are_refused_with_one_line_naming_the_key() {
     let disc = |r: &str, outside: &str| format!("{{ disc = {{ radius = {r}, inside = 2.0, outside = {outside} }} }}");
     let (neg_radius, dry, negative) = (disc("-1.0", "1.0"), disc("1.0", "0.0"), disc("1.0", "-0.5"));
     let cases: Vec<BadCase> = vec![
-        ("swe-radial", vec![("equations.name", "\"burgers\"")], vec![], "unknown equations 'burgers'"),
+        ("swe-radial", vec![("equations.name", "\"euler\"")], vec![], "unknown equations 'euler'"),
         ("swe-radial", vec![("equations.gravity", "9.81")], vec![], "no constant 'gravity'"),
         ("swe-radial", vec![("equations.g", "\"strong\"")], vec![], "equations.g"),
         ("swe-radial", vec![], vec!["equations.name"], "equations.name: missing: one of"),
