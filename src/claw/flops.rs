@@ -68,10 +68,11 @@ thread_local! {
     static TALLY: Cell<Ops> = const { Cell::new(Ops::NONE) };
 }
 
-fn tally(kind: impl FnOnce(&mut Ops)) {
+/// One more operation of the `kind` that field picks.
+fn tally(kind: fn(&mut Ops) -> &mut u64) {
     TALLY.with(|t| {
         let mut ops = t.get();
-        kind(&mut ops);
+        *kind(&mut ops) += 1;
         t.set(ops);
     });
 }
@@ -100,14 +101,14 @@ impl fmt::Display for Counted {
 
 impl PartialEq for Counted {
     fn eq(&self, other: &Counted) -> bool {
-        tally(|o| o.compare += 1);
+        tally(|o| &mut o.compare);
         self.0 == other.0
     }
 }
 
 impl PartialOrd for Counted {
     fn partial_cmp(&self, other: &Counted) -> Option<std::cmp::Ordering> {
-        tally(|o| o.compare += 1);
+        tally(|o| &mut o.compare);
         self.0.partial_cmp(&other.0)
     }
 }
@@ -119,7 +120,7 @@ macro_rules! counted_op {
             type Output = Counted;
             #[inline]
             fn $method(self, rhs: Counted) -> Counted {
-                tally(|o| o.$kind += 1);
+                tally(|o| &mut o.$kind);
                 Counted(self.0 $op rhs.0)
             }
         }
@@ -141,7 +142,7 @@ impl Neg for Counted {
     type Output = Counted;
     #[inline]
     fn neg(self) -> Counted {
-        tally(|o| o.neg += 1);
+        tally(|o| &mut o.neg);
         Counted(-self.0)
     }
 }
@@ -167,27 +168,27 @@ impl Real for Counted {
         self.0
     }
     fn sqrt(self) -> Self {
-        tally(|o| o.sqrt += 1);
+        tally(|o| &mut o.sqrt);
         Counted(self.0.sqrt())
     }
     fn mul_add(self, a: Self, b: Self) -> Self {
-        tally(|o| o.fma += 1);
+        tally(|o| &mut o.fma);
         Counted(self.0.mul_add(a.0, b.0))
     }
     fn abs(self) -> Self {
-        tally(|o| o.abs += 1);
+        tally(|o| &mut o.abs);
         Counted(self.0.abs())
     }
     fn min(self, other: Self) -> Self {
-        tally(|o| o.min_max += 1);
+        tally(|o| &mut o.min_max);
         Counted(self.0.min(other.0))
     }
     fn max(self, other: Self) -> Self {
-        tally(|o| o.min_max += 1);
+        tally(|o| &mut o.min_max);
         Counted(self.0.max(other.0))
     }
     fn is_finite(self) -> bool {
-        tally(|o| o.compare += 1);
+        tally(|o| &mut o.compare);
         self.0.is_finite()
     }
     fn sqrt_fast(self) -> Self {

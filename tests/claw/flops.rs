@@ -84,8 +84,8 @@ fn counts_are_stable_and_see_the_entropy_fix() {
     // The same line counts the same, twice.
     let mut rng = Rng::new(11);
     let q: Vec<[Counted; 3]> = (0..64).map(|_| shallow(&mut rng).0.map(Counted)).collect();
-    let once = sweep_ops(&roe, Limiter::Mc, 1, 0.1, &q, &vec![[]; 64]);
-    let again = sweep_ops(&roe, Limiter::Mc, 1, 0.1, &q, &vec![[]; 64]);
+    let once = sweep_ops(&roe, Limiter::Mc, 1, 0.1, &q, &[[]; 64]);
+    let again = sweep_ops(&roe, Limiter::Mc, 1, 0.1, &q, &[[]; 64]);
     assert_eq!(once, again);
     assert!(once.per_cell() > 100.0, "{once:?}");
 }
