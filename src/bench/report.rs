@@ -53,8 +53,10 @@ pub struct Row {
     pub gbs: f64,
     /// `gbs` as a percentage of the run's copy bandwidth.
     pub pct_copy: f64,
-    /// Where the seeds define a flop count.
+    /// Where the seeds define a flop count (or a suite states one).
     pub gflops: Option<f64>,
+    /// The flops over the bytes counted (arithmetic intensity), where `gflops` is given.
+    pub flops_per_byte: Option<f64>,
     /// Time of the f64 row over the matching f32 row (on f64 rows).
     pub f64_over_f32: Option<f64>,
     /// Anything else worth a column (speedups, units/s).
@@ -97,6 +99,7 @@ impl Report {
             gbs,
             pct_copy: 100.0 * gbs / self.meta.copy_gbs,
             gflops: flops.map(|f| f / secs / 1e9),
+            flops_per_byte: flops.map(|f| f / bytes),
             f64_over_f32: None,
             note,
         });

@@ -4,28 +4,35 @@
 //! 2048², 4096² and 8192² (sizes: edges), f32 and f64, with the CPU reference's step (all
 //! threads) at 1000². GB/s count the fewest words a sweep moves: the M state planes read once
 //! and written once and the A auxiliary planes read once, per cell (ghost cells and the
-//! per-block rates left out); a step counts two sweeps' worth.
+//! per-block rates left out); a step counts two sweeps' worth. GFLOP/s count the operations
+//! of the point functions a sweep runs for a cell (one interface solved and corrected, one
+//! update; `flops.rs`), counted on the CPU over the bench's own random states: +, −, ×, ÷ and √
+//! one flop each, a fused multiply–add two, negation, |x|, min, max and comparisons none; a
+//! step and the CPU reference count their two sweeps'.
 
 use super::cpu::{Claw2, Clock, HALO, Setup};
+use super::flops::{Counted, SweepOps, counted, sweep_ops};
 use super::gpu::{GpuClaw2, GpuSweeps, planes};
 use super::{Acoustics2d, Advection, Cfl, Limiter, ShallowHlle, ShallowRoe, Splitting};
 use crate::bench::{BenchOptions, Report, time_cpu, time_gpu};
 use crate::runtime::Gpu;
-use crate::{GpuReal, Result, Rng};
-use kernels::claw::Kernels;
+use crate::{GpuReal, Real, Result, Rng};
+use kernels::claw::{Kernels, Riemann};
 use kernels::grid::Layout2;
 use kernels::halo::WALL;
 
 /// `hydrokern bench claw`.
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "claw",
-    about: "wave-propagation sweeps (x, y, both) for shallow water (Roe, HLLE), 2D acoustics and advection, f32 and f64, 1000² to 8192² (sizes: edges); 3D acoustics (x, y, z, all three) at 96³, 256³, 512³ (sizes up to 512: also 3D edges)",
+    about: "wave-propagation sweeps (x, y, both) for shallow water (Roe, HLLE), 2D acoustics and advection, f32 and f64, 1000² to 8192² (sizes: edges); 3D acoustics (x, y, z, all three) at 96³, 256³, 512³ (sizes up to 512: also 3D edges); GFLOP/s by the point functions' operation count (+ − × ÷ √ one flop, fma two, min/max/abs/neg none; docs/claw.md)",
     run,
 };
 
 const DEFAULT_EDGES: [usize; 4] = [1000, 2048, 4096, 8192];
 /// The CPU peer is timed up to this edge.
 const CPU_MAX_EDGE: usize = 1000;
+/// Consecutive cells of the bench's random state along which the operations are counted.
+pub(super) const COUNTED_CELLS: usize = 4096;
 
 pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let edges = if opts.sizes.is_empty() { DEFAULT_EDGES.to_vec() } else { opts.sizes.clone() };
@@ -37,29 +44,76 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
 }
 
 fn precision<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize) -> Result<()> {
-    let g = T::from_f64(9.81);
+    let (g, g_counted) = (T::from_f64(9.81), Counted(9.81));
     let u = |rng: &mut Rng, lo: f64, hi: f64| T::from_f64(lo + (hi - lo) * rng.unit());
     let shallow = |rng: &mut Rng| {
         let h = u(rng, 0.9, 1.1);
         ([h, h * u(rng, -0.5, 0.5), h * u(rng, -0.5, 0.5)], [])
     };
-    solver(gpu, opts, report, n, ShallowRoe { g }, "shallow-roe", shallow)?;
-    solver(gpu, opts, report, n, ShallowHlle { g, dry: T::from_f64(1e-6) }, "shallow-hlle", shallow)?;
-    solver(gpu, opts, report, n, Acoustics2d, "acoustics-2d", |rng| {
+    // Each solver twice: in T for the kernels, over `Counted` for the operation count.
+    let roe = (ShallowRoe { g }, ShallowRoe { g: g_counted });
+    solver(gpu, opts, report, n, roe, "shallow-roe", shallow)?;
+    let hlle = (ShallowHlle { g, dry: T::from_f64(1e-6) }, ShallowHlle { g: g_counted, dry: Counted(1e-6) });
+    solver(gpu, opts, report, n, hlle, "shallow-hlle", shallow)?;
+    solver(gpu, opts, report, n, (Acoustics2d, Acoustics2d), "acoustics-2d", |rng| {
         ([u(rng, -1.0, 1.0), u(rng, -1.0, 1.0), u(rng, -1.0, 1.0)], [u(rng, 0.9, 1.1), u(rng, 3.6, 4.4)])
     })?;
     let adv = Advection { velocity: [T::ONE, T::HALF, T::ZERO] };
-    solver(gpu, opts, report, n, adv, "advection", |rng| ([u(rng, -1.0, 1.0)], []))
+    let adv_counted = Advection { velocity: [Counted::ONE, Counted::HALF, Counted::ZERO] };
+    solver(gpu, opts, report, n, (adv, adv_counted), "advection", |rng| ([u(rng, -1.0, 1.0)], []))
 }
 
-/// The rows of one solver at n² cells: x-sweep, y-sweep, both, and the CPU reference's step.
+/// The operations a sweep along each of `dirs` spends on the first [`COUNTED_CELLS`] cells of
+/// `cells` taken as one line (random states, independent of their place).
+pub(super) fn count_sweeps<T: Real, R: Riemann<Counted, M, W, A>, const M: usize, const W: usize, const A: usize>(
+    solver: &R,
+    limiter: Limiter,
+    dtdx: f64,
+    cells: impl Iterator<Item = ([T; M], [T; A])>,
+    dirs: &[usize],
+) -> Vec<SweepOps> {
+    let (q, aux): (Vec<_>, Vec<_>) = cells.take(COUNTED_CELLS).map(|(q, a)| (counted(&q), counted(&a))).unzip();
+    dirs.iter().map(|&dir| sweep_ops(solver, limiter, dir, dtdx, &q, &aux)).collect()
+}
+
+/// The flops of `sweeps` (one after another) over `cells` cells, for a row.
+pub(super) fn flops(sweeps: &[SweepOps], cells: usize) -> Option<f64> {
+    Some(sweeps.iter().map(SweepOps::per_cell).sum::<f64>() * cells as f64)
+}
+
+/// Flops a cell of `sweeps` (one after another) and their intensity over `bytes` moved a cell
+/// by each sweep, for a row's note: one sweep's by point function, several as their sum.
+pub(super) fn flop_note(sweeps: &[SweepOps], bytes: f64) -> String {
+    let num = |x: f64| if (x - x.round()).abs() < 0.05 { format!("{x:.0}") } else { format!("{x:.1}") };
+    let total: f64 = sweeps.iter().map(SweepOps::per_cell).sum();
+    let parts = match sweeps {
+        [one] => format!(
+            "solve {} + correction {} + update {}",
+            num(one.solve_flops()),
+            num(one.correction_flops()),
+            num(one.update_flops())
+        ),
+        _ => sweeps.iter().map(|s| num(s.per_cell())).collect::<Vec<_>>().join(" + "),
+    };
+    format!("{} flop/cell ({parts}), {:.2} flop/B", num(total), total / (sweeps.len() as f64 * bytes))
+}
+
+/// The rows of one solver at n² cells: x-sweep, y-sweep, both, and the CPU reference's step;
+/// the solver comes twice, in T for the kernels and over `Counted` for the operation count.
 #[allow(clippy::too_many_arguments)]
-fn solver<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+fn solver<
+    T: GpuReal,
+    R: Kernels<T, M, W, A>,
+    C: Riemann<Counted, M, W, A>,
+    const M: usize,
+    const W: usize,
+    const A: usize,
+>(
     gpu: &Gpu,
     opts: &BenchOptions,
     report: &mut Report,
     n: usize,
-    solver: R,
+    (solver, counting): (R, C),
     name: &str,
     cell: impl Fn(&mut Rng) -> ([T; M], [T; A]),
 ) -> Result<()> {
@@ -103,20 +157,25 @@ fn solver<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, co
     let label = format!("{n}²");
     let moved = ((2 * M + A) * n * n) as f64 * word as f64;
     let note = format!("MC limiter; moves {} words/cell", 2 * M + A);
+    let ops = count_sweeps(&counting, setup.limiter, dt / h, cells.iter().copied(), &[0, 1]);
+    let cell_bytes = ((2 * M + A) as u64 * word) as f64;
     // Each sweep alone reads buffer 0 and writes 1 (`sweep` sets the order).
     for (dir, kernel) in [(0, "claw x-sweep"), (1, "claw y-sweep")] {
         let cfl = dt * k.sweep(gpu, solver, dir, &mut states, &aux, dt)?;
         let m =
             time_gpu(gpu, opts.warmup, opts.reps, |_| k.enqueue(solver, Splitting::Godunov, dir, &mut states, &aux))?;
-        report.push(kernel, name, &label, T::NAME, m.median_ms, moved, None, format!("{note}; CFL {cfl:.2}"));
+        let one = &ops[dir..=dir];
+        let text = format!("{note}; {}; CFL {cfl:.2}", flop_note(one, cell_bytes));
+        report.push(kernel, name, &label, T::NAME, m.median_ms, moved, flops(one, n * n), text);
     }
+    let note = format!("{note}; {}", flop_note(&ops, cell_bytes));
     // x: buffer 0 into 1, y: 1 into 2.
     k.set_order(gpu, kernels::claw::clock::FIRST_ORDER)?;
     let m = time_gpu(gpu, opts.warmup, opts.reps, |_| {
         k.enqueue(solver, Splitting::Godunov, 0, &mut states, &aux)?;
         k.enqueue(solver, Splitting::Godunov, 1, &mut states, &aux)
     })?;
-    report.push("claw x+y sweeps", name, &label, T::NAME, m.median_ms, 2.0 * moved, None, note.clone());
+    report.push("claw x+y sweeps", name, &label, T::NAME, m.median_ms, 2.0 * moved, flops(&ops, n * n), note.clone());
     drop(states);
     // Whole steps from the same state, the device taking every decision (CFL 0.9 after the
     // first); the run must neither halt nor reject, or the row would time idle launches.
@@ -134,8 +193,12 @@ fn solver<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, co
         T::NAME,
         m.median_ms,
         2.0 * moved,
-        None,
-        format!("{note}; Godunov, ghosts + sweeps + Δt control; {} steps, {} rejected", c.steps(), c.rejected()),
+        flops(&ops, n * n),
+        format!(
+            "{note} (the sweeps' count); Godunov, ghosts + sweeps + Δt control; {} steps, {} rejected",
+            c.steps(),
+            c.rejected()
+        ),
     );
     if n <= CPU_MAX_EDGE {
         let interior: Vec<[T; M]> = (0..n * n).map(|c| cells[layout.at((c % n) as i32, (c / n) as i32)].0).collect();
@@ -154,8 +217,8 @@ fn solver<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, co
             T::NAME,
             mc.median_ms,
             2.0 * moved,
-            None,
-            format!("{threads} CPU threads"),
+            flops(&ops, n * n),
+            format!("{threads} CPU threads; {}", flop_note(&ops, cell_bytes)),
         );
     }
     Ok(())

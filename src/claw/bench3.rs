@@ -4,8 +4,10 @@
 //! Godunov trial (all threads) at 96³. GB/s count the fewest words a sweep moves: the 4 state
 //! planes read once and written once and the 2 auxiliary planes (ρ, K) read once, 10 words a
 //! cell (ghost cells and the per-block rates left out); the three sweeps count three times
-//! that. Ghost fills are not timed.
+//! that. Ghost fills are not timed. GFLOP/s as in 2D (`bench.rs`): the point functions'
+//! operations for a cell of each sweep, counted over the bench's own random states.
 
+use super::bench::{count_sweeps, flop_note, flops};
 use super::cpu3::{Claw3, Setup3};
 use super::gpu3::GpuSweeps3;
 use super::stepper::BUFFERS;
@@ -41,6 +43,8 @@ fn acoustics<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n:
     const M: usize = 4;
     const A: usize = 2;
     let h = 1.0 / n as f64;
+    // Speeds are at most about 2.2 m/s: CFL ≤ 0.25.
+    let dt = 0.1 * h;
     let setup = Setup3 {
         nx: n,
         ny: n,
@@ -67,26 +71,31 @@ fn acoustics<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n:
     let mut u = |lo: f64, hi: f64| T::from_f64(lo + (hi - lo) * rng.unit());
     let mut states: Vec<T> = (0..M * len).map(|_| u(-1.0, 1.0)).collect();
     let aux: Vec<T> = (0..A * len).map(|p| if p < len { u(0.9, 1.1) } else { u(3.6, 4.4) }).collect();
+    // The operation count along the first cells of the state (its planes' first values).
+    let line = (0..len).map(|p| ([0, 1, 2, 3].map(|m| states[m * len + p]), [aux[p], aux[len + p]]));
+    let ops = count_sweeps(&Acoustics3d, setup.limiter, dt / h, line, &[0, 1, 2]);
     for _ in 1..BUFFERS {
         states.extend_from_within(..M * len);
     }
     let (mut states, aux) = (gpu.upload(&states)?, gpu.upload(&aux)?);
     let mut k = GpuSweeps3::<T, Acoustics3d, M, 2, A>::new(gpu, setup)?;
-    // Speeds are at most about 2.2 m/s: CFL ≤ 0.25.
-    let dt = 0.1 * h;
     let label = format!("{n}³");
     let moved = ((2 * M + A) * n * n * n) as f64 * word as f64;
     let note = format!("MC limiter; moves {} words/cell", 2 * M + A);
+    let cell_bytes = ((2 * M + A) as u64 * word) as f64;
     for (dir, kernel) in [(0, "claw3 x-sweep"), (1, "claw3 y-sweep"), (2, "claw3 z-sweep")] {
         // Also sets Δt and the first order (buffer 0 into 1), which the timed launches keep.
         let cfl = dt * k.sweep(gpu, Acoustics3d, dir, &mut states, &aux, dt)?;
         let m = time_gpu(gpu, opts.warmup, opts.reps, |_| k.enqueue_alone(Acoustics3d, dir, &mut states, &aux))?;
-        report.push(kernel, "acoustics-3d", &label, T::NAME, m.median_ms, moved, None, format!("{note}; CFL {cfl:.2}"));
+        let one = &ops[dir..=dir];
+        let text = format!("{note}; {}; CFL {cfl:.2}", flop_note(one, cell_bytes));
+        report.push(kernel, "acoustics-3d", &label, T::NAME, m.median_ms, moved, flops(one, n * n * n), text);
     }
+    let note = format!("{note}; {}", flop_note(&ops, cell_bytes));
     let m = time_gpu(gpu, opts.warmup, opts.reps, |_| {
         (0..3).try_for_each(|stage| k.enqueue(Acoustics3d, Splitting::Godunov, stage, &mut states, &aux))
     })?;
-    report.push("claw3 x+y+z sweeps", "acoustics-3d", &label, T::NAME, m.median_ms, 3.0 * moved, None, note);
+    report.push("claw3 x+y+z sweeps", "acoustics-3d", &label, T::NAME, m.median_ms, 3.0 * moved, flops(&ops, n * n * n), note);
     drop(states);
     if n <= CPU_MAX_EDGE_3D {
         let cells = n * n * n;
@@ -105,8 +114,8 @@ fn acoustics<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n:
             T::NAME,
             mc.median_ms,
             3.0 * moved,
-            None,
-            format!("{threads} CPU threads"),
+            flops(&ops, n * n * n),
+            format!("{threads} CPU threads; {}", flop_note(&ops, cell_bytes)),
         );
     }
     Ok(())

@@ -12,6 +12,7 @@ mod case;
 pub mod cpu;
 pub mod cpu3;
 pub mod equations;
+pub mod flops;
 pub mod gpu;
 pub mod gpu3;
 mod initial;
