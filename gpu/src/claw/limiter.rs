@@ -83,19 +83,33 @@ impl Limiter {
     }
 }
 
+/// a · b, as one chain of fused multiply-adds (so dot(a, b) and dot(b, a) are the same
+/// number: one product serves the interfaces on both sides of a pair).
+#[inline(always)]
+pub fn dot<T: Real, const M: usize>(a: &[T; M], b: &[T; M]) -> T {
+    let mut d = T::ZERO;
+    for m in 0..M {
+        d = a[m].mul_add(b[m], d);
+    }
+    d
+}
+
 /// φ(θ) for `wave` against `upwind` (the same family's wave at the upwind interface); 1 for the
-/// unlimited scheme, 0 for a zero wave (nothing to correct). A wave whose 𝒲 · 𝒲 is below the
-/// smallest normal number (components under 1e-19 in f32, 1e-154 in f64) counts as zero: the
-/// reciprocal of its norm would overflow, and its products have lost their digits to underflow.
+/// unlimited scheme, 0 for a zero wave (nothing to correct).
 #[inline(always)]
 pub fn limited<T: Real, const M: usize>(limiter: Limiter, wave: &[T; M], upwind: &[T; M]) -> T {
+    limited_by(limiter, wave, dot(wave, upwind))
+}
+
+/// [`limited`] from θ's numerator `upwind_dot` = 𝒲^up · 𝒲 ([`dot`]). A wave whose 𝒲 · 𝒲 is
+/// below the smallest normal number (components under 1e-19 in f32, 1e-154 in f64) counts as
+/// zero: the reciprocal of its norm would overflow, and its products have lost their digits
+/// to underflow.
+#[inline(always)]
+pub fn limited_by<T: Real, const M: usize>(limiter: Limiter, wave: &[T; M], upwind_dot: T) -> T {
     if limiter == Limiter::None {
         return T::ONE;
     }
-    let (mut norm2, mut dot) = (T::ZERO, T::ZERO);
-    for m in 0..M {
-        norm2 = wave[m].mul_add(wave[m], norm2);
-        dot = wave[m].mul_add(upwind[m], dot);
-    }
-    if norm2 < T::MIN_POSITIVE { T::ZERO } else { limiter.phi(dot, norm2) }
+    let norm2 = dot(wave, wave);
+    if norm2 < T::MIN_POSITIVE { T::ZERO } else { limiter.phi(upwind_dot, norm2) }
 }
