@@ -1,8 +1,13 @@
 //! The Riemann solvers checked without the framework: the waves sum to the jump, the
 //! fluctuations to the flux difference (the conservative solvers), Roe's waves are eigenvectors
-//! of the Roe matrix written out here, and the entropy fix splits a transonic wave.
+//! of the Roe matrix written out here, and the entropy fix splits a transonic wave; the
+//! limiters against Clawpack's φ(θ) written out here.
 
-use hydrokern::claw::{Acoustics2d, Acoustics3d, Advection, Burgers, Riemann, ShallowHlle, ShallowRoe, Solution};
+use hydrokern::Real;
+use hydrokern::claw::{
+    Acoustics2d, Acoustics3d, Advection, Burgers, Limiter, Riemann, ShallowHlle, ShallowRoe, Solution,
+};
+use kernels::claw::limited;
 use proptest::prelude::*;
 
 const G: f64 = 9.81;
@@ -178,4 +183,72 @@ fn inadmissible_data_is_named() {
     assert!(ShallowHlle { g: G, dry: 0.0 }.inadmissible(&[0.0, 0.0, 0.0], &[]).is_none());
     assert!(ShallowRoe { g: G }.inadmissible(&[0.0, 0.0, 0.0], &[]).unwrap().contains("h > 0"));
     assert!(ShallowRoe { g: G }.inadmissible(&[1.0, f64::NAN, 0.0], &[]).unwrap().contains("finite"));
+}
+
+/// Clawpack's limiter function φ(θ), written out as Clawpack writes it.
+fn clawpack_phi<T: Real>(limiter: Limiter, theta: T) -> T {
+    let (zero, one, two, half) = (T::ZERO, T::ONE, T::TWO, T::HALF);
+    match limiter {
+        Limiter::None => one,
+        Limiter::Minmod => zero.max(one.min(theta)),
+        Limiter::Superbee => zero.max(one.min(two * theta)).max(two.min(theta)),
+        Limiter::VanLeer => (theta + theta.abs()) / (one + theta.abs()),
+        Limiter::Mc => zero.max((half * (one + theta)).min(two).min(two * theta)),
+    }
+}
+
+/// The kernels' φ from θ's numerator and denominator (θ as a product with one reciprocal, van
+/// Leer's as 2·dot/(norm2 + dot)) against Clawpack's φ of the quotient, in precision T: within
+/// a few ε of φ ≤ 2, and exactly where θ lies on a plateau (θ = k ≤ 0 or ≥ 3.5: φ = 0, 1 or 2).
+fn check_phi<T: Real>(dot: f64, norm2: f64, k: Option<f64>) -> Result<(), TestCaseError> {
+    let norm2 = T::from_f64(norm2);
+    let dot = k.map_or(T::from_f64(dot), |k| T::from_f64(k) * norm2);
+    for limiter in Limiter::ALL {
+        let (got, want) = (limiter.phi(dot, norm2), clawpack_phi(limiter, dot / norm2));
+        prop_assert!(
+            (got - want).abs() <= T::from_f64(8.0) * T::EPSILON,
+            "{limiter:?} {}: {got} against {want}",
+            T::NAME
+        );
+        let plateau = k.is_some_and(|k| k <= 0.0 || (k >= 3.5 && limiter != Limiter::VanLeer));
+        prop_assert!(!plateau || got == want, "{limiter:?} {}: {got} off the plateau {want}", T::NAME);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn limiters_are_clawpacks(dot in -8.0f64..8.0, norm2 in 1e-3f64..8.0, k in prop_oneof![Just(None), (-4.0f64..5.0).prop_map(Some)]) {
+        check_phi::<f64>(dot, norm2, k)?;
+        check_phi::<f32>(dot, norm2, k)?;
+    }
+
+    /// `limited` forms θ from the waves as Clawpack does (within the rounding of the dot
+    /// product's terms) and drops a zero wave.
+    #[test]
+    fn limited_waves_are_clawpacks(w in prop::array::uniform3(prop_oneof![3 => -2.0f64..2.0, 1 => Just(0.0)]),
+                                   up in prop::array::uniform3(-2.0f64..2.0)) {
+        let norm2: f64 = w.iter().map(|x| x * x).sum();
+        let terms: f64 = w.iter().zip(&up).map(|(x, u)| (x * u).abs()).sum();
+        for limiter in Limiter::ALL {
+            let got = limited(limiter, &w, &up);
+            let want = if limiter == Limiter::None { 1.0 } else if norm2 == 0.0 { 0.0 } else {
+                let dot: f64 = w.iter().zip(&up).map(|(x, u)| x * u).sum();
+                clawpack_phi(limiter, dot / norm2)
+            };
+            let tol = if norm2 == 0.0 { 0.0 } else { 16.0 * f64::EPSILON * (1.0 + terms / norm2) };
+            prop_assert!((got - want).abs() <= tol, "{limiter:?}: {got} against {want}");
+        }
+    }
+}
+
+#[test]
+fn an_underflowed_wave_counts_as_zero() {
+    for limiter in [Limiter::Minmod, Limiter::Superbee, Limiter::VanLeer, Limiter::Mc] {
+        // 𝒲·𝒲 = 3e-40 is subnormal in f32: the wave counts as zero; 3e-36 is not.
+        assert_eq!(limited(limiter, &[1e-20f32; 3], &[1e-20; 3]), 0.0);
+        assert!((limited(limiter, &[1e-18f32; 3], &[1e-18; 3]) - 1.0).abs() < 1e-6);
+    }
 }

@@ -1,6 +1,13 @@
 //! Wave limiters, as Clawpack defines them: a wave 𝒲_p is scaled by φ(θ_p), where θ_p compares
 //! it with the same family's wave 𝒲_p^up at the interface upwind of it,
 //! θ = (𝒲^up · 𝒲)/(𝒲 · 𝒲) (0 where 𝒲 = 0).
+//!
+//! No division is formed: θ is the dot product times one approximate reciprocal of 𝒲 · 𝒲
+//! (`recip_fast`: one instruction in f32 on the GPU, ≤ 1 ulp, against about a dozen for a
+//! correctly rounded quotient; the exact reciprocal elsewhere), and van Leer's
+//! (θ + |θ|)/(1 + |θ|) is 2(𝒲^up · 𝒲)/(𝒲 · 𝒲 + 𝒲^up · 𝒲) for θ > 0, again one reciprocal.
+//! φ is then the same piecewise-linear clamp of θ as Clawpack's, so a plateau (φ = 0, 1 or 2)
+//! is exact and a sloped part differs from the quotient's by a few ulp.
 
 use crate::Real;
 
@@ -47,31 +54,62 @@ impl Limiter {
         }
     }
 
-    /// φ(θ).
+    /// φ(θ) from θ's numerator `dot` = 𝒲^up · 𝒲 and denominator `norm2` = 𝒲 · 𝒲 ≥ the smallest
+    /// normal number (so that its reciprocal is finite).
     #[inline(always)]
-    pub fn phi<T: Real>(self, theta: T) -> T {
+    pub fn phi<T: Real>(self, dot: T, norm2: T) -> T {
         let two = T::TWO;
+        let theta = || dot * norm2.recip_fast();
         match self {
             Limiter::None => T::ONE,
-            Limiter::Minmod => T::ZERO.max(T::ONE.min(theta)),
-            Limiter::Superbee => T::ZERO.max(T::ONE.min(two * theta)).max(two.min(theta)),
-            Limiter::VanLeer => (theta + theta.abs()) / (T::ONE + theta.abs()),
-            Limiter::Mc => T::ZERO.max((T::HALF * (T::ONE + theta)).min(two).min(two * theta)),
+            Limiter::Minmod => T::ZERO.max(T::ONE.min(theta())),
+            Limiter::Superbee => {
+                let theta = theta();
+                T::ZERO.max(T::ONE.min(two * theta)).max(two.min(theta))
+            }
+            // (θ + |θ|)/(1 + |θ|) is 0 for θ ≤ 0, else 2θ/(1 + θ) = 2·dot/(norm2 + dot).
+            Limiter::VanLeer => {
+                if dot > T::ZERO {
+                    (dot + dot) * (norm2 + dot).recip_fast()
+                } else {
+                    T::ZERO
+                }
+            }
+            Limiter::Mc => {
+                let theta = theta();
+                T::ZERO.max((T::HALF * (T::ONE + theta)).min(two).min(two * theta))
+            }
         }
     }
+}
+
+/// a · b, as one chain of fused multiply-adds (so dot(a, b) and dot(b, a) are the same
+/// number: one product serves the interfaces on both sides of a pair).
+#[inline(always)]
+pub fn dot<T: Real, const M: usize>(a: &[T; M], b: &[T; M]) -> T {
+    let mut d = T::ZERO;
+    for m in 0..M {
+        d = a[m].mul_add(b[m], d);
+    }
+    d
 }
 
 /// φ(θ) for `wave` against `upwind` (the same family's wave at the upwind interface); 1 for the
 /// unlimited scheme, 0 for a zero wave (nothing to correct).
 #[inline(always)]
 pub fn limited<T: Real, const M: usize>(limiter: Limiter, wave: &[T; M], upwind: &[T; M]) -> T {
+    limited_by(limiter, wave, dot(wave, upwind))
+}
+
+/// [`limited`] from θ's numerator `upwind_dot` = 𝒲^up · 𝒲 ([`dot`]). A wave whose 𝒲 · 𝒲 is
+/// below the smallest normal number (components under 1e-19 in f32, 1e-154 in f64) counts as
+/// zero: the reciprocal of its norm would overflow, and its products have lost their digits
+/// to underflow.
+#[inline(always)]
+pub fn limited_by<T: Real, const M: usize>(limiter: Limiter, wave: &[T; M], upwind_dot: T) -> T {
     if limiter == Limiter::None {
         return T::ONE;
     }
-    let (mut norm2, mut dot) = (T::ZERO, T::ZERO);
-    for m in 0..M {
-        norm2 = wave[m].mul_add(wave[m], norm2);
-        dot = wave[m].mul_add(upwind[m], dot);
-    }
-    if norm2 == T::ZERO { T::ZERO } else { limiter.phi(dot / norm2) }
+    let norm2 = dot(wave, wave);
+    if norm2 < T::MIN_POSITIVE { T::ZERO } else { limiter.phi(upwind_dot, norm2) }
 }

@@ -2,10 +2,13 @@
 //! any padded layout can use it (the 2D sweeps, `sweep.rs`, and the 3D ones, `sweep3.rs`):
 //! [`x_row`], a warp across 32
 //! consecutive interfaces of a row, its neighbours' waves and fluctuations by shuffles, and
-//! [`march`], one thread along a segment of a line with the last three interfaces in registers.
+//! [`march`], one thread along a segment of a line with what the next cell needs of the last
+//! interfaces in registers.
 
-use super::sweep::{cell, shuffled, waves_of};
-use super::{Limiter, Riemann, Solution, X_CELLS_PER_WARP, correction, update};
+use super::sweep::{cell, shuffled};
+use super::{
+    Limiter, Riemann, Solution, X_CELLS_PER_WARP, correction, correction_by, step_by, update, update_west, wave_dots,
+};
 use crate::device::DeviceReal;
 
 /// A warp's share of an x-sweep of one row: lane `lane` solves the interface between cells
@@ -41,13 +44,15 @@ pub unsafe fn x_row<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const
             here = solver.solve(0, &ql, &qr, &cell::<T, A>(aux, len, al), &cell::<T, A>(aux, len, ar));
         }
     }
-    // Every lane shuffles (lanes without an interface hold zeros).
-    let (mut left, mut right) = ([[T::ZERO; M]; W], [[T::ZERO; M]; W]);
+    // Every lane shuffles (lanes without an interface hold zeros): the waves up, to form θ's
+    // numerators against the left interface, and those down, as the left lane's against its
+    // right (`wave_dots`: one product for the pair).
+    let mut left = [[T::ZERO; M]; W];
     for p in 0..W {
         left[p] = shuffled(&here.waves[p], true);
-        right[p] = shuffled(&here.waves[p], false);
     }
-    let f = correction(limiter, dtdx, &waves_of(left), &here, &waves_of(right));
+    let dots_left = wave_dots(&here.waves, &left);
+    let f = correction_by(limiter, dtdx, &here, &dots_left, &shuffled(&dots_left, false));
     let (amdq_e, fe) = (shuffled(&here.amdq, false), shuffled(&f, false));
     // Cell i is updated by lanes 1..=29 (its east interface is the next lane's).
     if solves && (1..=X_CELLS_PER_WARP).contains(&lane) && i < nx {
@@ -63,8 +68,12 @@ pub unsafe fn x_row<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const
 }
 
 /// One thread's march along a line across axis `dir`: cells r0..r1 of `q` updated into `out`,
-/// cell r at `at(r)`, the last three interfaces kept in registers (so segments recompute two
-/// interfaces where they meet). Returns the largest speed at interfaces r0..=r1.
+/// cell r at `at(r)`, segments recomputing two interfaces where they meet. Returns the largest
+/// speed at interfaces r0..=r1. Kept from one cell to the next is only what the next cell
+/// needs, since the registers bound the occupancy: its update but for the F̃ of its upper
+/// interface (`update_west` and A⁻ΔQ of the upper one, M numbers instead of Q, A⁺ΔQ, F̃ and
+/// A⁻ΔQ), the upper interface's waves, speeds and A⁺ΔQ, and the waves' θ numerators against
+/// those below (`wave_dots`) instead of the waves below.
 ///
 /// # Safety
 /// `q`, `aux` (A planes) and `out` hold planes of `len` values; `at(r)` is in bounds for
@@ -80,35 +89,38 @@ pub unsafe fn march<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const
     at: impl Fn(i32) -> usize,
 ) -> T {
     unsafe {
-        let mut speed = T::ZERO;
         let load = |r: i32| (cell::<T, M>(q, len, at(r)), cell::<T, A>(aux, len, at(r)));
         // Interfaces r0 − 1, r0, r0 + 1 (interface r lies between cells r − 1 and r).
         let (qa, xa) = load(r0 - 2);
         let (qb, xb) = load(r0 - 1);
-        let (mut cur, mut xcur) = load(r0);
+        let (cur, xcur) = load(r0);
         let (mut next, mut xnext) = load(r0 + 1);
         let below = solver.solve(dir, &qa, &qb, &xa, &xb);
-        let mut s0 = solver.solve(dir, &qb, &cur, &xb, &xcur);
+        let s0 = solver.solve(dir, &qb, &cur, &xb, &xcur);
         let mut s1 = solver.solve(dir, &cur, &next, &xcur, &xnext);
-        let mut f0 = correction(limiter, dtdx, &below, &s0, &s1);
+        let west = update_west(dtdx, &cur, &s0.apdq, &correction(limiter, dtdx, &below, &s0, &s1));
+        let mut part = step_by(dtdx, &west, &s1.amdq);
+        let mut dots1 = wave_dots(&s1.waves, &s0.waves);
+        let mut speed = s0.max_speed();
         let mut r = r0;
         while r < r1 {
-            // Cell r from interfaces r (s0, f0) and r + 1 (s1, f1).
+            // Cell r from its update but for F̃ at r + 1 (`part`) and that F̃ (f1, from s1).
             let (qn, xn) = load(r + 2);
             let s2 = solver.solve(dir, &next, &qn, &xnext, &xn);
-            let f1 = correction(limiter, dtdx, &s0, &s1, &s2);
-            let new = update(dtdx, &cur, &s0.apdq, &f0, &s1.amdq, &f1);
+            let dots2 = wave_dots(&s2.waves, &s1.waves);
+            let f1 = correction_by(limiter, dtdx, &s1, &dots1, &dots2);
+            let new = step_by(dtdx, &part, &f1);
             let at = at(r);
             for (m, v) in new.iter().enumerate() {
                 *out.add(m * len + at) = *v;
             }
-            speed = speed.max(s0.max_speed());
-            (s0, s1, f0) = (s1, s2, f1);
-            (cur, xcur, next, xnext) = (next, xnext, qn, xn);
+            // Interface r + 1: the last cell's far face when r + 1 = r1.
+            speed = speed.max(s1.max_speed());
+            part = step_by(dtdx, &update_west(dtdx, &next, &s1.apdq, &f1), &s2.amdq);
+            (dots1, s1) = (dots2, s2);
+            (next, xnext) = (qn, xn);
             r += 1;
         }
-        let _ = xcur;
-        // Interface r1, the last cell's far face.
-        speed.max(s0.max_speed())
+        speed
     }
 }

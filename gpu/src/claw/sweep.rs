@@ -5,16 +5,18 @@
 //! x-sweep: a warp takes 32 consecutive interfaces of a row and updates the 29 cells between
 //! its second and thirty-first interface; the neighbouring interfaces' waves (for limiting)
 //! and fluctuations (for the update) come by shuffles, so warps are independent and recompute
-//! three interfaces where they meet (the seed's independent blocks with their overlap).
+//! three interfaces where they meet (the seed's independent blocks with their overlap). A lane
+//! forms the θ numerators against its left neighbour's waves and passes them down as that
+//! neighbour's against its right (`wave_dots`): W·M shuffles up and W down, not 2·W·M.
 //! y-sweep: lanes take consecutive columns (coalesced) and each thread marches `k.rows` cells up
-//! its column with the last three interfaces in registers; segments recompute two interfaces
-//! where they meet. Both write one rate (max |s|/Δ over the interfaces of the cells they
+//! its column keeping in registers what the next cell needs of the last interfaces; segments
+//! recompute two interfaces where they meet. Both write one rate (max |s|/Δ over the interfaces of the cells they
 //! update) a block. Both read state buffer `order[k.stage]` and write `order[k.stage + 1]`
 //! (`clock`), and return at once when the step's Δt is 0 (no step armed). The work along a
 //! row or column is the 3D sweeps' too (`lines.rs`: [`x_row`], [`march`]).
 
 use super::lines::{march, x_row};
-use super::{Limiter, Riemann, Solution, Sweep, X_CELLS_PER_WARP};
+use super::{Limiter, Riemann, Sweep, X_CELLS_PER_WARP};
 use crate::device::reduce::block_max;
 use crate::device::warp::Shuffle;
 use crate::device::{DeviceReal, shared, thread};
@@ -36,12 +38,6 @@ pub(super) fn shuffled<T: DeviceReal, const N: usize>(v: &[T; N], up: bool) -> [
         *o = if up { x.shfl_up(1) } else { x.shfl_down(1) };
     }
     out
-}
-
-/// Waves only: what a neighbouring interface contributes to the limiting.
-#[inline(always)]
-pub(super) fn waves_of<T: DeviceReal, const M: usize, const W: usize>(waves: [[T; M]; W]) -> Solution<T, M, W> {
-    Solution { waves, ..Solution::ZERO }
 }
 
 /// The buffers sweep `stage` reads and writes: `order[stage]` and `order[stage + 1]` of the

@@ -11,6 +11,8 @@
 //! that makes A⁻ΔQ + A⁺ΔQ = f(q_r) − f(q_l). Its depth
 //! h* = (h_r(u_r − s₂) + h_l(s₁ − u_l))/(s₁ − s₂) is never negative, so with the CFL number
 //! at most 1 the first-order update keeps h ≥ 0. Velocities are taken as 0 where h ≤ `dry`.
+//! Divisions and square roots are the `_fast` ones (`super::shallow`): 1/h per state, one
+//! reciprocal each for the Roe averages and for 1/(s₁ − s₂).
 
 use super::{roe_average, shallow, shallow_axes, shallow_state};
 use crate::Real;
@@ -39,15 +41,17 @@ impl<T: Real> Riemann<T, 3, 2, 0> for ShallowHlle<T> {
     fn solve(&self, dir: usize, ql: &[T; 3], qr: &[T; 3], _: &[T; 0], _: &[T; 0]) -> Solution<T, 3, 2> {
         let g = self.g;
         let (n, t) = shallow_axes(dir);
-        let (l, r) = (shallow(g, self.dry, dir, ql), shallow(g, self.dry, dir, qr));
+        let sqrt_g = g.sqrt_fast();
+        let (l, r) = (shallow(sqrt_g, self.dry, dir, ql), shallow(sqrt_g, self.dry, dir, qr));
         let Some((u, _, c)) = roe_average(g, &l, &r) else { return Solution::ZERO };
         let s1 = (l.un - l.c).min(u - c);
         let s2 = (r.un + r.c).max(u + c);
         // The normal flux f = (hu_n, hu_n·u_n + ½gh², hu_n·u_t) of each side, in (h, n, t) order.
         let flux = |q: &[T; 3], s: &super::Shallow<T>| [q[n], q[n].mul_add(s.un, T::HALF * g * s.h * s.h), q[n] * s.ut];
         let (fl, fr) = (flux(ql, &l), flux(qr, &r));
-        // The middle state, component by component (h, hu_n, hu_t).
-        let inv = T::ONE / (s1 - s2);
+        // The middle state, component by component (h, hu_n, hu_t). s₂ − s₁ ≥ 2ĉ > 0, and an
+        // approximate reciprocal keeps the sign of every component, so h* ≥ 0 still holds.
+        let inv = (s1 - s2).recip_fast();
         let mid = |k: usize, m: usize| (fr[k] - fl[k] - s2 * qr[m] + s1 * ql[m]) * inv;
         let (h, mn, mt) = (mid(0, 0), mid(1, n), mid(2, t));
         let mut waves = [[T::ZERO; 3]; 2];

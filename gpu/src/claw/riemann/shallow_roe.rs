@@ -11,7 +11,9 @@
 //! h, hu_n, hu_t). A transonic rarefaction (the characteristic speed changing sign across the
 //! 1- or 3-wave) splits that wave's fluctuation by Harten and Hyman's fraction, so A⁻ΔQ and
 //! A⁺ΔQ open the fan instead of keeping an entropy-violating shock; A⁻ΔQ + A⁺ΔQ stays
-//! f(q_r) − f(q_l). For depths near zero use `shallow-hlle`, which keeps h ≥ 0.
+//! f(q_r) − f(q_l). For depths near zero use `shallow-hlle`, which keeps h ≥ 0. Divisions and
+//! square roots are the `_fast` ones (`super::shallow`): per state one square root and one
+//! reciprocal, per face one of each for the Roe averages, one for 1/ĉ, one per transonic wave.
 
 use super::{Shallow, roe_average, shallow, shallow_axes, shallow_state};
 use crate::Real;
@@ -26,10 +28,12 @@ pub struct ShallowRoe<T> {
 
 /// Harten–Hyman: the part of a wave at Roe speed `s` that goes left when the characteristic
 /// speed is `lo` on its left and `hi` on its right: s where the wave is not transonic
-/// (min(s, 0)), else lo·(hi − s)/(hi − lo).
+/// (min(s, 0)), else lo·(hi − s)/(hi − lo), where hi − lo > max(hi, −lo) > 0 (one
+/// approximate reciprocal: the fraction only splits the fluctuation, and A⁻ΔQ + A⁺ΔQ is
+/// Σ s_p 𝒲_p whatever it is).
 #[inline(always)]
 fn left_part<T: Real>(s: T, lo: T, hi: T) -> T {
-    if lo < T::ZERO && hi > T::ZERO { lo * (hi - s) / (hi - lo) } else { s.min(T::ZERO) }
+    if lo < T::ZERO && hi > T::ZERO { lo * (hi - s) * (hi - lo).recip_fast() } else { s.min(T::ZERO) }
 }
 
 impl<T: Real> Riemann<T, 3, 3, 0> for ShallowRoe<T> {
@@ -46,10 +50,11 @@ impl<T: Real> Riemann<T, 3, 3, 0> for ShallowRoe<T> {
     fn solve(&self, dir: usize, ql: &[T; 3], qr: &[T; 3], _: &[T; 0], _: &[T; 0]) -> Solution<T, 3, 3> {
         let g = self.g;
         let (n, t) = shallow_axes(dir);
-        let (l, r) = (shallow(g, T::ZERO, dir, ql), shallow(g, T::ZERO, dir, qr));
+        let sqrt_g = g.sqrt_fast();
+        let (l, r) = (shallow(sqrt_g, T::ZERO, dir, ql), shallow(sqrt_g, T::ZERO, dir, qr));
         let Some((u, v, c)) = roe_average(g, &l, &r) else { return Solution::ZERO };
         let d = [qr[0] - ql[0], qr[n] - ql[n], qr[t] - ql[t]];
-        let half_inv_c = T::HALF / c;
+        let half_inv_c = T::HALF * c.recip_fast();
         let a1 = ((u + c) * d[0] - d[1]) * half_inv_c;
         let a2 = d[2] - v * d[0];
         let a3 = (d[1] - (u - c) * d[0]) * half_inv_c;
@@ -67,8 +72,8 @@ impl<T: Real> Riemann<T, 3, 3, 0> for ShallowRoe<T> {
             q1[m] += waves[0][m];
             q3[m] -= waves[2][m];
         }
-        let f1 = left_part(speeds[0], speed(l, -T::ONE), speed(shallow(g, T::ZERO, dir, &q1), -T::ONE));
-        let f3 = left_part(speeds[2], speed(shallow(g, T::ZERO, dir, &q3), T::ONE), speed(r, T::ONE));
+        let f1 = left_part(speeds[0], speed(l, -T::ONE), speed(shallow(sqrt_g, T::ZERO, dir, &q1), -T::ONE));
+        let f3 = left_part(speeds[2], speed(shallow(sqrt_g, T::ZERO, dir, &q3), T::ONE), speed(r, T::ONE));
         let left = [f1, speeds[1].min(T::ZERO), f3];
         let (mut amdq, mut apdq) = ([T::ZERO; 3], [T::ZERO; 3]);
         for p in 0..3 {
