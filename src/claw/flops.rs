@@ -11,7 +11,7 @@
 //! product), so it is a stated count, not a measurement of the instructions issued.
 
 use crate::Real;
-use kernels::claw::{Limiter, Riemann, Solution, correction, update};
+use kernels::claw::{Limiter, Riemann, Solution, correction_by, update, wave_dots};
 use std::cell::Cell;
 use std::fmt;
 use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
@@ -211,6 +211,9 @@ pub fn counted<T: Real, const N: usize>(v: &[T; N]) -> [Counted; N] {
 pub struct SweepOps {
     pub solve: Ops,
     pub interfaces: usize,
+    /// Each family's θ numerator, formed once for each pair of neighbouring interfaces.
+    pub dots: Ops,
+    pub pairs: usize,
     pub correction: Ops,
     pub corrections: usize,
     pub update: Ops,
@@ -222,9 +225,14 @@ impl SweepOps {
     pub fn solve_flops(&self) -> f64 {
         self.solve.flops() as f64 / self.interfaces as f64
     }
-    /// Mean flops of one interface's correction (the limiter's included).
+    /// Mean flops of one interface's correction (the limiter's included, and one pair's θ
+    /// numerators: in a long line there are as many pairs as interfaces).
     pub fn correction_flops(&self) -> f64 {
-        self.correction.flops() as f64 / self.corrections as f64
+        self.dots.flops() as f64 / self.pairs as f64 + self.correction.flops() as f64 / self.corrections as f64
+    }
+    /// Every flop of the line.
+    pub fn total(&self) -> u64 {
+        self.solve.flops() + self.dots.flops() + self.correction.flops() + self.update.flops()
     }
     /// Mean flops of one cell's update.
     pub fn update_flops(&self) -> f64 {
@@ -262,14 +270,17 @@ pub fn sweep_ops<R: Riemann<Counted, M, W, A>, const M: usize, const W: usize, c
     let (sol, solve) = count(|| {
         (1..len).map(|c| solver.solve(dir, &q[c - 1], &q[c], &aux[c - 1], &aux[c])).collect::<Vec<Solution<_, M, W>>>()
     });
-    // fix[j − 1]: interface j's correction, 1 ≤ j ≤ len − 3.
+    // pair[j]: each family's θ numerator for interfaces j and j + 1, formed once for the pair
+    // (as the kernels and the CPU reference form it); fix[j − 1]: interface j's correction,
+    // 1 ≤ j ≤ len − 3.
+    let (pair, dots) = count(|| sol.windows(2).map(|p| wave_dots(&p[0].waves, &p[1].waves)).collect::<Vec<[Counted; W]>>());
     let (fix, correction) =
-        count(|| (1..len - 2).map(|j| correction(limiter, dtdx, &sol[j - 1], &sol[j], &sol[j + 1])).collect::<Vec<_>>());
+        count(|| (1..len - 2).map(|j| correction_by(limiter, dtdx, &sol[j], &pair[j - 1], &pair[j])).collect::<Vec<_>>());
     // Cell c between interfaces c − 1 and c, 2 ≤ c ≤ len − 3.
     let ((), update) = count(|| {
         for c in 2..len - 2 {
             let _ = update(dtdx, &q[c], &sol[c - 1].apdq, &fix[c - 2], &sol[c].amdq, &fix[c - 1]);
         }
     });
-    SweepOps { solve, interfaces: len - 1, correction, corrections: len - 3, update, cells: len - 4 }
+    SweepOps { solve, interfaces: len - 1, dots, pairs: len - 2, correction, corrections: len - 3, update, cells: len - 4 }
 }

@@ -7,7 +7,7 @@
 use super::Cfl;
 use super::cpu::{Clock, Step};
 use crate::{Error, Real, Result};
-use kernels::claw::{Limiter, Riemann, Solution, correction, update};
+use kernels::claw::{Limiter, Riemann, Solution, correction_by, update, wave_dots};
 use kernels::grid::{Layout2, Layout3};
 use kernels::halo::{EXTRAPOLATE, Ghost, PERIODIC, WALL};
 use rayon::prelude::*;
@@ -160,7 +160,10 @@ fn sweep_line<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, c
             solver.solve(dir, &q[l], &q[r], &aux[l], &aux[r])
         })
         .collect();
-    let fix: Vec<[T; M]> = (0..=n).map(|i| correction(limiter, dtdx, &sol[i], &sol[i + 1], &sol[i + 2])).collect();
+    // Each family's θ numerator, once for a pair of neighbouring interfaces (as the kernels
+    // form it): dots[i] pairs sol[i] and sol[i + 1].
+    let dots: Vec<[T; W]> = sol.windows(2).map(|p| wave_dots(&p[0].waves, &p[1].waves)).collect();
+    let fix: Vec<[T; M]> = (0..=n).map(|i| correction_by(limiter, dtdx, &sol[i + 1], &dots[i], &dots[i + 1])).collect();
     let speed = (0..=n).fold(T::ZERO, |s, i| s.max(sol[i + 1].max_speed()));
     let line = (0..n)
         .map(|i| update(dtdx, &q[at(i as i32)], &sol[i + 1].apdq, &fix[i], &sol[i + 2].amdq, &fix[i + 1]))
