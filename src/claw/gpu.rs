@@ -13,11 +13,52 @@ use kernels::grid::Layout2;
 use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::launch::Family;
 
-/// Warps along x in an x-sweep block, and rows of a block.
-const X_BLOCK: (u32, u32) = (2, 2);
-/// Columns and segments of a y-sweep block, and the rows a thread marches.
-const Y_BLOCK: (u32, u32) = (64, 2);
-const Y_ROWS: u32 = 32;
+/// Launch shapes of the 2D sweeps, run-time parameters (a tuner may search them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shapes {
+    /// x-sweep block: warps along x (each updates 29 cells of a row), rows along y.
+    pub x: (u32, u32),
+    /// y-sweep block: threads along x (one column each), segments along y; the cells a thread
+    /// marches up its column.
+    pub y: (u32, u32, u32),
+}
+
+impl Default for Shapes {
+    /// 2 × 2 warps for x; 64 × 2 threads marching 32 cells for y (measured on the H100 when
+    /// the kernels were written; the tuner issue searches the rest).
+    fn default() -> Self {
+        Shapes { x: (2, 2), y: (64, 2, 32) }
+    }
+}
+
+impl Shapes {
+    /// Every size at least 1, blocks of whole warps (the block reduction of the rates needs
+    /// them) and at most 1024 threads.
+    pub fn check(&self) -> Result<()> {
+        let Shapes { x, y } = *self;
+        let threads = [32 * x.0 * x.1, y.0 * y.1];
+        let ok = x.0 >= 1 && x.1 >= 1 && y.0 >= 1 && y.1 >= 1 && y.2 >= 1;
+        if !ok || threads.iter().any(|&t| !t.is_multiple_of(32) || t > 1024) {
+            return Err(Error::invalid(format!(
+                "claw shapes {self:?}: every size ≥ 1, blocks of whole warps and at most 1024 threads"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The launch along `dir` over `l` (with 32 T's of shared memory for the block reduction),
+    /// and the cells a y-sweep thread marches.
+    fn launch<T>(&self, l: &Layout2, dir: usize) -> (LaunchShape, u32) {
+        let (shape, rows) = if dir == 0 {
+            let cells = X_CELLS_PER_WARP * self.x.0;
+            (LaunchShape::fixed((l.nx.div_ceil(cells), l.ny.div_ceil(self.x.1), 1), (32 * self.x.0, self.x.1, 1)), 1)
+        } else {
+            let (bx, by, rows) = self.y;
+            (LaunchShape::fixed((l.nx.div_ceil(bx), l.ny.div_ceil(rows).div_ceil(by), 1), (bx, by, 1)), rows)
+        };
+        (shape.with_shared_of::<T>(32), rows)
+    }
+}
 
 /// The planes (structure of arrays) the kernels read of an array of cells, one plane after
 /// another; one zero for cells without components (no aux fields), as a launch still passes a
@@ -45,6 +86,7 @@ type Params<T, R, const M: usize, const W: usize, const A: usize> =
 pub struct GpuSweeps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> {
     setup: Setup,
     layout: Layout2,
+    shapes: Shapes,
     x: Kernel<Params<T, R, M, W, A>>,
     y: Kernel<Params<T, R, M, W, A>>,
     ghosts: Kernel<FillGhosts<T>>,
@@ -54,12 +96,19 @@ pub struct GpuSweeps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W
 }
 
 impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> GpuSweeps<T, R, M, W, A> {
+    /// The sweeps of `setup` with the default shapes.
     pub fn new(gpu: &Gpu, setup: Setup) -> Result<Self> {
+        Self::with_shapes(gpu, setup, Shapes::default())
+    }
+
+    pub fn with_shapes(gpu: &Gpu, setup: Setup, shapes: Shapes) -> Result<Self> {
+        shapes.check()?;
         let layout = Layout2::new(setup.nx as u32, setup.ny as u32, HALO);
-        let blocks = Self::rate_slots(&layout, Splitting::Strang);
+        let blocks = Self::rate_slots(&layout, &shapes, Splitting::Strang);
         Ok(GpuSweeps {
             setup,
             layout,
+            shapes,
             x: gpu.kernel::<T, _>(R::X)?,
             y: gpu.kernel::<T, _>(R::Y)?,
             ghosts: gpu.kernel::<T, _>(R::GHOSTS)?,
@@ -70,31 +119,19 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
     }
 
     /// Blocks of the sweep along `dir`.
-    fn blocks(l: &Layout2, dir: usize) -> usize {
-        let s = if dir == 0 { Self::x_shape(l) } else { Self::y_shape(l) };
-        (s.grid.0 * s.grid.1) as usize
+    fn blocks(l: &Layout2, shapes: &Shapes, dir: usize) -> usize {
+        let g = shapes.launch::<T>(l, dir).0.grid;
+        (g.0 * g.1) as usize
     }
 
     /// Where stage `stage`'s rates start in the rate buffer, for a step split by `splitting`.
-    fn rate_offset(l: &Layout2, splitting: Splitting, stage: usize) -> usize {
-        stages(splitting)[..stage].iter().map(|&(dir, _)| Self::blocks(l, dir)).sum()
+    fn rate_offset(l: &Layout2, shapes: &Shapes, splitting: Splitting, stage: usize) -> usize {
+        stages(splitting)[..stage].iter().map(|&(dir, _)| Self::blocks(l, shapes, dir)).sum()
     }
 
     /// Rates written by a step split by `splitting`.
-    fn rate_slots(l: &Layout2, splitting: Splitting) -> usize {
-        Self::rate_offset(l, splitting, stages(splitting).len())
-    }
-
-    fn x_shape(l: &Layout2) -> LaunchShape {
-        let cells = X_CELLS_PER_WARP * X_BLOCK.0;
-        LaunchShape::fixed((l.nx.div_ceil(cells), l.ny.div_ceil(X_BLOCK.1), 1), (32 * X_BLOCK.0, X_BLOCK.1, 1))
-            .with_shared_of::<T>(32)
-    }
-
-    fn y_shape(l: &Layout2) -> LaunchShape {
-        let segments = l.ny.div_ceil(Y_ROWS);
-        LaunchShape::fixed((l.nx.div_ceil(Y_BLOCK.0), segments.div_ceil(Y_BLOCK.1), 1), (Y_BLOCK.0, Y_BLOCK.1, 1))
-            .with_shared_of::<T>(32)
+    fn rate_slots(l: &Layout2, shapes: &Shapes, splitting: Splitting) -> usize {
+        Self::rate_offset(l, shapes, splitting, stages(splitting).len())
     }
 
     /// The padded length of one plane.
@@ -142,17 +179,17 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
             )));
         }
         let spacing = if dir == 0 { self.setup.dx } else { self.setup.dy };
+        let (shape, rows) = self.shapes.launch::<T>(&self.layout, dir);
         let k = Sweep {
             layout: self.layout,
             inv_dx: T::from_f64(1.0 / spacing),
             dt_frac: T::from_f64(frac),
             limiter: self.setup.limiter as u32,
-            rows: Y_ROWS,
+            rows,
             stage: stage as u32,
         };
-        let (kernel, shape) =
-            if dir == 0 { (&self.x, Self::x_shape(&self.layout)) } else { (&self.y, Self::y_shape(&self.layout)) };
-        let rate = self.rate.ptr_mut().wrapping_add(Self::rate_offset(&self.layout, splitting, stage));
+        let kernel = if dir == 0 { &self.x } else { &self.y };
+        let rate = self.rate.ptr_mut().wrapping_add(Self::rate_offset(&self.layout, &self.shapes, splitting, stage));
         let p = solver.params(k, states.ptr_mut(), self.order.ptr(), aux.ptr(), self.dt.ptr(), rate);
         // SAFETY: `order` holds a permutation prefix of 0..BUFFERS (FIRST_ORDER, or what the
         // control kernel made of it), so the sweep reads and writes two different buffers of
@@ -181,8 +218,8 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         self.set_order(gpu, if dir == 0 { FIRST_ORDER } else { [2, 0, 1, 0, 1, 0] })?;
         self.enqueue(solver, Splitting::Godunov, dir, states, aux)?;
         let rates = gpu.download(&self.rate)?;
-        let from = Self::rate_offset(&self.layout, Splitting::Godunov, dir);
-        Ok(max_rate(&rates[from..from + Self::blocks(&self.layout, dir)]))
+        let from = Self::rate_offset(&self.layout, &self.shapes, Splitting::Godunov, dir);
+        Ok(max_rate(&rates[from..from + Self::blocks(&self.layout, &self.shapes, dir)]))
     }
 
     /// Sets the buffers' order (each sweep `k` of a step reads buffer `order[k]` and writes
@@ -219,7 +256,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         self.enqueue(solver, splitting, stage, states, aux)
     }
     fn step_rates(&self) -> (&DeviceBuffer<T>, usize) {
-        (&self.rate, Self::rate_slots(&self.layout, self.setup.splitting))
+        (&self.rate, Self::rate_slots(&self.layout, &self.shapes, self.setup.splitting))
     }
     fn words(&mut self) -> (&mut DeviceBuffer<T>, &mut DeviceBuffer<u32>) {
         (&mut self.dt, &mut self.order)
@@ -243,7 +280,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
     /// fields, and per block one rate (a Strang step's three sweeps).
     pub fn device_bytes(nx: usize, ny: usize) -> u64 {
         let l = Layout2::new(nx as u32, ny as u32, HALO);
-        let rates = GpuSweeps::<T, R, M, W, A>::rate_slots(&l, Splitting::Strang);
+        let rates = GpuSweeps::<T, R, M, W, A>::rate_slots(&l, &Shapes::default(), Splitting::Strang);
         ((BUFFERS * M + A) * l.len() + rates) as u64 * std::mem::size_of::<T>() as u64
     }
 

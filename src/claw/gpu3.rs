@@ -44,13 +44,15 @@ impl Default for Shapes3 {
 }
 
 impl Shapes3 {
-    fn check(&self) -> Result<()> {
+    /// Every size at least 1, blocks of whole warps (the block reduction of the rates needs
+    /// them) and at most 1024 threads.
+    pub fn check(&self) -> Result<()> {
         let Shapes3 { x, y, z } = *self;
         let ok = x.0 >= 1 && x.1 >= 1 && [y, z].iter().all(|s| s.0 >= 1 && s.1 >= 1 && s.2 >= 1);
-        let whole_warps = [y, z].iter().all(|s| (s.0 * s.1).is_multiple_of(32));
-        if !ok || !whole_warps {
+        let threads = [32 * x.0 * x.1, y.0 * y.1, z.0 * z.1];
+        if !ok || threads.iter().any(|&t| !t.is_multiple_of(32) || t > 1024) {
             return Err(Error::invalid(format!(
-                "claw 3D shapes {self:?}: every size ≥ 1, y and z blocks whole warps (a block reduction needs them)"
+                "claw 3D shapes {self:?}: every size ≥ 1, blocks of whole warps and at most 1024 threads"
             )));
         }
         Ok(())

@@ -4,7 +4,7 @@
 
 use crate::common::{self, Tolerance, cases, gpu};
 use hydrokern::claw::cpu::{Claw2, Setup};
-use hydrokern::claw::gpu::{GpuClaw2, GpuSweeps, planes};
+use hydrokern::claw::gpu::{GpuClaw2, GpuSweeps, Shapes, planes};
 use hydrokern::claw::{Acoustics2d, Advection, Burgers, Cfl, Limiter, ShallowHlle, ShallowRoe, Splitting};
 use hydrokern::{GpuReal, Rng};
 use kernels::claw::Kernels;
@@ -17,12 +17,13 @@ use proptest::prelude::*;
 /// hundred or so operations of an interface, with Δt/Δx ≤ 1 carrying them into the cell.
 pub(crate) const GPU_SWEEP: Tolerance = Tolerance::eps(256.0);
 
-/// Sweeps `run`'s state along `dir` on both sides and compares the interior cells and the
-/// rates (max |s|/Δ).
+/// Sweeps `run`'s state along `dir` on both sides (the GPU's in launch shapes `shapes`) and
+/// compares the interior cells and the rates (max |s|/Δ).
 fn check<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
     run: &Claw2<T, R, M, W, A>,
     solver: R,
     dir: usize,
+    shapes: Shapes,
 ) -> Result<(), TestCaseError> {
     let gpu = gpu();
     let setup = *run.setup();
@@ -30,7 +31,7 @@ fn check<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, con
     let (input, aux) = run.sweep_input(dir);
     let mut want = input.clone();
     let rate_want = run.sweep(&mut want, dir, dt);
-    let mut k = GpuSweeps::<T, R, M, W, A>::new(&gpu, setup).unwrap();
+    let mut k = GpuSweeps::<T, R, M, W, A>::with_shapes(&gpu, setup, shapes).unwrap();
     // Three state buffers: the input in the first, the sweep's output (poisoned) in the second.
     let mut states = planes(&input);
     states.resize(3 * M * k.plane(), common::poison::<T>());
@@ -83,8 +84,15 @@ fn split(setup: Setup, splitting: Splitting) -> Setup {
     Setup { splitting, ..setup }
 }
 
-/// Every solver, at precision T, on one draw.
-fn check_all<T: GpuReal>(nx: usize, ny: usize, limiter: Limiter, dir: usize, seed: u64) -> Result<(), TestCaseError> {
+/// Every solver, at precision T, on one draw, the GPU's sweeps in launch shapes `shapes`.
+fn check_all<T: GpuReal>(
+    nx: usize,
+    ny: usize,
+    limiter: Limiter,
+    dir: usize,
+    seed: u64,
+    shapes: Shapes,
+) -> Result<(), TestCaseError> {
     let mut rng = Rng::new(seed);
     let cells = nx * ny;
     let mut u = |lo: f64, hi: f64| T::from_f64(lo + (hi - lo) * rng.unit());
@@ -92,14 +100,14 @@ fn check_all<T: GpuReal>(nx: usize, ny: usize, limiter: Limiter, dir: usize, see
     let adv = Advection { velocity: [u(-2.0, 2.0), u(-2.0, 2.0), T::ZERO] };
     let mut r2 = Rng::new(seed ^ 1);
     let run = Claw2::new(adv, setup(nx, ny, limiter, &mut r2), &q, &vec![[]; cells]).unwrap();
-    check(&run, adv, dir)?;
+    check(&run, adv, dir, shapes)?;
     // Burgers: the same random field holds shocks and transonic rarefactions (q of both signs).
     let run = Claw2::new(Burgers, setup(nx, ny, limiter, &mut r2), &q, &vec![[]; cells]).unwrap();
-    check(&run, Burgers, dir)?;
+    check(&run, Burgers, dir, shapes)?;
     let q: Vec<[T; 3]> = (0..cells).map(|_| [u(-1.0, 1.0), u(-1.0, 1.0), u(-1.0, 1.0)]).collect();
     let aux: Vec<[T; 2]> = (0..cells).map(|_| [u(0.5, 3.0), u(0.5, 4.0)]).collect();
     let run = Claw2::new(Acoustics2d, setup(nx, ny, limiter, &mut r2), &q, &aux).unwrap();
-    check(&run, Acoustics2d, dir)?;
+    check(&run, Acoustics2d, dir, shapes)?;
     let g = T::from_f64(9.81);
     let q: Vec<[T; 3]> = (0..cells)
         .map(|_| {
@@ -109,12 +117,12 @@ fn check_all<T: GpuReal>(nx: usize, ny: usize, limiter: Limiter, dir: usize, see
         .collect();
     let roe = ShallowRoe { g };
     let run = Claw2::new(roe, setup(nx, ny, limiter, &mut r2), &q, &vec![[]; cells]).unwrap();
-    check(&run, roe, dir)?;
+    check(&run, roe, dir, shapes)?;
     // HLLE with a dry cell in four.
     let q: Vec<[T; 3]> = q.iter().enumerate().map(|(c, s)| if c % 4 == 1 { [T::ZERO; 3] } else { *s }).collect();
     let hlle = ShallowHlle { g, dry: T::from_f64(1e-6) };
     let run = Claw2::new(hlle, setup(nx, ny, limiter, &mut r2), &q, &vec![[]; cells]).unwrap();
-    check(&run, hlle, dir)
+    check(&run, hlle, dir, shapes)
 }
 
 fn awkward() -> impl Strategy<Value = usize> {
@@ -126,8 +134,8 @@ proptest! {
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn claw_sweeps_match_cpu(nx in awkward(), ny in awkward(), limiter in prop::sample::select(Limiter::ALL.to_vec()), dir in 0usize..2, seed: u64) {
-        check_all::<f64>(nx, ny, limiter, dir, seed)?;
-        check_all::<f32>(nx, ny, limiter, dir, seed)?;
+        check_all::<f64>(nx, ny, limiter, dir, seed, Shapes::default())?;
+        check_all::<f32>(nx, ny, limiter, dir, seed, Shapes::default())?;
     }
 }
 
@@ -141,11 +149,45 @@ fn claw_sweeps_match_cpu_at_fixed_sizes() {
     for (nx, ny) in [(1, 1), (29, 32), (59, 65), (130, 97), (300, 70)] {
         for limiter in Limiter::ALL {
             for dir in 0..2 {
-                check_all::<f64>(nx, ny, limiter, dir, 7).unwrap();
-                check_all::<f32>(nx, ny, limiter, dir, 7).unwrap();
+                check_all::<f64>(nx, ny, limiter, dir, 7, Shapes::default()).unwrap();
+                check_all::<f32>(nx, ny, limiter, dir, 7, Shapes::default()).unwrap();
             }
         }
     }
+}
+
+/// The launch shapes are run-time parameters: the sweeps must give the same cells in any
+/// valid shape — one warp or eight along x, rows of blocks, short and long column segments,
+/// blocks of one warp and of 512 threads.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn claw_sweeps_match_cpu_in_any_launch_shape() {
+    let shapes = [
+        Shapes { x: (1, 1), y: (32, 1, 1) },
+        Shapes { x: (8, 1), y: (32, 4, 7) },
+        Shapes { x: (1, 8), y: (128, 4, 64) },
+        Shapes { x: (4, 2), y: (256, 2, 33) },
+    ];
+    for s in shapes {
+        for dir in 0..2 {
+            check_all::<f64>(130, 97, Limiter::Mc, dir, 11, s).unwrap();
+            check_all::<f32>(67, 150, Limiter::VanLeer, dir, 12, s).unwrap();
+        }
+    }
+}
+
+/// A shape the kernels cannot run is refused before any launch.
+#[test]
+fn impossible_launch_shapes_are_refused() {
+    assert!(Shapes::default().check().is_ok());
+    assert!(Shapes { x: (0, 1), y: (32, 1, 1) }.check().is_err());
+    assert!(Shapes { x: (1, 1), y: (32, 1, 0) }.check().is_err(), "a thread marching no cells");
+    assert!(Shapes { x: (1, 1), y: (48, 1, 1) }.check().is_err(), "a block of 48 threads is not whole warps");
+    assert!(Shapes { x: (1, 1), y: (64, 32, 1) }.check().is_err(), "2048 threads");
+    assert!(Shapes { x: (33, 1), y: (32, 1, 1) }.check().is_err(), "1056 threads along x");
 }
 
 /// Whole steps on the GPU (ghost fills, the sweeps, the rates' reduction and the control

@@ -10,7 +10,7 @@ use crate::common::{self, Tolerance, cases, gpu};
 use crate::gpu::GPU_SWEEP;
 use hydrokern::claw::cpu3::{Claw3, Setup3};
 use hydrokern::claw::gpu::planes;
-use hydrokern::claw::gpu3::{GpuClaw3, GpuSweeps3, stages3, state_buffers};
+use hydrokern::claw::gpu3::{GpuClaw3, GpuSweeps3, Shapes3, stages3, state_buffers};
 use hydrokern::claw::{Acoustics3d, Cfl, Limiter, Splitting};
 use hydrokern::{GpuReal, Rng};
 use kernels::claw::clock::FIRST_ORDER;
@@ -77,15 +77,16 @@ fn what(s: &Setup3, label: &str, m: usize, name: &str) -> String {
     )
 }
 
-/// One sweep along `dir` on both sides: the interior cells and the rates (max |s|/Δ).
-fn check_sweep<T: GpuReal>(run: &Run<T>, dir: usize) -> Result<(), TestCaseError> {
+/// One sweep along `dir` on both sides (the GPU's in launch shapes `shapes`): the interior
+/// cells and the rates (max |s|/Δ).
+fn check_sweep<T: GpuReal>(run: &Run<T>, dir: usize, shapes: Shapes3) -> Result<(), TestCaseError> {
     let gpu = gpu();
     let s = *run.setup();
     let dt = 0.9 * run.clock().next_dt().min(1e3);
     let (input, aux) = run.sweep_input(dir);
     let mut want = input.clone();
     let rate_want = run.sweep(&mut want, dir, dt);
-    let mut k = Sweeps::<T>::new(&gpu, s).unwrap();
+    let mut k = Sweeps::<T>::with_shapes(&gpu, s, shapes).unwrap();
     // The input in buffer 0, the output buffer (1) poisoned.
     let mut states = gpu.upload(&state_buffers(&input, common::poison::<T>())).unwrap();
     let aux = gpu.upload(&planes(aux)).unwrap();
@@ -157,7 +158,7 @@ fn check_trial<T: GpuReal>(run: &Run<T>) -> Result<(), TestCaseError> {
 fn check_all<T: GpuReal>(n: [usize; 3], limiter: Limiter, dir: usize, seed: u64) -> Result<(), TestCaseError> {
     let r = run::<T>(n, limiter, Splitting::Godunov, seed);
     check_ghosts(&r, dir)?;
-    check_sweep(&r, dir)
+    check_sweep(&r, dir, Shapes3::default())
 }
 
 fn awkward() -> impl Strategy<Value = usize> {
@@ -187,6 +188,26 @@ fn claw3_sweeps_match_cpu_at_fixed_sizes() {
                 check_all::<f64>(n, limiter, dir, 7).unwrap();
                 check_all::<f32>(n, limiter, dir, 7).unwrap();
             }
+        }
+    }
+}
+
+/// The launch shapes are run-time parameters: the same cells in any valid shape.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn claw3_sweeps_match_cpu_in_any_launch_shape() {
+    let shapes = [
+        Shapes3 { x: (1, 1), y: (32, 1, 1), z: (32, 1, 1) },
+        Shapes3 { x: (4, 2), y: (32, 4, 7), z: (64, 4, 9) },
+        Shapes3 { x: (1, 8), y: (128, 2, 40), z: (32, 8, 3) },
+    ];
+    for s in shapes {
+        for dir in 0..3 {
+            check_sweep(&run::<f64>([45, 37, 70], Limiter::Mc, Splitting::Godunov, 5), dir, s).unwrap();
+            check_sweep(&run::<f32>([70, 33, 41], Limiter::Superbee, Splitting::Godunov, 6), dir, s).unwrap();
         }
     }
 }
