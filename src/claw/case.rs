@@ -358,7 +358,7 @@ static FLAGS: &[Flag] = &[
     flags::T_END,
     flags::SNAPSHOTS,
     flags::BOUNDARY,
-    Flag::new("boundary-z", "BC", Set::Custom(bottom_and_top), "in 3D, bottom and top: one condition or two (bottom,top)"),
+    Flag::new("boundary-z", "BC", Set::Custom(bottom_and_top), "in 3D, the bottom and top (--boundary sets the four sides around them): one condition or two (bottom,top)"),
     Flag::new("limiter", "NAME", Set::Text("numerics.limiter"), "wave limiter: none, minmod, superbee, vanleer or mc"),
     Flag::new("splitting", "godunov|strang", Set::Text("numerics.splitting"), "dimensional splitting: x then y (godunov), or x/2, y, x/2 (strang)"),
     Flag::new("cfl", "C", Set::Float("time.cfl"), "the CFL number each Δt aims at, in (0, cfl_max]"),
