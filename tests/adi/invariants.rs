@@ -96,6 +96,7 @@ fn mass_is_conserved_with_drying_and_depths_stay_positive() {
     assert!(e64 < 1e-13, "f64 drift {e64}");
     assert!(e32 < 2e-5, "f32 drift {e32}");
     assert!(h64 >= 0.0 && h32 >= 0.0, "negative depth: {h64} / {h32}");
+    assert!(wet > wet0, "the run-up must flood cells: {wet0} → {wet}");
 }
 
 #[test]
