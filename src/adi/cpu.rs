@@ -1,0 +1,307 @@
+//! The CPU reference, written plainly: each sweep gathers every unknown's neighbourhood from the
+//! state's slices, asks the kernels crate's row providers (`kernels::adi`) for its row, and
+//! solves the batch of lines with the CPU Thomas solver (`crate::tridiag::cpu`).
+//!
+//! One step, time-centred as MIKE 21 HD (docs/adi.md):
+//! - x-sweep, along every row: ζⁿ → ζ^{n+½} and pⁿ → p^{n+1}, with q^{n+½} (and q^{n−½}) known;
+//! - y-sweep, along every column: ζ^{n+½} → ζ^{n+1} and q^{n+½} → q^{n+3/2}, with pⁿ and p^{n+1}
+//!   known.
+
+use super::{Boundary, Setup, Side};
+use crate::tridiag::{Layout, Shape, cpu as thomas};
+use crate::{Error, Real, Result};
+use kernels::adi::{self, Dir, MassAt, MomentumAt, Params, Stencil};
+use kernels::tridiag::Eq;
+
+/// The state and the model. Layout as in the module's documentation (no ghost cells).
+#[derive(Clone, Debug)]
+pub struct Adi<T> {
+    pub nx: usize,
+    pub ny: usize,
+    pub params: Params<T>,
+    /// West, east, south, north.
+    pub sides: [Boundary; 4],
+    /// Still-water depth, nx·ny.
+    pub d: Vec<T>,
+    /// ζⁿ, nx·ny.
+    pub zeta: Vec<T>,
+    /// pⁿ, (nx+1)·ny.
+    pub p: Vec<T>,
+    /// q^{n+½}, nx·(ny+1).
+    pub q: Vec<T>,
+    /// q^{n−½}: the x-sweep's continuity centres q in time with it.
+    pub q_old: Vec<T>,
+    /// Whether each cell is wet (all true without drying).
+    pub wet: Vec<bool>,
+    /// t_n (s) and n.
+    pub time: f64,
+    pub steps: u64,
+}
+
+/// The index maps of one sweep: line l (a row for the x-sweep, a column for the y-sweep) and
+/// position i along it.
+#[derive(Clone, Copy)]
+struct Frame {
+    dir: Dir,
+    nx: usize,
+    /// Lines and cells along each line.
+    lines: usize,
+    along: usize,
+}
+
+impl Frame {
+    fn new(dir: Dir, nx: usize, ny: usize) -> Frame {
+        match dir {
+            Dir::X => Frame { dir, nx, lines: ny, along: nx },
+            Dir::Y => Frame { dir, nx, lines: nx, along: ny },
+        }
+    }
+    /// Cell i of line l (a line index beyond the grid is clamped: the mirror of the edge).
+    fn cell(&self, l: isize, i: usize) -> usize {
+        let l = l.clamp(0, self.lines as isize - 1) as usize;
+        match self.dir {
+            Dir::X => l * self.nx + i,
+            Dir::Y => i * self.nx + l,
+        }
+    }
+    /// Along-flux face i (0..=along) of line l (clamped as `cell`).
+    fn face(&self, l: isize, i: usize) -> usize {
+        let l = l.clamp(0, self.lines as isize - 1) as usize;
+        match self.dir {
+            Dir::X => l * (self.nx + 1) + i,
+            Dir::Y => i * self.nx + l,
+        }
+    }
+    /// Cross-flux face of cell i of line l on its low (s = 0) or high (s = 1) side across.
+    fn cross(&self, l: usize, i: usize, s: usize) -> usize {
+        match self.dir {
+            Dir::X => (l + s) * self.nx + i,
+            Dir::Y => i * (self.nx + 1) + l + s,
+        }
+    }
+    /// The boundaries at the line's low and high ends.
+    fn ends(&self) -> (Side, Side) {
+        match self.dir {
+            Dir::X => (Side::West, Side::East),
+            Dir::Y => (Side::South, Side::North),
+        }
+    }
+}
+
+/// What a sweep reads besides the state it updates.
+struct Known<'a, T> {
+    /// The other flux component, time-centred (x-sweep q^{n+½}, y-sweep p^{n+1}).
+    cross: &'a [T],
+    /// Its other level (x-sweep q^{n−½}, y-sweep pⁿ): the continuity uses the sum.
+    cross_other: &'a [T],
+    /// Levels of a water-level boundary at the start and the end of the half step.
+    t0: f64,
+    t1: f64,
+}
+
+impl<T: Real> Adi<T> {
+    /// The model at rest in the setup's initial state; every bad parameter is an Err.
+    pub fn new(setup: &Setup) -> Result<Adi<T>> {
+        setup.validate()?;
+        let (nx, ny) = (setup.nx, setup.ny);
+        let params = setup.params::<T>();
+        let d: Vec<T> = setup.depth.iter().map(|&v| T::from_f64(v)).collect();
+        let zeta: Vec<T> = setup.zeta.iter().map(|&v| T::from_f64(v)).collect();
+        let wet = d.iter().zip(&zeta).map(|(&d, &z)| d + z > params.h_dry.max(T::ZERO)).collect();
+        Ok(Adi {
+            nx,
+            ny,
+            params,
+            sides: setup.sides,
+            d,
+            zeta,
+            p: vec![T::ZERO; (nx + 1) * ny],
+            q: vec![T::ZERO; nx * (ny + 1)],
+            q_old: vec![T::ZERO; nx * (ny + 1)],
+            wet,
+            time: 0.0,
+            steps: 0,
+        })
+    }
+
+    /// One time step: the x-sweep, then the y-sweep. Fails (state unchanged in the failing
+    /// sweep's outputs) on a solver breakdown or a non-finite result, naming step and cell.
+    pub fn step(&mut self) -> Result<()> {
+        let dt = self.params.dt.to_f64();
+        let p_old = self.p.clone();
+        let q_now = self.q.clone();
+        let frame = Frame::new(Dir::X, self.nx, self.ny);
+        let known = Known { cross: &q_now, cross_other: &self.q_old, t0: self.time, t1: self.time + 0.5 * dt };
+        let (zeta, p) = sweep(self, frame, &known, &self.p)?;
+        self.zeta = zeta;
+        self.p = p;
+        self.update_wet();
+        let p_new = self.p.clone();
+        let frame = Frame::new(Dir::Y, self.nx, self.ny);
+        let known = Known { cross: &p_new, cross_other: &p_old, t0: self.time + 0.5 * dt, t1: self.time + dt };
+        let (zeta, q) = sweep(self, frame, &known, &self.q)?;
+        self.zeta = zeta;
+        self.q = q;
+        self.q_old = q_now;
+        self.update_wet();
+        self.steps += 1;
+        self.time = self.steps as f64 * dt;
+        Ok(())
+    }
+
+    /// `n` steps.
+    pub fn run(&mut self, n: usize) -> Result<()> {
+        (0..n).try_for_each(|_| self.step())
+    }
+
+    fn update_wet(&mut self) {
+        for (i, w) in self.wet.iter_mut().enumerate() {
+            *w = adi::wet_next(&self.params, *w, self.d[i] + self.zeta[i]);
+        }
+    }
+
+    /// Σ ζ ΔxΔy (m³), summed in f64: the volume above the still-water level.
+    pub fn volume(&self) -> f64 {
+        let cell = self.params.dx.to_f64() * self.params.dy.to_f64();
+        self.zeta.iter().map(|z| z.to_f64()).sum::<f64>() * cell
+    }
+
+    /// Total depth d + ζ of cell (j, k).
+    pub fn depth_at(&self, j: usize, k: usize) -> T {
+        let i = k * self.nx + j;
+        self.d[i] + self.zeta[i]
+    }
+}
+
+/// One sweep over every line of `frame`: builds each line's rows, solves them, and returns the
+/// new ζ and the new along-flux (`flux` holds the old one).
+fn sweep<T: Real>(m: &Adi<T>, f: Frame, known: &Known<T>, flux: &[T]) -> Result<(Vec<T>, Vec<T>)> {
+    let n = 2 * f.along + 1;
+    let shape = Shape::new(n, f.lines, Layout::Contiguous);
+    let (mut a, mut b, mut c, mut d) = (
+        vec![T::ZERO; n * f.lines],
+        vec![T::ZERO; n * f.lines],
+        vec![T::ZERO; n * f.lines],
+        vec![T::ZERO; n * f.lines],
+    );
+    for l in 0..f.lines {
+        for i in 0..n {
+            let e = if i % 2 == 1 { mass(m, f, known, flux, l, i / 2) } else { face(m, f, known, flux, l, i / 2) };
+            let at = l * n + i;
+            (a[at], b[at], c[at], d[at]) = (e.a, e.b, e.c, e.d);
+        }
+    }
+    let mut x = vec![T::ZERO; n * f.lines];
+    thomas::solve(shape, &a, &b, &c, &d, &mut x).map_err(|e| {
+        Error::invalid(format!("adi: step {} ({:?}-sweep, t = {} s): {e}", m.steps + 1, f.dir, known.t0))
+    })?;
+    let (mut zeta, mut out) = (m.zeta.clone(), flux.to_vec());
+    for l in 0..f.lines {
+        for i in 0..n {
+            let v = x[l * n + i];
+            let (at, what) =
+                if i % 2 == 1 { (f.cell(l as isize, i / 2), &mut zeta) } else { (f.face(l as isize, i / 2), &mut out) };
+            if !v.is_finite() {
+                return Err(Error::invalid(format!(
+                    "adi: step {} ({:?}-sweep, t = {} s): non-finite result on line {l} at position {i}",
+                    m.steps + 1,
+                    f.dir,
+                    known.t0
+                )));
+            }
+            what[at] = v;
+        }
+    }
+    Ok((zeta, out))
+}
+
+/// The continuity row of cell i on line l.
+fn mass<T: Real>(m: &Adi<T>, f: Frame, known: &Known<T>, flux: &[T], l: usize, i: usize) -> Eq<T> {
+    let sum = |s| known.cross[f.cross(l, i, s)] + known.cross_other[f.cross(l, i, s)];
+    let at = MassAt {
+        zeta: m.zeta[f.cell(l as isize, i)],
+        flux_lo: flux[f.face(l as isize, i)],
+        flux_hi: flux[f.face(l as isize, i + 1)],
+        cross_lo: sum(0),
+        cross_hi: sum(1),
+    };
+    adi::mass_row(&m.params, f.dir, &at)
+}
+
+/// The row of along-flux face i (0..=along) on line l: a boundary face by its side's rule, an
+/// inner face by momentum if open, else closed.
+fn face<T: Real>(m: &Adi<T>, f: Frame, known: &Known<T>, flux: &[T], l: usize, i: usize) -> Eq<T> {
+    let k = &m.params;
+    let (lo_side, hi_side) = f.ends();
+    let li = l as isize;
+    if i == 0 || i == f.along {
+        let (side, inner) = if i == 0 { (lo_side, 0) } else { (hi_side, f.along - 1) };
+        let c = f.cell(li, inner);
+        return match m.sides[side as usize] {
+            Boundary::Land => adi::closed_row(T::ZERO),
+            Boundary::Flux(v) => adi::closed_row(T::from_f64(v)),
+            Boundary::Level(_) if !m.wet[c] => adi::closed_row(T::ZERO),
+            Boundary::Level(tide) => {
+                let (l0, l1) = (T::from_f64(tide.at(known.t0)), T::from_f64(tide.at(known.t1)));
+                let (z, d) = (m.zeta[c], m.d[c]);
+                let mut at = MomentumAt {
+                    flux: flux[f.face(li, i)],
+                    cross: cross_mean(f, known, l, i),
+                    d_lo: d,
+                    d_hi: d,
+                    ..Default::default()
+                };
+                if i == 0 {
+                    (at.zeta_lo, at.zeta_hi) = (l0, z);
+                    adi::known_lo(adi::momentum_row(k, f.dir, &at), l1)
+                } else {
+                    (at.zeta_lo, at.zeta_hi) = (z, l0);
+                    adi::known_hi(adi::momentum_row(k, f.dir, &at), l1)
+                }
+            }
+        };
+    }
+    let (clo, chi) = (f.cell(li, i - 1), f.cell(li, i));
+    let open = adi::face_open(k, (m.wet[clo], m.wet[chi]), (m.zeta[clo], m.zeta[chi]), (m.d[clo], m.d[chi]));
+    if !open {
+        return adi::closed_row(T::ZERO);
+    }
+    let h = |c: usize| m.d[c] + m.zeta[c];
+    let s = Stencil {
+        f: flux[f.face(li, i)],
+        f_lo: flux[f.face(li, i - 1)],
+        f_hi: flux[f.face(li, i + 1)],
+        f_left: flux[f.face(li - 1, i)],
+        f_right: flux[f.face(li + 1, i)],
+        x_left_lo: known.cross[f.cross(l, i - 1, 0)],
+        x_left_hi: known.cross[f.cross(l, i, 0)],
+        x_right_lo: known.cross[f.cross(l, i - 1, 1)],
+        x_right_hi: known.cross[f.cross(l, i, 1)],
+        h_lo: h(clo),
+        h_hi: h(chi),
+        h_left_lo: h(f.cell(li - 1, i - 1)),
+        h_left_hi: h(f.cell(li - 1, i)),
+        h_right_lo: h(f.cell(li + 1, i - 1)),
+        h_right_hi: h(f.cell(li + 1, i)),
+    };
+    let at = MomentumAt {
+        flux: s.f,
+        cross: cross_mean(f, known, l, i),
+        zeta_lo: m.zeta[clo],
+        zeta_hi: m.zeta[chi],
+        d_lo: m.d[clo],
+        d_hi: m.d[chi],
+        explicit: adi::explicit(k, f.dir, &s),
+    };
+    adi::momentum_row(k, f.dir, &at)
+}
+
+/// The other flux component at along-face i of line l: the mean of the four cross faces of the
+/// face's two cells (one cell at a boundary face).
+fn cross_mean<T: Real>(f: Frame, known: &Known<T>, l: usize, i: usize) -> T {
+    let lo = i.saturating_sub(1);
+    let hi = i.min(f.along - 1);
+    let x = known.cross;
+    let quarter = T::HALF * T::HALF;
+    quarter * (x[f.cross(l, lo, 0)] + x[f.cross(l, lo, 1)] + x[f.cross(l, hi, 0)] + x[f.cross(l, hi, 1)])
+}

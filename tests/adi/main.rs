@@ -1,0 +1,23 @@
+//! The ADI shallow-water CPU reference (issue 13, docs/adi.md) against exact solutions and
+//! invariants: the seiche of a closed basin (period, amplitude, second-order convergence, large
+//! Courant numbers: `seiche.rs`), the wind set-up (`wind.rs`), mass, rest and depth invariants
+//! (`invariants.rs`), a geostrophic current for Coriolis (`coriolis.rs`), a uniform current for the explicit terms (`convection.rs`), the tide through an open side (`tide.rs`), the row providers against
+//! plainly written rows (`rows.rs`) and bad input (`input.rs`).
+
+mod convection;
+mod coriolis;
+mod input;
+mod invariants;
+mod rows;
+mod seiche;
+mod tide;
+mod wind;
+
+use hydrokern::Real;
+use hydrokern::adi::Setup;
+use hydrokern::adi::cpu::Adi;
+
+/// A model from a setup that must be valid.
+pub fn model<T: Real>(s: &Setup) -> Adi<T> {
+    Adi::new(s).expect("valid setup")
+}
