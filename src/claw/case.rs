@@ -211,13 +211,10 @@ impl ClawCase {
             .zip(&info.fields)
             .map(|(spec, name)| initial::values(&c, &format!("initial.{name}"), spec, &mesh))
             .collect::<Result<Vec<_>>>()?;
-        let (nz, dz) = match mesh {
-            Mesh::Volume(g) => (g.nz, g.dz),
-            Mesh::Plane(_) => (1, 1.0),
-        };
-        let (nx, ny, dx, dy) = match mesh {
-            Mesh::Plane(g) => (g.nx, g.ny, g.dx, g.dy),
-            Mesh::Volume(g) => (g.nx, g.ny, g.dx, g.dy),
+        // A plane is one layer of a set-up whose z is unused (`Setup3::plane`).
+        let (nx, ny, nz, dx, dy, dz) = match mesh {
+            Mesh::Plane(g) => (g.nx, g.ny, 1, g.dx, g.dy, 1.0),
+            Mesh::Volume(g) => (g.nx, g.ny, g.nz, g.dx, g.dy, g.dz),
         };
         let setup = Setup3 {
             nx,

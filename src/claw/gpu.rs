@@ -3,7 +3,7 @@
 //! ([`GpuClaw2`], whole steps decided on the device: `stepper.rs`).
 
 use super::cpu::{Claw2, Clock, HALO, Setup};
-use super::stepper::{BUFFERS, GpuRun, StepKernels};
+use super::stepper::{BUFFERS, GpuRun, StepKernels, run_bytes};
 use super::{Cfl, Splitting};
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
 use crate::{Error, Gpu, GpuReal, Result};
@@ -281,7 +281,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
     pub fn device_bytes(nx: usize, ny: usize) -> u64 {
         let l = Layout2::new(nx as u32, ny as u32, HALO);
         let rates = GpuSweeps::<T, R, M, W, A>::rate_slots(&l, &Shapes::default(), Splitting::Strang);
-        ((BUFFERS * M + A) * l.len() + rates) as u64 * std::mem::size_of::<T>() as u64
+        run_bytes::<T>(M, A, l.len(), rates)
     }
 
     /// The GPU run of a CPU run's set-up, state and auxiliary fields (validated there), from its

@@ -7,7 +7,7 @@
 
 use super::cpu3::{Claw3, STRANG, Setup3};
 use super::gpu::planes;
-use super::stepper::{BUFFERS, GpuRun, StepKernels};
+use super::stepper::{BUFFERS, GpuRun, StepKernels, run_bytes};
 use super::{Cfl, Splitting};
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
 use crate::{Error, Gpu, GpuReal, Result};
@@ -327,7 +327,7 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
     pub fn device_bytes(setup: &Setup3) -> u64 {
         let l = setup.layout();
         let rates = GpuSweeps3::<T, R, M, W, A>::rate_offset(&l, &Shapes3::default(), Splitting::Strang, STRANG.len());
-        ((BUFFERS * M + A) * l.len() + rates) as u64 * std::mem::size_of::<T>() as u64
+        run_bytes::<T>(M, A, l.len(), rates)
     }
 
     /// The GPU run of a 3D CPU run's set-up, state and auxiliary fields (validated there), from

@@ -21,6 +21,12 @@ use std::time::Instant;
 /// State buffers of a run: the state, and two the sweeps of a step write in turn.
 pub const BUFFERS: usize = 3;
 
+/// Device bytes of a run in precision T: [`BUFFERS`] state buffers of `m` planes, `a`
+/// auxiliary planes, each of `plane` values, and `rates` per-block rates.
+pub fn run_bytes<T>(m: usize, a: usize, plane: usize, rates: usize) -> u64 {
+    ((BUFFERS * m + a) * plane + rates) as u64 * std::mem::size_of::<T>() as u64
+}
+
 /// Most steps the host queues between two reads of the device clock.
 const BATCH: u64 = 64;
 
