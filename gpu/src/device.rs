@@ -98,6 +98,18 @@ pub mod thread {
     pub fn sync_threads() {
         unsafe { nvptx::_syncthreads() }
     }
+    /// Block barrier that also answers whether `p` holds in any thread of the block
+    /// (`bar.red.or.pred`, CUDA's `__syncthreads_or`): the same answer in every thread, so a
+    /// block can leave together on a condition its threads read at different times.
+    #[inline(always)]
+    pub fn sync_threads_or(p: bool) -> bool {
+        let r: u32;
+        unsafe {
+            core::arch::asm!("{{ .reg .pred %p, %q; setp.ne.u32 %p, {v}, 0; bar.red.or.pred %q, 0, %p; selp.u32 {r}, 1, 0, %q; }}",
+                r = out(reg32) r, v = in(reg32) p as u32, options(nostack));
+        }
+        r != 0
+    }
 }
 
 /// Dynamic shared memory. Its size is the launch's `shared_mem_bytes`, so tile shapes are

@@ -1,7 +1,8 @@
 //! The cyclic-reduction family, one block per system in shared memory: CR, PCR, CR-PCR and
 //! PCR-Thomas.
 
-use super::io::{load, report};
+use super::io::report;
+use super::lines::{Arrays, Lines};
 use super::{Dims, Eq, PCR_MAX_PER_THREAD, back_substitute, eliminate, fail_code, thomas_row};
 use crate::device::{DeviceReal, shared, thread};
 
@@ -84,24 +85,18 @@ const MODE_PCR: u32 = 1;
 const MODE_CR_PCR: u32 = 2;
 const MODE_PCR_THOMAS: u32 = 3;
 
-/// One block per system (see the comment of `entries.rs`); `MODE` picks the algorithm.
+/// One block per system (see the comment of `entries.rs`) of a row provider (`Arrays` for the
+/// batched API: its arrays hold every position `p.at(k, i)`, `x` may equal `d`); `MODE` picks
+/// the algorithm. p.n, p.batch, p.chunk and p.switch are read.
 ///
 /// # Safety
-/// `a`..`x` hold every position `p.at(k, i)`, n ≥ 1, `x` may equal `d`; `status` is one `u64`.
+/// `lines` answers for every k < batch, i < n, n ≥ 1; `status` is one `u64`.
 /// The grid is `batch` blocks; the launch gives 4n `T`s of dynamic shared memory. PCR phases
 /// need `rpt·blockDim ≥` the equations they solve (n for PCR and PCR-Thomas, with
 /// `rpt = p.chunk ≤ PCR_MAX_PER_THREAD`); CR-PCR needs `switch ≤ blockDim`; PCR-Thomas needs
 /// `2^switch ≤ blockDim`.
 #[inline(always)]
-unsafe fn shared_solve<T: DeviceReal, const MODE: u32>(
-    p: Dims,
-    a: *const T,
-    b: *const T,
-    c: *const T,
-    d: *const T,
-    x: *mut T,
-    status: *mut u64,
-) {
+unsafe fn shared_solve<T: DeviceReal, L: Lines<T>, const MODE: u32>(p: Dims, lines: &L, status: *mut u64) {
     let k = thread::block_idx_x();
     let tid = thread::thread_idx_x();
     let bd = thread::block_dim_x();
@@ -110,7 +105,7 @@ unsafe fn shared_solve<T: DeviceReal, const MODE: u32>(
         let sm = Smem::<T>::new(n);
         let mut i = tid;
         while i < n {
-            sm.put(i, load(a, b, c, d, p.at(k, i), i, n));
+            sm.put(i, lines.row(k, i));
             i += bd;
         }
         thread::sync_threads();
@@ -214,7 +209,7 @@ unsafe fn shared_solve<T: DeviceReal, const MODE: u32>(
             if !xi.is_finite() && bad == u32::MAX {
                 bad = i;
             }
-            *x.add(p.at(k, i)) = xi;
+            lines.put(k, i, xi);
             i += bd;
         }
         if bad != u32::MAX {
@@ -232,7 +227,7 @@ pub(super) unsafe fn cr<T: DeviceReal>(
     x: *mut T,
     status: *mut u64,
 ) {
-    unsafe { shared_solve::<T, MODE_CR>(p, a, b, c, d, x, status) }
+    unsafe { shared_solve::<T, _, MODE_CR>(p, &Arrays { p, a, b, c, d, x }, status) }
 }
 pub(super) unsafe fn pcr<T: DeviceReal>(
     p: Dims,
@@ -243,7 +238,7 @@ pub(super) unsafe fn pcr<T: DeviceReal>(
     x: *mut T,
     status: *mut u64,
 ) {
-    unsafe { shared_solve::<T, MODE_PCR>(p, a, b, c, d, x, status) }
+    unsafe { shared_solve::<T, _, MODE_PCR>(p, &Arrays { p, a, b, c, d, x }, status) }
 }
 pub(super) unsafe fn cr_pcr<T: DeviceReal>(
     p: Dims,
@@ -254,7 +249,7 @@ pub(super) unsafe fn cr_pcr<T: DeviceReal>(
     x: *mut T,
     status: *mut u64,
 ) {
-    unsafe { shared_solve::<T, MODE_CR_PCR>(p, a, b, c, d, x, status) }
+    unsafe { shared_solve::<T, _, MODE_CR_PCR>(p, &Arrays { p, a, b, c, d, x }, status) }
 }
 pub(super) unsafe fn pcr_thomas<T: DeviceReal>(
     p: Dims,
@@ -265,5 +260,14 @@ pub(super) unsafe fn pcr_thomas<T: DeviceReal>(
     x: *mut T,
     status: *mut u64,
 ) {
-    unsafe { shared_solve::<T, MODE_PCR_THOMAS>(p, a, b, c, d, x, status) }
+    unsafe { shared_solve::<T, _, MODE_PCR_THOMAS>(p, &Arrays { p, a, b, c, d, x }, status) }
+}
+
+/// PCR (`lines` as `partition_lines` takes them; launch as `pcr`'s).
+pub(crate) unsafe fn pcr_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines: &L, status: *mut u64) {
+    unsafe { shared_solve::<T, L, MODE_PCR>(p, lines, status) }
+}
+/// CR-PCR (`lines` as `partition_lines` takes them; launch as `cr_pcr`'s).
+pub(crate) unsafe fn cr_pcr_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines: &L, status: *mut u64) {
+    unsafe { shared_solve::<T, L, MODE_CR_PCR>(p, lines, status) }
 }

@@ -685,6 +685,15 @@ mod cyclic;
 #[cfg(target_arch = "nvptx64")]
 mod io;
 #[cfg(target_arch = "nvptx64")]
+mod lines;
+#[cfg(target_arch = "nvptx64")]
+pub(crate) use {
+    cyclic::{cr_pcr_lines, pcr_lines},
+    lines::{Arrays, Lines},
+    partition::partition_lines,
+    thomas::thomas_lines,
+};
+#[cfg(target_arch = "nvptx64")]
 mod lu;
 #[cfg(target_arch = "nvptx64")]
 mod partition;

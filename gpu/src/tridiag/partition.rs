@@ -1,6 +1,7 @@
 //! The partition method: chunked Thomas in shared memory, PCR on the reduced system.
 
-use super::io::{load, names, report};
+use super::io::{names, report};
+use super::lines::{Arrays, Lines};
 use super::{
     Dims, Eq, Row, chunk_interior, chunk_len, chunk_reduce, eq_finite, fail_code, normalize, partition_pitch,
     partition_slot, partition_span, pcr_row, pivot_ok, reduced_len, reduced_row,
@@ -13,13 +14,11 @@ const PGROUP: u32 = 4;
 
 const _: () = assert!(PGROUP == 4);
 
-/// The partition method (see the comments of `entries.rs` and `mod.rs`).
+/// The partition method on coefficient arrays (the batched API).
 ///
 /// # Safety
-/// `a`..`x` hold every position `p.at(k, i)`, n ≥ 1, `x` may equal `d`; `status` is one `u64`.
-/// `p.chunk` = lg ≤ 10, `blockDim.x` = ⌈n / 2^lg⌉, `blockDim.y = p.switch` ≥ 1, the grid
-/// covers `batch` systems at `p.switch` per block, and the launch gives
-/// `p.switch · partition_span(n, lg)` `T`s of dynamic shared memory.
+/// `a`..`x` hold every position `p.at(k, i)`, `x` may equal `d`; otherwise as
+/// [`partition_lines`].
 pub(super) unsafe fn partition<T: DeviceReal>(
     p: Dims,
     a: *const T,
@@ -29,6 +28,18 @@ pub(super) unsafe fn partition<T: DeviceReal>(
     x: *mut T,
     status: *mut u64,
 ) {
+    unsafe { partition_lines(p, &Arrays { p, a, b, c, d, x }, status) }
+}
+
+/// The partition method (see the comments of `entries.rs` and `mod.rs`) on the systems of a
+/// row provider: p.n, p.batch, p.chunk and p.switch are read, its strides are not.
+///
+/// # Safety
+/// `lines` answers for every k < batch, i < n, n ≥ 1; `status` is one `u64`.
+/// `p.chunk` = lg ≤ 10, `blockDim.x` = ⌈n / 2^lg⌉, `blockDim.y = p.switch` ≥ 1, the grid
+/// covers `batch` systems at `p.switch` per block, and the launch gives
+/// `p.switch · partition_span(n, lg)` `T`s of dynamic shared memory.
+pub(crate) unsafe fn partition_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines: &L, status: *mut u64) {
     let (n, lg, g) = (p.n, p.chunk, p.switch);
     let tx = thread::thread_idx_x();
     let ty = thread::thread_idx_y();
@@ -41,11 +52,11 @@ pub(super) unsafe fn partition<T: DeviceReal>(
     let span = partition_span(n, lg) as usize;
     let arr = (n.div_ceil(1 << lg) * partition_pitch(lg)) as usize;
     let total = n * gs;
-    // Element e of the block's staged systems → (system, row): rows fastest in the
-    // contiguous layout, systems fastest in the interleaved one, so that consecutive threads
-    // touch consecutive words. (Divisors are ≥ 1: unchecked, no panic path; no division at
-    // all for one system per block.)
-    let interleaved = p.elem_stride != 1;
+    // Element e of the block's staged systems → (system, row): rows fastest, or systems
+    // fastest where the provider's systems are neighbours in memory (the interleaved layout),
+    // so that consecutive threads touch consecutive words. (Divisors are ≥ 1: unchecked, no
+    // panic path; no division at all for one system per block.)
+    let interleaved = lines.systems_fastest();
     let split = |e: u32| unsafe {
         if gs == 1 {
             (0, e)
@@ -69,7 +80,7 @@ pub(super) unsafe fn partition<T: DeviceReal>(
                 if e < total {
                     let (s, i) = split(e);
                     si[u as usize] = (s, i);
-                    eq[u as usize] = load(a, b, c, d, p.at(k0 + s, i), i, n);
+                    eq[u as usize] = lines.row(k0 + s, i);
                 }
             });
             unroll!(u: u32 in [0, 1, 2, 3] => {
@@ -164,7 +175,7 @@ pub(super) unsafe fn partition<T: DeviceReal>(
         while e < total {
             let (s, i) = split(e);
             let xi = *sys(s).add(2 * arr + partition_slot(i, lg) as usize);
-            *x.add(p.at(k0 + s, i)) = xi;
+            lines.put(k0 + s, i, xi);
             if !xi.is_finite() && !names(status, n, k0 + s) {
                 report(status, fail_code(n, k0 + s, i));
             }

@@ -2,6 +2,7 @@
 //! shared memory, and twisted (two threads per system, meeting in the middle).
 
 use super::io::{load, names, report, sync_warp};
+use super::lines::Lines;
 use super::{Dims, Eq, fail_code, pivot_ok, thomas_row, twist};
 use crate::device::{DeviceReal, shared, thread};
 
@@ -18,33 +19,32 @@ const SWEEP_GROUP: u32 = 8;
 // The sweep loops below list 0..SWEEP_GROUP explicitly.
 const _: () = assert!(SWEEP_GROUP == 8);
 
-/// Thomas's forward elimination over local rows 0..cnt of one system: local row r is system
-/// row `row(r)` at offset `at(r)`; with `flip` its a and c trade places (an upward sweep, whose
-/// "c" couples the row above). c' goes to `w`, d' to `x`. Returns the last row's (c', d') and
-/// the system row of the first row that fails [`super::row_ok`] (`u32::MAX` if none), found as
+/// Rows a one-thread-per-system sweep over a row provider builds at once: a provider's row
+/// issues many loads of its own (a model's neighbourhood), which is enough in flight, and
+/// several rows at once take more registers than a thread has.
+const LINES_GROUP: u32 = 1;
+
+/// Thomas's forward elimination over local rows 0..cnt: `eq(r)` loads local row r's equation
+/// (a caller sweeping upwards swaps its a and c), `store(r, c', d')` keeps the results and
+/// `stored(r)` reads them back (only on the breakdown path). Returns the last row's (c', d')
+/// and the first local row that fails [`super::row_ok`] (`u32::MAX` if none), found as
 /// [`first_bad_row`] finds it.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn sweep_forward<T: DeviceReal>(
-    (a, b, c, d): (*const T, *const T, *const T, *const T),
-    x: *mut T,
-    w: *mut T,
-    n: u32,
+fn sweep_forward<T: DeviceReal, const G: u32>(
     cnt: u32,
-    row: impl Fn(u32) -> u32,
-    at: impl Fn(u32) -> usize,
-    flip: bool,
+    eq: impl Fn(u32) -> Eq<T>,
+    store: impl Fn(u32, T, T),
+    stored: impl Fn(u32) -> (T, T),
 ) -> (T, T, u32) {
     let (mut cp, mut dp) = (T::ZERO, T::ZERO);
     let mut bad = u32::MAX; // a local row
     let mut r = 0;
     while r < cnt {
-        let m = if cnt - r < SWEEP_GROUP { cnt - r } else { SWEEP_GROUP };
+        let m = if cnt - r < G { cnt - r } else { G };
         let mut e = [Eq::<T>::IDENTITY; SWEEP_GROUP as usize];
         unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7] => {
             if q < m {
-                let eq = unsafe { load(a, b, c, d, at(r + q), row(r + q), n) };
-                e[q as usize] = if flip { Eq { a: eq.c, b: eq.b, c: eq.a, d: eq.d } } else { eq };
+                e[q as usize] = eq(r + q);
             }
         });
         unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7] => {
@@ -53,19 +53,14 @@ unsafe fn sweep_forward<T: DeviceReal>(
                 if !pivot_ok(pivot) && bad == u32::MAX {
                     bad = r + q;
                 }
-                unsafe {
-                    *w.add(at(r + q)) = c1;
-                    *x.add(at(r + q)) = d1;
-                }
+                store(r + q, c1, d1);
                 cp = c1;
                 dp = d1;
             }
         });
         r += m;
     }
-    // SAFETY: the sweep above wrote c' and d' of local rows 0..cnt at `at(r)` in `w` and `x`.
-    let bad = unsafe { first_bad_row(bad, cp, dp, cnt, |r| (*w.add(at(r)), *x.add(at(r)))) };
-    (cp, dp, if bad == u32::MAX { bad } else { row(bad) })
+    (cp, dp, first_bad_row(bad, cp, dp, cnt, stored))
 }
 
 /// The first local row that fails [`super::row_ok`] (as the CPU reference checks every row),
@@ -96,53 +91,56 @@ pub(super) fn first_bad_row<T: DeviceReal>(bad: u32, cp: T, dp: T, cnt: u32, sto
     bad
 }
 
-/// Back substitution `x_r = d'_r − c'_r·x_{r+1}` over local rows cnt−2 down to 0 (d' in `x`,
-/// c' in `w`), from `xn` = x of local row cnt−1, already in `x`. Returns the system row of the
-/// first non-finite x it meets (the one nearest local row cnt−1: a bad value travels towards
-/// local row 0 from where it arose), or `u32::MAX`.
+/// Back substitution `x_r = d'_r − c'_r·x_{r+1}` over local rows cnt−2 down to 0, from `xn`
+/// = x of local row cnt−1: `get(r)` reads row r's (d', c'), `set(r, x)` writes its x. Returns
+/// x of local row 0 (`xn` for cnt ≤ 1).
 ///
 /// Non-finiteness carries down (x_r takes x_{r+1} times c'_r, and 0·∞ is NaN), so the rows
 /// are not checked as they are written, which would lengthen the sweep's serial chain: only
-/// a non-finite x at local row 0 sends the thread back up the column to find the first.
+/// a non-finite x at local row 0 sends the caller back up the system to find the first
+/// ([`first_bad_x`]).
 #[inline(always)]
-unsafe fn sweep_back<T: DeviceReal>(
-    x: *mut T,
-    w: *const T,
+fn sweep_back<T: DeviceReal, const G: u32>(
     cnt: u32,
     mut xn: T,
-    row: impl Fn(u32) -> u32,
-    at: impl Fn(u32) -> usize,
-) -> u32 {
+    get: impl Fn(u32) -> (T, T),
+    set: impl Fn(u32, T),
+) -> T {
     let mut hi = cnt.saturating_sub(1);
     while hi > 0 {
-        let m = if hi < SWEEP_GROUP { hi } else { SWEEP_GROUP };
+        let m = if hi < G { hi } else { G };
         let mut xs = [T::ZERO; SWEEP_GROUP as usize];
         let mut ws = [T::ZERO; SWEEP_GROUP as usize];
         unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7] => {
             if q < m {
-                unsafe {
-                    xs[q as usize] = *x.add(at(hi - 1 - q));
-                    ws[q as usize] = *w.add(at(hi - 1 - q));
-                }
+                (xs[q as usize], ws[q as usize]) = get(hi - 1 - q);
             }
         });
         unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7] => {
             if q < m {
                 let xi = xs[q as usize] - ws[q as usize] * xn;
-                unsafe { *x.add(at(hi - 1 - q)) = xi };
+                set(hi - 1 - q, xi);
                 xn = xi;
             }
         });
         hi -= m;
     }
-    if cnt == 0 || xn.is_finite() {
+    xn
+}
+
+/// After [`sweep_back`] returned `x0`: the highest local row whose x is not finite (the one
+/// nearest local row cnt−1: a bad value travels towards local row 0 from where it arose), or
+/// `u32::MAX`; `x(r)` gives local row r's x (only read when `x0` is not finite).
+#[inline(always)]
+fn first_bad_x<T: DeviceReal>(cnt: u32, x0: T, x: impl Fn(u32) -> T) -> u32 {
+    if cnt == 0 || x0.is_finite() {
         return u32::MAX;
     }
     let mut r = cnt;
     while r > 0 {
         r -= 1;
-        if !unsafe { *x.add(at(r)) }.is_finite() {
-            return row(r);
+        if !x(r).is_finite() {
+            return r;
         }
     }
     u32::MAX
@@ -170,15 +168,75 @@ pub(super) unsafe fn thomas<T: DeviceReal>(
     }
     let k = k as u32;
     let n = p.n;
-    let row = |r: u32| r;
     let at = |r: u32| p.at(k, r);
     unsafe {
+        let (_, xn, mut bad) = sweep_forward::<T, SWEEP_GROUP>(
+            n,
+            |r| load(a, b, c, d, at(r), r, n),
+            |r, c1, d1| {
+                *w.add(at(r)) = c1;
+                *x.add(at(r)) = d1;
+            },
+            |r| (*w.add(at(r)), *x.add(at(r))),
+        );
         // x_{n−1} = d'_{n−1} (c'_{n−1} = 0), already in x.
-        let (_, xn, mut bad) = sweep_forward((a, b, c, d), x, w, n, n, row, at, false);
-        let xbad = sweep_back(x, w, n, xn, row, at);
+        let x0 = sweep_back::<T, SWEEP_GROUP>(n, xn, |r| (*x.add(at(r)), *w.add(at(r))), |r, v| *x.add(at(r)) = v);
         // The first failing pivot names the row; else the first non-finite x.
         if bad == u32::MAX {
-            bad = xbad;
+            bad = first_bad_x(n, x0, |r| *x.add(at(r)));
+        }
+        if bad != u32::MAX {
+            report(status, fail_code(n, k, bad));
+        }
+    }
+}
+
+/// One thread per system of a row provider (`Arrays` or a model's), any layout: the
+/// thesis's S1. `w` holds 2·n·batch values, c' then d', each interleaved (`i·batch + k`), so
+/// that a warp's workspace traffic coalesces whatever the provider's layout. p.n and p.batch
+/// are read.
+///
+/// # Safety
+/// `lines` answers for every k < batch, i < n, n ≥ 1; `w` holds 2·n·batch values; `status` is
+/// one `u64`; the grid covers `batch` threads.
+pub(crate) unsafe fn thomas_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines: &L, w: *mut T, status: *mut u64) {
+    let k = thread::index_1d();
+    if k >= p.batch as u64 {
+        return;
+    }
+    let k = k as u32;
+    let n = p.n;
+    let nb = n as usize * p.batch as usize;
+    let at = |r: u32| r as usize * p.batch as usize + k as usize;
+    unsafe {
+        let (wc, wd) = (w, w.add(nb));
+        let (_, xn, mut bad) = sweep_forward::<T, LINES_GROUP>(
+            n,
+            |r| lines.row(k, r),
+            |r, c1, d1| {
+                *wc.add(at(r)) = c1;
+                *wd.add(at(r)) = d1;
+            },
+            |r| (*wc.add(at(r)), *wd.add(at(r))),
+        );
+        lines.put(k, n - 1, xn);
+        let x0 = sweep_back::<T, SWEEP_GROUP>(n, xn, |r| (*wd.add(at(r)), *wc.add(at(r))), |r, v| lines.put(k, r, v));
+        if bad == u32::MAX && !x0.is_finite() {
+            // The provider keeps no x to search: run the back substitution again on the
+            // workspace, from the top, to the first non-finite x.
+            let mut xr = xn;
+            let mut r = n - 1;
+            loop {
+                if !xr.is_finite() {
+                    bad = r;
+                    break;
+                }
+                if r == 0 {
+                    break;
+                }
+                r -= 1;
+                xr = *wd.add(at(r)) - *wc.add(at(r)) * xr;
+            }
         }
         if bad != u32::MAX {
             report(status, fail_code(n, k, bad));
@@ -367,8 +425,17 @@ pub(super) unsafe fn thomas_twisted<T: DeviceReal>(
     unsafe {
         let (mut cp, mut dp, mut bad) = (T::ZERO, T::ZERO, u32::MAX);
         if active {
-            (cp, dp, bad) = sweep_forward((a, b, c, d), x, w, n, cnt, row, at, side == 1);
+            let eq = |r: u32| {
+                let e = load(a, b, c, d, at(r), row(r), n);
+                if side == 1 { Eq { a: e.c, b: e.b, c: e.a, d: e.d } } else { e }
+            };
+            let store = |r: u32, c1, d1| {
+                *w.add(at(r)) = c1;
+                *x.add(at(r)) = d1;
+            };
+            (cp, dp, bad) = sweep_forward::<T, SWEEP_GROUP>(cnt, eq, store, |r| (*w.add(at(r)), *x.add(at(r))));
             if bad != u32::MAX {
+                bad = row(bad);
                 report(status, fail_code(n, k, bad));
             }
         }
@@ -388,11 +455,12 @@ pub(super) unsafe fn thomas_twisted<T: DeviceReal>(
             report(status, fail_code(n, k, bad));
         }
         *x.add(at(cnt - 1)) = xn;
-        let xbad = sweep_back(x, w, cnt, xn, row, at);
+        let x0 = sweep_back::<T, SWEEP_GROUP>(cnt, xn, |r| (*x.add(at(r)), *w.add(at(r))), |r, v| *x.add(at(r)) = v);
+        let xbad = first_bad_x(cnt, x0, |r| *x.add(at(r)));
         // A pivot failure (this side's or, before the barrier, the other's) was reported
         // already; else the first non-finite x, if any.
         if bad == u32::MAX && xbad != u32::MAX && !names(status, n, k) {
-            report(status, fail_code(n, k, xbad));
+            report(status, fail_code(n, k, row(xbad)));
         }
     }
 }

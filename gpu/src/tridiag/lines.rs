@@ -1,0 +1,58 @@
+//! The row-provider interface of the tridiagonal kernels: a batch of systems as a solving
+//! kernel sees it. The kernels ask for equation i of system k when they stage it and hand back
+//! unknown i once solved; where the equations come from and where the solution goes is the
+//! provider's business. [`Arrays`] reads coefficient arrays and writes x (the batched API of
+//! `entries.rs`); a model builds its rows from its state inside the solving kernel (the ADI
+//! sweeps of `crate::adi`), so that its coefficients never travel through memory.
+
+use super::io::load;
+use super::{Dims, Eq};
+use crate::device::DeviceReal;
+
+/// A batch of tridiagonal systems, as [`Dims`] sizes it (n unknowns, `batch` systems).
+pub trait Lines<T> {
+    /// Equation i of system k (i < n, k < batch). Its `a` is zero at i = 0 and its `c` at
+    /// i = n − 1.
+    ///
+    /// # Safety
+    /// Called only inside the launch contract of the kernel the provider is given to.
+    unsafe fn row(&self, k: u32, i: u32) -> Eq<T>;
+    /// Unknown i of system k is `x`. Called once per unknown, after every row of system k was
+    /// read (a provider may overwrite its inputs of system k).
+    ///
+    /// # Safety
+    /// As [`row`](Lines::row).
+    unsafe fn put(&self, k: u32, i: u32, x: T);
+    /// Whether the unknowns of systems k and k + 1 are neighbours in memory: a block that stages
+    /// several systems then walks systems fastest, so that consecutive threads touch
+    /// consecutive words.
+    fn systems_fastest(&self) -> bool;
+}
+
+/// Coefficient arrays a, b, c, d and the solution x, each holding unknown i of system k at
+/// `p.at(k, i)`: the batched solvers' API. `x` may equal `d` (a kernel reads every `d` of a
+/// system before it writes that system's x).
+#[derive(Clone, Copy)]
+pub struct Arrays<T> {
+    pub p: Dims,
+    pub a: *const T,
+    pub b: *const T,
+    pub c: *const T,
+    pub d: *const T,
+    pub x: *mut T,
+}
+
+impl<T: DeviceReal> Lines<T> for Arrays<T> {
+    #[inline(always)]
+    unsafe fn row(&self, k: u32, i: u32) -> Eq<T> {
+        unsafe { load(self.a, self.b, self.c, self.d, self.p.at(k, i), i, self.p.n) }
+    }
+    #[inline(always)]
+    unsafe fn put(&self, k: u32, i: u32, x: T) {
+        unsafe { *self.x.add(self.p.at(k, i)) = x }
+    }
+    #[inline(always)]
+    fn systems_fastest(&self) -> bool {
+        self.p.elem_stride != 1
+    }
+}
