@@ -36,7 +36,6 @@ pub mod device;
 mod unroll;
 
 // The solver modules. Declared here rather than by `entry_points!` so that rustfmt sees them.
-// `adi` has no kernels yet (only its row providers), so it is not in `entry_points!`.
 pub mod adi;
 pub mod claw;
 pub mod fd3d;
@@ -56,7 +55,7 @@ macro_rules! entry_points {
     };
 }
 
-entry_points!(foundation, sediment, fd3d, kp, tridiag, transpose, claw);
+entry_points!(foundation, sediment, fd3d, kp, tridiag, transpose, claw, adi);
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

@@ -12,6 +12,7 @@ use crate::tridiag::{Layout, Shape, cpu as thomas};
 use crate::{Error, Real, Result};
 use kernels::adi::{self, Dir, MassAt, MomentumAt, Params, Stencil};
 use kernels::tridiag::Eq;
+use rayon::prelude::*;
 
 /// The state and the model. Layout as in the module's documentation (no ghost cells).
 #[derive(Clone, Debug)]
@@ -184,13 +185,14 @@ fn sweep<T: Real>(m: &Adi<T>, f: Frame, known: &Known<T>, flux: &[T]) -> Result<
         vec![T::ZERO; n * f.lines],
         vec![T::ZERO; n * f.lines],
     );
-    for l in 0..f.lines {
+    // Lines in parallel (rayon): each builds its own rows.
+    let lines = a.par_chunks_mut(n).zip(b.par_chunks_mut(n)).zip(c.par_chunks_mut(n)).zip(d.par_chunks_mut(n));
+    lines.enumerate().for_each(|(l, (((a, b), c), d))| {
         for i in 0..n {
             let e = if i % 2 == 1 { mass(m, f, known, flux, l, i / 2) } else { face(m, f, known, flux, l, i / 2) };
-            let at = l * n + i;
-            (a[at], b[at], c[at], d[at]) = (e.a, e.b, e.c, e.d);
+            (a[i], b[i], c[i], d[i]) = (e.a, e.b, e.c, e.d);
         }
-    }
+    });
     let mut x = vec![T::ZERO; n * f.lines];
     thomas::solve(shape, &a, &b, &c, &d, &mut x).map_err(|e| {
         Error::invalid(format!("adi: step {} ({:?}-sweep, t = {} s): {e}", m.steps + 1, f.dir, known.t0))

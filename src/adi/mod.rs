@@ -9,7 +9,10 @@
 //! nx × (ny+1) y-faces, index `k·nx + j` (face k at y = kΔy). The boundaries are the outermost
 //! faces: [`Boundary`] per side.
 
+#[cfg(feature = "bench")]
+pub mod bench;
 pub mod cpu;
+pub mod gpu;
 
 pub use kernels::adi::{Dir, FrictionLaw, Params};
 

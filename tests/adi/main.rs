@@ -1,11 +1,14 @@
 //! The ADI shallow-water CPU reference (issue 13, docs/adi.md) against exact solutions and
 //! invariants: the seiche of a closed basin (period, amplitude, second-order convergence, large
 //! Courant numbers: `seiche.rs`), the wind set-up (`wind.rs`), mass, rest and depth invariants
-//! (`invariants.rs`), a geostrophic current for Coriolis (`coriolis.rs`), a uniform current for the explicit terms (`convection.rs`), the tide through an open side (`tide.rs`), the row providers against
+//! (`invariants.rs`), a geostrophic current for Coriolis (`coriolis.rs`), a uniform current for the explicit terms (`convection.rs`), the tide through an open side (`tide.rs`), the GPU sweeps against this reference (`gpu.rs`), the row providers against
 //! plainly written rows (`rows.rs`) and bad input (`input.rs`).
 
+#[path = "../common/mod.rs"]
+mod common;
 mod convection;
 mod coriolis;
+mod gpu;
 mod input;
 mod invariants;
 mod rows;

@@ -6,13 +6,17 @@
 //! gather from global memory inside the solving kernel, and both then call the same code.
 //!
 //! Both sweeps use the same functions: "along" is the sweep's direction (x for the x-sweep,
-//! whose flux is p; y for the y-sweep, whose flux is q) and "across" the other one. No kernels
-//! yet: nothing here is an entry point.
+//! whose flux is p; y for the y-sweep, whose flux is q) and "across" the other one. The
+//! kernels (`entries.rs`) hand [`sweep::SweepLines`], which gathers and calls these, to the
+//! tridiagonal solvers.
 
 use crate::Real;
 use crate::tridiag::Eq;
 
+mod entries;
+pub mod sweep;
 mod wet;
+pub use entries::*;
 pub use wet::{face_open, wet_next};
 
 /// How the bed friction is given.

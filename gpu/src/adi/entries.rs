@@ -1,0 +1,124 @@
+//! The ADI sweep kernels: each sweep direction (x: rows, y: columns) with each of the seed's
+//! strategies — S1, one thread per line (Thomas), and S2, one block per line (partition, PCR,
+//! CR-PCR) — over the row provider of `sweep.rs`.
+//!
+//! Every kernel takes a status of three `u64` words: the x-sweeps' and the y-sweeps'
+//! breakdown codes (`fail_code(n, line, row)`, as the tridiagonal kernels report them) and the
+//! first step that broke down (`red.min`, `u64::MAX` while none has). A kernel launched after
+//! a breakdown does nothing, so the buffers of the state at the start of the failing step stay
+//! as they were (the host rotates three ζ, q and wet buffers, see `src/adi/gpu.rs`) and the
+//! host, checking the status only at report intervals, can go back to that state.
+
+use super::sweep::Sweep;
+use crate::tridiag::Dims;
+
+kernels! {
+    /// One sweep: read ζ, the fluxes, d and the wet map; write the new ζ, along flux and wet
+    /// map. `w`: the Thomas workspace (2·n·lines values), unused by the one-block strategies.
+    pub struct AdiSweep<T> {
+        p: Dims, s: Sweep<T>,
+        d: *const T, zeta: *const T, flux: *const T, cross: *const T, cross_other: *const T, wet: *const u8,
+        zeta_out: *mut T, flux_out: *mut T, wet_out: *mut u8, w: *mut T, status: *mut u64,
+    }
+    pub const X_THOMAS: AdiSweep = adi_x_thomas(sweep::<T, false, S1>);
+    pub const Y_THOMAS: AdiSweep = adi_y_thomas(sweep::<T, true, S1>);
+    pub const X_PARTITION: AdiSweep = adi_x_partition(sweep::<T, false, PARTITION>);
+    pub const Y_PARTITION: AdiSweep = adi_y_partition(sweep::<T, true, PARTITION>);
+    pub const X_PCR: AdiSweep = adi_x_pcr(sweep::<T, false, PCR>);
+    pub const Y_PCR: AdiSweep = adi_y_pcr(sweep::<T, true, PCR>);
+    pub const X_CR_PCR: AdiSweep = adi_x_cr_pcr(sweep::<T, false, CR_PCR>);
+    pub const Y_CR_PCR: AdiSweep = adi_y_cr_pcr(sweep::<T, true, CR_PCR>);
+}
+
+/// The solver a sweep kernel runs (its const parameter).
+#[cfg(target_arch = "nvptx64")]
+const S1: u32 = 0;
+#[cfg(target_arch = "nvptx64")]
+const PARTITION: u32 = 1;
+#[cfg(target_arch = "nvptx64")]
+const PCR: u32 = 2;
+#[cfg(target_arch = "nvptx64")]
+const CR_PCR: u32 = 3;
+
+#[cfg(target_arch = "nvptx64")]
+use {
+    super::sweep::SweepLines,
+    crate::device::{DeviceReal, thread},
+    crate::tridiag::{cr_pcr_lines, partition_lines, pcr_lines, thomas_lines},
+    core::arch::asm,
+};
+
+/// A status word, read past the caches (another block of the launch may have just written it).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn word(p: *const u64) -> u64 {
+    let v: u64;
+    unsafe {
+        asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; ld.volatile.global.u64 {v}, [%g]; }}",
+            p = in(reg64) p, v = out(reg64) v, options(nostack, readonly));
+    }
+    v
+}
+
+/// `*p = min(*p, v)`.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn red_min(p: *mut u64, v: u64) {
+    unsafe {
+        asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; red.global.min.u64 [%g], {v}; }}",
+            p = in(reg64) p, v = in(reg64) v, options(nostack));
+    }
+}
+
+/// One sweep in direction `Y` by solver `S` (see the module comment; the launch contract is
+/// the solver's, with p.n = 2·along + 1 unknowns per line and p.batch = lines).
+///
+/// # Safety
+/// The arrays hold the grid of `s` in the layouts of `SweepLines`; the inputs are not written
+/// by the launch and the outputs overlap nothing; `status` holds three words; the launch is
+/// the one the solver `S` states for `p`.
+#[cfg(target_arch = "nvptx64")]
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn sweep<T: DeviceReal, const Y: bool, const S: u32>(
+    p: Dims,
+    s: Sweep<T>,
+    d: *const T,
+    zeta: *const T,
+    flux: *const T,
+    cross: *const T,
+    cross_other: *const T,
+    wet: *const u8,
+    zeta_out: *mut T,
+    flux_out: *mut T,
+    wet_out: *mut u8,
+    w: *mut T,
+    status: *mut u64,
+) {
+    let lines = SweepLines::<T, Y> { s, d, zeta, flux, cross, cross_other, wet, zeta_out, flux_out, wet_out };
+    let mine = unsafe { status.add(Y as usize) };
+    unsafe {
+        let halted = word(status) | word(status.add(1)) != 0;
+        if S == S1 {
+            // No barriers: each thread may leave on its own.
+            if halted {
+                return;
+            }
+            thomas_lines(p, &lines, w, mine);
+        } else {
+            // The block's threads may read the status at different times: leave together.
+            if thread::sync_threads_or(halted) {
+                return;
+            }
+            match S {
+                PARTITION => partition_lines(p, &lines, mine),
+                PCR => pcr_lines(p, &lines, mine),
+                _ => cr_pcr_lines(p, &lines, mine),
+            }
+        }
+        // A thread that reported sees its own report.
+        if word(mine) != 0 {
+            red_min(status.add(2), s.step as u64);
+        }
+    }
+}

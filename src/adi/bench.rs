@@ -1,0 +1,134 @@
+//! `bench adi`: the ADI model's sweeps and steps on n × n cells (256² to 8192², and the
+//! thesis's 3008²), f32 and f64, for each strategy (S1: Thomas; S2: partition, PCR, CR-PCR,
+//! where a line fits one block) and the automatic choice, beside the CPU reference's step on
+//! one thread and on all threads. GB/s count the fewest bytes a sweep must move: per cell it
+//! reads ζ, d, the along flux and the across flux's two levels and writes ζ and the along flux
+//! (7 words), and reads and writes the wet map (2 bytes); a step is two sweeps. The problem: a
+//! closed basin 10 m deep with a hump of water, Chézy friction, wind, Coriolis and the
+//! convective terms on, Courant number √(gd)Δt/Δx ≈ 2; inputs rotate through several copies of
+//! the state where one would sit in the L2 cache.
+
+use super::cpu::Adi;
+use super::gpu::{GpuAdi, Strategy};
+use super::{Friction, Setup, Wind};
+use crate::bench::{BenchOptions, Measurement, Report, rotation, time_cpu, time_gpu};
+use crate::runtime::Gpu;
+use crate::{GpuReal, Result};
+
+/// `hydrokern bench adi`.
+pub const SUITE: crate::bench::Suite = crate::bench::Suite {
+    name: "adi",
+    about: "ADI (MIKE 21 HD) x-sweep, y-sweep and step per strategy (thomas, partition, pcr, cr-pcr, auto), f32 and f64, 256² to 8192² and 3008² (sizes: edges), CPU reference step on 1 and all threads up to 3008²; GB/s by 7 words + 2 bytes a cell a sweep",
+    run,
+};
+
+const DEFAULT_EDGES: [usize; 7] = [256, 512, 1024, 2048, 3008, 4096, 8192];
+/// The CPU reference is timed up to this edge.
+const CPU_MAX_EDGE: usize = 3008;
+
+pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
+    let edges = if opts.sizes.is_empty() { DEFAULT_EDGES.to_vec() } else { opts.sizes.clone() };
+    for n in edges {
+        size::<f32>(gpu, opts, report, n)?;
+        size::<f64>(gpu, opts, report, n)?;
+    }
+    Ok(())
+}
+
+/// The bench's problem on n × n cells.
+pub fn setup(n: usize) -> Setup {
+    let (dx, d) = (10.0, 10.0);
+    let dt = 2.0 * dx / (super::G * d).sqrt();
+    let mut s = Setup::basin(n, n, dx, dx, dt, d);
+    for k in 0..n {
+        for j in 0..n {
+            let (x, y) = ((j as f64 + 0.5) / n as f64 - 0.4, (k as f64 + 0.5) / n as f64 - 0.55);
+            s.zeta[k * n + j] = 0.5 * (-60.0 * (x * x + y * y)).exp();
+        }
+    }
+    s.friction = Friction::Chezy(50.0);
+    s.wind = Wind { speed: 12.0, direction: 0.5 };
+    s.coriolis = 1e-4;
+    s.convection = true;
+    s
+}
+
+fn size<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize) -> Result<()> {
+    let what = format!("bench adi at {n}² in {}", T::NAME);
+    let word = std::mem::size_of::<T>() as u64;
+    let cells = (n * n) as u64;
+    let state = GpuAdi::<T>::device_bytes(n, n);
+    let copies = rotation(gpu, state as usize);
+    // The host holds the CPU model (5 words and a flag a cell) and, while it steps, its
+    // sweep's five arrays of 2n + 1 values a line.
+    let host = crate::bench::bytes(&what, &[cells, 16 * word + 1])?;
+    if !crate::bench::fits(gpu, opts, &what, host, crate::bench::bytes(&what, &[state, copies as u64])?)? {
+        return Ok(());
+    }
+    let cpu = Adi::<T>::new(&setup(n))?;
+    let label = format!("{n}²");
+    let moved = (cells * (7 * word + 2)) as f64;
+    let base = "closed basin, Chézy, wind, Coriolis, convection; 7 words + 2 B a cell a sweep".to_string();
+    let cpu_times = if n <= CPU_MAX_EDGE { Some(cpu_steps(opts, report, &cpu, &label, moved, &base)?) } else { None };
+    let speedup = |ms: f64| match cpu_times {
+        Some((one, all)) => format!("; {:.0}× the CPU reference on 1 thread, {:.1}× on all", one / ms, all / ms),
+        None => String::new(),
+    };
+    for strategy in Strategy::ALL.into_iter().chain([Strategy::Auto]) {
+        let mut runs = Vec::with_capacity(copies);
+        for _ in 0..copies {
+            match GpuAdi::new(gpu, &cpu, strategy) {
+                Ok(r) => runs.push(r),
+                Err(e) => {
+                    eprintln!("{what}, {strategy}: skipped ({e})");
+                    break;
+                }
+            }
+        }
+        if runs.len() < copies {
+            continue;
+        }
+        let how = runs[0].describe();
+        let note = format!("{base}; {how}; {copies} state copies");
+        for (y, kernel) in [(false, "adi x-sweep"), (true, "adi y-sweep")] {
+            let m = time_gpu(gpu, opts.warmup, opts.reps, |i| runs[i % copies].enqueue_sweep(y))?;
+            report.push(kernel, strategy.name(), &label, T::NAME, m.median_ms, moved, None, note.clone());
+        }
+        let m = time_gpu(gpu, opts.warmup, opts.reps, |i| runs[i % copies].advance(1))?;
+        for r in &mut runs {
+            r.check(gpu)
+                .map_err(|e| crate::Error::invalid(format!("{what}, {strategy}: the timed steps failed: {e}")))?;
+        }
+        let note = format!("{note}{}", speedup(m.median_ms));
+        report.push("adi step", strategy.name(), &label, T::NAME, m.median_ms, 2.0 * moved, None, note);
+    }
+    Ok(())
+}
+
+/// The CPU reference's step on one thread and on all, as rows; their medians (ms).
+fn cpu_steps<T: GpuReal>(
+    opts: &BenchOptions,
+    report: &mut Report,
+    cpu: &Adi<T>,
+    label: &str,
+    moved: f64,
+    base: &str,
+) -> Result<(f64, f64)> {
+    let reps = opts.reps.clamp(1, 3);
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| crate::Error::invalid(format!("bench adi: no one-thread pool: {e}")))?;
+    let step = |model: &Adi<T>| -> Result<Measurement> {
+        let mut m = model.clone();
+        time_cpu(1, reps, |_| m.step())
+    };
+    let single = one.install(|| step(cpu))?;
+    let all = step(cpu)?;
+    let threads = rayon::current_num_threads();
+    for (m, variant, n) in [(&single, "cpu reference, 1 thread", 1), (&all, "cpu reference, all threads", threads)] {
+        let note = format!("{base}; {n} CPU threads");
+        report.push("adi step", variant, label, T::NAME, m.median_ms, 2.0 * moved, None, note);
+    }
+    Ok((single.median_ms, all.median_ms))
+}

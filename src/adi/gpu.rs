@@ -1,0 +1,401 @@
+//! The ADI model on the GPU: two kernels a step, an x-sweep over every row and a y-sweep over
+//! every column, each one batch of tridiagonal systems whose rows the solving kernel builds
+//! from the state (`kernels::adi::sweep`), solved by the strategy chosen ([`Strategy`]).
+//!
+//! Nothing synchronises per step. A breakdown (zero or non-finite pivot, non-finite result) is
+//! flagged on the device, and every later kernel then does nothing; [`GpuAdi::check`], called
+//! at report intervals, reads the flag and goes back to the state at the start of the failing
+//! step, which stays whole because ζ, q and the wet map each rotate through three buffers
+//! (p through two): a step never writes the buffers its own start state is in.
+
+use super::cpu::Adi;
+use super::{Boundary, Side};
+use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
+use crate::tridiag::gpu::plan;
+use crate::tridiag::{Algorithm, Layout, Limits, Shape};
+use crate::{Error, Gpu, GpuReal, Result};
+use kernels::adi::sweep::{End, FLUX, LAND, LEVEL, Sweep};
+use kernels::adi::{AdiSweep, Params, X_CR_PCR, X_PARTITION, X_PCR, X_THOMAS, Y_CR_PCR, Y_PARTITION, Y_PCR, Y_THOMAS};
+use kernels::tridiag::{Dims, THOMAS_BLOCK, decode_status};
+use std::sync::Arc;
+
+/// How each sweep solves its lines: the seed's S1 (one thread per line) or one of its S2
+/// choices (one block per line, the line in shared memory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// S1: Thomas, one thread per line, c′ and d′ through a workspace in global memory.
+    Thomas,
+    /// S2: the partition method (chunks of rows per thread, PCR on their ends).
+    Partition,
+    /// S2: parallel cyclic reduction.
+    Pcr,
+    /// S2: cyclic reduction down to a small system, PCR on it.
+    CrPcr,
+    /// Per sweep, the fastest that fits (see [`Strategy::resolve`]).
+    Auto,
+}
+
+impl Strategy {
+    /// Every strategy but `Auto`.
+    pub const ALL: [Strategy; 4] = [Strategy::Thomas, Strategy::Partition, Strategy::Pcr, Strategy::CrPcr];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Thomas => "thomas",
+            Strategy::Partition => "partition",
+            Strategy::Pcr => "pcr",
+            Strategy::CrPcr => "cr-pcr",
+            Strategy::Auto => "auto",
+        }
+    }
+
+    fn algorithm(self) -> Algorithm {
+        match self {
+            Strategy::Thomas | Strategy::Auto => Algorithm::Thomas,
+            Strategy::Partition => Algorithm::Partition,
+            Strategy::Pcr => Algorithm::Pcr,
+            Strategy::CrPcr => Algorithm::CrPcr,
+        }
+    }
+
+    /// The strategy of one sweep. `Auto`: the y-sweep's columns are neighbours in memory, so
+    /// one thread per column reads them coalesced and needs no shared memory; the x-sweep's
+    /// rows are not, so a block per row (partition) where a row fits in shared memory, else
+    /// Thomas.
+    pub fn resolve(self, dir: Side, n: usize, lim: &Limits) -> Strategy {
+        match self {
+            Strategy::Auto if dir == Side::West && n <= lim.max_n(Algorithm::Partition) => Strategy::Partition,
+            Strategy::Auto => Strategy::Thomas,
+            s => s,
+        }
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Strategy> {
+        Strategy::ALL.into_iter().chain([Strategy::Auto]).find(|v| v.name() == s).ok_or_else(|| {
+            Error::invalid(format!("adi: unknown strategy '{s}' (expected thomas, partition, pcr, cr-pcr or auto)"))
+        })
+    }
+}
+
+/// One sweep's launch.
+#[derive(Debug)]
+struct SweepPlan<T: GpuReal> {
+    strategy: Strategy,
+    dims: Dims,
+    launch: LaunchShape,
+    kernel: Arc<Kernel<AdiSweep<T>>>,
+}
+
+/// Which buffer of each rotation holds the state at the start of step `s`: ζ and the wet map
+/// move on two buffers a step (the x-sweep writes the next, the y-sweep the one after), p one
+/// (of two), q one backwards (the y-sweep writes the third, and the old level is the
+/// previous step's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Rotation {
+    zeta: usize,
+    p: usize,
+    q: usize,
+    q_old: usize,
+}
+
+impl Rotation {
+    fn at(step: u64) -> Rotation {
+        let zeta = (2 * step % 3) as usize;
+        Rotation { zeta, p: (step % 2) as usize, q: zeta, q_old: (zeta + 1) % 3 }
+    }
+}
+
+/// The ADI model's state and kernels on one GPU.
+pub struct GpuAdi<T: GpuReal> {
+    nx: usize,
+    ny: usize,
+    params: Params<T>,
+    sides: [Boundary; 4],
+    d: DeviceBuffer<T>,
+    zeta: [DeviceBuffer<T>; 3],
+    p: [DeviceBuffer<T>; 2],
+    q: [DeviceBuffer<T>; 3],
+    wet: [DeviceBuffer<u8>; 3],
+    /// The Thomas workspace (2·n·lines of the larger Thomas sweep; one value if none).
+    work: DeviceBuffer<T>,
+    /// x-sweep code, y-sweep code, first failing step (see `kernels::adi` entries).
+    status: DeviceBuffer<u64>,
+    x: SweepPlan<T>,
+    y: SweepPlan<T>,
+    steps: u64,
+    /// The step a breakdown was found at, once it was.
+    failed: Option<u64>,
+}
+
+impl<T: GpuReal> GpuAdi<T> {
+    /// Device bytes of a run on nx × ny cells (Thomas's workspace included: the most any
+    /// strategy takes).
+    pub fn device_bytes(nx: usize, ny: usize) -> u64 {
+        let v = std::mem::size_of::<T>() as u64;
+        let (nx, ny) = (nx as u64, ny as u64);
+        let cells = nx * ny;
+        let state = v * (4 * cells + 2 * (nx + 1) * ny + 3 * nx * (ny + 1)) + 3 * cells;
+        let work = v * 2 * ((2 * nx + 1) * ny).max((2 * ny + 1) * nx);
+        state + work + 24
+    }
+
+    /// The model `cpu` (its state and clock) on `gpu`, solving by `strategy`.
+    pub fn new(gpu: &Gpu, cpu: &Adi<T>, strategy: Strategy) -> Result<GpuAdi<T>> {
+        let (nx, ny) = (cpu.nx, cpu.ny);
+        if 2 * nx.max(ny) + 1 > u32::MAX as usize || nx * ny > u32::MAX as usize / 4 {
+            return Err(Error::invalid(format!("adi: grid of {nx} × {ny} cells is too large for the GPU kernels")));
+        }
+        let kernel = |e| -> Result<Arc<Kernel<AdiSweep<T>>>> { Ok(Arc::new(gpu.kernel::<T, _>(e)?)) };
+        let x_kernels = [kernel(X_THOMAS)?, kernel(X_PARTITION)?, kernel(X_PCR)?, kernel(X_CR_PCR)?];
+        let y_kernels = [kernel(Y_THOMAS)?, kernel(Y_PARTITION)?, kernel(Y_PCR)?, kernel(Y_CR_PCR)?];
+        let x = sweep_plan(gpu, strategy, Side::West, Shape::new(2 * nx + 1, ny, Layout::Contiguous), &x_kernels)?;
+        let y = sweep_plan(gpu, strategy, Side::South, Shape::new(2 * ny + 1, nx, Layout::Interleaved), &y_kernels)?;
+        let work = [&x, &y]
+            .iter()
+            .filter(|s| s.strategy == Strategy::Thomas)
+            .map(|s| 2 * s.dims.n as usize * s.dims.batch as usize)
+            .max()
+            .unwrap_or(1);
+        let wet: Vec<u8> = cpu.wet.iter().map(|&w| w as u8).collect();
+        let rot = Rotation::at(cpu.steps);
+        let three = |v: &[T], at: usize| -> Result<[DeviceBuffer<T>; 3]> {
+            let mut b = [gpu.alloc::<T>(v.len())?, gpu.alloc::<T>(v.len())?, gpu.alloc::<T>(v.len())?];
+            gpu.write(v, &mut b[at])?;
+            Ok(b)
+        };
+        let mut zeta = three(&cpu.zeta, rot.zeta)?;
+        let mut q = three(&cpu.q, rot.q)?;
+        gpu.write(&cpu.q_old, &mut q[rot.q_old])?;
+        let mut p = [gpu.alloc::<T>(cpu.p.len())?, gpu.alloc::<T>(cpu.p.len())?];
+        gpu.write(&cpu.p, &mut p[rot.p])?;
+        let mut wets = [gpu.alloc::<u8>(wet.len())?, gpu.alloc::<u8>(wet.len())?, gpu.alloc::<u8>(wet.len())?];
+        gpu.write(&wet, &mut wets[rot.zeta])?;
+        // The buffers a step writes before reading are poisoned, so that a kernel reading one
+        // it should not shows as NaN in the tests.
+        let nan = |len| vec![T::from_f64(f64::NAN); len];
+        for i in [(rot.zeta + 1) % 3, (rot.zeta + 2) % 3] {
+            gpu.write(&nan(nx * ny), &mut zeta[i])?;
+        }
+        gpu.write(&nan(cpu.p.len()), &mut p[1 - rot.p])?;
+        gpu.write(&nan(cpu.q.len()), &mut q[(rot.q + 2) % 3])?;
+        let mut status = gpu.zeros::<u64>(3)?;
+        gpu.write(&[0, 0, u64::MAX], &mut status)?;
+        Ok(GpuAdi {
+            nx,
+            ny,
+            params: cpu.params,
+            sides: cpu.sides,
+            d: gpu.upload(&cpu.d)?,
+            zeta,
+            p,
+            q,
+            wet: wets,
+            work: gpu.alloc::<T>(work)?,
+            status,
+            x,
+            y,
+            steps: cpu.steps,
+            failed: None,
+        })
+    }
+
+    /// The strategies the two sweeps run, and their launches, in one line.
+    pub fn describe(&self) -> String {
+        let one = |s: &SweepPlan<T>| {
+            let b = s.launch.block;
+            format!("{} ({} × {} × {} threads/block)", s.strategy, b.0, b.1, b.2)
+        };
+        format!("x-sweep {}, y-sweep {}", one(&self.x), one(&self.y))
+    }
+
+    /// The strategies of the x- and y-sweep.
+    pub fn strategies(&self) -> (Strategy, Strategy) {
+        (self.x.strategy, self.y.strategy)
+    }
+
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Enqueue `steps` steps (nothing waits for them; a breakdown shows at [`check`](Self::check)).
+    pub fn advance(&mut self, steps: u64) -> Result<()> {
+        if self.failed.is_some() {
+            return Ok(());
+        }
+        for _ in 0..steps {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    fn step(&mut self) -> Result<()> {
+        let (x, y) = self.step_params()?;
+        // SAFETY: every array holds the grid's values in the layouts `kernels::adi::sweep`
+        // states (allocated in `new` from the CPU model's arrays); each sweep's outputs are
+        // buffers of the rotations other than its inputs; the workspace holds 2·n·lines for a
+        // Thomas sweep; the status holds three words; the launches are the solvers' own plans.
+        unsafe {
+            self.x.kernel.launch(self.x.launch, x)?;
+            self.y.kernel.launch(self.y.launch, y)?;
+        }
+        self.steps += 1;
+        Ok(())
+    }
+
+    /// For benchmarks: the x-sweep (`y` false) or the y-sweep of the current step alone, which
+    /// reads and writes the same buffers each time (the clock does not move).
+    pub fn enqueue_sweep(&mut self, y: bool) -> Result<()> {
+        let (px, py) = self.step_params()?;
+        // SAFETY: as in `step`; a sweep alone reads buffers a step would have read.
+        unsafe { if y { self.y.kernel.launch(self.y.launch, py) } else { self.x.kernel.launch(self.x.launch, px) } }
+    }
+
+    /// The parameters of the current step's x- and y-sweep.
+    fn step_params(&mut self) -> Result<(AdiSweep<T>, AdiSweep<T>)> {
+        let s = self.steps;
+        if s > u32::MAX as u64 {
+            return Err(Error::invalid("adi: more than 2^32 steps on the GPU"));
+        }
+        let r = Rotation::at(s);
+        let dt = self.params.dt.to_f64();
+        let t = s as f64 * dt;
+        let (z0, z1, z2) = (r.zeta, (r.zeta + 1) % 3, (r.zeta + 2) % 3);
+        let (p0, p1) = (r.p, 1 - r.p);
+        let q_new = (r.q + 2) % 3;
+        let x_in = [self.zeta[z0].ptr(), self.p[p0].ptr(), self.q[r.q].ptr(), self.q[r.q_old].ptr()];
+        let x_out = (self.zeta[z1].ptr_mut(), self.p[p1].ptr_mut(), self.wet[z1].ptr_mut());
+        let x = self.sweep_params(Side::West, (t, t + 0.5 * dt), s, x_in, self.wet[z0].ptr(), x_out);
+        let y_in = [self.zeta[z1].ptr(), self.q[r.q].ptr(), self.p[p1].ptr(), self.p[p0].ptr()];
+        let y_out = (self.zeta[z2].ptr_mut(), self.q[q_new].ptr_mut(), self.wet[z2].ptr_mut());
+        let y = self.sweep_params(Side::South, (t + 0.5 * dt, t + dt), s, y_in, self.wet[z1].ptr(), y_out);
+        Ok((x, y))
+    }
+
+    /// The parameters of one sweep: `times` its half step's start and end, `inputs` (ζ, along
+    /// flux, across flux centred, its other level), `outputs` (ζ, along flux, wet map).
+    fn sweep_params(
+        &mut self,
+        dir: Side,
+        times: (f64, f64),
+        step: u64,
+        inputs: [*const T; 4],
+        wet: *const u8,
+        outputs: (*mut T, *mut T, *mut u8),
+    ) -> AdiSweep<T> {
+        let (plan, lo, hi) = match dir {
+            Side::West => (&self.x, Side::West, Side::East),
+            _ => (&self.y, Side::South, Side::North),
+        };
+        let end = |side: Side| {
+            let t = T::from_f64;
+            match self.sides[side as usize] {
+                Boundary::Land => End { kind: LAND, value: T::ZERO, start: T::ZERO },
+                Boundary::Flux(f) => End { kind: FLUX, value: t(f), start: T::ZERO },
+                Boundary::Level(tide) => End { kind: LEVEL, value: t(tide.at(times.1)), start: t(tide.at(times.0)) },
+            }
+        };
+        let s = Sweep {
+            k: self.params,
+            lo: end(lo),
+            hi: end(hi),
+            nx: self.nx as u32,
+            ny: self.ny as u32,
+            step: step as u32,
+        };
+        let [zeta, flux, cross, cross_other] = inputs;
+        AdiSweep {
+            p: plan.dims,
+            s,
+            d: self.d.ptr(),
+            zeta,
+            flux,
+            cross,
+            cross_other,
+            wet,
+            zeta_out: outputs.0,
+            flux_out: outputs.1,
+            wet_out: outputs.2,
+            w: self.work.ptr_mut(),
+            status: self.status.ptr_mut(),
+        }
+    }
+
+    /// Wait for the steps enqueued and read the breakdown flag: on a breakdown, go back to the
+    /// state at the start of the failing step and say where it failed (once; the model stays
+    /// there).
+    pub fn check(&mut self, gpu: &Gpu) -> Result<()> {
+        let s = gpu.download(&self.status)?;
+        if s[0] == 0 && s[1] == 0 {
+            return Ok(());
+        }
+        let step = s[2].min(self.steps);
+        self.failed = Some(step);
+        self.steps = step;
+        let (sweep, n, code, lines) =
+            if s[0] != 0 { ("x", self.x.dims.n, s[0], "row") } else { ("y", self.y.dims.n, s[1], "column") };
+        let (line, row) = decode_status(n, code).unwrap_or((0, 0));
+        let what =
+            if row % 2 == 1 { format!("ζ of cell {}", row / 2) } else { format!("the flux at face {}", row / 2) };
+        let t = step as f64 * self.params.dt.to_f64();
+        Err(Error::invalid(format!(
+            "adi: step {} (t = {t} s), {sweep}-sweep ({}): breakdown on {lines} {line} at {what} along it \
+             (zero or non-finite pivot, coefficient or result); the state kept is the one before that step",
+            step + 1,
+            if sweep == "x" { self.x.strategy } else { self.y.strategy },
+        )))
+    }
+
+    /// The state at the current step into `into` (synchronises), clock included.
+    pub fn download(&self, gpu: &Gpu, into: &mut Adi<T>) -> Result<()> {
+        let r = Rotation::at(self.steps);
+        let g = gpu;
+        into.zeta = g.download(&self.zeta[r.zeta])?;
+        into.p = g.download(&self.p[r.p])?;
+        into.q = g.download(&self.q[r.q])?;
+        into.q_old = g.download(&self.q[r.q_old])?;
+        into.wet = g.download(&self.wet[r.zeta])?.into_iter().map(|w| w != 0).collect();
+        into.steps = self.steps;
+        into.time = self.steps as f64 * self.params.dt.to_f64();
+        Ok(())
+    }
+}
+
+/// The launch of one sweep (`dir`: West for the x-sweep, South for the y-sweep) over `shape`
+/// with `strategy`; `kernels` in the order of [`Strategy::ALL`].
+fn sweep_plan<T: GpuReal>(
+    gpu: &Gpu,
+    strategy: Strategy,
+    dir: Side,
+    shape: Shape,
+    kernels: &[Arc<Kernel<AdiSweep<T>>>; 4],
+) -> Result<SweepPlan<T>> {
+    let threads = |s: Strategy| kernels[s as usize].max_threads_per_block().max(32) as usize;
+    let info = gpu.info();
+    let lim = Limits {
+        max_shared_bytes: info.max_shared_per_block as usize,
+        value_bytes: std::mem::size_of::<T>(),
+        sm_count: info.sm_count as usize,
+        pcr_threads: threads(Strategy::Pcr),
+        cr_threads: threads(Strategy::CrPcr),
+        partition_threads: threads(Strategy::Partition),
+    };
+    let strategy = strategy.resolve(dir, shape.n, &lim);
+    let kernel = kernels[strategy as usize].clone();
+    let sweep = if dir == Side::West { "x" } else { "y" };
+    if strategy == Strategy::Thomas {
+        let launch = LaunchShape::cover_1d(shape.batch as u64, THOMAS_BLOCK)?;
+        return Ok(SweepPlan { strategy, dims: shape.dims(), launch, kernel });
+    }
+    let p = plan(shape, strategy.algorithm(), &lim)
+        .map_err(|e| Error::invalid(format!("adi: {sweep}-sweep with strategy {strategy}: {e}")))?;
+    Ok(SweepPlan { strategy, dims: p.dims, launch: p.launch, kernel })
+}
