@@ -112,7 +112,7 @@ impl<T: Real> Adi<T> {
             nx,
             ny,
             params,
-            sides: setup.sides,
+            sides: setup.sides.clone(),
             d,
             zeta,
             p: vec![T::ZERO; (nx + 1) * ny],
@@ -237,12 +237,12 @@ fn face<T: Real>(m: &Adi<T>, f: Frame, known: &Known<T>, flux: &[T], l: usize, i
     if i == 0 || i == f.along {
         let (side, inner) = if i == 0 { (lo_side, 0) } else { (hi_side, f.along - 1) };
         let c = f.cell(li, inner);
-        return match m.sides[side as usize] {
+        return match &m.sides[side as usize] {
             Boundary::Land => adi::closed_row(T::ZERO),
-            Boundary::Flux(v) => adi::closed_row(T::from_f64(v)),
+            Boundary::Flux(v) => adi::closed_row(T::from_f64(*v)),
             Boundary::Level(_) if !m.wet[c] => adi::closed_row(T::ZERO),
-            Boundary::Level(tide) => {
-                let (l0, l1) = (T::from_f64(tide.at(known.t0)), T::from_f64(tide.at(known.t1)));
+            Boundary::Level(level) => {
+                let (l0, l1) = (T::from_f64(level.at(known.t0)), T::from_f64(level.at(known.t1)));
                 let (z, d) = (m.zeta[c], m.d[c]);
                 let mut at = MomentumAt {
                     flux: flux[f.face(li, i)],

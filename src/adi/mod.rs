@@ -9,11 +9,19 @@
 //! nx × (ny+1) y-faces, index `k·nx + j` (face k at y = kΔy). The boundaries are the outermost
 //! faces: [`Boundary`] per side.
 
+pub mod case;
 pub mod cpu;
+pub mod model;
+mod pictures;
+pub mod series;
+
+pub use case::SOLVER;
+pub use series::Series;
 
 pub use kernels::adi::{Dir, FrictionLaw, Params};
 
 use crate::{Error, Result};
+use std::sync::Arc;
 
 /// Gravity used unless the setup says otherwise (m/s²).
 pub const G: f64 = 9.81;
@@ -57,14 +65,42 @@ impl Tide {
     }
 }
 
+/// A water level outside a boundary: a sine tide (constant with zero amplitude) or a time
+/// series read from a file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Level {
+    Sine(Tide),
+    Series(Arc<Series>),
+}
+
+impl Level {
+    /// A constant level.
+    pub fn constant(level: f64) -> Level {
+        Level::Sine(Tide::constant(level))
+    }
+    /// ζ at time `t` (s).
+    pub fn at(&self, t: f64) -> f64 {
+        match self {
+            Level::Sine(tide) => tide.at(t),
+            Level::Series(s) => s.at(t),
+        }
+    }
+}
+
+impl From<Tide> for Level {
+    fn from(t: Tide) -> Level {
+        Level::Sine(t)
+    }
+}
+
 /// What happens on a side's boundary faces.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Boundary {
     /// Land: zero normal flux.
     Land,
     /// A water level outside the boundary faces: their flux follows the momentum equation
     /// with the outside level as the missing neighbour.
-    Level(Tide),
+    Level(Level),
     /// A given normal flux density (m²/s, positive along +x or +y) on every face of the side.
     Flux(f64),
 }
@@ -153,7 +189,7 @@ impl Setup {
             convection: false,
             eddy: 0.0,
             drying: None,
-            sides: [Boundary::Land; 4],
+            sides: [Boundary::Land, Boundary::Land, Boundary::Land, Boundary::Land],
         }
     }
 
@@ -224,13 +260,15 @@ impl Setup {
             }
         }
         for (s, b) in ["west", "east", "south", "north"].iter().zip(&self.sides) {
-            match *b {
+            match b {
                 Boundary::Land => {}
                 Boundary::Flux(f) if !f.is_finite() => {
                     return bad(format!("adi: {s} boundary flux {f}: must be finite"));
                 }
                 Boundary::Flux(_) => {}
-                Boundary::Level(t) => {
+                // A series is checked as it is read (`Series::parse`).
+                Boundary::Level(Level::Series(_)) => {}
+                Boundary::Level(Level::Sine(t)) => {
                     if ![t.mean, t.amplitude, t.period, t.phase].iter().all(|v| v.is_finite()) {
                         return bad(format!("adi: {s} boundary level {t:?}: every value must be finite"));
                     }
