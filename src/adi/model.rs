@@ -80,15 +80,17 @@ fn centred<T: Real>(f: &[T], nx: usize, ny: usize, along_x: bool) -> Vec<T> {
         .collect()
 }
 
-/// The output fields of a state, in the order the runner writes them.
+/// The output fields of a state.
 pub fn outputs<T: Real>(m: &Adi<T>) -> Vec<Output<T>> {
     let (nx, ny) = (m.nx, m.ny);
     let h: Vec<T> = m.d.iter().zip(&m.zeta).map(|(&d, &z)| d + z).collect();
     let field = |name, long_name, units, dims: Vec<usize>, data| Output { name, long_name, units, dims, data };
+    // In name order, as the regression norms list them.
     vec![
-        field("zeta", "surface elevation ζ", "m", vec![ny, nx], m.zeta.clone()),
         field("h", "total depth h = d + ζ", "m", vec![ny, nx], h),
+        field("p", "x flux density p on the x-faces", "m²/s", vec![ny, nx + 1], m.p.clone()),
         field("p_centre", "x flux density p at cell centres (mean of two faces)", "m²/s", vec![ny, nx], centred(&m.p, nx, ny, true)),
+        field("q", "y flux density q on the y-faces (half a step later)", "m²/s", vec![ny + 1, nx], m.q.clone()),
         field(
             "q_centre",
             "y flux density q at cell centres (mean of two faces, half a step later)",
@@ -96,8 +98,7 @@ pub fn outputs<T: Real>(m: &Adi<T>) -> Vec<Output<T>> {
             vec![ny, nx],
             centred(&m.q, nx, ny, false),
         ),
-        field("p", "x flux density p on the x-faces", "m²/s", vec![ny, nx + 1], m.p.clone()),
-        field("q", "y flux density q on the y-faces (half a step later)", "m²/s", vec![ny + 1, nx], m.q.clone()),
+        field("zeta", "surface elevation ζ", "m", vec![ny, nx], m.zeta.clone()),
     ]
 }
 
