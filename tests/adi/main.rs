@@ -2,14 +2,17 @@
 //! invariants: the seiche of a closed basin (period, amplitude, second-order convergence, large
 //! Courant numbers: `seiche.rs`), the wind set-up (`wind.rs`), mass, rest and depth invariants
 //! (`invariants.rs`), a geostrophic current for Coriolis (`coriolis.rs`), a uniform current for the explicit terms (`convection.rs`), the tide through an open side (`tide.rs`), the row providers against
-//! plainly written rows (`rows.rs`) and bad input (`input.rs`).
+//! plainly written rows (`rows.rs`), bad input (`input.rs`), the water-level series (`series.rs`)
+//! and case files through the runner (`case.rs`).
 
+mod case;
 mod convection;
 mod coriolis;
 mod input;
 mod invariants;
 mod rows;
 mod seiche;
+mod series;
 mod tide;
 mod wind;
 
