@@ -193,7 +193,13 @@ fn sweep<T: Real>(m: &Adi<T>, f: Frame, known: &Known<T>, flux: &[T]) -> Result<
     }
     let mut x = vec![T::ZERO; n * f.lines];
     thomas::solve(shape, &a, &b, &c, &d, &mut x).map_err(|e| {
-        Error::invalid(format!("adi: step {} ({:?}-sweep, t = {} s): {e}", m.steps + 1, f.dir, known.t0))
+        let lines = if f.dir == Dir::X { "rows of cells" } else { "columns of cells" };
+        Error::invalid(format!(
+            "adi: step {} ({:?}-sweep, t = {} s): {e} [the systems are the {lines}, row 2i + 1 of one is ζ of its cell i, row 2i the flux on its face i]",
+            m.steps + 1,
+            f.dir,
+            known.t0
+        ))
     })?;
     let (mut zeta, mut out) = (m.zeta.clone(), flux.to_vec());
     for l in 0..f.lines {
