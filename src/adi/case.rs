@@ -400,11 +400,12 @@ fn needs(nx: u64, ny: u64, precision: Precision) -> Needs {
     let cells = nx.saturating_mul(ny);
     let faces = (nx + 1).saturating_mul(ny).max(nx.saturating_mul(ny + 1));
     let lines = (2 * nx + 1).saturating_mul(ny).max((2 * ny + 1).saturating_mul(nx));
-    let words = (2 * state_words(nx, ny))
-        .saturating_add(5 * faces)
-        .saturating_add(5 * lines)
-        .saturating_add(12 * faces);
-    let host = (24 * cells).saturating_add(words.saturating_mul(w)).saturating_add(2 * cells);
+    let words = state_words(nx, ny)
+        .saturating_mul(2)
+        .saturating_add(faces.saturating_mul(5))
+        .saturating_add(lines.saturating_mul(5))
+        .saturating_add(faces.saturating_mul(12));
+    let host = cells.saturating_mul(26).saturating_add(words.saturating_mul(w));
     Needs { host, gpu: device_bytes_estimate(nx, ny, w) }
 }
 

@@ -4,7 +4,7 @@
 //!
 //! A failing step (a solver breakdown or a non-finite value, both Errs of the sweep) halts the
 //! run with [`Halt::NonFinite`] and keeps the state before it; the sweep's message (step, sweep,
-//! line and position) is kept for the runner's report ([`AdiModel::failure`]).
+//! line and position) goes to the case, which adds it to the runner's report (`Simulation::halted`).
 
 use super::cpu::Adi;
 use crate::model::{Clock, Halt, Model, Output, State, Until};
@@ -45,17 +45,13 @@ impl<'a, T: GpuReal> AdiModel<'a, T> {
             On::Cpu(m) => m,
         }
     }
-
-    /// The message of the step that halted the run, if one did.
-    pub fn failure(&self) -> Option<String> {
-        self.failure.lock().ok().and_then(|f| f.clone())
-    }
 }
 
 /// Host memory of the state of an `nx × ny` run in words: d, ζ, p, q and q^{n−½}.
 pub fn state_words(nx: u64, ny: u64) -> u64 {
     let cells = nx.saturating_mul(ny);
-    (3 * cells).saturating_add(2 * (nx + 1).saturating_mul(ny).max(nx.saturating_mul(ny + 1)))
+    let faces = (nx + 1).saturating_mul(ny).max(nx.saturating_mul(ny + 1));
+    cells.saturating_mul(2).saturating_add(faces.saturating_mul(3))
 }
 
 /// Device memory of an `nx × ny` run of `word` bytes a value: the state (d, ζ, p twice, q
@@ -65,7 +61,7 @@ pub fn device_bytes_estimate(nx: u64, ny: u64, word: u64) -> u64 {
     let cells = nx.saturating_mul(ny);
     let faces = (nx + 1).saturating_mul(ny).max(nx.saturating_mul(ny + 1));
     let lines = (2 * nx + 1).saturating_mul(ny).max((2 * ny + 1).saturating_mul(nx));
-    let words = (2 * cells).saturating_add(4 * faces).saturating_add(2 * lines);
+    let words = cells.saturating_mul(2).saturating_add(faces.saturating_mul(4)).saturating_add(lines.saturating_mul(2));
     words.saturating_mul(word).saturating_add(cells)
 }
 
