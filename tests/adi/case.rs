@@ -253,3 +253,36 @@ fn a_blow_up_names_step_and_position_and_keeps_the_last_good_state() {
     eprintln!("{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `[drying]` given without values takes MIKE 21's depths; the wind's direction is where it
+/// blows towards, in degrees from +x: at 90° it piles the water up at the north side.
+#[test]
+fn drying_defaults_and_the_wind_convention() {
+    let mut d = doc("tidal-basin", &[], &["drying.drying", "drying.flooding"]);
+    d.set("output.progress", "1e9".parse().unwrap(), "test").unwrap();
+    let summary = scenarios::load(&d).unwrap().summary();
+    assert!(summary.contains("drying 0.2 m / flooding 0.3 m"), "{summary}");
+
+    let dir = scratch("wind");
+    let set = [("grid.nx", "10"), ("grid.ny", "10"), ("grid.ly", "5000.0"), ("time.t_end", "600.0")];
+    let mut rise = Vec::new();
+    for direction in ["0.0", "90.0"] {
+        let wind = format!("{{ speed = 20.0, direction = {direction} }}");
+        let o = run("wind-setup", &[&set[..], &[("physics.wind", wind.as_str())]].concat(), "\"f64\"", &dir).unwrap();
+        let t = hydrokern::run::time_tag(o.t);
+        let (z, _) = hydrokern::output::npy::read_npy_f64(&o.dir.join(format!("zeta_t{t}.npy"))).unwrap();
+        let mean = |cells: &mut dyn Iterator<Item = usize>| {
+            let v: Vec<f64> = cells.map(|c| z[c]).collect();
+            v.iter().sum::<f64>() / v.len() as f64
+        };
+        // (east − west, north − south) of the edge cells' mean elevation.
+        let east_west = mean(&mut (0..10).map(|k| k * 10 + 9)) - mean(&mut (0..10).map(|k| k * 10));
+        let north_south = mean(&mut (90..100)) - mean(&mut (0..10));
+        rise.push((east_west, north_south));
+    }
+    eprintln!("wind towards 0° and 90°: (east − west, north − south) = {rise:?}");
+    let ((ew0, ns0), (ew90, ns90)) = (rise[0], rise[1]);
+    assert!(ew0 > 1e-3 && ns0.abs() < 1e-9 * ew0.abs().max(1.0), "towards 0°: {:?}", rise[0]);
+    assert!(ns90 > 1e-3 && ew90.abs() < 1e-9 * ns90.abs().max(1.0), "towards 90°: {:?}", rise[1]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
