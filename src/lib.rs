@@ -17,7 +17,6 @@
 //! built-in cases (`examples/`). `bench` (the feature of the same name) is the benchmark
 //! harness and each solver's suite, apart from the simulation API.
 
-pub mod adi;
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod case;
@@ -44,7 +43,7 @@ macro_rules! solvers {
         pub static SOLVERS: &[&solver::Solver] = &[$(&$m::SOLVER),*];
     };
 }
-solvers! { sediment, kp, fd3d, tridiag, claw }
+solvers! { sediment, kp, fd3d, tridiag, claw, adi }
 
 pub use error::{Error, Result};
 

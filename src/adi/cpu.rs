@@ -113,7 +113,7 @@ impl<T: Real> Adi<T> {
             nx,
             ny,
             params,
-            sides: setup.sides,
+            sides: setup.sides.clone(),
             d,
             zeta,
             p: vec![T::ZERO; (nx + 1) * ny],
@@ -195,7 +195,13 @@ fn sweep<T: Real>(m: &Adi<T>, f: Frame, known: &Known<T>, flux: &[T]) -> Result<
     });
     let mut x = vec![T::ZERO; n * f.lines];
     thomas::solve(shape, &a, &b, &c, &d, &mut x).map_err(|e| {
-        Error::invalid(format!("adi: step {} ({:?}-sweep, t = {} s): {e}", m.steps + 1, f.dir, known.t0))
+        let lines = if f.dir == Dir::X { "rows of cells" } else { "columns of cells" };
+        Error::invalid(format!(
+            "adi: step {} ({:?}-sweep, t = {} s): {e} [the systems are the {lines}, row 2i + 1 of one is ζ of its cell i, row 2i the flux on its face i]",
+            m.steps + 1,
+            f.dir,
+            known.t0
+        ))
     })?;
     let (mut zeta, mut out) = (m.zeta.clone(), flux.to_vec());
     for l in 0..f.lines {
@@ -239,12 +245,12 @@ fn face<T: Real>(m: &Adi<T>, f: Frame, known: &Known<T>, flux: &[T], l: usize, i
     if i == 0 || i == f.along {
         let (side, inner) = if i == 0 { (lo_side, 0) } else { (hi_side, f.along - 1) };
         let c = f.cell(li, inner);
-        return match m.sides[side as usize] {
+        return match &m.sides[side as usize] {
             Boundary::Land => adi::closed_row(T::ZERO),
-            Boundary::Flux(v) => adi::closed_row(T::from_f64(v)),
+            Boundary::Flux(v) => adi::closed_row(T::from_f64(*v)),
             Boundary::Level(_) if !m.wet[c] => adi::closed_row(T::ZERO),
-            Boundary::Level(tide) => {
-                let (l0, l1) = (T::from_f64(tide.at(known.t0)), T::from_f64(tide.at(known.t1)));
+            Boundary::Level(level) => {
+                let (l0, l1) = (T::from_f64(level.at(known.t0)), T::from_f64(level.at(known.t1)));
                 let (z, d) = (m.zeta[c], m.d[c]);
                 let mut at = MomentumAt {
                     flux: flux[f.face(li, i)],

@@ -58,16 +58,21 @@ impl Strategy {
         }
     }
 
-    /// The strategy of one sweep. `Auto`: the y-sweep's columns are neighbours in memory, so
-    /// one thread per column reads them coalesced and needs no shared memory; the x-sweep's
-    /// rows are not, so a block per row (partition) where a row fits in shared memory, else
-    /// Thomas.
+    /// The strategy of one sweep. `Auto`: the fastest that fits, as measured by `bench adi` on
+    /// an H100 (docs/adi.md): for the x-sweep CR-PCR, then partition (CR-PCR's x-sweep took
+    /// 0.65 ms against partition's 0.90 at 2048² in f32, 2.2 against 3.5 at 4096²); for the
+    /// y-sweep partition, then CR-PCR (0.63 against 1.04 ms at 2048², 3.4 against 3.6 at
+    /// 4096²); Thomas (S1), which needs no shared memory, where neither fits a line in a block.
     pub fn resolve(self, dir: Side, n: usize, lim: &Limits) -> Strategy {
-        match self {
-            Strategy::Auto if dir == Side::West && n <= lim.max_n(Algorithm::Partition) => Strategy::Partition,
-            Strategy::Auto => Strategy::Thomas,
-            s => s,
+        if self != Strategy::Auto {
+            return self;
         }
+        let order = if dir == Side::West {
+            [Strategy::CrPcr, Strategy::Partition]
+        } else {
+            [Strategy::Partition, Strategy::CrPcr]
+        };
+        order.into_iter().find(|s| n <= lim.max_n(s.algorithm())).unwrap_or(Strategy::Thomas)
     }
 }
 
@@ -193,7 +198,7 @@ impl<T: GpuReal> GpuAdi<T> {
             nx,
             ny,
             params: cpu.params,
-            sides: cpu.sides,
+            sides: cpu.sides.clone(),
             d: gpu.upload(&cpu.d)?,
             zeta,
             p,
@@ -297,10 +302,10 @@ impl<T: GpuReal> GpuAdi<T> {
         };
         let end = |side: Side| {
             let t = T::from_f64;
-            match self.sides[side as usize] {
+            match &self.sides[side as usize] {
                 Boundary::Land => End { kind: LAND, value: T::ZERO, start: T::ZERO },
-                Boundary::Flux(f) => End { kind: FLUX, value: t(f), start: T::ZERO },
-                Boundary::Level(tide) => End { kind: LEVEL, value: t(tide.at(times.1)), start: t(tide.at(times.0)) },
+                Boundary::Flux(f) => End { kind: FLUX, value: t(*f), start: T::ZERO },
+                Boundary::Level(l) => End { kind: LEVEL, value: t(l.at(times.1)), start: t(l.at(times.0)) },
             }
         };
         let s = Sweep {

@@ -2,7 +2,7 @@
 //! time-centred alternating-direction scheme on an Arakawa C grid. This module holds the
 //! problem description ([`Setup`], the boundaries, the wind's drag law) and its checks; the CPU
 //! reference is [`cpu`], and the equation of each unknown is a point function of the kernels
-//! crate (`kernels::adi`), so that the GPU sweeps (still to come) build the same rows.
+//! crate (`kernels::adi`), which the GPU sweeps ([`gpu`]) build inside their solving kernels too.
 //!
 //! Grid (no ghost cells): ζ and the still-water depth d at the nx × ny cell centres, index
 //! `k·nx + j`; p on the (nx+1) × ny x-faces, index `k·(nx+1) + j` (face j at x = jΔx); q on the
@@ -11,12 +11,20 @@
 
 #[cfg(feature = "bench")]
 pub mod bench;
+pub mod case;
 pub mod cpu;
 pub mod gpu;
+pub mod model;
+mod pictures;
+pub mod series;
+
+pub use case::SOLVER;
+pub use series::Series;
 
 pub use kernels::adi::{Dir, FrictionLaw, Params};
 
 use crate::{Error, Result};
+use std::sync::Arc;
 
 /// Gravity used unless the setup says otherwise (m/s²).
 pub const G: f64 = 9.81;
@@ -60,14 +68,42 @@ impl Tide {
     }
 }
 
+/// A water level outside a boundary: a sine tide (constant with zero amplitude) or a time
+/// series read from a file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Level {
+    Sine(Tide),
+    Series(Arc<Series>),
+}
+
+impl Level {
+    /// A constant level.
+    pub fn constant(level: f64) -> Level {
+        Level::Sine(Tide::constant(level))
+    }
+    /// ζ at time `t` (s).
+    pub fn at(&self, t: f64) -> f64 {
+        match self {
+            Level::Sine(tide) => tide.at(t),
+            Level::Series(s) => s.at(t),
+        }
+    }
+}
+
+impl From<Tide> for Level {
+    fn from(t: Tide) -> Level {
+        Level::Sine(t)
+    }
+}
+
 /// What happens on a side's boundary faces.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Boundary {
     /// Land: zero normal flux.
     Land,
     /// A water level outside the boundary faces: their flux follows the momentum equation
     /// with the outside level as the missing neighbour.
-    Level(Tide),
+    Level(Level),
     /// A given normal flux density (m²/s, positive along +x or +y) on every face of the side.
     Flux(f64),
 }
@@ -156,7 +192,7 @@ impl Setup {
             convection: false,
             eddy: 0.0,
             drying: None,
-            sides: [Boundary::Land; 4],
+            sides: [Boundary::Land, Boundary::Land, Boundary::Land, Boundary::Land],
         }
     }
 
@@ -227,13 +263,15 @@ impl Setup {
             }
         }
         for (s, b) in ["west", "east", "south", "north"].iter().zip(&self.sides) {
-            match *b {
+            match b {
                 Boundary::Land => {}
                 Boundary::Flux(f) if !f.is_finite() => {
                     return bad(format!("adi: {s} boundary flux {f}: must be finite"));
                 }
                 Boundary::Flux(_) => {}
-                Boundary::Level(t) => {
+                // A series is checked as it is read (`Series::parse`).
+                Boundary::Level(Level::Series(_)) => {}
+                Boundary::Level(Level::Sine(t)) => {
                     if ![t.mean, t.amplitude, t.period, t.phase].iter().all(|v| v.is_finite()) {
                         return bad(format!("adi: {s} boundary level {t:?}: every value must be finite"));
                     }

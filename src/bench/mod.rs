@@ -46,8 +46,7 @@ pub struct Suite {
 /// registry lists them.
 pub fn suites() -> Vec<Suite> {
     let blocks = [crate::foundation::bench::SUITE, crate::transpose::bench::SUITE];
-    // LEAD: adi's suite moves to its solver entry when the ADI case files land.
-    blocks.into_iter().chain(crate::SOLVERS.iter().filter_map(|s| s.bench)).chain([crate::adi::bench::SUITE]).collect()
+    blocks.into_iter().chain(crate::SOLVERS.iter().filter_map(|s| s.bench)).collect()
 }
 
 fn unknown(name: &str) -> Error {

@@ -15,7 +15,7 @@ pub mod equations;
 pub mod flops;
 pub mod gpu;
 pub mod gpu3;
-mod initial;
+pub(crate) mod initial;
 mod lines;
 mod model;
 mod pictures;

@@ -255,14 +255,14 @@ fn partition_lg_for(n: usize) -> u32 {
 
 /// The largest chunk (log2 rows) the partition method turns to when a system has too many
 /// chunks for a block or for shared memory.
-pub const PARTITION_MAX_LG: u32 = 5;
+pub const PARTITION_MAX_LG: u32 = 6;
 
 impl Limits {
     /// Largest n the shared-memory algorithm `alg` accepts: 4n values must fit in shared
     /// memory; PCR and PCR-Thomas also hold at most `PCR_MAX_PER_THREAD` equations per thread
     /// in registers during a step. Thomas, twisted Thomas, LU, SPIKE: no limit but 32-bit sizes.
     /// Partition: 3 values per row (chunks padded by one) in shared memory and one thread per
-    /// chunk, with chunks of up to 2^`PARTITION_MAX_LG` rows: n ≤ 9376 (f64) / 18752 (f32)
+    /// chunk, with chunks of up to 2^`PARTITION_MAX_LG` rows: n ≤ 9536 (f64) / 19072 (f32)
     /// on an H100 (227 KiB per block).
     pub fn max_n(&self, alg: Algorithm) -> usize {
         let shared = self.max_shared_bytes / (4 * self.value_bytes);

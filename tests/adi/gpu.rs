@@ -1,5 +1,5 @@
 //! The GPU sweeps against the CPU reference: every strategy, both precisions, random setups
-//! (uneven beds, every boundary kind, each friction law, wind, Coriolis, convection, eddy
+//! (uneven beds, every boundary kind — land, flux, constant level, sine tide, level series — each friction law, wind, Coriolis, convection, eddy
 //! viscosity, drying), awkward sizes, one and several steps, from a state with moving water
 //! (the CPU runs a few steps first, so the GPU starts mid-rotation with non-zero fluxes), the
 //! buffers a step writes poisoned. The GPU builds its rows with the same point functions as
@@ -10,10 +10,11 @@ use super::model;
 use crate::common::{Tolerance, cases, gpu, magnitude};
 use hydrokern::adi::cpu::Adi;
 use hydrokern::adi::gpu::{GpuAdi, Strategy};
-use hydrokern::adi::{Boundary, Friction, Setup, Tide, Wind};
+use hydrokern::adi::{Boundary, Friction, Level, Series, Setup, Tide, Wind};
 use hydrokern::{GpuReal, Rng};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
+use std::sync::Arc;
 
 /// A random problem on nx × ny cells: see the module comment. With `drying`, part of the bed
 /// stands above the still-water level.
@@ -39,11 +40,21 @@ fn setup(nx: usize, ny: usize, seed: u64, drying: bool) -> Setup {
     s.eddy = if pick(&mut r, 2) == 1 { 5.0 * r.unit() } else { 0.0 };
     s.drying = drying.then_some((0.2, 0.3));
     for side in &mut s.sides {
-        *side = match pick(&mut r, 4) {
+        *side = match pick(&mut r, 5) {
             0 => Boundary::Land,
             1 => Boundary::Flux(0.5 * (r.unit() - 0.5)),
-            2 => Boundary::Level(Tide::constant(0.1 * r.unit())),
-            _ => Boundary::Level(Tide { mean: 0.0, amplitude: 0.2, period: 40.0 + 100.0 * r.unit(), phase: r.unit() }),
+            2 => Boundary::Level(Level::constant(0.1 * r.unit())),
+            3 => Boundary::Level(Level::Sine(Tide {
+                mean: 0.0,
+                amplitude: 0.2,
+                period: 40.0 + 100.0 * r.unit(),
+                phase: r.unit(),
+            })),
+            _ => {
+                // A level every 3 s (not a multiple of the half step: interpolated).
+                let text: String = (0..40).map(|i| format!("{} {}\n", 3 * i, 0.2 * (r.unit() - 0.5))).collect();
+                Boundary::Level(Level::Series(Arc::new(Series::parse("random series", &text).unwrap())))
+            }
         };
     }
     s

@@ -43,7 +43,9 @@ fn bad_parameters_are_errors() {
         ("flux boundary infinite", Box::new(|s| s.sides[0] = Boundary::Flux(f64::INFINITY))),
         (
             "tide period 0",
-            Box::new(|s| s.sides[1] = Boundary::Level(Tide { mean: 0.0, amplitude: 0.1, period: 0.0, phase: 0.0 })),
+            Box::new(|s| {
+                s.sides[1] = Boundary::Level(Tide { mean: 0.0, amplitude: 0.1, period: 0.0, phase: 0.0 }.into())
+            }),
         ),
     ];
     assert!(Adi::<f64>::new(&ok()).is_ok());

@@ -1,9 +1,13 @@
 //! The ADI shallow-water CPU reference (issue 13, docs/adi.md) against exact solutions and
 //! invariants: the seiche of a closed basin (period, amplitude, second-order convergence, large
 //! Courant numbers: `seiche.rs`), the wind set-up (`wind.rs`), mass, rest and depth invariants
-//! (`invariants.rs`), a geostrophic current for Coriolis (`coriolis.rs`), a uniform current for the explicit terms (`convection.rs`), the tide through an open side (`tide.rs`), the GPU sweeps against this reference (`gpu.rs`), the row providers against
-//! plainly written rows (`rows.rs`) and bad input (`input.rs`).
+//! (`invariants.rs`), a geostrophic current for Coriolis (`coriolis.rs`), a uniform current for
+//! the explicit terms (`convection.rs`), the tide through an open side (`tide.rs`), the row
+//! providers against plainly written rows (`rows.rs`), bad input (`input.rs`), the water-level
+//! series (`series.rs`), case files through the runner (`case.rs`) and the GPU sweeps against
+//! this reference (`gpu.rs`).
 
+mod case;
 #[path = "../common/mod.rs"]
 mod common;
 mod convection;
@@ -13,6 +17,7 @@ mod input;
 mod invariants;
 mod rows;
 mod seiche;
+mod series;
 mod tide;
 mod wind;
 

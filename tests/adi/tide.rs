@@ -9,7 +9,7 @@ fn tide_enters_through_the_open_side() {
     let (nx, ny, d, dx) = (80, 2, 6.0, 250.0);
     let mut s = Setup::basin(nx, ny, dx, dx, 30.0, d);
     let tide = Tide { mean: 0.0, amplitude: 0.5, period: 12.42 * 3600.0, phase: 0.0 };
-    s.sides[0] = Boundary::Level(tide);
+    s.sides[0] = Boundary::Level(tide.into());
     s.friction = Friction::Chezy(50.0);
     s.convection = true;
     let mut m = model::<f64>(&s);

@@ -107,14 +107,14 @@ fn automatic_choice_follows_the_stated_rule() {
     let e = hydrokern::tridiag::gpu::plan(Shape::new(1025, 65_536, Layout::Interleaved), Algorithm::Spike, &lim);
     let e = e.unwrap_err().to_string();
     assert!(e.contains("65 535") && e.contains("use lu"), "{e}");
-    assert_eq!(lim.max_n(Algorithm::Partition), 9376);
-    assert_eq!(Limits { value_bytes: 4, ..lim }.max_n(Algorithm::Partition), 18752);
+    assert_eq!(lim.max_n(Algorithm::Partition), 9536);
+    assert_eq!(Limits { value_bytes: 4, ..lim }.max_n(Algorithm::Partition), 19072);
     let auto = |n, batch, layout| lim.auto(Shape::new(n, batch, layout));
-    for n in [1, 64, 2048, 4096, 9376] {
+    for n in [1, 64, 2048, 4096, 9376, 9536] {
         assert_eq!(auto(n, 16384, Layout::Contiguous), Algorithm::Partition, "n = {n}");
     }
-    assert_eq!(auto(9377, 16, Layout::Contiguous), Algorithm::Thomas);
-    assert_eq!(auto(9377, 16, Layout::Interleaved), Algorithm::Thomas);
+    assert_eq!(auto(9537, 16, Layout::Contiguous), Algorithm::Thomas);
+    assert_eq!(auto(9537, 16, Layout::Interleaved), Algorithm::Thomas);
     // Interleaved: partition while whole sectors (4 f64 systems per block) fit or the batch is
     // small; one-thread Thomas for big batches of long systems.
     assert_eq!(auto(512, 16384, Layout::Interleaved), Algorithm::Partition);
@@ -128,8 +128,9 @@ fn automatic_choice_follows_the_stated_rule() {
     assert_eq!(launch(64, 16384, Layout::Contiguous), (3, 16));
     assert_eq!(launch(64, 256, Layout::Contiguous), (3, 1));
     assert_eq!(launch(9376, 1, Layout::Contiguous), (5, 1));
-    assert_eq!(lim.partition_launch(Shape::new(9377, 1, Layout::Contiguous)), None);
-    for n in [1usize, 2, 3, 31, 32, 100, 1000, 4096, 9376] {
+    assert_eq!(launch(9536, 1, Layout::Contiguous), (6, 1));
+    assert_eq!(lim.partition_launch(Shape::new(9537, 1, Layout::Contiguous)), None);
+    for n in [1usize, 2, 3, 31, 32, 100, 1000, 4096, 9376, 9536] {
         for batch in [1usize, 7, 300, 20000] {
             for layout in Layout::ALL {
                 let (lg, g) = launch(n, batch, layout);

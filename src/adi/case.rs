@@ -1,0 +1,558 @@
+//! ADI case files (`solver = "adi"`, docs/adi.md "Case files and scenarios"): the grid, the
+//! time step, the physics, drying and flooding, the bathymetry, the initial surface and the
+//! boundary of each side, read into a [`Setup`]. Lengths in metres, time in seconds, angles in
+//! degrees.
+
+use super::cpu::Adi;
+use super::gpu::{GpuAdi, Strategy};
+use super::model::{AdiModel, state_words};
+use super::{Boundary, Friction, Level, Series, Setup, Tide, Wind, pictures};
+use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, flags};
+use crate::claw::initial::{Field, Profile, values};
+use crate::grid::{Grid2, Mesh};
+use crate::model::{Halt, Model, State};
+use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
+use crate::runtime::Backend;
+use crate::{GpuReal, Precision, Real, Result};
+use serde::Deserialize;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    grid: Grid2Section,
+    time: TimeSection,
+    #[serde(default)]
+    physics: Physics,
+    /// Absent: no drying (every cell must stay wet).
+    drying: Option<Drying>,
+    bathymetry: Bathymetry,
+    #[serde(default)]
+    initial: Initial,
+    #[serde(default)]
+    boundary: Boundaries,
+    #[serde(default)]
+    gpu: GpuSection,
+}
+
+/// `[gpu]`: how the sweeps solve their lines on the GPU (ignored on the CPU).
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct GpuSection {
+    /// `thomas` (S1), `partition`, `pcr`, `cr-pcr` (S2) or `auto` (the default).
+    strategy: Option<String>,
+}
+
+/// `[time]`: a fixed Δt that divides every snapshot time and the end.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TimeSection {
+    dt: f64,
+    t_end: f64,
+}
+
+fn gravity() -> f64 {
+    super::G
+}
+fn yes() -> bool {
+    true
+}
+
+/// `[physics]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Physics {
+    #[serde(default = "gravity")]
+    g: f64,
+    /// `"none"`, `{ chezy = C }` (m^½/s) or `{ manning = n }` (s/m^⅓).
+    #[serde(default)]
+    friction: FrictionSpec,
+    /// Ω (1/s).
+    #[serde(default)]
+    coriolis: f64,
+    wind: Option<WindSpec>,
+    /// The convective terms (MIKE 21 HD has them on).
+    #[serde(default = "yes")]
+    convection: bool,
+    /// Constant eddy viscosity E (m²/s).
+    #[serde(default)]
+    eddy_viscosity: f64,
+}
+
+impl Default for Physics {
+    fn default() -> Self {
+        Physics {
+            g: gravity(),
+            friction: FrictionSpec::None,
+            coriolis: 0.0,
+            wind: None,
+            convection: true,
+            eddy_viscosity: 0.0,
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+enum FrictionSpec {
+    #[default]
+    None,
+    Chezy(f64),
+    Manning(f64),
+}
+
+/// A uniform wind: speed (m/s, 10 m above the surface) and the direction it blows towards, in
+/// degrees counter-clockwise from +x (0: towards the east, 90: towards the north).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WindSpec {
+    speed: f64,
+    #[serde(default)]
+    direction: f64,
+}
+
+fn h_dry() -> f64 {
+    super::H_DRY
+}
+fn h_flood() -> f64 {
+    super::H_FLOOD
+}
+
+/// `[drying]`: a cell dries below `drying` and floods above `flooding` (m).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Drying {
+    #[serde(default = "h_dry")]
+    drying: f64,
+    #[serde(default = "h_flood")]
+    flooding: f64,
+}
+
+/// `[bathymetry]`: the still-water depth d (m, positive below the still-water level; negative
+/// is land above it).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Bathymetry {
+    depth: toml::Value,
+}
+
+/// `[initial]`: the surface elevation ζ (m); the water starts at rest.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Initial {
+    zeta: Option<toml::Value>,
+}
+
+/// `[boundary]`: each side land (the default), a water level, a tide, a series or a flux.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Boundaries {
+    west: Option<SideSpec>,
+    east: Option<SideSpec>,
+    south: Option<SideSpec>,
+    north: Option<SideSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum SideSpec {
+    Land,
+    /// A constant level ζ (m).
+    Level(f64),
+    Tide(TideSpec),
+    /// A series file (two columns: t in s, ζ in m), relative to the case file.
+    Series(PathBuf),
+    /// The normal flux density (m²/s, positive along +x or +y).
+    Flux(f64),
+}
+
+/// ζ = mean + amplitude·sin(2π t/period + phase), phase in degrees.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TideSpec {
+    #[serde(default)]
+    mean: f64,
+    amplitude: f64,
+    period: f64,
+    #[serde(default)]
+    phase: f64,
+}
+
+/// The ADI shapes beyond the shared profiles (`claw::initial`: a number, disc, gaussian,
+/// halves, file).
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+enum Shape {
+    /// Depth `depth[0]` up to `at[0]` along `axis`, `depth[1]` from `at[1]`, linear between: a
+    /// beach or tidal flats.
+    Slope { axis: String, at: [f64; 2], depth: [f64; 2] },
+    /// ζ = amplitude·cos(mode·π·s/L), s from the west (south) edge: a closed basin's seiche mode.
+    Seiche { axis: String, amplitude: f64, mode: u32 },
+}
+
+const SIDES: [&str; 4] = ["west", "east", "south", "north"];
+
+/// A validated ADI case.
+pub struct AdiCase {
+    info: CaseInfo,
+    setup: Setup,
+    grid: Grid2,
+    times: Times,
+    /// Initial volume Σ h ΔxΔy (m³).
+    v0: f64,
+    /// The pictures' fixed ζ range (± this, m) and largest depth.
+    pub(super) zeta_range: f64,
+    pub(super) h_max: f64,
+    /// How the GPU sweeps solve their lines.
+    strategy: Strategy,
+    /// A failing step's message, written by the model.
+    failure: Mutex<Option<String>>,
+}
+
+impl AdiCase {
+    pub fn load(doc: &CaseDoc) -> Result<AdiCase> {
+        let (common, f): (Common, File) = doc.parse_case()?;
+        let c = Check::new(doc);
+        let grid = f.grid.grid(&c, 0)?;
+        let (nx, ny) = (grid.nx as u64, grid.ny as u64);
+        crate::files::check_host_memory(
+            &format!("a {nx}×{ny} ADI grid in {}", common.run.precision),
+            needs(nx, ny, common.run.precision).host,
+        )
+        .map_err(|e| doc.invalid("grid", e))?;
+        let dt = c.positive("time.dt", f.time.dt)?;
+        let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
+        for &t in times.snapshots.iter().chain([&times.t_end]) {
+            let n = t / dt;
+            if (n - n.round()).abs() > 1e-9 * n.max(1.0) {
+                return c.fail(
+                    "time.dt",
+                    format!("{dt} s does not divide the snapshot or end time {t} s (t/Δt = {n}): ADI steps with a fixed Δt; choose one that lands on every snapshot"),
+                );
+            }
+        }
+        let ph = &f.physics;
+        let g = c.positive("physics.g", ph.g)?;
+        let friction = match ph.friction {
+            FrictionSpec::None => Friction::None,
+            FrictionSpec::Chezy(v) => Friction::Chezy(c.positive("physics.friction.chezy", v)?),
+            FrictionSpec::Manning(v) => Friction::Manning(c.positive("physics.friction.manning", v)?),
+        };
+        if !ph.coriolis.is_finite() {
+            return c.fail("physics.coriolis", format!("{}: must be finite", ph.coriolis));
+        }
+        let wind = match &ph.wind {
+            None => Wind { speed: 0.0, direction: 0.0 },
+            Some(w) => {
+                c.non_negative("physics.wind.speed", w.speed)?;
+                if !w.direction.is_finite() {
+                    return c.fail("physics.wind.direction", format!("{}: must be finite (degrees)", w.direction));
+                }
+                Wind { speed: w.speed, direction: w.direction.to_radians() }
+            }
+        };
+        let eddy = c.non_negative("physics.eddy_viscosity", ph.eddy_viscosity)?;
+        let drying = match &f.drying {
+            None => None,
+            Some(d) => {
+                c.positive("drying.drying", d.drying)?;
+                c.positive("drying.flooding", d.flooding)?;
+                if d.drying > d.flooding {
+                    return c.fail(
+                        "drying.drying",
+                        format!("{} m is above the flooding depth {} m: a cell must flood deeper than it dries", d.drying, d.flooding),
+                    );
+                }
+                Some((d.drying, d.flooding))
+            }
+        };
+        let mesh = Mesh::Plane(grid);
+        let depth = field(&c, "bathymetry.depth", &f.bathymetry.depth, &grid, &mesh)?;
+        let mut zeta = match &f.initial.zeta {
+            None => vec![0.0; grid.cells()],
+            Some(v) => field(&c, "initial.zeta", v, &grid, &mesh)?,
+        };
+        if drying.is_some() {
+            // Dry land's surface is its bed: ζ never starts below it.
+            for (z, d) in zeta.iter_mut().zip(&depth) {
+                *z = z.max(-d);
+            }
+        }
+        let b = &f.boundary;
+        let mut sides = [Boundary::Land, Boundary::Land, Boundary::Land, Boundary::Land];
+        for (k, spec) in [&b.west, &b.east, &b.south, &b.north].into_iter().enumerate() {
+            let key = format!("boundary.{}", SIDES[k]);
+            sides[k] = match spec {
+                None | Some(SideSpec::Land) => Boundary::Land,
+                Some(SideSpec::Level(v)) => Boundary::Level(Level::constant(finite(&c, &key, *v)?)),
+                Some(SideSpec::Flux(v)) => Boundary::Flux(finite(&c, &key, *v)?),
+                Some(SideSpec::Tide(t)) => {
+                    for (name, v) in [("mean", t.mean), ("phase", t.phase)] {
+                        finite(&c, &format!("{key}.tide.{name}"), v)?;
+                    }
+                    c.positive(&format!("{key}.tide.period"), t.period)?;
+                    c.non_negative(&format!("{key}.tide.amplitude"), t.amplitude)?;
+                    let phase = t.phase.to_radians();
+                    Boundary::Level(Level::Sine(Tide { mean: t.mean, amplitude: t.amplitude, period: t.period, phase }))
+                }
+                Some(SideSpec::Series(p)) => {
+                    let s = Series::read(&c.path(p)).map_err(|e| doc.invalid(&key, e))?;
+                    s.covers(times.t_end).map_err(|e| doc.invalid(&key, e))?;
+                    Boundary::Level(Level::Series(Arc::new(s)))
+                }
+            };
+        }
+        let setup = Setup {
+            nx: grid.nx,
+            ny: grid.ny,
+            dx: grid.dx,
+            dy: grid.dy,
+            dt,
+            g,
+            depth,
+            zeta,
+            friction,
+            coriolis: ph.coriolis,
+            wind,
+            convection: ph.convection,
+            eddy,
+            drying,
+            sides,
+        };
+        setup.validate().map_err(|e| doc.invalid("bathymetry", e))?;
+        let h: Vec<f64> = setup.depth.iter().zip(&setup.zeta).map(|(d, z)| d + z).collect();
+        let v0 = grid.integrate(&h);
+        let h_max = h.iter().fold(0.0f64, |a, &v| a.max(v));
+        let zeta_range = pictures::zeta_range(&setup, &grid, &h);
+        let info = CaseInfo::new(doc, "adi", common);
+        let strategy = match &f.gpu.strategy {
+            None => Strategy::Auto,
+            Some(name) => name.parse::<Strategy>().map_err(|e| doc.invalid("gpu.strategy", e))?,
+        };
+        Ok(AdiCase { info, setup, grid, times, v0, zeta_range, h_max, strategy, failure: Mutex::new(None) })
+    }
+
+    /// The problem as read.
+    pub fn setup(&self) -> &Setup {
+        &self.setup
+    }
+}
+
+fn finite(c: &Check, key: &str, v: f64) -> Result<f64> {
+    if v.is_finite() { Ok(v) } else { c.fail(key, format!("{v}: must be finite")) }
+}
+
+/// The values of a field given as a number, one of the shared profiles, or an ADI shape.
+fn field(c: &Check, key: &str, v: &toml::Value, grid: &Grid2, mesh: &Mesh) -> Result<Vec<f64>> {
+    let is_shape = v.as_table().is_some_and(|t| t.contains_key("slope") || t.contains_key("seiche"));
+    if is_shape {
+        let shape = Shape::deserialize(v.clone()).or_else(|e| c.fail(key, crate::case::first_line(&e.to_string())))?;
+        return shaped(c, key, &shape, grid);
+    }
+    let f = match v {
+        toml::Value::Float(x) => Field::Constant(finite(c, key, *x)?),
+        toml::Value::Integer(x) => Field::Constant(*x as f64),
+        toml::Value::Table(_) => Profile::deserialize(v.clone())
+            .map(Field::Profile)
+            .or_else(|e| c.fail(key, crate::case::first_line(&e.to_string())))?,
+        other => return c.fail(key, format!("{other}: a number or a profile (slope, seiche, disc, gaussian, halves, file)")),
+    };
+    values(c, key, &f, mesh)
+}
+
+/// The cell-centre values of an ADI shape.
+fn shaped(c: &Check, key: &str, shape: &Shape, grid: &Grid2) -> Result<Vec<f64>> {
+    let axis = |name: &str, a: &str| match a {
+        "x" => Ok(true),
+        "y" => Ok(false),
+        other => c.fail(&format!("{key}.{name}.axis"), format!("'{other}': expected x or y")),
+    };
+    // The coordinate of each cell's centre along the axis, from the grid's west or south edge.
+    let along = |x_axis: bool| -> Vec<f64> {
+        (0..grid.cells())
+            .map(|k| {
+                let (x, y) = grid.centre(k % grid.nx, k / grid.nx);
+                if x_axis { x - grid.origin.0 } else { y - grid.origin.1 }
+            })
+            .collect()
+    };
+    match shape {
+        Shape::Slope { axis: a, at, depth } => {
+            let x_axis = axis("slope", a)?;
+            for (name, v) in [("at", at), ("depth", depth)] {
+                if !v.iter().all(|x| x.is_finite()) {
+                    return c.fail(&format!("{key}.slope.{name}"), format!("{v:?}: must be finite"));
+                }
+            }
+            if at[1] <= at[0] {
+                return c.fail(&format!("{key}.slope.at"), format!("{at:?}: the slope must end after it starts"));
+            }
+            Ok(along(x_axis)
+                .into_iter()
+                .map(|s| depth[0] + (depth[1] - depth[0]) * ((s - at[0]) / (at[1] - at[0])).clamp(0.0, 1.0))
+                .collect())
+        }
+        Shape::Seiche { axis: a, amplitude, mode } => {
+            let x_axis = axis("seiche", a)?;
+            finite(c, &format!("{key}.seiche.amplitude"), *amplitude)?;
+            if *mode == 0 {
+                return c.fail(&format!("{key}.seiche.mode"), "0: must be at least 1 (1: the longest mode)");
+            }
+            let (lx, ly) = grid.extent();
+            let l = if x_axis { lx } else { ly };
+            let k = *mode as f64 * std::f64::consts::PI / l;
+            Ok(along(x_axis).into_iter().map(|s| amplitude * (k * s).cos()).collect())
+        }
+    }
+}
+
+/// Memory of a run on an `nx × ny` grid. Host: the case's f64 depth, ζ and initial depth
+/// (3 words a cell), the CPU reference's state with a wet byte a cell, the state kept before
+/// each step (the same again), a step's copies of the fluxes and ζ (5 words), its sweep's
+/// rows and solution (5·(2n+1) a line, about 10 words a cell), and the runner's two states of
+/// six fields (12 words). GPU: [`GpuAdi::device_bytes`].
+fn needs(nx: u64, ny: u64, precision: Precision) -> Needs {
+    let w = precision.bytes();
+    let cells = nx.saturating_mul(ny);
+    let faces = (nx + 1).saturating_mul(ny).max(nx.saturating_mul(ny + 1));
+    let lines = (2 * nx + 1).saturating_mul(ny).max((2 * ny + 1).saturating_mul(nx));
+    let words = state_words(nx, ny)
+        .saturating_mul(2)
+        .saturating_add(faces.saturating_mul(5))
+        .saturating_add(lines.saturating_mul(5))
+        .saturating_add(faces.saturating_mul(12));
+    let host = cells.saturating_mul(26).saturating_add(words.saturating_mul(w));
+    let gpu = match precision {
+        Precision::F32 => GpuAdi::<f32>::device_bytes(nx as usize, ny as usize),
+        Precision::F64 => GpuAdi::<f64>::device_bytes(nx as usize, ny as usize),
+    };
+    Needs { host, gpu }
+}
+
+fn describe_side(b: &Boundary) -> String {
+    match b {
+        Boundary::Land => "land".into(),
+        Boundary::Flux(v) => format!("flux {v} m²/s"),
+        Boundary::Level(Level::Sine(t)) if t.amplitude == 0.0 => format!("level {} m", t.mean),
+        Boundary::Level(Level::Sine(t)) => {
+            format!("tide {} ± {} m, period {} s, phase {:.1}°", t.mean, t.amplitude, t.period, t.phase.to_degrees())
+        }
+        Boundary::Level(Level::Series(s)) => format!("series {} ({} points)", s.source, s.times.len()),
+    }
+}
+
+impl Simulation for AdiCase {
+    fn describe(&self) -> String {
+        let s = &self.setup;
+        let d_max = s.depth.iter().zip(&s.zeta).fold(0.0f64, |a, (d, z)| a.max(d + z));
+        let courant = (s.g * d_max).sqrt() * s.dt / s.dx.min(s.dy);
+        let friction = match s.friction {
+            Friction::None => "no friction".to_string(),
+            Friction::Chezy(c) => format!("Chézy {c} m^½/s"),
+            Friction::Manning(n) => format!("Manning n = {n} s/m^⅓"),
+        };
+        let wind = if s.wind.speed > 0.0 {
+            format!(", wind {} m/s towards {:.1}°", s.wind.speed, s.wind.direction.to_degrees())
+        } else {
+            String::new()
+        };
+        let drying = match s.drying {
+            Some((d, f)) => format!(", drying {d} m / flooding {f} m"),
+            None => ", no drying".into(),
+        };
+        let sides: Vec<String> = s.sides.iter().map(describe_side).collect();
+        format!(
+            "ADI shallow water (MIKE 21 HD style) on {}×{} cells of {:.4} m × {:.4} m; Δt = {} s (Courant √(g h_max)Δt/Δx = {courant:.2}); {friction}{wind}, Ω = {} 1/s, convection {}, eddy viscosity {} m²/s{drying}; boundaries (W, E, S, N) {}",
+            s.nx,
+            s.ny,
+            s.dx,
+            s.dy,
+            s.dt,
+            s.coriolis,
+            if s.convection { "on" } else { "off" },
+            s.eddy,
+            sides.join(", ")
+        )
+    }
+    fn times(&self) -> &Times {
+        &self.times
+    }
+    fn mesh(&self) -> Mesh {
+        Mesh::Plane(self.grid)
+    }
+    fn estimate_steps(&self) -> f64 {
+        (self.times.t_end / self.setup.dt).round()
+    }
+    fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
+        let cpu = Adi::<T>::new(&self.setup)?;
+        Ok(Box::new(AdiModel::new(backend, cpu, self.strategy, &self.failure)?))
+    }
+    fn progress<T: Real>(&self, state: &State<T>) -> String {
+        let Some(h) = state.field("h") else { return String::new() };
+        let v = self.grid.integrate(&h.data);
+        let change = if self.v0 > 0.0 { (v - self.v0) / self.v0 } else { v };
+        let dry = self.setup.drying.map_or(f64::NEG_INFINITY, |(d, _)| d);
+        // Wet: deeper than the drying depth (the model's flags add hysteresis; close enough here).
+        let wet: Vec<f64> = h.data.iter().map(|x| x.to_f64()).filter(|&x| x > dry).collect();
+        let min = wet.iter().fold(f64::INFINITY, |a, &x| a.min(x));
+        format!(
+            "volume {v:.6e} m³ ({change:+.1e} of the initial), {} of {} cells wet, min wet depth {min:.4} m",
+            wet.len(),
+            h.data.len()
+        )
+    }
+    fn check<T: Real>(&self, state: &State<T>) -> Option<String> {
+        let h = state.field("h")?;
+        let k = h.data.iter().position(|v| v.to_f64() < 0.0)?;
+        Some(format!("negative depth {} = {}", self.mesh().cell_note("h", k), h.data[k]))
+    }
+    fn halted<T: Real>(&self, halt: &Halt, _state: &State<T>) -> String {
+        match self.failure.lock().ok().and_then(|f| f.clone()) {
+            Some(why) => format!("{halt}: {why}"),
+            None => halt.to_string(),
+        }
+    }
+    fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
+        pictures::write(self, &self.grid, state, album, dir)
+    }
+}
+
+impl Case for AdiCase {
+    fn info(&self) -> &CaseInfo {
+        &self.info
+    }
+    fn summary(&self) -> String {
+        format!("{}\n  {:.0} steps of Δt = {} s", self.describe(), self.estimate_steps(), self.setup.dt)
+    }
+    fn needs(&self, precision: Precision) -> Needs {
+        needs(self.grid.nx as u64, self.grid.ny as u64, precision)
+    }
+    fn run(&self, opts: &RunOptions) -> Result<Outcome> {
+        simulate(self, opts)
+    }
+}
+
+static FLAGS: &[Flag] = &[
+    flags::NX,
+    flags::NY,
+    flags::T_END,
+    flags::SNAPSHOTS,
+    Flag::new("dt", "SECONDS", Set::Float("time.dt"), "the fixed time step; it must divide every snapshot time and the end"),
+    Flag::new(
+        "strategy",
+        "NAME",
+        Set::Text("gpu.strategy"),
+        "how the GPU sweeps solve their lines: thomas (S1), partition, pcr, cr-pcr (S2) or auto",
+    ),
+];
+
+/// The registry's entry.
+pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
+    name: "adi",
+    about: "shallow water by the time-centred ADI scheme of MIKE 21 HD: tides, wind, friction, flooding and drying (seed 001)",
+    flags: FLAGS,
+    #[cfg(feature = "bench")]
+    bench: Some(super::bench::SUITE),
+    load: |doc| Ok(Box::new(AdiCase::load(doc)?)),
+};
