@@ -251,15 +251,20 @@ fn blew_up<S: Simulation, T: GpuReal>(
     // A halted model holds the state before its failing step: keep that one when it is sound.
     let keep = if state_bad { good } else { current };
     write_state(dir, keep, "last_good")?;
+    let unit = sim.times().unit;
+    // A model that halted holds its state and clock from before the failing step, whose time
+    // is not known here; otherwise the state at `clock` is the bad one.
+    let halted = clock.halt.is_some() && !state_bad;
+    let (from, to) = if halted {
+        (&current.clock, format!("step {}", clock.steps + 1))
+    } else {
+        (&good.clock, format!("step {} (t = {} {unit})", clock.steps.max(good.clock.steps + 1), clock.t))
+    };
     Err(Error::invalid(format!(
-        "{}: the run blew up between step {} (t = {} {}) and step {} (t = {} {}): {why}; the last good state (step {}, t = {} {}) is in {} as last_good_*.npy",
+        "{}: the run blew up between step {} (t = {} {unit}) and {to}: {why}; the last good state (step {}, t = {} {}) is in {} as last_good_*.npy",
         info.name,
-        good.clock.steps,
-        good.clock.t,
-        sim.times().unit,
-        clock.steps.max(good.clock.steps + 1),
-        clock.t,
-        sim.times().unit,
+        from.steps,
+        from.t,
         keep.clock.steps,
         keep.clock.t,
         sim.times().unit,

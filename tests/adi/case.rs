@@ -1,7 +1,8 @@
 //! ADI case files through the runner: every kind of bad input is refused with one line that
 //! names the key (or the series file and its line), before anything runs; each scenario loads
 //! and runs a few steps on the CPU; a series boundary sampled from a tide runs as the tide; a
-//! run that blows up names step, sweep and position and keeps its last good state.
+//! run that blows up names step, sweep and position and keeps its last good state, on the CPU
+//! and (a GPU test) on the GPU by every strategy.
 
 use hydrokern::case::CaseDoc;
 use hydrokern::run::{Outcome, RunOptions};
@@ -35,15 +36,31 @@ fn scratch(name: &str) -> PathBuf {
 
 /// A small run of scenario `name` on the CPU in `dir` (snapshots cleared).
 fn run(name: &str, set: &[(&str, &str)], precision: &str, dir: &Path) -> hydrokern::Result<Outcome> {
+    run_on("\"cpu\"", name, set, precision, dir)
+}
+
+/// As [`run`], on `backend` (a TOML string).
+fn run_on(backend: &str, name: &str, set: &[(&str, &str)], precision: &str, dir: &Path) -> hydrokern::Result<Outcome> {
     let mut d = doc(name, set, &["output.snapshots"]);
     let out = format!("\"{}\"", dir.join("out").display());
-    for (key, value) in [("run.backend", "\"cpu\""), ("output.progress", "1e9"), ("output.dir", out.as_str())]
+    for (key, value) in [("run.backend", backend), ("output.progress", "1e9"), ("output.dir", out.as_str())]
         .into_iter()
         .chain([("run.precision", precision)])
     {
         d.set(key, value.parse().unwrap(), "test").unwrap();
     }
     scenarios::load(&d)?.run(&RunOptions::default())
+}
+
+/// ζ of the one `last_good_zeta*.npy` a run that blew up left in `dir/out`.
+fn last_good_zeta(dir: &Path) -> Vec<f64> {
+    let kept: Vec<PathBuf> = std::fs::read_dir(dir.join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("last_good_zeta"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    hydrokern::output::npy::read_npy_f64(&kept[0]).unwrap().0
 }
 
 /// A series file in `dir` with `text`; its path as a TOML boundary value.
@@ -242,16 +259,38 @@ fn a_blow_up_names_step_and_position_and_keeps_the_last_good_state() {
     let names_place = (e.contains("system") && e.contains("row")) || (e.contains("line") && e.contains("position"));
     assert!(e.contains("blew up") && e.contains("adi: step") && e.contains("-sweep") && names_place, "{e}");
     assert_eq!(e.lines().count(), 1, "{e}");
-    let kept: Vec<PathBuf> = std::fs::read_dir(dir.join("out"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("last_good_zeta"))
-        .collect();
-    assert_eq!(kept.len(), 1, "{kept:?}");
-    let (z, _) = hydrokern::output::npy::read_npy_f64(&kept[0]).unwrap();
-    assert!(z.iter().all(|v| v.is_finite()), "the kept state is not the last good one");
+    assert!(last_good_zeta(&dir).iter().all(|v| v.is_finite()), "the kept state is not the last good one");
     eprintln!("{e}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The same blow-up on the GPU, by each strategy: the breakdown flagged on the device is found
+/// at the model's check, the run stops naming step, sweep, strategy and line, and the state
+/// kept is the one before the failing step, finite.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn a_blow_up_on_the_gpu_names_step_and_line_and_keeps_the_last_good_state() {
+    for strategy in ["thomas", "partition", "pcr", "cr-pcr"] {
+        let dir = scratch(&format!("blowup-gpu-{strategy}"));
+        let quoted = format!("\"{strategy}\"");
+        let set = [
+            ("grid.nx", "16"),
+            ("grid.ny", "8"),
+            ("boundary.west", "{ flux = 1e36 }"),
+            ("time.t_end", "60.0"),
+            ("gpu.strategy", quoted.as_str()),
+        ];
+        let e = run_on("\"gpu\"", "seiche", &set, "\"f32\"", &dir).unwrap_err().to_string();
+        let line = e.contains("breakdown on row") || e.contains("breakdown on column");
+        assert!(e.contains("blew up") && e.contains("adi: step") && e.contains(strategy) && line, "{strategy}: {e}");
+        let z = last_good_zeta(&dir);
+        assert!(z.iter().all(|v| v.is_finite()), "{strategy}: the kept state is not the last good one");
+        eprintln!("{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
 
 /// `[drying]` given without values takes MIKE 21's depths; the wind's direction is where it
