@@ -523,7 +523,13 @@ impl Case for AdiCase {
         &self.info
     }
     fn summary(&self) -> String {
-        format!("{}\n  {:.0} steps of Δt = {} s", self.describe(), self.estimate_steps(), self.setup.dt)
+        format!(
+            "{}\n  {:.0} steps of Δt = {} s; on a GPU, the sweeps' tridiagonal strategy {}",
+            self.describe(),
+            self.estimate_steps(),
+            self.setup.dt,
+            self.strategy
+        )
     }
     fn needs(&self, precision: Precision) -> Needs {
         needs(self.grid.nx as u64, self.grid.ny as u64, precision)
