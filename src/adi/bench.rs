@@ -1,5 +1,5 @@
 //! `bench adi`: the ADI model's sweeps and steps on n × n cells (256² to 8192², and the
-//! thesis's 3008²), f32 and f64, for each strategy (S1: Thomas; S2: partition, PCR, CR-PCR,
+//! thesis's 3008²), f32 and f64, for each strategy (S1: Thomas, twisted Thomas; S2: partition, PCR, CR-PCR,
 //! where a line fits one block) and the automatic choice, beside the CPU reference's step on
 //! one thread and on all threads. GB/s count the fewest bytes a sweep must move: per cell it
 //! reads ζ, d, the along flux and the across flux's two levels and writes ζ and the along flux
@@ -18,7 +18,7 @@ use crate::{GpuReal, Result};
 /// `hydrokern bench adi`.
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "adi",
-    about: "ADI (MIKE 21 HD) x-sweep, y-sweep and step per strategy (thomas, partition, pcr, cr-pcr, auto), f32 and f64, 256² to 8192² and 3008² (sizes: edges), CPU reference step on 1 and all threads up to 3008²; GB/s by 7 words + 2 bytes a cell a sweep",
+    about: "ADI (MIKE 21 HD) x-sweep, y-sweep and step per strategy (thomas, twisted, partition, pcr, cr-pcr, auto), f32 and f64, 256² to 8192² and 3008² (sizes: edges), CPU reference step on 1 and all threads up to 3008²; GB/s by 7 words + 2 bytes a cell a sweep",
     run,
 };
 

@@ -40,7 +40,7 @@ struct File {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct GpuSection {
-    /// `thomas` (S1), `partition`, `pcr`, `cr-pcr` (S2) or `auto` (the default).
+    /// `thomas`, `twisted` (S1), `partition`, `pcr`, `cr-pcr` (S2) or `auto` (the default).
     strategy: Option<String>,
 }
 
@@ -549,7 +549,7 @@ static FLAGS: &[Flag] = &[
         "strategy",
         "NAME",
         Set::Text("gpu.strategy"),
-        "how the GPU sweeps solve their lines: thomas (S1), partition, pcr, cr-pcr (S2) or auto",
+        "how the GPU sweeps solve their lines: thomas, twisted (S1), partition, pcr, cr-pcr (S2) or auto",
     ),
 ];
 

@@ -15,8 +15,10 @@ use crate::tridiag::gpu::plan;
 use crate::tridiag::{Algorithm, Layout, Limits, Shape};
 use crate::{Error, Gpu, GpuReal, Result};
 use kernels::adi::sweep::{End, FLUX, LAND, LEVEL, Sweep};
-use kernels::adi::{AdiSweep, Params, X_CR_PCR, X_PARTITION, X_PCR, X_THOMAS, Y_CR_PCR, Y_PARTITION, Y_PCR, Y_THOMAS};
-use kernels::tridiag::{Dims, THOMAS_BLOCK, decode_status};
+use kernels::adi::{
+    AdiSweep, Params, X_CR_PCR, X_PARTITION, X_PCR, X_THOMAS, X_TWISTED, Y_CR_PCR, Y_PARTITION, Y_PCR, Y_THOMAS, Y_TWISTED,
+};
+use kernels::tridiag::{Dims, THOMAS_BLOCK, TWISTED_SYSTEMS, decode_status};
 use std::sync::Arc;
 
 /// How each sweep solves its lines: the seed's S1 (one thread per line) or one of its S2
@@ -31,13 +33,16 @@ pub enum Strategy {
     Pcr,
     /// S2: cyclic reduction down to a small system, PCR on it.
     CrPcr,
+    /// S1 with two threads per line: Thomas from both ends, meeting in the middle.
+    Twisted,
     /// Per sweep, the fastest that fits (see [`Strategy::resolve`]).
     Auto,
 }
 
 impl Strategy {
     /// Every strategy but `Auto`.
-    pub const ALL: [Strategy; 4] = [Strategy::Thomas, Strategy::Partition, Strategy::Pcr, Strategy::CrPcr];
+    pub const ALL: [Strategy; 5] =
+        [Strategy::Thomas, Strategy::Partition, Strategy::Pcr, Strategy::CrPcr, Strategy::Twisted];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -45,6 +50,7 @@ impl Strategy {
             Strategy::Partition => "partition",
             Strategy::Pcr => "pcr",
             Strategy::CrPcr => "cr-pcr",
+            Strategy::Twisted => "twisted",
             Strategy::Auto => "auto",
         }
     }
@@ -55,6 +61,7 @@ impl Strategy {
             Strategy::Partition => Algorithm::Partition,
             Strategy::Pcr => Algorithm::Pcr,
             Strategy::CrPcr => Algorithm::CrPcr,
+            Strategy::Twisted => Algorithm::Twisted,
         }
     }
 
@@ -62,7 +69,9 @@ impl Strategy {
     /// an H100 (docs/adi.md): for the x-sweep CR-PCR, then partition (CR-PCR's x-sweep took
     /// 0.65 ms against partition's 0.90 at 2048² in f32, 2.2 against 3.5 at 4096²); for the
     /// y-sweep partition, then CR-PCR (0.63 against 1.04 ms at 2048², 3.4 against 3.6 at
-    /// 4096²); Thomas (S1), which needs no shared memory, where neither fits a line in a block.
+    /// 4096²); where neither fits a line in a block, twisted Thomas (S1 with two threads a line,
+    /// a line's two ends meeting in shared memory: 32.1 ms a step at 8192² f64 against Thomas's
+    /// 53.2).
     pub fn resolve(self, dir: Side, n: usize, lim: &Limits) -> Strategy {
         if self != Strategy::Auto {
             return self;
@@ -72,7 +81,7 @@ impl Strategy {
         } else {
             [Strategy::Partition, Strategy::CrPcr]
         };
-        order.into_iter().find(|s| n <= lim.max_n(s.algorithm())).unwrap_or(Strategy::Thomas)
+        order.into_iter().find(|s| n <= lim.max_n(s.algorithm())).unwrap_or(Strategy::Twisted)
     }
 }
 
@@ -86,7 +95,9 @@ impl std::str::FromStr for Strategy {
     type Err = Error;
     fn from_str(s: &str) -> Result<Strategy> {
         Strategy::ALL.into_iter().chain([Strategy::Auto]).find(|v| v.name() == s).ok_or_else(|| {
-            Error::invalid(format!("adi: unknown strategy '{s}' (expected thomas, partition, pcr, cr-pcr or auto)"))
+            Error::invalid(format!(
+                "adi: unknown strategy '{s}' (expected thomas, twisted, partition, pcr, cr-pcr or auto)"
+            ))
         })
     }
 }
@@ -130,7 +141,7 @@ pub struct GpuAdi<T: GpuReal> {
     p: [DeviceBuffer<T>; 2],
     q: [DeviceBuffer<T>; 3],
     wet: [DeviceBuffer<u8>; 3],
-    /// The Thomas workspace (2·n·lines of the larger Thomas sweep; one value if none).
+    /// The S1 workspace (2·n·lines of the larger Thomas or twisted sweep; one value if none).
     work: DeviceBuffer<T>,
     /// x-sweep code, y-sweep code, first failing step (see `kernels::adi` entries).
     status: DeviceBuffer<u64>,
@@ -160,13 +171,13 @@ impl<T: GpuReal> GpuAdi<T> {
             return Err(Error::invalid(format!("adi: grid of {nx} × {ny} cells is too large for the GPU kernels")));
         }
         let kernel = |e| -> Result<Arc<Kernel<AdiSweep<T>>>> { Ok(Arc::new(gpu.kernel::<T, _>(e)?)) };
-        let x_kernels = [kernel(X_THOMAS)?, kernel(X_PARTITION)?, kernel(X_PCR)?, kernel(X_CR_PCR)?];
-        let y_kernels = [kernel(Y_THOMAS)?, kernel(Y_PARTITION)?, kernel(Y_PCR)?, kernel(Y_CR_PCR)?];
+        let x_kernels = [kernel(X_THOMAS)?, kernel(X_PARTITION)?, kernel(X_PCR)?, kernel(X_CR_PCR)?, kernel(X_TWISTED)?];
+        let y_kernels = [kernel(Y_THOMAS)?, kernel(Y_PARTITION)?, kernel(Y_PCR)?, kernel(Y_CR_PCR)?, kernel(Y_TWISTED)?];
         let x = sweep_plan(gpu, strategy, Side::West, Shape::new(2 * nx + 1, ny, Layout::Contiguous), &x_kernels)?;
         let y = sweep_plan(gpu, strategy, Side::South, Shape::new(2 * ny + 1, nx, Layout::Interleaved), &y_kernels)?;
         let work = [&x, &y]
             .iter()
-            .filter(|s| s.strategy == Strategy::Thomas)
+            .filter(|s| matches!(s.strategy, Strategy::Thomas | Strategy::Twisted))
             .map(|s| 2 * s.dims.n as usize * s.dims.batch as usize)
             .max()
             .unwrap_or(1);
@@ -381,7 +392,7 @@ fn sweep_plan<T: GpuReal>(
     strategy: Strategy,
     dir: Side,
     shape: Shape,
-    kernels: &[Arc<Kernel<AdiSweep<T>>>; 4],
+    kernels: &[Arc<Kernel<AdiSweep<T>>>; 5],
 ) -> Result<SweepPlan<T>> {
     let threads = |s: Strategy| kernels[s as usize].max_threads_per_block().max(32) as usize;
     let info = gpu.info();
@@ -398,6 +409,12 @@ fn sweep_plan<T: GpuReal>(
     let sweep = if dir == Side::West { "x" } else { "y" };
     if strategy == Strategy::Thomas {
         let launch = LaunchShape::cover_1d(shape.batch as u64, THOMAS_BLOCK)?;
+        return Ok(SweepPlan { strategy, dims: shape.dims(), launch, kernel });
+    }
+    if strategy == Strategy::Twisted {
+        // Lines across x, the two ends across y; each side's (c′, d′) through shared memory.
+        let launch = LaunchShape::cover_1d(shape.batch as u64, TWISTED_SYSTEMS)?;
+        let launch = LaunchShape { block: (TWISTED_SYSTEMS, 2, 1), ..launch }.with_shared(4 * TWISTED_SYSTEMS as usize * lim.value_bytes);
         return Ok(SweepPlan { strategy, dims: shape.dims(), launch, kernel });
     }
     let p = plan(shape, strategy.algorithm(), &lim)

@@ -273,7 +273,7 @@ fn a_blow_up_names_step_and_position_and_keeps_the_last_good_state() {
     ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
 )]
 fn a_blow_up_on_the_gpu_names_step_and_line_and_keeps_the_last_good_state() {
-    for strategy in ["thomas", "partition", "pcr", "cr-pcr"] {
+    for strategy in ["thomas", "twisted", "partition", "pcr", "cr-pcr"] {
         let dir = scratch(&format!("blowup-gpu-{strategy}"));
         let quoted = format!("\"{strategy}\"");
         let set = [

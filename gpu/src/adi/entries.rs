@@ -1,6 +1,6 @@
 //! The ADI sweep kernels: each sweep direction (x: rows, y: columns) with each of the seed's
-//! strategies — S1, one thread per line (Thomas), and S2, one block per line (partition, PCR,
-//! CR-PCR) — over the row provider of `sweep.rs`.
+//! strategies — S1, one thread per line (Thomas; twisted Thomas, two threads per line), and S2,
+//! one block per line (partition, PCR, CR-PCR) — over the row provider of `sweep.rs`.
 //!
 //! Every kernel takes a status of three `u64` words: the x-sweeps' and the y-sweeps'
 //! breakdown codes (`fail_code(n, line, row)`, as the tridiagonal kernels report them) and the
@@ -28,6 +28,8 @@ kernels! {
     pub const Y_PCR: AdiSweep = adi_y_pcr(sweep::<T, true, PCR>);
     pub const X_CR_PCR: AdiSweep = adi_x_cr_pcr(sweep::<T, false, CR_PCR>);
     pub const Y_CR_PCR: AdiSweep = adi_y_cr_pcr(sweep::<T, true, CR_PCR>);
+    pub const X_TWISTED: AdiSweep = adi_x_twisted(sweep::<T, false, TWISTED>);
+    pub const Y_TWISTED: AdiSweep = adi_y_twisted(sweep::<T, true, TWISTED>);
 }
 
 /// The solver a sweep kernel runs (its const parameter).
@@ -39,12 +41,14 @@ const PARTITION: u32 = 1;
 const PCR: u32 = 2;
 #[cfg(target_arch = "nvptx64")]
 const CR_PCR: u32 = 3;
+#[cfg(target_arch = "nvptx64")]
+const TWISTED: u32 = 4;
 
 #[cfg(target_arch = "nvptx64")]
 use {
     super::sweep::SweepLines,
     crate::device::{DeviceReal, thread},
-    crate::tridiag::{cr_pcr_lines, partition_lines, pcr_lines, thomas_lines},
+    crate::tridiag::{cr_pcr_lines, partition_lines, pcr_lines, thomas_lines, thomas_twisted_lines},
     core::arch::asm,
 };
 
@@ -113,6 +117,7 @@ unsafe fn sweep<T: DeviceReal, const Y: bool, const S: u32>(
             match S {
                 PARTITION => partition_lines(p, &lines, mine),
                 PCR => pcr_lines(p, &lines, mine),
+                TWISTED => thomas_twisted_lines(p, &lines, w, mine),
                 _ => cr_pcr_lines(p, &lines, mine),
             }
         }

@@ -691,7 +691,7 @@ pub(crate) use {
     cyclic::{cr_pcr_lines, pcr_lines},
     lines::{Arrays, Lines},
     partition::partition_lines,
-    thomas::thomas_lines,
+    thomas::{thomas_lines, thomas_twisted_lines},
 };
 #[cfg(target_arch = "nvptx64")]
 mod lu;

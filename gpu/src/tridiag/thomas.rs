@@ -146,6 +146,26 @@ fn first_bad_x<T: DeviceReal>(cnt: u32, x0: T, x: impl Fn(u32) -> T) -> u32 {
     u32::MAX
 }
 
+/// [`first_bad_x`] for a sweep whose x went to a provider, which keeps none to search: the
+/// back substitution again from `xn` (x of local row cnt−1) on the stored (d′, c′) of
+/// `get`, to the first non-finite x (`u32::MAX` if none).
+#[inline(always)]
+fn first_bad_again<T: DeviceReal>(cnt: u32, xn: T, get: impl Fn(u32) -> (T, T)) -> u32 {
+    let mut xr = xn;
+    let mut r = cnt;
+    while r > 0 {
+        r -= 1;
+        if r + 1 < cnt {
+            let (dp, cp) = get(r);
+            xr = dp - cp * xr;
+        }
+        if !xr.is_finite() {
+            return r;
+        }
+    }
+    u32::MAX
+}
+
 /// One thread per system, any layout. `w` holds n·batch values (c'), at the positions of x.
 ///
 /// # Safety
@@ -220,23 +240,10 @@ pub(crate) unsafe fn thomas_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines: &L
             |r| (*wc.add(at(r)), *wd.add(at(r))),
         );
         lines.put(k, n - 1, xn);
-        let x0 = sweep_back::<T, SWEEP_GROUP>(n, xn, |r| (*wd.add(at(r)), *wc.add(at(r))), |r, v| lines.put(k, r, v));
+        let get = |r: u32| (*wd.add(at(r)), *wc.add(at(r)));
+        let x0 = sweep_back::<T, SWEEP_GROUP>(n, xn, get, |r, v| lines.put(k, r, v));
         if bad == u32::MAX && !x0.is_finite() {
-            // The provider keeps no x to search: run the back substitution again on the
-            // workspace, from the top, to the first non-finite x.
-            let mut xr = xn;
-            let mut r = n - 1;
-            loop {
-                if !xr.is_finite() {
-                    bad = r;
-                    break;
-                }
-                if r == 0 {
-                    break;
-                }
-                r -= 1;
-                xr = *wd.add(at(r)) - *wc.add(at(r)) * xr;
-            }
+            bad = first_bad_again(n, xn, get);
         }
         if bad != u32::MAX {
             report(status, fail_code(n, k, bad));
@@ -461,6 +468,75 @@ pub(super) unsafe fn thomas_twisted<T: DeviceReal>(
         // already; else the first non-finite x, if any.
         if bad == u32::MAX && xbad != u32::MAX && !names(status, n, k) {
             report(status, fail_code(n, k, row(xbad)));
+        }
+    }
+}
+
+/// Twisted Thomas over a row provider: two threads per system (`threadIdx.y` 0 eliminates
+/// rows 0..n/2 downwards, 1 rows n−1..n/2 upwards), meeting in the middle through shared
+/// memory — twice the threads of [`thomas_lines`], so twice the loads in flight, for the same
+/// traffic. `w` holds 2·n·batch values, c′ then d′, each interleaved (`i·batch + k`). The
+/// batched API keeps its own [`thomas_twisted`], which stores d′ in x (a workspace of n·batch):
+/// running it as this kernel over `Arrays` passed the tests, but its speed was not measured in
+/// time, so it did not replace it (docs/adi.md).
+///
+/// # Safety
+/// `lines` answers for every k < batch, i < n, n ≥ 1; `w` holds 2·n·batch values; `status` is
+/// one `u64`. `blockDim.y = 2`, the grid's x covers `batch` systems at `blockDim.x` per block,
+/// and the launch gives 4·blockDim.x `T`s of dynamic shared memory.
+pub(crate) unsafe fn thomas_twisted_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines: &L, w: *mut T, status: *mut u64) {
+    let lane = thread::thread_idx_x();
+    let side = thread::thread_idx_y();
+    let bdx = thread::block_dim_x();
+    let k = thread::block_idx_x() * bdx + lane;
+    let active = k < p.batch;
+    let n = p.n;
+    let half = n / 2;
+    let cnt = if side == 0 { half } else { n - half };
+    let row = |r: u32| if side == 0 { r } else { n - 1 - r };
+    let nb = n as usize * p.batch as usize;
+    let at = |r: u32| row(r) as usize * p.batch as usize + k as usize;
+    unsafe {
+        let (wc, wd) = (w, w.add(nb));
+        let (mut cp, mut dp, mut bad) = (T::ZERO, T::ZERO, u32::MAX);
+        if active {
+            let eq = |r: u32| {
+                let e = lines.row(k, row(r));
+                if side == 1 { Eq { a: e.c, b: e.b, c: e.a, d: e.d } } else { e }
+            };
+            let store = |r: u32, c1, d1| {
+                *wc.add(at(r)) = c1;
+                *wd.add(at(r)) = d1;
+            };
+            (cp, dp, bad) = sweep_forward::<T, LINES_GROUP>(cnt, eq, store, |r| (*wc.add(at(r)), *wd.add(at(r))));
+            if bad != u32::MAX {
+                bad = row(bad);
+                report(status, fail_code(n, k, bad));
+            }
+        }
+        // Each side's last row: x_me + cp·x_other = dp (0 = 0 for a side without rows).
+        let sh = shared::dynamic::<T>();
+        let slot = |s: u32, v: u32| ((2 * s + v) * bdx + lane) as usize;
+        *sh.add(slot(side, 0)) = cp;
+        *sh.add(slot(side, 1)) = dp;
+        thread::sync_threads();
+        let (co, dq) = (*sh.add(slot(1 - side, 0)), *sh.add(slot(1 - side, 1)));
+        if !active || cnt == 0 {
+            return;
+        }
+        let (xn, pivot) = twist(cp, dp, co, dq);
+        if !pivot_ok(pivot) && bad == u32::MAX {
+            bad = row(cnt - 1);
+            report(status, fail_code(n, k, bad));
+        }
+        lines.put(k, row(cnt - 1), xn);
+        let get = |r: u32| (*wd.add(at(r)), *wc.add(at(r)));
+        let x0 = sweep_back::<T, SWEEP_GROUP>(cnt, xn, get, |r, v| lines.put(k, row(r), v));
+        if bad == u32::MAX && !x0.is_finite() && !names(status, n, k) {
+            let xbad = first_bad_again(cnt, xn, get);
+            if xbad != u32::MAX {
+                report(status, fail_code(n, k, row(xbad)));
+            }
         }
     }
 }
