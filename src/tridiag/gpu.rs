@@ -276,7 +276,8 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
             let launch = LaunchShape { block: (TWISTED_SYSTEMS, 2, 1), ..launch };
             let launch = launch.with_shared(4 * TWISTED_SYSTEMS as usize * lim.value_bytes);
             let kernel = PlanKernel::Work(THOMAS_TWISTED);
-            Ok(Plan { algorithm: alg, dims, launch, kernel, workspace: shape.len() })
+            // c′ and d′, each interleaved (coalesced whatever the layout).
+            Ok(Plan { algorithm: alg, dims, launch, kernel, workspace: 2 * shape.len() })
         }
         Algorithm::Partition => {
             // `max_n` was checked above, so the launch exists.

@@ -23,7 +23,9 @@
 //!   per system: `threadIdx.y = 0` eliminates rows 0..n/2 downwards, `threadIdx.y = 1` rows
 //!   n−1..n/2 upwards, they meet in the middle through shared memory (one barrier) and each
 //!   back-substitutes its half. Twice the threads, so twice the loads in flight, of
-//!   `tridiag_thomas` for the same traffic (9 words per unknown through the workspace).
+//!   `tridiag_thomas` for the same traffic (9 words per unknown; c′ and d′ go to a workspace
+//!   interleaved across systems, coalesced in either layout): the row-provider kernel
+//!   `thomas_twisted_lines` over the arrays, as the ADI sweeps run it over their state.
 //! - `tridiag_partition`: the partition method (see `mod.rs`), `blockDim.y` systems per
 //!   block, `blockDim.x` threads per system, each owning a chunk of `2^chunk` rows. The
 //!   systems are staged in shared memory with coalesced loads and normalised on the way in

@@ -27,6 +27,11 @@ pub trait Lines<T> {
     /// several systems then walks systems fastest, so that consecutive threads touch
     /// consecutive words.
     fn systems_fastest(&self) -> bool;
+    /// Whether a one-thread-per-system sweep should load several rows at once: yes for rows
+    /// that are a few loads each (coefficient arrays: a thread has nothing else to hide their
+    /// latency behind); no for a provider whose row issues many loads of its own, where
+    /// several rows at once take more registers than a thread has.
+    const ROWS_AT_ONCE: bool;
 }
 
 /// Coefficient arrays a, b, c, d and the solution x, each holding unknown i of system k at
@@ -43,6 +48,7 @@ pub struct Arrays<T> {
 }
 
 impl<T: DeviceReal> Lines<T> for Arrays<T> {
+    const ROWS_AT_ONCE: bool = true;
     #[inline(always)]
     unsafe fn row(&self, k: u32, i: u32) -> Eq<T> {
         unsafe { load(self.a, self.b, self.c, self.d, self.p.at(k, i), i, self.p.n) }

@@ -2,7 +2,7 @@
 //! shared memory, and twisted (two threads per system, meeting in the middle).
 
 use super::io::{load, names, report, sync_warp};
-use super::lines::Lines;
+use super::lines::{Arrays, Lines};
 use super::{Dims, Eq, fail_code, pivot_ok, thomas_row, twist};
 use crate::device::{DeviceReal, shared, thread};
 
@@ -19,10 +19,21 @@ const SWEEP_GROUP: u32 = 8;
 // The sweep loops below list 0..SWEEP_GROUP explicitly.
 const _: () = assert!(SWEEP_GROUP == 8);
 
-/// Rows a one-thread-per-system sweep over a row provider builds at once: a provider's row
-/// issues many loads of its own (a model's neighbourhood), which is enough in flight, and
-/// several rows at once take more registers than a thread has.
-const LINES_GROUP: u32 = 1;
+/// [`sweep_forward`] with a provider's rows, several at once or one at a time as it says
+/// ([`Lines::ROWS_AT_ONCE`]).
+#[inline(always)]
+fn sweep_forward_lines<T: DeviceReal, L: Lines<T>>(
+    cnt: u32,
+    eq: impl Fn(u32) -> Eq<T> + Copy,
+    store: impl Fn(u32, T, T) + Copy,
+    stored: impl Fn(u32) -> (T, T) + Copy,
+) -> (T, T, u32) {
+    if L::ROWS_AT_ONCE {
+        sweep_forward::<T, SWEEP_GROUP>(cnt, eq, store, stored)
+    } else {
+        sweep_forward::<T, 1>(cnt, eq, store, stored)
+    }
+}
 
 /// Thomas's forward elimination over local rows 0..cnt: `eq(r)` loads local row r's equation
 /// (a caller sweeping upwards swaps its a and c), `store(r, c', d')` keeps the results and
@@ -230,7 +241,7 @@ pub(crate) unsafe fn thomas_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines: &L
     let at = |r: u32| r as usize * p.batch as usize + k as usize;
     unsafe {
         let (wc, wd) = (w, w.add(nb));
-        let (_, xn, mut bad) = sweep_forward::<T, LINES_GROUP>(
+        let (_, xn, mut bad) = sweep_forward_lines::<T, L>(
             n,
             |r| lines.row(k, r),
             |r, c1, d1| {
@@ -398,14 +409,12 @@ pub(super) unsafe fn thomas_contiguous<T: DeviceReal>(
     }
 }
 
-/// Thomas from both ends, two threads per system (see the comment of `entries.rs`). `w` holds n·batch
-/// values (c' of the upper half, a'' of the lower half), at the positions of x.
+/// Thomas from both ends, two threads per system (see the comment of `entries.rs`), on
+/// coefficient arrays: [`thomas_twisted_lines`] over [`Arrays`].
 ///
 /// # Safety
-/// `a`, `b`, `c`, `d`, `x`, `w` hold every position `p.at(k, i)` for k < batch, i < n, n ≥ 1;
-/// `x` may equal `d` but overlaps nothing else; `status` is one `u64`. `blockDim.y = 2`, the
-/// grid's x covers `batch` systems at `blockDim.x` per block, and the launch gives 4·blockDim.x
-/// `T`s of dynamic shared memory.
+/// `a`, `b`, `c`, `d`, `x` hold every position `p.at(k, i)` for k < batch, i < n, n ≥ 1; `x`
+/// may equal `d`; `w` holds 2·n·batch values; otherwise as [`thomas_twisted_lines`].
 pub(super) unsafe fn thomas_twisted<T: DeviceReal>(
     p: Dims,
     a: *const T,
@@ -416,69 +425,14 @@ pub(super) unsafe fn thomas_twisted<T: DeviceReal>(
     w: *mut T,
     status: *mut u64,
 ) {
-    let lane = thread::thread_idx_x();
-    let side = thread::thread_idx_y();
-    let bdx = thread::block_dim_x();
-    let k = thread::block_idx_x() * bdx + lane;
-    let active = k < p.batch;
-    let n = p.n;
-    let half = n / 2;
-    // Side 0 owns rows 0..half (local row r = row r), side 1 rows n−1 down to half (local row
-    // r = row n−1−r): each side runs plain Thomas in its local order, with the coupling
-    // towards the middle as "c".
-    let cnt = if side == 0 { half } else { n - half };
-    let row = |r: u32| if side == 0 { r } else { n - 1 - r };
-    let at = |r: u32| p.at(k, row(r));
-    unsafe {
-        let (mut cp, mut dp, mut bad) = (T::ZERO, T::ZERO, u32::MAX);
-        if active {
-            let eq = |r: u32| {
-                let e = load(a, b, c, d, at(r), row(r), n);
-                if side == 1 { Eq { a: e.c, b: e.b, c: e.a, d: e.d } } else { e }
-            };
-            let store = |r: u32, c1, d1| {
-                *w.add(at(r)) = c1;
-                *x.add(at(r)) = d1;
-            };
-            (cp, dp, bad) = sweep_forward::<T, SWEEP_GROUP>(cnt, eq, store, |r| (*w.add(at(r)), *x.add(at(r))));
-            if bad != u32::MAX {
-                bad = row(bad);
-                report(status, fail_code(n, k, bad));
-            }
-        }
-        // Each side's last row: x_me + cp·x_other = dp (0 = 0 for a side without rows).
-        let sh = shared::dynamic::<T>();
-        let slot = |s: u32, v: u32| ((2 * s + v) * bdx + lane) as usize;
-        *sh.add(slot(side, 0)) = cp;
-        *sh.add(slot(side, 1)) = dp;
-        thread::sync_threads();
-        let (co, dq) = (*sh.add(slot(1 - side, 0)), *sh.add(slot(1 - side, 1)));
-        if !active || cnt == 0 {
-            return;
-        }
-        let (xn, pivot) = twist(cp, dp, co, dq);
-        if !pivot_ok(pivot) && bad == u32::MAX {
-            bad = row(cnt - 1);
-            report(status, fail_code(n, k, bad));
-        }
-        *x.add(at(cnt - 1)) = xn;
-        let x0 = sweep_back::<T, SWEEP_GROUP>(cnt, xn, |r| (*x.add(at(r)), *w.add(at(r))), |r, v| *x.add(at(r)) = v);
-        let xbad = first_bad_x(cnt, x0, |r| *x.add(at(r)));
-        // A pivot failure (this side's or, before the barrier, the other's) was reported
-        // already; else the first non-finite x, if any.
-        if bad == u32::MAX && xbad != u32::MAX && !names(status, n, k) {
-            report(status, fail_code(n, k, row(xbad)));
-        }
-    }
+    unsafe { thomas_twisted_lines(p, &Arrays { p, a, b, c, d, x }, w, status) }
 }
 
 /// Twisted Thomas over a row provider: two threads per system (`threadIdx.y` 0 eliminates
 /// rows 0..n/2 downwards, 1 rows n−1..n/2 upwards), meeting in the middle through shared
 /// memory — twice the threads of [`thomas_lines`], so twice the loads in flight, for the same
-/// traffic. `w` holds 2·n·batch values, c′ then d′, each interleaved (`i·batch + k`). The
-/// batched API keeps its own [`thomas_twisted`], which stores d′ in x (a workspace of n·batch):
-/// running it as this kernel over `Arrays` passed the tests, but its speed was not measured in
-/// time, so it did not replace it (docs/adi.md).
+/// traffic. `w` holds 2·n·batch values, c′ then d′, each interleaved (`i·batch + k`):
+/// coalesced whatever the provider's layout.
 ///
 /// # Safety
 /// `lines` answers for every k < batch, i < n, n ≥ 1; `w` holds 2·n·batch values; `status` is
@@ -508,7 +462,7 @@ pub(crate) unsafe fn thomas_twisted_lines<T: DeviceReal, L: Lines<T>>(p: Dims, l
                 *wc.add(at(r)) = c1;
                 *wd.add(at(r)) = d1;
             };
-            (cp, dp, bad) = sweep_forward::<T, LINES_GROUP>(cnt, eq, store, |r| (*wc.add(at(r)), *wd.add(at(r))));
+            (cp, dp, bad) = sweep_forward_lines::<T, L>(cnt, eq, store, |r| (*wc.add(at(r)), *wd.add(at(r))));
             if bad != u32::MAX {
                 bad = row(bad);
                 report(status, fail_code(n, k, bad));
