@@ -4,7 +4,7 @@
 //! degrees.
 
 use super::cpu::Adi;
-use super::gpu::{GpuAdi, Strategy};
+use super::gpu::{Strategy, device_bytes};
 use super::model::{AdiModel, state_words};
 use super::{Boundary, Friction, Level, Series, Setup, Tide, Wind, pictures};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, flags};
@@ -408,25 +408,21 @@ fn shaped(c: &Check, key: &str, shape: &Shape, grid: &Grid2) -> Result<Vec<f64>>
 }
 
 /// Memory of a run on an `nx × ny` grid. Host: the case's f64 depth, ζ and initial depth
-/// (3 words a cell), the CPU reference's state with a wet byte a cell, the state kept before
-/// each step (the same again), a step's copies of the fluxes and ζ (5 words), its sweep's
-/// rows and solution (5·(2n+1) a line, about 10 words a cell), and the runner's two states of
-/// six fields (12 words). GPU: [`GpuAdi::device_bytes`].
+/// (3 words a cell), the CPU reference's state with a wet byte a cell, a step's start ζ and p
+/// set aside, the new ζ and flux a sweep returns and the wet flags' copy (4 words and a byte),
+/// its sweep's rows and solution (5·(2n+1) a line, about 10 words a cell), and the runner's
+/// two states of six fields (12 words). GPU: [`device_bytes`].
 fn needs(nx: u64, ny: u64, precision: Precision) -> Needs {
     let w = precision.bytes();
     let cells = nx.saturating_mul(ny);
     let faces = (nx + 1).saturating_mul(ny).max(nx.saturating_mul(ny + 1));
     let lines = (2 * nx + 1).saturating_mul(ny).max((2 * ny + 1).saturating_mul(nx));
     let words = state_words(nx, ny)
-        .saturating_mul(2)
-        .saturating_add(faces.saturating_mul(5))
+        .saturating_add(faces.saturating_mul(4))
         .saturating_add(lines.saturating_mul(5))
         .saturating_add(faces.saturating_mul(12));
     let host = cells.saturating_mul(26).saturating_add(words.saturating_mul(w));
-    let gpu = match precision {
-        Precision::F32 => GpuAdi::<f32>::device_bytes(nx as usize, ny as usize),
-        Precision::F64 => GpuAdi::<f64>::device_bytes(nx as usize, ny as usize),
-    };
+    let gpu = device_bytes(nx as usize, ny as usize, w as usize);
     Needs { host, gpu }
 }
 

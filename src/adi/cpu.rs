@@ -125,29 +125,36 @@ impl<T: Real> Adi<T> {
         })
     }
 
-    /// One time step: the x-sweep, then the y-sweep. Fails (state unchanged in the failing
-    /// sweep's outputs) on a solver breakdown or a non-finite result, naming step and cell.
+    /// One time step: the x-sweep, then the y-sweep. Fails on a solver breakdown or a
+    /// non-finite result, naming step and cell, and then leaves the model as it was before the
+    /// step (so a caller need not keep a copy to go back to).
     pub fn step(&mut self) -> Result<()> {
         let dt = self.params.dt.to_f64();
-        let p_old = self.p.clone();
-        let q_now = self.q.clone();
         let frame = Frame::new(Dir::X, self.nx, self.ny);
-        let known = Known { cross: &q_now, cross_other: &self.q_old, t0: self.time, t1: self.time + 0.5 * dt };
-        let (zeta, p) = sweep(self, frame, &known, &self.p)?;
-        self.zeta = zeta;
-        self.p = p;
+        let known = Known { cross: &self.q, cross_other: &self.q_old, t0: self.time, t1: self.time + 0.5 * dt };
+        let (zeta_half, p_new) = sweep(self, frame, &known, &self.p)?;
+        // The y-sweep reads the x-sweep's ζ, p and wet map; the step's start state is set
+        // aside (moved, only the wet flags copied) until the y-sweep has succeeded.
+        let zeta_start = std::mem::replace(&mut self.zeta, zeta_half);
+        let p_start = std::mem::replace(&mut self.p, p_new);
+        let wet_start = self.wet.clone();
         self.update_wet();
-        let p_new = self.p.clone();
         let frame = Frame::new(Dir::Y, self.nx, self.ny);
-        let known = Known { cross: &p_new, cross_other: &p_old, t0: self.time + 0.5 * dt, t1: self.time + dt };
-        let (zeta, q) = sweep(self, frame, &known, &self.q)?;
-        self.zeta = zeta;
-        self.q = q;
-        self.q_old = q_now;
-        self.update_wet();
-        self.steps += 1;
-        self.time = self.steps as f64 * dt;
-        Ok(())
+        let known = Known { cross: &self.p, cross_other: &p_start, t0: self.time + 0.5 * dt, t1: self.time + dt };
+        match sweep(self, frame, &known, &self.q) {
+            Ok((zeta, q)) => {
+                self.zeta = zeta;
+                self.q_old = std::mem::replace(&mut self.q, q);
+                self.update_wet();
+                self.steps += 1;
+                self.time = self.steps as f64 * dt;
+                Ok(())
+            }
+            Err(e) => {
+                (self.zeta, self.p, self.wet) = (zeta_start, p_start, wet_start);
+                Err(e)
+            }
+        }
     }
 
     /// `n` steps.

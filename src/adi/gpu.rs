@@ -130,6 +130,18 @@ impl Rotation {
     }
 }
 
+/// Device bytes of a run on nx × ny cells of `value_bytes` a value: d, three ζ, two p, three q
+/// and three wet maps (a byte a cell), the S1 workspace (2·(2n+1) values a line of the larger
+/// sweep, the most any strategy takes) and the status words.
+pub fn device_bytes(nx: usize, ny: usize, value_bytes: usize) -> u64 {
+    let v = value_bytes as u64;
+    let (nx, ny) = (nx as u64, ny as u64);
+    let cells = nx * ny;
+    let state = v * (4 * cells + 2 * (nx + 1) * ny + 3 * nx * (ny + 1)) + 3 * cells;
+    let work = v * 2 * ((2 * nx + 1) * ny).max((2 * ny + 1) * nx);
+    state + work + 24
+}
+
 /// The ADI model's state and kernels on one GPU.
 pub struct GpuAdi<T: GpuReal> {
     nx: usize,
@@ -153,17 +165,6 @@ pub struct GpuAdi<T: GpuReal> {
 }
 
 impl<T: GpuReal> GpuAdi<T> {
-    /// Device bytes of a run on nx × ny cells (Thomas's workspace included: the most any
-    /// strategy takes).
-    pub fn device_bytes(nx: usize, ny: usize) -> u64 {
-        let v = std::mem::size_of::<T>() as u64;
-        let (nx, ny) = (nx as u64, ny as u64);
-        let cells = nx * ny;
-        let state = v * (4 * cells + 2 * (nx + 1) * ny + 3 * nx * (ny + 1)) + 3 * cells;
-        let work = v * 2 * ((2 * nx + 1) * ny).max((2 * ny + 1) * nx);
-        state + work + 24
-    }
-
     /// The model `cpu` (its state and clock) on `gpu`, solving by `strategy`.
     pub fn new(gpu: &Gpu, cpu: &Adi<T>, strategy: Strategy) -> Result<GpuAdi<T>> {
         let (nx, ny) = (cpu.nx, cpu.ny);

@@ -131,9 +131,8 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
                     if until.deadline.is_some_and(|d| Instant::now() >= d) {
                         break;
                     }
-                    let before = m.as_ref().clone();
+                    // A failing step leaves the model at its start.
                     if let Err(e) = m.step() {
-                        **m = before;
                         failed = Some(e);
                         break;
                     }

@@ -1,4 +1,5 @@
-//! Every bad parameter is an Err with one clear line, never a panic.
+//! Every bad parameter is an Err with one clear line, never a panic; a failing step leaves the
+//! model as it was.
 
 use hydrokern::adi::cpu::Adi;
 use hydrokern::adi::{Boundary, Friction, Setup, Tide};
@@ -56,4 +57,20 @@ fn bad_parameters_are_errors() {
         eprintln!("{what}: {e}");
         assert!(e.starts_with("adi: "), "{what}: {e}");
     }
+}
+
+/// A step that fails in its y-sweep (a flux no f32 can carry) leaves the model as it was: ζ, p,
+/// q, q^{n−½}, the wet map and the clock, bit for bit (the runner keeps no copy of its own).
+#[test]
+fn a_failing_step_leaves_the_model_as_it_was() {
+    let mut s = Setup::basin(16, 8, 10.0, 10.0, 1.0, 10.0);
+    s.sides[0] = Boundary::Flux(1e36);
+    let mut m = super::model::<f32>(&s);
+    let before = m.clone();
+    let e = m.step().expect_err("a flux of 1e36 in f32 must fail").to_string();
+    assert!(e.contains("Y-sweep"), "the failure this test means is the y-sweep's: {e}");
+    let same = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits());
+    assert!(same(&m.zeta, &before.zeta) && same(&m.p, &before.p), "ζ or p changed");
+    assert!(same(&m.q, &before.q) && same(&m.q_old, &before.q_old), "q changed");
+    assert_eq!((m.wet.clone(), m.steps, m.time), (before.wet.clone(), before.steps, before.time));
 }
