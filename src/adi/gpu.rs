@@ -11,7 +11,7 @@
 use super::cpu::Adi;
 use super::{Boundary, Side};
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
-use crate::tridiag::gpu::plan;
+use crate::tridiag::gpu::{plan, threads};
 use crate::tridiag::{Algorithm, Layout, Limits, Shape};
 use crate::{Error, Gpu, GpuReal, Result};
 use kernels::adi::sweep::{End, FLUX, LAND, LEVEL, Sweep};
@@ -395,16 +395,8 @@ fn sweep_plan<T: GpuReal>(
     shape: Shape,
     kernels: &[Arc<Kernel<AdiSweep<T>>>; 5],
 ) -> Result<SweepPlan<T>> {
-    let threads = |s: Strategy| kernels[s as usize].max_threads_per_block().max(32) as usize;
-    let info = gpu.info();
-    let lim = Limits {
-        max_shared_bytes: info.max_shared_per_block as usize,
-        value_bytes: std::mem::size_of::<T>(),
-        sm_count: info.sm_count as usize,
-        pcr_threads: threads(Strategy::Pcr),
-        cr_threads: threads(Strategy::CrPcr),
-        partition_threads: threads(Strategy::Partition),
-    };
+    let most = |s: Strategy| threads(&kernels[s as usize]);
+    let lim = Limits::of::<T>(gpu, most(Strategy::Pcr), most(Strategy::CrPcr), most(Strategy::Partition));
     let strategy = strategy.resolve(dir, shape.n, &lim);
     let kernel = kernels[strategy as usize].clone();
     let sweep = if dir == Side::West { "x" } else { "y" };

@@ -140,16 +140,30 @@ impl<T: GpuReal> TridiagKernels<T> {
 
     /// The limits of `gpu` for these kernels.
     fn limits(&self, gpu: &Gpu) -> Limits {
+        let max_threads = |e| threads(self.plain(e));
+        let pcr = max_threads(PCR).min(max_threads(PCR_THOMAS));
+        Limits::of::<T>(gpu, pcr, max_threads(CR).min(max_threads(CR_PCR)), max_threads(PARTITION))
+    }
+}
+
+/// Most threads a block of `kernel` may have (its registers decide; at least a warp).
+pub fn threads<P: kernels::launch::Params>(kernel: &Kernel<P>) -> usize {
+    kernel.max_threads_per_block().max(32) as usize
+}
+
+impl Limits {
+    /// The limits of `gpu` for kernels of precision `T` whose blocks of the PCR family, of CR
+    /// and CR-PCR, and of the partition method may have at most these threads ([`threads`]):
+    /// the batched kernels' here, a model's own solving kernels elsewhere (the ADI sweeps).
+    pub fn of<T: GpuReal>(gpu: &Gpu, pcr_threads: usize, cr_threads: usize, partition_threads: usize) -> Limits {
         let i = gpu.info();
-        // Most threads a block may have (the kernel's registers decide; at least a warp).
-        let max_threads = |e| self.plain(e).max_threads_per_block().max(32) as usize;
         Limits {
             max_shared_bytes: i.max_shared_per_block as usize,
             value_bytes: std::mem::size_of::<T>(),
             sm_count: i.sm_count as usize,
-            pcr_threads: max_threads(PCR).min(max_threads(PCR_THOMAS)),
-            cr_threads: max_threads(CR).min(max_threads(CR_PCR)),
-            partition_threads: max_threads(PARTITION),
+            pcr_threads,
+            cr_threads,
+            partition_threads,
         }
     }
 }

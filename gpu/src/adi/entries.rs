@@ -48,31 +48,10 @@ const TWISTED: u32 = 4;
 use {
     super::sweep::SweepLines,
     crate::device::{DeviceReal, thread},
-    crate::tridiag::{cr_pcr_lines, partition_lines, pcr_lines, thomas_lines, thomas_twisted_lines},
-    core::arch::asm,
+    crate::tridiag::{
+        cr_pcr_lines, partition_lines, pcr_lines, read_status, report_min, thomas_lines, thomas_twisted_lines,
+    },
 };
-
-/// A status word, read past the caches (another block of the launch may have just written it).
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-unsafe fn word(p: *const u64) -> u64 {
-    let v: u64;
-    unsafe {
-        asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; ld.volatile.global.u64 {v}, [%g]; }}",
-            p = in(reg64) p, v = out(reg64) v, options(nostack, readonly));
-    }
-    v
-}
-
-/// `*p = min(*p, v)`.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-unsafe fn red_min(p: *mut u64, v: u64) {
-    unsafe {
-        asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; red.global.min.u64 [%g], {v}; }}",
-            p = in(reg64) p, v = in(reg64) v, options(nostack));
-    }
-}
 
 /// One sweep in direction `Y` by solver `S` (see the module comment; the launch contract is
 /// the solver's, with p.n = 2·along + 1 unknowns per line and p.batch = lines).
@@ -102,7 +81,7 @@ unsafe fn sweep<T: DeviceReal, const Y: bool, const S: u32>(
     let lines = SweepLines::<T, Y> { s, d, zeta, flux, cross, cross_other, wet, zeta_out, flux_out, wet_out };
     let mine = unsafe { status.add(Y as usize) };
     unsafe {
-        let halted = word(status) | word(status.add(1)) != 0;
+        let halted = read_status(status) | read_status(status.add(1)) != 0;
         if S == S1 {
             // No barriers: each thread may leave on its own.
             if halted {
@@ -122,8 +101,8 @@ unsafe fn sweep<T: DeviceReal, const Y: bool, const S: u32>(
             }
         }
         // A thread that reported sees its own report.
-        if word(mine) != 0 {
-            red_min(status.add(2), s.step as u64);
+        if read_status(mine) != 0 {
+            report_min(status.add(2), s.step as u64);
         }
     }
 }

@@ -1,5 +1,5 @@
 //! What every tridiagonal kernel shares: loading an equation, warp barriers, and reporting a
-//! breakdown through the status word.
+//! breakdown through the status word (and reading it, for a model's kernels too).
 
 use super::Eq;
 use crate::device::DeviceReal;
@@ -20,16 +20,32 @@ pub(super) unsafe fn report(status: *mut u64, code: u64) {
     }
 }
 
-/// Whether the status word already names a row of system `k`. A kernel that found a failure
-/// before its last barrier reports it then; after the barrier, the NaNs it spread through the
-/// rest of the system are not reported over it (the first failure names the row).
+/// `status = min(status, v)` (a model's kernels keep the first failing step so).
 #[inline(always)]
-pub(super) unsafe fn names(status: *mut u64, n: u32, k: u32) -> bool {
+pub(crate) unsafe fn report_min(status: *mut u64, v: u64) {
+    unsafe {
+        asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; red.global.min.u64 [%g], {v}; }}",
+            p = in(reg64) status, v = in(reg64) v, options(nostack));
+    }
+}
+
+/// A status word, read past the caches (another block of the launch may just have written it).
+#[inline(always)]
+pub(crate) unsafe fn read_status(status: *const u64) -> u64 {
     let v: u64;
     unsafe {
         asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; ld.volatile.global.u64 {v}, [%g]; }}",
             p = in(reg64) status, v = out(reg64) v, options(nostack, readonly));
     }
+    v
+}
+
+/// Whether the status word already names a row of system `k`. A kernel that found a failure
+/// before its last barrier reports it then; after the barrier, the NaNs it spread through the
+/// rest of the system are not reported over it (the first failure names the row).
+#[inline(always)]
+pub(super) unsafe fn names(status: *mut u64, n: u32, k: u32) -> bool {
+    let v = unsafe { read_status(status) };
     v != 0 && (!v).wrapping_sub(k as u64 * n as u64) < n as u64
 }
 

@@ -689,6 +689,7 @@ mod lines;
 #[cfg(target_arch = "nvptx64")]
 pub(crate) use {
     cyclic::{cr_pcr_lines, pcr_lines},
+    io::{read_status, report_min},
     lines::{Arrays, Lines},
     partition::partition_lines,
     thomas::{thomas_lines, thomas_twisted_lines},
