@@ -66,22 +66,18 @@ impl Strategy {
     }
 
     /// The strategy of one sweep. `Auto`: the fastest that fits, as measured by `bench adi` on
-    /// an H100 (docs/adi.md): for the x-sweep CR-PCR, then partition (CR-PCR's x-sweep took
-    /// 0.65 ms against partition's 0.90 at 2048² in f32, 2.2 against 3.5 at 4096²); for the
-    /// y-sweep partition, then CR-PCR (0.63 against 1.04 ms at 2048², 3.4 against 3.6 at
-    /// 4096²); where neither fits a line in a block, twisted Thomas (S1 with two threads a line,
-    /// a line's two ends meeting in shared memory: 32.1 ms a step at 8192² f64 against Thomas's
-    /// 53.2).
-    pub fn resolve(self, dir: Side, n: usize, lim: &Limits) -> Strategy {
+    /// an H100 (docs/adi.md): partition in both sweeps (at 2048² in f32 its x-sweep took 0.27
+    /// ms against CR-PCR's 0.54, its y-sweep 0.52 against 1.01; at 4096² 1.4 against 1.8 and
+    /// 3.0 against 3.6; f64 alike), whose limit on a line is also the larger; where no line fits
+    /// a block, twisted Thomas (S1 with two threads a line, a line's two ends meeting in shared
+    /// memory: 32.0 ms a step at 8192² f64 against Thomas's 53.2). One exception is known and
+    /// left: the 8192² f32 y-sweep, where partition's chunks of 32 rows at one block a
+    /// multiprocessor took 17.3 ms against twisted Thomas's 15.4.
+    pub fn resolve(self, n: usize, lim: &Limits) -> Strategy {
         if self != Strategy::Auto {
             return self;
         }
-        let order = if dir == Side::West {
-            [Strategy::CrPcr, Strategy::Partition]
-        } else {
-            [Strategy::Partition, Strategy::CrPcr]
-        };
-        order.into_iter().find(|s| n <= lim.max_n(s.algorithm())).unwrap_or(Strategy::Twisted)
+        if n <= lim.max_n(Algorithm::Partition) { Strategy::Partition } else { Strategy::Twisted }
     }
 }
 
@@ -397,7 +393,7 @@ fn sweep_plan<T: GpuReal>(
 ) -> Result<SweepPlan<T>> {
     let most = |s: Strategy| threads(&kernels[s as usize]);
     let lim = Limits::of::<T>(gpu, most(Strategy::Pcr), most(Strategy::CrPcr), most(Strategy::Partition));
-    let strategy = strategy.resolve(dir, shape.n, &lim);
+    let strategy = strategy.resolve(shape.n, &lim);
     let kernel = kernels[strategy as usize].clone();
     let sweep = if dir == Side::West { "x" } else { "y" };
     if strategy == Strategy::Thomas {

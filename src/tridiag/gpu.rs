@@ -12,7 +12,7 @@ use kernels::Entry;
 use kernels::tridiag::{
     CR, CR_PCR, DOMINANCE, Dominance, LU, PARTITION, PCR, PCR_MAX_PER_THREAD, PCR_THOMAS, SPIKE, SPIKE_FILL,
     SPIKE_MAX_LEVELS, SPIKE_REDUCE, Solve, SolveWork, THOMAS, THOMAS_BLOCK, THOMAS_CONTIGUOUS, THOMAS_TWISTED,
-    TWISTED_SYSTEMS, decode_status, partition_span, spike_span, spike_start,
+    TWISTED_SYSTEMS, decode_status, partition_chunks, partition_span, spike_span, spike_start,
 };
 
 /// The kernel a plan launches: the tridiagonal kernels take a workspace or not.
@@ -301,7 +301,7 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
             dims.chunk = lg;
             dims.switch = g;
             let grid = shape.batch.div_ceil(g as usize) as u32;
-            let block = (n.div_ceil(1 << lg) as u32, g, 1);
+            let block = (partition_chunks(n as u32, lg), g, 1);
             let shared = g as usize * partition_span(n as u32, lg) as usize;
             let launch = LaunchShape::fixed((grid, 1, 1), block).with_shared(shared * lim.value_bytes);
             Ok(Plan { algorithm: alg, dims, launch, kernel: PlanKernel::Plain(PARTITION), workspace: 0 })

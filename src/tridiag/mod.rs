@@ -295,7 +295,7 @@ impl Limits {
         }
         let vb = self.value_bytes;
         let span = |lg: u32| kernels::tridiag::partition_span(n as u32, lg) as usize * vb;
-        let chunks = |lg: u32| n.div_ceil(1 << lg);
+        let chunks = |lg: u32| kernels::tridiag::partition_chunks(n as u32, lg) as usize;
         let mut lg = partition_lg_for(n);
         while lg < PARTITION_MAX_LG && (chunks(lg) > self.partition_threads || span(lg) > self.max_shared_bytes) {
             lg += 1;

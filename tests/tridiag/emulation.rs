@@ -6,8 +6,8 @@ use crate::common::magnitude;
 use hydrokern::tridiag::{Batch, Layout, Shape, cpu};
 use hydrokern::{GpuReal, Real};
 use kernels::tridiag::{
-    Eq, Row, chunk_interior, chunk_len, chunk_reduce, normalize, partition_pitch, partition_slot, partition_span,
-    pcr_row, pivot_ok, reduced_len, reduced_row, thomas_row, twist,
+    Eq, Row, chunk_interior, chunk_len, chunk_reduce, normalize, partition_chunks, partition_pitch, partition_slot,
+    partition_span, pcr_row, pivot_ok, reduced_len, reduced_row, thomas_row, twist,
 };
 use std::cell::RefCell;
 
@@ -36,7 +36,7 @@ fn equations<T: Real>(b: &Batch<T>, k: usize) -> Vec<Eq<T>> {
 fn partition_emulated<T: Real>(host: &Batch<T>, lg: u32, g: u32) -> (Vec<T>, bool) {
     let shape = host.shape;
     let (n, batch) = (shape.n as u32, shape.batch as u32);
-    let chunks = n.div_ceil(1 << lg);
+    let chunks = partition_chunks(n, lg);
     let pitch = partition_pitch(lg);
     let arr = (chunks * pitch) as usize;
     let span = partition_span(n, lg) as usize;
@@ -66,7 +66,7 @@ fn partition_emulated<T: Real>(host: &Batch<T>, lg: u32, g: u32) -> (Vec<T>, boo
                 let (s, i) = split(e);
                 let q = equations(host, (k0 + s) as usize)[i as usize];
                 ok &= pivot_ok(q.b);
-                put(s as usize * span + partition_slot(i, lg) as usize, normalize(q));
+                put(s as usize * span + partition_slot(n, i, lg) as usize, normalize(q));
             }
         }
         for s in 0..gs as usize {
@@ -78,7 +78,7 @@ fn partition_emulated<T: Real>(host: &Batch<T>, lg: u32, g: u32) -> (Vec<T>, boo
             }
             let m = reduced_len(n, lg);
             assert!(m <= 2 * chunks && m >= 1);
-            let rslot = |q: u32| base + partition_slot(reduced_row(n, lg, q), lg) as usize;
+            let rslot = |q: u32| base + partition_slot(n, reduced_row(n, lg, q), lg) as usize;
             let mut t = 1;
             while t < m {
                 let new: Vec<Row<T>> = (0..m)
@@ -108,7 +108,7 @@ fn partition_emulated<T: Real>(host: &Batch<T>, lg: u32, g: u32) -> (Vec<T>, boo
         for e in 0..total {
             let (s, i) = split(e);
             x[shape.at((k0 + s) as usize, i as usize)] =
-                sm.borrow()[s as usize * span + 2 * arr + partition_slot(i, lg) as usize];
+                sm.borrow()[s as usize * span + 2 * arr + partition_slot(n, i, lg) as usize];
         }
     }
     (x, ok)
@@ -184,7 +184,7 @@ fn twisted_batch<T: Real>(host: &Batch<T>) -> (Vec<T>, bool) {
 #[test]
 fn partition_algebra_matches_thomas_on_the_cpu() {
     let mut sizes: Vec<usize> = (1..=70).collect();
-    sizes.extend([95, 96, 97, 127, 128, 129, 255, 256, 257, 509, 1021, 1024, 4093, 4096]);
+    sizes.extend([95, 96, 97, 127, 128, 129, 255, 256, 257, 509, 1021, 1024, 2049, 4093, 4096, 4097]);
     for lg in 1..=5 {
         for &n in &sizes {
             let shape = Shape::new(n, 1, Layout::Contiguous);
@@ -204,6 +204,31 @@ fn partition_algebra_matches_thomas_on_the_cpu() {
             check_emulated::<f32>(shape, 3, |b| partition_emulated(b, lg, g), &what);
         }
     }
+}
+
+/// The partition layout: chunks of 2^lg rows, a last row alone joining the chunk before it;
+/// every row has its own slot, chunk j's rows fill its pitch from its start, in order.
+#[test]
+fn partition_chunks_cover_every_row_once() {
+    for lg in 1..=6 {
+        for n in 1..=300u32 {
+            let (chunks, pitch) = (partition_chunks(n, lg), partition_pitch(lg));
+            let lens: Vec<u32> = (0..chunks).map(|j| chunk_len(n, lg, j)).collect();
+            assert_eq!(lens.iter().sum::<u32>(), n, "n {n} lg {lg}");
+            assert!(lens.iter().all(|&l| l >= 1 && l <= pitch), "n {n} lg {lg}: {lens:?}");
+            assert!(chunks == 1 || lens[chunks as usize - 1] >= 2, "n {n} lg {lg}: a last chunk of one row");
+            let mut i = 0;
+            for (j, &len) in lens.iter().enumerate() {
+                for r in 0..len {
+                    assert_eq!(partition_slot(n, i, lg), j as u32 * pitch + r, "n {n} lg {lg} row {i}");
+                    i += 1;
+                }
+            }
+            assert!(3 * chunks * pitch <= partition_span(n, lg));
+        }
+    }
+    // An ADI line of 2048 cells: 4097 unknowns in 256 chunks of 16, the last of 17.
+    assert_eq!((partition_chunks(4097, 4), chunk_len(4097, 4, 255)), (256, 17));
 }
 
 #[test]

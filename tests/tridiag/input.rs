@@ -1,7 +1,7 @@
 //! Bad input, breakdowns naming system and row, names, and the automatic choice.
 
 use hydrokern::tridiag::{Algorithm, Batch, Choice, Layout, Limits, Shape, cpu};
-use kernels::tridiag::partition_span;
+use kernels::tridiag::{partition_chunks, partition_span};
 
 #[test]
 fn cpu_bad_input_is_refused() {
@@ -134,7 +134,7 @@ fn automatic_choice_follows_the_stated_rule() {
         for batch in [1usize, 7, 300, 20000] {
             for layout in Layout::ALL {
                 let (lg, g) = launch(n, batch, layout);
-                let threads = n.div_ceil(1 << lg) * g as usize;
+                let threads = partition_chunks(n as u32, lg) as usize * g as usize;
                 let shared = g as usize * partition_span(n as u32, lg) as usize * 8;
                 assert!(threads <= 1024 && shared <= lim.max_shared_bytes, "n {n} batch {batch}: {lg} {g}");
                 assert!(g as usize <= batch);

@@ -240,6 +240,7 @@ impl<T: DeviceReal, const Y: bool> SweepLines<T, Y> {
 #[cfg(target_arch = "nvptx64")]
 impl<T: DeviceReal, const Y: bool> Lines<T> for SweepLines<T, Y> {
     const ROWS_AT_ONCE: bool = false;
+    const ALTERNATING: bool = true;
     /// Unknown r of line l: face r/2 for even r, cell r/2 for odd r.
     #[inline(always)]
     unsafe fn row(&self, l: u32, r: u32) -> Eq<T> {

@@ -2,7 +2,7 @@
 //! PCR-Thomas.
 
 use super::io::report;
-use super::lines::{Arrays, Lines};
+use super::lines::{Arrays, Lines, staging_order};
 use super::{Dims, Eq, PCR_MAX_PER_THREAD, back_substitute, eliminate, fail_code, thomas_row};
 use crate::device::{DeviceReal, shared, thread};
 
@@ -103,10 +103,11 @@ unsafe fn shared_solve<T: DeviceReal, L: Lines<T>, const MODE: u32>(p: Dims, lin
     let n = p.n;
     unsafe {
         let sm = Smem::<T>::new(n);
-        let mut i = tid;
-        while i < n {
+        let mut r = tid;
+        while r < n {
+            let i = staging_order::<T, L>(n, r);
             sm.put(i, lines.row(k, i));
-            i += bd;
+            r += bd;
         }
         thread::sync_threads();
 

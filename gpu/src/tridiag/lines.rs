@@ -32,6 +32,25 @@ pub trait Lines<T> {
     /// latency behind); no for a provider whose row issues many loads of its own, where
     /// several rows at once take more registers than a thread has.
     const ROWS_AT_ONCE: bool;
+    /// Whether rows of even and odd index are built by different code (an ADI line: faces and
+    /// cells alternate). A block staging consecutive rows then builds the even rows first and
+    /// the odd ones after, so that the threads of a warp take one path, not both in turn.
+    const ALTERNATING: bool;
+}
+
+/// The row a block stages r-th of a system of n rows (r < n): r itself, or, for a provider
+/// whose even and odd rows differ ([`Lines::ALTERNATING`]), the even rows first, then the odd
+/// ones.
+#[inline(always)]
+pub fn staging_order<T, L: Lines<T>>(n: u32, r: u32) -> u32 {
+    let evens = n.div_ceil(2);
+    if !L::ALTERNATING {
+        r
+    } else if r < evens {
+        2 * r
+    } else {
+        2 * (r - evens) + 1
+    }
 }
 
 /// Coefficient arrays a, b, c, d and the solution x, each holding unknown i of system k at
@@ -49,6 +68,7 @@ pub struct Arrays<T> {
 
 impl<T: DeviceReal> Lines<T> for Arrays<T> {
     const ROWS_AT_ONCE: bool = true;
+    const ALTERNATING: bool = false;
     #[inline(always)]
     unsafe fn row(&self, k: u32, i: u32) -> Eq<T> {
         unsafe { load(self.a, self.b, self.c, self.d, self.p.at(k, i), i, self.p.n) }

@@ -508,7 +508,8 @@ pub fn row_ok<T: Real>(pivot: T, c1: T, d1: T) -> bool {
 //
 // The partition ("Thomas–PCR hybrid") method of Wang 1981 / László–Giles–Appleyard 2016, as
 // `tridiag_partition` runs it and the CPU tests emulate it. A system is cut into chunks of
-// `2^lg` consecutive rows, lg ≥ 1 (the last chunk may be shorter). Rows are first normalised (b = 1,
+// `2^lg` consecutive rows, lg ≥ 1 (the last chunk may be shorter, or one row longer: see
+// [`partition_chunks`]). Rows are first normalised (b = 1,
 // [`Row`]). Within a chunk of rows f..l, one thread eliminates downwards and then upwards
 // ([`chunk_reduce`]) so that every interior row reads `x_r = D − A·x_f − C·x_l`: the chunk
 // then only couples to its neighbours through its first and last unknowns, and those form a
@@ -553,33 +554,44 @@ pub fn partition_pitch(lg: u32) -> u32 {
     (1 << lg) + 1
 }
 
+/// Chunks (threads) of a system of `n` rows in chunks of `2^lg`. A last chunk of a single row
+/// joins the chunk before it (which then holds `2^lg + 1` rows, exactly its pitch): systems of
+/// `m·2^lg + 1` rows — every line of an ADI sweep, 2n + 1 unknowns — then take m threads, a
+/// whole number of warps, instead of a warp more for one row.
+#[inline(always)]
+pub fn partition_chunks(n: u32, lg: u32) -> u32 {
+    let c = n.div_ceil(1 << lg);
+    if c > 1 && n - ((c - 1) << lg) == 1 { c - 1 } else { c }
+}
+
 /// Values of shared memory one system takes in the partition kernel: three arrays (a, c, d)
 /// of `chunks·pitch`, plus one when that is even, so that consecutive systems of a block start
 /// on different banks.
 #[inline(always)]
 pub fn partition_span(n: u32, lg: u32) -> u32 {
-    let chunks = n.div_ceil(1 << lg);
-    (3 * chunks * partition_pitch(lg)) | 1
+    (3 * partition_chunks(n, lg) * partition_pitch(lg)) | 1
 }
 
-/// Offset of row `i` in one array of the partition layout.
+/// Offset of row `i` of a system of `n` in one array of the partition layout.
 #[inline(always)]
-pub fn partition_slot(i: u32, lg: u32) -> u32 {
-    (i >> lg) * partition_pitch(lg) + (i & ((1 << lg) - 1))
+pub fn partition_slot(n: u32, i: u32, lg: u32) -> u32 {
+    let last = partition_chunks(n, lg) - 1;
+    let j = if i >> lg > last { last } else { i >> lg };
+    j * partition_pitch(lg) + (i - (j << lg))
 }
 
-/// Rows of chunk `j` of a system of `n` (chunks of `2^lg`).
+/// Rows of chunk `j` of a system of `n` (chunks of `2^lg`; the last one shorter, or one row
+/// longer, [`partition_chunks`]).
 #[inline(always)]
 pub fn chunk_len(n: u32, lg: u32, j: u32) -> u32 {
     let f = j << lg;
-    let l = 1 << lg;
-    if n - f < l { n - f } else { l }
+    if j + 1 == partition_chunks(n, lg) { n - f } else { 1 << lg }
 }
 
-/// Equations of the reduced system: two per chunk, one for a last chunk of one row.
+/// Equations of the reduced system: two per chunk, one for a system of one row.
 #[inline(always)]
 pub fn reduced_len(n: u32, lg: u32) -> u32 {
-    let chunks = n.div_ceil(1 << lg);
+    let chunks = partition_chunks(n, lg);
     2 * chunks - if chunk_len(n, lg, chunks - 1) == 1 { 1 } else { 0 }
 }
 

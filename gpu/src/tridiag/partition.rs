@@ -1,15 +1,18 @@
 //! The partition method: chunked Thomas in shared memory, PCR on the reduced system.
 
 use super::io::{names, report};
-use super::lines::{Arrays, Lines};
+use super::lines::{Arrays, Lines, staging_order};
 use super::{
-    Dims, Eq, Row, chunk_interior, chunk_len, chunk_reduce, eq_finite, fail_code, normalize, partition_pitch,
-    partition_slot, partition_span, pcr_row, pivot_ok, reduced_len, reduced_row,
+    Dims, Eq, Row, chunk_interior, chunk_len, chunk_reduce, eq_finite, fail_code, normalize, partition_chunks,
+    partition_pitch, partition_slot, partition_span, pcr_row, pivot_ok, reduced_len, reduced_row,
 };
 use crate::device::{DeviceReal, shared, thread};
 use core::intrinsics::{unchecked_div, unchecked_rem};
 
-/// Elements a partition thread loads at once.
+/// Elements a partition thread loads at once from a provider whose rows are a few loads each
+/// ([`Lines::ROWS_AT_ONCE`]); one at a time from a provider that builds each row from many
+/// loads of its own (an ADI sweep's rows: four at once took 102 registers a thread, and the
+/// block no longer fitted twice in a multiprocessor).
 const PGROUP: u32 = 4;
 
 const _: () = assert!(PGROUP == 4);
@@ -36,7 +39,7 @@ pub(super) unsafe fn partition<T: DeviceReal>(
 ///
 /// # Safety
 /// `lines` answers for every k < batch, i < n, n ≥ 1; `status` is one `u64`.
-/// `p.chunk` = lg ≤ 10, `blockDim.x` = ⌈n / 2^lg⌉, `blockDim.y = p.switch` ≥ 1, the grid
+/// `p.chunk` = lg ≤ 10, `blockDim.x` = `partition_chunks(n, lg)`, `blockDim.y = p.switch` ≥ 1, the grid
 /// covers `batch` systems at `p.switch` per block, and the launch gives
 /// `p.switch · partition_span(n, lg)` `T`s of dynamic shared memory.
 pub(crate) unsafe fn partition_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines: &L, status: *mut u64) {
@@ -50,41 +53,44 @@ pub(crate) unsafe fn partition_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines:
     // Systems of this block (≥ 1: the grid covers batch exactly in blocks of g).
     let gs = if p.batch - k0 < g { p.batch - k0 } else { g };
     let span = partition_span(n, lg) as usize;
-    let arr = (n.div_ceil(1 << lg) * partition_pitch(lg)) as usize;
+    let arr = (partition_chunks(n, lg) * partition_pitch(lg)) as usize;
     let total = n * gs;
     // Element e of the block's staged systems → (system, row): rows fastest, or systems
     // fastest where the provider's systems are neighbours in memory (the interleaved layout),
-    // so that consecutive threads touch consecutive words. (Divisors are ≥ 1: unchecked, no
-    // panic path; no division at all for one system per block.)
+    // so that consecutive threads touch consecutive words; a provider whose even and odd rows
+    // differ has its even rows first. (Divisors are ≥ 1: unchecked, no panic path; no
+    // division at all for one system per block.)
     let interleaved = lines.systems_fastest();
     let split = |e: u32| unsafe {
-        if gs == 1 {
+        let (s, r) = if gs == 1 {
             (0, e)
         } else if interleaved {
             (unchecked_rem(e, gs), unchecked_div(e, gs))
         } else {
             (unchecked_div(e, n), unchecked_rem(e, n))
-        }
+        };
+        (s, staging_order::<T, L>(n, r))
     };
     unsafe {
         let base = shared::dynamic::<T>();
         let sys = |s: u32| base.add(s as usize * span);
 
-        // 1. Stage and normalise, PGROUP elements per thread in flight.
+        // 1. Stage and normalise, `group` elements per thread in flight.
+        let group = if L::ROWS_AT_ONCE { PGROUP } else { 1 };
         let mut e0 = lin;
         while e0 < total {
             let mut eq = [Eq::<T>::IDENTITY; PGROUP as usize];
             let mut si = [(0u32, 0u32); PGROUP as usize];
             unroll!(u: u32 in [0, 1, 2, 3] => {
                 let e = e0 + u * nt;
-                if e < total {
+                if u < group && e < total {
                     let (s, i) = split(e);
                     si[u as usize] = (s, i);
                     eq[u as usize] = lines.row(k0 + s, i);
                 }
             });
             unroll!(u: u32 in [0, 1, 2, 3] => {
-                if e0 + u * nt < total {
+                if u < group && e0 + u * nt < total {
                     let (s, i) = si[u as usize];
                     let q = eq[u as usize];
                     // A bad coefficient is named at its row here, before the reduction spreads
@@ -93,13 +99,13 @@ pub(crate) unsafe fn partition_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines:
                         report(status, fail_code(n, k0 + s, i));
                     }
                     let r = normalize(q);
-                    let o = sys(s).add(partition_slot(i, lg) as usize);
+                    let o = sys(s).add(partition_slot(n, i, lg) as usize);
                     *o = r.a;
                     *o.add(arr) = r.c;
                     *o.add(2 * arr) = r.d;
                 }
             });
-            e0 += PGROUP * nt;
+            e0 += group * nt;
         }
         thread::sync_threads();
 
@@ -131,7 +137,7 @@ pub(crate) unsafe fn partition_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines:
 
         // 3. PCR on the reduced system (m ≤ 2·blockDim.x equations: two per thread), in place.
         let m = reduced_len(n, lg);
-        let rslot = |q: u32| partition_slot(reduced_row(n, lg, q), lg);
+        let rslot = |q: u32| partition_slot(n, reduced_row(n, lg, q), lg);
         let mut t = 1;
         while t < m {
             let mut new = [Row::<T>::ZERO; 2];
@@ -174,7 +180,7 @@ pub(crate) unsafe fn partition_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines:
         let mut e = lin;
         while e < total {
             let (s, i) = split(e);
-            let xi = *sys(s).add(2 * arr + partition_slot(i, lg) as usize);
+            let xi = *sys(s).add(2 * arr + partition_slot(n, i, lg) as usize);
             lines.put(k0 + s, i, xi);
             if !xi.is_finite() && !names(status, n, k0 + s) {
                 report(status, fail_code(n, k0 + s, i));
