@@ -279,7 +279,9 @@ fn a_blow_up_names_step_and_position_and_keeps_the_last_good_state() {
     ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
 )]
 fn a_blow_up_on_the_gpu_names_step_and_line_and_keeps_the_last_good_state() {
-    let designs = ["thomas", "twisted", "partition", "pcr", "cr-pcr"].into_iter().flat_map(|s| [(s, "columns"), (s, "transposed")]);
+    let designs = ["thomas", "twisted", "partition", "pcr", "cr-pcr"]
+        .into_iter()
+        .flat_map(|s| [(s, "columns"), (s, "transposed")]);
     for (strategy, y_sweep) in designs {
         let dir = scratch(&format!("blowup-gpu-{strategy}-{y_sweep}"));
         let (quoted, y_quoted) = (format!("\"{strategy}\""), format!("\"{y_sweep}\""));
