@@ -206,10 +206,11 @@ struct Transposed<T: GpuReal> {
     q: [DeviceBuffer<T>; 2],
 }
 
-/// `v` (rows of `cols` values) transposed: element (r, c) to c·rows + r.
-fn transpose<T: Copy>(v: &[T], cols: usize) -> Vec<T> {
-    let rows = v.len() / cols;
-    (0..v.len()).map(|i| v[(i % rows) * cols + i / rows]).collect()
+/// `v` (rows of `cols` values, the normal layout) transposed: element (r, c) to c·rows + r.
+fn transpose<T: GpuReal>(v: &[T], cols: usize) -> Result<Vec<T>> {
+    let mut out = vec![T::ZERO; v.len()];
+    crate::transpose::cpu::transpose(v.len() / cols, cols, v, &mut out)?;
+    Ok(out)
 }
 
 /// The ADI model's state and kernels on one GPU.
@@ -301,9 +302,9 @@ impl<T: GpuReal> GpuAdi<T> {
                 Ok(b)
             };
             Some(Transposed {
-                d: gpu.upload(&transpose(&cpu.d, nx))?,
-                p: two(transpose(&cpu.p, nx + 1))?,
-                q: two(transpose(&cpu.q, nx))?,
+                d: gpu.upload(&transpose(&cpu.d, nx)?)?,
+                p: two(transpose(&cpu.p, nx + 1)?)?,
+                q: two(transpose(&cpu.q, nx)?)?,
             })
         } else {
             None

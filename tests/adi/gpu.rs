@@ -12,7 +12,7 @@ use super::model;
 use crate::common::{Tolerance, cases, gpu, magnitude};
 use hydrokern::adi::cpu::Adi;
 use hydrokern::adi::gpu::{GpuAdi, Strategy, YSweep};
-use hydrokern::adi::{Boundary, Friction, Level, Series, Setup, Tide, Wind};
+use hydrokern::adi::{Boundary, Friction, Level, Series, Setup, Side, Tide, Wind};
 use hydrokern::{GpuReal, Rng};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -145,7 +145,8 @@ fn adi_sweeps_match_cpu_at_fixed_sizes() {
 /// A non-finite value in the state: the breakdown is found at the check, named (step, sweep,
 /// line), and the model goes back to the state before the failing step, bit for bit; by every
 /// strategy with both designs of the y-sweep (the transposed design's copies alternate on a
-/// rotation of their own, which must keep the start state's too).
+/// rotation of their own, which must keep the start state's too). A NaN in ζ breaks the
+/// x-sweep of its row.
 #[test]
 #[cfg_attr(
     not(gpu_tests),
@@ -157,18 +158,41 @@ fn adi_breakdown_is_named_and_the_state_before_it_kept() {
     cpu.run(3).unwrap();
     let before = cpu.clone();
     cpu.zeta[17 * 40 + 9] = f64::NAN;
+    breaks_at_step_4(&cpu, &before, &["x-sweep", "row 17"]);
+}
+
+/// The same for a breakdown in the y-sweep, after the step's x-sweep has written its outputs
+/// (and, in the transposed design, its transposed copies): a NaN flux on the south side, which
+/// only the y-sweep reads, breaks every column.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn adi_y_sweep_breakdown_is_named_and_the_state_before_it_kept() {
+    let s = setup(40, 30, 7, false);
+    let mut cpu: Adi<f64> = model(&s);
+    cpu.run(3).unwrap();
+    let before = cpu.clone();
+    cpu.sides[Side::South as usize] = Boundary::Flux(f64::NAN);
+    breaks_at_step_4(&cpu, &before, &["y-sweep", "breakdown on column"]);
+}
+
+/// `cpu` (after 3 steps, with something planted) on the GPU by every strategy and design: the
+/// check names step 4 and `want`, and the state downloaded is `before` bit for bit.
+fn breaks_at_step_4(cpu: &Adi<f64>, before: &Adi<f64>, want: &[&str]) {
     for (strategy, y) in Strategy::ALL.into_iter().flat_map(|s| YSweep::ALL.map(|y| (s, y))) {
         let gpu = gpu();
-        let mut dev = GpuAdi::with_y_sweep(&gpu, &cpu, strategy, y).unwrap();
+        let mut dev = GpuAdi::with_y_sweep(&gpu, cpu, strategy, y).unwrap();
         dev.advance(5).unwrap();
-        let e = dev.check(&gpu).expect_err("a NaN in ζ must be a breakdown").to_string();
-        assert!(e.contains("step 4") && e.contains("x-sweep") && e.contains("row 17"), "{strategy}, {y}: {e}");
+        let e = dev.check(&gpu).expect_err("the planted NaN must be a breakdown").to_string();
+        assert!(e.contains("step 4") && want.iter().all(|w| e.contains(w)), "{strategy}, {y}: {e}");
         assert_eq!(dev.steps(), 3, "{strategy}, {y}: {e}");
         let mut got = before.clone();
         dev.download(&gpu, &mut got).unwrap();
         let same = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits());
         let fluxes = same(&got.p, &before.p) && same(&got.q, &before.q) && same(&got.q_old, &before.q_old);
-        assert!(fluxes, "{strategy}, {y}");
-        assert!(same(&got.zeta, &cpu.zeta), "{strategy}, {y}: ζ changed");
+        assert!(fluxes, "{strategy}, {y}: a flux changed");
+        assert!(same(&got.zeta, &cpu.zeta) && got.wet == before.wet, "{strategy}, {y}: ζ or the wet map changed");
     }
 }
