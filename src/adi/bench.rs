@@ -60,6 +60,7 @@ fn size<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usiz
     let what = format!("bench adi at {n}² in {}", T::NAME);
     let word = std::mem::size_of::<T>() as u64;
     let cells = (n * n) as u64;
+    // The larger design's state, so that both designs rotate through the same number of copies.
     let state = super::gpu::device_bytes(n, n, word as usize, YSweep::Transposed);
     let copies = rotation(gpu, state as usize);
     // The host holds the CPU model (5 words and a flag a cell) and, while it steps, its
