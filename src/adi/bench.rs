@@ -1,15 +1,18 @@
 //! `bench adi`: the ADI model's sweeps and steps on n × n cells (256² to 8192², and the
 //! thesis's 3008²), f32 and f64, for each strategy (S1: Thomas, twisted Thomas; S2: partition, PCR, CR-PCR,
-//! where a line fits one block) and the automatic choice, beside the CPU reference's step on
-//! one thread and on all threads. GB/s count the fewest bytes a sweep must move: per cell it
-//! reads ζ, d, the along flux and the across flux's two levels and writes ζ and the along flux
-//! (7 words), and reads and writes the wet map (2 bytes); a step is two sweeps. The problem: a
+//! where a line fits one block) and the automatic choice, each with the y-sweep over columns
+//! and over transposed copies (variant `<strategy>, y transposed`), beside the CPU reference's
+//! step on one thread and on all threads. GB/s count the fewest bytes a sweep must move: per
+//! cell it reads ζ, d, the along flux and the across flux's two levels and writes ζ and the
+//! along flux (7 words), and reads and writes the wet map (2 bytes); a step is two sweeps. The
+//! transposed design's extra copies (p and q written twice, ζ^{n+½} and its wet map written
+//! transposed) are its cost, not useful traffic: its rows count the same bytes. The problem: a
 //! closed basin 10 m deep with a hump of water, Chézy friction, wind, Coriolis and the
 //! convective terms on, Courant number √(gd)Δt/Δx ≈ 2; inputs rotate through several copies of
 //! the state where one would sit in the L2 cache.
 
 use super::cpu::Adi;
-use super::gpu::{GpuAdi, Strategy};
+use super::gpu::{GpuAdi, Strategy, YSweep};
 use super::{Friction, Setup, Wind};
 use crate::bench::{BenchOptions, Measurement, Report, rotation, time_cpu, time_gpu};
 use crate::runtime::Gpu;
@@ -18,7 +21,7 @@ use crate::{GpuReal, Result};
 /// `hydrokern bench adi`.
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "adi",
-    about: "ADI (MIKE 21 HD) x-sweep, y-sweep and step per strategy (thomas, twisted, partition, pcr, cr-pcr, auto), f32 and f64, 256² to 8192² and 3008² (sizes: edges), CPU reference step on 1 and all threads up to 3008²; GB/s by 7 words + 2 bytes a cell a sweep",
+    about: "ADI (MIKE 21 HD) x-sweep, y-sweep and step per strategy (thomas, twisted, partition, pcr, cr-pcr, auto), the y-sweep over columns and over transposed copies (\"<strategy>, y transposed\"), f32 and f64, 256² to 8192² and 3008² (sizes: edges), CPU reference step on 1 and all threads up to 3008²; GB/s by 7 words + 2 bytes a cell a sweep for both designs (the transposed copies are the design's cost, not counted)",
     run,
 };
 
@@ -57,7 +60,8 @@ fn size<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usiz
     let what = format!("bench adi at {n}² in {}", T::NAME);
     let word = std::mem::size_of::<T>() as u64;
     let cells = (n * n) as u64;
-    let state = super::gpu::device_bytes(n, n, word as usize);
+    // The larger design's state, so that both designs rotate through the same number of copies.
+    let state = super::gpu::device_bytes(n, n, word as usize, YSweep::Transposed);
     let copies = rotation(gpu, state as usize);
     // The host holds the CPU model (5 words and a flag a cell) and, while it steps, its
     // sweep's five arrays of 2n + 1 values a line.
@@ -74,13 +78,18 @@ fn size<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usiz
         Some((one, all)) => format!("; {:.0}× the CPU reference on 1 thread, {:.1}× on all", one / ms, all / ms),
         None => String::new(),
     };
-    for strategy in Strategy::ALL.into_iter().chain([Strategy::Auto]) {
+    let designs = Strategy::ALL.into_iter().chain([Strategy::Auto]).flat_map(|s| YSweep::ALL.map(|y| (s, y)));
+    for (strategy, y_sweep) in designs {
+        let variant = match y_sweep {
+            YSweep::Columns => strategy.name().to_string(),
+            YSweep::Transposed => format!("{strategy}, y transposed"),
+        };
         let mut runs = Vec::with_capacity(copies);
         for _ in 0..copies {
-            match GpuAdi::new(gpu, &cpu, strategy) {
+            match GpuAdi::with_y_sweep(gpu, &cpu, strategy, y_sweep) {
                 Ok(r) => runs.push(r),
                 Err(e) => {
-                    eprintln!("{what}, {strategy}: skipped ({e})");
+                    eprintln!("{what}, {variant}: skipped ({e})");
                     break;
                 }
             }
@@ -92,15 +101,15 @@ fn size<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usiz
         let note = format!("{base}; {how}; {copies} state copies");
         for (y, kernel) in [(false, "adi x-sweep"), (true, "adi y-sweep")] {
             let m = time_gpu(gpu, opts.warmup, opts.reps, |i| runs[i % copies].enqueue_sweep(y))?;
-            report.push(kernel, strategy.name(), &label, T::NAME, m.median_ms, moved, None, note.clone());
+            report.push(kernel, &variant, &label, T::NAME, m.median_ms, moved, None, note.clone());
         }
         let m = time_gpu(gpu, opts.warmup, opts.reps, |i| runs[i % copies].advance(1))?;
         for r in &mut runs {
             r.check(gpu)
-                .map_err(|e| crate::Error::invalid(format!("{what}, {strategy}: the timed steps failed: {e}")))?;
+                .map_err(|e| crate::Error::invalid(format!("{what}, {variant}: the timed steps failed: {e}")))?;
         }
         let note = format!("{note}{}", speedup(m.median_ms));
-        report.push("adi step", strategy.name(), &label, T::NAME, m.median_ms, 2.0 * moved, None, note);
+        report.push("adi step", &variant, &label, T::NAME, m.median_ms, 2.0 * moved, None, note);
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 //! degrees.
 
 use super::cpu::Adi;
-use super::gpu::{Strategy, device_bytes};
+use super::gpu::{Strategy, YSweep, device_bytes};
 use super::model::{AdiModel, state_words};
 use super::{Boundary, Friction, Level, Series, Setup, Tide, Wind, pictures};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, flags};
@@ -42,6 +42,9 @@ struct File {
 struct GpuSection {
     /// `thomas`, `twisted` (S1), `partition`, `pcr`, `cr-pcr` (S2) or `auto` (the default).
     strategy: Option<String>,
+    /// How the y-sweep reaches its columns: `columns` (the default) or `transposed` (from
+    /// transposed copies the sweeps write, docs/adi.md).
+    y_sweep: Option<String>,
 }
 
 /// `[time]`: a fixed Δt that divides every snapshot time and the end.
@@ -206,6 +209,8 @@ pub struct AdiCase {
     pub(super) h_max: f64,
     /// How the GPU sweeps solve their lines.
     strategy: Strategy,
+    /// How the GPU's y-sweep reaches its columns.
+    y_sweep: YSweep,
     /// A failing step's message, written by the model.
     failure: Mutex<Option<String>>,
 }
@@ -215,10 +220,14 @@ impl AdiCase {
         let (common, f): (Common, File) = doc.parse_case()?;
         let c = Check::new(doc);
         let grid = f.grid.grid(&c, 0)?;
+        let y_sweep = match &f.gpu.y_sweep {
+            None => YSweep::default(),
+            Some(name) => name.parse::<YSweep>().map_err(|e| doc.invalid("gpu.y_sweep", e))?,
+        };
         let (nx, ny) = (grid.nx as u64, grid.ny as u64);
         crate::files::check_host_memory(
             &format!("a {nx}×{ny} ADI grid in {}", common.run.precision),
-            needs(nx, ny, common.run.precision).host,
+            needs(nx, ny, common.run.precision, y_sweep).host,
         )
         .map_err(|e| doc.invalid("grid", e))?;
         let dt = c.positive("time.dt", f.time.dt)?;
@@ -330,7 +339,7 @@ impl AdiCase {
             None => Strategy::Auto,
             Some(name) => name.parse::<Strategy>().map_err(|e| doc.invalid("gpu.strategy", e))?,
         };
-        Ok(AdiCase { info, setup, grid, times, v0, zeta_range, h_max, strategy, failure: Mutex::new(None) })
+        Ok(AdiCase { info, setup, grid, times, v0, zeta_range, h_max, strategy, y_sweep, failure: Mutex::new(None) })
     }
 
     /// The problem as read.
@@ -411,8 +420,8 @@ fn shaped(c: &Check, key: &str, shape: &Shape, grid: &Grid2) -> Result<Vec<f64>>
 /// (3 words a cell), the CPU reference's state with a wet byte a cell, a step's start ζ and p
 /// set aside, the new ζ and flux a sweep returns and the wet flags' copy (4 words and a byte),
 /// its sweep's rows and solution (5·(2n+1) a line, about 10 words a cell), and the runner's
-/// two states of six fields (12 words). GPU: [`device_bytes`].
-fn needs(nx: u64, ny: u64, precision: Precision) -> Needs {
+/// two states of six fields (12 words). GPU: [`device_bytes`] of the y-sweep's design.
+fn needs(nx: u64, ny: u64, precision: Precision, y: YSweep) -> Needs {
     let w = precision.bytes();
     let cells = nx.saturating_mul(ny);
     let faces = (nx + 1).saturating_mul(ny).max(nx.saturating_mul(ny + 1));
@@ -422,7 +431,7 @@ fn needs(nx: u64, ny: u64, precision: Precision) -> Needs {
         .saturating_add(lines.saturating_mul(5))
         .saturating_add(faces.saturating_mul(12));
     let host = cells.saturating_mul(26).saturating_add(words.saturating_mul(w));
-    let gpu = device_bytes(nx as usize, ny as usize, w as usize);
+    let gpu = device_bytes(nx as usize, ny as usize, w as usize, y);
     Needs { host, gpu }
 }
 
@@ -482,7 +491,7 @@ impl Simulation for AdiCase {
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         let cpu = Adi::<T>::new(&self.setup)?;
-        Ok(Box::new(AdiModel::new(backend, cpu, self.strategy, &self.failure)?))
+        Ok(Box::new(AdiModel::new(backend, cpu, self.strategy, self.y_sweep, &self.failure)?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         let Some(h) = state.field("h") else { return String::new() };
@@ -520,15 +529,19 @@ impl Case for AdiCase {
     }
     fn summary(&self) -> String {
         format!(
-            "{}\n  {:.0} steps of Δt = {} s; on a GPU, the sweeps' tridiagonal strategy {}",
+            "{}\n  {:.0} steps of Δt = {} s; on a GPU, the sweeps' tridiagonal strategy {}, the y-sweep over {}",
             self.describe(),
             self.estimate_steps(),
             self.setup.dt,
-            self.strategy
+            self.strategy,
+            match self.y_sweep {
+                YSweep::Columns => "columns",
+                YSweep::Transposed => "transposed copies",
+            }
         )
     }
     fn needs(&self, precision: Precision) -> Needs {
-        needs(self.grid.nx as u64, self.grid.ny as u64, precision)
+        needs(self.grid.nx as u64, self.grid.ny as u64, precision, self.y_sweep)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)
@@ -546,6 +559,12 @@ static FLAGS: &[Flag] = &[
         "NAME",
         Set::Text("gpu.strategy"),
         "how the GPU sweeps solve their lines: thomas, twisted (S1), partition, pcr, cr-pcr (S2) or auto",
+    ),
+    Flag::new(
+        "y-sweep",
+        "NAME",
+        Set::Text("gpu.y_sweep"),
+        "how the GPU's y-sweep reaches its columns: columns (strided loads) or transposed (copies the sweeps write)",
     ),
 ];
 

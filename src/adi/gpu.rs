@@ -7,6 +7,11 @@
 //! at report intervals, reads the flag and goes back to the state at the start of the failing
 //! step, which stays whole because ζ, q and the wet map each rotate through three buffers
 //! (p through two): a step never writes the buffers its own start state is in.
+//!
+//! The y-sweep reaches its columns in one of two designs ([`YSweep`]): straight from the
+//! normal layout (a column's unknowns nx apart), or from transposed copies that the x-sweep
+//! writes beside its outputs, so that the y-sweep reads rows (docs/adi.md, "The transposed
+//! y-sweep").
 
 use super::cpu::Adi;
 use super::{Boundary, Side};
@@ -16,8 +21,11 @@ use crate::tridiag::{Algorithm, Layout, Limits, Shape};
 use crate::{Error, Gpu, GpuReal, Result};
 use kernels::adi::sweep::{End, FLUX, LAND, LEVEL, Sweep};
 use kernels::adi::{
-    AdiSweep, Params, X_CR_PCR, X_PARTITION, X_PCR, X_THOMAS, X_TWISTED, Y_CR_PCR, Y_PARTITION, Y_PCR, Y_THOMAS, Y_TWISTED,
+    AdiSweep, Params, X_CR_PCR, X_PARTITION, X_PCR, X_THOMAS, X_TWISTED, XT_CR_PCR, XT_PARTITION, XT_PCR, XT_THOMAS,
+    XT_TWISTED, Y_CR_PCR, Y_PARTITION, Y_PCR, Y_THOMAS, Y_TWISTED, YT_CR_PCR, YT_PARTITION, YT_PCR, YT_THOMAS,
+    YT_TWISTED,
 };
+use kernels::launch::Entry;
 use kernels::tridiag::{Dims, THOMAS_BLOCK, TWISTED_SYSTEMS, decode_status};
 use std::sync::Arc;
 
@@ -98,6 +106,45 @@ impl std::str::FromStr for Strategy {
     }
 }
 
+/// How the y-sweep reaches its columns (`[gpu] y_sweep`, `--y-sweep`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum YSweep {
+    /// Straight from the normal layout: a column's unknowns lie nx apart, and the S2 kernels'
+    /// loads (one block a column) are strided.
+    #[default]
+    Columns,
+    /// From transposed copies of ζ^{n+½}, the wet map, d, p and q, which the sweeps write
+    /// beside their outputs, so that the y-sweep's lines are contiguous.
+    Transposed,
+}
+
+impl YSweep {
+    pub const ALL: [YSweep; 2] = [YSweep::Columns, YSweep::Transposed];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            YSweep::Columns => "columns",
+            YSweep::Transposed => "transposed",
+        }
+    }
+}
+
+impl std::fmt::Display for YSweep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for YSweep {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<YSweep> {
+        YSweep::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| Error::invalid(format!("adi: unknown y-sweep '{s}' (expected columns or transposed)")))
+    }
+}
+
 /// One sweep's launch.
 #[derive(Debug)]
 struct SweepPlan<T: GpuReal> {
@@ -128,14 +175,36 @@ impl Rotation {
 
 /// Device bytes of a run on nx × ny cells of `value_bytes` a value: d, three ζ, two p, three q
 /// and three wet maps (a byte a cell), the S1 workspace (2·(2n+1) values a line of the larger
-/// sweep, the most any strategy takes) and the status words.
-pub fn device_bytes(nx: usize, ny: usize, value_bytes: usize) -> u64 {
+/// sweep, the most any strategy takes) and the status words; with the transposed y-sweep also
+/// dᵀ and two pᵀ and two qᵀ (ζᵀ and wetᵀ take the ζ and wet buffer the columns design gives
+/// ζ^{n+½}).
+pub fn device_bytes(nx: usize, ny: usize, value_bytes: usize, y: YSweep) -> u64 {
     let v = value_bytes as u64;
     let (nx, ny) = (nx as u64, ny as u64);
     let cells = nx * ny;
     let state = v * (4 * cells + 2 * (nx + 1) * ny + 3 * nx * (ny + 1)) + 3 * cells;
     let work = v * 2 * ((2 * nx + 1) * ny).max((2 * ny + 1) * nx);
-    state + work + 24
+    let copies = match y {
+        YSweep::Columns => 0,
+        YSweep::Transposed => v * (cells + 2 * (nx + 1) * ny + 2 * nx * (ny + 1)),
+    };
+    state + work + copies + 24
+}
+
+/// The transposed design's copies (layouts in `kernels::adi::sweep::SweepLines`): dᵀ, and p
+/// and q transposed, each in two buffers that alternate by step (the start state's in
+/// `step % 2`, the one the step writes in the other).
+struct Transposed<T: GpuReal> {
+    d: DeviceBuffer<T>,
+    p: [DeviceBuffer<T>; 2],
+    q: [DeviceBuffer<T>; 2],
+}
+
+/// `v` (rows of `cols` values, the normal layout) transposed: element (r, c) to c·rows + r.
+fn transpose<T: GpuReal>(v: &[T], cols: usize) -> Result<Vec<T>> {
+    let mut out = vec![T::ZERO; v.len()];
+    crate::transpose::cpu::transpose(v.len() / cols, cols, v, &mut out)?;
+    Ok(out)
 }
 
 /// The ADI model's state and kernels on one GPU.
@@ -151,6 +220,8 @@ pub struct GpuAdi<T: GpuReal> {
     wet: [DeviceBuffer<u8>; 3],
     /// The S1 workspace (2·n·lines of the larger Thomas or twisted sweep; one value if none).
     work: DeviceBuffer<T>,
+    /// The transposed y-sweep's copies; `None` for the columns design.
+    t: Option<Transposed<T>>,
     /// x-sweep code, y-sweep code, first failing step (see `kernels::adi` entries).
     status: DeviceBuffer<u64>,
     x: SweepPlan<T>,
@@ -161,17 +232,32 @@ pub struct GpuAdi<T: GpuReal> {
 }
 
 impl<T: GpuReal> GpuAdi<T> {
-    /// The model `cpu` (its state and clock) on `gpu`, solving by `strategy`.
+    /// The model `cpu` (its state and clock) on `gpu`, solving by `strategy`, the y-sweep over
+    /// columns.
     pub fn new(gpu: &Gpu, cpu: &Adi<T>, strategy: Strategy) -> Result<GpuAdi<T>> {
+        GpuAdi::with_y_sweep(gpu, cpu, strategy, YSweep::Columns)
+    }
+
+    /// The model `cpu` on `gpu`, solving by `strategy`, the y-sweep in design `y_sweep`.
+    pub fn with_y_sweep(gpu: &Gpu, cpu: &Adi<T>, strategy: Strategy, y_sweep: YSweep) -> Result<GpuAdi<T>> {
         let (nx, ny) = (cpu.nx, cpu.ny);
         if 2 * nx.max(ny) + 1 > u32::MAX as usize || nx * ny > u32::MAX as usize / 4 {
             return Err(Error::invalid(format!("adi: grid of {nx} × {ny} cells is too large for the GPU kernels")));
         }
-        let kernel = |e| -> Result<Arc<Kernel<AdiSweep<T>>>> { Ok(Arc::new(gpu.kernel::<T, _>(e)?)) };
-        let x_kernels = [kernel(X_THOMAS)?, kernel(X_PARTITION)?, kernel(X_PCR)?, kernel(X_CR_PCR)?, kernel(X_TWISTED)?];
-        let y_kernels = [kernel(Y_THOMAS)?, kernel(Y_PARTITION)?, kernel(Y_PCR)?, kernel(Y_CR_PCR)?, kernel(Y_TWISTED)?];
-        let x = sweep_plan(gpu, strategy, Side::West, Shape::new(2 * nx + 1, ny, Layout::Contiguous), &x_kernels)?;
-        let y = sweep_plan(gpu, strategy, Side::South, Shape::new(2 * ny + 1, nx, Layout::Interleaved), &y_kernels)?;
+        gpu.check_fits("adi state", device_bytes(nx, ny, std::mem::size_of::<T>(), y_sweep) as usize)?;
+        let kernels = |e: [Entry<AdiSweep<()>>; 5]| -> Result<[Arc<Kernel<AdiSweep<T>>>; 5]> {
+            let k = |e| -> Result<Arc<Kernel<AdiSweep<T>>>> { Ok(Arc::new(gpu.kernel::<T, _>(e)?)) };
+            Ok([k(e[0])?, k(e[1])?, k(e[2])?, k(e[3])?, k(e[4])?])
+        };
+        let trans = y_sweep == YSweep::Transposed;
+        let (x_entries, y_entries) = if trans {
+            ([XT_THOMAS, XT_PARTITION, XT_PCR, XT_CR_PCR, XT_TWISTED], [YT_THOMAS, YT_PARTITION, YT_PCR, YT_CR_PCR, YT_TWISTED])
+        } else {
+            ([X_THOMAS, X_PARTITION, X_PCR, X_CR_PCR, X_TWISTED], [Y_THOMAS, Y_PARTITION, Y_PCR, Y_CR_PCR, Y_TWISTED])
+        };
+        let y_layout = if trans { Layout::Contiguous } else { Layout::Interleaved };
+        let x = sweep_plan(gpu, strategy, Side::West, Shape::new(2 * nx + 1, ny, Layout::Contiguous), &kernels(x_entries)?)?;
+        let y = sweep_plan(gpu, strategy, Side::South, Shape::new(2 * ny + 1, nx, y_layout), &kernels(y_entries)?)?;
         let work = [&x, &y]
             .iter()
             .filter(|s| matches!(s.strategy, Strategy::Thomas | Strategy::Twisted))
@@ -200,6 +286,23 @@ impl<T: GpuReal> GpuAdi<T> {
         }
         gpu.write(&nan(cpu.p.len()), &mut p[1 - rot.p])?;
         gpu.write(&nan(cpu.q.len()), &mut q[(rot.q + 2) % 3])?;
+        let t = if trans {
+            // The start state's copies in buffer `steps % 2`, the other poisoned.
+            let at = (cpu.steps % 2) as usize;
+            let two = |v: Vec<T>| -> Result<[DeviceBuffer<T>; 2]> {
+                let mut b = [gpu.alloc::<T>(v.len())?, gpu.alloc::<T>(v.len())?];
+                gpu.write(&v, &mut b[at])?;
+                gpu.write(&nan(v.len()), &mut b[1 - at])?;
+                Ok(b)
+            };
+            Some(Transposed {
+                d: gpu.upload(&transpose(&cpu.d, nx)?)?,
+                p: two(transpose(&cpu.p, nx + 1)?)?,
+                q: two(transpose(&cpu.q, nx)?)?,
+            })
+        } else {
+            None
+        };
         let mut status = gpu.zeros::<u64>(3)?;
         gpu.write(&[0, 0, u64::MAX], &mut status)?;
         Ok(GpuAdi {
@@ -213,6 +316,7 @@ impl<T: GpuReal> GpuAdi<T> {
             q,
             wet: wets,
             work: gpu.alloc::<T>(work)?,
+            t,
             status,
             x,
             y,
@@ -227,7 +331,12 @@ impl<T: GpuReal> GpuAdi<T> {
             let b = s.launch.block;
             format!("{} ({} × {} × {} threads/block)", s.strategy, b.0, b.1, b.2)
         };
-        format!("x-sweep {}, y-sweep {}", one(&self.x), one(&self.y))
+        format!("x-sweep {}, y-sweep {} over {}", one(&self.x), one(&self.y), self.y_sweep())
+    }
+
+    /// The y-sweep's design.
+    pub fn y_sweep(&self) -> YSweep {
+        if self.t.is_some() { YSweep::Transposed } else { YSweep::Columns }
     }
 
     /// The strategies of the x- and y-sweep.
@@ -272,7 +381,10 @@ impl<T: GpuReal> GpuAdi<T> {
         unsafe { if y { self.y.kernel.launch(self.y.launch, py) } else { self.x.kernel.launch(self.x.launch, px) } }
     }
 
-    /// The parameters of the current step's x- and y-sweep.
+    /// The parameters of the current step's x- and y-sweep. With the transposed design the
+    /// x-sweep writes ζ^{n+½} and its wet map transposed into the buffers the columns design
+    /// gives them, and p^{n+1} in both layouts; the y-sweep reads those, dᵀ and q^{n+½}ᵀ, and
+    /// writes ζ^{n+1}, its wet map and q^{n+3/2} in the normal layout and q^{n+3/2}ᵀ.
     fn step_params(&mut self) -> Result<(AdiSweep<T>, AdiSweep<T>)> {
         let s = self.steps;
         if s > u32::MAX as u64 {
@@ -284,25 +396,40 @@ impl<T: GpuReal> GpuAdi<T> {
         let (z0, z1, z2) = (r.zeta, (r.zeta + 1) % 3, (r.zeta + 2) % 3);
         let (p0, p1) = (r.p, 1 - r.p);
         let q_new = (r.q + 2) % 3;
-        let x_in = [self.zeta[z0].ptr(), self.p[p0].ptr(), self.q[r.q].ptr(), self.q[r.q_old].ptr()];
+        let d = self.d.ptr();
+        let x_in = [d, self.zeta[z0].ptr(), self.p[p0].ptr(), self.q[r.q].ptr(), self.q[r.q_old].ptr()];
         let x_out = (self.zeta[z1].ptr_mut(), self.p[p1].ptr_mut(), self.wet[z1].ptr_mut());
-        let x = self.sweep_params(Side::West, (t, t + 0.5 * dt), s, x_in, self.wet[z0].ptr(), x_out);
-        let y_in = [self.zeta[z1].ptr(), self.q[r.q].ptr(), self.p[p1].ptr(), self.p[p0].ptr()];
         let y_out = (self.zeta[z2].ptr_mut(), self.q[q_new].ptr_mut(), self.wet[z2].ptr_mut());
-        let y = self.sweep_params(Side::South, (t + 0.5 * dt, t + dt), s, y_in, self.wet[z1].ptr(), y_out);
+        let (y_in, x_t, y_t) = match &mut self.t {
+            None => {
+                let y_in = [d, self.zeta[z1].ptr(), self.q[r.q].ptr(), self.p[p1].ptr(), self.p[p0].ptr()];
+                (y_in, std::ptr::null_mut(), std::ptr::null_mut())
+            }
+            Some(c) => {
+                // The copies alternate by step: the start state's pᵀ and qᵀ in `s % 2`.
+                let (c0, c1) = ((s % 2) as usize, 1 - (s % 2) as usize);
+                let y_in = [c.d.ptr(), self.zeta[z1].ptr(), c.q[c0].ptr(), c.p[c1].ptr(), c.p[c0].ptr()];
+                (y_in, c.p[c1].ptr_mut(), c.q[c1].ptr_mut())
+            }
+        };
+        let x = self.sweep_params(Side::West, (t, t + 0.5 * dt), s, x_in, self.wet[z0].ptr(), x_out, x_t);
+        let y = self.sweep_params(Side::South, (t + 0.5 * dt, t + dt), s, y_in, self.wet[z1].ptr(), y_out, y_t);
         Ok((x, y))
     }
 
-    /// The parameters of one sweep: `times` its half step's start and end, `inputs` (ζ, along
-    /// flux, across flux centred, its other level), `outputs` (ζ, along flux, wet map).
+    /// The parameters of one sweep: `times` its half step's start and end, `inputs` (d, ζ,
+    /// along flux, across flux centred, its other level), `outputs` (ζ, along flux, wet map),
+    /// `flux_t` the along flux's transposed copy (null for the columns design).
+    #[allow(clippy::too_many_arguments)]
     fn sweep_params(
         &mut self,
         dir: Side,
         times: (f64, f64),
         step: u64,
-        inputs: [*const T; 4],
+        inputs: [*const T; 5],
         wet: *const u8,
         outputs: (*mut T, *mut T, *mut u8),
+        flux_t: *mut T,
     ) -> AdiSweep<T> {
         let (plan, lo, hi) = match dir {
             Side::West => (&self.x, Side::West, Side::East),
@@ -324,11 +451,11 @@ impl<T: GpuReal> GpuAdi<T> {
             ny: self.ny as u32,
             step: step as u32,
         };
-        let [zeta, flux, cross, cross_other] = inputs;
+        let [d, zeta, flux, cross, cross_other] = inputs;
         AdiSweep {
             p: plan.dims,
             s,
-            d: self.d.ptr(),
+            d,
             zeta,
             flux,
             cross,
@@ -336,6 +463,7 @@ impl<T: GpuReal> GpuAdi<T> {
             wet,
             zeta_out: outputs.0,
             flux_out: outputs.1,
+            flux_t,
             wet_out: outputs.2,
             w: self.work.ptr_mut(),
             status: self.status.ptr_mut(),

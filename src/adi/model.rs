@@ -7,7 +7,7 @@
 //! line and position) goes to the case, which adds it to the runner's report (`Simulation::halted`).
 
 use super::cpu::Adi;
-use super::gpu::{GpuAdi, Strategy};
+use super::gpu::{GpuAdi, Strategy, YSweep};
 use crate::model::{Clock, Halt, Model, Output, State, Until};
 use crate::runtime::{Backend, Gpu};
 use crate::{GpuReal, Real, Result};
@@ -37,12 +37,20 @@ pub struct AdiModel<'a, T: GpuReal> {
 }
 
 impl<'a, T: GpuReal> AdiModel<'a, T> {
-    /// The run of `cpu` (at its start) on `backend`, the GPU's sweeps solving by `strategy`; a
-    /// failing step's message lands in `failure`.
-    pub fn new(backend: &Backend, cpu: Adi<T>, strategy: Strategy, failure: &'a Mutex<Option<String>>) -> Result<Self> {
+    /// The run of `cpu` (at its start) on `backend`, the GPU's sweeps solving by `strategy`, its
+    /// y-sweep in design `y_sweep`; a failing step's message lands in `failure`.
+    pub fn new(
+        backend: &Backend,
+        cpu: Adi<T>,
+        strategy: Strategy,
+        y_sweep: YSweep,
+        failure: &'a Mutex<Option<String>>,
+    ) -> Result<Self> {
         let on = match backend {
             Backend::Cpu { .. } => On::Cpu(Box::new(cpu)),
-            Backend::Gpu(gpu) => On::Gpu(gpu.clone(), Box::new(GpuAdi::new(gpu, &cpu, strategy)?), Box::new(cpu)),
+            Backend::Gpu(gpu) => {
+                On::Gpu(gpu.clone(), Box::new(GpuAdi::with_y_sweep(gpu, &cpu, strategy, y_sweep)?), Box::new(cpu))
+            }
         };
         Ok(AdiModel { on, t: 0.0, halt: None, failure })
     }

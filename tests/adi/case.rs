@@ -97,6 +97,12 @@ fn bad_adi_cases_are_refused_with_one_line() {
         ("seiche", vec![("boundary.west", "\"wall\"")], vec![], "unknown variant `wall`"),
         (
             "seiche",
+            vec![("gpu.y_sweep", "\"diagonal\"")],
+            vec![],
+            "(gpu.y_sweep): adi: unknown y-sweep 'diagonal' (expected columns or transposed)",
+        ),
+        (
+            "seiche",
             vec![("boundary.west", "{ tide = { amplitude = 1.0, period = 10.0, shift = 0.0 } }")],
             vec![],
             "unknown field `shift`",
@@ -264,24 +270,28 @@ fn a_blow_up_names_step_and_position_and_keeps_the_last_good_state() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The same blow-up on the GPU, by each strategy: the breakdown flagged on the device is found
-/// at the model's check, the run stops naming step, sweep, strategy and line, and the state
-/// kept is the one before the failing step, finite.
+/// The same blow-up on the GPU, by each strategy and both designs of the y-sweep: the breakdown
+/// flagged on the device is found at the model's check, the run stops naming step, sweep,
+/// strategy and line, and the state kept is the one before the failing step, finite.
 #[test]
 #[cfg_attr(
     not(gpu_tests),
     ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
 )]
 fn a_blow_up_on_the_gpu_names_step_and_line_and_keeps_the_last_good_state() {
-    for strategy in ["thomas", "twisted", "partition", "pcr", "cr-pcr"] {
-        let dir = scratch(&format!("blowup-gpu-{strategy}"));
-        let quoted = format!("\"{strategy}\"");
+    let designs = ["thomas", "twisted", "partition", "pcr", "cr-pcr"]
+        .into_iter()
+        .flat_map(|s| [(s, "columns"), (s, "transposed")]);
+    for (strategy, y_sweep) in designs {
+        let dir = scratch(&format!("blowup-gpu-{strategy}-{y_sweep}"));
+        let (quoted, y_quoted) = (format!("\"{strategy}\""), format!("\"{y_sweep}\""));
         let set = [
             ("grid.nx", "16"),
             ("grid.ny", "8"),
             ("boundary.west", "{ flux = 1e36 }"),
             ("time.t_end", "60.0"),
             ("gpu.strategy", quoted.as_str()),
+            ("gpu.y_sweep", y_quoted.as_str()),
         ];
         let e = run_on("\"gpu\"", "seiche", &set, "\"f32\"", &dir).unwrap_err().to_string();
         let line = e.contains("breakdown on row") || e.contains("breakdown on column");

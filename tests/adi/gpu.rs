@@ -1,16 +1,18 @@
-//! The GPU sweeps against the CPU reference: every strategy, both precisions, random setups
+//! The GPU sweeps against the CPU reference: every strategy with the y-sweep over columns and
+//! over transposed copies, both precisions, random setups
 //! (uneven beds, every boundary kind — land, flux, constant level, sine tide, level series — each friction law, wind, Coriolis, convection, eddy
 //! viscosity, drying), awkward sizes, one and several steps, from a state with moving water
 //! (the CPU runs a few steps first, so the GPU starts mid-rotation with non-zero fluxes), the
 //! buffers a step writes poisoned. The GPU builds its rows with the same point functions as
 //! the CPU (`kernels::adi`), so this checks the kernels' gathering, their index maps, the
-//! solvers over the row provider, the buffer rotation and the boundaries' timing.
+//! solvers over the row provider, the buffer rotation (the transposed copies' too) and the
+//! boundaries' timing.
 
 use super::model;
 use crate::common::{Tolerance, cases, gpu, magnitude};
 use hydrokern::adi::cpu::Adi;
-use hydrokern::adi::gpu::{GpuAdi, Strategy};
-use hydrokern::adi::{Boundary, Friction, Level, Series, Setup, Tide, Wind};
+use hydrokern::adi::gpu::{GpuAdi, Strategy, YSweep};
+use hydrokern::adi::{Boundary, Friction, Level, Series, Setup, Side, Tide, Wind};
 use hydrokern::{GpuReal, Rng};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -66,11 +68,19 @@ fn pick(r: &mut Rng, n: usize) -> usize {
 }
 
 /// The CPU reference after `warm` steps, then both backends `steps` more.
-fn check<T: GpuReal>(s: &Setup, strategy: Strategy, warm: usize, steps: usize) -> Result<(), TestCaseError> {
+fn check<T: GpuReal>(
+    s: &Setup,
+    strategy: Strategy,
+    y_sweep: YSweep,
+    warm: usize,
+    steps: usize,
+) -> Result<(), TestCaseError> {
     let mut cpu: Adi<T> = model(s);
     cpu.run(warm).map_err(|e| TestCaseError::reject(format!("CPU warm-up failed: {e}")))?;
     let gpu = gpu();
-    let mut dev = GpuAdi::new(&gpu, &cpu, strategy).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mut dev =
+        GpuAdi::with_y_sweep(&gpu, &cpu, strategy, y_sweep).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(dev.y_sweep(), y_sweep);
     let what =
         format!("{} × {}, {strategy} ({}), {} after {warm} + {steps} steps", s.nx, s.ny, dev.describe(), T::NAME);
     if cpu.run(steps).is_err() {
@@ -105,8 +115,10 @@ proptest! {
     fn adi_sweeps_match_cpu(nx in awkward(), ny in awkward(), seed: u64, drying: bool, warm in 0usize..4, steps in 1usize..4) {
         let s = setup(nx, ny, seed, drying);
         for strategy in Strategy::ALL.into_iter().chain([Strategy::Auto]) {
-            check::<f64>(&s, strategy, warm, steps)?;
-            check::<f32>(&s, strategy, warm, steps)?;
+            for y in YSweep::ALL {
+                check::<f64>(&s, strategy, y, warm, steps)?;
+                check::<f32>(&s, strategy, y, warm, steps)?;
+            }
         }
     }
 }
@@ -122,14 +134,19 @@ fn adi_sweeps_match_cpu_at_fixed_sizes() {
     for (nx, ny, drying) in [(300, 70, false), (257, 129, true), (1000, 3, false), (2, 700, true)] {
         let s = setup(nx, ny, (nx * 1000 + ny) as u64, drying);
         for strategy in Strategy::ALL {
-            check::<f64>(&s, strategy, 2, 6).unwrap();
-            check::<f32>(&s, strategy, 2, 6).unwrap();
+            for y in YSweep::ALL {
+                check::<f64>(&s, strategy, y, 2, 6).unwrap();
+                check::<f32>(&s, strategy, y, 2, 6).unwrap();
+            }
         }
     }
 }
 
 /// A non-finite value in the state: the breakdown is found at the check, named (step, sweep,
-/// line), and the model goes back to the state before the failing step.
+/// line), and the model goes back to the state before the failing step, bit for bit; by every
+/// strategy with both designs of the y-sweep (the transposed design's copies alternate on a
+/// rotation of their own, which must keep the start state's too). A NaN in ζ breaks the
+/// x-sweep of its row.
 #[test]
 #[cfg_attr(
     not(gpu_tests),
@@ -141,17 +158,41 @@ fn adi_breakdown_is_named_and_the_state_before_it_kept() {
     cpu.run(3).unwrap();
     let before = cpu.clone();
     cpu.zeta[17 * 40 + 9] = f64::NAN;
-    for strategy in Strategy::ALL {
+    breaks_at_step_4(&cpu, &before, &["x-sweep", "row 17"]);
+}
+
+/// The same for a breakdown in the y-sweep, after the step's x-sweep has written its outputs
+/// (and, in the transposed design, its transposed copies): a NaN flux on the south side, which
+/// only the y-sweep reads, breaks every column.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn adi_y_sweep_breakdown_is_named_and_the_state_before_it_kept() {
+    let s = setup(40, 30, 7, false);
+    let mut cpu: Adi<f64> = model(&s);
+    cpu.run(3).unwrap();
+    let before = cpu.clone();
+    cpu.sides[Side::South as usize] = Boundary::Flux(f64::NAN);
+    breaks_at_step_4(&cpu, &before, &["y-sweep", "breakdown on column"]);
+}
+
+/// `cpu` (after 3 steps, with something planted) on the GPU by every strategy and design: the
+/// check names step 4 and `want`, and the state downloaded is `before` bit for bit.
+fn breaks_at_step_4(cpu: &Adi<f64>, before: &Adi<f64>, want: &[&str]) {
+    for (strategy, y) in Strategy::ALL.into_iter().flat_map(|s| YSweep::ALL.map(|y| (s, y))) {
         let gpu = gpu();
-        let mut dev = GpuAdi::new(&gpu, &cpu, strategy).unwrap();
+        let mut dev = GpuAdi::with_y_sweep(&gpu, cpu, strategy, y).unwrap();
         dev.advance(5).unwrap();
-        let e = dev.check(&gpu).expect_err("a NaN in ζ must be a breakdown").to_string();
-        assert!(e.contains("step 4") && e.contains("x-sweep") && e.contains("row 17"), "{strategy}: {e}");
-        assert_eq!(dev.steps(), 3, "{strategy}: {e}");
+        let e = dev.check(&gpu).expect_err("the planted NaN must be a breakdown").to_string();
+        assert!(e.contains("step 4") && want.iter().all(|w| e.contains(w)), "{strategy}, {y}: {e}");
+        assert_eq!(dev.steps(), 3, "{strategy}, {y}: {e}");
         let mut got = before.clone();
         dev.download(&gpu, &mut got).unwrap();
         let same = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits());
-        assert!(same(&got.p, &before.p) && same(&got.q, &before.q) && same(&got.q_old, &before.q_old), "{strategy}");
-        assert!(got.zeta.iter().zip(&cpu.zeta).all(|(x, y)| x.to_bits() == y.to_bits()), "{strategy}: ζ changed");
+        let fluxes = same(&got.p, &before.p) && same(&got.q, &before.q) && same(&got.q_old, &before.q_old);
+        assert!(fluxes, "{strategy}, {y}: a flux changed");
+        assert!(same(&got.zeta, &cpu.zeta) && got.wet == before.wet, "{strategy}, {y}: ζ or the wet map changed");
     }
 }

@@ -15,21 +15,36 @@ use crate::tridiag::Dims;
 kernels! {
     /// One sweep: read ζ, the fluxes, d and the wet map; write the new ζ, along flux and wet
     /// map. `w`: the Thomas workspace (2·n·lines values), unused by the one-block strategies.
+    /// `flux_t`: the along flux's transposed copy, written by the transposed design's kernels
+    /// (`adi_xt_*`, `adi_yt_*`) alone; the others never touch it (a const, not a test per
+    /// unknown), and are given null.
     pub struct AdiSweep<T> {
         p: Dims, s: Sweep<T>,
         d: *const T, zeta: *const T, flux: *const T, cross: *const T, cross_other: *const T, wet: *const u8,
-        zeta_out: *mut T, flux_out: *mut T, wet_out: *mut u8, w: *mut T, status: *mut u64,
+        zeta_out: *mut T, flux_out: *mut T, flux_t: *mut T, wet_out: *mut u8, w: *mut T, status: *mut u64,
     }
-    pub const X_THOMAS: AdiSweep = adi_x_thomas(sweep::<T, false, S1>);
-    pub const Y_THOMAS: AdiSweep = adi_y_thomas(sweep::<T, true, S1>);
-    pub const X_PARTITION: AdiSweep = adi_x_partition(sweep::<T, false, PARTITION>);
-    pub const Y_PARTITION: AdiSweep = adi_y_partition(sweep::<T, true, PARTITION>);
-    pub const X_PCR: AdiSweep = adi_x_pcr(sweep::<T, false, PCR>);
-    pub const Y_PCR: AdiSweep = adi_y_pcr(sweep::<T, true, PCR>);
-    pub const X_CR_PCR: AdiSweep = adi_x_cr_pcr(sweep::<T, false, CR_PCR>);
-    pub const Y_CR_PCR: AdiSweep = adi_y_cr_pcr(sweep::<T, true, CR_PCR>);
-    pub const X_TWISTED: AdiSweep = adi_x_twisted(sweep::<T, false, TWISTED>);
-    pub const Y_TWISTED: AdiSweep = adi_y_twisted(sweep::<T, true, TWISTED>);
+    pub const X_THOMAS: AdiSweep = adi_x_thomas(sweep::<T, false, false, S1>);
+    pub const Y_THOMAS: AdiSweep = adi_y_thomas(sweep::<T, true, false, S1>);
+    pub const X_PARTITION: AdiSweep = adi_x_partition(sweep::<T, false, false, PARTITION>);
+    pub const Y_PARTITION: AdiSweep = adi_y_partition(sweep::<T, true, false, PARTITION>);
+    pub const X_PCR: AdiSweep = adi_x_pcr(sweep::<T, false, false, PCR>);
+    pub const Y_PCR: AdiSweep = adi_y_pcr(sweep::<T, true, false, PCR>);
+    pub const X_CR_PCR: AdiSweep = adi_x_cr_pcr(sweep::<T, false, false, CR_PCR>);
+    pub const Y_CR_PCR: AdiSweep = adi_y_cr_pcr(sweep::<T, true, false, CR_PCR>);
+    pub const X_TWISTED: AdiSweep = adi_x_twisted(sweep::<T, false, false, TWISTED>);
+    pub const Y_TWISTED: AdiSweep = adi_y_twisted(sweep::<T, true, false, TWISTED>);
+    // The transposed design (docs/adi.md, "The transposed y-sweep"): the x-sweep writes the
+    // y-sweep's inputs transposed, the y-sweep reads them as rows.
+    pub const XT_THOMAS: AdiSweep = adi_xt_thomas(sweep::<T, false, true, S1>);
+    pub const YT_THOMAS: AdiSweep = adi_yt_thomas(sweep::<T, true, true, S1>);
+    pub const XT_PARTITION: AdiSweep = adi_xt_partition(sweep::<T, false, true, PARTITION>);
+    pub const YT_PARTITION: AdiSweep = adi_yt_partition(sweep::<T, true, true, PARTITION>);
+    pub const XT_PCR: AdiSweep = adi_xt_pcr(sweep::<T, false, true, PCR>);
+    pub const YT_PCR: AdiSweep = adi_yt_pcr(sweep::<T, true, true, PCR>);
+    pub const XT_CR_PCR: AdiSweep = adi_xt_cr_pcr(sweep::<T, false, true, CR_PCR>);
+    pub const YT_CR_PCR: AdiSweep = adi_yt_cr_pcr(sweep::<T, true, true, CR_PCR>);
+    pub const XT_TWISTED: AdiSweep = adi_xt_twisted(sweep::<T, false, true, TWISTED>);
+    pub const YT_TWISTED: AdiSweep = adi_yt_twisted(sweep::<T, true, true, TWISTED>);
 }
 
 /// The solver a sweep kernel runs (its const parameter).
@@ -53,17 +68,19 @@ use {
     },
 };
 
-/// One sweep in direction `Y` by solver `S` (see the module comment; the launch contract is
-/// the solver's, with p.n = 2·along + 1 unknowns per line and p.batch = lines).
+/// One sweep in direction `Y` of design `TRANS` by solver `S` (see the module comment; the
+/// launch contract is the solver's, with p.n = 2·along + 1 unknowns per line and p.batch =
+/// lines).
 ///
 /// # Safety
-/// The arrays hold the grid of `s` in the layouts of `SweepLines`; the inputs are not written
-/// by the launch and the outputs overlap nothing; `status` holds three words; the launch is
-/// the one the solver `S` states for `p`.
+/// The arrays hold the grid of `s` in the layouts `SweepLines<T, Y, TRANS>` states (`flux_t`
+/// holds the along flux's faces if `TRANS`); the inputs are not written by the launch and the
+/// outputs overlap nothing; `status` holds three words; the launch is the one the solver `S`
+/// states for `p`.
 #[cfg(target_arch = "nvptx64")]
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn sweep<T: DeviceReal, const Y: bool, const S: u32>(
+unsafe fn sweep<T: DeviceReal, const Y: bool, const TRANS: bool, const S: u32>(
     p: Dims,
     s: Sweep<T>,
     d: *const T,
@@ -74,11 +91,13 @@ unsafe fn sweep<T: DeviceReal, const Y: bool, const S: u32>(
     wet: *const u8,
     zeta_out: *mut T,
     flux_out: *mut T,
+    flux_t: *mut T,
     wet_out: *mut u8,
     w: *mut T,
     status: *mut u64,
 ) {
-    let lines = SweepLines::<T, Y> { s, d, zeta, flux, cross, cross_other, wet, zeta_out, flux_out, wet_out };
+    let lines =
+        SweepLines::<T, Y, TRANS> { s, d, zeta, flux, cross, cross_other, wet, zeta_out, flux_out, flux_t, wet_out };
     let mine = unsafe { status.add(Y as usize) };
     unsafe {
         let halted = read_status(status) | read_status(status.add(1)) != 0;
