@@ -212,6 +212,8 @@ impl TridiagCase {
         Shape { layout: Layout::Contiguous, ..shape }.validate().map_err(|e| doc.invalid(size_key, e))?;
         shape.validate().map_err(|e| doc.invalid("batch.pitch", e))?;
         let precision = common.run.precision;
+        // Where padding is most of the arrays, the pitch is what to change.
+        let memory_key = if shape.span() / 2 > shape.len() { "batch.pitch" } else { size_key };
         crate::files::check_host_memory(
             &format!(
                 "a batch of {} systems of {} unknowns ({} layout) in {precision}",
@@ -221,7 +223,7 @@ impl TridiagCase {
             ),
             needs(shape, precision).host,
         )
-        .map_err(|e| doc.invalid(size_key, e))?;
+        .map_err(|e| doc.invalid(memory_key, e))?;
         if let (BackendSetting::Cpu, Choice::Force(alg)) = (common.run.backend, choice)
             && !alg.on_cpu()
         {

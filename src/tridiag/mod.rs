@@ -176,13 +176,14 @@ impl Shape {
         }
         let (line, lines, what) = match self.layout {
             Layout::Contiguous | Layout::Interleaved => return Ok(()),
-            Layout::Rows { .. } => (self.n, self.batch, "n (a row holds a system)"),
-            Layout::Columns { .. } => (self.batch, self.n, "batch (a row holds unknown i of every system)"),
+            Layout::Rows { .. } => (self.n, self.batch, ("n", "a row holds a system")),
+            Layout::Columns { .. } => (self.batch, self.n, ("batch", "a row holds unknown i of every system")),
         };
+        let (what, why) = what;
         let pitch = self.layout.pitch().unwrap_or(line);
         if pitch < line {
             return Err(Error::invalid(format!(
-                "tridiagonal batch of {} systems of {} unknowns, layout {}: pitch {pitch} is below {what} = {line}",
+                "tridiagonal batch of {} systems of {} unknowns, layout {}: pitch {pitch} is below {what} = {line} ({why})",
                 self.batch,
                 self.n,
                 self.layout.name()
