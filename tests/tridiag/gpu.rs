@@ -55,7 +55,7 @@ fn check_gpu<T: GpuReal>(
     let batch = batch.min((4 << 20) / n).max(1);
     let shape = Shape::new(n, batch, pick.layout(n, batch));
     let mut host = Batch::random(shape, seed, 2.0).to::<T>();
-    if let (Some(pitch), true) = (shape.layout.pitch(), seed % 2 == 0) {
+    if let (Some(pitch), true) = (shape.layout.pitch(), seed.is_multiple_of(2)) {
         let lines = if shape.layout.systems_adjacent() { n } else { batch };
         for v in [&mut host.a, &mut host.b, &mut host.c, &mut host.d] {
             v.resize(lines * pitch, T::NAN);
