@@ -176,19 +176,32 @@ fn npy_files_are_batch_by_n_in_either_layout() {
     let want = solve(&b);
     let dir = scratch("layout-in");
     write_inputs(&dir, &b);
-    for layout in ["interleaved", "contiguous"] {
+    // The padded layouts hold the systems in a field of rows of `pitch`; the files are (batch, n)
+    // all the same.
+    let layouts = [("interleaved", None), ("contiguous", None), ("rows", Some("9")), ("columns", Some("4"))];
+    let flags = |layout: &'static str, pitch: Option<&'static str>| {
+        let mut f = vec![("layout", layout)];
+        f.extend(pitch.map(|p| ("pitch", p)));
+        f
+    };
+    for (layout, pitch) in layouts {
         let out = scratch(&format!("layout-out-{layout}"));
-        run("tridiag", &[("input", dir.to_str().unwrap()), ("layout", layout)], &out).unwrap();
+        run("tridiag", &[flags(layout, pitch).as_slice(), &[("input", dir.to_str().unwrap())]].concat(), &out).unwrap();
         let (x, dims) = read_npy_f64(&out.join("x.npy")).unwrap();
         assert_eq!(dims, [3, 5], "{layout}: x.npy is (batch, n)");
         assert_eq!(x, want, "{layout}: row k of x.npy solves row k of the inputs");
         assert_eq!(manifest(&out).files, ["case.toml", "x.npy"], "{layout}: read inputs are not written back");
         std::fs::remove_dir_all(out).unwrap();
     }
-    // Generated systems are written (batch, n) too, the same systems in either layout.
-    for layout in ["interleaved", "contiguous"] {
+    // Generated systems are written (batch, n) too, the same systems in every layout.
+    for (layout, pitch) in layouts {
         let out = scratch(&format!("layout-gen-{layout}"));
-        run("tridiag", &[("n", "5"), ("batch", "3"), ("layout", layout), ("repeat", "1")], &out).unwrap();
+        run(
+            "tridiag",
+            &[flags(layout, pitch).as_slice(), &[("n", "5"), ("batch", "3"), ("repeat", "1")]].concat(),
+            &out,
+        )
+        .unwrap();
         let gen_ = Batch::random(Shape::new(5, 3, Layout::Contiguous), 1, 1.0);
         for (name, v) in [("a", &gen_.a), ("b", &gen_.b), ("c", &gen_.c), ("d", &gen_.d), ("x", &solve(&gen_))] {
             let (got, dims) = read_npy_f64(&out.join(format!("{name}.npy"))).unwrap();
@@ -238,6 +251,13 @@ fn sizes_past_memory_are_refused_before_allocating() {
     assert!(e.contains("--n 4000000000") && e.contains("memory"), "{e}");
     let e = refusal(load("tridiag", &[("n", "100000"), ("batch", "2000000000")], &out));
     assert!(e.contains("--batch 2000000000") && e.contains("memory"), "{e}");
+    // A pitch whose padding does not fit, though the systems would.
+    let e = refusal(load(
+        "tridiag",
+        &[("n", "1000"), ("batch", "1000"), ("layout", "rows"), ("pitch", "4000000000")],
+        &out,
+    ));
+    assert!(e.contains("--pitch 4000000000") && e.contains("memory"), "{e}");
     let e = refusal(load("fd3d", &[("size", "100000")], &out));
     assert!(e.contains("--size 100000") && e.contains("memory"), "{e}");
     let e = refusal(load("fd3d", &[("mz", "1000000000")], &out));
@@ -313,6 +333,19 @@ fn bad_case_keys_are_refused_naming_the_key() {
     let out = scratch("keys");
     let e = refusal(load("tridiag", &[("layout", "diagonal")], &out));
     assert!(e.contains("batch.layout") && e.contains("contiguous"), "{e}");
+    // The padded layouts need a pitch of at least their line (rows: n, columns: batch), below
+    // 2^32; the others take none.
+    let e = refusal(load("tridiag", &[("layout", "rows")], &out));
+    assert!(e.contains("batch.layout") && e.contains("needs a pitch"), "{e}");
+    let e = refusal(load("tridiag", &[("layout", "contiguous"), ("pitch", "80")], &out));
+    assert!(e.contains("--pitch 80") && e.contains("takes no pitch"), "{e}");
+    let e = refusal(load("tridiag", &[("n", "64"), ("layout", "rows"), ("pitch", "63")], &out));
+    assert!(e.contains("--pitch 63") && e.contains("below n = 64"), "{e}");
+    let e = refusal(load("tridiag", &[("batch", "64"), ("layout", "columns"), ("pitch", "10")], &out));
+    assert!(e.contains("--pitch 10") && e.contains("below batch = 64"), "{e}");
+    let e = refusal(load("tridiag", &[("n", "64"), ("layout", "rows"), ("pitch", "5000000000")], &out));
+    assert!(e.contains("--pitch 5000000000") && e.contains("too large"), "{e}");
+    load("tridiag", &[("n", "64"), ("layout", "rows"), ("pitch", "64")], &out).unwrap();
     let e = refusal(load("tridiag", &[("algorithm", "gauss")], &out));
     assert!(e.contains("gpu.algorithm"), "{e}");
     // The CPU backend runs thomas and lu only.

@@ -1,6 +1,9 @@
-//! `bench tridiag`: every tridiagonal algorithm in both layouts and cuSPARSE's
-//! `gtsv2StridedBatch` (contiguous) and `gtsvInterleavedBatch` (interleaved, algorithm 0) in
-//! the same run; n ∈ {64, …, 4096} (or `--sizes`) × batch ∈ {256, 1024, 4096, 16384}, f32 and
+//! `bench tridiag`: every tridiagonal algorithm in four layouts — contiguous, interleaved, and
+//! the lines of a padded 2-D field ([`padded_layouts`]: rows with pitch n + 32, columns with
+//! pitch batch + 32), to show what padding costs — and cuSPARSE's `gtsv2StridedBatch`
+//! (contiguous, and rows with its batch stride = the pitch) and `gtsvInterleavedBatch`
+//! (interleaved, algorithm 0; it takes no pitch, so the columns rows say so instead) in the
+//! same run; n ∈ {64, …, 4096} (or `--sizes`) × batch ∈ {256, 1024, 4096, 16384}, f32 and
 //! f64. GB/s count 5 words per unknown (a, b, c, d read, x written): the fewest a solver must
 //! move (the shared-memory algorithms, partition included, move exactly that; Thomas and
 //! twisted Thomas move 9, lu 11, spike 15 (one block per system) or about 11 (multi-block,
@@ -154,14 +157,29 @@ impl CellInfo {
     }
 }
 
+/// The padded layouts the suite times beside contiguous and interleaved: the rows of a field
+/// with 32 values of padding per row (pitch n + 32: rows stay 128-byte aligned in f32 where n
+/// is a multiple of 32, as in the default sizes), and its columns with 32 columns of padding
+/// (pitch batch + 32).
+pub fn padded_layouts(n: usize, batch: usize) -> [Layout; 2] {
+    [Layout::Rows { pitch: n + 32 }, Layout::Columns { pitch: batch + 32 }]
+}
+
 /// A batch on the host, its rotating device copies and their outputs.
 type LayoutSets<T> = (Batch<T>, Vec<Set<T>>, Vec<DeviceBuffer<T>>);
 
 /// `host64` in `layout` and precision `T`, uploaded as enough rotating sets to pass the L2,
-/// with an output buffer per set.
+/// with an output buffer per set. A padded layout's arrays are the whole field (lines·pitch
+/// values, NaN in the padding), as a model would hand its field over.
 fn layout_sets<T: crate::GpuReal>(gpu: &Gpu, host64: &Batch<f64>, layout: Layout) -> Result<LayoutSets<T>> {
-    let host = host64.relayout(layout).to::<T>();
-    let len = host.shape.len();
+    let mut host = host64.relayout(layout).to::<T>();
+    if let Some(pitch) = layout.pitch() {
+        let lines = if layout.systems_adjacent() { host.shape.n } else { host.shape.batch };
+        for v in [&mut host.a, &mut host.b, &mut host.c, &mut host.d] {
+            v.resize(lines * pitch, T::NAN);
+        }
+    }
+    let len = host.a.len();
     let rot = rotation(gpu, 5 * len * std::mem::size_of::<T>()).min(8);
     let sets: Vec<Set<T>> = (0..rot).map(|_| upload(gpu, &host)).collect::<Result<_>>()?;
     let xs: Vec<DeviceBuffer<T>> = (0..rot).map(|_| gpu.alloc::<T>(len)).collect::<Result<_>>()?;
@@ -232,11 +250,12 @@ fn cell<T: CusparseReal>(
     let p = T::NAME;
     let mut autos = Vec::new();
     let mut best_cusparse: Option<(f64, &str)> = None;
-    for layout in Layout::ALL {
+    for layout in Layout::ALL.into_iter().chain(padded_layouts(n, batch)) {
         let (host, sets, mut xs) = layout_sets::<T>(gpu, host64, layout)?;
         let (shape, rot) = (host.shape, sets.len());
         let mut solver = GpuTridiag::<T>::new(gpu, shape)?;
         let auto = solver.algorithm(Choice::Auto);
+        let lname = layout.describe();
         let mut times = Vec::new();
         // The dominance check the automatic choice runs before the solve (a, b, c read).
         let check = time_gpu(gpu, opts.warmup, opts.reps, |i| {
@@ -246,7 +265,7 @@ fn cell<T: CusparseReal>(
         let check_bytes = 3.0 * unknowns * std::mem::size_of::<T>() as f64;
         report.push(
             "tridiag dominance check",
-            layout.name(),
+            &lname,
             &size,
             p,
             check.median_ms,
@@ -271,7 +290,7 @@ fn cell<T: CusparseReal>(
             let extra = format!("; {}{moved}; residual {r:.1e}{status}", plan.describe());
             report.push(
                 &format!("tridiag {alg}"),
-                layout.name(),
+                &lname,
                 &size,
                 p,
                 m.median_ms,
@@ -283,31 +302,37 @@ fn cell<T: CusparseReal>(
         }
         if let Some(cus) = cus.as_deref_mut() {
             let s = &sets[0];
-            let (name, m) = match layout {
-                Layout::Contiguous => {
+            let peer = match layout {
+                Layout::Contiguous | Layout::Rows { .. } => {
+                    let (stride, _) = shape.strides();
                     let x = &mut xs[0];
                     let mut run = |reset: bool| -> Result<()> {
-                        if reset { gpu.copy_dtod(&s.d, x) } else { cus.strided(gpu, n, batch, &s.a, &s.b, &s.c, x) }
+                        if reset { gpu.copy_dtod(&s.d, x) } else { cus.strided(gpu, n, batch, stride, &s.a, &s.b, &s.c, x) }
                     };
-                    ("cuSPARSE gtsv2StridedBatch", time_with_reset(gpu, opts, &mut run))
+                    Some(("cuSPARSE gtsv2StridedBatch", time_with_reset(gpu, opts, &mut run)))
                 }
                 Layout::Interleaved => {
                     let m = time_interleaved(gpu, opts, cus, InterleavedAlgo::Thomas, (n, batch), s, &mut xs[0]);
-                    ("cuSPARSE gtsvInterleavedBatch", m)
+                    Some(("cuSPARSE gtsvInterleavedBatch", m))
                 }
+                Layout::Columns { .. } => None,
             };
-            match m {
-                Ok(m) => {
+            match peer {
+                None => {
+                    let why = "skipped: gtsvInterleavedBatch takes no pitch (unknown i of system k at i·batch + k only) and no other cuSPARSE routine solves the columns of a padded field where they lie";
+                    report.push("cuSPARSE gtsvInterleavedBatch", &lname, &size, p, f64::NAN, bytes, None, why.into());
+                }
+                Some((name, Ok(m))) => {
                     let x = gpu.download(&xs[0])?;
                     let r = host.residual(&x);
                     let extra = format!("; residual {r:.1e}");
-                    report.push(name, layout.name(), &size, p, m.median_ms, bytes, None, note(m.median_ms, &extra));
+                    report.push(name, &lname, &size, p, m.median_ms, bytes, None, note(m.median_ms, &extra));
                     if best_cusparse.is_none_or(|(t, _)| m.median_ms < t) {
                         best_cusparse = Some((m.median_ms, name));
                     }
                 }
-                Err(e) => {
-                    report.push(name, layout.name(), &size, p, f64::NAN, bytes, None, format!("failed: {e}"));
+                Some((name, Err(e))) => {
+                    report.push(name, &lname, &size, p, f64::NAN, bytes, None, format!("failed: {e}"));
                 }
             }
         }
@@ -323,7 +348,7 @@ fn cell<T: CusparseReal>(
         let vs = format!("{vs}; the solve alone, its dominance check adds {check:.4} ms");
         report.push(
             "tridiag auto",
-            &format!("{}: {alg}", layout.name()),
+            &format!("{}: {alg}", layout.describe()),
             &size,
             p,
             t,
@@ -387,7 +412,8 @@ fn pivoting_cell<T: CusparseReal>(
                 let m = time_interleaved(gpu, opts, cus, InterleavedAlgo::Lu, (n, batch), s, &mut xs[0]);
                 ("cuSPARSE gtsvInterleavedBatch LU", m)
             }
-            Layout::Contiguous => {
+            // Contiguous, the only other layout this loop runs.
+            _ => {
                 // gtsv2 solves one matrix: the batch's first system (a, b, c, d from offset 0).
                 let x = &mut xs[0];
                 let mut run = |reset: bool| -> Result<()> {

@@ -4,7 +4,10 @@
 //!
 //! NPY files are always of shape (batch, n), one system per row, as NumPy users write them,
 //! whatever `batch.layout` is: the layout is how the solver stores the batch in memory, and
-//! arrays are converted to it on load and back when written.
+//! arrays are converted to it on load and back when written. The padded layouts (`rows`,
+//! `columns`, with `batch.pitch`) are such memory layouts too: their files hold the systems
+//! without the padding, (batch, n) as well, so that a file written by one layout is read by
+//! any.
 
 use super::residual::BACKWARD_LIMIT_EPS;
 use super::{Algorithm, Batch, Choice, Layout, Shape, Solver as BatchSolver, backward_error, relayout_values};
@@ -77,6 +80,8 @@ struct BatchSection {
     input: Option<PathBuf>,
     #[serde(default = "default_layout")]
     layout: String,
+    /// Values from one line of the padded field to the next (layouts rows and columns).
+    pitch: Option<usize>,
 }
 
 fn default_algorithm() -> String {
@@ -142,7 +147,8 @@ impl TridiagCase {
         if !common.output.snapshots.is_empty() {
             return c.fail("output.snapshots", "tridiag solves once; it has no snapshot times (leave the key out)");
         }
-        let layout: Layout = f.batch.layout.parse().map_err(|e| doc.invalid("batch.layout", e))?;
+        let layout_key = if f.batch.pitch.is_some() { "batch.pitch" } else { "batch.layout" };
+        let layout = Layout::parse(&f.batch.layout, f.batch.pitch).map_err(|e| doc.invalid(layout_key, e))?;
         let choice: Choice = f.gpu.algorithm.parse().map_err(|e| doc.invalid("gpu.algorithm", e))?;
         if f.timing.repeat == 0 || f.timing.repeat > MAX_REPEAT {
             return c.fail(
@@ -203,13 +209,21 @@ impl TridiagCase {
             (Source::Generated { .. }, true) => "batch.n",
             (Source::Generated { .. }, false) => "batch.batch",
         };
-        shape.validate().map_err(|e| doc.invalid(size_key, e))?;
+        Shape { layout: Layout::Contiguous, ..shape }.validate().map_err(|e| doc.invalid(size_key, e))?;
+        shape.validate().map_err(|e| doc.invalid("batch.pitch", e))?;
         let precision = common.run.precision;
+        // Where padding is most of the arrays, the pitch is what to change.
+        let memory_key = if shape.span() / 2 > shape.len() { "batch.pitch" } else { size_key };
         crate::files::check_host_memory(
-            &format!("a batch of {} systems of {} unknowns in {precision}", shape.batch, shape.n),
+            &format!(
+                "a batch of {} systems of {} unknowns ({} layout) in {precision}",
+                shape.batch,
+                shape.n,
+                shape.layout.describe()
+            ),
             needs(shape, precision).host,
         )
-        .map_err(|e| doc.invalid(size_key, e))?;
+        .map_err(|e| doc.invalid(memory_key, e))?;
         if let (BackendSetting::Cpu, Choice::Force(alg)) = (common.run.backend, choice)
             && !alg.on_cpu()
         {
@@ -233,7 +247,7 @@ impl TridiagCase {
             "tridiag: {} systems of {} unknowns, {from}; {} layout, algorithm {alg}; {} timed solves; backward-error check {}",
             s.batch,
             s.n,
-            s.layout.name(),
+            s.layout.describe(),
             self.repeat,
             if self.check { "on" } else { "off" }
         )
@@ -269,7 +283,7 @@ impl TridiagCase {
             "tridiag: {} systems of {} unknowns, {} layout, {}, algorithm {alg}",
             shape.batch,
             shape.n,
-            shape.layout.name(),
+            shape.layout.describe(),
             T::NAME,
         ));
         let mut times = Vec::new();
@@ -323,9 +337,10 @@ impl TridiagCase {
 /// Memory of a run of `shape`. Host: a, b, c, d; the solution and the next one while timing;
 /// the CPU solver's scratch or a download; a copy in (batch, n) order and its file's bytes
 /// when written (systems read from files are already in memory). GPU: a, b, c, d (x over d)
-/// and a workspace of one array.
+/// and a workspace of one array. Every array counted at the span (padding included); call
+/// after `shape.validate()`.
 fn needs(shape: Shape, precision: Precision) -> Needs {
-    let len = shape.len() as u64;
+    let len = shape.span() as u64;
     let words = |k: u64| k.saturating_mul(precision.bytes()).saturating_mul(len);
     Needs { host: words(8), gpu: words(5) }
 }
@@ -374,7 +389,7 @@ fn check_lines<T: Real>(batch: &Batch<T>, x: &[T], ran: Algorithm) -> Result<Vec
 fn as_rows<T: Copy + Default>(shape: Shape, v: &[T]) -> Result<Cow<'_, [T]>> {
     Ok(match shape.layout {
         Layout::Contiguous => Cow::Borrowed(v),
-        Layout::Interleaved => Cow::Owned(relayout_values(shape, Layout::Contiguous, v, |x| x)?),
+        _ => Cow::Owned(relayout_values(shape, Layout::Contiguous, v, |x| x, T::default())?),
     })
 }
 
@@ -491,7 +506,8 @@ const READ: &[&str] = &["batch.n", "batch.batch", "batch.dominance", "batch.seed
 static FLAGS: &[Flag] = &[
     Flag::new("n", "N", Set::Int("batch.n"), "unknowns per system of the generated batch (replaces --input)").clearing(GENERATED),
     Flag::new("batch", "N", Set::Int("batch.batch"), "systems in the generated batch (replaces --input)").clearing(GENERATED),
-    Flag::new("layout", "contiguous|interleaved", Set::Text("batch.layout"), "how the solver stores the batch: contiguous (system after system) or interleaved (unknown i of every system together); NPY files are (batch, n) either way"),
+    Flag::new("layout", "contiguous|interleaved|rows|columns", Set::Text("batch.layout"), "how the solver stores the batch: contiguous (system after system), interleaved (unknown i of every system together), or the rows or columns of a padded 2-D field (give --pitch); NPY files are (batch, n) whatever the layout"),
+    Flag::new("pitch", "N", Set::Int("batch.pitch"), "layouts rows and columns: values from one row of the padded field to the next (rows: at least n, system k at k·pitch + i; columns: at least batch, system k at i·pitch + k)"),
     Flag::new("algorithm", "ALG", Set::Text("gpu.algorithm"), "auto, thomas, cr, pcr, cr-pcr, pcr-thomas, twisted, partition, lu (LU with partial pivoting), spike (SPIKE with partial pivoting, for few long systems); auto checks diagonal dominance and pivots (lu or spike) where it fails (the CPU backend runs thomas and lu)"),
     Flag::new("dominance", "D", Set::Float("batch.dominance"), "diagonal dominance of generated systems: |b| ≥ D·(|a| + |c|) + margin").clearing(GENERATED),
     Flag::new("seed", "N", Set::Int("batch.seed"), "seed of the generated systems").clearing(GENERATED),

@@ -88,7 +88,10 @@ type SolveOne<T> = fn(Coeffs<T>, usize, &mut [T], &mut [T]) -> Option<usize>;
 type Solved<T> = (usize, Vec<T>, Option<(usize, usize)>);
 
 /// Solve every system with `one` (scratch of 2n values), `x` in the batch's layout; the first
-/// failing (system, row).
+/// failing (system, row). Where a system's unknowns are consecutive (contiguous, rows) each
+/// task solves straight into its line of x; otherwise (interleaved, columns: any strides)
+/// blocks of systems are solved into contiguous scratch and scattered through `Shape::at`.
+/// Either way only the unknowns are written, never the padding of a padded layout.
 fn solve_each<T: Real>(
     s: Coeffs<T>,
     x: &mut [T],
@@ -96,14 +99,17 @@ fn solve_each<T: Real>(
 ) -> Option<(usize, usize)> {
     let shape = s.shape;
     let n = shape.n;
-    match shape.layout {
-        super::Layout::Contiguous => x
-            .par_chunks_mut(n)
+    // A padded field may be longer than the span: nothing past it is the batch's.
+    let x = &mut x[..shape.span()];
+    match shape.strides() {
+        // The last line ends the span, so every chunk holds at least n values.
+        (pitch, 1) if !shape.layout.systems_adjacent() => x
+            .par_chunks_mut(pitch)
             .enumerate()
-            .map_init(|| vec![T::ZERO; 2 * n], |w, (k, xk)| one(s, k, xk, w).map(|i| (k, i)))
+            .map_init(|| vec![T::ZERO; 2 * n], |w, (k, xk)| one(s, k, &mut xk[..n], w).map(|i| (k, i)))
             .flatten()
             .min(),
-        super::Layout::Interleaved => {
+        _ => {
             // Solve into per-block contiguous scratch, then scatter.
             const SYS: usize = 64;
             let blocks: Vec<Solved<T>> = (0..shape.batch.div_ceil(SYS))
@@ -141,8 +147,10 @@ fn solve_each<T: Real>(
     }
 }
 
-/// Solve every system by Thomas: `x` gets the solutions (same layout). Fails on mismatched
-/// lengths, n = 0, batch = 0, or a breakdown (naming the first failing system and row).
+/// Solve every system by Thomas: `x` gets the solutions (same layout; a padded layout's
+/// padding of x is left as it was). Fails on mismatched lengths (each array holds
+/// `shape.span()` values), n = 0, batch = 0, or a breakdown (naming the first failing system
+/// and row).
 pub fn solve<T: Real>(shape: Shape, a: &[T], b: &[T], c: &[T], d: &[T], x: &mut [T]) -> Result<()> {
     solve_with(Algorithm::Thomas, shape, a, b, c, d, x)
 }

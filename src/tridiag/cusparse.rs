@@ -1,5 +1,6 @@
 //! cuSPARSE's tridiagonal solvers, the peers in `bench tridiag`: without pivoting,
-//! `gtsv2StridedBatch` (contiguous layout, CR + PCR inside cuSPARSE) and
+//! `gtsv2StridedBatch` (contiguous layout or the rows of a padded field, CR + PCR inside
+//! cuSPARSE) and
 //! `gtsvInterleavedBatch` with algorithm 0 (interleaved layout, Thomas); with pivoting,
 //! `gtsvInterleavedBatch` with algorithm 1 (LU with partial pivoting) and `gtsv2` (one system,
 //! any number of right-hand sides; Chang et al.'s diagonal pivoting). `gtsvInterleavedBatch`
@@ -267,34 +268,41 @@ impl Cusparse {
         }
     }
 
-    /// `gtsv2StridedBatch`: contiguous systems of n, x over `x` (which holds d on entry).
+    /// `gtsv2StridedBatch`: systems of n, system k from offset k·`stride` (n for the
+    /// contiguous layout, the pitch ≥ n for the rows of a padded field), x over `x` (which
+    /// holds d on entry). Every buffer holds `stride·batch` values (a whole field: cuSPARSE
+    /// does not say that it stays within the last system's n).
     #[allow(clippy::too_many_arguments)]
     pub fn strided<T: CusparseReal>(
         &mut self,
         gpu: &Gpu,
         n: usize,
         batch: usize,
+        stride: usize,
         a: &DeviceBuffer<T>,
         b: &DeviceBuffer<T>,
         c: &DeviceBuffer<T>,
         x: &mut DeviceBuffer<T>,
     ) -> Result<()> {
-        check(n, batch, &[a.len(), b.len(), c.len(), x.len()])?;
+        if stride < n || stride > i32::MAX as usize {
+            return Err(Error::invalid(format!("cuSPARSE gtsv2StridedBatch: stride {stride} for systems of {n}")));
+        }
+        check(stride, batch, &[a.len(), b.len(), c.len(), x.len()])?;
         let f = T::pick(self);
         let (pa, _s1) = a.device_ptr(gpu.stream());
         let (pb, _s2) = b.device_ptr(gpu.stream());
         let (pc, _s3) = c.device_ptr(gpu.stream());
         let (px, _s4) = x.device_ptr_mut(gpu.stream());
         let (pa, pb, pc, px) = (pa as *const T, pb as *const T, pc as *const T, px as *mut T);
-        let (m, bc) = (n as c_int, batch as c_int);
+        let (m, bc, st) = (n as c_int, batch as c_int, stride as c_int);
         let mut bytes = 0usize;
-        // SAFETY: device pointers to n·batch values each, on the handle's stream.
+        // SAFETY: device pointers to stride·batch values each, on the handle's stream.
         Self::status("gtsv2StridedBatch_bufferSizeExt", unsafe {
-            (f.strided_size)(self.handle, m, pa, pb, pc, px, bc, m, &mut bytes)
+            (f.strided_size)(self.handle, m, pa, pb, pc, px, bc, st, &mut bytes)
         })?;
         let w = self.workspace(gpu, bytes)?;
         // SAFETY: as above, with a workspace of the size cuSPARSE asked for.
-        Self::status("gtsv2StridedBatch", unsafe { (f.strided)(self.handle, m, pa, pb, pc, px, bc, m, w) })
+        Self::status("gtsv2StridedBatch", unsafe { (f.strided)(self.handle, m, pa, pb, pc, px, bc, st, w) })
     }
 
     /// `gtsv2` (pivoting): one system of n unknowns, the first n values of a, b, c; x over the

@@ -212,24 +212,20 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
         Ok(Plan { algorithm: alg, dims, launch: launch.with_shared(shared * lim.value_bytes), kernel, workspace })
     };
     match alg {
-        Algorithm::Thomas => match shape.layout {
-            Layout::Interleaved => plan(dims, PlanKernel::Work(THOMAS), THOMAS_BLOCK as usize, 0, shape.len()),
-            Layout::Contiguous => {
-                // 64-byte runs per system and chunk: two full sectors per system.
-                let rows = 64 / lim.value_bytes;
-                dims.chunk = rows.trailing_zeros();
-                let warps = THOMAS_BLOCK as usize / 32;
-                plan(
-                    dims,
-                    PlanKernel::Work(THOMAS_CONTIGUOUS),
-                    THOMAS_BLOCK as usize,
-                    warps * 4 * 32 * (rows + 1),
-                    2 * shape.len(),
-                )
-            }
-        },
-        // U's two superdiagonals in the workspace, y in x.
-        Algorithm::Lu => plan(dims, PlanKernel::Work(LU), THOMAS_BLOCK as usize, 0, 2 * shape.len()),
+        // Systems adjacent (interleaved, columns): one thread per system reads coalesced, c′
+        // in a workspace at the positions of x. Else (contiguous, rows) staged.
+        Algorithm::Thomas if shape.layout.systems_adjacent() => {
+            plan(dims, PlanKernel::Work(THOMAS), THOMAS_BLOCK as usize, 0, shape.span())
+        }
+        Algorithm::Thomas => {
+            // 64-byte runs per system and chunk: two full sectors per system.
+            let rows = 64 / lim.value_bytes;
+            dims.chunk = rows.trailing_zeros();
+            let warps = THOMAS_BLOCK as usize / 32;
+            plan(dims, PlanKernel::Work(THOMAS_CONTIGUOUS), THOMAS_BLOCK as usize, warps * 4 * 32 * (rows + 1), 2 * shape.len())
+        }
+        // U's two superdiagonals in the workspace (each at the positions of x), y in x.
+        Algorithm::Lu => plan(dims, PlanKernel::Work(LU), THOMAS_BLOCK as usize, 0, 2 * shape.span()),
         Algorithm::Spike if n > kernels::tridiag::SPIKE_ONE_BLOCK_MAX as usize => {
             if shape.batch > 65_535 {
                 return Err(Error::invalid(format!(
@@ -253,12 +249,13 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
         }
         Algorithm::Spike => {
             // One block per system, a thread per chunk; the reduced system (7 arrays of 2 per
-            // chunk) in shared memory; u1, u2 and three right-hand sides per row in the workspace.
+            // chunk) in shared memory; u1, u2 and three right-hand sides per row in the workspace
+            // (each at the positions of x).
             let chunks = Limits::spike_chunks(n);
             dims.chunk = chunks;
             let launch = LaunchShape::fixed((shape.batch as u32, 1, 1), (chunks, 1, 1));
             let launch = launch.with_shared(14 * chunks as usize * lim.value_bytes);
-            Ok(Plan { algorithm: alg, dims, launch, kernel: PlanKernel::Work(SPIKE), workspace: 5 * shape.len() })
+            Ok(Plan { algorithm: alg, dims, launch, kernel: PlanKernel::Work(SPIKE), workspace: 5 * shape.span() })
         }
         Algorithm::Cr => {
             let block = round32(n.div_ceil(2)).min(lim.cr_threads / 32 * 32);
@@ -374,7 +371,8 @@ impl<T: GpuReal> GpuTridiag<T> {
         let blocks = (len.div_ceil(256) as u64).min(16 * self.limits.sm_count.max(1) as u64);
         let launch = LaunchShape::cover_1d(blocks * 256, 256)?;
         let p = Dominance { p: self.shape.dims(), a: a.ptr(), b: b.ptr(), c: c.ptr(), status: self.status.ptr_mut() };
-        // SAFETY: a, b, c hold n·batch values in the layout of `shape.dims()` (checked above);
+        // SAFETY: a, b, c hold the span of `shape.dims()` (checked above; the kernel walks
+        // (system, row), never the padding);
         // status is one u64; blocks of 256 threads are whole warps, every lane in the grid.
         unsafe { self.kernels.dominance.launch(launch, p) }
     }
@@ -526,7 +524,7 @@ impl<T: GpuReal> GpuTridiag<T> {
             self.status = gpu.zeros(status_words(plan))?;
         }
         let (p, a, b, c, status) = (plan.dims, a.ptr(), b.ptr(), c.ptr(), self.status.ptr_mut());
-        // SAFETY: a, b, c, d, x hold n·batch values each in the layout `p` describes (checked
+        // SAFETY: a, b, c, d, x hold the span of the layout `p` describes each (checked
         // against the shape the plan was made for); x may be d, as every kernel allows; w holds
         // the plan's workspace; status is one u64. Grid, block and shared memory come from
         // `plan`, which sized them per the kernel's contract (`gpu/src/tridiag/`).
@@ -546,7 +544,7 @@ impl<T: GpuReal> GpuTridiag<T> {
     /// reduced systems with the one-block kernel in place, fill in level by level back up.
     ///
     /// # Safety
-    /// As [`launch`](Self::launch)'s: a, b, c, d, x hold n·batch values in the shape's layout
+    /// As [`launch`](Self::launch)'s: a, b, c, d, x hold the span of the shape's layout
     /// (x may be d), the workspace holds the plan's, the status buffer the plan's words.
     unsafe fn launch_levels(
         &mut self,

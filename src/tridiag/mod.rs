@@ -3,8 +3,9 @@
 //! [`Solver`], one API over both backends; the `tridiag` case files and scenario (`case`).
 //!
 //! A batch holds `batch` systems of `n` unknowns, `a_i x_{i−1} + b_i x_i + c_i x_{i+1} = d_i`;
-//! `a_0` and `c_{n−1}` are ignored (read as zero). Every array holds `n·batch` values in one of
-//! two layouts ([`Layout`]). The fast algorithms do not pivot: they are meant for diagonally
+//! `a_0` and `c_{n−1}` are ignored (read as zero). Every array holds the batch in one
+//! [`Layout`]: contiguous or interleaved (`n·batch` values), or the rows or columns of a padded
+//! 2-D field ([`Shape::span`] values, the padding never read or written). The fast algorithms do not pivot: they are meant for diagonally
 //! dominant (or otherwise stable without pivoting) systems. LU with partial pivoting
 //! ([`Algorithm::Lu`], LAPACK's gtsv; [`Algorithm::Spike`] for few long systems) solves any
 //! non-singular system; the automatic choice checks dominance first (on the device) and
@@ -31,6 +32,13 @@ pub use solver::Solver;
 use crate::{Error, Real, Result};
 
 /// Where unknown i of system k lives.
+///
+/// `Rows` and `Columns` are the lines of a padded 2-D field (rows of `pitch` values, `pitch`
+/// at least the line length), solved where they lie, without packing copies: the x-lines of
+/// a field are its rows, the y-lines its columns. `Contiguous` is `Rows { pitch: n }` and
+/// `Interleaved` is `Columns { pitch: batch }`: the same maps, kept under their own names.
+/// An array then holds [`Shape::span`] values; the padding between lines is never read as an
+/// equation and never written (docs/tridiag-pivoting.md, "Strided and padded layouts").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Layout {
     /// System after system: `k·n + i`.
@@ -38,14 +46,59 @@ pub enum Layout {
     /// Unknown i of every system together: `i·batch + k` (one thread per system reads
     /// coalesced).
     Interleaved,
+    /// System k is row k of a field of rows of `pitch ≥ n` values: `k·pitch + i`.
+    Rows { pitch: usize },
+    /// System k is column k of a field of rows of `pitch ≥ batch` values: `i·pitch + k`.
+    Columns { pitch: usize },
 }
 
 impl Layout {
+    /// The two unpadded layouts (the padded ones need a pitch).
     pub const ALL: [Layout; 2] = [Layout::Contiguous, Layout::Interleaved];
     pub fn name(self) -> &'static str {
         match self {
             Layout::Contiguous => "contiguous",
             Layout::Interleaved => "interleaved",
+            Layout::Rows { .. } => "rows",
+            Layout::Columns { .. } => "columns",
+        }
+    }
+    /// The name, with the pitch of a padded layout: `rows (pitch 96)`.
+    pub fn describe(self) -> String {
+        match self.pitch() {
+            Some(p) => format!("{} (pitch {p})", self.name()),
+            None => self.name().to_string(),
+        }
+    }
+    /// The pitch of `Rows` and `Columns`.
+    pub fn pitch(self) -> Option<usize> {
+        match self {
+            Layout::Rows { pitch } | Layout::Columns { pitch } => Some(pitch),
+            Layout::Contiguous | Layout::Interleaved => None,
+        }
+    }
+    /// Whether unknown i of systems k and k + 1 are neighbours in memory (interleaved,
+    /// columns): one thread per system then reads coalesced; otherwise (contiguous, rows) a
+    /// system's unknowns are, and the planner stages them as for the contiguous layout.
+    pub fn systems_adjacent(self) -> bool {
+        matches!(self, Layout::Interleaved | Layout::Columns { .. })
+    }
+    /// A layout from its name and the `pitch` of a padded one (given for rows and columns
+    /// only).
+    pub fn parse(name: &str, pitch: Option<usize>) -> Result<Layout> {
+        match (name, pitch) {
+            ("rows", Some(pitch)) => Ok(Layout::Rows { pitch }),
+            ("columns", Some(pitch)) => Ok(Layout::Columns { pitch }),
+            ("rows" | "columns", None) => {
+                Err(Error::invalid(format!("layout '{name}' needs a pitch (values from one line of the field to the next)")))
+            }
+            (_, Some(_)) => match name.parse::<Layout>() {
+                Ok(_) => Err(Error::invalid(format!(
+                    "layout '{name}' takes no pitch (a pitch is for the padded layouts rows and columns)"
+                ))),
+                Err(e) => Err(e),
+            },
+            (_, None) => name.parse(),
         }
     }
 }
@@ -53,10 +106,11 @@ impl Layout {
 impl std::str::FromStr for Layout {
     type Err = Error;
     fn from_str(s: &str) -> Result<Layout> {
-        Layout::ALL
-            .into_iter()
-            .find(|l| l.name() == s)
-            .ok_or_else(|| Error::invalid(format!("unknown layout '{s}' (expected contiguous or interleaved)")))
+        Layout::ALL.into_iter().find(|l| l.name() == s).ok_or_else(|| {
+            Error::invalid(format!(
+                "unknown layout '{s}' (expected contiguous or interleaved, or rows or columns with a pitch)"
+            ))
+        })
     }
 }
 
@@ -72,12 +126,27 @@ impl Shape {
     pub fn new(n: usize, batch: usize, layout: Layout) -> Shape {
         Shape { n, batch, layout }
     }
-    /// Values per array, `n·batch`.
+    /// Unknowns, `n·batch`.
     pub fn len(&self) -> usize {
         self.n * self.batch
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+    /// Values an array holds: the highest offset + 1 (`n·batch` without padding; a padded
+    /// layout's last line ends the array, without the padding after it). 0 for an empty
+    /// shape; call after [`validate`](Self::validate) (it may overflow before).
+    pub fn span(&self) -> usize {
+        if self.is_empty() { 0 } else { self.at(self.batch - 1, self.n - 1) + 1 }
+    }
+    /// (offset between systems, offset between the unknowns of a system).
+    pub fn strides(&self) -> (usize, usize) {
+        match self.layout {
+            Layout::Contiguous => (self.n, 1),
+            Layout::Interleaved => (1, self.batch),
+            Layout::Rows { pitch } => (pitch, 1),
+            Layout::Columns { pitch } => (1, pitch),
+        }
     }
     /// Offset of unknown i of system k.
     #[inline]
@@ -85,9 +154,13 @@ impl Shape {
         match self.layout {
             Layout::Contiguous => k * self.n + i,
             Layout::Interleaved => i * self.batch + k,
+            Layout::Rows { pitch } => k * pitch + i,
+            Layout::Columns { pitch } => i * pitch + k,
         }
     }
-    /// n ≥ 1, batch ≥ 1, both within the kernels' 32-bit sizes, n·batch addressable.
+    /// n ≥ 1, batch ≥ 1, both within the kernels' 32-bit sizes, n·batch addressable; a padded
+    /// layout's pitch at least its line length (rows: n, columns: batch), so that no two
+    /// unknowns share a place, below 2^32 (the kernels' strides), and its span addressable.
     pub fn validate(&self) -> Result<()> {
         if self.n == 0 || self.batch == 0 {
             return Err(Error::invalid(format!(
@@ -101,32 +174,65 @@ impl Shape {
                 self.batch, self.n
             )));
         }
+        let (line, lines, what) = match self.layout {
+            Layout::Contiguous | Layout::Interleaved => return Ok(()),
+            Layout::Rows { .. } => (self.n, self.batch, ("n", "a row holds a system")),
+            Layout::Columns { .. } => (self.batch, self.n, ("batch", "a row holds unknown i of every system")),
+        };
+        let (what, why) = what;
+        let pitch = self.layout.pitch().unwrap_or(line);
+        if pitch < line {
+            return Err(Error::invalid(format!(
+                "tridiagonal batch of {} systems of {} unknowns, layout {}: pitch {pitch} is below {what} = {line} ({why})",
+                self.batch,
+                self.n,
+                self.layout.name()
+            )));
+        }
+        let span = (lines - 1).checked_mul(pitch).and_then(|v| v.checked_add(line));
+        if pitch > u32::MAX as usize || span.is_none_or(|s| s > isize::MAX as usize / 8) {
+            return Err(Error::invalid(format!(
+                "tridiagonal batch of {} systems of {} unknowns, layout {}: pitch {pitch} is too large (below 2^32, and {} lines of it addressable)",
+                self.batch,
+                self.n,
+                self.layout.name(),
+                lines
+            )));
+        }
         Ok(())
     }
-    /// Every array must hold exactly n·batch values.
+    /// Every array must hold exactly n·batch values (contiguous, interleaved), or at least
+    /// [`span`](Self::span) values (rows, columns: a whole field of lines·pitch values will
+    /// do, so that a padded field is solved where it lies; what lies past the span is never
+    /// touched either).
     pub fn check_lengths(&self, arrays: &[(&str, usize)]) -> Result<()> {
         self.validate()?;
         for &(name, len) in arrays {
-            if len != self.len() {
+            let fits = match self.layout.pitch() {
+                None => len == self.len(),
+                Some(_) => len >= self.span(),
+            };
+            if !fits {
+                let want = match self.layout.pitch() {
+                    None => format!("n·batch = {}", self.len()),
+                    Some(_) => format!("at least the span (lines − 1)·pitch + line length = {}", self.span()),
+                };
                 return Err(Error::invalid(format!(
-                    "tridiagonal batch ({} systems of {} unknowns, {}): {name} has {len} values, expected n·batch = {}",
+                    "tridiagonal batch ({} systems of {} unknowns, {}): {name} has {len} values, expected {want}",
                     self.batch,
                     self.n,
-                    self.layout.name(),
-                    self.len()
+                    self.layout.describe(),
                 )));
             }
         }
         Ok(())
     }
-    /// The kernels' view of this shape (`chunk` and `switch` zero).
+    /// The kernels' view of this shape (`chunk` and `switch` zero). Call after
+    /// [`validate`](Self::validate) (the strides fit 32 bits then).
     pub fn dims(&self) -> Dims {
         let (n, batch) = (self.n as u32, self.batch as u32);
-        let (sys_stride, elem_stride) = match self.layout {
-            Layout::Contiguous => (n, 1),
-            Layout::Interleaved => (1, batch),
-        };
-        Dims { n, batch, sys_stride, elem_stride, chunk: 0, switch: 0 }
+        let (sys_stride, elem_stride) = self.strides();
+        Dims { n, batch, sys_stride: sys_stride as u32, elem_stride: elem_stride as u32, chunk: 0, switch: 0 }
     }
 }
 
@@ -283,8 +389,8 @@ impl Limits {
     /// The partition method's launch for `shape`: (log2 rows per thread, systems per block),
     /// or None when n is over [`max_n`](Self::max_n).
     ///
-    /// Systems per block g: enough systems that a block has ≥ 128 threads (small n); in the
-    /// interleaved layout at least a 32-byte sector's worth of consecutive systems (8 in f32,
+    /// Systems per block g: enough systems that a block has ≥ 128 threads (small n); where
+    /// systems are adjacent (interleaved, columns) at least a 32-byte sector's worth of consecutive systems (8 in f32,
     /// 4 in f64) so that every sector a load touches is used whole; but never so many that
     /// the grid has fewer than two blocks per multiprocessor, that two blocks no longer fit
     /// in one multiprocessor's shared memory, or that the block exceeds its thread limit.
@@ -301,9 +407,10 @@ impl Limits {
             lg += 1;
         }
         let p = chunks(lg);
-        let want = match shape.layout {
-            Layout::Contiguous => 128usize.div_ceil(p),
-            Layout::Interleaved => 128usize.div_ceil(p).max(32 / vb),
+        let want = if shape.layout.systems_adjacent() {
+            128usize.div_ceil(p).max(32 / vb)
+        } else {
+            128usize.div_ceil(p)
         };
         let fill = (shape.batch / (2 * self.sm_count.max(1))).max(1);
         let by_shared = (self.max_shared_bytes / 2 / span(lg)).max(1);
@@ -376,12 +483,12 @@ impl Limits {
         };
         let whole_sectors = g as usize * self.value_bytes >= 32;
         match shape.layout {
-            Layout::Contiguous => Algorithm::Partition,
+            Layout::Contiguous | Layout::Rows { .. } => Algorithm::Partition,
             // Measured on the H100 (2026-11-22): one-thread Thomas (8-row load groups) beat
             // the twisted kernel in every such cell (n=4096 × 16384: 1.47 vs 1.62 ms f32,
             // 2.06 vs 2.19 ms f64): twice the threads did not pay for the meeting barrier.
-            Layout::Interleaved if fills && !whole_sectors => Algorithm::Thomas,
-            Layout::Interleaved => Algorithm::Partition,
+            Layout::Interleaved | Layout::Columns { .. } if fills && !whole_sectors => Algorithm::Thomas,
+            Layout::Interleaved | Layout::Columns { .. } => Algorithm::Partition,
         }
     }
 }
@@ -428,10 +535,12 @@ fn fill_random<T: Real>(shape: Shape, seed: u64, dominance: f64, a: &mut [T], b:
 impl Batch<f64> {
     /// Random diagonally dominant systems: a, c uniform in [−1, 1], |b| ≥ dominance·(|a|+|c|)
     /// plus a margin, random signs, d uniform in [−1, 1]; `a_0 = c_{n−1} = 0`. Reproducible
-    /// from `seed`, the same systems in either layout.
+    /// from `seed`, the same systems in any layout. A padded layout's padding is NaN, so
+    /// that a solver that read it would break down rather than pass.
     pub fn random(shape: Shape, seed: u64, dominance: f64) -> Batch<f64> {
-        let len = shape.len();
-        let (mut a, mut b, mut c, mut d) = (vec![0.0; len], vec![0.0; len], vec![0.0; len], vec![0.0; len]);
+        let len = shape.span();
+        let nan = f64::NAN;
+        let (mut a, mut b, mut c, mut d) = (vec![nan; len], vec![nan; len], vec![nan; len], vec![nan; len]);
         fill_random(shape, seed, dominance, &mut a, &mut b, &mut c, &mut d);
         Batch { shape, a, b, c, d }
     }
@@ -443,18 +552,21 @@ impl Batch<f64> {
     }
 }
 
-/// `v` (n·batch values laid out by `from`) in `layout`, converted by `conv`; an error rather
-/// than an abort when memory is short.
-pub fn relayout_values<S: Copy, T: Copy + Default>(
+/// `v` (laid out by `from`) in `layout` (its span), converted by `conv`, with `pad` in the
+/// padding of a padded `layout` (the padding of `from` is not read); an error rather than an
+/// abort when memory is short.
+pub fn relayout_values<S: Copy, T: Copy>(
     from: Shape,
     layout: Layout,
     v: &[S],
     conv: impl Fn(S) -> T,
+    pad: T,
 ) -> Result<Vec<T>> {
     from.check_lengths(&[("the array", v.len())])?;
     let to = Shape { layout, ..from };
-    let mut out = crate::field::try_filled("a tridiagonal batch array", v.len(), T::default())?;
-    if layout == from.layout {
+    to.validate()?;
+    let mut out = crate::field::try_filled("a tridiagonal batch array", to.span(), pad)?;
+    if layout == from.layout && layout.pitch().is_none() {
         for (o, &x) in out.iter_mut().zip(v) {
             *o = conv(x);
         }
@@ -469,11 +581,13 @@ pub fn relayout_values<S: Copy, T: Copy + Default>(
 }
 
 impl<T: Real> Batch<T> {
-    /// The same systems in the other layout (or this one).
+    /// The same systems in another layout (or this one); a padded layout's padding is NaN
+    /// (see [`Batch::random`]). Panics on a layout [`Shape::validate`] refuses.
     pub fn relayout(&self, layout: Layout) -> Batch<T> {
         let to = Shape { layout, ..self.shape };
+        to.validate().expect("a valid layout to relayout to");
         let mv = |v: &[T]| {
-            let mut out = vec![T::ZERO; v.len()];
+            let mut out = vec![T::NAN; to.span()];
             for k in 0..self.shape.batch {
                 for i in 0..self.shape.n {
                     out[to.at(k, i)] = v[self.shape.at(k, i)];
@@ -496,16 +610,16 @@ impl<T: Real> Batch<T> {
     /// memory is short); the same values as `Batch::random(..).to::<T>()`.
     pub fn try_random(shape: Shape, seed: u64, dominance: f64) -> Result<Batch<T>> {
         shape.validate()?;
-        let len = shape.len();
+        let len = shape.span();
         let what = "a generated tridiagonal batch";
-        let (mut a, mut b) = (crate::field::try_filled(what, len, T::ZERO)?, crate::field::try_filled(what, len, T::ZERO)?);
-        let (mut c, mut d) = (crate::field::try_filled(what, len, T::ZERO)?, crate::field::try_filled(what, len, T::ZERO)?);
+        let (mut a, mut b) = (crate::field::try_filled(what, len, T::NAN)?, crate::field::try_filled(what, len, T::NAN)?);
+        let (mut c, mut d) = (crate::field::try_filled(what, len, T::NAN)?, crate::field::try_filled(what, len, T::NAN)?);
         fill_random(shape, seed, dominance, &mut a, &mut b, &mut c, &mut d);
         Ok(Batch { shape, a, b, c, d })
     }
     /// The same systems in `layout` and precision `U`, allocated fallibly.
     pub fn try_to_layout<U: Real + Default>(&self, layout: Layout) -> Result<Batch<U>> {
-        let mv = |v: &[T]| relayout_values(self.shape, layout, v, |x: T| U::from_f64(x.to_f64()));
+        let mv = |v: &[T]| relayout_values(self.shape, layout, v, |x: T| U::from_f64(x.to_f64()), U::NAN);
         Ok(Batch { shape: Shape { layout, ..self.shape }, a: mv(&self.a)?, b: mv(&self.b)?, c: mv(&self.c)?, d: mv(&self.d)? })
     }
 }

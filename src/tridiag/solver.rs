@@ -41,8 +41,8 @@ impl<T: GpuReal> Solver<T> {
         }
     }
 
-    /// Solve a host batch: x (same layout) and the algorithm that ran. On the GPU: upload,
-    /// solve, download. A forced algorithm that cannot run here (the CPU runs thomas and lu)
+    /// Solve a host batch: x (same layout; in a padded layout its padding is d's) and the
+    /// algorithm that ran. On the GPU: upload, solve in place, download. A forced algorithm that cannot run here (the CPU runs thomas and lu)
     /// or at this size, mismatched lengths and breakdowns are errors.
     pub fn solve(&mut self, choice: Choice, a: &[T], b: &[T], c: &[T], d: &[T]) -> Result<(Vec<T>, Algorithm)> {
         let shape = self.shape();
@@ -54,7 +54,8 @@ impl<T: GpuReal> Solver<T> {
                     Choice::Auto if cpu::first_non_dominant(*shape, a, b, c).is_some() => Algorithm::Lu,
                     Choice::Auto => Algorithm::Thomas,
                 };
-                let mut x = vec![T::ZERO; d.len()];
+                // x starts as d, so that its padding (padded layouts) is d's on either backend.
+                let mut x = d.to_vec();
                 cpu::solve_with(alg, *shape, a, b, c, d, &mut x)?;
                 Ok((x, alg))
             }

@@ -42,15 +42,15 @@ fn partition_emulated<T: Real>(host: &Batch<T>, lg: u32, g: u32) -> (Vec<T>, boo
     let span = partition_span(n, lg) as usize;
     assert!(3 * arr <= span && span % 2 == 1);
     let nt = chunks * g; // threads of a block
-    let mut x = vec![T::NAN; shape.len()];
+    let mut x = vec![T::NAN; shape.span()];
     let mut ok = true;
     for k0 in (0..batch).step_by(g as usize) {
         let gs = g.min(batch - k0);
         let total = n * gs;
         let split = |e: u32| match shape.layout {
             _ if gs == 1 => (0, e),
-            Layout::Interleaved => (e % gs, e / gs),
-            Layout::Contiguous => (e / n, e % n),
+            Layout::Interleaved | Layout::Columns { .. } => (e % gs, e / gs),
+            Layout::Contiguous | Layout::Rows { .. } => (e / n, e % n),
         };
         let sm = RefCell::new(vec![T::NAN; g as usize * span]);
         let get = |o: usize| {

@@ -1,8 +1,9 @@
-//! Every GPU algorithm × layout × precision against the CPU reference; GPU bad input.
+//! Every GPU algorithm × layout (the padded ones with random padding) × precision against the
+//! CPU reference, the padding poisoned and left alone; GPU bad input.
 
 use super::GPU_PER_LEVEL;
-use super::cpu::layout;
 use super::input::broken;
+use super::strided::{Pick, padding_changed, pick};
 use crate::common::{self, cases, gpu, magnitude};
 use hydrokern::GpuReal;
 use hydrokern::tridiag::gpu::{GpuTridiag, limits};
@@ -28,16 +29,40 @@ fn awkward_batch() -> impl Strategy<Value = usize> {
 /// tested up to their own limits).
 const MAX_TEST_N: usize = 8192;
 
-fn check_gpu<T: GpuReal>(shape0: Shape, alg: Algorithm, in_place: bool, seed: u64) -> Result<(), TestCaseError> {
+/// The unknowns of `v` in (system, row) order.
+fn unknowns<T: Copy>(shape: Shape, v: &[T]) -> Vec<T> {
+    (0..shape.batch).flat_map(|k| (0..shape.n).map(move |i| (k, i))).map(|(k, i)| v[shape.at(k, i)]).collect()
+}
+
+/// `alg` on the GPU against the CPU reference, n and batch clipped to the algorithm's limit
+/// and a test's size, the layout picked for the clipped sizes. The padding of a padded layout
+/// is NaN in a, b, c, d (a kernel that read it would break down) and must come back NaN bit
+/// for bit in x (poisoned) or d (in place); with `field`, the arrays are the whole field
+/// (lines·pitch values), longer than the span.
+fn check_gpu<T: GpuReal>(
+    n: usize,
+    batch: usize,
+    pick: Pick,
+    alg: Algorithm,
+    in_place: bool,
+    seed: u64,
+) -> Result<(), TestCaseError> {
     let gpu = gpu();
     let lim = limits::<T>(&gpu).unwrap();
     let limit = lim.max_n(alg);
-    let n = shape0.n.min(if limit < u32::MAX as usize { limit } else { MAX_TEST_N });
+    let n = n.min(if limit < u32::MAX as usize { limit } else { MAX_TEST_N });
     // Keep a case under ~4 M unknowns.
-    let batch = shape0.batch.min((4 << 20) / n).max(1);
-    let shape = Shape::new(n, batch, shape0.layout);
-    let host = Batch::random(shape, seed, 2.0).to::<T>();
-    let mut want = vec![T::ZERO; shape.len()];
+    let batch = batch.min((4 << 20) / n).max(1);
+    let shape = Shape::new(n, batch, pick.layout(n, batch));
+    let mut host = Batch::random(shape, seed, 2.0).to::<T>();
+    if let (Some(pitch), true) = (shape.layout.pitch(), seed.is_multiple_of(2)) {
+        let lines = if shape.layout.systems_adjacent() { n } else { batch };
+        for v in [&mut host.a, &mut host.b, &mut host.c, &mut host.d] {
+            v.resize(lines * pitch, T::NAN);
+        }
+    }
+    let len = host.a.len();
+    let mut want = vec![T::ZERO; len];
     // LU against the CPU's LU (the same pivots), every other algorithm against Thomas.
     let reference = if alg.pivots() { Algorithm::Lu } else { Algorithm::Thomas };
     cpu::solve_with(reference, shape, &host.a, &host.b, &host.c, &host.d, &mut want).unwrap();
@@ -48,14 +73,20 @@ fn check_gpu<T: GpuReal>(shape0: Shape, alg: Algorithm, in_place: bool, seed: u6
         s.solve_in_place(&gpu, Choice::Force(alg), &a, &b, &c, &mut d).unwrap();
         gpu.download(&d).unwrap()
     } else {
-        let mut x = gpu.alloc::<T>(shape.len()).unwrap();
+        let mut x = gpu.alloc::<T>(len).unwrap();
         hydrokern::foundation::gpu::fill(&gpu, &mut x, common::poison::<T>()).unwrap();
         s.solve(&gpu, Choice::Force(alg), &a, &b, &c, &d, &mut x).unwrap();
-        prop_assert_eq!(gpu.download(&d).unwrap(), host.d.clone(), "d changed by a separate-output solve");
+        let d_after = gpu.download(&d).unwrap();
+        prop_assert!(padding_changed(shape, &d_after, &host.d).is_empty(), "{alg} {shape:?}: d's padding changed");
+        prop_assert_eq!(unknowns(shape, &d_after), unknowns(shape, &host.d), "d changed by a separate-output solve");
         gpu.download(&x).unwrap()
     };
-    let tol = GPU_PER_LEVEL.times((2.0 * n as f64).log2()).scaled(magnitude(&want));
-    tol.check(&format!("{alg} {shape:?} in_place {in_place}: x"), &got, &want)?;
+    // In place, x's padding is d's (NaN); else the poison it was filled with.
+    let before = if in_place { host.d.clone() } else { vec![common::poison::<T>(); len] };
+    let changed = padding_changed(shape, &got, &before);
+    prop_assert!(changed.is_empty(), "{alg} {shape:?} in_place {in_place}: padding written at {changed:?}");
+    let tol = GPU_PER_LEVEL.times((2.0 * n as f64).log2()).scaled(magnitude(&unknowns(shape, &want)));
+    tol.check(&format!("{alg} {shape:?} in_place {in_place}: x"), &unknowns(shape, &got), &unknowns(shape, &want))?;
     Ok(())
 }
 
@@ -66,30 +97,36 @@ proptest! {
     fn tridiag_gpu_matches_cpu(
         n in awkward_n(),
         batch in awkward_batch(),
-        layout in layout(),
+        pick in pick(),
         alg in prop::sample::select(Algorithm::ALL.to_vec()),
         in_place: bool,
         seed: u64,
     ) {
-        let shape = Shape::new(n, batch, layout);
-        check_gpu::<f32>(shape, alg, in_place, seed)?;
-        check_gpu::<f64>(shape, alg, in_place, seed)?;
+        check_gpu::<f32>(n, batch, pick, alg, in_place, seed)?;
+        check_gpu::<f64>(n, batch, pick, alg, in_place, seed)?;
     }
 }
 
-/// Every algorithm × layout × precision at fixed awkward sizes, including each limit.
+/// Every algorithm × layout × precision at fixed awkward sizes, including each limit; the
+/// padded layouts with 1 and 32 values of padding per line.
 #[test]
 #[cfg_attr(
     not(gpu_tests),
     ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
 )]
 fn every_algorithm_layout_and_precision_matches_cpu() {
+    let picks = Layout::ALL.map(Pick::Plain).into_iter().chain([
+        Pick::Rows(1),
+        Pick::Rows(32),
+        Pick::Columns(1),
+        Pick::Columns(32),
+    ]);
     for alg in Algorithm::ALL {
-        for layout in Layout::ALL {
+        for pick in picks.clone() {
             for (n, batch) in [(1, 1), (2, 3), (3, 70), (33, 65), (1000, 7), (4097, 3), (usize::MAX, 2)] {
-                let shape = Shape::new(n, batch, layout);
-                check_gpu::<f64>(shape, alg, n % 2 == 0, 17).unwrap();
-                check_gpu::<f32>(shape, alg, n % 2 == 1, 17).unwrap();
+                // Seeds 17 and 18: arrays of the span and of the whole field.
+                check_gpu::<f64>(n, batch, pick, alg, n % 2 == 0, 17 + (batch % 2) as u64).unwrap();
+                check_gpu::<f32>(n, batch, pick, alg, n % 2 == 1, 18 - (batch % 2) as u64).unwrap();
             }
         }
     }
@@ -111,6 +148,14 @@ fn gpu_bad_input_is_refused() {
     let mut x = gpu.zeros::<f64>(64).unwrap();
     let e = s.solve(&gpu, Choice::Auto, &ok, &short, &ok, &ok, &mut x).unwrap_err().to_string();
     assert!(e.contains("b has 63 values"), "{e}");
+    // Padded layouts: a pitch below the line, an array shorter than the span (3·20 + 16 = 76).
+    assert!(GpuTridiag::<f64>::new(&gpu, Shape::new(16, 4, Layout::Rows { pitch: 15 })).is_err());
+    assert!(GpuTridiag::<f64>::new(&gpu, Shape::new(16, 4, Layout::Columns { pitch: 3 })).is_err());
+    let mut s = GpuTridiag::<f64>::new(&gpu, Shape::new(16, 4, Layout::Rows { pitch: 20 })).unwrap();
+    let (ok, short) = (gpu.zeros::<f64>(80).unwrap(), gpu.zeros::<f64>(75).unwrap());
+    let mut x = gpu.zeros::<f64>(76).unwrap();
+    let e = s.solve(&gpu, Choice::Auto, &ok, &ok, &short, &ok, &mut x).unwrap_err().to_string();
+    assert!(e.contains("c has 75 values, expected at least the span") && e.contains("= 76"), "{e}");
     // Over a shared-memory algorithm's limit, when forced.
     let lim = limits::<f64>(&gpu).unwrap();
     for alg in [Algorithm::Cr, Algorithm::Pcr, Algorithm::CrPcr, Algorithm::PcrThomas, Algorithm::Partition] {
@@ -128,7 +173,7 @@ fn gpu_bad_input_is_refused() {
 )]
 fn gpu_breakdown_names_the_system() {
     let gpu = gpu();
-    for layout in Layout::ALL {
+    for layout in Layout::ALL.into_iter().chain([Layout::Rows { pitch: 43 }, Layout::Columns { pitch: 12 }]) {
         for alg in Algorithm::ALL {
             let shape = Shape::new(40, 9, layout);
             let host = broken(shape, 6, 21, true);

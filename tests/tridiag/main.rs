@@ -8,10 +8,10 @@
 //! |b| ≥ 2(|a| + |c|) + 0.1, so the condition numbers are small (≲ 5) and every algorithm is
 //! backward stable.
 //!
-//! One test binary in six files: the CPU reference (`cpu.rs`), its LU with partial pivoting on
+//! One test binary in seven files: the CPU reference (`cpu.rs`), its LU with partial pivoting on
 //! hard systems (`pivoting.rs`), bad input and the automatic choice (`input.rs`), the emulated
 //! kernel algebra (`emulation.rs`), the GPU kernels (`gpu.rs`), the GPU's pivoting solver and
-//! dominance check (`gpu_pivoting.rs`).
+//! dominance check (`gpu_pivoting.rs`), the padded layouts on the CPU (`strided.rs`).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -21,6 +21,7 @@ mod gpu;
 mod gpu_pivoting;
 mod input;
 mod pivoting;
+mod strided;
 
 use common::Tolerance;
 

@@ -263,7 +263,7 @@ fn equation<T: Real>(host: &Batch<T>, k: usize, i: u32) -> Eq<T> {
 pub fn spike_one_block<T: Real>(host: &Batch<T>, chunks: u32) -> Result<Vec<T>, (usize, u32)> {
     let shape = host.shape;
     let n = shape.n as u32;
-    let mut x = vec![T::NAN; shape.len()];
+    let mut x = vec![T::NAN; shape.span()];
     for k in 0..shape.batch {
         let eq = |i: u32| equation(host, k, i);
         let work = RefCell::new(vec![URow { u1: T::ZERO, u2: T::ZERO, y: [T::ZERO; 3] }; n as usize]);
@@ -356,7 +356,7 @@ pub fn spike_level_reduce<T: Real>(host: &Batch<T>, chunks: u32) -> Result<Batch
 /// the ends being the solution of the next level's systems (`ends`, contiguous).
 pub fn spike_level_fill<T: Real>(host: &Batch<T>, chunks: u32, ends: &[T]) -> Result<Vec<T>, (usize, u32)> {
     let (shape, n, m) = (host.shape, host.shape.n as u32, 2 * chunks as usize);
-    let mut x = vec![T::NAN; shape.len()];
+    let mut x = vec![T::NAN; shape.span()];
     for k in 0..shape.batch {
         for j in 0..chunks {
             let f = spike_start(n, chunks, j);

@@ -4,7 +4,8 @@
 //!   (coalesced in the interleaved layout, where consecutive threads read consecutive words);
 //!   rows are loaded in groups of `SWEEP_GROUP` (8) so that a thread keeps several loads in
 //!   flight (`sweep_forward`, `sweep_back`, shared with the twisted kernel).
-//! - `tridiag_thomas_contiguous`: one thread per system for the contiguous layout, coalesced
+//! - `tridiag_thomas_contiguous`: one thread per system for the contiguous layout (and the
+//!   rows of a padded field: any layout whose unknowns of a system are consecutive), coalesced
 //!   by staging: each warp loads a chunk of `2^chunk` rows of its 32 systems cooperatively
 //!   (consecutive lanes read consecutive words of one system, whole 32-byte sectors) into a
 //!   padded shared tile, and each lane then eliminates its own system's rows from the tile.

@@ -6,13 +6,13 @@ use super::{Dims, URow, dominant, fail_code, lu_solve};
 use crate::device::{DeviceReal, thread, warp};
 use core::intrinsics::{unchecked_div, unchecked_rem};
 
-/// One thread per system, any layout. `w` holds 2·n·batch values: u1 then u2 of U's rows,
+/// One thread per system, any layout. `w` holds 2·`p.span()` values: u1 then u2 of U's rows,
 /// each at the positions of x; U's y goes to x, which the back substitution overwrites.
 ///
 /// # Safety
 /// `a`, `b`, `c`, `d`, `x` hold every position `p.at(k, i)` for k < batch, i < n, n ≥ 1; `x`
 /// may equal `d` but overlaps nothing else (equation i+1 is loaded before x_i's slot is
-/// written); `w` holds 2·n·batch values in the layout of x; `status` is one `u64`. The grid
+/// written); `w` holds 2·`p.span()` values; `status` is one `u64`. The grid
 /// covers `batch` threads.
 pub(super) unsafe fn lu<T: DeviceReal>(
     p: Dims,
@@ -32,7 +32,7 @@ pub(super) unsafe fn lu<T: DeviceReal>(
     let n = p.n;
     let at = |i: u32| p.at(k, i);
     unsafe {
-        let (w1, w2) = (w, w.add(n as usize * p.batch as usize));
+        let (w1, w2) = (w, w.add(p.span()));
         let bad = lu_solve(
             n,
             |i| load(a, b, c, d, at(i), i, n),
@@ -53,36 +53,40 @@ pub(super) unsafe fn lu<T: DeviceReal>(
 
 /// The diagonal-dominance check: `status` gets the code (`fail_code`) of the first
 /// (system, row) in index order that is not dominant (`dominant`), or stays 0. A grid-stride
-/// loop over the n·batch positions in memory order (coalesced in either layout); each thread
-/// keeps the largest code it saw, the warp takes the largest of its lanes', and lane 0 reports
-/// it: a non-dominant batch costs one atomic per warp, not per row or per thread (one per
-/// thread, all to the same word, cost 0.1–0.4 ms on the H100, more than the check's reads).
+/// loop over the n·batch (system, row) pairs — never over memory, where a padded layout's
+/// padding lies between the lines — in the order that keeps a warp's loads together: row
+/// fastest where a system's unknowns are consecutive (`elem_stride = 1`: contiguous, rows),
+/// system fastest otherwise (interleaved, columns). Each thread keeps the largest code it
+/// saw, the warp takes the largest of its lanes', and lane 0 reports it: a non-dominant batch
+/// costs one atomic per warp, not per row or per thread (one per thread, all to the same
+/// word, cost 0.1–0.4 ms on the H100, more than the check's reads).
 ///
 /// # Safety
-/// `a`, `b`, `c` hold n·batch values in the layout `p` describes (contiguous:
-/// `elem_stride = 1`, else interleaved); `status` is one `u64`. A 1-D launch of whole warps
-/// (the block a multiple of 32 threads): every lane takes part in the warp's shuffles.
+/// `a`, `b`, `c` hold every position `p.at(k, i)` for k < batch, i < n; `status` is one
+/// `u64`. A 1-D launch of whole warps (the block a multiple of 32 threads): every lane takes
+/// part in the warp's shuffles.
 pub(super) unsafe fn dominance<T: DeviceReal>(p: Dims, a: *const T, b: *const T, c: *const T, status: *mut u64) {
     let (n, batch) = (p.n, p.batch);
     let len = n as u64 * batch as u64;
-    let interleaved = p.elem_stride != 1;
+    let systems_fastest = p.elem_stride != 1;
     let mut worst = 0u64;
     let mut g = thread::index_1d();
     let stride = thread::grid_size_1d();
     while g < len {
-        // Position g → (system, row); n, batch ≥ 1 when len > 0 (unchecked: no panic path).
+        // Index g → (system, row); n, batch ≥ 1 when len > 0 (unchecked: no panic path).
         let (k, i) = unsafe {
-            if interleaved {
+            if systems_fastest {
                 (unchecked_rem(g, batch as u64), unchecked_div(g, batch as u64))
             } else {
                 (unchecked_div(g, n as u64), unchecked_rem(g, n as u64))
             }
         };
         let (k, i) = (k as u32, i as u32);
+        let o = p.at(k, i);
         unsafe {
-            let av = if i == 0 { T::ZERO } else { T::ldg(a.add(g as usize)) };
-            let cv = if i + 1 == n { T::ZERO } else { T::ldg(c.add(g as usize)) };
-            if !dominant(av, T::ldg(b.add(g as usize)), cv) {
+            let av = if i == 0 { T::ZERO } else { T::ldg(a.add(o)) };
+            let cv = if i + 1 == n { T::ZERO } else { T::ldg(c.add(o)) };
+            if !dominant(av, T::ldg(b.add(o)), cv) {
                 let code = fail_code(n, k, i);
                 if code > worst {
                     worst = code;

@@ -3,8 +3,11 @@
 //! A batch of `batch` independent systems of `n` unknowns,
 //! `a_i x_{i−1} + b_i x_i + c_i x_{i+1} = d_i` (i in 0..n), with `a_0` and `c_{n−1}` ignored
 //! (read as zero). Element i of system k is at `k·sys_stride + i·elem_stride`: contiguous
-//! layout (`sys_stride = n`, `elem_stride = 1`) or interleaved (`sys_stride = 1`,
-//! `elem_stride = batch`).
+//! layout (`sys_stride = n`, `elem_stride = 1`), interleaved (`sys_stride = 1`,
+//! `elem_stride = batch`), or the rows (`sys_stride = pitch ≥ n`, `elem_stride = 1`) or
+//! columns (`sys_stride = 1`, `elem_stride = pitch ≥ batch`) of a padded 2-D field. Kernels
+//! reach the arrays only at `Dims::at` positions, so the padding is never read or written; a
+//! workspace "at the positions of x" holds `Dims::span` values.
 //!
 //! The algebra every algorithm uses is here, shared by the kernels and the CPU reference:
 //! one Thomas elimination row, and the CR/PCR elimination of an equation's two neighbours.
@@ -53,6 +56,12 @@ impl Dims {
     #[inline(always)]
     pub fn at(&self, k: u32, i: u32) -> usize {
         k as usize * self.sys_stride as usize + i as usize * self.elem_stride as usize
+    }
+    /// Values an array holds: the offset of the last unknown of the last system, plus one
+    /// (`n·batch` without padding).
+    #[inline(always)]
+    pub fn span(&self) -> usize {
+        self.at(self.batch.saturating_sub(1), self.n.saturating_sub(1)) + 1
     }
 }
 

@@ -8,13 +8,13 @@ use crate::device::{DeviceReal, shared, thread};
 /// One block per system, `blockDim.x = p.chunk` threads, each reducing and filling one chunk
 /// of at least two rows (one chunk of one row when n = 1); thread 0 solves the reduced system
 /// of 2·chunks equations (1 when n = 1) by LU with partial pivoting in shared memory. `w` holds
-/// 5·n·batch values: the interior rows' u1, u2 and y (three right-hand sides, then D, A, C),
+/// 5·`p.span()` values: the interior rows' u1, u2 and y (three right-hand sides, then D, A, C),
 /// each at the positions of x.
 ///
 /// # Safety
 /// `a`, `b`, `c`, `d`, `x` hold every position `p.at(k, i)` for k < batch, i < n, n ≥ 1; `x`
 /// may equal `d` but overlaps nothing else (every d is read before the barrier that precedes
-/// the first write of x); `w` holds 5·n·batch values; `status` is one `u64`. The grid has
+/// the first write of x); `w` holds 5·`p.span()` values; `status` is one `u64`. The grid has
 /// `batch` blocks of `p.chunk` threads, 1 ≤ p.chunk ≤ max(1, n/2), and the launch gives
 /// 14·p.chunk `T`s of dynamic shared memory.
 pub(super) unsafe fn spike<T: DeviceReal>(
@@ -33,7 +33,7 @@ pub(super) unsafe fn spike<T: DeviceReal>(
     let f = spike_start(n, chunks, j);
     let len = spike_start(n, chunks, j + 1) - f;
     let m = if n == 1 { 1 } else { 2 * chunks };
-    let nb = n as usize * p.batch as usize;
+    let nb = p.span();
     let at = |r: u32| p.at(k, f + r);
     unsafe {
         let sh = shared::dynamic::<T>();

@@ -177,7 +177,7 @@ fn first_bad_again<T: DeviceReal>(cnt: u32, xn: T, get: impl Fn(u32) -> (T, T)) 
     u32::MAX
 }
 
-/// One thread per system, any layout. `w` holds n·batch values (c'), at the positions of x.
+/// One thread per system, any layout. `w` holds `p.span()` values (c'), at the positions of x.
 ///
 /// # Safety
 /// `a`, `b`, `c`, `d`, `x`, `w` hold every position `p.at(k, i)` for k < batch, i < n, n ≥ 1;
@@ -262,12 +262,14 @@ pub(crate) unsafe fn thomas_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines: &L
     }
 }
 
-/// One thread per system in the contiguous layout, loads and stores coalesced through a
-/// per-warp shared tile (see the comment of `entries.rs`). `w` holds 2·n·batch values: c' then d', each
+/// One thread per system whose unknowns are consecutive (contiguous layout, or the rows of a
+/// padded field: `elem_stride = 1`), loads and stores coalesced through a per-warp shared tile
+/// (see the comment of `entries.rs`). `w` holds 2·n·batch values: c' then d', each
 /// interleaved (`i·batch + k`).
 ///
 /// # Safety
-/// Contiguous layout: `a`, `b`, `c`, `d`, `x` hold n·batch values, n ≥ 1; `x` may equal `d`;
+/// `p.elem_stride = 1`: `a`, `b`, `c`, `d`, `x` hold every position `p.at(k, i)` for k < batch,
+/// i < n, n ≥ 1; `x` may equal `d`;
 /// `w` holds 2·n·batch; `status` one `u64`. The block is a multiple of 32 threads, the grid
 /// covers `batch` threads, and the launch gives 4·32·(2^chunk + 1) `T`s of dynamic shared
 /// memory per warp of the block.
@@ -311,7 +313,7 @@ pub(super) unsafe fn thomas_contiguous<T: DeviceReal>(
                 let (s, r) = (e >> shift, e & (cw - 1));
                 let (ks, i) = (sys0 + s, r0 + r);
                 if ks < batch && i < n {
-                    let g = ks as usize * n as usize + i as usize;
+                    let g = p.at(ks, i);
                     let t = (s * pitch + r) as usize;
                     let eq = load(a, b, c, d, g, i, n);
                     *ta.add(t) = eq.a;
@@ -385,7 +387,7 @@ pub(super) unsafe fn thomas_contiguous<T: DeviceReal>(
                 let (s, r) = (e >> shift, e & (cw - 1));
                 let (ks, i) = (sys0 + s, r0 + r);
                 if ks < batch && i < n {
-                    *x.add(ks as usize * n as usize + i as usize) = *ta.add((s * pitch + r) as usize);
+                    *x.add(p.at(ks, i)) = *ta.add((s * pitch + r) as usize);
                 }
                 e += 32;
             }
@@ -397,7 +399,7 @@ pub(super) unsafe fn thomas_contiguous<T: DeviceReal>(
             let mut i = n;
             while i > 0 {
                 i -= 1;
-                if !(*x.add(k as usize * n as usize + i as usize)).is_finite() {
+                if !(*x.add(p.at(k, i))).is_finite() {
                     bad = i;
                     break;
                 }
