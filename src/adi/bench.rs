@@ -1,7 +1,7 @@
 //! `bench adi`: the ADI model's sweeps and steps on n × n cells (256² to 8192², and the
 //! thesis's 3008²), f32 and f64, for each strategy (S1: Thomas, twisted Thomas; S2: partition, PCR, CR-PCR,
-//! where a line fits one block) and the automatic choice, each with the y-sweep over columns
-//! and over transposed copies (variant `<strategy>, y transposed`), beside the CPU reference's
+//! where a line fits one block) and the automatic choice, each with the y-sweep over transposed
+//! copies (the default) and over columns (variant `<strategy>, y columns`), beside the CPU reference's
 //! step on one thread and on all threads. GB/s count the fewest bytes a sweep must move: per
 //! cell it reads ζ, d, the along flux and the across flux's two levels and writes ζ and the
 //! along flux (7 words), and reads and writes the wet map (2 bytes); a step is two sweeps. The
@@ -21,7 +21,7 @@ use crate::{GpuReal, Result};
 /// `hydrokern bench adi`.
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "adi",
-    about: "ADI (MIKE 21 HD) x-sweep, y-sweep and step per strategy (thomas, twisted, partition, pcr, cr-pcr, auto), the y-sweep over columns and over transposed copies (\"<strategy>, y transposed\"), f32 and f64, 256² to 8192² and 3008² (sizes: edges), CPU reference step on 1 and all threads up to 3008²; GB/s by 7 words + 2 bytes a cell a sweep for both designs (the transposed copies are the design's cost, not counted)",
+    about: "ADI (MIKE 21 HD) x-sweep, y-sweep and step per strategy (thomas, twisted, partition, pcr, cr-pcr, auto), the y-sweep over transposed copies (the default) and over columns (\"<strategy>, y columns\"), f32 and f64, 256² to 8192² and 3008² (sizes: edges), CPU reference step on 1 and all threads up to 3008²; GB/s by 7 words + 2 bytes a cell a sweep for both designs (the transposed copies are the design's cost, not counted)",
     run,
 };
 
@@ -81,8 +81,8 @@ fn size<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usiz
     let designs = Strategy::ALL.into_iter().chain([Strategy::Auto]).flat_map(|s| YSweep::ALL.map(|y| (s, y)));
     for (strategy, y_sweep) in designs {
         let variant = match y_sweep {
-            YSweep::Columns => strategy.name().to_string(),
-            YSweep::Transposed => format!("{strategy}, y transposed"),
+            YSweep::Transposed => strategy.name().to_string(),
+            YSweep::Columns => format!("{strategy}, y columns"),
         };
         let mut runs = Vec::with_capacity(copies);
         for _ in 0..copies {

@@ -42,8 +42,8 @@ struct File {
 struct GpuSection {
     /// `thomas`, `twisted` (S1), `partition`, `pcr`, `cr-pcr` (S2) or `auto` (the default).
     strategy: Option<String>,
-    /// How the y-sweep reaches its columns: `columns` (the default) or `transposed` (from
-    /// transposed copies the sweeps write, docs/adi.md).
+    /// How the y-sweep reaches its columns: `transposed` (the default: from transposed copies
+    /// the sweeps write, docs/adi.md) or `columns` (strided, less memory).
     y_sweep: Option<String>,
 }
 

@@ -79,8 +79,9 @@ impl Strategy {
     /// 3.0 against 3.6; f64 alike), whose limit on a line is also the larger; where no line fits
     /// a block, twisted Thomas (S1 with two threads a line, a line's two ends meeting in shared
     /// memory: 32.0 ms a step at 8192² f64 against Thomas's 53.2). One exception is known and
-    /// left: the 8192² f32 y-sweep, where partition's chunks of 32 rows at one block a
-    /// multiprocessor took 17.3 ms against twisted Thomas's 15.4.
+    /// left: the 8192² f32 y-sweep over columns (not the default design), where partition's
+    /// chunks of 32 rows at one block a multiprocessor took 17.2 ms against twisted Thomas's
+    /// 15.3.
     pub fn resolve(self, n: usize, lim: &Limits) -> Strategy {
         if self != Strategy::Auto {
             return self;
@@ -106,15 +107,19 @@ impl std::str::FromStr for Strategy {
     }
 }
 
-/// How the y-sweep reaches its columns (`[gpu] y_sweep`, `--y-sweep`).
+/// How the y-sweep reaches its columns (`[gpu] y_sweep`, `--y-sweep`). Measured on the H100
+/// with partition in both (`bench adi`, docs/adi.md): transposed is faster from 2048² up —
+/// a step at 4096² in f64 3.9 ms against 6.4, at 8192² in f32 12.5 against 21.7; the same
+/// at 2048² in f32 (0.71) — and slower at 1024² (0.23 against 0.20 ms in f32), so it is the
+/// default; columns needs about a third less device memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum YSweep {
     /// Straight from the normal layout: a column's unknowns lie nx apart, and the S2 kernels'
     /// loads (one block a column) are strided.
-    #[default]
     Columns,
     /// From transposed copies of ζ^{n+½}, the wet map, d, p and q, which the sweeps write
     /// beside their outputs, so that the y-sweep's lines are contiguous.
+    #[default]
     Transposed,
 }
 
@@ -232,10 +237,10 @@ pub struct GpuAdi<T: GpuReal> {
 }
 
 impl<T: GpuReal> GpuAdi<T> {
-    /// The model `cpu` (its state and clock) on `gpu`, solving by `strategy`, the y-sweep over
-    /// columns.
+    /// The model `cpu` (its state and clock) on `gpu`, solving by `strategy`, the y-sweep in
+    /// the default design.
     pub fn new(gpu: &Gpu, cpu: &Adi<T>, strategy: Strategy) -> Result<GpuAdi<T>> {
-        GpuAdi::with_y_sweep(gpu, cpu, strategy, YSweep::Columns)
+        GpuAdi::with_y_sweep(gpu, cpu, strategy, YSweep::default())
     }
 
     /// The model `cpu` on `gpu`, solving by `strategy`, the y-sweep in design `y_sweep`.

@@ -130,16 +130,18 @@ impl Report {
         s += "| kernel | variant | size | precision | median ms | GB/s | % of copy | GFLOP/s | f64/f32 | note |\n";
         s += "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
         let opt = |v: Option<f64>, p: usize| v.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "—".into());
+        // A row without a time (a peer skipped, its note says why) shows dashes, not NaN.
+        let timed = |v: f64, text: String| if v.is_finite() { text } else { "—".into() };
         for r in &self.rows {
             s += &format!(
-                "| {} | {} | {} | {} | {} | {:.0} | {:.0}% | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 r.kernel,
                 r.variant,
                 r.size,
                 r.precision,
-                fmt_ms(r.median_ms),
-                r.gbs,
-                r.pct_copy,
+                timed(r.median_ms, fmt_ms(r.median_ms)),
+                timed(r.gbs, format!("{:.0}", r.gbs)),
+                timed(r.pct_copy, format!("{:.0}%", r.pct_copy)),
                 opt(r.gflops, 1),
                 opt(r.f64_over_f32, 2),
                 r.note
