@@ -33,9 +33,26 @@ fn main() {
     let target_root =
         env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target")).join("nvptx");
     for arch in ARCHS {
-        let ptx = build_module(&root, &target_root.join(arch), arch);
+        let ptx = cap_registers(build_module(&root, &target_root.join(arch), arch));
         fs::write(out.join(format!("kernels_{arch}.ptx")), ptx).unwrap();
     }
+}
+
+mod registers {
+    include!("gpu/src/registers.rs");
+}
+
+/// Write each of `registers::REGISTER_CAPS` as a `.maxnreg` directive between its entry
+/// point's parameter list and its body. A cap naming no entry point fails the build, so the
+/// table cannot outlive a renamed kernel.
+fn cap_registers(mut ptx: String) -> String {
+    for &(name, regs) in registers::REGISTER_CAPS {
+        let head = format!(".visible .entry {name}(");
+        let at = ptx.find(&head).unwrap_or_else(|| fail(&format!("register cap for {name}: no such entry point")));
+        let body = ptx[at..].find("\n)\n{").unwrap_or_else(|| fail(&format!("register cap for {name}: no body")));
+        ptx.insert_str(at + body + 2, &format!("\n.maxnreg {regs}"));
+    }
+    ptx
 }
 
 fn fail(message: &str) -> ! {

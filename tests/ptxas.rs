@@ -104,6 +104,19 @@ fn modules_define_exactly_the_kernel_crates_entry_points() {
     }
 }
 
+/// Every register cap (`kernels::registers`) reached its entry point in every module.
+#[test]
+fn register_caps_are_in_the_modules() {
+    for m in &MODULES {
+        let funcs = functions(m.source);
+        for &(name, regs) in kernels::registers::REGISTER_CAPS {
+            let (body, _) = funcs.get(name).unwrap_or_else(|| panic!("{}: no entry point {name}", m.arch));
+            let directive = format!("\n)\n.maxnreg {regs}\n{{\n");
+            assert!(body.contains(&directive), "{}: {name} has no .maxnreg {regs} before its body", m.arch);
+        }
+    }
+}
+
 #[test]
 fn no_trap_or_local_memory_outside_the_allow_lists() {
     let allowed = |list: &[(&str, &str)], entry: &str| list.iter().any(|(s, _)| *s == stem(entry));

@@ -35,6 +35,9 @@ pub mod device;
 #[macro_use]
 mod unroll;
 
+/// Register caps build.rs writes into the PTX (`.maxnreg`).
+pub mod registers;
+
 // The solver modules. Declared here rather than by `entry_points!` so that rustfmt sees them.
 pub mod adi;
 pub mod claw;

@@ -109,8 +109,8 @@ impl std::str::FromStr for Strategy {
 
 /// How the y-sweep reaches its columns (`[gpu] y_sweep`, `--y-sweep`). Measured on the H100
 /// with partition in both (`bench adi`, docs/adi.md): transposed is faster from 2048² up —
-/// a step at 4096² in f64 3.9 ms against 6.4, at 8192² in f32 12.5 against 21.7; the same
-/// at 2048² in f32 (0.71) — and slower at 1024² (0.23 against 0.20 ms in f32), so it is the
+/// a step at 4096² in f64 3.9 ms against 6.4, at 8192² in f32 10.8 against 20.7; the same
+/// at 2048² in f32 (0.67) — and slower at 1024² (0.19 against 0.18 ms in f32), so it is the
 /// default; columns needs about a third less device memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum YSweep {
