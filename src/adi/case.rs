@@ -558,13 +558,13 @@ static FLAGS: &[Flag] = &[
         "strategy",
         "NAME",
         Set::Text("gpu.strategy"),
-        "how the GPU sweeps solve their lines: thomas, twisted (S1), partition, pcr, cr-pcr (S2) or auto",
+        "how the GPU sweeps solve their lines: thomas, twisted (S1), partition, pcr, cr-pcr (S2) or auto (the default: partition where a line fits a block, else twisted)",
     ),
     Flag::new(
         "y-sweep",
         "NAME",
         Set::Text("gpu.y_sweep"),
-        "how the GPU's y-sweep reaches its columns: columns (strided loads) or transposed (copies the sweeps write)",
+        "how the GPU's y-sweep reaches its columns: transposed (the default: copies the sweeps write) or columns (strided loads, less memory)",
     ),
 ];
 
