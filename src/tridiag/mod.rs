@@ -584,18 +584,8 @@ impl<T: Real> Batch<T> {
     /// The same systems in another layout (or this one); a padded layout's padding is NaN
     /// (see [`Batch::random`]). Panics on a layout [`Shape::validate`] refuses.
     pub fn relayout(&self, layout: Layout) -> Batch<T> {
-        let to = Shape { layout, ..self.shape };
-        to.validate().expect("a valid layout to relayout to");
-        let mv = |v: &[T]| {
-            let mut out = vec![T::NAN; to.span()];
-            for k in 0..self.shape.batch {
-                for i in 0..self.shape.n {
-                    out[to.at(k, i)] = v[self.shape.at(k, i)];
-                }
-            }
-            out
-        };
-        Batch { shape: to, a: mv(&self.a), b: mv(&self.b), c: mv(&self.c), d: mv(&self.d) }
+        let mv = |v: &[T]| relayout_values(self.shape, layout, v, |x| x, T::NAN).expect("a valid layout to relayout to");
+        Batch { shape: Shape { layout, ..self.shape }, a: mv(&self.a), b: mv(&self.b), c: mv(&self.c), d: mv(&self.d) }
     }
     /// ‖Ax − d‖₂ / ‖d‖₂ for a solution `x` of this batch (NaN where not finite).
     pub fn residual(&self, x: &[T]) -> f64 {
