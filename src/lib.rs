@@ -27,6 +27,7 @@ pub mod foundation;
 pub mod grid;
 pub mod model;
 pub mod output;
+pub mod products;
 pub mod ptx;
 pub mod rng;
 pub mod run;

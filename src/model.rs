@@ -97,4 +97,9 @@ pub trait Model<T> {
     fn advance(&mut self, until: Until) -> crate::Result<Clock>;
     /// The state at the current clock, on the host (a download on the GPU; synchronises).
     fn state(&mut self) -> crate::Result<State<T>>;
+    /// The gauge records and maximum maps kept so far, for a model that keeps them (a
+    /// download on the GPU; synchronises).
+    fn products(&mut self) -> crate::Result<Option<crate::products::Products<T>>> {
+        Ok(None)
+    }
 }

@@ -44,6 +44,7 @@ pub mod claw;
 pub mod fd3d;
 pub mod foundation;
 pub mod kp;
+pub mod products;
 pub mod sediment;
 pub mod transpose;
 pub mod tridiag;
@@ -58,7 +59,7 @@ macro_rules! entry_points {
     };
 }
 
-entry_points!(foundation, sediment, fd3d, kp, tridiag, transpose, claw, adi);
+entry_points!(foundation, sediment, fd3d, kp, tridiag, transpose, claw, adi, products);
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

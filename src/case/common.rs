@@ -3,6 +3,7 @@
 
 use super::Check;
 use crate::grid::{Grid2, Grid3, Mesh};
+use crate::products::{self, Gauge};
 use crate::{Precision, Result};
 use serde::Deserialize;
 use std::path::PathBuf;
@@ -101,19 +102,66 @@ pub struct OutputSection {
     /// Seconds of wall time between progress lines. Progress never changes the simulation.
     #[serde(default = "default_progress")]
     pub progress: f64,
+    /// Gauges: `[[output.gauges]]` with `name`, `x`, `y` (metres), sampled every `gauge_every`
+    /// steps into `gauge_<name>.csv` (crate::products).
+    #[serde(default)]
+    pub gauges: Vec<Gauge>,
+    #[serde(default = "one")]
+    pub gauge_every: u64,
+    /// Keep maps of maximum depth, maximum speed and arrival time.
+    #[serde(default)]
+    pub maxima: bool,
+    /// Depth (m) above which water has arrived in a cell.
+    #[serde(default = "arrival_depth")]
+    pub arrival_depth: f64,
+}
+
+fn one() -> u64 {
+    1
+}
+fn arrival_depth() -> f64 {
+    products::ARRIVAL_DEPTH
 }
 
 impl Default for OutputSection {
     fn default() -> Self {
-        OutputSection { dir: None, snapshots: Vec::new(), formats: default_formats(), progress: default_progress() }
+        OutputSection {
+            dir: None,
+            snapshots: Vec::new(),
+            formats: default_formats(),
+            progress: default_progress(),
+            gauges: Vec::new(),
+            gauge_every: 1,
+            maxima: false,
+            arrival_depth: products::ARRIVAL_DEPTH,
+        }
     }
 }
 
 impl OutputSection {
-    pub fn check(&self, c: &Check) -> Result<()> {
+    /// Checks of the section; `solver` reads the case (only some keep gauges and maxima).
+    pub fn check(&self, c: &Check, solver: &str) -> Result<()> {
         let (lo, hi) = PROGRESS_RANGE;
         c.within("output.progress", self.progress, lo, hi, " seconds between progress lines")?;
+        let spec = self.products();
+        spec.check(c)?;
+        if !spec.is_empty() && !products::SOLVERS.contains(&solver) {
+            let key = if spec.gauges.is_empty() { "output.maxima" } else { "output.gauges" };
+            return c.fail(
+                key,
+                format!("gauges and maximum maps are kept by the solvers {:?}, not {solver}", products::SOLVERS),
+            );
+        }
         Ok(())
+    }
+    /// The gauges and maps the case asks for.
+    pub fn products(&self) -> products::Spec {
+        products::Spec {
+            gauges: self.gauges.clone(),
+            every: self.gauge_every,
+            maxima: self.maxima,
+            arrival_depth: self.arrival_depth,
+        }
     }
     pub fn wants(&self, f: Format) -> bool {
         self.formats.contains(&f)

@@ -189,7 +189,7 @@ impl CaseDoc {
         }
         let common: Common = shared.parse_as()?;
         common.run.check(&Check::new(self))?;
-        common.output.check(&Check::new(self))?;
+        common.output.check(&Check::new(self), &common.solver)?;
         Ok((common, own.parse_as()?))
     }
 

@@ -182,6 +182,8 @@ pub struct KpCase {
     launch: Launch,
     early_exit: EarlyExit,
     v0: f64,
+    /// The interior cells of `[output] gauges`, in their order.
+    gauge_cells: Vec<u32>,
 }
 
 /// The largest Courant number for which the scheme keeps depths non-negative (and so the
@@ -244,8 +246,9 @@ impl KpCase {
         p.kappa_depth = f.physics.kappa_depth;
         p.validate().map_err(|e| doc.invalid("initial", e))?;
         let v0 = grid.integrate(&p.h);
+        let gauge_cells = common.output.products().cells(&grid).map_err(|e| doc.invalid("output.gauges", e))?;
         let info = CaseInfo::new(doc, "kp", common);
-        Ok(KpCase { info, problem: p, grid, times, launch, early_exit, v0 })
+        Ok(KpCase { info, problem: p, grid, times, launch, early_exit, v0, gauge_cells })
     }
 }
 
@@ -356,7 +359,8 @@ impl Simulation for KpCase {
         if rate > 0.0 { (self.times.t_end * rate / p.cfl).ceil() } else { 1.0 }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
-        Ok(Box::new(KpModel::<T>::new(backend, &self.problem, self.launch, self.early_exit)?))
+        let model = KpModel::<T>::new(backend, &self.problem, self.launch, self.early_exit)?;
+        Ok(Box::new(model.with_products(&self.info.output.products(), self.gauge_cells.clone())?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         let Some(h) = state.field("h") else { return String::new() };

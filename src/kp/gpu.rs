@@ -441,6 +441,12 @@ impl<T: GpuReal> GpuKp<T> {
         Ok(wet.iter().filter(|&&f| f != 0).count() as f64 / wet.len().max(1) as f64)
     }
 
+    /// What the products kernel reads after a step: the padded (w, cell bed, hu, hv), and the
+    /// device clock (t at `CLOCK_T`, steps at `CLOCK_STEPS`).
+    pub fn product_inputs(&self) -> ([*const T; 4], &DeviceBuffer<f64>) {
+        ([self.q[0].ptr(), self.cell_bed.ptr(), self.q[1].ptr(), self.q[2].ptr()], &self.clock)
+    }
+
     /// Padded cell beds (as uploaded).
     pub fn cell_bed(&self, gpu: &Gpu) -> Result<Vec<T>> {
         gpu.download(&self.cell_bed)

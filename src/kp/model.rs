@@ -7,6 +7,7 @@ use super::cpu::{CpuKp, Halt as CpuHalt};
 use super::gpu::{FluxKernel, GpuKp, Launch};
 use crate::field::interior_of;
 use crate::model::{Clock, Halt, Model, Output, State, Until};
+use crate::products::{CpuProducts, Fields, GpuProducts, Products, Spec};
 use crate::runtime::{Backend, Gpu, Timer};
 use crate::{Error, GpuReal, Result};
 use std::sync::Arc;
@@ -49,7 +50,7 @@ pub struct KpModel<'p, T: GpuReal> {
 }
 
 enum On<T: GpuReal> {
-    Cpu(Box<CpuKp<T>>),
+    Cpu(Box<CpuKp<T>>, Option<CpuProducts<T>>),
     Gpu(Box<GpuRun<T>>),
 }
 
@@ -63,6 +64,7 @@ struct GpuRun<T: GpuReal> {
     launched: u64,
     early_steps: u64,
     clock: Clock,
+    products: Option<GpuProducts<T>>,
 }
 
 impl<'p, T: GpuReal> KpModel<'p, T> {
@@ -80,18 +82,46 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
                     launched: 0,
                     early_steps: 0,
                     clock: Clock::START,
+                    products: None,
                 }))
             }
-            Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::new(problem, launch.block, false)?)),
+            Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::new(problem, launch.block, false)?), None),
         };
         Ok(KpModel { problem, on, bed: None })
+    }
+
+    /// Keep the gauges and maps of `spec` (at the interior cells `cells`, from
+    /// [`Spec::cells`]) from the current state on.
+    pub fn with_products(mut self, spec: &Spec, cells: Vec<u32>) -> Result<Self> {
+        if spec.is_empty() {
+            return Ok(self);
+        }
+        let p = self.problem;
+        let arrival = T::from_f64(spec.arrival_depth);
+        match &mut self.on {
+            On::Cpu(m, products) => {
+                let f = Fields::on(p.layout(), true, p.coeffs::<T>((32, 8)).dry, arrival);
+                let mut k = CpuProducts::new(spec, f, cells);
+                let [w, hu, hv] = m.state();
+                k.update(w, m.cell_bed(), hu, hv, m.time(), m.steps());
+                *products = Some(k);
+            }
+            On::Gpu(run) => {
+                let f = Fields::on(p.layout(), true, run.model.coeffs().dry, arrival);
+                let mut k = GpuProducts::new(&run.gpu, spec, f, cells)?;
+                let (inputs, clock) = run.model.product_inputs();
+                k.launch(inputs, clock, (kernels::kp::CLOCK_T, kernels::kp::CLOCK_STEPS))?;
+                run.products = Some(k);
+            }
+        }
+        Ok(self)
     }
 
     /// Steps so far that used the early-exit flux kernel (GPU).
     pub fn early_steps(&self) -> u64 {
         match &self.on {
             On::Gpu(run) => run.early_steps,
-            On::Cpu(_) => 0,
+            On::Cpu(..) => 0,
         }
     }
 }
@@ -106,7 +136,7 @@ fn halt(h: CpuHalt, problem: &Problem) -> Halt {
 impl<T: GpuReal> Model<T> for KpModel<'_, T> {
     fn describe(&self) -> String {
         match &self.on {
-            On::Cpu(_) => format!("CPU reference ({} threads)", rayon::current_num_threads()),
+            On::Cpu(..) => format!("CPU reference ({} threads)", rayon::current_num_threads()),
             On::Gpu(run) => {
                 let k = run.model.coeffs();
                 format!("GPU, flux {}, block {}×{}, early exit {:?}", run.model.flux_variant().describe(), k.bx, k.by, run.mode)
@@ -116,14 +146,14 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
 
     fn clock(&self) -> Clock {
         match &self.on {
-            On::Cpu(m) => Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: None },
+            On::Cpu(m, _) => Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: None },
             On::Gpu(run) => run.clock,
         }
     }
 
     fn advance(&mut self, until: Until) -> Result<Clock> {
         match &mut self.on {
-            On::Cpu(m) => {
+            On::Cpu(m, products) => {
                 let mut stopped = None;
                 while m.time() < until.t && m.steps() < until.steps {
                     if until.deadline.is_some_and(|d| Instant::now() >= d) {
@@ -132,6 +162,10 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                     if let Err(h) = m.step(until.t) {
                         stopped = Some(halt(h, self.problem));
                         break;
+                    }
+                    if let Some(k) = products {
+                        let [w, hu, hv] = m.state();
+                        k.update(w, m.cell_bed(), hu, hv, m.time(), m.steps());
                     }
                 }
                 Ok(Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: stopped })
@@ -148,12 +182,12 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         // The bed never changes: it comes from the backend once, with the first state.
         if self.bed.is_none() {
             self.bed = Some(match &self.on {
-                On::Cpu(m) => interior(m.cell_bed()),
+                On::Cpu(m, _) => interior(m.cell_bed()),
                 On::Gpu(run) => interior(&run.model.cell_bed(&run.gpu)?),
             });
         }
         let [w, hu, hv] = match &self.on {
-            On::Cpu(m) => m.state().map(interior),
+            On::Cpu(m, _) => m.state().map(interior),
             On::Gpu(run) => run.model.download(&run.gpu)?.each_ref().map(|f| interior(f)),
         };
         let bed = self.bed.as_deref().unwrap_or_default();
@@ -169,11 +203,31 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             ],
         })
     }
+
+    fn products(&mut self) -> Result<Option<Products<T>>> {
+        match &mut self.on {
+            On::Cpu(_, k) => Ok(k.as_ref().map(|k| k.products())),
+            On::Gpu(run) => {
+                let steps = run.model.clock(&run.gpu)?.steps;
+                match &mut run.products {
+                    Some(k) => {
+                        k.drain(&run.gpu, steps)?;
+                        Ok(Some(k.products(&run.gpu)?))
+                    }
+                    None => Ok(None),
+                }
+            }
+        }
+    }
 }
 
 impl<T: GpuReal> GpuRun<T> {
     fn step(&mut self, kernel: FluxKernel) -> Result<()> {
         self.model.step(kernel)?;
+        if let Some(k) = &mut self.products {
+            let (inputs, clock) = self.model.product_inputs();
+            k.launch(inputs, clock, (kernels::kp::CLOCK_T, kernels::kp::CLOCK_STEPS))?;
+        }
         self.launched += 1;
         if kernel == FluxKernel::EarlyExit {
             self.early_steps += 1;
@@ -200,6 +254,10 @@ impl<T: GpuReal> GpuRun<T> {
                 _ => Some(Halt::Collapsed { floor: problem.dt_floor }),
             };
             self.clock = Clock { t: clock.t, steps: clock.steps, dt: clock.dt, halt };
+            // The clock read synchronised: bring the gauge samples over while they fit the ring.
+            if let Some(k) = &mut self.products {
+                k.drain(&self.gpu, clock.steps)?;
+            }
             let past_deadline = until.deadline.is_some_and(|d| Instant::now() >= d);
             if halt.is_some() || clock.t >= until.t || clock.steps >= until.steps || past_deadline {
                 return Ok(self.clock);

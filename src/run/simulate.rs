@@ -11,6 +11,7 @@ use crate::case::{Format, Times};
 use crate::grid::Mesh;
 use crate::model::{Clock, Halt, Model, State, Until};
 use crate::output::write_npy;
+use crate::products;
 use crate::runtime::Backend;
 use crate::{Error, GpuReal, Precision, Real, Result};
 use std::time::{Duration, Instant};
@@ -168,7 +169,11 @@ fn time_loop<S: Simulation, T: GpuReal>(
                 next_line = Instant::now() + every;
             }
         }
-        let files = write_snapshot(sim, dir, &good, &mut album)?;
+        let mut files = write_snapshot(sim, dir, &good, &mut album)?;
+        // Gauges and maps so far, rewritten whole at every snapshot (the last one at the end).
+        if let (Some(p), Mesh::Plane(grid)) = (model.products()?, sim.mesh()) {
+            files.extend(products::write(dir, &p, &grid, times.t_end)?);
+        }
         if !files.is_empty() {
             say(format!("  snapshot t = {} {}: {}", good.clock.t, times.unit, files.join(", ")));
         }

@@ -12,6 +12,7 @@ mod common;
 mod gpu;
 mod input;
 mod point;
+mod products;
 mod validation;
 mod wetdry;
 

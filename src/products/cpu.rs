@@ -1,0 +1,54 @@
+//! The products on the CPU: the kernel's point functions over the model's padded arrays.
+
+use super::{Products, Series, Spec, empty_series, maps};
+use crate::Real;
+use kernels::products::{Fields, GAUGE_VALUES, Sampling, sample_slot, update_maxima};
+
+/// Maps and gauge records of a CPU model, updated after every step.
+pub struct CpuProducts<T> {
+    f: Fields<T>,
+    s: Sampling,
+    cells: Vec<u32>,
+    maps: Option<[Vec<T>; 3]>,
+    series: Vec<Series>,
+}
+
+impl<T: Real> CpuProducts<T> {
+    /// `cells` from [`Spec::cells`]; `f.maxima` is set from the spec.
+    pub fn new(spec: &Spec, mut f: Fields<T>, cells: Vec<u32>) -> Self {
+        f.maxima = u32::from(spec.maxima);
+        let n = f.nx as usize * f.ny as usize;
+        let maps = spec.maxima.then(|| [vec![T::ZERO; n], vec![T::ZERO; n], vec![T::NAN; n]]);
+        let s = Sampling { gauges: cells.len() as u32, every: spec.every as u32, capacity: 1 };
+        CpuProducts { f, s, series: empty_series(spec, &cells), cells, maps }
+    }
+
+    /// Take the state after a step (or the initial one, with `steps` 0): `level`, `bed`, `hu`,
+    /// `hv` padded as `f` says, at time `t` after `steps` steps.
+    pub fn update(&mut self, level: &[T], bed: &[T], hu: &[T], hv: &[T], t: f64, steps: u64) {
+        let f = self.f;
+        if let Some([mh, ms, ar]) = &mut self.maps {
+            for c in 0..mh.len() {
+                let g = f.padded(c);
+                let (h, _) = f.depth_surface(level[g], bed[g]);
+                let mut m = [mh[c], ms[c], ar[c]];
+                update_maxima(&f, t, h, hu[g], hv[g], &mut m);
+                [mh[c], ms[c], ar[c]] = m;
+            }
+        }
+        if sample_slot(&self.s, steps).is_some() {
+            for (s, &c) in self.series.iter_mut().zip(&self.cells) {
+                let g = f.padded(c as usize);
+                let (h, eta) = f.depth_surface(level[g], bed[g]);
+                let v: [T; GAUGE_VALUES] = [h, hu[g], hv[g], eta];
+                s.times.push(t);
+                s.values.push(v.map(|x| x.to_f64()));
+            }
+        }
+    }
+
+    pub fn products(&self) -> Products<T> {
+        let (nx, ny) = (self.f.nx as usize, self.f.ny as usize);
+        Products { series: self.series.clone(), maps: self.maps.clone().map(|m| maps(nx, ny, m)).unwrap_or_default() }
+    }
+}

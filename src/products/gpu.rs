@@ -1,0 +1,148 @@
+//! The products on the GPU: one kernel after every step reads the state and the device clock,
+//! updates the maps in place and writes the step's gauge sample into a ring of records, which
+//! the host drains when it reads the clock anyway (at most every few dozen steps).
+
+use super::{Products, Series, Spec, empty_series, maps};
+use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
+use crate::{Error, GpuReal, Result};
+use kernels::products::{Fields, GAUGE_VALUES, Sampling, UPDATE, Update};
+
+/// Samples the record ring holds: more than the steps a model takes between two reads of its
+/// clock (the shallow-water model reads it at least every 66 steps).
+pub const RING: u32 = 1024;
+
+/// Maps and gauge records of a GPU model.
+pub struct GpuProducts<T: GpuReal> {
+    kernel: Kernel<Update<T>>,
+    f: Fields<T>,
+    s: Sampling,
+    cells: DeviceBuffer<u32>,
+    /// max_h, max_speed, arrival (nx·ny each; one element each without maxima).
+    maps: [DeviceBuffer<T>; 3],
+    values: DeviceBuffer<T>,
+    times: DeviceBuffer<f64>,
+    series: Vec<Series>,
+    /// The number of the next sample to bring over (sample n is taken after step n·every).
+    next: u64,
+}
+
+impl<T: GpuReal> GpuProducts<T> {
+    pub fn new(gpu: &Gpu, spec: &Spec, mut f: Fields<T>, cells: Vec<u32>) -> Result<Self> {
+        f.maxima = u32::from(spec.maxima);
+        let n = if spec.maxima { f.nx as usize * f.ny as usize } else { 1 };
+        let s = Sampling { gauges: cells.len() as u32, every: spec.every as u32, capacity: RING };
+        gpu.check_fits(
+            "the gauge records and maximum maps",
+            3 * n * size_of::<T>() + RING as usize * (cells.len() * GAUGE_VALUES * size_of::<T>() + 8),
+        )?;
+        let series = empty_series(spec, &cells);
+        // Padded indices, so the kernel divides by nothing (a trap path on the GPU).
+        let mut padded = Vec::with_capacity(cells.len().max(1));
+        for &c in &cells {
+            let g = f.padded(c as usize);
+            padded.push(
+                u32::try_from(g)
+                    .map_err(|_| Error::invalid(format!("gauge cell {c}: padded index {g} exceeds u32")))?,
+            );
+        }
+        if padded.is_empty() {
+            padded.push(0);
+        }
+        let records = (RING as usize * cells.len() * GAUGE_VALUES).max(1);
+        Ok(GpuProducts {
+            kernel: gpu.kernel::<T, _>(UPDATE)?,
+            f,
+            s,
+            cells: gpu.upload(&padded)?,
+            maps: [gpu.zeros(n)?, gpu.zeros(n)?, gpu.upload(&vec![T::NAN; n])?],
+            values: gpu.zeros(records)?,
+            times: gpu.zeros(RING as usize)?,
+            series,
+            next: 0,
+        })
+    }
+
+    /// Enqueue the update after a step: `level`, `bed`, `hu`, `hv` padded as the fields say,
+    /// the clock's time and step count at `t_at` and `steps_at` (slots of one f64 buffer).
+    pub fn launch(
+        &mut self,
+        [level, bed, hu, hv]: [*const T; 4],
+        clock: &DeviceBuffer<f64>,
+        (t_slot, steps_slot): (usize, usize),
+    ) -> Result<()> {
+        let shape = LaunchShape::cover_2d(self.f.nx as u64, self.f.ny as u64, (32, 8), (1, 1))?;
+        let [mh, ms, ar] = self.maps.each_mut().map(|m| m.ptr_mut());
+        let clock = clock.ptr();
+        let p = Update {
+            f: self.f,
+            s: self.s,
+            level,
+            bed,
+            hu,
+            hv,
+            t_at: clock.wrapping_add(t_slot),
+            steps_at: clock.wrapping_add(steps_slot),
+            max_h: mh,
+            max_speed: ms,
+            arrival: ar,
+            cells: self.cells.ptr(),
+            values: self.values.ptr_mut(),
+            times: self.times.ptr_mut(),
+        };
+        // SAFETY: blocks of 32×8 threads covering nx × ny (256 ≥ MAX_GAUGES threads in block
+        // (0, 0)); level, bed, hu, hv are the model's padded arrays, indexed by f.padded; the
+        // maps hold nx·ny values when f.maxima is set (new); cells holds s.gauges padded
+        // indices of interior cells (new, from Spec::cells); values holds RING·gauges·GAUGE_VALUES, times RING;
+        // t_at and steps_at are slots of the clock buffer (the caller's contract).
+        unsafe { self.kernel.launch(shape, p) }
+    }
+
+    /// Bring the samples up to step `steps` to the host (synchronises).
+    pub fn drain(&mut self, gpu: &Gpu, steps: u64) -> Result<()> {
+        if self.series.is_empty() {
+            return Ok(());
+        }
+        let last = steps / self.s.every as u64;
+        if last + 1 < self.next {
+            return Ok(());
+        }
+        if last + 1 - self.next > RING as u64 {
+            return Err(Error::invalid(format!(
+                "gauge samples {} to {last} no longer fit the ring of {RING}: the model read its clock too rarely",
+                self.next
+            )));
+        }
+        let g = self.s.gauges as usize;
+        // Samples next..=last lie in the ring from slot next mod RING on, in at most two
+        // contiguous runs (where it wraps).
+        let mut n = self.next;
+        while n <= last {
+            let slot = (n % RING as u64) as usize;
+            let run = ((last + 1 - n) as usize).min(RING as usize - slot);
+            let times = gpu.download_range(&self.times, slot..slot + run)?;
+            let v = gpu.download_range(&self.values, slot * g * GAUGE_VALUES..(slot + run) * g * GAUGE_VALUES)?;
+            for (r, &t) in times.iter().enumerate() {
+                for (k, s) in self.series.iter_mut().enumerate() {
+                    let at = &v[(r * g + k) * GAUGE_VALUES..(r * g + k + 1) * GAUGE_VALUES];
+                    s.times.push(t);
+                    s.values.push(std::array::from_fn(|c| at[c].to_f64()));
+                }
+            }
+            n += run as u64;
+        }
+        self.next = last + 1;
+        Ok(())
+    }
+
+    /// The products so far, after [`drain`](Self::drain) up to the current step (synchronises).
+    pub fn products(&self, gpu: &Gpu) -> Result<Products<T>> {
+        let (nx, ny) = (self.f.nx as usize, self.f.ny as usize);
+        let maps = if self.f.maxima != 0 {
+            let [a, b, c] = &self.maps;
+            maps(nx, ny, [gpu.download(a)?, gpu.download(b)?, gpu.download(c)?])
+        } else {
+            Vec::new()
+        };
+        Ok(Products { series: self.series.clone(), maps })
+    }
+}
