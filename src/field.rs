@@ -165,6 +165,11 @@ impl<T: GpuReal> DeviceField2<T> {
     pub fn download(&self, gpu: &Gpu) -> Result<Field2<T>> {
         Field2::from_stored(self.layout, gpu.download(&self.buf)?)
     }
+    /// The interior on the host, row-major, through page-locked memory (synchronises): what
+    /// output wants, at the bus's bandwidth.
+    pub fn interior(&self, gpu: &Gpu) -> Result<Vec<T>> {
+        gpu.download_with(&self.buf, |f| interior_of(&self.layout, f))
+    }
 }
 
 /// A device field is its buffer for launches and copies.

@@ -426,6 +426,10 @@ impl<T: GpuReal> GpuKp<T> {
     pub fn download(&self, gpu: &Gpu) -> Result<[Vec<T>; 3]> {
         Ok([gpu.download(&self.q[0])?, gpu.download(&self.q[1])?, gpu.download(&self.q[2])?])
     }
+    /// The interiors of (w, hu, hv), row-major (synchronises).
+    pub fn interiors(&self, gpu: &Gpu) -> Result<[Vec<T>; 3]> {
+        Ok([self.q[0].interior(gpu)?, self.q[1].interior(gpu)?, self.q[2].interior(gpu)?])
+    }
     /// The last R (padded; after an early-exit flux, unwritten where the block was inactive), the
     /// rates and the wet map of Qⁿ.
     pub fn download_residual(&self, gpu: &Gpu) -> Result<Residual<T>> {

@@ -188,7 +188,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         }
         let [w, hu, hv] = match &self.on {
             On::Cpu(m, _) => m.state().map(interior),
-            On::Gpu(run) => run.model.download(&run.gpu)?.each_ref().map(|f| interior(f)),
+            On::Gpu(run) => run.model.interiors(&run.gpu)?,
         };
         let bed = self.bed.as_deref().unwrap_or_default();
         let h: Vec<T> = w.iter().zip(bed).map(|(w, b)| *w - *b).collect();

@@ -70,7 +70,8 @@ fn check<T: GpuReal>(backend: &Backend, steps: u64) {
         let a = map("arrival")[c];
         assert!(a == arrival[c] || (a.is_nan() && arrival[c].is_nan()), "arrival at {c}: {a} vs {}", arrival[c]);
     }
-    assert!(arrival.iter().any(|a| a.is_nan()) && arrival.iter().any(|a| *a > 0.0), "the test must see water arrive");
+    // Water must arrive somewhere after the start (all cells may be wet by the end).
+    assert!(arrival.iter().any(|a| *a > 0.0), "the test must see water arrive");
     for (series, &cell) in got.series.iter().zip(&cells) {
         let sampled: Vec<_> = states.iter().filter(|st| st.clock.steps % s.every == 0).collect();
         assert_eq!(series.times.len(), sampled.len(), "gauge {}", series.gauge.name);
