@@ -101,11 +101,21 @@ pub struct OutputSection {
     /// Seconds of wall time between progress lines. Progress never changes the simulation.
     #[serde(default = "default_progress")]
     pub progress: f64,
+    /// Simulated time between checkpoints (none by default): the run stops at every multiple
+    /// of it before the end, as at a snapshot time, and writes its whole state to
+    /// `checkpoint.hkc` (docs/restart.md).
+    pub checkpoint_every: Option<f64>,
 }
 
 impl Default for OutputSection {
     fn default() -> Self {
-        OutputSection { dir: None, snapshots: Vec::new(), formats: default_formats(), progress: default_progress() }
+        OutputSection {
+            dir: None,
+            snapshots: Vec::new(),
+            formats: default_formats(),
+            progress: default_progress(),
+            checkpoint_every: None,
+        }
     }
 }
 
@@ -113,6 +123,9 @@ impl OutputSection {
     pub fn check(&self, c: &Check) -> Result<()> {
         let (lo, hi) = PROGRESS_RANGE;
         c.within("output.progress", self.progress, lo, hi, " seconds between progress lines")?;
+        if let Some(every) = self.checkpoint_every {
+            c.positive("output.checkpoint_every", every)?;
+        }
         Ok(())
     }
     pub fn wants(&self, f: Format) -> bool {
