@@ -274,18 +274,9 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
         (&self.q, &self.aux)
     }
 
-    /// Continue from a padded state and its clock, as [`padded`](Self::padded) and
-    /// [`clock`](Self::clock) gave them of a run of the same set-up.
-    pub fn resume(&mut self, q: Vec<[T; M]>, clock: Clock) -> Result<()> {
-        if q.len() != self.layout.len() {
-            return Err(crate::Error::invalid(format!(
-                "claw: a state of {} cells to resume from where this run stores {}",
-                q.len(),
-                self.layout.len()
-            )));
-        }
-        (self.q, self.clock) = (q, clock);
-        Ok(())
+    /// Replaces the clock (a restart's).
+    pub fn set_clock(&mut self, clock: Clock) {
+        self.clock = clock;
     }
 
     /// Replaces the padded state (a trial's result, say).

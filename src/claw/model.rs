@@ -59,7 +59,16 @@ macro_rules! runs {
                 <$cpu<T, R, M, W, A>>::padded(self).0
             }
             fn resume(&mut self, q: Vec<[T; M]>, clock: ClawClock) -> Result<()> {
-                <$cpu<T, R, M, W, A>>::resume(self, q, clock)
+                let n = self.padded_state().len();
+                if q.len() != n {
+                    return Err(crate::Error::invalid(format!(
+                        "claw: a state of {} cells to resume from where this run stores {n}",
+                        q.len()
+                    )));
+                }
+                self.set_padded(q);
+                self.set_clock(clock);
+                Ok(())
             }
         }
 

@@ -31,13 +31,8 @@ pub const FORMAT: u32 = 1;
 /// Case keys that never change a run's results (where it writes, how often it reports, its
 /// step limit), or that are compared on their own (precision, backend): a restart may differ in
 /// them.
-const FREE_KEYS: [(&str, &str); 5] = [
-    ("output", "dir"),
-    ("output", "progress"),
-    ("run", "max_steps"),
-    ("run", "precision"),
-    ("run", "backend"),
-];
+const FREE_KEYS: [(&str, &str); 5] =
+    [("output", "dir"), ("output", "progress"), ("run", "max_steps"), ("run", "precision"), ("run", "backend")];
 
 /// An f64 as its bits in hexadecimal, so that it reads back exactly (JSON numbers need not).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -311,6 +306,10 @@ fn case_difference(there: &str, here: &str) -> Option<String> {
         for (section, key) in FREE_KEYS {
             if let Some(toml::Value::Table(s)) = t.get_mut(section) {
                 s.remove(key);
+                // A section left empty says what an absent one says.
+                if s.is_empty() {
+                    t.remove(section);
+                }
             }
         }
         Ok(t)
