@@ -283,3 +283,14 @@ fn a_half_written_checkpoint_is_never_taken_for_one() {
     assert!(!tmp.exists(), "the temporary file was left");
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// fd3d and tridiag compute once: a checkpoint interval there is a mistake, said so.
+#[test]
+fn solvers_without_a_time_loop_refuse_checkpoint_times() {
+    for name in ["fd3d", "tridiag"] {
+        let mut doc = scenarios::find(name).unwrap().doc().unwrap();
+        doc.set("output.checkpoint_every", 1.0.into(), "--checkpoint-every 1").unwrap();
+        let e = scenarios::load(&doc).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("output.checkpoint_every") && e.contains("no time loop"), "{e}");
+    }
+}

@@ -122,7 +122,9 @@ fn time_loop<S: Simulation, T: GpuReal>(
         times.unit
     ));
     if let Some(r) = restart {
-        model.restore(&r.state::<T>()?)?;
+        // Arrays of other names or sizes than this model's (a file written by other code).
+        let path = r.path().display();
+        model.restore(&r.state::<T>()?).map_err(|e| Error::invalid(format!("checkpoint {path}: {e}")))?;
         let c = r.clock();
         say(format!("  restarted from {} at t = {} {} (step {})", r.path().display(), c.t, times.unit, c.steps));
     }
