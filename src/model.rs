@@ -102,4 +102,86 @@ pub trait Model<T> {
     fn products(&mut self) -> crate::Result<Option<crate::products::Products<T>>> {
         Ok(None)
     }
+    /// Everything needed to continue from the current clock exactly as this run would (a
+    /// download on the GPU; synchronises). Taken between calls to [`advance`](Self::advance),
+    /// never of a halted model.
+    fn checkpoint(&mut self) -> crate::Result<Checkpoint<T>>;
+    /// Continue from `checkpoint`, taken of a model of the same problem on the same backend in
+    /// the same precision: afterwards every step is the one the run it was taken of would take.
+    fn restore(&mut self, checkpoint: &Checkpoint<T>) -> crate::Result<()>;
+}
+
+/// Everything a model needs to continue exactly where it stands, on the backend and in the
+/// precision it was taken on: its clock, its arrays as the model holds them (ghost cells, padding
+/// and all), flags (wet maps) and the numbers that steer its next steps (Δt estimates, counters
+/// of a schedule, a kernel choice). [`crate::run::checkpoint`] writes and reads it; each model
+/// names its own parts, and [`Model::restore`] refuses a checkpoint that lacks one or holds one
+/// of the wrong length.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checkpoint<T> {
+    pub clock: Clock,
+    pub fields: Vec<(String, Vec<T>)>,
+    pub flags: Vec<(String, Vec<u8>)>,
+    /// Numbers, bit for bit (counters below 2⁵³ are exact).
+    pub values: Vec<(String, f64)>,
+}
+
+impl<T: Clone> Checkpoint<T> {
+    /// An empty checkpoint at `clock`.
+    pub fn at(clock: Clock) -> Checkpoint<T> {
+        Checkpoint { clock, fields: Vec::new(), flags: Vec::new(), values: Vec::new() }
+    }
+
+    pub fn field(mut self, name: &str, data: Vec<T>) -> Self {
+        self.fields.push((name.to_string(), data));
+        self
+    }
+
+    pub fn flag(mut self, name: &str, data: Vec<u8>) -> Self {
+        self.flags.push((name.to_string(), data));
+        self
+    }
+
+    pub fn value(mut self, name: &str, v: f64) -> Self {
+        self.values.push((name.to_string(), v));
+        self
+    }
+
+    /// Field `name`, which must hold `len` values.
+    pub fn get_field(&self, name: &str, len: usize) -> crate::Result<&[T]> {
+        sized(self.fields.iter().find(|(n, _)| n == name).map(|(_, d)| &d[..]), "field", name, len)
+    }
+
+    /// Flags `name`, which must hold `len` values.
+    pub fn get_flags(&self, name: &str, len: usize) -> crate::Result<&[u8]> {
+        sized(self.flags.iter().find(|(n, _)| n == name).map(|(_, d)| &d[..]), "flags", name, len)
+    }
+
+    pub fn get_value(&self, name: &str) -> crate::Result<f64> {
+        self.values
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|&(_, v)| v)
+            .ok_or_else(|| crate::Error::invalid(format!("the checkpoint has no value '{name}'")))
+    }
+
+    /// A whole count stored as a value (a step counter, an index).
+    pub fn get_count(&self, name: &str) -> crate::Result<u64> {
+        let v = self.get_value(name)?;
+        if !(v >= 0.0 && v.fract() == 0.0 && v < 9.007_199_254_740_992e15) {
+            return Err(crate::Error::invalid(format!("the checkpoint's '{name}' = {v} is not a count")));
+        }
+        Ok(v as u64)
+    }
+}
+
+fn sized<'a, E>(found: Option<&'a [E]>, what: &str, name: &str, len: usize) -> crate::Result<&'a [E]> {
+    match found {
+        None => Err(crate::Error::invalid(format!("the checkpoint has no {what} '{name}'"))),
+        Some(d) if d.len() != len => Err(crate::Error::invalid(format!(
+            "the checkpoint's {what} '{name}' holds {} values where this run has {len}",
+            d.len()
+        ))),
+        Some(d) => Ok(d),
+    }
 }

@@ -80,6 +80,10 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
         return out(format!("wrote {} (run it with `hydrokern run {}`)", path.display(), path.display()));
     }
     let case = scenarios::load(&doc)?;
+    let restart = m.get_one::<PathBuf>("restart").cloned();
+    if check_only && restart.is_some() {
+        bail!("--restart: `check` runs nothing to continue; give --restart to `run` or to a scenario");
+    }
     if check_only {
         let info = case.info();
         let needs = case.needs(info.run.precision);
@@ -95,7 +99,7 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
         ))?;
         return Ok(());
     }
-    let opts = RunOptions { force: m.get_flag("force"), console: Console::new() };
+    let opts = RunOptions { force: m.get_flag("force"), console: Console::new(), restart };
     case.run(&opts)?;
     Ok(())
 }
@@ -128,6 +132,13 @@ fn command(name: &str, about: &str, solver: &Solver, doc: &CaseDoc) -> clap::Com
             .value_name("FILE")
             .value_parser(clap::value_parser!(PathBuf))
             .help("write this case, with the flags applied, as a TOML file to start from, and stop"),
+    )
+    .arg(
+        Arg::new("restart")
+            .long("restart")
+            .value_name("FILE")
+            .value_parser(clap::value_parser!(PathBuf))
+            .help("continue from a checkpoint (checkpoint.hkc) a run of this same case wrote with --checkpoint-every; refused for another case, precision, backend or version"),
     )
     .arg(
         Arg::new("force")

@@ -241,6 +241,15 @@ impl AdiCase {
                 );
             }
         }
+        if let Some(every) = common.output.checkpoint_every {
+            let n = every / dt;
+            if (n - n.round()).abs() > 1e-9 * n.max(1.0) || n.round() < 1.0 {
+                return c.fail(
+                    "output.checkpoint_every",
+                    format!("{every} s is not a multiple of time.dt = {dt} s (t/Δt = {n}): ADI steps with a fixed Δt and lands on every checkpoint time"),
+                );
+            }
+        }
         let ph = &f.physics;
         let g = c.positive("physics.g", ph.g)?;
         let friction = match ph.friction {

@@ -8,7 +8,7 @@
 
 use super::cpu::Adi;
 use super::gpu::{GpuAdi, Strategy, YSweep};
-use crate::model::{Clock, Halt, Model, Output, State, Until};
+use crate::model::{Checkpoint, Clock, Halt, Model, Output, State, Until};
 use crate::runtime::{Backend, Gpu};
 use crate::{GpuReal, Real, Result};
 use std::sync::{Arc, Mutex};
@@ -34,6 +34,9 @@ pub struct AdiModel<'a, T: GpuReal> {
     halt: Option<Halt>,
     /// Where a failing step's message goes, for the runner's report.
     failure: &'a Mutex<Option<String>>,
+    /// The GPU's strategy and y-sweep as asked for (a restore builds the GPU run again).
+    strategy: Strategy,
+    y_sweep: YSweep,
 }
 
 impl<'a, T: GpuReal> AdiModel<'a, T> {
@@ -52,7 +55,7 @@ impl<'a, T: GpuReal> AdiModel<'a, T> {
                 On::Gpu(gpu.clone(), Box::new(GpuAdi::with_y_sweep(gpu, &cpu, strategy, y_sweep)?), Box::new(cpu))
             }
         };
-        Ok(AdiModel { on, t: 0.0, halt: None, failure })
+        Ok(AdiModel { on, t: 0.0, halt: None, failure, strategy, y_sweep })
     }
 
     /// Steps taken and Δt.
@@ -178,5 +181,47 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
             }
         };
         Ok(State { clock, fields })
+    }
+
+    /// ζⁿ, pⁿ, q^{n+½}, q^{n−½} and the wet flags, with the model's time and the reported one.
+    fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
+        let clock = self.clock();
+        let m = match &mut self.on {
+            On::Cpu(m) => m,
+            On::Gpu(gpu, g, host) => {
+                g.download(gpu, host)?;
+                host
+            }
+        };
+        Ok(Checkpoint::at(clock)
+            .field("zeta", m.zeta.clone())
+            .field("p", m.p.clone())
+            .field("q", m.q.clone())
+            .field("q_old", m.q_old.clone())
+            .flag("wet", m.wet.iter().map(|&w| w as u8).collect())
+            .value("time", m.time))
+    }
+
+    /// On the GPU, the run is built again from the restored host copy, as it was built at the
+    /// start from the initial one.
+    fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
+        let m = match &mut self.on {
+            On::Cpu(m) => &mut **m,
+            On::Gpu(_, _, host) => &mut **host,
+        };
+        let (cells, p, q) = (m.zeta.len(), m.p.len(), m.q.len());
+        m.zeta = c.get_field("zeta", cells)?.to_vec();
+        m.p = c.get_field("p", p)?.to_vec();
+        m.q = c.get_field("q", q)?.to_vec();
+        m.q_old = c.get_field("q_old", q)?.to_vec();
+        m.wet = c.get_flags("wet", cells)?.iter().map(|&w| w != 0).collect();
+        m.time = c.get_value("time")?;
+        m.steps = c.clock.steps;
+        if let On::Gpu(gpu, g, host) = &mut self.on {
+            **g = GpuAdi::with_y_sweep(gpu, host, self.strategy, self.y_sweep)?;
+        }
+        self.t = c.clock.t;
+        self.halt = None;
+        Ok(())
     }
 }

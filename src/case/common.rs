@@ -102,6 +102,10 @@ pub struct OutputSection {
     /// Seconds of wall time between progress lines. Progress never changes the simulation.
     #[serde(default = "default_progress")]
     pub progress: f64,
+    /// Simulated time between checkpoints (none by default): the run stops at every multiple
+    /// of it before the end, as at a snapshot time, and writes its whole state to
+    /// `checkpoint.hkc` (docs/restart.md).
+    pub checkpoint_every: Option<f64>,
     /// Gauges: `[[output.gauges]]` with `name`, `x`, `y` (metres), sampled every `gauge_every`
     /// steps into `gauge_<name>.csv` (crate::products).
     #[serde(default)]
@@ -134,6 +138,7 @@ impl Default for OutputSection {
             gauge_every: 1,
             maxima: false,
             arrival_depth: products::ARRIVAL_DEPTH,
+            checkpoint_every: None,
         }
     }
 }
@@ -143,6 +148,9 @@ impl OutputSection {
     pub fn check(&self, c: &Check, solver: &str) -> Result<()> {
         let (lo, hi) = PROGRESS_RANGE;
         c.within("output.progress", self.progress, lo, hi, " seconds between progress lines")?;
+        if let Some(every) = self.checkpoint_every {
+            c.positive("output.checkpoint_every", every)?;
+        }
         let spec = self.products();
         spec.check(c)?;
         if !spec.is_empty() && !products::SOLVERS.contains(&solver) {

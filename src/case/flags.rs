@@ -18,6 +18,12 @@ pub static COMMON_FLAGS: &[Flag] = &[
         Set::Float("output.progress"),
         "wall-clock seconds between progress lines (output.progress)",
     ),
+    Flag::new(
+        "checkpoint-every",
+        "T",
+        Set::Float("output.checkpoint_every"),
+        "simulated time between checkpoints of the whole state, to continue with --restart (output.checkpoint_every)",
+    ),
     Flag::new("backend", "auto|gpu|cpu", Set::Text("run.backend"), "where to run (run.backend)"),
     Flag::new("precision", "f32|f64", Set::Text("run.precision"), "precision of fields and kernels (run.precision)"),
 ];

@@ -274,6 +274,11 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
         (&self.q, &self.aux)
     }
 
+    /// Replaces the clock (a restart's).
+    pub fn set_clock(&mut self, clock: Clock) {
+        self.clock = clock;
+    }
+
     /// Replaces the padded state (a trial's result, say).
     pub fn set_padded(&mut self, q: Vec<[T; M]>) {
         assert_eq!(q.len(), self.layout.len());

@@ -6,7 +6,7 @@ use super::cpu::{Claw2, Clock as ClawClock, Step};
 use super::cpu3::Claw3;
 use super::gpu::GpuClaw2;
 use super::gpu3::GpuClaw3;
-use crate::model::{Clock, Halt, Model, Output, State, Until};
+use crate::model::{Checkpoint, Clock, Halt, Model, Output, State, Until};
 use crate::runtime::{Backend, Gpu};
 use crate::{GpuReal, Real, Result};
 use kernels::claw::{Kernels, Kernels3};
@@ -20,6 +20,11 @@ pub trait Reference<T: Real, const M: usize> {
     fn clock(&self) -> &ClawClock;
     /// The interior states, x fastest.
     fn state(&self) -> Vec<[T; M]>;
+    /// The padded states (ghosts as last filled).
+    fn padded_state(&self) -> &[[T; M]];
+    /// Continue from padded states and a clock that [`padded_state`](Self::padded_state) and
+    /// [`clock`](Self::clock) gave of a run of the same set-up.
+    fn resume(&mut self, q: Vec<[T; M]>, clock: ClawClock) -> Result<()>;
 }
 
 /// What a model needs of a run on the GPU, in 2D ([`GpuClaw2`]) or 3D ([`GpuClaw3`]).
@@ -29,6 +34,11 @@ pub trait DeviceRun<T: GpuReal, const M: usize> {
     fn clock(&self) -> ClawClock;
     /// The interior states, x fastest (synchronises).
     fn state(&self, gpu: &Gpu) -> Result<Vec<[T; M]>>;
+    /// The state buffer's M padded planes (synchronises).
+    fn current(&self, gpu: &Gpu) -> Result<Vec<T>>;
+    /// Continue from planes and a clock that [`current`](Self::current) and
+    /// [`clock`](Self::clock) gave of a run of the same set-up.
+    fn resume(&mut self, gpu: &Gpu, q: &[T], clock: ClawClock) -> Result<()>;
 }
 
 macro_rules! runs {
@@ -45,6 +55,21 @@ macro_rules! runs {
             fn state(&self) -> Vec<[T; M]> {
                 <$cpu<T, R, M, W, A>>::state(self)
             }
+            fn padded_state(&self) -> &[[T; M]] {
+                <$cpu<T, R, M, W, A>>::padded(self).0
+            }
+            fn resume(&mut self, q: Vec<[T; M]>, clock: ClawClock) -> Result<()> {
+                let n = self.padded_state().len();
+                if q.len() != n {
+                    return Err(crate::Error::invalid(format!(
+                        "claw: a state of {} cells to resume from where this run stores {n}",
+                        q.len()
+                    )));
+                }
+                self.set_padded(q);
+                self.set_clock(clock);
+                Ok(())
+            }
         }
 
         impl<T: GpuReal, R: $kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> DeviceRun<T, M>
@@ -58,6 +83,12 @@ macro_rules! runs {
             }
             fn state(&self, gpu: &Gpu) -> Result<Vec<[T; M]>> {
                 <$gpu<T, R, M, W, A>>::state(self, gpu)
+            }
+            fn current(&self, gpu: &Gpu) -> Result<Vec<T>> {
+                <$gpu<T, R, M, W, A>>::current(self, gpu)
+            }
+            fn resume(&mut self, gpu: &Gpu, q: &[T], clock: ClawClock) -> Result<()> {
+                <$gpu<T, R, M, W, A>>::resume(self, gpu, q, clock)
             }
         }
     )*};
@@ -199,5 +230,35 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
             })
             .collect();
         Ok(State { clock: self.clock(), fields })
+    }
+
+    /// The padded state (cells of M values on the CPU, M planes on the GPU) and every slot of
+    /// the clock: time, steps, the Δt the next step tries, rejections.
+    fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
+        let (q, slots) = match &self.on {
+            On::Cpu(m) => (m.padded_state().iter().flatten().copied().collect(), m.clock().slots),
+            On::Gpu(gpu, m) => (m.current(gpu)?, m.clock().slots),
+        };
+        let c = Checkpoint::at(self.clock()).field("q", q);
+        Ok(slots.iter().enumerate().fold(c, |c, (k, &v)| c.value(&format!("clock.{k}"), v)))
+    }
+
+    fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
+        let mut clock = ClawClock::start(0.0, 0.0);
+        for (k, slot) in clock.slots.iter_mut().enumerate() {
+            *slot = c.get_value(&format!("clock.{k}"))?;
+        }
+        match &mut self.on {
+            On::Cpu(m) => {
+                let q = c.get_field("q", m.padded_state().len() * M)?;
+                m.resume(q.chunks_exact(M).map(|v| std::array::from_fn(|k| v[k])).collect(), clock)?;
+            }
+            On::Gpu(gpu, m) => {
+                let len = m.current(gpu)?.len();
+                m.resume(gpu, c.get_field("q", len)?, clock)?;
+            }
+        }
+        self.halt = None;
+        Ok(())
     }
 }

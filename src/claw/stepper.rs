@@ -191,6 +191,24 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
         self.host_clock
     }
 
+    /// Continue from the state's planes `q` and `clock`, as [`current`](Self::current) and
+    /// [`clock`](Self::clock) gave them of a run of the same set-up. A step reads only the
+    /// state buffer (`order[0]`) before writing the others, and the next stop re-arms Δt.
+    pub fn resume(&mut self, gpu: &Gpu, q: &[T], clock: Clock) -> Result<()> {
+        let len = self.kernels.buffer_len();
+        if q.len() != len {
+            return Err(Error::invalid(format!("claw: a state of {} values for buffers of {len}", q.len())));
+        }
+        let at = gpu.download_range(self.kernels.order(), 0..1)?[0] as usize;
+        let mut all = gpu.download(&self.states)?;
+        all[at * len..(at + 1) * len].copy_from_slice(q);
+        gpu.write(&all, &mut self.states)?;
+        gpu.write(&clock.slots, &mut self.clock)?;
+        self.host_clock = clock;
+        self.t_stop = f64::NAN;
+        Ok(())
+    }
+
     /// The current state buffer's planes (synchronises).
     pub fn current(&self, gpu: &Gpu) -> Result<Vec<T>> {
         let len = self.kernels.buffer_len();

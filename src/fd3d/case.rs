@@ -124,6 +124,9 @@ impl Fd3dCase {
         if !common.output.snapshots.is_empty() {
             return c.fail("output.snapshots", "fd3d computes once; it has no snapshot times (leave the key out)");
         }
+        if common.output.checkpoint_every.is_some() {
+            return c.fail("output.checkpoint_every", "fd3d computes once; it has no time loop to checkpoint (leave the key out)");
+        }
         let g = &f.grid;
         let mut m = [0usize; 3];
         let mut keys = [String::new(), String::new(), String::new()];

@@ -231,6 +231,23 @@ impl<T: Real> CpuKp<T> {
         })
     }
 
+    /// Continue from a padded state (w, hu, hv with their ghosts), its wet map and clock, as
+    /// [`state`](Self::state), [`wet`](Self::wet) and the clock's getters gave them of a run of
+    /// the same problem and block: every later step is the one that run takes. The stage
+    /// buffers and R are written by a step before it reads them.
+    pub fn resume(&mut self, q: [&[T]; 3], wet: &[u8], t: f64, dt: f64, steps: u64) -> Result<()> {
+        let n = self.k.cells();
+        if q.iter().any(|f| f.len() != n) || wet.len() != self.wet.len() {
+            return Err(Error::invalid(format!("kp: a state to resume from of other sizes than this run's ({n} cells)")));
+        }
+        for (field, from) in self.q.iter_mut().zip(q) {
+            field.copy_from_slice(from);
+        }
+        self.wet.copy_from_slice(wet);
+        (self.t, self.dt, self.steps) = (t, dt, steps);
+        Ok(())
+    }
+
     pub fn set_early_exit(&mut self, on: bool) {
         self.early_exit = on;
     }

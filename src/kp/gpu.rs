@@ -422,6 +422,31 @@ impl<T: GpuReal> GpuKp<T> {
         Ok(ClockState { t: c[CLOCK_T], dt: c[CLOCK_DT], status: c[CLOCK_STATUS] as u32, steps: c[CLOCK_STEPS] as u64 })
     }
 
+    /// The wet map of Qⁿ (synchronises).
+    pub fn wet_map(&self, gpu: &Gpu) -> Result<Vec<u32>> {
+        gpu.download(&self.wet[self.cur])
+    }
+
+    /// Continue from padded (w, hu, hv), the wet map of that state and the clock, as
+    /// [`download`](Self::download), [`wet_map`](Self::wet_map) and [`clock`](Self::clock) gave
+    /// them of a run of the same problem and launch. A step reads no other buffer before it
+    /// writes it (R, Q¹, the rates and Δt), and only Qⁿ's wet map of the three.
+    pub fn resume(&mut self, gpu: &Gpu, q: [&[T]; 3], wet: &[u32], clock: ClockState) -> Result<()> {
+        for (dst, src) in self.q.iter_mut().zip(q) {
+            gpu.write(src, dst)?;
+        }
+        for map in &mut self.wet {
+            gpu.write(wet, map)?;
+        }
+        self.cur = 0;
+        let mut c = [0.0; CLOCK_LEN];
+        c[CLOCK_T] = clock.t;
+        c[CLOCK_DT] = clock.dt;
+        c[CLOCK_STATUS] = clock.status as f64;
+        c[CLOCK_STEPS] = clock.steps as f64;
+        gpu.write(&c, &mut self.clock)
+    }
+
     /// Padded (w, hu, hv) on the host.
     pub fn download(&self, gpu: &Gpu) -> Result<[Vec<T>; 3]> {
         Ok([gpu.download(&self.q[0])?, gpu.download(&self.q[1])?, gpu.download(&self.q[2])?])

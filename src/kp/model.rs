@@ -4,9 +4,9 @@
 
 use super::Problem;
 use super::cpu::{CpuKp, Halt as CpuHalt};
-use super::gpu::{FluxKernel, GpuKp, Launch};
+use super::gpu::{ClockState, FluxKernel, GpuKp, Launch};
 use crate::field::interior_of;
-use crate::model::{Clock, Halt, Model, Output, State, Until};
+use crate::model::{Checkpoint, Clock, Halt, Model, Output, State, Until};
 use crate::products::{CpuProducts, Fields, GpuProducts, Products, Spec};
 use crate::runtime::{Backend, Gpu, Timer};
 use crate::{Error, GpuReal, Result};
@@ -216,6 +216,49 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                     }
                     None => Ok(None),
                 }
+            }
+        }
+    }
+
+    /// The state a checkpoint holds: Qⁿ with its ghosts and the wet map of its blocks (the
+    /// early-exit flux reads it); on the GPU also the early-exit cycle's position and choice.
+    fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
+        let clock = self.clock();
+        let with = |[w, hu, hv]: [Vec<T>; 3], wet: Vec<u8>| {
+            Checkpoint::at(clock).field("w", w).field("hu", hu).field("hv", hv).flag("wet", wet)
+        };
+        Ok(match &self.on {
+            On::Cpu(m, _) => with(m.state().map(|f| f.to_vec()), m.wet().to_vec()),
+            On::Gpu(run) => {
+                let wet = run.model.wet_map(&run.gpu)?.into_iter().map(|f| (f != 0) as u8).collect();
+                with(run.model.download(&run.gpu)?, wet)
+                    .value("launched", run.launched as f64)
+                    .value("early_steps", run.early_steps as f64)
+                    .value("early_exit_now", (run.current == FluxKernel::EarlyExit) as u8 as f64)
+            }
+        })
+    }
+
+    fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
+        let n = self.problem.padded_cells();
+        let q = [c.get_field("w", n)?, c.get_field("hu", n)?, c.get_field("hv", n)?];
+        let Clock { t, dt, steps, .. } = c.clock;
+        match &mut self.on {
+            On::Cpu(m, _) => {
+                let wet = c.get_flags("wet", m.wet().len())?;
+                m.resume(q, wet, t, dt, steps)
+            }
+            On::Gpu(run) => {
+                let k = run.model.coeffs();
+                let wet: Vec<u32> = c.get_flags("wet", (k.nbx * k.nby) as usize)?.iter().map(|&f| u32::from(f)).collect();
+                let status = kernels::kp::STEP_OK;
+                run.model.resume(&run.gpu, q, &wet, ClockState { t, dt, status, steps })?;
+                run.launched = c.get_count("launched")?;
+                run.early_steps = c.get_count("early_steps")?;
+                let early = c.get_value("early_exit_now")? != 0.0;
+                run.current = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
+                run.clock = Clock { t, steps, dt, halt: None };
+                Ok(())
             }
         }
     }

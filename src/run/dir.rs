@@ -28,6 +28,9 @@ pub struct Manifest {
     pub status: String,
     /// Files of this run, relative to the directory.
     pub files: Vec<String>,
+    /// The checkpoint a restarted run continued from, and its time and step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restarted_from: Option<String>,
 }
 
 /// A prepared run directory.
@@ -50,6 +53,17 @@ fn is_temporary(name: &str) -> bool {
 impl RunDir {
     /// Make `path` ready for a new run (see the module's doc).
     pub fn prepare(path: &Path, force: bool, manifest: Manifest) -> Result<RunDir> {
+        RunDir::open(path, force, manifest, false)
+    }
+
+    /// Make `path`, the directory of an interrupted run, ready for that run to go on from a
+    /// checkpoint: the files it wrote are kept and stay listed (a restart does not write the
+    /// snapshots before its checkpoint again), its leftover temporary files go.
+    pub fn resume(path: &Path, force: bool, manifest: Manifest) -> Result<RunDir> {
+        RunDir::open(path, force, manifest, true)
+    }
+
+    fn open(path: &Path, force: bool, manifest: Manifest, keep: bool) -> Result<RunDir> {
         if path.exists() && !path.is_dir() {
             return Err(Error::invalid(format!("output directory {}: exists and is not a directory", path.display())));
         }
@@ -62,16 +76,21 @@ impl RunDir {
             .flat_map(|m| m.files.iter().cloned())
             .chain([CASE_FILE.to_string(), MANIFEST.to_string()])
             .collect();
-        // The previous run's files and every leftover temporary file go; anything else is foreign.
-        let (mut stale, mut foreign) = (Vec::new(), Vec::new());
+        // The previous run's files (unless kept) and every leftover temporary file go; anything
+        // else is foreign.
+        let (mut stale, mut foreign, mut kept) = (Vec::new(), Vec::new(), Vec::new());
         for entry in std::fs::read_dir(path).map_err(io(path))? {
             let name = entry.map_err(io(path))?.file_name().to_string_lossy().into_owned();
-            if is_temporary(&name) || (previous.is_some() && ours.contains(&name)) {
+            let previous_run = previous.is_some() && ours.contains(&name);
+            if keep && previous_run && name != MANIFEST {
+                kept.push(name);
+            } else if is_temporary(&name) || previous_run {
                 stale.push(name);
             } else {
                 foreign.push(name);
             }
         }
+        kept.sort();
         if !foreign.is_empty() && !force {
             foreign.sort();
             let more = if foreign.len() > 3 { format!(" and {} more", foreign.len() - 3) } else { String::new() };
@@ -87,7 +106,7 @@ impl RunDir {
         }
         let dir = RunDir {
             path: path.to_path_buf(),
-            manifest: Manifest { status: "running".into(), files: Vec::new(), ..manifest },
+            manifest: Manifest { status: "running".into(), files: kept, ..manifest },
         };
         dir.save()?;
         Ok(dir)
@@ -161,6 +180,25 @@ mod tests {
         assert!(e.contains("notes.txt") && e.contains("--force"), "{e}");
         RunDir::prepare(&d, true, Manifest::default()).unwrap();
         assert_eq!(names(&d), [MANIFEST, "notes.txt"]);
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn a_resumed_run_keeps_what_the_interrupted_run_wrote() {
+        let d = scratch("resume");
+        let mut a = RunDir::prepare(&d, false, Manifest::default()).unwrap();
+        a.write("h_t1.npy", |p| crate::output::write_atomic(p, b"one")).unwrap();
+        a.write("checkpoint.hkc", |p| crate::output::write_atomic(p, b"state")).unwrap();
+        std::fs::write(d.join(".h_t2.npy.tmp12345"), b"partial").unwrap();
+        let mut b = RunDir::resume(&d, false, Manifest::default()).unwrap();
+        assert_eq!(names(&d), ["checkpoint.hkc", "h_t1.npy", MANIFEST]);
+        b.write("h_t2.npy", |p| crate::output::write_atomic(p, b"two")).unwrap();
+        let m: Manifest = serde_json::from_slice(&std::fs::read(d.join(MANIFEST)).unwrap()).unwrap();
+        assert_eq!(m.files, ["checkpoint.hkc", "h_t1.npy", "h_t2.npy"]);
+        assert_eq!(m.status, "running");
+        // Files no run of hydrokern wrote are still refused without --force.
+        std::fs::write(d.join("notes.txt"), b"mine").unwrap();
+        assert!(RunDir::resume(&d, false, Manifest::default()).is_err());
         std::fs::remove_dir_all(d).unwrap();
     }
 

@@ -3,6 +3,7 @@
 //! time-dependent solvers — steps the model with progress lines, snapshots and blow-up handling
 //! ([`simulate`]). A solver only says what is particular to it.
 
+pub mod checkpoint;
 mod console;
 mod dir;
 mod norms;
@@ -71,6 +72,8 @@ pub struct RunOptions {
     /// Run in an output directory that holds files hydrokern did not write.
     pub force: bool,
     pub console: Console,
+    /// Continue from this checkpoint (`--restart`; see [`checkpoint`]).
+    pub restart: Option<PathBuf>,
 }
 
 /// What a finished run hands back: where it wrote, and the norms of its final fields.
@@ -87,10 +90,14 @@ pub struct Started {
     pub backend: Backend,
     pub precision: Precision,
     pub dir: RunDir,
+    /// The checkpoint to continue from, read and checked.
+    pub restart: Option<checkpoint::Restart>,
 }
 
-/// Resolve the backend (saying which on standard error), check memory, prepare the directory
-/// and record the case in it.
+/// Resolve the backend (saying which on standard error), check memory, read and check the
+/// checkpoint to restart from (before the directory is touched), prepare the directory and
+/// record the case in it. A restart into the directory of the run that wrote the checkpoint
+/// continues that run's directory ([`RunDir::resume`]); into any other, it starts a new one.
 pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     let info = case.info();
     let precision = info.run.precision;
@@ -101,6 +108,10 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     if let Backend::Gpu(gpu) = &backend {
         gpu.check_fits(&format!("{} in {precision}", info.name), needs.gpu as usize)?;
     }
+    let restart = match &opts.restart {
+        Some(path) => Some(checkpoint::Restart::open(path, info, precision, checkpoint::backend_kind(&backend))?),
+        None => None,
+    };
     let manifest = Manifest {
         hydrokern: env!("CARGO_PKG_VERSION").into(),
         revision: crate::GIT_REVISION.into(),
@@ -108,12 +119,20 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
         solver: info.solver.into(),
         backend: backend.describe(),
         precision: precision.to_string(),
+        restarted_from: restart.as_ref().map(|r| {
+            let c = r.clock();
+            format!("{} (t = {}, step {})", r.path().display(), c.t, c.steps)
+        }),
         ..Manifest::default()
     };
-    let mut dir = RunDir::prepare(&info.output_dir(), opts.force, manifest)?;
+    let out = info.output_dir();
+    let mut dir = match &restart {
+        Some(r) if checkpoint::wrote(&out, r.path()) => RunDir::resume(&out, opts.force, manifest)?,
+        _ => RunDir::prepare(&out, opts.force, manifest)?,
+    };
     let text = info.text.clone();
     dir.write(CASE_FILE, |p| crate::output::write_atomic(p, text.as_bytes()))?;
-    Ok(Started { backend, precision, dir })
+    Ok(Started { backend, precision, dir, restart })
 }
 
 /// Whether `choice` can run on this machine without opening a GPU (for `check`).

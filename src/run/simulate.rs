@@ -6,7 +6,8 @@
 //! Progress is read between calls to [`Model::advance`], whose deadline only hands control
 //! back: the steps, and so the results, do not depend on how often progress is printed.
 
-use super::{Case, Norms, Outcome, RunDir, RunOptions, start};
+use super::checkpoint::{self, CHECKPOINT_FILE, Meta, Restart};
+use super::{Case, Console, Norms, Outcome, RunDir, RunOptions, start};
 use crate::case::{Format, Times};
 use crate::grid::Mesh;
 use crate::model::{Clock, Halt, Model, State, Until};
@@ -71,9 +72,10 @@ pub fn simulate<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
         )));
     }
     let mut s = start(sim, opts)?;
+    let restart = s.restart.as_ref();
     let result = match s.precision {
-        Precision::F32 => time_loop::<S, f32>(sim, opts, &s.backend, &mut s.dir),
-        Precision::F64 => time_loop::<S, f64>(sim, opts, &s.backend, &mut s.dir),
+        Precision::F32 => time_loop::<S, f32>(sim, opts, &s.backend, &mut s.dir, restart),
+        Precision::F64 => time_loop::<S, f64>(sim, opts, &s.backend, &mut s.dir, restart),
     };
     match &result {
         Ok(_) => s.dir.finish("finished")?,
@@ -99,6 +101,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
     opts: &RunOptions,
     backend: &Backend,
     dir: &mut RunDir,
+    restart: Option<&Restart>,
 ) -> Result<Outcome> {
     let info = sim.info();
     let times = sim.times();
@@ -110,38 +113,56 @@ fn time_loop<S: Simulation, T: GpuReal>(
         Some(n) => format!("{n} steps"),
         None => format!("t = {} {}", times.t_end, times.unit),
     };
+    let every = info.output.checkpoint_every;
+    let checkpoints = every.map(|e| format!("; a checkpoint every {e} {}", times.unit)).unwrap_or_default();
     say(format!(
-        "  {} in {}; to {end}; snapshots at {:?} {} and the end",
+        "  {} in {}; to {end}; snapshots at {:?} {} and the end{checkpoints}",
         model.describe(),
         T::NAME,
         times.snapshots,
         times.unit
     ));
+    if let Some(r) = restart {
+        // Arrays of other names or sizes than this model's (a file written by other code).
+        let path = r.path().display();
+        model.restore(&r.state::<T>()?).map_err(|e| Error::invalid(format!("checkpoint {path}: {e}")))?;
+        let c = r.clock();
+        say(format!("  restarted from {} at t = {} {} (step {})", r.path().display(), c.t, times.unit, c.steps));
+    }
     let started = Instant::now();
     // In PROGRESS_RANGE: the case reader checked it.
-    let every = Duration::from_secs_f64(info.output.progress);
+    let progress_every = Duration::from_secs_f64(info.output.progress);
     // The first line comes early, so a long run shows signs of life within a second.
-    let mut next_line = started + every.min(Duration::from_secs(1));
+    let mut next_line = started + progress_every.min(Duration::from_secs(1));
     let mut album = Album::default();
     // The last state that passed the checks: what progress lines, snapshots and a blow-up's
     // last_good files show.
     let mut good = model.state()?;
+    let t0 = good.clock.t;
     if let Some(bad) = first_non_finite(&good, &sim.mesh()).or_else(|| sim.check(&good)) {
         return Err(Error::invalid(format!("{}: the initial state is not valid: {bad}", info.name)));
     }
-    say(format!("  t = 0 {}: {}", times.unit, sim.progress(&good)));
-    // (time, step budget, whether the budget ends the run rather than limits it)
-    let mut targets: Vec<(f64, u64, bool)> = times.snapshots.iter().map(|&t| (t, limit, false)).collect();
+    say(format!("  t = {t0} {}: {}", times.unit, sim.progress(&good)));
+    let progress = Progress { started, from: times.fraction(t0, good.clock.steps) };
+    // Checkpoint times are k·every before the end: stops of the time loop as snapshot times
+    // are, so that a run with checkpoints takes the same steps whether or not it was restarted.
+    let mut passed = restart.map_or(0, |r| r.checkpoints());
+    let checkpoint_at = |k: u64| every.map(|e| (k + 1) as f64 * e).filter(|&t| t < times.t_end);
+    // (time, step budget, whether the budget ends the run rather than limits it); a restarted
+    // run has written the snapshots up to its checkpoint's time.
+    let snapshots = times.snapshots.iter().filter(|&&t| restart.is_none() || t > t0);
+    let mut targets: Vec<(f64, u64, bool)> = snapshots.map(|&t| (t, limit, false)).collect();
     targets.push(match times.steps {
         Some(n) => (f64::INFINITY, n, true),
         None => (times.t_end, limit, false),
     });
     for (stop, budget, ends) in targets {
-        let reached = |c: &Clock| c.t >= stop || (ends && c.steps >= budget);
-        while !reached(&good.clock) {
-            let until = Until { t: stop, steps: budget, deadline: Some(next_line) };
+        let reached = |c: &Clock, stop: f64| c.t >= stop || (ends && c.steps >= budget);
+        while !reached(&good.clock, stop) {
+            let to = checkpoint_at(passed).map_or(stop, |c| c.min(stop));
+            let until = Until { t: to, steps: budget, deadline: Some(next_line) };
             let clock = model.advance(until)?;
-            let at_stop = reached(&clock);
+            let at_stop = reached(&clock, to);
             let due = Instant::now() >= next_line;
             let out_of_steps = !at_stop && clock.steps >= budget;
             if !(at_stop || due || clock.halt.is_some() || out_of_steps) {
@@ -165,8 +186,12 @@ fn time_loop<S: Simulation, T: GpuReal>(
                 )));
             }
             if due || at_stop {
-                say(progress_line(sim, &good, &clock, started));
-                next_line = Instant::now() + every;
+                progress.show(&opts.console, sim, &good, &clock);
+                next_line = Instant::now() + progress_every;
+            }
+            if to < stop && at_stop && clock.t >= to {
+                passed += 1;
+                write_checkpoint(sim, backend, dir, model.as_mut(), passed)?;
             }
         }
         let mut files = write_snapshot(sim, dir, &good, &mut album)?;
@@ -177,15 +202,23 @@ fn time_loop<S: Simulation, T: GpuReal>(
         if !files.is_empty() {
             say(format!("  snapshot t = {} {}: {}", good.clock.t, times.unit, files.join(", ")));
         }
+        // A checkpoint time that is also this snapshot's: the checkpoint comes after the
+        // snapshot, so that a restart from it has nothing before it left to write.
+        if checkpoint_at(passed).is_some_and(|c| good.clock.t >= c) {
+            passed += 1;
+            write_checkpoint(sim, backend, dir, model.as_mut(), passed)?;
+        }
     }
+    opts.console.end_progress();
     let secs = started.elapsed().as_secs_f64();
     let cells = sim.mesh().cells() as f64;
+    let steps = good.clock.steps - restart.map_or(0, |r| r.clock().steps);
     say(format!(
         "done: {} steps to t = {} {} in {secs:.2} s ({:.3e} cell updates/s, output included); results in {}",
         good.clock.steps,
         good.clock.t,
         times.unit,
-        good.clock.steps as f64 * cells / secs.max(1e-9),
+        steps as f64 * cells / secs.max(1e-9),
         dir.path().display()
     ));
     Ok(Outcome {
@@ -196,20 +229,53 @@ fn time_loop<S: Simulation, T: GpuReal>(
     })
 }
 
-fn progress_line<S: Simulation, T: Real>(sim: &S, state: &State<T>, clock: &Clock, started: Instant) -> String {
-    let times = sim.times();
-    let frac = times.fraction(clock.t, clock.steps);
-    let elapsed = started.elapsed().as_secs_f64();
-    let eta = if frac > 0.0 { elapsed * (1.0 - frac) / frac } else { f64::NAN };
-    format!(
-        "[{:>3.0}%] step {:>8}  t = {:.6e} {}  Δt = {:.3e}  {}  {elapsed:.1} s, ETA {eta:.1} s",
-        100.0 * frac,
-        clock.steps,
-        clock.t,
-        times.unit,
-        clock.dt,
-        sim.progress(state)
-    )
+/// The model's whole state into the run directory's checkpoint file, replacing the last one.
+fn write_checkpoint<S: Simulation, T: GpuReal>(
+    sim: &S,
+    backend: &Backend,
+    dir: &mut RunDir,
+    model: &mut dyn Model<T>,
+    passed: u64,
+) -> Result<()> {
+    let info = sim.info();
+    let state = model.checkpoint()?;
+    let meta = Meta {
+        solver: info.solver.into(),
+        precision: info.run.precision,
+        backend: checkpoint::backend_kind(backend),
+        case: info.text.clone(),
+        checkpoints: passed,
+    };
+    dir.write(CHECKPOINT_FILE, |p| checkpoint::write(p, &meta, &state))
+}
+
+/// Progress lines (or a bar on a terminal), with the ETA from the part of the run done since
+/// this process started it.
+struct Progress {
+    started: Instant,
+    /// The fraction of the run done when it started here (after a restart, more than 0).
+    from: f64,
+}
+
+impl Progress {
+    fn show<S: Simulation, T: Real>(&self, console: &Console, sim: &S, state: &State<T>, clock: &Clock) {
+        let times = sim.times();
+        let frac = times.fraction(clock.t, clock.steps);
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let done = frac - self.from;
+        let eta = if done > 0.0 { elapsed * (1.0 - frac) / done } else { f64::NAN };
+        let line = format!(
+            "[{:>3.0}%] step {:>8}  t = {:.6e} {}  Δt = {:.3e}  {}  {elapsed:.1} s, ETA {eta:.1} s",
+            100.0 * frac,
+            clock.steps,
+            clock.t,
+            times.unit,
+            clock.dt,
+            sim.progress(state)
+        );
+        let short = format!("step {}  t = {:.4e} {}  Δt = {:.2e}", clock.steps, clock.t, times.unit, clock.dt);
+        console.progress(frac, eta, &short, &line);
+    }
 }
 
 /// NPY files of every field, `<name>_t<time>.npy` with `tag` `state`, or `<tag>_<name>_t<time>.npy`.

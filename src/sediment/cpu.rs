@@ -124,6 +124,20 @@ impl<T: Real> CpuSediment<T> {
         std::mem::swap(&mut self.s, &mut self.sn);
     }
 
+    /// Continue from h and s with their ghosts, as [`h`](Self::h) and [`s`](Self::s) gave them
+    /// of a run of the same problem.
+    pub fn resume(&mut self, h: &[T], s: &[T]) -> Result<()> {
+        if h.len() != self.h.len() || s.len() != self.s.len() {
+            return Err(crate::Error::invalid(format!(
+                "sediment: a state to resume from of other sizes than this run's ({} points)",
+                self.h.len()
+            )));
+        }
+        self.h.copy_from_slice(h);
+        self.s.copy_from_slice(s);
+        Ok(())
+    }
+
     pub fn h(&self) -> &[T] {
         &self.h
     }

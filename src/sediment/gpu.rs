@@ -145,6 +145,13 @@ impl<T: GpuReal> GpuSediment<T> {
         self.ghosts(false)
     }
 
+    /// Continue from h and s with their ghosts, as [`download`](Self::download) gave them of a
+    /// run of the same problem (α, β and the coefficients do not change with the state).
+    pub fn resume(&mut self, gpu: &Gpu, h: &[T], s: &[T]) -> Result<()> {
+        gpu.write(h, &mut self.h)?;
+        gpu.write(s, &mut self.s)
+    }
+
     /// Copy h and s (with ghosts) to the host.
     pub fn download(&self, gpu: &Gpu) -> Result<(Vec<T>, Vec<T>)> {
         Ok((self.download_h(gpu)?, gpu.download(&self.s)?))

@@ -10,7 +10,7 @@ use super::cpu::CpuSediment;
 use super::gpu::{GpuSediment, Launch};
 use super::{Conductances, Problem, StabilityLimit, StepVariant};
 use crate::field::interior_of;
-use crate::model::{Clock, Model, Output, State, Until};
+use crate::model::{Checkpoint, Clock, Model, Output, State, Until};
 use crate::runtime::{Backend, Gpu};
 use crate::{GpuReal, Result};
 use std::sync::Arc;
@@ -33,6 +33,8 @@ trait Backing<T> {
     fn stability(&self, problem: &Problem, k: Conductances) -> Result<StabilityLimit>;
     /// h and s with ghosts, on the host.
     fn fields(&self) -> Result<(Vec<T>, Vec<T>)>;
+    /// Continue from h and s with ghosts, as [`fields`](Backing::fields) gave them.
+    fn resume(&mut self, h: &[T], s: &[T]) -> Result<()>;
     fn describe(&self) -> String;
 }
 
@@ -51,6 +53,9 @@ impl<T: GpuReal> Backing<T> for OnCpu<T> {
     }
     fn fields(&self) -> Result<(Vec<T>, Vec<T>)> {
         Ok((self.0.h().to_vec(), self.0.s().to_vec()))
+    }
+    fn resume(&mut self, h: &[T], s: &[T]) -> Result<()> {
+        self.0.resume(h, s)
     }
     fn describe(&self) -> String {
         format!("CPU reference ({} threads)", rayon::current_num_threads())
@@ -75,6 +80,9 @@ impl<T: GpuReal> Backing<T> for OnGpu<T> {
     }
     fn fields(&self) -> Result<(Vec<T>, Vec<T>)> {
         self.model.download(&self.gpu)
+    }
+    fn resume(&mut self, h: &[T], s: &[T]) -> Result<()> {
+        self.model.resume(&self.gpu, h, s)
     }
     fn describe(&self) -> String {
         format!("GPU, variant {}", self.variant.name())
@@ -178,5 +186,28 @@ impl<T: GpuReal> Model<T> for SedimentModel<'_, T> {
                 Output { name: "s", long_name: "sand fraction", units: "1", dims, data: interior_of(&layout, &s) },
             ],
         })
+    }
+
+    /// h and s with their ghosts, and the step policy's state: the step chosen last, the one
+    /// the coefficients hold, and the steps since the last recomputation.
+    fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
+        let (h, s) = self.backing.fields()?;
+        Ok(Checkpoint::at(self.clock)
+            .field("h", h)
+            .field("s", s)
+            .value("dt", self.dt)
+            .value("dt_set", self.dt_set)
+            .value("since_update", self.since_update as f64))
+    }
+
+    fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
+        let n = self.problem.layout().len();
+        self.backing.resume(c.get_field("h", n)?, c.get_field("s", n)?)?;
+        self.dt = c.get_value("dt")?;
+        self.dt_set = c.get_value("dt_set")?;
+        self.since_update = c.get_count("since_update")?;
+        self.backing.set_dt(self.problem, self.dt_set);
+        self.clock = Clock { halt: None, ..c.clock };
+        Ok(())
     }
 }

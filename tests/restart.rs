@@ -1,0 +1,296 @@
+//! Checkpoint and restart through the runner, as the command line drives them: a run restarted
+//! from its last checkpoint ends bit for bit where the uninterrupted run ended (the same final
+//! NPY bytes, the same step count), for every time-dependent solver, across a snapshot time;
+//! a restart into the interrupted run's own directory continues it; and every checkpoint that
+//! does not belong to the run is refused with one line before the output directory is touched.
+//!
+//! The uninterrupted run writes a checkpoint at every multiple of `every`; the file keeps the
+//! last, which the restarted run (in a directory of its own) continues from, across the
+//! snapshot placed between that checkpoint and the end.
+
+mod common;
+
+use hydrokern::run::checkpoint::CHECKPOINT_FILE;
+use hydrokern::run::{MANIFEST, Manifest, Outcome, RunOptions};
+use hydrokern::scenarios;
+use std::path::{Path, PathBuf};
+use toml_edit::Value;
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("hydrokern-restart-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// A small run of scenario `name`: the keys `set`, NPY output only, into `out`.
+fn run(name: &str, set: &[(&str, Value)], out: &Path, restart: Option<PathBuf>) -> hydrokern::Result<Outcome> {
+    let mut doc = scenarios::find(name).unwrap_or_else(|| panic!("no scenario {name}")).doc()?;
+    for (key, value) in set {
+        doc.set(key, value.clone(), key)?;
+    }
+    let mut formats = toml_edit::Array::new();
+    formats.push("npy");
+    doc.set("output.formats", Value::Array(formats), "test")?;
+    doc.set("output.dir", out.to_string_lossy().as_ref().into(), "--output")?;
+    scenarios::load(&doc)?.run(&RunOptions { restart, ..RunOptions::default() })
+}
+
+fn floats(v: &[f64]) -> Value {
+    Value::Array(v.iter().copied().collect())
+}
+
+fn manifest(dir: &Path) -> Manifest {
+    serde_json::from_slice(&std::fs::read(dir.join(MANIFEST)).unwrap()).unwrap()
+}
+
+fn npy_files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".npy"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Scenario `name` with `set` (its size, `time.t_end` = `end`, a snapshot at `snap` between the
+/// last checkpoint and the end) on `backend` in `precision`, with a checkpoint every `every`:
+/// the run restarted from its last checkpoint writes the same bytes for every snapshot after it
+/// and takes as many steps. Returns the uninterrupted run's steps.
+fn bit_identical(
+    name: &str,
+    set: &[(&str, Value)],
+    end: f64,
+    every: f64,
+    snap: f64,
+    backend: &str,
+    precision: &str,
+) -> u64 {
+    let tag = format!("{name}-{backend}-{precision}");
+    let (a, b) = (scratch(&format!("{tag}-a")), scratch(&format!("{tag}-b")));
+    // The last checkpoint time, k·every < end, as the runner computes it.
+    let k = (1..).take_while(|&k| k as f64 * every < end).last().unwrap_or(0);
+    let last = k as f64 * every;
+    assert!(last > 0.0 && last < snap && snap < end, "the test's times: checkpoint {last}, snapshot {snap}, end {end}");
+    let mut keys: Vec<(&str, Value)> = set.to_vec();
+    keys.extend([
+        ("time.t_end", end.into()),
+        ("output.snapshots", floats(&[0.5 * last, snap])),
+        ("output.checkpoint_every", every.into()),
+        ("run.backend", backend.into()),
+        ("run.precision", precision.into()),
+    ]);
+    let whole = run(name, &keys, &a, None).unwrap_or_else(|e| panic!("{tag}: {e}"));
+    let checkpoint = a.join(CHECKPOINT_FILE);
+    assert!(manifest(&a).files.contains(&CHECKPOINT_FILE.to_string()), "{tag}: no checkpoint listed");
+    let resumed = run(name, &keys, &b, Some(checkpoint.clone())).unwrap_or_else(|e| panic!("{tag} restarted: {e}"));
+    assert_eq!(resumed.steps, whole.steps, "{tag}: steps");
+    assert_eq!(resumed.t.to_bits(), whole.t.to_bits(), "{tag}: end time");
+    // The restarted run wrote the snapshot after its checkpoint and the end, nothing before.
+    let written = npy_files(&b);
+    let before = npy_files(&a).into_iter().filter(|f| !written.contains(f)).collect::<Vec<_>>();
+    assert!(!written.is_empty() && !before.is_empty(), "{tag}: {written:?} after, {before:?} before");
+    assert!(written.iter().any(|f| f.contains(&format!("_t{snap}."))), "{tag}: no snapshot at {snap}: {written:?}");
+    assert!(before.iter().all(|f| f.contains(&format!("_t{}.", 0.5 * last))), "{tag}: {before:?}");
+    for f in &written {
+        let (x, y) = (std::fs::read(a.join(f)).unwrap(), std::fs::read(b.join(f)).unwrap());
+        assert!(x == y, "{tag}: {f} differs after the restart");
+    }
+    let m = manifest(&b);
+    assert!(m.restarted_from.as_deref().is_some_and(|r| r.contains(&format!("t = {last}"))), "{tag}: {m:?}");
+    println!("{tag}: {} steps, {} snapshot files rewritten bit for bit after t = {last}", whole.steps, written.len());
+    for d in [a, b] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+    whole.steps
+}
+
+fn grid(nx: i64, ny: i64) -> Vec<(&'static str, Value)> {
+    vec![("grid.nx", nx.into()), ("grid.ny", ny.into())]
+}
+
+#[test]
+fn kp_restarts_bit_for_bit() {
+    bit_identical("dam-break", &grid(32, 32), 1.0, 0.3, 0.95, "cpu", "f64");
+    bit_identical("flood", &grid(32, 32), 0.5, 0.15, 0.48, "cpu", "f32");
+}
+
+#[test]
+fn sediment_restarts_bit_for_bit() {
+    // The automatic Δt (about 790 years here) is recomputed every 4 steps: the restart lands
+    // mid-schedule, and the schedule must go on from there.
+    let mut set = grid(24, 24);
+    set.push(("time.dt_update_steps", 4i64.into()));
+    let steps = bit_identical("sediment", &set, 12000.0, 5000.0, 11000.0, "cpu", "f64");
+    assert!(steps > 12, "{steps} steps");
+    bit_identical("sediment", &grid(24, 24), 12000.0, 5000.0, 11000.0, "cpu", "f32");
+}
+
+#[test]
+fn claw_restarts_bit_for_bit() {
+    bit_identical("swe-radial", &grid(24, 24), 0.5, 0.15, 0.48, "cpu", "f64");
+    let mut set = grid(12, 12);
+    set.push(("grid.nz", 12i64.into()));
+    bit_identical("acoustics-3d", &set, 0.3, 0.1, 0.25, "cpu", "f32");
+}
+
+#[test]
+fn adi_restarts_bit_for_bit() {
+    bit_identical("seiche", &grid(20, 10), 60.0, 20.0, 50.0, "cpu", "f64");
+    let mut set = grid(24, 12);
+    set.push(("time.dt", 30.0.into()));
+    bit_identical("tidal-basin", &set, 1800.0, 600.0, 1500.0, "cpu", "f32");
+}
+
+/// The same on the GPU (the lead runs these): kp with early exit on (`auto` chooses by timing,
+/// which makes even an uninterrupted run unrepeatable) and off, sediment, claw 2D and 3D, ADI.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn gpu_restarts_bit_for_bit() {
+    let _ = common::gpu();
+    for early in ["on", "off"] {
+        let mut set = grid(96, 80);
+        set.push(("gpu.early_exit", early.into()));
+        bit_identical("flood", &set, 0.5, 0.15, 0.48, "gpu", "f64");
+        bit_identical("dam-break", &set, 1.0, 0.3, 0.95, "gpu", "f32");
+    }
+    bit_identical("sediment", &grid(100, 72), 12000.0, 5000.0, 11000.0, "gpu", "f64");
+    bit_identical("swe-radial", &grid(72, 64), 0.5, 0.15, 0.48, "gpu", "f32");
+    let mut set = grid(20, 24);
+    set.push(("grid.nz", 18i64.into()));
+    bit_identical("acoustics-3d", &set, 0.3, 0.1, 0.25, "gpu", "f64");
+    bit_identical("seiche", &grid(40, 20), 60.0, 20.0, 50.0, "gpu", "f64");
+    let mut set = grid(48, 24);
+    set.push(("time.dt", 30.0.into()));
+    bit_identical("tidal-basin", &set, 1800.0, 600.0, 1500.0, "gpu", "f32");
+}
+
+/// A restart into the interrupted run's own directory continues it: the files before the
+/// checkpoint stay listed, the later ones come back with the same bytes.
+#[test]
+fn a_restart_in_place_continues_the_directory() {
+    let d = scratch("in-place");
+    let keys = [
+        ("grid.nx", 24i64.into()),
+        ("grid.ny", 24i64.into()),
+        ("time.t_end", 0.5.into()),
+        ("output.snapshots", floats(&[0.1, 0.45])),
+        ("output.checkpoint_every", 0.2.into()),
+        ("run.backend", "cpu".into()),
+    ];
+    let whole = run("dam-break", &keys, &d, None).unwrap();
+    let files = npy_files(&d);
+    let bytes: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(d.join(f)).unwrap()).collect();
+    let again = run("dam-break", &keys, &d, Some(d.join(CHECKPOINT_FILE))).unwrap();
+    assert_eq!(again.steps, whole.steps);
+    assert_eq!(npy_files(&d), files);
+    for (f, b) in files.iter().zip(&bytes) {
+        assert!(&std::fs::read(d.join(f)).unwrap() == b, "{f} differs");
+    }
+    let m = manifest(&d);
+    assert_eq!(m.status, "finished");
+    assert!(m.restarted_from.is_some_and(|r| r.contains("t = 0.4")));
+    for f in files.iter().chain([&CHECKPOINT_FILE.to_string()]) {
+        assert!(m.files.contains(f), "{f} not listed: {:?}", m.files);
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// Every checkpoint that does not belong to the run: one line naming the file and what differs,
+/// and the new run's directory never made.
+#[test]
+fn foreign_checkpoints_are_refused_before_the_directory_is_touched() {
+    let a = scratch("refuse-a");
+    let base = [
+        ("grid.nx", Value::from(24i64)),
+        ("grid.ny", 24i64.into()),
+        ("time.t_end", 0.3.into()),
+        ("output.snapshots", floats(&[])),
+        ("output.checkpoint_every", 0.1.into()),
+        ("run.backend", "cpu".into()),
+    ];
+    run("dam-break", &base, &a, None).unwrap();
+    let ckpt = a.join(CHECKPOINT_FILE);
+    let out = scratch("refuse-b");
+    let refuse = |name: &str, extra: &[(&str, Value)], file: &Path| -> String {
+        let mut keys = base.to_vec();
+        keys.extend(extra.iter().cloned());
+        let e = run(name, &keys, &out, Some(file.to_path_buf())).map(|_| ()).unwrap_err().to_string();
+        assert_eq!(e.lines().count(), 1, "not one line: {e}");
+        assert!(e.contains(&file.display().to_string()), "{e}");
+        assert!(!out.exists(), "{name}: the refused run made its directory");
+        e
+    };
+    let e = refuse("dam-break", &[("grid.nx", 32i64.into())], &ckpt);
+    assert!(e.contains("another case: grid.nx is 24 there and 32 here"), "{e}");
+    let e = refuse("dam-break", &[("output.checkpoint_every", 0.05.into())], &ckpt);
+    assert!(e.contains("output.checkpoint_every is 0.1 there and 0.05 here"), "{e}");
+    let e = refuse("dam-break", &[("run.precision", "f32".into())], &ckpt);
+    assert!(e.contains("taken in f64"), "{e}");
+    let e = refuse("gaussian", &[], &ckpt);
+    assert!(e.contains("another case"), "{e}");
+    let e = refuse("flood", &[("time.t_end", 1.0.into())], &ckpt);
+    assert!(e.contains("another case"), "{e}");
+    let e = refuse("swe-radial", &[], &ckpt);
+    assert!(e.contains("solver kp, not of claw"), "{e}");
+    // Truncated (as a copy cut short would be) or damaged in one byte.
+    let bytes = std::fs::read(&ckpt).unwrap();
+    let cut = a.join("cut.hkc");
+    for len in [bytes.len() - 1, bytes.len() / 2, 40] {
+        std::fs::write(&cut, &bytes[..len]).unwrap();
+        let e = refuse("dam-break", &[], &cut);
+        assert!(e.contains("truncated or damaged"), "{e}");
+    }
+    let mut flipped = bytes.clone();
+    let at = bytes.len() - 100;
+    flipped[at] ^= 1;
+    std::fs::write(&cut, &flipped).unwrap();
+    assert!(refuse("dam-break", &[], &cut).contains("checksum"));
+    let e = refuse("dam-break", &[], &a.join("missing.hkc"));
+    assert!(e.contains("missing.hkc"), "{e}");
+    // Only the keys that cannot change the results may differ: the directory, progress, limit.
+    let mut keys = base.to_vec();
+    keys.extend([("output.progress", 5.0.into()), ("run.max_steps", 1_000_000i64.into())]);
+    run("dam-break", &keys, &out, Some(ckpt)).unwrap();
+    for d in [a, out] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
+/// A run killed while writing its checkpoint leaves the previous one whole; the next run in the
+/// directory removes the temporary file.
+#[test]
+fn a_half_written_checkpoint_is_never_taken_for_one() {
+    let d = scratch("killed");
+    let keys = [
+        ("grid.nx", Value::from(16i64)),
+        ("grid.ny", 16i64.into()),
+        ("time.t_end", 0.3.into()),
+        ("output.snapshots", floats(&[])),
+        ("output.checkpoint_every", 0.1.into()),
+        ("run.backend", "cpu".into()),
+    ];
+    run("dam-break", &keys, &d, None).unwrap();
+    let good = std::fs::read(d.join(CHECKPOINT_FILE)).unwrap();
+    // What a kill -9 during the next checkpoint leaves: its temporary file, cut short.
+    let tmp = d.join(format!(".{CHECKPOINT_FILE}.tmp4242"));
+    std::fs::write(&tmp, &good[..good.len() / 3]).unwrap();
+    assert_eq!(std::fs::read(d.join(CHECKPOINT_FILE)).unwrap(), good);
+    run("dam-break", &keys, &d, Some(d.join(CHECKPOINT_FILE))).unwrap();
+    assert!(!tmp.exists(), "the temporary file was left");
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// fd3d and tridiag compute once: a checkpoint interval there is a mistake, said so.
+#[test]
+fn solvers_without_a_time_loop_refuse_checkpoint_times() {
+    for name in ["fd3d", "tridiag"] {
+        let mut doc = scenarios::find(name).unwrap().doc().unwrap();
+        doc.set("output.checkpoint_every", 1.0.into(), "--checkpoint-every 1").unwrap();
+        let e = scenarios::load(&doc).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("output.checkpoint_every") && e.contains("no time loop"), "{e}");
+    }
+}
