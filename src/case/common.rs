@@ -74,6 +74,8 @@ pub enum Format {
     Npy,
     /// Pictures: maps and plots.
     Png,
+    /// One NetCDF-CF file of the run, `<case name>.nc`, a record appended per snapshot.
+    Netcdf,
 }
 
 fn default_formats() -> Vec<Format> {

@@ -6,6 +6,7 @@
 //! Progress is read between calls to [`Model::advance`], whose deadline only hands control
 //! back: the steps, and so the results, do not depend on how often progress is printed.
 
+use super::netcdf::NetcdfRun;
 use super::{Case, Norms, Outcome, RunDir, RunOptions, start};
 use crate::case::{Format, Times};
 use crate::grid::Mesh;
@@ -122,6 +123,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
     // The first line comes early, so a long run shows signs of life within a second.
     let mut next_line = started + every.min(Duration::from_secs(1));
     let mut album = Album::default();
+    let mut netcdf = NetcdfRun::new(model.describe());
     // The last state that passed the checks: what progress lines, snapshots and a blow-up's
     // last_good files show.
     let mut good = model.state()?;
@@ -168,7 +170,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
                 next_line = Instant::now() + every;
             }
         }
-        let files = write_snapshot(sim, dir, &good, &mut album)?;
+        let files = write_snapshot(sim, dir, &good, &mut album, &mut netcdf)?;
         if !files.is_empty() {
             say(format!("  snapshot t = {} {}: {}", good.clock.t, times.unit, files.join(", ")));
         }
@@ -219,12 +221,14 @@ fn write_state<T: GpuReal>(dir: &mut RunDir, state: &State<T>, tag: &str) -> Res
     Ok(names)
 }
 
-/// The snapshot's files (NPY) and pictures (PNG), as the case's formats ask; their names.
+/// The snapshot's files (NPY), pictures (PNG) and record of the run's NetCDF file, as the
+/// case's formats ask; their names.
 fn write_snapshot<S: Simulation, T: GpuReal>(
     sim: &S,
     dir: &mut RunDir,
     state: &State<T>,
     album: &mut Album,
+    netcdf: &mut NetcdfRun,
 ) -> Result<Vec<String>> {
     let out = &sim.info().output;
     let mut names = Vec::new();
@@ -234,6 +238,9 @@ fn write_snapshot<S: Simulation, T: GpuReal>(
     if out.wants(Format::Png) {
         sim.pictures(state, album, dir)?;
         names.push("pictures".into());
+    }
+    if out.wants(Format::Netcdf) {
+        names.push(netcdf.snapshot(sim, dir, state)?);
     }
     Ok(names)
 }
