@@ -2,11 +2,11 @@
 //! first snapshot with the run's metadata as global attributes, a record appended at each.
 
 use super::{RunDir, Simulation};
-use crate::Real;
-use crate::Result;
+use crate::case::Format;
 use crate::model::State;
 use crate::output::netcdf::Snapshots;
 use crate::output::netcdf::classic::Attr;
+use crate::{Real, Result};
 
 pub(super) struct NetcdfRun {
     file: Option<Snapshots>,
@@ -25,8 +25,14 @@ fn time_units(unit: &str) -> &str {
 }
 
 impl NetcdfRun {
-    pub fn new(model: String) -> NetcdfRun {
-        NetcdfRun { file: None, model }
+    /// For a run of `sim` whose initial state is `initial`: when the case writes NetCDF, a field
+    /// the file cannot hold is refused here, before the first step rather than at the first
+    /// snapshot.
+    pub fn new<S: Simulation, T: Real>(sim: &S, model: String, initial: &State<T>) -> Result<NetcdfRun> {
+        if sim.info().output.wants(Format::Netcdf) {
+            Snapshots::check(&sim.mesh(), initial)?;
+        }
+        Ok(NetcdfRun { file: None, model })
     }
 
     /// Append `state` to the run's file (creating it at the first snapshot); the file's name.

@@ -123,13 +123,13 @@ fn time_loop<S: Simulation, T: GpuReal>(
     // The first line comes early, so a long run shows signs of life within a second.
     let mut next_line = started + every.min(Duration::from_secs(1));
     let mut album = Album::default();
-    let mut netcdf = NetcdfRun::new(model.describe());
     // The last state that passed the checks: what progress lines, snapshots and a blow-up's
     // last_good files show.
     let mut good = model.state()?;
     if let Some(bad) = first_non_finite(&good, &sim.mesh()).or_else(|| sim.check(&good)) {
         return Err(Error::invalid(format!("{}: the initial state is not valid: {bad}", info.name)));
     }
+    let mut netcdf = NetcdfRun::new(sim, model.describe(), &good)?;
     say(format!("  t = 0 {}: {}", times.unit, sim.progress(&good)));
     // (time, step budget, whether the budget ends the run rather than limits it)
     let mut targets: Vec<(f64, u64, bool)> = times.snapshots.iter().map(|&t| (t, limit, false)).collect();

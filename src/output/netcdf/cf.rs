@@ -9,8 +9,8 @@ use crate::{Error, Result};
 
 /// What the netCDF library fills unwritten `float` and `double` values with (NC_FILL_FLOAT,
 /// NC_FILL_DOUBLE): stated as `_FillValue` so that GIS clients know it for "no data".
-pub const FILL_F32: f32 = 9.969_209_968_386_869e36;
 pub const FILL_F64: f64 = 9.969_209_968_386_869e36;
+pub const FILL_F32: f32 = FILL_F64 as f32;
 
 /// One axis of the mesh: its name, the cell centres along it, and its cell edges (one more).
 struct Axis {

@@ -28,6 +28,13 @@ pub struct Snapshots {
 }
 
 impl Snapshots {
+    /// Whether a file of `state`'s fields on `mesh` can be written (fields on the mesh, each
+    /// within the format's size limit), without writing it: a run checks before its first step.
+    pub fn check<T: Real>(mesh: &Mesh, state: &State<T>) -> Result<()> {
+        let fields: Vec<FieldSpec> = state.fields.iter().map(FieldSpec::of).collect();
+        layout(mesh, &fields, type_of::<T>(), "s", Vec::new()).map(|_| ())
+    }
+
     /// Create the file at `path` for the fields of `first` on `mesh` (written with no record:
     /// [`Snapshots::append`] writes `first` too). `time_units` is the solver's unit of time.
     pub fn create<T: Real>(
