@@ -120,6 +120,17 @@ impl OutputSection {
     pub fn wants(&self, f: Format) -> bool {
         self.formats.contains(&f)
     }
+    /// For a solver that computes once (`what`: "fd3d computes once"): a NetCDF file holds
+    /// snapshots, which it has none of, so asking for one is an error rather than nothing.
+    pub fn refuse_netcdf(&self, c: &Check, what: &str) -> Result<()> {
+        if self.wants(Format::Netcdf) {
+            return c.fail(
+                "output.formats",
+                format!("\"netcdf\": {what}; NetCDF files hold the snapshots of time-dependent solvers"),
+            );
+        }
+        Ok(())
+    }
 }
 
 /// When a run ends and when it writes snapshots, checked: snapshot times in [0, t_end],

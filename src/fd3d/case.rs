@@ -124,6 +124,7 @@ impl Fd3dCase {
         if !common.output.snapshots.is_empty() {
             return c.fail("output.snapshots", "fd3d computes once; it has no snapshot times (leave the key out)");
         }
+        common.output.refuse_netcdf(&c, "fd3d computes once")?;
         let g = &f.grid;
         let mut m = [0usize; 3];
         let mut keys = [String::new(), String::new(), String::new()];

@@ -147,6 +147,7 @@ impl TridiagCase {
         if !common.output.snapshots.is_empty() {
             return c.fail("output.snapshots", "tridiag solves once; it has no snapshot times (leave the key out)");
         }
+        common.output.refuse_netcdf(&c, "tridiag solves once")?;
         let layout_key = if f.batch.pitch.is_some() { "batch.pitch" } else { "batch.layout" };
         let layout = Layout::parse(&f.batch.layout, f.batch.pitch).map_err(|e| doc.invalid(layout_key, e))?;
         let choice: Choice = f.gpu.algorithm.parse().map_err(|e| doc.invalid("gpu.algorithm", e))?;
