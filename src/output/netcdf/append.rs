@@ -69,7 +69,14 @@ impl Appender {
                 record.resize(record.len().next_multiple_of(4), 0);
             }
         }
-        assert_eq!(record.len() as u64, self.record_bytes, "a record's slabs must match the header");
+        if record.len() as u64 != self.record_bytes {
+            return Err(Error::invalid(format!(
+                "{}: a record of {} bytes where the header lays out {}",
+                self.path.display(),
+                record.len(),
+                self.record_bytes
+            )));
+        }
         let at = self.records_begin + n * self.record_bytes;
         let count = u32::try_from(n + 1).expect("below MAX_RECORDS").to_be_bytes();
         let io = |cause| Error::Io { path: self.path.display().to_string(), cause };
