@@ -382,3 +382,16 @@ fn bad_case_keys_are_refused_naming_the_key() {
     std::fs::remove_dir_all(dir).unwrap();
     assert!(!out.exists());
 }
+
+#[test]
+fn netcdf_output_is_refused_where_there_are_no_snapshots() {
+    for name in ["fd3d", "tridiag"] {
+        let out = scratch(&format!("netcdf-{name}"));
+        let mut doc = scenarios::find(name).unwrap().doc().unwrap();
+        doc.set("output.formats", r#"["npy", "netcdf"]"#.parse().unwrap(), "--set").unwrap();
+        doc.set("output.dir", out.to_string_lossy().as_ref().into(), "--output").unwrap();
+        let e = refusal(scenarios::load(&doc));
+        assert!(e.contains("output.formats") && e.contains("\"netcdf\"") && e.contains(name), "{e}");
+        assert!(!out.exists());
+    }
+}

@@ -68,6 +68,14 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         args: Vec<OsString>,
     },
+    /// Draw the maps of a run's NetCDF file (`[output] formats = ["netcdf"]`): every field at every time, one colour range per field.
+    Plot {
+        /// The NetCDF file a run wrote (`<case name>.nc` in its run directory).
+        file: PathBuf,
+        /// Where the PNG maps go (created if missing); default: `<FILE stem>-plots` in the current directory.
+        #[arg(long)]
+        output: Option<PathBuf>,
+    },
     /// Time a benchmark suite on the GPU and print a markdown table.
     #[command(after_help = bench_help())]
     Bench(BenchArgs),
@@ -153,6 +161,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Scenarios => out(case_cli::scenarios_help()),
         Command::Run { args } => case_cli::run_file(&args, &globals, false),
         Command::Check { args } => case_cli::run_file(&args, &globals, true),
+        Command::Plot { file, output } => plot(&file, output),
         Command::Bench(args) => bench(choice, args),
         Command::Scenario(args) => case_cli::run_scenario(&args, &globals),
     }
@@ -184,6 +193,12 @@ fn info(choice: BackendChoice) -> Result<()> {
         ))?;
     }
     Ok(())
+}
+
+fn plot(file: &std::path::Path, output: Option<PathBuf>) -> Result<()> {
+    let dir = output.unwrap_or_else(|| hydrokern::output::netcdf::default_dir(file));
+    let files = hydrokern::output::netcdf::plot(file, &dir)?;
+    out(format!("{} maps of {} in {}", files.len(), file.display(), dir.display()))
 }
 
 fn bench(choice: BackendChoice, args: BenchArgs) -> Result<()> {

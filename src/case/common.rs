@@ -75,6 +75,8 @@ pub enum Format {
     Npy,
     /// Pictures: maps and plots.
     Png,
+    /// One NetCDF-CF file of the run, `<case name>.nc`, a record appended per snapshot.
+    Netcdf,
 }
 
 fn default_formats() -> Vec<Format> {
@@ -173,6 +175,17 @@ impl OutputSection {
     }
     pub fn wants(&self, f: Format) -> bool {
         self.formats.contains(&f)
+    }
+    /// For a solver that computes once (`what`: "fd3d computes once"): a NetCDF file holds
+    /// snapshots, which it has none of, so asking for one is an error rather than nothing.
+    pub fn refuse_netcdf(&self, c: &Check, what: &str) -> Result<()> {
+        if self.wants(Format::Netcdf) {
+            return c.fail(
+                "output.formats",
+                format!("\"netcdf\": {what}; NetCDF files hold the snapshots of time-dependent solvers"),
+            );
+        }
+        Ok(())
     }
 }
 

@@ -127,6 +127,7 @@ impl Fd3dCase {
         if common.output.checkpoint_every.is_some() {
             return c.fail("output.checkpoint_every", "fd3d computes once; it has no time loop to checkpoint (leave the key out)");
         }
+        common.output.refuse_netcdf(&c, "fd3d computes once")?;
         let g = &f.grid;
         let mut m = [0usize; 3];
         let mut keys = [String::new(), String::new(), String::new()];

@@ -1,11 +1,14 @@
 //! Output files, written whole or not at all.
 //!
-//! [`npy`] stores fields for NumPy; [`png`] draws colour maps and line plots. Every file goes
-//! through [`write_atomic`], so a crash or a full disk never leaves a half-written result that
-//! a later script would mistake for a good one.
+//! [`npy`] stores fields for NumPy; [`png`] draws colour maps and line plots; [`netcdf`] keeps a
+//! run's snapshots in one NetCDF-CF file, the one file that grows as the run goes (each
+//! snapshot appended whole, see its doc). Every other file goes through [`write_atomic`], so a
+//! crash or a full disk never leaves a half-written result that a later script would mistake
+//! for a good one.
 
 mod canvas;
 mod font;
+pub mod netcdf;
 pub mod npy;
 pub mod png;
 

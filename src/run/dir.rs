@@ -126,6 +126,17 @@ impl RunDir {
         self.save()
     }
 
+    /// List file `name` in the manifest, then hand its full path to `grow`: for the one file a
+    /// run appends to rather than writes whole (the NetCDF file). Listed first, so that a rerun
+    /// removes it even when this run is killed while writing it.
+    pub fn append(&mut self, name: &str, grow: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+        if !self.manifest.files.iter().any(|f| f == name) {
+            self.manifest.files.push(name.to_string());
+            self.save()?;
+        }
+        grow(&self.path.join(name))
+    }
+
     /// Record how the run ended.
     pub fn finish(&mut self, status: &str) -> Result<()> {
         self.manifest.status = status.to_string();
@@ -199,6 +210,21 @@ mod tests {
         // Files no run of hydrokern wrote are still refused without --force.
         std::fs::write(d.join("notes.txt"), b"mine").unwrap();
         assert!(RunDir::resume(&d, false, Manifest::default()).is_err());
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn an_appended_file_is_listed_before_it_grows() {
+        let d = scratch("append");
+        let mut a = RunDir::prepare(&d, false, Manifest::default()).unwrap();
+        // The run dies while the file grows: it is listed all the same, so a rerun removes it.
+        let killed = a.append("run.nc", |p| {
+            std::fs::write(p, b"CDF\x02partial").unwrap();
+            Err(Error::invalid("killed"))
+        });
+        assert!(killed.is_err());
+        RunDir::prepare(&d, false, Manifest::default()).unwrap();
+        assert_eq!(names(&d), [MANIFEST]);
         std::fs::remove_dir_all(d).unwrap();
     }
 

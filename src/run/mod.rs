@@ -6,11 +6,13 @@
 pub mod checkpoint;
 mod console;
 mod dir;
+mod netcdf;
 mod norms;
 mod simulate;
 
 pub use console::Console;
 pub use dir::{CASE_FILE, MANIFEST, Manifest, RunDir};
+pub use netcdf::file_name as netcdf_file_name;
 pub use norms::Norms;
 pub use simulate::{Album, Simulation, simulate, time_tag};
 

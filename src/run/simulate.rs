@@ -7,6 +7,7 @@
 //! back: the steps, and so the results, do not depend on how often progress is printed.
 
 use super::checkpoint::{self, CHECKPOINT_FILE, Meta, Restart};
+use super::netcdf::NetcdfRun;
 use super::{Case, Console, Norms, Outcome, RunDir, RunOptions, start};
 use crate::case::{Format, Times};
 use crate::grid::Mesh;
@@ -142,6 +143,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
     if let Some(bad) = first_non_finite(&good, &sim.mesh()).or_else(|| sim.check(&good)) {
         return Err(Error::invalid(format!("{}: the initial state is not valid: {bad}", info.name)));
     }
+    let mut netcdf = NetcdfRun::new(sim, model.describe(), &good)?;
     say(format!("  t = {t0} {}: {}", times.unit, sim.progress(&good)));
     let progress = Progress { started, from: times.fraction(t0, good.clock.steps) };
     // Checkpoint times are k·every before the end: stops of the time loop as snapshot times
@@ -194,7 +196,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
                 write_checkpoint(sim, backend, dir, model.as_mut(), passed)?;
             }
         }
-        let mut files = write_snapshot(sim, dir, &good, &mut album)?;
+        let mut files = write_snapshot(sim, dir, &good, &mut album, &mut netcdf)?;
         // Gauges and maps so far, rewritten whole at every snapshot (the last one at the end).
         if let (Some(p), Mesh::Plane(grid)) = (model.products()?, sim.mesh()) {
             files.extend(products::write(dir, &p, &grid, times.t_end)?);
@@ -290,12 +292,14 @@ fn write_state<T: GpuReal>(dir: &mut RunDir, state: &State<T>, tag: &str) -> Res
     Ok(names)
 }
 
-/// The snapshot's files (NPY) and pictures (PNG), as the case's formats ask; their names.
+/// The snapshot's files (NPY), pictures (PNG) and record of the run's NetCDF file, as the
+/// case's formats ask; their names.
 fn write_snapshot<S: Simulation, T: GpuReal>(
     sim: &S,
     dir: &mut RunDir,
     state: &State<T>,
     album: &mut Album,
+    netcdf: &mut NetcdfRun,
 ) -> Result<Vec<String>> {
     let out = &sim.info().output;
     let mut names = Vec::new();
@@ -305,6 +309,9 @@ fn write_snapshot<S: Simulation, T: GpuReal>(
     if out.wants(Format::Png) {
         sim.pictures(state, album, dir)?;
         names.push("pictures".into());
+    }
+    if out.wants(Format::Netcdf) {
+        names.push(netcdf.snapshot(sim, dir, state)?);
     }
     Ok(names)
 }

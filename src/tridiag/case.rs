@@ -150,6 +150,7 @@ impl TridiagCase {
         if common.output.checkpoint_every.is_some() {
             return c.fail("output.checkpoint_every", "tridiag solves once; it has no time loop to checkpoint (leave the key out)");
         }
+        common.output.refuse_netcdf(&c, "tridiag solves once")?;
         let layout_key = if f.batch.pitch.is_some() { "batch.pitch" } else { "batch.layout" };
         let layout = Layout::parse(&f.batch.layout, f.batch.pitch).map_err(|e| doc.invalid(layout_key, e))?;
         let choice: Choice = f.gpu.algorithm.parse().map_err(|e| doc.invalid("gpu.algorithm", e))?;

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Prove hydrokern's NetCDF files with a real client (netCDF4-python, on Unidata's C library).
+
+Runs small cases of every time-dependent solver with `--output` into a temporary folder,
+writing NPY and NetCDF; opens each run's `<case>.nc` with netCDF4 and checks the CF metadata
+(coordinates, units, attributes), and that every variable at every time equals the run's NPY
+file of that field and time, bit for bit and in the run's precision. Any difference, missing
+variable, attribute or file is a failure (exit 1); nothing is skipped.
+
+    check-netcdf.py HYDROKERN_BINARY
+"""
+
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+import netCDF4
+import numpy as np
+
+# (scenario, overrides, the mesh's axes, time units): small and quick on the CPU. Between
+# them: 2D and 3D, f32 and f64, seconds and years, centred and staggered (face) fields.
+CASES = [
+    ("dam-break", ["--nx", "24", "--ny", "16", "--t-end", "0.2", "--set", "output.snapshots=[0, 0.1]"], "f64", "s"),
+    ("seiche", ["--set", "grid.nx=20", "--set", "grid.ny=10", "--set", "time.t_end=20",
+                "--set", "output.snapshots=[10]"], "f32", "s"),
+    ("sediment", ["--set", "grid.nx=16", "--set", "grid.ny=12", "--set", "time.t_end=200",
+                  "--set", "output.snapshots=[100]"], "f64", "year"),
+    ("acoustics-3d", ["--set", "grid.nx=8", "--set", "grid.ny=6", "--set", "grid.nz=5",
+                      "--set", "time.t_end=0.002", "--set", "output.snapshots=[0.001]"], "f32", "s"),
+]
+
+GLOBALS = ["Conventions", "title", "source", "history", "hydrokern_version", "hydrokern_revision", "solver",
+           "simulation", "model", "precision", "case_origin", "case"]
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print(f"  FAIL: {what}")
+    return ok
+
+
+def time_tag(t):
+    """The run's file-name form of a time: Rust's shortest round-trip decimal ("0.1", "1", "200").
+    Python's repr agrees for the times of CASES; it writes exponents (1e-07) where Rust does not."""
+    r = repr(float(t))
+    return r[:-2] if r.endswith(".0") else r
+
+
+def run(binary, scenario, flags, precision, out):
+    cmd = [binary, "--backend", "cpu", "--precision", precision, scenario, "--output", str(out),
+           "--set", 'output.formats=["npy", "netcdf"]', *flags]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{p.stdout}\n{p.stderr}")
+
+
+def check_case(binary, scenario, flags, precision, time_units, root):
+    print(f"{scenario} ({precision}):")
+    out = root / scenario
+    run(binary, scenario, flags, precision, out)
+    nc_name = f"{scenario}.nc"
+    manifest = json.loads((out / "hydrokern-run.json").read_text())
+    check(nc_name in manifest["files"], f"{scenario}: the manifest lists {nc_name}")
+    ds = netCDF4.Dataset(out / nc_name)
+    ds.set_auto_mask(False)
+    check(ds.file_format == "NETCDF3_64BIT_OFFSET", f"{scenario}: format {ds.file_format}")
+    for g in GLOBALS:
+        check(g in ds.ncattrs() and str(ds.getncattr(g)).strip() != "", f"{scenario}: global attribute {g}")
+    check(ds.Conventions == "CF-1.8", f"{scenario}: Conventions = {ds.Conventions}")
+    check(ds.precision == precision, f"{scenario}: precision = {ds.precision}")
+    check(ds.case == (out / "case.toml").read_text(), f"{scenario}: the case attribute is case.toml")
+    check(ds.dimensions["time"].isunlimited(), f"{scenario}: time is the unlimited dimension")
+    time = ds["time"]
+    check(time.units == time_units and time.axis == "T" and time.standard_name == "time",
+          f"{scenario}: time's attributes {time.__dict__}")
+    times = time[:]
+    check(len(times) >= 2, f"{scenario}: {len(times)} records")
+
+    # The case as run gives the mesh: coordinates are cell centres in metres from the origin.
+    conf = tomllib.loads((out / "case.toml").read_text())["grid"]
+    for axis in "xyz":
+        if f"n{axis}" not in conf:
+            continue
+        n = conf[f"n{axis}"]
+        d = conf.get(f"d{axis}") or conf[f"l{axis}"] / n
+        origin = conf.get("origin", [0.0, 0.0, 0.0])["xyz".index(axis)]
+        c = ds[axis]
+        check(c.units == "m", f"{scenario}: {axis} units {c.units}")
+        want = origin + (np.arange(n) + 0.5) * d
+        check(c.dtype == np.float64 and np.allclose(c[:], want, rtol=0, atol=1e-9 * max(1.0, abs(want).max())),
+              f"{scenario}: {axis} = cell centres")
+        if axis == "z":
+            check(c.positive == "up" and c.axis == "Z", f"{scenario}: z's positive and axis")
+        else:
+            check(c.standard_name == f"projection_{axis}_coordinate", f"{scenario}: {axis} standard_name")
+
+    dtype = np.float32 if precision == "f32" else np.float64
+    fields = [v for v in ds.variables if ds[v].dimensions[0] == "time" and v != "time"]
+    check(len(fields) >= 1, f"{scenario}: fields {fields}")
+    for name in fields:
+        v = ds[name]
+        check(v.dtype == dtype, f"{scenario}: {name} is {v.dtype}, not {dtype}")
+        for a in ["units", "long_name", "_FillValue"]:
+            check(a in v.ncattrs(), f"{scenario}: {name}.{a}")
+        for dim in v.dimensions[1:]:
+            check(dim in ds.variables, f"{scenario}: {name}'s dimension {dim} has a coordinate variable")
+        for r, t in enumerate(times):
+            npy = out / f"{name}_t{time_tag(t)}.npy"
+            if not check(npy.exists(), f"{scenario}: {npy.name} for record {r}"):
+                continue
+            want = np.load(npy)
+            got = v[r]
+            check(got.shape == want.shape and got.dtype == want.dtype
+                  and np.array_equal(got.view(np.uint8), want.view(np.uint8)),
+                  f"{scenario}: {name} at t = {t} equals {npy.name} bit for bit")
+    # Every NPY snapshot of the run is in the file.
+    npys = sorted(p.name for p in out.glob("*_t*.npy") if not p.name.startswith("last_good"))
+    want_npys = sorted(f"{n}_t{time_tag(t)}.npy" for n in fields for t in times)
+    check(npys == want_npys, f"{scenario}: the NPY files are the file's records ({len(npys)} against {len(want_npys)})")
+    print(f"  {len(times)} records of {', '.join(fields)} at t = {[float(t) for t in times]} {time_units}: "
+          f"checked against the NPY files")
+    ds.close()
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    binary = str(pathlib.Path(sys.argv[1]).resolve())
+    print(f"netCDF4 {netCDF4.__version__} (netCDF-C {netCDF4.__netcdf4libversion__})")
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="hydrokern-netcdf-") as tmp:
+        for scenario, flags, precision, units in CASES:
+            before = len(failures)
+            check_case(binary, scenario, flags, precision, units, pathlib.Path(tmp))
+            failed += len(failures) > before
+    print(f"netcdf: {len(CASES) - failed} passed, {failed} failed")
+    if failed:
+        sys.exit(1)
+
+
+main()

@@ -1,0 +1,179 @@
+//! The CF layout of a run's file: coordinates of the cell centres (and faces, for staggered
+//! fields) in metres, the time of each record, and every output field as a variable with CF
+//! attributes. docs/netcdf.md lists what is written and why.
+
+use super::classic::{Attr, Dim, Header, Type, Value, Var};
+use crate::grid::Mesh;
+use crate::model::Output;
+use crate::{Error, Result};
+
+/// What the netCDF library fills unwritten `float` and `double` values with (NC_FILL_FLOAT,
+/// NC_FILL_DOUBLE): stated as `_FillValue` so that GIS clients know it for "no data".
+pub const FILL_F64: f64 = 9.969_209_968_386_869e36;
+pub const FILL_F32: f32 = FILL_F64 as f32;
+
+/// One axis of the mesh: its name, the cell centres along it, and its cell edges (one more).
+struct Axis {
+    name: &'static str,
+    centres: Vec<f64>,
+    edges: Vec<f64>,
+}
+
+fn axis(name: &'static str, origin: f64, d: f64, n: usize) -> Axis {
+    Axis {
+        name,
+        centres: (0..n).map(|i| origin + (i as f64 + 0.5) * d).collect(),
+        edges: (0..=n).map(|i| origin + i as f64 * d).collect(),
+    }
+}
+
+/// The axes in NumPy order (slowest first): y, x on a plane; z, y, x in a volume.
+fn axes(mesh: &Mesh) -> Vec<Axis> {
+    match mesh {
+        Mesh::Plane(g) => vec![axis("y", g.origin.1, g.dy, g.ny), axis("x", g.origin.0, g.dx, g.nx)],
+        Mesh::Volume(g) => vec![
+            axis("z", g.origin.2, g.dz, g.nz),
+            axis("y", g.origin.1, g.dy, g.ny),
+            axis("x", g.origin.0, g.dx, g.nx),
+        ],
+    }
+}
+
+/// A unit as UDUNITS (and so CF) spells it: `m²/s` is `m2 s-1`.
+pub fn udunits(units: &str) -> String {
+    let plain = |s: &str| s.trim().replace('²', "2").replace('³', "3");
+    match units.split_once('/') {
+        None => plain(units),
+        Some((num, den)) => {
+            let den = plain(den);
+            let base = den.trim_end_matches(|c: char| c.is_ascii_digit());
+            let power = &den[base.len()..];
+            let power = if power.is_empty() { "1" } else { power };
+            format!("{} {base}-{power}", plain(num))
+        }
+    }
+}
+
+/// The CF standard name of a field, where the CF table has one that means exactly it: the
+/// depth of the water column. Other fields (momenta, sand fraction, acoustic pressure) have no
+/// standard name that fits and carry their long name only.
+fn standard_name(f: &FieldSpec) -> Option<&'static str> {
+    let depth = f.name == "h" && (f.long_name == "water depth" || f.long_name.starts_with("total depth"));
+    depth.then_some("sea_floor_depth_below_sea_surface")
+}
+
+/// What the header needs of a field: its name, description and NumPy shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldSpec {
+    pub name: String,
+    pub long_name: String,
+    pub units: String,
+    pub dims: Vec<usize>,
+}
+
+impl FieldSpec {
+    pub fn of<T>(f: &Output<T>) -> FieldSpec {
+        FieldSpec { name: f.name.into(), long_name: f.long_name.into(), units: f.units.into(), dims: f.dims.clone() }
+    }
+}
+
+/// The header of a run's file (placed, no records) and the bytes of its fixed-size variables
+/// (the coordinates), for fields `fields` of values of `ty` (float or double) on `mesh`.
+/// `time_units` is the solver's unit of time; `globals` the global attributes.
+pub fn layout(
+    mesh: &Mesh,
+    fields: &[FieldSpec],
+    ty: Type,
+    time_units: &str,
+    globals: Vec<Attr>,
+) -> Result<(Header, Vec<Vec<u8>>)> {
+    let axes = axes(mesh);
+    let mut dims = vec![Dim { name: "time".into(), len: 0 }];
+    let mut vars = Vec::new();
+    let mut fixed = Vec::new();
+    vars.push(Var {
+        name: "time".into(),
+        dims: vec![0],
+        attrs: vec![
+            Attr::text("standard_name", "time"),
+            Attr::text("long_name", "simulated time since the start of the run"),
+            Attr::text("units", time_units),
+            Attr::text("axis", "T"),
+        ],
+        ty: Type::Double,
+        begin: 0,
+    });
+    // A coordinate variable for each axis a field uses, centres or faces, made on first use.
+    let mut coordinate = |name: String, values: &[f64], long_name: String, axis: &str| -> usize {
+        if let Some(k) = dims.iter().position(|d| d.name == name) {
+            return k;
+        }
+        dims.push(Dim { name: name.clone(), len: values.len() as u64 });
+        let mut attrs = vec![Attr::text("long_name", long_name), Attr::text("units", "m")];
+        match axis {
+            "x" | "y" => attrs.insert(0, Attr::text("standard_name", format!("projection_{axis}_coordinate"))),
+            _ => attrs.extend([Attr::text("axis", "Z"), Attr::text("positive", "up")]),
+        }
+        vars.push(Var { name, dims: vec![dims.len() - 1], attrs, ty: Type::Double, begin: 0 });
+        fixed.push(values.iter().flat_map(|v| v.to_be_bytes()).collect());
+        dims.len() - 1
+    };
+    // The centres first, so that x, y (and z) come first whatever the fields are.
+    for a in axes.iter().rev() {
+        coordinate(a.name.into(), &a.centres, format!("{} of the cell centres", a.name), a.name);
+    }
+    let mut data = Vec::new();
+    for f in fields {
+        if f.dims.len() != axes.len() {
+            return Err(Error::invalid(format!(
+                "netcdf: field {} has shape {:?}, not one of the mesh's {} axes",
+                f.name,
+                f.dims,
+                axes.len()
+            )));
+        }
+        let mut ids = vec![0];
+        for (a, &n) in axes.iter().zip(&f.dims) {
+            let id = if n == a.centres.len() {
+                coordinate(a.name.into(), &a.centres, format!("{} of the cell centres", a.name), a.name)
+            } else if n == a.edges.len() {
+                let long = format!("{} of the cell faces normal to {}", a.name, a.name);
+                coordinate(format!("{}_face", a.name), &a.edges, long, a.name)
+            } else {
+                return Err(Error::invalid(format!(
+                    "netcdf: field {} has {n} values along {}, where the mesh has {} cells",
+                    f.name,
+                    a.name,
+                    a.centres.len()
+                )));
+            };
+            ids.push(id);
+        }
+        let mut attrs = vec![Attr::text("long_name", f.long_name.clone()), Attr::text("units", udunits(&f.units))];
+        if let Some(s) = standard_name(f) {
+            attrs.insert(0, Attr::text("standard_name", s));
+        }
+        attrs.push(Attr {
+            name: "_FillValue".into(),
+            value: match ty {
+                Type::Float => Value::Floats(vec![FILL_F32]),
+                _ => Value::Doubles(vec![FILL_F64]),
+            },
+        });
+        data.push(Var { name: f.name.clone(), dims: ids, attrs, ty, begin: 0 });
+    }
+    vars.extend(data);
+    let mut header = Header { offset64: true, numrecs: 0, dims, attrs: globals, vars };
+    header.place();
+    // The classic format states a slab's size in 32 bits.
+    for v in &header.vars {
+        let bytes = header.slab_bytes(v).unwrap_or(u64::MAX);
+        if bytes > u64::from(u32::MAX - 3) {
+            return Err(Error::invalid(format!(
+                "netcdf: field {} takes {bytes} bytes a snapshot, more than the 4 GiB a variable of a 64-bit offset NetCDF file can hold; write npy instead",
+                v.name
+            )));
+        }
+    }
+    Ok((header, fixed))
+}
