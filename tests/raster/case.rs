@@ -188,3 +188,11 @@ fn bad_raster_cases_are_refused() {
     assert!(e.contains("grid") && e.contains("missing"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The built-in scenario reads its terrain from the rasters embedded from examples/data.
+#[test]
+fn valley_scenario_loads_its_embedded_rasters() {
+    let sc = scenarios::find("valley").expect("the valley scenario");
+    let case = scenarios::load(&sc.doc().unwrap()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(case.summary().contains("100×50 cells of 20.0000 m × 20.0000 m"), "{}", case.summary());
+}
