@@ -174,7 +174,7 @@ fn git_revision(root: &Path) {
 }
 
 /// Embeds every `examples/*.toml` case file (but the `*.norms.toml` regression norms) as the
-/// built-in scenarios: `EXAMPLES: &[(name, text)]`, name = file stem.
+/// built-in scenarios: `EXAMPLES: &[(name, text)]`, name = file stem; and their data files.
 fn examples(root: &Path, out: &Path) {
     let dir = root.join("examples");
     println!("cargo:rerun-if-changed=examples");
@@ -193,6 +193,26 @@ fn examples(root: &Path, out: &Path) {
     for (name, path) in &entries {
         println!("cargo:rerun-if-changed={}", path.display());
         code += &format!("    ({name:?}, include_str!({:?})),\n", path.display().to_string());
+    }
+    code += "];\n";
+    // The scenarios' rasters (`examples/data/*.asc`, `*.tif`), by their path under `examples/`,
+    // so a built-in scenario reads its terrain wherever the program runs.
+    let data = dir.join("data");
+    println!("cargo:rerun-if-changed={}", data.display());
+    let mut files: Vec<PathBuf> = fs::read_dir(&data)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "asc" || x == "tif" || x == "tiff"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    code += "pub const EXAMPLE_DATA: &[(&str, &[u8])] = &[\n";
+    for path in &files {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let rel = format!("data/{}", path.file_name().unwrap().to_string_lossy());
+        code += &format!("    ({rel:?}, include_bytes!({:?})),\n", path.display().to_string());
     }
     code += "];\n";
     fs::write(out.join("examples.rs"), code).unwrap();

@@ -25,6 +25,7 @@ pub mod field;
 pub mod files;
 pub mod foundation;
 pub mod grid;
+pub mod input;
 pub mod model;
 pub mod output;
 pub mod products;

@@ -7,7 +7,9 @@ use crate::run::Case;
 use crate::solver::Solver;
 use crate::{Error, Result, SOLVERS};
 
-// `EXAMPLES: &[(&str, &str)]`: (name, text) of every `examples/*.toml` but the norms files.
+// `EXAMPLES: &[(&str, &str)]`: (name, text) of every `examples/*.toml` but the norms files;
+// `EXAMPLE_DATA: &[(&str, &[u8])]`: (path under `examples/`, bytes) of every raster in
+// `examples/data/`.
 include!(concat!(env!("OUT_DIR"), "/examples.rs"));
 
 /// One built-in scenario.
@@ -42,6 +44,11 @@ pub fn all() -> Vec<Scenario> {
 /// The scenario called `name`.
 pub fn find(name: &str) -> Option<Scenario> {
     all().into_iter().find(|s| s.name == name)
+}
+
+/// The bytes of `examples/<path>`, a data file of the built-in scenarios (`data/valley.tif`).
+pub fn data_file(path: &str) -> Option<&'static [u8]> {
+    EXAMPLE_DATA.iter().find(|(p, _)| *p == path).map(|&(_, bytes)| bytes)
 }
 
 /// The names, comma-separated, for messages.

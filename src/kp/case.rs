@@ -6,6 +6,7 @@ use super::model::{EarlyExit, KpModel};
 use super::{Boundary, Problem, Scheme, WetDry, setup};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, flags};
 use crate::grid::{Grid2, Mesh};
+use crate::input::{Raster, Resample, case_raster};
 use crate::model::{Halt, Model, State};
 use crate::output::png::{MapOptions, PlotOptions, Series, write_field_png, write_line_plot_png};
 use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate, time_tag};
@@ -17,7 +18,8 @@ use std::path::PathBuf;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
-    grid: Grid2Section,
+    /// Absent with `[initial.raster]`: the grid is the bed raster's cells.
+    grid: Option<Grid2Section>,
     time: TimeSection,
     #[serde(default)]
     physics: Physics,
@@ -143,6 +145,104 @@ enum Initial {
     /// Fields from NPY files: depth and (optional) momenta of shape (ny, nx), bed at the cell
     /// corners of shape (ny + 1, nx + 1) (flat at 0 when left out).
     Files { depth: PathBuf, bed: Option<PathBuf>, hu: Option<PathBuf>, hv: Option<PathBuf> },
+    /// Terrain and water from rasters (Esri ASCII grid or GeoTIFF, docs/raster-input.md): the
+    /// bed, and the water as a surface raster, a depth raster or one level; each sampled at the
+    /// grid's corners (bed) or cell centres (water) by `resample`.
+    Raster {
+        bed: PathBuf,
+        surface: Option<PathBuf>,
+        depth: Option<PathBuf>,
+        level: Option<f64>,
+        #[serde(default = "bilinear")]
+        resample: String,
+    },
+}
+
+fn bilinear() -> String {
+    Resample::Bilinear.name().into()
+}
+
+/// The rasters of `[initial.raster]`, read.
+struct Rasters {
+    bed: Raster,
+    water: Water,
+    resample: Resample,
+}
+
+/// Where the initial water comes from.
+enum Water {
+    Surface(Raster),
+    Depth(Raster),
+    Level(f64),
+}
+
+impl Rasters {
+    fn read(c: &Check, init: &Initial) -> Result<Option<Rasters>> {
+        let Initial::Raster { ref bed, ref surface, ref depth, level, ref resample } = *init else { return Ok(None) };
+        let doc = c.doc();
+        let resample: Resample = resample.parse().map_err(|e| doc.invalid("initial.raster.resample", e))?;
+        let water = match (surface, depth, level) {
+            (Some(p), None, None) => Water::Surface(case_raster(doc, "initial.raster.surface", p)?),
+            (None, Some(p), None) => Water::Depth(case_raster(doc, "initial.raster.depth", p)?),
+            (None, None, Some(l)) if l.is_finite() => Water::Level(l),
+            (None, None, Some(l)) => return c.fail("initial.raster.level", format!("{l}: must be finite")),
+            _ => return c.fail("initial.raster", "give exactly one of surface (a raster), depth (a raster) and level (metres)"),
+        };
+        Ok(Some(Rasters { bed: case_raster(doc, "initial.raster.bed", bed)?, water, resample }))
+    }
+
+    /// The grid of the bed raster's cells, when the case gives no `[grid]`.
+    fn grid(&self, c: &Check) -> Result<Grid2> {
+        let r = &self.bed;
+        let g = Grid2 { nx: r.ncols, ny: r.nrows, dx: r.dx, dy: r.dy, origin: (r.west, r.south), halo: 2 };
+        g.validate().map_err(|e| c.doc().invalid("initial.raster.bed", format!("{}: as the grid: {e}", r.name)))?;
+        Ok(g)
+    }
+
+    /// The problem on `grid`: the bed at every corner, sampled from the cell-centred bed raster
+    /// (bilinear: the mean of the four cells that meet at an interior corner), then the water.
+    fn problem(&self, c: &Check, grid: &Grid2) -> Result<Problem> {
+        let (lx, ly) = grid.extent();
+        let (nx, ny) = (grid.nx, grid.ny);
+        let mut p = Problem::new(nx, ny, lx, ly);
+        let at = |key: &str, r: &Raster, what: &str, (i, j): (usize, usize), (x, y): (f64, f64)| {
+            r.sample(x, y, self.resample).map_err(|e| c.doc().invalid(key, format!("the grid's {what} ({i}, {j}) at {e}")))
+        };
+        for j in 0..=ny {
+            for i in 0..=nx {
+                p.bed[j * (nx + 1) + i] = at("initial.raster.bed", &self.bed, "corner", (i, j), grid.node(i, j))?;
+            }
+        }
+        let centres = |key: &str, r: &Raster| -> Result<Vec<f64>> {
+            let mut v = Vec::with_capacity(nx * ny);
+            for j in 0..ny {
+                for i in 0..nx {
+                    v.push(at(key, r, "cell", (i, j), grid.centre(i, j))?);
+                }
+            }
+            Ok(v)
+        };
+        match &self.water {
+            // Each cell holds what a flat surface at the raster's level holds over its corner
+            // bed, so a flat surface is a lake at rest even where the shoreline cuts cells.
+            Water::Surface(r) => {
+                let w = centres("initial.raster.surface", r)?;
+                p.set_levels(|i, j| w[j * nx + i]);
+            }
+            Water::Depth(r) => {
+                p.h = centres("initial.raster.depth", r)?;
+                if let Some(k) = p.h.iter().position(|&h| h < 0.0) {
+                    let (x, y) = grid.centre(k % nx, k / nx);
+                    return c.fail(
+                        "initial.raster.depth",
+                        format!("{}: depth {} at the grid's cell ({}, {}) (x = {x} m, y = {y} m): depths must not be negative", r.name, p.h[k], k % nx, k / nx),
+                    );
+                }
+            }
+            Water::Level(l) => p.set_level(*l),
+        }
+        Ok(p)
+    }
 }
 
 /// `[gpu]`.
@@ -194,7 +294,12 @@ impl KpCase {
     pub fn load(doc: &CaseDoc) -> Result<KpCase> {
         let (common, f): (Common, File) = doc.parse_case()?;
         let c = Check::new(doc);
-        let grid = f.grid.grid(&c, 2)?;
+        let rasters = Rasters::read(&c, &f.initial)?;
+        let grid = match (&f.grid, &rasters) {
+            (Some(g), _) => g.grid(&c, 2)?,
+            (None, Some(r)) => r.grid(&c)?,
+            (None, None) => return c.fail("grid", "missing: give [grid], or take the grid from a bed raster ([initial.raster])"),
+        };
         let needs = needs(grid.nx as u64, grid.ny as u64, common.run.precision);
         crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
@@ -234,7 +339,10 @@ impl KpCase {
         flux.check(grid.ny).map_err(|e| doc.invalid("gpu.flux", e))?;
         let launch = Launch { block: (bx, by), flux };
 
-        let mut p = initial(&c, &f.initial, &grid)?;
+        let mut p = match &rasters {
+            Some(r) => r.problem(&c, &grid)?,
+            None => initial(&c, &f.initial, &grid)?,
+        };
         p.boundary = boundary;
         p.scheme = scheme;
         p.wet_dry = wet_dry;
@@ -297,6 +405,7 @@ fn initial(c: &Check, init: &Initial, grid: &Grid2) -> Result<Problem> {
             }
             setup::lake_at_rest_on(nx, ny, lx, ly, level)
         }
+        Initial::Raster { .. } => unreachable!("read by Rasters::problem"),
         Initial::Files { ref depth, ref bed, ref hu, ref hv } => {
             let mut p = Problem::new(nx, ny, lx, ly);
             read_field(c, "initial.files.depth", &c.path(depth), (ny, nx), &mut p.h)?;

@@ -207,11 +207,17 @@ impl Problem {
     /// shoreline cutting through cells (`kernels::kp::depth_at_level`): the wet–dry scheme's
     /// lake at rest at that level.
     pub fn set_level(&mut self, level: f64) {
+        self.set_levels(|_, _| level);
+    }
+
+    /// [`set_level`](Problem::set_level) with a level per cell (i, j): each cell holds what a
+    /// flat surface at its own level holds over its bed.
+    pub fn set_levels(&mut self, level: impl Fn(usize, usize) -> f64) {
         let n = self.nx + 1;
         for j in 0..self.ny {
             for i in 0..self.nx {
                 let c = |a: usize, b: usize| self.bed[(j + b) * n + i + a];
-                self.h[j * self.nx + i] = depth_at_level(level, (c(0, 0), c(1, 0), c(0, 1), c(1, 1)));
+                self.h[j * self.nx + i] = depth_at_level(level(i, j), (c(0, 0), c(1, 0), c(0, 1), c(1, 1)));
             }
         }
     }

@@ -1,0 +1,101 @@
+//! Values of a raster at points of a grid: the nearest cell's, or bilinear between the four
+//! cell centres around the point.
+
+use super::Raster;
+use crate::Error;
+
+/// How a raster's cell-centred values become values at other points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resample {
+    /// The value of the cell the point lies in (on a cell edge: the cell east or north of it).
+    Nearest,
+    /// Bilinear between the centres of the four cells around the point, which reproduces a
+    /// field linear in x and y exactly; within half a cell of the raster's edge, where no
+    /// centre lies beyond the point, the edge cells' values are held constant outwards.
+    Bilinear,
+}
+
+impl Resample {
+    pub const ALL: [Resample; 2] = [Resample::Nearest, Resample::Bilinear];
+    pub fn name(self) -> &'static str {
+        match self {
+            Resample::Nearest => "nearest",
+            Resample::Bilinear => "bilinear",
+        }
+    }
+}
+
+impl std::str::FromStr for Resample {
+    type Err = Error;
+    fn from_str(s: &str) -> crate::Result<Resample> {
+        Resample::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| Error::invalid(format!("unknown resampling '{s}' (expected nearest or bilinear)")))
+    }
+}
+
+/// A point lies outside a raster's extent when it is further out than this fraction of a cell:
+/// grids whose edges coincide with the raster's in exact arithmetic may miss them by round-off.
+const EDGE_SLACK: f64 = 1e-6;
+
+impl Raster {
+    /// The value at (x, y) by `how`; `Err` names why there is none: the point lies outside the
+    /// raster, or a cell it needs (with a non-zero weight) is nodata.
+    pub fn sample(&self, x: f64, y: f64, how: Resample) -> Result<f64, String> {
+        // Position in cells from the south-west corner.
+        let (u, v) = ((x - self.west) / self.dx, (y - self.south) / self.dy);
+        let (nx, ny) = (self.ncols as f64, self.nrows as f64);
+        if !(u >= -EDGE_SLACK && u <= nx + EDGE_SLACK && v >= -EDGE_SLACK && v <= ny + EDGE_SLACK) {
+            return Err(format!("(x = {x} m, y = {y} m) lies outside {} ({})", self.name, self.extent_text()));
+        }
+        let cell = |i: usize, j: usize| -> Result<f64, String> {
+            let k = j * self.ncols + i;
+            if self.valid[k] {
+                Ok(self.values[k])
+            } else {
+                let (cx, cy) = self.centre(i, j);
+                Err(format!(
+                    "(x = {x} m, y = {y} m) needs cell ({cx} m, {cy} m) of {}, row {} from the north, column {i}, which is nodata",
+                    self.name,
+                    self.nrows - 1 - j
+                ))
+            }
+        };
+        match how {
+            Resample::Nearest => {
+                let i = (u.floor().max(0.0) as usize).min(self.ncols - 1);
+                let j = (v.floor().max(0.0) as usize).min(self.nrows - 1);
+                cell(i, j)
+            }
+            Resample::Bilinear => {
+                // Between centres: the centre of cell i sits at u = i + 0.5.
+                let (s, i0, i1) = between(u - 0.5, self.ncols);
+                let (t, j0, j1) = between(v - 0.5, self.nrows);
+                let mut sum = 0.0;
+                for (wx, i) in [(1.0 - s, i0), (s, i1)] {
+                    for (wy, j) in [(1.0 - t, j0), (t, j1)] {
+                        if wx * wy != 0.0 {
+                            sum += wx * wy * cell(i, j)?;
+                        }
+                    }
+                }
+                Ok(sum)
+            }
+        }
+    }
+}
+
+/// For a position `c` in centre units along an axis of `n` cells: the weight of the upper
+/// neighbour and the two cells, clamped at the ends (weight 0 beyond the outer centres).
+fn between(c: f64, n: usize) -> (f64, usize, usize) {
+    if n == 1 || c <= 0.0 {
+        return (0.0, 0, (n - 1).min(1));
+    }
+    let top = (n - 1) as f64;
+    if c >= top {
+        return (0.0, n - 1, n - 1);
+    }
+    let i = c.floor() as usize;
+    (c - i as f64, i, i + 1)
+}

@@ -1,0 +1,198 @@
+//! Shallow-water cases (`solver = "kp"`) whose terrain and water come from rasters: a run on a
+//! grid resampled from a raster, a run on the raster's own grid with paths relative to the case
+//! file, and each refused case as one line naming the key.
+
+use super::readers::geotiff;
+use hydrokern::case::CaseDoc;
+use hydrokern::output::read_npy_f64;
+use hydrokern::run::RunOptions;
+use hydrokern::scenarios;
+use std::path::{Path, PathBuf};
+use tiff::encoder::colortype;
+
+/// A fresh directory for one test.
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hydrokern-raster-case-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// An Esri ASCII grid of `f` at the cell centres, `nodata` (-9999) where `hole` says.
+fn asc(
+    ncols: usize,
+    nrows: usize,
+    west: f64,
+    south: f64,
+    cell: f64,
+    f: impl Fn(f64, f64) -> f64,
+    hole: impl Fn(usize, usize) -> bool,
+) -> String {
+    let mut s = format!(
+        "ncols {ncols}\nnrows {nrows}\nxllcorner {west}\nyllcorner {south}\ncellsize {cell}\nNODATA_value -9999\n"
+    );
+    for r in 0..nrows {
+        let y = south + (nrows - 1 - r) as f64 * cell + 0.5 * cell;
+        let row: Vec<String> = (0..ncols)
+            .map(|i| if hole(i, r) { "-9999".into() } else { format!("{}", f(west + (i as f64 + 0.5) * cell, y)) })
+            .collect();
+        s += &row.join(" ");
+        s += "\n";
+    }
+    s
+}
+
+/// A kp case in `dir` with `grid` (a `[grid]` section or nothing) and `[initial.raster]` keys.
+fn case(dir: &Path, grid: &str, raster: &str, t_end: f64) -> PathBuf {
+    let out = dir.join("out");
+    let text = format!(
+        "solver = \"kp\"\n{grid}\n[time]\nt_end = {t_end}\n\n[initial.raster]\n{raster}\n\n[output]\ndir = {:?}\nsnapshots = [0.0]\nformats = [\"npy\"]\nprogress = 1e9\n\n[run]\nbackend = \"cpu\"\n",
+        out.to_string_lossy()
+    );
+    let path = dir.join("case.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn load(path: &Path) -> hydrokern::Result<Box<dyn hydrokern::run::Case>> {
+    scenarios::load(&CaseDoc::read(path)?)
+}
+
+/// A field of the run directory: values and NumPy shape.
+fn npy(dir: &Path, name: &str) -> (Vec<f64>, Vec<usize>) {
+    read_npy_f64(&dir.join("out").join(name)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn bed(x: f64, y: f64) -> f64 {
+    1.0 + 0.01 * x + 0.02 * y
+}
+
+/// A lake at 10 m over a planar bed read from an ASCII grid of 12 × 8 cells of 5 m, resampled
+/// bilinearly onto a 10 × 6 grid of 4 m inside it: each cell's depth is 10 m less the plane at
+/// its centre (the corners are exact, their mean is the centre's value), and the lake stays at
+/// rest. A nodata cell where the grid needs no value is harmless.
+#[test]
+fn lake_at_rest_on_a_resampled_raster() {
+    let dir = scratch("lake");
+    std::fs::write(dir.join("bed.asc"), asc(12, 8, 100.0, 200.0, 5.0, bed, |i, r| (i, r) == (11, 0))).unwrap();
+    let grid = "[grid]\nnx = 10\nny = 6\nlx = 40.0\nly = 24.0\norigin = [105.0, 205.0]\n";
+    let path = case(&dir, grid, "bed = \"bed.asc\"\nlevel = 10.0\nresample = \"bilinear\"", 2.0);
+    let outcome = load(&path).unwrap().run(&RunOptions::default()).unwrap();
+    assert!(outcome.steps > 10, "{} steps", outcome.steps);
+    let (h0, dims) = npy(&dir, "h_t0.npy");
+    assert_eq!(dims, vec![6, 10]);
+    let (h, _) = npy(&dir, &format!("h_t{}.npy", outcome.t));
+    let (hu, _) = npy(&dir, &format!("hu_t{}.npy", outcome.t));
+    for j in 0..6 {
+        for i in 0..10 {
+            let (x, y) = (105.0 + (i as f64 + 0.5) * 4.0, 205.0 + (j as f64 + 0.5) * 4.0);
+            let want = 10.0 - bed(x, y);
+            let k = j * 10 + i;
+            assert!((h0[k] - want).abs() < 1e-12, "h[{j}, {i}] = {} at t = 0, expected {want}", h0[k]);
+            assert!((h[k] - want).abs() < 1e-10, "h[{j}, {i}] = {} at the end: the lake moved", h[k]);
+            assert!(hu[k].abs() < 1e-10, "hu[{j}, {i}] = {}", hu[k]);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// No `[grid]`: the grid is the bed raster's cells (a GeoTIFF in a subdirectory, named
+/// relative to the case file), the water a surface raster (an ASCII grid). Row 0 of the NPY
+/// output is the raster's southern row.
+#[test]
+fn grid_from_the_raster_with_relative_paths() {
+    let dir = scratch("grid");
+    std::fs::create_dir_all(dir.join("terrain")).unwrap();
+    let (w, h, cell, west, north) = (9usize, 7usize, 2.0, 50.0, 314.0);
+    let south = north - h as f64 * cell;
+    // The GeoTIFF stores the northern row first.
+    let data: Vec<f32> = (0..h)
+        .flat_map(|r| (0..w).map(move |i| (i, r)))
+        .map(|(i, r)| bed(west + (i as f64 + 0.5) * cell, north - (r as f64 + 0.5) * cell) as f32)
+        .collect();
+    let tif = geotiff::<colortype::Gray32Float>(w as u32, h as u32, &data, (cell, cell), (west, north), None, false);
+    std::fs::write(dir.join("terrain/bed.tif"), tif).unwrap();
+    std::fs::write(dir.join("terrain/surface.asc"), asc(w, h, west, south, cell, |_, _| 20.0, |_, _| false)).unwrap();
+    let path = case(&dir, "", "bed = \"terrain/bed.tif\"\nsurface = \"terrain/surface.asc\"", 0.5);
+    load(&path).unwrap().run(&RunOptions::default()).unwrap();
+    let (h0, dims) = npy(&dir, "h_t0.npy");
+    assert_eq!(dims, vec![h, w]);
+    // Cells away from the raster's edge: all four corners are bilinear between centres, so the
+    // cell's bed is the plane at its centre (to f32 rounding of the stored bed).
+    for j in 1..h - 1 {
+        for i in 1..w - 1 {
+            let want = 20.0 - bed(west + (i as f64 + 0.5) * cell, south + (j as f64 + 0.5) * cell);
+            let got = h0[j * w + i];
+            assert!((got - want).abs() < 1e-4, "h[{j}, {i}] = {got}, expected {want}");
+        }
+    }
+    // The bed rises to the north, so the water is deepest in row 0 (south).
+    assert!(h0[w + 4] > h0[(h - 2) * w + 4]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Each bad case is refused when it is loaded, with one line naming the case file, the key
+/// and (where there is one) the raster.
+#[test]
+fn bad_raster_cases_are_refused() {
+    let dir = scratch("bad");
+    std::fs::write(dir.join("bed.asc"), asc(6, 4, 0.0, 0.0, 10.0, bed, |i, r| (i, r) == (2, 1))).unwrap();
+    std::fs::write(dir.join("neg.asc"), asc(6, 4, 0.0, 0.0, 10.0, |x, _| 1.0 - 0.1 * x, |_, _| false)).unwrap();
+    let inside = "[grid]\nnx = 2\nny = 1\nlx = 20.0\nly = 10.0\n";
+    let cases: [(&str, &str, &[&str]); 8] = [
+        ("", "bed = \"nope.tif\"\nlevel = 1.0", &["initial.raster.bed", "nope.tif", "No such file"]),
+        (
+            "[grid]\nnx = 4\nny = 4\nlx = 80.0\nly = 40.0\n",
+            "bed = \"bed.asc\"\nlevel = 1.0",
+            &["initial.raster.bed", "corner (4, 0)", "lies outside", "bed.asc"],
+        ),
+        ("", "bed = \"bed.asc\"\nlevel = 1.0", &["initial.raster.bed", "nodata", "row 1 from the north, column 2"]),
+        (
+            inside,
+            "bed = \"bed.asc\"\nlevel = 1.0\nsurface = \"bed.asc\"",
+            &["initial.raster", "exactly one of surface"],
+        ),
+        (
+            inside,
+            "bed = \"bed.asc\"\nlevel = 1.0\nresample = \"cubic\"",
+            &["initial.raster.resample", "cubic", "nearest or bilinear"],
+        ),
+        (
+            inside,
+            "bed = \"bed.asc\"\ndepth = \"neg.asc\"",
+            &["initial.raster.depth", "neg.asc", "must not be negative"],
+        ),
+        (inside, "bed = \"bed.asc\"\nlevel = nan", &["initial.raster.level", "finite"]),
+        (inside, "bed = \"bed.asc\"\nlevel = 1.0\nmanning = 0.03", &["manning"]),
+    ];
+    for (grid, raster, parts) in cases {
+        let path = case(&dir, grid, raster, 1.0);
+        let e = match load(&path) {
+            Ok(_) => panic!("case with {grid:?} {raster:?} loaded; expected a refusal"),
+            Err(e) => e.to_string(),
+        };
+        assert!(!e.contains('\n'), "{e:?} is more than one line");
+        assert!(e.contains("case.toml"), "{e:?} does not name the case file");
+        for p in parts {
+            assert!(e.contains(p), "{e:?} lacks {p:?}");
+        }
+    }
+    // No [grid] and no raster to take it from.
+    let path = dir.join("column.toml");
+    std::fs::write(
+        &path,
+        "solver = \"kp\"\n[time]\nt_end = 1.0\n[initial.column]\nradius = 1.0\ninside = 1.0\noutside = 0.5\n",
+    )
+    .unwrap();
+    let e = load(&path).err().expect("refused").to_string();
+    assert!(e.contains("grid") && e.contains("missing"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The built-in scenario reads its terrain from the rasters embedded from examples/data.
+#[test]
+fn valley_scenario_loads_its_embedded_rasters() {
+    let sc = scenarios::find("valley").expect("the valley scenario");
+    let case = scenarios::load(&sc.doc().unwrap()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(case.summary().contains("100×50 cells of 20.0000 m × 20.0000 m"), "{}", case.summary());
+}
