@@ -10,15 +10,17 @@ use super::{Case, Norms, Outcome, RunDir, RunOptions, start};
 use crate::case::{Format, Times};
 use crate::grid::Mesh;
 use crate::model::{Clock, Halt, Model, State, Until};
-use crate::output::write_npy;
+use crate::output::{Animations, write_atomic, write_npy};
 use crate::runtime::Backend;
 use crate::{Error, GpuReal, Precision, Real, Result};
 use std::time::{Duration, Instant};
 
-/// Curves kept from snapshot to snapshot for plots that show them all (a centre-line profile).
+/// Curves kept from snapshot to snapshot for plots that show them all (a centre-line profile),
+/// and the frames of the run's animations, written when it ends.
 #[derive(Clone, Debug, Default)]
 pub struct Album {
     pub profiles: Vec<(f64, Vec<f64>)>,
+    pub animations: Animations,
 }
 
 /// What a time-dependent solver tells the runner, beyond what every [`Case`] says.
@@ -172,6 +174,11 @@ fn time_loop<S: Simulation, T: GpuReal>(
         if !files.is_empty() {
             say(format!("  snapshot t = {} {}: {}", good.clock.t, times.unit, files.join(", ")));
         }
+    }
+    // The animations over every snapshot, now that there are no more.
+    for (name, bytes) in album.animations.encode()? {
+        dir.write(&name, |p| write_atomic(p, &bytes))?;
+        say(format!("  animation: {name}"));
     }
     let secs = started.elapsed().as_secs_f64();
     let cells = sim.mesh().cells() as f64;
