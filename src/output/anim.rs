@@ -11,10 +11,13 @@ use super::png::Picture;
 use crate::{Error, Result};
 use std::collections::HashMap;
 
-/// A long run keeps at most this many frames (about 100 MB of pictures of 700 × 600 pixels):
-/// past it every other frame is dropped and only every second snapshot after that kept, so
+/// A long run keeps at most this many frames, and no more than fit in [`MEMORY`] (at least 8):
+/// past that every other frame is dropped and only every second snapshot after that kept, so
 /// the frames stay evenly spaced in time.
 pub const MAX_FRAMES: usize = 240;
+/// Bytes of pictures an animation keeps: 240 maps of 700 × 600 pixels (300 MB) would be too
+/// many, let alone a 4096² run's maps of 2100 × 2100.
+pub const MEMORY: usize = 128 << 20;
 /// Time each frame shows, in hundredths of a second; the last one holds longer.
 const DELAY: u16 = 50;
 const LAST_DELAY: u16 = 200;
@@ -51,14 +54,15 @@ impl Animation {
     /// Add the next snapshot's picture.
     pub fn push(&mut self, picture: Picture) {
         let stride = self.stride.max(1);
-        if self.pushed % stride == 0 {
+        if self.pushed.is_multiple_of(stride) {
             self.frames.push(picture);
             self.latest = None;
         } else {
             self.latest = Some(picture);
         }
         self.pushed += 1;
-        if self.frames.len() > MAX_FRAMES {
+        let bytes = self.frames.last().map_or(1, |f| f.rgb().len().max(1));
+        if self.frames.len() > (MEMORY / bytes).clamp(8, MAX_FRAMES) {
             let mut k = 0;
             self.frames.retain(|_| {
                 k += 1;

@@ -202,6 +202,56 @@ fn demo() {
     let font: String = (32u8..127).map(char::from).collect();
     let opts = MapOptions::new(&font[..48], &font[48..]);
     write_field_png(&dir.join("font.png"), &[0.0, 1.0], 2, 1, &opts).unwrap();
+    let opts = MapOptions::new("m² s⁻¹ θ ζ η Δt h − h₀ → ↑ ° ± √ ≈", "αβγδε");
+    write_field_png(&dir.join("font_unicode.png"), &[0.0, 1.0], 2, 1, &opts).unwrap();
+    // Water over a hillshaded hill, dry where the hill rises above it, on a square-root scale.
+    let hill: Vec<f64> = (0..nx * ny)
+        .map(|k| {
+            let (x, y) = ((k % nx) as f64 / nx as f64 * 3.0, (k / nx) as f64 / ny as f64 * 2.0);
+            2.0 * (-((x - 2.0).powi(2) + (y - 1.0).powi(2)) / 0.2).exp() + 0.3 * x
+        })
+        .collect();
+    let depth: Vec<f64> = hill.iter().map(|b| (1.2 - b).max(0.0)).collect();
+    let dry: Vec<bool> = depth.iter().map(|&d| d <= 0.0).collect();
+    let opts = MapOptions {
+        range: Some((0.0, 1.2)),
+        scale: Scale::Sqrt,
+        ..MapOptions::new("Water over a hill, t = 0 s", "h [m]").in_metres([0.0, 300.0, 0.0, 200.0])
+    };
+    let pic = render_map(&depth, nx, ny, &opts, Some(&Ground { bed: &hill, dry: &dry })).unwrap();
+    pic.write_png(&dir.join("ground_map.png")).unwrap();
+    // Profiles of 40 snapshots over a bed, coloured by time.
+    let x: Vec<f64> = (0..200).map(|k| k as f64 * 0.5).collect();
+    let bed: Vec<f64> = x.iter().map(|&x| 0.5 * (-((x - 70.0) / 10.0).powi(2)).exp()).collect();
+    let curves = (0..40)
+        .map(|n| {
+            (
+                n as f64 * 0.1,
+                x.iter().map(|&x| 1.0 + 0.3 * (-((x - 20.0 - 1.5 * n as f64) / 8.0).powi(2)).exp()).collect(),
+            )
+        })
+        .collect();
+    let initial = Series {
+        name: "t = 0 s".into(),
+        x: x.clone(),
+        y: x.iter().map(|&x| 1.0 + 0.3 * (-((x - 20.0) / 8.0).powi(2)).exp()).collect(),
+        color: [0, 0, 0],
+        dashed: true,
+    };
+    let p = Profiles {
+        x,
+        curves,
+        times: (0.0, 4.0),
+        time_label: "t [s]".into(),
+        references: vec![initial],
+        bed: Some(bed),
+    };
+    let opts = PlotOptions {
+        title: "A hump over a bar, centre line".into(),
+        x_label: "x [m]".into(),
+        y_label: "η [m]".into(),
+    };
+    write_profiles_png(&dir.join("profiles.png"), &p, &opts).unwrap();
 }
 
 /// A map in metres draws tick marks below and left of the map at the round values of its
