@@ -216,6 +216,11 @@ pub struct AdiCase {
 }
 
 impl AdiCase {
+    /// The run's end, s: the end of the colour scale of time in its profile plots.
+    pub(super) fn t_end(&self) -> f64 {
+        self.times.t_end
+    }
+
     pub fn load(doc: &CaseDoc) -> Result<AdiCase> {
         let (common, f): (Common, File) = doc.parse_case()?;
         let c = Check::new(doc);
@@ -528,7 +533,7 @@ impl Simulation for AdiCase {
         }
     }
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
-        pictures::write(self, &self.grid, state, album, dir)
+        pictures::write(self, &self.setup, &self.grid, state, album, dir)
     }
 }
 

@@ -1,6 +1,8 @@
-//! The pictures of an ADI snapshot: maps of ζ and of h = d + ζ with axes in metres, and the
-//! centre line of ζ along x at every snapshot so far. Colours keep one range for the whole run
-//! ([`zeta_range`] for ζ; 0 to the initial largest depth for h), so snapshots compare.
+//! The pictures of an ADI snapshot: maps of ζ and of h = d + ζ with axes in metres over the
+//! hillshaded bed, dry cells as land; the centre line of ζ along x at every snapshot so far,
+//! coloured by time, with the initial ζ and the bed; and an animation of ζ. Colours keep one
+//! range for the whole run ([`zeta_range`] for ζ; 0 to the initial largest depth for h), so
+//! snapshots compare.
 
 use super::case::AdiCase;
 use super::{Boundary, Level, Setup};
@@ -8,7 +10,7 @@ use crate::Real;
 use crate::Result;
 use crate::grid::Grid2;
 use crate::model::State;
-use crate::output::png::{Colormap, MapOptions, PlotOptions, Series, write_field_png, write_line_plot_png};
+use crate::output::png::{Colormap, Ground, MapOptions, PlotOptions, Profiles, Series, render_map, write_profiles_png};
 use crate::run::{Album, RunDir, time_tag};
 
 /// The ζ maps' range, ± this (m): the larger of the initial |ζ| over the water (cells whose
@@ -34,38 +36,50 @@ pub fn zeta_range(s: &Setup, grid: &Grid2, h: &[f64]) -> f64 {
     if r > 0.0 && r.is_finite() { r } else { 0.01 }
 }
 
-const COLORS: [[u8; 3]; 6] = [[31, 119, 180], [255, 127, 14], [44, 160, 44], [214, 39, 40], [148, 103, 189], [140, 86, 75]];
-
-/// `zeta_t<time>.png`, `h_t<time>.png` and `centreline.png`.
-pub fn write<T: Real>(case: &AdiCase, g: &Grid2, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
+/// `zeta_t<time>.png`, `h_t<time>.png` (over the hillshaded bed, dry cells as land),
+/// `centreline.png` and a frame of `zeta.gif`.
+pub fn write<T: Real>(case: &AdiCase, s: &Setup, g: &Grid2, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
     let (Some(zeta), Some(h)) = (state.field("zeta"), state.field("h")) else { return Ok(()) };
     let t = time_tag(state.clock.t);
     let (lx, ly) = g.extent();
-    let size = format!("{}x{} cells, {lx} m x {ly} m", g.nx, g.ny);
+    let size = format!("{lx} m × {ly} m, {}×{} cells", g.nx, g.ny);
     let z: Vec<f64> = zeta.data.iter().map(|v| v.to_f64()).collect();
+    let hv: Vec<f64> = h.data.iter().map(|v| v.to_f64()).collect();
+    // The bed lies at −d; cells no deeper than the drying depth are land.
+    let bed: Vec<f64> = s.depth.iter().map(|d| -d).collect();
+    let dry_below = s.drying.map_or(f64::NEG_INFINITY, |(d, _)| d);
+    let dry: Vec<bool> = hv.iter().map(|&h| h <= dry_below).collect();
+    let ground = Ground { bed: &bed, dry: &dry };
     let r = case.zeta_range;
-    let mut map = MapOptions::new(format!("surface elevation at t = {t} s ({size})"), "zeta [m]").in_metres(g.edges());
+    let mut map = MapOptions::new(format!("surface elevation, t = {t} s ({size})"), "ζ [m]").in_metres(g.edges());
     map.range = Some((-r, r));
     map.colormap = Colormap::diverging();
-    dir.write(&format!("zeta_t{t}.png"), |p| write_field_png(p, &z, g.nx, g.ny, &map))?;
-    let hv: Vec<f64> = h.data.iter().map(|v| v.to_f64()).collect();
-    let mut map = MapOptions::new(format!("total depth at t = {t} s ({size})"), "h [m]").in_metres(g.edges());
+    let pic = render_map(&z, g.nx, g.ny, &map, Some(&ground))?;
+    dir.write(&format!("zeta_t{t}.png"), |p| pic.write_png(p))?;
+    album.animations.push("zeta.gif", pic);
+    let mut map = MapOptions::new(format!("total depth h = d + ζ, t = {t} s ({size})"), "h [m]").in_metres(g.edges());
     map.range = Some((0.0, case.h_max.max(1e-12)));
-    dir.write(&format!("h_t{t}.png"), |p| write_field_png(p, &hv, g.nx, g.ny, &map))?;
-    // The centre line (the middle row), every snapshot so far.
+    let pic = render_map(&hv, g.nx, g.ny, &map, Some(&ground))?;
+    dir.write(&format!("h_t{t}.png"), |p| pic.write_png(p))?;
+    // The centre line (the middle row): ζ at every snapshot so far, the initial ζ dashed, and
+    // the bed where it comes within the waves' range (the tidal flats; not a deep basin's floor).
     let row = g.ny / 2;
-    album.profiles.push((state.clock.t, z[row * g.nx..(row + 1) * g.nx].to_vec()));
+    let cells = row * g.nx..(row + 1) * g.nx;
+    album.profiles.push((state.clock.t, z[cells.clone()].to_vec()));
     let x: Vec<f64> = (0..g.nx).map(|i| g.centre(i, row).0).collect();
-    let series: Vec<Series> = album
-        .profiles
-        .iter()
-        .enumerate()
-        .map(|(k, (t, y))| Series { name: format!("t = {t} s"), x: x.clone(), y: y.clone(), color: COLORS[k % COLORS.len()], dashed: false })
-        .collect();
-    let opts = PlotOptions {
-        title: format!("surface elevation along y = {:.2} m", g.centre(0, row).1),
-        x_label: "x [m]".into(),
-        y_label: "zeta [m]".into(),
+    let initial = Series { name: "t = 0 s".into(), x: x.clone(), y: s.zeta[cells.clone()].to_vec(), color: [0, 0, 0], dashed: true };
+    let profiles = Profiles {
+        x,
+        curves: album.profiles.clone(),
+        times: (0.0, case.t_end()),
+        time_label: "t [s]".into(),
+        references: vec![initial],
+        bed: Some(bed[cells].to_vec()),
     };
-    dir.write("centreline.png", |p| write_line_plot_png(p, &series, &opts))
+    let opts = PlotOptions {
+        title: format!("surface elevation along y = {:.2} m, every snapshot to t = {t} s", g.centre(0, row).1),
+        x_label: "x [m]".into(),
+        y_label: "ζ [m]".into(),
+    };
+    dir.write("centreline.png", |p| write_profiles_png(p, &profiles, &opts))
 }

@@ -328,8 +328,8 @@ impl Simulation for ClawCase {
         let k = h.data.iter().position(|v| v.to_f64() < 0.0)?;
         Some(format!("negative depth {} = {}", self.mesh.cell_note("h", k), h.data[k]))
     }
-    fn pictures<T: Real>(&self, state: &State<T>, _: &mut Album, dir: &mut RunDir) -> Result<()> {
-        pictures::write(&self.mesh, state, self.range, dir)
+    fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
+        pictures::write(&self.mesh, state, self.range, album, dir)
     }
 }
 

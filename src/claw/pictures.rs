@@ -1,13 +1,14 @@
-//! The pictures of a wave-propagation snapshot: a map of the first state field in 2D; in 3D
-//! three slices of it through the cells nearest the middle of the box (across z, y and x), so
-//! a user sees the field in every plane without a 3D viewer. Colours use one fixed range for
+//! The pictures of a wave-propagation snapshot: a map of the first state field in 2D (a depth's
+//! dry cells drawn as land); in 3D three slices of it through the cells nearest the middle of
+//! the box (across z, y and x), so a user sees the field in every plane without a 3D viewer;
+//! and an animation of the map (of the slice across z in 3D). Colours use one fixed range for
 //! the whole run (from the initial data), axes are in metres.
 
 use crate::Real;
 use crate::grid::Mesh;
 use crate::model::State;
-use crate::output::png::{Colormap, MapOptions, write_field_png};
-use crate::run::{RunDir, time_tag};
+use crate::output::png::{Colormap, Ground, MapOptions, render_map};
+use crate::run::{Album, RunDir, time_tag};
 use crate::Result;
 
 /// A fixed colour range for the pictures of field `name` from its initial values on `mesh`:
@@ -32,9 +33,13 @@ pub fn colour_range(mesh: &Mesh, name: &str, v: &[f64]) -> (f64, f64) {
     }
 }
 
-/// Writes the snapshot's pictures: `<field>_t<time>.png` in 2D; `<field>_xy_t<time>.png`,
-/// `<field>_xz_…` and `<field>_yz_…` in 3D.
-pub fn write<T: Real>(mesh: &Mesh, state: &State<T>, range: (f64, f64), dir: &mut RunDir) -> Result<()> {
+/// Depths at most this (m) are drawn as dry land, as the shallow-water solver `kp` draws them.
+const DRY_DEPTH: f64 = 1e-3;
+
+/// Writes the snapshot's pictures: `<field>_t<time>.png` and a frame of `<field>.gif` in 2D;
+/// `<field>_xy_t<time>.png`, `<field>_xz_…` and `<field>_yz_…` and a frame of `<field>_xy.gif`
+/// in 3D.
+pub fn write<T: Real>(mesh: &Mesh, state: &State<T>, range: (f64, f64), album: &mut Album, dir: &mut RunDir) -> Result<()> {
     let Some(f) = state.fields.first() else { return Ok(()) };
     let v: Vec<f64> = f.data.iter().map(|x| x.to_f64()).collect();
     let t = time_tag(state.clock.t);
@@ -51,7 +56,13 @@ pub fn write<T: Real>(mesh: &Mesh, state: &State<T>, range: (f64, f64), dir: &mu
             let (lx, ly) = g.extent();
             let title = format!("{} at t = {t} s ({}x{} cells, {lx} m x {ly} m)", f.long_name, g.nx, g.ny);
             let map = options(title).in_metres(g.edges());
-            dir.write(&format!("{}_t{t}.png", f.name), |path| write_field_png(path, &v, g.nx, g.ny, &map))
+            // A depth's dry cells are land (on a flat bed: these equations have none).
+            let (flat, dry): (Vec<f64>, Vec<bool>) = v.iter().map(|&h| (0.0, h <= DRY_DEPTH)).unzip();
+            let ground = (f.name == "h").then_some(Ground { bed: &flat, dry: &dry });
+            let pic = render_map(&v, g.nx, g.ny, &map, ground.as_ref())?;
+            dir.write(&format!("{}_t{t}.png", f.name), |path| pic.write_png(path))?;
+            album.animations.push(&format!("{}.gif", f.name), pic);
+            Ok(())
         }
         Mesh::Volume(g) => {
             let (nx, ny, nz) = (g.nx, g.ny, g.nz);
@@ -73,7 +84,11 @@ pub fn write<T: Real>(mesh: &Mesh, state: &State<T>, range: (f64, f64), dir: &mu
             for (name, values, (w, h), place, extent, (across, up)) in slices {
                 let title = format!("{} at t = {t} s, slice {place} ({nx}x{ny}x{nz} cells)", f.long_name);
                 let map = options(title).in_metres(extent).with_axes(across, up);
-                dir.write(&format!("{}_{name}_t{t}.png", f.name), |path| write_field_png(path, &values, w, h, &map))?;
+                let pic = render_map(&values, w, h, &map, None)?;
+                dir.write(&format!("{}_{name}_t{t}.png", f.name), |path| pic.write_png(path))?;
+                if name == "xy" {
+                    album.animations.push(&format!("{}_xy.gif", f.name), pic);
+                }
             }
             Ok(())
         }

@@ -8,8 +8,7 @@ use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, flags}
 use crate::grid::{Grid2, Mesh};
 use crate::input::{Raster, Resample, case_raster};
 use crate::model::{Halt, Model, State};
-use crate::output::png::{MapOptions, PlotOptions, Series, write_field_png, write_line_plot_png};
-use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate, time_tag};
+use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
@@ -502,38 +501,7 @@ impl Simulation for KpCase {
         format!("{halt}; the fastest cell, h[{row}, {col}] (NumPy row, column), moves at {:.3e} m/s", best.0)
     }
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
-        let Some(h) = state.field("h") else { return Ok(()) };
-        let p = &self.problem;
-        let hv: Vec<f64> = h.data.iter().map(|v| v.to_f64()).collect();
-        let t = time_tag(state.clock.t);
-        let mut map =
-            MapOptions::new(format!("water depth at t = {t} s ({}x{} cells)", p.nx, p.ny), "h [m]").in_metres(self.grid.edges());
-        map.range = Some((0.0, hv.iter().fold(0.0f64, |a, b| a.max(*b)).max(1e-12)));
-        dir.write(&format!("depth_t{t}.png"), |path| write_field_png(path, &hv, p.nx, p.ny, &map))?;
-        // The centre line (the middle row), every snapshot so far.
-        let row = p.ny / 2;
-        album.profiles.push((state.clock.t, hv[row * p.nx..(row + 1) * p.nx].to_vec()));
-        let x: Vec<f64> = (0..p.nx).map(|i| self.grid.centre(i, row).0).collect();
-        const COLORS: [[u8; 3]; 6] =
-            [[31, 119, 180], [255, 127, 14], [44, 160, 44], [214, 39, 40], [148, 103, 189], [140, 86, 75]];
-        let series: Vec<Series> = album
-            .profiles
-            .iter()
-            .enumerate()
-            .map(|(k, (t, y))| Series {
-                name: format!("t = {t:.2} s"),
-                x: x.clone(),
-                y: y.clone(),
-                color: COLORS[k % COLORS.len()],
-                dashed: false,
-            })
-            .collect();
-        let opts = PlotOptions {
-            title: format!("depth along y = {:.2} m", self.grid.centre(0, row).1),
-            x_label: "x [m]".into(),
-            y_label: "h [m]".into(),
-        };
-        dir.write("centreline.png", |path| write_line_plot_png(path, &series, &opts))
+        super::pictures::write(&self.problem, &self.grid, self.times.t_end, state, album, dir)
     }
 }
 

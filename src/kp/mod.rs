@@ -23,6 +23,7 @@ pub mod cpu;
 pub mod exact;
 pub mod gpu;
 mod model;
+mod pictures;
 mod problem;
 pub mod setup;
 

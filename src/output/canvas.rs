@@ -1,27 +1,12 @@
 //! A minimal RGB raster with only the drawing the pictures need: filled rectangles, thick
-//! (optionally dashed) lines and the embedded bitmap font at ×2. Kept dependency-free so the
-//! pictures look the same on every machine.
+//! (optionally dashed) lines and anti-aliased text in the embedded font ([`super::font`]), so
+//! the pictures look the same on every machine.
 
-use super::font::{CAP_H, GLYPH_H, GLYPH_W, glyph};
+pub(crate) use super::font::{TEXT_H, TEXT_MID, text_width};
 use crate::{Error, Result};
-
-/// Text is drawn at twice the font's size: 5×7 pixels are too small to read on today's screens.
-const SCALE: usize = 2;
-/// Height of a line of text in pixels, descenders included.
-pub(crate) const TEXT_H: usize = GLYPH_H * SCALE;
-/// Distance from the top of a line of text to the middle of its capitals and digits: where a
-/// label sits level with the tick it names.
-pub(crate) const TEXT_MID: usize = CAP_H * SCALE / 2;
-/// Horizontal distance between characters (one empty font column between glyphs).
-const ADVANCE: usize = (GLYPH_W + 1) * SCALE;
 
 pub(crate) const WHITE: [u8; 3] = [255, 255, 255];
 pub(crate) const BLACK: [u8; 3] = [0, 0, 0];
-
-/// Width in pixels of `text` drawn with [`Canvas::text`].
-pub(crate) fn text_width(text: &str) -> usize {
-    (text.chars().count() * ADVANCE).saturating_sub(SCALE)
-}
 
 /// A pixel rectangle, `x0..x1` × `y0..y1`; lines are clipped to one.
 #[derive(Clone, Copy, Debug)]
@@ -49,6 +34,7 @@ pub(crate) struct Pen {
     pub dash: Option<(f64, f64)>,
 }
 
+#[derive(Clone)]
 pub(crate) struct Canvas {
     pub w: usize,
     pub h: usize,
@@ -58,6 +44,10 @@ pub(crate) struct Canvas {
 impl Canvas {
     pub fn new(w: usize, h: usize, background: [u8; 3]) -> Canvas {
         Canvas { w, h, px: background.repeat(w * h) }
+    }
+
+    pub fn pixels(&self) -> &[u8] {
+        &self.px
     }
 
     pub fn get(&self, x: usize, y: usize) -> [u8; 3] {
@@ -108,16 +98,21 @@ impl Canvas {
         self.glyphs(text, color, |u, v| (x as i64 + v, bottom - u));
     }
 
-    /// Draw the glyphs of `text`, mapping a pixel at (u along the text, v down) through `at`.
+    /// Draw the glyphs of `text`, mapping a pixel at (u along the text, v down) through `at`;
+    /// partly covered pixels are blended with what is below them.
     fn glyphs(&mut self, text: &str, color: [u8; 3], at: impl Fn(i64, i64) -> (i64, i64)) {
-        for (n, c) in text.chars().enumerate() {
-            for (col, bits) in glyph(c).iter().enumerate() {
-                for row in (0..GLYPH_H).filter(|r| bits >> r & 1 == 1) {
-                    for (du, dv) in (0..SCALE * SCALE).map(|k| (k % SCALE, k / SCALE)) {
-                        let (px, py) = at((n * ADVANCE + col * SCALE + du) as i64, (row * SCALE + dv) as i64);
-                        self.put(px, py, color);
-                    }
-                }
+        super::font::rasterize(text, |u, v, coverage| {
+            let (x, y) = at(u, v);
+            self.blend(x, y, color, coverage);
+        });
+    }
+
+    /// Mix `color` into one pixel with weight `alpha` in [0, 1]; outside the canvas, nothing.
+    pub fn blend(&mut self, x: i64, y: i64, color: [u8; 3], alpha: f32) {
+        if (0..self.w as i64).contains(&x) && (0..self.h as i64).contains(&y) {
+            let k = 3 * (y as usize * self.w + x as usize);
+            for (p, c) in self.px[k..k + 3].iter_mut().zip(color) {
+                *p = (f32::from(*p) + (f32::from(c) - f32::from(*p)) * alpha).round() as u8;
             }
         }
     }

@@ -1,119 +1,119 @@
-//! A 5×7 bitmap font for ASCII 32..=126, embedded so pictures need no font files and render the
-//! same everywhere. It is the classic public-domain HD44780-style LCD font, with an eighth row
-//! added below the baseline for the descenders of g, j, p, q, y and the comma: squeezed into 7
-//! rows those letters read as 9, P and the like.
+//! Text for the pictures: DejaVu Sans, embedded as a subset (Latin, Greek, super- and
+//! subscripts, arrows and a few mathematical signs, 36 kB) and rasterised with anti-aliasing by
+//! `ab_glyph`, a pure-Rust crate. Embedding the font keeps the pictures free of system fonts
+//! (no fontconfig) and the same on every machine, and it draws what labels need: "m²", "θ",
+//! "ζ", "Δt", "h − h₀". Characters outside the subset draw as the font's empty box, visibly.
 //!
-//! Each glyph is 5 columns, left to right; bit `r` of a column is row `r` counted from the top.
+//! The subset was made with fontTools (docs/pictures.md gives the command); its licence is
+//! `fonts/LICENSE-DejaVu.txt`.
 
-pub(crate) const GLYPH_W: usize = 5;
-/// Rows including the descender row.
-pub(crate) const GLYPH_H: usize = 8;
-/// Rows above the baseline, capitals and digits.
-pub(crate) const CAP_H: usize = 7;
+use ab_glyph::{Font, FontRef, GlyphId, PxScale, ScaleFont, point};
+use std::sync::LazyLock;
 
-/// Columns of `c`; characters outside printable ASCII draw as '?', so text with a stray `²` or
-/// `η` stays readable instead of failing.
-pub(crate) fn glyph(c: char) -> &'static [u8; GLYPH_W] {
-    let code = c as u32;
-    let index = if (32..=126).contains(&code) { code - 32 } else { u32::from(b'?') - 32 };
-    &GLYPHS[index as usize]
+static FONT_BYTES: &[u8] = include_bytes!("fonts/DejaVuSans-subset.ttf");
+
+/// The embedded font; it is a constant of the build, and a test parses it.
+static FONT: LazyLock<FontRef<'static>> =
+    LazyLock::new(|| FontRef::try_from_slice(FONT_BYTES).expect("the embedded font parses (tested in font::tests)"));
+
+/// Height of a line of text in pixels, from the top of the tallest accent to the bottom of the
+/// descenders (the font's ascent − descent): about 14.6 px to the em, readable on today's screens.
+pub(crate) const TEXT_H: usize = 17;
+/// Distance from the top of a line of text to the middle of its capitals and digits: where a
+/// label sits level with the tick it names (the font's ascent less half its cap height; a test
+/// checks it against the font).
+pub(crate) const TEXT_MID: usize = 8;
+
+fn scale() -> PxScale {
+    PxScale::from(TEXT_H as f32)
 }
 
-#[rustfmt::skip]
-const GLYPHS: [[u8; GLYPH_W]; 95] = [
-    [0x00, 0x00, 0x00, 0x00, 0x00], // ' '
-    [0x00, 0x00, 0x5F, 0x00, 0x00], // !
-    [0x00, 0x07, 0x00, 0x07, 0x00], // "
-    [0x14, 0x7F, 0x14, 0x7F, 0x14], // #
-    [0x24, 0x2A, 0x7F, 0x2A, 0x12], // $
-    [0x23, 0x13, 0x08, 0x64, 0x62], // %
-    [0x36, 0x49, 0x55, 0x22, 0x50], // &
-    [0x00, 0x05, 0x03, 0x00, 0x00], // '
-    [0x00, 0x1C, 0x22, 0x41, 0x00], // (
-    [0x00, 0x41, 0x22, 0x1C, 0x00], // )
-    [0x08, 0x2A, 0x1C, 0x2A, 0x08], // *
-    [0x08, 0x08, 0x3E, 0x08, 0x08], // +
-    [0x00, 0x80, 0x60, 0x00, 0x00], // ,
-    [0x08, 0x08, 0x08, 0x08, 0x08], // -
-    [0x00, 0x60, 0x60, 0x00, 0x00], // .
-    [0x20, 0x10, 0x08, 0x04, 0x02], // /
-    [0x3E, 0x51, 0x49, 0x45, 0x3E], // 0
-    [0x00, 0x42, 0x7F, 0x40, 0x00], // 1
-    [0x42, 0x61, 0x51, 0x49, 0x46], // 2
-    [0x21, 0x41, 0x45, 0x4B, 0x31], // 3
-    [0x18, 0x14, 0x12, 0x7F, 0x10], // 4
-    [0x27, 0x45, 0x45, 0x45, 0x39], // 5
-    [0x3C, 0x4A, 0x49, 0x49, 0x30], // 6
-    [0x01, 0x71, 0x09, 0x05, 0x03], // 7
-    [0x36, 0x49, 0x49, 0x49, 0x36], // 8
-    [0x06, 0x49, 0x49, 0x29, 0x1E], // 9
-    [0x00, 0x36, 0x36, 0x00, 0x00], // :
-    [0x00, 0x80, 0x6C, 0x00, 0x00], // ;
-    [0x08, 0x14, 0x22, 0x41, 0x00], // <
-    [0x14, 0x14, 0x14, 0x14, 0x14], // =
-    [0x00, 0x41, 0x22, 0x14, 0x08], // >
-    [0x02, 0x01, 0x51, 0x09, 0x06], // ?
-    [0x32, 0x49, 0x79, 0x41, 0x3E], // @
-    [0x7E, 0x11, 0x11, 0x11, 0x7E], // A
-    [0x7F, 0x49, 0x49, 0x49, 0x36], // B
-    [0x3E, 0x41, 0x41, 0x41, 0x22], // C
-    [0x7F, 0x41, 0x41, 0x22, 0x1C], // D
-    [0x7F, 0x49, 0x49, 0x49, 0x41], // E
-    [0x7F, 0x09, 0x09, 0x09, 0x01], // F
-    [0x3E, 0x41, 0x49, 0x49, 0x7A], // G
-    [0x7F, 0x08, 0x08, 0x08, 0x7F], // H
-    [0x00, 0x41, 0x7F, 0x41, 0x00], // I
-    [0x20, 0x40, 0x41, 0x3F, 0x01], // J
-    [0x7F, 0x08, 0x14, 0x22, 0x41], // K
-    [0x7F, 0x40, 0x40, 0x40, 0x40], // L
-    [0x7F, 0x02, 0x0C, 0x02, 0x7F], // M
-    [0x7F, 0x04, 0x08, 0x10, 0x7F], // N
-    [0x3E, 0x41, 0x41, 0x41, 0x3E], // O
-    [0x7F, 0x09, 0x09, 0x09, 0x06], // P
-    [0x3E, 0x41, 0x51, 0x21, 0x5E], // Q
-    [0x7F, 0x09, 0x19, 0x29, 0x46], // R
-    [0x46, 0x49, 0x49, 0x49, 0x31], // S
-    [0x01, 0x01, 0x7F, 0x01, 0x01], // T
-    [0x3F, 0x40, 0x40, 0x40, 0x3F], // U
-    [0x1F, 0x20, 0x40, 0x20, 0x1F], // V
-    [0x3F, 0x40, 0x38, 0x40, 0x3F], // W
-    [0x63, 0x14, 0x08, 0x14, 0x63], // X
-    [0x07, 0x08, 0x70, 0x08, 0x07], // Y
-    [0x61, 0x51, 0x49, 0x45, 0x43], // Z
-    [0x00, 0x7F, 0x41, 0x41, 0x00], // [
-    [0x02, 0x04, 0x08, 0x10, 0x20], // backslash
-    [0x00, 0x41, 0x41, 0x7F, 0x00], // ]
-    [0x04, 0x02, 0x01, 0x02, 0x04], // ^
-    [0x80, 0x80, 0x80, 0x80, 0x80], // _
-    [0x00, 0x01, 0x02, 0x04, 0x00], // `
-    [0x20, 0x54, 0x54, 0x54, 0x78], // a
-    [0x7F, 0x48, 0x44, 0x44, 0x38], // b
-    [0x38, 0x44, 0x44, 0x44, 0x20], // c
-    [0x38, 0x44, 0x44, 0x48, 0x7F], // d
-    [0x38, 0x54, 0x54, 0x54, 0x18], // e
-    [0x08, 0x7E, 0x09, 0x01, 0x02], // f
-    [0x98, 0xA4, 0xA4, 0xA4, 0x7C], // g
-    [0x7F, 0x08, 0x04, 0x04, 0x78], // h
-    [0x00, 0x44, 0x7D, 0x40, 0x00], // i
-    [0x40, 0x80, 0x84, 0x7D, 0x00], // j
-    [0x7F, 0x10, 0x28, 0x44, 0x00], // k
-    [0x00, 0x41, 0x7F, 0x40, 0x00], // l
-    [0x7C, 0x04, 0x18, 0x04, 0x78], // m
-    [0x7C, 0x08, 0x04, 0x04, 0x78], // n
-    [0x38, 0x44, 0x44, 0x44, 0x38], // o
-    [0xFC, 0x24, 0x24, 0x24, 0x18], // p
-    [0x18, 0x24, 0x24, 0x24, 0xFC], // q
-    [0x7C, 0x08, 0x04, 0x04, 0x08], // r
-    [0x48, 0x54, 0x54, 0x54, 0x20], // s
-    [0x04, 0x3F, 0x44, 0x40, 0x20], // t
-    [0x3C, 0x40, 0x40, 0x20, 0x7C], // u
-    [0x1C, 0x20, 0x40, 0x20, 0x1C], // v
-    [0x3C, 0x40, 0x30, 0x40, 0x3C], // w
-    [0x44, 0x28, 0x10, 0x28, 0x44], // x
-    [0x9C, 0xA0, 0xA0, 0xA0, 0x7C], // y
-    [0x44, 0x64, 0x54, 0x4C, 0x44], // z
-    [0x00, 0x08, 0x36, 0x41, 0x00], // {
-    [0x00, 0x00, 0x7F, 0x00, 0x00], // |
-    [0x00, 0x41, 0x36, 0x08, 0x00], // }
-    [0x08, 0x04, 0x08, 0x10, 0x08], // ~
-];
+/// The glyphs of `text` and the pen position (pixels from the start) of each, kerned.
+fn layout(text: &str) -> (Vec<(GlyphId, f32)>, f32) {
+    let font = FONT.as_scaled(scale());
+    let mut pen = 0.0f32;
+    let mut prev: Option<GlyphId> = None;
+    let mut out = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        let id = font.glyph_id(c);
+        if let Some(p) = prev {
+            pen += font.kern(p, id);
+        }
+        out.push((id, pen));
+        pen += font.h_advance(id);
+        prev = Some(id);
+    }
+    (out, pen)
+}
+
+/// Width in pixels of `text` as [`rasterize`] draws it.
+pub(crate) fn text_width(text: &str) -> usize {
+    layout(text).1.ceil() as usize
+}
+
+/// Call `ink(u, v, coverage)` for every pixel the glyphs of `text` cover, `u` along the text
+/// from its start and `v` down from the top of the line, with coverage in (0, 1].
+pub(crate) fn rasterize(text: &str, mut ink: impl FnMut(i64, i64, f32)) {
+    let font = FONT.as_scaled(scale());
+    let ascent = font.ascent();
+    for (id, x) in layout(text).0 {
+        let glyph = id.with_scale_and_position(scale(), point(x, ascent));
+        let Some(outline) = FONT.outline_glyph(glyph) else { continue };
+        let b = outline.px_bounds();
+        outline.draw(|gx, gy, c| {
+            if c > 0.0 {
+                ink(b.min.x as i64 + i64::from(gx), b.min.y as i64 + i64::from(gy), c.min(1.0));
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pixels inked by `text`, and their bounding box (u0, v0, u1, v1).
+    fn ink(text: &str) -> (usize, (i64, i64, i64, i64)) {
+        let (mut n, mut bb) = (0, (i64::MAX, i64::MAX, i64::MIN, i64::MIN));
+        rasterize(text, |u, v, _| {
+            n += 1;
+            bb = (bb.0.min(u), bb.1.min(v), bb.2.max(u), bb.3.max(v));
+        });
+        (n, bb)
+    }
+
+    #[test]
+    fn the_embedded_font_parses_and_has_the_labels_glyphs() {
+        let font = FontRef::try_from_slice(FONT_BYTES).unwrap();
+        for c in "m²s⁻¹θζηΔτρ−₀→↑°×±√≈".chars() {
+            assert_ne!(font.glyph_id(c), GlyphId(0), "{c:?} is missing from the embedded subset");
+        }
+    }
+
+    #[test]
+    fn squared_and_theta_draw_real_glyphs() {
+        // "²" is a raised, smaller digit: ink above the middle of the line, less tall than "2".
+        let (n2, two) = ink("2");
+        let (nsq, sq) = ink("²");
+        assert!(nsq > 5 && n2 > nsq, "² inks {nsq} pixels, 2 inks {n2}");
+        assert!(sq.3 < TEXT_MID as i64 + 1 && sq.3 - sq.1 < two.3 - two.1, "² at {sq:?}, 2 at {two:?}");
+        // θ is a closed shape as tall as a digit, not the empty box of a missing glyph (which
+        // inks only its outline: a box is far from θ's ink count).
+        let (nt, theta) = ink("θ");
+        let (nbox, _) = ink("\u{4e00}");
+        assert!(nt > 20 && theta.3 - theta.1 >= 9, "θ inks {nt} pixels over {theta:?}");
+        assert_ne!(nt, nbox);
+        assert!(text_width("m²") > text_width("m") && text_width("") == 0);
+    }
+
+    #[test]
+    fn line_metrics_match_the_font() {
+        let font = FONT.as_scaled(scale());
+        assert!((font.ascent() - font.descent() - TEXT_H as f32).abs() < 0.01);
+        // The middle of a capital "H": its ink spans the cap height above the baseline.
+        let (_, h) = ink("H");
+        let mid = (h.1 + h.3) as f32 / 2.0;
+        assert!((mid - TEXT_MID as f32).abs() <= 1.0, "H's middle at {mid}");
+        assert!(h.3 < TEXT_H as i64 && h.1 >= 0);
+    }
+}

@@ -1,19 +1,24 @@
 //! Output files, written whole or not at all.
 //!
-//! [`npy`] stores fields for NumPy; [`png`] draws colour maps and line plots; [`netcdf`] keeps a
-//! run's snapshots in one NetCDF-CF file, the one file that grows as the run goes (each
-//! snapshot appended whole, see its doc). Every other file goes through [`write_atomic`], so a
-//! crash or a full disk never leaves a half-written result that a later script would mistake
-//! for a good one.
+//! [`npy`] stores fields for NumPy; [`png`] draws colour maps and line plots; [`anim`] makes
+//! animated GIFs of a run's snapshots; [`netcdf`] keeps a run's snapshots in one NetCDF-CF file,
+//! the one file that grows as the run goes (each snapshot appended whole, see its doc). Every
+//! other file goes through [`write_atomic`], so a crash or a full disk never leaves a
+//! half-written result that a later script would mistake for a good one.
 
+pub mod anim;
 mod canvas;
 mod font;
 pub mod netcdf;
 pub mod npy;
 pub mod png;
 
+pub use anim::{Animation, Animations};
 pub use npy::{NpyElem, read_npy_f64, write_npy};
-pub use png::{Colormap, MapOptions, PlotOptions, Series, write_field_png, write_line_plot_png};
+pub use png::{
+    Colormap, Ground, MapOptions, Picture, PlotOptions, Profiles, Scale, Series, render_map, write_field_png,
+    write_line_plot_png, write_profiles_png,
+};
 
 use crate::{Error, Result};
 use std::io::Write;

@@ -12,16 +12,18 @@ use super::{Case, Console, Norms, Outcome, RunDir, RunOptions, start};
 use crate::case::{Format, Times};
 use crate::grid::Mesh;
 use crate::model::{Clock, Halt, Model, State, Until};
-use crate::output::write_npy;
+use crate::output::{Animations, write_atomic, write_npy};
 use crate::products;
 use crate::runtime::Backend;
 use crate::{Error, GpuReal, Precision, Real, Result};
 use std::time::{Duration, Instant};
 
-/// Curves kept from snapshot to snapshot for plots that show them all (a centre-line profile).
+/// Curves kept from snapshot to snapshot for plots that show them all (a centre-line profile),
+/// and the frames of the run's animations, written when it ends.
 #[derive(Clone, Debug, Default)]
 pub struct Album {
     pub profiles: Vec<(f64, Vec<f64>)>,
+    pub animations: Animations,
 }
 
 /// What a time-dependent solver tells the runner, beyond what every [`Case`] says.
@@ -212,6 +214,11 @@ fn time_loop<S: Simulation, T: GpuReal>(
         }
     }
     opts.console.end_progress();
+    // The animations over every snapshot, now that there are no more.
+    for (name, bytes) in album.animations.encode()? {
+        dir.write(&name, |p| write_atomic(p, &bytes))?;
+        say(format!("  animation: {name}"));
+    }
     let secs = started.elapsed().as_secs_f64();
     let cells = sim.mesh().cells() as f64;
     let steps = good.clock.steps - restart.map_or(0, |r| r.clock().steps);

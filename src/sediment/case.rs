@@ -8,7 +8,6 @@ use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times};
 use crate::field::Field2;
 use crate::grid::{Grid2, Mesh};
 use crate::model::{Model, State};
-use crate::output::png::{Colormap, MapOptions, write_field_png};
 use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
@@ -314,26 +313,10 @@ impl Simulation for SedimentCase {
         let diff = if supplied != 0.0 { (gained - supplied) / supplied } else { gained };
         format!("volume gained {gained:.5e} m³, supplied {supplied:.5e} m³ (rel. diff {diff:.1e})  s in [{lo:.4}, {hi:.4}]")
     }
-    fn pictures<T: Real>(&self, state: &State<T>, _album: &mut Album, dir: &mut RunDir) -> Result<()> {
-        let (Some(h), Some(s)) = (state.field("h"), state.field("s")) else { return Ok(()) };
-        let p = &self.problem;
-        let t = crate::run::time_tag(state.clock.t);
-        let when = format!("t = {t} yr");
-        let f64s = |v: &[T]| v.iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
-        let (hv, sv) = (f64s(&h.data), f64s(&s.data));
-        let km = p.nx as f64 * p.dx / 1000.0;
-        let edges = self.grid.edges();
-        let h_map = MapOptions::new(format!("basin height, {when} ({km:.1} km across)"), "h [m]").in_metres(edges);
-        dir.write(&format!("h_t{t}.png"), |path| write_field_png(path, &hv, p.nx, p.ny, &h_map))?;
-        // What was laid down (or eroded): h − h₀ shows the deposit the regional slope hides in h.
-        let h0 = p.h.interior();
-        let deposit: Vec<f64> = hv.iter().zip(&h0).map(|(a, b)| a - b).collect();
-        let d_map = MapOptions::new(format!("deposit thickness h - h0, {when}"), "h-h0 [m]").in_metres(edges);
-        dir.write(&format!("deposit_t{t}.png"), |path| write_field_png(path, &deposit, p.nx, p.ny, &d_map))?;
-        let mut s_map = MapOptions::new(format!("sand fraction, {when}"), "s (sand)").in_metres(edges);
-        s_map.colormap = Colormap::diverging();
-        s_map.range = Some((0.0, 1.0));
-        dir.write(&format!("s_t{t}.png"), |path| write_field_png(path, &sv, p.nx, p.ny, &s_map))
+    fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
+        // A run of a number of steps lasts about that many first steps.
+        let t_run = self.times.steps.map_or(self.times.t_end, |n| n as f64 * self.dt0);
+        super::pictures::write(&self.problem, &self.grid, t_run, state, album, dir)
     }
 }
 

@@ -9,6 +9,7 @@ mod case;
 pub mod cpu;
 pub mod gpu;
 mod model;
+mod pictures;
 mod problem;
 mod scheme;
 pub mod setup;

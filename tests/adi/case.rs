@@ -215,6 +215,7 @@ fn each_scenario_loads_and_runs_a_few_steps_on_the_cpu() {
             format!("zeta_t{t}.png"),
             format!("h_t{t}.png"),
             "centreline.png".into(),
+            "zeta.gif".into(),
         ] {
             assert!(o.dir.join(&file).is_file(), "{name}: no {file}");
         }

@@ -1,10 +1,11 @@
 //! Colour maps of 2-D fields with a colour bar.
 
 use super::colormap::{Colormap, NAN_COLOR};
+use super::ground::{Ground, LAND, ground_color, hillshade};
+use super::picture::Picture;
 use super::plot::Axis;
 use super::ticks::{MARGIN, TICK_LEN, finite_min_max, tick_labels};
 use crate::output::canvas::{BLACK, Canvas, TEXT_H, TEXT_MID, WHITE, text_width};
-use crate::output::write_atomic;
 use crate::{Error, Result};
 use std::borrow::Cow;
 use std::path::Path;
@@ -25,6 +26,39 @@ pub struct MapOptions {
     pub extent: Option<[f64; 4]>,
     /// The axes' names with `extent`: horizontal, vertical.
     pub axes: (&'static str, &'static str),
+    /// How values between the range's ends map to colours.
+    pub scale: Scale,
+}
+
+/// How a map's values map to the colormap between the ends of its range.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scale {
+    /// Equal steps in value are equal steps in colour.
+    #[default]
+    Linear,
+    /// The colour follows the square root of the value's fraction of the range: a depth that
+    /// spreads from a 10 m column into a 20 cm sheet still shows in colour. The colour bar's
+    /// ticks stay evenly spaced and their labels say the (unevenly spaced) values.
+    Sqrt,
+}
+
+impl Scale {
+    /// Where `v` falls on the colormap, in [0, 1] inside the range `lo < hi`.
+    pub fn fraction(self, v: f64, lo: f64, hi: f64) -> f64 {
+        let f = (v - lo) / (hi - lo);
+        match self {
+            Scale::Linear => f,
+            Scale::Sqrt => f.max(0.0).sqrt(),
+        }
+    }
+
+    /// The value at colormap position `f` in [0, 1]: the inverse of [`Scale::fraction`].
+    pub fn value(self, f: f64, lo: f64, hi: f64) -> f64 {
+        match self {
+            Scale::Linear => lo + (hi - lo) * f,
+            Scale::Sqrt => lo + (hi - lo) * f * f,
+        }
+    }
 }
 
 impl MapOptions {
@@ -35,8 +69,9 @@ impl MapOptions {
             label: label.into(),
             colormap: Colormap::viridis(),
             range: None,
+            scale: Scale::Linear,
             extent: None,
-            axes: ("x [m]", "y [m]"),
+            axes: PLAN_AXES,
         }
     }
 
@@ -51,6 +86,9 @@ impl MapOptions {
         MapOptions { axes: (horizontal, vertical), ..self }
     }
 }
+
+/// The axes of a plan view: x east, y north.
+const PLAN_AXES: (&str, &str) = ("x [m]", "y [m]");
 
 /// The axes of a map in metres: (x, y).
 fn metre_axes(opts: &MapOptions) -> Option<(Axis, Axis)> {
@@ -98,7 +136,7 @@ pub(super) fn field_layout(
     ny: usize,
     opts: &MapOptions,
     tick_labels: &[String],
-    has_bad: bool,
+    keys: usize,
 ) -> FieldLayout {
     let stride = nx.max(ny).div_ceil(MAX_CELLS);
     let (mx, my) = (nx.div_ceil(stride), ny.div_ceil(stride));
@@ -120,8 +158,8 @@ pub(super) fn field_layout(
     let right = (bar.x + BAR_W + TICK_LEN + 4 + ticks_w)
         .max(bar.x + text_width(&opts.label))
         .max(MARGIN + text_width(&opts.title));
-    // Half a text line below the bottom tick for its label, and a line for the NaN key.
-    let bottom = (map.h + below).max(bar.h + TEXT_H - TEXT_MID + if has_bad { TEXT_H + 12 } else { 0 });
+    // Half a text line below the bottom tick for its label, and a line for each key (NaN, dry).
+    let bottom = (map.h + below).max(bar.h + TEXT_H - TEXT_MID + keys * (TEXT_H + 12));
     FieldLayout { stride, mx, my, scale, map, bar, w: right + MARGIN, h: top + bottom + MARGIN }
 }
 
@@ -169,31 +207,82 @@ fn downsample(field: &[f64], nx: usize, ny: usize, stride: usize) -> Cow<'_, [f6
 /// increasing upward (row j = 0 at the bottom), a title and a colour bar labelled with the
 /// quantity. Non-finite cells are drawn in [`NAN_COLOR`] and keyed under the bar.
 pub fn write_field_png(path: &Path, field: &[f64], nx: usize, ny: usize, opts: &MapOptions) -> Result<()> {
-    let canvas = render_field(field, nx, ny, opts)?;
-    write_atomic(path, &canvas.encode_png()?)
+    render_map(field, nx, ny, opts, None)?.write_png(path)
 }
 
+#[cfg(test)]
 pub(super) fn render_field(field: &[f64], nx: usize, ny: usize, opts: &MapOptions) -> Result<Canvas> {
+    render_canvas(field, nx, ny, opts, None)
+}
+
+/// The picture [`write_field_png`] writes, kept in memory (for an animation's frame, say). With
+/// `ground`, its dry cells are drawn as land (the field's values there are not shown) and the
+/// bed's hillshade shows through the water and on land; both are keyed under the colour bar.
+pub fn render_map(field: &[f64], nx: usize, ny: usize, opts: &MapOptions, ground: Option<&Ground>) -> Result<Picture> {
+    Ok(Picture(render_canvas(field, nx, ny, opts, ground)?))
+}
+
+/// Average flags as 0 and 1 over blocks, as [`downsample`] does values: a drawn cell is dry
+/// where most of its cells are.
+fn downsample_dry(dry: &[bool], nx: usize, ny: usize, stride: usize) -> Vec<bool> {
+    let ones: Vec<f64> = dry.iter().map(|&d| if d { 1.0 } else { 0.0 }).collect();
+    downsample(&ones, nx, ny, stride).iter().map(|&f| f > 0.5).collect()
+}
+
+fn render_canvas(field: &[f64], nx: usize, ny: usize, opts: &MapOptions, ground: Option<&Ground>) -> Result<Canvas> {
     if nx == 0 || ny == 0 || nx.checked_mul(ny) != Some(field.len()) {
         return Err(Error::invalid(format!("a {nx}×{ny} field needs {nx}×{ny} values, got {}", field.len())));
     }
-    let (lo, hi) = color_range(field, opts.range)?;
-    let step = (hi - lo) / (BAR_TICKS - 1) as f64;
-    let ticks: Vec<f64> = (0..BAR_TICKS).map(|k| lo + step * k as f64).collect();
-    let labels = tick_labels(&ticks, step, 1);
-    let has_bad = field.iter().any(|v| !v.is_finite());
-    let lay = field_layout(nx, ny, opts, &labels, has_bad);
+    if let Some(g) = ground {
+        g.check(field.len())?;
+    }
+    // Only water is drawn in the colour map: dry cells are left out of the range and the NaN key.
+    let water: Cow<[f64]> = match ground {
+        Some(g) => Cow::Owned(field.iter().zip(g.dry).map(|(&v, &d)| if d { f64::NAN } else { v }).collect()),
+        None => Cow::Borrowed(field),
+    };
+    let is_dry = |k: usize| ground.is_some_and(|g| g.dry[k]);
+    let (lo, hi) = color_range(&water, opts.range)?;
+    let ticks: Vec<f64> = (0..BAR_TICKS).map(|k| opts.scale.value(k as f64 / (BAR_TICKS - 1) as f64, lo, hi)).collect();
+    // Decimals for the closest two ticks, the first two on a square-root scale.
+    let mut labels = tick_labels(&ticks, ticks[1] - ticks[0], 1);
+    // Values beyond a fixed range are drawn in the end colours: the end labels say so.
+    let (below, above) =
+        water.iter().filter(|v| v.is_finite()).fold((false, false), |(b, a), &v| (b || v < lo, a || v > hi));
+    if below {
+        labels[0] = format!("≤ {}", labels[0]);
+    }
+    if above {
+        labels[BAR_TICKS - 1] = format!("≥ {}", labels[BAR_TICKS - 1]);
+    }
+    let has_bad = field.iter().enumerate().any(|(k, v)| !v.is_finite() && !is_dry(k));
+    let has_dry = ground.is_some_and(|g| g.dry.iter().any(|&d| d));
+    let lay = field_layout(nx, ny, opts, &labels, has_bad as usize + has_dry as usize);
     let (map, bar, s) = (lay.map, lay.bar, lay.scale);
     let mut c = Canvas::new(lay.w, lay.h, WHITE);
 
     c.text(lay.w.saturating_sub(text_width(&opts.title)) / 2, MARGIN, &opts.title, BLACK);
     c.text(bar.x, bar.y - LABEL_GAP - TEXT_H, &opts.label, BLACK);
 
-    let cells = downsample(field, nx, ny, lay.stride);
+    let cells = downsample(&water, nx, ny, lay.stride);
+    let (dry, shade) = match ground {
+        Some(g) => {
+            let bed = downsample(g.bed, nx, ny, lay.stride);
+            let [x0, x1, y0, y1] = opts.extent.unwrap_or([0.0, nx as f64, 0.0, ny as f64]);
+            let (dx, dy) = ((x1 - x0) / lay.mx as f64, (y1 - y0) / lay.my as f64);
+            (downsample_dry(g.dry, nx, ny, lay.stride), hillshade(&bed, lay.mx, lay.my, dx, dy))
+        }
+        None => (Vec::new(), Vec::new()),
+    };
     for (j, row) in cells.chunks_exact(lay.mx).enumerate() {
         for (i, &v) in row.iter().enumerate() {
-            let t = if v.is_finite() { (v - lo) / (hi - lo) } else { f64::NAN };
-            c.fill(map.x + i * s, map.y + (lay.my - 1 - j) * s, s, s, opts.colormap.rgb(t));
+            let t = if v.is_finite() { opts.scale.fraction(v, lo, hi) } else { f64::NAN };
+            let k = j * lay.mx + i;
+            let color = match ground {
+                Some(_) => ground_color(opts.colormap.rgb(t), dry[k], shade[k]),
+                None => opts.colormap.rgb(t),
+            };
+            c.fill(map.x + i * s, map.y + (lay.my - 1 - j) * s, s, s, color);
         }
     }
     c.frame(map.x, map.y, map.w, map.h, BLACK);
@@ -213,6 +302,11 @@ pub(super) fn render_field(field: &[f64], nx: usize, ny: usize, opts: &MapOption
         let (across, up) = opts.axes;
         c.text((map.x + map.w / 2).saturating_sub(text_width(across) / 2), x_label_y, across, BLACK);
         c.text_up(MARGIN, (map.y + map.h / 2).saturating_sub(text_width(up) / 2), up, BLACK);
+        // A plan view (x east, y north) says so; a vertical slice (x and z) has no north.
+        if (across, up) == PLAN_AXES {
+            let note = "north ↑";
+            c.text((map.x + map.w).saturating_sub(text_width(note)), map.y - LABEL_GAP - TEXT_H, note, BLACK);
+        }
     }
 
     // The bar's top row is exactly the colormap's top colour and its bottom row the bottom one.
@@ -225,10 +319,12 @@ pub(super) fn render_field(field: &[f64], nx: usize, ny: usize, opts: &MapOption
         c.fill(bar.x + bar.w, y, TICK_LEN + 1, 1, BLACK);
         c.text(bar.x + bar.w + TICK_LEN + 4, y - TEXT_MID, label, BLACK);
     }
-    if has_bad {
-        let y = bar.y + bar.h + TEXT_H - TEXT_MID + 12;
-        c.fill(bar.x, y, bar.w, TEXT_H, NAN_COLOR);
-        c.text(bar.x + bar.w + TICK_LEN + 4, y, "NaN", BLACK);
+    let keys = [(has_bad, NAN_COLOR, "NaN"), (has_dry, LAND, "dry")];
+    for (n, (_, color, name)) in keys.into_iter().filter(|k| k.0).enumerate() {
+        let y = bar.y + bar.h + TEXT_H - TEXT_MID + 12 + n * (TEXT_H + 12);
+        c.fill(bar.x, y, bar.w, TEXT_H, color);
+        c.frame(bar.x, y, bar.w, TEXT_H, BLACK);
+        c.text(bar.x + bar.w + TICK_LEN + 4, y, name, BLACK);
     }
     Ok(c)
 }

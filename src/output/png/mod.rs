@@ -1,17 +1,22 @@
-//! PNG pictures of results: 2-D fields as colour maps with a colour bar, and x–y line plots.
-//! Both are drawn on an in-memory raster and encoded once, so a picture is written whole
-//! through `write_atomic` or not at all. Text uses the embedded bitmap font, so the pictures
-//! need no font files and look the same on every machine; it covers printable ASCII only
-//! (write `m^2`, not `m²`).
+//! PNG pictures of results: 2-D fields as colour maps with a colour bar (over the hillshaded
+//! ground, dry cells as land, for water), x–y line plots, and profiles coloured by time. All are
+//! drawn on an in-memory raster and encoded once, so a picture is written whole through
+//! `write_atomic` or not at all. Text is anti-aliased DejaVu Sans embedded in the binary
+//! (`super::font`), so the pictures need no font files, look the same on every machine, and
+//! can say "m²", "θ" or "ζ".
 
 mod colormap;
+mod ground;
 mod map;
+mod picture;
 mod plot;
 mod ticks;
 
 pub use colormap::{Colormap, NAN_COLOR};
-pub use map::{MapOptions, write_field_png};
-pub use plot::{PlotOptions, Series, write_line_plot_png};
+pub use ground::{Ground, LAND};
+pub use map::{MapOptions, Scale, render_map, write_field_png};
+pub use picture::Picture;
+pub use plot::{BED, LEGEND_ROWS, PlotOptions, Profiles, Series, write_line_plot_png, write_profiles_png};
 
 #[cfg(test)]
 mod tests;

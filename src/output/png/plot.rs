@@ -1,5 +1,6 @@
 //! Line plots: curves over x with axes, grid and legend.
 
+use super::colormap::Colormap;
 use super::ticks::{MARGIN, TICK_LEN, finite_min_max, tick_labels};
 use crate::output::canvas::{BLACK, Canvas, Pen, Rect, TEXT_H, TEXT_MID, WHITE, text_width};
 use crate::output::write_atomic;
@@ -81,29 +82,128 @@ impl Axis {
 }
 
 /// Draw `series` as lines on one pair of axes, about 800×500 pixels, with a title, axis labels,
-/// ticks and a legend. Non-finite points break a line instead of ending the plot.
+/// ticks and a legend (at most [`LEGEND_ROWS`] rows: a longer one ends in "… n more"; for many
+/// curves over time, [`write_profiles_png`] colours them by time instead). Non-finite points
+/// break a line instead of ending the plot.
 pub fn write_line_plot_png(path: &Path, series: &[Series], opts: &PlotOptions) -> Result<()> {
-    let canvas = render_plot(series, opts)?;
+    let canvas = render_line_plot(series, opts)?;
     write_atomic(path, &canvas.encode_png()?)
 }
 
-fn render_plot(series: &[Series], opts: &PlotOptions) -> Result<Canvas> {
-    if series.is_empty() {
+/// One quantity along a line at successive times (a centre-line profile at every snapshot).
+#[derive(Clone, Debug)]
+pub struct Profiles {
+    /// Positions along the line, shared by every curve.
+    pub x: Vec<f64>,
+    /// (time, values at `x`), in the order they were taken: coloured by time, keyed by a colour
+    /// bar, so any number of them keeps the legend short.
+    pub curves: Vec<(f64, Vec<f64>)>,
+    /// The colour bar's range of times, fixed for a run (0 to its end) so the colours of a
+    /// time do not change from one snapshot's plot to the next.
+    pub times: (f64, f64),
+    /// The colour bar's label, e.g. "t [s]".
+    pub time_label: String,
+    /// Curves drawn over them in the legend (the initial state, dashed, or an exact solution).
+    pub references: Vec<Series>,
+    /// The bed along the line, drawn as ground filled from the bottom of the plot, in the
+    /// legend as "bed". The plot's range follows the curves; a bed far below them (a deep
+    /// basin under a small wave) stays below the plot rather than squash the curves.
+    pub bed: Option<Vec<f64>>,
+}
+
+/// The colour of the bed's fill and line in profile plots.
+pub const BED: [u8; 3] = [150, 120, 90];
+const BED_FILL: [u8; 3] = [222, 208, 188];
+/// Colour-by-time: viridis without its last, palest part, which fades on white.
+const TIME_END: f64 = 0.85;
+
+/// Draw [`Profiles`]: curves coloured by time under a colour bar of time, the references and the
+/// bed in the legend, with a title and axes as [`write_line_plot_png`] has them.
+pub fn write_profiles_png(path: &Path, profiles: &Profiles, opts: &PlotOptions) -> Result<()> {
+    write_atomic(path, &render_profiles(profiles, opts)?.encode_png()?)
+}
+
+pub(super) fn render_profiles(p: &Profiles, opts: &PlotOptions) -> Result<Canvas> {
+    let (t0, t1) = p.times;
+    if !(t0.is_finite() && t1.is_finite() && t0 <= t1) {
+        return Err(Error::invalid(format!("a profile plot's times ({t0}, {t1}) must be finite and increasing")));
+    }
+    let viridis = Colormap::viridis();
+    let color_of = |t: f64| viridis.rgb(if t1 > t0 { TIME_END * (t - t0) / (t1 - t0) } else { 0.0 });
+    let mut series: Vec<Series> = p
+        .curves
+        .iter()
+        .map(|(t, y)| Series { name: String::new(), x: p.x.clone(), y: y.clone(), color: color_of(*t), dashed: false })
+        .collect();
+    series.extend(p.references.iter().cloned());
+    let bed =
+        p.bed.as_ref().map(|b| Series { name: "bed".into(), x: p.x.clone(), y: b.clone(), color: BED, dashed: false });
+    let mut legend: Vec<Series> = p.references.clone();
+    legend.extend(bed.clone());
+    let bar = TimeBar { colormap: viridis.clone(), times: p.times, label: &p.time_label };
+    render(&series, &legend, bed.as_ref(), Some(&bar), opts)
+}
+
+/// The colour bar of a profile plot.
+struct TimeBar<'a> {
+    colormap: Colormap,
+    times: (f64, f64),
+    label: &'a str,
+}
+
+pub(super) fn render_line_plot(series: &[Series], opts: &PlotOptions) -> Result<Canvas> {
+    render(series, series, None, None, opts)
+}
+
+/// Width of a profile plot's colour bar.
+const BAR_W: usize = 16;
+
+fn render(
+    series: &[Series],
+    legend: &[Series],
+    bed: Option<&Series>,
+    bar: Option<&TimeBar>,
+    opts: &PlotOptions,
+) -> Result<Canvas> {
+    if series.is_empty() && bed.is_none() {
         return Err(Error::invalid("a line plot needs at least one series"));
     }
-    if let Some(s) = series.iter().find(|s| s.x.len() != s.y.len()) {
+    if let Some(s) = series.iter().chain(bed).find(|s| s.x.len() != s.y.len()) {
         let (nx, ny) = (s.x.len(), s.y.len());
         return Err(Error::invalid(format!("series '{}' has {nx} x values but {ny} y values", s.name)));
     }
-    let points = || series.iter().flat_map(|s| s.x.iter().zip(&s.y)).filter(|(x, y)| x.is_finite() && y.is_finite());
-    let xa = Axis::new(points().map(|(&x, _)| x), 0.0);
-    let ya = Axis::new(points().map(|(_, &y)| y), 0.05);
+    let finite = |s: &Series| -> Vec<(f64, f64)> {
+        s.x.iter().zip(&s.y).map(|(&x, &y)| (x, y)).filter(|(x, y)| x.is_finite() && y.is_finite()).collect()
+    };
+    let points: Vec<(f64, f64)> = series.iter().flat_map(finite).collect();
+    // The bed joins the range down to a span of the curves below them (or whole, without curves).
+    let bed_points = bed.map(finite).unwrap_or_default();
+    let floor = finite_min_max(points.iter().map(|p| p.1)).map(|(lo, hi)| lo - (hi - lo).max(0.1 * lo.abs()).max(1e-9));
+    let shown_bed = bed_points.iter().filter(|p| floor.is_none_or(|f| p.1 >= f));
+    let xa = Axis::new(points.iter().chain(&bed_points).map(|p| p.0), 0.0);
+    let ya = Axis::new(points.iter().chain(shown_bed).map(|p| p.1), 0.05);
 
-    // Plot area: room on the left for the y label and tick labels, below for the x ones.
+    // Plot area: room on the left for the y label and tick labels, below for the x ones, and on
+    // the right for a colour bar of time with its labels.
+    let bar_ticks = bar.map(|b| {
+        let (t0, t1) = b.times;
+        let step = (t1 - t0) / 4.0;
+        let ticks: Vec<f64> = (0..5).map(|k| t0 + step * k as f64).collect();
+        let labels =
+            if step > 0.0 { tick_labels(&ticks, step, 0) } else { vec![tick_labels(&[t0], 1.0, 0)[0].clone()] };
+        (ticks, labels)
+    });
+    let bar_room = match (&bar, &bar_ticks) {
+        (Some(b), Some((_, labels))) => {
+            let w = labels.iter().map(|l| text_width(l)).max().unwrap_or(0);
+            16 + BAR_W + TICK_LEN + 4 + w.max(text_width(b.label).saturating_sub(BAR_W))
+        }
+        _ => 0,
+    };
     let y_ticks_w = ya.labels.iter().map(|l| text_width(l)).max().unwrap_or(0);
     let left = MARGIN + TEXT_H + 10 + y_ticks_w + 4 + TICK_LEN;
-    let right = PLOT_W - MARGIN - 24;
-    let top = MARGIN + TEXT_H + 16;
+    let right = PLOT_W - MARGIN - 24 - bar_room;
+    let top = MARGIN + TEXT_H + 16 + if bar.is_some() { TEXT_H + 8 } else { 0 };
     let bottom = PLOT_H - MARGIN - TEXT_H - 10 - TEXT_H - 4 - TICK_LEN;
     let area = Rect::new(left, top, right - left + 1, bottom - top + 1);
     let mut c = Canvas::new(PLOT_W, PLOT_H, WHITE);
@@ -119,7 +219,10 @@ fn render_plot(series: &[Series], opts: &PlotOptions) -> Result<Canvas> {
         c.fill(left, y, right - left + 1, 1, GRID);
     }
 
-    for s in series {
+    if let Some(b) = bed {
+        fill_below(&mut c, b, &|v| to_x(v), &|v| to_y(v), area);
+    }
+    for s in series.iter().chain(bed) {
         let pen = Pen { color: s.color, width: 2, dash: s.dashed.then_some((10.0, 6.0)) };
         let mut phase = 0.0;
         let mut last: Option<(f64, f64)> = None;
@@ -152,9 +255,56 @@ fn render_plot(series: &[Series], opts: &PlotOptions) -> Result<Canvas> {
     let y_label_top = ((top + bottom) / 2).saturating_sub(text_width(&opts.y_label) / 2);
     c.text_up(MARGIN, y_label_top, &opts.y_label, BLACK);
 
-    draw_legend(&mut c, series, area);
+    if let (Some(b), Some((ticks, labels))) = (bar, &bar_ticks) {
+        let x = right + 16 + 24;
+        let (t0, t1) = b.times;
+        c.text(x, top - TEXT_H - 8, b.label, BLACK);
+        let h = bottom - top + 1;
+        for r in 0..h {
+            let f = 1.0 - r as f64 / (h - 1) as f64;
+            c.fill(x, top + r, BAR_W, 1, b.colormap.rgb(TIME_END * f));
+        }
+        c.frame(x, top, BAR_W, h, BLACK);
+        for (&t, label) in ticks.iter().zip(labels) {
+            let f = if t1 > t0 { (t - t0) / (t1 - t0) } else { 0.0 };
+            let y = bottom - (f * (h - 1) as f64).round() as usize;
+            c.fill(x + BAR_W, y, TICK_LEN + 1, 1, BLACK);
+            c.text(x + BAR_W + TICK_LEN + 4, y.saturating_sub(TEXT_MID), label, BLACK);
+            if t1 <= t0 {
+                break;
+            }
+        }
+    }
+    if !legend.is_empty() {
+        draw_legend(&mut c, legend, area);
+    }
     Ok(c)
 }
+
+/// Fill from the bottom of `area` up to the curve of `s` (the bed under the water), column by
+/// column between its finite points.
+fn fill_below(c: &mut Canvas, s: &Series, to_x: &dyn Fn(f64) -> f64, to_y: &dyn Fn(f64) -> f64, area: Rect) {
+    let pts: Vec<(f64, f64)> =
+        s.x.iter()
+            .zip(&s.y)
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+            .map(|(&x, &y)| (to_x(x), to_y(y)))
+            .collect();
+    for w in pts.windows(2) {
+        let ((xa, ya), (xb, yb)) = (w[0], w[1]);
+        let (x0, x1) = (xa.min(xb).round() as i64, xa.max(xb).round() as i64);
+        for x in x0.max(area.x0)..=x1.min(area.x1 - 1) {
+            let f = if xb != xa { ((x as f64 - xa) / (xb - xa)).clamp(0.0, 1.0) } else { 0.0 };
+            let y = (ya + f * (yb - ya)).round() as i64;
+            for yy in y.max(area.y0)..area.y1 {
+                c.put(x, yy, BED_FILL);
+            }
+        }
+    }
+}
+
+/// The most rows a legend has: a plot of more curves lists the first ones and "… n more".
+pub const LEGEND_ROWS: usize = 12;
 
 /// A legend box in whichever corner of the plot area covers the fewest drawn pixels, so it
 /// hides as little of the curves as possible.
@@ -162,8 +312,13 @@ fn draw_legend(c: &mut Canvas, series: &[Series], area: Rect) {
     const ROW: usize = TEXT_H + 8;
     // Three whole dashes of 10 on, 6 off, so a dashed sample does not end in a stray dot.
     const SAMPLE: usize = 42;
-    let names_w = series.iter().map(|s| text_width(&s.name)).max().unwrap_or(0);
-    let (w, h) = (10 + SAMPLE + 8 + names_w + 10, series.len() * ROW + 8);
+    let more = series.len().saturating_sub(LEGEND_ROWS);
+    let series = if more > 0 { &series[..LEGEND_ROWS - 1] } else { series };
+    let more_line = (more > 0).then(|| format!("… {} more", more + 1));
+    let names_w =
+        series.iter().map(|s| text_width(&s.name)).chain(more_line.iter().map(|l| text_width(l))).max().unwrap_or(0);
+    let rows = series.len() + more_line.is_some() as usize;
+    let (w, h) = (10 + SAMPLE + 8 + names_w + 10, rows * ROW + 8);
     let (x0, y0, x1, y1) = (area.x0 as usize + 10, area.y0 as usize + 10, area.x1 as usize - 10, area.y1 as usize - 10);
     let (xr, yb) = (x1.saturating_sub(w).max(x0), y1.saturating_sub(h).max(y0));
     let ink = |x: usize, y: usize| {
@@ -185,5 +340,8 @@ fn draw_legend(c: &mut Canvas, series: &[Series], area: Rect) {
         let pen = Pen { color: s.color, width: 2, dash: s.dashed.then_some((10.0, 6.0)) };
         c.line(((x + 10) as f64, mid), ((x + 10 + SAMPLE) as f64, mid), &pen, &mut 0.0, everywhere);
         c.text(x + 10 + SAMPLE + 8, row_y, &s.name, BLACK);
+    }
+    if let Some(line) = more_line {
+        c.text(x + 10 + SAMPLE + 8, y + 8 + series.len() * ROW, &line, BLACK);
     }
 }

@@ -77,7 +77,7 @@ fn field_png_layout_colours_and_orientation() {
     let img = decode(&path);
 
     let canvas = render_field(&field, nx, ny, &opts).unwrap();
-    let lay = field_layout(nx, ny, &opts, &tick_labels(&[0.0, 2.5, 5.0, 7.5, 10.0], 2.5, 1), false);
+    let lay = field_layout(nx, ny, &opts, &tick_labels(&[0.0, 2.5, 5.0, 7.5, 10.0], 2.5, 1), 0);
     assert_eq!((img.0, img.1), (lay.w, lay.h));
     assert_eq!((img.0, img.1), (canvas.w, canvas.h));
     assert!(lay.map.w.max(lay.map.h) >= MIN_LONG_SIDE);
@@ -202,6 +202,56 @@ fn demo() {
     let font: String = (32u8..127).map(char::from).collect();
     let opts = MapOptions::new(&font[..48], &font[48..]);
     write_field_png(&dir.join("font.png"), &[0.0, 1.0], 2, 1, &opts).unwrap();
+    let opts = MapOptions::new("m² s⁻¹ θ ζ η Δt h − h₀ → ↑ ° ± √ ≈", "αβγδε");
+    write_field_png(&dir.join("font_unicode.png"), &[0.0, 1.0], 2, 1, &opts).unwrap();
+    // Water over a hillshaded hill, dry where the hill rises above it, on a square-root scale.
+    let hill: Vec<f64> = (0..nx * ny)
+        .map(|k| {
+            let (x, y) = ((k % nx) as f64 / nx as f64 * 3.0, (k / nx) as f64 / ny as f64 * 2.0);
+            2.0 * (-((x - 2.0).powi(2) + (y - 1.0).powi(2)) / 0.2).exp() + 0.3 * x
+        })
+        .collect();
+    let depth: Vec<f64> = hill.iter().map(|b| (1.2 - b).max(0.0)).collect();
+    let dry: Vec<bool> = depth.iter().map(|&d| d <= 0.0).collect();
+    let opts = MapOptions {
+        range: Some((0.0, 1.2)),
+        scale: Scale::Sqrt,
+        ..MapOptions::new("Water over a hill, t = 0 s", "h [m]").in_metres([0.0, 300.0, 0.0, 200.0])
+    };
+    let pic = render_map(&depth, nx, ny, &opts, Some(&Ground { bed: &hill, dry: &dry })).unwrap();
+    pic.write_png(&dir.join("ground_map.png")).unwrap();
+    // Profiles of 40 snapshots over a bed, coloured by time.
+    let x: Vec<f64> = (0..200).map(|k| k as f64 * 0.5).collect();
+    let bed: Vec<f64> = x.iter().map(|&x| 0.5 * (-((x - 70.0) / 10.0).powi(2)).exp()).collect();
+    let curves = (0..40)
+        .map(|n| {
+            (
+                n as f64 * 0.1,
+                x.iter().map(|&x| 1.0 + 0.3 * (-((x - 20.0 - 1.5 * n as f64) / 8.0).powi(2)).exp()).collect(),
+            )
+        })
+        .collect();
+    let initial = Series {
+        name: "t = 0 s".into(),
+        x: x.clone(),
+        y: x.iter().map(|&x| 1.0 + 0.3 * (-((x - 20.0) / 8.0).powi(2)).exp()).collect(),
+        color: [0, 0, 0],
+        dashed: true,
+    };
+    let p = Profiles {
+        x,
+        curves,
+        times: (0.0, 4.0),
+        time_label: "t [s]".into(),
+        references: vec![initial],
+        bed: Some(bed),
+    };
+    let opts = PlotOptions {
+        title: "A hump over a bar, centre line".into(),
+        x_label: "x [m]".into(),
+        y_label: "η [m]".into(),
+    };
+    write_profiles_png(&dir.join("profiles.png"), &p, &opts).unwrap();
 }
 
 /// A map in metres draws tick marks below and left of the map at the round values of its
@@ -213,7 +263,7 @@ fn field_png_axes_in_metres() {
     let plain = MapOptions::new("plain", "q");
     let metres = MapOptions::new("metres", "q").in_metres([0.0, 10.0, 0.0, 5.0]);
     let labels = tick_labels(&[0.0, 200.0, 400.0, 600.0, 800.0], 200.0, 1);
-    let (a, b) = (field_layout(nx, ny, &plain, &labels, false), field_layout(nx, ny, &metres, &labels, false));
+    let (a, b) = (field_layout(nx, ny, &plain, &labels, 0), field_layout(nx, ny, &metres, &labels, 0));
     assert!(b.map.x > a.map.x && b.h > a.h, "no room made for the axes");
     let c = render_field(&field, nx, ny, &metres).unwrap();
     let black = crate::output::canvas::BLACK;
@@ -224,4 +274,207 @@ fn field_png_axes_in_metres() {
     assert_ne!(c.get(left + b.map.w / 3, bottom + 2), black, "a tick where none belongs");
     let c = render_field(&field, nx, ny, &plain).unwrap();
     assert_ne!(c.get(a.map.x, a.map.y + a.map.h + 1), black, "ticks without an extent");
+}
+
+/// Where cell (i, j) of a map is drawn: its middle pixel.
+fn cell_px(lay: &super::map::FieldLayout, i: usize, j: usize) -> (usize, usize) {
+    let s = lay.scale;
+    (lay.map.x + i * s + s / 2, lay.map.y + (lay.my - 1 - j) * s + s / 2)
+}
+
+/// Two snapshots with one range: a value has one colour in both, whatever else each holds;
+/// with the data's own range (the former behaviour) it would not.
+#[test]
+fn a_fixed_range_gives_a_value_one_colour_at_every_time() {
+    let (nx, ny) = (20, 10);
+    // Cell (5, 5) holds 2 m at both times; the rest spans 0 to 4 m early and 0 to 9 m late.
+    let early: Vec<f64> = (0..nx * ny).map(|k| [2.0, 0.0, 4.0][k % 3]).collect();
+    let late: Vec<f64> = (0..nx * ny).map(|k| [2.0, 0.0, 9.0][k % 3]).collect();
+    assert_eq!((early[5 * nx + 5], late[5 * nx + 5]), (2.0, 2.0));
+    let fixed = MapOptions { range: Some((0.0, 10.0)), ..MapOptions::new("t", "h [m]") };
+    let own = MapOptions::new("t", "h [m]");
+    let colour = |field: &[f64], opts: &MapOptions| {
+        let pic = render_map(field, nx, ny, opts, None).unwrap();
+        let lay = field_layout(nx, ny, opts, &[], 0);
+        let (x, y) = cell_px(&lay, 5, 5);
+        pic.pixel(x, y)
+    };
+    assert_eq!(colour(&early, &fixed), colour(&late, &fixed));
+    assert_eq!(colour(&early, &fixed), fixed.colormap.rgb(0.2));
+    assert_ne!(colour(&early, &own), colour(&late, &own), "the test cannot tell a fixed range from a rescaled one");
+    // On a square-root scale, a quarter of the range is half-way up the colormap.
+    let sqrt = MapOptions { scale: Scale::Sqrt, ..fixed.clone() };
+    let quarter = vec![2.5; nx * ny];
+    assert_eq!(colour(&quarter, &sqrt), fixed.colormap.rgb(0.5));
+}
+
+/// Dry cells are land whatever they hold, left out of the colour range and keyed "dry"; wet
+/// cells on a flat bed keep their exact colormap colour.
+#[test]
+fn dry_cells_are_drawn_as_land() {
+    let (nx, ny) = (16, 8);
+    // Deep water in the west half; the east half is dry but holds a huge value (a film, or
+    // garbage) that must neither show nor stretch the range.
+    let dry: Vec<bool> = (0..nx * ny).map(|k| k % nx >= nx / 2).collect();
+    let h: Vec<f64> = (0..nx * ny).map(|k| if dry[k] { 1e6 } else { (k % nx) as f64 }).collect();
+    let bed = vec![0.0; nx * ny];
+    let opts = MapOptions::new("depth", "h [m]").in_metres([0.0, 16.0, 0.0, 8.0]);
+    let ground = Ground { bed: &bed, dry: &dry };
+    let pic = render_map(&h, nx, ny, &opts, Some(&ground)).unwrap();
+    let lay = field_layout(nx, ny, &opts, &tick_labels(&[0.0, 1.75, 3.5, 5.25, 7.0], 1.75, 1), 1);
+    let at = |i, j| {
+        let (x, y) = cell_px(&lay, i, j);
+        pic.pixel(x, y)
+    };
+    assert_eq!(at(12, 3), LAND);
+    assert_eq!(at(15, 0), LAND);
+    // The range is the wet cells' own, 0 to 7: cell 7 is the top colour, cell 0 the bottom.
+    assert_eq!(at(7, 3), opts.colormap.rgb(1.0));
+    assert_eq!(at(0, 3), opts.colormap.rgb(0.0));
+    // A sloping bed shades the land, lit from the north-west: a bed rising to the east faces
+    // west, into the light's western half, and is lighter than flat land.
+    let slope: Vec<f64> = (0..nx * ny).map(|k| (k % nx) as f64).collect();
+    let lit = render_map(&h, nx, ny, &opts, Some(&Ground { bed: &slope, dry: &dry })).unwrap();
+    let (x, y) = cell_px(&lay, 12, 3);
+    assert!(
+        lit.pixel(x, y).iter().zip(LAND).all(|(a, b)| *a > b),
+        "{:?} is not lighter than {LAND:?}",
+        lit.pixel(x, y)
+    );
+    // Ground of the wrong size is an error, not a panic.
+    assert!(render_map(&h, nx, ny, &opts, Some(&Ground { bed: &bed[1..], dry: &dry })).is_err());
+}
+
+#[test]
+fn values_beyond_a_fixed_range_are_marked_on_the_bar() {
+    let opts = MapOptions { range: Some((0.0, 1.0)), ..MapOptions::new("t", "q") };
+    let inside = render_map(&[0.2, 0.8], 2, 1, &opts, None).unwrap();
+    let beyond = render_map(&[-0.5, 1.5], 2, 1, &opts, None).unwrap();
+    // "≥ 1.00" and "≤ 0.00" are wider than "1.00" and "0.00": the picture grows.
+    assert!(beyond.width() > inside.width());
+}
+
+/// A picture of one colour, `w` × `h` pixels.
+fn flat_picture(w: usize, h: usize, rgb: [u8; 3]) -> Picture {
+    Picture(crate::output::canvas::Canvas::new(w, h, rgb))
+}
+
+/// Decode a GIF with the `gif` crate: (width, height, RGBA frames).
+fn decode_gif(bytes: &[u8]) -> (usize, usize, Vec<Vec<u8>>) {
+    let mut opts = ::gif::DecodeOptions::new();
+    opts.set_color_output(::gif::ColorOutput::RGBA);
+    let mut d = opts.read_info(bytes).unwrap();
+    let (w, h) = (d.width() as usize, d.height() as usize);
+    let mut frames = Vec::new();
+    while let Some(f) = d.read_next_frame().unwrap() {
+        assert_eq!((f.width as usize, f.height as usize), (w, h), "every frame covers the picture");
+        frames.push(f.buffer.to_vec());
+    }
+    (w, h, frames)
+}
+
+#[test]
+fn animation_decodes_with_every_frame() {
+    use crate::output::anim::{Animation, MAX_FRAMES};
+    let mut a = Animation::new();
+    assert!(a.encode_gif().is_err(), "an empty animation is an error");
+    // Frames of different sizes: the animation is the largest, the others on white.
+    // The middle frame has far more than 256 colours: the palette is fitted, not exact.
+    let mut ramp = crate::output::canvas::Canvas::new(60, 20, [0, 0, 0]);
+    for k in 0..60 * 20 {
+        ramp.put((k % 60) as i64, (k / 60) as i64, [(k % 256) as u8, (k / 256 * 40) as u8, 90]);
+    }
+    let pics = [flat_picture(30, 20, [200, 30, 30]), Picture(ramp), flat_picture(30, 20, [200, 30, 30])];
+    let (w, h) = (pics.iter().map(|p| p.width()).max().unwrap(), pics.iter().map(|p| p.height()).max().unwrap());
+    for p in &pics {
+        a.push(p.clone());
+    }
+    let (gw, gh, frames) = decode_gif(&a.encode_gif().unwrap());
+    assert_eq!((gw, gh, frames.len()), (w, h, 3));
+    // One palette for all frames: the same colour decodes the same in the first and last frame,
+    // and close to what was drawn.
+    let px = |f: &[u8], x: usize, y: usize| [f[4 * (y * w + x)], f[4 * (y * w + x) + 1], f[4 * (y * w + x) + 2]];
+    let (x, y) = (pics[0].width() / 2, pics[0].height() / 2);
+    assert_eq!(px(&frames[0], x, y), px(&frames[2], x, y));
+    let near = |a: [u8; 3], b: [u8; 3]| a.iter().zip(b).all(|(p, q)| p.abs_diff(q) <= 12);
+    assert!(
+        near(px(&frames[0], x, y), pics[0].pixel(x, y)),
+        "{:?} against {:?}",
+        px(&frames[0], x, y),
+        pics[0].pixel(x, y)
+    );
+    assert!(near(px(&frames[0], w - 1, h - 1), [255, 255, 255]), "a smaller frame sits on white");
+
+    // A long run keeps at most MAX_FRAMES evenly spaced frames, and ends on its last snapshot.
+    let mut long = Animation::new();
+    let small = flat_picture(2, 2, [0, 0, 0]);
+    let last = flat_picture(2, 2, [255, 0, 0]);
+    for _ in 0..2 * MAX_FRAMES + 6 {
+        long.push(small.clone());
+    }
+    long.push(last.clone());
+    assert!(long.len() <= MAX_FRAMES + 1 && long.len() > MAX_FRAMES / 2, "{} frames", long.len());
+    let (lw, _, frames) = decode_gif(&long.encode_gif().unwrap());
+    assert_eq!(frames.len(), long.len());
+    let (cx, cy) = (last.width() / 2, last.height() / 2);
+    let f = frames.last().unwrap();
+    let end = [f[4 * (cy * lw + cx)], f[4 * (cy * lw + cx) + 1], f[4 * (cy * lw + cx) + 2]];
+    assert!(near(end, [255, 0, 0]), "the last frame is the last snapshot: {end:?}");
+}
+
+/// Profiles of 60 snapshots: coloured by time under a colour bar, the legend holding only the
+/// references and the bed; the bed fills the ground.
+#[test]
+fn profiles_colour_by_time_and_keep_a_short_legend() {
+    use super::plot::render_profiles;
+    let x: Vec<f64> = (0..50).map(|k| k as f64).collect();
+    let curves: Vec<(f64, Vec<f64>)> =
+        (0..60).map(|n| (n as f64, x.iter().map(|&x| 2.0 + (x * 0.1 + n as f64).sin()).collect())).collect();
+    let reference = Series { name: "t = 0 s".into(), x: x.clone(), y: vec![2.0; 50], color: [0, 0, 0], dashed: true };
+    let p = Profiles {
+        x: x.clone(),
+        curves,
+        times: (0.0, 59.0),
+        time_label: "t [s]".into(),
+        references: vec![reference],
+        bed: Some(x.iter().map(|&x| 0.02 * x).collect()),
+    };
+    let opts = PlotOptions { title: "θ, m²".into(), x_label: "x [m]".into(), y_label: "η [m]".into() };
+    let c = render_profiles(&p, &opts).unwrap();
+    assert_eq!((c.w, c.h), (PLOT_W, PLOT_H));
+    let count = |rgb: [u8; 3]| {
+        (0..c.h).flat_map(|y| (0..c.w).map(move |x| (x, y))).filter(|&(x, y)| c.get(x, y) == rgb).count()
+    };
+    let viridis = Colormap::viridis();
+    // The last curve (t = 59 s) and the first (t = 0) in the ends of the time colours.
+    assert!(count(viridis.rgb(0.85)) > 100, "the last curve or the bar's top is missing");
+    assert!(count(viridis.rgb(0.0)) > 50, "the first curve or the bar's bottom is missing");
+    assert!(count(super::plot::BED) > 50, "the bed's line");
+    // The legend lists the reference and the bed, not 60 times: its frame is two rows high.
+    let frame = [150, 150, 150];
+    let rows = (0..c.h).filter(|&y| (0..c.w).any(|x| c.get(x, y) == frame)).count();
+    assert!(rows < 3 * 25 + 20, "a legend frame over {rows} rows");
+    let bad = Profiles { times: (1.0, 0.0), ..p };
+    assert!(render_profiles(&bad, &opts).is_err());
+}
+
+/// A plain line plot of many curves caps its legend at LEGEND_ROWS rows.
+#[test]
+fn a_long_legend_is_cut_short() {
+    let x: Vec<f64> = (0..10).map(f64::from).collect();
+    let series: Vec<Series> = (0..40)
+        .map(|k| Series {
+            name: format!("t = {k} s"),
+            x: x.clone(),
+            y: vec![k as f64; 10],
+            color: [k as u8, 0, 0],
+            dashed: false,
+        })
+        .collect();
+    let c = super::plot::render_line_plot(&series, &PlotOptions::default()).unwrap();
+    let frame = [150, 150, 150];
+    let rows = (0..c.h).filter(|&y| (0..c.w).any(|x| c.get(x, y) == frame)).count();
+    // Uncut, 40 rows of 25 pixels would fill the picture; a few stray pixels of the frame's grey
+    // in the anti-aliased text are allowed for.
+    assert!(rows <= LEGEND_ROWS * (crate::output::canvas::TEXT_H + 8) + 30, "a legend frame over {rows} rows");
 }

@@ -1,0 +1,144 @@
+//! The pictures of a shallow-water snapshot: maps of depth, surface elevation and speed over the
+//! hillshaded bed, dry cells as land; the water surface and the bed along the centre line at
+//! every snapshot so far, with the initial surface; and an animation of the depth.
+//!
+//! Every colour range is fixed for the run by the initial state and the physics
+//! ([`Ranges::of`]), so the snapshots of a run compare colour for colour.
+
+use super::Problem;
+use crate::Real;
+use crate::Result;
+use crate::grid::Grid2;
+use crate::model::State;
+use crate::output::png::{Ground, MapOptions, PlotOptions, Profiles, Scale, Series, render_map, write_profiles_png};
+use crate::run::{Album, RunDir, time_tag};
+
+/// Cells shallower than this (m) are drawn as dry land: thinner films are numerical residue of
+/// the wet–dry front, not water a reader should see.
+pub const DRY_DEPTH: f64 = 1e-3;
+
+/// The colour ranges of a run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ranges {
+    /// 0 to the deepest initial water, on a square-root scale (a 10 m column and the 20 cm sheet
+    /// it spreads into both show).
+    pub depth: (f64, f64),
+    /// The initial water surface's lowest to highest level; where it is flat (a lake, a dam's
+    /// column on a dry bed), from the lowest bed instead, so water that drains shows.
+    pub surface: (f64, f64),
+    /// 0 to the larger of the fastest initial flow and 2√(g h) of the deepest water, the speed of
+    /// a dam break's front on a dry bed (Ritter's solution): faster cells take the top colour,
+    /// marked "≥" on the bar.
+    pub speed: (f64, f64),
+}
+
+impl Ranges {
+    pub fn of(p: &Problem) -> Ranges {
+        let n = p.nx * p.ny;
+        let beds = cell_beds(p);
+        let h_max = p.h.iter().fold(0.0f64, |a, &h| a.max(h));
+        let wet = || (0..n).filter(|&k| p.h[k] > DRY_DEPTH);
+        let (lo, hi) = wet().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), k| {
+            let eta = beds[k] + p.h[k];
+            (a.min(eta), b.max(eta))
+        });
+        let lowest_bed = beds.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+        let surface = if hi > lo { (lo, hi) } else { (lowest_bed.min(lo), hi.max(lowest_bed)) };
+        let u_max = wet().fold(0.0f64, |a, k| a.max(p.hu[k].hypot(p.hv[k]) / p.h[k]));
+        let speed = u_max.max(2.0 * (p.g * h_max).sqrt());
+        let pos = |v: f64| if v > 0.0 && v.is_finite() { v } else { 1.0 };
+        let surface = if surface.0.is_finite() && surface.1.is_finite() { surface } else { (0.0, 1.0) };
+        Ranges { depth: (0.0, pos(h_max)), surface, speed: (0.0, pos(speed)) }
+    }
+}
+
+/// The bed at each cell centre (the mean of its corners, as the scheme takes it).
+fn cell_beds(p: &Problem) -> Vec<f64> {
+    (0..p.nx * p.ny).map(|k| p.cell_bed(k % p.nx, k / p.nx)).collect()
+}
+
+/// `depth_t<time>.png`, `surface_t<time>.png`, `speed_t<time>.png`, `centreline.png`, and a
+/// frame of `depth.gif`.
+pub fn write<T: Real>(
+    p: &Problem,
+    g: &Grid2,
+    t_end: f64,
+    state: &State<T>,
+    album: &mut Album,
+    dir: &mut RunDir,
+) -> Result<()> {
+    let (Some(h), Some(hu), Some(hv)) = (state.field("h"), state.field("hu"), state.field("hv")) else {
+        return Ok(());
+    };
+    let f64s = |v: &[T]| v.iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
+    let (h, hu, hv) = (f64s(&h.data), f64s(&hu.data), f64s(&hv.data));
+    let bed = cell_beds(p);
+    let dry: Vec<bool> = h.iter().map(|&d| d <= DRY_DEPTH).collect();
+    let ground = Ground { bed: &bed, dry: &dry };
+    let ranges = Ranges::of(p);
+    let t = time_tag(state.clock.t);
+    let (lx, ly) = g.extent();
+    let size = format!("{lx} m × {ly} m, {}×{} cells", g.nx, g.ny);
+    let map = |what: &str, label: &str, range| {
+        let mut m = MapOptions::new(format!("{what}, t = {t} s ({size})"), label).in_metres(g.edges());
+        m.range = Some(range);
+        m
+    };
+
+    let opts = MapOptions { scale: Scale::Sqrt, ..map("water depth", "h [m]", ranges.depth) };
+    let depth = render_map(&h, g.nx, g.ny, &opts, Some(&ground))?;
+    dir.write(&format!("depth_t{t}.png"), |path| depth.write_png(path))?;
+    album.animations.push("depth.gif", depth);
+
+    let surface: Vec<f64> = h.iter().zip(&bed).map(|(d, b)| d + b).collect();
+    let opts = map("water surface elevation", "η = b + h [m]", ranges.surface);
+    let pic = render_map(&surface, g.nx, g.ny, &opts, Some(&ground))?;
+    dir.write(&format!("surface_t{t}.png"), |path| pic.write_png(path))?;
+
+    let speed: Vec<f64> = (0..h.len()).map(|k| if dry[k] { 0.0 } else { hu[k].hypot(hv[k]) / h[k] }).collect();
+    let pic = render_map(&speed, g.nx, g.ny, &map("flow speed", "|u| [m/s]", ranges.speed), Some(&ground))?;
+    dir.write(&format!("speed_t{t}.png"), |path| pic.write_png(path))?;
+
+    // The centre line (the middle row): the surface at every snapshot so far, over the bed,
+    // with the initial surface dashed; on dry cells the surface is the bed's.
+    let row = g.ny / 2;
+    let cells = row * g.nx..(row + 1) * g.nx;
+    let line = |depths: &[f64]| -> Vec<f64> { depths.iter().zip(&bed[cells.clone()]).map(|(d, b)| d + b).collect() };
+    album.profiles.push((state.clock.t, line(&h[cells.clone()])));
+    let x: Vec<f64> = (0..g.nx).map(|i| g.centre(i, row).0).collect();
+    let initial = Series { name: "t = 0 s".into(), x: x.clone(), y: line(&p.h[cells.clone()]), color: [0, 0, 0], dashed: true };
+    let profiles = Profiles {
+        x,
+        curves: album.profiles.clone(),
+        times: (0.0, t_end),
+        time_label: "t [s]".into(),
+        references: vec![initial],
+        bed: Some(bed[cells].to_vec()),
+    };
+    let opts = PlotOptions {
+        title: format!("water surface along y = {:.2} m, every snapshot to t = {t} s", g.centre(0, row).1),
+        x_label: "x [m]".into(),
+        y_label: "η [m]".into(),
+    };
+    dir.write("centreline.png", |path| write_profiles_png(path, &profiles, &opts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kp::setup;
+
+    #[test]
+    fn ranges_come_from_the_initial_state() {
+        // A dam's column of 10 m on a dry flat bed: depth 0..10, surface from the bed to 10,
+        // speed to 2√(10 g).
+        let p = setup::column(32, 32, 100.0, 100.0, 20.0, 10.0, 0.0);
+        let r = Ranges::of(&p);
+        assert_eq!(r.depth, (0.0, 10.0));
+        assert_eq!(r.surface, (0.0, 10.0));
+        assert!((r.speed.1 - 2.0 * (10.0 * p.g).sqrt()).abs() < 1e-12);
+        // 2.5 m inside 0.5 m: the surface spans the two levels.
+        let r = Ranges::of(&setup::column(32, 32, 40.0, 40.0, 5.0, 2.5, 0.5));
+        assert_eq!(r.surface, (0.5, 2.5));
+    }
+}
