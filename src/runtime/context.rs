@@ -5,7 +5,8 @@ use crate::ptx::{self, PtxModule};
 use crate::{Error, Result};
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, PinnedHostSlice, ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, PinnedHostSlice,
+    ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
 use std::sync::{Arc, Mutex};
