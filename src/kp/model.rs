@@ -100,7 +100,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         let arrival = T::from_f64(spec.arrival_depth);
         match &mut self.on {
             On::Cpu(m, products) => {
-                let f = Fields::on(p.layout(), true, p.coeffs::<T>((32, 8)).dry, arrival);
+                let f = Fields::on(p.layout(), true, m.coeffs().dry, arrival);
                 let mut k = CpuProducts::new(spec, f, cells);
                 let [w, hu, hv] = m.state();
                 k.update(w, m.cell_bed(), hu, hv, m.time(), m.steps());
