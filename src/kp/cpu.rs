@@ -79,13 +79,15 @@ fn rhs_of<S: WetDryScheme, T: Real>(
         .reduce(|| T::ZERO, |a, b| a.max(b))
 }
 
-/// One RK stage on the interior into `out` (see `kernels::kp::rk_point`), and the wet map.
+/// One RK stage on the interior into `out` (see `kernels::kp::rk_point`), and the wet map. Each
+/// cell's g·n² is `k.g_n2`, or its value in `gn2` (padded) when the problem has a friction field.
 #[allow(clippy::too_many_arguments)]
 pub fn rk<T: Real>(
     k: &Coeffs<T>,
     stage: u32,
     dt: T,
     cell_bed: &[T],
+    gn2: Option<&[T]>,
     q0: [&[T]; 3],
     q1: [&[T]; 3],
     r: [&[T]; 3],
@@ -108,6 +110,7 @@ pub fn rk<T: Real>(
                     let c = j * p + i;
                     let ((a, b, d), is_wet) = rk_point(
                         k,
+                        gn2.map_or(k.g_n2, |f| f[c]),
                         stage,
                         dt,
                         cell_bed[c],
@@ -188,6 +191,8 @@ pub struct CpuKp<T: Real> {
     early_exit: bool,
     bed: Field2<T>,
     cell_bed: Field2<T>,
+    /// g·n² per cell (padded) when the problem has a Manning field.
+    friction: Option<Field2<T>>,
     /// Qⁿ, the stage state Q¹, the residual R, and the stage-2 output before it becomes Qⁿ⁺¹.
     q: [Field2<T>; 3],
     q1: [Field2<T>; 3],
@@ -219,6 +224,7 @@ impl<T: Real> CpuKp<T> {
             dt_floor: problem.dt_floor,
             early_exit,
             bed,
+            friction: problem.friction_field()?,
             q1: q.clone(),
             q2: q.clone(),
             q,
@@ -273,7 +279,7 @@ impl<T: Real> CpuKp<T> {
             let [a, b, c] = &mut self.q1;
             let q = [&self.q[0][..], &self.q[1][..], &self.q[2][..]];
             let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
-            rk(&k, 1, dtt, &self.cell_bed, q, q, r, [a, b, c], &mut self.wet);
+            rk(&k, 1, dtt, &self.cell_bed, self.friction.as_deref(), q, q, r, [a, b, c], &mut self.wet);
             apply_boundary(&k, a, b, c, &self.cell_bed);
         }
         match self.scheme {
@@ -287,7 +293,7 @@ impl<T: Real> CpuKp<T> {
                 let q0 = [&self.q[0][..], &self.q[1][..], &self.q[2][..]];
                 let q1 = [&self.q1[0][..], &self.q1[1][..], &self.q1[2][..]];
                 let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
-                rk(&k, 2, dtt, &self.cell_bed, q0, q1, r, [a, b, c], &mut self.wet);
+                rk(&k, 2, dtt, &self.cell_bed, self.friction.as_deref(), q0, q1, r, [a, b, c], &mut self.wet);
                 apply_boundary(&k, a, b, c, &self.cell_bed);
                 std::mem::swap(&mut self.q, &mut self.q2);
             }

@@ -12,7 +12,8 @@ use crate::{Error, GpuReal, Result};
 use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::kp::{
     BOUNDARY, CLOCK_DT, CLOCK_LEN, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, DT, FluxEntries, FluxStream,
-    FluxStreamEarly, FluxTile, FluxTileEarly, RK, RkStage, SetGhosts, TimeStep, stream_slots, stream_strips,
+    FluxStreamEarly, FluxTile, FluxTileEarly, RK, RK_FRICTION_FIELD, RkStage, SetGhosts, TimeStep, stream_slots,
+    stream_strips,
 };
 
 /// Launch parameters (run-time).
@@ -135,7 +136,9 @@ struct KpKernels<T: GpuReal> {
 }
 
 impl<T: GpuReal> KpKernels<T> {
-    fn new(gpu: &Gpu, wet_dry: WetDry) -> Result<KpKernels<T>> {
+    /// The kernels of scheme `wet_dry`, and the RK stage with a friction field when
+    /// `friction_field` (else the one that reads `Coeffs::g_n2`).
+    fn new(gpu: &Gpu, wet_dry: WetDry, friction_field: bool) -> Result<KpKernels<T>> {
         let flux = match wet_dry {
             WetDry::Bollermann => FluxEntries::BOLLERMANN,
             WetDry::Kp07 => FluxEntries::KP07,
@@ -146,7 +149,7 @@ impl<T: GpuReal> KpKernels<T> {
             flux_stream: gpu.kernel::<T, _>(flux.stream)?,
             flux_stream_early: gpu.kernel::<T, _>(flux.stream_early)?,
             flux_shared: flux.tile_shared,
-            rk: gpu.kernel::<T, _>(RK)?,
+            rk: gpu.kernel::<T, _>(if friction_field { RK_FRICTION_FIELD } else { RK })?,
             boundary: gpu.kernel::<T, _>(BOUNDARY)?,
             dt: gpu.kernel::<T, _>(DT)?,
             buffers: BufferKernels::new(gpu)?,
@@ -164,6 +167,8 @@ pub struct GpuKp<T: GpuReal> {
     clock_params: Clock,
     bed: DeviceField2<T>,
     cell_bed: DeviceField2<T>,
+    /// g·n² per cell when the problem has a Manning field (the RK kernel is then the per-cell one).
+    friction: Option<DeviceField2<T>>,
     q: [DeviceField2<T>; 3],
     q1: [DeviceField2<T>; 3],
     r: [DeviceField2<T>; 3],
@@ -201,9 +206,10 @@ impl<T: GpuReal> GpuKp<T> {
         launch.flux.check(problem.ny)?;
         let n = problem.padded_cells();
         let w = std::mem::size_of::<T>();
+        let fields = 11 + problem.manning_field.is_some() as usize;
         gpu.check_fits(
-            &format!("a {}×{} shallow-water grid (11 fields of {})", problem.nx, problem.ny, T::NAME),
-            11 * n * w + (problem.nx + 5) * (problem.ny + 5) * w,
+            &format!("a {}×{} shallow-water grid ({fields} fields of {})", problem.nx, problem.ny, T::NAME),
+            fields * n * w + (problem.nx + 5) * (problem.ny + 5) * w,
         )?;
         let k = problem.coeffs::<T>(launch.block);
         let Padded { bed, cell_bed, q } = problem.padded(&k)?;
@@ -219,6 +225,7 @@ impl<T: GpuReal> GpuKp<T> {
             clock_params: Clock { cfl: problem.cfl, t_stop: f64::INFINITY, dt_floor: problem.dt_floor },
             bed: up(&bed)?,
             cell_bed: up(&cell_bed)?,
+            friction: problem.friction_field()?.map(|f| up(&f)).transpose()?,
             q1: [up(&q[0])?, up(&q[1])?, up(&q[2])?],
             q: [up(&q[0])?, up(&q[1])?, up(&q[2])?],
             r: [zeros()?, zeros()?, zeros()?],
@@ -229,7 +236,7 @@ impl<T: GpuReal> GpuKp<T> {
             dt: gpu.zeros(1)?,
             clock: gpu.zeros(CLOCK_LEN)?,
             reducer: Reducer::new(gpu)?,
-            kernels: KpKernels::new(gpu, problem.wet_dry)?,
+            kernels: KpKernels::new(gpu, problem.wet_dry, problem.manning_field.is_some())?,
         })
     }
 
@@ -351,6 +358,7 @@ impl<T: GpuReal> GpuKp<T> {
             early: self.early as u32,
             dt: self.dt.ptr(),
             bc: self.cell_bed.ptr(),
+            gn2: self.friction.as_ref().map_or(std::ptr::null(), |f| f.ptr()),
             w0: q0[0],
             hu0: q0[1],
             hv0: q0[2],
@@ -367,7 +375,9 @@ impl<T: GpuReal> GpuKp<T> {
             wet_in: self.wet[m_in].ptr(),
             wet_out: self.wet[(m_in + 1) % 3].ptr_mut(),
         };
-        // SAFETY: every state, R and bed array is padded to k.cells(); out is q1 (stage 1,
+        // SAFETY: every state, R and bed array is padded to k.cells(), and so is gn2 where the
+        // kernel reads it (the per-cell one, chosen in new exactly when `friction` is uploaded;
+        // the other reads no gn2, null); out is q1 (stage 1,
         // distinct from every input) or q (stage 2, aliasing only q0 = w0, hu0, hv0, which the
         // kernel allows); the three wet maps hold nbx·nby flags, wet_out distinct from the other
         // two; the flux kernel's blocks; 32 T of shared memory.

@@ -10,6 +10,11 @@ use kernels::kp::{
     BC_OUTFLOW, BC_PERIODIC, BC_WALL, Bollermann, Kp07, WetDryScheme, cell_bed as cell_bed_of, depth_at_level,
 };
 
+/// The largest Manning n accepted, s/m^(1/3): five times the roughest vegetated floodplains of
+/// the usual tables (about 0.2), so a larger value is a data error (a percentage, a nodata
+/// value the file does not declare, another quantity's raster).
+pub const MAX_MANNING: f64 = 1.0;
+
 /// The padded fields a model starts from ([`Problem::padded`]).
 pub struct Padded<T> {
     /// B at the cell corners ([`Problem::node_layout`]).
@@ -122,8 +127,13 @@ pub struct Problem {
     pub theta: f64,
     /// Courant number (0.25 by default; the scheme's positivity needs ≤ 0.25).
     pub cfl: f64,
-    /// Manning coefficient n (s/m^{1/3}); 0 for no friction.
+    /// Manning coefficient n (s/m^{1/3}) of every cell; 0 for no friction (and with
+    /// `manning_field`, which replaces it).
     pub manning: f64,
+    /// Manning's n per cell (`nx·ny`, x fastest, row 0 south), from a raster; `None`: every
+    /// cell has `manning`. The model then reads each cell's g·n² from a field of the state's
+    /// layout (the RK kernel's per-cell entry point, `kernels::kp::PerCell`).
+    pub manning_field: Option<Vec<f64>>,
     /// West, east, south, north.
     pub boundary: [Boundary; 4],
     pub scheme: Scheme,
@@ -150,6 +160,7 @@ impl Problem {
             theta: 1.3,
             cfl: 0.25,
             manning: 0.0,
+            manning_field: None,
             boundary: [Boundary::Wall; 4],
             scheme: Scheme::Rk2,
             wet_dry: WetDry::DEFAULT,
@@ -241,8 +252,27 @@ impl Problem {
         if !(1.0..=2.0).contains(&self.theta) {
             return bad(format!("theta = {}: the generalized minmod needs θ in [1, 2]", self.theta));
         }
-        if !(self.manning.is_finite() && self.manning >= 0.0) {
-            return bad(format!("Manning coefficient {}: must be finite and non-negative", self.manning));
+        if !(self.manning.is_finite() && (0.0..=MAX_MANNING).contains(&self.manning)) {
+            return bad(format!("Manning coefficient {}: must lie in [0, {MAX_MANNING}] s/m^(1/3)", self.manning));
+        }
+        if let Some(field) = &self.manning_field {
+            if self.manning != 0.0 {
+                return bad(format!(
+                    "a Manning field and a constant Manning n = {}: give one (the constant must be 0 with the field)",
+                    self.manning
+                ));
+            }
+            if field.len() != self.nx * self.ny {
+                return bad(format!("the Manning field has {} values; a {}×{} grid needs {}", field.len(), self.nx, self.ny, self.nx * self.ny));
+            }
+            if let Some(k) = field.iter().position(|n| !(n.is_finite() && (0.0..=MAX_MANNING).contains(n))) {
+                return bad(format!(
+                    "Manning n[{}, {}] = {}: must lie in [0, {MAX_MANNING}] s/m^(1/3)",
+                    k % self.nx,
+                    k / self.nx,
+                    field[k]
+                ));
+            }
         }
         if !(self.dt_floor.is_finite() && self.dt_floor >= 0.0) {
             return bad(format!("Δt floor {}: must be finite and non-negative", self.dt_floor));
@@ -302,6 +332,21 @@ impl Problem {
             wet_above: self.wet_dry.wet_above(t(dry)),
             drain: t(0.25 / self.cfl),
         }
+    }
+
+    /// Each cell's g·n² in precision `T` on the state's padded layout (ghosts 0: the RK stage
+    /// reads interior cells only), when the problem has a Manning field. Computed as
+    /// [`coeffs`](Problem::coeffs) computes `g_n2`, so a field equal to n everywhere gives its bits.
+    pub fn friction_field<T: Real>(&self) -> Result<Option<Field2<T>>> {
+        let Some(n) = &self.manning_field else { return Ok(None) };
+        let mut f = Field2::filled(self.layout(), T::ZERO)?;
+        for j in 0..self.ny {
+            for i in 0..self.nx {
+                let n = n[j * self.nx + i];
+                f.set(i as i32, j as i32, T::from_f64(self.g * n * n));
+            }
+        }
+        Ok(Some(f))
     }
 
     /// Cells of the padded state arrays.

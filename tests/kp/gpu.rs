@@ -13,7 +13,8 @@ use proptest::prelude::*;
 
 /// A random smooth state with wet, dry and shoreline cells: a wavy bed, a surface that cuts
 /// it (or, for `kind` 1, a column of water in a dry domain, so whole blocks are dry), smooth
-/// velocities where wet, random boundary conditions and friction.
+/// velocities where wet, random boundary conditions and friction: none, one n, or n per cell
+/// (the per-cell RK kernel) with cells of no friction among them.
 fn random_state(nx: usize, ny: usize, seed: u64, kind: u8) -> Problem {
     let mut rng = hydrokern::Rng::new(seed);
     let mut rnd = move || rng.unit();
@@ -51,7 +52,19 @@ fn random_state(nx: usize, ny: usize, seed: u64, kind: u8) -> Problem {
         }
     };
     p.boundary = [a, other(a, rnd()), b, other(b, rnd())];
-    p.manning = if rnd() < 0.5 { 0.0 } else { 0.03 };
+    let friction = rnd();
+    if friction < 0.5 {
+        p.manning = if friction < 0.25 { 0.0 } else { 0.03 };
+    } else {
+        p.manning_field = Some(
+            (0..nx * ny)
+                .map(|_| {
+                    let r = rnd();
+                    if r < 0.2 { 0.0 } else { 0.12 * r }
+                })
+                .collect(),
+        );
+    }
     p.scheme = if rnd() < 0.25 { Scheme::Euler } else { Scheme::Rk2 };
     p
 }
@@ -96,12 +109,13 @@ fn check_gpu<T: GpuReal>(
     let g = gpu_m.download(&gpu).unwrap();
     let clock = gpu_m.clock(&gpu).unwrap();
     let what = format!(
-        "{} {}×{} {:?} wet–dry {} block {block:?} flux {} early {early} after {steps} steps",
+        "{} {}×{} {:?} wet–dry {} friction {} block {block:?} flux {} early {early} after {steps} steps",
         T::NAME,
         p.nx,
         p.ny,
         p.boundary,
         p.wet_dry.name(),
+        if p.manning_field.is_some() { "per cell".to_string() } else { format!("n = {}", p.manning) },
         flux.describe()
     );
     prop_assert_eq!(clock.steps, steps as u64, "{}: clock steps", what);
@@ -134,7 +148,8 @@ fn awkward_size() -> impl Strategy<Value = usize> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(24)))]
     /// Every flux entry point (tile and streamed, full and early exit, each wet–dry scheme, f32
-    /// and f64) in every case, the streamed one in a random shape.
+    /// and f64) in every case, the streamed one in a random shape; both RK entry points (one n,
+    /// n per cell) by the random friction, each in half the cases.
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn kp_gpu_matches_cpu(
@@ -221,6 +236,55 @@ fn flux_kernels_match_cpu<T: GpuReal>(gpu: &hydrokern::Gpu) {
             println!("{what}: {} inactive cells", inactive / 3);
             let g_rate = rates.iter().fold(T::ZERO, |a, b| a.max(*b));
             RATE.scaled(rate.to_f64()).check_value(&format!("{what}: largest rate"), g_rate, rate).unwrap();
+        }
+    }
+}
+
+/// A friction field equal to n everywhere gives, on the GPU, the bits of the constant n (the
+/// per-cell RK kernel against the uniform one, outputs poisoned before each step): the Gaussian
+/// hump on a slope and the flood (dry blocks), tile and streamed flux, early exit off and on,
+/// both wet–dry schemes, f32 and f64, 30 RK2 steps.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn kp_gpu_uniform_friction_field_gives_the_constants_bits() {
+    let gpu = gpu();
+    fn run<T: GpuReal>(gpu: &hydrokern::Gpu, p: &Problem, flux: FluxVariant, early: bool) -> [Vec<T>; 3] {
+        let mut m = GpuKp::<T>::new(gpu, p, Launch { block: (32, 8), flux }).unwrap();
+        for _ in 0..30 {
+            m.poison().unwrap();
+            m.step(if early { FluxKernel::EarlyExit } else { FluxKernel::Full }).unwrap();
+        }
+        m.download(gpu).unwrap()
+    }
+    fn compare<T: GpuReal>(gpu: &hydrokern::Gpu, what: &str, constant: &Problem, field: &Problem) {
+        for flux in [FluxVariant::Tile, FluxVariant::STREAM] {
+            for early in [false, true] {
+                let (a, b) = (run::<T>(gpu, constant, flux, early), run::<T>(gpu, field, flux, early));
+                for (f, (x, y)) in a.iter().zip(&b).enumerate() {
+                    let k = x.iter().zip(y).position(|(u, v)| u.to_f64().to_bits() != v.to_f64().to_bits());
+                    assert!(
+                        k.is_none(),
+                        "{what} {} {} early {early}: field {f} differs at {k:?}",
+                        T::NAME,
+                        flux.describe()
+                    );
+                }
+            }
+        }
+    }
+    for (name, base) in [("gaussian 70×90", setup::gaussian(70, 90)), ("flood 96×80", setup::flood(96, 80))] {
+        for wet_dry in WetDry::ALL {
+            let mut constant = base.clone();
+            (constant.wet_dry, constant.manning) = (wet_dry, 0.035);
+            let mut field = constant.clone();
+            field.manning = 0.0;
+            field.manning_field = Some(vec![0.035; field.nx * field.ny]);
+            let what = format!("{name} {}", wet_dry.name());
+            compare::<f64>(&gpu, &what, &constant, &field);
+            compare::<f32>(&gpu, &what, &constant, &field);
         }
     }
 }

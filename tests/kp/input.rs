@@ -4,6 +4,13 @@ use super::BLOCK;
 use hydrokern::kp::cpu::CpuKp;
 use hydrokern::kp::{Boundary, Problem, setup};
 
+/// A Manning field of 0.03 with `bad` at cell `k`.
+fn field(p: &Problem, k: usize, bad: f64) -> Vec<f64> {
+    let mut n = vec![0.03; p.nx * p.ny];
+    n[k] = bad;
+    n
+}
+
 #[test]
 fn bad_input_is_refused() {
     let ok = setup::dam_break(8, 8, false);
@@ -13,6 +20,12 @@ fn bad_input_is_refused() {
         ("positive", Box::new(|p| p.dx = -1.0)),
         ("depth", Box::new(|p| p.h[3] = -0.1)),
         ("Manning", Box::new(|p| p.manning = -0.01)),
+        ("Manning", Box::new(|p| p.manning = 1.5)),
+        ("Manning n[3, 0] = NaN", Box::new(|p| p.manning_field = Some(field(p, 3, f64::NAN)))),
+        ("Manning n[3, 0] = -0.01", Box::new(|p| p.manning_field = Some(field(p, 3, -0.01)))),
+        ("Manning n[3, 0] = 1.01", Box::new(|p| p.manning_field = Some(field(p, 3, 1.01)))),
+        ("Manning field has 3 values", Box::new(|p| p.manning_field = Some(vec![0.03; 3]))),
+        ("give one", Box::new(|p| (p.manning, p.manning_field) = (0.03, Some(field(p, 0, 0.03))))),
         ("finite", Box::new(|p| p.hu[5] = f64::NAN)),
         ("finite", Box::new(|p| p.bed[2] = f64::INFINITY)),
         ("periodic", Box::new(|p| p.boundary[0] = Boundary::Periodic)),

@@ -9,6 +9,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod friction;
 mod gpu;
 mod input;
 mod point;

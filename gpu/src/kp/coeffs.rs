@@ -33,7 +33,8 @@ pub struct Coeffs<T> {
     pub kappa: T,
     /// Depth at or below which a cell is dry (momentum zeroed, not wet in the wet map).
     pub dry: T,
-    /// g·n² of Manning's law (0: no friction).
+    /// g·n² of Manning's law (0: no friction), the same in every cell; with a friction field
+    /// (`friction.rs`, [`PerCell`](super::PerCell)) 0 and unused: each cell's is in the field.
     pub g_n2: T,
     /// Depth above which a cell counts as wet in the wet map (early exit): the scheme's
     /// [`WetDryScheme::wet_above`](super::WetDryScheme::wet_above) of `dry`.

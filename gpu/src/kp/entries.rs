@@ -1,5 +1,6 @@
 //! The Kurganov–Petrova entry points: flux (tile and streamed, full and early exit; one entry
-//! point a wet–dry scheme, [`FluxEntries`]), RK stage, boundary, Δt.
+//! point a wet–dry scheme, [`FluxEntries`]), RK stage (one a friction source: [`RK`],
+//! [`RK_FRICTION_FIELD`]), boundary, Δt.
 //!
 //! Launch contract (all): `k` describes padded state arrays of `(nx+4)(ny+4)` cells and a
 //! corner array of `(nx+5)(ny+5)`; every pointer is a whole such array (or as stated); outputs
@@ -11,6 +12,7 @@
 use super::{Bollermann, Clock, Coeffs, Kp07, flux_shared};
 #[cfg(target_arch = "nvptx64")]
 use super::{
+    PerCell, Uniform,
     boundary::kp_boundary,
     rk::{kp_dt, kp_rk},
     stream::{kp_flux_stream, kp_flux_stream_early},
@@ -54,14 +56,17 @@ kernels! {
         kp_flux_stream_early_bollermann(kp_flux_stream_early::<Bollermann, T>);
 
     /// RK stage `stage` from Qⁿ (`*0`), the state R was evaluated at (`*1`) and R into `o*`, with
-    /// the wet maps (see `kp_rk`).
+    /// the wet maps (see `kp_rk`); `gn2` the friction field g·n² (`friction.rs`).
     pub struct RkStage<T> {
-        k: Coeffs<T>, stage: u32, early: u32, dt: *const T, bc: *const T,
+        k: Coeffs<T>, stage: u32, early: u32, dt: *const T, bc: *const T, gn2: *const T,
         w0: *const T, hu0: *const T, hv0: *const T, w1: *const T, hu1: *const T, hv1: *const T,
         rw: *const T, rhu: *const T, rhv: *const T, ow: *mut T, ohu: *mut T, ohv: *mut T,
         wet_m0: *const u32, wet_in: *const u32, wet_out: *mut u32,
     }
-    pub const RK: RkStage = kp_rk(kp_rk::<T>);
+    /// One g·n² for the grid, `k.g_n2` (`gn2` is not read: null will do).
+    pub const RK: RkStage = kp_rk(kp_rk::<Uniform, T>);
+    /// g·n² per cell from the friction field `gn2`.
+    pub const RK_FRICTION_FIELD: RkStage = kp_rk_friction_field(kp_rk::<PerCell, T>);
 
     /// Ghost cells of pass `axis` of the state, over the cell beds `bc`.
     pub struct SetGhosts<T> { k: Coeffs<T>, axis: u32, w: *mut T, hu: *mut T, hv: *mut T, bc: *const T }

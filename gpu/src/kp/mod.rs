@@ -17,7 +17,7 @@
 //! fluxes with one-sided speeds a⁺, a⁻; the well-balanced bed-slope source
 //! `−g (B_{+} − B_{−})/Δ · (h_{+} + h_{−})/2` from the reconstructed face depths. Time stepping:
 //! Euler steps E(Q) = Q + Δt·R(Q) with Manning friction treated semi-implicitly
-//! (hu ← (hu + ΔtR_hu)/(1 + Δt C_f(Q))); RK2 is Q^{n+1} = ½(Q^n + E(E(Q^n))) with one Δt from
+//! (hu ← (hu + ΔtR_hu)/(1 + Δt C_f(Q)); n one constant or one value a cell, `friction.rs`); RK2 is Q^{n+1} = ½(Q^n + E(E(Q^n))) with one Δt from
 //! the first stage's speeds. After every stage negative depths (round-off) are set to 0 and the
 //! momentum of cells with h ≤ `dry` is zeroed.
 //!
@@ -28,6 +28,7 @@ mod clock;
 mod coeffs;
 mod early_exit;
 mod entries;
+mod friction;
 mod geometry;
 mod ghosts;
 mod physics;
@@ -37,6 +38,7 @@ pub use clock::*;
 pub use coeffs::*;
 pub use early_exit::*;
 pub use entries::*;
+pub use friction::*;
 pub use geometry::*;
 pub use ghosts::*;
 pub use physics::*;

@@ -355,22 +355,24 @@ pub fn cbrt_pos(x: f64) -> f64 {
     y
 }
 
-/// Manning friction coefficient C_f = g n² |q| / h^{7/3} (of d(hu)/dt = −C_f·hu), 0 when dry
-/// or frictionless.
+/// Manning friction coefficient C_f = g n² |q| / h^{7/3} (of d(hu)/dt = −C_f·hu) with `g_n2`
+/// the cell's g·n² (`k.g_n2`, or the cell's entry of a friction field: `friction.rs`), 0 when
+/// dry or frictionless.
 #[inline(always)]
-pub fn friction<T: Real>(k: &Coeffs<T>, h: T, hu: T, hv: T) -> T {
-    if k.g_n2 > T::ZERO && h > k.dry {
+pub fn friction<T: Real>(k: &Coeffs<T>, g_n2: T, h: T, hu: T, hv: T) -> T {
+    if g_n2 > T::ZERO && h > k.dry {
         let q = (hu * hu + hv * hv).sqrt();
-        k.g_n2 * q / (h * h * T::from_f64(cbrt_pos(h.to_f64())))
+        g_n2 * q / (h * h * T::from_f64(cbrt_pos(h.to_f64())))
     } else {
         T::ZERO
     }
 }
 
-/// One Euler stage at a cell: Q + Δt·R with semi-implicit friction evaluated at Q.
+/// One Euler stage at a cell of friction `g_n2` (g·n²): Q + Δt·R with semi-implicit friction
+/// evaluated at Q.
 #[inline(always)]
-pub fn euler<T: Real>(k: &Coeffs<T>, dt: T, bc: T, q: (T, T, T), r: (T, T, T)) -> (T, T, T) {
-    let cf = friction(k, q.0 - bc, q.1, q.2);
+pub fn euler<T: Real>(k: &Coeffs<T>, g_n2: T, dt: T, bc: T, q: (T, T, T), r: (T, T, T)) -> (T, T, T) {
+    let cf = friction(k, g_n2, q.0 - bc, q.1, q.2);
     let damp = (T::ONE + dt * cf).recip();
     (q.0 + dt * r.0, (q.1 + dt * r.1) * damp, (q.2 + dt * r.2) * damp)
 }
@@ -392,11 +394,14 @@ pub fn clean<T: Real>(k: &Coeffs<T>, bc: T, q: (T, T, T)) -> ((T, T, T), bool) {
     ((w, hu, hv), h > k.wet_above)
 }
 
-/// RK stage `stage` (1 or 2) at a cell: stage 1 is E(Q⁰) = Q⁰ + ΔtR(Q⁰); stage 2 is
-/// ½(Q⁰ + E(Q¹)) with R = R(Q¹). `q0` is Qⁿ, `q1` the state R was evaluated at.
+/// RK stage `stage` (1 or 2) at a cell of friction `g_n2` (g·n²): stage 1 is
+/// E(Q⁰) = Q⁰ + ΔtR(Q⁰); stage 2 is ½(Q⁰ + E(Q¹)) with R = R(Q¹). `q0` is Qⁿ, `q1` the state
+/// R was evaluated at.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub fn rk_point<T: Real>(
     k: &Coeffs<T>,
+    g_n2: T,
     stage: u32,
     dt: T,
     bc: T,
@@ -404,7 +409,7 @@ pub fn rk_point<T: Real>(
     q1: (T, T, T),
     r: (T, T, T),
 ) -> ((T, T, T), bool) {
-    let e = euler(k, dt, bc, q1, r);
+    let e = euler(k, g_n2, dt, bc, q1, r);
     let out = if stage == 2 { (T::HALF * (q0.0 + e.0), T::HALF * (q0.1 + e.1), T::HALF * (q0.2 + e.2)) } else { e };
     clean(k, bc, out)
 }

@@ -1,12 +1,16 @@
 //! Time stepping on the device: one RK stage, and Δt from the largest wave speed (launch
 //! contract: `entries.rs`).
 
-use super::{CLOCK_DT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, STEP_OK, block_active, rk_point, time_step};
+use super::{
+    CLOCK_DT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, Friction, STEP_OK, block_active, rk_point, time_step,
+};
 use crate::device::reduce::block_max;
 use crate::device::{DeviceReal, shared, thread};
 
 /// One RK stage (`stage` 1 or 2, see `rk_point`) on the interior: out = stage(q0, q1, R) with
-/// Δt from `dt[0]`, plus the wet map of the result (`wet_out`, one flag a block).
+/// Δt from `dt[0]`, plus the wet map of the result (`wet_out`, one flag a block). Each cell's
+/// g·n² is `k.g_n2` ([`Uniform`](super::Uniform): `gn2` is not read) or `gn2` at the cell
+/// ([`PerCell`](super::PerCell)).
 ///
 /// After an early-exit flux (`early` ≠ 0) R was not written for blocks that are inactive by
 /// `wet_in` (dry with their four neighbours, see `block_active`): their R is 0 and their cells
@@ -18,14 +22,16 @@ use crate::device::{DeviceReal, shared, thread};
 /// # Safety
 /// The launch contract of `entries.rs`; 32 T of shared memory. `out*` may alias `q0*` (stage 2 updates Qⁿ in
 /// place: each thread reads its own cell before writing it); they alias nothing else. The three
-/// wet maps hold nbx·nby flags; `wet_out` is neither of the others.
+/// wet maps hold nbx·nby flags; `wet_out` is neither of the others. With `F` = `PerCell`, `gn2`
+/// is a padded array of `k.cells()`.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_rk<T: DeviceReal>(
+pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal>(
     k: Coeffs<T>,
     stage: u32,
     early: u32,
     dt: *const T,
     bc: *const T,
+    gn2: *const T,
     w0: *const T,
     hu0: *const T,
     hv0: *const T,
@@ -70,7 +76,10 @@ pub(super) unsafe fn kp_rk<T: DeviceReal>(
                     (T::ldg(rw.add(g)), T::ldg(rhu.add(g)), T::ldg(rhv.add(g))),
                 )
             };
-            let ((a, b, c), wet_cell) = rk_point(&k, stage, d, T::ldg(bc.add(g)), q0, q1, r);
+            // An inactive block's cells are dry in the state friction is evaluated at (h ≤ dry,
+            // as `block_active` says), where friction is 0 whatever g·n² is: no load for it.
+            let g_n2 = if F::PER_CELL && !inactive { T::ldg(gn2.add(g)) } else { k.g_n2 };
+            let ((a, b, c), wet_cell) = rk_point(&k, g_n2, stage, d, T::ldg(bc.add(g)), q0, q1, r);
             *ow.add(g) = a;
             *ohu.add(g) = b;
             *ohv.add(g) = c;
