@@ -3,6 +3,7 @@
 
 use super::Raster;
 use crate::Error;
+use crate::grid::Grid2;
 
 /// How a raster's cell-centred values become values at other points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +84,29 @@ impl Raster {
                 Ok(sum)
             }
         }
+    }
+}
+
+impl Raster {
+    /// The grid of this raster's cells, with `halo` ghost layers, when a case gives no `[grid]`.
+    pub fn grid(&self, halo: usize) -> crate::Result<Grid2> {
+        let g =
+            Grid2 { nx: self.ncols, ny: self.nrows, dx: self.dx, dy: self.dy, origin: (self.west, self.south), halo };
+        g.validate().map_err(|e| Error::invalid(format!("{}: as the grid: {e}", self.name)))?;
+        Ok(g)
+    }
+
+    /// The values at the centres of `grid`'s cells by `how`, `nx·ny` with x fastest and row 0
+    /// south; `Err` names the first cell without one (see [`sample`](Raster::sample)).
+    pub fn at_centres(&self, grid: &Grid2, how: Resample) -> Result<Vec<f64>, String> {
+        let mut v = Vec::with_capacity(grid.nx * grid.ny);
+        for j in 0..grid.ny {
+            for i in 0..grid.nx {
+                let (x, y) = grid.centre(i, j);
+                v.push(self.sample(x, y, how).map_err(|e| format!("the grid's cell ({i}, {j}) at {e}"))?);
+            }
+        }
+        Ok(v)
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::gpu::{FluxVariant, Launch};
 use super::model::{EarlyExit, KpModel};
+use super::problem::MAX_MANNING;
 use super::{Boundary, Problem, Scheme, WetDry, setup};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, flags};
 use crate::grid::{Grid2, Mesh};
@@ -62,8 +63,8 @@ struct TimeSection {
 struct Physics {
     #[serde(default = "gravity")]
     g: f64,
-    #[serde(default)]
-    manning: f64,
+    /// n in every cell; absent: 0, or the `initial.raster.manning` raster.
+    manning: Option<f64>,
     #[serde(default = "theta")]
     theta: f64,
     #[serde(default = "kappa_depth")]
@@ -82,7 +83,7 @@ fn kappa_depth() -> f64 {
 
 impl Default for Physics {
     fn default() -> Self {
-        Physics { g: gravity(), manning: 0.0, theta: theta(), kappa_depth: kappa_depth() }
+        Physics { g: gravity(), manning: None, theta: theta(), kappa_depth: kappa_depth() }
     }
 }
 
@@ -146,12 +147,14 @@ enum Initial {
     Files { depth: PathBuf, bed: Option<PathBuf>, hu: Option<PathBuf>, hv: Option<PathBuf> },
     /// Terrain and water from rasters (Esri ASCII grid or GeoTIFF, docs/raster-input.md): the
     /// bed, and the water as a surface raster, a depth raster or one level; each sampled at the
-    /// grid's corners (bed) or cell centres (water) by `resample`.
+    /// grid's corners (bed) or cell centres (water, Manning's n) by `resample`.
     Raster {
         bed: PathBuf,
         surface: Option<PathBuf>,
         depth: Option<PathBuf>,
         level: Option<f64>,
+        /// Manning's n per cell, s/m^(1/3) (instead of `physics.manning`).
+        manning: Option<PathBuf>,
         #[serde(default = "bilinear")]
         resample: String,
     },
@@ -165,6 +168,7 @@ fn bilinear() -> String {
 struct Rasters {
     bed: Raster,
     water: Water,
+    manning: Option<Raster>,
     resample: Resample,
 }
 
@@ -177,7 +181,9 @@ enum Water {
 
 impl Rasters {
     fn read(c: &Check, init: &Initial) -> Result<Option<Rasters>> {
-        let Initial::Raster { ref bed, ref surface, ref depth, level, ref resample } = *init else { return Ok(None) };
+        let Initial::Raster { ref bed, ref surface, ref depth, level, ref manning, ref resample } = *init else {
+            return Ok(None);
+        };
         let doc = c.doc();
         let resample: Resample = resample.parse().map_err(|e| doc.invalid("initial.raster.resample", e))?;
         let water = match (surface, depth, level) {
@@ -187,15 +193,13 @@ impl Rasters {
             (None, None, Some(l)) => return c.fail("initial.raster.level", format!("{l}: must be finite")),
             _ => return c.fail("initial.raster", "give exactly one of surface (a raster), depth (a raster) and level (metres)"),
         };
-        Ok(Some(Rasters { bed: case_raster(doc, "initial.raster.bed", bed)?, water, resample }))
+        let manning = manning.as_ref().map(|p| case_raster(doc, "initial.raster.manning", p)).transpose()?;
+        Ok(Some(Rasters { bed: case_raster(doc, "initial.raster.bed", bed)?, water, manning, resample }))
     }
 
     /// The grid of the bed raster's cells, when the case gives no `[grid]`.
     fn grid(&self, c: &Check) -> Result<Grid2> {
-        let r = &self.bed;
-        let g = Grid2 { nx: r.ncols, ny: r.nrows, dx: r.dx, dy: r.dy, origin: (r.west, r.south), halo: 2 };
-        g.validate().map_err(|e| c.doc().invalid("initial.raster.bed", format!("{}: as the grid: {e}", r.name)))?;
-        Ok(g)
+        self.bed.grid(2).map_err(|e| c.doc().invalid("initial.raster.bed", e))
     }
 
     /// The problem on `grid`: the bed at every corner, sampled from the cell-centred bed raster
@@ -212,15 +216,7 @@ impl Rasters {
                 p.bed[j * (nx + 1) + i] = at("initial.raster.bed", &self.bed, "corner", (i, j), grid.node(i, j))?;
             }
         }
-        let centres = |key: &str, r: &Raster| -> Result<Vec<f64>> {
-            let mut v = Vec::with_capacity(nx * ny);
-            for j in 0..ny {
-                for i in 0..nx {
-                    v.push(at(key, r, "cell", (i, j), grid.centre(i, j))?);
-                }
-            }
-            Ok(v)
-        };
+        let centres = |key: &str, r: &Raster| r.at_centres(grid, self.resample).map_err(|e| c.doc().invalid(key, e));
         match &self.water {
             // Each cell holds what a flat surface at the raster's level holds over its corner
             // bed, so a flat surface is a lake at rest even where the shoreline cuts cells.
@@ -239,6 +235,23 @@ impl Rasters {
                 }
             }
             Water::Level(l) => p.set_level(*l),
+        }
+        if let Some(r) = &self.manning {
+            let n = centres("initial.raster.manning", r)?;
+            if let Some(k) = n.iter().position(|n| !(0.0..=MAX_MANNING).contains(n)) {
+                let (x, y) = grid.centre(k % nx, k / nx);
+                return c.fail(
+                    "initial.raster.manning",
+                    format!(
+                        "{}: n = {} at the grid's cell ({}, {}) (x = {x} m, y = {y} m): Manning's n must lie in [0, {MAX_MANNING}] s/m^(1/3)",
+                        r.name,
+                        n[k],
+                        k % nx,
+                        k / nx
+                    ),
+                );
+            }
+            p.manning_field = Some(n);
         }
         Ok(p)
     }
@@ -299,7 +312,8 @@ impl KpCase {
             (None, Some(r)) => r.grid(&c)?,
             (None, None) => return c.fail("grid", "missing: give [grid], or take the grid from a bed raster ([initial.raster])"),
         };
-        let needs = needs(grid.nx as u64, grid.ny as u64, common.run.precision);
+        let friction_field = rasters.as_ref().is_some_and(|r| r.manning.is_some());
+        let needs = needs(grid.nx as u64, grid.ny as u64, friction_field, common.run.precision);
         crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
         let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
@@ -320,7 +334,14 @@ impl KpCase {
         let wet_dry: WetDry = f.numerics.wet_dry.parse().map_err(|e| doc.invalid("numerics.wet_dry", e))?;
         c.non_negative("time.dt_floor", f.time.dt_floor)?;
         c.positive("physics.g", f.physics.g)?;
-        c.non_negative("physics.manning", f.physics.manning)?;
+        let manning = f.physics.manning.unwrap_or(0.0);
+        c.within("physics.manning", manning, 0.0, MAX_MANNING, " s/m^(1/3) (Manning's n)")?;
+        if f.physics.manning.is_some() && friction_field {
+            return c.fail(
+                "physics.manning",
+                "given with initial.raster.manning: Manning's n is one or the other; remove physics.manning to use the raster's n per cell, or initial.raster.manning to use one n everywhere",
+            );
+        }
         c.within("physics.theta", f.physics.theta, 1.0, 2.0, " (the generalized minmod's θ)")?;
         c.positive("physics.kappa_depth", f.physics.kappa_depth)?;
         let b = &f.boundary;
@@ -348,7 +369,7 @@ impl KpCase {
         p.cfl = f.time.cfl;
         p.dt_floor = f.time.dt_floor;
         p.g = f.physics.g;
-        p.manning = f.physics.manning;
+        p.manning = manning;
         p.theta = f.physics.theta;
         p.kappa_depth = f.physics.kappa_depth;
         p.validate().map_err(|e| doc.invalid("initial", e))?;
@@ -359,15 +380,21 @@ impl KpCase {
     }
 }
 
-/// Memory of a run on an `nx × ny` grid: the problem (h, hu, hv, bed in f64); the model's
-/// fields (state, stage, residual, two beds: 11 padded arrays, the GPU's on the device and a
-/// download's worth on the host); the runner's two states of three interior fields.
-fn needs(nx: u64, ny: u64, precision: Precision) -> Needs {
+/// Memory of a run on an `nx × ny` grid: the problem (h, hu, hv, bed in f64, and n with a
+/// friction field); the model's fields (state, stage, residual, two beds: 11 padded arrays, 12
+/// with a friction field, the GPU's on the device and a download's worth on the host); the
+/// runner's two states of three interior fields.
+fn needs(nx: u64, ny: u64, friction_field: bool, precision: Precision) -> Needs {
     let padded = (nx + 4) * (ny + 4);
     let corners = (nx + 5) * (ny + 5);
     let w = precision.bytes();
-    let problem = 8 * (3 * nx * ny + (nx + 1) * (ny + 1));
-    Needs { host: problem + 11 * w * padded + w * corners + 6 * w * nx * ny, gpu: 11 * w * padded + w * corners }
+    let f = friction_field as u64;
+    let problem = 8 * ((3 + f) * nx * ny + (nx + 1) * (ny + 1));
+    let fields = 11 + f;
+    Needs {
+        host: problem + fields * w * padded + w * corners + 6 * w * nx * ny,
+        gpu: fields * w * padded + w * corners,
+    }
 }
 
 /// The initial state of a set-up on `grid`.
@@ -434,8 +461,15 @@ impl Simulation for KpCase {
     fn describe(&self) -> String {
         let p = &self.problem;
         let bcs: Vec<&str> = p.boundary.iter().map(|b| b.name()).collect();
+        let manning = match &p.manning_field {
+            Some(n) => {
+                let (lo, hi) = n.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+                format!("Manning n per cell from a raster, {lo} to {hi}")
+            }
+            None => format!("Manning n = {}", p.manning),
+        };
         format!(
-            "shallow water (Kurganov–Petrova) on {}×{} cells of {:.4} m × {:.4} m; {:?}, wet–dry {}, CFL {}, θ = {}, Manning n = {}; boundaries (W, E, S, N) {}",
+            "shallow water (Kurganov–Petrova) on {}×{} cells of {:.4} m × {:.4} m; {:?}, wet–dry {}, CFL {}, θ = {}, {manning}; boundaries (W, E, S, N) {}",
             p.nx,
             p.ny,
             p.dx,
@@ -444,7 +478,6 @@ impl Simulation for KpCase {
             p.wet_dry.name(),
             p.cfl,
             p.theta,
-            p.manning,
             bcs.join(", ")
         )
     }
@@ -513,7 +546,7 @@ impl Case for KpCase {
         format!("{}\n  about {:.0} steps (from the initial wave speeds; fronts may need more)", self.describe(), self.estimate_steps())
     }
     fn needs(&self, precision: Precision) -> Needs {
-        needs(self.problem.nx as u64, self.problem.ny as u64, precision)
+        needs(self.problem.nx as u64, self.problem.ny as u64, self.problem.manning_field.is_some(), precision)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)
@@ -527,7 +560,7 @@ static FLAGS: &[Flag] = &[
     flags::T_END,
     flags::SNAPSHOTS,
     flags::BOUNDARY,
-    Flag::new("manning", "N", Set::Float("physics.manning"), "Manning coefficient n in s/m^(1/3) (0: no friction)"),
+    Flag::new("manning", "N", Set::Float("physics.manning"), "Manning coefficient n in s/m^(1/3), the same in every cell (0: no friction; a raster of n: initial.raster.manning)"),
     Flag::new("theta", "θ", Set::Float("physics.theta"), "generalized minmod θ in [1, 2]"),
     Flag::new("cfl", "C", Set::Float("time.cfl"), "Courant number, at most 0.25 (positivity)"),
     Flag::new("scheme", "rk2|euler", Set::Text("time.scheme"), "time integration"),

@@ -7,6 +7,7 @@ use super::{Problem, Scheme, Side, StepVariant, setup};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times};
 use crate::field::Field2;
 use crate::grid::{Grid2, Mesh};
+use crate::input::{Resample, case_raster};
 use crate::model::{Model, State};
 use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
 use crate::runtime::Backend;
@@ -17,7 +18,8 @@ use std::path::PathBuf;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
-    grid: Grid2Section,
+    /// Absent with `[initial.raster]`: the grid is the h raster's cells.
+    grid: Option<Grid2Section>,
     time: TimeSection,
     #[serde(default)]
     physics: Physics,
@@ -104,7 +106,7 @@ struct Boundaries {
 }
 
 /// `[initial]`: the built-in basin, with any of its fields replaced by an NPY file of shape
-/// (ny, nx).
+/// (ny, nx), and h also by a raster.
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct Initial {
@@ -112,6 +114,21 @@ struct Initial {
     s: Option<PathBuf>,
     alpha: Option<PathBuf>,
     beta: Option<PathBuf>,
+    raster: Option<InitialRaster>,
+}
+
+/// `[initial.raster]`: the basin height from a raster (Esri ASCII grid or GeoTIFF,
+/// docs/raster-input.md), sampled at the grid's cell centres by `resample`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InitialRaster {
+    h: PathBuf,
+    #[serde(default = "bilinear")]
+    resample: String,
+}
+
+fn bilinear() -> String {
+    Resample::Bilinear.name().into()
 }
 
 fn default_variant() -> String {
@@ -162,7 +179,21 @@ impl SedimentCase {
     pub fn load(doc: &CaseDoc) -> Result<SedimentCase> {
         let (common, f): (Common, File) = doc.parse_case()?;
         let c = Check::new(doc);
-        let grid = f.grid.grid(&c, 1)?;
+        let h_raster = match &f.initial.raster {
+            Some(r) => {
+                if f.initial.h.is_some() {
+                    return c.fail("initial.raster.h", "given with initial.h: the basin height comes from one file; remove one of them");
+                }
+                let resample: Resample = r.resample.parse().map_err(|e| doc.invalid("initial.raster.resample", e))?;
+                Some((case_raster(doc, "initial.raster.h", &r.h)?, resample))
+            }
+            None => None,
+        };
+        let grid = match (&f.grid, &h_raster) {
+            (Some(g), _) => g.grid(&c, 1)?,
+            (None, Some((r, _))) => r.grid(1).map_err(|e| doc.invalid("initial.raster.h", e))?,
+            (None, None) => return c.fail("grid", "missing: give [grid], or take the grid from a raster of h ([initial.raster])"),
+        };
         let needs = needs(grid.nx as u64, grid.ny as u64, common.run.precision);
         crate::files::check_host_memory(&format!("a {}×{} sediment grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
@@ -210,6 +241,10 @@ impl SedimentCase {
             if let Some(path) = file {
                 load_interior(&c, key, &c.path(path), field)?;
             }
+        }
+        if let Some((r, how)) = &h_raster {
+            let h = r.at_centres(&grid, *how).map_err(|e| doc.invalid("initial.raster.h", e))?;
+            problem.h.set_interior(&h).map_err(|e| doc.invalid("initial.raster.h", e))?;
         }
         problem.validate().map_err(|e| doc.invalid("initial", e))?;
         problem.check_inflow().map_err(|e| doc.invalid("boundary", e))?;

@@ -138,8 +138,16 @@ fn bad_raster_cases_are_refused() {
     let dir = scratch("bad");
     std::fs::write(dir.join("bed.asc"), asc(6, 4, 0.0, 0.0, 10.0, bed, |i, r| (i, r) == (2, 1))).unwrap();
     std::fs::write(dir.join("neg.asc"), asc(6, 4, 0.0, 0.0, 10.0, |x, _| 1.0 - 0.1 * x, |_, _| false)).unwrap();
+    // Manning's n: negative, too large, NaN (not the nodata value), nodata inside the grid.
+    let n_of =
+        |v: &str| format!("ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 10\nnodata_value -9999\n0.03 {v}\n");
+    for (name, v) in [("neg-n.asc", "-0.01"), ("big-n.asc", "1.5"), ("nan-n.asc", "nan"), ("hole-n.asc", "-9999")] {
+        std::fs::write(dir.join(name), n_of(v)).unwrap();
+    }
+    std::fs::write(dir.join("n.asc"), n_of("0.03")).unwrap();
     let inside = "[grid]\nnx = 2\nny = 1\nlx = 20.0\nly = 10.0\n";
-    let cases: [(&str, &str, &[&str]); 8] = [
+    let both = "[grid]\nnx = 2\nny = 1\nlx = 20.0\nly = 10.0\n[physics]\nmanning = 0.03\n";
+    let cases: [(&str, &str, &[&str]); 13] = [
         ("", "bed = \"nope.tif\"\nlevel = 1.0", &["initial.raster.bed", "nope.tif", "No such file"]),
         (
             "[grid]\nnx = 4\nny = 4\nlx = 80.0\nly = 40.0\n",
@@ -163,7 +171,32 @@ fn bad_raster_cases_are_refused() {
             &["initial.raster.depth", "neg.asc", "must not be negative"],
         ),
         (inside, "bed = \"bed.asc\"\nlevel = nan", &["initial.raster.level", "finite"]),
-        (inside, "bed = \"bed.asc\"\nlevel = 1.0\nmanning = 0.03", &["manning"]),
+        (inside, "bed = \"bed.asc\"\nlevel = 1.0\nmanning = 0.03", &["initial.raster.manning"]),
+        (
+            inside,
+            "bed = \"bed.asc\"\nlevel = 1.0\nmanning = \"neg-n.asc\"",
+            &["initial.raster.manning", "neg-n.asc", "n = -0.01", "cell (1, 0)", "[0, 1]"],
+        ),
+        (
+            inside,
+            "bed = \"bed.asc\"\nlevel = 1.0\nmanning = \"big-n.asc\"",
+            &["initial.raster.manning", "big-n.asc", "n = 1.5", "[0, 1]"],
+        ),
+        (
+            inside,
+            "bed = \"bed.asc\"\nlevel = 1.0\nmanning = \"nan-n.asc\"",
+            &["initial.raster.manning", "nan-n.asc", "finite"],
+        ),
+        (
+            inside,
+            "bed = \"bed.asc\"\nlevel = 1.0\nmanning = \"hole-n.asc\"",
+            &["initial.raster.manning", "hole-n.asc", "nodata", "row 0 from the north, column 1"],
+        ),
+        (
+            both,
+            "bed = \"bed.asc\"\nlevel = 1.0\nmanning = \"n.asc\"",
+            &["physics.manning", "initial.raster.manning", "remove physics.manning"],
+        ),
     ];
     for (grid, raster, parts) in cases {
         let path = case(&dir, grid, raster, 1.0);
@@ -186,6 +219,100 @@ fn bad_raster_cases_are_refused() {
     .unwrap();
     let e = load(&path).err().expect("refused").to_string();
     assert!(e.contains("grid") && e.contains("missing"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A raster of Manning's n equal to 0.05 everywhere runs the same bits as `physics.manning =
+/// 0.05` (the per-cell friction against the constant, through the case files), and differs
+/// from a run without friction.
+#[test]
+fn a_uniform_manning_raster_runs_as_the_constant() {
+    let dir = scratch("manning");
+    let slope = |x: f64, _: f64| 1.0 - 0.01 * x;
+    std::fs::write(dir.join("bed.asc"), asc(12, 8, 0.0, 0.0, 5.0, slope, |_, _| false)).unwrap();
+    std::fs::write(dir.join("n.asc"), asc(12, 8, 0.0, 0.0, 5.0, |_, _| 0.05, |_, _| false)).unwrap();
+    let run = |physics: &str, n: &str| {
+        let path = case(&dir, physics, &format!("bed = \"bed.asc\"\nsurface = \"surf.asc\"\n{n}"), 3.0);
+        let outcome = load(&path).unwrap().run(&RunOptions::default()).unwrap();
+        let end = format!("_t{}.npy", outcome.t);
+        ["h", "hu", "hv"].map(|f| std::fs::read(dir.join("out").join(format!("{f}{end}"))).unwrap())
+    };
+    // A wedge of water at the west end runs down the slope.
+    std::fs::write(
+        dir.join("surf.asc"),
+        asc(12, 8, 0.0, 0.0, 5.0, |x, _| if x < 20.0 { 1.5 } else { 0.0 }, |_, _| false),
+    )
+    .unwrap();
+    let raster = run("", "manning = \"n.asc\"");
+    let constant = run("[physics]\nmanning = 0.05\n", "");
+    let none = run("", "");
+    for (f, name) in ["h", "hu", "hv"].iter().enumerate() {
+        assert!(raster[f] == constant[f], "{name}: the raster of n = 0.05 and the constant differ");
+    }
+    assert!(raster[1] != none[1], "hu: friction changed nothing");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The sediment basin's initial height from an ASCII grid: on the raster's own grid (no
+/// `[grid]`) h is the raster's values, row 0 south; resampled (`nearest`) onto a coarser
+/// `[grid]` inside it, each cell takes the raster cell its centre lies in. Both run.
+#[test]
+fn sediment_height_from_a_raster() {
+    let dir = scratch("sediment");
+    let (w, h, cell, west, south) = (10usize, 6usize, 100.0, 5000.0, 7000.0);
+    let height = |x: f64, y: f64| -20.0 - 0.01 * (x - west) + 0.002 * (y - south) * (x - west) / 100.0;
+    std::fs::write(dir.join("h.asc"), asc(w, h, west, south, cell, height, |_, _| false)).unwrap();
+    let out = dir.join("out");
+    let case = |grid: &str, resample: &str| {
+        let text = format!(
+            "solver = \"sediment\"\n{grid}\n[time]\nt_end = 100.0\n[boundary]\nwest = {{ inflow = 1.0, sand = 0.5 }}\n[initial.raster]\nh = \"h.asc\"\n{resample}\n[output]\ndir = {:?}\nsnapshots = [0.0]\nformats = [\"npy\"]\nprogress = 1e9\n[run]\nbackend = \"cpu\"\n",
+            out.to_string_lossy()
+        );
+        let path = dir.join("sediment.toml");
+        std::fs::write(&path, text).unwrap();
+        load(&path).unwrap().run(&RunOptions::default()).unwrap();
+        npy(&dir, "h_t0.npy")
+    };
+    let (h0, dims) = case("", "");
+    assert_eq!(dims, vec![h, w]);
+    for j in 0..h {
+        for i in 0..w {
+            let want = height(west + (i as f64 + 0.5) * cell, south + (j as f64 + 0.5) * cell);
+            assert!(
+                (h0[j * w + i] - want).abs() <= 1e-12 * want.abs(),
+                "h[{j}, {i}] = {}, raster {want}",
+                h0[j * w + i]
+            );
+        }
+    }
+    // 4 × 3 cells of 200 m from (5050, 7000): cell (i, j)'s centre lies in raster cell
+    // (2i + 1, 2j + 1), whose value is the function at that cell's centre.
+    let grid = "[grid]\nnx = 4\nny = 3\ndx = 200.0\ndy = 200.0\norigin = [5050.0, 7000.0]\n";
+    let (h1, dims) = case(grid, "resample = \"nearest\"");
+    assert_eq!(dims, vec![3, 4]);
+    for j in 0..3 {
+        for i in 0..4 {
+            let want = height(west + (2.0 * i as f64 + 1.5) * cell, south + (2.0 * j as f64 + 1.5) * cell);
+            assert!(
+                (h1[j * 4 + i] - want).abs() <= 1e-12 * want.abs(),
+                "h[{j}, {i}] = {}, raster {want}",
+                h1[j * 4 + i]
+            );
+        }
+    }
+    // Both an NPY file and a raster of h, and a raster that misses the grid, are refused.
+    let bad = |initial: &str, parts: &[&str]| {
+        let path = dir.join("bad.toml");
+        std::fs::write(&path, format!("solver = \"sediment\"\n[time]\nt_end = 100.0\n{initial}\n")).unwrap();
+        let e = load(&path).err().expect("refused").to_string();
+        assert!(!e.contains('\n') && parts.iter().all(|p| e.contains(p)), "{e}");
+    };
+    bad("[initial]\nh = \"h.npy\"\n[initial.raster]\nh = \"h.asc\"", &["initial.raster.h", "initial.h"]);
+    bad(
+        "[grid]\nnx = 4\nny = 4\ndx = 200.0\ndy = 200.0\norigin = [5100.0, 7050.0]\n[initial.raster]\nh = \"h.asc\"",
+        &["initial.raster.h", "lies outside", "h.asc"],
+    );
+    bad("[initial]\n", &["grid", "missing"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
