@@ -8,6 +8,8 @@ library only, so the files can be made again anywhere and byte for byte the same
   valley.asc            the same DEM as an Esri ASCII grid (xllcorner/yllcorner, cellsize)
   valley-reservoir.asc  the initial water surface: a reservoir at 114 m behind a dam across
                         the valley at x = 400 m; 0 m (below every bed: dry) downstream
+  valley-manning.asc    Manning's n, s/m^(1/3): 0.03 in the channel (clean, winding), 0.06 on
+                        the floodplain (pasture with brush), 0.08 on the valley sides (woodland)
 
 The valley: 2 km long (x, west to east) and 1 km wide (y), cells of 20 m; its floor falls
 from 110 m to 100 m (slope 0.5%) and meanders gently; a channel 40 m wide and 2 m deep in a
@@ -25,10 +27,15 @@ NODATA = -9999.0
 DAM_X, RESERVOIR = 400.0, 114.0
 
 
+def from_axis(x, y):
+    """Distance across the valley from the channel's axis at a point (x, y)."""
+    axis = 500.0 + 60.0 * math.sin(2.0 * math.pi * x / 1000.0)
+    return abs(y - axis)
+
+
 def bed(x, y):
     """Elevation at a point (x, y) measured from the raster's south-west corner."""
-    axis = 500.0 + 60.0 * math.sin(2.0 * math.pi * x / 1000.0)
-    d = abs(y - axis)
+    d = from_axis(x, y)
     z = 110.0 - 0.005 * x
     if d < 20.0:
         z -= 2.0 * (1.0 - (d / 20.0) ** 2)  # the channel
@@ -46,6 +53,12 @@ def rows(f):
 
 def surface(x, y):
     return RESERVOIR if x < DAM_X else 0.0
+
+
+def manning(x, y):
+    """Manning's n by the same zones as the bed: channel, floodplain, valley sides."""
+    d = from_axis(x, y)
+    return 0.03 if d < 20.0 else 0.06 if d <= 200.0 else 0.08
 
 
 def write_asc(path, values):
@@ -116,3 +129,4 @@ if __name__ == "__main__":
     write_geotiff("valley.tif", dem)
     write_asc("valley.asc", dem)
     write_asc("valley-reservoir.asc", rows(surface))
+    write_asc("valley-manning.asc", rows(manning))
