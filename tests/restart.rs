@@ -122,6 +122,8 @@ fn flood(nx: i64, ny: i64) -> Vec<(&'static str, Value)> {
 fn kp_restarts_bit_for_bit() {
     bit_identical("dam-break", &grid(32, 32), 1.0, 0.3, 0.95, "cpu", "f64");
     bit_identical("flood", &flood(32, 32), 0.5, 0.15, 0.48, "cpu", "f32");
+    // Manning's n per cell from a raster: the friction field is rebuilt from the case.
+    bit_identical("valley", &[], 20.0, 6.0, 19.0, "cpu", "f64");
 }
 
 #[test]
@@ -152,7 +154,8 @@ fn adi_restarts_bit_for_bit() {
 }
 
 /// The same on the GPU (the lead runs these): kp with early exit on (`auto` chooses by timing,
-/// which makes even an uninterrupted run unrepeatable) and off, sediment, claw 2D and 3D, ADI.
+/// which makes even an uninterrupted run unrepeatable) and off (the valley: with the per-cell
+/// friction kernel), sediment, claw 2D and 3D, ADI.
 #[test]
 #[cfg_attr(
     not(gpu_tests),
@@ -165,6 +168,8 @@ fn gpu_restarts_bit_for_bit() {
         set.push(("gpu.early_exit", early.into()));
         bit_identical("flood", &set, 0.5, 0.15, 0.48, "gpu", "f64");
         bit_identical("dam-break", &set, 1.0, 0.3, 0.95, "gpu", "f32");
+        let early_exit = [("gpu.early_exit", early.into())];
+        bit_identical("valley", &early_exit, 20.0, 6.0, 19.0, "gpu", "f32");
     }
     bit_identical("sediment", &grid(100, 72), 12000.0, 5000.0, 11000.0, "gpu", "f64");
     bit_identical("swe-radial", &grid(72, 64), 0.5, 0.15, 0.48, "gpu", "f32");
