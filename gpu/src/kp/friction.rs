@@ -6,8 +6,8 @@
 //! The source is a type parameter of the RK kernel, as the wet–dry scheme is of the flux
 //! kernels (docs/kp-wet-dry-kernels.md): each has its own entry point, and the host takes the
 //! per-cell one only when the problem has a friction field. A run without one reads no extra
-//! array; with one, each RK stage reads one more value a cell (4 or 8 bytes, against the 13
-//! values of the stage's other loads and stores).
+//! array; with one, each RK stage reads one more value a cell (against the 10 or 13 values a
+//! cell the stage moves otherwise, stage 1 or 2: docs/raster-input.md).
 
 /// A source of g·n², chosen at compile time.
 pub trait Friction: Copy + 'static {
