@@ -5,13 +5,14 @@
 //! over the segments where at most a quarter of the wet-map tiles are wet. The flux rows (the
 //! 4096² sweep in the default scheme only), the RK2 step rows and the flood's total run once for
 //! each wet–dry scheme (`bollermann`, the default, and `kp07`; each has its own flux kernels), so
-//! the two come out of one run.
+//! the two come out of one run. The RK stages and the RK2 step run again with Manning's n as one
+//! constant and as a friction field (n per cell, as from a raster), for what the field costs.
 //!
 //! Bytes counted are the fewest each kernel must move per interior cell, in words of the
 //! precision: flux reads w, hu, hv and the corner B and writes R_w, R_hu, R_hv (7); RK stage 1
 //! reads Qⁿ, R and the cell B and writes Q¹ (10); RK stage 2 reads Qⁿ, Q¹, R and the cell B and
 //! writes Qⁿ⁺¹ (13); a whole RK2 step 7 + 10 + 7 + 13 = 37 (the Δt reduction and the ghost
-//! cells are O(blocks) and O(n) and not counted). The boundary kernel counts 6 words per ghost
+//! cells are O(blocks) and O(n) and not counted); a friction field adds one word to each stage. The boundary kernel counts 6 words per ghost
 //! cell (3 read, 3 written).
 
 use crate::bench::{BenchOptions, Report, time_gpu};
@@ -35,11 +36,12 @@ const FLOOD_T: f64 = 4.0;
 pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let sizes = if opts.sizes.is_empty() { DEFAULT_N.to_vec() } else { opts.sizes.clone() };
     for &n in &sizes {
-        // The problem (4 f64 fields) and its padded copy (5 fields) on the host, the model's 11
-        // padded fields and the corner bed on the GPU.
+        // The problem (4 f64 fields and, for the friction rows, n) and its padded copy (5
+        // fields, and g·n²) on the host, the model's 11 padded fields (12 with the friction
+        // field) and the corner bed on the GPU.
         let what = format!("bench kp at {n}²");
         let padded = crate::bench::bytes(&what, &[n as u64 + 5, n as u64 + 5])?;
-        if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[padded, 9 * 8])?, crate::bench::bytes(&what, &[padded, 12 * 8])?)? {
+        if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[padded, 11 * 8])?, crate::bench::bytes(&what, &[padded, 13 * 8])?)? {
             continue;
         }
         kernels::<f32>(gpu, opts, report, n)?;
@@ -129,6 +131,35 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
                 report.push("kp step", &v, &size, p, t.median_ms, 37.0 * w * cells, None, rate(t.median_ms));
             }
         }
+    }
+    friction::<T>(gpu, opts, report, n, launch)
+}
+
+/// The RK stages and the default RK2 step with Manning's n = 0.03 as one constant (the RK
+/// kernel `kp_rk`) and as a field of 0.03 in every cell (`kp_rk_friction_field`, one more word
+/// a cell a stage), one model at a time, in the same run: what the friction field costs.
+fn friction<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize, launch: Launch) -> Result<()> {
+    let cells = (n * n) as f64;
+    let w = std::mem::size_of::<T>() as f64;
+    let size = format!("{n}²");
+    let (warm, reps) = (opts.warmup, opts.reps);
+    for field in [false, true] {
+        let mut problem = setup::dam_break(n, n, false);
+        let (what, extra) = if field {
+            problem.manning_field = Some(vec![0.03; n * n]);
+            ("Manning n = 0.03 per cell (friction field)", 1.0)
+        } else {
+            problem.manning = 0.03;
+            ("Manning n = 0.03", 0.0)
+        };
+        let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
+        let t = time_gpu(gpu, warm, reps, |_| m.rk(1))?;
+        report.push("kp rk", &format!("stage 1, {what}"), &size, T::NAME, t.median_ms, (10.0 + extra) * w * cells, None, String::new());
+        let t = time_gpu(gpu, warm, reps, |_| m.rk(2))?;
+        report.push("kp rk", &format!("stage 2, {what}"), &size, T::NAME, t.median_ms, (13.0 + extra) * w * cells, None, String::new());
+        let t = time_gpu(gpu, warm, reps, |_| m.step(FluxKernel::Full))?;
+        let v = format!("RK2 step, {} flux, wet–dry {}, {what}", launch.flux.describe(), WetDry::DEFAULT.name());
+        report.push("kp step", &v, &size, T::NAME, t.median_ms, (37.0 + 2.0 * extra) * w * cells, None, String::new());
     }
     Ok(())
 }
