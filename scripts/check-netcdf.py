@@ -33,7 +33,7 @@ CASES = [
     ("acoustics-3d", ["--set", "grid.nx=8", "--set", "grid.ny=6", "--set", "grid.nz=5",
                       "--set", "time.t_end=0.002", "--set", "output.snapshots=[0.001]"], "f32", "s"),
     # Three gauges sampled every other step, and the maximum maps.
-    ("flood", ["--nx", "24", "--ny", "24", "--t-end", "0.3", "--set", "output.snapshots=[0.1]",
+    ("flood", ["--nx", "32", "--ny", "32", "--t-end", "1", "--set", "output.snapshots=[0.5]",
                "--set", "output.gauge_every=2"], "f32", "s"),
 ]
 

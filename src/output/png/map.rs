@@ -160,7 +160,9 @@ pub(super) fn field_layout(
     let map = Area { x: left, y: top, w: mx * scale, h: my * scale };
     let bar = Area { x: map.x + map.w + 24, y: top, w: BAR_W, h: map.h.max(BAR_MIN_H) };
     let ticks_w = tick_labels.iter().map(|l| text_width(l)).max().unwrap_or(0);
-    let right = (bar.x + BAR_W + TICK_LEN + 4 + ticks_w)
+    // The keys' names beside their swatches ("never arrived" is wider than a tick label).
+    let keys_w = if keys > 0 { text_width(opts.unset.unwrap_or("NaN")).max(text_width("dry")) } else { 0 };
+    let right = (bar.x + BAR_W + TICK_LEN + 4 + ticks_w.max(keys_w))
         .max(bar.x + text_width(&opts.label))
         .max(MARGIN + text_width(&opts.title));
     // Half a text line below the bottom tick for its label, and a line for each key (NaN, dry).

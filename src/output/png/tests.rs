@@ -117,6 +117,8 @@ fn field_png_survives_odd_data() {
     assert_eq!(count(NAN_COLOR), 0);
     // Three cells of at least one pixel, and the key's swatch.
     assert!(count(UNSET_COLOR) > 3, "{} grey pixels", count(UNSET_COLOR));
+    // The key's longer name fits: the margin on the right stays blank.
+    assert!((0..c.h).all(|y| c.get(c.w - 1, y) == crate::output::canvas::WHITE), "the key runs off the picture");
     // A single cell, a strip, and a field big enough to be averaged down.
     write_field_png(&path, &[1.0], 1, 1, &opts).unwrap();
     write_field_png(&path, &vec![1.0; 3000], 3000, 1, &opts).unwrap();
