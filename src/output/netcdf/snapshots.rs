@@ -69,7 +69,7 @@ impl Snapshots {
         }
         let times =
             (0..nc.records()).map(|r| nc.read("time", Some(r)).map(|v| v.to_f64()[0])).collect::<Result<Vec<_>>>()?;
-        if times.windows(2).any(|w| !(w[0] < w[1])) {
+        if times.windows(2).any(|w| w[0].partial_cmp(&w[1]) != Some(std::cmp::Ordering::Less)) {
             return Err(Error::invalid(format!("{}: its times do not increase", path.display())));
         }
         let keep = times.iter().take_while(|&&t| t <= t0).count() as u64;
