@@ -4,8 +4,10 @@
 Runs small cases of every time-dependent solver with `--output` into a temporary folder,
 writing NPY and NetCDF; opens each run's `<case>.nc` with netCDF4 and checks the CF metadata
 (coordinates, units, attributes), and that every variable at every time equals the run's NPY
-file of that field and time, bit for bit and in the run's precision. Any difference, missing
-variable, attribute or file is a failure (exit 1); nothing is skipped.
+file of that field and time, bit for bit and in the run's precision. A case with gauges and
+maximum maps (the flood) also writes `<case>_gauges.nc` (CF timeSeries) and `<case>_maxima.nc`:
+every gauge's series must equal its `gauge_<name>.csv` and every map its NPY file, bit for bit.
+Any difference, missing variable, attribute or file is a failure (exit 1); nothing is skipped.
 
     check-netcdf.py HYDROKERN_BINARY
 """
@@ -30,6 +32,9 @@ CASES = [
                   "--set", "output.snapshots=[100]"], "f64", "year"),
     ("acoustics-3d", ["--set", "grid.nx=8", "--set", "grid.ny=6", "--set", "grid.nz=5",
                       "--set", "time.t_end=0.002", "--set", "output.snapshots=[0.001]"], "f32", "s"),
+    # Three gauges sampled every other step, and the maximum maps.
+    ("flood", ["--nx", "32", "--ny", "32", "--t-end", "1", "--set", "output.snapshots=[0.5]",
+               "--set", "output.gauge_every=2"], "f32", "s"),
 ]
 
 GLOBALS = ["Conventions", "title", "source", "history", "hydrokern_version", "hydrokern_revision", "solver",
@@ -125,7 +130,82 @@ def check_case(binary, scenario, flags, precision, time_units, root):
     check(npys == want_npys, f"{scenario}: the NPY files are the file's records ({len(npys)} against {len(want_npys)})")
     print(f"  {len(times)} records of {', '.join(fields)} at t = {[float(t) for t in times]} {time_units}: "
           f"checked against the NPY files")
+    gauges, maxima = ds.__dict__.get("gauges_file"), ds.__dict__.get("maxima_file")
     ds.close()
+    if scenario == "flood":
+        check(gauges == "flood_gauges.nc" and maxima == "flood_maxima.nc",
+              f"{scenario}: gauges_file {gauges}, maxima_file {maxima}")
+    if gauges:
+        check_gauges(scenario, out, out / gauges, dtype, time_units)
+    if maxima:
+        check_maxima(scenario, out, out / maxima, dtype)
+
+
+def read_csv(path):
+    """A gauge CSV: the comment line and the rows (t, h, hu, hv, eta) as float64."""
+    lines = path.read_text().splitlines()
+    rows = [[float(x) for x in line.split(",")] for line in lines[2:]]
+    return lines[0], lines[1], np.array(rows, dtype=np.float64).reshape(-1, 5)
+
+
+def check_gauges(scenario, out, path, dtype, time_units):
+    """The gauges' file against the run's CSV files: CF timeSeries, every value bit for bit."""
+    name = path.name
+    manifest = json.loads((out / "hydrokern-run.json").read_text())
+    check(name in manifest["files"], f"{scenario}: the manifest lists {name}")
+    ds = netCDF4.Dataset(path)
+    ds.set_auto_mask(False)
+    check(ds.file_format == "NETCDF3_64BIT_OFFSET", f"{name}: format {ds.file_format}")
+    check(ds.featureType == "timeSeries" and ds.Conventions == "CF-1.8", f"{name}: featureType and Conventions")
+    for g in GLOBALS:
+        check(g in ds.ncattrs(), f"{name}: global attribute {g}")
+    check(ds.dimensions["time"].isunlimited() and not ds.dimensions["station"].isunlimited(),
+          f"{name}: time unlimited, station fixed")
+    check(ds["station_name"].cf_role == "timeseries_id", f"{name}: station_name's cf_role")
+    check(ds["time"].units == time_units and ds["time"].axis == "T", f"{name}: time's attributes")
+    stations = [str(n) for n in netCDF4.chartostring(ds["station_name"][:])]
+    csvs = sorted(p.name for p in out.glob("gauge_*.csv"))
+    check(csvs == sorted(f"gauge_{s}.csv" for s in stations), f"{name}: stations {stations} against {csvs}")
+    times = ds["time"][:]
+    for k, station in enumerate(stations):
+        comment, header, rows = read_csv(out / f"gauge_{station}.csv")
+        check(header == "t,h,hu,hv,eta", f"{name}: gauge_{station}.csv columns {header}")
+        check(f"x = {ds['x'][k]:g} m, y = {ds['y'][k]:g} m" in comment, f"{name}: {station}'s position against {comment}")
+        check(len(rows) == len(times) and len(rows) > 2, f"{name}: {station}: {len(times)} samples, CSV {len(rows)}")
+        if len(rows) != len(times):
+            continue
+        check(np.array_equal(times, rows[:, 0]), f"{name}: {station}'s times equal its CSV's")
+        for c, var in enumerate(["h", "hu", "hv", "eta"], start=1):
+            v = ds[var]
+            check(v.dtype == dtype and v.dimensions == ("time", "station") and "units" in v.ncattrs(),
+                  f"{name}: {var} is {v.dtype} of {v.dimensions}")
+            # The CSV holds the shortest decimal of each value: it reads back as the same number.
+            check(np.array_equal(v[:, k].astype(np.float64), rows[:, c]), f"{name}: {station}'s {var} equals its CSV's")
+    print(f"  {name}: {len(stations)} gauges x {len(times)} samples: checked against {', '.join(csvs)}")
+    ds.close()
+
+
+def check_maxima(scenario, out, path, dtype):
+    """The maxima's file against the run's max_h.npy, max_speed.npy, arrival.npy, bit for bit."""
+    name = path.name
+    ds = netCDF4.Dataset(path)
+    ds.set_auto_mask(False)
+    check(ds.file_format == "NETCDF3_64BIT_OFFSET", f"{name}: format {ds.file_format}")
+    check("time" not in ds.dimensions, f"{name}: maps have no time")
+    with netCDF4.Dataset(out / f"{scenario}.nc") as fields:
+        for axis in "xy":
+            check(np.array_equal(ds[axis][:], fields[axis][:]), f"{name}: {axis} as in the fields' file")
+    maps = ["max_h", "max_speed", "arrival"]
+    for m in maps:
+        want = np.load(out / f"{m}.npy")
+        v = ds[m]
+        got = v[:]
+        check(v.dimensions == ("y", "x") and v.dtype == dtype, f"{name}: {m} is {v.dtype} of {v.dimensions}")
+        check(got.shape == want.shape and got.dtype == want.dtype
+              and np.array_equal(got.view(np.uint8), want.view(np.uint8)), f"{name}: {m} equals {m}.npy bit for bit")
+    arrived = np.isfinite(ds["arrival"][:])
+    check(arrived.any() and not arrived.all(), f"{name}: water arrived in some cells and not in all")
+    print(f"  {name}: {', '.join(maps)} checked against their NPY files")
 
 
 def main():

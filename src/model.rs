@@ -124,12 +124,15 @@ pub struct Checkpoint<T> {
     pub flags: Vec<(String, Vec<u8>)>,
     /// Numbers, bit for bit (counters below 2⁵³ are exact).
     pub values: Vec<(String, f64)>,
+    /// Arrays of f64 whatever the run's precision, of lengths the run decides as it goes (the
+    /// gauge records so far: their times would not survive f32).
+    pub records: Vec<(String, Vec<f64>)>,
 }
 
 impl<T: Clone> Checkpoint<T> {
     /// An empty checkpoint at `clock`.
     pub fn at(clock: Clock) -> Checkpoint<T> {
-        Checkpoint { clock, fields: Vec::new(), flags: Vec::new(), values: Vec::new() }
+        Checkpoint { clock, fields: Vec::new(), flags: Vec::new(), values: Vec::new(), records: Vec::new() }
     }
 
     pub fn field(mut self, name: &str, data: Vec<T>) -> Self {
@@ -155,6 +158,16 @@ impl<T: Clone> Checkpoint<T> {
     /// Flags `name`, which must hold `len` values.
     pub fn get_flags(&self, name: &str, len: usize) -> crate::Result<&[u8]> {
         sized(self.flags.iter().find(|(n, _)| n == name).map(|(_, d)| &d[..]), "flags", name, len)
+    }
+
+    pub fn record(mut self, name: &str, data: Vec<f64>) -> Self {
+        self.records.push((name.to_string(), data));
+        self
+    }
+
+    /// Record `name`, which must hold `len` values.
+    pub fn get_record(&self, name: &str, len: usize) -> crate::Result<&[f64]> {
+        sized(self.records.iter().find(|(n, _)| n == name).map(|(_, d)| &d[..]), "record", name, len)
     }
 
     pub fn get_value(&self, name: &str) -> crate::Result<f64> {

@@ -6,13 +6,16 @@
 //!
 //! The uninterrupted run writes a checkpoint at every multiple of `every`; the file keeps the
 //! last, which the restarted run (in a directory of its own) continues from, across the
-//! snapshot placed between that checkpoint and the end.
+//! snapshot placed between that checkpoint and the end. The flood keeps gauges and maximum maps,
+//! which the checkpoint holds: their CSV, NPY and NetCDF files come out bit for bit too.
 
 mod common;
 
+use hydrokern::output::netcdf::{Dataset, Values};
 use hydrokern::run::checkpoint::CHECKPOINT_FILE;
 use hydrokern::run::{MANIFEST, Manifest, Outcome, RunOptions};
 use hydrokern::scenarios;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml_edit::Value;
 
@@ -22,15 +25,14 @@ fn scratch(tag: &str) -> PathBuf {
     d
 }
 
-/// A small run of scenario `name`: the keys `set`, NPY output only, into `out`.
+/// A small run of scenario `name`: NPY output only unless `set` says otherwise, the keys `set`,
+/// into `out`.
 fn run(name: &str, set: &[(&str, Value)], out: &Path, restart: Option<PathBuf>) -> hydrokern::Result<Outcome> {
     let mut doc = scenarios::find(name).unwrap_or_else(|| panic!("no scenario {name}")).doc()?;
+    doc.set("output.formats", formats(&["npy"]), "test")?;
     for (key, value) in set {
         doc.set(key, value.clone(), key)?;
     }
-    let mut formats = toml_edit::Array::new();
-    formats.push("npy");
-    doc.set("output.formats", Value::Array(formats), "test")?;
     doc.set("output.dir", out.to_string_lossy().as_ref().into(), "--output")?;
     scenarios::load(&doc)?.run(&RunOptions { restart, ..RunOptions::default() })
 }
@@ -39,18 +41,63 @@ fn floats(v: &[f64]) -> Value {
     Value::Array(v.iter().copied().collect())
 }
 
+fn formats(v: &[&str]) -> Value {
+    Value::Array(v.iter().copied().collect())
+}
+
 fn manifest(dir: &Path) -> Manifest {
     serde_json::from_slice(&std::fs::read(dir.join(MANIFEST)).unwrap()).unwrap()
 }
 
-fn npy_files(dir: &Path) -> Vec<String> {
+/// The files of `dir` whose names end in `ext`, sorted.
+fn files_ending(dir: &Path, ext: &str) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".npy"))
+        .filter(|n| n.ends_with(ext))
         .collect();
     v.sort();
     v
+}
+
+fn npy_files(dir: &Path) -> Vec<String> {
+    files_ending(dir, ".npy")
+}
+
+/// Every variable of a NetCDF file as our reader reads it: (the record's time or NaN for a
+/// fixed-size variable, the values' bits), by name; char variables as their rows.
+fn nc_variables(path: &Path) -> BTreeMap<String, Vec<(u64, Vec<u64>)>> {
+    let mut nc = Dataset::open(path).unwrap_or_else(|e| panic!("{e}"));
+    let h = nc.header().clone();
+    let bits = |v: Values| v.to_f64().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let mut out = BTreeMap::new();
+    let times: Vec<u64> = match h.vars.iter().any(|v| v.name == "time" && h.is_record(v)) {
+        true => (0..nc.records()).map(|r| nc.read("time", Some(r)).unwrap().to_f64()[0].to_bits()).collect(),
+        false => Vec::new(),
+    };
+    for v in &h.vars {
+        let values = if v.ty == hydrokern::output::netcdf::classic::Type::Char {
+            vec![(
+                f64::NAN.to_bits(),
+                nc.read_text(&v.name).unwrap().iter().flat_map(|n| n.bytes().map(u64::from)).collect(),
+            )]
+        } else if h.is_record(v) {
+            times.iter().enumerate().map(|(r, &t)| (t, bits(nc.read(&v.name, Some(r as u64)).unwrap()))).collect()
+        } else {
+            vec![(f64::NAN.to_bits(), bits(nc.read(&v.name, None).unwrap()))]
+        };
+        out.insert(v.name.clone(), values);
+    }
+    out
+}
+
+/// Every variable of a NetCDF file as the independent `netcdf3` crate reads it (Debug text:
+/// NaN is written "NaN", so equal maps hold the same values).
+fn netcdf3_variables(path: &Path) -> String {
+    let mut r = netcdf3::FileReader::open(path).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+    let vars: BTreeMap<String, String> =
+        r.read_all_vars().unwrap().into_iter().map(|(k, v)| (k, format!("{v:?}"))).collect();
+    format!("{vars:?}")
 }
 
 /// Scenario `name` with `set` (its size, `time.t_end` = `end`, a snapshot at `snap` between the
@@ -92,9 +139,35 @@ fn bit_identical(
     assert!(!written.is_empty() && !before.is_empty(), "{tag}: {written:?} after, {before:?} before");
     assert!(written.iter().any(|f| f.contains(&format!("_t{snap}."))), "{tag}: no snapshot at {snap}: {written:?}");
     assert!(before.iter().all(|f| f.contains(&format!("_t{}.", 0.5 * last))), "{tag}: {before:?}");
-    for f in &written {
+    // The gauge records and maximum maps, rewritten whole at every snapshot, come out the same.
+    let csv = files_ending(&b, ".csv");
+    assert_eq!(csv, files_ending(&a, ".csv"), "{tag}: gauge files");
+    for f in written.iter().chain(&csv) {
         let (x, y) = (std::fs::read(a.join(f)).unwrap(), std::fs::read(b.join(f)).unwrap());
         assert!(x == y, "{tag}: {f} differs after the restart");
+    }
+    // NetCDF: the gauges' and maxima's files whole (read by the independent netcdf3 crate);
+    // the fields' file, new in this directory, holds the records after the checkpoint, each
+    // as the uninterrupted run's.
+    for f in files_ending(&b, ".nc") {
+        let (x, y) = (a.join(&f), b.join(&f));
+        if f.ends_with("_gauges.nc") || f.ends_with("_maxima.nc") {
+            assert_eq!(netcdf3_variables(&x), netcdf3_variables(&y), "{tag}: {f}");
+            assert_eq!(nc_variables(&x), nc_variables(&y), "{tag}: {f}");
+            continue;
+        }
+        let (whole, after) = (nc_variables(&x), nc_variables(&y));
+        for (name, records) in &after {
+            let all = &whole[name];
+            let fixed = records.len() == 1 && f64::from_bits(records[0].0).is_nan();
+            let want: Vec<_> = if fixed {
+                all.clone()
+            } else {
+                all.iter().filter(|(t, _)| f64::from_bits(*t) > last).cloned().collect()
+            };
+            assert!(!fixed || !want.is_empty(), "{tag}: {f} {name}");
+            assert_eq!(records, &want, "{tag}: {f} {name} after the restart");
+        }
     }
     let m = manifest(&b);
     assert!(m.restarted_from.as_deref().is_some_and(|r| r.contains(&format!("t = {last}"))), "{tag}: {m:?}");
@@ -109,12 +182,10 @@ fn grid(nx: i64, ny: i64) -> Vec<(&'static str, Value)> {
     vec![("grid.nx", nx.into()), ("grid.ny", ny.into())]
 }
 
-/// The flood example keeps gauges and maximum maps, which checkpoints do not hold yet (a case
-/// with both is refused: docs/products.md); the restart tests run it without them.
+/// The flood example with its three gauges (every step) and maximum maps, into every format.
 fn flood(nx: i64, ny: i64) -> Vec<(&'static str, Value)> {
     let mut set = grid(nx, ny);
-    set.push(("output.maxima", false.into()));
-    set.push(("output.gauges", floats(&[])));
+    set.push(("output.formats", formats(&["npy", "netcdf"])));
     set
 }
 
@@ -124,6 +195,10 @@ fn kp_restarts_bit_for_bit() {
     bit_identical("flood", &flood(32, 32), 0.5, 0.15, 0.48, "cpu", "f32");
     // Manning's n per cell from a raster: the friction field is rebuilt from the case.
     bit_identical("valley", &[], 20.0, 6.0, 19.0, "cpu", "f64");
+    // Gauges every 3 steps: the checkpoint lands between samples.
+    let mut set = flood(24, 24);
+    set.push(("output.gauge_every", 3i64.into()));
+    bit_identical("flood", &set, 0.5, 0.15, 0.48, "cpu", "f64");
 }
 
 #[test]
@@ -213,6 +288,50 @@ fn a_restart_in_place_continues_the_directory() {
     std::fs::remove_dir_all(d).unwrap();
 }
 
+/// A restart into the interrupted run's own directory appends to its NetCDF file: the records
+/// after the checkpoint (and the bytes of a record a kill cut short) are dropped and written
+/// again, so the file comes out byte for byte the uninterrupted run's; the gauges' and maxima's
+/// files hold the same values. A fields' file that is not the run's is replaced by one holding
+/// the snapshots from the restart on.
+#[test]
+fn a_restart_in_place_appends_to_the_netcdf_file() {
+    let d = scratch("in-place-nc");
+    let mut keys = flood(24, 24);
+    keys.extend([
+        ("time.t_end", 0.5.into()),
+        ("output.snapshots", floats(&[0.1, 0.45])),
+        ("output.checkpoint_every", 0.2.into()),
+        ("run.backend", "cpu".into()),
+        ("run.precision", "f32".into()),
+    ]);
+    run("flood", &keys, &d, None).unwrap();
+    let (fields, gauges, maxima) = (d.join("flood.nc"), d.join("flood_gauges.nc"), d.join("flood_maxima.nc"));
+    let whole = std::fs::read(&fields).unwrap();
+    // The uninterrupted run's file, kept outside the run directory.
+    let copy = scratch("in-place-nc-whole.nc");
+    std::fs::write(&copy, &whole).unwrap();
+    let (gauge_vars, maxima_vars) = (nc_variables(&gauges), nc_variables(&maxima));
+    assert_eq!(Dataset::open(&fields).unwrap().records(), 3);
+    assert!(gauge_vars["time"].len() > 5, "{} gauge samples", gauge_vars["time"].len());
+    // A kill while appending a record leaves bytes past the counted ones.
+    std::fs::write(&fields, [whole.as_slice(), &[7u8; 100]].concat()).unwrap();
+    run("flood", &keys, &d, Some(d.join(CHECKPOINT_FILE))).unwrap();
+    assert!(std::fs::read(&fields).unwrap() == whole, "flood.nc differs from the uninterrupted run's");
+    assert_eq!(nc_variables(&gauges), gauge_vars);
+    assert_eq!(nc_variables(&maxima), maxima_vars);
+    assert_eq!(netcdf3_variables(&fields), netcdf3_variables(&copy));
+    // Not the run's file: a new one, from the checkpoint (t = 0.4) on.
+    std::fs::write(&fields, b"not a NetCDF file").unwrap();
+    run("flood", &keys, &d, Some(d.join(CHECKPOINT_FILE))).unwrap();
+    let after = nc_variables(&fields);
+    let uninterrupted: Vec<_> =
+        nc_variables(&copy)["h"].iter().filter(|(t, _)| f64::from_bits(*t) > 0.4).cloned().collect();
+    assert_eq!(after["h"].len(), 2);
+    assert_eq!(after["h"], uninterrupted);
+    std::fs::remove_dir_all(d).unwrap();
+    std::fs::remove_file(copy).unwrap();
+}
+
 /// Every checkpoint that does not belong to the run: one line naming the file and what differs,
 /// and the new run's directory never made.
 #[test]
@@ -246,13 +365,8 @@ fn foreign_checkpoints_are_refused_before_the_directory_is_touched() {
     assert!(e.contains("taken in f64"), "{e}");
     let e = refuse("gaussian", &[], &ckpt);
     assert!(e.contains("another case"), "{e}");
-    let no_products = [("output.maxima", false.into()), ("output.gauges", floats(&[]))];
-    let e = refuse("flood", &[[("time.t_end", 1.0.into())].as_slice(), &no_products].concat(), &ckpt);
+    let e = refuse("flood", &[("time.t_end", 1.0.into())], &ckpt);
     assert!(e.contains("another case"), "{e}");
-    // Checkpoints do not hold gauges and maximum maps yet: a case with both is refused.
-    let e = run("flood", &base, &out, None).map(|_| ()).unwrap_err().to_string();
-    assert!(e.contains("output.checkpoint_every") && e.contains("do not hold gauge records"), "{e}");
-    assert!(!out.exists(), "flood with gauges: the refused run made its directory");
     let e = refuse("swe-radial", &[], &ckpt);
     assert!(e.contains("solver kp, not of claw"), "{e}");
     // Truncated (as a copy cut short would be) or damaged in one byte.

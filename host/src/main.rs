@@ -68,7 +68,7 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         args: Vec<OsString>,
     },
-    /// Draw the maps of a run's NetCDF file (`[output] formats = ["netcdf"]`): every field at every time, one colour range per field.
+    /// Draw the maps of a run's NetCDF file (`[output] formats = ["netcdf"]`): every field at every time, one colour range per field; with the gauges' and maxima's files it names, a plot per gauge and the maximum maps.
     Plot {
         /// The NetCDF file a run wrote (`<case name>.nc` in its run directory).
         file: PathBuf,
@@ -198,7 +198,7 @@ fn info(choice: BackendChoice) -> Result<()> {
 fn plot(file: &std::path::Path, output: Option<PathBuf>) -> Result<()> {
     let dir = output.unwrap_or_else(|| hydrokern::output::netcdf::default_dir(file));
     let files = hydrokern::output::netcdf::plot(file, &dir)?;
-    out(format!("{} maps of {} in {}", files.len(), file.display(), dir.display()))
+    out(format!("{} pictures of {} in {}", files.len(), file.display(), dir.display()))
 }
 
 fn bench(choice: BackendChoice, args: BenchArgs) -> Result<()> {

@@ -155,17 +155,17 @@ impl OutputSection {
         }
         let spec = self.products();
         spec.check(c)?;
-        if self.checkpoint_every.is_some() && !spec.is_empty() {
-            return c.fail(
-                "output.checkpoint_every",
-                "checkpoints do not hold gauge records and maximum maps yet: leave out output.gauges and output.maxima to checkpoint this case (docs/products.md)",
-            );
-        }
         if !spec.is_empty() && !products::SOLVERS.contains(&solver) {
             let key = if spec.gauges.is_empty() { "output.maxima" } else { "output.gauges" };
             return c.fail(
                 key,
                 format!("gauges and maximum maps are kept by the solvers {:?}, not {solver}", products::SOLVERS),
+            );
+        }
+        if self.checkpoint_every.is_some() && !spec.is_empty() && !products::CHECKPOINTED.contains(&solver) {
+            return c.fail(
+                "output.checkpoint_every",
+                format!("checkpoints of {solver} do not hold gauge records and maximum maps yet: leave out output.gauges and output.maxima to checkpoint this case (docs/products.md)"),
             );
         }
         Ok(())

@@ -221,20 +221,31 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
     }
 
     /// The state a checkpoint holds: Qⁿ with its ghosts and the wet map of its blocks (the
-    /// early-exit flux reads it); on the GPU also the early-exit cycle's position and choice.
+    /// early-exit flux reads it); on the GPU also the early-exit cycle's position and choice;
+    /// and the products' maps and gauge records so far.
     fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
         let clock = self.clock();
         let with = |[w, hu, hv]: [Vec<T>; 3], wet: Vec<u8>| {
             Checkpoint::at(clock).field("w", w).field("hu", hu).field("hv", hv).flag("wet", wet)
         };
-        Ok(match &self.on {
-            On::Cpu(m, _) => with(m.state().map(|f| f.to_vec()), m.wet().to_vec()),
+        Ok(match &mut self.on {
+            On::Cpu(m, products) => {
+                let c = with(m.state().map(|f| f.to_vec()), m.wet().to_vec());
+                match products {
+                    Some(k) => k.checkpoint(c),
+                    None => c,
+                }
+            }
             On::Gpu(run) => {
                 let wet = run.model.wet_map(&run.gpu)?.into_iter().map(|f| (f != 0) as u8).collect();
-                with(run.model.download(&run.gpu)?, wet)
+                let c = with(run.model.download(&run.gpu)?, wet)
                     .value("launched", run.launched as f64)
                     .value("early_steps", run.early_steps as f64)
-                    .value("early_exit_now", (run.current == FluxKernel::EarlyExit) as u8 as f64)
+                    .value("early_exit_now", (run.current == FluxKernel::EarlyExit) as u8 as f64);
+                match &mut run.products {
+                    Some(k) => k.checkpoint(&run.gpu, clock.steps, c)?,
+                    None => c,
+                }
             }
         })
     }
@@ -244,8 +255,11 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         let q = [c.get_field("w", n)?, c.get_field("hu", n)?, c.get_field("hv", n)?];
         let Clock { t, dt, steps, .. } = c.clock;
         match &mut self.on {
-            On::Cpu(m, _) => {
+            On::Cpu(m, products) => {
                 let wet = c.get_flags("wet", m.wet().len())?;
+                if let Some(k) = products {
+                    k.restore(c)?;
+                }
                 m.resume(q, wet, t, dt, steps)
             }
             On::Gpu(run) => {
@@ -258,6 +272,9 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 let early = c.get_value("early_exit_now")? != 0.0;
                 run.current = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
                 run.clock = Clock { t, steps, dt, halt: None };
+                if let Some(k) = &mut run.products {
+                    k.restore(&run.gpu, c)?;
+                }
                 Ok(())
             }
         }

@@ -1,7 +1,8 @@
 //! The products on the CPU: the kernel's point functions over the model's padded arrays.
 
-use super::{Products, Series, Spec, empty_series, maps};
-use crate::Real;
+use super::{Products, Series, Spec, empty_series, maps, saved};
+use crate::model::Checkpoint;
+use crate::{Real, Result};
 use kernels::products::{Fields, GAUGE_VALUES, Sampling, sample_slot, update_maxima};
 
 /// Maps and gauge records of a CPU model, updated after every step.
@@ -45,6 +46,20 @@ impl<T: Real> CpuProducts<T> {
                 s.values.push(v.map(|x| x.to_f64()));
             }
         }
+    }
+
+    /// Add the maps and the gauge records so far to the model's checkpoint `c`.
+    pub fn checkpoint(&self, c: Checkpoint<T>) -> Checkpoint<T> {
+        saved::save(c, &self.series, self.maps.clone())
+    }
+
+    /// Go on from the maps and gauge records of checkpoint `c` (taken of the same case).
+    pub fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
+        saved::restore_series(c, &mut self.series, self.s.every as u64)?;
+        if let Some(maps) = &mut self.maps {
+            *maps = saved::restore_maps(c, maps[0].len())?;
+        }
+        Ok(())
     }
 
     pub fn products(&self) -> Products<T> {

@@ -8,6 +8,9 @@ use crate::run::RunDir;
 use crate::{GpuReal, Result};
 use std::fmt::Write as _;
 
+/// The arrival map's key for its NaN cells, drawn in [`crate::output::png::UNSET_COLOR`].
+pub const NEVER_ARRIVED: &str = "never arrived";
+
 /// Write `gauge_<name>.csv` for every gauge and `max_h.npy`, `max_speed.npy`, `arrival.npy`
 /// with their maps and pictures, each whole (the run directory writes atomically); the names
 /// written. The arrival map's colours span [0, `t_end`], so its pictures compare across
@@ -41,6 +44,9 @@ pub fn write<T: GpuReal>(dir: &mut RunDir, p: &Products<T>, grid: &Grid2, t_end:
         let mut map =
             MapOptions::new(m.long_name.to_string(), format!("{} [{}]", m.name, m.units)).in_metres(grid.edges());
         map.range = Some((0.0, if m.name == "arrival" && t_end.is_finite() { t_end } else { hi }));
+        if m.name == "arrival" {
+            map.unset = Some(NEVER_ARRIVED);
+        }
         let png = format!("{}.png", m.name);
         dir.write(&png, |path| write_field_png(path, &v, grid.nx, grid.ny, &map))?;
         names.push(png);

@@ -2,7 +2,8 @@
 //! updates the maps in place and writes the step's gauge sample into a ring of records, which
 //! the host drains when it reads the clock anyway (at most every few dozen steps).
 
-use super::{Products, Series, Spec, empty_series, maps};
+use super::{Products, Series, Spec, empty_series, maps, saved};
+use crate::model::Checkpoint;
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
 use kernels::products::{Fields, GAUGE_VALUES, Sampling, UPDATE, Update};
@@ -131,6 +132,33 @@ impl<T: GpuReal> GpuProducts<T> {
             n += run as u64;
         }
         self.next = last + 1;
+        Ok(())
+    }
+
+    /// Add the maps and the gauge records up to step `steps` (the model's clock) to the model's
+    /// checkpoint `c` (drains the ring; synchronises). The ring's position needs no saving:
+    /// sample n always goes to slot n mod [`RING`], and the samples taken give n.
+    pub fn checkpoint(&mut self, gpu: &Gpu, steps: u64, c: Checkpoint<T>) -> Result<Checkpoint<T>> {
+        self.drain(gpu, steps)?;
+        let [mh, ms, ar] = &self.maps;
+        let maps = match self.f.maxima != 0 {
+            true => Some([gpu.download(mh)?, gpu.download(ms)?, gpu.download(ar)?]),
+            false => None,
+        };
+        Ok(saved::save(c, &self.series, maps))
+    }
+
+    /// Go on from the maps and gauge records of checkpoint `c` (taken of the same case): the
+    /// maps go to the device, the next sample to bring over is the one after the checkpoint's.
+    pub fn restore(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()> {
+        saved::restore_series(c, &mut self.series, self.s.every as u64)?;
+        self.next = saved::samples_after(c.clock.steps, self.s.every as u64);
+        if self.f.maxima != 0 {
+            let restored = saved::restore_maps(c, self.f.nx as usize * self.f.ny as usize)?;
+            for (m, host) in self.maps.iter_mut().zip(&restored) {
+                gpu.write(host, m)?;
+            }
+        }
         Ok(())
     }
 

@@ -12,9 +12,10 @@
 mod cpu;
 mod files;
 mod gpu;
+mod saved;
 
 pub use cpu::CpuProducts;
-pub use files::write;
+pub use files::{NEVER_ARRIVED, write};
 pub use gpu::GpuProducts;
 pub use kernels::products::{Fields, GAUGE_COLUMNS, GAUGE_VALUES, Sampling};
 
@@ -114,6 +115,11 @@ impl Spec {
 
 /// The solvers whose models keep gauges and maximum maps.
 pub const SOLVERS: &[&str] = &["kp"];
+
+/// The solvers whose checkpoints hold their gauge records and maps (their models'
+/// `checkpoint`/`restore` call [`CpuProducts::checkpoint`], [`GpuProducts::checkpoint`] and the
+/// `restore`s): only these may have both products and `output.checkpoint_every`.
+pub const CHECKPOINTED: &[&str] = &["kp"];
 
 /// Most gauges a run may have: they are sampled by the threads of one block.
 pub const MAX_GAUGES: usize = 256;

@@ -5,11 +5,11 @@
 //! The file (`checkpoint.hkc` in the run directory, replaced at each checkpoint):
 //!
 //! ```text
-//! MAGIC (16 bytes) | header length (u64 LE) | header (JSON) | fields | flags | CRC-32 (u32 LE)
+//! MAGIC (16 bytes) | header length (u64 LE) | header (JSON) | fields | flags | records | CRC-32 (u32 LE)
 //! ```
 //!
-//! The header lists the fields (values of the run's precision, little-endian) and flags (bytes)
-//! in the order their data follows; numbers are kept as the hexadecimal bits of an f64, so they
+//! The header lists the fields (values of the run's precision, little-endian), flags (bytes)
+//! and records (f64, little-endian) in the order their data follows; numbers are kept as the hexadecimal bits of an f64, so they
 //! come back bit for bit. The CRC-32 covers every byte before it: a truncated or damaged file is
 //! refused before anything of it is believed. The file is written through a temporary file, an
 //! fsync and a rename ([`write_atomic_with`]), so a run killed while writing one leaves the
@@ -26,8 +26,9 @@ use std::path::{Path, PathBuf};
 /// The checkpoint's file name in a run directory.
 pub const CHECKPOINT_FILE: &str = "checkpoint.hkc";
 const MAGIC: &[u8; 16] = b"hydrokern-ckpt\n\0";
-/// The layout this code writes and reads; another is refused.
-pub const FORMAT: u32 = 1;
+/// The layout this code writes and reads; another is refused. 2: records (f64 arrays: the
+/// gauge records) after the flags.
+pub const FORMAT: u32 = 2;
 /// Case keys that never change a run's results (where it writes, how often it reports, its
 /// step limit), or that are compared on their own (precision, backend): a restart may differ in
 /// them.
@@ -72,6 +73,7 @@ struct Header {
     values: Vec<(String, Bits)>,
     fields: Vec<(String, u64)>,
     flags: Vec<(String, u64)>,
+    records: Vec<(String, u64)>,
 }
 
 /// What a checkpoint belongs to, besides the model's state.
@@ -126,6 +128,7 @@ pub fn write<T: GpuReal>(path: &Path, meta: &Meta, state: &Checkpoint<T>) -> Res
         values: state.values.iter().map(|(n, v)| (n.clone(), Bits(*v))).collect(),
         fields: state.fields.iter().map(|(n, d)| (n.clone(), d.len() as u64)).collect(),
         flags: state.flags.iter().map(|(n, d)| (n.clone(), d.len() as u64)).collect(),
+        records: state.records.iter().map(|(n, d)| (n.clone(), d.len() as u64)).collect(),
     };
     let json = serde_json::to_vec(&header).map_err(|e| Error::invalid(format!("checkpoint header: {e}")))?;
     write_atomic_with(path, |f| {
@@ -143,6 +146,13 @@ pub fn write<T: GpuReal>(path: &Path, meta: &Meta, state: &Checkpoint<T>) -> Res
         }
         for (_, data) in &state.flags {
             out.write_all(data)?;
+        }
+        for (_, data) in &state.records {
+            for chunk in data.chunks(1 << 17) {
+                buf.clear();
+                chunk.iter().for_each(|x| buf.extend_from_slice(&x.to_le_bytes()));
+                out.write_all(&buf)?;
+            }
         }
         let crc = out.crc.finalize();
         out.inner.write_all(&crc.to_le_bytes())
@@ -171,7 +181,7 @@ impl Write for Crc<'_> {
 pub struct Restart {
     path: PathBuf,
     header: Header,
-    /// The fields' and flags' bytes.
+    /// The fields', flags' and records' bytes.
     data: Vec<u8>,
 }
 
@@ -267,6 +277,10 @@ impl Restart {
         for (name, len) in &self.header.flags {
             state.flags.push((name.clone(), take(*len as usize).to_vec()));
         }
+        for (name, len) in &self.header.records {
+            let data = take(*len as usize * 8).chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap()));
+            state.records.push((name.clone(), data.collect()));
+        }
         state.values = self.header.values.iter().map(|(n, v)| (n.clone(), v.0)).collect();
         Ok(state)
     }
@@ -291,6 +305,7 @@ fn parse(bytes: &[u8]) -> std::result::Result<(Header, &[u8]), String> {
     let header: Header = serde_json::from_slice(json).map_err(|e| format!("its header does not read ({e})"))?;
     let width = header.precision.bytes() as u64;
     let want = header.fields.iter().map(|(_, n)| n.saturating_mul(width)).chain(header.flags.iter().map(|(_, n)| *n));
+    let want = want.chain(header.records.iter().map(|(_, n)| n.saturating_mul(8)));
     let want = want.fold(0u64, u64::saturating_add);
     if want != data.len() as u64 {
         return Err(format!("its header lists {want} bytes of arrays and {} follow", data.len()));
@@ -300,7 +315,7 @@ fn parse(bytes: &[u8]) -> std::result::Result<(Header, &[u8]), String> {
 
 /// Where the case `there` (a checkpoint's) differs from `here` in a key that may change the
 /// results (all but [`FREE_KEYS`]): "grid.nx is 64 there and 128 here".
-fn case_difference(there: &str, here: &str) -> Option<String> {
+pub(crate) fn case_difference(there: &str, here: &str) -> Option<String> {
     let table = |text: &str| -> std::result::Result<toml::Table, String> {
         let mut t: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
         for (section, key) in FREE_KEYS {
@@ -365,6 +380,9 @@ mod tests {
             .field("empty", vec![])
             .flag("wet", vec![0, 1, 1])
             .value("rate", std::f64::consts::PI)
+            // f64 whatever the precision: 0.1 + 0.2 would not survive f32.
+            .record("times", vec![0.0, 0.1 + 0.2, f64::MAX])
+            .record("none", vec![])
     }
 
     fn meta() -> Meta {

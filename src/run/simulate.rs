@@ -146,6 +146,9 @@ fn time_loop<S: Simulation, T: GpuReal>(
         return Err(Error::invalid(format!("{}: the initial state is not valid: {bad}", info.name)));
     }
     let mut netcdf = NetcdfRun::new(sim, model.describe(), &good)?;
+    if restart.is_some() {
+        netcdf.resume(sim, dir, &good, &opts.console)?;
+    }
     say(format!("  t = {t0} {}: {}", times.unit, sim.progress(&good)));
     let progress = Progress { started, from: times.fraction(t0, good.clock.steps) };
     // Checkpoint times are k·every before the end: stops of the time loop as snapshot times
@@ -202,6 +205,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
         // Gauges and maps so far, rewritten whole at every snapshot (the last one at the end).
         if let (Some(p), Mesh::Plane(grid)) = (model.products()?, sim.mesh()) {
             files.extend(products::write(dir, &p, &grid, times.t_end)?);
+            files.extend(netcdf.products(sim, dir, &p, &grid)?);
         }
         if !files.is_empty() {
             say(format!("  snapshot t = {} {}: {}", good.clock.t, times.unit, files.join(", ")));

@@ -108,3 +108,60 @@ fn gpu_products_follow_the_states() {
     check::<f64>(&backend, 150);
     check::<f32>(&backend, 150);
 }
+
+/// A model restored from a checkpoint taken between two gauge samples goes on with the maps and
+/// gauge records of the run it was taken of: after more steps, its products are bit for bit
+/// those of that run. The restored model ran steps of its own first, so its maps and records
+/// hold other values (and, on the GPU, its ring stands elsewhere) until the restore.
+fn restored<T: GpuReal>(backend: &Backend) {
+    let p = problem();
+    let s = spec();
+    let grid = hydrokern::grid::Grid2 { nx: p.nx, ny: p.ny, dx: p.dx, dy: p.dy, origin: (0.0, 0.0), halo: 2 };
+    let cells = s.cells(&grid).unwrap();
+    let model = || {
+        KpModel::<T>::new(backend, &p, Launch::default(), EarlyExit::Off)
+            .unwrap()
+            .with_products(&s, cells.clone())
+            .unwrap()
+    };
+    let to = |m: &mut KpModel<T>, n| m.advance(Until { t: 1e9, steps: n, deadline: None }).unwrap();
+    let (mut a, mut b) = (model(), model());
+    // Step 37: sample 18 was at step 36, the next comes at step 38.
+    to(&mut a, 37);
+    let c = a.checkpoint().unwrap();
+    to(&mut b, 80);
+    b.restore(&c).unwrap();
+    to(&mut a, 140);
+    to(&mut b, 140);
+    let (pa, pb) = (a.products().unwrap().unwrap(), b.products().unwrap().unwrap());
+    let bits = |v: &[T]| v.iter().map(|x| x.to_f64().to_bits()).collect::<Vec<_>>();
+    for (ma, mb) in pa.maps.iter().zip(&pb.maps) {
+        assert_eq!(bits(&ma.data), bits(&mb.data), "{} after the restore", ma.name);
+    }
+    assert_eq!(pa.maps.len(), 3);
+    assert_eq!(pa.series, pb.series);
+    assert_eq!(pa.series[0].times.len(), 140 / 2 + 1);
+    // A checkpoint of another sampling (every 3 steps here) is refused, not misread.
+    let other = Spec { every: 3, ..spec() };
+    let mut m = KpModel::<T>::new(backend, &p, Launch::default(), EarlyExit::Off)
+        .unwrap()
+        .with_products(&other, cells)
+        .unwrap();
+    let e = m.restore(&c).unwrap_err().to_string();
+    assert!(e.contains("gauge samples"), "{e}");
+}
+
+#[test]
+fn cpu_products_go_on_from_a_checkpoint() {
+    let backend = Backend::Cpu { why: None };
+    restored::<f64>(&backend);
+    restored::<f32>(&backend);
+}
+
+#[test]
+#[cfg_attr(not(gpu_tests), ignore = "needs an NVIDIA GPU")]
+fn gpu_products_go_on_from_a_checkpoint() {
+    let backend = Backend::Gpu(gpu());
+    restored::<f64>(&backend);
+    restored::<f32>(&backend);
+}

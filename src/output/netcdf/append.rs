@@ -29,17 +29,39 @@ impl Appender {
     /// Write `header` (placed, with no records) and the fixed-size variables' bytes, `fixed`, in
     /// the header's order of variables; then open the file for appending records.
     pub fn create(path: &Path, header: Header, fixed: &[Vec<u8>]) -> Result<Appender> {
-        let mut bytes = header.encode();
-        for (v, data) in header.vars.iter().filter(|v| !header.is_record(v)).zip(fixed) {
-            debug_assert_eq!(bytes.len() as u64, v.begin, "variable {} is not where the header places it", v.name);
-            bytes.extend_from_slice(data);
-            bytes.resize(bytes.len().next_multiple_of(4), 0);
-        }
+        let bytes = without_records(&header, fixed);
         write_atomic(path, &bytes)?;
         let io = |cause| Error::Io { path: path.display().to_string(), cause };
         let file = OpenOptions::new().write(true).open(path).map_err(io)?;
         let record_bytes = header.record_bytes().unwrap_or(0);
         let records_begin = header.records_begin().unwrap_or(bytes.len() as u64);
+        Ok(Appender { path: path.to_path_buf(), file, header, record_bytes, records_begin })
+    }
+
+    /// Open the file at `path` (whose header is `header`, read from it) to go on after its
+    /// first `keep` records: the count goes back to `keep` and is synced before the bytes past
+    /// them are cut off, so a run killed in between leaves a file readable up to `keep`.
+    pub fn reopen(path: &Path, mut header: Header, keep: u64) -> Result<Appender> {
+        let shown = path.display().to_string();
+        if keep > header.numrecs {
+            return Err(Error::invalid(format!("{shown}: cannot keep {keep} of its {} records", header.numrecs)));
+        }
+        let record_bytes = header.record_bytes().unwrap_or(0);
+        let records_begin = header
+            .records_begin()
+            .ok_or_else(|| Error::invalid(format!("{shown}: has no record variables to append to")))?;
+        let io = |cause| Error::Io { path: shown.clone(), cause };
+        let mut file = OpenOptions::new().write(true).open(path).map_err(io)?;
+        let count = u32::try_from(keep).expect("at most the header's count").to_be_bytes();
+        (|| {
+            file.seek(SeekFrom::Start(Header::NUMRECS_AT))?;
+            file.write_all(&count)?;
+            file.sync_data()?;
+            file.set_len(records_begin + keep * record_bytes)?;
+            file.sync_data()
+        })()
+        .map_err(io)?;
+        header.numrecs = keep;
         Ok(Appender { path: path.to_path_buf(), file, header, record_bytes, records_begin })
     }
 
@@ -55,30 +77,44 @@ impl Appender {
     /// Append one record: `slabs` are the record variables' bytes, big-endian, in the header's
     /// order. Data first and synced, then the count (see the module's doc).
     pub fn append(&mut self, slabs: &[Vec<u8>]) -> Result<()> {
+        self.append_all(&[slabs])
+    }
+
+    /// Append several records at once, as [`append`](Self::append) does one: their data, one
+    /// sync, then the count (many small records, gauge samples, cost one sync, not one each).
+    pub fn append_all<R: AsRef<[Vec<u8>]>>(&mut self, records: &[R]) -> Result<()> {
         let n = self.header.numrecs;
-        if n >= MAX_RECORDS {
+        let added = records.len() as u64;
+        if n + added > MAX_RECORDS {
             return Err(Error::invalid(format!(
                 "{}: a classic NetCDF file holds at most {MAX_RECORDS} records",
                 self.path.display()
             )));
         }
-        let mut record = Vec::with_capacity(self.record_bytes as usize);
-        for s in slabs {
-            record.extend_from_slice(s);
-            if slabs.len() > 1 {
-                record.resize(record.len().next_multiple_of(4), 0);
+        if added == 0 {
+            return Ok(());
+        }
+        let mut record = Vec::with_capacity((self.record_bytes * added) as usize);
+        for slabs in records {
+            let slabs = slabs.as_ref();
+            let start = record.len();
+            for s in slabs {
+                record.extend_from_slice(s);
+                if slabs.len() > 1 {
+                    record.resize(record.len().next_multiple_of(4), 0);
+                }
+            }
+            if (record.len() - start) as u64 != self.record_bytes {
+                return Err(Error::invalid(format!(
+                    "{}: a record of {} bytes where the header lays out {}",
+                    self.path.display(),
+                    record.len() - start,
+                    self.record_bytes
+                )));
             }
         }
-        if record.len() as u64 != self.record_bytes {
-            return Err(Error::invalid(format!(
-                "{}: a record of {} bytes where the header lays out {}",
-                self.path.display(),
-                record.len(),
-                self.record_bytes
-            )));
-        }
         let at = self.records_begin + n * self.record_bytes;
-        let count = u32::try_from(n + 1).expect("below MAX_RECORDS").to_be_bytes();
+        let count = u32::try_from(n + added).expect("at most MAX_RECORDS").to_be_bytes();
         let io = |cause| Error::Io { path: self.path.display().to_string(), cause };
         (|| {
             self.file.seek(SeekFrom::Start(at))?;
@@ -89,7 +125,19 @@ impl Appender {
             self.file.sync_data()
         })()
         .map_err(io)?;
-        self.header.numrecs = n + 1;
+        self.header.numrecs = n + added;
         Ok(())
     }
+}
+
+/// The bytes of a file of `header` with no records: the header, then the fixed-size
+/// variables' bytes `fixed` (big-endian, in the header's order), each padded to 4 bytes.
+pub fn without_records(header: &Header, fixed: &[Vec<u8>]) -> Vec<u8> {
+    let mut bytes = header.encode();
+    for (v, data) in header.vars.iter().filter(|v| !header.is_record(v)).zip(fixed) {
+        debug_assert_eq!(bytes.len() as u64, v.begin, "variable {} is not where the header places it", v.name);
+        bytes.extend_from_slice(data);
+        bytes.resize(bytes.len().next_multiple_of(4), 0);
+    }
+    bytes
 }

@@ -62,6 +62,22 @@ fn standard_name(f: &FieldSpec) -> Option<&'static str> {
     depth.then_some("sea_floor_depth_below_sea_surface")
 }
 
+/// The record coordinate `time` (dimension 0, the unlimited one), in the solver's unit.
+pub fn time_variable(long_name: &str, time_units: &str) -> Var {
+    Var {
+        name: "time".into(),
+        dims: vec![0],
+        attrs: vec![
+            Attr::text("standard_name", "time"),
+            Attr::text("long_name", long_name),
+            Attr::text("units", time_units),
+            Attr::text("axis", "T"),
+        ],
+        ty: Type::Double,
+        begin: 0,
+    }
+}
+
 /// What the header needs of a field: its name, description and NumPy shape.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FieldSpec {
@@ -91,18 +107,7 @@ pub fn layout(
     let mut dims = vec![Dim { name: "time".into(), len: 0 }];
     let mut vars = Vec::new();
     let mut fixed = Vec::new();
-    vars.push(Var {
-        name: "time".into(),
-        dims: vec![0],
-        attrs: vec![
-            Attr::text("standard_name", "time"),
-            Attr::text("long_name", "simulated time since the start of the run"),
-            Attr::text("units", time_units),
-            Attr::text("axis", "T"),
-        ],
-        ty: Type::Double,
-        begin: 0,
-    });
+    vars.push(time_variable("simulated time since the start of the run", time_units));
     // A coordinate variable for each axis a field uses, centres or faces, made on first use.
     let mut coordinate = |name: String, values: &[f64], long_name: String, axis: &str| -> usize {
         if let Some(k) = dims.iter().position(|d| d.name == name) {

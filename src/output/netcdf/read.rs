@@ -126,6 +126,29 @@ impl Dataset {
         v.dims[skip..].iter().map(|&d| self.header.dims[d].len as usize).collect()
     }
 
+    /// The rows of fixed-size `char` variable `name` of two dimensions (names, one a row) as
+    /// text, without the NUL bytes that pad them.
+    pub fn read_text(&mut self, name: &str) -> Result<Vec<String>> {
+        let v = self.var(name)?.clone();
+        let shape = self.shape(&v);
+        if v.ty != Type::Char || shape.len() != 2 || self.header.is_record(&v) {
+            return Err(Error::invalid(format!(
+                "{}: {name} is not a fixed-size char variable of two dimensions",
+                self.path.display()
+            )));
+        }
+        let mut bytes = vec![0; shape[0] * shape[1]];
+        let path = self.path.display().to_string();
+        self.file
+            .seek(SeekFrom::Start(v.begin))
+            .and_then(|_| self.file.read_exact(&mut bytes))
+            .map_err(|cause| Error::Io { path, cause })?;
+        Ok(bytes
+            .chunks(shape[1].max(1))
+            .map(|row| String::from_utf8_lossy(row).trim_end_matches('\0').to_string())
+            .collect())
+    }
+
     /// All of fixed-size variable `name`, or record `record` of record variable `name`.
     pub fn read(&mut self, name: &str, record: Option<u64>) -> Result<Values> {
         let v = self.var(name)?.clone();

@@ -3,19 +3,19 @@
 
 use super::append::Appender;
 use super::cf::{FieldSpec, layout};
-use super::classic::{Attr, Type};
+use super::classic::{Attr, Header, Type};
 use crate::grid::Mesh;
 use crate::model::State;
 use crate::{Error, Real, Result};
 use std::path::Path;
 
 /// The classic type of `T`'s values (float or double, by size).
-fn type_of<T: Real>() -> Type {
+pub(super) fn type_of<T: Real>() -> Type {
     if std::mem::size_of::<T>() == 4 { Type::Float } else { Type::Double }
 }
 
 /// `data` big-endian in `T`'s own width. An f32 goes through f64 and back, which is exact.
-fn be_bytes<T: Real>(data: &[T]) -> Vec<u8> {
+pub(super) fn be_bytes<T: Real>(data: &[T]) -> Vec<u8> {
     match type_of::<T>() {
         Type::Float => data.iter().flat_map(|v| (v.to_f64() as f32).to_be_bytes()).collect(),
         _ => data.iter().flat_map(|v| v.to_f64().to_be_bytes()).collect(),
@@ -47,6 +47,34 @@ impl Snapshots {
         let fields: Vec<FieldSpec> = first.fields.iter().map(FieldSpec::of).collect();
         let (header, fixed) = layout(mesh, &fields, type_of::<T>(), time_units, globals)?;
         Ok(Snapshots { file: Appender::create(path, header, &fixed)?, fields })
+    }
+
+    /// Open the file a run wrote at `path` to go on after its records up to time `t0` (a
+    /// restart from a checkpoint at `t0`): its layout must be the one [`create`](Self::create)
+    /// makes of `state`'s fields on `mesh`, and its times increasing; the records after `t0`
+    /// are dropped. Why not, if not (the caller starts a new file).
+    pub fn resume<T: Real>(path: &Path, mesh: &Mesh, state: &State<T>, time_units: &str, t0: f64) -> Result<Snapshots> {
+        let fields: Vec<FieldSpec> = state.fields.iter().map(FieldSpec::of).collect();
+        let (want, _) = layout(mesh, &fields, type_of::<T>(), time_units, Vec::new())?;
+        let mut nc = super::Dataset::open(path)?;
+        let have = nc.header().clone();
+        let shape = |h: &Header| -> Vec<(String, Vec<usize>, Vec<Attr>, Type)> {
+            h.vars.iter().map(|v| (v.name.clone(), v.dims.clone(), v.attrs.clone(), v.ty)).collect()
+        };
+        if have.dims != want.dims || shape(&have) != shape(&want) {
+            return Err(Error::invalid(format!(
+                "{}: its dimensions or variables are not those of this run's fields",
+                path.display()
+            )));
+        }
+        let times =
+            (0..nc.records()).map(|r| nc.read("time", Some(r)).map(|v| v.to_f64()[0])).collect::<Result<Vec<_>>>()?;
+        if times.windows(2).any(|w| w[0].partial_cmp(&w[1]) != Some(std::cmp::Ordering::Less)) {
+            return Err(Error::invalid(format!("{}: its times do not increase", path.display())));
+        }
+        let keep = times.iter().take_while(|&&t| t <= t0).count() as u64;
+        drop(nc);
+        Ok(Snapshots { file: Appender::reopen(path, have, keep)?, fields })
     }
 
     /// Append `state` as the next record.

@@ -277,3 +277,144 @@ fn units_are_spelled_for_udunits() {
     assert_eq!(udunits("Pa"), "Pa");
     assert_eq!(udunits("1"), "1");
 }
+
+/// Three gauges on the plane with `samples` random samples at increasing times.
+fn gauge_series(rng: &mut Rng, samples: usize) -> Vec<crate::products::Series> {
+    use crate::products::{Gauge, Series};
+    let times: Vec<f64> = (0..samples).map(|k| k as f64 * 0.1 + 1.0 / 3.0).collect();
+    [("dam", 101.0, -3.9, 0), ("east-2", 109.5, -2.5, 14), ("a_b", 104.0, -3.0, 7)]
+        .into_iter()
+        .map(|(name, x, y, cell)| Series {
+            gauge: Gauge { name: name.into(), x, y },
+            cell,
+            times: times.clone(),
+            // f32 values, as a run in f32 records them.
+            values: (0..samples).map(|_| std::array::from_fn(|_| rng.unit() as f32 as f64 * 10.0 - 5.0)).collect(),
+        })
+        .collect()
+}
+
+fn grid() -> Grid2 {
+    match plane() {
+        Mesh::Plane(g) => g,
+        Mesh::Volume(_) => unreachable!(),
+    }
+}
+
+#[test]
+fn gauges_are_a_cf_time_series_appended_as_they_come() {
+    let dir = test_dir("nc-gauges");
+    let path = dir.join("run_gauges.nc");
+    let mut rng = Rng::new(5);
+    let all = gauge_series(&mut rng, 9);
+    let first: Vec<_> = all
+        .iter()
+        .map(|s| crate::products::Series { times: s.times[..4].to_vec(), values: s.values[..4].to_vec(), ..s.clone() })
+        .collect();
+    let globals = vec![Attr::text("Conventions", "CF-1.8")];
+    let mut g = GaugeFile::create::<f32>(&path, &first, &grid(), "s", globals).unwrap();
+    assert_eq!(g.records(), 4);
+    g.append(&all).unwrap();
+    g.append(&all).unwrap();
+    assert_eq!(g.records(), 9);
+    // Our reader.
+    let mut nc = Dataset::open(&path).unwrap();
+    assert_eq!(nc.records(), 9);
+    assert_eq!(nc.global_text("featureType"), Some("timeSeries"));
+    assert_eq!(nc.read_text("station_name").unwrap(), ["dam", "east-2", "a_b"]);
+    assert_eq!(nc.read("x", None).unwrap(), Values::F64(vec![101.0, 109.5, 104.0]));
+    // Cells 0, 14 (column 4, row 2) and 7 (column 2, row 1) of 5 × 3 cells of 2 × 0.5 m from (100, -4).
+    assert_eq!(nc.read("cell_x", None).unwrap(), Values::F64(vec![101.0, 109.0, 105.0]));
+    assert_eq!(nc.read("cell_y", None).unwrap(), Values::F64(vec![-3.75, -2.75, -3.25]));
+    assert_eq!(nc.var("station_name").unwrap().text("cf_role"), Some("timeseries_id"));
+    for r in 0..9u64 {
+        assert_eq!(nc.read("time", Some(r)).unwrap(), Values::F64(vec![all[0].times[r as usize]]));
+        for (c, name) in crate::products::GAUGE_COLUMNS.iter().enumerate() {
+            let want: Vec<f32> = all.iter().map(|s| s.values[r as usize][c] as f32).collect();
+            assert_eq!(nc.read(name, Some(r)).unwrap(), Values::F32(want), "{name} at sample {r}");
+        }
+    }
+    // The independent reader: h as (time, station), row-major.
+    let mut r = netcdf3::FileReader::open(&path).unwrap();
+    assert_eq!(r.data_set().num_records(), Some(9));
+    assert_eq!(r.data_set().dim_size("station"), Some(3));
+    let h = r.read_var_f32("h").unwrap();
+    let want: Vec<f32> = (0..9).flat_map(|k| all.iter().map(move |s| s.values[k][0] as f32)).collect();
+    assert_eq!(bits(&h), bits(&want));
+    assert_eq!(r.read_var_f64("time").unwrap(), all[0].times);
+    // A file cut inside its last sample reads up to the samples before it.
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
+    let e = Dataset::open(&path).map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("truncated"), "{e}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn maxima_are_maps_without_time_and_plot_draws_them_and_the_gauges() {
+    let dir = test_dir("nc-maxima");
+    let mut rng = Rng::new(9);
+    let map = |name, data| Output { name, long_name: "a map", units: "m/s", dims: vec![3, 5], data };
+    let mut arrival: Vec<f64> = random(&mut rng, 15);
+    arrival[4] = f64::NAN;
+    let maps = vec![map("max_h", random::<f64>(&mut rng, 15)), map("arrival", arrival.clone())];
+    let path = dir.join("run_maxima.nc");
+    write_maxima(&path, &maps, &grid(), 0.01, vec![Attr::text("title", "t")]).unwrap();
+    let mut nc = Dataset::open(&path).unwrap();
+    assert!(nc.header().vars.iter().all(|v| !nc.header().is_record(v)));
+    assert_eq!(nc.read("y", None).unwrap(), Values::F64(vec![-3.75, -3.25, -2.75]));
+    assert_eq!(bits(&values::<f64>(nc.read("arrival", None).unwrap())), bits(&arrival));
+    assert_eq!(nc.var("max_h").unwrap().text("cell_methods"), Some("time: maximum"));
+    assert_eq!(nc.var("max_h").unwrap().text("units"), Some("m s-1"));
+    let mut r = netcdf3::FileReader::open(&path).unwrap();
+    assert_eq!(bits(&r.read_var_f64("max_h").unwrap()), bits(&maps[0].data));
+    // plot draws a map per variable; given the gauges' file, a picture per gauge.
+    let drawn = plot(&path, &dir.join("maps")).unwrap();
+    assert_eq!(drawn, [dir.join("maps/max_h.png"), dir.join("maps/arrival.png")]);
+    let gauges = dir.join("run_gauges.nc");
+    GaugeFile::create::<f64>(&gauges, &gauge_series(&mut rng, 6), &grid(), "s", Vec::new()).unwrap();
+    let drawn = plot(&gauges, &dir.join("maps")).unwrap();
+    let names: Vec<_> = drawn.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    assert_eq!(names, ["gauge_dam.png", "gauge_east-2.png", "gauge_a_b.png"]);
+    for p in &drawn {
+        let png = image_size(p);
+        assert!(png.0 == 800 && png.1 == 1000, "{}: {png:?}, two panels", p.display());
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Width and height of a PNG file, from its header.
+fn image_size(path: &Path) -> (u32, u32) {
+    let d = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let info = d.read_info().unwrap();
+    (info.info().width, info.info().height)
+}
+
+#[test]
+fn a_run_goes_on_after_its_records_up_to_a_time() {
+    let dir = test_dir("nc-resume");
+    let path = dir.join("run.nc");
+    let mut rng = Rng::new(3);
+    let states: Vec<State<f32>> = [0.0, 0.5, 1.0, 1.5].iter().map(|&t| state(&mut rng, t)).collect();
+    write(&path, &states);
+    let whole = std::fs::read(&path).unwrap();
+    // A record cut short by a kill past the counted ones.
+    std::fs::write(&path, [whole.as_slice(), &[1u8; 33]].concat()).unwrap();
+    let mut nc = Snapshots::resume(&path, &plane(), &states[0], "s", 0.5).unwrap();
+    assert_eq!(nc.records(), 2);
+    assert_eq!(Dataset::open(&path).unwrap().records(), 2);
+    for s in &states[2..] {
+        nc.append(s).unwrap();
+    }
+    assert!(std::fs::read(&path).unwrap() == whole, "not byte for byte the file written at once");
+    // Another layout (no field p), or times that do not increase: refused, the file untouched.
+    let other = State { fields: states[0].fields[..1].to_vec(), ..states[0].clone() };
+    let e = Snapshots::resume(&path, &plane(), &other, "s", 0.5).map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("not those of this run's fields"), "{e}");
+    let backwards: Vec<State<f32>> = [1.0, 0.5].iter().map(|&t| state(&mut rng, t)).collect();
+    write(&path, &backwards);
+    let e = Snapshots::resume(&path, &plane(), &states[0], "s", 0.5).map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("do not increase"), "{e}");
+    assert_eq!(Dataset::open(&path).unwrap().records(), 2);
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -4,6 +4,11 @@ use crate::{Error, Result};
 /// mistaken for a value.
 pub const NAN_COLOR: [u8; 3] = [255, 0, 255];
 
+/// Colour of cells a map has no value for by its definition (water never arrived there): a
+/// neutral grey in none of the colormaps, apart from land's colour and from NaN's, and keyed
+/// under the colour bar with what it means ([`super::MapOptions::unset`]).
+pub const UNSET_COLOR: [u8; 3] = [190, 190, 190];
+
 /// A piecewise-linear colour table over [0, 1].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Colormap {

@@ -1,6 +1,6 @@
 //! Colour maps of 2-D fields with a colour bar.
 
-use super::colormap::{Colormap, NAN_COLOR};
+use super::colormap::{Colormap, NAN_COLOR, UNSET_COLOR};
 use super::ground::{Ground, LAND, ground_color, hillshade};
 use super::picture::Picture;
 use super::plot::Axis;
@@ -28,6 +28,10 @@ pub struct MapOptions {
     pub axes: (&'static str, &'static str),
     /// How values between the range's ends map to colours.
     pub scale: Scale,
+    /// What a NaN cell means when it is not missing data but a value the map leaves unset by
+    /// design ("never arrived"): such cells are drawn in [`UNSET_COLOR`] and keyed with this
+    /// text instead of "NaN".
+    pub unset: Option<&'static str>,
 }
 
 /// How a map's values map to the colormap between the ends of its range.
@@ -72,6 +76,7 @@ impl MapOptions {
             scale: Scale::Linear,
             extent: None,
             axes: PLAN_AXES,
+            unset: None,
         }
     }
 
@@ -155,7 +160,9 @@ pub(super) fn field_layout(
     let map = Area { x: left, y: top, w: mx * scale, h: my * scale };
     let bar = Area { x: map.x + map.w + 24, y: top, w: BAR_W, h: map.h.max(BAR_MIN_H) };
     let ticks_w = tick_labels.iter().map(|l| text_width(l)).max().unwrap_or(0);
-    let right = (bar.x + BAR_W + TICK_LEN + 4 + ticks_w)
+    // The keys' names beside their swatches ("never arrived" is wider than a tick label).
+    let keys_w = if keys > 0 { text_width(opts.unset.unwrap_or("NaN")).max(text_width("dry")) } else { 0 };
+    let right = (bar.x + BAR_W + TICK_LEN + 4 + ticks_w.max(keys_w))
         .max(bar.x + text_width(&opts.label))
         .max(MARGIN + text_width(&opts.title));
     // Half a text line below the bottom tick for its label, and a line for each key (NaN, dry).
@@ -205,7 +212,8 @@ fn downsample(field: &[f64], nx: usize, ny: usize, stride: usize) -> Cow<'_, [f6
 
 /// Draw a 2-D field stored with x fastest (`field[j * nx + i]`) as a colour map with y
 /// increasing upward (row j = 0 at the bottom), a title and a colour bar labelled with the
-/// quantity. Non-finite cells are drawn in [`NAN_COLOR`] and keyed under the bar.
+/// quantity. Non-finite cells are drawn in [`NAN_COLOR`] (in [`UNSET_COLOR`] with
+/// [`MapOptions::unset`]) and keyed under the bar.
 pub fn write_field_png(path: &Path, field: &[f64], nx: usize, ny: usize, opts: &MapOptions) -> Result<()> {
     render_map(field, nx, ny, opts, None)?.write_png(path)
 }
@@ -278,9 +286,10 @@ fn render_canvas(field: &[f64], nx: usize, ny: usize, opts: &MapOptions, ground:
         for (i, &v) in row.iter().enumerate() {
             let t = if v.is_finite() { opts.scale.fraction(v, lo, hi) } else { f64::NAN };
             let k = j * lay.mx + i;
+            let water = if t.is_nan() && opts.unset.is_some() { UNSET_COLOR } else { opts.colormap.rgb(t) };
             let color = match ground {
-                Some(_) => ground_color(opts.colormap.rgb(t), dry[k], shade[k]),
-                None => opts.colormap.rgb(t),
+                Some(_) => ground_color(water, dry[k], shade[k]),
+                None => water,
             };
             c.fill(map.x + i * s, map.y + (lay.my - 1 - j) * s, s, s, color);
         }
@@ -319,7 +328,11 @@ fn render_canvas(field: &[f64], nx: usize, ny: usize, opts: &MapOptions, ground:
         c.fill(bar.x + bar.w, y, TICK_LEN + 1, 1, BLACK);
         c.text(bar.x + bar.w + TICK_LEN + 4, y - TEXT_MID, label, BLACK);
     }
-    let keys = [(has_bad, NAN_COLOR, "NaN"), (has_dry, LAND, "dry")];
+    let bad_key = match opts.unset {
+        Some(name) => (has_bad, UNSET_COLOR, name),
+        None => (has_bad, NAN_COLOR, "NaN"),
+    };
+    let keys = [bad_key, (has_dry, LAND, "dry")];
     for (n, (_, color, name)) in keys.into_iter().filter(|k| k.0).enumerate() {
         let y = bar.y + bar.h + TEXT_H - TEXT_MID + 12 + n * (TEXT_H + 12);
         c.fill(bar.x, y, bar.w, TEXT_H, color);

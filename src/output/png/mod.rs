@@ -12,11 +12,13 @@ mod picture;
 mod plot;
 mod ticks;
 
-pub use colormap::{Colormap, NAN_COLOR};
+pub use colormap::{Colormap, NAN_COLOR, UNSET_COLOR};
 pub use ground::{Ground, LAND};
 pub use map::{MapOptions, Scale, render_map, write_field_png};
 pub use picture::Picture;
-pub use plot::{BED, LEGEND_ROWS, PlotOptions, Profiles, Series, write_line_plot_png, write_profiles_png};
+pub use plot::{
+    BED, LEGEND_ROWS, PlotOptions, Profiles, Series, write_line_plot_png, write_panels_png, write_profiles_png,
+};
 
 #[cfg(test)]
 mod tests;

@@ -90,6 +90,23 @@ pub fn write_line_plot_png(path: &Path, series: &[Series], opts: &PlotOptions) -
     write_atomic(path, &canvas.encode_png()?)
 }
 
+/// Line plots (each as [`write_line_plot_png`] draws it) stacked top to bottom in one picture:
+/// a gauge's depth above its surface, on the same time axis.
+pub fn write_panels_png(path: &Path, panels: &[(Vec<Series>, PlotOptions)]) -> Result<()> {
+    let drawn = panels.iter().map(|(s, o)| render_line_plot(s, o)).collect::<Result<Vec<Canvas>>>()?;
+    let mut c = Canvas::new(PLOT_W, drawn.iter().map(|p| p.h).sum(), WHITE);
+    let mut top = 0;
+    for p in &drawn {
+        for y in 0..p.h {
+            for x in 0..p.w.min(c.w) {
+                c.put(x as i64, (top + y) as i64, p.get(x, y));
+            }
+        }
+        top += p.h;
+    }
+    write_atomic(path, &c.encode_png()?)
+}
+
 /// One quantity along a line at successive times (a centre-line profile at every snapshot).
 #[derive(Clone, Debug)]
 pub struct Profiles {

@@ -109,6 +109,16 @@ fn field_png_survives_odd_data() {
     // NaN cells are magenta in the map.
     let lay_canvas = render_field(&bad, 37, 23, &opts).unwrap();
     assert!((0..lay_canvas.h).any(|y| (0..lay_canvas.w).any(|x| lay_canvas.get(x, y) == NAN_COLOR)));
+    // Unset by design ("never arrived"): grey, and no magenta anywhere, key included.
+    let never = MapOptions { unset: Some("never arrived"), ..opts.clone() };
+    let c = render_field(&bad, 37, 23, &never).unwrap();
+    let count =
+        |color| (0..c.h).flat_map(|y| (0..c.w).map(move |x| (x, y))).filter(|&(x, y)| c.get(x, y) == color).count();
+    assert_eq!(count(NAN_COLOR), 0);
+    // Three cells of at least one pixel, and the key's swatch.
+    assert!(count(UNSET_COLOR) > 3, "{} grey pixels", count(UNSET_COLOR));
+    // The key's longer name fits: the margin on the right stays blank.
+    assert!((0..c.h).all(|y| c.get(c.w - 1, y) == crate::output::canvas::WHITE), "the key runs off the picture");
     // A single cell, a strip, and a field big enough to be averaged down.
     write_field_png(&path, &[1.0], 1, 1, &opts).unwrap();
     write_field_png(&path, &vec![1.0; 3000], 3000, 1, &opts).unwrap();
