@@ -127,6 +127,13 @@ impl<T: GpuReal> GpuProducts<T> {
         unsafe { self.kernel.launch(shape, p) }
     }
 
+    /// Fill the record ring with NaN, so that a test sees any sample the kernel should have
+    /// written and did not.
+    pub fn poison_records(&mut self, gpu: &Gpu) -> Result<()> {
+        gpu.write(&vec![T::NAN; self.values.len()], &mut self.values)?;
+        gpu.write(&vec![f64::NAN; self.times.len()], &mut self.times)
+    }
+
     /// Bring the samples up to step `steps` to the host (synchronises).
     pub fn drain(&mut self, gpu: &Gpu, steps: u64) -> Result<()> {
         if self.series.is_empty() {
