@@ -57,11 +57,12 @@ pub(super) unsafe fn products_update<T: DeviceReal>(
         }
         if n < s.gauges {
             let at = cells.add(2 * n as usize);
-            let sample = f.cell(*at, *at.add(1), read);
+            let [h, u, v, eta] = f.cell(*at, *at.add(1), read);
             let out = values.add((slot * s.gauges as usize + n as usize) * GAUGE_VALUES);
-            for (k, v) in sample.into_iter().enumerate() {
-                *out.add(k) = v;
-            }
+            *out = h;
+            *out.add(1) = u;
+            *out.add(2) = v;
+            *out.add(3) = eta;
         }
     }
 }
