@@ -256,7 +256,7 @@ fn foreign_checkpoints_are_refused_before_the_directory_is_touched() {
     let e = run("flood", &base, &out, None).map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("output.checkpoint_every") && e.contains("do not hold gauge records"), "{e}");
     assert!(!out.exists(), "flood with gauges: the refused run made its directory");
-    let e = refuse("swe-radial", &no_products(vec![]), &ckpt);
+    let e = refuse("swe-radial", &no_products, &ckpt);
     assert!(e.contains("solver kp, not of claw"), "{e}");
     // Truncated (as a copy cut short would be) or damaged in one byte.
     let bytes = std::fs::read(&ckpt).unwrap();

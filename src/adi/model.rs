@@ -124,7 +124,7 @@ pub fn product_fields<T: Real>(m: &Adi<T>, arrival_depth: f64) -> Fields<T> {
     let cells = View { origin: 0, row: nx, col: 1, pair: 0 };
     let p = View { origin: 0, row: nx + 1, col: 1, pair: 1 };
     let q = View { origin: 0, row: nx, col: 1, pair: nx };
-    // Without drying the parameters hold the lowest finite value: nothing is dry but an empty cell.
+    // Without drying the parameters hold a drying depth below any depth: only an empty cell is dry.
     let dry = if m.params.h_dry > T::ZERO { m.params.h_dry } else { T::ZERO };
     Fields::of(nx, ny, [cells, cells, p, q], LEVEL_ELEVATION, dry, T::from_f64(arrival_depth))
 }

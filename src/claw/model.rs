@@ -188,12 +188,11 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> ClawMod
             On::Cpu(m, products) => {
                 // Cells of M values: field k of padded cell g is element M·g + k.
                 let v = View::padded(layout);
+                let too_large = || crate::Error::invalid(format!("claw: {nx} × {ny} cells are too many for gauges"));
                 let wide = |k: usize| -> Result<View> {
-                    let m = |x: u32| u32::try_from(x as usize * M + k);
-                    match (m(v.origin), m(v.row)) {
-                        (Ok(origin), Ok(_)) => Ok(View { origin, row: v.row * M as u32, col: M as u32, pair: 0 }),
-                        _ => Err(crate::Error::invalid(format!("claw: a grid of {nx} × {ny} cells is too large for gauges"))),
-                    }
+                    let origin = u32::try_from(v.origin as usize * M + k).map_err(|_| too_large())?;
+                    let row = u32::try_from(v.row as usize * M).map_err(|_| too_large())?;
+                    Ok(View { origin, row, col: M as u32, pair: 0 })
                 };
                 let views = [wide(0)?, wide(0)?, wide(1)?, wide(2)?];
                 let f = Fields::of(nx as u32, ny as u32, views, LEVEL_DEPTH_FLAT, T::ZERO, arrival);
@@ -271,7 +270,7 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
                     if let Some(k) = products {
                         let c = *m.clock();
                         let q = m.padded_state().as_flattened();
-                k.update(q, q, q, q, c.time(), c.steps());
+                        k.update(q, q, q, q, c.time(), c.steps());
                     }
                 }
             }
