@@ -24,7 +24,7 @@ enum On<T: GpuReal> {
     Cpu(Box<Adi<T>>, Option<CpuProducts<T>>),
     /// The run on the device, and a host copy of the model (its parameters; the state is
     /// downloaded into it when asked for).
-    Gpu(Arc<Gpu>, Box<GpuAdi<T>>, Box<Adi<T>>, Option<GpuProducts<T>>),
+    Gpu(Arc<Gpu>, Box<GpuAdi<T>>, Box<Adi<T>>, Option<Box<GpuProducts<T>>>),
 }
 
 /// An ADI run on either backend.
@@ -76,7 +76,7 @@ impl<'a, T: GpuReal> AdiModel<'a, T> {
             On::Gpu(gpu, g, host, products) => {
                 let mut k = GpuProducts::new(gpu, spec, product_fields(host, spec.arrival_depth), cells)?;
                 k.launch_at(g.product_inputs(), None, clock)?;
-                *products = Some(k);
+                *products = Some(Box::new(k));
             }
         }
         Ok(self)

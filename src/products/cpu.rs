@@ -9,7 +9,8 @@ pub struct CpuProducts<T> {
     f: Fields<T>,
     s: Sampling,
     cells: Vec<u32>,
-    maps: Option<[Vec<T>; 3]>,
+    /// Boxed: a model keeps this beside its state, and the arrays' headers need no room there.
+    maps: Option<Box<[Vec<T>; 3]>>,
     series: Vec<Series>,
 }
 
@@ -18,7 +19,7 @@ impl<T: Real> CpuProducts<T> {
     pub fn new(spec: &Spec, mut f: Fields<T>, cells: Vec<u32>) -> Self {
         f.maxima = u32::from(spec.maxima);
         let n = f.nx as usize * f.ny as usize;
-        let maps = spec.maxima.then(|| [vec![T::ZERO; n], vec![T::ZERO; n], vec![T::NAN; n]]);
+        let maps = spec.maxima.then(|| Box::new([vec![T::ZERO; n], vec![T::ZERO; n], vec![T::NAN; n]]));
         let s = Sampling { gauges: cells.len() as u32, every: spec.every as u32, capacity: 1 };
         CpuProducts { f, s, series: empty_series(spec, &cells), cells, maps }
     }
@@ -29,7 +30,7 @@ impl<T: Real> CpuProducts<T> {
         let f = self.f;
         let arrays = [level, bed, hu, hv];
         let read = |a: usize, k: usize| arrays[a][k];
-        if let Some([mh, ms, ar]) = &mut self.maps {
+        if let Some([mh, ms, ar]) = self.maps.as_deref_mut() {
             for j in 0..f.ny {
                 for i in 0..f.nx {
                     let c = (j * f.nx + i) as usize;
@@ -51,6 +52,6 @@ impl<T: Real> CpuProducts<T> {
 
     pub fn products(&self) -> Products<T> {
         let (nx, ny) = (self.f.nx as usize, self.f.ny as usize);
-        Products { series: self.series.clone(), maps: self.maps.clone().map(|m| maps(nx, ny, m)).unwrap_or_default() }
+        Products { series: self.series.clone(), maps: self.maps.clone().map(|m| maps(nx, ny, *m)).unwrap_or_default() }
     }
 }
