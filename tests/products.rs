@@ -8,7 +8,9 @@ mod common;
 use common::{Tolerance, cases, gpu};
 use hydrokern::GpuReal;
 use hydrokern::grid::Layout2;
-use hydrokern::products::{CpuProducts, Fields, Gauge, GpuProducts, Spec};
+use hydrokern::products::{
+    ClockAt, CpuProducts, Fields, Gauge, GpuProducts, LEVEL_DEPTH_FLAT, LEVEL_ELEVATION, Spec, View,
+};
 use hydrokern::runtime::DevicePointers;
 use proptest::prelude::*;
 
@@ -97,5 +99,131 @@ proptest! {
     ) {
         check::<f32>(nx, ny, steps, every, gauges, maxima, seed)?;
         check::<f64>(nx, ny, steps, every, gauges, maxima, seed)?;
+    }
+}
+
+/// The views the other solvers hand over, GPU against CPU: the wave-propagation solver's state
+/// (depth over a flat bed) as cells of three values on the CPU and as three planes of one of
+/// three state buffers on the GPU, the buffer the device names in `select` (the others hold
+/// NaN), with the device clock; or ADI's staggered grid (momenta the means of two faces over a
+/// still-water depth) with the clock given by the host. The record ring starts as NaN.
+fn check_views<T: GpuReal>(
+    nx: usize,
+    ny: usize,
+    steps: u64,
+    every: u64,
+    gauges: usize,
+    staggered: bool,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let gpu = gpu();
+    let mut rng = hydrokern::Rng::new(seed);
+    let (x, y, n) = (nx as u32, ny as u32, nx * ny);
+    let (dry, thr) = (T::from_f64(0.05), T::from_f64(0.3));
+    let layout = Layout2::new(x, y, 2);
+    let len = layout.len();
+    let (cpu_fields, gpu_fields) = if staggered {
+        let cells = View { origin: 0, row: x, col: 1, pair: 0 };
+        let views = [
+            cells,
+            cells,
+            View { origin: 0, row: x + 1, col: 1, pair: 1 },
+            View { origin: 0, row: x, col: 1, pair: x },
+        ];
+        let f = Fields::of(x, y, views, LEVEL_ELEVATION, dry, thr);
+        (f, f)
+    } else {
+        let v = View::padded(layout);
+        let wide = |k: u32| View { origin: v.origin * 3 + k, row: v.row * 3, col: 3, pair: 0 };
+        let cpu = Fields::of(x, y, [wide(0), wide(0), wide(1), wide(2)], LEVEL_DEPTH_FLAT, dry, thr);
+        (cpu, Fields::of(x, y, [v; 4], LEVEL_DEPTH_FLAT, dry, thr))
+    };
+    let cells: Vec<u32> = (0..gauges).map(|_| ((rng.unit() * n as f64) as usize % n) as u32).collect();
+    let spec = Spec {
+        gauges: (0..gauges).map(|k| Gauge { name: format!("g{k}"), x: 0.0, y: 0.0 }).collect(),
+        every,
+        maxima: true,
+        arrival_depth: 0.3,
+    };
+    let mut cpu = CpuProducts::<T>::new(&spec, cpu_fields, cells.clone());
+    let mut dev = GpuProducts::<T>::new(&gpu, &spec, gpu_fields, cells).expect("products on the GPU");
+    dev.set_buffer(3 * len as u64);
+    dev.poison_records(&gpu).unwrap();
+    let mut t = 0.0;
+    for step in 0..=steps {
+        let mut r = |lo: f64, scale: f64| T::from_f64(lo + scale * rng.unit());
+        if staggered {
+            let zeta: Vec<T> = (0..n).map(|_| r(-0.5, 1.0)).collect();
+            let d: Vec<T> = (0..n).map(|_| r(-0.5, 1.5)).collect();
+            let p: Vec<T> = (0..(nx + 1) * ny).map(|_| r(-1.0, 2.0)).collect();
+            let q: Vec<T> = (0..nx * (ny + 1)).map(|_| r(-1.0, 2.0)).collect();
+            cpu.update(&zeta, &d, &p, &q, t, step);
+            let b =
+                [gpu.upload(&zeta).unwrap(), gpu.upload(&d).unwrap(), gpu.upload(&p).unwrap(), gpu.upload(&q).unwrap()];
+            dev.launch_at([b[0].ptr(), b[1].ptr(), b[2].ptr(), b[3].ptr()], None, ClockAt::Host { t, steps: step })
+                .unwrap();
+        } else {
+            // Ghosts hold NaN: a kernel that reads one leaves a NaN in a map or a record.
+            let mut cells = vec![T::NAN; 3 * len];
+            for j in 0..ny {
+                for i in 0..nx {
+                    let g = layout.at(i as i32, j as i32);
+                    cells[3 * g..3 * g + 3].copy_from_slice(&[r(-0.2, 1.0), r(-1.0, 2.0), r(-1.0, 2.0)]);
+                }
+            }
+            cpu.update(&cells, &cells, &cells, &cells, t, step);
+            // Three state buffers of three planes; the state in buffer `at`, the others NaN.
+            let at = (rng.unit() * 3.0) as usize % 3;
+            let mut buffers = vec![T::NAN; 9 * len];
+            for g in 0..len {
+                for k in 0..3 {
+                    buffers[at * 3 * len + k * len + g] = cells[3 * g + k];
+                }
+            }
+            let (states, select) = (gpu.upload(&buffers).unwrap(), gpu.upload(&[at as u32]).unwrap());
+            let clock = gpu.upload(&[0.0, t, step as f64]).unwrap();
+            let planes = [0, 0, len, 2 * len].map(|o| states.ptr().wrapping_add(o));
+            dev.launch_at(planes, Some(&select), ClockAt::Device(&clock, 1, 2)).unwrap();
+        }
+        if step % 5 == 4 {
+            dev.drain(&gpu, step).unwrap();
+        }
+        t += 0.25 + rng.unit();
+    }
+    dev.drain(&gpu, steps).unwrap();
+    let (want, got) = (cpu.products(), dev.products(&gpu).unwrap());
+    for (g, w) in got.maps.iter().zip(&want.maps) {
+        for (c, (a, b)) in g.data.iter().zip(&w.data).enumerate() {
+            let (a, b) = (a.to_f64(), b.to_f64());
+            let ok = if g.name == "max_speed" {
+                (a - b).abs() <= SPEED.scaled(b.abs().max(1.0)).bound::<T>()
+            } else {
+                a == b || (a.is_nan() && b.is_nan())
+            };
+            prop_assert!(ok, "{} at {c}: GPU {a}, CPU {b}", g.name);
+        }
+    }
+    prop_assert_eq!(got.series.len(), want.series.len());
+    for (g, w) in got.series.iter().zip(&want.series) {
+        prop_assert_eq!(&g.times, &w.times, "gauge {} times", g.gauge.name);
+        prop_assert_eq!(&g.values, &w.values, "gauge {} values", g.gauge.name);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+
+    /// Random sizes, steps past the drain interval, sampling intervals, gauge counts up to a
+    /// whole block, both layouts, both precisions.
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs an NVIDIA GPU")]
+    fn gpu_products_of_other_layouts_match_cpu(
+        nx in prop::sample::select(vec![1usize, 2, 7, 31, 32, 33, 65]), ny in prop::sample::select(vec![1usize, 3, 8, 9, 17]),
+        steps in 0u64..23, every in 1u64..5, gauges in prop::sample::select(vec![0usize, 1, 5, 256]),
+        staggered in any::<bool>(), seed in any::<u64>(),
+    ) {
+        check_views::<f32>(nx, ny, steps, every, gauges, staggered, seed)?;
+        check_views::<f64>(nx, ny, steps, every, gauges, staggered, seed)?;
     }
 }

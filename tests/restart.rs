@@ -189,6 +189,14 @@ fn flood(nx: i64, ny: i64) -> Vec<(&'static str, Value)> {
     set
 }
 
+/// swe-radial and tidal-basin keep gauges and maximum maps too, which the claw and ADI models'
+/// checkpoints do not hold (such a case is refused); their restart tests run without them.
+fn no_products(mut set: Vec<(&'static str, Value)>) -> Vec<(&'static str, Value)> {
+    set.push(("output.maxima", false.into()));
+    set.push(("output.gauges", floats(&[])));
+    set
+}
+
 #[test]
 fn kp_restarts_bit_for_bit() {
     bit_identical("dam-break", &grid(32, 32), 1.0, 0.3, 0.95, "cpu", "f64");
@@ -214,7 +222,7 @@ fn sediment_restarts_bit_for_bit() {
 
 #[test]
 fn claw_restarts_bit_for_bit() {
-    bit_identical("swe-radial", &grid(24, 24), 0.5, 0.15, 0.48, "cpu", "f64");
+    bit_identical("swe-radial", &no_products(grid(24, 24)), 0.5, 0.15, 0.48, "cpu", "f64");
     let mut set = grid(12, 12);
     set.push(("grid.nz", 12i64.into()));
     bit_identical("acoustics-3d", &set, 0.3, 0.1, 0.25, "cpu", "f32");
@@ -223,7 +231,7 @@ fn claw_restarts_bit_for_bit() {
 #[test]
 fn adi_restarts_bit_for_bit() {
     bit_identical("seiche", &grid(20, 10), 60.0, 20.0, 50.0, "cpu", "f64");
-    let mut set = grid(24, 12);
+    let mut set = no_products(grid(24, 12));
     set.push(("time.dt", 30.0.into()));
     bit_identical("tidal-basin", &set, 1800.0, 600.0, 1500.0, "cpu", "f32");
 }
@@ -247,12 +255,12 @@ fn gpu_restarts_bit_for_bit() {
         bit_identical("valley", &early_exit, 20.0, 6.0, 19.0, "gpu", "f32");
     }
     bit_identical("sediment", &grid(100, 72), 12000.0, 5000.0, 11000.0, "gpu", "f64");
-    bit_identical("swe-radial", &grid(72, 64), 0.5, 0.15, 0.48, "gpu", "f32");
+    bit_identical("swe-radial", &no_products(grid(72, 64)), 0.5, 0.15, 0.48, "gpu", "f32");
     let mut set = grid(20, 24);
     set.push(("grid.nz", 18i64.into()));
     bit_identical("acoustics-3d", &set, 0.3, 0.1, 0.25, "gpu", "f64");
     bit_identical("seiche", &grid(40, 20), 60.0, 20.0, 50.0, "gpu", "f64");
-    let mut set = grid(48, 24);
+    let mut set = no_products(grid(48, 24));
     set.push(("time.dt", 30.0.into()));
     bit_identical("tidal-basin", &set, 1800.0, 600.0, 1500.0, "gpu", "f32");
 }
@@ -367,7 +375,8 @@ fn foreign_checkpoints_are_refused_before_the_directory_is_touched() {
     assert!(e.contains("another case"), "{e}");
     let e = refuse("flood", &[("time.t_end", 1.0.into())], &ckpt);
     assert!(e.contains("another case"), "{e}");
-    let e = refuse("swe-radial", &[], &ckpt);
+    // claw's checkpoints do not hold gauges and maximum maps yet: its products are left out here.
+    let e = refuse("swe-radial", &no_products(Vec::new()), &ckpt);
     assert!(e.contains("solver kp, not of claw"), "{e}");
     // Truncated (as a copy cut short would be) or damaged in one byte.
     let bytes = std::fs::read(&ckpt).unwrap();

@@ -213,6 +213,8 @@ pub struct AdiCase {
     y_sweep: YSweep,
     /// A failing step's message, written by the model.
     failure: Mutex<Option<String>>,
+    /// The interior cell of each gauge (`[[output.gauges]]`).
+    gauge_cells: Vec<u32>,
 }
 
 impl AdiCase {
@@ -348,12 +350,14 @@ impl AdiCase {
         let v0 = grid.integrate(&h);
         let h_max = h.iter().fold(0.0f64, |a, &v| a.max(v));
         let zeta_range = pictures::zeta_range(&setup, &grid, &h);
+        let gauge_cells = common.output.products().cells(&grid).map_err(|e| doc.invalid("output.gauges", e))?;
         let info = CaseInfo::new(doc, "adi", common);
         let strategy = match &f.gpu.strategy {
             None => Strategy::Auto,
             Some(name) => name.parse::<Strategy>().map_err(|e| doc.invalid("gpu.strategy", e))?,
         };
-        Ok(AdiCase { info, setup, grid, times, v0, zeta_range, h_max, strategy, y_sweep, failure: Mutex::new(None) })
+        let failure = Mutex::new(None);
+        Ok(AdiCase { info, setup, grid, times, v0, zeta_range, h_max, strategy, y_sweep, failure, gauge_cells })
     }
 
     /// The problem as read.
@@ -505,7 +509,8 @@ impl Simulation for AdiCase {
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         let cpu = Adi::<T>::new(&self.setup)?;
-        Ok(Box::new(AdiModel::new(backend, cpu, self.strategy, self.y_sweep, &self.failure)?))
+        let model = AdiModel::new(backend, cpu, self.strategy, self.y_sweep, &self.failure)?;
+        Ok(Box::new(model.with_products(&self.info.output.products(), self.gauge_cells.clone())?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         let Some(h) = state.field("h") else { return String::new() };

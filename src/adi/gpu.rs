@@ -500,6 +500,13 @@ impl<T: GpuReal> GpuAdi<T> {
         )))
     }
 
+    /// What the products kernel reads of the current step's state: ζ, d, p and q (the layouts
+    /// of `adi::model::product_fields`).
+    pub fn product_inputs(&self) -> [*const T; 4] {
+        let r = Rotation::at(self.steps);
+        [self.zeta[r.zeta].ptr(), self.d.ptr(), self.p[r.p].ptr(), self.q[r.q].ptr()]
+    }
+
     /// The state at the current step into `into` (synchronises), clock included.
     pub fn download(&self, gpu: &Gpu, into: &mut Adi<T>) -> Result<()> {
         let r = Rotation::at(self.steps);

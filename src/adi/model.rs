@@ -9,6 +9,7 @@
 use super::cpu::Adi;
 use super::gpu::{GpuAdi, Strategy, YSweep};
 use crate::model::{Checkpoint, Clock, Halt, Model, Output, State, Until};
+use crate::products::{ClockAt, CpuProducts, Fields, GpuProducts, LEVEL_ELEVATION, Products, Spec, View};
 use crate::runtime::{Backend, Gpu};
 use crate::{GpuReal, Real, Result};
 use std::sync::{Arc, Mutex};
@@ -20,10 +21,10 @@ const GPU_BATCH: u64 = 32;
 
 /// Where the model runs.
 enum On<T: GpuReal> {
-    Cpu(Box<Adi<T>>),
+    Cpu(Box<Adi<T>>, Option<CpuProducts<T>>),
     /// The run on the device, and a host copy of the model (its parameters; the state is
     /// downloaded into it when asked for).
-    Gpu(Arc<Gpu>, Box<GpuAdi<T>>, Box<Adi<T>>),
+    Gpu(Arc<Gpu>, Box<GpuAdi<T>>, Box<Adi<T>>, Option<Box<GpuProducts<T>>>),
 }
 
 /// An ADI run on either backend.
@@ -50,19 +51,42 @@ impl<'a, T: GpuReal> AdiModel<'a, T> {
         failure: &'a Mutex<Option<String>>,
     ) -> Result<Self> {
         let on = match backend {
-            Backend::Cpu { .. } => On::Cpu(Box::new(cpu)),
+            Backend::Cpu { .. } => On::Cpu(Box::new(cpu), None),
             Backend::Gpu(gpu) => {
-                On::Gpu(gpu.clone(), Box::new(GpuAdi::with_y_sweep(gpu, &cpu, strategy, y_sweep)?), Box::new(cpu))
+                On::Gpu(gpu.clone(), Box::new(GpuAdi::with_y_sweep(gpu, &cpu, strategy, y_sweep)?), Box::new(cpu), None)
             }
         };
         Ok(AdiModel { on, t: 0.0, halt: None, failure, strategy, y_sweep })
     }
 
+    /// Keep the gauges and maps of `spec` (at the interior cells `cells`, from
+    /// [`Spec::cells`]) from the current state on.
+    pub fn with_products(mut self, spec: &Spec, cells: Vec<u32>) -> Result<Self> {
+        if spec.is_empty() {
+            return Ok(self);
+        }
+        let steps = self.steps_dt().0;
+        let clock = ClockAt::Host { t: self.t, steps };
+        match &mut self.on {
+            On::Cpu(m, products) => {
+                let mut k = CpuProducts::new(spec, product_fields(m, spec.arrival_depth), cells);
+                k.update(&m.zeta, &m.d, &m.p, &m.q, self.t, steps);
+                *products = Some(k);
+            }
+            On::Gpu(gpu, g, host, products) => {
+                let mut k = GpuProducts::new(gpu, spec, product_fields(host, spec.arrival_depth), cells)?;
+                k.launch_at(g.product_inputs(), None, clock)?;
+                *products = Some(Box::new(k));
+            }
+        }
+        Ok(self)
+    }
+
     /// Steps taken and Δt.
     fn steps_dt(&self) -> (u64, f64) {
         match &self.on {
-            On::Cpu(m) => (m.steps, m.params.dt.to_f64()),
-            On::Gpu(_, g, host) => (g.steps(), host.params.dt.to_f64()),
+            On::Cpu(m, _) => (m.steps, m.params.dt.to_f64()),
+            On::Gpu(_, g, host, _) => (g.steps(), host.params.dt.to_f64()),
         }
     }
 
@@ -92,6 +116,19 @@ fn centred<T: Real>(f: &[T], nx: usize, ny: usize, along_x: bool) -> Vec<T> {
         .collect()
 }
 
+/// Where the products find a state of `m`'s grid: h = d + ζ and η = ζ at the cells, the
+/// momenta as the mean of each cell's two faces (as `p_centre` and `q_centre`). Depths at or
+/// below the drying depth count as dry (none without drying).
+pub fn product_fields<T: Real>(m: &Adi<T>, arrival_depth: f64) -> Fields<T> {
+    let (nx, ny) = (m.nx as u32, m.ny as u32);
+    let cells = View { origin: 0, row: nx, col: 1, pair: 0 };
+    let p = View { origin: 0, row: nx + 1, col: 1, pair: 1 };
+    let q = View { origin: 0, row: nx, col: 1, pair: nx };
+    // Without drying the parameters hold a drying depth below any depth: only an empty cell is dry.
+    let dry = if m.params.h_dry > T::ZERO { m.params.h_dry } else { T::ZERO };
+    Fields::of(nx, ny, [cells, cells, p, q], LEVEL_ELEVATION, dry, T::from_f64(arrival_depth))
+}
+
 /// The output fields of a state.
 pub fn outputs<T: Real>(m: &Adi<T>) -> Vec<Output<T>> {
     let (nx, ny) = (m.nx, m.ny);
@@ -117,8 +154,8 @@ pub fn outputs<T: Real>(m: &Adi<T>) -> Vec<Output<T>> {
 impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
     fn describe(&self) -> String {
         match &self.on {
-            On::Cpu(_) => format!("CPU reference (Thomas per line, {} threads)", rayon::current_num_threads()),
-            On::Gpu(_, g, _) => format!("GPU, {}", g.describe()),
+            On::Cpu(..) => format!("CPU reference (Thomas per line, {} threads)", rayon::current_num_threads()),
+            On::Gpu(_, g, ..) => format!("GPU, {}", g.describe()),
         }
     }
 
@@ -135,9 +172,11 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
         // The step count that lands on the stop time (a multiple of Δt: the case checked it).
         let target = if until.t.is_finite() { (until.t / dt).round() as u64 } else { u64::MAX };
         let last = target.min(until.steps);
+        // The time the model reports after `steps` steps (the products' clock too).
+        let time = |steps: u64| if steps == target { until.t } else { steps as f64 * dt };
         let mut failed = None;
         match &mut self.on {
-            On::Cpu(m) => {
+            On::Cpu(m, products) => {
                 while m.steps < last {
                     if until.deadline.is_some_and(|d| Instant::now() >= d) {
                         break;
@@ -147,18 +186,36 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
                         failed = Some(e);
                         break;
                     }
+                    if let Some(k) = products {
+                        k.update(&m.zeta, &m.d, &m.p, &m.q, time(m.steps), m.steps);
+                    }
                 }
             }
-            On::Gpu(gpu, g, _) => {
+            On::Gpu(gpu, g, _, products) => {
                 while g.steps() < last {
                     if until.deadline.is_some_and(|d| Instant::now() >= d) {
                         break;
                     }
-                    g.advance(GPU_BATCH.min(last - g.steps()))?;
+                    let batch = GPU_BATCH.min(last - g.steps());
+                    match products {
+                        None => g.advance(batch)?,
+                        // The products kernel after every step of the batch: the maps see each.
+                        Some(k) => {
+                            for _ in 0..batch {
+                                g.advance(1)?;
+                                let steps = g.steps();
+                                k.launch_at(g.product_inputs(), None, ClockAt::Host { t: time(steps), steps })?;
+                            }
+                        }
+                    }
                     // A breakdown takes the run back to the state before the failing step.
                     if let Err(e) = g.check(gpu) {
                         failed = Some(e);
                         break;
+                    }
+                    // The check synchronised: bring the gauge samples over (a batch fits the ring).
+                    if let Some(k) = products {
+                        k.drain(gpu, g.steps())?;
                     }
                 }
             }
@@ -174,8 +231,8 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
     fn state(&mut self) -> Result<State<T>> {
         let clock = self.clock();
         let fields = match &mut self.on {
-            On::Cpu(m) => outputs(m),
-            On::Gpu(gpu, g, host) => {
+            On::Cpu(m, _) => outputs(m),
+            On::Gpu(gpu, g, host, _) => {
                 g.download(gpu, host)?;
                 outputs(host)
             }
@@ -183,12 +240,26 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
         Ok(State { clock, fields })
     }
 
+    fn products(&mut self) -> Result<Option<Products<T>>> {
+        match &mut self.on {
+            On::Cpu(_, k) => Ok(k.as_ref().map(|k| k.products())),
+            On::Gpu(gpu, g, _, Some(k)) => {
+                k.drain(gpu, g.steps())?;
+                Ok(Some(k.products(gpu)?))
+            }
+            On::Gpu(_, _, _, None) => Ok(None),
+        }
+    }
+
     /// ζⁿ, pⁿ, q^{n+½}, q^{n−½} and the wet flags, with the model's time and the reported one.
     fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
+        if matches!(self.on, On::Cpu(_, Some(_)) | On::Gpu(_, _, _, Some(_))) {
+            return Err(crate::products::not_in_checkpoints("adi"));
+        }
         let clock = self.clock();
         let m = match &mut self.on {
-            On::Cpu(m) => m,
-            On::Gpu(gpu, g, host) => {
+            On::Cpu(m, _) => m,
+            On::Gpu(gpu, g, host, _) => {
                 g.download(gpu, host)?;
                 host
             }
@@ -206,8 +277,8 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
     /// start from the initial one.
     fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
         let m = match &mut self.on {
-            On::Cpu(m) => &mut **m,
-            On::Gpu(_, _, host) => &mut **host,
+            On::Cpu(m, _) => &mut **m,
+            On::Gpu(_, _, host, _) => &mut **host,
         };
         let (cells, p, q) = (m.zeta.len(), m.p.len(), m.q.len());
         m.zeta = c.get_field("zeta", cells)?.to_vec();
@@ -217,7 +288,7 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
         m.wet = c.get_flags("wet", cells)?.iter().map(|&w| w != 0).collect();
         m.time = c.get_value("time")?;
         m.steps = c.clock.steps;
-        if let On::Gpu(gpu, g, host) = &mut self.on {
+        if let On::Gpu(gpu, g, host, _) = &mut self.on {
             **g = GpuAdi::with_y_sweep(gpu, host, self.strategy, self.y_sweep)?;
         }
         self.t = c.clock.t;

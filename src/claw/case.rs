@@ -10,6 +10,7 @@ use super::{Cfl, Limiter, Splitting};
 use crate::case::{CaseDoc, Check, Common, Flag, MeshSection, Set, Times, flags};
 use crate::grid::Mesh;
 use crate::model::{Model, State};
+use crate::products;
 use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
@@ -124,6 +125,8 @@ pub struct ClawCase {
     totals: Vec<f64>,
     /// The pictures' colour range (of the first field, fixed from the initial data).
     range: (f64, f64),
+    /// The interior cell of each gauge (`[[output.gauges]]`; equations with a depth only).
+    gauge_cells: Vec<u32>,
 }
 
 impl ClawCase {
@@ -161,6 +164,7 @@ impl ClawCase {
             _ => {}
         }
         let mesh = f.grid.mesh(&c, super::cpu::HALO as usize)?;
+        let gauge_cells = gauge_cells(&c, &common, &info, &mesh)?;
         let m = info.state as u64;
         let host = host_bytes(m, info.fields.len() as u64 - m, &mesh.dims(), common.run.precision);
         crate::files::check_host_memory(&format!("a {} grid of {}", shape(&mesh), info.name), host)
@@ -233,7 +237,29 @@ impl ClawCase {
         let totals = data.fields[..info.state].iter().map(|f| mesh.integrate(f)).collect();
         let range = pictures::colour_range(&mesh, info.fields[0], &data.fields[0]);
         let info = CaseInfo::new(doc, "claw", common);
-        Ok(ClawCase { info, equations, data, mesh, times, first_dt, totals, range })
+        Ok(ClawCase { info, equations, data, mesh, times, first_dt, totals, range, gauge_cells })
+    }
+}
+
+/// The gauges' cells, where the case asks for products: only equations in two dimensions whose
+/// state is a water depth and its momenta keep them.
+fn gauge_cells(c: &Check, common: &Common, info: &super::equations::Info, mesh: &Mesh) -> Result<Vec<u32>> {
+    let spec = common.output.products();
+    if spec.is_empty() {
+        return Ok(Vec::new());
+    }
+    let key = if spec.gauges.is_empty() { "output.maxima" } else { "output.gauges" };
+    match mesh {
+        Mesh::Plane(grid) if info.fields.starts_with(&products::DEPTH_FIELDS) => {
+            spec.cells(grid).or_else(|e| c.fail("output.gauges", e.to_string().trim_start_matches("output.gauges: ")))
+        }
+        _ => c.fail(
+            key,
+            format!(
+                "gauges and maximum maps need a water depth: claw keeps them for the shallow-water equations (shallow-roe, shallow-hlle), not {}",
+                info.name
+            ),
+        ),
     }
 }
 
@@ -309,7 +335,7 @@ impl Simulation for ClawCase {
         if self.first_dt.is_finite() && self.first_dt > 0.0 { (self.times.t_end / self.first_dt).ceil() } else { 1.0 }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
-        self.equations.model::<T>(&self.data, backend)
+        self.equations.model::<T>(&self.data, backend, &self.info.output.products(), &self.gauge_cells)
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         let parts: Vec<String> = state

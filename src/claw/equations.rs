@@ -9,6 +9,7 @@ use super::cpu3::{Claw3, Setup3};
 use super::model::{ClawModel2, ClawModel3};
 use kernels::claw::riemann::*;
 use crate::model::Model;
+use crate::products::Spec;
 use crate::runtime::Backend;
 use crate::{GpuReal, Result};
 use kernels::claw::{Kernels, Kernels3, Riemann};
@@ -74,9 +75,11 @@ mod plane {
     pub fn model<'a, T: GpuReal, R: Kernels<T, M, W, A> + 'a, const M: usize, const W: usize, const A: usize>(
         data: &Data,
         backend: &Backend,
+        products: &Spec,
+        cells: &[u32],
     ) -> Result<Box<dyn Model<T> + 'a>> {
         let (solver, run) = reference::<T, R, M, W, A>(data)?;
-        Ok(Box::new(ClawModel2::new(backend, solver, run)?))
+        Ok(Box::new(ClawModel2::new(backend, solver, run)?.with_products(products, cells.to_vec())?))
     }
 
     /// The first Δt of `data` (infinite for a state without waves), checking it admissible.
@@ -112,9 +115,11 @@ mod volume {
     pub fn model<'a, T: GpuReal, R: Kernels3<T, M, W, A> + 'a, const M: usize, const W: usize, const A: usize>(
         data: &Data,
         backend: &Backend,
+        products: &Spec,
+        cells: &[u32],
     ) -> Result<Box<dyn Model<T> + 'a>> {
         let (solver, run) = reference::<T, R, M, W, A>(data)?;
-        Ok(Box::new(ClawModel3::new(backend, solver, run)?))
+        Ok(Box::new(ClawModel3::new(backend, solver, run)?.with_products(products, cells.to_vec())?))
     }
 
     pub fn first_dt<T: GpuReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
@@ -155,9 +160,16 @@ macro_rules! equations {
                 match self { $(Equations::$variant => Info::of::<T, $ty, $m, $w, $a>($dims::DIMS)),* }
             }
 
-            /// The model of `data` on `backend` in precision T.
-            pub fn model<'a, T: GpuReal>(self, data: &Data, backend: &Backend) -> Result<Box<dyn Model<T> + 'a>> {
-                match self { $(Equations::$variant => $dims::model::<T, $ty, $m, $w, $a>(data, backend)),* }
+            /// The model of `data` on `backend` in precision T, keeping the gauges (at `cells`)
+            /// and maps of `products`.
+            pub fn model<'a, T: GpuReal>(
+                self,
+                data: &Data,
+                backend: &Backend,
+                products: &Spec,
+                cells: &[u32],
+            ) -> Result<Box<dyn Model<T> + 'a>> {
+                match self { $(Equations::$variant => $dims::model::<T, $ty, $m, $w, $a>(data, backend, products, cells)),* }
             }
 
             /// The GPU memory a run of `setup` takes in precision T, bytes.

@@ -2,14 +2,16 @@
 //! Riemann solver with core kernels. On the GPU the device decides every step (Δt, reject and
 //! redo); the host reads the clock between batches.
 
-use super::cpu::{Claw2, Clock as ClawClock, Step};
+use super::cpu::{Claw2, Clock as ClawClock, HALO, Step};
 use super::cpu3::Claw3;
 use super::gpu::GpuClaw2;
 use super::gpu3::GpuClaw3;
 use crate::model::{Checkpoint, Clock, Halt, Model, Output, State, Until};
+use crate::products::{CpuProducts, DEPTH_FIELDS, Fields, GpuProducts, LEVEL_DEPTH_FLAT, Products, Spec, View};
 use crate::runtime::{Backend, Gpu};
 use crate::{GpuReal, Real, Result};
 use kernels::claw::{Kernels, Kernels3};
+use kernels::grid::Layout2;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -39,6 +41,11 @@ pub trait DeviceRun<T: GpuReal, const M: usize> {
     /// Continue from planes and a clock that [`current`](Self::current) and
     /// [`clock`](Self::clock) gave of a run of the same set-up.
     fn resume(&mut self, gpu: &Gpu, q: &[T], clock: ClawClock) -> Result<()>;
+    /// Keep `products` of the state buffer's planes starting at `planes` (h, hu, hv), updated
+    /// after every step on the device.
+    fn keep_products(&mut self, products: GpuProducts<T>, planes: [usize; 3]) -> Result<()>;
+    /// The products kept so far (synchronises).
+    fn products(&mut self, gpu: &Gpu) -> Result<Option<Products<T>>>;
 }
 
 macro_rules! runs {
@@ -90,6 +97,12 @@ macro_rules! runs {
             fn resume(&mut self, gpu: &Gpu, q: &[T], clock: ClawClock) -> Result<()> {
                 <$gpu<T, R, M, W, A>>::resume(self, gpu, q, clock)
             }
+            fn keep_products(&mut self, products: GpuProducts<T>, planes: [usize; 3]) -> Result<()> {
+                <$gpu<T, R, M, W, A>>::keep_products(self, products, planes)
+            }
+            fn products(&mut self, gpu: &Gpu) -> Result<Option<Products<T>>> {
+                <$gpu<T, R, M, W, A>>::products(self, gpu)
+            }
         }
     )*};
 }
@@ -102,16 +115,18 @@ runs! {
 /// A run of a solver with M state fields on either backend, in 2D or 3D: the CPU reference `C`
 /// or the GPU run `G`.
 pub struct ClawModel<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> {
-    on: On<C, G>,
+    on: On<T, C, G>,
     fields: [&'static str; M],
     /// The fields' NumPy shape.
     dims: Vec<usize>,
     halt: Option<Halt>,
+    /// Whether gauges or maps are kept (checkpoints do not hold them yet).
+    keeps_products: bool,
     _real: std::marker::PhantomData<T>,
 }
 
-enum On<C, G> {
-    Cpu(Box<C>),
+enum On<T, C, G> {
+    Cpu(Box<C>, Option<CpuProducts<T>>),
     Gpu(Arc<Gpu>, Box<G>),
 }
 
@@ -128,7 +143,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         let s = *cpu.setup();
         let on = match backend {
             Backend::Gpu(gpu) => On::Gpu(gpu.clone(), Box::new(GpuClaw2::new(gpu, solver, &cpu)?)),
-            Backend::Cpu { .. } => On::Cpu(Box::new(cpu)),
+            Backend::Cpu { .. } => On::Cpu(Box::new(cpu), None),
         };
         Ok(ClawModel::with(on, R::FIELDS, vec![s.ny, s.nx]))
     }
@@ -140,20 +155,66 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
         let s = *cpu.setup();
         let on = match backend {
             Backend::Gpu(gpu) => On::Gpu(gpu.clone(), Box::new(GpuClaw3::new(gpu, solver, &cpu)?)),
-            Backend::Cpu { .. } => On::Cpu(Box::new(cpu)),
+            Backend::Cpu { .. } => On::Cpu(Box::new(cpu), None),
         };
         Ok(ClawModel::with(on, R::FIELDS, vec![s.nz, s.ny, s.nx]))
     }
 }
 
 impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> ClawModel<T, C, G, M> {
-    fn with(on: On<C, G>, fields: [&'static str; M], dims: Vec<usize>) -> Self {
-        ClawModel { on, fields, dims, halt: None, _real: std::marker::PhantomData }
+    fn with(on: On<T, C, G>, fields: [&'static str; M], dims: Vec<usize>) -> Self {
+        ClawModel { on, fields, dims, halt: None, keeps_products: false, _real: std::marker::PhantomData }
+    }
+
+    /// Keep the gauges and maps of `spec` (at the interior cells `cells`, from [`Spec::cells`])
+    /// from the current state on: for equations in a plane whose state is a depth and its
+    /// momenta ([`DEPTH_FIELDS`]), over a flat bed; depths at or below 0 count as dry.
+    pub fn with_products(mut self, spec: &Spec, cells: Vec<u32>) -> Result<Self> {
+        if spec.is_empty() {
+            return Ok(self);
+        }
+        let &[ny, nx] = self.dims.as_slice() else {
+            return Err(crate::Error::invalid("claw: gauges and maximum maps are kept for equations in a plane only"));
+        };
+        if !self.fields.starts_with(&DEPTH_FIELDS) {
+            return Err(crate::Error::invalid(format!(
+                "claw: gauges and maximum maps need a water depth, and fields {:?} have none",
+                self.fields
+            )));
+        }
+        let layout = Layout2::new(nx as u32, ny as u32, HALO);
+        let arrival = T::from_f64(spec.arrival_depth);
+        match &mut self.on {
+            On::Cpu(m, products) => {
+                // Cells of M values: field k of padded cell g is element M·g + k.
+                let v = View::padded(layout);
+                let too_large = || crate::Error::invalid(format!("claw: {nx} × {ny} cells are too many for gauges"));
+                let wide = |k: usize| -> Result<View> {
+                    let origin = u32::try_from(v.origin as usize * M + k).map_err(|_| too_large())?;
+                    let row = u32::try_from(v.row as usize * M).map_err(|_| too_large())?;
+                    Ok(View { origin, row, col: M as u32, pair: 0 })
+                };
+                let views = [wide(0)?, wide(0)?, wide(1)?, wide(2)?];
+                let f = Fields::of(nx as u32, ny as u32, views, LEVEL_DEPTH_FLAT, T::ZERO, arrival);
+                let mut k = CpuProducts::new(spec, f, cells);
+                let c = *m.clock();
+                let q = m.padded_state().as_flattened();
+                k.update(q, q, q, q, c.time(), c.steps());
+                *products = Some(k);
+            }
+            On::Gpu(gpu, m) => {
+                let f = Fields::of(nx as u32, ny as u32, [View::padded(layout); 4], LEVEL_DEPTH_FLAT, T::ZERO, arrival);
+                let len = layout.len();
+                m.keep_products(GpuProducts::new(gpu, spec, f, cells)?, [0, len, 2 * len])?;
+            }
+        }
+        self.keeps_products = true;
+        Ok(self)
     }
 
     fn claw_clock(&self) -> ClawClock {
         match &self.on {
-            On::Cpu(m) => *m.clock(),
+            On::Cpu(m, _) => *m.clock(),
             On::Gpu(_, m) => m.clock(),
         }
     }
@@ -181,7 +242,7 @@ pub fn describe_field(name: &str) -> (&'static str, &'static str) {
 impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T> for ClawModel<T, C, G, M> {
     fn describe(&self) -> String {
         match &self.on {
-            On::Cpu(_) => format!("CPU reference ({} threads)", rayon::current_num_threads()),
+            On::Cpu(..) => format!("CPU reference ({} threads)", rayon::current_num_threads()),
             On::Gpu(..) => "GPU, Δt and reject-and-redo decided on the device".into(),
         }
     }
@@ -195,7 +256,7 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
             return Ok(self.clock());
         }
         match &mut self.on {
-            On::Cpu(m) => {
+            On::Cpu(m, products) => {
                 while m.clock().time() < until.t && m.clock().steps() < until.steps {
                     if until.deadline.is_some_and(|d| Instant::now() >= d) {
                         break;
@@ -205,6 +266,11 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
                         // not finite, and the run keeps the one before it.
                         self.halt = Some(m.clock().halt().unwrap_or(Halt::NonFinite));
                         break;
+                    }
+                    if let Some(k) = products {
+                        let c = *m.clock();
+                        let q = m.padded_state().as_flattened();
+                        k.update(q, q, q, q, c.time(), c.steps());
                     }
                 }
             }
@@ -217,7 +283,7 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
 
     fn state(&mut self) -> Result<State<T>> {
         let cells = match &self.on {
-            On::Cpu(m) => m.state(),
+            On::Cpu(m, _) => m.state(),
             On::Gpu(gpu, m) => m.state(gpu)?,
         };
         let fields = self
@@ -232,11 +298,21 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
         Ok(State { clock: self.clock(), fields })
     }
 
+    fn products(&mut self) -> Result<Option<Products<T>>> {
+        match &mut self.on {
+            On::Cpu(_, k) => Ok(k.as_ref().map(|k| k.products())),
+            On::Gpu(gpu, m) => m.products(gpu),
+        }
+    }
+
     /// The padded state (cells of M values on the CPU, M planes on the GPU) and every slot of
     /// the clock: time, steps, the Δt the next step tries, rejections.
     fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
+        if self.keeps_products {
+            return Err(crate::products::not_in_checkpoints("claw"));
+        }
         let (q, slots) = match &self.on {
-            On::Cpu(m) => (m.padded_state().iter().flatten().copied().collect(), m.clock().slots),
+            On::Cpu(m, _) => (m.padded_state().iter().flatten().copied().collect(), m.clock().slots),
             On::Gpu(gpu, m) => (m.current(gpu)?, m.clock().slots),
         };
         let c = Checkpoint::at(self.clock()).field("q", q);
@@ -249,7 +325,7 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
             *slot = c.get_value(&format!("clock.{k}"))?;
         }
         match &mut self.on {
-            On::Cpu(m) => {
+            On::Cpu(m, _) => {
                 let q = c.get_field("q", m.padded_state().len() * M)?;
                 m.resume(q.chunks_exact(M).map(|v| std::array::from_fn(|k| v[k])).collect(), clock)?;
             }

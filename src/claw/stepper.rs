@@ -12,9 +12,10 @@ use super::cpu::{Clock, Step};
 use crate::foundation::ReduceOp;
 use crate::foundation::gpu::Reducer;
 use crate::model::Halt;
+use crate::products::{ClockAt, GpuProducts, Products};
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
 use crate::{Error, Gpu, GpuReal, Result};
-use kernels::claw::clock::{CLOCK_DT, CLOCK_LEN, CLOCK_STEPS, Control};
+use kernels::claw::clock::{CLOCK_DT, CLOCK_LEN, CLOCK_STEPS, CLOCK_T, Control};
 use kernels::claw::{CONTROL, StepControl};
 use std::time::Instant;
 
@@ -70,6 +71,8 @@ pub struct GpuRun<T: GpuReal, K: StepKernels<T>> {
     t_stop: f64,
     /// The clock as last read.
     host_clock: Clock,
+    /// Gauges and maximum maps, with where the depth and momenta planes start in a state buffer.
+    products: Option<(GpuProducts<T>, [usize; 3])>,
 }
 
 impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
@@ -90,7 +93,43 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
             clock: gpu.upload(&clock.slots)?,
             t_stop: f64::NAN,
             host_clock: clock,
+            products: None,
         })
+    }
+
+    /// Keep `products` of the planes at `planes` (h, hu, hv) of the state buffer: the kernel
+    /// runs on the current state now and after every step queued (a rejected trial or one past
+    /// the stop leaves the state and the clock as they were, and so the maps and the sample).
+    pub fn keep_products(&mut self, mut products: GpuProducts<T>, planes: [usize; 3]) -> Result<()> {
+        let len = self.kernels.buffer_len();
+        if planes.iter().any(|&p| p >= len) {
+            return Err(Error::invalid(format!("claw products: planes at {planes:?} of a state buffer of {len}")));
+        }
+        products.set_buffer(len as u64);
+        self.products = Some((products, planes));
+        self.launch_products()
+    }
+
+    /// The products kernel over the state buffer the order names, at the device clock.
+    fn launch_products(&mut self) -> Result<()> {
+        let Some((k, planes)) = &mut self.products else { return Ok(()) };
+        let base = self.states.ptr();
+        let [h, hu, hv] = planes.map(|p| base.wrapping_add(p));
+        let clock = ClockAt::Device(&self.clock, CLOCK_T, CLOCK_STEPS);
+        // The bed is not read (a flat bed): any array will do.
+        k.launch_at([h, h, hu, hv], Some(self.kernels.order()), clock)
+    }
+
+    /// The products so far (synchronises), if kept.
+    pub fn products(&mut self, gpu: &Gpu) -> Result<Option<Products<T>>> {
+        let steps = self.read_clock(gpu)?.steps();
+        match &mut self.products {
+            Some((k, _)) => {
+                k.drain(gpu, steps)?;
+                Ok(Some(k.products(gpu)?))
+            }
+            None => Ok(None),
+        }
     }
 
     /// The control kernel: judge the step just queued (or, `judge` false, only arm the next
@@ -115,7 +154,8 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
         }
         let (rates, slots) = self.kernels.step_rates();
         self.reducer.enqueue(ReduceOp::Max, rates, slots)?;
-        self.control(true)
+        self.control(true)?;
+        self.launch_products()
     }
 
     /// Arms the device clock for steps ending at `t_stop`.
@@ -133,6 +173,11 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
         let mut c = Clock::start(0.0, 0.0);
         c.slots.copy_from_slice(&slots[..CLOCK_LEN]);
         self.host_clock = c;
+        // The read synchronised: bring the gauge samples over while they fit the ring (at most a
+        // batch of steps since the last read).
+        if let Some((k, _)) = &mut self.products {
+            k.drain(gpu, c.steps())?;
+        }
         Ok(c)
     }
 

@@ -3,14 +3,15 @@
 use super::{Products, Series, Spec, empty_series, maps, saved};
 use crate::model::Checkpoint;
 use crate::{Real, Result};
-use kernels::products::{Fields, GAUGE_VALUES, Sampling, sample_slot, update_maxima};
+use kernels::products::{Fields, Sampling, sample_slot, update_maxima};
 
 /// Maps and gauge records of a CPU model, updated after every step.
 pub struct CpuProducts<T> {
     f: Fields<T>,
     s: Sampling,
     cells: Vec<u32>,
-    maps: Option<[Vec<T>; 3]>,
+    /// Boxed: a model keeps this beside its state, and the arrays' headers need no room there.
+    maps: Option<Box<[Vec<T>; 3]>>,
     series: Vec<Series>,
 }
 
@@ -19,29 +20,31 @@ impl<T: Real> CpuProducts<T> {
     pub fn new(spec: &Spec, mut f: Fields<T>, cells: Vec<u32>) -> Self {
         f.maxima = u32::from(spec.maxima);
         let n = f.nx as usize * f.ny as usize;
-        let maps = spec.maxima.then(|| [vec![T::ZERO; n], vec![T::ZERO; n], vec![T::NAN; n]]);
+        let maps = spec.maxima.then(|| Box::new([vec![T::ZERO; n], vec![T::ZERO; n], vec![T::NAN; n]]));
         let s = Sampling { gauges: cells.len() as u32, every: spec.every as u32, capacity: 1 };
         CpuProducts { f, s, series: empty_series(spec, &cells), cells, maps }
     }
 
     /// Take the state after a step (or the initial one, with `steps` 0): `level`, `bed`, `hu`,
-    /// `hv` padded as `f` says, at time `t` after `steps` steps.
+    /// `hv` laid out as `f` says (one slice may serve several), at time `t` after `steps` steps.
     pub fn update(&mut self, level: &[T], bed: &[T], hu: &[T], hv: &[T], t: f64, steps: u64) {
         let f = self.f;
-        if let Some([mh, ms, ar]) = &mut self.maps {
-            for c in 0..mh.len() {
-                let g = f.padded(c);
-                let (h, _) = f.depth_surface(level[g], bed[g]);
-                let mut m = [mh[c], ms[c], ar[c]];
-                update_maxima(&f, t, h, hu[g], hv[g], &mut m);
-                [mh[c], ms[c], ar[c]] = m;
+        let arrays = [level, bed, hu, hv];
+        let read = |a: usize, k: usize| arrays[a][k];
+        if let Some([mh, ms, ar]) = self.maps.as_deref_mut() {
+            for j in 0..f.ny {
+                for i in 0..f.nx {
+                    let c = (j * f.nx + i) as usize;
+                    let [h, u, v, _] = f.cell(i, j, read);
+                    let mut m = [mh[c], ms[c], ar[c]];
+                    update_maxima(&f, t, h, u, v, &mut m);
+                    [mh[c], ms[c], ar[c]] = m;
+                }
             }
         }
         if sample_slot(&self.s, steps).is_some() {
             for (s, &c) in self.series.iter_mut().zip(&self.cells) {
-                let g = f.padded(c as usize);
-                let (h, eta) = f.depth_surface(level[g], bed[g]);
-                let v: [T; GAUGE_VALUES] = [h, hu[g], hv[g], eta];
+                let v = f.cell(c % f.nx, c / f.nx, read);
                 s.times.push(t);
                 s.values.push(v.map(|x| x.to_f64()));
             }
@@ -64,6 +67,6 @@ impl<T: Real> CpuProducts<T> {
 
     pub fn products(&self) -> Products<T> {
         let (nx, ny) = (self.f.nx as usize, self.f.ny as usize);
-        Products { series: self.series.clone(), maps: self.maps.clone().map(|m| maps(nx, ny, m)).unwrap_or_default() }
+        Products { series: self.series.clone(), maps: self.maps.clone().map(|m| maps(nx, ny, *m)).unwrap_or_default() }
     }
 }

@@ -12,6 +12,15 @@ use kernels::products::{Fields, GAUGE_VALUES, Sampling, UPDATE, Update};
 /// clock (the shallow-water model reads it at least every 66 steps).
 pub const RING: u32 = 1024;
 
+/// Where the products kernel finds the time and step count of the state it reads.
+#[derive(Clone, Copy)]
+pub enum ClockAt<'a> {
+    /// Slots (time, steps) of the model's device clock: the device decides its steps.
+    Device(&'a DeviceBuffer<f64>, usize, usize),
+    /// Known on the host when the step is enqueued (a fixed Δt).
+    Host { t: f64, steps: u64 },
+}
+
 /// Maps and gauge records of a GPU model.
 pub struct GpuProducts<T: GpuReal> {
     kernel: Kernel<Update<T>>,
@@ -37,24 +46,17 @@ impl<T: GpuReal> GpuProducts<T> {
             3 * n * size_of::<T>() + RING as usize * (cells.len() * GAUGE_VALUES * size_of::<T>() + 8),
         )?;
         let series = empty_series(spec, &cells);
-        // Padded indices, so the kernel divides by nothing (a trap path on the GPU).
-        let mut padded = Vec::with_capacity(cells.len().max(1));
-        for &c in &cells {
-            let g = f.padded(c as usize);
-            padded.push(
-                u32::try_from(g)
-                    .map_err(|_| Error::invalid(format!("gauge cell {c}: padded index {g} exceeds u32")))?,
-            );
-        }
-        if padded.is_empty() {
-            padded.push(0);
+        // Each gauge's cell as (i, j), so the kernel divides by nothing (a trap path on the GPU).
+        let mut pairs: Vec<u32> = cells.iter().flat_map(|&c| [c % f.nx, c / f.nx]).collect();
+        if pairs.is_empty() {
+            pairs.push(0);
         }
         let records = (RING as usize * cells.len() * GAUGE_VALUES).max(1);
         Ok(GpuProducts {
             kernel: gpu.kernel::<T, _>(UPDATE)?,
             f,
             s,
-            cells: gpu.upload(&padded)?,
+            cells: gpu.upload(&pairs)?,
             maps: [gpu.zeros(n)?, gpu.zeros(n)?, gpu.upload(&vec![T::NAN; n])?],
             values: gpu.zeros(records)?,
             times: gpu.zeros(RING as usize)?,
@@ -63,17 +65,41 @@ impl<T: GpuReal> GpuProducts<T> {
         })
     }
 
-    /// Enqueue the update after a step: `level`, `bed`, `hu`, `hv` padded as the fields say,
+    /// The length of a model's state buffer, where the device names the one holding the state
+    /// ([`launch_at`](Self::launch_at)'s `select`).
+    pub fn set_buffer(&mut self, elements: u64) {
+        self.f.buffer = elements;
+    }
+
+    /// Enqueue the update after a step: `level`, `bed`, `hu`, `hv` laid out as the fields say,
     /// the clock's time and step count at `t_at` and `steps_at` (slots of one f64 buffer).
     pub fn launch(
         &mut self,
-        [level, bed, hu, hv]: [*const T; 4],
+        arrays: [*const T; 4],
         clock: &DeviceBuffer<f64>,
         (t_slot, steps_slot): (usize, usize),
     ) -> Result<()> {
+        self.launch_at(arrays, None, ClockAt::Device(clock, t_slot, steps_slot))
+    }
+
+    /// Enqueue the update after a step: `level`, `bed`, `hu`, `hv` laid out as the fields say;
+    /// with `select`, level and momenta lie in the state buffer whose number the device holds
+    /// there (`Fields::buffer` elements each), as it chose it.
+    pub fn launch_at(
+        &mut self,
+        arrays: [*const T; 4],
+        select: Option<&DeviceBuffer<u32>>,
+        clock: ClockAt,
+    ) -> Result<()> {
+        let [level, bed, hu, hv] = arrays;
         let shape = LaunchShape::cover_2d(self.f.nx as u64, self.f.ny as u64, (32, 8), (1, 1))?;
         let [mh, ms, ar] = self.maps.each_mut().map(|m| m.ptr_mut());
-        let clock = clock.ptr();
+        let (t_at, steps_at, t, steps) = match clock {
+            ClockAt::Device(c, t_slot, steps_slot) => {
+                (c.ptr().wrapping_add(t_slot), c.ptr().wrapping_add(steps_slot), 0.0, 0)
+            }
+            ClockAt::Host { t, steps } => (std::ptr::null(), std::ptr::null(), t, steps),
+        };
         let p = Update {
             f: self.f,
             s: self.s,
@@ -81,8 +107,11 @@ impl<T: GpuReal> GpuProducts<T> {
             bed,
             hu,
             hv,
-            t_at: clock.wrapping_add(t_slot),
-            steps_at: clock.wrapping_add(steps_slot),
+            select: select.map_or(std::ptr::null(), |b| b.ptr()),
+            t_at,
+            steps_at,
+            t,
+            steps,
             max_h: mh,
             max_speed: ms,
             arrival: ar,
@@ -91,11 +120,19 @@ impl<T: GpuReal> GpuProducts<T> {
             times: self.times.ptr_mut(),
         };
         // SAFETY: blocks of 32×8 threads covering nx × ny (256 ≥ MAX_GAUGES threads in block
-        // (0, 0)); level, bed, hu, hv are the model's padded arrays, indexed by f.padded; the
-        // maps hold nx·ny values when f.maxima is set (new); cells holds s.gauges padded
-        // indices of interior cells (new, from Spec::cells); values holds RING·gauges·GAUGE_VALUES, times RING;
-        // t_at and steps_at are slots of the clock buffer (the caller's contract).
+        // (0, 0)); level, bed, hu, hv and select are the model's, holding what the fields'
+        // views reach (the caller's contract); the maps hold nx·ny values when f.maxima is set
+        // (new); cells holds s.gauges pairs (i, j) of interior cells (new, from Spec::cells);
+        // values holds RING·gauges·GAUGE_VALUES, times RING; t_at and steps_at are null or
+        // slots of the clock buffer (the caller's contract).
         unsafe { self.kernel.launch(shape, p) }
+    }
+
+    /// Fill the record ring with NaN, so that a test sees any sample the kernel should have
+    /// written and did not.
+    pub fn poison_records(&mut self, gpu: &Gpu) -> Result<()> {
+        gpu.write(&vec![T::NAN; self.values.len()], &mut self.values)?;
+        gpu.write(&vec![f64::NAN; self.times.len()], &mut self.times)
     }
 
     /// Bring the samples up to step `steps` to the host (synchronises).

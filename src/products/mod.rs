@@ -16,8 +16,10 @@ mod saved;
 
 pub use cpu::CpuProducts;
 pub use files::{NEVER_ARRIVED, write};
-pub use gpu::GpuProducts;
-pub use kernels::products::{Fields, GAUGE_COLUMNS, GAUGE_VALUES, Sampling};
+pub use gpu::{ClockAt, GpuProducts};
+pub use kernels::products::{
+    Fields, GAUGE_COLUMNS, GAUGE_VALUES, LEVEL_DEPTH, LEVEL_DEPTH_FLAT, LEVEL_ELEVATION, LEVEL_SURFACE, Sampling, View,
+};
 
 use crate::case::Check;
 use crate::grid::Grid2;
@@ -113,8 +115,22 @@ impl Spec {
     }
 }
 
-/// The solvers whose models keep gauges and maximum maps.
-pub const SOLVERS: &[&str] = &["kp"];
+/// The solvers whose models keep gauges and maximum maps (`claw` only for equations with a
+/// water depth: [`DEPTH_FIELDS`]).
+pub const SOLVERS: &[&str] = &["kp", "adi", "claw"];
+
+/// The state fields, in this order, of equations that have a water depth: the ones whose runs
+/// keep gauges and maximum maps among the wave-propagation solver's.
+pub const DEPTH_FIELDS: [&str; 3] = ["h", "hu", "hv"];
+
+/// The error of a model asked for a checkpoint while it keeps products its checkpoints do not
+/// hold (the case refuses `checkpoint_every` with products first; this keeps a run from
+/// restarting them afresh should that check ever let one through).
+pub fn not_in_checkpoints(solver: &str) -> Error {
+    Error::invalid(format!(
+        "{solver}: checkpoints do not hold gauge records and maximum maps yet: leave out output.gauges and output.maxima to checkpoint this case (docs/products.md)"
+    ))
+}
 
 /// The solvers whose checkpoints hold their gauge records and maps (their models'
 /// `checkpoint`/`restore` call [`CpuProducts::checkpoint`], [`GpuProducts::checkpoint`] and the

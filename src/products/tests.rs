@@ -121,3 +121,84 @@ fn spec_checks_name_the_key() {
     bad(Spec { gauges: many, ..Spec::default() }, "output.gauges", "at most");
     assert!(spec(&[("a-1_B", 0.0, 0.0)]).check(&c).is_ok());
 }
+
+proptest! {
+    /// The views other solvers hand over, against plain index arithmetic: cells of three values
+    /// interleaved in one padded array (depth over a flat bed: the wave-propagation solver), and
+    /// a staggered grid without ghosts whose momenta are the means of each cell's two faces over
+    /// a still-water depth (ADI). Maps by [`plain_maps`], gauges equal to the plain values.
+    #[test]
+    fn cpu_products_read_interleaved_and_staggered_fields(
+        nx in 1usize..8, ny in 1usize..6, steps in 1u64..6, seed in any::<u64>(), staggered in any::<bool>(),
+    ) {
+        let mut rng = crate::Rng::new(seed);
+        let (dry, thr) = (0.05, 0.3);
+        let n = nx * ny;
+        let layout = Layout2::new(nx as u32, ny as u32, 2);
+        let (x, y) = (nx as u32, ny as u32);
+        let f = if staggered {
+            let cells = View { origin: 0, row: x, col: 1, pair: 0 };
+            let views = [cells, cells, View { origin: 0, row: x + 1, col: 1, pair: 1 }, View { origin: 0, row: x, col: 1, pair: x }];
+            Fields::of(x, y, views, LEVEL_ELEVATION, dry, thr)
+        } else {
+            let v = View::padded(layout);
+            let wide = |k: u32| View { origin: v.origin * 3 + k, row: v.row * 3, col: 3, pair: 0 };
+            Fields::of(x, y, [wide(0), wide(0), wide(1), wide(2)], LEVEL_DEPTH_FLAT, dry, thr)
+        };
+        let cells: Vec<u32> = (0..4).map(|_| (rng.unit() * n as f64) as u32 % n as u32).collect();
+        let mut s = spec(&[("a", 0.0, 0.0), ("b", 0.0, 0.0), ("c", 0.0, 0.0), ("d", 0.0, 0.0)]);
+        s.maxima = true;
+        s.arrival_depth = thr;
+        let mut k = CpuProducts::new(&s, f, cells.clone());
+        // Per step: (t, h, hu, hv, eta) of the interior cells, as written out plainly.
+        let mut states: Vec<(f64, [Vec<f64>; 4])> = Vec::new();
+        let mut t = 0.0;
+        for step in 0..=steps {
+            let mut r = |lo: f64, scale: f64| lo + scale * rng.unit();
+            let mut plain: [Vec<f64>; 4] = Default::default();
+            if staggered {
+                let zeta: Vec<f64> = (0..n).map(|_| r(-0.5, 1.0)).collect();
+                let d: Vec<f64> = (0..n).map(|_| r(-0.5, 1.5)).collect();
+                let p: Vec<f64> = (0..(nx + 1) * ny).map(|_| r(-1.0, 2.0)).collect();
+                let q: Vec<f64> = (0..nx * (ny + 1)).map(|_| r(-1.0, 2.0)).collect();
+                k.update(&zeta, &d, &p, &q, t, step);
+                for c in 0..n {
+                    let (i, j) = (c % nx, c / nx);
+                    plain[0].push(d[c] + zeta[c]);
+                    plain[1].push(0.5 * (p[j * (nx + 1) + i] + p[j * (nx + 1) + i + 1]));
+                    plain[2].push(0.5 * (q[j * nx + i] + q[(j + 1) * nx + i]));
+                    plain[3].push(zeta[c]);
+                }
+            } else {
+                // Ghost cells hold 1e9: a product that reads one shows it.
+                let mut q = vec![1e9; 3 * layout.len()];
+                for c in 0..n {
+                    let g = (c / nx + 2) * layout.pitch as usize + c % nx + 2;
+                    let v = [r(-0.2, 1.0), r(-1.0, 2.0), r(-1.0, 2.0)];
+                    q[3 * g..3 * g + 3].copy_from_slice(&v);
+                    plain[0].push(v[0]);
+                    plain[1].push(v[1]);
+                    plain[2].push(v[2]);
+                    plain[3].push(v[0]);
+                }
+                k.update(&q, &q, &q, &q, t, step);
+            }
+            states.push((t, plain));
+            t += 0.25 + rng.unit();
+        }
+        let p = k.products();
+        let plain: Vec<Plain> = states.iter().map(|(t, [h, hu, hv, _])| (*t, h.clone(), hu.clone(), hv.clone())).collect();
+        for (m, w) in p.maps.iter().zip(&plain_maps(dry, thr, &plain)) {
+            for (a, b) in m.data.iter().zip(w) {
+                prop_assert!(a == b || (a.is_nan() && b.is_nan()), "{}: {a} vs {b}", m.name);
+            }
+        }
+        for (g, &c) in p.series.iter().zip(&cells) {
+            prop_assert_eq!(g.times.len(), states.len());
+            for ((t, v), (ts, fields)) in g.times.iter().zip(&g.values).zip(&states) {
+                prop_assert_eq!(*t, *ts);
+                prop_assert_eq!(*v, fields.clone().map(|f| f[c as usize]));
+            }
+        }
+    }
+}

@@ -187,6 +187,14 @@ fn bad_adi_cases_are_refused_with_one_line() {
         ("seiche", vec![("grid.nx", "1000000000")], vec![], "cells per axis"),
         ("seiche", vec![("grid.nx", "1000000"), ("grid.ny", "1000000")], vec![], "GiB of host memory"),
         ("seiche", vec![("grid.lx", "-1.0")], vec![], "grid.lx"),
+        // Gauges at points in the domain; checkpoints do not hold gauges and maps yet.
+        (
+            "seiche",
+            vec![("output.gauges", "[{ name = \"out\", x = 500.0, y = -1.0 }]")],
+            vec![],
+            "output.gauges: gauge out at (500, -1) m is outside the domain [0, 1000] × [0, 500] m",
+        ),
+        ("tidal-basin", vec![("output.checkpoint_every", "3105.0")], vec![], "checkpoints do not hold gauge records"),
     ];
     for (name, set, remove, want) in cases {
         let e = load(name, &set, &remove).expect_err(&format!("{name} with {set:?} minus {remove:?} was accepted"));

@@ -15,6 +15,7 @@ mod coriolis;
 mod gpu;
 mod input;
 mod invariants;
+mod products;
 mod rows;
 mod seiche;
 mod series;

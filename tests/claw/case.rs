@@ -109,6 +109,28 @@ fn bad_claw_cases_are_refused_with_one_line_naming_the_key() {
             "(initial.p.disc.centre): [1.0, 1.0]: must be three finite numbers",
         ),
         ("acoustics-3d", vec![("initial.bulk", "0.0")], vec![], "bulk modulus must be positive"),
+        // Gauges and maps: only equations with a depth keep them, at points in the domain, and
+        // checkpoints do not hold them yet.
+        (
+            "acoustics-2d",
+            vec![("output.maxima", "true")],
+            vec![],
+            "(output.maxima): gauges and maximum maps need a water depth",
+        ),
+        (
+            "advection",
+            vec![("output.gauges", "[{ name = \"a\", x = 0.5, y = 0.5 }]")],
+            vec![],
+            "(output.gauges): gauges and maximum maps need a water depth: claw keeps them for the shallow-water equations (shallow-roe, shallow-hlle), not advection",
+        ),
+        ("acoustics-3d", vec![("output.maxima", "true")], vec![], "not acoustics-3d"),
+        (
+            "swe-radial",
+            vec![("output.gauges", "[{ name = \"far\", x = 10.5, y = 5.0 }]")],
+            vec![],
+            "(output.gauges): gauge far at (10.5, 5) m is outside the domain [0, 10] × [0, 10] m",
+        ),
+        ("swe-radial", vec![("output.checkpoint_every", "0.5")], vec![], "checkpoints do not hold gauge records"),
     ];
     for (name, set, remove, want) in cases {
         let e = load(name, &set, &remove).expect_err(&format!("{name} with {set:?} minus {remove:?} was accepted"));

@@ -11,5 +11,6 @@ mod common;
 mod flops;
 mod gpu;
 mod gpu3;
+mod products;
 mod riemann;
 mod three_d;

@@ -5,6 +5,8 @@
 //! one (see `build.rs`). A GPU test that runs must get its GPU: [`gpu`] panics otherwise.
 #![allow(dead_code)]
 
+pub mod products;
+
 use hydrokern::{Gpu, Real};
 use proptest::test_runner::TestCaseError;
 use std::sync::{Arc, OnceLock};

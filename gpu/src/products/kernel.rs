@@ -13,8 +13,11 @@ pub(super) unsafe fn products_update<T: DeviceReal>(
     bed: *const T,
     hu: *const T,
     hv: *const T,
+    select: *const u32,
     t_at: *const f64,
     steps_at: *const f64,
+    t: f64,
+    steps: u64,
     max_h: *mut T,
     max_speed: *mut T,
     arrival: *mut T,
@@ -23,14 +26,22 @@ pub(super) unsafe fn products_update<T: DeviceReal>(
     times: *mut f64,
 ) {
     unsafe {
-        let t = *t_at;
+        let (t, steps) = if t_at.is_null() { (t, steps) } else { (*t_at, *steps_at as u64) };
+        let shift = if select.is_null() { 0 } else { *select as usize * f.buffer as usize };
+        let (level, hu, hv) = (level.add(shift), hu.add(shift), hv.add(shift));
+        // The arrays by number, as `Fields::cell` reads them (constants once inlined).
+        let read = |a: usize, k: usize| match a {
+            0 => T::ldg(level.add(k)),
+            1 => T::ldg(bed.add(k)),
+            2 => T::ldg(hu.add(k)),
+            _ => T::ldg(hv.add(k)),
+        };
         let (i, j) = thread::index_2d();
         if f.maxima != 0 && i < f.nx && j < f.ny {
             let c = (j * f.nx + i) as usize;
-            let g = f.origin as usize + j as usize * f.pitch as usize + i as usize;
-            let (h, _) = f.depth_surface(T::ldg(level.add(g)), T::ldg(bed.add(g)));
+            let [h, u, v, _] = f.cell(i, j, read);
             let mut m = [*max_h.add(c), *max_speed.add(c), *arrival.add(c)];
-            update_maxima(&f, t, h, T::ldg(hu.add(g)), T::ldg(hv.add(g)), &mut m);
+            update_maxima(&f, t, h, u, v, &mut m);
             *max_h.add(c) = m[0];
             *max_speed.add(c) = m[1];
             *arrival.add(c) = m[2];
@@ -40,17 +51,17 @@ pub(super) unsafe fn products_update<T: DeviceReal>(
             return;
         }
         let n = thread::thread_idx_y() * thread::block_dim_x() + thread::thread_idx_x();
-        let Some(slot) = sample_slot(&s, *steps_at as u64) else { return };
+        let Some(slot) = sample_slot(&s, steps) else { return };
         if n == 0 {
             *times.add(slot) = t;
         }
         if n < s.gauges {
-            let g = *cells.add(n as usize) as usize;
-            let (h, eta) = f.depth_surface(T::ldg(level.add(g)), T::ldg(bed.add(g)));
+            let at = cells.add(2 * n as usize);
+            let [h, u, v, eta] = f.cell(*at, *at.add(1), read);
             let out = values.add((slot * s.gauges as usize + n as usize) * GAUGE_VALUES);
             *out = h;
-            *out.add(1) = T::ldg(hu.add(g));
-            *out.add(2) = T::ldg(hv.add(g));
+            *out.add(1) = u;
+            *out.add(2) = v;
             *out.add(3) = eta;
         }
     }

@@ -1,12 +1,15 @@
 //! Run products every step (issue 15.4, as GeoClaw's gauges and fgmax maps): the largest depth
 //! and speed each cell has seen, the time water first stood deeper than a threshold in it, and
-//! gauge time series sampled at chosen cells. Solver-agnostic: a model hands over its depth (or
-//! surface and bed) and momenta as padded arrays ([`Fields`]) and its device clock.
+//! gauge time series sampled at chosen cells. Solver-agnostic: a model says where its level
+//! (depth, surface or elevation), bed and momenta lie ([`Fields`]: a [`View`] per array, so
+//! padded planes, interleaved cells and the faces of a staggered grid all fit) and hands over
+//! its clock.
 //!
 //! The point functions below are what the CPU reference and the kernel (`kernel.rs`, entry
 //! points in `entries.rs`) both call.
 
 use crate::Real;
+use crate::grid::Layout2;
 
 mod entries;
 pub use entries::*;
@@ -19,19 +22,71 @@ pub const GAUGE_VALUES: usize = 4;
 /// Their names (CSV columns after `t`): depth, momenta, surface elevation.
 pub const GAUGE_COLUMNS: [&str; GAUGE_VALUES] = ["h", "hu", "hv", "eta"];
 
+// What a model's level array holds ([`Fields::level_is`]), and so how depth h and surface η
+// follow from it and the bed array.
+
+/// The depth h, over a bed elevation b: η = h + b.
+pub const LEVEL_DEPTH: u32 = 0;
+/// The surface w over a bed elevation b (the shallow-water solver `kp`): h = w − b, η = w.
+pub const LEVEL_SURFACE: u32 = 1;
+/// The elevation ζ of the surface above still water, over a still-water depth d (positive
+/// downwards; the ADI solver): h = d + ζ, η = ζ.
+pub const LEVEL_ELEVATION: u32 = 2;
+/// The depth h over a flat bed at 0 (the wave-propagation solver's shallow-water equations): η = h;
+/// the bed array is not read.
+pub const LEVEL_DEPTH_FLAT: u32 = 3;
+
+/// Where one field lies in its array: the element of interior cell (i, j) is
+/// `origin + j·row + i·col`. With `pair` ≠ 0 the field at the cell is the mean of that element
+/// and the one `pair` further on: a flux on the two faces of a staggered grid's cell.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct View {
+    pub origin: u32,
+    pub row: u32,
+    pub col: u32,
+    pub pair: u32,
+}
+
+impl View {
+    /// One value a cell in the padded arrays of `layout`.
+    pub const fn padded(layout: Layout2) -> View {
+        View { origin: layout.halo * layout.pitch + layout.halo, row: layout.pitch, col: 1, pair: 0 }
+    }
+
+    /// The element of interior cell (i, j).
+    #[inline(always)]
+    pub fn at(&self, i: u32, j: u32) -> usize {
+        self.origin as usize + j as usize * self.row as usize + i as usize * self.col as usize
+    }
+
+    /// The field at interior cell (i, j), `read` giving an element of the array.
+    #[inline(always)]
+    pub fn value<T: Real>(&self, i: u32, j: u32, read: impl Fn(usize) -> T) -> T {
+        let k = self.at(i, j);
+        if self.pair == 0 { read(k) } else { T::HALF * (read(k) + read(k + self.pair as usize)) }
+    }
+}
+
 /// Where a model's cell fields lie and what the products take from them.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct Fields<T> {
     pub nx: u32,
     pub ny: u32,
-    /// Row pitch of the padded arrays, and the padded index of interior cell (0, 0).
-    pub pitch: u32,
-    pub origin: u32,
-    /// 1 when `level` holds the surface w (depth = w − bed), 0 when it holds the depth.
-    pub surface: u32,
+    /// The four arrays a model hands over: level, bed, x- and y-momentum.
+    pub level: View,
+    pub bed: View,
+    pub hu: View,
+    pub hv: View,
+    /// [`LEVEL_DEPTH`], [`LEVEL_SURFACE`], [`LEVEL_ELEVATION`] or [`LEVEL_DEPTH_FLAT`].
+    pub level_is: u32,
     /// 1 when the maps are kept.
     pub maxima: u32,
+    /// Elements in one of the model's state buffers, where the device names the buffer that holds
+    /// the state (the kernel's `select`): level and momenta then lie `select · buffer` elements
+    /// on. Unused otherwise.
+    pub buffer: u64,
     /// Depths at or below this count as dry: no speed, no depth in the maximum.
     pub dry: T,
     /// Water has arrived in a cell when its depth exceeds this.
@@ -51,32 +106,41 @@ pub struct Sampling {
 }
 
 impl<T: Real> Fields<T> {
-    /// The fields of padded arrays of `layout`; `surface` says whether the level array holds
-    /// the surface (else the depth). Maxima off until the host sets them.
-    pub fn on(layout: crate::grid::Layout2, surface: bool, dry: T, arrival_depth: T) -> Fields<T> {
-        Fields {
-            nx: layout.nx,
-            ny: layout.ny,
-            pitch: layout.pitch,
-            origin: layout.halo * layout.pitch + layout.halo,
-            surface: u32::from(surface),
-            maxima: 0,
-            dry,
-            arrival_depth,
+    /// The fields of padded arrays of `layout`, one value a cell each; `surface` says whether
+    /// the level array holds the surface (else the depth, over the bed). Maxima off until the
+    /// host sets them.
+    pub fn on(layout: Layout2, surface: bool, dry: T, arrival_depth: T) -> Fields<T> {
+        let v = View::padded(layout);
+        let level_is = if surface { LEVEL_SURFACE } else { LEVEL_DEPTH };
+        Fields::of(layout.nx, layout.ny, [v; 4], level_is, dry, arrival_depth)
+    }
+
+    /// The fields of `nx × ny` cells whose level, bed, hu and hv lie as `views` say; the level
+    /// holds what `level_is` names. Maxima off until the host sets them.
+    pub fn of(nx: u32, ny: u32, views: [View; 4], level_is: u32, dry: T, arrival_depth: T) -> Fields<T> {
+        let [level, bed, hu, hv] = views;
+        Fields { nx, ny, level, bed, hu, hv, level_is, maxima: 0, buffer: 0, dry, arrival_depth }
+    }
+
+    /// (depth, surface) of a cell from its level and bed value.
+    #[inline(always)]
+    pub fn depth_surface(&self, level: T, bed: T) -> (T, T) {
+        match self.level_is {
+            LEVEL_SURFACE => (level - bed, level),
+            LEVEL_ELEVATION => (bed + level, level),
+            LEVEL_DEPTH_FLAT => (level, level),
+            _ => (level, level + bed),
         }
     }
 
-    /// Padded index of interior cell `c` (row-major over nx × ny).
+    /// [h, hu, hv, η] of interior cell (i, j); `read(a, k)` gives element k of array a (0 the
+    /// level, 1 the bed, 2 hu, 3 hv). A flat bed is not read.
     #[inline(always)]
-    pub fn padded(&self, c: usize) -> usize {
-        let (i, j) = (c % self.nx as usize, c / self.nx as usize);
-        self.origin as usize + j * self.pitch as usize + i
-    }
-
-    /// (depth, surface) of a cell from its `level` and bed.
-    #[inline(always)]
-    pub fn depth_surface(&self, level: T, bed: T) -> (T, T) {
-        if self.surface != 0 { (level - bed, level) } else { (level, level + bed) }
+    pub fn cell(&self, i: u32, j: u32, read: impl Fn(usize, usize) -> T) -> [T; GAUGE_VALUES] {
+        let level = self.level.value(i, j, |k| read(0, k));
+        let bed = if self.level_is == LEVEL_DEPTH_FLAT { T::ZERO } else { self.bed.value(i, j, |k| read(1, k)) };
+        let (h, eta) = self.depth_surface(level, bed);
+        [h, self.hu.value(i, j, |k| read(2, k)), self.hv.value(i, j, |k| read(3, k)), eta]
     }
 }
 
