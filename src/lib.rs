@@ -60,7 +60,7 @@ pub use runtime::{Backend, BackendChoice, Gpu};
 
 /// A precision the GPU runtime can move and launch with, and the output can write: f32 or f64.
 pub trait GpuReal:
-    Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Default + output::NpyElem
+    Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Default + output::NpyElem + Send + Sync + 'static
 {
 }
 impl GpuReal for f32 {}

@@ -88,6 +88,24 @@ impl<T> State<T> {
     }
 }
 
+/// A state on its way to the host ([`Model::state_later`]).
+pub struct Later<T>(Box<dyn FnOnce() -> crate::Result<State<T>> + Send>);
+
+impl<T: Send + 'static> Later<T> {
+    /// A state that is already here.
+    pub fn now(state: State<T>) -> Later<T> {
+        Later(Box::new(move || Ok(state)))
+    }
+    /// A state that `arrive` waits for and assembles.
+    pub fn new(arrive: impl FnOnce() -> crate::Result<State<T>> + Send + 'static) -> Later<T> {
+        Later(Box::new(arrive))
+    }
+    /// Wait for the state.
+    pub fn wait(self) -> crate::Result<State<T>> {
+        (self.0)()
+    }
+}
+
 /// A time-dependent model on one backend.
 pub trait Model<T> {
     /// Where it runs and with which variant, in one line ("GPU, flux stream 4×32, ...").
@@ -97,6 +115,15 @@ pub trait Model<T> {
     fn advance(&mut self, until: Until) -> crate::Result<Clock>;
     /// The state at the current clock, on the host (a download on the GPU; synchronises).
     fn state(&mut self) -> crate::Result<State<T>>;
+    /// The state at the current clock, to be read later, on another thread: a GPU model may
+    /// start its copy to the host and step on while it travels. By default, [`state`](Self::state)
+    /// now.
+    fn state_later(&mut self) -> crate::Result<Later<T>>
+    where
+        T: Send + 'static,
+    {
+        Ok(Later::now(self.state()?))
+    }
     /// The gauge records and maximum maps kept so far, for a model that keeps them (a
     /// download on the GPU; synchronises).
     fn products(&mut self) -> crate::Result<Option<crate::products::Products<T>>> {

@@ -461,6 +461,10 @@ impl<T: GpuReal> GpuKp<T> {
     pub fn download(&self, gpu: &Gpu) -> Result<[Vec<T>; 3]> {
         Ok([gpu.download(&self.q[0])?, gpu.download(&self.q[1])?, gpu.download(&self.q[2])?])
     }
+    /// The padded (w, hu, hv) on the device, for copies.
+    pub fn state_buffers(&self) -> [&DeviceBuffer<T>; 3] {
+        self.q.each_ref().map(|f| f.buffer())
+    }
     /// The interiors of (w, hu, hv), row-major (synchronises).
     pub fn interiors(&self, gpu: &Gpu) -> Result<[Vec<T>; 3]> {
         Ok([self.q[0].interior(gpu)?, self.q[1].interior(gpu)?, self.q[2].interior(gpu)?])

@@ -6,9 +6,9 @@ use super::Problem;
 use super::cpu::{CpuKp, Halt as CpuHalt};
 use super::gpu::{ClockState, FluxKernel, GpuKp, Launch};
 use crate::field::interior_of;
-use crate::model::{Checkpoint, Clock, Halt, Model, Output, State, Until};
+use crate::model::{Checkpoint, Clock, Halt, Later, Model, Output, State, Until};
 use crate::products::{CpuProducts, Fields, GpuProducts, Products, Spec};
-use crate::runtime::{Backend, Gpu, Timer};
+use crate::runtime::{Backend, Gpu, Snapshots, Timer};
 use crate::{Error, GpuReal, Result};
 use std::sync::Arc;
 use std::time::Instant;
@@ -46,7 +46,7 @@ pub struct KpModel<'p, T: GpuReal> {
     problem: &'p Problem,
     on: On<T>,
     /// The interior cell-centre bed, taken from the backend with the first state.
-    bed: Option<Vec<T>>,
+    bed: Option<Arc<Vec<T>>>,
 }
 
 enum On<T: GpuReal> {
@@ -65,6 +65,8 @@ struct GpuRun<T: GpuReal> {
     early_steps: u64,
     clock: Clock,
     products: Option<GpuProducts<T>>,
+    /// Copies of (w, hu, hv) for snapshots read on another thread; made by the first one.
+    snapshots: Option<Snapshots<T>>,
 }
 
 impl<'p, T: GpuReal> KpModel<'p, T> {
@@ -83,6 +85,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
                     early_steps: 0,
                     clock: Clock::START,
                     products: None,
+                    snapshots: None,
                 }))
             }
             Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::new(problem, launch.block, false)?), None),
@@ -176,32 +179,37 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
 
     fn state(&mut self) -> Result<State<T>> {
         let clock = self.clock();
-        let p = self.problem;
-        let layout = p.layout();
+        let bed = self.bed()?;
+        let layout = self.problem.layout();
         let interior = |f: &[T]| interior_of(&layout, f);
-        // The bed never changes: it comes from the backend once, with the first state.
-        if self.bed.is_none() {
-            self.bed = Some(match &self.on {
-                On::Cpu(m, _) => interior(m.cell_bed()),
-                On::Gpu(run) => interior(&run.model.cell_bed(&run.gpu)?),
-            });
-        }
         let [w, hu, hv] = match &self.on {
             On::Cpu(m, _) => m.state().map(interior),
             On::Gpu(run) => run.model.interiors(&run.gpu)?,
         };
-        let bed = self.bed.as_deref().unwrap_or_default();
-        let h: Vec<T> = w.iter().zip(bed).map(|(w, b)| *w - *b).collect();
-        let dims = vec![p.ny, p.nx];
-        let out = |name, long_name, units, data| Output { name, long_name, units, dims: dims.clone(), data };
-        Ok(State {
-            clock,
-            fields: vec![
-                out("h", "water depth", "m", h),
-                out("hu", "x-momentum (discharge per unit width)", "m²/s", hu),
-                out("hv", "y-momentum (discharge per unit width)", "m²/s", hv),
-            ],
-        })
+        Ok(state_of((self.problem.ny, self.problem.nx), clock, &bed, [w, hu, hv]))
+    }
+
+    /// On the GPU: copies of (w, hu, hv) on the device now, downloaded on a second stream and
+    /// turned into depths by whoever waits for them.
+    fn state_later(&mut self) -> Result<Later<T>> {
+        let On::Gpu(run) = &mut self.on else { return Ok(Later::now(self.state()?)) };
+        let clock = run.clock;
+        let bed = match &self.bed {
+            Some(b) => b.clone(),
+            None => self.bed()?,
+        };
+        let On::Gpu(run) = &mut self.on else { unreachable!("matched above") };
+        let buffers = run.model.state_buffers();
+        let snapshots = match &mut run.snapshots {
+            Some(s) => s,
+            None => run.snapshots.insert(Snapshots::new(&run.gpu, &buffers.map(|b| b.len()))?),
+        };
+        let pending = snapshots.take(&run.gpu, &buffers)?;
+        let (layout, dims) = (self.problem.layout(), (self.problem.ny, self.problem.nx));
+        Ok(Later::new(move || {
+            let q = pending.read(|q| [0, 1, 2].map(|k| interior_of(&layout, q[k])))?;
+            Ok(state_of(dims, clock, &bed, q))
+        }))
     }
 
     fn products(&mut self) -> Result<Option<Products<T>>> {
@@ -341,5 +349,34 @@ impl<T: GpuReal> GpuRun<T> {
                 left -= 1;
             }
         }
+    }
+}
+
+impl<T: GpuReal> KpModel<'_, T> {
+    /// The interior cell-centre bed: it never changes, so it comes from the backend once.
+    fn bed(&mut self) -> Result<Arc<Vec<T>>> {
+        if self.bed.is_none() {
+            let layout = self.problem.layout();
+            self.bed = Some(Arc::new(match &self.on {
+                On::Cpu(m, _) => interior_of(&layout, m.cell_bed()),
+                On::Gpu(run) => interior_of(&layout, &run.model.cell_bed(&run.gpu)?),
+            }));
+        }
+        Ok(self.bed.clone().unwrap_or_default())
+    }
+}
+
+/// The state of the interiors of (w, hu, hv): depth h = w − bed and the momenta.
+fn state_of<T: GpuReal>((ny, nx): (usize, usize), clock: Clock, bed: &[T], [w, hu, hv]: [Vec<T>; 3]) -> State<T> {
+    let h: Vec<T> = w.iter().zip(bed).map(|(w, b)| *w - *b).collect();
+    let dims = vec![ny, nx];
+    let out = |name, long_name, units, data| Output { name, long_name, units, dims: dims.clone(), data };
+    State {
+        clock,
+        fields: vec![
+            out("h", "water depth", "m", h),
+            out("hu", "x-momentum (discharge per unit width)", "m²/s", hu),
+            out("hv", "y-momentum (discharge per unit width)", "m²/s", hv),
+        ],
     }
 }

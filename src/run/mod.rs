@@ -9,6 +9,7 @@ mod dir;
 mod netcdf;
 mod norms;
 mod simulate;
+mod writer;
 
 pub use console::Console;
 pub use dir::{CASE_FILE, MANIFEST, Manifest, RunDir};

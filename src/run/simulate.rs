@@ -6,16 +6,17 @@
 //! Progress is read between calls to [`Model::advance`], whose deadline only hands control
 //! back: the steps, and so the results, do not depend on how often progress is printed.
 
-use super::checkpoint::{self, CHECKPOINT_FILE, Meta, Restart};
+use super::checkpoint::{self, Meta, Restart};
 use super::netcdf::NetcdfRun;
+use super::writer::{Job, QUEUE, Writer};
 use super::{Case, Console, Norms, Outcome, RunDir, RunOptions, start};
 use crate::case::{Format, Times};
 use crate::grid::Mesh;
 use crate::model::{Clock, Halt, Model, State, Until};
 use crate::output::{Animations, write_atomic, write_npy};
-use crate::products;
 use crate::runtime::Backend;
 use crate::{Error, GpuReal, Precision, Real, Result};
+use std::sync::mpsc::SyncSender;
 use std::time::{Duration, Instant};
 
 /// Curves kept from snapshot to snapshot for plots that show them all (a centre-line profile),
@@ -27,7 +28,8 @@ pub struct Album {
 }
 
 /// What a time-dependent solver tells the runner, beyond what every [`Case`] says.
-pub trait Simulation: Case {
+/// `Sync`: the run's writer thread reads the case while the model steps.
+pub trait Simulation: Case + Sync {
     /// One line on what is simulated: grid, constants, boundaries.
     fn describe(&self) -> String;
     fn times(&self) -> &Times;
@@ -88,7 +90,7 @@ pub fn simulate<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
 }
 
 /// The first cell of `state` that is not finite: "h[3, 7] (NumPy row 3, column 7 of h.npy; …) = NaN".
-fn first_non_finite<T: Real>(state: &State<T>, mesh: &Mesh) -> Option<String> {
+pub(super) fn first_non_finite<T: Real>(state: &State<T>, mesh: &Mesh) -> Option<String> {
     for f in &state.fields {
         if let Some(k) = f.data.iter().position(|v| !v.is_finite()) {
             let at =
@@ -108,7 +110,6 @@ fn time_loop<S: Simulation, T: GpuReal>(
 ) -> Result<Outcome> {
     let info = sim.info();
     let times = sim.times();
-    let limit = info.run.max_steps;
     let say = |line: String| opts.console.say(line);
     let mut model = sim.build::<T>(backend)?;
     say(format!("{}: {}", info.name, sim.describe()));
@@ -133,99 +134,64 @@ fn time_loop<S: Simulation, T: GpuReal>(
         say(format!("  restarted from {} at t = {} {} (step {})", r.path().display(), c.t, times.unit, c.steps));
     }
     let started = Instant::now();
-    // In PROGRESS_RANGE: the case reader checked it.
-    let progress_every = Duration::from_secs_f64(info.output.progress);
-    // The first line comes early, so a long run shows signs of life within a second.
-    let mut next_line = started + progress_every.min(Duration::from_secs(1));
-    let mut album = Album::default();
-    // The last state that passed the checks: what progress lines, snapshots and a blow-up's
-    // last_good files show.
-    let mut good = model.state()?;
-    let t0 = good.clock.t;
-    if let Some(bad) = first_non_finite(&good, &sim.mesh()).or_else(|| sim.check(&good)) {
+    let initial = model.state()?;
+    let t0 = initial.clock.t;
+    if let Some(bad) = first_non_finite(&initial, &sim.mesh()).or_else(|| sim.check(&initial)) {
         return Err(Error::invalid(format!("{}: the initial state is not valid: {bad}", info.name)));
     }
-    let mut netcdf = NetcdfRun::new(sim, model.describe(), &good)?;
+    let mut netcdf = NetcdfRun::new(sim, model.describe(), &initial)?;
     if restart.is_some() {
-        netcdf.resume(sim, dir, &good, &opts.console)?;
+        netcdf.resume(sim, dir, &initial, &opts.console)?;
     }
-    say(format!("  t = {t0} {}: {}", times.unit, sim.progress(&good)));
-    let progress = Progress { started, from: times.fraction(t0, good.clock.steps) };
-    // Checkpoint times are k·every before the end: stops of the time loop as snapshot times
-    // are, so that a run with checkpoints takes the same steps whether or not it was restarted.
-    let mut passed = restart.map_or(0, |r| r.checkpoints());
-    let checkpoint_at = |k: u64| every.map(|e| (k + 1) as f64 * e).filter(|&t| t < times.t_end);
-    // (time, step budget, whether the budget ends the run rather than limits it); a restarted
-    // run has written the snapshots up to its checkpoint's time.
-    let snapshots = times.snapshots.iter().filter(|&&t| restart.is_none() || t > t0);
-    let mut targets: Vec<(f64, u64, bool)> = snapshots.map(|&t| (t, limit, false)).collect();
-    targets.push(match times.steps {
-        Some(n) => (f64::INFINITY, n, true),
-        None => (times.t_end, limit, false),
+    say(format!("  t = {t0} {}: {}", times.unit, sim.progress(&initial)));
+    let progress = Progress { started, from: times.fraction(t0, initial.clock.steps) };
+    // States, checks, progress lines and files go to the writer thread; the model steps on.
+    let (jobs, queue) = std::sync::mpsc::sync_channel(QUEUE);
+    let (stepped, written, held) = std::thread::scope(|scope| {
+        let writer = Writer { sim, console: &opts.console, dir: &mut *dir, netcdf, progress, good: initial };
+        let writer = scope.spawn(move || writer.run(queue));
+        let mut held = Duration::ZERO;
+        let stepped = step(sim, backend, model.as_mut(), restart, &jobs, &mut held, &|| writer.is_finished());
+        // Close the queue; what the writer still has to do holds the run up as well.
+        drop(jobs);
+        let waited = Instant::now();
+        let written = writer.join().unwrap_or_else(|_| Err(Error::invalid("the writer thread panicked")));
+        (stepped, written, held + waited.elapsed())
     });
-    for (stop, budget, ends) in targets {
-        let reached = |c: &Clock, stop: f64| c.t >= stop || (ends && c.steps >= budget);
-        while !reached(&good.clock, stop) {
-            let to = checkpoint_at(passed).map_or(stop, |c| c.min(stop));
-            let until = Until { t: to, steps: budget, deadline: Some(next_line) };
-            let clock = model.advance(until)?;
-            let at_stop = reached(&clock, to);
-            let due = Instant::now() >= next_line;
-            let out_of_steps = !at_stop && clock.steps >= budget;
-            if !(at_stop || due || clock.halt.is_some() || out_of_steps) {
-                continue;
-            }
-            let state = model.state()?;
-            let bad = first_non_finite(&state, &sim.mesh()).or_else(|| sim.check(&state));
-            if let Some(why) = bad.clone().or_else(|| clock.halt.map(|h| sim.halted(&h, &state))) {
-                return blew_up(sim, dir, &good, &clock, bad.is_some(), &why, &state);
-            }
+    // The writer's error comes first: it is the earlier event (a blow-up it found, a full disk),
+    // and the time loop stopped because of it.
+    let written = written?;
+    let mut good = written.good;
+    match stepped? {
+        Stepped::Done => {}
+        Stepped::Halted(clock, why, current, state_bad) => {
+            return Err(blew_up(sim, dir, &good, &clock, state_bad, &why, &current));
+        }
+        Stepped::OutOfSteps(clock, state) => {
             good = state;
-            if out_of_steps {
-                write_state(dir, &good, "last_good")?;
-                return Err(Error::invalid(format!(
-                    "{}: stopped at the step limit run.max_steps = {limit} (t = {} of {} {}); the state is in {} as last_good_*.npy; raise --max-steps to go further",
-                    info.name,
-                    clock.t,
-                    times.t_end,
-                    times.unit,
-                    dir.path().display()
-                )));
-            }
-            if due || at_stop {
-                progress.show(&opts.console, sim, &good, &clock);
-                next_line = Instant::now() + progress_every;
-            }
-            if to < stop && at_stop && clock.t >= to {
-                passed += 1;
-                write_checkpoint(sim, backend, dir, model.as_mut(), passed)?;
-            }
+            write_state(dir, &good, "last_good")?;
+            return Err(Error::invalid(format!(
+                "{}: stopped at the step limit run.max_steps = {} (t = {} of {} {}); the state is in {} as last_good_*.npy; raise --max-steps to go further",
+                info.name,
+                info.run.max_steps,
+                clock.t,
+                times.t_end,
+                times.unit,
+                dir.path().display()
+            )));
         }
-        let mut files = write_snapshot(sim, dir, &good, &mut album, &mut netcdf)?;
-        // Gauges and maps so far, rewritten whole at every snapshot (the last one at the end).
-        if let (Some(p), Mesh::Plane(grid)) = (model.products()?, sim.mesh()) {
-            files.extend(products::write(dir, &p, &grid, times.t_end)?);
-            files.extend(netcdf.products(sim, dir, &p, &grid)?);
-        }
-        if !files.is_empty() {
-            say(format!("  snapshot t = {} {}: {}", good.clock.t, times.unit, files.join(", ")));
-        }
-        // A checkpoint time that is also this snapshot's: the checkpoint comes after the
-        // snapshot, so that a restart from it has nothing before it left to write.
-        if checkpoint_at(passed).is_some_and(|c| good.clock.t >= c) {
-            passed += 1;
-            write_checkpoint(sim, backend, dir, model.as_mut(), passed)?;
-        }
+        Stepped::WriterStopped => return Err(Error::invalid("the writer thread stopped without saying why")),
     }
     opts.console.end_progress();
     // The animations over every snapshot, now that there are no more.
-    for (name, bytes) in album.animations.encode()? {
+    for (name, bytes) in written.album.animations.encode()? {
         dir.write(&name, |p| write_atomic(p, &bytes))?;
         say(format!("  animation: {name}"));
     }
     let secs = started.elapsed().as_secs_f64();
     let cells = sim.mesh().cells() as f64;
     let steps = good.clock.steps - restart.map_or(0, |r| r.clock().steps);
+    let held = held.as_secs_f64();
     say(format!(
         "done: {} steps to t = {} {} in {secs:.2} s ({:.3e} cell updates/s, output included); results in {}",
         good.clock.steps,
@@ -233,6 +199,11 @@ fn time_loop<S: Simulation, T: GpuReal>(
         times.unit,
         steps as f64 * cells / secs.max(1e-9),
         dir.path().display()
+    ));
+    say(format!(
+        "  output held the model up for {held:.2} s ({:.1}% of the run); writing took {:.2} s beside it",
+        100.0 * held / secs.max(1e-9),
+        written.busy.as_secs_f64()
     ));
     Ok(Outcome {
         dir: dir.path().to_path_buf(),
@@ -242,16 +213,141 @@ fn time_loop<S: Simulation, T: GpuReal>(
     })
 }
 
-/// The model's whole state into the run directory's checkpoint file, replacing the last one.
-fn write_checkpoint<S: Simulation, T: GpuReal>(
+/// How the stepping ended.
+enum Stepped<T> {
+    /// Every target reached; the last job was the final snapshot.
+    Done,
+    /// The model halted (or its state failed the checks) at `clock`: why, the state it holds,
+    /// and whether that state is bad.
+    Halted(Clock, String, State<T>, bool),
+    /// The step limit: the state there.
+    OutOfSteps(Clock, State<T>),
+    /// The writer ended early: its result says why.
+    WriterStopped,
+}
+
+/// Step the model to every snapshot and the end, handing states, snapshots and checkpoints to
+/// the writer (`jobs`); `held` adds up the time this spends on output (copies started,
+/// downloads for products and checkpoints, waits for room in the queue).
+#[allow(clippy::too_many_arguments)]
+fn step<S: Simulation, T: GpuReal>(
     sim: &S,
     backend: &Backend,
-    dir: &mut RunDir,
+    model: &mut dyn Model<T>,
+    restart: Option<&Restart>,
+    jobs: &SyncSender<Job<T>>,
+    held: &mut Duration,
+    writer_gone: &dyn Fn() -> bool,
+) -> Result<Stepped<T>> {
+    let info = sim.info();
+    let times = sim.times();
+    let limit = info.run.max_steps;
+    // In PROGRESS_RANGE: the case reader checked it.
+    let progress_every = Duration::from_secs_f64(info.output.progress);
+    // The first line comes early, so a long run shows signs of life within a second.
+    let mut next_line = Instant::now() + progress_every.min(Duration::from_secs(1));
+    let every = info.output.checkpoint_every;
+    // Checkpoint times are k·every before the end: stops of the time loop as snapshot times
+    // are, so that a run with checkpoints takes the same steps whether or not it was restarted.
+    let mut passed = restart.map_or(0, |r| r.checkpoints());
+    let checkpoint_at = |k: u64| every.map(|e| (k + 1) as f64 * e).filter(|&t| t < times.t_end);
+    let mut clock = model.clock();
+    let t0 = clock.t;
+    // (time, step budget, whether the budget ends the run rather than limits it); a restarted
+    // run has written the snapshots up to its checkpoint's time.
+    let snapshots = times.snapshots.iter().filter(|&&t| restart.is_none() || t > t0);
+    let mut targets: Vec<(f64, u64, bool)> = snapshots.map(|&t| (t, limit, false)).collect();
+    targets.push(match times.steps {
+        Some(n) => (f64::INFINITY, n, true),
+        None => (times.t_end, limit, false),
+    });
+    // Hand a job over, timing the wait; false when the writer is gone.
+    let mut send = |job: Job<T>, held: &mut Duration| {
+        let t = Instant::now();
+        let ok = jobs.send(job).is_ok();
+        *held += t.elapsed();
+        ok
+    };
+    for (stop, budget, ends) in targets {
+        let reached = |c: &Clock, stop: f64| c.t >= stop || (ends && c.steps >= budget);
+        // Whether a stop was reached on the way here: the snapshot's state then shows as a
+        // progress line too, as every stop's does.
+        let mut stepped = false;
+        while !reached(&clock, stop) {
+            stepped = true;
+            let to = checkpoint_at(passed).map_or(stop, |c| c.min(stop));
+            let until = Until { t: to, steps: budget, deadline: Some(next_line) };
+            clock = model.advance(until)?;
+            let at_stop = reached(&clock, to);
+            let due = Instant::now() >= next_line;
+            let out_of_steps = !at_stop && clock.steps >= budget;
+            if writer_gone() {
+                return Ok(Stepped::WriterStopped);
+            }
+            if let Some(h) = clock.halt {
+                let state = model.state()?;
+                let bad = first_non_finite(&state, &sim.mesh()).or_else(|| sim.check(&state));
+                let why = bad.clone().unwrap_or_else(|| sim.halted(&h, &state));
+                return Ok(Stepped::Halted(clock, why, state, bad.is_some()));
+            }
+            if out_of_steps {
+                let state = model.state()?;
+                if let Some(why) = first_non_finite(&state, &sim.mesh()).or_else(|| sim.check(&state)) {
+                    return Ok(Stepped::Halted(clock, why, state, true));
+                }
+                return Ok(Stepped::OutOfSteps(clock, state));
+            }
+            // At the snapshot's own stop, the snapshot job shows the line.
+            if (due || at_stop) && !(at_stop && to >= stop) {
+                let t = Instant::now();
+                let later = model.state_later()?;
+                *held += t.elapsed();
+                if !send(Job::Progress(later), held) {
+                    return Ok(Stepped::WriterStopped);
+                }
+                next_line = Instant::now() + progress_every;
+            }
+            if to < stop && at_stop && clock.t >= to {
+                passed += 1;
+                if !checkpoint(sim, backend, model, passed, &mut send, held)? {
+                    return Ok(Stepped::WriterStopped);
+                }
+            }
+        }
+        let t = Instant::now();
+        let later = model.state_later()?;
+        let products = model.products()?;
+        *held += t.elapsed();
+        if !send(Job::Snapshot(later, products, stepped), held) {
+            return Ok(Stepped::WriterStopped);
+        }
+        next_line = Instant::now() + progress_every;
+        // A checkpoint time that is also this snapshot's: the checkpoint comes after the
+        // snapshot, so that a restart from it has nothing before it left to write.
+        if checkpoint_at(passed).is_some_and(|c| clock.t >= c) {
+            passed += 1;
+            if !checkpoint(sim, backend, model, passed, &mut send, held)? {
+                return Ok(Stepped::WriterStopped);
+            }
+        }
+    }
+    Ok(Stepped::Done)
+}
+
+/// The model's whole state, handed to the writer for the run directory's checkpoint file
+/// (replacing the last one); false when the writer is gone.
+fn checkpoint<S: Simulation, T: GpuReal>(
+    sim: &S,
+    backend: &Backend,
     model: &mut dyn Model<T>,
     passed: u64,
-) -> Result<()> {
+    send: &mut impl FnMut(Job<T>, &mut Duration) -> bool,
+    held: &mut Duration,
+) -> Result<bool> {
     let info = sim.info();
+    let t = Instant::now();
     let state = model.checkpoint()?;
+    *held += t.elapsed();
     let meta = Meta {
         solver: info.solver.into(),
         precision: info.run.precision,
@@ -259,19 +355,20 @@ fn write_checkpoint<S: Simulation, T: GpuReal>(
         case: info.text.clone(),
         checkpoints: passed,
     };
-    dir.write(CHECKPOINT_FILE, |p| checkpoint::write(p, &meta, &state))
+    Ok(send(Job::Checkpoint(state, meta), held))
 }
 
 /// Progress lines (or a bar on a terminal), with the ETA from the part of the run done since
 /// this process started it.
-struct Progress {
+pub(super) struct Progress {
     started: Instant,
     /// The fraction of the run done when it started here (after a restart, more than 0).
     from: f64,
 }
 
 impl Progress {
-    fn show<S: Simulation, T: Real>(&self, console: &Console, sim: &S, state: &State<T>, clock: &Clock) {
+    pub(super) fn show<S: Simulation, T: Real>(&self, console: &Console, sim: &S, state: &State<T>) {
+        let clock = &state.clock;
         let times = sim.times();
         let frac = times.fraction(clock.t, clock.steps);
         let elapsed = self.started.elapsed().as_secs_f64();
@@ -305,7 +402,7 @@ fn write_state<T: GpuReal>(dir: &mut RunDir, state: &State<T>, tag: &str) -> Res
 
 /// The snapshot's files (NPY), pictures (PNG) and record of the run's NetCDF file, as the
 /// case's formats ask; their names.
-fn write_snapshot<S: Simulation, T: GpuReal>(
+pub(super) fn write_snapshot<S: Simulation, T: GpuReal>(
     sim: &S,
     dir: &mut RunDir,
     state: &State<T>,
@@ -327,7 +424,7 @@ fn write_snapshot<S: Simulation, T: GpuReal>(
     Ok(names)
 }
 
-fn blew_up<S: Simulation, T: GpuReal>(
+pub(super) fn blew_up<S: Simulation, T: GpuReal>(
     sim: &S,
     dir: &mut RunDir,
     good: &State<T>,
@@ -335,11 +432,13 @@ fn blew_up<S: Simulation, T: GpuReal>(
     state_bad: bool,
     why: &str,
     current: &State<T>,
-) -> Result<Outcome> {
+) -> Error {
     let info = sim.info();
     // A halted model holds the state before its failing step: keep that one when it is sound.
     let keep = if state_bad { good } else { current };
-    write_state(dir, keep, "last_good")?;
+    if let Err(e) = write_state(dir, keep, "last_good") {
+        return e;
+    }
     let unit = sim.times().unit;
     // A model that halted holds its state and clock from before the failing step, whose time
     // is not known here; otherwise the state at `clock` is the bad one.
@@ -349,7 +448,7 @@ fn blew_up<S: Simulation, T: GpuReal>(
     } else {
         (&good.clock, format!("step {} (t = {} {unit})", clock.steps.max(good.clock.steps + 1), clock.t))
     };
-    Err(Error::invalid(format!(
+    Error::invalid(format!(
         "{}: the run blew up between step {} (t = {} {unit}) and {to}: {why}; the last good state (step {}, t = {} {}) is in {} as last_good_*.npy",
         info.name,
         from.steps,
@@ -358,5 +457,5 @@ fn blew_up<S: Simulation, T: GpuReal>(
         keep.clock.t,
         sim.times().unit,
         dir.path().display()
-    )))
+    ))
 }

@@ -5,10 +5,12 @@
 mod backend;
 mod context;
 mod launch;
+mod snapshot;
 mod timing;
 
 pub use backend::{Backend, BackendChoice};
 pub use context::{DeviceInfo, Gpu};
 pub use cudarc::driver::CudaSlice as DeviceBuffer;
 pub use launch::{DevicePointers, Kernel, LaunchShape};
+pub use snapshot::{Pending, Snapshots};
 pub use timing::Timer;

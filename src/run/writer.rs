@@ -1,0 +1,104 @@
+//! The run's writer thread: everything the time loop hands over that can wait — states on their
+//! way from the GPU, their checks, progress lines, snapshot files, pictures, products and
+//! checkpoints — done in the order handed over while the model steps on.
+//!
+//! The time loop only enqueues ([`Job`]); a queue of [`QUEUE`] jobs lets it run ahead of the
+//! disk by that much and then waits (so memory stays bounded). A state that fails its checks
+//! ends the writer with the blow-up error, naming the last good state it had checked; the time
+//! loop sees the writer gone at its next stop and stops too.
+
+use super::checkpoint::{self, CHECKPOINT_FILE, Meta};
+use super::netcdf::NetcdfRun;
+use super::simulate::{Progress, blew_up, first_non_finite, write_snapshot};
+use super::{Album, Console, RunDir, Simulation};
+use crate::model::{Checkpoint, Later, State};
+use crate::products::{self, Products};
+use crate::grid::Mesh;
+use crate::{GpuReal, Result};
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+/// Jobs the time loop may run ahead of the writer by.
+pub const QUEUE: usize = 2;
+
+/// One piece of work for the writer.
+pub enum Job<T> {
+    /// Check a state and show a progress line of it.
+    Progress(Later<T>),
+    /// Check a state and write its snapshot, and the products so far; show a progress line of
+    /// it first when the flag says so.
+    Snapshot(Later<T>, Option<Products<T>>, bool),
+    /// Write a checkpoint (it replaces the last one).
+    Checkpoint(Checkpoint<T>, Meta),
+}
+
+/// What the writer leaves when the queue closes.
+pub struct Written<T> {
+    /// The last state that passed the checks.
+    pub good: State<T>,
+    pub album: Album,
+    /// Time spent on the jobs, on the writer's thread.
+    pub busy: Duration,
+}
+
+pub struct Writer<'a, S, T> {
+    pub sim: &'a S,
+    pub console: &'a Console,
+    pub dir: &'a mut RunDir,
+    pub netcdf: NetcdfRun,
+    pub progress: Progress,
+    pub good: State<T>,
+}
+
+impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
+    /// Do the jobs until the queue closes or one fails.
+    pub fn run(mut self, jobs: Receiver<Job<T>>) -> Result<Written<T>> {
+        let mut album = Album::default();
+        let mut busy = Duration::ZERO;
+        for job in jobs {
+            let started = Instant::now();
+            match job {
+                Job::Progress(later) => {
+                    let state = self.checked(later)?;
+                    self.progress.show(self.console, self.sim, &state);
+                    self.good = state;
+                }
+                Job::Snapshot(later, products, line) => {
+                    let state = self.checked(later)?;
+                    if line {
+                        self.progress.show(self.console, self.sim, &state);
+                    }
+                    self.snapshot(&state, products, &mut album)?;
+                    self.good = state;
+                }
+                Job::Checkpoint(c, meta) => self.dir.write(CHECKPOINT_FILE, |p| checkpoint::write(p, &meta, &c))?,
+            }
+            busy += started.elapsed();
+        }
+        Ok(Written { good: self.good, album, busy })
+    }
+
+    /// The state, once it has arrived, if it is sound; else the blow-up error (after writing
+    /// the last good state).
+    fn checked(&mut self, later: Later<T>) -> Result<State<T>> {
+        let state = later.wait()?;
+        match first_non_finite(&state, &self.sim.mesh()).or_else(|| self.sim.check(&state)) {
+            None => Ok(state),
+            Some(why) => Err(blew_up(self.sim, self.dir, &self.good, &state.clock, true, &why, &state)),
+        }
+    }
+
+    fn snapshot(&mut self, state: &State<T>, products: Option<Products<T>>, album: &mut Album) -> Result<()> {
+        let times = self.sim.times();
+        let mut files = write_snapshot(self.sim, self.dir, state, album, &mut self.netcdf)?;
+        // Gauges and maps so far, rewritten whole at every snapshot (the last one at the end).
+        if let (Some(p), Mesh::Plane(grid)) = (products, self.sim.mesh()) {
+            files.extend(products::write(self.dir, &p, &grid, times.t_end)?);
+            files.extend(self.netcdf.products(self.sim, self.dir, &p, &grid)?);
+        }
+        if !files.is_empty() {
+            self.console.say(format!("  snapshot t = {} {}: {}", state.clock.t, times.unit, files.join(", ")));
+        }
+        Ok(())
+    }
+}
