@@ -53,14 +53,14 @@ impl<T: Real> CpuProducts<T> {
 
     /// Add the maps and the gauge records so far to the model's checkpoint `c`.
     pub fn checkpoint(&self, c: Checkpoint<T>) -> Checkpoint<T> {
-        saved::save(c, &self.series, self.maps.clone())
+        saved::save(c, &self.series, self.maps.as_deref().cloned())
     }
 
     /// Go on from the maps and gauge records of checkpoint `c` (taken of the same case).
     pub fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
         saved::restore_series(c, &mut self.series, self.s.every as u64)?;
         if let Some(maps) = &mut self.maps {
-            *maps = saved::restore_maps(c, maps[0].len())?;
+            **maps = saved::restore_maps(c, maps[0].len())?;
         }
         Ok(())
     }

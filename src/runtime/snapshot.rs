@@ -57,7 +57,9 @@ impl<T: DeviceRepr + ValidAsZeroBits> Snapshots<T> {
             Some(h) => h,
             // SAFETY: written by the downloads below before anyone reads it. Flags 0: cached
             // memory (write-combined memory is slow for the host to read).
-            None => unsafe { gpu.context().alloc_pinned_with_flags::<T>(total, 0) }.call("cuMemHostAlloc (snapshot)")?,
+            None => {
+                unsafe { gpu.context().alloc_pinned_with_flags::<T>(total, 0) }.call("cuMemHostAlloc (snapshot)")?
+            }
         };
         let stream = gpu.stream();
         if let Some(e) = &self.downloaded {

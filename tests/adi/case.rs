@@ -194,7 +194,12 @@ fn bad_adi_cases_are_refused_with_one_line() {
             vec![],
             "output.gauges: gauge out at (500, -1) m is outside the domain [0, 1000] × [0, 500] m",
         ),
-        ("tidal-basin", vec![("output.checkpoint_every", "3105.0")], vec![], "checkpoints do not hold gauge records"),
+        (
+            "tidal-basin",
+            vec![("output.checkpoint_every", "3105.0")],
+            vec![],
+            "checkpoints of adi do not hold gauge records",
+        ),
     ];
     for (name, set, remove, want) in cases {
         let e = load(name, &set, &remove).expect_err(&format!("{name} with {set:?} minus {remove:?} was accepted"));

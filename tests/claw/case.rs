@@ -130,7 +130,12 @@ fn bad_claw_cases_are_refused_with_one_line_naming_the_key() {
             vec![],
             "(output.gauges): gauge far at (10.5, 5) m is outside the domain [0, 10] × [0, 10] m",
         ),
-        ("swe-radial", vec![("output.checkpoint_every", "0.5")], vec![], "checkpoints do not hold gauge records"),
+        (
+            "swe-radial",
+            vec![("output.checkpoint_every", "0.5")],
+            vec![],
+            "checkpoints of claw do not hold gauge records",
+        ),
     ];
     for (name, set, remove, want) in cases {
         let e = load(name, &set, &remove).expect_err(&format!("{name} with {set:?} minus {remove:?} was accepted"));
