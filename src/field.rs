@@ -104,13 +104,19 @@ impl<T: Copy> Field2<T> {
 
 /// The interior of stored points `data` laid out by `layout`, row-major.
 pub fn interior_of<T: Copy>(layout: &Layout2, data: &[T]) -> Vec<T> {
+    let mut out = Vec::new();
+    interior_into(layout, data, &mut out);
+    out
+}
+
+/// [`interior_of`], appended to `out` (a vector whose memory is reused).
+pub fn interior_into<T: Copy>(layout: &Layout2, data: &[T], out: &mut Vec<T>) {
     let (nx, ny) = (layout.nx as usize, layout.ny as usize);
-    let mut out = Vec::with_capacity(nx * ny);
+    out.reserve(nx * ny);
     for j in 0..ny {
         let at = layout.at(0, j as i32);
         out.extend_from_slice(&data[at..at + nx]);
     }
-    out
 }
 
 /// A field reads as its stored points, ghosts included, so the point functions and kernels

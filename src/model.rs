@@ -3,6 +3,7 @@
 //! The scenario runner, the regression tests and (later) the tuner and the multi-GPU driver
 //! speak to it and to nothing solver-specific.
 
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// Why a model stopped stepping before its stop time. The state it holds is the last one
@@ -88,21 +89,64 @@ impl<T> State<T> {
     }
 }
 
-/// A state on its way to the host ([`Model::state_later`]).
-pub struct Later<T>(Box<dyn FnOnce() -> crate::Result<State<T>> + Send>);
+/// A state on its way to the host ([`Model::state_later`]), and the pool its fields' memory
+/// comes from, if any.
+pub struct Later<T> {
+    arrive: Box<dyn FnOnce() -> crate::Result<State<T>> + Send>,
+    pool: Option<Pool<T>>,
+}
 
 impl<T: Send + 'static> Later<T> {
     /// A state that is already here.
     pub fn now(state: State<T>) -> Later<T> {
-        Later(Box::new(move || Ok(state)))
+        Later { arrive: Box::new(move || Ok(state)), pool: None }
     }
-    /// A state that `arrive` waits for and assembles.
-    pub fn new(arrive: impl FnOnce() -> crate::Result<State<T>> + Send + 'static) -> Later<T> {
-        Later(Box::new(arrive))
+    /// A state that `arrive` waits for and assembles, in vectors of `pool`.
+    pub fn new(pool: Pool<T>, arrive: impl FnOnce() -> crate::Result<State<T>> + Send + 'static) -> Later<T> {
+        Later { arrive: Box::new(arrive), pool: Some(pool) }
+    }
+    /// Where the state's vectors go back to once their reader is done with them
+    /// ([`Pool::give`]).
+    pub fn pool(&self) -> Option<Pool<T>> {
+        self.pool.clone()
     }
     /// Wait for the state.
     pub fn wait(self) -> crate::Result<State<T>> {
-        (self.0)()
+        (self.arrive)()
+    }
+}
+
+/// Host vectors for states that come often and are as large as the grid (snapshots and
+/// progress lines of a GPU model): a state's vectors are given back when its reader is done, and
+/// the next state is assembled in them. Fresh vectors of that size cost a page fault every 4 KiB
+/// at first touch, which measured more than the download itself (docs/output.md).
+pub struct Pool<T>(Arc<Mutex<Vec<Vec<T>>>>);
+
+impl<T> Clone for Pool<T> {
+    fn clone(&self) -> Self {
+        Pool(self.0.clone())
+    }
+}
+
+impl<T> Default for Pool<T> {
+    fn default() -> Self {
+        Pool(Arc::default())
+    }
+}
+
+impl<T> Pool<T> {
+    /// An empty vector with room for `len` values: one given back, or a new one.
+    pub fn take(&self, len: usize) -> Vec<T> {
+        let mut kept = self.0.lock().map(|mut free| free.pop()).ok().flatten().unwrap_or_default();
+        kept.clear();
+        kept.reserve(len);
+        kept
+    }
+    /// Give the vectors of `state` back, for the next states.
+    pub fn give(&self, state: State<T>) {
+        if let Ok(mut free) = self.0.lock() {
+            free.extend(state.fields.into_iter().map(|f| f.data));
+        }
     }
 }
 
@@ -124,9 +168,10 @@ pub trait Model<T> {
     {
         Ok(Later::now(self.state()?))
     }
-    /// The gauge records and maximum maps kept so far, for a model that keeps them (a
-    /// download on the GPU; synchronises).
-    fn products(&mut self) -> crate::Result<Option<crate::products::Products<T>>> {
+    /// The gauge records kept so far and, with `maps`, the maximum maps, for a model that keeps
+    /// them (a download on the GPU; synchronises). The maps are as large as the state: a run
+    /// asks for them at its end and at checkpoints only.
+    fn products(&mut self, _maps: bool) -> crate::Result<Option<crate::products::Products<T>>> {
         Ok(None)
     }
     /// Everything needed to continue from the current clock exactly as this run would (a

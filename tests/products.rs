@@ -64,7 +64,7 @@ fn check<T: GpuReal>(
         t += 0.25 + rng.unit();
     }
     dev.drain(&gpu, steps).unwrap();
-    let (want, got) = (cpu.products(), dev.products(&gpu).unwrap());
+    let (want, got) = (cpu.products(true), dev.products(&gpu, true).unwrap());
     prop_assert_eq!(got.maps.len(), if maxima { 3 } else { 0 });
     for (g, w) in got.maps.iter().zip(&want.maps) {
         for (c, (a, b)) in g.data.iter().zip(&w.data).enumerate() {
@@ -191,7 +191,7 @@ fn check_views<T: GpuReal>(
         t += 0.25 + rng.unit();
     }
     dev.drain(&gpu, steps).unwrap();
-    let (want, got) = (cpu.products(), dev.products(&gpu).unwrap());
+    let (want, got) = (cpu.products(true), dev.products(&gpu, true).unwrap());
     for (g, w) in got.maps.iter().zip(&want.maps) {
         for (c, (a, b)) in g.data.iter().zip(&w.data).enumerate() {
             let (a, b) = (a.to_f64(), b.to_f64());

@@ -240,12 +240,12 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
         Ok(State { clock, fields })
     }
 
-    fn products(&mut self) -> Result<Option<Products<T>>> {
+    fn products(&mut self, maps: bool) -> Result<Option<Products<T>>> {
         match &mut self.on {
-            On::Cpu(_, k) => Ok(k.as_ref().map(|k| k.products())),
+            On::Cpu(_, k) => Ok(k.as_ref().map(|k| k.products(maps))),
             On::Gpu(gpu, g, _, Some(k)) => {
                 k.drain(gpu, g.steps())?;
-                Ok(Some(k.products(gpu)?))
+                Ok(Some(k.products(gpu, maps)?))
             }
             On::Gpu(_, _, _, None) => Ok(None),
         }

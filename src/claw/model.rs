@@ -44,8 +44,8 @@ pub trait DeviceRun<T: GpuReal, const M: usize> {
     /// Keep `products` of the state buffer's planes starting at `planes` (h, hu, hv), updated
     /// after every step on the device.
     fn keep_products(&mut self, products: GpuProducts<T>, planes: [usize; 3]) -> Result<()>;
-    /// The products kept so far (synchronises).
-    fn products(&mut self, gpu: &Gpu) -> Result<Option<Products<T>>>;
+    /// The products kept so far, the maps only with `maps` (synchronises).
+    fn products(&mut self, gpu: &Gpu, maps: bool) -> Result<Option<Products<T>>>;
 }
 
 macro_rules! runs {
@@ -100,8 +100,8 @@ macro_rules! runs {
             fn keep_products(&mut self, products: GpuProducts<T>, planes: [usize; 3]) -> Result<()> {
                 <$gpu<T, R, M, W, A>>::keep_products(self, products, planes)
             }
-            fn products(&mut self, gpu: &Gpu) -> Result<Option<Products<T>>> {
-                <$gpu<T, R, M, W, A>>::products(self, gpu)
+            fn products(&mut self, gpu: &Gpu, maps: bool) -> Result<Option<Products<T>>> {
+                <$gpu<T, R, M, W, A>>::products(self, gpu, maps)
             }
         }
     )*};
@@ -298,10 +298,10 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
         Ok(State { clock: self.clock(), fields })
     }
 
-    fn products(&mut self) -> Result<Option<Products<T>>> {
+    fn products(&mut self, maps: bool) -> Result<Option<Products<T>>> {
         match &mut self.on {
-            On::Cpu(_, k) => Ok(k.as_ref().map(|k| k.products())),
-            On::Gpu(gpu, m) => m.products(gpu),
+            On::Cpu(_, k) => Ok(k.as_ref().map(|k| k.products(maps))),
+            On::Gpu(gpu, m) => m.products(gpu, maps),
         }
     }
 

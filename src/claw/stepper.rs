@@ -120,13 +120,13 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
         k.launch_at([h, h, hu, hv], Some(self.kernels.order()), clock)
     }
 
-    /// The products so far (synchronises), if kept.
-    pub fn products(&mut self, gpu: &Gpu) -> Result<Option<Products<T>>> {
+    /// The products so far, the maps only with `maps` (synchronises), if kept.
+    pub fn products(&mut self, gpu: &Gpu, maps: bool) -> Result<Option<Products<T>>> {
         let steps = self.read_clock(gpu)?.steps();
         match &mut self.products {
             Some((k, _)) => {
                 k.drain(gpu, steps)?;
-                Ok(Some(k.products(gpu)?))
+                Ok(Some(k.products(gpu, maps)?))
             }
             None => Ok(None),
         }

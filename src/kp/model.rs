@@ -5,8 +5,8 @@
 use super::Problem;
 use super::cpu::{CpuKp, Halt as CpuHalt};
 use super::gpu::{ClockState, FluxKernel, GpuKp, Launch};
-use crate::field::interior_of;
-use crate::model::{Checkpoint, Clock, Halt, Later, Model, Output, State, Until};
+use crate::field::{interior_into, interior_of};
+use crate::model::{Checkpoint, Clock, Halt, Later, Model, Output, Pool, State, Until};
 use crate::products::{CpuProducts, Fields, GpuProducts, Products, Spec};
 use crate::runtime::{Backend, Gpu, Snapshots, Timer};
 use crate::{Error, GpuReal, Result};
@@ -67,6 +67,8 @@ struct GpuRun<T: GpuReal> {
     products: Option<GpuProducts<T>>,
     /// Copies of (w, hu, hv) for snapshots read on another thread; made by the first one.
     snapshots: Option<Snapshots<T>>,
+    /// The host vectors the states of `snapshots` are assembled in.
+    pool: Pool<T>,
 }
 
 impl<'p, T: GpuReal> KpModel<'p, T> {
@@ -86,6 +88,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
                     clock: Clock::START,
                     products: None,
                     snapshots: None,
+                    pool: Pool::default(),
                 }))
             }
             Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::new(problem, launch.block, false)?), None),
@@ -206,21 +209,28 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         };
         let pending = snapshots.take(&run.gpu, &buffers)?;
         let (layout, dims) = (self.problem.layout(), (self.problem.ny, self.problem.nx));
-        Ok(Later::new(move || {
-            let q = pending.read(|q| [0, 1, 2].map(|k| interior_of(&layout, q[k])))?;
-            Ok(state_of(dims, clock, &bed, q))
+        let pool = run.pool.clone();
+        Ok(Later::new(run.pool.clone(), move || {
+            let n = dims.0 * dims.1;
+            let [mut w, mut hu, mut hv] = [pool.take(n), pool.take(n), pool.take(n)];
+            pending.read(|q| {
+                interior_into(&layout, q[0], &mut w);
+                interior_into(&layout, q[1], &mut hu);
+                interior_into(&layout, q[2], &mut hv);
+            })?;
+            Ok(state_of(dims, clock, &bed, [w, hu, hv]))
         }))
     }
 
-    fn products(&mut self) -> Result<Option<Products<T>>> {
+    fn products(&mut self, maps: bool) -> Result<Option<Products<T>>> {
         match &mut self.on {
-            On::Cpu(_, k) => Ok(k.as_ref().map(|k| k.products())),
+            On::Cpu(_, k) => Ok(k.as_ref().map(|k| k.products(maps))),
             On::Gpu(run) => {
                 let steps = run.model.clock(&run.gpu)?.steps;
                 match &mut run.products {
                     Some(k) => {
                         k.drain(&run.gpu, steps)?;
-                        Ok(Some(k.products(&run.gpu)?))
+                        Ok(Some(k.products(&run.gpu, maps)?))
                     }
                     None => Ok(None),
                 }
@@ -368,7 +378,9 @@ impl<T: GpuReal> KpModel<'_, T> {
 
 /// The state of the interiors of (w, hu, hv): depth h = w − bed and the momenta.
 fn state_of<T: GpuReal>((ny, nx): (usize, usize), clock: Clock, bed: &[T], [w, hu, hv]: [Vec<T>; 3]) -> State<T> {
-    let h: Vec<T> = w.iter().zip(bed).map(|(w, b)| *w - *b).collect();
+    // In place: w's vector becomes h's.
+    let mut h = w;
+    h.iter_mut().zip(bed).for_each(|(w, b)| *w -= *b);
     let dims = vec![ny, nx];
     let out = |name, long_name, units, data| Output { name, long_name, units, dims: dims.clone(), data };
     State {

@@ -3,8 +3,10 @@
 //! [`npy`] stores fields for NumPy; [`png`] draws colour maps and line plots; [`anim`] makes
 //! animated GIFs of a run's snapshots; [`netcdf`] keeps a run's snapshots in one NetCDF-CF file,
 //! the one file that grows as the run goes (each snapshot appended whole, see its doc). Every
-//! other file goes through [`write_atomic`], so a crash or a full disk never leaves a
-//! half-written result that a later script would mistake for a good one.
+//! other file goes through [`write_atomic`], so a killed run or a full disk never leaves a
+//! half-written result that a later script would mistake for a good one. A run syncs its files
+//! to disk at checkpoints and at its end ([`crate::run::RunDir::sync`]), so a crash of the
+//! machine, too, leaves everything up to the last checkpoint whole.
 
 pub mod anim;
 mod canvas;
@@ -25,7 +27,10 @@ use std::io::Write;
 use std::path::Path;
 
 /// Write `bytes` to `path` through a temporary file in the same directory and a rename, so a
-/// reader never sees a partial file and a failed run leaves the previous file in place.
+/// reader never sees a partial file and a failed or killed run leaves the previous file in
+/// place. The file is not synced to disk here: a killed process cannot lose what it wrote, and
+/// a run syncs its files at checkpoints and at its end ([`crate::run::RunDir::sync`]), not at
+/// every snapshot, which would bind the run to the disk's speed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomic_with(path, |f| f.write_all(bytes))
 }
@@ -33,6 +38,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// [`write_atomic`] of what `write` writes to the (buffered) temporary file: for files too
 /// large to assemble in memory first.
 pub fn write_atomic_with(path: &Path, write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
+    atomic(path, false, write)
+}
+
+/// [`write_atomic_with`], with the file synced to disk before it takes the name: for a
+/// checkpoint, which must survive a crash of the machine whole if it replaces the last one.
+pub fn write_atomic_synced_with(path: &Path, write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
+    atomic(path, true, write)
+}
+
+fn atomic(path: &Path, synced: bool, write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
     let io = |cause| Error::Io { path: path.display().to_string(), cause };
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().ok_or_else(|| Error::invalid(format!("{} is not a file name", path.display())))?;
@@ -41,7 +56,9 @@ pub fn write_atomic_with(path: &Path, write: impl FnOnce(&mut dyn Write) -> std:
         let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
         write(&mut f)?;
         let f = f.into_inner().map_err(|e| e.into_error())?;
-        f.sync_all()?;
+        if synced {
+            f.sync_all()?;
+        }
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {

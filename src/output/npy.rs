@@ -3,8 +3,9 @@
 //!
 //! A 2-D field stored with x fastest (`field[j * nx + i]`) has shape `[ny, nx]`.
 
-use super::write_atomic;
+use super::write_atomic_with;
 use crate::{Error, Result};
+use std::borrow::Cow;
 use std::path::Path;
 
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
@@ -17,7 +18,9 @@ mod sealed {
 pub trait NpyElem: sealed::Sealed + Copy {
     /// NumPy's dtype string.
     const DESCR: &'static str;
-    fn put_le(self, out: &mut Vec<u8>);
+    /// The little-endian bytes of `data`: the values' own memory on a little-endian machine (a
+    /// snapshot's fields go to the file without a copy), converted elsewhere.
+    fn le_bytes(data: &[Self]) -> Cow<'_, [u8]>;
 }
 
 macro_rules! npy_elem {
@@ -25,8 +28,14 @@ macro_rules! npy_elem {
         impl sealed::Sealed for $t {}
         impl NpyElem for $t {
             const DESCR: &'static str = $descr;
-            fn put_le(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
+            fn le_bytes(data: &[Self]) -> Cow<'_, [u8]> {
+                if cfg!(target_endian = "little") {
+                    // SAFETY: a float type has no padding and every byte of it may be read as
+                    // a u8; the slice covers exactly `data`'s memory and borrows it.
+                    Cow::Borrowed(unsafe { std::slice::from_raw_parts(data.as_ptr().cast(), size_of_val(data)) })
+                } else {
+                    Cow::Owned(data.iter().flat_map(|x| x.to_le_bytes()).collect())
+                }
             }
         }
     };
@@ -69,12 +78,12 @@ pub fn write_npy<T: NpyElem>(path: &Path, data: &[T], shape: &[usize]) -> Result
             data.len()
         )));
     }
-    let mut bytes = header(T::DESCR, shape)?;
-    bytes.reserve(std::mem::size_of_val(data));
-    for &x in data {
-        x.put_le(&mut bytes);
-    }
-    write_atomic(path, &bytes)
+    let header = header(T::DESCR, shape)?;
+    let values = T::le_bytes(data);
+    write_atomic_with(path, |f| {
+        f.write_all(&header)?;
+        f.write_all(&values)
+    })
 }
 
 /// Read a `.npy` file of little-endian `f2`/`f4`/`f8` values in C order, widened to f64;

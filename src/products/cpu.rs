@@ -65,8 +65,10 @@ impl<T: Real> CpuProducts<T> {
         Ok(())
     }
 
-    pub fn products(&self) -> Products<T> {
+    /// The products so far, the maps only with `with_maps`.
+    pub fn products(&self, with_maps: bool) -> Products<T> {
         let (nx, ny) = (self.f.nx as usize, self.f.ny as usize);
-        Products { series: self.series.clone(), maps: self.maps.clone().map(|m| maps(nx, ny, *m)).unwrap_or_default() }
+        let kept = self.maps.as_ref().filter(|_| with_maps);
+        Products { series: self.series.clone(), maps: kept.map(|m| maps(nx, ny, (**m).clone())).unwrap_or_default() }
     }
 }

@@ -2,6 +2,7 @@
 
 use super::{GAUGE_COLUMNS, Products};
 use crate::grid::Grid2;
+use crate::model::Output;
 use crate::output::png::{MapOptions, write_field_png};
 use crate::output::write_npy;
 use crate::run::RunDir;
@@ -35,10 +36,17 @@ pub fn write<T: GpuReal>(dir: &mut RunDir, p: &Products<T>, grid: &Grid2, t_end:
         dir.write(&name, |path| crate::output::write_atomic(path, csv.as_bytes()))?;
         names.push(name);
     }
-    for m in &p.maps {
-        let name = format!("{}.npy", m.name);
-        dir.write(&name, |path| write_npy(path, &m.data, &m.dims))?;
-        names.push(name);
+    // Each map's NPY file and picture on a thread of their own: the maps are as large as a
+    // field and come at the end of the run, where nothing else overlaps them.
+    let files: Vec<(String, (&Output<T>, bool))> = p
+        .maps
+        .iter()
+        .flat_map(|m| [(format!("{}.npy", m.name), (m, false)), (format!("{}.png", m.name), (m, true))])
+        .collect();
+    dir.write_each(&files, |path, &(m, picture)| {
+        if !picture {
+            return write_npy(path, &m.data, &m.dims);
+        }
         let v: Vec<f64> = m.data.iter().map(|x| x.to_f64()).collect();
         let hi = v.iter().filter(|x| x.is_finite()).fold(0.0f64, |a, &b| a.max(b)).max(1e-12);
         let mut map =
@@ -47,9 +55,8 @@ pub fn write<T: GpuReal>(dir: &mut RunDir, p: &Products<T>, grid: &Grid2, t_end:
         if m.name == "arrival" {
             map.unset = Some(NEVER_ARRIVED);
         }
-        let png = format!("{}.png", m.name);
-        dir.write(&png, |path| write_field_png(path, &v, grid.nx, grid.ny, &map))?;
-        names.push(png);
-    }
+        write_field_png(path, &v, grid.nx, grid.ny, &map)
+    })?;
+    names.extend(files.into_iter().map(|(name, _)| name));
     Ok(names)
 }

@@ -199,10 +199,11 @@ impl<T: GpuReal> GpuProducts<T> {
         Ok(())
     }
 
-    /// The products so far, after [`drain`](Self::drain) up to the current step (synchronises).
-    pub fn products(&self, gpu: &Gpu) -> Result<Products<T>> {
+    /// The products so far, after [`drain`](Self::drain) up to the current step, the maps only
+    /// with `with_maps` (synchronises).
+    pub fn products(&self, gpu: &Gpu, with_maps: bool) -> Result<Products<T>> {
         let (nx, ny) = (self.f.nx as usize, self.f.ny as usize);
-        let maps = if self.f.maxima != 0 {
+        let maps = if with_maps && self.f.maxima != 0 {
             let [a, b, c] = &self.maps;
             maps(nx, ny, [gpu.download(a)?, gpu.download(b)?, gpu.download(c)?])
         } else {

@@ -81,7 +81,7 @@ proptest! {
             states.push((t, interior(&hh), interior(&hu), interior(&hv), interior(&level), interior(&bed)));
             t += 0.25 + rng.unit();
         }
-        let p = k.products();
+        let p = k.products(true);
         let plain: Vec<_> = states.iter().map(|(t, h, hu, hv, _, _)| (*t, h.clone(), hu.clone(), hv.clone())).collect();
         let want = plain_maps(dry, thr, &plain);
         for (m, w) in p.maps.iter().zip(&want) {
@@ -186,7 +186,7 @@ proptest! {
             states.push((t, plain));
             t += 0.25 + rng.unit();
         }
-        let p = k.products();
+        let p = k.products(true);
         let plain: Vec<Plain> = states.iter().map(|(t, [h, hu, hv, _])| (*t, h.clone(), hu.clone(), hv.clone())).collect();
         for (m, w) in p.maps.iter().zip(&plain_maps(dry, thr, &plain)) {
             for (a, b) in m.data.iter().zip(w) {

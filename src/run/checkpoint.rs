@@ -12,12 +12,12 @@
 //! and records (f64, little-endian) in the order their data follows; numbers are kept as the hexadecimal bits of an f64, so they
 //! come back bit for bit. The CRC-32 covers every byte before it: a truncated or damaged file is
 //! refused before anything of it is believed. The file is written through a temporary file, an
-//! fsync and a rename ([`write_atomic_with`]), so a run killed while writing one leaves the
+//! fsync and a rename ([`write_atomic_synced_with`]), so a run killed while writing one leaves the
 //! previous checkpoint in place (and a temporary file the next run removes).
 
 use super::CaseInfo;
 use crate::model::{Checkpoint, Clock};
-use crate::output::write_atomic_with;
+use crate::output::write_atomic_synced_with;
 use crate::{Error, GpuReal, Precision, Result};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -131,19 +131,15 @@ pub fn write<T: GpuReal>(path: &Path, meta: &Meta, state: &Checkpoint<T>) -> Res
         records: state.records.iter().map(|(n, d)| (n.clone(), d.len() as u64)).collect(),
     };
     let json = serde_json::to_vec(&header).map_err(|e| Error::invalid(format!("checkpoint header: {e}")))?;
-    write_atomic_with(path, |f| {
+    write_atomic_synced_with(path, |f| {
         let mut out = Crc { inner: f, crc: crc32fast::Hasher::new() };
         out.write_all(MAGIC)?;
         out.write_all(&(json.len() as u64).to_le_bytes())?;
         out.write_all(&json)?;
-        let mut buf = Vec::with_capacity(1 << 20);
         for (_, data) in &state.fields {
-            for chunk in data.chunks(1 << 17) {
-                buf.clear();
-                chunk.iter().for_each(|&x| x.put_le(&mut buf));
-                out.write_all(&buf)?;
-            }
+            out.write_all(&T::le_bytes(data))?;
         }
+        let mut buf = Vec::with_capacity(1 << 20);
         for (_, data) in &state.flags {
             out.write_all(data)?;
         }
@@ -359,6 +355,7 @@ fn first_difference(a: &toml::Table, b: &toml::Table, prefix: &str) -> Option<St
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::write_atomic_with;
 
     fn info(text: &str) -> CaseInfo {
         CaseInfo {

@@ -38,6 +38,8 @@ pub struct Manifest {
 pub struct RunDir {
     path: PathBuf,
     manifest: Manifest,
+    /// Files written or grown since the last [`sync`](RunDir::sync).
+    unsynced: Vec<String>,
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
@@ -107,6 +109,7 @@ impl RunDir {
         let dir = RunDir {
             path: path.to_path_buf(),
             manifest: Manifest { status: "running".into(), files: kept, ..manifest },
+            unsynced: Vec::new(),
         };
         dir.save()?;
         Ok(dir)
@@ -117,30 +120,77 @@ impl RunDir {
     }
 
     /// Write file `name` with `write` (given the full path; it must write atomically, as every
-    /// writer in [`crate::output`] does) and list it in the manifest.
+    /// writer in [`crate::output`] does), listed in the manifest first, so that a rerun removes
+    /// it even when this run is killed while writing it (a listed file that is not there is
+    /// simply not found).
     pub fn write(&mut self, name: &str, write: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
-        write(&self.path.join(name))?;
-        if !self.manifest.files.iter().any(|f| f == name) {
-            self.manifest.files.push(name.to_string());
+        self.list(name)?;
+        write(&self.path.join(name))
+    }
+
+    /// [`write`](Self::write) of several files at once, each on its own thread (large fields
+    /// reach the page cache faster side by side); the first error, if any, once all are done.
+    pub fn write_each<I: Sync>(
+        &mut self,
+        items: &[(String, I)],
+        write: impl Fn(&Path, &I) -> Result<()> + Sync,
+    ) -> Result<()> {
+        for (name, _) in items {
+            self.list(name)?;
         }
-        self.save()
+        let (dir, write) = (&self.path, &write);
+        std::thread::scope(|s| {
+            let threads: Vec<_> =
+                items.iter().map(|(name, item)| s.spawn(move || write(&dir.join(name), item))).collect();
+            let results: Vec<Result<()>> = threads
+                .into_iter()
+                .map(|t| t.join().unwrap_or_else(|_| Err(Error::invalid("a file writer thread panicked"))))
+                .collect();
+            results.into_iter().collect()
+        })
     }
 
     /// List file `name` in the manifest, then hand its full path to `grow`: for the one file a
-    /// run appends to rather than writes whole (the NetCDF file). Listed first, so that a rerun
-    /// removes it even when this run is killed while writing it.
+    /// run appends to rather than writes whole (the NetCDF file).
     pub fn append(&mut self, name: &str, grow: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+        self.list(name)?;
+        grow(&self.path.join(name))
+    }
+
+    /// Put `name` in the manifest (saving it when the name is new) and among the files to sync.
+    fn list(&mut self, name: &str) -> Result<()> {
+        if !self.unsynced.iter().any(|f| f == name) {
+            self.unsynced.push(name.to_string());
+        }
         if !self.manifest.files.iter().any(|f| f == name) {
             self.manifest.files.push(name.to_string());
             self.save()?;
         }
-        grow(&self.path.join(name))
+        Ok(())
     }
 
-    /// Record how the run ended.
+    /// Sync to disk every file written or grown since the last sync, the manifest and the
+    /// directory (its names): after this, a crash of the machine loses nothing written so far.
+    /// Files are not synced one by one as they are written, which would bind a run to the
+    /// disk's speed.
+    pub fn sync(&mut self) -> Result<()> {
+        for name in std::mem::take(&mut self.unsynced).into_iter().chain([MANIFEST.to_string()]) {
+            let p = self.path.join(&name);
+            match std::fs::File::open(&p) {
+                Ok(f) => f.sync_all().map_err(io(&p))?,
+                // Listed, then not written (the write failed and said so).
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io(&p)(e)),
+            }
+        }
+        std::fs::File::open(&self.path).and_then(|d| d.sync_all()).map_err(io(&self.path))
+    }
+
+    /// Record how the run ended, and sync what it wrote.
     pub fn finish(&mut self, status: &str) -> Result<()> {
         self.manifest.status = status.to_string();
-        self.save()
+        self.save()?;
+        self.sync()
     }
 
     fn save(&self) -> Result<()> {
@@ -225,6 +275,30 @@ mod tests {
         assert!(killed.is_err());
         RunDir::prepare(&d, false, Manifest::default()).unwrap();
         assert_eq!(names(&d), [MANIFEST]);
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn files_written_side_by_side_are_all_listed_and_synced() {
+        let d = scratch("each");
+        let mut a = RunDir::prepare(&d, false, Manifest::default()).unwrap();
+        let items: Vec<(String, u8)> = (0..4).map(|k| (format!("f{k}.bin"), k)).collect();
+        a.write_each(&items, |p, &k| crate::output::write_atomic(p, &[k; 3])).unwrap();
+        for (name, k) in &items {
+            assert_eq!(std::fs::read(d.join(name)).unwrap(), [*k; 3]);
+        }
+        // One writer fails: the others still land, the error comes back, and syncing skips
+        // the file that was listed but never written.
+        let failing = [("g0.bin".to_string(), 0u8), ("g1.bin".to_string(), 1)];
+        let r = a.write_each(&failing, |p, &k| {
+            if k == 1 { Err(Error::invalid("no room")) } else { crate::output::write_atomic(p, b"ok") }
+        });
+        assert!(r.unwrap_err().to_string().contains("no room"));
+        a.finish("finished").unwrap();
+        let m: Manifest = serde_json::from_slice(&std::fs::read(d.join(MANIFEST)).unwrap()).unwrap();
+        assert_eq!(m.files, ["f0.bin", "f1.bin", "f2.bin", "f3.bin", "g0.bin", "g1.bin"]);
+        assert_eq!(names(&d), ["f0.bin", "f1.bin", "f2.bin", "f3.bin", "g0.bin", MANIFEST]);
+        assert!(a.unsynced.is_empty());
         std::fs::remove_dir_all(d).unwrap();
     }
 

@@ -134,7 +134,11 @@ fn time_loop<S: Simulation, T: GpuReal>(
         say(format!("  restarted from {} at t = {} {} (step {})", r.path().display(), c.t, times.unit, c.steps));
     }
     let started = Instant::now();
-    let initial = model.state()?;
+    // Taken as every later state is, so that a GPU model sets up its snapshot buffers now,
+    // before the first step, rather than at the first progress line.
+    let later = model.state_later()?;
+    let pool = later.pool();
+    let initial = later.wait()?;
     let t0 = initial.clock.t;
     if let Some(bad) = first_non_finite(&initial, &sim.mesh()).or_else(|| sim.check(&initial)) {
         return Err(Error::invalid(format!("{}: the initial state is not valid: {bad}", info.name)));
@@ -148,7 +152,16 @@ fn time_loop<S: Simulation, T: GpuReal>(
     // States, checks, progress lines and files go to the writer thread; the model steps on.
     let (jobs, queue) = std::sync::mpsc::sync_channel(QUEUE);
     let (stepped, written, held) = std::thread::scope(|scope| {
-        let writer = Writer { sim, console: &opts.console, dir: &mut *dir, netcdf, progress, good: initial };
+        let writer = Writer {
+            sim,
+            console: &opts.console,
+            dir: &mut *dir,
+            netcdf,
+            progress,
+            good: initial,
+            good_pool: pool,
+            arriving: Duration::ZERO,
+        };
         let writer = scope.spawn(move || writer.run(queue));
         let mut held = Duration::ZERO;
         let stepped = step(sim, backend, model.as_mut(), restart, &jobs, &mut held, &|| writer.is_finished());
@@ -201,9 +214,11 @@ fn time_loop<S: Simulation, T: GpuReal>(
         dir.path().display()
     ));
     say(format!(
-        "  output held the model up for {held:.2} s ({:.1}% of the run); writing took {:.2} s beside it",
+        "  output held the model up for {held:.2} s ({:.1}% of the run); writing took {:.2} s beside it, \
+         {:.2} s of it waiting for states to arrive",
         100.0 * held / secs.max(1e-9),
-        written.busy.as_secs_f64()
+        written.busy.as_secs_f64(),
+        written.arriving.as_secs_f64()
     ));
     Ok(Outcome {
         dir: dir.path().to_path_buf(),
@@ -268,7 +283,8 @@ fn step<S: Simulation, T: GpuReal>(
         *held += t.elapsed();
         ok
     };
-    for (stop, budget, ends) in targets {
+    let last = targets.len() - 1;
+    for (target, (stop, budget, ends)) in targets.into_iter().enumerate() {
         let reached = |c: &Clock, stop: f64| c.t >= stop || (ends && c.steps >= budget);
         // Whether a stop was reached on the way here: the snapshot's state then shows as a
         // progress line too, as every stop's does.
@@ -316,7 +332,8 @@ fn step<S: Simulation, T: GpuReal>(
         }
         let t = Instant::now();
         let later = model.state_later()?;
-        let products = model.products()?;
+        // The maps only at the end (and at checkpoints): each is as large as a field.
+        let products = model.products(target == last)?;
         *held += t.elapsed();
         if !send(Job::Snapshot(later, products, stepped), held) {
             return Ok(Stepped::WriterStopped);
@@ -335,7 +352,8 @@ fn step<S: Simulation, T: GpuReal>(
 }
 
 /// The model's whole state, handed to the writer for the run directory's checkpoint file
-/// (replacing the last one); false when the writer is gone.
+/// (replacing the last one) with the products so far, maps included, written beside it; false
+/// when the writer is gone.
 fn checkpoint<S: Simulation, T: GpuReal>(
     sim: &S,
     backend: &Backend,
@@ -347,6 +365,7 @@ fn checkpoint<S: Simulation, T: GpuReal>(
     let info = sim.info();
     let t = Instant::now();
     let state = model.checkpoint()?;
+    let products = model.products(true)?;
     *held += t.elapsed();
     let meta = Meta {
         solver: info.solver.into(),
@@ -355,7 +374,7 @@ fn checkpoint<S: Simulation, T: GpuReal>(
         case: info.text.clone(),
         checkpoints: passed,
     };
-    Ok(send(Job::Checkpoint(state, meta), held))
+    Ok(send(Job::Checkpoint(state, meta, products), held))
 }
 
 /// Progress lines (or a bar on a terminal), with the ETA from the part of the run done since
@@ -388,16 +407,21 @@ impl Progress {
     }
 }
 
-/// NPY files of every field, `<name>_t<time>.npy` with `tag` `state`, or `<tag>_<name>_t<time>.npy`.
+/// NPY files of every field, `<name>_t<time>.npy` with `tag` `state`, or `<tag>_<name>_t<time>.npy`,
+/// written side by side.
 fn write_state<T: GpuReal>(dir: &mut RunDir, state: &State<T>, tag: &str) -> Result<Vec<String>> {
     let t = time_tag(state.clock.t);
-    let mut names = Vec::new();
-    for f in &state.fields {
-        let name = if tag.is_empty() { format!("{}_t{t}.npy", f.name) } else { format!("{tag}_{}_t{t}.npy", f.name) };
-        dir.write(&name, |p| write_npy(p, &f.data, &f.dims))?;
-        names.push(name);
-    }
-    Ok(names)
+    let files: Vec<_> = state
+        .fields
+        .iter()
+        .map(|f| {
+            let name =
+                if tag.is_empty() { format!("{}_t{t}.npy", f.name) } else { format!("{tag}_{}_t{t}.npy", f.name) };
+            (name, f)
+        })
+        .collect();
+    dir.write_each(&files, |p, f| write_npy(p, &f.data, &f.dims))?;
+    Ok(files.into_iter().map(|(name, _)| name).collect())
 }
 
 /// The snapshot's files (NPY), pictures (PNG) and record of the run's NetCDF file, as the

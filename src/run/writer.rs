@@ -12,7 +12,7 @@ use super::netcdf::NetcdfRun;
 use super::simulate::{Progress, blew_up, first_non_finite, write_snapshot};
 use super::{Album, Console, RunDir, Simulation};
 use crate::grid::Mesh;
-use crate::model::{Checkpoint, Later, State};
+use crate::model::{Checkpoint, Later, Pool, State};
 use crate::products::{self, Products};
 use crate::{GpuReal, Result};
 use std::sync::mpsc::Receiver;
@@ -28,8 +28,8 @@ pub enum Job<T> {
     /// Check a state and write its snapshot, and the products so far; show a progress line of
     /// it first when the flag says so.
     Snapshot(Later<T>, Option<Products<T>>, bool),
-    /// Write a checkpoint (it replaces the last one).
-    Checkpoint(Checkpoint<T>, Meta),
+    /// Write the products so far, then a checkpoint (it replaces the last one).
+    Checkpoint(Checkpoint<T>, Meta, Option<Products<T>>),
 }
 
 /// What the writer leaves when the queue closes.
@@ -39,6 +39,9 @@ pub struct Written<T> {
     pub album: Album,
     /// Time spent on the jobs, on the writer's thread.
     pub busy: Duration,
+    /// The part of `busy` spent waiting for states to arrive (a GPU model's downloads, and
+    /// forming the output fields from what came down).
+    pub arriving: Duration,
 }
 
 pub struct Writer<'a, S, T> {
@@ -48,6 +51,10 @@ pub struct Writer<'a, S, T> {
     pub netcdf: NetcdfRun,
     pub progress: Progress,
     pub good: State<T>,
+    /// Where `good`'s vectors go back to when a later state replaces it.
+    pub good_pool: Option<Pool<T>>,
+    /// Time spent in [`Later::wait`] so far.
+    pub arriving: Duration,
 }
 
 impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
@@ -59,29 +66,56 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
             let started = Instant::now();
             match job {
                 Job::Progress(later) => {
+                    let pool = later.pool();
                     let state = self.checked(later)?;
                     self.progress.show(self.console, self.sim, &state);
-                    self.good = state;
+                    self.keep(state, pool);
                 }
                 Job::Snapshot(later, products, line) => {
+                    let pool = later.pool();
                     let state = self.checked(later)?;
                     if line {
                         self.progress.show(self.console, self.sim, &state);
                     }
                     self.snapshot(&state, products, &mut album)?;
-                    self.good = state;
+                    self.keep(state, pool);
                 }
-                Job::Checkpoint(c, meta) => self.dir.write(CHECKPOINT_FILE, |p| checkpoint::write(p, &meta, &c))?,
+                Job::Checkpoint(c, meta, products) => {
+                    let files = self.products(products)?;
+                    if !files.is_empty() {
+                        self.console.say(format!(
+                            "  checkpoint t = {} {}: {}",
+                            c.clock.t,
+                            self.sim.times().unit,
+                            files.join(", ")
+                        ));
+                    }
+                    // What the run wrote so far is on disk before the checkpoint that stands
+                    // for it: a restart after a crash finds everything up to its time.
+                    self.dir.sync()?;
+                    self.dir.write(CHECKPOINT_FILE, |p| checkpoint::write(p, &meta, &c))?;
+                    self.dir.sync()?;
+                }
             }
             busy += started.elapsed();
         }
-        Ok(Written { good: self.good, album, busy })
+        Ok(Written { good: self.good, album, busy, arriving: self.arriving })
+    }
+
+    /// Keep `state` as the last good one, giving the one it replaces back to its pool.
+    fn keep(&mut self, state: State<T>, pool: Option<Pool<T>>) {
+        let old = std::mem::replace(&mut self.good, state);
+        if let Some(p) = std::mem::replace(&mut self.good_pool, pool) {
+            p.give(old);
+        }
     }
 
     /// The state, once it has arrived, if it is sound; else the blow-up error (after writing
     /// the last good state).
     fn checked(&mut self, later: Later<T>) -> Result<State<T>> {
+        let t = Instant::now();
         let state = later.wait()?;
+        self.arriving += t.elapsed();
         match first_non_finite(&state, &self.sim.mesh()).or_else(|| self.sim.check(&state)) {
             None => Ok(state),
             Some(why) => Err(blew_up(self.sim, self.dir, &self.good, &state.clock, true, &why, &state)),
@@ -91,14 +125,19 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
     fn snapshot(&mut self, state: &State<T>, products: Option<Products<T>>, album: &mut Album) -> Result<()> {
         let times = self.sim.times();
         let mut files = write_snapshot(self.sim, self.dir, state, album, &mut self.netcdf)?;
-        // Gauges and maps so far, rewritten whole at every snapshot (the last one at the end).
-        if let (Some(p), Mesh::Plane(grid)) = (products, self.sim.mesh()) {
-            files.extend(products::write(self.dir, &p, &grid, times.t_end)?);
-            files.extend(self.netcdf.products(self.sim, self.dir, &p, &grid)?);
-        }
+        files.extend(self.products(products)?);
         if !files.is_empty() {
             self.console.say(format!("  snapshot t = {} {}: {}", state.clock.t, times.unit, files.join(", ")));
         }
         Ok(())
+    }
+
+    /// The gauge records so far, rewritten whole, and the maps when they came along (at the
+    /// end and at checkpoints); the names written.
+    fn products(&mut self, products: Option<Products<T>>) -> Result<Vec<String>> {
+        let (Some(p), Mesh::Plane(grid)) = (products, self.sim.mesh()) else { return Ok(Vec::new()) };
+        let mut files = products::write(self.dir, &p, &grid, self.sim.times().t_end)?;
+        files.extend(self.netcdf.products(self.sim, self.dir, &p, &grid)?);
+        Ok(files)
     }
 }

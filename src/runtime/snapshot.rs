@@ -37,12 +37,19 @@ pub struct Pending<T> {
 }
 
 impl<T: DeviceRepr + ValidAsZeroBits> Snapshots<T> {
-    /// Device copies for buffers of `lens` elements (checked against free memory) and a copy
-    /// stream; host memory is allocated by the first snapshots.
+    /// Device copies for buffers of `lens` elements (checked against free memory), a copy
+    /// stream and [`HOST_BUFFERS`] page-locked host buffers (allocating one takes longer than
+    /// many steps; more are allocated should the writer fall further behind).
     pub fn new(gpu: &Gpu, lens: &[usize]) -> Result<Snapshots<T>> {
         let device = lens.iter().map(|&n| gpu.alloc(n)).collect::<Result<Vec<_>>>()?;
         let copy = gpu.context().new_stream().call("cuStreamCreate (snapshot copies)")?;
-        Ok(Snapshots { copy, device, downloaded: None, free: Arc::default(), lens: lens.to_vec() })
+        let total: usize = lens.iter().sum();
+        crate::files::check_host_memory(
+            "page-locked snapshot buffers",
+            (HOST_BUFFERS * total * size_of::<T>()) as u64,
+        )?;
+        let free = (0..HOST_BUFFERS).map(|_| host_buffer(gpu, total)).collect::<Result<Vec<_>>>()?;
+        Ok(Snapshots { copy, device, downloaded: None, free: Arc::new(Mutex::new(free)), lens: lens.to_vec() })
     }
 
     /// Enqueue the snapshot of `srcs` (of the lengths given to [`new`](Self::new)) as they
@@ -55,11 +62,7 @@ impl<T: DeviceRepr + ValidAsZeroBits> Snapshots<T> {
         let reuse = self.free.lock().map_err(|_| Error::invalid("the snapshot buffers' lock is poisoned"))?.pop();
         let mut host = match reuse {
             Some(h) => h,
-            // SAFETY: written by the downloads below before anyone reads it. Flags 0: cached
-            // memory (write-combined memory is slow for the host to read).
-            None => {
-                unsafe { gpu.context().alloc_pinned_with_flags::<T>(total, 0) }.call("cuMemHostAlloc (snapshot)")?
-            }
+            None => host_buffer(gpu, total)?,
         };
         let stream = gpu.stream();
         if let Some(e) = &self.downloaded {
@@ -90,6 +93,17 @@ impl<T: DeviceRepr + ValidAsZeroBits> Snapshots<T> {
         self.downloaded = Some(done.clone());
         Ok(Pending { host: Some(host), done, free: self.free.clone(), lens: self.lens.clone() })
     }
+}
+
+/// Page-locked host buffers a snapshot store starts with: one being written while the next
+/// snapshot downloads.
+pub const HOST_BUFFERS: usize = 2;
+
+/// A page-locked host buffer of `n` elements, its contents unset.
+fn host_buffer<T: DeviceRepr + ValidAsZeroBits>(gpu: &Gpu, n: usize) -> Result<PinnedHostSlice<T>> {
+    // SAFETY: every snapshot's downloads write the buffer whole before anyone reads it. Flags
+    // 0: cached memory (write-combined memory is slow for the host to read).
+    unsafe { gpu.context().alloc_pinned_with_flags::<T>(n, 0) }.call("cuMemHostAlloc (snapshot)")
 }
 
 impl<T: DeviceRepr + ValidAsZeroBits> Pending<T> {

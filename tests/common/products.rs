@@ -35,8 +35,8 @@ pub fn follow_the_states<'a, T: GpuReal>(
         }
         states.push(a);
     }
-    assert!(without.products().unwrap().is_none());
-    let got = with.products().unwrap().expect("products kept");
+    assert!(without.products(true).unwrap().is_none());
+    let got = with.products(true).unwrap().expect("products kept");
     let at = |st: &hydrokern::model::State<T>, k: usize| -> Vec<f64> {
         st.field(names[k]).unwrap().data.iter().map(|v| v.to_f64()).collect()
     };

@@ -42,7 +42,7 @@ fn check<T: GpuReal>(backend: &Backend, steps: u64) {
         m.advance(Until { t: 1e9, steps: n, deadline: None }).unwrap();
         states.push(m.state().unwrap());
     }
-    let got = m.products().unwrap().expect("products kept");
+    let got = m.products(true).unwrap().expect("products kept");
     let dry = p.coeffs::<T>((32, 8)).dry.to_f64();
     let n = p.nx * p.ny;
     let (mut max_h, mut max_s, mut arrival) = (vec![0.0f64; n], vec![0.0f64; n], vec![f64::NAN; n]);
@@ -133,7 +133,7 @@ fn restored<T: GpuReal>(backend: &Backend) {
     b.restore(&c).unwrap();
     to(&mut a, 140);
     to(&mut b, 140);
-    let (pa, pb) = (a.products().unwrap().unwrap(), b.products().unwrap().unwrap());
+    let (pa, pb) = (a.products(true).unwrap().unwrap(), b.products(true).unwrap().unwrap());
     let bits = |v: &[T]| v.iter().map(|x| x.to_f64().to_bits()).collect::<Vec<_>>();
     for (ma, mb) in pa.maps.iter().zip(&pb.maps) {
         assert_eq!(bits(&ma.data), bits(&mb.data), "{} after the restore", ma.name);

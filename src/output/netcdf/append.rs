@@ -2,20 +2,27 @@
 //!
 //! The file is created whole (header and fixed-size variables) through
 //! [`write_atomic`](crate::output::write_atomic), with no records. Each append writes the
-//! record's bytes past the last counted record, syncs them to disk, and only then rewrites the
-//! record count in the header and syncs again. A reader trusts the count, so a run killed at
-//! any point leaves a file whose records are exactly those whose count was written: bytes of a
-//! half-written record lie past them and are never read.
+//! record's bytes past the last counted record and only then rewrites the record count in the
+//! header. A reader trusts the count, so a run killed at any point leaves a file whose records
+//! are exactly those whose count was written: bytes of a half-written record lie past them and
+//! are never read. The appends are not synced to disk one by one (a run syncs its files at
+//! checkpoints and at its end, [`crate::run::RunDir::sync`]): the kernel keeps a killed
+//! process's writes, in order, and only a crash of the machine could lose the records since
+//! the last sync.
 
 use super::classic::Header;
 use crate::output::write_atomic;
 use crate::{Error, Result};
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// The classic format's record count is a signed 32-bit number.
 const MAX_RECORDS: u64 = i32::MAX as u64;
+
+/// Slabs of at least this many bytes get a writer thread each.
+const PARALLEL_SLAB: usize = 1 << 20;
 
 pub struct Appender {
     path: PathBuf,
@@ -75,13 +82,15 @@ impl Appender {
     }
 
     /// Append one record: `slabs` are the record variables' bytes, big-endian, in the header's
-    /// order. Data first and synced, then the count (see the module's doc).
+    /// order. Data first, then the count (see the module's doc).
     pub fn append(&mut self, slabs: &[Vec<u8>]) -> Result<()> {
         self.append_all(&[slabs])
     }
 
-    /// Append several records at once, as [`append`](Self::append) does one: their data, one
-    /// sync, then the count (many small records, gauge samples, cost one sync, not one each).
+    /// Append several records at once, as [`append`](Self::append) does one: their data, then
+    /// the count (many small records, gauge samples, cost one header write, not one each). The
+    /// slabs are written where they belong, side by side on threads when there are several
+    /// large ones (a snapshot's fields).
     pub fn append_all<R: AsRef<[Vec<u8>]>>(&mut self, records: &[R]) -> Result<()> {
         let n = self.header.numrecs;
         let added = records.len() as u64;
@@ -94,37 +103,47 @@ impl Appender {
         if added == 0 {
             return Ok(());
         }
-        let mut record = Vec::with_capacity((self.record_bytes * added) as usize);
+        // Where each slab goes: records one after the other, each slab padded to 4 bytes
+        // when the record has several variables (the classic format's record layout).
+        let mut at = self.records_begin + n * self.record_bytes;
+        let mut placed: Vec<(u64, &[u8])> = Vec::new();
         for slabs in records {
             let slabs = slabs.as_ref();
-            let start = record.len();
+            let start = at;
             for s in slabs {
-                record.extend_from_slice(s);
+                placed.push((at, s));
+                at += s.len() as u64;
                 if slabs.len() > 1 {
-                    record.resize(record.len().next_multiple_of(4), 0);
+                    at = at.next_multiple_of(4);
                 }
             }
-            if (record.len() - start) as u64 != self.record_bytes {
+            if at - start != self.record_bytes {
                 return Err(Error::invalid(format!(
                     "{}: a record of {} bytes where the header lays out {}",
                     self.path.display(),
-                    record.len() - start,
+                    at - start,
                     self.record_bytes
                 )));
             }
         }
-        let at = self.records_begin + n * self.record_bytes;
         let count = u32::try_from(n + added).expect("at most MAX_RECORDS").to_be_bytes();
         let io = |cause| Error::Io { path: self.path.display().to_string(), cause };
-        (|| {
-            self.file.seek(SeekFrom::Start(at))?;
-            self.file.write_all(&record)?;
-            self.file.sync_data()?;
-            self.file.seek(SeekFrom::Start(Header::NUMRECS_AT))?;
-            self.file.write_all(&count)?;
-            self.file.sync_data()
-        })()
-        .map_err(io)?;
+        let file = &self.file;
+        // The padding between slabs is never written: the file's length, set first, makes it
+        // read as zeros, as the format asks.
+        file.set_len(at.max(file.metadata().map_err(io)?.len())).map_err(io)?;
+        let written: std::io::Result<()> = std::thread::scope(|s| {
+            let (large, small): (Vec<_>, Vec<_>) = placed.iter().partition(|(_, b)| b.len() >= PARALLEL_SLAB);
+            let threads: Vec<_> = large.into_iter().map(|&(o, b)| s.spawn(move || file.write_all_at(b, o))).collect();
+            for &(o, b) in small {
+                file.write_all_at(b, o)?;
+            }
+            threads
+                .into_iter()
+                .try_for_each(|t| t.join().unwrap_or_else(|_| Err(std::io::Error::other("a writer thread panicked"))))
+        });
+        written.map_err(io)?;
+        file.write_all_at(&count, Header::NUMRECS_AT).map_err(io)?;
         self.header.numrecs = n + added;
         Ok(())
     }
