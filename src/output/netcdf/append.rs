@@ -116,10 +116,18 @@ impl Appender {
         let at = self.records_begin + n * self.record_bytes;
         let count = u32::try_from(n + added).expect("at most MAX_RECORDS").to_be_bytes();
         let io = |cause| Error::Io { path: self.path.display().to_string(), cause };
-        (|| {
+        let data = (|| {
             self.file.seek(SeekFrom::Start(at))?;
             self.file.write_all(&record)?;
-            self.file.sync_data()?;
+            self.file.sync_data()
+        })();
+        if let Err(e) = data {
+            // The count was not touched: cut the uncounted bytes off, so a full disk gets back
+            // the room they took (for the run's manifest) and the file ends at its last record.
+            let _ = self.file.set_len(at);
+            return Err(io(e));
+        }
+        (|| {
             self.file.seek(SeekFrom::Start(Header::NUMRECS_AT))?;
             self.file.write_all(&count)?;
             self.file.sync_data()
