@@ -6,8 +6,9 @@
 //!
 //! The uninterrupted run writes a checkpoint at every multiple of `every`; the file keeps the
 //! last, which the restarted run (in a directory of its own) continues from, across the
-//! snapshot placed between that checkpoint and the end. The flood keeps gauges and maximum maps,
-//! which the checkpoint holds: their CSV, NPY and NetCDF files come out bit for bit too.
+//! snapshot placed between that checkpoint and the end. The flood (kp), swe-radial (claw) and
+//! tidal-basin (ADI) keep gauges and maximum maps, which the checkpoint holds: their CSV, NPY and
+//! NetCDF files come out bit for bit too.
 
 mod common;
 
@@ -182,18 +183,20 @@ fn grid(nx: i64, ny: i64) -> Vec<(&'static str, Value)> {
     vec![("grid.nx", nx.into()), ("grid.ny", ny.into())]
 }
 
-/// The flood example with its three gauges (every step) and maximum maps, into every format.
+/// A scenario's own gauges and maximum maps (the flood's three gauges every step, swe-radial's
+/// and tidal-basin's), into NPY and NetCDF.
 fn flood(nx: i64, ny: i64) -> Vec<(&'static str, Value)> {
     let mut set = grid(nx, ny);
     set.push(("output.formats", formats(&["npy", "netcdf"])));
     set
 }
 
-/// swe-radial and tidal-basin keep gauges and maximum maps too, which the claw and ADI models'
-/// checkpoints do not hold (such a case is refused); their restart tests run without them.
-fn no_products(mut set: Vec<(&'static str, Value)>) -> Vec<(&'static str, Value)> {
-    set.push(("output.maxima", false.into()));
-    set.push(("output.gauges", floats(&[])));
+/// tidal-basin at `nx` × `ny` with its gauges and maps at Δt = 30 s, a gauge sample every
+/// `every` steps (its own 10 puts one at the checkpoint's step 40; 7 puts none there).
+fn tidal(nx: i64, ny: i64, every: i64) -> Vec<(&'static str, Value)> {
+    let mut set = flood(nx, ny);
+    set.push(("time.dt", 30.0.into()));
+    set.push(("output.gauge_every", every.into()));
     set
 }
 
@@ -222,7 +225,11 @@ fn sediment_restarts_bit_for_bit() {
 
 #[test]
 fn claw_restarts_bit_for_bit() {
-    bit_identical("swe-radial", &no_products(grid(24, 24)), 0.5, 0.15, 0.48, "cpu", "f64");
+    // Its gauges and maps, in both precisions; gauges every 2 steps: between samples too.
+    bit_identical("swe-radial", &flood(24, 24), 0.5, 0.15, 0.48, "cpu", "f64");
+    let mut set = flood(20, 20);
+    set.push(("output.gauge_every", 2i64.into()));
+    bit_identical("swe-radial", &set, 0.5, 0.15, 0.48, "cpu", "f32");
     let mut set = grid(12, 12);
     set.push(("grid.nz", 12i64.into()));
     bit_identical("acoustics-3d", &set, 0.3, 0.1, 0.25, "cpu", "f32");
@@ -231,14 +238,15 @@ fn claw_restarts_bit_for_bit() {
 #[test]
 fn adi_restarts_bit_for_bit() {
     bit_identical("seiche", &grid(20, 10), 60.0, 20.0, 50.0, "cpu", "f64");
-    let mut set = no_products(grid(24, 12));
-    set.push(("time.dt", 30.0.into()));
-    bit_identical("tidal-basin", &set, 1800.0, 600.0, 1500.0, "cpu", "f32");
+    // Its gauges and maps: a sample at the checkpoint's step, and none there.
+    bit_identical("tidal-basin", &tidal(24, 12, 10), 1800.0, 600.0, 1500.0, "cpu", "f32");
+    bit_identical("tidal-basin", &tidal(24, 12, 7), 1800.0, 600.0, 1500.0, "cpu", "f64");
 }
 
 /// The same on the GPU (the lead runs these): kp with early exit on (`auto` chooses by timing,
 /// which makes even an uninterrupted run unrepeatable) and off (the valley: with the per-cell
-/// friction kernel), sediment, claw 2D and 3D, ADI.
+/// friction kernel), sediment, claw 2D and 3D, ADI; the claw and ADI runs with their gauges and
+/// maximum maps (on the device between checkpoints), gauges every step and every few steps.
 #[test]
 #[cfg_attr(
     not(gpu_tests),
@@ -255,14 +263,16 @@ fn gpu_restarts_bit_for_bit() {
         bit_identical("valley", &early_exit, 20.0, 6.0, 19.0, "gpu", "f32");
     }
     bit_identical("sediment", &grid(100, 72), 12000.0, 5000.0, 11000.0, "gpu", "f64");
-    bit_identical("swe-radial", &no_products(grid(72, 64)), 0.5, 0.15, 0.48, "gpu", "f32");
+    bit_identical("swe-radial", &flood(72, 64), 0.5, 0.15, 0.48, "gpu", "f32");
+    let mut set = flood(64, 64);
+    set.push(("output.gauge_every", 3i64.into()));
+    bit_identical("swe-radial", &set, 0.5, 0.15, 0.48, "gpu", "f64");
     let mut set = grid(20, 24);
     set.push(("grid.nz", 18i64.into()));
     bit_identical("acoustics-3d", &set, 0.3, 0.1, 0.25, "gpu", "f64");
     bit_identical("seiche", &grid(40, 20), 60.0, 20.0, 50.0, "gpu", "f64");
-    let mut set = no_products(grid(48, 24));
-    set.push(("time.dt", 30.0.into()));
-    bit_identical("tidal-basin", &set, 1800.0, 600.0, 1500.0, "gpu", "f32");
+    bit_identical("tidal-basin", &tidal(48, 24, 10), 1800.0, 600.0, 1500.0, "gpu", "f32");
+    bit_identical("tidal-basin", &tidal(48, 24, 7), 1800.0, 600.0, 1500.0, "gpu", "f64");
 }
 
 /// A restart into the interrupted run's own directory continues it: the files before the
@@ -375,8 +385,7 @@ fn foreign_checkpoints_are_refused_before_the_directory_is_touched() {
     assert!(e.contains("another case"), "{e}");
     let e = refuse("flood", &[("time.t_end", 1.0.into())], &ckpt);
     assert!(e.contains("another case"), "{e}");
-    // claw's checkpoints do not hold gauges and maximum maps yet: its products are left out here.
-    let e = refuse("swe-radial", &no_products(Vec::new()), &ckpt);
+    let e = refuse("swe-radial", &[], &ckpt);
     assert!(e.contains("solver kp, not of claw"), "{e}");
     // Truncated (as a copy cut short would be) or damaged in one byte.
     let bytes = std::fs::read(&ckpt).unwrap();

@@ -251,30 +251,33 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
         }
     }
 
-    /// ζⁿ, pⁿ, q^{n+½}, q^{n−½} and the wet flags, with the model's time and the reported one.
+    /// ζⁿ, pⁿ, q^{n+½}, q^{n−½} and the wet flags, with the model's time and the reported one;
+    /// and the products' maps and gauge records so far.
     fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
-        if matches!(self.on, On::Cpu(_, Some(_)) | On::Gpu(_, _, _, Some(_))) {
-            return Err(crate::products::not_in_checkpoints("adi"));
-        }
         let clock = self.clock();
         let m = match &mut self.on {
-            On::Cpu(m, _) => m,
+            On::Cpu(m, _) => &**m,
             On::Gpu(gpu, g, host, _) => {
                 g.download(gpu, host)?;
-                host
+                &**host
             }
         };
-        Ok(Checkpoint::at(clock)
+        let c = Checkpoint::at(clock)
             .field("zeta", m.zeta.clone())
             .field("p", m.p.clone())
             .field("q", m.q.clone())
             .field("q_old", m.q_old.clone())
             .flag("wet", m.wet.iter().map(|&w| w as u8).collect())
-            .value("time", m.time))
+            .value("time", m.time);
+        match &mut self.on {
+            On::Cpu(_, Some(k)) => Ok(k.checkpoint(c)),
+            On::Gpu(gpu, _, _, Some(k)) => k.checkpoint(gpu, clock.steps, c),
+            On::Cpu(_, None) | On::Gpu(_, _, _, None) => Ok(c),
+        }
     }
 
     /// On the GPU, the run is built again from the restored host copy, as it was built at the
-    /// start from the initial one.
+    /// start from the initial one; the products go on from the checkpoint's maps and records.
     fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
         let m = match &mut self.on {
             On::Cpu(m, _) => &mut **m,
@@ -288,8 +291,15 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
         m.wet = c.get_flags("wet", cells)?.iter().map(|&w| w != 0).collect();
         m.time = c.get_value("time")?;
         m.steps = c.clock.steps;
-        if let On::Gpu(gpu, g, host, _) = &mut self.on {
-            **g = GpuAdi::with_y_sweep(gpu, host, self.strategy, self.y_sweep)?;
+        match &mut self.on {
+            On::Cpu(_, Some(k)) => k.restore(c)?,
+            On::Cpu(_, None) => {}
+            On::Gpu(gpu, g, host, products) => {
+                **g = GpuAdi::with_y_sweep(gpu, host, self.strategy, self.y_sweep)?;
+                if let Some(k) = products {
+                    k.restore(gpu, c)?;
+                }
+            }
         }
         self.t = c.clock.t;
         self.halt = None;

@@ -46,6 +46,10 @@ pub trait DeviceRun<T: GpuReal, const M: usize> {
     fn keep_products(&mut self, products: GpuProducts<T>, planes: [usize; 3]) -> Result<()>;
     /// The products kept so far, the maps only with `maps` (synchronises).
     fn products(&mut self, gpu: &Gpu, maps: bool) -> Result<Option<Products<T>>>;
+    /// Add the products' maps and gauge records so far, if kept, to the checkpoint `c`.
+    fn checkpoint_products(&mut self, gpu: &Gpu, c: Checkpoint<T>) -> Result<Checkpoint<T>>;
+    /// Go on from the products' maps and gauge records of checkpoint `c`, if kept.
+    fn restore_products(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()>;
 }
 
 macro_rules! runs {
@@ -103,6 +107,12 @@ macro_rules! runs {
             fn products(&mut self, gpu: &Gpu, maps: bool) -> Result<Option<Products<T>>> {
                 <$gpu<T, R, M, W, A>>::products(self, gpu, maps)
             }
+            fn checkpoint_products(&mut self, gpu: &Gpu, c: Checkpoint<T>) -> Result<Checkpoint<T>> {
+                <$gpu<T, R, M, W, A>>::checkpoint_products(self, gpu, c)
+            }
+            fn restore_products(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()> {
+                <$gpu<T, R, M, W, A>>::restore_products(self, gpu, c)
+            }
         }
     )*};
 }
@@ -120,8 +130,6 @@ pub struct ClawModel<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M
     /// The fields' NumPy shape.
     dims: Vec<usize>,
     halt: Option<Halt>,
-    /// Whether gauges or maps are kept (checkpoints do not hold them yet).
-    keeps_products: bool,
     _real: std::marker::PhantomData<T>,
 }
 
@@ -163,7 +171,7 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
 
 impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> ClawModel<T, C, G, M> {
     fn with(on: On<T, C, G>, fields: [&'static str; M], dims: Vec<usize>) -> Self {
-        ClawModel { on, fields, dims, halt: None, keeps_products: false, _real: std::marker::PhantomData }
+        ClawModel { on, fields, dims, halt: None, _real: std::marker::PhantomData }
     }
 
     /// Keep the gauges and maps of `spec` (at the interior cells `cells`, from [`Spec::cells`])
@@ -208,7 +216,6 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> ClawMod
                 m.keep_products(GpuProducts::new(gpu, spec, f, cells)?, [0, len, 2 * len])?;
             }
         }
-        self.keeps_products = true;
         Ok(self)
     }
 
@@ -306,17 +313,20 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
     }
 
     /// The padded state (cells of M values on the CPU, M planes on the GPU) and every slot of
-    /// the clock: time, steps, the Δt the next step tries, rejections.
+    /// the clock: time, steps, the Δt the next step tries, rejections; and the products' maps
+    /// and gauge records so far.
     fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
-        if self.keeps_products {
-            return Err(crate::products::not_in_checkpoints("claw"));
-        }
         let (q, slots) = match &self.on {
             On::Cpu(m, _) => (m.padded_state().iter().flatten().copied().collect(), m.clock().slots),
             On::Gpu(gpu, m) => (m.current(gpu)?, m.clock().slots),
         };
         let c = Checkpoint::at(self.clock()).field("q", q);
-        Ok(slots.iter().enumerate().fold(c, |c, (k, &v)| c.value(&format!("clock.{k}"), v)))
+        let c = slots.iter().enumerate().fold(c, |c, (k, &v)| c.value(&format!("clock.{k}"), v));
+        match &mut self.on {
+            On::Cpu(_, Some(k)) => Ok(k.checkpoint(c)),
+            On::Cpu(_, None) => Ok(c),
+            On::Gpu(gpu, m) => m.checkpoint_products(gpu, c),
+        }
     }
 
     fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
@@ -325,13 +335,17 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
             *slot = c.get_value(&format!("clock.{k}"))?;
         }
         match &mut self.on {
-            On::Cpu(m, _) => {
+            On::Cpu(m, products) => {
                 let q = c.get_field("q", m.padded_state().len() * M)?;
                 m.resume(q.chunks_exact(M).map(|v| std::array::from_fn(|k| v[k])).collect(), clock)?;
+                if let Some(k) = products {
+                    k.restore(c)?;
+                }
             }
             On::Gpu(gpu, m) => {
                 let len = m.current(gpu)?.len();
                 m.resume(gpu, c.get_field("q", len)?, clock)?;
+                m.restore_products(gpu, c)?;
             }
         }
         self.halt = None;

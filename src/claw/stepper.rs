@@ -11,7 +11,7 @@ use super::Cfl;
 use super::cpu::{Clock, Step};
 use crate::foundation::ReduceOp;
 use crate::foundation::gpu::Reducer;
-use crate::model::Halt;
+use crate::model::{Checkpoint, Halt};
 use crate::products::{ClockAt, GpuProducts, Products};
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
 use crate::{Error, Gpu, GpuReal, Result};
@@ -129,6 +129,24 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
                 Ok(Some(k.products(gpu, maps)?))
             }
             None => Ok(None),
+        }
+    }
+
+    /// Add the products' maps and gauge records up to the clock last read, if kept, to the
+    /// checkpoint `c` (synchronises).
+    pub fn checkpoint_products(&mut self, gpu: &Gpu, c: Checkpoint<T>) -> Result<Checkpoint<T>> {
+        let steps = self.host_clock.steps();
+        match &mut self.products {
+            Some((k, _)) => k.checkpoint(gpu, steps, c),
+            None => Ok(c),
+        }
+    }
+
+    /// Go on from the products' maps and gauge records of checkpoint `c`, if kept.
+    pub fn restore_products(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()> {
+        match &mut self.products {
+            Some((k, _)) => k.restore(gpu, c),
+            None => Ok(()),
         }
     }
 

@@ -123,19 +123,12 @@ pub const SOLVERS: &[&str] = &["kp", "adi", "claw"];
 /// keep gauges and maximum maps among the wave-propagation solver's.
 pub const DEPTH_FIELDS: [&str; 3] = ["h", "hu", "hv"];
 
-/// The error of a model asked for a checkpoint while it keeps products its checkpoints do not
-/// hold (the case refuses `checkpoint_every` with products first; this keeps a run from
-/// restarting them afresh should that check ever let one through).
-pub fn not_in_checkpoints(solver: &str) -> Error {
-    Error::invalid(format!(
-        "{solver}: checkpoints do not hold gauge records and maximum maps yet: leave out output.gauges and output.maxima to checkpoint this case (docs/products.md)"
-    ))
-}
-
 /// The solvers whose checkpoints hold their gauge records and maps (their models'
 /// `checkpoint`/`restore` call [`CpuProducts::checkpoint`], [`GpuProducts::checkpoint`] and the
-/// `restore`s): only these may have both products and `output.checkpoint_every`.
-pub const CHECKPOINTED: &[&str] = &["kp"];
+/// `restore`s): only these may have both products and `output.checkpoint_every`. Today every
+/// solver in [`SOLVERS`]; a solver that keeps products its checkpoints do not hold must stay
+/// out of this list, so the case refuses the pair rather than restart them afresh.
+pub const CHECKPOINTED: &[&str] = &["kp", "adi", "claw"];
 
 /// Most gauges a run may have: they are sampled by the threads of one block.
 pub const MAX_GAUGES: usize = 256;

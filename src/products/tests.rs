@@ -122,6 +122,15 @@ fn spec_checks_name_the_key() {
     assert!(spec(&[("a-1_B", 0.0, 0.0)]).check(&c).is_ok());
 }
 
+/// Issue 15: a run that keeps products can checkpoint and restart, whichever its solver
+/// (tests/restart.rs restarts each bit for bit).
+#[test]
+fn every_solver_keeping_products_checkpoints_them() {
+    for s in SOLVERS {
+        assert!(CHECKPOINTED.contains(s), "{s} keeps products its checkpoints do not hold");
+    }
+}
+
 proptest! {
     /// The views other solvers hand over, against plain index arithmetic: cells of three values
     /// interleaved in one padded array (depth over a flat bed: the wave-propagation solver), and

@@ -125,7 +125,8 @@ impl RunDir {
     /// simply not found).
     pub fn write(&mut self, name: &str, write: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
         self.list(name)?;
-        write(&self.path.join(name))
+        let written = write(&self.path.join(name));
+        self.unlist_missing(written, [name])
     }
 
     /// [`write`](Self::write) of several files at once, each on its own thread (large fields
@@ -139,7 +140,7 @@ impl RunDir {
             self.list(name)?;
         }
         let (dir, write) = (&self.path, &write);
-        std::thread::scope(|s| {
+        let written = std::thread::scope(|s| {
             let threads: Vec<_> =
                 items.iter().map(|(name, item)| s.spawn(move || write(&dir.join(name), item))).collect();
             let results: Vec<Result<()>> = threads
@@ -147,7 +148,22 @@ impl RunDir {
                 .map(|t| t.join().unwrap_or_else(|_| Err(Error::invalid("a file writer thread panicked"))))
                 .collect();
             results.into_iter().collect()
-        })
+        });
+        self.unlist_missing(written, items.iter().map(|(name, _)| name.as_str()))
+    }
+
+    /// After a failed write (`written`), take the names of files that are not there out of the
+    /// manifest again (saved with the run's status at its end: a full disk may have no room
+    /// for it now); `written` itself.
+    fn unlist_missing<'n>(&mut self, written: Result<()>, names: impl IntoIterator<Item = &'n str>) -> Result<()> {
+        if written.is_err() {
+            for name in names {
+                if !self.path.join(name).exists() {
+                    self.manifest.files.retain(|f| f != name);
+                }
+            }
+        }
+        written
     }
 
     /// List file `name` in the manifest, then hand its full path to `grow`: for the one file a
@@ -296,7 +312,7 @@ mod tests {
         assert!(r.unwrap_err().to_string().contains("no room"));
         a.finish("finished").unwrap();
         let m: Manifest = serde_json::from_slice(&std::fs::read(d.join(MANIFEST)).unwrap()).unwrap();
-        assert_eq!(m.files, ["f0.bin", "f1.bin", "f2.bin", "f3.bin", "g0.bin", "g1.bin"]);
+        assert_eq!(m.files, ["f0.bin", "f1.bin", "f2.bin", "f3.bin", "g0.bin"], "the file not written is unlisted");
         assert_eq!(names(&d), ["f0.bin", "f1.bin", "f2.bin", "f3.bin", "g0.bin", MANIFEST]);
         assert!(a.unsynced.is_empty());
         std::fs::remove_dir_all(d).unwrap();

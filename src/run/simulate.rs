@@ -84,7 +84,11 @@ pub fn simulate<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
     };
     match &result {
         Ok(_) => s.dir.finish("finished")?,
-        Err(e) => s.dir.finish(&format!("stopped: {e}"))?,
+        // The run's own error is the one to report: recording it can fail for the same reason
+        // (a full disk), and that failure must not hide it.
+        Err(e) => {
+            let _ = s.dir.finish(&format!("stopped: {e}"));
+        }
     }
     result
 }

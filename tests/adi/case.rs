@@ -187,18 +187,12 @@ fn bad_adi_cases_are_refused_with_one_line() {
         ("seiche", vec![("grid.nx", "1000000000")], vec![], "cells per axis"),
         ("seiche", vec![("grid.nx", "1000000"), ("grid.ny", "1000000")], vec![], "GiB of host memory"),
         ("seiche", vec![("grid.lx", "-1.0")], vec![], "grid.lx"),
-        // Gauges at points in the domain; checkpoints do not hold gauges and maps yet.
+        // Gauges at points in the domain.
         (
             "seiche",
             vec![("output.gauges", "[{ name = \"out\", x = 500.0, y = -1.0 }]")],
             vec![],
             "output.gauges: gauge out at (500, -1) m is outside the domain [0, 1000] × [0, 500] m",
-        ),
-        (
-            "tidal-basin",
-            vec![("output.checkpoint_every", "3105.0")],
-            vec![],
-            "checkpoints of adi do not hold gauge records",
         ),
     ];
     for (name, set, remove, want) in cases {

@@ -109,8 +109,7 @@ fn bad_claw_cases_are_refused_with_one_line_naming_the_key() {
             "(initial.p.disc.centre): [1.0, 1.0]: must be three finite numbers",
         ),
         ("acoustics-3d", vec![("initial.bulk", "0.0")], vec![], "bulk modulus must be positive"),
-        // Gauges and maps: only equations with a depth keep them, at points in the domain, and
-        // checkpoints do not hold them yet.
+        // Gauges and maps: only equations with a depth keep them, at points in the domain.
         (
             "acoustics-2d",
             vec![("output.maxima", "true")],
@@ -129,12 +128,6 @@ fn bad_claw_cases_are_refused_with_one_line_naming_the_key() {
             vec![("output.gauges", "[{ name = \"far\", x = 10.5, y = 5.0 }]")],
             vec![],
             "(output.gauges): gauge far at (10.5, 5) m is outside the domain [0, 10] × [0, 10] m",
-        ),
-        (
-            "swe-radial",
-            vec![("output.checkpoint_every", "0.5")],
-            vec![],
-            "checkpoints of claw do not hold gauge records",
         ),
     ];
     for (name, set, remove, want) in cases {

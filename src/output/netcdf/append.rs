@@ -129,20 +129,28 @@ impl Appender {
         let count = u32::try_from(n + added).expect("at most MAX_RECORDS").to_be_bytes();
         let io = |cause| Error::Io { path: self.path.display().to_string(), cause };
         let file = &self.file;
+        let start = self.records_begin + n * self.record_bytes;
         // The padding between slabs is never written: the file's length, set first, makes it
         // read as zeros, as the format asks.
-        file.set_len(at.max(file.metadata().map_err(io)?.len())).map_err(io)?;
-        let written: std::io::Result<()> = std::thread::scope(|s| {
-            let (large, small): (Vec<_>, Vec<_>) = placed.iter().partition(|(_, b)| b.len() >= PARALLEL_SLAB);
-            let threads: Vec<_> = large.into_iter().map(|&(o, b)| s.spawn(move || file.write_all_at(b, o))).collect();
-            for &(o, b) in small {
-                file.write_all_at(b, o)?;
-            }
-            threads
-                .into_iter()
-                .try_for_each(|t| t.join().unwrap_or_else(|_| Err(std::io::Error::other("a writer thread panicked"))))
+        let written: std::io::Result<()> = file.metadata().and_then(|m| file.set_len(at.max(m.len()))).and_then(|()| {
+            std::thread::scope(|s| {
+                let (large, small): (Vec<_>, Vec<_>) = placed.iter().partition(|(_, b)| b.len() >= PARALLEL_SLAB);
+                let threads: Vec<_> =
+                    large.into_iter().map(|&(o, b)| s.spawn(move || file.write_all_at(b, o))).collect();
+                for &(o, b) in small {
+                    file.write_all_at(b, o)?;
+                }
+                threads.into_iter().try_for_each(|t| {
+                    t.join().unwrap_or_else(|_| Err(std::io::Error::other("a writer thread panicked")))
+                })
+            })
         });
-        written.map_err(io)?;
+        if let Err(e) = written {
+            // The count was not touched: cut the uncounted bytes off, so a full disk gets back
+            // the room they took (for the run's manifest) and the file ends at its last record.
+            let _ = file.set_len(start);
+            return Err(io(e));
+        }
         file.write_all_at(&count, Header::NUMRECS_AT).map_err(io)?;
         self.header.numrecs = n + added;
         Ok(())
