@@ -16,6 +16,7 @@ mod point;
 mod products;
 mod validation;
 mod wetdry;
+mod wetdry_clamp;
 
 use hydrokern::Real;
 use hydrokern::kp::Problem;

@@ -26,13 +26,17 @@ fn plain_depth(level: f64, corners: [f64; 4]) -> f64 {
 /// Largest |u|, |v| over cells deeper than `dry`, and the largest depth gained by a cell that
 /// started dry.
 fn motion<T: Real>(p: &Problem, m: &CpuKp<T>) -> (f64, f64) {
-    let h = depth(p, m);
     let (hu, hv) = (p.interior(m.state()[1]), p.interior(m.state()[2]));
-    let dry = m.coeffs().dry.to_f64();
+    let f64s = |v: Vec<T>| v.into_iter().map(Real::to_f64).collect::<Vec<f64>>();
+    motion_of(p, &depth(p, m), &f64s(hu), &f64s(hv), m.coeffs().dry.to_f64())
+}
+
+/// [`motion`] from interior depths and momenta (row-major) and the dry depth.
+pub fn motion_of(p: &Problem, h: &[f64], hu: &[f64], hv: &[f64], dry: f64) -> (f64, f64) {
     let (mut u, mut gained) = (0.0f64, 0.0f64);
     for c in 0..h.len() {
         if h[c] > dry {
-            let uc = (hu[c].to_f64().abs() / h[c]).max(hv[c].to_f64().abs() / h[c]);
+            let uc = (hu[c].abs() / h[c]).max(hv[c].abs() / h[c]);
             u = u.max(uc);
         }
         if p.h[c] == 0.0 {
@@ -128,18 +132,30 @@ pub fn thacker_run(n: usize, wet_dry: WetDry) -> Thacker {
     while m.time() < t {
         m.step(t).unwrap();
     }
-    let h = depth(&p, &m);
     let v = p.volume(m.state()[0], m.cell_bed());
+    thacker_measure(&p, t, &depth(&p, &m), v, m.steps())
+}
+
+/// The exact depth's mean over cell (i, j) at time `t` (from 4×4 points).
+pub fn thacker_mean(p: &Problem, t: f64, i: usize, j: usize) -> f64 {
+    let mut want = 0.0;
+    for (a, b) in (0..4).flat_map(|a| (0..4).map(move |b| (a, b))) {
+        let (x, y) = ((i as f64 + (a as f64 + 0.5) / 4.0) * p.dx, (j as f64 + (b as f64 + 0.5) / 4.0) * p.dy);
+        want += exact::thacker(p.g, x, y, t).0 / 16.0;
+    }
+    want
+}
+
+/// A Thacker run's [`Thacker`] figures from its interior depths `h` (row-major) at time `t`,
+/// its water volume `v` and its step count.
+pub fn thacker_measure(p: &Problem, t: f64, h: &[f64], v: f64, steps: u64) -> Thacker {
+    let n = p.nx;
     let v0 = p.initial_volume();
     let exact_h = |x: f64, y: f64| exact::thacker(p.g, x, y, t).0;
     let (mut l1, mut shore) = (0.0f64, 0.0f64);
     for j in 0..n {
         for i in 0..n {
-            let mut want = 0.0;
-            for (a, b) in (0..4).flat_map(|a| (0..4).map(move |b| (a, b))) {
-                let (x, y) = ((i as f64 + (a as f64 + 0.5) / 4.0) * p.dx, (j as f64 + (b as f64 + 0.5) / 4.0) * p.dy);
-                want += exact_h(x, y) / 16.0;
-            }
+            let want = thacker_mean(p, t, i, j);
             let got = h[j * n + i];
             l1 += (got - want).abs() * p.dx * p.dy;
             if got > FILM {
@@ -157,7 +173,7 @@ pub fn thacker_run(n: usize, wet_dry: WetDry) -> Thacker {
             }
         }
     }
-    Thacker { l1, volume: (v - v0).abs() / v0, shore, steps: m.steps() }
+    Thacker { l1, volume: (v - v0).abs() / v0, shore, steps }
 }
 
 /// Runs `ns`, prints the table (errors, orders, step ratios) and checks: volume exact, cells
