@@ -16,7 +16,6 @@ mod point;
 mod products;
 mod validation;
 mod wetdry;
-mod wetdry_clamp;
 
 use hydrokern::Real;
 use hydrokern::kp::Problem;
