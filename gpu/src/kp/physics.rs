@@ -146,8 +146,8 @@ pub fn desingularize_pair<T: Real>(kappa: T, h: T, qn: T, qt: T) -> (T, T) {
 /// Central-upwind flux through the face between a left state `l` (the plus face of the cell
 /// before it) and a right state `r` (the minus face of the cell after it). In a scheme with an
 /// a-priori cap on partially flooded cells (`S::CAP`), where water leaves one faster than its
-/// drain cap allows, the mass flux and the advective part of the momentum fluxes are scaled down (`drain_factor`); the
-/// pressure part ½gh² stays, as it balances the bed-slope source.
+/// drain cap allows, the mass flux and the advective part of the momentum fluxes are scaled
+/// down (`drain_factor`); the pressure part ½gh² stays, as it balances the bed-slope source.
 #[inline(always)]
 pub fn central_upwind<S: WetDryScheme, T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>) -> Flux<T> {
     let (ul, vl) = desingularize_pair(k.kappa, l.h, l.qn, l.qt);
