@@ -1,11 +1,12 @@
 //! CPU reference: the same point functions as the kernels, rayon over rows.
 
-use super::{Problem, Scheme, WetDry};
+use super::clamp::Faces;
 use super::problem::Padded;
+use super::{Problem, Scheme, WetDry};
 use crate::field::Field2;
 use crate::{Error, Real, Result};
 use kernels::kp::{
-    Bollermann, Coeffs, Kp07, STEP_OK, WetDryScheme, block_active, cell_rhs, rk_point, set_ghost, time_step,
+    Bollermann, Clamp, Coeffs, Kp07, STEP_OK, WetDryScheme, block_active, cell_rhs, rk_point, set_ghost, time_step,
 };
 use kernels::halo::{edge_ghost, ghosts_x, ghosts_y};
 use rayon::prelude::*;
@@ -13,7 +14,8 @@ use rayon::prelude::*;
 /// R = (R_w, R_hu, R_hv) on the interior from the padded state in wet–dry scheme `wet_dry`;
 /// returns max(a_x/Δx, a_y/Δy). With `wet` (one flag a block of `k.bx × k.by` cells), blocks
 /// that are dry with their four neighbours get R = 0 and rate 0 without computing, as the
-/// early-exit kernel does.
+/// early-exit kernel does. In `clamp` it is R before the draining factors, which need Δt
+/// (`CpuKp::step` drains and clamps).
 #[allow(clippy::too_many_arguments)]
 pub fn rhs<T: Real>(
     k: &Coeffs<T>,
@@ -31,6 +33,7 @@ pub fn rhs<T: Real>(
     match wet_dry {
         WetDry::Bollermann => rhs_of::<Bollermann, T>(k, [w, hu, hv], bed, wet, [rw, rhu, rhv]),
         WetDry::Kp07 => rhs_of::<Kp07, T>(k, [w, hu, hv], bed, wet, [rw, rhu, rhv]),
+        WetDry::Clamp => rhs_of::<Clamp, T>(k, [w, hu, hv], bed, wet, [rw, rhu, rhv]),
     }
 }
 
@@ -199,6 +202,9 @@ pub struct CpuKp<T: Real> {
     r: [Field2<T>; 3],
     q2: [Field2<T>; 3],
     wet: Vec<u8>,
+    /// The faces of a stage in `clamp`, which drains after Δt is known (every cell computed:
+    /// no early exit).
+    faces: Option<Box<Faces<T>>>,
     t: f64,
     dt: f64,
     steps: u64,
@@ -215,6 +221,7 @@ impl<T: Real> CpuKp<T> {
         let k = problem.coeffs::<T>(block);
         let Padded { bed, cell_bed, q } = problem.padded(&k)?;
         let wet = wet_map(&k, &q[0], &cell_bed);
+        let faces = (problem.wet_dry == WetDry::Clamp).then(|| Box::new(Faces::new(&k, &bed)));
         let zeros = || Field2::filled(problem.layout(), T::ZERO);
         Ok(CpuKp {
             k,
@@ -231,6 +238,7 @@ impl<T: Real> CpuKp<T> {
             r: [zeros()?, zeros()?, zeros()?],
             cell_bed,
             wet,
+            faces,
             t: 0.0,
             dt: 0.0,
             steps: 0,
@@ -258,11 +266,24 @@ impl<T: Real> CpuKp<T> {
         self.early_exit = on;
     }
 
+    /// R of Qⁿ (or Q¹) and the rate; in `clamp` the faces only, R follows in [`drain`](Self::drain).
     fn eval_rhs(&mut self, from_q1: bool) -> T {
         let [rw, ru, rv] = &mut self.r;
         let src = if from_q1 { &self.q1 } else { &self.q };
+        if let Some(faces) = &mut self.faces {
+            return faces.fluxes(&self.k, [&src[0], &src[1], &src[2]], &self.bed);
+        }
         let wet = if self.early_exit { Some(&self.wet[..]) } else { None };
         rhs(&self.k, self.wet_dry, &src[0], &src[1], &src[2], &self.bed, wet, rw, ru, rv)
+    }
+
+    /// In `clamp`, once Δt is known: the draining factors and R of the faces [`eval_rhs`](Self::eval_rhs) left.
+    fn drain(&mut self, from_q1: bool, dt: T) {
+        if let Some(faces) = &mut self.faces {
+            let src = if from_q1 { &self.q1 } else { &self.q };
+            let [rw, ru, rv] = &mut self.r;
+            faces.drain_and_rhs(&self.k, dt, &src[0], &self.cell_bed, &self.bed, [rw, ru, rv]);
+        }
     }
 
     /// One step towards `t_stop` (Δt capped at the time left). Returns the Δt taken, or why
@@ -275,17 +296,22 @@ impl<T: Real> CpuKp<T> {
         }
         let dtt = T::from_f64(dt);
         let k = self.k;
+        self.drain(false, dtt);
         {
             let [a, b, c] = &mut self.q1;
             let q = [&self.q[0][..], &self.q[1][..], &self.q[2][..]];
             let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
             rk(&k, 1, dtt, &self.cell_bed, self.friction.as_deref(), q, q, r, [a, b, c], &mut self.wet);
+            if let Some(faces) = &self.faces {
+                faces.clamp(&k, &self.cell_bed, [a, b, c]);
+            }
             apply_boundary(&k, a, b, c, &self.cell_bed);
         }
         match self.scheme {
             Scheme::Euler => std::mem::swap(&mut self.q, &mut self.q1),
             Scheme::Rk2 => {
                 self.eval_rhs(true);
+                self.drain(true, dtt);
                 // Stage 2 reads Qⁿ at the cell it writes. The kernel does that in place (each
                 // thread reads its own cell first); `rk` takes inputs and output as separate
                 // slices, so here it writes a third set of fields, which then becomes Qⁿ⁺¹.
@@ -294,6 +320,9 @@ impl<T: Real> CpuKp<T> {
                 let q1 = [&self.q1[0][..], &self.q1[1][..], &self.q1[2][..]];
                 let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
                 rk(&k, 2, dtt, &self.cell_bed, self.friction.as_deref(), q0, q1, r, [a, b, c], &mut self.wet);
+                if let Some(faces) = &self.faces {
+                    faces.clamp(&k, &self.cell_bed, [a, b, c]);
+                }
                 apply_boundary(&k, a, b, c, &self.cell_bed);
                 std::mem::swap(&mut self.q, &mut self.q2);
             }

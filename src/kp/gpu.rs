@@ -142,6 +142,11 @@ impl<T: GpuReal> KpKernels<T> {
         let flux = match wet_dry {
             WetDry::Bollermann => FluxEntries::BOLLERMANN,
             WetDry::Kp07 => FluxEntries::KP07,
+            WetDry::Clamp => {
+                return Err(Error::invalid(
+                    "wet–dry scheme 'clamp' has no GPU kernels yet: run it on the CPU reference (--backend cpu) or pick bollermann or kp07",
+                ));
+            }
         };
         Ok(KpKernels {
             flux: gpu.kernel::<T, _>(flux.tile)?,

@@ -10,7 +10,9 @@
 //! - dry depth: 10⁻⁶ m, or 4ε·(max|B| + max h) where the precision's ε makes that larger.
 //! - wet–dry fronts: by default partially flooded cells are reconstructed as Bollermann, Chen,
 //!   Kurganov & Noelle 2013 do, in 2D, with a draining cap on their outflow
-//!   (docs/kp-wet-dry.md); `numerics.wet_dry = "kp07"` keeps Kurganov–Petrova's correction.
+//!   (docs/kp-wet-dry.md); `numerics.wet_dry = "kp07"` keeps Kurganov–Petrova's correction, and
+//!   `"clamp"` (CPU reference only) drains with the actual Δt and clamps velocities in partially
+//!   flooded cells (`clamp`).
 //! - Δt: from the first RK stage's largest wave speed, Δt = CFL / max(a_x/Δx, a_y/Δy), capped
 //!   at the time left to the next stop (snapshot or end); on the GPU this is computed on the
 //!   device (per-block maxima → device-wide max → one-thread Δt kernel) and read back only for
@@ -19,6 +21,7 @@
 #[cfg(feature = "bench")]
 pub mod bench;
 mod case;
+mod clamp;
 pub mod cpu;
 pub mod exact;
 pub mod gpu;

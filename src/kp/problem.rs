@@ -7,7 +7,7 @@ use crate::grid::Layout2;
 use crate::{Error, Real, Result};
 use kernels::halo::node_source;
 use kernels::kp::{
-    BC_OUTFLOW, BC_PERIODIC, BC_WALL, Bollermann, Kp07, WetDryScheme, cell_bed as cell_bed_of, depth_at_level,
+    BC_OUTFLOW, BC_PERIODIC, BC_WALL, Bollermann, Clamp, Kp07, WetDryScheme, cell_bed as cell_bed_of, depth_at_level,
 };
 
 /// The largest Manning n accepted, s/m^(1/3): five times the roughest vegetated floodplains of
@@ -82,16 +82,23 @@ pub enum WetDry {
     Bollermann,
     /// Kurganov & Petrova 2007: slopes of w corrected to non-negative face depths.
     Kp07,
+    /// Bollermann et al.'s reconstruction with the draining time step of the actual Δt and the
+    /// velocities of partially flooded cells held to their neighbours' range after each stage
+    /// (docs/kp-wet-dry.md, fourth round). CPU reference only: no GPU kernels yet.
+    Clamp,
 }
 
 impl WetDry {
-    pub const ALL: [WetDry; 2] = [WetDry::Bollermann, WetDry::Kp07];
+    pub const ALL: [WetDry; 3] = [WetDry::Bollermann, WetDry::Kp07, WetDry::Clamp];
+    /// The schemes the GPU has kernels for.
+    pub const GPU: [WetDry; 2] = [WetDry::Bollermann, WetDry::Kp07];
     /// The scheme a problem has unless it says otherwise.
     pub const DEFAULT: WetDry = WetDry::Bollermann;
     pub fn name(self) -> &'static str {
         match self {
             WetDry::Bollermann => "bollermann",
             WetDry::Kp07 => "kp07",
+            WetDry::Clamp => "clamp",
         }
     }
     /// The wet map's threshold depth of this scheme ([`WetDryScheme::wet_above`]) from `dry`.
@@ -99,6 +106,7 @@ impl WetDry {
         match self {
             WetDry::Bollermann => Bollermann::wet_above(dry),
             WetDry::Kp07 => Kp07::wet_above(dry),
+            WetDry::Clamp => Clamp::wet_above(dry),
         }
     }
 }
@@ -109,7 +117,7 @@ impl std::str::FromStr for WetDry {
         WetDry::ALL
             .into_iter()
             .find(|b| b.name() == s)
-            .ok_or_else(|| Error::invalid(format!("unknown wet–dry scheme '{s}' (expected bollermann or kp07)")))
+            .ok_or_else(|| Error::invalid(format!("unknown wet–dry scheme '{s}' (expected bollermann, kp07 or clamp)")))
     }
 }
 

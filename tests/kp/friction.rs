@@ -27,7 +27,7 @@ fn same_bits<T: Real>(what: &str, a: &CpuKp<T>, b: &CpuKp<T>) {
 }
 
 /// A field of n = 0.035 everywhere gives the bits of `manning = 0.035`: the Gaussian hump on a
-/// sloping bed (dry cells, a shoreline) and the flood (dry blocks, early exit), both wet–dry
+/// sloping bed (dry cells, a shoreline) and the flood (dry blocks, early exit), every wet–dry
 /// schemes, Euler and RK2, f32 and f64.
 #[test]
 fn a_uniform_field_gives_the_constants_bits() {

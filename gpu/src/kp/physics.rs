@@ -1,7 +1,7 @@
 //! The scheme's point functions: reconstruction, desingularization, the central-upwind flux, the
 //! right-hand side of a cell, friction and the RK stages.
 
-use super::{Coeffs, WetDryScheme, drain_factor, flat_face, surface};
+use super::{Coeffs, WetDryScheme, drain_factor, drained, flat_face, surface};
 use crate::Real;
 
 /// The conserved variables of one cell, seen along one axis: the surface the reconstruction
@@ -144,10 +144,10 @@ pub fn desingularize_pair<T: Real>(kappa: T, h: T, qn: T, qt: T) -> (T, T) {
 }
 
 /// Central-upwind flux through the face between a left state `l` (the plus face of the cell
-/// before it) and a right state `r` (the minus face of the cell after it). In a scheme with
-/// partially flooded cells, where water leaves one faster than its drain cap allows, the mass
-/// flux and the advective part of the momentum fluxes are scaled down (`drain_factor`); the
-/// pressure part ½gh² stays, as it balances the bed-slope source.
+/// before it) and a right state `r` (the minus face of the cell after it). In a scheme with an
+/// a-priori cap on partially flooded cells (`S::CAP`), where water leaves one faster than its
+/// drain cap allows, the mass flux and the advective part of the momentum fluxes are scaled
+/// down (`drain_factor`); the pressure part ½gh² stays, as it balances the bed-slope source.
 #[inline(always)]
 pub fn central_upwind<S: WetDryScheme, T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>) -> Flux<T> {
     let (ul, vl) = desingularize_pair(k.kappa, l.h, l.qn, l.qt);
@@ -169,21 +169,33 @@ pub fn central_upwind<S: WetDryScheme, T: Real>(k: &Coeffs<T>, l: FaceState<T>, 
             ft: (ap * qtl * ul - am * qtr * ur + apam * (qtr - qtl)) * inv,
             speed: ap.max(-am),
         };
-        if S::PARTIAL {
+        if S::CAP {
             let phi = drain_factor(f.f0, f.speed, l.cap, r.cap);
             if phi < T::ONE {
                 let pressure = (ap * (k.half_g * l.h * l.h) - am * (k.half_g * r.h * r.h)) * inv;
-                return Flux {
-                    f0: phi * f.f0,
-                    fn_: pressure + phi * (f.fn_ - pressure),
-                    ft: phi * f.ft,
-                    speed: f.speed,
-                };
+                return drained(f, pressure, phi);
             }
         }
         f
     } else {
         Flux { f0: T::ZERO, fn_: T::ZERO, ft: T::ZERO, speed: T::ZERO }
+    }
+}
+
+/// The pressure part of [`central_upwind`]'s normal momentum flux through a face,
+/// (a⁺·½g h_l² − a⁻·½g h_r²)/(a⁺ − a⁻): what [`drained`](super::drained) keeps.
+#[inline(always)]
+pub fn pressure_part<T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>) -> T {
+    let (ul, _) = desingularize_pair(k.kappa, l.h, l.qn, l.qt);
+    let (ur, _) = desingularize_pair(k.kappa, r.h, r.qn, r.qt);
+    let (cl, cr) = ((k.g * l.h).sqrt_fast(), (k.g * r.h).sqrt_fast());
+    let ap = (ul + cl).max(ur + cr).max(T::ZERO);
+    let am = (ul - cl).min(ur - cr).min(T::ZERO);
+    let span = ap - am;
+    if span > T::ZERO {
+        (ap * (k.half_g * l.h * l.h) - am * (k.half_g * r.h * r.h)) * span.recip_fast()
+    } else {
+        T::ZERO
     }
 }
 

@@ -9,12 +9,12 @@
 //! w̄ for slopes and faces, so a lake at rest whose shoreline cuts through cells has one level
 //! everywhere. A fully flooded cell (w̄ ≥ B_hi) keeps w* = w̄, the KP07 scheme bit for bit.
 //!
-//! The scheme is a type parameter ([`WetDryScheme`]: [`Kp07`] or [`Bollermann`]) of the point functions
+//! The scheme is a type parameter ([`WetDryScheme`]: [`Kp07`], [`Bollermann`] or [`Clamp`]) of the point functions
 //! that depend on it and of the flux kernels, which have one entry point a scheme: each is
 //! compiled with only its own scheme's code, so the choice costs nothing at run time (a run-time
 //! switch kept both schemes' code, and their registers, in every flux kernel).
 
-use super::{Coeffs, cell_bed};
+use super::{Coeffs, Flux, cell_bed};
 use crate::Real;
 
 /// A wet–dry treatment, chosen at compile time. Every difference between the schemes follows
@@ -24,6 +24,10 @@ pub trait WetDryScheme: Copy + 'static {
     /// Whether partially flooded cells are reconstructed flat at their level w* with a drain
     /// cap (Bollermann); false: Kurganov–Petrova 2007's slope correction in every cell.
     const PARTIAL: bool;
+    /// Whether a partially flooded cell's outflow is capped a priori in the flux (the drain
+    /// cap, [`drain_factor`]): true in [`Bollermann`]; [`Clamp`] scales the fluxes after Δt is
+    /// known instead ([`draining_factor`]), outside the flux.
+    const CAP: bool = Self::PARTIAL;
     /// Depth above which a cell counts as wet in the wet map (early exit), from the depth `dry`
     /// at or below which a cell is dry: `dry` in KP07; 0 with partially flooded cells, whose
     /// faces can be wet while their mean depth is below `dry`, so that only a block without any
@@ -47,6 +51,42 @@ impl WetDryScheme for Kp07 {
 pub struct Bollermann;
 impl WetDryScheme for Bollermann {
     const PARTIAL: bool = true;
+}
+
+/// Bollermann et al.'s reconstruction of partially flooded cells with the draining time step
+/// of the actual Δt in place of the a-priori cap, and a velocity maximum principle in partially
+/// flooded cells after each RK stage ([`clamp_velocity`]; docs/kp-wet-dry.md, fourth round).
+/// Its flux has no cap: the draining factors and the clamp are passes of their own (the CPU
+/// reference's `kp::clamp`; no GPU kernels yet).
+#[derive(Clone, Copy, Debug)]
+pub struct Clamp;
+impl WetDryScheme for Clamp {
+    const PARTIAL: bool = true;
+    const CAP: bool = false;
+}
+
+/// The draining factor of a cell of mean depth `h` whose faces let out `out` (the sum of its
+/// outgoing mass fluxes over the spacing, m/s) in a stage of the actual `dt` (Bollermann,
+/// Noelle & Lukáčová 2011): φ = min(1, h/(Δt·out)), so that an Euler stage that scales those
+/// faces by φ leaves h ≥ h − Δt·φ·out ≥ 0.
+#[inline(always)]
+pub fn draining_factor<T: Real>(h: T, out: T, dt: T) -> T {
+    if dt * out > h { h / (dt * out) } else { T::ONE }
+}
+
+/// A face flux with its mass flux and the advective part of its momentum fluxes scaled by `phi`
+/// (a draining factor); `pressure` is the part of the normal momentum flux that is ½gh² (kept:
+/// it balances the bed-slope source).
+#[inline(always)]
+pub fn drained<T: Real>(f: Flux<T>, pressure: T, phi: T) -> Flux<T> {
+    Flux { f0: phi * f.f0, fn_: pressure + phi * (f.fn_ - pressure), ft: phi * f.ft, speed: f.speed }
+}
+
+/// A velocity component of a partially flooded cell held to the range [`lo`, `hi`] of its
+/// neighbours' (0 when no neighbour gave a range: `lo > hi`).
+#[inline(always)]
+pub fn clamp_velocity<T: Real>(u: T, lo: T, hi: T) -> T {
+    if lo > hi { T::ZERO } else { u.max(lo).min(hi) }
 }
 
 /// The surface seen by the reconstruction at one cell: its level (w* in a partially flooded

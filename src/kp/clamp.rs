@@ -1,0 +1,199 @@
+//! The CPU reference of the `clamp` wet–dry scheme (docs/kp-wet-dry.md, fourth round):
+//! Bollermann et al.'s reconstruction of partially flooded cells, the draining time step with
+//! the actual Δt, and a velocity maximum principle in partially flooded cells.
+//!
+//! A stage computes every face flux once (the point functions of the scheme `Clamp`: no a-priori
+//! cap), then Δt (first stage), then each partially flooded cell's draining factor from its
+//! outgoing mass fluxes and Δt; the faces water leaves such a cell through are scaled by it
+//! (mass and advective momentum; the pressure part kept), and R is assembled from the faces as
+//! `cell_rhs` assembles it. After the RK stage, each velocity component of a partially flooded
+//! cell is held to the range of its eight neighbours' that are fully flooded, or, where none is,
+//! of those deeper than `dry`; u = 0 where no neighbour is wet. Where no cell is partially
+//! flooded (flat beds, fully wet lakes) nothing is drained or clamped and the faces are
+//! `cell_rhs`'s: the results are `bollermann`'s bit for bit.
+
+use crate::Real;
+use kernels::kp::{
+    Clamp, Coeffs, Flux, Recon, assemble, bed_x, bed_y, central_upwind, clamp_velocity, draining_factor, drained,
+    pressure_part, recon_x, recon_y, surface_at,
+};
+
+/// The faces of a stage and the cells' highest corners (partially flooded where w̄ < B_hi).
+pub struct Faces<T> {
+    hi: Vec<T>,
+    surf: Vec<(T, T, T, T)>,
+    rx: Vec<Recon<T>>,
+    ry: Vec<Recon<T>>,
+    /// The west (x) and south (y) face of each padded cell: its flux and the flux's pressure part.
+    fx: Vec<Flux<T>>,
+    fy: Vec<Flux<T>>,
+    px: Vec<T>,
+    py: Vec<T>,
+    phi: Vec<T>,
+}
+
+/// The corner bed around padded cell `c`: `b(ci, cj)` is B at offset (ci, cj) from its
+/// south-west corner.
+fn corners<T: Real>(k: &Coeffs<T>, bed: &[T], c: usize) -> impl Fn(i32, i32) -> T {
+    let (p, cp) = (k.pitch as usize, k.cpitch as usize);
+    let cc = c / p * cp + c % p;
+    move |ci: i32, cj: i32| bed[(cc as isize + ci as isize + cj as isize * cp as isize) as usize]
+}
+
+impl<T: Real> Faces<T> {
+    /// Scratch for the padded layout of `k` over the corner bed `bed`.
+    pub fn new(k: &Coeffs<T>, bed: &[T]) -> Faces<T> {
+        let n = k.cells();
+        let hi = (0..n)
+            .map(|c| {
+                let b = corners(k, bed, c);
+                b(0, 0).max(b(1, 0)).max(b(0, 1).max(b(1, 1)))
+            })
+            .collect();
+        Faces {
+            hi,
+            surf: vec![(T::ZERO, T::ZERO, T::ZERO, T::ZERO); n],
+            rx: vec![Recon::ZERO; n],
+            ry: vec![Recon::ZERO; n],
+            fx: vec![Flux::ZERO; n],
+            fy: vec![Flux::ZERO; n],
+            px: vec![T::ZERO; n],
+            py: vec![T::ZERO; n],
+            phi: vec![T::ONE; n],
+        }
+    }
+
+    /// Every face flux of the padded state `q` (before draining); returns the rate Δt is taken
+    /// from, max(a_x/Δx, a_y/Δy) over all faces of the interior (a NaN counts as infinite).
+    pub fn fluxes(&mut self, k: &Coeffs<T>, [w, hu, hv]: [&[T]; 3], bed: &[T]) -> T {
+        let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
+        for c in 0..k.cells() {
+            self.surf[c] = surface_at::<Clamp, T>(k, (w[c], hu[c], hv[c]), &corners(k, bed, c), 0, 0);
+        }
+        let surf = &self.surf;
+        // The interior's reconstructions and those of the ghost cells next to it.
+        for j in 1..ny + 3 {
+            for i in 1..nx + 3 {
+                let c = j * p + i;
+                let q = |di: i32, dj: i32| surf[(c as isize + di as isize + dj as isize * p as isize) as usize];
+                if (2..ny + 2).contains(&j) {
+                    self.rx[c] = recon_x::<Clamp, T>(k, &q, &corners(k, bed, c), 0);
+                }
+                if (2..nx + 2).contains(&i) {
+                    self.ry[c] = recon_y::<Clamp, T>(k, &q, &corners(k, bed, c), 0);
+                }
+            }
+        }
+        let mut rate = T::ZERO;
+        let mut see = |speed: T, inv: T| rate = rate.max(if speed.is_finite() { speed * inv } else { T::INFINITY });
+        for j in 2..ny + 3 {
+            for i in 2..nx + 3 {
+                let c = j * p + i;
+                if j < ny + 2 {
+                    let (l, r) = (self.rx[c - 1].p, self.rx[c].m);
+                    (self.fx[c], self.px[c]) = (central_upwind::<Clamp, T>(k, l, r), pressure_part(k, l, r));
+                    see(self.fx[c].speed, k.inv_dx);
+                }
+                if i < nx + 2 {
+                    let (l, r) = (self.ry[c - p].p, self.ry[c].m);
+                    (self.fy[c], self.py[c]) = (central_upwind::<Clamp, T>(k, l, r), pressure_part(k, l, r));
+                    see(self.fy[c].speed, k.inv_dy);
+                }
+            }
+        }
+        rate
+    }
+
+    /// The draining factors of the partially flooded cells of the state whose surface is `w`
+    /// for a stage of `dt`, the faces scaled by them, and R from the faces into `r`.
+    pub fn drain_and_rhs(&mut self, k: &Coeffs<T>, dt: T, w: &[T], cell_bed: &[T], bed: &[T], r: [&mut [T]; 3]) {
+        let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
+        let interior = |c: usize| (2..nx + 2).contains(&(c % p)) && (2..ny + 2).contains(&(c / p));
+        let mut any = false;
+        for j in 2..ny + 2 {
+            for i in 2..nx + 2 {
+                let c = j * p + i;
+                self.phi[c] = T::ONE;
+                if self.surf[c].3 == T::INFINITY {
+                    continue; // fully flooded: KP07's positivity argument holds
+                }
+                let out = ((-self.fx[c].f0).max(T::ZERO) + self.fx[c + 1].f0.max(T::ZERO)) * k.inv_dx
+                    + ((-self.fy[c].f0).max(T::ZERO) + self.fy[c + p].f0.max(T::ZERO)) * k.inv_dy;
+                self.phi[c] = draining_factor((w[c] - cell_bed[c]).max(T::ZERO), out, dt);
+                any |= self.phi[c] < T::ONE;
+            }
+        }
+        if any {
+            let phi = &self.phi;
+            // The cell a face's water leaves; ghost cells are not drained.
+            let scale = |f: &mut Flux<T>, pressure: T, left: usize, right: usize| {
+                let from = if f.f0 > T::ZERO { left } else { right };
+                if f.f0 != T::ZERO && interior(from) && phi[from] < T::ONE {
+                    *f = drained(*f, pressure, phi[from]);
+                }
+            };
+            for j in 2..ny + 3 {
+                for i in 2..nx + 3 {
+                    let c = j * p + i;
+                    if j < ny + 2 {
+                        scale(&mut self.fx[c], self.px[c], c - 1, c);
+                    }
+                    if i < nx + 2 {
+                        scale(&mut self.fy[c], self.py[c], c - p, c);
+                    }
+                }
+            }
+        }
+        let [rw, rhu, rhv] = r;
+        for j in 2..ny + 2 {
+            for i in 2..nx + 2 {
+                let c = j * p + i;
+                let b = corners(k, bed, c);
+                let beds = (bed_x(&b, 0), bed_x(&b, 1), bed_y(&b, 0), bed_y(&b, 1));
+                let (fw, fe, gs, gn) = (self.fx[c], self.fx[c + 1], self.fy[c], self.fy[c + p]);
+                let s = assemble::<Clamp, T>(k, fw, fe, gs, gn, self.rx[c], self.ry[c], beds);
+                (rw[c], rhu[c], rhv[c]) = (s.w, s.hu, s.hv);
+            }
+        }
+    }
+
+    /// After an RK stage: each velocity component of a partially flooded cell (deeper than
+    /// `dry`) held to the range of its neighbours' (see the module). The neighbours' velocities
+    /// are read before any cell changes, so the order of the cells does not matter.
+    pub fn clamp(&self, k: &Coeffs<T>, cell_bed: &[T], [w, hu, hv]: [&mut [T]; 3]) {
+        const AROUND: [(i32, i32); 8] = [(-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (1, -1), (-1, 1), (1, 1)];
+        let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
+        let h = |c: usize| w[c] - cell_bed[c];
+        let mut new = Vec::new();
+        for j in 2..ny + 2 {
+            for i in 2..nx + 2 {
+                let c = j * p + i;
+                if w[c] >= self.hi[c] || h(c) <= k.dry {
+                    continue;
+                }
+                // (fully flooded neighbours, wet ones): the range of u and of v of each.
+                let mut range = [[(T::INFINITY, -T::INFINITY); 2]; 2];
+                for (di, dj) in AROUND {
+                    let (a, b) = (i as i32 + di, j as i32 + dj);
+                    if a < 2 || b < 2 || a >= nx as i32 + 2 || b >= ny as i32 + 2 || h(b as usize * p + a as usize) <= k.dry
+                    {
+                        continue;
+                    }
+                    let n = b as usize * p + a as usize;
+                    let (u, v) = (hu[n] / h(n), hv[n] / h(n));
+                    let kinds: &[usize] = if w[n] >= self.hi[n] { &[0, 1] } else { &[1] };
+                    for &kind in kinds {
+                        let [ru, rv] = &mut range[kind];
+                        (ru.0, ru.1, rv.0, rv.1) = (ru.0.min(u), ru.1.max(u), rv.0.min(v), rv.1.max(v));
+                    }
+                }
+                let [ru, rv] = if range[0][0].0 <= range[0][0].1 { range[0] } else { range[1] };
+                let (u, v) = (clamp_velocity(hu[c] / h(c), ru.0, ru.1), clamp_velocity(hv[c] / h(c), rv.0, rv.1));
+                new.push((c, h(c) * u, h(c) * v));
+            }
+        }
+        for (c, a, b) in new {
+            (hu[c], hv[c]) = (a, b);
+        }
+    }
+}
