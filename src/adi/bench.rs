@@ -2,7 +2,8 @@
 //! thesis's 3008²), f32 and f64, for each strategy (S1: Thomas, twisted Thomas; S2: partition, PCR, CR-PCR,
 //! where a line fits one block) and the automatic choice, each with the y-sweep over transposed
 //! copies (the default) and over columns (variant `<strategy>, y columns`), beside the CPU reference's
-//! step on one thread and on all threads. GB/s count the fewest bytes a sweep must move: per
+//! step on one thread and on all threads, and the default design's step followed by the
+//! products' update (gauges and maxima) a run keeps after every step. GB/s count the fewest bytes a sweep must move: per
 //! cell it reads ζ, d, the along flux and the across flux's two levels and writes ζ and the
 //! along flux (7 words), and reads and writes the wet map (2 bytes); a step is two sweeps. The
 //! transposed design's extra copies (p and q written twice, ζ^{n+½} and its wet map written
@@ -15,13 +16,14 @@ use super::cpu::Adi;
 use super::gpu::{GpuAdi, Strategy, YSweep};
 use super::{Friction, Setup, Wind};
 use crate::bench::{BenchOptions, Measurement, Report, rotation, time_cpu, time_gpu};
+use crate::products::{self, ClockAt, GpuProducts};
 use crate::runtime::Gpu;
 use crate::{GpuReal, Result};
 
 /// `hydrokern bench adi`.
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "adi",
-    about: "ADI (MIKE 21 HD) x-sweep, y-sweep and step per strategy (thomas, twisted, partition, pcr, cr-pcr, auto), the y-sweep over transposed copies (the default) and over columns (\"<strategy>, y columns\"), f32 and f64, 256² to 8192² and 3008² (sizes: edges), CPU reference step on 1 and all threads up to 3008²; GB/s by 7 words + 2 bytes a cell a sweep for both designs (the transposed copies are the design's cost, not counted)",
+    about: "ADI (MIKE 21 HD) x-sweep, y-sweep and step per strategy (thomas, twisted, partition, pcr, cr-pcr, auto), the y-sweep over transposed copies (the default) and over columns (\"<strategy>, y columns\"), f32 and f64, 256² to 8192² and 3008² (sizes: edges), CPU reference step on 1 and all threads up to 3008²; the auto step with the gauges' and maxima's update after it; GB/s by 7 words + 2 bytes a cell a sweep for both designs (the transposed copies are the design's cost, not counted)",
     run,
 };
 
@@ -109,8 +111,49 @@ fn size<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usiz
                 .map_err(|e| crate::Error::invalid(format!("{what}, {variant}: the timed steps failed: {e}")))?;
         }
         let note = format!("{note}{}", speedup(m.median_ms));
-        report.push("adi step", &variant, &label, T::NAME, m.median_ms, 2.0 * moved, None, note);
+        report.push("adi step", &variant, &label, T::NAME, m.median_ms, 2.0 * moved, None, note.clone());
+        if strategy == Strategy::Auto && y_sweep == YSweep::Transposed {
+            products_step(gpu, opts, report, &cpu, &mut runs, (&variant, &label), (m.median_ms, moved, note))?;
+        }
     }
+    Ok(())
+}
+
+/// The default design's step followed by the products' update a run with gauges and maxima
+/// launches after every step (three gauges sampled every step, the three maps), in the same
+/// run as the step alone (`alone`: its median, bytes, note): what output's products cost a step.
+fn products_step<T: GpuReal>(
+    gpu: &Gpu,
+    opts: &BenchOptions,
+    report: &mut Report,
+    cpu: &Adi<T>,
+    runs: &mut [GpuAdi<T>],
+    (variant, label): (&str, &str),
+    (alone, moved, note): (f64, f64, String),
+) -> Result<()> {
+    let cells = (cpu.nx * cpu.ny) as u32;
+    let gauge = |name: &str| products::Gauge { name: name.into(), x: 0.0, y: 0.0 };
+    let spec = products::Spec {
+        gauges: vec![gauge("first"), gauge("middle"), gauge("last")],
+        every: 1,
+        maxima: true,
+        arrival_depth: products::ARRIVAL_DEPTH,
+    };
+    let fields = super::model::product_fields(cpu, spec.arrival_depth);
+    // Samples overwrite the ring's slots (never drained while timed): only their cost counts.
+    let mut k = GpuProducts::new(gpu, &spec, fields, vec![0, cells / 2, cells - 1])?;
+    let copies = runs.len();
+    let m = time_gpu(gpu, opts.warmup, opts.reps, |i| {
+        let r = &mut runs[i % copies];
+        r.advance(1)?;
+        k.launch_at(r.product_inputs(), None, ClockAt::Host { t: 0.0, steps: r.steps() })
+    })?;
+    for r in runs.iter_mut() {
+        r.check(gpu).map_err(|e| crate::Error::invalid(format!("{variant} with products: the timed steps failed: {e}")))?;
+    }
+    let extra = m.median_ms / alone - 1.0;
+    let note = format!("{note}; with the products' update after every step: +{:.1}% on the step alone", 100.0 * extra);
+    report.push("adi step", &format!("{variant}, gauges and maxima"), label, T::NAME, m.median_ms, 2.0 * moved, None, note);
     Ok(())
 }
 
