@@ -551,10 +551,6 @@ impl Case for KpCase {
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)
     }
-    fn cpu_only(&self) -> Option<String> {
-        (!WetDry::GPU.contains(&self.problem.wet_dry))
-            .then(|| format!("wet–dry scheme '{}' has no GPU kernels yet", self.problem.wet_dry.name()))
-    }
 }
 
 

@@ -14,8 +14,8 @@
 
 use crate::Real;
 use kernels::kp::{
-    Clamp, Coeffs, Flux, Recon, assemble, bed_x, bed_y, central_upwind, clamp_velocity, draining_factor, drained,
-    pressure_part, recon_x, recon_y, surface_at,
+    Clamp, Coeffs, Flux, Recon, assemble, bed_x, bed_y, central_upwind, clamped_momenta, drain_face, draining_factor,
+    highest_corner, outflow, recon_x, recon_y, surface_at,
 };
 
 /// The faces of a stage and the cells' highest corners (partially flooded where w̄ < B_hi).
@@ -24,12 +24,14 @@ pub struct Faces<T> {
     surf: Vec<(T, T, T, T)>,
     rx: Vec<Recon<T>>,
     ry: Vec<Recon<T>>,
-    /// The west (x) and south (y) face of each padded cell: its flux and the flux's pressure part.
+    /// The west (x) and south (y) face flux of each padded cell.
     fx: Vec<Flux<T>>,
     fy: Vec<Flux<T>>,
-    px: Vec<T>,
-    py: Vec<T>,
     phi: Vec<T>,
+    /// How often a cell was drained (φ < 1) and how often the clamp changed a cell's momenta,
+    /// over the run: the tests check that their cases take these paths.
+    pub drained: u64,
+    pub clamped: u64,
 }
 
 /// The corner bed around padded cell `c`: `b(ci, cj)` is B at offset (ci, cj) from its
@@ -47,7 +49,7 @@ impl<T: Real> Faces<T> {
         let hi = (0..n)
             .map(|c| {
                 let b = corners(k, bed, c);
-                b(0, 0).max(b(1, 0)).max(b(0, 1).max(b(1, 1)))
+                highest_corner(b(0, 0), b(1, 0), b(0, 1), b(1, 1))
             })
             .collect();
         Faces {
@@ -57,9 +59,9 @@ impl<T: Real> Faces<T> {
             ry: vec![Recon::ZERO; n],
             fx: vec![Flux::ZERO; n],
             fy: vec![Flux::ZERO; n],
-            px: vec![T::ZERO; n],
-            py: vec![T::ZERO; n],
             phi: vec![T::ONE; n],
+            drained: 0,
+            clamped: 0,
         }
     }
 
@@ -90,13 +92,11 @@ impl<T: Real> Faces<T> {
             for i in 2..nx + 3 {
                 let c = j * p + i;
                 if j < ny + 2 {
-                    let (l, r) = (self.rx[c - 1].p, self.rx[c].m);
-                    (self.fx[c], self.px[c]) = (central_upwind::<Clamp, T>(k, l, r), pressure_part(k, l, r));
+                    self.fx[c] = central_upwind::<Clamp, T>(k, self.rx[c - 1].p, self.rx[c].m);
                     see(self.fx[c].speed, k.inv_dx);
                 }
                 if i < nx + 2 {
-                    let (l, r) = (self.ry[c - p].p, self.ry[c].m);
-                    (self.fy[c], self.py[c]) = (central_upwind::<Clamp, T>(k, l, r), pressure_part(k, l, r));
+                    self.fy[c] = central_upwind::<Clamp, T>(k, self.ry[c - p].p, self.ry[c].m);
                     see(self.fy[c].speed, k.inv_dy);
                 }
             }
@@ -117,29 +117,25 @@ impl<T: Real> Faces<T> {
                 if self.surf[c].3 == T::INFINITY {
                     continue; // fully flooded: KP07's positivity argument holds
                 }
-                let out = ((-self.fx[c].f0).max(T::ZERO) + self.fx[c + 1].f0.max(T::ZERO)) * k.inv_dx
-                    + ((-self.fy[c].f0).max(T::ZERO) + self.fy[c + p].f0.max(T::ZERO)) * k.inv_dy;
+                let out = outflow(k, [self.fx[c].f0, self.fx[c + 1].f0, self.fy[c].f0, self.fy[c + p].f0]);
                 self.phi[c] = draining_factor((w[c] - cell_bed[c]).max(T::ZERO), out, dt);
                 any |= self.phi[c] < T::ONE;
+                self.drained += (self.phi[c] < T::ONE) as u64;
             }
         }
         if any {
-            let phi = &self.phi;
-            // The cell a face's water leaves; ghost cells are not drained.
-            let scale = |f: &mut Flux<T>, pressure: T, left: usize, right: usize| {
-                let from = if f.f0 > T::ZERO { left } else { right };
-                if f.f0 != T::ZERO && interior(from) && phi[from] < T::ONE {
-                    *f = drained(*f, pressure, phi[from]);
-                }
-            };
+            // The factor of a cell a face's water may leave: ghost cells are not drained.
+            let phi = |c: usize| if interior(c) { self.phi[c] } else { T::ONE };
             for j in 2..ny + 3 {
                 for i in 2..nx + 3 {
                     let c = j * p + i;
                     if j < ny + 2 {
-                        scale(&mut self.fx[c], self.px[c], c - 1, c);
+                        let sides = (self.rx[c - 1].p, self.rx[c].m);
+                        self.fx[c] = drain_face(k, self.fx[c], sides, phi(c - 1), phi(c));
                     }
                     if i < nx + 2 {
-                        scale(&mut self.fy[c], self.py[c], c - p, c);
+                        let sides = (self.ry[c - p].p, self.ry[c].m);
+                        self.fy[c] = drain_face(k, self.fy[c], sides, phi(c - p), phi(c));
                     }
                 }
             }
@@ -160,8 +156,7 @@ impl<T: Real> Faces<T> {
     /// After an RK stage: each velocity component of a partially flooded cell (deeper than
     /// `dry`) held to the range of its neighbours' (see the module). The neighbours' velocities
     /// are read before any cell changes, so the order of the cells does not matter.
-    pub fn clamp(&self, k: &Coeffs<T>, cell_bed: &[T], [w, hu, hv]: [&mut [T]; 3]) {
-        const AROUND: [(i32, i32); 8] = [(-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (1, -1), (-1, 1), (1, 1)];
+    pub fn clamp(&mut self, k: &Coeffs<T>, cell_bed: &[T], [w, hu, hv]: [&mut [T]; 3]) {
         let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
         let h = |c: usize| w[c] - cell_bed[c];
         let mut new = Vec::new();
@@ -171,27 +166,19 @@ impl<T: Real> Faces<T> {
                 if w[c] >= self.hi[c] || h(c) <= k.dry {
                     continue;
                 }
-                // (fully flooded neighbours, wet ones): the range of u and of v of each.
-                let mut range = [[(T::INFINITY, -T::INFINITY); 2]; 2];
-                for (di, dj) in AROUND {
+                let around = |di: i32, dj: i32| {
                     let (a, b) = (i as i32 + di, j as i32 + dj);
-                    if a < 2 || b < 2 || a >= nx as i32 + 2 || b >= ny as i32 + 2 || h(b as usize * p + a as usize) <= k.dry
-                    {
-                        continue;
-                    }
+                    let inside = (2..nx as i32 + 2).contains(&a) && (2..ny as i32 + 2).contains(&b);
                     let n = b as usize * p + a as usize;
-                    let (u, v) = (hu[n] / h(n), hv[n] / h(n));
-                    let kinds: &[usize] = if w[n] >= self.hi[n] { &[0, 1] } else { &[1] };
-                    for &kind in kinds {
-                        let [ru, rv] = &mut range[kind];
-                        (ru.0, ru.1, rv.0, rv.1) = (ru.0.min(u), ru.1.max(u), rv.0.min(v), rv.1.max(v));
-                    }
+                    inside.then(|| (h(n), hu[n], hv[n], w[n] >= self.hi[n]))
+                };
+                let (a, b) = clamped_momenta(k, h(c), (hu[c], hv[c]), around);
+                if (a, b) != (hu[c], hv[c]) {
+                    new.push((c, a, b));
                 }
-                let [ru, rv] = if range[0][0].0 <= range[0][0].1 { range[0] } else { range[1] };
-                let (u, v) = (clamp_velocity(hu[c] / h(c), ru.0, ru.1), clamp_velocity(hv[c] / h(c), rv.0, rv.1));
-                new.push((c, h(c) * u, h(c) * v));
             }
         }
+        self.clamped += new.len() as u64;
         for (c, a, b) in new {
             (hu[c], hv[c]) = (a, b);
         }

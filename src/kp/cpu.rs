@@ -302,7 +302,7 @@ impl<T: Real> CpuKp<T> {
             let q = [&self.q[0][..], &self.q[1][..], &self.q[2][..]];
             let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
             rk(&k, 1, dtt, &self.cell_bed, self.friction.as_deref(), q, q, r, [a, b, c], &mut self.wet);
-            if let Some(faces) = &self.faces {
+            if let Some(faces) = &mut self.faces {
                 faces.clamp(&k, &self.cell_bed, [a, b, c]);
             }
             apply_boundary(&k, a, b, c, &self.cell_bed);
@@ -320,7 +320,7 @@ impl<T: Real> CpuKp<T> {
                 let q1 = [&self.q1[0][..], &self.q1[1][..], &self.q1[2][..]];
                 let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
                 rk(&k, 2, dtt, &self.cell_bed, self.friction.as_deref(), q0, q1, r, [a, b, c], &mut self.wet);
-                if let Some(faces) = &self.faces {
+                if let Some(faces) = &mut self.faces {
                     faces.clamp(&k, &self.cell_bed, [a, b, c]);
                 }
                 apply_boundary(&k, a, b, c, &self.cell_bed);
@@ -359,6 +359,11 @@ impl<T: Real> CpuKp<T> {
     }
     pub fn wet(&self) -> &[u8] {
         &self.wet
+    }
+    /// In `clamp`: how many times a cell was drained and how many times the velocity clamp
+    /// changed a cell's momenta, over the run.
+    pub fn clamp_counts(&self) -> Option<(u64, u64)> {
+        self.faces.as_ref().map(|f| (f.drained, f.clamped))
     }
     /// The last R computed (padded).
     pub fn residual(&self) -> [&[T]; 3] {

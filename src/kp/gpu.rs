@@ -1,6 +1,8 @@
 //! GPU driver: the state lives on the device for the whole run, and so does the clock. A step
 //! launches flux → (block maxima → device-wide max → Δt) → RK stage 1 → boundary, then for RK2
-//! flux → RK stage 2 → boundary; Δt is computed on the device and never read back by a step.
+//! flux → RK stage 2 → boundary; Δt is computed on the device and never read back by a step. In
+//! `clamp` the draining passes follow each flux (once Δt is known) and the velocity clamp each
+//! RK stage.
 
 use super::{Problem, Scheme, WetDry};
 use crate::foundation::ReduceOp;
@@ -8,12 +10,13 @@ use crate::foundation::gpu::{BufferKernels, Reducer};
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use super::problem::Padded;
 use crate::field::{DeviceField2, Field2};
+use crate::grid::Layout2;
 use crate::{Error, GpuReal, Result};
 use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::kp::{
-    BOUNDARY, CLOCK_DT, CLOCK_LEN, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, DT, FluxEntries, FluxStream,
-    FluxStreamEarly, FluxTile, FluxTileEarly, RK, RK_FRICTION_FIELD, RkStage, SetGhosts, TimeStep, stream_slots,
-    stream_strips,
+    BOUNDARY, CLAMP, CLAMP_COPY, CLOCK_DT, CLOCK_LEN, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, ClampCopy, ClampVelocity,
+    Clock, Coeffs, DRAIN, DRAIN_RHS, DT, Drain, DrainRhs, FluxEntries, FluxStream, FluxStreamEarly, FluxTile,
+    FluxTileEarly, RK, RK_FRICTION_FIELD, RkStage, SetGhosts, TimeStep, highest_corner, stream_slots, stream_strips,
 };
 
 /// Launch parameters (run-time).
@@ -135,6 +138,46 @@ struct KpKernels<T: GpuReal> {
     buffers: BufferKernels<T>,
 }
 
+/// The `clamp` scheme's passes and their fields (`gpu/src/kp/drain.rs`).
+struct ClampPasses<T: GpuReal> {
+    drain: Kernel<Drain<T>>,
+    drain_rhs: Kernel<DrainRhs<T>>,
+    clamp: Kernel<ClampVelocity<T>>,
+    copy: Kernel<ClampCopy<T>>,
+    /// Each cell's highest corner B_hi (padded): partially flooded while w̄ < B_hi.
+    hi: DeviceField2<T>,
+    /// The draining factors (valid in the blocks `drained` flags), and the clamped momenta (valid
+    /// in the blocks `clamped` flags).
+    phi: DeviceField2<T>,
+    scratch: [DeviceField2<T>; 2],
+    drained: DeviceBuffer<u32>,
+    clamped: DeviceBuffer<u32>,
+}
+
+impl<T: GpuReal> ClampPasses<T> {
+    fn new(gpu: &Gpu, k: &Coeffs<T>, bed: &Field2<T>, layout: Layout2) -> Result<ClampPasses<T>> {
+        let (p, cp) = (k.pitch as usize, k.cpitch as usize);
+        let mut hi = Field2::filled(layout, T::ZERO)?;
+        for (c, v) in hi.iter_mut().enumerate() {
+            let cc = c / p * cp + c % p;
+            *v = highest_corner(bed[cc], bed[cc + 1], bed[cc + cp], bed[cc + cp + 1]);
+        }
+        let zeros = || DeviceField2::zeros(gpu, layout);
+        let blocks = (k.nbx * k.nby) as usize;
+        Ok(ClampPasses {
+            drain: gpu.kernel::<T, _>(DRAIN)?,
+            drain_rhs: gpu.kernel::<T, _>(DRAIN_RHS)?,
+            clamp: gpu.kernel::<T, _>(CLAMP)?,
+            copy: gpu.kernel::<T, _>(CLAMP_COPY)?,
+            hi: DeviceField2::upload(gpu, &hi)?,
+            phi: zeros()?,
+            scratch: [zeros()?, zeros()?],
+            drained: gpu.zeros(blocks)?,
+            clamped: gpu.zeros(blocks)?,
+        })
+    }
+}
+
 impl<T: GpuReal> KpKernels<T> {
     /// The kernels of scheme `wet_dry`, and the RK stage with a friction field when
     /// `friction_field` (else the one that reads `Coeffs::g_n2`).
@@ -142,11 +185,7 @@ impl<T: GpuReal> KpKernels<T> {
         let flux = match wet_dry {
             WetDry::Bollermann => FluxEntries::BOLLERMANN,
             WetDry::Kp07 => FluxEntries::KP07,
-            WetDry::Clamp => {
-                return Err(Error::invalid(
-                    "wet–dry scheme 'clamp' has no GPU kernels yet: run it on the CPU reference (--backend cpu) or pick bollermann or kp07",
-                ));
-            }
+            WetDry::Clamp => FluxEntries::CLAMP,
         };
         Ok(KpKernels {
             flux: gpu.kernel::<T, _>(flux.tile)?,
@@ -189,6 +228,8 @@ pub struct GpuKp<T: GpuReal> {
     clock: DeviceBuffer<f64>,
     reducer: Reducer<T>,
     kernels: KpKernels<T>,
+    /// The draining and clamp passes, in `clamp`.
+    clamp: Option<ClampPasses<T>>,
 }
 
 /// Which flux kernel a step uses.
@@ -211,7 +252,9 @@ impl<T: GpuReal> GpuKp<T> {
         launch.flux.check(problem.ny)?;
         let n = problem.padded_cells();
         let w = std::mem::size_of::<T>();
-        let fields = 11 + problem.manning_field.is_some() as usize;
+        // State, stage state, R, two beds (and g·n²); with `clamp` B_hi, the draining factors
+        // and the scratch momenta.
+        let fields = 11 + problem.manning_field.is_some() as usize + 4 * (problem.wet_dry == WetDry::Clamp) as usize;
         gpu.check_fits(
             &format!("a {}×{} shallow-water grid ({fields} fields of {})", problem.nx, problem.ny, T::NAME),
             fields * n * w + (problem.nx + 5) * (problem.ny + 5) * w,
@@ -242,6 +285,9 @@ impl<T: GpuReal> GpuKp<T> {
             clock: gpu.zeros(CLOCK_LEN)?,
             reducer: Reducer::new(gpu)?,
             kernels: KpKernels::new(gpu, problem.wet_dry, problem.manning_field.is_some())?,
+            clamp: (problem.wet_dry == WetDry::Clamp)
+                .then(|| ClampPasses::new(gpu, &k, &bed, problem.layout()))
+                .transpose()?,
         })
     }
 
@@ -271,7 +317,8 @@ impl<T: GpuReal> GpuKp<T> {
         self.clock_params.t_stop = t_stop;
     }
 
-    /// Fill R, the stage buffer, the rates and Δt with NaN, so that anything a kernel fails to
+    /// Fill R, the stage buffer, the rates, Δt and `clamp`'s draining factors and scratch
+    /// momenta with NaN, so that anything a kernel fails to
     /// write shows up (the equivalence tests call this before launches).
     pub fn poison(&mut self) -> Result<()> {
         let fill = &self.kernels.buffers;
@@ -279,6 +326,12 @@ impl<T: GpuReal> GpuKp<T> {
             fill.fill(b, T::NAN)?;
         }
         fill.fill(&mut self.rate, T::NAN)?;
+        if let Some(c) = &mut self.clamp {
+            // Read only where their passes flagged the block as written.
+            for b in std::iter::once(&mut c.phi).chain(c.scratch.iter_mut()) {
+                fill.fill(b, T::NAN)?;
+            }
+        }
         fill.fill(&mut self.dt, T::NAN)
     }
 
@@ -389,6 +442,64 @@ impl<T: GpuReal> GpuKp<T> {
         unsafe { self.kernels.rk.launch(shape, params) }
     }
 
+    /// In `clamp`, once Δt is known: the draining factors of the state the last flux launch read
+    /// (`q`, or `q1` with `from_q1`), and R recomputed where a face drains (`drain.rs`). Nothing
+    /// in the other schemes.
+    pub fn drain(&mut self, from_q1: bool) -> Result<()> {
+        let shape = self.block_shape()?;
+        let wet_in = self.wet[self.map(from_q1)].ptr();
+        let Some(c) = &mut self.clamp else { return Ok(()) };
+        let src = if from_q1 { &self.q1 } else { &self.q };
+        let [w, hu, hv] = src.each_ref().map(|b| b.ptr());
+        let (k, early, bed) = (self.k, self.early as u32, self.bed.ptr());
+        let params = Drain {
+            k,
+            early,
+            dt: self.dt.ptr(),
+            w,
+            hu,
+            hv,
+            bed,
+            bc: self.cell_bed.ptr(),
+            hi: c.hi.ptr(),
+            wet_in,
+            phi: c.phi.ptr_mut(),
+            drained: c.drained.ptr_mut(),
+        };
+        let [rw, rhu, rhv] = self.r.each_mut().map(|r| r.ptr_mut());
+        let rhs = DrainRhs { k, early, w, hu, hv, bed, phi: c.phi.ptr(), drained: c.drained.ptr(), wet_in, rw, rhu, rhv };
+        // SAFETY: the state, beds, B_hi, φ and R are padded arrays (the corner bed the corner
+        // array), dt holds 1, the three maps nbx·nby flags; R distinct from every input; the RK
+        // kernel's grid of blocks. The second launch reads φ and the flags
+        // the first wrote, on the same stream.
+        unsafe {
+            c.drain.launch(shape, params)?;
+            c.drain_rhs.launch(shape, rhs)
+        }
+    }
+
+    /// In `clamp`, after an RK stage: the velocity clamp of its output (`q1` after stage 1 with
+    /// `on_q1`, `q` after stage 2), before its ghosts are set. Nothing in the other schemes.
+    pub fn clamp(&mut self, on_q1: bool) -> Result<()> {
+        let shape = self.block_shape()?;
+        let Some(c) = &mut self.clamp else { return Ok(()) };
+        // The map the stage's RK kernel wrote (`rk`: stage 1 writes map(true), stage 2 the next).
+        let wet = self.wet[(self.cur + if on_q1 { 1 } else { 2 }) % 3].ptr();
+        let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
+        let [w, hu, hv] = dst.each_mut().map(|b| b.ptr_mut());
+        let k = self.k;
+        let [shu, shv] = c.scratch.each_mut().map(|b| b.ptr_mut());
+        let params =
+            ClampVelocity { k, w, hu, hv, bc: self.cell_bed.ptr(), hi: c.hi.ptr(), wet, shu, shv, clamped: c.clamped.ptr_mut() };
+        let copy = ClampCopy { k, shu, shv, clamped: c.clamped.ptr(), hu, hv };
+        // SAFETY: state, beds, B_hi and scratch are padded arrays, the scratch distinct from the
+        // state; wet and clamped nbx·nby flags; the RK kernel's grid. The copy runs after the clamp has read every momentum (same stream).
+        unsafe {
+            c.clamp.launch(shape, params)?;
+            c.copy.launch(shape, copy)
+        }
+    }
+
     /// Index of the wet map of Qⁿ (`stage2` false) or of Q¹ (true).
     fn map(&self, stage2: bool) -> usize {
         (self.cur + stage2 as usize) % 3
@@ -414,7 +525,9 @@ impl<T: GpuReal> GpuKp<T> {
     pub fn step(&mut self, kernel: FluxKernel) -> Result<()> {
         self.flux(kernel, false)?;
         self.time_step()?;
+        self.drain(false)?;
         self.rk(1)?;
+        self.clamp(true)?;
         self.boundary(true)?;
         match self.scheme {
             Scheme::Euler => {
@@ -423,7 +536,9 @@ impl<T: GpuReal> GpuKp<T> {
             }
             Scheme::Rk2 => {
                 self.flux(kernel, true)?;
+                self.drain(true)?;
                 self.rk(2)?;
+                self.clamp(false)?;
                 self.boundary(false)?;
                 self.cur = (self.cur + 2) % 3;
             }

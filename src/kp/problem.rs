@@ -84,14 +84,14 @@ pub enum WetDry {
     Kp07,
     /// Bollermann et al.'s reconstruction with the draining time step of the actual Δt and the
     /// velocities of partially flooded cells held to their neighbours' range after each stage
-    /// (docs/kp-wet-dry.md, fourth round). CPU reference only: no GPU kernels yet.
+    /// (docs/kp-wet-dry.md, fourth round).
     Clamp,
 }
 
 impl WetDry {
     pub const ALL: [WetDry; 3] = [WetDry::Bollermann, WetDry::Kp07, WetDry::Clamp];
     /// The schemes the GPU has kernels for.
-    pub const GPU: [WetDry; 2] = [WetDry::Bollermann, WetDry::Kp07];
+    pub const GPU: [WetDry; 3] = [WetDry::Bollermann, WetDry::Kp07, WetDry::Clamp];
     /// The scheme a problem has unless it says otherwise.
     pub const DEFAULT: WetDry = WetDry::Bollermann;
     pub fn name(self) -> &'static str {
@@ -291,6 +291,9 @@ impl Problem {
         {
             return bad("periodic boundaries come in pairs: west with east, south with north".into());
         }
+        if self.bed.len() == (self.nx + 1) * (self.ny + 1) {
+            self.check_periodic_bed()?;
+        }
         let cells = self.nx * self.ny;
         for (name, f, len) in [
             ("h", &self.h, cells),
@@ -308,6 +311,31 @@ impl Problem {
         }
         if let Some(k) = self.h.iter().position(|&v| v < 0.0) {
             return bad(format!("h[{}, {}] = {}: depth must be non-negative", k % self.nx, k / self.nx, self.h[k]));
+        }
+        Ok(())
+    }
+
+    /// Periodic sides need a bed that repeats: the node rows (columns) on the two sides are one
+    /// and the same row, which [`padded`](Self::padded) takes from the west (south) side. A bed
+    /// that differs there by more than round-off would put the cells of one side over another
+    /// bed than their ghosts' (which copy the surface of the other side): water out of nothing.
+    fn check_periodic_bed(&self) -> Result<()> {
+        let (nx, ny) = (self.nx, self.ny);
+        let node = |i: usize, j: usize| self.bed[j * (nx + 1) + i];
+        let tol = 1e-9 * (1.0 + self.bed.iter().fold(0.0f64, |m, b| m.max(b.abs())));
+        let sides = [
+            (self.boundary[0], "west and east", "x = 0 and x = lx", ny + 1, &|t: usize| (node(0, t), node(nx, t))),
+            (self.boundary[2], "south and north", "y = 0 and y = ly", nx + 1, &|t: usize| (node(t, 0), node(t, ny))),
+        ] as [(Boundary, &str, &str, usize, &dyn Fn(usize) -> (f64, f64)); 2];
+        for (bc, names, at, count, pair) in sides {
+            if bc != Boundary::Periodic {
+                continue;
+            }
+            if let Some((t, (a, b))) = (0..count).map(|t| (t, pair(t))).find(|(_, (a, b))| (a - b).abs() > tol) {
+                return Err(Error::invalid(format!(
+                    "periodic {names} sides need a bed that repeats: B at {at} differs ({a} m and {b} m at node {t})"
+                )));
+            }
         }
         Ok(())
     }
@@ -377,8 +405,13 @@ impl Problem {
         let (nx, ny) = (self.nx as u32, self.ny as u32);
         let nodes = self.node_layout();
         let bc = self.boundary.map(Boundary::code);
-        // The interior node a stored node copies: each side mirrors or wraps its own ghosts.
-        let source = |n: u32, g: i32, lo: u32, hi: u32| node_source(n, g, if g < 0 { lo } else { hi }) as usize;
+        // The interior node a stored node copies: each side mirrors or wraps its own ghosts. Across
+        // periodic sides the last node row is the first (`check_periodic_bed`), taken from it bit
+        // for bit, so the ghosts' beds are those of the cells they copy.
+        let source = |n: u32, g: i32, lo: u32, hi: u32| {
+            let bc = if g < 0 { lo } else { hi };
+            if bc == BC_PERIODIC && g == n as i32 { 0 } else { node_source(n, g, bc) as usize }
+        };
         let mut bed = Field2::filled(nodes, T::ZERO)?;
         for j in -2..ny as i32 + 3 {
             let sj = source(ny, j, bc[2], bc[3]);

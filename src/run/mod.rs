@@ -67,11 +67,6 @@ pub trait Case {
     /// Memory the run needs in `precision`.
     fn needs(&self, precision: Precision) -> Needs;
     fn run(&self, opts: &RunOptions) -> Result<Outcome>;
-    /// Why this case can only run on the CPU reference (a variant with no GPU kernels yet), if
-    /// so: `--backend auto` then takes the CPU and says why, `--backend gpu` is refused.
-    fn cpu_only(&self) -> Option<String> {
-        None
-    }
 }
 
 /// How to run, beyond the case.
@@ -111,13 +106,7 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     let precision = info.run.precision;
     let needs = case.needs(precision);
     crate::files::check_host_memory(&format!("{} in {precision}", info.name), needs.host)?;
-    let backend = match (case.cpu_only(), info.run.backend.choice()) {
-        (Some(why), BackendChoice::Auto) => Backend::Cpu { why: Some(why) },
-        (Some(why), BackendChoice::Gpu) => {
-            return Err(crate::Error::invalid(format!("{}: {why}; run it with --backend cpu", info.name)));
-        }
-        (_, choice) => Backend::select(choice)?,
-    };
+    let backend = Backend::select(info.run.backend.choice())?;
     eprintln!("backend: {}", backend.describe());
     if let Backend::Gpu(gpu) = &backend {
         gpu.check_fits(&format!("{} in {precision}", info.name), needs.gpu as usize)?;

@@ -52,6 +52,7 @@ fn random_state(nx: usize, ny: usize, seed: u64, kind: u8) -> Problem {
         }
     };
     p.boundary = [a, other(a, rnd()), b, other(b, rnd())];
+    repeat_bed(&mut p);
     let friction = rnd();
     if friction < 0.5 {
         p.manning = if friction < 0.25 { 0.0 } else { 0.03 };
@@ -67,6 +68,21 @@ fn random_state(nx: usize, ny: usize, seed: u64, kind: u8) -> Problem {
     }
     p.scheme = if rnd() < 0.25 { Scheme::Euler } else { Scheme::Rk2 };
     p
+}
+
+/// Make the bed repeat across periodic sides, as a problem with them must (`Problem::validate`):
+/// the last node row (column) becomes the first.
+fn repeat_bed(p: &mut Problem) {
+    let (nx, ny) = (p.nx, p.ny);
+    for j in 0..=ny {
+        for i in 0..=nx {
+            let (si, sj) = (
+                if p.boundary[0] == Boundary::Periodic && i == nx { 0 } else { i },
+                if p.boundary[2] == Boundary::Periodic && j == ny { 0 } else { j },
+            );
+            p.bed[j * (nx + 1) + i] = p.bed[sj * (nx + 1) + si];
+        }
+    }
 }
 
 /// Largest |x| of a field's interior, at least 1 (the scale of the absolute tolerances).
@@ -297,6 +313,7 @@ fn tiny_grids_with_every_boundary_run() {
             for kind in 0..2 {
                 let mut p = random_state(nx, ny, 7 + nx as u64, kind);
                 p.boundary = [bc; 4];
+                repeat_bed(&mut p);
                 let mut m = CpuKp::<f64>::new(&p, BLOCK, kind == 1).unwrap();
                 for _ in 0..5 {
                     m.step(f64::INFINITY).unwrap();
@@ -409,13 +426,21 @@ fn kp_gpu_validation_cases() {
 )]
 fn kp_gpu_shore_lake_stays_at_rest() {
     let gpu = gpu();
-    fn lake<T: GpuReal>(gpu: &hydrokern::Gpu, boundary: Boundary, flux: FluxVariant, early: bool, tol: f64) {
-        let p = setup::shore_lake(24, 0.7, boundary);
+    fn lake<T: GpuReal>(
+        gpu: &hydrokern::Gpu,
+        wet_dry: WetDry,
+        boundary: Boundary,
+        flux: FluxVariant,
+        early: bool,
+        tol: f64,
+    ) {
+        let mut p = setup::shore_lake(24, 0.7, boundary);
+        p.wet_dry = wet_dry;
         let block = (16, 8);
         let mut g = GpuKp::<T>::new(gpu, &p, Launch { block, flux }).unwrap();
         let mut c = CpuKp::<T>::new(&p, block, early).unwrap();
         let kernel = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
-        let what = format!("{} {} {} early {early}", T::NAME, boundary.name(), flux.describe());
+        let what = format!("{} {} {} {} early {early}", T::NAME, wet_dry.name(), boundary.name(), flux.describe());
         for _ in 0..100 {
             g.step(kernel).unwrap();
             c.step(f64::INFINITY).unwrap();
@@ -442,16 +467,58 @@ fn kp_gpu_shore_lake_stays_at_rest() {
         println!("GPU shore lake 24², {what}: 10 000 steps, max |u| {u:.2e}");
         assert!(u <= tol, "{what}: max |u| {u:e}");
     }
-    for boundary in [Boundary::Wall, Boundary::Outflow] {
+    for (wet_dry, boundary) in [WetDry::Bollermann, WetDry::Clamp]
+        .into_iter()
+        .flat_map(|s| [Boundary::Wall, Boundary::Outflow].map(|b| (s, b)))
+    {
         for flux in [FluxVariant::Tile, FluxVariant::STREAM] {
             for early in [false, true] {
-                lake::<f64>(&gpu, boundary, flux, early, 1e-12);
+                lake::<f64>(&gpu, wet_dry, boundary, flux, early, 1e-12);
                 // Not the 1e-5: the H100 gave 1.0e-5 to 2.2e-5 (the CPU 1.4e-5 to
                 // 1.9e-5), from w* computed from an f32 mean surface (docs/kp-wet-dry.md).
-                lake::<f32>(&gpu, boundary, flux, early, 3e-5);
+                lake::<f32>(&gpu, wet_dry, boundary, flux, early, 3e-5);
             }
         }
     }
+}
+
+/// `clamp`'s own passes (draining factors, R of drained faces, the velocity clamp) against the
+/// CPU reference on cases where they act: Thacker's bowl at 25² (where draining binds) and the
+/// random shoreline states, every flux kernel, full and early exit, f32 and f64, with the outputs
+/// and the passes' scratch poisoned before every step. The CPU's counts show that the cases
+/// drained and clamped cells; the GPU must then agree within [`GPU_STEP`] a step.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn kp_gpu_clamp_drains_and_clamps_as_the_cpu() {
+    let mut cases = vec![("thacker 25²".to_string(), setup::thacker(25), 40)];
+    for seed in 0..4u64 {
+        let mut p = random_state(37 + seed as usize, 29, 11 + seed, (seed % 2) as u8);
+        p.scheme = Scheme::Rk2;
+        cases.push((format!("random {}×{} seed {}", p.nx, p.ny, 11 + seed), p, 20));
+    }
+    let (mut drained, mut clamped) = (0, 0);
+    for (name, mut p, steps) in cases {
+        p.wet_dry = WetDry::Clamp;
+        for flux in [FluxVariant::Tile, FluxVariant::STREAM, FluxVariant::Stream { warps: 3, rows: 5 }] {
+            for early in [false, true] {
+                for block in [(16, 8), (32, 1)] {
+                    check_gpu::<f64>(&p, block, flux, early, steps).unwrap();
+                    check_gpu::<f32>(&p, block, flux, early, steps).unwrap();
+                }
+            }
+        }
+        let mut c = CpuKp::<f64>::new(&p, (16, 8), false).unwrap();
+        for _ in 0..steps {
+            c.step(f64::INFINITY).unwrap();
+        }
+        let (d, k) = c.clamp_counts().unwrap();
+        println!("{name}, {steps} steps (f64 CPU): {d} cells drained, {k} clamped");
+        (drained, clamped) = (drained + d, clamped + k);
+    }
+    assert!(drained > 0 && clamped > 0, "the cases never drained ({drained}) or clamped ({clamped}) a cell");
 }
 
 /// The flux variant option: tile, stream, stream:WxR; anything else is refused.

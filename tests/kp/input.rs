@@ -29,6 +29,20 @@ fn bad_input_is_refused() {
         ("finite", Box::new(|p| p.hu[5] = f64::NAN)),
         ("finite", Box::new(|p| p.bed[2] = f64::INFINITY)),
         ("periodic", Box::new(|p| p.boundary[0] = Boundary::Periodic)),
+        (
+            "periodic west and east sides need a bed that repeats",
+            Box::new(|p| {
+                (p.boundary[0], p.boundary[1]) = (Boundary::Periodic, Boundary::Periodic);
+                p.bed[2 * 9 + 8] += 0.01;
+            }),
+        ),
+        (
+            "periodic south and north sides need a bed that repeats",
+            Box::new(|p| {
+                (p.boundary[2], p.boundary[3]) = (Boundary::Periodic, Boundary::Periodic);
+                p.bed[8 * 9 + 3] -= 0.01;
+            }),
+        ),
         ("θ", Box::new(|p| p.theta = 2.5)),
     ];
     for (word, break_it) in cases {

@@ -1,6 +1,6 @@
 //! The Kurganov–Petrova entry points: flux (tile and streamed, full and early exit; one entry
 //! point a wet–dry scheme, [`FluxEntries`]), RK stage (one a friction source: [`RK`],
-//! [`RK_FRICTION_FIELD`]), boundary, Δt.
+//! [`RK_FRICTION_FIELD`]), boundary, Δt, and the `clamp` scheme's drain and clamp passes.
 //!
 //! Launch contract (all): `k` describes padded state arrays of `(nx+4)(ny+4)` cells and a
 //! corner array of `(nx+5)(ny+5)`; every pointer is a whole such array (or as stated); outputs
@@ -9,11 +9,12 @@
 //! `k.nbx × k.nby` blocks; per-block outputs (rate, wet map) are indexed
 //! `blockIdx.y·nbx + blockIdx.x`.
 
-use super::{Bollermann, Clock, Coeffs, Kp07, flux_shared};
+use super::{Bollermann, Clamp, Clock, Coeffs, Kp07, flux_shared};
 #[cfg(target_arch = "nvptx64")]
 use super::{
     PerCell, Uniform,
     boundary::kp_boundary,
+    drain::{kp_clamp, kp_clamp_copy, kp_drain, kp_drain_rhs},
     rk::{kp_dt, kp_rk},
     stream::{kp_flux_stream, kp_flux_stream_early},
     tile::{kp_flux, kp_flux_early},
@@ -29,6 +30,7 @@ kernels! {
     /// Seed 003's flux kernel: a shared tile of `k.bx × k.by` cells, one rate a block.
     pub const FLUX_KP07: FluxTile = kp_flux_kp07(kp_flux::<Kp07, T>);
     pub const FLUX_BOLLERMANN: FluxTile = kp_flux_bollermann(kp_flux::<Bollermann, T>);
+    pub const FLUX_CLAMP: FluxTile = kp_flux_clamp(kp_flux::<Clamp, T>);
 
     /// [`FluxTile`] with the wet map of the state (early exit).
     pub struct FluxTileEarly<T> {
@@ -37,6 +39,7 @@ kernels! {
     }
     pub const FLUX_EARLY_KP07: FluxTileEarly = kp_flux_early_kp07(kp_flux_early::<Kp07, T>);
     pub const FLUX_EARLY_BOLLERMANN: FluxTileEarly = kp_flux_early_bollermann(kp_flux_early::<Bollermann, T>);
+    pub const FLUX_EARLY_CLAMP: FluxTileEarly = kp_flux_early_clamp(kp_flux_early::<Clamp, T>);
 
     /// [`FluxTile`] streamed by warps in bands of `rows` rows: one rate a warp.
     pub struct FluxStream<T> {
@@ -45,6 +48,7 @@ kernels! {
     }
     pub const FLUX_STREAM_KP07: FluxStream = kp_flux_stream_kp07(kp_flux_stream::<Kp07, T>);
     pub const FLUX_STREAM_BOLLERMANN: FluxStream = kp_flux_stream_bollermann(kp_flux_stream::<Bollermann, T>);
+    pub const FLUX_STREAM_CLAMP: FluxStream = kp_flux_stream_clamp(kp_flux_stream::<Clamp, T>);
 
     /// [`FluxStream`] with the wet map (early exit).
     pub struct FluxStreamEarly<T> {
@@ -54,6 +58,7 @@ kernels! {
     pub const FLUX_STREAM_EARLY_KP07: FluxStreamEarly = kp_flux_stream_early_kp07(kp_flux_stream_early::<Kp07, T>);
     pub const FLUX_STREAM_EARLY_BOLLERMANN: FluxStreamEarly =
         kp_flux_stream_early_bollermann(kp_flux_stream_early::<Bollermann, T>);
+    pub const FLUX_STREAM_EARLY_CLAMP: FluxStreamEarly = kp_flux_stream_early_clamp(kp_flux_stream_early::<Clamp, T>);
 
     /// RK stage `stage` from Qⁿ (`*0`), the state R was evaluated at (`*1`) and R into `o*`, with
     /// the wet maps (see `kp_rk`); `gn2` the friction field g·n² (`friction.rs`).
@@ -71,6 +76,32 @@ kernels! {
     /// Ghost cells of pass `axis` of the state, over the cell beds `bc`.
     pub struct SetGhosts<T> { k: Coeffs<T>, axis: u32, w: *mut T, hu: *mut T, hv: *mut T, bc: *const T }
     pub const BOUNDARY: SetGhosts = kp_boundary(kp_boundary::<T>);
+
+    /// `clamp`: the draining factors of the state's partially flooded cells for Δt `dt[0]`
+    /// into `phi`, one flag a block in `drained` (`drain.rs`).
+    pub struct Drain<T> {
+        k: Coeffs<T>, early: u32, dt: *const T, w: *const T, hu: *const T, hv: *const T, bed: *const T,
+        bc: *const T, hi: *const T, wet_in: *const u32, phi: *mut T, drained: *mut u32,
+    }
+    pub const DRAIN: Drain = kp_drain(kp_drain::<T>);
+
+    /// `clamp`: R of the cells next to a drained face, recomputed with the faces drained.
+    pub struct DrainRhs<T> {
+        k: Coeffs<T>, early: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T, phi: *const T,
+        drained: *const u32, wet_in: *const u32, rw: *mut T, rhu: *mut T, rhv: *mut T,
+    }
+    pub const DRAIN_RHS: DrainRhs = kp_drain_rhs(kp_drain_rhs::<T>);
+
+    /// `clamp`: the velocity clamp of an RK stage's output into the scratch pair.
+    pub struct ClampVelocity<T> {
+        k: Coeffs<T>, w: *const T, hu: *const T, hv: *const T, bc: *const T, hi: *const T, wet: *const u32,
+        shu: *mut T, shv: *mut T, clamped: *mut u32,
+    }
+    pub const CLAMP: ClampVelocity = kp_clamp(kp_clamp::<T>);
+
+    /// `clamp`: the clamped momenta copied back into the state.
+    pub struct ClampCopy<T> { k: Coeffs<T>, shu: *const T, shv: *const T, clamped: *const u32, hu: *mut T, hv: *mut T }
+    pub const CLAMP_COPY: ClampCopy = kp_clamp_copy(kp_clamp_copy::<T>);
 
     /// Δt from the device-wide largest rate, and the clock.
     pub struct TimeStep<T> { c: Clock, rate: *const T, dt: *mut T, clock: *mut f64 }
@@ -105,5 +136,14 @@ impl FluxEntries {
         stream: FLUX_STREAM_BOLLERMANN,
         stream_early: FLUX_STREAM_EARLY_BOLLERMANN,
         tile_shared: flux_shared::<Bollermann>,
+    };
+    /// The flux kernels of `clamp`: partially flooded cells with no a-priori cap (the draining
+    /// factors and the velocity clamp are the passes of `drain.rs`).
+    pub const CLAMP: FluxEntries = FluxEntries {
+        tile: FLUX_CLAMP,
+        tile_early: FLUX_EARLY_CLAMP,
+        stream: FLUX_STREAM_CLAMP,
+        stream_early: FLUX_STREAM_EARLY_CLAMP,
+        tile_shared: flux_shared::<Clamp>,
     };
 }

@@ -47,6 +47,8 @@ pub use wetdry::*;
 #[cfg(target_arch = "nvptx64")]
 mod boundary;
 #[cfg(target_arch = "nvptx64")]
+mod drain;
+#[cfg(target_arch = "nvptx64")]
 mod rk;
 #[cfg(target_arch = "nvptx64")]
 mod stream;

@@ -318,17 +318,39 @@ pub fn surface_at<S: WetDryScheme, T: Real>(
     (w, s.1, s.2, cap)
 }
 
-/// R at one cell from its neighbourhood: `q(di, dj)` the state (w, hu, hv) of the cell at offset
-/// (di, dj) for |di| + |dj| ≤ 2 on the axes, `b(ci, cj)` B at the corner at offset (ci, cj) from
-/// the cell's south-west corner, ci, cj in −2..=3 (the corners of the five-cell cross's cells).
-/// Each face flux is `central_upwind(plus face of the cell before, minus face of the cell
-/// after)`, so a kernel that computes every face once gets the same values.
+/// The four faces of one cell, as [`cell_faces`] computes them: the fluxes (west, east, south,
+/// north), the face states each was computed from (the plus face of the cell before, the minus
+/// face of the cell after: what [`pressure_part`] reads), the cell's own reconstructions and B at
+/// its four faces (what [`assemble`] reads besides the fluxes).
+#[derive(Clone, Copy, Debug)]
+pub struct CellFaces<T> {
+    pub flux: [Flux<T>; 4],
+    pub sides: [(FaceState<T>, FaceState<T>); 4],
+    pub rx: Recon<T>,
+    pub ry: Recon<T>,
+    pub beds: (T, T, T, T),
+}
+
+impl<T: Real> CellFaces<T> {
+    /// R and the rate of the cell from its faces as they are.
+    #[inline(always)]
+    pub fn rhs<S: WetDryScheme>(&self, k: &Coeffs<T>) -> Rhs<T> {
+        let [fw, fe, gs, gn] = self.flux;
+        assemble::<S, T>(k, fw, fe, gs, gn, self.rx, self.ry, self.beds)
+    }
+}
+
+/// The four faces of one cell from its neighbourhood: `q(di, dj)` the state (w, hu, hv) of the
+/// cell at offset (di, dj) for |di| + |dj| ≤ 2 on the axes, `b(ci, cj)` B at the corner at offset
+/// (ci, cj) from the cell's south-west corner, ci, cj in −2..=3 (the corners of the five-cell
+/// cross's cells). Each face flux is `central_upwind(plus face of the cell before, minus face of
+/// the cell after)`, so a kernel that computes every face once gets the same values.
 #[inline(always)]
-pub fn cell_rhs<S: WetDryScheme, T: Real>(
+pub fn cell_faces<S: WetDryScheme, T: Real>(
     k: &Coeffs<T>,
     q: impl Fn(i32, i32) -> (T, T, T),
     b: impl Fn(i32, i32) -> T,
-) -> Rhs<T> {
+) -> CellFaces<T> {
     // The cross's nine cells, each seen through `surface_at` once, not once per reconstruction
     // that reads it (18 times: four corner loads each, and a square root where partially flooded).
     let at = |di: i32, dj: i32| surface_at::<S, T>(k, q(di, dj), &b, di, dj);
@@ -339,12 +361,24 @@ pub fn cell_rhs<S: WetDryScheme, T: Real>(
         (recon_x::<S, T>(k, &q, &b, -1), recon_x::<S, T>(k, &q, &b, 0), recon_x::<S, T>(k, &q, &b, 1));
     let (ry_m, ry_0, ry_p) =
         (recon_y::<S, T>(k, &q, &b, -1), recon_y::<S, T>(k, &q, &b, 0), recon_y::<S, T>(k, &q, &b, 1));
-    let fw = central_upwind::<S, T>(k, rx_m.p, rx_0.m);
-    let fe = central_upwind::<S, T>(k, rx_0.p, rx_p.m);
-    let gs = central_upwind::<S, T>(k, ry_m.p, ry_0.m);
-    let gn = central_upwind::<S, T>(k, ry_0.p, ry_p.m);
-    let beds = (bed_x(&b, 0), bed_x(&b, 1), bed_y(&b, 0), bed_y(&b, 1));
-    assemble::<S, T>(k, fw, fe, gs, gn, rx_0, ry_0, beds)
+    let sides = [(rx_m.p, rx_0.m), (rx_0.p, rx_p.m), (ry_m.p, ry_0.m), (ry_0.p, ry_p.m)];
+    CellFaces {
+        flux: sides.map(|(l, r)| central_upwind::<S, T>(k, l, r)),
+        sides,
+        rx: rx_0,
+        ry: ry_0,
+        beds: (bed_x(&b, 0), bed_x(&b, 1), bed_y(&b, 0), bed_y(&b, 1)),
+    }
+}
+
+/// R at one cell from its neighbourhood (`q`, `b` as in [`cell_faces`]).
+#[inline(always)]
+pub fn cell_rhs<S: WetDryScheme, T: Real>(
+    k: &Coeffs<T>,
+    q: impl Fn(i32, i32) -> (T, T, T),
+    b: impl Fn(i32, i32) -> T,
+) -> Rhs<T> {
+    cell_faces::<S, T>(k, q, b).rhs::<S>(k)
 }
 
 /// B at the centre of a cell from its corners (sw, se, nw, ne): the mean, summed so that a

@@ -14,7 +14,7 @@
 //! compiled with only its own scheme's code, so the choice costs nothing at run time (a run-time
 //! switch kept both schemes' code, and their registers, in every flux kernel).
 
-use super::{Coeffs, Flux, cell_bed};
+use super::{Coeffs, FaceState, Flux, cell_bed, pressure_part};
 use crate::Real;
 
 /// A wet–dry treatment, chosen at compile time. Every difference between the schemes follows
@@ -57,7 +57,7 @@ impl WetDryScheme for Bollermann {
 /// of the actual Δt in place of the a-priori cap, and a velocity maximum principle in partially
 /// flooded cells after each RK stage ([`clamp_velocity`]; docs/kp-wet-dry.md, fourth round).
 /// Its flux has no cap: the draining factors and the clamp are passes of their own (the CPU
-/// reference's `kp::clamp`; no GPU kernels yet).
+/// reference's `kp::clamp`; the kernels of `drain.rs`).
 #[derive(Clone, Copy, Debug)]
 pub struct Clamp;
 impl WetDryScheme for Clamp {
@@ -82,11 +82,72 @@ pub fn drained<T: Real>(f: Flux<T>, pressure: T, phi: T) -> Flux<T> {
     Flux { f0: phi * f.f0, fn_: pressure + phi * (f.fn_ - pressure), ft: phi * f.ft, speed: f.speed }
 }
 
+/// What leaves a cell through its faces a unit of area (m/s, the O of [`draining_factor`]) from
+/// the mass fluxes through its west, east, south and north faces.
+#[inline(always)]
+pub fn outflow<T: Real>(k: &Coeffs<T>, [fw, fe, gs, gn]: [T; 4]) -> T {
+    ((-fw).max(T::ZERO) + fe.max(T::ZERO)) * k.inv_dx + ((-gs).max(T::ZERO) + gn.max(T::ZERO)) * k.inv_dy
+}
+
+/// A face flux computed from the face states `(l, r)`, drained by the factor of the cell its
+/// water leaves: `phi_l` when it flows from left to right, `phi_r` the other way (1 for a cell
+/// that is not drained, ghost cells included).
+#[inline(always)]
+pub fn drain_face<T: Real>(
+    k: &Coeffs<T>,
+    f: Flux<T>,
+    (l, r): (FaceState<T>, FaceState<T>),
+    phi_l: T,
+    phi_r: T,
+) -> Flux<T> {
+    let phi = if f.f0 > T::ZERO { phi_l } else { phi_r };
+    if f.f0 != T::ZERO && phi < T::ONE { drained(f, pressure_part(k, l, r), phi) } else { f }
+}
+
 /// A velocity component of a partially flooded cell held to the range [`lo`, `hi`] of its
 /// neighbours' (0 when no neighbour gave a range: `lo > hi`).
 #[inline(always)]
 pub fn clamp_velocity<T: Real>(u: T, lo: T, hi: T) -> T {
     if lo > hi { T::ZERO } else { u.max(lo).min(hi) }
+}
+
+/// The eight neighbours (edge, then corner) whose velocities bound a partially flooded cell's.
+pub const AROUND: [(i32, i32); 8] = [(-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (1, -1), (-1, 1), (1, 1)];
+
+/// The momenta of a partially flooded cell of depth `h` > `dry` with momenta `(hu, hv)` after the
+/// velocity clamp: each component of u = q/h held to the range of that component over the
+/// neighbours at [`AROUND`] that are fully flooded and deeper than `dry`; where none is, over
+/// those deeper than `dry`; u = 0 where no neighbour is. `n(di, dj)` is the neighbour's (h, hu,
+/// hv, fully flooded), or `None` outside the interior.
+#[inline(always)]
+pub fn clamped_momenta<T: Real>(
+    k: &Coeffs<T>,
+    h: T,
+    (hu, hv): (T, T),
+    n: impl Fn(i32, i32) -> Option<(T, T, T, bool)>,
+) -> (T, T) {
+    let empty = (T::INFINITY, -T::INFINITY, T::INFINITY, -T::INFINITY);
+    let widen = |r: (T, T, T, T), u: T, v: T| (r.0.min(u), r.1.max(u), r.2.min(v), r.3.max(v));
+    let (mut full, mut wet) = (empty, empty);
+    for (di, dj) in AROUND {
+        if let Some((hn, hun, hvn, is_full)) = n(di, dj)
+            && hn > k.dry
+        {
+            let (u, v) = (hun / hn, hvn / hn);
+            wet = widen(wet, u, v);
+            if is_full {
+                full = widen(full, u, v);
+            }
+        }
+    }
+    let r = if full.0 <= full.1 { full } else { wet };
+    (h * clamp_velocity(hu / h, r.0, r.1), h * clamp_velocity(hv / h, r.2, r.3))
+}
+
+/// A cell's highest corner B_hi: the cell is partially flooded while its mean surface is below.
+#[inline(always)]
+pub fn highest_corner<T: Real>(sw: T, se: T, nw: T, ne: T) -> T {
+    sw.max(se).max(nw.max(ne))
 }
 
 /// The surface seen by the reconstruction at one cell: its level (w* in a partially flooded
@@ -96,7 +157,7 @@ pub fn surface<S: WetDryScheme, T: Real>(k: &Coeffs<T>, w: T, (sw, se, nw, ne): 
     if !S::PARTIAL {
         return (w, T::INFINITY);
     }
-    let hi = sw.max(se).max(nw.max(ne));
+    let hi = highest_corner(sw, se, nw, ne);
     if w >= hi {
         return (w, T::INFINITY);
     }
@@ -133,7 +194,7 @@ pub fn drain_factor<T: Real>(f0: T, a: T, cap_l: T, cap_r: T) -> T {
 /// water, (level − B_lo)²/(2(B_hi − B_lo)) when the shoreline crosses it, 0 when it is dry.
 #[inline(always)]
 pub fn depth_at_level<T: Real>(level: T, (sw, se, nw, ne): (T, T, T, T)) -> T {
-    let hi = sw.max(se).max(nw.max(ne));
+    let hi = highest_corner(sw, se, nw, ne);
     let b = cell_bed(sw, se, nw, ne);
     if level >= hi {
         return level - b;

@@ -1,0 +1,262 @@
+//! The passes of the `clamp` wet–dry scheme around its flux and RK kernels
+//! (docs/kp-wet-dry-kernels.md, "The clamp scheme on the GPU"; launch contract: `entries.rs`).
+//!
+//! After the flux kernel (R before draining) and Δt: [`kp_drain`] finds the draining factor of
+//! every partially flooded cell, [`kp_drain_rhs`] recomputes R where a face leaves a drained
+//! cell. After the RK stage: [`kp_clamp`] clamps the velocities of partially flooded cells into
+//! scratch fields, [`kp_clamp_copy`] copies them back. Each pass keeps a flag a block (of the
+//! RK kernel's grid) so that the next one leaves alone the blocks where there is nothing to do:
+//! where no cell is partially flooded or draining binds (nearly everywhere), the step's results
+//! are the flux and RK kernels' alone.
+
+use super::{Clamp, Coeffs, block_active, cell_faces, clamped_momenta, drain_face, draining_factor, outflow};
+use crate::device::{DeviceReal, thread};
+
+/// The padded cell index and the corner index of interior cell (i, j).
+#[inline(always)]
+fn at<T: DeviceReal>(k: &Coeffs<T>, i: u32, j: u32) -> (usize, usize) {
+    ((j + 2) as usize * k.pitch as usize + (i + 2) as usize, (j + 2) as usize * k.cpitch as usize + (i + 2) as usize)
+}
+
+/// The flag of block (a, b) of a per-block map.
+#[inline(always)]
+fn flags<T: DeviceReal>(k: &Coeffs<T>, map: *const u32) -> impl Fn(u32, u32) -> bool + '_ {
+    move |a: u32, b: u32| unsafe { *map.add((b * k.nbx + a) as usize) } != 0
+}
+
+/// The four faces of the cell at padded index `g` (corner index `cc`) from global memory.
+#[inline(always)]
+unsafe fn faces_at<T: DeviceReal>(
+    k: &Coeffs<T>,
+    [w, hu, hv, bed]: [*const T; 4],
+    g: usize,
+    cc: usize,
+) -> super::CellFaces<T> {
+    let (p, cp) = (k.pitch as isize, k.cpitch as isize);
+    let q = |di: i32, dj: i32| {
+        let o = (g as isize + di as isize + dj as isize * p) as usize;
+        unsafe { (T::ldg(w.add(o)), T::ldg(hu.add(o)), T::ldg(hv.add(o))) }
+    };
+    let b = |ci: i32, cj: i32| unsafe { T::ldg(bed.add((cc as isize + ci as isize + cj as isize * cp) as usize)) };
+    cell_faces::<Clamp, T>(k, q, b)
+}
+
+/// The draining factor of every partially flooded cell (w̄ < B_hi, `hi`) of the state (w, hu, hv)
+/// for a stage of Δt `dt[0]`, from its four face fluxes (recomputed: the flux kernel keeps no
+/// faces). A block where some factor is below 1 writes every cell's factor into `phi` and
+/// flags itself in `drained`; the others write only their flag (0). With `early` ≠ 0, blocks
+/// inactive by `wet_in` (dry with their four neighbours: no flux) are left out.
+///
+/// # Safety
+/// The launch contract of `entries.rs` (the RK kernel's grid); `phi` padded, `drained` nbx·nby
+/// flags.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn kp_drain<T: DeviceReal>(
+    k: Coeffs<T>,
+    early: u32,
+    dt: *const T,
+    w: *const T,
+    hu: *const T,
+    hv: *const T,
+    bed: *const T,
+    bc: *const T,
+    hi: *const T,
+    wet_in: *const u32,
+    phi: *mut T,
+    drained: *mut u32,
+) {
+    let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
+    let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
+    unsafe {
+        // Uniform over the block (so is the barrier below).
+        if early != 0 && !block_active(&k, bi, bj, flags(&k, wet_in)) {
+            if first {
+                *drained.add((bj * k.nbx + bi) as usize) = 0;
+            }
+            return;
+        }
+        let (i, j) = thread::index_2d();
+        let inside = i < k.nx && j < k.ny;
+        let (g, cc) = at(&k, i, j);
+        let mut f = T::ONE;
+        if inside {
+            let wc = T::ldg(w.add(g));
+            if wc < T::ldg(hi.add(g)) {
+                // A dry cell between dry cells has dry faces on both sides of each face: no flux,
+                // φ = 1. On a terrain most partially flooded cells are such, away from the water.
+                let p = k.pitch as usize;
+                let depth = |c: usize| unsafe { T::ldg(w.add(c)) - T::ldg(bc.add(c)) };
+                let h = (wc - T::ldg(bc.add(g))).max(T::ZERO);
+                let dry_around = h <= T::ZERO && [g - 1, g + 1, g - p, g + p].iter().all(|&c| depth(c) <= T::ZERO);
+                if !dry_around {
+                    let faces = faces_at(&k, [w, hu, hv, bed], g, cc);
+                    f = draining_factor(h, outflow(&k, faces.flux.map(|f| f.f0)), T::ldg(dt));
+                }
+            }
+        }
+        // Every thread needs the answer (a flagged block writes all its factors).
+        let any = thread::sync_threads_or(f < T::ONE);
+        if any && inside {
+            *phi.add(g) = f;
+        }
+        if first {
+            *drained.add((bj * k.nbx + bi) as usize) = any as u32;
+        }
+    }
+}
+
+/// R of every cell with a face whose water leaves a drained cell (the cell itself or one of its
+/// four neighbours, by `phi` where `drained` flags the block), from its four faces recomputed and
+/// drained (`drain_face`); other cells keep the flux kernel's R. Blocks with no drained block
+/// among themselves and their four neighbours return at once, and so do, with `early` ≠ 0,
+/// blocks inactive by `wet_in` (the RK kernel reads no R there).
+///
+/// # Safety
+/// As [`kp_drain`], whose `phi` and `drained` this reads; R padded, distinct from the inputs.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn kp_drain_rhs<T: DeviceReal>(
+    k: Coeffs<T>,
+    early: u32,
+    w: *const T,
+    hu: *const T,
+    hv: *const T,
+    bed: *const T,
+    phi: *const T,
+    drained: *const u32,
+    wet_in: *const u32,
+    rw: *mut T,
+    rhu: *mut T,
+    rhv: *mut T,
+) {
+    let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
+    if !block_active(&k, bi, bj, flags(&k, drained)) || (early != 0 && !block_active(&k, bi, bj, flags(&k, wet_in))) {
+        return;
+    }
+    let (i, j) = thread::index_2d();
+    if i >= k.nx || j >= k.ny {
+        return;
+    }
+    unsafe {
+        let is_drained = flags(&k, drained);
+        // The factor of interior cell (i + di, j + dj): 1 outside the interior (ghost cells are
+        // not drained) and in blocks that drained nothing.
+        let factor = |di: i32, dj: i32| {
+            let (a, b) = (i as i32 + di, j as i32 + dj);
+            if a < 0 || b < 0 || a >= k.nx as i32 || b >= k.ny as i32 || !is_drained(a as u32 / k.bx, b as u32 / k.by) {
+                T::ONE
+            } else {
+                *phi.add(at(&k, a as u32, b as u32).0)
+            }
+        };
+        let (pc, pw, pe, ps, pn) = (factor(0, 0), factor(-1, 0), factor(1, 0), factor(0, -1), factor(0, 1));
+        if pc.min(pw).min(pe).min(ps).min(pn) >= T::ONE {
+            return;
+        }
+        let (g, cc) = at(&k, i, j);
+        let mut faces = faces_at(&k, [w, hu, hv, bed], g, cc);
+        let [fw, fe, gs, gn] = faces.flux;
+        let [sw, se, ss, sn] = faces.sides;
+        faces.flux = [
+            drain_face(&k, fw, sw, pw, pc),
+            drain_face(&k, fe, se, pc, pe),
+            drain_face(&k, gs, ss, ps, pc),
+            drain_face(&k, gn, sn, pc, pn),
+        ];
+        let r = faces.rhs::<Clamp>(&k);
+        *rw.add(g) = r.w;
+        *rhu.add(g) = r.hu;
+        *rhv.add(g) = r.hv;
+    }
+}
+
+/// The velocity clamp after an RK stage, on its output state (w, hu, hv): the momenta of every
+/// partially flooded cell deeper than `dry` (`clamped_momenta`), read from the unclamped state
+/// and written into the scratch pair (`shu`, `shv`) with every other cell's momenta, in blocks
+/// that hold such a cell, which flag themselves in `clamped`. Blocks not wet in `wet` (the
+/// stage's wet map: no cell deeper than 0) hold none and return at once.
+///
+/// # Safety
+/// The launch contract of `entries.rs` (the RK kernel's grid); scratch padded and distinct from
+/// the state; `wet` and `clamped` nbx·nby flags.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn kp_clamp<T: DeviceReal>(
+    k: Coeffs<T>,
+    w: *const T,
+    hu: *const T,
+    hv: *const T,
+    bc: *const T,
+    hi: *const T,
+    wet: *const u32,
+    shu: *mut T,
+    shv: *mut T,
+    clamped: *mut u32,
+) {
+    let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
+    let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
+    let b = (bj * k.nbx + bi) as usize;
+    unsafe {
+        if *wet.add(b) == 0 {
+            if first {
+                *clamped.add(b) = 0;
+            }
+            return;
+        }
+        let (i, j) = thread::index_2d();
+        let inside = i < k.nx && j < k.ny;
+        let g = at(&k, i, j).0;
+        // Only a partially flooded cell deeper than `dry` reads more than w and B_hi.
+        let mut clamped_q = None;
+        if inside {
+            let wc = T::ldg(w.add(g));
+            if wc < T::ldg(hi.add(g)) {
+                let h = wc - T::ldg(bc.add(g));
+                if h > k.dry {
+                    let around = |di: i32, dj: i32| {
+                        let (a, b) = (i as i32 + di, j as i32 + dj);
+                        if a < 0 || b < 0 || a >= k.nx as i32 || b >= k.ny as i32 {
+                            return None;
+                        }
+                        let n = at(&k, a as u32, b as u32).0;
+                        let wn = T::ldg(w.add(n));
+                        Some((wn - T::ldg(bc.add(n)), T::ldg(hu.add(n)), T::ldg(hv.add(n)), wn >= T::ldg(hi.add(n))))
+                    };
+                    clamped_q = Some(clamped_momenta(&k, h, (T::ldg(hu.add(g)), T::ldg(hv.add(g))), around));
+                }
+            }
+        }
+        let any = thread::sync_threads_or(clamped_q.is_some());
+        if any && inside {
+            let q = clamped_q.unwrap_or_else(|| (T::ldg(hu.add(g)), T::ldg(hv.add(g))));
+            *shu.add(g) = q.0;
+            *shv.add(g) = q.1;
+        }
+        if first {
+            *clamped.add(b) = any as u32;
+        }
+    }
+}
+
+/// The momenta [`kp_clamp`] left in the scratch pair, copied into the state's in the blocks it
+/// flagged.
+///
+/// # Safety
+/// As [`kp_clamp`].
+pub(super) unsafe fn kp_clamp_copy<T: DeviceReal>(
+    k: Coeffs<T>,
+    shu: *const T,
+    shv: *const T,
+    clamped: *const u32,
+    hu: *mut T,
+    hv: *mut T,
+) {
+    let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
+    let (i, j) = thread::index_2d();
+    unsafe {
+        if *clamped.add((bj * k.nbx + bi) as usize) == 0 || i >= k.nx || j >= k.ny {
+            return;
+        }
+        let g = at(&k, i, j).0;
+        *hu.add(g) = T::ldg(shu.add(g));
+        *hv.add(g) = T::ldg(shv.add(g));
+    }
+}
