@@ -8,6 +8,7 @@ use crate::{Error, Real, Result};
 use kernels::halo::node_source;
 use kernels::kp::{
     BC_OUTFLOW, BC_PERIODIC, BC_WALL, Bollermann, Clamp, Kp07, WetDryScheme, cell_bed as cell_bed_of, depth_at_level,
+    surface,
 };
 
 /// The largest Manning n accepted, s/m^(1/3): five times the roughest vegetated floodplains of
@@ -428,13 +429,21 @@ impl Problem {
                 cell_bed.set(i, j, cell_bed_of(c(0, 0), c(1, 0), c(0, 1), c(1, 1)));
             }
         }
+        let k64 = self.coeffs::<f64>((k.bx, k.by));
         let mut w = cell_bed.clone();
         let mut hu = Field2::filled(layout, T::ZERO)?;
         let mut hv = Field2::filled(layout, T::ZERO)?;
         for j in 0..ny as i32 {
             for i in 0..nx as i32 {
                 let s = j as usize * self.nx + i as usize;
-                w.set(i, j, T::from_f64(self.h[s]) + cell_bed.get(i, j));
+                let corners = (bed.get(i, j), bed.get(i + 1, j), bed.get(i, j + 1), bed.get(i + 1, j + 1));
+                // A dry cell keeps w = B in T: exactly dry.
+                let surface = if self.h[s] > 0.0 {
+                    self.surface_in(k, &k64, i as usize, j as usize, corners)
+                } else {
+                    cell_bed.get(i, j)
+                };
+                w.set(i, j, surface);
                 hu.set(i, j, T::from_f64(self.hu[s]));
                 hv.set(i, j, T::from_f64(self.hv[s]));
             }
@@ -443,6 +452,45 @@ impl Problem {
         super::cpu::clean_state(k, wb, hu.stored_mut(), hv.stored_mut(), cb);
         super::cpu::apply_boundary(k, w.stored_mut(), hu.stored_mut(), hv.stored_mut(), cell_bed.stored());
         Ok(Padded { bed, cell_bed, q: [w, hu, hv] })
+    }
+
+    /// The mean surface w̄ in T of wet interior cell (i, j) whose corners are `corners` in T,
+    /// chosen so that the level the reconstruction sees (w* of `kernels::kp::surface`) is the
+    /// f64 state's level rounded, as near as T allows. Where the level is w̄ (a fully flooded
+    /// cell, or KP07) that is h + B rounded to T once: rounding h and B first and then their sum
+    /// leaves a flat f32 surface rough by an ulp (a lake at 0.7 m holds cells at 0.7 and
+    /// 0.7 + 6e-8), a pressure gradient that drives currents no later step removes, as steps
+    /// change w̄ by less than half an ulp (docs/kp-wet-dry.md). In a partially flooded cell w*
+    /// moves by √((B_hi − B̄)/h̄) ≥ 1 ulps per ulp of w̄, so the w̄ whose w* is nearest may lie
+    /// an ulp or two from that rounding: the one within three ulps of h + B whose w* is nearest
+    /// the f64 state's (the nearest to h + B on a tie). In f64 that is h + B itself, the bits
+    /// of before.
+    fn surface_in<T: Real>(&self, k: &Coeffs<T>, k64: &Coeffs<f64>, i: usize, j: usize, corners: (T, T, T, T)) -> T {
+        let n = self.nx + 1;
+        let c = |a: usize, b: usize| self.bed[(j + b) * n + i + a];
+        let c64 = (c(0, 0), c(1, 0), c(0, 1), c(1, 1));
+        let w64 = self.h[j * self.nx + i] + cell_bed_of(c64.0, c64.1, c64.2, c64.3);
+        let w = T::from_f64(w64);
+        let hi = corners.0.max(corners.1).max(corners.2.max(corners.3));
+        if self.wet_dry == WetDry::Kp07 || w >= hi {
+            return w;
+        }
+        // Bollermann's and `clamp`'s levels are the same function.
+        let level64 = surface::<Bollermann, f64>(k64, w64, c64).0;
+        let b = cell_bed_of(corners.0, corners.1, corners.2, corners.3);
+        let miss = |x: T| (surface::<Bollermann, T>(k, x, corners).0.to_f64() - level64).abs();
+        // Steps of ε·w̄/2, at most an ulp of T: every T value within three ulps of w64 is a
+        // candidate, the nearest ones first.
+        let step = T::EPSILON.to_f64() * w64.abs() / 2.0;
+        let mut best = (w, miss(w));
+        for d in 1..=6 {
+            for x in [T::from_f64(w64 - d as f64 * step), T::from_f64(w64 + d as f64 * step)] {
+                if x > b && miss(x) < best.1 {
+                    best = (x, miss(x));
+                }
+            }
+        }
+        best.0
     }
 
     /// Interior values of a padded field, `nx·ny` row-major.

@@ -474,9 +474,12 @@ fn kp_gpu_shore_lake_stays_at_rest() {
         for flux in [FluxVariant::Tile, FluxVariant::STREAM] {
             for early in [false, true] {
                 lake::<f64>(&gpu, wet_dry, boundary, flux, early, 1e-12);
-                // Not the 1e-5: the H100 gave 1.0e-5 to 2.2e-5 (the CPU 1.4e-5 to
-                // 1.9e-5), from w* computed from an f32 mean surface (docs/kp-wet-dry.md).
-                lake::<f32>(&gpu, wet_dry, boundary, flux, early, 3e-5);
+                // `bollermann`: not the 1e-5: the H100 gave 1.0e-5 to 2.2e-5 (the CPU 1.4e-5 to
+                // 1.9e-5), from w* computed from an f32 mean surface (docs/kp-wet-dry.md);
+                // measured before the set-up rounded the level (the CPU now 9.1e-6, 1.04e-5).
+                // `clamp` holds the shore cells to their neighbours: the 1e-5.
+                let tol32 = if wet_dry == WetDry::Clamp { 1e-5 } else { 3e-5 };
+                lake::<f32>(&gpu, wet_dry, boundary, flux, early, tol32);
             }
         }
     }

@@ -90,10 +90,66 @@ fn shore_lake_is_filled_to_the_level() {
     assert!(partial >= 20, "only {partial} cells are cut by the shoreline");
 }
 
+/// The set-up rounds a lake at rest to the precision of the run by its level: in f32 every
+/// fully flooded cell of `shore_lake` holds w̄ = 0.7 rounded (h and B rounded apart and then
+/// summed left 119 of the 341 an ulp off, a pressure gradient of g·ulp/Δx that drove currents
+/// of 1.8e-5 m/s in 10 000 steps), and each partially flooded cell the w̄ within three ulps of
+/// h + B whose w* (what the reconstruction sees) is nearest 0.7; in f64 w̄ is h + B as before.
+#[test]
+fn shore_lake_starts_level() {
+    use kernels::kp::{Bollermann, surface};
+    for boundary in [Boundary::Wall, Boundary::Outflow] {
+        let p = setup::shore_lake(24, 0.7, boundary);
+        let m32 = CpuKp::<f32>::new(&p, BLOCK, false).unwrap();
+        let m64 = CpuKp::<f64>::new(&p, BLOCK, false).unwrap();
+        let (k, b32, b64) = (*m32.coeffs(), m32.bed(), p.interior(m64.cell_bed()));
+        let (w32, w64) = (p.interior(m32.state()[0]), p.interior(m64.state()[0]));
+        let cb32 = p.interior(m32.cell_bed());
+        let (mut flooded, mut partial, mut worst) = (0, 0, 0.0f64);
+        for j in 0..p.ny {
+            for i in 0..p.nx {
+                let c = j * p.nx + i;
+                assert_eq!(w64[c].to_bits(), (p.h[c] + b64[c]).to_bits(), "f64 cell ({i}, {j}): w̄ is not h + B");
+                if p.h[c] == 0.0 {
+                    assert_eq!(w32[c], cb32[c], "f32 cell ({i}, {j}): a dry cell is not at its bed");
+                    continue;
+                }
+                let cc = (j + 2) * k.cpitch as usize + i + 2;
+                let cp = k.cpitch as usize;
+                let corners = (b32[cc], b32[cc + 1], b32[cc + cp], b32[cc + cp + 1]);
+                let level = |w: f32| surface::<Bollermann, f32>(&k, w, corners).0;
+                if w32[c] >= corners.0.max(corners.1).max(corners.2.max(corners.3)) {
+                    flooded += 1;
+                    assert_eq!(w32[c], 0.7f32, "f32 fully flooded cell ({i}, {j}): w̄ {} is not 0.7", w32[c]);
+                    continue;
+                }
+                partial += 1;
+                // Its level no farther from 0.7 than its neighbours' in f32, within 3 ulps of h + B.
+                let miss = |w: f32| (level(w) as f64 - 0.7).abs();
+                let near = (p.h[c] + p.cell_bed(i, j)) as f32;
+                let ulp = f32::EPSILON / 2.0;
+                assert!((w32[c] - near).abs() <= 3.0 * ulp, "f32 cell ({i}, {j}): w̄ {} far from h + B {near}", w32[c]);
+                for n in [w32[c].next_down(), w32[c].next_up()] {
+                    if n > cb32[c] {
+                        assert!(miss(w32[c]) <= miss(n), "f32 cell ({i}, {j}): w̄ {n} has a level nearer 0.7");
+                    }
+                }
+                worst = worst.max(miss(w32[c]));
+            }
+        }
+        println!(
+            "shore lake 24², {}: f32 {flooded} fully flooded cells at 0.7, {partial} partially flooded within {worst:.1e} m",
+            boundary.name()
+        );
+        assert!(flooded >= 100 && partial >= 20, "{flooded} fully and {partial} partially flooded cells");
+    }
+}
+
 /// Bollermann's reconstruction keeps the lake at rest over 10 000 steps, with the a-priori cap
 /// (`bollermann`) and with the draining time step and the velocity clamp (`clamp`) (f64:
-/// |u| ≤ 1e-12, f32: ≤ 2e-5; no dry cell gains water), with walls and with outflow sides;
-/// KP07's correction does not (the test can fail).
+/// |u| ≤ 1e-12; f32: ≤ 1e-5 in `clamp`, the issue's target, ≤ 2e-5 in `bollermann`; no dry
+/// cell gains water), with walls and with outflow sides; KP07's correction does not (the test
+/// can fail).
 #[test]
 fn shore_lake_stays_at_rest() {
     for boundary in [Boundary::Wall, Boundary::Outflow] {
@@ -107,11 +163,14 @@ fn shore_lake_stays_at_rest() {
             );
             let what = format!("{} {}", wet_dry.name(), boundary.name());
             assert!(u64_ <= 1e-12 && g64 <= 1e-12, "f64 {what}: |u| {u64_:e}, gain {g64:e}");
-            // The issue asks 1e-5 in f32; `bollermann` reaches 1.4e-5 (walls) in a cell 3 mm deep:
-            // w̄ is stored in f32, so w* carries an error of ~ulp(0.7)·√(rise/h̄) there. `clamp`
-            // holds the shore cells to 3.7e-6, but with outflow sides a fully flooded cell at
-            // the west side reaches 1.8e-5 in both schemes.
-            assert!(u32_ <= 2e-5 && g32 <= 1e-6, "f32 {what}: |u| {u32_:e}, gain {g32:e}");
+            // The issue asks 1e-5 in f32. `clamp` meets it (1.3e-6 walls, 1.6e-6 outflow: the
+            // set-up rounds each cell's level, not h and B apart, `shore_lake_starts_level`).
+            // `bollermann` reaches 9.1e-6 (walls) and 1.04e-5 (outflow) in cells 3 mm deep at
+            // the shore: w̄ is stored in f32, so w* moves by √(rise/h̄) ulps per ulp of w̄ there,
+            // and the deep water's round-off currents (not braked at outflow faces) are fast
+            // in thin cells that no velocity clamp holds to their neighbours' (docs/kp-wet-dry.md).
+            let tol = if wet_dry == WetDry::Clamp { 1e-5 } else { 2e-5 };
+            assert!(u32_ <= tol && g32 <= 1e-6, "f32 {what}: |u| {u32_:e} (at most {tol:e}), gain {g32:e}");
         }
         let (ukp, gkp) = shore_lake::<f64>(WetDry::Kp07, boundary, 1000);
         println!("shore lake 24², {}: kp07 1000 steps max |u| {ukp:.2e}, gain {gkp:.1e} m", boundary.name());
