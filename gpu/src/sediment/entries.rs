@@ -12,8 +12,11 @@
 //! The bounded scheme (`B_…`, [`super::bounded`]) has the same variants; its h- and s-kernels
 //! read the same old fields (h, s, α, β) and write one output each.
 //!
+//! Every kernel that writes h' takes h's low part `lo` and writes h′'s `lon` on the compensated
+//! path (docs/f32-conservation.md); both null on the plain one, a test uniform over the launch.
+//!
 //! Launch contract (all): `k` describes arrays of `(nx+2)(ny+2)` elements, every pointer is a
-//! whole such array, outputs do not alias inputs, and the grid covers the interior as the host
+//! whole such array or (`lo`, `lon`) both null, outputs do not alias inputs, and the grid covers the interior as the host
 //! driver (`src/sediment/gpu.rs`) computes it; tiled variants get the shared memory stated.
 
 use super::Coeffs;
@@ -30,8 +33,11 @@ use super::{
 };
 
 kernels! {
-    /// h' into `hn` from h, s, α, β.
-    pub struct StepH<T> { k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, hn: *mut T }
+    /// h' into `hn` from h, s, α, β; on the compensated path (`lo` not null) with h's low part
+    /// `lo`, h′'s into `lon`.
+    pub struct StepH<T> {
+        k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, hn: *mut T, lo: *const T, lon: *mut T,
+    }
     pub const H_BASELINE: StepH = sediment_h_baseline(h_baseline::<T>);
     pub const H_OPT1: StepH = sediment_h_opt1(h_opt1::<T>);
     pub const H_OPT2: StepH = sediment_h_opt2(h_opt2::<T>);
@@ -45,9 +51,10 @@ kernels! {
     pub const S_OPT2: StepS = sediment_s_opt2(s_opt2::<T>);
     pub const S_MULTI: StepS = sediment_s_multi(s_multi::<T>);
 
-    /// h' and s' in one pass.
+    /// h' and s' in one pass (h's low parts as for [`StepH`]).
     pub struct StepFused<T> {
         k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, hn: *mut T, sn: *mut T,
+        lo: *const T, lon: *mut T,
     }
     pub const FUSED_TILE: StepFused = sediment_fused_tile(fused_tile::<T>);
     pub const FUSED: StepFused = sediment_fused(fused::<T>);
@@ -55,8 +62,11 @@ kernels! {
     pub const B_FUSED_TILE: StepFused = sediment_b_fused_tile(bounded_fused_tile::<T>);
     pub const B_FUSED: StepFused = sediment_b_fused(bounded_fused::<T>);
 
-    /// The bounded scheme's h' (H kernels) or s' (S kernels) into `out` from h, s, α, β.
-    pub struct StepBounded<T> { k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, out: *mut T }
+    /// The bounded scheme's h' (H kernels) or s' (S kernels) into `out` from h, s, α, β; h's low
+    /// parts as for [`StepH`] (the S kernels ignore them).
+    pub struct StepBounded<T> {
+        k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, out: *mut T, lo: *const T, lon: *mut T,
+    }
     pub const B_H_BASELINE: StepBounded = sediment_b_h_baseline(bh_baseline::<T>);
     pub const B_H_OPT1: StepBounded = sediment_b_h_opt1(bh_opt1::<T>);
     pub const B_H_OPT2: StepBounded = sediment_b_h_opt2(bh_opt2::<T>);

@@ -100,3 +100,36 @@ pub(super) fn multi_rows(k_rows: u32) -> (u32, u32) {
     let j0 = (thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y()) * k_rows + 1;
     (i, j0)
 }
+
+/// h's low parts on the compensated path (docs/f32-conservation.md): `lo` read, `lon` written;
+/// both null on the plain path, the same for every thread of a launch (no divergence).
+#[derive(Clone, Copy)]
+pub(super) struct Low<T> {
+    pub lo: *const T,
+    pub lon: *mut T,
+}
+
+impl<T: DeviceReal> Low<T> {
+    #[inline(always)]
+    pub fn new(lo: *const T, lon: *mut T) -> Low<T> {
+        Low { lo, lon }
+    }
+    /// h's low part at `c` on the compensated path, none on the plain one.
+    ///
+    /// # Safety
+    /// `lo` null or a whole array.
+    #[inline(always)]
+    pub unsafe fn at(self, c: usize) -> Option<T> {
+        if self.lo.is_null() { None } else { Some(unsafe { T::ldg(self.lo.add(c)) }) }
+    }
+    /// Store h′'s low part at `c` on the compensated path.
+    ///
+    /// # Safety
+    /// `lon` null or a whole array.
+    #[inline(always)]
+    pub unsafe fn put(self, c: usize, v: T) {
+        if !self.lon.is_null() {
+            unsafe { *self.lon.add(c) = v }
+        }
+    }
+}
