@@ -8,8 +8,8 @@ use crate::field::{DeviceField2, Field2};
 use crate::{Error, GpuReal, Result};
 use kernels::halo::perimeter_len;
 use kernels::sediment::{
-    B_FUSED, B_FUSED_TILE, BOUNDED_STREAM_COLS, FUSED, FUSED_TILE, GHOSTS, STREAM_COLS, SetGhosts, StepBounded, StepFused,
-    StepH, StepS,
+    B_FUSED, B_FUSED_TILE, BC_FUSED, BC_FUSED_TILE, BOUNDED_STREAM_COLS, C_FUSED, C_FUSED_TILE, FUSED, FUSED_TILE,
+    GHOSTS, STREAM_COLS, SetGhosts, StepBounded, StepFused, StepH, StepS,
 };
 
 /// Block shape and rows per thread (run-time launch parameters).
@@ -31,7 +31,7 @@ impl Default for Launch {
     }
 }
 
-/// The sediment kernels of precision `T`, looked up once.
+/// The sediment kernels of precision `T` for one h update (plain or compensated), looked up once.
 struct SedimentKernels<T: GpuReal> {
     /// By `HVariant as usize` (the order of `HVariant::ALL`).
     h: Vec<Kernel<StepH<T>>>,
@@ -49,16 +49,20 @@ struct SedimentKernels<T: GpuReal> {
 }
 
 impl<T: GpuReal> SedimentKernels<T> {
-    fn new(gpu: &Gpu) -> Result<SedimentKernels<T>> {
+    /// The kernels that write h' in their compensated entries when `compensated`.
+    fn new(gpu: &Gpu, compensated: bool) -> Result<SedimentKernels<T>> {
+        let h = |v: &HVariant| if compensated { v.compensated_entry() } else { v.entry() };
+        let bh = |v: &HVariant| if compensated { v.bounded_compensated_entry() } else { v.bounded_entry() };
+        let pick = |plain, comp| if compensated { comp } else { plain };
         Ok(SedimentKernels {
-            h: HVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(v.entry())).collect::<Result<_>>()?,
+            h: HVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(h(v))).collect::<Result<_>>()?,
             s: SVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(v.entry())).collect::<Result<_>>()?,
-            fused: gpu.kernel::<T, _>(FUSED)?,
-            fused_tile: gpu.kernel::<T, _>(FUSED_TILE)?,
-            bh: HVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(v.bounded_entry())).collect::<Result<_>>()?,
+            fused: gpu.kernel::<T, _>(pick(FUSED, C_FUSED))?,
+            fused_tile: gpu.kernel::<T, _>(pick(FUSED_TILE, C_FUSED_TILE))?,
+            bh: HVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(bh(v))).collect::<Result<_>>()?,
             bs: SVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(v.bounded_entry())).collect::<Result<_>>()?,
-            b_fused: gpu.kernel::<T, _>(B_FUSED)?,
-            b_fused_tile: gpu.kernel::<T, _>(B_FUSED_TILE)?,
+            b_fused: gpu.kernel::<T, _>(pick(B_FUSED, BC_FUSED))?,
+            b_fused_tile: gpu.kernel::<T, _>(pick(B_FUSED_TILE, BC_FUSED_TILE))?,
             ghosts: gpu.kernel::<T, _>(GHOSTS)?,
             buffers: BufferKernels::new(gpu)?,
         })
@@ -114,7 +118,7 @@ impl<T: GpuReal> GpuSediment<T> {
             hn: DeviceField2::uninit(gpu, problem.layout())?,
             sn: DeviceField2::uninit(gpu, problem.layout())?,
             low: if compensates { Some((zeros()?, zeros()?)) } else { None },
-            kernels: SedimentKernels::new(gpu)?,
+            kernels: SedimentKernels::new(gpu, compensates)?,
         };
         m.ghosts(false)?;
         Ok(m)
@@ -178,7 +182,8 @@ impl<T: GpuReal> GpuSediment<T> {
         self.low.as_ref().map(|(lo, _)| gpu.download(lo)).transpose()
     }
 
-    /// (lo, lon) for the kernels: h's and h′'s low parts, or both null on the plain path.
+    /// (lo, lon) for the kernels: h's and h′'s low parts, or both null on the plain path (whose
+    /// kernels ignore them).
     fn low_ptrs(&mut self) -> (*const T, *mut T) {
         match &mut self.low {
             Some((lo, lon)) => (lo.ptr(), lon.ptr_mut()),

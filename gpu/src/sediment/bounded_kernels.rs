@@ -44,7 +44,13 @@ type Next<T> = ((T, T), T);
 
 /// Store what `OUT` asks for at index `c` (with h' its low part on the compensated path).
 #[inline(always)]
-unsafe fn store<T: DeviceReal, const OUT: u8>(hn: *mut T, sn: *mut T, low: Low<T>, c: usize, ((hp, lp), sp): Next<T>) {
+unsafe fn store<T: DeviceReal, const OUT: u8, const LOW: bool>(
+    hn: *mut T,
+    sn: *mut T,
+    low: Low<T, LOW>,
+    c: usize,
+    ((hp, lp), sp): Next<T>,
+) {
     unsafe {
         if OUT & H != 0 {
             *hn.add(c) = hp;
@@ -79,7 +85,7 @@ fn point<T: DeviceReal>(
 /// The sediment launch contract (`entries.rs`); `hn` (for `H`) and `sn` (for `S`) whole arrays.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn bounded_direct<T: DeviceReal, L: Load, const OUT: u8>(
+pub(super) unsafe fn bounded_direct<T: DeviceReal, L: Load, const OUT: u8, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -90,7 +96,7 @@ pub(super) unsafe fn bounded_direct<T: DeviceReal, L: Load, const OUT: u8>(
     lo: *const T,
     lon: *mut T,
 ) {
-    let low = Low::new(lo, lon);
+    let low = Low::<T, LOW>::new(lo, lon);
     let (i, j) = interior_ij();
     if i > k.nx || j > k.ny {
         return;
@@ -100,7 +106,7 @@ pub(super) unsafe fn bounded_direct<T: DeviceReal, L: Load, const OUT: u8>(
     unsafe {
         let at = |g: usize| cell::<T, L>(&k, h, s, al, be, g);
         let v = point(&k, low.at(c), at(c), at(c - 1), at(c + 1), at(c - p), at(c + p));
-        store::<T, OUT>(hn, sn, low, c, v);
+        store::<T, OUT, LOW>(hn, sn, low, c, v);
     }
 }
 
@@ -110,7 +116,7 @@ pub(super) unsafe fn bounded_direct<T: DeviceReal, L: Load, const OUT: u8>(
 /// # Safety
 /// As [`bounded_direct`], with the shared memory stated.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn bounded_opt2<T: DeviceReal, const OUT: u8>(
+pub(super) unsafe fn bounded_opt2<T: DeviceReal, const OUT: u8, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -121,7 +127,7 @@ pub(super) unsafe fn bounded_opt2<T: DeviceReal, const OUT: u8>(
     lo: *const T,
     lon: *mut T,
 ) {
-    let low = Low::new(lo, lon);
+    let low = Low::<T, LOW>::new(lo, lon);
     let (bx, by) = (thread::block_dim_x(), thread::block_dim_y());
     let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
     let (i, j) = interior_ij();
@@ -143,7 +149,7 @@ pub(super) unsafe fn bounded_opt2<T: DeviceReal, const OUT: u8>(
             let c = j as usize * p + i as usize;
             let (hv, a, b) = (five_tile(th, t, tw), five_tile(ta, t, tw), five_tile(tb, t, tw));
             let v = bounded_next(&k, hv, low.at(c), T::ldg(s.add(c)), a, b);
-            store::<T, OUT>(hn, sn, low, c, v);
+            store::<T, OUT, LOW>(hn, sn, low, c, v);
         }
     }
 }
@@ -155,7 +161,7 @@ pub(super) unsafe fn bounded_opt2<T: DeviceReal, const OUT: u8>(
 /// # Safety
 /// As [`bounded_direct`], halo-thread blocks, with the shared memory stated.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn bounded_opt3<T: DeviceReal, const OUT: u8>(
+pub(super) unsafe fn bounded_opt3<T: DeviceReal, const OUT: u8, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -166,7 +172,7 @@ pub(super) unsafe fn bounded_opt3<T: DeviceReal, const OUT: u8>(
     lo: *const T,
     lon: *mut T,
 ) {
-    let low = Low::new(lo, lon);
+    let low = Low::<T, LOW>::new(lo, lon);
     let (i, j, tx, ty) = halo_ij();
     let p = k.pitch as usize;
     let tw = thread::block_dim_x() as usize;
@@ -185,7 +191,7 @@ pub(super) unsafe fn bounded_opt3<T: DeviceReal, const OUT: u8>(
         if halo_computes(tx, ty) && i <= k.nx && j <= k.ny {
             let (hv, a, b) = (five_tile(th, t, tw), five_tile(ta, t, tw), five_tile(tb, t, tw));
             let v = bounded_next(&k, hv, low.at(c), sc, a, b);
-            store::<T, OUT>(hn, sn, low, c, v);
+            store::<T, OUT, LOW>(hn, sn, low, c, v);
         }
     }
 }
@@ -196,7 +202,7 @@ pub(super) unsafe fn bounded_opt3<T: DeviceReal, const OUT: u8>(
 /// # Safety
 /// As [`bounded_direct`], the grid covering `rows_per_thread` rows a thread.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8>(
+pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -207,7 +213,7 @@ pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8>(
     lo: *const T,
     lon: *mut T,
 ) {
-    let low = Low::new(lo, lon);
+    let low = Low::<T, LOW>::new(lo, lon);
     let (i, j0) = multi_rows(k.rows_per_thread);
     if i > k.nx || j0 > k.ny {
         return;
@@ -222,7 +228,7 @@ pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8>(
         while j <= j_end {
             let north = at(c + p);
             let v = point(&k, low.at(c), centre, at(c - 1), at(c + 1), south, north);
-            store::<T, OUT>(hn, sn, low, c, v);
+            store::<T, OUT, LOW>(hn, sn, low, c, v);
             (south, centre) = (centre, north);
             c += p;
             j += 1;
@@ -240,7 +246,7 @@ pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8>(
 /// Block x-dimension 32; grid x covers ceil(nx/30) strips, grid y × W covers ceil(ny/rows)
 /// chunks; arrays as for every sediment kernel.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn bounded_fused<T: DeviceReal>(
+pub(super) unsafe fn bounded_fused<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -251,7 +257,7 @@ pub(super) unsafe fn bounded_fused<T: DeviceReal>(
     lo: *const T,
     lon: *mut T,
 ) {
-    let low = Low::new(lo, lon);
+    let low = Low::<T, LOW>::new(lo, lon);
     let (nx, ny) = (k.nx as i64, k.ny as i64);
     let p = k.pitch as usize;
     let lane = thread::thread_idx_x();
@@ -277,7 +283,7 @@ pub(super) unsafe fn bounded_fused<T: DeviceReal>(
         let b = Five { c: centre.b, w: centre.b.shfl_up(1), e: centre.b.shfl_down(1), s: south.b, n: north.b };
         if writes {
             let c = j as usize * p + i as usize;
-            unsafe { store::<T, BOTH>(hn, sn, low, c, bounded_next(&k, hv, low.at(c), centre.s, a, b)) };
+            unsafe { store::<T, BOTH, LOW>(hn, sn, low, c, bounded_next(&k, hv, low.at(c), centre.s, a, b)) };
         }
         (south, centre) = (centre, north);
         j += 1;
@@ -285,11 +291,11 @@ pub(super) unsafe fn bounded_fused<T: DeviceReal>(
 }
 
 // The split kernels' entry bodies: one output array, the other pointer unused; the S kernels
-// pass no low parts (they write no h').
+// pass no low parts (they write no h'); their entries take LOW false.
 
 macro_rules! split_bodies {
     ($($name:ident = $body:expr;)*) => {$(
-        pub(super) unsafe fn $name<T: DeviceReal>(
+        pub(super) unsafe fn $name<T: DeviceReal, const LOW: bool>(
             k: Coeffs<T>,
             h: *const T,
             s: *const T,
@@ -305,20 +311,20 @@ macro_rules! split_bodies {
 }
 
 split_bodies! {
-    bh_baseline = |k, h, s, al, be, o, lo, lon| bounded_direct::<T, Plain, H>(k, h, s, al, be, o, core::ptr::null_mut(), lo, lon);
-    bh_opt1 = |k, h, s, al, be, o, lo, lon| bounded_direct::<T, ReadOnly, H>(k, h, s, al, be, o, core::ptr::null_mut(), lo, lon);
-    bh_opt2 = |k, h, s, al, be, o, lo, lon| bounded_opt2::<T, H>(k, h, s, al, be, o, core::ptr::null_mut(), lo, lon);
-    bh_opt3 = |k, h, s, al, be, o, lo, lon| bounded_opt3::<T, H>(k, h, s, al, be, o, core::ptr::null_mut(), lo, lon);
-    bh_multi = |k, h, s, al, be, o, lo, lon| bounded_multi::<T, H>(k, h, s, al, be, o, core::ptr::null_mut(), lo, lon);
-    bs_baseline = |k, h, s, al, be, o, _lo, _lon| bounded_direct::<T, Plain, S>(k, h, s, al, be, core::ptr::null_mut(), o, core::ptr::null(), core::ptr::null_mut());
-    bs_opt1 = |k, h, s, al, be, o, _lo, _lon| bounded_direct::<T, ReadOnly, S>(k, h, s, al, be, core::ptr::null_mut(), o, core::ptr::null(), core::ptr::null_mut());
-    bs_opt2 = |k, h, s, al, be, o, _lo, _lon| bounded_opt2::<T, S>(k, h, s, al, be, core::ptr::null_mut(), o, core::ptr::null(), core::ptr::null_mut());
-    bs_multi = |k, h, s, al, be, o, _lo, _lon| bounded_multi::<T, S>(k, h, s, al, be, core::ptr::null_mut(), o, core::ptr::null(), core::ptr::null_mut());
+    bh_baseline = |k, h, s, al, be, o, lo, lon| bounded_direct::<T, Plain, H, LOW>(k, h, s, al, be, o, core::ptr::null_mut(), lo, lon);
+    bh_opt1 = |k, h, s, al, be, o, lo, lon| bounded_direct::<T, ReadOnly, H, LOW>(k, h, s, al, be, o, core::ptr::null_mut(), lo, lon);
+    bh_opt2 = |k, h, s, al, be, o, lo, lon| bounded_opt2::<T, H, LOW>(k, h, s, al, be, o, core::ptr::null_mut(), lo, lon);
+    bh_opt3 = |k, h, s, al, be, o, lo, lon| bounded_opt3::<T, H, LOW>(k, h, s, al, be, o, core::ptr::null_mut(), lo, lon);
+    bh_multi = |k, h, s, al, be, o, lo, lon| bounded_multi::<T, H, LOW>(k, h, s, al, be, o, core::ptr::null_mut(), lo, lon);
+    bs_baseline = |k, h, s, al, be, o, _lo, _lon| bounded_direct::<T, Plain, S, false>(k, h, s, al, be, core::ptr::null_mut(), o, core::ptr::null(), core::ptr::null_mut());
+    bs_opt1 = |k, h, s, al, be, o, _lo, _lon| bounded_direct::<T, ReadOnly, S, false>(k, h, s, al, be, core::ptr::null_mut(), o, core::ptr::null(), core::ptr::null_mut());
+    bs_opt2 = |k, h, s, al, be, o, _lo, _lon| bounded_opt2::<T, S, false>(k, h, s, al, be, core::ptr::null_mut(), o, core::ptr::null(), core::ptr::null_mut());
+    bs_multi = |k, h, s, al, be, o, _lo, _lon| bounded_multi::<T, S, false>(k, h, s, al, be, core::ptr::null_mut(), o, core::ptr::null(), core::ptr::null_mut());
 }
 
 /// fused-tile: [`bounded_opt3`] writing both.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn bounded_fused_tile<T: DeviceReal>(
+pub(super) unsafe fn bounded_fused_tile<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -329,5 +335,5 @@ pub(super) unsafe fn bounded_fused_tile<T: DeviceReal>(
     lo: *const T,
     lon: *mut T,
 ) {
-    unsafe { bounded_opt3::<T, BOTH>(k, h, s, al, be, hn, sn, lo, lon) }
+    unsafe { bounded_opt3::<T, BOTH, LOW>(k, h, s, al, be, hn, sn, lo, lon) }
 }

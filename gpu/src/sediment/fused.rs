@@ -10,7 +10,7 @@ use crate::device::{DeviceReal, shared, thread};
 /// of 10. Shared memory: 2·(BX+2)(BY+2) T (h' tile, αs tile). On the compensated path h′'s low
 /// part stays in the register of the thread that computed it, which is the one that writes it.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn fused_tile<T: DeviceReal>(
+pub(super) unsafe fn fused_tile<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -21,7 +21,7 @@ pub(super) unsafe fn fused_tile<T: DeviceReal>(
     lo: *const T,
     lon: *mut T,
 ) {
-    let low = Low::new(lo, lon);
+    let low = Low::<T, LOW>::new(lo, lon);
     let (i, j, tx, ty) = halo_ij();
     let (nx, ny) = (k.nx, k.ny);
     let p = k.pitch as usize;
@@ -105,7 +105,7 @@ struct Row<T> {
 /// Block x-dimension 32; grid x covers ceil(nx/28) strips, grid y × W covers ceil(ny/rows)
 /// chunks; arrays as for every sediment kernel.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn fused<T: DeviceReal>(
+pub(super) unsafe fn fused<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -116,7 +116,7 @@ pub(super) unsafe fn fused<T: DeviceReal>(
     lo: *const T,
     lon: *mut T,
 ) {
-    let low = Low::new(lo, lon);
+    let low = Low::<T, LOW>::new(lo, lon);
     let (nx, ny) = (k.nx as i64, k.ny as i64);
     let p = k.pitch as usize;
     let lane = thread::thread_idx_x();

@@ -8,7 +8,15 @@ use crate::device::{DeviceReal, shared, thread};
 
 /// Store h' at `c` (and on the compensated path its low part): every h-kernel's last step.
 #[inline(always)]
-unsafe fn put_h<T: DeviceReal>(k: &Coeffs<T>, hv: Five<T>, a: Five<T>, b: Five<T>, low: Low<T>, hn: *mut T, c: usize) {
+unsafe fn put_h<T: DeviceReal, const LOW: bool>(
+    k: &Coeffs<T>,
+    hv: Five<T>,
+    a: Five<T>,
+    b: Five<T>,
+    low: Low<T, LOW>,
+    hn: *mut T,
+    c: usize,
+) {
     unsafe {
         let (hi, lo) = h_next(k, hv, low.at(c), a, b);
         *hn.add(c) = hi;
@@ -19,7 +27,7 @@ unsafe fn put_h<T: DeviceReal>(k: &Coeffs<T>, hv: Five<T>, a: Five<T>, b: Five<T
 /// Baseline and OPT-1: every input loaded from global memory (αs, β(1−s) computed five times).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn h_direct<T: DeviceReal, L: Load>(
+unsafe fn h_direct<T: DeviceReal, L: Load, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -43,12 +51,12 @@ unsafe fn h_direct<T: DeviceReal, L: Load>(
         let (an, bn) = ab::<T, L>(s, al, be, c + p);
         let a = Five { c: ac, w: aw, e: ae, s: as_, n: an };
         let b = Five { c: bc, w: bw, e: be_, s: bs, n: bn };
-        put_h(&k, five::<T, L>(h, c, p), a, b, Low::new(lo, lon), hn, c);
+        put_h(&k, five::<T, L>(h, c, p), a, b, Low::<T, LOW>::new(lo, lon), hn, c);
     }
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn h_baseline<T: DeviceReal>(
+pub(super) unsafe fn h_baseline<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -58,10 +66,10 @@ pub(super) unsafe fn h_baseline<T: DeviceReal>(
     lo: *const T,
     lon: *mut T,
 ) {
-    unsafe { h_direct::<T, Plain>(k, h, s, al, be, hn, lo, lon) }
+    unsafe { h_direct::<T, Plain, LOW>(k, h, s, al, be, hn, lo, lon) }
 }
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn h_opt1<T: DeviceReal>(
+pub(super) unsafe fn h_opt1<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -71,12 +79,12 @@ pub(super) unsafe fn h_opt1<T: DeviceReal>(
     lo: *const T,
     lon: *mut T,
 ) {
-    unsafe { h_direct::<T, ReadOnly>(k, h, s, al, be, hn, lo, lon) }
+    unsafe { h_direct::<T, ReadOnly, LOW>(k, h, s, al, be, hn, lo, lon) }
 }
 
 /// OPT-2. Shared memory: 2·(BX+2)(BY+2) T (αs tile, then β(1−s) tile).
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn h_opt2<T: DeviceReal>(
+pub(super) unsafe fn h_opt2<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -106,14 +114,14 @@ pub(super) unsafe fn h_opt2<T: DeviceReal>(
             let t = (ty + 1) as usize * tw + (tx + 1) as usize;
             let c = j as usize * p + i as usize;
             let (a, b) = (five_tile(ta, t, tw), five_tile(tb, t, tw));
-            put_h(&k, five::<T, ReadOnly>(h, c, p), a, b, Low::new(lo, lon), hn, c);
+            put_h(&k, five::<T, ReadOnly>(h, c, p), a, b, Low::<T, LOW>::new(lo, lon), hn, c);
         }
     }
 }
 
 /// OPT-3: OPT-2 with halo threads. Shared memory: 2·(BX+2)(BY+2) T.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn h_opt3<T: DeviceReal>(
+pub(super) unsafe fn h_opt3<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -139,7 +147,7 @@ pub(super) unsafe fn h_opt3<T: DeviceReal>(
         if halo_computes(tx, ty) && i <= k.nx && j <= k.ny {
             let c = j as usize * p + i as usize;
             let (a, b) = (five_tile(ta, t, tw), five_tile(tb, t, tw));
-            put_h(&k, five::<T, ReadOnly>(h, c, p), a, b, Low::new(lo, lon), hn, c);
+            put_h(&k, five::<T, ReadOnly>(h, c, p), a, b, Low::<T, LOW>::new(lo, lon), hn, c);
         }
     }
 }
@@ -148,7 +156,7 @@ pub(super) unsafe fn h_opt3<T: DeviceReal>(
 /// along y, so each row's values are loaded once per column; x-neighbours come from the
 /// read-only cache.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn h_multi<T: DeviceReal>(
+pub(super) unsafe fn h_multi<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -178,7 +186,7 @@ pub(super) unsafe fn h_multi<T: DeviceReal>(
             let hv = Five { c: hc, w: T::ldg(h.add(c - 1)), e: T::ldg(h.add(c + 1)), s: hs, n: hn_ };
             let a = Five { c: a_c, w: a_w, e: a_e, s: a_s, n: a_n };
             let b = Five { c: b_c, w: b_w, e: b_e, s: b_s, n: b_n };
-            put_h(&k, hv, a, b, Low::new(lo, lon), hn, c);
+            put_h(&k, hv, a, b, Low::<T, LOW>::new(lo, lon), hn, c);
             (hs, hc, a_s, a_c, b_s, b_c) = (hc, hn_, a_c, a_n, b_c, b_n);
             c += p;
             j += 1;
