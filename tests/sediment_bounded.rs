@@ -62,7 +62,8 @@ fn smooth_problem(nx: usize, ny: usize, seed: u64, start: Start, scheme: Scheme)
     let layout = Layout2::new(nx as u32, ny as u32, 1);
     let [h, s, alpha, beta] = [h, s, alpha, beta].map(|f| Field2::from_stored(layout, f).unwrap());
     let a = 0.5 + 3.0 * r();
-    Problem { nx, ny, dx: 1.0, dy: 0.5 + r(), cs: 0.7, cm: 0.6, a, sides, h, s, alpha, beta, scheme }
+    let accumulation = Default::default();
+    Problem { nx, ny, dx: 1.0, dy: 0.5 + r(), cs: 0.7, cm: 0.6, a, sides, h, s, alpha, beta, scheme, accumulation }
 }
 
 /// Run `steps` steps in precision `T`, each at `frac` of the stability limit of the current h;
@@ -115,7 +116,7 @@ fn bounded_point_matches_written_out_form() {
         let dt = 0.7 * p.stability(&p.h).limit();
         let k = p.coeffs::<f64>(dt, 1);
         let (mut hn, mut sn) = (vec![0.0; p.len()], vec![0.0; p.len()]);
-        cpu::bounded_step(&k, &p.h, &p.s, &p.alpha, &p.beta, &mut hn, &mut sn);
+        cpu::bounded_step(&k, &p.h, &p.s, &p.alpha, &p.beta, &mut hn, &mut sn, None);
         for (i, j) in [(1, 1), (2, 2), (4, 3)] {
             let c = p.index(i, j);
             let a = |g: usize| p.alpha[g] * p.s[g] / p.cs;
@@ -218,6 +219,7 @@ fn strip(n: usize, scheme: Scheme, s_const: Option<f64>) -> Problem {
         alpha: f(&|x| 0.7 * (1.0 + 0.5 * (pi * x).sin())),
         beta: f(&|x| 0.6 * (1.0 + 0.3 * (2.0 * pi * x).cos())),
         scheme,
+        accumulation: Default::default(),
     }
 }
 

@@ -8,18 +8,24 @@
 //! paper and earlier runs), the bounded scheme's beside it as "bounded <variant>" (the same
 //! bytes; no GFLOP/s, seed 000's counts are for its formulas). Its target: within 5% of the
 //! seed row of the same kernel.
+//!
+//! Those rows time the plain h update (one field of h). The "sediment balance" rows time whole
+//! steps of each h update — plain in both precisions and, in f32, the compensated one (the
+//! default: h's low part read and written too, 2 words a point more, counted) — and note the
+//! relative mass balance (gained − supplied) / supplied after `BALANCE_STEPS` steps of a fresh
+//! run: f32's beside f64's (docs/f32-conservation.md).
 
 use crate::bench::{BenchOptions, Report, rotation, time_cpu, time_gpu};
 use crate::runtime::Gpu;
 use crate::sediment::cpu::CpuSediment;
 use crate::sediment::gpu::{GpuSediment, Launch};
-use crate::sediment::{FLOPS_H, FLOPS_S, HVariant, SVariant, Scheme, StepVariant, setup};
+use crate::sediment::{Accumulation, FLOPS_H, FLOPS_S, HVariant, Problem, SVariant, Scheme, StepVariant, setup};
 use crate::{GpuReal, Result};
 
 /// `hydrokern bench sediment`.
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "sediment",
-    about: "every sediment h, s and fused variant and whole steps, seed and bounded schemes, f32 and f64, n² for n in 1024, 4096, 8192",
+    about: "every sediment h, s and fused variant and whole steps, seed and bounded schemes, f32 and f64, n² for n in 1024, 4096, 8192; whole steps of the plain and compensated f32 h updates beside f64 with their mass balance",
     run,
 };
 
@@ -40,9 +46,15 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
         for scheme in [Scheme::Seed, Scheme::Bounded] {
             let mut problem = setup::basin(n, n, 5.0)?;
             problem.scheme = scheme;
+            problem.accumulation = Accumulation::Plain;
             let dt = problem.stability(&problem.h).automatic();
             precision::<f32>(gpu, opts, report, &problem, dt)?;
             precision::<f64>(gpu, opts, report, &problem, dt)?;
+            for accumulation in Accumulation::ALL {
+                let problem = Problem { accumulation, ..problem.clone() };
+                balance::<f32>(gpu, opts, report, &problem, dt)?;
+            }
+            balance::<f64>(gpu, opts, report, &problem, dt)?;
         }
     }
     Ok(())
@@ -143,4 +155,59 @@ fn precision<T: GpuReal>(
         report.push("sediment step", &threads, &size, p, all, 10.0 * w * points, flops, String::new());
     }
     Ok(())
+}
+
+/// Steps of the fresh run whose mass balance the "sediment balance" rows note.
+const BALANCE_STEPS: u64 = 2000;
+
+/// Whole steps of `problem`'s h update in precision `T` (the fused kernels and the multi-row
+/// pair), with the words a point each moves (h's low part read and written on the compensated
+/// path: 2 more) and the mass balance after [`BALANCE_STEPS`] steps.
+fn balance<T: GpuReal>(
+    gpu: &Gpu,
+    opts: &BenchOptions,
+    report: &mut Report,
+    problem: &Problem,
+    dt: f64,
+) -> Result<()> {
+    let n = problem.nx;
+    let points = (n * n) as f64;
+    let w = std::mem::size_of::<T>() as f64;
+    let how = problem.accumulation.effective::<T>();
+    let extra = if problem.accumulation.compensates::<T>() { 2.0 } else { 0.0 };
+    let d = Launch::default();
+    let launch = Launch { block: opts.block.unwrap_or(d.block), rows: opts.rows.unwrap_or(d.rows) };
+    let fields = 6 + extra as usize;
+    let rot = rotation(gpu, fields * problem.len() * std::mem::size_of::<T>()).min(4);
+    let mut models: Vec<GpuSediment<T>> =
+        (0..rot).map(|_| GpuSediment::new(gpu, problem, dt, launch)).collect::<Result<_>>()?;
+    let scheme = if problem.scheme == Scheme::Seed { "" } else { "bounded " };
+    for (variant, words) in [
+        (StepVariant::Fused, 6.0),
+        (StepVariant::FusedTile, 6.0),
+        (StepVariant::Split(HVariant::Multi, SVariant::Multi), 10.0),
+    ] {
+        let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].step(variant))?;
+        let err = mass_balance::<T>(gpu, problem, dt, variant, launch)?;
+        let name = format!("{scheme}{} {how}", variant.name());
+        let note = format!("mass balance {err:.1e} after {BALANCE_STEPS} steps");
+        report.push("sediment balance", &name, &format!("{n}²"), T::NAME, m.median_ms, (words + extra) * w * points, None, note);
+    }
+    Ok(())
+}
+
+/// (gained − supplied) / supplied after [`BALANCE_STEPS`] steps of a fresh run, the volumes
+/// summed in f64 from h (and its low part).
+fn mass_balance<T: GpuReal>(gpu: &Gpu, problem: &Problem, dt: f64, variant: StepVariant, launch: Launch) -> Result<f64> {
+    let mut m = GpuSediment::<T>::new(gpu, problem, dt, launch)?;
+    let volume = |m: &GpuSediment<T>| -> Result<f64> {
+        let low = m.download_low(gpu)?.map_or(0.0, |l| problem.volume(&l));
+        Ok(problem.volume(&m.download_h(gpu)?) + low)
+    };
+    let v0 = volume(&m)?;
+    for _ in 0..BALANCE_STEPS {
+        m.step(variant)?;
+    }
+    let supplied = problem.supply_rate() * dt * BALANCE_STEPS as f64;
+    Ok((volume(&m)? - v0 - supplied) / supplied)
 }

@@ -4,21 +4,50 @@ use super::{Coeffs, Problem, Scheme};
 use crate::field::Field2;
 use crate::{Real, Result};
 use kernels::halo::{perimeter_ghost, perimeter_len};
-use kernels::sediment::{Five, bounded_point, h_point, mobility, s_point, set_ghost, upwind_is_south, upwind_is_west};
+use kernels::sediment::{Five, bounded_next, h_next, mobility, s_point, set_ghost, upwind_is_south, upwind_is_west};
 use rayon::prelude::*;
 
-/// h' on the interior (ghost entries of `hn` are left for [`apply_ghosts`]).
-pub fn h_step<T: Real>(k: &Coeffs<T>, h: &[T], s: &[T], al: &[T], be: &[T], hn: &mut [T]) {
+/// The low part of h (the compensated update): `lo` read, `lo_next` written at the interior.
+pub struct Low<'a, T> {
+    pub lo: &'a [T],
+    pub lo_next: &'a mut [T],
+}
+
+/// Each row of `out` with the matching row of `low`'s output (or none), for a parallel loop.
+fn rows_with_low<'a, T: Real>(
+    out: &'a mut [T],
+    low: Option<&'a mut [T]>,
+    p: usize,
+) -> impl IndexedParallelIterator<Item = (&'a mut [T], Option<&'a mut [T]>)> {
+    let lows: Vec<Option<&mut [T]>> = match low {
+        Some(l) => l.chunks_mut(p).map(Some).collect(),
+        None => (0..out.len().div_ceil(p)).map(|_| None).collect(),
+    };
+    out.par_chunks_mut(p).zip(lows.into_par_iter())
+}
+
+/// h' on the interior (ghost entries of `hn` are left for [`apply_ghosts`]); with `low`, the
+/// compensated update into (`hn`, `low.lo_next`).
+#[allow(clippy::too_many_arguments)]
+pub fn h_step<T: Real>(k: &Coeffs<T>, h: &[T], s: &[T], al: &[T], be: &[T], hn: &mut [T], low: Option<Low<T>>) {
     let p = k.pitch as usize;
     let ab = |g: usize| (al[g] * s[g], be[g] * (T::ONE - s[g]));
-    hn.par_chunks_mut(p).enumerate().skip(1).take(k.ny as usize).for_each(|(j, row)| {
-        for (i, out) in row.iter_mut().enumerate().skip(1).take(k.nx as usize) {
+    let (lo, lo_next) = match low {
+        Some(l) => (Some(l.lo), Some(l.lo_next)),
+        None => (None, None),
+    };
+    rows_with_low(hn, lo_next, p).enumerate().skip(1).take(k.ny as usize).for_each(|(j, (row, mut lrow))| {
+        for i in 1..=k.nx as usize {
             let c = j * p + i;
             let [(ac, bc), (aw, bw), (ae, bee), (as_, bs), (an, bn)] = [c, c - 1, c + 1, c - p, c + p].map(ab);
             let hv = Five { c: h[c], w: h[c - 1], e: h[c + 1], s: h[c - p], n: h[c + p] };
             let a = Five { c: ac, w: aw, e: ae, s: as_, n: an };
             let b = Five { c: bc, w: bw, e: bee, s: bs, n: bn };
-            *out = h_point(k, hv, a, b);
+            let (hi, l) = h_next(k, hv, lo.map(|lo| lo[c]), a, b);
+            row[i] = hi;
+            if let Some(lr) = lrow.as_deref_mut() {
+                lr[i] = l;
+            }
         }
     });
 }
@@ -37,20 +66,38 @@ pub fn s_step<T: Real>(k: &Coeffs<T>, h: &[T], hp: &[T], s: &[T], al: &[T], sn: 
     });
 }
 
-/// The bounded scheme's step on the interior: h' into `hn`, s' into `sn`, from the old fields.
+/// The bounded scheme's step on the interior: h' into `hn`, s' into `sn`, from the old fields;
+/// with `low`, h' by the compensated update into (`hn`, `low.lo_next`).
 #[allow(clippy::too_many_arguments)]
-pub fn bounded_step<T: Real>(k: &Coeffs<T>, h: &[T], s: &[T], al: &[T], be: &[T], hn: &mut [T], sn: &mut [T]) {
+pub fn bounded_step<T: Real>(
+    k: &Coeffs<T>,
+    h: &[T],
+    s: &[T],
+    al: &[T],
+    be: &[T],
+    hn: &mut [T],
+    sn: &mut [T],
+    low: Option<Low<T>>,
+) {
     let p = k.pitch as usize;
     let ab = |g: usize| mobility(k, s[g], al[g], be[g]);
-    let rows = hn.par_chunks_mut(p).zip(sn.par_chunks_mut(p));
-    rows.enumerate().skip(1).take(k.ny as usize).for_each(|(j, (h_row, s_row))| {
+    let (lo, lo_next) = match low {
+        Some(l) => (Some(l.lo), Some(l.lo_next)),
+        None => (None, None),
+    };
+    let rows = rows_with_low(hn, lo_next, p).zip(sn.par_chunks_mut(p));
+    rows.enumerate().skip(1).take(k.ny as usize).for_each(|(j, ((h_row, mut l_row), s_row))| {
         for i in 1..=k.nx as usize {
             let c = j * p + i;
             let [(ac, bc), (aw, bw), (ae, bee), (as_, bs), (an, bn)] = [c, c - 1, c + 1, c - p, c + p].map(ab);
             let hv = Five { c: h[c], w: h[c - 1], e: h[c + 1], s: h[c - p], n: h[c + p] };
             let a = Five { c: ac, w: aw, e: ae, s: as_, n: an };
             let b = Five { c: bc, w: bw, e: bee, s: bs, n: bn };
-            (h_row[i], s_row[i]) = bounded_point(k, hv, s[c], a, b);
+            let ((hi, l), sp) = bounded_next(k, hv, lo.map(|lo| lo[c]), s[c], a, b);
+            (h_row[i], s_row[i]) = (hi, sp);
+            if let Some(lr) = l_row.as_deref_mut() {
+                lr[i] = l;
+            }
         }
     });
 }
@@ -80,6 +127,9 @@ pub struct CpuSediment<T: Real> {
     /// h′ and s′ while a step computes them.
     hn: Field2<T>,
     sn: Field2<T>,
+    /// The compensated update's low parts of h and h′ (zero on the ghost layer, which no
+    /// stencil reads them from); none on the plain path.
+    low: Option<(Field2<T>, Field2<T>)>,
 }
 
 impl<T: Real> CpuSediment<T> {
@@ -96,6 +146,7 @@ impl<T: Real> CpuSediment<T> {
             beta: problem.beta.convert(),
             hn: zeros()?,
             sn: zeros()?,
+            low: if problem.accumulation.compensates::<T>() { Some((zeros()?, zeros()?)) } else { None },
         };
         apply_ghosts(&m.k, &mut m.h, &mut m.s, &mut m.alpha, &mut m.beta);
         Ok(m)
@@ -106,42 +157,57 @@ impl<T: Real> CpuSediment<T> {
     }
 
     /// One forward-Euler step. Seed: h', ghosts of h', s', ghosts of both. Bounded: h' and s'
-    /// from the old fields, ghosts of both.
+    /// from the old fields, ghosts of both. The compensated update keeps h's low part beside it.
     pub fn step(&mut self) {
         let k = &self.k;
+        let low = self.low.as_mut().map(|(lo, lo_next)| Low { lo: &lo[..], lo_next: &mut lo_next[..] });
         match self.scheme {
             Scheme::Seed => {
-                h_step(k, &self.h, &self.s, &self.alpha, &self.beta, &mut self.hn);
+                h_step(k, &self.h, &self.s, &self.alpha, &self.beta, &mut self.hn, low);
                 apply_ghosts(k, &mut self.hn, &mut self.s, &mut self.alpha, &mut self.beta);
                 s_step(k, &self.h, &self.hn, &self.s, &self.alpha, &mut self.sn);
             }
             Scheme::Bounded => {
-                bounded_step(k, &self.h, &self.s, &self.alpha, &self.beta, &mut self.hn, &mut self.sn);
+                bounded_step(k, &self.h, &self.s, &self.alpha, &self.beta, &mut self.hn, &mut self.sn, low);
             }
         }
         apply_ghosts(k, &mut self.hn, &mut self.sn, &mut self.alpha, &mut self.beta);
         std::mem::swap(&mut self.h, &mut self.hn);
         std::mem::swap(&mut self.s, &mut self.sn);
+        if let Some((lo, lo_next)) = &mut self.low {
+            std::mem::swap(lo, lo_next);
+        }
     }
 
     /// Continue from h and s with their ghosts, as [`h`](Self::h) and [`s`](Self::s) gave them
-    /// of a run of the same problem.
-    pub fn resume(&mut self, h: &[T], s: &[T]) -> Result<()> {
-        if h.len() != self.h.len() || s.len() != self.s.len() {
+    /// of a run of the same problem, and h's low part as [`low`](Self::low) gave it (none: zero).
+    pub fn resume(&mut self, h: &[T], s: &[T], low: Option<&[T]>) -> Result<()> {
+        let n = self.h.len();
+        if h.len() != n || s.len() != n || low.is_some_and(|l| l.len() != n) {
             return Err(crate::Error::invalid(format!(
-                "sediment: a state to resume from of other sizes than this run's ({} points)",
-                self.h.len()
+                "sediment: a state to resume from of other sizes than this run's ({n} points)"
             )));
         }
         self.h.copy_from_slice(h);
         self.s.copy_from_slice(s);
+        if let Some((lo, _)) = &mut self.low {
+            match low {
+                Some(l) => lo.copy_from_slice(l),
+                None => lo.fill(T::ZERO),
+            }
+        }
         Ok(())
     }
 
+    /// The high part of h with its ghosts (all of h on the plain path).
     pub fn h(&self) -> &[T] {
         &self.h
     }
     pub fn s(&self) -> &[T] {
         &self.s
+    }
+    /// The low part of h with its ghosts on the compensated path: h is h() + low().
+    pub fn low(&self) -> Option<&[T]> {
+        self.low.as_ref().map(|(lo, _)| &lo[..])
     }
 }

@@ -8,8 +8,8 @@ use crate::field::{DeviceField2, Field2};
 use crate::{Error, GpuReal, Result};
 use kernels::halo::perimeter_len;
 use kernels::sediment::{
-    B_FUSED, B_FUSED_TILE, BOUNDED_STREAM_COLS, FUSED, FUSED_TILE, GHOSTS, STREAM_COLS, SetGhosts, StepBounded, StepFused,
-    StepH, StepS,
+    B_FUSED, B_FUSED_TILE, BC_FUSED, BC_FUSED_TILE, BOUNDED_STREAM_COLS, C_FUSED, C_FUSED_TILE, FUSED, FUSED_TILE,
+    GHOSTS, STREAM_COLS, SetGhosts, StepBounded, StepFused, StepH, StepS,
 };
 
 /// Block shape and rows per thread (run-time launch parameters).
@@ -31,7 +31,7 @@ impl Default for Launch {
     }
 }
 
-/// The sediment kernels of precision `T`, looked up once.
+/// The sediment kernels of precision `T` for one h update (plain or compensated), looked up once.
 struct SedimentKernels<T: GpuReal> {
     /// By `HVariant as usize` (the order of `HVariant::ALL`).
     h: Vec<Kernel<StepH<T>>>,
@@ -49,16 +49,20 @@ struct SedimentKernels<T: GpuReal> {
 }
 
 impl<T: GpuReal> SedimentKernels<T> {
-    fn new(gpu: &Gpu) -> Result<SedimentKernels<T>> {
+    /// The kernels that write h' in their compensated entries when `compensated`.
+    fn new(gpu: &Gpu, compensated: bool) -> Result<SedimentKernels<T>> {
+        let h = |v: &HVariant| if compensated { v.compensated_entry() } else { v.entry() };
+        let bh = |v: &HVariant| if compensated { v.bounded_compensated_entry() } else { v.bounded_entry() };
+        let pick = |plain, comp| if compensated { comp } else { plain };
         Ok(SedimentKernels {
-            h: HVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(v.entry())).collect::<Result<_>>()?,
+            h: HVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(h(v))).collect::<Result<_>>()?,
             s: SVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(v.entry())).collect::<Result<_>>()?,
-            fused: gpu.kernel::<T, _>(FUSED)?,
-            fused_tile: gpu.kernel::<T, _>(FUSED_TILE)?,
-            bh: HVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(v.bounded_entry())).collect::<Result<_>>()?,
+            fused: gpu.kernel::<T, _>(pick(FUSED, C_FUSED))?,
+            fused_tile: gpu.kernel::<T, _>(pick(FUSED_TILE, C_FUSED_TILE))?,
+            bh: HVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(bh(v))).collect::<Result<_>>()?,
             bs: SVariant::ALL.iter().map(|v| gpu.kernel::<T, _>(v.bounded_entry())).collect::<Result<_>>()?,
-            b_fused: gpu.kernel::<T, _>(B_FUSED)?,
-            b_fused_tile: gpu.kernel::<T, _>(B_FUSED_TILE)?,
+            b_fused: gpu.kernel::<T, _>(pick(B_FUSED, BC_FUSED))?,
+            b_fused_tile: gpu.kernel::<T, _>(pick(B_FUSED_TILE, BC_FUSED_TILE))?,
             ghosts: gpu.kernel::<T, _>(GHOSTS)?,
             buffers: BufferKernels::new(gpu)?,
         })
@@ -77,6 +81,9 @@ pub struct GpuSediment<T: GpuReal> {
     /// h′ and s′ while a step computes them.
     hn: DeviceField2<T>,
     sn: DeviceField2<T>,
+    /// The compensated update's low parts of h and h′ (zero on the ghost layer, which no kernel
+    /// writes); none on the plain path.
+    low: Option<(DeviceField2<T>, DeviceField2<T>)>,
     kernels: SedimentKernels<T>,
 }
 
@@ -92,10 +99,13 @@ impl<T: GpuReal> GpuSediment<T> {
             )));
         }
         let n = problem.len();
+        let compensates = problem.accumulation.compensates::<T>();
+        let fields = if compensates { 8 } else { 6 };
         gpu.check_fits(
-            &format!("a {}×{} sediment grid ({} fields of {})", problem.nx, problem.ny, 6, T::NAME),
-            6 * n * std::mem::size_of::<T>(),
+            &format!("a {}×{} sediment grid ({fields} fields of {})", problem.nx, problem.ny, T::NAME),
+            fields * n * std::mem::size_of::<T>(),
         )?;
+        let zeros = || DeviceField2::zeros(gpu, problem.layout());
         let up = |f: &Field2<f64>| DeviceField2::upload(gpu, &f.convert::<T>());
         let mut m = GpuSediment {
             scheme: problem.scheme,
@@ -107,7 +117,8 @@ impl<T: GpuReal> GpuSediment<T> {
             beta: up(&problem.beta)?,
             hn: DeviceField2::uninit(gpu, problem.layout())?,
             sn: DeviceField2::uninit(gpu, problem.layout())?,
-            kernels: SedimentKernels::new(gpu)?,
+            low: if compensates { Some((zeros()?, zeros()?)) } else { None },
+            kernels: SedimentKernels::new(gpu, compensates)?,
         };
         m.ghosts(false)?;
         Ok(m)
@@ -117,6 +128,9 @@ impl<T: GpuReal> GpuSediment<T> {
     /// up in the result (the equivalence tests call this before every step).
     pub fn poison_outputs(&mut self) -> Result<()> {
         self.kernels.buffers.fill(&mut self.hn, T::NAN)?;
+        if let Some((_, lon)) = &mut self.low {
+            self.kernels.buffers.fill(lon, T::NAN)?;
+        }
         self.kernels.buffers.fill(&mut self.sn, T::NAN)
     }
 
@@ -142,14 +156,39 @@ impl<T: GpuReal> GpuSediment<T> {
         }
         std::mem::swap(&mut self.h, &mut self.hn);
         std::mem::swap(&mut self.s, &mut self.sn);
+        if let Some((lo, lon)) = &mut self.low {
+            std::mem::swap(lo, lon);
+        }
         self.ghosts(false)
     }
 
     /// Continue from h and s with their ghosts, as [`download`](Self::download) gave them of a
-    /// run of the same problem (α, β and the coefficients do not change with the state).
-    pub fn resume(&mut self, gpu: &Gpu, h: &[T], s: &[T]) -> Result<()> {
+    /// run of the same problem (α, β and the coefficients do not change with the state), and
+    /// h's low part as [`download_low`](Self::download_low) gave it (none: zero).
+    pub fn resume(&mut self, gpu: &Gpu, h: &[T], s: &[T], low: Option<&[T]>) -> Result<()> {
         gpu.write(h, &mut self.h)?;
-        gpu.write(s, &mut self.s)
+        gpu.write(s, &mut self.s)?;
+        if let Some((lo, _)) = &mut self.low {
+            match low {
+                Some(l) => gpu.write(l, lo)?,
+                None => self.kernels.buffers.fill(lo, T::ZERO)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The low part of h with its ghosts, on the compensated path (synchronises).
+    pub fn download_low(&self, gpu: &Gpu) -> Result<Option<Vec<T>>> {
+        self.low.as_ref().map(|(lo, _)| gpu.download(lo)).transpose()
+    }
+
+    /// (lo, lon) for the kernels: h's and h′'s low parts, or both null on the plain path (whose
+    /// kernels ignore them).
+    fn low_ptrs(&mut self) -> (*const T, *mut T) {
+        match &mut self.low {
+            Some((lo, lon)) => (lo.ptr(), lon.ptr_mut()),
+            None => (std::ptr::null(), std::ptr::null_mut()),
+        }
     }
 
     /// Copy h and s (with ghosts) to the host.
@@ -199,6 +238,7 @@ impl<T: GpuReal> GpuSediment<T> {
             // distinct from the inputs; grid and shared memory as the variant requires (above).
             return unsafe { self.kernels.bh[v as usize].launch(shape, params) };
         }
+        let (lo, lon) = self.low_ptrs();
         let params = StepH {
             k: self.k,
             h: self.h.ptr(),
@@ -206,6 +246,8 @@ impl<T: GpuReal> GpuSediment<T> {
             al: self.alpha.ptr(),
             be: self.beta.ptr(),
             hn: self.hn.ptr_mut(),
+            lo,
+            lon,
         };
         // SAFETY: h, s, al, be, hn are whole arrays of (nx+2)(ny+2) as `k` describes, hn distinct
         // from the inputs; grid and shared memory as the kernel's variant requires (above).
@@ -269,14 +311,23 @@ impl<T: GpuReal> GpuSediment<T> {
         unsafe { kernel.launch(shape, params) }
     }
 
-    /// The bounded split kernels' parameters: the old fields, and `hn` or `sn` as the output.
+    /// The bounded split kernels' parameters: the old fields, and `hn` (with h's low parts) or
+    /// `sn` as the output.
     fn bounded_params(&mut self, h: bool) -> StepBounded<T> {
-        let out = if h { self.hn.ptr_mut() } else { self.sn.ptr_mut() };
-        StepBounded { k: self.k, h: self.h.ptr(), s: self.s.ptr(), al: self.alpha.ptr(), be: self.beta.ptr(), out }
+        let (out, (lo, lon)) = if h {
+            (self.hn.ptr_mut(), self.low_ptrs())
+        } else {
+            (self.sn.ptr_mut(), (std::ptr::null(), std::ptr::null_mut()))
+        };
+        let (s, al, be) = (self.s.ptr(), self.alpha.ptr(), self.beta.ptr());
+        StepBounded { k: self.k, h: self.h.ptr(), s, al, be, out, lo, lon }
     }
 
     fn fused_params(&mut self) -> StepFused<T> {
+        let (lo, lon) = self.low_ptrs();
         StepFused {
+            lo,
+            lon,
             k: self.k,
             h: self.h.ptr(),
             s: self.s.ptr(),

@@ -31,10 +31,13 @@ trait Backing<T> {
     fn set_dt(&mut self, problem: &Problem, dt: f64);
     /// The stability limits of the current h (on the GPU, a download of h alone).
     fn stability(&self, problem: &Problem, k: Conductances) -> Result<StabilityLimit>;
-    /// h and s with ghosts, on the host.
+    /// h (its high part on the compensated path) and s with ghosts, on the host.
     fn fields(&self) -> Result<(Vec<T>, Vec<T>)>;
-    /// Continue from h and s with ghosts, as [`fields`](Backing::fields) gave them.
-    fn resume(&mut self, h: &[T], s: &[T]) -> Result<()>;
+    /// The low part of h with ghosts, on the compensated path.
+    fn low(&self) -> Result<Option<Vec<T>>>;
+    /// Continue from h, s and h's low part with ghosts, as [`fields`](Backing::fields) and
+    /// [`low`](Backing::low) gave them.
+    fn resume(&mut self, h: &[T], s: &[T], low: Option<&[T]>) -> Result<()>;
     fn describe(&self) -> String;
 }
 
@@ -54,8 +57,11 @@ impl<T: GpuReal> Backing<T> for OnCpu<T> {
     fn fields(&self) -> Result<(Vec<T>, Vec<T>)> {
         Ok((self.0.h().to_vec(), self.0.s().to_vec()))
     }
-    fn resume(&mut self, h: &[T], s: &[T]) -> Result<()> {
-        self.0.resume(h, s)
+    fn low(&self) -> Result<Option<Vec<T>>> {
+        Ok(self.0.low().map(<[T]>::to_vec))
+    }
+    fn resume(&mut self, h: &[T], s: &[T], low: Option<&[T]>) -> Result<()> {
+        self.0.resume(h, s, low)
     }
     fn describe(&self) -> String {
         format!("CPU reference ({} threads)", rayon::current_num_threads())
@@ -81,8 +87,11 @@ impl<T: GpuReal> Backing<T> for OnGpu<T> {
     fn fields(&self) -> Result<(Vec<T>, Vec<T>)> {
         self.model.download(&self.gpu)
     }
-    fn resume(&mut self, h: &[T], s: &[T]) -> Result<()> {
-        self.model.resume(&self.gpu, h, s)
+    fn low(&self) -> Result<Option<Vec<T>>> {
+        self.model.download_low(&self.gpu)
+    }
+    fn resume(&mut self, h: &[T], s: &[T], low: Option<&[T]>) -> Result<()> {
+        self.model.resume(&self.gpu, h, s, low)
     }
     fn describe(&self) -> String {
         format!("GPU, variant {}", self.variant.name())
@@ -169,8 +178,13 @@ impl<T: GpuReal> Model<T> for SedimentModel<'_, T> {
         Ok(self.clock)
     }
 
+    /// h (on the compensated path, high + low rounded once: the nearest value of `T` to the
+    /// pair) and s.
     fn state(&mut self) -> Result<State<T>> {
-        let (h, s) = self.backing.fields()?;
+        let (mut h, s) = self.backing.fields()?;
+        if let Some(low) = self.backing.low()? {
+            h.iter_mut().zip(&low).for_each(|(hi, lo)| *hi += *lo);
+        }
         let layout = self.problem.layout();
         let dims = vec![self.problem.ny, self.problem.nx];
         Ok(State {
@@ -188,21 +202,25 @@ impl<T: GpuReal> Model<T> for SedimentModel<'_, T> {
         })
     }
 
-    /// h and s with their ghosts, and the step policy's state: the step chosen last, the one
-    /// the coefficients hold, and the steps since the last recomputation.
+    /// h and s with their ghosts (and h's low part, "h_low", on the compensated path), and the
+    /// step policy's state: the step chosen last, the one the coefficients hold, and the steps
+    /// since the last recomputation.
     fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
         let (h, s) = self.backing.fields()?;
-        Ok(Checkpoint::at(self.clock)
-            .field("h", h)
-            .field("s", s)
-            .value("dt", self.dt)
+        let mut c = Checkpoint::at(self.clock).field("h", h).field("s", s);
+        if let Some(low) = self.backing.low()? {
+            c = c.field("h_low", low);
+        }
+        Ok(c.value("dt", self.dt)
             .value("dt_set", self.dt_set)
             .value("since_update", self.since_update as f64))
     }
 
     fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
         let n = self.problem.layout().len();
-        self.backing.resume(c.get_field("h", n)?, c.get_field("s", n)?)?;
+        // A checkpoint of a plain run has no low part: the compensated run starts it at zero.
+        let low = if c.fields.iter().any(|(name, _)| name == "h_low") { Some(c.get_field("h_low", n)?) } else { None };
+        self.backing.resume(c.get_field("h", n)?, c.get_field("s", n)?, low)?;
         self.dt = c.get_value("dt")?;
         self.dt_set = c.get_value("dt_set")?;
         self.since_update = c.get_count("since_update")?;

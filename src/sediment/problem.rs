@@ -1,7 +1,7 @@
 //! A sediment problem: grid, constants, boundary inflows and initial fields; its validation
 //! and its explicit stability limit.
 
-use super::{Coeffs, Scheme};
+use super::{Accumulation, Coeffs, Scheme};
 use crate::field::Field2;
 use crate::{Error, Real, Result};
 use rayon::prelude::*;
@@ -40,6 +40,8 @@ pub struct Problem {
     pub beta: Field2<f64>,
     /// The discretisation.
     pub scheme: Scheme,
+    /// How a step adds its increment to h (in f32: compensated or plain).
+    pub accumulation: Accumulation,
 }
 
 /// The two limits of the explicit step, and which one binds.

@@ -1,6 +1,6 @@
 //! Ready-made problems: the `sediment` scenario's basin and the test cases.
 
-use super::{Problem, Scheme, Side};
+use super::{Accumulation, Problem, Scheme, Side};
 use crate::Result;
 use crate::field::Field2;
 use crate::grid::{Grid2, Layout2};
@@ -54,5 +54,6 @@ pub fn basin_on(grid: &Grid2, q: f64) -> Result<Problem> {
         alpha,
         beta,
         scheme: Scheme::default(),
+        accumulation: Accumulation::default(),
     })
 }

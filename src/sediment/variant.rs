@@ -3,8 +3,9 @@
 use crate::{Error, Result};
 use kernels::Entry;
 use kernels::sediment::{
-    B_H_BASELINE, B_H_MULTI, B_H_OPT1, B_H_OPT2, B_H_OPT3, B_S_BASELINE, B_S_MULTI, B_S_OPT1, B_S_OPT2, H_BASELINE,
-    H_MULTI, H_OPT1, H_OPT2, H_OPT3, S_BASELINE, S_MULTI, S_OPT1, S_OPT2, StepBounded, StepH, StepS,
+    B_H_BASELINE, B_H_MULTI, B_H_OPT1, B_H_OPT2, B_H_OPT3, B_S_BASELINE, B_S_MULTI, B_S_OPT1, B_S_OPT2, BC_H_BASELINE,
+    BC_H_MULTI, BC_H_OPT1, BC_H_OPT2, BC_H_OPT3, H_BASELINE, H_MULTI, H_OPT1, H_OPT2, H_OPT3, HC_BASELINE, HC_MULTI,
+    HC_OPT1, HC_OPT2, HC_OPT3, S_BASELINE, S_MULTI, S_OPT1, S_OPT2, StepBounded, StepH, StepS,
 };
 
 /// h-kernel variants (seed 000's baseline, OPT-1..3, and several rows per thread).
@@ -56,6 +57,26 @@ impl HVariant {
             HVariant::Opt2 => B_H_OPT2,
             HVariant::Opt3 => B_H_OPT3,
             HVariant::Multi => B_H_MULTI,
+        }
+    }
+    /// The kernel of this variant with the compensated h update.
+    pub fn compensated_entry(self) -> Entry<StepH<()>> {
+        match self {
+            HVariant::Baseline => HC_BASELINE,
+            HVariant::Opt1 => HC_OPT1,
+            HVariant::Opt2 => HC_OPT2,
+            HVariant::Opt3 => HC_OPT3,
+            HVariant::Multi => HC_MULTI,
+        }
+    }
+    /// The bounded scheme's kernel of this variant with the compensated h update.
+    pub fn bounded_compensated_entry(self) -> Entry<StepBounded<()>> {
+        match self {
+            HVariant::Baseline => BC_H_BASELINE,
+            HVariant::Opt1 => BC_H_OPT1,
+            HVariant::Opt2 => BC_H_OPT2,
+            HVariant::Opt3 => BC_H_OPT3,
+            HVariant::Multi => BC_H_MULTI,
         }
     }
 }

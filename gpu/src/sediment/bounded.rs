@@ -14,7 +14,7 @@
 //! the second being A(s'−s) + s(h'−h) = G_s, the seed's s-equation with the sand flux the
 //! h-update moves. Under the Δt limit of the note, s' is a convex combination of s, 0 and 1.
 
-use super::{Coeffs, Five};
+use super::{Coeffs, Five, compensated_add};
 use crate::Real;
 
 /// Mobilities of sand and mud at a point: (αs/C_s, β(1−s)/C_m).
@@ -42,17 +42,37 @@ fn face_flux<T: Real>(h_c: T, h_n: T, a_c: T, a_n: T, b_c: T, b_n: T) -> (T, T) 
     (face_mobility(a_c, a_n, c_up) * d, face_mobility(b_c, b_n, c_up) * d)
 }
 
-/// (h', s') at one interior point. `h` the old heights, `s` the old sand fraction at the point,
-/// `a`, `b` the mobilities ([`mobility`]) on the stencil.
+/// (h' − h, s') at one interior point. `h` the old heights, `s` the old sand fraction at the
+/// point, `a`, `b` the mobilities ([`mobility`]) on the stencil.
 #[inline(always)]
-pub fn bounded_point<T: Real>(k: &Coeffs<T>, h: Five<T>, s: T, a: Five<T>, b: Five<T>) -> (T, T) {
+fn bounded_terms<T: Real>(k: &Coeffs<T>, h: Five<T>, s: T, a: Five<T>, b: Five<T>) -> (T, T) {
     let (ae, be) = face_flux(h.c, h.e, a.c, a.e, b.c, b.e);
     let (aw, bw) = face_flux(h.c, h.w, a.c, a.w, b.c, b.w);
     let (an, bn) = face_flux(h.c, h.n, a.c, a.n, b.c, b.n);
     let (as_, bs) = face_flux(h.c, h.s, a.c, a.s, b.c, b.s);
     let sand = k.dt_dx2 * (ae + aw) + k.dt_dy2 * (an + as_);
     let mud = k.dt_dx2 * (be + bw) + k.dt_dy2 * (bn + bs);
-    (h.c + (sand + mud), s + ((T::ONE - s) * sand - s * mud) * k.inv_a)
+    (sand + mud, s + ((T::ONE - s) * sand - s * mud) * k.inv_a)
+}
+
+/// (h', s') at one interior point. `h` the old heights, `s` the old sand fraction at the point,
+/// `a`, `b` the mobilities ([`mobility`]) on the stencil.
+#[inline(always)]
+pub fn bounded_point<T: Real>(k: &Coeffs<T>, h: Five<T>, s: T, a: Five<T>, b: Five<T>) -> (T, T) {
+    let (dh, sp) = bounded_terms(k, h, s, a, b);
+    (h.c + dh, sp)
+}
+
+/// ((h' high, low), s') at one interior point: with `lo` (the compensated update, the low part
+/// of h at the point) h' = h + lo + (h' − h) to round-off of the pair ([`compensated_add`]);
+/// without, [`bounded_point`]'s h' and a zero low part. s' is the same either way.
+#[inline(always)]
+pub fn bounded_next<T: Real>(k: &Coeffs<T>, h: Five<T>, lo: Option<T>, s: T, a: Five<T>, b: Five<T>) -> ((T, T), T) {
+    let (dh, sp) = bounded_terms(k, h, s, a, b);
+    match lo {
+        None => ((h.c + dh, T::ZERO), sp),
+        Some(lo) => (compensated_add(h.c, lo, dh), sp),
+    }
 }
 
 /// The conductance a_f + b_f of a boundary face whose ghost holds mobilities (`a_g`, `b_g`) and

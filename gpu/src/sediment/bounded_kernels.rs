@@ -1,9 +1,12 @@
 //! The bounded scheme's kernels. A point needs only old values on its 5-point stencil
 //! ([`bounded_point`]), so one stencil body serves the h-kernels (writing h'), the s-kernels
-//! (writing s') and the fused ones (both): `OUT` says which.
+//! (writing s') and the fused ones (both): `OUT` says which. Those that write h' also write its
+//! low part on the compensated path (`lo`, `lon` not null).
 
-use super::stencil::{Load, Plain, ReadOnly, fill_tile, five_tile, halo_computes, halo_ij, interior_ij, multi_rows};
-use super::{BOUNDED_STREAM_COLS, Coeffs, Five, bounded_point, mobility};
+use super::stencil::{
+    Load, Low, Plain, ReadOnly, fill_tile, five_tile, halo_computes, halo_ij, interior_ij, multi_rows,
+};
+use super::{BOUNDED_STREAM_COLS, Coeffs, Five, bounded_next, mobility};
 use crate::device::{DeviceReal, shared, thread};
 
 /// What a kernel writes: h', s' or both.
@@ -36,12 +39,22 @@ unsafe fn cell<T: DeviceReal, L: Load>(
     }
 }
 
-/// Store what `OUT` asks for at index `c`.
+/// (h' with its low part, s') at `c` from the stencil of old values there.
+type Next<T> = ((T, T), T);
+
+/// Store what `OUT` asks for at index `c` (with h' its low part on the compensated path).
 #[inline(always)]
-unsafe fn store<T: DeviceReal, const OUT: u8>(hn: *mut T, sn: *mut T, c: usize, (hp, sp): (T, T)) {
+unsafe fn store<T: DeviceReal, const OUT: u8, const LOW: bool>(
+    hn: *mut T,
+    sn: *mut T,
+    low: Low<T, LOW>,
+    c: usize,
+    ((hp, lp), sp): Next<T>,
+) {
     unsafe {
         if OUT & H != 0 {
             *hn.add(c) = hp;
+            low.put(c, lp);
         }
         if OUT & S != 0 {
             *sn.add(c) = sp;
@@ -49,13 +62,21 @@ unsafe fn store<T: DeviceReal, const OUT: u8>(hn: *mut T, sn: *mut T, c: usize, 
     }
 }
 
-/// (h', s') from the five cells of a stencil.
+/// (h' with its low part, s') from the five cells of a stencil and the centre's low part.
 #[inline(always)]
-fn point<T: DeviceReal>(k: &Coeffs<T>, c: Cell<T>, w: Cell<T>, e: Cell<T>, s: Cell<T>, n: Cell<T>) -> (T, T) {
+fn point<T: DeviceReal>(
+    k: &Coeffs<T>,
+    lo: Option<T>,
+    c: Cell<T>,
+    w: Cell<T>,
+    e: Cell<T>,
+    s: Cell<T>,
+    n: Cell<T>,
+) -> Next<T> {
     let hv = Five { c: c.h, w: w.h, e: e.h, s: s.h, n: n.h };
     let a = Five { c: c.a, w: w.a, e: e.a, s: s.a, n: n.a };
     let b = Five { c: c.b, w: w.b, e: e.b, s: s.b, n: n.b };
-    bounded_point(k, hv, c.s, a, b)
+    bounded_next(k, hv, lo, c.s, a, b)
 }
 
 /// Baseline (plain loads) and OPT-1 (read-only cache): one point a thread.
@@ -64,7 +85,7 @@ fn point<T: DeviceReal>(k: &Coeffs<T>, c: Cell<T>, w: Cell<T>, e: Cell<T>, s: Ce
 /// The sediment launch contract (`entries.rs`); `hn` (for `H`) and `sn` (for `S`) whole arrays.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn bounded_direct<T: DeviceReal, L: Load, const OUT: u8>(
+pub(super) unsafe fn bounded_direct<T: DeviceReal, L: Load, const OUT: u8, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -72,7 +93,10 @@ pub(super) unsafe fn bounded_direct<T: DeviceReal, L: Load, const OUT: u8>(
     be: *const T,
     hn: *mut T,
     sn: *mut T,
+    lo: *const T,
+    lon: *mut T,
 ) {
+    let low = Low::<T, LOW>::new(lo, lon);
     let (i, j) = interior_ij();
     if i > k.nx || j > k.ny {
         return;
@@ -81,8 +105,8 @@ pub(super) unsafe fn bounded_direct<T: DeviceReal, L: Load, const OUT: u8>(
     let c = j as usize * p + i as usize;
     unsafe {
         let at = |g: usize| cell::<T, L>(&k, h, s, al, be, g);
-        let v = point(&k, at(c), at(c - 1), at(c + 1), at(c - p), at(c + p));
-        store::<T, OUT>(hn, sn, c, v);
+        let v = point(&k, low.at(c), at(c), at(c - 1), at(c + 1), at(c - p), at(c + p));
+        store::<T, OUT, LOW>(hn, sn, low, c, v);
     }
 }
 
@@ -92,7 +116,7 @@ pub(super) unsafe fn bounded_direct<T: DeviceReal, L: Load, const OUT: u8>(
 /// # Safety
 /// As [`bounded_direct`], with the shared memory stated.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn bounded_opt2<T: DeviceReal, const OUT: u8>(
+pub(super) unsafe fn bounded_opt2<T: DeviceReal, const OUT: u8, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -100,7 +124,10 @@ pub(super) unsafe fn bounded_opt2<T: DeviceReal, const OUT: u8>(
     be: *const T,
     hn: *mut T,
     sn: *mut T,
+    lo: *const T,
+    lon: *mut T,
 ) {
+    let low = Low::<T, LOW>::new(lo, lon);
     let (bx, by) = (thread::block_dim_x(), thread::block_dim_y());
     let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
     let (i, j) = interior_ij();
@@ -120,9 +147,9 @@ pub(super) unsafe fn bounded_opt2<T: DeviceReal, const OUT: u8>(
         if i <= k.nx && j <= k.ny {
             let t = (ty + 1) as usize * tw + (tx + 1) as usize;
             let c = j as usize * p + i as usize;
-            let v =
-                bounded_point(&k, five_tile(th, t, tw), T::ldg(s.add(c)), five_tile(ta, t, tw), five_tile(tb, t, tw));
-            store::<T, OUT>(hn, sn, c, v);
+            let (hv, a, b) = (five_tile(th, t, tw), five_tile(ta, t, tw), five_tile(tb, t, tw));
+            let v = bounded_next(&k, hv, low.at(c), T::ldg(s.add(c)), a, b);
+            store::<T, OUT, LOW>(hn, sn, low, c, v);
         }
     }
 }
@@ -134,7 +161,7 @@ pub(super) unsafe fn bounded_opt2<T: DeviceReal, const OUT: u8>(
 /// # Safety
 /// As [`bounded_direct`], halo-thread blocks, with the shared memory stated.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn bounded_opt3<T: DeviceReal, const OUT: u8>(
+pub(super) unsafe fn bounded_opt3<T: DeviceReal, const OUT: u8, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -142,7 +169,10 @@ pub(super) unsafe fn bounded_opt3<T: DeviceReal, const OUT: u8>(
     be: *const T,
     hn: *mut T,
     sn: *mut T,
+    lo: *const T,
+    lon: *mut T,
 ) {
+    let low = Low::<T, LOW>::new(lo, lon);
     let (i, j, tx, ty) = halo_ij();
     let p = k.pitch as usize;
     let tw = thread::block_dim_x() as usize;
@@ -159,8 +189,9 @@ pub(super) unsafe fn bounded_opt3<T: DeviceReal, const OUT: u8>(
         }
         thread::sync_threads();
         if halo_computes(tx, ty) && i <= k.nx && j <= k.ny {
-            let v = bounded_point(&k, five_tile(th, t, tw), sc, five_tile(ta, t, tw), five_tile(tb, t, tw));
-            store::<T, OUT>(hn, sn, c, v);
+            let (hv, a, b) = (five_tile(th, t, tw), five_tile(ta, t, tw), five_tile(tb, t, tw));
+            let v = bounded_next(&k, hv, low.at(c), sc, a, b);
+            store::<T, OUT, LOW>(hn, sn, low, c, v);
         }
     }
 }
@@ -171,7 +202,7 @@ pub(super) unsafe fn bounded_opt3<T: DeviceReal, const OUT: u8>(
 /// # Safety
 /// As [`bounded_direct`], the grid covering `rows_per_thread` rows a thread.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8>(
+pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -179,7 +210,10 @@ pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8>(
     be: *const T,
     hn: *mut T,
     sn: *mut T,
+    lo: *const T,
+    lon: *mut T,
 ) {
+    let low = Low::<T, LOW>::new(lo, lon);
     let (i, j0) = multi_rows(k.rows_per_thread);
     if i > k.nx || j0 > k.ny {
         return;
@@ -193,8 +227,8 @@ pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8>(
         let mut j = j0;
         while j <= j_end {
             let north = at(c + p);
-            let v = point(&k, centre, at(c - 1), at(c + 1), south, north);
-            store::<T, OUT>(hn, sn, c, v);
+            let v = point(&k, low.at(c), centre, at(c - 1), at(c + 1), south, north);
+            store::<T, OUT, LOW>(hn, sn, low, c, v);
             (south, centre) = (centre, north);
             c += p;
             j += 1;
@@ -212,7 +246,7 @@ pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8>(
 /// Block x-dimension 32; grid x covers ceil(nx/30) strips, grid y × W covers ceil(ny/rows)
 /// chunks; arrays as for every sediment kernel.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn bounded_fused<T: DeviceReal>(
+pub(super) unsafe fn bounded_fused<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -220,7 +254,10 @@ pub(super) unsafe fn bounded_fused<T: DeviceReal>(
     be: *const T,
     hn: *mut T,
     sn: *mut T,
+    lo: *const T,
+    lon: *mut T,
 ) {
+    let low = Low::<T, LOW>::new(lo, lon);
     let (nx, ny) = (k.nx as i64, k.ny as i64);
     let p = k.pitch as usize;
     let lane = thread::thread_idx_x();
@@ -245,46 +282,49 @@ pub(super) unsafe fn bounded_fused<T: DeviceReal>(
         let a = Five { c: centre.a, w: centre.a.shfl_up(1), e: centre.a.shfl_down(1), s: south.a, n: north.a };
         let b = Five { c: centre.b, w: centre.b.shfl_up(1), e: centre.b.shfl_down(1), s: south.b, n: north.b };
         if writes {
-            let v = bounded_point(&k, hv, centre.s, a, b);
-            unsafe { store::<T, BOTH>(hn, sn, j as usize * p + i as usize, v) };
+            let c = j as usize * p + i as usize;
+            unsafe { store::<T, BOTH, LOW>(hn, sn, low, c, bounded_next(&k, hv, low.at(c), centre.s, a, b)) };
         }
         (south, centre) = (centre, north);
         j += 1;
     }
 }
 
-// The split kernels' entry bodies: one output array, the other pointer unused.
+// The split kernels' entry bodies: one output array, the other pointer unused; the S kernels
+// pass no low parts (they write no h'); their entries take LOW false.
 
 macro_rules! split_bodies {
     ($($name:ident = $body:expr;)*) => {$(
-        pub(super) unsafe fn $name<T: DeviceReal>(
+        pub(super) unsafe fn $name<T: DeviceReal, const LOW: bool>(
             k: Coeffs<T>,
             h: *const T,
             s: *const T,
             al: *const T,
             be: *const T,
             out: *mut T,
+            lo: *const T,
+            lon: *mut T,
         ) {
-            unsafe { $body(k, h, s, al, be, out) }
+            unsafe { $body(k, h, s, al, be, out, lo, lon) }
         }
     )*};
 }
 
 split_bodies! {
-    bh_baseline = |k, h, s, al, be, o| bounded_direct::<T, Plain, H>(k, h, s, al, be, o, core::ptr::null_mut());
-    bh_opt1 = |k, h, s, al, be, o| bounded_direct::<T, ReadOnly, H>(k, h, s, al, be, o, core::ptr::null_mut());
-    bh_opt2 = |k, h, s, al, be, o| bounded_opt2::<T, H>(k, h, s, al, be, o, core::ptr::null_mut());
-    bh_opt3 = |k, h, s, al, be, o| bounded_opt3::<T, H>(k, h, s, al, be, o, core::ptr::null_mut());
-    bh_multi = |k, h, s, al, be, o| bounded_multi::<T, H>(k, h, s, al, be, o, core::ptr::null_mut());
-    bs_baseline = |k, h, s, al, be, o| bounded_direct::<T, Plain, S>(k, h, s, al, be, core::ptr::null_mut(), o);
-    bs_opt1 = |k, h, s, al, be, o| bounded_direct::<T, ReadOnly, S>(k, h, s, al, be, core::ptr::null_mut(), o);
-    bs_opt2 = |k, h, s, al, be, o| bounded_opt2::<T, S>(k, h, s, al, be, core::ptr::null_mut(), o);
-    bs_multi = |k, h, s, al, be, o| bounded_multi::<T, S>(k, h, s, al, be, core::ptr::null_mut(), o);
+    bh_baseline = |k, h, s, al, be, o, lo, lon| bounded_direct::<T, Plain, H, LOW>(k, h, s, al, be, o, core::ptr::null_mut(), lo, lon);
+    bh_opt1 = |k, h, s, al, be, o, lo, lon| bounded_direct::<T, ReadOnly, H, LOW>(k, h, s, al, be, o, core::ptr::null_mut(), lo, lon);
+    bh_opt2 = |k, h, s, al, be, o, lo, lon| bounded_opt2::<T, H, LOW>(k, h, s, al, be, o, core::ptr::null_mut(), lo, lon);
+    bh_opt3 = |k, h, s, al, be, o, lo, lon| bounded_opt3::<T, H, LOW>(k, h, s, al, be, o, core::ptr::null_mut(), lo, lon);
+    bh_multi = |k, h, s, al, be, o, lo, lon| bounded_multi::<T, H, LOW>(k, h, s, al, be, o, core::ptr::null_mut(), lo, lon);
+    bs_baseline = |k, h, s, al, be, o, _lo, _lon| bounded_direct::<T, Plain, S, false>(k, h, s, al, be, core::ptr::null_mut(), o, core::ptr::null(), core::ptr::null_mut());
+    bs_opt1 = |k, h, s, al, be, o, _lo, _lon| bounded_direct::<T, ReadOnly, S, false>(k, h, s, al, be, core::ptr::null_mut(), o, core::ptr::null(), core::ptr::null_mut());
+    bs_opt2 = |k, h, s, al, be, o, _lo, _lon| bounded_opt2::<T, S, false>(k, h, s, al, be, core::ptr::null_mut(), o, core::ptr::null(), core::ptr::null_mut());
+    bs_multi = |k, h, s, al, be, o, _lo, _lon| bounded_multi::<T, S, false>(k, h, s, al, be, core::ptr::null_mut(), o, core::ptr::null(), core::ptr::null_mut());
 }
 
 /// fused-tile: [`bounded_opt3`] writing both.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn bounded_fused_tile<T: DeviceReal>(
+pub(super) unsafe fn bounded_fused_tile<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -292,6 +332,8 @@ pub(super) unsafe fn bounded_fused_tile<T: DeviceReal>(
     be: *const T,
     hn: *mut T,
     sn: *mut T,
+    lo: *const T,
+    lon: *mut T,
 ) {
-    unsafe { bounded_opt3::<T, BOTH>(k, h, s, al, be, hn, sn) }
+    unsafe { bounded_opt3::<T, BOTH, LOW>(k, h, s, al, be, hn, sn, lo, lon) }
 }

@@ -12,9 +12,14 @@
 //! The bounded scheme (`B_…`, [`super::bounded`]) has the same variants; its h- and s-kernels
 //! read the same old fields (h, s, α, β) and write one output each.
 //!
+//! Every kernel that writes h' takes h's low part `lo` and h′'s `lon`: its compensated entry
+//! (`HC_…`, `C_…`, `BC_…`; docs/f32-conservation.md) reads and writes them, its plain one
+//! (compiled without them) is passed nulls.
+//!
 //! Launch contract (all): `k` describes arrays of `(nx+2)(ny+2)` elements, every pointer is a
-//! whole such array, outputs do not alias inputs, and the grid covers the interior as the host
-//! driver (`src/sediment/gpu.rs`) computes it; tiled variants get the shared memory stated.
+//! whole such array (`lo`, `lon` of the compensated entries; the plain ones ignore them), outputs
+//! do not alias inputs, and the grid covers the interior as the host driver
+//! (`src/sediment/gpu.rs`) computes it; tiled variants get the shared memory stated.
 
 use super::Coeffs;
 #[cfg(target_arch = "nvptx64")]
@@ -30,13 +35,21 @@ use super::{
 };
 
 kernels! {
-    /// h' into `hn` from h, s, α, β.
-    pub struct StepH<T> { k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, hn: *mut T }
-    pub const H_BASELINE: StepH = sediment_h_baseline(h_baseline::<T>);
-    pub const H_OPT1: StepH = sediment_h_opt1(h_opt1::<T>);
-    pub const H_OPT2: StepH = sediment_h_opt2(h_opt2::<T>);
-    pub const H_OPT3: StepH = sediment_h_opt3(h_opt3::<T>);
-    pub const H_MULTI: StepH = sediment_h_multi(h_multi::<T>);
+    /// h' into `hn` from h, s, α, β; on the compensated path (`lo` not null) with h's low part
+    /// `lo`, h′'s into `lon`.
+    pub struct StepH<T> {
+        k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, hn: *mut T, lo: *const T, lon: *mut T,
+    }
+    pub const H_BASELINE: StepH = sediment_h_baseline(h_baseline::<T, false>);
+    pub const H_OPT1: StepH = sediment_h_opt1(h_opt1::<T, false>);
+    pub const H_OPT2: StepH = sediment_h_opt2(h_opt2::<T, false>);
+    pub const H_OPT3: StepH = sediment_h_opt3(h_opt3::<T, false>);
+    pub const H_MULTI: StepH = sediment_h_multi(h_multi::<T, false>);
+    pub const HC_BASELINE: StepH = sediment_hc_baseline(h_baseline::<T, true>);
+    pub const HC_OPT1: StepH = sediment_hc_opt1(h_opt1::<T, true>);
+    pub const HC_OPT2: StepH = sediment_hc_opt2(h_opt2::<T, true>);
+    pub const HC_OPT3: StepH = sediment_hc_opt3(h_opt3::<T, true>);
+    pub const HC_MULTI: StepH = sediment_hc_multi(h_multi::<T, true>);
 
     /// s' into `sn` from h, h' (`hp`), s, α.
     pub struct StepS<T> { k: Coeffs<T>, h: *const T, hp: *const T, s: *const T, al: *const T, sn: *mut T }
@@ -45,27 +58,40 @@ kernels! {
     pub const S_OPT2: StepS = sediment_s_opt2(s_opt2::<T>);
     pub const S_MULTI: StepS = sediment_s_multi(s_multi::<T>);
 
-    /// h' and s' in one pass.
+    /// h' and s' in one pass (h's low parts as for [`StepH`]).
     pub struct StepFused<T> {
         k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, hn: *mut T, sn: *mut T,
+        lo: *const T, lon: *mut T,
     }
-    pub const FUSED_TILE: StepFused = sediment_fused_tile(fused_tile::<T>);
-    pub const FUSED: StepFused = sediment_fused(fused::<T>);
+    pub const FUSED_TILE: StepFused = sediment_fused_tile(fused_tile::<T, false>);
+    pub const FUSED: StepFused = sediment_fused(fused::<T, false>);
 
-    pub const B_FUSED_TILE: StepFused = sediment_b_fused_tile(bounded_fused_tile::<T>);
-    pub const B_FUSED: StepFused = sediment_b_fused(bounded_fused::<T>);
+    pub const B_FUSED_TILE: StepFused = sediment_b_fused_tile(bounded_fused_tile::<T, false>);
+    pub const B_FUSED: StepFused = sediment_b_fused(bounded_fused::<T, false>);
+    pub const C_FUSED_TILE: StepFused = sediment_c_fused_tile(fused_tile::<T, true>);
+    pub const C_FUSED: StepFused = sediment_c_fused(fused::<T, true>);
+    pub const BC_FUSED_TILE: StepFused = sediment_bc_fused_tile(bounded_fused_tile::<T, true>);
+    pub const BC_FUSED: StepFused = sediment_bc_fused(bounded_fused::<T, true>);
 
-    /// The bounded scheme's h' (H kernels) or s' (S kernels) into `out` from h, s, α, β.
-    pub struct StepBounded<T> { k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, out: *mut T }
-    pub const B_H_BASELINE: StepBounded = sediment_b_h_baseline(bh_baseline::<T>);
-    pub const B_H_OPT1: StepBounded = sediment_b_h_opt1(bh_opt1::<T>);
-    pub const B_H_OPT2: StepBounded = sediment_b_h_opt2(bh_opt2::<T>);
-    pub const B_H_OPT3: StepBounded = sediment_b_h_opt3(bh_opt3::<T>);
-    pub const B_H_MULTI: StepBounded = sediment_b_h_multi(bh_multi::<T>);
-    pub const B_S_BASELINE: StepBounded = sediment_b_s_baseline(bs_baseline::<T>);
-    pub const B_S_OPT1: StepBounded = sediment_b_s_opt1(bs_opt1::<T>);
-    pub const B_S_OPT2: StepBounded = sediment_b_s_opt2(bs_opt2::<T>);
-    pub const B_S_MULTI: StepBounded = sediment_b_s_multi(bs_multi::<T>);
+    /// The bounded scheme's h' (H kernels) or s' (S kernels) into `out` from h, s, α, β; h's low
+    /// parts as for [`StepH`] (the S kernels ignore them).
+    pub struct StepBounded<T> {
+        k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, out: *mut T, lo: *const T, lon: *mut T,
+    }
+    pub const B_H_BASELINE: StepBounded = sediment_b_h_baseline(bh_baseline::<T, false>);
+    pub const B_H_OPT1: StepBounded = sediment_b_h_opt1(bh_opt1::<T, false>);
+    pub const B_H_OPT2: StepBounded = sediment_b_h_opt2(bh_opt2::<T, false>);
+    pub const B_H_OPT3: StepBounded = sediment_b_h_opt3(bh_opt3::<T, false>);
+    pub const B_H_MULTI: StepBounded = sediment_b_h_multi(bh_multi::<T, false>);
+    pub const BC_H_BASELINE: StepBounded = sediment_bc_h_baseline(bh_baseline::<T, true>);
+    pub const BC_H_OPT1: StepBounded = sediment_bc_h_opt1(bh_opt1::<T, true>);
+    pub const BC_H_OPT2: StepBounded = sediment_bc_h_opt2(bh_opt2::<T, true>);
+    pub const BC_H_OPT3: StepBounded = sediment_bc_h_opt3(bh_opt3::<T, true>);
+    pub const BC_H_MULTI: StepBounded = sediment_bc_h_multi(bh_multi::<T, true>);
+    pub const B_S_BASELINE: StepBounded = sediment_b_s_baseline(bs_baseline::<T, false>);
+    pub const B_S_OPT1: StepBounded = sediment_b_s_opt1(bs_opt1::<T, false>);
+    pub const B_S_OPT2: StepBounded = sediment_b_s_opt2(bs_opt2::<T, false>);
+    pub const B_S_MULTI: StepBounded = sediment_b_s_multi(bs_multi::<T, false>);
 
     /// The ghost layer of h, s, α, β: one thread per perimeter point.
     pub struct SetGhosts<T> { k: Coeffs<T>, h: *mut T, s: *mut T, al: *mut T, be: *mut T }

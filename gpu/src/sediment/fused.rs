@@ -1,15 +1,16 @@
 //! The fused kernels: h' and s' in one pass, on a haloed shared tile or streamed by warps.
 
-use super::stencil::{ReadOnly, ab, five, five_tile, halo_computes, halo_ij};
-use super::{Coeffs, Five, STREAM_COLS, face_k, ghost_h, h_point, s_point, upwind_is_south, upwind_is_west};
+use super::stencil::{Low, ReadOnly, ab, five, five_tile, halo_computes, halo_ij};
+use super::{Coeffs, Five, STREAM_COLS, face_k, ghost_h, h_next, s_point, upwind_is_south, upwind_is_west};
 use crate::device::{DeviceReal, shared, thread};
 
 /// One pass for the whole step (fused-tile): halo threads compute h' on a (BX+2)×(BY+2) tile (ghost tile
 /// points by the boundary rule), then the interior threads compute s' from the tile.
 /// Reads h, s, α, β once (plus the halo ring) and writes h', s': 6 words per point instead
-/// of 10. Shared memory: 2·(BX+2)(BY+2) T (h' tile, αs tile).
+/// of 10. Shared memory: 2·(BX+2)(BY+2) T (h' tile, αs tile). On the compensated path h′'s low
+/// part stays in the register of the thread that computed it, which is the one that writes it.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn fused_tile<T: DeviceReal>(
+pub(super) unsafe fn fused_tile<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -17,7 +18,10 @@ pub(super) unsafe fn fused_tile<T: DeviceReal>(
     be: *const T,
     hn: *mut T,
     sn: *mut T,
+    lo: *const T,
+    lon: *mut T,
 ) {
+    let low = Low::<T, LOW>::new(lo, lon);
     let (i, j, tx, ty) = halo_ij();
     let (nx, ny) = (k.nx, k.ny);
     let p = k.pitch as usize;
@@ -27,6 +31,7 @@ pub(super) unsafe fn fused_tile<T: DeviceReal>(
     let in_array = i <= nx + 1 && j <= ny + 1;
     let interior = i >= 1 && j >= 1 && i <= nx && j <= ny;
     let th = shared::dynamic::<T>();
+    let mut lo_next = T::ZERO;
     unsafe {
         let ta = th.add(tw * thread::block_dim_y() as usize);
         if in_array {
@@ -40,7 +45,9 @@ pub(super) unsafe fn fused_tile<T: DeviceReal>(
             let (an, bn) = ab::<T, ReadOnly>(s, al, be, c + p);
             let a = Five { c: ac, w: aw, e: ae, s: as_, n: an };
             let b = Five { c: bc, w: bw, e: be_, s: bs, n: bn };
-            *th.add(t) = h_point(&k, five::<T, ReadOnly>(h, c, p), a, b);
+            let hp;
+            (hp, lo_next) = h_next(&k, five::<T, ReadOnly>(h, c, p), low.at(c), a, b);
+            *th.add(t) = hp;
         }
         thread::sync_threads();
         // Ghost points of the tile (not corners: no stencil reads them): the boundary rule
@@ -71,30 +78,34 @@ pub(super) unsafe fn fused_tile<T: DeviceReal>(
             let a_y = if upwind_is_south(&hv) { a.s } else { a.n };
             *sn.add(c) = s_point(&k, T::ldg(h.add(c)), T::ldg(s.add(c)), hv, a.c, a_x, a_y);
             *hn.add(c) = hv.c;
+            low.put(c, lo_next);
         }
     }
 }
 
-/// The inputs of one row at this lane's column: h, s, αs, β(1−s).
+/// The inputs of one row at this lane's column: h, s, αs, β(1−s), and h's low part on the
+/// compensated path.
 #[derive(Clone, Copy)]
 struct Row<T> {
     h: T,
     s: T,
     a: T,
     b: T,
+    lo: Option<T>,
 }
 
 /// Fused step streamed by warps (the default `fused`). Block (32, W): each warp owns a strip
 /// of 28 output columns and `rows_per_thread` rows; it slides down the rows keeping three rows
 /// of inputs and of h' in registers, getting x-neighbours by shuffles. Every input is read once
 /// per strip (32/28 of the points) with no shared memory and no barrier: about 6.6 words a
-/// point instead of the tile version's halo overhead.
+/// point instead of the tile version's halo overhead (7.6 with h's low parts read and written on
+/// the compensated path: h' is carried as (high, low) pairs, neighbours see the high part).
 ///
 /// # Safety
 /// Block x-dimension 32; grid x covers ceil(nx/28) strips, grid y × W covers ceil(ny/rows)
 /// chunks; arrays as for every sediment kernel.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn fused<T: DeviceReal>(
+pub(super) unsafe fn fused<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
@@ -102,7 +113,10 @@ pub(super) unsafe fn fused<T: DeviceReal>(
     be: *const T,
     hn: *mut T,
     sn: *mut T,
+    lo: *const T,
+    lon: *mut T,
 ) {
+    let low = Low::<T, LOW>::new(lo, lon);
     let (nx, ny) = (k.nx as i64, k.ny as i64);
     let p = k.pitch as usize;
     let lane = thread::thread_idx_x();
@@ -119,7 +133,8 @@ pub(super) unsafe fn fused<T: DeviceReal>(
     let load = |row: i64| unsafe {
         let g = row as usize * p + col;
         let sv = T::ldg(s.add(g));
-        Row { h: T::ldg(h.add(g)), s: sv, a: T::ldg(al.add(g)) * sv, b: T::ldg(be.add(g)) * (T::ONE - sv) }
+        let (hv, a, b) = (T::ldg(h.add(g)), T::ldg(al.add(g)) * sv, T::ldg(be.add(g)) * (T::ONE - sv));
+        Row { h: hv, s: sv, a, b, lo: low.at(g) }
     };
     // h' at an interior row from rows (m, c, p) of inputs; ghost columns by the boundary rule
     // from their inner neighbour. Every lane runs every shuffle (no divergent shuffles).
@@ -127,19 +142,19 @@ pub(super) unsafe fn fused<T: DeviceReal>(
         let hv = Five { c: c.h, w: c.h.shfl_up(1), e: c.h.shfl_down(1), s: m.h, n: n.h };
         let a = Five { c: c.a, w: c.a.shfl_up(1), e: c.a.shfl_down(1), s: m.a, n: n.a };
         let b = Five { c: c.b, w: c.b.shfl_up(1), e: c.b.shfl_down(1), s: m.b, n: n.b };
-        let v = h_point(&k, hv, a, b);
-        let (from_e, from_w) = (v.shfl_down(1), v.shfl_up(1));
+        let v = h_next(&k, hv, c.lo, a, b);
+        let (from_e, from_w) = (v.0.shfl_down(1), v.0.shfl_up(1));
         if i == 0 {
-            ghost_h(from_e, k.side(0).0, face_k(&k, c.a, a.e, c.b, b.e))
+            (ghost_h(from_e, k.side(0).0, face_k(&k, c.a, a.e, c.b, b.e)), T::ZERO)
         } else if i == nx + 1 {
-            ghost_h(from_w, k.side(1).0, face_k(&k, c.a, a.w, c.b, b.w))
+            (ghost_h(from_w, k.side(1).0, face_k(&k, c.a, a.w, c.b, b.w)), T::ZERO)
         } else {
             v
         }
     };
     // h' at a ghost row from the inner row's h' (south: side 2, north: side 3).
-    let hp_ghost_row = |inner_hp: T, ghost: &Row<T>, inner: &Row<T>, side: usize| {
-        ghost_h(inner_hp, k.side(side).0, face_k(&k, ghost.a, inner.a, ghost.b, inner.b))
+    let hp_ghost_row = |inner_hp: (T, T), ghost: &Row<T>, inner: &Row<T>, side: usize| {
+        (ghost_h(inner_hp.0, k.side(side).0, face_k(&k, ghost.a, inner.a, ghost.b, inner.b)), T::ZERO)
     };
     let writes = lane >= 2 && lane <= STREAM_COLS + 1 && i >= 1 && i <= nx;
 
@@ -166,7 +181,7 @@ pub(super) unsafe fn fused<T: DeviceReal>(
         } else {
             (hp_ghost_row(pc, &ic, &im, 3), ic)
         };
-        let hv = Five { c: pc, w: pc.shfl_up(1), e: pc.shfl_down(1), s: pm, n: pn };
+        let hv = Five { c: pc.0, w: pc.0.shfl_up(1), e: pc.0.shfl_down(1), s: pm.0, n: pn.0 };
         let (a_w, a_e) = (im.a.shfl_up(1), im.a.shfl_down(1));
         if writes {
             let a_x = if upwind_is_west(&hv) { a_w } else { a_e };
@@ -174,7 +189,8 @@ pub(super) unsafe fn fused<T: DeviceReal>(
             let c = j as usize * p + i as usize;
             unsafe {
                 *sn.add(c) = s_point(&k, im.h, im.s, hv, im.a, a_x, a_y);
-                *hn.add(c) = pc;
+                *hn.add(c) = pc.0;
+                low.put(c, pc.1);
             }
         }
         (pm, pc, a_prev, im, ic) = (pc, pn, im.a, ic, ip);

@@ -1,20 +1,41 @@
 //! The h' kernels: baseline, OPT-1, OPT-2, OPT-3 and several rows per thread.
 
 use super::stencil::{
-    Load, Plain, ReadOnly, ab, fill_tile, five, five_tile, halo_computes, halo_ij, interior_ij, multi_rows,
+    Load, Low, Plain, ReadOnly, ab, fill_tile, five, five_tile, halo_computes, halo_ij, interior_ij, multi_rows,
 };
-use super::{Coeffs, Five, h_point};
+use super::{Coeffs, Five, h_next};
 use crate::device::{DeviceReal, shared, thread};
+
+/// Store h' at `c` (and on the compensated path its low part): every h-kernel's last step.
+#[inline(always)]
+unsafe fn put_h<T: DeviceReal, const LOW: bool>(
+    k: &Coeffs<T>,
+    hv: Five<T>,
+    a: Five<T>,
+    b: Five<T>,
+    low: Low<T, LOW>,
+    hn: *mut T,
+    c: usize,
+) {
+    unsafe {
+        let (hi, lo) = h_next(k, hv, low.at(c), a, b);
+        *hn.add(c) = hi;
+        low.put(c, lo);
+    }
+}
 
 /// Baseline and OPT-1: every input loaded from global memory (αs, β(1−s) computed five times).
 #[inline(always)]
-unsafe fn h_direct<T: DeviceReal, L: Load>(
+#[allow(clippy::too_many_arguments)]
+unsafe fn h_direct<T: DeviceReal, L: Load, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
     al: *const T,
     be: *const T,
     hn: *mut T,
+    lo: *const T,
+    lon: *mut T,
 ) {
     let (i, j) = interior_ij();
     if i > k.nx || j > k.ny {
@@ -30,39 +51,48 @@ unsafe fn h_direct<T: DeviceReal, L: Load>(
         let (an, bn) = ab::<T, L>(s, al, be, c + p);
         let a = Five { c: ac, w: aw, e: ae, s: as_, n: an };
         let b = Five { c: bc, w: bw, e: be_, s: bs, n: bn };
-        *hn.add(c) = h_point(&k, five::<T, L>(h, c, p), a, b);
+        put_h(&k, five::<T, L>(h, c, p), a, b, Low::<T, LOW>::new(lo, lon), hn, c);
     }
 }
 
-pub(super) unsafe fn h_baseline<T: DeviceReal>(
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn h_baseline<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
     al: *const T,
     be: *const T,
     hn: *mut T,
+    lo: *const T,
+    lon: *mut T,
 ) {
-    unsafe { h_direct::<T, Plain>(k, h, s, al, be, hn) }
+    unsafe { h_direct::<T, Plain, LOW>(k, h, s, al, be, hn, lo, lon) }
 }
-pub(super) unsafe fn h_opt1<T: DeviceReal>(
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn h_opt1<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
     al: *const T,
     be: *const T,
     hn: *mut T,
+    lo: *const T,
+    lon: *mut T,
 ) {
-    unsafe { h_direct::<T, ReadOnly>(k, h, s, al, be, hn) }
+    unsafe { h_direct::<T, ReadOnly, LOW>(k, h, s, al, be, hn, lo, lon) }
 }
 
 /// OPT-2. Shared memory: 2·(BX+2)(BY+2) T (αs tile, then β(1−s) tile).
-pub(super) unsafe fn h_opt2<T: DeviceReal>(
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn h_opt2<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
     al: *const T,
     be: *const T,
     hn: *mut T,
+    lo: *const T,
+    lon: *mut T,
 ) {
     let (bx, by) = (thread::block_dim_x(), thread::block_dim_y());
     let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
@@ -83,19 +113,23 @@ pub(super) unsafe fn h_opt2<T: DeviceReal>(
         if i <= k.nx && j <= k.ny {
             let t = (ty + 1) as usize * tw + (tx + 1) as usize;
             let c = j as usize * p + i as usize;
-            *hn.add(c) = h_point(&k, five::<T, ReadOnly>(h, c, p), five_tile(ta, t, tw), five_tile(tb, t, tw));
+            let (a, b) = (five_tile(ta, t, tw), five_tile(tb, t, tw));
+            put_h(&k, five::<T, ReadOnly>(h, c, p), a, b, Low::<T, LOW>::new(lo, lon), hn, c);
         }
     }
 }
 
 /// OPT-3: OPT-2 with halo threads. Shared memory: 2·(BX+2)(BY+2) T.
-pub(super) unsafe fn h_opt3<T: DeviceReal>(
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn h_opt3<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
     al: *const T,
     be: *const T,
     hn: *mut T,
+    lo: *const T,
+    lon: *mut T,
 ) {
     let (i, j, tx, ty) = halo_ij();
     let p = k.pitch as usize;
@@ -112,7 +146,8 @@ pub(super) unsafe fn h_opt3<T: DeviceReal>(
         thread::sync_threads();
         if halo_computes(tx, ty) && i <= k.nx && j <= k.ny {
             let c = j as usize * p + i as usize;
-            *hn.add(c) = h_point(&k, five::<T, ReadOnly>(h, c, p), five_tile(ta, t, tw), five_tile(tb, t, tw));
+            let (a, b) = (five_tile(ta, t, tw), five_tile(tb, t, tw));
+            put_h(&k, five::<T, ReadOnly>(h, c, p), a, b, Low::<T, LOW>::new(lo, lon), hn, c);
         }
     }
 }
@@ -120,13 +155,16 @@ pub(super) unsafe fn h_opt3<T: DeviceReal>(
 /// Several points per thread: a register window of h, αs, β(1−s) at rows j−1, j, j+1 slides
 /// along y, so each row's values are loaded once per column; x-neighbours come from the
 /// read-only cache.
-pub(super) unsafe fn h_multi<T: DeviceReal>(
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn h_multi<T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     h: *const T,
     s: *const T,
     al: *const T,
     be: *const T,
     hn: *mut T,
+    lo: *const T,
+    lon: *mut T,
 ) {
     let (i, j0) = multi_rows(k.rows_per_thread);
     if i > k.nx || j0 > k.ny {
@@ -148,7 +186,7 @@ pub(super) unsafe fn h_multi<T: DeviceReal>(
             let hv = Five { c: hc, w: T::ldg(h.add(c - 1)), e: T::ldg(h.add(c + 1)), s: hs, n: hn_ };
             let a = Five { c: a_c, w: a_w, e: a_e, s: a_s, n: a_n };
             let b = Five { c: b_c, w: b_w, e: b_e, s: b_s, n: b_n };
-            *hn.add(c) = h_point(&k, hv, a, b);
+            put_h(&k, hv, a, b, Low::<T, LOW>::new(lo, lon), hn, c);
             (hs, hc, a_s, a_c, b_s, b_c) = (hc, hn_, a_c, a_n, b_c, b_n);
             c += p;
             j += 1;

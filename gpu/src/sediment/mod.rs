@@ -107,14 +107,49 @@ pub fn face_k<T: Real>(k: &Coeffs<T>, a0: T, a1: T, b0: T, b1: T) -> T {
     T::HALF * (k.inv_cs * (a0 + a1) + k.inv_cm * (b0 + b1))
 }
 
-/// h' at one interior point. `a` = αs and `b` = β(1−s) on the stencil.
+/// The x and y parts of h' − h at one interior point. `a` = αs and `b` = β(1−s) on the stencil.
 #[inline(always)]
-pub fn h_point<T: Real>(k: &Coeffs<T>, h: Five<T>, a: Five<T>, b: Five<T>) -> T {
+fn h_terms<T: Real>(k: &Coeffs<T>, h: Five<T>, a: Five<T>, b: Five<T>) -> (T, T) {
     let ke = face_k(k, a.c, a.e, b.c, b.e);
     let kw = face_k(k, a.c, a.w, b.c, b.w);
     let kn = face_k(k, a.c, a.n, b.c, b.n);
     let ks = face_k(k, a.c, a.s, b.c, b.s);
-    h.c + k.dt_dx2 * (ke * (h.e - h.c) - kw * (h.c - h.w)) + k.dt_dy2 * (kn * (h.n - h.c) - ks * (h.c - h.s))
+    (k.dt_dx2 * (ke * (h.e - h.c) - kw * (h.c - h.w)), k.dt_dy2 * (kn * (h.n - h.c) - ks * (h.c - h.s)))
+}
+
+/// h' at one interior point. `a` = αs and `b` = β(1−s) on the stencil.
+#[inline(always)]
+pub fn h_point<T: Real>(k: &Coeffs<T>, h: Five<T>, a: Five<T>, b: Five<T>) -> T {
+    let (x, y) = h_terms(k, h, a, b);
+    h.c + x + y
+}
+
+/// h' at one interior point as (high, low) parts: with `lo` (the compensated update, the low
+/// part of h at the point), h' = h + lo + increment kept to round-off of the pair
+/// ([`compensated_add`]); without, [`h_point`] and a zero low part.
+#[inline(always)]
+pub fn h_next<T: Real>(k: &Coeffs<T>, h: Five<T>, lo: Option<T>, a: Five<T>, b: Five<T>) -> (T, T) {
+    match lo {
+        None => (h_point(k, h, a, b), T::ZERO),
+        Some(lo) => {
+            let (x, y) = h_terms(k, h, a, b);
+            compensated_add(h.c, lo, x + y)
+        }
+    }
+}
+
+/// hi + lo + dh as a new (hi, lo) pair, the sum exact but for the rounding of lo + dh (both far
+/// below hi): Knuth's TwoSum of hi and lo + dh, which needs no ordering of the magnitudes (h may
+/// cross zero). The low part carries what an f32 h of ~100 m would round away from increments
+/// near its unit round-off (docs/f32-conservation.md). No products, so no multiply-add
+/// contraction on the GPU can change it.
+#[inline(always)]
+pub fn compensated_add<T: Real>(hi: T, lo: T, dh: T) -> (T, T) {
+    let y = lo + dh;
+    let t = hi + y;
+    let y_part = t - hi;
+    let hi_part = t - y_part;
+    (t, (hi - hi_part) + (y - y_part))
 }
 
 /// True when the x-upwind neighbour is west: the velocity −∇h' points east.
@@ -221,7 +256,7 @@ pub const STREAM_COLS: u32 = 28;
 pub const BOUNDED_STREAM_COLS: u32 = 30;
 
 pub mod bounded;
-pub use bounded::{bounded_face_k, bounded_point, mobility};
+pub use bounded::{bounded_face_k, bounded_next, bounded_point, mobility};
 mod entries;
 pub use entries::*;
 
