@@ -287,7 +287,7 @@ fn check_gpu<T: GpuReal>(p: &Problem, variant: StepVariant, launch: Launch, step
     let mut cpu_m = CpuSediment::<T>::new(p, dt).unwrap();
     let mut gpu_m = GpuSediment::<T>::new(&gpu, p, dt, launch).unwrap();
     for _ in 0..steps {
-        gpu_m.poison_outputs().unwrap();
+        gpu_m.poison_outputs(&gpu).unwrap();
         gpu_m.step(variant).unwrap();
         cpu_m.step();
     }

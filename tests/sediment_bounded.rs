@@ -298,7 +298,7 @@ fn check_gpu_bounds<T: GpuReal>(p: &Problem, variant: StepVariant, launch: Launc
             dt = 0.9 * p.stability(&m.download_h(&gpu).unwrap()).limit();
             m.set_dt(p, dt);
         }
-        m.poison_outputs().unwrap();
+        m.poison_outputs(&gpu).unwrap();
         m.step(variant).unwrap();
         supplied += p.supply_rate() * dt;
     }

@@ -4,8 +4,8 @@
 //! exit off and on, timed segment by segment with the wet fraction at each segment's end, and
 //! over the segments where at most a quarter of the wet-map tiles are wet. The flux rows (the
 //! 4096² sweep in the default scheme only), the RK2 step rows and the flood's total run once for
-//! each wet–dry scheme (`bollermann`, the default, and `kp07`; each has its own flux kernels), so
-//! the two come out of one run. The RK stages and the RK2 step run again with Manning's n as one
+//! each wet–dry scheme (`clamp`, the default, `bollermann` and `kp07`; each has its own flux
+//! kernels, and `clamp` its draining and clamp passes), so they come out of one run. The RK stages and the RK2 step run again with Manning's n as one
 //! constant and as a friction field (n per cell, as from a raster), for what the field costs.
 //!
 //! Bytes counted are the fewest each kernel must move per interior cell, in words of the
@@ -199,10 +199,10 @@ fn flood_run<T: GpuReal>(gpu: &Gpu, kernel: FluxKernel, wet_dry: WetDry) -> Resu
 
 /// The flooding dam break at 4096² with early exit off and on, segment by segment, and over
 /// the part of the run where at most a quarter of the wet-map tiles are wet (the default
-/// wet–dry scheme); then the whole run with early exit on in KP07's scheme, for its steps.
+/// wet–dry scheme); then the whole run with early exit on in each other scheme, for its steps.
 fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
-    let off = flood_run::<T>(gpu, FluxKernel::Full, WetDry::Bollermann)?;
-    let on = flood_run::<T>(gpu, FluxKernel::EarlyExit, WetDry::Bollermann)?;
+    let off = flood_run::<T>(gpu, FluxKernel::Full, WetDry::DEFAULT)?;
+    let on = flood_run::<T>(gpu, FluxKernel::EarlyExit, WetDry::DEFAULT)?;
     let cells = (FLOOD_N * FLOOD_N) as f64;
     let w = std::mem::size_of::<T>() as f64;
     let size = format!("{FLOOD_N}²");
@@ -247,9 +247,10 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
     }
     let (total_on, total_off): (f64, f64) = (on.iter().map(|r| r.0).sum(), off.iter().map(|r| r.0).sum());
     let steps: u64 = on.iter().map(|r| r.1).sum();
+    let default = WetDry::DEFAULT.name();
     report.push(
         "kp flood",
-        &format!("t 0–{FLOOD_T} s, early exit on, wet–dry bollermann"),
+        &format!("t 0–{FLOOD_T} s, early exit on, wet–dry {default}"),
         &size,
         T::NAME,
         total_on * 1e3,
@@ -257,19 +258,24 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
         None,
         format!("{steps} steps; {:.2}× early exit off ({:.0} ms)", total_off / total_on, total_off * 1e3),
     );
-    let kp07 = flood_run::<T>(gpu, FluxKernel::EarlyExit, WetDry::Kp07)?;
-    let (secs, steps): (f64, u64) = (kp07.iter().map(|r| r.0).sum(), kp07.iter().map(|r| r.1).sum());
-    let late: u64 = kp07[FLOOD_CHECKPOINTS.len() - 1].1;
     let late_on = on[FLOOD_CHECKPOINTS.len() - 1].1;
-    report.push(
-        "kp flood",
-        &format!("t 0–{FLOOD_T} s, early exit on, wet–dry kp07"),
-        &size,
-        T::NAME,
-        secs * 1e3,
-        37.0 * w * cells * steps as f64,
-        None,
-        format!("{steps} steps ({late} from t = 2 s to 4 s; bollermann {late_on}); {:.2}× bollermann's time", secs / total_on),
-    );
+    for other in WetDry::GPU.into_iter().filter(|&s| s != WetDry::DEFAULT) {
+        let run = flood_run::<T>(gpu, FluxKernel::EarlyExit, other)?;
+        let (secs, steps): (f64, u64) = (run.iter().map(|r| r.0).sum(), run.iter().map(|r| r.1).sum());
+        let late: u64 = run[FLOOD_CHECKPOINTS.len() - 1].1;
+        report.push(
+            "kp flood",
+            &format!("t 0–{FLOOD_T} s, early exit on, wet–dry {}", other.name()),
+            &size,
+            T::NAME,
+            secs * 1e3,
+            37.0 * w * cells * steps as f64,
+            None,
+            format!(
+                "{steps} steps ({late} from t = 2 s to 4 s; {default} {late_on}); {:.2}× {default}'s time",
+                secs / total_on
+            ),
+        );
+    }
     Ok(())
 }

@@ -95,7 +95,7 @@ fn default_wet_dry() -> String {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Numerics {
-    /// `bollermann` or `kp07` (docs/kp-wet-dry.md).
+    /// `clamp` (the default), `bollermann` or `kp07` (docs/kp-wet-dry.md).
     #[serde(default = "default_wet_dry")]
     wet_dry: String,
 }
@@ -564,7 +564,7 @@ static FLAGS: &[Flag] = &[
     Flag::new("theta", "θ", Set::Float("physics.theta"), "generalized minmod θ in [1, 2]"),
     Flag::new("cfl", "C", Set::Float("time.cfl"), "Courant number, at most 0.25 (positivity)"),
     Flag::new("scheme", "rk2|euler", Set::Text("time.scheme"), "time integration"),
-    Flag::new("wet-dry", "bollermann|kp07|clamp", Set::Text("numerics.wet_dry"), "wet–dry fronts: partially flooded cells well-balanced (bollermann), Kurganov–Petrova 2007's correction (kp07), or bollermann's reconstruction draining with the actual Δt and clamping velocities (clamp, CPU only)"),
+    Flag::new("wet-dry", "bollermann|kp07|clamp", Set::Text("numerics.wet_dry"), "wet–dry fronts: partially flooded cells well balanced, drained with the actual Δt, their velocities held to their neighbours' (clamp, the default); the same reconstruction with an a-priori outflow cap (bollermann); or Kurganov–Petrova 2007's correction (kp07)"),
     Flag::new("early-exit", "auto|on|off", Set::Text("gpu.early_exit"), "GPU early exit of dry blocks (auto: timed every 100 steps)"),
     Flag::new("flux", "KERNEL", Set::Text("gpu.flux"), "GPU flux kernel: stream (stream:WxR: W warps a block, R rows a warp) or tile (a shared-memory tile of --block)"),
     Flag::new("block", "BXxBY", Set::Pair("gpu.block"), "GPU block in cells, a multiple of 32 threads (also the wet map's tile)"),

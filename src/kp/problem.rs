@@ -94,7 +94,7 @@ impl WetDry {
     /// The schemes the GPU has kernels for.
     pub const GPU: [WetDry; 3] = [WetDry::Bollermann, WetDry::Kp07, WetDry::Clamp];
     /// The scheme a problem has unless it says otherwise.
-    pub const DEFAULT: WetDry = WetDry::Bollermann;
+    pub const DEFAULT: WetDry = WetDry::Clamp;
     pub fn name(self) -> &'static str {
         match self {
             WetDry::Bollermann => "bollermann",

@@ -126,10 +126,19 @@ impl<T: GpuReal> GpuSediment<T> {
 
     /// Fill the step's output buffers with NaN, so that a point a kernel fails to write shows
     /// up in the result (the equivalence tests call this before every step).
-    pub fn poison_outputs(&mut self) -> Result<()> {
+    /// h′'s low part is poisoned on the interior only: its ghost layer is zero by design (no
+    /// kernel writes it).
+    pub fn poison_outputs(&mut self, gpu: &Gpu) -> Result<()> {
         self.kernels.buffers.fill(&mut self.hn, T::NAN)?;
         if let Some((_, lon)) = &mut self.low {
-            self.kernels.buffers.fill(lon, T::NAN)?;
+            let layout = lon.layout();
+            let mut poison = Field2::filled(layout, T::ZERO)?;
+            for j in 0..layout.ny as i32 {
+                for i in 0..layout.nx as i32 {
+                    poison.set(i, j, T::NAN);
+                }
+            }
+            gpu.write(&poison, lon)?;
         }
         self.kernels.buffers.fill(&mut self.sn, T::NAN)
     }
