@@ -90,6 +90,20 @@ fn compare(name: &str, what: &str, got: &[(String, Norms)], want: &BTreeMap<Stri
     worst
 }
 
+/// Shallow-water examples on a terrain with thin cells, and the relative error their f64 GPU
+/// runs may show: ulp(w)/dry with w the surface's height above the datum and `dry` the depth
+/// below which a cell is dry (1e-6 m in f64). A cell just deeper than `dry` has a velocity hu/h
+/// good only to ulp(w)/h, since h = w − B loses the digits w and B share; the `clamp` scheme
+/// hands that velocity to the cell's partially flooded neighbours as their bound, so the GPU's
+/// rounding (contracted multiply-adds) shows in their momenta at that size instead of at a few
+/// ε. (In f32 `dry` is 4ε of the largest depth and bed, and the usual tolerance covers it.)
+const GPU_THIN_CELLS: &[(&str, f64, &str)] = &[(
+    "valley",
+    // w < 128 m: ulp(w) = 2⁻⁴⁶ m, over dry = 1e-6 m.
+    1.42e-8,
+    "the valley's surface lies ~114 m above the datum; measured on the H100: 1.2e-9 in hu's l1",
+)];
+
 /// Tolerance of the CPU reference against its own stored norms: the same code on the same
 /// instruction set gives the same bits; the margin covers a different summation order where
 /// threads split a reduction.
@@ -160,7 +174,7 @@ fn every_example_matches_its_norms_on_the_cpu() {
 /// contracts multiply-adds (FMA) and takes approximate f32 square roots in the wave speeds, and
 /// those roundings grow with the steps: the tolerance is 256·ε·(steps + 1) of the field's
 /// largest value, or of 1 for a field smaller than that (as the kernel tests state it), at least 1e-12 in f64 and 1e-5 in f32 for the
-/// one-shot solvers.
+/// one-shot solvers. Examples in [`GPU_THIN_CELLS`] may differ by more, for the reason given.
 #[test]
 #[cfg_attr(
     not(gpu_tests),
@@ -175,7 +189,8 @@ fn every_example_matches_its_norms_on_the_gpu() {
                 Precision::F64 => f64::EPSILON,
                 Precision::F32 => f32::EPSILON as f64,
             };
-            let tol = (256.0 * eps * (o.steps + 1) as f64).max(cpu_tolerance(p));
+            let thin = GPU_THIN_CELLS.iter().find(|(n, ..)| *n == sc.name && p == Precision::F64).map_or(0.0, |e| e.1);
+            let tol = (256.0 * eps * (o.steps + 1) as f64).max(cpu_tolerance(p)).max(thin);
             let worst = compare(sc.name, &format!("gpu {p}"), &o.norms, stored(&file, p), tol);
             println!(
                 "{} ({p}, GPU): {} steps, largest relative difference {worst:.1e} (tolerance {tol:.1e})",

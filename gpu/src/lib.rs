@@ -31,7 +31,6 @@ pub mod halo;
 #[cfg(target_arch = "nvptx64")]
 pub mod device;
 
-#[cfg(target_arch = "nvptx64")]
 #[macro_use]
 mod unroll;
 

@@ -68,8 +68,8 @@ pub(super) unsafe fn kp_drain<T: DeviceReal>(
     let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
     let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
     unsafe {
-        // Uniform over the block (so is the barrier below).
-        if early != 0 && !block_active(&k, bi, bj, flags(&k, wet_in)) {
+        // One thread reads the flags and the barrier tells the block (uniform, as `early` is).
+        if early != 0 && !thread::sync_threads_or(first && block_active(&k, bi, bj, flags(&k, wet_in))) {
             if first {
                 *drained.add((bj * k.nbx + bi) as usize) = 0;
             }
@@ -87,10 +87,15 @@ pub(super) unsafe fn kp_drain<T: DeviceReal>(
                 let p = k.pitch as usize;
                 let depth = |c: usize| unsafe { T::ldg(w.add(c)) - T::ldg(bc.add(c)) };
                 let h = (wc - T::ldg(bc.add(g))).max(T::ZERO);
-                let dry_around = h <= T::ZERO && [g - 1, g + 1, g - p, g + p].iter().all(|&c| depth(c) <= T::ZERO);
+                let dry_around = h <= T::ZERO
+                    && depth(g - 1) <= T::ZERO
+                    && depth(g + 1) <= T::ZERO
+                    && depth(g - p) <= T::ZERO
+                    && depth(g + p) <= T::ZERO;
                 if !dry_around {
                     let faces = faces_at(&k, [w, hu, hv, bed], g, cc);
-                    f = draining_factor(h, outflow(&k, faces.flux.map(|f| f.f0)), T::ldg(dt));
+                    let [fw, fe, gs, gn] = faces.flux;
+                    f = draining_factor(h, outflow(&k, [fw.f0, fe.f0, gs.f0, gn.f0]), T::ldg(dt));
                 }
             }
         }
@@ -129,7 +134,13 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal>(
     rhv: *mut T,
 ) {
     let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
-    if !block_active(&k, bi, bj, flags(&k, drained)) || (early != 0 && !block_active(&k, bi, bj, flags(&k, wet_in))) {
+    let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
+    // Nearly every block returns here: one thread reads the flags (a read in every thread made
+    // this kernel cost as much as an RK stage at 4096² on the H100) and the barrier tells the rest.
+    let work = first
+        && block_active(&k, bi, bj, flags(&k, drained))
+        && (early == 0 || block_active(&k, bi, bj, flags(&k, wet_in)));
+    if !thread::sync_threads_or(work) {
         return;
     }
     let (i, j) = thread::index_2d();
@@ -138,11 +149,24 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal>(
     }
     unsafe {
         let is_drained = flags(&k, drained);
-        // The factor of interior cell (i + di, j + dj): 1 outside the interior (ghost cells are
-        // not drained) and in blocks that drained nothing.
+        let (tx, ty) = (thread::thread_idx_x() as i32, thread::thread_idx_y() as i32);
+        let (bx, by) = (k.bx as i32, k.by as i32);
+        // The factor of interior cell (i + di, j + dj), |di|, |dj| ≤ 1: 1 outside the interior
+        // (ghost cells are not drained) and in blocks that drained nothing. Its block is this
+        // one or the next along the step (no division: the blocks are k.bx × k.by threads).
         let factor = |di: i32, dj: i32| {
             let (a, b) = (i as i32 + di, j as i32 + dj);
-            if a < 0 || b < 0 || a >= k.nx as i32 || b >= k.ny as i32 || !is_drained(a as u32 / k.bx, b as u32 / k.by) {
+            let step = |t: i32, d: i32, size: i32| {
+                if t + d < 0 {
+                    -1
+                } else if t + d >= size {
+                    1
+                } else {
+                    0
+                }
+            };
+            let (na, nb) = ((bi as i32 + step(tx, di, bx)) as u32, (bj as i32 + step(ty, dj, by)) as u32);
+            if a < 0 || b < 0 || a >= k.nx as i32 || b >= k.ny as i32 || !is_drained(na, nb) {
                 T::ONE
             } else {
                 *phi.add(at(&k, a as u32, b as u32).0)
@@ -195,7 +219,7 @@ pub(super) unsafe fn kp_clamp<T: DeviceReal>(
     let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
     let b = (bj * k.nbx + bi) as usize;
     unsafe {
-        if *wet.add(b) == 0 {
+        if !thread::sync_threads_or(first && *wet.add(b) != 0) {
             if first {
                 *clamped.add(b) = 0;
             }
@@ -250,9 +274,10 @@ pub(super) unsafe fn kp_clamp_copy<T: DeviceReal>(
     hv: *mut T,
 ) {
     let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
+    let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
     let (i, j) = thread::index_2d();
     unsafe {
-        if *clamped.add((bj * k.nbx + bi) as usize) == 0 || i >= k.nx || j >= k.ny {
+        if !thread::sync_threads_or(first && *clamped.add((bj * k.nbx + bi) as usize) != 0) || i >= k.nx || j >= k.ny {
             return;
         }
         let g = at(&k, i, j).0;

@@ -354,16 +354,20 @@ pub fn cell_faces<S: WetDryScheme, T: Real>(
     // The cross's nine cells, each seen through `surface_at` once, not once per reconstruction
     // that reads it (18 times: four corner loads each, and a square root where partially flooded).
     let at = |di: i32, dj: i32| surface_at::<S, T>(k, q(di, dj), &b, di, dj);
-    let row: [(T, T, T, T); 5] = core::array::from_fn(|m| at(m as i32 - 2, 0));
-    let col: [(T, T, T, T); 5] = core::array::from_fn(|m| if m == 2 { row[2] } else { at(0, m as i32 - 2) });
+    // Written out, not built by loops (`array::from_fn`, `map`): in a kernel a rolled loop over
+    // a register array puts the array in local memory.
+    let c = at(0, 0);
+    let row = [at(-2, 0), at(-1, 0), c, at(1, 0), at(2, 0)];
+    let col = [at(0, -2), at(0, -1), c, at(0, 1), at(0, 2)];
     let q = |di: i32, dj: i32| if dj == 0 { row[(di + 2) as usize] } else { col[(dj + 2) as usize] };
     let (rx_m, rx_0, rx_p) =
         (recon_x::<S, T>(k, &q, &b, -1), recon_x::<S, T>(k, &q, &b, 0), recon_x::<S, T>(k, &q, &b, 1));
     let (ry_m, ry_0, ry_p) =
         (recon_y::<S, T>(k, &q, &b, -1), recon_y::<S, T>(k, &q, &b, 0), recon_y::<S, T>(k, &q, &b, 1));
     let sides = [(rx_m.p, rx_0.m), (rx_0.p, rx_p.m), (ry_m.p, ry_0.m), (ry_0.p, ry_p.m)];
+    let flux = |(l, r): (FaceState<T>, FaceState<T>)| central_upwind::<S, T>(k, l, r);
     CellFaces {
-        flux: sides.map(|(l, r)| central_upwind::<S, T>(k, l, r)),
+        flux: [flux(sides[0]), flux(sides[1]), flux(sides[2]), flux(sides[3])],
         sides,
         rx: rx_0,
         ry: ry_0,

@@ -129,7 +129,9 @@ pub fn clamped_momenta<T: Real>(
     let empty = (T::INFINITY, -T::INFINITY, T::INFINITY, -T::INFINITY);
     let widen = |r: (T, T, T, T), u: T, v: T| (r.0.min(u), r.1.max(u), r.2.min(v), r.3.max(v));
     let (mut full, mut wet) = (empty, empty);
-    for (di, dj) in AROUND {
+    // Unrolled: a rolled loop would keep AROUND in local memory in a kernel.
+    unroll!(m: usize in [0, 1, 2, 3, 4, 5, 6, 7] => {
+        let (di, dj) = AROUND[m];
         if let Some((hn, hun, hvn, is_full)) = n(di, dj)
             && hn > k.dry
         {
@@ -139,7 +141,7 @@ pub fn clamped_momenta<T: Real>(
                 full = widen(full, u, v);
             }
         }
-    }
+    });
     let r = if full.0 <= full.1 { full } else { wet };
     (h * clamp_velocity(hu / h, r.0, r.1), h * clamp_velocity(hv / h, r.2, r.3))
 }
