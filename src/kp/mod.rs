@@ -8,11 +8,11 @@
 //!   a depth of 1% of the cell size (linear in the resolution, as Brodtkorb et al. do, instead of
 //!   Kurganov–Petrova's κ = max(Δx⁴, Δy⁴)); [`Problem::kappa_depth`] overrides the 1%.
 //! - dry depth: 10⁻⁶ m, or 4ε·(max|B| + max h) where the precision's ε makes that larger.
-//! - wet–dry fronts: by default partially flooded cells are reconstructed as Bollermann, Chen,
-//!   Kurganov & Noelle 2013 do, in 2D, with a draining cap on their outflow
-//!   (docs/kp-wet-dry.md); `numerics.wet_dry = "kp07"` keeps Kurganov–Petrova's correction, and
-//!   `"clamp"` (CPU reference only) drains with the actual Δt and clamps velocities in partially
-//!   flooded cells (`clamp`).
+//! - wet–dry fronts: by default (`numerics.wet_dry = "clamp"`) partially flooded cells are
+//!   reconstructed as Bollermann, Chen, Kurganov & Noelle 2013 do, in 2D, drained with the
+//!   actual Δt and their velocities held to their neighbours' range (`clamp`; docs/kp-wet-dry.md);
+//!   `"bollermann"` caps their outflow a priori instead, and `"kp07"` keeps Kurganov–Petrova's
+//!   correction.
 //! - Δt: from the first RK stage's largest wave speed, Δt = CFL / max(a_x/Δx, a_y/Δy), capped
 //!   at the time left to the next stop (snapshot or end); on the GPU this is computed on the
 //!   device (per-block maxima → device-wide max → one-thread Δt kernel) and read back only for
