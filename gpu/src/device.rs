@@ -112,6 +112,20 @@ pub mod thread {
     }
 }
 
+/// `atom.global.add.u32`: adds `v` to `*p` and returns the value before.
+///
+/// # Safety
+/// `p` is a valid global `u32`.
+#[inline(always)]
+pub unsafe fn atomic_add_u32(p: *mut u32, v: u32) -> u32 {
+    let r: u32;
+    unsafe {
+        asm!("{{ .reg .b64 %g; cvta.to.global.u64 %g, {p}; atom.global.add.u32 {r}, [%g], {v}; }}",
+            r = out(reg32) r, p = in(reg64) p, v = in(reg32) v, options(nostack));
+    }
+    r
+}
+
 /// Dynamic shared memory. Its size is the launch's `shared_mem_bytes`, so tile shapes are
 /// run-time launch parameters; the host launch helper sizes it.
 pub mod shared {
@@ -192,6 +206,62 @@ pub mod warp {
                 r = out(reg32) r, v = in(reg32) p as u32, options(nostack));
         }
         r != 0
+    }
+
+    /// `vote.sync.ballot.b32`: bit `l` set where `p` holds in lane `l`.
+    #[inline(always)]
+    pub fn ballot(p: bool) -> u32 {
+        let r: u32;
+        unsafe {
+            asm!("{{ .reg .pred %p; setp.ne.u32 %p, {v}, 0; vote.sync.ballot.b32 {r}, %p, -1; }}",
+                r = out(reg32) r, v = in(reg32) p as u32, options(nostack));
+        }
+        r
+    }
+
+    /// `shfl.sync.idx.b32`: the value of lane `src`.
+    #[inline(always)]
+    pub fn shfl_idx_u32(v: u32, src: u32) -> u32 {
+        let r: u32;
+        unsafe {
+            asm!("shfl.sync.idx.b32 {r}, {v}, {s}, 31, -1;",
+                r = out(reg32) r, v = in(reg32) v, s = in(reg32) src, options(nostack));
+        }
+        r
+    }
+
+    /// This thread's lane in its warp (a 1-D block's threads are laid out in lanes in order).
+    #[inline(always)]
+    pub fn lane() -> u32 {
+        super::thread::thread_rank_in_block() % WARP_SIZE
+    }
+
+    /// Append one `u32` pair (`a`, `b`) a lane where `keep` to the list at `list` (pairs), whose
+    /// length is `*count`: one atomic a warp, slots in lane order within the warp.
+    ///
+    /// # Safety
+    /// Every lane of a full warp calls it; `count` is a global `u32` and `list` has room for
+    /// every pair appended.
+    #[inline(always)]
+    pub unsafe fn append_pair(keep: bool, a: u32, b: u32, list: *mut u32, count: *mut u32) {
+        let mask = ballot(keep);
+        if mask == 0 {
+            return;
+        }
+        let leader = mask.trailing_zeros();
+        let lane = lane();
+        let mut base = 0;
+        if lane == leader {
+            base = unsafe { super::atomic_add_u32(count, mask.count_ones()) };
+        }
+        let base = shfl_idx_u32(base, leader);
+        if keep {
+            let slot = (base + (mask & ((1u32 << lane) - 1)).count_ones()) as usize;
+            unsafe {
+                *list.add(2 * slot) = a;
+                *list.add(2 * slot + 1) = b;
+            }
+        }
     }
 
     /// Types that can be shuffled between lanes.

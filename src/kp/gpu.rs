@@ -2,7 +2,7 @@
 //! launches flux → (block maxima → device-wide max → Δt) → RK stage 1 → boundary, then for RK2
 //! flux → RK stage 2 → boundary; Δt is computed on the device and never read back by a step. In
 //! `clamp` the draining passes follow each flux (once Δt is known) and the velocity clamp each
-//! RK stage.
+//! RK stage, over the blocks listed after the stage before (`drain.rs`).
 
 use super::{Problem, Scheme, WetDry};
 use crate::foundation::ReduceOp;
@@ -12,11 +12,14 @@ use super::problem::Padded;
 use crate::field::{DeviceField2, Field2};
 use crate::grid::Layout2;
 use crate::{Error, GpuReal, Result};
+use cudarc::driver::CudaStream;
 use kernels::halo::{ghosts_x, ghosts_y};
+use std::sync::Arc;
 use kernels::kp::{
     BOUNDARY, CLAMP, CLAMP_COPY, CLOCK_DT, CLOCK_LEN, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, ClampCopy, ClampVelocity,
     Clock, Coeffs, DRAIN, DRAIN_RHS, DT, Drain, DrainRhs, FluxEntries, FluxStream, FluxStreamEarly, FluxTile,
-    FluxTileEarly, RK, RK_FRICTION_FIELD, RkStage, SetGhosts, TimeStep, highest_corner, stream_slots, stream_strips,
+    FluxTileEarly, RK, RK_FRICTION_FIELD, RkStage, SHORE_LISTS, SetGhosts, ShoreLists, TimeStep, highest_corner,
+    stream_slots, stream_strips,
 };
 
 /// Launch parameters (run-time).
@@ -140,18 +143,31 @@ struct KpKernels<T: GpuReal> {
 
 /// The `clamp` scheme's passes and their fields (`gpu/src/kp/drain.rs`).
 struct ClampPasses<T: GpuReal> {
+    lists_kernel: Kernel<ShoreLists<T>>,
     drain: Kernel<Drain<T>>,
     drain_rhs: Kernel<DrainRhs<T>>,
     clamp: Kernel<ClampVelocity<T>>,
     copy: Kernel<ClampCopy<T>>,
-    /// Each cell's highest corner B_hi (padded): partially flooded while w̄ < B_hi.
+    /// Each cell's highest corner B_hi (padded): partially flooded while w̄ < B_hi; and a host
+    /// copy for the flags of a state set from the host.
     hi: DeviceField2<T>,
+    hi_host: Field2<T>,
     /// The draining factors (valid in the blocks `drained` flags), and the clamped momenta (valid
-    /// in the blocks `clamped` flags).
+    /// in the blocks of the clamp list).
     phi: DeviceField2<T>,
     scratch: [DeviceField2<T>; 2],
     drained: DeviceBuffer<u32>,
-    clamped: DeviceBuffer<u32>,
+    /// The RK kernel's flags of its output (`kp_rk`), the lists made of them (the drain list's
+    /// pairs, then the clamp list's, nbx·nby each) and their lengths.
+    partial: DeviceBuffer<u32>,
+    shore: DeviceBuffer<u32>,
+    lists: DeviceBuffer<u32>,
+    counts: DeviceBuffer<u32>,
+    /// Blocks of the passes' grid, which step through the lists: enough to fill the GPU when a
+    /// list is long, few enough to cost nothing when it is empty (nearly always).
+    grid: u32,
+    /// The stream the kernels run on (the counts are zeroed there before each list).
+    stream: Arc<CudaStream>,
 }
 
 impl<T: GpuReal> ClampPasses<T> {
@@ -165,16 +181,40 @@ impl<T: GpuReal> ClampPasses<T> {
         let zeros = || DeviceField2::zeros(gpu, layout);
         let blocks = (k.nbx * k.nby) as usize;
         Ok(ClampPasses {
+            lists_kernel: gpu.kernel::<T, _>(SHORE_LISTS)?,
             drain: gpu.kernel::<T, _>(DRAIN)?,
             drain_rhs: gpu.kernel::<T, _>(DRAIN_RHS)?,
             clamp: gpu.kernel::<T, _>(CLAMP)?,
             copy: gpu.kernel::<T, _>(CLAMP_COPY)?,
             hi: DeviceField2::upload(gpu, &hi)?,
+            hi_host: hi,
             phi: zeros()?,
             scratch: [zeros()?, zeros()?],
             drained: gpu.zeros(blocks)?,
-            clamped: gpu.zeros(blocks)?,
+            partial: gpu.zeros(blocks)?,
+            shore: gpu.zeros(blocks)?,
+            lists: gpu.zeros(4 * blocks)?,
+            counts: gpu.zeros(2)?,
+            grid: (blocks as u32).clamp(1, 8 * gpu.info().sm_count.max(1)),
+            stream: gpu.stream().clone(),
         })
+    }
+
+    /// The flags the RK kernel would have left of padded surface `w` whose velocities need no
+    /// clamp (a state set from the host: at the start, or resumed), uploaded.
+    fn set_flags(&mut self, gpu: &Gpu, k: &Coeffs<T>, w: &[T]) -> Result<()> {
+        let p = k.pitch as usize;
+        let mut partial = vec![0u32; (k.nbx * k.nby) as usize];
+        for j in 0..k.ny as usize {
+            for i in 0..k.nx as usize {
+                let c = (j + 2) * p + i + 2;
+                if w[c] < self.hi_host[c] {
+                    partial[j / k.by as usize * k.nbx as usize + i / k.bx as usize] = 1;
+                }
+            }
+        }
+        gpu.write(&partial, &mut self.partial)?;
+        gpu.write(&vec![0u32; partial.len()], &mut self.shore)
     }
 }
 
@@ -265,7 +305,7 @@ impl<T: GpuReal> GpuKp<T> {
         let up = |f: &Field2<T>| DeviceField2::upload(gpu, f);
         let zeros = || DeviceField2::zeros(gpu, problem.layout());
         let slots = launch.flux.slots(k.nx, k.ny, launch.block);
-        Ok(GpuKp {
+        let mut g = GpuKp {
             k,
             flux_variant: launch.flux,
             slots,
@@ -288,7 +328,40 @@ impl<T: GpuReal> GpuKp<T> {
             clamp: (problem.wet_dry == WetDry::Clamp)
                 .then(|| ClampPasses::new(gpu, &k, &bed, problem.layout()))
                 .transpose()?,
-        })
+        };
+        g.set_shore(gpu, &q[0])?;
+        Ok(g)
+    }
+
+    /// In `clamp`, for a state `w` (padded) set from the host as Qⁿ: the flags the RK kernel
+    /// leaves and the lists the first step's passes visit.
+    fn set_shore(&mut self, gpu: &Gpu, w: &[T]) -> Result<()> {
+        let k = self.k;
+        let Some(c) = &mut self.clamp else { return Ok(()) };
+        c.set_flags(gpu, &k, w)?;
+        self.shore_lists(self.cur)
+    }
+
+    /// In `clamp`: the lists of blocks the passes visit (`kp_shore_lists`), from the flags the
+    /// last RK stage left and its output's wet map `self.wet[map]`.
+    fn shore_lists(&mut self, map: usize) -> Result<()> {
+        let k = self.k;
+        let wet = self.wet[map].ptr();
+        let Some(c) = &mut self.clamp else { return Ok(()) };
+        c.stream.memset_zeros(&mut c.counts).map_err(|source| Error::Driver { call: "cuMemsetD8", source })?;
+        let shape = LaunchShape::cover_2d(k.nbx as u64, k.nby as u64, (32, 4), (1, 1))?;
+        let params = ShoreLists {
+            k,
+            wet,
+            partial: c.partial.ptr(),
+            shore: c.shore.ptr(),
+            drained: c.drained.ptr_mut(),
+            lists: c.lists.ptr_mut(),
+            counts: c.counts.ptr_mut(),
+        };
+        // SAFETY: blocks 32 threads wide covering nbx × nby; wet, partial, shore and drained hold
+        // nbx·nby flags, lists 4·nbx·nby words, counts 2, zeroed just before on the same stream.
+        unsafe { c.lists_kernel.launch(shape, params) }
     }
 
     /// Switch the flux kernel (the benchmarks compare them on one state).
@@ -432,26 +505,31 @@ impl<T: GpuReal> GpuKp<T> {
             wet_m0: self.wet[m0].ptr(),
             wet_in: self.wet[m_in].ptr(),
             wet_out: self.wet[(m_in + 1) % 3].ptr_mut(),
+            hi: self.clamp.as_ref().map_or(std::ptr::null(), |c| c.hi.ptr()),
+            partial: self.clamp.as_mut().map_or(std::ptr::null_mut(), |c| c.partial.ptr_mut()),
+            shore: self.clamp.as_mut().map_or(std::ptr::null_mut(), |c| c.shore.ptr_mut()),
         };
         // SAFETY: every state, R and bed array is padded to k.cells(), and so is gn2 where the
         // kernel reads it (the per-cell one, chosen in new exactly when `friction` is uploaded;
         // the other reads no gn2, null); out is q1 (stage 1,
         // distinct from every input) or q (stage 2, aliasing only q0 = w0, hu0, hv0, which the
         // kernel allows); the three wet maps hold nbx·nby flags, wet_out distinct from the other
-        // two; the flux kernel's blocks; 32 T of shared memory.
+        // two; the flux kernel's blocks; 32 T of shared memory. hi is null, or (in clamp) the
+        // padded B_hi with partial and shore nbx·nby flags.
         unsafe { self.kernels.rk.launch(shape, params) }
     }
 
     /// In `clamp`, once Δt is known: the draining factors of the state the last flux launch read
-    /// (`q`, or `q1` with `from_q1`), and R recomputed where a face drains (`drain.rs`). Nothing
-    /// in the other schemes.
+    /// (`q`, or `q1` with `from_q1`), and R recomputed where a face drains, in the blocks of the
+    /// drain list (`drain.rs`). Nothing in the other schemes.
     pub fn drain(&mut self, from_q1: bool) -> Result<()> {
-        let shape = self.block_shape()?;
         let wet_in = self.wet[self.map(from_q1)].ptr();
         let Some(c) = &mut self.clamp else { return Ok(()) };
+        let shape = LaunchShape::fixed((c.grid, 1, 1), (self.k.bx, self.k.by, 1));
         let src = if from_q1 { &self.q1 } else { &self.q };
         let [w, hu, hv] = src.each_ref().map(|b| b.ptr());
         let (k, early, bed) = (self.k, self.early as u32, self.bed.ptr());
+        let (list, count) = (c.lists.ptr(), c.counts.ptr());
         let params = Drain {
             k,
             early,
@@ -463,37 +541,48 @@ impl<T: GpuReal> GpuKp<T> {
             bc: self.cell_bed.ptr(),
             hi: c.hi.ptr(),
             wet_in,
+            list,
+            count,
             phi: c.phi.ptr_mut(),
             drained: c.drained.ptr_mut(),
         };
         let [rw, rhu, rhv] = self.r.each_mut().map(|r| r.ptr_mut());
-        let rhs = DrainRhs { k, early, w, hu, hv, bed, phi: c.phi.ptr(), drained: c.drained.ptr(), wet_in, rw, rhu, rhv };
+        let (phi, drained) = (c.phi.ptr(), c.drained.ptr());
+        let rhs = DrainRhs { k, early, w, hu, hv, bed, phi, drained, wet_in, list, count, rw, rhu, rhv };
         // SAFETY: the state, beds, B_hi, φ and R are padded arrays (the corner bed the corner
-        // array), dt holds 1, the three maps nbx·nby flags; R distinct from every input; the RK
-        // kernel's grid of blocks. The second launch reads φ and the flags
-        // the first wrote, on the same stream.
+        // array), dt holds 1, the maps nbx·nby flags (drained 0 outside the drain list, which
+        // `shore_lists` made of this state); R distinct from every input; blocks of k.bx × k.by.
+        // The second launch reads φ and the flags the first wrote, on the same stream.
         unsafe {
             c.drain.launch(shape, params)?;
             c.drain_rhs.launch(shape, rhs)
         }
     }
 
-    /// In `clamp`, after an RK stage: the velocity clamp of its output (`q1` after stage 1 with
-    /// `on_q1`, `q` after stage 2), before its ghosts are set. Nothing in the other schemes.
+    /// In `clamp`, after an RK stage: the lists of blocks for the passes from its flags, and the
+    /// velocity clamp of its output (`q1` after stage 1 with `on_q1`, `q` after stage 2) in the
+    /// blocks of the clamp list, before its ghosts are set. Nothing in the other schemes.
     pub fn clamp(&mut self, on_q1: bool) -> Result<()> {
-        let shape = self.block_shape()?;
-        let Some(c) = &mut self.clamp else { return Ok(()) };
+        if self.clamp.is_none() {
+            return Ok(());
+        }
         // The map the stage's RK kernel wrote (`rk`: stage 1 writes map(true), stage 2 the next).
-        let wet = self.wet[(self.cur + if on_q1 { 1 } else { 2 }) % 3].ptr();
+        self.shore_lists((self.cur + if on_q1 { 1 } else { 2 }) % 3)?;
+        let Some(c) = &mut self.clamp else { return Ok(()) };
+        let shape = LaunchShape::fixed((c.grid, 1, 1), (self.k.bx, self.k.by, 1));
         let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
         let [w, hu, hv] = dst.each_mut().map(|b| b.ptr_mut());
         let k = self.k;
         let [shu, shv] = c.scratch.each_mut().map(|b| b.ptr_mut());
-        let params =
-            ClampVelocity { k, w, hu, hv, bc: self.cell_bed.ptr(), hi: c.hi.ptr(), wet, shu, shv, clamped: c.clamped.ptr_mut() };
-        let copy = ClampCopy { k, shu, shv, clamped: c.clamped.ptr(), hu, hv };
+        let blocks = (k.nbx * k.nby) as usize;
+        // The clamp list follows the drain list's nbx·nby pairs; its length is the second count.
+        let (list, count) = (c.lists.ptr().wrapping_add(2 * blocks), c.counts.ptr().wrapping_add(1));
+        let (bc, hi) = (self.cell_bed.ptr(), c.hi.ptr());
+        let params = ClampVelocity { k, w, hu, hv, bc, hi, list, count, shu, shv };
+        let copy = ClampCopy { k, shu, shv, list, count, hu, hv };
         // SAFETY: state, beds, B_hi and scratch are padded arrays, the scratch distinct from the
-        // state; wet and clamped nbx·nby flags; the RK kernel's grid. The copy runs after the clamp has read every momentum (same stream).
+        // state; the list and its count inside `lists` and `counts`; blocks of k.bx × k.by. The
+        // copy runs after the clamp has read every momentum (same stream).
         unsafe {
             c.clamp.launch(shape, params)?;
             c.copy.launch(shape, copy)
@@ -560,7 +649,8 @@ impl<T: GpuReal> GpuKp<T> {
     /// Continue from padded (w, hu, hv), the wet map of that state and the clock, as
     /// [`download`](Self::download), [`wet_map`](Self::wet_map) and [`clock`](Self::clock) gave
     /// them of a run of the same problem and launch. A step reads no other buffer before it
-    /// writes it (R, Q¹, the rates and Δt), and only Qⁿ's wet map of the three.
+    /// writes it (R, Q¹, the rates and Δt), and only Qⁿ's wet map of the three (in `clamp`, the
+    /// passes' flags and lists are made again from Qⁿ).
     pub fn resume(&mut self, gpu: &Gpu, q: [&[T]; 3], wet: &[u32], clock: ClockState) -> Result<()> {
         for (dst, src) in self.q.iter_mut().zip(q) {
             gpu.write(src, dst)?;
@@ -574,7 +664,8 @@ impl<T: GpuReal> GpuKp<T> {
         c[CLOCK_DT] = clock.dt;
         c[CLOCK_STATUS] = clock.status as f64;
         c[CLOCK_STEPS] = clock.steps as f64;
-        gpu.write(&c, &mut self.clock)
+        gpu.write(&c, &mut self.clock)?;
+        self.set_shore(gpu, q[0])
     }
 
     /// Padded (w, hu, hv) on the host.

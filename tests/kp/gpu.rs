@@ -492,6 +492,77 @@ fn kp_gpu_shore_lake_stays_at_rest() {
     }
 }
 
+/// Thacker's planar surface in a paraboloid on the GPU, `clamp`, to t = T (the issue's study,
+/// as `wetdry::thacker_converges_to_400` on the CPU): in f64 at 50²–400² the L1 order is ≥ 0.9
+/// per halving of Δx, the step count grows ≤ 2.2× per halving, the volume is exact and water
+/// deeper than 1 mm lies within one cell of the exact shoreline from 100² up; each size's L1 and
+/// step count are within 1% of the CPU reference's (1.397e-3 m³ and 1550 steps at 200²,
+/// docs/kp-wet-dry.md). In f32 at 50²–200²: the same order and growth, and the volume to 1e-4:
+/// the f32 state w = h + B loses the low bits of increments (the H100: 7.3e-7 at 50², 4.7e-6 at
+/// 100²; f32 conservation is issue 16's). Early exit on, streamed flux kernel (the defaults).
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn kp_gpu_thacker_converges() {
+    use super::wetdry::{Thacker, thacker_measure};
+    use hydrokern::kp::exact;
+    fn run<T: GpuReal>(gpu: &hydrokern::Gpu, n: usize) -> Thacker {
+        let mut p = setup::thacker(n);
+        p.wet_dry = WetDry::Clamp;
+        let t = exact::thacker_period(p.g);
+        let mut g = GpuKp::<T>::new(gpu, &p, Launch::default()).unwrap();
+        g.set_stop(t);
+        // Steps past t_stop take Δt = 0 and are not counted; a halted clock stops too (status).
+        let mut clock = g.clock(gpu).unwrap();
+        while clock.t < t && clock.status == 0 {
+            for _ in 0..64 {
+                g.step(FluxKernel::EarlyExit).unwrap();
+            }
+            clock = g.clock(gpu).unwrap();
+        }
+        assert_eq!(clock.status, 0, "{} {n}²: the run halted (status {})", T::NAME, clock.status);
+        let q = g.download(gpu).unwrap();
+        let bed = g.cell_bed(gpu).unwrap();
+        let h: Vec<f64> = p.interior(&q[0]).iter().zip(p.interior(&bed)).map(|(w, b)| (*w - b).to_f64()).collect();
+        thacker_measure(&p, t, &h, p.volume(&q[0], &bed), clock.steps)
+    }
+    fn study<T: GpuReal>(gpu: &hydrokern::Gpu, ns: &[usize], volume: f64, cpu: &[(usize, f64, u64)]) {
+        let runs: Vec<Thacker> = ns.iter().map(|&n| run::<T>(gpu, n)).collect();
+        for (n, r) in ns.iter().zip(&runs) {
+            println!(
+                "GPU Thacker {n}² ({}, clamp) to t = T: L1 {:.4e} m³, volume change {:.1e}, farthest cell deeper than 1 mm {:.1} cells from the exact shore, {} steps",
+                T::NAME,
+                r.l1,
+                r.volume,
+                r.shore,
+                r.steps
+            );
+            assert!(r.volume < volume, "{} {n}²: volume changed by {:e}", T::NAME, r.volume);
+            if *n >= 100 {
+                assert!(r.shore <= 1.0, "{} {n}²: water {:.1} cells beyond the exact shoreline", T::NAME, r.shore);
+            }
+            if let Some(&(_, l1, steps)) = cpu.iter().find(|c| c.0 == *n) {
+                assert!((r.l1 / l1 - 1.0).abs() < 0.01, "{} {n}²: L1 {:e}, the CPU's {l1:e}", T::NAME, r.l1);
+                let ratio = r.steps as f64 / steps as f64;
+                assert!((ratio - 1.0).abs() < 0.01, "{} {n}²: {} steps, the CPU's {steps}", T::NAME, r.steps);
+            }
+        }
+        for (k, r) in runs.windows(2).enumerate() {
+            let (order, growth) = ((r[0].l1 / r[1].l1).log2(), r[1].steps as f64 / r[0].steps as f64);
+            println!("GPU Thacker {} → {} ({}): L1 order {order:.2}, steps ×{growth:.2}", ns[k], ns[k + 1], T::NAME);
+            assert!(order >= 0.9, "{} {} → {}: L1 order {order:.2}", T::NAME, ns[k], ns[k + 1]);
+            assert!(growth <= 2.2, "{} {} → {}: steps grew {growth:.2}×", T::NAME, ns[k], ns[k + 1]);
+        }
+    }
+    let gpu = gpu();
+    // The CPU reference's figures (f64, `wetdry::thacker_converges_to_400`, docs/kp-wet-dry.md).
+    let cpu = [(50, 6.915e-3, 366), (100, 2.908e-3, 751), (200, 1.397e-3, 1550), (400, 7.081e-4, 3290)];
+    study::<f64>(&gpu, &[50, 100, 200, 400], 1e-13, &cpu);
+    study::<f32>(&gpu, &[50, 100, 200], 1e-4, &[]);
+}
+
 /// `clamp`'s own passes (draining factors, R of drained faces, the velocity clamp) against the
 /// CPU reference on cases where they act: Thacker's bowl at 25² (where draining binds) and the
 /// random shoreline states, every flux kernel, full and early exit, f32 and f64, with the outputs

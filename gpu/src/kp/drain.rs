@@ -4,13 +4,14 @@
 //! After the flux kernel (R before draining) and Δt: [`kp_drain`] finds the draining factor of
 //! every partially flooded cell, [`kp_drain_rhs`] recomputes R where a face leaves a drained
 //! cell. After the RK stage: [`kp_clamp`] clamps the velocities of partially flooded cells into
-//! scratch fields, [`kp_clamp_copy`] copies them back. Each pass keeps a flag a block (of the
-//! RK kernel's grid) so that the next one leaves alone the blocks where there is nothing to do:
-//! where no cell is partially flooded or draining binds (nearly everywhere), the step's results
-//! are the flux and RK kernels' alone.
+//! scratch fields, [`kp_clamp_copy`] copies them back. Nearly everywhere no cell is partially
+//! flooded or draining binds, so the passes visit only the blocks (of the RK kernel's grid) that
+//! [`kp_shore_lists`] lists after each RK stage, from the flags the RK kernel leaves: a grid of
+//! a few blocks a multiprocessor steps through each list. Launched over every block they cost
+//! as much as the flux kernel with nothing to do (their blocks hold the registers of the work).
 
 use super::{Clamp, Coeffs, block_active, cell_faces, clamped_momenta, drain_face, draining_factor, outflow};
-use crate::device::{DeviceReal, thread};
+use crate::device::{DeviceReal, thread, warp};
 
 /// The padded cell index and the corner index of interior cell (i, j).
 #[inline(always)]
@@ -22,6 +23,66 @@ fn at<T: DeviceReal>(k: &Coeffs<T>, i: u32, j: u32) -> (usize, usize) {
 #[inline(always)]
 fn flags<T: DeviceReal>(k: &Coeffs<T>, map: *const u32) -> impl Fn(u32, u32) -> bool + '_ {
     move |a: u32, b: u32| unsafe { *map.add((b * k.nbx + a) as usize) } != 0
+}
+
+/// Calls `body(bi, bj)` for every block (bi, bj) of the list `list` (pairs) of length
+/// `*count`, this block taking entries blockIdx.x, blockIdx.x + gridDim.x, …: every thread of
+/// the block calls `body` for the same blocks, so barriers in it are uniform.
+#[inline(always)]
+unsafe fn for_listed(list: *const u32, count: *const u32, mut body: impl FnMut(u32, u32)) {
+    let n = unsafe { *count };
+    let mut e = thread::block_idx_x();
+    while e < n {
+        let (bi, bj) = unsafe { (*list.add(2 * e as usize), *list.add(2 * e as usize + 1)) };
+        body(bi, bj);
+        e += thread::grid_dim_x();
+    }
+}
+
+/// Interior cell (i, j) of this thread in block (bi, bj).
+#[inline(always)]
+fn cell_of<T: DeviceReal>(k: &Coeffs<T>, bi: u32, bj: u32) -> (u32, u32) {
+    (bi * k.bx + thread::thread_idx_x(), bj * k.by + thread::thread_idx_y())
+}
+
+/// The lists of blocks the passes visit, after an RK stage, from the flags it left of its
+/// output: the drain list (pairs at `lists`, length `counts[0]`) holds every block next to or
+/// being one that has a partially flooded cell (`partial`) and is active by the output's wet
+/// map `wet` (`block_active`: a block dry with its four neighbours neither drains nor has a
+/// face that does, as the early-exit kernels rely on); the clamp list (pairs at
+/// `lists + 2·nbx·nby`, length `counts[1]`) every block with a cell to clamp (`shore`). It
+/// also clears `drained`, which the drain pass sets for the listed blocks only. One thread a
+/// block of the RK grid; the order within a list does not matter (each entry writes its own
+/// block's cells).
+///
+/// # Safety
+/// A 2-D launch of blocks 32 threads wide (whole warps) covering nbx × nby threads; `wet`, `partial`, `shore` and
+/// `drained` hold nbx·nby flags; `lists` 4·nbx·nby words; `counts` two words, 0 before.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn kp_shore_lists<T: DeviceReal>(
+    k: Coeffs<T>,
+    wet: *const u32,
+    partial: *const u32,
+    shore: *const u32,
+    drained: *mut u32,
+    lists: *mut u32,
+    counts: *mut u32,
+) {
+    let blocks = k.nbx * k.nby;
+    let (bi, bj) = thread::index_2d();
+    let b = bj * k.nbx + bi;
+    let (mut drain, mut clamp) = (false, false);
+    if bi < k.nbx && bj < k.nby {
+        let shore_active =
+            |a: u32, c: u32| unsafe { *partial.add((c * k.nbx + a) as usize) } != 0 && block_active(&k, a, c, flags(&k, wet));
+        drain = block_active(&k, bi, bj, shore_active);
+        clamp = unsafe { *shore.add(b as usize) } != 0;
+        unsafe { *drained.add(b as usize) = 0 };
+    }
+    unsafe {
+        warp::append_pair(drain, bi, bj, lists, counts);
+        warp::append_pair(clamp, bi, bj, lists.add(2 * blocks as usize), counts.add(1));
+    }
 }
 
 /// The four faces of the cell at padded index `g` (corner index `cc`) from global memory.
@@ -43,13 +104,14 @@ unsafe fn faces_at<T: DeviceReal>(
 
 /// The draining factor of every partially flooded cell (w̄ < B_hi, `hi`) of the state (w, hu, hv)
 /// for a stage of Δt `dt[0]`, from its four face fluxes (recomputed: the flux kernel keeps no
-/// faces). A block where some factor is below 1 writes every cell's factor into `phi` and
-/// flags itself in `drained`; the others write only their flag (0). With `early` ≠ 0, blocks
-/// inactive by `wet_in` (dry with their four neighbours: no flux) are left out.
+/// faces), in the blocks of the drain list (`list`, `count`: [`kp_shore_lists`]). A block where
+/// some factor is below 1 writes every cell's factor into `phi` and flags itself in `drained`.
+/// With `early` ≠ 0, blocks inactive by `wet_in` (dry with their four neighbours: no flux) are
+/// left out.
 ///
 /// # Safety
-/// The launch contract of `entries.rs` (the RK kernel's grid); `phi` padded, `drained` nbx·nby
-/// flags.
+/// The launch contract of `entries.rs`, blocks of `k.bx × k.by` threads, any 1-D grid; `phi`
+/// padded; `drained` nbx·nby flags, 0 outside the list.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kp_drain<T: DeviceReal>(
     k: Coeffs<T>,
@@ -62,59 +124,60 @@ pub(super) unsafe fn kp_drain<T: DeviceReal>(
     bc: *const T,
     hi: *const T,
     wet_in: *const u32,
+    list: *const u32,
+    count: *const u32,
     phi: *mut T,
     drained: *mut u32,
 ) {
-    let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
     let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
     unsafe {
-        // One thread reads the flags and the barrier tells the block (uniform, as `early` is).
-        if early != 0 && !thread::sync_threads_or(first && block_active(&k, bi, bj, flags(&k, wet_in))) {
-            if first {
-                *drained.add((bj * k.nbx + bi) as usize) = 0;
+        for_listed(list, count, |bi, bj| {
+            // One thread reads the flags and the barrier tells the block (uniform, as `early` is).
+            if early != 0 && !thread::sync_threads_or(first && block_active(&k, bi, bj, flags(&k, wet_in))) {
+                return;
             }
-            return;
-        }
-        let (i, j) = thread::index_2d();
-        let inside = i < k.nx && j < k.ny;
-        let (g, cc) = at(&k, i, j);
-        let mut f = T::ONE;
-        if inside {
-            let wc = T::ldg(w.add(g));
-            if wc < T::ldg(hi.add(g)) {
-                // A dry cell between dry cells has dry faces on both sides of each face: no flux,
-                // φ = 1. On a terrain most partially flooded cells are such, away from the water.
-                let p = k.pitch as usize;
-                let depth = |c: usize| unsafe { T::ldg(w.add(c)) - T::ldg(bc.add(c)) };
-                let h = (wc - T::ldg(bc.add(g))).max(T::ZERO);
-                let dry_around = h <= T::ZERO
-                    && depth(g - 1) <= T::ZERO
-                    && depth(g + 1) <= T::ZERO
-                    && depth(g - p) <= T::ZERO
-                    && depth(g + p) <= T::ZERO;
-                if !dry_around {
-                    let faces = faces_at(&k, [w, hu, hv, bed], g, cc);
-                    let [fw, fe, gs, gn] = faces.flux;
-                    f = draining_factor(h, outflow(&k, [fw.f0, fe.f0, gs.f0, gn.f0]), T::ldg(dt));
+            let (i, j) = cell_of(&k, bi, bj);
+            let inside = i < k.nx && j < k.ny;
+            let (g, cc) = at(&k, i, j);
+            let mut f = T::ONE;
+            if inside {
+                let wc = T::ldg(w.add(g));
+                if wc < T::ldg(hi.add(g)) {
+                    // A dry cell between dry cells has dry faces on both sides of each face: no
+                    // flux, φ = 1. On a terrain most partially flooded cells are such.
+                    let p = k.pitch as usize;
+                    let depth = |c: usize| T::ldg(w.add(c)) - T::ldg(bc.add(c));
+                    let h = (wc - T::ldg(bc.add(g))).max(T::ZERO);
+                    let dry_around = h <= T::ZERO
+                        && depth(g - 1) <= T::ZERO
+                        && depth(g + 1) <= T::ZERO
+                        && depth(g - p) <= T::ZERO
+                        && depth(g + p) <= T::ZERO;
+                    if !dry_around {
+                        let faces = faces_at(&k, [w, hu, hv, bed], g, cc);
+                        let [fw, fe, gs, gn] = faces.flux;
+                        f = draining_factor(h, outflow(&k, [fw.f0, fe.f0, gs.f0, gn.f0]), T::ldg(dt));
+                    }
                 }
             }
-        }
-        // Every thread needs the answer (a flagged block writes all its factors).
-        let any = thread::sync_threads_or(f < T::ONE);
-        if any && inside {
-            *phi.add(g) = f;
-        }
-        if first {
-            *drained.add((bj * k.nbx + bi) as usize) = any as u32;
-        }
+            // Every thread needs the answer (a flagged block writes all its factors).
+            let any = thread::sync_threads_or(f < T::ONE);
+            if any && inside {
+                *phi.add(g) = f;
+            }
+            if first && any {
+                *drained.add((bj * k.nbx + bi) as usize) = 1;
+            }
+        });
     }
 }
 
 /// R of every cell with a face whose water leaves a drained cell (the cell itself or one of its
 /// four neighbours, by `phi` where `drained` flags the block), from its four faces recomputed and
-/// drained (`drain_face`); other cells keep the flux kernel's R. Blocks with no drained block
-/// among themselves and their four neighbours return at once, and so do, with `early` ≠ 0,
-/// blocks inactive by `wet_in` (the RK kernel reads no R there).
+/// drained (`drain_face`); other cells keep the flux kernel's R. Visits the drain list as
+/// [`kp_drain`]; a listed block with no drained block among itself and its four neighbours
+/// leaves at once, and so does, with `early` ≠ 0, one inactive by `wet_in` (the RK kernel reads
+/// no R there).
 ///
 /// # Safety
 /// As [`kp_drain`], whose `phi` and `drained` this reads; R padded, distinct from the inputs.
@@ -129,79 +192,80 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal>(
     phi: *const T,
     drained: *const u32,
     wet_in: *const u32,
+    list: *const u32,
+    count: *const u32,
     rw: *mut T,
     rhu: *mut T,
     rhv: *mut T,
 ) {
-    let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
     let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
-    // Nearly every block returns here: one thread reads the flags (a read in every thread made
-    // this kernel cost as much as an RK stage at 4096² on the H100) and the barrier tells the rest.
-    let work = first
-        && block_active(&k, bi, bj, flags(&k, drained))
-        && (early == 0 || block_active(&k, bi, bj, flags(&k, wet_in)));
-    if !thread::sync_threads_or(work) {
-        return;
-    }
-    let (i, j) = thread::index_2d();
-    if i >= k.nx || j >= k.ny {
-        return;
-    }
     unsafe {
-        let is_drained = flags(&k, drained);
-        let (tx, ty) = (thread::thread_idx_x() as i32, thread::thread_idx_y() as i32);
-        let (bx, by) = (k.bx as i32, k.by as i32);
-        // The factor of interior cell (i + di, j + dj), |di|, |dj| ≤ 1: 1 outside the interior
-        // (ghost cells are not drained) and in blocks that drained nothing. Its block is this
-        // one or the next along the step (no division: the blocks are k.bx × k.by threads).
-        let factor = |di: i32, dj: i32| {
-            let (a, b) = (i as i32 + di, j as i32 + dj);
-            let step = |t: i32, d: i32, size: i32| {
-                if t + d < 0 {
-                    -1
-                } else if t + d >= size {
-                    1
+        for_listed(list, count, |bi, bj| {
+            let work = first
+                && block_active(&k, bi, bj, flags(&k, drained))
+                && (early == 0 || block_active(&k, bi, bj, flags(&k, wet_in)));
+            if !thread::sync_threads_or(work) {
+                return;
+            }
+            let (i, j) = cell_of(&k, bi, bj);
+            if i >= k.nx || j >= k.ny {
+                return;
+            }
+            let is_drained = flags(&k, drained);
+            let (tx, ty) = (thread::thread_idx_x() as i32, thread::thread_idx_y() as i32);
+            let (bx, by) = (k.bx as i32, k.by as i32);
+            // The factor of interior cell (i + di, j + dj), |di|, |dj| ≤ 1: 1 outside the interior
+            // (ghost cells are not drained) and in blocks that drained nothing. Its block is this
+            // one or the next along the step (no division: the blocks are k.bx × k.by threads).
+            let factor = |di: i32, dj: i32| {
+                let (a, b) = (i as i32 + di, j as i32 + dj);
+                let step = |t: i32, d: i32, size: i32| {
+                    if t + d < 0 {
+                        -1
+                    } else if t + d >= size {
+                        1
+                    } else {
+                        0
+                    }
+                };
+                let (na, nb) = ((bi as i32 + step(tx, di, bx)) as u32, (bj as i32 + step(ty, dj, by)) as u32);
+                if a < 0 || b < 0 || a >= k.nx as i32 || b >= k.ny as i32 || !is_drained(na, nb) {
+                    T::ONE
                 } else {
-                    0
+                    *phi.add(at(&k, a as u32, b as u32).0)
                 }
             };
-            let (na, nb) = ((bi as i32 + step(tx, di, bx)) as u32, (bj as i32 + step(ty, dj, by)) as u32);
-            if a < 0 || b < 0 || a >= k.nx as i32 || b >= k.ny as i32 || !is_drained(na, nb) {
-                T::ONE
-            } else {
-                *phi.add(at(&k, a as u32, b as u32).0)
+            let (pc, pw, pe, ps, pn) = (factor(0, 0), factor(-1, 0), factor(1, 0), factor(0, -1), factor(0, 1));
+            if pc.min(pw).min(pe).min(ps).min(pn) >= T::ONE {
+                return;
             }
-        };
-        let (pc, pw, pe, ps, pn) = (factor(0, 0), factor(-1, 0), factor(1, 0), factor(0, -1), factor(0, 1));
-        if pc.min(pw).min(pe).min(ps).min(pn) >= T::ONE {
-            return;
-        }
-        let (g, cc) = at(&k, i, j);
-        let mut faces = faces_at(&k, [w, hu, hv, bed], g, cc);
-        let [fw, fe, gs, gn] = faces.flux;
-        let [sw, se, ss, sn] = faces.sides;
-        faces.flux = [
-            drain_face(&k, fw, sw, pw, pc),
-            drain_face(&k, fe, se, pc, pe),
-            drain_face(&k, gs, ss, ps, pc),
-            drain_face(&k, gn, sn, pc, pn),
-        ];
-        let r = faces.rhs::<Clamp>(&k);
-        *rw.add(g) = r.w;
-        *rhu.add(g) = r.hu;
-        *rhv.add(g) = r.hv;
+            let (g, cc) = at(&k, i, j);
+            let mut faces = faces_at(&k, [w, hu, hv, bed], g, cc);
+            let [fw, fe, gs, gn] = faces.flux;
+            let [sw, se, ss, sn] = faces.sides;
+            faces.flux = [
+                drain_face(&k, fw, sw, pw, pc),
+                drain_face(&k, fe, se, pc, pe),
+                drain_face(&k, gs, ss, ps, pc),
+                drain_face(&k, gn, sn, pc, pn),
+            ];
+            let r = faces.rhs::<Clamp>(&k);
+            *rw.add(g) = r.w;
+            *rhu.add(g) = r.hu;
+            *rhv.add(g) = r.hv;
+        });
     }
 }
 
-/// The velocity clamp after an RK stage, on its output state (w, hu, hv): the momenta of every
-/// partially flooded cell deeper than `dry` (`clamped_momenta`), read from the unclamped state
-/// and written into the scratch pair (`shu`, `shv`) with every other cell's momenta, in blocks
-/// that hold such a cell, which flag themselves in `clamped`. Blocks not wet in `wet` (the
-/// stage's wet map: no cell deeper than 0) hold none and return at once.
+/// The velocity clamp after an RK stage, on its output state (w, hu, hv), in the blocks of the
+/// clamp list (`list`, `count`: [`kp_shore_lists`], blocks the RK kernel found holding a cell to
+/// clamp): the momenta of every partially flooded cell deeper than `dry` (`clamped_momenta`),
+/// read from the unclamped state, and every other cell's momenta, into the scratch pair (`shu`,
+/// `shv`).
 ///
 /// # Safety
-/// The launch contract of `entries.rs` (the RK kernel's grid); scratch padded and distinct from
-/// the state; `wet` and `clamped` nbx·nby flags.
+/// The launch contract of `entries.rs`, blocks of `k.bx × k.by` threads, any 1-D grid; scratch
+/// padded and distinct from the state.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kp_clamp<T: DeviceReal>(
     k: Coeffs<T>,
@@ -210,27 +274,20 @@ pub(super) unsafe fn kp_clamp<T: DeviceReal>(
     hv: *const T,
     bc: *const T,
     hi: *const T,
-    wet: *const u32,
+    list: *const u32,
+    count: *const u32,
     shu: *mut T,
     shv: *mut T,
-    clamped: *mut u32,
 ) {
-    let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
-    let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
-    let b = (bj * k.nbx + bi) as usize;
     unsafe {
-        if !thread::sync_threads_or(first && *wet.add(b) != 0) {
-            if first {
-                *clamped.add(b) = 0;
+        for_listed(list, count, |bi, bj| {
+            let (i, j) = cell_of(&k, bi, bj);
+            if i >= k.nx || j >= k.ny {
+                return;
             }
-            return;
-        }
-        let (i, j) = thread::index_2d();
-        let inside = i < k.nx && j < k.ny;
-        let g = at(&k, i, j).0;
-        // Only a partially flooded cell deeper than `dry` reads more than w and B_hi.
-        let mut clamped_q = None;
-        if inside {
+            let g = at(&k, i, j).0;
+            let (mut qu, mut qv) = (T::ldg(hu.add(g)), T::ldg(hv.add(g)));
+            // Only a partially flooded cell deeper than `dry` reads more than w and B_hi.
             let wc = T::ldg(w.add(g));
             if wc < T::ldg(hi.add(g)) {
                 let h = wc - T::ldg(bc.add(g));
@@ -244,24 +301,17 @@ pub(super) unsafe fn kp_clamp<T: DeviceReal>(
                         let wn = T::ldg(w.add(n));
                         Some((wn - T::ldg(bc.add(n)), T::ldg(hu.add(n)), T::ldg(hv.add(n)), wn >= T::ldg(hi.add(n))))
                     };
-                    clamped_q = Some(clamped_momenta(&k, h, (T::ldg(hu.add(g)), T::ldg(hv.add(g))), around));
+                    (qu, qv) = clamped_momenta(&k, h, (qu, qv), around);
                 }
             }
-        }
-        let any = thread::sync_threads_or(clamped_q.is_some());
-        if any && inside {
-            let q = clamped_q.unwrap_or_else(|| (T::ldg(hu.add(g)), T::ldg(hv.add(g))));
-            *shu.add(g) = q.0;
-            *shv.add(g) = q.1;
-        }
-        if first {
-            *clamped.add(b) = any as u32;
-        }
+            *shu.add(g) = qu;
+            *shv.add(g) = qv;
+        });
     }
 }
 
-/// The momenta [`kp_clamp`] left in the scratch pair, copied into the state's in the blocks it
-/// flagged.
+/// The momenta [`kp_clamp`] left in the scratch pair, copied into the state's in the blocks of
+/// the clamp list.
 ///
 /// # Safety
 /// As [`kp_clamp`].
@@ -269,19 +319,19 @@ pub(super) unsafe fn kp_clamp_copy<T: DeviceReal>(
     k: Coeffs<T>,
     shu: *const T,
     shv: *const T,
-    clamped: *const u32,
+    list: *const u32,
+    count: *const u32,
     hu: *mut T,
     hv: *mut T,
 ) {
-    let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
-    let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
-    let (i, j) = thread::index_2d();
     unsafe {
-        if !thread::sync_threads_or(first && *clamped.add((bj * k.nbx + bi) as usize) != 0) || i >= k.nx || j >= k.ny {
-            return;
-        }
-        let g = at(&k, i, j).0;
-        *hu.add(g) = T::ldg(shu.add(g));
-        *hv.add(g) = T::ldg(shv.add(g));
+        for_listed(list, count, |bi, bj| {
+            let (i, j) = cell_of(&k, bi, bj);
+            if i < k.nx && j < k.ny {
+                let g = at(&k, i, j).0;
+                *hu.add(g) = T::ldg(shu.add(g));
+                *hv.add(g) = T::ldg(shv.add(g));
+            }
+        });
     }
 }

@@ -14,7 +14,7 @@ use super::{Bollermann, Clamp, Clock, Coeffs, Kp07, flux_shared};
 use super::{
     PerCell, Uniform,
     boundary::kp_boundary,
-    drain::{kp_clamp, kp_clamp_copy, kp_drain, kp_drain_rhs},
+    drain::{kp_clamp, kp_clamp_copy, kp_drain, kp_drain_rhs, kp_shore_lists},
     rk::{kp_dt, kp_rk},
     stream::{kp_flux_stream, kp_flux_stream_early},
     tile::{kp_flux, kp_flux_early},
@@ -61,12 +61,14 @@ kernels! {
     pub const FLUX_STREAM_EARLY_CLAMP: FluxStreamEarly = kp_flux_stream_early_clamp(kp_flux_stream_early::<Clamp, T>);
 
     /// RK stage `stage` from Qⁿ (`*0`), the state R was evaluated at (`*1`) and R into `o*`, with
-    /// the wet maps (see `kp_rk`); `gn2` the friction field g·n² (`friction.rs`).
+    /// the wet maps (see `kp_rk`); `gn2` the friction field g·n² (`friction.rs`); in `clamp`
+    /// (`hi` not null) the flags of blocks with partially flooded cells for the passes' lists.
     pub struct RkStage<T> {
         k: Coeffs<T>, stage: u32, early: u32, dt: *const T, bc: *const T, gn2: *const T,
         w0: *const T, hu0: *const T, hv0: *const T, w1: *const T, hu1: *const T, hv1: *const T,
         rw: *const T, rhu: *const T, rhv: *const T, ow: *mut T, ohu: *mut T, ohv: *mut T,
         wet_m0: *const u32, wet_in: *const u32, wet_out: *mut u32,
+        hi: *const T, partial: *mut u32, shore: *mut u32,
     }
     /// One g·n² for the grid, `k.g_n2` (`gn2` is not read: null will do).
     pub const RK: RkStage = kp_rk(kp_rk::<Uniform, T>);
@@ -77,30 +79,45 @@ kernels! {
     pub struct SetGhosts<T> { k: Coeffs<T>, axis: u32, w: *mut T, hu: *mut T, hv: *mut T, bc: *const T }
     pub const BOUNDARY: SetGhosts = kp_boundary(kp_boundary::<T>);
 
+    /// `clamp`: after an RK stage, the lists of blocks the passes visit (pairs (bi, bj) in
+    /// `lists`, lengths in `counts`), from its flags; clears `drained` (`drain.rs`). Blocks of 32
+    /// threads wide covering nbx × nby.
+    pub struct ShoreLists<T> {
+        k: Coeffs<T>, wet: *const u32, partial: *const u32, shore: *const u32, drained: *mut u32,
+        lists: *mut u32, counts: *mut u32,
+    }
+    pub const SHORE_LISTS: ShoreLists = kp_shore_lists(kp_shore_lists::<T>);
+
     /// `clamp`: the draining factors of the state's partially flooded cells for Δt `dt[0]`
-    /// into `phi`, one flag a block in `drained` (`drain.rs`).
+    /// into `phi`, one flag a block in `drained`, in the blocks of the drain list (`drain.rs`).
+    /// This and the three below: blocks of `k.bx × k.by` threads, any 1-D grid.
     pub struct Drain<T> {
         k: Coeffs<T>, early: u32, dt: *const T, w: *const T, hu: *const T, hv: *const T, bed: *const T,
-        bc: *const T, hi: *const T, wet_in: *const u32, phi: *mut T, drained: *mut u32,
+        bc: *const T, hi: *const T, wet_in: *const u32, list: *const u32, count: *const u32, phi: *mut T,
+        drained: *mut u32,
     }
     pub const DRAIN: Drain = kp_drain(kp_drain::<T>);
 
     /// `clamp`: R of the cells next to a drained face, recomputed with the faces drained.
     pub struct DrainRhs<T> {
         k: Coeffs<T>, early: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T, phi: *const T,
-        drained: *const u32, wet_in: *const u32, rw: *mut T, rhu: *mut T, rhv: *mut T,
+        drained: *const u32, wet_in: *const u32, list: *const u32, count: *const u32, rw: *mut T, rhu: *mut T,
+        rhv: *mut T,
     }
     pub const DRAIN_RHS: DrainRhs = kp_drain_rhs(kp_drain_rhs::<T>);
 
-    /// `clamp`: the velocity clamp of an RK stage's output into the scratch pair.
+    /// `clamp`: the velocity clamp of an RK stage's output into the scratch pair, in the blocks
+    /// of the clamp list.
     pub struct ClampVelocity<T> {
-        k: Coeffs<T>, w: *const T, hu: *const T, hv: *const T, bc: *const T, hi: *const T, wet: *const u32,
-        shu: *mut T, shv: *mut T, clamped: *mut u32,
+        k: Coeffs<T>, w: *const T, hu: *const T, hv: *const T, bc: *const T, hi: *const T, list: *const u32,
+        count: *const u32, shu: *mut T, shv: *mut T,
     }
     pub const CLAMP: ClampVelocity = kp_clamp(kp_clamp::<T>);
 
     /// `clamp`: the clamped momenta copied back into the state.
-    pub struct ClampCopy<T> { k: Coeffs<T>, shu: *const T, shv: *const T, clamped: *const u32, hu: *mut T, hv: *mut T }
+    pub struct ClampCopy<T> {
+        k: Coeffs<T>, shu: *const T, shv: *const T, list: *const u32, count: *const u32, hu: *mut T, hv: *mut T,
+    }
     pub const CLAMP_COPY: ClampCopy = kp_clamp_copy(kp_clamp_copy::<T>);
 
     /// Δt from the device-wide largest rate, and the clock.

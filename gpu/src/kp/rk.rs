@@ -19,11 +19,18 @@ use crate::device::{DeviceReal, shared, thread};
 /// has q1 = q0 and ½(q0 + q1) = q0, so it leaves the block alone. Results are bit for bit those
 /// of the full update.
 ///
+/// In `clamp` (`hi`, each cell's highest corner B_hi, not null) it also flags the blocks of the
+/// result that hold a partially flooded cell (w̄ < B_hi: `partial`) and one deeper than `dry`
+/// among those (a cell to clamp: `shore`), for the lists of the passes (`drain.rs`). A block
+/// left alone gets `partial` set (it was not read; the drain pass looks at its cells if it is
+/// listed) and `shore` clear (its cells are dry).
+///
 /// # Safety
 /// The launch contract of `entries.rs`; 32 T of shared memory. `out*` may alias `q0*` (stage 2 updates Qⁿ in
 /// place: each thread reads its own cell before writing it); they alias nothing else. The three
 /// wet maps hold nbx·nby flags; `wet_out` is neither of the others. With `F` = `PerCell`, `gn2`
-/// is a padded array of `k.cells()`.
+/// is a padded array of `k.cells()`. `hi` is null or a padded array, and then `partial` and
+/// `shore` hold nbx·nby flags.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal>(
     k: Coeffs<T>,
@@ -47,20 +54,32 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal>(
     wet_m0: *const u32,
     wet_in: *const u32,
     wet_out: *mut u32,
+    hi: *const T,
+    partial: *mut u32,
+    shore: *mut u32,
 ) {
     let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
     let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
     let flags = |map: *const u32| move |a: u32, b: u32| unsafe { *map.add((b * k.nbx + a) as usize) } != 0;
     // Uniform over the block (so are the barriers below).
     let inactive = early != 0 && !block_active(&k, bi, bj, flags(wet_in));
+    let b = (bj * k.nbx + bi) as usize;
+    let flags_shore = !hi.is_null();
     if inactive && stage == 2 && !block_active(&k, bi, bj, flags(wet_m0)) {
         if first {
-            unsafe { *wet_out.add((bj * k.nbx + bi) as usize) = 0 };
+            unsafe { *wet_out.add(b) = 0 };
+            if flags_shore {
+                unsafe {
+                    *partial.add(b) = 1;
+                    *shore.add(b) = 0;
+                }
+            }
         }
         return;
     }
     let (i, j) = thread::index_2d();
     let mut is_wet = T::ZERO;
+    let (mut is_partial, mut to_clamp) = (false, false);
     unsafe {
         if i < k.nx && j < k.ny {
             let g = (j + 2) as usize * k.pitch as usize + (i + 2) as usize;
@@ -79,17 +98,29 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal>(
             // An inactive block's cells are dry in the state friction is evaluated at (h ≤ dry,
             // as `block_active` says), where friction is 0 whatever g·n² is: no load for it.
             let g_n2 = if F::PER_CELL && !inactive { T::ldg(gn2.add(g)) } else { k.g_n2 };
-            let ((a, b, c), wet_cell) = rk_point(&k, g_n2, stage, d, T::ldg(bc.add(g)), q0, q1, r);
+            let cb = T::ldg(bc.add(g));
+            let ((a, hu, hv), wet_cell) = rk_point(&k, g_n2, stage, d, cb, q0, q1, r);
             *ow.add(g) = a;
-            *ohu.add(g) = b;
-            *ohv.add(g) = c;
+            *ohu.add(g) = hu;
+            *ohv.add(g) = hv;
             if wet_cell {
                 is_wet = T::ONE;
+            }
+            if flags_shore {
+                is_partial = a < T::ldg(hi.add(g));
+                to_clamp = is_partial && a - cb > k.dry;
             }
         }
         let m = block_max(is_wet, shared::dynamic::<T>());
         if first {
-            *wet_out.add((bj * k.nbx + bi) as usize) = if m > T::ZERO { 1 } else { 0 };
+            *wet_out.add(b) = if m > T::ZERO { 1 } else { 0 };
+        }
+        if flags_shore {
+            let (any_partial, any_clamp) = (thread::sync_threads_or(is_partial), thread::sync_threads_or(to_clamp));
+            if first {
+                *partial.add(b) = any_partial as u32;
+                *shore.add(b) = any_clamp as u32;
+            }
         }
     }
 }
