@@ -56,7 +56,17 @@ pub fn tune<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions) -> Result<Vec<Record>> {
         let limits = block_limits(gpu, &gpu.kernel::<T, _>(variant.entry())?)?;
         let (default_shape, _) = plan_with::<T>(grid, variant, gpu.info().sm_count, None)?;
         let default_block = default_shape.block.0;
-        let verdicts: Vec<_> = BLOCKS.iter().map(|&b| limits.check(b, 0)).collect();
+        // The streaming kernels' blocks span a row at most (wider ones launch as the row).
+        let row = (m as u32).next_multiple_of(32);
+        let verdicts: Vec<_> = BLOCKS
+            .iter()
+            .map(|&b| match variant {
+                Variant::YStream | Variant::ZStream if b > row => {
+                    Err(Pruned::Invalid(format!("{b} threads is wider than a row of {m}")))
+                }
+                _ => limits.check(b, 0),
+            })
+            .collect();
         let plans = BLOCKS
             .iter()
             .zip(&verdicts)
