@@ -36,6 +36,7 @@ pub mod runtime;
 pub mod scenarios;
 pub mod solver;
 pub mod transpose;
+pub mod tune;
 
 /// Declares the solver modules and lists them: adding a solver is one name here.
 macro_rules! solvers {

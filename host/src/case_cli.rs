@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 pub struct Globals {
     pub backend: Option<&'static str>,
     pub precision: Option<&'static str>,
+    /// `--tuning retune`: search the case's solver on the GPU before the run.
+    pub retune: bool,
 }
 
 /// The scenario list for `hydrokern scenarios` and `--help`.
@@ -32,7 +34,7 @@ pub fn scenarios_help() -> String {
     s
 }
 
-const COMMANDS: &str = "info, scenarios, run, check, bench";
+const COMMANDS: &str = "info, scenarios, run, check, plot, tune, bench";
 
 /// `hydrokern <scenario> [flags]`.
 pub fn run_scenario(args: &[OsString], globals: &Globals) -> Result<()> {
@@ -98,6 +100,13 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
             info.output_dir().display()
         ))?;
         return Ok(());
+    }
+    let info = case.info();
+    if globals.retune
+        && hydrokern::tune::SOLVERS.contains(&info.solver)
+        && info.run.backend.choice() != hydrokern::BackendChoice::Cpu
+    {
+        crate::tune_cli::retune(info.solver, info.run.precision)?;
     }
     let opts = RunOptions { force: m.get_flag("force"), console: Console::new(), restart };
     case.run(&opts)?;

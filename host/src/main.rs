@@ -7,6 +7,7 @@
 
 mod case_cli;
 mod output;
+mod tune_cli;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -28,9 +29,12 @@ struct Cli {
     /// Where to run: the GPU when one is usable (auto), the GPU or fail (gpu), or the CPU. Overrides the case's run.backend.
     #[arg(long, global = true, value_enum)]
     backend: Option<BackendArg>,
-    /// Floating-point precision of the fields and kernels. Overrides the case's run.precision.
+    /// Floating-point precision of the fields and kernels. Overrides the case's run.precision. (`both`: tune only.)
     #[arg(long, global = true, value_enum)]
     precision: Option<PrecisionArg>,
+    /// Launch parameters on the GPU: the tuning cache's entry for this GPU when there is one (auto), the built-in defaults (off), or search first, store, then run (retune). Keys a case sets win.
+    #[arg(long, global = true, value_enum, default_value_t = TuningArg::Auto)]
+    tuning: TuningArg,
     #[command(subcommand)]
     command: Command,
 }
@@ -42,10 +46,18 @@ enum BackendArg {
     Cpu,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, ValueEnum)]
 enum PrecisionArg {
     F32,
     F64,
+    Both,
+}
+
+#[derive(Clone, Copy, PartialEq, ValueEnum)]
+enum TuningArg {
+    Auto,
+    Off,
+    Retune,
 }
 
 #[derive(Subcommand)]
@@ -76,6 +88,9 @@ enum Command {
         #[arg(long)]
         output: Option<PathBuf>,
     },
+    /// Search the launch parameters of every tunable kernel on this GPU, print the default and best per kernel, store them in the tuning cache and draw the flux kernels' heat maps.
+    #[command(after_help = tune_help())]
+    Tune(TuneArgs),
     /// Time a benchmark suite on the GPU and print a markdown table.
     #[command(after_help = bench_help())]
     Bench(BenchArgs),
@@ -106,6 +121,30 @@ struct BenchArgs {
     /// Rows per thread for suites with multi-row kernels (sediment); default: the suite's.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     rows: Option<u32>,
+}
+
+#[derive(clap::Args)]
+struct TuneArgs {
+    /// Solvers to tune, comma-separated (default: all).
+    #[arg(long, value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(hydrokern::tune::SOLVERS))]
+    only: Vec<String>,
+    /// Points per side of the 2D grids (fd3d: a cube of as many points; tridiag: as many unknowns).
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(64..=32768))]
+    size: u64,
+    /// Timed repetitions per candidate (interleaved; outliers beyond 3σ dropped; medians compared).
+    #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    rounds: u64,
+    /// Where the heat maps go (created if missing).
+    #[arg(long, default_value = "tuning")]
+    output: PathBuf,
+}
+
+fn tune_help() -> String {
+    format!(
+        "Tunables: {}. Precision: the global --precision (f32, f64 or both; default both). The cache: $HYDROKERN_CACHE_DIR, else $XDG_CACHE_HOME/hydrokern, else ~/.cache/hydrokern ({}); see docs/tuning.md.",
+        hydrokern::tune::SOLVERS.join(", "),
+        hydrokern::tune::cache::FILE_NAME
+    )
 }
 
 /// The suites and what each times.
@@ -146,11 +185,20 @@ fn run(cli: Cli) -> Result<()> {
             BackendArg::Gpu => "gpu",
             BackendArg::Cpu => "cpu",
         }),
-        precision: cli.precision.map(|p| match p {
-            PrecisionArg::F32 => "f32",
-            PrecisionArg::F64 => "f64",
-        }),
+        precision: match cli.precision {
+            None => None,
+            Some(PrecisionArg::F32) => Some("f32"),
+            Some(PrecisionArg::F64) => Some("f64"),
+            Some(PrecisionArg::Both) if matches!(cli.command, Command::Tune(_)) => None,
+            Some(PrecisionArg::Both) => bail!("--precision both: only `tune` runs both precisions; give f32 or f64"),
+        },
+        retune: cli.tuning == TuningArg::Retune,
     };
+    hydrokern::tune::set_mode(match cli.tuning {
+        TuningArg::Auto => hydrokern::tune::Mode::Auto,
+        TuningArg::Off => hydrokern::tune::Mode::Off,
+        TuningArg::Retune => hydrokern::tune::Mode::Retune,
+    });
     let choice = match cli.backend {
         None | Some(BackendArg::Auto) => BackendChoice::Auto,
         Some(BackendArg::Gpu) => BackendChoice::Gpu,
@@ -163,6 +211,25 @@ fn run(cli: Cli) -> Result<()> {
         Command::Check { args } => case_cli::run_file(&args, &globals, true),
         Command::Plot { file, output } => plot(&file, output),
         Command::Bench(args) => bench(choice, args),
+        Command::Tune(args) => {
+            if choice == BackendChoice::Cpu {
+                bail!("tune times GPU kernels; it cannot run with --backend cpu");
+            }
+            let precisions = match cli.precision {
+                Some(PrecisionArg::F32) => vec![hydrokern::Precision::F32],
+                Some(PrecisionArg::F64) => vec![hydrokern::Precision::F64],
+                _ => hydrokern::Precision::ALL.to_vec(),
+            };
+            let d = hydrokern::tune::TuneOptions::default();
+            let opts = hydrokern::tune::TuneOptions {
+                only: if args.only.is_empty() { d.only } else { args.only },
+                precisions,
+                size: args.size as usize,
+                rounds: args.rounds as usize,
+                pictures: Some(args.output),
+            };
+            tune_cli::tune(&opts)
+        }
         Command::Scenario(args) => case_cli::run_scenario(&args, &globals),
     }
 }
@@ -187,10 +254,13 @@ fn info(choice: BackendChoice) -> Result<()> {
             i.max_threads_per_block
         ))?;
         out(format!("  CUDA driver: {}", i.driver))?;
+        out(tune_cli::info_line(gpu))?;
         let gbs = bench::copy_bandwidth(gpu).context("measuring the copy bandwidth")?;
         out(format!(
             "  device-to-device copy: {gbs:.0} GB/s (cuMemcpyDtoD of 512 MiB, bytes read + written, median of 20)"
         ))?;
+    } else {
+        out("  tuning: none (no GPU to tune)")?;
     }
     Ok(())
 }

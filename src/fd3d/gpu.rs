@@ -29,6 +29,29 @@ fn u32_of(v: usize) -> u32 {
 /// The kernel's parameters and launch shape for `variant` on `grid`. `sm_count` sizes the
 /// streaming variants' segments (enough threads to fill the GPU).
 pub fn plan_for<T: GpuReal>(grid: Grid3, variant: Variant, sm_count: u32) -> Result<(LaunchShape, Fd3dParams<T>)> {
+    plan_with::<T>(grid, variant, sm_count, None)
+}
+
+/// The variants whose threads a block are a run-time choice (the tuner's): x-vec and the
+/// streaming y and z kernels (one-dimensional blocks of whole warps, each thread its own
+/// points, so any such block computes the same).
+pub fn block_tunable(variant: Variant) -> bool {
+    matches!(variant, Variant::XVec | Variant::YStream | Variant::ZStream)
+}
+
+/// [`plan_for`] with `block` threads a block (a multiple of 32, at most 1024) for the
+/// variants of [`block_tunable`] in place of the built-in ones (the others ignore it).
+pub fn plan_with<T: GpuReal>(
+    grid: Grid3,
+    variant: Variant,
+    sm_count: u32,
+    block: Option<u32>,
+) -> Result<(LaunchShape, Fd3dParams<T>)> {
+    if let Some(b) = block
+        && (b == 0 || !b.is_multiple_of(32) || b > 1024)
+    {
+        return Err(Error::invalid(format!("fd3d: {b} threads a block: needs a multiple of 32, at most 1024")));
+    }
     grid.validate_periodic()?;
     let dir = variant.direction();
     let (mx, my, mz) = (u32_of(grid.nx), u32_of(grid.ny), u32_of(grid.nz));
@@ -74,13 +97,14 @@ pub fn plan_for<T: GpuReal>(grid: Grid3, variant: Variant, sm_count: u32) -> Res
         }
         Variant::XVec => {
             let vec = (16 / std::mem::size_of::<T>()) as u64;
-            let per_block = (XVEC_BLOCK * XVEC_PER_THREAD) as u64;
+            let threads = block.unwrap_or(XVEC_BLOCK);
+            let per_block = (threads * XVEC_PER_THREAD) as u64;
             let blocks = p.n.div_ceil(vec).div_ceil(per_block);
             let blocks = u32::try_from(blocks)
                 .ok()
                 .filter(|&b| b < i32::MAX as u32)
                 .ok_or_else(|| Error::invalid(format!("fd3d: a {grid} grid is too large for x-vec's 1D grid")))?;
-            LaunchShape::fixed((blocks, 1, 1), (XVEC_BLOCK, 1, 1))
+            LaunchShape::fixed((blocks, 1, 1), (threads, 1, 1))
         }
         Variant::Y4Pencil | Variant::Z4Pencil | Variant::Y32Pencil | Variant::Z32Pencil => {
             let (pencils, walkers) = if matches!(variant, Variant::Y4Pencil | Variant::Z4Pencil) {
@@ -95,7 +119,7 @@ pub fn plan_for<T: GpuReal>(grid: Grid3, variant: Variant, sm_count: u32) -> Res
             .with_shared_of::<T>(((p.tile + 2 * HALO) * pencils) as usize)
         }
         Variant::YStream | Variant::ZStream => {
-            let block = mx.next_multiple_of(32).min(128);
+            let block = mx.next_multiple_of(32).min(block.unwrap_or(128));
             // Measured on an H100 (256³ and 512³): f32 runs best as many one-step segments
             // (16 points per thread, whose 8 halo reads hit L2: 92–97% of copy against 78–90%
             // for long streams); f64 runs best as long streams, one segment per pencil once
@@ -124,7 +148,15 @@ pub struct Plan<T: GpuReal> {
 
 impl<T: GpuReal> Plan<T> {
     pub fn new(gpu: &Gpu, grid: Grid3, variant: Variant) -> Result<Plan<T>> {
-        let (shape, params) = plan_for::<T>(grid, variant, gpu.info().sm_count)?;
+        let precision = crate::tune::precision_of::<T>();
+        let block = block_tunable(variant).then(|| crate::tune::fd3d_block(gpu, precision, variant)).flatten();
+        Self::with_block(gpu, grid, variant, block)
+    }
+
+    /// [`Plan::new`] with `block` threads a block for the variants of [`block_tunable`]
+    /// (None: the built-in shape); the tuner's entry point.
+    pub fn with_block(gpu: &Gpu, grid: Grid3, variant: Variant, block: Option<u32>) -> Result<Plan<T>> {
+        let (shape, params) = plan_with::<T>(grid, variant, gpu.info().sm_count, block)?;
         Ok(Plan { kernel: gpu.kernel::<T, _>(variant.entry())?, shape, params, grid })
     }
 

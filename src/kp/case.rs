@@ -261,17 +261,16 @@ impl Rasters {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GpuSection {
-    #[serde(default = "flux")]
-    flux: String,
-    #[serde(default = "block")]
-    block: [u32; 2],
+    /// None: the tuning cache's (with `--tuning auto`), else `stream`.
+    #[serde(default)]
+    flux: Option<String>,
+    /// None: the tuning cache's, else [`Launch::default`]'s.
+    #[serde(default)]
+    block: Option<[u32; 2]>,
     #[serde(default = "early")]
     early_exit: String,
 }
 
-fn flux() -> String {
-    "stream".into()
-}
 fn block() -> [u32; 2] {
     [Launch::default().block.0, Launch::default().block.1]
 }
@@ -281,7 +280,7 @@ fn early() -> String {
 
 impl Default for GpuSection {
     fn default() -> Self {
-        GpuSection { flux: flux(), block: block(), early_exit: early() }
+        GpuSection { flux: None, block: None, early_exit: early() }
     }
 }
 
@@ -292,6 +291,8 @@ pub struct KpCase {
     grid: Grid2,
     times: Times,
     launch: Launch,
+    /// Whether the case left the launch to the defaults (the tuning cache may then choose it).
+    tunable: bool,
     early_exit: EarlyExit,
     v0: f64,
     /// The interior cells of `[output] gauges`, in their order.
@@ -349,9 +350,11 @@ impl KpCase {
         for (k, (name, v)) in [("west", &b.west), ("east", &b.east), ("south", &b.south), ("north", &b.north)].into_iter().enumerate() {
             boundary[k] = v.parse().map_err(|e| doc.invalid(&format!("boundary.{name}"), e))?;
         }
-        let flux: FluxVariant = f.gpu.flux.parse().map_err(|e| doc.invalid("gpu.flux", e))?;
+        let tunable = f.gpu.flux.is_none() && f.gpu.block.is_none();
+        let flux: FluxVariant =
+            f.gpu.flux.as_deref().unwrap_or("stream").parse().map_err(|e| doc.invalid("gpu.flux", e))?;
         let early_exit: EarlyExit = f.gpu.early_exit.parse().map_err(|e| doc.invalid("gpu.early_exit", e))?;
-        let [bx, by] = f.gpu.block;
+        let [bx, by] = f.gpu.block.unwrap_or_else(block);
         match bx.checked_mul(by) {
             Some(t) if bx > 0 && by > 0 && t % 32 == 0 && t <= 1024 => {}
             _ => return c.fail("gpu.block", format!("{bx}×{by}: the flux and RK kernels need a multiple of 32 threads, at most 1024")),
@@ -376,7 +379,7 @@ impl KpCase {
         let v0 = grid.integrate(&p.h);
         let gauge_cells = common.output.products().cells(&grid).map_err(|e| doc.invalid("output.gauges", e))?;
         let info = CaseInfo::new(doc, "kp", common);
-        Ok(KpCase { info, problem: p, grid, times, launch, early_exit, v0, gauge_cells })
+        Ok(KpCase { info, problem: p, grid, times, launch, tunable, early_exit, v0, gauge_cells })
     }
 }
 
@@ -500,7 +503,10 @@ impl Simulation for KpCase {
         if rate > 0.0 { (self.times.t_end * rate / p.cfl).ceil() } else { 1.0 }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
-        let model = KpModel::<T>::new(backend, &self.problem, self.launch, self.early_exit)?;
+        let ny = self.problem.ny;
+        let tuned = |gpu: &crate::Gpu| crate::tune::kp_launch(gpu, crate::tune::precision_of::<T>()).filter(|l| l.flux.check(ny).is_ok());
+        let launch = crate::tune::case_launch(backend, self.tunable, self.launch, tuned, crate::tune::kp_label, "kp");
+        let model = KpModel::<T>::new(backend, &self.problem, launch, self.early_exit)?;
         Ok(Box::new(model.with_products(&self.info.output.products(), self.gauge_cells.clone())?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {

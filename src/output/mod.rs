@@ -9,7 +9,7 @@
 //! machine, too, leaves everything up to the last checkpoint whole.
 
 pub mod anim;
-mod canvas;
+pub(crate) mod canvas;
 mod font;
 pub mod netcdf;
 pub mod npy;

@@ -139,6 +139,21 @@ impl<P: Params> Kernel<P> {
         self.max_threads
     }
 
+    /// The function's registers per thread and static shared memory (bytes), as the driver
+    /// reports them after loading: what the tuner prunes launch configurations by.
+    pub fn registers_and_static_shared(&self) -> Result<(u32, u32)> {
+        let get = |a: FnAttr, what: &'static str| {
+            self.function
+                .get_attribute(a)
+                .map(|v| v.max(0) as u32)
+                .map_err(|source| Error::Driver { call: what, source })
+        };
+        Ok((
+            get(FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS, "cuFuncGetAttribute (registers)")?,
+            get(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "cuFuncGetAttribute (static shared memory)")?,
+        ))
+    }
+
     /// Check `shape` against the device's and the kernel's limits, raising the function's
     /// shared-memory limit the first time a launch asks for more than 48 KiB.
     fn check(&self, shape: &LaunchShape) -> Result<()> {

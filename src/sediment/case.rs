@@ -148,10 +148,11 @@ fn default_variant() -> String {
 struct GpuSection {
     #[serde(default = "default_variant")]
     variant: String,
-    #[serde(default = "default_block")]
-    block: [u32; 2],
-    #[serde(default = "default_rows")]
-    rows: u32,
+    /// None (with `rows`): the tuning cache's for the fused kernel, else [`Launch::default`]'s.
+    #[serde(default)]
+    block: Option<[u32; 2]>,
+    #[serde(default)]
+    rows: Option<u32>,
 }
 
 fn default_block() -> [u32; 2] {
@@ -164,7 +165,7 @@ fn default_rows() -> u32 {
 
 impl Default for GpuSection {
     fn default() -> Self {
-        GpuSection { variant: default_variant(), block: default_block(), rows: default_rows() }
+        GpuSection { variant: default_variant(), block: None, rows: None }
     }
 }
 
@@ -177,6 +178,9 @@ pub struct SedimentCase {
     policy: StepPolicy,
     variant: StepVariant,
     launch: Launch,
+    /// Whether the case left the fused kernel's launch to the defaults (the tuning cache may
+    /// then choose it).
+    tunable: bool,
     /// The step the run starts with, and the volume it starts from.
     dt0: f64,
     v0: f64,
@@ -232,7 +236,9 @@ impl SedimentCase {
         let accumulation: Accumulation =
             f.numerics.accumulation.parse().map_err(|e| doc.invalid("numerics.accumulation", e))?;
         let variant: StepVariant = f.gpu.variant.parse().map_err(|e| doc.invalid("gpu.variant", e))?;
-        let launch = Launch { block: (f.gpu.block[0], f.gpu.block[1]), rows: f.gpu.rows };
+        let [bx, by] = f.gpu.block.unwrap_or_else(default_block);
+        let launch = Launch { block: (bx, by), rows: f.gpu.rows.unwrap_or_else(default_rows) };
+        let tunable = f.gpu.block.is_none() && f.gpu.rows.is_none() && variant == StepVariant::Fused;
         check_launch(&c, launch, variant)?;
 
         let mut problem = setup::basin_on(&grid, sides[0].q)?;
@@ -272,7 +278,7 @@ impl SedimentCase {
         let policy = StepPolicy { forced: f.time.dt, update_every: f.time.dt_update_steps };
         let v0 = grid.integrate(&problem.h.interior());
         let info = CaseInfo::new(doc, "sediment", common);
-        Ok(SedimentCase { info, problem, grid, times, policy, variant, launch, dt0, v0 })
+        Ok(SedimentCase { info, problem, grid, times, policy, variant, launch, tunable, dt0, v0 })
     }
 }
 
@@ -354,7 +360,10 @@ impl Simulation for SedimentCase {
         (self.times.t_end / self.dt0).ceil()
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
-        Ok(Box::new(SedimentModel::<T>::new(backend, &self.problem, self.policy, self.variant, self.launch)?))
+        let tuned = |gpu: &crate::Gpu| crate::tune::sediment_launch(gpu, crate::tune::precision_of::<T>());
+        let launch =
+            crate::tune::case_launch(backend, self.tunable, self.launch, tuned, crate::tune::sediment_label, "sediment");
+        Ok(Box::new(SedimentModel::<T>::new(backend, &self.problem, self.policy, self.variant, launch)?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         let (Some(h), Some(s)) = (state.field("h"), state.field("s")) else { return String::new() };

@@ -143,6 +143,17 @@ impl<T: GpuReal> GpuSediment<T> {
         self.kernels.buffers.fill(&mut self.sn, T::NAN)
     }
 
+    /// Launch with `launch` from now on (the tuner times shapes on one running model).
+    pub fn set_launch(&mut self, problem: &Problem, dt: f64, launch: Launch) -> Result<()> {
+        let (bx, by) = launch.block;
+        if bx == 0 || by == 0 || launch.rows == 0 {
+            return Err(Error::invalid(format!("block {bx}×{by} with {} rows per thread: all must be positive", launch.rows)));
+        }
+        self.launch = launch;
+        self.k = problem.coeffs(dt, launch.rows);
+        Ok(())
+    }
+
     pub fn set_dt(&mut self, problem: &Problem, dt: f64) {
         self.k = problem.coeffs(dt, self.launch.rows);
     }

@@ -311,6 +311,9 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
 pub struct GpuTridiag<T: GpuReal> {
     shape: Shape,
     limits: Limits,
+    /// The automatic choice for a dominant batch from the tuning cache ([`use_tuning`](Self::use_tuning)),
+    /// in place of [`Limits::auto`]'s thresholds.
+    tuned: Option<Algorithm>,
     status: DeviceBuffer<u64>,
     work: DeviceBuffer<T>,
     kernels: TridiagKernels<T>,
@@ -320,10 +323,23 @@ impl<T: GpuReal> GpuTridiag<T> {
     pub fn new(gpu: &Gpu, shape: Shape) -> Result<GpuTridiag<T>> {
         shape.validate()?;
         let kernels = TridiagKernels::new(gpu)?;
-        Ok(GpuTridiag { shape, limits: kernels.limits(gpu), status: gpu.zeros(1)?, work: gpu.alloc(1)?, kernels })
+        Ok(GpuTridiag { shape, limits: kernels.limits(gpu), tuned: None, status: gpu.zeros(1)?, work: gpu.alloc(1)?, kernels })
     }
     pub fn shape(&self) -> Shape {
         self.shape
+    }
+    /// Take the automatic choice for dominant batches from the tuning cache's entry for this
+    /// GPU (`crate::tune`), when it has a shape near this one and that algorithm can run it;
+    /// else keep [`Limits::auto`]'s thresholds. What it chose, if anything.
+    pub fn use_tuning(&mut self, gpu: &Gpu) -> Option<Algorithm> {
+        let precision = crate::tune::precision_of::<T>();
+        self.tuned = crate::tune::tridiag_algorithm(gpu, precision, self.shape)
+            .filter(|&a| plan(self.shape, a, &self.limits).is_ok());
+        self.tuned
+    }
+    /// The automatic choice for a dominant batch: the tuned one, else the thresholds'.
+    fn auto(&self) -> Algorithm {
+        self.tuned.unwrap_or_else(|| self.limits.auto(self.shape))
     }
     pub fn limits(&self) -> &Limits {
         &self.limits
@@ -332,7 +348,7 @@ impl<T: GpuReal> GpuTridiag<T> {
     /// dominant (the automatic choice of a solve checks, see [`choose`](Self::choose)).
     pub fn algorithm(&self, choice: Choice) -> Algorithm {
         match choice {
-            Choice::Auto => self.limits.auto(self.shape),
+            Choice::Auto => self.auto(),
             Choice::Force(a) => a,
         }
     }
@@ -391,7 +407,7 @@ impl<T: GpuReal> GpuTridiag<T> {
         Ok(match choice {
             Choice::Force(alg) => alg,
             Choice::Auto if self.first_non_dominant(gpu, a, b, c)?.is_some() => self.limits.auto_pivoting(self.shape),
-            Choice::Auto => self.limits.auto(self.shape),
+            Choice::Auto => self.auto(),
         })
     }
 

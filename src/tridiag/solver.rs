@@ -17,7 +17,12 @@ impl<T: GpuReal> Solver<T> {
     pub fn new(backend: &Backend, shape: Shape) -> Result<Solver<T>> {
         shape.validate()?;
         Ok(match backend {
-            Backend::Gpu(gpu) => Solver::Gpu { gpu: gpu.clone(), solver: Box::new(GpuTridiag::new(gpu, shape)?) },
+            Backend::Gpu(gpu) => {
+                let mut solver = GpuTridiag::new(gpu, shape)?;
+                // The tuning cache's choice for dominant batches, when tuning is on.
+                solver.use_tuning(gpu);
+                Solver::Gpu { gpu: gpu.clone(), solver: Box::new(solver) }
+            }
             Backend::Cpu { .. } => Solver::Cpu { shape },
         })
     }

@@ -1,0 +1,44 @@
+//! `hydrokern tune`, `--tuning` and the tuning line of `info` on the command line (the
+//! searches themselves need a GPU: tests/tune.rs).
+
+mod common;
+
+use common::{hydrokern, refused, stdout};
+
+#[test]
+fn tune_refuses_the_cpu_backend_unknown_solvers_and_tiny_sizes() {
+    refused(&["tune", "--backend", "cpu"], "tune times GPU kernels");
+    refused(&["tune", "--only", "claw"], "invalid value 'claw'");
+    refused(&["tune", "--size", "8"], "--size");
+    refused(&["tune", "--rounds", "0"], "--rounds");
+}
+
+#[test]
+fn both_precisions_and_unknown_tuning_modes_are_refused_for_runs() {
+    refused(&["--precision", "both", "dam-break", "--nx", "8", "--t-end", "0.01"], "only `tune` runs both precisions");
+    refused(&["--tuning", "sometimes", "info"], "invalid value 'sometimes'");
+}
+
+#[test]
+fn info_has_a_tuning_line_and_off_runs_on_the_cpu() {
+    let o = hydrokern(&["info"]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    assert_eq!(text.lines().filter(|l| l.trim_start().starts_with("tuning:")).count(), 1, "{text}");
+    let dir = common::scratch("tuning-off");
+    let o = hydrokern(&[
+        "--tuning",
+        "off",
+        "--backend",
+        "cpu",
+        "dam-break",
+        "--nx",
+        "16",
+        "--t-end",
+        "0.01",
+        "--output",
+        common::s(&dir),
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,123 @@
+//! The auto-tuner on a GPU: a small search writes the cache, the entry reads back, runs use
+//! it with tuning on and not with it off, and an entry for other PTX is ignored. (The pure
+//! parts — statistics, pruning, the cache file, the scheme choice — have unit tests in
+//! `src/tune/`.)
+
+mod common;
+
+use common::gpu;
+use hydrokern::kp::gpu::Launch as KpLaunch;
+use hydrokern::sediment::gpu::Launch as SedimentLaunch;
+use hydrokern::tune::{self, Mode, TuneOptions, cache};
+use hydrokern::{Backend, Precision};
+
+/// One test, so that the cache directory variable and the process-wide mode are not raced.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
+    let gpu = gpu();
+    let dir = std::env::temp_dir().join(format!("hydrokern-tune-gpu-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // SAFETY: this test binary's only test; nothing else reads the environment meanwhile.
+    unsafe { std::env::set_var("HYDROKERN_CACHE_DIR", &dir) };
+    let path = cache::cache_path().unwrap();
+    assert!(path.starts_with(&dir));
+
+    // A small budget: 512², two rounds, both precisions, every solver.
+    let opts = TuneOptions { size: 512, rounds: 2, pictures: Some(dir.join("maps")), ..TuneOptions::default() };
+    let t0 = std::time::Instant::now();
+    let found = tune::run_all(&gpu, &opts).unwrap();
+    eprintln!("small tune: {:.1} s", t0.elapsed().as_secs_f64());
+    let e = &found.entry;
+    for solver in tune::SOLVERS {
+        for p in Precision::ALL {
+            assert!(e.of(solver, p).count() > 0, "no record for {solver} {p}");
+        }
+    }
+    for r in &e.records {
+        assert!(r.default_ms > 0.0 && r.best_ms > 0.0 && r.best_ms <= r.default_ms * 1.0001, "{r:?}");
+    }
+    // Four heat maps (tile and streamed flux, two precisions), each a PNG.
+    assert_eq!(found.pictures.len(), 4);
+    for p in &found.pictures {
+        assert_eq!(&std::fs::read(p).unwrap()[1..4], b"PNG");
+    }
+    cache::store(&path, found.entry.clone()).unwrap();
+
+    // Read back: the same entry, found by this GPU's key.
+    let (file, note) = cache::read(&path);
+    assert!(note.is_none());
+    let (got, note) = cache::lookup(&file, &tune::key(&gpu));
+    assert!(note.is_none());
+    assert_eq!(got.unwrap(), &found.entry);
+
+    // Used with tuning on, not with it off.
+    let kp_best = tune::kp_parse(&e.find("kp", "rk2 step", Precision::F32).unwrap().best).unwrap();
+    let sed_best = tune::sediment_parse(&e.find("sediment", "fused step", Precision::F64).unwrap().best).unwrap();
+    let backend = Backend::Gpu(gpu.clone());
+    // What a kp case that leaves its launch to the defaults runs with.
+    let kp_case = || {
+        tune::case_launch(
+            &backend,
+            true,
+            KpLaunch::default(),
+            |g| tune::kp_launch(g, Precision::F32),
+            tune::kp_label,
+            "kp",
+        )
+    };
+    tune::set_mode(Mode::Off);
+    assert_eq!(tune::kp_launch(&gpu, Precision::F32), None);
+    let l = kp_case();
+    assert_eq!(l, KpLaunch::default());
+    tune::set_mode(Mode::Auto);
+    assert_eq!(tune::kp_launch(&gpu, Precision::F32), Some(kp_best));
+    assert_eq!(tune::sediment_launch(&gpu, Precision::F64), Some(sed_best));
+    let l = kp_case();
+    assert_eq!(l, kp_best);
+    // A case that set its launch keeps it.
+    let mine = SedimentLaunch { block: (32, 4), rows: 2 };
+    let l = tune::case_launch(
+        &backend,
+        false,
+        mine,
+        |g| tune::sediment_launch(g, Precision::F64),
+        tune::sediment_label,
+        "sediment",
+    );
+    assert_eq!(l, mine);
+    // The fd3d plans and the tridiagonal choice read their records too.
+    let xvec = e.find("fd3d", "x-vec", Precision::F32).unwrap();
+    assert_eq!(
+        tune::fd3d_block(&gpu, Precision::F32, hydrokern::fd3d::Variant::XVec),
+        Some(xvec.best.parse().unwrap())
+    );
+    let tr = e.of("tridiag", Precision::F64).next().unwrap();
+    let shape = hydrokern::tridiag::Shape::new(
+        tr.size[0] as usize,
+        tr.size[1] as usize,
+        if tr.kernel == "interleaved" {
+            hydrokern::tridiag::Layout::Interleaved
+        } else {
+            hydrokern::tridiag::Layout::Contiguous
+        },
+    );
+    let mut solver = hydrokern::tridiag::gpu::GpuTridiag::<f64>::new(&gpu, shape).unwrap();
+    assert_eq!(solver.use_tuning(&gpu).map(|a| a.name().to_string()), Some(tr.best.clone()));
+
+    // An entry for other PTX: ignored (the note is printed once), the defaults are used.
+    let mut stale = found.entry.clone();
+    stale.key.ptx = "0000000000000000".into();
+    cache::store(&path, stale).unwrap();
+    assert_eq!(tune::kp_launch(&gpu, Precision::F32), None);
+    assert!(cache::lookup(&cache::read(&path).0, &tune::key(&gpu)).1.unwrap().contains("other PTX"));
+
+    // A corrupt file: no entry, no panic.
+    std::fs::write(&path, "{\"format\": 1, \"entries\": [").unwrap();
+    assert_eq!(tune::kp_launch(&gpu, Precision::F32), None);
+    tune::set_mode(Mode::Off);
+    let _ = std::fs::remove_dir_all(&dir);
+}
