@@ -329,8 +329,30 @@ impl<T: GpuReal> GpuKp<T> {
                 .then(|| ClampPasses::new(gpu, &k, &bed, problem.layout()))
                 .transpose()?,
         };
+        g.check_block()?;
         g.set_shore(gpu, &q[0])?;
         Ok(g)
+    }
+
+    /// Every kernel launched on the block (the tile flux kernel, the RK stage and `clamp`'s
+    /// passes) can take its threads: their registers may allow fewer than 1024.
+    fn check_block(&self) -> Result<()> {
+        let (bx, by) = (self.k.bx, self.k.by);
+        let ks = &self.kernels;
+        let mut limits = vec![(ks.flux.name(), ks.flux.max_threads_per_block()), (ks.rk.name(), ks.rk.max_threads_per_block())];
+        if let Some(c) = &self.clamp {
+            limits.push((c.drain.name(), c.drain.max_threads_per_block()));
+            limits.push((c.drain_rhs.name(), c.drain_rhs.max_threads_per_block()));
+            limits.push((c.clamp.name(), c.clamp.max_threads_per_block()));
+            limits.push((c.copy.name(), c.copy.max_threads_per_block()));
+        }
+        match limits.into_iter().find(|&(_, max)| bx * by > max) {
+            Some((name, max)) => Err(Error::invalid(format!(
+                "block {bx}×{by}: {} threads, but kernel {name}'s registers allow at most {max}: use a smaller block",
+                bx * by
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// In `clamp`, for a state `w` (padded) set from the host as Qⁿ: the flags the RK kernel

@@ -16,7 +16,7 @@ use crate::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
 use crate::kp::{Problem, WetDry, setup};
 use crate::runtime::{Gpu, Timer};
 use crate::{Error, GpuReal, Precision, Result};
-use kernels::kp::{FluxEntries, RK};
+use kernels::kp::{CLAMP, CLAMP_COPY, DRAIN, DRAIN_RHS, FluxEntries, RK};
 use std::path::PathBuf;
 
 /// What the record of a run is filed under.
@@ -142,6 +142,17 @@ pub fn tune<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions) -> Result<(Vec<Record>, V
     };
     let tile = block_limits(gpu, &gpu.kernel::<T, _>(entries.tile)?)?;
     let rk = block_limits(gpu, &gpu.kernel::<T, _>(RK)?)?;
+    // `clamp`'s passes run on the RK kernel's block and hold more registers than it.
+    let passes = if problem.wet_dry == WetDry::Clamp {
+        vec![
+            block_limits(gpu, &gpu.kernel::<T, _>(DRAIN)?)?,
+            block_limits(gpu, &gpu.kernel::<T, _>(DRAIN_RHS)?)?,
+            block_limits(gpu, &gpu.kernel::<T, _>(CLAMP)?)?,
+            block_limits(gpu, &gpu.kernel::<T, _>(CLAMP_COPY)?)?,
+        ]
+    } else {
+        Vec::new()
+    };
     let stream = block_limits(gpu, &gpu.kernel::<T, _>(entries.stream)?)?;
     let w = std::mem::size_of::<T>() as u64;
 
@@ -149,6 +160,7 @@ pub fn tune<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions) -> Result<(Vec<Record>, V
     let points = space::grid_2d(&BLOCK_X, &BLOCK_Y);
     let verdicts = space::prune(&points, |(x, y)| {
         tile.check(x * y, (entries.tile_shared)(x, y) as u64 * w)?;
+        passes.iter().try_for_each(|pass| pass.check(x * y, 0))?;
         rk.check(x * y, 32 * w)
     });
     let mut blocks = space::allowed(&verdicts);

@@ -602,6 +602,25 @@ fn kp_gpu_clamp_drains_and_clamps_as_the_cpu() {
     assert!(drained > 0 && clamped > 0, "the cases never drained ({drained}) or clamped ({clamped}) a cell");
 }
 
+/// A block of 1024 threads is refused in one line where a kernel launched on it (here `clamp`'s
+/// passes in f64, ~150 registers a thread) cannot take so many, before any step.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn kp_gpu_refuses_a_block_its_kernels_cannot_take() {
+    let gpu = gpu();
+    let mut p = setup::thacker(64);
+    p.wet_dry = WetDry::Clamp;
+    let err = GpuKp::<f64>::new(&gpu, &p, Launch { block: (256, 4), ..Launch::default() })
+        .err()
+        .expect("a 1024-thread block for the f64 clamp passes")
+        .to_string();
+    assert!(err.contains("registers allow at most") && !err.contains('\n'), "{err}");
+    GpuKp::<f64>::new(&gpu, &p, Launch { block: (32, 8), ..Launch::default() }).unwrap();
+}
+
 /// The flux variant option: tile, stream, stream:WxR; anything else is refused.
 #[test]
 fn flux_variant_parses_and_refuses() {
