@@ -29,6 +29,7 @@ mod model;
 mod pictures;
 mod problem;
 pub mod setup;
+mod split;
 
 pub use kernels::kp::Coeffs;
 pub use problem::{Boundary, Problem, Scheme, WetDry};

@@ -88,7 +88,7 @@ fn dam_break_error(nx: usize, hl: f64, hr: f64, scheme: Scheme) -> f64 {
         .sum()
 }
 
-fn convergence(name: &str, hl: f64, hr: f64, scheme: Scheme) {
+pub fn convergence(name: &str, hl: f64, hr: f64, scheme: Scheme) {
     let ns = [50, 100, 200, 400];
     let errs: Vec<f64> = ns.iter().map(|&n| dam_break_error(n, hl, hr, scheme)).collect();
     let errs_txt: Vec<String> = errs.iter().map(|e| format!("{e:.3e}")).collect();
