@@ -273,3 +273,30 @@ fn ds2_resumes_bit_identically() {
         m
     }
 }
+
+/// The GPU has no kernels for SRK2, DS1 and DS2 yet: building the model says so in one line
+/// and names the way out.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn gpu_refuses_schemes_without_kernels() {
+    use hydrokern::kp::gpu::Launch;
+    use hydrokern::kp::{EarlyExit, KpModel};
+    use hydrokern::runtime::Backend;
+    let backend = Backend::Gpu(crate::common::gpu());
+    for s in Scheme::ALL {
+        let p = with(setup::dam_break(16, 16, false), s);
+        let built = KpModel::<f32>::new(&backend, &p, Launch::default(), EarlyExit::Off);
+        match (Scheme::GPU.contains(&s), built) {
+            (true, Ok(_)) => {}
+            (false, Err(e)) => {
+                let e = e.to_string();
+                assert!(e.contains(&format!("scheme {} has no GPU kernels yet; use --backend cpu", s.name())), "{e}");
+                assert!(!e.contains('\n'), "{e}");
+            }
+            (gpu, built) => panic!("{}: GPU kernels {gpu}, model built: {}", s.name(), built.is_ok()),
+        }
+    }
+}
