@@ -22,6 +22,7 @@
 pub mod bench;
 mod case;
 mod clamp;
+pub mod centreline;
 pub mod cpu;
 pub mod exact;
 pub mod gpu;

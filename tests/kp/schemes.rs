@@ -300,3 +300,23 @@ fn gpu_refuses_schemes_without_kernels() {
         }
     }
 }
+
+/// Seed 003 §3.2: the circular dam break with wet surroundings at 80² in each scheme against
+/// RK2 at 160², along the centre line at t = 2 s. The second-order schemes (RK2, SRK2, DS2) stay
+/// as close to the high-resolution line as RK2 does (DS2 within 1.5×, SRK2 exactly RK2), the
+/// first-order ones (Euler, DS1) within 3× of it; the plot of `examples/centreline.rs` shows them.
+#[test]
+fn centre_line_against_rk2_at_twice_the_resolution() {
+    let c = hydrokern::kp::centreline::compare(80, 2.0, &Scheme::ALL).unwrap();
+    let mean = |s: Scheme| c.schemes.iter().find(|x| x.0 == s).map(|x| x.2).unwrap();
+    for (s, _, mean, max) in &c.schemes {
+        println!("centre line {} at 80² against rk2 at 160²: mean |Δw| {mean:.3e} m, max {max:.3e} m", s.name());
+    }
+    let rk2 = mean(Scheme::Rk2);
+    assert!(rk2 > 0.0 && rk2 < 0.02, "rk2: {rk2}");
+    assert_eq!(mean(Scheme::Srk2), rk2);
+    assert!(mean(Scheme::Ds2) <= 1.5 * rk2, "ds2 {} against rk2 {rk2}", mean(Scheme::Ds2));
+    for s in [Scheme::Euler, Scheme::Ds1] {
+        assert!(mean(s) <= 3.0 * rk2, "{} {} against rk2 {rk2}", s.name(), mean(s));
+    }
+}
