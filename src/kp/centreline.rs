@@ -55,7 +55,7 @@ fn run(n: usize, scheme: Scheme, t: f64, out: usize) -> Result<Vec<f64>> {
 
 /// Each of `schemes` at `n`² (n even) against RK2 at (2n)², at time `t`.
 pub fn compare(n: usize, t: f64, schemes: &[Scheme]) -> Result<CentreLines> {
-    if n < 4 || n % 2 != 0 {
+    if n < 4 || !n.is_multiple_of(2) {
         return Err(Error::invalid(format!("centre line: {n} cells a side; give an even number, at least 4")));
     }
     let p = setup::dam_break(n, n, false);

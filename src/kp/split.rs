@@ -163,7 +163,7 @@ impl<T: Real> Split<T> {
         let substeps = if self.scheme == Scheme::Ds2 { 2.0 } else { 1.0 };
         let (mut ex, mut ey) = match self.estimates {
             Some(e) => e,
-            None => self.measure([&q[0], &q[1], &q[2]])?,
+            None => self.measure([&*q[0], &*q[1], &*q[2]])?,
         };
         loop {
             let left = (t_stop - t) / substeps;
@@ -177,7 +177,7 @@ impl<T: Real> Split<T> {
             if dt < dt_floor && left > dt_floor {
                 return Err(Fail::Collapsed);
             }
-            match self.attempt([&q[0], &q[1], &q[2]], friction, T::from_f64(dt), dt, &mut ex, &mut ey) {
+            match self.attempt([&*q[0], &*q[1], &*q[2]], friction, T::from_f64(dt), dt, &mut ex, &mut ey) {
                 Ok(()) => {
                     wet.copy_from_slice(&wet_map(&self.xs.k, &self.s[0], &self.xs.cell_bed));
                     for (q, s) in q.into_iter().zip(&self.s) {
@@ -201,7 +201,7 @@ impl<T: Real> Split<T> {
         let (px, py) = (self.xs.k.nx as usize + 4, self.xs.k.ny as usize + 4);
         // Transposed: w with w, hu into hv's place and hv into hu's.
         for (from, to) in [(0, 0), (1, 2), (2, 1)] {
-            transpose(&q[from], px, py, &mut self.s[to]);
+            transpose(q[from], px, py, &mut self.s[to]);
         }
         let ry = self.faces.rhs(&self.ys, self.wet_dry, [&self.s[0], &self.s[1], &self.s[2]], T::ZERO);
         let limit = |rate: T| {
