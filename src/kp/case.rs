@@ -320,7 +320,8 @@ impl KpCase {
             (None, None) => return c.fail("grid", "missing: give [grid], or take the grid from a bed raster ([initial.raster])"),
         };
         let friction_field = rasters.as_ref().is_some_and(|r| r.manning.is_some());
-        let needs = needs(grid.nx as u64, grid.ny as u64, friction_field, common.run.precision);
+        let scheme: Scheme = f.time.scheme.parse().map_err(|e| doc.invalid("time.scheme", e))?;
+        let needs = needs(grid.nx as u64, grid.ny as u64, friction_field, scheme, common.run.precision);
         crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
         let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
@@ -333,7 +334,6 @@ impl KpCase {
                 ),
             );
         }
-        let scheme: Scheme = f.time.scheme.parse().map_err(|e| doc.invalid("time.scheme", e))?;
         let ds_safety = f.numerics.ds_safety;
         if !(ds_safety > 0.0 && ds_safety <= 1.0) {
             return c.fail("numerics.ds_safety", format!("{ds_safety}: the split schemes' Δt factor r must lie in (0, 1]"));
@@ -391,16 +391,19 @@ impl KpCase {
 /// Memory of a run on an `nx × ny` grid: the problem (h, hu, hv, bed in f64, and n with a
 /// friction field); the model's fields (state, stage, residual, two beds: 11 padded arrays, 12
 /// with a friction field, the GPU's on the device and a download's worth on the host); the
-/// runner's two states of three interior fields.
-fn needs(nx: u64, ny: u64, friction_field: bool, precision: Precision) -> Needs {
+/// runner's two states of three interior fields. DS1 and DS2 (CPU only) hold 38 words a cell
+/// more on the host: three working states, R, the x faces (surface, reconstruction, flux,
+/// draining factor), both orientations' beds and highest corners (`split.rs`).
+fn needs(nx: u64, ny: u64, friction_field: bool, scheme: Scheme, precision: Precision) -> Needs {
     let padded = (nx + 4) * (ny + 4);
     let corners = (nx + 5) * (ny + 5);
     let w = precision.bytes();
     let f = friction_field as u64;
     let problem = 8 * ((3 + f) * nx * ny + (nx + 1) * (ny + 1));
     let fields = 11 + f;
+    let split = if scheme.is_split() { 38 * w * corners } else { 0 };
     Needs {
-        host: problem + fields * w * padded + w * corners + 6 * w * nx * ny,
+        host: problem + fields * w * padded + w * corners + 6 * w * nx * ny + split,
         gpu: fields * w * padded + w * corners,
     }
 }
@@ -557,7 +560,8 @@ impl Case for KpCase {
         format!("{}\n  about {:.0} steps (from the initial wave speeds; fronts may need more)", self.describe(), self.estimate_steps())
     }
     fn needs(&self, precision: Precision) -> Needs {
-        needs(self.problem.nx as u64, self.problem.ny as u64, self.problem.manning_field.is_some(), precision)
+        let p = &self.problem;
+        needs(p.nx as u64, p.ny as u64, p.manning_field.is_some(), p.scheme, precision)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)

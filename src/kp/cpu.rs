@@ -224,7 +224,9 @@ impl<T: Real> CpuKp<T> {
         let k = problem.coeffs::<T>(block);
         let Padded { bed, cell_bed, q } = problem.padded(&k)?;
         let wet = wet_map(&k, &q[0], &cell_bed);
-        let faces = (problem.wet_dry == WetDry::Clamp).then(|| Box::new(Faces::new(&k, &bed)));
+        // The split schemes keep their own faces (`split.rs`).
+        let clamp = problem.wet_dry == WetDry::Clamp;
+        let faces = (clamp && !problem.scheme.is_split()).then(|| Box::new(Faces::new(&k, &bed)));
         let zeros = || Field2::filled(problem.layout(), T::ZERO);
         let split = match problem.scheme.is_split() {
             true => Some(Box::new(Split::new(problem.scheme, problem.wet_dry, problem.cfl, problem.ds_safety, &k, &bed, &cell_bed)?)),
@@ -401,8 +403,11 @@ impl<T: Real> CpuKp<T> {
     /// In `clamp`: how many times a cell was drained and how many times the velocity clamp
     /// changed a cell's momenta, over the run.
     pub fn clamp_counts(&self) -> Option<(u64, u64)> {
-        let (d, c) = self.split.as_ref().map_or((0, 0), |s| s.clamp_counts());
-        self.faces.as_ref().map(|f| (f.drained + d, f.clamped + c))
+        if self.wet_dry != WetDry::Clamp {
+            return None;
+        }
+        let split = self.split.as_ref().map(|s| s.clamp_counts());
+        split.or_else(|| self.faces.as_ref().map(|f| (f.drained, f.clamped)))
     }
     /// The last R computed (padded).
     pub fn residual(&self) -> [&[T]; 3] {

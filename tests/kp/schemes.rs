@@ -105,8 +105,9 @@ fn split_schemes_conserve_volume_and_positivity() {
                 }
                 let rel = (p.volume(m.state()[0], m.cell_bed()) - v0).abs() / v0;
                 let (_, retries) = m.split_state().unwrap();
+                let counts = m.clamp_counts();
                 println!(
-                    "{name} {} {}: {} steps, {retries} retried, volume change {rel:.2e}, min depth {min_h:e}",
+                    "{name} {} {}: {} steps, {retries} retried, volume change {rel:.2e}, min depth {min_h:e}, clamp (drained, clamped) {counts:?}",
                     s.name(),
                     wet_dry.name(),
                     m.steps()
@@ -114,6 +115,32 @@ fn split_schemes_conserve_volume_and_positivity() {
                 assert!(rel < 1e-13, "{name} {}: volume change {rel:e}", s.name());
             }
         }
+    }
+}
+
+/// `clamp` under splitting drains and clamps per substep where its paths are taken: Thacker's
+/// bowl at 25² (where draining binds, as in `gpu.rs`), 40 steps, volume kept and no depth
+/// negative.
+#[test]
+fn split_clamp_drains_and_clamps_on_thackers_bowl() {
+    for s in SPLIT {
+        let mut p = with(setup::thacker(25), s);
+        p.wet_dry = WetDry::Clamp;
+        let v0 = p.initial_volume();
+        let mut m = CpuKp::<f64>::new(&p, BLOCK, false).unwrap();
+        for _ in 0..40 {
+            m.step(f64::INFINITY).unwrap();
+            assert!(depth(&p, &m).iter().all(|&h| h >= 0.0), "{}: a negative depth", s.name());
+        }
+        let rel = (p.volume(m.state()[0], m.cell_bed()) - v0).abs() / v0;
+        let (drained, clamped) = m.clamp_counts().unwrap();
+        println!(
+            "thacker 25² {} clamp: 40 steps to t = {:.3} s, {drained} drained, {clamped} clamped, volume change {rel:.1e}",
+            s.name(),
+            m.time()
+        );
+        assert!(drained > 0 && clamped > 0, "{}: drained {drained}, clamped {clamped}", s.name());
+        assert!(rel < 1e-13, "{}: volume change {rel:e}", s.name());
     }
 }
 
