@@ -2,7 +2,6 @@
 //! the invariants of the other schemes, converge at their orders, and restart bit for bit.
 
 use super::{BLOCK, depth, run};
-use hydrokern::Real;
 use hydrokern::kp::cpu::CpuKp;
 use hydrokern::kp::{Boundary, Problem, Scheme, WetDry, setup};
 
