@@ -143,6 +143,11 @@ fn absurd_runs_are_refused_before_they_start() {
     refused(&["dam-break", "--cfl", "0", "--output", o], "time.cfl");
     refused(&["dam-break", "--theta", "2.5", "--output", o], "physics.theta");
     refused(&["dam-break", "--wet-dry", "kp08", "--output", o], "numerics.wet_dry");
+    refused(&["dam-break", "--scheme", "rk3", "--output", o], "time.scheme");
+    refused(&["dam-break", "--scheme", "auto", "--output", o], "expected euler, rk2, srk2, ds1 or ds2");
+    refused(&["dam-break", "--scheme", "ds2", "--ds-safety", "1.5", "--output", o], "numerics.ds_safety");
+    refused(&["dam-break", "--scheme", "ds2", "--ds-safety", "0", "--output", o], "numerics.ds_safety");
+    refused(&["dam-break", "--ds-safety", "nan", "--output", o], "--ds-safety nan");
     refused(&["dam-break", "--block", "7x3", "--output", o], "multiple of 32");
     refused(&["dam-break", "--block", "65536x65536", "--output", o], "gpu.block");
     refused(&["dam-break", "--snapshots", "0.5,0.2", "--output", o], "increase");

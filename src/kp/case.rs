@@ -49,7 +49,7 @@ struct TimeSection {
     t_end: f64,
     #[serde(default = "cfl")]
     cfl: f64,
-    /// `rk2` or `euler`.
+    /// `euler`, `rk2`, `srk2`, `ds1` or `ds2` (docs/kp-schemes.md).
     #[serde(default = "rk2")]
     scheme: String,
     /// A Δt below this stops the run as collapsed.
@@ -98,11 +98,18 @@ struct Numerics {
     /// `clamp` (the default), `bollermann` or `kp07` (docs/kp-wet-dry.md).
     #[serde(default = "default_wet_dry")]
     wet_dry: String,
+    /// r of DS1's and DS2's Δt = r·min(Δt_x, Δt_y), in (0, 1].
+    #[serde(default = "ds_safety")]
+    ds_safety: f64,
+}
+
+fn ds_safety() -> f64 {
+    super::problem::DS_SAFETY
 }
 
 impl Default for Numerics {
     fn default() -> Self {
-        Numerics { wet_dry: default_wet_dry() }
+        Numerics { wet_dry: default_wet_dry(), ds_safety: ds_safety() }
     }
 }
 
@@ -314,7 +321,8 @@ impl KpCase {
             (None, None) => return c.fail("grid", "missing: give [grid], or take the grid from a bed raster ([initial.raster])"),
         };
         let friction_field = rasters.as_ref().is_some_and(|r| r.manning.is_some());
-        let needs = needs(grid.nx as u64, grid.ny as u64, friction_field, common.run.precision);
+        let scheme: Scheme = f.time.scheme.parse().map_err(|e| doc.invalid("time.scheme", e))?;
+        let needs = needs(grid.nx as u64, grid.ny as u64, friction_field, scheme, common.run.precision);
         crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
         let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
@@ -327,11 +335,10 @@ impl KpCase {
                 ),
             );
         }
-        let scheme = match f.time.scheme.as_str() {
-            "rk2" => Scheme::Rk2,
-            "euler" => Scheme::Euler,
-            other => return c.fail("time.scheme", format!("'{other}': expected rk2 or euler")),
-        };
+        let ds_safety = f.numerics.ds_safety;
+        if !(ds_safety > 0.0 && ds_safety <= 1.0) {
+            return c.fail("numerics.ds_safety", format!("{ds_safety}: the split schemes' Δt factor r must lie in (0, 1]"));
+        }
         let wet_dry: WetDry = f.numerics.wet_dry.parse().map_err(|e| doc.invalid("numerics.wet_dry", e))?;
         c.non_negative("time.dt_floor", f.time.dt_floor)?;
         c.positive("physics.g", f.physics.g)?;
@@ -368,6 +375,7 @@ impl KpCase {
         };
         p.boundary = boundary;
         p.scheme = scheme;
+        p.ds_safety = ds_safety;
         p.wet_dry = wet_dry;
         p.cfl = f.time.cfl;
         p.dt_floor = f.time.dt_floor;
@@ -386,16 +394,19 @@ impl KpCase {
 /// Memory of a run on an `nx × ny` grid: the problem (h, hu, hv, bed in f64, and n with a
 /// friction field); the model's fields (state, stage, residual, two beds: 11 padded arrays, 12
 /// with a friction field, the GPU's on the device and a download's worth on the host); the
-/// runner's two states of three interior fields.
-fn needs(nx: u64, ny: u64, friction_field: bool, precision: Precision) -> Needs {
+/// runner's two states of three interior fields. DS1 and DS2 (CPU only) hold 38 words a cell
+/// more on the host: three working states, R, the x faces (surface, reconstruction, flux,
+/// draining factor), both orientations' beds and highest corners (`split.rs`).
+fn needs(nx: u64, ny: u64, friction_field: bool, scheme: Scheme, precision: Precision) -> Needs {
     let padded = (nx + 4) * (ny + 4);
     let corners = (nx + 5) * (ny + 5);
     let w = precision.bytes();
     let f = friction_field as u64;
     let problem = 8 * ((3 + f) * nx * ny + (nx + 1) * (ny + 1));
     let fields = 11 + f;
+    let split = if scheme.is_split() { 38 * w * corners } else { 0 };
     Needs {
-        host: problem + fields * w * padded + w * corners + 6 * w * nx * ny,
+        host: problem + fields * w * padded + w * corners + 6 * w * nx * ny + split,
         gpu: fields * w * padded + w * corners,
     }
 }
@@ -472,12 +483,15 @@ impl Simulation for KpCase {
             None => format!("Manning n = {}", p.manning),
         };
         format!(
-            "shallow water (Kurganov–Petrova) on {}×{} cells of {:.4} m × {:.4} m; {:?}, wet–dry {}, CFL {}, θ = {}, {manning}; boundaries (W, E, S, N) {}",
+            "shallow water (Kurganov–Petrova) on {}×{} cells of {:.4} m × {:.4} m; {}, wet–dry {}, CFL {}, θ = {}, {manning}; boundaries (W, E, S, N) {}",
             p.nx,
             p.ny,
             p.dx,
             p.dy,
-            p.scheme,
+            match p.scheme.is_split() {
+                true => format!("{} (r = {})", p.scheme.name(), p.ds_safety),
+                false => p.scheme.name().to_string(),
+            },
             p.wet_dry.name(),
             p.cfl,
             p.theta,
@@ -552,7 +566,8 @@ impl Case for KpCase {
         format!("{}\n  about {:.0} steps (from the initial wave speeds; fronts may need more)", self.describe(), self.estimate_steps())
     }
     fn needs(&self, precision: Precision) -> Needs {
-        needs(self.problem.nx as u64, self.problem.ny as u64, self.problem.manning_field.is_some(), precision)
+        let p = &self.problem;
+        needs(p.nx as u64, p.ny as u64, p.manning_field.is_some(), p.scheme, precision)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)
@@ -569,7 +584,8 @@ static FLAGS: &[Flag] = &[
     Flag::new("manning", "N", Set::Float("physics.manning"), "Manning coefficient n in s/m^(1/3), the same in every cell (0: no friction; a raster of n: initial.raster.manning)"),
     Flag::new("theta", "θ", Set::Float("physics.theta"), "generalized minmod θ in [1, 2]"),
     Flag::new("cfl", "C", Set::Float("time.cfl"), "Courant number, at most 0.25 (positivity)"),
-    Flag::new("scheme", "rk2|euler", Set::Text("time.scheme"), "time integration"),
+    Flag::new("scheme", "rk2|euler|srk2|ds1|ds2", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), or dimensional splitting, first (ds1) or second order (ds2); srk2, ds1 and ds2 run on the CPU only for now"),
+    Flag::new("ds-safety", "R", Set::Float("numerics.ds_safety"), "ds1/ds2: Δt = R·min(Δt_x, Δt_y) of the last substeps, R in (0, 1] (0.95)"),
     Flag::new("wet-dry", "bollermann|kp07|clamp", Set::Text("numerics.wet_dry"), "wet–dry fronts: partially flooded cells well balanced, drained with the actual Δt, their velocities held to their neighbours' (clamp, the default); the same reconstruction with an a-priori outflow cap (bollermann); or Kurganov–Petrova 2007's correction (kp07)"),
     Flag::new("early-exit", "auto|on|off", Set::Text("gpu.early_exit"), "GPU early exit of dry blocks (auto: timed every 100 steps)"),
     Flag::new("flux", "KERNEL", Set::Text("gpu.flux"), "GPU flux kernel: stream (stream:WxR: W warps a block, R rows a warp) or tile (a shared-memory tile of --block)"),

@@ -36,7 +36,7 @@ pub struct Faces<T> {
 
 /// The corner bed around padded cell `c`: `b(ci, cj)` is B at offset (ci, cj) from its
 /// south-west corner.
-fn corners<T: Real>(k: &Coeffs<T>, bed: &[T], c: usize) -> impl Fn(i32, i32) -> T {
+pub(super) fn corners<T: Real>(k: &Coeffs<T>, bed: &[T], c: usize) -> impl Fn(i32, i32) -> T {
     let (p, cp) = (k.pitch as usize, k.cpitch as usize);
     let cc = c / p * cp + c % p;
     move |ci: i32, cj: i32| bed[(cc as isize + ci as isize + cj as isize * cp as isize) as usize]
@@ -46,14 +46,8 @@ impl<T: Real> Faces<T> {
     /// Scratch for the padded layout of `k` over the corner bed `bed`.
     pub fn new(k: &Coeffs<T>, bed: &[T]) -> Faces<T> {
         let n = k.cells();
-        let hi = (0..n)
-            .map(|c| {
-                let b = corners(k, bed, c);
-                highest_corner(b(0, 0), b(1, 0), b(0, 1), b(1, 1))
-            })
-            .collect();
         Faces {
-            hi,
+            hi: highest_corners(k, bed),
             surf: vec![(T::ZERO, T::ZERO, T::ZERO, T::ZERO); n],
             rx: vec![Recon::ZERO; n],
             ry: vec![Recon::ZERO; n],
@@ -153,34 +147,51 @@ impl<T: Real> Faces<T> {
         }
     }
 
-    /// After an RK stage: each velocity component of a partially flooded cell (deeper than
-    /// `dry`) held to the range of its neighbours' (see the module). The neighbours' velocities
-    /// are read before any cell changes, so the order of the cells does not matter.
-    pub fn clamp(&mut self, k: &Coeffs<T>, cell_bed: &[T], [w, hu, hv]: [&mut [T]; 3]) {
-        let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
-        let h = |c: usize| w[c] - cell_bed[c];
-        let mut new = Vec::new();
-        for j in 2..ny + 2 {
-            for i in 2..nx + 2 {
-                let c = j * p + i;
-                if w[c] >= self.hi[c] || h(c) <= k.dry {
-                    continue;
-                }
-                let around = |di: i32, dj: i32| {
-                    let (a, b) = (i as i32 + di, j as i32 + dj);
-                    let inside = (2..nx as i32 + 2).contains(&a) && (2..ny as i32 + 2).contains(&b);
-                    let n = b as usize * p + a as usize;
-                    inside.then(|| (h(n), hu[n], hv[n], w[n] >= self.hi[n]))
-                };
-                let (a, b) = clamped_momenta(k, h(c), (hu[c], hv[c]), around);
-                if (a, b) != (hu[c], hv[c]) {
-                    new.push((c, a, b));
-                }
+    /// After an RK stage: each velocity component of a partially flooded cell held to the range
+    /// of its neighbours' ([`clamp_velocities`]).
+    pub fn clamp(&mut self, k: &Coeffs<T>, cell_bed: &[T], q: [&mut [T]; 3]) {
+        self.clamped += clamp_velocities(k, &self.hi, cell_bed, q);
+    }
+}
+
+/// Each cell's highest corner (padded, for [`clamp_velocities`]) from the corner bed.
+pub fn highest_corners<T: Real>(k: &Coeffs<T>, bed: &[T]) -> Vec<T> {
+    (0..k.cells())
+        .map(|c| {
+            let b = corners(k, bed, c);
+            highest_corner(b(0, 0), b(1, 0), b(0, 1), b(1, 1))
+        })
+        .collect()
+}
+
+/// After an RK stage: each velocity component of a partially flooded cell (w below its highest
+/// corner `hi`, deeper than `dry`) held to the range of its neighbours' (see the module). The
+/// neighbours' velocities are read before any cell changes, so the order of the cells does not
+/// matter. Returns how many cells changed.
+pub fn clamp_velocities<T: Real>(k: &Coeffs<T>, hi: &[T], cell_bed: &[T], [w, hu, hv]: [&mut [T]; 3]) -> u64 {
+    let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
+    let h = |c: usize| w[c] - cell_bed[c];
+    let mut new = Vec::new();
+    for j in 2..ny + 2 {
+        for i in 2..nx + 2 {
+            let c = j * p + i;
+            if w[c] >= hi[c] || h(c) <= k.dry {
+                continue;
+            }
+            let around = |di: i32, dj: i32| {
+                let (a, b) = (i as i32 + di, j as i32 + dj);
+                let inside = (2..nx as i32 + 2).contains(&a) && (2..ny as i32 + 2).contains(&b);
+                let n = b as usize * p + a as usize;
+                inside.then(|| (h(n), hu[n], hv[n], w[n] >= hi[n]))
+            };
+            let (a, b) = clamped_momenta(k, h(c), (hu[c], hv[c]), around);
+            if (a, b) != (hu[c], hv[c]) {
+                new.push((c, a, b));
             }
         }
-        self.clamped += new.len() as u64;
-        for (c, a, b) in new {
-            (hu[c], hv[c]) = (a, b);
-        }
     }
+    for &(c, a, b) in &new {
+        (hu[c], hv[c]) = (a, b);
+    }
+    new.len() as u64
 }

@@ -2,6 +2,7 @@
 
 use super::clamp::Faces;
 use super::problem::Padded;
+use super::split::{Fail, Split};
 use super::{Problem, Scheme, WetDry};
 use crate::field::Field2;
 use crate::{Error, Real, Result};
@@ -205,6 +206,8 @@ pub struct CpuKp<T: Real> {
     /// The faces of a stage in `clamp`, which drains after Δt is known (every cell computed:
     /// no early exit).
     faces: Option<Box<Faces<T>>>,
+    /// DS1 and DS2 (`split.rs`): their buffers and Δt estimates.
+    split: Option<Box<Split<T>>>,
     t: f64,
     dt: f64,
     steps: u64,
@@ -221,11 +224,19 @@ impl<T: Real> CpuKp<T> {
         let k = problem.coeffs::<T>(block);
         let Padded { bed, cell_bed, q } = problem.padded(&k)?;
         let wet = wet_map(&k, &q[0], &cell_bed);
-        let faces = (problem.wet_dry == WetDry::Clamp).then(|| Box::new(Faces::new(&k, &bed)));
+        // The split schemes keep their own faces (`split.rs`).
+        let clamp = problem.wet_dry == WetDry::Clamp;
+        let faces = (clamp && !problem.scheme.is_split()).then(|| Box::new(Faces::new(&k, &bed)));
         let zeros = || Field2::filled(problem.layout(), T::ZERO);
+        let split = match problem.scheme.is_split() {
+            true => Some(Box::new(Split::new(problem.scheme, problem.wet_dry, problem.cfl, problem.ds_safety, &k, &bed, &cell_bed)?)),
+            false => None,
+        };
         Ok(CpuKp {
             k,
-            scheme: problem.scheme,
+            // SRK2 splits the fluxes into two GPU kernels; its arithmetic is RK2's.
+            scheme: if problem.scheme == Scheme::Srk2 { Scheme::Rk2 } else { problem.scheme },
+            split,
             wet_dry: problem.wet_dry,
             cfl: problem.cfl,
             dt_floor: problem.dt_floor,
@@ -262,6 +273,22 @@ impl<T: Real> CpuKp<T> {
         Ok(())
     }
 
+    /// DS1 and DS2: the Δt estimates (Δt_x, Δt_y) the next step starts from (`None` before the
+    /// first step) and the steps retried so far; `None` in the other schemes.
+    pub fn split_state(&self) -> Option<(Option<(f64, f64)>, u64)> {
+        self.split.as_ref().map(|s| (s.estimates, s.retries))
+    }
+
+    /// Continue a DS1 or DS2 run from the estimates and retry count
+    /// [`split_state`](Self::split_state) gave (after [`resume`](Self::resume)); nothing in the
+    /// other schemes.
+    pub fn resume_split(&mut self, estimates: Option<(f64, f64)>, retries: u64) {
+        if let Some(s) = &mut self.split {
+            (s.estimates, s.retries) = (estimates, retries);
+        }
+    }
+
+    /// Early exit of dry blocks; the split schemes have none (the seed's neither) and ignore it.
     pub fn set_early_exit(&mut self, on: bool) {
         self.early_exit = on;
     }
@@ -288,7 +315,20 @@ impl<T: Real> CpuKp<T> {
 
     /// One step towards `t_stop` (Δt capped at the time left). Returns the Δt taken, or why
     /// the run must stop (the state is then left as it was before the step).
+    /// In DS2 a step is the double step X Y Y X and advances 2Δt.
     pub fn step(&mut self, t_stop: f64) -> std::result::Result<f64, Halt> {
+        if let Some(split) = &mut self.split {
+            let [w, hu, hv] = &mut self.q;
+            let q = [&mut w[..], &mut hu[..], &mut hv[..]];
+            let dt = split.step(q, &mut self.wet, self.friction.as_deref(), self.t, t_stop, self.dt_floor).map_err(|f| match f {
+                Fail::NonFinite => Halt::NonFinite,
+                Fail::TooLarge | Fail::Collapsed => Halt::Collapsed,
+            })?;
+            self.t += dt;
+            self.dt = dt;
+            self.steps += 1;
+            return Ok(dt);
+        }
         let rate = self.eval_rhs(false);
         let (dt, status) = time_step(self.cfl, rate.to_f64(), self.t, t_stop, self.dt_floor);
         if status != STEP_OK {
@@ -309,7 +349,7 @@ impl<T: Real> CpuKp<T> {
         }
         match self.scheme {
             Scheme::Euler => std::mem::swap(&mut self.q, &mut self.q1),
-            Scheme::Rk2 => {
+            Scheme::Rk2 | Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2 => {
                 self.eval_rhs(true);
                 self.drain(true, dtt);
                 // Stage 2 reads Qⁿ at the cell it writes. The kernel does that in place (each
@@ -363,7 +403,11 @@ impl<T: Real> CpuKp<T> {
     /// In `clamp`: how many times a cell was drained and how many times the velocity clamp
     /// changed a cell's momenta, over the run.
     pub fn clamp_counts(&self) -> Option<(u64, u64)> {
-        self.faces.as_ref().map(|f| (f.drained, f.clamped))
+        if self.wet_dry != WetDry::Clamp {
+            return None;
+        }
+        let split = self.split.as_ref().map(|s| s.clamp_counts());
+        split.or_else(|| self.faces.as_ref().map(|f| (f.drained, f.clamped)))
     }
     /// The last R computed (padded).
     pub fn residual(&self) -> [&[T]; 3] {

@@ -645,7 +645,7 @@ impl<T: GpuReal> GpuKp<T> {
                 self.q.swap_with_slice(&mut self.q1);
                 self.cur = (self.cur + 1) % 3;
             }
-            Scheme::Rk2 => {
+            Scheme::Rk2 | Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2 => {
                 self.flux(kernel, true)?;
                 self.drain(true)?;
                 self.rk(2)?;

@@ -13,6 +13,9 @@
 //!   actual Δt and their velocities held to their neighbours' range (`clamp`; docs/kp-wet-dry.md);
 //!   `"bollermann"` caps their outflow a priori instead, and `"kp07"` keeps Kurganov–Petrova's
 //!   correction.
+//! - time integration (`time.scheme`, docs/kp-schemes.md): RK2 by default; Euler; SRK2 (RK2's
+//!   arithmetic, split into F and G kernels on the GPU); DS1 and DS2, dimensionally split with
+//!   the y-operator run on the transposed state (`split`), CPU only so far.
 //! - Δt: from the first RK stage's largest wave speed, Δt = CFL / max(a_x/Δx, a_y/Δy), capped
 //!   at the time left to the next stop (snapshot or end); on the GPU this is computed on the
 //!   device (per-block maxima → device-wide max → one-thread Δt kernel) and read back only for
@@ -22,6 +25,7 @@
 pub mod bench;
 mod case;
 mod clamp;
+pub mod centreline;
 pub mod cpu;
 pub mod exact;
 pub mod gpu;
@@ -29,6 +33,7 @@ mod model;
 mod pictures;
 mod problem;
 pub mod setup;
+mod split;
 
 pub use kernels::kp::Coeffs;
 pub use problem::{Boundary, Problem, Scheme, WetDry};

@@ -2,7 +2,7 @@
 //! time. On the GPU, steps go in batches between reads of the device clock (Δt never comes to
 //! the host for a step), and the early-exit choice is made by timing (seed 003 §4.4.2).
 
-use super::Problem;
+use super::{Problem, Scheme};
 use super::cpu::{CpuKp, Halt as CpuHalt};
 use super::gpu::{ClockState, FluxKernel, GpuKp, Launch};
 use crate::field::{interior_into, interior_of};
@@ -76,6 +76,12 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
     pub fn new(backend: &Backend, problem: &'p Problem, launch: Launch, early_exit: EarlyExit) -> Result<Self> {
         let on = match backend {
             Backend::Gpu(gpu) => {
+                if !Scheme::GPU.contains(&problem.scheme) {
+                    return Err(Error::invalid(format!(
+                        "scheme {} has no GPU kernels yet; use --backend cpu",
+                        problem.scheme.name()
+                    )));
+                }
                 let model = GpuKp::new(gpu, problem, launch)?;
                 let current = if early_exit == EarlyExit::On { FluxKernel::EarlyExit } else { FluxKernel::Full };
                 On::Gpu(Box::new(GpuRun {
@@ -248,7 +254,12 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         };
         Ok(match &mut self.on {
             On::Cpu(m, products) => {
-                let c = with(m.state().map(|f| f.to_vec()), m.wet().to_vec());
+                let mut c = with(m.state().map(|f| f.to_vec()), m.wet().to_vec());
+                // DS1 and DS2: the Δt estimates the next step starts from (NaN before the first).
+                if let Some((estimates, retries)) = m.split_state() {
+                    let (x, y) = estimates.unwrap_or((f64::NAN, f64::NAN));
+                    c = c.value("ds_dt_x", x).value("ds_dt_y", y).value("ds_retries", retries as f64);
+                }
                 match products {
                     Some(k) => k.checkpoint(c),
                     None => c,
@@ -278,7 +289,13 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 if let Some(k) = products {
                     k.restore(c)?;
                 }
-                m.resume(q, wet, t, dt, steps)
+                m.resume(q, wet, t, dt, steps)?;
+                if m.split_state().is_some() {
+                    let (x, y) = (c.get_value("ds_dt_x")?, c.get_value("ds_dt_y")?);
+                    let estimates = (!x.is_nan() && !y.is_nan()).then_some((x, y));
+                    m.resume_split(estimates, c.get_count("ds_retries")?);
+                }
+                Ok(())
             }
             On::Gpu(run) => {
                 let k = run.model.coeffs();

@@ -64,14 +64,53 @@ impl std::str::FromStr for Boundary {
     }
 }
 
-/// Time integration.
+/// Time integration (docs/kp-schemes.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scheme {
     /// First-order forward Euler.
     Euler,
     /// Second-order Runge–Kutta (Heun / SSP-RK2).
     Rk2,
+    /// RK2 with the F and G fluxes in separate kernels (seed 003 §3.1.1). The split is a GPU
+    /// kernel structure; the arithmetic is RK2's, so the CPU reference runs RK2 for it.
+    Srk2,
+    /// Dimensional splitting X(Δt)·Y(Δt) with Euler substeps, first order in time (§3.1.2).
+    Ds1,
+    /// Dimensional splitting X(Δt)·Y(Δt)·Y(Δt)·X(Δt) with RK2 substeps: a double step of 2Δt,
+    /// second order (Strang, §3.1.3).
+    Ds2,
 }
+
+impl Scheme {
+    pub const ALL: [Scheme; 5] = [Scheme::Euler, Scheme::Rk2, Scheme::Srk2, Scheme::Ds1, Scheme::Ds2];
+    /// The schemes the GPU has kernels for.
+    pub const GPU: [Scheme; 2] = [Scheme::Euler, Scheme::Rk2];
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Euler => "euler",
+            Scheme::Rk2 => "rk2",
+            Scheme::Srk2 => "srk2",
+            Scheme::Ds1 => "ds1",
+            Scheme::Ds2 => "ds2",
+        }
+    }
+    /// Whether the scheme splits the directions (Δt from the last substeps' estimates).
+    pub fn is_split(self) -> bool {
+        matches!(self, Scheme::Ds1 | Scheme::Ds2)
+    }
+}
+
+impl std::str::FromStr for Scheme {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Scheme> {
+        Scheme::ALL.into_iter().find(|b| b.name() == s).ok_or_else(|| {
+            Error::invalid(format!("unknown time integration scheme '{s}' (expected euler, rk2, srk2, ds1 or ds2)"))
+        })
+    }
+}
+
+/// The default of [`Problem::ds_safety`]: the seed's r (§3.1.2, its Figure 3.2).
+pub const DS_SAFETY: f64 = 0.95;
 
 /// Treatment of wet–dry fronts (docs/kp-wet-dry.md): each is a type of the kernel crate
 /// (`kernels::kp::Bollermann`, `Kp07`), and the CPU reference and the GPU driver call the point
@@ -146,6 +185,8 @@ pub struct Problem {
     /// West, east, south, north.
     pub boundary: [Boundary; 4],
     pub scheme: Scheme,
+    /// r of the split schemes' Δt = r·min(Δt_x, Δt_y) from the last substeps, in (0, 1].
+    pub ds_safety: f64,
     pub wet_dry: WetDry,
     /// Velocities are desingularized below this depth, as a fraction of min(Δx, Δy) (0.01).
     pub kappa_depth: f64,
@@ -172,6 +213,7 @@ impl Problem {
             manning_field: None,
             boundary: [Boundary::Wall; 4],
             scheme: Scheme::Rk2,
+            ds_safety: DS_SAFETY,
             wet_dry: WetDry::DEFAULT,
             kappa_depth: 0.01,
             dt_floor: 1e-9,
@@ -260,6 +302,9 @@ impl Problem {
         }
         if !(1.0..=2.0).contains(&self.theta) {
             return bad(format!("theta = {}: the generalized minmod needs θ in [1, 2]", self.theta));
+        }
+        if !(self.ds_safety > 0.0 && self.ds_safety <= 1.0) {
+            return bad(format!("ds_safety = {}: the split schemes' Δt factor r must lie in (0, 1]", self.ds_safety));
         }
         if !(self.manning.is_finite() && (0.0..=MAX_MANNING).contains(&self.manning)) {
             return bad(format!("Manning coefficient {}: must lie in [0, {MAX_MANNING}] s/m^(1/3)", self.manning));

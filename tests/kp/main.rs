@@ -14,6 +14,7 @@ mod gpu;
 mod input;
 mod point;
 mod products;
+mod schemes;
 mod validation;
 mod wetdry;
 

@@ -5,12 +5,13 @@ use hydrokern::Real;
 use hydrokern::kp::cpu::CpuKp;
 use hydrokern::kp::{Scheme, exact, setup};
 
-/// Lake at rest over wavy bathymetry with two dry islands: 1000 RK2 steps keep the surface
-/// flat and the water still to round-off (f64: 1e-12; f32: 1e-5 on a 1 m lake).
+/// Lake at rest over wavy bathymetry with two dry islands: 1000 steps of each scheme keep the
+/// surface flat and the water still to round-off (f64: 1e-12; f32: 1e-5 on a 1 m lake).
 #[test]
 fn lake_at_rest_with_islands_stays_at_rest() {
-    fn check<T: Real>(tol: f64) {
-        let p = setup::lake_at_rest(40, 40);
+    fn check<T: Real>(scheme: Scheme, tol: f64) {
+        let mut p = setup::lake_at_rest(40, 40);
+        p.scheme = scheme;
         let mut m = CpuKp::<T>::new(&p, BLOCK, false).unwrap();
         for _ in 0..1000 {
             m.step(f64::INFINITY).unwrap();
@@ -28,26 +29,34 @@ fn lake_at_rest_with_islands_stays_at_rest() {
             dq = dq.max(hu[c].to_f64().abs()).max(hv[c].to_f64().abs());
         }
         println!(
-            "lake at rest ({}): 1000 steps to t = {:.3} s, max |w − 1| = {dw:.2e}, max |hu|,|hv| = {dq:.2e}",
+            "lake at rest ({} {}): 1000 steps to t = {:.3} s, max |w − 1| = {dw:.2e}, max |hu|,|hv| = {dq:.2e}",
+            scheme.name(),
             T::NAME,
             m.time()
         );
-        assert!(dw <= tol && dq <= tol, "{}: |w − 1| ≤ {dw:e}, |q| ≤ {dq:e}", T::NAME);
+        assert!(dw <= tol && dq <= tol, "{} {}: |w − 1| ≤ {dw:e}, |q| ≤ {dq:e}", scheme.name(), T::NAME);
     }
-    check::<f64>(1e-12);
-    check::<f32>(1e-5);
+    for scheme in Scheme::ALL {
+        check::<f64>(scheme, 1e-12);
+        check::<f32>(scheme, 1e-5);
+    }
 }
 
-/// Total volume with walls is conserved to round-off (wet–dry fronts included).
+/// Total volume with walls is conserved to round-off (wet–dry fronts included), in every scheme.
 #[test]
 fn volume_conserved_with_walls() {
-    for (name, p) in [("gaussian", setup::gaussian(32, 32)), ("dam-break --dry", setup::dam_break(32, 32, true))] {
-        let v0 = p.initial_volume();
-        let m = run::<f64>(&p, 1.5);
-        let v = p.volume(m.state()[0], m.cell_bed());
-        let rel = (v - v0).abs() / v0;
-        println!("volume {name}: {} steps, relative change {rel:.2e}", m.steps());
-        assert!(rel < 1e-13, "{name}: volume {v} vs {v0}");
+    for scheme in Scheme::ALL {
+        for (name, mut p) in
+            [("gaussian", setup::gaussian(32, 32)), ("dam-break --dry", setup::dam_break(32, 32, true))]
+        {
+            p.scheme = scheme;
+            let v0 = p.initial_volume();
+            let m = run::<f64>(&p, 1.5);
+            let v = p.volume(m.state()[0], m.cell_bed());
+            let rel = (v - v0).abs() / v0;
+            println!("volume {name} ({}): {} steps, relative change {rel:.2e}", scheme.name(), m.steps());
+            assert!(rel < 1e-13, "{name} {}: volume {v} vs {v0}", scheme.name());
+        }
     }
 }
 
@@ -88,7 +97,7 @@ fn dam_break_error(nx: usize, hl: f64, hr: f64, scheme: Scheme) -> f64 {
         .sum()
 }
 
-fn convergence(name: &str, hl: f64, hr: f64, scheme: Scheme) {
+pub fn convergence(name: &str, hl: f64, hr: f64, scheme: Scheme) {
     let ns = [50, 100, 200, 400];
     let errs: Vec<f64> = ns.iter().map(|&n| dam_break_error(n, hl, hr, scheme)).collect();
     let errs_txt: Vec<String> = errs.iter().map(|e| format!("{e:.3e}")).collect();
