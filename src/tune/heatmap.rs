@@ -39,7 +39,8 @@ pub fn write_heat_map(path: &Path, map: &HeatMap) -> Result<()> {
     let (left, top) = (90usize, 50usize);
     let (nx, ny) = (map.xs.len(), map.ys.len());
     let bar = 24;
-    let w = left + nx * cw + 40 + bar + 60;
+    // Wide enough for the grid, the colour bar and the title (a GPU's name can be long).
+    let w = (left + nx * cw + 40 + bar + 60).max(20 + text_width(&map.title));
     let h = top + ny * ch + 70;
     let mut c = Canvas::new(w, h, WHITE);
     c.text(10, 12, &map.title, BLACK);
@@ -123,6 +124,12 @@ mod tests {
         write_heat_map(&path, &map).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");
+        // A title longer than the grid widens the picture (the H100's name was cut off).
+        let long = HeatMap { title: "x".repeat(200), ..map };
+        write_heat_map(&path, &long).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let width = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]) as usize;
+        assert!(width >= 20 + text_width(&long.title), "{width}");
         let _ = std::fs::remove_dir_all(&d);
     }
 }
