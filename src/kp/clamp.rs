@@ -103,20 +103,10 @@ impl<T: Real> Faces<T> {
     pub fn drain_and_rhs(&mut self, k: &Coeffs<T>, dt: T, w: &[T], cell_bed: &[T], bed: &[T], r: [&mut [T]; 3]) {
         let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
         let interior = |c: usize| (2..nx + 2).contains(&(c % p)) && (2..ny + 2).contains(&(c / p));
-        let mut any = false;
-        for j in 2..ny + 2 {
-            for i in 2..nx + 2 {
-                let c = j * p + i;
-                self.phi[c] = T::ONE;
-                if self.surf[c].3 == T::INFINITY {
-                    continue; // fully flooded: KP07's positivity argument holds
-                }
-                let out = outflow(k, [self.fx[c].f0, self.fx[c + 1].f0, self.fy[c].f0, self.fy[c + p].f0]);
-                self.phi[c] = draining_factor((w[c] - cell_bed[c]).max(T::ZERO), out, dt);
-                any |= self.phi[c] < T::ONE;
-                self.drained += (self.phi[c] < T::ONE) as u64;
-            }
-        }
+        let (fx, fy) = (&self.fx, &self.fy);
+        let faces = |c: usize| [fx[c].f0, fx[c + 1].f0, fy[c].f0, fy[c + p].f0];
+        let (any, drained) = draining_factors(k, dt, w, cell_bed, &self.surf, faces, &mut self.phi);
+        self.drained += drained;
         if any {
             // The factor of a cell a face's water may leave: ghost cells are not drained.
             let phi = |c: usize| if interior(c) { self.phi[c] } else { T::ONE };
@@ -152,6 +142,36 @@ impl<T: Real> Faces<T> {
     pub fn clamp(&mut self, k: &Coeffs<T>, cell_bed: &[T], q: [&mut [T]; 3]) {
         self.clamped += clamp_velocities(k, &self.hi, cell_bed, q);
     }
+}
+
+/// The draining factor φ of every interior cell for a stage (or substep) of `dt` into `phi`: 1
+/// where the cell is fully flooded (`surf`'s fourth entry infinite: KP07's positivity argument
+/// holds), else from what leaves it through the mass fluxes `faces(c)` (west, east, south,
+/// north; a split substep passes zeros for the faces it does not use). Returns whether some φ
+/// is below 1, and how many.
+pub(super) fn draining_factors<T: Real>(
+    k: &Coeffs<T>,
+    dt: T,
+    w: &[T],
+    cell_bed: &[T],
+    surf: &[(T, T, T, T)],
+    faces: impl Fn(usize) -> [T; 4],
+    phi: &mut [T],
+) -> (bool, u64) {
+    let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
+    let mut drained = 0;
+    for j in 2..ny + 2 {
+        for i in 2..nx + 2 {
+            let c = j * p + i;
+            phi[c] = T::ONE;
+            if surf[c].3 == T::INFINITY {
+                continue;
+            }
+            phi[c] = draining_factor((w[c] - cell_bed[c]).max(T::ZERO), outflow(k, faces(c)), dt);
+            drained += (phi[c] < T::ONE) as u64;
+        }
+    }
+    (drained > 0, drained)
 }
 
 /// Each cell's highest corner (padded, for [`clamp_velocities`]) from the corner bed.

@@ -15,12 +15,12 @@
 //! it starts from; one below Δt discards the whole step (Qⁿ is untouched: the substeps work on
 //! copies), halves the estimates as the seed does, and retries.
 
-use super::clamp::{clamp_velocities, corners, highest_corners};
+use super::clamp::{clamp_velocities, corners, draining_factors, highest_corners};
 use super::cpu::{apply_boundary, rk, wet_map};
 use crate::{Real, Result};
 use kernels::kp::{
-    Bollermann, Clamp, Coeffs, Flux, Kp07, Recon, WetDryScheme, bed_x, central_upwind, drain_face, draining_factor,
-    outflow, recon_x, rhs_x, slope_source, surface_at,
+    Bollermann, Clamp, Coeffs, Flux, Kp07, Recon, WetDryScheme, bed_x, central_upwind, drain_face,
+    recon_x, rhs_x, slope_source, surface_at,
 };
 
 use super::{Scheme, WetDry};
@@ -356,21 +356,10 @@ impl<T: Real> XFaces<T> {
         // `clamp`: the draining factors of the partially flooded cells for the substep's Δt,
         // from what leaves them through its faces, and those faces drained.
         if S::PARTIAL && !S::CAP && dt > T::ZERO {
-            let cell_bed = &side.cell_bed;
-            let mut any = false;
-            for j in 2..ny + 2 {
-                for i in 2..nx + 2 {
-                    let c = j * p + i;
-                    self.phi[c] = T::ONE;
-                    if self.surf[c].3 == T::INFINITY {
-                        continue;
-                    }
-                    let out = outflow(k, [self.fx[c].f0, self.fx[c + 1].f0, T::ZERO, T::ZERO]);
-                    self.phi[c] = draining_factor((w[c] - cell_bed[c]).max(T::ZERO), out, dt);
-                    any |= self.phi[c] < T::ONE;
-                    self.drained += (self.phi[c] < T::ONE) as u64;
-                }
-            }
+            let fx = &self.fx;
+            let faces = |c: usize| [fx[c].f0, fx[c + 1].f0, T::ZERO, T::ZERO];
+            let (any, drained) = draining_factors(k, dt, w, &side.cell_bed, &self.surf, faces, &mut self.phi);
+            self.drained += drained;
             if any {
                 for j in 2..ny + 2 {
                     for i in 2..nx + 3 {
