@@ -6,7 +6,8 @@
 //! 4096² sweep in the default scheme only), the RK2 step rows and the flood's total run once for
 //! each wet–dry scheme (`clamp`, the default, `bollermann` and `kp07`; each has its own flux
 //! kernels, and `clamp` its draining and clamp passes), so they come out of one run. The RK stages and the RK2 step run again with Manning's n as one
-//! constant and as a friction field (n per cell, as from a raster), for what the field costs.
+//! constant and as a friction field (n per cell, as from a raster), for what the field costs;
+//! and SRK2's split flux kernels (a sweep of x-line lengths), RK stages and steps.
 //!
 //! Bytes counted are the fewest each kernel must move per interior cell, in words of the
 //! precision: flux reads w, hu, hv and the corner B and writes R_w, R_hu, R_hv (7); RK stage 1
@@ -17,7 +18,7 @@
 
 use crate::bench::{BenchOptions, Report, time_gpu};
 use crate::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
-use crate::kp::{WetDry, setup};
+use crate::kp::{Scheme, WetDry, setup};
 use crate::runtime::Gpu;
 use crate::{GpuReal, Result};
 use std::time::Instant;
@@ -132,7 +133,46 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
             }
         }
     }
+    srk2::<T>(gpu, opts, report, n, launch)?;
     friction::<T>(gpu, opts, report, n, launch)
+}
+
+/// SRK2's x-line lengths swept.
+const LINES: [u32; 4] = [64, 128, 256, 512];
+
+/// SRK2 (seed 003 §3.1.1) in the default wet–dry scheme: its x-line kernel (each length of
+/// [`LINES`]) with its y-block kernel, its RK stages and whole
+/// steps, beside the RK2 rows above. Words a cell: each flux kernel 7 (w, hu, hv, B read, its
+/// part of R written), stage 1 13 and stage 2 16 (the two parts of R read), a step 57.
+fn srk2<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize, launch: Launch) -> Result<()> {
+    let cells = (n * n) as f64;
+    let w = std::mem::size_of::<T>() as f64;
+    let (size, p) = (format!("{n}²"), T::NAME);
+    let (warm, reps) = (opts.warmup, opts.reps);
+    let rate = |ms: f64| format!("{:.3} Gcell/s", cells / (ms * 1e-3) / 1e9);
+    let mut problem = setup::dam_break(n, n, false);
+    problem.scheme = Scheme::Srk2;
+    let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
+    let scheme = format!("wet–dry {}", WetDry::DEFAULT.name());
+    for line in LINES {
+        m.set_line(gpu, line)?;
+        // x-line and y-block together (one `flux` call launches both).
+        let t = time_gpu(gpu, warm, reps, |_| m.flux(FluxKernel::Full, false))?;
+        let note = format!("x-line {line} + y-block {}×{}; {}", launch.block.0, launch.block.1, rate(t.median_ms));
+        report.push("kp flux", &format!("srk2 x-line + y-block, {scheme}"), &size, p, t.median_ms, 14.0 * w * cells, None, note);
+    }
+    m.set_line(gpu, launch.line)?;
+    let t = time_gpu(gpu, warm, reps, |_| m.rk(1))?;
+    report.push("kp rk", "srk2 stage 1", &size, p, t.median_ms, 13.0 * w * cells, None, rate(t.median_ms));
+    let t = time_gpu(gpu, warm, reps, |_| m.rk(2))?;
+    report.push("kp rk", "srk2 stage 2", &size, p, t.median_ms, 16.0 * w * cells, None, rate(t.median_ms));
+    for kernel in [FluxKernel::Full, FluxKernel::EarlyExit] {
+        let t = time_gpu(gpu, warm, reps, |_| m.step(kernel))?;
+        let early = if kernel == FluxKernel::Full { "" } else { ", early exit" };
+        let v = format!("SRK2 step, x-line {}{early}, {scheme}", launch.line);
+        report.push("kp step", &v, &size, p, t.median_ms, 57.0 * w * cells, None, rate(t.median_ms));
+    }
+    Ok(())
 }
 
 /// The RK stages and the default RK2 step with Manning's n = 0.03 as one constant (the RK

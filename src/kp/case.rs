@@ -274,6 +274,9 @@ struct GpuSection {
     /// None: the tuning cache's, else [`Launch::default`]'s.
     #[serde(default)]
     block: Option<[u32; 2]>,
+    /// SRK2's x-line kernel, cells a block (None: [`Launch::default`]'s).
+    #[serde(default)]
+    line: Option<u32>,
     #[serde(default = "early")]
     early_exit: String,
 }
@@ -287,7 +290,7 @@ fn early() -> String {
 
 impl Default for GpuSection {
     fn default() -> Self {
-        GpuSection { flux: None, block: None, early_exit: early() }
+        GpuSection { flux: None, block: None, line: None, early_exit: early() }
     }
 }
 
@@ -367,7 +370,11 @@ impl KpCase {
             _ => return c.fail("gpu.block", format!("{bx}×{by}: the flux and RK kernels need a multiple of 32 threads, at most 1024")),
         }
         flux.check(grid.ny).map_err(|e| doc.invalid("gpu.flux", e))?;
-        let launch = Launch { block: (bx, by), flux };
+        let line = f.gpu.line.unwrap_or(Launch::default().line);
+        if line == 0 || !line.is_multiple_of(32) || line > 1024 {
+            return c.fail("gpu.line", format!("{line}: SRK2's x-line kernel needs a multiple of 32 threads, at most 1024"));
+        }
+        let launch = Launch { block: (bx, by), flux, line };
 
         let mut p = match &rasters {
             Some(r) => r.problem(&c, &grid)?,
@@ -519,7 +526,11 @@ impl Simulation for KpCase {
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         let ny = self.problem.ny;
         let tuned = |gpu: &crate::Gpu| crate::tune::kp_launch(gpu, crate::tune::precision_of::<T>()).filter(|l| l.flux.check(ny).is_ok());
-        let launch = crate::tune::case_launch(backend, self.tunable, self.launch, tuned, crate::tune::kp_label, "kp");
+        // The tuner does not search SRK2's line length: the case's (or the default) stays.
+        let launch = Launch {
+            line: self.launch.line,
+            ..crate::tune::case_launch(backend, self.tunable, self.launch, tuned, crate::tune::kp_label, "kp")
+        };
         let model = KpModel::<T>::new(backend, &self.problem, launch, self.early_exit)?;
         Ok(Box::new(model.with_products(&self.info.output.products(), self.gauge_cells.clone())?))
     }
@@ -584,12 +595,13 @@ static FLAGS: &[Flag] = &[
     Flag::new("manning", "N", Set::Float("physics.manning"), "Manning coefficient n in s/m^(1/3), the same in every cell (0: no friction; a raster of n: initial.raster.manning)"),
     Flag::new("theta", "θ", Set::Float("physics.theta"), "generalized minmod θ in [1, 2]"),
     Flag::new("cfl", "C", Set::Float("time.cfl"), "Courant number, at most 0.25 (positivity)"),
-    Flag::new("scheme", "rk2|euler|srk2|ds1|ds2", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), or dimensional splitting, first (ds1) or second order (ds2); srk2, ds1 and ds2 run on the CPU only for now"),
+    Flag::new("scheme", "rk2|euler|srk2|ds1|ds2", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), or dimensional splitting, first (ds1) or second order (ds2); ds1 and ds2 run on the CPU only for now"),
     Flag::new("ds-safety", "R", Set::Float("numerics.ds_safety"), "ds1/ds2: Δt = R·min(Δt_x, Δt_y) of the last substeps, R in (0, 1] (0.95)"),
     Flag::new("wet-dry", "bollermann|kp07|clamp", Set::Text("numerics.wet_dry"), "wet–dry fronts: partially flooded cells well balanced, drained with the actual Δt, their velocities held to their neighbours' (clamp, the default); the same reconstruction with an a-priori outflow cap (bollermann); or Kurganov–Petrova 2007's correction (kp07)"),
     Flag::new("early-exit", "auto|on|off", Set::Text("gpu.early_exit"), "GPU early exit of dry blocks (auto: timed every 100 steps)"),
     Flag::new("flux", "KERNEL", Set::Text("gpu.flux"), "GPU flux kernel: stream (stream:WxR: W warps a block, R rows a warp) or tile (a shared-memory tile of --block)"),
     Flag::new("block", "BXxBY", Set::Pair("gpu.block"), "GPU block in cells, a multiple of 32 threads (also the wet map's tile)"),
+    Flag::new("line", "N", Set::Int("gpu.line"), "SRK2's x-line flux kernel: cells a block along a row, a multiple of 32 (default 128)"),
 ];
 
 /// The registry's entry.

@@ -18,8 +18,8 @@ use std::sync::Arc;
 use kernels::kp::{
     BOUNDARY, CLAMP, CLAMP_COPY, CLOCK_DT, CLOCK_LEN, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, ClampCopy, ClampVelocity,
     Clock, Coeffs, DRAIN, DRAIN_RHS, DT, Drain, DrainRhs, FluxEntries, FluxStream, FluxStreamEarly, FluxTile,
-    FluxTileEarly, RK, RK_FRICTION_FIELD, RkStage, SHORE_LISTS, SetGhosts, ShoreLists, TimeStep, highest_corner,
-    stream_slots, stream_strips,
+    FluxSplit, FluxTileEarly, RK, RK_FRICTION_FIELD, RkStage, SHORE_LISTS, SetGhosts, ShoreLists, TimeStep, highest_corner,
+    line_slots, stream_slots, stream_strips,
 };
 
 /// Launch parameters (run-time).
@@ -28,13 +28,16 @@ pub struct Launch {
     /// The RK kernel's block in cells (threads), a multiple of 32 threads; also the tile of the
     /// wet map (one flag a block) and the tile flux kernel's block.
     pub block: (u32, u32),
-    /// How the flux kernel divides the grid.
+    /// How the flux kernel divides the grid (RK2 and Euler).
     pub flux: FluxVariant,
+    /// SRK2's x-line kernel: cells (threads) a block along a row, a multiple of 32 (its y-block
+    /// kernel runs on `block`).
+    pub line: u32,
 }
 
 impl Default for Launch {
     fn default() -> Self {
-        Launch { block: (32, 8), flux: FluxVariant::STREAM }
+        Launch { block: (32, 8), flux: FluxVariant::STREAM, line: 128 }
     }
 }
 
@@ -107,6 +110,25 @@ impl std::str::FromStr for FluxVariant {
     }
 }
 
+/// SRK2's x-line kernel takes blocks of whole warps, at most 1024 threads.
+fn check_line(line: u32) -> Result<()> {
+    if line == 0 || !line.is_multiple_of(32) || line > 1024 {
+        return Err(Error::invalid(format!(
+            "SRK2 x-line kernel of {line} cells: needs a multiple of 32 threads, at most 1024"
+        )));
+    }
+    Ok(())
+}
+
+/// Rate slots a step's flux launches write: the flux kernel's of `flux`, or in SRK2 (`line`) the
+/// x-line kernel's followed by the y-block kernel's.
+fn flux_slots<T: GpuReal>(k: &Coeffs<T>, flux: FluxVariant, line: Option<u32>) -> usize {
+    match line {
+        Some(l) => line_slots(k.nx, k.ny, l) + (k.nbx * k.nby) as usize,
+        None => flux.slots(k.nx, k.ny, (k.bx, k.by)),
+    }
+}
+
 /// The clock as the host reads it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ClockState {
@@ -135,6 +157,11 @@ struct KpKernels<T: GpuReal> {
     flux_stream_early: Kernel<FluxStreamEarly<T>>,
     /// The tile flux kernels' shared memory in `T`s for a block (bx, by).
     flux_shared: fn(u32, u32) -> usize,
+    /// SRK2's x-line and y-block kernels and their shared memory in `T`s.
+    x_line: Kernel<FluxSplit<T>>,
+    y_block: Kernel<FluxSplit<T>>,
+    line_shared: fn(u32) -> usize,
+    yblock_shared: fn(u32, u32) -> usize,
     rk: Kernel<RkStage<T>>,
     boundary: Kernel<SetGhosts<T>>,
     dt: Kernel<TimeStep<T>>,
@@ -233,6 +260,10 @@ impl<T: GpuReal> KpKernels<T> {
             flux_stream: gpu.kernel::<T, _>(flux.stream)?,
             flux_stream_early: gpu.kernel::<T, _>(flux.stream_early)?,
             flux_shared: flux.tile_shared,
+            x_line: gpu.kernel::<T, _>(flux.x_line)?,
+            y_block: gpu.kernel::<T, _>(flux.y_block)?,
+            line_shared: flux.line_shared,
+            yblock_shared: flux.yblock_shared,
             rk: gpu.kernel::<T, _>(if friction_field { RK_FRICTION_FIELD } else { RK })?,
             boundary: gpu.kernel::<T, _>(BOUNDARY)?,
             dt: gpu.kernel::<T, _>(DT)?,
@@ -245,6 +276,8 @@ impl<T: GpuReal> KpKernels<T> {
 pub struct GpuKp<T: GpuReal> {
     k: Coeffs<T>,
     flux_variant: FluxVariant,
+    /// SRK2's line length (`Launch::line`).
+    line: u32,
     /// Rate slots the flux kernel writes (the Δt reduction reads exactly these).
     slots: usize,
     scheme: Scheme,
@@ -256,6 +289,9 @@ pub struct GpuKp<T: GpuReal> {
     q: [DeviceField2<T>; 3],
     q1: [DeviceField2<T>; 3],
     r: [DeviceField2<T>; 3],
+    /// In SRK2: R's y part, three padded fields one after the other (`r` then holds the x part);
+    /// the rates of its x-line kernel, then those of its y-block kernel, fill `rate`.
+    ry: Option<DeviceBuffer<T>>,
     rate: DeviceBuffer<T>,
     /// Wet maps, rotating: `wet[cur]` is the map of Qⁿ (stage 1's flux reads it), the next one
     /// Q¹'s (stage 2's flux), the one after Qⁿ⁺¹'s; the RK kernels of an early-exit step read
@@ -290,11 +326,18 @@ impl<T: GpuReal> GpuKp<T> {
             )));
         }
         launch.flux.check(problem.ny)?;
+        let split = problem.scheme == Scheme::Srk2;
+        if split {
+            check_line(launch.line)?;
+        }
         let n = problem.padded_cells();
         let w = std::mem::size_of::<T>();
         // State, stage state, R, two beds (and g·n²); with `clamp` B_hi, the draining factors
-        // and the scratch momenta.
-        let fields = 11 + problem.manning_field.is_some() as usize + 4 * (problem.wet_dry == WetDry::Clamp) as usize;
+        // and the scratch momenta; in SRK2 R's y part.
+        let fields = 11
+            + problem.manning_field.is_some() as usize
+            + 4 * (problem.wet_dry == WetDry::Clamp) as usize
+            + 3 * split as usize;
         gpu.check_fits(
             &format!("a {}×{} shallow-water grid ({fields} fields of {})", problem.nx, problem.ny, T::NAME),
             fields * n * w + (problem.nx + 5) * (problem.ny + 5) * w,
@@ -304,10 +347,11 @@ impl<T: GpuReal> GpuKp<T> {
         let wet: Vec<u32> = super::cpu::wet_map(&k, &q[0], &cell_bed).into_iter().map(u32::from).collect();
         let up = |f: &Field2<T>| DeviceField2::upload(gpu, f);
         let zeros = || DeviceField2::zeros(gpu, problem.layout());
-        let slots = launch.flux.slots(k.nx, k.ny, launch.block);
+        let slots = flux_slots(&k, launch.flux, split.then_some(launch.line));
         let mut g = GpuKp {
             k,
             flux_variant: launch.flux,
+            line: launch.line,
             slots,
             scheme: problem.scheme,
             clock_params: Clock { cfl: problem.cfl, t_stop: f64::INFINITY, dt_floor: problem.dt_floor },
@@ -317,6 +361,7 @@ impl<T: GpuReal> GpuKp<T> {
             q1: [up(&q[0])?, up(&q[1])?, up(&q[2])?],
             q: [up(&q[0])?, up(&q[1])?, up(&q[2])?],
             r: [zeros()?, zeros()?, zeros()?],
+            ry: split.then(|| gpu.zeros(3 * n)).transpose()?,
             rate: gpu.zeros(slots)?,
             wet: [gpu.upload(&wet)?, gpu.upload(&wet)?, gpu.upload(&wet)?],
             cur: 0,
@@ -340,6 +385,17 @@ impl<T: GpuReal> GpuKp<T> {
         let (bx, by) = (self.k.bx, self.k.by);
         let ks = &self.kernels;
         let mut limits = vec![(ks.flux.name(), ks.flux.max_threads_per_block()), (ks.rk.name(), ks.rk.max_threads_per_block())];
+        if self.ry.is_some() {
+            limits.push((ks.y_block.name(), ks.y_block.max_threads_per_block()));
+            let max = ks.x_line.max_threads_per_block();
+            if self.line > max {
+                return Err(Error::invalid(format!(
+                    "SRK2 x-line kernel of {} cells: kernel {}'s registers allow at most {max} threads",
+                    self.line,
+                    ks.x_line.name()
+                )));
+            }
+        }
         if let Some(c) = &self.clamp {
             limits.push((c.drain.name(), c.drain.max_threads_per_block()));
             limits.push((c.drain_rhs.name(), c.drain_rhs.max_threads_per_block()));
@@ -389,12 +445,31 @@ impl<T: GpuReal> GpuKp<T> {
     /// Switch the flux kernel (the benchmarks compare them on one state).
     pub fn set_flux(&mut self, gpu: &Gpu, flux: FluxVariant) -> Result<()> {
         flux.check(self.k.ny as usize)?;
-        let slots = flux.slots(self.k.nx, self.k.ny, (self.k.bx, self.k.by));
+        let slots = flux_slots(&self.k, flux, self.ry.is_some().then_some(self.line));
         if slots > self.rate.len() {
             self.rate = gpu.zeros(slots)?;
         }
         self.flux_variant = flux;
         self.slots = slots;
+        Ok(())
+    }
+
+    /// Switch SRK2's x-line length (the benchmarks compare them on one state); an error
+    /// outside SRK2 or for a length its kernel cannot take.
+    pub fn set_line(&mut self, gpu: &Gpu, line: u32) -> Result<()> {
+        if self.ry.is_none() {
+            return Err(Error::invalid("the x-line length is SRK2's: this model runs another scheme"));
+        }
+        let (old, old_slots) = (self.line, self.slots);
+        self.line = line;
+        self.slots = flux_slots(&self.k, self.flux_variant, Some(line));
+        if let Err(e) = check_line(line).and_then(|_| self.check_block()) {
+            (self.line, self.slots) = (old, old_slots);
+            return Err(e);
+        }
+        if self.slots > self.rate.len() {
+            self.rate = gpu.zeros(self.slots)?;
+        }
         Ok(())
     }
 
@@ -419,6 +494,9 @@ impl<T: GpuReal> GpuKp<T> {
         let fill = &self.kernels.buffers;
         for b in self.r.iter_mut().chain(self.q1.iter_mut()) {
             fill.fill(b, T::NAN)?;
+        }
+        if let Some(ry) = &mut self.ry {
+            fill.fill(ry, T::NAN)?;
         }
         fill.fill(&mut self.rate, T::NAN)?;
         if let Some(c) = &mut self.clamp {
@@ -445,6 +523,28 @@ impl<T: GpuReal> GpuKp<T> {
         let [rw, rhu, rhv] = self.r.each_mut().map(|r| r.ptr_mut());
         let rate = self.rate.ptr_mut();
         let ks = &self.kernels;
+        if let Some(ry) = &mut self.ry {
+            let n = k.cells();
+            let (line, early) = (self.line, early as u32);
+            let x = FluxSplit { k, early, w, hu, hv, bed, rw, rhu, rhv, rate, wet };
+            let ry = ry.ptr_mut();
+            let y_rate = rate.wrapping_add(line_slots(k.nx, k.ny, line));
+            let (yw, yhu, yhv) = (ry, ry.wrapping_add(n), ry.wrapping_add(2 * n));
+            let y = FluxSplit { k, early, w, hu, hv, bed, rw: yw, rhu: yhu, rhv: yhv, rate: y_rate, wet };
+            let x_shape = LaunchShape::fixed((k.nx.div_ceil(line), k.ny, 1), (line, 1, 1))
+                .with_shared_of::<T>((ks.line_shared)(line));
+            let y_shape = self.block_shape()?.with_shared_of::<T>((ks.yblock_shared)(k.bx, k.by));
+            // SAFETY: as the tile kernel's below, R's x part in r and its y part in ry (3·cells,
+            // distinct from r and the inputs); rate holds line_slots(nx, ny, line) for the x-line
+            // kernel then nbx·nby for the y-block one (flux_slots, in new); the x-line blocks are
+            // `line` × 1 threads (a multiple of 32, checked in new) over (⌈nx/line⌉, ny), the
+            // y-block ones the tile kernel's; shared memory their line_shared and yblock_shared
+            // of the kernels' scheme (from the same FluxEntries).
+            return unsafe {
+                ks.x_line.launch(x_shape, x)?;
+                ks.y_block.launch(y_shape, y)
+            };
+        }
         match self.flux_variant {
             FluxVariant::Tile => {
                 let shape = self.block_shape()?.with_shared_of::<T>((ks.flux_shared)(self.k.bx, self.k.by));
@@ -505,6 +605,7 @@ impl<T: GpuReal> GpuKp<T> {
             (self.q1.each_ref().map(|b| b.ptr()), self.q.each_mut().map(|b| b.ptr_mut()))
         };
         let r = self.r.each_ref().map(|b| b.ptr());
+        let ry = self.ry.as_ref().map_or(std::ptr::null(), |b| b.ptr());
         let params = RkStage {
             k: self.k,
             stage,
@@ -521,6 +622,7 @@ impl<T: GpuReal> GpuKp<T> {
             rw: r[0],
             rhu: r[1],
             rhv: r[2],
+            ry,
             ow: out[0],
             ohu: out[1],
             ohv: out[2],
@@ -537,7 +639,7 @@ impl<T: GpuReal> GpuKp<T> {
         // distinct from every input) or q (stage 2, aliasing only q0 = w0, hu0, hv0, which the
         // kernel allows); the three wet maps hold nbx·nby flags, wet_out distinct from the other
         // two; the flux kernel's blocks; 32 T of shared memory. hi is null, or (in clamp) the
-        // padded B_hi with partial and shore nbx·nby flags.
+        // padded B_hi with partial and shore nbx·nby flags. ry is null, or (SRK2) 3·cells.
         unsafe { self.kernels.rk.launch(shape, params) }
     }
 
@@ -570,10 +672,12 @@ impl<T: GpuReal> GpuKp<T> {
         };
         let [rw, rhu, rhv] = self.r.each_mut().map(|r| r.ptr_mut());
         let (phi, drained) = (c.phi.ptr(), c.drained.ptr());
-        let rhs = DrainRhs { k, early, w, hu, hv, bed, phi, drained, wet_in, list, count, rw, rhu, rhv };
+        let ry = self.ry.as_mut().map_or(std::ptr::null_mut(), |b| b.ptr_mut());
+        let rhs = DrainRhs { k, early, w, hu, hv, bed, phi, drained, wet_in, list, count, rw, rhu, rhv, ry };
         // SAFETY: the state, beds, B_hi, φ and R are padded arrays (the corner bed the corner
         // array), dt holds 1, the maps nbx·nby flags (drained 0 outside the drain list, which
-        // `shore_lists` made of this state); R distinct from every input; blocks of k.bx × k.by.
+        // `shore_lists` made of this state); R (and ry, null or 3·cells) distinct from every
+        // input; blocks of k.bx × k.by.
         // The second launch reads φ and the flags the first wrote, on the same stream.
         unsafe {
             c.drain.launch(shape, params)?;
@@ -705,8 +809,16 @@ impl<T: GpuReal> GpuKp<T> {
     /// The last R (padded; after an early-exit flux, unwritten where the block was inactive), the
     /// rates and the wet map of Qⁿ.
     pub fn download_residual(&self, gpu: &Gpu) -> Result<Residual<T>> {
+        let mut r = [gpu.download(&self.r[0])?, gpu.download(&self.r[1])?, gpu.download(&self.r[2])?];
+        if let Some(ry) = &self.ry {
+            // SRK2: the x part plus the y part, as the RK kernel adds them.
+            let y = gpu.download(ry)?;
+            for (x, y) in r.iter_mut().zip(y.chunks(self.k.cells())) {
+                x.iter_mut().zip(y).for_each(|(a, b)| *a += *b);
+            }
+        }
         Ok(Residual {
-            r: [gpu.download(&self.r[0])?, gpu.download(&self.r[1])?, gpu.download(&self.r[2])?],
+            r,
             rates: gpu.download(&self.rate)?.into_iter().take(self.slots).collect(),
             wet: gpu.download(&self.wet[self.cur])?,
         })

@@ -47,7 +47,7 @@ pub fn parse(s: &str) -> Result<Launch> {
         Some(t) if bx > 0 && by > 0 && t % 32 == 0 && t <= 1024 => {}
         _ => return Err(bad()),
     }
-    Ok(Launch { block: (bx, by), flux: flux.parse()? })
+    Ok(Launch { block: (bx, by), flux: flux.parse()?, ..Launch::default() })
 }
 
 /// The launch a run on `gpu` in `precision` should use when its case gives none: the cache's
@@ -229,8 +229,8 @@ pub fn tune<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions) -> Result<(Vec<Record>, V
     // Every whole step of both stages; the default's time from stage 1.
     let mut steps: Vec<(f64, Launch)> = Vec::new();
     for (b, &block) in blocks.iter().enumerate() {
-        steps.push((at(b, 1), Launch { block, flux: FluxVariant::Tile }));
-        steps.push((at(b, 2), Launch { block, flux: default.flux }));
+        steps.push((at(b, 1), Launch { block, flux: FluxVariant::Tile, ..default }));
+        steps.push((at(b, 2), Launch { block, ..default }));
     }
     let step2 = |i: usize| s2.ms(2 * i + 1);
     // Stage 2's default shape on the same model scales stage 2's times to stage 1's.
@@ -240,7 +240,8 @@ pub fn tune<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions) -> Result<(Vec<Record>, V
             Some(b) if b > 0.0 => step2(i) / b * at(best_block, 2),
             _ => step2(i),
         };
-        steps.push((scaled, Launch { block: blocks[best_block], flux: FluxVariant::Stream { warps, rows } }));
+        steps
+            .push((scaled, Launch { block: blocks[best_block], flux: FluxVariant::Stream { warps, rows }, ..default }));
     }
     let fastest = steps.iter().filter(|s| s.0.is_finite()).min_by(|a, b| a.0.total_cmp(&b.0)).copied();
     // As in `search`: the default stays unless something is 0.5% faster.
@@ -287,8 +288,8 @@ mod tests {
     fn labels_read_back() {
         for l in [
             Launch::default(),
-            Launch { block: (64, 4), flux: FluxVariant::Tile },
-            Launch { block: (16, 2), flux: FluxVariant::Stream { warps: 8, rows: 64 } },
+            Launch { block: (64, 4), flux: FluxVariant::Tile, ..Launch::default() },
+            Launch { block: (16, 2), flux: FluxVariant::Stream { warps: 8, rows: 64 }, ..Launch::default() },
         ] {
             assert_eq!(parse(&label(l)).unwrap(), l);
         }

@@ -66,7 +66,11 @@ fn random_state(nx: usize, ny: usize, seed: u64, kind: u8) -> Problem {
                 .collect(),
         );
     }
-    p.scheme = if rnd() < 0.25 { Scheme::Euler } else { Scheme::Rk2 };
+    p.scheme = match rnd() {
+        r if r < 0.25 => Scheme::Euler,
+        r if r < 0.5 => Scheme::Srk2,
+        _ => Scheme::Rk2,
+    };
     p
 }
 
@@ -108,14 +112,13 @@ const RATE: Tolerance = Tolerance::eps(4_500.0);
 /// GPU against CPU after `steps` steps, every padded cell of every field within [`GPU_STEP`].
 fn check_gpu<T: GpuReal>(
     p: &Problem,
-    block: (u32, u32),
-    flux: FluxVariant,
+    Launch { block, flux, line }: Launch,
     early: bool,
     steps: usize,
 ) -> Result<(), TestCaseError> {
     let gpu = gpu();
     let mut cpu_m = CpuKp::<T>::new(p, block, early).unwrap();
-    let mut gpu_m = GpuKp::<T>::new(&gpu, p, Launch { block, flux }).unwrap();
+    let mut gpu_m = GpuKp::<T>::new(&gpu, p, Launch { block, flux, line }).unwrap();
     let kernel = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
     for _ in 0..steps {
         gpu_m.poison().unwrap();
@@ -125,14 +128,15 @@ fn check_gpu<T: GpuReal>(
     let g = gpu_m.download(&gpu).unwrap();
     let clock = gpu_m.clock(&gpu).unwrap();
     let what = format!(
-        "{} {}×{} {:?} wet–dry {} friction {} block {block:?} flux {} early {early} after {steps} steps",
+        "{} {} {}×{} {:?} wet–dry {} friction {} block {block:?} flux {} early {early} after {steps} steps",
         T::NAME,
+        p.scheme.name(),
         p.nx,
         p.ny,
         p.boundary,
         p.wet_dry.name(),
         if p.manning_field.is_some() { "per cell".to_string() } else { format!("n = {}", p.manning) },
-        flux.describe()
+        if p.scheme == Scheme::Srk2 { format!("x-line {line}") } else { flux.describe() }
     );
     prop_assert_eq!(clock.steps, steps as u64, "{}: clock steps", what);
     let tol = GPU_STEP.times(steps as f64);
@@ -165,7 +169,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(24)))]
     /// Every flux entry point (tile and streamed, full and early exit, each wet–dry scheme, f32
     /// and f64) in every case, the streamed one in a random shape; both RK entry points (one n,
-    /// n per cell) by the random friction, each in half the cases.
+    /// n per cell) by the random friction, each in half the cases; in a quarter of the cases
+    /// SRK2 (its x-line and y-block kernels in place of the flux kernel, a random line length)
+    /// against the CPU's RK2, which it is.
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn kp_gpu_matches_cpu(
@@ -176,6 +182,7 @@ proptest! {
         block in prop::sample::select(vec![(32u32, 8u32), (16, 16), (8, 4), (32, 1), (16, 2)]),
         stream in stream_variant(),
         steps in prop::sample::select(vec![1usize, 20]),
+        line in prop::sample::select(vec![32u32, 64, 96, 128, 256]),
     ) {
         let mut p = random_state(nx, ny, seed, kind);
         for wet_dry in WetDry::GPU {
@@ -187,10 +194,13 @@ proptest! {
             // hu after 20 steps). f64 (ulp(w)/h ≈ 2e-10) runs every step count;
             // `kp_gpu_clamp_drains_and_clamps_as_the_cpu` runs f32 over 20–40 steps on its cases.
             let steps32 = if wet_dry == WetDry::Clamp { 1 } else { steps };
-            for flux in [FluxVariant::Tile, stream] {
+            // SRK2 launches its own flux kernels whatever the variant.
+            let fluxes = if p.scheme == Scheme::Srk2 { vec![FluxVariant::Tile] } else { vec![FluxVariant::Tile, stream] };
+            for flux in fluxes {
                 for early in [false, true] {
-                    check_gpu::<f32>(&p, block, flux, early, steps32)?;
-                    check_gpu::<f64>(&p, block, flux, early, steps)?;
+                    let launch = Launch { block, flux, line };
+                    check_gpu::<f32>(&p, launch, early, steps32)?;
+                    check_gpu::<f64>(&p, launch, early, steps)?;
                 }
             }
         }
@@ -199,8 +209,9 @@ proptest! {
 
 /// The flux kernels alone on one state: R and the per-block rates against the CPU's, with
 /// the outputs poisoned first (a cell the kernel does not write stays NaN and fails); every flux
-/// entry point: tile and streamed (two shapes), full and early exit, each wet–dry scheme, f32
-/// and f64.
+/// entry point: tile and streamed (two shapes), SRK2's x-line and y-block pair (R the sum of
+/// their parts; lines of 32 and 128 cells), full and early exit, each wet–dry scheme, f32 and
+/// f64.
 #[test]
 #[cfg_attr(
     not(gpu_tests),
@@ -217,13 +228,21 @@ fn flux_kernels_match_cpu<T: GpuReal>(gpu: &hydrokern::Gpu) {
         .into_iter()
         .flat_map(|(s, n)| WetDry::GPU.map(|w| (s, n, w)))
     {
-        for (early, flux) in [false, true].into_iter().flat_map(|e| {
-            [FluxVariant::Tile, FluxVariant::STREAM, FluxVariant::Stream { warps: 3, rows: 5 }].map(|f| (e, f))
-        }) {
+        // (flux variant, SRK2's line length or none)
+        let kernels = [
+            (FluxVariant::Tile, None),
+            (FluxVariant::STREAM, None),
+            (FluxVariant::Stream { warps: 3, rows: 5 }, None),
+            (FluxVariant::Tile, Some(32)),
+            (FluxVariant::Tile, Some(128)),
+        ];
+        for (early, (flux, split)) in [false, true].into_iter().flat_map(|e| kernels.map(|f| (e, f))) {
             let mut p = random_state(nx, ny, seed, (seed % 2) as u8);
             p.wet_dry = wet_dry;
+            p.scheme = if split.is_some() { Scheme::Srk2 } else { Scheme::Rk2 };
             let block = (16, 8);
-            let mut m = GpuKp::<T>::new(gpu, &p, Launch { block, flux }).unwrap();
+            let line = split.unwrap_or(Launch::default().line);
+            let mut m = GpuKp::<T>::new(gpu, &p, Launch { block, flux, line }).unwrap();
             m.poison().unwrap();
             m.flux(if early { FluxKernel::EarlyExit } else { FluxKernel::Full }, false).unwrap();
             let res = m.download_residual(gpu).unwrap();
@@ -243,7 +262,8 @@ fn flux_kernels_match_cpu<T: GpuReal>(gpu: &hydrokern::Gpu) {
                 !early || kernels::kp::block_active(&k, i / k.bx, j / k.by, |a, b| c_wet[(b * k.nbx + a) as usize] != 0)
             };
             let mut inactive = 0;
-            let what = format!("{} {nx}×{ny}, {}, early {early}, {}", T::NAME, wet_dry.name(), flux.describe());
+            let kernel = split.map_or(flux.describe(), |l| format!("srk2 x-line {l}"));
+            let what = format!("{} {nx}×{ny}, {}, early {early}, {kernel}", T::NAME, wet_dry.name());
             for (name, g, cpu) in [("R_w", &r[0], &rw), ("R_hu", &r[1], &ru), ("R_hv", &r[2], &rv)] {
                 let (mut got, want) = (p.interior(g), p.interior(cpu));
                 for (idx, (a, b)) in got.iter_mut().zip(&want).enumerate() {
@@ -275,7 +295,7 @@ fn flux_kernels_match_cpu<T: GpuReal>(gpu: &hydrokern::Gpu) {
 fn kp_gpu_uniform_friction_field_gives_the_constants_bits() {
     let gpu = gpu();
     fn run<T: GpuReal>(gpu: &hydrokern::Gpu, p: &Problem, flux: FluxVariant, early: bool) -> [Vec<T>; 3] {
-        let mut m = GpuKp::<T>::new(gpu, p, Launch { block: (32, 8), flux }).unwrap();
+        let mut m = GpuKp::<T>::new(gpu, p, Launch { block: (32, 8), flux, ..Launch::default() }).unwrap();
         for _ in 0..30 {
             m.poison().unwrap();
             m.step(if early { FluxKernel::EarlyExit } else { FluxKernel::Full }).unwrap();
@@ -364,8 +384,9 @@ fn early_exit_matches_full_on_the_cpu() {
     }
 }
 
-/// The GPU on the validation cases: the lake at rest stays at rest for 1000 steps, and the
-/// largest GPU−CPU differences after 20 steps of a flood and a Gaussian hump (printed).
+/// The GPU on the validation cases, RK2 and SRK2: the lake at rest stays at rest for 1000
+/// steps, and the largest GPU−CPU differences after 20 steps of a flood and a Gaussian hump
+/// (printed).
 #[test]
 #[cfg_attr(
     not(gpu_tests),
@@ -373,8 +394,9 @@ fn early_exit_matches_full_on_the_cpu() {
 )]
 fn kp_gpu_validation_cases() {
     let gpu = gpu();
-    fn lake<T: GpuReal>(gpu: &hydrokern::Gpu, tol: f64) {
-        let p = setup::lake_at_rest(40, 40);
+    fn lake<T: GpuReal>(gpu: &hydrokern::Gpu, scheme: Scheme, tol: f64) {
+        let mut p = setup::lake_at_rest(40, 40);
+        p.scheme = scheme;
         let mut m = GpuKp::<T>::new(gpu, &p, Launch::default()).unwrap();
         for _ in 0..1000 {
             m.step(FluxKernel::EarlyExit).unwrap();
@@ -388,17 +410,19 @@ fn kp_gpu_validation_cases() {
             }
             worst = worst.max(hu[c].to_f64().abs()).max(hv[c].to_f64().abs());
         }
-        println!("GPU lake at rest ({}): 1000 steps, max deviation {worst:.2e}", T::NAME);
-        assert!(worst <= tol, "{worst}");
+        println!("GPU lake at rest ({} {}): 1000 steps, max deviation {worst:.2e}", T::NAME, scheme.name());
+        assert!(worst <= tol, "{} {}: {worst}", T::NAME, scheme.name());
     }
-    lake::<f64>(&gpu, 1e-12);
-    lake::<f32>(&gpu, 1e-5);
+    for scheme in [Scheme::Rk2, Scheme::Srk2] {
+        lake::<f64>(&gpu, scheme, 1e-12);
+        lake::<f32>(&gpu, scheme, 1e-5);
+    }
     /// 20 steps on the GPU and the CPU, every field within [`GPU_STEP`]; prints the largest
     /// difference relative to the field's magnitude.
     fn diff<T: GpuReal>(gpu: &hydrokern::Gpu, name: &str, p: &Problem, early: bool) {
         let (block, steps) = ((32, 8), 20);
         let mut c = CpuKp::<T>::new(p, block, early).unwrap();
-        let mut g = GpuKp::<T>::new(gpu, p, Launch { block, flux: FluxVariant::STREAM }).unwrap();
+        let mut g = GpuKp::<T>::new(gpu, p, Launch { block, ..Launch::default() }).unwrap();
         for _ in 0..steps {
             c.step(f64::INFINITY).unwrap();
             g.step(if early { FluxKernel::EarlyExit } else { FluxKernel::Full }).unwrap();
@@ -414,16 +438,23 @@ fn kp_gpu_validation_cases() {
         }
         println!("GPU vs CPU, {name} {} early {early}: {steps} steps, max |difference| / scale = {worst:.2e}", T::NAME);
     }
-    for (name, p) in [("flood 96×80", setup::flood(96, 80)), ("gaussian 70×90", setup::gaussian(70, 90))] {
+    for (name, p) in [("flood 96×80", setup::flood(96, 80)), ("gaussian 70×90", setup::gaussian(70, 90))]
+        .into_iter()
+        .flat_map(|(n, p)| [Scheme::Rk2, Scheme::Srk2].map(|s| (n, p.clone(), s)))
+        .map(|(n, mut p, s)| {
+            p.scheme = s;
+            (format!("{n} {}", s.name()), p)
+        })
+    {
         for early in [false, true] {
-            diff::<f64>(&gpu, name, &p, early);
-            diff::<f32>(&gpu, name, &p, early);
+            diff::<f64>(&gpu, &name, &p, early);
+            diff::<f32>(&gpu, &name, &p, early);
         }
     }
 }
 
 /// The lake at rest whose shoreline cuts through cells (`setup::shore_lake`, 24², surface
-/// 0.7 m), walls and outflow, on every flux kernel (tile, streamed; full and early exit) in
+/// 0.7 m), walls and outflow, on every flux kernel (tile, streamed, SRK2's pair; full and early exit) in
 /// both precisions: 10 000 steps keep it at rest as on the CPU (`wetdry::shore_lake_stays_at_rest`;
 /// here max |u| ≤ 1e-12 in f64, ≤ 3e-5 in f32), and GPU and CPU agree after 100 steps.
 #[test]
@@ -437,17 +468,19 @@ fn kp_gpu_shore_lake_stays_at_rest() {
         gpu: &hydrokern::Gpu,
         wet_dry: WetDry,
         boundary: Boundary,
-        flux: FluxVariant,
+        (flux, scheme): (FluxVariant, Scheme),
         early: bool,
         tol: f64,
     ) {
         let mut p = setup::shore_lake(24, 0.7, boundary);
         p.wet_dry = wet_dry;
+        p.scheme = scheme;
         let block = (16, 8);
-        let mut g = GpuKp::<T>::new(gpu, &p, Launch { block, flux }).unwrap();
+        let mut g = GpuKp::<T>::new(gpu, &p, Launch { block, flux, ..Launch::default() }).unwrap();
         let mut c = CpuKp::<T>::new(&p, block, early).unwrap();
         let kernel = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
-        let what = format!("{} {} {} {} early {early}", T::NAME, wet_dry.name(), boundary.name(), flux.describe());
+        let name = if scheme == Scheme::Srk2 { "srk2".to_string() } else { flux.describe() };
+        let what = format!("{} {} {} {name} early {early}", T::NAME, wet_dry.name(), boundary.name());
         for _ in 0..100 {
             g.step(kernel).unwrap();
             c.step(f64::INFINITY).unwrap();
@@ -478,7 +511,9 @@ fn kp_gpu_shore_lake_stays_at_rest() {
         .into_iter()
         .flat_map(|s| [Boundary::Wall, Boundary::Outflow].map(|b| (s, b)))
     {
-        for flux in [FluxVariant::Tile, FluxVariant::STREAM] {
+        for flux in
+            [(FluxVariant::Tile, Scheme::Rk2), (FluxVariant::STREAM, Scheme::Rk2), (FluxVariant::Tile, Scheme::Srk2)]
+        {
             for early in [false, true] {
                 lake::<f64>(&gpu, wet_dry, boundary, flux, early, 1e-12);
                 // `bollermann`: not the 1e-5: the H100 gave 1.0e-5 to 2.2e-5 (the CPU 1.4e-5 to
@@ -565,7 +600,7 @@ fn kp_gpu_thacker_converges() {
 
 /// `clamp`'s own passes (draining factors, R of drained faces, the velocity clamp) against the
 /// CPU reference on cases where they act: Thacker's bowl at 25² (where draining binds) and the
-/// random shoreline states, every flux kernel, full and early exit, f32 and f64, with the outputs
+/// random shoreline states, every flux kernel (SRK2's pair too), full and early exit, f32 and f64, with the outputs
 /// and the passes' scratch poisoned before every step. The CPU's counts show that the cases
 /// drained and clamped cells; the GPU must then agree within [`GPU_STEP`] a step.
 #[test]
@@ -583,14 +618,24 @@ fn kp_gpu_clamp_drains_and_clamps_as_the_cpu() {
     let (mut drained, mut clamped) = (0, 0);
     for (name, mut p, steps) in cases {
         p.wet_dry = WetDry::Clamp;
-        for flux in [FluxVariant::Tile, FluxVariant::STREAM, FluxVariant::Stream { warps: 3, rows: 5 }] {
+        // The flux kernels of RK2, and SRK2's pair (its drain pass writes R's two parts).
+        let kernels = [
+            (FluxVariant::Tile, Scheme::Rk2),
+            (FluxVariant::STREAM, Scheme::Rk2),
+            (FluxVariant::Stream { warps: 3, rows: 5 }, Scheme::Rk2),
+            (FluxVariant::Tile, Scheme::Srk2),
+        ];
+        for (flux, scheme) in kernels {
+            p.scheme = scheme;
             for early in [false, true] {
                 for block in [(16, 8), (32, 1)] {
-                    check_gpu::<f64>(&p, block, flux, early, steps).unwrap();
-                    check_gpu::<f32>(&p, block, flux, early, steps).unwrap();
+                    let launch = Launch { block, flux, line: 32 };
+                    check_gpu::<f64>(&p, launch, early, steps).unwrap();
+                    check_gpu::<f32>(&p, launch, early, steps).unwrap();
                 }
             }
         }
+        p.scheme = Scheme::Rk2;
         let mut c = CpuKp::<f64>::new(&p, (16, 8), false).unwrap();
         for _ in 0..steps {
             c.step(f64::INFINITY).unwrap();

@@ -180,7 +180,8 @@ pub(super) unsafe fn kp_drain<T: DeviceReal>(
 /// no R there).
 ///
 /// # Safety
-/// As [`kp_drain`], whose `phi` and `drained` this reads; R padded, distinct from the inputs.
+/// As [`kp_drain`], whose `phi` and `drained` this reads; R padded, distinct from the inputs;
+/// `ry` null or three padded arrays one after the other (SRK2's y part).
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kp_drain_rhs<T: DeviceReal>(
     k: Coeffs<T>,
@@ -197,6 +198,7 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal>(
     rw: *mut T,
     rhu: *mut T,
     rhv: *mut T,
+    ry: *mut T,
 ) {
     let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
     unsafe {
@@ -249,10 +251,18 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal>(
                 drain_face(&k, gs, ss, ps, pc),
                 drain_face(&k, gn, sn, pc, pn),
             ];
-            let r = faces.rhs::<Clamp>(&k);
-            *rw.add(g) = r.w;
-            *rhu.add(g) = r.hu;
-            *rhv.add(g) = r.hv;
+            if ry.is_null() {
+                let r = faces.rhs::<Clamp>(&k);
+                *rw.add(g) = r.w;
+                *rhu.add(g) = r.hu;
+                *rhv.add(g) = r.hv;
+            } else {
+                // SRK2: the parts where its flux kernels left them.
+                let (x, y) = faces.parts::<Clamp>(&k);
+                let n = k.cells();
+                (*rw.add(g), *rhu.add(g), *rhv.add(g)) = x;
+                (*ry.add(g), *ry.add(n + g), *ry.add(2 * n + g)) = y;
+            }
         });
     }
 }

@@ -9,13 +9,14 @@
 //! `k.nbx × k.nby` blocks; per-block outputs (rate, wet map) are indexed
 //! `blockIdx.y·nbx + blockIdx.x`.
 
-use super::{Bollermann, Clamp, Clock, Coeffs, Kp07, flux_shared};
+use super::{Bollermann, Clamp, Clock, Coeffs, Kp07, flux_shared, line_shared, yblock_shared};
 #[cfg(target_arch = "nvptx64")]
 use super::{
     PerCell, Uniform,
     boundary::kp_boundary,
     drain::{kp_clamp, kp_clamp_copy, kp_drain, kp_drain_rhs, kp_shore_lists},
     rk::{kp_dt, kp_rk},
+    split_flux::{kp_flux_x, kp_flux_y},
     stream::{kp_flux_stream, kp_flux_stream_early},
     tile::{kp_flux, kp_flux_early},
 };
@@ -60,13 +61,30 @@ kernels! {
         kp_flux_stream_early_bollermann(kp_flux_stream_early::<Bollermann, T>);
     pub const FLUX_STREAM_EARLY_CLAMP: FluxStreamEarly = kp_flux_stream_early_clamp(kp_flux_stream_early::<Clamp, T>);
 
+    /// SRK2's flux kernels (`split_flux.rs`): one part of R (x or y) of the state and one rate a
+    /// block; early exit by the wet map `wet` where `early` ≠ 0 (null will do otherwise).
+    pub struct FluxSplit<T> {
+        k: Coeffs<T>, early: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T,
+        rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T, wet: *const u32,
+    }
+    /// The x-line kernel: blocks of `l` × 1 threads along a row.
+    pub const FLUX_X_KP07: FluxSplit = kp_flux_x_kp07(kp_flux_x::<Kp07, T>);
+    pub const FLUX_X_BOLLERMANN: FluxSplit = kp_flux_x_bollermann(kp_flux_x::<Bollermann, T>);
+    pub const FLUX_X_CLAMP: FluxSplit = kp_flux_x_clamp(kp_flux_x::<Clamp, T>);
+    /// The y-block kernel: the RK kernel's blocks.
+    pub const FLUX_Y_KP07: FluxSplit = kp_flux_y_kp07(kp_flux_y::<Kp07, T>);
+    pub const FLUX_Y_BOLLERMANN: FluxSplit = kp_flux_y_bollermann(kp_flux_y::<Bollermann, T>);
+    pub const FLUX_Y_CLAMP: FluxSplit = kp_flux_y_clamp(kp_flux_y::<Clamp, T>);
+
     /// RK stage `stage` from Qⁿ (`*0`), the state R was evaluated at (`*1`) and R into `o*`, with
-    /// the wet maps (see `kp_rk`); `gn2` the friction field g·n² (`friction.rs`); in `clamp`
+    /// the wet maps (see `kp_rk`); R is `r*`, or in SRK2 (`ry` not null) `r*` plus the y part
+    /// `ry` (three padded fields one after the other); `gn2` the friction field g·n²
+    /// (`friction.rs`); in `clamp`
     /// (`hi` not null) the flags of blocks with partially flooded cells for the passes' lists.
     pub struct RkStage<T> {
         k: Coeffs<T>, stage: u32, early: u32, dt: *const T, bc: *const T, gn2: *const T,
         w0: *const T, hu0: *const T, hv0: *const T, w1: *const T, hu1: *const T, hv1: *const T,
-        rw: *const T, rhu: *const T, rhv: *const T, ow: *mut T, ohu: *mut T, ohv: *mut T,
+        rw: *const T, rhu: *const T, rhv: *const T, ry: *const T, ow: *mut T, ohu: *mut T, ohv: *mut T,
         wet_m0: *const u32, wet_in: *const u32, wet_out: *mut u32,
         hi: *const T, partial: *mut u32, shore: *mut u32,
     }
@@ -98,11 +116,12 @@ kernels! {
     }
     pub const DRAIN: Drain = kp_drain(kp_drain::<T>);
 
-    /// `clamp`: R of the cells next to a drained face, recomputed with the faces drained.
+    /// `clamp`: R of the cells next to a drained face, recomputed with the faces drained (in
+    /// SRK2, `ry` not null: its x part into `r*`, its y part into `ry`, as the RK kernel reads them).
     pub struct DrainRhs<T> {
         k: Coeffs<T>, early: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T, phi: *const T,
         drained: *const u32, wet_in: *const u32, list: *const u32, count: *const u32, rw: *mut T, rhu: *mut T,
-        rhv: *mut T,
+        rhv: *mut T, ry: *mut T,
     }
     pub const DRAIN_RHS: DrainRhs = kp_drain_rhs(kp_drain_rhs::<T>);
 
@@ -135,6 +154,12 @@ pub struct FluxEntries {
     pub stream_early: Entry<FluxStreamEarly<()>>,
     /// The tile kernels' shared memory in `T`s for blocks of (bx, by): [`flux_shared`].
     pub tile_shared: fn(u32, u32) -> usize,
+    /// SRK2's x-line and y-block kernels, and their shared memory in `T`s ([`line_shared`] of
+    /// the line length, [`yblock_shared`] of the block).
+    pub x_line: Entry<FluxSplit<()>>,
+    pub y_block: Entry<FluxSplit<()>>,
+    pub line_shared: fn(u32) -> usize,
+    pub yblock_shared: fn(u32, u32) -> usize,
 }
 
 impl FluxEntries {
@@ -145,6 +170,10 @@ impl FluxEntries {
         stream: FLUX_STREAM_KP07,
         stream_early: FLUX_STREAM_EARLY_KP07,
         tile_shared: flux_shared::<Kp07>,
+        x_line: FLUX_X_KP07,
+        y_block: FLUX_Y_KP07,
+        line_shared: line_shared::<Kp07>,
+        yblock_shared: yblock_shared::<Kp07>,
     };
     /// The flux kernels with partially flooded cells (Bollermann et al.).
     pub const BOLLERMANN: FluxEntries = FluxEntries {
@@ -153,6 +182,10 @@ impl FluxEntries {
         stream: FLUX_STREAM_BOLLERMANN,
         stream_early: FLUX_STREAM_EARLY_BOLLERMANN,
         tile_shared: flux_shared::<Bollermann>,
+        x_line: FLUX_X_BOLLERMANN,
+        y_block: FLUX_Y_BOLLERMANN,
+        line_shared: line_shared::<Bollermann>,
+        yblock_shared: yblock_shared::<Bollermann>,
     };
     /// The flux kernels of `clamp`: partially flooded cells with no a-priori cap (the draining
     /// factors and the velocity clamp are the passes of `drain.rs`).
@@ -162,5 +195,9 @@ impl FluxEntries {
         stream: FLUX_STREAM_CLAMP,
         stream_early: FLUX_STREAM_EARLY_CLAMP,
         tile_shared: flux_shared::<Clamp>,
+        x_line: FLUX_X_CLAMP,
+        y_block: FLUX_Y_CLAMP,
+        line_shared: line_shared::<Clamp>,
+        yblock_shared: yblock_shared::<Clamp>,
     };
 }

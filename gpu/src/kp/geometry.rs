@@ -31,3 +31,25 @@ pub const fn stream_strips(nx: u32) -> u32 {
 pub const fn stream_slots(nx: u32, ny: u32, rows: u32) -> usize {
     stream_strips(nx) as usize * ny.div_ceil(rows) as usize
 }
+
+/// Shared memory of SRK2's x-line flux kernels (`split_flux.rs`) for lines of `l` cells, in
+/// `T`s: tiles of the l+4 cells' (w*, hu, hv) (and drain caps with partially flooded cells), the
+/// two rows of l+5 corners under and over them, three x-face flux arrays of l+1, 32 words of
+/// reduction scratch.
+pub const fn line_shared<S: WetDryScheme>(l: u32) -> usize {
+    let tiles = if S::PARTIAL { 4 } else { 3 };
+    tiles * (l + 4) as usize + 2 * (l + 5) as usize + 3 * (l + 1) as usize + 32
+}
+
+/// Rate slots SRK2's x-line kernel writes on an nx×ny grid: one a line of `l` cells.
+pub const fn line_slots(nx: u32, ny: u32, l: u32) -> usize {
+    nx.div_ceil(l) as usize * ny as usize
+}
+
+/// Shared memory of SRK2's y-block flux kernels for blocks of (bx, by), in `T`s: tiles of
+/// bx·(by+4) cells (no x halo), the (bx+1)(by+5) corners of those cells, three y-face flux
+/// arrays of bx·(by+1), 32 words of reduction scratch.
+pub const fn yblock_shared<S: WetDryScheme>(bx: u32, by: u32) -> usize {
+    let tiles = if S::PARTIAL { 4 } else { 3 };
+    tiles * (bx * (by + 4)) as usize + ((bx + 1) * (by + 5)) as usize + 3 * (bx * (by + 1)) as usize + 32
+}

@@ -51,6 +51,10 @@ mod drain;
 #[cfg(target_arch = "nvptx64")]
 mod rk;
 #[cfg(target_arch = "nvptx64")]
+mod smem;
+#[cfg(target_arch = "nvptx64")]
+mod split_flux;
+#[cfg(target_arch = "nvptx64")]
 mod stream;
 #[cfg(target_arch = "nvptx64")]
 mod tile;

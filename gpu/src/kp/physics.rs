@@ -277,6 +277,33 @@ pub fn rhs_y<T: Real>(k: &Coeffs<T>, gs: Flux<T>, gn: Flux<T>, sy: T) -> (T, T, 
     ((gs.f0 - gn.f0) * k.inv_dy, (gs.ft - gn.ft) * k.inv_dy, (gs.fn_ - gn.fn_) * k.inv_dy + sy)
 }
 
+/// The x part of R at a cell from its west and east fluxes, its x reconstruction and B at its
+/// west and east faces (what SRK2's x-line kernel writes; [`assemble`] adds the y part to it).
+#[inline(always)]
+pub fn part_x<S: WetDryScheme, T: Real>(
+    k: &Coeffs<T>,
+    fw: Flux<T>,
+    fe: Flux<T>,
+    rx: &Recon<T>,
+    bw: T,
+    be: T,
+) -> (T, T, T) {
+    rhs_x(k, fw, fe, slope_source::<S, T>(k, bw, be, rx, k.inv_dx))
+}
+
+/// The y part of R at a cell (SRK2's y-block kernel), as [`part_x`].
+#[inline(always)]
+pub fn part_y<S: WetDryScheme, T: Real>(
+    k: &Coeffs<T>,
+    gs: Flux<T>,
+    gn: Flux<T>,
+    ry: &Recon<T>,
+    bs: T,
+    bn: T,
+) -> (T, T, T) {
+    rhs_y(k, gs, gn, slope_source::<S, T>(k, bs, bn, ry, k.inv_dy))
+}
+
 /// R and the rate of a cell from its four face fluxes (west, east, south, north), its own
 /// reconstructions (for the source's face depths and bed rises) and B at its four faces. R is the
 /// x part plus the y part, so a kernel that finishes the two parts at different times gets the
@@ -293,8 +320,7 @@ pub fn assemble<S: WetDryScheme, T: Real>(
     ry: Recon<T>,
     (bw, be, bs, bn): (T, T, T, T),
 ) -> Rhs<T> {
-    let x = rhs_x(k, fw, fe, slope_source::<S, T>(k, bw, be, &rx, k.inv_dx));
-    let y = rhs_y(k, gs, gn, slope_source::<S, T>(k, bs, bn, &ry, k.inv_dy));
+    let (x, y) = (part_x::<S, T>(k, fw, fe, &rx, bw, be), part_y::<S, T>(k, gs, gn, &ry, bs, bn));
     Rhs {
         w: x.0 + y.0,
         hu: x.1 + y.1,
@@ -337,6 +363,15 @@ impl<T: Real> CellFaces<T> {
     pub fn rhs<S: WetDryScheme>(&self, k: &Coeffs<T>) -> Rhs<T> {
         let [fw, fe, gs, gn] = self.flux;
         assemble::<S, T>(k, fw, fe, gs, gn, self.rx, self.ry, self.beds)
+    }
+
+    /// R's x part and y part (`part_x`, `part_y`) from the faces as they are: their sum is
+    /// [`rhs`](Self::rhs)'s R.
+    #[inline(always)]
+    pub fn parts<S: WetDryScheme>(&self, k: &Coeffs<T>) -> ((T, T, T), (T, T, T)) {
+        let [fw, fe, gs, gn] = self.flux;
+        let (bw, be, bs, bn) = self.beds;
+        (part_x::<S, T>(k, fw, fe, &self.rx, bw, be), part_y::<S, T>(k, gs, gn, &self.ry, bs, bn))
     }
 }
 

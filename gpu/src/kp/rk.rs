@@ -19,6 +19,9 @@ use crate::device::{DeviceReal, shared, thread};
 /// has q1 = q0 and ½(q0 + q1) = q0, so it leaves the block alone. Results are bit for bit those
 /// of the full update.
 ///
+/// In SRK2 (`ry` not null) R is the x part in `r*` plus the y part in `ry` (`split_flux.rs`),
+/// added as `assemble` adds them.
+///
 /// In `clamp` (`hi`, each cell's highest corner B_hi, not null) it also flags the blocks of the
 /// result that hold a partially flooded cell (w̄ < B_hi: `partial`) and one deeper than `dry`
 /// among those (a cell to clamp: `shore`), for the lists of the passes (`drain.rs`). A block
@@ -28,7 +31,8 @@ use crate::device::{DeviceReal, shared, thread};
 /// # Safety
 /// The launch contract of `entries.rs`; 32 T of shared memory. `out*` may alias `q0*` (stage 2 updates Qⁿ in
 /// place: each thread reads its own cell before writing it); they alias nothing else. The three
-/// wet maps hold nbx·nby flags; `wet_out` is neither of the others. With `F` = `PerCell`, `gn2`
+/// wet maps hold nbx·nby flags; `wet_out` is neither of the others. `ry` is null or holds three
+/// padded arrays of `k.cells()` one after the other. With `F` = `PerCell`, `gn2`
 /// is a padded array of `k.cells()`. `hi` is null or a padded array, and then `partial` and
 /// `shore` hold nbx·nby flags.
 #[allow(clippy::too_many_arguments)]
@@ -48,6 +52,7 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal>(
     rw: *const T,
     rhu: *const T,
     rhv: *const T,
+    ry: *const T,
     ow: *mut T,
     ohu: *mut T,
     ohv: *mut T,
@@ -90,10 +95,13 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal>(
                 let q1 = if stage == 1 { q0 } else { (T::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g))) };
                 (q1, (T::ZERO, T::ZERO, T::ZERO))
             } else {
-                (
-                    (T::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g))),
-                    (T::ldg(rw.add(g)), T::ldg(rhu.add(g)), T::ldg(rhv.add(g))),
-                )
+                let mut r = (T::ldg(rw.add(g)), T::ldg(rhu.add(g)), T::ldg(rhv.add(g)));
+                if !ry.is_null() {
+                    // SRK2: x part + y part, in `assemble`'s order.
+                    let n = k.cells();
+                    r = (r.0 + T::ldg(ry.add(g)), r.1 + T::ldg(ry.add(n + g)), r.2 + T::ldg(ry.add(2 * n + g)));
+                }
+                ((T::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g))), r)
             };
             // An inactive block's cells are dry in the state friction is evaluated at (h ≤ dry,
             // as `block_active` says), where friction is 0 whatever g·n² is: no load for it.

@@ -1,9 +1,8 @@
 //! The tile flux kernels (seed 003's): one thread a cell on a 2D shared-memory tile of
 //! `k.bx × k.by` cells, full and early exit (launch contract: `entries.rs`).
 
-use super::{
-    Coeffs, Flux, Recon, WetDryScheme, assemble, bed_x, bed_y, block_active, central_upwind, recon_x, recon_y, surface,
-};
+use super::smem::{get_flux, load_cell, put_flux, store_r, to_surface};
+use super::{Coeffs, Recon, WetDryScheme, assemble, bed_x, bed_y, block_active, central_upwind, recon_x, recon_y};
 use crate::device::reduce::block_max;
 use crate::device::{DeviceReal, shared, thread};
 
@@ -55,10 +54,7 @@ unsafe fn flux_body<S: WetDryScheme, T: DeviceReal>(
             let (a, b) = (t % tw, t / tw);
             let (gi, gj) = (i0 + a, j0 + b);
             if gi < k.nx + 4 && gj < k.ny + 4 {
-                let g = gj as usize * p + gi as usize;
-                *sw.add(t as usize) = T::ldg(w.add(g));
-                *su.add(t as usize) = T::ldg(hu.add(g));
-                *sv.add(t as usize) = T::ldg(hv.add(g));
+                load_cell([sw, su, sv], t as usize, [w, hu, hv], gj as usize * p + gi as usize);
             }
             t += threads;
         }
@@ -82,9 +78,7 @@ unsafe fn flux_body<S: WetDryScheme, T: DeviceReal>(
                 if i0 + a < k.nx + 4 && j0 + b < k.ny + 4 {
                     let c = (b * cw + a) as usize;
                     let corners = (*sb.add(c), *sb.add(c + 1), *sb.add(c + cw as usize), *sb.add(c + 1 + cw as usize));
-                    let (ws, cap) = surface::<S, T>(k, *sw.add(t as usize), corners);
-                    *sw.add(t as usize) = ws;
-                    *scap.add(t as usize) = cap;
+                    to_surface::<S, T>(k, sw, scap, t as usize, corners);
                 }
                 t += threads;
             }
@@ -100,17 +94,6 @@ unsafe fn flux_body<S: WetDryScheme, T: DeviceReal>(
         };
         let cc = ((ty + 2 - o) * cw + tx + 2 - o) as isize;
         let b = |ci: i32, cj: i32| *sb.add((cc + ci as isize + cj as isize * cw as isize) as usize);
-        let put = |f: *mut T, n: usize, at: usize, v: Flux<T>| {
-            *f.add(at) = v.f0;
-            *f.add(n + at) = v.fn_;
-            *f.add(2 * n + at) = v.ft;
-        };
-        let get = |f: *mut T, n: usize, at: usize| Flux {
-            f0: *f.add(at),
-            fn_: *f.add(n + at),
-            ft: *f.add(2 * n + at),
-            speed: T::ZERO,
-        };
         let mut r = T::ZERO;
         let mut rx = Recon::ZERO;
         let mut ry = rx;
@@ -119,20 +102,20 @@ unsafe fn flux_body<S: WetDryScheme, T: DeviceReal>(
             let fya = (ty * bx + tx) as usize;
             rx = recon_x::<S, T>(k, &q, &b, 0);
             let west = central_upwind::<S, T>(k, recon_x::<S, T>(k, &q, &b, -1).p, rx.m);
-            put(fx, nfx, fxa, west);
+            put_flux(fx, nfx, fxa, west);
             r = r.max(west.speed * k.inv_dx);
             if tx + 1 == bx || i + 1 == k.nx {
                 let east = central_upwind::<S, T>(k, rx.p, recon_x::<S, T>(k, &q, &b, 1).m);
-                put(fx, nfx, fxa + 1, east);
+                put_flux(fx, nfx, fxa + 1, east);
                 r = r.max(east.speed * k.inv_dx);
             }
             ry = recon_y::<S, T>(k, &q, &b, 0);
             let south = central_upwind::<S, T>(k, recon_y::<S, T>(k, &q, &b, -1).p, ry.m);
-            put(fy, nfy, fya, south);
+            put_flux(fy, nfy, fya, south);
             r = r.max(south.speed * k.inv_dy);
             if ty + 1 == by || j + 1 == k.ny {
                 let north = central_upwind::<S, T>(k, ry.p, recon_y::<S, T>(k, &q, &b, 1).m);
-                put(fy, nfy, fya + bx as usize, north);
+                put_flux(fy, nfy, fya + bx as usize, north);
                 r = r.max(north.speed * k.inv_dy);
             }
         }
@@ -140,18 +123,11 @@ unsafe fn flux_body<S: WetDryScheme, T: DeviceReal>(
         if valid {
             let fxa = (ty * (bx + 1) + tx) as usize;
             let fya = (ty * bx + tx) as usize;
-            let (fw, fe) = (get(fx, nfx, fxa), get(fx, nfx, fxa + 1));
-            let (gs, gn) = (get(fy, nfy, fya), get(fy, nfy, fya + bx as usize));
+            let (fw, fe) = (get_flux(fx, nfx, fxa), get_flux(fx, nfx, fxa + 1));
+            let (gs, gn) = (get_flux(fy, nfy, fya), get_flux(fy, nfy, fya + bx as usize));
             let beds = (bed_x(&b, 0), bed_x(&b, 1), bed_y(&b, 0), bed_y(&b, 1));
             let out = assemble::<S, T>(k, fw, fe, gs, gn, rx, ry, beds);
-            let g = (j + 2) as usize * p + (i + 2) as usize;
-            *rw.add(g) = out.w;
-            *rhu.add(g) = out.hu;
-            *rhv.add(g) = out.hv;
-            // A NaN would lose every max: count it as an infinite speed.
-            if !r.is_finite() || !out.w.is_finite() || !out.hu.is_finite() || !out.hv.is_finite() {
-                r = T::INFINITY;
-            }
+            r = store_r([rw, rhu, rhv], (j + 2) as usize * p + (i + 2) as usize, (out.w, out.hu, out.hv), r);
         }
         let m = block_max(r, scratch);
         if rank == 0 {

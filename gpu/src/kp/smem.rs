@@ -1,0 +1,61 @@
+//! Shared-memory pieces of the tiled flux kernels (`tile.rs`, `split_flux.rs`): face fluxes kept
+//! as three arrays, cells loaded into the state tiles, and the partially flooded cells' w̄ turned
+//! into the reconstruction's w* in place.
+
+use super::{Coeffs, Flux, WetDryScheme, surface};
+use crate::device::DeviceReal;
+
+/// Face flux `v` into slot `at` of three shared arrays of `n` (mass, normal, tangential).
+#[inline(always)]
+pub(super) unsafe fn put_flux<T: DeviceReal>(f: *mut T, n: usize, at: usize, v: Flux<T>) {
+    unsafe {
+        *f.add(at) = v.f0;
+        *f.add(n + at) = v.fn_;
+        *f.add(2 * n + at) = v.ft;
+    }
+}
+
+/// The face flux in slot `at` (its speed is not kept: 0).
+#[inline(always)]
+pub(super) unsafe fn get_flux<T: DeviceReal>(f: *const T, n: usize, at: usize) -> Flux<T> {
+    unsafe { Flux { f0: *f.add(at), fn_: *f.add(n + at), ft: *f.add(2 * n + at), speed: T::ZERO } }
+}
+
+/// Padded cell `g` of the state (w, hu, hv) into slot `t` of the tiles (sw, su, sv).
+#[inline(always)]
+pub(super) unsafe fn load_cell<T: DeviceReal>(tiles: [*mut T; 3], t: usize, state: [*const T; 3], g: usize) {
+    unsafe {
+        for (s, q) in tiles.into_iter().zip(state) {
+            *s.add(t) = T::ldg(q.add(g));
+        }
+    }
+}
+
+/// Slot `t` of the w tile from w̄ to w*, and its drain cap into the cap tile, from the corners
+/// (sw, se, nw, ne) of its cell: [`surface`].
+#[inline(always)]
+pub(super) unsafe fn to_surface<S: WetDryScheme, T: DeviceReal>(
+    k: &Coeffs<T>,
+    sw: *mut T,
+    scap: *mut T,
+    t: usize,
+    corners: (T, T, T, T),
+) {
+    unsafe {
+        let (ws, cap) = surface::<S, T>(k, *sw.add(t), corners);
+        *sw.add(t) = ws;
+        *scap.add(t) = cap;
+    }
+}
+
+/// R = `out` into padded cell `g` of (R_w, R_hu, R_hv); returns the thread's rate `rate`, or ∞
+/// where it or R is not finite (a NaN would lose every max, and Δt must see it).
+#[inline(always)]
+pub(super) unsafe fn store_r<T: DeviceReal>(r: [*mut T; 3], g: usize, out: (T, T, T), rate: T) -> T {
+    unsafe {
+        *r[0].add(g) = out.0;
+        *r[1].add(g) = out.1;
+        *r[2].add(g) = out.2;
+    }
+    if !rate.is_finite() || !out.0.is_finite() || !out.1.is_finite() || !out.2.is_finite() { T::INFINITY } else { rate }
+}
