@@ -16,6 +16,7 @@ use crate::claw::shapes::{Reshape, SweepShapes, label, parse, threads};
 use crate::claw::stepper::GpuRun;
 use crate::runtime::{Gpu, Timer};
 use crate::{Error, GpuReal, Precision, Result};
+use rayon::prelude::*;
 
 /// x-sweep blocks: warps along x × rows along y.
 const X_WARPS: [u32; 4] = [1, 2, 4, 8];
@@ -135,6 +136,7 @@ pub fn problem(info: &Info, n: usize) -> Data {
     let h = 1.0 / n as f64;
     let setup = Setup3::walled(n, nz);
     let hump: Vec<f64> = (0..n * n * nz)
+        .into_par_iter()
         .map(|c| {
             let at = |i: usize, c: f64| (i as f64 + 0.5) * h - c;
             let (x, y, z) = (at(c % n, 0.4), at((c / n) % n, 0.55), if nz > 1 { at(c / (n * n), 0.5) } else { 0.0 });
