@@ -125,6 +125,12 @@ fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
         tune::claw_shapes::<Shapes3>(&gpu, Precision::F64, "acoustics-3d"),
         Some(shapes::parse(&a3.best).unwrap())
     );
+    // A claw scenario's GPU run says the shapes it runs with.
+    let doc = hydrokern::scenarios::find("swe-radial").unwrap().doc().unwrap();
+    let case = hydrokern::claw::ClawCase::load(&doc).unwrap();
+    let model = hydrokern::run::Simulation::build::<f32>(&case, &backend).unwrap();
+    assert!(model.describe().contains(&format!("(sweeps {})", roe.best)), "{}", model.describe());
+    drop(model);
     let adi = e.find("adi", "step", Precision::F32).unwrap();
     assert_eq!(adi.default, "auto/transposed");
     assert_eq!(tune::adi_launch(&gpu, Precision::F32), Some(tune::adi_parse(&adi.best).unwrap()));

@@ -51,6 +51,8 @@ pub trait DeviceRun<T: GpuReal, const M: usize> {
     fn checkpoint_products(&mut self, gpu: &Gpu, c: Checkpoint<T>) -> Result<Checkpoint<T>>;
     /// Go on from the products' maps and gauge records of checkpoint `c`, if kept.
     fn restore_products(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()>;
+    /// The sweeps' launch shapes, as the tuning cache writes them.
+    fn shapes_label(&self) -> String;
 }
 
 macro_rules! runs {
@@ -113,6 +115,9 @@ macro_rules! runs {
             }
             fn restore_products(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()> {
                 <$gpu<T, R, M, W, A>>::restore_products(self, gpu, c)
+            }
+            fn shapes_label(&self) -> String {
+                label(<$gpu<T, R, M, W, A>>::shapes(self))
             }
         }
     )*};
@@ -266,7 +271,7 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
     fn describe(&self) -> String {
         match &self.on {
             On::Cpu(..) => format!("CPU reference ({} threads)", rayon::current_num_threads()),
-            On::Gpu(..) => "GPU, Δt and reject-and-redo decided on the device".into(),
+            On::Gpu(_, m) => format!("GPU (sweeps {}), Δt and reject-and-redo decided on the device", m.shapes_label()),
         }
     }
 
