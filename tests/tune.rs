@@ -134,6 +134,17 @@ fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
     let adi = e.find("adi", "step", Precision::F32).unwrap();
     assert_eq!(adi.default, "auto/transposed");
     assert_eq!(tune::adi_launch(&gpu, Precision::F32), Some(tune::adi_parse(&adi.best).unwrap()));
+    // An ADI scenario that sets neither key runs the tuned pair (the seiche's lines are short
+    // enough for every strategy).
+    let (strategy, y) = tune::adi_parse(&adi.best).unwrap();
+    let doc = hydrokern::scenarios::find("seiche").unwrap().doc().unwrap();
+    let case = hydrokern::adi::case::AdiCase::load(&doc).unwrap();
+    let line = hydrokern::run::Simulation::build::<f32>(&case, &backend).unwrap().describe();
+    assert!(line.contains(&format!("over {y}")), "{line}");
+    assert!(
+        strategy == hydrokern::adi::gpu::Strategy::Auto || line.contains(&format!("x-sweep {strategy} (")),
+        "{line}"
+    );
 
     // An entry for other PTX: ignored (the note is printed once), the defaults are used.
     let mut stale = found.entry.clone();
