@@ -1,14 +1,18 @@
 //! The auto-tuner on a GPU: a small search writes the cache, the entry reads back, runs use
-//! it with tuning on and not with it off, and an entry for other PTX is ignored. (The pure
-//! parts — statistics, pruning, the cache file, the scheme choice — have unit tests in
+//! it with tuning on and not with it off, and an entry for other PTX is ignored. Without a
+//! GPU: the claw and ADI records through the cache file. (The pure parts — statistics,
+//! pruning, the cache file, the scheme choice, the search spaces — have unit tests in
 //! `src/tune/`.)
 
 mod common;
 
 use common::gpu;
+use hydrokern::claw::gpu::Shapes;
+use hydrokern::claw::gpu3::Shapes3;
+use hydrokern::claw::shapes;
 use hydrokern::kp::gpu::Launch as KpLaunch;
 use hydrokern::sediment::gpu::Launch as SedimentLaunch;
-use hydrokern::tune::{self, Mode, TuneOptions, cache};
+use hydrokern::tune::{self, Entry, Key, Mode, Record, TuneOptions, cache};
 use hydrokern::{Backend, Precision};
 
 /// One test, so that the cache directory variable and the process-wide mode are not raced.
@@ -71,6 +75,8 @@ fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
     };
     tune::set_mode(Mode::Off);
     assert_eq!(tune::kp_launch(&gpu, Precision::F32), None);
+    assert_eq!(tune::claw_shapes::<Shapes>(&gpu, Precision::F32, "shallow-roe"), None);
+    assert_eq!(tune::adi_launch(&gpu, Precision::F32), None);
     let l = kp_case();
     assert_eq!(l, KpLaunch::default());
     tune::set_mode(Mode::Auto);
@@ -107,17 +113,122 @@ fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
     );
     let mut solver = hydrokern::tridiag::gpu::GpuTridiag::<f64>::new(&gpu, shape).unwrap();
     assert_eq!(solver.use_tuning(&gpu).map(|a| a.name().to_string()), Some(tr.best.clone()));
+    // The claw runs take their equations' shapes, 2D and 3D; the ADI cases their configuration.
+    let roe = e.find("claw", "shallow-roe", Precision::F32).unwrap();
+    assert_eq!(
+        tune::claw_shapes::<Shapes>(&gpu, Precision::F32, "shallow-roe"),
+        Some(shapes::parse(&roe.best).unwrap())
+    );
+    let a3 = e.find("claw", "acoustics-3d", Precision::F64).unwrap();
+    assert_eq!(a3.size, vec![tune::fd3d_side(512) as u64; 3]);
+    assert_eq!(
+        tune::claw_shapes::<Shapes3>(&gpu, Precision::F64, "acoustics-3d"),
+        Some(shapes::parse(&a3.best).unwrap())
+    );
+    // A claw scenario's GPU run says the shapes it runs with.
+    let doc = hydrokern::scenarios::find("swe-radial").unwrap().doc().unwrap();
+    let case = hydrokern::claw::ClawCase::load(&doc).unwrap();
+    let model = hydrokern::run::Simulation::build::<f32>(&case, &backend).unwrap();
+    assert!(model.describe().contains(&format!("(sweeps {})", roe.best)), "{}", model.describe());
+    drop(model);
+    let adi = e.find("adi", "step", Precision::F32).unwrap();
+    assert_eq!(adi.default, "auto/transposed");
+    assert_eq!(tune::adi_launch(&gpu, Precision::F32), Some(tune::adi_parse(&adi.best).unwrap()));
+    // An ADI scenario that sets neither key runs the tuned pair (the seiche's lines are short
+    // enough for every strategy).
+    let (strategy, y) = tune::adi_parse(&adi.best).unwrap();
+    let doc = hydrokern::scenarios::find("seiche").unwrap().doc().unwrap();
+    let case = hydrokern::adi::case::AdiCase::load(&doc).unwrap();
+    let line = hydrokern::run::Simulation::build::<f32>(&case, &backend).unwrap().describe();
+    assert!(line.contains(&format!("over {y}")), "{line}");
+    assert!(
+        strategy == hydrokern::adi::gpu::Strategy::Auto || line.contains(&format!("x-sweep {strategy} (")),
+        "{line}"
+    );
 
     // An entry for other PTX: ignored (the note is printed once), the defaults are used.
     let mut stale = found.entry.clone();
     stale.key.ptx = "0000000000000000".into();
     cache::store(&path, stale).unwrap();
     assert_eq!(tune::kp_launch(&gpu, Precision::F32), None);
+    assert_eq!(tune::claw_shapes::<Shapes>(&gpu, Precision::F32, "shallow-roe"), None);
+    assert_eq!(tune::adi_launch(&gpu, Precision::F32), None);
     assert!(cache::lookup(&cache::read(&path).0, &tune::key(&gpu)).1.unwrap().contains("other PTX"));
 
     // A corrupt file: no entry, no panic.
     std::fs::write(&path, "{\"format\": 1, \"entries\": [").unwrap();
     assert_eq!(tune::kp_launch(&gpu, Precision::F32), None);
     tune::set_mode(Mode::Off);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn key(version: &str) -> Key {
+    Key {
+        gpu: "NVIDIA H100 80GB HBM3".into(),
+        cc: (9, 0),
+        sm_count: 132,
+        driver: "13.0".into(),
+        version: version.into(),
+        ptx: "0123456789abcdef".into(),
+    }
+}
+
+fn record(solver: &str, kernel: &str, size: Vec<u64>, default: String, best: String) -> Record {
+    Record {
+        solver: solver.into(),
+        kernel: kernel.into(),
+        precision: Precision::F64,
+        size,
+        default,
+        best,
+        default_ms: 1.5,
+        best_ms: 1.25,
+    }
+}
+
+/// The claw and ADI records go through the cache file and read back as the configurations the
+/// runs take; an entry of another hydrokern version is ignored with one line naming it.
+#[test]
+fn claw_and_adi_records_round_trip_and_another_version_is_ignored() {
+    let dir = std::env::temp_dir().join(format!("hydrokern-tune-cpu-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.join(cache::FILE_NAME);
+    let s2 = Shapes { x: (4, 2), y: (128, 1, 16) };
+    let s3 = Shapes3 { x: (1, 8), y: (32, 4, 64), z: (256, 2, 16) };
+    let adi = (hydrokern::adi::gpu::Strategy::Twisted, hydrokern::adi::gpu::YSweep::Columns);
+    let entry = Entry {
+        key: key(env!("CARGO_PKG_VERSION")),
+        tuned_at: "2026-11-24T01:00:00Z".into(),
+        elapsed_s: 20.0,
+        records: vec![
+            record("claw", "shallow-roe", vec![4096, 4096], shapes::label(Shapes::default()), shapes::label(s2)),
+            record("claw", "acoustics-3d", vec![256; 3], shapes::label(Shapes3::default()), shapes::label(s3)),
+            record("adi", "step", vec![4096, 4096], "auto/transposed".into(), tune::adi_label(adi)),
+        ],
+    };
+    cache::store(&path, entry.clone()).unwrap();
+    let (file, note) = cache::read(&path);
+    assert!(note.is_none());
+    let (got, note) = cache::lookup(&file, &entry.key);
+    assert!(note.is_none());
+    let got = got.unwrap();
+    assert_eq!(got, &entry);
+    let best = |solver: &str, kernel: &str| got.find(solver, kernel, Precision::F64).unwrap().best.clone();
+    assert_eq!(shapes::parse::<Shapes>(&best("claw", "shallow-roe")).unwrap(), s2);
+    assert_eq!(shapes::parse::<Shapes3>(&best("claw", "acoustics-3d")).unwrap(), s3);
+    assert_eq!(tune::adi_parse(&best("adi", "step")).unwrap(), adi);
+    // A 3D record does not parse as 2D shapes (a record of another build is ignored).
+    assert!(shapes::parse::<Shapes>(&best("claw", "acoustics-3d")).is_err());
+    assert!(got.find("claw", "shallow-roe", Precision::F32).is_none());
+
+    // Written by another version: no entry, and the note says why.
+    let mut old = entry.clone();
+    old.key.version = "0.0.9".into();
+    cache::store(&path, old).unwrap();
+    let (file, _) = cache::read(&path);
+    let (got, note) = cache::lookup(&file, &entry.key);
+    assert!(got.is_none());
+    let note = note.unwrap();
+    assert!(note.contains("hydrokern 0.0.9") && note.contains("ignored") && !note.contains('\n'), "{note}");
     let _ = std::fs::remove_dir_all(&dir);
 }

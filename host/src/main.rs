@@ -128,7 +128,7 @@ struct TuneArgs {
     /// Solvers to tune, comma-separated (default: all).
     #[arg(long, value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(hydrokern::tune::SOLVERS))]
     only: Vec<String>,
-    /// Points per side of the 2D grids (fd3d: a cube of as many points; tridiag: as many unknowns).
+    /// Points per side of the 2D grids (fd3d and 3D claw: a cube of as many points; tridiag: as many unknowns).
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(64..=32768))]
     size: u64,
     /// Timed repetitions per candidate (interleaved; outliers beyond 3σ dropped; medians compared).

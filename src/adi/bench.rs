@@ -14,7 +14,7 @@
 
 use super::cpu::Adi;
 use super::gpu::{GpuAdi, Strategy, YSweep};
-use super::{Friction, Setup, Wind};
+use super::Setup;
 use crate::bench::{BenchOptions, Measurement, Report, rotation, time_cpu, time_gpu};
 use crate::products::{self, ClockAt, GpuProducts};
 use crate::runtime::Gpu;
@@ -40,24 +40,6 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     Ok(())
 }
 
-/// The bench's problem on n × n cells.
-pub fn setup(n: usize) -> Setup {
-    let (dx, d) = (10.0, 10.0);
-    let dt = 2.0 * dx / (super::G * d).sqrt();
-    let mut s = Setup::basin(n, n, dx, dx, dt, d);
-    for k in 0..n {
-        for j in 0..n {
-            let (x, y) = ((j as f64 + 0.5) / n as f64 - 0.4, (k as f64 + 0.5) / n as f64 - 0.55);
-            s.zeta[k * n + j] = 0.5 * (-60.0 * (x * x + y * y)).exp();
-        }
-    }
-    s.friction = Friction::Chezy(50.0);
-    s.wind = Wind { speed: 12.0, direction: 0.5 };
-    s.coriolis = 1e-4;
-    s.convection = true;
-    s
-}
-
 fn size<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize) -> Result<()> {
     let what = format!("bench adi at {n}² in {}", T::NAME);
     let word = std::mem::size_of::<T>() as u64;
@@ -71,7 +53,7 @@ fn size<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usiz
     if !crate::bench::fits(gpu, opts, &what, host, crate::bench::bytes(&what, &[state, copies as u64])?)? {
         return Ok(());
     }
-    let cpu = Adi::<T>::new(&setup(n))?;
+    let cpu = Adi::<T>::new(&Setup::busy_basin(n))?;
     let label = format!("{n}²");
     let moved = (cells * (7 * word + 2)) as f64;
     let base = "closed basin, Chézy, wind, Coriolis, convection; 7 words + 2 B a cell a sweep".to_string();

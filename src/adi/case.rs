@@ -211,6 +211,8 @@ pub struct AdiCase {
     strategy: Strategy,
     /// How the GPU's y-sweep reaches its columns.
     y_sweep: YSweep,
+    /// Neither given by the case: the tuning cache may choose both (`tune::adi_launch`).
+    tunable: bool,
     /// A failing step's message, written by the model.
     failure: Mutex<Option<String>>,
     /// The interior cell of each gauge (`[[output.gauges]]`).
@@ -357,7 +359,8 @@ impl AdiCase {
             Some(name) => name.parse::<Strategy>().map_err(|e| doc.invalid("gpu.strategy", e))?,
         };
         let failure = Mutex::new(None);
-        Ok(AdiCase { info, setup, grid, times, v0, zeta_range, h_max, strategy, y_sweep, failure, gauge_cells })
+        let tunable = f.gpu.strategy.is_none() && f.gpu.y_sweep.is_none();
+        Ok(AdiCase { info, setup, grid, times, v0, zeta_range, h_max, strategy, y_sweep, tunable, failure, gauge_cells })
     }
 
     /// The problem as read.
@@ -508,8 +511,18 @@ impl Simulation for AdiCase {
         (self.times.t_end / self.setup.dt).round()
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
-        let cpu = Adi::<T>::new(&self.setup)?;
-        let model = AdiModel::new(backend, cpu, self.strategy, self.y_sweep, &self.failure)?;
+        let given = (self.strategy, self.y_sweep);
+        let lookup = |g: &crate::Gpu| crate::tune::adi_launch(g, crate::tune::precision_of::<T>());
+        let (strategy, y_sweep) =
+            crate::tune::case_launch(backend, self.tunable, given, lookup, crate::tune::adi_label, "adi");
+        let model = match AdiModel::new(backend, Adi::<T>::new(&self.setup)?, strategy, y_sweep, &self.failure) {
+            // A strategy tuned on another size may not fit this grid's lines.
+            Err(e) if (strategy, y_sweep) != given => {
+                crate::tune::note(&format!("adi: the tuned {strategy}/{y_sweep} does not run here ({e}); using the defaults"));
+                AdiModel::new(backend, Adi::<T>::new(&self.setup)?, self.strategy, self.y_sweep, &self.failure)?
+            }
+            m => m?,
+        };
         Ok(Box::new(model.with_products(&self.info.output.products(), self.gauge_cells.clone())?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {

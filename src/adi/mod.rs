@@ -196,6 +196,26 @@ impl Setup {
         }
     }
 
+    /// The problem `bench adi` times and `hydrokern tune` searches on, n × n cells: a closed
+    /// basin 10 m deep with a hump of water, Chézy friction, wind, Coriolis and the convective
+    /// terms on, Courant number √(gd)Δt/Δx ≈ 2.
+    pub fn busy_basin(n: usize) -> Setup {
+        let (dx, d) = (10.0, 10.0);
+        let dt = 2.0 * dx / (G * d).sqrt();
+        let mut s = Setup::basin(n, n, dx, dx, dt, d);
+        for k in 0..n {
+            for j in 0..n {
+                let (x, y) = ((j as f64 + 0.5) / n as f64 - 0.4, (k as f64 + 0.5) / n as f64 - 0.55);
+                s.zeta[k * n + j] = 0.5 * (-60.0 * (x * x + y * y)).exp();
+            }
+        }
+        s.friction = Friction::Chezy(50.0);
+        s.wind = Wind { speed: 12.0, direction: 0.5 };
+        s.coriolis = 1e-4;
+        s.convection = true;
+        s
+    }
+
     /// Every check, each failure one line naming the value.
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(Error::invalid(m));

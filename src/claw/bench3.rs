@@ -11,11 +11,10 @@ use super::bench::{count_sweeps, flop_note, flops};
 use super::cpu3::{Claw3, Setup3};
 use super::gpu3::GpuSweeps3;
 use super::stepper::BUFFERS;
-use super::{Acoustics3d, Cfl, Limiter, Splitting};
+use super::{Acoustics3d, Splitting};
 use crate::bench::{BenchOptions, Report, time_cpu, time_gpu};
 use crate::runtime::Gpu;
 use crate::{GpuReal, Result, Rng};
-use kernels::halo::WALL;
 
 const DEFAULT_EDGES_3D: [usize; 3] = [96, 256, 512];
 /// Given sizes above this are 2D edges only (1000, the smallest 2D default, is not a 3D edge:
@@ -45,18 +44,7 @@ fn acoustics<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n:
     let h = 1.0 / n as f64;
     // Speeds are at most about 2.2 m/s: CFL ≤ 0.25.
     let dt = 0.1 * h;
-    let setup = Setup3 {
-        nx: n,
-        ny: n,
-        nz: n,
-        dx: h,
-        dy: h,
-        dz: h,
-        bc: [WALL; 6],
-        limiter: Limiter::Mc,
-        splitting: Splitting::Godunov,
-        cfl: Cfl::default(),
-    };
+    let setup = Setup3::walled(n, n);
     let len = setup.layout().len();
     let word = std::mem::size_of::<T>() as u64;
     let what = format!("bench claw acoustics-3d at {n}³ in {}", T::NAME);

@@ -15,7 +15,7 @@ use super::{Cfl, Splitting, lines};
 use crate::{Error, Real, Result};
 use kernels::claw::{Limiter, Riemann};
 use kernels::grid::Layout3;
-use kernels::halo::{edge_ghost3, ghosts3};
+use kernels::halo::{WALL, edge_ghost3, ghosts3};
 
 /// Strang's sweeps in 3D: (axis, fraction of Δt), x½ y½ z y½ x½.
 pub const STRANG: [(usize, f64); 5] = [(0, 0.5), (1, 0.5), (2, 1.0), (1, 0.5), (0, 0.5)];
@@ -53,6 +53,25 @@ impl Setup3 {
             )));
         }
         lines::check_sides_and_cfl(&self.bc, self.cfl)
+    }
+
+    /// `n` cells along x and y and `nz` along z of side 1/`n` (the unit square when `nz` is 1),
+    /// walls all round, the MC limiter, Godunov splitting and the default CFL targets: the
+    /// benchmarks' and the tuner's problem.
+    pub fn walled(n: usize, nz: usize) -> Setup3 {
+        let h = 1.0 / n as f64;
+        Setup3 {
+            nx: n,
+            ny: n,
+            nz,
+            dx: h,
+            dy: h,
+            dz: h,
+            bc: [WALL; 6],
+            limiter: Limiter::Mc,
+            splitting: Splitting::Godunov,
+            cfl: Cfl::default(),
+        }
     }
 
     /// The padded layout of every field.

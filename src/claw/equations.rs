@@ -10,7 +10,8 @@ use super::model::{ClawModel2, ClawModel3};
 use kernels::claw::riemann::*;
 use crate::model::Model;
 use crate::products::Spec;
-use crate::runtime::Backend;
+use crate::runtime::{Backend, Gpu};
+use crate::tune::Found;
 use crate::{GpuReal, Result};
 use kernels::claw::{Kernels, Kernels3, Riemann};
 
@@ -89,6 +90,18 @@ mod plane {
         Ok(reference::<T, R, M, W, A>(data)?.1.next_dt())
     }
 
+    /// The search of the sweeps' shapes in a run of `data` on `gpu` (`tune::claw`).
+    pub fn tune<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+        gpu: &Gpu,
+        data: &Data,
+        rounds: usize,
+    ) -> Result<Found> {
+        let (solver, cpu) = reference::<T, R, M, W, A>(data)?;
+        let mut run = super::super::gpu::GpuClaw2::new(gpu, solver, &cpu)?;
+        drop(cpu);
+        crate::tune::claw_search(gpu, &mut run, rounds)
+    }
+
     /// Device memory of a run on the GPU, bytes.
     pub fn device_bytes<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
         setup: &Setup3,
@@ -126,6 +139,17 @@ mod volume {
         data: &Data,
     ) -> Result<f64> {
         Ok(reference::<T, R, M, W, A>(data)?.1.clock().next_dt())
+    }
+
+    pub fn tune<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+        gpu: &Gpu,
+        data: &Data,
+        rounds: usize,
+    ) -> Result<Found> {
+        let (solver, cpu) = reference::<T, R, M, W, A>(data)?;
+        let mut run = super::super::gpu3::GpuClaw3::new(gpu, solver, &cpu)?;
+        drop(cpu);
+        crate::tune::claw_search(gpu, &mut run, rounds)
     }
 
     pub fn device_bytes<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
@@ -175,6 +199,12 @@ macro_rules! equations {
             /// The GPU memory a run of `setup` takes in precision T, bytes.
             pub fn device_bytes<T: GpuReal>(self, setup: &Setup3) -> u64 {
                 match self { $(Equations::$variant => $dims::device_bytes::<T, $ty, $m, $w, $a>(setup)),* }
+            }
+
+            /// The search of the sweeps' shapes in a running simulation of `data` on `gpu` in
+            /// precision T, `rounds` timed steps a candidate.
+            pub fn tune<T: GpuReal>(self, gpu: &Gpu, data: &Data, rounds: usize) -> Result<Found> {
+                match self { $(Equations::$variant => $dims::tune::<T, $ty, $m, $w, $a>(gpu, data, rounds)),* }
             }
 
             /// The first Δt of `data`; an error naming the first inadmissible cell.

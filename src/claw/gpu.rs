@@ -3,9 +3,11 @@
 //! ([`GpuClaw2`], whole steps decided on the device: `stepper.rs`).
 
 use super::cpu::{Claw2, Clock, HALO, Setup};
+use super::shapes::{Reshape, room_for};
 use super::stepper::{BUFFERS, GpuRun, StepKernels, run_bytes};
 use super::{Cfl, Splitting};
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
+use crate::tune::space::BlockLimits;
 use crate::{Error, Gpu, GpuReal, Result};
 use kernels::claw::clock::{FIRST_ORDER, ORDER_LEN};
 use kernels::claw::{FillGhosts, GhostFill, Kernels, Sweep, X_CELLS_PER_WARP};
@@ -13,7 +15,8 @@ use kernels::grid::Layout2;
 use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::launch::Family;
 
-/// Launch shapes of the 2D sweeps, run-time parameters (a tuner may search them).
+/// Launch shapes of the 2D sweeps, run-time parameters (`hydrokern tune` searches them:
+/// `src/tune/claw.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shapes {
     /// x-sweep block: warps along x (each updates 29 cells of a row), rows along y.
@@ -272,6 +275,24 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
     }
     fn name(&self) -> &'static str {
         R::NAME
+    }
+}
+
+impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> Reshape<T>
+    for GpuSweeps<T, R, M, W, A>
+{
+    type Shapes = Shapes;
+    fn shapes(&self) -> Shapes {
+        self.shapes
+    }
+    fn set_shapes(&mut self, gpu: &Gpu, shapes: Shapes) -> Result<()> {
+        shapes.check()?;
+        room_for(gpu, &mut self.rate, Self::rate_slots(&self.layout, &shapes, Splitting::Strang))?;
+        self.shapes = shapes;
+        Ok(())
+    }
+    fn limits(&self, gpu: &Gpu, dir: usize) -> Result<BlockLimits> {
+        crate::tune::block_limits(gpu, if dir == 0 { &self.x } else { &self.y })
     }
 }
 

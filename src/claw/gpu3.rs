@@ -7,9 +7,11 @@
 
 use super::cpu3::{Claw3, STRANG, Setup3};
 use super::gpu::planes;
+use super::shapes::{Reshape, room_for};
 use super::stepper::{BUFFERS, GpuRun, StepKernels, run_bytes};
 use super::{Cfl, Splitting};
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
+use crate::tune::space::BlockLimits;
 use crate::{Error, Gpu, GpuReal, Result};
 use kernels::claw::clock::FIRST_ORDER;
 use kernels::claw::{FillGhosts3, GhostFill3, Kernels3, Sweep3, X_CELLS_PER_WARP};
@@ -25,7 +27,8 @@ pub fn stages3(splitting: Splitting) -> &'static [(usize, f64)] {
     }
 }
 
-/// Launch shapes of the 3D sweeps, run-time parameters (a tuner may search them).
+/// Launch shapes of the 3D sweeps, run-time parameters (`hydrokern tune` searches them:
+/// `src/tune/claw.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shapes3 {
     /// x-sweep block: warps along x (each updates 29 cells of a row), rows along y.
@@ -318,6 +321,25 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
     }
     fn name(&self) -> &'static str {
         R::NAME
+    }
+}
+
+impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const A: usize> Reshape<T>
+    for GpuSweeps3<T, R, M, W, A>
+{
+    type Shapes = Shapes3;
+    fn shapes(&self) -> Shapes3 {
+        self.shapes
+    }
+    fn set_shapes(&mut self, gpu: &Gpu, shapes: Shapes3) -> Result<()> {
+        shapes.check()?;
+        room_for(gpu, &mut self.rate, Self::rate_offset(&self.layout, &shapes, Splitting::Strang, STRANG.len()))?;
+        self.shapes = shapes;
+        Ok(())
+    }
+    fn limits(&self, gpu: &Gpu, dir: usize) -> Result<BlockLimits> {
+        let kernel = self.sweeps.get(dir).ok_or_else(|| Error::invalid(format!("claw 3D sweep: axis {dir}")))?;
+        crate::tune::block_limits(gpu, kernel)
     }
 }
 

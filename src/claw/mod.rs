@@ -19,6 +19,7 @@ pub(crate) mod initial;
 mod lines;
 mod model;
 mod pictures;
+pub mod shapes;
 pub mod stepper;
 
 pub use case::{ClawCase, SOLVER};

@@ -6,6 +6,7 @@ use super::cpu::{Claw2, Clock as ClawClock, HALO, Step};
 use super::cpu3::Claw3;
 use super::gpu::GpuClaw2;
 use super::gpu3::GpuClaw3;
+use super::shapes::{SweepShapes, label};
 use crate::model::{Checkpoint, Clock, Halt, Model, Output, State, Until};
 use crate::products::{CpuProducts, DEPTH_FIELDS, Fields, GpuProducts, LEVEL_DEPTH_FLAT, Products, Spec, View};
 use crate::runtime::{Backend, Gpu};
@@ -50,6 +51,8 @@ pub trait DeviceRun<T: GpuReal, const M: usize> {
     fn checkpoint_products(&mut self, gpu: &Gpu, c: Checkpoint<T>) -> Result<Checkpoint<T>>;
     /// Go on from the products' maps and gauge records of checkpoint `c`, if kept.
     fn restore_products(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()>;
+    /// The sweeps' launch shapes, as the tuning cache writes them.
+    fn shapes_label(&self) -> String;
 }
 
 macro_rules! runs {
@@ -113,6 +116,9 @@ macro_rules! runs {
             fn restore_products(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()> {
                 <$gpu<T, R, M, W, A>>::restore_products(self, gpu, c)
             }
+            fn shapes_label(&self) -> String {
+                label(<$gpu<T, R, M, W, A>>::shapes(self))
+            }
         }
     )*};
 }
@@ -145,12 +151,23 @@ pub type ClawModel2<T, R, const M: usize, const W: usize, const A: usize> =
 pub type ClawModel3<T, R, const M: usize, const W: usize, const A: usize> =
     ClawModel<T, Claw3<T, R, M, W, A>, GpuClaw3<T, R, M, W, A>, M>;
 
+/// The sweeps' shapes of a GPU run of solver `name` in precision T: the tuning cache's when
+/// tuning is on and it has a record (a case has no key for them), else the defaults.
+fn tuned_shapes<T: GpuReal, S: SweepShapes>(backend: &Backend, name: &str) -> S {
+    let lookup = |g: &Gpu| crate::tune::claw_shapes::<S>(g, crate::tune::precision_of::<T>(), name);
+    crate::tune::case_launch(backend, true, S::default(), lookup, label::<S>, &format!("claw {name}"))
+}
+
 impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> ClawModel2<T, R, M, W, A> {
     /// The run of `cpu` (the CPU reference, set up and at its start) on `backend`.
     pub fn new(backend: &Backend, solver: R, cpu: Claw2<T, R, M, W, A>) -> Result<Self> {
         let s = *cpu.setup();
         let on = match backend {
-            Backend::Gpu(gpu) => On::Gpu(gpu.clone(), Box::new(GpuClaw2::new(gpu, solver, &cpu)?)),
+            Backend::Gpu(gpu) => {
+                let mut run = GpuClaw2::new(gpu, solver, &cpu)?;
+                run.set_shapes(gpu, tuned_shapes::<T, _>(backend, R::NAME))?;
+                On::Gpu(gpu.clone(), Box::new(run))
+            }
             Backend::Cpu { .. } => On::Cpu(Box::new(cpu), None),
         };
         Ok(ClawModel::with(on, R::FIELDS, vec![s.ny, s.nx]))
@@ -162,7 +179,11 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
     pub fn new(backend: &Backend, solver: R, cpu: Claw3<T, R, M, W, A>) -> Result<Self> {
         let s = *cpu.setup();
         let on = match backend {
-            Backend::Gpu(gpu) => On::Gpu(gpu.clone(), Box::new(GpuClaw3::new(gpu, solver, &cpu)?)),
+            Backend::Gpu(gpu) => {
+                let mut run = GpuClaw3::new(gpu, solver, &cpu)?;
+                run.set_shapes(gpu, tuned_shapes::<T, _>(backend, R::NAME))?;
+                On::Gpu(gpu.clone(), Box::new(run))
+            }
             Backend::Cpu { .. } => On::Cpu(Box::new(cpu), None),
         };
         Ok(ClawModel::with(on, R::FIELDS, vec![s.nz, s.ny, s.nx]))
@@ -250,7 +271,7 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
     fn describe(&self) -> String {
         match &self.on {
             On::Cpu(..) => format!("CPU reference ({} threads)", rayon::current_num_threads()),
-            On::Gpu(..) => "GPU, Δt and reject-and-redo decided on the device".into(),
+            On::Gpu(_, m) => format!("GPU (sweeps {}), Δt and reject-and-redo decided on the device", m.shapes_label()),
         }
     }
 

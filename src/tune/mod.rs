@@ -9,14 +9,16 @@
 //!   compared;
 //! - [`cache`]: the file, its key and its reading that never fails a run;
 //! - [`scheme`]: the hook that picks the fastest time-integration scheme by whole runs;
-//! - the searches of each solver (`kp`, `sediment`, `fd3d`, `tridiag`) and [`run_all`], which
+//! - the searches of each solver (`kp`, `sediment`, `fd3d`, `tridiag`, `claw`, `adi`) and [`run_all`], which
 //!   `hydrokern tune` calls, with the heat maps of the flux kernels' spaces.
 //!
 //! A run uses the cache through [`tuned`] when the mode ([`set_mode`]) is [`Mode::Auto`]; the
 //! library starts in [`Mode::Off`] (its results do not depend on a file in the user's home),
 //! and the command line sets `--tuning auto` unless told otherwise.
 
+mod adi;
 pub mod cache;
+mod claw;
 mod fd3d;
 mod heatmap;
 mod kp;
@@ -248,7 +250,7 @@ pub fn block_limits<P: kernels::Params>(gpu: &Gpu, kernel: &Kernel<P>) -> Result
 }
 
 /// The solvers `hydrokern tune` can search.
-pub const SOLVERS: [&str; 4] = ["kp", "sediment", "fd3d", "tridiag"];
+pub const SOLVERS: [&str; 6] = ["kp", "sediment", "fd3d", "tridiag", "claw", "adi"];
 
 /// What `hydrokern tune` searches.
 #[derive(Clone, Debug)]
@@ -318,7 +320,11 @@ pub fn run_all(gpu: &Gpu, opts: &TuneOptions) -> Result<Tuning> {
                 ("fd3d", Precision::F32) => (fd3d::tune::<f32>(gpu, opts)?, vec![]),
                 ("fd3d", Precision::F64) => (fd3d::tune::<f64>(gpu, opts)?, vec![]),
                 ("tridiag", Precision::F32) => (tridiag::tune::<f32>(gpu, opts)?, vec![]),
-                (_, _) => (tridiag::tune::<f64>(gpu, opts)?, vec![]),
+                ("tridiag", Precision::F64) => (tridiag::tune::<f64>(gpu, opts)?, vec![]),
+                ("claw", Precision::F32) => (claw::tune::<f32>(gpu, opts)?, vec![]),
+                ("claw", Precision::F64) => (claw::tune::<f64>(gpu, opts)?, vec![]),
+                ("adi", Precision::F32) => (adi::tune::<f32>(gpu, opts)?, vec![]),
+                (_, _) => (adi::tune::<f64>(gpu, opts)?, vec![]),
             };
             records.append(&mut r);
             pictures.append(&mut pics);
@@ -334,6 +340,8 @@ fn now_utc() -> String {
 }
 
 // The solvers' lookups of their records.
+pub use adi::{label as adi_label, launch_for as adi_launch, parse as adi_parse};
+pub use claw::{search_shapes as claw_search, tuned_shapes as claw_shapes};
 pub use fd3d::tuned_block as fd3d_block;
 pub use kp::{label as kp_label, launch_for as kp_launch, parse as kp_parse};
 pub use sediment::{label as sediment_label, launch_for as sediment_launch, parse as sediment_parse};

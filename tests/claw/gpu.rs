@@ -5,6 +5,8 @@
 use crate::common::{self, Tolerance, cases, gpu};
 use hydrokern::claw::cpu::{Claw2, Setup};
 use hydrokern::claw::gpu::{GpuClaw2, GpuSweeps, Shapes, planes};
+use hydrokern::claw::shapes::Reshape;
+use hydrokern::claw::stepper::GpuRun;
 use hydrokern::claw::{Acoustics2d, Advection, Burgers, Cfl, Limiter, ShallowHlle, ShallowRoe, Splitting};
 use hydrokern::{GpuReal, Rng};
 use kernels::claw::Kernels;
@@ -309,4 +311,63 @@ proptest! {
         check_steps_all::<f64>(nx.max(2), ny, limiter, splitting, seed)?;
         check_steps_all::<f32>(nx.max(2), ny, limiter, splitting, seed)?;
     }
+}
+
+/// The tuner changes a running simulation's shapes between steps (`set_shapes`; the rate
+/// buffer grows for shapes of more blocks): the run goes on exactly as under one shape, as
+/// each cell's update and the largest rate do not depend on the blocks.
+fn shapes_changed_between_steps<T: GpuReal>() {
+    let gpu = gpu();
+    let (nx, ny) = (203, 157);
+    let mut rng = Rng::new(5);
+    let mut u = |lo: f64, hi: f64| T::from_f64(lo + (hi - lo) * rng.unit());
+    let q: Vec<[T; 3]> = (0..nx * ny)
+        .map(|c| [if c % nx < nx / 2 { u(1.0, 2.0) } else { u(0.1, 0.5) }, u(-0.2, 0.2), u(-0.2, 0.2)])
+        .collect();
+    let roe = ShallowRoe { g: T::from_f64(9.81) };
+    let s = split(setup(nx, ny, Limiter::Mc, &mut Rng::new(6)), Splitting::Strang);
+    let cpu = Claw2::new(roe, s, &q, &vec![[]; nx * ny]).unwrap();
+    let same = GpuClaw2::new(&gpu, roe, &cpu).unwrap();
+    let changing = GpuClaw2::new(&gpu, roe, &cpu).unwrap();
+    // One warp (the most blocks: the rate buffer grows), 256 threads each way, the default.
+    let cycle = [
+        Shapes { x: (1, 1), y: (32, 1, 1) },
+        Shapes { x: (8, 1), y: (128, 2, 64) },
+        Shapes { x: (1, 8), y: (32, 8, 16) },
+        Shapes::default(),
+    ];
+    same_steps_in_changing_shapes(&gpu, same, changing, &cycle, 24);
+}
+
+/// `changing` stepped `steps` times with the shapes of `cycle` in turn, `same` in its own
+/// throughout: the same clocks and states, bit for bit (and neither halted).
+pub(crate) fn same_steps_in_changing_shapes<T: GpuReal, K: Reshape<T>>(
+    gpu: &hydrokern::Gpu,
+    mut same: GpuRun<T, K>,
+    mut changing: GpuRun<T, K>,
+    cycle: &[K::Shapes],
+    steps: usize,
+) {
+    same.set_stop(1e9).unwrap();
+    changing.set_stop(1e9).unwrap();
+    for k in 0..steps {
+        changing.set_shapes(gpu, cycle[k % cycle.len()]).unwrap();
+        assert_eq!(changing.shapes(), cycle[k % cycle.len()]);
+        same.queue_step().unwrap();
+        changing.queue_step().unwrap();
+    }
+    let (a, b) = (same.read_clock(gpu).unwrap(), changing.read_clock(gpu).unwrap());
+    assert!(a.halt().is_none() && a.steps() as usize >= steps / 2, "{} steps, halt {:?}", a.steps(), a.halt());
+    assert_eq!(a.slots, b.slots, "{}: the clocks differ", T::NAME);
+    assert!(same.current(gpu).unwrap() == changing.current(gpu).unwrap(), "{}: the states differ", T::NAME);
+}
+
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn shapes_changed_between_steps_change_nothing() {
+    shapes_changed_between_steps::<f64>();
+    shapes_changed_between_steps::<f32>();
 }

@@ -271,3 +271,29 @@ proptest! {
         }
     }
 }
+
+/// As the 2D test of the same name: shapes changed between steps of a running 3D simulation
+/// (the tuner's way) leave it exactly as under one shape.
+fn shapes_changed_between_steps3<T: GpuReal>() {
+    let gpu = gpu();
+    let cpu = run::<T>([45, 37, 33], Limiter::Mc, Splitting::Strang, 9);
+    let same = GpuClaw3::new(&gpu, Acoustics3d, &cpu).unwrap();
+    let changing = GpuClaw3::new(&gpu, Acoustics3d, &cpu).unwrap();
+    let cycle = [
+        Shapes3 { x: (1, 1), y: (32, 1, 1), z: (32, 1, 1) },
+        Shapes3 { x: (8, 1), y: (128, 2, 64), z: (32, 8, 16) },
+        Shapes3 { x: (1, 8), y: (32, 4, 16), z: (256, 1, 64) },
+        Shapes3::default(),
+    ];
+    crate::gpu::same_steps_in_changing_shapes(&gpu, same, changing, &cycle, 16);
+}
+
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn shapes_changed_between_steps_change_nothing() {
+    shapes_changed_between_steps3::<f64>();
+    shapes_changed_between_steps3::<f32>();
+}

@@ -1,0 +1,173 @@
+//! The sweeps' launch shapes axis by axis, in 2D ([`Shapes`]) and 3D ([`Shapes3`]) alike, as
+//! the tuner searches them and the tuning cache writes them (`src/tune/claw.rs`): one block a
+//! sweep, changed between steps of a running simulation ([`Reshape`]).
+
+use super::gpu::Shapes;
+use super::gpu3::Shapes3;
+use super::stepper::{GpuRun, StepKernels};
+use crate::runtime::DeviceBuffer;
+use crate::tune::space::BlockLimits;
+use crate::{Error, Gpu, GpuReal, Result};
+
+/// A run's sweep shapes, one block per axis. Along x a block is `[warps, rows, 1]` (warps
+/// along x, each updating 29 cells of a row, and rows along y); across (y, z) `[threads along
+/// x, threads across, cells a thread marches]`.
+pub trait SweepShapes: Copy + PartialEq + std::fmt::Debug + Default {
+    /// The axes swept (2 or 3).
+    const AXES: usize;
+    /// The block of the sweep along `dir`.
+    fn axis(&self, dir: usize) -> [u32; 3];
+    /// `self` with the block along `dir` replaced.
+    fn with_axis(self, dir: usize, block: [u32; 3]) -> Self;
+    /// The drivers' check (sizes ≥ 1, blocks of whole warps, at most 1024 threads).
+    fn check(&self) -> Result<()>;
+}
+
+/// Threads of block `b` of the sweep along `dir`.
+pub fn threads(dir: usize, b: [u32; 3]) -> u32 {
+    if dir == 0 { 32 * b[0] * b[1] } else { b[0] * b[1] }
+}
+
+impl SweepShapes for Shapes {
+    const AXES: usize = 2;
+    fn axis(&self, dir: usize) -> [u32; 3] {
+        if dir == 0 { [self.x.0, self.x.1, 1] } else { [self.y.0, self.y.1, self.y.2] }
+    }
+    fn with_axis(mut self, dir: usize, b: [u32; 3]) -> Self {
+        if dir == 0 {
+            self.x = (b[0], b[1]);
+        } else {
+            self.y = (b[0], b[1], b[2]);
+        }
+        self
+    }
+    fn check(&self) -> Result<()> {
+        Shapes::check(self)
+    }
+}
+
+impl SweepShapes for Shapes3 {
+    const AXES: usize = 3;
+    fn axis(&self, dir: usize) -> [u32; 3] {
+        match dir {
+            0 => [self.x.0, self.x.1, 1],
+            1 => [self.y.0, self.y.1, self.y.2],
+            _ => [self.z.0, self.z.1, self.z.2],
+        }
+    }
+    fn with_axis(mut self, dir: usize, b: [u32; 3]) -> Self {
+        match dir {
+            0 => self.x = (b[0], b[1]),
+            1 => self.y = (b[0], b[1], b[2]),
+            _ => self.z = (b[0], b[1], b[2]),
+        }
+        self
+    }
+    fn check(&self) -> Result<()> {
+        Shapes3::check(self)
+    }
+}
+
+const AXIS_NAMES: [&str; 3] = ["x", "y", "z"];
+
+/// The shapes as the cache holds them: `x:2x2 y:64x2x32` (3D: and `z:…`).
+pub fn label<S: SweepShapes>(s: S) -> String {
+    let axis = |dir: usize| {
+        let b = s.axis(dir);
+        let dims = if dir == 0 { format!("{}x{}", b[0], b[1]) } else { format!("{}x{}x{}", b[0], b[1], b[2]) };
+        format!("{}:{dims}", AXIS_NAMES[dir])
+    };
+    (0..S::AXES).map(axis).collect::<Vec<_>>().join(" ")
+}
+
+/// [`label`] read back (and checked as the drivers check shapes).
+pub fn parse<S: SweepShapes>(text: &str) -> Result<S> {
+    let bad = || {
+        let want = ["x:WxR", "y:BXxBYxC", "z:BXxBYxC"][..S::AXES].join(" ");
+        Error::invalid(format!("'{text}' is not a claw sweep shape ({want})"))
+    };
+    let parts: Vec<&str> = text.split(' ').collect();
+    if parts.len() != S::AXES {
+        return Err(bad());
+    }
+    let mut s = S::default();
+    for (dir, part) in parts.iter().enumerate() {
+        let dims = part.strip_prefix(AXIS_NAMES[dir]).and_then(|p| p.strip_prefix(':')).ok_or_else(bad)?;
+        let v: Vec<u32> = dims.split('x').map(|d| d.parse::<u32>().map_err(|_| bad())).collect::<Result<_>>()?;
+        let block = match (dir, v.as_slice()) {
+            (0, &[w, r]) => [w, r, 1],
+            (1.., &[bx, by, c]) => [bx, by, c],
+            _ => return Err(bad()),
+        };
+        s = s.with_axis(dir, block);
+    }
+    s.check().map_err(|_| bad())?;
+    Ok(s)
+}
+
+/// `rate` with room for `slots` rates: a new buffer when it has fewer, after the queued sweeps
+/// (which may still write the old one) are done.
+pub(super) fn room_for<T: GpuReal>(gpu: &Gpu, rate: &mut DeviceBuffer<T>, slots: usize) -> Result<()> {
+    if slots > rate.len() {
+        gpu.synchronize()?;
+        *rate = gpu.zeros::<T>(slots)?;
+    }
+    Ok(())
+}
+
+/// Core kernels whose shapes change between steps of a running simulation.
+pub trait Reshape<T: GpuReal>: StepKernels<T> {
+    type Shapes: SweepShapes;
+    fn shapes(&self) -> Self::Shapes;
+    /// Take `shapes` from the next step on (the rate buffer grows when they need more blocks).
+    fn set_shapes(&mut self, gpu: &Gpu, shapes: Self::Shapes) -> Result<()>;
+    /// What the device and the sweep kernel along `dir` allow a block.
+    fn limits(&self, gpu: &Gpu, dir: usize) -> Result<BlockLimits>;
+}
+
+impl<T: GpuReal, K: Reshape<T>> GpuRun<T, K> {
+    /// The sweeps' shapes.
+    pub fn shapes(&self) -> K::Shapes {
+        self.kernels.shapes()
+    }
+    /// Run the next steps with `shapes` (between steps; the state and clock go on).
+    pub fn set_shapes(&mut self, gpu: &Gpu, shapes: K::Shapes) -> Result<()> {
+        self.kernels.set_shapes(gpu, shapes)
+    }
+    /// What the device and the sweep kernel along `dir` allow a block.
+    pub fn sweep_limits(&self, gpu: &Gpu, dir: usize) -> Result<BlockLimits> {
+        self.kernels.limits(gpu, dir)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_read_back_in_2d_and_3d() {
+        assert_eq!(label(Shapes::default()), "x:2x2 y:64x2x32");
+        assert_eq!(label(Shapes3::default()), "x:2x2 y:64x2x32 z:64x2x32");
+        for s in [Shapes::default(), Shapes { x: (8, 4), y: (32, 1, 16) }] {
+            assert_eq!(parse::<Shapes>(&label(s)).unwrap(), s);
+        }
+        let s3 = Shapes3 { x: (1, 8), y: (128, 2, 64), z: (256, 4, 8) };
+        assert_eq!(parse::<Shapes3>(&label(s3)).unwrap(), s3);
+        // A 2D label is not a 3D one and the other way round; blocks the drivers refuse are
+        // refused here too (48 threads, 2048 threads, a zero).
+        assert!(parse::<Shapes3>("x:2x2 y:64x2x32").is_err());
+        assert!(parse::<Shapes>("x:2x2 y:64x2x32 z:64x2x32").is_err());
+        for bad in ["", "x:2x2", "y:64x2x32 x:2x2", "x:2x2 y:48x1x32", "x:8x8 y:64x2x32", "x:2x2 y:64x2x0", "x:2x2x1 y:64x2x32", "x:axb y:64x2x32"] {
+            assert!(parse::<Shapes>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn axes_replace_one_block_at_a_time() {
+        let s = Shapes3::default().with_axis(2, [32, 8, 16]);
+        assert_eq!(s.z, (32, 8, 16));
+        assert_eq!((s.x, s.y), (Shapes3::default().x, Shapes3::default().y));
+        assert_eq!(threads(0, s.axis(0)), 128);
+        assert_eq!(threads(2, s.axis(2)), 256);
+    }
+}
