@@ -84,6 +84,20 @@ fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
     assert_eq!(tune::sediment_launch(&gpu, Precision::F64), Some(sed_best));
     let l = kp_case();
     assert_eq!(l, kp_best);
+    // `--scheme auto` takes the scheme record (RK2 with tuning off), and a GPU run says which.
+    for p in Precision::ALL {
+        let best = tune::scheme::parse(&e.find("kp", tune::scheme::KERNEL, p).unwrap().best).unwrap();
+        assert_eq!(tune::scheme::auto_scheme(&backend, p), best);
+    }
+    let best32 = tune::scheme::auto_scheme(&backend, Precision::F32);
+    let mut doc = hydrokern::scenarios::find("dam-break").unwrap().doc().unwrap();
+    doc.set("time.scheme", "auto".into(), "--scheme").unwrap();
+    let case = hydrokern::kp::KpCase::load(&doc).unwrap();
+    let line = hydrokern::run::Simulation::build::<f32>(&case, &backend).unwrap().describe();
+    assert_eq!(line.contains("srk2 x-line"), best32 == hydrokern::kp::Scheme::Srk2, "{line}");
+    tune::set_mode(Mode::Off);
+    assert_eq!(tune::scheme::auto_scheme(&backend, Precision::F32), hydrokern::kp::Scheme::Rk2);
+    tune::set_mode(Mode::Auto);
     // A case that set its launch keeps it.
     let mine = SedimentLaunch { block: (32, 4), rows: 2 };
     let l = tune::case_launch(

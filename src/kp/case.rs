@@ -14,6 +14,7 @@ use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -49,7 +50,7 @@ struct TimeSection {
     t_end: f64,
     #[serde(default = "cfl")]
     cfl: f64,
-    /// `euler`, `rk2`, `srk2`, `ds1` or `ds2` (docs/kp-schemes.md).
+    /// `euler`, `rk2`, `srk2`, `ds1`, `ds2` or `auto` (docs/kp-schemes.md).
     #[serde(default = "rk2")]
     scheme: String,
     /// A Δt below this stops the run as collapsed.
@@ -303,6 +304,10 @@ pub struct KpCase {
     launch: Launch,
     /// Whether the case left the launch to the defaults (the tuning cache may then choose it).
     tunable: bool,
+    /// `time.scheme = "auto"`: the problem says RK2, and a run takes the tuning cache's choice
+    /// (`tune::scheme::auto_scheme`), built on first use into `auto_problem` when it differs.
+    scheme_auto: bool,
+    auto_problem: OnceLock<Problem>,
     early_exit: EarlyExit,
     v0: f64,
     /// The interior cells of `[output] gauges`, in their order.
@@ -324,8 +329,17 @@ impl KpCase {
             (None, None) => return c.fail("grid", "missing: give [grid], or take the grid from a bed raster ([initial.raster])"),
         };
         let friction_field = rasters.as_ref().is_some_and(|r| r.manning.is_some());
-        let scheme: Scheme = f.time.scheme.parse().map_err(|e| doc.invalid("time.scheme", e))?;
-        let needs = needs(grid.nx as u64, grid.ny as u64, friction_field, scheme, common.run.precision);
+        let scheme_auto = f.time.scheme == "auto";
+        let scheme: Scheme = match scheme_auto {
+            true => Scheme::Rk2,
+            false => f.time.scheme.parse().map_err(|_| {
+                let name = &f.time.scheme;
+                doc.invalid("time.scheme", format!("unknown scheme '{name}' (expected rk2, euler, srk2, ds1, ds2 or auto)"))
+            })?,
+        };
+        // `auto` may run SRK2, the larger of its candidates.
+        let sized = if scheme_auto { Scheme::Srk2 } else { scheme };
+        let needs = needs(grid.nx as u64, grid.ny as u64, friction_field, sized, common.run.precision);
         crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
         let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
@@ -394,7 +408,19 @@ impl KpCase {
         let v0 = grid.integrate(&p.h);
         let gauge_cells = common.output.products().cells(&grid).map_err(|e| doc.invalid("output.gauges", e))?;
         let info = CaseInfo::new(doc, "kp", common);
-        Ok(KpCase { info, problem: p, grid, times, launch, tunable, early_exit, v0, gauge_cells })
+        Ok(KpCase {
+            info,
+            problem: p,
+            grid,
+            times,
+            launch,
+            tunable,
+            scheme_auto,
+            auto_problem: OnceLock::new(),
+            early_exit,
+            v0,
+            gauge_cells,
+        })
     }
 }
 
@@ -410,7 +436,8 @@ fn needs(nx: u64, ny: u64, friction_field: bool, scheme: Scheme, precision: Prec
     let w = precision.bytes();
     let f = friction_field as u64;
     let problem = 8 * ((3 + f) * nx * ny + (nx + 1) * (ny + 1));
-    let fields = 11 + f;
+    // SRK2 keeps R's y part besides.
+    let fields = 11 + f + 3 * (scheme == Scheme::Srk2) as u64;
     let split = if scheme.is_split() { 38 * w * corners } else { 0 };
     Needs {
         host: problem + fields * w * padded + w * corners + 6 * w * nx * ny + split,
@@ -495,9 +522,10 @@ impl Simulation for KpCase {
             p.ny,
             p.dx,
             p.dy,
-            match p.scheme.is_split() {
-                true => format!("{} (r = {})", p.scheme.name(), p.ds_safety),
-                false => p.scheme.name().to_string(),
+            match (self.scheme_auto, p.scheme.is_split()) {
+                (true, _) => "scheme auto (rk2 or srk2, the tuning cache's choice for the GPU)".to_string(),
+                (false, true) => format!("{} (r = {})", p.scheme.name(), p.ds_safety),
+                (false, false) => p.scheme.name().to_string(),
             },
             p.wet_dry.name(),
             p.cfl,
@@ -531,7 +559,14 @@ impl Simulation for KpCase {
             line: self.launch.line,
             ..crate::tune::case_launch(backend, self.tunable, self.launch, tuned, crate::tune::kp_label, "kp")
         };
-        let model = KpModel::<T>::new(backend, &self.problem, launch, self.early_exit)?;
+        let problem = match self.scheme_auto {
+            true => match crate::tune::scheme::auto_scheme(backend, crate::tune::precision_of::<T>()) {
+                s if s == self.problem.scheme => &self.problem,
+                s => self.auto_problem.get_or_init(|| Problem { scheme: s, ..self.problem.clone() }),
+            },
+            false => &self.problem,
+        };
+        let model = KpModel::<T>::new(backend, problem, launch, self.early_exit)?;
         Ok(Box::new(model.with_products(&self.info.output.products(), self.gauge_cells.clone())?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
@@ -578,7 +613,8 @@ impl Case for KpCase {
     }
     fn needs(&self, precision: Precision) -> Needs {
         let p = &self.problem;
-        needs(p.nx as u64, p.ny as u64, p.manning_field.is_some(), p.scheme, precision)
+        let scheme = if self.scheme_auto { Scheme::Srk2 } else { p.scheme };
+        needs(p.nx as u64, p.ny as u64, p.manning_field.is_some(), scheme, precision)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)
@@ -595,7 +631,7 @@ static FLAGS: &[Flag] = &[
     Flag::new("manning", "N", Set::Float("physics.manning"), "Manning coefficient n in s/m^(1/3), the same in every cell (0: no friction; a raster of n: initial.raster.manning)"),
     Flag::new("theta", "θ", Set::Float("physics.theta"), "generalized minmod θ in [1, 2]"),
     Flag::new("cfl", "C", Set::Float("time.cfl"), "Courant number, at most 0.25 (positivity)"),
-    Flag::new("scheme", "rk2|euler|srk2|ds1|ds2", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), or dimensional splitting, first (ds1) or second order (ds2); ds1 and ds2 run on the CPU only for now"),
+    Flag::new("scheme", "rk2|euler|srk2|ds1|ds2|auto", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), dimensional splitting, first (ds1) or second order (ds2), or auto (rk2 or srk2, whichever `hydrokern tune` found faster on this GPU); ds1 and ds2 run on the CPU only for now"),
     Flag::new("ds-safety", "R", Set::Float("numerics.ds_safety"), "ds1/ds2: Δt = R·min(Δt_x, Δt_y) of the last substeps, R in (0, 1] (0.95)"),
     Flag::new("wet-dry", "bollermann|kp07|clamp", Set::Text("numerics.wet_dry"), "wet–dry fronts: partially flooded cells well balanced, drained with the actual Δt, their velocities held to their neighbours' (clamp, the default); the same reconstruction with an a-priori outflow cap (bollermann); or Kurganov–Petrova 2007's correction (kp07)"),
     Flag::new("early-exit", "auto|on|off", Set::Text("gpu.early_exit"), "GPU early exit of dry blocks (auto: timed every 100 steps)"),

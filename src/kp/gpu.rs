@@ -477,9 +477,15 @@ impl<T: GpuReal> GpuKp<T> {
         &self.k
     }
 
-    /// The flux kernel in use.
+    /// The flux kernel in use (RK2 and Euler).
     pub fn flux_variant(&self) -> FluxVariant {
         self.flux_variant
+    }
+
+    /// In SRK2, the x-line length of its split flux kernels (which it runs whatever the flux
+    /// variant); None in the other schemes.
+    pub fn split_line(&self) -> Option<u32> {
+        self.ry.is_some().then_some(self.line)
     }
 
     /// Steps cap Δt at the time left to `t_stop` (then take Δt = 0).

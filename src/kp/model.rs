@@ -151,7 +151,11 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             On::Cpu(..) => format!("CPU reference ({} threads)", rayon::current_num_threads()),
             On::Gpu(run) => {
                 let k = run.model.coeffs();
-                format!("GPU, flux {}, block {}×{}, early exit {:?}", run.model.flux_variant().describe(), k.bx, k.by, run.mode)
+                let flux = match run.model.split_line() {
+                    Some(l) => format!("srk2 x-line {l} + y-block"),
+                    None => run.model.flux_variant().describe(),
+                };
+                format!("GPU, flux {flux}, block {}×{}, early exit {:?}", k.bx, k.by, run.mode)
             }
         }
     }

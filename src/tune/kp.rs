@@ -260,6 +260,9 @@ pub fn tune<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions) -> Result<(Vec<Record>, V
         best_ms: best.0,
     };
 
+    // Then the scheme, on the launch just found (seed 003 §4.4.1).
+    let scheme = super::scheme::tune_kp::<T>(gpu, opts, best.1)?;
+
     let mut pictures = Vec::new();
     if let Some(dir) = &opts.pictures {
         let tile_ms: Vec<Option<f64>> =
@@ -277,7 +280,7 @@ pub fn tune<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions) -> Result<(Vec<Record>, V
             pictures.push(path);
         }
     }
-    Ok((vec![record], pictures))
+    Ok((vec![record, scheme], pictures))
 }
 
 #[cfg(test)]

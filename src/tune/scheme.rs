@@ -1,13 +1,97 @@
 //! Choosing the fastest time-integration scheme (`--scheme auto`, seed 003 §4.4.1): time a
 //! whole run of the sine case with each scheme that has GPU kernels and keep the fastest.
 //!
-//! The hook for the owner: the Kurganov–Petrova schemes (`kp::Scheme`) and their choice
-//! (`SchemeChoice`) are being added on another branch; once their GPU kernels exist, `--scheme
-//! auto` calls [`choose_scheme`] with those schemes and a closure that runs the sine case
-//! with one of them and returns its wall time, and stores the winner like any other record.
+//! The candidates are [`AUTO`]: the schemes with GPU kernels that compute the same solution
+//! (RK2 and SRK2 differ in how the flux kernels divide the work, not in the result), so the
+//! choice changes the speed of a run and never its accuracy. `hydrokern tune` times them after
+//! the kp launch search, on its launch, and stores the winner as the record `kp` / [`KERNEL`];
+//! a case with `time.scheme = "auto"` (`--scheme auto`) runs it ([`auto_scheme`]). Euler and
+//! DS1 are first order, and DS2 has no GPU kernels yet: none of them is a candidate.
 
-use super::stats;
-use crate::{Error, Result};
+use super::{Record, TuneOptions, stats};
+use crate::kp::gpu::{FluxKernel, GpuKp, Launch};
+use crate::kp::{Scheme, setup};
+use crate::runtime::{Gpu, Timer};
+use crate::{Backend, Error, GpuReal, Precision, Result};
+
+/// What the scheme record is filed under.
+pub const KERNEL: &str = "scheme";
+
+/// The schemes `--scheme auto` chooses from, the default first.
+pub const AUTO: [Scheme; 2] = [Scheme::Rk2, Scheme::Srk2];
+
+/// Steps of one timed run of the sine case.
+const RUN_STEPS: usize = 100;
+
+/// A scheme of [`AUTO`] by name (the record's configuration read back).
+pub fn parse(s: &str) -> Result<Scheme> {
+    let scheme: Scheme = s.parse()?;
+    if !AUTO.contains(&scheme) {
+        return Err(Error::invalid(format!("'{s}' is not a scheme --scheme auto chooses from")));
+    }
+    Ok(scheme)
+}
+
+/// The scheme a run with `--scheme auto` in `precision` takes on `backend`: the tuning cache's
+/// choice for this GPU, else RK2 (with a one-line note saying why).
+pub fn auto_scheme(backend: &Backend, precision: Precision) -> Scheme {
+    let Backend::Gpu(gpu) = backend else {
+        super::note("--scheme auto on the CPU: rk2 (SRK2 is RK2 there)");
+        return Scheme::Rk2;
+    };
+    match super::tuned_config(gpu, "kp", KERNEL, precision, parse) {
+        Some(s) => {
+            super::note(&format!("--scheme auto: {} (the tuning cache's choice for this GPU, {precision})", s.name()));
+            s
+        }
+        None => {
+            super::note(&format!(
+                "--scheme auto: rk2 (no tuned scheme for this GPU in {precision}{}; `hydrokern tune` times them)",
+                if super::mode() == super::Mode::Off { " with --tuning off" } else { "" }
+            ));
+            Scheme::Rk2
+        }
+    }
+}
+
+/// Seed 003 §4.4.1: whole runs of the sine case ([`RUN_STEPS`] steps each, from one model a
+/// scheme on `launch`, interleaved, [`SCHEME_RUNS`] runs or the options' rounds if fewer) with
+/// every scheme of [`AUTO`]; the record of the fastest (the default unless another is 0.5%
+/// faster, as in the launch searches).
+pub fn tune_kp<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions, launch: Launch) -> Result<Record> {
+    let n = opts.size;
+    let timer = Timer::new(gpu)?;
+    let mut models = Vec::new();
+    for scheme in AUTO {
+        let mut problem = setup::sine(n, n);
+        problem.scheme = scheme;
+        models.push(GpuKp::<T>::new(gpu, &problem, launch)?);
+    }
+    let mut run = |s: Scheme| -> Result<f64> {
+        let k = AUTO.iter().position(|&a| a == s).unwrap_or(0);
+        let m = &mut models[k];
+        timer.start(gpu)?;
+        for _ in 0..RUN_STEPS {
+            m.step(FluxKernel::Full)?;
+        }
+        timer.stop(gpu)?;
+        timer.elapsed_ms()
+    };
+    let times = choose_scheme(&AUTO, SCHEME_RUNS.min(opts.rounds.max(1)), &mut run)?;
+    let ms = |s: Scheme| times.times.iter().find(|t| t.0 == s).map_or(f64::NAN, |t| t.1);
+    let default_ms = ms(Scheme::Rk2);
+    let best = if ms(times.best) < 0.995 * default_ms { times.best } else { Scheme::Rk2 };
+    Ok(Record {
+        solver: "kp".into(),
+        kernel: KERNEL.into(),
+        precision: super::precision_of::<T>(),
+        size: vec![n as u64, n as u64],
+        default: Scheme::Rk2.name().into(),
+        best: best.name().into(),
+        default_ms,
+        best_ms: ms(best),
+    })
+}
 
 /// How many whole runs each scheme gets (interleaved: A B C, B C A, …), the median compared.
 pub const SCHEME_RUNS: usize = 3;
@@ -68,6 +152,15 @@ pub fn choose_scheme<S: Copy + std::fmt::Debug>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn auto_chooses_among_rk2_and_srk2_only() {
+        assert_eq!(parse("rk2").unwrap(), Scheme::Rk2);
+        assert_eq!(parse("srk2").unwrap(), Scheme::Srk2);
+        for bad in ["euler", "ds1", "ds2", "auto", ""] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
 
     #[derive(Clone, Copy, Debug, PartialEq)]
     enum Fake {

@@ -276,7 +276,7 @@ fn ds2_resumes_bit_identically() {
     }
 }
 
-/// The GPU has no kernels for SRK2, DS1 and DS2 yet: building the model says so in one line
+/// The GPU has no kernels for DS1 and DS2 yet: building the model says so in one line
 /// and names the way out.
 #[test]
 #[cfg_attr(
