@@ -574,6 +574,12 @@ impl Problem {
         sum * self.dx * self.dy
     }
 
+    /// [`volume`](Self::volume) of a compensated state: w's low part `low` (padded) added, in f64.
+    pub fn volume_with_low<T: Real>(&self, w: &[T], low: Option<&[T]>, cell_bed: &[T]) -> f64 {
+        let lo = low.map_or(0.0, |l| self.interior(l).iter().map(|v| v.to_f64()).sum::<f64>());
+        self.volume(w, cell_bed) + lo * self.dx * self.dy
+    }
+
     /// Initial water volume.
     pub fn initial_volume(&self) -> f64 {
         self.h.iter().sum::<f64>() * self.dx * self.dy
