@@ -14,10 +14,16 @@
 //! writes Qⁿ⁺¹ (13); a whole RK2 step 7 + 10 + 7 + 13 = 37 (the Δt reduction and the ghost
 //! cells are O(blocks) and O(n) and not counted); a friction field adds one word to each stage. The boundary kernel counts 6 words per ghost
 //! cell (3 read, 3 written).
+//!
+//! The "kp balance" rows (docs/f32-conservation.md) time whole RK2 steps of Thacker's bowl at
+//! 1024² in f32 plain, f32 compensated and f64, each with its relative volume change after a
+//! fresh run of 10 000 steps; the compensated step moves 5 words more (w's low part: stage 1
+//! reads Qⁿ's and writes Q¹'s, stage 2 reads both and writes Qⁿ⁺¹'s), 42 in all.
 
 use crate::bench::{BenchOptions, Report, time_gpu};
+use crate::accumulation::Accumulation;
 use crate::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
-use crate::kp::{WetDry, setup};
+use crate::kp::{Problem, WetDry, setup};
 use crate::runtime::Gpu;
 use crate::{GpuReal, Result};
 use std::time::Instant;
@@ -51,6 +57,43 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
         flood::<f32>(gpu, report)?;
         flood::<f64>(gpu, report)?;
     }
+    if opts.sizes.is_empty() || opts.sizes.contains(&BALANCE_N) {
+        balance::<f32>(gpu, opts, report, Accumulation::Plain)?;
+        balance::<f32>(gpu, opts, report, Accumulation::Compensated)?;
+        balance::<f64>(gpu, opts, report, Accumulation::Compensated)?;
+    }
+    Ok(())
+}
+
+/// The grid and the fresh run's steps of the "kp balance" rows.
+const BALANCE_N: usize = 1024;
+const BALANCE_STEPS: u64 = 10_000;
+
+/// Whole RK2 steps of Thacker's bowl at [`BALANCE_N`]² in precision `T` with `accumulation`
+/// (f64 runs the plain update whatever it says), with the words a cell each moves and the
+/// relative volume change of a fresh run after [`BALANCE_STEPS`] steps.
+fn balance<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, accumulation: Accumulation) -> Result<()> {
+    let problem = Problem { accumulation, ..setup::thacker(BALANCE_N) };
+    let launch = Launch { block: opts.block.unwrap_or(Launch::default().block), ..Launch::default() };
+    let how = problem.accumulation_of::<T>();
+    let words = if problem.compensates::<T>() { 42.0 } else { 37.0 };
+    let cells = (BALANCE_N * BALANCE_N) as f64;
+    let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
+    let t = time_gpu(gpu, opts.warmup, opts.reps, |_| m.step(FluxKernel::Full))?;
+    drop(m);
+    let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
+    let bed = m.cell_bed(gpu)?;
+    let volume = |m: &GpuKp<T>| -> Result<f64> {
+        Ok(problem.volume_with_low(&m.download(gpu)?[0], m.download_low(gpu)?.as_deref(), &bed))
+    };
+    let v0 = volume(&m)?;
+    for _ in 0..BALANCE_STEPS {
+        m.step(FluxKernel::Full)?;
+    }
+    let err = (volume(&m)? - v0) / v0;
+    let name = format!("RK2 step, Thacker bowl, wet–dry {}, {how}", problem.wet_dry.name());
+    let note = format!("volume change {err:+.1e} after {BALANCE_STEPS} steps");
+    report.push("kp balance", &name, &format!("{BALANCE_N}²"), T::NAME, t.median_ms, words * size_of::<T>() as f64 * cells, None, note);
     Ok(())
 }
 
