@@ -96,3 +96,53 @@ fn compensated_f32_resumes_bit_for_bit() {
     assert!(bits(&a) == bits(&b), "the resumed run differs");
     assert!(bits(&a) != bits(&c), "dropping the low part changed nothing: the test cannot tell");
 }
+
+/// Both RK stages keep the pair's sum: hi + lo of `rk_pair` is E(Q¹) = (w¹ + lo¹) + fl(Δt·R_w)
+/// (stage 1) or ½((wⁿ + loⁿ) + E) (stage 2) but for the rounding of the small terms (the
+/// increment and the low parts), ε·(|Δt·R_w| + ulp(w)); `rk_point` on the high parts alone is off
+/// by up to half an ulp of w, thousands of times that (so the bound can fail).
+#[test]
+fn rk_pair_keeps_the_sum_of_the_pair() {
+    let p = setup::thacker(8);
+    let k = p.coeffs::<f32>(BLOCK);
+    let mut rng = hydrokern::Rng::new(16);
+    let mut r = move || rng.unit();
+    let (mut worst_pair, mut worst_plain) = (0.0f64, 0.0f64);
+    for n in 0..100_000 {
+        // Surfaces of 1–100 m over a bed far below (no clipping), low parts within half an ulp,
+        // increments from far below to far above w's unit round-off.
+        let w0 = (1.0 + 99.0 * r()) as f32;
+        let w1 = w0 + ((r() - 0.5) * 1e-2) as f32;
+        let ulp = |w: f32| (w.abs() * f32::EPSILON) as f64;
+        let (lo0, lo1) = (((r() - 0.5) * ulp(w0)) as f32, ((r() - 0.5) * ulp(w1)) as f32);
+        let (dt, rw) = (1e-3f32, ((r() - 0.5) * 10f64.powf(-6.0 + 6.0 * r())) as f32);
+        let stage = 1 + n % 2;
+        let bc = -1000.0f32;
+        let (q0, q1, res) = ((w0, 0.0, 0.0), (w1, 0.0, 0.0), (rw, 0.0, 0.0));
+        let ((w, ..), lo, _) = kernels::kp::rk_pair(&k, 0.0, stage, dt, bc, (q0, lo0), (q1, lo1), res);
+        let ((plain, ..), _) = kernels::kp::rk_point(&k, 0.0, stage, dt, bc, q0, q1, res);
+        let e = w1 as f64 + lo1 as f64 + (dt * rw) as f64;
+        let want = if stage == 1 { e } else { 0.5 * (w0 as f64 + lo0 as f64 + e) };
+        let small = f32::EPSILON as f64 * ((dt * rw).abs() as f64 + ulp(w));
+        worst_pair = worst_pair.max((w as f64 + lo as f64 - want).abs() / small);
+        worst_plain = worst_plain.max((plain as f64 - want).abs() / small);
+    }
+    println!("rk_pair: worst error {worst_pair:.2} ε·(|Δt·R_w| + ulp(w)); rk_point {worst_plain:.1e}");
+    assert!(worst_pair <= 2.0, "the pair lost {worst_pair:.2} ε·(|Δt·R_w| + ulp(w))");
+    assert!(worst_plain > 1e3, "the plain stage kept {worst_plain:.2e} of that: the bound tells nothing");
+}
+
+/// The clean-up sees the pair's depth: a pair below the bed is clipped to (B, 0), momentum
+/// zeroed; a high part just below the bed whose low part lifts the pair above it is kept whole.
+#[test]
+fn clean_pair_clips_on_the_pair() {
+    let k = setup::thacker(8).coeffs::<f32>(BLOCK);
+    let bc = 0.5f32;
+    let below = bc - 2.0 * f32::EPSILON * bc;
+    let ((w, hu, hv), lo, wet) = kernels::kp::clean_pair(&k, bc, (below, 1.0, 1.0), -1e-9);
+    assert_eq!((w, lo, hu, hv, wet), (bc, 0.0, 0.0, 0.0, false));
+    let lift = 3.0 * f32::EPSILON * bc;
+    let ((w, _, _), lo, _) = kernels::kp::clean_pair(&k, bc, (below, 0.0, 0.0), lift);
+    assert_eq!((w, lo), (below, lift), "a pair above the bed keeps both parts");
+    assert!(kernels::kp::clean(&k, bc, (below, 0.0, 0.0)).0.0 == bc, "the plain clean-up clips the high part");
+}
