@@ -17,6 +17,7 @@
 //! built-in cases (`examples/`). `bench` (the feature of the same name) is the benchmark
 //! harness and each solver's suite, apart from the simulation API.
 
+pub mod accumulation;
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod case;

@@ -227,6 +227,15 @@ impl<T: Clone> Checkpoint<T> {
         sized(self.fields.iter().find(|(n, _)| n == name).map(|(_, d)| &d[..]), "field", name, len)
     }
 
+    /// Field `name` if the checkpoint has one (then of `len` values): a part that only some runs
+    /// keep, such as the low part of a compensated field.
+    pub fn get_optional_field(&self, name: &str, len: usize) -> crate::Result<Option<&[T]>> {
+        match self.fields.iter().any(|(n, _)| n == name) {
+            true => self.get_field(name, len).map(Some),
+            false => Ok(None),
+        }
+    }
+
     /// Flags `name`, which must hold `len` values.
     pub fn get_flags(&self, name: &str, len: usize) -> crate::Result<&[u8]> {
         sized(self.flags.iter().find(|(n, _)| n == name).map(|(_, d)| &d[..]), "flags", name, len)

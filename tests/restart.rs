@@ -203,6 +203,8 @@ fn tidal(nx: i64, ny: i64, every: i64) -> Vec<(&'static str, Value)> {
 #[test]
 fn kp_restarts_bit_for_bit() {
     bit_identical("dam-break", &grid(32, 32), 1.0, 0.3, 0.95, "cpu", "f64");
+    // f32 runs the compensated update (the default): the checkpoint holds w's low part, without
+    // which the restarted run would part from the uninterrupted one.
     bit_identical("flood", &flood(32, 32), 0.5, 0.15, 0.48, "cpu", "f32");
     // Manning's n per cell from a raster: the friction field is rebuilt from the case.
     bit_identical("valley", &[], 20.0, 6.0, 19.0, "cpu", "f64");
@@ -276,6 +278,7 @@ fn gpu_restarts_bit_for_bit() {
         let mut set = flood(96, 80);
         set.push(("gpu.early_exit", early.into()));
         bit_identical("flood", &set, 0.5, 0.15, 0.48, "gpu", "f64");
+        // f32: the compensated RK kernels (the default), w's low part in the checkpoint.
         bit_identical("dam-break", &set, 1.0, 0.3, 0.95, "gpu", "f32");
         let early_exit = [("gpu.early_exit", early.into())];
         bit_identical("valley", &early_exit, 20.0, 6.0, 19.0, "gpu", "f32");

@@ -391,3 +391,37 @@ pub mod vec {
         }
     }
 }
+
+/// The low parts of a compensated (hi, lo) field (`ON`; docs/f32-conservation.md): `lo` read,
+/// `lon` written; the sediment kernels' h, the kp RK kernel's w. The plain path's kernels (`ON`
+/// false) are compiled without them, so their code is the one-field update's, registers included.
+#[derive(Clone, Copy)]
+pub struct Low<T, const ON: bool> {
+    pub lo: *const T,
+    pub lon: *mut T,
+}
+
+impl<T: DeviceReal, const ON: bool> Low<T, ON> {
+    #[inline(always)]
+    pub fn new(lo: *const T, lon: *mut T) -> Low<T, ON> {
+        Low { lo, lon }
+    }
+    /// The low part at `c` on the compensated path, none on the plain one.
+    ///
+    /// # Safety
+    /// With `ON`, `lo` a whole array.
+    #[inline(always)]
+    pub unsafe fn at(self, c: usize) -> Option<T> {
+        if ON { Some(unsafe { T::ldg(self.lo.add(c)) }) } else { None }
+    }
+    /// Store the new low part at `c` on the compensated path.
+    ///
+    /// # Safety
+    /// With `ON`, `lon` a whole array.
+    #[inline(always)]
+    pub unsafe fn put(self, c: usize, v: T) {
+        if ON {
+            unsafe { *self.lon.add(c) = v }
+        }
+    }
+}

@@ -19,7 +19,8 @@ fn unknown_names_are_refused_with_the_list() {
     refused(&["sediment", "--variant", "opt9/opt1", "--backend", "cpu"], "unknown sediment variant");
     refused(&["sediment", "--block", "0x8", "--backend", "cpu"], "gpu.block");
     refused(&["sediment", "--scheme", "upwind", "--backend", "cpu"], "unknown sediment scheme");
-    refused(&["sediment", "--accumulation", "kahan", "--backend", "cpu"], "unknown h accumulation");
+    refused(&["sediment", "--accumulation", "kahan", "--backend", "cpu"], "unknown accumulation");
+    refused(&["flood", "--accumulation", "kahan", "--backend", "cpu"], "unknown accumulation");
     refused(&["dam-break", "--boundary", "slippery", "--backend", "cpu"], "unknown boundary condition");
     let o = hydrokern(&["--precision", "f16", "info"]);
     assert!(!o.status.success() && stderr(&o).contains("f16"));

@@ -15,10 +15,17 @@
 //! writes Qⁿ⁺¹ (13); a whole RK2 step 7 + 10 + 7 + 13 = 37 (the Δt reduction and the ghost
 //! cells are O(blocks) and O(n) and not counted); a friction field adds one word to each stage. The boundary kernel counts 6 words per ghost
 //! cell (3 read, 3 written).
+//!
+//! The "kp balance" rows (docs/f32-conservation.md) time whole RK2 steps of Thacker's bowl at
+//! 1024² in f32 plain, f32 compensated and f64, each with its relative volume change after a
+//! fresh run of 10 000 steps; the compensated step moves 5 words more (w's low part: stage 1
+//! reads Qⁿ's and writes Q¹'s, stage 2 reads both and writes Qⁿ⁺¹'s), 42 in all. Every other
+//! f32 row runs the default update, compensated, and counts those words too.
 
 use crate::bench::{BenchOptions, Report, time_gpu};
+use crate::accumulation::Accumulation;
 use crate::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
-use crate::kp::{Scheme, WetDry, setup};
+use crate::kp::{Problem, Scheme, WetDry, setup};
 use crate::runtime::Gpu;
 use crate::{GpuReal, Result};
 use std::time::Instant;
@@ -52,6 +59,49 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
         flood::<f32>(gpu, report)?;
         flood::<f64>(gpu, report)?;
     }
+    if opts.sizes.is_empty() || opts.sizes.contains(&BALANCE_N) {
+        balance::<f32>(gpu, opts, report, Accumulation::Plain)?;
+        balance::<f32>(gpu, opts, report, Accumulation::Compensated)?;
+        balance::<f64>(gpu, opts, report, Accumulation::Compensated)?;
+    }
+    Ok(())
+}
+
+/// 1 where a run of `p` in `T` keeps w's low part (the default in f32), else 0: the words it adds
+/// a cell, 2 to stage 1 and 3 to stage 2.
+fn low<T: GpuReal>(p: &Problem) -> f64 {
+    p.compensates::<T>() as u8 as f64
+}
+
+/// The grid and the fresh run's steps of the "kp balance" rows.
+const BALANCE_N: usize = 1024;
+const BALANCE_STEPS: u64 = 10_000;
+
+/// Whole RK2 steps of Thacker's bowl at [`BALANCE_N`]² in precision `T` with `accumulation`
+/// (f64 runs the plain update whatever it says), with the words a cell each moves and the
+/// relative volume change of a fresh run after [`BALANCE_STEPS`] steps.
+fn balance<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, accumulation: Accumulation) -> Result<()> {
+    let problem = Problem { accumulation, ..setup::thacker(BALANCE_N) };
+    let launch = Launch { block: opts.block.unwrap_or(Launch::default().block), ..Launch::default() };
+    let how = problem.accumulation_of::<T>();
+    let words = 37.0 + 5.0 * low::<T>(&problem);
+    let cells = (BALANCE_N * BALANCE_N) as f64;
+    let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
+    let t = time_gpu(gpu, opts.warmup, opts.reps, |_| m.step(FluxKernel::Full))?;
+    drop(m);
+    let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
+    let bed = m.cell_bed(gpu)?;
+    let volume = |m: &GpuKp<T>| -> Result<f64> {
+        Ok(problem.volume_with_low(&m.download(gpu)?[0], m.download_low(gpu)?.as_deref(), &bed))
+    };
+    let v0 = volume(&m)?;
+    for _ in 0..BALANCE_STEPS {
+        m.step(FluxKernel::Full)?;
+    }
+    let err = (volume(&m)? - v0) / v0;
+    let name = format!("RK2 step, Thacker bowl, wet–dry {}, {how}", problem.wet_dry.name());
+    let note = format!("volume change {err:+.1e} after {BALANCE_STEPS} steps");
+    report.push("kp balance", &name, &format!("{BALANCE_N}²"), T::NAME, t.median_ms, words * size_of::<T>() as f64 * cells, None, note);
     Ok(())
 }
 
@@ -113,9 +163,11 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
             report.push("kp dt", "reduce + Δt", &size, p, t.median_ms, w * slots as f64, None, note);
             let note = |ms: f64| format!("block {bx}×{by}; {}", rate(ms));
             let t = time_gpu(gpu, warm, reps, |_| m.rk(1))?;
-            report.push("kp rk", "stage 1", &size, p, t.median_ms, 10.0 * w * cells, None, note(t.median_ms));
+            let stage1 = (10.0 + 2.0 * low::<T>(&problem)) * w * cells;
+            report.push("kp rk", "stage 1", &size, p, t.median_ms, stage1, None, note(t.median_ms));
             let t = time_gpu(gpu, warm, reps, |_| m.rk(2))?;
-            report.push("kp rk", "stage 2", &size, p, t.median_ms, 13.0 * w * cells, None, note(t.median_ms));
+            let stage2 = (13.0 + 3.0 * low::<T>(&problem)) * w * cells;
+            report.push("kp rk", "stage 2", &size, p, t.median_ms, stage2, None, note(t.median_ms));
             let t = time_gpu(gpu, warm, reps, |_| m.boundary(false))?;
             let ghosts = 4.0 * (2 * n + 4) as f64;
             report.push("kp boundary", "both passes", &size, p, t.median_ms, 6.0 * w * ghosts, None, String::new());
@@ -129,7 +181,8 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
                     flux.describe(),
                     if kernel == FluxKernel::Full { "" } else { ", early exit" },
                 );
-                report.push("kp step", &v, &size, p, t.median_ms, 37.0 * w * cells, None, rate(t.median_ms));
+                let words = 37.0 + 5.0 * low::<T>(&problem);
+                report.push("kp step", &v, &size, p, t.median_ms, words * w * cells, None, rate(t.median_ms));
             }
         }
     }
@@ -194,12 +247,12 @@ fn friction<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: 
         };
         let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
         let t = time_gpu(gpu, warm, reps, |_| m.rk(1))?;
-        report.push("kp rk", &format!("stage 1, {what}"), &size, T::NAME, t.median_ms, (10.0 + extra) * w * cells, None, String::new());
+        report.push("kp rk", &format!("stage 1, {what}"), &size, T::NAME, t.median_ms, (10.0 + extra + 2.0 * low::<T>(&problem)) * w * cells, None, String::new());
         let t = time_gpu(gpu, warm, reps, |_| m.rk(2))?;
-        report.push("kp rk", &format!("stage 2, {what}"), &size, T::NAME, t.median_ms, (13.0 + extra) * w * cells, None, String::new());
+        report.push("kp rk", &format!("stage 2, {what}"), &size, T::NAME, t.median_ms, (13.0 + extra + 3.0 * low::<T>(&problem)) * w * cells, None, String::new());
         let t = time_gpu(gpu, warm, reps, |_| m.step(FluxKernel::Full))?;
         let v = format!("RK2 step, {} flux, wet–dry {}, {what}", launch.flux.describe(), WetDry::DEFAULT.name());
-        report.push("kp step", &v, &size, T::NAME, t.median_ms, (37.0 + 2.0 * extra) * w * cells, None, String::new());
+        report.push("kp step", &v, &size, T::NAME, t.median_ms, (37.0 + 2.0 * extra + 5.0 * low::<T>(&problem)) * w * cells, None, String::new());
     }
     Ok(())
 }
@@ -245,6 +298,8 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
     let on = flood_run::<T>(gpu, FluxKernel::EarlyExit, WetDry::DEFAULT)?;
     let cells = (FLOOD_N * FLOOD_N) as f64;
     let w = std::mem::size_of::<T>() as f64;
+    // The flood runs the default update (compensated in f32).
+    let step_words = 37.0 + 5.0 * Accumulation::default().compensates::<T>() as u8 as f64;
     let size = format!("{FLOOD_N}²");
     let mut t0 = 0.0;
     let (mut quarter_on, mut quarter_off, mut quarter_steps, mut quarter_t) = (0.0, 0.0, 0, 0.0);
@@ -258,7 +313,7 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
                 &size,
                 T::NAME,
                 secs * 1e3,
-                37.0 * w * cells * steps as f64,
+                step_words * w * cells * steps as f64,
                 None,
                 format!("{steps} steps, {:.0}% of tiles wet at the end{speedup}", wet * 100.0),
             );
@@ -276,7 +331,7 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
             &size,
             T::NAME,
             quarter_on * 1e3,
-            37.0 * w * cells * quarter_steps as f64,
+            step_words * w * cells * quarter_steps as f64,
             None,
             format!(
                 "{quarter_steps} steps; {:.2}× early exit off ({:.1} ms)",
@@ -294,7 +349,7 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
         &size,
         T::NAME,
         total_on * 1e3,
-        37.0 * w * cells * steps as f64,
+        step_words * w * cells * steps as f64,
         None,
         format!("{steps} steps; {:.2}× early exit off ({:.0} ms)", total_off / total_on, total_off * 1e3),
     );
@@ -309,7 +364,7 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
             &size,
             T::NAME,
             secs * 1e3,
-            37.0 * w * cells * steps as f64,
+            step_words * w * cells * steps as f64,
             None,
             format!(
                 "{steps} steps ({late} from t = 2 s to 4 s; {default} {late_on}); {:.2}× {default}'s time",

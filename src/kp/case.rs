@@ -5,6 +5,7 @@ use super::gpu::{FluxVariant, Launch};
 use super::model::{EarlyExit, KpModel};
 use super::problem::MAX_MANNING;
 use super::{Boundary, Problem, Scheme, WetDry, setup};
+use crate::accumulation::Accumulation;
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, flags};
 use crate::grid::{Grid2, Mesh};
 use crate::input::{Raster, Resample, case_raster};
@@ -102,6 +103,10 @@ struct Numerics {
     /// r of DS1's and DS2's Δt = r·min(Δt_x, Δt_y), in (0, 1].
     #[serde(default = "ds_safety")]
     ds_safety: f64,
+    /// How f32 RK stages add to w: `compensated` (the default) or `plain`
+    /// (docs/f32-conservation.md).
+    #[serde(default = "Accumulation::default_name")]
+    accumulation: String,
 }
 
 fn ds_safety() -> f64 {
@@ -110,7 +115,7 @@ fn ds_safety() -> f64 {
 
 impl Default for Numerics {
     fn default() -> Self {
-        Numerics { wet_dry: default_wet_dry(), ds_safety: ds_safety() }
+        Numerics { wet_dry: default_wet_dry(), ds_safety: ds_safety(), accumulation: Accumulation::default_name() }
     }
 }
 
@@ -337,9 +342,12 @@ impl KpCase {
                 doc.invalid("time.scheme", format!("unknown scheme '{name}' (expected rk2, euler, srk2, ds1, ds2 or auto)"))
             })?,
         };
+        let accumulation: Accumulation =
+            f.numerics.accumulation.parse().map_err(|e| doc.invalid("numerics.accumulation", e))?;
+        let compensated = accumulation.compensates_in(common.run.precision) && !scheme.is_split();
         // `auto` may run SRK2, the larger of its candidates.
         let sized = if scheme_auto { Scheme::Srk2 } else { scheme };
-        let needs = needs(grid.nx as u64, grid.ny as u64, friction_field, sized, common.run.precision);
+        let needs = needs(grid.nx as u64, grid.ny as u64, friction_field, sized, common.run.precision, compensated);
         crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
         let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
@@ -404,6 +412,7 @@ impl KpCase {
         p.manning = manning;
         p.theta = f.physics.theta;
         p.kappa_depth = f.physics.kappa_depth;
+        p.accumulation = accumulation;
         p.validate().map_err(|e| doc.invalid("initial", e))?;
         let v0 = grid.integrate(&p.h);
         let gauge_cells = common.output.products().cells(&grid).map_err(|e| doc.invalid("output.gauges", e))?;
@@ -429,8 +438,9 @@ impl KpCase {
 /// with a friction field, the GPU's on the device and a download's worth on the host); the
 /// runner's two states of three interior fields. DS1 and DS2 (CPU only) hold 38 words a cell
 /// more on the host: three working states, R, the x faces (surface, reconstruction, flux,
-/// draining factor), both orientations' beds and highest corners (`split.rs`).
-fn needs(nx: u64, ny: u64, friction_field: bool, scheme: Scheme, precision: Precision) -> Needs {
+/// draining factor), both orientations' beds and highest corners (`split.rs`). `compensated`:
+/// w's low parts, 3 padded fields on the CPU, 2 on the GPU.
+fn needs(nx: u64, ny: u64, friction_field: bool, scheme: Scheme, precision: Precision, compensated: bool) -> Needs {
     let padded = (nx + 4) * (ny + 4);
     let corners = (nx + 5) * (ny + 5);
     let w = precision.bytes();
@@ -438,10 +448,11 @@ fn needs(nx: u64, ny: u64, friction_field: bool, scheme: Scheme, precision: Prec
     let problem = 8 * ((3 + f) * nx * ny + (nx + 1) * (ny + 1));
     // SRK2 keeps R's y part besides.
     let fields = 11 + f + 3 * (scheme == Scheme::Srk2) as u64;
+    let low = compensated as u64;
     let split = if scheme.is_split() { 38 * w * corners } else { 0 };
     Needs {
-        host: problem + fields * w * padded + w * corners + 6 * w * nx * ny + split,
-        gpu: fields * w * padded + w * corners,
+        host: problem + (fields + 3 * low) * w * padded + w * corners + 6 * w * nx * ny + split,
+        gpu: (fields + 2 * low) * w * padded + w * corners,
     }
 }
 
@@ -573,7 +584,9 @@ impl Simulation for KpCase {
         let Some(h) = state.field("h") else { return String::new() };
         let v = self.grid.integrate(&h.data);
         let change = if self.v0 > 0.0 { (v - self.v0) / self.v0 } else { v };
-        format!("volume {v:.6e} m³ (rel. change {change:+.1e})")
+        // The precision and w update beside the change: f32's is compared with f64's.
+        let how = format!("{} {}", T::NAME, self.problem.accumulation_of::<T>());
+        format!("volume {v:.6e} m³ (rel. change {change:+.1e}, {how})")
     }
     fn check<T: Real>(&self, state: &State<T>) -> Option<String> {
         let h = state.field("h")?;
@@ -614,7 +627,7 @@ impl Case for KpCase {
     fn needs(&self, precision: Precision) -> Needs {
         let p = &self.problem;
         let scheme = if self.scheme_auto { Scheme::Srk2 } else { p.scheme };
-        needs(p.nx as u64, p.ny as u64, p.manning_field.is_some(), scheme, precision)
+        needs(p.nx as u64, p.ny as u64, p.manning_field.is_some(), scheme, precision, p.compensates_in(precision))
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)
@@ -634,6 +647,7 @@ static FLAGS: &[Flag] = &[
     Flag::new("scheme", "rk2|euler|srk2|ds1|ds2|auto", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), dimensional splitting, first (ds1) or second order (ds2), or auto (rk2 or srk2, whichever `hydrokern tune` found faster on this GPU); ds1 and ds2 run on the CPU only for now"),
     Flag::new("ds-safety", "R", Set::Float("numerics.ds_safety"), "ds1/ds2: Δt = R·min(Δt_x, Δt_y) of the last substeps, R in (0, 1] (0.95)"),
     Flag::new("wet-dry", "bollermann|kp07|clamp", Set::Text("numerics.wet_dry"), "wet–dry fronts: partially flooded cells well balanced, drained with the actual Δt, their velocities held to their neighbours' (clamp, the default); the same reconstruction with an a-priori outflow cap (bollermann); or Kurganov–Petrova 2007's correction (kp07)"),
+    Accumulation::FLAG,
     Flag::new("early-exit", "auto|on|off", Set::Text("gpu.early_exit"), "GPU early exit of dry blocks (auto: timed every 100 steps)"),
     Flag::new("flux", "KERNEL", Set::Text("gpu.flux"), "GPU flux kernel: stream (stream:WxR: W warps a block, R rows a warp) or tile (a shared-memory tile of --block)"),
     Flag::new("block", "BXxBY", Set::Pair("gpu.block"), "GPU block in cells, a multiple of 32 threads (also the wet map's tile)"),

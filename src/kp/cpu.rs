@@ -7,7 +7,8 @@ use super::{Problem, Scheme, WetDry};
 use crate::field::Field2;
 use crate::{Error, Real, Result};
 use kernels::kp::{
-    Bollermann, Clamp, Coeffs, Kp07, STEP_OK, WetDryScheme, block_active, cell_rhs, rk_point, set_ghost, time_step,
+    Bollermann, Clamp, Coeffs, Kp07, STEP_OK, WetDryScheme, block_active, cell_rhs, rk_pair, rk_point, set_ghost,
+    time_step,
 };
 use kernels::halo::{edge_ghost, ghosts_x, ghosts_y};
 use rayon::prelude::*;
@@ -83,8 +84,16 @@ fn rhs_of<S: WetDryScheme, T: Real>(
         .reduce(|| T::ZERO, |a, b| a.max(b))
 }
 
+/// w's low parts of a compensated RK stage (padded): Qⁿ's and Q¹'s, read, and the output's.
+pub struct LowParts<'a, T> {
+    pub q0: &'a [T],
+    pub q1: &'a [T],
+    pub out: &'a mut [T],
+}
+
 /// One RK stage on the interior into `out` (see `kernels::kp::rk_point`), and the wet map. Each
 /// cell's g·n² is `k.g_n2`, or its value in `gn2` (padded) when the problem has a friction field.
+/// With `low`, the compensated stage (`kernels::kp::rk_pair`), w's low parts read and written.
 #[allow(clippy::too_many_arguments)]
 pub fn rk<T: Real>(
     k: &Coeffs<T>,
@@ -96,33 +105,40 @@ pub fn rk<T: Real>(
     q1: [&[T]; 3],
     r: [&[T]; 3],
     out: [&mut [T]; 3],
+    low: Option<LowParts<'_, T>>,
     wet: &mut [u8],
 ) {
     let p = k.pitch as usize;
     let (nx, ny) = (k.nx as usize, k.ny as usize);
     let [ow, ou, ov] = out;
+    // The output's low part row by row, or none a row on the plain path.
+    let (lo_in, lo_rows): (_, Vec<Option<&mut [T]>>) = match low {
+        Some(LowParts { q0, q1, out }) => (Some((q0, q1)), out.chunks_mut(p).map(Some).collect()),
+        None => (None, ow.chunks(p).map(|_| None).collect()),
+    };
     let row_wet: Vec<Vec<bool>> = ow
         .par_chunks_mut(p)
         .zip(ou.par_chunks_mut(p))
         .zip(ov.par_chunks_mut(p))
+        .zip(lo_rows)
         .enumerate()
         .skip(2)
         .take(ny)
-        .map(|(j, ((rw, ru), rv))| {
+        .map(|(j, (((rw, ru), rv), mut rl))| {
             (2..nx + 2)
                 .map(|i| {
                     let c = j * p + i;
-                    let ((a, b, d), is_wet) = rk_point(
-                        k,
-                        gn2.map_or(k.g_n2, |f| f[c]),
-                        stage,
-                        dt,
-                        cell_bed[c],
-                        (q0[0][c], q0[1][c], q0[2][c]),
-                        (q1[0][c], q1[1][c], q1[2][c]),
-                        (r[0][c], r[1][c], r[2][c]),
-                    );
-                    (rw[i], ru[i], rv[i]) = (a, b, d);
+                    let (g_n2, bc) = (gn2.map_or(k.g_n2, |f| f[c]), cell_bed[c]);
+                    let (a, b, d) = ((q0[0][c], q0[1][c], q0[2][c]), (q1[0][c], q1[1][c], q1[2][c]), (r[0][c], r[1][c], r[2][c]));
+                    let (q, is_wet) = match (lo_in, rl.as_deref_mut()) {
+                        (Some((l0, l1)), Some(rl)) => {
+                            let (q, lo, is_wet) = rk_pair(k, g_n2, stage, dt, bc, (a, l0[c]), (b, l1[c]), d);
+                            rl[i] = lo;
+                            (q, is_wet)
+                        }
+                        _ => rk_point(k, g_n2, stage, dt, bc, a, b, d),
+                    };
+                    (rw[i], ru[i], rv[i]) = q;
                     is_wet
                 })
                 .collect()
@@ -202,6 +218,9 @@ pub struct CpuKp<T: Real> {
     q1: [Field2<T>; 3],
     r: [Field2<T>; 3],
     q2: [Field2<T>; 3],
+    /// On the compensated path (`Problem::compensates`), w's low parts of Qⁿ, Q¹ and the stage-2
+    /// output, swapped with them; zero on the ghost layers (no stencil reads them).
+    low: Option<[Field2<T>; 3]>,
     wet: Vec<u8>,
     /// The faces of a stage in `clamp`, which drains after Δt is known (every cell computed:
     /// no early exit).
@@ -247,6 +266,7 @@ impl<T: Real> CpuKp<T> {
             q2: q.clone(),
             q,
             r: [zeros()?, zeros()?, zeros()?],
+            low: problem.compensates::<T>().then(|| Ok::<_, Error>([zeros()?, zeros()?, zeros()?])).transpose()?,
             cell_bed,
             wet,
             faces,
@@ -257,16 +277,23 @@ impl<T: Real> CpuKp<T> {
     }
 
     /// Continue from a padded state (w, hu, hv with their ghosts), its wet map and clock, as
-    /// [`state`](Self::state), [`wet`](Self::wet) and the clock's getters gave them of a run of
-    /// the same problem and block: every later step is the one that run takes. The stage
-    /// buffers and R are written by a step before it reads them.
-    pub fn resume(&mut self, q: [&[T]; 3], wet: &[u8], t: f64, dt: f64, steps: u64) -> Result<()> {
+    /// [`state`](Self::state), [`low`](Self::low), [`wet`](Self::wet) and the clock's getters gave
+    /// them of a run of the same problem and block: every later step is the one that run takes.
+    /// The stage buffers and R are written by a step before it reads them. On the compensated
+    /// path w's low part is `low`, or 0 without one (a plain run's state).
+    pub fn resume(&mut self, q: [&[T]; 3], low: Option<&[T]>, wet: &[u8], t: f64, dt: f64, steps: u64) -> Result<()> {
         let n = self.k.cells();
-        if q.iter().any(|f| f.len() != n) || wet.len() != self.wet.len() {
+        if q.iter().chain(&low).any(|f| f.len() != n) || wet.len() != self.wet.len() {
             return Err(Error::invalid(format!("kp: a state to resume from of other sizes than this run's ({n} cells)")));
         }
         for (field, from) in self.q.iter_mut().zip(q) {
             field.copy_from_slice(from);
+        }
+        if let Some([lo, ..]) = &mut self.low {
+            match low {
+                Some(from) => lo.copy_from_slice(from),
+                None => lo.fill(T::ZERO),
+            }
         }
         self.wet.copy_from_slice(wet);
         (self.t, self.dt, self.steps) = (t, dt, steps);
@@ -341,14 +368,20 @@ impl<T: Real> CpuKp<T> {
             let [a, b, c] = &mut self.q1;
             let q = [&self.q[0][..], &self.q[1][..], &self.q[2][..]];
             let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
-            rk(&k, 1, dtt, &self.cell_bed, self.friction.as_deref(), q, q, r, [a, b, c], &mut self.wet);
+            let low = self.low.as_mut().map(|[l0, l1, _]| LowParts { q0: &l0[..], q1: &l0[..], out: &mut l1[..] });
+            rk(&k, 1, dtt, &self.cell_bed, self.friction.as_deref(), q, q, r, [a, b, c], low, &mut self.wet);
             if let Some(faces) = &mut self.faces {
                 faces.clamp(&k, &self.cell_bed, [a, b, c]);
             }
             apply_boundary(&k, a, b, c, &self.cell_bed);
         }
         match self.scheme {
-            Scheme::Euler => std::mem::swap(&mut self.q, &mut self.q1),
+            Scheme::Euler => {
+                std::mem::swap(&mut self.q, &mut self.q1);
+                if let Some([l0, l1, _]) = &mut self.low {
+                    std::mem::swap(l0, l1);
+                }
+            }
             Scheme::Rk2 | Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2 => {
                 self.eval_rhs(true);
                 self.drain(true, dtt);
@@ -359,12 +392,16 @@ impl<T: Real> CpuKp<T> {
                 let q0 = [&self.q[0][..], &self.q[1][..], &self.q[2][..]];
                 let q1 = [&self.q1[0][..], &self.q1[1][..], &self.q1[2][..]];
                 let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
-                rk(&k, 2, dtt, &self.cell_bed, self.friction.as_deref(), q0, q1, r, [a, b, c], &mut self.wet);
+                let low = self.low.as_mut().map(|[l0, l1, l2]| LowParts { q0: &l0[..], q1: &l1[..], out: &mut l2[..] });
+                rk(&k, 2, dtt, &self.cell_bed, self.friction.as_deref(), q0, q1, r, [a, b, c], low, &mut self.wet);
                 if let Some(faces) = &mut self.faces {
                     faces.clamp(&k, &self.cell_bed, [a, b, c]);
                 }
                 apply_boundary(&k, a, b, c, &self.cell_bed);
                 std::mem::swap(&mut self.q, &mut self.q2);
+                if let Some([l0, _, l2]) = &mut self.low {
+                    std::mem::swap(l0, l2);
+                }
             }
         }
         self.t += dt;
@@ -388,6 +425,10 @@ impl<T: Real> CpuKp<T> {
     /// Padded (w, hu, hv).
     pub fn state(&self) -> [&[T]; 3] {
         [&self.q[0], &self.q[1], &self.q[2]]
+    }
+    /// On the compensated path, w's low part (padded): the surface is w + low.
+    pub fn low(&self) -> Option<&[T]> {
+        self.low.as_ref().map(|[l, ..]| &l[..])
     }
     /// Padded cell-centre bed.
     pub fn cell_bed(&self) -> &[T] {

@@ -18,8 +18,8 @@ use std::sync::Arc;
 use kernels::kp::{
     BOUNDARY, CLAMP, CLAMP_COPY, CLOCK_DT, CLOCK_LEN, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, ClampCopy, ClampVelocity,
     Clock, Coeffs, DRAIN, DRAIN_RHS, DT, Drain, DrainRhs, FluxEntries, FluxStream, FluxStreamEarly, FluxTile,
-    FluxSplit, FluxTileEarly, RK, RK_FRICTION_FIELD, RkStage, SHORE_LISTS, SetGhosts, ShoreLists, TimeStep, highest_corner,
-    line_slots, stream_slots, stream_strips,
+    FluxSplit, FluxTileEarly, RK, RK_C, RK_C_FRICTION_FIELD, RK_FRICTION_FIELD, RkStage, SHORE_LISTS, SetGhosts,
+    ShoreLists, TimeStep, highest_corner, line_slots, stream_slots, stream_strips,
 };
 
 /// Launch parameters (run-time).
@@ -247,8 +247,14 @@ impl<T: GpuReal> ClampPasses<T> {
 
 impl<T: GpuReal> KpKernels<T> {
     /// The kernels of scheme `wet_dry`, and the RK stage with a friction field when
-    /// `friction_field` (else the one that reads `Coeffs::g_n2`).
-    fn new(gpu: &Gpu, wet_dry: WetDry, friction_field: bool) -> Result<KpKernels<T>> {
+    /// `friction_field` (else the one that reads `Coeffs::g_n2`), compensated with `compensated`.
+    fn new(gpu: &Gpu, wet_dry: WetDry, friction_field: bool, compensated: bool) -> Result<KpKernels<T>> {
+        let rk = match (friction_field, compensated) {
+            (false, false) => RK,
+            (true, false) => RK_FRICTION_FIELD,
+            (false, true) => RK_C,
+            (true, true) => RK_C_FRICTION_FIELD,
+        };
         let flux = match wet_dry {
             WetDry::Bollermann => FluxEntries::BOLLERMANN,
             WetDry::Kp07 => FluxEntries::KP07,
@@ -264,7 +270,7 @@ impl<T: GpuReal> KpKernels<T> {
             y_block: gpu.kernel::<T, _>(flux.y_block)?,
             line_shared: flux.line_shared,
             yblock_shared: flux.yblock_shared,
-            rk: gpu.kernel::<T, _>(if friction_field { RK_FRICTION_FIELD } else { RK })?,
+            rk: gpu.kernel::<T, _>(rk)?,
             boundary: gpu.kernel::<T, _>(BOUNDARY)?,
             dt: gpu.kernel::<T, _>(DT)?,
             buffers: BufferKernels::new(gpu)?,
@@ -288,6 +294,9 @@ pub struct GpuKp<T: GpuReal> {
     friction: Option<DeviceField2<T>>,
     q: [DeviceField2<T>; 3],
     q1: [DeviceField2<T>; 3],
+    /// On the compensated path (`Problem::compensates`), w's low parts of Qⁿ and Q¹ (the RK
+    /// kernel is then the compensated one); their ghost layers are never read.
+    low: Option<[DeviceField2<T>; 2]>,
     r: [DeviceField2<T>; 3],
     /// In SRK2: R's y part, three padded fields one after the other (`r` then holds the x part);
     /// the rates of its x-line kernel, then those of its y-block kernel, fill `rate`.
@@ -333,10 +342,13 @@ impl<T: GpuReal> GpuKp<T> {
         let n = problem.padded_cells();
         let w = std::mem::size_of::<T>();
         // State, stage state, R, two beds (and g·n²); with `clamp` B_hi, the draining factors
-        // and the scratch momenta; in SRK2 R's y part.
+        // and the scratch momenta; compensated, w's low parts of the state and the stage state;
+        // in SRK2 R's y part.
+        let compensated = problem.compensates::<T>();
         let fields = 11
             + problem.manning_field.is_some() as usize
             + 4 * (problem.wet_dry == WetDry::Clamp) as usize
+            + 2 * compensated as usize
             + 3 * split as usize;
         gpu.check_fits(
             &format!("a {}×{} shallow-water grid ({fields} fields of {})", problem.nx, problem.ny, T::NAME),
@@ -360,6 +372,7 @@ impl<T: GpuReal> GpuKp<T> {
             friction: problem.friction_field()?.map(|f| up(&f)).transpose()?,
             q1: [up(&q[0])?, up(&q[1])?, up(&q[2])?],
             q: [up(&q[0])?, up(&q[1])?, up(&q[2])?],
+            low: compensated.then(|| Ok::<_, Error>([zeros()?, zeros()?])).transpose()?,
             r: [zeros()?, zeros()?, zeros()?],
             ry: split.then(|| gpu.zeros(3 * n)).transpose()?,
             rate: gpu.zeros(slots)?,
@@ -369,7 +382,7 @@ impl<T: GpuReal> GpuKp<T> {
             dt: gpu.zeros(1)?,
             clock: gpu.zeros(CLOCK_LEN)?,
             reducer: Reducer::new(gpu)?,
-            kernels: KpKernels::new(gpu, problem.wet_dry, problem.manning_field.is_some())?,
+            kernels: KpKernels::new(gpu, problem.wet_dry, problem.manning_field.is_some(), compensated)?,
             clamp: (problem.wet_dry == WetDry::Clamp)
                 .then(|| ClampPasses::new(gpu, &k, &bed, problem.layout()))
                 .transpose()?,
@@ -498,7 +511,8 @@ impl<T: GpuReal> GpuKp<T> {
     /// write shows up (the equivalence tests call this before launches).
     pub fn poison(&mut self) -> Result<()> {
         let fill = &self.kernels.buffers;
-        for b in self.r.iter_mut().chain(self.q1.iter_mut()) {
+        // Q¹'s low part too (compensated): its ghost layers are never read.
+        for b in self.r.iter_mut().chain(self.q1.iter_mut()).chain(self.low.iter_mut().map(|[_, l1]| l1)) {
             fill.fill(b, T::NAN)?;
         }
         if let Some(ry) = &mut self.ry {
@@ -612,6 +626,9 @@ impl<T: GpuReal> GpuKp<T> {
         };
         let r = self.r.each_ref().map(|b| b.ptr());
         let ry = self.ry.as_ref().map_or(std::ptr::null(), |b| b.ptr());
+        // w's low parts (compensated): Qⁿ's, and Q¹'s or Qⁿ's as q1 and out are; nulls if plain.
+        let low = self.low.as_ref().map_or([std::ptr::null(); 2], |l| l.each_ref().map(|b| b.ptr()));
+        let low_out = self.low.as_mut().map_or(std::ptr::null_mut(), |l| l[2 - stage as usize].ptr_mut());
         let params = RkStage {
             k: self.k,
             stage,
@@ -638,6 +655,9 @@ impl<T: GpuReal> GpuKp<T> {
             hi: self.clamp.as_ref().map_or(std::ptr::null(), |c| c.hi.ptr()),
             partial: self.clamp.as_mut().map_or(std::ptr::null_mut(), |c| c.partial.ptr_mut()),
             shore: self.clamp.as_mut().map_or(std::ptr::null_mut(), |c| c.shore.ptr_mut()),
+            lo0: low[0],
+            lo1: low[stage as usize - 1],
+            olo: low_out,
         };
         // SAFETY: every state, R and bed array is padded to k.cells(), and so is gn2 where the
         // kernel reads it (the per-cell one, chosen in new exactly when `friction` is uploaded;
@@ -645,7 +665,9 @@ impl<T: GpuReal> GpuKp<T> {
         // distinct from every input) or q (stage 2, aliasing only q0 = w0, hu0, hv0, which the
         // kernel allows); the three wet maps hold nbx·nby flags, wet_out distinct from the other
         // two; the flux kernel's blocks; 32 T of shared memory. hi is null, or (in clamp) the
-        // padded B_hi with partial and shore nbx·nby flags. ry is null, or (SRK2) 3·cells.
+        // padded B_hi with partial and shore nbx·nby flags. ry is null, or (SRK2) 3·cells. lo0,
+        // lo1, olo are null (the plain kernel, which ignores them) or padded arrays aliasing as
+        // w0, w1 and ow do.
         unsafe { self.kernels.rk.launch(shape, params) }
     }
 
@@ -753,6 +775,9 @@ impl<T: GpuReal> GpuKp<T> {
         match self.scheme {
             Scheme::Euler => {
                 self.q.swap_with_slice(&mut self.q1);
+                if let Some(l) = &mut self.low {
+                    l.swap(0, 1);
+                }
                 self.cur = (self.cur + 1) % 3;
             }
             Scheme::Rk2 | Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2 => {
@@ -782,10 +807,17 @@ impl<T: GpuReal> GpuKp<T> {
     /// [`download`](Self::download), [`wet_map`](Self::wet_map) and [`clock`](Self::clock) gave
     /// them of a run of the same problem and launch. A step reads no other buffer before it
     /// writes it (R, Q¹, the rates and Δt), and only Qⁿ's wet map of the three (in `clamp`, the
-    /// passes' flags and lists are made again from Qⁿ).
-    pub fn resume(&mut self, gpu: &Gpu, q: [&[T]; 3], wet: &[u32], clock: ClockState) -> Result<()> {
+    /// passes' flags and lists are made again from Qⁿ). On the compensated path w's low part is
+    /// `low` ([`download_low`](Self::download_low)), or 0 without one (a plain run's state).
+    pub fn resume(&mut self, gpu: &Gpu, q: [&[T]; 3], low: Option<&[T]>, wet: &[u32], clock: ClockState) -> Result<()> {
         for (dst, src) in self.q.iter_mut().zip(q) {
             gpu.write(src, dst)?;
+        }
+        if let Some([lo, _]) = &mut self.low {
+            match low {
+                Some(src) => gpu.write(src, lo)?,
+                None => self.kernels.buffers.fill(lo, T::ZERO)?,
+            }
         }
         for map in &mut self.wet {
             gpu.write(wet, map)?;
@@ -804,9 +836,14 @@ impl<T: GpuReal> GpuKp<T> {
     pub fn download(&self, gpu: &Gpu) -> Result<[Vec<T>; 3]> {
         Ok([gpu.download(&self.q[0])?, gpu.download(&self.q[1])?, gpu.download(&self.q[2])?])
     }
-    /// The padded (w, hu, hv) on the device, for copies.
-    pub fn state_buffers(&self) -> [&DeviceBuffer<T>; 3] {
-        self.q.each_ref().map(|f| f.buffer())
+    /// On the compensated path, w's low part of Qⁿ (padded; the surface is w + low).
+    pub fn download_low(&self, gpu: &Gpu) -> Result<Option<Vec<T>>> {
+        self.low.as_ref().map(|[lo, _]| gpu.download(lo)).transpose()
+    }
+    /// The padded (w, hu, hv) on the device, and w's low part on the compensated path, for
+    /// copies.
+    pub fn state_buffers(&self) -> Vec<&DeviceBuffer<T>> {
+        self.q.iter().chain(self.low.iter().map(|[lo, _]| lo)).map(|f| f.buffer()).collect()
     }
     /// The interiors of (w, hu, hv), row-major (synchronises).
     pub fn interiors(&self, gpu: &Gpu) -> Result<[Vec<T>; 3]> {

@@ -195,11 +195,11 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         let bed = self.bed()?;
         let layout = self.problem.layout();
         let interior = |f: &[T]| interior_of(&layout, f);
-        let [w, hu, hv] = match &self.on {
-            On::Cpu(m, _) => m.state().map(interior),
-            On::Gpu(run) => run.model.interiors(&run.gpu)?,
+        let ([w, hu, hv], low) = match &self.on {
+            On::Cpu(m, _) => (m.state().map(interior), m.low().map(interior)),
+            On::Gpu(run) => (run.model.interiors(&run.gpu)?, run.model.download_low(&run.gpu)?.map(|l| interior(&l))),
         };
-        Ok(state_of((self.problem.ny, self.problem.nx), clock, &bed, [w, hu, hv]))
+        Ok(state_of((self.problem.ny, self.problem.nx), clock, &bed, [w, hu, hv], low.as_deref()))
     }
 
     /// On the GPU: copies of (w, hu, hv) on the device now, downloaded on a second stream and
@@ -215,7 +215,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         let buffers = run.model.state_buffers();
         let snapshots = match &mut run.snapshots {
             Some(s) => s,
-            None => run.snapshots.insert(Snapshots::new(&run.gpu, &buffers.map(|b| b.len()))?),
+            None => run.snapshots.insert(Snapshots::new(&run.gpu, &buffers.iter().map(|b| b.len()).collect::<Vec<_>>())?),
         };
         let pending = snapshots.take(&run.gpu, &buffers)?;
         let (layout, dims) = (self.problem.layout(), (self.problem.ny, self.problem.nx));
@@ -223,12 +223,13 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         Ok(Later::new(run.pool.clone(), move || {
             let n = dims.0 * dims.1;
             let [mut w, mut hu, mut hv] = [pool.take(n), pool.take(n), pool.take(n)];
-            pending.read(|q| {
+            let low = pending.read(|q| {
                 interior_into(&layout, q[0], &mut w);
                 interior_into(&layout, q[1], &mut hu);
                 interior_into(&layout, q[2], &mut hv);
+                q.get(3).map(|lo| interior_of(&layout, lo))
             })?;
-            Ok(state_of(dims, clock, &bed, [w, hu, hv]))
+            Ok(state_of(dims, clock, &bed, [w, hu, hv], low.as_deref()))
         }))
     }
 
@@ -248,17 +249,21 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         }
     }
 
-    /// The state a checkpoint holds: Qⁿ with its ghosts and the wet map of its blocks (the
-    /// early-exit flux reads it); on the GPU also the early-exit cycle's position and choice;
+    /// The state a checkpoint holds: Qⁿ with its ghosts (and w's low part, "w_low", on the
+    /// compensated path) and the wet map of its blocks (the early-exit flux reads it); on the GPU also the early-exit cycle's position and choice;
     /// and the products' maps and gauge records so far.
     fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
         let clock = self.clock();
-        let with = |[w, hu, hv]: [Vec<T>; 3], wet: Vec<u8>| {
-            Checkpoint::at(clock).field("w", w).field("hu", hu).field("hv", hv).flag("wet", wet)
+        let with = |[w, hu, hv]: [Vec<T>; 3], low: Option<Vec<T>>, wet: Vec<u8>| {
+            let c = Checkpoint::at(clock).field("w", w).field("hu", hu).field("hv", hv).flag("wet", wet);
+            match low {
+                Some(low) => c.field("w_low", low),
+                None => c,
+            }
         };
         Ok(match &mut self.on {
             On::Cpu(m, products) => {
-                let mut c = with(m.state().map(|f| f.to_vec()), m.wet().to_vec());
+                let mut c = with(m.state().map(|f| f.to_vec()), m.low().map(|l| l.to_vec()), m.wet().to_vec());
                 // DS1 and DS2: the Δt estimates the next step starts from (NaN before the first).
                 if let Some((estimates, retries)) = m.split_state() {
                     let (x, y) = estimates.unwrap_or((f64::NAN, f64::NAN));
@@ -271,7 +276,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             }
             On::Gpu(run) => {
                 let wet = run.model.wet_map(&run.gpu)?.into_iter().map(|f| (f != 0) as u8).collect();
-                let c = with(run.model.download(&run.gpu)?, wet)
+                let c = with(run.model.download(&run.gpu)?, run.model.download_low(&run.gpu)?, wet)
                     .value("launched", run.launched as f64)
                     .value("early_steps", run.early_steps as f64)
                     .value("early_exit_now", (run.current == FluxKernel::EarlyExit) as u8 as f64);
@@ -286,6 +291,8 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
     fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
         let n = self.problem.padded_cells();
         let q = [c.get_field("w", n)?, c.get_field("hu", n)?, c.get_field("hv", n)?];
+        // A plain run's checkpoint has no low part: a compensated run starts it at zero.
+        let low = c.get_optional_field("w_low", n)?;
         let Clock { t, dt, steps, .. } = c.clock;
         match &mut self.on {
             On::Cpu(m, products) => {
@@ -293,7 +300,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 if let Some(k) = products {
                     k.restore(c)?;
                 }
-                m.resume(q, wet, t, dt, steps)?;
+                m.resume(q, low, wet, t, dt, steps)?;
                 if m.split_state().is_some() {
                     let (x, y) = (c.get_value("ds_dt_x")?, c.get_value("ds_dt_y")?);
                     let estimates = (!x.is_nan() && !y.is_nan()).then_some((x, y));
@@ -305,7 +312,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 let k = run.model.coeffs();
                 let wet: Vec<u32> = c.get_flags("wet", (k.nbx * k.nby) as usize)?.iter().map(|&f| u32::from(f)).collect();
                 let status = kernels::kp::STEP_OK;
-                run.model.resume(&run.gpu, q, &wet, ClockState { t, dt, status, steps })?;
+                run.model.resume(&run.gpu, q, low, &wet, ClockState { t, dt, status, steps })?;
                 run.launched = c.get_count("launched")?;
                 run.early_steps = c.get_count("early_steps")?;
                 let early = c.get_value("early_exit_now")? != 0.0;
@@ -397,11 +404,24 @@ impl<T: GpuReal> KpModel<'_, T> {
     }
 }
 
-/// The state of the interiors of (w, hu, hv): depth h = w − bed and the momenta.
-fn state_of<T: GpuReal>((ny, nx): (usize, usize), clock: Clock, bed: &[T], [w, hu, hv]: [Vec<T>; 3]) -> State<T> {
+/// The state of the interiors of (w, hu, hv) and w's low part (compensated): depth h = w − bed,
+/// or (w + low) − bed rounded once, and the momenta.
+fn state_of<T: GpuReal>(
+    (ny, nx): (usize, usize),
+    clock: Clock,
+    bed: &[T],
+    [w, hu, hv]: [Vec<T>; 3],
+    low: Option<&[T]>,
+) -> State<T> {
     // In place: w's vector becomes h's.
     let mut h = w;
-    h.iter_mut().zip(bed).for_each(|(w, b)| *w -= *b);
+    match low {
+        // Summed in f64 (only f32 has a low part), rounded to T once.
+        Some(low) => h.iter_mut().zip(bed).zip(low).for_each(|((w, b), lo)| {
+            *w = T::from_f64((w.to_f64() - b.to_f64()) + lo.to_f64());
+        }),
+        None => h.iter_mut().zip(bed).for_each(|(w, b)| *w -= *b),
+    }
     let dims = vec![ny, nx];
     let out = |name, long_name, units, data| Output { name, long_name, units, dims: dims.clone(), data };
     State {

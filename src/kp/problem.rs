@@ -4,7 +4,8 @@
 use super::Coeffs;
 use crate::field::Field2;
 use crate::grid::Layout2;
-use crate::{Error, Real, Result};
+use crate::accumulation::Accumulation;
+use crate::{Error, Precision, Real, Result};
 use kernels::halo::node_source;
 use kernels::kp::{
     BC_OUTFLOW, BC_PERIODIC, BC_WALL, Bollermann, Clamp, Kp07, WetDryScheme, cell_bed as cell_bed_of, depth_at_level,
@@ -192,6 +193,8 @@ pub struct Problem {
     pub kappa_depth: f64,
     /// A Δt below this stops the run as collapsed.
     pub dt_floor: f64,
+    /// How an f32 RK stage adds its increment to w ([`Problem::compensates`]).
+    pub accumulation: Accumulation,
     pub h: Vec<f64>,
     pub hu: Vec<f64>,
     pub hv: Vec<f64>,
@@ -217,11 +220,27 @@ impl Problem {
             wet_dry: WetDry::DEFAULT,
             kappa_depth: 0.01,
             dt_floor: 1e-9,
+            accumulation: Accumulation::default(),
             h: vec![0.0; nx * ny],
             hu: vec![0.0; nx * ny],
             hv: vec![0.0; nx * ny],
             bed: vec![0.0; (nx + 1) * (ny + 1)],
         }
+    }
+
+    /// Whether a run in precision `T` keeps w's low part (docs/f32-conservation.md): compensated,
+    /// in f32, and a scheme whose stages are `rk_point`'s (the split schemes DS1 and DS2 have
+    /// their own substeps and run the plain update).
+    pub fn compensates<T: Real>(&self) -> bool {
+        self.accumulation.compensates::<T>() && !self.scheme.is_split()
+    }
+    /// [`compensates`](Self::compensates) for a precision chosen at run time.
+    pub fn compensates_in(&self, precision: Precision) -> bool {
+        self.accumulation.compensates_in(precision) && !self.scheme.is_split()
+    }
+    /// What a run in precision `T` does, for summaries: "compensated" or "plain".
+    pub fn accumulation_of<T: Real>(&self) -> &'static str {
+        if self.compensates::<T>() { "compensated" } else { "plain" }
     }
 
     /// Cell centre (x, y) of interior cell (i, j), 0-based, origin at the south-west corner.
@@ -553,6 +572,12 @@ impl Problem {
             }
         }
         sum * self.dx * self.dy
+    }
+
+    /// [`volume`](Self::volume) of a compensated state: w's low part `low` (padded) added, in f64.
+    pub fn volume_with_low<T: Real>(&self, w: &[T], low: Option<&[T]>, cell_bed: &[T]) -> f64 {
+        let lo = low.map_or(0.0, |l| self.interior(l).iter().map(|v| v.to_f64()).sum::<f64>());
+        self.volume(w, cell_bed) + lo * self.dx * self.dy
     }
 
     /// Initial water volume.

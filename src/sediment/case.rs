@@ -37,10 +37,6 @@ fn default_scheme() -> String {
     Scheme::default().name().into()
 }
 
-fn default_accumulation() -> String {
-    Accumulation::default().name().into()
-}
-
 /// `[numerics]`: the discretisation, "bounded" (default) or "seed"; how f32 adds a step's
 /// increment to h, "compensated" (default) or "plain".
 #[derive(Deserialize)]
@@ -48,13 +44,13 @@ fn default_accumulation() -> String {
 struct Numerics {
     #[serde(default = "default_scheme")]
     scheme: String,
-    #[serde(default = "default_accumulation")]
+    #[serde(default = "Accumulation::default_name")]
     accumulation: String,
 }
 
 impl Default for Numerics {
     fn default() -> Self {
-        Numerics { scheme: default_scheme(), accumulation: default_accumulation() }
+        Numerics { scheme: default_scheme(), accumulation: Accumulation::default_name() }
     }
 }
 
@@ -284,7 +280,7 @@ impl SedimentCase {
 
 /// Whether a run in `precision` keeps h's low part (an unknown name: no; loading refuses it).
 fn compensates(numerics: &Numerics, precision: Precision) -> bool {
-    numerics.accumulation == Accumulation::Compensated.name() && precision.bytes() < 8
+    numerics.accumulation.parse::<Accumulation>().is_ok_and(|a| a.compensates_in(precision))
 }
 
 /// Memory of a run on an `nx × ny` grid: the problem (4 f64 fields with ghosts), the CPU
@@ -393,7 +389,7 @@ impl Case for SedimentCase {
         format!("{}\n  about {steps:.0} steps; GPU variant {}", self.describe(), self.variant.name())
     }
     fn needs(&self, precision: Precision) -> Needs {
-        let compensated = self.problem.accumulation == Accumulation::Compensated && precision.bytes() < 8;
+        let compensated = self.problem.accumulation.compensates_in(precision);
         needs(self.problem.nx as u64, self.problem.ny as u64, precision, compensated)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
@@ -413,7 +409,7 @@ static FLAGS: &[Flag] = &[
     Flag::new("dt", "YEARS", Set::Float("time.dt"), "force the time step (refused above the stability limit); default 90% of it"),
     Flag::new("inflow", "Q", Set::Float("boundary.west.inflow"), "river inflow through the west side, m³ of sediment per metre of shore per year"),
     Flag::new("scheme", "NAME", Set::Text("numerics.scheme"), "discretisation: bounded (default; keeps the sand fraction in [0, 1]) or seed (seed 000's, as the paper has it)"),
-    Flag::new("accumulation", "HOW", Set::Text("numerics.accumulation"), "how f32 adds each step to h: compensated (default; a low-part field keeps the volume to round-off) or plain (one field, faster; loses increments near h's round-off)"),
+    Accumulation::FLAG,
     Flag::new("variant", "V", Set::Text("gpu.variant"), "GPU kernels: fused, fused-tile, or <h>/<s> with h in {baseline, opt1, opt2, opt3, multi}, s in {baseline, opt1, opt2, multi}"),
     Flag::new("block", "BXxBY", Set::Pair("gpu.block"), "GPU block: interior points a block (the fused kernel: BY warps a block)"),
     Flag::new("rows", "N", Set::Int("gpu.rows"), "rows per thread of the multi-row and fused kernels"),

@@ -3,7 +3,6 @@
 //! `gpu/src/sediment/mod.rs`, whose point functions both the CPU reference (`cpu`) and the
 //! kernels (`gpu`) call.
 
-mod accumulation;
 #[cfg(feature = "bench")]
 pub mod bench;
 mod case;
@@ -21,7 +20,7 @@ pub use problem::{Conductances, Problem, Side, StabilityLimit};
 pub use case::{SOLVER, SedimentCase};
 pub use model::{SedimentModel, StepPolicy};
 
-pub use accumulation::Accumulation;
+pub use crate::accumulation::Accumulation;
 pub use scheme::Scheme;
 pub use variant::{HVariant, SVariant, StepVariant};
 

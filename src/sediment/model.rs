@@ -219,7 +219,7 @@ impl<T: GpuReal> Model<T> for SedimentModel<'_, T> {
     fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
         let n = self.problem.layout().len();
         // A checkpoint of a plain run has no low part: the compensated run starts it at zero.
-        let low = if c.fields.iter().any(|(name, _)| name == "h_low") { Some(c.get_field("h_low", n)?) } else { None };
+        let low = c.get_optional_field("h_low", n)?;
         self.backing.resume(c.get_field("h", n)?, c.get_field("s", n)?, low)?;
         self.dt = c.get_value("dt")?;
         self.dt_set = c.get_value("dt_set")?;

@@ -8,6 +8,7 @@ use hydrokern::kp::{Boundary, Problem, Scheme, WetDry, setup};
 
 use crate::common::{self, Tolerance, cases, gpu};
 use hydrokern::GpuReal;
+use hydrokern::accumulation::Accumulation;
 use hydrokern::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
 use proptest::prelude::*;
 
@@ -128,9 +129,10 @@ fn check_gpu<T: GpuReal>(
     let g = gpu_m.download(&gpu).unwrap();
     let clock = gpu_m.clock(&gpu).unwrap();
     let what = format!(
-        "{} {} {}×{} {:?} wet–dry {} friction {} block {block:?} flux {} early {early} after {steps} steps",
+        "{} {} {} {}×{} {:?} wet–dry {} friction {} block {block:?} flux {} early {early} after {steps} steps",
         T::NAME,
         p.scheme.name(),
+        p.accumulation_of::<T>(),
         p.nx,
         p.ny,
         p.boundary,
@@ -148,6 +150,14 @@ fn check_gpu<T: GpuReal>(
     {
         // Every padded cell: interior and both ghost layers.
         tol.scaled(scale(p, cf)).check(&format!("{what}: {name}"), gf, cf)?;
+    }
+    // The compensated path: the surfaces w + low (their low parts may round the other way).
+    if let Some(cpu_low) = cpu_m.low() {
+        let gpu_low = gpu_m.download_low(&gpu).unwrap().expect("the GPU keeps w's low part as the CPU does");
+        let surface =
+            |w: &[T], low: &[T]| -> Vec<T> { p.interior(w).iter().zip(p.interior(low)).map(|(w, l)| *w + l).collect() };
+        let (gs, cs) = (surface(&g[0], &gpu_low), surface(cpu_m.state()[0], cpu_low));
+        tol.scaled(scale(p, cpu_m.state()[0])).check(&format!("{what}: w + low"), &gs, &cs)?;
     }
     Ok(())
 }
@@ -168,10 +178,11 @@ fn awkward_size() -> impl Strategy<Value = usize> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(24)))]
     /// Every flux entry point (tile and streamed, full and early exit, each wet–dry scheme, f32
-    /// and f64) in every case, the streamed one in a random shape; both RK entry points (one n,
-    /// n per cell) by the random friction, each in half the cases; in a quarter of the cases
-    /// SRK2 (its x-line and y-block kernels in place of the flux kernel, a random line length)
-    /// against the CPU's RK2, which it is.
+    /// and f64) in every case, the streamed one in a random shape; the RK entry points (one n,
+    /// n per cell) by the random friction, each in half the cases, and in f32 plain or
+    /// compensated (`RK_C…`, w's low part compared as w + low) by the drawn accumulation; in a
+    /// quarter of the cases SRK2 (its x-line and y-block kernels in place of the flux kernel, a
+    /// random line length) against the CPU's RK2, which it is.
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn kp_gpu_matches_cpu(
@@ -183,8 +194,10 @@ proptest! {
         stream in stream_variant(),
         steps in prop::sample::select(vec![1usize, 20]),
         line in prop::sample::select(vec![32u32, 64, 96, 128, 256]),
+        accumulation in prop::sample::select(Accumulation::ALL.to_vec()),
     ) {
         let mut p = random_state(nx, ny, seed, kind);
+        p.accumulation = accumulation;
         for wet_dry in WetDry::GPU {
             p.wet_dry = wet_dry;
             // `clamp` in f32 one step only: it bounds a shore cell's velocity by its neighbours',
@@ -645,6 +658,41 @@ fn kp_gpu_clamp_drains_and_clamps_as_the_cpu() {
         (drained, clamped) = (drained + d, clamped + k);
     }
     assert!(drained > 0 && clamped > 0, "the cases never drained ({drained}) or clamped ({clamped}) a cell");
+}
+
+/// The compensated RK kernels keep f32 Thacker 40² (`clamp`, walls) to its volume over 10⁵
+/// steps as the CPU reference does (`tests/kp_f32.rs`, bound 1e-5 relative), with early exit
+/// off and on; the plain kernels' drift is printed beside it.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn kp_gpu_compensated_f32_keeps_the_volume() {
+    const STEPS: u64 = 100_000;
+    let gpu = gpu();
+    let volume_error = |accumulation: Accumulation, kernel: FluxKernel| {
+        let mut p = setup::thacker(40);
+        (p.wet_dry, p.accumulation) = (WetDry::Clamp, accumulation);
+        let mut m = GpuKp::<f32>::new(&gpu, &p, Launch::default()).unwrap();
+        let bed = m.cell_bed(&gpu).unwrap();
+        let volume = |m: &GpuKp<f32>| {
+            let low = m.download_low(&gpu).unwrap();
+            p.volume_with_low(&m.download(&gpu).unwrap()[0], low.as_deref(), &bed)
+        };
+        let v0 = volume(&m);
+        for _ in 0..STEPS {
+            m.step(kernel).unwrap();
+        }
+        assert_eq!(m.clock(&gpu).unwrap().steps, STEPS);
+        (volume(&m) - v0) / v0
+    };
+    for kernel in [FluxKernel::Full, FluxKernel::EarlyExit] {
+        let err = volume_error(Accumulation::Compensated, kernel);
+        let plain = volume_error(Accumulation::Plain, kernel);
+        println!("thacker 40², clamp, {STEPS} steps, {kernel:?}: f32 compensated {err:+.2e}, plain {plain:+.2e}");
+        assert!(err.abs() <= 1e-5, "{kernel:?}: relative volume change {err:.3e} after {STEPS} steps");
+    }
 }
 
 /// A block of 1024 threads is refused in one line where a kernel launched on it (here `clamp`'s

@@ -254,7 +254,7 @@ fn ds2_resumes_bit_identically() {
         let (q, wet) = (a.state().map(|f| f.to_vec()), a.wet().to_vec());
         let (estimates, retries) = a.split_state().unwrap();
         let mut b = CpuKp::<f64>::new(&p, BLOCK, false).unwrap();
-        b.resume([&q[0], &q[1], &q[2]], &wet, a.time(), a.last_dt(), a.steps()).unwrap();
+        b.resume([&q[0], &q[1], &q[2]], a.low(), &wet, a.time(), a.last_dt(), a.steps()).unwrap();
         b.resume_split(estimates, retries);
         let (ma, mb) = (run_on(a), run_on(b));
         assert_eq!(ma.steps(), mb.steps());

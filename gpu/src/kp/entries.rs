@@ -1,6 +1,6 @@
 //! The Kurganov–Petrova entry points: flux (tile and streamed, full and early exit; one entry
 //! point a wet–dry scheme, [`FluxEntries`]), RK stage (one a friction source: [`RK`],
-//! [`RK_FRICTION_FIELD`]), boundary, Δt, and the `clamp` scheme's drain and clamp passes.
+//! [`RK_FRICTION_FIELD`]; each also compensated, `RK_C…`), boundary, Δt, and the `clamp` scheme's drain and clamp passes.
 //!
 //! Launch contract (all): `k` describes padded state arrays of `(nx+4)(ny+4)` cells and a
 //! corner array of `(nx+5)(ny+5)`; every pointer is a whole such array (or as stated); outputs
@@ -87,11 +87,16 @@ kernels! {
         rw: *const T, rhu: *const T, rhv: *const T, ry: *const T, ow: *mut T, ohu: *mut T, ohv: *mut T,
         wet_m0: *const u32, wet_in: *const u32, wet_out: *mut u32,
         hi: *const T, partial: *mut u32, shore: *mut u32,
+        lo0: *const T, lo1: *const T, olo: *mut T,
     }
     /// One g·n² for the grid, `k.g_n2` (`gn2` is not read: null will do).
-    pub const RK: RkStage = kp_rk(kp_rk::<Uniform, T>);
+    pub const RK: RkStage = kp_rk(kp_rk::<Uniform, T, false>);
     /// g·n² per cell from the friction field `gn2`.
-    pub const RK_FRICTION_FIELD: RkStage = kp_rk_friction_field(kp_rk::<PerCell, T>);
+    pub const RK_FRICTION_FIELD: RkStage = kp_rk_friction_field(kp_rk::<PerCell, T, false>);
+    /// [`RK`] and [`RK_FRICTION_FIELD`] with w kept as a pair: the low parts `lo0`, `lo1` read
+    /// and `olo` written (docs/f32-conservation.md); the plain ones above ignore them.
+    pub const RK_C: RkStage = kp_rk_c(kp_rk::<Uniform, T, true>);
+    pub const RK_C_FRICTION_FIELD: RkStage = kp_rk_c_friction_field(kp_rk::<PerCell, T, true>);
 
     /// Ghost cells of pass `axis` of the state, over the cell beds `bc`.
     pub struct SetGhosts<T> { k: Coeffs<T>, axis: u32, w: *mut T, hu: *mut T, hv: *mut T, bc: *const T }

@@ -3,6 +3,7 @@
 
 use super::{Coeffs, WetDryScheme, drain_factor, drained, flat_face, surface};
 use crate::Real;
+use crate::sediment::compensated_add;
 
 /// The conserved variables of one cell, seen along one axis: the surface the reconstruction
 /// sees (`w`: w* of [`surface`], w̄ unless the cell is partially flooded), the momentum normal
@@ -497,4 +498,55 @@ pub fn rk_point<T: Real>(
     let e = euler(k, g_n2, dt, bc, q1, r);
     let out = if stage == 2 { (T::HALF * (q0.0 + e.0), T::HALF * (q0.1 + e.1), T::HALF * (q0.2 + e.2)) } else { e };
     clean(k, bc, out)
+}
+
+/// [`rk_point`] with the surface kept as a pair (hi, lo) (the compensated update,
+/// docs/f32-conservation.md): `lo0`, `lo1` are the low parts of Qⁿ's and Q¹'s w, and the result
+/// is ((w, hu, hv), w's low part, wet). R was computed from the high parts alone; the momenta
+/// are [`rk_point`]'s. The surface's sum is kept to round-off of the small terms:
+/// - stage 1: (w¹, lo¹) + Δt·R_w by [`compensated_add`];
+/// - stage 2: E = (w¹, lo¹) + Δt·R_w likewise, then Qⁿ + E as the exact sum of the high parts
+///   (TwoSum: [`compensated_add`] with a zero low part) with the three low parts added to its
+///   error, and ½ of both parts (exact in binary).
+///
+/// [`clean_pair`] then sees the depth of the pair.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn rk_pair<T: Real>(
+    k: &Coeffs<T>,
+    g_n2: T,
+    stage: u32,
+    dt: T,
+    bc: T,
+    (q0, lo0): ((T, T, T), T),
+    (q1, lo1): ((T, T, T), T),
+    r: (T, T, T),
+) -> ((T, T, T), T, bool) {
+    let e = euler(k, g_n2, dt, bc, q1, r);
+    let (ew, el) = compensated_add(q1.0, lo1, dt * r.0);
+    if stage == 2 {
+        let (s, err) = compensated_add(q0.0, T::ZERO, ew);
+        let (w, lo) = compensated_add(s, err + lo0, el);
+        let q = (T::HALF * w, T::HALF * (q0.1 + e.1), T::HALF * (q0.2 + e.2));
+        clean_pair(k, bc, q, T::HALF * lo)
+    } else {
+        clean_pair(k, bc, (ew, e.1, e.2), el)
+    }
+}
+
+/// [`clean`] of a state whose surface has the low part `lo`: the depth is that of the pair,
+/// (w − B) + lo. A negative one (round-off) becomes 0 with both parts: w = B, lo = 0 (the
+/// water added is the plain update's, −h); a cell that is not clipped keeps its low part.
+#[inline(always)]
+pub fn clean_pair<T: Real>(k: &Coeffs<T>, bc: T, q: (T, T, T), lo: T) -> ((T, T, T), T, bool) {
+    let (mut w, mut lo, mut hu, mut hv) = (q.0, lo, q.1, q.2);
+    let h = (w - bc) + lo;
+    if h < T::ZERO {
+        (w, lo) = (bc, T::ZERO);
+    }
+    if h <= k.dry {
+        hu = T::ZERO;
+        hv = T::ZERO;
+    }
+    ((w, hu, hv), lo, h > k.wet_above)
 }

@@ -2,10 +2,11 @@
 //! contract: `entries.rs`).
 
 use super::{
-    CLOCK_DT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, Friction, STEP_OK, block_active, rk_point, time_step,
+    CLOCK_DT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, Friction, STEP_OK, block_active, rk_pair, rk_point,
+    time_step,
 };
 use crate::device::reduce::block_max;
-use crate::device::{DeviceReal, shared, thread};
+use crate::device::{DeviceReal, Low, shared, thread};
 
 /// One RK stage (`stage` 1 or 2, see `rk_point`) on the interior: out = stage(q0, q1, R) with
 /// Δt from `dt[0]`, plus the wet map of the result (`wet_out`, one flag a block). Each cell's
@@ -35,8 +36,14 @@ use crate::device::{DeviceReal, shared, thread};
 /// padded arrays of `k.cells()` one after the other. With `F` = `PerCell`, `gn2`
 /// is a padded array of `k.cells()`. `hi` is null or a padded array, and then `partial` and
 /// `shore` hold nbx·nby flags.
+///
+/// With `LOW` (the compensated update, `rk_pair`), w's low parts: `lo0` of Qⁿ (plain loads:
+/// stage 2 writes it in place through `olo`; stage 1 does not read it), `lo1` of the state R was
+/// evaluated at, the output's into `olo`, each a padded array aliasing as the w it goes with. A
+/// block left alone keeps its low parts (Qⁿ's, in place). Without `LOW` they are not read (nulls
+/// will do) and the code is the one-field update's.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal>(
+pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, const LOW: bool>(
     k: Coeffs<T>,
     stage: u32,
     early: u32,
@@ -62,6 +69,9 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal>(
     hi: *const T,
     partial: *mut u32,
     shore: *mut u32,
+    lo0: *const T,
+    lo1: *const T,
+    olo: *mut T,
 ) {
     let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
     let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
@@ -107,7 +117,17 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal>(
             // as `block_active` says), where friction is 0 whatever g·n² is: no load for it.
             let g_n2 = if F::PER_CELL && !inactive { T::ldg(gn2.add(g)) } else { k.g_n2 };
             let cb = T::ldg(bc.add(g));
-            let ((a, hu, hv), wet_cell) = rk_point(&k, g_n2, stage, d, cb, q0, q1, r);
+            let low = Low::<T, LOW>::new(lo1, olo);
+            let ((a, hu, hv), wet_cell) = match low.at(g) {
+                None => rk_point(&k, g_n2, stage, d, cb, q0, q1, r),
+                Some(l1) => {
+                    // Stage 1 does not read Qⁿ (it is the state R was evaluated at): no load.
+                    let l0 = if stage == 2 { *lo0.add(g) } else { T::ZERO };
+                    let (q, lo, wet_cell) = rk_pair(&k, g_n2, stage, d, cb, (q0, l0), (q1, l1), r);
+                    low.put(g, lo);
+                    (q, wet_cell)
+                }
+            };
             *ow.add(g) = a;
             *ohu.add(g) = hu;
             *ohv.add(g) = hv;

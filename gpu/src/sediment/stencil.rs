@@ -101,36 +101,5 @@ pub(super) fn multi_rows(k_rows: u32) -> (u32, u32) {
     (i, j0)
 }
 
-/// h's low parts on the compensated path (`ON`; docs/f32-conservation.md): `lo` read, `lon`
-/// written. The plain path's kernels (`ON` false) are compiled without them, so their code is
-/// the one-field update's, registers included.
-#[derive(Clone, Copy)]
-pub(super) struct Low<T, const ON: bool> {
-    pub lo: *const T,
-    pub lon: *mut T,
-}
-
-impl<T: DeviceReal, const ON: bool> Low<T, ON> {
-    #[inline(always)]
-    pub fn new(lo: *const T, lon: *mut T) -> Low<T, ON> {
-        Low { lo, lon }
-    }
-    /// h's low part at `c` on the compensated path, none on the plain one.
-    ///
-    /// # Safety
-    /// With `ON`, `lo` a whole array.
-    #[inline(always)]
-    pub unsafe fn at(self, c: usize) -> Option<T> {
-        if ON { Some(unsafe { T::ldg(self.lo.add(c)) }) } else { None }
-    }
-    /// Store h′'s low part at `c` on the compensated path.
-    ///
-    /// # Safety
-    /// With `ON`, `lon` a whole array.
-    #[inline(always)]
-    pub unsafe fn put(self, c: usize, v: T) {
-        if ON {
-            unsafe { *self.lon.add(c) = v }
-        }
-    }
-}
+/// h's low parts on the compensated path (`crate::device::Low`, shared with the kp RK kernel).
+pub(super) use crate::device::Low;
