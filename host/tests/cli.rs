@@ -145,7 +145,8 @@ fn absurd_runs_are_refused_before_they_start() {
     refused(&["dam-break", "--theta", "2.5", "--output", o], "physics.theta");
     refused(&["dam-break", "--wet-dry", "kp08", "--output", o], "numerics.wet_dry");
     refused(&["dam-break", "--scheme", "rk3", "--output", o], "time.scheme");
-    refused(&["dam-break", "--scheme", "auto", "--output", o], "expected euler, rk2, srk2, ds1 or ds2");
+    refused(&["dam-break", "--scheme", "fastest", "--output", o], "expected rk2, euler, srk2, ds1, ds2 or auto");
+    refused(&["dam-break", "--line", "100", "--output", o], "gpu.line");
     refused(&["dam-break", "--scheme", "ds2", "--ds-safety", "1.5", "--output", o], "numerics.ds_safety");
     refused(&["dam-break", "--scheme", "ds2", "--ds-safety", "0", "--output", o], "numerics.ds_safety");
     refused(&["dam-break", "--ds-safety", "nan", "--output", o], "--ds-safety nan");

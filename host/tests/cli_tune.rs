@@ -8,7 +8,7 @@ use common::{hydrokern, refused, stdout};
 #[test]
 fn tune_refuses_the_cpu_backend_unknown_solvers_and_tiny_sizes() {
     refused(&["tune", "--backend", "cpu"], "tune times GPU kernels");
-    refused(&["tune", "--only", "claw"], "invalid value 'claw'");
+    refused(&["tune", "--only", "swe"], "invalid value 'swe'");
     refused(&["tune", "--size", "8"], "--size");
     refused(&["tune", "--rounds", "0"], "--rounds");
 }
