@@ -21,13 +21,19 @@ pub(super) unsafe fn get_flux<T: DeviceReal>(f: *const T, n: usize, at: usize) -
     unsafe { Flux { f0: *f.add(at), fn_: *f.add(n + at), ft: *f.add(2 * n + at), speed: T::ZERO } }
 }
 
-/// Padded cell `g` of the state (w, hu, hv) into slot `t` of the tiles (sw, su, sv).
+/// Padded cell `g` of the state (w, hu, hv) into slot `t` of the tiles (sw, su, sv). Written
+/// out, not a loop over the arrays: a loop put them in local memory (the ptxas check).
 #[inline(always)]
-pub(super) unsafe fn load_cell<T: DeviceReal>(tiles: [*mut T; 3], t: usize, state: [*const T; 3], g: usize) {
+pub(super) unsafe fn load_cell<T: DeviceReal>(
+    [sw, su, sv]: [*mut T; 3],
+    t: usize,
+    [w, hu, hv]: [*const T; 3],
+    g: usize,
+) {
     unsafe {
-        for (s, q) in tiles.into_iter().zip(state) {
-            *s.add(t) = T::ldg(q.add(g));
-        }
+        *sw.add(t) = T::ldg(w.add(g));
+        *su.add(t) = T::ldg(hu.add(g));
+        *sv.add(t) = T::ldg(hv.add(g));
     }
 }
 
