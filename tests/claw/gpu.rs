@@ -213,8 +213,12 @@ fn check_steps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usiz
         prop_assert_eq!(a.rejected, b.rejected, "{}: rejections", what);
         // Δt and the CFL number come from the largest speed of states that agree to GPU_SWEEP
         // (256 ε); a shallow cell's velocity hu/h (h down to 0.1 against depths up to 2)
-        // carries their relative error up to 20 times.
-        let tol = 20.0 * 256.0 * T::EPSILON.to_f64();
+        // carries their relative error up to 20 times. Step 0's Δt is the retry of the forced
+        // rejection, from the rates of a trial whose later sweeps ran on the state of an
+        // over-long one: in the case kept in tests/proptest-regressions/gpu.txt (shallow-hlle,
+        // 58×88, Strang) the CPU's own f32 and f64 Δt differ by 9.2e-4 there, the GPU's f32
+        // lay 7.6e-4 from the CPU's (and nearer f64's), so step 0 gets 4 times the bound.
+        let tol = if k == 0 { 4.0 } else { 1.0 } * 20.0 * 256.0 * T::EPSILON.to_f64();
         prop_assert!((a.dt - b.dt).abs() <= tol * a.dt, "{}: Δt {} against {}", what, b.dt, a.dt);
         prop_assert!((a.cfl - b.cfl).abs() <= tol, "{}: CFL {} against {}", what, b.cfl, a.cfl);
         if k == 0 {
