@@ -10,6 +10,7 @@
 //! a few blocks a multiprocessor steps through each list. Launched over every block they cost
 //! as much as the flux kernel with nothing to do (their blocks hold the registers of the work).
 
+use super::early_exit::map_flags;
 use super::{Clamp, Coeffs, block_active, cell_faces, clamped_momenta, drain_face, draining_factor, outflow};
 use crate::device::{DeviceReal, thread, warp};
 
@@ -17,12 +18,6 @@ use crate::device::{DeviceReal, thread, warp};
 #[inline(always)]
 fn at<T: DeviceReal>(k: &Coeffs<T>, i: u32, j: u32) -> (usize, usize) {
     ((j + 2) as usize * k.pitch as usize + (i + 2) as usize, (j + 2) as usize * k.cpitch as usize + (i + 2) as usize)
-}
-
-/// The flag of block (a, b) of a per-block map.
-#[inline(always)]
-fn flags<T: DeviceReal>(k: &Coeffs<T>, map: *const u32) -> impl Fn(u32, u32) -> bool + '_ {
-    move |a: u32, b: u32| unsafe { *map.add((b * k.nbx + a) as usize) } != 0
 }
 
 /// Calls `body(bi, bj)` for every block (bi, bj) of the list `list` (pairs) of length
@@ -74,7 +69,7 @@ pub(super) unsafe fn kp_shore_lists<T: DeviceReal>(
     let (mut drain, mut clamp) = (false, false);
     if bi < k.nbx && bj < k.nby {
         let shore_active =
-            |a: u32, c: u32| unsafe { *partial.add((c * k.nbx + a) as usize) } != 0 && block_active(&k, a, c, flags(&k, wet));
+            |a: u32, c: u32| unsafe { *partial.add((c * k.nbx + a) as usize) } != 0 && block_active(&k, a, c, map_flags(&k, wet));
         drain = block_active(&k, bi, bj, shore_active);
         clamp = unsafe { *shore.add(b as usize) } != 0;
         unsafe { *drained.add(b as usize) = 0 };
@@ -133,7 +128,7 @@ pub(super) unsafe fn kp_drain<T: DeviceReal>(
     unsafe {
         for_listed(list, count, |bi, bj| {
             // One thread reads the flags and the barrier tells the block (uniform, as `early` is).
-            if early != 0 && !thread::sync_threads_or(first && block_active(&k, bi, bj, flags(&k, wet_in))) {
+            if early != 0 && !thread::sync_threads_or(first && block_active(&k, bi, bj, map_flags(&k, wet_in))) {
                 return;
             }
             let (i, j) = cell_of(&k, bi, bj);
@@ -204,8 +199,8 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal>(
     unsafe {
         for_listed(list, count, |bi, bj| {
             let work = first
-                && block_active(&k, bi, bj, flags(&k, drained))
-                && (early == 0 || block_active(&k, bi, bj, flags(&k, wet_in)));
+                && block_active(&k, bi, bj, map_flags(&k, drained))
+                && (early == 0 || block_active(&k, bi, bj, map_flags(&k, wet_in)));
             if !thread::sync_threads_or(work) {
                 return;
             }
@@ -213,7 +208,7 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal>(
             if i >= k.nx || j >= k.ny {
                 return;
             }
-            let is_drained = flags(&k, drained);
+            let is_drained = map_flags(&k, drained);
             let (tx, ty) = (thread::thread_idx_x() as i32, thread::thread_idx_y() as i32);
             let (bx, by) = (k.bx as i32, k.by as i32);
             // The factor of interior cell (i + di, j + dj), |di|, |dj| ≤ 1: 1 outside the interior

@@ -45,3 +45,12 @@ pub fn block_active<T: Real>(k: &Coeffs<T>, bi: u32, bj: u32, wet: impl Fn(u32, 
         || south.is_some_and(|b| wet(bi, b))
         || north.is_some_and(|b| wet(bi, b))
 }
+
+/// The flags of a per-block map on the device (`nbx·nby` words, 0 for clear), as the closure
+/// [`block_active`] and the passes read: block (a, b) at `map[b·nbx + a]`. The kernels that take
+/// such a map promise it holds `nbx·nby` words.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub(super) fn map_flags<T: Real>(k: &Coeffs<T>, map: *const u32) -> impl Fn(u32, u32) -> bool + '_ {
+    move |a: u32, b: u32| unsafe { *map.add((b * k.nbx + a) as usize) } != 0
+}

@@ -3,18 +3,13 @@
 //! R (`part_x`, `part_y`) and one rate a block; the RK kernel adds the parts in the order
 //! `assemble` does (launch contract: `entries.rs`).
 
+use super::early_exit::map_flags;
 use super::smem::{get_flux, load_cell, put_flux, store_r, to_surface};
 use super::{
     Coeffs, Recon, WetDryScheme, bed_x, bed_y, block_active, central_upwind, part_x, part_y, recon_x, recon_y,
 };
 use crate::device::reduce::block_max;
 use crate::device::{DeviceReal, shared, thread};
-
-/// The flag of block (a, b) of the per-block map `wet`.
-#[inline(always)]
-fn flags<T: DeviceReal>(k: &Coeffs<T>, wet: *const u32) -> impl Fn(u32, u32) -> bool + '_ {
-    move |a: u32, b: u32| unsafe { *wet.add((b * k.nbx + a) as usize) } != 0
-}
 
 /// The x part of R at the interior cells of row `blockIdx.y`, columns `blockIdx.x·l …` (a block
 /// of `l` threads in one row), and the block's largest x rate a_x/Δx. Each thread computes its
@@ -50,7 +45,7 @@ pub(super) unsafe fn kp_flux_x<S: WetDryScheme, T: DeviceReal>(
     // `checked_div`: no panic path for a zero block (the host never launches one).
     let block_of = |c: u32, size: u32| c.checked_div(size).unwrap_or(0);
     let active_at =
-        |c: u32| c < k.nx && (early == 0 || block_active(&k, block_of(c, k.bx), block_of(j, k.by), flags(&k, wet)));
+        |c: u32| c < k.nx && (early == 0 || block_active(&k, block_of(c, k.bx), block_of(j, k.by), map_flags(&k, wet)));
     let active = active_at(i);
     // Uniform over the block, so the early return keeps the barriers below consistent.
     if !thread::sync_threads_or(active) {
@@ -165,7 +160,7 @@ pub(super) unsafe fn kp_flux_y<S: WetDryScheme, T: DeviceReal>(
     let rank = ty * bx + tx;
     let slot = (bj * thread::grid_dim_x() + bi) as usize;
     // Uniform over the block.
-    if early != 0 && !block_active(&k, bi, bj, flags(&k, wet)) {
+    if early != 0 && !block_active(&k, bi, bj, map_flags(&k, wet)) {
         if rank == 0 {
             unsafe { *rate.add(slot) = T::ZERO };
         }
