@@ -265,7 +265,7 @@ fn adi_restarts_bit_for_bit() {
 
 /// The same on the GPU (the lead runs these): kp with early exit on (`auto` chooses by timing,
 /// which makes even an uninterrupted run unrepeatable) and off (the valley: with the per-cell
-/// friction kernel), sediment, claw 2D and 3D, ADI; the claw and ADI runs with their gauges and
+/// friction kernel), DS1 and DS2, sediment, claw 2D and 3D, ADI; the claw and ADI runs with their gauges and
 /// maximum maps (on the device between checkpoints), gauges every step and every few steps.
 #[test]
 #[cfg_attr(
@@ -282,6 +282,12 @@ fn gpu_restarts_bit_for_bit() {
         bit_identical("dam-break", &set, 1.0, 0.3, 0.95, "gpu", "f32");
         let early_exit = [("gpu.early_exit", early.into())];
         bit_identical("valley", &early_exit, 20.0, 6.0, 19.0, "gpu", "f32");
+    }
+    // DS1 and DS2 on the device: the estimates and retries come from the device clock.
+    for scheme in ["ds2", "ds1"] {
+        let mut set = grid(128, 128);
+        set.push(("time.scheme", scheme.into()));
+        bit_identical("gaussian", &set, 1.2, 0.3, 1.15, "gpu", "f32");
     }
     bit_identical("sediment", &grid(100, 72), 12000.0, 5000.0, 11000.0, "gpu", "f64");
     bit_identical("swe-radial", &flood(72, 64), 0.5, 0.15, 0.48, "gpu", "f32");

@@ -187,7 +187,32 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
         }
     }
     srk2::<T>(gpu, opts, report, n, launch)?;
+    split::<T>(gpu, opts, report, n, launch)?;
     friction::<T>(gpu, opts, report, n, launch)
+}
+
+/// DS1 and DS2 (seed 003 §3.1.2–3.1.3) in the default wet–dry scheme: whole steps on the
+/// all-wet dam break, beside RK2's. Words a cell: a substep's x-line launch 7 (w, hu, hv and B
+/// read, R written), an Euler stage 10 (Qⁿ, R and the cell bed read, the output written), an RK2
+/// stage 2 13: DS1's step (X, Y: two Euler substeps) 34 for Δt, DS2's double step (four RK2
+/// substeps) 148 for 2Δt; the clock kernels and the reductions besides. Expected before
+/// measuring: DS1 about RK2's step time (34 words against 37), DS2 about four times it per
+/// double step, so twice RK2's time for the same simulated time, unless the x-line kernel and
+/// the transposing stage run nearer the copy bandwidth than RK2's kernels.
+fn split<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize, launch: Launch) -> Result<()> {
+    let cells = (n * n) as f64;
+    let w = std::mem::size_of::<T>() as f64;
+    let rate = |ms: f64| format!("{:.3} Gcell/s", cells / (ms * 1e-3) / 1e9);
+    for (scheme, words, what) in [(Scheme::Ds1, 34.0, "advances Δt"), (Scheme::Ds2, 148.0, "advances 2Δt")] {
+        let problem = Problem { scheme, ..setup::dam_break(n, n, false) };
+        let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
+        let t = time_gpu(gpu, opts.warmup, opts.reps, |_| m.step(FluxKernel::Full))?;
+        let retries = m.split_state(gpu)?.map_or(0, |(_, r)| r);
+        let v = format!("{} step, x-line {}, wet–dry {}", scheme.name().to_uppercase(), launch.line, WetDry::DEFAULT.name());
+        let note = format!("{what}; {}; {retries} of the timed steps discarded", rate(t.median_ms));
+        report.push("kp step", &v, &format!("{n}²"), T::NAME, t.median_ms, words * w * cells, None, note);
+    }
+    Ok(())
 }
 
 /// SRK2's x-line lengths swept.

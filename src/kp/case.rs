@@ -345,9 +345,7 @@ impl KpCase {
         let accumulation: Accumulation =
             f.numerics.accumulation.parse().map_err(|e| doc.invalid("numerics.accumulation", e))?;
         let compensated = accumulation.compensates_in(common.run.precision) && !scheme.is_split();
-        // `auto` may run SRK2, the larger of its candidates.
-        let sized = if scheme_auto { Scheme::Srk2 } else { scheme };
-        let needs = needs(grid.nx as u64, grid.ny as u64, friction_field, sized, common.run.precision, compensated);
+        let needs = needs_of(grid.nx as u64, grid.ny as u64, friction_field, (!scheme_auto).then_some(scheme), common.run.precision, compensated);
         crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
         let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
@@ -436,9 +434,10 @@ impl KpCase {
 /// Memory of a run on an `nx × ny` grid: the problem (h, hu, hv, bed in f64, and n with a
 /// friction field); the model's fields (state, stage, residual, two beds: 11 padded arrays, 12
 /// with a friction field, the GPU's on the device and a download's worth on the host); the
-/// runner's two states of three interior fields. DS1 and DS2 (CPU only) hold 38 words a cell
-/// more on the host: three working states, R, the x faces (surface, reconstruction, flux,
-/// draining factor), both orientations' beds and highest corners (`split.rs`). `compensated`:
+/// runner's two states of three interior fields. DS1 and DS2 hold 38 words a cell more on the
+/// host (the CPU's `split.rs`: three working states, R, the x faces (surface, reconstruction,
+/// flux, draining factor), both orientations' beds and highest corners) and 11 padded fields and
+/// a corner array more on the GPU (`kp/gpu/split.rs`). `compensated`:
 /// w's low parts, 3 padded fields on the CPU, 2 on the GPU.
 fn needs(nx: u64, ny: u64, friction_field: bool, scheme: Scheme, precision: Precision, compensated: bool) -> Needs {
     let padded = (nx + 4) * (ny + 4);
@@ -450,9 +449,24 @@ fn needs(nx: u64, ny: u64, friction_field: bool, scheme: Scheme, precision: Prec
     let fields = 11 + f + 3 * (scheme == Scheme::Srk2) as u64;
     let low = compensated as u64;
     let split = if scheme.is_split() { 38 * w * corners } else { 0 };
+    // On the GPU the split schemes keep three working states, the transposed cell bed, B_hi
+    // (`clamp`) and corner bed (`kp/gpu/split.rs`).
+    let (gpu_split, gpu_corners) = if scheme.is_split() { (11, 2) } else { (0, 1) };
     Needs {
         host: problem + (fields + 3 * low) * w * padded + w * corners + 6 * w * nx * ny + split,
-        gpu: (fields + 2 * low) * w * padded + w * corners,
+        gpu: (fields + gpu_split + 2 * low) * w * padded + gpu_corners * w * corners,
+    }
+}
+
+/// [`needs`] of `scheme`, or with `--scheme auto` (None) of the largest candidate on each side:
+/// on the GPU DS2's, on the host (where the CPU runs RK2) SRK2's.
+fn needs_of(nx: u64, ny: u64, friction_field: bool, scheme: Option<Scheme>, precision: Precision, compensated: bool) -> Needs {
+    match scheme {
+        Some(s) => needs(nx, ny, friction_field, s, precision, compensated),
+        None => Needs {
+            host: needs(nx, ny, friction_field, Scheme::Srk2, precision, compensated).host,
+            gpu: needs(nx, ny, friction_field, Scheme::Ds2, precision, compensated).gpu,
+        },
     }
 }
 
@@ -534,7 +548,7 @@ impl Simulation for KpCase {
             p.dx,
             p.dy,
             match (self.scheme_auto, p.scheme.is_split()) {
-                (true, _) => "scheme auto (rk2 or srk2, the tuning cache's choice for the GPU)".to_string(),
+                (true, _) => "scheme auto (rk2, srk2 or ds2, the tuning cache's choice for the GPU)".to_string(),
                 (false, true) => format!("{} (r = {})", p.scheme.name(), p.ds_safety),
                 (false, false) => p.scheme.name().to_string(),
             },
@@ -626,8 +640,8 @@ impl Case for KpCase {
     }
     fn needs(&self, precision: Precision) -> Needs {
         let p = &self.problem;
-        let scheme = if self.scheme_auto { Scheme::Srk2 } else { p.scheme };
-        needs(p.nx as u64, p.ny as u64, p.manning_field.is_some(), scheme, precision, p.compensates_in(precision))
+        let scheme = (!self.scheme_auto).then_some(p.scheme);
+        needs_of(p.nx as u64, p.ny as u64, p.manning_field.is_some(), scheme, precision, p.compensates_in(precision))
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)
@@ -644,7 +658,7 @@ static FLAGS: &[Flag] = &[
     Flag::new("manning", "N", Set::Float("physics.manning"), "Manning coefficient n in s/m^(1/3), the same in every cell (0: no friction; a raster of n: initial.raster.manning)"),
     Flag::new("theta", "θ", Set::Float("physics.theta"), "generalized minmod θ in [1, 2]"),
     Flag::new("cfl", "C", Set::Float("time.cfl"), "Courant number, at most 0.25 (positivity)"),
-    Flag::new("scheme", "rk2|euler|srk2|ds1|ds2|auto", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), dimensional splitting, first (ds1) or second order (ds2), or auto (rk2 or srk2, whichever `hydrokern tune` found faster on this GPU); ds1 and ds2 run on the CPU only for now"),
+    Flag::new("scheme", "rk2|euler|srk2|ds1|ds2|auto", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), dimensional splitting, first (ds1) or second order (ds2), or auto (rk2, srk2 or ds2, whichever `hydrokern tune` found fastest on this GPU)"),
     Flag::new("ds-safety", "R", Set::Float("numerics.ds_safety"), "ds1/ds2: Δt = R·min(Δt_x, Δt_y) of the last substeps, R in (0, 1] (0.95)"),
     Flag::new("wet-dry", "bollermann|kp07|clamp", Set::Text("numerics.wet_dry"), "wet–dry fronts: partially flooded cells well balanced, drained with the actual Δt, their velocities held to their neighbours' (clamp, the default); the same reconstruction with an a-priori outflow cap (bollermann); or Kurganov–Petrova 2007's correction (kp07)"),
     Accumulation::FLAG,

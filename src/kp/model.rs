@@ -2,7 +2,7 @@
 //! time. On the GPU, steps go in batches between reads of the device clock (Δt never comes to
 //! the host for a step), and the early-exit choice is made by timing (seed 003 §4.4.2).
 
-use super::{Problem, Scheme};
+use super::Problem;
 use super::cpu::{CpuKp, Halt as CpuHalt};
 use super::gpu::{ClockState, FluxKernel, GpuKp, Launch};
 use crate::field::{interior_into, interior_of};
@@ -76,13 +76,9 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
     pub fn new(backend: &Backend, problem: &'p Problem, launch: Launch, early_exit: EarlyExit) -> Result<Self> {
         let on = match backend {
             Backend::Gpu(gpu) => {
-                if !Scheme::GPU.contains(&problem.scheme) {
-                    return Err(Error::invalid(format!(
-                        "scheme {} has no GPU kernels yet; use --backend cpu",
-                        problem.scheme.name()
-                    )));
-                }
                 let model = GpuKp::new(gpu, problem, launch)?;
+                // The split schemes' kernels have no early exit (docs/kp-schemes.md).
+                let early_exit = if problem.scheme.is_split() { EarlyExit::Off } else { early_exit };
                 let current = if early_exit == EarlyExit::On { FluxKernel::EarlyExit } else { FluxKernel::Full };
                 On::Gpu(Box::new(GpuRun {
                     gpu: gpu.clone(),
@@ -151,9 +147,10 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             On::Cpu(..) => format!("CPU reference ({} threads)", rayon::current_num_threads()),
             On::Gpu(run) => {
                 let k = run.model.coeffs();
-                let flux = match run.model.split_line() {
-                    Some(l) => format!("srk2 x-line {l} + y-block"),
-                    None => run.model.flux_variant().describe(),
+                let flux = match (run.model.split_line(), self.problem.scheme.is_split()) {
+                    (Some(l), false) => format!("srk2 x-line {l} + y-block"),
+                    (Some(l), true) => format!("x-line {l} in both orientations, transposing RK stages"),
+                    (None, _) => run.model.flux_variant().describe(),
                 };
                 format!("GPU, flux {flux}, block {}×{}, early exit {:?}", k.bx, k.by, run.mode)
             }
@@ -266,8 +263,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 let mut c = with(m.state().map(|f| f.to_vec()), m.low().map(|l| l.to_vec()), m.wet().to_vec());
                 // DS1 and DS2: the Δt estimates the next step starts from (NaN before the first).
                 if let Some((estimates, retries)) = m.split_state() {
-                    let (x, y) = estimates.unwrap_or((f64::NAN, f64::NAN));
-                    c = c.value("ds_dt_x", x).value("ds_dt_y", y).value("ds_retries", retries as f64);
+                    c = split_values(c, estimates, retries);
                 }
                 match products {
                     Some(k) => k.checkpoint(c),
@@ -276,10 +272,13 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             }
             On::Gpu(run) => {
                 let wet = run.model.wet_map(&run.gpu)?.into_iter().map(|f| (f != 0) as u8).collect();
-                let c = with(run.model.download(&run.gpu)?, run.model.download_low(&run.gpu)?, wet)
+                let mut c = with(run.model.download(&run.gpu)?, run.model.download_low(&run.gpu)?, wet)
                     .value("launched", run.launched as f64)
                     .value("early_steps", run.early_steps as f64)
                     .value("early_exit_now", (run.current == FluxKernel::EarlyExit) as u8 as f64);
+                if let Some((estimates, retries)) = run.model.split_state(&run.gpu)? {
+                    c = split_values(c, estimates, retries);
+                }
                 match &mut run.products {
                     Some(k) => k.checkpoint(&run.gpu, clock.steps, c)?,
                     None => c,
@@ -302,9 +301,8 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 }
                 m.resume(q, low, wet, t, dt, steps)?;
                 if m.split_state().is_some() {
-                    let (x, y) = (c.get_value("ds_dt_x")?, c.get_value("ds_dt_y")?);
-                    let estimates = (!x.is_nan() && !y.is_nan()).then_some((x, y));
-                    m.resume_split(estimates, c.get_count("ds_retries")?);
+                    let (estimates, retries) = split_values_of(c)?;
+                    m.resume_split(estimates, retries);
                 }
                 Ok(())
             }
@@ -313,6 +311,10 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 let wet: Vec<u32> = c.get_flags("wet", (k.nbx * k.nby) as usize)?.iter().map(|&f| u32::from(f)).collect();
                 let status = kernels::kp::STEP_OK;
                 run.model.resume(&run.gpu, q, low, &wet, ClockState { t, dt, status, steps })?;
+                if self.problem.scheme.is_split() {
+                    let (estimates, retries) = split_values_of(c)?;
+                    run.model.resume_split(&run.gpu, estimates, retries)?;
+                }
                 run.launched = c.get_count("launched")?;
                 run.early_steps = c.get_count("early_steps")?;
                 let early = c.get_value("early_exit_now")? != 0.0;
@@ -325,6 +327,19 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             }
         }
     }
+}
+
+/// DS1 and DS2: the Δt estimates the next step starts from (NaN before the first) and the
+/// retries so far, into a checkpoint.
+fn split_values<T: GpuReal>(c: Checkpoint<T>, estimates: Option<(f64, f64)>, retries: u64) -> Checkpoint<T> {
+    let (x, y) = estimates.unwrap_or((f64::NAN, f64::NAN));
+    c.value("ds_dt_x", x).value("ds_dt_y", y).value("ds_retries", retries as f64)
+}
+
+/// What [`split_values`] wrote.
+fn split_values_of<T: GpuReal>(c: &Checkpoint<T>) -> Result<(Option<(f64, f64)>, u64)> {
+    let (x, y) = (c.get_value("ds_dt_x")?, c.get_value("ds_dt_y")?);
+    Ok(((!x.is_nan() && !y.is_nan()).then_some((x, y)), c.get_count("ds_retries")?))
 }
 
 impl<T: GpuReal> GpuRun<T> {

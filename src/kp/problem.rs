@@ -84,8 +84,6 @@ pub enum Scheme {
 
 impl Scheme {
     pub const ALL: [Scheme; 5] = [Scheme::Euler, Scheme::Rk2, Scheme::Srk2, Scheme::Ds1, Scheme::Ds2];
-    /// The schemes the GPU has kernels for.
-    pub const GPU: [Scheme; 3] = [Scheme::Euler, Scheme::Rk2, Scheme::Srk2];
     pub fn name(self) -> &'static str {
         match self {
             Scheme::Euler => "euler",

@@ -19,8 +19,8 @@ use super::clamp::{clamp_velocities, corners, draining_factors, highest_corners}
 use super::cpu::{apply_boundary, rk, wet_map};
 use crate::{Real, Result};
 use kernels::kp::{
-    Bollermann, Clamp, Coeffs, Flux, Kp07, Recon, WetDryScheme, bed_x, central_upwind, drain_face,
-    recon_x, rhs_x, slope_source, surface_at,
+    Bollermann, Clamp, Coeffs, Flux, Kp07, Recon, STEP_COLLAPSED, SplitClock, WetDryScheme, bed_x, central_upwind,
+    drain_face, recon_x, rhs_x, slope_source, split_dt, split_limit, surface_at,
 };
 
 use super::{Scheme, WetDry};
@@ -89,32 +89,11 @@ fn transpose<T: Copy>(src: &[T], w: usize, h: usize, dst: &mut [T]) {
     }
 }
 
-/// The constants of the transposed grid: sizes, spacings, blocks and sides swapped, and no
-/// friction (X carries it).
-fn transposed<T: Real>(k: &Coeffs<T>) -> Coeffs<T> {
-    let [w, e, s, n] = k.bc;
-    Coeffs {
-        nx: k.ny,
-        ny: k.nx,
-        pitch: k.ny + 4,
-        cpitch: k.ny + 5,
-        bc: [s, n, w, e],
-        bx: k.by,
-        by: k.bx,
-        nbx: k.nby,
-        nby: k.nbx,
-        inv_dx: k.inv_dy,
-        inv_dy: k.inv_dx,
-        g_n2: T::ZERO,
-        ..*k
-    }
-}
-
 impl<T: Real> Split<T> {
     /// For a problem of constants `k` over the padded corner bed `bed` and centre bed
     /// `cell_bed`, in `scheme` (DS1 or DS2) with r = `safety`.
     pub fn new(scheme: Scheme, wet_dry: WetDry, cfl: f64, safety: f64, k: &Coeffs<T>, bed: &[T], cell_bed: &[T]) -> Result<Split<T>> {
-        let kt = transposed(k);
+        let kt = k.transposed();
         let (px, py) = (k.nx as usize + 4, k.ny as usize + 4);
         let mut tbed = vec![T::ZERO; bed.len()];
         transpose(bed, px + 1, py + 1, &mut tbed);
@@ -165,18 +144,14 @@ impl<T: Real> Split<T> {
             Some(e) => e,
             None => self.measure([&*q[0], &*q[1], &*q[2]])?,
         };
+        let c = SplitClock { cfl: self.cfl, safety: self.safety, substeps, t_stop, dt_floor };
         loop {
-            let left = (t_stop - t) / substeps;
-            if left <= 0.0 {
-                return Ok(0.0);
-            }
-            let dt = (self.safety * ex.min(ey)).min(left);
-            if !dt.is_finite() {
-                return Ok(0.0);
-            }
-            if dt < dt_floor && left > dt_floor {
-                return Err(Fail::Collapsed);
-            }
+            // The GPU's rule (`kernels::kp::split_dt`), so both backends take the same Δt.
+            let dt = match split_dt(&c, ex, ey, t) {
+                (_, STEP_COLLAPSED) => return Err(Fail::Collapsed),
+                (0.0, _) => return Ok(0.0),
+                (dt, _) => dt,
+            };
             match self.attempt([&*q[0], &*q[1], &*q[2]], friction, T::from_f64(dt), dt, &mut ex, &mut ey) {
                 Ok(()) => {
                     wet.copy_from_slice(&wet_map(&self.xs.k, &self.s[0], &self.xs.cell_bed));
@@ -204,10 +179,7 @@ impl<T: Real> Split<T> {
             transpose(q[from], px, py, &mut self.s[to]);
         }
         let ry = self.faces.rhs(&self.ys, self.wet_dry, [&self.s[0], &self.s[1], &self.s[2]], T::ZERO);
-        let limit = |rate: T| {
-            let rate = rate.to_f64();
-            if rate.is_finite() { Ok(if rate > 0.0 { self.cfl / rate } else { f64::INFINITY }) } else { Err(Fail::NonFinite) }
-        };
+        let limit = |rate: T| split_limit(self.cfl, rate.to_f64()).ok_or(Fail::NonFinite);
         Ok((limit(rx)?, limit(ry)?))
     }
 
@@ -272,10 +244,7 @@ impl<T: Real> Split<T> {
     fn substep(&mut self, y: bool, stages: u32, dt: T, friction: Option<&[T]>) -> std::result::Result<f64, Fail> {
         let side = if y { &self.ys } else { &self.xs };
         let rate = self.faces.rhs(side, self.wet_dry, [&self.s[0], &self.s[1], &self.s[2]], dt).to_f64();
-        if !rate.is_finite() {
-            return Err(Fail::NonFinite);
-        }
-        let limit = if rate > 0.0 { self.cfl / rate } else { f64::INFINITY };
+        let limit = split_limit(self.cfl, rate).ok_or(Fail::NonFinite)?;
         if limit < dt.to_f64() {
             return Ok(limit);
         }

@@ -68,8 +68,10 @@ fn random_state(nx: usize, ny: usize, seed: u64, kind: u8) -> Problem {
         );
     }
     p.scheme = match rnd() {
-        r if r < 0.25 => Scheme::Euler,
-        r if r < 0.5 => Scheme::Srk2,
+        r if r < 0.2 => Scheme::Euler,
+        r if r < 0.4 => Scheme::Srk2,
+        r if r < 0.5 => Scheme::Ds1,
+        r if r < 0.6 => Scheme::Ds2,
         _ => Scheme::Rk2,
     };
     p
@@ -110,7 +112,33 @@ const FLUX: Tolerance = Tolerance::eps(45_000.0);
 /// f64, 5e-4 in f32).
 const RATE: Tolerance = Tolerance::eps(4_500.0);
 
-/// GPU against CPU after `steps` steps, every padded cell of every field within [`GPU_STEP`].
+/// Launch steps until the GPU's clock counts `steps` (a split scheme's discarded step advances
+/// nothing and counts as none), poisoning the outputs before each with `poison`: at most
+/// 8 launches a step, so a run that discards every step fails.
+fn gpu_steps<T: GpuReal>(gpu: &hydrokern::Gpu, m: &mut GpuKp<T>, kernel: FluxKernel, steps: u64, poison: bool) {
+    let mut launched = 0;
+    while m.clock(gpu).unwrap().steps < steps {
+        assert!(launched < 8 * steps + 8, "{launched} launches for {steps} steps");
+        if poison {
+            m.poison().unwrap();
+        }
+        m.step(kernel).unwrap();
+        launched += 1;
+    }
+}
+
+/// How many RK2 steps' rounding a step of `scheme` carries: DS1's two Euler substeps, DS2's
+/// four RK2 ones.
+fn substeps(scheme: Scheme) -> f64 {
+    match scheme {
+        Scheme::Ds1 => 2.0,
+        Scheme::Ds2 => 4.0,
+        _ => 1.0,
+    }
+}
+
+/// GPU against CPU after `steps` steps, every padded cell of every field within [`GPU_STEP`]; in
+/// DS1 and DS2 also the Δt estimates (as the clock) and the discarded steps.
 fn check_gpu<T: GpuReal>(
     p: &Problem,
     Launch { block, flux, line }: Launch,
@@ -121,10 +149,17 @@ fn check_gpu<T: GpuReal>(
     let mut cpu_m = CpuKp::<T>::new(p, block, early).unwrap();
     let mut gpu_m = GpuKp::<T>::new(&gpu, p, Launch { block, flux, line }).unwrap();
     let kernel = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
-    for _ in 0..steps {
-        gpu_m.poison().unwrap();
-        gpu_m.step(kernel).unwrap();
-        cpu_m.step(f64::INFINITY).unwrap();
+    if p.scheme.is_split() {
+        gpu_steps(&gpu, &mut gpu_m, kernel, steps as u64, true);
+        for _ in 0..steps {
+            cpu_m.step(f64::INFINITY).unwrap();
+        }
+    } else {
+        for _ in 0..steps {
+            gpu_m.poison().unwrap();
+            gpu_m.step(kernel).unwrap();
+            cpu_m.step(f64::INFINITY).unwrap();
+        }
     }
     let g = gpu_m.download(&gpu).unwrap();
     let clock = gpu_m.clock(&gpu).unwrap();
@@ -138,12 +173,32 @@ fn check_gpu<T: GpuReal>(
         p.boundary,
         p.wet_dry.name(),
         if p.manning_field.is_some() { "per cell".to_string() } else { format!("n = {}", p.manning) },
-        if p.scheme == Scheme::Srk2 { format!("x-line {line}") } else { flux.describe() }
+        if matches!(p.scheme, Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2) {
+            format!("x-line {line}")
+        } else {
+            flux.describe()
+        }
     );
     prop_assert_eq!(clock.steps, steps as u64, "{}: clock steps", what);
-    let tol = GPU_STEP.times(steps as f64);
-    // t is f64 on both sides, but sums Δt from speeds of precision T.
-    let t_tol = tol.scaled(cpu_m.time()).bound::<T>();
+    let tol = GPU_STEP.times(steps as f64 * substeps(p.scheme));
+    if let Some((estimates, retries)) = cpu_m.split_state() {
+        let (g_estimates, g_retries) = gpu_m.split_state(&gpu).unwrap().expect("the GPU runs the split scheme");
+        prop_assert_eq!(g_retries, retries, "{}: discarded steps", what);
+        let ((gx, gy), (cx, cy)) = (g_estimates.unwrap(), estimates.unwrap());
+        // An estimate is CFL over a largest wave speed, which a thin film's velocity h·u/h
+        // amplifies the rounding of (the H100 gave 1.7e-3 relative in f32 `kp07` after 20 DS1
+        // steps, with every field within its bound): the rates' bound a substep.
+        let tol = RATE.times(steps as f64 * substeps(p.scheme));
+        for (axis, g, c) in [("x", gx, cx), ("y", gy, cy)] {
+            let tol = tol.scaled(c).bound::<T>();
+            prop_assert!((g - c).abs() <= tol || g == c, "{}: Δt_{} estimate GPU {} vs CPU {}", what, axis, g, c);
+        }
+    }
+    // t is f64 on both sides, but sums Δt = CFL/rate from speeds of precision T: each Δt carries
+    // its rate's rounding, which a thin film's velocity amplifies (the H100 gave t 8.7e-4 relative
+    // from the CPU's in f32 after 20 RK2 steps of a column in a dry domain, `bollermann`, with
+    // every field within its bound): the rates' bound a step.
+    let t_tol = RATE.times(steps as f64 * substeps(p.scheme)).scaled(cpu_m.time()).bound::<T>();
     prop_assert!((clock.t - cpu_m.time()).abs() <= t_tol, "{what}: t GPU {} vs CPU {}", clock.t, cpu_m.time());
     for (name, gf, cf) in
         [("w", &g[0], cpu_m.state()[0]), ("hu", &g[1], cpu_m.state()[1]), ("hv", &g[2], cpu_m.state()[2])]
@@ -181,8 +236,10 @@ proptest! {
     /// and f64) in every case, the streamed one in a random shape; the RK entry points (one n,
     /// n per cell) by the random friction, each in half the cases, and in f32 plain or
     /// compensated (`RK_C…`, w's low part compared as w + low) by the drawn accumulation; in a
-    /// quarter of the cases SRK2 (its x-line and y-block kernels in place of the flux kernel, a
-    /// random line length) against the CPU's RK2, which it is.
+    /// fifth of the cases SRK2 (its x-line and y-block kernels in place of the flux kernel, a
+    /// random line length) against the CPU's RK2, which it is; in a tenth each DS1 and DS2 (the
+    /// x-line kernel in both orientations, the transposing RK stages, Δt and the discarded
+    /// steps on the device) against the CPU's split schemes.
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn kp_gpu_matches_cpu(
@@ -207,10 +264,13 @@ proptest! {
             // hu after 20 steps). f64 (ulp(w)/h ≈ 2e-10) runs every step count;
             // `kp_gpu_clamp_drains_and_clamps_as_the_cpu` runs f32 over 20–40 steps on its cases.
             let steps32 = if wet_dry == WetDry::Clamp { 1 } else { steps };
-            // SRK2 launches its own flux kernels whatever the variant.
-            let fluxes = if p.scheme == Scheme::Srk2 { vec![FluxVariant::Tile] } else { vec![FluxVariant::Tile, stream] };
+            // SRK2, DS1 and DS2 launch their own flux kernels whatever the variant; the split
+            // schemes have no early exit.
+            let own = matches!(p.scheme, Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2);
+            let fluxes = if own { vec![FluxVariant::Tile] } else { vec![FluxVariant::Tile, stream] };
+            let earlies: &[bool] = if p.scheme.is_split() { &[false] } else { &[false, true] };
             for flux in fluxes {
-                for early in [false, true] {
+                for &early in earlies {
                     let launch = Launch { block, flux, line };
                     check_gpu::<f32>(&p, launch, early, steps32)?;
                     check_gpu::<f64>(&p, launch, early, steps)?;
@@ -397,7 +457,7 @@ fn early_exit_matches_full_on_the_cpu() {
     }
 }
 
-/// The GPU on the validation cases, RK2 and SRK2: the lake at rest stays at rest for 1000
+/// The GPU on the validation cases, RK2, SRK2, DS1 and DS2: the lake at rest stays at rest for 1000
 /// steps, and the largest GPU−CPU differences after 20 steps of a flood and a Gaussian hump
 /// (printed).
 #[test]
@@ -426,7 +486,7 @@ fn kp_gpu_validation_cases() {
         println!("GPU lake at rest ({} {}): 1000 steps, max deviation {worst:.2e}", T::NAME, scheme.name());
         assert!(worst <= tol, "{} {}: {worst}", T::NAME, scheme.name());
     }
-    for scheme in [Scheme::Rk2, Scheme::Srk2] {
+    for scheme in [Scheme::Rk2, Scheme::Srk2, Scheme::Ds1, Scheme::Ds2] {
         lake::<f64>(&gpu, scheme, 1e-12);
         lake::<f32>(&gpu, scheme, 1e-5);
     }
@@ -438,8 +498,8 @@ fn kp_gpu_validation_cases() {
         let mut g = GpuKp::<T>::new(gpu, p, Launch { block, ..Launch::default() }).unwrap();
         for _ in 0..steps {
             c.step(f64::INFINITY).unwrap();
-            g.step(if early { FluxKernel::EarlyExit } else { FluxKernel::Full }).unwrap();
         }
+        gpu_steps(gpu, &mut g, if early { FluxKernel::EarlyExit } else { FluxKernel::Full }, steps as u64, false);
         let q = g.download(gpu).unwrap();
         let mut worst = 0.0f64;
         for (f, field) in ["w", "hu", "hv"].into_iter().enumerate() {
@@ -447,13 +507,13 @@ fn kp_gpu_validation_cases() {
             let d = q[f].iter().zip(c.state()[f]).map(|(a, b)| (a.to_f64() - b.to_f64()).abs() / s);
             worst = worst.max(d.fold(0.0f64, f64::max));
             let what = format!("{name} early {early}, {steps} steps: {field}");
-            GPU_STEP.times(steps as f64).scaled(s).check(&what, &q[f], c.state()[f]).unwrap();
+            GPU_STEP.times(steps as f64 * substeps(p.scheme)).scaled(s).check(&what, &q[f], c.state()[f]).unwrap();
         }
         println!("GPU vs CPU, {name} {} early {early}: {steps} steps, max |difference| / scale = {worst:.2e}", T::NAME);
     }
     for (name, p) in [("flood 96×80", setup::flood(96, 80)), ("gaussian 70×90", setup::gaussian(70, 90))]
         .into_iter()
-        .flat_map(|(n, p)| [Scheme::Rk2, Scheme::Srk2].map(|s| (n, p.clone(), s)))
+        .flat_map(|(n, p)| [Scheme::Rk2, Scheme::Srk2, Scheme::Ds1, Scheme::Ds2].map(|s| (n, p.clone(), s)))
         .map(|(n, mut p, s)| {
             p.scheme = s;
             (format!("{n} {}", s.name()), p)
@@ -467,7 +527,8 @@ fn kp_gpu_validation_cases() {
 }
 
 /// The lake at rest whose shoreline cuts through cells (`setup::shore_lake`, 24², surface
-/// 0.7 m), walls and outflow, on every flux kernel (tile, streamed, SRK2's pair; full and early exit) in
+/// 0.7 m), walls and outflow, on every flux kernel (tile, streamed, SRK2's pair, DS1's and DS2's
+/// transposing steps; full and early exit, which the split schemes ignore) in
 /// both precisions: 10 000 steps keep it at rest as on the CPU (`wetdry::shore_lake_stays_at_rest`;
 /// here max |u| ≤ 1e-12 in f64, ≤ 3e-5 in f32), and GPU and CPU agree after 100 steps.
 #[test]
@@ -492,16 +553,17 @@ fn kp_gpu_shore_lake_stays_at_rest() {
         let mut g = GpuKp::<T>::new(gpu, &p, Launch { block, flux, ..Launch::default() }).unwrap();
         let mut c = CpuKp::<T>::new(&p, block, early).unwrap();
         let kernel = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
-        let name = if scheme == Scheme::Srk2 { "srk2".to_string() } else { flux.describe() };
+        let name = if scheme == Scheme::Rk2 { flux.describe() } else { scheme.name().to_string() };
         let what = format!("{} {} {} {name} early {early}", T::NAME, wet_dry.name(), boundary.name());
+        gpu_steps(gpu, &mut g, kernel, 100, false);
         for _ in 0..100 {
-            g.step(kernel).unwrap();
             c.step(f64::INFINITY).unwrap();
         }
         let q = g.download(gpu).unwrap();
         for (f, (gf, cf)) in q.iter().zip(c.state()).enumerate() {
             let s = scale(&p, cf);
-            GPU_STEP.times(100.0).scaled(s).check(&format!("{what}: field {f} after 100 steps"), gf, cf).unwrap();
+            let tol = GPU_STEP.times(100.0 * substeps(scheme)).scaled(s);
+            tol.check(&format!("{what}: field {f} after 100 steps"), gf, cf).unwrap();
         }
         for _ in 100..10_000 {
             g.step(kernel).unwrap();
@@ -524,9 +586,13 @@ fn kp_gpu_shore_lake_stays_at_rest() {
         .into_iter()
         .flat_map(|s| [Boundary::Wall, Boundary::Outflow].map(|b| (s, b)))
     {
-        for flux in
-            [(FluxVariant::Tile, Scheme::Rk2), (FluxVariant::STREAM, Scheme::Rk2), (FluxVariant::Tile, Scheme::Srk2)]
-        {
+        for flux in [
+            (FluxVariant::Tile, Scheme::Rk2),
+            (FluxVariant::STREAM, Scheme::Rk2),
+            (FluxVariant::Tile, Scheme::Srk2),
+            (FluxVariant::Tile, Scheme::Ds1),
+            (FluxVariant::Tile, Scheme::Ds2),
+        ] {
             for early in [false, true] {
                 lake::<f64>(&gpu, wet_dry, boundary, flux, early, 1e-12);
                 // `bollermann`: not the 1e-5: the H100 gave 1.0e-5 to 2.2e-5 (the CPU 1.4e-5 to
@@ -613,7 +679,8 @@ fn kp_gpu_thacker_converges() {
 
 /// `clamp`'s own passes (draining factors, R of drained faces, the velocity clamp) against the
 /// CPU reference on cases where they act: Thacker's bowl at 25² (where draining binds) and the
-/// random shoreline states, every flux kernel (SRK2's pair too), full and early exit, f32 and f64, with the outputs
+/// random shoreline states, every flux kernel (SRK2's pair, DS1's and DS2's x-line kernel in both
+/// orientations too), full and early exit, f32 and f64, with the outputs
 /// and the passes' scratch poisoned before every step. The CPU's counts show that the cases
 /// drained and clamped cells; the GPU must then agree within [`GPU_STEP`] a step.
 #[test]
@@ -628,19 +695,23 @@ fn kp_gpu_clamp_drains_and_clamps_as_the_cpu() {
         p.scheme = Scheme::Rk2;
         cases.push((format!("random {}×{} seed {}", p.nx, p.ny, 11 + seed), p, 20));
     }
-    let (mut drained, mut clamped) = (0, 0);
+    let (mut drained, mut clamped, mut split_drained, mut split_clamped) = (0, 0, 0, 0);
     for (name, mut p, steps) in cases {
         p.wet_dry = WetDry::Clamp;
-        // The flux kernels of RK2, and SRK2's pair (its drain pass writes R's two parts).
+        // The flux kernels of RK2, SRK2's pair (its drain pass writes R's two parts), and the
+        // split schemes' x-line kernel in both orientations (their passes drain x faces only).
         let kernels = [
             (FluxVariant::Tile, Scheme::Rk2),
             (FluxVariant::STREAM, Scheme::Rk2),
             (FluxVariant::Stream { warps: 3, rows: 5 }, Scheme::Rk2),
             (FluxVariant::Tile, Scheme::Srk2),
+            (FluxVariant::Tile, Scheme::Ds1),
+            (FluxVariant::Tile, Scheme::Ds2),
         ];
         for (flux, scheme) in kernels {
             p.scheme = scheme;
-            for early in [false, true] {
+            let earlies: &[bool] = if scheme.is_split() { &[false] } else { &[false, true] };
+            for &early in earlies {
                 for block in [(16, 8), (32, 1)] {
                     let launch = Launch { block, flux, line: 32 };
                     check_gpu::<f64>(&p, launch, early, steps).unwrap();
@@ -648,16 +719,25 @@ fn kp_gpu_clamp_drains_and_clamps_as_the_cpu() {
                 }
             }
         }
-        p.scheme = Scheme::Rk2;
-        let mut c = CpuKp::<f64>::new(&p, (16, 8), false).unwrap();
-        for _ in 0..steps {
-            c.step(f64::INFINITY).unwrap();
+        for scheme in [Scheme::Rk2, Scheme::Ds2] {
+            p.scheme = scheme;
+            let mut c = CpuKp::<f64>::new(&p, (16, 8), false).unwrap();
+            for _ in 0..steps {
+                c.step(f64::INFINITY).unwrap();
+            }
+            let (d, k) = c.clamp_counts().unwrap();
+            println!("{name}, {} {steps} steps (f64 CPU): {d} cells drained, {k} clamped", scheme.name());
+            let [dr, cl] = if scheme == Scheme::Rk2 {
+                [&mut drained, &mut clamped]
+            } else {
+                [&mut split_drained, &mut split_clamped]
+            };
+            (*dr, *cl) = (*dr + d, *cl + k);
         }
-        let (d, k) = c.clamp_counts().unwrap();
-        println!("{name}, {steps} steps (f64 CPU): {d} cells drained, {k} clamped");
-        (drained, clamped) = (drained + d, clamped + k);
     }
     assert!(drained > 0 && clamped > 0, "the cases never drained ({drained}) or clamped ({clamped}) a cell");
+    let (d, k) = (split_drained, split_clamped);
+    assert!(d > 0 && k > 0, "under DS2 the cases never drained ({d}) or clamped ({k}) a cell");
 }
 
 /// The compensated RK kernels keep f32 Thacker 40² (`clamp`, walls) to its volume over 10⁵

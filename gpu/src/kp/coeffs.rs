@@ -71,4 +71,25 @@ impl<T: Real> Coeffs<T> {
     pub fn layout(&self) -> Layout2 {
         Layout2 { nx: self.nx, ny: self.ny, halo: 2, pitch: self.pitch }
     }
+    /// The constants of the transposed grid the split schemes' Y operator works in: sizes,
+    /// spacings, blocks and sides swapped (the transposed west is the south), and no friction
+    /// (X carries it: docs/kp-schemes.md, "Friction").
+    pub fn transposed(&self) -> Coeffs<T> {
+        let [w, e, s, n] = self.bc;
+        Coeffs {
+            nx: self.ny,
+            ny: self.nx,
+            pitch: self.ny + 4,
+            cpitch: self.ny + 5,
+            bc: [s, n, w, e],
+            bx: self.by,
+            by: self.bx,
+            nbx: self.nby,
+            nby: self.nbx,
+            inv_dx: self.inv_dy,
+            inv_dy: self.inv_dx,
+            g_n2: T::ZERO,
+            ..*self
+        }
+    }
 }

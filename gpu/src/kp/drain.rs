@@ -102,7 +102,8 @@ unsafe fn faces_at<T: DeviceReal>(
 /// faces), in the blocks of the drain list (`list`, `count`: [`kp_shore_lists`]). A block where
 /// some factor is below 1 writes every cell's factor into `phi` and flags itself in `drained`.
 /// With `early` ≠ 0, blocks inactive by `wet_in` (dry with their four neighbours: no flux) are
-/// left out.
+/// left out. With `split` ≠ 0 (a substep of DS1 or DS2) only the two x faces count: the substep
+/// moves water through no other.
 ///
 /// # Safety
 /// The launch contract of `entries.rs`, blocks of `k.bx × k.by` threads, any 1-D grid; `phi`
@@ -111,6 +112,7 @@ unsafe fn faces_at<T: DeviceReal>(
 pub(super) unsafe fn kp_drain<T: DeviceReal>(
     k: Coeffs<T>,
     early: u32,
+    split: u32,
     dt: *const T,
     w: *const T,
     hu: *const T,
@@ -151,7 +153,8 @@ pub(super) unsafe fn kp_drain<T: DeviceReal>(
                     if !dry_around {
                         let faces = faces_at(&k, [w, hu, hv, bed], g, cc);
                         let [fw, fe, gs, gn] = faces.flux;
-                        f = draining_factor(h, outflow(&k, [fw.f0, fe.f0, gs.f0, gn.f0]), T::ldg(dt));
+                        let (gs, gn) = if split != 0 { (T::ZERO, T::ZERO) } else { (gs.f0, gn.f0) };
+                        f = draining_factor(h, outflow(&k, [fw.f0, fe.f0, gs, gn]), T::ldg(dt));
                     }
                 }
             }
@@ -172,7 +175,7 @@ pub(super) unsafe fn kp_drain<T: DeviceReal>(
 /// drained (`drain_face`); other cells keep the flux kernel's R. Visits the drain list as
 /// [`kp_drain`]; a listed block with no drained block among itself and its four neighbours
 /// leaves at once, and so does, with `early` ≠ 0, one inactive by `wet_in` (the RK kernel reads
-/// no R there).
+/// no R there). With `split` ≠ 0 (DS1, DS2) R is the x part alone, from the x faces.
 ///
 /// # Safety
 /// As [`kp_drain`], whose `phi` and `drained` this reads; R padded, distinct from the inputs;
@@ -181,6 +184,7 @@ pub(super) unsafe fn kp_drain<T: DeviceReal>(
 pub(super) unsafe fn kp_drain_rhs<T: DeviceReal>(
     k: Coeffs<T>,
     early: u32,
+    split: u32,
     w: *const T,
     hu: *const T,
     hv: *const T,
@@ -232,7 +236,9 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal>(
                     *phi.add(at(&k, a as u32, b as u32).0)
                 }
             };
-            let (pc, pw, pe, ps, pn) = (factor(0, 0), factor(-1, 0), factor(1, 0), factor(0, -1), factor(0, 1));
+            // A split substep's y faces move nothing: their factors do not matter.
+            let (ps, pn) = if split != 0 { (T::ONE, T::ONE) } else { (factor(0, -1), factor(0, 1)) };
+            let (pc, pw, pe) = (factor(0, 0), factor(-1, 0), factor(1, 0));
             if pc.min(pw).min(pe).min(ps).min(pn) >= T::ONE {
                 return;
             }
@@ -246,7 +252,9 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal>(
                 drain_face(&k, gs, ss, ps, pc),
                 drain_face(&k, gn, sn, pc, pn),
             ];
-            if ry.is_null() {
+            if split != 0 {
+                (*rw.add(g), *rhu.add(g), *rhv.add(g)) = faces.parts::<Clamp>(&k).0;
+            } else if ry.is_null() {
                 let r = faces.rhs::<Clamp>(&k);
                 *rw.add(g) = r.w;
                 *rhu.add(g) = r.hu;

@@ -9,7 +9,7 @@
 //! `k.nbx × k.nby` blocks; per-block outputs (rate, wet map) are indexed
 //! `blockIdx.y·nbx + blockIdx.x`.
 
-use super::{Bollermann, Clamp, Clock, Coeffs, Kp07, flux_shared, line_shared, yblock_shared};
+use super::{Bollermann, Clamp, Clock, Coeffs, Kp07, SplitClock, flux_shared, line_shared, yblock_shared};
 #[cfg(target_arch = "nvptx64")]
 use super::{
     PerCell, Uniform,
@@ -17,6 +17,7 @@ use super::{
     drain::{kp_clamp, kp_clamp_copy, kp_drain, kp_drain_rhs, kp_shore_lists},
     rk::{kp_dt, kp_rk},
     split_flux::{kp_flux_x, kp_flux_y},
+    split_step::{kp_rk_split, kp_split_begin, kp_split_check, kp_split_end},
     stream::{kp_flux_stream, kp_flux_stream_early},
     tile::{kp_flux, kp_flux_early},
 };
@@ -112,10 +113,11 @@ kernels! {
     pub const SHORE_LISTS: ShoreLists = kp_shore_lists(kp_shore_lists::<T>);
 
     /// `clamp`: the draining factors of the state's partially flooded cells for Δt `dt[0]`
-    /// into `phi`, one flag a block in `drained`, in the blocks of the drain list (`drain.rs`).
+    /// into `phi`, one flag a block in `drained`, in the blocks of the drain list (`drain.rs`);
+    /// with `split` ≠ 0 (DS1, DS2) from the x faces only, as the next one.
     /// This and the three below: blocks of `k.bx × k.by` threads, any 1-D grid.
     pub struct Drain<T> {
-        k: Coeffs<T>, early: u32, dt: *const T, w: *const T, hu: *const T, hv: *const T, bed: *const T,
+        k: Coeffs<T>, early: u32, split: u32, dt: *const T, w: *const T, hu: *const T, hv: *const T, bed: *const T,
         bc: *const T, hi: *const T, wet_in: *const u32, list: *const u32, count: *const u32, phi: *mut T,
         drained: *mut u32,
     }
@@ -124,7 +126,7 @@ kernels! {
     /// `clamp`: R of the cells next to a drained face, recomputed with the faces drained (in
     /// SRK2, `ry` not null: its x part into `r*`, its y part into `ry`, as the RK kernel reads them).
     pub struct DrainRhs<T> {
-        k: Coeffs<T>, early: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T, phi: *const T,
+        k: Coeffs<T>, early: u32, split: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T, phi: *const T,
         drained: *const u32, wet_in: *const u32, list: *const u32, count: *const u32, rw: *mut T, rhu: *mut T,
         rhv: *mut T, ry: *mut T,
     }
@@ -147,6 +149,31 @@ kernels! {
     /// Δt from the device-wide largest rate, and the clock.
     pub struct TimeStep<T> { c: Clock, rate: *const T, dt: *mut T, clock: *mut f64 }
     pub const DT: TimeStep = kp_dt(kp_dt::<T>);
+
+    /// DS1 and DS2 (`split_step.rs`): an RK stage of a substep from Qⁿ of the substep (`*0`), the
+    /// state R was evaluated at (`*1`) and R of the x faces, into `o*` in the same orientation or
+    /// (the `_T` entry points) the transposed one; nothing written unless the step is going by
+    /// `clock`. Flags as [`RkStage`]'s.
+    pub struct RkSplit<T> {
+        k: Coeffs<T>, stage: u32, dt: *const T, clock: *const f64, bc: *const T, gn2: *const T,
+        w0: *const T, hu0: *const T, hv0: *const T, w1: *const T, hu1: *const T, hv1: *const T,
+        rw: *const T, rhu: *const T, rhv: *const T, ow: *mut T, ohu: *mut T, ohv: *mut T,
+        wet_out: *mut u32, hi: *const T, partial: *mut u32, shore: *mut u32,
+    }
+    pub const RK_SPLIT: RkSplit = kp_rk_split(kp_rk_split::<Uniform, T, false>);
+    pub const RK_SPLIT_FRICTION_FIELD: RkSplit = kp_rk_split_friction_field(kp_rk_split::<PerCell, T, false>);
+    pub const RK_SPLIT_T: RkSplit = kp_rk_split_t(kp_rk_split::<Uniform, T, true>);
+    pub const RK_SPLIT_T_FRICTION_FIELD: RkSplit = kp_rk_split_t_friction_field(kp_rk_split::<PerCell, T, true>);
+
+    /// DS1 and DS2: Δt of a step from the estimates, and the step marked going or idle.
+    pub struct SplitBegin<T> { c: SplitClock, dt: *mut T, clock: *mut f64 }
+    pub const SPLIT_BEGIN: SplitBegin = kp_split_begin(kp_split_begin::<T>);
+    /// DS1 and DS2: a substep's limit from the largest rate, the step discarded if below Δt.
+    pub struct SplitCheck<T> { c: SplitClock, axis: u32, compare: u32, rate: *const T, clock: *mut f64 }
+    pub const SPLIT_CHECK: SplitCheck = kp_split_check(kp_split_check::<T>);
+    /// DS1 and DS2: the clock advanced, or the estimates halved after a discarded step.
+    pub struct SplitEnd<T> { c: SplitClock, dt: *mut T, clock: *mut f64 }
+    pub const SPLIT_END: SplitEnd = kp_split_end(kp_split_end::<T>);
 }
 
 /// The four flux entry points of one wet–dry scheme (`wetdry.rs`): the host picks the set of the

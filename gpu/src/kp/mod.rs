@@ -55,6 +55,8 @@ mod smem;
 #[cfg(target_arch = "nvptx64")]
 mod split_flux;
 #[cfg(target_arch = "nvptx64")]
+mod split_step;
+#[cfg(target_arch = "nvptx64")]
 mod stream;
 #[cfg(target_arch = "nvptx64")]
 mod tile;

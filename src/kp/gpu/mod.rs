@@ -15,12 +15,15 @@ use crate::{Error, GpuReal, Result};
 use cudarc::driver::CudaStream;
 use kernels::halo::{ghosts_x, ghosts_y};
 use std::sync::Arc;
+use split::GpuSplit;
 use kernels::kp::{
-    BOUNDARY, CLAMP, CLAMP_COPY, CLOCK_DT, CLOCK_LEN, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, ClampCopy, ClampVelocity,
+    BOUNDARY, CLAMP, CLAMP_COPY, CLOCK_DT, CLOCK_LEN, CLOCK_LEN_SPLIT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, ClampCopy, ClampVelocity,
     Clock, Coeffs, DRAIN, DRAIN_RHS, DT, Drain, DrainRhs, FluxEntries, FluxStream, FluxStreamEarly, FluxTile,
     FluxSplit, FluxTileEarly, RK, RK_C, RK_C_FRICTION_FIELD, RK_FRICTION_FIELD, RkStage, SHORE_LISTS, SetGhosts,
     ShoreLists, TimeStep, highest_corner, line_slots, stream_slots, stream_strips,
 };
+
+mod split;
 
 /// Launch parameters (run-time).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,7 +34,7 @@ pub struct Launch {
     /// How the flux kernel divides the grid (RK2 and Euler).
     pub flux: FluxVariant,
     /// SRK2's x-line kernel: cells (threads) a block along a row, a multiple of 32 (its y-block
-    /// kernel runs on `block`).
+    /// kernel runs on `block`); DS1 and DS2 run it in both orientations.
     pub line: u32,
 }
 
@@ -127,6 +130,18 @@ fn flux_slots<T: GpuReal>(k: &Coeffs<T>, flux: FluxVariant, line: Option<u32>) -
         Some(l) => line_slots(k.nx, k.ny, l) + (k.nbx * k.nby) as usize,
         None => flux.slots(k.nx, k.ny, (k.bx, k.by)),
     }
+}
+
+/// One orientation of the grid on the device (device addresses): the problem's, or the
+/// transposed one the split schemes' Y substeps work in (`split.rs`).
+#[derive(Clone, Copy)]
+struct Side<T> {
+    k: Coeffs<T>,
+    /// The corner bed and the cell bed.
+    bed: *const T,
+    cell_bed: *const T,
+    /// In `clamp`, each cell's highest corner B_hi; null otherwise.
+    hi: *const T,
 }
 
 /// The clock as the host reads it.
@@ -315,6 +330,8 @@ pub struct GpuKp<T: GpuReal> {
     kernels: KpKernels<T>,
     /// The draining and clamp passes, in `clamp`.
     clamp: Option<ClampPasses<T>>,
+    /// DS1 and DS2: the transposed orientation, the working states and their kernels.
+    split: Option<Box<GpuSplit<T>>>,
 }
 
 /// Which flux kernel a step uses.
@@ -336,30 +353,52 @@ impl<T: GpuReal> GpuKp<T> {
         }
         launch.flux.check(problem.ny)?;
         let split = problem.scheme == Scheme::Srk2;
-        if split {
+        let ds = problem.scheme.is_split();
+        if split || ds {
             check_line(launch.line)?;
         }
         let n = problem.padded_cells();
         let w = std::mem::size_of::<T>();
         // State, stage state, R, two beds (and g·n²); with `clamp` B_hi, the draining factors
         // and the scratch momenta; compensated, w's low parts of the state and the stage state;
-        // in SRK2 R's y part.
+        // in SRK2 R's y part; in DS1 and DS2 three working states, the transposed cell bed (and
+        // B_hi) and corner bed.
         let compensated = problem.compensates::<T>();
+        let clamp = problem.wet_dry == WetDry::Clamp;
         let fields = 11
             + problem.manning_field.is_some() as usize
-            + 4 * (problem.wet_dry == WetDry::Clamp) as usize
+            + 4 * clamp as usize
             + 2 * compensated as usize
-            + 3 * split as usize;
+            + 3 * split as usize
+            + (10 + clamp as usize) * ds as usize;
+        let corner_arrays = 1 + ds as usize;
         gpu.check_fits(
             &format!("a {}×{} shallow-water grid ({fields} fields of {})", problem.nx, problem.ny, T::NAME),
-            fields * n * w + (problem.nx + 5) * (problem.ny + 5) * w,
+            fields * n * w + corner_arrays * (problem.nx + 5) * (problem.ny + 5) * w,
         )?;
         let k = problem.coeffs::<T>(launch.block);
         let Padded { bed, cell_bed, q } = problem.padded(&k)?;
         let wet: Vec<u32> = super::cpu::wet_map(&k, &q[0], &cell_bed).into_iter().map(u32::from).collect();
         let up = |f: &Field2<T>| DeviceField2::upload(gpu, f);
         let zeros = || DeviceField2::zeros(gpu, problem.layout());
-        let slots = flux_slots(&k, launch.flux, split.then_some(launch.line));
+        let slots = if ds { GpuSplit::slots(&k, launch.line) } else { flux_slots(&k, launch.flux, split.then_some(launch.line)) };
+        let clamp = (problem.wet_dry == WetDry::Clamp)
+            .then(|| ClampPasses::new(gpu, &k, &bed, problem.layout()))
+            .transpose()?;
+        let ds = match ds {
+            true => Some(Box::new(GpuSplit::new(
+                gpu,
+                problem.scheme,
+                problem.cfl,
+                problem.ds_safety,
+                problem.dt_floor,
+                &k,
+                [&bed, &cell_bed],
+                clamp.as_ref().map(|c| &c.hi_host[..]),
+                problem.manning_field.is_some(),
+            )?)),
+            false => None,
+        };
         let mut g = GpuKp {
             k,
             flux_variant: launch.flux,
@@ -380,15 +419,15 @@ impl<T: GpuReal> GpuKp<T> {
             cur: 0,
             early: false,
             dt: gpu.zeros(1)?,
-            clock: gpu.zeros(CLOCK_LEN)?,
+            clock: gpu.zeros(if ds.is_some() { CLOCK_LEN_SPLIT } else { CLOCK_LEN })?,
             reducer: Reducer::new(gpu)?,
             kernels: KpKernels::new(gpu, problem.wet_dry, problem.manning_field.is_some(), compensated)?,
-            clamp: (problem.wet_dry == WetDry::Clamp)
-                .then(|| ClampPasses::new(gpu, &k, &bed, problem.layout()))
-                .transpose()?,
+            clamp,
+            split: ds,
         };
         g.check_block()?;
         g.set_shore(gpu, &q[0])?;
+        g.resume_split(gpu, None, 0)?;
         Ok(g)
     }
 
@@ -398,8 +437,13 @@ impl<T: GpuReal> GpuKp<T> {
         let (bx, by) = (self.k.bx, self.k.by);
         let ks = &self.kernels;
         let mut limits = vec![(ks.flux.name(), ks.flux.max_threads_per_block()), (ks.rk.name(), ks.rk.max_threads_per_block())];
+        if let Some(s) = &self.split {
+            limits.extend(s.limits());
+        }
         if self.ry.is_some() {
             limits.push((ks.y_block.name(), ks.y_block.max_threads_per_block()));
+        }
+        if self.ry.is_some() || self.split.is_some() {
             let max = ks.x_line.max_threads_per_block();
             if self.line > max {
                 return Err(Error::invalid(format!(
@@ -436,8 +480,11 @@ impl<T: GpuReal> GpuKp<T> {
     /// In `clamp`: the lists of blocks the passes visit (`kp_shore_lists`), from the flags the
     /// last RK stage left and its output's wet map `self.wet[map]`.
     fn shore_lists(&mut self, map: usize) -> Result<()> {
-        let k = self.k;
-        let wet = self.wet[map].ptr();
+        self.shore_lists_on(self.k, self.wet[map].ptr())
+    }
+
+    /// [`shore_lists`](Self::shore_lists) in orientation `k` from the wet map `wet`.
+    fn shore_lists_on(&mut self, k: Coeffs<T>, wet: *const u32) -> Result<()> {
         let Some(c) = &mut self.clamp else { return Ok(()) };
         c.stream.memset_zeros(&mut c.counts).map_err(|source| Error::Driver { call: "cuMemsetD8", source })?;
         let shape = LaunchShape::cover_2d(k.nbx as u64, k.nby as u64, (32, 4), (1, 1))?;
@@ -495,15 +542,18 @@ impl<T: GpuReal> GpuKp<T> {
         self.flux_variant
     }
 
-    /// In SRK2, the x-line length of its split flux kernels (which it runs whatever the flux
-    /// variant); None in the other schemes.
+    /// In SRK2, DS1 and DS2, the x-line length of their flux kernel (which they run whatever the
+    /// flux variant); None in the other schemes.
     pub fn split_line(&self) -> Option<u32> {
-        self.ry.is_some().then_some(self.line)
+        (self.ry.is_some() || self.split.is_some()).then_some(self.line)
     }
 
     /// Steps cap Δt at the time left to `t_stop` (then take Δt = 0).
     pub fn set_stop(&mut self, t_stop: f64) {
         self.clock_params.t_stop = t_stop;
+        if let Some(s) = &mut self.split {
+            s.clock.t_stop = t_stop;
+        }
     }
 
     /// Fill R, the stage buffer, the rates, Δt and `clamp`'s draining factors and scratch
@@ -517,6 +567,11 @@ impl<T: GpuReal> GpuKp<T> {
         }
         if let Some(ry) = &mut self.ry {
             fill.fill(ry, T::NAN)?;
+        }
+        if let Some(s) = &mut self.split {
+            for b in s.work.iter_mut().flatten() {
+                fill.fill(b, T::NAN)?;
+            }
         }
         fill.fill(&mut self.rate, T::NAN)?;
         if let Some(c) = &mut self.clamp {
@@ -676,22 +731,30 @@ impl<T: GpuReal> GpuKp<T> {
     /// drain list (`drain.rs`). Nothing in the other schemes.
     pub fn drain(&mut self, from_q1: bool) -> Result<()> {
         let wet_in = self.wet[self.map(from_q1)].ptr();
-        let Some(c) = &mut self.clamp else { return Ok(()) };
-        let shape = LaunchShape::fixed((c.grid, 1, 1), (self.k.bx, self.k.by, 1));
         let src = if from_q1 { &self.q1 } else { &self.q };
-        let [w, hu, hv] = src.each_ref().map(|b| b.ptr());
-        let (k, early, bed) = (self.k, self.early as u32, self.bed.ptr());
+        let state = src.each_ref().map(|b| b.ptr());
+        self.drain_on(self.side(), state, wet_in, false)
+    }
+
+    /// [`drain`](Self::drain) of `state` in orientation `side`; with `split` (DS1, DS2) from the
+    /// x faces alone, R the x part.
+    fn drain_on(&mut self, side: Side<T>, [w, hu, hv]: [*const T; 3], wet_in: *const u32, split: bool) -> Result<()> {
+        let Some(c) = &mut self.clamp else { return Ok(()) };
+        let k = side.k;
+        let shape = LaunchShape::fixed((c.grid, 1, 1), (k.bx, k.by, 1));
+        let (early, bed, split) = (self.early as u32, side.bed, split as u32);
         let (list, count) = (c.lists.ptr(), c.counts.ptr());
         let params = Drain {
             k,
             early,
+            split,
             dt: self.dt.ptr(),
             w,
             hu,
             hv,
             bed,
-            bc: self.cell_bed.ptr(),
-            hi: c.hi.ptr(),
+            bc: side.cell_bed,
+            hi: side.hi,
             wet_in,
             list,
             count,
@@ -701,7 +764,7 @@ impl<T: GpuReal> GpuKp<T> {
         let [rw, rhu, rhv] = self.r.each_mut().map(|r| r.ptr_mut());
         let (phi, drained) = (c.phi.ptr(), c.drained.ptr());
         let ry = self.ry.as_mut().map_or(std::ptr::null_mut(), |b| b.ptr_mut());
-        let rhs = DrainRhs { k, early, w, hu, hv, bed, phi, drained, wet_in, list, count, rw, rhu, rhv, ry };
+        let rhs = DrainRhs { k, early, split, w, hu, hv, bed, phi, drained, wet_in, list, count, rw, rhu, rhv, ry };
         // SAFETY: the state, beds, B_hi, φ and R are padded arrays (the corner bed the corner
         // array), dt holds 1, the maps nbx·nby flags (drained 0 outside the drain list, which
         // `shore_lists` made of this state); R (and ry, null or 3·cells) distinct from every
@@ -717,21 +780,28 @@ impl<T: GpuReal> GpuKp<T> {
     /// velocity clamp of its output (`q1` after stage 1 with `on_q1`, `q` after stage 2) in the
     /// blocks of the clamp list, before its ghosts are set. Nothing in the other schemes.
     pub fn clamp(&mut self, on_q1: bool) -> Result<()> {
+        // The map the stage's RK kernel wrote (`rk`: stage 1 writes map(true), stage 2 the next).
+        let wet = self.wet[(self.cur + if on_q1 { 1 } else { 2 }) % 3].ptr();
+        let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
+        let state = dst.each_mut().map(|b| b.ptr_mut());
+        self.clamp_on(self.side(), wet, state)
+    }
+
+    /// [`clamp`](Self::clamp) of `state` in orientation `side`, whose RK stage wrote the wet map
+    /// `wet` and the flags.
+    fn clamp_on(&mut self, side: Side<T>, wet: *const u32, [w, hu, hv]: [*mut T; 3]) -> Result<()> {
         if self.clamp.is_none() {
             return Ok(());
         }
-        // The map the stage's RK kernel wrote (`rk`: stage 1 writes map(true), stage 2 the next).
-        self.shore_lists((self.cur + if on_q1 { 1 } else { 2 }) % 3)?;
+        let k = side.k;
+        self.shore_lists_on(k, wet)?;
         let Some(c) = &mut self.clamp else { return Ok(()) };
-        let shape = LaunchShape::fixed((c.grid, 1, 1), (self.k.bx, self.k.by, 1));
-        let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
-        let [w, hu, hv] = dst.each_mut().map(|b| b.ptr_mut());
-        let k = self.k;
+        let shape = LaunchShape::fixed((c.grid, 1, 1), (k.bx, k.by, 1));
         let [shu, shv] = c.scratch.each_mut().map(|b| b.ptr_mut());
         let blocks = (k.nbx * k.nby) as usize;
         // The clamp list follows the drain list's nbx·nby pairs; its length is the second count.
         let (list, count) = (c.lists.ptr().wrapping_add(2 * blocks), c.counts.ptr().wrapping_add(1));
-        let (bc, hi) = (self.cell_bed.ptr(), c.hi.ptr());
+        let (bc, hi) = (side.cell_bed, side.hi);
         let params = ClampVelocity { k, w, hu, hv, bc, hi, list, count, shu, shv };
         let copy = ClampCopy { k, shu, shv, list, count, hu, hv };
         // SAFETY: state, beds, B_hi and scratch are padded arrays, the scratch distinct from the
@@ -751,21 +821,40 @@ impl<T: GpuReal> GpuKp<T> {
     /// Both ghost passes on `q` (or `q1`).
     pub fn boundary(&mut self, on_q1: bool) -> Result<()> {
         let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
-        let [w, hu, hv] = dst.each_mut().map(|b| b.ptr_mut());
-        let bc = self.cell_bed.ptr();
-        let layout = self.k.layout();
+        let state = dst.each_mut().map(|b| b.ptr_mut());
+        self.boundary_on(self.side(), state)
+    }
+
+    /// [`boundary`](Self::boundary) of `state` in orientation `side`.
+    fn boundary_on(&self, side: Side<T>, [w, hu, hv]: [*mut T; 3]) -> Result<()> {
+        let (k, bc) = (side.k, side.cell_bed);
+        let layout = k.layout();
         for (axis, count) in [(0u32, ghosts_x(&layout)), (1u32, ghosts_y(&layout))] {
             let shape = LaunchShape::cover_1d(count as u64, 128)?;
-            // SAFETY: w, hu, hv and bc are padded arrays; one thread per ghost of the pass, each
-            // writing only its ghost (sources are interior cells or, in pass 1, ghosts set by
-            // pass 0, which ran before on the same stream).
-            unsafe { self.kernels.boundary.launch(shape, SetGhosts { k: self.k, axis, w, hu, hv, bc })? };
+            // SAFETY: w, hu, hv and bc are padded arrays of orientation k; one thread per ghost
+            // of the pass, each writing only its ghost (sources are interior cells or, in pass 1,
+            // ghosts set by pass 0, which ran before on the same stream).
+            unsafe { self.kernels.boundary.launch(shape, SetGhosts { k, axis, w, hu, hv, bc })? };
         }
         Ok(())
     }
 
-    /// One whole step: Δt on the device, then Euler or RK2.
+    /// The problem's orientation.
+    fn side(&self) -> Side<T> {
+        Side {
+            k: self.k,
+            bed: self.bed.ptr(),
+            cell_bed: self.cell_bed.ptr(),
+            hi: self.clamp.as_ref().map_or(std::ptr::null(), |c| c.hi.ptr()),
+        }
+    }
+
+    /// One whole step: Δt on the device, then Euler or RK2, or (DS1, DS2, whose kernels have no
+    /// early exit: `kernel` does not matter) a split step.
     pub fn step(&mut self, kernel: FluxKernel) -> Result<()> {
+        if self.split.is_some() {
+            return self.split_step();
+        }
         self.flux(kernel, false)?;
         self.time_step()?;
         self.drain(false)?;
@@ -823,7 +912,8 @@ impl<T: GpuReal> GpuKp<T> {
             gpu.write(wet, map)?;
         }
         self.cur = 0;
-        let mut c = [0.0; CLOCK_LEN];
+        // The split schemes' slots are set by `resume_split`.
+        let mut c = vec![0.0; self.clock.len()];
         c[CLOCK_T] = clock.t;
         c[CLOCK_DT] = clock.dt;
         c[CLOCK_STATUS] = clock.status as f64;
