@@ -77,10 +77,11 @@ pub fn slope<T: Real>(theta: T, qm: T, q0: T, qp: T) -> T {
     minmod3(theta * (q0 - qm), T::HALF * (qp - qm), theta * (qp - q0))
 }
 
-/// Reconstruct a cell (`c`, between `cm` and `cp`) along one axis; `b_m`, `b_p` are B at its
-/// minus and plus faces. In a scheme with partially flooded cells (`S::PARTIAL`), such a cell
-/// (finite cap) is flat at its level w* where its faces are under it, dry where they are not
-/// (`wetdry.rs`). Otherwise the w slope is corrected so that both face depths are non-negative
+/// Reconstruct a cell (`c`, between `cm` and `cp`) along one axis; `b_m`, `b_p` are B at the
+/// middle of its minus and plus faces, `half_m`, `half_p` half the rise along each face
+/// ([`face_bed`]; read only in a partially flooded cell). In a scheme with partially flooded
+/// cells (`S::PARTIAL`), such a cell (finite cap) is flat at its level w* where its faces are
+/// under it, dry where they are not ([`flat_face`]). Otherwise the w slope is corrected so that both face depths are non-negative
 /// (Kurganov–Petrova 2007, §2): a face below the bed is raised to the bed and the other face
 /// lowered by as much, keeping the mean.
 #[inline(always)]
@@ -89,19 +90,23 @@ pub fn reconstruct<S: WetDryScheme, T: Real>(
     cm: Cell<T>,
     c: Cell<T>,
     cp: Cell<T>,
-    b_m: T,
-    b_p: T,
+    (b_m, half_m): (T, T),
+    (b_p, half_p): (T, T),
 ) -> Recon<T> {
     if S::PARTIAL && c.cap < T::INFINITY {
         // The cell's (desingularized) velocity carried to both faces: momentum slopes would put
         // the wet neighbours' momentum over the thin water of this cell.
         let (u, v) = desingularize_pair(k.kappa, c.cap / k.drain, c.qn, c.qt);
-        let (wm, hm) = flat_face(c.w, b_m, c.cap);
-        let (wp, hp) = flat_face(c.w, b_p, c.cap);
+        let (wm, hm) = flat_face::<S, T>(c.w, (b_m, half_m), c.cap);
+        let (wp, hp) = flat_face::<S, T>(c.w, (b_p, half_p), c.cap);
+        // The rise of the bed the face depths stand on, (w* − h₊) − (w* − h₋): B at a face under
+        // w*, w* at a dry one (a face the surface cuts: w* − its mean depth), so that at rest the
+        // source is the difference of the face pressures.
+        let db = if S::FACE_PART { hm - hp } else { b_p.min(c.w) - b_m.min(c.w) };
         return Recon {
             m: FaceState { w: wm, h: hm, qn: hm * u, qt: hm * v, cap: c.cap },
             p: FaceState { w: wp, h: hp, qn: hp * u, qt: hp * v, cap: c.cap },
-            db: b_p.min(c.w) - b_m.min(c.w),
+            db,
         };
     }
     let sw = T::HALF * slope(k.theta, cm.w, c.w, cp.w);
@@ -221,6 +226,23 @@ pub fn bed_y<T: Real>(b: &impl Fn(i32, i32) -> T, cj: i32) -> T {
     T::HALF * (b(0, cj) + b(1, cj))
 }
 
+/// A face's mid bed and half the difference of its end corners `b0`, `b1` (what
+/// [`reconstruct`] reads of a face).
+#[inline(always)]
+pub fn face_bed<T: Real>(b0: T, b1: T) -> (T, T) {
+    (T::HALF * (b0 + b1), T::HALF * (b1 - b0).abs())
+}
+/// [`face_bed`] of the west face of the cell at offset `ci` along x.
+#[inline(always)]
+pub fn face_x<T: Real>(b: &impl Fn(i32, i32) -> T, ci: i32) -> (T, T) {
+    face_bed(b(ci, 0), b(ci, 1))
+}
+/// [`face_bed`] of the south face of the cell at offset `cj` along y.
+#[inline(always)]
+pub fn face_y<T: Real>(b: &impl Fn(i32, i32) -> T, cj: i32) -> (T, T) {
+    face_bed(b(0, cj), b(1, cj))
+}
+
 /// The x-reconstruction of the cell at offset `di` (from cells di−1..=di+1 of the row);
 /// `q(di, dj)` is a cell's (w*, hu, hv, cap), see [`surface_at`].
 #[inline(always)]
@@ -234,7 +256,7 @@ pub fn recon_x<S: WetDryScheme, T: Real>(
         let (w, hu, hv, cap) = q(d, 0);
         Cell { w, qn: hu, qt: hv, cap }
     };
-    reconstruct::<S, T>(k, c(di - 1), c(di), c(di + 1), bed_x(b, di), bed_x(b, di + 1))
+    reconstruct::<S, T>(k, c(di - 1), c(di), c(di + 1), face_x(b, di), face_x(b, di + 1))
 }
 
 /// The y-reconstruction of the cell at offset `dj` (normal momentum hv).
@@ -249,7 +271,7 @@ pub fn recon_y<S: WetDryScheme, T: Real>(
         let (w, hu, hv, cap) = q(0, d);
         Cell { w, qn: hv, qt: hu, cap }
     };
-    reconstruct::<S, T>(k, c(dj - 1), c(dj), c(dj + 1), bed_y(b, dj), bed_y(b, dj + 1))
+    reconstruct::<S, T>(k, c(dj - 1), c(dj), c(dj + 1), face_y(b, dj), face_y(b, dj + 1))
 }
 
 /// The well-balanced bed-slope source along one axis, `−g (B₊ − B₋)/Δ · (h₊ + h₋)/2`, from the

@@ -24,8 +24,8 @@
 //! cell returns at once. These are the tile kernel's results whatever the strip geometry.
 
 use super::{
-    Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, central_upwind, reconstruct, rhs_x, rhs_y,
-    slope_source, stream_strips, surface,
+    Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, central_upwind, face_bed, reconstruct,
+    rhs_x, rhs_y, slope_source, stream_strips, surface,
 };
 use crate::device::reduce::warp_reduce;
 use crate::device::warp;
@@ -167,7 +167,7 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, const EARLY: bool>(
         let (e0, e1) = (b0.shfl_down(1), b1.shfl_down(1));
         let (bs, bn) = (T::HALF * (b0 + e0), T::HALF * (b1 + e1));
         let ycell = |s: (T, T, T, T)| Cell { w: s.0, qn: s.2, qt: s.1, cap: s.3 };
-        let ry = reconstruct::<S, T>(k, ycell(sm), ycell(s0), ycell(sp), bs, bn);
+        let ry = reconstruct::<S, T>(k, ycell(sm), ycell(s0), ycell(sp), face_bed(b0, e0), face_bed(b1, e1));
         if pj > j0 + 1 {
             // The face between rows pj − 1 and pj.
             let g = central_upwind::<S, T>(k, below, ry.m);
@@ -205,7 +205,7 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, const EARLY: bool>(
             let east =
                 (s0.0.shfl_down(1), s0.1.shfl_down(1), s0.2.shfl_down(1), cap_shift::<S, T>(s0.3, |c| c.shfl_down(1)));
             let (bw, be) = (T::HALF * (b0 + b1), T::HALF * (e0 + e1));
-            let rx = reconstruct::<S, T>(k, xcell(west), xcell(s0), xcell(east), bw, be);
+            let rx = reconstruct::<S, T>(k, xcell(west), xcell(s0), xcell(east), face_bed(b0, b1), face_bed(e0, e1));
             let fw = central_upwind::<S, T>(k, face_up::<S, T>(rx.p), rx.m);
             let fe = flux_down(fw);
             x_part = rhs_x(k, fw, fe, slope_source::<S, T>(k, bw, be, &rx, k.inv_dx));

@@ -28,6 +28,10 @@ pub trait WetDryScheme: Copy + 'static {
     /// cap, [`drain_factor`]): true in [`Bollermann`]; [`Clamp`] scales the fluxes after Δt is
     /// known instead ([`draining_factor`]), outside the flux.
     const CAP: bool = Self::PARTIAL;
+    /// Whether a partially flooded cell's face depth is the mean depth over the face (the
+    /// surface may cut a face between its end corners) rather than the depth at its middle
+    /// ([`flat_face`]): true in [`Clamp`].
+    const FACE_PART: bool = false;
     /// Depth above which a cell counts as wet in the wet map (early exit), from the depth `dry`
     /// at or below which a cell is dry: `dry` in KP07; 0 with partially flooded cells, whose
     /// faces can be wet while their mean depth is below `dry`, so that only a block without any
@@ -63,6 +67,7 @@ pub struct Clamp;
 impl WetDryScheme for Clamp {
     const PARTIAL: bool = true;
     const CAP: bool = false;
+    const FACE_PART: bool = true;
 }
 
 /// The draining factor of a cell of mean depth `h` whose faces let out `out` (the sum of its
@@ -169,11 +174,27 @@ pub fn surface<S: WetDryScheme, T: Real>(k: &Coeffs<T>, w: T, (sw, se, nw, ne): 
     (b - rise + T::TWO * (h * rise).sqrt(), k.drain * h)
 }
 
-/// The reconstructed face of a partially flooded cell at level `ws` over the face's bed `bf`:
-/// flat where the face is under water, dry (w = B, h = 0) where it is not.
+/// The reconstructed face (w, h) of a partially flooded cell at level `ws` over a face whose bed
+/// rises linearly from `bf − half` to `bf + half` (`bf` the face's mid bed, `half` half the
+/// difference of its end corners). In a scheme with [`FACE_PART`](WetDryScheme::FACE_PART), h
+/// is the mean depth over the face: `ws − bf` where the whole face is under water,
+/// (ws − B_min)²/(2(B_max − B_min)) where the surface cuts the face, 0 where the face is dry;
+/// w = bf + h, so that a neighbour sees w and h continuous across the face. Otherwise the face
+/// is flat at `ws` where its mid bed is under water, dry (w = B, h = 0) where it is not: water in
+/// the lowest corner of a cell tilted along a diagonal then reaches no face's mid bed until
+/// h̄ > (B_hi − B̄)/16, and stays (docs/kp-wet-dry.md, fifth round).
 #[inline(always)]
-pub fn flat_face<T: Real>(ws: T, bf: T, cap: T) -> (T, T) {
-    if ws > bf && cap > T::ZERO { (ws, ws - bf) } else { (bf, T::ZERO) }
+pub fn flat_face<S: WetDryScheme, T: Real>(ws: T, (bf, half): (T, T), cap: T) -> (T, T) {
+    if !S::FACE_PART || ws >= bf + half {
+        return if ws > bf && cap > T::ZERO { (ws, ws - bf) } else { (bf, T::ZERO) };
+    }
+    let d = ws - (bf - half);
+    if d > T::ZERO && cap > T::ZERO {
+        let h = d * d / (T::TWO * T::TWO * half);
+        (bf + h, h)
+    } else {
+        (bf, T::ZERO)
+    }
 }
 
 /// Cap the mass flux `f0` through a face of speed `a` by the upwind cell's drain cap (`cap_l`
