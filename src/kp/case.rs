@@ -345,7 +345,9 @@ impl KpCase {
         let accumulation: Accumulation =
             f.numerics.accumulation.parse().map_err(|e| doc.invalid("numerics.accumulation", e))?;
         let compensated = accumulation.compensates_in(common.run.precision) && !scheme.is_split();
-        let needs = needs_of(grid.nx as u64, grid.ny as u64, friction_field, (!scheme_auto).then_some(scheme), common.run.precision, compensated);
+        // `auto` may run SRK2, the larger of its candidates.
+        let sized = if scheme_auto { Scheme::Srk2 } else { scheme };
+        let needs = needs(grid.nx as u64, grid.ny as u64, friction_field, sized, common.run.precision, compensated);
         crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
         let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
@@ -458,18 +460,6 @@ fn needs(nx: u64, ny: u64, friction_field: bool, scheme: Scheme, precision: Prec
     }
 }
 
-/// [`needs`] of `scheme`, or with `--scheme auto` (None) of the largest candidate on each side:
-/// on the GPU DS2's, on the host (where the CPU runs RK2) SRK2's.
-fn needs_of(nx: u64, ny: u64, friction_field: bool, scheme: Option<Scheme>, precision: Precision, compensated: bool) -> Needs {
-    match scheme {
-        Some(s) => needs(nx, ny, friction_field, s, precision, compensated),
-        None => Needs {
-            host: needs(nx, ny, friction_field, Scheme::Srk2, precision, compensated).host,
-            gpu: needs(nx, ny, friction_field, Scheme::Ds2, precision, compensated).gpu,
-        },
-    }
-}
-
 /// The initial state of a set-up on `grid`.
 fn initial(c: &Check, init: &Initial, grid: &Grid2) -> Result<Problem> {
     let (lx, ly) = grid.extent();
@@ -548,7 +538,7 @@ impl Simulation for KpCase {
             p.dx,
             p.dy,
             match (self.scheme_auto, p.scheme.is_split()) {
-                (true, _) => "scheme auto (rk2, srk2 or ds2, the tuning cache's choice for the GPU)".to_string(),
+                (true, _) => "scheme auto (rk2 or srk2, the tuning cache's choice for the GPU)".to_string(),
                 (false, true) => format!("{} (r = {})", p.scheme.name(), p.ds_safety),
                 (false, false) => p.scheme.name().to_string(),
             },
@@ -640,8 +630,8 @@ impl Case for KpCase {
     }
     fn needs(&self, precision: Precision) -> Needs {
         let p = &self.problem;
-        let scheme = (!self.scheme_auto).then_some(p.scheme);
-        needs_of(p.nx as u64, p.ny as u64, p.manning_field.is_some(), scheme, precision, p.compensates_in(precision))
+        let scheme = if self.scheme_auto { Scheme::Srk2 } else { p.scheme };
+        needs(p.nx as u64, p.ny as u64, p.manning_field.is_some(), scheme, precision, p.compensates_in(precision))
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)
@@ -658,7 +648,7 @@ static FLAGS: &[Flag] = &[
     Flag::new("manning", "N", Set::Float("physics.manning"), "Manning coefficient n in s/m^(1/3), the same in every cell (0: no friction; a raster of n: initial.raster.manning)"),
     Flag::new("theta", "θ", Set::Float("physics.theta"), "generalized minmod θ in [1, 2]"),
     Flag::new("cfl", "C", Set::Float("time.cfl"), "Courant number, at most 0.25 (positivity)"),
-    Flag::new("scheme", "rk2|euler|srk2|ds1|ds2|auto", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), dimensional splitting, first (ds1) or second order (ds2), or auto (rk2, srk2 or ds2, whichever `hydrokern tune` found fastest on this GPU)"),
+    Flag::new("scheme", "rk2|euler|srk2|ds1|ds2|auto", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), dimensional splitting, first (ds1) or second order (ds2), or auto (rk2 or srk2, whichever `hydrokern tune` found faster on this GPU); on the GPU ds1 and ds2 need --wet-dry bollermann or kp07 for now"),
     Flag::new("ds-safety", "R", Set::Float("numerics.ds_safety"), "ds1/ds2: Δt = R·min(Δt_x, Δt_y) of the last substeps, R in (0, 1] (0.95)"),
     Flag::new("wet-dry", "bollermann|kp07|clamp", Set::Text("numerics.wet_dry"), "wet–dry fronts: partially flooded cells well balanced, drained with the actual Δt, their velocities held to their neighbours' (clamp, the default); the same reconstruction with an a-priori outflow cap (bollermann); or Kurganov–Petrova 2007's correction (kp07)"),
     Accumulation::FLAG,
