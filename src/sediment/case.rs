@@ -236,6 +236,10 @@ impl SedimentCase {
         let launch = Launch { block: (bx, by), rows: f.gpu.rows.unwrap_or_else(default_rows) };
         let tunable = f.gpu.block.is_none() && f.gpu.rows.is_none() && variant == StepVariant::Fused;
         check_launch(&c, launch, variant)?;
+        if common.run.precision == Precision::Mixed && variant != StepVariant::Fused {
+            let why = format!("precision mixed runs the fused kernel only; {} runs f32 or f64", variant.name());
+            return Err(doc.invalid("gpu.variant", why));
+        }
 
         let mut problem = setup::basin_on(&grid, sides[0].q)?;
         problem.cs = f.physics.cs;
