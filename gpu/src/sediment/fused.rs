@@ -69,7 +69,7 @@ pub(super) unsafe fn fused_tile<T: DeviceReal, const LOW: bool>(
         if let Some((side, gi, ti)) = side_inner {
             let (ag, bg) = ab::<T, ReadOnly>(s, al, be, c);
             let (ai, bi) = ab::<T, ReadOnly>(s, al, be, gi);
-            *th.add(t) = ghost_h(&k, side, *th.add(ti), face_k(&k, ag, ai, bg, bi));
+            *th.add(t) = ghost_h(*th.add(ti), k.q_delta_of(side), face_k(&k, ag, ai, bg, bi));
         }
         thread::sync_threads();
         if interior && halo_computes(tx, ty) {
@@ -152,16 +152,16 @@ pub(super) unsafe fn fused<T: DeviceReal, H: DeviceReal + Level<T>, const LOW: b
         let v = h_next(&k, hv, c.lo, a, b);
         let (from_e, from_w) = (v.0.shfl_down(1), v.0.shfl_up(1));
         if i == 0 {
-            (ghost_h(&k, 0, from_e, face_k(&k, c.a, a.e, c.b, b.e)), H::ZERO)
+            (ghost_h(from_e, k.q_delta_of(0), face_k(&k, c.a, a.e, c.b, b.e)), H::ZERO)
         } else if i == nx + 1 {
-            (ghost_h(&k, 1, from_w, face_k(&k, c.a, a.w, c.b, b.w)), H::ZERO)
+            (ghost_h(from_w, k.q_delta_of(1), face_k(&k, c.a, a.w, c.b, b.w)), H::ZERO)
         } else {
             v
         }
     };
     // h' at a ghost row from the inner row's h' (south: side 2, north: side 3).
     let hp_ghost_row = |inner_hp: (H, H), ghost: &Row<T, H>, inner: &Row<T, H>, side: usize| {
-        (ghost_h(&k, side, inner_hp.0, face_k(&k, ghost.a, inner.a, ghost.b, inner.b)), H::ZERO)
+        (ghost_h(inner_hp.0, k.q_delta_of(side), face_k(&k, ghost.a, inner.a, ghost.b, inner.b)), H::ZERO)
     };
     let writes = lane >= 2 && lane <= STREAM_COLS + 1 && i >= 1 && i <= nx;
 

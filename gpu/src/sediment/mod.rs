@@ -90,14 +90,14 @@ impl<T: Real> Coeffs<T> {
             _ => (self.q_delta[3], self.s_in[3]),
         }
     }
-    /// q·Δ of side 0..4 in f64 (a `match`, as [`side`](Self::side)).
+    /// q·Δ of side 0..4 in `T` and in f64 (a `match`, as [`side`](Self::side)), for [`ghost_h`].
     #[inline(always)]
-    pub fn q_delta_f64(&self, side: usize) -> f64 {
+    pub fn q_delta_of(&self, side: usize) -> (T, f64) {
         match side {
-            0 => self.q_delta_f64[0],
-            1 => self.q_delta_f64[1],
-            2 => self.q_delta_f64[2],
-            _ => self.q_delta_f64[3],
+            0 => (self.q_delta[0], self.q_delta_f64[0]),
+            1 => (self.q_delta[1], self.q_delta_f64[1]),
+            2 => (self.q_delta[2], self.q_delta_f64[2]),
+            _ => (self.q_delta[3], self.q_delta_f64[3]),
         }
     }
 }
@@ -202,19 +202,22 @@ pub fn s_point<T: Real, H: Level<T>>(k: &Coeffs<T>, h_old: H, s: T, hp: Five<H>,
     s + k.dt_a * k.inv_cs * (a_c * lap + dax * gx + day * gy) - s * hp.c.minus(h_old) * k.inv_a
 }
 
-/// Ghost h beyond side `side` with inflow q, the prescribed-gradient condition: the face flux
+/// Ghost h beyond a side with inflow q, the prescribed-gradient condition: the face flux
 /// K·(h_ghost − h_inner)/Δ equals q, so h_ghost = h_inner + (q/K)·Δ, with K the face
-/// conductance the h-stencil uses and the spacing Δ already in q·Δ. A face with no
+/// conductance the h-stencil uses and the spacing Δ already in q·Δ (given in `T` and in f64,
+/// [`Coeffs::q_delta_of`]). A face with no
 /// conductance (K = 0) cannot carry flux and copies h. With a wider h (mixed), q·Δ/K is formed
 /// in f64, so that the h update's f64 face flux K·(h_ghost − h_inner) gives back q·Δ.
 #[inline(always)]
-pub fn ghost_h<T: Real, H: Level<T>>(k: &Coeffs<T>, side: usize, h_inner: H, k_face: T) -> H {
-    if !(k_face > T::ZERO) {
-        h_inner
-    } else if H::WIDER {
-        h_inner + H::from_f64(k.q_delta_f64(side)) / H::widen(k_face)
+pub fn ghost_h<T: Real, H: Level<T>>(h_inner: H, (q_delta, q_delta_f64): (T, f64), k_face: T) -> H {
+    if k_face > T::ZERO {
+        if H::WIDER {
+            h_inner + H::from_f64(q_delta_f64) / H::widen(k_face)
+        } else {
+            ghost_value(GRADIENT, h_inner, H::ONE, H::widen(q_delta / k_face), H::ONE)
+        }
     } else {
-        ghost_value(GRADIENT, h_inner, H::ONE, H::widen(k.side(side).0 / k_face), H::ONE)
+        h_inner
     }
 }
 
@@ -284,7 +287,7 @@ unsafe fn side_ghost<T: Real, H: Level<T>, const SIDE: usize>(
         } else {
             face_k(k, ai * sg, ai * si, bi * (T::ONE - sg), bi * (T::ONE - si))
         };
-        (*alpha.add(g), *beta.add(g), *s.add(g), *h.add(g)) = (ai, bi, sg, ghost_h(k, SIDE, hi, kf));
+        (*alpha.add(g), *beta.add(g), *s.add(g), *h.add(g)) = (ai, bi, sg, ghost_h(hi, k.q_delta_of(SIDE), kf));
     }
 }
 
