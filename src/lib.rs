@@ -74,21 +74,34 @@ impl GpuReal for f64 {}
 pub enum Precision {
     F32,
     F64,
+    /// The conserved level (sediment's h) stored and updated in f64, everything else in f32
+    /// (docs/f32-conservation.md, "Mixed precision"): only the solvers whose `Solver::mixed`
+    /// says so run it; the runner hands their states and checkpoints over as f64.
+    Mixed,
 }
 
 impl Precision {
+    /// The precisions every solver runs (and the tuner tunes; mixed runs on f32's tuning).
     pub const ALL: [Precision; 2] = [Precision::F32, Precision::F64];
     pub fn name(self) -> &'static str {
         match self {
             Precision::F32 => "f32",
             Precision::F64 => "f64",
+            Precision::Mixed => "mixed",
         }
     }
-    /// Bytes per value.
+    /// Bytes per value the runner sees (states, outputs, checkpoints): f64's for mixed.
     pub fn bytes(self) -> u64 {
         match self {
             Precision::F32 => 4,
-            Precision::F64 => 8,
+            Precision::F64 | Precision::Mixed => 8,
+        }
+    }
+    /// The type of the values the runner sees, by name: "f32" or "f64" (mixed: "f64").
+    pub fn values(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F64 | Precision::Mixed => "f64",
         }
     }
 }

@@ -68,5 +68,7 @@ pub fn solver(name: &str) -> Result<&'static Solver> {
 pub fn load(doc: &CaseDoc) -> Result<Box<dyn Case>> {
     let name = doc.solver()?;
     let s = solver(&name).map_err(|e| doc.invalid("solver", e))?;
-    (s.load)(doc)
+    let case = (s.load)(doc)?;
+    crate::solver::check_precision(s.name, case.info().run.precision)?;
+    Ok(case)
 }

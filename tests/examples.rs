@@ -70,6 +70,7 @@ fn stored(f: &NormsFile, p: Precision) -> &BTreeMap<String, Norms> {
     match p {
         Precision::F32 => &f.f32,
         Precision::F64 => &f.f64,
+        Precision::Mixed => unreachable!("the examples' norms are stored for f32 and f64"),
     }
 }
 
@@ -111,6 +112,7 @@ fn cpu_tolerance(p: Precision) -> f64 {
     match p {
         Precision::F64 => 1e-12,
         Precision::F32 => 1e-5,
+        Precision::Mixed => unreachable!("the examples run in f32 and f64"),
     }
 }
 
@@ -188,6 +190,7 @@ fn every_example_matches_its_norms_on_the_gpu() {
             let eps = match p {
                 Precision::F64 => f64::EPSILON,
                 Precision::F32 => f32::EPSILON as f64,
+                Precision::Mixed => unreachable!("the examples run in f32 and f64"),
             };
             let thin = GPU_THIN_CELLS.iter().find(|(n, ..)| *n == sc.name && p == Precision::F64).map_or(0.0, |e| e.1);
             let tol = (256.0 * eps * (o.steps + 1) as f64).max(cpu_tolerance(p)).max(thin);

@@ -241,6 +241,33 @@ fn sediment_restarts_bit_for_bit() {
     let steps = bit_identical("sediment", &set, 12000.0, 5000.0, 11000.0, "cpu", "f64");
     assert!(steps > 12, "{steps} steps");
     bit_identical("sediment", &grid(24, 24), 12000.0, 5000.0, 11000.0, "cpu", "f32");
+    // Mixed: h in f64 and s widened in the checkpoint; the restart narrows s back exactly.
+    bit_identical("sediment", &set, 12000.0, 5000.0, 11000.0, "cpu", "mixed");
+}
+
+/// A checkpoint of a mixed run is refused in one line by an f64 run (its values are f64 too),
+/// and an f64 one by a mixed run.
+#[test]
+fn mixed_and_f64_checkpoints_are_not_taken_for_each_other() {
+    for (took, runs) in [("mixed", "f64"), ("f64", "mixed")] {
+        let a = scratch(&format!("mixed-refuse-{took}"));
+        let mut keys = grid(16, 16);
+        keys.extend([
+            ("time.t_end", 12000.0.into()),
+            ("output.snapshots", floats(&[])),
+            ("output.checkpoint_every", 5000.0.into()),
+            ("run.backend", "cpu".into()),
+            ("run.precision", took.into()),
+        ]);
+        run("sediment", &keys, &a, None).unwrap();
+        let out = scratch(&format!("mixed-refuse-{took}-b"));
+        keys.push(("run.precision", runs.into()));
+        let e = run("sediment", &keys, &out, Some(a.join(CHECKPOINT_FILE))).map(|_| ()).unwrap_err().to_string();
+        assert_eq!(e.lines().count(), 1, "not one line: {e}");
+        assert!(e.contains(&format!("taken in {took}, and this run is in {runs}")), "{e}");
+        assert!(!out.exists(), "the refused run made its directory");
+        std::fs::remove_dir_all(a).unwrap();
+    }
 }
 
 #[test]
@@ -292,6 +319,7 @@ fn gpu_restarts_bit_for_bit() {
         bit_identical("gaussian", &set, 1.2, 0.3, 1.15, "gpu", "f32");
     }
     bit_identical("sediment", &grid(100, 72), 12000.0, 5000.0, 11000.0, "gpu", "f64");
+    bit_identical("sediment", &grid(100, 72), 12000.0, 5000.0, 11000.0, "gpu", "mixed");
     bit_identical("swe-radial", &flood(72, 64), 0.5, 0.15, 0.48, "gpu", "f32");
     let mut set = flood(64, 64);
     set.push(("output.gauge_every", 3i64.into()));

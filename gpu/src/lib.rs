@@ -27,6 +27,8 @@ pub use launch::{Entry, Family, MAX_PARAMS, Params};
 
 pub mod grid;
 pub mod halo;
+pub mod level;
+pub use level::Level;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod device;

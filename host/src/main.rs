@@ -29,7 +29,7 @@ struct Cli {
     /// Where to run: the GPU when one is usable (auto), the GPU or fail (gpu), or the CPU. Overrides the case's run.backend.
     #[arg(long, global = true, value_enum)]
     backend: Option<BackendArg>,
-    /// Floating-point precision of the fields and kernels. Overrides the case's run.precision. (`both`: tune only.)
+    /// Floating-point precision of the fields and kernels. Overrides the case's run.precision. (`mixed`: h in f64, the rest in f32, sediment only; `both`: tune only.)
     #[arg(long, global = true, value_enum)]
     precision: Option<PrecisionArg>,
     /// Launch parameters on the GPU: the tuning cache's entry for this GPU when there is one (auto), the built-in defaults (off), or search first, store, then run (retune). Keys a case sets win.
@@ -50,6 +50,7 @@ enum BackendArg {
 enum PrecisionArg {
     F32,
     F64,
+    Mixed,
     Both,
 }
 
@@ -189,6 +190,7 @@ fn run(cli: Cli) -> Result<()> {
             None => None,
             Some(PrecisionArg::F32) => Some("f32"),
             Some(PrecisionArg::F64) => Some("f64"),
+            Some(PrecisionArg::Mixed) => Some("mixed"),
             Some(PrecisionArg::Both) if matches!(cli.command, Command::Tune(_)) => None,
             Some(PrecisionArg::Both) => bail!("--precision both: only `tune` runs both precisions; give f32 or f64"),
         },
@@ -218,6 +220,9 @@ fn run(cli: Cli) -> Result<()> {
             let precisions = match cli.precision {
                 Some(PrecisionArg::F32) => vec![hydrokern::Precision::F32],
                 Some(PrecisionArg::F64) => vec![hydrokern::Precision::F64],
+                Some(PrecisionArg::Mixed) => {
+                    bail!("tune --precision mixed: mixed runs on the f32 launch parameters; tune f32 (or both)")
+                }
                 _ => hydrokern::Precision::ALL.to_vec(),
             };
             let d = hydrokern::tune::TuneOptions::default();

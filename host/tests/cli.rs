@@ -167,6 +167,16 @@ fn the_common_flags_are_checked_like_their_keys() {
     refused(&["dam-break", "--nx", "16", "--max-steps", "-5", "--output", o], "run.max_steps");
     refused(&["dam-break", "--nx", "16", "--backend", "tpu", "--output", o], "run.backend");
     refused(&["dam-break", "--nx", "16", "--precision", "f16", "--output", o], "run.precision");
+    // Mixed precision is sediment's: another solver refuses it in one line, and so does a
+    // sediment variant without a mixed kernel.
+    refused(
+        &["dam-break", "--nx", "16", "--precision", "mixed", "--output", o],
+        "precision mixed is available for: sediment; kp runs f32 or f64",
+    );
+    refused(
+        &["sediment", "--nx", "16", "--precision", "mixed", "--variant", "opt1/opt1", "--output", o],
+        "precision mixed runs the fused kernel only",
+    );
     assert!(!out.join("hydrokern-run.json").exists(), "a refused run started writing");
 }
 

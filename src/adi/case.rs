@@ -608,4 +608,5 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     #[cfg(feature = "bench")]
     bench: Some(super::bench::SUITE),
     load: |doc| Ok(Box::new(AdiCase::load(doc)?)),
+    mixed: false,
 };

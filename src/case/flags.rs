@@ -25,7 +25,12 @@ pub static COMMON_FLAGS: &[Flag] = &[
         "simulated time between checkpoints of the whole state, to continue with --restart (output.checkpoint_every)",
     ),
     Flag::new("backend", "auto|gpu|cpu", Set::Text("run.backend"), "where to run (run.backend)"),
-    Flag::new("precision", "f32|f64", Set::Text("run.precision"), "precision of fields and kernels (run.precision)"),
+    Flag::new(
+        "precision",
+        "f32|f64|mixed",
+        Set::Text("run.precision"),
+        "precision of fields and kernels (run.precision; mixed: h in f64, the rest in f32, sediment only)",
+    ),
 ];
 
 /// How a flag's value becomes case keys.

@@ -291,7 +291,7 @@ fn needs(case: &ClawCase, precision: Precision) -> Needs {
     let host = host_bytes(m, info.fields.len() as u64 - m, &case.mesh.dims(), precision);
     let gpu = match precision {
         Precision::F32 => case.equations.device_bytes::<f32>(s),
-        Precision::F64 => case.equations.device_bytes::<f64>(s),
+        Precision::F64 | Precision::Mixed => case.equations.device_bytes::<f64>(s),
     };
     Needs { host, gpu }
 }
@@ -396,6 +396,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     #[cfg(feature = "bench")]
     bench: Some(super::bench::SUITE),
     load: |doc| Ok(Box::new(ClawCase::load(doc)?)),
+    mixed: false,
 };
 
 /// `--boundary-z`'s rule: one condition for the bottom and the top, or two.

@@ -360,7 +360,8 @@ impl Case for Fd3dCase {
         let mut s = start(self, opts)?;
         let result = match s.precision {
             Precision::F32 => self.run_t::<f32>(opts, &s.backend, &mut s.dir),
-            Precision::F64 => self.run_t::<f64>(opts, &s.backend, &mut s.dir),
+            // `start` refused mixed: this solver has none.
+            Precision::F64 | Precision::Mixed => self.run_t::<f64>(opts, &s.backend, &mut s.dir),
         };
         match &result {
             Ok(_) => s.dir.finish("finished")?,
@@ -415,6 +416,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     #[cfg(feature = "bench")]
     bench: Some(super::bench::SUITE),
     load: |doc| Ok(Box::new(Fd3dCase::load(doc)?)),
+    mixed: false,
 };
 
 #[cfg(test)]

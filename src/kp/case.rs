@@ -666,4 +666,5 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     #[cfg(feature = "bench")]
     bench: Some(super::bench::SUITE),
     load: |doc| Ok(Box::new(KpCase::load(doc)?)),
+    mixed: false,
 };

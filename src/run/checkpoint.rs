@@ -245,7 +245,7 @@ impl Restart {
 
     /// The model's state in precision `T` (the one [`open`](Self::open) checked).
     pub fn state<T: GpuReal>(&self) -> Result<Checkpoint<T>> {
-        if T::NAME != self.header.precision.to_string() {
+        if T::NAME != self.header.precision.values() {
             return Err(Error::invalid(format!(
                 "checkpoint {}: holds {} values, not {}",
                 self.path.display(),

@@ -104,6 +104,7 @@ pub struct Started {
 pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     let info = case.info();
     let precision = info.run.precision;
+    crate::solver::check_precision(info.solver, precision)?;
     let needs = case.needs(precision);
     crate::files::check_host_memory(&format!("{} in {precision}", info.name), needs.host)?;
     let backend = Backend::select(info.run.backend.choice())?;

@@ -80,7 +80,8 @@ pub fn simulate<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
     let restart = s.restart.as_ref();
     let result = match s.precision {
         Precision::F32 => time_loop::<S, f32>(sim, opts, &s.backend, &mut s.dir, restart),
-        Precision::F64 => time_loop::<S, f64>(sim, opts, &s.backend, &mut s.dir, restart),
+        // Mixed hands its states over in f64 (`start` refused it for solvers without it).
+        Precision::F64 | Precision::Mixed => time_loop::<S, f64>(sim, opts, &s.backend, &mut s.dir, restart),
     };
     match &result {
         Ok(_) => s.dir.finish("finished")?,
@@ -126,7 +127,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
     say(format!(
         "  {} in {}; to {end}; snapshots at {:?} {} and the end{checkpoints}",
         model.describe(),
-        T::NAME,
+        info.run.precision,
         times.snapshots,
         times.unit
     ));

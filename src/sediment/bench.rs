@@ -13,19 +13,22 @@
 //! steps of each h update — plain in both precisions and, in f32, the compensated one (the
 //! default: h's low part read and written too, 2 words a point more, counted) — and note the
 //! relative mass balance (gained − supplied) / supplied after `BALANCE_STEPS` steps of a fresh
-//! run: f32's beside f64's (docs/f32-conservation.md).
+//! run: f32's beside f64's (docs/f32-conservation.md). The mixed precision's rows ("fused
+//! mixed", precision "mixed") time its fused step: h and h' in f64, s, α, β, s' in f32, 32
+//! bytes a point — what the compensated f32 fused step moves (8 words of 4 bytes).
 
 use crate::bench::{BenchOptions, Report, rotation, time_cpu, time_gpu};
 use crate::runtime::Gpu;
 use crate::sediment::cpu::CpuSediment;
 use crate::sediment::gpu::{GpuSediment, Launch};
+use crate::sediment::mixed::GpuMixed;
 use crate::sediment::{Accumulation, FLOPS_H, FLOPS_S, HVariant, Problem, SVariant, Scheme, StepVariant, setup};
 use crate::{GpuReal, Result};
 
 /// `hydrokern bench sediment`.
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "sediment",
-    about: "every sediment h, s and fused variant and whole steps, seed and bounded schemes, f32 and f64, n² for n in 1024, 4096, 8192; whole steps of the plain and compensated f32 h updates beside f64 with their mass balance",
+    about: "every sediment h, s and fused variant and whole steps, seed and bounded schemes, f32 and f64, n² for n in 1024, 4096, 8192; whole steps of the plain and compensated f32 h updates and of the mixed precision beside f64 with their mass balance",
     run,
 };
 
@@ -55,6 +58,7 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
                 balance::<f32>(gpu, opts, report, &problem, dt)?;
             }
             balance::<f64>(gpu, opts, report, &problem, dt)?;
+            balance_mixed(gpu, opts, report, &problem, dt)?;
         }
     }
     Ok(())
@@ -210,4 +214,28 @@ fn mass_balance<T: GpuReal>(gpu: &Gpu, problem: &Problem, dt: f64, variant: Step
     }
     let supplied = problem.supply_rate() * dt * BALANCE_STEPS as f64;
     Ok((volume(&m)? - v0 - supplied) / supplied)
+}
+
+/// Whole fused steps of `problem` in mixed precision (h in f64, the rest in f32: 2·8 + 4·4 bytes
+/// a point) with the mass balance after [`BALANCE_STEPS`] steps of a fresh run.
+fn balance_mixed(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, problem: &Problem, dt: f64) -> Result<()> {
+    let n = problem.nx;
+    let bytes_per_point = 2.0 * 8.0 + 4.0 * 4.0;
+    let d = Launch::default();
+    let launch = Launch { block: opts.block.unwrap_or(d.block), rows: opts.rows.unwrap_or(d.rows) };
+    let rot = rotation(gpu, problem.len() * (2 * 8 + 4 * 4)).min(4);
+    let mut models: Vec<GpuMixed> = (0..rot).map(|_| GpuMixed::new(gpu, problem, dt, launch)).collect::<Result<_>>()?;
+    let m = time_gpu(gpu, opts.warmup, opts.reps, |i| models[i % rot].step())?;
+    let mut fresh = GpuMixed::new(gpu, problem, dt, launch)?;
+    let v0 = problem.volume(&fresh.download_h(gpu)?);
+    for _ in 0..BALANCE_STEPS {
+        fresh.step()?;
+    }
+    let supplied = problem.supply_rate() * dt * BALANCE_STEPS as f64;
+    let err = (problem.volume(&fresh.download_h(gpu)?) - v0 - supplied) / supplied;
+    let scheme = if problem.scheme == Scheme::Seed { "" } else { "bounded " };
+    let note = format!("mass balance {err:.1e} after {BALANCE_STEPS} steps");
+    let bytes = bytes_per_point * (n * n) as f64;
+    report.push("sediment balance", &format!("{scheme}fused mixed"), &format!("{n}²"), "mixed", m.median_ms, bytes, None, note);
+    Ok(())
 }

@@ -236,6 +236,10 @@ impl SedimentCase {
         let launch = Launch { block: (bx, by), rows: f.gpu.rows.unwrap_or_else(default_rows) };
         let tunable = f.gpu.block.is_none() && f.gpu.rows.is_none() && variant == StepVariant::Fused;
         check_launch(&c, launch, variant)?;
+        if common.run.precision == Precision::Mixed && variant != StepVariant::Fused {
+            let why = format!("precision mixed runs the fused kernel only; {} runs f32 or f64", variant.name());
+            return Err(doc.invalid("gpu.variant", why));
+        }
 
         let mut problem = setup::basin_on(&grid, sides[0].q)?;
         problem.cs = f.physics.cs;
@@ -285,12 +289,16 @@ fn compensates(numerics: &Numerics, precision: Precision) -> bool {
 
 /// Memory of a run on an `nx × ny` grid: the problem (4 f64 fields with ghosts), the CPU
 /// model (6 fields, 8 with h's low parts) or the download of h and s, and the runner's two
-/// states of 2 interior fields; on the GPU, 6 fields (8).
+/// states of 2 interior fields; on the GPU, 6 fields (8). Mixed: the model's 6 fields are 2 of
+/// f64 (h, h′) and 4 of f32, the runner's states f64.
 fn needs(nx: u64, ny: u64, precision: Precision, compensated: bool) -> Needs {
     let stored = (nx + 2) * (ny + 2);
     let w = precision.bytes();
-    let fields = if compensated { 8 } else { 6 };
-    Needs { host: 4 * 8 * stored + fields * w * stored + 4 * w * nx * ny, gpu: fields * w * stored }
+    let model = match precision {
+        Precision::Mixed => (2 * 8 + 4 * 4) * stored,
+        _ => (if compensated { 8 } else { 6 }) * w * stored,
+    };
+    Needs { host: 4 * 8 * stored + model + 4 * w * nx * ny, gpu: model }
 }
 
 /// The launch shape every variant can run: blocks of 1 to 1024 threads with halo threads, the
@@ -356,10 +364,19 @@ impl Simulation for SedimentCase {
         (self.times.t_end / self.dt0).ceil()
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
-        let tuned = |gpu: &crate::Gpu| crate::tune::sediment_launch(gpu, crate::tune::precision_of::<T>());
+        // Mixed runs on f32's tuning: its fused kernels stream the same rows, with h in f64.
+        let tuned_in = match self.info.run.precision {
+            Precision::Mixed => Precision::F32,
+            _ => crate::tune::precision_of::<T>(),
+        };
+        let tuned = |gpu: &crate::Gpu| crate::tune::sediment_launch(gpu, tuned_in);
         let launch =
             crate::tune::case_launch(backend, self.tunable, self.launch, tuned, crate::tune::sediment_label, "sediment");
-        Ok(Box::new(SedimentModel::<T>::new(backend, &self.problem, self.policy, self.variant, launch)?))
+        let (problem, policy, variant) = (&self.problem, self.policy, self.variant);
+        Ok(Box::new(match self.info.run.precision {
+            Precision::Mixed => SedimentModel::<T>::mixed(backend, problem, policy, variant, launch)?,
+            _ => SedimentModel::<T>::new(backend, problem, policy, variant, launch)?,
+        }))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         let (Some(h), Some(s)) = (state.field("h"), state.field("s")) else { return String::new() };
@@ -368,7 +385,10 @@ impl Simulation for SedimentCase {
         let (lo, hi) = s.data.iter().fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v.to_f64()), b.max(v.to_f64())));
         let diff = if supplied != 0.0 { (gained - supplied) / supplied } else { gained };
         // The mass balance's precision and h update beside it: f32's is compared with f64's.
-        let how = format!("{} {}", T::NAME, self.problem.accumulation.effective::<T>());
+        let how = match self.info.run.precision {
+            Precision::Mixed => "mixed (h in f64)".to_string(),
+            _ => format!("{} {}", T::NAME, self.problem.accumulation.effective::<T>()),
+        };
         format!(
             "volume gained {gained:.5e} m³, supplied {supplied:.5e} m³ (rel. diff {diff:.1e}, {how})  s in [{lo:.4}, {hi:.4}]"
         )
@@ -427,4 +447,5 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     #[cfg(feature = "bench")]
     bench: Some(super::bench::SUITE),
     load: |doc| Ok(Box::new(SedimentCase::load(doc)?)),
+    mixed: true,
 };

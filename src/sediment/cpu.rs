@@ -1,8 +1,11 @@
-//! CPU reference: the same point functions as the kernels, rayon over rows; either scheme.
+//! CPU reference: the same point functions as the kernels, rayon over rows; either scheme. h is
+//! a [`Level`] `H` of the flux precision `T`: `T` itself, or f64 under f32 fluxes (the mixed
+//! precision; docs/f32-conservation.md).
 
 use super::{Coeffs, Problem, Scheme};
 use crate::field::Field2;
 use crate::{Real, Result};
+use kernels::Level;
 use kernels::halo::{perimeter_ghost, perimeter_len};
 use kernels::sediment::{Five, bounded_next, h_next, mobility, s_point, set_ghost, upwind_is_south, upwind_is_west};
 use rayon::prelude::*;
@@ -29,7 +32,15 @@ fn rows_with_low<'a, T: Real>(
 /// h' on the interior (ghost entries of `hn` are left for [`apply_ghosts`]); with `low`, the
 /// compensated update into (`hn`, `low.lo_next`).
 #[allow(clippy::too_many_arguments)]
-pub fn h_step<T: Real>(k: &Coeffs<T>, h: &[T], s: &[T], al: &[T], be: &[T], hn: &mut [T], low: Option<Low<T>>) {
+pub fn h_step<T: Real, H: Level<T>>(
+    k: &Coeffs<T>,
+    h: &[H],
+    s: &[T],
+    al: &[T],
+    be: &[T],
+    hn: &mut [H],
+    low: Option<Low<H>>,
+) {
     let p = k.pitch as usize;
     let ab = |g: usize| (al[g] * s[g], be[g] * (T::ONE - s[g]));
     let (lo, lo_next) = match low {
@@ -53,7 +64,7 @@ pub fn h_step<T: Real>(k: &Coeffs<T>, h: &[T], s: &[T], al: &[T], be: &[T], hn: 
 }
 
 /// s' on the interior.
-pub fn s_step<T: Real>(k: &Coeffs<T>, h: &[T], hp: &[T], s: &[T], al: &[T], sn: &mut [T]) {
+pub fn s_step<T: Real, H: Level<T>>(k: &Coeffs<T>, h: &[H], hp: &[H], s: &[T], al: &[T], sn: &mut [T]) {
     let p = k.pitch as usize;
     sn.par_chunks_mut(p).enumerate().skip(1).take(k.ny as usize).for_each(|(j, row)| {
         for (i, out) in row.iter_mut().enumerate().skip(1).take(k.nx as usize) {
@@ -69,15 +80,15 @@ pub fn s_step<T: Real>(k: &Coeffs<T>, h: &[T], hp: &[T], s: &[T], al: &[T], sn: 
 /// The bounded scheme's step on the interior: h' into `hn`, s' into `sn`, from the old fields;
 /// with `low`, h' by the compensated update into (`hn`, `low.lo_next`).
 #[allow(clippy::too_many_arguments)]
-pub fn bounded_step<T: Real>(
+pub fn bounded_step<T: Real, H: Level<T>>(
     k: &Coeffs<T>,
-    h: &[T],
+    h: &[H],
     s: &[T],
     al: &[T],
     be: &[T],
-    hn: &mut [T],
+    hn: &mut [H],
     sn: &mut [T],
-    low: Option<Low<T>>,
+    low: Option<Low<H>>,
 ) {
     let p = k.pitch as usize;
     let ab = |g: usize| mobility(k, s[g], al[g], be[g]);
@@ -103,7 +114,7 @@ pub fn bounded_step<T: Real>(
 }
 
 /// Set the ghost layer of all four fields (see `kernels::sediment::set_ghost`).
-pub fn apply_ghosts<T: Real>(k: &Coeffs<T>, h: &mut [T], s: &mut [T], al: &mut [T], be: &mut [T]) {
+pub fn apply_ghosts<T: Real, H: Level<T>>(k: &Coeffs<T>, h: &mut [H], s: &mut [T], al: &mut [T], be: &mut [T]) {
     let n = (k.nx as usize + 2) * (k.ny as usize + 2);
     assert!(h.len() == n && s.len() == n && al.len() == n && be.len() == n, "field lengths");
     let layout = k.layout();
@@ -116,27 +127,28 @@ pub fn apply_ghosts<T: Real>(k: &Coeffs<T>, h: &mut [T], s: &mut [T], al: &mut [
     }
 }
 
-/// The reference solver's state.
-pub struct CpuSediment<T: Real> {
+/// The reference solver's state: s, α, β and the fluxes in `T`, h in `H` (`T`, or f64 in
+/// mixed precision).
+pub struct CpuSediment<T: Real, H: Level<T> = T> {
     scheme: Scheme,
     k: Coeffs<T>,
-    h: Field2<T>,
+    h: Field2<H>,
     s: Field2<T>,
     alpha: Field2<T>,
     beta: Field2<T>,
     /// h′ and s′ while a step computes them.
-    hn: Field2<T>,
+    hn: Field2<H>,
     sn: Field2<T>,
     /// The compensated update's low parts of h and h′ (zero on the ghost layer, which no
-    /// stencil reads them from); none on the plain path.
-    low: Option<(Field2<T>, Field2<T>)>,
+    /// stencil reads them from); none on the plain path, nor in mixed precision (h is f64).
+    low: Option<(Field2<H>, Field2<H>)>,
 }
 
-impl<T: Real> CpuSediment<T> {
+impl<T: Real, H: Level<T>> CpuSediment<T, H> {
     /// Validate `problem`, convert it to `T`, fill the ghost layer.
-    pub fn new(problem: &Problem, dt: f64) -> Result<CpuSediment<T>> {
+    pub fn new(problem: &Problem, dt: f64) -> Result<CpuSediment<T, H>> {
         problem.validate()?;
-        let zeros = || Field2::filled(problem.layout(), T::ZERO);
+        let zeros = || Field2::filled(problem.layout(), H::ZERO);
         let mut m = CpuSediment {
             scheme: problem.scheme,
             k: problem.coeffs(dt, 1),
@@ -145,8 +157,9 @@ impl<T: Real> CpuSediment<T> {
             alpha: problem.alpha.convert(),
             beta: problem.beta.convert(),
             hn: zeros()?,
-            sn: zeros()?,
-            low: if problem.accumulation.compensates::<T>() { Some((zeros()?, zeros()?)) } else { None },
+            sn: Field2::filled(problem.layout(), T::ZERO)?,
+            // An f64 h (f64 or mixed) is not compensated.
+            low: if problem.accumulation.compensates::<H>() { Some((zeros()?, zeros()?)) } else { None },
         };
         apply_ghosts(&m.k, &mut m.h, &mut m.s, &mut m.alpha, &mut m.beta);
         Ok(m)
@@ -181,7 +194,7 @@ impl<T: Real> CpuSediment<T> {
 
     /// Continue from h and s with their ghosts, as [`h`](Self::h) and [`s`](Self::s) gave them
     /// of a run of the same problem, and h's low part as [`low`](Self::low) gave it (none: zero).
-    pub fn resume(&mut self, h: &[T], s: &[T], low: Option<&[T]>) -> Result<()> {
+    pub fn resume(&mut self, h: &[H], s: &[T], low: Option<&[H]>) -> Result<()> {
         let n = self.h.len();
         if h.len() != n || s.len() != n || low.is_some_and(|l| l.len() != n) {
             return Err(crate::Error::invalid(format!(
@@ -193,21 +206,21 @@ impl<T: Real> CpuSediment<T> {
         if let Some((lo, _)) = &mut self.low {
             match low {
                 Some(l) => lo.copy_from_slice(l),
-                None => lo.fill(T::ZERO),
+                None => lo.fill(H::ZERO),
             }
         }
         Ok(())
     }
 
     /// The high part of h with its ghosts (all of h on the plain path).
-    pub fn h(&self) -> &[T] {
+    pub fn h(&self) -> &[H] {
         &self.h
     }
     pub fn s(&self) -> &[T] {
         &self.s
     }
     /// The low part of h with its ghosts on the compensated path: h is h() + low().
-    pub fn low(&self) -> Option<&[T]> {
+    pub fn low(&self) -> Option<&[H]> {
         self.low.as_ref().map(|(lo, _)| &lo[..])
     }
 }

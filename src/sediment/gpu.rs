@@ -5,7 +5,7 @@ use super::{Coeffs, HVariant, Problem, SVariant, Scheme, StepVariant};
 use crate::foundation::gpu::BufferKernels;
 use crate::runtime::{DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::field::{DeviceField2, Field2};
-use crate::{Error, GpuReal, Result};
+use crate::{Error, GpuReal, Real, Result};
 use kernels::halo::perimeter_len;
 use kernels::sediment::{
     B_FUSED, B_FUSED_TILE, BC_FUSED, BC_FUSED_TILE, BOUNDED_STREAM_COLS, C_FUSED, C_FUSED_TILE, FUSED, FUSED_TILE,
@@ -91,13 +91,7 @@ impl<T: GpuReal> GpuSediment<T> {
     /// Validate, check that the six fields fit, upload, fill the ghost layer.
     pub fn new(gpu: &Gpu, problem: &Problem, dt: f64, launch: Launch) -> Result<GpuSediment<T>> {
         problem.validate()?;
-        let (bx, by) = launch.block;
-        if bx == 0 || by == 0 || launch.rows == 0 {
-            return Err(Error::invalid(format!(
-                "block {bx}×{by} with {} rows per thread: all must be positive",
-                launch.rows
-            )));
-        }
+        check_launch(launch)?;
         let n = problem.len();
         let compensates = problem.accumulation.compensates::<T>();
         let fields = if compensates { 8 } else { 6 };
@@ -145,10 +139,7 @@ impl<T: GpuReal> GpuSediment<T> {
 
     /// Launch with `launch` from now on (the tuner times shapes on one running model).
     pub fn set_launch(&mut self, problem: &Problem, dt: f64, launch: Launch) -> Result<()> {
-        let (bx, by) = launch.block;
-        if bx == 0 || by == 0 || launch.rows == 0 {
-            return Err(Error::invalid(format!("block {bx}×{by} with {} rows per thread: all must be positive", launch.rows)));
-        }
+        check_launch(launch)?;
         self.launch = launch;
         self.k = problem.coeffs(dt, launch.rows);
         Ok(())
@@ -304,16 +295,9 @@ impl<T: GpuReal> GpuSediment<T> {
     /// h' and s' in one pass streamed by warps: blocks of 32 × `block.1` threads (one warp
     /// per strip of 28 columns, 30 for the bounded scheme, and chunk of `rows` rows).
     pub fn fused(&mut self) -> Result<()> {
-        // BY warps per block, fewer when the kernel's registers do not fit that many (f64 at
-        // 72 registers a thread fits 28 warps, not 30).
         let bounded = self.scheme == Scheme::Bounded;
-        let fits = if bounded { &self.kernels.b_fused } else { &self.kernels.fused }.max_threads_per_block() / 32;
-        let warps = self.launch.block.1.min(fits).max(1);
-        let chunks = (self.k.ny as u64).div_ceil(self.launch.rows as u64);
-        let cols = if bounded { BOUNDED_STREAM_COLS } else { STREAM_COLS };
-        let strips = (self.k.nx as u64).div_ceil(cols as u64);
-        let grid_y = u32::try_from(chunks.div_ceil(warps as u64)).map_err(|_| Error::invalid("grid too large"))?;
-        let shape = LaunchShape::fixed((strips as u32, grid_y, 1), (32, warps, 1));
+        let kernel = if bounded { &self.kernels.b_fused } else { &self.kernels.fused };
+        let shape = fused_shape(&self.k, self.launch, bounded, kernel.max_threads_per_block())?;
         let params = self.fused_params();
         let kernel = if bounded { &self.kernels.b_fused } else { &self.kernels.fused };
         // SAFETY: h, s, al, be, hn, sn are whole arrays, outputs distinct from inputs; blocks of
@@ -360,11 +344,38 @@ impl<T: GpuReal> GpuSediment<T> {
 
     /// Set the ghost layer of (h, s), or of (h', s) mid-step when `next_h` is true.
     pub fn ghosts(&mut self, next_h: bool) -> Result<()> {
-        let shape = LaunchShape::cover_1d(perimeter_len(&self.k.layout()) as u64, 128)?;
+        let shape = ghosts_shape(&self.k)?;
         let h = if next_h { self.hn.ptr_mut() } else { self.h.ptr_mut() };
         let params = SetGhosts { k: self.k, h, s: self.s.ptr_mut(), al: self.alpha.ptr_mut(), be: self.beta.ptr_mut() };
         // SAFETY: h, s, al, be are whole arrays; one thread per perimeter point, each writing
         // only its own ghost cells.
         unsafe { self.kernels.ghosts.launch(shape, params) }
     }
+}
+
+/// The streamed fused kernels' launch (plain, compensated and mixed): blocks of 32 ×
+/// `launch.block.1` threads, fewer warps when the kernel's registers (`max_threads` a block) do
+/// not fit that many (f64 at 72 registers a thread fits 28 warps, not 30); one warp per strip
+/// of 28 columns (30 for the bounded scheme) and chunk of `launch.rows` rows.
+pub(super) fn fused_shape<T: Real>(k: &Coeffs<T>, launch: Launch, bounded: bool, max_threads: u32) -> Result<LaunchShape> {
+    let warps = launch.block.1.min(max_threads / 32).max(1);
+    let chunks = (k.ny as u64).div_ceil(launch.rows as u64);
+    let cols = if bounded { BOUNDED_STREAM_COLS } else { STREAM_COLS };
+    let strips = (k.nx as u64).div_ceil(cols as u64);
+    let grid_y = u32::try_from(chunks.div_ceil(warps as u64)).map_err(|_| Error::invalid("grid too large"))?;
+    Ok(LaunchShape::fixed((strips as u32, grid_y, 1), (32, warps, 1)))
+}
+
+/// The ghost kernels' launch: one thread per perimeter point.
+pub(super) fn ghosts_shape<T: Real>(k: &Coeffs<T>) -> Result<LaunchShape> {
+    LaunchShape::cover_1d(perimeter_len(&k.layout()) as u64, 128)
+}
+
+/// Refuse a launch with an empty block or no rows, in one line.
+pub(super) fn check_launch(launch: Launch) -> Result<()> {
+    let (bx, by) = launch.block;
+    if bx == 0 || by == 0 || launch.rows == 0 {
+        return Err(Error::invalid(format!("block {bx}×{by} with {} rows per thread: all must be positive", launch.rows)));
+    }
+    Ok(())
 }

@@ -8,6 +8,7 @@ pub mod bench;
 mod case;
 pub mod cpu;
 pub mod gpu;
+pub mod mixed;
 mod model;
 mod pictures;
 mod problem;

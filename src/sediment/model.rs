@@ -8,11 +8,12 @@
 
 use super::cpu::CpuSediment;
 use super::gpu::{GpuSediment, Launch};
+use super::mixed::GpuMixed;
 use super::{Conductances, Problem, StabilityLimit, StepVariant};
 use crate::field::interior_of;
 use crate::model::{Checkpoint, Clock, Model, Output, State, Until};
 use crate::runtime::{Backend, Gpu};
-use crate::{GpuReal, Result};
+use crate::{Error, GpuReal, Real, Result};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -98,6 +99,78 @@ impl<T: GpuReal> Backing<T> for OnGpu<T> {
     }
 }
 
+/// The mixed precision's fields as the runner's `T` (f64: the runner runs mixed in f64, so h
+/// passes as it is and s is widened exactly).
+fn as_runner<T: Real>(h: &[f64], s: &[f32]) -> (Vec<T>, Vec<T>) {
+    (h.iter().map(|&v| T::from_f64(v)).collect(), s.iter().map(|&v| T::from_f64(v as f64)).collect())
+}
+
+/// The runner's h and s (`T` = f64) as the mixed precision's fields.
+fn from_runner<T: Real>(h: &[T], s: &[T]) -> (Vec<f64>, Vec<f32>) {
+    (h.iter().map(|v| v.to_f64()).collect(), s.iter().map(|v| v.to_f64() as f32).collect())
+}
+
+/// The mixed precision's CPU reference: h in f64, s, α, β and the fluxes in f32.
+struct OnCpuMixed(CpuSediment<f32, f64>);
+
+impl<T: GpuReal> Backing<T> for OnCpuMixed {
+    fn step(&mut self) -> Result<()> {
+        self.0.step();
+        Ok(())
+    }
+    fn set_dt(&mut self, problem: &Problem, dt: f64) {
+        self.0.set_dt(problem, dt)
+    }
+    fn stability(&self, problem: &Problem, k: Conductances) -> Result<StabilityLimit> {
+        Ok(problem.stability_with(k, self.0.h()))
+    }
+    fn fields(&self) -> Result<(Vec<T>, Vec<T>)> {
+        Ok(as_runner(self.0.h(), self.0.s()))
+    }
+    fn low(&self) -> Result<Option<Vec<T>>> {
+        Ok(None)
+    }
+    fn resume(&mut self, h: &[T], s: &[T], _low: Option<&[T]>) -> Result<()> {
+        let (h, s) = from_runner(h, s);
+        self.0.resume(&h, &s, None)
+    }
+    fn describe(&self) -> String {
+        format!("CPU reference ({} threads), mixed precision (h in f64, the rest in f32)", rayon::current_num_threads())
+    }
+}
+
+/// The mixed precision on the GPU: h in f64, s, α, β in f32.
+struct OnGpuMixed {
+    gpu: Arc<Gpu>,
+    model: GpuMixed,
+}
+
+impl<T: GpuReal> Backing<T> for OnGpuMixed {
+    fn step(&mut self) -> Result<()> {
+        self.model.step()
+    }
+    fn set_dt(&mut self, problem: &Problem, dt: f64) {
+        self.model.set_dt(problem, dt)
+    }
+    fn stability(&self, problem: &Problem, k: Conductances) -> Result<StabilityLimit> {
+        Ok(problem.stability_with(k, &self.model.download_h(&self.gpu)?))
+    }
+    fn fields(&self) -> Result<(Vec<T>, Vec<T>)> {
+        let (h, s) = self.model.download(&self.gpu)?;
+        Ok(as_runner(&h, &s))
+    }
+    fn low(&self) -> Result<Option<Vec<T>>> {
+        Ok(None)
+    }
+    fn resume(&mut self, h: &[T], s: &[T], _low: Option<&[T]>) -> Result<()> {
+        let (h, s) = from_runner(h, s);
+        self.model.resume(&self.gpu, &h, &s)
+    }
+    fn describe(&self) -> String {
+        "GPU, variant fused, mixed precision (h in f64, the rest in f32)".into()
+    }
+}
+
 /// A sediment run on either backend.
 pub struct SedimentModel<'p, T: GpuReal> {
     problem: &'p Problem,
@@ -130,7 +203,43 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
             }
             Backend::Cpu { .. } => Box::new(OnCpu(CpuSediment::new(problem, dt)?)),
         };
-        Ok(SedimentModel { problem, backing, policy, conductances, dt, dt_set: dt, since_update: 0, clock: Clock::START })
+        Ok(SedimentModel::with(problem, backing, policy, conductances, dt))
+    }
+
+    /// The mixed precision (h in f64, the rest in f32) on the GPU of `backend` with the fused
+    /// kernel of the problem's scheme (the one variant with a mixed entry), or the CPU
+    /// reference. The runner runs it with `T` = f64: states and checkpoints hold h as it is and
+    /// s widened (exact).
+    pub fn mixed(
+        backend: &Backend,
+        problem: &'p Problem,
+        policy: StepPolicy,
+        variant: StepVariant,
+        launch: Launch,
+    ) -> Result<SedimentModel<'p, T>> {
+        if variant != StepVariant::Fused {
+            return Err(Error::invalid(format!(
+                "precision mixed runs the fused kernel only; gpu.variant = \"{}\" runs f32 or f64",
+                variant.name()
+            )));
+        }
+        let conductances = problem.conductances();
+        let dt = policy.forced.unwrap_or_else(|| problem.stability_with(conductances, &problem.h).automatic());
+        let backing: Box<dyn Backing<T>> = match backend {
+            Backend::Gpu(gpu) => Box::new(OnGpuMixed { gpu: gpu.clone(), model: GpuMixed::new(gpu, problem, dt, launch)? }),
+            Backend::Cpu { .. } => Box::new(OnCpuMixed(CpuSediment::new(problem, dt)?)),
+        };
+        Ok(SedimentModel::with(problem, backing, policy, conductances, dt))
+    }
+
+    fn with(
+        problem: &'p Problem,
+        backing: Box<dyn Backing<T>>,
+        policy: StepPolicy,
+        conductances: Conductances,
+        dt: f64,
+    ) -> SedimentModel<'p, T> {
+        SedimentModel { problem, backing, policy, conductances, dt, dt_set: dt, since_update: 0, clock: Clock::START }
     }
 
     /// Recompute the automatic step from the current h.

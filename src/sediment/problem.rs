@@ -257,7 +257,7 @@ impl Problem {
     /// The kernels' constants for step `dt`, in precision `T`.
     pub fn coeffs<T: Real>(&self, dt: f64, rows_per_thread: u32) -> Coeffs<T> {
         let t = T::from_f64;
-        let q_delta = |k: usize| t(self.sides[k].q * if k < 2 { self.dx } else { self.dy });
+        let q_delta = |k: usize| t(self.q_delta(k));
         Coeffs {
             nx: self.nx as u32,
             ny: self.ny as u32,
@@ -278,7 +278,15 @@ impl Problem {
             inv_cm: t(1.0 / self.cm),
             q_delta: [q_delta(0), q_delta(1), q_delta(2), q_delta(3)],
             s_in: [t(self.sides[0].s_in), t(self.sides[1].s_in), t(self.sides[2].s_in), t(self.sides[3].s_in)],
+            dt_dx2_f64: dt / (self.dx * self.dx),
+            dt_dy2_f64: dt / (self.dy * self.dy),
+            q_delta_f64: [0, 1, 2, 3].map(|k| self.q_delta(k)),
         }
+    }
+
+    /// q·Δ of side `k` (0..4: west, east, south, north): the inflow times the spacing normal to it.
+    fn q_delta(&self, k: usize) -> f64 {
+        self.sides[k].q * if k < 2 { self.dx } else { self.dy }
     }
 
     /// Sediment volume the sides supply per unit time (inflow × side length).

@@ -493,7 +493,8 @@ impl Case for TridiagCase {
         let mut s = start(self, opts)?;
         let result = match s.precision {
             Precision::F32 => self.run_t::<f32>(opts, &s.backend, &mut s.dir),
-            Precision::F64 => self.run_t::<f64>(opts, &s.backend, &mut s.dir),
+            // `start` refused mixed: this solver has none.
+            Precision::F64 | Precision::Mixed => self.run_t::<f64>(opts, &s.backend, &mut s.dir),
         };
         match &result {
             Ok(_) => s.dir.finish("finished")?,
@@ -537,6 +538,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     #[cfg(feature = "bench")]
     bench: Some(super::bench::SUITE),
     load: |doc| Ok(Box::new(TridiagCase::load(doc)?)),
+    mixed: false,
 };
 
 #[cfg(test)]

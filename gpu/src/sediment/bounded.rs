@@ -15,7 +15,7 @@
 //! h-update moves. Under the Δt limit of the note, s' is a convex combination of s, 0 and 1.
 
 use super::{Coeffs, Five, compensated_add};
-use crate::Real;
+use crate::{Level, Real};
 
 /// Mobilities of sand and mud at a point: (αs/C_s, β(1−s)/C_m).
 #[inline(always)]
@@ -34,31 +34,50 @@ pub fn face_mobility<T: Real>(m_c: T, m_n: T, c_up: bool) -> T {
     if mean < cap { mean } else { cap }
 }
 
+/// (sand, mud) face mobilities between cell c and neighbour n.
+#[inline(always)]
+fn face_mobilities<T: Real, H: Level<T>>(h_c: H, h_n: H, a_c: T, a_n: T, b_c: T, b_n: T) -> (T, T) {
+    let c_up = h_c > h_n;
+    (face_mobility(a_c, a_n, c_up), face_mobility(b_c, b_n, c_up))
+}
+
 /// (sand, mud) flux across one face into cell c, per Δt/Δ², from neighbour n.
 #[inline(always)]
-fn face_flux<T: Real>(h_c: T, h_n: T, a_c: T, a_n: T, b_c: T, b_n: T) -> (T, T) {
-    let d = h_n - h_c;
-    let c_up = h_c > h_n;
-    (face_mobility(a_c, a_n, c_up) * d, face_mobility(b_c, b_n, c_up) * d)
+fn face_flux<T: Real, H: Level<T>>(h_c: H, h_n: H, a_c: T, a_n: T, b_c: T, b_n: T) -> (T, T) {
+    let d = h_n.minus(h_c);
+    let (a, b) = face_mobilities(h_c, h_n, a_c, a_n, b_c, b_n);
+    (a * d, b * d)
 }
 
 /// (h' − h, s') at one interior point. `h` the old heights, `s` the old sand fraction at the
 /// point, `a`, `b` the mobilities ([`mobility`]) on the stencil.
 #[inline(always)]
-fn bounded_terms<T: Real>(k: &Coeffs<T>, h: Five<T>, s: T, a: Five<T>, b: Five<T>) -> (T, T) {
+fn bounded_terms<T: Real, H: Level<T>>(k: &Coeffs<T>, h: Five<H>, s: T, a: Five<T>, b: Five<T>) -> (H, T) {
     let (ae, be) = face_flux(h.c, h.e, a.c, a.e, b.c, b.e);
     let (aw, bw) = face_flux(h.c, h.w, a.c, a.w, b.c, b.w);
     let (an, bn) = face_flux(h.c, h.n, a.c, a.n, b.c, b.n);
     let (as_, bs) = face_flux(h.c, h.s, a.c, a.s, b.c, b.s);
     let sand = k.dt_dx2 * (ae + aw) + k.dt_dy2 * (an + as_);
     let mud = k.dt_dx2 * (be + bw) + k.dt_dy2 * (bn + bs);
-    (sand + mud, s + ((T::ONE - s) * sand - s * mud) * k.inv_a)
+    // With a wider `H` (mixed), h's increment sums the faces' fluxes in `H` ([`Level::face`]):
+    // each face's is the same value, of opposite sign, in both of its cells.
+    let dh = if H::WIDER {
+        let face = |c: f64, n: H, a_n: T, b_n: T| {
+            let (a_f, b_f) = face_mobilities(h.c, n, a.c, a_n, b.c, b_n);
+            H::face(c, a_f + b_f, n, h.c)
+        };
+        let (x, y) = (k.dt_dx2_f64, k.dt_dy2_f64);
+        face(x, h.e, a.e, b.e) + face(x, h.w, a.w, b.w) + (face(y, h.n, a.n, b.n) + face(y, h.s, a.s, b.s))
+    } else {
+        H::widen(sand + mud)
+    };
+    (dh, s + ((T::ONE - s) * sand - s * mud) * k.inv_a)
 }
 
 /// (h', s') at one interior point. `h` the old heights, `s` the old sand fraction at the point,
 /// `a`, `b` the mobilities ([`mobility`]) on the stencil.
 #[inline(always)]
-pub fn bounded_point<T: Real>(k: &Coeffs<T>, h: Five<T>, s: T, a: Five<T>, b: Five<T>) -> (T, T) {
+pub fn bounded_point<T: Real, H: Level<T>>(k: &Coeffs<T>, h: Five<H>, s: T, a: Five<T>, b: Five<T>) -> (H, T) {
     let (dh, sp) = bounded_terms(k, h, s, a, b);
     (h.c + dh, sp)
 }
@@ -67,10 +86,17 @@ pub fn bounded_point<T: Real>(k: &Coeffs<T>, h: Five<T>, s: T, a: Five<T>, b: Fi
 /// of h at the point) h' = h + lo + (h' − h) to round-off of the pair ([`compensated_add`]);
 /// without, [`bounded_point`]'s h' and a zero low part. s' is the same either way.
 #[inline(always)]
-pub fn bounded_next<T: Real>(k: &Coeffs<T>, h: Five<T>, lo: Option<T>, s: T, a: Five<T>, b: Five<T>) -> ((T, T), T) {
+pub fn bounded_next<T: Real, H: Level<T>>(
+    k: &Coeffs<T>,
+    h: Five<H>,
+    lo: Option<H>,
+    s: T,
+    a: Five<T>,
+    b: Five<T>,
+) -> ((H, H), T) {
     let (dh, sp) = bounded_terms(k, h, s, a, b);
     match lo {
-        None => ((h.c + dh, T::ZERO), sp),
+        None => ((h.c + dh, H::ZERO), sp),
         Some(lo) => (compensated_add(h.c, lo, dh), sp),
     }
 }

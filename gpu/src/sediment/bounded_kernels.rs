@@ -7,6 +7,7 @@ use super::stencil::{
     Load, Low, Plain, ReadOnly, fill_tile, five_tile, halo_computes, halo_ij, interior_ij, multi_rows,
 };
 use super::{BOUNDED_STREAM_COLS, Coeffs, Five, bounded_next, mobility};
+use crate::Level;
 use crate::device::{DeviceReal, shared, thread};
 
 /// What a kernel writes: h', s' or both.
@@ -16,22 +17,22 @@ pub(super) const BOTH: u8 = 3;
 
 /// The inputs of one point: h, s and the two mobilities.
 #[derive(Clone, Copy)]
-struct Cell<T> {
-    h: T,
+struct Cell<T, H = T> {
+    h: H,
     s: T,
     a: T,
     b: T,
 }
 
 #[inline(always)]
-unsafe fn cell<T: DeviceReal, L: Load>(
+unsafe fn cell<T: DeviceReal, H: DeviceReal, L: Load>(
     k: &Coeffs<T>,
-    h: *const T,
+    h: *const H,
     s: *const T,
     al: *const T,
     be: *const T,
     g: usize,
-) -> Cell<T> {
+) -> Cell<T, H> {
     unsafe {
         let sv = L::ld(s, g);
         let (a, b) = mobility(k, sv, L::ld(al, g), L::ld(be, g));
@@ -40,16 +41,16 @@ unsafe fn cell<T: DeviceReal, L: Load>(
 }
 
 /// (h' with its low part, s') at `c` from the stencil of old values there.
-type Next<T> = ((T, T), T);
+type Next<T, H = T> = ((H, H), T);
 
 /// Store what `OUT` asks for at index `c` (with h' its low part on the compensated path).
 #[inline(always)]
-unsafe fn store<T: DeviceReal, const OUT: u8, const LOW: bool>(
-    hn: *mut T,
+unsafe fn store<T: DeviceReal, H: DeviceReal, const OUT: u8, const LOW: bool>(
+    hn: *mut H,
     sn: *mut T,
-    low: Low<T, LOW>,
+    low: Low<H, LOW>,
     c: usize,
-    ((hp, lp), sp): Next<T>,
+    ((hp, lp), sp): Next<T, H>,
 ) {
     unsafe {
         if OUT & H != 0 {
@@ -104,9 +105,9 @@ pub(super) unsafe fn bounded_direct<T: DeviceReal, L: Load, const OUT: u8, const
     let p = k.pitch as usize;
     let c = j as usize * p + i as usize;
     unsafe {
-        let at = |g: usize| cell::<T, L>(&k, h, s, al, be, g);
+        let at = |g: usize| cell::<T, T, L>(&k, h, s, al, be, g);
         let v = point(&k, low.at(c), at(c), at(c - 1), at(c + 1), at(c - p), at(c + p));
-        store::<T, OUT, LOW>(hn, sn, low, c, v);
+        store::<T, T, OUT, LOW>(hn, sn, low, c, v);
     }
 }
 
@@ -138,7 +139,7 @@ pub(super) unsafe fn bounded_opt2<T: DeviceReal, const OUT: u8, const LOW: bool>
     unsafe {
         let (ta, tb) = (th.add(size), th.add(2 * size));
         let put = |ti: u32, tj: u32, gi: u32, gj: u32| {
-            let v = cell::<T, ReadOnly>(&k, h, s, al, be, gj as usize * p + gi as usize);
+            let v = cell::<T, T, ReadOnly>(&k, h, s, al, be, gj as usize * p + gi as usize);
             let t = tj as usize * tw + ti as usize;
             (*th.add(t), *ta.add(t), *tb.add(t)) = (v.h, v.a, v.b);
         };
@@ -149,7 +150,7 @@ pub(super) unsafe fn bounded_opt2<T: DeviceReal, const OUT: u8, const LOW: bool>
             let c = j as usize * p + i as usize;
             let (hv, a, b) = (five_tile(th, t, tw), five_tile(ta, t, tw), five_tile(tb, t, tw));
             let v = bounded_next(&k, hv, low.at(c), T::ldg(s.add(c)), a, b);
-            store::<T, OUT, LOW>(hn, sn, low, c, v);
+            store::<T, T, OUT, LOW>(hn, sn, low, c, v);
         }
     }
 }
@@ -184,14 +185,14 @@ pub(super) unsafe fn bounded_opt3<T: DeviceReal, const OUT: u8, const LOW: bool>
         let (ta, tb) = (th.add(size), th.add(2 * size));
         let mut sc = T::ZERO;
         if i <= k.nx + 1 && j <= k.ny + 1 {
-            let v = cell::<T, ReadOnly>(&k, h, s, al, be, c);
+            let v = cell::<T, T, ReadOnly>(&k, h, s, al, be, c);
             (*th.add(t), *ta.add(t), *tb.add(t), sc) = (v.h, v.a, v.b, v.s);
         }
         thread::sync_threads();
         if halo_computes(tx, ty) && i <= k.nx && j <= k.ny {
             let (hv, a, b) = (five_tile(th, t, tw), five_tile(ta, t, tw), five_tile(tb, t, tw));
             let v = bounded_next(&k, hv, low.at(c), sc, a, b);
-            store::<T, OUT, LOW>(hn, sn, low, c, v);
+            store::<T, T, OUT, LOW>(hn, sn, low, c, v);
         }
     }
 }
@@ -221,14 +222,14 @@ pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8, const LOW: bool
     let p = k.pitch as usize;
     let j_end = (j0 + k.rows_per_thread - 1).min(k.ny);
     unsafe {
-        let at = |g: usize| cell::<T, ReadOnly>(&k, h, s, al, be, g);
+        let at = |g: usize| cell::<T, T, ReadOnly>(&k, h, s, al, be, g);
         let mut c = j0 as usize * p + i as usize;
         let (mut south, mut centre) = (at(c - p), at(c));
         let mut j = j0;
         while j <= j_end {
             let north = at(c + p);
             let v = point(&k, low.at(c), centre, at(c - 1), at(c + 1), south, north);
-            store::<T, OUT, LOW>(hn, sn, low, c, v);
+            store::<T, T, OUT, LOW>(hn, sn, low, c, v);
             (south, centre) = (centre, north);
             c += p;
             j += 1;
@@ -242,22 +243,28 @@ pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8, const LOW: bool
 /// x-neighbours by shuffles: every input read once per strip (32/30 of the points), no shared
 /// memory, no barrier.
 ///
+/// Mixed precision (`H` = f64, `T` = f32): h and h′ are f64 arrays, the rest f32 (no low
+/// parts: `LOW` false); h's differences are formed in f64 ([`crate::Level`]).
+///
 /// # Safety
 /// Block x-dimension 32; grid x covers ceil(nx/30) strips, grid y × W covers ceil(ny/rows)
 /// chunks; arrays as for every sediment kernel.
+// Inlined into each entry: the plain f64 entry and the mixed one's (unused) f64 entry are
+// the same instance, which the compiler would otherwise call with its parameters in local memory.
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn bounded_fused<T: DeviceReal, const LOW: bool>(
+pub(super) unsafe fn bounded_fused<T: DeviceReal, H: DeviceReal + Level<T>, const LOW: bool>(
     k: Coeffs<T>,
-    h: *const T,
+    h: *const H,
     s: *const T,
     al: *const T,
     be: *const T,
-    hn: *mut T,
+    hn: *mut H,
     sn: *mut T,
-    lo: *const T,
-    lon: *mut T,
+    lo: *const H,
+    lon: *mut H,
 ) {
-    let low = Low::<T, LOW>::new(lo, lon);
+    let low = Low::<H, LOW>::new(lo, lon);
     let (nx, ny) = (k.nx as i64, k.ny as i64);
     let p = k.pitch as usize;
     let lane = thread::thread_idx_x();
@@ -271,7 +278,7 @@ pub(super) unsafe fn bounded_fused<T: DeviceReal, const LOW: bool>(
     let jl = (j0 + rows - 1).min(ny);
     // Lanes past the array load a clamped column and never store.
     let col = i.min(nx + 1) as usize;
-    let load = |row: i64| unsafe { cell::<T, ReadOnly>(&k, h, s, al, be, row as usize * p + col) };
+    let load = |row: i64| unsafe { cell::<T, H, ReadOnly>(&k, h, s, al, be, row as usize * p + col) };
     let writes = lane >= 1 && lane <= BOUNDED_STREAM_COLS && i <= nx;
     let (mut south, mut centre) = (load(j0 - 1), load(j0));
     let mut j = j0;
@@ -283,7 +290,7 @@ pub(super) unsafe fn bounded_fused<T: DeviceReal, const LOW: bool>(
         let b = Five { c: centre.b, w: centre.b.shfl_up(1), e: centre.b.shfl_down(1), s: south.b, n: north.b };
         if writes {
             let c = j as usize * p + i as usize;
-            unsafe { store::<T, BOTH, LOW>(hn, sn, low, c, bounded_next(&k, hv, low.at(c), centre.s, a, b)) };
+            unsafe { store::<T, H, BOTH, LOW>(hn, sn, low, c, bounded_next(&k, hv, low.at(c), centre.s, a, b)) };
         }
         (south, centre) = (centre, north);
         j += 1;

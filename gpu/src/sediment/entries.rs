@@ -16,6 +16,9 @@
 //! (`HC_…`, `C_…`, `BC_…`; docs/f32-conservation.md) reads and writes them, its plain one
 //! (compiled without them) is passed nulls.
 //!
+//! The mixed-precision entries (`M_…`, `MB_…`) run the fused kernels and the ghost fill with h
+//! and h' in f64 (`H` = f64 in their bodies) and the other fields in f32.
+//!
 //! Launch contract (all): `k` describes arrays of `(nx+2)(ny+2)` elements, every pointer is a
 //! whole such array (`lo`, `lon` of the compensated entries; the plain ones ignore them), outputs
 //! do not alias inputs, and the grid covers the interior as the host driver
@@ -64,14 +67,14 @@ kernels! {
         lo: *const T, lon: *mut T,
     }
     pub const FUSED_TILE: StepFused = sediment_fused_tile(fused_tile::<T, false>);
-    pub const FUSED: StepFused = sediment_fused(fused::<T, false>);
+    pub const FUSED: StepFused = sediment_fused(fused::<T, T, false>);
 
     pub const B_FUSED_TILE: StepFused = sediment_b_fused_tile(bounded_fused_tile::<T, false>);
-    pub const B_FUSED: StepFused = sediment_b_fused(bounded_fused::<T, false>);
+    pub const B_FUSED: StepFused = sediment_b_fused(bounded_fused::<T, T, false>);
     pub const C_FUSED_TILE: StepFused = sediment_c_fused_tile(fused_tile::<T, true>);
-    pub const C_FUSED: StepFused = sediment_c_fused(fused::<T, true>);
+    pub const C_FUSED: StepFused = sediment_c_fused(fused::<T, T, true>);
     pub const BC_FUSED_TILE: StepFused = sediment_bc_fused_tile(bounded_fused_tile::<T, true>);
-    pub const BC_FUSED: StepFused = sediment_bc_fused(bounded_fused::<T, true>);
+    pub const BC_FUSED: StepFused = sediment_bc_fused(bounded_fused::<T, T, true>);
 
     /// The bounded scheme's h' (H kernels) or s' (S kernels) into `out` from h, s, α, β; h's low
     /// parts as for [`StepH`] (the S kernels ignore them).
@@ -95,5 +98,22 @@ kernels! {
 
     /// The ghost layer of h, s, α, β: one thread per perimeter point.
     pub struct SetGhosts<T> { k: Coeffs<T>, h: *mut T, s: *mut T, al: *mut T, be: *mut T }
-    pub const GHOSTS: SetGhosts = sediment_ghosts(ghosts::<T>);
+    pub const GHOSTS: SetGhosts = sediment_ghosts(ghosts::<T, T>);
+
+    /// Mixed precision (docs/f32-conservation.md, "Mixed precision"): h' and s' in one pass with
+    /// h and h' in f64 and the rest in `T` (the `_f32` entry is the mixed mode; the `_f64` one
+    /// computes what the plain f64 kernel does, and is not used).
+    pub struct StepMixed<T> {
+        k: Coeffs<T>, h: *const f64, s: *const T, al: *const T, be: *const T, hn: *mut f64, sn: *mut T,
+    }
+    pub const M_FUSED: StepMixed = sediment_m_fused(
+        |k, h, s, al, be, hn, sn| fused::<T, f64, false>(k, h, s, al, be, hn, sn, core::ptr::null(), core::ptr::null_mut())
+    );
+    pub const MB_FUSED: StepMixed = sediment_mb_fused(
+        |k, h, s, al, be, hn, sn| bounded_fused::<T, f64, false>(k, h, s, al, be, hn, sn, core::ptr::null(), core::ptr::null_mut())
+    );
+
+    /// The ghost layer in mixed precision: h in f64, s, α, β in `T`.
+    pub struct SetGhostsMixed<T> { k: Coeffs<T>, h: *mut f64, s: *mut T, al: *mut T, be: *mut T }
+    pub const M_GHOSTS: SetGhostsMixed = sediment_m_ghosts(ghosts::<T, f64>);
 }

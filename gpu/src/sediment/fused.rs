@@ -2,6 +2,7 @@
 
 use super::stencil::{Low, ReadOnly, ab, five, five_tile, halo_computes, halo_ij};
 use super::{Coeffs, Five, STREAM_COLS, face_k, ghost_h, h_next, s_point, upwind_is_south, upwind_is_west};
+use crate::Level;
 use crate::device::{DeviceReal, shared, thread};
 
 /// One pass for the whole step (fused-tile): halo threads compute h' on a (BX+2)×(BY+2) tile (ghost tile
@@ -68,7 +69,7 @@ pub(super) unsafe fn fused_tile<T: DeviceReal, const LOW: bool>(
         if let Some((side, gi, ti)) = side_inner {
             let (ag, bg) = ab::<T, ReadOnly>(s, al, be, c);
             let (ai, bi) = ab::<T, ReadOnly>(s, al, be, gi);
-            *th.add(t) = ghost_h(*th.add(ti), k.side(side).0, face_k(&k, ag, ai, bg, bi));
+            *th.add(t) = ghost_h(*th.add(ti), k.q_delta_of(side), face_k(&k, ag, ai, bg, bi));
         }
         thread::sync_threads();
         if interior && halo_computes(tx, ty) {
@@ -86,12 +87,12 @@ pub(super) unsafe fn fused_tile<T: DeviceReal, const LOW: bool>(
 /// The inputs of one row at this lane's column: h, s, αs, β(1−s), and h's low part on the
 /// compensated path.
 #[derive(Clone, Copy)]
-struct Row<T> {
-    h: T,
+struct Row<T, H> {
+    h: H,
     s: T,
     a: T,
     b: T,
-    lo: Option<T>,
+    lo: Option<H>,
 }
 
 /// Fused step streamed by warps (the default `fused`). Block (32, W): each warp owns a strip
@@ -101,22 +102,28 @@ struct Row<T> {
 /// point instead of the tile version's halo overhead (7.6 with h's low parts read and written on
 /// the compensated path: h' is carried as (high, low) pairs, neighbours see the high part).
 ///
+/// Mixed precision (`H` = f64, `T` = f32): h and h′ are f64 arrays, the rest f32 (no low
+/// parts: `LOW` false); h's differences are formed in f64 ([`crate::Level`]).
+///
 /// # Safety
 /// Block x-dimension 32; grid x covers ceil(nx/28) strips, grid y × W covers ceil(ny/rows)
 /// chunks; arrays as for every sediment kernel.
+// Inlined into each entry: the plain f64 entry and the mixed one's (unused) f64 entry are
+// the same instance, which the compiler would otherwise call with its parameters in local memory.
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn fused<T: DeviceReal, const LOW: bool>(
+pub(super) unsafe fn fused<T: DeviceReal, H: DeviceReal + Level<T>, const LOW: bool>(
     k: Coeffs<T>,
-    h: *const T,
+    h: *const H,
     s: *const T,
     al: *const T,
     be: *const T,
-    hn: *mut T,
+    hn: *mut H,
     sn: *mut T,
-    lo: *const T,
-    lon: *mut T,
+    lo: *const H,
+    lon: *mut H,
 ) {
-    let low = Low::<T, LOW>::new(lo, lon);
+    let low = Low::<H, LOW>::new(lo, lon);
     let (nx, ny) = (k.nx as i64, k.ny as i64);
     let p = k.pitch as usize;
     let lane = thread::thread_idx_x();
@@ -133,28 +140,28 @@ pub(super) unsafe fn fused<T: DeviceReal, const LOW: bool>(
     let load = |row: i64| unsafe {
         let g = row as usize * p + col;
         let sv = T::ldg(s.add(g));
-        let (hv, a, b) = (T::ldg(h.add(g)), T::ldg(al.add(g)) * sv, T::ldg(be.add(g)) * (T::ONE - sv));
+        let (hv, a, b) = (H::ldg(h.add(g)), T::ldg(al.add(g)) * sv, T::ldg(be.add(g)) * (T::ONE - sv));
         Row { h: hv, s: sv, a, b, lo: low.at(g) }
     };
     // h' at an interior row from rows (m, c, p) of inputs; ghost columns by the boundary rule
     // from their inner neighbour. Every lane runs every shuffle (no divergent shuffles).
-    let hp_row = |m: &Row<T>, c: &Row<T>, n: &Row<T>| {
+    let hp_row = |m: &Row<T, H>, c: &Row<T, H>, n: &Row<T, H>| {
         let hv = Five { c: c.h, w: c.h.shfl_up(1), e: c.h.shfl_down(1), s: m.h, n: n.h };
         let a = Five { c: c.a, w: c.a.shfl_up(1), e: c.a.shfl_down(1), s: m.a, n: n.a };
         let b = Five { c: c.b, w: c.b.shfl_up(1), e: c.b.shfl_down(1), s: m.b, n: n.b };
         let v = h_next(&k, hv, c.lo, a, b);
         let (from_e, from_w) = (v.0.shfl_down(1), v.0.shfl_up(1));
         if i == 0 {
-            (ghost_h(from_e, k.side(0).0, face_k(&k, c.a, a.e, c.b, b.e)), T::ZERO)
+            (ghost_h(from_e, k.q_delta_of(0), face_k(&k, c.a, a.e, c.b, b.e)), H::ZERO)
         } else if i == nx + 1 {
-            (ghost_h(from_w, k.side(1).0, face_k(&k, c.a, a.w, c.b, b.w)), T::ZERO)
+            (ghost_h(from_w, k.q_delta_of(1), face_k(&k, c.a, a.w, c.b, b.w)), H::ZERO)
         } else {
             v
         }
     };
     // h' at a ghost row from the inner row's h' (south: side 2, north: side 3).
-    let hp_ghost_row = |inner_hp: (T, T), ghost: &Row<T>, inner: &Row<T>, side: usize| {
-        (ghost_h(inner_hp.0, k.side(side).0, face_k(&k, ghost.a, inner.a, ghost.b, inner.b)), T::ZERO)
+    let hp_ghost_row = |inner_hp: (H, H), ghost: &Row<T, H>, inner: &Row<T, H>, side: usize| {
+        (ghost_h(inner_hp.0, k.q_delta_of(side), face_k(&k, ghost.a, inner.a, ghost.b, inner.b)), H::ZERO)
     };
     let writes = lane >= 2 && lane <= STREAM_COLS + 1 && i >= 1 && i <= nx;
 

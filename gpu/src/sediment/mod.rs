@@ -23,11 +23,13 @@
 //! default is the bounded scheme (`BOUNDED`, [`bounded`]): one pass from the old h, s with
 //! upwind-capped face mobilities, which keeps 0 ≤ s ≤ 1 under its Δt limit.
 //!
-//! The point functions below are shared by the kernels and the CPU reference.
+//! The point functions below are shared by the kernels and the CPU reference. They take h as a
+//! [`Level`] `H` of the flux precision `T`: `H = T` is the f32 and f64 path, `H = f64` with
+//! `T = f32` the mixed one (h stored and updated in f64, its differences rounded once to f32).
 
-use crate::Real;
 use crate::grid::Layout2;
 use crate::halo::{EXTRAPOLATE, GRADIENT, Ghost, ghost_value};
+use crate::{Level, Real};
 
 /// Constants of one step, precomputed on the host.
 #[repr(C)]
@@ -61,6 +63,11 @@ pub struct Coeffs<T> {
     /// and the sand fraction of the supplied sediment.
     pub q_delta: [T; 4],
     pub s_in: [T; 4],
+    /// Δt/Δx², Δt/Δy² and q·Δ per side in f64, for the h update of the mixed precision (h in
+    /// f64: [`Level::WIDER`]); the other paths do not read them.
+    pub dt_dx2_f64: f64,
+    pub dt_dy2_f64: f64,
+    pub q_delta_f64: [f64; 4],
 }
 
 impl<T: Real> Coeffs<T> {
@@ -81,6 +88,16 @@ impl<T: Real> Coeffs<T> {
             1 => (self.q_delta[1], self.s_in[1]),
             2 => (self.q_delta[2], self.s_in[2]),
             _ => (self.q_delta[3], self.s_in[3]),
+        }
+    }
+    /// q·Δ of side 0..4 in `T` and in f64 (a `match`, as [`side`](Self::side)), for [`ghost_h`].
+    #[inline(always)]
+    pub fn q_delta_of(&self, side: usize) -> (T, f64) {
+        match side {
+            0 => (self.q_delta[0], self.q_delta_f64[0]),
+            1 => (self.q_delta[1], self.q_delta_f64[1]),
+            2 => (self.q_delta[2], self.q_delta_f64[2]),
+            _ => (self.q_delta[3], self.q_delta_f64[3]),
         }
     }
 }
@@ -108,18 +125,27 @@ pub fn face_k<T: Real>(k: &Coeffs<T>, a0: T, a1: T, b0: T, b1: T) -> T {
 }
 
 /// The x and y parts of h' − h at one interior point. `a` = αs and `b` = β(1−s) on the stencil.
+/// With a wider `H` (mixed), each face's part is widened before the sum ([`Level::WIDER`]).
 #[inline(always)]
-fn h_terms<T: Real>(k: &Coeffs<T>, h: Five<T>, a: Five<T>, b: Five<T>) -> (T, T) {
+fn h_terms<T: Real, H: Level<T>>(k: &Coeffs<T>, h: Five<H>, a: Five<T>, b: Five<T>) -> (H, H) {
     let ke = face_k(k, a.c, a.e, b.c, b.e);
     let kw = face_k(k, a.c, a.w, b.c, b.w);
     let kn = face_k(k, a.c, a.n, b.c, b.n);
     let ks = face_k(k, a.c, a.s, b.c, b.s);
-    (k.dt_dx2 * (ke * (h.e - h.c) - kw * (h.c - h.w)), k.dt_dy2 * (kn * (h.n - h.c) - ks * (h.c - h.s)))
+    if H::WIDER {
+        let (x, y) = (k.dt_dx2_f64, k.dt_dy2_f64);
+        (H::face(x, ke, h.e, h.c) - H::face(x, kw, h.c, h.w), H::face(y, kn, h.n, h.c) - H::face(y, ks, h.c, h.s))
+    } else {
+        (
+            H::widen(k.dt_dx2 * (ke * h.e.minus(h.c) - kw * h.c.minus(h.w))),
+            H::widen(k.dt_dy2 * (kn * h.n.minus(h.c) - ks * h.c.minus(h.s))),
+        )
+    }
 }
 
 /// h' at one interior point. `a` = αs and `b` = β(1−s) on the stencil.
 #[inline(always)]
-pub fn h_point<T: Real>(k: &Coeffs<T>, h: Five<T>, a: Five<T>, b: Five<T>) -> T {
+pub fn h_point<T: Real, H: Level<T>>(k: &Coeffs<T>, h: Five<H>, a: Five<T>, b: Five<T>) -> H {
     let (x, y) = h_terms(k, h, a, b);
     h.c + x + y
 }
@@ -128,9 +154,9 @@ pub fn h_point<T: Real>(k: &Coeffs<T>, h: Five<T>, a: Five<T>, b: Five<T>) -> T 
 /// part of h at the point), h' = h + lo + increment kept to round-off of the pair
 /// ([`compensated_add`]); without, [`h_point`] and a zero low part.
 #[inline(always)]
-pub fn h_next<T: Real>(k: &Coeffs<T>, h: Five<T>, lo: Option<T>, a: Five<T>, b: Five<T>) -> (T, T) {
+pub fn h_next<T: Real, H: Level<T>>(k: &Coeffs<T>, h: Five<H>, lo: Option<H>, a: Five<T>, b: Five<T>) -> (H, H) {
     match lo {
-        None => (h_point(k, h, a, b), T::ZERO),
+        None => (h_point(k, h, a, b), H::ZERO),
         Some(lo) => {
             let (x, y) = h_terms(k, h, a, b);
             compensated_add(h.c, lo, x + y)
@@ -154,12 +180,12 @@ pub fn compensated_add<T: Real>(hi: T, lo: T, dh: T) -> (T, T) {
 
 /// True when the x-upwind neighbour is west: the velocity −∇h' points east.
 #[inline(always)]
-pub fn upwind_is_west<T: Real>(hp: &Five<T>) -> bool {
+pub fn upwind_is_west<H: Real>(hp: &Five<H>) -> bool {
     hp.w > hp.e
 }
 /// True when the y-upwind neighbour is south.
 #[inline(always)]
-pub fn upwind_is_south<T: Real>(hp: &Five<T>) -> bool {
+pub fn upwind_is_south<H: Real>(hp: &Five<H>) -> bool {
     hp.s > hp.n
 }
 
@@ -167,22 +193,32 @@ pub fn upwind_is_south<T: Real>(hp: &Five<T>) -> bool {
 /// `h_old`, `s` at the point; `hp` = h' on the stencil; `a_c` = αs at the point, `a_x`, `a_y`
 /// at its upwind neighbours in x and y (see [`upwind_is_west`], [`upwind_is_south`]).
 #[inline(always)]
-pub fn s_point<T: Real>(k: &Coeffs<T>, h_old: T, s: T, hp: Five<T>, a_c: T, a_x: T, a_y: T) -> T {
-    let lap = (hp.e - T::TWO * hp.c + hp.w) * k.inv_dx2 + (hp.n - T::TWO * hp.c + hp.s) * k.inv_dy2;
-    let gx = (hp.e - hp.w) * k.inv_2dx;
-    let gy = (hp.n - hp.s) * k.inv_2dy;
+pub fn s_point<T: Real, H: Level<T>>(k: &Coeffs<T>, h_old: H, s: T, hp: Five<H>, a_c: T, a_x: T, a_y: T) -> T {
+    let lap = H::second_difference(hp.e, hp.c, hp.w) * k.inv_dx2 + H::second_difference(hp.n, hp.c, hp.s) * k.inv_dy2;
+    let gx = hp.e.minus(hp.w) * k.inv_2dx;
+    let gy = hp.n.minus(hp.s) * k.inv_2dy;
     let dax = if upwind_is_west(&hp) { a_c - a_x } else { a_x - a_c } * k.inv_dx;
     let day = if upwind_is_south(&hp) { a_c - a_y } else { a_y - a_c } * k.inv_dy;
-    s + k.dt_a * k.inv_cs * (a_c * lap + dax * gx + day * gy) - s * (hp.c - h_old) * k.inv_a
+    s + k.dt_a * k.inv_cs * (a_c * lap + dax * gx + day * gy) - s * hp.c.minus(h_old) * k.inv_a
 }
 
 /// Ghost h beyond a side with inflow q, the prescribed-gradient condition: the face flux
 /// K·(h_ghost − h_inner)/Δ equals q, so h_ghost = h_inner + (q/K)·Δ, with K the face
-/// conductance the h-stencil uses and the spacing Δ already in `q_delta` = q·Δ. A face with no
-/// conductance (K = 0) cannot carry flux and copies h.
+/// conductance the h-stencil uses and the spacing Δ already in q·Δ (given in `T` and in f64,
+/// [`Coeffs::q_delta_of`]). A face with no
+/// conductance (K = 0) cannot carry flux and copies h. With a wider h (mixed), q·Δ/K is formed
+/// in f64, so that the h update's f64 face flux K·(h_ghost − h_inner) gives back q·Δ.
 #[inline(always)]
-pub fn ghost_h<T: Real>(h_inner: T, q_delta: T, k_face: T) -> T {
-    if k_face > T::ZERO { ghost_value(GRADIENT, h_inner, T::ONE, q_delta / k_face, T::ONE) } else { h_inner }
+pub fn ghost_h<T: Real, H: Level<T>>(h_inner: H, (q_delta, q_delta_f64): (T, f64), k_face: T) -> H {
+    if k_face > T::ZERO {
+        if H::WIDER {
+            h_inner + H::from_f64(q_delta_f64) / H::widen(k_face)
+        } else {
+            ghost_value(GRADIENT, h_inner, H::ONE, H::widen(q_delta / k_face), H::ONE)
+        }
+    } else {
+        h_inner
+    }
 }
 
 /// Ghost s beyond a side: the supplied fraction where sediment flows in, else the edge value.
@@ -204,15 +240,22 @@ pub fn ghost_s<T: Real>(s_inner: T, q_delta: T, s_in: T) -> T {
 /// The four pointers hold `(nx+2)(ny+2)` elements and `gh` comes from
 /// `perimeter_ghost(&k.layout(), [EXTRAPOLATE; 4], _)`.
 #[inline(always)]
-pub unsafe fn set_ghost<T: Real>(k: &Coeffs<T>, h: *mut T, s: *mut T, alpha: *mut T, beta: *mut T, gh: Ghost) {
+pub unsafe fn set_ghost<T: Real, H: Level<T>>(
+    k: &Coeffs<T>,
+    h: *mut H,
+    s: *mut T,
+    alpha: *mut T,
+    beta: *mut T,
+    gh: Ghost,
+) {
     // One arm per side, so each reads its side's inflow at a constant index: a side chosen at
     // run time would index the by-value coefficients and move them to local memory.
     unsafe {
         match gh.side {
-            0 => side_ghost::<T, 0>(k, h, s, alpha, beta, gh),
-            1 => side_ghost::<T, 1>(k, h, s, alpha, beta, gh),
-            2 => side_ghost::<T, 2>(k, h, s, alpha, beta, gh),
-            3 => side_ghost::<T, 3>(k, h, s, alpha, beta, gh),
+            0 => side_ghost::<T, H, 0>(k, h, s, alpha, beta, gh),
+            1 => side_ghost::<T, H, 1>(k, h, s, alpha, beta, gh),
+            2 => side_ghost::<T, H, 2>(k, h, s, alpha, beta, gh),
+            3 => side_ghost::<T, H, 3>(k, h, s, alpha, beta, gh),
             _ => {
                 let (g, i) = (gh.ghost, gh.source);
                 let (a, b, si, hi) = (*alpha.add(i), *beta.add(i), *s.add(i), *h.add(i));
@@ -224,9 +267,9 @@ pub unsafe fn set_ghost<T: Real>(k: &Coeffs<T>, h: *mut T, s: *mut T, alpha: *mu
 
 /// [`set_ghost`] for a ghost of side `SIDE`.
 #[inline(always)]
-unsafe fn side_ghost<T: Real, const SIDE: usize>(
+unsafe fn side_ghost<T: Real, H: Level<T>, const SIDE: usize>(
     k: &Coeffs<T>,
-    h: *mut T,
+    h: *mut H,
     s: *mut T,
     alpha: *mut T,
     beta: *mut T,
@@ -244,7 +287,7 @@ unsafe fn side_ghost<T: Real, const SIDE: usize>(
         } else {
             face_k(k, ai * sg, ai * si, bi * (T::ONE - sg), bi * (T::ONE - si))
         };
-        (*alpha.add(g), *beta.add(g), *s.add(g), *h.add(g)) = (ai, bi, sg, ghost_h(hi, q_delta, kf));
+        (*alpha.add(g), *beta.add(g), *s.add(g), *h.add(g)) = (ai, bi, sg, ghost_h(hi, k.q_delta_of(SIDE), kf));
     }
 }
 
