@@ -315,9 +315,9 @@ proptest! {
         warps in prop::sample::select(vec![1u32, 2, 4, 8]),
         rows in prop::sample::select(vec![1u32, 3, 8]),
         steps in prop::sample::select(vec![1usize, 5]),
-        scheme in prop::sample::select(Scheme::ALL.to_vec()),
     ) {
-        let p = random_problem(nx, ny, seed, inflow, scheme);
+        // The seed scheme is refused on the GPU in mixed (`mixed_gpu_refuses_the_seed_scheme`).
+        let p = random_problem(nx, ny, seed, inflow, Scheme::Bounded);
         check_gpu(&p, Launch { block: (32, warps), rows }, steps)?;
     }
 }
@@ -332,7 +332,7 @@ const GPU_STEPS: u64 = 30_000;
 )]
 fn mixed_gpu_keeps_f64_mass_balance() {
     let gpu = gpu();
-    for scheme in Scheme::ALL {
+    for scheme in [Scheme::Bounded] {
         let mut p = setup::basin(61, 61, 5.0).unwrap();
         p.scheme = scheme;
         let dt = auto_dt(&p);
@@ -346,4 +346,23 @@ fn mixed_gpu_keeps_f64_mass_balance() {
         println!("{} scheme, mixed on the GPU at 61², {GPU_STEPS} steps: {err:.2e}", scheme.name());
         assert!(err.abs() <= BOUND, "{} scheme: relative mass balance {err:.3e}", scheme.name());
     }
+}
+
+/// The seed scheme in mixed precision on the GPU: refused in one line naming the ways out (its
+/// kernels lost 5.6e-9 of the supplied volume over 30 000 steps on an H100: the ghost kernel's
+/// face conductance rounds otherwise than the fused kernel's; src/sediment/mixed.rs).
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn mixed_gpu_refuses_the_seed_scheme() {
+    let gpu = gpu();
+    let mut p = setup::basin(16, 16, 5.0).unwrap();
+    p.scheme = Scheme::Seed;
+    let e = GpuMixed::new(&gpu, &p, auto_dt(&p), Launch::default()).err().expect("refused").to_string();
+    assert_eq!(
+        e,
+        "precision mixed with the seed scheme is not available on the GPU yet; use --scheme bounded or --backend cpu"
+    );
 }
