@@ -89,16 +89,22 @@ fn transpose<T: Copy>(src: &[T], w: usize, h: usize, dst: &mut [T]) {
     }
 }
 
+/// `src` (`w` × `h`, x fastest) transposed into a new vector (the transposed orientation's beds,
+/// on both backends).
+pub(super) fn transposed<T: Copy + Default>(src: &[T], w: usize, h: usize) -> Vec<T> {
+    let mut dst = vec![T::default(); src.len()];
+    transpose(src, w, h, &mut dst);
+    dst
+}
+
 impl<T: Real> Split<T> {
     /// For a problem of constants `k` over the padded corner bed `bed` and centre bed
     /// `cell_bed`, in `scheme` (DS1 or DS2) with r = `safety`.
     pub fn new(scheme: Scheme, wet_dry: WetDry, cfl: f64, safety: f64, k: &Coeffs<T>, bed: &[T], cell_bed: &[T]) -> Result<Split<T>> {
         let kt = k.transposed();
         let (px, py) = (k.nx as usize + 4, k.ny as usize + 4);
-        let mut tbed = vec![T::ZERO; bed.len()];
-        transpose(bed, px + 1, py + 1, &mut tbed);
-        let mut tcell = vec![T::ZERO; cell_bed.len()];
-        transpose(cell_bed, px, py, &mut tcell);
+        let tbed = transposed(bed, px + 1, py + 1);
+        let tcell = transposed(cell_bed, px, py);
         let n = k.cells();
         let zeros = || [vec![T::ZERO; n], vec![T::ZERO; n], vec![T::ZERO; n]];
         Ok(Split {

@@ -23,18 +23,10 @@ use kernels::kp::{
 };
 
 use super::super::Scheme;
+use super::super::split::transposed;
 
 /// A split run's Δt estimates (None before they are measured) and its discarded steps.
 pub type SplitState = (Option<(f64, f64)>, u64);
-
-/// `src` (`w` × `h`, x fastest) transposed.
-fn transpose<T: Copy>(src: &[T], w: usize, h: usize) -> Vec<T> {
-    let mut dst = Vec::with_capacity(src.len());
-    for i in 0..w {
-        dst.extend((0..h).map(|j| src[j * w + i]));
-    }
-    dst
-}
 
 /// The split schemes' RK stages (to the same orientation, and transposing) and clock kernels.
 struct SplitKernels<T: GpuReal> {
@@ -91,9 +83,9 @@ impl<T: GpuReal> GpuSplit<T> {
                 dt_floor,
             },
             ky: k.transposed(),
-            y_bed: gpu.upload(&transpose(bed, px + 1, py + 1))?,
-            y_cell_bed: gpu.upload(&transpose(cell_bed, px, py))?,
-            y_hi: hi.map(|hi| gpu.upload(&transpose(hi, px, py))).transpose()?,
+            y_bed: gpu.upload(&transposed(bed, px + 1, py + 1))?,
+            y_cell_bed: gpu.upload(&transposed(cell_bed, px, py))?,
+            y_hi: hi.map(|hi| gpu.upload(&transposed(hi, px, py))).transpose()?,
             work: [work()?, work()?, work()?],
             kernels: SplitKernels {
                 x: gpu.kernel::<T, _>(x)?,
