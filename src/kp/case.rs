@@ -344,10 +344,14 @@ impl KpCase {
         };
         let accumulation: Accumulation =
             f.numerics.accumulation.parse().map_err(|e| doc.invalid("numerics.accumulation", e))?;
-        let compensated = accumulation.compensates_in(common.run.precision) && !scheme.is_split();
-        // `auto` may run SRK2, the larger of its candidates.
-        let sized = if scheme_auto { Scheme::Srk2 } else { scheme };
-        let needs = needs(grid.nx as u64, grid.ny as u64, friction_field, sized, common.run.precision, compensated);
+        let precision = common.run.precision;
+        let compensated = |s: Scheme| accumulation.compensates_in(precision) && !s.is_split();
+        // `auto` may run any of its candidates: room for the largest.
+        let sized: &[Scheme] = if scheme_auto { crate::tune::scheme::candidates(precision) } else { &[scheme] };
+        let needs = sized
+            .iter()
+            .map(|&s| needs(grid.nx as u64, grid.ny as u64, friction_field, s, precision, compensated(s)))
+            .fold(Needs { host: 0, gpu: 0 }, |a, b| Needs { host: a.host.max(b.host), gpu: a.gpu.max(b.gpu) });
         crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
         let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
@@ -648,7 +652,7 @@ static FLAGS: &[Flag] = &[
     Flag::new("manning", "N", Set::Float("physics.manning"), "Manning coefficient n in s/m^(1/3), the same in every cell (0: no friction; a raster of n: initial.raster.manning)"),
     Flag::new("theta", "θ", Set::Float("physics.theta"), "generalized minmod θ in [1, 2]"),
     Flag::new("cfl", "C", Set::Float("time.cfl"), "Courant number, at most 0.25 (positivity)"),
-    Flag::new("scheme", "rk2|euler|srk2|ds1|ds2|auto", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), dimensional splitting, first (ds1) or second order (ds2), or auto (rk2 or srk2, whichever `hydrokern tune` found faster on this GPU); on the GPU ds1 and ds2 need --wet-dry bollermann or kp07 for now"),
+    Flag::new("scheme", "rk2|euler|srk2|ds1|ds2|auto", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), dimensional splitting, first (ds1) or second order (ds2), or auto (the fastest of rk2, srk2 and, in f64, ds2 by `hydrokern tune` on this GPU)"),
     Flag::new("ds-safety", "R", Set::Float("numerics.ds_safety"), "ds1/ds2: Δt = R·min(Δt_x, Δt_y) of the last substeps, R in (0, 1] (0.95)"),
     Flag::new("wet-dry", "bollermann|kp07|clamp", Set::Text("numerics.wet_dry"), "wet–dry fronts: partially flooded cells well balanced, drained with the actual Δt, their velocities held to their neighbours' (clamp, the default); the same reconstruction with an a-priori outflow cap (bollermann); or Kurganov–Petrova 2007's correction (kp07)"),
     Accumulation::FLAG,
