@@ -309,6 +309,8 @@ pub struct KpCase {
     launch: Launch,
     /// Whether the case left the launch to the defaults (the tuning cache may then choose it).
     tunable: bool,
+    /// Whether it left the x-line length to them (SRK2, DS1, DS2).
+    line_tunable: bool,
     /// `time.scheme = "auto"`: the problem says RK2, and a run takes the tuning cache's choice
     /// (`tune::scheme::auto_scheme`), built on first use into `auto_problem` when it differs.
     scheme_auto: bool,
@@ -428,6 +430,7 @@ impl KpCase {
             times,
             launch,
             tunable,
+            line_tunable: f.gpu.line.is_none(),
             scheme_auto,
             auto_problem: OnceLock::new(),
             early_exit,
@@ -572,19 +575,22 @@ impl Simulation for KpCase {
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         let ny = self.problem.ny;
-        let tuned = |gpu: &crate::Gpu| crate::tune::kp_launch(gpu, crate::tune::precision_of::<T>()).filter(|l| l.flux.check(ny).is_ok());
-        // The tuner does not search SRK2's line length: the case's (or the default) stays.
-        let launch = Launch {
-            line: self.launch.line,
-            ..crate::tune::case_launch(backend, self.tunable, self.launch, tuned, crate::tune::kp_label, "kp")
-        };
+        let precision = crate::tune::precision_of::<T>();
         let problem = match self.scheme_auto {
-            true => match crate::tune::scheme::auto_scheme(backend, crate::tune::precision_of::<T>()) {
+            true => match crate::tune::scheme::auto_scheme(backend, precision) {
                 s if s == self.problem.scheme => &self.problem,
                 s => self.auto_problem.get_or_init(|| Problem { scheme: s, ..self.problem.clone() }),
             },
             false => &self.problem,
         };
+        let tuned = |gpu: &crate::Gpu| crate::tune::kp_launch(gpu, precision).filter(|l| l.flux.check(ny).is_ok());
+        let launch = crate::tune::case_launch(backend, self.tunable, self.launch, tuned, crate::tune::kp_label, "kp");
+        // The x-line length only where the scheme runs that kernel (so no note elsewhere).
+        let uses_line = matches!(problem.scheme, Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2);
+        let line_tuned = |gpu: &crate::Gpu| crate::tune::kp_line(gpu, precision);
+        let line_label = |l: u32| format!("x-line {l}");
+        let line = crate::tune::case_launch(backend, self.line_tunable && uses_line, self.launch.line, line_tuned, line_label, "kp");
+        let launch = Launch { line, ..launch };
         let model = KpModel::<T>::new(backend, problem, launch, self.early_exit)?;
         Ok(Box::new(model.with_products(&self.info.output.products(), self.gauge_cells.clone())?))
     }
@@ -659,7 +665,7 @@ static FLAGS: &[Flag] = &[
     Flag::new("early-exit", "auto|on|off", Set::Text("gpu.early_exit"), "GPU early exit of dry blocks (auto: timed every 100 steps)"),
     Flag::new("flux", "KERNEL", Set::Text("gpu.flux"), "GPU flux kernel: stream (stream:WxR: W warps a block, R rows a warp) or tile (a shared-memory tile of --block)"),
     Flag::new("block", "BXxBY", Set::Pair("gpu.block"), "GPU block in cells, a multiple of 32 threads (also the wet map's tile)"),
-    Flag::new("line", "N", Set::Int("gpu.line"), "SRK2's x-line flux kernel: cells a block along a row, a multiple of 32 (default 128)"),
+    Flag::new("line", "N", Set::Int("gpu.line"), "SRK2's x-line flux kernel: cells a block along a row, a multiple of 32 (DS1 and DS2 too; default: `hydrokern tune`'s choice for this GPU, else 128)"),
 ];
 
 /// The registry's entry.
