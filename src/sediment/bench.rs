@@ -58,10 +58,7 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
                 balance::<f32>(gpu, opts, report, &problem, dt)?;
             }
             balance::<f64>(gpu, opts, report, &problem, dt)?;
-            // The GPU runs mixed precision in the bounded scheme only for now (src/sediment/mixed.rs).
-            if scheme == Scheme::Bounded {
-                balance_mixed(gpu, opts, report, &problem, dt)?;
-            }
+            balance_mixed(gpu, opts, report, &problem, dt)?;
         }
     }
     Ok(())
