@@ -595,12 +595,15 @@ impl Simulation for KpCase {
         Ok(Box::new(model.with_products(&self.info.output.products(), self.gauge_cells.clone())?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
-        let Some(h) = state.field("h") else { return String::new() };
-        let v = self.grid.integrate(&h.data);
-        let change = if self.v0 > 0.0 { (v - self.v0) / self.v0 } else { v };
-        // The precision and w update beside the change: f32's is compared with f64's.
-        let how = format!("{} {}", T::NAME, self.problem.accumulation_of::<T>());
+        let Some((v, change, how)) = self.volume_change(state) else { return String::new() };
         format!("volume {v:.6e} m³ (rel. change {change:+.1e}, {how})")
+    }
+    fn conservation<T: Real>(&self, state: &State<T>) -> Option<String> {
+        let (_, change, how) = self.volume_change(state)?;
+        // Walls and periodic sides close the domain: then the change is the error.
+        let closed = self.problem.boundary.iter().all(|&b| b != Boundary::Outflow);
+        let what = if closed { "no outflow side: all of it is error" } else { "outflow sides: water that left counts too" };
+        Some(format!("volume change {change:+.1e} of the initial volume, {how} ({what})"))
     }
     fn check<T: Real>(&self, state: &State<T>) -> Option<String> {
         let h = state.field("h")?;
@@ -628,6 +631,16 @@ impl Simulation for KpCase {
     }
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
         super::pictures::write(&self.problem, &self.grid, self.times.t_end, state, album, dir)
+    }
+}
+
+impl KpCase {
+    /// The volume in `state`, its change relative to the initial volume (the volume itself when
+    /// that is 0), and the precision and w update beside it: f32's is compared with f64's.
+    fn volume_change<T: Real>(&self, state: &State<T>) -> Option<(f64, f64, String)> {
+        let v = self.grid.integrate(&state.field("h")?.data);
+        let change = if self.v0 > 0.0 { (v - self.v0) / self.v0 } else { v };
+        Some((v, change, format!("{} {}", T::NAME, self.problem.accumulation_of::<T>())))
     }
 }
 
