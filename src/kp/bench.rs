@@ -199,8 +199,7 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
     friction::<T>(gpu, opts, report, n, launch)
 }
 
-/// DS1 and DS2 (seed 003 §3.1.2–3.1.3) in `bollermann` (the GPU refuses them with `clamp` for
-/// now): whole steps on the
+/// DS1 and DS2 (seed 003 §3.1.2–3.1.3) in the default wet–dry scheme: whole steps on the
 /// all-wet dam break, beside RK2's. Words a cell: a substep's x-line launch 7 (w, hu, hv and B
 /// read, R written), an Euler stage 10 (Qⁿ, R and the cell bed read, the output written), an RK2
 /// stage 2 13: DS1's step (X, Y: two Euler substeps) 34 for Δt, DS2's double step (four RK2
@@ -213,8 +212,7 @@ fn split<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usi
     let w = std::mem::size_of::<T>() as f64;
     let rate = |ms: f64| format!("{:.3} Gcell/s", cells / (ms * 1e-3) / 1e9);
     for (scheme, words, what) in [(Scheme::Ds1, 34.0, "advances Δt"), (Scheme::Ds2, 148.0, "advances 2Δt")] {
-        // `bollermann`: the GPU refuses the split schemes with `clamp` for now.
-        let problem = Problem { scheme, wet_dry: WetDry::Bollermann, ..setup::dam_break(n, n, false) };
+        let problem = Problem { scheme, ..setup::dam_break(n, n, false) };
         let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
         let t = time_gpu(gpu, opts.warmup, opts.reps, |_| m.step(FluxKernel::Full))?;
         let retries = m.split_state(gpu)?.map_or(0, |(_, r)| r);
