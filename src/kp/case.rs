@@ -342,6 +342,13 @@ impl KpCase {
                 doc.invalid("time.scheme", format!("unknown scheme '{name}' (expected rk2, euler, srk2, ds1, ds2 or auto)"))
             })?,
         };
+        if common.run.precision == Precision::Mixed {
+            // docs/f32-conservation.md, "Mixed precision for shallow water".
+            if scheme_auto {
+                return c.fail("time.scheme", "auto: precision mixed runs the rk2 and euler schemes only; auto may pick srk2, which runs f32 or f64");
+            }
+            super::mixed::check_scheme(scheme).map_err(|e| doc.invalid("time.scheme", e))?;
+        }
         let accumulation: Accumulation =
             f.numerics.accumulation.parse().map_err(|e| doc.invalid("numerics.accumulation", e))?;
         let compensated = accumulation.compensates_in(common.run.precision) && !scheme.is_split();
@@ -581,7 +588,10 @@ impl Simulation for KpCase {
             },
             false => &self.problem,
         };
-        let model = KpModel::<T>::new(backend, problem, launch, self.early_exit)?;
+        let model = match self.info.run.precision {
+            Precision::Mixed => KpModel::<T>::mixed(backend, problem, launch)?,
+            _ => KpModel::<T>::new(backend, problem, launch, self.early_exit)?,
+        };
         Ok(Box::new(model.with_products(&self.info.output.products(), self.gauge_cells.clone())?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
@@ -589,7 +599,10 @@ impl Simulation for KpCase {
         let v = self.grid.integrate(&h.data);
         let change = if self.v0 > 0.0 { (v - self.v0) / self.v0 } else { v };
         // The precision and w update beside the change: f32's is compared with f64's.
-        let how = format!("{} {}", T::NAME, self.problem.accumulation_of::<T>());
+        let how = match self.info.run.precision {
+            Precision::Mixed => "mixed (w in f64)".to_string(),
+            _ => format!("{} {}", T::NAME, self.problem.accumulation_of::<T>()),
+        };
         format!("volume {v:.6e} m³ (rel. change {change:+.1e}, {how})")
     }
     fn check<T: Real>(&self, state: &State<T>) -> Option<String> {
@@ -666,5 +679,5 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     #[cfg(feature = "bench")]
     bench: Some(super::bench::SUITE),
     load: |doc| Ok(Box::new(KpCase::load(doc)?)),
-    mixed: false,
+    mixed: true,
 };

@@ -4,6 +4,7 @@
 
 use super::Problem;
 use super::cpu::{CpuKp, Halt as CpuHalt};
+use super::mixed::CpuMixed;
 use super::gpu::{ClockState, FluxKernel, GpuKp, Launch};
 use crate::field::{interior_into, interior_of};
 use crate::model::{Checkpoint, Clock, Halt, Later, Model, Output, Pool, State, Until};
@@ -52,6 +53,20 @@ pub struct KpModel<'p, T: GpuReal> {
 enum On<T: GpuReal> {
     Cpu(Box<CpuKp<T>>, Option<CpuProducts<T>>),
     Gpu(Box<GpuRun<T>>),
+    /// The mixed precision's CPU reference (w in f64, the rest in f32), handed to the runner as
+    /// `T` (f64: w as it is, the rest widened exactly).
+    Mixed(Box<CpuMixed<f32, f64>>, Option<CpuProducts<T>>),
+}
+
+/// A mixed run's padded (w, hu, hv) as the runner's `T`.
+fn mixed_state<T: GpuReal>(m: &CpuMixed<f32, f64>) -> [Vec<T>; 3] {
+    let (w, hu, hv) = m.state();
+    [w.iter().map(|&v| T::from_f64(v)).collect(), widen(hu), widen(hv)]
+}
+
+/// f32 values as the runner's `T`.
+fn widen<T: GpuReal>(v: &[f32]) -> Vec<T> {
+    v.iter().map(|&v| T::from_f64(v as f64)).collect()
 }
 
 /// The GPU model with its early-exit bookkeeping.
@@ -98,6 +113,20 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         Ok(KpModel { problem, on, bed: None })
     }
 
+    /// The mixed precision (docs/f32-conservation.md, "Mixed precision for shallow water") on the
+    /// CPU reference; the GPU refuses it in one line for now. The runner runs it with `T` = f64.
+    pub fn mixed(backend: &Backend, problem: &'p Problem, launch: Launch) -> Result<Self> {
+        let on = match backend {
+            Backend::Gpu(_) => {
+                return Err(Error::invalid(
+                    "kp: precision mixed runs on the CPU reference only for now (--backend cpu); the GPU runs f32 or f64",
+                ));
+            }
+            Backend::Cpu { .. } => On::Mixed(Box::new(CpuMixed::new(problem, launch.block, false)?), None),
+        };
+        Ok(KpModel { problem, on, bed: None })
+    }
+
     /// Keep the gauges and maps of `spec` (at the interior cells `cells`, from
     /// [`Spec::cells`]) from the current state on.
     pub fn with_products(mut self, spec: &Spec, cells: Vec<u32>) -> Result<Self> {
@@ -112,6 +141,13 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
                 let mut k = CpuProducts::new(spec, f, cells);
                 let [w, hu, hv] = m.state();
                 k.update(w, m.cell_bed(), hu, hv, m.time(), m.steps());
+                *products = Some(k);
+            }
+            On::Mixed(m, products) => {
+                let f = Fields::on(p.layout(), true, T::from_f64(m.coeffs().dry as f64), arrival);
+                let mut k = CpuProducts::new(spec, f, cells);
+                let [w, hu, hv] = mixed_state::<T>(m);
+                k.update(&w, &widen::<T>(m.cell_bed()), &hu, &hv, m.time(), m.steps());
                 *products = Some(k);
             }
             On::Gpu(run) => {
@@ -129,7 +165,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
     pub fn early_steps(&self) -> u64 {
         match &self.on {
             On::Gpu(run) => run.early_steps,
-            On::Cpu(..) => 0,
+            On::Cpu(..) | On::Mixed(..) => 0,
         }
     }
 }
@@ -145,6 +181,10 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
     fn describe(&self) -> String {
         match &self.on {
             On::Cpu(..) => format!("CPU reference ({} threads)", rayon::current_num_threads()),
+            On::Mixed(..) => format!(
+                "CPU reference ({} threads), mixed precision (w in f64, the rest in f32)",
+                rayon::current_num_threads()
+            ),
             On::Gpu(run) => {
                 let k = run.model.coeffs();
                 let flux = match (run.model.split_line(), self.problem.scheme.is_split()) {
@@ -160,6 +200,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
     fn clock(&self) -> Clock {
         match &self.on {
             On::Cpu(m, _) => Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: None },
+            On::Mixed(m, _) => Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: None },
             On::Gpu(run) => run.clock,
         }
     }
@@ -183,6 +224,25 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 }
                 Ok(Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: stopped })
             }
+            On::Mixed(m, products) => {
+                let mut stopped = None;
+                // The products read the runner's `T`: the cell bed widened once.
+                let cell_bed = products.as_ref().map(|_| widen::<T>(m.cell_bed()));
+                while m.time() < until.t && m.steps() < until.steps {
+                    if until.deadline.is_some_and(|d| Instant::now() >= d) {
+                        break;
+                    }
+                    if let Err(h) = m.step(until.t) {
+                        stopped = Some(halt(h, self.problem));
+                        break;
+                    }
+                    if let (Some(k), Some(cb)) = (products.as_mut(), &cell_bed) {
+                        let [w, hu, hv] = mixed_state::<T>(m);
+                        k.update(&w, cb, &hu, &hv, m.time(), m.steps());
+                    }
+                }
+                Ok(Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: stopped })
+            }
             On::Gpu(run) => run.advance(until, self.problem),
         }
     }
@@ -194,6 +254,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         let interior = |f: &[T]| interior_of(&layout, f);
         let ([w, hu, hv], low) = match &self.on {
             On::Cpu(m, _) => (m.state().map(interior), m.low().map(interior)),
+            On::Mixed(m, _) => (mixed_state::<T>(m).map(|f| interior(&f)), None),
             On::Gpu(run) => (run.model.interiors(&run.gpu)?, run.model.download_low(&run.gpu)?.map(|l| interior(&l))),
         };
         Ok(state_of((self.problem.ny, self.problem.nx), clock, &bed, [w, hu, hv], low.as_deref()))
@@ -232,7 +293,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
 
     fn products(&mut self, maps: bool) -> Result<Option<Products<T>>> {
         match &mut self.on {
-            On::Cpu(_, k) => Ok(k.as_ref().map(|k| k.products(maps))),
+            On::Cpu(_, k) | On::Mixed(_, k) => Ok(k.as_ref().map(|k| k.products(maps))),
             On::Gpu(run) => {
                 let steps = run.model.clock(&run.gpu)?.steps;
                 match &mut run.products {
@@ -265,6 +326,13 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 if let Some((estimates, retries)) = m.split_state() {
                     c = split_values(c, estimates, retries);
                 }
+                match products {
+                    Some(k) => k.checkpoint(c),
+                    None => c,
+                }
+            }
+            On::Mixed(m, products) => {
+                let c = with(mixed_state::<T>(m), None, m.wet().to_vec());
                 match products {
                     Some(k) => k.checkpoint(c),
                     None => c,
@@ -305,6 +373,16 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                     m.resume_split(estimates, retries);
                 }
                 Ok(())
+            }
+            On::Mixed(m, products) => {
+                let wet = c.get_flags("wet", m.wet().len())?;
+                if let Some(k) = products {
+                    k.restore(c)?;
+                }
+                // hu and hv were f32 values widened: narrowing them back is exact.
+                let w: Vec<f64> = q[0].iter().map(|v| v.to_f64()).collect();
+                let [hu, hv] = [q[1], q[2]].map(|f| f.iter().map(|v| v.to_f64() as f32).collect::<Vec<f32>>());
+                m.resume((&w, &hu, &hv), wet, t, dt, steps)
             }
             On::Gpu(run) => {
                 let k = run.model.coeffs();
@@ -412,6 +490,7 @@ impl<T: GpuReal> KpModel<'_, T> {
             let layout = self.problem.layout();
             self.bed = Some(Arc::new(match &self.on {
                 On::Cpu(m, _) => interior_of(&layout, m.cell_bed()),
+                On::Mixed(m, _) => interior_of(&layout, &widen::<T>(m.cell_bed())),
                 On::Gpu(run) => interior_of(&layout, &run.model.cell_bed(&run.gpu)?),
             }));
         }
