@@ -473,9 +473,13 @@ pub fn cell_rhs<S: WetDryScheme, T: Real>(
 /// boundary fluxes up to `W`'s round-off (docs/f32-conservation.md).
 #[inline(always)]
 pub fn mass_rate<T: Real, W: Level<T>>(k: &Coeffs<T>, [fw, fe, gs, gn]: [T; 4]) -> W {
-    let x = (W::widen(fw) - W::widen(fe)) * W::widen(k.inv_dx);
-    let y = (W::widen(gs) - W::widen(gn)) * W::widen(k.inv_dy);
-    x + y
+    mass_part::<T, W>(fw, fe, k.inv_dx) + mass_part::<T, W>(gs, gn, k.inv_dy)
+}
+
+/// One axis's part of [`mass_rate`]: (f₋ − f₊)·(1/Δ) in `W`.
+#[inline(always)]
+pub fn mass_part<T: Real, W: Level<T>>(f_minus: T, f_plus: T, inv: T) -> W {
+    (W::widen(f_minus) - W::widen(f_plus)) * W::widen(inv)
 }
 
 /// B at the centre of a cell from its corners (sw, se, nw, ne): the mean, summed so that a
