@@ -575,7 +575,12 @@ impl Simulation for KpCase {
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         let ny = self.problem.ny;
-        let tuned = |gpu: &crate::Gpu| crate::tune::kp_launch(gpu, crate::tune::precision_of::<T>()).filter(|l| l.flux.check(ny).is_ok());
+        // Mixed runs on f32's tuning: its kernels are f32's with an f64 surface.
+        let tuned_in = match self.info.run.precision {
+            Precision::Mixed => Precision::F32,
+            _ => crate::tune::precision_of::<T>(),
+        };
+        let tuned = |gpu: &crate::Gpu| crate::tune::kp_launch(gpu, tuned_in).filter(|l| l.flux.check(ny).is_ok());
         // The tuner does not search SRK2's line length: the case's (or the default) stays.
         let launch = Launch {
             line: self.launch.line,
@@ -589,7 +594,14 @@ impl Simulation for KpCase {
             false => &self.problem,
         };
         let model = match self.info.run.precision {
-            Precision::Mixed => KpModel::<T>::mixed(backend, problem, launch)?,
+            Precision::Mixed => {
+                // Mixed runs the streamed flux kernel only: a tuned tile launch falls back to it.
+                let launch = match (self.tunable, launch.flux) {
+                    (true, FluxVariant::Tile) => Launch { flux: FluxVariant::STREAM, ..launch },
+                    _ => launch,
+                };
+                KpModel::<T>::mixed(backend, problem, launch, self.early_exit)?
+            }
             _ => KpModel::<T>::new(backend, problem, launch, self.early_exit)?,
         };
         Ok(Box::new(model.with_products(&self.info.output.products(), self.gauge_cells.clone())?))

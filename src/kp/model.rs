@@ -56,12 +56,21 @@ enum On<T: GpuReal> {
     /// The mixed precision's CPU reference (w in f64, the rest in f32), handed to the runner as
     /// `T` (f64: w as it is, the rest widened exactly).
     Mixed(Box<CpuMixed<f32, f64>>, Option<CpuProducts<T>>),
+    /// The mixed precision on the GPU (`GpuKp::new_mixed`): the run's bookkeeping in f32, its
+    /// products, snapshot copies and pool unused (states come over through `download_mixed`).
+    GpuMixed(Box<GpuRun<f32>>),
 }
 
 /// A mixed run's padded (w, hu, hv) as the runner's `T`.
 fn mixed_state<T: GpuReal>(m: &CpuMixed<f32, f64>) -> [Vec<T>; 3] {
     let (w, hu, hv) = m.state();
     [w.iter().map(|&v| T::from_f64(v)).collect(), widen(hu), widen(hv)]
+}
+
+/// A mixed GPU run's padded (w, hu, hv) as the runner's `T` (synchronises).
+fn gpu_mixed_state<T: GpuReal>(run: &GpuRun<f32>) -> Result<[Vec<T>; 3]> {
+    let (w, hu, hv) = run.model.download_mixed(&run.gpu)?;
+    Ok([w.iter().map(|&v| T::from_f64(v)).collect(), widen(&hu), widen(&hv)])
 }
 
 /// f32 values as the runner's `T`.
@@ -114,13 +123,26 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
     }
 
     /// The mixed precision (docs/f32-conservation.md, "Mixed precision for shallow water") on the
-    /// CPU reference; the GPU refuses it in one line for now. The runner runs it with `T` = f64.
-    pub fn mixed(backend: &Backend, problem: &'p Problem, launch: Launch) -> Result<Self> {
+    /// GPU of `backend` (RK2 or Euler on the streamed flux kernel) or the CPU reference. The
+    /// runner runs it with `T` = f64: states and checkpoints hold w as it is and the momenta
+    /// widened (exact).
+    pub fn mixed(backend: &Backend, problem: &'p Problem, launch: Launch, early_exit: EarlyExit) -> Result<Self> {
         let on = match backend {
-            Backend::Gpu(_) => {
-                return Err(Error::invalid(
-                    "kp: precision mixed runs on the CPU reference only for now (--backend cpu); the GPU runs f32 or f64",
-                ));
+            Backend::Gpu(gpu) => {
+                let model = GpuKp::new_mixed(gpu, problem, launch)?;
+                let current = if early_exit == EarlyExit::On { FluxKernel::EarlyExit } else { FluxKernel::Full };
+                On::GpuMixed(Box::new(GpuRun {
+                    gpu: gpu.clone(),
+                    model,
+                    mode: early_exit,
+                    current,
+                    launched: 0,
+                    early_steps: 0,
+                    clock: Clock::START,
+                    products: None,
+                    snapshots: None,
+                    pool: Pool::default(),
+                }))
             }
             Backend::Cpu { .. } => On::Mixed(Box::new(CpuMixed::new(problem, launch.block, false)?), None),
         };
@@ -157,6 +179,11 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
                 k.launch(inputs, clock, (kernels::kp::CLOCK_T, kernels::kp::CLOCK_STEPS))?;
                 run.products = Some(k);
             }
+            On::GpuMixed(_) => {
+                return Err(Error::invalid(
+                    "kp: gauges and maps in precision mixed are recorded on the CPU reference only for now (--backend cpu)",
+                ));
+            }
         }
         Ok(self)
     }
@@ -165,6 +192,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
     pub fn early_steps(&self) -> u64 {
         match &self.on {
             On::Gpu(run) => run.early_steps,
+            On::GpuMixed(run) => run.early_steps,
             On::Cpu(..) | On::Mixed(..) => 0,
         }
     }
@@ -185,6 +213,16 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 "CPU reference ({} threads), mixed precision (w in f64, the rest in f32)",
                 rayon::current_num_threads()
             ),
+            On::GpuMixed(run) => {
+                let k = run.model.coeffs();
+                format!(
+                    "GPU, flux {}, block {}×{}, early exit {:?}, mixed precision (w in f64, the rest in f32)",
+                    run.model.flux_variant().describe(),
+                    k.bx,
+                    k.by,
+                    run.mode
+                )
+            }
             On::Gpu(run) => {
                 let k = run.model.coeffs();
                 let flux = match (run.model.split_line(), self.problem.scheme.is_split()) {
@@ -202,6 +240,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             On::Cpu(m, _) => Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: None },
             On::Mixed(m, _) => Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: None },
             On::Gpu(run) => run.clock,
+            On::GpuMixed(run) => run.clock,
         }
     }
 
@@ -244,6 +283,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 Ok(Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: stopped })
             }
             On::Gpu(run) => run.advance(until, self.problem),
+            On::GpuMixed(run) => run.advance(until, self.problem),
         }
     }
 
@@ -255,6 +295,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         let ([w, hu, hv], low) = match &self.on {
             On::Cpu(m, _) => (m.state().map(interior), m.low().map(interior)),
             On::Mixed(m, _) => (mixed_state::<T>(m).map(|f| interior(&f)), None),
+            On::GpuMixed(run) => (gpu_mixed_state::<T>(run)?.map(|f| interior(&f)), None),
             On::Gpu(run) => (run.model.interiors(&run.gpu)?, run.model.download_low(&run.gpu)?.map(|l| interior(&l))),
         };
         Ok(state_of((self.problem.ny, self.problem.nx), clock, &bed, [w, hu, hv], low.as_deref()))
@@ -294,6 +335,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
     fn products(&mut self, maps: bool) -> Result<Option<Products<T>>> {
         match &mut self.on {
             On::Cpu(_, k) | On::Mixed(_, k) => Ok(k.as_ref().map(|k| k.products(maps))),
+            On::GpuMixed(_) => Ok(None),
             On::Gpu(run) => {
                 let steps = run.model.clock(&run.gpu)?.steps;
                 match &mut run.products {
@@ -330,6 +372,13 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                     Some(k) => k.checkpoint(c),
                     None => c,
                 }
+            }
+            On::GpuMixed(run) => {
+                let wet = run.model.wet_map(&run.gpu)?.into_iter().map(|f| (f != 0) as u8).collect();
+                with(gpu_mixed_state::<T>(run)?, None, wet)
+                    .value("launched", run.launched as f64)
+                    .value("early_steps", run.early_steps as f64)
+                    .value("early_exit_now", (run.current == FluxKernel::EarlyExit) as u8 as f64)
             }
             On::Mixed(m, products) => {
                 let c = with(mixed_state::<T>(m), None, m.wet().to_vec());
@@ -383,6 +432,20 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 let w: Vec<f64> = q[0].iter().map(|v| v.to_f64()).collect();
                 let [hu, hv] = [q[1], q[2]].map(|f| f.iter().map(|v| v.to_f64() as f32).collect::<Vec<f32>>());
                 m.resume((&w, &hu, &hv), wet, t, dt, steps)
+            }
+            On::GpuMixed(run) => {
+                let k = run.model.coeffs();
+                let wet: Vec<u32> = c.get_flags("wet", (k.nbx * k.nby) as usize)?.iter().map(|&f| u32::from(f)).collect();
+                let w: Vec<f64> = q[0].iter().map(|v| v.to_f64()).collect();
+                let [hu, hv] = [q[1], q[2]].map(|f| f.iter().map(|v| v.to_f64() as f32).collect::<Vec<f32>>());
+                let clock = ClockState { t, dt, status: kernels::kp::STEP_OK, steps };
+                run.model.resume_mixed(&run.gpu, (&w, &hu, &hv), &wet, clock)?;
+                run.launched = c.get_count("launched")?;
+                run.early_steps = c.get_count("early_steps")?;
+                let early = c.get_value("early_exit_now")? != 0.0;
+                run.current = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
+                run.clock = Clock { t, steps, dt, halt: None };
+                Ok(())
             }
             On::Gpu(run) => {
                 let k = run.model.coeffs();
@@ -491,6 +554,7 @@ impl<T: GpuReal> KpModel<'_, T> {
             self.bed = Some(Arc::new(match &self.on {
                 On::Cpu(m, _) => interior_of(&layout, m.cell_bed()),
                 On::Mixed(m, _) => interior_of(&layout, &widen::<T>(m.cell_bed())),
+                On::GpuMixed(run) => interior_of(&layout, &widen::<T>(&run.model.cell_bed(&run.gpu)?)),
                 On::Gpu(run) => interior_of(&layout, &run.model.cell_bed(&run.gpu)?),
             }));
         }
