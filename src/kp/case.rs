@@ -447,7 +447,8 @@ impl KpCase {
 /// host (the CPU's `split.rs`: three working states, R, the x faces (surface, reconstruction,
 /// flux, draining factor), both orientations' beds and highest corners) and 11 padded fields and
 /// a corner array more on the GPU (`kp/gpu/split.rs`). `compensated`:
-/// w's low parts, 3 padded fields on the CPU, 2 on the GPU.
+/// w's low parts, 3 padded fields on the CPU, 2 on the GPU. Mixed is counted as f64 (an upper
+/// bound: its surfaces and R_w are f64, the rest f32; the GPU's f32 surfaces stay allocated).
 fn needs(nx: u64, ny: u64, friction_field: bool, scheme: Scheme, precision: Precision, compensated: bool) -> Needs {
     let padded = (nx + 4) * (ny + 4);
     let corners = (nx + 5) * (ny + 5);

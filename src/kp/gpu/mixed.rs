@@ -12,6 +12,9 @@ use crate::kp::mixed::{CpuMixed, check_scheme};
 use crate::runtime::Gpu;
 use crate::{Error, Result};
 
+/// Why the tile flux kernel is refused in mixed precision (it has no mixed entry point).
+pub(super) const NO_TILE: &str = "precision mixed runs the streamed flux kernel only; --flux tile runs f32 or f64";
+
 /// The f64 fields of a mixed run: the surfaces of Qⁿ and Q¹, and R_w.
 pub struct MixedLevel {
     pub(super) w: [DeviceField2<f64>; 2],
@@ -35,9 +38,7 @@ impl GpuKp<f32> {
         problem.validate()?;
         check_scheme(problem.scheme)?;
         if launch.flux == FluxVariant::Tile {
-            return Err(Error::invalid(
-                "precision mixed runs the streamed flux kernel only; --flux tile runs f32 or f64",
-            ));
+            return Err(Error::invalid(NO_TILE));
         }
         let start = CpuMixed::<f32, f64>::new(problem, launch.block, false)?;
         let (w, hu, hv) = start.state();

@@ -544,6 +544,9 @@ impl<T: GpuReal> GpuKp<T> {
     /// Switch the flux kernel (the benchmarks compare them on one state).
     pub fn set_flux(&mut self, gpu: &Gpu, flux: FluxVariant) -> Result<()> {
         flux.check(self.k.ny as usize)?;
+        if self.mixed.is_some() && flux == FluxVariant::Tile {
+            return Err(Error::invalid(mixed::NO_TILE));
+        }
         let slots = flux_slots(&self.k, flux, self.ry.is_some().then_some(self.line));
         if slots > self.rate.len() {
             self.rate = gpu.zeros(slots)?;
@@ -1009,7 +1012,8 @@ impl<T: GpuReal> GpuKp<T> {
         self.set_shore(gpu, q[0])
     }
 
-    /// Padded (w, hu, hv) on the host.
+    /// Padded (w, hu, hv) on the host (in mixed precision w is `download_mixed`'s: this one's
+    /// is unused).
     pub fn download(&self, gpu: &Gpu) -> Result<[Vec<T>; 3]> {
         Ok([gpu.download(&self.q[0])?, gpu.download(&self.q[1])?, gpu.download(&self.q[2])?])
     }
