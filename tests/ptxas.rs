@@ -228,3 +228,25 @@ fn modules_assemble_with_ptxas() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Sediment's mixed precision forms the seed scheme's face conductance K by operations each
+/// rounded on its own (`kernels::sediment::face_k`, docs/f32-conservation.md, "Mixed
+/// precision"), so that the ghost kernel's K and the fused kernel's are the same bits: both use
+/// `mul.rn.f32` and `add.rn.f32`, and the ghost kernel, whose f32 multiply-adds were all K's
+/// (12 before), has none left. The plain and compensated kernels keep the plain expression (no
+/// `.rn` product or sum), so their instructions do not change.
+#[test]
+fn mixed_sediment_kernels_form_k_without_contraction() {
+    for m in &MODULES {
+        let funcs = functions(m.source);
+        let body = |e: &str| &funcs.get(e).unwrap_or_else(|| panic!("{}: no entry point {e}", m.arch)).0;
+        for e in ["sediment_m_ghosts_f32", "sediment_m_fused_f32"] {
+            assert!(body(e).contains("mul.rn.f32") && body(e).contains("add.rn.f32"), "{}: {e} does not pin K", m.arch);
+        }
+        assert!(!body("sediment_m_ghosts_f32").contains("fma.rn.f32"), "{}: the mixed ghost kernel contracts", m.arch);
+        for e in ["sediment_ghosts_f32", "sediment_fused_f32", "sediment_c_fused_f32", "sediment_ghosts_f64"] {
+            let pinned = body(e).contains("mul.rn.f") || body(e).contains("add.rn.f");
+            assert!(!pinned, "{}: {e} has pinned operations (only the mixed path pins)", m.arch);
+        }
+    }
+}

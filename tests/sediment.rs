@@ -115,94 +115,29 @@ fn s_point_matches_textbook_form() {
 
 // ------------------------------------------------------------------ validation ----
 
-/// Heat-equation error of a cosine mode after time `t_end` on an n×4 strip with s ≡ 1.
-fn heat_error(n: usize, t_end: f64) -> f64 {
-    let l = 1.0;
-    let dx = l / n as f64;
-    let mut p = random_problem(n, 4, 3, false);
-    p.dx = dx;
-    p.dy = dx;
-    let d = 0.8; // α / C_s
-    let pp = p.pitch();
-    for j in 0..6 {
-        for i in 0..pp {
-            let x = (i as f64 - 0.5) * dx;
-            let c = j * pp + i;
-            p.h[c] = (std::f64::consts::PI * x / l).cos();
-            p.s[c] = 1.0;
-            p.alpha[c] = d * p.cs;
-            p.beta[c] = 1.0;
-        }
-    }
-    let steps = (t_end / (0.2 * dx * dx / d)).ceil() as usize;
-    let dt = t_end / steps as f64;
-    let k = p.coeffs::<f64>(dt, 1);
-    let (mut h, mut s, mut al, mut be) = (p.h.clone(), p.s.clone(), p.alpha.clone(), p.beta.clone());
-    let mut hn = p.h.clone();
-    cpu::apply_ghosts(&k, &mut h, &mut s, &mut al, &mut be);
-    for _ in 0..steps {
-        cpu::h_step(&k, &h, &s, &al, &be, &mut hn, None);
-        cpu::apply_ghosts(&k, &mut hn, &mut s, &mut al, &mut be);
-        std::mem::swap(&mut h, &mut hn);
-    }
-    let decay = (-d * (std::f64::consts::PI / l).powi(2) * t_end).exp();
-    (1..=n)
-        .map(|i| (h[2 * pp + i] - decay * (std::f64::consts::PI * (i as f64 - 0.5) * dx / l).cos()).abs())
-        .fold(0.0, f64::max)
-}
-
 #[test]
 fn heat_mode_decays_as_exact_solution_at_second_order() {
-    let errs: Vec<f64> = [16, 32, 64].iter().map(|&n| heat_error(n, 0.05)).collect();
-    println!("cosine-mode errors at n = 16, 32, 64: {errs:?}");
-    assert!(errs[0] < 5e-3, "{errs:?}");
-    for w in errs.windows(2) {
-        let order = (w[0] / w[1]).log2();
-        assert!(order > 1.8, "observed order {order:.2} ({errs:?})");
-    }
+    let strip = |n| random_problem(n, 4, 3, false);
+    common::sediment::heat_mode_decays_at_second_order("f64", |n| {
+        common::sediment::heat_error::<f64, f64>(strip(n), 0.05)
+    });
 }
 
 #[test]
 fn closed_basin_conserves_volume_to_round_off() {
     for scheme in Scheme::ALL {
-        closed_basin_conserves(with(scheme, random_problem(37, 29, 11, false)));
+        let p = with(scheme, random_problem(37, 29, 11, false));
+        common::sediment::conserves::<f64, f64>(&p, auto_dt(&p), 500);
     }
-}
-
-fn closed_basin_conserves(p: Problem) {
-    let v0 = p.volume(&p.h);
-    let mut m = CpuSediment::<f64>::new(&p, auto_dt(&p)).unwrap();
-    for _ in 0..500 {
-        m.step();
-    }
-    let v = p.volume(m.h());
-    let scale: f64 = p.h.iter().map(|v| v.abs()).sum::<f64>() * p.dx * p.dy;
-    assert!((v - v0).abs() <= 1e-13 * scale, "{}: volume {v0} → {v}", p.scheme.name());
 }
 
 #[test]
 fn inflow_adds_exactly_the_supplied_volume() {
     for scheme in Scheme::ALL {
-        inflow_adds_supplied(with(scheme, random_problem(40, 23, 5, true)));
+        let p = with(scheme, random_problem(40, 23, 5, true));
+        assert!(p.supply_rate() > 0.0, "the test needs a problem with inflow on at least one side");
+        common::sediment::conserves::<f64, f64>(&p, auto_dt(&p), 300);
     }
-}
-
-fn inflow_adds_supplied(p: Problem) {
-    assert!(p.supply_rate() > 0.0, "the test needs a problem with inflow on at least one side");
-    let dt = auto_dt(&p);
-    let v0 = p.volume(&p.h);
-    let mut m = CpuSediment::<f64>::new(&p, dt).unwrap();
-    let steps = 300;
-    for _ in 0..steps {
-        m.step();
-    }
-    let gained = p.volume(m.h()) - v0;
-    let supplied = p.supply_rate() * dt * steps as f64;
-    let what = p.scheme.name();
-    assert!(
-        (gained - supplied).abs() <= 1e-10 * supplied.abs().max(1.0),
-        "{what}: gained {gained}, supplied {supplied}"
-    );
 }
 
 #[test]

@@ -6,12 +6,11 @@
 mod common;
 
 use common::gpu;
-use hydrokern::sediment::cpu::CpuSediment;
+use common::sediment::mass_balance;
+use hydrokern::Real;
 use hydrokern::sediment::gpu::{GpuSediment, Launch};
 use hydrokern::sediment::{Accumulation, Problem, Scheme, StepVariant, setup};
-use hydrokern::{GpuReal, Real};
 use kernels::sediment::compensated_add;
-use std::time::Instant;
 
 /// The bound on |gained − supplied| / supplied the issue sets for f32 (10⁵–10⁶ steps).
 const BOUND: f64 = 1e-5;
@@ -19,21 +18,6 @@ const BOUND: f64 = 1e-5;
 /// Volume of the basin in f64: Σ (high + low) ΔxΔy.
 fn volume<T: Real>(p: &Problem, h: &[T], low: Option<&[T]>) -> f64 {
     p.volume(h) + low.map_or(0.0, |l| p.volume(l))
-}
-
-/// (gained − supplied) / supplied after `steps` CPU steps of `p` in precision `T`, and the
-/// seconds they took.
-fn mass_balance<T: GpuReal>(p: &Problem, steps: u64) -> (f64, f64) {
-    let dt = p.stability(&p.h).automatic();
-    let mut m = CpuSediment::<T>::new(p, dt).unwrap();
-    let v0 = volume(p, m.h(), m.low());
-    let start = Instant::now();
-    for _ in 0..steps {
-        m.step();
-    }
-    let secs = start.elapsed().as_secs_f64();
-    let supplied = p.supply_rate() * dt * steps as f64;
-    ((volume(p, m.h(), m.low()) - v0 - supplied) / supplied, secs)
 }
 
 /// The basin at `n`² (32²: dx = 800 m; h from −20 to −220 m) fed by the river, with `accumulation`.
@@ -49,7 +33,7 @@ const STEPS: u64 = 100_000;
 #[test]
 fn compensated_f32_keeps_mass_balance_over_1e5_steps() {
     for scheme in Scheme::ALL {
-        let (err, secs) = mass_balance::<f32>(&basin(32, scheme, Accumulation::Compensated), STEPS);
+        let (err, secs) = mass_balance::<f32, f32>(&basin(32, scheme, Accumulation::Compensated), STEPS);
         println!("{} scheme, {STEPS} steps: f32 compensated {err:.2e} ({secs:.1} s)", scheme.name());
         assert!(err.abs() <= BOUND, "{} scheme: relative mass balance {err:.3e} after {STEPS} steps", scheme.name());
     }
@@ -60,7 +44,7 @@ fn compensated_f32_keeps_mass_balance_over_1e5_steps() {
 #[test]
 fn plain_f32_breaks_the_mass_balance_bound() {
     for scheme in Scheme::ALL {
-        let (err, secs) = mass_balance::<f32>(&basin(32, scheme, Accumulation::Plain), STEPS);
+        let (err, secs) = mass_balance::<f32, f32>(&basin(32, scheme, Accumulation::Plain), STEPS);
         println!("{} scheme, {STEPS} steps: f32 plain {err:.2e} ({secs:.1} s)", scheme.name());
         assert!(
             err.abs() > BOUND,

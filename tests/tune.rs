@@ -84,6 +84,20 @@ fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
     assert_eq!(tune::sediment_launch(&gpu, Precision::F64), Some(sed_best));
     let l = kp_case();
     assert_eq!(l, kp_best);
+    // SRK2's x-line length (DS1's, DS2's): its own record, used where a case leaves it.
+    for p in Precision::ALL {
+        let line = tune::kp_line_parse(&e.find("kp", tune::KP_LINE_KERNEL, p).unwrap().best).unwrap();
+        assert_eq!(tune::kp_line(&gpu, p), Some(line));
+    }
+    let line32 = tune::kp_line(&gpu, Precision::F32).unwrap();
+    let mut doc = hydrokern::scenarios::find("dam-break").unwrap().doc().unwrap();
+    doc.set("time.scheme", "srk2".into(), "--scheme").unwrap();
+    let case = hydrokern::kp::KpCase::load(&doc).unwrap();
+    let line = hydrokern::run::Simulation::build::<f32>(&case, &backend).unwrap().describe();
+    assert!(line.contains(&format!("srk2 x-line {line32}")), "{line}");
+    tune::set_mode(Mode::Off);
+    assert_eq!(tune::kp_line(&gpu, Precision::F32), None);
+    tune::set_mode(Mode::Auto);
     // `--scheme auto` takes the scheme record (RK2 with tuning off), and a GPU run says which.
     for p in Precision::ALL {
         let best = tune::scheme::parse(&e.find("kp", tune::scheme::KERNEL, p).unwrap().best).unwrap();

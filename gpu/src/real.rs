@@ -66,6 +66,20 @@ pub trait Real:
     fn sqrt_fast(self) -> Self;
     /// 1/x likewise: `rcp.approx.f32` (≤ 1 ulp) in f32 on the GPU, else `recip`.
     fn recip_fast(self) -> Self;
+    /// `self * other` rounded on its own, never contracted into a multiply-add with what uses
+    /// it: `mul.rn` on the GPU (a PTX product with a rounding modifier is not fused, by LLVM or
+    /// by ptxas), the plain product on the host (which does not contract). For a value two
+    /// kernels must compute to the same bits (sediment's face conductance in mixed precision).
+    #[inline(always)]
+    fn mul_rn(self, other: Self) -> Self {
+        self * other
+    }
+    /// `self + other` rounded on its own: `add.rn` on the GPU (not fused with a product that
+    /// feeds it), the plain sum on the host.
+    #[inline(always)]
+    fn add_rn(self, other: Self) -> Self {
+        self + other
+    }
     #[inline(always)]
     fn powi(self, n: u32) -> Self {
         let mut r = Self::ONE;
@@ -79,7 +93,7 @@ pub trait Real:
 }
 
 macro_rules! impl_real {
-    ($t:ty, $sqrt:ident, $fma:ident, $sqrt_fast:path, $recip_fast:path) => {
+    ($t:ty, $sqrt:ident, $fma:ident, $sqrt_fast:path, $recip_fast:path, $mul_rn:path, $add_rn:path) => {
         impl Real for $t {
             const NAME: &'static str = stringify!($t);
             const ZERO: Self = 0.0;
@@ -117,6 +131,14 @@ macro_rules! impl_real {
                 core::intrinsics::$fma(self, a, b)
             }
             #[inline(always)]
+            fn mul_rn(self, other: Self) -> Self {
+                $mul_rn(self, other)
+            }
+            #[inline(always)]
+            fn add_rn(self, other: Self) -> Self {
+                $add_rn(self, other)
+            }
+            #[inline(always)]
             fn abs(self) -> Self {
                 <$t>::abs(self)
             }
@@ -136,8 +158,38 @@ macro_rules! impl_real {
     };
 }
 
-impl_real!(f32, sqrtf32, fmaf32, fast::sqrt_f32, fast::recip_f32);
-impl_real!(f64, sqrtf64, fmaf64, fast::sqrt_f64, fast::recip_f64);
+impl_real!(f32, sqrtf32, fmaf32, fast::sqrt_f32, fast::recip_f32, rn::mul_f32, rn::add_f32);
+impl_real!(f64, sqrtf64, fmaf64, fast::sqrt_f64, fast::recip_f64, rn::mul_f64, rn::add_f64);
+
+/// The operations rounded on their own (see [`Real::mul_rn`]): on the GPU one PTX instruction
+/// with the `.rn` modifier each, which neither LLVM (inline assembly is opaque to it) nor ptxas
+/// (it fuses only products without a rounding modifier) contracts; on the host the plain
+/// operation.
+mod rn {
+    macro_rules! rn_op {
+        ($name:ident, $t:ty, $op:literal, $reg:ident, $plain:tt) => {
+            #[cfg(target_arch = "nvptx64")]
+            #[inline(always)]
+            pub fn $name(a: $t, b: $t) -> $t {
+                let r: $t;
+                unsafe {
+                    core::arch::asm!(concat!($op, " {r}, {a}, {b};"), r = out($reg) r, a = in($reg) a, b = in($reg) b,
+                        options(pure, nomem, nostack))
+                };
+                r
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            #[inline(always)]
+            pub fn $name(a: $t, b: $t) -> $t {
+                a $plain b
+            }
+        };
+    }
+    rn_op!(mul_f32, f32, "mul.rn.f32", reg32, *);
+    rn_op!(add_f32, f32, "add.rn.f32", reg32, +);
+    rn_op!(mul_f64, f64, "mul.rn.f64", reg64, *);
+    rn_op!(add_f64, f64, "add.rn.f64", reg64, +);
+}
 
 /// The "fast" forms (see [`Real::sqrt_fast`]): approximations in f32 on the GPU; the exact
 /// operations in f64 (the approximate f64 instructions are far coarser) and on the host.

@@ -539,6 +539,13 @@ impl Simulation for AdiCase {
             h.data.len()
         )
     }
+    fn conservation<T: Real>(&self, state: &State<T>) -> Option<String> {
+        let v = self.grid.integrate(&state.field("h")?.data);
+        let change = if self.v0 > 0.0 { (v - self.v0) / self.v0 } else { v };
+        let closed = self.setup.sides.iter().all(|b| matches!(b, Boundary::Land));
+        let what = if closed { "land all round: all of it is error" } else { "open sides: the flow through them counts too" };
+        Some(format!("volume change {change:+.1e} of the initial volume, {} ({what})", T::NAME))
+    }
     fn check<T: Real>(&self, state: &State<T>) -> Option<String> {
         let h = state.field("h")?;
         let k = h.data.iter().position(|v| v.to_f64() < 0.0)?;

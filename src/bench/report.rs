@@ -59,6 +59,10 @@ pub struct Row {
     pub flops_per_byte: Option<f64>,
     /// Time of the f64 row over the matching f32 row (on f64 rows).
     pub f64_over_f32: Option<f64>,
+    /// The relative error of what the solver conserves after a fixed run, on the rows that
+    /// measure it (issue 16: f32's beside f64's); the report's notes say what it is and why a
+    /// row has none.
+    pub conservation: Option<f64>,
     /// Anything else worth a column (speedups, units/s).
     pub note: String,
 }
@@ -68,11 +72,13 @@ pub struct Row {
 pub struct Report {
     pub meta: RunMeta,
     pub rows: Vec<Row>,
+    /// Lines below the table: what a column means in this suite, why rows lack a value.
+    pub notes: Vec<String>,
 }
 
 impl Report {
     pub fn new(meta: RunMeta) -> Report {
-        Report { meta, rows: Vec::new() }
+        Report { meta, rows: Vec::new(), notes: Vec::new() }
     }
 
     /// Add a row from its timing and the bytes (and flops) one run must move (do).
@@ -101,8 +107,23 @@ impl Report {
             gflops: flops.map(|f| f / secs / 1e9),
             flops_per_byte: flops.map(|f| f / bytes),
             f64_over_f32: None,
+            conservation: None,
             note,
         });
+    }
+
+    /// Set the conservation error of the row pushed last.
+    pub fn conservation(&mut self, error: f64) {
+        if let Some(r) = self.rows.last_mut() {
+            r.conservation = Some(error);
+        }
+    }
+
+    /// A line below the table (once, however often a suite's sizes add it).
+    pub fn note(&mut self, line: &str) {
+        if !self.notes.iter().any(|n| n == line) {
+            self.notes.push(line.to_string());
+        }
     }
 
     /// Set `f64_over_f32` on every f64 row that has an f32 twin.
@@ -127,14 +148,14 @@ impl Report {
             "{} — {} (cc {}, {} SMs, PTX {}, driver {}), {}, rev {}; device-to-device copy: {:.0} GB/s\n\n",
             m.suite, m.gpu, m.compute_capability, m.sm_count, m.ptx_arch, m.driver, m.date, m.git_revision, m.copy_gbs
         );
-        s += "| kernel | variant | size | precision | median ms | GB/s | % of copy | GFLOP/s | f64/f32 | note |\n";
-        s += "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
+        s += "| kernel | variant | size | precision | median ms | GB/s | % of copy | GFLOP/s | f64/f32 | conservation error | note |\n";
+        s += "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
         let opt = |v: Option<f64>, p: usize| v.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "—".into());
         // A row without a time (a peer skipped, its note says why) shows dashes, not NaN.
         let timed = |v: f64, text: String| if v.is_finite() { text } else { "—".into() };
         for r in &self.rows {
             s += &format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 r.kernel,
                 r.variant,
                 r.size,
@@ -144,8 +165,15 @@ impl Report {
                 timed(r.pct_copy, format!("{:.0}%", r.pct_copy)),
                 opt(r.gflops, 1),
                 opt(r.f64_over_f32, 2),
+                r.conservation.map(|e| format!("{e:+.1e}")).unwrap_or_else(|| "—".into()),
                 r.note
             );
+        }
+        if self.rows.iter().all(|r| r.conservation.is_none()) && self.notes.is_empty() {
+            s += "\nconservation error: — on every row: this suite measures none (`bench sediment` and `bench kp` run fixed numbers of steps to measure theirs)\n";
+        }
+        for n in &self.notes {
+            s += &format!("\n{n}\n");
         }
         s
     }
@@ -165,5 +193,50 @@ fn fmt_ms(ms: f64) -> String {
         format!("{ms:.3}")
     } else {
         format!("{ms:.4}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Report, RunMeta};
+
+    fn report() -> Report {
+        let meta = RunMeta {
+            suite: "test".into(),
+            gpu: "none".into(),
+            compute_capability: "0.0".into(),
+            sm_count: 0,
+            ptx_arch: "sm_90".into(),
+            driver: "none".into(),
+            date: "today".into(),
+            git_revision: "rev".into(),
+            copy_gbs: 1000.0,
+            cpu_threads: 1,
+        };
+        Report::new(meta)
+    }
+
+    #[test]
+    fn the_conservation_column_shows_the_rows_that_measure_it_and_the_notes_say_why_others_do_not() {
+        let mut r = report();
+        r.push("k", "step", "1²", "f32", 1.0, 1e6, None, "timed".into());
+        r.push("k", "balance", "1²", "f32", 1.0, 1e6, None, "after 10 steps".into());
+        r.conservation(-2.5e-8);
+        r.note("conservation error: why the step row has none");
+        r.note("conservation error: why the step row has none");
+        let md = r.to_markdown();
+        assert!(md.contains("| f64/f32 | conservation error | note |"), "{md}");
+        assert!(md.contains("| — | — | timed |"), "{md}");
+        assert!(md.contains("| — | -2.5e-8 | after 10 steps |"), "{md}");
+        assert_eq!(md.matches("why the step row has none").count(), 1, "{md}");
+        assert_eq!(r.rows[1].conservation, Some(-2.5e-8));
+    }
+
+    #[test]
+    fn a_suite_that_measures_no_conservation_says_so_once() {
+        let mut r = report();
+        r.push("copy", "memcpy", "1 MiB", "-", 1.0, 1e6, None, String::new());
+        let md = r.to_markdown();
+        assert_eq!(md.matches("conservation error: — on every row").count(), 1, "{md}");
     }
 }

@@ -309,6 +309,8 @@ pub struct KpCase {
     launch: Launch,
     /// Whether the case left the launch to the defaults (the tuning cache may then choose it).
     tunable: bool,
+    /// Whether it left the x-line length to them (SRK2, DS1, DS2).
+    line_tunable: bool,
     /// `time.scheme = "auto"`: the problem says RK2, and a run takes the tuning cache's choice
     /// (`tune::scheme::auto_scheme`), built on first use into `auto_problem` when it differs.
     scheme_auto: bool,
@@ -351,10 +353,14 @@ impl KpCase {
         }
         let accumulation: Accumulation =
             f.numerics.accumulation.parse().map_err(|e| doc.invalid("numerics.accumulation", e))?;
-        let compensated = accumulation.compensates_in(common.run.precision) && !scheme.is_split();
-        // `auto` may run SRK2, the larger of its candidates.
-        let sized = if scheme_auto { Scheme::Srk2 } else { scheme };
-        let needs = needs(grid.nx as u64, grid.ny as u64, friction_field, sized, common.run.precision, compensated);
+        let precision = common.run.precision;
+        let compensated = |s: Scheme| accumulation.compensates_in(precision) && !s.is_split();
+        // `auto` may run any of its candidates: room for the largest.
+        let sized: &[Scheme] = if scheme_auto { crate::tune::scheme::candidates(precision) } else { &[scheme] };
+        let needs = sized
+            .iter()
+            .map(|&s| needs(grid.nx as u64, grid.ny as u64, friction_field, s, precision, compensated(s)))
+            .fold(Needs { host: 0, gpu: 0 }, |a, b| Needs { host: a.host.max(b.host), gpu: a.gpu.max(b.gpu) });
         crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
         let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
@@ -431,6 +437,7 @@ impl KpCase {
             times,
             launch,
             tunable,
+            line_tunable: f.gpu.line.is_none(),
             scheme_auto,
             auto_problem: OnceLock::new(),
             early_exit,
@@ -577,23 +584,25 @@ impl Simulation for KpCase {
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         let ny = self.problem.ny;
         // Mixed runs on f32's tuning: its kernels are f32's with an f64 surface.
-        let tuned_in = match self.info.run.precision {
+        let precision = match self.info.run.precision {
             Precision::Mixed => Precision::F32,
             _ => crate::tune::precision_of::<T>(),
         };
-        let tuned = |gpu: &crate::Gpu| crate::tune::kp_launch(gpu, tuned_in).filter(|l| l.flux.check(ny).is_ok());
-        // The tuner does not search SRK2's line length: the case's (or the default) stays.
-        let launch = Launch {
-            line: self.launch.line,
-            ..crate::tune::case_launch(backend, self.tunable, self.launch, tuned, crate::tune::kp_label, "kp")
-        };
         let problem = match self.scheme_auto {
-            true => match crate::tune::scheme::auto_scheme(backend, crate::tune::precision_of::<T>()) {
+            true => match crate::tune::scheme::auto_scheme(backend, precision) {
                 s if s == self.problem.scheme => &self.problem,
                 s => self.auto_problem.get_or_init(|| Problem { scheme: s, ..self.problem.clone() }),
             },
             false => &self.problem,
         };
+        let tuned = |gpu: &crate::Gpu| crate::tune::kp_launch(gpu, precision).filter(|l| l.flux.check(ny).is_ok());
+        let launch = crate::tune::case_launch(backend, self.tunable, self.launch, tuned, crate::tune::kp_label, "kp");
+        // The x-line length only where the scheme runs that kernel (so no note elsewhere).
+        let uses_line = matches!(problem.scheme, Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2);
+        let line_tuned = |gpu: &crate::Gpu| crate::tune::kp_line(gpu, precision);
+        let line_label = |l: u32| format!("x-line {l}");
+        let line = crate::tune::case_launch(backend, self.line_tunable && uses_line, self.launch.line, line_tuned, line_label, "kp");
+        let launch = Launch { line, ..launch };
         let model = match self.info.run.precision {
             Precision::Mixed => {
                 // Mixed runs the streamed flux kernel only: a tuned tile launch falls back to it.
@@ -608,15 +617,15 @@ impl Simulation for KpCase {
         Ok(Box::new(model.with_products(&self.info.output.products(), self.gauge_cells.clone())?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
-        let Some(h) = state.field("h") else { return String::new() };
-        let v = self.grid.integrate(&h.data);
-        let change = if self.v0 > 0.0 { (v - self.v0) / self.v0 } else { v };
-        // The precision and w update beside the change: f32's is compared with f64's.
-        let how = match self.info.run.precision {
-            Precision::Mixed => "mixed (w in f64)".to_string(),
-            _ => format!("{} {}", T::NAME, self.problem.accumulation_of::<T>()),
-        };
+        let Some((v, change, how)) = self.volume_change(state) else { return String::new() };
         format!("volume {v:.6e} m³ (rel. change {change:+.1e}, {how})")
+    }
+    fn conservation<T: Real>(&self, state: &State<T>) -> Option<String> {
+        let (_, change, how) = self.volume_change(state)?;
+        // Walls and periodic sides close the domain: then the change is the error.
+        let closed = self.problem.boundary.iter().all(|&b| b != Boundary::Outflow);
+        let what = if closed { "no outflow side: all of it is error" } else { "outflow sides: water that left counts too" };
+        Some(format!("volume change {change:+.1e} of the initial volume, {how} ({what})"))
     }
     fn check<T: Real>(&self, state: &State<T>) -> Option<String> {
         let h = state.field("h")?;
@@ -647,6 +656,21 @@ impl Simulation for KpCase {
     }
 }
 
+impl KpCase {
+    /// The volume in `state`, its change relative to the initial volume (the volume itself when
+    /// that is 0), and the precision and w update beside it: f32's is compared with f64's.
+    fn volume_change<T: Real>(&self, state: &State<T>) -> Option<(f64, f64, String)> {
+        let v = self.grid.integrate(&state.field("h")?.data);
+        let change = if self.v0 > 0.0 { (v - self.v0) / self.v0 } else { v };
+        // The precision and w update beside the change: f32's is compared with f64's.
+        let how = match self.info.run.precision {
+            Precision::Mixed => "mixed (w in f64)".to_string(),
+            _ => format!("{} {}", T::NAME, self.problem.accumulation_of::<T>()),
+        };
+        Some((v, change, how))
+    }
+}
+
 impl Case for KpCase {
     fn info(&self) -> &CaseInfo {
         &self.info
@@ -674,14 +698,14 @@ static FLAGS: &[Flag] = &[
     Flag::new("manning", "N", Set::Float("physics.manning"), "Manning coefficient n in s/m^(1/3), the same in every cell (0: no friction; a raster of n: initial.raster.manning)"),
     Flag::new("theta", "θ", Set::Float("physics.theta"), "generalized minmod θ in [1, 2]"),
     Flag::new("cfl", "C", Set::Float("time.cfl"), "Courant number, at most 0.25 (positivity)"),
-    Flag::new("scheme", "rk2|euler|srk2|ds1|ds2|auto", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), dimensional splitting, first (ds1) or second order (ds2), or auto (rk2 or srk2, whichever `hydrokern tune` found faster on this GPU); on the GPU ds1 and ds2 need --wet-dry bollermann or kp07 for now"),
+    Flag::new("scheme", "rk2|euler|srk2|ds1|ds2|auto", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), dimensional splitting, first (ds1) or second order (ds2), or auto (the fastest of rk2, srk2 and, in f64, ds2 by `hydrokern tune` on this GPU)"),
     Flag::new("ds-safety", "R", Set::Float("numerics.ds_safety"), "ds1/ds2: Δt = R·min(Δt_x, Δt_y) of the last substeps, R in (0, 1] (0.95)"),
     Flag::new("wet-dry", "bollermann|kp07|clamp", Set::Text("numerics.wet_dry"), "wet–dry fronts: partially flooded cells well balanced, drained with the actual Δt, their velocities held to their neighbours' (clamp, the default); the same reconstruction with an a-priori outflow cap (bollermann); or Kurganov–Petrova 2007's correction (kp07)"),
     Accumulation::FLAG,
     Flag::new("early-exit", "auto|on|off", Set::Text("gpu.early_exit"), "GPU early exit of dry blocks (auto: timed every 100 steps)"),
     Flag::new("flux", "KERNEL", Set::Text("gpu.flux"), "GPU flux kernel: stream (stream:WxR: W warps a block, R rows a warp) or tile (a shared-memory tile of --block)"),
     Flag::new("block", "BXxBY", Set::Pair("gpu.block"), "GPU block in cells, a multiple of 32 threads (also the wet map's tile)"),
-    Flag::new("line", "N", Set::Int("gpu.line"), "SRK2's x-line flux kernel: cells a block along a row, a multiple of 32 (default 128)"),
+    Flag::new("line", "N", Set::Int("gpu.line"), "SRK2's x-line flux kernel: cells a block along a row, a multiple of 32 (DS1 and DS2 too; default: `hydrokern tune`'s choice for this GPU, else 128)"),
 ];
 
 /// The registry's entry.

@@ -80,7 +80,7 @@ impl NetcdfRun {
             start_anew(format!("no {name} in {} to continue", dir.path().display()));
             return Ok(());
         }
-        if let Err(why) = belongs(sim, &path, T::NAME) {
+        if let Err(why) = belongs(sim, &path, info.run.precision.name()) {
             start_anew(format!("{} is not this run's file ({why})", path.display()));
             return Ok(());
         }
@@ -102,8 +102,13 @@ impl NetcdfRun {
         dir.append(&name, |path| {
             if self.file.is_none() {
                 let unit = time_units(sim.times().unit);
-                self.file =
-                    Some(Snapshots::create(path, &sim.mesh(), state, unit, fields_globals(sim, &self.model, T::NAME))?);
+                self.file = Some(Snapshots::create(
+                    path,
+                    &sim.mesh(),
+                    state,
+                    unit,
+                    fields_globals(sim, &self.model, sim.info().run.precision.name()),
+                )?);
             }
             self.file.as_mut().expect("created above").append(state)
         })?;
@@ -131,7 +136,7 @@ impl NetcdfRun {
             dir.append(&name, |path| match &mut self.gauges {
                 Some(g) => g.append(&p.series),
                 None => {
-                    let mut globals = globals(sim, &self.model, T::NAME, GAUGES_COMMENT);
+                    let mut globals = globals(sim, &self.model, info.run.precision.name(), GAUGES_COMMENT);
                     globals.push(fields.clone());
                     let unit = time_units(sim.times().unit);
                     self.gauges = Some(GaugeFile::create::<T>(path, &p.series, grid, unit, globals)?);
@@ -142,7 +147,7 @@ impl NetcdfRun {
         }
         if !p.maps.is_empty() {
             let name = maxima_file_name(&info.name);
-            let mut globals = globals(sim, &self.model, T::NAME, MAXIMA_COMMENT);
+            let mut globals = globals(sim, &self.model, info.run.precision.name(), MAXIMA_COMMENT);
             globals.push(fields);
             let depth = info.output.arrival_depth;
             dir.write(&name, |path| write_maxima(path, &p.maps, grid, depth, globals))?;
@@ -182,7 +187,8 @@ const MAXIMA_COMMENT: &str = "the maps of max_h.npy, max_speed.npy and arrival.n
     x and y the cell centres in metres, y increasing northward; written whole at each snapshot";
 
 /// A file's global attributes: CF's, then what made it (docs/netcdf.md lists them), `comment`
-/// saying what the file holds.
+/// saying what the file holds. `precision` is the run's by its command-line name (`f32`, `f64`,
+/// `mixed`: a mixed run's values are f64, as its NPY files').
 fn globals<S: Simulation>(sim: &S, model: &str, precision: &str, comment: &str) -> Vec<Attr> {
     let info = sim.info();
     let version = env!("CARGO_PKG_VERSION");
@@ -280,10 +286,21 @@ mod tests {
     const DAM_BREAK: &[(&str, &str)] =
         &[("grid.nx", "24"), ("grid.ny", "16"), ("time.t_end", "0.2"), ("output.snapshots", "[0.0, 0.1]")];
 
+    /// The sediment basin; its precision is given, mixed among them.
+    const SEDIMENT: &[(&str, &str)] =
+        &[("grid.nx", "12"), ("grid.ny", "10"), ("time.t_end", "2000.0"), ("output.snapshots", "[1000.0]")];
+
     #[test]
     fn every_snapshot_of_a_cpu_run_is_in_its_file() {
         assert_eq!(run_and_compare("seiche", SEICHE, "cpu", "f32"), 2);
         assert_eq!(run_and_compare("dam-break", DAM_BREAK, "cpu", "f64"), 3);
+    }
+
+    /// A mixed run's file says `precision = "mixed"` (the command line's name; its values are
+    /// f64, as its NPY files'), and holds its snapshots as every run's does.
+    #[test]
+    fn a_mixed_run_names_its_precision_mixed() {
+        assert_eq!(run_and_compare("sediment", SEDIMENT, "cpu", "mixed"), 2);
     }
 
     #[test]

@@ -47,6 +47,13 @@ pub trait Simulation: Case + Sync {
     fn check<T: Real>(&self, _state: &State<T>) -> Option<String> {
         None
     }
+    /// The final summary's line on what the solver conserves, where it conserves something: the
+    /// relative error of the balance in `state` (the run's last) and the precision and update
+    /// that produced it, printed in every precision so that f32's and mixed's can be compared
+    /// with f64's (issue 16: f32 accuracy reported, not hidden). None: nothing conserved.
+    fn conservation<T: Real>(&self, _state: &State<T>) -> Option<String> {
+        None
+    }
     /// What to say of a model that halted (`halt`), given the state it kept: by default the
     /// reason alone; a solver may add where (the fastest cell, say).
     fn halted<T: Real>(&self, halt: &Halt, _state: &State<T>) -> String {
@@ -218,6 +225,9 @@ fn time_loop<S: Simulation, T: GpuReal>(
         steps as f64 * cells / secs.max(1e-9),
         dir.path().display()
     ));
+    if let Some(line) = sim.conservation(&good) {
+        say(format!("  conservation: {line}"));
+    }
     say(format!(
         "  output held the model up for {held:.2} s ({:.1}% of the run); writing took {:.2} s beside it, \
          {:.2} s of it waiting for states to arrive",

@@ -379,24 +379,49 @@ impl Simulation for SedimentCase {
         }))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
-        let (Some(h), Some(s)) = (state.field("h"), state.field("s")) else { return String::new() };
+        let (Some(b), Some(s)) = (self.balance(state), state.field("s")) else { return String::new() };
+        let (lo, hi) = s.data.iter().fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v.to_f64()), b.max(v.to_f64())));
+        format!(
+            "volume gained {:.5e} m³, supplied {:.5e} m³ (rel. diff {:.1e}, {})  s in [{lo:.4}, {hi:.4}]",
+            b.gained, b.supplied, b.diff, b.how
+        )
+    }
+    fn conservation<T: Real>(&self, state: &State<T>) -> Option<String> {
+        let b = self.balance(state)?;
+        Some(match b.supplied != 0.0 {
+            true => format!("mass balance (gained − supplied)/supplied {:.1e}, {}", b.diff, b.how),
+            false => format!("volume change {:.1e} m³ (closed basin, nothing supplied), {}", b.diff, b.how),
+        })
+    }
+    fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
+        // A run of a number of steps lasts about that many first steps.
+        let t_run = self.times.steps.map_or(self.times.t_end, |n| n as f64 * self.dt0);
+        super::pictures::write(&self.problem, &self.grid, t_run, state, album, dir)
+    }
+}
+
+/// The basin's mass balance in a state: what it gained since the start, what the rivers
+/// supplied, (gained − supplied)/supplied (gained alone, in m³, without supply), and the
+/// precision and h update that produced it.
+struct Balance {
+    gained: f64,
+    supplied: f64,
+    diff: f64,
+    how: String,
+}
+
+impl SedimentCase {
+    fn balance<T: Real>(&self, state: &State<T>) -> Option<Balance> {
+        let h = state.field("h")?;
         let gained = self.grid.integrate(&h.data) - self.v0;
         let supplied = self.problem.supply_rate() * state.clock.t;
-        let (lo, hi) = s.data.iter().fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v.to_f64()), b.max(v.to_f64())));
         let diff = if supplied != 0.0 { (gained - supplied) / supplied } else { gained };
         // The mass balance's precision and h update beside it: f32's is compared with f64's.
         let how = match self.info.run.precision {
             Precision::Mixed => "mixed (h in f64)".to_string(),
             _ => format!("{} {}", T::NAME, self.problem.accumulation.effective::<T>()),
         };
-        format!(
-            "volume gained {gained:.5e} m³, supplied {supplied:.5e} m³ (rel. diff {diff:.1e}, {how})  s in [{lo:.4}, {hi:.4}]"
-        )
-    }
-    fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
-        // A run of a number of steps lasts about that many first steps.
-        let t_run = self.times.steps.map_or(self.times.t_end, |n| n as f64 * self.dt0);
-        super::pictures::write(&self.problem, &self.grid, t_run, state, album, dir)
+        Some(Balance { gained, supplied, diff, how })
     }
 }
 

@@ -7,7 +7,9 @@ use crate::field::Field2;
 use crate::{Real, Result};
 use kernels::Level;
 use kernels::halo::{perimeter_ghost, perimeter_len};
-use kernels::sediment::{Five, bounded_next, h_next, mobility, s_point, set_ghost, upwind_is_south, upwind_is_west};
+use kernels::sediment::{
+    Five, bounded_next, h_next, mobility, products, s_point, set_ghost, upwind_is_south, upwind_is_west,
+};
 use rayon::prelude::*;
 
 /// The low part of h (the compensated update): `lo` read, `lo_next` written at the interior.
@@ -42,7 +44,7 @@ pub fn h_step<T: Real, H: Level<T>>(
     low: Option<Low<H>>,
 ) {
     let p = k.pitch as usize;
-    let ab = |g: usize| (al[g] * s[g], be[g] * (T::ONE - s[g]));
+    let ab = |g: usize| products::<T, H>(al[g], s[g], be[g]);
     let (lo, lo_next) = match low {
         Some(l) => (Some(l.lo), Some(l.lo_next)),
         None => (None, None),

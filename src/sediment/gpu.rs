@@ -74,13 +74,7 @@ pub struct GpuSediment<T: GpuReal> {
     scheme: Scheme,
     k: Coeffs<T>,
     launch: Launch,
-    h: DeviceField2<T>,
-    s: DeviceField2<T>,
-    alpha: DeviceField2<T>,
-    beta: DeviceField2<T>,
-    /// h′ and s′ while a step computes them.
-    hn: DeviceField2<T>,
-    sn: DeviceField2<T>,
+    f: Fields<T, T>,
     /// The compensated update's low parts of h and h′ (zero on the ghost layer, which no kernel
     /// writes); none on the plain path.
     low: Option<(DeviceField2<T>, DeviceField2<T>)>,
@@ -100,17 +94,11 @@ impl<T: GpuReal> GpuSediment<T> {
             fields * n * std::mem::size_of::<T>(),
         )?;
         let zeros = || DeviceField2::zeros(gpu, problem.layout());
-        let up = |f: &Field2<f64>| DeviceField2::upload(gpu, &f.convert::<T>());
         let mut m = GpuSediment {
             scheme: problem.scheme,
             k: problem.coeffs(dt, launch.rows),
             launch,
-            h: up(&problem.h)?,
-            s: up(&problem.s)?,
-            alpha: up(&problem.alpha)?,
-            beta: up(&problem.beta)?,
-            hn: DeviceField2::uninit(gpu, problem.layout())?,
-            sn: DeviceField2::uninit(gpu, problem.layout())?,
+            f: Fields::upload(gpu, problem)?,
             low: if compensates { Some((zeros()?, zeros()?)) } else { None },
             kernels: SedimentKernels::new(gpu, compensates)?,
         };
@@ -123,7 +111,7 @@ impl<T: GpuReal> GpuSediment<T> {
     /// h′'s low part is poisoned on the interior only: its ghost layer is zero by design (no
     /// kernel writes it).
     pub fn poison_outputs(&mut self, gpu: &Gpu) -> Result<()> {
-        self.kernels.buffers.fill(&mut self.hn, T::NAN)?;
+        self.kernels.buffers.fill(&mut self.f.hn, T::NAN)?;
         if let Some((_, lon)) = &mut self.low {
             let layout = lon.layout();
             let mut poison = Field2::filled(layout, T::ZERO)?;
@@ -134,7 +122,7 @@ impl<T: GpuReal> GpuSediment<T> {
             }
             gpu.write(&poison, lon)?;
         }
-        self.kernels.buffers.fill(&mut self.sn, T::NAN)
+        self.kernels.buffers.fill(&mut self.f.sn, T::NAN)
     }
 
     /// Launch with `launch` from now on (the tuner times shapes on one running model).
@@ -165,8 +153,7 @@ impl<T: GpuReal> GpuSediment<T> {
             StepVariant::Fused => self.fused()?,
             StepVariant::FusedTile => self.fused_tile()?,
         }
-        std::mem::swap(&mut self.h, &mut self.hn);
-        std::mem::swap(&mut self.s, &mut self.sn);
+        self.f.swap();
         if let Some((lo, lon)) = &mut self.low {
             std::mem::swap(lo, lon);
         }
@@ -177,8 +164,7 @@ impl<T: GpuReal> GpuSediment<T> {
     /// run of the same problem (α, β and the coefficients do not change with the state), and
     /// h's low part as [`download_low`](Self::download_low) gave it (none: zero).
     pub fn resume(&mut self, gpu: &Gpu, h: &[T], s: &[T], low: Option<&[T]>) -> Result<()> {
-        gpu.write(h, &mut self.h)?;
-        gpu.write(s, &mut self.s)?;
+        self.f.resume(gpu, h, s)?;
         if let Some((lo, _)) = &mut self.low {
             match low {
                 Some(l) => gpu.write(l, lo)?,
@@ -204,12 +190,12 @@ impl<T: GpuReal> GpuSediment<T> {
 
     /// Copy h and s (with ghosts) to the host.
     pub fn download(&self, gpu: &Gpu) -> Result<(Vec<T>, Vec<T>)> {
-        Ok((self.download_h(gpu)?, gpu.download(&self.s)?))
+        self.f.download(gpu)
     }
 
     /// h with its ghosts (synchronises).
     pub fn download_h(&self, gpu: &Gpu) -> Result<Vec<T>> {
-        gpu.download(&self.h)
+        gpu.download(&self.f.h)
     }
 
     /// Blocks of `launch.block` points covering the interior, `rows` rows a thread; with halo
@@ -250,16 +236,9 @@ impl<T: GpuReal> GpuSediment<T> {
             return unsafe { self.kernels.bh[v as usize].launch(shape, params) };
         }
         let (lo, lon) = self.low_ptrs();
-        let params = StepH {
-            k: self.k,
-            h: self.h.ptr(),
-            s: self.s.ptr(),
-            al: self.alpha.ptr(),
-            be: self.beta.ptr(),
-            hn: self.hn.ptr_mut(),
-            lo,
-            lon,
-        };
+        let f = &mut self.f;
+        let (h, s, al, be, hn) = (f.h.ptr(), f.s.ptr(), f.alpha.ptr(), f.beta.ptr(), f.hn.ptr_mut());
+        let params = StepH { k: self.k, h, s, al, be, hn, lo, lon };
         // SAFETY: h, s, al, be, hn are whole arrays of (nx+2)(ny+2) as `k` describes, hn distinct
         // from the inputs; grid and shared memory as the kernel's variant requires (above).
         unsafe { self.kernels.h[v as usize].launch(shape, params) }
@@ -279,14 +258,8 @@ impl<T: GpuReal> GpuSediment<T> {
             // and shared memory as the variant requires (above).
             return unsafe { self.kernels.bs[v as usize].launch(shape, params) };
         }
-        let params = StepS {
-            k: self.k,
-            h: self.h.ptr(),
-            hp: self.hn.ptr(),
-            s: self.s.ptr(),
-            al: self.alpha.ptr(),
-            sn: self.sn.ptr_mut(),
-        };
+        let f = &mut self.f;
+        let params = StepS { k: self.k, h: f.h.ptr(), hp: f.hn.ptr(), s: f.s.ptr(), al: f.alpha.ptr(), sn: f.sn.ptr_mut() };
         // SAFETY: h, hp, s, al, sn are whole arrays, sn distinct from the inputs; grid and shared
         // memory as the variant requires (above).
         unsafe { self.kernels.s[v as usize].launch(shape, params) }
@@ -296,14 +269,11 @@ impl<T: GpuReal> GpuSediment<T> {
     /// per strip of 28 columns, 30 for the bounded scheme, and chunk of `rows` rows).
     pub fn fused(&mut self) -> Result<()> {
         let bounded = self.scheme == Scheme::Bounded;
-        let kernel = if bounded { &self.kernels.b_fused } else { &self.kernels.fused };
-        let shape = fused_shape(&self.k, self.launch, bounded, kernel.max_threads_per_block())?;
         let params = self.fused_params();
         let kernel = if bounded { &self.kernels.b_fused } else { &self.kernels.fused };
-        // SAFETY: h, s, al, be, hn, sn are whole arrays, outputs distinct from inputs; blocks of
-        // one warp across, grid covering the strips (of the scheme's kernel) and row chunks, as
-        // the kernel requires.
-        unsafe { kernel.launch(shape, params) }
+        // SAFETY: h, s, al, be, hn, sn (and lo, lon on the compensated path) are whole arrays,
+        // outputs distinct from inputs, as `fused_params` gives them.
+        unsafe { launch_fused(kernel, &self.k, self.launch, bounded, params) }
     }
 
     /// h' and s' in one pass on a haloed shared tile (with the ghost rule for h' inside).
@@ -319,38 +289,104 @@ impl<T: GpuReal> GpuSediment<T> {
     /// `sn` as the output.
     fn bounded_params(&mut self, h: bool) -> StepBounded<T> {
         let (out, (lo, lon)) = if h {
-            (self.hn.ptr_mut(), self.low_ptrs())
+            (self.f.hn.ptr_mut(), self.low_ptrs())
         } else {
-            (self.sn.ptr_mut(), (std::ptr::null(), std::ptr::null_mut()))
+            (self.f.sn.ptr_mut(), (std::ptr::null(), std::ptr::null_mut()))
         };
-        let (s, al, be) = (self.s.ptr(), self.alpha.ptr(), self.beta.ptr());
-        StepBounded { k: self.k, h: self.h.ptr(), s, al, be, out, lo, lon }
+        let (h, s, al, be) = (self.f.h.ptr(), self.f.s.ptr(), self.f.alpha.ptr(), self.f.beta.ptr());
+        StepBounded { k: self.k, h, s, al, be, out, lo, lon }
     }
 
     fn fused_params(&mut self) -> StepFused<T> {
         let (lo, lon) = self.low_ptrs();
-        StepFused {
-            lo,
-            lon,
-            k: self.k,
-            h: self.h.ptr(),
-            s: self.s.ptr(),
-            al: self.alpha.ptr(),
-            be: self.beta.ptr(),
-            hn: self.hn.ptr_mut(),
-            sn: self.sn.ptr_mut(),
-        }
+        let (h, s, al, be, hn, sn) = self.f.step_ptrs();
+        StepFused { lo, lon, k: self.k, h, s, al, be, hn, sn }
     }
 
     /// Set the ghost layer of (h, s), or of (h', s) mid-step when `next_h` is true.
     pub fn ghosts(&mut self, next_h: bool) -> Result<()> {
         let shape = ghosts_shape(&self.k)?;
-        let h = if next_h { self.hn.ptr_mut() } else { self.h.ptr_mut() };
-        let params = SetGhosts { k: self.k, h, s: self.s.ptr_mut(), al: self.alpha.ptr_mut(), be: self.beta.ptr_mut() };
+        let (h, s, al, be) = self.f.ghost_ptrs(next_h);
         // SAFETY: h, s, al, be are whole arrays; one thread per perimeter point, each writing
         // only its own ghost cells.
-        unsafe { self.kernels.ghosts.launch(shape, params) }
+        unsafe { self.kernels.ghosts.launch(shape, SetGhosts { k: self.k, h, s, al, be }) }
     }
+}
+
+/// The fields of a sediment run on the device: h and h′ in `H` (`T`, or f64 in mixed
+/// precision), s, α, β and s′ in `T`. What the plain, compensated and mixed drivers share.
+pub(super) struct Fields<T: GpuReal, H: GpuReal> {
+    pub h: DeviceField2<H>,
+    pub s: DeviceField2<T>,
+    pub alpha: DeviceField2<T>,
+    pub beta: DeviceField2<T>,
+    /// h′ and s′ while a step computes them.
+    pub hn: DeviceField2<H>,
+    pub sn: DeviceField2<T>,
+}
+
+/// h, s, α, β and the outputs h′, s′ of a fused step, as its kernel's parameters take them.
+pub(super) type StepPtrs<T, H> = (*const H, *const T, *const T, *const T, *mut H, *mut T);
+
+impl<T: GpuReal, H: GpuReal> Fields<T, H> {
+    /// `problem`'s fields converted and uploaded; h′ and s′ allocated.
+    pub fn upload(gpu: &Gpu, problem: &Problem) -> Result<Fields<T, H>> {
+        let up = |f: &Field2<f64>| DeviceField2::upload(gpu, &f.convert::<T>());
+        Ok(Fields {
+            h: DeviceField2::upload(gpu, &problem.h.convert::<H>())?,
+            s: up(&problem.s)?,
+            alpha: up(&problem.alpha)?,
+            beta: up(&problem.beta)?,
+            hn: DeviceField2::uninit(gpu, problem.layout())?,
+            sn: DeviceField2::uninit(gpu, problem.layout())?,
+        })
+    }
+
+    /// The step's outputs become its inputs.
+    pub fn swap(&mut self) {
+        std::mem::swap(&mut self.h, &mut self.hn);
+        std::mem::swap(&mut self.s, &mut self.sn);
+    }
+
+    /// h, s, α, β and the outputs h′, s′ of a fused step.
+    pub fn step_ptrs(&mut self) -> StepPtrs<T, H> {
+        (self.h.ptr(), self.s.ptr(), self.alpha.ptr(), self.beta.ptr(), self.hn.ptr_mut(), self.sn.ptr_mut())
+    }
+
+    /// h (h′ when `next_h`), s, α, β for the ghost fill.
+    pub fn ghost_ptrs(&mut self, next_h: bool) -> (*mut H, *mut T, *mut T, *mut T) {
+        let h = if next_h { self.hn.ptr_mut() } else { self.h.ptr_mut() };
+        (h, self.s.ptr_mut(), self.alpha.ptr_mut(), self.beta.ptr_mut())
+    }
+
+    /// Continue from h and s with their ghosts.
+    pub fn resume(&mut self, gpu: &Gpu, h: &[H], s: &[T]) -> Result<()> {
+        gpu.write(h, &mut self.h)?;
+        gpu.write(s, &mut self.s)
+    }
+
+    /// h and s with their ghosts, on the host.
+    pub fn download(&self, gpu: &Gpu) -> Result<(Vec<H>, Vec<T>)> {
+        Ok((gpu.download(&self.h)?, gpu.download(&self.s)?))
+    }
+}
+
+/// Launch a streamed fused kernel (plain, compensated or mixed) of the scheme on
+/// [`fused_shape`].
+///
+/// # Safety
+/// `params` are a fused kernel's: whole arrays as `k` describes, outputs distinct from inputs.
+pub(super) unsafe fn launch_fused<P: kernels::Params, R: Real>(
+    kernel: &Kernel<P>,
+    k: &Coeffs<R>,
+    launch: Launch,
+    bounded: bool,
+    params: P,
+) -> Result<()> {
+    let shape = fused_shape(k, launch, bounded, kernel.max_threads_per_block())?;
+    // SAFETY: blocks of one warp across, the grid covering the strips (of the scheme's kernel)
+    // and the row chunks, as the fused kernels require; the arrays as the caller promises.
+    unsafe { kernel.launch(shape, params) }
 }
 
 /// The streamed fused kernels' launch (plain, compensated and mixed): blocks of 32 ×

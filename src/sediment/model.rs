@@ -14,6 +14,7 @@ use crate::field::interior_of;
 use crate::model::{Checkpoint, Clock, Model, Output, State, Until};
 use crate::runtime::{Backend, Gpu};
 use crate::{Error, GpuReal, Real, Result};
+use kernels::Level;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -42,9 +43,11 @@ trait Backing<T> {
     fn describe(&self) -> String;
 }
 
-struct OnCpu<T: GpuReal>(CpuSediment<T>);
+/// The CPU reference: fluxes in `T`, h in `H` (`T`, or f64 under f32 in mixed precision), its
+/// fields handed to the runner as `R` (`T`; f64 in mixed: h as it is, s widened exactly).
+struct OnCpu<T: Real, H: Level<T>>(CpuSediment<T, H>);
 
-impl<T: GpuReal> Backing<T> for OnCpu<T> {
+impl<R: GpuReal, T: Real, H: Level<T>> Backing<R> for OnCpu<T, H> {
     fn step(&mut self) -> Result<()> {
         self.0.step();
         Ok(())
@@ -55,17 +58,21 @@ impl<T: GpuReal> Backing<T> for OnCpu<T> {
     fn stability(&self, problem: &Problem, k: Conductances) -> Result<StabilityLimit> {
         Ok(problem.stability_with(k, self.0.h()))
     }
-    fn fields(&self) -> Result<(Vec<T>, Vec<T>)> {
-        Ok((self.0.h().to_vec(), self.0.s().to_vec()))
+    fn fields(&self) -> Result<(Vec<R>, Vec<R>)> {
+        Ok((convert(self.0.h()), convert(self.0.s())))
     }
-    fn low(&self) -> Result<Option<Vec<T>>> {
-        Ok(self.0.low().map(<[T]>::to_vec))
+    fn low(&self) -> Result<Option<Vec<R>>> {
+        Ok(self.0.low().map(convert))
     }
-    fn resume(&mut self, h: &[T], s: &[T], low: Option<&[T]>) -> Result<()> {
-        self.0.resume(h, s, low)
+    fn resume(&mut self, h: &[R], s: &[R], low: Option<&[R]>) -> Result<()> {
+        self.0.resume(&convert(h), &convert(s), low.map(convert::<R, H>).as_deref())
     }
     fn describe(&self) -> String {
-        format!("CPU reference ({} threads)", rayon::current_num_threads())
+        let threads = rayon::current_num_threads();
+        match H::WIDER {
+            true => format!("CPU reference ({threads} threads), mixed precision (h in f64, the rest in f32)"),
+            false => format!("CPU reference ({threads} threads)"),
+        }
     }
 }
 
@@ -99,44 +106,11 @@ impl<T: GpuReal> Backing<T> for OnGpu<T> {
     }
 }
 
-/// The mixed precision's fields as the runner's `T` (f64: the runner runs mixed in f64, so h
-/// passes as it is and s is widened exactly).
-fn as_runner<T: Real>(h: &[f64], s: &[f32]) -> (Vec<T>, Vec<T>) {
-    (h.iter().map(|&v| T::from_f64(v)).collect(), s.iter().map(|&v| T::from_f64(v as f64)).collect())
-}
-
-/// The runner's h and s (`T` = f64) as the mixed precision's fields.
-fn from_runner<T: Real>(h: &[T], s: &[T]) -> (Vec<f64>, Vec<f32>) {
-    (h.iter().map(|v| v.to_f64()).collect(), s.iter().map(|v| v.to_f64() as f32).collect())
-}
-
-/// The mixed precision's CPU reference: h in f64, s, α, β and the fluxes in f32.
-struct OnCpuMixed(CpuSediment<f32, f64>);
-
-impl<T: GpuReal> Backing<T> for OnCpuMixed {
-    fn step(&mut self) -> Result<()> {
-        self.0.step();
-        Ok(())
-    }
-    fn set_dt(&mut self, problem: &Problem, dt: f64) {
-        self.0.set_dt(problem, dt)
-    }
-    fn stability(&self, problem: &Problem, k: Conductances) -> Result<StabilityLimit> {
-        Ok(problem.stability_with(k, self.0.h()))
-    }
-    fn fields(&self) -> Result<(Vec<T>, Vec<T>)> {
-        Ok(as_runner(self.0.h(), self.0.s()))
-    }
-    fn low(&self) -> Result<Option<Vec<T>>> {
-        Ok(None)
-    }
-    fn resume(&mut self, h: &[T], s: &[T], _low: Option<&[T]>) -> Result<()> {
-        let (h, s) = from_runner(h, s);
-        self.0.resume(&h, &s, None)
-    }
-    fn describe(&self) -> String {
-        format!("CPU reference ({} threads), mixed precision (h in f64, the rest in f32)", rayon::current_num_threads())
-    }
+/// Values of one precision as another's: the runner's and a model's (exact where they are
+/// the same type, and from f32 to the f64 the runner runs mixed in; from the runner's f64 back
+/// to the f32 s of a mixed model, exact for what the model handed over).
+fn convert<A: Real, B: Real>(v: &[A]) -> Vec<B> {
+    v.iter().map(|x| B::from_f64(x.to_f64())).collect()
 }
 
 /// The mixed precision on the GPU: h in f64, s, α, β in f32.
@@ -157,14 +131,13 @@ impl<T: GpuReal> Backing<T> for OnGpuMixed {
     }
     fn fields(&self) -> Result<(Vec<T>, Vec<T>)> {
         let (h, s) = self.model.download(&self.gpu)?;
-        Ok(as_runner(&h, &s))
+        Ok((convert(&h), convert(&s)))
     }
     fn low(&self) -> Result<Option<Vec<T>>> {
         Ok(None)
     }
     fn resume(&mut self, h: &[T], s: &[T], _low: Option<&[T]>) -> Result<()> {
-        let (h, s) = from_runner(h, s);
-        self.model.resume(&self.gpu, &h, &s)
+        self.model.resume(&self.gpu, &convert(h), &convert(s))
     }
     fn describe(&self) -> String {
         "GPU, variant fused, mixed precision (h in f64, the rest in f32)".into()
@@ -201,7 +174,7 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
             Backend::Gpu(gpu) => {
                 Box::new(OnGpu { gpu: gpu.clone(), model: GpuSediment::new(gpu, problem, dt, launch)?, variant })
             }
-            Backend::Cpu { .. } => Box::new(OnCpu(CpuSediment::new(problem, dt)?)),
+            Backend::Cpu { .. } => Box::new(OnCpu::<T, T>(CpuSediment::new(problem, dt)?)),
         };
         Ok(SedimentModel::with(problem, backing, policy, conductances, dt))
     }
@@ -227,7 +200,7 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
         let dt = policy.forced.unwrap_or_else(|| problem.stability_with(conductances, &problem.h).automatic());
         let backing: Box<dyn Backing<T>> = match backend {
             Backend::Gpu(gpu) => Box::new(OnGpuMixed { gpu: gpu.clone(), model: GpuMixed::new(gpu, problem, dt, launch)? }),
-            Backend::Cpu { .. } => Box::new(OnCpuMixed(CpuSediment::new(problem, dt)?)),
+            Backend::Cpu { .. } => Box::new(OnCpu::<f32, f64>(CpuSediment::new(problem, dt)?)),
         };
         Ok(SedimentModel::with(problem, backing, policy, conductances, dt))
     }

@@ -24,9 +24,15 @@ use std::path::PathBuf;
 /// What the record of a run is filed under.
 pub const KERNEL: &str = "rk2 step";
 
+/// What the x-line record is filed under: SRK2's (and DS1's, DS2's) line length.
+pub const LINE_KERNEL: &str = "x-line";
+
 /// Streamed shapes: warps a block × rows a warp.
 const WARPS: [u32; 5] = [1, 2, 4, 8, 16];
 const ROWS: [u32; 5] = [8, 16, 32, 64, 128];
+
+/// x-line lengths (threads a block along a row).
+const LINES: [u32; 6] = [32, 64, 128, 256, 512, 1024];
 
 /// A launch as the cache holds it: `BXxBY tile` or `BXxBY stream:WxR`.
 pub fn label(l: Launch) -> String {
@@ -54,6 +60,63 @@ pub fn parse(s: &str) -> Result<Launch> {
 /// when there is a matching entry (and tuning is on), else the built-in default.
 pub fn launch_for(gpu: &Gpu, precision: Precision) -> Option<Launch> {
     super::tuned_config(gpu, "kp", KERNEL, precision, parse)
+}
+
+/// The x-line length a run on `gpu` in `precision` should use when its case gives none: the
+/// cache's when there is a matching entry (and tuning is on).
+pub fn line_for(gpu: &Gpu, precision: Precision) -> Option<u32> {
+    super::tuned_config(gpu, "kp", LINE_KERNEL, precision, parse_line)
+}
+
+/// An x-line length as the cache holds it (`128`) read back.
+pub fn parse_line(s: &str) -> Result<u32> {
+    match s.parse::<u32>() {
+        Ok(l) if l > 0 && l % 32 == 0 && l <= 1024 => Ok(l),
+        _ => Err(Error::invalid(format!("'{s}' is not an x-line length (a multiple of 32, at most 1024)"))),
+    }
+}
+
+/// Whole SRK2 steps of one model, one candidate an x-line length.
+struct LineStage<'a, T: GpuReal> {
+    model: &'a mut GpuKp<T>,
+    lines: Vec<(u32, std::result::Result<(), Pruned>)>,
+    default: usize,
+}
+
+impl<T: GpuReal> Tunable for LineStage<'_, T> {
+    fn space(&self) -> Vec<(String, std::result::Result<(), Pruned>)> {
+        self.lines.iter().map(|(l, v)| (l.to_string(), v.clone())).collect()
+    }
+    fn default_index(&self) -> usize {
+        self.default
+    }
+    fn run(&mut self, gpu: &Gpu, k: usize, timer: &Timer) -> Result<()> {
+        self.model.set_line(gpu, self.lines[k].0)?;
+        timer.start(gpu)?;
+        self.model.step(FluxKernel::EarlyExit)?;
+        timer.stop(gpu)
+    }
+}
+
+/// Stage 3: SRK2's x-line length, timed as whole SRK2 steps of `problem` on `launch` (DS1 and
+/// DS2 run the same kernel in both orientations and take the same length). Lengths the
+/// kernel's register or shared-memory limits refuse are pruned.
+fn tune_line<T: GpuReal>(
+    gpu: &Gpu,
+    opts: &TuneOptions,
+    problem: &Problem,
+    launch: Launch,
+    entries: &FluxEntries,
+) -> Result<Record> {
+    let limits = block_limits(gpu, &gpu.kernel::<T, _>(entries.x_line)?)?;
+    let w = std::mem::size_of::<T>() as u64;
+    let lines: Vec<(u32, std::result::Result<(), Pruned>)> =
+        LINES.iter().map(|&l| (l, limits.check(l, (entries.line_shared)(l) as u64 * w))).collect();
+    let default = LINES.iter().position(|&l| l == Launch::default().line).unwrap_or(0);
+    let p = Problem { scheme: crate::kp::Scheme::Srk2, ..problem.clone() };
+    let mut model = GpuKp::<T>::new(gpu, &p, Launch { line: Launch::default().line, ..launch })?;
+    let found = super::search(gpu, &mut LineStage { model: &mut model, lines, default }, opts.rounds)?;
+    Ok(found.record("kp", LINE_KERNEL, super::precision_of::<T>(), vec![opts.size as u64, opts.size as u64]))
 }
 
 /// What one timed run does.
@@ -260,8 +323,10 @@ pub fn tune<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions) -> Result<(Vec<Record>, V
         best_ms: best.0,
     };
 
-    // Then the scheme, on the launch just found (seed 003 §4.4.1).
-    let scheme = super::scheme::tune_kp::<T>(gpu, opts, best.1)?;
+    // Then SRK2's line length and the scheme, on the launch just found (seed 003 §4.4.1).
+    let line = tune_line::<T>(gpu, opts, &problem, best.1, &entries)?;
+    let launch = Launch { line: parse_line(&line.best)?, ..best.1 };
+    let scheme = super::scheme::tune_kp::<T>(gpu, opts, launch)?;
 
     let mut pictures = Vec::new();
     if let Some(dir) = &opts.pictures {
@@ -280,7 +345,7 @@ pub fn tune<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions) -> Result<(Vec<Record>, V
             pictures.push(path);
         }
     }
-    Ok((vec![record, scheme], pictures))
+    Ok((vec![record, line, scheme], pictures))
 }
 
 #[cfg(test)]
@@ -299,6 +364,12 @@ mod tests {
         assert_eq!(label(Launch::default()), "32x8 stream:4x32");
         for bad in ["", "32x8", "30x1 tile", "32x8 stream:0x4", "64x64 tile", "axb tile"] {
             assert!(parse(bad).is_err(), "{bad}");
+        }
+        for l in LINES {
+            assert_eq!(parse_line(&l.to_string()).unwrap(), l);
+        }
+        for bad in ["", "0", "48", "2048", "x", "-32"] {
+            assert!(parse_line(bad).is_err(), "{bad}");
         }
     }
 }

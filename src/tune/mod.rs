@@ -343,7 +343,10 @@ fn now_utc() -> String {
 pub use adi::{label as adi_label, launch_for as adi_launch, parse as adi_parse};
 pub use claw::{search_shapes as claw_search, tuned_shapes as claw_shapes};
 pub use fd3d::tuned_block as fd3d_block;
-pub use kp::{label as kp_label, launch_for as kp_launch, parse as kp_parse};
+pub use kp::{
+    LINE_KERNEL as KP_LINE_KERNEL, label as kp_label, launch_for as kp_launch, line_for as kp_line, parse as kp_parse,
+    parse_line as kp_line_parse,
+};
 pub use sediment::{label as sediment_label, launch_for as sediment_launch, parse as sediment_parse};
 pub use tridiag::{TridiagPoint, nearest as tridiag_nearest, tuned_algorithm as tridiag_algorithm};
 

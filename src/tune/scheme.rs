@@ -1,14 +1,14 @@
 //! Choosing the fastest time-integration scheme (`--scheme auto`, seed 003 §4.4.1): time a
 //! whole run of the sine case with each second-order scheme and keep the fastest.
 //!
-//! The candidates are [`AUTO`]: RK2 and SRK2 (which differ in how the flux kernels divide the
-//! work, not in the result). Runs are compared by wall time per simulated time, so that a
-//! scheme whose steps advance more (DS2's double steps) or discard some would count as it costs.
-//! DS2 is not a candidate yet: the GPU refuses it with the default wet–dry scheme `clamp`
-//! (docs/kp-schemes.md), and a choice made once for this GPU must run every case. `hydrokern tune` times them
-//! after the kp launch search, on its launch, and stores the winner as the record `kp` /
-//! [`KERNEL`]; a case with `time.scheme = "auto"` (`--scheme auto`) runs it ([`auto_scheme`]).
-//! Euler and DS1 are first order.
+//! The candidates ([`candidates`]) are the second-order schemes: RK2 and SRK2 (which differ in
+//! how the flux kernels divide the work, not in the result) and, in f64, DS2. Runs are compared
+//! by wall time per simulated time, so that DS2's double steps and its discarded steps count as
+//! they cost. In f32 DS2 is not a candidate: the split schemes have no compensated update, and a
+//! choice made once for this GPU must not give up f32's volume (docs/f32-conservation.md).
+//! `hydrokern tune` times them after the kp launch search, on its launch, and stores the winner
+//! as the record `kp` / [`KERNEL`]; a case with `time.scheme = "auto"` (`--scheme auto`) runs it
+//! ([`auto_scheme`]). Euler and DS1 are first order.
 
 use super::{Record, TuneOptions, stats};
 use crate::kp::gpu::{FluxKernel, GpuKp, Launch};
@@ -19,8 +19,17 @@ use crate::{Backend, Error, GpuReal, Precision, Result};
 /// What the scheme record is filed under.
 pub const KERNEL: &str = "scheme";
 
-/// The schemes `--scheme auto` chooses from, the default first.
-pub const AUTO: [Scheme; 2] = [Scheme::Rk2, Scheme::Srk2];
+/// Every scheme `--scheme auto` may choose, the default first.
+pub const AUTO: [Scheme; 3] = [Scheme::Rk2, Scheme::Srk2, Scheme::Ds2];
+
+/// The schemes `--scheme auto` chooses from in `precision`, the default first: DS2 only in f64
+/// (in f32 the split schemes lack the compensated update).
+pub fn candidates(precision: Precision) -> &'static [Scheme] {
+    match precision {
+        Precision::F64 => &AUTO,
+        _ => &AUTO[..2],
+    }
+}
 
 /// Steps of one timed run of the sine case.
 const RUN_STEPS: usize = 100;
@@ -42,6 +51,13 @@ pub fn auto_scheme(backend: &Backend, precision: Precision) -> Scheme {
         return Scheme::Rk2;
     };
     match super::tuned_config(gpu, "kp", KERNEL, precision, parse) {
+        Some(s) if !candidates(precision).contains(&s) => {
+            super::note(&format!(
+                "--scheme auto: rk2 (the tuning cache's {} is no candidate in {precision})",
+                s.name()
+            ));
+            Scheme::Rk2
+        }
         Some(s) => {
             super::note(&format!("--scheme auto: {} (the tuning cache's choice for this GPU, {precision})", s.name()));
             s
@@ -58,20 +74,21 @@ pub fn auto_scheme(backend: &Backend, precision: Precision) -> Scheme {
 
 /// Seed 003 §4.4.1: whole runs of the sine case ([`RUN_STEPS`] steps each, from one model a
 /// scheme on `launch`, interleaved, [`SCHEME_RUNS`] runs or the options' rounds if fewer) with
-/// every scheme of [`AUTO`]; the record of the fastest (the default unless another is 0.5%
+/// every scheme of [`candidates`]; the record of the fastest (the default unless another is 0.5%
 /// faster, as in the launch searches). Its times are milliseconds per second of simulated time
 /// (a run's event time over the time its clock advanced).
 pub fn tune_kp<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions, launch: Launch) -> Result<Record> {
     let n = opts.size;
     let timer = Timer::new(gpu)?;
+    let schemes = candidates(super::precision_of::<T>());
     let mut models = Vec::new();
-    for scheme in AUTO {
+    for &scheme in schemes {
         let mut problem = setup::sine(n, n);
         problem.scheme = scheme;
         models.push(GpuKp::<T>::new(gpu, &problem, launch)?);
     }
     let mut run = |s: Scheme| -> Result<f64> {
-        let k = AUTO.iter().position(|&a| a == s).unwrap_or(0);
+        let k = schemes.iter().position(|&a| a == s).unwrap_or(0);
         let m = &mut models[k];
         let t0 = m.clock(gpu)?.t;
         timer.start(gpu)?;
@@ -85,7 +102,7 @@ pub fn tune_kp<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions, launch: Launch) -> Res
         }
         Ok(timer.elapsed_ms()? / advanced)
     };
-    let times = choose_scheme(&AUTO, SCHEME_RUNS.min(opts.rounds.max(1)), &mut run)?;
+    let times = choose_scheme(schemes, SCHEME_RUNS.min(opts.rounds.max(1)), &mut run)?;
     let ms = |s: Scheme| times.times.iter().find(|t| t.0 == s).map_or(f64::NAN, |t| t.1);
     let default_ms = ms(Scheme::Rk2);
     let best = if ms(times.best) < 0.995 * default_ms { times.best } else { Scheme::Rk2 };
@@ -162,12 +179,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn auto_chooses_among_rk2_and_srk2_only() {
+    fn auto_chooses_among_the_second_order_schemes() {
         assert_eq!(parse("rk2").unwrap(), Scheme::Rk2);
         assert_eq!(parse("srk2").unwrap(), Scheme::Srk2);
-        for bad in ["euler", "ds1", "ds2", "auto", ""] {
+        assert_eq!(parse("ds2").unwrap(), Scheme::Ds2);
+        for bad in ["euler", "ds1", "auto", ""] {
             assert!(parse(bad).is_err(), "{bad}");
         }
+        assert_eq!(candidates(Precision::F64), &[Scheme::Rk2, Scheme::Srk2, Scheme::Ds2]);
+        // f32 keeps its compensated update: no split scheme.
+        assert_eq!(candidates(Precision::F32), &[Scheme::Rk2, Scheme::Srk2]);
     }
 
     #[derive(Clone, Copy, Debug, PartialEq)]

@@ -278,7 +278,7 @@ fn ds2_resumes_bit_identically() {
 
 /// DS1 and DS2 on the GPU where steps are discarded: the dry dam break (whose fronts' thin
 /// films speed up from step to step by more than the 5% r leaves: `split_schemes_conserve_…`
-/// prints the retries), `bollermann` and `kp07`, f64, to t = 1.5 s. The device takes the CPU
+/// prints the retries), every wet–dry scheme, f64, to t = 1.5 s. The device takes the CPU
 /// reference's steps and discards the same ones, and keeps the volume.
 #[test]
 #[cfg_attr(
@@ -289,8 +289,7 @@ fn gpu_split_schemes_discard_as_the_cpu() {
     use hydrokern::kp::gpu::{FluxKernel, GpuKp, Launch};
     let gpu = crate::common::gpu();
     for s in SPLIT {
-        // `clamp` is refused there (`gpu::kp_gpu_refuses_split_clamp`).
-        for wet_dry in [WetDry::Bollermann, WetDry::Kp07] {
+        for wet_dry in WetDry::GPU {
             let mut p = with(setup::dam_break(32, 32, true), s);
             p.wet_dry = wet_dry;
             let v0 = p.initial_volume();

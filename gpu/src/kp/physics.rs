@@ -482,11 +482,14 @@ pub fn mass_part<T: Real, W: Level<T>>(f_minus: T, f_plus: T, inv: T) -> W {
     (W::widen(f_minus) - W::widen(f_plus)) * W::widen(inv)
 }
 
-/// B at the centre of a cell from its corners (sw, se, nw, ne): the mean, summed so that a
-/// mirror image of the corners gives the same bits.
+/// B at the centre of a cell from its corners (sw, se, nw, ne): the mean, summed along the
+/// diagonals so that every symmetry of the square gives the same bits: the mirror images, and
+/// the transpose the split schemes' Y substeps work in. Summed by rows, (sw + se) + (nw + ne),
+/// a fifth of the islands lake's cells get another bed when transposed, and a dry cell there
+/// (w = B̄) a film of one ulp, which `clamp`'s mean face depth carries into its faces.
 #[inline(always)]
 pub fn cell_bed<T: Real>(sw: T, se: T, nw: T, ne: T) -> T {
-    T::HALF * T::HALF * ((sw + se) + (nw + ne))
+    T::HALF * T::HALF * ((sw + ne) + (se + nw))
 }
 
 /// Cube root for positive x, in f64 (bit-level first guess, then Newton steps).

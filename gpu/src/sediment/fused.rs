@@ -1,7 +1,7 @@
 //! The fused kernels: h' and s' in one pass, on a haloed shared tile or streamed by warps.
 
 use super::stencil::{Low, ReadOnly, ab, five, five_tile, halo_computes, halo_ij};
-use super::{Coeffs, Five, STREAM_COLS, face_k, ghost_h, h_next, s_point, upwind_is_south, upwind_is_west};
+use super::{Coeffs, Five, STREAM_COLS, face_k, ghost_h, h_next, products, s_point, upwind_is_south, upwind_is_west};
 use crate::Level;
 use crate::device::{DeviceReal, shared, thread};
 
@@ -69,7 +69,7 @@ pub(super) unsafe fn fused_tile<T: DeviceReal, const LOW: bool>(
         if let Some((side, gi, ti)) = side_inner {
             let (ag, bg) = ab::<T, ReadOnly>(s, al, be, c);
             let (ai, bi) = ab::<T, ReadOnly>(s, al, be, gi);
-            *th.add(t) = ghost_h(*th.add(ti), k.q_delta_of(side), face_k(&k, ag, ai, bg, bi));
+            *th.add(t) = ghost_h(*th.add(ti), k.q_delta_of(side), face_k::<T, T>(&k, ag, ai, bg, bi));
         }
         thread::sync_threads();
         if interior && halo_computes(tx, ty) {
@@ -140,7 +140,8 @@ pub(super) unsafe fn fused<T: DeviceReal, H: DeviceReal + Level<T>, const LOW: b
     let load = |row: i64| unsafe {
         let g = row as usize * p + col;
         let sv = T::ldg(s.add(g));
-        let (hv, a, b) = (H::ldg(h.add(g)), T::ldg(al.add(g)) * sv, T::ldg(be.add(g)) * (T::ONE - sv));
+        let hv = H::ldg(h.add(g));
+        let (a, b) = products::<T, H>(T::ldg(al.add(g)), sv, T::ldg(be.add(g)));
         Row { h: hv, s: sv, a, b, lo: low.at(g) }
     };
     // h' at an interior row from rows (m, c, p) of inputs; ghost columns by the boundary rule
@@ -152,16 +153,16 @@ pub(super) unsafe fn fused<T: DeviceReal, H: DeviceReal + Level<T>, const LOW: b
         let v = h_next(&k, hv, c.lo, a, b);
         let (from_e, from_w) = (v.0.shfl_down(1), v.0.shfl_up(1));
         if i == 0 {
-            (ghost_h(from_e, k.q_delta_of(0), face_k(&k, c.a, a.e, c.b, b.e)), H::ZERO)
+            (ghost_h(from_e, k.q_delta_of(0), face_k::<T, H>(&k, c.a, a.e, c.b, b.e)), H::ZERO)
         } else if i == nx + 1 {
-            (ghost_h(from_w, k.q_delta_of(1), face_k(&k, c.a, a.w, c.b, b.w)), H::ZERO)
+            (ghost_h(from_w, k.q_delta_of(1), face_k::<T, H>(&k, c.a, a.w, c.b, b.w)), H::ZERO)
         } else {
             v
         }
     };
     // h' at a ghost row from the inner row's h' (south: side 2, north: side 3).
     let hp_ghost_row = |inner_hp: (H, H), ghost: &Row<T, H>, inner: &Row<T, H>, side: usize| {
-        (ghost_h(inner_hp.0, k.q_delta_of(side), face_k(&k, ghost.a, inner.a, ghost.b, inner.b)), H::ZERO)
+        (ghost_h(inner_hp.0, k.q_delta_of(side), face_k::<T, H>(&k, ghost.a, inner.a, ghost.b, inner.b)), H::ZERO)
     };
     let writes = lane >= 2 && lane <= STREAM_COLS + 1 && i >= 1 && i <= nx;
 

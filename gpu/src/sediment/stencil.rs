@@ -1,7 +1,7 @@
 //! What the sediment kernels share: how a kernel loads its inputs, the stencil's values at a
 //! point, shared tiles, and which point a thread computes.
 
-use super::{Coeffs, Five};
+use super::{Coeffs, Five, products};
 use crate::device::{DeviceReal, thread};
 
 /// How a kernel loads its read-only inputs.
@@ -35,7 +35,7 @@ pub(super) unsafe fn five<T: DeviceReal, L: Load>(p: *const T, c: usize, pitch: 
 pub(super) unsafe fn ab<T: DeviceReal, L: Load>(s: *const T, al: *const T, be: *const T, g: usize) -> (T, T) {
     unsafe {
         let sv = L::ld(s, g);
-        (L::ld(al, g) * sv, L::ld(be, g) * (T::ONE - sv))
+        products::<T, T>(L::ld(al, g), sv, L::ld(be, g))
     }
 }
 

@@ -384,15 +384,6 @@ impl<T: GpuReal> GpuKp<T> {
         if split || ds {
             check_line(launch.line)?;
         }
-        if ds && problem.wet_dry == WetDry::Clamp {
-            // Since `clamp` reads each face's end corners (the mean face depth), the GPU's split
-            // step parts from the CPU reference's at partially flooded cells (the islands lake
-            // no longer stays at rest): refused until that is found (docs/kp-schemes.md).
-            return Err(Error::invalid(format!(
-                "scheme {} with wet–dry clamp is not available on the GPU yet; use --wet-dry bollermann or --backend cpu",
-                problem.scheme.name()
-            )));
-        }
         let n = problem.padded_cells();
         let w = std::mem::size_of::<T>();
         // State, stage state, R, two beds (and g·n²); with `clamp` B_hi, the draining factors
