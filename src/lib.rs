@@ -74,9 +74,10 @@ impl GpuReal for f64 {}
 pub enum Precision {
     F32,
     F64,
-    /// The conserved level (sediment's h) stored and updated in f64, everything else in f32
-    /// (docs/f32-conservation.md, "Mixed precision"): only the solvers whose `Solver::mixed`
-    /// says so run it; the runner hands their states and checkpoints over as f64.
+    /// The conserved level (sediment's h, shallow water's w) stored and updated in f64,
+    /// everything else in f32 (docs/f32-conservation.md, "Mixed precision"): only the solvers
+    /// whose `Solver::mixed` says so run it; the runner hands their states and checkpoints over
+    /// as f64.
     Mixed,
 }
 

@@ -26,6 +26,13 @@ const TRAP_ALLOWED: &[(&str, &str)] = &[
     ("kp_flux_stream_early_bollermann", KP_STREAM_EARLY_TRAP),
     ("kp_flux_stream_clamp", KP_STREAM_TRAP),
     ("kp_flux_stream_early_clamp", KP_STREAM_EARLY_TRAP),
+    // Mixed precision's streamed kernels: the same bodies with an f64 surface.
+    ("kp_m_flux_stream_kp07", KP_STREAM_TRAP),
+    ("kp_m_flux_stream_bollermann", KP_STREAM_TRAP),
+    ("kp_m_flux_stream_clamp", KP_STREAM_TRAP),
+    ("kp_m_flux_stream_early_kp07", KP_STREAM_EARLY_TRAP),
+    ("kp_m_flux_stream_early_bollermann", KP_STREAM_EARLY_TRAP),
+    ("kp_m_flux_stream_early_clamp", KP_STREAM_EARLY_TRAP),
 ];
 /// The streamed shallow-water flux kernels' reasons (one entry point a wet–dry scheme).
 const KP_STREAM_TRAP: &str = "wet-map tile of a column: (column − 2) / k.bx (the contract has k.bx ≥ 1)";

@@ -214,6 +214,14 @@ fn kp_restarts_bit_for_bit() {
     bit_identical("flood", &set, 0.5, 0.15, 0.48, "cpu", "f64");
 }
 
+/// Mixed precision (w in f64, the rest in f32): the checkpoint holds w as it is and the momenta
+/// widened; the restart narrows them back exactly. The flood's gauges and maps ride along.
+#[test]
+fn kp_mixed_restarts_bit_for_bit() {
+    bit_identical("dam-break", &grid(40, 40), 1.0, 0.3, 0.95, "cpu", "mixed");
+    bit_identical("flood", &flood(28, 28), 0.5, 0.15, 0.48, "cpu", "mixed");
+}
+
 /// DS2 and DS1: the checkpoint holds the Δt estimates the next step starts from, so the
 /// restarted run takes the same steps. Without them it measures its own and parts from the
 /// uninterrupted run (checked once by hand: a restore that drops them fails here, DS2 and DS1
@@ -309,6 +317,12 @@ fn gpu_restarts_bit_for_bit() {
         bit_identical("dam-break", &set, 1.0, 0.3, 0.95, "gpu", "f32");
         let early_exit = [("gpu.early_exit", early.into())];
         bit_identical("valley", &early_exit, 20.0, 6.0, 19.0, "gpu", "f32");
+        // Mixed: w (f64) and the momenta widened in the checkpoint (its kernels record no
+        // gauges yet: the dam break has none); the valley's friction field too.
+        let mut set = grid(96, 80);
+        set.push(("gpu.early_exit", early.into()));
+        bit_identical("dam-break", &set, 1.0, 0.3, 0.95, "gpu", "mixed");
+        bit_identical("valley", &early_exit, 20.0, 6.0, 19.0, "gpu", "mixed");
     }
     // DS1 and DS2 on the device (`bollermann`: `clamp` is refused there): the estimates and
     // retries come from the device clock.

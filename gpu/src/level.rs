@@ -1,4 +1,4 @@
-//! The level a solver conserves (sediment's h; the shallow-water surface w is meant to follow),
+//! The level a solver conserves (sediment's h, the shallow-water surface w),
 //! stored in a type `Self` that may be wider than the precision `T` of its fluxes: the mixed
 //! precision of issue 16 (docs/f32-conservation.md, "Mixed precision").
 //!

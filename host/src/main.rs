@@ -29,7 +29,7 @@ struct Cli {
     /// Where to run: the GPU when one is usable (auto), the GPU or fail (gpu), or the CPU. Overrides the case's run.backend.
     #[arg(long, global = true, value_enum)]
     backend: Option<BackendArg>,
-    /// Floating-point precision of the fields and kernels. Overrides the case's run.precision. (`mixed`: h in f64, the rest in f32, sediment only, on the GPU its fused kernel; `both`: tune only.)
+    /// Floating-point precision of the fields and kernels. Overrides the case's run.precision. (`mixed`: the conserved level in f64, the rest in f32: sediment's h (on the GPU its fused kernel) and shallow water's w (rk2 or euler; on the GPU the streamed flux kernel); `both`: tune only.)
     #[arg(long, global = true, value_enum)]
     precision: Option<PrecisionArg>,
     /// Launch parameters on the GPU: the tuning cache's entry for this GPU when there is one (auto), the built-in defaults (off), or search first, store, then run (retune). Keys a case sets win.

@@ -167,11 +167,19 @@ fn the_common_flags_are_checked_like_their_keys() {
     refused(&["dam-break", "--nx", "16", "--max-steps", "-5", "--output", o], "run.max_steps");
     refused(&["dam-break", "--nx", "16", "--backend", "tpu", "--output", o], "run.backend");
     refused(&["dam-break", "--nx", "16", "--precision", "f16", "--output", o], "run.precision");
-    // Mixed precision is sediment's: another solver refuses it in one line, and so does a
-    // sediment variant without a mixed kernel.
+    // Mixed precision is sediment's and kp's: another solver refuses it in one line, and so do
+    // a sediment variant without a mixed kernel and a kp scheme without a mixed step.
     refused(
-        &["dam-break", "--nx", "16", "--precision", "mixed", "--output", o],
-        "precision mixed is available for: sediment; kp runs f32 or f64",
+        &["swe-radial", "--nx", "16", "--precision", "mixed", "--output", o],
+        "precision mixed is available for: sediment, kp; claw runs f32 or f64",
+    );
+    refused(
+        &["dam-break", "--nx", "16", "--precision", "mixed", "--scheme", "srk2", "--output", o],
+        "precision mixed runs the rk2 and euler schemes only; srk2 runs f32 or f64",
+    );
+    refused(
+        &["dam-break", "--nx", "16", "--precision", "mixed", "--scheme", "auto", "--output", o],
+        "auto may pick srk2",
     );
     refused(
         &["sediment", "--nx", "16", "--precision", "mixed", "--variant", "opt1/opt1", "--output", o],

@@ -29,7 +29,7 @@ pub static COMMON_FLAGS: &[Flag] = &[
         "precision",
         "f32|f64|mixed",
         Set::Text("run.precision"),
-        "precision of fields and kernels (run.precision; mixed: h in f64, the rest in f32, sediment only)",
+        "precision of fields and kernels (run.precision; mixed: the conserved level in f64, the rest in f32: sediment's h, shallow water's w with rk2 or euler)",
     ),
 ];
 

@@ -20,7 +20,11 @@
 //! 1024² in f32 plain, f32 compensated and f64, each with its relative volume change after a
 //! fresh run of 10 000 steps; the compensated step moves 5 words more (w's low part: stage 1
 //! reads Qⁿ's and writes Q¹'s, stage 2 reads both and writes Qⁿ⁺¹'s), 42 in all. Every other
-//! f32 row runs the default update, compensated, and counts those words too.
+//! f32 row runs the default update, compensated, and counts those words too. The mixed
+//! precision's row ("mixed", w and R_w in f64, the rest in f32) counts bytes: w and R_w 8 each,
+//! hu, hv, their R and B 4 each: flux 20 read and 16 written, stage 1 48 read and 16 written
+//! (hu, hv, B and R's momenta 4 each, w and R_w 8), stage 2 48 + 16 read and 16 written: 192
+//! bytes a cell against 148 (plain f32), 168 (compensated f32) and 296 (f64).
 
 use crate::bench::{BenchOptions, Report, time_gpu};
 use crate::accumulation::Accumulation;
@@ -70,6 +74,7 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
         balance::<f32>(gpu, opts, report, Accumulation::Plain)?;
         balance::<f32>(gpu, opts, report, Accumulation::Compensated)?;
         balance::<f64>(gpu, opts, report, Accumulation::Compensated)?;
+        balance_mixed(gpu, opts, report)?;
     }
     Ok(())
 }
@@ -109,6 +114,35 @@ fn balance<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, accu
     let name = format!("RK2 step, Thacker bowl, wet–dry {}, {how}", problem.wet_dry.name());
     let note = format!("volume change after {BALANCE_STEPS} steps");
     report.push("kp balance", &name, &format!("{BALANCE_N}²"), T::NAME, t.median_ms, words * size_of::<T>() as f64 * cells, None, note);
+    report.conservation(err);
+    Ok(())
+}
+
+/// Bytes a cell an RK2 step moves in mixed precision (the module comment).
+const MIXED_STEP_BYTES: f64 = 192.0;
+
+/// [`balance`] in mixed precision (`GpuKp::new_mixed`: w and R_w in f64), its volume in f64.
+fn balance_mixed(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
+    let problem = setup::thacker(BALANCE_N);
+    let launch = Launch { block: opts.block.unwrap_or(Launch::default().block), ..Launch::default() };
+    let cells = (BALANCE_N * BALANCE_N) as f64;
+    let mut m = GpuKp::new_mixed(gpu, &problem, launch)?;
+    let t = time_gpu(gpu, opts.warmup, opts.reps, |_| m.step(FluxKernel::Full))?;
+    drop(m);
+    let mut m = GpuKp::new_mixed(gpu, &problem, launch)?;
+    let bed = problem.interior(&m.cell_bed(gpu)?);
+    let volume = |m: &GpuKp<f32>| -> Result<f64> {
+        let w = problem.interior(&m.download_mixed(gpu)?.0);
+        Ok(w.iter().zip(&bed).map(|(w, b)| w - *b as f64).sum::<f64>() * problem.dx * problem.dy)
+    };
+    let v0 = volume(&m)?;
+    for _ in 0..BALANCE_STEPS {
+        m.step(FluxKernel::Full)?;
+    }
+    let err = (volume(&m)? - v0) / v0;
+    let name = format!("RK2 step, Thacker bowl, wet–dry {}, w in f64", problem.wet_dry.name());
+    let note = format!("volume change after {BALANCE_STEPS} steps");
+    report.push("kp balance", &name, &format!("{BALANCE_N}²"), "mixed", t.median_ms, MIXED_STEP_BYTES * cells, None, note);
     report.conservation(err);
     Ok(())
 }

@@ -344,6 +344,13 @@ impl KpCase {
                 doc.invalid("time.scheme", format!("unknown scheme '{name}' (expected rk2, euler, srk2, ds1, ds2 or auto)"))
             })?,
         };
+        if common.run.precision == Precision::Mixed {
+            // docs/f32-conservation.md, "Mixed precision for shallow water".
+            if scheme_auto {
+                return c.fail("time.scheme", "auto: precision mixed runs the rk2 and euler schemes only; auto may pick srk2, which runs f32 or f64");
+            }
+            super::mixed::check_scheme(scheme).map_err(|e| doc.invalid("time.scheme", e))?;
+        }
         let accumulation: Accumulation =
             f.numerics.accumulation.parse().map_err(|e| doc.invalid("numerics.accumulation", e))?;
         let precision = common.run.precision;
@@ -447,7 +454,8 @@ impl KpCase {
 /// host (the CPU's `split.rs`: three working states, R, the x faces (surface, reconstruction,
 /// flux, draining factor), both orientations' beds and highest corners) and 11 padded fields and
 /// a corner array more on the GPU (`kp/gpu/split.rs`). `compensated`:
-/// w's low parts, 3 padded fields on the CPU, 2 on the GPU.
+/// w's low parts, 3 padded fields on the CPU, 2 on the GPU. Mixed is counted as f64 (an upper
+/// bound: its surfaces and R_w are f64, the rest f32; the GPU's f32 surfaces stay allocated).
 fn needs(nx: u64, ny: u64, friction_field: bool, scheme: Scheme, precision: Precision, compensated: bool) -> Needs {
     let padded = (nx + 4) * (ny + 4);
     let corners = (nx + 5) * (ny + 5);
@@ -575,7 +583,11 @@ impl Simulation for KpCase {
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         let ny = self.problem.ny;
-        let precision = crate::tune::precision_of::<T>();
+        // Mixed runs on f32's tuning: its kernels are f32's with an f64 surface.
+        let precision = match self.info.run.precision {
+            Precision::Mixed => Precision::F32,
+            _ => crate::tune::precision_of::<T>(),
+        };
         let problem = match self.scheme_auto {
             true => match crate::tune::scheme::auto_scheme(backend, precision) {
                 s if s == self.problem.scheme => &self.problem,
@@ -591,7 +603,17 @@ impl Simulation for KpCase {
         let line_label = |l: u32| format!("x-line {l}");
         let line = crate::tune::case_launch(backend, self.line_tunable && uses_line, self.launch.line, line_tuned, line_label, "kp");
         let launch = Launch { line, ..launch };
-        let model = KpModel::<T>::new(backend, problem, launch, self.early_exit)?;
+        let model = match self.info.run.precision {
+            Precision::Mixed => {
+                // Mixed runs the streamed flux kernel only: a tuned tile launch falls back to it.
+                let launch = match (self.tunable, launch.flux) {
+                    (true, FluxVariant::Tile) => Launch { flux: FluxVariant::STREAM, ..launch },
+                    _ => launch,
+                };
+                KpModel::<T>::mixed(backend, problem, launch, self.early_exit)?
+            }
+            _ => KpModel::<T>::new(backend, problem, launch, self.early_exit)?,
+        };
         Ok(Box::new(model.with_products(&self.info.output.products(), self.gauge_cells.clone())?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
@@ -640,7 +662,12 @@ impl KpCase {
     fn volume_change<T: Real>(&self, state: &State<T>) -> Option<(f64, f64, String)> {
         let v = self.grid.integrate(&state.field("h")?.data);
         let change = if self.v0 > 0.0 { (v - self.v0) / self.v0 } else { v };
-        Some((v, change, format!("{} {}", T::NAME, self.problem.accumulation_of::<T>())))
+        // The precision and w update beside the change: f32's is compared with f64's.
+        let how = match self.info.run.precision {
+            Precision::Mixed => "mixed (w in f64)".to_string(),
+            _ => format!("{} {}", T::NAME, self.problem.accumulation_of::<T>()),
+        };
+        Some((v, change, how))
     }
 }
 
@@ -689,5 +716,5 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     #[cfg(feature = "bench")]
     bench: Some(super::bench::SUITE),
     load: |doc| Ok(Box::new(KpCase::load(doc)?)),
-    mixed: false,
+    mixed: true,
 };

@@ -13,9 +13,10 @@
 //! `cell_rhs`'s: the results are `bollermann`'s bit for bit.
 
 use crate::Real;
+use kernels::Level;
 use kernels::kp::{
     Clamp, Coeffs, Flux, Recon, assemble, bed_x, bed_y, central_upwind, clamped_momenta, drain_face, draining_factor,
-    highest_corner, outflow, recon_x, recon_y, surface_at,
+    highest_corner, mass_rate, outflow, recon_x, recon_y, surface_at_of,
 };
 
 /// The faces of a stage and the cells' highest corners (partially flooded where w̄ < B_hi).
@@ -62,9 +63,15 @@ impl<T: Real> Faces<T> {
     /// Every face flux of the padded state `q` (before draining); returns the rate Δt is taken
     /// from, max(a_x/Δx, a_y/Δy) over all faces of the interior (a NaN counts as infinite).
     pub fn fluxes(&mut self, k: &Coeffs<T>, [w, hu, hv]: [&[T]; 3], bed: &[T]) -> T {
+        self.fluxes_of(k, w, hu, hv, bed)
+    }
+
+    /// [`fluxes`](Self::fluxes) of a state whose surface `w` is a level `W` of `T` (mixed
+    /// precision: `kernels::kp::surface_at_of`).
+    pub fn fluxes_of<W: Level<T>>(&mut self, k: &Coeffs<T>, w: &[W], hu: &[T], hv: &[T], bed: &[T]) -> T {
         let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
         for c in 0..k.cells() {
-            self.surf[c] = surface_at::<Clamp, T>(k, (w[c], hu[c], hv[c]), &corners(k, bed, c), 0, 0);
+            self.surf[c] = surface_at_of::<Clamp, T, W>(k, (w[c], hu[c], hv[c]), &corners(k, bed, c), 0, 0);
         }
         let surf = &self.surf;
         // The interior's reconstructions and those of the ghost cells next to it.
@@ -101,6 +108,22 @@ impl<T: Real> Faces<T> {
     /// The draining factors of the partially flooded cells of the state whose surface is `w`
     /// for a stage of `dt`, the faces scaled by them, and R from the faces into `r`.
     pub fn drain_and_rhs(&mut self, k: &Coeffs<T>, dt: T, w: &[T], cell_bed: &[T], bed: &[T], r: [&mut [T]; 3]) {
+        let [rw, rhu, rhv] = r;
+        self.drain_and_rhs_of(k, dt, w, cell_bed, bed, (rw, rhu, rhv));
+    }
+
+    /// [`drain_and_rhs`](Self::drain_and_rhs) of a state whose surface `w` is a level `W` of
+    /// `T`, R_w in `W` (`kernels::kp::mass_rate`: the faces' `T` fluxes summed in `W`).
+    #[allow(clippy::type_complexity)]
+    pub fn drain_and_rhs_of<W: Level<T>>(
+        &mut self,
+        k: &Coeffs<T>,
+        dt: T,
+        w: &[W],
+        cell_bed: &[T],
+        bed: &[T],
+        (rw, rhu, rhv): (&mut [W], &mut [T], &mut [T]),
+    ) {
         let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
         let interior = |c: usize| (2..nx + 2).contains(&(c % p)) && (2..ny + 2).contains(&(c / p));
         let (fx, fy) = (&self.fx, &self.fy);
@@ -124,7 +147,6 @@ impl<T: Real> Faces<T> {
                 }
             }
         }
-        let [rw, rhu, rhv] = r;
         for j in 2..ny + 2 {
             for i in 2..nx + 2 {
                 let c = j * p + i;
@@ -132,7 +154,8 @@ impl<T: Real> Faces<T> {
                 let beds = (bed_x(&b, 0), bed_x(&b, 1), bed_y(&b, 0), bed_y(&b, 1));
                 let (fw, fe, gs, gn) = (self.fx[c], self.fx[c + 1], self.fy[c], self.fy[c + p]);
                 let s = assemble::<Clamp, T>(k, fw, fe, gs, gn, self.rx[c], self.ry[c], beds);
-                (rw[c], rhu[c], rhv[c]) = (s.w, s.hu, s.hv);
+                // In `T` (W = T) this is `s.w` bit for bit.
+                (rw[c], rhu[c], rhv[c]) = (mass_rate(k, [fw.f0, fe.f0, gs.f0, gn.f0]), s.hu, s.hv);
             }
         }
     }
@@ -142,6 +165,11 @@ impl<T: Real> Faces<T> {
     pub fn clamp(&mut self, k: &Coeffs<T>, cell_bed: &[T], q: [&mut [T]; 3]) {
         self.clamped += clamp_velocities(k, &self.hi, cell_bed, q);
     }
+
+    /// [`clamp`](Self::clamp) of a state whose surface `w` is a level `W` of `T`.
+    pub fn clamp_of<W: Level<T>>(&mut self, k: &Coeffs<T>, cell_bed: &[T], w: &[W], hu: &mut [T], hv: &mut [T]) {
+        self.clamped += clamp_velocities_of(k, &self.hi, cell_bed, w, hu, hv);
+    }
 }
 
 /// The draining factor φ of every interior cell for a stage (or substep) of `dt` into `phi`: 1
@@ -149,10 +177,10 @@ impl<T: Real> Faces<T> {
 /// holds), else from what leaves it through the mass fluxes `faces(c)` (west, east, south,
 /// north; a split substep passes zeros for the faces it does not use). Returns whether some φ
 /// is below 1, and how many.
-pub(super) fn draining_factors<T: Real>(
+pub(super) fn draining_factors<T: Real, W: Level<T>>(
     k: &Coeffs<T>,
     dt: T,
-    w: &[T],
+    w: &[W],
     cell_bed: &[T],
     surf: &[(T, T, T, T)],
     faces: impl Fn(usize) -> [T; 4],
@@ -167,7 +195,7 @@ pub(super) fn draining_factors<T: Real>(
             if surf[c].3 == T::INFINITY {
                 continue;
             }
-            phi[c] = draining_factor((w[c] - cell_bed[c]).max(T::ZERO), outflow(k, faces(c)), dt);
+            phi[c] = draining_factor(w[c].minus(W::widen(cell_bed[c])).max(T::ZERO), outflow(k, faces(c)), dt);
             drained += (phi[c] < T::ONE) as u64;
         }
     }
@@ -189,20 +217,33 @@ pub fn highest_corners<T: Real>(k: &Coeffs<T>, bed: &[T]) -> Vec<T> {
 /// neighbours' velocities are read before any cell changes, so the order of the cells does not
 /// matter. Returns how many cells changed.
 pub fn clamp_velocities<T: Real>(k: &Coeffs<T>, hi: &[T], cell_bed: &[T], [w, hu, hv]: [&mut [T]; 3]) -> u64 {
+    clamp_velocities_of(k, hi, cell_bed, w, hu, hv)
+}
+
+/// [`clamp_velocities`] of a state whose surface `w` is a level `W` of `T`: depths formed in
+/// `W` and rounded once.
+pub fn clamp_velocities_of<T: Real, W: Level<T>>(
+    k: &Coeffs<T>,
+    hi: &[T],
+    cell_bed: &[T],
+    w: &[W],
+    hu: &mut [T],
+    hv: &mut [T],
+) -> u64 {
     let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
-    let h = |c: usize| w[c] - cell_bed[c];
+    let h = |c: usize| w[c].minus(W::widen(cell_bed[c]));
     let mut new = Vec::new();
     for j in 2..ny + 2 {
         for i in 2..nx + 2 {
             let c = j * p + i;
-            if w[c] >= hi[c] || h(c) <= k.dry {
+            if w[c] >= W::widen(hi[c]) || h(c) <= k.dry {
                 continue;
             }
             let around = |di: i32, dj: i32| {
                 let (a, b) = (i as i32 + di, j as i32 + dj);
                 let inside = (2..nx as i32 + 2).contains(&a) && (2..ny as i32 + 2).contains(&b);
                 let n = b as usize * p + a as usize;
-                inside.then(|| (h(n), hu[n], hv[n], w[n] >= hi[n]))
+                inside.then(|| (h(n), hu[n], hv[n], w[n] >= W::widen(hi[n])))
             };
             let (a, b) = clamped_momenta(k, h(c), (hu[c], hv[c]), around);
             if (a, b) != (hu[c], hv[c]) {

@@ -29,6 +29,7 @@ pub mod centreline;
 pub mod cpu;
 pub mod exact;
 pub mod gpu;
+pub mod mixed;
 mod model;
 mod pictures;
 mod problem;

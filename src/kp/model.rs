@@ -4,6 +4,7 @@
 
 use super::Problem;
 use super::cpu::{CpuKp, Halt as CpuHalt};
+use super::mixed::CpuMixed;
 use super::gpu::{ClockState, FluxKernel, GpuKp, Launch};
 use crate::field::{interior_into, interior_of};
 use crate::model::{Checkpoint, Clock, Halt, Later, Model, Output, Pool, State, Until};
@@ -52,6 +53,29 @@ pub struct KpModel<'p, T: GpuReal> {
 enum On<T: GpuReal> {
     Cpu(Box<CpuKp<T>>, Option<CpuProducts<T>>),
     Gpu(Box<GpuRun<T>>),
+    /// The mixed precision's CPU reference (w in f64, the rest in f32), handed to the runner as
+    /// `T` (f64: w as it is, the rest widened exactly).
+    Mixed(Box<CpuMixed<f32, f64>>, Option<CpuProducts<T>>),
+    /// The mixed precision on the GPU (`GpuKp::new_mixed`): the run's bookkeeping in f32, its
+    /// products, snapshot copies and pool unused (states come over through `download_mixed`).
+    GpuMixed(Box<GpuRun<f32>>),
+}
+
+/// A mixed run's padded (w, hu, hv) as the runner's `T`.
+fn mixed_state<T: GpuReal>(m: &CpuMixed<f32, f64>) -> [Vec<T>; 3] {
+    let (w, hu, hv) = m.state();
+    [w.iter().map(|&v| T::from_f64(v)).collect(), widen(hu), widen(hv)]
+}
+
+/// A mixed GPU run's padded (w, hu, hv) as the runner's `T` (synchronises).
+fn gpu_mixed_state<T: GpuReal>(run: &GpuRun<f32>) -> Result<[Vec<T>; 3]> {
+    let (w, hu, hv) = run.model.download_mixed(&run.gpu)?;
+    Ok([w.iter().map(|&v| T::from_f64(v)).collect(), widen(&hu), widen(&hv)])
+}
+
+/// f32 values as the runner's `T`.
+fn widen<T: GpuReal>(v: &[f32]) -> Vec<T> {
+    v.iter().map(|&v| T::from_f64(v as f64)).collect()
 }
 
 /// The GPU model with its early-exit bookkeeping.
@@ -98,6 +122,33 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         Ok(KpModel { problem, on, bed: None })
     }
 
+    /// The mixed precision (docs/f32-conservation.md, "Mixed precision for shallow water") on the
+    /// GPU of `backend` (RK2 or Euler on the streamed flux kernel) or the CPU reference. The
+    /// runner runs it with `T` = f64: states and checkpoints hold w as it is and the momenta
+    /// widened (exact).
+    pub fn mixed(backend: &Backend, problem: &'p Problem, launch: Launch, early_exit: EarlyExit) -> Result<Self> {
+        let on = match backend {
+            Backend::Gpu(gpu) => {
+                let model = GpuKp::new_mixed(gpu, problem, launch)?;
+                let current = if early_exit == EarlyExit::On { FluxKernel::EarlyExit } else { FluxKernel::Full };
+                On::GpuMixed(Box::new(GpuRun {
+                    gpu: gpu.clone(),
+                    model,
+                    mode: early_exit,
+                    current,
+                    launched: 0,
+                    early_steps: 0,
+                    clock: Clock::START,
+                    products: None,
+                    snapshots: None,
+                    pool: Pool::default(),
+                }))
+            }
+            Backend::Cpu { .. } => On::Mixed(Box::new(CpuMixed::new(problem, launch.block, false)?), None),
+        };
+        Ok(KpModel { problem, on, bed: None })
+    }
+
     /// Keep the gauges and maps of `spec` (at the interior cells `cells`, from
     /// [`Spec::cells`]) from the current state on.
     pub fn with_products(mut self, spec: &Spec, cells: Vec<u32>) -> Result<Self> {
@@ -114,12 +165,24 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
                 k.update(w, m.cell_bed(), hu, hv, m.time(), m.steps());
                 *products = Some(k);
             }
+            On::Mixed(m, products) => {
+                let f = Fields::on(p.layout(), true, T::from_f64(m.coeffs().dry as f64), arrival);
+                let mut k = CpuProducts::new(spec, f, cells);
+                let [w, hu, hv] = mixed_state::<T>(m);
+                k.update(&w, &widen::<T>(m.cell_bed()), &hu, &hv, m.time(), m.steps());
+                *products = Some(k);
+            }
             On::Gpu(run) => {
                 let f = Fields::on(p.layout(), true, run.model.coeffs().dry, arrival);
                 let mut k = GpuProducts::new(&run.gpu, spec, f, cells)?;
                 let (inputs, clock) = run.model.product_inputs();
                 k.launch(inputs, clock, (kernels::kp::CLOCK_T, kernels::kp::CLOCK_STEPS))?;
                 run.products = Some(k);
+            }
+            On::GpuMixed(_) => {
+                return Err(Error::invalid(
+                    "kp: gauges and maps in precision mixed are recorded on the CPU reference only for now (--backend cpu)",
+                ));
             }
         }
         Ok(self)
@@ -129,7 +192,8 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
     pub fn early_steps(&self) -> u64 {
         match &self.on {
             On::Gpu(run) => run.early_steps,
-            On::Cpu(..) => 0,
+            On::GpuMixed(run) => run.early_steps,
+            On::Cpu(..) | On::Mixed(..) => 0,
         }
     }
 }
@@ -145,6 +209,20 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
     fn describe(&self) -> String {
         match &self.on {
             On::Cpu(..) => format!("CPU reference ({} threads)", rayon::current_num_threads()),
+            On::Mixed(..) => format!(
+                "CPU reference ({} threads), mixed precision (w in f64, the rest in f32)",
+                rayon::current_num_threads()
+            ),
+            On::GpuMixed(run) => {
+                let k = run.model.coeffs();
+                format!(
+                    "GPU, flux {}, block {}×{}, early exit {:?}, mixed precision (w in f64, the rest in f32)",
+                    run.model.flux_variant().describe(),
+                    k.bx,
+                    k.by,
+                    run.mode
+                )
+            }
             On::Gpu(run) => {
                 let k = run.model.coeffs();
                 let flux = match (run.model.split_line(), self.problem.scheme.is_split()) {
@@ -160,7 +238,9 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
     fn clock(&self) -> Clock {
         match &self.on {
             On::Cpu(m, _) => Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: None },
+            On::Mixed(m, _) => Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: None },
             On::Gpu(run) => run.clock,
+            On::GpuMixed(run) => run.clock,
         }
     }
 
@@ -183,7 +263,27 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 }
                 Ok(Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: stopped })
             }
+            On::Mixed(m, products) => {
+                let mut stopped = None;
+                // The products read the runner's `T`: the cell bed widened once.
+                let cell_bed = products.as_ref().map(|_| widen::<T>(m.cell_bed()));
+                while m.time() < until.t && m.steps() < until.steps {
+                    if until.deadline.is_some_and(|d| Instant::now() >= d) {
+                        break;
+                    }
+                    if let Err(h) = m.step(until.t) {
+                        stopped = Some(halt(h, self.problem));
+                        break;
+                    }
+                    if let (Some(k), Some(cb)) = (products.as_mut(), &cell_bed) {
+                        let [w, hu, hv] = mixed_state::<T>(m);
+                        k.update(&w, cb, &hu, &hv, m.time(), m.steps());
+                    }
+                }
+                Ok(Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: stopped })
+            }
             On::Gpu(run) => run.advance(until, self.problem),
+            On::GpuMixed(run) => run.advance(until, self.problem),
         }
     }
 
@@ -194,6 +294,8 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         let interior = |f: &[T]| interior_of(&layout, f);
         let ([w, hu, hv], low) = match &self.on {
             On::Cpu(m, _) => (m.state().map(interior), m.low().map(interior)),
+            On::Mixed(m, _) => (mixed_state::<T>(m).map(|f| interior(&f)), None),
+            On::GpuMixed(run) => (gpu_mixed_state::<T>(run)?.map(|f| interior(&f)), None),
             On::Gpu(run) => (run.model.interiors(&run.gpu)?, run.model.download_low(&run.gpu)?.map(|l| interior(&l))),
         };
         Ok(state_of((self.problem.ny, self.problem.nx), clock, &bed, [w, hu, hv], low.as_deref()))
@@ -232,7 +334,8 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
 
     fn products(&mut self, maps: bool) -> Result<Option<Products<T>>> {
         match &mut self.on {
-            On::Cpu(_, k) => Ok(k.as_ref().map(|k| k.products(maps))),
+            On::Cpu(_, k) | On::Mixed(_, k) => Ok(k.as_ref().map(|k| k.products(maps))),
+            On::GpuMixed(_) => Ok(None),
             On::Gpu(run) => {
                 let steps = run.model.clock(&run.gpu)?.steps;
                 match &mut run.products {
@@ -265,6 +368,20 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 if let Some((estimates, retries)) = m.split_state() {
                     c = split_values(c, estimates, retries);
                 }
+                match products {
+                    Some(k) => k.checkpoint(c),
+                    None => c,
+                }
+            }
+            On::GpuMixed(run) => {
+                let wet = run.model.wet_map(&run.gpu)?.into_iter().map(|f| (f != 0) as u8).collect();
+                with(gpu_mixed_state::<T>(run)?, None, wet)
+                    .value("launched", run.launched as f64)
+                    .value("early_steps", run.early_steps as f64)
+                    .value("early_exit_now", (run.current == FluxKernel::EarlyExit) as u8 as f64)
+            }
+            On::Mixed(m, products) => {
+                let c = with(mixed_state::<T>(m), None, m.wet().to_vec());
                 match products {
                     Some(k) => k.checkpoint(c),
                     None => c,
@@ -304,6 +421,30 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                     let (estimates, retries) = split_values_of(c)?;
                     m.resume_split(estimates, retries);
                 }
+                Ok(())
+            }
+            On::Mixed(m, products) => {
+                let wet = c.get_flags("wet", m.wet().len())?;
+                if let Some(k) = products {
+                    k.restore(c)?;
+                }
+                // hu and hv were f32 values widened: narrowing them back is exact.
+                let w: Vec<f64> = q[0].iter().map(|v| v.to_f64()).collect();
+                let [hu, hv] = [q[1], q[2]].map(|f| f.iter().map(|v| v.to_f64() as f32).collect::<Vec<f32>>());
+                m.resume((&w, &hu, &hv), wet, t, dt, steps)
+            }
+            On::GpuMixed(run) => {
+                let k = run.model.coeffs();
+                let wet: Vec<u32> = c.get_flags("wet", (k.nbx * k.nby) as usize)?.iter().map(|&f| u32::from(f)).collect();
+                let w: Vec<f64> = q[0].iter().map(|v| v.to_f64()).collect();
+                let [hu, hv] = [q[1], q[2]].map(|f| f.iter().map(|v| v.to_f64() as f32).collect::<Vec<f32>>());
+                let clock = ClockState { t, dt, status: kernels::kp::STEP_OK, steps };
+                run.model.resume_mixed(&run.gpu, (&w, &hu, &hv), &wet, clock)?;
+                run.launched = c.get_count("launched")?;
+                run.early_steps = c.get_count("early_steps")?;
+                let early = c.get_value("early_exit_now")? != 0.0;
+                run.current = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
+                run.clock = Clock { t, steps, dt, halt: None };
                 Ok(())
             }
             On::Gpu(run) => {
@@ -412,6 +553,8 @@ impl<T: GpuReal> KpModel<'_, T> {
             let layout = self.problem.layout();
             self.bed = Some(Arc::new(match &self.on {
                 On::Cpu(m, _) => interior_of(&layout, m.cell_bed()),
+                On::Mixed(m, _) => interior_of(&layout, &widen::<T>(m.cell_bed())),
+                On::GpuMixed(run) => interior_of(&layout, &widen::<T>(&run.model.cell_bed(&run.gpu)?)),
                 On::Gpu(run) => interior_of(&layout, &run.model.cell_bed(&run.gpu)?),
             }));
         }

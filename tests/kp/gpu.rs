@@ -16,7 +16,7 @@ use proptest::prelude::*;
 /// it (or, for `kind` 1, a column of water in a dry domain, so whole blocks are dry), smooth
 /// velocities where wet, random boundary conditions and friction: none, one n, or n per cell
 /// (the per-cell RK kernel) with cells of no friction among them.
-fn random_state(nx: usize, ny: usize, seed: u64, kind: u8) -> Problem {
+pub(super) fn random_state(nx: usize, ny: usize, seed: u64, kind: u8) -> Problem {
     let mut rng = hydrokern::Rng::new(seed);
     let mut rnd = move || rng.unit();
     let (lx, ly) = (nx as f64 * (0.5 + rnd()), ny as f64 * (0.5 + rnd()));
@@ -102,7 +102,7 @@ fn scale<T: Real>(p: &Problem, f: &[T]) -> f64 {
 /// multiply-adds and, in f32, takes the wave speeds' square roots and reciprocals from the
 /// approximate instructions (≤ 2 ulp each), a few ε in each of the few hundred operations of a
 /// cell's step, which a stable step carries forward: 256 ε per step (f64 ≈ 6e-14, f32 ≈ 3e-5).
-const GPU_STEP: Tolerance = Tolerance::eps(256.0);
+pub(super) const GPU_STEP: Tolerance = Tolerance::eps(256.0);
 /// The flux kernels alone against the CPU's R, relative to the field's magnitude: R divides
 /// flux differences by Δx, so the GPU's contracted rounding (and in f32 its approximate square
 /// roots and reciprocals of the wave speeds) shows up amplified by 1/Δx relative to the state;
@@ -219,7 +219,7 @@ fn check_gpu<T: GpuReal>(
 }
 
 /// Streamed shapes with bands shorter and longer than the wet-map tiles.
-fn stream_variant() -> impl Strategy<Value = FluxVariant> {
+pub(super) fn stream_variant() -> impl Strategy<Value = FluxVariant> {
     prop_oneof![
         Just(FluxVariant::STREAM),
         (1u32..5, prop::sample::select(vec![1u32, 2, 3, 7, 8, 13, 64]))
@@ -227,7 +227,7 @@ fn stream_variant() -> impl Strategy<Value = FluxVariant> {
     ]
 }
 
-fn awkward_size() -> impl Strategy<Value = usize> {
+pub(super) fn awkward_size() -> impl Strategy<Value = usize> {
     prop_oneof![Just(1usize), Just(2), Just(3), Just(7), Just(31), Just(33), Just(65), 1usize..90]
 }
 

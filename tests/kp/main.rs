@@ -12,6 +12,7 @@ mod common;
 mod friction;
 mod gpu;
 mod input;
+mod mixed_gpu;
 mod point;
 mod products;
 mod schemes;

@@ -1,19 +1,24 @@
 //! The boundary kernel: ghost cells, one thread each (launch contract: `entries.rs`).
 
-use super::{Coeffs, set_ghost};
+use super::{Coeffs, set_ghost_of};
+use crate::Level;
 use crate::device::{DeviceReal, thread};
 use crate::halo::edge_ghost;
 
 /// Ghost cells of pass `axis` (0: west/east columns of the interior rows; 1: south/north rows
-/// of all columns, after pass 0), one thread each.
+/// of all columns, after pass 0), one thread each. The surface `w` is of the level type `W` (`T`,
+/// or f64 in mixed precision).
 ///
 /// # Safety
 /// The launch contract of `entries.rs`; 1D grid of at least `halo::ghosts_x` / `ghosts_y` of
 /// `k.layout()` threads.
-pub(super) unsafe fn kp_boundary<T: DeviceReal>(
+// Inlined into each entry point: the plain and the mixed `_f64` entries share this
+// instance, and a call between them would pass `k` through local memory.
+#[inline(always)]
+pub(super) unsafe fn kp_boundary<T: DeviceReal, W: DeviceReal + Level<T>>(
     k: Coeffs<T>,
     axis: u32,
-    w: *mut T,
+    w: *mut W,
     hu: *mut T,
     hv: *mut T,
     bc: *const T,
@@ -23,6 +28,6 @@ pub(super) unsafe fn kp_boundary<T: DeviceReal>(
         return;
     }
     if let Some(gh) = edge_ghost(&k.layout(), k.bc, axis, t as u32) {
-        unsafe { set_ghost(axis, w, hu, hv, bc, gh) }
+        unsafe { set_ghost_of::<T, W>(axis, w, hu, hv, bc, gh) }
     }
 }

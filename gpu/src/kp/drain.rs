@@ -11,7 +11,10 @@
 //! as much as the flux kernel with nothing to do (their blocks hold the registers of the work).
 
 use super::early_exit::map_flags;
-use super::{Clamp, Coeffs, block_active, cell_faces, clamped_momenta, drain_face, draining_factor, outflow};
+use super::{
+    Clamp, Coeffs, block_active, cell_faces_of, clamped_momenta, drain_face, draining_factor, mass_rate, outflow,
+};
+use crate::Level;
 use crate::device::{DeviceReal, thread, warp};
 
 /// The padded cell index and the corner index of interior cell (i, j).
@@ -80,21 +83,23 @@ pub(super) unsafe fn kp_shore_lists<T: DeviceReal>(
     }
 }
 
-/// The four faces of the cell at padded index `g` (corner index `cc`) from global memory.
+/// The four faces of the cell at padded index `g` (corner index `cc`) from global memory, the
+/// surface `w` of the level type `W`.
 #[inline(always)]
-unsafe fn faces_at<T: DeviceReal>(
+unsafe fn faces_at<T: DeviceReal, W: DeviceReal + Level<T>>(
     k: &Coeffs<T>,
-    [w, hu, hv, bed]: [*const T; 4],
+    w: *const W,
+    [hu, hv, bed]: [*const T; 3],
     g: usize,
     cc: usize,
 ) -> super::CellFaces<T> {
     let (p, cp) = (k.pitch as isize, k.cpitch as isize);
     let q = |di: i32, dj: i32| {
         let o = (g as isize + di as isize + dj as isize * p) as usize;
-        unsafe { (T::ldg(w.add(o)), T::ldg(hu.add(o)), T::ldg(hv.add(o))) }
+        unsafe { (W::ldg(w.add(o)), T::ldg(hu.add(o)), T::ldg(hv.add(o))) }
     };
     let b = |ci: i32, cj: i32| unsafe { T::ldg(bed.add((cc as isize + ci as isize + cj as isize * cp) as usize)) };
-    cell_faces::<Clamp, T>(k, q, b)
+    cell_faces_of::<Clamp, T, W>(k, q, b)
 }
 
 /// The draining factor of every partially flooded cell (w̄ < B_hi, `hi`) of the state (w, hu, hv)
@@ -103,18 +108,22 @@ unsafe fn faces_at<T: DeviceReal>(
 /// some factor is below 1 writes every cell's factor into `phi` and flags itself in `drained`.
 /// With `early` ≠ 0, blocks inactive by `wet_in` (dry with their four neighbours: no flux) are
 /// left out. With `split` ≠ 0 (a substep of DS1 or DS2) only the two x faces count: the substep
-/// moves water through no other.
+/// moves water through no other. The surface `w` is of the level type `W` (`T`, or f64 in mixed
+/// precision: depths formed in f64 and rounded once).
 ///
 /// # Safety
 /// The launch contract of `entries.rs`, blocks of `k.bx × k.by` threads, any 1-D grid; `phi`
 /// padded; `drained` nbx·nby flags, 0 outside the list.
+// Inlined into each entry point: the plain and the mixed `_f64` entries share this
+// instance, and a call between them would pass `k` through local memory.
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_drain<T: DeviceReal>(
+pub(super) unsafe fn kp_drain<T: DeviceReal, W: DeviceReal + Level<T>>(
     k: Coeffs<T>,
     early: u32,
     split: u32,
     dt: *const T,
-    w: *const T,
+    w: *const W,
     hu: *const T,
     hv: *const T,
     bed: *const T,
@@ -128,45 +137,51 @@ pub(super) unsafe fn kp_drain<T: DeviceReal>(
 ) {
     let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
     unsafe {
-        for_listed(list, count, |bi, bj| {
-            // One thread reads the flags and the barrier tells the block (uniform, as `early` is).
-            if early != 0 && !thread::sync_threads_or(first && block_active(&k, bi, bj, map_flags(&k, wet_in))) {
-                return;
-            }
-            let (i, j) = cell_of(&k, bi, bj);
-            let inside = i < k.nx && j < k.ny;
-            let (g, cc) = at(&k, i, j);
-            let mut f = T::ONE;
-            if inside {
-                let wc = T::ldg(w.add(g));
-                if wc < T::ldg(hi.add(g)) {
-                    // A dry cell between dry cells has dry faces on both sides of each face: no
-                    // flux, φ = 1. On a terrain most partially flooded cells are such.
-                    let p = k.pitch as usize;
-                    let depth = |c: usize| T::ldg(w.add(c)) - T::ldg(bc.add(c));
-                    let h = (wc - T::ldg(bc.add(g))).max(T::ZERO);
-                    let dry_around = h <= T::ZERO
-                        && depth(g - 1) <= T::ZERO
-                        && depth(g + 1) <= T::ZERO
-                        && depth(g - p) <= T::ZERO
-                        && depth(g + p) <= T::ZERO;
-                    if !dry_around {
-                        let faces = faces_at(&k, [w, hu, hv, bed], g, cc);
-                        let [fw, fe, gs, gn] = faces.flux;
-                        let (gs, gn) = if split != 0 { (T::ZERO, T::ZERO) } else { (gs.f0, gn.f0) };
-                        f = draining_factor(h, outflow(&k, [fw.f0, fe.f0, gs, gn]), T::ldg(dt));
+        for_listed(
+            list,
+            count,
+            // Inlined: the plain and mixed `_f64` entries share this instance (see `kp_drain`).
+            #[inline(always)]
+            |bi, bj| {
+                // One thread reads the flags and the barrier tells the block (uniform, as `early` is).
+                if early != 0 && !thread::sync_threads_or(first && block_active(&k, bi, bj, map_flags(&k, wet_in))) {
+                    return;
+                }
+                let (i, j) = cell_of(&k, bi, bj);
+                let inside = i < k.nx && j < k.ny;
+                let (g, cc) = at(&k, i, j);
+                let mut f = T::ONE;
+                if inside {
+                    let wc = W::ldg(w.add(g));
+                    if wc < W::widen(T::ldg(hi.add(g))) {
+                        // A dry cell between dry cells has dry faces on both sides of each face: no
+                        // flux, φ = 1. On a terrain most partially flooded cells are such.
+                        let p = k.pitch as usize;
+                        let depth = |c: usize| W::ldg(w.add(c)).minus(W::widen(T::ldg(bc.add(c))));
+                        let h = wc.minus(W::widen(T::ldg(bc.add(g)))).max(T::ZERO);
+                        let dry_around = h <= T::ZERO
+                            && depth(g - 1) <= T::ZERO
+                            && depth(g + 1) <= T::ZERO
+                            && depth(g - p) <= T::ZERO
+                            && depth(g + p) <= T::ZERO;
+                        if !dry_around {
+                            let faces = faces_at(&k, w, [hu, hv, bed], g, cc);
+                            let [fw, fe, gs, gn] = faces.flux;
+                            let (gs, gn) = if split != 0 { (T::ZERO, T::ZERO) } else { (gs.f0, gn.f0) };
+                            f = draining_factor(h, outflow(&k, [fw.f0, fe.f0, gs, gn]), T::ldg(dt));
+                        }
                     }
                 }
-            }
-            // Every thread needs the answer (a flagged block writes all its factors).
-            let any = thread::sync_threads_or(f < T::ONE);
-            if any && inside {
-                *phi.add(g) = f;
-            }
-            if first && any {
-                *drained.add((bj * k.nbx + bi) as usize) = 1;
-            }
-        });
+                // Every thread needs the answer (a flagged block writes all its factors).
+                let any = thread::sync_threads_or(f < T::ONE);
+                if any && inside {
+                    *phi.add(g) = f;
+                }
+                if first && any {
+                    *drained.add((bj * k.nbx + bi) as usize) = 1;
+                }
+            },
+        );
     }
 }
 
@@ -179,13 +194,17 @@ pub(super) unsafe fn kp_drain<T: DeviceReal>(
 ///
 /// # Safety
 /// As [`kp_drain`], whose `phi` and `drained` this reads; R padded, distinct from the inputs;
-/// `ry` null or three padded arrays one after the other (SRK2's y part).
+/// `ry` null or three padded arrays one after the other (SRK2's y part). `w` and R_w `rw` are
+/// of the level type `W` (R_w by `mass_rate`; the split and SRK2 paths with `W` = `T`).
+// Inlined into each entry point: the plain and the mixed `_f64` entries share this
+// instance, and a call between them would pass `k` through local memory.
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_drain_rhs<T: DeviceReal>(
+pub(super) unsafe fn kp_drain_rhs<T: DeviceReal, W: DeviceReal + Level<T>>(
     k: Coeffs<T>,
     early: u32,
     split: u32,
-    w: *const T,
+    w: *const W,
     hu: *const T,
     hv: *const T,
     bed: *const T,
@@ -194,79 +213,87 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal>(
     wet_in: *const u32,
     list: *const u32,
     count: *const u32,
-    rw: *mut T,
+    rw: *mut W,
     rhu: *mut T,
     rhv: *mut T,
     ry: *mut T,
 ) {
     let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
     unsafe {
-        for_listed(list, count, |bi, bj| {
-            let work = first
-                && block_active(&k, bi, bj, map_flags(&k, drained))
-                && (early == 0 || block_active(&k, bi, bj, map_flags(&k, wet_in)));
-            if !thread::sync_threads_or(work) {
-                return;
-            }
-            let (i, j) = cell_of(&k, bi, bj);
-            if i >= k.nx || j >= k.ny {
-                return;
-            }
-            let is_drained = map_flags(&k, drained);
-            let (tx, ty) = (thread::thread_idx_x() as i32, thread::thread_idx_y() as i32);
-            let (bx, by) = (k.bx as i32, k.by as i32);
-            // The factor of interior cell (i + di, j + dj), |di|, |dj| ≤ 1: 1 outside the interior
-            // (ghost cells are not drained) and in blocks that drained nothing. Its block is this
-            // one or the next along the step (no division: the blocks are k.bx × k.by threads).
-            let factor = |di: i32, dj: i32| {
-                let (a, b) = (i as i32 + di, j as i32 + dj);
-                let step = |t: i32, d: i32, size: i32| {
-                    if t + d < 0 {
-                        -1
-                    } else if t + d >= size {
-                        1
+        for_listed(
+            list,
+            count,
+            #[inline(always)]
+            |bi, bj| {
+                let work = first
+                    && block_active(&k, bi, bj, map_flags(&k, drained))
+                    && (early == 0 || block_active(&k, bi, bj, map_flags(&k, wet_in)));
+                if !thread::sync_threads_or(work) {
+                    return;
+                }
+                let (i, j) = cell_of(&k, bi, bj);
+                if i >= k.nx || j >= k.ny {
+                    return;
+                }
+                let is_drained = map_flags(&k, drained);
+                let (tx, ty) = (thread::thread_idx_x() as i32, thread::thread_idx_y() as i32);
+                let (bx, by) = (k.bx as i32, k.by as i32);
+                // The factor of interior cell (i + di, j + dj), |di|, |dj| ≤ 1: 1 outside the interior
+                // (ghost cells are not drained) and in blocks that drained nothing. Its block is this
+                // one or the next along the step (no division: the blocks are k.bx × k.by threads).
+                let factor = |di: i32, dj: i32| {
+                    let (a, b) = (i as i32 + di, j as i32 + dj);
+                    let step = |t: i32, d: i32, size: i32| {
+                        if t + d < 0 {
+                            -1
+                        } else if t + d >= size {
+                            1
+                        } else {
+                            0
+                        }
+                    };
+                    let (na, nb) = ((bi as i32 + step(tx, di, bx)) as u32, (bj as i32 + step(ty, dj, by)) as u32);
+                    if a < 0 || b < 0 || a >= k.nx as i32 || b >= k.ny as i32 || !is_drained(na, nb) {
+                        T::ONE
                     } else {
-                        0
+                        *phi.add(at(&k, a as u32, b as u32).0)
                     }
                 };
-                let (na, nb) = ((bi as i32 + step(tx, di, bx)) as u32, (bj as i32 + step(ty, dj, by)) as u32);
-                if a < 0 || b < 0 || a >= k.nx as i32 || b >= k.ny as i32 || !is_drained(na, nb) {
-                    T::ONE
-                } else {
-                    *phi.add(at(&k, a as u32, b as u32).0)
+                // A split substep's y faces move nothing: their factors do not matter.
+                let (ps, pn) = if split != 0 { (T::ONE, T::ONE) } else { (factor(0, -1), factor(0, 1)) };
+                let (pc, pw, pe) = (factor(0, 0), factor(-1, 0), factor(1, 0));
+                if pc.min(pw).min(pe).min(ps).min(pn) >= T::ONE {
+                    return;
                 }
-            };
-            // A split substep's y faces move nothing: their factors do not matter.
-            let (ps, pn) = if split != 0 { (T::ONE, T::ONE) } else { (factor(0, -1), factor(0, 1)) };
-            let (pc, pw, pe) = (factor(0, 0), factor(-1, 0), factor(1, 0));
-            if pc.min(pw).min(pe).min(ps).min(pn) >= T::ONE {
-                return;
-            }
-            let (g, cc) = at(&k, i, j);
-            let mut faces = faces_at(&k, [w, hu, hv, bed], g, cc);
-            let [fw, fe, gs, gn] = faces.flux;
-            let [sw, se, ss, sn] = faces.sides;
-            faces.flux = [
-                drain_face(&k, fw, sw, pw, pc),
-                drain_face(&k, fe, se, pc, pe),
-                drain_face(&k, gs, ss, ps, pc),
-                drain_face(&k, gn, sn, pc, pn),
-            ];
-            if split != 0 {
-                (*rw.add(g), *rhu.add(g), *rhv.add(g)) = faces.parts::<Clamp>(&k).0;
-            } else if ry.is_null() {
-                let r = faces.rhs::<Clamp>(&k);
-                *rw.add(g) = r.w;
-                *rhu.add(g) = r.hu;
-                *rhv.add(g) = r.hv;
-            } else {
-                // SRK2: the parts where its flux kernels left them.
-                let (x, y) = faces.parts::<Clamp>(&k);
-                let n = k.cells();
-                (*rw.add(g), *rhu.add(g), *rhv.add(g)) = x;
-                (*ry.add(g), *ry.add(n + g), *ry.add(2 * n + g)) = y;
-            }
-        });
+                let (g, cc) = at(&k, i, j);
+                let mut faces = faces_at(&k, w, [hu, hv, bed], g, cc);
+                let [fw, fe, gs, gn] = faces.flux;
+                let [sw, se, ss, sn] = faces.sides;
+                faces.flux = [
+                    drain_face(&k, fw, sw, pw, pc),
+                    drain_face(&k, fe, se, pc, pe),
+                    drain_face(&k, gs, ss, ps, pc),
+                    drain_face(&k, gn, sn, pc, pn),
+                ];
+                if split != 0 {
+                    let x = faces.parts::<Clamp>(&k).0;
+                    (*rw.add(g), *rhu.add(g), *rhv.add(g)) = (W::widen(x.0), x.1, x.2);
+                } else if ry.is_null() {
+                    let r = faces.rhs::<Clamp>(&k);
+                    let [fw, fe, gs, gn] = faces.flux;
+                    // `r.w` bit for bit where W = T.
+                    *rw.add(g) = mass_rate(&k, [fw.f0, fe.f0, gs.f0, gn.f0]);
+                    *rhu.add(g) = r.hu;
+                    *rhv.add(g) = r.hv;
+                } else {
+                    // SRK2: the parts where its flux kernels left them.
+                    let (x, y) = faces.parts::<Clamp>(&k);
+                    let n = k.cells();
+                    (*rw.add(g), *rhu.add(g), *rhv.add(g)) = (W::widen(x.0), x.1, x.2);
+                    (*ry.add(g), *ry.add(n + g), *ry.add(2 * n + g)) = y;
+                }
+            },
+        );
     }
 }
 
@@ -278,11 +305,14 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal>(
 ///
 /// # Safety
 /// The launch contract of `entries.rs`, blocks of `k.bx × k.by` threads, any 1-D grid; scratch
-/// padded and distinct from the state.
+/// padded and distinct from the state. The surface `w` is of the level type `W`.
+// Inlined into each entry point: the plain and the mixed `_f64` entries share this
+// instance, and a call between them would pass `k` through local memory.
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_clamp<T: DeviceReal>(
+pub(super) unsafe fn kp_clamp<T: DeviceReal, W: DeviceReal + Level<T>>(
     k: Coeffs<T>,
-    w: *const T,
+    w: *const W,
     hu: *const T,
     hv: *const T,
     bc: *const T,
@@ -293,33 +323,39 @@ pub(super) unsafe fn kp_clamp<T: DeviceReal>(
     shv: *mut T,
 ) {
     unsafe {
-        for_listed(list, count, |bi, bj| {
-            let (i, j) = cell_of(&k, bi, bj);
-            if i >= k.nx || j >= k.ny {
-                return;
-            }
-            let g = at(&k, i, j).0;
-            let (mut qu, mut qv) = (T::ldg(hu.add(g)), T::ldg(hv.add(g)));
-            // Only a partially flooded cell deeper than `dry` reads more than w and B_hi.
-            let wc = T::ldg(w.add(g));
-            if wc < T::ldg(hi.add(g)) {
-                let h = wc - T::ldg(bc.add(g));
-                if h > k.dry {
-                    let around = |di: i32, dj: i32| {
-                        let (a, b) = (i as i32 + di, j as i32 + dj);
-                        if a < 0 || b < 0 || a >= k.nx as i32 || b >= k.ny as i32 {
-                            return None;
-                        }
-                        let n = at(&k, a as u32, b as u32).0;
-                        let wn = T::ldg(w.add(n));
-                        Some((wn - T::ldg(bc.add(n)), T::ldg(hu.add(n)), T::ldg(hv.add(n)), wn >= T::ldg(hi.add(n))))
-                    };
-                    (qu, qv) = clamped_momenta(&k, h, (qu, qv), around);
+        for_listed(
+            list,
+            count,
+            #[inline(always)]
+            |bi, bj| {
+                let (i, j) = cell_of(&k, bi, bj);
+                if i >= k.nx || j >= k.ny {
+                    return;
                 }
-            }
-            *shu.add(g) = qu;
-            *shv.add(g) = qv;
-        });
+                let g = at(&k, i, j).0;
+                let (mut qu, mut qv) = (T::ldg(hu.add(g)), T::ldg(hv.add(g)));
+                // Only a partially flooded cell deeper than `dry` reads more than w and B_hi.
+                let wc = W::ldg(w.add(g));
+                if wc < W::widen(T::ldg(hi.add(g))) {
+                    let h = wc.minus(W::widen(T::ldg(bc.add(g))));
+                    if h > k.dry {
+                        let around = |di: i32, dj: i32| {
+                            let (a, b) = (i as i32 + di, j as i32 + dj);
+                            if a < 0 || b < 0 || a >= k.nx as i32 || b >= k.ny as i32 {
+                                return None;
+                            }
+                            let n = at(&k, a as u32, b as u32).0;
+                            let wn = W::ldg(w.add(n));
+                            let full = wn >= W::widen(T::ldg(hi.add(n)));
+                            Some((wn.minus(W::widen(T::ldg(bc.add(n)))), T::ldg(hu.add(n)), T::ldg(hv.add(n)), full))
+                        };
+                        (qu, qv) = clamped_momenta(&k, h, (qu, qv), around);
+                    }
+                }
+                *shu.add(g) = qu;
+                *shv.add(g) = qv;
+            },
+        );
     }
 }
 
@@ -338,13 +374,18 @@ pub(super) unsafe fn kp_clamp_copy<T: DeviceReal>(
     hv: *mut T,
 ) {
     unsafe {
-        for_listed(list, count, |bi, bj| {
-            let (i, j) = cell_of(&k, bi, bj);
-            if i < k.nx && j < k.ny {
-                let g = at(&k, i, j).0;
-                *hu.add(g) = T::ldg(shu.add(g));
-                *hv.add(g) = T::ldg(shv.add(g));
-            }
-        });
+        for_listed(
+            list,
+            count,
+            #[inline(always)]
+            |bi, bj| {
+                let (i, j) = cell_of(&k, bi, bj);
+                if i < k.nx && j < k.ny {
+                    let g = at(&k, i, j).0;
+                    *hu.add(g) = T::ldg(shu.add(g));
+                    *hv.add(g) = T::ldg(shv.add(g));
+                }
+            },
+        );
     }
 }

@@ -15,6 +15,7 @@ use super::{
     PerCell, Uniform,
     boundary::kp_boundary,
     drain::{kp_clamp, kp_clamp_copy, kp_drain, kp_drain_rhs, kp_shore_lists},
+    mixed::{kp_m_boundary, kp_m_clamp, kp_m_drain, kp_m_drain_rhs, kp_m_flux_stream, kp_m_flux_stream_early, kp_m_rk},
     rk::{kp_dt, kp_rk},
     split_flux::{kp_flux_x, kp_flux_y},
     split_step::{kp_rk_split, kp_split_begin, kp_split_check, kp_split_end},
@@ -48,19 +49,29 @@ kernels! {
         k: Coeffs<T>, rows: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T,
         rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T,
     }
-    pub const FLUX_STREAM_KP07: FluxStream = kp_flux_stream_kp07(kp_flux_stream::<Kp07, T>);
-    pub const FLUX_STREAM_BOLLERMANN: FluxStream = kp_flux_stream_bollermann(kp_flux_stream::<Bollermann, T>);
-    pub const FLUX_STREAM_CLAMP: FluxStream = kp_flux_stream_clamp(kp_flux_stream::<Clamp, T>);
+    pub const FLUX_STREAM_KP07: FluxStream = kp_flux_stream_kp07(kp_flux_stream::<Kp07, T, T>);
+    pub const FLUX_STREAM_BOLLERMANN: FluxStream = kp_flux_stream_bollermann(kp_flux_stream::<Bollermann, T, T>);
+    pub const FLUX_STREAM_CLAMP: FluxStream = kp_flux_stream_clamp(kp_flux_stream::<Clamp, T, T>);
+    /// Mixed precision (docs/f32-conservation.md, "Mixed precision for shallow water"): `w` and
+    /// `rw` carry f64 arrays (`mixed.rs`), the rest `T`. The `_f32` entry is the mixed mode; the
+    /// `_f64` one computes what the plain f64 kernel does and is not used. So for every `M_` entry.
+    pub const M_FLUX_STREAM_KP07: FluxStream = kp_m_flux_stream_kp07(kp_m_flux_stream::<Kp07, T>);
+    pub const M_FLUX_STREAM_BOLLERMANN: FluxStream = kp_m_flux_stream_bollermann(kp_m_flux_stream::<Bollermann, T>);
+    pub const M_FLUX_STREAM_CLAMP: FluxStream = kp_m_flux_stream_clamp(kp_m_flux_stream::<Clamp, T>);
 
     /// [`FluxStream`] with the wet map (early exit).
     pub struct FluxStreamEarly<T> {
         k: Coeffs<T>, rows: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T,
         rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T, wet: *const u32,
     }
-    pub const FLUX_STREAM_EARLY_KP07: FluxStreamEarly = kp_flux_stream_early_kp07(kp_flux_stream_early::<Kp07, T>);
+    pub const FLUX_STREAM_EARLY_KP07: FluxStreamEarly = kp_flux_stream_early_kp07(kp_flux_stream_early::<Kp07, T, T>);
     pub const FLUX_STREAM_EARLY_BOLLERMANN: FluxStreamEarly =
-        kp_flux_stream_early_bollermann(kp_flux_stream_early::<Bollermann, T>);
-    pub const FLUX_STREAM_EARLY_CLAMP: FluxStreamEarly = kp_flux_stream_early_clamp(kp_flux_stream_early::<Clamp, T>);
+        kp_flux_stream_early_bollermann(kp_flux_stream_early::<Bollermann, T, T>);
+    pub const FLUX_STREAM_EARLY_CLAMP: FluxStreamEarly = kp_flux_stream_early_clamp(kp_flux_stream_early::<Clamp, T, T>);
+    pub const M_FLUX_STREAM_EARLY_KP07: FluxStreamEarly = kp_m_flux_stream_early_kp07(kp_m_flux_stream_early::<Kp07, T>);
+    pub const M_FLUX_STREAM_EARLY_BOLLERMANN: FluxStreamEarly =
+        kp_m_flux_stream_early_bollermann(kp_m_flux_stream_early::<Bollermann, T>);
+    pub const M_FLUX_STREAM_EARLY_CLAMP: FluxStreamEarly = kp_m_flux_stream_early_clamp(kp_m_flux_stream_early::<Clamp, T>);
 
     /// SRK2's flux kernels (`split_flux.rs`): one part of R (x or y) of the state and one rate a
     /// block; early exit by the wet map `wet` where `early` ≠ 0 (null will do otherwise).
@@ -91,17 +102,22 @@ kernels! {
         lo0: *const T, lo1: *const T, olo: *mut T,
     }
     /// One g·n² for the grid, `k.g_n2` (`gn2` is not read: null will do).
-    pub const RK: RkStage = kp_rk(kp_rk::<Uniform, T, false>);
+    pub const RK: RkStage = kp_rk(kp_rk::<Uniform, T, T, false>);
     /// g·n² per cell from the friction field `gn2`.
-    pub const RK_FRICTION_FIELD: RkStage = kp_rk_friction_field(kp_rk::<PerCell, T, false>);
+    pub const RK_FRICTION_FIELD: RkStage = kp_rk_friction_field(kp_rk::<PerCell, T, T, false>);
     /// [`RK`] and [`RK_FRICTION_FIELD`] with w kept as a pair: the low parts `lo0`, `lo1` read
     /// and `olo` written (docs/f32-conservation.md); the plain ones above ignore them.
-    pub const RK_C: RkStage = kp_rk_c(kp_rk::<Uniform, T, true>);
-    pub const RK_C_FRICTION_FIELD: RkStage = kp_rk_c_friction_field(kp_rk::<PerCell, T, true>);
+    pub const RK_C: RkStage = kp_rk_c(kp_rk::<Uniform, T, T, true>);
+    pub const RK_C_FRICTION_FIELD: RkStage = kp_rk_c_friction_field(kp_rk::<PerCell, T, T, true>);
+    /// Mixed precision: `w0`, `w1`, `rw` and `ow` carry f64 arrays; no low parts, no `ry`.
+    pub const M_RK: RkStage = kp_m_rk(kp_m_rk::<Uniform, T>);
+    pub const M_RK_FRICTION_FIELD: RkStage = kp_m_rk_friction_field(kp_m_rk::<PerCell, T>);
 
     /// Ghost cells of pass `axis` of the state, over the cell beds `bc`.
     pub struct SetGhosts<T> { k: Coeffs<T>, axis: u32, w: *mut T, hu: *mut T, hv: *mut T, bc: *const T }
-    pub const BOUNDARY: SetGhosts = kp_boundary(kp_boundary::<T>);
+    pub const BOUNDARY: SetGhosts = kp_boundary(kp_boundary::<T, T>);
+    /// Mixed precision: `w` carries an f64 array.
+    pub const M_BOUNDARY: SetGhosts = kp_m_boundary(kp_m_boundary::<T>);
 
     /// `clamp`: after an RK stage, the lists of blocks the passes visit (pairs (bi, bj) in
     /// `lists`, lengths in `counts`), from its flags; clears `drained` (`drain.rs`). Blocks of 32
@@ -121,7 +137,9 @@ kernels! {
         bc: *const T, hi: *const T, wet_in: *const u32, list: *const u32, count: *const u32, phi: *mut T,
         drained: *mut u32,
     }
-    pub const DRAIN: Drain = kp_drain(kp_drain::<T>);
+    pub const DRAIN: Drain = kp_drain(kp_drain::<T, T>);
+    /// Mixed precision: `w` carries an f64 array.
+    pub const M_DRAIN: Drain = kp_m_drain(kp_m_drain::<T>);
 
     /// `clamp`: R of the cells next to a drained face, recomputed with the faces drained (in
     /// SRK2, `ry` not null: its x part into `r*`, its y part into `ry`, as the RK kernel reads them).
@@ -130,7 +148,9 @@ kernels! {
         drained: *const u32, wet_in: *const u32, list: *const u32, count: *const u32, rw: *mut T, rhu: *mut T,
         rhv: *mut T, ry: *mut T,
     }
-    pub const DRAIN_RHS: DrainRhs = kp_drain_rhs(kp_drain_rhs::<T>);
+    pub const DRAIN_RHS: DrainRhs = kp_drain_rhs(kp_drain_rhs::<T, T>);
+    /// Mixed precision: `w` and `rw` carry f64 arrays; `split` 0, `ry` null.
+    pub const M_DRAIN_RHS: DrainRhs = kp_m_drain_rhs(kp_m_drain_rhs::<T>);
 
     /// `clamp`: the velocity clamp of an RK stage's output into the scratch pair, in the blocks
     /// of the clamp list.
@@ -138,7 +158,9 @@ kernels! {
         k: Coeffs<T>, w: *const T, hu: *const T, hv: *const T, bc: *const T, hi: *const T, list: *const u32,
         count: *const u32, shu: *mut T, shv: *mut T,
     }
-    pub const CLAMP: ClampVelocity = kp_clamp(kp_clamp::<T>);
+    pub const CLAMP: ClampVelocity = kp_clamp(kp_clamp::<T, T>);
+    /// Mixed precision: `w` carries an f64 array.
+    pub const M_CLAMP: ClampVelocity = kp_m_clamp(kp_m_clamp::<T>);
 
     /// `clamp`: the clamped momenta copied back into the state.
     pub struct ClampCopy<T> {

@@ -6,8 +6,8 @@
 //! ([`crate::halo::node_source`]), so a mirrored ghost's bed equals its source's and copying w
 //! copies the depth.
 
-use crate::Real;
 use crate::halo::{EXTRAPOLATE, Ghost, ghost_value};
+use crate::{Level, Real};
 
 /// Set ghost `gh` (of pass `axis`, from [`crate::halo::edge_ghost`]) of the state from its source.
 ///
@@ -16,6 +16,23 @@ use crate::halo::{EXTRAPOLATE, Ghost, ghost_value};
 /// `gh` comes from `edge_ghost(&k.layout(), k.bc, axis, _)`.
 #[inline(always)]
 pub unsafe fn set_ghost<T: Real>(axis: u32, w: *mut T, hu: *mut T, hv: *mut T, bed: *const T, gh: Ghost) {
+    unsafe { set_ghost_of::<T, T>(axis, w, hu, hv, bed, gh) }
+}
+
+/// [`set_ghost`] of a state whose surface is a level `W` of `T` (mixed precision): an outflow
+/// ghost's depth is formed in `W`.
+///
+/// # Safety
+/// As [`set_ghost`].
+#[inline(always)]
+pub unsafe fn set_ghost_of<T: Real, W: Level<T>>(
+    axis: u32,
+    w: *mut W,
+    hu: *mut T,
+    hv: *mut T,
+    bed: *const T,
+    gh: Ghost,
+) {
     let (g, s) = (gh.ghost, gh.source);
     let bc = gh.bc;
     // The wall's sign for each momentum: the one normal to this pass's sides flips.
@@ -24,7 +41,8 @@ pub unsafe fn set_ghost<T: Real>(axis: u32, w: *mut T, hu: *mut T, hv: *mut T, b
         // Every load before any store: the three fields are separate pointers the compiler must
         // assume may alias, so a store between two loads would serialise their round trips.
         let (ws, u, v) = (*w.add(s), *hu.add(s), *hv.add(s));
-        *w.add(g) = if bc == EXTRAPOLATE { (ws - *bed.add(s)).max(T::ZERO) + *bed.add(g) } else { ws };
+        *w.add(g) =
+            if bc == EXTRAPOLATE { (ws - W::widen(*bed.add(s))).max(W::ZERO) + W::widen(*bed.add(g)) } else { ws };
         *hu.add(g) = ghost_value(bc, u, flip_u, T::ZERO, T::ZERO);
         *hv.add(g) = ghost_value(bc, v, flip_v, T::ZERO, T::ZERO);
     }

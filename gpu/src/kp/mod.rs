@@ -49,6 +49,8 @@ mod boundary;
 #[cfg(target_arch = "nvptx64")]
 mod drain;
 #[cfg(target_arch = "nvptx64")]
+mod mixed;
+#[cfg(target_arch = "nvptx64")]
 mod rk;
 #[cfg(target_arch = "nvptx64")]
 mod smem;

@@ -1,9 +1,9 @@
 //! The scheme's point functions: reconstruction, desingularization, the central-upwind flux, the
 //! right-hand side of a cell, friction and the RK stages.
 
-use super::{Coeffs, WetDryScheme, drain_factor, drained, flat_face, surface};
-use crate::Real;
+use super::{Coeffs, WetDryScheme, drain_factor, drained, flat_face, surface_of};
 use crate::sediment::compensated_add;
+use crate::{Level, Real};
 
 /// The conserved variables of one cell, seen along one axis: the surface the reconstruction
 /// sees (`w`: w* of [`surface`], w̄ unless the cell is partially flooded), the momentum normal
@@ -363,7 +363,19 @@ pub fn surface_at<S: WetDryScheme, T: Real>(
     di: i32,
     dj: i32,
 ) -> (T, T, T, T) {
-    let (w, cap) = surface::<S, T>(k, s.0, (b(di, dj), b(di + 1, dj), b(di, dj + 1), b(di + 1, dj + 1)));
+    surface_at_of::<S, T, T>(k, s, b, di, dj)
+}
+
+/// [`surface_at`] of a state whose surface is a level `W` of `T` ([`surface_of`](super::surface_of)).
+#[inline(always)]
+pub fn surface_at_of<S: WetDryScheme, T: Real, W: Level<T>>(
+    k: &Coeffs<T>,
+    s: (W, T, T),
+    b: &impl Fn(i32, i32) -> T,
+    di: i32,
+    dj: i32,
+) -> (T, T, T, T) {
+    let (w, cap) = surface_of::<S, T, W>(k, s.0, (b(di, dj), b(di + 1, dj), b(di, dj + 1), b(di + 1, dj + 1)));
     (w, s.1, s.2, cap)
 }
 
@@ -409,9 +421,20 @@ pub fn cell_faces<S: WetDryScheme, T: Real>(
     q: impl Fn(i32, i32) -> (T, T, T),
     b: impl Fn(i32, i32) -> T,
 ) -> CellFaces<T> {
+    cell_faces_of::<S, T, T>(k, q, b)
+}
+
+/// [`cell_faces`] of a state whose surface is a level `W` of `T` (mixed precision: read through
+/// [`surface_at_of`], everything after it in `T`).
+#[inline(always)]
+pub fn cell_faces_of<S: WetDryScheme, T: Real, W: Level<T>>(
+    k: &Coeffs<T>,
+    q: impl Fn(i32, i32) -> (W, T, T),
+    b: impl Fn(i32, i32) -> T,
+) -> CellFaces<T> {
     // The cross's nine cells, each seen through `surface_at` once, not once per reconstruction
     // that reads it (18 times: four corner loads each, and a square root where partially flooded).
-    let at = |di: i32, dj: i32| surface_at::<S, T>(k, q(di, dj), &b, di, dj);
+    let at = |di: i32, dj: i32| surface_at_of::<S, T, W>(k, q(di, dj), &b, di, dj);
     // Written out, not built by loops (`array::from_fn`, `map`): in a kernel a rolled loop over
     // a register array puts the array in local memory.
     let c = at(0, 0);
@@ -441,6 +464,22 @@ pub fn cell_rhs<S: WetDryScheme, T: Real>(
     b: impl Fn(i32, i32) -> T,
 ) -> Rhs<T> {
     cell_faces::<S, T>(k, q, b).rhs::<S>(k)
+}
+
+/// R_w of a cell in the level type `W` from the mass fluxes through its west, east, south and
+/// north faces: ((f_w − f_e)/Δx + (g_s − g_n)/Δy) formed in `W`. With `W` = `T` it is
+/// [`assemble`]'s R_w bit for bit; with a wider `W` (mixed precision) each face's `T` flux
+/// enters both cells it joins as the same `W` value, so Σ R_w over the grid telescopes to the
+/// boundary fluxes up to `W`'s round-off (docs/f32-conservation.md).
+#[inline(always)]
+pub fn mass_rate<T: Real, W: Level<T>>(k: &Coeffs<T>, [fw, fe, gs, gn]: [T; 4]) -> W {
+    mass_part::<T, W>(fw, fe, k.inv_dx) + mass_part::<T, W>(gs, gn, k.inv_dy)
+}
+
+/// One axis's part of [`mass_rate`]: (f₋ − f₊)·(1/Δ) in `W`.
+#[inline(always)]
+pub fn mass_part<T: Real, W: Level<T>>(f_minus: T, f_plus: T, inv: T) -> W {
+    (W::widen(f_minus) - W::widen(f_plus)) * W::widen(inv)
 }
 
 /// B at the centre of a cell from its corners (sw, se, nw, ne): the mean, summed along the
@@ -483,9 +522,16 @@ pub fn friction<T: Real>(k: &Coeffs<T>, g_n2: T, h: T, hu: T, hv: T) -> T {
 /// evaluated at Q.
 #[inline(always)]
 pub fn euler<T: Real>(k: &Coeffs<T>, g_n2: T, dt: T, bc: T, q: (T, T, T), r: (T, T, T)) -> (T, T, T) {
-    let cf = friction(k, g_n2, q.0 - bc, q.1, q.2);
+    euler_of::<T, T>(k, g_n2, dt, bc, q, r)
+}
+
+/// [`euler`] of a state whose surface is a level `W` of `T`, its R_w a `W`: w + Δt·R_w in `W`,
+/// the depth friction sees formed in `W` and rounded once, the momenta in `T`.
+#[inline(always)]
+pub fn euler_of<T: Real, W: Level<T>>(k: &Coeffs<T>, g_n2: T, dt: T, bc: T, q: (W, T, T), r: (W, T, T)) -> (W, T, T) {
+    let cf = friction(k, g_n2, q.0.minus(W::widen(bc)), q.1, q.2);
     let damp = (T::ONE + dt * cf).recip();
-    (q.0 + dt * r.0, (q.1 + dt * r.1) * damp, (q.2 + dt * r.2) * damp)
+    (q.0 + W::widen(dt) * r.0, (q.1 + dt * r.1) * damp, (q.2 + dt * r.2) * damp)
 }
 
 /// Dry-cell clean-up after a stage: a negative depth (round-off) becomes 0, a dry cell loses
@@ -493,16 +539,23 @@ pub fn euler<T: Real>(k: &Coeffs<T>, g_n2: T, dt: T, bc: T, q: (T, T, T), r: (T,
 /// (h > `k.wet_above`).
 #[inline(always)]
 pub fn clean<T: Real>(k: &Coeffs<T>, bc: T, q: (T, T, T)) -> ((T, T, T), bool) {
+    clean_of::<T, T>(k, bc, q)
+}
+
+/// [`clean`] of a state whose surface is a level `W` of `T`: the depth is formed and compared
+/// in `W`.
+#[inline(always)]
+pub fn clean_of<T: Real, W: Level<T>>(k: &Coeffs<T>, bc: T, q: (W, T, T)) -> ((W, T, T), bool) {
     let (mut w, mut hu, mut hv) = q;
-    let h = w - bc;
-    if h < T::ZERO {
-        w = bc;
+    let h = w - W::widen(bc);
+    if h < W::ZERO {
+        w = W::widen(bc);
     }
-    if h <= k.dry {
+    if h <= W::widen(k.dry) {
         hu = T::ZERO;
         hv = T::ZERO;
     }
-    ((w, hu, hv), h > k.wet_above)
+    ((w, hu, hv), h > W::widen(k.wet_above))
 }
 
 /// RK stage `stage` (1 or 2) at a cell of friction `g_n2` (g·n²): stage 1 is
@@ -520,9 +573,26 @@ pub fn rk_point<T: Real>(
     q1: (T, T, T),
     r: (T, T, T),
 ) -> ((T, T, T), bool) {
-    let e = euler(k, g_n2, dt, bc, q1, r);
-    let out = if stage == 2 { (T::HALF * (q0.0 + e.0), T::HALF * (q0.1 + e.1), T::HALF * (q0.2 + e.2)) } else { e };
-    clean(k, bc, out)
+    rk_of::<T, T>(k, g_n2, stage, dt, bc, q0, q1, r)
+}
+
+/// [`rk_point`] of a state whose surface is a level `W` of `T` and R_w a `W` (mixed precision:
+/// the surface's stages summed in `W`, [`euler_of`], [`clean_of`]).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn rk_of<T: Real, W: Level<T>>(
+    k: &Coeffs<T>,
+    g_n2: T,
+    stage: u32,
+    dt: T,
+    bc: T,
+    q0: (W, T, T),
+    q1: (W, T, T),
+    r: (W, T, T),
+) -> ((W, T, T), bool) {
+    let e = euler_of(k, g_n2, dt, bc, q1, r);
+    let out = if stage == 2 { (W::HALF * (q0.0 + e.0), T::HALF * (q0.1 + e.1), T::HALF * (q0.2 + e.2)) } else { e };
+    clean_of(k, bc, out)
 }
 
 /// [`rk_point`] with the surface kept as a pair (hi, lo) (the compensated update,

@@ -2,9 +2,10 @@
 //! contract: `entries.rs`).
 
 use super::{
-    CLOCK_DT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, Friction, STEP_OK, block_active, rk_pair, rk_point,
+    CLOCK_DT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, Friction, STEP_OK, block_active, rk_of, rk_pair,
     time_step,
 };
+use crate::Level;
 use crate::device::reduce::block_max;
 use crate::device::{DeviceReal, Low, shared, thread};
 
@@ -42,25 +43,31 @@ use crate::device::{DeviceReal, Low, shared, thread};
 /// evaluated at, the output's into `olo`, each a padded array aliasing as the w it goes with. A
 /// block left alone keeps its low parts (Qⁿ's, in place). Without `LOW` they are not read (nulls
 /// will do) and the code is the one-field update's.
+///
+/// The surfaces `w0`, `w1`, `ow` and R_w `rw` are of the level type `W`: `T`, or f64 in mixed
+/// precision (`rk_of`: the stages add to w in f64); `LOW` only with `W` = `T`.
+// Inlined into each entry point: the plain and the mixed `_f64` entries share this
+// instance, and a call between them would pass `k` through local memory.
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, const LOW: bool>(
+pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>, const LOW: bool>(
     k: Coeffs<T>,
     stage: u32,
     early: u32,
     dt: *const T,
     bc: *const T,
     gn2: *const T,
-    w0: *const T,
+    w0: *const W,
     hu0: *const T,
     hv0: *const T,
-    w1: *const T,
+    w1: *const W,
     hu1: *const T,
     hv1: *const T,
-    rw: *const T,
+    rw: *const W,
     rhu: *const T,
     rhv: *const T,
     ry: *const T,
-    ow: *mut T,
+    ow: *mut W,
     ohu: *mut T,
     ohv: *mut T,
     wet_m0: *const u32,
@@ -102,16 +109,17 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, const LOW: bool>(
             // q0 through plain loads: in stage 2 the same buffers are written.
             let q0 = (*w0.add(g), *hu0.add(g), *hv0.add(g));
             let (q1, r) = if inactive {
-                let q1 = if stage == 1 { q0 } else { (T::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g))) };
-                (q1, (T::ZERO, T::ZERO, T::ZERO))
+                let q1 = if stage == 1 { q0 } else { (W::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g))) };
+                (q1, (W::ZERO, T::ZERO, T::ZERO))
             } else {
-                let mut r = (T::ldg(rw.add(g)), T::ldg(rhu.add(g)), T::ldg(rhv.add(g)));
+                let mut r = (W::ldg(rw.add(g)), T::ldg(rhu.add(g)), T::ldg(rhv.add(g)));
                 if !ry.is_null() {
                     // SRK2: x part + y part, in `assemble`'s order.
                     let n = k.cells();
-                    r = (r.0 + T::ldg(ry.add(g)), r.1 + T::ldg(ry.add(n + g)), r.2 + T::ldg(ry.add(2 * n + g)));
+                    let y = (T::ldg(ry.add(g)), T::ldg(ry.add(n + g)), T::ldg(ry.add(2 * n + g)));
+                    r = (r.0 + W::widen(y.0), r.1 + y.1, r.2 + y.2);
                 }
-                ((T::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g))), r)
+                ((W::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g))), r)
             };
             // An inactive block's cells are dry in the state friction is evaluated at (h ≤ dry,
             // as `block_active` says), where friction is 0 whatever g·n² is: no load for it.
@@ -119,13 +127,15 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, const LOW: bool>(
             let cb = T::ldg(bc.add(g));
             let low = Low::<T, LOW>::new(lo1, olo);
             let ((a, hu, hv), wet_cell) = match low.at(g) {
-                None => rk_point(&k, g_n2, stage, d, cb, q0, q1, r),
+                None => rk_of(&k, g_n2, stage, d, cb, q0, q1, r),
                 Some(l1) => {
                     // Stage 1 does not read Qⁿ (it is the state R was evaluated at): no load.
                     let l0 = if stage == 2 { *lo0.add(g) } else { T::ZERO };
-                    let (q, lo, wet_cell) = rk_pair(&k, g_n2, stage, d, cb, (q0, l0), (q1, l1), r);
+                    // `LOW` runs with W = T: narrow and widen are the identity.
+                    let t = |q: (W, T, T)| (q.0.narrow(), q.1, q.2);
+                    let (q, lo, wet_cell) = rk_pair(&k, g_n2, stage, d, cb, (t(q0), l0), (t(q1), l1), t(r));
                     low.put(g, lo);
-                    (q, wet_cell)
+                    ((W::widen(q.0), q.1, q.2), wet_cell)
                 }
             };
             *ow.add(g) = a;
@@ -135,8 +145,8 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, const LOW: bool>(
                 is_wet = T::ONE;
             }
             if flags_shore {
-                is_partial = a < T::ldg(hi.add(g));
-                to_clamp = is_partial && a - cb > k.dry;
+                is_partial = a < W::widen(T::ldg(hi.add(g)));
+                to_clamp = is_partial && a.minus(W::widen(cb)) > k.dry;
             }
         }
         let m = block_max(is_wet, shared::dynamic::<T>());

@@ -24,9 +24,10 @@
 //! cell returns at once. These are the tile kernel's results whatever the strip geometry.
 
 use super::{
-    Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, central_upwind, face_bed, reconstruct,
-    rhs_x, rhs_y, slope_source, stream_strips, surface,
+    Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, central_upwind, face_bed, mass_part,
+    reconstruct, rhs_x, rhs_y, slope_source, stream_strips, surface_of,
 };
+use crate::Level;
 use crate::device::reduce::warp_reduce;
 use crate::device::warp;
 use crate::device::{DeviceReal, thread};
@@ -61,14 +62,14 @@ fn flux_down<T: DeviceReal>(f: Flux<T>) -> Flux<T> {
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, const EARLY: bool>(
+unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, const EARLY: bool>(
     k: &Coeffs<T>,
     rows: u32,
-    w: *const T,
+    w: *const W,
     hu: *const T,
     hv: *const T,
     bed: *const T,
-    rw: *mut T,
+    rw: *mut W,
     rhu: *mut T,
     rhv: *mut T,
     rate: *mut T,
@@ -87,7 +88,7 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, const EARLY: bool>(
     let jend = if j0 + rows < k.ny { j0 + rows } else { k.ny };
     let slot = (thread::block_idx_y() * strips + strip) as usize;
     let p = k.pitch as usize;
-    let put = |pj: u32, r: (T, T, T)| {
+    let put = |pj: u32, r: (W, T, T)| {
         let g = pj as usize * p + lane.pc as usize;
         unsafe {
             *rw.add(g) = r.0;
@@ -134,15 +135,15 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, const EARLY: bool>(
     let load = |pr: u32| {
         let r = (if pr < k.ny + 3 { pr } else { k.ny + 3 }) as usize;
         let g = r * p + col;
-        let (wb, u, v) = unsafe { (T::ldg(w.add(g)), T::ldg(hu.add(g)), T::ldg(hv.add(g))) };
+        let (wb, u, v) = unsafe { (W::ldg(w.add(g)), T::ldg(hu.add(g)), T::ldg(hv.add(g))) };
         let (ws, cap) = if S::PARTIAL {
             let (c0, c1) = (r * cp + col, (r + 1) * cp + col);
             // SAFETY: r ≤ ny + 3 and col ≤ nx + 3, so the corners (col + 1, r + 1) exist.
             let corners =
                 unsafe { (T::ldg(bed.add(c0)), T::ldg(bed.add(c0 + 1)), T::ldg(bed.add(c1)), T::ldg(bed.add(c1 + 1))) };
-            surface::<S, T>(k, wb, corners)
+            surface_of::<S, T, W>(k, wb, corners)
         } else {
-            (wb, T::INFINITY)
+            (wb.narrow(), T::INFINITY)
         };
         (ws, u, v, cap)
     };
@@ -159,6 +160,8 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, const EARLY: bool>(
     let mut below = FaceState::ZERO; // y plus face of the row below
     let mut gs = Flux::ZERO; // south flux of the pending row
     let mut x_part = (T::ZERO, T::ZERO, T::ZERO); // R's x part of the pending row
+    // R_w's x part in the level type (`mass_part`: x_part.0 itself where W = T).
+    let mut x_w = W::ZERO;
     let mut sy = T::ZERO; // y source of the pending row
     let mut pending_rate = T::ZERO; // the pending row's x and south speeds
     let mut rate_max = T::ZERO;
@@ -174,7 +177,7 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, const EARLY: bool>(
             if pj > j0 + 2 {
                 // Finish row pj − 1: its north flux is g.
                 let y = rhs_y(k, gs, g, sy);
-                let r = (x_part.0 + y.0, x_part.1 + y.1, x_part.2 + y.2);
+                let r = (x_w + mass_part(gs.f0, g.f0, k.inv_dy), x_part.1 + y.1, x_part.2 + y.2);
                 if lane.useful && active {
                     let mut cell_rate = pending_rate.max(g.speed * k.inv_dy);
                     // A NaN would lose every max: count it as an infinite speed.
@@ -209,6 +212,7 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, const EARLY: bool>(
             let fw = central_upwind::<S, T>(k, face_up::<S, T>(rx.p), rx.m);
             let fe = flux_down(fw);
             x_part = rhs_x(k, fw, fe, slope_source::<S, T>(k, bw, be, &rx, k.inv_dx));
+            x_w = mass_part(fw.f0, fe.f0, k.inv_dx);
             sy = slope_source::<S, T>(k, bs, bn, &ry, k.inv_dy);
             pending_rate = (fw.speed * k.inv_dx).max(fe.speed * k.inv_dx).max(gs.speed * k.inv_dy);
         }
@@ -225,43 +229,51 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, const EARLY: bool>(
 }
 
 /// R at every interior cell and each warp's max(a_x/Δx, a_y/Δy), streamed (module comment).
+/// The surface `w` and R_w are of the level type `W` (`T`, or f64 in mixed precision: read
+/// through `surface_of`, R_w summed face by face by `mass_part`).
 ///
 /// # Safety
 /// The launch contract of `entries.rs` for the arrays; blocks of a multiple of 32 threads, grid
 /// (⌈strips / warps⌉, ⌈ny / rows⌉); `rate` holds `stream_slots(nx, ny, rows)`.
+// Inlined into each entry point: the plain and the mixed `_f64` entries share this
+// instance, and a call between them would pass `k` through local memory.
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_flux_stream<S: WetDryScheme, T: DeviceReal>(
+pub(super) unsafe fn kp_flux_stream<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>>(
     k: Coeffs<T>,
     rows: u32,
-    w: *const T,
+    w: *const W,
     hu: *const T,
     hv: *const T,
     bed: *const T,
-    rw: *mut T,
+    rw: *mut W,
     rhu: *mut T,
     rhv: *mut T,
     rate: *mut T,
 ) {
-    unsafe { stream_body::<S, T, false>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, core::ptr::null()) }
+    unsafe { stream_body::<S, T, W, false>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, core::ptr::null()) }
 }
 
 /// [`kp_flux_stream`] with early exit by the wet map (module comment).
 ///
 /// # Safety
 /// As [`kp_flux_stream`]; `wet` holds nbx·nby flags.
+// Inlined into each entry point: the plain and the mixed `_f64` entries share this
+// instance, and a call between them would pass `k` through local memory.
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_flux_stream_early<S: WetDryScheme, T: DeviceReal>(
+pub(super) unsafe fn kp_flux_stream_early<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>>(
     k: Coeffs<T>,
     rows: u32,
-    w: *const T,
+    w: *const W,
     hu: *const T,
     hv: *const T,
     bed: *const T,
-    rw: *mut T,
+    rw: *mut W,
     rhu: *mut T,
     rhv: *mut T,
     rate: *mut T,
     wet: *const u32,
 ) {
-    unsafe { stream_body::<S, T, true>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet) }
+    unsafe { stream_body::<S, T, W, true>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet) }
 }

@@ -15,7 +15,7 @@
 //! switch kept both schemes' code, and their registers, in every flux kernel).
 
 use super::{Coeffs, FaceState, Flux, cell_bed, pressure_part};
-use crate::Real;
+use crate::{Level, Real};
 
 /// A wet–dry treatment, chosen at compile time. Every difference between the schemes follows
 /// from [`PARTIAL`](WetDryScheme::PARTIAL): where it is false, every cell's level is its mean surface
@@ -160,16 +160,28 @@ pub fn highest_corner<T: Real>(sw: T, se: T, nw: T, ne: T) -> T {
 /// The surface seen by the reconstruction at one cell: its level (w* in a partially flooded
 /// cell, else w̄) and its drain cap (`drain·h̄` in a partially flooded cell, else ∞).
 #[inline(always)]
-pub fn surface<S: WetDryScheme, T: Real>(k: &Coeffs<T>, w: T, (sw, se, nw, ne): (T, T, T, T)) -> (T, T) {
+pub fn surface<S: WetDryScheme, T: Real>(k: &Coeffs<T>, w: T, corners: (T, T, T, T)) -> (T, T) {
+    surface_of::<S, T, T>(k, w, corners)
+}
+
+/// [`surface`] of a cell whose mean surface is stored as a level `W` of `T` (`T` itself, or
+/// f64 in mixed precision, docs/f32-conservation.md): the depth w̄ − B̄ is formed in `W` and
+/// rounded once, a fully flooded cell's level is w̄ rounded once to `T`.
+#[inline(always)]
+pub fn surface_of<S: WetDryScheme, T: Real, W: Level<T>>(
+    k: &Coeffs<T>,
+    w: W,
+    (sw, se, nw, ne): (T, T, T, T),
+) -> (T, T) {
     if !S::PARTIAL {
-        return (w, T::INFINITY);
+        return (w.narrow(), T::INFINITY);
     }
     let hi = highest_corner(sw, se, nw, ne);
-    if w >= hi {
-        return (w, T::INFINITY);
+    if w >= W::widen(hi) {
+        return (w.narrow(), T::INFINITY);
     }
     let b = cell_bed(sw, se, nw, ne);
-    let h = (w - b).max(T::ZERO);
+    let h = w.minus(W::widen(b)).max(T::ZERO);
     let rise = hi - b; // (B_hi − B_lo)/2
     (b - rise + T::TWO * (h * rise).sqrt(), k.drain * h)
 }

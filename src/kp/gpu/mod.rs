@@ -19,11 +19,17 @@ use split::GpuSplit;
 use kernels::kp::{
     BOUNDARY, CLAMP, CLAMP_COPY, CLOCK_DT, CLOCK_LEN, CLOCK_LEN_SPLIT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, ClampCopy, ClampVelocity,
     Clock, Coeffs, DRAIN, DRAIN_RHS, DT, Drain, DrainRhs, FluxEntries, FluxStream, FluxStreamEarly, FluxTile,
-    FluxSplit, FluxTileEarly, RK, RK_C, RK_C_FRICTION_FIELD, RK_FRICTION_FIELD, RkStage, SHORE_LISTS, SetGhosts,
+    FluxSplit, FluxTileEarly, M_BOUNDARY, M_CLAMP, M_DRAIN, M_DRAIN_RHS, M_FLUX_STREAM_BOLLERMANN, M_FLUX_STREAM_CLAMP,
+    M_FLUX_STREAM_EARLY_BOLLERMANN, M_FLUX_STREAM_EARLY_CLAMP, M_FLUX_STREAM_EARLY_KP07, M_FLUX_STREAM_KP07, M_RK,
+    M_RK_FRICTION_FIELD, RK, RK_C, RK_C_FRICTION_FIELD, RK_FRICTION_FIELD, RkStage, SHORE_LISTS, SetGhosts,
     ShoreLists, TimeStep, highest_corner, line_slots, stream_slots, stream_strips,
 };
+use kernels::Level;
 
+mod mixed;
 mod split;
+
+pub use mixed::MixedLevel;
 
 /// Launch parameters (run-time).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,7 +219,8 @@ struct ClampPasses<T: GpuReal> {
 }
 
 impl<T: GpuReal> ClampPasses<T> {
-    fn new(gpu: &Gpu, k: &Coeffs<T>, bed: &Field2<T>, layout: Layout2) -> Result<ClampPasses<T>> {
+    /// With `mixed`, the passes' mixed entry points (an f64 surface and R_w).
+    fn new(gpu: &Gpu, k: &Coeffs<T>, bed: &Field2<T>, layout: Layout2, mixed: bool) -> Result<ClampPasses<T>> {
         let (p, cp) = (k.pitch as usize, k.cpitch as usize);
         let mut hi = Field2::filled(layout, T::ZERO)?;
         for (c, v) in hi.iter_mut().enumerate() {
@@ -224,9 +231,9 @@ impl<T: GpuReal> ClampPasses<T> {
         let blocks = (k.nbx * k.nby) as usize;
         Ok(ClampPasses {
             lists_kernel: gpu.kernel::<T, _>(SHORE_LISTS)?,
-            drain: gpu.kernel::<T, _>(DRAIN)?,
-            drain_rhs: gpu.kernel::<T, _>(DRAIN_RHS)?,
-            clamp: gpu.kernel::<T, _>(CLAMP)?,
+            drain: gpu.kernel::<T, _>(if mixed { M_DRAIN } else { DRAIN })?,
+            drain_rhs: gpu.kernel::<T, _>(if mixed { M_DRAIN_RHS } else { DRAIN_RHS })?,
+            clamp: gpu.kernel::<T, _>(if mixed { M_CLAMP } else { CLAMP })?,
             copy: gpu.kernel::<T, _>(CLAMP_COPY)?,
             hi: DeviceField2::upload(gpu, &hi)?,
             hi_host: hi,
@@ -244,13 +251,13 @@ impl<T: GpuReal> ClampPasses<T> {
 
     /// The flags the RK kernel would have left of padded surface `w` whose velocities need no
     /// clamp (a state set from the host: at the start, or resumed), uploaded.
-    fn set_flags(&mut self, gpu: &Gpu, k: &Coeffs<T>, w: &[T]) -> Result<()> {
+    fn set_flags<W: Level<T>>(&mut self, gpu: &Gpu, k: &Coeffs<T>, w: &[W]) -> Result<()> {
         let p = k.pitch as usize;
         let mut partial = vec![0u32; (k.nbx * k.nby) as usize];
         for j in 0..k.ny as usize {
             for i in 0..k.nx as usize {
                 let c = (j + 2) * p + i + 2;
-                if w[c] < self.hi_host[c] {
+                if w[c] < W::widen(self.hi_host[c]) {
                     partial[j / k.by as usize * k.nbx as usize + i / k.bx as usize] = 1;
                 }
             }
@@ -262,19 +269,30 @@ impl<T: GpuReal> ClampPasses<T> {
 
 impl<T: GpuReal> KpKernels<T> {
     /// The kernels of scheme `wet_dry`, and the RK stage with a friction field when
-    /// `friction_field` (else the one that reads `Coeffs::g_n2`), compensated with `compensated`.
-    fn new(gpu: &Gpu, wet_dry: WetDry, friction_field: bool, compensated: bool) -> Result<KpKernels<T>> {
-        let rk = match (friction_field, compensated) {
-            (false, false) => RK,
-            (true, false) => RK_FRICTION_FIELD,
-            (false, true) => RK_C,
-            (true, true) => RK_C_FRICTION_FIELD,
+    /// `friction_field` (else the one that reads `Coeffs::g_n2`), compensated with `compensated`;
+    /// with `mixed` the streamed flux, RK and boundary kernels are the mixed entry points (an
+    /// f64 surface and R_w; docs/f32-conservation.md).
+    fn new(gpu: &Gpu, wet_dry: WetDry, friction_field: bool, compensated: bool, mixed: bool) -> Result<KpKernels<T>> {
+        let rk = match (friction_field, compensated, mixed) {
+            (false, _, true) => M_RK,
+            (true, _, true) => M_RK_FRICTION_FIELD,
+            (false, false, false) => RK,
+            (true, false, false) => RK_FRICTION_FIELD,
+            (false, true, false) => RK_C,
+            (true, true, false) => RK_C_FRICTION_FIELD,
         };
-        let flux = match wet_dry {
+        let mut flux = match wet_dry {
             WetDry::Bollermann => FluxEntries::BOLLERMANN,
             WetDry::Kp07 => FluxEntries::KP07,
             WetDry::Clamp => FluxEntries::CLAMP,
         };
+        if mixed {
+            (flux.stream, flux.stream_early) = match wet_dry {
+                WetDry::Bollermann => (M_FLUX_STREAM_BOLLERMANN, M_FLUX_STREAM_EARLY_BOLLERMANN),
+                WetDry::Kp07 => (M_FLUX_STREAM_KP07, M_FLUX_STREAM_EARLY_KP07),
+                WetDry::Clamp => (M_FLUX_STREAM_CLAMP, M_FLUX_STREAM_EARLY_CLAMP),
+            };
+        }
         Ok(KpKernels {
             flux: gpu.kernel::<T, _>(flux.tile)?,
             flux_early: gpu.kernel::<T, _>(flux.tile_early)?,
@@ -286,7 +304,7 @@ impl<T: GpuReal> KpKernels<T> {
             line_shared: flux.line_shared,
             yblock_shared: flux.yblock_shared,
             rk: gpu.kernel::<T, _>(rk)?,
-            boundary: gpu.kernel::<T, _>(BOUNDARY)?,
+            boundary: gpu.kernel::<T, _>(if mixed { M_BOUNDARY } else { BOUNDARY })?,
             dt: gpu.kernel::<T, _>(DT)?,
             buffers: BufferKernels::new(gpu)?,
         })
@@ -332,6 +350,9 @@ pub struct GpuKp<T: GpuReal> {
     clamp: Option<ClampPasses<T>>,
     /// DS1 and DS2: the transposed orientation, the working states and their kernels.
     split: Option<Box<GpuSplit<T>>>,
+    /// Mixed precision (`new_mixed`): the surfaces and R_w in f64, which the kernels read and
+    /// write in place of `q[0]`, `q1[0]` and `r[0]` (then unused).
+    mixed: Option<Box<MixedLevel>>,
 }
 
 /// Which flux kernel a step uses.
@@ -344,6 +365,12 @@ pub enum FluxKernel {
 impl<T: GpuReal> GpuKp<T> {
     /// Validate, check that the fields fit, upload, set the ghosts and the wet map.
     pub fn new(gpu: &Gpu, problem: &Problem, launch: Launch) -> Result<GpuKp<T>> {
+        Self::build(gpu, problem, launch, None)
+    }
+
+    /// [`new`](Self::new), with `mixed` (its f64 surfaces, set from the host) the mixed
+    /// precision's kernels.
+    fn build(gpu: &Gpu, problem: &Problem, launch: Launch, mixed: Option<Box<MixedLevel>>) -> Result<GpuKp<T>> {
         problem.validate()?;
         let (bx, by) = launch.block;
         if bx == 0 || by == 0 || (bx * by) % 32 != 0 || bx * by > 1024 {
@@ -370,7 +397,9 @@ impl<T: GpuReal> GpuKp<T> {
             + 4 * clamp as usize
             + 2 * compensated as usize
             + 3 * split as usize
-            + (10 + clamp as usize) * ds as usize;
+            + (10 + clamp as usize) * ds as usize
+            // Mixed: the f64 surfaces and R_w (`MixedLevel`), two f32 fields' worth each.
+            + 6 * mixed.is_some() as usize;
         let corner_arrays = 1 + ds as usize;
         gpu.check_fits(
             &format!("a {}×{} shallow-water grid ({fields} fields of {})", problem.nx, problem.ny, T::NAME),
@@ -383,7 +412,7 @@ impl<T: GpuReal> GpuKp<T> {
         let zeros = || DeviceField2::zeros(gpu, problem.layout());
         let slots = if ds { GpuSplit::slots(&k, launch.line) } else { flux_slots(&k, launch.flux, split.then_some(launch.line)) };
         let clamp = (problem.wet_dry == WetDry::Clamp)
-            .then(|| ClampPasses::new(gpu, &k, &bed, problem.layout()))
+            .then(|| ClampPasses::new(gpu, &k, &bed, problem.layout(), mixed.is_some()))
             .transpose()?;
         let ds = match ds {
             true => Some(Box::new(GpuSplit::new(
@@ -421,9 +450,10 @@ impl<T: GpuReal> GpuKp<T> {
             dt: gpu.zeros(1)?,
             clock: gpu.zeros(if ds.is_some() { CLOCK_LEN_SPLIT } else { CLOCK_LEN })?,
             reducer: Reducer::new(gpu)?,
-            kernels: KpKernels::new(gpu, problem.wet_dry, problem.manning_field.is_some(), compensated)?,
+            kernels: KpKernels::new(gpu, problem.wet_dry, problem.manning_field.is_some(), compensated, mixed.is_some())?,
             clamp,
             split: ds,
+            mixed,
         };
         g.check_block()?;
         g.set_shore(gpu, &q[0])?;
@@ -470,7 +500,7 @@ impl<T: GpuReal> GpuKp<T> {
 
     /// In `clamp`, for a state `w` (padded) set from the host as Qⁿ: the flags the RK kernel
     /// leaves and the lists the first step's passes visit.
-    fn set_shore(&mut self, gpu: &Gpu, w: &[T]) -> Result<()> {
+    fn set_shore<W: Level<T>>(&mut self, gpu: &Gpu, w: &[W]) -> Result<()> {
         let k = self.k;
         let Some(c) = &mut self.clamp else { return Ok(()) };
         c.set_flags(gpu, &k, w)?;
@@ -505,6 +535,9 @@ impl<T: GpuReal> GpuKp<T> {
     /// Switch the flux kernel (the benchmarks compare them on one state).
     pub fn set_flux(&mut self, gpu: &Gpu, flux: FluxVariant) -> Result<()> {
         flux.check(self.k.ny as usize)?;
+        if self.mixed.is_some() && flux == FluxVariant::Tile {
+            return Err(Error::invalid(mixed::NO_TILE));
+        }
         let slots = flux_slots(&self.k, flux, self.ry.is_some().then_some(self.line));
         if slots > self.rate.len() {
             self.rate = gpu.zeros(slots)?;
@@ -574,6 +607,9 @@ impl<T: GpuReal> GpuKp<T> {
             }
         }
         fill.fill(&mut self.rate, T::NAN)?;
+        if let Some(m) = &mut self.mixed {
+            m.poison()?;
+        }
         if let Some(c) = &mut self.clamp {
             // Read only where their passes flagged the block as written.
             for b in std::iter::once(&mut c.phi).chain(c.scratch.iter_mut()) {
@@ -581,6 +617,31 @@ impl<T: GpuReal> GpuKp<T> {
             }
         }
         fill.fill(&mut self.dt, T::NAN)
+    }
+
+    /// The surface of Qⁿ (or Q¹ with `q1`) as the kernels take it: in mixed precision the f64
+    /// field, whose address the mixed entry points read as f64.
+    fn w_ptr(&self, q1: bool) -> *const T {
+        match &self.mixed {
+            Some(m) => m.w[q1 as usize].ptr().cast(),
+            None => if q1 { self.q1[0].ptr() } else { self.q[0].ptr() },
+        }
+    }
+
+    /// [`w_ptr`](Self::w_ptr), to write.
+    fn w_ptr_mut(&mut self, q1: bool) -> *mut T {
+        match &mut self.mixed {
+            Some(m) => m.w[q1 as usize].ptr_mut().cast(),
+            None => if q1 { self.q1[0].ptr_mut() } else { self.q[0].ptr_mut() },
+        }
+    }
+
+    /// R_w as the kernels take it (f64 in mixed precision).
+    fn rw_ptr_mut(&mut self) -> *mut T {
+        match &mut self.mixed {
+            Some(m) => m.rw.ptr_mut().cast(),
+            None => self.r[0].ptr_mut(),
+        }
     }
 
     fn block_shape(&self) -> Result<LaunchShape> {
@@ -593,9 +654,11 @@ impl<T: GpuReal> GpuKp<T> {
         let early = kernel == FluxKernel::EarlyExit;
         self.early = early;
         let wet = self.wet[self.map(from_q1)].ptr();
+        let w = self.w_ptr(from_q1);
+        let rw = self.rw_ptr_mut();
         let src = if from_q1 { &self.q1 } else { &self.q };
-        let (w, hu, hv, bed) = (src[0].ptr(), src[1].ptr(), src[2].ptr(), self.bed.ptr());
-        let [rw, rhu, rhv] = self.r.each_mut().map(|r| r.ptr_mut());
+        let (hu, hv, bed) = (src[1].ptr(), src[2].ptr(), self.bed.ptr());
+        let [_, rhu, rhv] = self.r.each_mut().map(|r| r.ptr_mut());
         let rate = self.rate.ptr_mut();
         let ks = &self.kernels;
         if let Some(ry) = &mut self.ry {
@@ -679,7 +742,14 @@ impl<T: GpuReal> GpuKp<T> {
         } else {
             (self.q1.each_ref().map(|b| b.ptr()), self.q.each_mut().map(|b| b.ptr_mut()))
         };
-        let r = self.r.each_ref().map(|b| b.ptr());
+        let mut r = self.r.each_ref().map(|b| b.ptr());
+        let (mut q0, mut q1, mut out) = (q0, q1, out);
+        if self.mixed.is_some() {
+            // The f64 surfaces and R_w (the mixed RK entry reads them as f64).
+            (q0[0], r[0]) = (self.w_ptr(false), self.rw_ptr_mut().cast_const());
+            q1[0] = self.w_ptr(stage == 2);
+            out[0] = self.w_ptr_mut(stage == 1);
+        }
         let ry = self.ry.as_ref().map_or(std::ptr::null(), |b| b.ptr());
         // w's low parts (compensated): Qⁿ's, and Q¹'s or Qⁿ's as q1 and out are; nulls if plain.
         let low = self.low.as_ref().map_or([std::ptr::null(); 2], |l| l.each_ref().map(|b| b.ptr()));
@@ -732,7 +802,8 @@ impl<T: GpuReal> GpuKp<T> {
     pub fn drain(&mut self, from_q1: bool) -> Result<()> {
         let wet_in = self.wet[self.map(from_q1)].ptr();
         let src = if from_q1 { &self.q1 } else { &self.q };
-        let state = src.each_ref().map(|b| b.ptr());
+        let mut state = src.each_ref().map(|b| b.ptr());
+        state[0] = self.w_ptr(from_q1);
         self.drain_on(self.side(), state, wet_in, false)
     }
 
@@ -761,7 +832,10 @@ impl<T: GpuReal> GpuKp<T> {
             phi: c.phi.ptr_mut(),
             drained: c.drained.ptr_mut(),
         };
-        let [rw, rhu, rhv] = self.r.each_mut().map(|r| r.ptr_mut());
+        let [mut rw, rhu, rhv] = self.r.each_mut().map(|r| r.ptr_mut());
+        if let Some(m) = &mut self.mixed {
+            rw = m.rw.ptr_mut().cast();
+        }
         let (phi, drained) = (c.phi.ptr(), c.drained.ptr());
         let ry = self.ry.as_mut().map_or(std::ptr::null_mut(), |b| b.ptr_mut());
         let rhs = DrainRhs { k, early, split, w, hu, hv, bed, phi, drained, wet_in, list, count, rw, rhu, rhv, ry };
@@ -782,8 +856,10 @@ impl<T: GpuReal> GpuKp<T> {
     pub fn clamp(&mut self, on_q1: bool) -> Result<()> {
         // The map the stage's RK kernel wrote (`rk`: stage 1 writes map(true), stage 2 the next).
         let wet = self.wet[(self.cur + if on_q1 { 1 } else { 2 }) % 3].ptr();
+        let w = self.w_ptr_mut(on_q1);
         let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
-        let state = dst.each_mut().map(|b| b.ptr_mut());
+        let mut state = dst.each_mut().map(|b| b.ptr_mut());
+        state[0] = w;
         self.clamp_on(self.side(), wet, state)
     }
 
@@ -820,8 +896,10 @@ impl<T: GpuReal> GpuKp<T> {
 
     /// Both ghost passes on `q` (or `q1`).
     pub fn boundary(&mut self, on_q1: bool) -> Result<()> {
+        let w = self.w_ptr_mut(on_q1);
         let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
-        let state = dst.each_mut().map(|b| b.ptr_mut());
+        let mut state = dst.each_mut().map(|b| b.ptr_mut());
+        state[0] = w;
         self.boundary_on(self.side(), state)
     }
 
@@ -866,6 +944,9 @@ impl<T: GpuReal> GpuKp<T> {
                 self.q.swap_with_slice(&mut self.q1);
                 if let Some(l) = &mut self.low {
                     l.swap(0, 1);
+                }
+                if let Some(m) = &mut self.mixed {
+                    m.w.swap(0, 1);
                 }
                 self.cur = (self.cur + 1) % 3;
             }
@@ -922,7 +1003,8 @@ impl<T: GpuReal> GpuKp<T> {
         self.set_shore(gpu, q[0])
     }
 
-    /// Padded (w, hu, hv) on the host.
+    /// Padded (w, hu, hv) on the host (in mixed precision w is `download_mixed`'s: this one's
+    /// is unused).
     pub fn download(&self, gpu: &Gpu) -> Result<[Vec<T>; 3]> {
         Ok([gpu.download(&self.q[0])?, gpu.download(&self.q[1])?, gpu.download(&self.q[2])?])
     }
