@@ -95,6 +95,25 @@ struct GpuRun<T: GpuReal> {
     pool: Pool<T>,
 }
 
+impl<T: GpuReal> GpuRun<T> {
+    /// `model` from its initial state, early exit as `early_exit` says, no products yet.
+    fn start(gpu: &Arc<Gpu>, model: GpuKp<T>, early_exit: EarlyExit) -> Box<GpuRun<T>> {
+        let current = if early_exit == EarlyExit::On { FluxKernel::EarlyExit } else { FluxKernel::Full };
+        Box::new(GpuRun {
+            gpu: gpu.clone(),
+            model,
+            mode: early_exit,
+            current,
+            launched: 0,
+            early_steps: 0,
+            clock: Clock::START,
+            products: None,
+            snapshots: None,
+            pool: Pool::default(),
+        })
+    }
+}
+
 impl<'p, T: GpuReal> KpModel<'p, T> {
     /// The GPU driver on a GPU backend, else the CPU reference (which has no early exit).
     pub fn new(backend: &Backend, problem: &'p Problem, launch: Launch, early_exit: EarlyExit) -> Result<Self> {
@@ -103,19 +122,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
                 let model = GpuKp::new(gpu, problem, launch)?;
                 // The split schemes' kernels have no early exit (docs/kp-schemes.md).
                 let early_exit = if problem.scheme.is_split() { EarlyExit::Off } else { early_exit };
-                let current = if early_exit == EarlyExit::On { FluxKernel::EarlyExit } else { FluxKernel::Full };
-                On::Gpu(Box::new(GpuRun {
-                    gpu: gpu.clone(),
-                    model,
-                    mode: early_exit,
-                    current,
-                    launched: 0,
-                    early_steps: 0,
-                    clock: Clock::START,
-                    products: None,
-                    snapshots: None,
-                    pool: Pool::default(),
-                }))
+                On::Gpu(GpuRun::start(gpu, model, early_exit))
             }
             Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::new(problem, launch.block, false)?), None),
         };
@@ -129,20 +136,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
     pub fn mixed(backend: &Backend, problem: &'p Problem, launch: Launch, early_exit: EarlyExit) -> Result<Self> {
         let on = match backend {
             Backend::Gpu(gpu) => {
-                let model = GpuKp::new_mixed(gpu, problem, launch)?;
-                let current = if early_exit == EarlyExit::On { FluxKernel::EarlyExit } else { FluxKernel::Full };
-                On::GpuMixed(Box::new(GpuRun {
-                    gpu: gpu.clone(),
-                    model,
-                    mode: early_exit,
-                    current,
-                    launched: 0,
-                    early_steps: 0,
-                    clock: Clock::START,
-                    products: None,
-                    snapshots: None,
-                    pool: Pool::default(),
-                }))
+                On::GpuMixed(GpuRun::start(gpu, GpuKp::new_mixed(gpu, problem, launch)?, early_exit))
             }
             Backend::Cpu { .. } => On::Mixed(Box::new(CpuMixed::new(problem, launch.block, false)?), None),
         };
