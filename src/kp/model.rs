@@ -4,7 +4,6 @@
 
 use super::Problem;
 use super::cpu::{CpuKp, Halt as CpuHalt};
-use super::mixed::CpuMixed;
 use super::gpu::{ClockState, FluxKernel, GpuKp, Launch};
 use crate::field::{interior_into, interior_of};
 use crate::model::{Checkpoint, Clock, Halt, Later, Model, Output, Pool, State, Until};
@@ -55,15 +54,15 @@ enum On<T: GpuReal> {
     Gpu(Box<GpuRun<T>>),
     /// The mixed precision's CPU reference (w in f64, the rest in f32), handed to the runner as
     /// `T` (f64: w as it is, the rest widened exactly).
-    Mixed(Box<CpuMixed<f32, f64>>, Option<CpuProducts<T>>),
+    Mixed(Box<CpuKp<f32, f64>>, Option<CpuProducts<T>>),
     /// The mixed precision on the GPU (`GpuKp::new_mixed`): the run's bookkeeping in f32, its
     /// products, snapshot copies and pool unused (states come over through `download_mixed`).
     GpuMixed(Box<GpuRun<f32>>),
 }
 
 /// A mixed run's padded (w, hu, hv) as the runner's `T`.
-fn mixed_state<T: GpuReal>(m: &CpuMixed<f32, f64>) -> [Vec<T>; 3] {
-    let (w, hu, hv) = m.state();
+fn mixed_state<T: GpuReal>(m: &CpuKp<f32, f64>) -> [Vec<T>; 3] {
+    let (w, hu, hv) = m.fields();
     [w.iter().map(|&v| T::from_f64(v)).collect(), widen(hu), widen(hv)]
 }
 
@@ -138,7 +137,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
             Backend::Gpu(gpu) => {
                 On::GpuMixed(GpuRun::start(gpu, GpuKp::new_mixed(gpu, problem, launch)?, early_exit))
             }
-            Backend::Cpu { .. } => On::Mixed(Box::new(CpuMixed::new(problem, launch.block, false)?), None),
+            Backend::Cpu { .. } => On::Mixed(Box::new(CpuKp::new(problem, launch.block, false)?), None),
         };
         Ok(KpModel { problem, on, bed: None })
     }
@@ -425,7 +424,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 // hu and hv were f32 values widened: narrowing them back is exact.
                 let w: Vec<f64> = q[0].iter().map(|v| v.to_f64()).collect();
                 let [hu, hv] = [q[1], q[2]].map(|f| f.iter().map(|v| v.to_f64() as f32).collect::<Vec<f32>>());
-                m.resume((&w, &hu, &hv), wet, t, dt, steps)
+                m.resume_fields((&w, &hu, &hv), None, wet, t, dt, steps)
             }
             On::GpuMixed(run) => {
                 let k = run.model.coeffs();
