@@ -1,8 +1,8 @@
 //! Mixed precision for shallow water (docs/f32-conservation.md, "Mixed precision for shallow
 //! water"): w in f64, hu, hv, the bed, reconstructions and fluxes in f32, R_w summed face by face
-//! in f64. One step of the reference (`CpuKp<T, W>`, one set of loops for every level) against a
-//! step written out here, in f64, f32 and mixed; the exact-solution tests of the f64 path in mixed; a
-//! long run's volume beside f32's and f64's.
+//! in f64. One step of the reference (`CpuKp<T, W>`, one set of loops for every level) against
+//! a step written out here, in f64, f32 and mixed; the exact-solution tests of the f64 path in
+//! mixed; a long run's volume beside f32's and f64's.
 
 use hydrokern::Rng;
 use hydrokern::accumulation::Accumulation;
