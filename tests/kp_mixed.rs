@@ -1,30 +1,29 @@
 //! Mixed precision for shallow water (docs/f32-conservation.md, "Mixed precision for shallow
 //! water"): w in f64, hu, hv, the bed, reconstructions and fluxes in f32, R_w summed face by face
-//! in f64. The level-generic reference with `W` = `T` against `CpuKp<T>` bit for bit; one mixed
-//! step against a step written out here; the exact-solution tests of the f64 path in mixed; a
-//! long run's volume beside f32's and f64's.
+//! in f64. One step of the reference (`CpuKp<T, W>`, one set of loops for every level) against
+//! a step written out here, in f64, f32 and mixed; the exact-solution tests of the f64 path in
+//! mixed; a long run's volume beside f32's and f64's.
 
 use hydrokern::Rng;
 use hydrokern::accumulation::Accumulation;
-use hydrokern::kp::cpu::CpuKp;
-use hydrokern::kp::mixed::CpuMixed;
+use hydrokern::kp::cpu::{CpuKp, Surface};
 use hydrokern::kp::{Problem, Scheme, WetDry, exact, setup};
 use hydrokern::{Real, kp};
 use kernels::kp::{Kp07, cell_faces};
+use kernels::sediment::compensated_add;
 use std::time::Instant;
 
 const BLOCK: (u32, u32) = (16, 8);
-const WET_DRY: [WetDry; 3] = [WetDry::Clamp, WetDry::Bollermann, WetDry::Kp07];
 
-type Mixed = CpuMixed<f32, f64>;
+type Mixed = CpuKp<f32, f64>;
 
 fn mixed(p: &Problem) -> Mixed {
     Mixed::new(p, BLOCK, false).expect("valid problem")
 }
 
 /// Interior depths w − B̄ in f64.
-fn depth<T: Real, W: kernels::Level<T>>(p: &Problem, m: &CpuMixed<T, W>) -> Vec<f64> {
-    let (w, b) = (p.interior(m.state().0), p.interior(m.cell_bed()));
+fn depth<T: Real, W: Surface<T>>(p: &Problem, m: &CpuKp<T, W>) -> Vec<f64> {
+    let (w, b) = (p.interior(m.fields().0), p.interior(m.cell_bed()));
     w.iter().zip(&b).map(|(w, b)| w.to_f64() - b.to_f64()).collect()
 }
 
@@ -34,51 +33,6 @@ fn run_to(p: &Problem, t_end: f64) -> Mixed {
         m.step(t_end).expect("no blow-up");
     }
     m
-}
-
-/// Thacker's bowl with friction on a few cells' worth of Manning, and a Gaussian hump: fronts,
-/// partially flooded cells, friction.
-fn problems(n: usize) -> Vec<(&'static str, Problem)> {
-    let mut bowl = setup::thacker(n);
-    bowl.manning = 0.03;
-    vec![("thacker", bowl), ("gaussian", setup::gaussian(n, n)), ("dam-break --dry", setup::dam_break(n, n, true))]
-}
-
-/// With `W` = `T` the level-generic reference is `CpuKp<T>` bit for bit (f64; f32 on the plain
-/// update, which is the one-field update it generalises): every wet–dry scheme, RK2 and Euler,
-/// early exit off and on, 40 steps.
-#[test]
-fn level_generic_reference_is_cpukp_bit_for_bit() {
-    fn check<T: Real + kernels::Level<T>>(p: &Problem, early: bool) -> usize {
-        let mut a = CpuKp::<T>::new(p, BLOCK, early).unwrap();
-        let mut b = CpuMixed::<T, T>::new(p, BLOCK, early).unwrap();
-        for step in 0..40 {
-            let (da, db) = (a.step(f64::INFINITY).unwrap(), b.step(f64::INFINITY).unwrap());
-            assert_eq!(da.to_bits(), db.to_bits(), "Δt at step {step}");
-            let (sa, (w, hu, hv)) = (a.state(), b.state());
-            for (f, (x, y)) in [(sa[0], w), (sa[1], hu), (sa[2], hv)].into_iter().enumerate() {
-                let bits = |v: &[T]| v.iter().map(|x| x.to_f64().to_bits()).collect::<Vec<_>>();
-                assert!(bits(x) == bits(y), "field {f} differs at step {step}");
-            }
-            assert_eq!(a.wet(), b.wet(), "wet map at step {step}");
-        }
-        a.state()[0].len()
-    }
-    let mut cases = 0;
-    for (name, base) in problems(24) {
-        for wet_dry in WET_DRY {
-            for scheme in [Scheme::Rk2, Scheme::Euler] {
-                for early in [false, true] {
-                    let p = Problem { wet_dry, scheme, accumulation: Accumulation::Plain, ..base.clone() };
-                    check::<f64>(&p, early);
-                    check::<f32>(&p, early);
-                    cases += 1;
-                    let _ = name;
-                }
-            }
-        }
-    }
-    println!("{cases} cases, f64 and f32, 40 steps each: bit for bit");
 }
 
 /// A random problem on a sloped, wavy bed (some cells dry), momenta in both directions, for one
@@ -103,60 +57,103 @@ fn random_problem(n: usize, seed: u64) -> Problem {
     p
 }
 
-/// One mixed Euler step of KP07 written out: the f32 face fluxes of the state with w rounded
-/// once to f32 (kernels' `cell_faces`, the f32 path's), R_w summed face by face in f64, w + Δt·R_w
-/// in f64, the momenta in f32, negative depths clipped and dry momenta zeroed with the depth in
-/// f64. The reference must give the same bits, and its w must not be f32 values (the update is
-/// f64).
-#[test]
-fn mixed_reference_matches_the_written_out_step() {
+/// One Euler step of KP07 written out from the point functions, against `CpuKp<T, W>::step`:
+/// the `T` face fluxes of the state with w rounded once to `T` (kernels' `cell_faces`), R_w
+/// summed face by face in `W`, w + Δt·R_w in `W`, the momenta in `T`, negative depths clipped
+/// and dry momenta zeroed with the depth in `W`. With `compensated` (f32 only) w is the pair
+/// (w, low) instead: w + Δt·R_w by TwoSum (`compensated_add`, Qⁿ's low part 0), the depth that
+/// of the pair, a clipped cell losing its low part. Every interior cell must have the same bits.
+///
+/// The reference has one set of loops for every level (`src/kp/cpu.rs`): `CpuKp<T>` is
+/// `CpuKp<T, T>`, so the f32 and f64 paths and the mixed one can no longer differ from each
+/// other by their loops, only from what the point functions say. This checks the loops against
+/// those functions for (f64, f64), (f32, f32) plain and compensated, and the mixed (f32, f64);
+/// with `W` = `T` also that R_w summed face by face is the plain R_w (`CellFaces::rhs`, what
+/// the f32 and f64 loops summed before they were the level-generic ones); in mixed, that the
+/// new w are not f32 values (the update is f64); compensated, that low parts were written.
+fn check_written_out_step<T: Real, W: Surface<T>>(accumulation: Accumulation) {
+    // The mixed precision's w is f64: it keeps no low part.
+    let compensated = accumulation == Accumulation::Compensated && !W::WIDER;
     for seed in 0..8 {
-        let p = random_problem(13 + seed as usize, seed);
-        let mut m = mixed(&p);
+        let p = Problem { accumulation, ..random_problem(13 + seed as usize, seed) };
+        let mut m = CpuKp::<T, W>::new(&p, BLOCK, false).expect("valid problem");
+        assert_eq!(m.low().is_some(), compensated, "seed {seed}: low parts");
         let (w0, hu0, hv0) = {
-            let (w, hu, hv) = m.state();
+            let (w, hu, hv) = m.fields();
             (w.to_vec(), hu.to_vec(), hv.to_vec())
         };
         let (k, cb, bed) = (*m.coeffs(), m.cell_bed().to_vec(), m.bed().to_vec());
         let dt = m.step(f64::INFINITY).unwrap();
         let (pitch, cpitch) = (k.pitch as usize, k.cpitch as usize);
-        let (mut not_f32, mut checked) = (0, 0);
+        let (mut not_t, mut with_low, mut checked) = (0, 0, 0);
+        let wide = |v: T| W::widen(v);
         for j in 2..k.ny as usize + 2 {
             for i in 2..k.nx as usize + 2 {
                 let c = j * pitch + i;
                 let q = |di: i32, dj: i32| {
                     let g = (c as isize + di as isize + dj as isize * pitch as isize) as usize;
-                    (w0[g] as f32, hu0[g], hv0[g])
+                    (w0[g].narrow(), hu0[g], hv0[g])
                 };
                 let cc = j * cpitch + i;
                 let b = |ci: i32, cj: i32| bed[(cc as isize + ci as isize + cj as isize * cpitch as isize) as usize];
-                let faces = cell_faces::<Kp07, f32>(&k, q, b);
+                let faces = cell_faces::<Kp07, T>(&k, q, b);
                 let r = faces.rhs::<Kp07>(&k);
-                let [fw, fe, gs, gn] = faces.flux.map(|f| f.f0 as f64);
-                let rw = (fw - fe) * k.inv_dx as f64 + (gs - gn) * k.inv_dy as f64;
-                let d = dt as f32;
-                let mut w = w0[c] + d as f64 * rw;
+                let [fw, fe, gs, gn] = faces.flux.map(|f| wide(f.f0));
+                let rw = (fw - fe) * wide(k.inv_dx) + (gs - gn) * wide(k.inv_dy);
+                if !W::WIDER {
+                    assert_eq!(rw.to_f64().to_bits(), r.w.to_f64().to_bits(), "seed {seed}: R_w at ({i}, {j})");
+                }
+                let d = T::from_f64(dt);
+                let (mut w, mut lo, h) = if compensated {
+                    let (w, lo) = compensated_add(w0[c].narrow(), T::ZERO, d * rw.narrow());
+                    (wide(w), lo, wide((w - cb[c]) + lo))
+                } else {
+                    let w = w0[c] + wide(d) * rw;
+                    (w, T::ZERO, w - wide(cb[c]))
+                };
                 let (mut hu, mut hv) = (hu0[c] + d * r.hu, hv0[c] + d * r.hv);
-                let h = w - cb[c] as f64;
-                if h < 0.0 {
-                    w = cb[c] as f64;
+                if h < W::ZERO {
+                    (w, lo) = (wide(cb[c]), T::ZERO);
                 }
-                if h <= k.dry as f64 {
-                    (hu, hv) = (0.0, 0.0);
+                if h <= wide(k.dry) {
+                    (hu, hv) = (T::ZERO, T::ZERO);
                 }
-                let (mw, mhu, mhv) = m.state();
-                assert_eq!(mw[c].to_bits(), w.to_bits(), "seed {seed}: w at ({i}, {j}): {} vs {w}", mw[c]);
-                assert_eq!(
-                    (mhu[c].to_bits(), mhv[c].to_bits()),
-                    (hu.to_bits(), hv.to_bits()),
-                    "seed {seed}: momenta at ({i}, {j})"
-                );
-                not_f32 += (w as f32 as f64 != w) as usize;
+                let (mw, mhu, mhv) = m.fields();
+                let bits = |v: W| v.to_f64().to_bits();
+                assert_eq!(bits(mw[c]), bits(w), "seed {seed}: w at ({i}, {j}): {} vs {w}", mw[c]);
+                let bits = |v: T| v.to_f64().to_bits();
+                assert_eq!((bits(mhu[c]), bits(mhv[c])), (bits(hu), bits(hv)), "seed {seed}: momenta at ({i}, {j})");
+                if let Some(low) = m.low() {
+                    assert_eq!(bits(low[c]), bits(lo), "seed {seed}: low part at ({i}, {j})");
+                }
+                not_t += (wide(w.narrow()) != w) as usize;
+                with_low += (lo != T::ZERO) as usize;
                 checked += 1;
             }
         }
-        assert!(not_f32 * 2 > checked, "seed {seed}: only {not_f32} of {checked} surfaces are not f32 values");
+        if W::WIDER {
+            assert!(not_t * 2 > checked, "seed {seed}: only {not_t} of {checked} surfaces are not f32 values");
+        }
+        if compensated {
+            assert!(with_low * 2 > checked, "seed {seed}: only {with_low} of {checked} cells have a low part");
+        }
     }
+}
+
+#[test]
+fn f64_reference_matches_the_written_out_step() {
+    check_written_out_step::<f64, f64>(Accumulation::Plain);
+}
+
+#[test]
+fn f32_reference_matches_the_written_out_step() {
+    check_written_out_step::<f32, f32>(Accumulation::Plain);
+    check_written_out_step::<f32, f32>(Accumulation::Compensated);
+}
+
+#[test]
+fn mixed_reference_matches_the_written_out_step() {
+    check_written_out_step::<f32, f64>(Accumulation::Compensated);
 }
 
 /// (V − V₀)/V₀ after `steps` RK2 steps of Thacker's bowl at 40² in `wet_dry` on the mixed
@@ -219,7 +216,7 @@ fn mixed_lake_at_rest_stays_at_rest() {
             m.step(f64::INFINITY).unwrap();
         }
         let h = depth(&p, &m);
-        let (w, hu, hv) = m.state();
+        let (w, hu, hv) = m.fields();
         let (w, hu, hv) = (p.interior(w), p.interior(hu), p.interior(hv));
         let (mut dw, mut dq) = (0.0f64, 0.0f64);
         for c in 0..h.len() {

@@ -60,15 +60,10 @@ impl<T: Real> Faces<T> {
         }
     }
 
-    /// Every face flux of the padded state `q` (before draining); returns the rate Δt is taken
-    /// from, max(a_x/Δx, a_y/Δy) over all faces of the interior (a NaN counts as infinite).
-    pub fn fluxes(&mut self, k: &Coeffs<T>, [w, hu, hv]: [&[T]; 3], bed: &[T]) -> T {
-        self.fluxes_of(k, w, hu, hv, bed)
-    }
-
-    /// [`fluxes`](Self::fluxes) of a state whose surface `w` is a level `W` of `T` (mixed
-    /// precision: `kernels::kp::surface_at_of`).
-    pub fn fluxes_of<W: Level<T>>(&mut self, k: &Coeffs<T>, w: &[W], hu: &[T], hv: &[T], bed: &[T]) -> T {
+    /// Every face flux of the padded state (w, hu, hv) (before draining), w a level `W` of `T`
+    /// (`kernels::kp::surface_at_of`); returns the rate Δt is taken from, max(a_x/Δx, a_y/Δy)
+    /// over all faces of the interior (a NaN counts as infinite).
+    pub fn fluxes<W: Level<T>>(&mut self, k: &Coeffs<T>, w: &[W], hu: &[T], hv: &[T], bed: &[T]) -> T {
         let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
         for c in 0..k.cells() {
             self.surf[c] = surface_at_of::<Clamp, T, W>(k, (w[c], hu[c], hv[c]), &corners(k, bed, c), 0, 0);
@@ -105,17 +100,11 @@ impl<T: Real> Faces<T> {
         rate
     }
 
-    /// The draining factors of the partially flooded cells of the state whose surface is `w`
-    /// for a stage of `dt`, the faces scaled by them, and R from the faces into `r`.
-    pub fn drain_and_rhs(&mut self, k: &Coeffs<T>, dt: T, w: &[T], cell_bed: &[T], bed: &[T], r: [&mut [T]; 3]) {
-        let [rw, rhu, rhv] = r;
-        self.drain_and_rhs_of(k, dt, w, cell_bed, bed, (rw, rhu, rhv));
-    }
-
-    /// [`drain_and_rhs`](Self::drain_and_rhs) of a state whose surface `w` is a level `W` of
-    /// `T`, R_w in `W` (`kernels::kp::mass_rate`: the faces' `T` fluxes summed in `W`).
+    /// The draining factors of the partially flooded cells of the state whose surface is `w` (a
+    /// level `W` of `T`) for a stage of `dt`, the faces scaled by them, and R from the faces into
+    /// (R_w, R_hu, R_hv), R_w in `W` (`kernels::kp::mass_rate`: the faces' `T` fluxes summed in `W`).
     #[allow(clippy::type_complexity)]
-    pub fn drain_and_rhs_of<W: Level<T>>(
+    pub fn drain_and_rhs<W: Level<T>>(
         &mut self,
         k: &Coeffs<T>,
         dt: T,
@@ -161,13 +150,8 @@ impl<T: Real> Faces<T> {
     }
 
     /// After an RK stage: each velocity component of a partially flooded cell held to the range
-    /// of its neighbours' ([`clamp_velocities`]).
-    pub fn clamp(&mut self, k: &Coeffs<T>, cell_bed: &[T], q: [&mut [T]; 3]) {
-        self.clamped += clamp_velocities(k, &self.hi, cell_bed, q);
-    }
-
-    /// [`clamp`](Self::clamp) of a state whose surface `w` is a level `W` of `T`.
-    pub fn clamp_of<W: Level<T>>(&mut self, k: &Coeffs<T>, cell_bed: &[T], w: &[W], hu: &mut [T], hv: &mut [T]) {
+    /// of its neighbours' ([`clamp_velocities_of`]), w a level `W` of `T`.
+    pub fn clamp<W: Level<T>>(&mut self, k: &Coeffs<T>, cell_bed: &[T], w: &[W], hu: &mut [T], hv: &mut [T]) {
         self.clamped += clamp_velocities_of(k, &self.hi, cell_bed, w, hu, hv);
     }
 }

@@ -1,54 +1,110 @@
 //! CPU reference: the same point functions as the kernels, rayon over rows.
+//!
+//! One set of loops and one state machine, generic over the level `W` the surface w is stored
+//! and updated in (`kernels::Level`): `CpuKp<T>` (`W` = `T`) is the f32 and f64 paths, whose
+//! level-generic point functions are the plain ones bit for bit, and `CpuKp<f32, f64>` the mixed
+//! precision (w in f64, the rest in f32; `mixed.rs` holds what only it has). The compensated low
+//! part of w and the split schemes exist where `W` = `T` only ([`Surface::plain`]).
 
-use super::clamp::Faces;
+use super::clamp::{Faces, corners};
 use super::problem::Padded;
 use super::split::{Fail, Split};
 use super::{Problem, Scheme, WetDry};
 use crate::field::Field2;
 use crate::{Error, Real, Result};
-use kernels::kp::{
-    Bollermann, Clamp, Coeffs, Kp07, STEP_OK, WetDryScheme, block_active, cell_rhs, rk_pair, rk_point, set_ghost,
-    time_step,
-};
+use kernels::Level;
 use kernels::halo::{edge_ghost, ghosts_x, ghosts_y};
+use kernels::kp::{
+    Bollermann, Clamp, Coeffs, Kp07, STEP_OK, WetDryScheme, block_active, cell_faces_of, clean_of, mass_rate, rk_of,
+    rk_pair, set_ghost_of, time_step,
+};
 use rayon::prelude::*;
+
+/// A level the reference stores w in: `T` itself, or a wider type (the mixed precision's f64
+/// over f32, `mixed.rs`).
+pub trait Surface<T: Real>: Level<T> {
+    /// The surface as `T` values where `Self` is `T`, else `None`: the compensated update and
+    /// the split schemes work on `T` fields and exist only there.
+    fn plain(w: &[Self]) -> Option<&[T]>;
+    /// [`plain`](Self::plain), to write.
+    fn plain_mut(w: &mut [Self]) -> Option<&mut [T]>;
+}
+
+impl<T: Real> Surface<T> for T {
+    fn plain(w: &[T]) -> Option<&[T]> {
+        Some(w)
+    }
+    fn plain_mut(w: &mut [T]) -> Option<&mut [T]> {
+        Some(w)
+    }
+}
+
+/// A padded state (or R): the surface in `W`, the momenta in `T`.
+#[derive(Clone)]
+pub struct State<T, W> {
+    pub w: Field2<W>,
+    pub hu: Field2<T>,
+    pub hv: Field2<T>,
+}
+
+impl<T: Real, W: Real> State<T, W> {
+    fn fields(&self) -> (&[W], &[T], &[T]) {
+        (&self.w, &self.hu, &self.hv)
+    }
+    fn fields_mut(&mut self) -> (&mut [W], &mut [T], &mut [T]) {
+        (&mut self.w, &mut self.hu, &mut self.hv)
+    }
+}
+
+impl<T: Real, W: Surface<T>> State<T, W> {
+    /// The fields as `T` ([`Surface::plain`]), for the compensated update and the split
+    /// schemes: `CpuKp::new` sets those up only where w is `T`.
+    fn plain(&self) -> [&[T]; 3] {
+        [W::plain(&self.w).expect("w in T where low parts exist (CpuKp::new)"), &self.hu, &self.hv]
+    }
+    fn plain_mut(&mut self) -> [&mut [T]; 3] {
+        let w = W::plain_mut(&mut self.w).expect("w in T where low parts or a split scheme exist (CpuKp::new)");
+        [w, &mut self.hu, &mut self.hv]
+    }
+}
 
 /// R = (R_w, R_hu, R_hv) on the interior from the padded state in wet–dry scheme `wet_dry`;
 /// returns max(a_x/Δx, a_y/Δy). With `wet` (one flag a block of `k.bx × k.by` cells), blocks
 /// that are dry with their four neighbours get R = 0 and rate 0 without computing, as the
 /// early-exit kernel does. In `clamp` it is R before the draining factors, which need Δt
-/// (`CpuKp::step` drains and clamps).
+/// (`CpuKp::step` drains and clamps). R_w is summed face by face in `W`
+/// (`kernels::kp::mass_rate`: with `W` = `T` the plain R_w).
 #[allow(clippy::too_many_arguments)]
-pub fn rhs<T: Real>(
+pub fn rhs<T: Real, W: Level<T>>(
     k: &Coeffs<T>,
     wet_dry: WetDry,
-    w: &[T],
+    w: &[W],
     hu: &[T],
     hv: &[T],
     bed: &[T],
     wet: Option<&[u8]>,
-    rw: &mut [T],
+    rw: &mut [W],
     rhu: &mut [T],
     rhv: &mut [T],
 ) -> T {
     // The scheme is a type parameter of the point functions: one loop compiled for each.
     match wet_dry {
-        WetDry::Bollermann => rhs_of::<Bollermann, T>(k, [w, hu, hv], bed, wet, [rw, rhu, rhv]),
-        WetDry::Kp07 => rhs_of::<Kp07, T>(k, [w, hu, hv], bed, wet, [rw, rhu, rhv]),
-        WetDry::Clamp => rhs_of::<Clamp, T>(k, [w, hu, hv], bed, wet, [rw, rhu, rhv]),
+        WetDry::Bollermann => rhs_of::<Bollermann, T, W>(k, (w, hu, hv), bed, wet, (rw, rhu, rhv)),
+        WetDry::Kp07 => rhs_of::<Kp07, T, W>(k, (w, hu, hv), bed, wet, (rw, rhu, rhv)),
+        WetDry::Clamp => rhs_of::<Clamp, T, W>(k, (w, hu, hv), bed, wet, (rw, rhu, rhv)),
     }
 }
 
 /// [`rhs`] in scheme `S`: R of the state (w, hu, hv) into (R_w, R_hu, R_hv).
-fn rhs_of<S: WetDryScheme, T: Real>(
+#[allow(clippy::type_complexity)]
+fn rhs_of<S: WetDryScheme, T: Real, W: Level<T>>(
     k: &Coeffs<T>,
-    [w, hu, hv]: [&[T]; 3],
+    (w, hu, hv): (&[W], &[T], &[T]),
     bed: &[T],
     wet: Option<&[u8]>,
-    [rw, rhu, rhv]: [&mut [T]; 3],
+    (rw, rhu, rhv): (&mut [W], &mut [T], &mut [T]),
 ) -> T {
     let p = k.pitch as usize;
-    let cp = k.cpitch as usize;
     let (nx, ny) = (k.nx as usize, k.ny as usize);
     rw.par_chunks_mut(p)
         .zip(rhu.par_chunks_mut(p))
@@ -63,7 +119,7 @@ fn rhs_of<S: WetDryScheme, T: Real>(
                     let (bi, bj) = ((i as u32 - 2) / k.bx, (j as u32 - 2) / k.by);
                     let flag = |a: u32, b: u32| wet[(b * k.nbx + a) as usize] != 0;
                     if !block_active(k, bi, bj, flag) {
-                        (row_w[i], row_u[i], row_v[i]) = (T::ZERO, T::ZERO, T::ZERO);
+                        (row_w[i], row_u[i], row_v[i]) = (W::ZERO, T::ZERO, T::ZERO);
                         continue;
                     }
                 }
@@ -72,10 +128,10 @@ fn rhs_of<S: WetDryScheme, T: Real>(
                     let g = (c as isize + di as isize + dj as isize * p as isize) as usize;
                     (w[g], hu[g], hv[g])
                 };
-                let cc = j * cp + i;
-                let b = |ci: i32, cj: i32| bed[(cc as isize + ci as isize + cj as isize * cp as isize) as usize];
-                let r = cell_rhs::<S, T>(k, q, b);
-                (row_w[i], row_u[i], row_v[i]) = (r.w, r.hu, r.hv);
+                let faces = cell_faces_of::<S, T, W>(k, q, corners(k, bed, c));
+                let r = faces.rhs::<S>(k);
+                let [fw, fe, gs, gn] = faces.flux;
+                (row_w[i], row_u[i], row_v[i]) = (mass_rate(k, [fw.f0, fe.f0, gs.f0, gn.f0]), r.hu, r.hv);
                 // A NaN would lose every max: count it as an infinite speed.
                 rate = rate.max(if r.rate.is_finite() { r.rate } else { T::INFINITY });
             }
@@ -91,11 +147,34 @@ pub struct LowParts<'a, T> {
     pub out: &'a mut [T],
 }
 
-/// One RK stage on the interior into `out` (see `kernels::kp::rk_point`), and the wet map. Each
+/// One RK stage on the interior into `out` (see `kernels::kp::rk_of`), and the wet map. Each
 /// cell's g·n² is `k.g_n2`, or its value in `gn2` (padded) when the problem has a friction field.
-/// With `low`, the compensated stage (`kernels::kp::rk_pair`), w's low parts read and written.
+/// The state's fields are (w, hu, hv), w a level `W` (with R_w).
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub fn rk<T: Real, W: Level<T>>(
+    k: &Coeffs<T>,
+    stage: u32,
+    dt: T,
+    cell_bed: &[T],
+    gn2: Option<&[T]>,
+    q0: (&[W], &[T], &[T]),
+    q1: (&[W], &[T], &[T]),
+    r: (&[W], &[T], &[T]),
+    out: (&mut [W], &mut [T], &mut [T]),
+    wet: &mut [u8],
+) {
+    let at = |(w, hu, hv): (&[W], &[T], &[T]), c: usize| (w[c], hu[c], hv[c]);
+    stage_cells(k, out, None, wet, |c| {
+        let g_n2 = gn2.map_or(k.g_n2, |f| f[c]);
+        let (q, is_wet) = rk_of(k, g_n2, stage, dt, cell_bed[c], at(q0, c), at(q1, c), at(r, c));
+        (q, T::ZERO, is_wet)
+    });
+}
+
+/// [`rk`] with w kept as a pair (w, low) in `T` (the compensated stage, `kernels::kp::rk_pair`):
+/// w's low parts read from and written to `low`.
 #[allow(clippy::too_many_arguments)]
-pub fn rk<T: Real>(
+pub fn rk_compensated<T: Real>(
     k: &Coeffs<T>,
     stage: u32,
     dt: T,
@@ -104,17 +183,34 @@ pub fn rk<T: Real>(
     q0: [&[T]; 3],
     q1: [&[T]; 3],
     r: [&[T]; 3],
-    out: [&mut [T]; 3],
-    low: Option<LowParts<'_, T>>,
+    [w, hu, hv]: [&mut [T]; 3],
+    low: LowParts<'_, T>,
     wet: &mut [u8],
+) {
+    let LowParts { q0: l0, q1: l1, out } = low;
+    let at = |q: [&[T]; 3], c: usize| (q[0][c], q[1][c], q[2][c]);
+    stage_cells(k, (w, hu, hv), Some(out), wet, |c| {
+        let g_n2 = gn2.map_or(k.g_n2, |f| f[c]);
+        rk_pair(k, g_n2, stage, dt, cell_bed[c], (at(q0, c), l0[c]), (at(q1, c), l1[c]), at(r, c))
+    });
+}
+
+/// The loop of an RK stage: each interior cell's (w, hu, hv), w's low part (into `low` where
+/// given) and wetness from `point` of its padded index, rows in parallel; then the wet map.
+#[allow(clippy::type_complexity)]
+fn stage_cells<T: Real, W: Level<T>>(
+    k: &Coeffs<T>,
+    (ow, ou, ov): (&mut [W], &mut [T], &mut [T]),
+    low: Option<&mut [T]>,
+    wet: &mut [u8],
+    point: impl Fn(usize) -> ((W, T, T), T, bool) + Sync,
 ) {
     let p = k.pitch as usize;
     let (nx, ny) = (k.nx as usize, k.ny as usize);
-    let [ow, ou, ov] = out;
     // The output's low part row by row, or none a row on the plain path.
-    let (lo_in, lo_rows): (_, Vec<Option<&mut [T]>>) = match low {
-        Some(LowParts { q0, q1, out }) => (Some((q0, q1)), out.chunks_mut(p).map(Some).collect()),
-        None => (None, ow.chunks(p).map(|_| None).collect()),
+    let lo_rows: Vec<Option<&mut [T]>> = match low {
+        Some(out) => out.chunks_mut(p).map(Some).collect(),
+        None => ow.chunks(p).map(|_| None).collect(),
     };
     let row_wet: Vec<Vec<bool>> = ow
         .par_chunks_mut(p)
@@ -127,18 +223,11 @@ pub fn rk<T: Real>(
         .map(|(j, (((rw, ru), rv), mut rl))| {
             (2..nx + 2)
                 .map(|i| {
-                    let c = j * p + i;
-                    let (g_n2, bc) = (gn2.map_or(k.g_n2, |f| f[c]), cell_bed[c]);
-                    let (a, b, d) = ((q0[0][c], q0[1][c], q0[2][c]), (q1[0][c], q1[1][c], q1[2][c]), (r[0][c], r[1][c], r[2][c]));
-                    let (q, is_wet) = match (lo_in, rl.as_deref_mut()) {
-                        (Some((l0, l1)), Some(rl)) => {
-                            let (q, lo, is_wet) = rk_pair(k, g_n2, stage, dt, bc, (a, l0[c]), (b, l1[c]), d);
-                            rl[i] = lo;
-                            (q, is_wet)
-                        }
-                        _ => rk_point(k, g_n2, stage, dt, bc, a, b, d),
-                    };
+                    let (q, lo, is_wet) = point(j * p + i);
                     (rw[i], ru[i], rv[i]) = q;
+                    if let Some(rl) = rl.as_deref_mut() {
+                        rl[i] = lo;
+                    }
                     is_wet
                 })
                 .collect()
@@ -154,8 +243,9 @@ pub fn rk<T: Real>(
     }
 }
 
-/// Set both ghost layers on all four sides (x-pass, then y-pass over all columns).
-pub fn apply_boundary<T: Real>(k: &Coeffs<T>, w: &mut [T], hu: &mut [T], hv: &mut [T], cell_bed: &[T]) {
+/// Set both ghost layers on all four sides (x-pass, then y-pass over all columns); an outflow
+/// ghost's depth is formed in `W`.
+pub fn apply_boundary<T: Real, W: Level<T>>(k: &Coeffs<T>, w: &mut [W], hu: &mut [T], hv: &mut [T], cell_bed: &[T]) {
     let n = k.cells();
     assert!(w.len() == n && hu.len() == n && hv.len() == n && cell_bed.len() == n, "field lengths");
     let layout = k.layout();
@@ -163,30 +253,32 @@ pub fn apply_boundary<T: Real>(k: &Coeffs<T>, w: &mut [T], hu: &mut [T], hv: &mu
         for t in 0..count {
             if let Some(gh) = edge_ghost(&layout, k.bc, axis, t) {
                 // SAFETY: the slices hold (nx+4)(ny+4) cells (asserted) and `gh` indexes them.
-                unsafe { set_ghost(axis, w.as_mut_ptr(), hu.as_mut_ptr(), hv.as_mut_ptr(), cell_bed.as_ptr(), gh) };
+                unsafe { set_ghost_of(axis, w.as_mut_ptr(), hu.as_mut_ptr(), hv.as_mut_ptr(), cell_bed.as_ptr(), gh) };
             }
         }
     }
 }
 
 /// Start from a clean state, as every RK stage leaves it: the surface not below the bed, no
-/// momentum in dry cells (h ≤ `k.dry`). The GPU's early exit relies on dry blocks being clean.
-pub fn clean_state<T: Real>(k: &Coeffs<T>, w: &mut [T], hu: &mut [T], hv: &mut [T], cell_bed: &[T]) {
+/// momentum in dry cells (h ≤ `k.dry`; the depth formed in `W`). The GPU's early exit relies on
+/// dry blocks being clean.
+pub fn clean_state<T: Real, W: Level<T>>(k: &Coeffs<T>, w: &mut [W], hu: &mut [T], hv: &mut [T], cell_bed: &[T]) {
     for j in 0..k.ny {
         for i in 0..k.nx {
             let c = k.at(i + 2, j + 2);
-            ((w[c], hu[c], hv[c]), _) = kernels::kp::clean(k, cell_bed[c], (w[c], hu[c], hv[c]));
+            ((w[c], hu[c], hv[c]), _) = clean_of(k, cell_bed[c], (w[c], hu[c], hv[c]));
         }
     }
 }
 
-/// The wet map of a padded state: 1 for a block with a cell deeper than `k.wet_above`.
-pub fn wet_map<T: Real>(k: &Coeffs<T>, w: &[T], cell_bed: &[T]) -> Vec<u8> {
+/// The wet map of a padded state: 1 for a block with a cell deeper than `k.wet_above` (the
+/// depth compared in `W`).
+pub fn wet_map<T: Real, W: Level<T>>(k: &Coeffs<T>, w: &[W], cell_bed: &[T]) -> Vec<u8> {
     let mut wet = vec![0u8; (k.nbx * k.nby) as usize];
     for j in 0..k.ny {
         for i in 0..k.nx {
             let c = k.at(i + 2, j + 2);
-            if w[c] - cell_bed[c] > k.wet_above {
+            if w[c] - W::widen(cell_bed[c]) > W::widen(k.wet_above) {
                 wet[(j / k.by * k.nbx + i / k.bx) as usize] = 1;
             }
         }
@@ -201,8 +293,8 @@ pub enum Halt {
     Collapsed,
 }
 
-/// The reference solver's state.
-pub struct CpuKp<T: Real> {
+/// The reference solver's state: w as a level `W` (`T` by default), the rest in `T`.
+pub struct CpuKp<T: Real, W: Surface<T> = T> {
     k: Coeffs<T>,
     scheme: Scheme,
     wet_dry: WetDry,
@@ -214,35 +306,43 @@ pub struct CpuKp<T: Real> {
     /// g·n² per cell (padded) when the problem has a Manning field.
     friction: Option<Field2<T>>,
     /// Qⁿ, the stage state Q¹, the residual R, and the stage-2 output before it becomes Qⁿ⁺¹.
-    q: [Field2<T>; 3],
-    q1: [Field2<T>; 3],
-    r: [Field2<T>; 3],
-    q2: [Field2<T>; 3],
-    /// On the compensated path (`Problem::compensates`), w's low parts of Qⁿ, Q¹ and the stage-2
-    /// output, swapped with them; zero on the ghost layers (no stencil reads them).
+    q: State<T, W>,
+    q1: State<T, W>,
+    r: State<T, W>,
+    q2: State<T, W>,
+    /// On the compensated path (`Problem::compensates`, `W` = `T`), w's low parts of Qⁿ, Q¹ and
+    /// the stage-2 output, swapped with them; zero on the ghost layers (no stencil reads them).
     low: Option<[Field2<T>; 3]>,
     wet: Vec<u8>,
     /// The faces of a stage in `clamp`, which drains after Δt is known (every cell computed:
     /// no early exit).
     faces: Option<Box<Faces<T>>>,
-    /// DS1 and DS2 (`split.rs`): their buffers and Δt estimates.
+    /// DS1 and DS2 (`split.rs`, `W` = `T`): their buffers and Δt estimates.
     split: Option<Box<Split<T>>>,
     t: f64,
     dt: f64,
     steps: u64,
 }
 
-impl<T: Real> CpuKp<T> {
-    /// Validate `problem`, convert it to `T`, set the ghosts. `block` is the wet map's block
-    /// (the GPU's flux block); `early_exit` skips dry blocks as the early-exit kernel does.
-    pub fn new(problem: &Problem, block: (u32, u32), early_exit: bool) -> Result<CpuKp<T>> {
+impl<T: Real, W: Surface<T>> CpuKp<T, W> {
+    /// Validate `problem`, convert it to `T` (w to `W`: with a wider `W` the mixed precision's
+    /// start, `mixed::start`), set the ghosts. `block` is the wet map's block (the GPU's flux
+    /// block); `early_exit` skips dry blocks as the early-exit kernel does.
+    pub fn new(problem: &Problem, block: (u32, u32), early_exit: bool) -> Result<CpuKp<T, W>> {
         problem.validate()?;
+        if W::WIDER {
+            super::mixed::check_scheme(problem.scheme)?;
+        }
         if block.0 == 0 || block.1 == 0 {
             return Err(Error::invalid(format!("block {}×{}: sizes must be positive", block.0, block.1)));
         }
         let k = problem.coeffs::<T>(block);
-        let Padded { bed, cell_bed, q } = problem.padded(&k)?;
-        let wet = wet_map(&k, &q[0], &cell_bed);
+        let Padded { bed, cell_bed, q: [w, hu, hv] } = problem.padded(&k)?;
+        let mut q = State { w: w.convert::<W>(), hu, hv };
+        if W::WIDER {
+            super::mixed::start(problem, block, &k, &cell_bed, &mut q)?;
+        }
+        let wet = wet_map(&k, &q.w, &cell_bed);
         // The split schemes keep their own faces (`split.rs`).
         let clamp = problem.wet_dry == WetDry::Clamp;
         let faces = (clamp && !problem.scheme.is_split()).then(|| Box::new(Faces::new(&k, &bed)));
@@ -251,6 +351,7 @@ impl<T: Real> CpuKp<T> {
             true => Some(Box::new(Split::new(problem.scheme, problem.wet_dry, problem.cfl, problem.ds_safety, &k, &bed, &cell_bed)?)),
             false => None,
         };
+        let compensates = problem.compensates::<T>() && !W::WIDER;
         Ok(CpuKp {
             k,
             // SRK2 splits the fluxes into two GPU kernels; its arithmetic is RK2's.
@@ -265,8 +366,8 @@ impl<T: Real> CpuKp<T> {
             q1: q.clone(),
             q2: q.clone(),
             q,
-            r: [zeros()?, zeros()?, zeros()?],
-            low: problem.compensates::<T>().then(|| Ok::<_, Error>([zeros()?, zeros()?, zeros()?])).transpose()?,
+            r: State { w: Field2::filled(problem.layout(), W::ZERO)?, hu: zeros()?, hv: zeros()? },
+            low: compensates.then(|| Ok::<_, Error>([zeros()?, zeros()?, zeros()?])).transpose()?,
             cell_bed,
             wet,
             faces,
@@ -277,18 +378,29 @@ impl<T: Real> CpuKp<T> {
     }
 
     /// Continue from a padded state (w, hu, hv with their ghosts), its wet map and clock, as
-    /// [`state`](Self::state), [`low`](Self::low), [`wet`](Self::wet) and the clock's getters gave
-    /// them of a run of the same problem and block: every later step is the one that run takes.
-    /// The stage buffers and R are written by a step before it reads them. On the compensated
-    /// path w's low part is `low`, or 0 without one (a plain run's state).
-    pub fn resume(&mut self, q: [&[T]; 3], low: Option<&[T]>, wet: &[u8], t: f64, dt: f64, steps: u64) -> Result<()> {
+    /// [`fields`](Self::fields), [`low`](Self::low), [`wet`](Self::wet) and the clock's getters
+    /// gave them of a run of the same problem and block: every later step is the one that run
+    /// takes. The stage buffers and R are written by a step before it reads them. On the
+    /// compensated path w's low part is `low`, or 0 without one (a plain run's state).
+    #[allow(clippy::type_complexity)]
+    pub fn resume_fields(
+        &mut self,
+        (w, hu, hv): (&[W], &[T], &[T]),
+        low: Option<&[T]>,
+        wet: &[u8],
+        t: f64,
+        dt: f64,
+        steps: u64,
+    ) -> Result<()> {
         let n = self.k.cells();
-        if q.iter().chain(&low).any(|f| f.len() != n) || wet.len() != self.wet.len() {
+        if [w.len(), hu.len(), hv.len()].iter().chain(low.map(|l| l.len()).as_ref()).any(|&l| l != n)
+            || wet.len() != self.wet.len()
+        {
             return Err(Error::invalid(format!("kp: a state to resume from of other sizes than this run's ({n} cells)")));
         }
-        for (field, from) in self.q.iter_mut().zip(q) {
-            field.copy_from_slice(from);
-        }
+        self.q.w.copy_from_slice(w);
+        self.q.hu.copy_from_slice(hu);
+        self.q.hv.copy_from_slice(hv);
         if let Some([lo, ..]) = &mut self.low {
             match low {
                 Some(from) => lo.copy_from_slice(from),
@@ -322,21 +434,20 @@ impl<T: Real> CpuKp<T> {
 
     /// R of Qⁿ (or Q¹) and the rate; in `clamp` the faces only, R follows in [`drain`](Self::drain).
     fn eval_rhs(&mut self, from_q1: bool) -> T {
-        let [rw, ru, rv] = &mut self.r;
-        let src = if from_q1 { &self.q1 } else { &self.q };
+        let (w, hu, hv) = if from_q1 { self.q1.fields() } else { self.q.fields() };
         if let Some(faces) = &mut self.faces {
-            return faces.fluxes(&self.k, [&src[0], &src[1], &src[2]], &self.bed);
+            return faces.fluxes(&self.k, w, hu, hv, &self.bed);
         }
         let wet = if self.early_exit { Some(&self.wet[..]) } else { None };
-        rhs(&self.k, self.wet_dry, &src[0], &src[1], &src[2], &self.bed, wet, rw, ru, rv)
+        let (rw, ru, rv) = self.r.fields_mut();
+        rhs(&self.k, self.wet_dry, w, hu, hv, &self.bed, wet, rw, ru, rv)
     }
 
     /// In `clamp`, once Δt is known: the draining factors and R of the faces [`eval_rhs`](Self::eval_rhs) left.
     fn drain(&mut self, from_q1: bool, dt: T) {
         if let Some(faces) = &mut self.faces {
             let src = if from_q1 { &self.q1 } else { &self.q };
-            let [rw, ru, rv] = &mut self.r;
-            faces.drain_and_rhs(&self.k, dt, &src[0], &self.cell_bed, &self.bed, [rw, ru, rv]);
+            faces.drain_and_rhs(&self.k, dt, &src.w, &self.cell_bed, &self.bed, self.r.fields_mut());
         }
     }
 
@@ -345,8 +456,8 @@ impl<T: Real> CpuKp<T> {
     /// In DS2 a step is the double step X Y Y X and advances 2Δt.
     pub fn step(&mut self, t_stop: f64) -> std::result::Result<f64, Halt> {
         if let Some(split) = &mut self.split {
-            let [w, hu, hv] = &mut self.q;
-            let q = [&mut w[..], &mut hu[..], &mut hv[..]];
+            // `new` refuses a split scheme with a wider `W`.
+            let q = self.q.plain_mut();
             let dt = split.step(q, &mut self.wet, self.friction.as_deref(), self.t, t_stop, self.dt_floor).map_err(|f| match f {
                 Fail::NonFinite => Halt::NonFinite,
                 Fail::TooLarge | Fail::Collapsed => Halt::Collapsed,
@@ -362,19 +473,8 @@ impl<T: Real> CpuKp<T> {
             return Err(if status == kernels::kp::STEP_NON_FINITE { Halt::NonFinite } else { Halt::Collapsed });
         }
         let dtt = T::from_f64(dt);
-        let k = self.k;
         self.drain(false, dtt);
-        {
-            let [a, b, c] = &mut self.q1;
-            let q = [&self.q[0][..], &self.q[1][..], &self.q[2][..]];
-            let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
-            let low = self.low.as_mut().map(|[l0, l1, _]| LowParts { q0: &l0[..], q1: &l0[..], out: &mut l1[..] });
-            rk(&k, 1, dtt, &self.cell_bed, self.friction.as_deref(), q, q, r, [a, b, c], low, &mut self.wet);
-            if let Some(faces) = &mut self.faces {
-                faces.clamp(&k, &self.cell_bed, [a, b, c]);
-            }
-            apply_boundary(&k, a, b, c, &self.cell_bed);
-        }
+        self.stage(1, dtt);
         match self.scheme {
             Scheme::Euler => {
                 std::mem::swap(&mut self.q, &mut self.q1);
@@ -385,19 +485,7 @@ impl<T: Real> CpuKp<T> {
             Scheme::Rk2 | Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2 => {
                 self.eval_rhs(true);
                 self.drain(true, dtt);
-                // Stage 2 reads Qⁿ at the cell it writes. The kernel does that in place (each
-                // thread reads its own cell first); `rk` takes inputs and output as separate
-                // slices, so here it writes a third set of fields, which then becomes Qⁿ⁺¹.
-                let [a, b, c] = &mut self.q2;
-                let q0 = [&self.q[0][..], &self.q[1][..], &self.q[2][..]];
-                let q1 = [&self.q1[0][..], &self.q1[1][..], &self.q1[2][..]];
-                let r = [&self.r[0][..], &self.r[1][..], &self.r[2][..]];
-                let low = self.low.as_mut().map(|[l0, l1, l2]| LowParts { q0: &l0[..], q1: &l1[..], out: &mut l2[..] });
-                rk(&k, 2, dtt, &self.cell_bed, self.friction.as_deref(), q0, q1, r, [a, b, c], low, &mut self.wet);
-                if let Some(faces) = &mut self.faces {
-                    faces.clamp(&k, &self.cell_bed, [a, b, c]);
-                }
-                apply_boundary(&k, a, b, c, &self.cell_bed);
+                self.stage(2, dtt);
                 std::mem::swap(&mut self.q, &mut self.q2);
                 if let Some([l0, _, l2]) = &mut self.low {
                     std::mem::swap(l0, l2);
@@ -408,6 +496,33 @@ impl<T: Real> CpuKp<T> {
         self.dt = dt;
         self.steps += 1;
         Ok(dt)
+    }
+
+    /// RK stage `stage` from R: stage 1 from Qⁿ into Q¹; stage 2 from Qⁿ and Q¹ into the third set
+    /// of fields, which then becomes Qⁿ⁺¹ (the kernel works in place, each thread reading its
+    /// own cell first; `rk` takes inputs and output as separate slices). Then the velocity clamp
+    /// (`clamp`) and the ghosts.
+    fn stage(&mut self, stage: u32, dt: T) {
+        let (k, cell_bed, gn2) = (&self.k, &self.cell_bed[..], self.friction.as_deref());
+        let (q0, q1, out) = match stage {
+            1 => (&self.q, &self.q, &mut self.q1),
+            _ => (&self.q, &self.q1, &mut self.q2),
+        };
+        let low = self.low.as_mut().map(|[l0, l1, l2]| match stage {
+            1 => LowParts { q0: &l0[..], q1: &l0[..], out: &mut l1[..] },
+            _ => LowParts { q0: &l0[..], q1: &l1[..], out: &mut l2[..] },
+        });
+        match low {
+            None => rk(k, stage, dt, cell_bed, gn2, q0.fields(), q1.fields(), self.r.fields(), out.fields_mut(), &mut self.wet),
+            Some(low) => {
+                let (q0, q1, r) = (q0.plain(), q1.plain(), self.r.plain());
+                rk_compensated(k, stage, dt, cell_bed, gn2, q0, q1, r, out.plain_mut(), low, &mut self.wet);
+            }
+        }
+        if let Some(faces) = &mut self.faces {
+            faces.clamp(k, cell_bed, &out.w, &mut out.hu, &mut out.hv);
+        }
+        apply_boundary(k, &mut out.w, &mut out.hu, &mut out.hv, cell_bed);
     }
 
     pub fn coeffs(&self) -> &Coeffs<T> {
@@ -422,9 +537,9 @@ impl<T: Real> CpuKp<T> {
     pub fn last_dt(&self) -> f64 {
         self.dt
     }
-    /// Padded (w, hu, hv).
-    pub fn state(&self) -> [&[T]; 3] {
-        [&self.q[0], &self.q[1], &self.q[2]]
+    /// Padded (w, hu, hv), w as `W`.
+    pub fn fields(&self) -> (&[W], &[T], &[T]) {
+        self.q.fields()
     }
     /// On the compensated path, w's low part (padded): the surface is w + low.
     pub fn low(&self) -> Option<&[T]> {
@@ -450,8 +565,38 @@ impl<T: Real> CpuKp<T> {
         let split = self.split.as_ref().map(|s| s.clamp_counts());
         split.or_else(|| self.faces.as_ref().map(|f| (f.drained, f.clamped)))
     }
+    /// The last R computed (padded), R_w as `W`.
+    pub fn residual_fields(&self) -> (&[W], &[T], &[T]) {
+        self.r.fields()
+    }
+    /// Water volume Σ (w − B̄)·ΔxΔy over the interior, summed in f64 (without a compensated low
+    /// part: `Problem::volume_with_low`).
+    pub fn volume(&self, problem: &Problem) -> f64 {
+        let (w, cb, p) = (&self.q.w, &self.cell_bed, self.k.pitch as usize);
+        let mut sum = 0.0f64;
+        for j in 2..self.k.ny as usize + 2 {
+            for i in 2..self.k.nx as usize + 2 {
+                sum += w[j * p + i].to_f64() - cb[j * p + i].to_f64();
+            }
+        }
+        sum * problem.dx * problem.dy
+    }
+}
+
+/// The f32 and f64 paths' views: the state as three `T` fields.
+impl<T: Real> CpuKp<T> {
+    /// Padded (w, hu, hv).
+    pub fn state(&self) -> [&[T]; 3] {
+        let (w, hu, hv) = self.fields();
+        [w, hu, hv]
+    }
+    /// [`resume_fields`](Self::resume_fields) from (w, hu, hv) as [`state`](Self::state) gave them.
+    pub fn resume(&mut self, [w, hu, hv]: [&[T]; 3], low: Option<&[T]>, wet: &[u8], t: f64, dt: f64, steps: u64) -> Result<()> {
+        self.resume_fields((w, hu, hv), low, wet, t, dt, steps)
+    }
     /// The last R computed (padded).
     pub fn residual(&self) -> [&[T]; 3] {
-        [&self.r[0], &self.r[1], &self.r[2]]
+        let (w, hu, hv) = self.residual_fields();
+        [w, hu, hv]
     }
 }

@@ -3,14 +3,13 @@
 //! the host for a step), and the early-exit choice is made by timing (seed 003 §4.4.2).
 
 use super::Problem;
-use super::cpu::{CpuKp, Halt as CpuHalt};
-use super::mixed::CpuMixed;
+use super::cpu::{CpuKp, Halt as CpuHalt, Surface};
 use super::gpu::{ClockState, FluxKernel, GpuKp, Launch};
 use crate::field::{interior_into, interior_of};
 use crate::model::{Checkpoint, Clock, Halt, Later, Model, Output, Pool, State, Until};
 use crate::products::{CpuProducts, Fields, GpuProducts, Products, Spec};
 use crate::runtime::{Backend, Gpu, Snapshots, Timer};
-use crate::{Error, GpuReal, Result};
+use crate::{Error, GpuReal, Real, Result};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -55,15 +54,15 @@ enum On<T: GpuReal> {
     Gpu(Box<GpuRun<T>>),
     /// The mixed precision's CPU reference (w in f64, the rest in f32), handed to the runner as
     /// `T` (f64: w as it is, the rest widened exactly).
-    Mixed(Box<CpuMixed<f32, f64>>, Option<CpuProducts<T>>),
+    Mixed(Box<CpuKp<f32, f64>>, Option<CpuProducts<T>>),
     /// The mixed precision on the GPU (`GpuKp::new_mixed`): the run's bookkeeping in f32, its
     /// products, snapshot copies and pool unused (states come over through `download_mixed`).
     GpuMixed(Box<GpuRun<f32>>),
 }
 
 /// A mixed run's padded (w, hu, hv) as the runner's `T`.
-fn mixed_state<T: GpuReal>(m: &CpuMixed<f32, f64>) -> [Vec<T>; 3] {
-    let (w, hu, hv) = m.state();
+fn mixed_state<T: GpuReal>(m: &CpuKp<f32, f64>) -> [Vec<T>; 3] {
+    let (w, hu, hv) = m.fields();
     [w.iter().map(|&v| T::from_f64(v)).collect(), widen(hu), widen(hv)]
 }
 
@@ -138,7 +137,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
             Backend::Gpu(gpu) => {
                 On::GpuMixed(GpuRun::start(gpu, GpuKp::new_mixed(gpu, problem, launch)?, early_exit))
             }
-            Backend::Cpu { .. } => On::Mixed(Box::new(CpuMixed::new(problem, launch.block, false)?), None),
+            Backend::Cpu { .. } => On::Mixed(Box::new(CpuKp::new(problem, launch.block, false)?), None),
         };
         Ok(KpModel { problem, on, bed: None })
     }
@@ -192,6 +191,28 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
     }
 }
 
+/// Steps of a CPU reference towards `until`, `record` after each (the products); the clock it
+/// stopped at.
+fn advance_cpu<S: Real, W: Surface<S>>(
+    m: &mut CpuKp<S, W>,
+    until: Until,
+    problem: &Problem,
+    mut record: impl FnMut(&CpuKp<S, W>),
+) -> Clock {
+    let mut stopped = None;
+    while m.time() < until.t && m.steps() < until.steps {
+        if until.deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        if let Err(h) = m.step(until.t) {
+            stopped = Some(halt(h, problem));
+            break;
+        }
+        record(m);
+    }
+    Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: stopped }
+}
+
 fn halt(h: CpuHalt, problem: &Problem) -> Halt {
     match h {
         CpuHalt::NonFinite => Halt::NonFinite,
@@ -240,41 +261,21 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
 
     fn advance(&mut self, until: Until) -> Result<Clock> {
         match &mut self.on {
-            On::Cpu(m, products) => {
-                let mut stopped = None;
-                while m.time() < until.t && m.steps() < until.steps {
-                    if until.deadline.is_some_and(|d| Instant::now() >= d) {
-                        break;
-                    }
-                    if let Err(h) = m.step(until.t) {
-                        stopped = Some(halt(h, self.problem));
-                        break;
-                    }
-                    if let Some(k) = products {
-                        let [w, hu, hv] = m.state();
-                        k.update(w, m.cell_bed(), hu, hv, m.time(), m.steps());
-                    }
+            On::Cpu(m, products) => Ok(advance_cpu(m, until, self.problem, |m| {
+                if let Some(k) = products {
+                    let [w, hu, hv] = m.state();
+                    k.update(w, m.cell_bed(), hu, hv, m.time(), m.steps());
                 }
-                Ok(Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: stopped })
-            }
+            })),
             On::Mixed(m, products) => {
-                let mut stopped = None;
                 // The products read the runner's `T`: the cell bed widened once.
                 let cell_bed = products.as_ref().map(|_| widen::<T>(m.cell_bed()));
-                while m.time() < until.t && m.steps() < until.steps {
-                    if until.deadline.is_some_and(|d| Instant::now() >= d) {
-                        break;
-                    }
-                    if let Err(h) = m.step(until.t) {
-                        stopped = Some(halt(h, self.problem));
-                        break;
-                    }
+                Ok(advance_cpu(m, until, self.problem, |m| {
                     if let (Some(k), Some(cb)) = (products.as_mut(), &cell_bed) {
                         let [w, hu, hv] = mixed_state::<T>(m);
                         k.update(&w, cb, &hu, &hv, m.time(), m.steps());
                     }
-                }
-                Ok(Clock { t: m.time(), steps: m.steps(), dt: m.last_dt(), halt: stopped })
+                }))
             }
             On::Gpu(run) => run.advance(until, self.problem),
             On::GpuMixed(run) => run.advance(until, self.problem),
@@ -425,7 +426,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 // hu and hv were f32 values widened: narrowing them back is exact.
                 let w: Vec<f64> = q[0].iter().map(|v| v.to_f64()).collect();
                 let [hu, hv] = [q[1], q[2]].map(|f| f.iter().map(|v| v.to_f64() as f32).collect::<Vec<f32>>());
-                m.resume((&w, &hu, &hv), wet, t, dt, steps)
+                m.resume_fields((&w, &hu, &hv), None, wet, t, dt, steps)
             }
             On::GpuMixed(run) => {
                 let k = run.model.coeffs();

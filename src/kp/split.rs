@@ -271,14 +271,14 @@ impl<T: Real> Split<T> {
     fn stage(&mut self, y: bool, stage: u32, dt: T, friction: Option<&[T]>) {
         let side = if y { &self.ys } else { &self.xs };
         let k = &side.k;
-        let q0 = [&self.s[0][..], &self.s[1][..], &self.s[2][..]];
-        let q1 = [&self.s1[0][..], &self.s1[1][..], &self.s1[2][..]];
-        let r = [&self.faces.r[0][..], &self.faces.r[1][..], &self.faces.r[2][..]];
+        let q0 = (&self.s[0][..], &self.s[1][..], &self.s[2][..]);
+        let q1 = (&self.s1[0][..], &self.s1[1][..], &self.s1[2][..]);
+        let r = (&self.faces.r[0][..], &self.faces.r[1][..], &self.faces.r[2][..]);
         let [a, b, c] = &mut self.s2;
         if stage == 1 {
-            rk(k, 1, dt, &side.cell_bed, friction, q0, q0, r, [a, b, c], None, &mut self.wet);
+            rk(k, 1, dt, &side.cell_bed, friction, q0, q0, r, (&mut a[..], &mut b[..], &mut c[..]), &mut self.wet);
         } else {
-            rk(k, 2, dt, &side.cell_bed, friction, q0, q1, r, [a, b, c], None, &mut self.wet);
+            rk(k, 2, dt, &side.cell_bed, friction, q0, q1, r, (&mut a[..], &mut b[..], &mut c[..]), &mut self.wet);
         }
         if self.wet_dry == WetDry::Clamp {
             self.clamped += clamp_velocities(k, &side.hi, &side.cell_bed, [a, b, c]);

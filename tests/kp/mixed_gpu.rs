@@ -1,12 +1,12 @@
 //! Mixed precision on the GPU (docs/f32-conservation.md, "Mixed precision for shallow water"):
-//! the mixed entry points against the CPU reference `CpuMixed<f32, f64>`, and the volume of a
+//! the mixed entry points against the CPU reference `CpuKp<f32, f64>`, and the volume of a
 //! long run. Ignored without a GPU, as the other GPU tests.
 
 use super::BLOCK;
 use super::gpu::{GPU_STEP, awkward_size, random_state, stream_variant};
 use crate::common::{Tolerance, cases, gpu, magnitude};
+use hydrokern::kp::cpu::CpuKp;
 use hydrokern::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
-use hydrokern::kp::mixed::CpuMixed;
 use hydrokern::kp::{Problem, Scheme, WetDry, setup};
 use proptest::prelude::*;
 
@@ -16,7 +16,7 @@ use proptest::prelude::*;
 /// and the GPU's w not f32 values (the update is f64).
 fn check_mixed(p: &Problem, launch: Launch, early: bool, steps: usize) -> Result<(), TestCaseError> {
     let gpu = gpu();
-    let mut c = CpuMixed::<f32, f64>::new(p, launch.block, early).unwrap();
+    let mut c = CpuKp::<f32, f64>::new(p, launch.block, early).unwrap();
     let mut g = GpuKp::new_mixed(&gpu, p, launch).unwrap();
     let kernel = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
     for _ in 0..steps {
@@ -41,14 +41,14 @@ fn check_mixed(p: &Problem, launch: Launch, early: bool, steps: usize) -> Result
     let t_tol = per.scaled(c.time()).bound::<f32>();
     prop_assert!((clock.t - c.time()).abs() <= t_tol, "{what}: t GPU {} vs CPU {}", clock.t, c.time());
     let (gw, ghu, ghv) = g.download_mixed(&gpu).unwrap();
-    let (cw, chu, chv) = c.state();
+    let (cw, chu, chv) = c.fields();
     let abs = |f: &[f64]| Tolerance::abs(per.scaled(magnitude(&p.interior(f))).bound::<f32>());
     abs(cw).check(&format!("{what}: w"), &gw, cw)?;
     for (name, gf, cf) in [("hu", &ghu, chu), ("hv", &ghv, chv)] {
         per.scaled(magnitude(&p.interior(cf))).check(&format!("{what}: {name}"), gf, cf)?;
     }
     // Where the water moved, w left the f32 grid (a lake at rest keeps its f32 level).
-    let moved = p.interior(&gw).iter().zip(p.interior(c.residual().0)).filter(|(_, r)| *r != 0.0).count();
+    let moved = p.interior(&gw).iter().zip(p.interior(c.residual_fields().0)).filter(|(_, r)| *r != 0.0).count();
     let off_f32 = p.interior(&gw).iter().filter(|w| **w as f32 as f64 != **w).count();
     prop_assert!(moved == 0 || off_f32 > 0, "{what}: every w is an f32 value after {steps} steps");
     Ok(())

@@ -1,14 +1,15 @@
 //! The mixed precision on the GPU (docs/f32-conservation.md, "Mixed precision for shallow
 //! water"): `GpuKp<f32>` whose surfaces (Qⁿ's and Q¹'s) and R_w are f64 fields, stepped by the
 //! mixed entry points (`M_…`: the streamed flux kernels, the RK stage, the ghost cells and
-//! `clamp`'s passes with `W` = f64). Its CPU reference is `CpuMixed<f32, f64>`, whose initial
+//! `clamp`'s passes with `W` = f64). Its CPU reference is `CpuKp<f32, f64>`, whose initial
 //! state it uploads.
 
 use super::{ClockState, FluxVariant, GpuKp, Launch};
 use crate::field::DeviceField2;
 use crate::foundation::gpu::BufferKernels;
 use crate::kp::Problem;
-use crate::kp::mixed::{CpuMixed, check_scheme};
+use crate::kp::cpu::CpuKp;
+use crate::kp::mixed::check_scheme;
 use crate::runtime::Gpu;
 use crate::{Error, Result};
 
@@ -40,8 +41,8 @@ impl GpuKp<f32> {
         if launch.flux == FluxVariant::Tile {
             return Err(Error::invalid(NO_TILE));
         }
-        let start = CpuMixed::<f32, f64>::new(problem, launch.block, false)?;
-        let (w, hu, hv) = start.state();
+        let start = CpuKp::<f32, f64>::new(problem, launch.block, false)?;
+        let (w, hu, hv) = start.fields();
         let up = |f: &[f64]| -> Result<DeviceField2<f64>> {
             let mut d = DeviceField2::zeros(gpu, problem.layout())?;
             gpu.write(f, &mut d)?;
