@@ -15,7 +15,7 @@
 //!   correction.
 //! - time integration (`time.scheme`, docs/kp-schemes.md): RK2 by default; Euler; SRK2 (RK2's
 //!   arithmetic, split into F and G kernels on the GPU); DS1 and DS2, dimensionally split with
-//!   the y-operator run on the transposed state (`split`), CPU only so far.
+//!   the y-operator run on the transposed state (`split`), on the CPU and the GPU.
 //! - Δt: from the first RK stage's largest wave speed, Δt = CFL / max(a_x/Δx, a_y/Δy), capped
 //!   at the time left to the next stop (snapshot or end); on the GPU this is computed on the
 //!   device (per-block maxima → device-wide max → one-thread Δt kernel) and read back only for
