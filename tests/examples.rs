@@ -1,8 +1,8 @@
 //! Every built-in scenario (`examples/<name>.toml`) is a regression test: a short run with the
 //! overrides stored next to it (`examples/<name>.norms.toml`), whose final output fields must
 //! match the stored norms — on the CPU here, and on the GPU in the GPU suite within the
-//! tolerances stated below, in f64 and f32 and, for sediment, in mixed precision. The whole runner runs: case loading, the model, snapshots and
-//! the run directory.
+//! tolerances stated below, in f64 and f32 and, for sediment, in mixed precision. The whole
+//! runner runs: case loading, the model, snapshots and the run directory.
 //!
 //! After a deliberate change of results, rewrite the norms with
 //! `HYDROKERN_BLESS=1 cargo test --test examples` and say why in the commit.

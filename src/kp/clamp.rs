@@ -150,9 +150,9 @@ impl<T: Real> Faces<T> {
     }
 
     /// After an RK stage: each velocity component of a partially flooded cell held to the range
-    /// of its neighbours' ([`clamp_velocities_of`]), w a level `W` of `T`.
+    /// of its neighbours' ([`clamp_velocities`]), w a level `W` of `T`.
     pub fn clamp<W: Level<T>>(&mut self, k: &Coeffs<T>, cell_bed: &[T], w: &[W], hu: &mut [T], hv: &mut [T]) {
-        self.clamped += clamp_velocities_of(k, &self.hi, cell_bed, w, hu, hv);
+        self.clamped += clamp_velocities(k, &self.hi, cell_bed, w, hu, hv);
     }
 }
 
@@ -197,16 +197,11 @@ pub fn highest_corners<T: Real>(k: &Coeffs<T>, bed: &[T]) -> Vec<T> {
 }
 
 /// After an RK stage: each velocity component of a partially flooded cell (w below its highest
-/// corner `hi`, deeper than `dry`) held to the range of its neighbours' (see the module). The
-/// neighbours' velocities are read before any cell changes, so the order of the cells does not
-/// matter. Returns how many cells changed.
-pub fn clamp_velocities<T: Real>(k: &Coeffs<T>, hi: &[T], cell_bed: &[T], [w, hu, hv]: [&mut [T]; 3]) -> u64 {
-    clamp_velocities_of(k, hi, cell_bed, w, hu, hv)
-}
-
-/// [`clamp_velocities`] of a state whose surface `w` is a level `W` of `T`: depths formed in
-/// `W` and rounded once.
-pub fn clamp_velocities_of<T: Real, W: Level<T>>(
+/// corner `hi`, deeper than `dry`) held to the range of its neighbours' (see the module), w a
+/// level `W` of `T` (depths formed in `W` and rounded once). The neighbours' velocities are
+/// read before any cell changes, so the order of the cells does not matter. Returns how many
+/// cells changed.
+pub fn clamp_velocities<T: Real, W: Level<T>>(
     k: &Coeffs<T>,
     hi: &[T],
     cell_bed: &[T],
