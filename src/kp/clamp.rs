@@ -1,22 +1,25 @@
 //! The CPU reference of the `clamp` wet–dry scheme (docs/kp-wet-dry.md, fourth round):
 //! Bollermann et al.'s reconstruction of partially flooded cells, the draining time step with
-//! the actual Δt, and a velocity maximum principle in partially flooded cells.
+//! the actual Δt, and a velocity maximum principle in partially flooded cells; and (sixth round)
+//! films' momenta held to their faces' desingularized velocity.
 //!
 //! A stage computes every face flux once (the point functions of the scheme `Clamp`: no a-priori
 //! cap), then Δt (first stage), then each partially flooded cell's draining factor from its
 //! outgoing mass fluxes and Δt; the faces water leaves such a cell through are scaled by it
 //! (mass and advective momentum; the pressure part kept), and R is assembled from the faces as
 //! `cell_rhs` assembles it. After the RK stage, each velocity component of a partially flooded
-//! cell is held to the range of its eight neighbours' that are fully flooded, or, where none is,
-//! of those deeper than `dry`; u = 0 where no neighbour is wet. Where no cell is partially
-//! flooded (flat beds, fully wet lakes) nothing is drained or clamped and the faces are
-//! `cell_rhs`'s: the results are `bollermann`'s bit for bit.
+//! cell is held to the range of its eight neighbours' that are fully flooded and not films, or,
+//! where none is, of those deeper than `dry`; u = 0 where no neighbour is wet. A fully flooded
+//! film (deeper than `dry`, h⁴ < κ) has its momenta scaled to the desingularized velocity its
+//! faces see. Where no cell is partially flooded (flat beds, fully wet lakes) nothing is
+//! drained and the faces are `cell_rhs`'s: the results are `bollermann`'s bit for bit until a
+//! film forms.
 
 use crate::Real;
 use kernels::Level;
 use kernels::kp::{
-    Clamp, Coeffs, Flux, Recon, assemble, bed_x, bed_y, central_upwind, clamped_momenta, drain_face, draining_factor,
-    highest_corner, mass_rate, outflow, recon_x, recon_y, surface_at_of,
+    Clamp, Coeffs, Flux, Recon, assemble, bed_x, bed_y, central_upwind, clamp_pass, drain_face, draining_factor,
+    highest_corner, mass_rate, outflow, recon_x, recon_y, surface_at_of, to_clamp,
 };
 
 /// The faces of a stage and the cells' highest corners (partially flooded where w̄ < B_hi).
@@ -150,7 +153,7 @@ impl<T: Real> Faces<T> {
     }
 
     /// After an RK stage: each velocity component of a partially flooded cell held to the range
-    /// of its neighbours' ([`clamp_velocities`]), w a level `W` of `T`.
+    /// of its neighbours', films' momenta scaled ([`clamp_velocities`]), w a level `W` of `T`.
     pub fn clamp<W: Level<T>>(&mut self, k: &Coeffs<T>, cell_bed: &[T], w: &[W], hu: &mut [T], hv: &mut [T]) {
         self.clamped += clamp_velocities(k, &self.hi, cell_bed, w, hu, hv);
     }
@@ -196,11 +199,12 @@ pub fn highest_corners<T: Real>(k: &Coeffs<T>, bed: &[T]) -> Vec<T> {
         .collect()
 }
 
-/// After an RK stage: each velocity component of a partially flooded cell (w below its highest
-/// corner `hi`, deeper than `dry`) held to the range of its neighbours' (see the module), w a
-/// level `W` of `T` (depths formed in `W` and rounded once). The neighbours' velocities are
-/// read before any cell changes, so the order of the cells does not matter. Returns how many
-/// cells changed.
+/// After an RK stage, `clamp`'s pass ([`to_clamp`]): each velocity component of a partially
+/// flooded cell (w below its highest corner `hi`, deeper than `dry`) held to the range of its
+/// neighbours' (see the module), and a fully flooded film's momenta scaled to its faces'
+/// desingularized velocity; w a level `W` of `T` (depths formed in `W` and rounded once). The
+/// neighbours' velocities are read before any cell changes, so the order of the cells does not
+/// matter. Returns how many cells changed.
 pub fn clamp_velocities<T: Real, W: Level<T>>(
     k: &Coeffs<T>,
     hi: &[T],
@@ -215,7 +219,8 @@ pub fn clamp_velocities<T: Real, W: Level<T>>(
     for j in 2..ny + 2 {
         for i in 2..nx + 2 {
             let c = j * p + i;
-            if w[c] >= W::widen(hi[c]) || h(c) <= k.dry {
+            let partial = w[c] < W::widen(hi[c]);
+            if !to_clamp(k, partial, h(c)) {
                 continue;
             }
             let around = |di: i32, dj: i32| {
@@ -224,7 +229,7 @@ pub fn clamp_velocities<T: Real, W: Level<T>>(
                 let n = b as usize * p + a as usize;
                 inside.then(|| (h(n), hu[n], hv[n], w[n] >= W::widen(hi[n])))
             };
-            let (a, b) = clamped_momenta(k, h(c), (hu[c], hv[c]), around);
+            let (a, b) = clamp_pass(k, partial, h(c), (hu[c], hv[c]), around);
             if (a, b) != (hu[c], hv[c]) {
                 new.push((c, a, b));
             }

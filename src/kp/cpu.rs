@@ -519,7 +519,11 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
                 rk_compensated(k, stage, dt, cell_bed, gn2, q0, q1, r, out.plain_mut(), low, &mut self.wet);
             }
         }
-        if let Some(faces) = &mut self.faces {
+        // A stage of Δt = 0 changes nothing, so neither does the pass (which scales films
+        // whatever the stage did); the GPU's RK kernel flags nothing to clamp then either.
+        if let Some(faces) = &mut self.faces
+            && dt > T::ZERO
+        {
             faces.clamp(k, cell_bed, &out.w, &mut out.hu, &mut out.hv);
         }
         apply_boundary(k, &mut out.w, &mut out.hu, &mut out.hv, cell_bed);

@@ -466,6 +466,64 @@ fn early_exit_matches_full_on_the_cpu() {
     }
 }
 
+/// The flood at 48² (the example's short run: its fronts spread films, κ^¼ = 2 cm) to t = 0.25 s
+/// on the GPU and the CPU in every scheme, `clamp`, f64, early exit off and on: the same step
+/// count and every field within [`GPU_STEP`] a step; then launches past `t_stop` (Δt = 0, as the
+/// runner's batches of launches make) change no bit and count no step. `clamp`'s pass scales a
+/// film's momenta whatever the stage did, so a launch of Δt = 0 that ran it would change the
+/// state (the GPU's flood example once parted from the CPU's so). The CPU counts the cells its
+/// pass changed, so the films are there (the test can fail).
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn kp_gpu_films_and_launches_past_t_stop() {
+    let gpu = gpu();
+    let t = 0.25;
+    for scheme in [Scheme::Rk2, Scheme::Euler, Scheme::Srk2, Scheme::Ds1, Scheme::Ds2] {
+        let earlies: &[bool] = if scheme.is_split() { &[false] } else { &[false, true] };
+        for &early in earlies {
+            let mut p = setup::flood(48, 48);
+            (p.wet_dry, p.scheme) = (WetDry::Clamp, scheme);
+            let what = format!("flood 48² {} early {early}", scheme.name());
+            let mut c = CpuKp::<f64>::new(&p, BLOCK, early).unwrap();
+            while c.time() < t {
+                c.step(t).unwrap();
+            }
+            let (_, clamped) = c.clamp_counts().unwrap();
+            assert!(clamped > 0, "{what}: the CPU's pass changed no cell");
+            let mut g = GpuKp::<f64>::new(&gpu, &p, Launch { block: BLOCK, ..Launch::default() }).unwrap();
+            g.set_stop(t);
+            let kernel = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
+            let mut launched = 0;
+            while g.clock(&gpu).unwrap().t < t {
+                assert!(launched < 8 * c.steps() + 8, "{what}: {launched} launches");
+                g.step(kernel).unwrap();
+                launched += 1;
+            }
+            let (at_stop, steps) = (g.download(&gpu).unwrap(), g.clock(&gpu).unwrap().steps);
+            assert_eq!(steps, c.steps(), "{what}: steps");
+            for _ in 0..10 {
+                g.step(kernel).unwrap();
+            }
+            assert_eq!(g.clock(&gpu).unwrap().steps, steps, "{what}: launches past t_stop counted steps");
+            let after = g.download(&gpu).unwrap();
+            let tol = GPU_STEP.times(steps as f64 * substeps(scheme));
+            for (f, field) in ["w", "hu", "hv"].into_iter().enumerate() {
+                let same = at_stop[f].iter().zip(&after[f]).all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same, "{what}: {field} changed in launches past t_stop");
+                tol.scaled(scale(&p, c.state()[f]))
+                    .check(&format!("{what}: {field}"), &at_stop[f], c.state()[f])
+                    .unwrap();
+            }
+            println!(
+                "GPU {what}: {steps} steps to t = {t} s as the CPU's ({clamped} cells clamped), 10 launches past t_stop changed nothing"
+            );
+        }
+    }
+}
+
 /// The GPU on the validation cases, RK2, SRK2, DS1 and DS2: the lake at rest stays at rest for 1000
 /// steps, and the largest GPU−CPU differences after 20 steps of a flood and a Gaussian hump
 /// (printed).

@@ -3,8 +3,8 @@
 //!
 //! After the flux kernel (R before draining) and Δt: [`kp_drain`] finds the draining factor of
 //! every partially flooded cell, [`kp_drain_rhs`] recomputes R where a face leaves a drained
-//! cell. After the RK stage: [`kp_clamp`] clamps the velocities of partially flooded cells into
-//! scratch fields, [`kp_clamp_copy`] copies them back. Nearly everywhere no cell is partially
+//! cell. After the RK stage: [`kp_clamp`] clamps the velocities of partially flooded cells (and
+//! scales films' momenta) into scratch fields, [`kp_clamp_copy`] copies them back. Nearly everywhere no cell is partially
 //! flooded or draining binds, so the passes visit only the blocks (of the RK kernel's grid) that
 //! [`kp_shore_lists`] lists after each RK stage, from the flags the RK kernel leaves: a grid of
 //! a few blocks a multiprocessor steps through each list. Launched over every block they cost
@@ -12,7 +12,7 @@
 
 use super::early_exit::map_flags;
 use super::{
-    Clamp, Coeffs, block_active, cell_faces_of, clamped_momenta, drain_face, draining_factor, mass_rate, outflow,
+    Clamp, Coeffs, block_active, cell_faces_of, clamp_pass, drain_face, draining_factor, mass_rate, outflow, to_clamp,
 };
 use crate::Level;
 use crate::device::{DeviceReal, thread, warp};
@@ -299,9 +299,9 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal, W: DeviceReal + Level<T>>(
 
 /// The velocity clamp after an RK stage, on its output state (w, hu, hv), in the blocks of the
 /// clamp list (`list`, `count`: [`kp_shore_lists`], blocks the RK kernel found holding a cell to
-/// clamp): the momenta of every partially flooded cell deeper than `dry` (`clamped_momenta`),
-/// read from the unclamped state, and every other cell's momenta, into the scratch pair (`shu`,
-/// `shv`).
+/// clamp): the momenta of every cell `to_clamp` names (`clamp_pass`: a partially flooded cell
+/// deeper than `dry` held to its neighbours' velocities, read from the unclamped state; a
+/// film's scaled), and every other cell's momenta, into the scratch pair (`shu`, `shv`).
 ///
 /// # Safety
 /// The launch contract of `entries.rs`, blocks of `k.bx × k.by` threads, any 1-D grid; scratch
@@ -334,23 +334,22 @@ pub(super) unsafe fn kp_clamp<T: DeviceReal, W: DeviceReal + Level<T>>(
                 }
                 let g = at(&k, i, j).0;
                 let (mut qu, mut qv) = (T::ldg(hu.add(g)), T::ldg(hv.add(g)));
-                // Only a partially flooded cell deeper than `dry` reads more than w and B_hi.
+                // Only a partially flooded cell deeper than `dry` reads its neighbours.
                 let wc = W::ldg(w.add(g));
-                if wc < W::widen(T::ldg(hi.add(g))) {
-                    let h = wc.minus(W::widen(T::ldg(bc.add(g))));
-                    if h > k.dry {
-                        let around = |di: i32, dj: i32| {
-                            let (a, b) = (i as i32 + di, j as i32 + dj);
-                            if a < 0 || b < 0 || a >= k.nx as i32 || b >= k.ny as i32 {
-                                return None;
-                            }
-                            let n = at(&k, a as u32, b as u32).0;
-                            let wn = W::ldg(w.add(n));
-                            let full = wn >= W::widen(T::ldg(hi.add(n)));
-                            Some((wn.minus(W::widen(T::ldg(bc.add(n)))), T::ldg(hu.add(n)), T::ldg(hv.add(n)), full))
-                        };
-                        (qu, qv) = clamped_momenta(&k, h, (qu, qv), around);
-                    }
+                let partial = wc < W::widen(T::ldg(hi.add(g)));
+                let h = wc.minus(W::widen(T::ldg(bc.add(g))));
+                if to_clamp(&k, partial, h) {
+                    let around = |di: i32, dj: i32| {
+                        let (a, b) = (i as i32 + di, j as i32 + dj);
+                        if a < 0 || b < 0 || a >= k.nx as i32 || b >= k.ny as i32 {
+                            return None;
+                        }
+                        let n = at(&k, a as u32, b as u32).0;
+                        let wn = W::ldg(w.add(n));
+                        let full = wn >= W::widen(T::ldg(hi.add(n)));
+                        Some((wn.minus(W::widen(T::ldg(bc.add(n)))), T::ldg(hu.add(n)), T::ldg(hv.add(n)), full))
+                    };
+                    (qu, qv) = clamp_pass(&k, partial, h, (qu, qv), around);
                 }
                 *shu.add(g) = qu;
                 *shv.add(g) = qv;

@@ -25,10 +25,11 @@ use crate::device::{DeviceReal, Low, shared, thread};
 /// added as `assemble` adds them.
 ///
 /// In `clamp` (`hi`, each cell's highest corner B_hi, not null) it also flags the blocks of the
-/// result that hold a partially flooded cell (w̄ < B_hi: `partial`) and one deeper than `dry`
-/// among those (a cell to clamp: `shore`), for the lists of the passes (`drain.rs`). A block
-/// left alone gets `partial` set (it was not read; the drain pass looks at its cells if it is
-/// listed) and `shore` clear (its cells are dry).
+/// result that hold a partially flooded cell (w̄ < B_hi: `partial`) and a cell the clamp pass
+/// changes (`to_clamp`: a partially flooded cell deeper than `dry`, or a film: `shore`), for the
+/// lists of the passes (`drain.rs`); nothing to clamp in a stage of Δt = 0. A block left alone
+/// gets `partial` set (it was not read; the drain pass looks at its cells if it is listed) and
+/// `shore` clear (its cells are dry).
 ///
 /// # Safety
 /// The launch contract of `entries.rs`; 32 T of shared memory. `out*` may alias `q0*` (stage 2 updates Qⁿ in
@@ -146,7 +147,10 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>,
             }
             if flags_shore {
                 is_partial = a < W::widen(T::ldg(hi.add(g)));
-                to_clamp = is_partial && a.minus(W::widen(cb)) > k.dry;
+                // A stage of Δt = 0 (the clock at `t_stop`: the host's batches of launches run
+                // such steps) changes no state, so the pass, which scales films whatever the
+                // stage did, must not run either: the CPU reference takes no such step.
+                to_clamp = d > T::ZERO && super::to_clamp(&k, is_partial, a.minus(W::widen(cb)));
             }
         }
         let m = block_max(is_wet, shared::dynamic::<T>());

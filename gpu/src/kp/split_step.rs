@@ -107,7 +107,7 @@ pub(super) unsafe fn kp_rk_split<F: Friction, T: DeviceReal, const TRANSPOSE: bo
             if flags_shore {
                 // B_hi and the bed are the cell's whichever orientation the output is in.
                 is_partial = out.0 < T::ldg(hi.add(g));
-                to_clamp = is_partial && out.0 - cb > k.dry;
+                to_clamp = super::to_clamp(&k, is_partial, out.0 - cb);
             }
         }
         if TRANSPOSE {

@@ -121,9 +121,10 @@ pub const AROUND: [(i32, i32); 8] = [(-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1),
 
 /// The momenta of a partially flooded cell of depth `h` > `dry` with momenta `(hu, hv)` after the
 /// velocity clamp: each component of u = q/h held to the range of that component over the
-/// neighbours at [`AROUND`] that are fully flooded and deeper than `dry`; where none is, over
-/// those deeper than `dry`; u = 0 where no neighbour is. `n(di, dj)` is the neighbour's (h, hu,
-/// hv, fully flooded), or `None` outside the interior.
+/// neighbours at [`AROUND`] that are fully flooded, deeper than `dry` and not films
+/// ([`is_film`]: the pass scales films, so their velocities would make the range depend on how
+/// often it ran); where none is, over those deeper than `dry`; u = 0 where no neighbour is.
+/// `n(di, dj)` is the neighbour's (h, hu, hv, fully flooded), or `None` outside the interior.
 #[inline(always)]
 pub fn clamped_momenta<T: Real>(
     k: &Coeffs<T>,
@@ -142,13 +143,62 @@ pub fn clamped_momenta<T: Real>(
         {
             let (u, v) = (hun / hn, hvn / hn);
             wet = widen(wet, u, v);
-            if is_full {
+            if is_full && !is_film(k, hn) {
                 full = widen(full, u, v);
             }
         }
     });
     let r = if full.0 <= full.1 { full } else { wet };
     (h * clamp_velocity(hu / h, r.0, r.1), h * clamp_velocity(hv / h, r.2, r.3))
+}
+
+/// Whether a fully flooded cell of depth `h` is a film: deeper than `dry` but shallower than the
+/// depth below which its faces desingularize velocities (h⁴ < κ, [`desingularize_pair`](super::desingularize_pair)). The
+/// fluxes drain a film's water but leave its momentum to the neighbours' faces, so its own q/h
+/// can grow without bound and set Δt (the flood's corners: docs/kp-wet-dry.md, sixth round).
+#[inline(always)]
+pub fn is_film<T: Real>(k: &Coeffs<T>, h: T) -> bool {
+    h > k.dry && fourth_power(h) < k.kappa
+}
+
+/// h⁴ rounded as the host rounds it (`mul_rn`: no multiply-add contraction on the GPU), so both
+/// backends find the same films and scale them alike: the H100's f32 flood at 4096² took 13 717
+/// steps with h⁴ + κ contracted and 13 272 (f64: 13 034) without.
+#[inline(always)]
+fn fourth_power<T: Real>(h: T) -> T {
+    let h2 = h.mul_rn(h);
+    h2.mul_rn(h2)
+}
+
+/// A film's momenta scaled to the velocity its faces see: q·√2·h²/√(h⁴ + κ) = h·u with u the
+/// desingularized velocity of [`desingularize_pair`](super::desingularize_pair) (a factor below 1 for h⁴ < κ, 1 at h⁴ = κ).
+#[inline(always)]
+pub fn film_momenta<T: Real>(k: &Coeffs<T>, h: T, (hu, hv): (T, T)) -> (T, T) {
+    let f = T::from_f64(core::f64::consts::SQRT_2) * h.mul_rn(h) / (fourth_power(h) + k.kappa).sqrt();
+    (f * hu, f * hv)
+}
+
+/// Whether `clamp`'s pass after an RK stage changes the momenta of a cell of depth `h` (w̄ − B̄;
+/// `partial` where w̄ < B_hi): a partially flooded cell deeper than `dry` (its velocity held to
+/// its neighbours', [`clamped_momenta`]) or a fully flooded film ([`film_momenta`]). The RK
+/// kernels flag the blocks that hold such a cell for the pass's list; the CPU reference and the
+/// pass ask the same.
+#[inline(always)]
+pub fn to_clamp<T: Real>(k: &Coeffs<T>, partial: bool, h: T) -> bool {
+    if partial { h > k.dry } else { is_film(k, h) }
+}
+
+/// The momenta `clamp`'s pass leaves in a cell [`to_clamp`] names (see there; `n` as for
+/// [`clamped_momenta`]).
+#[inline(always)]
+pub fn clamp_pass<T: Real>(
+    k: &Coeffs<T>,
+    partial: bool,
+    h: T,
+    q: (T, T),
+    n: impl Fn(i32, i32) -> Option<(T, T, T, bool)>,
+) -> (T, T) {
+    if partial { clamped_momenta(k, h, q, n) } else { film_momenta(k, h, q) }
 }
 
 /// A cell's highest corner B_hi: the cell is partially flooded while its mean surface is below.
