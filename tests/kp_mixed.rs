@@ -202,6 +202,33 @@ fn mixed_bollermann_keeps_f64_volume() {
     assert!(err.abs() <= BOUND, "mixed bollermann: relative volume change {err:.3e}");
 }
 
+/// The mixed start is exactly dry where the problem is dry (w̄ = B̄ of the f32 cell bed, depth 0)
+/// and the f64 state's h + B̄ where it is wet: the lake with islands and the random problem's
+/// shore, where the f64 state's B̄ differs from the f32 one (it once left that difference, up
+/// to 6e-9 m, as water in dry cells: wet by the wet map, drained by `clamp`'s passes).
+#[test]
+fn mixed_start_is_dry_where_the_problem_is() {
+    for (name, p) in [("lake at rest", setup::lake_at_rest(40, 40)), ("random shore", random_problem(30, 7))] {
+        let m = mixed(&p);
+        let h = depth(&p, &m);
+        let wide = CpuKp::<f64>::new(&p, BLOCK, false).unwrap();
+        let w64 = p.interior(wide.fields().0);
+        let w = p.interior(m.fields().0);
+        let (mut dry, mut differs) = (0, 0);
+        for c in 0..h.len() {
+            if p.h[c] > 0.0 {
+                assert_eq!(w[c].to_bits(), w64[c].to_bits(), "{name}: wet cell {c} is not the f64 state's surface");
+            } else {
+                assert_eq!(h[c], 0.0, "{name}: dry cell {c} holds {:e} m", h[c]);
+                dry += 1;
+                differs += (w64[c] != w[c]) as usize;
+            }
+        }
+        println!("{name}: {dry} dry cells exactly dry, {differs} of them where the f64 bed is not the f32 one");
+        assert!(dry > 0 && differs > 0, "{name}: the test would not tell ({dry} dry, {differs} differ)");
+    }
+}
+
 // ------------------------------------------- the f64 path's exact-solution tests, in mixed ----
 
 /// Lake at rest over wavy bathymetry with two dry islands: 1000 steps of RK2 and Euler keep the

@@ -15,6 +15,7 @@
 
 use super::cpu::{State, Surface, apply_boundary, clean_state};
 use super::{Problem, Scheme};
+use crate::field::Field2;
 use crate::{Error, Real, Result};
 use kernels::kp::Coeffs;
 
@@ -41,8 +42,11 @@ pub fn check_scheme(scheme: Scheme) -> Result<()> {
 }
 
 /// The start of a run whose surface is a wider level `W`: `q` holds the bed and momenta as
-/// `CpuKp<T>` has them; its surface becomes the f64 state's h + B̄ (so a lake at rest is one
-/// level), cleaned against the `T` cell bed, with its ghosts.
+/// `CpuKp<T>` has them; a wet cell's surface becomes the f64 state's h + B̄ (so a lake at rest
+/// is one level), a dry cell's stays B̄ in `T` (exactly dry, as `Problem::padded` leaves it: the
+/// f64 state's B̄ is not the `T` cell bed depths are taken against, so its dry cells would hold
+/// the two beds' difference, up to half an f32 ulp of B̄, as water that counts as wet); cleaned
+/// against the `T` cell bed, with its ghosts.
 pub(super) fn start<T: Real, W: Surface<T>>(
     problem: &Problem,
     block: (u32, u32),
@@ -50,7 +54,14 @@ pub(super) fn start<T: Real, W: Surface<T>>(
     cell_bed: &[T],
     q: &mut State<T, W>,
 ) -> Result<()> {
-    q.w = problem.padded(&problem.coeffs::<f64>(block))?.q[0].convert();
+    let wide: Field2<W> = problem.padded(&problem.coeffs::<f64>(block))?.q[0].convert();
+    for j in 0..problem.ny {
+        for i in 0..problem.nx {
+            if problem.h[j * problem.nx + i] > 0.0 {
+                q.w.set(i as i32, j as i32, wide.get(i as i32, j as i32));
+            }
+        }
+    }
     clean_state(k, &mut q.w, &mut q.hu, &mut q.hv, cell_bed);
     apply_boundary(k, &mut q.w, &mut q.hu, &mut q.hv, cell_bed);
     Ok(())
