@@ -4,11 +4,12 @@
 //! After the flux kernel (R before draining) and Δt: [`kp_drain`] finds the draining factor of
 //! every partially flooded cell, [`kp_drain_rhs`] recomputes R where a face leaves a drained
 //! cell. After the RK stage: [`kp_clamp`] clamps the velocities of partially flooded cells (and
-//! scales films' momenta) into scratch fields, [`kp_clamp_copy`] copies them back. Nearly everywhere no cell is partially
-//! flooded or draining binds, so the passes visit only the blocks (of the RK kernel's grid) that
-//! [`kp_shore_lists`] lists after each RK stage, from the flags the RK kernel leaves: a grid of
-//! a few blocks a multiprocessor steps through each list. Launched over every block they cost
-//! as much as the flux kernel with nothing to do (their blocks hold the registers of the work).
+//! scales films' momenta) into scratch fields, [`kp_clamp_copy`] copies them back. Nearly
+//! everywhere no cell is partially flooded or draining binds, so the passes visit only the
+//! blocks (of the RK kernel's grid) that [`kp_shore_lists`] lists after each RK stage, from the
+//! flags the RK kernel leaves: a grid of a few blocks a multiprocessor steps through each list.
+//! Launched over every block they cost as much as the flux kernel with nothing to do (their
+//! blocks hold the registers of the work).
 
 use super::early_exit::map_flags;
 use super::{

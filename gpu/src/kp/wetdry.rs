@@ -153,17 +153,18 @@ pub fn clamped_momenta<T: Real>(
 }
 
 /// Whether a fully flooded cell of depth `h` is a film: deeper than `dry` but shallower than the
-/// depth below which its faces desingularize velocities (h⁴ < κ, [`desingularize_pair`](super::desingularize_pair)). The
-/// fluxes drain a film's water but leave its momentum to the neighbours' faces, so its own q/h
-/// can grow without bound and set Δt (the flood's corners: docs/kp-wet-dry.md, sixth round).
+/// depth below which its faces desingularize velocities (h⁴ < κ,
+/// [`desingularize_pair`](super::desingularize_pair)). The fluxes drain a film's water but leave
+/// its momentum to the neighbours' faces, so its own q/h can grow without bound and set Δt (the
+/// flood's corners: docs/kp-wet-dry.md, sixth round).
 #[inline(always)]
 pub fn is_film<T: Real>(k: &Coeffs<T>, h: T) -> bool {
     h > k.dry && fourth_power(h) < k.kappa
 }
 
 /// h⁴ rounded as the host rounds it (`mul_rn`: no multiply-add contraction on the GPU), so both
-/// backends find the same films and scale them alike: the H100's f32 flood at 4096² took 13 717
-/// steps with h⁴ + κ contracted and 13 272 (f64: 13 034) without.
+/// backends find the same films and scale them alike: the f32 flood at 4096² took 13 730 steps
+/// with h⁴ + κ contracted and 13 354 without (f64: 13 033 and 13 034; an H200).
 #[inline(always)]
 fn fourth_power<T: Real>(h: T) -> T {
     let h2 = h.mul_rn(h);
@@ -171,7 +172,8 @@ fn fourth_power<T: Real>(h: T) -> T {
 }
 
 /// A film's momenta scaled to the velocity its faces see: q·√2·h²/√(h⁴ + κ) = h·u with u the
-/// desingularized velocity of [`desingularize_pair`](super::desingularize_pair) (a factor below 1 for h⁴ < κ, 1 at h⁴ = κ).
+/// desingularized velocity of [`desingularize_pair`](super::desingularize_pair) (a factor below
+/// 1 for h⁴ < κ, 1 at h⁴ = κ).
 #[inline(always)]
 pub fn film_momenta<T: Real>(k: &Coeffs<T>, h: T, (hu, hv): (T, T)) -> (T, T) {
     let f = T::from_f64(core::f64::consts::SQRT_2) * h.mul_rn(h) / (fourth_power(h) + k.kappa).sqrt();
