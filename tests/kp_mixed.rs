@@ -204,8 +204,8 @@ fn mixed_bollermann_keeps_f64_volume() {
 
 /// The mixed start is exactly dry where the problem is dry (w̄ = B̄ of the f32 cell bed, depth 0)
 /// and the f64 state's h + B̄ where it is wet: the lake with islands and the random problem's
-/// shore, where the f64 state's B̄ differs from the f32 one (it once left that difference, up
-/// to 6e-9 m, as water in dry cells: wet by the wet map, drained by `clamp`'s passes).
+/// shore, where the f64 state's B̄ differs from the f32 one (it once left that difference, up to
+/// half an f32 ulp of B̄, as water in dry cells: wet by the wet map, drained by `clamp`'s passes).
 #[test]
 fn mixed_start_is_dry_where_the_problem_is() {
     for (name, p) in [("lake at rest", setup::lake_at_rest(40, 40)), ("random shore", random_problem(30, 7))] {
