@@ -21,6 +21,7 @@ fn main() {
     println!("cargo:rerun-if-changed=gpu/Cargo.toml");
     println!("cargo:rerun-if-changed=rust-toolchain.toml");
     println!("cargo:rerun-if-env-changed=HYDROKERN_GIT_REV");
+    println!("cargo:rerun-if-env-changed=HYDROKERN_NVPTX_FMA");
     git_revision(&root);
     examples(&root, &out);
     test_configuration();
@@ -82,6 +83,15 @@ fn check_toolchain() -> Result<(), String> {
     Ok(())
 }
 
+/// LLVM's NVPTX FMA level: 1 (contract, the default) unless `HYDROKERN_NVPTX_FMA=off`.
+fn fma_level() -> u32 {
+    match env::var("HYDROKERN_NVPTX_FMA").as_deref() {
+        Ok("off") => 0,
+        Ok("on") | Err(_) => 1,
+        Ok(other) => fail(&format!("HYDROKERN_NVPTX_FMA is `{other}`: `on` or `off`")),
+    }
+}
+
 fn build_module(root: &Path, target_dir: &Path, arch: &str) -> String {
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
@@ -94,7 +104,12 @@ fn build_module(root: &Path, target_dir: &Path, arch: &str) -> String {
             "CARGO_TARGET_NVPTX64_NVIDIA_CUDA_RUSTFLAGS",
             // FMA contraction as nvcc does by default (--fmad=true): without the flag rustc's
             // NVPTX backend emits mul.rn/add.rn, which ptxas may not fuse either.
-            format!("-Zunstable-options -Cpanic=immediate-abort -Ctarget-cpu={arch} -Cllvm-args=-nvptx-fma-level=1"),
+            // HYDROKERN_NVPTX_FMA=off builds without it (nvcc's --fmad=false), to show that
+            // results do not hang on contraction (issue 16; docs/f32-conservation.md).
+            format!(
+                "-Zunstable-options -Cpanic=immediate-abort -Ctarget-cpu={arch} -Cllvm-args=-nvptx-fma-level={}",
+                fma_level()
+            ),
         )
         .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
         .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3")
