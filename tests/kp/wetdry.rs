@@ -67,6 +67,37 @@ fn shore_lake<T: Real>(wet_dry: WetDry, boundary: Boundary, steps: usize) -> (f6
     motion(&p, &m)
 }
 
+/// A film between two wet cells flowing apart (the f32 4096² flood's south-west corner at
+/// t = 3.996 s, session 2026-11-27n): with momentum slopes (`bollermann`) its faces carry ±½ of
+/// the neighbours' momenta over a depth below κ^¼, which desingularization turns into about
+/// 500 m/s; `clamp` carries the film's own velocity to its faces, and its fastest face is one
+/// of the neighbours' waves, u + √(gh) ≤ 11 m/s. Both face momenta are the face depth times the
+/// film's desingularized velocity, written out here.
+#[test]
+fn a_film_between_diverging_flows_keeps_its_own_velocity() {
+    use kernels::kp::{Bollermann, Clamp, cell_faces, desingularize_pair};
+    let p = Problem::new(4096, 4096, 100.0, 100.0);
+    let k: hydrokern::kp::Coeffs<f64> = p.coeffs((32, 8));
+    // (h, hu, hv) along x; the same in every row; a flat bed at 0, so w = h.
+    let row = |di: i32| match di {
+        ..=-1 => (0.106, -0.598, -2.74),
+        0 => (8.15e-5, 9.1e-7, 5.7e-6),
+        _ => (0.0448, 0.463, 2.06),
+    };
+    let q = |di: i32, _dj: i32| row(di);
+    let speed = |rate: f64| rate / k.inv_dx.max(k.inv_dy);
+    let film = cell_faces::<Clamp, f64>(&k, q, |_, _| 0.0);
+    let slopes = cell_faces::<Bollermann, f64>(&k, q, |_, _| 0.0);
+    let (c, b) = (speed(film.rhs::<Clamp>(&k).rate), speed(slopes.rhs::<Bollermann>(&k).rate));
+    assert!(b > 300.0, "momentum slopes give {b} m/s: the test's film no longer shows the fault");
+    assert!(c < 11.0, "clamp's film faces move at {c} m/s");
+    let (u, v) = desingularize_pair(k.kappa, 8.15e-5, 9.1e-7, 5.7e-6);
+    for face in [film.rx.m, film.rx.p] {
+        assert!(face.h <= 8.15e-5 * (1.0 + 1e-12), "a face of the film is {} deep", face.h);
+        assert_eq!((face.qn, face.qt), (face.h * u, face.h * v), "a face's momenta are not h·u");
+    }
+}
+
 /// `clamp`'s face of a partially flooded cell holds the mean depth of a flat surface over the face
 /// (its bed linear between the end corners), against a 10 000-point midpoint sum; w = B_mid + h.
 /// `bollermann` keeps the depth at the face's middle.

@@ -1,7 +1,7 @@
 //! The scheme's point functions: reconstruction, desingularization, the central-upwind flux, the
 //! right-hand side of a cell, friction and the RK stages.
 
-use super::{Coeffs, WetDryScheme, drain_factor, drained, flat_face, surface_of};
+use super::{Coeffs, WetDryScheme, drain_factor, drained, flat_face, is_thin, surface_of};
 use crate::sediment::compensated_add;
 use crate::{Level, Real};
 
@@ -81,9 +81,11 @@ pub fn slope<T: Real>(theta: T, qm: T, q0: T, qp: T) -> T {
 /// middle of its minus and plus faces, `half_m`, `half_p` half the rise along each face
 /// ([`face_bed`]; read only in a partially flooded cell). In a scheme with partially flooded
 /// cells (`S::PARTIAL`), such a cell (finite cap) is flat at its level w* where its faces are
-/// under it, dry where they are not ([`flat_face`]). Otherwise the w slope is corrected so that both face depths are non-negative
-/// (Kurganov–Petrova 2007, §2): a face below the bed is raised to the bed and the other face
-/// lowered by as much, keeping the mean.
+/// under it, dry where they are not ([`flat_face`]). Otherwise the w slope is corrected so that
+/// both face depths are non-negative (Kurganov–Petrova 2007, §2): a face below the bed is raised
+/// to the bed and the other face lowered by as much, keeping the mean. In a scheme with
+/// [`FILMS`](WetDryScheme::FILMS), a thin cell (h⁴ < κ) then carries its desingularized velocity
+/// to both faces, as a partially flooded cell does, in place of momentum slopes.
 #[inline(always)]
 pub fn reconstruct<S: WetDryScheme, T: Real>(
     k: &Coeffs<T>,
@@ -118,6 +120,20 @@ pub fn reconstruct<S: WetDryScheme, T: Real>(
     } else if wm < b_m {
         wm = b_m;
         wp = T::TWO * c.w - b_m;
+    }
+    if S::FILMS {
+        // B̄ is the mean of the two face beds (each the mean of its end corners); 0.5·s is exact,
+        // so a contracted multiply-add gives the host's bits.
+        let h = (c.w - T::HALF * (b_m + b_p)).max(T::ZERO);
+        if is_thin(k, h) {
+            let (u, v) = desingularize_pair(k.kappa, h, c.qn, c.qt);
+            let (hm, hp) = ((wm - b_m).max(T::ZERO), (wp - b_p).max(T::ZERO));
+            return Recon {
+                m: FaceState { w: wm, h: hm, qn: hm * u, qt: hm * v, cap: c.cap },
+                p: FaceState { w: wp, h: hp, qn: hp * u, qt: hp * v, cap: c.cap },
+                db: b_p - b_m,
+            };
+        }
     }
     let sn = T::HALF * slope(k.theta, cm.qn, c.qn, cp.qn);
     let st = T::HALF * slope(k.theta, cm.qt, c.qt, cp.qt);

@@ -32,6 +32,11 @@ pub trait WetDryScheme: Copy + 'static {
     /// surface may cut a face between its end corners) rather than the depth at its middle
     /// ([`flat_face`]): true in [`Clamp`].
     const FACE_PART: bool = false;
+    /// Whether a thin cell (h⁴ < κ, [`is_thin`]) carries its own desingularized velocity to its
+    /// faces, rather than slopes of momentum (true in [`Clamp`]): between two wet neighbours
+    /// flowing apart, those slopes put ±½ of their momenta over a face depth below κ^¼, where
+    /// desingularization turns them into hundreds of m/s (docs/kp-wet-dry.md, seventh round).
+    const FILMS: bool = false;
     /// Depth above which a cell counts as wet in the wet map (early exit), from the depth `dry`
     /// at or below which a cell is dry: `dry` in KP07; 0 with partially flooded cells, whose
     /// faces can be wet while their mean depth is below `dry`, so that only a block without any
@@ -68,6 +73,7 @@ impl WetDryScheme for Clamp {
     const PARTIAL: bool = true;
     const CAP: bool = false;
     const FACE_PART: bool = true;
+    const FILMS: bool = true;
 }
 
 /// The draining factor of a cell of mean depth `h` whose faces let out `out` (the sum of its
@@ -159,7 +165,14 @@ pub fn clamped_momenta<T: Real>(
 /// flood's corners: docs/kp-wet-dry.md, sixth round).
 #[inline(always)]
 pub fn is_film<T: Real>(k: &Coeffs<T>, h: T) -> bool {
-    h > k.dry && fourth_power(h) < k.kappa
+    h > k.dry && is_thin(k, h)
+}
+
+/// Whether a depth `h` is below the one at which velocities are desingularized (h⁴ < κ,
+/// [`desingularize_pair`](super::desingularize_pair)): a film, dust or a dry cell.
+#[inline(always)]
+pub fn is_thin<T: Real>(k: &Coeffs<T>, h: T) -> bool {
+    fourth_power(h) < k.kappa
 }
 
 /// h⁴ rounded as the host rounds it (`mul_rn`: no multiply-add contraction on the GPU), so both
