@@ -41,6 +41,11 @@ pub trait Real:
     const MIN_POSITIVE: Self;
     const NAN: Self;
     const INFINITY: Self;
+    /// Whether `min` and `max` are single instructions on the GPU (f32's FMNMX), so that a
+    /// branch-free form built from them beats compares and branches. Not in f64: with the
+    /// branch-free `minmod3` the f64 flux kernel executed 33% more instructions on an H200
+    /// (docs/kp-wet-dry-kernels.md, "Fewer instructions").
+    const CHEAP_MIN_MAX: bool = false;
 
     fn from_f64(x: f64) -> Self;
     fn to_f64(self) -> f64;
@@ -61,11 +66,22 @@ pub trait Real:
         Self::ONE / self
     }
     /// √x where a last-bit error is acceptable (the shallow-water wave speeds): in f32 on the
-    /// GPU the hardware approximation `sqrt.approx.f32` (relative error ≤ 2⁻²³, one
-    /// instruction against about ten for the correctly rounded one); elsewhere `sqrt`.
+    /// GPU the hardware approximation `sqrt.approx.f32` (relative error ≤ 2⁻²³; four
+    /// instructions with ptxas's scaling of subnormals, against about ten for the correctly
+    /// rounded one); elsewhere `sqrt`.
     fn sqrt_fast(self) -> Self;
     /// 1/x likewise: `rcp.approx.f32` (≤ 1 ulp) in f32 on the GPU, else `recip`.
     fn recip_fast(self) -> Self;
+    /// [`sqrt_fast`](Real::sqrt_fast) with a subnormal argument taken as 0: in f32 on the GPU
+    /// `sqrt.approx.ftz.f32`, one instruction (without `.ftz` ptxas scales subnormals around it:
+    /// four, and a compare); elsewhere `sqrt`. For arguments whose subnormal values mean
+    /// nothing (g·h of a face: h below 10⁻³⁸ m).
+    fn sqrt_ftz(self) -> Self;
+    /// [`recip_fast`](Real::recip_fast) with a subnormal argument taken as 0 (so 1/x = ∞): in
+    /// f32 on the GPU `rcp.approx.ftz.f32`, one instruction (without `.ftz` ptxas scales
+    /// subnormal and huge arguments around it: eight); elsewhere `recip`. For arguments known to
+    /// be normal numbers.
+    fn recip_ftz(self) -> Self;
     /// `self * other` rounded on its own, never contracted into a multiply-add with what uses
     /// it: `mul.rn` on the GPU (a PTX product with a rounding modifier is not fused, by LLVM or
     /// by ptxas), the plain product on the host (which does not contract). For a value two
@@ -93,7 +109,7 @@ pub trait Real:
 }
 
 macro_rules! impl_real {
-    ($t:ty, $sqrt:ident, $fma:ident, $sqrt_fast:path, $recip_fast:path, $mul_rn:path, $add_rn:path) => {
+    ($t:ty, $cheap_min_max:expr, $sqrt:ident, $fma:ident, $sqrt_fast:path, $recip_fast:path, $sqrt_ftz:path, $recip_ftz:path, $mul_rn:path, $add_rn:path) => {
         impl Real for $t {
             const NAME: &'static str = stringify!($t);
             const ZERO: Self = 0.0;
@@ -105,6 +121,7 @@ macro_rules! impl_real {
             const MIN_POSITIVE: Self = <$t>::MIN_POSITIVE;
             const NAN: Self = <$t>::NAN;
             const INFINITY: Self = <$t>::INFINITY;
+            const CHEAP_MIN_MAX: bool = $cheap_min_max;
 
             #[inline(always)]
             fn from_f64(x: f64) -> Self {
@@ -125,6 +142,14 @@ macro_rules! impl_real {
             #[inline(always)]
             fn recip_fast(self) -> Self {
                 $recip_fast(self)
+            }
+            #[inline(always)]
+            fn sqrt_ftz(self) -> Self {
+                $sqrt_ftz(self)
+            }
+            #[inline(always)]
+            fn recip_ftz(self) -> Self {
+                $recip_ftz(self)
             }
             #[inline(always)]
             fn mul_add(self, a: Self, b: Self) -> Self {
@@ -158,8 +183,30 @@ macro_rules! impl_real {
     };
 }
 
-impl_real!(f32, sqrtf32, fmaf32, fast::sqrt_f32, fast::recip_f32, rn::mul_f32, rn::add_f32);
-impl_real!(f64, sqrtf64, fmaf64, fast::sqrt_f64, fast::recip_f64, rn::mul_f64, rn::add_f64);
+impl_real!(
+    f32,
+    true,
+    sqrtf32,
+    fmaf32,
+    fast::sqrt_f32,
+    fast::recip_f32,
+    fast::sqrt_ftz_f32,
+    fast::recip_ftz_f32,
+    rn::mul_f32,
+    rn::add_f32
+);
+impl_real!(
+    f64,
+    false,
+    sqrtf64,
+    fmaf64,
+    fast::sqrt_f64,
+    fast::recip_f64,
+    fast::sqrt_f64,
+    fast::recip_f64,
+    rn::mul_f64,
+    rn::add_f64
+);
 
 /// The operations rounded on their own (see [`Real::mul_rn`]): on the GPU one PTX instruction
 /// with the `.rn` modifier each, which neither LLVM (inline assembly is opaque to it) nor ptxas
@@ -202,32 +249,28 @@ mod fast {
     pub fn recip_f64(x: f64) -> f64 {
         1.0 / x
     }
-    #[cfg(target_arch = "nvptx64")]
-    #[inline(always)]
-    pub fn sqrt_f32(x: f32) -> f32 {
-        let r: f32;
-        unsafe {
-            core::arch::asm!("sqrt.approx.f32 {r}, {x};", r = out(reg32) r, x = in(reg32) x, options(pure, nomem, nostack))
+    /// An f32 approximation: the PTX instruction `$op` on the GPU, `$exact` on the host.
+    macro_rules! approx_op {
+        ($name:ident, $op:literal, $exact:expr) => {
+            #[cfg(target_arch = "nvptx64")]
+            #[inline(always)]
+            pub fn $name(x: f32) -> f32 {
+                let r: f32;
+                unsafe {
+                    core::arch::asm!(concat!($op, " {r}, {x};"), r = out(reg32) r, x = in(reg32) x,
+                        options(pure, nomem, nostack))
+                };
+                r
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            #[inline(always)]
+            pub fn $name(x: f32) -> f32 {
+                $exact(x)
+            }
         };
-        r
     }
-    #[cfg(target_arch = "nvptx64")]
-    #[inline(always)]
-    pub fn recip_f32(x: f32) -> f32 {
-        let r: f32;
-        unsafe {
-            core::arch::asm!("rcp.approx.f32 {r}, {x};", r = out(reg32) r, x = in(reg32) x, options(pure, nomem, nostack))
-        };
-        r
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[inline(always)]
-    pub fn sqrt_f32(x: f32) -> f32 {
-        core::intrinsics::sqrtf32(x)
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[inline(always)]
-    pub fn recip_f32(x: f32) -> f32 {
-        1.0 / x
-    }
+    approx_op!(sqrt_f32, "sqrt.approx.f32", core::intrinsics::sqrtf32);
+    approx_op!(recip_f32, "rcp.approx.f32", |x: f32| 1.0 / x);
+    approx_op!(sqrt_ftz_f32, "sqrt.approx.ftz.f32", core::intrinsics::sqrtf32);
+    approx_op!(recip_ftz_f32, "rcp.approx.ftz.f32", |x: f32| 1.0 / x);
 }

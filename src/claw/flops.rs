@@ -147,8 +147,9 @@ impl Neg for Counted {
     }
 }
 
-/// `recip`, `recip_fast` and `powi` keep the trait's defaults, which count as the divisions
-/// and products they are made of; `sqrt_fast` counts as a square root.
+/// `recip` and `powi` keep the trait's defaults, which count as the divisions and products they
+/// are made of; `recip_fast` and `recip_ftz` count as `recip`, `sqrt_fast` and `sqrt_ftz` as a
+/// square root.
 impl Real for Counted {
     const NAME: &'static str = "counted";
     const ZERO: Self = Counted(0.0);
@@ -195,6 +196,12 @@ impl Real for Counted {
         self.sqrt()
     }
     fn recip_fast(self) -> Self {
+        self.recip()
+    }
+    fn sqrt_ftz(self) -> Self {
+        self.sqrt()
+    }
+    fn recip_ftz(self) -> Self {
         self.recip()
     }
 }

@@ -62,6 +62,13 @@ impl<T: Real> Flux<T> {
 /// Generalized minmod of three slopes: the smallest in magnitude when all share a sign, else 0.
 #[inline(always)]
 pub fn minmod3<T: Real>(a: T, b: T, c: T) -> T {
+    if T::CHEAP_MIN_MAX {
+        // Without branches (f32): the smallest is positive only when all are, the largest
+        // negative only when all are, and one of the two terms is 0 (+0 where the slopes
+        // disagree or one is ±0): the same value. The branches cost the f32 flux kernel about
+        // eight instructions a call.
+        return a.min(b).min(c).max(T::ZERO) + a.max(b).max(c).min(T::ZERO);
+    }
     if a > T::ZERO && b > T::ZERO && c > T::ZERO {
         a.min(b).min(c)
     } else if a < T::ZERO && b < T::ZERO && c < T::ZERO {
@@ -112,15 +119,15 @@ pub fn reconstruct<S: WetDryScheme, T: Real>(
         };
     }
     let sw = T::HALF * slope(k.theta, cm.w, c.w, cp.w);
-    let mut wm = c.w - sw;
-    let mut wp = c.w + sw;
-    if wp < b_p {
-        wp = b_p;
-        wm = T::TWO * c.w - b_p;
+    let (wm, wp) = (c.w - sw, c.w + sw);
+    // Selects, not branches (both corrections are two operations).
+    let (wm, wp) = if wp < b_p {
+        (T::TWO * c.w - b_p, b_p)
     } else if wm < b_m {
-        wm = b_m;
-        wp = T::TWO * c.w - b_m;
-    }
+        (b_m, T::TWO * c.w - b_m)
+    } else {
+        (wm, wp)
+    };
     if S::FILMS {
         // B̄ is the mean of the two face beds (each the mean of its end corners); 0.5·s is exact,
         // so a contracted multiply-add gives the host's bits.
@@ -150,10 +157,11 @@ pub fn reconstruct<S: WetDryScheme, T: Real>(
 pub fn desingularize_pair<T: Real>(kappa: T, h: T, qn: T, qt: T) -> (T, T) {
     let h2 = h * h;
     let h4 = h2 * h2;
-    if h4 >= kappa && h > T::ZERO {
+    if h4 >= kappa && h >= T::MIN_POSITIVE {
         // Deep enough that max(h⁴, κ) = h⁴: f = √2·h/√(2h⁴) = 1/h exactly, one reciprocal
-        // instead of a square root and a division (most faces of a wet domain).
-        let f = h.recip_fast();
+        // instead of a square root and a division (most faces of a wet domain); h is a normal
+        // number here.
+        let f = h.recip_ftz();
         return (f * qn, f * qt);
     }
     let den = (h4 + h4.max(kappa)).sqrt();
@@ -175,13 +183,15 @@ pub fn central_upwind<S: WetDryScheme, T: Real>(k: &Coeffs<T>, l: FaceState<T>, 
     let (ul, vl) = desingularize_pair(k.kappa, l.h, l.qn, l.qt);
     let (ur, vr) = desingularize_pair(k.kappa, r.h, r.qn, r.qt);
     let (qnl, qtl, qnr, qtr) = (l.h * ul, l.h * vl, r.h * ur, r.h * vr);
-    let cl = (k.g * l.h).sqrt_fast();
-    let cr = (k.g * r.h).sqrt_fast();
+    let cl = (k.g * l.h).sqrt_ftz();
+    let cr = (k.g * r.h).sqrt_ftz();
     let ap = (ul + cl).max(ur + cr).max(T::ZERO);
     let am = (ul - cl).min(ur - cr).min(T::ZERO);
     let span = ap - am;
-    if span > T::ZERO {
-        let inv = span.recip_fast();
+    // A span below the smallest normal number needs both faces dry (√(g·h) of any positive h is
+    // above it) and counts as 0.
+    if span >= T::MIN_POSITIVE {
+        let inv = span.recip_ftz();
         let apam = ap * am;
         let fl1 = qnl * ul + k.half_g * l.h * l.h;
         let fr1 = qnr * ur + k.half_g * r.h * r.h;
@@ -210,12 +220,12 @@ pub fn central_upwind<S: WetDryScheme, T: Real>(k: &Coeffs<T>, l: FaceState<T>, 
 pub fn pressure_part<T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>) -> T {
     let (ul, _) = desingularize_pair(k.kappa, l.h, l.qn, l.qt);
     let (ur, _) = desingularize_pair(k.kappa, r.h, r.qn, r.qt);
-    let (cl, cr) = ((k.g * l.h).sqrt_fast(), (k.g * r.h).sqrt_fast());
+    let (cl, cr) = ((k.g * l.h).sqrt_ftz(), (k.g * r.h).sqrt_ftz());
     let ap = (ul + cl).max(ur + cr).max(T::ZERO);
     let am = (ul - cl).min(ur - cr).min(T::ZERO);
     let span = ap - am;
-    if span > T::ZERO {
-        (ap * (k.half_g * l.h * l.h) - am * (k.half_g * r.h * r.h)) * span.recip_fast()
+    if span >= T::MIN_POSITIVE {
+        (ap * (k.half_g * l.h * l.h) - am * (k.half_g * r.h * r.h)) * span.recip_ftz()
     } else {
         T::ZERO
     }
