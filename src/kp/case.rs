@@ -700,7 +700,7 @@ static FLAGS: &[Flag] = &[
     Flag::new("cfl", "C", Set::Float("time.cfl"), "Courant number, at most 0.25 (positivity)"),
     Flag::new("scheme", "rk2|euler|srk2|ds1|ds2|auto", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), dimensional splitting, first (ds1) or second order (ds2), or auto (the fastest of rk2, srk2 and, in f64, ds2 by `hydrokern tune` on this GPU)"),
     Flag::new("ds-safety", "R", Set::Float("numerics.ds_safety"), "ds1/ds2: Δt = R·min(Δt_x, Δt_y) of the last substeps, R in (0, 1] (0.95)"),
-    Flag::new("wet-dry", "bollermann|kp07|clamp", Set::Text("numerics.wet_dry"), "wet–dry fronts: partially flooded cells well balanced, drained with the actual Δt, their velocities held to their neighbours', thin films' momenta to their faces' velocity (clamp, the default); the same reconstruction with an a-priori outflow cap (bollermann); or Kurganov–Petrova 2007's correction (kp07)"),
+    Flag::new("wet-dry", "bollermann|kp07|clamp", Set::Text("numerics.wet_dry"), "wet–dry fronts: partially flooded cells well balanced, drained with the actual Δt, their velocities held to their neighbours', thin films' momenta to their faces' velocity, thin cells' own velocity at their faces (clamp, the default); the same reconstruction with an a-priori outflow cap (bollermann); or Kurganov–Petrova 2007's correction (kp07)"),
     Accumulation::FLAG,
     Flag::new("early-exit", "auto|on|off", Set::Text("gpu.early_exit"), "GPU early exit of dry blocks (auto: timed every 100 steps)"),
     Flag::new("flux", "KERNEL", Set::Text("gpu.flux"), "GPU flux kernel: stream (stream:WxR: W warps a block, R rows a warp) or tile (a shared-memory tile of --block)"),
