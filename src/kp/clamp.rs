@@ -19,7 +19,7 @@ use crate::Real;
 use kernels::Level;
 use kernels::kp::{
     Clamp, Coeffs, Flux, Recon, assemble, bed_x, bed_y, central_upwind, clamp_pass, drain_face, draining_factor,
-    highest_corner, mass_rate, outflow, recon_x, recon_y, surface_at_of, to_clamp,
+    highest_corner, mass_rate, outflow, recon_x, recon_y, cell_view_at_of, to_clamp,
 };
 
 /// The faces of a stage and the cells' highest corners (partially flooded where w̄ < B_hi).
@@ -64,12 +64,12 @@ impl<T: Real> Faces<T> {
     }
 
     /// Every face flux of the padded state (w, hu, hv) (before draining), w a level `W` of `T`
-    /// (`kernels::kp::surface_at_of`); returns the rate Δt is taken from, max(a_x/Δx, a_y/Δy)
+    /// (`kernels::kp::cell_view_at_of`); returns the rate Δt is taken from, max(a_x/Δx, a_y/Δy)
     /// over all faces of the interior (a NaN counts as infinite).
     pub fn fluxes<W: Level<T>>(&mut self, k: &Coeffs<T>, w: &[W], hu: &[T], hv: &[T], bed: &[T]) -> T {
         let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
         for c in 0..k.cells() {
-            self.surf[c] = surface_at_of::<Clamp, T, W>(k, (w[c], hu[c], hv[c]), &corners(k, bed, c), 0, 0);
+            self.surf[c] = cell_view_at_of::<Clamp, T, W>(k, (w[c], hu[c], hv[c]), &corners(k, bed, c), 0, 0);
         }
         let surf = &self.surf;
         // The interior's reconstructions and those of the ghost cells next to it.

@@ -10,7 +10,8 @@
 //! - dry depth: 10⁻⁶ m, or 4ε·(max|B| + max h) where the precision's ε makes that larger.
 //! - wet–dry fronts: by default (`numerics.wet_dry = "clamp"`) partially flooded cells are
 //!   reconstructed as Bollermann, Chen, Kurganov & Noelle 2013 do, in 2D, drained with the
-//!   actual Δt and their velocities held to their neighbours' range (`clamp`; docs/kp-wet-dry.md);
+//!   actual Δt and their velocities held to their neighbours' range, and every cell's velocity
+//!   (not momentum) reconstructed at its faces (`clamp`; docs/kp-wet-dry.md);
 //!   `"bollermann"` caps their outflow a priori instead, and `"kp07"` keeps Kurganov–Petrova's
 //!   correction.
 //! - time integration (`time.scheme`, docs/kp-schemes.md): RK2 by default; Euler; SRK2 (RK2's

@@ -20,7 +20,7 @@ use super::cpu::{apply_boundary, rk, wet_map};
 use crate::{Real, Result};
 use kernels::kp::{
     Bollermann, Clamp, Coeffs, Flux, Kp07, Recon, STEP_COLLAPSED, SplitClock, WetDryScheme, bed_x, central_upwind,
-    drain_face, recon_x, rhs_x, slope_source, split_dt, split_limit, surface_at,
+    drain_face, recon_x, rhs_x, slope_source, split_dt, split_limit, cell_view_at,
 };
 
 use super::{Scheme, WetDry};
@@ -310,7 +310,7 @@ impl<T: Real> XFaces<T> {
         for j in 2..ny + 2 {
             for i in 0..nx + 4 {
                 let c = j * p + i;
-                self.surf[c] = surface_at::<S, T>(k, (w[c], hu[c], hv[c]), &corners(k, bed, c), 0, 0);
+                self.surf[c] = cell_view_at::<S, T>(k, (w[c], hu[c], hv[c]), &corners(k, bed, c), 0, 0);
             }
             for i in 1..nx + 3 {
                 let c = j * p + i;

@@ -738,7 +738,7 @@ fn kp_gpu_thacker_converges() {
     }
     let gpu = gpu();
     // The CPU reference's figures (f64, `wetdry::thacker_converges_to_400`, docs/kp-wet-dry.md).
-    let cpu = [(50, 5.082e-3, 367), (100, 1.949e-3, 747), (200, 8.854e-4, 1553), (400, 4.431e-4, 3288)];
+    let cpu = [(50, 4.115e-3, 363), (100, 1.287e-3, 727), (200, 4.775e-4, 1454), (400, 1.949e-4, 2909)];
     study::<f64>(&gpu, &[50, 100, 200, 400], 1e-13, &cpu);
     study::<f32>(&gpu, &[50, 100, 200], 1e-4, &[]);
 }

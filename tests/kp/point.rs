@@ -41,13 +41,8 @@ fn central_upwind_matches_textbook_formula() {
             if h == 0.0 { (b, h, 0.0, 0.0) } else { (b + h, h, u, v) }
         };
         let (l, r) = (side(), side());
-        let fs = |s: (f64, f64, f64, f64)| kernels::kp::FaceState {
-            w: s.0,
-            h: s.1,
-            qn: s.1 * s.2,
-            qt: s.1 * s.3,
-            cap: f64::INFINITY,
-        };
+        let fs =
+            |s: (f64, f64, f64, f64)| kernels::kp::FaceState { w: s.0, h: s.1, un: s.2, ut: s.3, cap: f64::INFINITY };
         let got = kernels::kp::central_upwind::<Kp07, f64>(&k, fs(l), fs(r));
         // With infinite drain caps (no partially flooded cell) the schemes' fluxes are one.
         let with_caps = kernels::kp::central_upwind::<Bollermann, f64>(&k, fs(l), fs(r));

@@ -4,12 +4,13 @@
 use super::WetDryScheme;
 
 /// Shared memory of the tile flux kernels of scheme `S`, in `T`s: (bx+4)(by+4) tiles of the
-/// cells' (w*, hu, hv) and, with partially flooded cells, their drain caps; a corner tile of
-/// (bx+5)(by+5) (every corner of those cells, for w*) or, without, (bx+3)(by+3) (the corners of
-/// the cross's faces); three x-face flux arrays of (bx+1)·by and three y-face ones of
-/// bx·(by+1); 32 words of reduction scratch.
+/// cells' (w*, n_x, n_y) (`cell_view`) and, with partially flooded cells, their drain caps; a
+/// corner tile of (bx+5)(by+5) (every corner of those cells, where `cell_view` reads them) or,
+/// without, (bx+3)(by+3) (the corners of the cross's faces); three x-face flux arrays of
+/// (bx+1)·by and three y-face ones of bx·(by+1); 32 words of reduction scratch.
 pub const fn flux_shared<S: WetDryScheme>(bx: u32, by: u32) -> usize {
-    let (tiles, corners) = if S::PARTIAL { (4, 5) } else { (3, 3) };
+    let tiles = if S::PARTIAL { 4 } else { 3 };
+    let corners = if S::CORNERS { 5 } else { 3 };
     tiles * ((bx + 4) * (by + 4)) as usize
         + ((bx + corners) * (by + corners)) as usize
         + 3 * ((bx + 1) * by + bx * (by + 1)) as usize
@@ -33,7 +34,7 @@ pub const fn stream_slots(nx: u32, ny: u32, rows: u32) -> usize {
 }
 
 /// Shared memory of SRK2's x-line flux kernels (`split_flux.rs`) for lines of `l` cells, in
-/// `T`s: tiles of the l+4 cells' (w*, hu, hv) (and drain caps with partially flooded cells), the
+/// `T`s: tiles of the l+4 cells' (w*, n_x, n_y) (and drain caps with partially flooded cells), the
 /// two rows of l+5 corners under and over them, three x-face flux arrays of l+1, 32 words of
 /// reduction scratch.
 pub const fn line_shared<S: WetDryScheme>(l: u32) -> usize {

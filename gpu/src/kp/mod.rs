@@ -13,8 +13,10 @@
 //!
 //! Per cell and axis: generalized-minmod slopes (θ) of w, hu, hv; the w slope corrected so
 //! both face depths are non-negative; desingularized face velocities
-//! `u = √2·h·(hu) / √(h⁴ + max(h⁴, κ))` with the momenta recomputed as h·u; central-upwind
-//! fluxes with one-sided speeds a⁺, a⁻; the well-balanced bed-slope source
+//! `u = √2·h·(hu) / √(h⁴ + max(h⁴, κ))` with the momenta recomputed as h·u (the wet–dry scheme
+//! `clamp` desingularizes each cell's velocity once and limits slopes of u, v instead of hu, hv:
+//! `wetdry.rs`); central-upwind fluxes with one-sided speeds a⁺, a⁻; the well-balanced bed-slope
+//! source
 //! `−g (B_{+} − B_{−})/Δ · (h_{+} + h_{−})/2` from the reconstructed face depths. Time stepping:
 //! Euler steps E(Q) = Q + Δt·R(Q) with Manning friction treated semi-implicitly
 //! (hu ← (hu + ΔtR_hu)/(1 + Δt C_f(Q)); n one constant or one value a cell, `friction.rs`); RK2 is Q^{n+1} = ½(Q^n + E(E(Q^n))) with one Δt from

@@ -1,35 +1,53 @@
 //! The scheme's point functions: reconstruction, desingularization, the central-upwind flux, the
 //! right-hand side of a cell, friction and the RK stages.
 
-use super::{Coeffs, WetDryScheme, drain_factor, drained, flat_face, is_thin, surface_of};
+use super::{Coeffs, WetDryScheme, cell_view, drain_factor, drained, flat_face, is_thin};
 use crate::sediment::compensated_add;
 use crate::{Level, Real};
 
-/// The conserved variables of one cell, seen along one axis: the surface the reconstruction
-/// sees (`w`: w* of [`surface`], w̄ unless the cell is partially flooded), the momentum normal
-/// to the faces (`qn`: hu for x, hv for y), the tangential one (`qt`), and the cell's drain cap
-/// (finite exactly when the cell is partially flooded).
+/// One cell as the reconstruction reads it along one axis ([`cell_view`]): the surface (`w`: w*
+/// of [`surface`], w̄ unless the cell is partially flooded), the quantity whose slopes it limits
+/// normal to the faces (`n`) and along them (`t`), and the cell's drain cap (finite exactly when
+/// the cell is partially flooded). `n`, `t` are the momenta (hu, hv for x; hv, hu for y), or in a
+/// scheme with [`VELOCITIES`](WetDryScheme::VELOCITIES) the desingularized velocities.
 #[derive(Clone, Copy, Debug)]
 pub struct Cell<T> {
     pub w: T,
-    pub qn: T,
-    pub qt: T,
+    pub n: T,
+    pub t: T,
     pub cap: T,
 }
 
-/// Reconstructed values at one face of a cell: surface, depth (≥ 0), momenta, and the cell's
-/// drain cap (what the flux through the face may take out of the cell, see `wetdry.rs`).
+/// Reconstructed values at one face of a cell: surface, depth (≥ 0), the desingularized
+/// velocities normal (`un`) and tangential (`ut`) to the face (0 on a dry face; the face's
+/// momenta are h·u), and the cell's drain cap (what the flux through the face may take out of
+/// the cell, see `wetdry.rs`).
 #[derive(Clone, Copy, Debug)]
 pub struct FaceState<T> {
     pub w: T,
     pub h: T,
-    pub qn: T,
-    pub qt: T,
+    pub un: T,
+    pub ut: T,
     pub cap: T,
 }
 
 impl<T: Real> FaceState<T> {
-    pub const ZERO: FaceState<T> = FaceState { w: T::ZERO, h: T::ZERO, qn: T::ZERO, qt: T::ZERO, cap: T::INFINITY };
+    pub const ZERO: FaceState<T> = FaceState { w: T::ZERO, h: T::ZERO, un: T::ZERO, ut: T::ZERO, cap: T::INFINITY };
+
+    /// The face state of depth `h` with the values `(n, t)` the reconstruction carried to it:
+    /// momenta, desingularized here; or, with [`VELOCITIES`](WetDryScheme::VELOCITIES),
+    /// velocities, which a dry face does not carry.
+    #[inline(always)]
+    fn of<S: WetDryScheme>(k: &Coeffs<T>, w: T, h: T, (n, t): (T, T), cap: T) -> FaceState<T> {
+        let (un, ut) = if !S::VELOCITIES {
+            desingularize_pair(k.kappa, h, n, t)
+        } else if h > T::ZERO {
+            (n, t)
+        } else {
+            (T::ZERO, T::ZERO)
+        };
+        FaceState { w, h, un, ut, cap }
+    }
 }
 
 /// A cell's reconstruction along one axis: its minus (west/south) and plus faces, and the bed
@@ -92,7 +110,10 @@ pub fn slope<T: Real>(theta: T, qm: T, q0: T, qp: T) -> T {
 /// both face depths are non-negative (Kurganov–Petrova 2007, §2): a face below the bed is raised
 /// to the bed and the other face lowered by as much, keeping the mean. In a scheme with
 /// [`FILMS`](WetDryScheme::FILMS), a thin cell (h⁴ < κ) then carries its desingularized velocity
-/// to both faces, as a partially flooded cell does, in place of momentum slopes.
+/// to both faces, as a partially flooded cell does; any other cell carries its `n`, `t` plus or
+/// minus half a limited slope (momenta, or velocities with
+/// [`VELOCITIES`](WetDryScheme::VELOCITIES)). Face velocities are desingularized where momenta
+/// reach the face ([`FaceState::of`]).
 #[inline(always)]
 pub fn reconstruct<S: WetDryScheme, T: Real>(
     k: &Coeffs<T>,
@@ -105,16 +126,24 @@ pub fn reconstruct<S: WetDryScheme, T: Real>(
     if S::PARTIAL && c.cap < T::INFINITY {
         // The cell's (desingularized) velocity carried to both faces: momentum slopes would put
         // the wet neighbours' momentum over the thin water of this cell.
-        let (u, v) = desingularize_pair(k.kappa, c.cap / k.drain, c.qn, c.qt);
         let (wm, hm) = flat_face::<S, T>(c.w, (b_m, half_m), c.cap);
         let (wp, hp) = flat_face::<S, T>(c.w, (b_p, half_p), c.cap);
         // The rise of the bed the face depths stand on, (w* − h₊) − (w* − h₋): B at a face under
         // w*, w* at a dry one (a face the surface cuts: w* − its mean depth), so that at rest the
         // source is the difference of the face pressures.
         let db = if S::FACE_PART { hm - hp } else { b_p.min(c.w) - b_m.min(c.w) };
+        if S::VELOCITIES {
+            let uv = (c.n, c.t);
+            return Recon {
+                m: FaceState::of::<S>(k, wm, hm, uv, c.cap),
+                p: FaceState::of::<S>(k, wp, hp, uv, c.cap),
+                db,
+            };
+        }
+        let (u, v) = desingularize_pair(k.kappa, c.cap / k.drain, c.n, c.t);
         return Recon {
-            m: FaceState { w: wm, h: hm, qn: hm * u, qt: hm * v, cap: c.cap },
-            p: FaceState { w: wp, h: hp, qn: hp * u, qt: hp * v, cap: c.cap },
+            m: FaceState::of::<S>(k, wm, hm, (hm * u, hm * v), c.cap),
+            p: FaceState::of::<S>(k, wp, hp, (hp * u, hp * v), c.cap),
             db,
         };
     }
@@ -133,20 +162,25 @@ pub fn reconstruct<S: WetDryScheme, T: Real>(
         // so a contracted multiply-add gives the host's bits.
         let h = (c.w - T::HALF * (b_m + b_p)).max(T::ZERO);
         if is_thin(k, h) {
-            let (u, v) = desingularize_pair(k.kappa, h, c.qn, c.qt);
             let (hm, hp) = ((wm - b_m).max(T::ZERO), (wp - b_p).max(T::ZERO));
+            let (m, p) = if S::VELOCITIES {
+                ((c.n, c.t), (c.n, c.t))
+            } else {
+                let (u, v) = desingularize_pair(k.kappa, h, c.n, c.t);
+                ((hm * u, hm * v), (hp * u, hp * v))
+            };
             return Recon {
-                m: FaceState { w: wm, h: hm, qn: hm * u, qt: hm * v, cap: c.cap },
-                p: FaceState { w: wp, h: hp, qn: hp * u, qt: hp * v, cap: c.cap },
+                m: FaceState::of::<S>(k, wm, hm, m, c.cap),
+                p: FaceState::of::<S>(k, wp, hp, p, c.cap),
                 db: b_p - b_m,
             };
         }
     }
-    let sn = T::HALF * slope(k.theta, cm.qn, c.qn, cp.qn);
-    let st = T::HALF * slope(k.theta, cm.qt, c.qt, cp.qt);
+    let sn = T::HALF * slope(k.theta, cm.n, c.n, cp.n);
+    let st = T::HALF * slope(k.theta, cm.t, c.t, cp.t);
     Recon {
-        m: FaceState { w: wm, h: (wm - b_m).max(T::ZERO), qn: c.qn - sn, qt: c.qt - st, cap: c.cap },
-        p: FaceState { w: wp, h: (wp - b_p).max(T::ZERO), qn: c.qn + sn, qt: c.qt + st, cap: c.cap },
+        m: FaceState::of::<S>(k, wm, (wm - b_m).max(T::ZERO), (c.n - sn, c.t - st), c.cap),
+        p: FaceState::of::<S>(k, wp, (wp - b_p).max(T::ZERO), (c.n + sn, c.t + st), c.cap),
         db: b_p - b_m,
     }
 }
@@ -180,8 +214,7 @@ pub fn desingularize_pair<T: Real>(kappa: T, h: T, qn: T, qt: T) -> (T, T) {
 /// down (`drain_factor`); the pressure part ½gh² stays, as it balances the bed-slope source.
 #[inline(always)]
 pub fn central_upwind<S: WetDryScheme, T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>) -> Flux<T> {
-    let (ul, vl) = desingularize_pair(k.kappa, l.h, l.qn, l.qt);
-    let (ur, vr) = desingularize_pair(k.kappa, r.h, r.qn, r.qt);
+    let (ul, vl, ur, vr) = (l.un, l.ut, r.un, r.ut);
     let (qnl, qtl, qnr, qtr) = (l.h * ul, l.h * vl, r.h * ur, r.h * vr);
     let cl = (k.g * l.h).sqrt_ftz();
     let cr = (k.g * r.h).sqrt_ftz();
@@ -218,8 +251,7 @@ pub fn central_upwind<S: WetDryScheme, T: Real>(k: &Coeffs<T>, l: FaceState<T>, 
 /// (a⁺·½g h_l² − a⁻·½g h_r²)/(a⁺ − a⁻): what [`drained`](super::drained) keeps.
 #[inline(always)]
 pub fn pressure_part<T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>) -> T {
-    let (ul, _) = desingularize_pair(k.kappa, l.h, l.qn, l.qt);
-    let (ur, _) = desingularize_pair(k.kappa, r.h, r.qn, r.qt);
+    let (ul, ur) = (l.un, r.un);
     let (cl, cr) = ((k.g * l.h).sqrt_ftz(), (k.g * r.h).sqrt_ftz());
     let ap = (ul + cl).max(ur + cr).max(T::ZERO);
     let am = (ul - cl).min(ur - cr).min(T::ZERO);
@@ -270,7 +302,7 @@ pub fn face_y<T: Real>(b: &impl Fn(i32, i32) -> T, cj: i32) -> (T, T) {
 }
 
 /// The x-reconstruction of the cell at offset `di` (from cells di−1..=di+1 of the row);
-/// `q(di, dj)` is a cell's (w*, hu, hv, cap), see [`surface_at`].
+/// `q(di, dj)` is a cell's (w*, n_x, n_y, cap), see [`cell_view_at`].
 #[inline(always)]
 pub fn recon_x<S: WetDryScheme, T: Real>(
     k: &Coeffs<T>,
@@ -279,13 +311,13 @@ pub fn recon_x<S: WetDryScheme, T: Real>(
     di: i32,
 ) -> Recon<T> {
     let c = |d: i32| {
-        let (w, hu, hv, cap) = q(d, 0);
-        Cell { w, qn: hu, qt: hv, cap }
+        let (w, n, t, cap) = q(d, 0);
+        Cell { w, n, t, cap }
     };
     reconstruct::<S, T>(k, c(di - 1), c(di), c(di + 1), face_x(b, di), face_x(b, di + 1))
 }
 
-/// The y-reconstruction of the cell at offset `dj` (normal momentum hv).
+/// The y-reconstruction of the cell at offset `dj` (normal: the y component).
 #[inline(always)]
 pub fn recon_y<S: WetDryScheme, T: Real>(
     k: &Coeffs<T>,
@@ -294,8 +326,8 @@ pub fn recon_y<S: WetDryScheme, T: Real>(
     dj: i32,
 ) -> Recon<T> {
     let c = |d: i32| {
-        let (w, hu, hv, cap) = q(0, d);
-        Cell { w, qn: hv, qt: hu, cap }
+        let (w, t, n, cap) = q(0, d);
+        Cell { w, n, t, cap }
     };
     reconstruct::<S, T>(k, c(dj - 1), c(dj), c(dj + 1), face_y(b, dj), face_y(b, dj + 1))
 }
@@ -378,31 +410,31 @@ pub fn assemble<S: WetDryScheme, T: Real>(
     }
 }
 
-/// A cell's (w*, hu, hv, cap) from its state (w̄, hu, hv) and B at its corners: the values the
-/// reconstruction reads ([`surface`]). `b(ci, cj)` is B at the corner at offset (ci, cj) from
-/// the south-west corner of the cell at offset (0, 0); the cell is at (di, dj).
+/// A cell's (w*, n_x, n_y, cap) from its state (w̄, hu, hv) and B at its corners: what the
+/// reconstruction reads ([`cell_view`]: n the momenta, or the velocities). `b(ci, cj)` is B at
+/// the corner at offset (ci, cj) from the south-west corner of the cell at offset (0, 0); the
+/// cell is at (di, dj).
 #[inline(always)]
-pub fn surface_at<S: WetDryScheme, T: Real>(
+pub fn cell_view_at<S: WetDryScheme, T: Real>(
     k: &Coeffs<T>,
     s: (T, T, T),
     b: &impl Fn(i32, i32) -> T,
     di: i32,
     dj: i32,
 ) -> (T, T, T, T) {
-    surface_at_of::<S, T, T>(k, s, b, di, dj)
+    cell_view_at_of::<S, T, T>(k, s, b, di, dj)
 }
 
-/// [`surface_at`] of a state whose surface is a level `W` of `T` ([`surface_of`](super::surface_of)).
+/// [`cell_view_at`] of a state whose surface is a level `W` of `T` ([`cell_view`]).
 #[inline(always)]
-pub fn surface_at_of<S: WetDryScheme, T: Real, W: Level<T>>(
+pub fn cell_view_at_of<S: WetDryScheme, T: Real, W: Level<T>>(
     k: &Coeffs<T>,
     s: (W, T, T),
     b: &impl Fn(i32, i32) -> T,
     di: i32,
     dj: i32,
 ) -> (T, T, T, T) {
-    let (w, cap) = surface_of::<S, T, W>(k, s.0, (b(di, dj), b(di + 1, dj), b(di, dj + 1), b(di + 1, dj + 1)));
-    (w, s.1, s.2, cap)
+    cell_view::<S, T, W>(k, s, (b(di, dj), b(di + 1, dj), b(di, dj + 1), b(di + 1, dj + 1)))
 }
 
 /// The four faces of one cell, as [`cell_faces`] computes them: the fluxes (west, east, south,
@@ -451,16 +483,17 @@ pub fn cell_faces<S: WetDryScheme, T: Real>(
 }
 
 /// [`cell_faces`] of a state whose surface is a level `W` of `T` (mixed precision: read through
-/// [`surface_at_of`], everything after it in `T`).
+/// [`cell_view_at_of`], everything after it in `T`).
 #[inline(always)]
 pub fn cell_faces_of<S: WetDryScheme, T: Real, W: Level<T>>(
     k: &Coeffs<T>,
     q: impl Fn(i32, i32) -> (W, T, T),
     b: impl Fn(i32, i32) -> T,
 ) -> CellFaces<T> {
-    // The cross's nine cells, each seen through `surface_at` once, not once per reconstruction
-    // that reads it (18 times: four corner loads each, and a square root where partially flooded).
-    let at = |di: i32, dj: i32| surface_at_of::<S, T, W>(k, q(di, dj), &b, di, dj);
+    // The cross's nine cells, each seen through `cell_view_at` once, not once per reconstruction
+    // that reads it (18 times: four corner loads each, a square root where partially flooded,
+    // a desingularization with velocities).
+    let at = |di: i32, dj: i32| cell_view_at_of::<S, T, W>(k, q(di, dj), &b, di, dj);
     // Written out, not built by loops (`array::from_fn`, `map`): in a kernel a rolled loop over
     // a register array puts the array in local memory.
     let c = at(0, 0);

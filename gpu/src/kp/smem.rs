@@ -1,8 +1,8 @@
 //! Shared-memory pieces of the tiled flux kernels (`tile.rs`, `split_flux.rs`): face fluxes kept
-//! as three arrays, cells loaded into the state tiles, and the partially flooded cells' w̄ turned
-//! into the reconstruction's w* in place.
+//! as three arrays, cells loaded into the state tiles, and the cells turned into what the
+//! reconstruction reads (`cell_view`) in place.
 
-use super::{Coeffs, Flux, WetDryScheme, surface};
+use super::{Coeffs, Flux, WetDryScheme, cell_view};
 use crate::device::DeviceReal;
 
 /// Face flux `v` into slot `at` of three shared arrays of `n` (mass, normal, tangential).
@@ -37,20 +37,27 @@ pub(super) unsafe fn load_cell<T: DeviceReal>(
     }
 }
 
-/// Slot `t` of the w tile from w̄ to w*, and its drain cap into the cap tile, from the corners
-/// (sw, se, nw, ne) of its cell: [`surface`].
+/// Slot `t` of the state tiles (sw, su, sv) from (w̄, hu, hv) to what the reconstruction reads,
+/// and its drain cap into the cap tile, from the corners (sw, se, nw, ne) of its cell:
+/// [`cell_view`] (w*, and the velocities in a scheme that reconstructs them).
 #[inline(always)]
-pub(super) unsafe fn to_surface<S: WetDryScheme, T: DeviceReal>(
+pub(super) unsafe fn to_view<S: WetDryScheme, T: DeviceReal>(
     k: &Coeffs<T>,
-    sw: *mut T,
-    scap: *mut T,
+    [sw, su, sv, scap]: [*mut T; 4],
     t: usize,
     corners: (T, T, T, T),
 ) {
     unsafe {
-        let (ws, cap) = surface::<S, T>(k, *sw.add(t), corners);
+        let (ws, n_x, n_y, cap) = cell_view::<S, T, T>(k, (*sw.add(t), *su.add(t), *sv.add(t)), corners);
         *sw.add(t) = ws;
-        *scap.add(t) = cap;
+        if S::PARTIAL {
+            // The cap tile exists only with partially flooded cells.
+            *scap.add(t) = cap;
+        }
+        if S::VELOCITIES {
+            *su.add(t) = n_x;
+            *sv.add(t) = n_y;
+        }
     }
 }
 

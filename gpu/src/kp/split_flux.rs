@@ -4,7 +4,7 @@
 //! `assemble` does (launch contract: `entries.rs`).
 
 use super::early_exit::map_flags;
-use super::smem::{get_flux, load_cell, put_flux, store_r, to_surface};
+use super::smem::{get_flux, load_cell, put_flux, store_r, to_view};
 use super::{
     Coeffs, Recon, WetDryScheme, bed_x, bed_y, block_active, central_upwind, part_x, part_y, recon_x, recon_y,
 };
@@ -82,13 +82,13 @@ pub(super) unsafe fn kp_flux_x<S: WetDryScheme, T: DeviceReal>(
             t += l;
         }
         thread::sync_threads();
-        if S::PARTIAL {
+        if S::CORNERS {
             let mut t = tx;
             while t < tl {
                 if i0 + t < k.nx + 4 {
                     let c = t as usize;
                     let corners = (*sb.add(c), *sb.add(c + 1), *sb.add(c + cl as usize), *sb.add(c + 1 + cl as usize));
-                    to_surface::<S, T>(&k, sw, scap, c, corners);
+                    to_view::<S, T>(&k, [sw, su, sv, scap], c, corners);
                 }
                 t += l;
             }
@@ -199,14 +199,14 @@ pub(super) unsafe fn kp_flux_y<S: WetDryScheme, T: DeviceReal>(
             t += threads;
         }
         thread::sync_threads();
-        if S::PARTIAL {
+        if S::CORNERS {
             let mut t = rank;
             while t < tw * th {
                 let (a, b) = (t % tw, t / tw);
                 if i0 + 2 + a < k.nx + 4 && j0 + b < k.ny + 4 {
                     let c = (b * cw + a) as usize;
                     let corners = (*sb.add(c), *sb.add(c + 1), *sb.add(c + cw as usize), *sb.add(c + 1 + cw as usize));
-                    to_surface::<S, T>(&k, sw, scap, t as usize, corners);
+                    to_view::<S, T>(&k, [sw, su, sv, scap], t as usize, corners);
                 }
                 t += threads;
             }

@@ -2,8 +2,9 @@
 //! one row at a time, with no shared memory and no block barriers.
 //!
 //! Lane l holds padded column `28·strip + l` (lanes 0, 1, 30, 31 only supply neighbours). Per
-//! row a lane keeps a three-row register window of (w*, hu, hv, drain cap) (`surface`: w̄ unless
-//! the cell is partially flooded) and two rows of corner B, and
+//! row a lane keeps a three-row register window of (w*, n_x, n_y, drain cap) (`cell_view`: w̄
+//! unless the cell is partially flooded; the momenta, or in `clamp` the velocities) and two rows
+//! of corner B, and
 //! - reconstructs its cell along y from the window, and gets the face between this row and the
 //!   one below from the plus face it kept from the row below: the north flux of the row below,
 //!   which it now finishes and writes, and the south flux of this row;
@@ -24,8 +25,8 @@
 //! cell returns at once. These are the tile kernel's results whatever the strip geometry.
 
 use super::{
-    Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, central_upwind, face_bed, mass_part,
-    reconstruct, rhs_x, rhs_y, slope_source, stream_strips, surface_of,
+    Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, cell_view, central_upwind, face_bed,
+    mass_part, reconstruct, rhs_x, rhs_y, slope_source, stream_strips,
 };
 use crate::Level;
 use crate::device::reduce::warp_reduce;
@@ -51,7 +52,7 @@ fn cap_shift<S: WetDryScheme, T: DeviceReal>(cap: T, shift: impl Fn(T) -> T) -> 
 #[inline(always)]
 fn face_up<S: WetDryScheme, T: DeviceReal>(f: FaceState<T>) -> FaceState<T> {
     let cap = cap_shift::<S, T>(f.cap, |c| c.shfl_up(1));
-    FaceState { w: f.w.shfl_up(1), h: f.h.shfl_up(1), qn: f.qn.shfl_up(1), qt: f.qt.shfl_up(1), cap }
+    FaceState { w: f.w.shfl_up(1), h: f.h.shfl_up(1), un: f.un.shfl_up(1), ut: f.ut.shfl_up(1), cap }
 }
 
 /// Shift a flux one lane down (the east neighbour's).
@@ -130,22 +131,22 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
     let col = (if pc < k.nx + 3 { pc } else { k.nx + 3 }) as usize;
     let ccol = (if pc < k.nx + 4 { pc } else { k.nx + 4 }) as usize;
     let cp = k.cpitch as usize;
-    // A row's (w*, hu, hv, drain cap) (`surface`); the corners of the loaded cell are read
-    // here again (from cache) only in a scheme with partially flooded cells.
+    // A row's (w*, n_x, n_y, drain cap) (`cell_view`: n the momenta, or the velocities); the
+    // corners of the loaded cell are read here again (from cache) only in a scheme that needs
+    // them (`S::CORNERS`).
     let load = |pr: u32| {
         let r = (if pr < k.ny + 3 { pr } else { k.ny + 3 }) as usize;
         let g = r * p + col;
         let (wb, u, v) = unsafe { (W::ldg(w.add(g)), T::ldg(hu.add(g)), T::ldg(hv.add(g))) };
-        let (ws, cap) = if S::PARTIAL {
+        if S::CORNERS {
             let (c0, c1) = (r * cp + col, (r + 1) * cp + col);
             // SAFETY: r ≤ ny + 3 and col ≤ nx + 3, so the corners (col + 1, r + 1) exist.
             let corners =
                 unsafe { (T::ldg(bed.add(c0)), T::ldg(bed.add(c0 + 1)), T::ldg(bed.add(c1)), T::ldg(bed.add(c1 + 1))) };
-            surface_of::<S, T, W>(k, wb, corners)
+            cell_view::<S, T, W>(k, (wb, u, v), corners)
         } else {
-            (wb.narrow(), T::INFINITY)
-        };
-        (ws, u, v, cap)
+            (wb.narrow(), u, v, T::INFINITY)
+        }
     };
     let corner = |pr: u32| {
         let r = (if pr < k.ny + 4 { pr } else { k.ny + 4 }) as usize;
@@ -169,7 +170,7 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
         let (next, next_b) = (load(pj + 2), corner(pj + 2));
         let (e0, e1) = (b0.shfl_down(1), b1.shfl_down(1));
         let (bs, bn) = (T::HALF * (b0 + e0), T::HALF * (b1 + e1));
-        let ycell = |s: (T, T, T, T)| Cell { w: s.0, qn: s.2, qt: s.1, cap: s.3 };
+        let ycell = |s: (T, T, T, T)| Cell { w: s.0, n: s.2, t: s.1, cap: s.3 };
         let ry = reconstruct::<S, T>(k, ycell(sm), ycell(s0), ycell(sp), face_bed(b0, e0), face_bed(b1, e1));
         if pj > j0 + 1 {
             // The face between rows pj − 1 and pj.
@@ -203,7 +204,7 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
         }
         if pj > j0 + 1 {
             // Row pj is in the band: its x part.
-            let xcell = |s: (T, T, T, T)| Cell { w: s.0, qn: s.1, qt: s.2, cap: s.3 };
+            let xcell = |s: (T, T, T, T)| Cell { w: s.0, n: s.1, t: s.2, cap: s.3 };
             let west = (s0.0.shfl_up(1), s0.1.shfl_up(1), s0.2.shfl_up(1), cap_shift::<S, T>(s0.3, |c| c.shfl_up(1)));
             let east =
                 (s0.0.shfl_down(1), s0.1.shfl_down(1), s0.2.shfl_down(1), cap_shift::<S, T>(s0.3, |c| c.shfl_down(1)));

@@ -1,7 +1,7 @@
 //! The tile flux kernels (seed 003's): one thread a cell on a 2D shared-memory tile of
 //! `k.bx × k.by` cells, full and early exit (launch contract: `entries.rs`).
 
-use super::smem::{get_flux, load_cell, put_flux, store_r, to_surface};
+use super::smem::{get_flux, load_cell, put_flux, store_r, to_view};
 use super::{Coeffs, Recon, WetDryScheme, assemble, bed_x, bed_y, block_active, central_upwind, recon_x, recon_y};
 use crate::device::reduce::block_max;
 use crate::device::{DeviceReal, shared, thread};
@@ -28,10 +28,10 @@ unsafe fn flux_body<S: WetDryScheme, T: DeviceReal>(
     let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
     let (i0, j0) = (thread::block_idx_x() * bx, thread::block_idx_y() * by);
     let (tw, th) = (bx + 4, by + 4);
-    // The corner tile starts `o` corners in from the state tile's south-west corner: with
-    // partially flooded cells it holds every corner of the state tile's cells (for w*), else only
-    // those the cross's faces need.
-    let o = if S::PARTIAL { 0 } else { 1 };
+    // The corner tile starts `o` corners in from the state tile's south-west corner: where the
+    // reconstruction reads cells through their corners (`cell_view`) it holds every corner of
+    // the state tile's cells, else only those the cross's faces need.
+    let o = if S::CORNERS { 0 } else { 1 };
     let (cw, ch) = (bx + 5 - 2 * o, by + 5 - 2 * o);
     let tn = (tw * th) as usize;
     let base = shared::dynamic::<T>();
@@ -69,16 +69,16 @@ unsafe fn flux_body<S: WetDryScheme, T: DeviceReal>(
             t += threads;
         }
         thread::sync_threads();
-        if S::PARTIAL {
-            // w̄ → w* and the drain cap, once a tile cell (state tile cell (a, b) has its
-            // south-west corner at corner tile (a, b)).
+        if S::CORNERS {
+            // `cell_view` once a tile cell (state tile cell (a, b) has its south-west corner at
+            // corner tile (a, b)).
             let mut t = rank;
             while t < tw * th {
                 let (a, b) = (t % tw, t / tw);
                 if i0 + a < k.nx + 4 && j0 + b < k.ny + 4 {
                     let c = (b * cw + a) as usize;
                     let corners = (*sb.add(c), *sb.add(c + 1), *sb.add(c + cw as usize), *sb.add(c + 1 + cw as usize));
-                    to_surface::<S, T>(k, sw, scap, t as usize, corners);
+                    to_view::<S, T>(k, [sw, su, sv, scap], t as usize, corners);
                 }
                 t += threads;
             }

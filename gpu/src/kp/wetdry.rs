@@ -14,7 +14,7 @@
 //! compiled with only its own scheme's code, so the choice costs nothing at run time (a run-time
 //! switch kept both schemes' code, and their registers, in every flux kernel).
 
-use super::{Coeffs, FaceState, Flux, cell_bed, pressure_part};
+use super::{Coeffs, FaceState, Flux, cell_bed, desingularize_pair, pressure_part};
 use crate::{Level, Real};
 
 /// A wet–dry treatment, chosen at compile time. Every difference between the schemes follows
@@ -37,6 +37,18 @@ pub trait WetDryScheme: Copy + 'static {
     /// flowing apart, those slopes put ±½ of their momenta over a face depth below κ^¼, where
     /// desingularization turns them into hundreds of m/s (docs/kp-wet-dry.md, seventh round).
     const FILMS: bool = false;
+    /// Whether the reconstruction limits slopes of velocities rather than of momenta (true in
+    /// [`Clamp`]): each cell's desingularized velocity is formed once from its mean depth
+    /// ([`cell_view`]), and a face's velocity is its cell's plus or minus half a minmod slope, so
+    /// it lies within the velocities of the cell and its two neighbours (θ ≤ 2). With momentum
+    /// slopes a cell at a local depth minimum between two flows moving apart carries up to half
+    /// its neighbours' momenta over its own depth: the f32 4096² flood met one 6.9·10⁻⁴ m deep
+    /// (thicker than κ^¼, so not thin) whose faces moved at 155 m/s and then 10⁴ m/s
+    /// (docs/kp-wet-dry.md, eighth round). ANUGA extrapolates velocities for the same reason.
+    const VELOCITIES: bool = false;
+    /// Whether the reconstruction reads a cell through its corners ([`cell_view`]): to find a
+    /// partially flooded cell's level, or a cell's mean depth for its velocity.
+    const CORNERS: bool = Self::PARTIAL || Self::VELOCITIES;
     /// Depth above which a cell counts as wet in the wet map (early exit), from the depth `dry`
     /// at or below which a cell is dry: `dry` in KP07; 0 with partially flooded cells, whose
     /// faces can be wet while their mean depth is below `dry`, so that only a block without any
@@ -64,7 +76,9 @@ impl WetDryScheme for Bollermann {
 
 /// Bollermann et al.'s reconstruction of partially flooded cells with the draining time step
 /// of the actual Δt in place of the a-priori cap, and a velocity maximum principle in partially
-/// flooded cells after each RK stage ([`clamp_velocity`]; docs/kp-wet-dry.md, fourth round).
+/// flooded cells after each RK stage ([`clamp_velocity`]; docs/kp-wet-dry.md, fourth round);
+/// thin cells carry their own velocity to their faces, and every other cell slopes of velocity,
+/// not momentum ([`FILMS`](WetDryScheme::FILMS), [`VELOCITIES`](WetDryScheme::VELOCITIES)).
 /// Its flux has no cap: the draining factors and the clamp are passes of their own (the CPU
 /// reference's `kp::clamp`; the kernels of `drain.rs`).
 #[derive(Clone, Copy, Debug)]
@@ -74,6 +88,7 @@ impl WetDryScheme for Clamp {
     const CAP: bool = false;
     const FACE_PART: bool = true;
     const FILMS: bool = true;
+    const VELOCITIES: bool = true;
 }
 
 /// The draining factor of a cell of mean depth `h` whose faces let out `out` (the sum of its
@@ -249,6 +264,27 @@ pub fn surface_of<S: WetDryScheme, T: Real, W: Level<T>>(
     let h = w.minus(W::widen(b)).max(T::ZERO);
     let rise = hi - b; // (B_hi − B_lo)/2
     (b - rise + T::TWO * (h * rise).sqrt(), k.drain * h)
+}
+
+/// What the reconstruction reads of a cell of state (w̄, hu, hv) (w̄ a level `W` of `T`) over
+/// corner beds (sw, se, nw, ne): its level and drain cap ([`surface_of`]) and, in a scheme with
+/// [`VELOCITIES`](WetDryScheme::VELOCITIES), its desingularized velocities (u, v) from its mean
+/// depth h̄ = w̄ − B̄ (formed in `W`, rounded once) in place of its momenta: (w*, u, v, cap);
+/// otherwise (w*, hu, hv, cap). Each kernel forms it once per cell it loads.
+#[inline(always)]
+pub fn cell_view<S: WetDryScheme, T: Real, W: Level<T>>(
+    k: &Coeffs<T>,
+    (w, hu, hv): (W, T, T),
+    corners: (T, T, T, T),
+) -> (T, T, T, T) {
+    let (ws, cap) = surface_of::<S, T, W>(k, w, corners);
+    if !S::VELOCITIES {
+        return (ws, hu, hv, cap);
+    }
+    let (sw, se, nw, ne) = corners;
+    let h = w.minus(W::widen(cell_bed(sw, se, nw, ne))).max(T::ZERO);
+    let (u, v) = desingularize_pair(k.kappa, h, hu, hv);
+    (ws, u, v, cap)
 }
 
 /// The reconstructed face (w, h) of a partially flooded cell at level `ws` over a face whose bed
