@@ -122,6 +122,9 @@ struct BenchArgs {
     /// Rows per thread for suites with multi-row kernels (sediment); default: the suite's.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     rows: Option<u32>,
+    /// Time kernels and steps only: leave out whole runs (kp: the 4096² flood's, the 1024² balance's).
+    #[arg(long)]
+    no_runs: bool,
 }
 
 #[derive(clap::Args)]
@@ -295,6 +298,7 @@ fn bench(choice: BackendChoice, args: BenchArgs) -> Result<()> {
         sizes: args.sizes,
         block: args.block,
         rows: args.rows,
+        runs: !args.no_runs,
     };
     eprintln!("timing suite '{}' on {} ...", args.suite, gpu.info().name);
     let report = bench::run_suite(&args.suite, &gpu, &opts)?;

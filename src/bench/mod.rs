@@ -25,11 +25,13 @@ pub struct BenchOptions {
     pub block: Option<(u32, u32)>,
     /// Rows per thread for suites with multi-row kernels; None for their default.
     pub rows: Option<u32>,
+    /// Whether suites that also time whole runs (kp: the 4096² flood, the 1024² balance) do.
+    pub runs: bool,
 }
 
 impl Default for BenchOptions {
     fn default() -> Self {
-        BenchOptions { reps: 50, warmup: 5, sizes: Vec::new(), block: None, rows: None }
+        BenchOptions { reps: 50, warmup: 5, sizes: Vec::new(), block: None, rows: None, runs: true }
     }
 }
 

@@ -7,7 +7,8 @@
 //! each wet–dry scheme (`clamp`, the default, `bollermann` and `kp07`; each has its own flux
 //! kernels, and `clamp` its draining and clamp passes), so they come out of one run. The RK stages and the RK2 step run again with Manning's n as one
 //! constant and as a friction field (n per cell, as from a raster), for what the field costs;
-//! and SRK2's split flux kernels (a sweep of x-line lengths), RK stages and steps.
+//! and SRK2's split flux kernels (a sweep of x-line lengths), RK stages and steps. `--no-runs`
+//! leaves out the flood and the balance runs.
 //!
 //! Bytes counted are the fewest each kernel must move per interior cell, in words of the
 //! precision: flux reads w, hu, hv and the corner B and writes R_w, R_hu, R_hv (7); RK stage 1
@@ -66,11 +67,11 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
         kernels::<f32>(gpu, opts, report, n)?;
         kernels::<f64>(gpu, opts, report, n)?;
     }
-    if opts.sizes.is_empty() || opts.sizes.contains(&FLOOD_N) {
+    if opts.runs && (opts.sizes.is_empty() || opts.sizes.contains(&FLOOD_N)) {
         flood::<f32>(gpu, report)?;
         flood::<f64>(gpu, report)?;
     }
-    if opts.sizes.is_empty() || opts.sizes.contains(&BALANCE_N) {
+    if opts.runs && (opts.sizes.is_empty() || opts.sizes.contains(&BALANCE_N)) {
         balance::<f32>(gpu, opts, report, Accumulation::Plain)?;
         balance::<f32>(gpu, opts, report, Accumulation::Compensated)?;
         balance::<f64>(gpu, opts, report, Accumulation::Compensated)?;
