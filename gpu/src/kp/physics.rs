@@ -109,11 +109,11 @@ pub fn slope<T: Real>(theta: T, qm: T, q0: T, qp: T) -> T {
 /// under it, dry where they are not ([`flat_face`]). Otherwise the w slope is corrected so that
 /// both face depths are non-negative (Kurganov–Petrova 2007, §2): a face below the bed is raised
 /// to the bed and the other face lowered by as much, keeping the mean. In a scheme with
-/// [`FILMS`](WetDryScheme::FILMS), a thin cell (h⁴ < κ) then carries its desingularized velocity
-/// to both faces, as a partially flooded cell does; any other cell carries its `n`, `t` plus or
-/// minus half a limited slope (momenta, or velocities with
-/// [`VELOCITIES`](WetDryScheme::VELOCITIES)). Face velocities are desingularized where momenta
-/// reach the face ([`FaceState::of`]).
+/// [`FILMS`](WetDryScheme::FILMS) (which reconstructs velocities), a thin cell (h⁴ < κ) then
+/// carries its desingularized velocity to both faces, as a partially flooded cell does; any
+/// other cell carries its `n`, `t` plus or minus half a limited slope (momenta, or velocities
+/// with [`VELOCITIES`](WetDryScheme::VELOCITIES)). Face velocities are desingularized where
+/// momenta reach the face ([`FaceState::of`]).
 #[inline(always)]
 pub fn reconstruct<S: WetDryScheme, T: Real>(
     k: &Coeffs<T>,
@@ -157,27 +157,15 @@ pub fn reconstruct<S: WetDryScheme, T: Real>(
     } else {
         (wm, wp)
     };
-    if S::FILMS {
-        // B̄ is the mean of the two face beds (each the mean of its end corners); 0.5·s is exact,
-        // so a contracted multiply-add gives the host's bits.
-        let h = (c.w - T::HALF * (b_m + b_p)).max(T::ZERO);
-        if is_thin(k, h) {
-            let (hm, hp) = ((wm - b_m).max(T::ZERO), (wp - b_p).max(T::ZERO));
-            let (m, p) = if S::VELOCITIES {
-                ((c.n, c.t), (c.n, c.t))
-            } else {
-                let (u, v) = desingularize_pair(k.kappa, h, c.n, c.t);
-                ((hm * u, hm * v), (hp * u, hp * v))
-            };
-            return Recon {
-                m: FaceState::of::<S>(k, wm, hm, m, c.cap),
-                p: FaceState::of::<S>(k, wp, hp, p, c.cap),
-                db: b_p - b_m,
-            };
-        }
-    }
-    let sn = T::HALF * slope(k.theta, cm.n, c.n, cp.n);
-    let st = T::HALF * slope(k.theta, cm.t, c.t, cp.t);
+    // A thin cell (h⁴ < κ) carries its own velocity to both faces: its velocity slopes are 0.
+    // B̄ is the mean of the two face beds (each the mean of its end corners); 0.5·s is exact, so
+    // a contracted multiply-add gives the host's bits.
+    let thin = S::FILMS && is_thin(k, (c.w - T::HALF * (b_m + b_p)).max(T::ZERO));
+    let (sn, st) = if thin {
+        (T::ZERO, T::ZERO)
+    } else {
+        (T::HALF * slope(k.theta, cm.n, c.n, cp.n), T::HALF * slope(k.theta, cm.t, c.t, cp.t))
+    };
     Recon {
         m: FaceState::of::<S>(k, wm, (wm - b_m).max(T::ZERO), (c.n - sn, c.t - st), c.cap),
         p: FaceState::of::<S>(k, wp, (wp - b_p).max(T::ZERO), (c.n + sn, c.t + st), c.cap),

@@ -33,9 +33,11 @@ pub trait WetDryScheme: Copy + 'static {
     /// ([`flat_face`]): true in [`Clamp`].
     const FACE_PART: bool = false;
     /// Whether a thin cell (h⁴ < κ, [`is_thin`]) carries its own desingularized velocity to its
-    /// faces, rather than slopes of momentum (true in [`Clamp`]): between two wet neighbours
-    /// flowing apart, those slopes put ±½ of their momenta over a face depth below κ^¼, where
-    /// desingularization turns them into hundreds of m/s (docs/kp-wet-dry.md, seventh round).
+    /// faces, its velocity slopes 0 (true in [`Clamp`]; only with
+    /// [`VELOCITIES`](WetDryScheme::VELOCITIES)). Its neighbours' velocities are not its own:
+    /// with momentum slopes, between two wet neighbours flowing apart, its faces got ±½ of their
+    /// momenta over a depth below κ^¼, which desingularization turned into hundreds of m/s
+    /// (docs/kp-wet-dry.md, seventh round).
     const FILMS: bool = false;
     /// Whether the reconstruction limits slopes of velocities rather than of momenta (true in
     /// [`Clamp`]): each cell's desingularized velocity is formed once from its mean depth
@@ -90,6 +92,10 @@ impl WetDryScheme for Clamp {
     const FILMS: bool = true;
     const VELOCITIES: bool = true;
 }
+
+// `reconstruct` zeroes a thin cell's slopes, which carries its own velocity only where the
+// slopes are of velocity.
+const _: () = assert!(!Clamp::FILMS || Clamp::VELOCITIES);
 
 /// The draining factor of a cell of mean depth `h` whose faces let out `out` (the sum of its
 /// outgoing mass fluxes over the spacing, m/s) in a stage of the actual `dt` (Bollermann,
