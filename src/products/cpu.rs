@@ -3,7 +3,7 @@
 use super::{Products, Series, Spec, empty_series, maps, saved};
 use crate::model::Checkpoint;
 use crate::{Real, Result};
-use kernels::products::{Fields, Sampling, sample_slot, update_maxima};
+use kernels::products::{Fields, Sampling, arrival, sample_slot, update_maxima};
 
 /// Maps and gauge records of a CPU model, updated after every step.
 pub struct CpuProducts<T> {
@@ -36,9 +36,11 @@ impl<T: Real> CpuProducts<T> {
                 for i in 0..f.nx {
                     let c = (j * f.nx + i) as usize;
                     let [h, u, v, _] = f.cell(i, j, read);
-                    let mut m = [mh[c], ms[c], ar[c]];
-                    update_maxima(&f, t, h, u, v, &mut m);
-                    [mh[c], ms[c], ar[c]] = m;
+                    let mut m = [mh[c], ms[c]];
+                    if update_maxima(&f, h, u, v, &mut m) {
+                        ar[c] = arrival(t, ar[c]);
+                    }
+                    [mh[c], ms[c]] = m;
                 }
             }
         }

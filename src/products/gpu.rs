@@ -92,7 +92,11 @@ impl<T: GpuReal> GpuProducts<T> {
         clock: ClockAt,
     ) -> Result<()> {
         let [level, bed, hu, hv] = arrays;
-        let shape = LaunchShape::cover_2d(self.f.nx as u64, self.f.ny as u64, (32, 8), (1, 1))?;
+        // Without maps, the gauges alone: block (0, 0) samples them.
+        let shape = match self.f.maxima != 0 {
+            true => LaunchShape::cover_2d(self.f.nx as u64, self.f.ny as u64, (32, 8), (1, 1))?,
+            false => LaunchShape::fixed((1, 1, 1), (32, 8, 1)),
+        };
         let [mh, ms, ar] = self.maps.each_mut().map(|m| m.ptr_mut());
         let (t_at, steps_at, t, steps) = match clock {
             ClockAt::Device(c, t_slot, steps_slot) => {
@@ -119,8 +123,8 @@ impl<T: GpuReal> GpuProducts<T> {
             values: self.values.ptr_mut(),
             times: self.times.ptr_mut(),
         };
-        // SAFETY: blocks of 32×8 threads covering nx × ny (256 ≥ MAX_GAUGES threads in block
-        // (0, 0)); level, bed, hu, hv and select are the model's, holding what the fields'
+        // SAFETY: blocks of 32×8 threads covering nx × ny, or one such block where no map is
+        // kept (256 ≥ MAX_GAUGES threads in block (0, 0)); level, bed, hu, hv and select are the model's, holding what the fields'
         // views reach (the caller's contract); the maps hold nx·ny values when f.maxima is set
         // (new); cells holds s.gauges pairs (i, j) of interior cells (new, from Spec::cells);
         // values holds RING·gauges·GAUGE_VALUES, times RING; t_at and steps_at are null or

@@ -1,7 +1,8 @@
 //! The products' entry point.
 //!
 //! Launch contract: a 2D grid of blocks covering nx × ny threads (one interior cell each; the
-//! block size any multiple of 32 with at least `s.gauges` threads in block (0, 0)). `level`,
+//! block size any multiple of 32 with at least `s.gauges` threads in block (0, 0)), or, when
+//! `f.maxima` is 0, any grid whose block (0, 0) has that many threads. `level`,
 //! `bed`, `hu`, `hv` are arrays holding every element their [`View`](super::View)s in `f`
 //! reach (the bed is not read when `f.level_is` is `LEVEL_DEPTH_FLAT`); with `select` not null,
 //! level and momenta lie `*select · f.buffer` elements further on (a state buffer the device

@@ -1,6 +1,6 @@
 //! The products kernel (launch contract: `entries.rs`).
 
-use super::{Fields, GAUGE_VALUES, Sampling, sample_slot, update_maxima};
+use super::{Fields, GAUGE_VALUES, Sampling, arrival as arrival_at, sample_slot, update_maxima};
 use crate::device::{DeviceReal, thread};
 
 /// # Safety
@@ -40,11 +40,19 @@ pub(super) unsafe fn products_update<T: DeviceReal>(
         if f.maxima != 0 && i < f.nx && j < f.ny {
             let c = (j * f.nx + i) as usize;
             let [h, u, v, _] = f.cell(i, j, read);
-            let mut m = [*max_h.add(c), *max_speed.add(c), *arrival.add(c)];
-            update_maxima(&f, t, h, u, v, &mut m);
-            *max_h.add(c) = m[0];
-            *max_speed.add(c) = m[1];
-            *arrival.add(c) = m[2];
+            let old = [*max_h.add(c), *max_speed.add(c)];
+            let mut m = old;
+            let may_arrive = update_maxima(&f, h, u, v, &mut m);
+            // Written where they change: most cells' maxima stand still most steps.
+            if m[0] != old[0] {
+                *max_h.add(c) = m[0];
+            }
+            if m[1] != old[1] {
+                *max_speed.add(c) = m[1];
+            }
+            if may_arrive {
+                *arrival.add(c) = arrival_at(t, *arrival.add(c));
+            }
         }
         // The gauges: threads of block (0, 0), one gauge each.
         if thread::block_idx_x() != 0 || thread::block_idx_y() != 0 {

@@ -150,11 +150,15 @@ pub fn speed<T: Real>(dry: T, h: T, hu: T, hv: T) -> T {
     if h > dry { (hu * hu + hv * hv).sqrt() / h } else { T::ZERO }
 }
 
-/// One cell's maps after a step at time `t`: `m` = [max depth, max speed, arrival], the running
-/// maxima of depth (wet depths only) and speed, and the arrival time (NaN until the depth first
-/// exceeds the threshold).
+/// One cell's maps after a step: `m` = [max depth, max speed], the running maxima of depth
+/// (wet depths only) and speed. Returns whether the cell may arrive at this step: its depth
+/// exceeds the arrival threshold and its old maximum did not. Only such a cell's arrival time
+/// need be read ([`arrival`]): a maximum above the threshold means the cell arrived when it
+/// was reached, so the kernel reads two maps of three a step, and writes a map only where it
+/// changes.
 #[inline(always)]
-pub fn update_maxima<T: Real>(f: &Fields<T>, t: f64, h: T, hu: T, hv: T, m: &mut [T; 3]) {
+pub fn update_maxima<T: Real>(f: &Fields<T>, h: T, hu: T, hv: T, m: &mut [T; 2]) -> bool {
+    let may_arrive = h > f.arrival_depth && m[0] <= f.arrival_depth;
     let wet = if h > f.dry { h } else { T::ZERO };
     if wet > m[0] {
         m[0] = wet;
@@ -163,12 +167,17 @@ pub fn update_maxima<T: Real>(f: &Fields<T>, t: f64, h: T, hu: T, hv: T, m: &mut
     if s > m[1] {
         m[1] = s;
     }
+    may_arrive
+}
+
+/// The arrival time of a cell that may arrive at time `t` ([`update_maxima`]), given its
+/// arrival map's value: NaN (not arrived yet) becomes `t`; a time stays.
+#[inline(always)]
+pub fn arrival<T: Real>(t: f64, old: T) -> T {
     // NaN is the only value not equal to itself: not arrived yet.
     #[allow(clippy::eq_op)]
-    let unset = m[2] != m[2];
-    if unset && h > f.arrival_depth {
-        m[2] = T::from_f64(t);
-    }
+    let unset = old != old;
+    if unset { T::from_f64(t) } else { old }
 }
 
 /// The slot sample `steps / every` goes to, if `steps` is a sampling step.
