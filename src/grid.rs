@@ -86,11 +86,24 @@ impl Grid2 {
         self.dx * self.dy
     }
     /// The integral Σ v·ΔxΔy of an interior field (a volume, from a depth or a height), summed
-    /// in f64 in storage order.
+    /// in f64 ([`sum`]).
     pub fn integrate<T: crate::Real>(&self, interior: &[T]) -> f64 {
-        interior.iter().map(|v| v.to_f64()).sum::<f64>() * self.cell_area()
+        sum(interior) * self.cell_area()
     }
 }
+
+/// Σ v in f64: runs of [`SUM_RUN`] values summed in storage order, in parallel, then the runs'
+/// sums in order. The result depends on the values alone, not on the number of threads, so
+/// progress lines and conservation figures read the same on every machine; a writer checks a
+/// 4096² snapshot's volume in a few milliseconds instead of ~20 on one core.
+pub fn sum<T: crate::Real>(values: &[T]) -> f64 {
+    use rayon::prelude::*;
+    let runs: Vec<f64> = values.par_chunks(SUM_RUN).map(|r| r.iter().map(|v| v.to_f64()).sum::<f64>()).collect();
+    runs.iter().sum()
+}
+
+/// Values [`sum`] adds in one run.
+pub const SUM_RUN: usize = 1 << 14;
 
 /// A 3D grid of `nx × ny × nz` points spaced `dx × dy × dz` metres from `origin`, with `halo`
 /// ghost layers on each side (none for fields periodic in their index arithmetic).
@@ -164,9 +177,9 @@ impl Mesh {
             Mesh::Volume(g) => g.dx * g.dy * g.dz,
         }
     }
-    /// The integral Σ v·(cell size) of an interior field, summed in f64 in storage order.
+    /// The integral Σ v·(cell size) of an interior field, summed in f64 ([`sum`]).
     pub fn integrate<T: crate::Real>(&self, interior: &[T]) -> f64 {
-        interior.iter().map(|v| v.to_f64()).sum::<f64>() * self.cell_size()
+        sum(interior) * self.cell_size()
     }
     /// The centre of the cell at storage index `c` (z = 0 on a plane), metres.
     pub fn centre(&self, c: usize) -> [f64; 3] {

@@ -148,6 +148,12 @@ impl<T> Pool<T> {
             free.extend(state.fields.into_iter().map(|f| f.data));
         }
     }
+    /// Give one vector back (a part a state was assembled from).
+    pub fn give_vec(&self, v: Vec<T>) {
+        if let Ok(mut free) = self.0.lock() {
+            free.push(v);
+        }
+    }
 }
 
 /// A time-dependent model on one backend.

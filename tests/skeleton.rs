@@ -139,6 +139,45 @@ fn fields_index_their_interior_and_ghosts() {
     assert!(Field2::<f64>::from_stored(l, vec![0.0; 3]).is_err());
 }
 
+/// The parallel passes a writer makes over a snapshot (copying the interior out, finding the
+/// first bad value, summing) against plain loops, on fields large enough to be split.
+#[test]
+fn large_fields_are_copied_searched_and_summed_as_plain_loops_do() {
+    use hydrokern::field::{PARALLEL_GRAIN, first_where, interior_into};
+    let l = Layout2::new(301, 700, 2);
+    let stored: Vec<f64> = (0..l.len()).map(|k| (k as f64 * 0.37).sin()).collect();
+    // Appended after what the vector holds.
+    let mut out = vec![7.0];
+    interior_into(&l, &stored, &mut out);
+    let mut plain = vec![7.0];
+    for j in 0..700 {
+        for i in 0..301 {
+            plain.push(stored[l.at(i, j)]);
+        }
+    }
+    assert_eq!(out, plain);
+
+    let n = 5 * PARALLEL_GRAIN + 17;
+    for bad in
+        [vec![], vec![0], vec![PARALLEL_GRAIN - 1, PARALLEL_GRAIN], vec![3 * PARALLEL_GRAIN + 5, n - 1], vec![n - 1]]
+    {
+        let mut v = vec![1.0f32; n];
+        for &k in &bad {
+            v[k] = f32::NAN;
+        }
+        assert_eq!(first_where(&v, |x| !x.is_finite()), bad.first().copied(), "bad at {bad:?}");
+    }
+
+    // Integers: every partial sum is exact, so the sum must be too; and the same bits whatever
+    // the number of threads.
+    let v: Vec<f64> = (0..n).map(|k| (k % 1000) as f64).collect();
+    let exact: f64 = (0..n).map(|k| (k % 1000) as f64).sum();
+    assert_eq!(hydrokern::grid::sum(&v), exact);
+    let w: Vec<f32> = (0..n).map(|k| ((k as f32) * 0.001).cos()).collect();
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    assert_eq!(one.install(|| hydrokern::grid::sum(&w)).to_bits(), hydrokern::grid::sum(&w).to_bits());
+}
+
 #[test]
 fn grids_place_cells_in_metres_and_refuse_bad_sizes() {
     let g = Grid2::new(4, 2, 8.0, 1.0, 2).unwrap();

@@ -629,7 +629,7 @@ impl Simulation for KpCase {
     }
     fn check<T: Real>(&self, state: &State<T>) -> Option<String> {
         let h = state.field("h")?;
-        let k = h.data.iter().position(|v| v.to_f64() < 0.0)?;
+        let k = crate::field::first_where(&h.data, |v| v.to_f64() < 0.0)?;
         let (row, col) = (k / self.grid.nx, k % self.grid.nx);
         Some(format!("negative depth h[{row}, {col}] = {} (NumPy row, column of h.npy)", h.data[k]))
     }

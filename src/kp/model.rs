@@ -10,6 +10,7 @@ use crate::model::{Checkpoint, Clock, Halt, Later, Model, Output, Pool, State, U
 use crate::products::{CpuProducts, Fields, GpuProducts, Products, Spec};
 use crate::runtime::{Backend, Gpu, Snapshots, Timer};
 use crate::{Error, GpuReal, Real, Result};
+use rayon::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -321,9 +322,17 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                 interior_into(&layout, q[0], &mut w);
                 interior_into(&layout, q[1], &mut hu);
                 interior_into(&layout, q[2], &mut hv);
-                q.get(3).map(|lo| interior_of(&layout, lo))
+                q.get(3).map(|lo| {
+                    let mut low = pool.take(n);
+                    interior_into(&layout, lo, &mut low);
+                    low
+                })
             })?;
-            Ok(state_of(dims, clock, &bed, [w, hu, hv], low.as_deref()))
+            let state = state_of(dims, clock, &bed, [w, hu, hv], low.as_deref());
+            if let Some(low) = low {
+                pool.give_vec(low);
+            }
+            Ok(state)
         }))
     }
 
@@ -566,14 +575,15 @@ fn state_of<T: GpuReal>(
     [w, hu, hv]: [Vec<T>; 3],
     low: Option<&[T]>,
 ) -> State<T> {
-    // In place: w's vector becomes h's.
+    // In place: w's vector becomes h's (in parallel, as the writer assembles a snapshot).
     let mut h = w;
+    let grain = crate::field::PARALLEL_GRAIN;
     match low {
         // Summed in f64 (only f32 has a low part), rounded to T once.
-        Some(low) => h.iter_mut().zip(bed).zip(low).for_each(|((w, b), lo)| {
+        Some(low) => h.par_iter_mut().zip(bed).zip(low).with_min_len(grain).for_each(|((w, b), lo)| {
             *w = T::from_f64((w.to_f64() - b.to_f64()) + lo.to_f64());
         }),
-        None => h.iter_mut().zip(bed).for_each(|(w, b)| *w -= *b),
+        None => h.par_iter_mut().zip(bed).with_min_len(grain).for_each(|(w, b)| *w -= *b),
     }
     let dims = vec![ny, nx];
     let out = |name, long_name, units, data| Output { name, long_name, units, dims: dims.clone(), data };

@@ -556,7 +556,7 @@ impl Problem {
     }
 
     /// Interior values of a padded field, `nx·ny` row-major.
-    pub fn interior<T: Copy>(&self, padded: &[T]) -> Vec<T> {
+    pub fn interior<T: Copy + Send + Sync>(&self, padded: &[T]) -> Vec<T> {
         crate::field::interior_of(&self.layout(), padded)
     }
 

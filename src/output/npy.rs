@@ -3,7 +3,7 @@
 //!
 //! A 2-D field stored with x fastest (`field[j * nx + i]`) has shape `[ny, nx]`.
 
-use super::write_atomic_with;
+use super::write_atomic_parts;
 use crate::{Error, Result};
 use std::borrow::Cow;
 use std::path::Path;
@@ -80,10 +80,7 @@ pub fn write_npy<T: NpyElem>(path: &Path, data: &[T], shape: &[usize]) -> Result
     }
     let header = header(T::DESCR, shape)?;
     let values = T::le_bytes(data);
-    write_atomic_with(path, |f| {
-        f.write_all(&header)?;
-        f.write_all(&values)
-    })
+    write_atomic_parts(path, &[&header, &values])
 }
 
 /// Read a `.npy` file of little-endian `f2`/`f4`/`f8` values in C order, widened to f64;

@@ -8,9 +8,10 @@
 
 use super::checkpoint::{self, Meta, Restart};
 use super::netcdf::NetcdfRun;
-use super::writer::{Job, QUEUE, Writer};
+use super::writer::{Job, QUEUE, Spent, Writer};
 use super::{Case, Console, Norms, Outcome, RunDir, RunOptions, start};
 use crate::case::{Format, Times};
+use crate::field::first_where;
 use crate::grid::Mesh;
 use crate::model::{Clock, Halt, Model, State, Until};
 use crate::output::{Animations, write_atomic, write_npy};
@@ -104,7 +105,8 @@ pub fn simulate<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
 /// The first cell of `state` that is not finite: "h[3, 7] (NumPy row 3, column 7 of h.npy; …) = NaN".
 pub(super) fn first_non_finite<T: Real>(state: &State<T>, mesh: &Mesh) -> Option<String> {
     for f in &state.fields {
-        if let Some(k) = f.data.iter().position(|v| !v.is_finite()) {
+        // In parallel: the writer checks every snapshot of a GPU run.
+        if let Some(k) = first_where(&f.data, |v| !v.is_finite()) {
             let at =
                 if f.dims == mesh.dims() { mesh.cell_note(f.name, k) } else { format!("{}[{k}] (flat index)", f.name) };
             return Some(format!("{at} = {}", f.data[k]));
@@ -172,7 +174,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
             progress,
             good: initial,
             good_pool: pool,
-            arriving: Duration::ZERO,
+            spent: Spent::default(),
         };
         let writer = scope.spawn(move || writer.run(queue));
         let mut held = Duration::ZERO;
@@ -229,11 +231,10 @@ fn time_loop<S: Simulation, T: GpuReal>(
         say(format!("  conservation: {line}"));
     }
     say(format!(
-        "  output held the model up for {held:.2} s ({:.1}% of the run); writing took {:.2} s beside it, \
-         {:.2} s of it waiting for states to arrive",
+        "  output held the model up for {held:.2} s ({:.1}% of the run); writing took {:.2} s beside it ({})",
         100.0 * held / secs.max(1e-9),
         written.busy.as_secs_f64(),
-        written.arriving.as_secs_f64()
+        written.spent.describe()
     ));
     Ok(Outcome {
         dir: dir.path().to_path_buf(),

@@ -39,9 +39,42 @@ pub struct Written<T> {
     pub album: Album,
     /// Time spent on the jobs, on the writer's thread.
     pub busy: Duration,
-    /// The part of `busy` spent waiting for states to arrive (a GPU model's downloads, and
-    /// forming the output fields from what came down).
+    /// Where `busy` went.
+    pub spent: Spent,
+}
+
+/// The writer's time by what it did, for the run's last line: where output's time goes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Spent {
+    /// Waiting for states to arrive (a GPU model's downloads, and forming the output fields
+    /// from what came down).
     pub arriving: Duration,
+    /// Checking states (finite, physical) and their progress lines.
+    pub checking: Duration,
+    /// Snapshot files: NPY, pictures, NetCDF records.
+    pub snapshots: Duration,
+    /// Gauge records and maps.
+    pub products: Duration,
+    pub checkpoints: Duration,
+}
+
+impl Spent {
+    /// "0.31 s waiting for states to arrive, 0.05 s checking them, …", the parts that took time.
+    pub fn describe(&self) -> String {
+        let parts = [
+            (self.arriving, "waiting for states to arrive"),
+            (self.checking, "checking them"),
+            (self.snapshots, "on snapshot files"),
+            (self.products, "on gauges and maps"),
+            (self.checkpoints, "on checkpoints"),
+        ];
+        let said: Vec<String> = parts
+            .iter()
+            .filter(|(d, _)| !d.is_zero())
+            .map(|(d, what)| format!("{:.2} s {what}", d.as_secs_f64()))
+            .collect();
+        said.join(", ")
+    }
 }
 
 pub struct Writer<'a, S, T> {
@@ -53,8 +86,8 @@ pub struct Writer<'a, S, T> {
     pub good: State<T>,
     /// Where `good`'s vectors go back to when a later state replaces it.
     pub good_pool: Option<Pool<T>>,
-    /// Time spent in [`Later::wait`] so far.
-    pub arriving: Duration,
+    /// Where the writer's time went so far.
+    pub spent: Spent,
 }
 
 impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
@@ -68,20 +101,25 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
                 Job::Progress(later) => {
                     let pool = later.pool();
                     let state = self.checked(later)?;
+                    let t = Instant::now();
                     self.progress.show(self.console, self.sim, &state);
+                    self.spent.checking += t.elapsed();
                     self.keep(state, pool);
                 }
                 Job::Snapshot(later, products, line) => {
                     let pool = later.pool();
                     let state = self.checked(later)?;
                     if line {
+                        let t = Instant::now();
                         self.progress.show(self.console, self.sim, &state);
+                        self.spent.checking += t.elapsed();
                     }
                     self.snapshot(&state, products, &mut album)?;
                     self.keep(state, pool);
                 }
                 Job::Checkpoint(c, meta, products) => {
                     let files = self.products(products)?;
+                    let t = Instant::now();
                     if !files.is_empty() {
                         self.console.say(format!(
                             "  checkpoint t = {} {}: {}",
@@ -95,11 +133,12 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
                     self.dir.sync()?;
                     self.dir.write(CHECKPOINT_FILE, |p| checkpoint::write(p, &meta, &c))?;
                     self.dir.sync()?;
+                    self.spent.checkpoints += t.elapsed();
                 }
             }
             busy += started.elapsed();
         }
-        Ok(Written { good: self.good, album, busy, arriving: self.arriving })
+        Ok(Written { good: self.good, album, busy, spent: self.spent })
     }
 
     /// Keep `state` as the last good one, giving the one it replaces back to its pool.
@@ -115,8 +154,11 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
     fn checked(&mut self, later: Later<T>) -> Result<State<T>> {
         let t = Instant::now();
         let state = later.wait()?;
-        self.arriving += t.elapsed();
-        match first_non_finite(&state, &self.sim.mesh()).or_else(|| self.sim.check(&state)) {
+        self.spent.arriving += t.elapsed();
+        let t = Instant::now();
+        let bad = first_non_finite(&state, &self.sim.mesh()).or_else(|| self.sim.check(&state));
+        self.spent.checking += t.elapsed();
+        match bad {
             None => Ok(state),
             Some(why) => Err(blew_up(self.sim, self.dir, &self.good, &state.clock, true, &why, &state)),
         }
@@ -124,7 +166,9 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
 
     fn snapshot(&mut self, state: &State<T>, products: Option<Products<T>>, album: &mut Album) -> Result<()> {
         let times = self.sim.times();
+        let t = Instant::now();
         let mut files = write_snapshot(self.sim, self.dir, state, album, &mut self.netcdf)?;
+        self.spent.snapshots += t.elapsed();
         files.extend(self.products(products)?);
         if !files.is_empty() {
             self.console.say(format!("  snapshot t = {} {}: {}", state.clock.t, times.unit, files.join(", ")));
@@ -136,8 +180,10 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
     /// end and at checkpoints); the names written.
     fn products(&mut self, products: Option<Products<T>>) -> Result<Vec<String>> {
         let (Some(p), Mesh::Plane(grid)) = (products, self.sim.mesh()) else { return Ok(Vec::new()) };
+        let t = Instant::now();
         let mut files = products::write(self.dir, &p, &grid, self.sim.times().t_end)?;
         files.extend(self.netcdf.products(self.sim, self.dir, &p, &grid)?);
+        self.spent.products += t.elapsed();
         Ok(files)
     }
 }

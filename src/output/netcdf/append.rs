@@ -21,9 +21,6 @@ use std::path::{Path, PathBuf};
 /// The classic format's record count is a signed 32-bit number.
 const MAX_RECORDS: u64 = i32::MAX as u64;
 
-/// Slabs of at least this many bytes get a writer thread each.
-const PARALLEL_SLAB: usize = 1 << 20;
-
 pub struct Appender {
     path: PathBuf,
     file: File,
@@ -132,19 +129,10 @@ impl Appender {
         let start = self.records_begin + n * self.record_bytes;
         // The padding between slabs is never written: the file's length, set first, makes it
         // read as zeros, as the format asks.
-        let written: std::io::Result<()> = file.metadata().and_then(|m| file.set_len(at.max(m.len()))).and_then(|()| {
-            std::thread::scope(|s| {
-                let (large, small): (Vec<_>, Vec<_>) = placed.iter().partition(|(_, b)| b.len() >= PARALLEL_SLAB);
-                let threads: Vec<_> =
-                    large.into_iter().map(|&(o, b)| s.spawn(move || file.write_all_at(b, o))).collect();
-                for &(o, b) in small {
-                    file.write_all_at(b, o)?;
-                }
-                threads.into_iter().try_for_each(|t| {
-                    t.join().unwrap_or_else(|_| Err(std::io::Error::other("a writer thread panicked")))
-                })
-            })
-        });
+        let written: std::io::Result<()> = file
+            .metadata()
+            .and_then(|m| file.set_len(at.max(m.len())))
+            .and_then(|()| crate::output::write_pieces_at(file, &placed));
         if let Err(e) = written {
             // The count was not touched: cut the uncounted bytes off, so a full disk gets back
             // the room they took (for the run's manifest) and the file ends at its last record.
