@@ -7,6 +7,7 @@ use super::plot::Axis;
 use super::ticks::{MARGIN, TICK_LEN, finite_min_max, tick_labels};
 use crate::output::canvas::{BLACK, Canvas, TEXT_H, TEXT_MID, WHITE, text_width};
 use crate::{Error, Result};
+use rayon::prelude::*;
 use std::borrow::Cow;
 use std::path::Path;
 
@@ -189,24 +190,26 @@ fn color_range(field: &[f64], range: Option<(f64, f64)>) -> Result<(f64, f64)> {
 
 /// Average `stride`×`stride` blocks, ignoring non-finite cells (a block with no finite cell is
 /// NaN), so a downsampled picture keeps the field's means rather than aliasing it.
-fn downsample(field: &[f64], nx: usize, ny: usize, stride: usize) -> Cow<'_, [f64]> {
+pub(super) fn downsample(field: &[f64], nx: usize, ny: usize, stride: usize) -> Cow<'_, [f64]> {
     if stride == 1 {
         return Cow::Borrowed(field);
     }
     let (mx, my) = (nx.div_ceil(stride), ny.div_ceil(stride));
-    let mut out = Vec::with_capacity(mx * my);
-    for bj in 0..my {
-        for bi in 0..mx {
+    let mut out = vec![0.0; mx * my];
+    // Rows of blocks in parallel: a 4096² field's maps are drawn while the model runs.
+    out.par_chunks_mut(mx).enumerate().for_each(|(bj, blocks)| {
+        let rows = &field[bj * stride * nx..((bj + 1) * stride).min(ny) * nx];
+        for (bi, block) in blocks.iter_mut().enumerate() {
             let (mut sum, mut n) = (0.0, 0usize);
-            for row in field.chunks_exact(nx).skip(bj * stride).take(stride) {
-                for v in row.iter().skip(bi * stride).take(stride).filter(|v| v.is_finite()) {
+            for row in rows.chunks_exact(nx) {
+                for v in row[bi * stride..((bi + 1) * stride).min(nx)].iter().filter(|v| v.is_finite()) {
                     sum += v;
                     n += 1;
                 }
             }
-            out.push(if n > 0 { sum / n as f64 } else { f64::NAN });
+            *block = if n > 0 { sum / n as f64 } else { f64::NAN };
         }
-    }
+    });
     Cow::Owned(out)
 }
 

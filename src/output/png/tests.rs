@@ -1,4 +1,4 @@
-use super::map::{MIN_LONG_SIDE, field_layout, render_field};
+use super::map::{MIN_LONG_SIDE, downsample, field_layout, render_field};
 use super::plot::{Axis, PLOT_H, PLOT_W};
 use super::ticks::tick_labels;
 use super::*;
@@ -487,4 +487,34 @@ fn a_long_legend_is_cut_short() {
     // Uncut, 40 rows of 25 pixels would fill the picture; a few stray pixels of the frame's grey
     // in the anti-aliased text are allowed for.
     assert!(rows <= LEGEND_ROWS * (crate::output::canvas::TEXT_H + 8) + 30, "a legend frame over {rows} rows");
+}
+
+/// Block means for maps of large grids, against a plain loop: blocks cut off at the right and
+/// top edges, non-finite cells left out, a block of them NaN.
+#[test]
+fn downsampling_averages_the_finite_cells_of_each_block() {
+    for (nx, ny, stride) in [(7usize, 5usize, 2usize), (9, 9, 3), (4, 6, 1), (300, 130, 4)] {
+        let field: Vec<f64> =
+            (0..nx * ny).map(|k| if k % 11 == 3 { f64::NAN } else { (k as f64 * 0.7).sin() }).collect();
+        let (mx, my) = (nx.div_ceil(stride), ny.div_ceil(stride));
+        let mut plain = Vec::new();
+        for bj in 0..my {
+            for bi in 0..mx {
+                let mut v = Vec::new();
+                for j in bj * stride..((bj + 1) * stride).min(ny) {
+                    for i in bi * stride..((bi + 1) * stride).min(nx) {
+                        if field[j * nx + i].is_finite() {
+                            v.push(field[j * nx + i]);
+                        }
+                    }
+                }
+                plain.push(if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 });
+            }
+        }
+        let got = downsample(&field, nx, ny, stride);
+        assert_eq!(got.len(), plain.len());
+        for (a, b) in got.iter().zip(&plain) {
+            assert!(a == b || (a.is_nan() && b.is_nan()), "{nx}×{ny} by {stride}: {a} vs {b}");
+        }
+    }
 }
