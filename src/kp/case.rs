@@ -319,6 +319,8 @@ pub struct KpCase {
     v0: f64,
     /// The interior cells of `[output] gauges`, in their order.
     gauge_cells: Vec<u32>,
+    /// What the snapshots' pictures share, made at the first.
+    still: OnceLock<super::pictures::Still>,
 }
 
 /// The largest Courant number for which the scheme keeps depths non-negative (and so the
@@ -443,6 +445,7 @@ impl KpCase {
             early_exit,
             v0,
             gauge_cells,
+            still: OnceLock::new(),
         })
     }
 }
@@ -652,7 +655,8 @@ impl Simulation for KpCase {
         format!("{halt}; the fastest cell, h[{row}, {col}] (NumPy row, column), moves at {:.3e} m/s", best.0)
     }
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
-        super::pictures::write(&self.problem, &self.grid, self.times.t_end, state, album, dir)
+        let still = self.still.get_or_init(|| super::pictures::Still::of(&self.problem));
+        super::pictures::write(&self.problem, still, &self.grid, self.times.t_end, state, album, dir)
     }
 }
 

@@ -13,6 +13,7 @@ use crate::output::png::{
     Ground, MapOptions, Picture, PlotOptions, Profiles, Scale, Series, render_map, write_profiles_png,
 };
 use crate::run::{Album, RunDir, time_tag};
+use rayon::prelude::*;
 
 /// Cells shallower than this (m) are drawn as dry land: thinner films are numerical residue of
 /// the wet–dry front, not water a reader should see.
@@ -55,13 +56,28 @@ impl Ranges {
 
 /// The bed at each cell centre (the mean of its corners, as the scheme takes it).
 fn cell_beds(p: &Problem) -> Vec<f64> {
-    (0..p.nx * p.ny).map(|k| p.cell_bed(k % p.nx, k / p.nx)).collect()
+    (0..p.nx * p.ny).into_par_iter().map(|k| p.cell_bed(k % p.nx, k / p.nx)).collect()
+}
+
+/// What every snapshot's pictures of a run share: the colour ranges and the bed at the cell
+/// centres, worked out once (at 4096², each is a pass over 16.7 M cells).
+pub struct Still {
+    pub ranges: Ranges,
+    pub bed: Vec<f64>,
+}
+
+impl Still {
+    pub fn of(p: &Problem) -> Still {
+        Still { ranges: Ranges::of(p), bed: cell_beds(p) }
+    }
 }
 
 /// `depth_t<time>.png`, `surface_t<time>.png`, `speed_t<time>.png`, `centreline.png`, and a
 /// frame of `depth.gif`.
+#[allow(clippy::too_many_arguments)]
 pub fn write<T: Real>(
     p: &Problem,
+    still: &Still,
     g: &Grid2,
     t_end: f64,
     state: &State<T>,
@@ -71,12 +87,12 @@ pub fn write<T: Real>(
     let (Some(h), Some(hu), Some(hv)) = (state.field("h"), state.field("hu"), state.field("hv")) else {
         return Ok(());
     };
-    let f64s = |v: &[T]| v.iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
+    // Passes over every cell in parallel: the run's writer draws these while the model steps.
+    let f64s = |v: &[T]| v.par_iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
     let (h, hu, hv) = (f64s(&h.data), f64s(&hu.data), f64s(&hv.data));
-    let bed = cell_beds(p);
-    let dry: Vec<bool> = h.iter().map(|&d| d <= DRY_DEPTH).collect();
-    let ground = Ground { bed: &bed, dry: &dry };
-    let ranges = Ranges::of(p);
+    let (bed, ranges) = (&still.bed, still.ranges);
+    let dry: Vec<bool> = h.par_iter().map(|&d| d <= DRY_DEPTH).collect();
+    let ground = Ground { bed, dry: &dry };
     let t = time_tag(state.clock.t);
     let (lx, ly) = g.extent();
     let size = format!("{lx} m × {ly} m, {}×{} cells", g.nx, g.ny);
@@ -86,8 +102,9 @@ pub fn write<T: Real>(
         m
     };
 
-    let surface: Vec<f64> = h.iter().zip(&bed).map(|(d, b)| d + b).collect();
-    let speed: Vec<f64> = (0..h.len()).map(|k| if dry[k] { 0.0 } else { hu[k].hypot(hv[k]) / h[k] }).collect();
+    let surface: Vec<f64> = h.par_iter().zip(bed).map(|(d, b)| d + b).collect();
+    let speed: Vec<f64> =
+        (0..h.len()).into_par_iter().map(|k| if dry[k] { 0.0 } else { hu[k].hypot(hv[k]) / h[k] }).collect();
     let maps = [
         (format!("depth_t{t}.png"), &h, MapOptions { scale: Scale::Sqrt, ..map("water depth", "h [m]", ranges.depth) }),
         (format!("surface_t{t}.png"), &surface, map("water surface elevation", "η = b + h [m]", ranges.surface)),
