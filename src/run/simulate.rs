@@ -92,7 +92,14 @@ pub fn simulate<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
         Precision::F64 | Precision::Mixed => time_loop::<S, f64>(sim, opts, &s.backend, &mut s.dir, restart),
     };
     match &result {
-        Ok(_) => s.dir.finish("finished")?,
+        // The files reach the disk here, after the run's own time: a run that wrote tens of GB
+        // waits seconds for the disk, and says so.
+        Ok(_) => {
+            let t = Instant::now();
+            s.dir.finish("finished")?;
+            opts.console
+                .say(format!("  files synced to disk in {:.2} s, after the time above", t.elapsed().as_secs_f64()));
+        }
         // The run's own error is the one to report: recording it can fail for the same reason
         // (a full disk), and that failure must not hide it.
         Err(e) => {
