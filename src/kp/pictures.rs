@@ -6,7 +6,7 @@
 //! ([`Ranges::of`]), so the snapshots of a run compare colour for colour.
 
 use super::Problem;
-use crate::{Error, Real, Result};
+use crate::{Real, Result};
 use crate::grid::Grid2;
 use crate::model::State;
 use crate::output::png::{
@@ -35,9 +35,9 @@ pub struct Ranges {
 }
 
 impl Ranges {
-    pub fn of(p: &Problem) -> Ranges {
+    /// The ranges of problem `p` with its bed at the cell centres `beds`.
+    pub fn of(p: &Problem, beds: &[f64]) -> Ranges {
         let n = p.nx * p.ny;
-        let beds = cell_beds(p);
         let h_max = p.h.iter().fold(0.0f64, |a, &h| a.max(h));
         let wet = || (0..n).filter(|&k| p.h[k] > DRY_DEPTH);
         let (lo, hi) = wet().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), k| {
@@ -68,7 +68,8 @@ pub struct Still {
 
 impl Still {
     pub fn of(p: &Problem) -> Still {
-        Still { ranges: Ranges::of(p), bed: cell_beds(p) }
+        let bed = cell_beds(p);
+        Still { ranges: Ranges::of(p, &bed), bed }
     }
 }
 
@@ -112,16 +113,8 @@ pub fn write<T: Real>(
     ];
     // The three maps drawn side by side: at 4096² one takes most of a second on one core, and
     // the run's writer draws them while the model steps.
-    let mut pictures: Vec<Picture> = std::thread::scope(|s| {
-        let threads: Vec<_> = maps
-            .iter()
-            .map(|(_, field, opts)| s.spawn(|| render_map(field, g.nx, g.ny, opts, Some(&ground))))
-            .collect();
-        threads
-            .into_iter()
-            .map(|t| t.join().unwrap_or_else(|_| Err(Error::invalid("a picture thread panicked"))))
-            .collect::<Result<_>>()
-    })?;
+    let mut pictures: Vec<Picture> =
+        maps.par_iter().map(|(_, field, opts)| render_map(field, g.nx, g.ny, opts, Some(&ground))).collect::<Result<_>>()?;
     let files: Vec<(String, &Picture)> = maps.iter().map(|(name, _, _)| name.clone()).zip(&pictures).collect();
     dir.write_each(&files, |path, picture| picture.write_png(path))?;
     album.animations.push("depth.gif", pictures.swap_remove(0));
@@ -160,12 +153,12 @@ mod tests {
         // A dam's column of 10 m on a dry flat bed: depth 0..10, surface from the bed to 10,
         // speed to 2√(10 g).
         let p = setup::column(32, 32, 100.0, 100.0, 20.0, 10.0, 0.0);
-        let r = Ranges::of(&p);
+        let r = Still::of(&p).ranges;
         assert_eq!(r.depth, (0.0, 10.0));
         assert_eq!(r.surface, (0.0, 10.0));
         assert!((r.speed.1 - 2.0 * (10.0 * p.g).sqrt()).abs() < 1e-12);
         // 2.5 m inside 0.5 m: the surface spans the two levels.
-        let r = Ranges::of(&setup::column(32, 32, 40.0, 40.0, 5.0, 2.5, 0.5));
+        let r = Still::of(&setup::column(32, 32, 40.0, 40.0, 5.0, 2.5, 0.5)).ranges;
         assert_eq!(r.surface, (0.5, 2.5));
     }
 }

@@ -123,12 +123,12 @@ impl<T: GpuReal> GpuProducts<T> {
             values: self.values.ptr_mut(),
             times: self.times.ptr_mut(),
         };
-        // SAFETY: blocks of 32×8 threads covering nx × ny, or one such block where no map is
-        // kept (256 ≥ MAX_GAUGES threads in block (0, 0)); level, bed, hu, hv and select are the model's, holding what the fields'
-        // views reach (the caller's contract); the maps hold nx·ny values when f.maxima is set
-        // (new); cells holds s.gauges pairs (i, j) of interior cells (new, from Spec::cells);
-        // values holds RING·gauges·GAUGE_VALUES, times RING; t_at and steps_at are null or
-        // slots of the clock buffer (the caller's contract).
+        // SAFETY: blocks of 32×8 threads covering nx × ny, or one such block where no map is kept
+        // (256 ≥ MAX_GAUGES threads in block (0, 0)); level, bed, hu, hv and select are the
+        // model's, holding what the fields' views reach (the caller's contract); the maps hold
+        // nx·ny values when f.maxima is set (new); cells holds s.gauges pairs (i, j) of interior
+        // cells (new, from Spec::cells); values holds RING·gauges·GAUGE_VALUES, times RING; t_at
+        // and steps_at are null or slots of the clock buffer (the caller's contract).
         unsafe { self.kernel.launch(shape, p) }
     }
 
