@@ -88,6 +88,10 @@ struct GpuRun<T: GpuReal> {
     launched: u64,
     early_steps: u64,
     clock: Clock,
+    /// `clock` is the device's: read after the last step enqueued. Reading it again would wait
+    /// behind a snapshot's download, which shares the bus's copy engine with the read (5 ms for
+    /// the 256 MB of a 4096² f32 state on an H200, at every snapshot).
+    clock_read: bool,
     products: Option<GpuProducts<T>>,
     /// Copies of (w, hu, hv) for snapshots read on another thread; made by the first one.
     snapshots: Option<Snapshots<T>>,
@@ -107,6 +111,7 @@ impl<T: GpuReal> GpuRun<T> {
             launched: 0,
             early_steps: 0,
             clock: Clock::START,
+            clock_read: false,
             products: None,
             snapshots: None,
             pool: Pool::default(),
@@ -341,7 +346,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             On::Cpu(_, k) | On::Mixed(_, k) => Ok(k.as_ref().map(|k| k.products(maps))),
             On::GpuMixed(_) => Ok(None),
             On::Gpu(run) => {
-                let steps = run.model.clock(&run.gpu)?.steps;
+                let steps = if run.clock_read { run.clock.steps } else { run.model.clock(&run.gpu)?.steps };
                 match &mut run.products {
                     Some(k) => {
                         k.drain(&run.gpu, steps)?;
@@ -489,6 +494,7 @@ fn split_values_of<T: GpuReal>(c: &Checkpoint<T>) -> Result<(Option<(f64, f64)>,
 
 impl<T: GpuReal> GpuRun<T> {
     fn step(&mut self, kernel: FluxKernel) -> Result<()> {
+        self.clock_read = false;
         self.model.step(kernel)?;
         if let Some(k) = &mut self.products {
             let (inputs, clock) = self.model.product_inputs();
@@ -513,17 +519,23 @@ impl<T: GpuReal> GpuRun<T> {
     fn advance(&mut self, until: Until, problem: &Problem) -> Result<Clock> {
         self.model.set_stop(until.t);
         loop {
-            let clock = self.model.clock(&self.gpu)?;
-            let halt = match clock.status {
-                kernels::kp::STEP_OK => None,
-                kernels::kp::STEP_NON_FINITE => Some(Halt::NonFinite),
-                _ => Some(Halt::Collapsed { floor: problem.dt_floor }),
-            };
-            self.clock = Clock { t: clock.t, steps: clock.steps, dt: clock.dt, halt };
-            // The clock read synchronised: bring the gauge samples over while they fit the ring.
-            if let Some(k) = &mut self.products {
-                k.drain(&self.gpu, clock.steps)?;
+            // Read after the last step (the samples up to it drained then): what it said stands.
+            if !self.clock_read {
+                let clock = self.model.clock(&self.gpu)?;
+                let halt = match clock.status {
+                    kernels::kp::STEP_OK => None,
+                    kernels::kp::STEP_NON_FINITE => Some(Halt::NonFinite),
+                    _ => Some(Halt::Collapsed { floor: problem.dt_floor }),
+                };
+                self.clock = Clock { t: clock.t, steps: clock.steps, dt: clock.dt, halt };
+                self.clock_read = true;
+                // The read synchronised: bring the gauge samples over while they fit the ring.
+                if let Some(k) = &mut self.products {
+                    k.drain(&self.gpu, clock.steps)?;
+                }
             }
+            let clock = self.clock;
+            let halt = clock.halt;
             let past_deadline = until.deadline.is_some_and(|d| Instant::now() >= d);
             if halt.is_some() || clock.t >= until.t || clock.steps >= until.steps || past_deadline {
                 return Ok(self.clock);

@@ -184,13 +184,14 @@ fn time_loop<S: Simulation, T: GpuReal>(
             spent: Spent::default(),
         };
         let writer = scope.spawn(move || writer.run(queue));
-        let mut held = Duration::ZERO;
+        let mut held = Held::default();
         let stepped = step(sim, backend, model.as_mut(), restart, &jobs, &mut held, &|| writer.is_finished());
         // Close the queue; what the writer still has to do holds the run up as well.
         drop(jobs);
         let waited = Instant::now();
         let written = writer.join().unwrap_or_else(|_| Err(Error::invalid("the writer thread panicked")));
-        (stepped, written, held + waited.elapsed())
+        held.finishing = waited.elapsed();
+        (stepped, written, held)
     });
     // The writer's error comes first: it is the earlier event (a blow-up it found, a full disk),
     // and the time loop stopped because of it.
@@ -225,7 +226,6 @@ fn time_loop<S: Simulation, T: GpuReal>(
     let secs = started.elapsed().as_secs_f64();
     let cells = sim.mesh().cells() as f64;
     let steps = good.clock.steps - restart.map_or(0, |r| r.clock().steps);
-    let held = held.as_secs_f64();
     say(format!(
         "done: {} steps to t = {} {} in {secs:.2} s ({:.3e} cell updates/s, output included); results in {}",
         good.clock.steps,
@@ -237,9 +237,11 @@ fn time_loop<S: Simulation, T: GpuReal>(
     if let Some(line) = sim.conservation(&good) {
         say(format!("  conservation: {line}"));
     }
+    let total = held.total().as_secs_f64();
     say(format!(
-        "  output held the model up for {held:.2} s ({:.1}% of the run); writing took {:.2} s beside it ({})",
-        100.0 * held / secs.max(1e-9),
+        "  output held the model up for {total:.2} s ({:.1}% of the run{}); writing took {:.2} s beside it ({})",
+        100.0 * total / secs.max(1e-9),
+        held.describe(),
         written.busy.as_secs_f64(),
         written.spent.describe()
     ));
@@ -249,6 +251,41 @@ fn time_loop<S: Simulation, T: GpuReal>(
         t: good.clock.t,
         norms: good.fields.iter().map(|f| (f.name.to_string(), Norms::of(&f.data))).collect(),
     })
+}
+
+/// The time the time loop spent on output rather than stepping, by what it waited for: the
+/// run's last line, so that what holds the model up can be told apart.
+#[derive(Clone, Copy, Debug, Default)]
+struct Held {
+    /// Taking states, products and checkpoints from the model (on the GPU: enqueueing the
+    /// device copies, downloading gauge records and maps; a page-locked buffer allocated when
+    /// the writer fell behind).
+    taking: Duration,
+    /// Waiting for room in the writer's queue.
+    queue: Duration,
+    /// Waiting for the writer to finish after the last step.
+    finishing: Duration,
+}
+
+impl Held {
+    fn total(&self) -> Duration {
+        self.taking + self.queue + self.finishing
+    }
+
+    /// ": 0.10 s taking states, …", the parts that took time.
+    fn describe(&self) -> String {
+        let parts = [
+            (self.taking, "taking states"),
+            (self.queue, "waiting for the writer's queue"),
+            (self.finishing, "waiting for the writer at the end"),
+        ];
+        let said: Vec<String> = parts
+            .iter()
+            .filter(|(d, _)| d.as_secs_f64() >= 0.005)
+            .map(|(d, what)| format!("{:.2} s {what}", d.as_secs_f64()))
+            .collect();
+        if said.is_empty() { String::new() } else { format!(": {}", said.join(", ")) }
+    }
 }
 
 /// How the stepping ended.
@@ -266,7 +303,7 @@ enum Stepped<T> {
 
 /// Step the model to every snapshot and the end, handing states, snapshots and checkpoints to
 /// the writer (`jobs`); `held` adds up the time this spends on output (copies started,
-/// downloads for products and checkpoints, waits for room in the queue).
+/// downloads for products and checkpoints, waits for room in the queue), by kind.
 #[allow(clippy::too_many_arguments)]
 fn step<S: Simulation, T: GpuReal>(
     sim: &S,
@@ -274,7 +311,7 @@ fn step<S: Simulation, T: GpuReal>(
     model: &mut dyn Model<T>,
     restart: Option<&Restart>,
     jobs: &SyncSender<Job<T>>,
-    held: &mut Duration,
+    held: &mut Held,
     writer_gone: &dyn Fn() -> bool,
 ) -> Result<Stepped<T>> {
     let info = sim.info();
@@ -300,10 +337,10 @@ fn step<S: Simulation, T: GpuReal>(
         None => (times.t_end, limit, false),
     });
     // Hand a job over, timing the wait; false when the writer is gone.
-    let mut send = |job: Job<T>, held: &mut Duration| {
+    let mut send = |job: Job<T>, held: &mut Held| {
         let t = Instant::now();
         let ok = jobs.send(job).is_ok();
-        *held += t.elapsed();
+        held.queue += t.elapsed();
         ok
     };
     let last = targets.len() - 1;
@@ -340,7 +377,7 @@ fn step<S: Simulation, T: GpuReal>(
             if (due || at_stop) && !(at_stop && to >= stop) {
                 let t = Instant::now();
                 let later = model.state_later()?;
-                *held += t.elapsed();
+                held.taking += t.elapsed();
                 if !send(Job::Progress(later), held) {
                     return Ok(Stepped::WriterStopped);
                 }
@@ -357,7 +394,7 @@ fn step<S: Simulation, T: GpuReal>(
         let later = model.state_later()?;
         // The maps only at the end (and at checkpoints): each is as large as a field.
         let products = model.products(target == last)?;
-        *held += t.elapsed();
+        held.taking += t.elapsed();
         if !send(Job::Snapshot(later, products, stepped), held) {
             return Ok(Stepped::WriterStopped);
         }
@@ -382,14 +419,14 @@ fn checkpoint<S: Simulation, T: GpuReal>(
     backend: &Backend,
     model: &mut dyn Model<T>,
     passed: u64,
-    send: &mut impl FnMut(Job<T>, &mut Duration) -> bool,
-    held: &mut Duration,
+    send: &mut impl FnMut(Job<T>, &mut Held) -> bool,
+    held: &mut Held,
 ) -> Result<bool> {
     let info = sim.info();
     let t = Instant::now();
     let state = model.checkpoint()?;
     let products = model.products(true)?;
-    *held += t.elapsed();
+    held.taking += t.elapsed();
     let meta = Meta {
         solver: info.solver.into(),
         precision: info.run.precision,
