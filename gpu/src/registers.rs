@@ -18,4 +18,18 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     ("adi_x_partition_f32", 64),
     ("adi_xt_partition_f32", 64),
     ("adi_yt_partition_f32", 64),
+    // The `clamp` streamed flux kernel (`kp::stream`), the default scheme's: in f64, 136
+    // registers (150 with early exit) leave three blocks of 4 warps on a multiprocessor (12
+    // warps), and the kernel is bound by latency at that occupancy; at 128 four fit (ptxas
+    // spills 20 and 44 bytes). In f32 with early exit, 86 registers leave five blocks; at 64,
+    // eight (spilling 44 bytes). Measured on an H200 (`bench kp`, tuning off, main and the
+    // capped build in one call, docs/bench/session-2026-11-28q/c116): f64 flux at 4096²
+    // 0.998 → 0.868 ms, early exit 1.068 → 0.917; RK2 step 2.951 → 2.687 ms (2048²: 0.916 →
+    // 0.820); the 4096² flood to t = 4 s 25.29 → 23.27 s. f32 with early exit at 4096² 0.471
+    // → 0.414 ms (2048²: 0.134 → 0.136), its step 1.671 → 1.554. Not f32 without early exit
+    // (72 registers, seven blocks): capped at 64 it was no faster at 4096² and 3% slower at
+    // 2048²; 96 in f64 and 56 in f32 spilled more and gained less.
+    ("kp_flux_stream_clamp_f64", 128),
+    ("kp_flux_stream_early_clamp_f64", 128),
+    ("kp_flux_stream_early_clamp_f32", 64),
 ];
