@@ -8,7 +8,7 @@
 
 use super::checkpoint::{self, Meta, Restart};
 use super::netcdf::NetcdfRun;
-use super::writer::{Job, QUEUE, Spent, Writer};
+use super::writer::{Job, QUEUE, Spent, Writer, durations};
 use super::{Case, Console, Norms, Outcome, RunDir, RunOptions, start};
 use crate::case::{Format, Times};
 use crate::field::first_where;
@@ -279,12 +279,8 @@ impl Held {
             (self.queue, "waiting for the writer's queue"),
             (self.finishing, "waiting for the writer at the end"),
         ];
-        let said: Vec<String> = parts
-            .iter()
-            .filter(|(d, _)| d.as_secs_f64() >= 0.005)
-            .map(|(d, what)| format!("{:.2} s {what}", d.as_secs_f64()))
-            .collect();
-        if said.is_empty() { String::new() } else { format!(": {}", said.join(", ")) }
+        let said = durations(&parts);
+        if said.is_empty() { said } else { format!(": {said}") }
     }
 }
 

@@ -68,13 +68,19 @@ impl Spent {
             (self.products, "on gauges and maps"),
             (self.checkpoints, "on checkpoints"),
         ];
-        let said: Vec<String> = parts
-            .iter()
-            .filter(|(d, _)| !d.is_zero())
-            .map(|(d, what)| format!("{:.2} s {what}", d.as_secs_f64()))
-            .collect();
-        said.join(", ")
+        durations(&parts)
     }
+}
+
+/// "0.31 s waiting …, 0.05 s checking …": the parts of a time that show at two decimals (5 ms
+/// or more), for the run's last line.
+pub(super) fn durations(parts: &[(Duration, &str)]) -> String {
+    let said: Vec<String> = parts
+        .iter()
+        .filter(|(d, _)| d.as_secs_f64() >= 0.005)
+        .map(|(d, what)| format!("{:.2} s {what}", d.as_secs_f64()))
+        .collect();
+    said.join(", ")
 }
 
 pub struct Writer<'a, S, T> {
