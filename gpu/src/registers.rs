@@ -32,4 +32,24 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     ("kp_flux_stream_clamp_f64", 128),
     ("kp_flux_stream_early_clamp_f64", 128),
     ("kp_flux_stream_early_clamp_f32", 64),
+    // Session r (docs/kp-wet-dry-kernels.md, "RK2's second stage in the streamed flux
+    // kernel"): the code for the second stage moved the f32 kernel without it from 72 to 75
+    // registers, one block of 4 warps fewer (seven to six) and 5% slower at 4096² (c119); 72 is
+    // where it was, without spills.
+    ("kp_flux_stream_clamp_f32", 72),
+    // The streamed kernel with the second stage in it: uncapped 110 (f32) and 155 (f64)
+    // registers, four and three blocks. Capped at 96 and 128 (f32 spills nothing, f64 136
+    // bytes) it was faster than at 80 and 112 (c120: f32 4096² stage 0.701 against 0.706 ms,
+    // f64 1.191 against 1.403) and than uncapped (c119, before its inputs were loaded ahead).
+    ("kp_flux_stream_rk_clamp_f64", 128),
+    ("kp_flux_stream_rk_clamp_f32", 96),
+    // The f32 RK kernels: the loop over the drain list (the second stage's blocks the streamed
+    // kernel leaves) moved them from 46–48 to 54 registers, four blocks of 256 threads instead
+    // of five, and both stages ran 13–15% slower (c119). At 48 they spill 0–8 bytes and run at
+    // 78% (stage 1) and 67–73% (stage 2) of copy at 4096² (c120, c121). In f64 the extra
+    // registers leave the four blocks as they were.
+    ("kp_rk_f32", 48),
+    ("kp_rk_friction_field_f32", 48),
+    ("kp_rk_c_f32", 48),
+    ("kp_rk_c_friction_field_f32", 48),
 ];

@@ -15,17 +15,21 @@
 //! reads Qⁿ, R and the cell B and writes Q¹ (10); RK stage 2 reads Qⁿ, Q¹, R and the cell B and
 //! writes Qⁿ⁺¹ (13); a whole RK2 step 7 + 10 + 7 + 13 = 37 (the Δt reduction and the ghost
 //! cells are O(blocks) and O(n) and not counted); a friction field adds one word to each stage. The boundary kernel counts 6 words per ghost
-//! cell (3 read, 3 written).
+//! cell (3 read, 3 written). With the second stage in the streamed flux kernel (the default,
+//! `kp_flux_stream_rk`) that stage reads Q¹, the corner B, Qⁿ and the cell B and writes Qⁿ⁺¹
+//! (11): R is neither written nor read back and Q¹ is read once, so the step moves
+//! 7 + 10 + 11 = 28. The step rows time both ways ("stage 2 fused", "stage 2 apart").
 //!
 //! The "kp balance" rows (docs/f32-conservation.md) time whole RK2 steps of Thacker's bowl at
 //! 1024² in f32 plain, f32 compensated and f64, each with its relative volume change after a
 //! fresh run of 10 000 steps; the compensated step moves 5 words more (w's low part: stage 1
-//! reads Qⁿ's and writes Q¹'s, stage 2 reads both and writes Qⁿ⁺¹'s), 42 in all. Every other
-//! f32 row runs the default update, compensated, and counts those words too. The mixed
+//! reads Qⁿ's and writes Q¹'s, stage 2 reads both and writes Qⁿ⁺¹'s), 42 in all (33 fused). Every
+//! other f32 row runs the default update, compensated, and counts those words too. The mixed
 //! precision's row ("mixed", w and R_w in f64, the rest in f32) counts bytes: w and R_w 8 each,
 //! hu, hv, their R and B 4 each: flux 20 read and 16 written, stage 1 48 read and 16 written
 //! (hu, hv, B and R's momenta 4 each, w and R_w 8), stage 2 48 + 16 read and 16 written: 192
-//! bytes a cell against 148 (plain f32), 168 (compensated f32) and 296 (f64).
+//! bytes a cell against 148 (plain f32), 168 (compensated f32) and 296 (f64); fused, R's 16
+//! written and 16 read and Q¹'s 16 read again are not moved: 144.
 
 use crate::bench::{BenchOptions, Report, time_gpu};
 use crate::accumulation::Accumulation;
@@ -80,6 +84,12 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     Ok(())
 }
 
+/// Words a cell an RK2 step of `p` moves in `T` (the module comment): 37, or 28 with the second
+/// stage in the streamed flux kernel (`fused`), and w's low parts.
+fn step_words<T: GpuReal>(p: &Problem, fused: bool) -> f64 {
+    (if fused { 28.0 } else { 37.0 }) + 5.0 * low::<T>(p)
+}
+
 /// 1 where a run of `p` in `T` keeps w's low part (the default in f32), else 0: the words it adds
 /// a cell, 2 to stage 1 and 3 to stage 2.
 fn low<T: GpuReal>(p: &Problem) -> f64 {
@@ -97,7 +107,7 @@ fn balance<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, accu
     let problem = Problem { accumulation, ..setup::thacker(BALANCE_N) };
     let launch = Launch { block: opts.block.unwrap_or(Launch::default().block), ..Launch::default() };
     let how = problem.accumulation_of::<T>();
-    let words = 37.0 + 5.0 * low::<T>(&problem);
+    let words = step_words::<T>(&problem, true);
     let cells = (BALANCE_N * BALANCE_N) as f64;
     let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
     let t = time_gpu(gpu, opts.warmup, opts.reps, |_| m.step(FluxKernel::Full))?;
@@ -119,8 +129,8 @@ fn balance<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, accu
     Ok(())
 }
 
-/// Bytes a cell an RK2 step moves in mixed precision (the module comment).
-const MIXED_STEP_BYTES: f64 = 192.0;
+/// Bytes a cell an RK2 step moves in mixed precision, stage 2 fused (the module comment).
+const MIXED_STEP_BYTES: f64 = 144.0;
 
 /// [`balance`] in mixed precision (`GpuKp::new_mixed`: w and R_w in f64), its volume in f64.
 fn balance_mixed(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
@@ -211,23 +221,38 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
             let t = time_gpu(gpu, warm, reps, |_| m.rk(2))?;
             let stage2 = (13.0 + 3.0 * low::<T>(&problem)) * w * cells;
             report.push("kp rk", "stage 2", &size, p, t.median_ms, stage2, None, note(t.median_ms));
+            // Stage 2 in the streamed flux kernel: Q¹, B, Qⁿ, cell B read, Qⁿ⁺¹ written.
+            let t = time_gpu(gpu, warm, reps, |_| m.flux_rk())?;
+            let fused = (11.0 + 3.0 * low::<T>(&problem)) * w * cells;
+            let v = format!("stage 2 in the {} flux kernel", launch.flux.describe());
+            report.push("kp rk", &v, &size, p, t.median_ms, fused, None, rate(t.median_ms));
             let t = time_gpu(gpu, warm, reps, |_| m.boundary(false))?;
             let ghosts = 4.0 * (2 * n + 4) as f64;
             report.push("kp boundary", "both passes", &size, p, t.median_ms, 6.0 * w * ghosts, None, String::new());
         }
-        for flux in [launch.flux, FluxVariant::Tile] {
+        // The streamed kernel with the second stage in it (the default) and apart, and the tile one.
+        for (flux, fused) in [(launch.flux, true), (launch.flux, false), (FluxVariant::Tile, false)] {
             m.set_flux(gpu, flux)?;
-            for kernel in [FluxKernel::Full, FluxKernel::EarlyExit] {
+            m.set_fused(fused);
+            let stage2 = match flux {
+                FluxVariant::Tile => "",
+                FluxVariant::Stream { .. } if fused => ", stage 2 fused",
+                FluxVariant::Stream { .. } => ", stage 2 apart",
+            };
+            // The fused second stage has no early-exit form: one row for early exit.
+            let kernels: &[FluxKernel] = if fused { &[FluxKernel::Full] } else { &[FluxKernel::Full, FluxKernel::EarlyExit] };
+            for &kernel in kernels {
                 let t = time_gpu(gpu, warm, reps, |_| m.step(kernel))?;
                 let v = format!(
-                    "RK2 step, {} flux{}, {scheme}",
+                    "RK2 step, {} flux{stage2}{}, {scheme}",
                     flux.describe(),
                     if kernel == FluxKernel::Full { "" } else { ", early exit" },
                 );
-                let words = 37.0 + 5.0 * low::<T>(&problem);
+                let words = step_words::<T>(&problem, fused);
                 report.push("kp step", &v, &size, p, t.median_ms, words * w * cells, None, rate(t.median_ms));
             }
         }
+        m.set_fused(true);
     }
     srk2::<T>(gpu, opts, report, n, launch)?;
     split::<T>(gpu, opts, report, n, launch)?;
@@ -320,7 +345,8 @@ fn friction<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: 
         report.push("kp rk", &format!("stage 2, {what}"), &size, T::NAME, t.median_ms, (13.0 + extra + 3.0 * low::<T>(&problem)) * w * cells, None, String::new());
         let t = time_gpu(gpu, warm, reps, |_| m.step(FluxKernel::Full))?;
         let v = format!("RK2 step, {} flux, wet–dry {}, {what}", launch.flux.describe(), WetDry::DEFAULT.name());
-        report.push("kp step", &v, &size, T::NAME, t.median_ms, (37.0 + 2.0 * extra + 5.0 * low::<T>(&problem)) * w * cells, None, String::new());
+        // The default step: stage 2 in the streamed flux kernel.
+        report.push("kp step", &v, &size, T::NAME, t.median_ms, (step_words::<T>(&problem, true) + 2.0 * extra) * w * cells, None, String::new());
     }
     Ok(())
 }
@@ -366,8 +392,10 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
     let on = flood_run::<T>(gpu, FluxKernel::EarlyExit, WetDry::DEFAULT)?;
     let cells = (FLOOD_N * FLOOD_N) as f64;
     let w = std::mem::size_of::<T>() as f64;
-    // The flood runs the default update (compensated in f32).
-    let step_words = 37.0 + 5.0 * Accumulation::default().compensates::<T>() as u8 as f64;
+    // The flood runs the default update (compensated in f32): early exit off with the second
+    // stage in the streamed flux kernel, on with the two apart (no early-exit fused form).
+    let low = 5.0 * Accumulation::default().compensates::<T>() as u8 as f64;
+    let (words_off, step_words) = (28.0 + low, 37.0 + low);
     let size = format!("{FLOOD_N}²");
     let mut t0 = 0.0;
     let (mut quarter_on, mut quarter_off, mut quarter_steps, mut quarter_t) = (0.0, 0.0, 0, 0.0);
@@ -381,7 +409,7 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
                 &size,
                 T::NAME,
                 secs * 1e3,
-                step_words * w * cells * steps as f64,
+                if mode == "on" { step_words } else { words_off } * w * cells * steps as f64,
                 None,
                 format!("{steps} steps, {:.0}% of tiles wet at the end{speedup}", wet * 100.0),
             );

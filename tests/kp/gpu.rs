@@ -145,11 +145,13 @@ fn check_gpu<T: GpuReal>(
     p: &Problem,
     Launch { block, flux, line }: Launch,
     early: bool,
+    fused: bool,
     steps: usize,
 ) -> Result<(), TestCaseError> {
     let gpu = gpu();
     let mut cpu_m = CpuKp::<T>::new(p, block, early).unwrap();
     let mut gpu_m = GpuKp::<T>::new(&gpu, p, Launch { block, flux, line }).unwrap();
+    gpu_m.set_fused(fused);
     let kernel = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
     if p.scheme.is_split() {
         gpu_steps(&gpu, &mut gpu_m, kernel, steps as u64, true);
@@ -166,7 +168,7 @@ fn check_gpu<T: GpuReal>(
     let g = gpu_m.download(&gpu).unwrap();
     let clock = gpu_m.clock(&gpu).unwrap();
     let what = format!(
-        "{} {} {} {}×{} {:?} wet–dry {} friction {} block {block:?} flux {} early {early} after {steps} steps",
+        "{} {} {} {}×{} {:?} wet–dry {} friction {} block {block:?} flux {} early {early} fused {fused} after {steps} steps",
         T::NAME,
         p.scheme.name(),
         p.accumulation_of::<T>(),
@@ -234,7 +236,9 @@ pub(super) fn awkward_size() -> impl Strategy<Value = usize> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(24)))]
     /// Every flux entry point (tile and streamed, full and early exit, each wet–dry scheme, f32
-    /// and f64) in every case, the streamed one in a random shape; the RK entry points (one n,
+    /// and f64) in every case, the streamed one in a random shape, and the streamed one with
+    /// RK2's second stage in it (`kp_flux_stream_rk`, the default; in RK2 and Euler cases) and
+    /// without; the RK entry points (one n,
     /// n per cell) by the random friction, each in half the cases, and in f32 plain or
     /// compensated (`RK_C…`, w's low part compared as w + low) by the drawn accumulation; in a
     /// fifth of the cases SRK2 (its x-line and y-block kernels in place of the flux kernel, a
@@ -276,13 +280,14 @@ proptest! {
             // SRK2, DS1 and DS2 launch their own flux kernels whatever the variant; the split
             // schemes have no early exit.
             let own = matches!(p.scheme, Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2);
-            let fluxes = if own { vec![FluxVariant::Tile] } else { vec![FluxVariant::Tile, stream] };
+            // The streamed kernel with RK2's second stage in it (the default) and apart.
+            let fluxes = if own { vec![(FluxVariant::Tile, false)] } else { vec![(FluxVariant::Tile, false), (stream, true), (stream, false)] };
             let earlies: &[bool] = if p.scheme.is_split() { &[false] } else { &[false, true] };
-            for flux in fluxes {
+            for (flux, fused) in fluxes {
                 for &early in earlies {
                     let launch = Launch { block, flux, line };
-                    check_gpu::<f32>(&p, launch, early, steps32)?;
-                    check_gpu::<f64>(&p, launch, early, steps)?;
+                    check_gpu::<f32>(&p, launch, early, fused, steps32)?;
+                    check_gpu::<f64>(&p, launch, early, fused, steps)?;
                 }
             }
         }
@@ -767,15 +772,17 @@ fn kp_gpu_clamp_drains_and_clamps_as_the_cpu() {
         p.wet_dry = WetDry::Clamp;
         // The flux kernels of RK2, SRK2's pair (its drain pass writes R's two parts), and the
         // split substeps (the drain passes on the x faces, the clamp in the output's orientation).
+        // The streamed kernel with RK2's second stage in it (the default) and apart.
         let kernels = [
-            (FluxVariant::Tile, Scheme::Rk2),
-            (FluxVariant::STREAM, Scheme::Rk2),
-            (FluxVariant::Stream { warps: 3, rows: 5 }, Scheme::Rk2),
-            (FluxVariant::Tile, Scheme::Srk2),
-            (FluxVariant::Tile, Scheme::Ds1),
-            (FluxVariant::Tile, Scheme::Ds2),
+            (FluxVariant::Tile, Scheme::Rk2, false),
+            (FluxVariant::STREAM, Scheme::Rk2, true),
+            (FluxVariant::STREAM, Scheme::Rk2, false),
+            (FluxVariant::Stream { warps: 3, rows: 5 }, Scheme::Rk2, true),
+            (FluxVariant::Tile, Scheme::Srk2, false),
+            (FluxVariant::Tile, Scheme::Ds1, false),
+            (FluxVariant::Tile, Scheme::Ds2, false),
         ];
-        for (flux, scheme) in kernels {
+        for (flux, scheme, fused) in kernels {
             p.scheme = scheme;
             // The split schemes on the column in a dry domain one step, as in `kp_gpu_matches_cpu`:
             // once films set Δt, their velocities' rounding (ε·|w|/dry) reaches every cell, through
@@ -785,8 +792,8 @@ fn kp_gpu_clamp_drains_and_clamps_as_the_cpu() {
             for early in [false, true] {
                 for block in [(16, 8), (32, 1)] {
                     let launch = Launch { block, flux, line: 32 };
-                    check_gpu::<f64>(&p, launch, early, steps).unwrap();
-                    check_gpu::<f32>(&p, launch, early, steps).unwrap();
+                    check_gpu::<f64>(&p, launch, early, fused, steps).unwrap();
+                    check_gpu::<f32>(&p, launch, early, fused, steps).unwrap();
                 }
             }
         }

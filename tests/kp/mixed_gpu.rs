@@ -14,10 +14,11 @@ use proptest::prelude::*;
 /// w (f64), hu and hv (f32) within the f32 step bound relative to the field (the fluxes are f32:
 /// the GPU's contracted multiply-adds and approximate roots reach w through Δt·R_w), t likewise;
 /// and the GPU's w not f32 values (the update is f64).
-fn check_mixed(p: &Problem, launch: Launch, early: bool, steps: usize) -> Result<(), TestCaseError> {
+fn check_mixed(p: &Problem, launch: Launch, early: bool, fused: bool, steps: usize) -> Result<(), TestCaseError> {
     let gpu = gpu();
     let mut c = CpuKp::<f32, f64>::new(p, launch.block, early).unwrap();
     let mut g = GpuKp::new_mixed(&gpu, p, launch).unwrap();
+    g.set_fused(fused);
     let kernel = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
     for _ in 0..steps {
         g.poison().unwrap();
@@ -25,7 +26,7 @@ fn check_mixed(p: &Problem, launch: Launch, early: bool, steps: usize) -> Result
         c.step(f64::INFINITY).unwrap();
     }
     let what = format!(
-        "mixed {} {}×{} {:?} wet–dry {} friction {} block {:?} flux {} early {early} after {steps} steps",
+        "mixed {} {}×{} {:?} wet–dry {} friction {} block {:?} flux {} early {early} fused {fused} after {steps} steps",
         p.scheme.name(),
         p.nx,
         p.ny,
@@ -57,7 +58,7 @@ fn check_mixed(p: &Problem, launch: Launch, early: bool, steps: usize) -> Result
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(24)))]
     /// The mixed streamed flux kernels (each wet–dry scheme, full and early exit, a random
-    /// shape), RK stage (one n or n per cell, by the random friction), ghost cells and `clamp`'s
+    /// shape; with RK2's second stage in them and without), RK stage (one n or n per cell, by the random friction), ghost cells and `clamp`'s
     /// passes, RK2 and Euler, against the reference on random states of awkward sizes; `clamp`
     /// and the column in a dry domain one step (as `kp_gpu_matches_cpu` in f32: a film's velocity
     /// is good to ulp(w)/h in f32).
@@ -80,8 +81,11 @@ proptest! {
         for wet_dry in WetDry::GPU {
             p.wet_dry = wet_dry;
             let steps = if kind == 1 || wet_dry == WetDry::Clamp { 1 } else { steps };
+            // RK2's second stage in the streamed kernel (the default) and apart.
             for early in [false, true] {
-                check_mixed(&p, Launch { block, flux: stream, ..Launch::default() }, early, steps)?;
+                for fused in [true, false] {
+                    check_mixed(&p, Launch { block, flux: stream, ..Launch::default() }, early, fused, steps)?;
+                }
             }
         }
     }

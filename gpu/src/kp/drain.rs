@@ -28,7 +28,7 @@ fn at<T: DeviceReal>(k: &Coeffs<T>, i: u32, j: u32) -> (usize, usize) {
 /// `*count`, this block taking entries blockIdx.x, blockIdx.x + gridDim.x, …: every thread of
 /// the block calls `body` for the same blocks, so barriers in it are uniform.
 #[inline(always)]
-unsafe fn for_listed(list: *const u32, count: *const u32, mut body: impl FnMut(u32, u32)) {
+pub(super) unsafe fn for_listed(list: *const u32, count: *const u32, mut body: impl FnMut(u32, u32)) {
     let n = unsafe { *count };
     let mut e = thread::block_idx_x();
     while e < n {
@@ -50,13 +50,14 @@ fn cell_of<T: DeviceReal>(k: &Coeffs<T>, bi: u32, bj: u32) -> (u32, u32) {
 /// map `wet` (`block_active`: a block dry with its four neighbours neither drains nor has a
 /// face that does, as the early-exit kernels rely on); the clamp list (pairs at
 /// `lists + 2·nbx·nby`, length `counts[1]`) every block with a cell to clamp (`shore`). It
-/// also clears `drained`, which the drain pass sets for the listed blocks only. One thread a
+/// also clears `drained`, which the drain pass sets for the listed blocks only, and flags the
+/// drain list's blocks in `listed` (the streamed second stage leaves them to the RK kernel). One thread a
 /// block of the RK grid; the order within a list does not matter (each entry writes its own
 /// block's cells).
 ///
 /// # Safety
-/// A 2-D launch of blocks 32 threads wide (whole warps) covering nbx × nby threads; `wet`, `partial`, `shore` and
-/// `drained` hold nbx·nby flags; `lists` 4·nbx·nby words; `counts` two words, 0 before.
+/// A 2-D launch of blocks 32 threads wide (whole warps) covering nbx × nby threads; `wet`, `partial`, `shore`,
+/// `drained` and `listed` hold nbx·nby flags; `lists` 4·nbx·nby words; `counts` two words, 0 before.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kp_shore_lists<T: DeviceReal>(
     k: Coeffs<T>,
@@ -64,6 +65,7 @@ pub(super) unsafe fn kp_shore_lists<T: DeviceReal>(
     partial: *const u32,
     shore: *const u32,
     drained: *mut u32,
+    listed: *mut u32,
     lists: *mut u32,
     counts: *mut u32,
 ) {
@@ -76,7 +78,10 @@ pub(super) unsafe fn kp_shore_lists<T: DeviceReal>(
             |a: u32, c: u32| unsafe { *partial.add((c * k.nbx + a) as usize) } != 0 && block_active(&k, a, c, map_flags(&k, wet));
         drain = block_active(&k, bi, bj, shore_active);
         clamp = unsafe { *shore.add(b as usize) } != 0;
-        unsafe { *drained.add(b as usize) = 0 };
+        unsafe {
+            *drained.add(b as usize) = 0;
+            *listed.add(b as usize) = drain as u32;
+        }
     }
     unsafe {
         warp::append_pair(drain, bi, bj, lists, counts);

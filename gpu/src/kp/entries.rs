@@ -15,11 +15,14 @@ use super::{
     PerCell, Uniform,
     boundary::kp_boundary,
     drain::{kp_clamp, kp_clamp_copy, kp_drain, kp_drain_rhs, kp_shore_lists},
-    mixed::{kp_m_boundary, kp_m_clamp, kp_m_drain, kp_m_drain_rhs, kp_m_flux_stream, kp_m_flux_stream_early, kp_m_rk},
+    mixed::{
+        kp_m_boundary, kp_m_clamp, kp_m_drain, kp_m_drain_rhs, kp_m_flux_stream, kp_m_flux_stream_early,
+        kp_m_flux_stream_rk, kp_m_rk,
+    },
     rk::{kp_dt, kp_rk},
     split_flux::{kp_flux_x, kp_flux_y},
     split_step::{kp_rk_split, kp_split_begin, kp_split_check, kp_split_end},
-    stream::{kp_flux_stream, kp_flux_stream_early},
+    stream::{kp_flux_stream, kp_flux_stream_early, kp_flux_stream_rk},
     tile::{kp_flux, kp_flux_early},
 };
 use crate::launch::Entry;
@@ -73,6 +76,29 @@ kernels! {
         kp_m_flux_stream_early_bollermann(kp_m_flux_stream_early::<Bollermann, T>);
     pub const M_FLUX_STREAM_EARLY_CLAMP: FluxStreamEarly = kp_m_flux_stream_early_clamp(kp_m_flux_stream_early::<Clamp, T>);
 
+    /// RK2's second stage in the streamed flux kernel (`stream.rs`, `kp_flux_stream_rk`; no
+    /// early exit): R of Q¹ (`w`, `hu`, `hv`) applied to Qⁿ (`w0`, `hu0`, `hv0`, and `lo0` with
+    /// `lo1` Q¹'s low part where compensated, else nulls) in place, with Δt `dt[0]`, the cell bed
+    /// `bc`, g·n² from `gn2` (null: `k.g_n2`), the output's flags into `wet_out` (in `clamp`, `hi`
+    /// not null: `partial`, `shore`), cleared before. In the blocks `listed` flags (null: none)
+    /// it writes R into `r*` and leaves the cells to the RK kernel. The grid and `rows` are
+    /// [`FluxStream`]'s.
+    pub struct FluxStreamRk<T> {
+        k: Coeffs<T>, rows: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T,
+        rw: *mut T, rhu: *mut T, rhv: *mut T,
+        dt: *const T, bc: *const T, gn2: *const T, w0: *mut T, hu0: *mut T, hv0: *mut T, lo0: *mut T, lo1: *const T,
+        wet_out: *mut u32, hi: *const T, partial: *mut u32, shore: *mut u32, listed: *const u32,
+    }
+    pub const FLUX_STREAM_RK_KP07: FluxStreamRk = kp_flux_stream_rk_kp07(kp_flux_stream_rk::<Kp07, T, T>);
+    pub const FLUX_STREAM_RK_BOLLERMANN: FluxStreamRk =
+        kp_flux_stream_rk_bollermann(kp_flux_stream_rk::<Bollermann, T, T>);
+    pub const FLUX_STREAM_RK_CLAMP: FluxStreamRk = kp_flux_stream_rk_clamp(kp_flux_stream_rk::<Clamp, T, T>);
+    /// Mixed precision: `w`, `w0` and `rw` carry f64 arrays; no low parts.
+    pub const M_FLUX_STREAM_RK_KP07: FluxStreamRk = kp_m_flux_stream_rk_kp07(kp_m_flux_stream_rk::<Kp07, T>);
+    pub const M_FLUX_STREAM_RK_BOLLERMANN: FluxStreamRk =
+        kp_m_flux_stream_rk_bollermann(kp_m_flux_stream_rk::<Bollermann, T>);
+    pub const M_FLUX_STREAM_RK_CLAMP: FluxStreamRk = kp_m_flux_stream_rk_clamp(kp_m_flux_stream_rk::<Clamp, T>);
+
     /// SRK2's flux kernels (`split_flux.rs`): one part of R (x or y) of the state and one rate a
     /// block; early exit by the wet map `wet` where `early` ≠ 0 (null will do otherwise).
     pub struct FluxSplit<T> {
@@ -93,13 +119,15 @@ kernels! {
     /// `ry` (three padded fields one after the other); `gn2` the friction field g·n²
     /// (`friction.rs`); in `clamp`
     /// (`hi` not null) the flags of blocks with partially flooded cells for the passes' lists.
+    /// With `list` null on the nbx × nby blocks, else on any 1-D grid over the `count[0]`
+    /// blocks of `list` (pairs).
     pub struct RkStage<T> {
         k: Coeffs<T>, stage: u32, early: u32, dt: *const T, bc: *const T, gn2: *const T,
         w0: *const T, hu0: *const T, hv0: *const T, w1: *const T, hu1: *const T, hv1: *const T,
         rw: *const T, rhu: *const T, rhv: *const T, ry: *const T, ow: *mut T, ohu: *mut T, ohv: *mut T,
         wet_m0: *const u32, wet_in: *const u32, wet_out: *mut u32,
         hi: *const T, partial: *mut u32, shore: *mut u32,
-        lo0: *const T, lo1: *const T, olo: *mut T,
+        lo0: *const T, lo1: *const T, olo: *mut T, list: *const u32, count: *const u32,
     }
     /// One g·n² for the grid, `k.g_n2` (`gn2` is not read: null will do).
     pub const RK: RkStage = kp_rk(kp_rk::<Uniform, T, T, false>);
@@ -121,10 +149,10 @@ kernels! {
 
     /// `clamp`: after an RK stage, the lists of blocks the passes visit (pairs (bi, bj) in
     /// `lists`, lengths in `counts`), from its flags; clears `drained` (`drain.rs`). Blocks of 32
-    /// threads wide covering nbx × nby.
+    /// threads wide covering nbx × nby; the drain list's blocks flagged in `listed`.
     pub struct ShoreLists<T> {
         k: Coeffs<T>, wet: *const u32, partial: *const u32, shore: *const u32, drained: *mut u32,
-        lists: *mut u32, counts: *mut u32,
+        listed: *mut u32, lists: *mut u32, counts: *mut u32,
     }
     pub const SHORE_LISTS: ShoreLists = kp_shore_lists(kp_shore_lists::<T>);
 
@@ -206,6 +234,8 @@ pub struct FluxEntries {
     pub tile_early: Entry<FluxTileEarly<()>>,
     pub stream: Entry<FluxStream<()>>,
     pub stream_early: Entry<FluxStreamEarly<()>>,
+    /// The streamed kernel with RK2's second stage in it.
+    pub stream_rk: Entry<FluxStreamRk<()>>,
     /// The tile kernels' shared memory in `T`s for blocks of (bx, by): [`flux_shared`].
     pub tile_shared: fn(u32, u32) -> usize,
     /// SRK2's x-line and y-block kernels, and their shared memory in `T`s ([`line_shared`] of
@@ -223,6 +253,7 @@ impl FluxEntries {
         tile_early: FLUX_EARLY_KP07,
         stream: FLUX_STREAM_KP07,
         stream_early: FLUX_STREAM_EARLY_KP07,
+        stream_rk: FLUX_STREAM_RK_KP07,
         tile_shared: flux_shared::<Kp07>,
         x_line: FLUX_X_KP07,
         y_block: FLUX_Y_KP07,
@@ -235,6 +266,7 @@ impl FluxEntries {
         tile_early: FLUX_EARLY_BOLLERMANN,
         stream: FLUX_STREAM_BOLLERMANN,
         stream_early: FLUX_STREAM_EARLY_BOLLERMANN,
+        stream_rk: FLUX_STREAM_RK_BOLLERMANN,
         tile_shared: flux_shared::<Bollermann>,
         x_line: FLUX_X_BOLLERMANN,
         y_block: FLUX_Y_BOLLERMANN,
@@ -248,6 +280,7 @@ impl FluxEntries {
         tile_early: FLUX_EARLY_CLAMP,
         stream: FLUX_STREAM_CLAMP,
         stream_early: FLUX_STREAM_EARLY_CLAMP,
+        stream_rk: FLUX_STREAM_RK_CLAMP,
         tile_shared: flux_shared::<Clamp>,
         x_line: FLUX_X_CLAMP,
         y_block: FLUX_Y_CLAMP,

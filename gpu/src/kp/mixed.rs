@@ -7,7 +7,7 @@
 use super::boundary::kp_boundary;
 use super::drain::{kp_clamp, kp_drain, kp_drain_rhs};
 use super::rk::kp_rk;
-use super::stream::{kp_flux_stream, kp_flux_stream_early};
+use super::stream::{kp_flux_stream, kp_flux_stream_early, kp_flux_stream_rk};
 use super::{Coeffs, Friction, WetDryScheme};
 use crate::Level;
 use crate::device::DeviceReal;
@@ -94,6 +94,8 @@ pub(super) unsafe fn kp_m_rk<F: Friction, T: DeviceReal>(
     lo0: *const T,
     lo1: *const T,
     olo: *mut T,
+    list: *const u32,
+    count: *const u32,
 ) where
     f64: Level<T>,
 {
@@ -127,6 +129,69 @@ pub(super) unsafe fn kp_m_rk<F: Friction, T: DeviceReal>(
             lo0,
             lo1,
             olo,
+            list,
+            count,
+        )
+    }
+}
+
+/// [`kp_flux_stream_rk`] of f64 surfaces `w` (Q¹) and `w0` (Qⁿ, updated in place) with an f64
+/// R_w `rw` (written in the listed blocks); no low parts.
+///
+/// # Safety
+/// As [`kp_flux_stream_rk`], with `w`, `w0` and `rw` padded arrays of f64; `lo0`, `lo1` null.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(super) unsafe fn kp_m_flux_stream_rk<S: WetDryScheme, T: DeviceReal>(
+    k: Coeffs<T>,
+    rows: u32,
+    w: *const T,
+    hu: *const T,
+    hv: *const T,
+    bed: *const T,
+    rw: *mut T,
+    rhu: *mut T,
+    rhv: *mut T,
+    dt: *const T,
+    bc: *const T,
+    gn2: *const T,
+    w0: *mut T,
+    hu0: *mut T,
+    hv0: *mut T,
+    lo0: *mut T,
+    lo1: *const T,
+    wet_out: *mut u32,
+    hi: *const T,
+    partial: *mut u32,
+    shore: *mut u32,
+    listed: *const u32,
+) where
+    f64: Level<T>,
+{
+    unsafe {
+        kp_flux_stream_rk::<S, T, f64>(
+            k,
+            rows,
+            w.cast(),
+            hu,
+            hv,
+            bed,
+            rw.cast(),
+            rhu,
+            rhv,
+            dt,
+            bc,
+            gn2,
+            w0.cast(),
+            hu0,
+            hv0,
+            lo0,
+            lo1,
+            wet_out,
+            hi,
+            partial,
+            shore,
+            listed,
         )
     }
 }

@@ -1,18 +1,151 @@
 //! Time stepping on the device: one RK stage, and Δt from the largest wave speed (launch
 //! contract: `entries.rs`).
 
+use super::drain::for_listed;
 use super::{
     CLOCK_DT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, Friction, STEP_OK, block_active, rk_of, rk_pair,
     time_step,
 };
 use crate::Level;
 use crate::device::reduce::block_max;
-use crate::device::{DeviceReal, Low, shared, thread};
+use crate::device::{DeviceReal, shared, thread};
+
+/// Where an RK stage's update of a cell reads and writes ([`update_cell`]): shared by the RK
+/// kernel and the streamed flux kernel's second stage (`stream.rs`). `q0` is Qⁿ, read with
+/// plain loads (stage 2 writes `out` over it in place), `q1` the state R was evaluated at; `gn2`
+/// the friction field or null (one g·n², `Coeffs::g_n2`); `lo0`, `lo1`, `olo` w's low parts
+/// (the compensated update) or nulls; `hi` each cell's highest corner B_hi in `clamp`, or null.
+#[derive(Clone, Copy)]
+pub(super) struct Update<T, W> {
+    pub dt: T,
+    pub bc: *const T,
+    pub gn2: *const T,
+    pub q0: (*const W, *const T, *const T),
+    pub q1: (*const W, *const T, *const T),
+    pub out: (*mut W, *mut T, *mut T),
+    pub lo0: *const T,
+    pub lo1: *const T,
+    pub olo: *mut T,
+    pub hi: *const T,
+}
+
+/// What an updated cell says for its block's flags (`kp_rk`): wet, partially flooded, to clamp.
+#[derive(Clone, Copy, Default)]
+pub(super) struct CellFlags {
+    pub wet: bool,
+    pub partial: bool,
+    pub clamp: bool,
+}
+
+impl CellFlags {
+    #[inline(always)]
+    pub fn or(&mut self, f: CellFlags) {
+        self.wet |= f.wet;
+        self.partial |= f.partial;
+        self.clamp |= f.clamp;
+    }
+}
+
+/// A cell's inputs to its RK stage besides Q¹ and R ([`load_cell`]): Qⁿ, the cell bed, B_hi (0
+/// outside `clamp`), w's low parts of Qⁿ and Q¹ (0 on the plain path) and g·n². The streamed
+/// kernel loads them a row's work ahead of the update, to hide their latency.
+#[derive(Clone, Copy)]
+pub(super) struct CellIn<T, W> {
+    q0: (W, T, T),
+    cb: T,
+    hi: T,
+    l0: T,
+    l1: T,
+    g_n2: T,
+}
+
+/// The inputs of padded cell `g` for stage `stage` ([`CellIn`]); `active`: the cell's block is
+/// active by the flux's wet map (else its cells are dry with no momentum, where friction is 0
+/// whatever g·n² is: no load for it). `per_cell`: g·n² from `u.gn2`; `low`: the compensated
+/// update (only with `W` = `T`). The RK kernel passes its constants for `per_cell` and `low`,
+/// the streamed kernel the null-ness of `gn2` and `lo1`.
+///
+/// # Safety
+/// `u`'s arrays as `kp_rk` states; `g` a padded cell.
+#[inline(always)]
+pub(super) unsafe fn load_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
+    k: &Coeffs<T>,
+    u: &Update<T, W>,
+    stage: u32,
+    per_cell: bool,
+    low: bool,
+    g: usize,
+    active: bool,
+) -> CellIn<T, W> {
+    unsafe {
+        CellIn {
+            // Qⁿ through plain loads: in stage 2 the same buffers are written.
+            q0: (*u.q0.0.add(g), *u.q0.1.add(g), *u.q0.2.add(g)),
+            cb: T::ldg(u.bc.add(g)),
+            hi: if u.hi.is_null() { T::ZERO } else { T::ldg(u.hi.add(g)) },
+            // Stage 1 does not read Qⁿ's low part (Qⁿ is the state R was evaluated at).
+            l0: if low && stage == 2 { *u.lo0.add(g) } else { T::ZERO },
+            l1: if low { T::ldg(u.lo1.add(g)) } else { T::ZERO },
+            g_n2: if per_cell && active { T::ldg(u.gn2.add(g)) } else { k.g_n2 },
+        }
+    }
+}
+
+/// RK stage `stage` (`rk_of`, or `rk_pair` with `low`) at padded cell `g` from its inputs `c`
+/// ([`load_cell`]) with R = `r`; `None` for a cell of a block inactive by the flux's wet map
+/// (its R is 0). The output into `u.out` (and `u.olo`), and what the cell says for its block's
+/// flags.
+///
+/// # Safety
+/// `u`'s arrays as `kp_rk` states; `g` a padded cell.
+#[inline(always)]
+pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
+    k: &Coeffs<T>,
+    u: &Update<T, W>,
+    stage: u32,
+    low: bool,
+    g: usize,
+    c: CellIn<T, W>,
+    r: Option<(W, T, T)>,
+) -> CellFlags {
+    unsafe {
+        let d = u.dt;
+        let ldg_q1 = || (W::ldg(u.q1.0.add(g)), T::ldg(u.q1.1.add(g)), T::ldg(u.q1.2.add(g)));
+        let (q1, r) = match r {
+            None => (if stage == 1 { c.q0 } else { ldg_q1() }, (W::ZERO, T::ZERO, T::ZERO)),
+            Some(r) => (ldg_q1(), r),
+        };
+        let ((a, hu, hv), wet) = if low {
+            // `low` runs with W = T: narrow and widen are the identity.
+            let t = |q: (W, T, T)| (q.0.narrow(), q.1, q.2);
+            let (q, lo, wet) = rk_pair(k, c.g_n2, stage, d, c.cb, (t(c.q0), c.l0), (t(q1), c.l1), t(r));
+            *u.olo.add(g) = lo;
+            ((W::widen(q.0), q.1, q.2), wet)
+        } else {
+            rk_of(k, c.g_n2, stage, d, c.cb, c.q0, q1, r)
+        };
+        *u.out.0.add(g) = a;
+        *u.out.1.add(g) = hu;
+        *u.out.2.add(g) = hv;
+        let mut f = CellFlags { wet, ..CellFlags::default() };
+        if !u.hi.is_null() {
+            f.partial = a < W::widen(c.hi);
+            // A stage of Δt = 0 (the clock at `t_stop`: the host's batches of launches run
+            // such steps) changes no state, so the pass, which scales films whatever the
+            // stage did, must not run either: the CPU reference takes no such step.
+            f.clamp = d > T::ZERO && super::to_clamp(k, f.partial, a.minus(W::widen(c.cb)));
+        }
+        f
+    }
+}
 
 /// One RK stage (`stage` 1 or 2, see `rk_point`) on the interior: out = stage(q0, q1, R) with
 /// Δt from `dt[0]`, plus the wet map of the result (`wet_out`, one flag a block). Each cell's
 /// g·n² is `k.g_n2` ([`Uniform`](super::Uniform): `gn2` is not read) or `gn2` at the cell
-/// ([`PerCell`](super::PerCell)).
+/// ([`PerCell`](super::PerCell)). With `list` null the grid is the nbx × nby blocks; otherwise
+/// any 1-D grid steps through the blocks of the list (`list`, `count`: pairs, as the passes of
+/// `drain.rs` do), which is how the second stage runs after the streamed kernel's (`stream.rs`)
+/// in the blocks it leaves to the drain passes.
 ///
 /// After an early-exit flux (`early` ≠ 0) R was not written for blocks that are inactive by
 /// `wet_in` (dry with their four neighbours, see `block_active`): their R is 0 and their cells
@@ -37,7 +170,7 @@ use crate::device::{DeviceReal, Low, shared, thread};
 /// wet maps hold nbx·nby flags; `wet_out` is neither of the others. `ry` is null or holds three
 /// padded arrays of `k.cells()` one after the other. With `F` = `PerCell`, `gn2`
 /// is a padded array of `k.cells()`. `hi` is null or a padded array, and then `partial` and
-/// `shore` hold nbx·nby flags.
+/// `shore` hold nbx·nby flags. `list` is null, or holds `count[0]` pairs of blocks.
 ///
 /// With `LOW` (the compensated update, `rk_pair`), w's low parts: `lo0` of Qⁿ (plain loads:
 /// stage 2 writes it in place through `olo`; stage 1 does not read it), `lo1` of the state R was
@@ -80,90 +213,77 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>,
     lo0: *const T,
     lo1: *const T,
     olo: *mut T,
+    list: *const u32,
+    count: *const u32,
 ) {
-    let (bi, bj) = (thread::block_idx_x(), thread::block_idx_y());
-    let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
-    let flags = |map: *const u32| move |a: u32, b: u32| unsafe { *map.add((b * k.nbx + a) as usize) } != 0;
-    // Uniform over the block (so are the barriers below).
-    let inactive = early != 0 && !block_active(&k, bi, bj, flags(wet_in));
-    let b = (bj * k.nbx + bi) as usize;
-    let flags_shore = !hi.is_null();
-    if inactive && stage == 2 && !block_active(&k, bi, bj, flags(wet_m0)) {
-        if first {
-            unsafe { *wet_out.add(b) = 0 };
-            if flags_shore {
-                unsafe {
-                    *partial.add(b) = 1;
-                    *shore.add(b) = 0;
-                }
-            }
-        }
-        return;
-    }
-    let (i, j) = thread::index_2d();
-    let mut is_wet = T::ZERO;
-    let (mut is_partial, mut to_clamp) = (false, false);
-    unsafe {
-        if i < k.nx && j < k.ny {
-            let g = (j + 2) as usize * k.pitch as usize + (i + 2) as usize;
-            let d = T::ldg(dt);
-            // q0 through plain loads: in stage 2 the same buffers are written.
-            let q0 = (*w0.add(g), *hu0.add(g), *hv0.add(g));
-            let (q1, r) = if inactive {
-                let q1 = if stage == 1 { q0 } else { (W::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g))) };
-                (q1, (W::ZERO, T::ZERO, T::ZERO))
-            } else {
-                let mut r = (W::ldg(rw.add(g)), T::ldg(rhu.add(g)), T::ldg(rhv.add(g)));
-                if !ry.is_null() {
-                    // SRK2: x part + y part, in `assemble`'s order.
-                    let n = k.cells();
-                    let y = (T::ldg(ry.add(g)), T::ldg(ry.add(n + g)), T::ldg(ry.add(2 * n + g)));
-                    r = (r.0 + W::widen(y.0), r.1 + y.1, r.2 + y.2);
-                }
-                ((W::ldg(w1.add(g)), T::ldg(hu1.add(g)), T::ldg(hv1.add(g))), r)
-            };
-            // An inactive block's cells are dry in the state friction is evaluated at (h ≤ dry,
-            // as `block_active` says), where friction is 0 whatever g·n² is: no load for it.
-            let g_n2 = if F::PER_CELL && !inactive { T::ldg(gn2.add(g)) } else { k.g_n2 };
-            let cb = T::ldg(bc.add(g));
-            let low = Low::<T, LOW>::new(lo1, olo);
-            let ((a, hu, hv), wet_cell) = match low.at(g) {
-                None => rk_of(&k, g_n2, stage, d, cb, q0, q1, r),
-                Some(l1) => {
-                    // Stage 1 does not read Qⁿ (it is the state R was evaluated at): no load.
-                    let l0 = if stage == 2 { *lo0.add(g) } else { T::ZERO };
-                    // `LOW` runs with W = T: narrow and widen are the identity.
-                    let t = |q: (W, T, T)| (q.0.narrow(), q.1, q.2);
-                    let (q, lo, wet_cell) = rk_pair(&k, g_n2, stage, d, cb, (t(q0), l0), (t(q1), l1), t(r));
-                    low.put(g, lo);
-                    ((W::widen(q.0), q.1, q.2), wet_cell)
-                }
-            };
-            *ow.add(g) = a;
-            *ohu.add(g) = hu;
-            *ohv.add(g) = hv;
-            if wet_cell {
-                is_wet = T::ONE;
-            }
-            if flags_shore {
-                is_partial = a < W::widen(T::ldg(hi.add(g)));
-                // A stage of Δt = 0 (the clock at `t_stop`: the host's batches of launches run
-                // such steps) changes no state, so the pass, which scales films whatever the
-                // stage did, must not run either: the CPU reference takes no such step.
-                to_clamp = d > T::ZERO && super::to_clamp(&k, is_partial, a.minus(W::widen(cb)));
-            }
-        }
-        let m = block_max(is_wet, shared::dynamic::<T>());
-        if first {
-            *wet_out.add(b) = if m > T::ZERO { 1 } else { 0 };
-        }
-        if flags_shore {
-            let (any_partial, any_clamp) = (thread::sync_threads_or(is_partial), thread::sync_threads_or(to_clamp));
+    let u = Update {
+        dt: unsafe { T::ldg(dt) },
+        bc,
+        gn2,
+        q0: (w0, hu0, hv0),
+        q1: (w1, hu1, hv1),
+        out: (ow, ohu, ohv),
+        lo0,
+        lo1,
+        olo,
+        hi,
+    };
+    let block = |bi: u32, bj: u32| {
+        let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
+        let flags = |map: *const u32| move |a: u32, b: u32| unsafe { *map.add((b * k.nbx + a) as usize) } != 0;
+        // Uniform over the block (so are the barriers below).
+        let inactive = early != 0 && !block_active(&k, bi, bj, flags(wet_in));
+        let b = (bj * k.nbx + bi) as usize;
+        let flags_shore = !hi.is_null();
+        if inactive && stage == 2 && !block_active(&k, bi, bj, flags(wet_m0)) {
             if first {
-                *partial.add(b) = any_partial as u32;
-                *shore.add(b) = any_clamp as u32;
+                unsafe { *wet_out.add(b) = 0 };
+                if flags_shore {
+                    unsafe {
+                        *partial.add(b) = 1;
+                        *shore.add(b) = 0;
+                    }
+                }
+            }
+            return;
+        }
+        let (i, j) = (bi * k.bx + thread::thread_idx_x(), bj * k.by + thread::thread_idx_y());
+        let mut f = CellFlags::default();
+        unsafe {
+            if i < k.nx && j < k.ny {
+                let g = (j + 2) as usize * k.pitch as usize + (i + 2) as usize;
+                let r = if inactive {
+                    None
+                } else {
+                    let mut r = (W::ldg(rw.add(g)), T::ldg(rhu.add(g)), T::ldg(rhv.add(g)));
+                    if !ry.is_null() {
+                        // SRK2: x part + y part, in `assemble`'s order.
+                        let n = k.cells();
+                        let y = (T::ldg(ry.add(g)), T::ldg(ry.add(n + g)), T::ldg(ry.add(2 * n + g)));
+                        r = (r.0 + W::widen(y.0), r.1 + y.1, r.2 + y.2);
+                    }
+                    Some(r)
+                };
+                let c = load_cell(&k, &u, stage, F::PER_CELL, LOW, g, !inactive);
+                f = update_cell(&k, &u, stage, LOW, g, c, r);
+            }
+            let m = block_max(if f.wet { T::ONE } else { T::ZERO }, shared::dynamic::<T>());
+            if first {
+                *wet_out.add(b) = if m > T::ZERO { 1 } else { 0 };
+            }
+            if flags_shore {
+                let (any_partial, any_clamp) = (thread::sync_threads_or(f.partial), thread::sync_threads_or(f.clamp));
+                if first {
+                    *partial.add(b) = any_partial as u32;
+                    *shore.add(b) = any_clamp as u32;
+                }
             }
         }
+    };
+    if list.is_null() {
+        block(thread::block_idx_x(), thread::block_idx_y());
+    } else {
+        unsafe { for_listed(list, count, block) };
     }
 }
 

@@ -24,6 +24,7 @@
 //! RK kernel knows, see `kp_rk`), and the cell adds nothing to the rate. A warp with no such
 //! cell returns at once. These are the tile kernel's results whatever the strip geometry.
 
+use super::rk::{CellFlags, Update, load_cell, update_cell};
 use super::{
     Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, cell_view, central_upwind, face_bed,
     mass_part, reconstruct, rhs_x, rhs_y, slope_source, stream_strips,
@@ -61,9 +62,87 @@ fn flux_down<T: DeviceReal>(f: Flux<T>) -> Flux<T> {
     Flux { f0: f.f0.shfl_down(1), fn_: f.fn_.shfl_down(1), ft: f.ft.shfl_down(1), speed: f.speed.shfl_down(1) }
 }
 
+/// What RK2's second stage adds to the streamed kernel ([`kp_flux_stream_rk`]): the update
+/// of each cell, the maps of the output (cleared before the launch; a block's flags are set by
+/// the warps that cover its cells), and the drain list's blocks or null.
+#[derive(Clone, Copy)]
+struct Stage2<T, W> {
+    u: Update<T, W>,
+    wet_out: *mut u32,
+    partial: *mut u32,
+    shore: *mut u32,
+    listed: *const u32,
+}
+
+impl<T: DeviceReal, W: DeviceReal> Stage2<T, W> {
+    /// The flux kernel alone: nothing of the second stage.
+    #[inline(always)]
+    fn none() -> Self {
+        use core::ptr::{null, null_mut};
+        let u = Update {
+            dt: T::ZERO,
+            bc: null(),
+            gn2: null(),
+            q0: (null(), null(), null()),
+            q1: (null(), null(), null()),
+            out: (null_mut(), null_mut(), null_mut()),
+            lo0: null(),
+            lo1: null(),
+            olo: null_mut(),
+            hi: null(),
+        };
+        Stage2 { u, wet_out: null_mut(), partial: null_mut(), shore: null_mut(), listed: null() }
+    }
+}
+
+/// The lanes of the warp whose cells lie in the wet-map block of this lane's cell (`tile_i`
+/// its block column), as a mask, and whether this lane is the lowest of them (the one that
+/// writes the block's flags). Nothing for a lane without a cell.
+#[inline(always)]
+fn tile_lanes<T: DeviceReal>(k: &Coeffs<T>, strip: u32, lane_id: u32, tile_i: u32, useful: bool) -> (u32, bool) {
+    if !useful {
+        return (0, false);
+    }
+    // Interior column of lane 2, and the block's first and last interior columns.
+    let base = strip * STREAM_COLS;
+    let first = tile_i * k.bx;
+    let last = if first + k.bx < k.nx { first + k.bx } else { k.nx } - 1;
+    let lo = if first > base { first - base + 2 } else { 2 };
+    let hi = if last - base + 2 < STREAM_COLS + 1 { last - base + 2 } else { STREAM_COLS + 1 };
+    (((1u64 << (hi + 1)) - (1u64 << lo)) as u32, lane_id == lo)
+}
+
+/// The flags of this lane's block (`tile_i`, `tile_j`) from the cells of the warp's lanes
+/// `seg` (`tile_lanes`): each map set where one of them says so. Called by the whole warp.
+///
+/// # Safety
+/// The maps of `st` hold nbx·nby flags (`partial` and `shore` null outside `clamp`).
+#[inline(always)]
+unsafe fn put_flags<T: DeviceReal, W>(
+    k: &Coeffs<T>,
+    st: &Stage2<T, W>,
+    tile_i: u32,
+    tile_j: u32,
+    seg: u32,
+    leader: bool,
+    f: CellFlags,
+) {
+    let b = (tile_j * k.nbx + tile_i) as usize;
+    let put = |flag: bool, map: *mut u32| {
+        if warp::ballot(flag) & seg != 0 && leader {
+            unsafe { *map.add(b) = 1 };
+        }
+    };
+    put(f.wet, st.wet_out);
+    if !st.partial.is_null() {
+        put(f.partial, st.partial);
+        put(f.clamp, st.shore);
+    }
+}
+
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, const EARLY: bool>(
+unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, const EARLY: bool, const RK: bool>(
     k: &Coeffs<T>,
     rows: u32,
     w: *const W,
@@ -75,6 +154,7 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
     rhv: *mut T,
     rate: *mut T,
     wet: *const u32,
+    st: Stage2<T, W>,
 ) {
     let warps = thread::block_dim_x() / 32;
     let strips = stream_strips(k.nx);
@@ -98,6 +178,10 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
         }
     };
     let wet_at = |a: u32, b: u32| unsafe { *wet.add((b * k.nbx + a) as usize) } != 0;
+    // The second RK stage (`RK`, never with early exit): the drain list's blocks, whose cells
+    // keep their R for the drain passes and the RK kernel after them.
+    const { assert!(!(EARLY && RK), "the second stage runs in the full kernel only") };
+    let listed_at = |a: u32, b: u32| !st.listed.is_null() && unsafe { *st.listed.add((b * k.nbx + a) as usize) } != 0;
 
     // Early exit for the whole warp: no wet-map tile its cells depend on is active.
     // A cell's column tile, for the per-cell test below (useful lanes only).
@@ -123,8 +207,13 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
     }
     // Per-cell activity of the next row to finish (interior row j0 first), tracked as the
     // tile row and the row within it, so no division per row.
-    let (mut tile_j, mut in_tile) = if EARLY { (j0 / k.by, j0 % k.by) } else { (0, 0) };
+    let (mut tile_j, mut in_tile) = if EARLY || RK { (j0 / k.by, j0 % k.by) } else { (0, 0) };
     let mut active = !EARLY || (lane.useful && block_active(k, tile_i, tile_j, wet_at));
+    // In `RK`: whether the block is listed, and the flags of its cells in this band so far.
+    let mut listed = RK && lane.useful && listed_at(tile_i, tile_j);
+    let mut flags = CellFlags::default();
+    let (per_cell, low) = (!st.u.gn2.is_null(), !st.u.lo1.is_null());
+    let (seg, leader) = if RK { tile_lanes(k, strip, lane_id, tile_i, lane.useful) } else { (0, false) };
 
     // Loads are clamped into the padded arrays: lanes past the east ghosts and the prefetch
     // past the north ghosts read something valid and their results are never used.
@@ -168,6 +257,11 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
     let mut rate_max = T::ZERO;
     loop {
         let (next, next_b) = (load(pj + 2), corner(pj + 2));
+        // In `RK`: the inputs of row pj − 1's update, which this pass finishes, loaded a row's
+        // work ahead of it (their latency is not hidden otherwise: a warp's rows are serial).
+        let todo = RK && pj > j0 + 2 && lane.useful && !listed;
+        let cell = (pj - 1) as usize * p + lane.pc as usize;
+        let pre = if todo { Some(unsafe { load_cell(k, &st.u, 2, per_cell, low, cell, true) }) } else { None };
         let (e0, e1) = (b0.shfl_down(1), b1.shfl_down(1));
         let (bs, bn) = (T::HALF * (b0 + e0), T::HALF * (b1 + e1));
         let ycell = |s: (T, T, T, T)| Cell { w: s.0, n: s.2, t: s.1, cap: s.3 };
@@ -179,21 +273,32 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
                 // Finish row pj − 1: its north flux is g.
                 let y = rhs_y(k, gs, g, sy);
                 let r = (x_w + mass_part(gs.f0, g.f0, k.inv_dy), x_part.1 + y.1, x_part.2 + y.2);
-                if lane.useful && active {
-                    let mut cell_rate = pending_rate.max(g.speed * k.inv_dy);
-                    // A NaN would lose every max: count it as an infinite speed.
-                    if !cell_rate.is_finite() || !r.0.is_finite() || !r.1.is_finite() || !r.2.is_finite() {
-                        cell_rate = T::INFINITY;
+                if let Some(c) = pre {
+                    flags.or(unsafe { update_cell(k, &st.u, 2, low, cell, c, Some(r)) });
+                } else if lane.useful && active {
+                    if !RK {
+                        let mut cell_rate = pending_rate.max(g.speed * k.inv_dy);
+                        // A NaN would lose every max: count it as an infinite speed.
+                        if !cell_rate.is_finite() || !r.0.is_finite() || !r.1.is_finite() || !r.2.is_finite() {
+                            cell_rate = T::INFINITY;
+                        }
+                        rate_max = rate_max.max(cell_rate);
                     }
-                    rate_max = rate_max.max(cell_rate);
                     put(pj - 1, r);
                 }
-                if EARLY {
+                if EARLY || RK {
                     in_tile += 1;
                     if in_tile == k.by {
+                        if RK {
+                            unsafe { put_flags(k, &st, tile_i, tile_j, seg, leader, flags) };
+                            flags = CellFlags::default();
+                        }
                         in_tile = 0;
                         tile_j += 1;
-                        active = lane.useful && tile_j < k.nby && block_active(k, tile_i, tile_j, wet_at);
+                        active = !EARLY || (lane.useful && tile_j < k.nby && block_active(k, tile_i, tile_j, wet_at));
+                        if RK && tile_j < k.nby {
+                            listed = lane.useful && listed_at(tile_i, tile_j);
+                        }
                     }
                 }
             }
@@ -221,6 +326,13 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
         (sm, s0, sp) = (s0, sp, next);
         (b0, b1) = (b1, next_b);
         pj += 1;
+    }
+    if RK {
+        // The band ends inside a block's rows: its flags so far (the warp above adds the rest).
+        if in_tile != 0 {
+            unsafe { put_flags(k, &st, tile_i, tile_j, seg, leader, flags) };
+        }
+        return; // the second stage's rates are not used
     }
     // The warp's largest rate to its slot.
     let rate_max = warp_reduce(rate_max, |a: T, b: T| a.max(b));
@@ -252,7 +364,22 @@ pub(super) unsafe fn kp_flux_stream<S: WetDryScheme, T: DeviceReal, W: DeviceRea
     rhv: *mut T,
     rate: *mut T,
 ) {
-    unsafe { stream_body::<S, T, W, false>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, core::ptr::null()) }
+    unsafe {
+        stream_body::<S, T, W, false, false>(
+            &k,
+            rows,
+            w,
+            hu,
+            hv,
+            bed,
+            rw,
+            rhu,
+            rhv,
+            rate,
+            core::ptr::null(),
+            Stage2::none(),
+        )
+    }
 }
 
 /// [`kp_flux_stream`] with early exit by the wet map (module comment).
@@ -276,5 +403,67 @@ pub(super) unsafe fn kp_flux_stream_early<S: WetDryScheme, T: DeviceReal, W: Dev
     rate: *mut T,
     wet: *const u32,
 ) {
-    unsafe { stream_body::<S, T, W, true>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet) }
+    unsafe { stream_body::<S, T, W, true, false>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, Stage2::none()) }
+}
+
+/// RK2's second stage in the streamed flux kernel: R of Q¹ (`w`, `hu`, `hv`), as
+/// [`kp_flux_stream`] computes it, goes straight into the update of its cell,
+/// Qⁿ⁺¹ = ½(Qⁿ + E(Q¹)) over Qⁿ (`w0`, `hu0`, `hv0`, and `lo0` with the compensated update,
+/// `lo1` Q¹'s low part, else both null), as `kp_rk`'s stage 2 does it with Δt `dt[0]`, friction
+/// from `gn2` (null: `k.g_n2`), and the flags of the output into `wet_out` (and in `clamp`,
+/// `hi` not null, `partial` and `shore`), which must be clear before the launch. R is not
+/// stored, nor read back, and Q¹ is not read again: nine words a cell fewer than the flux
+/// kernel and the RK kernel apart. Each cell's other inputs are loaded a row's work ahead of
+/// its update (`load_cell`): a warp's rows are serial, and their latency showed otherwise. In the
+/// blocks `listed` flags (`clamp`'s drain list, or null), whose R the drain passes may change,
+/// R is written as the flux kernel writes it and the cells are left to the RK kernel, which
+/// runs on the list after the passes (`kp_rk`). No rates: the second stage's speeds set
+/// nothing. There is no early-exit form (measured slower than the two kernels apart,
+/// docs/kp-wet-dry-kernels.md).
+///
+/// # Safety
+/// As [`kp_flux_stream`] (no rates); `w0`, `hu0`, `hv0`, `bc` (and `gn2`, `lo0`, `lo1`, `hi`
+/// where not null) padded arrays, `w0`… aliasing none of the inputs but as stated; every map
+/// nbx·nby flags, `wet_out` (`partial`, `shore`) distinct from `listed`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn kp_flux_stream_rk<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>>(
+    k: Coeffs<T>,
+    rows: u32,
+    w: *const W,
+    hu: *const T,
+    hv: *const T,
+    bed: *const T,
+    rw: *mut W,
+    rhu: *mut T,
+    rhv: *mut T,
+    dt: *const T,
+    bc: *const T,
+    gn2: *const T,
+    w0: *mut W,
+    hu0: *mut T,
+    hv0: *mut T,
+    lo0: *mut T,
+    lo1: *const T,
+    wet_out: *mut u32,
+    hi: *const T,
+    partial: *mut u32,
+    shore: *mut u32,
+    listed: *const u32,
+) {
+    let u = Update {
+        dt: unsafe { T::ldg(dt) },
+        bc,
+        gn2,
+        q0: (w0.cast_const(), hu0.cast_const(), hv0.cast_const()),
+        q1: (w, hu, hv),
+        out: (w0, hu0, hv0),
+        lo0: lo0.cast_const(),
+        lo1,
+        olo: lo0,
+        hi,
+    };
+    let st = Stage2 { u, wet_out, partial, shore, listed };
+    let (rate, wet) = (core::ptr::null_mut(), core::ptr::null());
+    unsafe { stream_body::<S, T, W, false, true>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st) }
 }

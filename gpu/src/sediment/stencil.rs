@@ -101,5 +101,5 @@ pub(super) fn multi_rows(k_rows: u32) -> (u32, u32) {
     (i, j0)
 }
 
-/// h's low parts on the compensated path (`crate::device::Low`, shared with the kp RK kernel).
+/// h's low parts on the compensated path (`crate::device::Low`).
 pub(super) use crate::device::Low;

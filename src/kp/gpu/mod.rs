@@ -2,7 +2,9 @@
 //! launches flux → (block maxima → device-wide max → Δt) → RK stage 1 → boundary, then for RK2
 //! flux → RK stage 2 → boundary; Δt is computed on the device and never read back by a step. In
 //! `clamp` the draining passes follow each flux (once Δt is known) and the velocity clamp each
-//! RK stage, over the blocks listed after the stage before (`drain.rs`).
+//! RK stage, over the blocks listed after the stage before (`drain.rs`). RK2 on the streamed
+//! flux kernel without early exit runs its second stage inside that kernel (`flux_rk`; then in
+//! `clamp` the RK kernel runs on the drain list's blocks only, after the passes).
 
 use super::{Problem, Scheme, WetDry};
 use crate::foundation::ReduceOp;
@@ -18,9 +20,10 @@ use std::sync::Arc;
 use split::GpuSplit;
 use kernels::kp::{
     BOUNDARY, CLAMP, CLAMP_COPY, CLOCK_DT, CLOCK_LEN, CLOCK_LEN_SPLIT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, ClampCopy, ClampVelocity,
-    Clock, Coeffs, DRAIN, DRAIN_RHS, DT, Drain, DrainRhs, FluxEntries, FluxStream, FluxStreamEarly, FluxTile,
+    Clock, Coeffs, DRAIN, DRAIN_RHS, DT, Drain, DrainRhs, FluxEntries, FluxStream, FluxStreamEarly, FluxStreamRk, FluxTile,
     FluxSplit, FluxTileEarly, M_BOUNDARY, M_CLAMP, M_DRAIN, M_DRAIN_RHS, M_FLUX_STREAM_BOLLERMANN, M_FLUX_STREAM_CLAMP,
-    M_FLUX_STREAM_EARLY_BOLLERMANN, M_FLUX_STREAM_EARLY_CLAMP, M_FLUX_STREAM_EARLY_KP07, M_FLUX_STREAM_KP07, M_RK,
+    M_FLUX_STREAM_EARLY_BOLLERMANN, M_FLUX_STREAM_EARLY_CLAMP, M_FLUX_STREAM_EARLY_KP07, M_FLUX_STREAM_KP07,
+    M_FLUX_STREAM_RK_BOLLERMANN, M_FLUX_STREAM_RK_CLAMP, M_FLUX_STREAM_RK_KP07, M_RK,
     M_RK_FRICTION_FIELD, RK, RK_C, RK_C_FRICTION_FIELD, RK_FRICTION_FIELD, RkStage, SHORE_LISTS, SetGhosts,
     ShoreLists, TimeStep, highest_corner, line_slots, stream_slots, stream_strips,
 };
@@ -176,6 +179,8 @@ struct KpKernels<T: GpuReal> {
     flux_early: Kernel<FluxTileEarly<T>>,
     flux_stream: Kernel<FluxStream<T>>,
     flux_stream_early: Kernel<FluxStreamEarly<T>>,
+    /// The streamed flux kernel with RK2's second stage.
+    flux_stream_rk: Kernel<FluxStreamRk<T>>,
     /// The tile flux kernels' shared memory in `T`s for a block (bx, by).
     flux_shared: fn(u32, u32) -> usize,
     /// SRK2's x-line and y-block kernels and their shared memory in `T`s.
@@ -205,6 +210,9 @@ struct ClampPasses<T: GpuReal> {
     phi: DeviceField2<T>,
     scratch: [DeviceField2<T>; 2],
     drained: DeviceBuffer<u32>,
+    /// The drain list's blocks, flagged (`kp_shore_lists`): the streamed second stage leaves
+    /// them to the RK kernel, after the drain passes.
+    listed: DeviceBuffer<u32>,
     /// The RK kernel's flags of its output (`kp_rk`), the lists made of them (the drain list's
     /// pairs, then the clamp list's, nbx·nby each) and their lengths.
     partial: DeviceBuffer<u32>,
@@ -240,6 +248,7 @@ impl<T: GpuReal> ClampPasses<T> {
             phi: zeros()?,
             scratch: [zeros()?, zeros()?],
             drained: gpu.zeros(blocks)?,
+            listed: gpu.zeros(blocks)?,
             partial: gpu.zeros(blocks)?,
             shore: gpu.zeros(blocks)?,
             lists: gpu.zeros(4 * blocks)?,
@@ -292,12 +301,18 @@ impl<T: GpuReal> KpKernels<T> {
                 WetDry::Kp07 => (M_FLUX_STREAM_KP07, M_FLUX_STREAM_EARLY_KP07),
                 WetDry::Clamp => (M_FLUX_STREAM_CLAMP, M_FLUX_STREAM_EARLY_CLAMP),
             };
+            flux.stream_rk = match wet_dry {
+                WetDry::Bollermann => M_FLUX_STREAM_RK_BOLLERMANN,
+                WetDry::Kp07 => M_FLUX_STREAM_RK_KP07,
+                WetDry::Clamp => M_FLUX_STREAM_RK_CLAMP,
+            };
         }
         Ok(KpKernels {
             flux: gpu.kernel::<T, _>(flux.tile)?,
             flux_early: gpu.kernel::<T, _>(flux.tile_early)?,
             flux_stream: gpu.kernel::<T, _>(flux.stream)?,
             flux_stream_early: gpu.kernel::<T, _>(flux.stream_early)?,
+            flux_stream_rk: gpu.kernel::<T, _>(flux.stream_rk)?,
             flux_shared: flux.tile_shared,
             x_line: gpu.kernel::<T, _>(flux.x_line)?,
             y_block: gpu.kernel::<T, _>(flux.y_block)?,
@@ -342,6 +357,10 @@ pub struct GpuKp<T: GpuReal> {
     cur: usize,
     /// Whether the last flux launch was the early-exit one (its R is unwritten where inactive).
     early: bool,
+    /// Whether RK2 on the streamed flux kernel without early exit runs its second stage inside
+    /// that kernel (`kp_flux_stream_rk`; the default): the same arithmetic, nine words a cell
+    /// fewer.
+    fused: bool,
     dt: DeviceBuffer<T>,
     clock: DeviceBuffer<f64>,
     reducer: Reducer<T>,
@@ -353,6 +372,8 @@ pub struct GpuKp<T: GpuReal> {
     /// Mixed precision (`new_mixed`): the surfaces and R_w in f64, which the kernels read and
     /// write in place of `q[0]`, `q1[0]` and `r[0]` (then unused).
     mixed: Option<Box<MixedLevel>>,
+    /// The stream the kernels run on (flags are cleared there before the fused second stage).
+    stream: Arc<CudaStream>,
 }
 
 /// Which flux kernel a step uses.
@@ -447,6 +468,7 @@ impl<T: GpuReal> GpuKp<T> {
             wet: [gpu.upload(&wet)?, gpu.upload(&wet)?, gpu.upload(&wet)?],
             cur: 0,
             early: false,
+            fused: true,
             dt: gpu.zeros(1)?,
             clock: gpu.zeros(if ds.is_some() { CLOCK_LEN_SPLIT } else { CLOCK_LEN })?,
             reducer: Reducer::new(gpu)?,
@@ -454,6 +476,7 @@ impl<T: GpuReal> GpuKp<T> {
             clamp,
             split: ds,
             mixed,
+            stream: gpu.stream().clone(),
         };
         g.check_block()?;
         g.set_shore(gpu, &q[0])?;
@@ -524,11 +547,12 @@ impl<T: GpuReal> GpuKp<T> {
             partial: c.partial.ptr(),
             shore: c.shore.ptr(),
             drained: c.drained.ptr_mut(),
+            listed: c.listed.ptr_mut(),
             lists: c.lists.ptr_mut(),
             counts: c.counts.ptr_mut(),
         };
-        // SAFETY: blocks 32 threads wide covering nbx × nby; wet, partial, shore and drained hold
-        // nbx·nby flags, lists 4·nbx·nby words, counts 2, zeroed just before on the same stream.
+        // SAFETY: blocks 32 threads wide covering nbx × nby; wet, partial, shore, drained and
+        // listed hold nbx·nby flags, lists 4·nbx·nby words, counts 2, zeroed just before on the same stream.
         unsafe { c.lists_kernel.launch(shape, params) }
     }
 
@@ -718,6 +742,94 @@ impl<T: GpuReal> GpuKp<T> {
         }
     }
 
+    /// Whether a step with flux kernel `kernel` runs RK2's second stage inside the streamed flux
+    /// kernel (`set_fused`, RK2 on the streamed kernel without early exit: not SRK2, DS1, DS2,
+    /// the tile kernel or the early-exit one, whose fused form measured slower than the two
+    /// kernels apart, docs/kp-wet-dry-kernels.md).
+    fn fuses(&self, kernel: FluxKernel) -> bool {
+        self.fused
+            && kernel == FluxKernel::Full
+            && self.ry.is_none()
+            && self.split.is_none()
+            && matches!(self.flux_variant, FluxVariant::Stream { .. })
+    }
+
+    /// Run RK2's second stage inside the streamed flux kernel (`on`, the default; steps without
+    /// early exit) or as its own kernel after it; both give the same result (the tests and
+    /// `bench kp` compare them).
+    pub fn set_fused(&mut self, on: bool) {
+        self.fused = on;
+    }
+
+    /// RK2's second stage through the streamed flux kernel (`kp_flux_stream_rk`): R of Q¹
+    /// applied to Qⁿ in place, and the output's flags (cleared first). In `clamp` the drain
+    /// list's blocks keep R for the drain passes, and `rk_listed` updates them after.
+    pub fn flux_rk(&mut self) -> Result<()> {
+        let FluxVariant::Stream { warps, rows } = self.flux_variant else {
+            return Err(Error::invalid("kp: the second stage runs in the streamed flux kernel only"));
+        };
+        let k = self.k;
+        self.early = false;
+        let out_map = (self.map(true) + 1) % 3;
+        let zero = |stream: &Arc<CudaStream>, b: &mut DeviceBuffer<u32>| {
+            stream.memset_zeros(b).map_err(|source| Error::Driver { call: "cuMemsetD8", source })
+        };
+        zero(&self.stream, &mut self.wet[out_map])?;
+        if let Some(c) = &mut self.clamp {
+            zero(&self.stream, &mut c.partial)?;
+            zero(&self.stream, &mut c.shore)?;
+        }
+        let (w, w0, rw) = (self.w_ptr(true), self.w_ptr_mut(false), self.rw_ptr_mut());
+        let (hu, hv) = (self.q1[1].ptr(), self.q1[2].ptr());
+        let [_, hu0, hv0] = self.q.each_mut().map(|b| b.ptr_mut());
+        let [_, rhu, rhv] = self.r.each_mut().map(|r| r.ptr_mut());
+        // w's low parts where the RK kernel is the compensated one (never in mixed precision,
+        // whose surfaces are f64: its RK kernel ignores them, the fused one must not see them).
+        let (lo0, lo1) = match (&mut self.low, &self.mixed) {
+            (Some([l0, l1]), None) => (l0.ptr_mut(), l1.ptr()),
+            _ => (std::ptr::null_mut(), std::ptr::null()),
+        };
+        let c = self.clamp.as_mut();
+        let (hi, partial, shore, listed) = match c {
+            Some(c) => (c.hi.ptr(), c.partial.ptr_mut(), c.shore.ptr_mut(), c.listed.ptr()),
+            None => (std::ptr::null(), std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null()),
+        };
+        let params = FluxStreamRk {
+            k,
+            rows,
+            w,
+            hu,
+            hv,
+            bed: self.bed.ptr(),
+            rw,
+            rhu,
+            rhv,
+            dt: self.dt.ptr(),
+            bc: self.cell_bed.ptr(),
+            gn2: self.friction.as_ref().map_or(std::ptr::null(), |f| f.ptr()),
+            w0,
+            hu0,
+            hv0,
+            lo0,
+            lo1,
+            wet_out: self.wet[out_map].ptr_mut(),
+            hi,
+            partial,
+            shore,
+            listed,
+        };
+        let grid = (stream_strips(k.nx).div_ceil(warps), k.ny.div_ceil(rows), 1);
+        let shape = LaunchShape::fixed(grid, (32 * warps, 1, 1));
+        let ks = &self.kernels;
+        // SAFETY: the streamed flux kernel's arrays and grid (`flux`); Qⁿ (w0, hu0, hv0, lo0)
+        // is written in place and read only at each thread's own cell, distinct from Q¹ (w, hu,
+        // hv, lo1) and R; cell bed, g·n² (the field where the problem has one, else null),
+        // B_hi padded arrays; the output's wet map nbx·nby flags, cleared just before on the
+        // same stream with partial and shore; listed nbx·nby flags from the lists kernel after
+        // stage 1, or null outside clamp.
+        unsafe { ks.flux_stream_rk.launch(shape, params) }
+    }
+
     /// Device-wide max of the rates, then Δt and the clock on the device.
     pub fn time_step(&mut self) -> Result<()> {
         self.reducer.enqueue(ReduceOp::Max, &self.rate, self.slots)?;
@@ -735,6 +847,21 @@ impl<T: GpuReal> GpuKp<T> {
     /// RK stage 1 (q → q1) or 2 (q ← ½(q + E(q1))), with the wet map.
     pub fn rk(&mut self, stage: u32) -> Result<()> {
         let shape = self.block_shape()?.with_shared_of::<T>(32);
+        self.rk_on(stage, shape, std::ptr::null(), std::ptr::null())
+    }
+
+    /// In `clamp`, RK stage 2 in the blocks of the drain list alone, which the streamed second
+    /// stage (`flux_rk`) left to it: their R is final only after the drain passes.
+    fn rk_listed(&mut self) -> Result<()> {
+        let Some(c) = &self.clamp else { return Ok(()) };
+        let shape = LaunchShape::fixed((c.grid, 1, 1), (self.k.bx, self.k.by, 1)).with_shared_of::<T>(32);
+        let (list, count) = (c.lists.ptr(), c.counts.ptr());
+        self.rk_on(2, shape, list, count)
+    }
+
+    /// [`rk`](Self::rk) on the grid of blocks `shape`, or (`list` not null) on the `count[0]`
+    /// blocks of `list`.
+    fn rk_on(&mut self, stage: u32, shape: LaunchShape, list: *const u32, count: *const u32) -> Result<()> {
         let (m0, m_in) = (self.map(false), self.map(stage == 2));
         let q0 = self.q.each_ref().map(|b| b.ptr());
         let (q1, out) = if stage == 1 {
@@ -783,6 +910,8 @@ impl<T: GpuReal> GpuKp<T> {
             lo0: low[0],
             lo1: low[stage as usize - 1],
             olo: low_out,
+            list,
+            count,
         };
         // SAFETY: every state, R and bed array is padded to k.cells(), and so is gn2 where the
         // kernel reads it (the per-cell one, chosen in new exactly when `friction` is uploaded;
@@ -792,7 +921,8 @@ impl<T: GpuReal> GpuKp<T> {
         // two; the flux kernel's blocks; 32 T of shared memory. hi is null, or (in clamp) the
         // padded B_hi with partial and shore nbx·nby flags. ry is null, or (SRK2) 3·cells. lo0,
         // lo1, olo are null (the plain kernel, which ignores them) or padded arrays aliasing as
-        // w0, w1 and ow do.
+        // w0, w1 and ow do. list is null (the block shape: nbx × nby blocks of bx × by), or the
+        // drain list's pairs with their count in `counts` (rk_listed: a 1-D grid of bx × by).
         unsafe { self.kernels.rk.launch(shape, params) }
     }
 
@@ -951,9 +1081,15 @@ impl<T: GpuReal> GpuKp<T> {
                 self.cur = (self.cur + 1) % 3;
             }
             Scheme::Rk2 | Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2 => {
-                self.flux(kernel, true)?;
-                self.drain(true)?;
-                self.rk(2)?;
+                if self.fuses(kernel) {
+                    self.flux_rk()?;
+                    self.drain(true)?;
+                    self.rk_listed()?;
+                } else {
+                    self.flux(kernel, true)?;
+                    self.drain(true)?;
+                    self.rk(2)?;
+                }
                 self.clamp(false)?;
                 self.boundary(false)?;
                 self.cur = (self.cur + 2) % 3;
