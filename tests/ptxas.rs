@@ -33,11 +33,19 @@ const TRAP_ALLOWED: &[(&str, &str)] = &[
     ("kp_m_flux_stream_early_kp07", KP_STREAM_EARLY_TRAP),
     ("kp_m_flux_stream_early_bollermann", KP_STREAM_EARLY_TRAP),
     ("kp_m_flux_stream_early_clamp", KP_STREAM_EARLY_TRAP),
+    // RK2's second stage in the streamed kernel, plain and mixed.
+    ("kp_flux_stream_rk_kp07", KP_STREAM_RK_TRAP),
+    ("kp_flux_stream_rk_bollermann", KP_STREAM_RK_TRAP),
+    ("kp_flux_stream_rk_clamp", KP_STREAM_RK_TRAP),
+    ("kp_m_flux_stream_rk_kp07", KP_STREAM_RK_TRAP),
+    ("kp_m_flux_stream_rk_bollermann", KP_STREAM_RK_TRAP),
+    ("kp_m_flux_stream_rk_clamp", KP_STREAM_RK_TRAP),
 ];
 /// The streamed shallow-water flux kernels' reasons (one entry point a wet–dry scheme).
 const KP_STREAM_TRAP: &str = "wet-map tile of a column: (column − 2) / k.bx (the contract has k.bx ≥ 1)";
 const KP_STREAM_EARLY_TRAP: &str =
     "wet-map tiles of the warp and of each cell: divisions by k.bx, k.by (≥ 1) and the warp's tile columns (≥ 1)";
+const KP_STREAM_RK_TRAP: &str = "wet-map tile of each cell, whose flags it sets: (column − 2) / k.bx and the band's first row / k.by (the contract has k.bx, k.by ≥ 1)";
 
 /// Kernels whose PTX may use local memory, and why. None does.
 const LOCAL_ALLOWED: &[(&str, &str)] = &[];
