@@ -122,6 +122,17 @@ impl std::str::FromStr for FluxVariant {
     }
 }
 
+/// The streamed flux kernels' launch (`gpu/src/kp/stream.rs`): blocks of `warps` warps, grid
+/// (⌈strips / warps⌉, ⌈ny / rows⌉).
+fn stream_shape<T: GpuReal>(k: &Coeffs<T>, warps: u32, rows: u32) -> LaunchShape {
+    LaunchShape::fixed((stream_strips(k.nx).div_ceil(warps), k.ny.div_ceil(rows), 1), (32 * warps, 1, 1))
+}
+
+/// Zero the flags `b` on `stream`, ahead of the kernels enqueued after.
+fn clear(stream: &Arc<CudaStream>, b: &mut DeviceBuffer<u32>) -> Result<()> {
+    stream.memset_zeros(b).map_err(|source| Error::Driver { call: "cuMemsetD8", source })
+}
+
 /// SRK2's x-line kernel takes blocks of whole warps, at most 1024 threads.
 fn check_line(line: u32) -> Result<()> {
     if line == 0 || !line.is_multiple_of(32) || line > 1024 {
@@ -222,8 +233,6 @@ struct ClampPasses<T: GpuReal> {
     /// Blocks of the passes' grid, which step through the lists: enough to fill the GPU when a
     /// list is long, few enough to cost nothing when it is empty (nearly always).
     grid: u32,
-    /// The stream the kernels run on (the counts are zeroed there before each list).
-    stream: Arc<CudaStream>,
 }
 
 impl<T: GpuReal> ClampPasses<T> {
@@ -254,7 +263,6 @@ impl<T: GpuReal> ClampPasses<T> {
             lists: gpu.zeros(4 * blocks)?,
             counts: gpu.zeros(2)?,
             grid: (blocks as u32).clamp(1, 8 * gpu.info().sm_count.max(1)),
-            stream: gpu.stream().clone(),
         })
     }
 
@@ -372,7 +380,8 @@ pub struct GpuKp<T: GpuReal> {
     /// Mixed precision (`new_mixed`): the surfaces and R_w in f64, which the kernels read and
     /// write in place of `q[0]`, `q1[0]` and `r[0]` (then unused).
     mixed: Option<Box<MixedLevel>>,
-    /// The stream the kernels run on (flags are cleared there before the fused second stage).
+    /// The stream the kernels run on (`clamp`'s list counts and the fused second stage's flags
+    /// are cleared there).
     stream: Arc<CudaStream>,
 }
 
@@ -539,7 +548,7 @@ impl<T: GpuReal> GpuKp<T> {
     /// [`shore_lists`](Self::shore_lists) in orientation `k` from the wet map `wet`.
     fn shore_lists_on(&mut self, k: Coeffs<T>, wet: *const u32) -> Result<()> {
         let Some(c) = &mut self.clamp else { return Ok(()) };
-        c.stream.memset_zeros(&mut c.counts).map_err(|source| Error::Driver { call: "cuMemsetD8", source })?;
+        clear(&self.stream, &mut c.counts)?;
         let shape = LaunchShape::cover_2d(k.nbx as u64, k.nby as u64, (32, 4), (1, 1))?;
         let params = ShoreLists {
             k,
@@ -725,8 +734,7 @@ impl<T: GpuReal> GpuKp<T> {
                 }
             }
             FluxVariant::Stream { warps, rows } => {
-                let grid = (stream_strips(self.k.nx).div_ceil(warps), self.k.ny.div_ceil(rows), 1);
-                let shape = LaunchShape::fixed(grid, (32 * warps, 1, 1));
+                let shape = stream_shape(&self.k, warps, rows);
                 // SAFETY: arrays as for the tile kernel; rate holds stream_slots(nx, ny, rows)
                 // (new, set_flux); blocks of 32·warps threads, grid (⌈strips/warps⌉, ⌈ny/rows⌉);
                 // no shared memory.
@@ -771,13 +779,10 @@ impl<T: GpuReal> GpuKp<T> {
         let k = self.k;
         self.early = false;
         let out_map = (self.map(true) + 1) % 3;
-        let zero = |stream: &Arc<CudaStream>, b: &mut DeviceBuffer<u32>| {
-            stream.memset_zeros(b).map_err(|source| Error::Driver { call: "cuMemsetD8", source })
-        };
-        zero(&self.stream, &mut self.wet[out_map])?;
+        clear(&self.stream, &mut self.wet[out_map])?;
         if let Some(c) = &mut self.clamp {
-            zero(&self.stream, &mut c.partial)?;
-            zero(&self.stream, &mut c.shore)?;
+            clear(&self.stream, &mut c.partial)?;
+            clear(&self.stream, &mut c.shore)?;
         }
         let (w, w0, rw) = (self.w_ptr(true), self.w_ptr_mut(false), self.rw_ptr_mut());
         let (hu, hv) = (self.q1[1].ptr(), self.q1[2].ptr());
@@ -818,8 +823,7 @@ impl<T: GpuReal> GpuKp<T> {
             shore,
             listed,
         };
-        let grid = (stream_strips(k.nx).div_ceil(warps), k.ny.div_ceil(rows), 1);
-        let shape = LaunchShape::fixed(grid, (32 * warps, 1, 1));
+        let shape = stream_shape(&k, warps, rows);
         let ks = &self.kernels;
         // SAFETY: the streamed flux kernel's arrays and grid (`flux`); Qⁿ (w0, hu0, hv0, lo0)
         // is written in place and read only at each thread's own cell, distinct from Q¹ (w, hu,
