@@ -32,10 +32,22 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     ("kp_flux_stream_clamp_f64", 128),
     ("kp_flux_stream_early_clamp_f64", 128),
     ("kp_flux_stream_early_clamp_f32", 64),
+    // The other schemes' f64 streamed kernels, since their rows' corners are kept as pairs
+    // (session s): `kp07` moved from 128 to 136 registers, four blocks to three, and its flux
+    // kernel from 0.801 to 0.928 ms at 4096² (c123); at 128 it spills 8 bytes and takes 0.796.
+    // `bollermann` (148 registers, three blocks; at 128 it spills 44 bytes) went from 0.902 to
+    // 0.818 ms capped; with early exit (154 and 156 registers; 56 and 88 bytes spilled capped)
+    // `kp07` from 0.962 to 0.864 ms and `bollermann` from 0.952 to 0.881 (c125).
+    ("kp_flux_stream_kp07_f64", 128),
+    ("kp_flux_stream_early_kp07_f64", 128),
+    ("kp_flux_stream_bollermann_f64", 128),
+    ("kp_flux_stream_early_bollermann_f64", 128),
     // Session r (docs/kp-wet-dry-kernels.md, "RK2's second stage in the streamed flux
     // kernel"): the code for the second stage moved the f32 kernel without it from 72 to 75
     // registers, one block of 4 warps fewer (seven to six) and 5% slower at 4096² (c119); 72 is
-    // where it was, without spills.
+    // where it was, without spills. Since its rows' loads are kept as loaded (session s) it
+    // needs 67, so the cap only guards against such a move; capped at 64 (eight blocks, no
+    // spills) it was no faster (c124: 0.338 against 0.333 ms at 4096²).
     ("kp_flux_stream_clamp_f32", 72),
     // The streamed kernel with the second stage in it: uncapped 110 (f32) and 155 (f64)
     // registers, four and three blocks. Capped at 96 and 128 (f32 spills nothing, f64 136

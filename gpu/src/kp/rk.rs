@@ -46,12 +46,14 @@ impl CellFlags {
     }
 }
 
-/// A cell's inputs to its RK stage besides Q¹ and R ([`load_cell`]): Qⁿ, the cell bed, B_hi (0
-/// outside `clamp`), w's low parts of Qⁿ and Q¹ (0 on the plain path) and g·n². The streamed
-/// kernel loads them a row's work ahead of the update, to hide their latency.
+/// A cell's inputs to its RK stage besides R ([`load_cell`]): Qⁿ, the cell bed, B_hi (0
+/// outside `clamp`), w's low parts of Qⁿ and Q¹ (0 on the plain path), g·n², and Q¹ where
+/// loaded with them (else [`update_cell`] reads it). The streamed kernel loads them a row's work
+/// ahead of the update, to hide their latency.
 #[derive(Clone, Copy)]
 pub(super) struct CellIn<T, W> {
     q0: (W, T, T),
+    q1: Option<(W, T, T)>,
     cb: T,
     hi: T,
     l0: T,
@@ -62,8 +64,9 @@ pub(super) struct CellIn<T, W> {
 /// The inputs of padded cell `g` for stage `stage` ([`CellIn`]); `active`: the cell's block is
 /// active by the flux's wet map (else its cells are dry with no momentum, where friction is 0
 /// whatever g·n² is: no load for it). `per_cell`: g·n² from `u.gn2`; `low`: the compensated
-/// update (only with `W` = `T`). The RK kernel passes its constants for `per_cell` and `low`,
-/// the streamed kernel the null-ness of `gn2` and `lo1`.
+/// update (only with `W` = `T`); `q1`: Q¹ too (`u.q1`; for a cell whose R will be given). The
+/// RK kernel passes its constants for `per_cell` and `low`, the streamed kernel the null-ness of
+/// `gn2` and `lo1`.
 ///
 /// # Safety
 /// `u`'s arrays as `kp_rk` states; `g` a padded cell.
@@ -76,11 +79,13 @@ pub(super) unsafe fn load_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
     low: bool,
     g: usize,
     active: bool,
+    q1: bool,
 ) -> CellIn<T, W> {
     unsafe {
         CellIn {
             // Qⁿ through plain loads: in stage 2 the same buffers are written.
             q0: (*u.q0.0.add(g), *u.q0.1.add(g), *u.q0.2.add(g)),
+            q1: if q1 { Some((W::ldg(u.q1.0.add(g)), T::ldg(u.q1.1.add(g)), T::ldg(u.q1.2.add(g)))) } else { None },
             cb: T::ldg(u.bc.add(g)),
             hi: if u.hi.is_null() { T::ZERO } else { T::ldg(u.hi.add(g)) },
             // Stage 1 does not read Qⁿ's low part (Qⁿ is the state R was evaluated at).
@@ -110,7 +115,7 @@ pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
 ) -> CellFlags {
     unsafe {
         let d = u.dt;
-        let ldg_q1 = || (W::ldg(u.q1.0.add(g)), T::ldg(u.q1.1.add(g)), T::ldg(u.q1.2.add(g)));
+        let ldg_q1 = || c.q1.unwrap_or_else(|| (W::ldg(u.q1.0.add(g)), T::ldg(u.q1.1.add(g)), T::ldg(u.q1.2.add(g))));
         let (q1, r) = match r {
             None => (if stage == 1 { c.q0 } else { ldg_q1() }, (W::ZERO, T::ZERO, T::ZERO)),
             Some(r) => (ldg_q1(), r),
@@ -264,7 +269,7 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>,
                     }
                     Some(r)
                 };
-                let c = load_cell(&k, &u, stage, F::PER_CELL, LOW, g, !inactive);
+                let c = load_cell(&k, &u, stage, F::PER_CELL, LOW, g, !inactive, false);
                 f = update_cell(&k, &u, stage, LOW, g, c, r);
             }
             let m = block_max(if f.wet { T::ONE } else { T::ZERO }, shared::dynamic::<T>());

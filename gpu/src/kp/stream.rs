@@ -3,8 +3,8 @@
 //!
 //! Lane l holds padded column `28·strip + l` (lanes 0, 1, 30, 31 only supply neighbours). Per
 //! row a lane keeps a three-row register window of (w*, n_x, n_y, drain cap) (`cell_view`: w̄
-//! unless the cell is partially flooded; the momenta, or in `clamp` the velocities) and two rows
-//! of corner B, and
+//! unless the cell is partially flooded; the momenta, or in `clamp` the velocities) and the
+//! corner B of three rows (its column's and the next, loaded as pairs), and
 //! - reconstructs its cell along y from the window, and gets the face between this row and the
 //!   one below from the plus face it kept from the row below: the north flux of the row below,
 //!   which it now finishes and writes, and the south flux of this row;
@@ -15,7 +15,8 @@
 //! So every face flux and every reconstruction is computed once per warp (the halo lanes and
 //! one extra row per band are the only repeats: 32/28 and (rows + 2)/rows), against the tile
 //! kernel's recomputed neighbour reconstructions and its edge threads, which made every warp
-//! pay for an east face. The next row's loads are issued before the current row's arithmetic.
+//! pay for an east face. The next row's loads are issued before the current row's arithmetic,
+//! and first used after it.
 //!
 //! Launch: blocks of `32·warps` threads, grid (⌈strips / warps⌉, ⌈ny / rows⌉); the warp's rate
 //! slot is `blockIdx.y · strips + strip` ([`stream_slots`](super::stream_slots) in all). With
@@ -220,33 +221,35 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
     let col = (if pc < k.nx + 3 { pc } else { k.nx + 3 }) as usize;
     let ccol = (if pc < k.nx + 4 { pc } else { k.nx + 4 }) as usize;
     let cp = k.cpitch as usize;
-    // A row's (w*, n_x, n_y, drain cap) (`cell_view`: n the momenta, or the velocities); the
-    // corners of the loaded cell are read here again (from cache) only in a scheme that needs
-    // them (`S::CORNERS`).
-    let load = |pr: u32| {
-        let r = (if pr < k.ny + 3 { pr } else { k.ny + 3 }) as usize;
-        let g = r * p + col;
-        let (wb, u, v) = unsafe { (W::ldg(w.add(g)), T::ldg(hu.add(g)), T::ldg(hv.add(g))) };
-        if S::CORNERS {
-            let (c0, c1) = (r * cp + col, (r + 1) * cp + col);
-            // SAFETY: r ≤ ny + 3 and col ≤ nx + 3, so the corners (col + 1, r + 1) exist.
-            let corners =
-                unsafe { (T::ldg(bed.add(c0)), T::ldg(bed.add(c0 + 1)), T::ldg(bed.add(c1)), T::ldg(bed.add(c1 + 1))) };
-            cell_view::<S, T, W>(k, (wb, u, v), corners)
-        } else {
-            (wb.narrow(), u, v, T::INFINITY)
-        }
+    // Corner B of this column and the next along a corner row (`pair`): the cell's south-west
+    // and south-east corners in that row, and for the face beds both ends of its west face
+    // (B's east neighbour is loaded, not shuffled: the last lane has none to take it from).
+    let cc1 = (if pc + 1 < k.nx + 4 { pc + 1 } else { k.nx + 4 }) as usize;
+    let pair = |pr: u32| {
+        let r = (if pr < k.ny + 4 { pr } else { k.ny + 4 }) as usize * cp;
+        // SAFETY: row ≤ ny + 4 and both columns ≤ nx + 4: corners of the padded grid.
+        unsafe { (T::ldg(bed.add(r + ccol)), T::ldg(bed.add(r + cc1))) }
     };
-    let corner = |pr: u32| {
-        let r = (if pr < k.ny + 4 { pr } else { k.ny + 4 }) as usize;
-        unsafe { T::ldg(bed.add(r * cp + ccol)) }
+    // A row's state as loaded (`fetch`), and its (w*, n_x, n_y, drain cap) from it and the
+    // corner pairs of its south and north edges (`view`: `cell_view`, n the momenta, or the
+    // velocities; the corners only in a scheme that needs them, `S::CORNERS`). The two are
+    // apart so that a row's loads are issued a whole row's work before their first use: viewed
+    // as soon as loaded, their latency stalled the warp at every row (ncu,
+    // docs/kp-wet-dry-kernels.md).
+    let fetch = |pr: u32| {
+        let g = (if pr < k.ny + 3 { pr } else { k.ny + 3 }) as usize * p + col;
+        unsafe { (W::ldg(w.add(g)), T::ldg(hu.add(g)), T::ldg(hv.add(g))) }
+    };
+    let view = |q: (W, T, T), (sw, se): (T, T), (nw, ne): (T, T)| {
+        if S::CORNERS { cell_view::<S, T, W>(k, q, (sw, se, nw, ne)) } else { (q.0.narrow(), q.1, q.2, T::INFINITY) }
     };
     // Padded row pj runs from j0 + 1 (the row below the band, for its plus face) to jend + 2
-    // (the row above, for the band's last north face). Window: rows pj − 1, pj, pj + 1.
+    // (the row above, for the band's last north face). Window: rows pj − 1, pj, pj + 1, and the
+    // corner pairs of rows pj to pj + 2 (the cells' south-west and south-east corners).
     let mut pj = j0 + 1;
-    let (mut sm, mut s0, mut sp) = (load(pj - 1), load(pj), load(pj + 1));
-    // Corner B of this column at rows pj and pj + 1 (the cell's south-west and north-west).
-    let (mut b0, mut b1) = (corner(pj), corner(pj + 1));
+    let km = pair(pj - 1);
+    let (mut k0, mut k1, mut k2) = (pair(pj), pair(pj + 1), pair(pj + 2));
+    let (mut sm, mut s0, mut sp) = (view(fetch(pj - 1), km, k0), view(fetch(pj), k0, k1), view(fetch(pj + 1), k1, k2));
     let mut below = FaceState::ZERO; // y plus face of the row below
     let mut gs = Flux::ZERO; // south flux of the pending row
     let mut x_part = (T::ZERO, T::ZERO, T::ZERO); // R's x part of the pending row
@@ -256,13 +259,13 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
     let mut pending_rate = T::ZERO; // the pending row's x and south speeds
     let mut rate_max = T::ZERO;
     loop {
-        let (next, next_b) = (load(pj + 2), corner(pj + 2));
+        let (next, k3) = (fetch(pj + 2), pair(pj + 3));
         // In `RK`: the inputs of row pj − 1's update, which this pass finishes, loaded a row's
         // work ahead of it (their latency is not hidden otherwise: a warp's rows are serial).
         let todo = RK && pj > j0 + 2 && lane.useful && !listed;
         let cell = (pj - 1) as usize * p + lane.pc as usize;
-        let pre = if todo { Some(unsafe { load_cell(k, &st.u, 2, per_cell, low, cell, true) }) } else { None };
-        let (e0, e1) = (b0.shfl_down(1), b1.shfl_down(1));
+        let pre = if todo { Some(unsafe { load_cell(k, &st.u, 2, per_cell, low, cell, true, true) }) } else { None };
+        let ((b0, e0), (b1, e1)) = (k0, k1);
         let (bs, bn) = (T::HALF * (b0 + e0), T::HALF * (b1 + e1));
         let ycell = |s: (T, T, T, T)| Cell { w: s.0, n: s.2, t: s.1, cap: s.3 };
         let ry = reconstruct::<S, T>(k, ycell(sm), ycell(s0), ycell(sp), face_bed(b0, e0), face_bed(b1, e1));
@@ -323,8 +326,8 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
             pending_rate = (fw.speed * k.inv_dx).max(fe.speed * k.inv_dx).max(gs.speed * k.inv_dy);
         }
         below = ry.p;
-        (sm, s0, sp) = (s0, sp, next);
-        (b0, b1) = (b1, next_b);
+        (sm, s0, sp) = (s0, sp, view(next, k2, k3));
+        (k0, k1, k2) = (k1, k2, k3);
         pj += 1;
     }
     if RK {
