@@ -55,6 +55,15 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     // f64 1.191 against 1.403) and than uncapped (c119, before its inputs were loaded ahead).
     ("kp_flux_stream_rk_clamp_f64", 128),
     ("kp_flux_stream_rk_clamp_f32", 96),
+    // The other schemes' fused kernels (session s, c126 against c125, `bench kp` at 4096²):
+    // in f32 (105 and 108 registers uncapped, four blocks; 96 spills 4 bytes, five blocks)
+    // the `kp07` step went from 1.169 to 1.136 ms and `bollermann`'s from 1.236 to 1.189; in
+    // f64 `bollermann` (176 registers, two blocks; 128 spills 216 bytes) from 2.672 to 2.503 ms,
+    // still 3% slower than its two kernels apart (2.437). `kp07` in f64 (162 registers) is left
+    // uncapped: at 128 (188 bytes spilled) its step went from 2.046 to 2.323 ms.
+    ("kp_flux_stream_rk_kp07_f32", 96),
+    ("kp_flux_stream_rk_bollermann_f64", 128),
+    ("kp_flux_stream_rk_bollermann_f32", 96),
     // The f32 RK kernels: the loop over the drain list (the second stage's blocks the streamed
     // kernel leaves) moved them from 46–48 to 54 registers, four blocks of 256 threads instead
     // of five, and both stages ran 13–15% slower (c119). At 48 they spill 0–8 bytes and run at
