@@ -84,10 +84,16 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     Ok(())
 }
 
-/// Words a cell an RK2 step of `p` moves in `T` (the module comment): 37, or 28 with the second
-/// stage in the streamed flux kernel (`fused`), and w's low parts.
+/// Words a cell an RK2 step of `p` moves in `T` (the module comment): [`step_words_of`] with
+/// w's low parts where `p` keeps them in `T`.
 fn step_words<T: GpuReal>(p: &Problem, fused: bool) -> f64 {
-    (if fused { 28.0 } else { 37.0 }) + 5.0 * low::<T>(p)
+    step_words_of(fused, p.compensates::<T>())
+}
+
+/// Words a cell an RK2 step moves: 37, or 28 with the second stage in the streamed flux kernel
+/// (`fused`), and 5 more for w's low parts (`compensated`).
+fn step_words_of(fused: bool, compensated: bool) -> f64 {
+    (if fused { 28.0 } else { 37.0 }) + 5.0 * compensated as u8 as f64
 }
 
 /// 1 where a run of `p` in `T` keeps w's low part (the default in f32), else 0: the words it adds
@@ -394,8 +400,8 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
     let w = std::mem::size_of::<T>() as f64;
     // The flood runs the default update (compensated in f32): early exit off with the second
     // stage in the streamed flux kernel, on with the two apart (no early-exit fused form).
-    let low = 5.0 * Accumulation::default().compensates::<T>() as u8 as f64;
-    let (words_off, step_words) = (28.0 + low, 37.0 + low);
+    let compensated = Accumulation::default().compensates::<T>();
+    let (words_off, words_on) = (step_words_of(true, compensated), step_words_of(false, compensated));
     let size = format!("{FLOOD_N}²");
     let mut t0 = 0.0;
     let (mut quarter_on, mut quarter_off, mut quarter_steps, mut quarter_t) = (0.0, 0.0, 0, 0.0);
@@ -409,7 +415,7 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
                 &size,
                 T::NAME,
                 secs * 1e3,
-                if mode == "on" { step_words } else { words_off } * w * cells * steps as f64,
+                if mode == "on" { words_on } else { words_off } * w * cells * steps as f64,
                 None,
                 format!("{steps} steps, {:.0}% of tiles wet at the end{speedup}", wet * 100.0),
             );
@@ -427,7 +433,7 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
             &size,
             T::NAME,
             quarter_on * 1e3,
-            step_words * w * cells * quarter_steps as f64,
+            words_on * w * cells * quarter_steps as f64,
             None,
             format!(
                 "{quarter_steps} steps; {:.2}× early exit off ({:.1} ms)",
@@ -445,7 +451,7 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
         &size,
         T::NAME,
         total_on * 1e3,
-        step_words * w * cells * steps as f64,
+        words_on * w * cells * steps as f64,
         None,
         format!("{steps} steps; {:.2}× early exit off ({:.0} ms)", total_off / total_on, total_off * 1e3),
     );
@@ -460,7 +466,7 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
             &size,
             T::NAME,
             secs * 1e3,
-            step_words * w * cells * steps as f64,
+            words_on * w * cells * steps as f64,
             None,
             format!(
                 "{steps} steps ({late} from t = 2 s to 4 s; {default} {late_on}); {:.2}× {default}'s time",
