@@ -258,11 +258,40 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
                 report.push("kp step", &v, &size, p, t.median_ms, words * w * cells, None, rate(t.median_ms));
             }
         }
-        m.set_fused(true);
+        drop(m);
+        if default {
+            tuned_step::<T>(gpu, opts, report, &problem, launch)?;
+        }
     }
     srk2::<T>(gpu, opts, report, n, launch)?;
     split::<T>(gpu, opts, report, n, launch)?;
     friction::<T>(gpu, opts, report, n, launch)
+}
+
+/// The RK2 step of `problem` at the launch the tuning cache holds for this GPU (`hydrokern
+/// tune`; issue 14's targets are for the step after tuning), beside the default `launch`'s
+/// rows: nothing when there is no entry, tuning is off, or the entry is the default.
+fn tuned_step<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, problem: &Problem, launch: Launch) -> Result<()> {
+    let Some(tuned) = crate::tune::kp_launch(gpu, crate::tune::precision_of::<T>()) else { return Ok(()) };
+    if tuned == launch {
+        return Ok(());
+    }
+    let n = problem.nx;
+    let cells = (n * problem.ny) as f64;
+    let mut m = GpuKp::<T>::new(gpu, problem, tuned)?;
+    let t = time_gpu(gpu, opts.warmup, opts.reps, |_| m.step(FluxKernel::Full))?;
+    let fused = m.fuses(FluxKernel::Full);
+    let v = format!(
+        "RK2 step, tuned launch {} ({}), {}wet–dry {}",
+        crate::tune::kp_label(tuned),
+        tuned.flux.describe(),
+        if fused { "stage 2 fused, " } else { "" },
+        problem.wet_dry.name()
+    );
+    let words = step_words::<T>(problem, fused);
+    let rate = format!("{:.3} Gcell/s", cells / (t.median_ms * 1e-3) / 1e9);
+    report.push("kp step", &v, &format!("{n}²"), T::NAME, t.median_ms, words * size_of::<T>() as f64 * cells, None, rate);
+    Ok(())
 }
 
 /// DS1 and DS2 (seed 003 §3.1.2–3.1.3) in the default wet–dry scheme: whole steps on the

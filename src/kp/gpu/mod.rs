@@ -34,6 +34,16 @@ mod split;
 
 pub use mixed::MixedLevel;
 
+/// Whether RK2's second stage runs inside the streamed flux kernel unless `set_fused` says
+/// otherwise: in every wet–dry scheme and precision but `bollermann` in f64, whose fused kernel
+/// (176 registers, capped at 128 with 216 bytes spilled) made the step slower than the two
+/// kernels apart on an H200: 2.503 against 2.437 ms at 4096², 0.763 against 0.715 at 2048²
+/// (docs/bench/session-2026-11-28s/c126).
+/// Mixed precision runs f32's kernels (`T` = f32): fused.
+fn fuses_by_default<T: GpuReal>(wet_dry: WetDry) -> bool {
+    !(wet_dry == WetDry::Bollermann && T::NAME == "f64")
+}
+
 /// Launch parameters (run-time).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Launch {
@@ -366,8 +376,8 @@ pub struct GpuKp<T: GpuReal> {
     /// Whether the last flux launch was the early-exit one (its R is unwritten where inactive).
     early: bool,
     /// Whether RK2 on the streamed flux kernel without early exit runs its second stage inside
-    /// that kernel (`kp_flux_stream_rk`; the default): the same arithmetic, nine words a cell
-    /// fewer.
+    /// that kernel (`kp_flux_stream_rk`): the same arithmetic, nine words a cell fewer. The
+    /// default is [`fuses_by_default`]'s; `set_fused` overrides it.
     fused: bool,
     dt: DeviceBuffer<T>,
     clock: DeviceBuffer<f64>,
@@ -477,7 +487,7 @@ impl<T: GpuReal> GpuKp<T> {
             wet: [gpu.upload(&wet)?, gpu.upload(&wet)?, gpu.upload(&wet)?],
             cur: 0,
             early: false,
-            fused: true,
+            fused: fuses_by_default::<T>(problem.wet_dry),
             dt: gpu.zeros(1)?,
             clock: gpu.zeros(if ds.is_some() { CLOCK_LEN_SPLIT } else { CLOCK_LEN })?,
             reducer: Reducer::new(gpu)?,
@@ -754,7 +764,7 @@ impl<T: GpuReal> GpuKp<T> {
     /// kernel (`set_fused`, RK2 on the streamed kernel without early exit: not SRK2, DS1, DS2,
     /// the tile kernel or the early-exit one, whose fused form measured slower than the two
     /// kernels apart, docs/kp-wet-dry-kernels.md).
-    fn fuses(&self, kernel: FluxKernel) -> bool {
+    pub fn fuses(&self, kernel: FluxKernel) -> bool {
         self.fused
             && kernel == FluxKernel::Full
             && self.ry.is_none()
@@ -762,9 +772,9 @@ impl<T: GpuReal> GpuKp<T> {
             && matches!(self.flux_variant, FluxVariant::Stream { .. })
     }
 
-    /// Run RK2's second stage inside the streamed flux kernel (`on`, the default; steps without
-    /// early exit) or as its own kernel after it; both give the same result (the tests and
-    /// `bench kp` compare them).
+    /// Run RK2's second stage inside the streamed flux kernel (`on`; steps without early exit)
+    /// or as its own kernel after it, whatever [`fuses_by_default`] chose; both give the same
+    /// result (the tests and `bench kp` compare them).
     pub fn set_fused(&mut self, on: bool) {
         self.fused = on;
     }
