@@ -360,8 +360,9 @@ pub struct GpuKp<T: GpuReal> {
     friction: Option<DeviceField2<T>>,
     q: [DeviceField2<T>; 3],
     q1: [DeviceField2<T>; 3],
-    /// On the compensated path (`Problem::compensates`), w's low parts of Qⁿ and Q¹ (the RK
-    /// kernel is then the compensated one); their ghost layers are never read.
+    /// On the compensated path (`Problem::compensates`, never in mixed precision), w's low
+    /// parts of Qⁿ and Q¹ (the RK kernel is then the compensated one); their ghost layers are
+    /// never read.
     low: Option<[DeviceField2<T>; 2]>,
     r: [DeviceField2<T>; 3],
     /// In SRK2: R's y part, three padded fields one after the other (`r` then holds the x part);
@@ -430,7 +431,9 @@ impl<T: GpuReal> GpuKp<T> {
         // and the scratch momenta; compensated, w's low parts of the state and the stage state;
         // in SRK2 R's y part; in DS1 and DS2 three working states, the transposed cell bed (and
         // B_hi) and corner bed.
-        let compensated = problem.compensates::<T>();
+        // Mixed precision's surfaces are f64 (`MixedLevel`): no low parts, whatever the problem's
+        // accumulation says for f32.
+        let compensated = problem.compensates::<T>() && mixed.is_none();
         let clamp = problem.wet_dry == WetDry::Clamp;
         let fields = 11
             + problem.manning_field.is_some() as usize
@@ -798,11 +801,11 @@ impl<T: GpuReal> GpuKp<T> {
         let (hu, hv) = (self.q1[1].ptr(), self.q1[2].ptr());
         let [_, hu0, hv0] = self.q.each_mut().map(|b| b.ptr_mut());
         let [_, rhu, rhv] = self.r.each_mut().map(|r| r.ptr_mut());
-        // w's low parts where the RK kernel is the compensated one (never in mixed precision,
-        // whose surfaces are f64: its RK kernel ignores them, the fused one must not see them).
-        let (lo0, lo1) = match (&mut self.low, &self.mixed) {
-            (Some([l0, l1]), None) => (l0.ptr_mut(), l1.ptr()),
-            _ => (std::ptr::null_mut(), std::ptr::null()),
+        // w's low parts on the compensated path (never in mixed precision, whose surfaces are
+        // f64: the fused kernel takes the compensated path wherever they are given).
+        let (lo0, lo1) = match &mut self.low {
+            Some([l0, l1]) => (l0.ptr_mut(), l1.ptr()),
+            None => (std::ptr::null_mut(), std::ptr::null()),
         };
         let c = self.clamp.as_mut();
         let (hi, partial, shore, listed) = match c {
