@@ -7,8 +7,10 @@
 //! each wet–dry scheme (`clamp`, the default, `bollermann` and `kp07`; each has its own flux
 //! kernels, and `clamp` its draining and clamp passes), so they come out of one run. The RK stages and the RK2 step run again with Manning's n as one
 //! constant and as a friction field (n per cell, as from a raster), for what the field costs;
-//! and SRK2's split flux kernels (a sweep of x-line lengths), RK stages and steps. `--no-runs`
-//! leaves out the flood and the balance runs.
+//! and SRK2's split flux kernels (a sweep of x-line lengths), RK stages and steps. Where the
+//! tuning cache holds a launch for this GPU (`hydrokern tune`, tuning not off) that is not the
+//! default, the default scheme's RK2 step runs at it too ("tuned launch"). `--no-runs` leaves
+//! out the flood and the balance runs.
 //!
 //! Bytes counted are the fewest each kernel must move per interior cell, in words of the
 //! precision: flux reads w, hu, hv and the corner B and writes R_w, R_hu, R_hv (7); RK stage 1
@@ -42,7 +44,7 @@ use std::time::Instant;
 /// `hydrokern bench kp`.
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "kp",
-    about: "Kurganov–Petrova flux, Δt, RK and boundary kernels and RK2 steps (dam break, n² for n in 1024..8192), flood 4096² early exit on/off",
+    about: "Kurganov–Petrova flux, Δt, RK and boundary kernels and RK2 steps (dam break, n² for n in 1024..8192; also at the tuned launch), flood 4096² early exit on/off",
     run,
 };
 
