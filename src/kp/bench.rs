@@ -104,6 +104,11 @@ fn low<T: GpuReal>(p: &Problem) -> f64 {
     p.compensates::<T>() as u8 as f64
 }
 
+/// The notes' cell rate: `cells` updated in `ms` milliseconds, in Gcell/s.
+fn cell_rate(cells: f64, ms: f64) -> String {
+    format!("{:.3} Gcell/s", cells / (ms * 1e-3) / 1e9)
+}
+
 /// The grid and the fresh run's steps of the "kp balance" rows.
 const BALANCE_N: usize = 1024;
 const BALANCE_STEPS: u64 = 10_000;
@@ -177,7 +182,7 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
     let size = format!("{n}²");
     let p = T::NAME;
     let (bx, by) = launch.block;
-    let rate = |ms: f64| format!("{:.3} Gcell/s", cells / (ms * 1e-3) / 1e9);
+    let rate = |ms: f64| cell_rate(cells, ms);
     let (warm, reps) = (opts.warmup, opts.reps);
     // Each wet–dry scheme has its own flux kernels: their rows and whole steps with each (one
     // model at a time: 8192² f64 is 6 GB). The other kernels are the same in both schemes.
@@ -291,7 +296,7 @@ fn tuned_step<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, p
         problem.wet_dry.name()
     );
     let words = step_words::<T>(problem, fused);
-    let rate = format!("{:.3} Gcell/s", cells / (t.median_ms * 1e-3) / 1e9);
+    let rate = cell_rate(cells, t.median_ms);
     report.push("kp step", &v, &format!("{n}²"), T::NAME, t.median_ms, words * size_of::<T>() as f64 * cells, None, rate);
     Ok(())
 }
@@ -307,7 +312,7 @@ fn tuned_step<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, p
 fn split<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize, launch: Launch) -> Result<()> {
     let cells = (n * n) as f64;
     let w = std::mem::size_of::<T>() as f64;
-    let rate = |ms: f64| format!("{:.3} Gcell/s", cells / (ms * 1e-3) / 1e9);
+    let rate = |ms: f64| cell_rate(cells, ms);
     for (scheme, words, what) in [(Scheme::Ds1, 34.0, "advances Δt"), (Scheme::Ds2, 148.0, "advances 2Δt")] {
         let problem = Problem { scheme, ..setup::dam_break(n, n, false) };
         let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
@@ -332,7 +337,7 @@ fn srk2<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usiz
     let w = std::mem::size_of::<T>() as f64;
     let (size, p) = (format!("{n}²"), T::NAME);
     let (warm, reps) = (opts.warmup, opts.reps);
-    let rate = |ms: f64| format!("{:.3} Gcell/s", cells / (ms * 1e-3) / 1e9);
+    let rate = |ms: f64| cell_rate(cells, ms);
     let mut problem = setup::dam_break(n, n, false);
     problem.scheme = Scheme::Srk2;
     let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
