@@ -41,7 +41,7 @@ pub use mixed::MixedLevel;
 /// (docs/bench/session-2026-11-28s/c126).
 /// Mixed precision runs f32's kernels (`T` = f32): fused.
 fn fuses_by_default<T: GpuReal>(wet_dry: WetDry) -> bool {
-    !(wet_dry == WetDry::Bollermann && T::NAME == "f64")
+    !(wet_dry == WetDry::Bollermann && crate::tune::precision_of::<T>() == crate::Precision::F64)
 }
 
 /// Launch parameters (run-time).
