@@ -3,9 +3,8 @@
 //! so adding a scenario means adding a file.
 
 use crate::case::{CaseDoc, Origin};
-use crate::run::Case;
 use crate::solver::Solver;
-use crate::{Error, Result, SOLVERS};
+use crate::{Result, registry};
 
 // `EXAMPLES: &[(&str, &str)]`: (name, text) of every `examples/*.toml` but the norms files;
 // `EXAMPLE_DATA: &[(&str, &[u8])]`: (path under `examples/`, bytes) of every raster in
@@ -22,7 +21,7 @@ pub struct Scenario {
 impl Scenario {
     /// The case document.
     pub fn doc(&self) -> Result<CaseDoc> {
-        CaseDoc::parse(Origin::Builtin(self.name), self.text.to_string())
+        CaseDoc::parse(Origin::Builtin { name: self.name, data: EXAMPLE_DATA }, self.text.to_string())
     }
     /// Its `description` key.
     pub fn description(&self) -> String {
@@ -30,7 +29,7 @@ impl Scenario {
     }
     /// Its solver.
     pub fn solver(&self) -> Result<&'static Solver> {
-        solver(&self.doc()?.solver()?)
+        registry::solver(&self.doc()?.solver()?)
     }
 }
 
@@ -46,29 +45,12 @@ pub fn find(name: &str) -> Option<Scenario> {
     all().into_iter().find(|s| s.name == name)
 }
 
-/// The bytes of `examples/<path>`, a data file of the built-in scenarios (`data/valley.tif`).
-pub fn data_file(path: &str) -> Option<&'static [u8]> {
-    EXAMPLE_DATA.iter().find(|(p, _)| *p == path).map(|&(_, bytes)| bytes)
-}
-
 /// The names, comma-separated, for messages.
 pub fn names() -> String {
     all().iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
 }
 
-/// The solver called `name`.
-pub fn solver(name: &str) -> Result<&'static Solver> {
-    SOLVERS.iter().copied().find(|s| s.name == name).ok_or_else(|| {
-        let known: Vec<&str> = SOLVERS.iter().map(|s| s.name).collect();
-        Error::invalid(format!("unknown solver '{name}' (solvers: {})", known.join(", ")))
-    })
-}
-
-/// Load a case document with its solver.
-pub fn load(doc: &CaseDoc) -> Result<Box<dyn Case>> {
-    let name = doc.solver()?;
-    let s = solver(&name).map_err(|e| doc.invalid("solver", e))?;
-    let case = (s.load)(doc)?;
-    crate::solver::check_precision(s.name, case.info().run.precision)?;
-    Ok(case)
+/// The scenarios of `solver`.
+pub fn of(solver: &str) -> Vec<Scenario> {
+    all().into_iter().filter(|s| s.doc().and_then(|d| d.solver()).is_ok_and(|n| n == solver)).collect()
 }

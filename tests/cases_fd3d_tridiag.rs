@@ -5,8 +5,8 @@
 
 use hydrokern::output::{read_npy_f64, write_npy};
 use hydrokern::run::{Case, MANIFEST, Manifest, Norms, Outcome, RunOptions};
-use hydrokern::scenarios;
 use hydrokern::tridiag::{Algorithm, Batch, Layout, Shape, checked_residual, cpu};
+use hydrokern::{registry, scenarios};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -28,7 +28,7 @@ fn load(name: &str, flags: &[(&str, &str)], out: &Path) -> hydrokern::Result<Box
     }
     doc.set("run.backend", "cpu".into(), "--backend cpu")?;
     doc.set("output.dir", out.to_string_lossy().as_ref().into(), "--output")?;
-    scenarios::load(&doc)
+    registry::load(&doc)
 }
 
 fn run(name: &str, flags: &[(&str, &str)], out: &Path) -> hydrokern::Result<Outcome> {
@@ -128,7 +128,7 @@ fn the_residual_of_inputs_scaled_by_1e300_is_that_of_the_unscaled_ones() {
         d.set("output.dir", out.to_str().unwrap().into(), "--output").unwrap();
         d
     };
-    let e = refusal(scenarios::load(&doc).unwrap().run(&RunOptions::default()));
+    let e = refusal(registry::load(&doc).unwrap().run(&RunOptions::default()));
     assert!(e.contains("a.npy: system 0, row 1") && e.contains("f32") && e.contains("f64"), "{e}");
     std::fs::remove_dir_all(dir).unwrap();
     std::fs::remove_dir_all(out).unwrap();
@@ -369,15 +369,15 @@ fn bad_case_keys_are_refused_naming_the_key() {
     let case = dir.join("t.toml");
     std::fs::write(&case, "solver = \"tridiag\"\n[batch]\nn = 8\nbatch = 2\nsize = 3\n").unwrap();
     let doc = hydrokern::case::CaseDoc::read(&case).unwrap();
-    let e = refusal(scenarios::load(&doc));
+    let e = refusal(registry::load(&doc));
     assert!(e.contains("batch.size") && e.contains("line 5"), "{e}");
     std::fs::write(&case, "solver = \"tridiag\"\n[batch]\nn = 8\nbatch = 2\ninput = \"here\"\n").unwrap();
     let doc = hydrokern::case::CaseDoc::read(&case).unwrap();
-    let e = refusal(scenarios::load(&doc));
+    let e = refusal(registry::load(&doc));
     assert!(e.contains("batch.n") && e.contains("not both"), "{e}");
     std::fs::write(&case, "solver = \"fd3d\"\n[grid]\nsize = 16\n[timing]\nreps = 5000\n").unwrap();
     let doc = hydrokern::case::CaseDoc::read(&case).unwrap();
-    let e = refusal(scenarios::load(&doc));
+    let e = refusal(registry::load(&doc));
     assert!(e.contains("timing.reps") && e.contains("line 5"), "{e}");
     std::fs::remove_dir_all(dir).unwrap();
     assert!(!out.exists());
@@ -390,7 +390,7 @@ fn netcdf_output_is_refused_where_there_are_no_snapshots() {
         let mut doc = scenarios::find(name).unwrap().doc().unwrap();
         doc.set("output.formats", r#"["npy", "netcdf"]"#.parse().unwrap(), "--set").unwrap();
         doc.set("output.dir", out.to_string_lossy().as_ref().into(), "--output").unwrap();
-        let e = refusal(scenarios::load(&doc));
+        let e = refusal(registry::load(&doc));
         assert!(e.contains("output.formats") && e.contains("\"netcdf\"") && e.contains(name), "{e}");
         assert!(!out.exists());
     }

@@ -8,6 +8,7 @@
 //! `HYDROKERN_BLESS=1 cargo test --test examples` and say why in the commit.
 
 use hydrokern::Precision;
+use hydrokern::registry;
 use hydrokern::run::{Norms, RunOptions};
 use hydrokern::scenarios::{self, Scenario};
 use std::collections::BTreeMap;
@@ -68,7 +69,7 @@ fn run(sc: &Scenario, overrides: &toml::Table, backend: &str, precision: Precisi
     }
     doc.set("output.dir", dir.to_string_lossy().as_ref().into(), "test").unwrap();
     doc.set("output.progress", 1e9.into(), "test").unwrap();
-    let case = scenarios::load(&doc).unwrap_or_else(|e| panic!("{}: {e}", sc.name));
+    let case = registry::load(&doc).unwrap_or_else(|e| panic!("{}: {e}", sc.name));
     let outcome =
         case.run(&RunOptions::default()).unwrap_or_else(|e| panic!("{} ({backend}, {precision}): {e}", sc.name));
     let _ = std::fs::remove_dir_all(&dir);

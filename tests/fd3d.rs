@@ -6,7 +6,7 @@ mod common;
 
 use common::{Tolerance, cases, gpu, poison};
 use hydrokern::fd3d::gpu::{Plan, plan_for};
-use hydrokern::fd3d::{COEFFICIENTS, Direction, Grid3, TestField, Variant, cpu};
+use hydrokern::fd3d::{COEFFICIENTS, Direction, Grid3, PeriodicGrid, TestField, Variant, cpu};
 use hydrokern::{GpuReal, Real, Rng};
 use proptest::prelude::*;
 

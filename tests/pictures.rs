@@ -3,7 +3,7 @@
 //! an animation of the depth whose frames are the snapshots' maps.
 
 use hydrokern::output::png::LAND;
-use hydrokern::scenarios;
+use hydrokern::{registry, scenarios};
 use std::path::Path;
 
 /// Decode a PNG: (width, height, RGB bytes).
@@ -32,7 +32,7 @@ fn a_flood_run_draws_maps_profiles_and_an_animation() {
         doc.set(key, value.parse().unwrap(), "test").unwrap();
     }
     doc.set("output.dir", dir.to_string_lossy().as_ref().into(), "test").unwrap();
-    let case = scenarios::load(&doc).unwrap();
+    let case = registry::load(&doc).unwrap();
     case.run(&hydrokern::run::RunOptions::default()).unwrap();
 
     let times = ["0.1", "0.2", "0.3"];

@@ -15,7 +15,7 @@ mod common;
 use hydrokern::output::netcdf::{Dataset, Values};
 use hydrokern::run::checkpoint::CHECKPOINT_FILE;
 use hydrokern::run::{MANIFEST, Manifest, Outcome, RunOptions};
-use hydrokern::scenarios;
+use hydrokern::{registry, scenarios};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml_edit::Value;
@@ -35,7 +35,7 @@ fn run(name: &str, set: &[(&str, Value)], out: &Path, restart: Option<PathBuf>) 
         doc.set(key, value.clone(), key)?;
     }
     doc.set("output.dir", out.to_string_lossy().as_ref().into(), "--output")?;
-    scenarios::load(&doc)?.run(&RunOptions { restart, ..RunOptions::default() })
+    registry::load(&doc)?.run(&RunOptions { restart, ..RunOptions::default() })
 }
 
 fn floats(v: &[f64]) -> Value {
@@ -512,7 +512,7 @@ fn solvers_without_a_time_loop_refuse_checkpoint_times() {
     for name in ["fd3d", "tridiag"] {
         let mut doc = scenarios::find(name).unwrap().doc().unwrap();
         doc.set("output.checkpoint_every", 1.0.into(), "--checkpoint-every 1").unwrap();
-        let e = scenarios::load(&doc).map(|_| ()).unwrap_err().to_string();
+        let e = registry::load(&doc).map(|_| ()).unwrap_err().to_string();
         assert!(e.contains("output.checkpoint_every") && e.contains("no time loop"), "{e}");
     }
 }

@@ -7,13 +7,13 @@
 mod common;
 
 use common::gpu;
+use hydrokern::claw::d3::gpu::Shapes3;
 use hydrokern::claw::gpu::Shapes;
-use hydrokern::claw::gpu3::Shapes3;
 use hydrokern::claw::shapes;
 use hydrokern::kp::gpu::Launch as KpLaunch;
 use hydrokern::sediment::gpu::Launch as SedimentLaunch;
 use hydrokern::tune::{self, Entry, Key, Mode, Record, TuneOptions, cache};
-use hydrokern::{Backend, Precision};
+use hydrokern::{Backend, Precision, adi, claw, fd3d, kp, sediment};
 
 /// One test, so that the cache directory variable and the process-wide mode are not raced.
 #[test]
@@ -33,10 +33,10 @@ fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
     // A small budget: 512², two rounds, both precisions, every solver.
     let opts = TuneOptions { size: 512, rounds: 2, pictures: Some(dir.join("maps")), ..TuneOptions::default() };
     let t0 = std::time::Instant::now();
-    let found = tune::run_all(&gpu, &opts).unwrap();
+    let found = hydrokern::registry::tune_all(&gpu, &opts).unwrap();
     eprintln!("small tune: {:.1} s", t0.elapsed().as_secs_f64());
     let e = &found.entry;
-    for solver in tune::SOLVERS {
+    for solver in hydrokern::registry::tunable() {
         for p in Precision::ALL {
             assert!(e.of(solver, p).count() > 0, "no record for {solver} {p}");
         }
@@ -59,8 +59,8 @@ fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
     assert_eq!(got.unwrap(), &found.entry);
 
     // Used with tuning on, not with it off.
-    let kp_best = tune::kp_parse(&e.find("kp", "rk2 step", Precision::F32).unwrap().best).unwrap();
-    let sed_best = tune::sediment_parse(&e.find("sediment", "fused step", Precision::F64).unwrap().best).unwrap();
+    let kp_best = kp::tune::parse(&e.find("kp", "rk2 step", Precision::F32).unwrap().best).unwrap();
+    let sed_best = sediment::tune::parse(&e.find("sediment", "fused step", Precision::F64).unwrap().best).unwrap();
     let backend = Backend::Gpu(gpu.clone());
     // What a kp case that leaves its launch to the defaults runs with.
     let kp_case = || {
@@ -68,49 +68,49 @@ fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
             &backend,
             true,
             KpLaunch::default(),
-            |g| tune::kp_launch(g, Precision::F32),
-            tune::kp_label,
+            |g| kp::tune::launch_for(g, Precision::F32),
+            kp::tune::label,
             "kp",
         )
     };
     tune::set_mode(Mode::Off);
-    assert_eq!(tune::kp_launch(&gpu, Precision::F32), None);
-    assert_eq!(tune::claw_shapes::<Shapes>(&gpu, Precision::F32, "shallow-roe"), None);
-    assert_eq!(tune::adi_launch(&gpu, Precision::F32), None);
+    assert_eq!(kp::tune::launch_for(&gpu, Precision::F32), None);
+    assert_eq!(claw::tune::tuned_shapes::<Shapes>(&gpu, Precision::F32, "shallow-roe"), None);
+    assert_eq!(adi::tune::launch_for(&gpu, Precision::F32), None);
     let l = kp_case();
     assert_eq!(l, KpLaunch::default());
     tune::set_mode(Mode::Auto);
-    assert_eq!(tune::kp_launch(&gpu, Precision::F32), Some(kp_best));
-    assert_eq!(tune::sediment_launch(&gpu, Precision::F64), Some(sed_best));
+    assert_eq!(kp::tune::launch_for(&gpu, Precision::F32), Some(kp_best));
+    assert_eq!(sediment::tune::launch_for(&gpu, Precision::F64), Some(sed_best));
     let l = kp_case();
     assert_eq!(l, kp_best);
     // SRK2's x-line length (DS1's, DS2's): its own record, used where a case leaves it.
     for p in Precision::ALL {
-        let line = tune::kp_line_parse(&e.find("kp", tune::KP_LINE_KERNEL, p).unwrap().best).unwrap();
-        assert_eq!(tune::kp_line(&gpu, p), Some(line));
+        let line = kp::tune::parse_line(&e.find("kp", kp::tune::LINE_KERNEL, p).unwrap().best).unwrap();
+        assert_eq!(kp::tune::line_for(&gpu, p), Some(line));
     }
-    let line32 = tune::kp_line(&gpu, Precision::F32).unwrap();
+    let line32 = kp::tune::line_for(&gpu, Precision::F32).unwrap();
     let mut doc = hydrokern::scenarios::find("dam-break").unwrap().doc().unwrap();
     doc.set("time.scheme", "srk2".into(), "--scheme").unwrap();
     let case = hydrokern::kp::KpCase::load(&doc).unwrap();
     let line = hydrokern::run::Simulation::build::<f32>(&case, &backend).unwrap().describe();
     assert!(line.contains(&format!("srk2 x-line {line32}")), "{line}");
     tune::set_mode(Mode::Off);
-    assert_eq!(tune::kp_line(&gpu, Precision::F32), None);
+    assert_eq!(kp::tune::line_for(&gpu, Precision::F32), None);
     tune::set_mode(Mode::Auto);
     // `--scheme auto` takes the scheme record (RK2 with tuning off), and a GPU run says which.
     for p in Precision::ALL {
-        let best = tune::scheme::parse(&e.find("kp", tune::scheme::KERNEL, p).unwrap().best).unwrap();
-        assert_eq!(tune::scheme::auto_scheme(&backend, p), best);
+        let best = kp::scheme_choice::parse(&e.find("kp", kp::scheme_choice::KERNEL, p).unwrap().best).unwrap();
+        assert_eq!(kp::scheme_choice::auto_scheme(&backend, p), best);
     }
-    let best32 = tune::scheme::auto_scheme(&backend, Precision::F32);
+    let best32 = kp::scheme_choice::auto_scheme(&backend, Precision::F32);
     let mut doc = hydrokern::scenarios::find("dam-break").unwrap().doc().unwrap();
     doc.set("time.scheme", "auto".into(), "--scheme").unwrap();
     let case = hydrokern::kp::KpCase::load(&doc).unwrap();
     let line = hydrokern::run::Simulation::build::<f32>(&case, &backend).unwrap().describe();
     assert_eq!(line.contains("srk2 x-line"), best32 == hydrokern::kp::Scheme::Srk2, "{line}");
     tune::set_mode(Mode::Off);
-    assert_eq!(tune::scheme::auto_scheme(&backend, Precision::F32), hydrokern::kp::Scheme::Rk2);
+    assert_eq!(kp::scheme_choice::auto_scheme(&backend, Precision::F32), hydrokern::kp::Scheme::Rk2);
     tune::set_mode(Mode::Auto);
     // A case that set its launch keeps it.
     let mine = SedimentLaunch { block: (32, 4), rows: 2 };
@@ -118,15 +118,15 @@ fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
         &backend,
         false,
         mine,
-        |g| tune::sediment_launch(g, Precision::F64),
-        tune::sediment_label,
+        |g| sediment::tune::launch_for(g, Precision::F64),
+        sediment::tune::label,
         "sediment",
     );
     assert_eq!(l, mine);
     // The fd3d plans and the tridiagonal choice read their records too.
     let xvec = e.find("fd3d", "x-vec", Precision::F32).unwrap();
     assert_eq!(
-        tune::fd3d_block(&gpu, Precision::F32, hydrokern::fd3d::Variant::XVec),
+        fd3d::tune::tuned_block(&gpu, Precision::F32, hydrokern::fd3d::Variant::XVec),
         Some(xvec.best.parse().unwrap())
     );
     let tr = e.of("tridiag", Precision::F64).next().unwrap();
@@ -144,13 +144,13 @@ fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
     // The claw runs take their equations' shapes, 2D and 3D; the ADI cases their configuration.
     let roe = e.find("claw", "shallow-roe", Precision::F32).unwrap();
     assert_eq!(
-        tune::claw_shapes::<Shapes>(&gpu, Precision::F32, "shallow-roe"),
+        claw::tune::tuned_shapes::<Shapes>(&gpu, Precision::F32, "shallow-roe"),
         Some(shapes::parse(&roe.best).unwrap())
     );
     let a3 = e.find("claw", "acoustics-3d", Precision::F64).unwrap();
-    assert_eq!(a3.size, vec![tune::fd3d_side(512) as u64; 3]);
+    assert_eq!(a3.size, vec![TuneOptions { size: 512, ..TuneOptions::default() }.cube_side() as u64; 3]);
     assert_eq!(
-        tune::claw_shapes::<Shapes3>(&gpu, Precision::F64, "acoustics-3d"),
+        claw::tune::tuned_shapes::<Shapes3>(&gpu, Precision::F64, "acoustics-3d"),
         Some(shapes::parse(&a3.best).unwrap())
     );
     // A claw scenario's GPU run says the shapes it runs with.
@@ -161,10 +161,10 @@ fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
     drop(model);
     let adi = e.find("adi", "step", Precision::F32).unwrap();
     assert_eq!(adi.default, "auto/transposed");
-    assert_eq!(tune::adi_launch(&gpu, Precision::F32), Some(tune::adi_parse(&adi.best).unwrap()));
+    assert_eq!(adi::tune::launch_for(&gpu, Precision::F32), Some(adi::tune::parse(&adi.best).unwrap()));
     // An ADI scenario that sets neither key runs the tuned pair (the seiche's lines are short
     // enough for every strategy).
-    let (strategy, y) = tune::adi_parse(&adi.best).unwrap();
+    let (strategy, y) = adi::tune::parse(&adi.best).unwrap();
     let doc = hydrokern::scenarios::find("seiche").unwrap().doc().unwrap();
     let case = hydrokern::adi::case::AdiCase::load(&doc).unwrap();
     let line = hydrokern::run::Simulation::build::<f32>(&case, &backend).unwrap().describe();
@@ -178,14 +178,14 @@ fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
     let mut stale = found.entry.clone();
     stale.key.ptx = "0000000000000000".into();
     cache::store(&path, stale).unwrap();
-    assert_eq!(tune::kp_launch(&gpu, Precision::F32), None);
-    assert_eq!(tune::claw_shapes::<Shapes>(&gpu, Precision::F32, "shallow-roe"), None);
-    assert_eq!(tune::adi_launch(&gpu, Precision::F32), None);
+    assert_eq!(kp::tune::launch_for(&gpu, Precision::F32), None);
+    assert_eq!(claw::tune::tuned_shapes::<Shapes>(&gpu, Precision::F32, "shallow-roe"), None);
+    assert_eq!(adi::tune::launch_for(&gpu, Precision::F32), None);
     assert!(cache::lookup(&cache::read(&path).0, &tune::key(&gpu)).1.unwrap().contains("other PTX"));
 
     // A corrupt file: no entry, no panic.
     std::fs::write(&path, "{\"format\": 1, \"entries\": [").unwrap();
-    assert_eq!(tune::kp_launch(&gpu, Precision::F32), None);
+    assert_eq!(kp::tune::launch_for(&gpu, Precision::F32), None);
     tune::set_mode(Mode::Off);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -231,7 +231,7 @@ fn claw_and_adi_records_round_trip_and_another_version_is_ignored() {
         records: vec![
             record("claw", "shallow-roe", vec![4096, 4096], shapes::label(Shapes::default()), shapes::label(s2)),
             record("claw", "acoustics-3d", vec![256; 3], shapes::label(Shapes3::default()), shapes::label(s3)),
-            record("adi", "step", vec![4096, 4096], "auto/transposed".into(), tune::adi_label(adi)),
+            record("adi", "step", vec![4096, 4096], "auto/transposed".into(), adi::tune::label(adi)),
         ],
     };
     cache::store(&path, entry.clone()).unwrap();
@@ -244,7 +244,7 @@ fn claw_and_adi_records_round_trip_and_another_version_is_ignored() {
     let best = |solver: &str, kernel: &str| got.find(solver, kernel, Precision::F64).unwrap().best.clone();
     assert_eq!(shapes::parse::<Shapes>(&best("claw", "shallow-roe")).unwrap(), s2);
     assert_eq!(shapes::parse::<Shapes3>(&best("claw", "acoustics-3d")).unwrap(), s3);
-    assert_eq!(tune::adi_parse(&best("adi", "step")).unwrap(), adi);
+    assert_eq!(adi::tune::parse(&best("adi", "step")).unwrap(), adi);
     // A 3D record does not parse as 2D shapes (a record of another build is ignored).
     assert!(shapes::parse::<Shapes>(&best("claw", "acoustics-3d")).is_err());
     assert!(got.find("claw", "shallow-roe", Precision::F32).is_none());

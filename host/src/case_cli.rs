@@ -7,8 +7,8 @@ use anyhow::{Result, bail};
 use clap::{Arg, ArgAction, ArgMatches};
 use hydrokern::case::{COMMON_FLAGS, CaseDoc, Flag, Origin};
 use hydrokern::run::{Console, RunOptions};
-use hydrokern::scenarios;
 use hydrokern::solver::Solver;
+use hydrokern::{registry, scenarios};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -62,7 +62,7 @@ pub fn run_file(args: &[OsString], globals: &Globals, check_only: bool) -> Resul
 }
 
 fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, check_only: bool) -> Result<()> {
-    let solver = scenarios::solver(&doc.solver()?).map_err(|e| doc.invalid("solver", e))?;
+    let solver = registry::solver(&doc.solver()?).map_err(|e| doc.invalid("solver", e))?;
     let about = doc.top_str("description").unwrap_or_else(|| solver.about.to_string());
     let cmd = command(name, &about, solver, &doc);
     let m = match cmd.try_get_matches_from(args) {
@@ -81,7 +81,7 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
         write_case(&doc, path)?;
         return out(format!("wrote {} (run it with `hydrokern run {}`)", path.display(), path.display()));
     }
-    let case = scenarios::load(&doc)?;
+    let case = registry::load(&doc)?;
     let restart = m.get_one::<PathBuf>("restart").cloned();
     if check_only && restart.is_some() {
         bail!("--restart: `check` runs nothing to continue; give --restart to `run` or to a scenario");
@@ -103,7 +103,7 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
     }
     let info = case.info();
     if globals.retune
-        && hydrokern::tune::SOLVERS.contains(&info.solver)
+        && hydrokern::registry::tunable().contains(&info.solver)
         && info.run.backend.choice() != hydrokern::BackendChoice::Cpu
     {
         crate::tune_cli::retune(info.solver, info.run.precision)?;
@@ -194,7 +194,7 @@ fn apply(doc: &mut CaseDoc, solver: &Solver, m: &ArgMatches, globals: &Globals) 
 
 fn write_case(doc: &CaseDoc, path: &Path) -> Result<()> {
     let mut text = doc.text();
-    if let Origin::Builtin(name) = doc.origin() {
+    if let Origin::Builtin { name, .. } = doc.origin() {
         text = format!("# Written by `hydrokern {name} --write-case`; run it with `hydrokern run FILE`.\n{text}");
     }
     hydrokern::output::write_atomic(path, text.as_bytes())?;

@@ -12,7 +12,7 @@ mod tune_cli;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use hydrokern::bench::{self, BenchOptions};
-use hydrokern::{Backend, BackendChoice};
+use hydrokern::{Backend, BackendChoice, registry};
 use output::out;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -102,7 +102,7 @@ enum Command {
 #[derive(clap::Args)]
 struct BenchArgs {
     /// The suite (see `bench --help` for the list).
-    #[arg(value_parser = clap::builder::PossibleValuesParser::new(bench::suites().into_iter().map(|s| s.name)))]
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(registry::suites().into_iter().map(|s| s.name)))]
     suite: String,
     /// Also write the report, with the run's metadata, as JSON to this file.
     #[arg(long)]
@@ -130,7 +130,7 @@ struct BenchArgs {
 #[derive(clap::Args)]
 struct TuneArgs {
     /// Solvers to tune, comma-separated (default: all).
-    #[arg(long, value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(hydrokern::tune::SOLVERS))]
+    #[arg(long, value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(registry::tunable()))]
     only: Vec<String>,
     /// Points per side of the 2D grids (fd3d and 3D claw: a cube of as many points; tridiag: as many unknowns).
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(64..=32768))]
@@ -146,7 +146,7 @@ struct TuneArgs {
 fn tune_help() -> String {
     format!(
         "Tunables: {}. Precision: the global --precision (f32, f64 or both; default both). The cache: $HYDROKERN_CACHE_DIR, else $XDG_CACHE_HOME/hydrokern, else ~/.cache/hydrokern ({}); see docs/tuning.md.",
-        hydrokern::tune::SOLVERS.join(", "),
+        registry::tunable().join(", "),
         hydrokern::tune::cache::FILE_NAME
     )
 }
@@ -154,7 +154,7 @@ fn tune_help() -> String {
 /// The suites and what each times.
 fn bench_help() -> String {
     let mut s = String::from("Suites:\n");
-    for suite in bench::suites() {
+    for suite in registry::suites() {
         s += &format!("  {:<10} {}\n", suite.name, suite.about);
     }
     s
@@ -301,7 +301,7 @@ fn bench(choice: BackendChoice, args: BenchArgs) -> Result<()> {
         runs: !args.no_runs,
     };
     eprintln!("timing suite '{}' on {} ...", args.suite, gpu.info().name);
-    let report = bench::run_suite(&args.suite, &gpu, &opts)?;
+    let report = bench::run(&registry::suite(&args.suite)?, &gpu, &opts)?;
     out(report.to_markdown())?;
     if let Some(path) = &args.json {
         report.write_json(path)?;

@@ -25,7 +25,7 @@ pub fn tune(opts: &TuneOptions) -> Result<()> {
     let gpu = gpu()?;
     let path = cache_path()?;
     eprintln!("tuning {} on {} ({}², {} rounds) ...", opts.only.join(", "), gpu.info().name, opts.size, opts.rounds);
-    let t = tune::run_all(&gpu, opts)?;
+    let t = hydrokern::registry::tune_all(&gpu, opts)?;
     out(table(&t.entry))?;
     out(format!(
         "elapsed: {:.1} s; mean gain ×{:.3} (geometric, over {} kernels)",
@@ -55,7 +55,7 @@ pub fn tune(opts: &TuneOptions) -> Result<()> {
 pub fn retune(solver: &str, precision: Precision) -> Result<()> {
     let opts = TuneOptions { only: vec![solver.to_string()], precisions: vec![precision], ..TuneOptions::default() };
     if let Err(e) = tune(&opts) {
-        tune::note(&format!("retune failed ({e:#}); the run uses the cache as it is"));
+        hydrokern::note(&format!("retune failed ({e:#}); the run uses the cache as it is"));
     }
     Ok(())
 }

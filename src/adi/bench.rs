@@ -12,9 +12,9 @@
 //! convective terms on, Courant number √(gd)Δt/Δx ≈ 2; inputs rotate through several copies of
 //! the state where one would sit in the L2 cache.
 
+use super::Setup;
 use super::cpu::Adi;
 use super::gpu::{GpuAdi, Strategy, YSweep};
-use super::Setup;
 use crate::bench::{BenchOptions, Measurement, Report, rotation, time_cpu, time_gpu};
 use crate::products::{self, ClockAt, GpuProducts};
 use crate::runtime::Gpu;
@@ -131,11 +131,21 @@ fn products_step<T: GpuReal>(
         k.launch_at(r.product_inputs(), None, ClockAt::Host { t: 0.0, steps: r.steps() })
     })?;
     for r in runs.iter_mut() {
-        r.check(gpu).map_err(|e| crate::Error::invalid(format!("{variant} with products: the timed steps failed: {e}")))?;
+        r.check(gpu)
+            .map_err(|e| crate::Error::invalid(format!("{variant} with products: the timed steps failed: {e}")))?;
     }
     let extra = m.median_ms / alone - 1.0;
     let note = format!("{note}; with the products' update after every step: +{:.1}% on the step alone", 100.0 * extra);
-    report.push("adi step", &format!("{variant}, gauges and maxima"), label, T::NAME, m.median_ms, 2.0 * moved, None, note);
+    report.push(
+        "adi step",
+        &format!("{variant}, gauges and maxima"),
+        label,
+        T::NAME,
+        m.median_ms,
+        2.0 * moved,
+        None,
+        note,
+    );
     Ok(())
 }
 

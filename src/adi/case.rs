@@ -7,8 +7,8 @@ use super::cpu::Adi;
 use super::gpu::{Strategy, YSweep, device_bytes};
 use super::model::{AdiModel, state_words};
 use super::{Boundary, Friction, Level, Series, Setup, Tide, Wind, pictures};
+use crate::case::initial::{Field, Profile, values};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, flags};
-use crate::claw::initial::{Field, Profile, values};
 use crate::grid::{Grid2, Mesh};
 use crate::model::{Halt, Model, State};
 use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
@@ -182,7 +182,7 @@ struct TideSpec {
     phase: f64,
 }
 
-/// The ADI shapes beyond the shared profiles (`claw::initial`: a number, disc, gaussian,
+/// The ADI shapes beyond the shared profiles (`case::initial`: a number, disc, gaussian,
 /// halves, file).
 #[derive(Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
@@ -211,7 +211,7 @@ pub struct AdiCase {
     strategy: Strategy,
     /// How the GPU's y-sweep reaches its columns.
     y_sweep: YSweep,
-    /// Neither given by the case: the tuning cache may choose both (`tune::adi_launch`).
+    /// Neither given by the case: the tuning cache may choose both (`tune::launch_for`).
     tunable: bool,
     /// A failing step's message, written by the model.
     failure: Mutex<Option<String>>,
@@ -288,7 +288,10 @@ impl AdiCase {
                 if d.drying > d.flooding {
                     return c.fail(
                         "drying.drying",
-                        format!("{} m is above the flooding depth {} m: a cell must flood deeper than it dries", d.drying, d.flooding),
+                        format!(
+                            "{} m is above the flooding depth {} m: a cell must flood deeper than it dries",
+                            d.drying, d.flooding
+                        ),
                     );
                 }
                 Some((d.drying, d.flooding))
@@ -360,7 +363,20 @@ impl AdiCase {
         };
         let failure = Mutex::new(None);
         let tunable = f.gpu.strategy.is_none() && f.gpu.y_sweep.is_none();
-        Ok(AdiCase { info, setup, grid, times, v0, zeta_range, h_max, strategy, y_sweep, tunable, failure, gauge_cells })
+        Ok(AdiCase {
+            info,
+            setup,
+            grid,
+            times,
+            v0,
+            zeta_range,
+            h_max,
+            strategy,
+            y_sweep,
+            tunable,
+            failure,
+            gauge_cells,
+        })
     }
 
     /// The problem as read.
@@ -386,7 +402,9 @@ fn field(c: &Check, key: &str, v: &toml::Value, grid: &Grid2, mesh: &Mesh) -> Re
         toml::Value::Table(_) => Profile::deserialize(v.clone())
             .map(Field::Profile)
             .or_else(|e| c.fail(key, crate::case::first_line(&e.to_string())))?,
-        other => return c.fail(key, format!("{other}: a number or a profile (slope, seiche, disc, gaussian, halves, file)")),
+        other => {
+            return c.fail(key, format!("{other}: a number or a profile (slope, seiche, disc, gaussian, halves, file)"));
+        }
     };
     values(c, key, &f, mesh)
 }
@@ -512,13 +530,15 @@ impl Simulation for AdiCase {
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         let given = (self.strategy, self.y_sweep);
-        let lookup = |g: &crate::Gpu| crate::tune::adi_launch(g, crate::tune::precision_of::<T>());
+        let lookup = |g: &crate::Gpu| super::tune::launch_for(g, crate::Precision::of::<T>());
         let (strategy, y_sweep) =
-            crate::tune::case_launch(backend, self.tunable, given, lookup, crate::tune::adi_label, "adi");
+            crate::tune::case_launch(backend, self.tunable, given, lookup, super::tune::label, "adi");
         let model = match AdiModel::new(backend, Adi::<T>::new(&self.setup)?, strategy, y_sweep, &self.failure) {
             // A strategy tuned on another size may not fit this grid's lines.
             Err(e) if (strategy, y_sweep) != given => {
-                crate::tune::note(&format!("adi: the tuned {strategy}/{y_sweep} does not run here ({e}); using the defaults"));
+                crate::note(&format!(
+                    "adi: the tuned {strategy}/{y_sweep} does not run here ({e}); using the defaults"
+                ));
                 AdiModel::new(backend, Adi::<T>::new(&self.setup)?, self.strategy, self.y_sweep, &self.failure)?
             }
             m => m?,
@@ -543,7 +563,8 @@ impl Simulation for AdiCase {
         let v = self.grid.integrate(&state.field("h")?.data);
         let change = if self.v0 > 0.0 { (v - self.v0) / self.v0 } else { v };
         let closed = self.setup.sides.iter().all(|b| matches!(b, Boundary::Land));
-        let what = if closed { "land all round: all of it is error" } else { "open sides: the flow through them counts too" };
+        let what =
+            if closed { "land all round: all of it is error" } else { "open sides: the flow through them counts too" };
         Some(format!("volume change {change:+.1e} of the initial volume, {} ({what})", T::NAME))
     }
     fn check<T: Real>(&self, state: &State<T>) -> Option<String> {
@@ -587,12 +608,17 @@ impl Case for AdiCase {
     }
 }
 
-static FLAGS: &[Flag] = &[
+pub(super) static FLAGS: &[Flag] = &[
     flags::NX,
     flags::NY,
     flags::T_END,
     flags::SNAPSHOTS,
-    Flag::new("dt", "SECONDS", Set::Float("time.dt"), "the fixed time step; it must divide every snapshot time and the end"),
+    Flag::new(
+        "dt",
+        "SECONDS",
+        Set::Float("time.dt"),
+        "the fixed time step; it must divide every snapshot time and the end",
+    ),
     Flag::new(
         "strategy",
         "NAME",
@@ -606,14 +632,3 @@ static FLAGS: &[Flag] = &[
         "how the GPU's y-sweep reaches its columns: transposed (the default: copies the sweeps write) or columns (strided loads, less memory)",
     ),
 ];
-
-/// The registry's entry.
-pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
-    name: "adi",
-    about: "shallow water by the time-centred ADI scheme of MIKE 21 HD: tides, wind, friction, flooding and drying (seed 001)",
-    flags: FLAGS,
-    #[cfg(feature = "bench")]
-    bench: Some(super::bench::SUITE),
-    load: |doc| Ok(Box::new(AdiCase::load(doc)?)),
-    mixed: false,
-};

@@ -256,12 +256,21 @@ impl<T: GpuReal> GpuAdi<T> {
         };
         let trans = y_sweep == YSweep::Transposed;
         let (x_entries, y_entries) = if trans {
-            ([XT_THOMAS, XT_PARTITION, XT_PCR, XT_CR_PCR, XT_TWISTED], [YT_THOMAS, YT_PARTITION, YT_PCR, YT_CR_PCR, YT_TWISTED])
+            (
+                [XT_THOMAS, XT_PARTITION, XT_PCR, XT_CR_PCR, XT_TWISTED],
+                [YT_THOMAS, YT_PARTITION, YT_PCR, YT_CR_PCR, YT_TWISTED],
+            )
         } else {
             ([X_THOMAS, X_PARTITION, X_PCR, X_CR_PCR, X_TWISTED], [Y_THOMAS, Y_PARTITION, Y_PCR, Y_CR_PCR, Y_TWISTED])
         };
         let y_layout = if trans { Layout::Contiguous } else { Layout::Interleaved };
-        let x = sweep_plan(gpu, strategy, Side::West, Shape::new(2 * nx + 1, ny, Layout::Contiguous), &kernels(x_entries)?)?;
+        let x = sweep_plan(
+            gpu,
+            strategy,
+            Side::West,
+            Shape::new(2 * nx + 1, ny, Layout::Contiguous),
+            &kernels(x_entries)?,
+        )?;
         let y = sweep_plan(gpu, strategy, Side::South, Shape::new(2 * ny + 1, nx, y_layout), &kernels(y_entries)?)?;
         let work = [&x, &y]
             .iter()
@@ -543,7 +552,8 @@ fn sweep_plan<T: GpuReal>(
     if strategy == Strategy::Twisted {
         // Lines across x, the two ends across y; each side's (c′, d′) through shared memory.
         let launch = LaunchShape::cover_1d(shape.batch as u64, TWISTED_SYSTEMS)?;
-        let launch = LaunchShape { block: (TWISTED_SYSTEMS, 2, 1), ..launch }.with_shared(4 * TWISTED_SYSTEMS as usize * lim.value_bytes);
+        let launch = LaunchShape { block: (TWISTED_SYSTEMS, 2, 1), ..launch }
+            .with_shared(4 * TWISTED_SYSTEMS as usize * lim.value_bytes);
         return Ok(SweepPlan { strategy, dims: shape.dims(), launch, kernel });
     }
     let p = plan(shape, strategy.algorithm(), &lim)

@@ -17,8 +17,8 @@ pub mod gpu;
 pub mod model;
 mod pictures;
 pub mod series;
+pub mod tune;
 
-pub use case::SOLVER;
 pub use series::Series;
 
 pub use kernels::adi::{Dir, FrictionLaw, Params};
@@ -332,3 +332,16 @@ impl Setup {
         }
     }
 }
+
+/// The registry's entry.
+pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
+    name: "adi",
+    about: "shallow water by the time-centred ADI scheme of MIKE 21 HD: tides, wind, friction, flooding and drying",
+    flags: case::FLAGS,
+    load: |doc| Ok(Box::new(case::AdiCase::load(doc)?)),
+    mixed: false,
+    products: crate::products::Support::Checkpointed,
+    tune: Some(tune::search),
+    #[cfg(feature = "bench")]
+    bench: Some(bench::SUITE),
+};

@@ -138,7 +138,13 @@ pub fn outputs<T: Real>(m: &Adi<T>) -> Vec<Output<T>> {
     vec![
         field("h", "total depth h = d + ζ", "m", vec![ny, nx], h),
         field("p", "x flux density p on the x-faces", "m²/s", vec![ny, nx + 1], m.p.clone()),
-        field("p_centre", "x flux density p at cell centres (mean of two faces)", "m²/s", vec![ny, nx], centred(&m.p, nx, ny, true)),
+        field(
+            "p_centre",
+            "x flux density p at cell centres (mean of two faces)",
+            "m²/s",
+            vec![ny, nx],
+            centred(&m.p, nx, ny, true),
+        ),
         field("q", "y flux density q on the y-faces (half a step later)", "m²/s", vec![ny + 1, nx], m.q.clone()),
         field(
             "q_centre",

@@ -38,7 +38,14 @@ pub fn zeta_range(s: &Setup, grid: &Grid2, h: &[f64]) -> f64 {
 
 /// `zeta_t<time>.png`, `h_t<time>.png` (over the hillshaded bed, dry cells as land),
 /// `centreline.png` and a frame of `zeta.gif`.
-pub fn write<T: Real>(case: &AdiCase, s: &Setup, g: &Grid2, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
+pub fn write<T: Real>(
+    case: &AdiCase,
+    s: &Setup,
+    g: &Grid2,
+    state: &State<T>,
+    album: &mut Album,
+    dir: &mut RunDir,
+) -> Result<()> {
     let (Some(zeta), Some(h)) = (state.field("zeta"), state.field("h")) else { return Ok(()) };
     let t = time_tag(state.clock.t);
     let (lx, ly) = g.extent();
@@ -67,7 +74,13 @@ pub fn write<T: Real>(case: &AdiCase, s: &Setup, g: &Grid2, state: &State<T>, al
     let cells = row * g.nx..(row + 1) * g.nx;
     album.profiles.push((state.clock.t, z[cells.clone()].to_vec()));
     let x: Vec<f64> = (0..g.nx).map(|i| g.centre(i, row).0).collect();
-    let initial = Series { name: "t = 0 s".into(), x: x.clone(), y: s.zeta[cells.clone()].to_vec(), color: [0, 0, 0], dashed: true };
+    let initial = Series {
+        name: "t = 0 s".into(),
+        x: x.clone(),
+        y: s.zeta[cells.clone()].to_vec(),
+        color: [0, 0, 0],
+        dashed: true,
+    };
     let profiles = Profiles {
         x,
         curves: album.profiles.clone(),

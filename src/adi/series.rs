@@ -34,7 +34,8 @@ impl Series {
             if line.is_empty() {
                 continue;
             }
-            let cols: Vec<&str> = line.split(|c: char| c == ',' || c.is_whitespace()).filter(|s| !s.is_empty()).collect();
+            let cols: Vec<&str> =
+                line.split(|c: char| c == ',' || c.is_whitespace()).filter(|s| !s.is_empty()).collect();
             let (Some(t), Some(z), 2) = (cols.first(), cols.get(1), cols.len()) else {
                 return bad(format!("line {}: '{line}': expected two columns, time (s) and level (m)", k + 1));
             };
@@ -47,7 +48,10 @@ impl Series {
             if let Some(&prev) = times.last()
                 && t <= prev
             {
-                return bad(format!("line {}: time {t} s does not follow {prev} s: times must increase strictly", k + 1));
+                return bad(format!(
+                    "line {}: time {t} s does not follow {prev} s: times must increase strictly",
+                    k + 1
+                ));
             }
             times.push(t);
             levels.push(z);

@@ -40,7 +40,7 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
         precision::<f32>(gpu, opts, report, n)?;
         precision::<f64>(gpu, opts, report, n)?;
     }
-    super::bench3::run(gpu, opts, report)
+    super::d3::bench::run(gpu, opts, report)
 }
 
 fn precision<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize) -> Result<()> {

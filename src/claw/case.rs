@@ -3,10 +3,11 @@
 //! choices (limiter, splitting, CFL targets), the boundary condition of each side, and the
 //! initial value of every field (`initial.rs`). Lengths in metres, time in seconds.
 
-use super::cpu3::Setup3;
+use super::d3::cpu::Setup3;
 use super::equations::{Data, Equations};
-use super::{initial, pictures};
+use super::pictures;
 use super::{Cfl, Limiter, Splitting};
+use crate::case::initial;
 use crate::case::{CaseDoc, Check, Common, Flag, MeshSection, Set, Times, flags};
 use crate::grid::Mesh;
 use crate::model::{Model, State};
@@ -156,10 +157,16 @@ impl ClawCase {
         // The equations decide the dimensions; the grid must have as many.
         match (info.dims, f.grid.nz) {
             (3, None) => {
-                return c.fail("grid.nz", format!("missing: {} is three-dimensional; give grid.nz and grid.lz (or grid.dz)", info.name));
+                return c.fail(
+                    "grid.nz",
+                    format!("missing: {} is three-dimensional; give grid.nz and grid.lz (or grid.dz)", info.name),
+                );
             }
             (2, Some(_)) => {
-                return c.fail("grid.nz", format!("{} is two-dimensional; remove grid.nz (and grid.lz or grid.dz)", info.name));
+                return c.fail(
+                    "grid.nz",
+                    format!("{} is two-dimensional; remove grid.nz (and grid.lz or grid.dz)", info.name),
+                );
             }
             _ => {}
         }
@@ -181,7 +188,10 @@ impl ClawCase {
         let limiter = Limiter::ALL.iter().copied().find(|l| l.name() == f.numerics.limiter).map_or_else(
             || {
                 let known: Vec<&str> = Limiter::ALL.iter().map(|l| l.name()).collect();
-                c.fail("numerics.limiter", format!("unknown limiter '{}' (known: {})", f.numerics.limiter, known.join(", ")))
+                c.fail(
+                    "numerics.limiter",
+                    format!("unknown limiter '{}' (known: {})", f.numerics.limiter, known.join(", ")),
+                )
             },
             Ok,
         )?;
@@ -199,7 +209,14 @@ impl ClawCase {
             );
         }
         let wall = wall();
-        let given = [&b.west, &b.east, &b.south, &b.north, across_z[0].as_ref().unwrap_or(&wall), across_z[1].as_ref().unwrap_or(&wall)];
+        let given = [
+            &b.west,
+            &b.east,
+            &b.south,
+            &b.north,
+            across_z[0].as_ref().unwrap_or(&wall),
+            across_z[1].as_ref().unwrap_or(&wall),
+        ];
         let mut bc = [WALL; 6];
         for (k, v) in given.into_iter().enumerate() {
             bc[k] = boundary_code(&c, &format!("boundary.{}", SIDES[k]), v)?;
@@ -374,30 +391,34 @@ impl Case for ClawCase {
     }
 }
 
-static FLAGS: &[Flag] = &[
+pub(super) static FLAGS: &[Flag] = &[
     flags::NX,
     flags::NY,
     Flag::new("nz", "N", Set::Int("grid.nz"), "cells in z (three-dimensional equations only)"),
     flags::T_END,
     flags::SNAPSHOTS,
     flags::BOUNDARY,
-    Flag::new("boundary-z", "BC", Set::Custom(bottom_and_top), "in 3D, the bottom and top (--boundary sets the four sides around them): one condition or two (bottom,top)"),
+    Flag::new(
+        "boundary-z",
+        "BC",
+        Set::Custom(bottom_and_top),
+        "in 3D, the bottom and top (--boundary sets the four sides around them): one condition or two (bottom,top)",
+    ),
     Flag::new("limiter", "NAME", Set::Text("numerics.limiter"), "wave limiter: none, minmod, superbee, vanleer or mc"),
-    Flag::new("splitting", "godunov|strang", Set::Text("numerics.splitting"), "dimensional splitting: x then y (godunov), or x/2, y, x/2 (strang)"),
+    Flag::new(
+        "splitting",
+        "godunov|strang",
+        Set::Text("numerics.splitting"),
+        "dimensional splitting: x then y (godunov), or x/2, y, x/2 (strang)",
+    ),
     Flag::new("cfl", "C", Set::Float("time.cfl"), "the CFL number each Δt aims at, in (0, cfl_max]"),
-    Flag::new("cfl-max", "C", Set::Float("time.cfl_max"), "steps above this CFL number are rejected and redone, in (0, 1]"),
+    Flag::new(
+        "cfl-max",
+        "C",
+        Set::Float("time.cfl_max"),
+        "steps above this CFL number are rejected and redone, in (0, 1]",
+    ),
 ];
-
-/// The registry's entry.
-pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
-    name: "claw",
-    about: "wave propagation (LeVeque's algorithm, Clawpack style): advection, acoustics in 2D and 3D, shallow water (Roe, HLLE) (seed 002)",
-    flags: FLAGS,
-    #[cfg(feature = "bench")]
-    bench: Some(super::bench::SUITE),
-    load: |doc| Ok(Box::new(ClawCase::load(doc)?)),
-    mixed: false,
-};
 
 /// `--boundary-z`'s rule: one condition for the bottom and the top, or two.
 fn bottom_and_top(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::Value)>, String> {

@@ -5,14 +5,14 @@
 //! (`gpu/src/claw/riemann/`) declares.
 
 use super::cpu::{Claw2, Setup};
-use super::cpu3::{Claw3, Setup3};
+use super::d3::cpu::{Claw3, Setup3};
 use super::model::{ClawModel2, ClawModel3};
-use kernels::claw::riemann::*;
 use crate::model::Model;
 use crate::products::Spec;
 use crate::runtime::{Backend, Gpu};
 use crate::tune::Found;
 use crate::{GpuReal, Result};
+use kernels::claw::riemann::*;
 use kernels::claw::{Kernels, Kernels3, Riemann};
 
 /// What a solver declares.
@@ -99,7 +99,7 @@ mod plane {
         let (solver, cpu) = reference::<T, R, M, W, A>(data)?;
         let mut run = super::super::gpu::GpuClaw2::new(gpu, solver, &cpu)?;
         drop(cpu);
-        crate::tune::claw_search(gpu, &mut run, rounds)
+        crate::claw::tune::search_shapes(gpu, &mut run, rounds)
     }
 
     /// Device memory of a run on the GPU, bytes.
@@ -147,15 +147,15 @@ mod volume {
         rounds: usize,
     ) -> Result<Found> {
         let (solver, cpu) = reference::<T, R, M, W, A>(data)?;
-        let mut run = super::super::gpu3::GpuClaw3::new(gpu, solver, &cpu)?;
+        let mut run = super::super::d3::gpu::GpuClaw3::new(gpu, solver, &cpu)?;
         drop(cpu);
-        crate::tune::claw_search(gpu, &mut run, rounds)
+        crate::claw::tune::search_shapes(gpu, &mut run, rounds)
     }
 
     pub fn device_bytes<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
         setup: &Setup3,
     ) -> u64 {
-        super::super::gpu3::GpuClaw3::<T, R, M, W, A>::device_bytes(setup)
+        super::super::d3::gpu::GpuClaw3::<T, R, M, W, A>::device_bytes(setup)
     }
 }
 

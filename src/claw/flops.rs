@@ -280,14 +280,25 @@ pub fn sweep_ops<R: Riemann<Counted, M, W, A>, const M: usize, const W: usize, c
     // pair[j]: each family's θ numerator for interfaces j and j + 1, formed once for the pair
     // (as the kernels and the CPU reference form it); fix[j − 1]: interface j's correction,
     // 1 ≤ j ≤ len − 3.
-    let (pair, dots) = count(|| sol.windows(2).map(|p| wave_dots(&p[0].waves, &p[1].waves)).collect::<Vec<[Counted; W]>>());
-    let (fix, correction) =
-        count(|| (1..len - 2).map(|j| correction_by(limiter, dtdx, &sol[j], &pair[j - 1], &pair[j])).collect::<Vec<_>>());
+    let (pair, dots) =
+        count(|| sol.windows(2).map(|p| wave_dots(&p[0].waves, &p[1].waves)).collect::<Vec<[Counted; W]>>());
+    let (fix, correction) = count(|| {
+        (1..len - 2).map(|j| correction_by(limiter, dtdx, &sol[j], &pair[j - 1], &pair[j])).collect::<Vec<_>>()
+    });
     // Cell c between interfaces c − 1 and c, 2 ≤ c ≤ len − 3.
     let ((), update) = count(|| {
         for c in 2..len - 2 {
             let _ = update(dtdx, &q[c], &sol[c - 1].apdq, &fix[c - 2], &sol[c].amdq, &fix[c - 1]);
         }
     });
-    SweepOps { solve, interfaces: len - 1, dots, pairs: len - 2, correction, corrections: len - 3, update, cells: len - 4 }
+    SweepOps {
+        solve,
+        interfaces: len - 1,
+        dots,
+        pairs: len - 2,
+        correction,
+        corrections: len - 3,
+        update,
+        cells: len - 4,
+    }
 }

@@ -6,8 +6,8 @@ use super::cpu::{Claw2, Clock, HALO, Setup};
 use super::shapes::{Reshape, room_for};
 use super::stepper::{BUFFERS, GpuRun, StepKernels, run_bytes};
 use super::{Cfl, Splitting};
+use crate::runtime::BlockLimits;
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
-use crate::tune::space::BlockLimits;
 use crate::{Error, Gpu, GpuReal, Result};
 use kernels::claw::clock::{FIRST_ORDER, ORDER_LEN};
 use kernels::claw::{FillGhosts, GhostFill, Kernels, Sweep, X_CELLS_PER_WARP};
@@ -250,7 +250,13 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
     fn stages(&self) -> usize {
         stages(self.setup.splitting).len()
     }
-    fn queue_stage(&mut self, solver: R, stage: usize, states: &mut DeviceBuffer<T>, aux: &DeviceBuffer<T>) -> Result<()> {
+    fn queue_stage(
+        &mut self,
+        solver: R,
+        stage: usize,
+        states: &mut DeviceBuffer<T>,
+        aux: &DeviceBuffer<T>,
+    ) -> Result<()> {
         let splitting = self.setup.splitting;
         let Some(&(dir, _)) = stages(splitting).get(stage) else {
             return Err(Error::invalid(format!("claw sweep: no stage {stage} in a {splitting:?} step")));
@@ -292,7 +298,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         Ok(())
     }
     fn limits(&self, gpu: &Gpu, dir: usize) -> Result<BlockLimits> {
-        crate::tune::block_limits(gpu, if dir == 0 { &self.x } else { &self.y })
+        crate::runtime::block_limits(gpu, if dir == 0 { &self.x } else { &self.y })
     }
 }
 

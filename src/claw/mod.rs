@@ -1,28 +1,25 @@
 //! Clawpack-style wave propagation (seed 002; docs/claw.md): LeVeque's wave-propagation
 //! algorithm over any [`Riemann`] solver, with a CPU reference (`cpu`), the GPU driver (`gpu`),
-//! case files (`case`, `initial`) and the registry of the systems of equations a case can name
+//! case files (`case`) and the registry of the systems of equations a case can name
 //! (`equations`). The Riemann solvers and the algorithm's point functions live in the kernels
 //! crate (`kernels::claw`), shared by the CPU reference and the core kernels.
 
 #[cfg(feature = "bench")]
 pub mod bench;
-#[cfg(feature = "bench")]
-pub mod bench3;
 mod case;
 pub mod cpu;
-pub mod cpu3;
+pub mod d3;
 pub mod equations;
 pub mod flops;
 pub mod gpu;
-pub mod gpu3;
-pub(crate) mod initial;
-mod lines;
+pub(crate) mod lines;
 mod model;
 mod pictures;
 pub mod shapes;
 pub mod stepper;
+pub mod tune;
 
-pub use case::{ClawCase, SOLVER};
+pub use case::ClawCase;
 pub use model::ClawModel;
 
 pub use kernels::claw::riemann::*;
@@ -34,7 +31,7 @@ pub enum Splitting {
     /// Godunov: x over Δt, then y over Δt (then z over Δt in 3D; first order in the
     /// splitting; the seed's choice).
     Godunov,
-    /// Strang: x over Δt/2, y over Δt, x over Δt/2 (in 3D x½ y½ z y½ x½, `cpu3::STRANG`;
+    /// Strang: x over Δt/2, y over Δt, x over Δt/2 (in 3D x½ y½ z y½ x½, `d3::cpu::STRANG`;
     /// second order in the splitting).
     Strang,
 }
@@ -53,3 +50,16 @@ impl Default for Cfl {
         Cfl { desired: 0.9, max: 1.0 }
     }
 }
+
+/// The registry's entry.
+pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
+    name: "claw",
+    about: "wave propagation (LeVeque's algorithm, Clawpack style): advection, acoustics in 2D and 3D, shallow water (Roe, HLLE)",
+    flags: case::FLAGS,
+    load: |doc| Ok(Box::new(ClawCase::load(doc)?)),
+    mixed: false,
+    products: crate::products::Support::Checkpointed,
+    tune: Some(tune::search),
+    #[cfg(feature = "bench")]
+    bench: Some(bench::SUITE),
+};

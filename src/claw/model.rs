@@ -3,9 +3,9 @@
 //! redo); the host reads the clock between batches.
 
 use super::cpu::{Claw2, Clock as ClawClock, HALO, Step};
-use super::cpu3::Claw3;
+use super::d3::cpu::Claw3;
+use super::d3::gpu::GpuClaw3;
 use super::gpu::GpuClaw2;
-use super::gpu3::GpuClaw3;
 use super::shapes::{SweepShapes, label};
 use crate::model::{Checkpoint, Clock, Halt, Model, Output, State, Until};
 use crate::products::{CpuProducts, DEPTH_FIELDS, Fields, GpuProducts, LEVEL_DEPTH_FLAT, Products, Spec, View};
@@ -154,7 +154,7 @@ pub type ClawModel3<T, R, const M: usize, const W: usize, const A: usize> =
 /// The sweeps' shapes of a GPU run of solver `name` in precision T: the tuning cache's when
 /// tuning is on and it has a record (a case has no key for them), else the defaults.
 fn tuned_shapes<T: GpuReal, S: SweepShapes>(backend: &Backend, name: &str) -> S {
-    let lookup = |g: &Gpu| crate::tune::claw_shapes::<S>(g, crate::tune::precision_of::<T>(), name);
+    let lookup = |g: &Gpu| super::tune::tuned_shapes::<S>(g, crate::Precision::of::<T>(), name);
     crate::tune::case_launch(backend, true, S::default(), lookup, label::<S>, &format!("claw {name}"))
 }
 

@@ -5,11 +5,11 @@
 //! the whole run (from the initial data), axes are in metres.
 
 use crate::Real;
+use crate::Result;
 use crate::grid::Mesh;
 use crate::model::State;
 use crate::output::png::{Colormap, Ground, MapOptions, render_map};
 use crate::run::{Album, RunDir, time_tag};
-use crate::Result;
 
 /// A fixed colour range for the pictures of field `name` from its initial values on `mesh`:
 /// from 0 for a depth; for a pressure or velocity perturbation, symmetric about 0 at a fraction
@@ -39,7 +39,13 @@ const DRY_DEPTH: f64 = 1e-3;
 /// Writes the snapshot's pictures: `<field>_t<time>.png` and a frame of `<field>.gif` in 2D;
 /// `<field>_xy_t<time>.png`, `<field>_xz_…` and `<field>_yz_…` and a frame of `<field>_xy.gif`
 /// in 3D.
-pub fn write<T: Real>(mesh: &Mesh, state: &State<T>, range: (f64, f64), album: &mut Album, dir: &mut RunDir) -> Result<()> {
+pub fn write<T: Real>(
+    mesh: &Mesh,
+    state: &State<T>,
+    range: (f64, f64),
+    album: &mut Album,
+    dir: &mut RunDir,
+) -> Result<()> {
     let Some(f) = state.fields.first() else { return Ok(()) };
     let v: Vec<f64> = f.data.iter().map(|x| x.to_f64()).collect();
     let t = time_tag(state.clock.t);
@@ -74,12 +80,33 @@ pub fn write<T: Real>(mesh: &Mesh, state: &State<T>, range: (f64, f64), album: &
             // (name, the slice's values with its horizontal axis fastest, its size, where it
             // lies, its extent, its axes)
             let slices = [
-                ("xy", (0..ny).flat_map(|j| (0..nx).map(move |i| (i, j, k))).map(|(i, j, k)| at(i, j, k)).collect::<Vec<_>>(),
-                 (nx, ny), format!("z = {z:.3} m"), [x0, x0 + lx, y0, y0 + ly], ("x [m]", "y [m]")),
-                ("xz", (0..nz).flat_map(|k| (0..nx).map(move |i| (i, j, k))).map(|(i, j, k)| at(i, j, k)).collect(),
-                 (nx, nz), format!("y = {y:.3} m"), [x0, x0 + lx, z0, z0 + lz], ("x [m]", "z [m]")),
-                ("yz", (0..nz).flat_map(|k| (0..ny).map(move |j| (i, j, k))).map(|(i, j, k)| at(i, j, k)).collect(),
-                 (ny, nz), format!("x = {x:.3} m"), [y0, y0 + ly, z0, z0 + lz], ("y [m]", "z [m]")),
+                (
+                    "xy",
+                    (0..ny)
+                        .flat_map(|j| (0..nx).map(move |i| (i, j, k)))
+                        .map(|(i, j, k)| at(i, j, k))
+                        .collect::<Vec<_>>(),
+                    (nx, ny),
+                    format!("z = {z:.3} m"),
+                    [x0, x0 + lx, y0, y0 + ly],
+                    ("x [m]", "y [m]"),
+                ),
+                (
+                    "xz",
+                    (0..nz).flat_map(|k| (0..nx).map(move |i| (i, j, k))).map(|(i, j, k)| at(i, j, k)).collect(),
+                    (nx, nz),
+                    format!("y = {y:.3} m"),
+                    [x0, x0 + lx, z0, z0 + lz],
+                    ("x [m]", "z [m]"),
+                ),
+                (
+                    "yz",
+                    (0..nz).flat_map(|k| (0..ny).map(move |j| (i, j, k))).map(|(i, j, k)| at(i, j, k)).collect(),
+                    (ny, nz),
+                    format!("x = {x:.3} m"),
+                    [y0, y0 + ly, z0, z0 + lz],
+                    ("y [m]", "z [m]"),
+                ),
             ];
             for (name, values, (w, h), place, extent, (across, up)) in slices {
                 let title = format!("{} at t = {t} s, slice {place} ({nx}x{ny}x{nz} cells)", f.long_name);

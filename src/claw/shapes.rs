@@ -2,11 +2,11 @@
 //! the tuner searches them and the tuning cache writes them (`src/tune/claw.rs`): one block a
 //! sweep, changed between steps of a running simulation ([`Reshape`]).
 
+use super::d3::gpu::Shapes3;
 use super::gpu::Shapes;
-use super::gpu3::Shapes3;
 use super::stepper::{GpuRun, StepKernels};
+use crate::runtime::BlockLimits;
 use crate::runtime::DeviceBuffer;
-use crate::tune::space::BlockLimits;
 use crate::{Error, Gpu, GpuReal, Result};
 
 /// A run's sweep shapes, one block per axis. Along x a block is `[warps, rows, 1]` (warps
@@ -157,7 +157,16 @@ mod tests {
         // refused here too (48 threads, 2048 threads, a zero).
         assert!(parse::<Shapes3>("x:2x2 y:64x2x32").is_err());
         assert!(parse::<Shapes>("x:2x2 y:64x2x32 z:64x2x32").is_err());
-        for bad in ["", "x:2x2", "y:64x2x32 x:2x2", "x:2x2 y:48x1x32", "x:8x8 y:64x2x32", "x:2x2 y:64x2x0", "x:2x2x1 y:64x2x32", "x:axb y:64x2x32"] {
+        for bad in [
+            "",
+            "x:2x2",
+            "y:64x2x32 x:2x2",
+            "x:2x2 y:48x1x32",
+            "x:8x8 y:64x2x32",
+            "x:2x2 y:64x2x0",
+            "x:2x2x1 y:64x2x32",
+            "x:axb y:64x2x32",
+        ] {
             assert!(parse::<Shapes>(bad).is_err(), "{bad}");
         }
     }

@@ -80,7 +80,11 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
     /// planes `aux` (their ghosts filled), from `clock`.
     pub fn start(gpu: &Gpu, solver: K::Solver, kernels: K, mut q: Vec<T>, aux: &[T], clock: Clock) -> Result<Self> {
         if q.len() != kernels.buffer_len() {
-            return Err(Error::invalid(format!("claw: a state of {} values for buffers of {}", q.len(), kernels.buffer_len())));
+            return Err(Error::invalid(format!(
+                "claw: a state of {} values for buffers of {}",
+                q.len(),
+                kernels.buffer_len()
+            )));
         }
         q.resize(BUFFERS * q.len(), T::ZERO);
         Ok(GpuRun {

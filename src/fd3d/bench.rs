@@ -5,7 +5,7 @@
 
 use crate::bench::{BenchOptions, Report, rotation, time_cpu, time_gpu};
 use crate::fd3d::gpu::Plan;
-use crate::fd3d::{Direction, Grid3, TestField, Variant, cpu};
+use crate::fd3d::{Direction, Grid3, PeriodicGrid, TestField, Variant, cpu};
 use crate::foundation::gpu::BufferKernels;
 use crate::runtime::{DeviceBuffer, Gpu};
 use crate::{GpuReal, Result};
@@ -40,7 +40,13 @@ fn precision<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, gr
     let rot = rotation(gpu, bytes);
     let what = format!("bench fd3d at {grid} in {}", T::NAME);
     // The sampled field and the CPU peer's output on the host; rotated input/output pairs on the GPU.
-    if !crate::bench::fits(gpu, opts, &what, 2 * bytes as u64, crate::bench::bytes(&what, &[2, rot as u64, bytes as u64])?)? {
+    if !crate::bench::fits(
+        gpu,
+        opts,
+        &what,
+        2 * bytes as u64,
+        crate::bench::bytes(&what, &[2, rot as u64, bytes as u64])?,
+    )? {
         return Ok(());
     }
     let field = TestField::default();

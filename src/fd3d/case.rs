@@ -5,7 +5,7 @@
 //! bandwidth (one read and one write per point). The table is printed and written as
 //! `fd3d.csv`.
 
-use super::{Direction, Grid3, MAX_DIM, TestField, Variant, WIDTH, cpu, gpu::Plan};
+use super::{Direction, Grid3, MAX_DIM, PeriodicGrid, TestField, Variant, WIDTH, cpu, gpu::Plan};
 use crate::case::{CaseDoc, Check, Common, Flag, Set};
 use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, start};
 use crate::runtime::{Backend, DeviceBuffer, Gpu, Timer};
@@ -125,7 +125,10 @@ impl Fd3dCase {
             return c.fail("output.snapshots", "fd3d computes once; it has no snapshot times (leave the key out)");
         }
         if common.output.checkpoint_every.is_some() {
-            return c.fail("output.checkpoint_every", "fd3d computes once; it has no time loop to checkpoint (leave the key out)");
+            return c.fail(
+                "output.checkpoint_every",
+                "fd3d computes once; it has no time loop to checkpoint (leave the key out)",
+            );
         }
         common.output.refuse_netcdf(&c, "fd3d computes once")?;
         let g = &f.grid;
@@ -145,7 +148,9 @@ impl Fd3dCase {
             if value < WIDTH as usize {
                 return c.fail(
                     &key,
-                    format!("{value}: at least {WIDTH} points, the width of the 8th-order stencil (the grid is periodic)"),
+                    format!(
+                        "{value}: at least {WIDTH} points, the width of the 8th-order stencil (the grid is periodic)"
+                    ),
                 );
             }
             if value > MAX_DIM {
@@ -273,7 +278,8 @@ impl Fd3dCase {
                     row(dir, "cpu", ms, &df, &how)?;
                 }
                 if self.chosen {
-                    say("(gpu.variants selects GPU kernels; the CPU backend runs its reference once per direction)".into());
+                    say("(gpu.variants selects GPU kernels; the CPU backend runs its reference once per direction)"
+                        .into());
                 }
             }
         }
@@ -371,16 +377,30 @@ impl Case for Fd3dCase {
     }
 }
 
-
-static FLAGS: &[Flag] = &[
-    Flag::new("size", "N", Set::Int("grid.size"), "points per direction of a cubic grid (at least 9; replaces mx, my, mz)")
-        .clearing(&["grid.mx", "grid.my", "grid.mz"]),
+pub(super) static FLAGS: &[Flag] = &[
+    Flag::new(
+        "size",
+        "N",
+        Set::Int("grid.size"),
+        "points per direction of a cubic grid (at least 9; replaces mx, my, mz)",
+    )
+    .clearing(&["grid.mx", "grid.my", "grid.mz"]),
     Flag::new("mx", "N", Set::Int("grid.mx"), "points along x (over --size)"),
     Flag::new("my", "N", Set::Int("grid.my"), "points along y (over --size)"),
     Flag::new("mz", "N", Set::Int("grid.mz"), "points along z (over --size)"),
-    Flag::new("variants", "LIST", Set::Custom(variants), "GPU variants to run, comma-separated, or all: x-4pencil, x-tile, x-vec, y-4pencil, y-32pencil, y-stream, z-4pencil, z-32pencil, z-stream"),
+    Flag::new(
+        "variants",
+        "LIST",
+        Set::Custom(variants),
+        "GPU variants to run, comma-separated, or all: x-4pencil, x-tile, x-vec, y-4pencil, y-32pencil, y-stream, z-4pencil, z-32pencil, z-stream",
+    ),
     Flag::new("reps", "N", Set::Int("timing.reps"), "timed runs per variant, 1 to 1000 (the average is reported)"),
-    Flag::new("wavenumbers", "KX,KY,KZ", Set::Custom(wavenumbers), "whole periods of the field across the domain in x, y and z; each below half the points in its direction (Nyquist)"),
+    Flag::new(
+        "wavenumbers",
+        "KX,KY,KZ",
+        Set::Custom(wavenumbers),
+        "whole periods of the field across the domain in x, y and z; each below half the points in its direction (Nyquist)",
+    ),
 ];
 
 fn variants(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::Value)>, String> {
@@ -406,18 +426,6 @@ fn wavenumbers(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::V
     }
     Ok(vec![("field.wavenumbers", toml_edit::Value::Array(arr))])
 }
-
-
-/// The registry's entry.
-pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
-    name: "fd3d",
-    about: "8th-order periodic first derivatives of a known 3D field: error and bandwidth per kernel variant (seed 004)",
-    flags: FLAGS,
-    #[cfg(feature = "bench")]
-    bench: Some(super::bench::SUITE),
-    load: |doc| Ok(Box::new(Fd3dCase::load(doc)?)),
-    mixed: false,
-};
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,7 @@
 //! straight from the input: the plainest statement of the stencil, which the GPU variants are
 //! tested against.
 
-use super::{Direction, Grid3, HALO, d8};
+use super::{Direction, Grid3, HALO, PeriodicGrid, d8};
 use crate::{Error, Real, Result};
 use rayon::prelude::*;
 

@@ -5,7 +5,7 @@
 //! grid (at most `(64 + 8) · 32` values, 18 KiB in f64), and the y/z grid dimensions loop
 //! with a grid stride past 65535 blocks.
 
-use super::{Direction, Grid3, HALO, Variant};
+use super::{Direction, Grid3, HALO, PeriodicGrid, Variant};
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
 use kernels::fd3d::{Derivative, Fd3dParams, XTILE_POINTS, XTILE_ROWS, XVEC_PER_THREAD, stream_step};
@@ -148,8 +148,8 @@ pub struct Plan<T: GpuReal> {
 
 impl<T: GpuReal> Plan<T> {
     pub fn new(gpu: &Gpu, grid: Grid3, variant: Variant) -> Result<Plan<T>> {
-        let precision = crate::tune::precision_of::<T>();
-        let block = block_tunable(variant).then(|| crate::tune::fd3d_block(gpu, precision, variant)).flatten();
+        let precision = crate::Precision::of::<T>();
+        let block = block_tunable(variant).then(|| super::tune::tuned_block(gpu, precision, variant)).flatten();
         Self::with_block(gpu, grid, variant, block)
     }
 

@@ -15,8 +15,9 @@ pub mod bench;
 mod case;
 pub mod cpu;
 pub mod gpu;
+pub mod tune;
 
-pub use case::{Fd3dCase, MAX_REPS, SOLVER};
+pub use case::{Fd3dCase, MAX_REPS};
 
 pub use kernels::fd3d::{COEFFICIENTS, Coef, HALO, WIDTH, d8};
 
@@ -60,22 +61,40 @@ pub const MAX_DIM: usize = 1 << 30;
 
 /// fd3d's grids: periodic, on the unit cube, `m` distinct points per direction (`x_i = i/m`),
 /// no ghost layers (the stencils wrap in their index arithmetic). Every API taking a grid checks
-/// it first ([`Grid3::validate_periodic`]), so an invalid one is an `Err`.
-impl Grid3 {
+/// it first ([`PeriodicGrid::validate_periodic`]), so an invalid one is an `Err`.
+pub trait PeriodicGrid: Sized {
     /// The periodic unit cube with `mx × my × mz` points, checked.
-    pub fn unit_cube(mx: usize, my: usize, mz: usize) -> Result<Grid3> {
+    fn unit_cube(mx: usize, my: usize, mz: usize) -> Result<Self>;
+    /// The periodic unit cube with `n × n × n` points, checked.
+    fn cube(n: usize) -> Result<Self> {
+        Self::unit_cube(n, n, n)
+    }
+    /// Every dimension in `9..=2^30` and the point count representable.
+    fn validate_periodic(&self) -> Result<()>;
+    /// Points along `dir`.
+    fn m(&self, dir: Direction) -> usize;
+    /// Elements between neighbours along `dir`.
+    fn stride(&self, dir: Direction) -> usize;
+    /// Linear index of point (i, j, k).
+    fn index(&self, i: usize, j: usize, k: usize) -> usize;
+    /// Grid spacing along `dir` (the domain has length 1).
+    fn delta(&self, dir: Direction) -> f64 {
+        1.0 / self.m(dir) as f64
+    }
+    /// The stencil's coefficients over Δ along `dir`.
+    fn coef<T: Real>(&self, dir: Direction) -> Coef<T> {
+        Coef::new(self.m(dir) as f64)
+    }
+}
+
+impl PeriodicGrid for Grid3 {
+    fn unit_cube(mx: usize, my: usize, mz: usize) -> Result<Grid3> {
         let d = |m: usize| 1.0 / m.max(1) as f64;
         let g = Grid3 { nx: mx, ny: my, nz: mz, dx: d(mx), dy: d(my), dz: d(mz), origin: (0.0, 0.0, 0.0), halo: 0 };
         g.validate_periodic()?;
         Ok(g)
     }
-    /// The periodic unit cube with `n × n × n` points, checked.
-    pub fn cube(n: usize) -> Result<Grid3> {
-        Grid3::unit_cube(n, n, n)
-    }
-
-    /// Every dimension in `9..=2^30` and the point count representable.
-    pub fn validate_periodic(&self) -> Result<()> {
+    fn validate_periodic(&self) -> Result<()> {
         for (name, m) in [("mx", self.nx), ("my", self.ny), ("mz", self.nz)] {
             if m < WIDTH as usize {
                 return Err(Error::invalid(format!(
@@ -94,26 +113,14 @@ impl Grid3 {
             .map(|_| ())
             .ok_or_else(|| Error::invalid(format!("fd3d: a {self} grid has too many points")))
     }
-
-    /// Points along `dir`.
-    pub fn m(&self, dir: Direction) -> usize {
+    fn m(&self, dir: Direction) -> usize {
         [self.nx, self.ny, self.nz][dir.axis()]
     }
-    /// Elements between neighbours along `dir`.
-    pub fn stride(&self, dir: Direction) -> usize {
+    fn stride(&self, dir: Direction) -> usize {
         [1, self.nx, self.nx * self.ny][dir.axis()]
     }
-    /// Linear index of point (i, j, k).
-    pub fn index(&self, i: usize, j: usize, k: usize) -> usize {
+    fn index(&self, i: usize, j: usize, k: usize) -> usize {
         i + self.nx * (j + self.ny * k)
-    }
-    /// Grid spacing along `dir` (the domain has length 1).
-    pub fn delta(&self, dir: Direction) -> f64 {
-        1.0 / self.m(dir) as f64
-    }
-    /// The stencil's coefficients over Δ along `dir`.
-    pub fn coef<T: Real>(&self, dir: Direction) -> Coef<T> {
-        Coef::new(self.m(dir) as f64)
     }
 }
 
@@ -328,3 +335,16 @@ impl TestField {
         Ok(ErrorNorms { rms: (sum / grid.len() as f64).sqrt(), max, max_exact })
     }
 }
+
+/// The registry's entry.
+pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
+    name: "fd3d",
+    about: "8th-order periodic first derivatives of a known 3D field: error and bandwidth per kernel variant",
+    flags: case::FLAGS,
+    load: |doc| Ok(Box::new(Fd3dCase::load(doc)?)),
+    mixed: false,
+    products: crate::products::Support::None,
+    tune: Some(tune::search),
+    #[cfg(feature = "bench")]
+    bench: Some(bench::SUITE),
+};

@@ -33,8 +33,8 @@
 //! bytes a cell against 148 (plain f32), 168 (compensated f32) and 296 (f64); fused, R's 16
 //! written and 16 read and Q¹'s 16 read again are not moved: 144.
 
-use crate::bench::{BenchOptions, Report, time_gpu};
 use crate::accumulation::Accumulation;
+use crate::bench::{BenchOptions, Report, time_gpu};
 use crate::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
 use crate::kp::{Problem, Scheme, WetDry, setup};
 use crate::runtime::Gpu;
@@ -67,7 +67,13 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
         // field) and the corner bed on the GPU.
         let what = format!("bench kp at {n}²");
         let padded = crate::bench::bytes(&what, &[n as u64 + 5, n as u64 + 5])?;
-        if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[padded, 11 * 8])?, crate::bench::bytes(&what, &[padded, 13 * 8])?)? {
+        if !crate::bench::fits(
+            gpu,
+            opts,
+            &what,
+            crate::bench::bytes(&what, &[padded, 11 * 8])?,
+            crate::bench::bytes(&what, &[padded, 13 * 8])?,
+        )? {
             continue;
         }
         kernels::<f32>(gpu, opts, report, n)?;
@@ -137,7 +143,16 @@ fn balance<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, accu
     let err = (volume(&m)? - v0) / v0;
     let name = format!("RK2 step, Thacker bowl, wet–dry {}, {how}", problem.wet_dry.name());
     let note = format!("volume change after {BALANCE_STEPS} steps");
-    report.push("kp balance", &name, &format!("{BALANCE_N}²"), T::NAME, t.median_ms, words * size_of::<T>() as f64 * cells, None, note);
+    report.push(
+        "kp balance",
+        &name,
+        &format!("{BALANCE_N}²"),
+        T::NAME,
+        t.median_ms,
+        words * size_of::<T>() as f64 * cells,
+        None,
+        note,
+    );
     report.conservation(err);
     Ok(())
 }
@@ -166,7 +181,16 @@ fn balance_mixed(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<
     let err = (volume(&m)? - v0) / v0;
     let name = format!("RK2 step, Thacker bowl, wet–dry {}, w in f64", problem.wet_dry.name());
     let note = format!("volume change after {BALANCE_STEPS} steps");
-    report.push("kp balance", &name, &format!("{BALANCE_N}²"), "mixed", t.median_ms, MIXED_STEP_BYTES * cells, None, note);
+    report.push(
+        "kp balance",
+        &name,
+        &format!("{BALANCE_N}²"),
+        "mixed",
+        t.median_ms,
+        MIXED_STEP_BYTES * cells,
+        None,
+        note,
+    );
     report.conservation(err);
     Ok(())
 }
@@ -253,7 +277,8 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
                 FluxVariant::Stream { .. } => ", stage 2 apart",
             };
             // The fused second stage has no early-exit form: one row for early exit.
-            let kernels: &[FluxKernel] = if fused { &[FluxKernel::Full] } else { &[FluxKernel::Full, FluxKernel::EarlyExit] };
+            let kernels: &[FluxKernel] =
+                if fused { &[FluxKernel::Full] } else { &[FluxKernel::Full, FluxKernel::EarlyExit] };
             for &kernel in kernels {
                 let t = time_gpu(gpu, warm, reps, |_| m.step(kernel))?;
                 let v = format!(
@@ -278,8 +303,14 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
 /// The RK2 step of `problem` at the launch the tuning cache holds for this GPU (`hydrokern
 /// tune`; issue 14's targets are for the step after tuning), beside the default `launch`'s
 /// rows: nothing when there is no entry, tuning is off, or the entry is the default.
-fn tuned_step<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, problem: &Problem, launch: Launch) -> Result<()> {
-    let Some(tuned) = crate::tune::kp_launch(gpu, crate::tune::precision_of::<T>()) else { return Ok(()) };
+fn tuned_step<T: GpuReal>(
+    gpu: &Gpu,
+    opts: &BenchOptions,
+    report: &mut Report,
+    problem: &Problem,
+    launch: Launch,
+) -> Result<()> {
+    let Some(tuned) = super::tune::launch_for(gpu, crate::Precision::of::<T>()) else { return Ok(()) };
     if tuned == launch {
         return Ok(());
     }
@@ -290,14 +321,23 @@ fn tuned_step<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, p
     let fused = m.fuses(FluxKernel::Full);
     let v = format!(
         "RK2 step, tuned launch {} ({}), {}wet–dry {}",
-        crate::tune::kp_label(tuned),
+        super::tune::label(tuned),
         tuned.flux.describe(),
         if fused { "stage 2 fused, " } else { "" },
         problem.wet_dry.name()
     );
     let words = step_words::<T>(problem, fused);
     let rate = cell_rate(cells, t.median_ms);
-    report.push("kp step", &v, &format!("{n}²"), T::NAME, t.median_ms, words * size_of::<T>() as f64 * cells, None, rate);
+    report.push(
+        "kp step",
+        &v,
+        &format!("{n}²"),
+        T::NAME,
+        t.median_ms,
+        words * size_of::<T>() as f64 * cells,
+        None,
+        rate,
+    );
     Ok(())
 }
 
@@ -318,7 +358,12 @@ fn split<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usi
         let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
         let t = time_gpu(gpu, opts.warmup, opts.reps, |_| m.step(FluxKernel::Full))?;
         let retries = m.split_state(gpu)?.map_or(0, |(_, r)| r);
-        let v = format!("{} step, x-line {}, wet–dry {}", scheme.name().to_uppercase(), launch.line, problem.wet_dry.name());
+        let v = format!(
+            "{} step, x-line {}, wet–dry {}",
+            scheme.name().to_uppercase(),
+            launch.line,
+            problem.wet_dry.name()
+        );
         let note = format!("{what}; {}; {retries} of the timed steps discarded", rate(t.median_ms));
         report.push("kp step", &v, &format!("{n}²"), T::NAME, t.median_ms, words * w * cells, None, note);
     }
@@ -347,7 +392,16 @@ fn srk2<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usiz
         // x-line and y-block together (one `flux` call launches both).
         let t = time_gpu(gpu, warm, reps, |_| m.flux(FluxKernel::Full, false))?;
         let note = format!("x-line {line} + y-block {}×{}; {}", launch.block.0, launch.block.1, rate(t.median_ms));
-        report.push("kp flux", &format!("srk2 x-line + y-block, {scheme}"), &size, p, t.median_ms, 14.0 * w * cells, None, note);
+        report.push(
+            "kp flux",
+            &format!("srk2 x-line + y-block, {scheme}"),
+            &size,
+            p,
+            t.median_ms,
+            14.0 * w * cells,
+            None,
+            note,
+        );
     }
     m.set_line(gpu, launch.line)?;
     let t = time_gpu(gpu, warm, reps, |_| m.rk(1))?;
@@ -382,13 +436,40 @@ fn friction<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: 
         };
         let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
         let t = time_gpu(gpu, warm, reps, |_| m.rk(1))?;
-        report.push("kp rk", &format!("stage 1, {what}"), &size, T::NAME, t.median_ms, (10.0 + extra + 2.0 * low::<T>(&problem)) * w * cells, None, String::new());
+        report.push(
+            "kp rk",
+            &format!("stage 1, {what}"),
+            &size,
+            T::NAME,
+            t.median_ms,
+            (10.0 + extra + 2.0 * low::<T>(&problem)) * w * cells,
+            None,
+            String::new(),
+        );
         let t = time_gpu(gpu, warm, reps, |_| m.rk(2))?;
-        report.push("kp rk", &format!("stage 2, {what}"), &size, T::NAME, t.median_ms, (13.0 + extra + 3.0 * low::<T>(&problem)) * w * cells, None, String::new());
+        report.push(
+            "kp rk",
+            &format!("stage 2, {what}"),
+            &size,
+            T::NAME,
+            t.median_ms,
+            (13.0 + extra + 3.0 * low::<T>(&problem)) * w * cells,
+            None,
+            String::new(),
+        );
         let t = time_gpu(gpu, warm, reps, |_| m.step(FluxKernel::Full))?;
         let v = format!("RK2 step, {} flux, wet–dry {}, {what}", launch.flux.describe(), WetDry::DEFAULT.name());
         // The default step: stage 2 in the streamed flux kernel.
-        report.push("kp step", &v, &size, T::NAME, t.median_ms, (step_words::<T>(&problem, true) + 2.0 * extra) * w * cells, None, String::new());
+        report.push(
+            "kp step",
+            &v,
+            &size,
+            T::NAME,
+            t.median_ms,
+            (step_words::<T>(&problem, true) + 2.0 * extra) * w * cells,
+            None,
+            String::new(),
+        );
     }
     Ok(())
 }

@@ -204,7 +204,12 @@ impl Rasters {
             (None, Some(p), None) => Water::Depth(case_raster(doc, "initial.raster.depth", p)?),
             (None, None, Some(l)) if l.is_finite() => Water::Level(l),
             (None, None, Some(l)) => return c.fail("initial.raster.level", format!("{l}: must be finite")),
-            _ => return c.fail("initial.raster", "give exactly one of surface (a raster), depth (a raster) and level (metres)"),
+            _ => {
+                return c.fail(
+                    "initial.raster",
+                    "give exactly one of surface (a raster), depth (a raster) and level (metres)",
+                );
+            }
         };
         let manning = manning.as_ref().map(|p| case_raster(doc, "initial.raster.manning", p)).transpose()?;
         Ok(Some(Rasters { bed: case_raster(doc, "initial.raster.bed", bed)?, water, manning, resample }))
@@ -222,7 +227,8 @@ impl Rasters {
         let (nx, ny) = (grid.nx, grid.ny);
         let mut p = Problem::new(nx, ny, lx, ly);
         let at = |key: &str, r: &Raster, what: &str, (i, j): (usize, usize), (x, y): (f64, f64)| {
-            r.sample(x, y, self.resample).map_err(|e| c.doc().invalid(key, format!("the grid's {what} ({i}, {j}) at {e}")))
+            r.sample(x, y, self.resample)
+                .map_err(|e| c.doc().invalid(key, format!("the grid's {what} ({i}, {j}) at {e}")))
         };
         for j in 0..=ny {
             for i in 0..=nx {
@@ -312,7 +318,7 @@ pub struct KpCase {
     /// Whether it left the x-line length to them (SRK2, DS1, DS2).
     line_tunable: bool,
     /// `time.scheme = "auto"`: the problem says RK2, and a run takes the tuning cache's choice
-    /// (`tune::scheme::auto_scheme`), built on first use into `auto_problem` when it differs.
+    /// (`scheme_choice::auto_scheme`), built on first use into `auto_problem` when it differs.
     scheme_auto: bool,
     auto_problem: OnceLock<Problem>,
     early_exit: EarlyExit,
@@ -335,7 +341,9 @@ impl KpCase {
         let grid = match (&f.grid, &rasters) {
             (Some(g), _) => g.grid(&c, 2)?,
             (None, Some(r)) => r.grid(&c)?,
-            (None, None) => return c.fail("grid", "missing: give [grid], or take the grid from a bed raster ([initial.raster])"),
+            (None, None) => {
+                return c.fail("grid", "missing: give [grid], or take the grid from a bed raster ([initial.raster])");
+            }
         };
         let friction_field = rasters.as_ref().is_some_and(|r| r.manning.is_some());
         let scheme_auto = f.time.scheme == "auto";
@@ -343,7 +351,10 @@ impl KpCase {
             true => Scheme::Rk2,
             false => f.time.scheme.parse().map_err(|_| {
                 let name = &f.time.scheme;
-                doc.invalid("time.scheme", format!("unknown scheme '{name}' (expected rk2, euler, srk2, ds1, ds2 or auto)"))
+                doc.invalid(
+                    "time.scheme",
+                    format!("unknown scheme '{name}' (expected rk2, euler, srk2, ds1, ds2 or auto)"),
+                )
             })?,
         };
         if common.run.precision == Precision::Mixed {
@@ -358,7 +369,7 @@ impl KpCase {
         let precision = common.run.precision;
         let compensated = |s: Scheme| accumulation.compensates_in(precision) && !s.is_split();
         // `auto` may run any of its candidates: room for the largest.
-        let sized: &[Scheme] = if scheme_auto { crate::tune::scheme::candidates(precision) } else { &[scheme] };
+        let sized: &[Scheme] = if scheme_auto { super::scheme_choice::candidates(precision) } else { &[scheme] };
         let needs = sized
             .iter()
             .map(|&s| needs(grid.nx as u64, grid.ny as u64, friction_field, s, precision, compensated(s)))
@@ -377,7 +388,8 @@ impl KpCase {
         }
         let ds_safety = f.numerics.ds_safety;
         if !(ds_safety > 0.0 && ds_safety <= 1.0) {
-            return c.fail("numerics.ds_safety", format!("{ds_safety}: the split schemes' Δt factor r must lie in (0, 1]"));
+            return c
+                .fail("numerics.ds_safety", format!("{ds_safety}: the split schemes' Δt factor r must lie in (0, 1]"));
         }
         let wet_dry: WetDry = f.numerics.wet_dry.parse().map_err(|e| doc.invalid("numerics.wet_dry", e))?;
         c.non_negative("time.dt_floor", f.time.dt_floor)?;
@@ -394,7 +406,9 @@ impl KpCase {
         c.positive("physics.kappa_depth", f.physics.kappa_depth)?;
         let b = &f.boundary;
         let mut boundary = [Boundary::Wall; 4];
-        for (k, (name, v)) in [("west", &b.west), ("east", &b.east), ("south", &b.south), ("north", &b.north)].into_iter().enumerate() {
+        for (k, (name, v)) in
+            [("west", &b.west), ("east", &b.east), ("south", &b.south), ("north", &b.north)].into_iter().enumerate()
+        {
             boundary[k] = v.parse().map_err(|e| doc.invalid(&format!("boundary.{name}"), e))?;
         }
         let tunable = f.gpu.flux.is_none() && f.gpu.block.is_none();
@@ -404,12 +418,20 @@ impl KpCase {
         let [bx, by] = f.gpu.block.unwrap_or_else(block);
         match bx.checked_mul(by) {
             Some(t) if bx > 0 && by > 0 && t % 32 == 0 && t <= 1024 => {}
-            _ => return c.fail("gpu.block", format!("{bx}×{by}: the flux and RK kernels need a multiple of 32 threads, at most 1024")),
+            _ => {
+                return c.fail(
+                    "gpu.block",
+                    format!("{bx}×{by}: the flux and RK kernels need a multiple of 32 threads, at most 1024"),
+                );
+            }
         }
         flux.check(grid.ny).map_err(|e| doc.invalid("gpu.flux", e))?;
         let line = f.gpu.line.unwrap_or(Launch::default().line);
         if line == 0 || !line.is_multiple_of(32) || line > 1024 {
-            return c.fail("gpu.line", format!("{line}: SRK2's x-line kernel needs a multiple of 32 threads, at most 1024"));
+            return c.fail(
+                "gpu.line",
+                format!("{line}: SRK2's x-line kernel needs a multiple of 32 threads, at most 1024"),
+            );
         }
         let launch = Launch { block: (bx, by), flux, line };
 
@@ -501,7 +523,10 @@ fn initial(c: &Check, init: &Initial, grid: &Grid2) -> Result<Problem> {
         Initial::Sine { mean, amplitude, waves } => {
             c.positive("initial.sine.mean", mean)?;
             if !(amplitude.is_finite() && amplitude.abs() <= mean) {
-                return c.fail("initial.sine.amplitude", format!("{amplitude}: |amplitude| ≤ mean keeps the depth non-negative"));
+                return c.fail(
+                    "initial.sine.amplitude",
+                    format!("{amplitude}: |amplitude| ≤ mean keeps the depth non-negative"),
+                );
             }
             c.positive("initial.sine.waves", waves)?;
             setup::sine_wave(nx, ny, lx, ly, mean, amplitude, waves)
@@ -589,22 +614,29 @@ impl Simulation for KpCase {
         // Mixed runs on f32's tuning: its kernels are f32's with an f64 surface.
         let precision = match self.info.run.precision {
             Precision::Mixed => Precision::F32,
-            _ => crate::tune::precision_of::<T>(),
+            _ => crate::Precision::of::<T>(),
         };
         let problem = match self.scheme_auto {
-            true => match crate::tune::scheme::auto_scheme(backend, precision) {
+            true => match super::scheme_choice::auto_scheme(backend, precision) {
                 s if s == self.problem.scheme => &self.problem,
                 s => self.auto_problem.get_or_init(|| Problem { scheme: s, ..self.problem.clone() }),
             },
             false => &self.problem,
         };
-        let tuned = |gpu: &crate::Gpu| crate::tune::kp_launch(gpu, precision).filter(|l| l.flux.check(ny).is_ok());
-        let launch = crate::tune::case_launch(backend, self.tunable, self.launch, tuned, crate::tune::kp_label, "kp");
+        let tuned = |gpu: &crate::Gpu| super::tune::launch_for(gpu, precision).filter(|l| l.flux.check(ny).is_ok());
+        let launch = crate::tune::case_launch(backend, self.tunable, self.launch, tuned, super::tune::label, "kp");
         // The x-line length only where the scheme runs that kernel (so no note elsewhere).
         let uses_line = matches!(problem.scheme, Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2);
-        let line_tuned = |gpu: &crate::Gpu| crate::tune::kp_line(gpu, precision);
+        let line_tuned = |gpu: &crate::Gpu| super::tune::line_for(gpu, precision);
         let line_label = |l: u32| format!("x-line {l}");
-        let line = crate::tune::case_launch(backend, self.line_tunable && uses_line, self.launch.line, line_tuned, line_label, "kp");
+        let line = crate::tune::case_launch(
+            backend,
+            self.line_tunable && uses_line,
+            self.launch.line,
+            line_tuned,
+            line_label,
+            "kp",
+        );
         let launch = Launch { line, ..launch };
         let model = match self.info.run.precision {
             Precision::Mixed => {
@@ -627,7 +659,8 @@ impl Simulation for KpCase {
         let (_, change, how) = self.volume_change(state)?;
         // Walls and periodic sides close the domain: then the change is the error.
         let closed = self.problem.boundary.iter().all(|&b| b != Boundary::Outflow);
-        let what = if closed { "no outflow side: all of it is error" } else { "outflow sides: water that left counts too" };
+        let what =
+            if closed { "no outflow side: all of it is error" } else { "outflow sides: water that left counts too" };
         Some(format!("volume change {change:+.1e} of the initial volume, {how} ({what})"))
     }
     fn check<T: Real>(&self, state: &State<T>) -> Option<String> {
@@ -680,7 +713,11 @@ impl Case for KpCase {
         &self.info
     }
     fn summary(&self) -> String {
-        format!("{}\n  about {:.0} steps (from the initial wave speeds; fronts may need more)", self.describe(), self.estimate_steps())
+        format!(
+            "{}\n  about {:.0} steps (from the initial wave speeds; fronts may need more)",
+            self.describe(),
+            self.estimate_steps()
+        )
     }
     fn needs(&self, precision: Precision) -> Needs {
         let p = &self.problem;
@@ -692,33 +729,61 @@ impl Case for KpCase {
     }
 }
 
-
-static FLAGS: &[Flag] = &[
+pub(super) static FLAGS: &[Flag] = &[
     flags::NX,
     flags::NY,
     flags::T_END,
     flags::SNAPSHOTS,
     flags::BOUNDARY,
-    Flag::new("manning", "N", Set::Float("physics.manning"), "Manning coefficient n in s/m^(1/3), the same in every cell (0: no friction; a raster of n: initial.raster.manning)"),
+    Flag::new(
+        "manning",
+        "N",
+        Set::Float("physics.manning"),
+        "Manning coefficient n in s/m^(1/3), the same in every cell (0: no friction; a raster of n: initial.raster.manning)",
+    ),
     Flag::new("theta", "θ", Set::Float("physics.theta"), "generalized minmod θ in [1, 2]"),
     Flag::new("cfl", "C", Set::Float("time.cfl"), "Courant number, at most 0.25 (positivity)"),
-    Flag::new("scheme", "rk2|euler|srk2|ds1|ds2|auto", Set::Text("time.scheme"), "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), dimensional splitting, first (ds1) or second order (ds2), or auto (the fastest of rk2, srk2 and, in f64, ds2 by `hydrokern tune` on this GPU)"),
-    Flag::new("ds-safety", "R", Set::Float("numerics.ds_safety"), "ds1/ds2: Δt = R·min(Δt_x, Δt_y) of the last substeps, R in (0, 1] (0.95)"),
-    Flag::new("wet-dry", "bollermann|kp07|clamp", Set::Text("numerics.wet_dry"), "wet–dry fronts: partially flooded cells well balanced, drained with the actual Δt, their velocities held to their neighbours', thin films' momenta to their faces' velocity, thin cells' own velocity at their faces, slopes of velocity rather than momentum elsewhere (clamp, the default); the same reconstruction with an a-priori outflow cap (bollermann); or Kurganov–Petrova 2007's correction (kp07)"),
+    Flag::new(
+        "scheme",
+        "rk2|euler|srk2|ds1|ds2|auto",
+        Set::Text("time.scheme"),
+        "time integration: RK2 (default), Euler, RK2 with split flux kernels (srk2), dimensional splitting, first (ds1) or second order (ds2), or auto (the fastest of rk2, srk2 and, in f64, ds2 by `hydrokern tune` on this GPU)",
+    ),
+    Flag::new(
+        "ds-safety",
+        "R",
+        Set::Float("numerics.ds_safety"),
+        "ds1/ds2: Δt = R·min(Δt_x, Δt_y) of the last substeps, R in (0, 1] (0.95)",
+    ),
+    Flag::new(
+        "wet-dry",
+        "bollermann|kp07|clamp",
+        Set::Text("numerics.wet_dry"),
+        "wet–dry fronts: partially flooded cells well balanced, drained with the actual Δt, their velocities held to their neighbours', thin films' momenta to their faces' velocity, thin cells' own velocity at their faces, slopes of velocity rather than momentum elsewhere (clamp, the default); the same reconstruction with an a-priori outflow cap (bollermann); or Kurganov–Petrova 2007's correction (kp07)",
+    ),
     Accumulation::FLAG,
-    Flag::new("early-exit", "auto|on|off", Set::Text("gpu.early_exit"), "GPU early exit of dry blocks (auto: timed every 100 steps)"),
-    Flag::new("flux", "KERNEL", Set::Text("gpu.flux"), "GPU flux kernel: stream (stream:WxR: W warps a block, R rows a warp) or tile (a shared-memory tile of --block)"),
-    Flag::new("block", "BXxBY", Set::Pair("gpu.block"), "GPU block in cells, a multiple of 32 threads (also the wet map's tile)"),
-    Flag::new("line", "N", Set::Int("gpu.line"), "SRK2's x-line flux kernel: cells a block along a row, a multiple of 32 (DS1 and DS2 too; default: `hydrokern tune`'s choice for this GPU, else 128)"),
+    Flag::new(
+        "early-exit",
+        "auto|on|off",
+        Set::Text("gpu.early_exit"),
+        "GPU early exit of dry blocks (auto: timed every 100 steps)",
+    ),
+    Flag::new(
+        "flux",
+        "KERNEL",
+        Set::Text("gpu.flux"),
+        "GPU flux kernel: stream (stream:WxR: W warps a block, R rows a warp) or tile (a shared-memory tile of --block)",
+    ),
+    Flag::new(
+        "block",
+        "BXxBY",
+        Set::Pair("gpu.block"),
+        "GPU block in cells, a multiple of 32 threads (also the wet map's tile)",
+    ),
+    Flag::new(
+        "line",
+        "N",
+        Set::Int("gpu.line"),
+        "SRK2's x-line flux kernel: cells a block along a row, a multiple of 32 (DS1 and DS2 too; default: `hydrokern tune`'s choice for this GPU, else 128)",
+    ),
 ];
-
-/// The registry's entry.
-pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
-    name: "kp",
-    about: "shallow water by the Kurganov–Petrova central-upwind scheme, wet–dry fronts, GPU early exit (seed 003)",
-    flags: FLAGS,
-    #[cfg(feature = "bench")]
-    bench: Some(super::bench::SUITE),
-    load: |doc| Ok(Box::new(KpCase::load(doc)?)),
-    mixed: true,
-};

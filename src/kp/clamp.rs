@@ -18,8 +18,8 @@
 use crate::Real;
 use kernels::Level;
 use kernels::kp::{
-    Clamp, Coeffs, Flux, Recon, assemble, bed_x, bed_y, central_upwind, clamp_pass, drain_face, draining_factor,
-    highest_corner, mass_rate, outflow, recon_x, recon_y, cell_view_at_of, to_clamp,
+    Clamp, Coeffs, Flux, Recon, assemble, bed_x, bed_y, cell_view_at_of, central_upwind, clamp_pass, drain_face,
+    draining_factor, highest_corner, mass_rate, outflow, recon_x, recon_y, to_clamp,
 };
 
 /// The faces of a stage and the cells' highest corners (partially flooded where w̄ < B_hi).

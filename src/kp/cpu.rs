@@ -348,7 +348,15 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         let faces = (clamp && !problem.scheme.is_split()).then(|| Box::new(Faces::new(&k, &bed)));
         let zeros = || Field2::filled(problem.layout(), T::ZERO);
         let split = match problem.scheme.is_split() {
-            true => Some(Box::new(Split::new(problem.scheme, problem.wet_dry, problem.cfl, problem.ds_safety, &k, &bed, &cell_bed)?)),
+            true => Some(Box::new(Split::new(
+                problem.scheme,
+                problem.wet_dry,
+                problem.cfl,
+                problem.ds_safety,
+                &k,
+                &bed,
+                &cell_bed,
+            )?)),
             false => None,
         };
         let compensates = problem.compensates::<T>() && !W::WIDER;
@@ -396,7 +404,9 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         if [w.len(), hu.len(), hv.len()].iter().chain(low.map(|l| l.len()).as_ref()).any(|&l| l != n)
             || wet.len() != self.wet.len()
         {
-            return Err(Error::invalid(format!("kp: a state to resume from of other sizes than this run's ({n} cells)")));
+            return Err(Error::invalid(format!(
+                "kp: a state to resume from of other sizes than this run's ({n} cells)"
+            )));
         }
         self.q.w.copy_from_slice(w);
         self.q.hu.copy_from_slice(hu);
@@ -458,10 +468,13 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         if let Some(split) = &mut self.split {
             // `new` refuses a split scheme with a wider `W`.
             let q = self.q.plain_mut();
-            let dt = split.step(q, &mut self.wet, self.friction.as_deref(), self.t, t_stop, self.dt_floor).map_err(|f| match f {
-                Fail::NonFinite => Halt::NonFinite,
-                Fail::TooLarge | Fail::Collapsed => Halt::Collapsed,
-            })?;
+            let dt =
+                split.step(q, &mut self.wet, self.friction.as_deref(), self.t, t_stop, self.dt_floor).map_err(|f| {
+                    match f {
+                        Fail::NonFinite => Halt::NonFinite,
+                        Fail::TooLarge | Fail::Collapsed => Halt::Collapsed,
+                    }
+                })?;
             self.t += dt;
             self.dt = dt;
             self.steps += 1;
@@ -513,7 +526,18 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             _ => LowParts { q0: &l0[..], q1: &l1[..], out: &mut l2[..] },
         });
         match low {
-            None => rk(k, stage, dt, cell_bed, gn2, q0.fields(), q1.fields(), self.r.fields(), out.fields_mut(), &mut self.wet),
+            None => rk(
+                k,
+                stage,
+                dt,
+                cell_bed,
+                gn2,
+                q0.fields(),
+                q1.fields(),
+                self.r.fields(),
+                out.fields_mut(),
+                &mut self.wet,
+            ),
             Some(low) => {
                 let (q0, q1, r) = (q0.plain(), q1.plain(), self.r.plain());
                 rk_compensated(k, stage, dt, cell_bed, gn2, q0, q1, r, out.plain_mut(), low, &mut self.wet);
@@ -595,7 +619,15 @@ impl<T: Real> CpuKp<T> {
         [w, hu, hv]
     }
     /// [`resume_fields`](Self::resume_fields) from (w, hu, hv) as [`state`](Self::state) gave them.
-    pub fn resume(&mut self, [w, hu, hv]: [&[T]; 3], low: Option<&[T]>, wet: &[u8], t: f64, dt: f64, steps: u64) -> Result<()> {
+    pub fn resume(
+        &mut self,
+        [w, hu, hv]: [&[T]; 3],
+        low: Option<&[T]>,
+        wet: &[u8],
+        t: f64,
+        dt: f64,
+        steps: u64,
+    ) -> Result<()> {
         self.resume_fields((w, hu, hv), low, wet, t, dt, steps)
     }
     /// The last R computed (padded).

@@ -25,8 +25,8 @@
 #[cfg(feature = "bench")]
 pub mod bench;
 mod case;
-mod clamp;
 pub mod centreline;
+mod clamp;
 pub mod cpu;
 pub mod exact;
 pub mod gpu;
@@ -34,10 +34,25 @@ pub mod mixed;
 mod model;
 mod pictures;
 mod problem;
+pub mod scheme_choice;
 pub mod setup;
 mod split;
+pub mod tune;
 
+pub use case::{KpCase, MAX_CFL};
 pub use kernels::kp::Coeffs;
-pub use problem::{Boundary, Problem, Scheme, WetDry};
-pub use case::{KpCase, MAX_CFL, SOLVER};
 pub use model::{CYCLE, EarlyExit, KpModel};
+pub use problem::{Boundary, Problem, Scheme, WetDry};
+
+/// The registry's entry.
+pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
+    name: "kp",
+    about: "shallow water by the Kurganov–Petrova central-upwind scheme, wet–dry fronts, GPU early exit",
+    flags: case::FLAGS,
+    load: |doc| Ok(Box::new(KpCase::load(doc)?)),
+    mixed: true,
+    products: crate::products::Support::Checkpointed,
+    tune: Some(tune::search),
+    #[cfg(feature = "bench")]
+    bench: Some(bench::SUITE),
+};

@@ -140,9 +140,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
     /// widened (exact).
     pub fn mixed(backend: &Backend, problem: &'p Problem, launch: Launch, early_exit: EarlyExit) -> Result<Self> {
         let on = match backend {
-            Backend::Gpu(gpu) => {
-                On::GpuMixed(GpuRun::start(gpu, GpuKp::new_mixed(gpu, problem, launch)?, early_exit))
-            }
+            Backend::Gpu(gpu) => On::GpuMixed(GpuRun::start(gpu, GpuKp::new_mixed(gpu, problem, launch)?, early_exit)),
             Backend::Cpu { .. } => On::Mixed(Box::new(CpuKp::new(problem, launch.block, false)?), None),
         };
         Ok(KpModel { problem, on, bed: None })
@@ -315,7 +313,9 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         let buffers = run.model.state_buffers();
         let snapshots = match &mut run.snapshots {
             Some(s) => s,
-            None => run.snapshots.insert(Snapshots::new(&run.gpu, &buffers.iter().map(|b| b.len()).collect::<Vec<_>>())?),
+            None => {
+                run.snapshots.insert(Snapshots::new(&run.gpu, &buffers.iter().map(|b| b.len()).collect::<Vec<_>>())?)
+            }
         };
         let pending = snapshots.take(&run.gpu, &buffers)?;
         let (layout, dims) = (self.problem.layout(), (self.problem.ny, self.problem.nx));
@@ -444,7 +444,8 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             }
             On::GpuMixed(run) => {
                 let k = run.model.coeffs();
-                let wet: Vec<u32> = c.get_flags("wet", (k.nbx * k.nby) as usize)?.iter().map(|&f| u32::from(f)).collect();
+                let wet: Vec<u32> =
+                    c.get_flags("wet", (k.nbx * k.nby) as usize)?.iter().map(|&f| u32::from(f)).collect();
                 let w: Vec<f64> = q[0].iter().map(|v| v.to_f64()).collect();
                 let [hu, hv] = [q[1], q[2]].map(|f| f.iter().map(|v| v.to_f64() as f32).collect::<Vec<f32>>());
                 let clock = ClockState { t, dt, status: kernels::kp::STEP_OK, steps };
@@ -458,7 +459,8 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             }
             On::Gpu(run) => {
                 let k = run.model.coeffs();
-                let wet: Vec<u32> = c.get_flags("wet", (k.nbx * k.nby) as usize)?.iter().map(|&f| u32::from(f)).collect();
+                let wet: Vec<u32> =
+                    c.get_flags("wet", (k.nbx * k.nby) as usize)?.iter().map(|&f| u32::from(f)).collect();
                 let status = kernels::kp::STEP_OK;
                 run.model.resume(&run.gpu, q, low, &wet, ClockState { t, dt, status, steps })?;
                 if self.problem.scheme.is_split() {

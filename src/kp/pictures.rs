@@ -6,13 +6,13 @@
 //! ([`Ranges::of`]), so the snapshots of a run compare colour for colour.
 
 use super::Problem;
-use crate::{Real, Result};
 use crate::grid::Grid2;
 use crate::model::State;
 use crate::output::png::{
     Ground, MapOptions, Picture, PlotOptions, Profiles, Scale, Series, render_map, write_profiles_png,
 };
 use crate::run::{Album, RunDir, time_tag};
+use crate::{Real, Result};
 use rayon::prelude::*;
 
 /// Cells shallower than this (m) are drawn as dry land: thinner films are numerical residue of
@@ -113,8 +113,10 @@ pub fn write<T: Real>(
     ];
     // The three maps drawn side by side: at 4096² one takes most of a second on one core, and
     // the run's writer draws them while the model steps.
-    let mut pictures: Vec<Picture> =
-        maps.par_iter().map(|(_, field, opts)| render_map(field, g.nx, g.ny, opts, Some(&ground))).collect::<Result<_>>()?;
+    let mut pictures: Vec<Picture> = maps
+        .par_iter()
+        .map(|(_, field, opts)| render_map(field, g.nx, g.ny, opts, Some(&ground)))
+        .collect::<Result<_>>()?;
     let files: Vec<(String, &Picture)> = maps.iter().map(|(name, _, _)| name.clone()).zip(&pictures).collect();
     dir.write_each(&files, |path, picture| picture.write_png(path))?;
     album.animations.push("depth.gif", pictures.swap_remove(0));
@@ -126,7 +128,8 @@ pub fn write<T: Real>(
     let line = |depths: &[f64]| -> Vec<f64> { depths.iter().zip(&bed[cells.clone()]).map(|(d, b)| d + b).collect() };
     album.profiles.push((state.clock.t, line(&h[cells.clone()])));
     let x: Vec<f64> = (0..g.nx).map(|i| g.centre(i, row).0).collect();
-    let initial = Series { name: "t = 0 s".into(), x: x.clone(), y: line(&p.h[cells.clone()]), color: [0, 0, 0], dashed: true };
+    let initial =
+        Series { name: "t = 0 s".into(), x: x.clone(), y: line(&p.h[cells.clone()]), color: [0, 0, 0], dashed: true };
     let profiles = Profiles {
         x,
         curves: album.profiles.clone(),

@@ -2,9 +2,9 @@
 //! validation and the kernels' constants.
 
 use super::Coeffs;
+use crate::accumulation::Accumulation;
 use crate::field::Field2;
 use crate::grid::Layout2;
-use crate::accumulation::Accumulation;
 use crate::{Error, Precision, Real, Result};
 use kernels::halo::node_source;
 use kernels::kp::{
@@ -334,7 +334,13 @@ impl Problem {
                 ));
             }
             if field.len() != self.nx * self.ny {
-                return bad(format!("the Manning field has {} values; a {}×{} grid needs {}", field.len(), self.nx, self.ny, self.nx * self.ny));
+                return bad(format!(
+                    "the Manning field has {} values; a {}×{} grid needs {}",
+                    field.len(),
+                    self.nx,
+                    self.ny,
+                    self.nx * self.ny
+                ));
             }
             if let Some(k) = field.iter().position(|n| !(n.is_finite() && (0.0..=MAX_MANNING).contains(n))) {
                 return bad(format!(

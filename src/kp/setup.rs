@@ -46,7 +46,16 @@ pub fn gaussian(nx: usize, ny: usize) -> Problem {
 /// domain, over a bed rising linearly from `bed.0` (west) to `bed.1` (east); dry where the bed
 /// is above the surface.
 #[allow(clippy::too_many_arguments)]
-pub fn gaussian_hump(nx: usize, ny: usize, lx: f64, ly: f64, level: f64, amplitude: f64, width: f64, bed: (f64, f64)) -> Problem {
+pub fn gaussian_hump(
+    nx: usize,
+    ny: usize,
+    lx: f64,
+    ly: f64,
+    level: f64,
+    amplitude: f64,
+    width: f64,
+    bed: (f64, f64),
+) -> Problem {
     let mut p = Problem::new(nx, ny, lx, ly);
     p.set_bed(|x, _| bed.0 + (bed.1 - bed.0) * x / lx);
     p.set_surface(|x, y| {

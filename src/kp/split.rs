@@ -19,8 +19,8 @@ use super::clamp::{clamp_velocities, corners, draining_factors, highest_corners}
 use super::cpu::{apply_boundary, rk, wet_map};
 use crate::{Real, Result};
 use kernels::kp::{
-    Bollermann, Clamp, Coeffs, Flux, Kp07, Recon, STEP_COLLAPSED, SplitClock, WetDryScheme, bed_x, central_upwind,
-    drain_face, recon_x, rhs_x, slope_source, split_dt, split_limit, cell_view_at,
+    Bollermann, Clamp, Coeffs, Flux, Kp07, Recon, STEP_COLLAPSED, SplitClock, WetDryScheme, bed_x, cell_view_at,
+    central_upwind, drain_face, recon_x, rhs_x, slope_source, split_dt, split_limit,
 };
 
 use super::{Scheme, WetDry};
@@ -100,7 +100,15 @@ pub(super) fn transposed<T: Copy + Default>(src: &[T], w: usize, h: usize) -> Ve
 impl<T: Real> Split<T> {
     /// For a problem of constants `k` over the padded corner bed `bed` and centre bed
     /// `cell_bed`, in `scheme` (DS1 or DS2) with r = `safety`.
-    pub fn new(scheme: Scheme, wet_dry: WetDry, cfl: f64, safety: f64, k: &Coeffs<T>, bed: &[T], cell_bed: &[T]) -> Result<Split<T>> {
+    pub fn new(
+        scheme: Scheme,
+        wet_dry: WetDry,
+        cfl: f64,
+        safety: f64,
+        k: &Coeffs<T>,
+        bed: &[T],
+        cell_bed: &[T],
+    ) -> Result<Split<T>> {
         let kt = k.transposed();
         let (px, py) = (k.nx as usize + 4, k.ny as usize + 4);
         let tbed = transposed(bed, px + 1, py + 1);

@@ -53,7 +53,13 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
         // models of 6 fields on the GPU; all with one ghost layer.
         let what = format!("bench sediment at {n}²");
         let stored = crate::bench::bytes(&what, &[n as u64 + 2, n as u64 + 2])?;
-        if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[stored, 10 * 8])?, crate::bench::bytes(&what, &[stored, 4 * 6 * 8])?)? {
+        if !crate::bench::fits(
+            gpu,
+            opts,
+            &what,
+            crate::bench::bytes(&what, &[stored, 10 * 8])?,
+            crate::bench::bytes(&what, &[stored, 4 * 6 * 8])?,
+        )? {
             continue;
         }
         for scheme in [Scheme::Seed, Scheme::Bounded] {
@@ -177,13 +183,7 @@ const BALANCE_STEPS: u64 = 2000;
 /// Whole steps of `problem`'s h update in precision `T` (the fused kernels and the multi-row
 /// pair), with the words a point each moves (h's low part read and written on the compensated
 /// path: 2 more) and the mass balance after [`BALANCE_STEPS`] steps.
-fn balance<T: GpuReal>(
-    gpu: &Gpu,
-    opts: &BenchOptions,
-    report: &mut Report,
-    problem: &Problem,
-    dt: f64,
-) -> Result<()> {
+fn balance<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, problem: &Problem, dt: f64) -> Result<()> {
     let n = problem.nx;
     let points = (n * n) as f64;
     let w = std::mem::size_of::<T>() as f64;
@@ -205,7 +205,16 @@ fn balance<T: GpuReal>(
         let err = mass_balance::<T>(gpu, problem, dt, variant, launch)?;
         let name = format!("{scheme}{} {how}", variant.name());
         let note = format!("mass balance after {BALANCE_STEPS} steps");
-        report.push("sediment balance", &name, &format!("{n}²"), T::NAME, m.median_ms, (words + extra) * w * points, None, note);
+        report.push(
+            "sediment balance",
+            &name,
+            &format!("{n}²"),
+            T::NAME,
+            m.median_ms,
+            (words + extra) * w * points,
+            None,
+            note,
+        );
         report.conservation(err);
     }
     Ok(())
@@ -213,7 +222,13 @@ fn balance<T: GpuReal>(
 
 /// (gained − supplied) / supplied after [`BALANCE_STEPS`] steps of a fresh run, the volumes
 /// summed in f64 from h (and its low part).
-fn mass_balance<T: GpuReal>(gpu: &Gpu, problem: &Problem, dt: f64, variant: StepVariant, launch: Launch) -> Result<f64> {
+fn mass_balance<T: GpuReal>(
+    gpu: &Gpu,
+    problem: &Problem,
+    dt: f64,
+    variant: StepVariant,
+    launch: Launch,
+) -> Result<f64> {
     let mut m = GpuSediment::<T>::new(gpu, problem, dt, launch)?;
     let volume = |m: &GpuSediment<T>| -> Result<f64> {
         let low = m.download_low(gpu)?.map_or(0.0, |l| problem.volume(&l));
@@ -247,7 +262,16 @@ fn balance_mixed(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, problem: &
     let scheme = if problem.scheme == Scheme::Seed { "" } else { "bounded " };
     let note = format!("mass balance after {BALANCE_STEPS} steps");
     let bytes = bytes_per_point * (n * n) as f64;
-    report.push("sediment balance", &format!("{scheme}fused mixed"), &format!("{n}²"), "mixed", m.median_ms, bytes, None, note);
+    report.push(
+        "sediment balance",
+        &format!("{scheme}fused mixed"),
+        &format!("{n}²"),
+        "mixed",
+        m.median_ms,
+        bytes,
+        None,
+        note,
+    );
     report.conservation(err);
     Ok(())
 }

@@ -189,7 +189,10 @@ impl SedimentCase {
         let h_raster = match &f.initial.raster {
             Some(r) => {
                 if f.initial.h.is_some() {
-                    return c.fail("initial.raster.h", "given with initial.h: the basin height comes from one file; remove one of them");
+                    return c.fail(
+                        "initial.raster.h",
+                        "given with initial.h: the basin height comes from one file; remove one of them",
+                    );
                 }
                 let resample: Resample = r.resample.parse().map_err(|e| doc.invalid("initial.raster.resample", e))?;
                 Some((case_raster(doc, "initial.raster.h", &r.h)?, resample))
@@ -199,9 +202,12 @@ impl SedimentCase {
         let grid = match (&f.grid, &h_raster) {
             (Some(g), _) => g.grid(&c, 1)?,
             (None, Some((r, _))) => r.grid(1).map_err(|e| doc.invalid("initial.raster.h", e))?,
-            (None, None) => return c.fail("grid", "missing: give [grid], or take the grid from a raster of h ([initial.raster])"),
+            (None, None) => {
+                return c.fail("grid", "missing: give [grid], or take the grid from a raster of h ([initial.raster])");
+            }
         };
-        let needs = needs(grid.nx as u64, grid.ny as u64, common.run.precision, compensates(&f.numerics, common.run.precision));
+        let needs =
+            needs(grid.nx as u64, grid.ny as u64, common.run.precision, compensates(&f.numerics, common.run.precision));
         crate::files::check_host_memory(&format!("a {}×{} sediment grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
         let times = match (f.time.t_end, f.time.steps) {
@@ -218,7 +224,9 @@ impl SedimentCase {
         c.positive("physics.a", f.physics.a)?;
         let b = &f.boundary;
         let mut sides = [Side::CLOSED; 4];
-        for (k, (name, s)) in [("west", &b.west), ("east", &b.east), ("south", &b.south), ("north", &b.north)].into_iter().enumerate() {
+        for (k, (name, s)) in
+            [("west", &b.west), ("east", &b.east), ("south", &b.south), ("north", &b.north)].into_iter().enumerate()
+        {
             let inflow = c.non_negative(&format!("boundary.{name}.inflow"), s.inflow).map_err(|_| {
                 doc.invalid(
                     &format!("boundary.{name}.inflow"),
@@ -266,7 +274,10 @@ impl SedimentCase {
         problem.check_inflow().map_err(|e| doc.invalid("boundary", e))?;
         let limit = problem.stability(&problem.h);
         if !(limit.limit().is_finite() && limit.limit() > 0.0) {
-            return c.fail("initial", "α and β are zero everywhere (or the limit is not a number): nothing moves, so no time step exists");
+            return c.fail(
+                "initial",
+                "α and β are zero everywhere (or the limit is not a number): nothing moves, so no time step exists",
+            );
         }
         let dt0 = match f.time.dt {
             Some(dt) => {
@@ -309,7 +320,9 @@ fn check_launch(c: &Check, l: Launch, variant: StepVariant) -> Result<()> {
     if bx == 0 || by == 0 || halo_threads > 1024 {
         return c.fail(
             "gpu.block",
-            format!("{bx}×{by}: needs 1 ≤ BX, BY and (BX + 2)(BY + 2) ≤ 1024 threads (the halo-thread kernels add a ring)"),
+            format!(
+                "{bx}×{by}: needs 1 ≤ BX, BY and (BX + 2)(BY + 2) ≤ 1024 threads (the halo-thread kernels add a ring)"
+            ),
         );
     }
     if variant == StepVariant::Fused && by > 32 {
@@ -367,11 +380,11 @@ impl Simulation for SedimentCase {
         // Mixed runs on f32's tuning: its fused kernels stream the same rows, with h in f64.
         let tuned_in = match self.info.run.precision {
             Precision::Mixed => Precision::F32,
-            _ => crate::tune::precision_of::<T>(),
+            _ => crate::Precision::of::<T>(),
         };
-        let tuned = |gpu: &crate::Gpu| crate::tune::sediment_launch(gpu, tuned_in);
+        let tuned = |gpu: &crate::Gpu| super::tune::launch_for(gpu, tuned_in);
         let launch =
-            crate::tune::case_launch(backend, self.tunable, self.launch, tuned, crate::tune::sediment_label, "sediment");
+            crate::tune::case_launch(backend, self.tunable, self.launch, tuned, super::tune::label, "sediment");
         let (problem, policy, variant) = (&self.problem, self.policy, self.variant);
         Ok(Box::new(match self.info.run.precision {
             Precision::Mixed => SedimentModel::<T>::mixed(backend, problem, policy, variant, launch)?,
@@ -442,35 +455,53 @@ impl Case for SedimentCase {
     }
 }
 
-
 /// `--boundary`-style flags are not needed here: the river is the west side's inflow.
-static FLAGS: &[Flag] = &[
+pub(super) static FLAGS: &[Flag] = &[
     Flag::new("nx", "N", Set::IntBoth("grid.nx", "grid.ny"), "cells in x (also in y unless --ny is given)"),
     Flag::new("ny", "N", Set::Int("grid.ny"), "cells in y"),
     Flag::new("t-end", "YEARS", Set::Float("time.t_end"), "simulated time in years (clears the case's snapshot times)")
         .clearing(&["time.steps", "output.snapshots"]),
-    Flag::new("steps", "N", Set::Int("time.steps"), "run exactly N steps instead of to the end time (one snapshot, at the end)")
-        .clearing(&["time.t_end", "output.snapshots"]),
-    Flag::new("dt", "YEARS", Set::Float("time.dt"), "force the time step (refused above the stability limit); default 90% of it"),
-    Flag::new("inflow", "Q", Set::Float("boundary.west.inflow"), "river inflow through the west side, m³ of sediment per metre of shore per year"),
-    Flag::new("scheme", "NAME", Set::Text("numerics.scheme"), "discretisation: bounded (default; keeps the sand fraction in [0, 1]) or seed (seed 000's, as the paper has it)"),
+    Flag::new(
+        "steps",
+        "N",
+        Set::Int("time.steps"),
+        "run exactly N steps instead of to the end time (one snapshot, at the end)",
+    )
+    .clearing(&["time.t_end", "output.snapshots"]),
+    Flag::new(
+        "dt",
+        "YEARS",
+        Set::Float("time.dt"),
+        "force the time step (refused above the stability limit); default 90% of it",
+    ),
+    Flag::new(
+        "inflow",
+        "Q",
+        Set::Float("boundary.west.inflow"),
+        "river inflow through the west side, m³ of sediment per metre of shore per year",
+    ),
+    Flag::new(
+        "scheme",
+        "NAME",
+        Set::Text("numerics.scheme"),
+        "discretisation: bounded (default; keeps the sand fraction in [0, 1]) or seed (seed 000's, as the paper has it)",
+    ),
     Accumulation::FLAG,
-    Flag::new("variant", "V", Set::Text("gpu.variant"), "GPU kernels: fused, fused-tile, or <h>/<s> with h in {baseline, opt1, opt2, opt3, multi}, s in {baseline, opt1, opt2, multi}"),
-    Flag::new("block", "BXxBY", Set::Pair("gpu.block"), "GPU block: interior points a block (the fused kernel: BY warps a block)"),
+    Flag::new(
+        "variant",
+        "V",
+        Set::Text("gpu.variant"),
+        "GPU kernels: fused, fused-tile, or <h>/<s> with h in {baseline, opt1, opt2, opt3, multi}, s in {baseline, opt1, opt2, multi}",
+    ),
+    Flag::new(
+        "block",
+        "BXxBY",
+        Set::Pair("gpu.block"),
+        "GPU block: interior points a block (the fused kernel: BY warps a block)",
+    ),
     Flag::new("rows", "N", Set::Int("gpu.rows"), "rows per thread of the multi-row and fused kernels"),
     Flag::new("h-file", "NPY", Set::Text("initial.h"), "initial basin height from an NPY file of shape (ny, nx)"),
     Flag::new("s-file", "NPY", Set::Text("initial.s"), "initial sand fraction (NPY, (ny, nx), values in [0, 1])"),
     Flag::new("alpha-file", "NPY", Set::Text("initial.alpha"), "sand diffusivity α (NPY, (ny, nx), not negative)"),
     Flag::new("beta-file", "NPY", Set::Text("initial.beta"), "mud diffusivity β (NPY, (ny, nx), not negative)"),
 ];
-
-/// The registry's entry.
-pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
-    name: "sediment",
-    about: "sand and mud transport by the Rivenæs dual-lithology diffusion model (seed 000)",
-    flags: FLAGS,
-    #[cfg(feature = "bench")]
-    bench: Some(super::bench::SUITE),
-    load: |doc| Ok(Box::new(SedimentCase::load(doc)?)),
-    mixed: true,
-};

@@ -2,9 +2,9 @@
 //! h- and s-kernels (or the fused one) of the problem's scheme and the ghost kernel.
 
 use super::{Coeffs, HVariant, Problem, SVariant, Scheme, StepVariant};
+use crate::field::{DeviceField2, Field2};
 use crate::foundation::gpu::BufferKernels;
 use crate::runtime::{DevicePointers, Gpu, Kernel, LaunchShape};
-use crate::field::{DeviceField2, Field2};
 use crate::{Error, GpuReal, Real, Result};
 use kernels::halo::perimeter_len;
 use kernels::sediment::{
@@ -259,7 +259,8 @@ impl<T: GpuReal> GpuSediment<T> {
             return unsafe { self.kernels.bs[v as usize].launch(shape, params) };
         }
         let f = &mut self.f;
-        let params = StepS { k: self.k, h: f.h.ptr(), hp: f.hn.ptr(), s: f.s.ptr(), al: f.alpha.ptr(), sn: f.sn.ptr_mut() };
+        let params =
+            StepS { k: self.k, h: f.h.ptr(), hp: f.hn.ptr(), s: f.s.ptr(), al: f.alpha.ptr(), sn: f.sn.ptr_mut() };
         // SAFETY: h, hp, s, al, sn are whole arrays, sn distinct from the inputs; grid and shared
         // memory as the variant requires (above).
         unsafe { self.kernels.s[v as usize].launch(shape, params) }
@@ -393,7 +394,12 @@ pub(super) unsafe fn launch_fused<P: kernels::Params, R: Real>(
 /// `launch.block.1` threads, fewer warps when the kernel's registers (`max_threads` a block) do
 /// not fit that many (f64 at 72 registers a thread fits 28 warps, not 30); one warp per strip
 /// of 28 columns (30 for the bounded scheme) and chunk of `launch.rows` rows.
-pub(super) fn fused_shape<T: Real>(k: &Coeffs<T>, launch: Launch, bounded: bool, max_threads: u32) -> Result<LaunchShape> {
+pub(super) fn fused_shape<T: Real>(
+    k: &Coeffs<T>,
+    launch: Launch,
+    bounded: bool,
+    max_threads: u32,
+) -> Result<LaunchShape> {
     let warps = launch.block.1.min(max_threads / 32).max(1);
     let chunks = (k.ny as u64).div_ceil(launch.rows as u64);
     let cols = if bounded { BOUNDED_STREAM_COLS } else { STREAM_COLS };
@@ -411,7 +417,10 @@ pub(super) fn ghosts_shape<T: Real>(k: &Coeffs<T>) -> Result<LaunchShape> {
 pub(super) fn check_launch(launch: Launch) -> Result<()> {
     let (bx, by) = launch.block;
     if bx == 0 || by == 0 || launch.rows == 0 {
-        return Err(Error::invalid(format!("block {bx}×{by} with {} rows per thread: all must be positive", launch.rows)));
+        return Err(Error::invalid(format!(
+            "block {bx}×{by} with {} rows per thread: all must be positive",
+            launch.rows
+        )));
     }
     Ok(())
 }

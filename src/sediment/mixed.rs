@@ -5,9 +5,9 @@
 
 use super::gpu::{Fields, Launch, check_launch, ghosts_shape, launch_fused};
 use super::{Coeffs, Problem, Scheme};
+use crate::Result;
 use crate::foundation::gpu::BufferKernels;
 use crate::runtime::{Gpu, Kernel};
-use crate::Result;
 use kernels::sediment::{M_FUSED, M_GHOSTS, MB_FUSED, SetGhostsMixed, StepMixed};
 
 /// The device state of one mixed-precision sediment run.

@@ -14,12 +14,13 @@ mod pictures;
 mod problem;
 mod scheme;
 pub mod setup;
+pub mod tune;
 mod variant;
 
+pub use case::SedimentCase;
 pub use kernels::sediment::Coeffs;
-pub use problem::{Conductances, Problem, Side, StabilityLimit};
-pub use case::{SOLVER, SedimentCase};
 pub use model::{SedimentModel, StepPolicy};
+pub use problem::{Conductances, Problem, Side, StabilityLimit};
 
 pub use crate::accumulation::Accumulation;
 pub use scheme::Scheme;
@@ -28,3 +29,16 @@ pub use variant::{HVariant, SVariant, StepVariant};
 /// Floating-point operations per point as seed 000 counts them (for GFLOP/s).
 pub const FLOPS_H: f64 = 55.0;
 pub const FLOPS_S: f64 = 34.0;
+
+/// The registry's entry.
+pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
+    name: "sediment",
+    about: "sand and mud transport by the Rivenæs dual-lithology diffusion model",
+    flags: case::FLAGS,
+    load: |doc| Ok(Box::new(SedimentCase::load(doc)?)),
+    mixed: true,
+    products: crate::products::Support::None,
+    tune: Some(tune::search),
+    #[cfg(feature = "bench")]
+    bench: Some(bench::SUITE),
+};

@@ -199,7 +199,9 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
         let conductances = problem.conductances();
         let dt = policy.forced.unwrap_or_else(|| problem.stability_with(conductances, &problem.h).automatic());
         let backing: Box<dyn Backing<T>> = match backend {
-            Backend::Gpu(gpu) => Box::new(OnGpuMixed { gpu: gpu.clone(), model: GpuMixed::new(gpu, problem, dt, launch)? }),
+            Backend::Gpu(gpu) => {
+                Box::new(OnGpuMixed { gpu: gpu.clone(), model: GpuMixed::new(gpu, problem, dt, launch)? })
+            }
             Backend::Cpu { .. } => Box::new(OnCpu::<f32, f64>(CpuSediment::new(problem, dt)?)),
         };
         Ok(SedimentModel::with(problem, backing, policy, conductances, dt))
@@ -293,9 +295,7 @@ impl<T: GpuReal> Model<T> for SedimentModel<'_, T> {
         if let Some(low) = self.backing.low()? {
             c = c.field("h_low", low);
         }
-        Ok(c.value("dt", self.dt)
-            .value("dt_set", self.dt_set)
-            .value("since_update", self.since_update as f64))
+        Ok(c.value("dt", self.dt).value("dt_set", self.dt_set).value("since_update", self.since_update as f64))
     }
 
     fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {

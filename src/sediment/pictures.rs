@@ -27,8 +27,9 @@ pub fn deposit_scale(p: &Problem, t_run: f64) -> f64 {
     let (alpha, beta) = (p.alpha.interior(), p.beta.interior());
     let r = match side {
         Some(s) if s.q > 0.0 && t_run > 0.0 && t_run.is_finite() => {
-            let k: f64 = alpha.iter().zip(&beta).map(|(a, b)| s.s_in * a / p.cs + (1.0 - s.s_in) * b / p.cm).sum::<f64>()
-                / alpha.len().max(1) as f64;
+            let k: f64 =
+                alpha.iter().zip(&beta).map(|(a, b)| s.s_in * a / p.cs + (1.0 - s.s_in) * b / p.cm).sum::<f64>()
+                    / alpha.len().max(1) as f64;
             2.0 * s.q * (t_run / (std::f64::consts::PI * k)).sqrt()
         }
         _ => {
@@ -42,7 +43,14 @@ pub fn deposit_scale(p: &Problem, t_run: f64) -> f64 {
 
 /// `h_t<time>.png`, `deposit_t<time>.png`, `s_t<time>.png` and a frame of `deposit.gif`; `t_run`
 /// is the run's length in years.
-pub fn write<T: Real>(p: &Problem, g: &Grid2, t_run: f64, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
+pub fn write<T: Real>(
+    p: &Problem,
+    g: &Grid2,
+    t_run: f64,
+    state: &State<T>,
+    album: &mut Album,
+    dir: &mut RunDir,
+) -> Result<()> {
     let (Some(h), Some(s)) = (state.field("h"), state.field("s")) else { return Ok(()) };
     let t = time_tag(state.clock.t);
     let when = format!("t = {t} yr");

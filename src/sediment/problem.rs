@@ -113,9 +113,7 @@ impl Problem {
             // where α > 0 and s_in > 0, mud where β > 0 and s_in < 1.
             let blocked = |c: usize| match self.scheme {
                 Scheme::Seed => self.alpha[c] <= 0.0 && self.beta[c] <= 0.0,
-                Scheme::Bounded => {
-                    !(self.alpha[c] > 0.0 && side.s_in > 0.0 || self.beta[c] > 0.0 && side.s_in < 1.0)
-                }
+                Scheme::Bounded => !(self.alpha[c] > 0.0 && side.s_in > 0.0 || self.beta[c] > 0.0 && side.s_in < 1.0),
             };
             if let Some(&c) = cells.iter().find(|&&c| blocked(c)) {
                 let name = ["west", "east", "south", "north"][k];
@@ -223,8 +221,10 @@ impl Problem {
                     slope = slope.max((d(c + 1) + d(c - 1)) / (dx * dx) + (d(c + p) + d(c - p)) / (dy * dy));
                     continue;
                 }
-                let lap = (v(c + 1) - 2.0 * v(c) + v(c - 1)) / (dx * dx) + (v(c + p) - 2.0 * v(c) + v(c - p)) / (dy * dy);
-                let g = ((v(c + 1) - v(c - 1)) / (2.0 * dx)).abs() / dx + ((v(c + p) - v(c - p)) / (2.0 * dy)).abs() / dy;
+                let lap =
+                    (v(c + 1) - 2.0 * v(c) + v(c - 1)) / (dx * dx) + (v(c + p) - 2.0 * v(c) + v(c - p)) / (dy * dy);
+                let g =
+                    ((v(c + 1) - v(c - 1)) / (2.0 * dx)).abs() / dx + ((v(c + p) - v(c - p)) / (2.0 * dy)).abs() / dy;
                 curv = curv.max(lap.abs());
                 slope = slope.max(g);
             }

@@ -32,8 +32,9 @@ impl Scheme {
 impl std::str::FromStr for Scheme {
     type Err = Error;
     fn from_str(name: &str) -> Result<Scheme> {
-        Scheme::ALL.into_iter().find(|s| s.name() == name).ok_or_else(|| {
-            Error::invalid(format!("unknown sediment scheme '{name}' (expected bounded or seed)"))
-        })
+        Scheme::ALL
+            .into_iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| Error::invalid(format!("unknown sediment scheme '{name}' (expected bounded or seed)")))
     }
 }

@@ -22,8 +22,8 @@
 //! spike (multi-block) and gtsv2 is the like-for-like peer. Without
 //! cuSPARSE the suite says why in a row and goes on.
 
-use crate::bench::{BenchOptions, Measurement, Report, rotation, time_gpu};
 use crate::Result;
+use crate::bench::{BenchOptions, Measurement, Report, rotation, time_gpu};
 use crate::runtime::{DeviceBuffer, Gpu, Timer};
 use crate::tridiag::cusparse::{Cusparse, CusparseReal, InterleavedAlgo};
 use crate::tridiag::gpu::{GpuTridiag, Plan};
@@ -64,7 +64,13 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
             // On the host the f64 batch and its f32 and f64 copies (4 arrays each); on the GPU
             // inputs, output, the largest workspace (spike's 5 words) and cuSPARSE copies: about
             // 15 words per unknown.
-            if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[unknowns, 4 * (8 + 8 + 4)])?, crate::bench::bytes(&what, &[unknowns, 15 * 8])?)? {
+            if !crate::bench::fits(
+                gpu,
+                opts,
+                &what,
+                crate::bench::bytes(&what, &[unknowns, 4 * (8 + 8 + 4)])?,
+                crate::bench::bytes(&what, &[unknowns, 15 * 8])?,
+            )? {
                 continue;
             }
             let shape = Shape::new(n, batch, Layout::Contiguous);
@@ -79,7 +85,13 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     for (n, batch) in FEW_LONG {
         let what = format!("bench tridiag (few long systems) at n = {n}, batch = {batch}");
         let unknowns = crate::bench::bytes(&what, &[n as u64, batch as u64])?;
-        if !crate::bench::fits(gpu, opts, &what, crate::bench::bytes(&what, &[unknowns, 4 * (8 + 8 + 4)])?, crate::bench::bytes(&what, &[unknowns, 15 * 8])?)? {
+        if !crate::bench::fits(
+            gpu,
+            opts,
+            &what,
+            crate::bench::bytes(&what, &[unknowns, 4 * (8 + 8 + 4)])?,
+            crate::bench::bytes(&what, &[unknowns, 15 * 8])?,
+        )? {
             continue;
         }
         let hard = Batch::random(Shape::new(n, batch, Layout::Contiguous), (n * 37 + batch) as u64, 0.0);
@@ -307,7 +319,11 @@ fn cell<T: CusparseReal>(
                     let (stride, _) = shape.strides();
                     let x = &mut xs[0];
                     let mut run = |reset: bool| -> Result<()> {
-                        if reset { gpu.copy_dtod(&s.d, x) } else { cus.strided(gpu, n, batch, stride, &s.a, &s.b, &s.c, x) }
+                        if reset {
+                            gpu.copy_dtod(&s.d, x)
+                        } else {
+                            cus.strided(gpu, n, batch, stride, &s.a, &s.b, &s.c, x)
+                        }
                     };
                     Some(("cuSPARSE gtsv2StridedBatch", time_with_reset(gpu, opts, &mut run)))
                 }
@@ -387,12 +403,17 @@ fn pivoting_cell<T: CusparseReal>(
             let (m, status) = time_plan(gpu, opts, &mut solver, &plan, &sets, &mut xs)?;
             let x = gpu.download(&xs[0])?;
             let be = crate::tridiag::backward_error(shape, &host.a, &host.b, &host.c, &host.d, &x)?;
-            let extra = format!(
-                "; {}{moved}; worst backward error {:.1e}{status}",
-                plan.describe(),
-                be.value
+            let extra = format!("; {}{moved}; worst backward error {:.1e}{status}", plan.describe(), be.value);
+            report.push(
+                &format!("tridiag {alg}"),
+                layout.name(),
+                &size,
+                p,
+                m.median_ms,
+                bytes,
+                None,
+                note(m.median_ms, &extra),
             );
-            report.push(&format!("tridiag {alg}"), layout.name(), &size, p, m.median_ms, bytes, None, note(m.median_ms, &extra));
         }
         let plan = solver.plan(Choice::Force(chosen))?;
         // The automatic choice: the dominance check, then the solve it picks.
@@ -403,7 +424,16 @@ fn pivoting_cell<T: CusparseReal>(
         })?;
         let Some(cus) = cus.as_deref_mut() else {
             let extra = format!("; picks {chosen}; check + solve; no cuSPARSE to compare");
-            report.push("tridiag auto", layout.name(), &size, p, auto.median_ms, bytes, None, note(auto.median_ms, &extra));
+            report.push(
+                "tridiag auto",
+                layout.name(),
+                &size,
+                p,
+                auto.median_ms,
+                bytes,
+                None,
+                note(auto.median_ms, &extra),
+            );
             continue;
         };
         let s = &sets[0];
@@ -433,11 +463,17 @@ fn pivoting_cell<T: CusparseReal>(
                     host.residual(&x)
                 };
                 let (cell_bytes, extra) = if one {
-                    (bytes / batch as f64, format!("; one system of the batch (gtsv2 solves one matrix); residual {r:.1e}"))
+                    (
+                        bytes / batch as f64,
+                        format!("; one system of the batch (gtsv2 solves one matrix); residual {r:.1e}"),
+                    )
                 } else {
                     (bytes, format!("; algorithm 1, LU with partial pivoting; residual {r:.1e}"))
                 };
-                let one_note = format!("{:.2} G unknowns/s{extra}", n as f64 * if one { 1.0 } else { batch as f64 } / (m.median_ms * 1e-3) / 1e9);
+                let one_note = format!(
+                    "{:.2} G unknowns/s{extra}",
+                    n as f64 * if one { 1.0 } else { batch as f64 } / (m.median_ms * 1e-3) / 1e9
+                );
                 report.push(name, layout.name(), &size, p, m.median_ms, cell_bytes, None, one_note);
                 if one {
                     format!("; gtsv2 takes {:.4} ms per system (× {batch} systems one after another)", m.median_ms)

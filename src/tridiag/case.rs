@@ -9,8 +9,9 @@
 //! without the padding, (batch, n) as well, so that a file written by one layout is read by
 //! any.
 
-use super::residual::BACKWARD_LIMIT_EPS;
-use super::{Algorithm, Batch, Choice, Layout, Shape, Solver as BatchSolver, backward_error, relayout_values};
+use super::{
+    Algorithm, BACKWARD_LIMIT_EPS, Batch, Choice, Layout, Shape, Solver as BatchSolver, backward_error, relayout_values,
+};
 use crate::case::{BackendSetting, CaseDoc, Check, Common, Flag, Format, Set};
 use crate::output::write_npy;
 use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, start};
@@ -122,9 +123,15 @@ impl Default for Timing {
 
 /// Where the systems come from.
 enum Source {
-    Generated { seed: u64, dominance: f64 },
+    Generated {
+        seed: u64,
+        dominance: f64,
+    },
     /// Read from `dir`, held contiguous ((batch, n) as in the files) in f64.
-    Read { dir: PathBuf, batch: Box<Batch<f64>> },
+    Read {
+        dir: PathBuf,
+        batch: Box<Batch<f64>>,
+    },
 }
 
 /// A validated tridiagonal case.
@@ -148,7 +155,10 @@ impl TridiagCase {
             return c.fail("output.snapshots", "tridiag solves once; it has no snapshot times (leave the key out)");
         }
         if common.output.checkpoint_every.is_some() {
-            return c.fail("output.checkpoint_every", "tridiag solves once; it has no time loop to checkpoint (leave the key out)");
+            return c.fail(
+                "output.checkpoint_every",
+                "tridiag solves once; it has no time loop to checkpoint (leave the key out)",
+            );
         }
         common.output.refuse_netcdf(&c, "tridiag solves once")?;
         let layout_key = if f.batch.pitch.is_some() { "batch.pitch" } else { "batch.layout" };
@@ -184,10 +194,12 @@ impl TridiagCase {
                 (Shape { layout, ..batch.shape }, Source::Read { dir, batch: Box::new(batch) })
             }
             None => {
-                let n = b.n.ok_or_else(|| doc.invalid("batch.n", "missing: give the unknowns per system (or batch.input)"))?;
-                let count = b
-                    .batch
-                    .ok_or_else(|| doc.invalid("batch.batch", "missing: give the number of systems (or batch.input)"))?;
+                let n = b
+                    .n
+                    .ok_or_else(|| doc.invalid("batch.n", "missing: give the unknowns per system (or batch.input)"))?;
+                let count = b.batch.ok_or_else(|| {
+                    doc.invalid("batch.batch", "missing: give the number of systems (or batch.input)")
+                })?;
                 if n == 0 {
                     return c.fail("batch.n", "0: a system has at least 1 unknown");
                 }
@@ -201,7 +213,8 @@ impl TridiagCase {
                     return c.fail("batch.batch", format!("{count}: at most {} systems (32-bit sizes)", i32::MAX));
                 }
                 if n.checked_mul(count).is_none_or(|len| len > isize::MAX as usize / 8) {
-                    return c.fail("batch.batch", format!("{count} systems of {n} unknowns: too many values to address"));
+                    return c
+                        .fail("batch.batch", format!("{count} systems of {n} unknowns: too many values to address"));
                 }
                 let dominance = c.non_negative("batch.dominance", b.dominance.unwrap_or_else(default_dominance))?;
                 let seed = b.seed.unwrap_or_else(default_seed);
@@ -234,7 +247,15 @@ impl TridiagCase {
             return c.fail("gpu.algorithm", cpu_refuses(alg));
         }
         let info = CaseInfo::new(doc, "tridiag", common);
-        Ok(TridiagCase { info, doc: doc.clone(), shape, source, choice, repeat: f.timing.repeat, check: f.check.enabled })
+        Ok(TridiagCase {
+            info,
+            doc: doc.clone(),
+            shape,
+            source,
+            choice,
+            repeat: f.timing.repeat,
+            check: f.check.enabled,
+        })
     }
 
     fn describe(&self) -> String {
@@ -280,7 +301,9 @@ impl TridiagCase {
         };
         let mut solver = BatchSolver::<T>::new(backend, shape)?;
         let alg = match self.choice {
-            Choice::Auto => format!("auto ({} if diagonally dominant, else a pivoting one)", solver.algorithm(self.choice)),
+            Choice::Auto => {
+                format!("auto ({} if diagonally dominant, else a pivoting one)", solver.algorithm(self.choice))
+            }
             Choice::Force(a) => a.name().to_string(),
         };
         say(format!(
@@ -399,7 +422,10 @@ fn as_rows<T: Copy + Default>(shape: Shape, v: &[T]) -> Result<Cow<'_, [T]>> {
 
 /// The first coefficient (array, system, row, value) that is finite as read but not in `T`
 /// (1e300 in f32), skipping the two that are never read.
-fn first_unrepresentable<T: Real>(read: &Batch<f64>, converted: &Batch<T>) -> Option<(&'static str, usize, usize, f64)> {
+fn first_unrepresentable<T: Real>(
+    read: &Batch<f64>,
+    converted: &Batch<T>,
+) -> Option<(&'static str, usize, usize, f64)> {
     let (s, t) = (read.shape, converted.shape);
     let pairs = [(&read.a, &converted.a), (&read.b, &converted.b), (&read.c, &converted.c), (&read.d, &converted.d)];
     for (name, (r, v)) in ARRAYS.into_iter().zip(pairs) {
@@ -504,11 +530,10 @@ impl Case for TridiagCase {
     }
 }
 
-
 const GENERATED: &[&str] = &["batch.input"];
 const READ: &[&str] = &["batch.n", "batch.batch", "batch.dominance", "batch.seed"];
 
-static FLAGS: &[Flag] = &[
+pub(super) static FLAGS: &[Flag] = &[
     Flag::new("n", "N", Set::Int("batch.n"), "unknowns per system of the generated batch (replaces --input)").clearing(GENERATED),
     Flag::new("batch", "N", Set::Int("batch.batch"), "systems in the generated batch (replaces --input)").clearing(GENERATED),
     Flag::new("layout", "contiguous|interleaved|rows|columns", Set::Text("batch.layout"), "how the solver stores the batch: contiguous (system after system), interleaved (unknown i of every system together), or the rows or columns of a padded 2-D field (give --pitch); NPY files are (batch, n) whatever the layout"),
@@ -529,17 +554,6 @@ fn check_switch(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::
         _ => Err(format!("expected on or off, not '{raw}'")),
     }
 }
-
-/// The registry's entry.
-pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
-    name: "tridiag",
-    about: "batched tridiagonal solvers (Thomas, CR, PCR, hybrids, partition; LU and SPIKE with partial pivoting): time, residual and backward error (seed 001)",
-    flags: FLAGS,
-    #[cfg(feature = "bench")]
-    bench: Some(super::bench::SUITE),
-    load: |doc| Ok(Box::new(TridiagCase::load(doc)?)),
-    mixed: false,
-};
 
 #[cfg(test)]
 mod tests {
@@ -570,7 +584,10 @@ mod tests {
         let lines = check_lines::<f64>(&batch, &x, Algorithm::Thomas).unwrap();
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(lines[1].starts_with("warning: system 2:"), "{lines:?}");
-        assert!(lines[1].contains("system 2 is not diagonally dominant at row 0") && lines[1].contains("lu"), "{lines:?}");
+        assert!(
+            lines[1].contains("system 2 is not diagonally dominant at row 0") && lines[1].contains("lu"),
+            "{lines:?}"
+        );
     }
 
     #[test]

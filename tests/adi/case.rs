@@ -6,7 +6,7 @@
 
 use hydrokern::case::CaseDoc;
 use hydrokern::run::{Outcome, RunOptions};
-use hydrokern::scenarios;
+use hydrokern::{registry, scenarios};
 use std::path::{Path, PathBuf};
 
 const SCENARIOS: [&str; 4] = ["seiche", "tidal-basin", "wind-setup", "hump"];
@@ -24,7 +24,7 @@ fn doc(name: &str, set: &[(&str, &str)], remove: &[&str]) -> CaseDoc {
 }
 
 fn load(name: &str, set: &[(&str, &str)], remove: &[&str]) -> Result<(), String> {
-    scenarios::load(&doc(name, set, remove)).map(|_| ()).map_err(|e| e.to_string())
+    registry::load(&doc(name, set, remove)).map(|_| ()).map_err(|e| e.to_string())
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -49,7 +49,7 @@ fn run_on(backend: &str, name: &str, set: &[(&str, &str)], precision: &str, dir:
     {
         d.set(key, value.parse().unwrap(), "test").unwrap();
     }
-    scenarios::load(&d)?.run(&RunOptions::default())
+    registry::load(&d)?.run(&RunOptions::default())
 }
 
 /// ζ of the one `last_good_zeta*.npy` a run that blew up left in `dir/out`.
@@ -317,7 +317,7 @@ fn a_blow_up_on_the_gpu_names_step_and_line_and_keeps_the_last_good_state() {
 fn drying_defaults_and_the_wind_convention() {
     let mut d = doc("tidal-basin", &[], &["drying.drying", "drying.flooding"]);
     d.set("output.progress", "1e9".parse().unwrap(), "test").unwrap();
-    let summary = scenarios::load(&d).unwrap().summary();
+    let summary = registry::load(&d).unwrap().summary();
     assert!(summary.contains("drying 0.2 m / flooding 0.3 m"), "{summary}");
 
     let dir = scratch("wind");

@@ -1,7 +1,7 @@
 //! Case files of the wave-propagation solver: every kind of bad input is refused with one line
 //! that names the key, before anything runs; the built-in scenarios load.
 
-use hydrokern::scenarios;
+use hydrokern::{registry, scenarios};
 
 /// Loads scenario `name` with `set` applied (key, TOML value) and `remove` removed.
 fn load(name: &str, set: &[(&str, &str)], remove: &[&str]) -> Result<(), String> {
@@ -12,7 +12,7 @@ fn load(name: &str, set: &[(&str, &str)], remove: &[&str]) -> Result<(), String>
     for key in remove {
         doc.remove(key);
     }
-    scenarios::load(&doc).map(|_| ()).map_err(|e| e.to_string())
+    registry::load(&doc).map(|_| ()).map_err(|e| e.to_string())
 }
 
 #[test]
@@ -218,7 +218,7 @@ progress = 1e9
         (0..nx * ny).map(|c| (std::f64::consts::TAU * ((c % nx) as f64 + 0.5) / nx as f64).sin()).collect();
     hydrokern::output::write_npy(&dir.join("q.npy"), &q0, &[ny, nx]).unwrap();
     let doc = CaseDoc::parse(Origin::File(dir.join("burgers.toml")), text).unwrap();
-    let outcome = scenarios::load(&doc).unwrap().run(&RunOptions::default()).unwrap();
+    let outcome = registry::load(&doc).unwrap().run(&RunOptions::default()).unwrap();
 
     let (h, bc) = (1.0 / nx as f64, [kernels::halo::PERIODIC; 4]);
     let setup = Setup {

@@ -8,9 +8,9 @@
 
 use crate::common::{self, Tolerance, cases, gpu};
 use crate::gpu::GPU_SWEEP;
-use hydrokern::claw::cpu3::{Claw3, Setup3};
+use hydrokern::claw::d3::cpu::{Claw3, Setup3};
+use hydrokern::claw::d3::gpu::{GpuClaw3, GpuSweeps3, Shapes3, stages3, state_buffers};
 use hydrokern::claw::gpu::planes;
-use hydrokern::claw::gpu3::{GpuClaw3, GpuSweeps3, Shapes3, stages3, state_buffers};
 use hydrokern::claw::{Acoustics3d, Cfl, Limiter, Splitting};
 use hydrokern::{GpuReal, Rng};
 use kernels::claw::clock::FIRST_ORDER;

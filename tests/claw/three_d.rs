@@ -7,7 +7,7 @@
 use crate::algorithm::{orders, sci};
 use hydrokern::Rng;
 use hydrokern::claw::cpu::{Claw2, Setup};
-use hydrokern::claw::cpu3::{Claw3, Setup3};
+use hydrokern::claw::d3::cpu::{Claw3, Setup3};
 use hydrokern::claw::{Acoustics2d, Acoustics3d, Cfl, Limiter, Splitting};
 use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL};
 use std::f64::consts::TAU;

@@ -6,7 +6,7 @@ use super::readers::geotiff;
 use hydrokern::case::CaseDoc;
 use hydrokern::output::read_npy_f64;
 use hydrokern::run::RunOptions;
-use hydrokern::scenarios;
+use hydrokern::{registry, scenarios};
 use std::path::{Path, PathBuf};
 use tiff::encoder::colortype;
 
@@ -55,7 +55,7 @@ fn case(dir: &Path, grid: &str, raster: &str, t_end: f64) -> PathBuf {
 }
 
 fn load(path: &Path) -> hydrokern::Result<Box<dyn hydrokern::run::Case>> {
-    scenarios::load(&CaseDoc::read(path)?)
+    registry::load(&CaseDoc::read(path)?)
 }
 
 /// A field of the run directory: values and NumPy shape.
@@ -320,6 +320,6 @@ fn sediment_height_from_a_raster() {
 #[test]
 fn valley_scenario_loads_its_embedded_rasters() {
     let sc = scenarios::find("valley").expect("the valley scenario");
-    let case = scenarios::load(&sc.doc().unwrap()).unwrap_or_else(|e| panic!("{e}"));
+    let case = registry::load(&sc.doc().unwrap()).unwrap_or_else(|e| panic!("{e}"));
     assert!(case.summary().contains("100×50 cells of 20.0000 m × 20.0000 m"), "{}", case.summary());
 }

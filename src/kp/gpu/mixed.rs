@@ -61,7 +61,13 @@ impl GpuKp<f32> {
 
     /// Continue from padded (w, hu, hv), the wet map and the clock, as
     /// [`download_mixed`](Self::download_mixed), `wet_map` and `clock` gave them (see `resume`).
-    pub fn resume_mixed(&mut self, gpu: &Gpu, (w, hu, hv): (&[f64], &[f32], &[f32]), wet: &[u32], clock: ClockState) -> Result<()> {
+    pub fn resume_mixed(
+        &mut self,
+        gpu: &Gpu,
+        (w, hu, hv): (&[f64], &[f32], &[f32]),
+        wet: &[u32],
+        clock: ClockState,
+    ) -> Result<()> {
         let Some(m) = &mut self.mixed else {
             return Err(Error::invalid("kp: not a mixed-precision model"));
         };

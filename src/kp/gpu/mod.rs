@@ -6,28 +6,28 @@
 //! flux kernel without early exit runs its second stage inside that kernel (`flux_rk`; then in
 //! `clamp` the RK kernel runs on the drain list's blocks only, after the passes).
 
+use super::problem::Padded;
 use super::{Problem, Scheme, WetDry};
+use crate::field::{DeviceField2, Field2};
 use crate::foundation::ReduceOp;
 use crate::foundation::gpu::{BufferKernels, Reducer};
-use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
-use super::problem::Padded;
-use crate::field::{DeviceField2, Field2};
 use crate::grid::Layout2;
+use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
 use cudarc::driver::CudaStream;
-use kernels::halo::{ghosts_x, ghosts_y};
-use std::sync::Arc;
-use split::GpuSplit;
-use kernels::kp::{
-    BOUNDARY, CLAMP, CLAMP_COPY, CLOCK_DT, CLOCK_LEN, CLOCK_LEN_SPLIT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, ClampCopy, ClampVelocity,
-    Clock, Coeffs, DRAIN, DRAIN_RHS, DT, Drain, DrainRhs, FluxEntries, FluxStream, FluxStreamEarly, FluxStreamRk, FluxTile,
-    FluxSplit, FluxTileEarly, M_BOUNDARY, M_CLAMP, M_DRAIN, M_DRAIN_RHS, M_FLUX_STREAM_BOLLERMANN, M_FLUX_STREAM_CLAMP,
-    M_FLUX_STREAM_EARLY_BOLLERMANN, M_FLUX_STREAM_EARLY_CLAMP, M_FLUX_STREAM_EARLY_KP07, M_FLUX_STREAM_KP07,
-    M_FLUX_STREAM_RK_BOLLERMANN, M_FLUX_STREAM_RK_CLAMP, M_FLUX_STREAM_RK_KP07, M_RK,
-    M_RK_FRICTION_FIELD, RK, RK_C, RK_C_FRICTION_FIELD, RK_FRICTION_FIELD, RkStage, SHORE_LISTS, SetGhosts,
-    ShoreLists, TimeStep, highest_corner, line_slots, stream_slots, stream_strips,
-};
 use kernels::Level;
+use kernels::halo::{ghosts_x, ghosts_y};
+use kernels::kp::{
+    BOUNDARY, CLAMP, CLAMP_COPY, CLOCK_DT, CLOCK_LEN, CLOCK_LEN_SPLIT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, ClampCopy,
+    ClampVelocity, Clock, Coeffs, DRAIN, DRAIN_RHS, DT, Drain, DrainRhs, FluxEntries, FluxSplit, FluxStream,
+    FluxStreamEarly, FluxStreamRk, FluxTile, FluxTileEarly, M_BOUNDARY, M_CLAMP, M_DRAIN, M_DRAIN_RHS,
+    M_FLUX_STREAM_BOLLERMANN, M_FLUX_STREAM_CLAMP, M_FLUX_STREAM_EARLY_BOLLERMANN, M_FLUX_STREAM_EARLY_CLAMP,
+    M_FLUX_STREAM_EARLY_KP07, M_FLUX_STREAM_KP07, M_FLUX_STREAM_RK_BOLLERMANN, M_FLUX_STREAM_RK_CLAMP,
+    M_FLUX_STREAM_RK_KP07, M_RK, M_RK_FRICTION_FIELD, RK, RK_C, RK_C_FRICTION_FIELD, RK_FRICTION_FIELD, RkStage,
+    SHORE_LISTS, SetGhosts, ShoreLists, TimeStep, highest_corner, line_slots, stream_slots, stream_strips,
+};
+use split::GpuSplit;
+use std::sync::Arc;
 
 mod mixed;
 mod split;
@@ -41,7 +41,7 @@ pub use mixed::MixedLevel;
 /// (docs/bench/session-2026-11-28s/c126).
 /// Mixed precision runs f32's kernels (`T` = f32): fused.
 fn fuses_by_default<T: GpuReal>(wet_dry: WetDry) -> bool {
-    !(wet_dry == WetDry::Bollermann && crate::tune::precision_of::<T>() == crate::Precision::F64)
+    !(wet_dry == WetDry::Bollermann && crate::Precision::of::<T>() == crate::Precision::F64)
 }
 
 /// Launch parameters (run-time).
@@ -453,7 +453,11 @@ impl<T: GpuReal> GpuKp<T> {
         let wet: Vec<u32> = super::cpu::wet_map(&k, &q[0], &cell_bed).into_iter().map(u32::from).collect();
         let up = |f: &Field2<T>| DeviceField2::upload(gpu, f);
         let zeros = || DeviceField2::zeros(gpu, problem.layout());
-        let slots = if ds { GpuSplit::slots(&k, launch.line) } else { flux_slots(&k, launch.flux, split.then_some(launch.line)) };
+        let slots = if ds {
+            GpuSplit::slots(&k, launch.line)
+        } else {
+            flux_slots(&k, launch.flux, split.then_some(launch.line))
+        };
         let clamp = (problem.wet_dry == WetDry::Clamp)
             .then(|| ClampPasses::new(gpu, &k, &bed, problem.layout(), mixed.is_some()))
             .transpose()?;
@@ -494,7 +498,13 @@ impl<T: GpuReal> GpuKp<T> {
             dt: gpu.zeros(1)?,
             clock: gpu.zeros(if ds.is_some() { CLOCK_LEN_SPLIT } else { CLOCK_LEN })?,
             reducer: Reducer::new(gpu)?,
-            kernels: KpKernels::new(gpu, problem.wet_dry, problem.manning_field.is_some(), compensated, mixed.is_some())?,
+            kernels: KpKernels::new(
+                gpu,
+                problem.wet_dry,
+                problem.manning_field.is_some(),
+                compensated,
+                mixed.is_some(),
+            )?,
             clamp,
             split: ds,
             mixed,
@@ -511,7 +521,8 @@ impl<T: GpuReal> GpuKp<T> {
     fn check_block(&self) -> Result<()> {
         let (bx, by) = (self.k.bx, self.k.by);
         let ks = &self.kernels;
-        let mut limits = vec![(ks.flux.name(), ks.flux.max_threads_per_block()), (ks.rk.name(), ks.rk.max_threads_per_block())];
+        let mut limits =
+            vec![(ks.flux.name(), ks.flux.max_threads_per_block()), (ks.rk.name(), ks.rk.max_threads_per_block())];
         if let Some(s) = &self.split {
             limits.extend(s.limits());
         }
@@ -670,7 +681,13 @@ impl<T: GpuReal> GpuKp<T> {
     fn w_ptr(&self, q1: bool) -> *const T {
         match &self.mixed {
             Some(m) => m.w[q1 as usize].ptr().cast(),
-            None => if q1 { self.q1[0].ptr() } else { self.q[0].ptr() },
+            None => {
+                if q1 {
+                    self.q1[0].ptr()
+                } else {
+                    self.q[0].ptr()
+                }
+            }
         }
     }
 
@@ -678,7 +695,13 @@ impl<T: GpuReal> GpuKp<T> {
     fn w_ptr_mut(&mut self, q1: bool) -> *mut T {
         match &mut self.mixed {
             Some(m) => m.w[q1 as usize].ptr_mut().cast(),
-            None => if q1 { self.q1[0].ptr_mut() } else { self.q[0].ptr_mut() },
+            None => {
+                if q1 {
+                    self.q1[0].ptr_mut()
+                } else {
+                    self.q[0].ptr_mut()
+                }
+            }
         }
     }
 

@@ -73,7 +73,8 @@ impl<T: GpuReal> GpuSplit<T> {
         let (px, py) = (k.pitch as usize, k.ny as usize + 4);
         let n = k.cells();
         let work = || Ok::<_, crate::Error>([gpu.zeros(n)?, gpu.zeros(n)?, gpu.zeros(n)?]);
-        let (x, x_t) = if friction_field { (RK_SPLIT_FRICTION_FIELD, RK_SPLIT_T_FRICTION_FIELD) } else { (RK_SPLIT, RK_SPLIT_T) };
+        let (x, x_t) =
+            if friction_field { (RK_SPLIT_FRICTION_FIELD, RK_SPLIT_T_FRICTION_FIELD) } else { (RK_SPLIT, RK_SPLIT_T) };
         Ok(GpuSplit {
             clock: SplitClock {
                 cfl,
@@ -161,7 +162,10 @@ impl<T: GpuReal> GpuKp<T> {
     }
 
     /// Launch a clock kernel with the split parameters, Δt and the clock.
-    fn split_clock(&mut self, launch: impl FnOnce(&SplitKernels<T>, SplitClock, *mut T, *mut f64) -> Result<()>) -> Result<()> {
+    fn split_clock(
+        &mut self,
+        launch: impl FnOnce(&SplitKernels<T>, SplitClock, *mut T, *mut f64) -> Result<()>,
+    ) -> Result<()> {
         let (dt, clock) = (self.dt.ptr_mut(), self.clock.ptr_mut());
         let Some(s) = &self.split else { return Ok(()) };
         launch(&s.kernels, s.clock, dt, clock)
@@ -169,7 +173,14 @@ impl<T: GpuReal> GpuKp<T> {
 
     /// Substep X of orientation `axis` from `input`: Euler into `out` (`mid` None) or RK2
     /// through `mid`; `out` in the other orientation with `transpose`.
-    fn substep(&mut self, axis: u32, input: [*mut T; 3], mid: Option<[*mut T; 3]>, out: [*mut T; 3], transpose: bool) -> Result<()> {
+    fn substep(
+        &mut self,
+        axis: u32,
+        input: [*mut T; 3],
+        mid: Option<[*mut T; 3]>,
+        out: [*mut T; 3],
+        transpose: bool,
+    ) -> Result<()> {
         let from = self.oriented(axis);
         let to = if transpose { self.oriented(1 - axis) } else { from };
         self.line_flux(from, reading(input))?;
@@ -201,8 +212,11 @@ impl<T: GpuReal> GpuKp<T> {
         let [rw, rhu, rhv] = self.r.each_mut().map(|r| r.ptr_mut());
         let rate = self.rate.ptr_mut();
         let params = FluxSplit { k, early: 0, w, hu, hv, bed, rw, rhu, rhv, rate, wet: std::ptr::null() };
-        let shape = LaunchShape::fixed((k.nx.div_ceil(line), k.ny, 1), (line, 1, 1))
-            .with_shared_of::<T>((self.kernels.line_shared)(line));
+        let shape = LaunchShape::fixed((k.nx.div_ceil(line), k.ny, 1), (line, 1, 1)).with_shared_of::<T>((self
+            .kernels
+            .line_shared)(
+            line
+        ));
         // SAFETY: state, R and beds are padded arrays of orientation k (every orientation has
         // k.cells() cells), R distinct from the state; rate holds the slots of either
         // orientation (GpuSplit::slots); blocks of `line` threads (checked in new) over
@@ -218,7 +232,9 @@ impl<T: GpuReal> GpuKp<T> {
         let compare = compare as u32;
         self.split_clock(|ks, c, _, clock| {
             // SAFETY: rate is the reducer's 1-element result, clock CLOCK_LEN_SPLIT; one thread.
-            unsafe { ks.check.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), SplitCheck { c, axis, compare, rate, clock }) }
+            unsafe {
+                ks.check.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), SplitCheck { c, axis, compare, rate, clock })
+            }
         })
     }
 
@@ -239,7 +255,8 @@ impl<T: GpuReal> GpuKp<T> {
         let side = self.oriented(axis);
         let k = side.k;
         let [rw, rhu, rhv] = self.r.each_ref().map(|r| r.ptr());
-        let gn2 = if axis == 0 { self.friction.as_ref().map_or(std::ptr::null(), |f| f.ptr()) } else { std::ptr::null() };
+        let gn2 =
+            if axis == 0 { self.friction.as_ref().map_or(std::ptr::null(), |f| f.ptr()) } else { std::ptr::null() };
         let (partial, shore) = match &mut self.clamp {
             Some(c) if !hi.is_null() => (c.partial.ptr_mut(), c.shore.ptr_mut()),
             _ => (std::ptr::null_mut(), std::ptr::null_mut()),
@@ -269,7 +286,8 @@ impl<T: GpuReal> GpuKp<T> {
             shore,
         };
         let tile = if transpose { 3 * (k.by * (k.bx + 1)) as usize } else { 0 };
-        let shape = LaunchShape::cover_2d(k.nx as u64, k.ny as u64, (k.bx, k.by), (1, 1))?.with_shared_of::<T>(32 + tile);
+        let shape =
+            LaunchShape::cover_2d(k.nx as u64, k.ny as u64, (k.bx, k.by), (1, 1))?.with_shared_of::<T>(32 + tile);
         let Some(s) = &self.split else { return Ok(()) };
         let ks = &s.kernels;
         let kernel = match (axis, transpose) {

@@ -1,0 +1,293 @@
+//! Case files: a whole run written as TOML — which solver, the grid, physics constants,
+//! boundaries, initial state, time and output, backend and precision. The built-in scenarios
+//! are case files (`examples/*.toml`); `hydrokern run CASE.toml` runs one, `hydrokern check`
+//! validates one, and a scenario's command-line flags are overrides of its keys.
+//!
+//! Each solver deserialises the document into its own case type with unknown keys rejected.
+//! Every error is one line naming the key and where it was set: the file and line, or the flag.
+
+mod common;
+pub mod flags;
+pub mod initial;
+mod locate;
+
+pub use common::{Backend as BackendSetting, Format, Grid2Section, MeshSection, OutputSection, RunSection, Times};
+pub use flags::{COMMON_FLAGS, Flag, Set, four_sides};
+
+use crate::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// The keys every case shares, read by [`CaseDoc::parse_case`] for every solver.
+const COMMON_KEYS: [&str; 4] = ["solver", "description", "run", "output"];
+
+/// What every case file has besides its solver's own sections.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Common {
+    /// Which solver reads the case (checked by the registry before the solver is called).
+    #[allow(dead_code)]
+    solver: String,
+    /// One line on what the case simulates (shown by `hydrokern scenarios`).
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub run: RunSection,
+    #[serde(default)]
+    pub output: OutputSection,
+}
+
+/// Where a case's text came from.
+#[derive(Clone, Debug)]
+pub enum Origin {
+    File(PathBuf),
+    /// A built-in scenario (`examples/<name>.toml`, embedded), with the data files its keys may
+    /// name (`data/valley.tif`), embedded too.
+    Builtin {
+        name: &'static str,
+        data: DataFiles,
+    },
+}
+
+/// Embedded data files by their path under `examples/`.
+pub type DataFiles = &'static [(&'static str, &'static [u8])];
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::File(p) => write!(f, "{}", p.display()),
+            Origin::Builtin { name, .. } => write!(f, "scenario {name} (examples/{name}.toml)"),
+        }
+    }
+}
+
+/// A key set from the command line.
+#[derive(Clone, Debug)]
+struct Override {
+    key: String,
+    /// How the user wrote it: `--nx 512`.
+    flag: String,
+}
+
+/// The largest case file read (a case is a page of settings, never data).
+const MAX_CASE_BYTES: u64 = 1 << 20;
+
+/// A case document: its text as written, the keys command-line flags changed, and the
+/// resulting document every solver reads.
+#[derive(Clone, Debug)]
+pub struct CaseDoc {
+    origin: Origin,
+    original: String,
+    doc: toml_edit::DocumentMut,
+    overrides: Vec<Override>,
+}
+
+impl CaseDoc {
+    /// Read a case file (a regular file of at most 1 MiB of UTF-8 TOML).
+    pub fn read(path: &Path) -> Result<CaseDoc> {
+        let text = crate::files::read_text(path, MAX_CASE_BYTES, "case file")?;
+        CaseDoc::parse(Origin::File(path.to_path_buf()), text)
+    }
+
+    /// A case from its text.
+    pub fn parse(origin: Origin, text: String) -> Result<CaseDoc> {
+        let doc = text.parse::<toml_edit::DocumentMut>().map_err(|e| {
+            let line = e.span().map(|s| locate::line_of(&text, s.start));
+            Error::invalid(format!("{}: {}", where_(&origin, line), first_line(e.message())))
+        })?;
+        Ok(CaseDoc { origin, original: text, doc, overrides: Vec::new() })
+    }
+
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
+
+    /// The directory relative paths in the case are read from: the case file's own, or the
+    /// working directory for a built-in scenario.
+    pub fn base_dir(&self) -> PathBuf {
+        match &self.origin {
+            Origin::File(p) => p.parent().map(Path::to_path_buf).unwrap_or_default(),
+            Origin::Builtin { .. } => PathBuf::new(),
+        }
+    }
+
+    /// The `solver` key: which solver reads the rest.
+    pub fn solver(&self) -> Result<String> {
+        match self.doc.get("solver") {
+            Some(item) => item.as_str().map(str::to_string).ok_or_else(|| self.invalid("solver", "must be a string")),
+            None => Err(Error::invalid(format!(
+                "{}: the key `solver` is missing (which solver runs this case)",
+                self.origin
+            ))),
+        }
+    }
+
+    /// The value at `key` (dotted path) as TOML writes it, if present.
+    pub fn get(&self, key: &str) -> Option<String> {
+        let mut item = self.doc.as_item();
+        for part in key.split('.') {
+            item = item.as_table_like()?.get(part)?;
+        }
+        item.as_value().map(|v| {
+            let mut v = v.clone();
+            v.decor_mut().clear();
+            v.to_string()
+        })
+    }
+
+    /// A string key at the top level (e.g. `description`), if present.
+    pub fn top_str(&self, key: &str) -> Option<String> {
+        self.doc.get(key).and_then(|i| i.as_str()).map(str::to_string)
+    }
+
+    /// Set `key` (dotted path, tables created as needed) to `value`, recording `flag` as where
+    /// it came from.
+    pub fn set(&mut self, key: &str, value: toml_edit::Value, flag: &str) -> Result<()> {
+        let parts: Vec<&str> = key.split('.').collect();
+        let (last, tables) = parts.split_last().expect("a key has at least one part");
+        let mut table: &mut dyn toml_edit::TableLike = self.doc.as_table_mut();
+        for part in tables {
+            let item = table.entry(part).or_insert_with(|| {
+                let mut t = toml_edit::Table::new();
+                t.set_implicit(true);
+                toml_edit::Item::Table(t)
+            });
+            table = item.as_table_like_mut().ok_or_else(|| {
+                Error::invalid(format!("{flag}: cannot set {key}: `{part}` in {} is not a table", self.origin))
+            })?;
+        }
+        table.insert(last, toml_edit::Item::Value(value));
+        self.overrides.retain(|o| o.key != key);
+        self.overrides.push(Override { key: key.to_string(), flag: flag.to_string() });
+        Ok(())
+    }
+
+    /// Remove `key` (dotted path) if present.
+    pub fn remove(&mut self, key: &str) {
+        let parts: Vec<&str> = key.split('.').collect();
+        let (last, tables) = parts.split_last().expect("a key has at least one part");
+        let mut table: &mut dyn toml_edit::TableLike = self.doc.as_table_mut();
+        for part in tables {
+            match table.get_mut(part).and_then(|i| i.as_table_like_mut()) {
+                Some(t) => table = t,
+                None => return,
+            }
+        }
+        table.remove(last);
+    }
+
+    /// The document as it will run: the original text with the overrides applied (comments and
+    /// layout kept). This is what `--write-case` writes and what a run directory records.
+    pub fn text(&self) -> String {
+        self.doc.to_string()
+    }
+
+    /// Read the case: the sections every case shares (`solver`, `description`, `[run]`,
+    /// `[output]`) and the solver's own sections as `C`, which names only its own keys. Unknown
+    /// keys, wrong types and missing keys are errors naming the key and its line (or flag).
+    pub fn parse_case<C: serde::de::DeserializeOwned>(&self) -> Result<(Common, C)> {
+        let mut own = self.clone();
+        let mut shared = self.clone();
+        for key in COMMON_KEYS {
+            own.remove(key);
+        }
+        for (key, _) in self.doc.iter() {
+            if !COMMON_KEYS.contains(&key) {
+                shared.remove(key);
+            }
+        }
+        let common: Common = shared.parse_as()?;
+        common.run.check(&Check::new(self))?;
+        common.output.check(&Check::new(self))?;
+        Ok((common, own.parse_as()?))
+    }
+
+    /// Deserialise the whole document into `C`; errors name the key and its line (or flag).
+    fn parse_as<C: serde::de::DeserializeOwned>(&self) -> Result<C> {
+        let text = self.text();
+        toml::from_str::<C>(&text).map_err(|e| {
+            let key = e.span().and_then(|s| locate::key_at(&text, s.start));
+            let message = first_line(e.message()).to_string();
+            match key {
+                Some(key) => self.invalid(&key, &message),
+                None => {
+                    let line = e.span().filter(|_| self.overrides.is_empty()).map(|s| locate::line_of(&text, s.start));
+                    Error::invalid(format!("{}: {message}", where_(&self.origin, line)))
+                }
+            }
+        })
+    }
+
+    /// An error about `key`: "FILE:LINE: key: message", or "--flag VALUE (key): message" when a
+    /// flag set it.
+    pub fn invalid(&self, key: &str, message: impl std::fmt::Display) -> Error {
+        if let Some(o) = self.overrides.iter().rev().find(|o| key == o.key || key.starts_with(&format!("{}.", o.key))) {
+            return Error::invalid(format!("{} ({key}): {message}", o.flag));
+        }
+        let line = locate::line_of_key(&self.original, key);
+        Error::invalid(format!("{}: {key}: {message}", where_(&self.origin, line)))
+    }
+}
+
+fn where_(origin: &Origin, line: Option<usize>) -> String {
+    match line {
+        Some(l) => format!("{origin}, line {l}"),
+        None => origin.to_string(),
+    }
+}
+
+/// TOML's messages can span several lines (a quoted source line and a caret); keep the gist.
+pub fn first_line(m: &str) -> &str {
+    m.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or(m)
+}
+
+/// A number as a person would write it: `0.25`, `20000`, `1e300`, not 301 digits.
+fn num(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-4..1e7).contains(&a) { format!("{v:e}") } else { format!("{v}") }
+}
+
+/// Checks every case type runs on its values after deserialising, naming the key on failure.
+pub struct Check<'a> {
+    doc: &'a CaseDoc,
+}
+
+impl<'a> Check<'a> {
+    pub fn new(doc: &'a CaseDoc) -> Check<'a> {
+        Check { doc }
+    }
+    pub fn doc(&self) -> &CaseDoc {
+        self.doc
+    }
+    /// `v` finite and > 0.
+    pub fn positive(&self, key: &str, v: f64) -> Result<f64> {
+        if v.is_finite() && v > 0.0 {
+            Ok(v)
+        } else {
+            Err(self.doc.invalid(key, format!("{}: must be positive and finite", num(v))))
+        }
+    }
+    /// `v` finite and ≥ 0.
+    pub fn non_negative(&self, key: &str, v: f64) -> Result<f64> {
+        if v.is_finite() && v >= 0.0 {
+            Ok(v)
+        } else {
+            Err(self.doc.invalid(key, format!("{}: must be finite and not negative", num(v))))
+        }
+    }
+    /// `v` in `[lo, hi]`.
+    pub fn within(&self, key: &str, v: f64, lo: f64, hi: f64, why: &str) -> Result<f64> {
+        if v.is_finite() && (lo..=hi).contains(&v) {
+            Ok(v)
+        } else {
+            Err(self.doc.invalid(key, format!("{}: must lie in [{}, {}]{why}", num(v), num(lo), num(hi))))
+        }
+    }
+    /// Any other failed condition.
+    pub fn fail<T>(&self, key: &str, message: impl std::fmt::Display) -> Result<T> {
+        Err(self.doc.invalid(key, message))
+    }
+    /// A path from the case, relative to the case file's directory.
+    pub fn path(&self, p: &Path) -> PathBuf {
+        if p.is_absolute() { p.to_path_buf() } else { self.doc.base_dir().join(p) }
+    }
+}

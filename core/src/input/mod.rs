@@ -1,0 +1,33 @@
+//! Users' terrain and fields as rasters: Esri ASCII grids (`.asc`) and GeoTIFF (`.tif`,
+//! `.tiff`), read by pure-Rust code into one [`Raster`] type, and sampled onto a grid's cell
+//! centres or corners ([`Resample`]). docs/raster-input.md states the formats, the
+//! orientation, the nodata rules and how kp's corner bed comes from a cell-centred raster.
+
+mod asc;
+mod geotiff;
+mod raster;
+mod resample;
+
+pub use raster::Raster;
+pub use resample::Resample;
+
+use crate::case::{CaseDoc, Origin};
+use crate::{Error, Result};
+use std::path::Path;
+
+/// The raster a case names at `key`: a path relative to the case file's directory, or for a
+/// built-in scenario a file of `examples/` embedded in the program. Errors are one line naming
+/// the case, the key and the file.
+pub fn case_raster(doc: &CaseDoc, key: &str, path: &Path) -> Result<Raster> {
+    let read = match doc.origin() {
+        Origin::Builtin { name, data } if path.is_relative() => {
+            let rel = path.to_string_lossy().replace('\\', "/");
+            match data.iter().find(|(p, _)| *p == rel) {
+                Some((_, bytes)) => Raster::parse(&format!("examples/{rel}"), bytes),
+                None => Err(Error::invalid(format!("examples/{rel}: not a data file of scenario {name}"))),
+            }
+        }
+        _ => Raster::read(&crate::case::Check::new(doc).path(path)),
+    };
+    read.map_err(|e| doc.invalid(key, e))
+}

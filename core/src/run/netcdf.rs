@@ -1,0 +1,229 @@
+//! The runner's side of NetCDF output: the run's file of fields, `<case name>.nc`, created at
+//! the first snapshot with the run's metadata as global attributes, a record appended at each;
+//! beside it, for a case with gauges or maxima, `<case name>_gauges.nc` (a record per gauge
+//! sample, appended at each snapshot) and `<case name>_maxima.nc` (written whole at each). A
+//! restarted run goes on appending to the fields' file of its directory ([`NetcdfRun::resume`]).
+
+use super::{Console, RunDir, Simulation};
+use crate::case::Format;
+use crate::grid::Grid2;
+use crate::model::State;
+use crate::output::netcdf::classic::Attr;
+use crate::output::netcdf::{GaugeFile, Snapshots, write_maxima};
+use crate::products::Products;
+use crate::{GpuReal, Real, Result};
+
+pub(super) struct NetcdfRun {
+    file: Option<Snapshots>,
+    gauges: Option<GaugeFile>,
+    /// The model's own line (backend, kernel variant), for the file's metadata.
+    model: String,
+}
+
+/// The file's name in the run directory.
+pub fn file_name(case_name: &str) -> String {
+    format!("{case_name}.nc")
+}
+
+/// The gauges' file name in the run directory.
+pub fn gauges_file_name(case_name: &str) -> String {
+    format!("{case_name}_gauges.nc")
+}
+
+/// The maximum maps' file name in the run directory.
+pub fn maxima_file_name(case_name: &str) -> String {
+    format!("{case_name}_maxima.nc")
+}
+
+/// CF spells the sediment solver's years `year` (UDUNITS' name); seconds stay `s`.
+fn time_units(unit: &str) -> &str {
+    if unit == "yr" { "year" } else { unit }
+}
+
+impl NetcdfRun {
+    /// For a run of `sim` whose initial state is `initial`: when the case writes NetCDF, a field
+    /// the file cannot hold is refused here, before the first step rather than at the first
+    /// snapshot.
+    pub fn new<S: Simulation, T: Real>(sim: &S, model: String, initial: &State<T>) -> Result<NetcdfRun> {
+        if sim.info().output.wants(Format::Netcdf) {
+            Snapshots::check(&sim.mesh(), initial)?;
+        }
+        Ok(NetcdfRun { file: None, gauges: None, model })
+    }
+
+    /// For a run restarted from a checkpoint whose state is `state`: go on appending to the
+    /// fields' file in `dir` after its records up to the checkpoint's time, when it is this
+    /// case's (its global attributes) and of this run's layout; otherwise — missing, of another
+    /// case, damaged — say so in one line and start a new file at the next snapshot, holding
+    /// the records from the restart on. (The gauges' file is written anew at the first snapshot
+    /// from the gauge records, which the checkpoint holds since the start.)
+    pub fn resume<S: Simulation, T: Real>(
+        &mut self,
+        sim: &S,
+        dir: &RunDir,
+        state: &State<T>,
+        console: &Console,
+    ) -> Result<()> {
+        let info = sim.info();
+        if !info.output.wants(Format::Netcdf) {
+            return Ok(());
+        }
+        let name = file_name(&info.name);
+        let path = dir.path().join(&name);
+        let t0 = state.clock.t;
+        let unit = sim.times().unit;
+        let start_anew = |why: String| {
+            console
+                .say(format!("  netcdf: {why}; a new {name} holds the snapshots from the restart (t = {t0} {unit}) on"))
+        };
+        if !path.exists() {
+            start_anew(format!("no {name} in {} to continue", dir.path().display()));
+            return Ok(());
+        }
+        if let Err(why) = belongs(sim, &path, info.run.precision.name()) {
+            start_anew(format!("{} is not this run's file ({why})", path.display()));
+            return Ok(());
+        }
+        match Snapshots::resume(&path, &sim.mesh(), state, time_units(unit), t0) {
+            Ok(file) => {
+                let n = file.records();
+                let records = if n == 1 { "record" } else { "records" };
+                console.say(format!("  netcdf: {name} goes on after its {n} {records} up to t = {t0} {unit}"));
+                self.file = Some(file);
+            }
+            Err(e) => start_anew(format!("{e}")),
+        }
+        Ok(())
+    }
+
+    /// Append `state` to the run's file (creating it at the first snapshot); the file's name.
+    pub fn snapshot<S: Simulation, T: Real>(&mut self, sim: &S, dir: &mut RunDir, state: &State<T>) -> Result<String> {
+        let name = file_name(&sim.info().name);
+        dir.append(&name, |path| {
+            if self.file.is_none() {
+                let unit = time_units(sim.times().unit);
+                self.file = Some(Snapshots::create(
+                    path,
+                    &sim.mesh(),
+                    state,
+                    unit,
+                    fields_globals(sim, &self.model, sim.info().run.precision.name()),
+                )?);
+            }
+            self.file.as_mut().expect("created above").append(state)
+        })?;
+        Ok(name)
+    }
+
+    /// The gauge samples not yet in the gauges' file (creating it with every sample so far, the
+    /// first time in this process) and the maps, whole, when the case writes NetCDF; the files'
+    /// names.
+    pub fn products<S: Simulation, T: GpuReal>(
+        &mut self,
+        sim: &S,
+        dir: &mut RunDir,
+        p: &Products<T>,
+        grid: &Grid2,
+    ) -> Result<Vec<String>> {
+        let info = sim.info();
+        if !info.output.wants(Format::Netcdf) {
+            return Ok(Vec::new());
+        }
+        let mut names = Vec::new();
+        let fields = Attr::text("fields_file", file_name(&info.name));
+        if !p.series.is_empty() {
+            let name = gauges_file_name(&info.name);
+            dir.append(&name, |path| match &mut self.gauges {
+                Some(g) => g.append(&p.series),
+                None => {
+                    let mut globals = globals(sim, &self.model, info.run.precision.name(), GAUGES_COMMENT);
+                    globals.push(fields.clone());
+                    let unit = time_units(sim.times().unit);
+                    self.gauges = Some(GaugeFile::create::<T>(path, &p.series, grid, unit, globals)?);
+                    Ok(())
+                }
+            })?;
+            names.push(name);
+        }
+        if !p.maps.is_empty() {
+            let name = maxima_file_name(&info.name);
+            let mut globals = globals(sim, &self.model, info.run.precision.name(), MAXIMA_COMMENT);
+            globals.push(fields);
+            let depth = info.output.arrival_depth;
+            dir.write(&name, |path| write_maxima(path, &p.maps, grid, depth, globals))?;
+            names.push(name);
+        }
+        Ok(names)
+    }
+}
+
+/// Whether the NetCDF file at `path` was written by a run of `sim`'s case in `precision` by
+/// this version of hydrokern (its global attributes); what differs if not.
+fn belongs<S: Simulation>(sim: &S, path: &std::path::Path, precision: &str) -> std::result::Result<(), String> {
+    let info = sim.info();
+    let nc = crate::output::netcdf::Dataset::open(path).map_err(|e| e.to_string())?;
+    let text = |k: &str| nc.global_text(k).unwrap_or("not set").to_string();
+    for (key, want) in
+        [("solver", info.solver), ("precision", precision), ("hydrokern_version", env!("CARGO_PKG_VERSION"))]
+    {
+        if text(key) != want {
+            return Err(format!("its {key} is {}, not {want}", text(key)));
+        }
+    }
+    match super::checkpoint::case_difference(&text("case"), &info.text) {
+        Some(diff) => Err(format!("another case: {diff}")),
+        None => Ok(()),
+    }
+}
+
+/// What the fields' file says of itself in its global attribute `comment`.
+const FIELDS_COMMENT: &str = "x and y are the cell centres in metres, y increasing northward: the variables' arrays \
+    at each time are the run's NPY files (row j at y[j]); a record is appended at each snapshot and counted only \
+    once its data are on disk";
+const GAUGES_COMMENT: &str = "every gauge is sampled at the same times (CF's orthogonal multidimensional \
+    representation); its values are those of gauge_<name>.csv; samples are appended at each snapshot and counted \
+    only once their data are on disk";
+const MAXIMA_COMMENT: &str = "the maps of max_h.npy, max_speed.npy and arrival.npy over the run so far, \
+    x and y the cell centres in metres, y increasing northward; written whole at each snapshot";
+
+/// A file's global attributes: CF's, then what made it (docs/netcdf.md lists them), `comment`
+/// saying what the file holds. `precision` is the run's by its command-line name (`f32`, `f64`,
+/// `mixed`: a mixed run's values are f64, as its NPY files').
+fn globals<S: Simulation>(sim: &S, model: &str, precision: &str, comment: &str) -> Vec<Attr> {
+    let info = sim.info();
+    let version = env!("CARGO_PKG_VERSION");
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now());
+    [
+        ("Conventions", "CF-1.8".to_string()),
+        ("title", format!("{}: hydrokern {} run", info.name, info.solver)),
+        ("source", format!("hydrokern {version} (git {})", crate::GIT_REVISION)),
+        ("history", format!("{now} hydrokern {version}: run of {}", info.origin)),
+        ("comment", comment.to_string()),
+        ("hydrokern_version", version.to_string()),
+        ("hydrokern_revision", crate::GIT_REVISION.to_string()),
+        ("solver", info.solver.to_string()),
+        ("simulation", sim.describe()),
+        ("model", model.to_string()),
+        ("precision", precision.to_string()),
+        ("case_origin", info.origin.clone()),
+        ("case", info.text.clone()),
+    ]
+    .into_iter()
+    .map(|(k, v)| Attr::text(k, v))
+    .collect()
+}
+
+/// The fields' file's global attributes: [`globals`], and the names of the products' files
+/// beside it when the case keeps gauges or maxima (`hydrokern plot` draws them too).
+fn fields_globals<S: Simulation>(sim: &S, model: &str, precision: &str) -> Vec<Attr> {
+    let info = sim.info();
+    let spec = info.output.products();
+    let mut attrs = globals(sim, model, precision, FIELDS_COMMENT);
+    if !spec.gauges.is_empty() {
+        attrs.push(Attr::text("gauges_file", gauges_file_name(&info.name)));
+    }
+    if spec.maxima {
+        attrs.push(Attr::text("maxima_file", maxima_file_name(&info.name)));
+    }
+    attrs
+}

@@ -1,0 +1,18 @@
+//! The runtime: which backend runs (GPU or CPU), and the GPU's context, buffers, launches and
+//! timers, and what a device allows a kernel's blocks. Layered as cudarc is: raw driver calls stay in cudarc; here they become `Result`s
+//! and safe types, with `unsafe` only at the kernel launch.
+
+mod backend;
+mod context;
+mod launch;
+mod limits;
+mod snapshot;
+mod timing;
+
+pub use backend::{Backend, BackendChoice};
+pub use context::{DeviceInfo, Gpu};
+pub use cudarc::driver::CudaSlice as DeviceBuffer;
+pub use launch::{DevicePointers, Kernel, LaunchShape};
+pub use limits::{BlockLimits, Pruned, block_limits};
+pub use snapshot::{Pending, Snapshots};
+pub use timing::Timer;

@@ -1,0 +1,258 @@
+//! The CPU reference of the wave-propagation algorithm in three dimensions: the 2D reference
+//! (`cpu.rs`) one axis up, on the same line sweeps (`lines.rs`) and the same step control
+//! ([`Clock::step`]). Cells with two ghost layers on every side, six sides each a wall,
+//! extrapolation or periodic, and dimensionally split sweeps:
+//!
+//! - Godunov: x, y, z, each over Δt (first order in the splitting; the seed's choice);
+//! - Strang: x over Δt/2, y over Δt/2, z over Δt, y over Δt/2, x over Δt/2 — the symmetric
+//!   sequence, second order in the splitting (each half of it is the other's adjoint).
+//!
+//! The CFL number of a step is the largest Δt·|s|/Δ of any wave of any sweep, half sweeps
+//! measured against the full Δt.
+
+use crate::claw::cpu::{Clock, HALO, Setup, Step};
+use crate::claw::{Cfl, Splitting, lines};
+use crate::{Error, Real, Result};
+use kernels::claw::{Limiter, Riemann};
+use kernels::grid::Layout3;
+use kernels::halo::{WALL, edge_ghost3, ghosts3};
+
+/// Strang's sweeps in 3D: (axis, fraction of Δt), x½ y½ z y½ x½.
+pub const STRANG: [(usize, f64); 5] = [(0, 0.5), (1, 0.5), (2, 1.0), (1, 0.5), (0, 0.5)];
+
+/// The grid and the algorithm's choices in 3D.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Setup3 {
+    pub nx: usize,
+    pub ny: usize,
+    pub nz: usize,
+    /// Cell sizes in metres.
+    pub dx: f64,
+    pub dy: f64,
+    pub dz: f64,
+    /// Boundary condition per side (west, east, south, north, bottom, top):
+    /// `kernels::halo::{WALL, EXTRAPOLATE, PERIODIC}`.
+    pub bc: [u32; 6],
+    pub limiter: Limiter,
+    pub splitting: Splitting,
+    pub cfl: Cfl,
+}
+
+impl Setup3 {
+    fn validate(&self) -> Result<()> {
+        let n = [self.nx, self.ny, self.nz];
+        // The padded grid's points must count in u32 (the kernels' ghost enumeration).
+        let padded: f64 = n.iter().map(|&n| (n + 2 * HALO as usize) as f64).product();
+        if n.contains(&0) || padded > u32::MAX as f64 {
+            return Err(Error::invalid(format!("claw: {} × {} × {} cells is not a grid", n[0], n[1], n[2])));
+        }
+        if ![self.dx, self.dy, self.dz].iter().all(|d| *d > 0.0 && d.is_finite()) {
+            return Err(Error::invalid(format!(
+                "claw: cell sizes {} × {} × {} m must be positive",
+                self.dx, self.dy, self.dz
+            )));
+        }
+        lines::check_sides_and_cfl(&self.bc, self.cfl)
+    }
+
+    /// `n` cells along x and y and `nz` along z of side 1/`n` (the unit square when `nz` is 1),
+    /// walls all round, the MC limiter, Godunov splitting and the default CFL targets: the
+    /// benchmarks' and the tuner's problem.
+    pub fn walled(n: usize, nz: usize) -> Setup3 {
+        let h = 1.0 / n as f64;
+        Setup3 {
+            nx: n,
+            ny: n,
+            nz,
+            dx: h,
+            dy: h,
+            dz: h,
+            bc: [WALL; 6],
+            limiter: Limiter::Mc,
+            splitting: Splitting::Godunov,
+            cfl: Cfl::default(),
+        }
+    }
+
+    /// The padded layout of every field.
+    pub fn layout(&self) -> Layout3 {
+        Layout3::new(self.nx as u32, self.ny as u32, self.nz as u32, HALO)
+    }
+
+    /// The 2D set-up of the plane z = 0: x and y as they are (the bottom and top sides and dz
+    /// dropped).
+    pub fn plane(&self) -> Setup {
+        let [w, e, s, n, ..] = self.bc;
+        Setup {
+            nx: self.nx,
+            ny: self.ny,
+            dx: self.dx,
+            dy: self.dy,
+            bc: [w, e, s, n],
+            limiter: self.limiter,
+            splitting: self.splitting,
+            cfl: self.cfl,
+        }
+    }
+
+    /// The cell size along axis `dir`.
+    pub fn spacing(&self, dir: usize) -> f64 {
+        [self.dx, self.dy, self.dz][dir]
+    }
+}
+
+/// A 3D wave-propagation run on the CPU over solver `R` (M equations, W waves, A aux fields).
+pub struct Claw3<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize> {
+    solver: R,
+    setup: Setup3,
+    layout: Layout3,
+    /// The state and the auxiliary fields, padded (`layout`).
+    q: Vec<[T; M]>,
+    aux: Vec<[T; A]>,
+    clock: Clock,
+}
+
+impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize> Claw3<T, R, M, W, A> {
+    /// A run from interior states `q` and auxiliary values `aux` (x fastest, then y, then z;
+    /// nx·ny·nz each). Inadmissible data (the solver says why) is an error naming the cell.
+    pub fn new(solver: R, setup: Setup3, q: &[[T; M]], aux: &[[T; A]]) -> Result<Self> {
+        setup.validate()?;
+        let layout = setup.layout();
+        lines::check_data(&layout, &solver, q, aux)?;
+        let mut run = Claw3 {
+            solver,
+            setup,
+            layout,
+            q: lines::padded(&layout, layout.len(), q),
+            aux: lines::padded(&layout, layout.len(), aux),
+            clock: Clock::start(0.0, 0.0),
+        };
+        // The auxiliary fields never change: their ghosts are filled once (mirrored at walls,
+        // without any sign change).
+        for dir in 0..3 {
+            fill_ghosts3(&layout, &setup.bc, dir, &mut run.aux, None);
+        }
+        run.clock.set_next_dt(run.initial_dt());
+        Ok(run)
+    }
+
+    /// The first Δt: `cfl.desired` over the fastest wave of the initial state (unbounded for a
+    /// state without waves, which then never changes).
+    fn initial_dt(&self) -> f64 {
+        let mut q = self.q.clone();
+        let mut rate = 0.0f64;
+        for dir in 0..3 {
+            fill_ghosts3(&self.layout, &self.setup.bc, dir, &mut q, R::normal(dir));
+            let s = lines::max_speed(&self.layout, &self.solver, &q, &self.aux, dir);
+            rate = rate.max(s.to_f64() / self.setup.spacing(dir));
+        }
+        if rate > 0.0 { self.setup.cfl.desired / rate } else { f64::INFINITY }
+    }
+
+    /// One sweep along `dir` (0, 1, 2 = x, y, z) over Δt `dt`, in place on the padded state `q`
+    /// (its ghosts across `dir` refreshed first). Returns the sweep's rate, max|s|/Δ over the
+    /// interfaces of the cells it updates (its CFL number over a Δt).
+    pub fn sweep(&self, q: &mut [[T; M]], dir: usize, dt: f64) -> f64 {
+        fill_ghosts3(&self.layout, &self.setup.bc, dir, q, R::normal(dir));
+        let spacing = self.setup.spacing(dir);
+        let dtdx = T::from_f64(dt / spacing);
+        let speed = lines::sweep(&self.layout, &self.solver, self.setup.limiter, q, &self.aux, dir, dtdx);
+        speed.to_f64() / spacing
+    }
+
+    /// The state after one step of Δt from the current one, and the step's rate: the largest
+    /// of its sweeps' (so the CFL number measures each sweep against the whole Δt, Strang's
+    /// half sweeps included).
+    pub fn trial(&self, dt: f64) -> (Vec<[T; M]>, f64) {
+        let mut q = self.q.clone();
+        let sweeps: &[(usize, f64)] = match self.setup.splitting {
+            Splitting::Godunov => &[(0, 1.0), (1, 1.0), (2, 1.0)],
+            Splitting::Strang => &STRANG,
+        };
+        let rate = sweeps.iter().map(|&(dir, frac)| self.sweep(&mut q, dir, frac * dt)).fold(0.0, f64::max);
+        (q, rate)
+    }
+
+    /// One accepted step towards `t_end` (the last cut to land on it): steps whose CFL number
+    /// exceeds `cfl.max` are rejected and redone with Δt·desired/CFL. A state that stops being
+    /// finite is an error naming the step, time and cell, and the state stays the last good one.
+    pub fn step(&mut self, t_end: f64) -> Result<Step> {
+        let mut clock = self.clock;
+        let (step, accepted) = lines::step(
+            &mut clock,
+            self.setup.cfl,
+            t_end,
+            R::NAME,
+            |dt| self.trial(dt),
+            |q| lines::first_bad(&self.layout, q),
+        );
+        self.clock = clock;
+        if let Some(q) = accepted {
+            self.q = q;
+        }
+        step
+    }
+
+    /// Steps until `t_end`.
+    pub fn advance_to(&mut self, t_end: f64) -> Result<()> {
+        while self.clock.time() < t_end {
+            self.step(t_end)?;
+        }
+        Ok(())
+    }
+
+    /// The interior states, x fastest, then y, then z.
+    pub fn state(&self) -> Vec<[T; M]> {
+        lines::interior(&self.layout, &self.q)
+    }
+
+    /// The padded state with the ghosts across `dir` filled, and the padded auxiliary fields:
+    /// what a sweep along `dir` reads.
+    pub fn sweep_input(&self, dir: usize) -> (Vec<[T; M]>, &[[T; A]]) {
+        let mut q = self.q.clone();
+        fill_ghosts3(&self.layout, &self.setup.bc, dir, &mut q, R::normal(dir));
+        (q, &self.aux)
+    }
+
+    /// The padded state (ghosts as last filled) and auxiliary fields (ghosts filled).
+    pub fn padded(&self) -> (&[[T; M]], &[[T; A]]) {
+        (&self.q, &self.aux)
+    }
+
+    /// Replaces the clock (a restart's).
+    pub fn set_clock(&mut self, clock: Clock) {
+        self.clock = clock;
+    }
+
+    /// Replaces the padded state (a trial's result, say).
+    pub fn set_padded(&mut self, q: Vec<[T; M]>) {
+        assert_eq!(q.len(), self.layout.len());
+        self.q = q;
+    }
+
+    /// The time reached, the Δt the next step tries, the steps taken.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+    pub fn set_next_dt(&mut self, dt: f64) {
+        self.clock.set_next_dt(dt);
+    }
+    pub fn setup(&self) -> &Setup3 {
+        &self.setup
+    }
+}
+
+/// Fills the ghost cells across axis `dir` by each side's condition (`halo::edge_ghost3`, the
+/// pass the GPU's 3D ghost kernel uses); at a wall the mirrored ghosts' component `normal`
+/// changes sign. A split sweep reads no edge or corner ghost, so what later passes put there
+/// does not matter.
+pub fn fill_ghosts3<T: Real, const N: usize>(
+    layout: &Layout3,
+    bc: &[u32; 6],
+    dir: usize,
+    q: &mut [[T; N]],
+    normal: Option<usize>,
+) {
+    let count = ghosts3(layout, dir as u32);
+    lines::fill(q, normal, (0..count).filter_map(|t| edge_ghost3(layout, *bc, dir as u32, t)));
+}
