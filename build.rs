@@ -1,5 +1,5 @@
-//! The build script of the solvers' package: it embeds the built-in scenarios (`examples/`) and
-//! says which tests this build runs. The kernels are compiled to PTX by the core's build script
+//! The build script of the solvers' package (and of the command line's, for its tests): it
+//! embeds the built-in scenarios (`examples/`) and says which tests this build runs. The kernels are compiled to PTX by the core's build script
 //! (`core/build.rs`; see docs/toolchain.md).
 
 use std::env;
@@ -14,18 +14,19 @@ fn main() {
 }
 
 /// Which tests this build runs rather than compiles as ignored (with the reason):
-/// - `cfg(gpu_tests)`, the tests that need a GPU: with `HYDROKERN_GPU_TESTS=1`, or, when that
-///   variable is unset, on a machine with an NVIDIA driver (`HYDROKERN_GPU_TESTS=0` turns them
-///   off). Built elsewhere they still run with `--include-ignored` (the GPU bundle does that).
+/// - `cfg(gpu_tests)`, the tests that need a GPU: with `HYDROKERN_REQUIRE_GPU=1` (then a
+///   missing GPU fails them), or, when that variable is unset, on a machine with an NVIDIA
+///   driver (`HYDROKERN_REQUIRE_GPU=0` turns them off). Built elsewhere they still run with
+///   `--include-ignored` (the GPU bundle does that).
 /// - `cfg(ptxas)`, assembling the embedded PTX: when `$PTXAS` is set, `ptxas` is on `PATH`, or
 ///   `HYDROKERN_REQUIRE_PTXAS=1` (then a missing ptxas fails the test instead).
 fn test_configuration() {
     println!("cargo::rustc-check-cfg=cfg(gpu_tests)");
     println!("cargo::rustc-check-cfg=cfg(ptxas)");
-    for var in ["HYDROKERN_GPU_TESTS", "PTXAS", "HYDROKERN_REQUIRE_PTXAS", "PATH"] {
+    for var in ["HYDROKERN_REQUIRE_GPU", "PTXAS", "HYDROKERN_REQUIRE_PTXAS", "PATH"] {
         println!("cargo::rerun-if-env-changed={var}");
     }
-    let gpu = match env::var("HYDROKERN_GPU_TESTS") {
+    let gpu = match env::var("HYDROKERN_REQUIRE_GPU") {
         Ok(v) => v == "1",
         Err(_) => Path::new("/proc/driver/nvidia/version").exists() || Path::new("/dev/nvidiactl").exists(),
     };

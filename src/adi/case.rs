@@ -403,7 +403,8 @@ fn field(c: &Check, key: &str, v: &toml::Value, grid: &Grid2, mesh: &Mesh) -> Re
             .map(Field::Profile)
             .or_else(|e| c.fail(key, crate::case::first_line(&e.to_string())))?,
         other => {
-            return c.fail(key, format!("{other}: a number or a profile (slope, seiche, disc, gaussian, halves, file)"));
+            return c
+                .fail(key, format!("{other}: a number or a profile (slope, seiche, disc, gaussian, halves, file)"));
         }
     };
     values(c, key, &f, mesh)

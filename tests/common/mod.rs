@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod products;
+pub mod raster;
 pub mod sediment;
 
 use hydrokern::{Gpu, Real};

@@ -1,17 +1,17 @@
-//! Kurganov–Petrova shallow water: the CPU reference against exact solutions and invariants,
-//! the central-upwind flux and the friction against straightforward formulas, and the GPU
-//! kernels against the CPU reference.
-
-//!
-//! One test binary in four files: the point functions against straightforward formulas
-//! (`point.rs`), the CPU reference against exact solutions and invariants (`validation.rs`), bad
-//! input (`input.rs`), and the GPU kernels against the CPU reference (`gpu.rs`).
+//! Kurganov–Petrova shallow water, one test binary: the point functions against straightforward
+//! formulas (`point.rs`, `friction.rs`), the CPU reference against exact solutions and
+//! invariants (`validation.rs`, `wetdry.rs`, `schemes.rs`), f32's compensated volume
+//! (`compensated.rs`) and mixed precision (`mixed_cpu.rs`), bad input (`input.rs`), the GPU
+//! kernels against the CPU reference (`gpu.rs`, `mixed_gpu.rs`) and the products
+//! (`products.rs`).
 
 #[path = "../common/mod.rs"]
 mod common;
+mod compensated;
 mod friction;
 mod gpu;
 mod input;
+mod mixed_cpu;
 mod mixed_gpu;
 mod point;
 mod products;

@@ -2,9 +2,7 @@
 //! reference on random shapes (1×N and N×1 included), outputs poisoned with NaN first.
 //! A transpose only moves values, so the comparison is exact.
 
-mod common;
-
-use common::{Tolerance, cases, gpu};
+use crate::common::{Tolerance, cases, gpu};
 use hydrokern::GpuReal;
 use hydrokern::transpose::{Variant, cpu, gpu::Transposer};
 use proptest::prelude::*;
@@ -43,7 +41,7 @@ fn check<T: GpuReal>(rows: usize, cols: usize, variant: Variant) -> Result<(), T
     cpu::transpose(rows, cols, &input, &mut want).unwrap();
     let din = g.upload(&input).unwrap();
     let mut dout = g.alloc::<T>(rows * cols).unwrap();
-    hydrokern::foundation::gpu::fill(&g, &mut dout, common::poison::<T>()).unwrap();
+    hydrokern::foundation::gpu::fill(&g, &mut dout, crate::common::poison::<T>()).unwrap();
     Transposer::<T>::new(&g).unwrap().run(variant, rows, cols, &din, &mut dout).unwrap();
     let got = g.download(&dout).unwrap();
     MOVE.check(&format!("{} {rows}×{cols}: out", variant.name()), &got, &want)?;

@@ -1,9 +1,7 @@
 //! fd3d and tridiag on the command line: bad input is one error line and a non-zero exit,
 //! before any work; good runs write their outputs and exit 0.
 
-mod common;
-
-use common::{hydrokern, refused, s, scratch, stderr};
+use crate::cmd::{hydrokern, refused, s, scratch, stderr};
 
 #[test]
 fn absurd_and_oversized_runs_are_refused_before_they_start() {

@@ -3,10 +3,8 @@
 //! count, on the compensated path (the default) — and the plain path, which loses increments
 //! to h's round-off, does not; the GPU's compensated kernels against the CPU reference.
 
-mod common;
-
-use common::gpu;
-use common::sediment::mass_balance;
+use crate::common::gpu;
+use crate::common::sediment::mass_balance;
 use hydrokern::Real;
 use hydrokern::sediment::gpu::{GpuSediment, Launch};
 use hydrokern::sediment::{Accumulation, Problem, Scheme, StepVariant, setup};
@@ -29,30 +27,6 @@ fn basin(n: usize, scheme: Scheme, accumulation: Accumulation) -> Problem {
 }
 
 const STEPS: u64 = 100_000;
-
-#[test]
-fn compensated_f32_keeps_mass_balance_over_1e5_steps() {
-    for scheme in Scheme::ALL {
-        let (err, secs) = mass_balance::<f32, f32>(&basin(32, scheme, Accumulation::Compensated), STEPS);
-        println!("{} scheme, {STEPS} steps: f32 compensated {err:.2e} ({secs:.1} s)", scheme.name());
-        assert!(err.abs() <= BOUND, "{} scheme: relative mass balance {err:.3e} after {STEPS} steps", scheme.name());
-    }
-}
-
-/// The same run on the old path exceeds the bound: the test above can fail, and the
-/// compensation is what passes it.
-#[test]
-fn plain_f32_breaks_the_mass_balance_bound() {
-    for scheme in Scheme::ALL {
-        let (err, secs) = mass_balance::<f32, f32>(&basin(32, scheme, Accumulation::Plain), STEPS);
-        println!("{} scheme, {STEPS} steps: f32 plain {err:.2e} ({secs:.1} s)", scheme.name());
-        assert!(
-            err.abs() > BOUND,
-            "{} scheme: plain f32 kept {err:.3e}: the long-run test no longer tells the paths apart",
-            scheme.name()
-        );
-    }
-}
 
 /// Every GPU variant of both schemes on the compensated path keeps the bound over `GPU_STEPS`
 /// steps (the plain path's error printed beside it): the kernels carry the low part as the CPU
@@ -106,5 +80,40 @@ fn compensated_add_keeps_the_sum_exact() {
         let want = hi as f64 + (lo + dh) as f64;
         assert_eq!(t as f64 + e as f64, want, "hi {hi}, lo {lo}, Δh {dh}: pair ({t}, {e})");
         assert!(e.abs() <= t.abs() * f32::EPSILON / 2.0 || t == 0.0, "hi {hi}, lo {lo}, Δh {dh}: low part {e} of {t}");
+    }
+}
+
+/// The long runs, left out of the test command and run by `cargo long`.
+mod long {
+    use super::*;
+
+    #[test]
+    #[ignore = "long: 10⁵ CPU steps, about 20 s each"]
+    fn compensated_f32_keeps_mass_balance_over_1e5_steps() {
+        for scheme in Scheme::ALL {
+            let (err, secs) = mass_balance::<f32, f32>(&basin(32, scheme, Accumulation::Compensated), STEPS);
+            println!("{} scheme, {STEPS} steps: f32 compensated {err:.2e} ({secs:.1} s)", scheme.name());
+            assert!(
+                err.abs() <= BOUND,
+                "{} scheme: relative mass balance {err:.3e} after {STEPS} steps",
+                scheme.name()
+            );
+        }
+    }
+
+    /// The same run on the old path exceeds the bound: the test above can fail, and the
+    /// compensation is what passes it.
+    #[test]
+    #[ignore = "long: 10⁵ CPU steps, about 20 s each"]
+    fn plain_f32_breaks_the_mass_balance_bound() {
+        for scheme in Scheme::ALL {
+            let (err, secs) = mass_balance::<f32, f32>(&basin(32, scheme, Accumulation::Plain), STEPS);
+            println!("{} scheme, {STEPS} steps: f32 plain {err:.2e} ({secs:.1} s)", scheme.name());
+            assert!(
+                err.abs() > BOUND,
+                "{} scheme: plain f32 kept {err:.3e}: the long-run test no longer tells the paths apart",
+                scheme.name()
+            );
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! precision. The whole runner runs: case loading, the model, snapshots and the run directory.
 //!
 //! After a deliberate change of results, rewrite the norms with
-//! `HYDROKERN_BLESS=1 cargo test --test examples` and say why in the commit.
+//! `HYDROKERN_BLESS=1 cargo test -p host --test integration examples::` and say why in the commit.
 
 use hydrokern::Precision;
 use hydrokern::registry;
@@ -29,7 +29,7 @@ struct NormsFile {
 }
 
 fn examples_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
 }
 
 fn norms_path(name: &str) -> PathBuf {
@@ -146,7 +146,7 @@ fn write_norms(sc: &Scenario, overrides: &toml::Table, runs: &[(Precision, Vec<(
     let mut text = format!(
         "# Regression norms of examples/{}.toml: the CPU reference run with the overrides below; per\n\
          # precision and output field, the mean |value| (l1), root mean square (l2) and largest |value|\n\
-         # (linf) of the final state. Rewrite with `HYDROKERN_BLESS=1 cargo test --test examples`.\n[overrides]\n",
+         # (linf) of the final state. Rewrite with `HYDROKERN_BLESS=1 cargo test -p host --test integration examples::`.\n[overrides]\n",
         sc.name
     );
     for (k, v) in overrides {

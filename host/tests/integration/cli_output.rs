@@ -1,8 +1,7 @@
 //! When a run writes what: the maximum maps only at checkpoints and at the end (each is as large
 //! as a field), the gauge records with every snapshot.
 
-mod common;
-use common::*;
+use crate::cmd::*;
 
 #[test]
 fn maps_come_at_checkpoints_and_the_end_gauges_with_every_snapshot() {

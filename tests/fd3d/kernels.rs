@@ -2,9 +2,7 @@
 //! convergence) and against a straightforward independent stencil; every GPU variant and
 //! precision against the CPU reference on random fields and awkward sizes; bad grids rejected.
 
-mod common;
-
-use common::{Tolerance, cases, gpu, poison};
+use crate::common::{Tolerance, cases, gpu, poison};
 use hydrokern::fd3d::gpu::{Plan, plan_for};
 use hydrokern::fd3d::{COEFFICIENTS, Direction, Grid3, PeriodicGrid, TestField, Variant, cpu};
 use hydrokern::{GpuReal, Real, Rng};

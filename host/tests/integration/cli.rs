@@ -2,9 +2,7 @@
 //! never a panic; runs write their outputs whole, into a directory that holds one run; a
 //! blow-up stops, names the cell and keeps the last good state; progress never changes results.
 
-mod common;
-
-use common::{bin, hydrokern, refused, s, scratch, stderr, stdout};
+use crate::cmd::{bin, hydrokern, refused, s, scratch, stderr, stdout};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

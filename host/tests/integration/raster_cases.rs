@@ -2,7 +2,7 @@
 //! grid resampled from a raster, a run on the raster's own grid with paths relative to the case
 //! file, and each refused case as one line naming the key.
 
-use super::readers::geotiff;
+use crate::common::raster::geotiff;
 use hydrokern::case::CaseDoc;
 use hydrokern::output::read_npy_f64;
 use hydrokern::run::RunOptions;

@@ -9,9 +9,7 @@
 //! big enough for the whole run, which proves the harness and gives the files to compare with.
 //! Without `unshare` or tmpfs mounts the test fails, saying so: it is never skipped.
 
-mod common;
-
-use common::{bin, s, scratch};
+use crate::cmd::{bin, s, scratch};
 use hydrokern::output::netcdf::Dataset;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,8 +1,7 @@
 //! The ADI scenarios from the command line: `hydrokern seiche …` runs and writes its files;
 //! bad flags and keys are refused with one line and a non-zero exit.
 
-mod common;
-use common::*;
+use crate::cmd::*;
 
 #[test]
 fn an_adi_scenario_runs_from_the_command_line() {

@@ -2,9 +2,7 @@
 //! formula written out, 0 ≤ s ≤ 1 with exact h-mass over random problems at its Δt limit (CPU
 //! and GPU), the seed scheme's overshoot on the same problems, and the convergence orders.
 
-mod common;
-
-use common::{cases, gpu};
+use crate::common::{cases, gpu};
 use hydrokern::field::Field2;
 use hydrokern::grid::Layout2;
 use hydrokern::sediment::cpu::{self, CpuSediment};

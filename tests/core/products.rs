@@ -2,10 +2,7 @@
 //! padded states (the CPU products are checked against their definition in the library's unit
 //! tests, and the shallow-water model's use of them in `tests/kp`).
 
-#[path = "common/mod.rs"]
-mod common;
-
-use common::{Tolerance, cases, gpu};
+use crate::common::{Tolerance, cases, gpu};
 use hydrokern::GpuReal;
 use hydrokern::grid::Layout2;
 use hydrokern::products::{

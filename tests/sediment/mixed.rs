@@ -4,10 +4,8 @@
 //! functions; the exact-solution and conservation tests of the f64 path in mixed precision; a
 //! long run's mass balance beside f32's and f64's; the GPU kernels against the reference.
 
-mod common;
-
-use common::sediment::mass_balance;
-use common::{Tolerance, cases, gpu};
+use crate::common::sediment::mass_balance;
+use crate::common::{Tolerance, cases, gpu};
 use hydrokern::Rng;
 use hydrokern::field::Field2;
 use hydrokern::grid::Layout2;
@@ -124,7 +122,7 @@ fn mixed_reference_matches_the_written_out_step() {
             let (want_h, want_s) = written_out_step(&p, dt, &h, &s, &g.0, &g.1);
             m.step();
             let what = format!("{} scheme, {nx}×{ny}, seed {seed}", scheme.name());
-            let scale = common::magnitude(&h);
+            let scale = crate::common::magnitude(&h);
             let mut compared = 0;
             for c in (0..h.len()).filter(|&c| !want_h[c].is_nan()) {
                 let dh = (m.h()[c] - want_h[c]).abs();
@@ -150,8 +148,8 @@ fn mixed_reference_matches_the_written_out_step() {
 #[test]
 fn mixed_heat_mode_decays_as_exact_solution_at_second_order() {
     let strip = |n| random_problem(n, 4, 3, false, Scheme::Seed);
-    common::sediment::heat_mode_decays_at_second_order("mixed", |n| {
-        common::sediment::heat_error::<f32, f64>(strip(n), 0.05)
+    crate::common::sediment::heat_mode_decays_at_second_order("mixed", |n| {
+        crate::common::sediment::heat_error::<f32, f64>(strip(n), 0.05)
     });
 }
 
@@ -162,7 +160,7 @@ fn mixed_conserves_and_adds_the_supplied_volume_as_f64_does() {
         for inflow in [false, true] {
             let p = random_problem(40, 23, 5, inflow, scheme);
             assert_eq!(p.supply_rate() > 0.0, inflow, "{} scheme: the problem's inflow", scheme.name());
-            common::sediment::conserves::<f32, f64>(&p, auto_dt(&p), 300);
+            crate::common::sediment::conserves::<f32, f64>(&p, auto_dt(&p), 300);
         }
     }
 }
@@ -177,33 +175,6 @@ const STEPS: u64 = 100_000;
 /// face's is q·Δ·Δt/Δ² to f64's round-off (the ghost h is formed in f64). f64 itself lands
 /// near 1e-13 here; f32's compensated path near 1e-8, which this bound tells apart.
 const BOUND: f64 = 1e-10;
-
-#[test]
-fn mixed_keeps_f64_mass_balance_over_1e5_steps() {
-    for scheme in Scheme::ALL {
-        let basin = |accumulation| {
-            let mut p = setup::basin(32, 32, 5.0).unwrap();
-            (p.scheme, p.accumulation) = (scheme, accumulation);
-            p
-        };
-        let p = basin(Accumulation::Compensated);
-        let (mixed, secs) = mass_balance::<f32, f64>(&p, STEPS);
-        let (f64_, f64_secs) = mass_balance::<f64, f64>(&p, STEPS);
-        let (comp, comp_secs) = mass_balance::<f32, f32>(&p, STEPS);
-        let (plain, plain_secs) = mass_balance::<f32, f32>(&basin(Accumulation::Plain), STEPS);
-        println!(
-            "{} scheme, 32² basin, {STEPS} steps: mixed {mixed:.2e} ({secs:.1} s), f64 {f64_:.2e} ({f64_secs:.1} s), \
-             f32 compensated {comp:.2e} ({comp_secs:.1} s), f32 plain {plain:.2e} ({plain_secs:.1} s)",
-            scheme.name()
-        );
-        assert!(mixed.abs() <= BOUND, "{} scheme: mixed relative mass balance {mixed:.3e}", scheme.name());
-        assert!(
-            comp.abs() > BOUND,
-            "{} scheme: f32 compensated {comp:.3e}: the bound no longer tells f32 and f64 apart",
-            scheme.name()
-        );
-    }
-}
 
 // ------------------------------------------------------------ GPU ≡ CPU reference ----
 
@@ -236,7 +207,7 @@ fn check_gpu(p: &Problem, launch: Launch, steps: usize) -> Result<(), TestCaseEr
         )
     };
     let bound = Tolerance::abs(GPU_STEP).times(steps as f64);
-    bound.scaled(common::magnitude(&p.h)).check(&what("h"), &gh, cpu_m.h())?;
+    bound.scaled(crate::common::magnitude(&p.h)).check(&what("h"), &gh, cpu_m.h())?;
     bound.check(&what("s"), &gs, cpu_m.s())?;
     Ok(())
 }
@@ -292,5 +263,38 @@ fn mixed_gpu_keeps_f64_mass_balance() {
         let err = (p.volume(&m.download_h(&gpu).unwrap()) - v0 - supplied) / supplied;
         println!("{} scheme, mixed on the GPU at 61², {GPU_STEPS} steps: {err:.2e}", scheme.name());
         assert!(err.abs() <= BOUND, "{} scheme: relative mass balance {err:.3e}", scheme.name());
+    }
+}
+
+/// The long runs, left out of the test command and run by `cargo long`.
+mod long {
+    use super::*;
+
+    #[test]
+    #[ignore = "long: 10⁵ CPU steps, about a minute"]
+    fn mixed_keeps_f64_mass_balance_over_1e5_steps() {
+        for scheme in Scheme::ALL {
+            let basin = |accumulation| {
+                let mut p = setup::basin(32, 32, 5.0).unwrap();
+                (p.scheme, p.accumulation) = (scheme, accumulation);
+                p
+            };
+            let p = basin(Accumulation::Compensated);
+            let (mixed, secs) = mass_balance::<f32, f64>(&p, STEPS);
+            let (f64_, f64_secs) = mass_balance::<f64, f64>(&p, STEPS);
+            let (comp, comp_secs) = mass_balance::<f32, f32>(&p, STEPS);
+            let (plain, plain_secs) = mass_balance::<f32, f32>(&basin(Accumulation::Plain), STEPS);
+            println!(
+                "{} scheme, 32² basin, {STEPS} steps: mixed {mixed:.2e} ({secs:.1} s), f64 {f64_:.2e} ({f64_secs:.1} s), \
+                 f32 compensated {comp:.2e} ({comp_secs:.1} s), f32 plain {plain:.2e} ({plain_secs:.1} s)",
+                scheme.name()
+            );
+            assert!(mixed.abs() <= BOUND, "{} scheme: mixed relative mass balance {mixed:.3e}", scheme.name());
+            assert!(
+                comp.abs() > BOUND,
+                "{} scheme: f32 compensated {comp:.3e}: the bound no longer tells f32 and f64 apart",
+                scheme.name()
+            );
+        }
     }
 }

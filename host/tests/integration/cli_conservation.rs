@@ -3,9 +3,7 @@
 //! produced it, in every precision, so that f32's and mixed's read beside f64's. CPU runs on
 //! small grids.
 
-mod common;
-
-use common::{hydrokern, s, scratch, stderr, stdout};
+use crate::cmd::{hydrokern, s, scratch, stderr, stdout};
 
 /// Run `args` (a CPU run writing to a scratch directory); its summary's conservation line,
 /// less the prefix.

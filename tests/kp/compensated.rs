@@ -38,22 +38,6 @@ fn bowl(wet_dry: WetDry, accumulation: Accumulation) -> Problem {
     p
 }
 
-#[test]
-fn compensated_f32_keeps_the_volume_over_1e5_steps() {
-    let (err, secs) = volume_error::<f32>(&bowl(WetDry::Clamp, Accumulation::Compensated), STEPS);
-    println!("thacker 40², clamp, {STEPS} steps: f32 compensated {err:+.2e} ({secs:.1} s)");
-    assert!(err.abs() <= BOUND, "relative volume change {err:.3e} after {STEPS} steps");
-}
-
-/// The same run on the plain path exceeds the bound: the test above can fail, and the
-/// compensation is what passes it.
-#[test]
-fn plain_f32_breaks_the_volume_bound() {
-    let (err, secs) = volume_error::<f32>(&bowl(WetDry::Clamp, Accumulation::Plain), STEPS);
-    println!("thacker 40², clamp, {STEPS} steps: f32 plain {err:+.2e} ({secs:.1} s)");
-    assert!(err.abs() > BOUND, "plain f32 kept {err:.3e}: the long-run test no longer tells the paths apart");
-}
-
 /// f64 ignores the setting (it runs the plain update) and keeps the volume to round-off.
 #[test]
 fn f64_runs_plain_and_keeps_the_volume() {
@@ -145,4 +129,27 @@ fn clean_pair_clips_on_the_pair() {
     let ((w, _, _), lo, _) = kernels::kp::clean_pair(&k, bc, (below, 0.0, 0.0), lift);
     assert_eq!((w, lo), (below, lift), "a pair above the bed keeps both parts");
     assert!(kernels::kp::clean(&k, bc, (below, 0.0, 0.0)).0.0 == bc, "the plain clean-up clips the high part");
+}
+
+/// The long runs, left out of the test command and run by `cargo long`.
+mod long {
+    use super::*;
+
+    #[test]
+    #[ignore = "long: 10⁵ CPU steps, about a minute"]
+    fn compensated_f32_keeps_the_volume_over_1e5_steps() {
+        let (err, secs) = volume_error::<f32>(&bowl(WetDry::Clamp, Accumulation::Compensated), STEPS);
+        println!("thacker 40², clamp, {STEPS} steps: f32 compensated {err:+.2e} ({secs:.1} s)");
+        assert!(err.abs() <= BOUND, "relative volume change {err:.3e} after {STEPS} steps");
+    }
+
+    /// The same run on the plain path exceeds the bound: the test above can fail, and the
+    /// compensation is what passes it.
+    #[test]
+    #[ignore = "long: 10⁵ CPU steps, about a minute"]
+    fn plain_f32_breaks_the_volume_bound() {
+        let (err, secs) = volume_error::<f32>(&bowl(WetDry::Clamp, Accumulation::Plain), STEPS);
+        println!("thacker 40², clamp, {STEPS} steps: f32 plain {err:+.2e} ({secs:.1} s)");
+        assert!(err.abs() > BOUND, "plain f32 kept {err:.3e}: the long-run test no longer tells the paths apart");
+    }
 }

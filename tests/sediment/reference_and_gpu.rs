@@ -1,9 +1,7 @@
 //! Sediment transport: the CPU reference against exact solutions and invariants, the point
 //! functions against straightforward formulas, and every GPU variant against the CPU reference.
 
-mod common;
-
-use common::{Tolerance, cases, gpu};
+use crate::common::{Tolerance, cases, gpu};
 use hydrokern::field::Field2;
 use hydrokern::grid::Layout2;
 use hydrokern::sediment::cpu::{self, CpuSediment};
@@ -118,8 +116,8 @@ fn s_point_matches_textbook_form() {
 #[test]
 fn heat_mode_decays_as_exact_solution_at_second_order() {
     let strip = |n| random_problem(n, 4, 3, false);
-    common::sediment::heat_mode_decays_at_second_order("f64", |n| {
-        common::sediment::heat_error::<f64, f64>(strip(n), 0.05)
+    crate::common::sediment::heat_mode_decays_at_second_order("f64", |n| {
+        crate::common::sediment::heat_error::<f64, f64>(strip(n), 0.05)
     });
 }
 
@@ -127,7 +125,7 @@ fn heat_mode_decays_as_exact_solution_at_second_order() {
 fn closed_basin_conserves_volume_to_round_off() {
     for scheme in Scheme::ALL {
         let p = with(scheme, random_problem(37, 29, 11, false));
-        common::sediment::conserves::<f64, f64>(&p, auto_dt(&p), 500);
+        crate::common::sediment::conserves::<f64, f64>(&p, auto_dt(&p), 500);
     }
 }
 
@@ -136,7 +134,7 @@ fn inflow_adds_exactly_the_supplied_volume() {
     for scheme in Scheme::ALL {
         let p = with(scheme, random_problem(40, 23, 5, true));
         assert!(p.supply_rate() > 0.0, "the test needs a problem with inflow on at least one side");
-        common::sediment::conserves::<f64, f64>(&p, auto_dt(&p), 300);
+        crate::common::sediment::conserves::<f64, f64>(&p, auto_dt(&p), 300);
     }
 }
 
@@ -231,7 +229,7 @@ fn check_gpu<T: GpuReal>(p: &Problem, variant: StepVariant, launch: Launch, step
     // to write (poisoned to NaN) fails the comparison.
     let (gh, ch) =
         (with_low(gh, gpu_m.download_low(&gpu).unwrap().as_deref()), with_low(cpu_m.h().to_vec(), cpu_m.low()));
-    let h_scale = common::magnitude(&p.h);
+    let h_scale = crate::common::magnitude(&p.h);
     for (name, g, c, scale) in [("h", &gh, &ch[..], h_scale), ("s", &gs, cpu_m.s(), 1.0)] {
         let what = format!(
             "{} scheme, {} h update, {} {}×{} block {:?} rows {}: {name} after {steps} steps",

@@ -1,9 +1,7 @@
 //! Copy, fill and reductions: the GPU kernels against the CPU reference, and the CPU
 //! reference against direct computations. The pattern every solver's tests follow.
 
-mod common;
-
-use common::{Tolerance, awkward_len, cases, gpu, poison};
+use crate::common::{Tolerance, awkward_len, cases, gpu, poison};
 use hydrokern::foundation::{ReduceOp, cpu, gpu as dev, gpu::Reducer};
 use hydrokern::{GpuReal, Real, Rng};
 use proptest::prelude::*;

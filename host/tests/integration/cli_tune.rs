@@ -1,9 +1,7 @@
 //! `hydrokern tune`, `--tuning` and the tuning line of `info` on the command line (the
 //! searches themselves need a GPU: tests/tune.rs).
 
-mod common;
-
-use common::{hydrokern, refused, stdout};
+use crate::cmd::{hydrokern, refused, stdout};
 
 #[test]
 fn tune_refuses_the_cpu_backend_unknown_solvers_and_tiny_sizes() {
@@ -25,7 +23,7 @@ fn info_has_a_tuning_line_and_off_runs_on_the_cpu() {
     assert!(o.status.success());
     let text = stdout(&o);
     assert_eq!(text.lines().filter(|l| l.trim_start().starts_with("tuning:")).count(), 1, "{text}");
-    let dir = common::scratch("tuning-off");
+    let dir = crate::cmd::scratch("tuning-off");
     let o = hydrokern(&[
         "--tuning",
         "off",
@@ -37,8 +35,8 @@ fn info_has_a_tuning_line_and_off_runs_on_the_cpu() {
         "--t-end",
         "0.01",
         "--output",
-        common::s(&dir),
+        crate::cmd::s(&dir),
     ]);
-    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(o.status.success(), "{}", crate::cmd::stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }

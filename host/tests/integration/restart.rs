@@ -10,8 +10,6 @@
 //! tidal-basin (ADI) keep gauges and maximum maps, which the checkpoint holds: their CSV, NPY and
 //! NetCDF files come out bit for bit too.
 
-mod common;
-
 use hydrokern::output::netcdf::{Dataset, Values};
 use hydrokern::run::checkpoint::CHECKPOINT_FILE;
 use hydrokern::run::{MANIFEST, Manifest, Outcome, RunOptions};
@@ -308,7 +306,7 @@ fn adi_restarts_bit_for_bit() {
     ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
 )]
 fn gpu_restarts_bit_for_bit() {
-    let _ = common::gpu();
+    let _ = crate::common::gpu();
     for early in ["on", "off"] {
         let mut set = flood(96, 80);
         set.push(("gpu.early_exit", early.into()));

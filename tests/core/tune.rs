@@ -4,9 +4,7 @@
 //! pruning, the cache file, the scheme choice, the search spaces — have unit tests in
 //! `src/tune/`.)
 
-mod common;
-
-use common::gpu;
+use crate::common::gpu;
 use hydrokern::claw::d3::gpu::Shapes3;
 use hydrokern::claw::gpu::Shapes;
 use hydrokern::claw::shapes;

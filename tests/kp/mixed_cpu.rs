@@ -173,35 +173,6 @@ fn mixed_bowl(wet_dry: WetDry, steps: u64) -> (f64, f64) {
 /// The bound: f64's (tests/kp_f32.rs keeps f64 to 1e-12 over 10⁴ steps).
 const BOUND: f64 = 1e-12;
 
-/// Thacker's bowl at 40², `clamp`, 10⁵ CPU steps in mixed precision keeps the volume at f64's
-/// level; the compensated f32 path (tests/kp_f32.rs: 10⁵ steps within 1e-5) is run here to 2·10⁴
-/// steps and exceeds this bound, so the bound tells the paths apart.
-#[test]
-fn mixed_keeps_f64_volume_over_1e5_steps() {
-    let steps = 100_000;
-    let (err, secs) = mixed_bowl(WetDry::Clamp, steps);
-    println!("thacker 40², clamp, {steps} steps: mixed {err:+.2e} ({secs:.1} s)");
-    let mut p = setup::thacker(40);
-    p.accumulation = Accumulation::Compensated;
-    let mut f = CpuKp::<f32>::new(&p, BLOCK, false).unwrap();
-    let v0 = p.volume_with_low(f.state()[0], f.low(), f.cell_bed());
-    for _ in 0..20_000 {
-        f.step(f64::INFINITY).unwrap();
-    }
-    let e32 = (p.volume_with_low(f.state()[0], f.low(), f.cell_bed()) - v0) / v0;
-    println!("thacker 40², clamp, 20000 steps: f32 compensated {e32:+.2e}");
-    assert!(err.abs() <= BOUND, "mixed: relative volume change {err:.3e} after {steps} steps");
-    assert!(e32.abs() > BOUND, "compensated f32 kept {e32:.3e}: the bound no longer tells the paths apart");
-}
-
-/// Bollermann's scheme likewise, 2·10⁴ steps.
-#[test]
-fn mixed_bollermann_keeps_f64_volume() {
-    let (err, secs) = mixed_bowl(WetDry::Bollermann, 20_000);
-    println!("thacker 40², bollermann, 20000 steps: mixed {err:+.2e} ({secs:.1} s)");
-    assert!(err.abs() <= BOUND, "mixed bollermann: relative volume change {err:.3e}");
-}
-
 /// The mixed start is exactly dry where the problem is dry (w̄ = B̄ of the f32 cell bed, depth 0)
 /// and the f64 state's h + B̄ where it is wet: the lake with islands and the random problem's
 /// shore, where the f64 state's B̄ differs from the f32 one (it once left that difference, up to
@@ -341,4 +312,40 @@ fn split_schemes_refuse_mixed() {
         assert!(e.contains("precision mixed") && !e.contains('\n'), "{e}");
     }
     let _ = kp::CYCLE;
+}
+
+/// The long runs, left out of the test command and run by `cargo long`.
+mod long {
+    use super::*;
+
+    /// Thacker's bowl at 40², `clamp`, 10⁵ CPU steps in mixed precision keeps the volume at f64's
+    /// level; the compensated f32 path (tests/kp_f32.rs: 10⁵ steps within 1e-5) is run here to 2·10⁴
+    /// steps and exceeds this bound, so the bound tells the paths apart.
+    #[test]
+    #[ignore = "long: 10⁵ and 2·10⁴ CPU steps, about a minute and a half"]
+    fn mixed_keeps_f64_volume_over_1e5_steps() {
+        let steps = 100_000;
+        let (err, secs) = mixed_bowl(WetDry::Clamp, steps);
+        println!("thacker 40², clamp, {steps} steps: mixed {err:+.2e} ({secs:.1} s)");
+        let mut p = setup::thacker(40);
+        p.accumulation = Accumulation::Compensated;
+        let mut f = CpuKp::<f32>::new(&p, BLOCK, false).unwrap();
+        let v0 = p.volume_with_low(f.state()[0], f.low(), f.cell_bed());
+        for _ in 0..20_000 {
+            f.step(f64::INFINITY).unwrap();
+        }
+        let e32 = (p.volume_with_low(f.state()[0], f.low(), f.cell_bed()) - v0) / v0;
+        println!("thacker 40², clamp, 20000 steps: f32 compensated {e32:+.2e}");
+        assert!(err.abs() <= BOUND, "mixed: relative volume change {err:.3e} after {steps} steps");
+        assert!(e32.abs() > BOUND, "compensated f32 kept {e32:.3e}: the bound no longer tells the paths apart");
+    }
+
+    /// Bollermann's scheme likewise, 2·10⁴ steps.
+    #[test]
+    #[ignore = "long: 10⁵ and 2·10⁴ CPU steps, about a minute and a half"]
+    fn mixed_bollermann_keeps_f64_volume() {
+        let (err, secs) = mixed_bowl(WetDry::Bollermann, 20_000);
+        println!("thacker 40², bollermann, 20000 steps: mixed {err:+.2e} ({secs:.1} s)");
+        assert!(err.abs() <= BOUND, "mixed bollermann: relative volume change {err:.3e}");
+    }
 }
