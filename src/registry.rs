@@ -33,7 +33,7 @@ pub fn load(doc: &CaseDoc) -> Result<Box<dyn Case>> {
     let case = (s.load)(doc)?;
     let info = case.info();
     check_precision(s, info.run.precision)?;
-    s.products.check(s.name, &info.output, &Check::new(doc))?;
+    s.products.check(s.name, &info.output.products(), info.output.checkpoint_every, &Check::new(doc))?;
     Ok(case)
 }
 
@@ -104,7 +104,7 @@ pub fn suite(name: &str) -> Result<crate::bench::Suite> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::products::Support;
+    use crate::solver::Support;
 
     /// A run that keeps products can checkpoint and restart, whichever its solver
     /// (tests/restart.rs restarts each bit for bit).

@@ -177,7 +177,7 @@ pub trait Model<T> {
     /// The gauge records kept so far and, with `maps`, the maximum maps, for a model that keeps
     /// them (a download on the GPU; synchronises). The maps are as large as the state: a run
     /// asks for them at its end and at checkpoints only.
-    fn products(&mut self, _maps: bool) -> crate::Result<Option<crate::products::Products<T>>> {
+    fn products(&mut self, _maps: bool) -> crate::Result<Option<Products<T>>> {
         Ok(None)
     }
     /// Everything needed to continue from the current clock exactly as this run would (a
@@ -284,4 +284,23 @@ fn sized<'a, E>(found: Option<&'a [E]>, what: &str, name: &str, len: usize) -> c
         ))),
         Some(d) => Ok(d),
     }
+}
+
+/// One gauge's record so far.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub gauge: crate::case::products::Gauge,
+    /// The interior cell sampled (j·nx + i).
+    pub cell: usize,
+    pub times: Vec<f64>,
+    /// `kernels::products::GAUGE_COLUMNS` at each time.
+    pub values: Vec<[f64; kernels::products::GAUGE_VALUES]>,
+}
+
+/// What a model hands out of its products: every gauge's record so far and the maps.
+#[derive(Clone, Debug)]
+pub struct Products<T> {
+    pub series: Vec<Series>,
+    /// `max_h`, `max_speed`, `arrival` (NaN where water never arrived); empty without maxima.
+    pub maps: Vec<Output<T>>,
 }

@@ -2,8 +2,8 @@
 //! value of [`Solver`] per solver, read by the runner, the command line, the tuner, the
 //! benchmarks and the products.
 
-use crate::case::{CaseDoc, Flag};
-use crate::products::Support;
+use crate::case::products::Spec;
+use crate::case::{CaseDoc, Check, Flag};
 use crate::run::Case;
 use crate::tune::{TuneOptions, Tuned};
 use crate::{Gpu, Precision, Result};
@@ -29,4 +29,36 @@ pub struct Solver {
     /// Its benchmark suite, if it has one (`hydrokern bench <name>`).
     #[cfg(feature = "bench")]
     pub bench: Option<crate::bench::Suite>,
+}
+
+/// Which gauges and maximum maps a solver's runs keep (its registry entry says).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Support {
+    /// None: a case that asks for them is refused.
+    None,
+    /// Gauges and maps, but its checkpoints do not hold them: a case may not ask for both
+    /// products and checkpoints (a restart would begin them afresh).
+    Kept,
+    /// Gauges and maps, held by its checkpoints too (its models' `checkpoint`/`restore` call
+    /// the products' `checkpoint` and `restore`).
+    Checkpointed,
+}
+
+impl Support {
+    /// Refuse, naming the key, what a case of `solver` asks for and `solver` does not keep:
+    /// `spec` and checkpoints every `checkpoint_every`.
+    pub fn check(self, solver: &str, spec: &Spec, checkpoint_every: Option<f64>, c: &Check) -> Result<()> {
+        if spec.is_empty() {
+            return Ok(());
+        }
+        let key = if spec.gauges.is_empty() { "output.maxima" } else { "output.gauges" };
+        match self {
+            Support::None => c.fail(key, format!("{solver} keeps no gauges or maximum maps")),
+            Support::Kept if checkpoint_every.is_some() => c.fail(
+                "output.checkpoint_every",
+                format!("checkpoints of {solver} do not hold gauge records and maximum maps: leave out output.gauges and output.maxima to checkpoint this case (docs/products.md)"),
+            ),
+            Support::Kept | Support::Checkpointed => Ok(()),
+        }
+    }
 }

@@ -340,7 +340,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     flags: case::FLAGS,
     load: |doc| Ok(Box::new(case::AdiCase::load(doc)?)),
     mixed: false,
-    products: crate::products::Support::Checkpointed,
+    products: crate::solver::Support::Checkpointed,
     tune: Some(tune::search),
     #[cfg(feature = "bench")]
     bench: Some(bench::SUITE),

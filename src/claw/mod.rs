@@ -58,7 +58,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     flags: case::FLAGS,
     load: |doc| Ok(Box::new(ClawCase::load(doc)?)),
     mixed: false,
-    products: crate::products::Support::Checkpointed,
+    products: crate::solver::Support::Checkpointed,
     tune: Some(tune::search),
     #[cfg(feature = "bench")]
     bench: Some(bench::SUITE),

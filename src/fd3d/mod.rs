@@ -343,7 +343,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     flags: case::FLAGS,
     load: |doc| Ok(Box::new(Fd3dCase::load(doc)?)),
     mixed: false,
-    products: crate::products::Support::None,
+    products: crate::solver::Support::None,
     tune: Some(tune::search),
     #[cfg(feature = "bench")]
     bench: Some(bench::SUITE),

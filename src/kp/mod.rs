@@ -51,7 +51,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     flags: case::FLAGS,
     load: |doc| Ok(Box::new(KpCase::load(doc)?)),
     mixed: true,
-    products: crate::products::Support::Checkpointed,
+    products: crate::solver::Support::Checkpointed,
     tune: Some(tune::search),
     #[cfg(feature = "bench")]
     bench: Some(bench::SUITE),

@@ -37,7 +37,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     flags: case::FLAGS,
     load: |doc| Ok(Box::new(SedimentCase::load(doc)?)),
     mixed: true,
-    products: crate::products::Support::None,
+    products: crate::solver::Support::None,
     tune: Some(tune::search),
     #[cfg(feature = "bench")]
     bench: Some(bench::SUITE),

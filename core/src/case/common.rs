@@ -2,8 +2,8 @@
 //! (directory, snapshot times, formats, progress), and the 2D `[grid]`.
 
 use super::Check;
+use super::products::{self, Gauge};
 use crate::grid::{Grid2, Grid3, Mesh};
-use crate::products::{self, Gauge};
 use crate::{Precision, Result};
 use serde::Deserialize;
 use std::path::PathBuf;
@@ -147,7 +147,7 @@ impl Default for OutputSection {
 
 impl OutputSection {
     /// Checks of the section. Whether the solver keeps the gauges and maps asked for is the
-    /// registry's check ([`crate::products::Support::check`]).
+    /// registry's check ([`crate::solver::Support::check`]).
     pub fn check(&self, c: &Check) -> Result<()> {
         let (lo, hi) = PROGRESS_RANGE;
         c.within("output.progress", self.progress, lo, hi, " seconds between progress lines")?;

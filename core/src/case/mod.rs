@@ -10,6 +10,7 @@ mod common;
 pub mod flags;
 pub mod initial;
 mod locate;
+pub mod products;
 
 pub use common::{Backend as BackendSetting, Format, Grid2Section, MeshSection, OutputSection, RunSection, Times};
 pub use flags::{COMMON_FLAGS, Flag, Set, four_sides};

@@ -1,5 +1,6 @@
 use super::*;
-use crate::grid::Layout2;
+use crate::case::Check;
+use crate::grid::{Grid2, Layout2};
 use proptest::prelude::*;
 
 fn spec(gauges: &[(&str, f64, f64)]) -> Spec {
