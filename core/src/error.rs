@@ -52,6 +52,15 @@ impl<T> DriverContext<T> for std::result::Result<T, DriverError> {
     }
 }
 
+/// Write `line` and a newline to standard error. A standard error that cannot be written (a
+/// full disk, a closed descriptor) is ignored: what a run says there is for people, and losing it
+/// must never stop the run or change how it ends.
+pub fn warn(line: impl std::fmt::Display) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}").and_then(|_| err.flush());
+}
+
 /// Print `msg` as a one-line note on standard error, once per process: a fallback or a choice
 /// the user should know of that is not an error (a tuning cache entry not used, a scheme chosen).
 pub fn note(msg: &str) {
@@ -61,6 +70,6 @@ pub fn note(msg: &str) {
     if let Ok(mut seen) = SEEN.lock()
         && seen.insert(msg.to_string())
     {
-        eprintln!("note: {msg}");
+        warn(format_args!("note: {msg}"));
     }
 }

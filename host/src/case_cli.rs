@@ -69,11 +69,10 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
         Ok(m) => m,
         Err(e) => {
             // --help and clap's own errors print as clap formats them.
-            e.print()?;
-            if e.use_stderr() {
-                std::process::exit(2);
+            match crate::output::clap_message(&e) {
+                0 => return Ok(()),
+                code => std::process::exit(code.into()),
             }
-            return Ok(());
         }
     };
     apply(&mut doc, solver, &m, globals)?;

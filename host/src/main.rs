@@ -172,11 +172,14 @@ fn parse_block(s: &str) -> std::result::Result<(u32, u32), String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return ExitCode::from(output::clap_message(&e)),
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            hydrokern::warn(format_args!("error: {e:#}"));
             ExitCode::FAILURE
         }
     }
@@ -300,12 +303,12 @@ fn bench(choice: BackendChoice, args: BenchArgs) -> Result<()> {
         rows: args.rows,
         runs: !args.no_runs,
     };
-    eprintln!("timing suite '{}' on {} ...", args.suite, gpu.info().name);
+    hydrokern::warn(format_args!("timing suite '{}' on {} ...", args.suite, gpu.info().name));
     let report = bench::run(&registry::suite(&args.suite)?, &gpu, &opts)?;
     out(report.to_markdown())?;
     if let Some(path) = &args.json {
         report.write_json(path)?;
-        eprintln!("wrote {}", path.display());
+        hydrokern::warn(format_args!("wrote {}", path.display()));
     }
     Ok(())
 }

@@ -220,11 +220,11 @@ impl Restart {
             return Err(bad(format!("taken of another case: {diff}")));
         }
         if header.revision != crate::GIT_REVISION {
-            eprintln!(
+            crate::warn(format_args!(
                 "note: checkpoint {shown} was written by revision {} of hydrokern {ours}, this is revision {}",
                 header.revision,
                 crate::GIT_REVISION
-            );
+            ));
         }
         Ok(Restart { path: path.to_path_buf(), header, data: data.to_vec() })
     }

@@ -107,7 +107,7 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     let needs = case.needs(precision);
     crate::files::check_host_memory(&format!("{} in {precision}", info.name), needs.host)?;
     let backend = Backend::select(info.run.backend.choice())?;
-    eprintln!("backend: {}", backend.describe());
+    crate::warn(format_args!("backend: {}", backend.describe()));
     if let Backend::Gpu(gpu) = &backend {
         gpu.check_fits(&format!("{} in {precision}", info.name), needs.gpu as usize)?;
     }

@@ -52,6 +52,42 @@ fn output_that_cannot_be_written_is_an_error_not_a_panic() {
     }
 }
 
+/// A standard error that cannot be written (a full device, a closed descriptor) loses what the
+/// run says there and nothing else: the run goes on and ends with its usual status. A help text
+/// that cannot be written is a failure.
+#[test]
+fn a_standard_error_that_cannot_be_written_changes_nothing() {
+    let Ok(full) = std::fs::File::create("/dev/full") else { return };
+    let run = |tag: &str| {
+        let out = scratch(tag);
+        let args =
+            ["--backend", "cpu", "sediment", "--nx", "16", "--steps", "20", "--output", s(&out)].map(str::to_string);
+        (out, args)
+    };
+    let (out, args) = run("stderr-full");
+    let o = Command::new(bin()).args(&args).stderr(full.try_clone().unwrap()).output().unwrap();
+    assert!(o.status.success(), "exit {:?}: {}", o.status, stdout(&o));
+    let has_h =
+        |d: &Path| std::fs::read_dir(d).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with("h_t"));
+    assert!(stdout(&o).contains("done:") && has_h(&out), "{}", stdout(&o));
+    // A bad flag still fails, with its usual status.
+    let o = Command::new(bin()).args(["sediment", "--nx", "many"]).stderr(full.try_clone().unwrap()).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let (closed, args) = run("stderr-closed");
+    let o = Command::new("sh").arg("-c").arg("exec \"$0\" \"$@\" 2>&-").arg(bin()).args(&args).output().unwrap();
+    assert!(o.status.success(), "exit {:?}: {}", o.status, stdout(&o));
+    assert!(has_h(&closed));
+    for help in [&["--help"][..], &["sediment", "--help"]] {
+        let o = Command::new(bin()).args(help).stdout(full.try_clone().unwrap()).output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{help:?}: {err}");
+        assert!(err.contains("standard output") && !err.contains("panicked"), "{help:?}: {err}");
+    }
+    for d in [out, closed] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
 #[test]
 fn a_closed_pipe_does_not_lose_the_results() {
     let out = scratch("pipe");
