@@ -77,7 +77,7 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
     };
     apply(&mut doc, solver, &m, globals)?;
     if let Some(path) = m.get_one::<PathBuf>("write-case") {
-        write_case(&doc, path)?;
+        write_case(&mut doc, path, m.get_flag("force"))?;
         return out(format!("wrote {} (run it with `hydrokern run {}`)", path.display(), path.display()));
     }
     let case = registry::load(&doc)?;
@@ -139,7 +139,7 @@ fn command(name: &str, about: &str, solver: &Solver, doc: &CaseDoc) -> clap::Com
             .long("write-case")
             .value_name("FILE")
             .value_parser(clap::value_parser!(PathBuf))
-            .help("write this case, with the flags applied, as a TOML file to start from, and stop"),
+            .help("write this case, with the flags applied, as a new TOML file to start from, and stop (an existing FILE only with --force); its output.dir is out/<FILE's stem> unless --output is given"),
     )
     .arg(
         Arg::new("restart")
@@ -152,7 +152,7 @@ fn command(name: &str, about: &str, solver: &Solver, doc: &CaseDoc) -> clap::Com
         Arg::new("force")
             .long("force")
             .action(ArgAction::SetTrue)
-            .help("run in an output directory that holds files hydrokern did not write (they are kept)"),
+            .help("run in an output directory that holds files hydrokern did not write (they are kept); with --write-case, replace an existing FILE"),
     )
 }
 
@@ -191,11 +191,50 @@ fn apply(doc: &mut CaseDoc, solver: &Solver, m: &ArgMatches, globals: &Globals) 
     Ok(())
 }
 
-fn write_case(doc: &CaseDoc, path: &Path) -> Result<()> {
+/// Write `doc` to `path` as a new case file, whole or not at all: a name that is not a regular
+/// file (a symbolic link, a FIFO, a device, a directory) is refused, and an existing file is
+/// replaced only with `force`. The written case gets a run directory of its own, named after the
+/// file, unless the command gave one: a case that kept its source's `output.dir` would replace
+/// the source's results when it runs.
+fn write_case(doc: &mut CaseDoc, path: &Path, force: bool) -> Result<()> {
+    let shown = path.display();
+    let exists = match std::fs::symlink_metadata(path) {
+        Ok(meta) => {
+            let t = meta.file_type();
+            let kind = if t.is_symlink() {
+                "a symbolic link"
+            } else if t.is_dir() {
+                "a directory"
+            } else if !t.is_file() {
+                "not a regular file (a device, FIFO or socket)"
+            } else if force {
+                ""
+            } else {
+                bail!("--write-case {shown}: the file exists; pass --force to replace it, or give another name");
+            };
+            if !kind.is_empty() {
+                bail!("--write-case {shown}: {kind}; a case is written only to a regular file");
+            }
+            true
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) => bail!("--write-case {shown}: {e}"),
+    };
+    if !doc.is_overridden("output.dir") {
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "case".into());
+        let dir = Path::new("out").join(stem).to_string_lossy().into_owned();
+        doc.set("output.dir", dir.as_str().into(), "--write-case")?;
+        hydrokern::warn(format_args!("note: runs of {shown} write to {dir} (its output.dir)"));
+    }
     let mut text = doc.text();
     if let Origin::Builtin { name, .. } = doc.origin() {
         text = format!("# Written by `hydrokern {name} --write-case`; run it with `hydrokern run FILE`.\n{text}");
     }
-    hydrokern::output::write_atomic(path, text.as_bytes())?;
+    if exists {
+        hydrokern::output::write_atomic(path, text.as_bytes())?;
+    } else {
+        hydrokern::output::write_atomic_new(path, text.as_bytes())
+            .map_err(|e| anyhow::anyhow!("--write-case {e}; pass --force to replace it, or give another name"))?;
+    }
     Ok(())
 }

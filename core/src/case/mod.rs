@@ -161,6 +161,11 @@ impl CaseDoc {
         Ok(())
     }
 
+    /// Whether a command-line flag set `key`.
+    pub fn is_overridden(&self, key: &str) -> bool {
+        self.overrides.iter().any(|o| o.key == key)
+    }
+
     /// Remove `key` (dotted path) if present.
     pub fn remove(&mut self, key: &str) {
         let parts: Vec<&str> = key.split('.').collect();

@@ -320,6 +320,51 @@ fn a_blow_up_stops_names_the_cell_and_keeps_the_last_good_state() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// `--write-case` writes a new regular file whole: a symbolic link, a FIFO or a directory at the
+/// name is refused always, an existing file without `--force`. The written case runs into a
+/// directory named after it, not into its scenario's.
+#[test]
+fn write_case_replaces_nothing_and_gets_its_own_run_directory() {
+    let dir = scratch("write-case");
+    std::fs::create_dir_all(&dir).unwrap();
+    let notes = dir.join("notes.toml");
+    std::fs::write(&notes, b"mine").unwrap();
+    let target = dir.join("target.txt");
+    std::fs::write(&target, b"kept").unwrap();
+    let link = dir.join("link.toml");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let fifo = dir.join("fifo.toml");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    refused(&["dam-break", "--write-case", s(&notes)], "the file exists; pass --force");
+    assert_eq!(std::fs::read(&notes).unwrap(), b"mine");
+    refused(&["dam-break", "--write-case", s(&link)], "a symbolic link");
+    refused(&["dam-break", "--write-case", s(&link), "--force"], "a symbolic link");
+    assert_eq!(std::fs::read(&target).unwrap(), b"kept");
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    refused(&["dam-break", "--write-case", s(&fifo), "--force"], "not a regular file");
+    refused(&["dam-break", "--write-case", s(&dir)], "a directory");
+    // With --force an existing file is replaced, whole.
+    let o = hydrokern(&["dam-break", "--write-case", s(&notes), "--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&notes).unwrap().contains("solver = \"kp\""));
+    // The scenario's output.dir gives way to one named after the file, said on stderr.
+    let mine = dir.join("my-dam.toml");
+    let o = hydrokern(&["dam-break", "--write-case", s(&mine)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("out/my-dam"), "{}", stderr(&o));
+    let o = hydrokern(&["check", s(&mine)]);
+    assert!(stdout(&o).contains("output to out/my-dam"), "{}{}", stdout(&o), stderr(&o));
+    // A directory given on the command line stays.
+    let given = dir.join("given.toml");
+    let o = hydrokern(&["dam-break", "--output", "elsewhere", "--write-case", s(&given)]);
+    assert!(o.status.success() && !stderr(&o).contains("out/given"), "{}", stderr(&o));
+    assert!(stdout(&hydrokern(&["check", s(&given)])).contains("output to elsewhere"));
+    let left: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(left.iter().all(|n| !n.contains(".tmp")), "temporary files left: {left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn case_files_round_trip_and_errors_name_key_and_line() {
     let dir = scratch("case");
