@@ -12,7 +12,7 @@ mod simulate;
 mod writer;
 
 pub use console::Console;
-pub use dir::{CASE_FILE, MANIFEST, Manifest, RunDir};
+pub use dir::{CASE_FILE, LOCK_FILE, MANIFEST, Manifest, RunDir};
 pub use netcdf::file_name as netcdf_file_name;
 pub use norms::Norms;
 pub use simulate::{Album, Simulation, simulate, time_tag};
