@@ -27,6 +27,10 @@ pub enum Error {
     /// Bad input: sizes, lengths, parameters.
     #[error("{0}")]
     Invalid(String),
+    /// A run stopped by SIGINT or SIGTERM at a step boundary, its outputs whole: the signal,
+    /// and the line that says where it stopped.
+    #[error("{message}")]
+    Interrupted { signal: i32, message: String },
     /// A file could not be read or written. The cause is part of the message, not a chained
     /// source, so a one-line error report does not repeat it.
     #[error("{path}: {cause}")]

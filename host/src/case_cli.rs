@@ -107,7 +107,7 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
     {
         crate::tune_cli::retune(info.solver, info.run.precision)?;
     }
-    let opts = RunOptions { force: m.get_flag("force"), console: Console::new(), restart };
+    let opts = RunOptions { force: m.get_flag("force"), console: Console::new(), restart, catch_signals: true };
     case.run(&opts)?;
     Ok(())
 }

@@ -178,7 +178,13 @@ fn main() -> ExitCode {
     };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // Stopped by a signal, cleanly: its line, and the status a shell gives a run the signal
+        // killed (128 + the signal: 130 for SIGINT, 143 for SIGTERM).
         Err(e) => {
+            if let Some(hydrokern::Error::Interrupted { signal, message }) = e.downcast_ref() {
+                hydrokern::warn(message);
+                return ExitCode::from(u8::try_from(128 + signal).unwrap_or(1));
+            }
             hydrokern::warn(format_args!("error: {e:#}"));
             ExitCode::FAILURE
         }

@@ -32,8 +32,13 @@ pub struct Manifest {
     pub solver: String,
     pub backend: String,
     pub precision: String,
-    /// "running", "finished", or why it stopped.
+    /// "running", "finished", "interrupted", or why it stopped.
     pub status: String,
+    /// The simulated time and the step a finished or interrupted run reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<u64>,
     /// Files of this run, relative to the directory.
     pub files: Vec<String>,
     /// The checkpoint a restarted run continued from, and its time and step.
@@ -298,6 +303,12 @@ impl RunDir {
             }
         }
         std::fs::File::open(&self.path).and_then(|d| d.sync_all()).map_err(io(&self.path))
+    }
+
+    /// Record the simulated time and the step the run reached, with how it ends.
+    pub fn reached(&mut self, t: f64, step: u64) {
+        self.manifest.t = Some(t);
+        self.manifest.step = Some(step);
     }
 
     /// Record how the run ended, and sync what it wrote.

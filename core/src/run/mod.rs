@@ -6,6 +6,7 @@
 pub mod checkpoint;
 mod console;
 mod dir;
+pub mod interrupt;
 mod netcdf;
 mod norms;
 mod simulate;
@@ -77,6 +78,9 @@ pub struct RunOptions {
     pub console: Console,
     /// Continue from this checkpoint (`--restart`; see [`checkpoint`]).
     pub restart: Option<PathBuf>,
+    /// Stop a time-dependent run at the next step boundary on SIGINT or SIGTERM, with its
+    /// outputs whole ([`interrupt`]), instead of dying at once.
+    pub catch_signals: bool,
 }
 
 /// What a finished run hands back: where it wrote, and the norms of its final fields.

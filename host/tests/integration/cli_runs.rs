@@ -1,9 +1,10 @@
-//! Runs that meet each other, through the built binary: a second run into a directory in use is
-//! refused naming the first, and a killed run's lock is taken over.
+//! Runs that meet each other or a signal, through the built binary: a second run into a
+//! directory in use is refused naming the first, a killed run's lock is taken over, and SIGINT
+//! or SIGTERM stop a run at a step boundary with its outputs whole and its manifest saying so.
 
-use crate::cmd::{bin, hydrokern, refused, s, scratch, stderr};
+use crate::cmd::{bin, hydrokern, refused, s, scratch, stderr, stdout};
 use hydrokern::run::{LOCK_FILE, MANIFEST};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,10 @@ fn wait_for(path: &Path) {
         assert!(start.elapsed() < Duration::from_secs(60), "{} never appeared", path.display());
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+fn signal(child: &Child, sig: &str) {
+    assert!(Command::new("kill").args([sig, &child.id().to_string()]).status().unwrap().success());
 }
 
 fn manifest(dir: &Path) -> serde_json::Value {
@@ -45,4 +50,45 @@ fn a_second_run_into_a_directory_in_use_is_refused() {
     assert!(!out.join(LOCK_FILE).exists());
     assert_eq!(manifest(&out)["status"], "finished");
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// SIGINT and SIGTERM stop the run at a step boundary: one line saying where, the status a shell
+/// gives the signal (130, 143), a manifest that says "interrupted" with the time and step, every
+/// file listed there whole, and the directory's lock gone.
+#[test]
+fn a_signal_stops_the_run_cleanly() {
+    for (sig, code) in [("-INT", 130), ("-TERM", 143)] {
+        let out = scratch(&format!("signal{sig}"));
+        let child = long_run(&out, &["--checkpoint-every", "20000"]);
+        wait_for(&out.join(LOCK_FILE));
+        // Past the first checkpoint (a few hundred steps), so the line names it.
+        std::thread::sleep(Duration::from_millis(1500));
+        signal(&child, sig);
+        let o = child.wait_with_output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(code), "{sig}: {err}{}", stdout(&o));
+        assert!(!err.contains("panicked") && !err.contains("error"), "{err}");
+        let line = err.lines().find(|l| l.starts_with("interrupted at t = ")).unwrap_or_else(|| panic!("{err}"));
+        assert!(line.contains(", step ") && line.contains("outputs up to t = 0 yr are complete"), "{line}");
+        assert!(line.contains("--restart") && line.contains("checkpoint.hkc"), "{line}");
+        let m = manifest(&out);
+        assert_eq!(m["status"], "interrupted", "{m}");
+        assert!(m["t"].as_f64().unwrap() > 0.0 && m["step"].as_u64().unwrap() > 0, "{m}");
+        assert!(line.contains(&format!("step {}", m["step"])), "{line} {m}");
+        assert!(!out.join(LOCK_FILE).exists());
+        for f in m["files"].as_array().unwrap() {
+            let f = out.join(f.as_str().unwrap());
+            assert!(std::fs::metadata(&f).is_ok_and(|m| m.len() > 0), "{} listed, not there", f.display());
+        }
+        let left: Vec<_> = outputs(&out).into_iter().filter(|p| p.to_string_lossy().contains(".tmp")).collect();
+        assert!(left.is_empty(), "{left:?}");
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}
+
+/// The directory's entries.
+fn outputs(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    v.sort();
+    v
 }
