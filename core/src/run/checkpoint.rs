@@ -16,6 +16,7 @@
 //! previous checkpoint in place (and a temporary file the next run removes).
 
 use super::CaseInfo;
+use crate::case::InputFile;
 use crate::model::{Checkpoint, Clock};
 use crate::output::write_atomic_synced_with;
 use crate::{Error, GpuReal, Precision, Result};
@@ -27,8 +28,8 @@ use std::path::{Path, PathBuf};
 pub const CHECKPOINT_FILE: &str = "checkpoint.hkc";
 const MAGIC: &[u8; 16] = b"hydrokern-ckpt\n\0";
 /// The layout this code writes and reads; another is refused. 2: records (f64 arrays: the
-/// gauge records) after the flags.
-pub const FORMAT: u32 = 2;
+/// gauge records) after the flags; 3: the hashes of the files the case read.
+pub const FORMAT: u32 = 3;
 /// Case keys that never change a run's results (where it writes, how often it reports, its
 /// step limit), or that are compared on their own (precision, backend): a restart may differ in
 /// them.
@@ -63,6 +64,8 @@ struct Header {
     backend: String,
     /// The case as run.
     case: String,
+    /// The files the case read, with their hashes.
+    inputs: Vec<InputFile>,
     /// Simulated time, for people reading the header (`t` is the exact value).
     time: String,
     t: Bits,
@@ -87,6 +90,8 @@ pub struct Meta {
     pub case: String,
     /// Checkpoint times passed, this one included.
     pub checkpoints: u64,
+    /// The files the case read, with their hashes.
+    pub inputs: Vec<InputFile>,
 }
 
 /// "cpu" or "gpu": the backend whose arrays a checkpoint holds.
@@ -120,6 +125,7 @@ pub fn write<T: GpuReal>(path: &Path, meta: &Meta, state: &Checkpoint<T>) -> Res
         precision: meta.precision,
         backend: meta.backend.into(),
         case: meta.case.clone(),
+        inputs: meta.inputs.clone(),
         time: format!("{}", state.clock.t),
         t: Bits(state.clock.t),
         steps: state.clock.steps,
@@ -219,6 +225,7 @@ impl Restart {
         if let Some(diff) = case_difference(&header.case, &info.text) {
             return Err(bad(format!("taken of another case: {diff}")));
         }
+        input_difference(&header.inputs, &info.inputs.list())?;
         if header.revision != crate::GIT_REVISION {
             crate::warn(format_args!(
                 "note: checkpoint {shown} was written by revision {} of hydrokern {ours}, this is revision {}",
@@ -309,6 +316,37 @@ fn parse(bytes: &[u8]) -> std::result::Result<(Header, &[u8]), String> {
     Ok((header, data))
 }
 
+/// Refuse a restart whose case read other files than the checkpoint's run (`there`), or the
+/// same files with other bytes: the state continues from what those files gave, and a field
+/// such as the bed is rebuilt from them, not saved.
+fn input_difference(there: &[InputFile], here: &[InputFile]) -> Result<()> {
+    for (k, old) in there.iter().enumerate() {
+        match here.get(k) {
+            Some(new) if new.key == old.key => {
+                if new.hash != old.hash {
+                    return Err(Error::invalid(format!(
+                        "--restart: {} changed since the checkpoint was written (hash {} then, {} now); restart from the same inputs",
+                        new.path, old.hash, new.hash
+                    )));
+                }
+            }
+            _ => {
+                return Err(Error::invalid(format!(
+                    "--restart: the checkpoint's run read {} ({}), which this run does not; restart from the same inputs",
+                    old.path, old.key
+                )));
+            }
+        }
+    }
+    if let Some(new) = here.get(there.len()) {
+        return Err(Error::invalid(format!(
+            "--restart: this run reads {} ({}), which the checkpoint's run did not; restart from the same inputs",
+            new.path, new.key
+        )));
+    }
+    Ok(())
+}
+
 /// Where the case `there` (a checkpoint's) differs from `here` in a key that may change the
 /// results (all but [`FREE_KEYS`]): "grid.nx is 64 there and 128 here".
 pub(crate) fn case_difference(there: &str, here: &str) -> Option<String> {
@@ -358,6 +396,13 @@ mod tests {
     use crate::output::write_atomic_with;
 
     fn info(text: &str) -> CaseInfo {
+        info_reading(text, b"dem")
+    }
+
+    /// A case that read `dem` from dem.asc.
+    fn info_reading(text: &str, dem: &[u8]) -> CaseInfo {
+        let doc = crate::case::CaseDoc::parse(crate::case::Origin::File("t.toml".into()), String::new()).unwrap();
+        doc.record_input("initial.raster.bed", "dem.asc", dem);
         CaseInfo {
             name: "t".into(),
             solver: "kp",
@@ -365,6 +410,7 @@ mod tests {
             text: text.into(),
             run: Default::default(),
             output: Default::default(),
+            inputs: doc.inputs().clone(),
         }
     }
 
@@ -383,7 +429,18 @@ mod tests {
     }
 
     fn meta() -> Meta {
-        Meta { solver: "kp".into(), precision: Precision::F32, backend: "cpu", case: CASE.into(), checkpoints: 3 }
+        Meta {
+            solver: "kp".into(),
+            precision: Precision::F32,
+            backend: "cpu",
+            case: CASE.into(),
+            checkpoints: 3,
+            inputs: vec![InputFile {
+                key: "initial.raster.bed".into(),
+                path: "dem.asc".into(),
+                hash: crate::tune::cache::fnv1a(b"dem"),
+            }],
+        }
     }
 
     fn scratch(tag: &str) -> PathBuf {
@@ -427,6 +484,13 @@ mod tests {
         let e = refuse(CaseInfo { solver: "claw", ..info(CASE) }, Precision::F32, "cpu");
         assert!(e.contains("solver kp, not of claw"), "{e}");
         assert!(e.starts_with(&format!("checkpoint {}", path.display())), "{e}");
+        let e = refuse(info_reading(CASE, b"dem raised"), Precision::F32, "cpu");
+        assert!(e.starts_with("--restart: dem.asc changed since the checkpoint was written (hash "), "{e}");
+        assert!(e.ends_with("restart from the same inputs"), "{e}");
+        let mut none = info(CASE);
+        none.inputs = Default::default();
+        let e = refuse(none, Precision::F32, "cpu");
+        assert!(e.contains("read dem.asc (initial.raster.bed), which this run does not"), "{e}");
     }
 
     #[test]

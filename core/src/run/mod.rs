@@ -35,6 +35,8 @@ pub struct CaseInfo {
     pub text: String,
     pub run: RunSection,
     pub output: OutputSection,
+    /// The files the case read (rasters, NPY fields, series), with their hashes.
+    pub inputs: crate::case::Inputs,
 }
 
 impl CaseInfo {
@@ -44,7 +46,8 @@ impl CaseInfo {
             crate::case::Origin::Builtin { name, .. } => name.to_string(),
             crate::case::Origin::File(p) => p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
         };
-        CaseInfo { name, solver, origin: doc.origin().to_string(), text: doc.text(), run, output }
+        let inputs = doc.inputs().clone();
+        CaseInfo { name, solver, origin: doc.origin().to_string(), text: doc.text(), run, output, inputs }
     }
 
     /// The output directory: `[output] dir`, else `out/<name>`.

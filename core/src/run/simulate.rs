@@ -474,6 +474,7 @@ fn checkpoint<S: Simulation, T: GpuReal>(
         backend: checkpoint::backend_kind(backend),
         case: info.text.clone(),
         checkpoints: passed,
+        inputs: info.inputs.list(),
     };
     Ok(send(Job::Checkpoint(state, meta, products), held))
 }

@@ -514,3 +514,41 @@ fn solvers_without_a_time_loop_refuse_checkpoint_times() {
         assert!(e.contains("output.checkpoint_every") && e.contains("no time loop"), "{e}");
     }
 }
+
+/// A restart whose case reads an input file that changed since the checkpoint (here the
+/// raster of Manning's n) is refused, naming the file: the model would go on from a state the
+/// new file did not give, and fields such as the bed are rebuilt from the files, not saved.
+#[test]
+fn a_restart_from_changed_inputs_is_refused() {
+    use crate::cmd::{hydrokern, refused, s};
+    let dir = scratch("changed-input");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    for f in ["valley.tif", "valley-reservoir.asc", "valley-manning.asc"] {
+        std::fs::copy(examples.join("data").join(f), dir.join("data").join(f)).unwrap();
+    }
+    let case = dir.join("valley.toml");
+    std::fs::copy(examples.join("valley.toml"), &case).unwrap();
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    let args = |out: &Path| -> Vec<String> {
+        ["--backend", "cpu", "run", s(&case), "--t-end", "2", "--checkpoint-every", "1", "--output", s(out)]
+            .map(str::to_string)
+            .to_vec()
+    };
+    let o = hydrokern(&args(&a).iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", crate::cmd::stderr(&o));
+    let ckpt = a.join(CHECKPOINT_FILE);
+    let manning = dir.join("data/valley-manning.asc");
+    let text = std::fs::read_to_string(&manning).unwrap();
+    std::fs::write(&manning, text.replacen("0.06", "0.07", 1)).unwrap();
+    let mut again = args(&b);
+    again.extend(["--restart".into(), s(&ckpt).into()]);
+    let again: Vec<&str> = again.iter().map(String::as_str).collect();
+    refused(&again, &format!("--restart: {} changed since the checkpoint was written (hash ", manning.display()));
+    assert!(!b.exists(), "the refused run made its directory");
+    // The same bytes again: the restart goes on.
+    std::fs::write(&manning, &text).unwrap();
+    let o = hydrokern(&again);
+    assert!(o.status.success(), "{}", crate::cmd::stderr(&o));
+    std::fs::remove_dir_all(dir).unwrap();
+}
