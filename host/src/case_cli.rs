@@ -75,6 +75,14 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
             }
         }
     };
+    // A restart continues the checkpoint's case: the flags of the run that wrote it are taken
+    // from it, and this command's flags are the changes (a later end, say).
+    if let Some(ckpt) = m.get_one::<PathBuf>("restart")
+        && !check_only
+        && m.get_one::<PathBuf>("write-case").is_none()
+    {
+        hydrokern::run::checkpoint::continue_case(&mut doc, ckpt)?;
+    }
     apply(&mut doc, solver, &m, globals)?;
     if let Some(path) = m.get_one::<PathBuf>("write-case") {
         write_case(&mut doc, path, m.get_flag("force"))?;
@@ -146,7 +154,7 @@ fn command(name: &str, about: &str, solver: &Solver, doc: &CaseDoc) -> clap::Com
             .long("restart")
             .value_name("FILE")
             .value_parser(clap::value_parser!(PathBuf))
-            .help("continue from a checkpoint (checkpoint.hkc) a run of this same case wrote with --checkpoint-every; refused for another case, precision, backend or version"),
+            .help("continue from a checkpoint (checkpoint.hkc) a run of this same case wrote with --checkpoint-every; the flags that run was given are taken from the checkpoint, and a later --t-end (with --snapshots) extends it; refused for another case, precision, backend, version or changed input files"),
     )
     .arg(
         Arg::new("force")

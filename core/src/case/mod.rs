@@ -215,6 +215,11 @@ impl CaseDoc {
         table.remove(last);
     }
 
+    /// The document as written, before any flag.
+    pub fn written(&self) -> &str {
+        &self.original
+    }
+
     /// The document as it will run: the original text with the overrides applied (comments and
     /// layout kept). This is what `--write-case` writes and what a run directory records.
     pub fn text(&self) -> String {

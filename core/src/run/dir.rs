@@ -144,6 +144,12 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |cause| Error::Io { path: path.display().to_string(), cause }
 }
 
+/// The time of a snapshot's file, `<name>_t<time>.<ext>` ([`time_tag`](super::time_tag)).
+fn time_of(name: &str) -> Option<f64> {
+    let (stem, _) = name.rsplit_once('.')?;
+    stem.rsplit_once("_t")?.1.parse().ok()
+}
+
 /// A temporary file of `write_atomic`: `.<name>.tmp<pid>`.
 fn is_temporary(name: &str) -> bool {
     name.starts_with('.')
@@ -153,17 +159,20 @@ fn is_temporary(name: &str) -> bool {
 impl RunDir {
     /// Make `path` ready for a new run (see the module's doc).
     pub fn prepare(path: &Path, force: bool, manifest: Manifest) -> Result<RunDir> {
-        RunDir::open(path, force, manifest, false)
+        RunDir::open(path, force, manifest, None)
     }
 
     /// Make `path`, the directory of an interrupted run, ready for that run to go on from a
-    /// checkpoint: the files it wrote are kept and stay listed (a restart does not write the
-    /// snapshots before its checkpoint again), its leftover temporary files go.
-    pub fn resume(path: &Path, force: bool, manifest: Manifest) -> Result<RunDir> {
-        RunDir::open(path, force, manifest, true)
+    /// checkpoint at time `t`: the files it wrote up to `t` are kept and stay listed (a restart
+    /// does not write the snapshots before its checkpoint again); its files of later times
+    /// (`<name>_t<time>.<ext>`) and its leftover temporary files go. The continued run writes
+    /// the later snapshots it still has; one continued to a later end must not keep the state
+    /// at the earlier end, which it passes by.
+    pub fn resume(path: &Path, force: bool, manifest: Manifest, t: f64) -> Result<RunDir> {
+        RunDir::open(path, force, manifest, Some(t))
     }
 
-    fn open(path: &Path, force: bool, manifest: Manifest, keep: bool) -> Result<RunDir> {
+    fn open(path: &Path, force: bool, manifest: Manifest, keep_to: Option<f64>) -> Result<RunDir> {
         if path.exists() && !path.is_dir() {
             return Err(Error::invalid(format!("output directory {}: exists and is not a directory", path.display())));
         }
@@ -186,7 +195,8 @@ impl RunDir {
                 continue;
             }
             let previous_run = previous.is_some() && ours.contains(&name);
-            if keep && previous_run && name != MANIFEST {
+            let later = keep_to.is_some_and(|t| time_of(&name).is_some_and(|at| at > t));
+            if keep_to.is_some() && previous_run && name != MANIFEST && !later {
                 kept.push(name);
             } else if is_temporary(&name) || previous_run {
                 stale.push(name);
@@ -377,9 +387,11 @@ mod tests {
         let mut a = RunDir::prepare(&d, false, Manifest::default()).unwrap();
         a.write("h_t1.npy", |p| crate::output::write_atomic(p, b"one")).unwrap();
         a.write("checkpoint.hkc", |p| crate::output::write_atomic(p, b"state")).unwrap();
+        // Written after the checkpoint's time (1): the continued run writes it again, if at all.
+        a.write("h_t1.5.npy", |p| crate::output::write_atomic(p, b"later")).unwrap();
         std::fs::write(d.join(".h_t2.npy.tmp12345"), b"partial").unwrap();
         drop(a);
-        let mut b = RunDir::resume(&d, false, Manifest::default()).unwrap();
+        let mut b = RunDir::resume(&d, false, Manifest::default(), 1.0).unwrap();
         assert_eq!(names(&d), ["checkpoint.hkc", "h_t1.npy", MANIFEST, LOCK_FILE]);
         b.write("h_t2.npy", |p| crate::output::write_atomic(p, b"two")).unwrap();
         let m: Manifest = serde_json::from_slice(&std::fs::read(d.join(MANIFEST)).unwrap()).unwrap();
@@ -388,7 +400,7 @@ mod tests {
         drop(b);
         // Files no run of hydrokern wrote are still refused without --force.
         std::fs::write(d.join("notes.txt"), b"mine").unwrap();
-        assert!(RunDir::resume(&d, false, Manifest::default()).is_err());
+        assert!(RunDir::resume(&d, false, Manifest::default(), 1.0).is_err());
         std::fs::remove_dir_all(d).unwrap();
     }
 
@@ -439,7 +451,9 @@ mod tests {
         let a = RunDir::prepare(&d, false, Manifest::default()).unwrap();
         let pid = std::process::id();
         assert_eq!(std::fs::read_to_string(d.join(LOCK_FILE)).unwrap().trim(), pid.to_string());
-        for second in [RunDir::prepare(&d, false, Manifest::default()), RunDir::resume(&d, true, Manifest::default())] {
+        for second in
+            [RunDir::prepare(&d, false, Manifest::default()), RunDir::resume(&d, true, Manifest::default(), 1.0)]
+        {
             let e = second.unwrap_err().to_string();
             assert!(
                 e.contains(&d.display().to_string()) && e.contains(&format!("in use by another run (pid {pid})")),
@@ -450,12 +464,24 @@ mod tests {
         assert!(!d.join(LOCK_FILE).exists());
         // What a killed run leaves: the file, unlocked, naming a process that is gone.
         std::fs::write(d.join(LOCK_FILE), b"4194304999\n").unwrap();
-        let b = RunDir::resume(&d, false, Manifest::default()).unwrap();
+        let b = RunDir::resume(&d, false, Manifest::default(), 1.0).unwrap();
         assert_eq!(std::fs::read_to_string(d.join(LOCK_FILE)).unwrap().trim(), pid.to_string());
         drop(b);
         assert_eq!(names(&d), [MANIFEST]);
         std::fs::remove_dir_all(d).unwrap();
     }
+
+    #[test]
+    fn times_of_snapshot_files() {
+        assert_eq!(time_of("h_t0.25.npy"), Some(0.25));
+        assert_eq!(time_of("last_good_h_t30.npy"), Some(30.0));
+        assert_eq!(time_of("deposit_t26992.418014816285.png"), Some(26992.418014816285));
+        assert_eq!(time_of("gauge_tide.csv"), None);
+        assert_eq!(time_of("deposit.gif"), None);
+        assert_eq!(time_of(CHECKPOINT), None);
+    }
+
+    const CHECKPOINT: &str = "checkpoint.hkc";
 
     #[test]
     fn temporary_names() {

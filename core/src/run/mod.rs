@@ -33,6 +33,9 @@ pub struct CaseInfo {
     pub origin: String,
     /// The document as it runs (overrides applied).
     pub text: String,
+    /// The document as written, before the command's flags: what a restart tells apart from
+    /// the flags of the run it continues ([`checkpoint::continue_case`]).
+    pub base: String,
     pub run: RunSection,
     pub output: OutputSection,
     /// The files the case read (rasters, NPY fields, series), with their hashes.
@@ -47,7 +50,8 @@ impl CaseInfo {
             crate::case::Origin::File(p) => p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
         };
         let inputs = doc.inputs().clone();
-        CaseInfo { name, solver, origin: doc.origin().to_string(), text: doc.text(), run, output, inputs }
+        let (origin, text, base) = (doc.origin().to_string(), doc.text(), doc.written().to_string());
+        CaseInfo { name, solver, origin, text, base, run, output, inputs }
     }
 
     /// The output directory: `[output] dir`, else `out/<name>`.
@@ -137,7 +141,7 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     };
     let out = info.output_dir();
     let mut dir = match &restart {
-        Some(r) if checkpoint::wrote(&out, r.path()) => RunDir::resume(&out, opts.force, manifest)?,
+        Some(r) if checkpoint::wrote(&out, r.path()) => RunDir::resume(&out, opts.force, manifest, r.clock().t)?,
         _ => RunDir::prepare(&out, opts.force, manifest)?,
     };
     let text = info.text.clone();

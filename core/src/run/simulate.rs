@@ -473,10 +473,11 @@ fn checkpoint<S: Simulation, T: GpuReal>(
         precision: info.run.precision,
         backend: checkpoint::backend_kind(backend),
         case: info.text.clone(),
+        base: info.base.clone(),
         checkpoints: passed,
         inputs: info.inputs.list(),
     };
-    Ok(send(Job::Checkpoint(state, meta, products), held))
+    Ok(send(Job::Checkpoint(state, Box::new(meta), products), held))
 }
 
 /// Progress lines (or a bar on a terminal), with the ETA from the part of the run done since

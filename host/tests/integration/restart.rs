@@ -552,3 +552,53 @@ fn a_restart_from_changed_inputs_is_refused() {
     assert!(o.status.success(), "{}", crate::cmd::stderr(&o));
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// `--restart` on the command line continues the checkpoint's case: the flags of the run that
+/// wrote it need not be given again, a later `--t-end` extends the run (its later snapshots
+/// written, the earlier end's state gone), and any other change is refused as before.
+#[test]
+fn a_restart_needs_only_the_changes() {
+    use crate::cmd::{hydrokern, refused, s, stderr, stdout};
+    let a = scratch("changes");
+    let o = hydrokern(&[
+        "--backend",
+        "cpu",
+        "dam-break",
+        "--nx",
+        "24",
+        "--t-end",
+        "0.3",
+        "--checkpoint-every",
+        "0.1",
+        "--output",
+        s(&a),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let steps = |o: &std::process::Output| -> String {
+        let text = stdout(o);
+        let done = text.lines().find(|l| l.starts_with("done: ")).unwrap_or_else(|| panic!("{text}"));
+        done.split_whitespace().nth(1).unwrap().to_string()
+    };
+    let whole = steps(&o);
+    let ckpt = a.join(CHECKPOINT_FILE);
+    // Nothing but --restart: the grid, the end, the checkpoints, the backend and the directory
+    // are the checkpoint's.
+    let o = hydrokern(&["dam-break", "--restart", s(&ckpt)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(steps(&o), whole);
+    assert!(stdout(&o).contains("restarted from") && a.join("h_t0.3.npy").exists(), "{}", stdout(&o));
+    assert_eq!(manifest(&a).status, "finished");
+    // Other changes are refused with one line, as before.
+    refused(&["dam-break", "--restart", s(&ckpt), "--t-end", "0.25"], "time.t_end is 0.3 there and 0.25 here");
+    refused(&["dam-break", "--restart", s(&ckpt), "--nx", "32"], "grid.nx is 24 there and 32 here");
+    refused(&["dam-break", "--restart", s(&ckpt), "--checkpoint-every", "0.05"], "output.checkpoint_every is 0.1");
+    // A later end, with a snapshot after the checkpoint's time.
+    let o = hydrokern(&["dam-break", "--restart", s(&ckpt), "--t-end", "0.5", "--snapshots", "0.45"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(a.join("h_t0.45.npy").exists() && a.join("h_t0.5.npy").exists());
+    assert!(!a.join("h_t0.3.npy").exists(), "the earlier end's state is still there");
+    let m = manifest(&a);
+    assert_eq!((m.status.as_str(), m.t), ("finished", Some(0.5)));
+    assert!(m.files.iter().all(|f| a.join(f).exists()), "{:?}", m.files);
+    std::fs::remove_dir_all(a).unwrap();
+}
