@@ -74,7 +74,7 @@ pub fn tune_all(gpu: &Gpu, opts: &TuneOptions) -> Result<Tuning> {
     for s in SOLVERS.iter().filter(|s| opts.only.is_empty() || opts.only.iter().any(|o| o == s.name)) {
         let Some(search) = s.tune else { continue };
         for &p in &opts.precisions {
-            eprintln!("tuning {} ({p}) ...", s.name);
+            crate::warn(format_args!("tuning {} ({p}) ...", s.name));
             let mut found = search(gpu, opts, p)?;
             records.append(&mut found.records);
             pictures.append(&mut found.pictures);

@@ -27,6 +27,10 @@ pub enum Error {
     /// Bad input: sizes, lengths, parameters.
     #[error("{0}")]
     Invalid(String),
+    /// A run stopped by SIGINT or SIGTERM at a step boundary, its outputs whole: the signal,
+    /// and the line that says where it stopped.
+    #[error("{message}")]
+    Interrupted { signal: i32, message: String },
     /// A file could not be read or written. The cause is part of the message, not a chained
     /// source, so a one-line error report does not repeat it.
     #[error("{path}: {cause}")]
@@ -52,6 +56,15 @@ impl<T> DriverContext<T> for std::result::Result<T, DriverError> {
     }
 }
 
+/// Write `line` and a newline to standard error. A standard error that cannot be written (a
+/// full disk, a closed descriptor) is ignored: what a run says there is for people, and losing it
+/// must never stop the run or change how it ends.
+pub fn warn(line: impl std::fmt::Display) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}").and_then(|_| err.flush());
+}
+
 /// Print `msg` as a one-line note on standard error, once per process: a fallback or a choice
 /// the user should know of that is not an error (a tuning cache entry not used, a scheme chosen).
 pub fn note(msg: &str) {
@@ -61,6 +74,6 @@ pub fn note(msg: &str) {
     if let Ok(mut seen) = SEEN.lock()
         && seen.insert(msg.to_string())
     {
-        eprintln!("note: {msg}");
+        warn(format_args!("note: {msg}"));
     }
 }

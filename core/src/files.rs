@@ -24,8 +24,8 @@ pub fn regular_file(path: &Path, max: u64, what: &str) -> Result<u64> {
     Ok(meta.len())
 }
 
-/// Read a UTF-8 text file of at most `max` bytes.
-pub fn read_text(path: &Path, max: u64, what: &str) -> Result<String> {
+/// Read a regular file of at most `max` bytes whole.
+pub fn read_bytes(path: &Path, max: u64, what: &str) -> Result<Vec<u8>> {
     let len = regular_file(path, max, what)?;
     let io = |cause| Error::Io { path: path.display().to_string(), cause };
     let mut bytes = Vec::with_capacity(len as usize);
@@ -34,6 +34,12 @@ pub fn read_text(path: &Path, max: u64, what: &str) -> Result<String> {
     if bytes.len() as u64 > max {
         return Err(Error::invalid(format!("{}: grew past {max} bytes while being read", path.display())));
     }
+    Ok(bytes)
+}
+
+/// Read a UTF-8 text file of at most `max` bytes.
+pub fn read_text(path: &Path, max: u64, what: &str) -> Result<String> {
+    let bytes = read_bytes(path, max, what)?;
     String::from_utf8(bytes)
         .map_err(|_| Error::invalid(format!("{}: not UTF-8 text; a {what} is TOML text", path.display())))
 }

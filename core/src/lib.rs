@@ -40,7 +40,7 @@ pub mod transpose;
 pub mod tridiag;
 pub mod tune;
 
-pub use error::{Error, Result, note};
+pub use error::{Error, Result, note, warn};
 pub use precision::{GpuReal, Precision, Real};
 pub use rng::Rng;
 pub use runtime::{Backend, BackendChoice, Gpu};

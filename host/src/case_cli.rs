@@ -69,16 +69,23 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
         Ok(m) => m,
         Err(e) => {
             // --help and clap's own errors print as clap formats them.
-            e.print()?;
-            if e.use_stderr() {
-                std::process::exit(2);
+            match crate::output::clap_message(&e) {
+                0 => return Ok(()),
+                code => std::process::exit(code.into()),
             }
-            return Ok(());
         }
     };
+    // A restart continues the checkpoint's case: the flags of the run that wrote it are taken
+    // from it, and this command's flags are the changes (a later end, say).
+    if let Some(ckpt) = m.get_one::<PathBuf>("restart")
+        && !check_only
+        && m.get_one::<PathBuf>("write-case").is_none()
+    {
+        hydrokern::run::checkpoint::continue_case(&mut doc, ckpt)?;
+    }
     apply(&mut doc, solver, &m, globals)?;
     if let Some(path) = m.get_one::<PathBuf>("write-case") {
-        write_case(&doc, path)?;
+        write_case(&mut doc, path, m.get_flag("force"))?;
         return out(format!("wrote {} (run it with `hydrokern run {}`)", path.display(), path.display()));
     }
     let case = registry::load(&doc)?;
@@ -108,7 +115,7 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
     {
         crate::tune_cli::retune(info.solver, info.run.precision)?;
     }
-    let opts = RunOptions { force: m.get_flag("force"), console: Console::new(), restart };
+    let opts = RunOptions { force: m.get_flag("force"), console: Console::new(), restart, catch_signals: true };
     case.run(&opts)?;
     Ok(())
 }
@@ -140,20 +147,20 @@ fn command(name: &str, about: &str, solver: &Solver, doc: &CaseDoc) -> clap::Com
             .long("write-case")
             .value_name("FILE")
             .value_parser(clap::value_parser!(PathBuf))
-            .help("write this case, with the flags applied, as a TOML file to start from, and stop"),
+            .help("write this case, with the flags applied, as a new TOML file to start from, and stop (an existing FILE only with --force); its output.dir is out/<FILE's stem> unless --output is given"),
     )
     .arg(
         Arg::new("restart")
             .long("restart")
             .value_name("FILE")
             .value_parser(clap::value_parser!(PathBuf))
-            .help("continue from a checkpoint (checkpoint.hkc) a run of this same case wrote with --checkpoint-every; refused for another case, precision, backend or version"),
+            .help("continue from a checkpoint (checkpoint.hkc) a run of this same case wrote with --checkpoint-every; the flags that run was given are taken from the checkpoint, and a later --t-end (with --snapshots) extends it; refused for another case, precision, backend, version or changed input files"),
     )
     .arg(
         Arg::new("force")
             .long("force")
             .action(ArgAction::SetTrue)
-            .help("run in an output directory that holds files hydrokern did not write (they are kept)"),
+            .help("run in an output directory that holds files hydrokern did not write (they are kept); with --write-case, replace an existing FILE"),
     )
 }
 
@@ -192,11 +199,50 @@ fn apply(doc: &mut CaseDoc, solver: &Solver, m: &ArgMatches, globals: &Globals) 
     Ok(())
 }
 
-fn write_case(doc: &CaseDoc, path: &Path) -> Result<()> {
+/// Write `doc` to `path` as a new case file, whole or not at all: a name that is not a regular
+/// file (a symbolic link, a FIFO, a device, a directory) is refused, and an existing file is
+/// replaced only with `force`. The written case gets a run directory of its own, named after the
+/// file, unless the command gave one: a case that kept its source's `output.dir` would replace
+/// the source's results when it runs.
+fn write_case(doc: &mut CaseDoc, path: &Path, force: bool) -> Result<()> {
+    let shown = path.display();
+    let exists = match std::fs::symlink_metadata(path) {
+        Ok(meta) => {
+            let t = meta.file_type();
+            let kind = if t.is_symlink() {
+                "a symbolic link"
+            } else if t.is_dir() {
+                "a directory"
+            } else if !t.is_file() {
+                "not a regular file (a device, FIFO or socket)"
+            } else if force {
+                ""
+            } else {
+                bail!("--write-case {shown}: the file exists; pass --force to replace it, or give another name");
+            };
+            if !kind.is_empty() {
+                bail!("--write-case {shown}: {kind}; a case is written only to a regular file");
+            }
+            true
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) => bail!("--write-case {shown}: {e}"),
+    };
+    if !doc.is_overridden("output.dir") {
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "case".into());
+        let dir = Path::new("out").join(stem).to_string_lossy().into_owned();
+        doc.set("output.dir", dir.as_str().into(), "--write-case")?;
+        hydrokern::warn(format_args!("note: runs of {shown} write to {dir} (its output.dir)"));
+    }
     let mut text = doc.text();
     if let Origin::Builtin { name, .. } = doc.origin() {
         text = format!("# Written by `hydrokern {name} --write-case`; run it with `hydrokern run FILE`.\n{text}");
     }
-    hydrokern::output::write_atomic(path, text.as_bytes())?;
+    if exists {
+        hydrokern::output::write_atomic(path, text.as_bytes())?;
+    } else {
+        hydrokern::output::write_atomic_new(path, text.as_bytes())
+            .map_err(|e| anyhow::anyhow!("--write-case {e}; pass --force to replace it, or give another name"))?;
+    }
     Ok(())
 }

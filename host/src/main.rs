@@ -172,11 +172,20 @@ fn parse_block(s: &str) -> std::result::Result<(u32, u32), String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return ExitCode::from(output::clap_message(&e)),
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // Stopped by a signal, cleanly: its line, and the status a shell gives a run the signal
+        // killed (128 + the signal: 130 for SIGINT, 143 for SIGTERM).
         Err(e) => {
-            eprintln!("error: {e:#}");
+            if let Some(hydrokern::Error::Interrupted { signal, message }) = e.downcast_ref() {
+                hydrokern::warn(message);
+                return ExitCode::from(u8::try_from(128 + signal).unwrap_or(1));
+            }
+            hydrokern::warn(format_args!("error: {e:#}"));
             ExitCode::FAILURE
         }
     }
@@ -300,12 +309,12 @@ fn bench(choice: BackendChoice, args: BenchArgs) -> Result<()> {
         rows: args.rows,
         runs: !args.no_runs,
     };
-    eprintln!("timing suite '{}' on {} ...", args.suite, gpu.info().name);
+    hydrokern::warn(format_args!("timing suite '{}' on {} ...", args.suite, gpu.info().name));
     let report = bench::run(&registry::suite(&args.suite)?, &gpu, &opts)?;
     out(report.to_markdown())?;
     if let Some(path) = &args.json {
         report.write_json(path)?;
-        eprintln!("wrote {}", path.display());
+        hydrokern::warn(format_args!("wrote {}", path.display()));
     }
     Ok(())
 }

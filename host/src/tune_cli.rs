@@ -24,7 +24,13 @@ fn cache_path() -> Result<PathBuf> {
 pub fn tune(opts: &TuneOptions) -> Result<()> {
     let gpu = gpu()?;
     let path = cache_path()?;
-    eprintln!("tuning {} on {} ({}², {} rounds) ...", opts.only.join(", "), gpu.info().name, opts.size, opts.rounds);
+    hydrokern::warn(format_args!(
+        "tuning {} on {} ({}², {} rounds) ...",
+        opts.only.join(", "),
+        gpu.info().name,
+        opts.size,
+        opts.rounds
+    ));
     let t = hydrokern::registry::tune_all(&gpu, opts)?;
     out(table(&t.entry))?;
     out(format!(

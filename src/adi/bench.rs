@@ -73,7 +73,7 @@ fn size<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usiz
             match GpuAdi::with_y_sweep(gpu, &cpu, strategy, y_sweep) {
                 Ok(r) => runs.push(r),
                 Err(e) => {
-                    eprintln!("{what}, {variant}: skipped ({e})");
+                    crate::warn(format_args!("{what}, {variant}: skipped ({e})"));
                     break;
                 }
             }

@@ -25,6 +25,14 @@ impl Series {
         Series::parse(&path.display().to_string(), &text)
     }
 
+    /// [`read`](Self::read) of the file a case names at `key`, recorded among its inputs.
+    pub fn read_input(c: &crate::case::Check, key: &str, path: &Path) -> Result<Series> {
+        let bytes = c.input(key, path, MAX_BYTES, "water-level series")?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::invalid(format!("{}: not UTF-8 text; a water-level series is text", path.display())))?;
+        Series::parse(&path.display().to_string(), &text)
+    }
+
     /// Parses and checks the text of a series; `source` names it in messages.
     pub fn parse(source: &str, text: &str) -> Result<Series> {
         let bad = |m: String| Err(Error::invalid(format!("{source}: {m}")));

@@ -555,7 +555,7 @@ fn initial(c: &Check, init: &Initial, grid: &Grid2) -> Result<Problem> {
 }
 
 fn read_field(c: &Check, key: &str, path: &std::path::Path, shape: (usize, usize), out: &mut [f64]) -> Result<()> {
-    let (data, dims) = crate::output::read_npy_f64(path).map_err(|e| c.doc().invalid(key, e))?;
+    let (data, dims) = c.read_npy(key, path).map_err(|e| c.doc().invalid(key, e))?;
     if dims != [shape.0, shape.1] {
         return c.fail(key, format!("{}: shape {dims:?}; expected {:?}", path.display(), [shape.0, shape.1]));
     }

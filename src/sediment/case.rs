@@ -336,7 +336,7 @@ fn check_launch(c: &Check, l: Launch, variant: StepVariant) -> Result<()> {
 
 /// Replace the interior of `field` by an (ny, nx) NPY file's values.
 fn load_interior(c: &Check, key: &str, path: &std::path::Path, field: &mut Field2<f64>) -> Result<()> {
-    let (data, shape) = crate::output::read_npy_f64(path).map_err(|e| c.doc().invalid(key, e))?;
+    let (data, shape) = c.read_npy(key, path).map_err(|e| c.doc().invalid(key, e))?;
     let (nx, ny) = (field.layout().nx as usize, field.layout().ny as usize);
     if shape != [ny, nx] {
         return c.fail(key, format!("{}: shape {shape:?}; the grid needs (ny, nx) = ({ny}, {nx})", path.display()));

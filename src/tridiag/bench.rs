@@ -47,11 +47,11 @@ const FEW_LONG: [(usize, usize); 5] = [(1 << 16, 1), (1 << 18, 1), (1 << 20, 1),
 pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let mut cus = match Cusparse::load(gpu) {
         Ok(c) => {
-            eprintln!("cuSPARSE: {}", c.library);
+            crate::warn(format_args!("cuSPARSE: {}", c.library));
             Some(c)
         }
         Err(why) => {
-            eprintln!("cuSPARSE not found: {why}");
+            crate::warn(format_args!("cuSPARSE not found: {why}"));
             report.push("cusparse", "—", "—", "-", f64::NAN, 0.0, None, format!("cuSPARSE not found: {why}"));
             None
         }

@@ -452,7 +452,7 @@ fn read_batch(c: &Check, dir: &Path) -> Result<Batch<f64>> {
     let mut dims0: Option<(usize, usize)> = None;
     for name in ARRAYS {
         let path = dir.join(format!("{name}.npy"));
-        let (v, dims) = crate::output::read_npy_f64(&path).map_err(|e| c.doc().invalid(key, e))?;
+        let (v, dims) = c.read_npy(key, &path).map_err(|e| c.doc().invalid(key, e))?;
         let (rows, cols) = match dims[..] {
             [rows, cols] => (rows, cols),
             _ => {

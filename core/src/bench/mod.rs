@@ -62,7 +62,7 @@ pub fn fits(gpu: &Gpu, opts: &BenchOptions, what: &str, host: u64, gpu_bytes: u6
     match gpu.check_fits(what, usize::try_from(gpu_bytes).unwrap_or(usize::MAX)) {
         Ok(()) => Ok(true),
         Err(e) if opts.sizes.is_empty() => {
-            eprintln!("{what}: skipped ({e})");
+            crate::warn(format_args!("{what}: skipped ({e})"));
             Ok(false)
         }
         Err(e) => Err(e),

@@ -123,7 +123,7 @@ pub fn values(c: &Check, key: &str, field: &Field, mesh: &Mesh) -> Result<Vec<f6
         Field::Profile(Profile::File(path)) => {
             let path = c.path(path);
             let fkey = format!("{key}.file");
-            let (data, shape) = crate::output::read_npy_f64(&path).map_err(|e| c.doc().invalid(&fkey, e))?;
+            let (data, shape) = c.read_npy(&fkey, &path).map_err(|e| c.doc().invalid(&fkey, e))?;
             let expected = mesh.dims();
             if shape != expected {
                 let axes = if dims == 3 { "(nz, ny, nx)" } else { "(ny, nx)" };

@@ -72,6 +72,27 @@ struct Override {
 /// The largest case file read (a case is a page of settings, never data).
 const MAX_CASE_BYTES: u64 = 1 << 20;
 
+/// A file a case read (a raster, an NPY field, a series): the key that names it, the file as
+/// shown in messages, and the FNV-1a hash of its bytes. A checkpoint keeps them, so that a
+/// restart from other inputs is refused.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct InputFile {
+    pub key: String,
+    pub path: String,
+    pub hash: String,
+}
+
+/// The files a case read, in the order it read them; shared by the copies of one document and
+/// the loaded case's [`CaseInfo`](crate::run::CaseInfo).
+#[derive(Clone, Debug, Default)]
+pub struct Inputs(std::sync::Arc<std::sync::Mutex<Vec<InputFile>>>);
+
+impl Inputs {
+    pub fn list(&self) -> Vec<InputFile> {
+        self.0.lock().map(|v| v.clone()).unwrap_or_default()
+    }
+}
+
 /// A case document: its text as written, the keys command-line flags changed, and the
 /// resulting document every solver reads.
 #[derive(Clone, Debug)]
@@ -80,6 +101,7 @@ pub struct CaseDoc {
     original: String,
     doc: toml_edit::DocumentMut,
     overrides: Vec<Override>,
+    inputs: Inputs,
 }
 
 impl CaseDoc {
@@ -95,7 +117,20 @@ impl CaseDoc {
             let line = e.span().map(|s| locate::line_of(&text, s.start));
             Error::invalid(format!("{}: {}", where_(&origin, line), first_line(e.message())))
         })?;
-        Ok(CaseDoc { origin, original: text, doc, overrides: Vec::new() })
+        Ok(CaseDoc { origin, original: text, doc, overrides: Vec::new(), inputs: Inputs::default() })
+    }
+
+    /// Record that the case read `bytes` from the file `path` named at `key`.
+    pub fn record_input(&self, key: &str, path: &str, bytes: &[u8]) {
+        let file = InputFile { key: key.into(), path: path.into(), hash: crate::tune::cache::fnv1a(bytes) };
+        if let Ok(mut v) = self.inputs.0.lock() {
+            v.push(file);
+        }
+    }
+
+    /// The files the case read so far.
+    pub fn inputs(&self) -> &Inputs {
+        &self.inputs
     }
 
     pub fn origin(&self) -> &Origin {
@@ -162,6 +197,11 @@ impl CaseDoc {
         Ok(())
     }
 
+    /// Whether a command-line flag set `key`.
+    pub fn is_overridden(&self, key: &str) -> bool {
+        self.overrides.iter().any(|o| o.key == key)
+    }
+
     /// Remove `key` (dotted path) if present.
     pub fn remove(&mut self, key: &str) {
         let parts: Vec<&str> = key.split('.').collect();
@@ -174,6 +214,11 @@ impl CaseDoc {
             }
         }
         table.remove(last);
+    }
+
+    /// The document as written, before any flag.
+    pub fn written(&self) -> &str {
+        &self.original
     }
 
     /// The document as it will run: the original text with the overrides applied (comments and
@@ -287,6 +332,22 @@ impl<'a> Check<'a> {
     pub fn fail<T>(&self, key: &str, message: impl std::fmt::Display) -> Result<T> {
         Err(self.doc.invalid(key, message))
     }
+    /// The bytes of the input file `path` (named at `key`), a regular file of at most `max`
+    /// bytes, read whole and recorded ([`CaseDoc::record_input`]).
+    pub fn input(&self, key: &str, path: &Path, max: u64, what: &str) -> Result<Vec<u8>> {
+        let bytes = crate::files::read_bytes(path, max, what)?;
+        self.doc.record_input(key, &path.display().to_string(), &bytes);
+        Ok(bytes)
+    }
+
+    /// The `.npy` input file `path` (named at `key`), read as
+    /// [`read_npy_f64`](crate::output::read_npy_f64) reads it, and recorded.
+    pub fn read_npy(&self, key: &str, path: &Path) -> Result<(Vec<f64>, Vec<usize>)> {
+        let bytes = crate::output::npy::read_npy_bytes(path)?;
+        self.doc.record_input(key, &path.display().to_string(), &bytes);
+        crate::output::npy::parse_npy_f64(path, &bytes)
+    }
+
     /// A path from the case, relative to the case file's directory.
     pub fn path(&self, p: &Path) -> PathBuf {
         if p.is_absolute() { p.to_path_buf() } else { self.doc.base_dir().join(p) }

@@ -23,11 +23,22 @@ pub fn case_raster(doc: &CaseDoc, key: &str, path: &Path) -> Result<Raster> {
         Origin::Builtin { name, data } if path.is_relative() => {
             let rel = path.to_string_lossy().replace('\\', "/");
             match data.iter().find(|(p, _)| *p == rel) {
-                Some((_, bytes)) => Raster::parse(&format!("examples/{rel}"), bytes),
+                Some((_, bytes)) => {
+                    let shown = format!("examples/{rel}");
+                    doc.record_input(key, &shown, bytes);
+                    Raster::parse(&shown, bytes)
+                }
                 None => Err(Error::invalid(format!("examples/{rel}: not a data file of scenario {name}"))),
             }
         }
-        _ => Raster::read(&crate::case::Check::new(doc).path(path)),
+        _ => {
+            let c = crate::case::Check::new(doc);
+            let path = c.path(path);
+            Raster::read_bytes(&path).and_then(|bytes| {
+                doc.record_input(key, &path.display().to_string(), &bytes);
+                Raster::parse(&path.display().to_string(), &bytes)
+            })
+        }
     };
     read.map_err(|e| doc.invalid(key, e))
 }

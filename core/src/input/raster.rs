@@ -103,11 +103,15 @@ const TIFF_MAGIC: [&[u8]; 4] = [b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"];
 impl Raster {
     /// Read an Esri ASCII grid or a GeoTIFF (told apart by their first bytes).
     pub fn read(path: &Path) -> Result<Raster> {
-        // The file is read whole; a quarter of the free memory leaves room for its values.
-        let limit = crate::files::available_memory().map_or(u64::MAX, |m| m / 4);
-        crate::files::regular_file(path, limit, "raster small enough for this machine's memory")?;
-        let bytes = std::fs::read(path).map_err(|cause| Error::Io { path: path.display().to_string(), cause })?;
+        let bytes = Raster::read_bytes(path)?;
         Raster::parse(&path.display().to_string(), &bytes)
+    }
+
+    /// The bytes of a raster file to read: the file is read whole, and a quarter of the free
+    /// memory leaves room for its values.
+    pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+        let limit = crate::files::available_memory().map_or(u64::MAX, |m| m / 4);
+        crate::files::read_bytes(path, limit, "raster small enough for this machine's memory")
     }
 
     /// A raster from a file's bytes; `name` is the file, for messages.

@@ -88,10 +88,19 @@ pub fn write_npy<T: NpyElem>(path: &Path, data: &[T], shape: &[usize]) -> Result
 /// values widened to f64 fit in half the memory available (so a device, a FIFO or a file far
 /// too large is refused at once).
 pub fn read_npy_f64(path: &Path) -> Result<(Vec<f64>, Vec<usize>)> {
+    let bytes = read_npy_bytes(path)?;
+    parse_npy_f64(path, &bytes)
+}
+
+/// The bytes of a `.npy` file to read, under [`read_npy_f64`]'s limits.
+pub fn read_npy_bytes(path: &Path) -> Result<Vec<u8>> {
     let limit = crate::files::available_memory().map_or(u64::MAX, |m| m / 6);
-    crate::files::regular_file(path, limit, ".npy input small enough for this machine's memory")?;
-    let bytes = std::fs::read(path).map_err(|cause| Error::Io { path: path.display().to_string(), cause })?;
-    parse_npy(&bytes).map_err(|msg| Error::invalid(format!("{}: {msg}", path.display())))
+    crate::files::read_bytes(path, limit, ".npy input small enough for this machine's memory")
+}
+
+/// [`read_npy_f64`] of the bytes of the file at `path` (named in errors).
+pub fn parse_npy_f64(path: &Path, bytes: &[u8]) -> Result<(Vec<f64>, Vec<usize>)> {
+    parse_npy(bytes).map_err(|msg| Error::invalid(format!("{}: {msg}", path.display())))
 }
 
 fn parse_npy(bytes: &[u8]) -> std::result::Result<(Vec<f64>, Vec<usize>), String> {

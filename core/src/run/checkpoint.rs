@@ -16,6 +16,7 @@
 //! previous checkpoint in place (and a temporary file the next run removes).
 
 use super::CaseInfo;
+use crate::case::{CaseDoc, InputFile};
 use crate::model::{Checkpoint, Clock};
 use crate::output::write_atomic_synced_with;
 use crate::{Error, GpuReal, Precision, Result};
@@ -27,8 +28,9 @@ use std::path::{Path, PathBuf};
 pub const CHECKPOINT_FILE: &str = "checkpoint.hkc";
 const MAGIC: &[u8; 16] = b"hydrokern-ckpt\n\0";
 /// The layout this code writes and reads; another is refused. 2: records (f64 arrays: the
-/// gauge records) after the flags.
-pub const FORMAT: u32 = 2;
+/// gauge records) after the flags; 3: the hashes of the files the case read, and the case as
+/// written before the command's flags.
+pub const FORMAT: u32 = 3;
 /// Case keys that never change a run's results (where it writes, how often it reports, its
 /// step limit), or that are compared on their own (precision, backend): a restart may differ in
 /// them.
@@ -63,6 +65,10 @@ struct Header {
     backend: String,
     /// The case as run.
     case: String,
+    /// The case as written, before the command's flags.
+    base: String,
+    /// The files the case read, with their hashes.
+    inputs: Vec<InputFile>,
     /// Simulated time, for people reading the header (`t` is the exact value).
     time: String,
     t: Bits,
@@ -85,8 +91,12 @@ pub struct Meta {
     pub backend: &'static str,
     /// The case as run.
     pub case: String,
+    /// The case as written, before the command's flags.
+    pub base: String,
     /// Checkpoint times passed, this one included.
     pub checkpoints: u64,
+    /// The files the case read, with their hashes.
+    pub inputs: Vec<InputFile>,
 }
 
 /// "cpu" or "gpu": the backend whose arrays a checkpoint holds.
@@ -120,6 +130,8 @@ pub fn write<T: GpuReal>(path: &Path, meta: &Meta, state: &Checkpoint<T>) -> Res
         precision: meta.precision,
         backend: meta.backend.into(),
         case: meta.case.clone(),
+        base: meta.base.clone(),
+        inputs: meta.inputs.clone(),
         time: format!("{}", state.clock.t),
         t: Bits(state.clock.t),
         steps: state.clock.steps,
@@ -216,15 +228,16 @@ impl Restart {
                 header.backend, header.backend
             )));
         }
-        if let Some(diff) = case_difference(&header.case, &info.text) {
+        if let Some(diff) = case_difference(&header.case, &info.text, header.t.0) {
             return Err(bad(format!("taken of another case: {diff}")));
         }
+        input_difference(&header.inputs, &info.inputs.list())?;
         if header.revision != crate::GIT_REVISION {
-            eprintln!(
+            crate::warn(format_args!(
                 "note: checkpoint {shown} was written by revision {} of hydrokern {ours}, this is revision {}",
                 header.revision,
                 crate::GIT_REVISION
-            );
+            ));
         }
         Ok(Restart { path: path.to_path_buf(), header, data: data.to_vec() })
     }
@@ -309,9 +322,116 @@ fn parse(bytes: &[u8]) -> std::result::Result<(Header, &[u8]), String> {
     Ok((header, data))
 }
 
-/// Where the case `there` (a checkpoint's) differs from `here` in a key that may change the
-/// results (all but [`FREE_KEYS`]): "grid.nx is 64 there and 128 here".
-pub(crate) fn case_difference(there: &str, here: &str) -> Option<String> {
+/// Refuse a restart whose case read other files than the checkpoint's run (`there`), or the
+/// same files with other bytes: the state continues from what those files gave, and a field
+/// such as the bed is rebuilt from them, not saved.
+fn input_difference(there: &[InputFile], here: &[InputFile]) -> Result<()> {
+    for (k, old) in there.iter().enumerate() {
+        match here.get(k) {
+            Some(new) if new.key == old.key => {
+                if new.hash != old.hash {
+                    return Err(Error::invalid(format!(
+                        "--restart: {} changed since the checkpoint was written (hash {} then, {} now); restart from the same inputs",
+                        new.path, old.hash, new.hash
+                    )));
+                }
+            }
+            _ => {
+                return Err(Error::invalid(format!(
+                    "--restart: the checkpoint's run read {} ({}), which this run does not; restart from the same inputs",
+                    old.path, old.key
+                )));
+            }
+        }
+    }
+    if let Some(new) = here.get(there.len()) {
+        return Err(Error::invalid(format!(
+            "--restart: this run reads {} ({}), which the checkpoint's run did not; restart from the same inputs",
+            new.path, new.key
+        )));
+    }
+    Ok(())
+}
+
+/// The header of the checkpoint at `path`, read without its arrays and not yet checked (that
+/// is [`Restart::open`]'s work); None where it does not read.
+fn peek(path: &Path) -> Option<Header> {
+    use std::io::Read;
+    // Only a regular file: opening a FIFO would wait for a writer.
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut head = [0u8; MAGIC.len() + 8];
+    file.read_exact(&mut head).ok()?;
+    if &head[..MAGIC.len()] != MAGIC {
+        return None;
+    }
+    let len = u64::from_le_bytes(head[MAGIC.len()..].try_into().ok()?);
+    let mut json = Vec::new();
+    file.take(len.min(64 << 20)).read_to_end(&mut json).ok()?;
+    serde_json::from_slice(&json).ok()
+}
+
+/// Make `doc` — the case a `--restart` command names, before its flags — the case the
+/// checkpoint at `path` continues: every key the checkpoint's run set by a flag (where its case
+/// differs from the case as written then) is set so again, unless the case as written changed
+/// that key since. The restart command's own flags, applied after this, are then the only
+/// other changes, and [`Restart::open`] refuses those that may not change. A checkpoint that
+/// does not read, or is of another solver, leaves `doc` as it is: the restart refuses it.
+pub fn continue_case(doc: &mut CaseDoc, path: &Path) -> Result<()> {
+    let Some(header) = peek(path) else { return Ok(()) };
+    if doc.solver().ok().as_deref() != Some(header.solver.as_str()) {
+        return Ok(());
+    }
+    let (Ok(base), Ok(case), Ok(named)) = (leaves(&header.base), leaves(&header.case), leaves(&doc.text())) else {
+        return Ok(());
+    };
+    let from = format!("--restart {} (the checkpoint's case)", path.display());
+    let keys: std::collections::BTreeSet<&String> = base.keys().chain(case.keys()).collect();
+    for key in keys {
+        let (then, ran, now) = (base.get(key), case.get(key), named.get(key));
+        if ran == then || now != then {
+            continue;
+        }
+        match ran {
+            Some(v) => {
+                let value = v.to_string().parse::<toml_edit::Value>().map_err(|e| {
+                    Error::invalid(format!("checkpoint {}: its case's {key} does not read ({e})", path.display()))
+                })?;
+                doc.set(key, value, &from)?;
+            }
+            None => doc.remove(key),
+        }
+    }
+    Ok(())
+}
+
+/// Every value of a TOML document that is not a table, by its dotted key.
+fn leaves(text: &str) -> std::result::Result<std::collections::BTreeMap<String, toml::Value>, String> {
+    fn walk(t: &toml::Table, prefix: &str, out: &mut std::collections::BTreeMap<String, toml::Value>) {
+        for (k, v) in t {
+            let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+            match v {
+                toml::Value::Table(inner) => walk(inner, &key, out),
+                v => {
+                    out.insert(key, v.clone());
+                }
+            }
+        }
+    }
+    let table: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
+    let mut out = std::collections::BTreeMap::new();
+    walk(&table, "", &mut out);
+    Ok(out)
+}
+
+/// Where the case `there` (a checkpoint's, taken at time `t`) differs from `here` in a key that
+/// may change the results (all but [`FREE_KEYS`]): "grid.nx is 64 there and 128 here". The one
+/// change a continued run may make is to go further: a later `time.t_end` (or more
+/// `time.steps`), and other snapshot times, which only shape what comes after `t` (`--t-end`
+/// clears the snapshot list).
+pub(crate) fn case_difference(there: &str, here: &str, t: f64) -> Option<String> {
     let table = |text: &str| -> std::result::Result<toml::Table, String> {
         let mut t: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
         for (section, key) in FREE_KEYS {
@@ -326,9 +446,45 @@ pub(crate) fn case_difference(there: &str, here: &str) -> Option<String> {
         Ok(t)
     };
     match (table(there), table(here)) {
-        (Ok(a), Ok(b)) => first_difference(&a, &b, ""),
+        (Ok(mut a), Ok(mut b)) => {
+            continued(&mut a, &mut b, t);
+            first_difference(&a, &b, "")
+        }
         (Err(e), _) => Some(format!("its case does not read ({e})")),
         (_, Err(e)) => Some(format!("this case does not read ({e})")),
+    }
+}
+
+/// Take out of the cases `there` and `here` what a run continued from time `t` may change: a
+/// later end, and the snapshot times (those up to `t` are past, those after it are the
+/// continued run's own).
+fn continued(there: &mut toml::Table, here: &mut toml::Table, t: f64) {
+    let number = |v: Option<&toml::Value>| v.and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)));
+    let section = |doc: &mut toml::Table, name: &str| -> Option<toml::Table> {
+        doc.get(name).and_then(|s| s.as_table()).cloned()
+    };
+    for key in ["t_end", "steps"] {
+        let (a, b) = (section(there, "time"), section(here, "time"));
+        let (Some(old), Some(new)) =
+            (number(a.as_ref().and_then(|s| s.get(key))), number(b.as_ref().and_then(|s| s.get(key))))
+        else {
+            continue;
+        };
+        if new > old && new > t {
+            for doc in [&mut *there, &mut *here] {
+                if let Some(toml::Value::Table(s)) = doc.get_mut("time") {
+                    s.remove(key);
+                }
+            }
+        }
+    }
+    for doc in [there, here] {
+        if let Some(toml::Value::Table(s)) = doc.get_mut("output") {
+            s.remove("snapshots");
+            if s.is_empty() {
+                doc.remove("output");
+            }
+        }
     }
 }
 
@@ -358,13 +514,22 @@ mod tests {
     use crate::output::write_atomic_with;
 
     fn info(text: &str) -> CaseInfo {
+        info_reading(text, b"dem")
+    }
+
+    /// A case that read `dem` from dem.asc.
+    fn info_reading(text: &str, dem: &[u8]) -> CaseInfo {
+        let doc = crate::case::CaseDoc::parse(crate::case::Origin::File("t.toml".into()), String::new()).unwrap();
+        doc.record_input("initial.raster.bed", "dem.asc", dem);
         CaseInfo {
             name: "t".into(),
             solver: "kp",
             origin: "test".into(),
             text: text.into(),
+            base: text.into(),
             run: Default::default(),
             output: Default::default(),
+            inputs: doc.inputs().clone(),
         }
     }
 
@@ -383,7 +548,19 @@ mod tests {
     }
 
     fn meta() -> Meta {
-        Meta { solver: "kp".into(), precision: Precision::F32, backend: "cpu", case: CASE.into(), checkpoints: 3 }
+        Meta {
+            solver: "kp".into(),
+            precision: Precision::F32,
+            backend: "cpu",
+            case: CASE.into(),
+            base: CASE.into(),
+            checkpoints: 3,
+            inputs: vec![InputFile {
+                key: "initial.raster.bed".into(),
+                path: "dem.asc".into(),
+                hash: crate::tune::cache::fnv1a(b"dem"),
+            }],
+        }
     }
 
     fn scratch(tag: &str) -> PathBuf {
@@ -427,6 +604,53 @@ mod tests {
         let e = refuse(CaseInfo { solver: "claw", ..info(CASE) }, Precision::F32, "cpu");
         assert!(e.contains("solver kp, not of claw"), "{e}");
         assert!(e.starts_with(&format!("checkpoint {}", path.display())), "{e}");
+        let e = refuse(info_reading(CASE, b"dem raised"), Precision::F32, "cpu");
+        assert!(e.starts_with("--restart: dem.asc changed since the checkpoint was written (hash "), "{e}");
+        assert!(e.ends_with("restart from the same inputs"), "{e}");
+        let mut none = info(CASE);
+        none.inputs = Default::default();
+        let e = refuse(none, Precision::F32, "cpu");
+        assert!(e.contains("read dem.asc (initial.raster.bed), which this run does not"), "{e}");
+    }
+
+    #[test]
+    fn a_restart_takes_the_flags_of_the_run_it_continues() {
+        let path = scratch("continue");
+        let base = "solver = \"kp\"\n[grid]\nnx = 4\n[time]\nt_end = 30.0\n[output]\nsnapshots = [5.0]\n";
+        // The run was given --checkpoint-every 10 and --t-end 40 (which clears the snapshots).
+        let case = "solver = \"kp\"\n[grid]\nnx = 4\n[time]\nt_end = 40.0\n[output]\ncheckpoint_every = 10.0\n";
+        let m = Meta { case: case.into(), base: base.into(), ..meta() };
+        write(&path, &m, &sample()).unwrap();
+        let named = |text: &str| crate::case::CaseDoc::parse(crate::case::Origin::File("t.toml".into()), text.into());
+        let mut doc = named(base).unwrap();
+        continue_case(&mut doc, &path).unwrap();
+        assert_eq!(doc.get("output.checkpoint_every").as_deref(), Some("10.0"));
+        assert_eq!(doc.get("time.t_end").as_deref(), Some("40.0"));
+        assert_eq!(doc.get("output.snapshots"), None);
+        assert_eq!(case_difference(case, &doc.text(), 0.3), None);
+        // A key the case file changed since stays as it is now (and the restart refuses it).
+        let mut doc = named(&base.replace("nx = 4", "nx = 5")).unwrap();
+        continue_case(&mut doc, &path).unwrap();
+        assert_eq!(doc.get("grid.nx").as_deref(), Some("5"));
+        let e = case_difference(case, &doc.text(), 0.3).unwrap();
+        assert_eq!(e, "grid.nx is 4 there and 5 here");
+        // Another solver's case is left alone.
+        let mut doc = named("solver = \"claw\"\n").unwrap();
+        continue_case(&mut doc, &path).unwrap();
+        assert_eq!(doc.get("output.checkpoint_every"), None);
+    }
+
+    #[test]
+    fn a_continued_run_may_end_later_and_change_its_snapshots() {
+        let there = "[time]\nt_end = 30.0\n[output]\nsnapshots = [10.0, 25.0]\ncheckpoint_every = 10.0\n";
+        let here = |t: &str, snaps: &str| format!("[time]\nt_end = {t}\n[output]\n{snaps}checkpoint_every = 10.0\n");
+        assert_eq!(case_difference(there, &here("40", ""), 20.0), None);
+        assert_eq!(case_difference(there, &here("40.0", "snapshots = [35.0]\n"), 20.0), None);
+        assert_eq!(case_difference(there, &here("30.0", "snapshots = [22.0]\n"), 20.0), None);
+        let e = case_difference(there, &here("25.0", ""), 20.0).unwrap();
+        assert_eq!(e, "time.t_end is 30.0 there and 25.0 here");
+        let e = case_difference(there, &here("40", "").replace("10.0\n", "5.0\n"), 20.0).unwrap();
+        assert_eq!(e, "output.checkpoint_every is 10.0 there and 5.0 here");
     }
 
     #[test]

@@ -6,13 +6,14 @@
 pub mod checkpoint;
 mod console;
 mod dir;
+pub mod interrupt;
 mod netcdf;
 mod norms;
 mod simulate;
 mod writer;
 
 pub use console::Console;
-pub use dir::{CASE_FILE, MANIFEST, Manifest, RunDir};
+pub use dir::{CASE_FILE, LOCK_FILE, MANIFEST, Manifest, RunDir};
 pub use netcdf::file_name as netcdf_file_name;
 pub use norms::Norms;
 pub use simulate::{Album, Simulation, simulate, time_tag};
@@ -32,8 +33,13 @@ pub struct CaseInfo {
     pub origin: String,
     /// The document as it runs (overrides applied).
     pub text: String,
+    /// The document as written, before the command's flags: what a restart tells apart from
+    /// the flags of the run it continues ([`checkpoint::continue_case`]).
+    pub base: String,
     pub run: RunSection,
     pub output: OutputSection,
+    /// The files the case read (rasters, NPY fields, series), with their hashes.
+    pub inputs: crate::case::Inputs,
 }
 
 impl CaseInfo {
@@ -43,7 +49,9 @@ impl CaseInfo {
             crate::case::Origin::Builtin { name, .. } => name.to_string(),
             crate::case::Origin::File(p) => p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
         };
-        CaseInfo { name, solver, origin: doc.origin().to_string(), text: doc.text(), run, output }
+        let inputs = doc.inputs().clone();
+        let (origin, text, base) = (doc.origin().to_string(), doc.text(), doc.written().to_string());
+        CaseInfo { name, solver, origin, text, base, run, output, inputs }
     }
 
     /// The output directory: `[output] dir`, else `out/<name>`.
@@ -77,6 +85,9 @@ pub struct RunOptions {
     pub console: Console,
     /// Continue from this checkpoint (`--restart`; see [`checkpoint`]).
     pub restart: Option<PathBuf>,
+    /// Stop a time-dependent run at the next step boundary on SIGINT or SIGTERM, with its
+    /// outputs whole ([`interrupt`]), instead of dying at once.
+    pub catch_signals: bool,
 }
 
 /// What a finished run hands back: where it wrote, and the norms of its final fields.
@@ -107,7 +118,7 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     let needs = case.needs(precision);
     crate::files::check_host_memory(&format!("{} in {precision}", info.name), needs.host)?;
     let backend = Backend::select(info.run.backend.choice())?;
-    eprintln!("backend: {}", backend.describe());
+    crate::warn(format_args!("backend: {}", backend.describe()));
     if let Backend::Gpu(gpu) = &backend {
         gpu.check_fits(&format!("{} in {precision}", info.name), needs.gpu as usize)?;
     }
@@ -130,7 +141,7 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     };
     let out = info.output_dir();
     let mut dir = match &restart {
-        Some(r) if checkpoint::wrote(&out, r.path()) => RunDir::resume(&out, opts.force, manifest)?,
+        Some(r) if checkpoint::wrote(&out, r.path()) => RunDir::resume(&out, opts.force, manifest, r.clock().t)?,
         _ => RunDir::prepare(&out, opts.force, manifest)?,
     };
     let text = info.text.clone();

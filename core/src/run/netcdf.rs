@@ -80,7 +80,7 @@ impl NetcdfRun {
             start_anew(format!("no {name} in {} to continue", dir.path().display()));
             return Ok(());
         }
-        if let Err(why) = belongs(sim, &path, info.run.precision.name()) {
+        if let Err(why) = belongs(sim, &path, info.run.precision.name(), t0) {
             start_anew(format!("{} is not this run's file ({why})", path.display()));
             return Ok(());
         }
@@ -157,9 +157,14 @@ impl NetcdfRun {
     }
 }
 
-/// Whether the NetCDF file at `path` was written by a run of `sim`'s case in `precision` by
-/// this version of hydrokern (its global attributes); what differs if not.
-fn belongs<S: Simulation>(sim: &S, path: &std::path::Path, precision: &str) -> std::result::Result<(), String> {
+/// Whether the NetCDF file at `path` was written by a run of `sim`'s case (continued from time
+/// `t0`) in `precision` by this version of hydrokern (its global attributes); what differs if not.
+fn belongs<S: Simulation>(
+    sim: &S,
+    path: &std::path::Path,
+    precision: &str,
+    t0: f64,
+) -> std::result::Result<(), String> {
     let info = sim.info();
     let nc = crate::output::netcdf::Dataset::open(path).map_err(|e| e.to_string())?;
     let text = |k: &str| nc.global_text(k).unwrap_or("not set").to_string();
@@ -170,7 +175,7 @@ fn belongs<S: Simulation>(sim: &S, path: &std::path::Path, precision: &str) -> s
             return Err(format!("its {key} is {}, not {want}", text(key)));
         }
     }
-    match super::checkpoint::case_difference(&text("case"), &info.text) {
+    match super::checkpoint::case_difference(&text("case"), &info.text, t0) {
         Some(diff) => Err(format!("another case: {diff}")),
         None => Ok(()),
     }

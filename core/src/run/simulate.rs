@@ -70,6 +70,9 @@ pub fn time_tag(t: f64) -> String {
     format!("{t}")
 }
 
+/// The longest the time loop goes without looking for a signal that asks it to stop.
+const POLL: Duration = Duration::from_millis(200);
+
 /// Run a simulation case.
 pub fn simulate<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
     let info = sim.info();
@@ -84,6 +87,9 @@ pub fn simulate<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
             info.run.max_steps
         )));
     }
+    if opts.catch_signals {
+        super::interrupt::catch();
+    }
     let mut s = start(sim, opts)?;
     let restart = s.restart.as_ref();
     let result = match s.precision {
@@ -94,11 +100,17 @@ pub fn simulate<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
     match &result {
         // The files reach the disk here, after the run's own time: a run that wrote tens of GB
         // waits seconds for the disk, and says so.
-        Ok(_) => {
+        Ok(outcome) => {
             let t = Instant::now();
+            s.dir.reached(outcome.t, outcome.steps);
             s.dir.finish("finished")?;
             opts.console
                 .say(format!("  files synced to disk in {:.2} s, after the time above", t.elapsed().as_secs_f64()));
+        }
+        // Stopped on request: the outputs so far are whole, and the manifest says where it
+        // stopped (the interrupt's line is the one to report, as any error's is).
+        Err(Error::Interrupted { .. }) => {
+            let _ = s.dir.finish("interrupted");
         }
         // The run's own error is the one to report: recording it can fail for the same reason
         // (a full disk), and that failure must not hide it.
@@ -216,6 +228,22 @@ fn time_loop<S: Simulation, T: GpuReal>(
             )));
         }
         Stepped::WriterStopped => return Err(Error::invalid("the writer thread stopped without saying why")),
+        Stepped::Interrupted { clock, signal, complete, checkpoint: saved } => {
+            opts.console.end_progress();
+            dir.reached(clock.t, clock.steps);
+            let unit = times.unit;
+            let resume = saved.map_or(String::new(), |c| {
+                let path = dir.path().join(checkpoint::CHECKPOINT_FILE);
+                format!("; continue from the checkpoint at t = {c} {unit} with --restart {}", path.display())
+            });
+            let message = format!(
+                "interrupted at t = {} {unit}, step {} ({}); outputs up to t = {complete} {unit} are complete{resume}",
+                clock.t,
+                clock.steps,
+                super::interrupt::name(signal)
+            );
+            return Err(Error::Interrupted { signal, message });
+        }
     }
     opts.console.end_progress();
     // The animations over every snapshot, now that there are no more.
@@ -295,6 +323,10 @@ enum Stepped<T> {
     OutOfSteps(Clock, State<T>),
     /// The writer ended early: its result says why.
     WriterStopped,
+    /// A signal asked the run to stop (SIGINT, SIGTERM): where it stopped, the last time whose
+    /// outputs were handed to the writer (a snapshot's, or the start), and the last checkpoint
+    /// time of this run.
+    Interrupted { clock: Clock, signal: i32, complete: f64, checkpoint: Option<f64> },
 }
 
 /// Step the model to every snapshot and the end, handing states, snapshots and checkpoints to
@@ -324,6 +356,11 @@ fn step<S: Simulation, T: GpuReal>(
     let checkpoint_at = |k: u64| every.map(|e| (k + 1) as f64 * e).filter(|&t| t < times.t_end);
     let mut clock = model.clock();
     let t0 = clock.t;
+    // What an interrupt reports: outputs are whole up to `complete`; a checkpoint at `saved`.
+    let (mut complete, mut saved) = (t0, None);
+    let interrupted = |clock: Clock, complete: f64, saved: Option<f64>| {
+        super::interrupt::requested().map(|signal| Stepped::Interrupted { clock, signal, complete, checkpoint: saved })
+    };
     // (time, step budget, whether the budget ends the run rather than limits it); a restarted
     // run has written the snapshots up to its checkpoint's time.
     let snapshots = times.snapshots.iter().filter(|&&t| restart.is_none() || t > t0);
@@ -346,9 +383,14 @@ fn step<S: Simulation, T: GpuReal>(
         // progress line too, as every stop's does.
         let mut stepped = false;
         while !reached(&clock, stop) {
+            if let Some(stopped) = interrupted(clock, complete, saved) {
+                return Ok(stopped);
+            }
             stepped = true;
             let to = checkpoint_at(passed).map_or(stop, |c| c.min(stop));
-            let until = Until { t: to, steps: budget, deadline: Some(next_line) };
+            // Back at least every POLL, to look for a signal; the deadline never changes a step.
+            let deadline = next_line.min(Instant::now() + POLL);
+            let until = Until { t: to, steps: budget, deadline: Some(deadline) };
             clock = model.advance(until)?;
             let at_stop = reached(&clock, to);
             let due = Instant::now() >= next_line;
@@ -384,6 +426,7 @@ fn step<S: Simulation, T: GpuReal>(
                 if !checkpoint(sim, backend, model, passed, &mut send, held)? {
                     return Ok(Stepped::WriterStopped);
                 }
+                saved = Some(clock.t);
             }
         }
         let t = Instant::now();
@@ -394,6 +437,7 @@ fn step<S: Simulation, T: GpuReal>(
         if !send(Job::Snapshot(later, products, stepped), held) {
             return Ok(Stepped::WriterStopped);
         }
+        complete = clock.t;
         next_line = Instant::now() + progress_every;
         // A checkpoint time that is also this snapshot's: the checkpoint comes after the
         // snapshot, so that a restart from it has nothing before it left to write.
@@ -402,6 +446,7 @@ fn step<S: Simulation, T: GpuReal>(
             if !checkpoint(sim, backend, model, passed, &mut send, held)? {
                 return Ok(Stepped::WriterStopped);
             }
+            saved = Some(clock.t);
         }
     }
     Ok(Stepped::Done)
@@ -428,9 +473,11 @@ fn checkpoint<S: Simulation, T: GpuReal>(
         precision: info.run.precision,
         backend: checkpoint::backend_kind(backend),
         case: info.text.clone(),
+        base: info.base.clone(),
         checkpoints: passed,
+        inputs: info.inputs.list(),
     };
-    Ok(send(Job::Checkpoint(state, meta, products), held))
+    Ok(send(Job::Checkpoint(state, Box::new(meta), products), held))
 }
 
 /// Progress lines (or a bar on a terminal), with the ETA from the part of the run done since

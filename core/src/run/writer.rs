@@ -29,7 +29,7 @@ pub enum Job<T> {
     /// it first when the flag says so.
     Snapshot(Later<T>, Option<Products<T>>, bool),
     /// Write the products so far, then a checkpoint (it replaces the last one).
-    Checkpoint(Checkpoint<T>, Meta, Option<Products<T>>),
+    Checkpoint(Checkpoint<T>, Box<Meta>, Option<Products<T>>),
 }
 
 /// What the writer leaves when the queue closes.

@@ -52,6 +52,42 @@ fn output_that_cannot_be_written_is_an_error_not_a_panic() {
     }
 }
 
+/// A standard error that cannot be written (a full device, a closed descriptor) loses what the
+/// run says there and nothing else: the run goes on and ends with its usual status. A help text
+/// that cannot be written is a failure.
+#[test]
+fn a_standard_error_that_cannot_be_written_changes_nothing() {
+    let Ok(full) = std::fs::File::create("/dev/full") else { return };
+    let run = |tag: &str| {
+        let out = scratch(tag);
+        let args =
+            ["--backend", "cpu", "sediment", "--nx", "16", "--steps", "20", "--output", s(&out)].map(str::to_string);
+        (out, args)
+    };
+    let (out, args) = run("stderr-full");
+    let o = Command::new(bin()).args(&args).stderr(full.try_clone().unwrap()).output().unwrap();
+    assert!(o.status.success(), "exit {:?}: {}", o.status, stdout(&o));
+    let has_h =
+        |d: &Path| std::fs::read_dir(d).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with("h_t"));
+    assert!(stdout(&o).contains("done:") && has_h(&out), "{}", stdout(&o));
+    // A bad flag still fails, with its usual status.
+    let o = Command::new(bin()).args(["sediment", "--nx", "many"]).stderr(full.try_clone().unwrap()).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let (closed, args) = run("stderr-closed");
+    let o = Command::new("sh").arg("-c").arg("exec \"$0\" \"$@\" 2>&-").arg(bin()).args(&args).output().unwrap();
+    assert!(o.status.success(), "exit {:?}: {}", o.status, stdout(&o));
+    assert!(has_h(&closed));
+    for help in [&["--help"][..], &["sediment", "--help"]] {
+        let o = Command::new(bin()).args(help).stdout(full.try_clone().unwrap()).output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{help:?}: {err}");
+        assert!(err.contains("standard output") && !err.contains("panicked"), "{help:?}: {err}");
+    }
+    for d in [out, closed] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
 #[test]
 fn a_closed_pipe_does_not_lose_the_results() {
     let out = scratch("pipe");
@@ -282,6 +318,51 @@ fn a_blow_up_stops_names_the_cell_and_keeps_the_last_good_state() {
     let (h, _) = hydrokern::output::npy::read_npy_f64(&kept[0]).unwrap();
     assert!(h.iter().all(|v| v.is_finite()), "the kept state is not the last good one");
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// `--write-case` writes a new regular file whole: a symbolic link, a FIFO or a directory at the
+/// name is refused always, an existing file without `--force`. The written case runs into a
+/// directory named after it, not into its scenario's.
+#[test]
+fn write_case_replaces_nothing_and_gets_its_own_run_directory() {
+    let dir = scratch("write-case");
+    std::fs::create_dir_all(&dir).unwrap();
+    let notes = dir.join("notes.toml");
+    std::fs::write(&notes, b"mine").unwrap();
+    let target = dir.join("target.txt");
+    std::fs::write(&target, b"kept").unwrap();
+    let link = dir.join("link.toml");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let fifo = dir.join("fifo.toml");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    refused(&["dam-break", "--write-case", s(&notes)], "the file exists; pass --force");
+    assert_eq!(std::fs::read(&notes).unwrap(), b"mine");
+    refused(&["dam-break", "--write-case", s(&link)], "a symbolic link");
+    refused(&["dam-break", "--write-case", s(&link), "--force"], "a symbolic link");
+    assert_eq!(std::fs::read(&target).unwrap(), b"kept");
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    refused(&["dam-break", "--write-case", s(&fifo), "--force"], "not a regular file");
+    refused(&["dam-break", "--write-case", s(&dir)], "a directory");
+    // With --force an existing file is replaced, whole.
+    let o = hydrokern(&["dam-break", "--write-case", s(&notes), "--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&notes).unwrap().contains("solver = \"kp\""));
+    // The scenario's output.dir gives way to one named after the file, said on stderr.
+    let mine = dir.join("my-dam.toml");
+    let o = hydrokern(&["dam-break", "--write-case", s(&mine)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("out/my-dam"), "{}", stderr(&o));
+    let o = hydrokern(&["check", s(&mine)]);
+    assert!(stdout(&o).contains("output to out/my-dam"), "{}{}", stdout(&o), stderr(&o));
+    // A directory given on the command line stays.
+    let given = dir.join("given.toml");
+    let o = hydrokern(&["dam-break", "--output", "elsewhere", "--write-case", s(&given)]);
+    assert!(o.status.success() && !stderr(&o).contains("out/given"), "{}", stderr(&o));
+    assert!(stdout(&hydrokern(&["check", s(&given)])).contains("output to elsewhere"));
+    let left: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(left.iter().all(|n| !n.contains(".tmp")), "temporary files left: {left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -514,3 +514,91 @@ fn solvers_without_a_time_loop_refuse_checkpoint_times() {
         assert!(e.contains("output.checkpoint_every") && e.contains("no time loop"), "{e}");
     }
 }
+
+/// A restart whose case reads an input file that changed since the checkpoint (here the
+/// raster of Manning's n) is refused, naming the file: the model would go on from a state the
+/// new file did not give, and fields such as the bed are rebuilt from the files, not saved.
+#[test]
+fn a_restart_from_changed_inputs_is_refused() {
+    use crate::cmd::{hydrokern, refused, s};
+    let dir = scratch("changed-input");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    for f in ["valley.tif", "valley-reservoir.asc", "valley-manning.asc"] {
+        std::fs::copy(examples.join("data").join(f), dir.join("data").join(f)).unwrap();
+    }
+    let case = dir.join("valley.toml");
+    std::fs::copy(examples.join("valley.toml"), &case).unwrap();
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    let args = |out: &Path| -> Vec<String> {
+        ["--backend", "cpu", "run", s(&case), "--t-end", "2", "--checkpoint-every", "1", "--output", s(out)]
+            .map(str::to_string)
+            .to_vec()
+    };
+    let o = hydrokern(&args(&a).iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", crate::cmd::stderr(&o));
+    let ckpt = a.join(CHECKPOINT_FILE);
+    let manning = dir.join("data/valley-manning.asc");
+    let text = std::fs::read_to_string(&manning).unwrap();
+    std::fs::write(&manning, text.replacen("0.06", "0.07", 1)).unwrap();
+    let mut again = args(&b);
+    again.extend(["--restart".into(), s(&ckpt).into()]);
+    let again: Vec<&str> = again.iter().map(String::as_str).collect();
+    refused(&again, &format!("--restart: {} changed since the checkpoint was written (hash ", manning.display()));
+    assert!(!b.exists(), "the refused run made its directory");
+    // The same bytes again: the restart goes on.
+    std::fs::write(&manning, &text).unwrap();
+    let o = hydrokern(&again);
+    assert!(o.status.success(), "{}", crate::cmd::stderr(&o));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `--restart` on the command line continues the checkpoint's case: the flags of the run that
+/// wrote it need not be given again, a later `--t-end` extends the run (its later snapshots
+/// written, the earlier end's state gone), and any other change is refused as before.
+#[test]
+fn a_restart_needs_only_the_changes() {
+    use crate::cmd::{hydrokern, refused, s, stderr, stdout};
+    let a = scratch("changes");
+    let o = hydrokern(&[
+        "--backend",
+        "cpu",
+        "dam-break",
+        "--nx",
+        "24",
+        "--t-end",
+        "0.3",
+        "--checkpoint-every",
+        "0.1",
+        "--output",
+        s(&a),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let steps = |o: &std::process::Output| -> String {
+        let text = stdout(o);
+        let done = text.lines().find(|l| l.starts_with("done: ")).unwrap_or_else(|| panic!("{text}"));
+        done.split_whitespace().nth(1).unwrap().to_string()
+    };
+    let whole = steps(&o);
+    let ckpt = a.join(CHECKPOINT_FILE);
+    // Nothing but --restart: the grid, the end, the checkpoints, the backend and the directory
+    // are the checkpoint's.
+    let o = hydrokern(&["dam-break", "--restart", s(&ckpt)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(steps(&o), whole);
+    assert!(stdout(&o).contains("restarted from") && a.join("h_t0.3.npy").exists(), "{}", stdout(&o));
+    assert_eq!(manifest(&a).status, "finished");
+    // Other changes are refused with one line, as before.
+    refused(&["dam-break", "--restart", s(&ckpt), "--t-end", "0.25"], "time.t_end is 0.3 there and 0.25 here");
+    refused(&["dam-break", "--restart", s(&ckpt), "--nx", "32"], "grid.nx is 24 there and 32 here");
+    refused(&["dam-break", "--restart", s(&ckpt), "--checkpoint-every", "0.05"], "output.checkpoint_every is 0.1");
+    // A later end, with a snapshot after the checkpoint's time.
+    let o = hydrokern(&["dam-break", "--restart", s(&ckpt), "--t-end", "0.5", "--snapshots", "0.45"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(a.join("h_t0.45.npy").exists() && a.join("h_t0.5.npy").exists());
+    assert!(!a.join("h_t0.3.npy").exists(), "the earlier end's state is still there");
+    let m = manifest(&a);
+    assert_eq!((m.status.as_str(), m.t), ("finished", Some(0.5)));
+    assert!(m.files.iter().all(|f| a.join(f).exists()), "{:?}", m.files);
+    std::fs::remove_dir_all(a).unwrap();
+}

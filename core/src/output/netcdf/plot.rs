@@ -64,7 +64,10 @@ pub fn plot(path: &Path, out: &Path) -> Result<Vec<PathBuf>> {
         if beside.exists() {
             written.extend(plot(&beside, out)?);
         } else {
-            eprintln!("note: {} names {name} ({key}), which is not beside it: its plots are left out", path.display());
+            crate::warn(format_args!(
+                "note: {} names {name} ({key}), which is not beside it: its plots are left out",
+                path.display()
+            ));
         }
     }
     Ok(written)
