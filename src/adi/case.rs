@@ -204,9 +204,8 @@ pub struct AdiCase {
     times: Times,
     /// Initial volume Σ h ΔxΔy (m³).
     v0: f64,
-    /// The pictures' fixed ζ range (± this, m) and largest depth.
-    pub(super) zeta_range: f64,
-    pub(super) h_max: f64,
+    /// The pictures' fixed colour ranges.
+    ranges: pictures::Ranges,
     /// How the GPU sweeps solve their lines.
     strategy: Strategy,
     /// How the GPU's y-sweep reaches its columns.
@@ -220,11 +219,6 @@ pub struct AdiCase {
 }
 
 impl AdiCase {
-    /// The run's end, s: the end of the colour scale of time in its profile plots.
-    pub(super) fn t_end(&self) -> f64 {
-        self.times.t_end
-    }
-
     pub fn load(doc: &CaseDoc) -> Result<AdiCase> {
         let (common, f): (Common, File) = doc.parse_case()?;
         let c = Check::new(doc);
@@ -353,8 +347,7 @@ impl AdiCase {
         setup.validate().map_err(|e| doc.invalid("bathymetry", e))?;
         let h: Vec<f64> = setup.depth.iter().zip(&setup.zeta).map(|(d, z)| d + z).collect();
         let v0 = grid.integrate(&h);
-        let h_max = h.iter().fold(0.0f64, |a, &v| a.max(v));
-        let zeta_range = pictures::zeta_range(&setup, &grid, &h);
+        let ranges = pictures::Ranges::of(&setup, &grid, &h);
         let gauge_cells = common.output.products().cells(&grid).map_err(|e| doc.invalid("output.gauges", e))?;
         let info = CaseInfo::new(doc, "adi", common);
         let strategy = match &f.gpu.strategy {
@@ -363,20 +356,7 @@ impl AdiCase {
         };
         let failure = Mutex::new(None);
         let tunable = f.gpu.strategy.is_none() && f.gpu.y_sweep.is_none();
-        Ok(AdiCase {
-            info,
-            setup,
-            grid,
-            times,
-            v0,
-            zeta_range,
-            h_max,
-            strategy,
-            y_sweep,
-            tunable,
-            failure,
-            gauge_cells,
-        })
+        Ok(AdiCase { info, setup, grid, times, v0, ranges, strategy, y_sweep, tunable, failure, gauge_cells })
     }
 
     /// The problem as read.
@@ -580,7 +560,7 @@ impl Simulation for AdiCase {
         }
     }
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
-        pictures::write(self, &self.setup, &self.grid, state, album, dir)
+        pictures::write(&self.setup, &self.grid, self.ranges, self.times.t_end, state, album, dir)
     }
 }
 

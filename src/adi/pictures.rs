@@ -1,11 +1,10 @@
 //! The pictures of an ADI snapshot: maps of ζ and of h = d + ζ with axes in metres over the
 //! hillshaded bed, dry cells as land; the centre line of ζ along x at every snapshot so far,
 //! coloured by time, with the initial ζ and the bed; and an animation of ζ. Colours keep one
-//! range for the whole run ([`zeta_range`] for ζ; 0 to the initial largest depth for h), so
-//! snapshots compare.
+//! range for the whole run ([`Ranges`]: [`zeta_range`] for ζ; 0 to the initial largest depth
+//! for h), so snapshots compare.
 
-use super::case::AdiCase;
-use super::{Boundary, Level, Setup};
+use super::setup::{Boundary, Level, Setup};
 use crate::Real;
 use crate::Result;
 use crate::grid::Grid2;
@@ -36,12 +35,29 @@ pub fn zeta_range(s: &Setup, grid: &Grid2, h: &[f64]) -> f64 {
     if r > 0.0 && r.is_finite() { r } else { 0.01 }
 }
 
+/// The colour ranges every snapshot keeps: ζ's maps ± `zeta` ([`zeta_range`]), h's from 0 to
+/// `h_max`, the initial largest depth.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ranges {
+    pub zeta: f64,
+    pub h_max: f64,
+}
+
+impl Ranges {
+    /// The ranges of a run of `s` on `grid` whose initial total depth is `h`.
+    pub fn of(s: &Setup, grid: &Grid2, h: &[f64]) -> Ranges {
+        Ranges { zeta: zeta_range(s, grid, h), h_max: h.iter().fold(0.0f64, |a, &v| a.max(v)) }
+    }
+}
+
 /// `zeta_t<time>.png`, `h_t<time>.png` (over the hillshaded bed, dry cells as land),
-/// `centreline.png` and a frame of `zeta.gif`.
+/// `centreline.png` and a frame of `zeta.gif`; `t_end` is the run's end, the end of the colour
+/// scale of time in the profile plot.
 pub fn write<T: Real>(
-    case: &AdiCase,
     s: &Setup,
     g: &Grid2,
+    ranges: Ranges,
+    t_end: f64,
     state: &State<T>,
     album: &mut Album,
     dir: &mut RunDir,
@@ -57,7 +73,7 @@ pub fn write<T: Real>(
     let dry_below = s.drying.map_or(f64::NEG_INFINITY, |(d, _)| d);
     let dry: Vec<bool> = hv.iter().map(|&h| h <= dry_below).collect();
     let ground = Ground { bed: &bed, dry: &dry };
-    let r = case.zeta_range;
+    let r = ranges.zeta;
     let mut map = MapOptions::new(format!("surface elevation, t = {t} s ({size})"), "ζ [m]").in_metres(g.edges());
     map.range = Some((-r, r));
     map.colormap = Colormap::diverging();
@@ -65,7 +81,7 @@ pub fn write<T: Real>(
     dir.write(&format!("zeta_t{t}.png"), |p| pic.write_png(p))?;
     album.animations.push("zeta.gif", pic);
     let mut map = MapOptions::new(format!("total depth h = d + ζ, t = {t} s ({size})"), "h [m]").in_metres(g.edges());
-    map.range = Some((0.0, case.h_max.max(1e-12)));
+    map.range = Some((0.0, ranges.h_max.max(1e-12)));
     let pic = render_map(&hv, g.nx, g.ny, &map, Some(&ground))?;
     dir.write(&format!("h_t{t}.png"), |p| pic.write_png(p))?;
     // The centre line (the middle row): ζ at every snapshot so far, the initial ζ dashed, and
@@ -84,7 +100,7 @@ pub fn write<T: Real>(
     let profiles = Profiles {
         x,
         curves: album.profiles.clone(),
-        times: (0.0, case.t_end()),
+        times: (0.0, t_end),
         time_label: "t [s]".into(),
         references: vec![initial],
         bed: Some(bed[cells].to_vec()),

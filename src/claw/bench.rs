@@ -11,7 +11,7 @@
 //! step and the CPU reference count their two sweeps'.
 
 use super::cpu::{Claw2, Clock, HALO, Setup};
-use super::flops::{Counted, SweepOps, counted, sweep_ops};
+use super::flops::{Counted, count_sweeps, flop_note, flops};
 use super::gpu::{GpuClaw2, GpuSweeps, planes};
 use super::{Acoustics2d, Advection, Cfl, Limiter, ShallowHlle, ShallowRoe, Splitting};
 use crate::bench::{BenchOptions, Report, time_cpu, time_gpu};
@@ -31,8 +31,6 @@ pub const SUITE: crate::bench::Suite = crate::bench::Suite {
 const DEFAULT_EDGES: [usize; 4] = [1000, 2048, 4096, 8192];
 /// The CPU peer is timed up to this edge.
 const CPU_MAX_EDGE: usize = 1000;
-/// Consecutive cells of the bench's random state along which the operations are counted.
-pub(super) const COUNTED_CELLS: usize = 4096;
 
 pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let edges = if opts.sizes.is_empty() { DEFAULT_EDGES.to_vec() } else { opts.sizes.clone() };
@@ -61,41 +59,6 @@ fn precision<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n:
     let adv = Advection { velocity: [T::ONE, T::HALF, T::ZERO] };
     let adv_counted = Advection { velocity: [Counted::ONE, Counted::HALF, Counted::ZERO] };
     solver(gpu, opts, report, n, (adv, adv_counted), "advection", |rng| ([u(rng, -1.0, 1.0)], []))
-}
-
-/// The operations a sweep along each of `dirs` spends on the first [`COUNTED_CELLS`] cells of
-/// `cells` taken as one line (random states, independent of their place).
-pub(super) fn count_sweeps<T: Real, R: Riemann<Counted, M, W, A>, const M: usize, const W: usize, const A: usize>(
-    solver: &R,
-    limiter: Limiter,
-    dtdx: f64,
-    cells: impl Iterator<Item = ([T; M], [T; A])>,
-    dirs: &[usize],
-) -> Vec<SweepOps> {
-    let (q, aux): (Vec<_>, Vec<_>) = cells.take(COUNTED_CELLS).map(|(q, a)| (counted(&q), counted(&a))).unzip();
-    dirs.iter().map(|&dir| sweep_ops(solver, limiter, dir, dtdx, &q, &aux)).collect()
-}
-
-/// The flops of `sweeps` (one after another) over `cells` cells, for a row.
-pub(super) fn flops(sweeps: &[SweepOps], cells: usize) -> Option<f64> {
-    Some(sweeps.iter().map(SweepOps::per_cell).sum::<f64>() * cells as f64)
-}
-
-/// Flops a cell of `sweeps` (one after another) and their intensity over `bytes` moved a cell
-/// by each sweep, for a row's note: one sweep's by point function, several as their sum.
-pub(super) fn flop_note(sweeps: &[SweepOps], bytes: f64) -> String {
-    let num = |x: f64| if (x - x.round()).abs() < 0.05 { format!("{x:.0}") } else { format!("{x:.1}") };
-    let total: f64 = sweeps.iter().map(SweepOps::per_cell).sum();
-    let parts = match sweeps {
-        [one] => format!(
-            "solve {} + correction {} + update {}",
-            num(one.solve_flops()),
-            num(one.correction_flops()),
-            num(one.update_flops())
-        ),
-        _ => sweeps.iter().map(|s| num(s.per_cell())).collect::<Vec<_>>().join(" + "),
-    };
-    format!("{} flop/cell ({parts}), {:.2} flop/B", num(total), total / (sweeps.len() as f64 * bytes))
 }
 
 /// The rows of one solver at n² cells: x-sweep, y-sweep, both, and the CPU reference's step;

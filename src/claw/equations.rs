@@ -7,6 +7,8 @@
 use super::cpu::{Claw2, Setup};
 use super::d3::cpu::{Claw3, Setup3};
 use super::model::{ClawModel2, ClawModel3};
+use super::shapes::Reshape;
+use super::stepper::GpuRun;
 use crate::model::Model;
 use crate::products::Spec;
 use crate::runtime::{Backend, Gpu};
@@ -34,6 +36,13 @@ impl Info {
         fields.extend(R::AUX);
         Info { name: R::NAME, fields, state: M, constants: R::CONSTANTS, dims }
     }
+}
+
+/// Work on a running GPU simulation of a system of equations, whatever the system's kernels:
+/// [`Equations::on_gpu_run`] builds the run and hands it over (the tuner's search of the sweeps'
+/// shapes, `tune.rs`, is such work).
+pub trait OnGpuRun<T: GpuReal> {
+    fn run<K: Reshape<T>>(self, gpu: &Gpu, run: &mut GpuRun<T, K>) -> Result<Found>;
 }
 
 /// A case's data, solver-independent: the set-up (in 2D `nz` is 1 and the bottom and top sides
@@ -90,16 +99,23 @@ mod plane {
         Ok(reference::<T, R, M, W, A>(data)?.1.next_dt())
     }
 
-    /// The search of the sweeps' shapes in a run of `data` on `gpu` (`tune::claw`).
-    pub fn tune<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+    /// A running simulation of `data` on `gpu`, handed to `work` (the tuner's search).
+    pub fn on_gpu_run<
+        T: GpuReal,
+        R: Kernels<T, M, W, A>,
+        F: OnGpuRun<T>,
+        const M: usize,
+        const W: usize,
+        const A: usize,
+    >(
         gpu: &Gpu,
         data: &Data,
-        rounds: usize,
+        work: F,
     ) -> Result<Found> {
         let (solver, cpu) = reference::<T, R, M, W, A>(data)?;
         let mut run = super::super::gpu::GpuClaw2::new(gpu, solver, &cpu)?;
         drop(cpu);
-        crate::claw::tune::search_shapes(gpu, &mut run, rounds)
+        work.run(gpu, &mut run)
     }
 
     /// Device memory of a run on the GPU, bytes.
@@ -141,15 +157,22 @@ mod volume {
         Ok(reference::<T, R, M, W, A>(data)?.1.clock().next_dt())
     }
 
-    pub fn tune<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
+    pub fn on_gpu_run<
+        T: GpuReal,
+        R: Kernels3<T, M, W, A>,
+        F: OnGpuRun<T>,
+        const M: usize,
+        const W: usize,
+        const A: usize,
+    >(
         gpu: &Gpu,
         data: &Data,
-        rounds: usize,
+        work: F,
     ) -> Result<Found> {
         let (solver, cpu) = reference::<T, R, M, W, A>(data)?;
         let mut run = super::super::d3::gpu::GpuClaw3::new(gpu, solver, &cpu)?;
         drop(cpu);
-        crate::claw::tune::search_shapes(gpu, &mut run, rounds)
+        work.run(gpu, &mut run)
     }
 
     pub fn device_bytes<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
@@ -201,10 +224,10 @@ macro_rules! equations {
                 match self { $(Equations::$variant => $dims::device_bytes::<T, $ty, $m, $w, $a>(setup)),* }
             }
 
-            /// The search of the sweeps' shapes in a running simulation of `data` on `gpu` in
-            /// precision T, `rounds` timed steps a candidate.
-            pub fn tune<T: GpuReal>(self, gpu: &Gpu, data: &Data, rounds: usize) -> Result<Found> {
-                match self { $(Equations::$variant => $dims::tune::<T, $ty, $m, $w, $a>(gpu, data, rounds)),* }
+            /// A running simulation of `data` on `gpu` in precision T, handed to `work` (the
+            /// tuner's search of the sweeps' shapes).
+            pub fn on_gpu_run<T: GpuReal, F: OnGpuRun<T>>(self, gpu: &Gpu, data: &Data, work: F) -> Result<Found> {
+                match self { $(Equations::$variant => $dims::on_gpu_run::<T, $ty, F, $m, $w, $a>(gpu, data, work)),* }
             }
 
             /// The first Δt of `data`; an error naming the first inadmissible cell.

@@ -302,3 +302,41 @@ pub fn sweep_ops<R: Riemann<Counted, M, W, A>, const M: usize, const W: usize, c
         cells: len - 4,
     }
 }
+
+/// Consecutive cells of a line along which [`count_sweeps`] counts the operations.
+pub const COUNTED_CELLS: usize = 4096;
+
+/// The operations a sweep along each of `dirs` spends on the first [`COUNTED_CELLS`] cells of
+/// `cells` taken as one line (random states, independent of their place).
+pub fn count_sweeps<T: Real, R: Riemann<Counted, M, W, A>, const M: usize, const W: usize, const A: usize>(
+    solver: &R,
+    limiter: Limiter,
+    dtdx: f64,
+    cells: impl Iterator<Item = ([T; M], [T; A])>,
+    dirs: &[usize],
+) -> Vec<SweepOps> {
+    let (q, aux): (Vec<_>, Vec<_>) = cells.take(COUNTED_CELLS).map(|(q, a)| (counted(&q), counted(&a))).unzip();
+    dirs.iter().map(|&dir| sweep_ops(solver, limiter, dir, dtdx, &q, &aux)).collect()
+}
+
+/// The flops of `sweeps` (one after another) over `cells` cells, for a row.
+pub fn flops(sweeps: &[SweepOps], cells: usize) -> Option<f64> {
+    Some(sweeps.iter().map(SweepOps::per_cell).sum::<f64>() * cells as f64)
+}
+
+/// Flops a cell of `sweeps` (one after another) and their intensity over `bytes` moved a cell
+/// by each sweep, for a row's note: one sweep's by point function, several as their sum.
+pub fn flop_note(sweeps: &[SweepOps], bytes: f64) -> String {
+    let num = |x: f64| if (x - x.round()).abs() < 0.05 { format!("{x:.0}") } else { format!("{x:.1}") };
+    let total: f64 = sweeps.iter().map(SweepOps::per_cell).sum();
+    let parts = match sweeps {
+        [one] => format!(
+            "solve {} + correction {} + update {}",
+            num(one.solve_flops()),
+            num(one.correction_flops()),
+            num(one.update_flops())
+        ),
+        _ => sweeps.iter().map(|s| num(s.per_cell())).collect::<Vec<_>>().join(" + "),
+    };
+    format!("{} flop/cell ({parts}), {:.2} flop/B", num(total), total / (sweeps.len() as f64 * bytes))
+}

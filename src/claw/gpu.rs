@@ -3,7 +3,7 @@
 //! ([`GpuClaw2`], whole steps decided on the device: `stepper.rs`).
 
 use super::cpu::{Claw2, Clock, HALO, Setup};
-use super::shapes::{Reshape, room_for};
+use super::shapes::{Reshape, SweepShapes, room_for};
 use super::stepper::{BUFFERS, GpuRun, StepKernels, run_bytes};
 use super::{Cfl, Splitting};
 use crate::runtime::BlockLimits;
@@ -16,7 +16,7 @@ use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::launch::Family;
 
 /// Launch shapes of the 2D sweeps, run-time parameters (`hydrokern tune` searches them:
-/// `src/tune/claw.rs`).
+/// `shapes.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shapes {
     /// x-sweep block: warps along x (each updates 29 cells of a row), rows along y.
@@ -28,7 +28,7 @@ pub struct Shapes {
 
 impl Default for Shapes {
     /// 2 × 2 warps for x; 64 × 2 threads marching 32 cells for y (measured on the H100 when
-    /// the kernels were written; the tuner issue searches the rest).
+    /// the kernels were written; `hydrokern tune` finds each GPU's own).
     fn default() -> Self {
         Shapes { x: (2, 2), y: (64, 2, 32) }
     }
@@ -60,6 +60,24 @@ impl Shapes {
             (LaunchShape::fixed((l.nx.div_ceil(bx), l.ny.div_ceil(rows).div_ceil(by), 1), (bx, by, 1)), rows)
         };
         (shape.with_shared_of::<T>(32), rows)
+    }
+}
+
+impl SweepShapes for Shapes {
+    const AXES: usize = 2;
+    fn axis(&self, dir: usize) -> [u32; 3] {
+        if dir == 0 { [self.x.0, self.x.1, 1] } else { [self.y.0, self.y.1, self.y.2] }
+    }
+    fn with_axis(mut self, dir: usize, b: [u32; 3]) -> Self {
+        if dir == 0 {
+            self.x = (b[0], b[1]);
+        } else {
+            self.y = (b[0], b[1], b[2]);
+        }
+        self
+    }
+    fn check(&self) -> Result<()> {
+        Shapes::check(self)
     }
 }
 

@@ -1,11 +1,10 @@
-//! What the 2D and 3D CPU references share (`cpu.rs`, `cpu3.rs`): a padded grid seen as lines
+//! What the 2D and 3D CPU references share (`cpu.rs`, `d3/cpu.rs`): a padded grid seen as lines
 //! of cells along each axis ([`Lines`]), the sweep of those lines along one axis, the fastest
 //! wave along an axis (the first Δt), the ghost fill from a ghost enumeration of
 //! `kernels::halo`, PyClaw's accepted step with the blow-up check, and the set-up checks. Written once so that
 //! the references' sweeps are the same code in every dimension.
 
-use super::Cfl;
-use super::cpu::{Clock, Step};
+use super::clock::{Cfl, Clock, Step};
 use crate::{Error, Real, Result};
 use kernels::claw::{Limiter, Riemann, Solution, correction_by, update, wave_dots};
 use kernels::grid::{Layout2, Layout3};

@@ -154,7 +154,7 @@ pub type ClawModel3<T, R, const M: usize, const W: usize, const A: usize> =
 /// The sweeps' shapes of a GPU run of solver `name` in precision T: the tuning cache's when
 /// tuning is on and it has a record (a case has no key for them), else the defaults.
 fn tuned_shapes<T: GpuReal, S: SweepShapes>(backend: &Backend, name: &str) -> S {
-    let lookup = |g: &Gpu| super::tune::tuned_shapes::<S>(g, crate::Precision::of::<T>(), name);
+    let lookup = |g: &Gpu| super::shapes::tuned_shapes::<S>(g, crate::Precision::of::<T>(), name);
     crate::tune::case_launch(backend, true, S::default(), lookup, label::<S>, &format!("claw {name}"))
 }
 

@@ -1,13 +1,11 @@
-//! The sweeps' launch shapes axis by axis, in 2D ([`Shapes`]) and 3D ([`Shapes3`]) alike, as
-//! the tuner searches them and the tuning cache writes them (`src/tune/claw.rs`): one block a
+//! The sweeps' launch shapes axis by axis ([`SweepShapes`], which the 2D `gpu::Shapes` and the
+//! 3D `d3::gpu::Shapes3` implement), as the tuner searches them (`tune.rs`) and the tuning
+//! cache writes them ([`label`]) and gives them back to a run ([`tuned_shapes`]): one block a
 //! sweep, changed between steps of a running simulation ([`Reshape`]).
 
-use super::d3::gpu::Shapes3;
-use super::gpu::Shapes;
 use super::stepper::{GpuRun, StepKernels};
-use crate::runtime::BlockLimits;
-use crate::runtime::DeviceBuffer;
-use crate::{Error, Gpu, GpuReal, Result};
+use crate::runtime::{BlockLimits, DeviceBuffer};
+use crate::{Error, Gpu, GpuReal, Precision, Result};
 
 /// A run's sweep shapes, one block per axis. Along x a block is `[warps, rows, 1]` (warps
 /// along x, each updating 29 cells of a row, and rows along y); across (y, z) `[threads along
@@ -26,46 +24,6 @@ pub trait SweepShapes: Copy + PartialEq + std::fmt::Debug + Default {
 /// Threads of block `b` of the sweep along `dir`.
 pub fn threads(dir: usize, b: [u32; 3]) -> u32 {
     if dir == 0 { 32 * b[0] * b[1] } else { b[0] * b[1] }
-}
-
-impl SweepShapes for Shapes {
-    const AXES: usize = 2;
-    fn axis(&self, dir: usize) -> [u32; 3] {
-        if dir == 0 { [self.x.0, self.x.1, 1] } else { [self.y.0, self.y.1, self.y.2] }
-    }
-    fn with_axis(mut self, dir: usize, b: [u32; 3]) -> Self {
-        if dir == 0 {
-            self.x = (b[0], b[1]);
-        } else {
-            self.y = (b[0], b[1], b[2]);
-        }
-        self
-    }
-    fn check(&self) -> Result<()> {
-        Shapes::check(self)
-    }
-}
-
-impl SweepShapes for Shapes3 {
-    const AXES: usize = 3;
-    fn axis(&self, dir: usize) -> [u32; 3] {
-        match dir {
-            0 => [self.x.0, self.x.1, 1],
-            1 => [self.y.0, self.y.1, self.y.2],
-            _ => [self.z.0, self.z.1, self.z.2],
-        }
-    }
-    fn with_axis(mut self, dir: usize, b: [u32; 3]) -> Self {
-        match dir {
-            0 => self.x = (b[0], b[1]),
-            1 => self.y = (b[0], b[1], b[2]),
-            _ => self.z = (b[0], b[1], b[2]),
-        }
-        self
-    }
-    fn check(&self) -> Result<()> {
-        Shapes3::check(self)
-    }
 }
 
 const AXIS_NAMES: [&str; 3] = ["x", "y", "z"];
@@ -140,9 +98,17 @@ impl<T: GpuReal, K: Reshape<T>> GpuRun<T, K> {
     }
 }
 
+/// The shapes a run of the equations `name` in `precision` should use, from the cache (None:
+/// the defaults).
+pub fn tuned_shapes<S: SweepShapes>(gpu: &Gpu, precision: Precision, name: &str) -> Option<S> {
+    crate::tune::tuned_config(gpu, "claw", name, precision, parse::<S>)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::claw::d3::gpu::Shapes3;
+    use crate::claw::gpu::Shapes;
 
     #[test]
     fn labels_read_back_in_2d_and_3d() {

@@ -7,8 +7,7 @@
 //! redoes it from the kept state with a smaller Δt. The host only queues steps and reads the
 //! clock between batches.
 
-use super::Cfl;
-use super::cpu::{Clock, Step};
+use super::clock::{Cfl, Clock, Step};
 use crate::foundation::ReduceOp;
 use crate::foundation::gpu::Reducer;
 use crate::model::{Checkpoint, Halt};

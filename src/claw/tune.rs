@@ -9,14 +9,16 @@
 //! default and the best are timed against each other, interleaved, for the record.
 
 use crate::claw::d3::cpu::Setup3;
-use crate::claw::equations::{Data, Equations, Info};
-use crate::claw::shapes::{Reshape, SweepShapes, label, parse, threads};
+use crate::claw::equations::{Data, Equations, Info, OnGpuRun};
+use crate::claw::shapes::{Reshape, SweepShapes, label, threads};
 use crate::claw::stepper::GpuRun;
 use crate::runtime::{BlockLimits, Pruned};
 use crate::runtime::{Gpu, Timer};
 use crate::tune::{Found, Record, Tunable, TuneOptions};
 use crate::{Error, GpuReal, Precision, Result};
 use rayon::prelude::*;
+
+pub use crate::claw::shapes::tuned_shapes;
 
 /// x-sweep blocks: warps along x × rows along y.
 const X_WARPS: [u32; 4] = [1, 2, 4, 8];
@@ -25,12 +27,6 @@ const X_ROWS: [u32; 5] = [1, 2, 4, 8, 16];
 const ACROSS_X: [u32; 4] = [32, 64, 128, 256];
 const ACROSS_Y: [u32; 3] = [1, 2, 4];
 const ACROSS_CELLS: [u32; 3] = [16, 32, 64];
-
-/// The shapes a run of the equations `name` in `precision` should use, from the cache (None:
-/// the defaults).
-pub fn tuned_shapes<S: SweepShapes>(gpu: &Gpu, precision: Precision, name: &str) -> Option<S> {
-    crate::tune::tuned_config(gpu, "claw", name, precision, parse::<S>)
-}
 
 /// The blocks searched along `dir`, in order.
 pub fn axis_space(dir: usize) -> Vec<[u32; 3]> {
@@ -127,6 +123,18 @@ pub fn search_shapes<T: GpuReal, K: Reshape<T>>(gpu: &Gpu, run: &mut GpuRun<T, K
     Ok(found)
 }
 
+/// [`search_shapes`] with `rounds` timed steps a candidate, as each system's running simulation
+/// is handed to it ([`Equations::on_gpu_run`]).
+struct Search {
+    rounds: usize,
+}
+
+impl<T: GpuReal> OnGpuRun<T> for Search {
+    fn run<K: Reshape<T>>(self, gpu: &Gpu, run: &mut GpuRun<T, K>) -> Result<Found> {
+        search_shapes(gpu, run, self.rounds)
+    }
+}
+
 /// The tuning problem of equations `info` on `n` cells a side (`n`² in 2D, `n`³ in 3D): the
 /// unit square (cube) with walls all round, the MC limiter, Godunov splitting, the constants'
 /// defaults, and every field a hump of height ½ on 1 (admissible for every system: depths,
@@ -153,7 +161,7 @@ pub fn tune<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions) -> Result<Vec<Record>> {
         let info = eq.info();
         let n = if info.dims == 3 { opts.cube_side() } else { opts.size };
         let data = problem(&info, n);
-        let found = eq.tune::<T>(gpu, &data, opts.rounds)?;
+        let found = eq.on_gpu_run::<T, _>(gpu, &data, Search { rounds: opts.rounds })?;
         records.push(found.record("claw", info.name, Precision::of::<T>(), vec![n as u64; info.dims]));
     }
     Ok(records)

@@ -7,10 +7,10 @@
 
 use super::{Direction, Grid3, HALO, PeriodicGrid, Variant};
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
-use crate::{Error, GpuReal, Result};
+use crate::{Error, GpuReal, Precision, Result};
 use kernels::fd3d::{Derivative, Fd3dParams, XTILE_POINTS, XTILE_ROWS, XVEC_PER_THREAD, stream_step};
 
-/// Points per tile along the pencil of the shared-memory variants (the seed's 64).
+/// Points per tile along the pencil of the shared-memory variants (Ruetsch's 64).
 pub const PENCIL_TILE: u32 = 64;
 /// Threads per block of x-vec.
 const XVEC_BLOCK: u32 = 256;
@@ -37,6 +37,16 @@ pub fn plan_for<T: GpuReal>(grid: Grid3, variant: Variant, sm_count: u32) -> Res
 /// points, so any such block computes the same).
 pub fn block_tunable(variant: Variant) -> bool {
     matches!(variant, Variant::XVec | Variant::YStream | Variant::ZStream)
+}
+
+/// The block a run of `variant` in `precision` should use, from the cache (None: built-in).
+pub fn tuned_block(gpu: &Gpu, precision: Precision, variant: Variant) -> Option<u32> {
+    crate::tune::tuned_config(gpu, "fd3d", variant.name(), precision, |s| {
+        s.parse::<u32>()
+            .ok()
+            .filter(|b| (32..=1024).contains(b) && b.is_multiple_of(32))
+            .ok_or_else(|| Error::invalid(format!("'{s}' is not a block of whole warps")))
+    })
 }
 
 /// [`plan_for`] with `block` threads a block (a multiple of 32, at most 1024) for the
@@ -148,8 +158,8 @@ pub struct Plan<T: GpuReal> {
 
 impl<T: GpuReal> Plan<T> {
     pub fn new(gpu: &Gpu, grid: Grid3, variant: Variant) -> Result<Plan<T>> {
-        let precision = crate::Precision::of::<T>();
-        let block = block_tunable(variant).then(|| super::tune::tuned_block(gpu, precision, variant)).flatten();
+        let precision = Precision::of::<T>();
+        let block = block_tunable(variant).then(|| tuned_block(gpu, precision, variant)).flatten();
         Self::with_block(gpu, grid, variant, block)
     }
 

@@ -10,17 +10,9 @@ use crate::tune::space::Pruned;
 use crate::tune::{Record, Tunable, TuneOptions};
 use crate::{Error, GpuReal, Precision, Result};
 
-const BLOCKS: [u32; 6] = [32, 64, 128, 256, 512, 1024];
+pub use crate::fd3d::gpu::tuned_block;
 
-/// The block a run of `variant` in `precision` should use, from the cache (None: built-in).
-pub fn tuned_block(gpu: &Gpu, precision: Precision, variant: Variant) -> Option<u32> {
-    crate::tune::tuned_config(gpu, "fd3d", variant.name(), precision, |s| {
-        s.parse::<u32>()
-            .ok()
-            .filter(|b| (32..=1024).contains(b) && b.is_multiple_of(32))
-            .ok_or_else(|| Error::invalid(format!("'{s}' is not a block of whole warps")))
-    })
-}
+const BLOCKS: [u32; 6] = [32, 64, 128, 256, 512, 1024];
 
 struct Blocks<'a, T: GpuReal> {
     plans: Vec<Option<Plan<T>>>,

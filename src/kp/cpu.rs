@@ -13,60 +13,13 @@ use super::{Problem, Scheme, WetDry};
 use crate::field::Field2;
 use crate::{Error, Real, Result};
 use kernels::Level;
-use kernels::halo::{edge_ghost, ghosts_x, ghosts_y};
 use kernels::kp::{
-    Bollermann, Clamp, Coeffs, Kp07, STEP_OK, WetDryScheme, block_active, cell_faces_of, clean_of, mass_rate, rk_of,
-    rk_pair, set_ghost_of, time_step,
+    Bollermann, Clamp, Coeffs, Kp07, STEP_OK, WetDryScheme, block_active, cell_faces_of, mass_rate, time_step,
 };
 use rayon::prelude::*;
 
-/// A level the reference stores w in: `T` itself, or a wider type (the mixed precision's f64
-/// over f32, `mixed.rs`).
-pub trait Surface<T: Real>: Level<T> {
-    /// The surface as `T` values where `Self` is `T`, else `None`: the compensated update and
-    /// the split schemes work on `T` fields and exist only there.
-    fn plain(w: &[Self]) -> Option<&[T]>;
-    /// [`plain`](Self::plain), to write.
-    fn plain_mut(w: &mut [Self]) -> Option<&mut [T]>;
-}
-
-impl<T: Real> Surface<T> for T {
-    fn plain(w: &[T]) -> Option<&[T]> {
-        Some(w)
-    }
-    fn plain_mut(w: &mut [T]) -> Option<&mut [T]> {
-        Some(w)
-    }
-}
-
-/// A padded state (or R): the surface in `W`, the momenta in `T`.
-#[derive(Clone)]
-pub struct State<T, W> {
-    pub w: Field2<W>,
-    pub hu: Field2<T>,
-    pub hv: Field2<T>,
-}
-
-impl<T: Real, W: Real> State<T, W> {
-    fn fields(&self) -> (&[W], &[T], &[T]) {
-        (&self.w, &self.hu, &self.hv)
-    }
-    fn fields_mut(&mut self) -> (&mut [W], &mut [T], &mut [T]) {
-        (&mut self.w, &mut self.hu, &mut self.hv)
-    }
-}
-
-impl<T: Real, W: Surface<T>> State<T, W> {
-    /// The fields as `T` ([`Surface::plain`]), for the compensated update and the split
-    /// schemes: `CpuKp::new` sets those up only where w is `T`.
-    fn plain(&self) -> [&[T]; 3] {
-        [W::plain(&self.w).expect("w in T where low parts exist (CpuKp::new)"), &self.hu, &self.hv]
-    }
-    fn plain_mut(&mut self) -> [&mut [T]; 3] {
-        let w = W::plain_mut(&mut self.w).expect("w in T where low parts or a split scheme exist (CpuKp::new)");
-        [w, &mut self.hu, &mut self.hv]
-    }
-}
+pub use super::rk::{LowParts, rk, rk_compensated};
+pub use super::state::{State, Surface, apply_boundary, clean_state, wet_map};
 
 /// R = (R_w, R_hu, R_hv) on the interior from the padded state in wet–dry scheme `wet_dry`;
 /// returns max(a_x/Δx, a_y/Δy). With `wet` (one flag a block of `k.bx × k.by` cells), blocks
@@ -138,152 +91,6 @@ fn rhs_of<S: WetDryScheme, T: Real, W: Level<T>>(
             rate
         })
         .reduce(|| T::ZERO, |a, b| a.max(b))
-}
-
-/// w's low parts of a compensated RK stage (padded): Qⁿ's and Q¹'s, read, and the output's.
-pub struct LowParts<'a, T> {
-    pub q0: &'a [T],
-    pub q1: &'a [T],
-    pub out: &'a mut [T],
-}
-
-/// One RK stage on the interior into `out` (see `kernels::kp::rk_of`), and the wet map. Each
-/// cell's g·n² is `k.g_n2`, or its value in `gn2` (padded) when the problem has a friction field.
-/// The state's fields are (w, hu, hv), w a level `W` (with R_w).
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
-pub fn rk<T: Real, W: Level<T>>(
-    k: &Coeffs<T>,
-    stage: u32,
-    dt: T,
-    cell_bed: &[T],
-    gn2: Option<&[T]>,
-    q0: (&[W], &[T], &[T]),
-    q1: (&[W], &[T], &[T]),
-    r: (&[W], &[T], &[T]),
-    out: (&mut [W], &mut [T], &mut [T]),
-    wet: &mut [u8],
-) {
-    let at = |(w, hu, hv): (&[W], &[T], &[T]), c: usize| (w[c], hu[c], hv[c]);
-    stage_cells(k, out, None, wet, |c| {
-        let g_n2 = gn2.map_or(k.g_n2, |f| f[c]);
-        let (q, is_wet) = rk_of(k, g_n2, stage, dt, cell_bed[c], at(q0, c), at(q1, c), at(r, c));
-        (q, T::ZERO, is_wet)
-    });
-}
-
-/// [`rk`] with w kept as a pair (w, low) in `T` (the compensated stage, `kernels::kp::rk_pair`):
-/// w's low parts read from and written to `low`.
-#[allow(clippy::too_many_arguments)]
-pub fn rk_compensated<T: Real>(
-    k: &Coeffs<T>,
-    stage: u32,
-    dt: T,
-    cell_bed: &[T],
-    gn2: Option<&[T]>,
-    q0: [&[T]; 3],
-    q1: [&[T]; 3],
-    r: [&[T]; 3],
-    [w, hu, hv]: [&mut [T]; 3],
-    low: LowParts<'_, T>,
-    wet: &mut [u8],
-) {
-    let LowParts { q0: l0, q1: l1, out } = low;
-    let at = |q: [&[T]; 3], c: usize| (q[0][c], q[1][c], q[2][c]);
-    stage_cells(k, (w, hu, hv), Some(out), wet, |c| {
-        let g_n2 = gn2.map_or(k.g_n2, |f| f[c]);
-        rk_pair(k, g_n2, stage, dt, cell_bed[c], (at(q0, c), l0[c]), (at(q1, c), l1[c]), at(r, c))
-    });
-}
-
-/// The loop of an RK stage: each interior cell's (w, hu, hv), w's low part (into `low` where
-/// given) and wetness from `point` of its padded index, rows in parallel; then the wet map.
-#[allow(clippy::type_complexity)]
-fn stage_cells<T: Real, W: Level<T>>(
-    k: &Coeffs<T>,
-    (ow, ou, ov): (&mut [W], &mut [T], &mut [T]),
-    low: Option<&mut [T]>,
-    wet: &mut [u8],
-    point: impl Fn(usize) -> ((W, T, T), T, bool) + Sync,
-) {
-    let p = k.pitch as usize;
-    let (nx, ny) = (k.nx as usize, k.ny as usize);
-    // The output's low part row by row, or none a row on the plain path.
-    let lo_rows: Vec<Option<&mut [T]>> = match low {
-        Some(out) => out.chunks_mut(p).map(Some).collect(),
-        None => ow.chunks(p).map(|_| None).collect(),
-    };
-    let row_wet: Vec<Vec<bool>> = ow
-        .par_chunks_mut(p)
-        .zip(ou.par_chunks_mut(p))
-        .zip(ov.par_chunks_mut(p))
-        .zip(lo_rows)
-        .enumerate()
-        .skip(2)
-        .take(ny)
-        .map(|(j, (((rw, ru), rv), mut rl))| {
-            (2..nx + 2)
-                .map(|i| {
-                    let (q, lo, is_wet) = point(j * p + i);
-                    (rw[i], ru[i], rv[i]) = q;
-                    if let Some(rl) = rl.as_deref_mut() {
-                        rl[i] = lo;
-                    }
-                    is_wet
-                })
-                .collect()
-        })
-        .collect();
-    wet.fill(0);
-    for (j, row) in row_wet.iter().enumerate() {
-        for (i, &is_wet) in row.iter().enumerate() {
-            if is_wet {
-                wet[(j as u32 / k.by * k.nbx + i as u32 / k.bx) as usize] = 1;
-            }
-        }
-    }
-}
-
-/// Set both ghost layers on all four sides (x-pass, then y-pass over all columns); an outflow
-/// ghost's depth is formed in `W`.
-pub fn apply_boundary<T: Real, W: Level<T>>(k: &Coeffs<T>, w: &mut [W], hu: &mut [T], hv: &mut [T], cell_bed: &[T]) {
-    let n = k.cells();
-    assert!(w.len() == n && hu.len() == n && hv.len() == n && cell_bed.len() == n, "field lengths");
-    let layout = k.layout();
-    for (axis, count) in [(0, ghosts_x(&layout)), (1, ghosts_y(&layout))] {
-        for t in 0..count {
-            if let Some(gh) = edge_ghost(&layout, k.bc, axis, t) {
-                // SAFETY: the slices hold (nx+4)(ny+4) cells (asserted) and `gh` indexes them.
-                unsafe { set_ghost_of(axis, w.as_mut_ptr(), hu.as_mut_ptr(), hv.as_mut_ptr(), cell_bed.as_ptr(), gh) };
-            }
-        }
-    }
-}
-
-/// Start from a clean state, as every RK stage leaves it: the surface not below the bed, no
-/// momentum in dry cells (h ≤ `k.dry`; the depth formed in `W`). The GPU's early exit relies on
-/// dry blocks being clean.
-pub fn clean_state<T: Real, W: Level<T>>(k: &Coeffs<T>, w: &mut [W], hu: &mut [T], hv: &mut [T], cell_bed: &[T]) {
-    for j in 0..k.ny {
-        for i in 0..k.nx {
-            let c = k.at(i + 2, j + 2);
-            ((w[c], hu[c], hv[c]), _) = clean_of(k, cell_bed[c], (w[c], hu[c], hv[c]));
-        }
-    }
-}
-
-/// The wet map of a padded state: 1 for a block with a cell deeper than `k.wet_above` (the
-/// depth compared in `W`).
-pub fn wet_map<T: Real, W: Level<T>>(k: &Coeffs<T>, w: &[W], cell_bed: &[T]) -> Vec<u8> {
-    let mut wet = vec![0u8; (k.nbx * k.nby) as usize];
-    for j in 0..k.ny {
-        for i in 0..k.nx {
-            let c = k.at(i + 2, j + 2);
-            if w[c] - W::widen(cell_bed[c]) > W::widen(k.wet_above) {
-                wet[(j / k.by * k.nbx + i / k.bx) as usize] = 1;
-            }
-        }
-    }
-    wet
 }
 
 /// Why a run stopped early.
@@ -437,7 +244,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         }
     }
 
-    /// Early exit of dry blocks; the split schemes have none (the seed's neither) and ignore it.
+    /// Early exit of dry blocks; the split schemes have none (Amundsen's neither) and ignore it.
     pub fn set_early_exit(&mut self, on: bool) {
         self.early_exit = on;
     }

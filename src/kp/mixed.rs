@@ -1,7 +1,7 @@
 //! The mixed precision's CPU reference (docs/f32-conservation.md, "Mixed precision for shallow
 //! water"): the surface w stored and updated as a level `W` = f64 of the flux precision `T` =
 //! f32; hu, hv, the corner bed, the reconstructions and the face fluxes in `T`. It is
-//! `CpuKp<f32, f64>` (`cpu.rs`): the reference's one set of loops, which run the level-generic
+//! `CpuKp<f32, f64>` (`cpu.rs`, over the state of `state.rs`): the reference's one set of loops, which run the level-generic
 //! point functions: a cell's depth w̄ − B̄ is formed in `W` and rounded once
 //! (`kernels::kp::surface_of`), a fully flooded cell's level is w̄ rounded once; R_w is summed
 //! face by face in `W` from the `T` mass fluxes (`kernels::kp::mass_rate`), so both cells of a
@@ -13,7 +13,7 @@
 //! (RK2 and Euler; every wet–dry scheme, friction, early exit of dry blocks as the f32 and f64
 //! paths have it). The split schemes (SRK2, DS1, DS2) and the compensated update refuse it.
 
-use super::cpu::{State, Surface, apply_boundary, clean_state};
+use super::state::{State, Surface, apply_boundary, clean_state};
 use super::{Problem, Scheme};
 use crate::field::Field2;
 use crate::{Error, Real, Result};

@@ -1,4 +1,4 @@
-//! Kurganov–Petrova shallow water (seed 003): the central-upwind scheme of Kurganov & Petrova
+//! Kurganov–Petrova shallow water: the central-upwind scheme of Kurganov & Petrova
 //! 2007 with wet–dry fronts, as Brodtkorb, Sætra & Altinakar 2012 run it on GPUs. The scheme,
 //! grid layout and point functions are documented in `gpu/src/kp/mod.rs`; the CPU reference
 //! (`cpu`) and the kernels (`gpu`) both call those functions.
@@ -34,9 +34,11 @@ pub mod mixed;
 mod model;
 mod pictures;
 mod problem;
+mod rk;
 pub mod scheme_choice;
 pub mod setup;
 mod split;
+mod state;
 pub mod tune;
 
 pub use case::{KpCase, MAX_CFL};

@@ -72,7 +72,7 @@ pub enum Scheme {
     Euler,
     /// Second-order Runge–Kutta (Heun / SSP-RK2).
     Rk2,
-    /// RK2 with the F and G fluxes in separate kernels (seed 003 §3.1.1). The split is a GPU
+    /// RK2 with the F and G fluxes in separate kernels (Amundsen §3.1.1). The split is a GPU
     /// kernel structure; the arithmetic is RK2's, so the CPU reference runs RK2 for it.
     Srk2,
     /// Dimensional splitting X(Δt)·Y(Δt) with Euler substeps, first order in time (§3.1.2).
@@ -108,7 +108,7 @@ impl std::str::FromStr for Scheme {
     }
 }
 
-/// The default of [`Problem::ds_safety`]: the seed's r (§3.1.2, its Figure 3.2).
+/// The default of [`Problem::ds_safety`]: Amundsen's r (§3.1.2, Figure 3.2).
 pub const DS_SAFETY: f64 = 0.95;
 
 /// Treatment of wet–dry fronts (docs/kp-wet-dry.md): each is a type of the kernel crate
@@ -517,8 +517,8 @@ impl Problem {
             }
         }
         let (wb, cb) = (w.stored_mut(), cell_bed.stored());
-        super::cpu::clean_state(k, wb, hu.stored_mut(), hv.stored_mut(), cb);
-        super::cpu::apply_boundary(k, w.stored_mut(), hu.stored_mut(), hv.stored_mut(), cell_bed.stored());
+        super::state::clean_state(k, wb, hu.stored_mut(), hv.stored_mut(), cb);
+        super::state::apply_boundary(k, w.stored_mut(), hu.stored_mut(), hv.stored_mut(), cell_bed.stored());
         Ok(Padded { bed, cell_bed, q: [w, hu, hv] })
     }
 

@@ -1,4 +1,4 @@
-//! The dimensionally split schemes DS1 and DS2 of the CPU reference (seed 003 §3.1.2–3.1.3,
+//! The dimensionally split schemes DS1 and DS2 of the CPU reference (Amundsen §3.1.2–3.1.3,
 //! docs/kp-schemes.md).
 //!
 //! The x-operator X(Δt) updates the state with the x faces only: the F fluxes, the x part of
@@ -8,15 +8,16 @@
 //! the transposed west is the south), X of the transposed problem without friction is applied,
 //! and the state is transposed back. DS1 is X(Δt)·Y(Δt) with Euler substeps; DS2 is the double
 //! step X(Δt)·Y(Δt)·Y(Δt)·X(Δt) with RK2 substeps, advancing 2Δt, kept transposed between its
-//! two Y substeps as the seed does.
+//! two Y substeps as Amundsen's implementation does.
 //!
 //! Δt = min(r·Δt_x, r·Δt_y) from the last substeps' own CFL limits Δt_x = CFL/max(a_x/Δx) (the
 //! first step measures both at the initial state). Each substep measures its limit at the state
 //! it starts from; one below Δt discards the whole step (Qⁿ is untouched: the substeps work on
-//! copies), halves the estimates as the seed does, and retries.
+//! copies), halves the estimates as Amundsen's scheme does, and retries.
 
 use super::clamp::{clamp_velocities, corners, draining_factors, highest_corners};
-use super::cpu::{apply_boundary, rk, wet_map};
+use super::rk::rk;
+use super::state::{apply_boundary, wet_map};
 use crate::{Real, Result};
 use kernels::kp::{
     Bollermann, Clamp, Coeffs, Flux, Kp07, Recon, STEP_COLLAPSED, SplitClock, WetDryScheme, bed_x, cell_view_at,

@@ -1,5 +1,5 @@
-//! Sediment transport (seed 000): the dual-lithology diffusion model of Rivenæs, solved
-//! explicitly as in Su et al. 2013. The equations, grid and boundary rule are documented in
+//! Sediment transport: the dual-lithology diffusion model of Rivenæs, solved explicitly as in
+//! Su et al. 2013. The equations, grid and boundary rule are documented in
 //! `gpu/src/sediment/mod.rs`, whose point functions both the CPU reference (`cpu`) and the
 //! kernels (`gpu`) call.
 
@@ -7,6 +7,7 @@
 pub mod bench;
 mod case;
 pub mod cpu;
+mod flops;
 pub mod gpu;
 pub mod mixed;
 mod model;
@@ -18,6 +19,7 @@ pub mod tune;
 mod variant;
 
 pub use case::SedimentCase;
+pub use flops::{FLOPS_H, FLOPS_S};
 pub use kernels::sediment::Coeffs;
 pub use model::{SedimentModel, StepPolicy};
 pub use problem::{Conductances, Problem, Side, StabilityLimit};
@@ -25,10 +27,6 @@ pub use problem::{Conductances, Problem, Side, StabilityLimit};
 pub use crate::accumulation::Accumulation;
 pub use scheme::Scheme;
 pub use variant::{HVariant, SVariant, StepVariant};
-
-/// Floating-point operations per point as seed 000 counts them (for GFLOP/s).
-pub const FLOPS_H: f64 = 55.0;
-pub const FLOPS_S: f64 = 34.0;
 
 /// The registry's entry.
 pub static SOLVER: crate::solver::Solver = crate::solver::Solver {

@@ -3,8 +3,8 @@
 //! host driver is generic over the solver.
 
 use super::clock::Control;
+use super::params::{GhostFill, Sweep};
 use super::riemann::*;
-use super::{GhostFill, Sweep};
 #[cfg(target_arch = "nvptx64")]
 use super::{
     clock::control,

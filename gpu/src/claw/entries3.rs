@@ -1,10 +1,11 @@
 //! The 3D core kernels' entry points: an x-, y- and z-sweep per 3D solver (`sweep3.rs`) and the
-//! 3D ghost fill (`ghosts3.rs`), their parameters ([`Sweep3`], [`GhostFill3`]), and
-//! [`Kernels3`], which ties a solver to its entry points so that the host driver is generic
-//! over the solver. The parameters follow the 2D kernels' (`entries.rs`): the run's state
+//! 3D ghost fill (`ghosts3.rs`), with their parameters ([`Sweep3`], [`GhostFill3`], from
+//! `params.rs`), and [`Kernels3`], which ties a solver to its entry points so that the host
+//! driver is generic over the solver. The parameters follow the 2D kernels' (`entries.rs`): the run's state
 //! buffers in one allocation, `order` naming the buffer each sweep reads and writes, Δt read
 //! from the device.
 
+use super::params::{GhostFill3, Sweep3};
 use super::riemann::*;
 #[cfg(target_arch = "nvptx64")]
 use super::{
@@ -12,24 +13,7 @@ use super::{
     sweep3::{sweep3_x, sweep3_y, sweep3_z},
 };
 use crate::Real;
-use crate::grid::Layout3;
 use crate::launch::{Entry, Family};
-
-/// The parameters of a 3D sweep: [`Sweep`] over a 3D layout.
-pub type Sweep3<T> = super::Sweep<T, Layout3>;
-
-/// The 3D ghost-fill kernel's parameters: the layout, each side's condition (west, east,
-/// south, north, bottom, top; `halo` codes), the component a wall negates across `dir`
-/// (`u32::MAX` for none), the axis, and the stage whose input buffer (`order[stage]`) it fills.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GhostFill3 {
-    pub layout: Layout3,
-    pub bc: [u32; 6],
-    pub normal: u32,
-    pub dir: u32,
-    pub stage: u32,
-}
 
 /// A 3D solver's core kernels: its parameter struct, its sweeps along x, y and z, its ghost
 /// fill, and how its parameters are made. Implemented by `volume_kernels!` below for every 3D

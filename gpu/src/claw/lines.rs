@@ -5,11 +5,29 @@
 //! [`march`], one thread along a segment of a line with what the next cell needs of the last
 //! interfaces in registers.
 
-use super::sweep::{cell, shuffled};
 use super::{
     Limiter, Riemann, Solution, X_CELLS_PER_WARP, correction, correction_by, step_by, update, update_west, wave_dots,
 };
 use crate::device::DeviceReal;
+
+/// The N values of a cell's planes at padded index `at` (planes `len` apart).
+#[inline(always)]
+unsafe fn cell<T: DeviceReal, const N: usize>(p: *const T, len: usize, at: usize) -> [T; N] {
+    let mut v = [T::ZERO; N];
+    for (n, x) in v.iter_mut().enumerate() {
+        *x = unsafe { T::ldg(p.add(n * len + at)) };
+    }
+    v
+}
+
+#[inline(always)]
+fn shuffled<T: DeviceReal, const N: usize>(v: &[T; N], up: bool) -> [T; N] {
+    let mut out = [T::ZERO; N];
+    for (o, x) in out.iter_mut().zip(v) {
+        *o = if up { x.shfl_up(1) } else { x.shfl_down(1) };
+    }
+    out
+}
 
 /// A warp's share of an x-sweep of one row: lane `lane` solves the interface between cells
 /// i − 1 and i, i = c0 − 1 + lane (solvable for −1 ≤ i ≤ nx + 1), takes its neighbours' waves

@@ -1,11 +1,11 @@
 //! The core kernels: one sweep of the wave-propagation update along x or along y, generic over
-//! the Riemann solver, each cell read from memory once and written once (the seed's
+//! the Riemann solver, each cell read from memory once and written once (cudaclaw's
 //! single-stage update), waves kept in registers.
 //!
 //! x-sweep: a warp takes 32 consecutive interfaces of a row and updates the 29 cells between
 //! its second and thirty-first interface; the neighbouring interfaces' waves (for limiting)
 //! and fluctuations (for the update) come by shuffles, so warps are independent and recompute
-//! three interfaces where they meet (the seed's independent blocks with their overlap). A lane
+//! three interfaces where they meet (cudaclaw's independent blocks with their overlap). A lane
 //! forms the θ numerators against its left neighbour's waves and passes them down as that
 //! neighbour's against its right (`wave_dots`): W·M shuffles up and W down, not 2·W·M.
 //! y-sweep: lanes take consecutive columns (coalesced) and each thread marches `k.rows` cells up
@@ -18,27 +18,7 @@
 use super::lines::{march, x_row};
 use super::{Limiter, Riemann, Sweep, X_CELLS_PER_WARP};
 use crate::device::reduce::block_max;
-use crate::device::warp::Shuffle;
 use crate::device::{DeviceReal, shared, thread};
-
-/// The N values of a cell's planes at padded index `at` (planes `len` apart).
-#[inline(always)]
-pub(super) unsafe fn cell<T: DeviceReal, const N: usize>(p: *const T, len: usize, at: usize) -> [T; N] {
-    let mut v = [T::ZERO; N];
-    for (n, x) in v.iter_mut().enumerate() {
-        *x = unsafe { T::ldg(p.add(n * len + at)) };
-    }
-    v
-}
-
-#[inline(always)]
-pub(super) fn shuffled<T: DeviceReal, const N: usize>(v: &[T; N], up: bool) -> [T; N] {
-    let mut out = [T::ZERO; N];
-    for (o, x) in out.iter_mut().zip(v) {
-        *o = if up { x.shfl_up(1) } else { x.shfl_down(1) };
-    }
-    out
-}
 
 /// The buffers sweep `stage` reads and writes: `order[stage]` and `order[stage + 1]` of the
 /// state buffers (each M planes of `len`) that start at `states`.

@@ -10,7 +10,7 @@
 use super::cpu::{Claw3, Setup3};
 use super::gpu::GpuSweeps3;
 use crate::bench::{BenchOptions, Report, time_cpu, time_gpu};
-use crate::claw::bench::{count_sweeps, flop_note, flops};
+use crate::claw::flops::{count_sweeps, flop_note, flops};
 use crate::claw::stepper::BUFFERS;
 use crate::claw::{Acoustics3d, Splitting};
 use crate::runtime::Gpu;

@@ -3,15 +3,17 @@
 //! ([`Clock::step`]). Cells with two ghost layers on every side, six sides each a wall,
 //! extrapolation or periodic, and dimensionally split sweeps:
 //!
-//! - Godunov: x, y, z, each over Δt (first order in the splitting; the seed's choice);
+//! - Godunov: x, y, z, each over Δt (first order in the splitting; cudaclaw's choice);
 //! - Strang: x over Δt/2, y over Δt/2, z over Δt, y over Δt/2, x over Δt/2 — the symmetric
 //!   sequence, second order in the splitting (each half of it is the other's adjoint).
 //!
 //! The CFL number of a step is the largest Δt·|s|/Δ of any wave of any sweep, half sweeps
 //! measured against the full Δt.
 
-use crate::claw::cpu::{Clock, HALO, Setup, Step};
-use crate::claw::{Cfl, Splitting, lines};
+use crate::claw::clock::{Cfl, Clock, Step};
+use crate::claw::cpu::{HALO, Setup};
+use crate::claw::lines;
+use crate::claw::splitting::Splitting;
 use crate::{Error, Real, Result};
 use kernels::claw::{Limiter, Riemann};
 use kernels::grid::Layout3;

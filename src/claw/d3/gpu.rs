@@ -7,7 +7,7 @@
 
 use super::cpu::{Claw3, STRANG, Setup3};
 use crate::claw::gpu::planes;
-use crate::claw::shapes::{Reshape, room_for};
+use crate::claw::shapes::{Reshape, SweepShapes, room_for};
 use crate::claw::stepper::{BUFFERS, GpuRun, StepKernels, run_bytes};
 use crate::claw::{Cfl, Splitting};
 use crate::runtime::BlockLimits;
@@ -28,7 +28,7 @@ pub fn stages3(splitting: Splitting) -> &'static [(usize, f64)] {
 }
 
 /// Launch shapes of the 3D sweeps, run-time parameters (`hydrokern tune` searches them:
-/// `src/tune/claw.rs`).
+/// `claw/shapes.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shapes3 {
     /// x-sweep block: warps along x (each updates 29 cells of a row), rows along y.
@@ -81,6 +81,28 @@ impl Shapes3 {
             }
         };
         (shape.with_shared_of::<T>(32), rows)
+    }
+}
+
+impl SweepShapes for Shapes3 {
+    const AXES: usize = 3;
+    fn axis(&self, dir: usize) -> [u32; 3] {
+        match dir {
+            0 => [self.x.0, self.x.1, 1],
+            1 => [self.y.0, self.y.1, self.y.2],
+            _ => [self.z.0, self.z.1, self.z.2],
+        }
+    }
+    fn with_axis(mut self, dir: usize, b: [u32; 3]) -> Self {
+        match dir {
+            0 => self.x = (b[0], b[1]),
+            1 => self.y = (b[0], b[1], b[2]),
+            _ => self.z = (b[0], b[1], b[2]),
+        }
+        self
+    }
+    fn check(&self) -> Result<()> {
+        Shapes3::check(self)
     }
 }
 
