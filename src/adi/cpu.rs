@@ -1,6 +1,6 @@
 //! The CPU reference, written plainly: each sweep gathers every unknown's neighbourhood from the
 //! state's slices, asks the kernels crate's row providers (`kernels::adi`) for its row, and
-//! solves the batch of lines with the CPU Thomas solver (`crate::tridiag::cpu`).
+//! solves the batch of lines with the CPU Thomas solver (`hydrokern_core::tridiag::cpu`).
 //!
 //! One step, time-centred as MIKE 21 HD (docs/adi.md):
 //! - x-sweep, along every row: ζⁿ → ζ^{n+½} and pⁿ → p^{n+1}, with q^{n+½} (and q^{n−½}) known;
@@ -8,8 +8,8 @@
 //!   known.
 
 use super::{Boundary, Setup, Side};
-use crate::tridiag::{Layout, Shape, cpu as thomas};
 use crate::{Error, Real, Result};
+use hydrokern_core::tridiag::{Layout, Shape, cpu as thomas};
 use kernels::adi::{self, Dir, MassAt, MomentumAt, Params, Stencil};
 use kernels::tridiag::Eq;
 use rayon::prelude::*;

@@ -16,9 +16,9 @@
 use super::cpu::Adi;
 use super::{Boundary, Side};
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
-use crate::tridiag::gpu::{plan, threads};
-use crate::tridiag::{Algorithm, Layout, Limits, Shape};
 use crate::{Error, Gpu, GpuReal, Result};
+use hydrokern_core::tridiag::gpu::{plan, threads};
+use hydrokern_core::tridiag::{Algorithm, Layout, Limits, Shape};
 use kernels::adi::sweep::{End, FLUX, LAND, LEVEL, Sweep};
 use kernels::adi::{
     AdiSweep, Params, X_CR_PCR, X_PARTITION, X_PCR, X_THOMAS, X_TWISTED, XT_CR_PCR, XT_PARTITION, XT_PCR, XT_THOMAS,
