@@ -65,12 +65,12 @@ fn random_problem(n: usize, seed: u64) -> Problem {
 /// of the pair, a clipped cell losing its low part. Every interior cell must have the same bits.
 ///
 /// The reference has one set of loops for every level (`src/kp/cpu.rs`): `CpuKp<T>` is
-/// `CpuKp<T, T>`, so the f32 and f64 paths and the mixed one can no longer differ from each
+/// `CpuKp<T, T>`, so the f32 and f64 paths and the mixed one cannot differ from each
 /// other by their loops, only from what the point functions say. This checks the loops against
 /// those functions for (f64, f64), (f32, f32) plain and compensated, and the mixed (f32, f64);
-/// with `W` = `T` also that R_w summed face by face is the plain R_w (`CellFaces::rhs`, what
-/// the f32 and f64 loops summed before they were the level-generic ones); in mixed, that the
-/// new w are not f32 values (the update is f64); compensated, that low parts were written.
+/// with `W` = `T` also that R_w summed face by face is the plain R_w (`CellFaces::rhs`); in
+/// mixed, that the new w are not f32 values (the update is f64); compensated, that low parts
+/// were written.
 fn check_written_out_step<T: Real, W: Surface<T>>(accumulation: Accumulation) {
     // The mixed precision's w is f64: it keeps no low part.
     let compensated = accumulation == Accumulation::Compensated && !W::WIDER;

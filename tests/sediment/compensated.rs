@@ -10,7 +10,8 @@ use hydrokern::sediment::gpu::{GpuSediment, Launch};
 use hydrokern::sediment::{Accumulation, Problem, Scheme, StepVariant, setup};
 use kernels::sediment::compensated_add;
 
-/// The bound on |gained − supplied| / supplied the issue sets for f32 (10⁵–10⁶ steps).
+/// The bound on |gained − supplied| / supplied f32 is held to (10⁵–10⁶ steps;
+/// docs/f32-conservation.md).
 const BOUND: f64 = 1e-5;
 
 /// Volume of the basin in f64: Σ (high + low) ΔxΔy.
