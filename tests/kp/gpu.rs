@@ -813,7 +813,7 @@ fn kp_gpu_clamp_drains_and_clamps_as_the_cpu() {
 }
 
 /// The compensated RK kernels keep f32 Thacker 40² (`clamp`, walls) to its volume over 10⁵
-/// steps as the CPU reference does (`tests/kp_f32.rs`, bound 1e-5 relative), with early exit
+/// steps as the CPU reference does (`compensated.rs`, bound 1e-5 relative), with early exit
 /// off and on; the plain kernels' drift is printed beside it.
 #[test]
 #[cfg_attr(

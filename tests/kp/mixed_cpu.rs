@@ -170,7 +170,7 @@ fn mixed_bowl(wet_dry: WetDry, steps: u64) -> (f64, f64) {
     ((m.volume(&p) - v0) / v0, start.elapsed().as_secs_f64())
 }
 
-/// The bound: f64's (tests/kp_f32.rs keeps f64 to 1e-12 over 10⁴ steps).
+/// The bound: f64's (`compensated.rs` keeps f64 to 1e-12 over 10⁴ steps).
 const BOUND: f64 = 1e-12;
 
 /// The mixed start is exactly dry where the problem is dry (w̄ = B̄ of the f32 cell bed, depth 0)
@@ -319,7 +319,7 @@ mod long {
     use super::*;
 
     /// Thacker's bowl at 40², `clamp`, 10⁵ CPU steps in mixed precision keeps the volume at f64's
-    /// level; the compensated f32 path (tests/kp_f32.rs: 10⁵ steps within 1e-5) is run here to 2·10⁴
+    /// level; the compensated f32 path (`compensated.rs`: 10⁵ steps within 1e-5) is run here to 2·10⁴
     /// steps and exceeds this bound, so the bound tells the paths apart.
     #[test]
     #[ignore = "long: 10⁵ and 2·10⁴ CPU steps, about a minute and a half"]

@@ -38,7 +38,7 @@ use crate::{Error, Real, Result};
 /// a field are its rows, the y-lines its columns. `Contiguous` is `Rows { pitch: n }` and
 /// `Interleaved` is `Columns { pitch: batch }`: the same maps, kept under their own names.
 /// An array then holds [`Shape::span`] values; the padding between lines is never read as an
-/// equation and never written (docs/tridiag-pivoting.md, "Strided and padded layouts").
+/// equation and never written (docs/tridiag-layouts.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Layout {
     /// System after system: `k·n + i`.
