@@ -1,7 +1,7 @@
-//! The level a solver conserves (sediment's h, the shallow-water surface w),
-//! stored in a type `Self` that may be wider than the precision `T` of its fluxes: the mixed
-//! precision (docs/f32-conservation.md, "Mixed precision for sediment: h in f64, the rest in f32" and
-//! "Mixed precision for shallow water").
+//! The level a solver conserves (sediment's h, the shallow-water surface w), stored in a type
+//! `Self` that may be wider than the precision `T` of its fluxes: the mixed precision
+//! (docs/f32-conservation.md, "Mixed precision for sediment: h in f64, the rest in f32" and "Mixed
+//! precision for shallow water").
 //!
 //! A point function generic over `H: Level<T>` forms every difference of the level in `H` and
 //! rounds it once to `T` (two heights of ~100 m that differ by a millimetre keep that

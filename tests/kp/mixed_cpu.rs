@@ -319,8 +319,8 @@ mod long {
     use super::*;
 
     /// Thacker's bowl at 40², `clamp`, 10⁵ CPU steps in mixed precision keeps the volume at f64's
-    /// level; the compensated f32 path (`compensated.rs`: 10⁵ steps within 1e-5) is run here to 2·10⁴
-    /// steps and exceeds this bound, so the bound tells the paths apart.
+    /// level; the compensated f32 path (`compensated.rs`: 10⁵ steps within 1e-5) is run here to
+    /// 2·10⁴ steps and exceeds this bound, so the bound tells the paths apart.
     #[test]
     #[ignore = "long: 10⁵ and 2·10⁴ CPU steps, about a minute and a half"]
     fn mixed_keeps_f64_volume_over_1e5_steps() {

@@ -527,10 +527,10 @@ mod long {
         shore_lake_stays_at_rest_over(10_000);
     }
 
-    /// The Thacker study, 50² to 400². `clamp` reaches the targets (order ≥ 0.9, steps ≤
-    /// 2.2× per halving, the shoreline within one cell): orders 1.68, 1.43, 1.29, step ratios 2.00,
-    /// 2.00, 2.00, water deeper than 1 mm 0.4, 0.2, 0.0, 0.0 cells from the exact shore (velocity
-    /// slopes, docs/kp-wet-dry.md, "The reconstruction"). `bollermann` does not: measured orders 0.59,
+    /// The Thacker study, 50² to 400². `clamp` reaches the targets (order ≥ 0.9, steps ≤ 2.2× per
+    /// halving, the shoreline within one cell): orders 1.68, 1.43, 1.29, step ratios 2.00, 2.00,
+    /// 2.00, water deeper than 1 mm 0.4, 0.2, 0.0, 0.0 cells from the exact shore (velocity slopes,
+    /// docs/kp-wet-dry.md, "The reconstruction"). `bollermann` does not: measured orders 0.59,
     /// 0.31, 0.82, step ratios 2.96, 3.19, 2.95, water 5.5 and 11.1 cells beyond the shoreline at
     /// 200² and 400²; the test holds it to what it reaches, so that a change for the worse fails.
     /// Long: `cargo test --release --test kp -- --ignored --nocapture thacker_converges_to_400`

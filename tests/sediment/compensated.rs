@@ -102,7 +102,7 @@ mod long {
         }
     }
 
-    /// The same run on the old path exceeds the bound: the test above can fail, and the
+    /// The same run on the plain path exceeds the bound: the test above can fail, and the
     /// compensation is what passes it.
     #[test]
     #[ignore = "long: 10⁵ CPU steps, about 20 s each"]

@@ -1,5 +1,6 @@
-//! Mixed precision for sediment (docs/f32-conservation.md, "Mixed precision"): h in f64, s, α,
-//! β and the face conductances in f32, the face fluxes and the h update in f64. Its CPU
+//! Mixed precision for sediment (docs/f32-conservation.md, "Mixed precision for sediment: h in
+//! f64, the rest in f32"): h in f64, s, α, β and the face conductances in f32, the face fluxes
+//! and the h update in f64. Its CPU
 //! reference (`CpuSediment<f32, f64>`) against a step written out here without the shared point
 //! functions; the exact-solution and conservation tests of the f64 path in mixed precision; a
 //! long run's mass balance beside f32's and f64's; the GPU kernels against the reference.
