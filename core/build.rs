@@ -104,7 +104,7 @@ fn build_module(root: &Path, target_dir: &Path, arch: &str) -> String {
             // FMA contraction as nvcc does by default (--fmad=true): without the flag rustc's
             // NVPTX backend emits mul.rn/add.rn, which ptxas may not fuse either.
             // HYDROKERN_NVPTX_FMA=off builds without it (nvcc's --fmad=false), to show that
-            // results do not hang on contraction (issue 16; docs/toolchain.md).
+            // results do not hang on contraction (docs/toolchain.md).
             format!(
                 "-Zunstable-options -Cpanic=immediate-abort -Ctarget-cpu={arch} -Cllvm-args=-nvptx-fma-level={}",
                 fma_level()

@@ -107,7 +107,7 @@ mod tests {
     use crate::solver::Support;
 
     /// A run that keeps products can checkpoint and restart, whichever its solver
-    /// (tests/restart.rs restarts each bit for bit).
+    /// (host/tests/integration/restart.rs restarts each bit for bit).
     #[test]
     fn every_solver_keeping_products_checkpoints_them() {
         for s in SOLVERS {

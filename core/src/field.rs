@@ -115,7 +115,7 @@ pub const PARALLEL_GRAIN: usize = 1 << 16;
 
 /// The index of the first value of `data` for which `bad` holds. Runs of [`PARALLEL_GRAIN`]
 /// values are searched in parallel, each in order (rayon's `position_first` over single values
-/// took ~10 ns a value, more than a plain loop on one core).
+/// takes ~10 ns a value, more than a plain loop on one core).
 pub fn first_where<T: Sync>(data: &[T], bad: impl Fn(&T) -> bool + Sync) -> Option<usize> {
     use rayon::prelude::*;
     let run = data.par_chunks(PARALLEL_GRAIN).position_first(|r| r.iter().any(&bad))?;
@@ -124,7 +124,7 @@ pub fn first_where<T: Sync>(data: &[T], bad: impl Fn(&T) -> bool + Sync) -> Opti
 }
 
 /// [`interior_of`], appended to `out` (a vector whose memory is reused). Rows are copied in
-/// parallel: a GPU run's writer assembles a 4096² snapshot here, and one core took ~30 ms a field.
+/// parallel: a GPU run's writer assembles a 4096² snapshot here, and one core takes ~30 ms a field.
 pub fn interior_into<T: Copy + Send + Sync>(layout: &Layout2, data: &[T], out: &mut Vec<T>) {
     use rayon::prelude::*;
     let (nx, ny) = (layout.nx as usize, layout.ny as usize);

@@ -4,7 +4,7 @@
 //! kernels! {
 //!     /// Parameters of the h' kernels.
 //!     pub struct StepH<T> { k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, hn: *mut T }
-//!     /// The seed's baseline.
+//!     /// Su et al.'s baseline.
 //!     pub const H_BASELINE: StepH = sediment_h_baseline(h_baseline::<T>);
 //!     pub const H_OPT1: StepH = sediment_h_opt1(h_opt1::<T>);
 //! }

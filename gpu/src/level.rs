@@ -1,12 +1,13 @@
-//! The level a solver conserves (sediment's h, the shallow-water surface w),
-//! stored in a type `Self` that may be wider than the precision `T` of its fluxes: the mixed
-//! precision of issue 16 (docs/f32-conservation.md, "Mixed precision").
+//! The level a solver conserves (sediment's h, the shallow-water surface w), stored in a type
+//! `Self` that may be wider than the precision `T` of its fluxes: the mixed precision
+//! (docs/f32-conservation.md, "Mixed precision for sediment: h in f64, the rest in f32" and "Mixed
+//! precision for shallow water").
 //!
 //! A point function generic over `H: Level<T>` forms every difference of the level in `H` and
 //! rounds it once to `T` (two heights of ~100 m that differ by a millimetre keep that
 //! millimetre to `T`'s relative precision), computes the fluxes in `T`, and adds the increment
 //! to the level in `H`. With `H = T` (the blanket implementation) each method is the plain
-//! expression the point functions had before: the f32 and f64 paths compute what they computed.
+//! expression in `T`: the f32 and f64 paths compute no differences in a wider type.
 
 use crate::Real;
 

@@ -62,7 +62,7 @@ macro_rules! entry_points {
     ($($name:ident),* $(,)?) => {
         /// Every kernel entry point of the crate, per solver module: (module, stems). Each stem is
         /// two PTX symbols, `<stem>_f32` and `<stem>_f64`. A module missing here would show in
-        /// the PTX as entry points nobody expects (`tests/ptxas.rs` checks both ways).
+        /// the PTX as entry points nobody expects (`tests/core/ptxas.rs` checks both ways).
         pub const ENTRY_POINTS: &[(&str, &[&str])] = &[$((stringify!($name), $name::ENTRY_STEMS)),*];
     };
 }

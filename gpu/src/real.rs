@@ -43,8 +43,8 @@ pub trait Real:
     const INFINITY: Self;
     /// Whether `min` and `max` are single instructions on the GPU (f32's FMNMX), so that a
     /// branch-free form built from them beats compares and branches. Not in f64: with the
-    /// branch-free `minmod3` the f64 flux kernel executed 33% more instructions on an H200
-    /// (docs/kp-wet-dry-kernels.md, "Fewer instructions").
+    /// branch-free `minmod3` the f64 flux kernel executes 33% more instructions (measured on an
+    /// H200; docs/kp-wet-dry-kernels.md, "Fewer instructions in the flux").
     const CHEAP_MIN_MAX: bool = false;
 
     fn from_f64(x: f64) -> Self;

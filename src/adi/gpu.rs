@@ -29,8 +29,8 @@ use kernels::launch::Entry;
 use kernels::tridiag::{Dims, THOMAS_BLOCK, TWISTED_SYSTEMS, decode_status};
 use std::sync::Arc;
 
-/// How each sweep solves its lines: the seed's S1 (one thread per line) or one of its S2
-/// choices (one block per line, the line in shared memory).
+/// How each sweep solves its lines: the MIKE 21 thesis's S1 (one thread per line) or one of its
+/// S2 choices (one block per line, the line in shared memory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Strategy {
     /// S1: Thomas, one thread per line, c′ and d′ through a workspace in global memory.
@@ -74,13 +74,13 @@ impl Strategy {
     }
 
     /// The strategy of one sweep. `Auto`: the fastest that fits, as measured by `bench adi` on
-    /// an H100 (docs/adi.md): partition in both sweeps (at 2048² in f32 its x-sweep took 0.27
+    /// an H100 (docs/adi.md): partition in both sweeps (at 2048² in f32 its x-sweep takes 0.27
     /// ms against CR-PCR's 0.54, its y-sweep 0.52 against 1.01; at 4096² 1.4 against 1.8 and
     /// 3.0 against 3.6; f64 alike), whose limit on a line is also the larger; where no line fits
     /// a block, twisted Thomas (S1 with two threads a line, a line's two ends meeting in shared
     /// memory: 32.0 ms a step at 8192² f64 against Thomas's 53.2). One exception is known and
     /// left: the 8192² f32 y-sweep over columns (not the default design), where partition's
-    /// chunks of 32 rows at one block a multiprocessor took 17.2 ms against twisted Thomas's
+    /// chunks of 32 rows at one block a multiprocessor take 17.2 ms against twisted Thomas's
     /// 15.3.
     pub fn resolve(self, n: usize, lim: &Limits) -> Strategy {
         if self != Strategy::Auto {

@@ -27,8 +27,8 @@ pub struct Shapes {
 }
 
 impl Default for Shapes {
-    /// 2 × 2 warps for x; 64 × 2 threads marching 32 cells for y (measured on the H100 when
-    /// the kernels were written; `hydrokern tune` finds each GPU's own).
+    /// 2 × 2 warps for x; 64 × 2 threads marching 32 cells for y (the fastest measured on an
+    /// H100; `hydrokern tune` finds each GPU's own).
     fn default() -> Self {
         Shapes { x: (2, 2), y: (64, 2, 32) }
     }

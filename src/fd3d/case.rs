@@ -1,7 +1,7 @@
 //! fd3d case files (`solver = "fd3d"`) and their flags: sample the known field
 //! f = cos(2π kx x)·sin(2π ky y)·cos(2π kz z) on the periodic unit cube, take ∂f/∂x, ∂f/∂y, ∂f/∂z
 //! with every chosen kernel variant (GPU) or the CPU reference, and report per direction and
-//! variant, as seed 004 does: RMS and max error against the exact derivative, average time and
+//! variant, as Ruetsch does: RMS and max error against the exact derivative, average time and
 //! bandwidth (one read and one write per point). The table is printed and written as
 //! `fd3d.csv`.
 
@@ -321,7 +321,7 @@ fn table_csv(rows: &[Row]) -> String {
     s
 }
 
-/// Average milliseconds of `reps` back-to-back launches (events around the loop, as the seed
+/// Average milliseconds of `reps` back-to-back launches (events around the loop, as Ruetsch
 /// times), after one untimed launch into an output poisoned with NaN; and the result.
 fn time_variant<T: GpuReal>(
     gpu: &Gpu,

@@ -79,14 +79,14 @@ impl Variant {
     /// One line on how it works.
     pub fn describe(self) -> &'static str {
         match self {
-            Variant::X4Pencil => "shared tile of 4 x-pencils × 64-point chunks (+4 halo), 1 point/thread (seed)",
+            Variant::X4Pencil => "shared tile of 4 x-pencils × 64-point chunks (+4 halo), 1 point/thread (Ruetsch's)",
             Variant::XTile => "shared tile of 16 x-pencils × 128-point chunks (+4 halo), 8 points/thread",
             Variant::XVec => "16-byte loads and stores, 2 vectors/thread, no shared memory",
             Variant::Y4Pencil | Variant::Z4Pencil => {
-                "shared tile of 4 pencils × 64-point chunks, 1 point/thread (seed)"
+                "shared tile of 4 pencils × 64-point chunks, 1 point/thread (Ruetsch's)"
             }
             Variant::Y32Pencil | Variant::Z32Pencil => {
-                "shared tile of 32 pencils × 64-point chunks, 8 points/thread (seed's lPencils)"
+                "shared tile of 32 pencils × 64-point chunks, 8 points/thread (Ruetsch's lPencils)"
             }
             Variant::YStream | Variant::ZStream => {
                 "register window along the pencil (steps of 16 f32 / 8 f64 points), no shared memory"

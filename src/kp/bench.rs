@@ -301,7 +301,7 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
 }
 
 /// The RK2 step of `problem` at the launch the tuning cache holds for this GPU (`hydrokern
-/// tune`; issue 14's targets are for the step after tuning), beside the default `launch`'s
+/// tune`; the RK2 step's targets are for the step after tuning), beside the default `launch`'s
 /// rows: nothing when there is no entry, tuning is off, or the entry is the default.
 fn tuned_step<T: GpuReal>(
     gpu: &Gpu,
@@ -341,12 +341,12 @@ fn tuned_step<T: GpuReal>(
     Ok(())
 }
 
-/// DS1 and DS2 (seed 003 §3.1.2–3.1.3) in the default wet–dry scheme: whole steps on the
+/// DS1 and DS2 (Amundsen §3.1.2–3.1.3) in the default wet–dry scheme: whole steps on the
 /// all-wet dam break, beside RK2's. Words a cell: a substep's x-line launch 7 (w, hu, hv and B
 /// read, R written), an Euler stage 10 (Qⁿ, R and the cell bed read, the output written), an RK2
 /// stage 2 13: DS1's step (X, Y: two Euler substeps) 34 for Δt, DS2's double step (four RK2
-/// substeps) 148 for 2Δt; the clock kernels and the reductions besides. Expected before
-/// measuring: DS1 about RK2's step time (34 words against 37), DS2 about four times it per
+/// substeps) 148 for 2Δt; the clock kernels and the reductions besides. By the words alone:
+/// DS1 about RK2's step time (34 words against 37), DS2 about four times it per
 /// double step, so twice RK2's time for the same simulated time, unless the x-line kernel and
 /// the transposing stage run nearer the copy bandwidth than RK2's kernels.
 fn split<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize, launch: Launch) -> Result<()> {
@@ -373,7 +373,7 @@ fn split<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usi
 /// SRK2's x-line lengths swept.
 const LINES: [u32; 4] = [64, 128, 256, 512];
 
-/// SRK2 (seed 003 §3.1.1) in the default wet–dry scheme: its x-line kernel (each length of
+/// SRK2 (Amundsen §3.1.1) in the default wet–dry scheme: its x-line kernel (each length of
 /// [`LINES`]) with its y-block kernel, its RK stages and whole
 /// steps, beside the RK2 rows above. Words a cell: each flux kernel 7 (w, hu, hv, B read, its
 /// part of R written), stage 1 13 and stage 2 16 (the two parts of R read), a step 57.

@@ -1,7 +1,8 @@
-//! The CPU reference of the `clamp` wet–dry scheme (docs/kp-wet-dry.md, fourth round):
-//! Bollermann et al.'s reconstruction of partially flooded cells, the draining time step with
-//! the actual Δt, and a velocity maximum principle in partially flooded cells; and (sixth round)
-//! films' momenta held to their faces' desingularized velocity.
+//! The CPU reference of the `clamp` wet–dry scheme (docs/kp-wet-dry.md, "Draining" and "After
+//! each RK stage: the velocity clamp and films (`clamp`)"): Bollermann et al.'s reconstruction
+//! of partially flooded cells, the draining time step with the actual Δt, a velocity maximum
+//! principle in partially flooded cells, and films' momenta held to their faces'
+//! desingularized velocity.
 //!
 //! A stage computes every face flux once (the point functions of the scheme `Clamp`: no a-priori
 //! cap), then Δt (first stage), then each partially flooded cell's draining factor from its

@@ -1,6 +1,6 @@
 //! The shallow-water model behind [`Model`]: the CPU reference or the GPU driver, advanced to a
 //! time. On the GPU, steps go in batches between reads of the device clock (Δt never comes to
-//! the host for a step), and the early-exit choice is made by timing (seed 003 §4.4.2).
+//! the host for a step), and the early-exit choice is made by timing (Amundsen §4.4.2).
 
 use super::Problem;
 use super::cpu::{CpuKp, Halt as CpuHalt, Surface};
@@ -18,7 +18,7 @@ use std::time::Instant;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EarlyExit {
     /// Every cycle of [`CYCLE`] steps, time one early-exit step and one full step and use the
-    /// faster for the rest of the cycle (as seed 003 does).
+    /// faster for the rest of the cycle (as Amundsen does).
     Auto,
     On,
     Off,

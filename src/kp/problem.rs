@@ -123,7 +123,8 @@ pub enum WetDry {
     Kp07,
     /// Bollermann et al.'s reconstruction with the draining time step of the actual Δt and the
     /// velocities of partially flooded cells held to their neighbours' range after each stage
-    /// (docs/kp-wet-dry.md, fourth round).
+    /// (docs/kp-wet-dry.md, "Draining" and "After each RK stage: the velocity clamp and films
+    /// (`clamp`)").
     Clamp,
 }
 
@@ -531,8 +532,7 @@ impl Problem {
     /// change w̄ by less than half an ulp (docs/kp-wet-dry.md). In a partially flooded cell w*
     /// moves by √((B_hi − B̄)/h̄) ≥ 1 ulps per ulp of w̄, so the w̄ whose w* is nearest may lie
     /// an ulp or two from that rounding: the one within three ulps of h + B whose w* is nearest
-    /// the f64 state's (the nearest to h + B on a tie). In f64 that is h + B itself, the bits
-    /// of before.
+    /// the f64 state's (the nearest to h + B on a tie). In f64 that is h + B itself.
     fn surface_in<T: Real>(&self, k: &Coeffs<T>, k64: &Coeffs<f64>, i: usize, j: usize, corners: (T, T, T, T)) -> T {
         let n = self.nx + 1;
         let c = |a: usize, b: usize| self.bed[(j + b) * n + i + a];

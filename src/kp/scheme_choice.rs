@@ -1,4 +1,4 @@
-//! Choosing the fastest time-integration scheme (`--scheme auto`, seed 003 §4.4.1): time a
+//! Choosing the fastest time-integration scheme (`--scheme auto`, Amundsen §4.4.1): time a
 //! whole run of the sine case with each second-order scheme and keep the fastest.
 //!
 //! The candidates ([`candidates`]) are the second-order schemes: RK2 and SRK2 (which differ in

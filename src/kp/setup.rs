@@ -2,13 +2,13 @@
 
 use super::{Boundary, Problem};
 
-/// Circular dam break (seed 003 §3.1.2): 40 m × 40 m, flat bed, walls, a column of radius
+/// Circular dam break (Amundsen §3.1.2): 40 m × 40 m, flat bed, walls, a column of radius
 /// 2.5 m and depth 2.5 m at the centre; 0.5 m of water outside, or none with `dry`.
 pub fn dam_break(nx: usize, ny: usize, dry: bool) -> Problem {
     circular(nx, ny, 40.0, 2.5, 2.5, if dry { 0.0 } else { 0.5 })
 }
 
-/// Flooding dam break (seed 003 §4.5): 100 m × 100 m, R = 6.5 m, 10 m inside, dry outside.
+/// Flooding dam break (Amundsen §4.5): 100 m × 100 m, R = 6.5 m, 10 m inside, dry outside.
 pub fn flood(nx: usize, ny: usize) -> Problem {
     circular(nx, ny, 100.0, 6.5, 10.0, 0.0)
 }
@@ -65,8 +65,8 @@ pub fn gaussian_hump(
     p
 }
 
-/// The seed's scheme-selection case (§4.4.1): a sine wave in x on a flat bed with walls,
-/// Δx = Δy = 1 m. The seed's w = sin(2πx/nx) is lifted to a positive depth:
+/// Amundsen's scheme-selection case (§4.4.1): a sine wave in x on a flat bed with walls,
+/// Δx = Δy = 1 m. Amundsen's w = sin(2πx/nx) is lifted to a positive depth:
 /// h = 1 + 0.5·sin(2π x/L_x).
 pub fn sine(nx: usize, ny: usize) -> Problem {
     sine_wave(nx, ny, nx as f64, ny as f64, 1.0, 0.5, 1.0)

@@ -1,8 +1,8 @@
 //! The shallow-water search: the RK kernel's block (which is also the tile flux kernel's block
 //! and the early-exit tile) and the flux kernel's decomposition, timed as whole RK2 steps with
-//! early exit of seed 003's flood at the tuning size, half-way to its end (water and dry land:
-//! the block sets the early-exit tiles, and a shape timed on a wet grid made the flood 4.5%
-//! slower on the H100), through the public `kp::gpu` API only.
+//! early exit of the flooding dam break (Amundsen §4.5) at the tuning size, half-way to its end
+//! (water and dry land: the block sets the early-exit tiles, and a shape timed on a wet grid
+//! makes the flood 4.5% slower on an H100), through the public `kp::gpu` API only.
 //!
 //! Stage 1 builds one model per block of the 2D space that survives pruning (in groups that
 //! fit in GPU memory) and times, interleaved, the tile flux kernel alone (the heat map) and
@@ -324,7 +324,7 @@ pub fn tune<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions) -> Result<(Vec<Record>, V
         best_ms: best.0,
     };
 
-    // Then SRK2's line length and the scheme, on the launch just found (seed 003 §4.4.1).
+    // Then SRK2's line length and the scheme, on the launch just found (Amundsen §4.4.1).
     let line = tune_line::<T>(gpu, opts, &problem, best.1, &entries)?;
     let launch = Launch { line: parse_line(&line.best)?, ..best.1 };
     let scheme = super::scheme_choice::tune_kp::<T>(gpu, opts, launch)?;

@@ -1,13 +1,13 @@
 //! `bench sediment`: every h, s and fused variant and full steps, f32 and f64, at 1024²,
 //! 4096², 8192² (sizes are n for n×n). Bytes counted are the fewest each kernel must move:
 //! h-kernel reads h, s, α, β and writes h' (5 words a point); s-kernel reads h, h', s, α and
-//! writes s' (5); fused reads h, s, α, β and writes h', s' (6). GFLOP/s use seed 000's counts
+//! writes s' (5); fused reads h, s, α, β and writes h', s' (6). GFLOP/s use Su et al.'s counts
 //! (55 per h point, 34 per s point). The CPU reference (one thread, all threads) is the peer.
 //!
-//! Every row is timed for both schemes: seed 000's under its own names (comparable with the
-//! paper and earlier runs), the bounded scheme's beside it as "bounded <variant>" (the same
-//! bytes; no GFLOP/s, seed 000's counts are for its formulas). Its target: within 5% of the
-//! seed row of the same kernel.
+//! Every row is timed for both schemes: the `seed` scheme's under its own names (comparable
+//! with the paper and with other runs of this suite), the bounded scheme's beside it as
+//! "bounded <variant>" (the same bytes; no GFLOP/s, Su et al.'s counts are for their formulas).
+//! Its target: within 5% of the `seed` row of the same kernel.
 //!
 //! Those rows time the plain h update (one field of h). The "sediment balance" rows time whole
 //! steps of each h update — plain in both precisions and, in f32, the compensated one (the

@@ -484,7 +484,7 @@ pub(super) static FLAGS: &[Flag] = &[
         "scheme",
         "NAME",
         Set::Text("numerics.scheme"),
-        "discretisation: bounded (default; keeps the sand fraction in [0, 1]) or seed (seed 000's, as the paper has it)",
+        "discretisation: bounded (default; keeps the sand fraction in [0, 1]) or seed (Su et al.'s, as the paper has it)",
     ),
     Accumulation::FLAG,
     Flag::new(

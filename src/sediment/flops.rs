@@ -1,4 +1,4 @@
-//! Floating-point operations per point of the seed scheme's updates, as Su et al. count them:
+//! Floating-point operations per point of the `seed` scheme's updates, as Su et al. count them:
 //! the figures `bench sediment` turns into GFLOP/s, so its rows compare with the paper's. The
 //! bounded scheme has no count here; its formulas differ from the ones these figures count.
 

@@ -214,8 +214,8 @@ impl<T: GpuReal> GpuSediment<T> {
         (self.launch.block.0 as usize + 2) * (self.launch.block.1 as usize + 2)
     }
 
-    /// Shared-memory tiles of the tiled kernels: the seed's h-kernels keep αs and β(1−s), the
-    /// bounded ones h as well.
+    /// Shared-memory tiles of the tiled kernels: the `seed` scheme's h-kernels keep αs and
+    /// β(1−s), the bounded ones h as well.
     fn h_tiles(&self) -> usize {
         if self.scheme == Scheme::Bounded { 3 } else { 2 }
     }

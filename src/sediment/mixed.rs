@@ -1,7 +1,8 @@
-//! The mixed-precision GPU driver (docs/f32-conservation.md, "Mixed precision"): h and h′ in
-//! f64, s, α, β and s′ in f32, stepped by the fused kernel of the problem's scheme (`M_FUSED`,
-//! `MB_FUSED`) and the mixed ghost fill. The CPU reference of the mode is `CpuSediment<f32, f64>`.
-//! The fields and the fused launch are the plain driver's (`gpu::Fields`, `gpu::launch_fused`).
+//! The mixed-precision GPU driver (docs/f32-conservation.md, "Mixed precision for sediment: h in
+//! f64, the rest in f32"): h and h′ in f64, s, α, β and s′ in f32, stepped by the fused kernel of
+//! the problem's scheme (`M_FUSED`, `MB_FUSED`) and the mixed ghost fill. The CPU reference of the
+//! mode is `CpuSediment<f32, f64>`. The fields and the fused launch are the plain driver's
+//! (`gpu::Fields`, `gpu::launch_fused`).
 
 use super::gpu::{Fields, Launch, check_launch, ghosts_shape, launch_fused};
 use super::{Coeffs, Problem, Scheme};

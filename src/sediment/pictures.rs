@@ -17,8 +17,8 @@ use crate::run::{Album, RunDir, time_tag};
 /// one-dimensional diffusive fan for the whole run, 2q√(t/(πK)) (the half-space's answer to an
 /// inflow q into ∂h/∂t = K ∂²h/∂x²), with q the largest side inflow (m³/m/yr), t the run's
 /// length and K the basin's mean conductance for the inflow's mix of sand and mud,
-/// s_in α/C_s + (1 − s_in) β/C_m. On seed 000's basin it gives 97 m where the run lays down
-/// 91 m. Without inflow, the initial relief; 1 m if that is flat too.
+/// s_in α/C_s + (1 − s_in) β/C_m. On the `sediment` scenario's basin it gives 97 m where the
+/// run lays down 91 m. Without inflow, the initial relief; 1 m if that is flat too.
 pub fn deposit_scale(p: &Problem, t_run: f64) -> f64 {
     let side = p.sides.iter().copied().fold(None, |best: Option<super::Side>, s| match best {
         Some(b) if b.q >= s.q => Some(b),

@@ -94,7 +94,7 @@ impl Problem {
         crate::grid::Layout2::new(self.nx as u32, self.ny as u32, 1)
     }
 
-    /// Every side with inflow can take it in: its boundary faces conduct (seed scheme: α or β
+    /// Every side with inflow can take it in: its boundary faces conduct (`seed` scheme: α or β
     /// positive at the cells next to it; bounded scheme: the supplied sand or mud can move
     /// there), so the basin gains what the side supplies.
     pub fn check_inflow(&self) -> Result<()> {

@@ -8,7 +8,7 @@ pub enum Scheme {
     /// Upwind-capped face mobilities (docs/sediment-bounded.md): 0 ≤ s ≤ 1 under its Δt limit.
     #[default]
     Bounded,
-    /// Seed 000's scheme as the paper has it (h then s from h'); s can leave [0, 1].
+    /// Su et al.'s scheme as the paper has it (h then s from h'); s can leave [0, 1].
     Seed,
 }
 

@@ -8,7 +8,7 @@ use kernels::sediment::{
     HC_OPT1, HC_OPT2, HC_OPT3, S_BASELINE, S_MULTI, S_OPT1, S_OPT2, StepBounded, StepH, StepS,
 };
 
-/// h-kernel variants (seed 000's baseline, OPT-1..3, and several rows per thread).
+/// h-kernel variants (Su et al.'s baseline and OPT-1..3, and several rows per thread).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HVariant {
     Baseline,

@@ -1,4 +1,4 @@
-//! The ADI shallow-water CPU reference (issue 13, docs/adi.md) against exact solutions and
+//! The ADI shallow-water CPU reference (docs/adi.md) against exact solutions and
 //! invariants: the seiche of a closed basin (period, amplitude, second-order convergence, large
 //! Courant numbers: `seiche.rs`), the wind set-up (`wind.rs`), mass, rest and depth invariants
 //! (`invariants.rs`), a geostrophic current for Coriolis (`coriolis.rs`), a uniform current for

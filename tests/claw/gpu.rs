@@ -217,7 +217,7 @@ fn check_steps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usiz
         // rejection, from the rates of a trial whose later sweeps ran on the state of an
         // over-long one: in the case kept in tests/proptest-regressions/gpu.txt (shallow-hlle,
         // 58×88, Strang) the CPU's own f32 and f64 Δt differ by 9.2e-4 there, the GPU's f32
-        // lay 7.6e-4 from the CPU's (and nearer f64's), so step 0 gets 4 times the bound.
+        // lies 7.6e-4 from the CPU's (and nearer f64's), so step 0 gets 4 times the bound.
         let tol = if k == 0 { 4.0 } else { 1.0 } * 20.0 * 256.0 * T::EPSILON.to_f64();
         prop_assert!((a.dt - b.dt).abs() <= tol * a.dt, "{}: Δt {} against {}", what, b.dt, a.dt);
         prop_assert!((a.cfl - b.cfl).abs() <= tol, "{}: CFL {} against {}", what, b.cfl, a.cfl);
@@ -345,9 +345,9 @@ fn shapes_changed_between_steps<T: GpuReal>() {
 
 /// `changing` stepped `steps` times with the shapes of `cycle` in turn, `same` in its own
 /// throughout: the same step counts, and clocks and states the same to round-off (neither
-/// halted). Not bit for bit: on the H100 the 2D shallow-water case's f64 states differed in 42%
+/// halted). Not bit for bit: on an H100 the 2D shallow-water case's f64 states differ in 42%
 /// of the values by at most 1.3e-15 of the largest, and its f32 clocks by 5e-9 (the y-sweep's
-/// segments, rows a thread, change where a march starts; the 3D case kept its bits); the
+/// segments, rows a thread, change where a march starts; the 3D case keeps its bits); the
 /// difference is printed.
 pub(crate) fn same_steps_in_changing_shapes<T: GpuReal, K: Reshape<T>>(
     gpu: &hydrokern::Gpu,

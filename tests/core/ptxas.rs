@@ -237,12 +237,12 @@ fn modules_assemble_with_ptxas() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Sediment's mixed precision forms the seed scheme's face conductance K by operations each
-/// rounded on its own (`kernels::sediment::face_k`, docs/f32-conservation.md, "Mixed
-/// precision"), so that the ghost kernel's K and the fused kernel's are the same bits: both use
-/// `mul.rn.f32` and `add.rn.f32`, and the ghost kernel, whose f32 multiply-adds were all K's
-/// (12 before), has none left. The plain and compensated kernels keep the plain expression (no
-/// `.rn` product or sum), so their instructions do not change.
+/// Sediment's mixed precision forms the `seed` scheme's face conductance K by operations each
+/// rounded on its own (`kernels::sediment::face_k`, docs/f32-conservation.md, "Mixed precision
+/// for sediment: h in f64, the rest in f32"), so that the ghost kernel's K and the fused
+/// kernel's are the same bits: both use `mul.rn.f32` and `add.rn.f32`, and the ghost kernel,
+/// whose f32 multiply-adds would all be K's (12, contracted), has none. The plain and
+/// compensated kernels keep the plain expression (no `.rn` product or sum), free to contract.
 #[test]
 fn mixed_sediment_kernels_form_k_without_contraction() {
     for m in &MODULES {

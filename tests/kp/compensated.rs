@@ -9,7 +9,7 @@ use hydrokern::kp::cpu::CpuKp;
 use hydrokern::kp::{Problem, WetDry, setup};
 use std::time::Instant;
 
-/// The bound on |V − V₀| / V₀ the issue sets for f32 (10⁵–10⁶ steps).
+/// The bound on |V − V₀| / V₀ f32 is held to (10⁵–10⁶ steps; docs/f32-conservation.md).
 const BOUND: f64 = 1e-5;
 const STEPS: u64 = 100_000;
 const BLOCK: (u32, u32) = (16, 8);

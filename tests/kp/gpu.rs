@@ -129,8 +129,8 @@ fn gpu_steps<T: GpuReal>(gpu: &hydrokern::Gpu, m: &mut GpuKp<T>, kernel: FluxKer
 
 /// How many RK2 steps' rounding a step of `scheme` carries: DS1's two Euler substeps, DS2's
 /// four RK2 ones; SRK2's step is RK2's with R's two parts rounded apart before they are added
-/// (the H100 gave 1.82e-12 against RK2's bound of 1.74e-12 in f64 w after 20 steps of a column
-/// in a dry periodic domain, `bollermann`).
+/// (measured on an H100: 1.82e-12 against RK2's bound of 1.74e-12 in f64 w after 20 steps of a
+/// column in a dry periodic domain, `bollermann`).
 fn substeps(scheme: Scheme) -> f64 {
     match scheme {
         Scheme::Srk2 | Scheme::Ds1 => 2.0,
@@ -187,7 +187,7 @@ fn check_gpu<T: GpuReal>(
     let tol = GPU_STEP.times(steps as f64 * substeps(p.scheme));
     // The split schemes discard the same steps. Their Δt estimates are not compared one by one:
     // each is CFL over a largest wave speed, which a thin film's velocity amplifies the rounding
-    // of (the H100 gave 1.7e-3 relative in f32 `kp07` after 20 DS1 steps, 1.1e-10 in f64
+    // of (measured on an H100: 1.7e-3 relative in f32 `kp07` after 20 DS1 steps, 1.1e-10 in f64
     // `bollermann` after 20 DS2 steps, every field within its bound); the Δt they set is in t.
     if let Some((_, retries)) = cpu_m.split_state() {
         let (_, g_retries) = gpu_m.split_state(&gpu).unwrap().expect("the GPU runs the split scheme");
@@ -195,9 +195,9 @@ fn check_gpu<T: GpuReal>(
     }
     // t is f64 on both sides, but sums Δt = CFL/rate from speeds of precision T: each Δt carries
     // its rate's rounding, and where the fastest speed is a thin film's, the rounding of its
-    // velocity hu/h, up to ε·|w|/dry relative (the H100 gave t 8.7e-4 relative from the CPU's in
-    // f32 after 20 RK2 steps of a column in a dry domain, `bollermann`, and DS2's estimates
-    // 1.1e-10 in f64, with every field within its bound): the larger of the two a step.
+    // velocity hu/h, up to ε·|w|/dry relative (measured on an H100: t 8.7e-4 relative from the
+    // CPU's in f32 after 20 RK2 steps of a column in a dry domain, `bollermann`, and DS2's
+    // estimates 1.1e-10 in f64, with every field within its bound): the larger of the two a step.
     let per = steps as f64 * substeps(p.scheme);
     let film = scale(p, cpu_m.state()[0]) / cpu_m.coeffs().dry.to_f64();
     let bound = |t: Tolerance| t.times(per).scaled(cpu_m.time()).bound::<T>();
@@ -265,13 +265,13 @@ proptest! {
             // `clamp` in f32 one step only: it bounds a shore cell's velocity by its neighbours',
             // and the velocity of a cell just deeper than `dry` (1e-6 m here) is good only to
             // ulp(w)/h ≈ 10% in f32, so over many steps GPU and CPU may part by more than
-            // rounding carried forward (the H100 once gave 1.4e-3 against a bound of 1.3e-3 in
+            // rounding carried forward (measured on an H100: 1.4e-3 against a bound of 1.3e-3 in
             // hu after 20 steps). f64 (ulp(w)/h ≈ 2e-10) runs every step count;
             // `kp_gpu_clamp_drains_and_clamps_as_the_cpu` runs f32 over 20–40 steps on its cases.
             // The column in a dry domain (`kind` 1) one step in both precisions, in every scheme:
             // the films its front spreads have such velocities, and once one sets Δt, Δt carries
             // their rounding (ε·|w|/dry relative) into every cell's update. On a 65×7 grid after
-            // 20 steps the H100 gave, in f32, 1.69e-3 against a bound of 1.57e-3 in hu (`kp07`
+            // 20 steps an H100 gives, in f32, 1.69e-3 against a bound of 1.57e-3 in hu (`kp07`
             // SRK2) and 8.4e-4 against 6.6e-4 in hv (`bollermann` RK2); in f64, 2.03e-12 against
             // 1.87e-12 in hu (`bollermann` RK2). Its first step has no films yet. The wavy shores
             // (`kind` 0) run every step count.
@@ -667,10 +667,11 @@ fn kp_gpu_shore_lake_stays_at_rest() {
         ] {
             for early in [false, true] {
                 lake::<f64>(&gpu, wet_dry, boundary, flux, early, 1e-12);
-                // `bollermann`: not the issue's 1e-5: the H100 gave 1.0e-5 to 2.2e-5 (the CPU 1.4e-5 to
-                // 1.9e-5), from w* computed from an f32 mean surface (docs/kp-wet-dry.md);
-                // measured before the set-up rounded the level (the CPU now 9.1e-6, 1.04e-5).
-                // `clamp` holds the shore cells to their neighbours: the issue's 1e-5.
+                // `bollermann`: 3e-5, not the target 1e-5: its f32 velocities are the round-off of
+                // the hydrostatic balance, with w* computed from an f32 mean surface (the CPU
+                // reference: 9.1e-6 with walls, 1.04e-5 with outflow sides; docs/kp-wet-dry.md,
+                // "What it reaches"). `clamp` holds the shore cells to their neighbours: the
+                // target 1e-5.
                 let tol32 = if wet_dry == WetDry::Clamp { 1e-5 } else { 3e-5 };
                 lake::<f32>(&gpu, wet_dry, boundary, flux, early, tol32);
             }
@@ -678,15 +679,17 @@ fn kp_gpu_shore_lake_stays_at_rest() {
     }
 }
 
-/// Thacker's planar surface in a paraboloid on the GPU, `clamp`, to t = T (the issue's study,
+/// Thacker's planar surface in a paraboloid on the GPU, `clamp`, to t = T (the Thacker study,
 /// as `wetdry::thacker_converges_to_400` on the CPU): in f64 at 50²–400² the L1 order is ≥ 0.9
 /// per halving of Δx, the step count grows ≤ 2.2× per halving, the volume is exact and water
-/// deeper than 1 mm lies within one cell of the exact shoreline at every size (50² too since the
-/// faces of partially flooded cells hold their mean depth, docs/kp-wet-dry.md, fifth round);
+/// deeper than 1 mm lies within one cell of the exact shoreline at every size (50² too, as the
+/// faces of partially flooded cells hold their mean depth, docs/kp-wet-dry.md, "The
+/// reconstruction");
 /// each size's L1 and step count are within 1% of the CPU reference's (8.854e-4 m³ and 1553
 /// steps at 200²). In f32 at 50²–200²: the same order and growth, and the volume to 1e-4:
-/// the f32 state w = h + B loses the low bits of increments (the H100: 7.3e-7 at 50², 4.7e-6 at
-/// 100²; f32 conservation is issue 16's). Early exit on, streamed flux kernel (the defaults).
+/// the f32 state w = h + B loses the low bits of increments (on an H100: 7.3e-7 at 50², 4.7e-6
+/// at 100²; f32 conservation: docs/f32-conservation.md). Early exit on, streamed flux kernel (the
+/// defaults).
 #[test]
 #[cfg_attr(
     not(gpu_tests),
@@ -786,8 +789,8 @@ fn kp_gpu_clamp_drains_and_clamps_as_the_cpu() {
             p.scheme = scheme;
             // The split schemes on the column in a dry domain one step, as in `kp_gpu_matches_cpu`:
             // once films set Δt, their velocities' rounding (ε·|w|/dry) reaches every cell, through
-            // four substeps a DS2 step (the H100 gave 1.20e-11 against a bound of 9.35e-12 in hu
-            // after 20 f64 DS2 steps on 38×29; RK2 and SRK2 stay within theirs).
+            // four substeps a DS2 step (measured on an H100: 1.20e-11 against a bound of 9.35e-12 in
+            // hu after 20 f64 DS2 steps on 38×29; RK2 and SRK2 stay within theirs).
             let steps = if films && scheme.is_split() { 1 } else { steps };
             for early in [false, true] {
                 for block in [(16, 8), (32, 1)] {
@@ -810,7 +813,7 @@ fn kp_gpu_clamp_drains_and_clamps_as_the_cpu() {
 }
 
 /// The compensated RK kernels keep f32 Thacker 40² (`clamp`, walls) to its volume over 10⁵
-/// steps as the CPU reference does (`tests/kp_f32.rs`, bound 1e-5 relative), with early exit
+/// steps as the CPU reference does (`compensated.rs`, bound 1e-5 relative), with early exit
 /// off and on; the plain kernels' drift is printed beside it.
 #[test]
 #[cfg_attr(

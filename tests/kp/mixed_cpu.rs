@@ -65,12 +65,12 @@ fn random_problem(n: usize, seed: u64) -> Problem {
 /// of the pair, a clipped cell losing its low part. Every interior cell must have the same bits.
 ///
 /// The reference has one set of loops for every level (`src/kp/cpu.rs`): `CpuKp<T>` is
-/// `CpuKp<T, T>`, so the f32 and f64 paths and the mixed one can no longer differ from each
+/// `CpuKp<T, T>`, so the f32 and f64 paths and the mixed one cannot differ from each
 /// other by their loops, only from what the point functions say. This checks the loops against
 /// those functions for (f64, f64), (f32, f32) plain and compensated, and the mixed (f32, f64);
-/// with `W` = `T` also that R_w summed face by face is the plain R_w (`CellFaces::rhs`, what
-/// the f32 and f64 loops summed before they were the level-generic ones); in mixed, that the
-/// new w are not f32 values (the update is f64); compensated, that low parts were written.
+/// with `W` = `T` also that R_w summed face by face is the plain R_w (`CellFaces::rhs`); in
+/// mixed, that the new w are not f32 values (the update is f64); compensated, that low parts
+/// were written.
 fn check_written_out_step<T: Real, W: Surface<T>>(accumulation: Accumulation) {
     // The mixed precision's w is f64: it keeps no low part.
     let compensated = accumulation == Accumulation::Compensated && !W::WIDER;
@@ -170,7 +170,7 @@ fn mixed_bowl(wet_dry: WetDry, steps: u64) -> (f64, f64) {
     ((m.volume(&p) - v0) / v0, start.elapsed().as_secs_f64())
 }
 
-/// The bound: f64's (tests/kp_f32.rs keeps f64 to 1e-12 over 10⁴ steps).
+/// The bound: f64's (`compensated.rs` keeps f64 to 1e-12 over 10⁴ steps).
 const BOUND: f64 = 1e-12;
 
 /// The mixed start is exactly dry where the problem is dry (w̄ = B̄ of the f32 cell bed, depth 0)
@@ -319,8 +319,8 @@ mod long {
     use super::*;
 
     /// Thacker's bowl at 40², `clamp`, 10⁵ CPU steps in mixed precision keeps the volume at f64's
-    /// level; the compensated f32 path (tests/kp_f32.rs: 10⁵ steps within 1e-5) is run here to 2·10⁴
-    /// steps and exceeds this bound, so the bound tells the paths apart.
+    /// level; the compensated f32 path (`compensated.rs`: 10⁵ steps within 1e-5) is run here to
+    /// 2·10⁴ steps and exceeds this bound, so the bound tells the paths apart.
     #[test]
     #[ignore = "long: 10⁵ and 2·10⁴ CPU steps, about a minute and a half"]
     fn mixed_keeps_f64_volume_over_1e5_steps() {

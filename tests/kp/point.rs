@@ -125,10 +125,10 @@ fn manning_friction_semi_implicit() {
     );
 }
 
-/// A cell's bed (the mean of its corners) is the same bits under every symmetry of the square:
-/// the mirror images and the transpose the split schemes' Y substeps work in (summed by rows it
-/// was not, and a dry cell of the transposed grid then held a film of one ulp). Random corners
-/// of mixed magnitudes, f32 and f64, each within half an ulp of the mean taken in f64 twice over.
+/// A cell's bed (the mean of its corners) is the same bits under every symmetry of the square: the
+/// mirror images and the transpose the split schemes' Y substeps work in (summed by rows it would
+/// not be, and a dry cell of the transposed grid would hold a film of one ulp). Random corners of
+/// mixed magnitudes, f32 and f64, each within half an ulp of the mean taken in f64 twice over.
 #[test]
 fn cell_bed_is_the_same_under_the_squares_symmetries() {
     use kernels::kp::cell_bed;

@@ -87,7 +87,7 @@ fn diverging_coeffs() -> hydrokern::kp::Coeffs<f64> {
 }
 
 /// A film between two wet cells flowing apart (the f32 4096² flood's south-west corner at
-/// t = 3.996 s, session 2026-11-27n): with momentum slopes (`bollermann`) its faces carry ±½ of
+/// t = 3.996 s): with momentum slopes (`bollermann`) its faces carry ±½ of
 /// the neighbours' momenta over a depth below κ^¼, which desingularization turns into about
 /// 500 m/s; `clamp` carries the film's own velocity to its faces, and its fastest face is one
 /// of the neighbours' waves, u + √(gh) ≤ 11 m/s. Both faces carry the film's desingularized
@@ -108,7 +108,7 @@ fn a_film_between_diverging_flows_keeps_its_own_velocity() {
     }
 }
 
-/// The cell that set the f32 4096² flood's Δt after the seventh round (c99): 6.9·10⁻⁴ m deep,
+/// A cell that sets the f32 4096² flood's Δt with momentum slopes: 6.9·10⁻⁴ m deep,
 /// thicker than κ^¼ (so not thin), at a local depth minimum between cells of 0.13 m flowing
 /// apart (hu = −0.34 and +0.16 m²/s). With momentum slopes (`bollermann`) its west face carries
 /// about −0.1 m²/s over its own depth, some 150 m/s; `clamp` limits slopes of velocity, so its
@@ -225,7 +225,7 @@ fn face_depth_is_the_mean_over_the_face() {
 /// A film in the lowest corner of a cell tilted along a diagonal (corners b, b + s, b + s,
 /// b + 2s: B̄ − B_lo = B_hi − B̄ = s) reaches its two low faces at any depth in `clamp`; with the
 /// depth at the faces' middles (`bollermann`) both faces are dry below h̄ = s/16: that water
-/// never leaves (the 50² Thacker films, docs/kp-wet-dry.md, fifth round).
+/// never leaves (the 50² Thacker films, docs/kp-wet-dry.md, "The reconstruction").
 #[test]
 fn a_corner_film_reaches_its_low_faces() {
     use kernels::kp::{Bollermann, Cell, Clamp, WetDryScheme, face_bed, reconstruct, surface};
@@ -278,9 +278,10 @@ fn shore_lake_is_filled_to_the_level() {
 
 /// The set-up rounds a lake at rest to the precision of the run by its level: in f32 every
 /// fully flooded cell of `shore_lake` holds w̄ = 0.7 rounded (h and B rounded apart and then
-/// summed left 119 of the 341 an ulp off, a pressure gradient of g·ulp/Δx that drove currents
-/// of 1.8e-5 m/s in 10 000 steps), and each partially flooded cell the w̄ within three ulps of
-/// h + B whose w* (what the reconstruction sees) is nearest 0.7; in f64 w̄ is h + B as before.
+/// summed would leave 119 of the 341 an ulp off, a pressure gradient of g·ulp/Δx that drives
+/// currents of 1.8e-5 m/s in 10 000 steps), and each partially flooded cell the w̄ within three
+/// ulps of h + B whose w* (what the reconstruction sees) is nearest 0.7; in f64 w̄ is h + B bit
+/// for bit.
 #[test]
 fn shore_lake_starts_level() {
     use kernels::kp::{Bollermann, surface};
@@ -373,8 +374,8 @@ fn shore_lake_stays_at_rest() {
 /// the dry circular dam break run without a cell drained or clamped. With the default κ their
 /// fronts spread films, whose momenta `clamp` scales (it counts the cells it changed). On
 /// Thacker's bowl the shoreline cuts cells, and cells are drained or clamped whatever κ (the
-/// test can fail both ways). (Until `clamp` reconstructed velocities, the first two also gave
-/// `bollermann`'s bits; docs/kp-wet-dry.md, eighth round.)
+/// test can fail both ways). (The first two differ from `bollermann`'s bits only by `clamp`'s
+/// velocity reconstruction; docs/kp-wet-dry.md, "The reconstruction".)
 #[test]
 fn clamp_leaves_flat_beds_alone_but_their_films() {
     let cases = [
@@ -499,7 +500,7 @@ fn thacker_study(wet_dry: WetDry, ns: &[usize], order: f64, growth: f64, shore: 
     }
 }
 
-/// Thacker at 25², 50², 100² (CI size): see [`thacker_study`]. The issue asks for order ≥ 0.9,
+/// Thacker at 25², 50², 100² (CI size): see [`thacker_study`]. The targets are order ≥ 0.9,
 /// steps growing ≤ 2.2× per halving and the shoreline within one cell. `clamp` reaches them
 /// (orders 1.65, 1.68, step ratios 2.02, 2.00, water deeper than 1 mm 0.6, 0.4, 0.2 cells from
 /// the exact shore); `bollermann` reaches orders 1.26, 0.59, step ratios 2.14, 2.96 and leaves
@@ -526,14 +527,14 @@ mod long {
         shore_lake_stays_at_rest_over(10_000);
     }
 
-    /// The issue's study, 50² to 400². `clamp` reaches the issue's targets (order ≥ 0.9, steps ≤
-    /// 2.2× per halving, the shoreline within one cell): orders 1.68, 1.43, 1.29, step ratios 2.00,
-    /// 2.00, 2.00, water deeper than 1 mm 0.4, 0.2, 0.0, 0.0 cells from the exact shore (velocity
-    /// slopes, docs/kp-wet-dry.md's eighth round). `bollermann` does not: measured orders 0.59,
+    /// The Thacker study, 50² to 400². `clamp` reaches the targets (order ≥ 0.9, steps ≤ 2.2× per
+    /// halving, the shoreline within one cell): orders 1.68, 1.43, 1.29, step ratios 2.00, 2.00,
+    /// 2.00, water deeper than 1 mm 0.4, 0.2, 0.0, 0.0 cells from the exact shore (velocity slopes,
+    /// docs/kp-wet-dry.md, "The reconstruction"). `bollermann` does not: measured orders 0.59,
     /// 0.31, 0.82, step ratios 2.96, 3.19, 2.95, water 5.5 and 11.1 cells beyond the shoreline at
     /// 200² and 400²; the test holds it to what it reaches, so that a change for the worse fails.
     /// Long: `cargo test --release --test kp -- --ignored --nocapture thacker_converges_to_400`
-    /// prints each size as it finishes (`clamp`'s four sizes took 3 minutes on two cores,
+    /// prints each size as it finishes (`clamp`'s four sizes take about 3 minutes on two cores,
     /// `bollermann`'s about 10).
     #[test]
     #[ignore = "long: 50² to 400² takes 15 minutes or more"]

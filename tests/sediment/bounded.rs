@@ -1,6 +1,6 @@
 //! The bounded sediment scheme (docs/sediment-bounded.md): its point function against the
 //! formula written out, 0 ≤ s ≤ 1 with exact h-mass over random problems at its Δt limit (CPU
-//! and GPU), the seed scheme's overshoot on the same problems, and the convergence orders.
+//! and GPU), the `seed` scheme's overshoot on the same problems, and the convergence orders.
 
 use crate::common::{cases, gpu};
 use hydrokern::field::Field2;
@@ -161,8 +161,8 @@ proptest! {
     }
 }
 
-/// The cases: random smooth α, β and inflows at 0.9 of the limit with s started at 1,
-/// and 2×2 grids. The seed scheme leaves [0, 1] on some of them (so these problems do test the
+/// The hard cases: random smooth α, β and inflows at 0.9 of the limit with s started at 1,
+/// and 2×2 grids. The `seed` scheme leaves [0, 1] on some of them (so these problems do test the
 /// bound); the bounded one on none.
 #[test]
 fn seed_scheme_overshoots_where_bounded_does_not() {
@@ -263,8 +263,8 @@ fn orders(scheme: Scheme, s_const: Option<f64>, field: usize) -> (Vec<f64>, Vec<
 }
 
 /// h is second order where s is uniform (variable α: the face mobilities are the mean on
-/// smooth data; the bounded scheme keeps s = 1 exactly, the seed's does not, which is why
-/// tests/sediment.rs measures its h-order with the h-update alone), s first order or better in
+/// smooth data; the bounded scheme keeps s = 1 exactly, the `seed` scheme does not, which is why
+/// `reference_and_gpu.rs` measures its h-order with the h-update alone), s first order or better in
 /// the coupled problem, both schemes.
 #[test]
 fn bounded_scheme_keeps_the_seed_orders() {

@@ -10,7 +10,8 @@ use hydrokern::sediment::gpu::{GpuSediment, Launch};
 use hydrokern::sediment::{Accumulation, Problem, Scheme, StepVariant, setup};
 use kernels::sediment::compensated_add;
 
-/// The bound on |gained − supplied| / supplied the issue sets for f32 (10⁵–10⁶ steps).
+/// The bound on |gained − supplied| / supplied f32 is held to (10⁵–10⁶ steps;
+/// docs/f32-conservation.md).
 const BOUND: f64 = 1e-5;
 
 /// Volume of the basin in f64: Σ (high + low) ΔxΔy.
@@ -101,7 +102,7 @@ mod long {
         }
     }
 
-    /// The same run on the old path exceeds the bound: the test above can fail, and the
+    /// The same run on the plain path exceeds the bound: the test above can fail, and the
     /// compensation is what passes it.
     #[test]
     #[ignore = "long: 10⁵ CPU steps, about 20 s each"]

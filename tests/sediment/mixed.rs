@@ -1,5 +1,6 @@
-//! Mixed precision for sediment (docs/f32-conservation.md, "Mixed precision"): h in f64, s, α,
-//! β and the face conductances in f32, the face fluxes and the h update in f64. Its CPU
+//! Mixed precision for sediment (docs/f32-conservation.md, "Mixed precision for sediment: h in
+//! f64, the rest in f32"): h in f64, s, α, β and the face conductances in f32, the face fluxes
+//! and the h update in f64. Its CPU
 //! reference (`CpuSediment<f32, f64>`) against a step written out here without the shared point
 //! functions; the exact-solution and conservation tests of the f64 path in mixed precision; a
 //! long run's mass balance beside f32's and f64's; the GPU kernels against the reference.
@@ -45,7 +46,7 @@ fn auto_dt(p: &Problem) -> f64 {
 /// One mixed step on the interior written out from the model's equations (docs/design.md and
 /// docs/sediment-bounded.md) with the mixed split, not through the point functions: from h (f64)
 /// and s, α, β (f32) with their ghosts as the reference set them, (h', s') on the interior (the
-/// seed's s' only where its stencil of h' lies inside: from the second cell in).
+/// `seed` scheme's s' only where its stencil of h' lies inside: from the second cell in).
 fn written_out_step(p: &Problem, dt: f64, h: &[f64], s: &[f32], al: &[f32], be: &[f32]) -> (Vec<f64>, Vec<f32>) {
     let (pitch, n) = (p.nx + 2, h.len());
     let c32 = |v: f64| v as f32;
@@ -89,7 +90,7 @@ fn written_out_step(p: &Problem, dt: f64, h: &[f64], s: &[f32], al: &[f32], be: 
         }
     }
     if p.scheme == Scheme::Seed {
-        // s' from h' by the seed's s-equation, upwind ∇(αs) against −∇h'.
+        // s' from h' by the `seed` scheme's s-equation, upwind ∇(αs) against −∇h'.
         let deep = |c: usize| interior(c) && nbrs(c).iter().all(|&(m, _)| interior(m));
         for c in (0..n).filter(|&c| deep(c)) {
             let (e, w, nn, ss) = (c + 1, c - 1, c + pitch, c - pitch);
@@ -143,7 +144,7 @@ fn mixed_reference_matches_the_written_out_step() {
 
 // -------------------------------------------- the f64 path's exact solutions in mixed ----
 
-/// The cosine mode of tests/sediment.rs's heat test, in mixed precision: h in f64, s ≡ 1, α, β
+/// The cosine mode of `reference_and_gpu.rs`'s heat test, in mixed precision: h in f64, s ≡ 1, α, β
 /// and the conductances in f32.
 #[test]
 fn mixed_heat_mode_decays_as_exact_solution_at_second_order() {
@@ -153,7 +154,7 @@ fn mixed_heat_mode_decays_as_exact_solution_at_second_order() {
     });
 }
 
-/// tests/sediment.rs's closed basin (1e-13 of Σ|h|) and inflow (1e-10 of the supply) in mixed.
+/// `reference_and_gpu.rs`'s closed basin (1e-13 of Σ|h|) and inflow (1e-10 of the supply) in mixed.
 #[test]
 fn mixed_conserves_and_adds_the_supplied_volume_as_f64_does() {
     for scheme in Scheme::ALL {
@@ -169,7 +170,7 @@ fn mixed_conserves_and_adds_the_supplied_volume_as_f64_does() {
 
 const STEPS: u64 = 100_000;
 
-/// The bound of tests/sediment.rs's f64 inflow test, 1e-10 of the supply. The h update rounds
+/// The bound of `reference_and_gpu.rs`'s f64 inflow test, 1e-10 of the supply. The h update rounds
 /// in f64, ε/2·|h| ≤ 2.4e-14 m a cell and step on this basin (|h| ≤ 220 m), without bias; the
 /// faces' fluxes are f64 values each cell of a face adds with opposite signs, and the inflow
 /// face's is q·Δ·Δt/Δ² to f64's round-off (the ghost h is formed in f64). f64 itself lands
@@ -178,8 +179,8 @@ const BOUND: f64 = 1e-10;
 
 // ------------------------------------------------------------ GPU ≡ CPU reference ----
 
-/// As tests/sediment.rs's GPU tolerance, 64 ε a step, in f32's ε (s is f32, and the GPU
-/// contracts the multiply-adds of its update and of the bounded scheme's mobilities; the seed
+/// As `reference_and_gpu.rs`'s GPU tolerance, 64 ε a step, in f32's ε (s is f32, and the GPU
+/// contracts the multiply-adds of its update and of the bounded scheme's mobilities; the `seed`
 /// scheme's face conductances are pinned and match the reference's bits) relative to the
 /// fields' magnitudes: h (f64) differs from the reference by what its f32 inputs change of the
 /// increments.
@@ -237,10 +238,10 @@ proptest! {
 }
 
 /// The GPU's mixed kernels keep the f64 mass balance on the basin (61², `GPU_STEPS` steps), in
-/// both schemes. The seed scheme's lost 5.6e-9 of the supply on an H100 while its ghost kernel
-/// and fused kernel contracted the face conductance K into multiply-adds differently (the
-/// inflow face's flux K_fused·qΔ/K_ghost an f32 ulp from qΔ every step); both now compute K by
-/// `kernels::sediment::face_k`'s pinned operations.
+/// both schemes. The `seed` scheme's would lose 5.6e-9 of the supply (measured on an H100) if
+/// its ghost kernel and fused kernel contracted the face conductance K into multiply-adds
+/// differently (the inflow face's flux K_fused·qΔ/K_ghost an f32 ulp from qΔ every step); both
+/// compute K by `kernels::sediment::face_k`'s pinned operations.
 const GPU_STEPS: u64 = 30_000;
 
 #[test]

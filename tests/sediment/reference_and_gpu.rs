@@ -171,7 +171,7 @@ fn forced_unstable_step_is_refused_with_the_limit() {
 
 /// A side whose supplied sediment cannot move into its cells is refused: the bounded scheme
 /// carries sand only where α > 0 and mud only where β > 0, so pure sand over α = 0 has no way in
-/// (the seed scheme's mean conductance still takes it through β).
+/// (the `seed` scheme's mean conductance still takes it through β).
 #[test]
 fn inflow_that_cannot_enter_is_refused() {
     let mut p = setup::basin(8, 8, 1.0).unwrap();

@@ -195,7 +195,7 @@ fn gpu_breakdown_names_the_system() {
             if alg == Algorithm::Twisted {
                 // The upper thread meets the zero pivot at row 21, but the lower half's back
                 // substitution then turns non-finite below it and the smallest row wins: the
-                // report names a row at most two before the zero one (row 19 on the H100).
+                // report names a row at most two before the zero one (row 19 on an H100).
                 assert!((19..=21).any(|r| e.contains(&format!("system 6, row {r}"))), "{alg}: {e}");
             }
             // The solver stays usable: a good batch solves afterwards.

@@ -37,7 +37,7 @@ pub const RESIDUAL: f64 = 32.0;
 pub const GPU_PER_LEVEL: Tolerance = Tolerance::eps(256.0);
 /// LU with partial pivoting against the dense solve, relative to ‖x‖∞, in units of κ∞·ε: a
 /// backward-stable solve (growth ≤ 2 on a tridiagonal matrix) errs by κ times its backward
-/// error, a few ε; 32 leaves room for n ≤ 40 rows of rounding. Without pivoting the issue's
+/// error, a few ε; 32 leaves room for n ≤ 40 rows of rounding. Without pivoting the small-pivot
 /// cases miss it by 10⁸ (f64) and 10⁵ (f32).
 pub const LU_FORWARD: f64 = 32.0;
 /// LU's normwise backward error ‖Ax − d‖∞/(‖A‖∞‖x‖∞ + ‖d‖∞), in ε: growth ≤ 2 and three

@@ -1,4 +1,4 @@
-//! The CPU reference's LU with partial pivoting: the hard cases (small pivots with a
+//! The CPU reference's LU with partial pivoting: the hard cases (small pivots with a
 //! small condition number), random systems that are not diagonally dominant, and exact
 //! solutions, each against the plain dense solve with partial pivoting of `cpu.rs`; bad
 //! values named at their row by every CPU algorithm; the automatic choice on the CPU.
@@ -63,8 +63,8 @@ fn small_pivot(n: usize, delta: f64) -> (Batch<f64>, Vec<f64>) {
     (Batch { shape, a, b, c, d }, x)
 }
 
-/// The cases: pivot 1e-14 in f64 and 1e-7 in f32, well conditioned (κ∞ ≈ 13 here,
-/// 4.5 in the 2-norm example). Thomas (no
+/// The small-pivot cases: pivot 1e-14 in f64 and 1e-7 in f32, well conditioned (κ∞ ≈ 13 here,
+/// 4.5 in docs/tridiag-pivoting.md's 2-norm example). Thomas (no
 /// pivoting) loses most digits (forward error ~1e-3 in f64, ~0.2 in f32) and its backward
 /// error shows it; LU's forward error is a few ε, like NumPy's (LAPACK's) pivoted solve.
 fn small_pivot_case<T: GpuReal>(delta: f64, thomas_at_least: f64) {
@@ -178,7 +178,7 @@ proptest! {
 }
 
 /// A NaN or infinity in any coefficient of row 7 is named at row 7 by both CPU algorithms
-/// (before, a NaN in d at row 7 was named at row 0, where the back substitution ended).
+/// (a NaN in d at row 7, not at row 0, where the back substitution ends).
 #[test]
 fn a_bad_value_is_named_at_its_row() {
     for alg in [Algorithm::Thomas, Algorithm::Lu] {
@@ -455,7 +455,7 @@ proptest! {
     }
 }
 
-/// SPIKE on the small pivot (row 0) under several chunkings, with and without
+/// SPIKE on the small pivot (row 0) under several chunkings, with and without
 /// multi-block levels: the reduced systems' pivoting (row 0 is a chunk's first row) keeps it
 /// to a few ε, as LU's does.
 #[test]

@@ -53,15 +53,15 @@ pub struct Row {
     pub gbs: f64,
     /// `gbs` as a percentage of the run's copy bandwidth.
     pub pct_copy: f64,
-    /// Where the seeds define a flop count (or a suite states one).
+    /// Where the source studies define a flop count (or a suite states one).
     pub gflops: Option<f64>,
     /// The flops over the bytes counted (arithmetic intensity), where `gflops` is given.
     pub flops_per_byte: Option<f64>,
     /// Time of the f64 row over the matching f32 row (on f64 rows).
     pub f64_over_f32: Option<f64>,
     /// The relative error of what the solver conserves after a fixed run, on the rows that
-    /// measure it (issue 16: f32's beside f64's); the report's notes say what it is and why a
-    /// row has none.
+    /// measure it (f32's beside f64's, docs/f32-conservation.md); the report's notes say what
+    /// it is and why a row has none.
     pub conservation: Option<f64>,
     /// Anything else worth a column (speedups, units/s).
     pub note: String,

@@ -38,7 +38,7 @@ use crate::{Error, Real, Result};
 /// a field are its rows, the y-lines its columns. `Contiguous` is `Rows { pitch: n }` and
 /// `Interleaved` is `Columns { pitch: batch }`: the same maps, kept under their own names.
 /// An array then holds [`Shape::span`] values; the padding between lines is never read as an
-/// equation and never written (docs/tridiag-pivoting.md, "Strided and padded layouts").
+/// equation and never written (docs/tridiag-layouts.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Layout {
     /// System after system: `k·n + i`.
@@ -454,25 +454,21 @@ impl Limits {
     /// The automatic choice for a diagonally dominant batch (the solvers check dominance on
     /// the device first and take [`Algorithm::Lu`] when a row is not dominant).
     ///
-    /// Measured (`bench tridiag`, H100, before the partition and twisted kernels): CR in
-    /// shared memory was the fastest or near it almost everywhere but reached only 20–28% of
-    /// copy at n = 4096 × 16384 (barrier- and shared-memory-bound over log2 n levels), lost
-    /// to cuSPARSE gtsv2StridedBatch at contiguous f32 n = 2048 and on interleaved data
-    /// (0.6–1.0×: one block per system, every load a different sector); one thread per
-    /// system (Thomas) won in the interleaved layout once the batch filled the GPU (≥ 120
-    /// systems per multiprocessor) but was latency-bound at 20% (f32) / 35% (f64) of copy.
-    ///
-    /// Now, from the same suite with the partition and twisted kernels (H100, 2026-11-22,
-    /// `docs/bench/tridiag-h100.json`):
+    /// Measured with `bench tridiag` on an H100 (`docs/bench/tridiag-h100.json`):
     /// - contiguous: partition wherever it fits (n ≤ `max_n(Partition)`), else Thomas. It moves
     ///   the minimum 5 words per unknown: 67% (f32) and 73% (f64) of copy at n = 4096 × 16384,
     ///   4.0–4.3× cuSPARSE gtsv2StridedBatch in the largest cells.
     /// - interleaved: partition with g consecutive systems per block while the batch does not
     ///   fill the GPU by itself (< 120 systems per multiprocessor) or g reaches a whole 32-byte
-    ///   sector; otherwise one-thread Thomas (8 rows of loads in flight), which beat twisted
+    ///   sector; otherwise one-thread Thomas (8 rows of loads in flight), which beats twisted
     ///   Thomas in every such cell and reaches 31% (f32) / 44% (f64) of copy at n = 4096 × 16384:
     ///   it moves 9 words per unknown (c′, d′ through the workspace), so at most ~55% counted at 5.
     /// - beyond the partition limit: Thomas in both layouts (contiguous: coalesced by staging).
+    ///
+    /// CR in shared memory is never the choice: it reaches 20–28% of copy at n = 4096 × 16384
+    /// (barrier- and shared-memory-bound over log2 n levels) and trails cuSPARSE
+    /// gtsv2StridedBatch on interleaved data (one block per system, every load a different
+    /// sector).
     pub fn auto(&self, shape: Shape) -> Algorithm {
         let fills = shape.batch >= 120 * self.sm_count.max(1);
         let Some((_, g)) = self.partition_launch(shape) else {
@@ -481,9 +477,9 @@ impl Limits {
         let whole_sectors = g as usize * self.value_bytes >= 32;
         match shape.layout {
             Layout::Contiguous | Layout::Rows { .. } => Algorithm::Partition,
-            // Measured on the H100 (2026-11-22): one-thread Thomas (8-row load groups) beat
-            // the twisted kernel in every such cell (n=4096 × 16384: 1.47 vs 1.62 ms f32,
-            // 2.06 vs 2.19 ms f64): twice the threads did not pay for the meeting barrier.
+            // Measured on an H100: one-thread Thomas (8-row load groups) beats the twisted
+            // kernel in every such cell (n=4096 × 16384: 1.47 vs 1.62 ms f32, 2.06 vs 2.19 ms
+            // f64): twice the threads do not pay for the meeting barrier.
             Layout::Interleaved | Layout::Columns { .. } if fills && !whole_sectors => Algorithm::Thomas,
             Layout::Interleaved | Layout::Columns { .. } => Algorithm::Partition,
         }

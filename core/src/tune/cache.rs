@@ -224,7 +224,7 @@ mod tests {
                 default: "32x8 stream:4x32".into(),
                 best: best.into(),
                 // Times as CUDA events give them: read back bit for bit (serde_json's
-                // `float_roundtrip`; without it the H100's 0.013631999958306553 came back …551).
+                // `float_roundtrip`; without it 0.013631999958306553 comes back as …551).
                 default_ms: 1.2,
                 best_ms: 0.013631999958306553,
             }],

@@ -1,4 +1,4 @@
-//! Heat maps of a search space (seed 003's figures 4.1–4.6): one cell per configuration,
+//! Heat maps of a search space (Amundsen's figures 4.1–4.6): one cell per configuration,
 //! coloured by its time relative to the best one on a fixed scale (1 to 2, slower saturates),
 //! the ratio written in the cell, pruned configurations grey, the best framed.
 
@@ -124,7 +124,7 @@ mod tests {
         write_heat_map(&path, &map).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");
-        // A title longer than the grid widens the picture (the H100's name was cut off).
+        // A title longer than the grid widens the picture (a GPU's long name is not cut off).
         let long = HeatMap { title: "x".repeat(200), ..map };
         write_heat_map(&path, &long).unwrap();
         let bytes = std::fs::read(&path).unwrap();

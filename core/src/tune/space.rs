@@ -8,7 +8,7 @@ pub fn grid_2d(xs: &[u32], ys: &[u32]) -> Vec<(u32, u32)> {
     ys.iter().flat_map(|&y| xs.iter().map(move |&x| (x, y))).collect()
 }
 
-/// Block widths and heights the 2D searches try (the seed's figures span 8–512 × 1–32).
+/// Block widths and heights the 2D searches try (Amundsen's figures span 8–512 × 1–32).
 pub const BLOCK_X: [u32; 6] = [8, 16, 32, 64, 128, 256];
 pub const BLOCK_Y: [u32; 6] = [1, 2, 4, 8, 16, 32];
 

@@ -1,6 +1,6 @@
-//! The ADI sweep kernels: each sweep direction (x: rows, y: columns) with each of the seed's
-//! strategies — S1, one thread per line (Thomas; twisted Thomas, two threads per line), and S2,
-//! one block per line (partition, PCR, CR-PCR) — over the row provider of `sweep.rs`.
+//! The ADI sweep kernels: each sweep direction (x: rows, y: columns) with each of the MIKE 21
+//! thesis's strategies — S1, one thread per line (Thomas; twisted Thomas, two threads per line),
+//! and S2, one block per line (partition, PCR, CR-PCR) — over the row provider of `sweep.rs`.
 //!
 //! Every kernel takes a status of three `u64` words: the x-sweeps' and the y-sweeps'
 //! breakdown codes (`fail_code(n, line, row)`, as the tridiagonal kernels report them) and the

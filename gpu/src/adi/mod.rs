@@ -1,4 +1,4 @@
-//! ADI shallow water in the style of MIKE 21 HD (seed 001, issue 13; docs/adi.md): the row
+//! ADI shallow water in the style of MIKE 21 HD (the MIKE 21 thesis; docs/adi.md): the row
 //! providers. Along a grid line the unknowns interleave (…, flux_{j−½}, ζ_j, flux_{j+½}, …) and
 //! each is one row `a x_{i−1} + b x_i + c x_{i+1} = d` of a tridiagonal system. The functions
 //! here build one row from the values of its neighbourhood, gathered by the caller into small

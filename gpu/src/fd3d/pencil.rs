@@ -4,7 +4,7 @@ use super::windows::{window, wrap_m4};
 use super::{Fd3dParams, HALO, XTILE_POINTS, XTILE_ROWS, d8};
 use crate::device::{DeviceReal, shared, thread};
 
-/// x-4pencil: the seed's x kernel with the pencil cut into chunks of `p.tile` points.
+/// x-4pencil: Ruetsch's x kernel with the pencil cut into chunks of `p.tile` points.
 ///
 /// Block `(tile, P)`: `threadIdx.y` picks one of P pencils (rows j), `threadIdx.x` a point of
 /// the chunk starting at `blockIdx.x · tile`. The tile `sh[P][tile + 8]` holds each chunk
@@ -115,7 +115,7 @@ pub(super) unsafe fn fd3d_x_tile<T: DeviceReal>(f: *const T, df: *mut T, p: Fd3d
     }
 }
 
-/// y/z-4pencil and y/z-32pencil: the seed's y and z kernels (`derivative_y`,
+/// y/z-4pencil and y/z-32pencil: Ruetsch's y and z kernels (`derivative_y`,
 /// `derivative_y_lPencils`) with the pencil cut into chunks of `p.tile` points.
 ///
 /// Block `(W, B)`: `threadIdx.x` picks one of W pencils (x = `blockIdx.x · W + tx`),

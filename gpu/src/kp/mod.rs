@@ -1,5 +1,6 @@
-//! Kurganov–Petrova shallow water (seed 003; docs/design.md, "Kurganov–Petrova shallow water"):
-//! Kurganov & Petrova 2007 as implemented on GPUs by Brodtkorb, Sætra & Altinakar 2012.
+//! Kurganov–Petrova shallow water (Amundsen; docs/design.md, "Kurganov–Petrova shallow water
+//! (Amundsen)"): Kurganov & Petrova 2007 as implemented on GPUs by Brodtkorb, Sætra & Altinakar
+//! 2012.
 //!
 //!   Q_t + F(Q)_x + G(Q)_y = S,   Q = (w, hu, hv),   h = w − B
 //!   F = (hu, hu²/h + ½gh², huv/h),   G = (hv, huv/h, hv²/h + ½gh²)

@@ -1,4 +1,4 @@
-//! SRK2's flux kernels (seed 003 §3.1.1): the F fluxes in an x-line kernel of long one-row
+//! SRK2's flux kernels (Amundsen §3.1.1): the F fluxes in an x-line kernel of long one-row
 //! blocks, the G fluxes in a y-block kernel whose tiles have no x halo. Each writes its part of
 //! R (`part_x`, `part_y`) and one rate a block; the RK kernel adds the parts in the order
 //! `assemble` does (launch contract: `entries.rs`).

@@ -1,4 +1,4 @@
-//! The split schemes DS1 and DS2 on the device (seed 003 §3.1.2–3.1.3, docs/kp-schemes.md "DS1
+//! The split schemes DS1 and DS2 on the device (Amundsen §3.1.2–3.1.3, docs/kp-schemes.md "DS1
 //! and DS2 on the GPU"; launch contract: `entries.rs`): the RK stage of a substep, which writes
 //! its output transposed when the next substep works in the other orientation, and the clock
 //! kernels that choose Δt, check each substep's own limit and discard a step that exceeded one.
@@ -8,7 +8,7 @@
 //! records the substep's limit and marks the step discarded if it is below Δt; the RK kernels of
 //! a step that is not going write no state; [`kp_split_end`] advances the clock or halves the
 //! estimates. Qⁿ is written only by the last stage of the step, so a discarded step leaves it
-//! as it was: the substeps' own buffers are the backup the seed keeps.
+//! as it was: the substeps' own buffers are the backup Amundsen's scheme keeps.
 
 use super::{
     CLOCK_DS_RETRIES, CLOCK_DS_STATE, CLOCK_DS_X, CLOCK_DS_Y, CLOCK_DT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Coeffs,

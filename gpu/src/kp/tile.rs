@@ -1,4 +1,4 @@
-//! The tile flux kernels (seed 003's): one thread a cell on a 2D shared-memory tile of
+//! The tile flux kernels (Amundsen's): one thread a cell on a 2D shared-memory tile of
 //! `k.bx × k.by` cells, full and early exit (launch contract: `entries.rs`).
 
 use super::smem::{get_flux, load_cell, put_flux, store_r, to_view};

@@ -35,18 +35,19 @@ pub trait WetDryScheme: Copy + 'static {
     /// Whether a thin cell (h⁴ < κ, [`is_thin`]) carries its own desingularized velocity to its
     /// faces, its velocity slopes 0 (true in [`Clamp`]; only with
     /// [`VELOCITIES`](WetDryScheme::VELOCITIES)). Its neighbours' velocities are not its own:
-    /// with momentum slopes, between two wet neighbours flowing apart, its faces got ±½ of their
-    /// momenta over a depth below κ^¼, which desingularization turned into hundreds of m/s
-    /// (docs/kp-wet-dry.md, seventh round).
+    /// with momentum slopes, between two wet neighbours flowing apart, its faces get ±½ of their
+    /// momenta over a depth below κ^¼, which desingularization turns into hundreds of m/s
+    /// (docs/kp-wet-dry.md, "The reconstruction").
     const FILMS: bool = false;
     /// Whether the reconstruction limits slopes of velocities rather than of momenta (true in
     /// [`Clamp`]): each cell's desingularized velocity is formed once from its mean depth
     /// ([`cell_view`]), and a face's velocity is its cell's plus or minus half a minmod slope, so
     /// it lies within the velocities of the cell and its two neighbours (θ ≤ 2). With momentum
     /// slopes a cell at a local depth minimum between two flows moving apart carries up to half
-    /// its neighbours' momenta over its own depth: the f32 4096² flood met one 6.9·10⁻⁴ m deep
-    /// (thicker than κ^¼, so not thin) whose faces moved at 155 m/s and then 10⁴ m/s
-    /// (docs/kp-wet-dry.md, eighth round). ANUGA extrapolates velocities for the same reason.
+    /// its neighbours' momenta over its own depth: in the f32 4096² flood such a cell 6.9·10⁻⁴ m
+    /// deep (thicker than κ^¼, so not thin) gets faces moving at 155 m/s and then 10⁴ m/s
+    /// (docs/kp-wet-dry.md, "The reconstruction"). ANUGA extrapolates velocities for the same
+    /// reason.
     const VELOCITIES: bool = false;
     /// Whether the reconstruction reads a cell through its corners ([`cell_view`]): to find a
     /// partially flooded cell's level, or a cell's mean depth for its velocity.
@@ -78,7 +79,8 @@ impl WetDryScheme for Bollermann {
 
 /// Bollermann et al.'s reconstruction of partially flooded cells with the draining time step
 /// of the actual Δt in place of the a-priori cap, and a velocity maximum principle in partially
-/// flooded cells after each RK stage ([`clamp_velocity`]; docs/kp-wet-dry.md, fourth round);
+/// flooded cells after each RK stage ([`clamp_velocity`]; docs/kp-wet-dry.md, "Draining" and
+/// "After each RK stage: the velocity clamp and films (`clamp`)");
 /// thin cells carry their own velocity to their faces, and every other cell slopes of velocity,
 /// not momentum ([`FILMS`](WetDryScheme::FILMS), [`VELOCITIES`](WetDryScheme::VELOCITIES)).
 /// Its flux has no cap: the draining factors and the clamp are passes of their own (the CPU
@@ -183,7 +185,8 @@ pub fn clamped_momenta<T: Real>(
 /// depth below which its faces desingularize velocities (h⁴ < κ,
 /// [`desingularize_pair`](super::desingularize_pair)). The fluxes drain a film's water but leave
 /// its momentum to the neighbours' faces, so its own q/h can grow without bound and set Δt (the
-/// flood's corners: docs/kp-wet-dry.md, sixth round).
+/// flood's corners: docs/kp-wet-dry.md, "After each RK stage: the velocity clamp and films
+/// (`clamp`)").
 #[inline(always)]
 pub fn is_film<T: Real>(k: &Coeffs<T>, h: T) -> bool {
     h > k.dry && is_thin(k, h)
@@ -197,8 +200,8 @@ pub fn is_thin<T: Real>(k: &Coeffs<T>, h: T) -> bool {
 }
 
 /// h⁴ rounded as the host rounds it (`mul_rn`: no multiply-add contraction on the GPU), so both
-/// backends find the same films and scale them alike: the f32 flood at 4096² took 13 730 steps
-/// with h⁴ + κ contracted and 13 354 without (f64: 13 033 and 13 034; an H200).
+/// backends find the same films and scale them alike: contracting h⁴ + κ into a multiply-add
+/// changes which cells are thin, and with them the f32 flood's step count.
 #[inline(always)]
 fn fourth_power<T: Real>(h: T) -> T {
     let h2 = h.mul_rn(h);
@@ -301,7 +304,7 @@ pub fn cell_view<S: WetDryScheme, T: Real, W: Level<T>>(
 /// w = bf + h, so that a neighbour sees w and h continuous across the face. Otherwise the face
 /// is flat at `ws` where its mid bed is under water, dry (w = B, h = 0) where it is not: water in
 /// the lowest corner of a cell tilted along a diagonal then reaches no face's mid bed until
-/// h̄ > (B_hi − B̄)/16, and stays (docs/kp-wet-dry.md, fifth round).
+/// h̄ > (B_hi − B̄)/16, and stays (docs/kp-wet-dry.md, "The reconstruction").
 #[inline(always)]
 pub fn flat_face<S: WetDryScheme, T: Real>(ws: T, (bf, half): (T, T), cap: T) -> (T, T) {
     if !S::FACE_PART || ws >= bf + half {

@@ -1,9 +1,8 @@
-//! Run products every step (issue 15.4, as GeoClaw's gauges and fgmax maps): the largest depth
-//! and speed each cell has seen, the time water first stood deeper than a threshold in it, and
-//! gauge time series sampled at chosen cells. Solver-agnostic: a model says where its level
-//! (depth, surface or elevation), bed and momenta lie ([`Fields`]: a [`View`] per array, so
-//! padded planes, interleaved cells and the faces of a staggered grid all fit) and hands over
-//! its clock.
+//! Run products every step (as GeoClaw's gauges and fgmax maps; docs/products.md): the largest
+//! depth and speed each cell has seen, the time water first stood deeper than a threshold in it,
+//! and gauge time series sampled at chosen cells. Solver-agnostic: a model says where its level
+//! (depth, surface or elevation), bed and momenta lie ([`Fields`]: a [`View`] per array, so padded
+//! planes, interleaved cells and the faces of a staggered grid all fit) and hands over its clock.
 //!
 //! The point functions below are what the CPU reference and the kernel (`kernel.rs`, entry
 //! points in `entries.rs`) both call.

@@ -11,7 +11,7 @@
 //!   h' = h + G_s + G_m
 //!   s' = s + ((1 − s) G_s − s G_m) / A
 //!
-//! the second being A(s'−s) + s(h'−h) = G_s, the seed's s-equation with the sand flux the
+//! the second being A(s'−s) + s(h'−h) = G_s, the `seed` scheme's s-equation with the sand flux the
 //! h-update moves. Under the Δt limit of the note, s' is a convex combination of s, 0 and 1.
 
 use super::{Coeffs, Five, compensated_add};

@@ -100,9 +100,10 @@ kernels! {
     pub struct SetGhosts<T> { k: Coeffs<T>, h: *mut T, s: *mut T, al: *mut T, be: *mut T }
     pub const GHOSTS: SetGhosts = sediment_ghosts(ghosts::<T, T>);
 
-    /// Mixed precision (docs/f32-conservation.md, "Mixed precision"): h' and s' in one pass with
-    /// h and h' in f64 and the rest in `T` (the `_f32` entry is the mixed mode; the `_f64` one
-    /// computes what the plain f64 kernel does, and is not used).
+    /// Mixed precision (docs/f32-conservation.md, "Mixed precision for sediment: h in f64, the
+    /// rest in f32"): h' and s' in one pass with h and h' in f64 and the rest in `T` (the `_f32`
+    /// entry is the mixed mode; the `_f64` one computes what the plain f64 kernel does, and is
+    /// not used).
     pub struct StepMixed<T> {
         k: Coeffs<T>, h: *const f64, s: *const T, al: *const T, be: *const T, hn: *mut f64, sn: *mut T,
     }

@@ -1,4 +1,5 @@
-//! Sediment transport, Rivenæs dual-lithology model (seed 000; docs/design.md, "Sediment").
+//! Sediment transport, Rivenæs dual-lithology model (Su et al.; docs/design.md, "Sediment (Su et
+//! al.)").
 //!
 //!   ∂h/∂t = (1/C_s) ∇·(α s ∇h) + (1/C_m) ∇·(β (1−s) ∇h)
 //!   A ∂s/∂t + s ∂h/∂t = (1/C_s) ∇·(α s ∇h)
@@ -19,7 +20,7 @@
 //! face conductance the h-stencil uses, so the basin gains exactly q·length·Δt per step.
 //! Supplied sediment has sand fraction `s_in`; closed and outflow sides copy s (no gradient).
 //!
-//! That is seed 000's scheme (`SEED`), kept as the paper has it: its s can leave [0, 1]. The
+//! That is Su et al.'s scheme (`SEED`), kept as the paper has it: its s can leave [0, 1]. The
 //! default is the bounded scheme (`BOUNDED`, [`bounded`]): one pass from the old h, s with
 //! upwind-capped face mobilities, which keeps 0 ≤ s ≤ 1 under its Δt limit.
 //!
@@ -117,7 +118,7 @@ pub struct Five<T> {
     pub n: T,
 }
 
-/// αs and β(1−s) at one point, the products the seed scheme's face conductances ([`face_k`])
+/// αs and β(1−s) at one point, the products the `seed` scheme's face conductances ([`face_k`])
 /// sum. Every kernel and the CPU reference form them here. With a wider `H` (mixed) each is
 /// rounded on its own ([`Real::mul_rn`]): the ghost kernel and the fused kernel then hand
 /// [`face_k`] the same bits, whatever the compiler contracts around them.
@@ -311,8 +312,8 @@ unsafe fn side_ghost<T: Real, H: Level<T>, const SIDE: usize>(
             let ((ag, bg), (a_i, b_i)) = (products::<T, H>(ai, sg, bi), products::<T, H>(ai, si, bi));
             face_k::<T, H>(k, ag, a_i, bg, b_i)
         } else {
-            // The same products, in the order the f32 and f64 kernels had (in this order LLVM
-            // shares β(1−s_g) with the bounded arm: 8 instructions fewer in f32).
+            // The same products in the plain expression's order (in this order LLVM shares
+            // β(1−s_g) with the bounded arm: 8 instructions fewer in f32).
             face_k::<T, H>(k, ai * sg, ai * si, bi * (T::ONE - sg), bi * (T::ONE - si))
         };
         (*alpha.add(g), *beta.add(g), *s.add(g), *h.add(g)) = (ai, bi, sg, ghost_h(hi, k.q_delta_of(SIDE), kf));

@@ -1,5 +1,6 @@
-//! Out-of-place matrix transpose (seed 001; Ruetsch & Micikevicius 2009): `out = inᵀ` for a
-//! row-major `rows × cols` input and a row-major `cols × rows` output, any shape.
+//! Out-of-place matrix transpose (as the MIKE 21 thesis uses it; Ruetsch & Micikevicius 2009):
+//! `out = inᵀ` for a row-major `rows × cols` input and a row-major `cols × rows` output, any
+//! shape.
 //!
 //! Every variant covers the matrix with `TILE × TILE` tiles, one block of `TILE × BLOCK_ROWS`
 //! threads each (every thread moves `TILE / BLOCK_ROWS` elements):

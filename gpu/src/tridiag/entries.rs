@@ -1,6 +1,6 @@
 //! The tridiagonal entry points.
 //!
-//! - `tridiag_thomas`: one thread per system (the thesis's S1), any layout through `Dims`
+//! - `tridiag_thomas`: one thread per system (the MIKE 21 thesis's S1), any layout through `Dims`
 //!   (coalesced in the interleaved layout, where consecutive threads read consecutive words);
 //!   rows are loaded in groups of `SWEEP_GROUP` (8) so that a thread keeps several loads in
 //!   flight (`sweep_forward`, `sweep_back`, shared with the twisted kernel).

@@ -59,7 +59,7 @@ pub(super) unsafe fn lu<T: DeviceReal>(
 /// system fastest otherwise (interleaved, columns). Each thread keeps the largest code it
 /// saw, the warp takes the largest of its lanes', and lane 0 reports it: a non-dominant batch
 /// costs one atomic per warp, not per row or per thread (one per thread, all to the same
-/// word, cost 0.1–0.4 ms on the H100, more than the check's reads).
+/// word, costs 0.1–0.4 ms on an H100, more than the check's reads).
 ///
 /// # Safety
 /// `a`, `b`, `c` hold every position `p.at(k, i)` for k < batch, i < n; `status` is one

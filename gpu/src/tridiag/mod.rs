@@ -1,4 +1,5 @@
-//! Batched tridiagonal solvers (seed 001; docs/design.md, "Batched tridiagonal solves").
+//! Batched tridiagonal solvers (the MIKE 21 thesis; docs/design.md, "Batched tridiagonal solves
+//! (the MIKE 21 thesis)").
 //!
 //! A batch of `batch` independent systems of `n` unknowns,
 //! `a_i x_{i−1} + b_i x_i + c_i x_{i+1} = d_i` (i in 0..n), with `a_0` and `c_{n−1}` ignored

@@ -11,8 +11,8 @@ use core::intrinsics::{unchecked_div, unchecked_rem};
 
 /// Elements a partition thread loads at once from a provider whose rows are a few loads each
 /// ([`Lines::ROWS_AT_ONCE`]); one at a time from a provider that builds each row from many
-/// loads of its own (an ADI sweep's rows: four at once took 102 registers a thread, and the
-/// block no longer fitted twice in a multiprocessor).
+/// loads of its own (an ADI sweep's rows: four at once take 102 registers a thread, and the
+/// block no longer fits twice in a multiprocessor).
 const PGROUP: u32 = 4;
 
 const _: () = assert!(PGROUP == 4);
