@@ -47,6 +47,28 @@ pub fn available_memory() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
+/// A size in bytes as a person reads it: `512 B`, `3.4 MiB`, `2.76 GiB`.
+pub fn bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if b < 1024 {
+        return format!("{b} B");
+    }
+    let mut v = b as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    let digits = if v < 10.0 {
+        2
+    } else if v < 100.0 {
+        1
+    } else {
+        0
+    };
+    format!("{v:.digits$} {}", UNITS[unit])
+}
+
 /// Fail with one line when `bytes` of host memory for `what` would not fit in what this
 /// machine has available.
 pub fn check_host_memory(what: &str, bytes: u64) -> Result<()> {
@@ -61,4 +83,17 @@ pub fn check_host_memory(what: &str, bytes: u64) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(3 << 20), "3.00 MiB");
+        assert_eq!(bytes(468 << 20), "468 MiB");
+        assert_eq!(bytes((2.76 * (1u64 << 30) as f64) as u64), "2.76 GiB");
+    }
 }

@@ -87,16 +87,21 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
         bail!("--restart: `check` runs nothing to continue; give --restart to `run` or to a scenario");
     }
     if check_only {
+        // The check a run starts with: what passes here runs, what is refused here is refused.
+        let plan = hydrokern::run::plan::check(case.as_ref())?;
         let info = case.info();
-        let needs = case.needs(info.run.precision);
         out(format!("{}: ok ({} case from {})", info.name, info.solver, info.origin))?;
         out(format!("  {}", case.summary()))?;
+        let steps = plan.describe();
+        if !steps.is_empty() {
+            out(format!("  {steps}"))?;
+        }
         out(format!(
-            "  {} on {}; memory: {:.1} MiB on the host, {:.1} MiB on a GPU; output to {}",
+            "  {} on {}; memory: {} on the host, {} on a GPU; output to {}",
             info.run.precision,
             hydrokern::run::backend_note(info.run.backend.choice()),
-            needs.host as f64 / (1 << 20) as f64,
-            needs.gpu as f64 / (1 << 20) as f64,
+            hydrokern::files::bytes(plan.needs.host),
+            hydrokern::files::bytes(plan.needs.gpu),
             info.output_dir().display()
         ))?;
         return Ok(());

@@ -8,11 +8,11 @@ use super::equations::{Data, Equations};
 use super::pictures;
 use super::{Cfl, Limiter, Splitting};
 use crate::case::initial;
-use crate::case::{CaseDoc, Check, Common, Flag, MeshSection, Set, Times, flags};
+use crate::case::{CaseDoc, Check, Common, Flag, MeshSection, Set, Times, approx, flags, num};
 use crate::grid::Mesh;
 use crate::model::{Model, State};
 use crate::products;
-use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
+use crate::run::{Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, plan, simulate};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL};
@@ -179,11 +179,15 @@ impl ClawCase {
         let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
         for (key, v) in [("time.cfl", f.time.cfl), ("time.cfl_max", f.time.cfl_max)] {
             if !(v > 0.0 && v <= 1.0) {
-                return c.fail(key, format!("{v}: must lie in (0, 1] (a wave may cross at most one cell a step)"));
+                return c
+                    .fail(key, format!("{}: must lie in (0, 1] (a wave may cross at most one cell a step)", num(v)));
             }
         }
         if f.time.cfl > f.time.cfl_max {
-            return c.fail("time.cfl", format!("{}: must not exceed time.cfl_max = {}", f.time.cfl, f.time.cfl_max));
+            return c.fail(
+                "time.cfl",
+                format!("{}: must not exceed time.cfl_max = {}", num(f.time.cfl), num(f.time.cfl_max)),
+            );
         }
         let limiter = Limiter::ALL.iter().copied().find(|l| l.name() == f.numerics.limiter).map_or_else(
             || {
@@ -327,7 +331,7 @@ impl Simulation for ClawCase {
                 _ => "outflow",
             })
             .collect();
-        let sizes: Vec<String> = [s.dx, s.dy, s.dz][..info.dims].iter().map(|d| format!("{d:.4} m")).collect();
+        let sizes: Vec<String> = [s.dx, s.dy, s.dz][..info.dims].iter().map(|&d| format!("{} m", approx(d))).collect();
         let sides = if info.dims == 3 { "W, E, S, N, bottom, top" } else { "W, E, S, N" };
         format!(
             "{} (wave propagation) on {} cells of {}{}; {} limiter, {:?} splitting, CFL {} (max {}); boundaries ({sides}) {}",
@@ -337,8 +341,8 @@ impl Simulation for ClawCase {
             if constants.is_empty() { String::new() } else { format!(", {}", constants.join(", ")) },
             s.limiter.name(),
             s.splitting,
-            s.cfl.desired,
-            s.cfl.max,
+            num(s.cfl.desired),
+            num(s.cfl.max),
             bcs.join(", ")
         )
     }
@@ -350,6 +354,9 @@ impl Simulation for ClawCase {
     }
     fn estimate_steps(&self) -> f64 {
         if self.first_dt.is_finite() && self.first_dt > 0.0 { (self.times.t_end / self.first_dt).ceil() } else { 1.0 }
+    }
+    fn steps_basis(&self) -> &'static str {
+        "from the initial wave speeds"
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         self.equations.model::<T>(&self.data, backend, &self.info.output.products(), &self.gauge_cells)
@@ -381,10 +388,13 @@ impl Case for ClawCase {
         &self.info
     }
     fn summary(&self) -> String {
-        format!("{}\n  about {:.0} steps (from the initial wave speeds)", self.describe(), self.estimate_steps())
+        self.describe()
     }
     fn needs(&self, precision: Precision) -> Needs {
         needs(self, precision)
+    }
+    fn plan(&self) -> Plan {
+        plan::simulation(self)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)

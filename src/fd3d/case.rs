@@ -7,7 +7,7 @@
 
 use super::{Direction, Grid3, MAX_DIM, PeriodicGrid, TestField, Variant, WIDTH, cpu, gpu::Plan};
 use crate::case::{CaseDoc, Check, Common, Flag, Set};
-use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, start};
+use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, plan, start};
 use crate::runtime::{Backend, DeviceBuffer, Gpu, Timer};
 use crate::{Error, GpuReal, Precision, Result};
 use serde::Deserialize;
@@ -361,6 +361,9 @@ impl Case for Fd3dCase {
     }
     fn needs(&self, precision: Precision) -> Needs {
         needs(self.grid, precision)
+    }
+    fn plan(&self) -> crate::run::Plan {
+        plan::once(self)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         let mut s = start(self, opts)?;

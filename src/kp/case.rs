@@ -6,11 +6,11 @@ use super::model::{EarlyExit, KpModel};
 use super::problem::MAX_MANNING;
 use super::{Boundary, Problem, Scheme, WetDry, setup};
 use crate::accumulation::Accumulation;
-use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, flags};
+use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, flags, num};
 use crate::grid::{Grid2, Mesh};
 use crate::input::{Raster, Resample, case_raster};
 use crate::model::{Halt, Model, State};
-use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
+use crate::run::{Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, plan, simulate};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
@@ -382,14 +382,16 @@ impl KpCase {
                 "time.cfl",
                 format!(
                     "{}: must lie in (0, {MAX_CFL}]; above {MAX_CFL} the scheme no longer keeps depths non-negative nor the volume exact (Kurganov & Petrova 2007, Theorem 2.1)",
-                    f.time.cfl
+                    num(f.time.cfl)
                 ),
             );
         }
         let ds_safety = f.numerics.ds_safety;
         if !(ds_safety > 0.0 && ds_safety <= 1.0) {
-            return c
-                .fail("numerics.ds_safety", format!("{ds_safety}: the split schemes' Δt factor r must lie in (0, 1]"));
+            return c.fail(
+                "numerics.ds_safety",
+                format!("{}: the split schemes' Δt factor r must lie in (0, 1]", num(ds_safety)),
+            );
         }
         let wet_dry: WetDry = f.numerics.wet_dry.parse().map_err(|e| doc.invalid("numerics.wet_dry", e))?;
         c.non_negative("time.dt_floor", f.time.dt_floor)?;
@@ -525,7 +527,7 @@ fn initial(c: &Check, init: &Initial, grid: &Grid2) -> Result<Problem> {
             if !(amplitude.is_finite() && amplitude.abs() <= mean) {
                 return c.fail(
                     "initial.sine.amplitude",
-                    format!("{amplitude}: |amplitude| ≤ mean keeps the depth non-negative"),
+                    format!("{}: |amplitude| ≤ mean keeps the depth non-negative", num(amplitude)),
                 );
             }
             c.positive("initial.sine.waves", waves)?;
@@ -570,24 +572,24 @@ impl Simulation for KpCase {
         let manning = match &p.manning_field {
             Some(n) => {
                 let (lo, hi) = n.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
-                format!("Manning n per cell from a raster, {lo} to {hi}")
+                format!("Manning n per cell from a raster, {} to {}", approx(lo), approx(hi))
             }
-            None => format!("Manning n = {}", p.manning),
+            None => format!("Manning n = {}", num(p.manning)),
         };
         format!(
-            "shallow water (Kurganov–Petrova) on {}×{} cells of {:.4} m × {:.4} m; {}, wet–dry {}, CFL {}, θ = {}, {manning}; boundaries (W, E, S, N) {}",
+            "shallow water (Kurganov–Petrova) on {}×{} cells of {} m × {} m; {}, wet–dry {}, CFL {}, θ = {}, {manning}; boundaries (W, E, S, N) {}",
             p.nx,
             p.ny,
-            p.dx,
-            p.dy,
+            approx(p.dx),
+            approx(p.dy),
             match (self.scheme_auto, p.scheme.is_split()) {
                 (true, _) => "scheme auto (rk2 or srk2, the tuning cache's choice for the GPU)".to_string(),
-                (false, true) => format!("{} (r = {})", p.scheme.name(), p.ds_safety),
+                (false, true) => format!("{} (r = {})", p.scheme.name(), num(p.ds_safety)),
                 (false, false) => p.scheme.name().to_string(),
             },
             p.wet_dry.name(),
-            p.cfl,
-            p.theta,
+            num(p.cfl),
+            num(p.theta),
             bcs.join(", ")
         )
     }
@@ -608,6 +610,9 @@ impl Simulation for KpCase {
             }
         }
         if rate > 0.0 { (self.times.t_end * rate / p.cfl).ceil() } else { 1.0 }
+    }
+    fn steps_basis(&self) -> &'static str {
+        "from the initial wave speeds; fronts may need more"
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         let ny = self.problem.ny;
@@ -713,16 +718,15 @@ impl Case for KpCase {
         &self.info
     }
     fn summary(&self) -> String {
-        format!(
-            "{}\n  about {:.0} steps (from the initial wave speeds; fronts may need more)",
-            self.describe(),
-            self.estimate_steps()
-        )
+        self.describe()
     }
     fn needs(&self, precision: Precision) -> Needs {
         let p = &self.problem;
         let scheme = if self.scheme_auto { Scheme::Srk2 } else { p.scheme };
         needs(p.nx as u64, p.ny as u64, p.manning_field.is_some(), scheme, precision, p.compensates_in(precision))
+    }
+    fn plan(&self) -> Plan {
+        plan::simulation(self)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)

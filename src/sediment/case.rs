@@ -4,12 +4,12 @@
 use super::gpu::Launch;
 use super::model::{SedimentModel, StepPolicy};
 use super::{Accumulation, Problem, Scheme, Side, StepVariant, setup};
-use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times};
+use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, num};
 use crate::field::Field2;
 use crate::grid::{Grid2, Mesh};
 use crate::input::{Resample, case_raster};
 use crate::model::{Model, State};
-use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
+use crate::run::{Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, plan, simulate};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
@@ -230,7 +230,7 @@ impl SedimentCase {
             let inflow = c.non_negative(&format!("boundary.{name}.inflow"), s.inflow).map_err(|_| {
                 doc.invalid(
                     &format!("boundary.{name}.inflow"),
-                    format!("{}: an inflow must be finite and not negative (0 closes the side)", s.inflow),
+                    format!("{}: an inflow must be finite and not negative (0 closes the side)", num(s.inflow)),
                 )
             })?;
             let sand = c.within(&format!("boundary.{name}.sand"), s.sand, 0.0, 1.0, " (a fraction)")?;
@@ -351,20 +351,20 @@ impl Simulation for SedimentCase {
             .iter()
             .zip(&p.sides)
             .filter(|(_, s)| s.q > 0.0)
-            .map(|(n, s)| format!("{n} inflow {} m³/m/yr ({:.0}% sand)", s.q, 100.0 * s.s_in))
+            .map(|(n, s)| format!("{n} inflow {} m³/m/yr ({:.0}% sand)", num(s.q), 100.0 * s.s_in))
             .collect();
         format!(
-            "sediment basin {}×{} cells of {:.1} m × {:.1} m; C_s = {}, C_m = {}, A = {} m; {}; {} scheme, first Δt = {:.4} yr",
+            "sediment basin {}×{} cells of {} m × {} m; C_s = {}, C_m = {}, A = {} m; {}; {} scheme, first Δt = {} yr",
             p.nx,
             p.ny,
-            p.dx,
-            p.dy,
-            p.cs,
-            p.cm,
-            p.a,
+            approx(p.dx),
+            approx(p.dy),
+            num(p.cs),
+            num(p.cm),
+            num(p.a),
             if sides.is_empty() { "closed".to_string() } else { sides.join(", ") },
             p.scheme.name(),
-            self.dt0
+            approx(self.dt0)
         )
     }
     fn times(&self) -> &Times {
@@ -375,6 +375,9 @@ impl Simulation for SedimentCase {
     }
     fn estimate_steps(&self) -> f64 {
         (self.times.t_end / self.dt0).ceil()
+    }
+    fn steps_basis(&self) -> &'static str {
+        "from the first Δt"
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         // Mixed runs on f32's tuning: its fused kernels stream the same rows, with h in f64.
@@ -443,12 +446,14 @@ impl Case for SedimentCase {
         &self.info
     }
     fn summary(&self) -> String {
-        let steps = self.times.steps.map(|n| n as f64).unwrap_or_else(|| self.estimate_steps());
-        format!("{}\n  about {steps:.0} steps; GPU variant {}", self.describe(), self.variant.name())
+        format!("{}\n  GPU variant {}", self.describe(), self.variant.name())
     }
     fn needs(&self, precision: Precision) -> Needs {
         let compensated = self.problem.accumulation.compensates_in(precision);
         needs(self.problem.nx as u64, self.problem.ny as u64, precision, compensated)
+    }
+    fn plan(&self) -> Plan {
+        plan::simulation(self)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)

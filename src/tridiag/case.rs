@@ -14,7 +14,7 @@ use super::{
 };
 use crate::case::{BackendSetting, CaseDoc, Check, Common, Flag, Format, Set};
 use crate::output::write_npy;
-use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, start};
+use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, Plan, RunDir, RunOptions, plan, start};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
@@ -514,6 +514,9 @@ impl Case for TridiagCase {
     }
     fn needs(&self, precision: Precision) -> Needs {
         needs(self.shape, precision)
+    }
+    fn plan(&self) -> Plan {
+        plan::once(self)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         let mut s = start(self, opts)?;

@@ -1,7 +1,7 @@
 //! Sections every case file shares: `[run]` (backend, precision, step limit), `[output]`
 //! (directory, snapshot times, formats, progress), and the 2D `[grid]`.
 
-use super::Check;
+use super::{Check, num};
 use crate::grid::{Grid2, Grid3, Mesh};
 use crate::products::{self, Gauge};
 use crate::{Precision, Result};
@@ -201,11 +201,16 @@ impl Times {
         c.positive(end_key, t_end)?;
         for (k, &s) in snapshots.iter().enumerate() {
             if !(s.is_finite() && (0.0..=t_end).contains(&s)) {
-                return c.fail("output.snapshots", format!("{s}: snapshot times must lie in [0, {end_key} = {t_end}]"));
+                return c.fail(
+                    "output.snapshots",
+                    format!("{}: snapshot times must lie in [0, {end_key} = {}]", num(s), num(t_end)),
+                );
             }
             if k > 0 && s <= snapshots[k - 1] {
-                return c
-                    .fail("output.snapshots", format!("{s} after {}: snapshot times must increase", snapshots[k - 1]));
+                return c.fail(
+                    "output.snapshots",
+                    format!("{} after {}: snapshot times must increase", num(s), num(snapshots[k - 1])),
+                );
             }
         }
         let snapshots = snapshots.iter().copied().filter(|&s| s < t_end).collect();

@@ -1,6 +1,7 @@
 //! One raster in memory: its size, georeferenced extent, cell size, values and nodata mask,
 //! whichever file format it came from.
 
+use crate::case::num;
 use crate::{Error, Result};
 use std::path::Path;
 
@@ -53,7 +54,7 @@ impl Header {
             }
         }
         if !(r.west.is_finite() && r.south.is_finite()) {
-            return bad(format!("corner ({}, {}): must be finite", r.west, r.south));
+            return bad(format!("corner ({}, {}): must be finite", num(r.west), num(r.south)));
         }
         let cells = (r.ncols as u64).checked_mul(r.nrows as u64);
         match cells.and_then(|c| c.checked_mul(BYTES_PER_CELL + extra)) {
@@ -79,7 +80,7 @@ impl Header {
                 return Err(Error::invalid(format!(
                     "{}: {v} at row {row}, column {col} (from the north-west corner, as stored): values must be finite, or the nodata value{}",
                     r.name,
-                    self.nodata.map_or(" (the file declares none)".to_string(), |d| format!(" {d}"))
+                    self.nodata.map_or(" (the file declares none)".to_string(), |d| format!(" {}", num(d)))
                 )));
             }
             let s = (ny - 1 - row) * nx + col;
@@ -138,6 +139,7 @@ impl Raster {
     }
     /// The extent for messages: `x ∈ [w, e] m, y ∈ [s, n] m`.
     pub fn extent_text(&self) -> String {
-        format!("x ∈ [{}, {}] m, y ∈ [{}, {}] m", self.west, self.east(), self.south, self.north())
+        let (w, e, s, n) = (num(self.west), num(self.east()), num(self.south), num(self.north()));
+        format!("x ∈ [{w}, {e}] m, y ∈ [{s}, {n}] m")
     }
 }

@@ -8,6 +8,7 @@ mod console;
 mod dir;
 mod netcdf;
 mod norms;
+pub mod plan;
 mod simulate;
 mod writer;
 
@@ -15,6 +16,7 @@ pub use console::Console;
 pub use dir::{CASE_FILE, MANIFEST, Manifest, RunDir};
 pub use netcdf::file_name as netcdf_file_name;
 pub use norms::Norms;
+pub use plan::Plan;
 pub use simulate::{Album, Simulation, simulate, time_tag};
 
 use crate::case::{CaseDoc, Common, OutputSection, RunSection};
@@ -62,10 +64,13 @@ pub struct Needs {
 /// A loaded, validated case of some solver: what `run`, `check` and the scenarios drive.
 pub trait Case {
     fn info(&self) -> &CaseInfo;
-    /// What would run, for `check`: grid, constants, estimated steps, memory.
+    /// What would run, for `check`: grid, constants, the solver's choices.
     fn summary(&self) -> String;
     /// Memory the run needs in `precision`.
     fn needs(&self, precision: Precision) -> Needs;
+    /// Steps, output and memory of the run, before it starts ([`plan::check`] refuses a run
+    /// past a limit).
+    fn plan(&self) -> Plan;
     fn run(&self, opts: &RunOptions) -> Result<Outcome>;
 }
 
@@ -97,15 +102,15 @@ pub struct Started {
     pub restart: Option<checkpoint::Restart>,
 }
 
-/// Resolve the backend (saying which on standard error), check memory, read and check the
+/// Check the run's plan ([`plan::check`]: steps, output, memory), resolve the backend (saying
+/// which on standard error), check GPU memory, read and check the
 /// checkpoint to restart from (before the directory is touched), prepare the directory and
 /// record the case in it. A restart into the directory of the run that wrote the checkpoint
 /// continues that run's directory ([`RunDir::resume`]); into any other, it starts a new one.
 pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     let info = case.info();
     let precision = info.run.precision;
-    let needs = case.needs(precision);
-    crate::files::check_host_memory(&format!("{} in {precision}", info.name), needs.host)?;
+    let needs = plan::check(case)?.needs;
     let backend = Backend::select(info.run.backend.choice())?;
     eprintln!("backend: {}", backend.describe());
     if let Backend::Gpu(gpu) = &backend {
@@ -124,7 +129,7 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
         precision: precision.to_string(),
         restarted_from: restart.as_ref().map(|r| {
             let c = r.clock();
-            format!("{} (t = {}, step {})", r.path().display(), c.t, c.steps)
+            format!("{} (t = {}, step {})", r.path().display(), crate::case::num(c.t), c.steps)
         }),
         ..Manifest::default()
     };

@@ -321,5 +321,5 @@ fn sediment_height_from_a_raster() {
 fn valley_scenario_loads_its_embedded_rasters() {
     let sc = scenarios::find("valley").expect("the valley scenario");
     let case = registry::load(&sc.doc().unwrap()).unwrap_or_else(|e| panic!("{e}"));
-    assert!(case.summary().contains("100×50 cells of 20.0000 m × 20.0000 m"), "{}", case.summary());
+    assert!(case.summary().contains("100×50 cells of 20 m × 20 m"), "{}", case.summary());
 }
