@@ -92,10 +92,7 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
         let info = case.info();
         out(format!("{}: ok ({} case from {})", info.name, info.solver, info.origin))?;
         out(format!("  {}", case.summary()))?;
-        let steps = plan.describe();
-        if !steps.is_empty() {
-            out(format!("  {steps}"))?;
-        }
+        out(format!("  {}", plan.describe()))?;
         out(format!(
             "  {} on {}; memory: {} on the host, {} on a GPU; output to {}",
             info.run.precision,

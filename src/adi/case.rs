@@ -11,7 +11,10 @@ use crate::case::initial::{Field, Profile, values};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, flags, num};
 use crate::grid::{Grid2, Mesh};
 use crate::model::{Halt, Model, State};
-use crate::run::{Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, plan, simulate};
+use crate::output::png::map_pixels;
+use crate::run::{
+    Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
+};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
@@ -533,6 +536,23 @@ impl Simulation for AdiCase {
     }
     fn estimate_steps(&self) -> f64 {
         (self.times.t_end / self.setup.dt).round()
+    }
+    fn snapshot(&self) -> Snapshot {
+        let (nx, ny) = (self.grid.nx, self.grid.ny);
+        let cells = (nx * ny) as u64;
+        let faces = ((nx + 1) * ny).max(nx * (ny + 1)) as u64;
+        let maps = if self.info.output.maxima { 3 * cells } else { 0 };
+        Snapshot {
+            // h, ζ, p and q on their faces and at the centres.
+            fields: 6,
+            values: 4 * cells + 2 * faces,
+            // ζ and h over the ground, one after the other, and the centre line.
+            pictures: 3,
+            animations: 1,
+            pixels: map_pixels(nx, ny),
+            // ζ, p, q and the last q, the wet flags; the maximum maps.
+            checkpoint: cells + 3 * faces + cells / 8 + maps,
+        }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         let given = (self.strategy, self.y_sweep);

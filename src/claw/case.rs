@@ -11,8 +11,11 @@ use crate::case::initial;
 use crate::case::{CaseDoc, Check, Common, Flag, MeshSection, Set, Times, approx, flags, num};
 use crate::grid::Mesh;
 use crate::model::{Model, State};
+use crate::output::png::map_pixels;
 use crate::products;
-use crate::run::{Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, plan, simulate};
+use crate::run::{
+    Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
+};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL};
@@ -357,6 +360,24 @@ impl Simulation for ClawCase {
     }
     fn steps_basis(&self) -> &'static str {
         "from the initial wave speeds"
+    }
+    fn snapshot(&self) -> Snapshot {
+        let info = self.equations.info();
+        let m = info.state as u64;
+        let cells = self.mesh.cells() as u64;
+        let halo = 2 * super::cpu::HALO as usize;
+        let padded = self.mesh.dims().iter().fold(1u64, |n, &d| n * (d + halo) as u64);
+        let maps = if info.fields.starts_with(&products::DEPTH_FIELDS) { 3 * cells } else { 0 };
+        let (pictures, pixels) = match self.mesh {
+            // The first field's map.
+            Mesh::Plane(g) => (1, map_pixels(g.nx, g.ny)),
+            // Three slices through the middle.
+            Mesh::Volume(g) => {
+                let slices = [(g.nx, g.ny), (g.nx, g.nz), (g.ny, g.nz)];
+                (3, slices.into_iter().map(|(a, b)| map_pixels(a, b)).max().unwrap_or(0))
+            }
+        };
+        Snapshot { fields: m, values: m * cells, pictures, animations: 1, pixels, checkpoint: m * padded + maps }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         self.equations.model::<T>(&self.data, backend, &self.info.output.products(), &self.gauge_cells)

@@ -363,7 +363,8 @@ impl Case for Fd3dCase {
         needs(self.grid, precision)
     }
     fn plan(&self) -> crate::run::Plan {
-        plan::once(self)
+        // The table of errors and timings: a row per direction and variant.
+        plan::once(self, 1, 200 * 3 * (self.variants.len() as u64 + 1))
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         let mut s = start(self, opts)?;

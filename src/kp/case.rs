@@ -10,7 +10,10 @@ use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx
 use crate::grid::{Grid2, Mesh};
 use crate::input::{Raster, Resample, case_raster};
 use crate::model::{Halt, Model, State};
-use crate::run::{Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, plan, simulate};
+use crate::output::png::map_pixels;
+use crate::run::{
+    Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
+};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
@@ -613,6 +616,21 @@ impl Simulation for KpCase {
     }
     fn steps_basis(&self) -> &'static str {
         "from the initial wave speeds; fronts may need more"
+    }
+    fn snapshot(&self) -> Snapshot {
+        let (nx, ny) = (self.grid.nx, self.grid.ny);
+        let cells = (nx * ny) as u64;
+        let padded = ((nx + 4) * (ny + 4)) as u64;
+        Snapshot {
+            fields: 3,
+            values: 3 * cells,
+            // Depth, surface and speed maps and the centre line.
+            pictures: 4,
+            animations: 1,
+            pixels: map_pixels(nx, ny),
+            // w, hu, hv and w's low parts, padded, and the maximum maps.
+            checkpoint: 6 * padded + 3 * cells,
+        }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         let ny = self.problem.ny;

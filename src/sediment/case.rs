@@ -9,7 +9,10 @@ use crate::field::Field2;
 use crate::grid::{Grid2, Mesh};
 use crate::input::{Resample, case_raster};
 use crate::model::{Model, State};
-use crate::run::{Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, plan, simulate};
+use crate::output::png::map_pixels;
+use crate::run::{
+    Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
+};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
@@ -379,6 +382,23 @@ impl Simulation for SedimentCase {
     fn steps_basis(&self) -> &'static str {
         "from the first Δt"
     }
+    fn duration(&self) -> f64 {
+        // A run of a number of steps lasts about that many first steps.
+        self.times.steps.map_or(self.times.t_end, |n| n as f64 * self.dt0)
+    }
+    fn snapshot(&self) -> Snapshot {
+        let (nx, ny) = (self.grid.nx, self.grid.ny);
+        let cells = (nx * ny) as u64;
+        Snapshot {
+            fields: 2,
+            values: 2 * cells,
+            // Height, deposit and sand maps, one after the other.
+            pictures: 3,
+            animations: 1,
+            pixels: map_pixels(nx, ny),
+            checkpoint: 8 * ((nx + 2) * (ny + 2)) as u64,
+        }
+    }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         // Mixed runs on f32's tuning: its fused kernels stream the same rows, with h in f64.
         let tuned_in = match self.info.run.precision {
@@ -410,9 +430,7 @@ impl Simulation for SedimentCase {
         })
     }
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
-        // A run of a number of steps lasts about that many first steps.
-        let t_run = self.times.steps.map_or(self.times.t_end, |n| n as f64 * self.dt0);
-        super::pictures::write(&self.problem, &self.grid, t_run, state, album, dir)
+        super::pictures::write(&self.problem, &self.grid, self.duration(), state, album, dir)
     }
 }
 

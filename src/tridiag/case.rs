@@ -516,7 +516,11 @@ impl Case for TridiagCase {
         needs(self.shape, precision)
     }
     fn plan(&self) -> Plan {
-        plan::once(self)
+        // x, and the four arrays of a generated batch.
+        let generated = matches!(self.source, Source::Generated { .. });
+        let files = if self.info.output.wants(Format::Npy) { 1 + 4 * generated as u64 } else { 0 };
+        let bytes = files * (self.shape.len() as u64 * self.info.run.precision.bytes() + 128);
+        plan::once(self, files, bytes)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         let mut s = start(self, opts)?;

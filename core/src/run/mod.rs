@@ -16,7 +16,7 @@ pub use console::Console;
 pub use dir::{CASE_FILE, MANIFEST, Manifest, RunDir};
 pub use netcdf::file_name as netcdf_file_name;
 pub use norms::Norms;
-pub use plan::Plan;
+pub use plan::{Plan, Snapshot};
 pub use simulate::{Album, Simulation, simulate, time_tag};
 
 use crate::case::{CaseDoc, Common, OutputSection, RunSection};

@@ -1,45 +1,180 @@
-//! A run's plan, worked out from the case before it starts: the steps it takes and the memory
-//! its solver needs. `hydrokern check` prints the plan and every run starts only within it
-//! ([`check`]): the one check both make, so they never disagree.
+//! A run's plan, worked out from the case before it starts: the steps it takes, the output it
+//! writes (snapshots, checkpoints, gauge records; files and bytes) and the memory its solver
+//! needs. `hydrokern check` prints the plan and every run starts only within it ([`check`]):
+//! the one check both make, so they never disagree.
 
 use super::{Case, Needs, Simulation};
-use crate::case::count;
-use crate::{Error, Result};
+use crate::case::{Format, count, num};
+use crate::files::bytes;
+use crate::output::anim;
+use crate::{Error, Precision, Result};
+
+/// Most files a run may write, a file rewritten counting each time it is written: each
+/// snapshot's NPY files and pictures, its NetCDF records, the gauge files (rewritten at every
+/// snapshot and checkpoint), each checkpoint and the maps beside it. A run past it is refused
+/// before it starts (docs/output.md).
+pub const MAX_OUTPUT_FILES: u64 = 100_000;
+
+/// Most snapshots and checkpoints together a run may stop for.
+pub const MAX_OUTPUT_STOPS: u64 = 100_000;
 
 /// What a run will do, before it starts.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Plan {
-    /// Steps to the end; `None` for a solver that computes once.
+    /// Steps to the end, the stops at snapshots and checkpoints included (each may add one);
+    /// `None` for a solver that computes once.
     pub steps: Option<f64>,
     /// What the estimate of `steps` rests on, for `check` ("from the initial wave speeds").
     pub basis: &'static str,
+    /// The unit of simulated time ("s", "yr").
+    pub unit: &'static str,
+    pub output: Volume,
     /// The solver's host and GPU memory.
     pub needs: Needs,
 }
 
-/// The plan of a simulation: steps from the solver's estimate (exact for a run of a number of
-/// steps).
+/// The output of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Volume {
+    /// Snapshots, the end's included.
+    pub snapshots: u64,
+    pub checkpoints: u64,
+    /// Gauge samples over all gauges (a row of a gauge's file each).
+    pub gauge_records: u64,
+    /// Files written, a file rewritten counting each time.
+    pub files: u64,
+    /// Bytes the run directory holds at the end (pictures at about a byte for four pixels).
+    pub bytes: u64,
+}
+
+/// What a simulation's snapshot holds and writes, as its solver says
+/// ([`Simulation::snapshot`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Output fields (an NPY file each), and their values together: a state handed to the
+    /// writer holds this many.
+    pub fields: u64,
+    pub values: u64,
+    /// Pictures each snapshot writes (maps and plots), the animations it adds a frame to, and
+    /// the pixels of one map.
+    pub pictures: u64,
+    pub animations: u64,
+    pub pixels: u64,
+    /// Values in a checkpoint of the model (its whole state, ghost cells included).
+    pub checkpoint: u64,
+}
+
+/// The plan of a simulation: steps from the solver's estimate and the stops, output from what
+/// its snapshots hold ([`Simulation::snapshot`]).
 pub fn simulation<S: Simulation>(sim: &S) -> Plan {
     let info = sim.info();
-    let steps = match sim.times().steps {
-        Some(n) => n as f64,
-        None => sim.estimate_steps(),
+    let (times, out) = (sim.times(), &info.output);
+    let snap = sim.snapshot();
+    // States reach the writer in f64 for mixed (the f64 model's type).
+    let w = match info.run.precision {
+        Precision::F32 => 4,
+        Precision::F64 | Precision::Mixed => 8,
     };
-    Plan { steps: Some(steps), basis: sim.steps_basis(), needs: sim.needs(info.run.precision) }
+    let snapshots = times.snapshots.len() as u64 + 1;
+    let checkpoints = out.checkpoint_every.map_or(0.0, |e| ((sim.duration() / e).ceil() - 1.0).max(0.0));
+    let steps = match times.steps {
+        Some(n) => n as f64,
+        None => sim.estimate_steps() + snapshots as f64 + checkpoints,
+    };
+    // A checkpoint is a stop that takes a step to reach.
+    let checkpoints = checkpoints.min(steps) as u64;
+    let cells = sim.mesh().cells() as u64;
+    let spec = out.products();
+    let gauges = spec.gauges.len() as u64;
+    let gauge_records = gauges.saturating_mul((steps / spec.every as f64 + 1.0) as u64);
+    let (npy, png, netcdf) = (out.wants(Format::Npy), out.wants(Format::Png), out.wants(Format::Netcdf));
+
+    // Files: each snapshot's; each checkpoint and what it writes beside it; the gauges' files
+    // at every snapshot and checkpoint; the maps at the end and at checkpoints; the case and
+    // the manifest, the animations.
+    let maps = 3 * spec.maxima as u64;
+    // The maps go to NPY files and pictures whatever the formats.
+    let map_files = maps * 2 + (netcdf && spec.maxima) as u64;
+    let gauge_files = gauges + (netcdf && gauges > 0) as u64;
+    let per_snapshot = snap.fields * npy as u64 + snap.pictures * png as u64 + netcdf as u64 + gauge_files;
+    let per_checkpoint = 1 + gauge_files + map_files;
+    let files = snapshots
+        .saturating_mul(per_snapshot)
+        .saturating_add(checkpoints.saturating_mul(per_checkpoint))
+        .saturating_add(map_files + 2 + snap.animations * png as u64);
+
+    // Bytes at the end: the fields (NPY and NetCDF), the pictures, the gauges' rows, the maps,
+    // the checkpoint.
+    let state = snap.values * w;
+    let frames = snapshots.min(frames_kept(snap.pixels));
+    let picture = snap.pixels / PIXELS_PER_BYTE;
+    let mut disk = snapshots.saturating_mul(
+        (state + 128 * snap.fields) * npy as u64 + snap.pictures * picture * png as u64 + state * netcdf as u64,
+    );
+    disk = disk
+        .saturating_add(frames * picture * snap.animations * png as u64)
+        .saturating_add(gauge_records.saturating_mul(GAUGE_ROW + 40 * netcdf as u64))
+        .saturating_add(maps * (cells * w * (1 + netcdf as u64) + picture))
+        .saturating_add(if checkpoints > 0 { snap.checkpoint * w } else { 0 });
+    let output = Volume { snapshots, checkpoints, gauge_records, files, bytes: disk };
+
+    Plan {
+        steps: Some(steps),
+        basis: sim.steps_basis(),
+        unit: times.unit,
+        output,
+        needs: sim.needs(info.run.precision),
+    }
 }
 
-/// The plan of a solver that computes once: no steps.
-pub fn once(case: &dyn Case) -> Plan {
-    Plan { steps: None, basis: "", needs: case.needs(case.info().run.precision) }
+/// Pixels of a map or a frame of an animation a byte of its file holds, about: the colours of
+/// a field change slowly, and PNG and GIF compress them well.
+const PIXELS_PER_BYTE: u64 = 4;
+
+/// Bytes of one gauge row of its CSV file: five numbers of up to 24 characters.
+const GAUGE_ROW: u64 = 5 * 24;
+
+/// Frames an animation keeps of maps of `pixels` (`anim::Animation::push`), one more while it
+/// halves them and the newest one past the stride.
+fn frames_kept(pixels: u64) -> u64 {
+    (anim::MEMORY as u64 / (3 * pixels).max(1)).clamp(8, anim::MAX_FRAMES as u64) + 2
 }
 
-/// The plan of `case`, refused in one line when the run would pass a limit: more steps than
-/// `run.max_steps`, more host memory than this machine has available. `check` prints what this
-/// returns; `run` starts with it.
+/// The plan of a solver that computes once: no steps, the files it names.
+pub fn once(case: &dyn Case, files: u64, disk: u64) -> Plan {
+    let needs = case.needs(case.info().run.precision);
+    let output = Volume { snapshots: 0, checkpoints: 0, gauge_records: 0, files: files + 2, bytes: disk };
+    Plan { steps: None, basis: "", unit: "", output, needs }
+}
+
+/// The plan of `case`, refused in one line when the run would pass a limit: more snapshots and
+/// checkpoints than [`MAX_OUTPUT_STOPS`], more steps than `run.max_steps`, more files than
+/// [`MAX_OUTPUT_FILES`], more host memory than this machine has available. `check` prints what
+/// this returns; `run` starts with it.
 pub fn check(case: &dyn Case) -> Result<Plan> {
     let plan = case.plan();
     let info = case.info();
     let name = &info.name;
+    let out = &info.output;
+    let v = &plan.output;
+    if v.snapshots.saturating_add(v.checkpoints) > MAX_OUTPUT_STOPS {
+        let (key, what) = match v.checkpoints > v.snapshots {
+            true => (
+                "output.checkpoint_every",
+                format!(
+                    "a checkpoint every {} {} makes {} checkpoints",
+                    num(out.checkpoint_every.unwrap_or(0.0)),
+                    plan.unit,
+                    count(v.checkpoints as f64)
+                ),
+            ),
+            false => ("output.snapshots", format!("{} snapshots", count(v.snapshots as f64))),
+        };
+        return Err(Error::invalid(format!(
+            "{name}: {key}: {what}; a run stops for at most {} snapshots and checkpoints together (docs/output.md)",
+            count(MAX_OUTPUT_STOPS as f64)
+        )));
+    }
     if let Some(steps) = plan.steps
         && steps > info.run.max_steps as f64
     {
@@ -50,17 +185,45 @@ pub fn check(case: &dyn Case) -> Result<Plan> {
             count(info.run.max_steps as f64),
         )));
     }
+    if v.files > MAX_OUTPUT_FILES {
+        return Err(Error::invalid(format!(
+            "{name}: output.snapshots: the run would write {} files ({} snapshots{}); a run writes at most {} (docs/output.md): write fewer snapshots, or fewer formats (output.formats)",
+            count(v.files as f64),
+            count(v.snapshots as f64),
+            match v.checkpoints {
+                0 => String::new(),
+                n => format!(", {} checkpoints", count(n as f64)),
+            },
+            count(MAX_OUTPUT_FILES as f64)
+        )));
+    }
     crate::files::check_host_memory(&format!("{name} in {}", info.run.precision), plan.needs.host)?;
     Ok(plan)
 }
 
 impl Plan {
-    /// The plan in `check`'s words: the steps (nothing for a solver that computes once).
+    /// The plan in `check`'s words: the steps, then the output.
     pub fn describe(&self) -> String {
-        match self.steps {
-            Some(n) if self.basis.is_empty() => format!("about {} steps", count(n)),
-            Some(n) => format!("about {} steps ({})", count(n), self.basis),
+        let v = &self.output;
+        let mut s = match self.steps {
+            Some(n) if self.basis.is_empty() => format!("about {} steps; ", count(n)),
+            Some(n) => format!("about {} steps ({}); ", count(n), self.basis),
             None => String::new(),
+        };
+        if self.steps.is_some() {
+            let mut events = vec![format!("{} snapshot{}", count(v.snapshots as f64), plural(v.snapshots))];
+            if v.checkpoints > 0 {
+                events.push(format!("{} checkpoint{}", count(v.checkpoints as f64), plural(v.checkpoints)));
+            }
+            if v.gauge_records > 0 {
+                events.push(format!("{} gauge record{}", count(v.gauge_records as f64), plural(v.gauge_records)));
+            }
+            s += &format!("{}; ", events.join(", "));
         }
+        s + &format!("output: {} files written, about {}", count(v.files as f64), bytes(v.bytes))
     }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }

@@ -36,14 +36,22 @@ pub trait Simulation: Case + Sync {
     fn times(&self) -> &Times;
     /// The cells the output fields live on, for naming cells in messages.
     fn mesh(&self) -> Mesh;
-    /// Steps the run will take, estimated from the initial state (a run estimated past its
-    /// step limit is refused before it starts).
+    /// Steps the run will take, estimated from the initial state, not counting the stops at
+    /// snapshots and checkpoints ([`plan::simulation`](super::plan::simulation) adds them; a
+    /// run estimated past its step limit is refused before it starts).
     fn estimate_steps(&self) -> f64;
     /// What [`estimate_steps`](Self::estimate_steps) rests on, for `check` ("from the initial
     /// wave speeds"); empty when it is exact.
     fn steps_basis(&self) -> &'static str {
         ""
     }
+    /// The simulated time the run covers: `t_end`, or for a run of a number of steps an
+    /// estimate of it (for the number of checkpoints).
+    fn duration(&self) -> f64 {
+        self.times().t_end
+    }
+    /// What a snapshot holds and writes, and a checkpoint's size (for the plan of the run).
+    fn snapshot(&self) -> super::Snapshot;
     /// The model, on `backend`, in precision `T`.
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>>;
     /// What a progress line shows of a state beyond clock and Δt: conserved totals against

@@ -171,6 +171,16 @@ pub(super) fn field_layout(
     FieldLayout { stride, mx, my, scale, map, bar, w: right + MARGIN, h: top + bottom + MARGIN }
 }
 
+/// The pixels of a map of an `nx × ny` field with axes in metres and a colour bar, about (its
+/// title may widen it): for the plan of a run's output.
+pub fn map_pixels(nx: usize, ny: usize) -> u64 {
+    let opts = MapOptions::new("", "h [m]").in_metres([0.0, 1e4, 0.0, 1e4]);
+    let labels = vec!["-0.0000".to_string(); BAR_TICKS];
+    let lay = field_layout(nx.max(1), ny.max(1), &opts, &labels, 2);
+    // Room for a title wider than the map.
+    (lay.w.max(720) * lay.h) as u64
+}
+
 /// The values at the colormap's ends; a flat field is widened around its value so it draws in
 /// the colormap's middle instead of dividing by zero.
 fn color_range(field: &[f64], range: Option<(f64, f64)>) -> Result<(f64, f64)> {
