@@ -94,7 +94,7 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
         out(format!("  {}", case.summary()))?;
         out(format!("  {}", plan.describe()))?;
         out(format!(
-            "  {} on {}; memory: {} on the host, {} on a GPU; output to {}",
+            "  {} on {}; memory: about {} on the host at the peak, {} on a GPU; output to {}",
             info.run.precision,
             hydrokern::run::backend_note(info.run.backend.choice()),
             hydrokern::files::bytes(plan.needs.host),

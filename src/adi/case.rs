@@ -11,7 +11,7 @@ use crate::case::initial::{Field, Profile, values};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, flags, num};
 use crate::grid::{Grid2, Mesh};
 use crate::model::{Halt, Model, State};
-use crate::output::png::map_pixels;
+use crate::output::png::{map_drawing, map_pixels};
 use crate::run::{
     Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
 };
@@ -459,20 +459,18 @@ fn shaped(c: &Check, key: &str, shape: &Shape, grid: &Grid2) -> Result<Vec<f64>>
     }
 }
 
-/// Memory of a run on an `nx × ny` grid. Host: the case's f64 depth, ζ and initial depth
-/// (3 words a cell), the CPU reference's state with a wet byte a cell, a step's start ζ and p
-/// set aside, the new ζ and flux a sweep returns and the wet flags' copy (4 words and a byte),
-/// its sweep's rows and solution (5·(2n+1) a line, about 10 words a cell), and the runner's
-/// two states of six fields (12 words). GPU: [`device_bytes`] of the y-sweep's design.
+/// Memory of the solver's part of a run on an `nx × ny` grid (the runner adds its own:
+/// `run::plan`). Host: the case's f64 depth, ζ and initial depth (3 words a cell), the CPU
+/// reference's state with a wet byte a cell, a step's start ζ and p set aside, the new ζ and
+/// flux a sweep returns and the wet flags' copy (4 words and a byte), its sweep's rows and
+/// solution (5·(2n+1) a line, about 10 words a cell). GPU: [`device_bytes`] of the y-sweep's
+/// design.
 fn needs(nx: u64, ny: u64, precision: Precision, y: YSweep) -> Needs {
     let w = precision.bytes();
     let cells = nx.saturating_mul(ny);
     let faces = (nx + 1).saturating_mul(ny).max(nx.saturating_mul(ny + 1));
     let lines = (2 * nx + 1).saturating_mul(ny).max((2 * ny + 1).saturating_mul(nx));
-    let words = state_words(nx, ny)
-        .saturating_add(faces.saturating_mul(4))
-        .saturating_add(lines.saturating_mul(5))
-        .saturating_add(faces.saturating_mul(12));
+    let words = state_words(nx, ny).saturating_add(faces.saturating_mul(4)).saturating_add(lines.saturating_mul(5));
     let host = cells.saturating_mul(26).saturating_add(words.saturating_mul(w));
     let gpu = device_bytes(nx as usize, ny as usize, w as usize, y);
     Needs { host, gpu }
@@ -550,6 +548,10 @@ impl Simulation for AdiCase {
             pictures: 3,
             animations: 1,
             pixels: map_pixels(nx, ny),
+            // f64 copies of ζ and h, the bed, the dry flags.
+            drawing: 25 * cells + map_drawing(nx, ny, true),
+            pooled_maps: 0,
+            map_retained: 0,
             // ζ, p, q and the last q, the wet flags; the maximum maps.
             checkpoint: cells + 3 * faces + cells / 8 + maps,
         }

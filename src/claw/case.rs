@@ -11,7 +11,7 @@ use crate::case::initial;
 use crate::case::{CaseDoc, Check, Common, Flag, MeshSection, Set, Times, approx, flags, num};
 use crate::grid::Mesh;
 use crate::model::{Model, State};
-use crate::output::png::map_pixels;
+use crate::output::png::{map_drawing, map_pixels};
 use crate::products;
 use crate::run::{
     Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
@@ -295,8 +295,8 @@ fn shape(mesh: &Mesh) -> String {
 /// Host memory of a case with `m` state and `a` auxiliary fields on cells of shape `dims`, at
 /// its peak: the case's fields (f64) beside either the f64 CPU reference that checks them at
 /// load, or, when it runs, the CPU reference in the run's precision (padded state and aux
-/// fields, and a trial's copy of the state: the GPU run starts from it too) and the runner's
-/// two states. Saturating, so an absurd grid is refused rather than overflowing.
+/// fields, and a trial's copy of the state: the GPU run starts from it too); the runner adds
+/// its own (`run::plan`). Saturating, so an absurd grid is refused rather than overflowing.
 fn host_bytes(m: u64, a: u64, dims: &[usize], precision: Precision) -> u64 {
     let halo = 2 * super::cpu::HALO as u64;
     let cells = dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
@@ -304,8 +304,7 @@ fn host_bytes(m: u64, a: u64, dims: &[usize], precision: Precision) -> u64 {
     let fields = (8 * (m + a)).saturating_mul(cells);
     let reference = |w: u64| (w * (2 * m + a)).saturating_mul(padded);
     let w = precision.bytes();
-    let run = reference(w).saturating_add((2 * w * m).saturating_mul(cells));
-    fields.saturating_add(reference(8).max(run))
+    fields.saturating_add(reference(8).max(reference(w)))
 }
 
 fn needs(case: &ClawCase, precision: Precision) -> Needs {
@@ -368,16 +367,31 @@ impl Simulation for ClawCase {
         let halo = 2 * super::cpu::HALO as usize;
         let padded = self.mesh.dims().iter().fold(1u64, |n, &d| n * (d + halo) as u64);
         let maps = if info.fields.starts_with(&products::DEPTH_FIELDS) { 3 * cells } else { 0 };
-        let (pictures, pixels) = match self.mesh {
-            // The first field's map.
-            Mesh::Plane(g) => (1, map_pixels(g.nx, g.ny)),
-            // Three slices through the middle.
+        let (pictures, pixels, drawing) = match self.mesh {
+            // The first field's map (over the ground for a depth): its f64 copy, a flat bed and
+            // dry flags.
+            Mesh::Plane(g) => (1, map_pixels(g.nx, g.ny), 17 * cells + map_drawing(g.nx, g.ny, true)),
+            // Three slices through the middle, one after the other.
             Mesh::Volume(g) => {
-                let slices = [(g.nx, g.ny), (g.nx, g.nz), (g.ny, g.nz)];
-                (3, slices.into_iter().map(|(a, b)| map_pixels(a, b)).max().unwrap_or(0))
+                let largest = (g.nx * g.ny).max(g.nx * g.nz).max(g.ny * g.nz) as u64;
+                let (a, b) = [(g.nx, g.ny), (g.nx, g.nz), (g.ny, g.nz)]
+                    .into_iter()
+                    .max_by_key(|&(a, b)| map_pixels(a, b))
+                    .unwrap_or((g.nx, g.ny));
+                (3, map_pixels(a, b), 8 * cells + 8 * largest + map_drawing(a, b, false))
             }
         };
-        Snapshot { fields: m, values: m * cells, pictures, animations: 1, pixels, checkpoint: m * padded + maps }
+        Snapshot {
+            fields: m,
+            values: m * cells,
+            pictures,
+            animations: 1,
+            pixels,
+            drawing,
+            pooled_maps: 0,
+            map_retained: 0,
+            checkpoint: m * padded + maps,
+        }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         self.equations.model::<T>(&self.data, backend, &self.info.output.products(), &self.gauge_cells)

@@ -374,7 +374,12 @@ impl Case for Fd3dCase {
             Precision::F64 | Precision::Mixed => self.run_t::<f64>(opts, &s.backend, &mut s.dir),
         };
         match &result {
-            Ok(_) => s.dir.finish("finished")?,
+            Ok(_) => {
+                s.dir.finish("finished")?;
+                if let Some(line) = plan::peak_line(s.estimate) {
+                    opts.console.say(line);
+                }
+            }
             Err(e) => s.dir.finish(&format!("stopped: {e}"))?,
         }
         result

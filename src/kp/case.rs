@@ -10,7 +10,7 @@ use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx
 use crate::grid::{Grid2, Mesh};
 use crate::input::{Raster, Resample, case_raster};
 use crate::model::{Halt, Model, State};
-use crate::output::png::map_pixels;
+use crate::output::png::{map_drawing, map_pixels, map_retained};
 use crate::run::{
     Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
 };
@@ -369,13 +369,14 @@ impl KpCase {
         }
         let accumulation: Accumulation =
             f.numerics.accumulation.parse().map_err(|e| doc.invalid("numerics.accumulation", e))?;
+        let wet_dry: WetDry = f.numerics.wet_dry.parse().map_err(|e| doc.invalid("numerics.wet_dry", e))?;
         let precision = common.run.precision;
         let compensated = |s: Scheme| accumulation.compensates_in(precision) && !s.is_split();
         // `auto` may run any of its candidates: room for the largest.
         let sized: &[Scheme] = if scheme_auto { super::scheme_choice::candidates(precision) } else { &[scheme] };
         let needs = sized
             .iter()
-            .map(|&s| needs(grid.nx as u64, grid.ny as u64, friction_field, s, precision, compensated(s)))
+            .map(|&s| needs(grid.nx as u64, grid.ny as u64, friction_field, s, wet_dry, precision, compensated(s)))
             .fold(Needs { host: 0, gpu: 0 }, |a, b| Needs { host: a.host.max(b.host), gpu: a.gpu.max(b.gpu) });
         crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
@@ -396,7 +397,6 @@ impl KpCase {
                 format!("{}: the split schemes' Δt factor r must lie in (0, 1]", num(ds_safety)),
             );
         }
-        let wet_dry: WetDry = f.numerics.wet_dry.parse().map_err(|e| doc.invalid("numerics.wet_dry", e))?;
         c.non_negative("time.dt_floor", f.time.dt_floor)?;
         c.positive("physics.g", f.physics.g)?;
         let manning = f.physics.manning.unwrap_or(0.0);
@@ -477,30 +477,49 @@ impl KpCase {
     }
 }
 
-/// Memory of a run on an `nx × ny` grid: the problem (h, hu, hv, bed in f64, and n with a
-/// friction field); the model's fields (state, stage, residual, two beds: 11 padded arrays, 12
-/// with a friction field, the GPU's on the device and a download's worth on the host); the
-/// runner's two states of three interior fields. DS1 and DS2 hold 38 words a cell more on the
-/// host (the CPU's `split.rs`: three working states, R, the x faces (surface, reconstruction,
-/// flux, draining factor), both orientations' beds and highest corners) and 11 padded fields and
-/// a corner array more on the GPU (`kp/gpu/split.rs`). `compensated`:
-/// w's low parts, 3 padded fields on the CPU, 2 on the GPU. Mixed is counted as f64 (an upper
+/// Memory of the solver's part of a run on an `nx × ny` grid (the runner adds its own:
+/// `run::plan`). Host: the problem (h, hu, hv in f64, the corner bed, n with a friction field)
+/// and the pictures' bed at the cell centres; the CPU model's padded fields — Qⁿ, Q¹, R and the
+/// stage output (12), the cell and corner beds (2), g·n² with a friction field, w's low parts
+/// (3, `compensated`) — with RK2's and Euler's face scratch under `clamp` (`clamp.rs`: the
+/// highest corners, the face surfaces (4), both directions' reconstructions (2 × 11) and fluxes
+/// (2 × 4) and φ: 36 words a cell) or DS1's and DS2's 38 words a corner (`split.rs`: both
+/// orientations' beds and highest corners, three working states, the x faces); the interior bed
+/// the model hands out with its states. A GPU run holds less on the host (the problem and a
+/// download), so this bounds both. GPU: the model's fields (state, stage, residual, two beds:
+/// 11 padded arrays, 12 with a friction field); DS1 and DS2 add 11 padded fields and a corner
+/// array (`kp/gpu/split.rs`), `compensated` w's low parts (2). Mixed is counted as f64 (an upper
 /// bound: its surfaces and R_w are f64, the rest f32; the GPU's f32 surfaces stay allocated).
-fn needs(nx: u64, ny: u64, friction_field: bool, scheme: Scheme, precision: Precision, compensated: bool) -> Needs {
-    let padded = (nx + 4) * (ny + 4);
-    let corners = (nx + 5) * (ny + 5);
+#[allow(clippy::too_many_arguments)]
+fn needs(
+    nx: u64,
+    ny: u64,
+    friction_field: bool,
+    scheme: Scheme,
+    wet_dry: WetDry,
+    precision: Precision,
+    compensated: bool,
+) -> Needs {
+    let cells = nx.saturating_mul(ny);
+    let padded = (nx + 4).saturating_mul(ny + 4);
+    let corners = (nx + 5).saturating_mul(ny + 5);
     let w = precision.bytes();
     let f = friction_field as u64;
-    let problem = 8 * ((3 + f) * nx * ny + (nx + 1) * (ny + 1));
+    let problem = 8 * ((3 + f) * cells + (nx + 1) * (ny + 1)) + 8 * cells;
+    let low = compensated as u64;
+    let faces = match (scheme.is_split(), wet_dry == WetDry::Clamp) {
+        (true, _) => 38 * corners,
+        (false, true) => 36 * padded,
+        (false, false) => 0,
+    };
+    let model = (12 + 1 + f + 3 * low) * padded + corners + faces + cells;
     // SRK2 keeps R's y part besides.
     let fields = 11 + f + 3 * (scheme == Scheme::Srk2) as u64;
-    let low = compensated as u64;
-    let split = if scheme.is_split() { 38 * w * corners } else { 0 };
     // On the GPU the split schemes keep three working states, the transposed cell bed, B_hi
     // (`clamp`) and corner bed (`kp/gpu/split.rs`).
     let (gpu_split, gpu_corners) = if scheme.is_split() { (11, 2) } else { (0, 1) };
     Needs {
-        host: problem + (fields + 3 * low) * w * padded + w * corners + 6 * w * nx * ny + split,
+        host: problem.saturating_add(model.saturating_mul(w)),
         gpu: (fields + gpu_split + 2 * low) * w * padded + gpu_corners * w * corners,
     }
 }
@@ -628,6 +647,11 @@ impl Simulation for KpCase {
             pictures: 4,
             animations: 1,
             pixels: map_pixels(nx, ny),
+            // f64 copies of h, hu and hv, the surface, the speed and the dry flags; the three
+            // maps drawn side by side over the ground.
+            drawing: 41 * cells + 3 * map_drawing(nx, ny, true),
+            pooled_maps: 3,
+            map_retained: map_retained(nx, ny, true),
             // w, hu, hv and w's low parts, padded, and the maximum maps.
             checkpoint: 6 * padded + 3 * cells,
         }
@@ -741,7 +765,8 @@ impl Case for KpCase {
     fn needs(&self, precision: Precision) -> Needs {
         let p = &self.problem;
         let scheme = if self.scheme_auto { Scheme::Srk2 } else { p.scheme };
-        needs(p.nx as u64, p.ny as u64, p.manning_field.is_some(), scheme, precision, p.compensates_in(precision))
+        let (nx, ny) = (p.nx as u64, p.ny as u64);
+        needs(nx, ny, p.manning_field.is_some(), scheme, p.wet_dry, precision, p.compensates_in(precision))
     }
     fn plan(&self) -> Plan {
         plan::simulation(self)

@@ -9,7 +9,7 @@ use crate::field::Field2;
 use crate::grid::{Grid2, Mesh};
 use crate::input::{Resample, case_raster};
 use crate::model::{Model, State};
-use crate::output::png::map_pixels;
+use crate::output::png::{map_drawing, map_pixels};
 use crate::run::{
     Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
 };
@@ -301,18 +301,20 @@ fn compensates(numerics: &Numerics, precision: Precision) -> bool {
     numerics.accumulation.parse::<Accumulation>().is_ok_and(|a| a.compensates_in(precision))
 }
 
-/// Memory of a run on an `nx × ny` grid: the problem (4 f64 fields with ghosts), the CPU
-/// model (6 fields, 8 with h's low parts) or the download of h and s, and the runner's two
-/// states of 2 interior fields; on the GPU, 6 fields (8). Mixed: the model's 6 fields are 2 of
-/// f64 (h, h′) and 4 of f32, the runner's states f64.
+/// Memory of the solver's part of a run on an `nx × ny` grid (the runner adds its own:
+/// `run::plan`): the problem (4 f64 fields with ghosts), the CPU model (6 fields, 8 with h's
+/// low parts) or the download of h and s, and the copies of h and s with their ghosts a state
+/// is cut from; on the GPU, 6 fields (8). Mixed: the model's 6 fields are 2 of f64 (h, h′) and
+/// 4 of f32.
 fn needs(nx: u64, ny: u64, precision: Precision, compensated: bool) -> Needs {
-    let stored = (nx + 2) * (ny + 2);
+    let stored = (nx + 2).saturating_mul(ny + 2);
     let w = precision.bytes();
     let model = match precision {
         Precision::Mixed => (2 * 8 + 4 * 4) * stored,
         _ => (if compensated { 8 } else { 6 }) * w * stored,
     };
-    Needs { host: 4 * 8 * stored + model + 4 * w * nx * ny, gpu: model }
+    let state = 2 * 8 * stored;
+    Needs { host: (4 * 8 * stored).saturating_add(model).saturating_add(state), gpu: model }
 }
 
 /// The launch shape every variant can run: blocks of 1 to 1024 threads with halo threads, the
@@ -396,6 +398,11 @@ impl Simulation for SedimentCase {
             pictures: 3,
             animations: 1,
             pixels: map_pixels(nx, ny),
+            // f64 copies of h and s, the initial h, the deposit, the (no) dry flags; one map at
+            // a time, the height's over its hillshade.
+            drawing: 33 * cells + map_drawing(nx, ny, true),
+            pooled_maps: 0,
+            map_retained: 0,
             checkpoint: 8 * ((nx + 2) * (ny + 2)) as u64,
         }
     }

@@ -530,7 +530,12 @@ impl Case for TridiagCase {
             Precision::F64 | Precision::Mixed => self.run_t::<f64>(opts, &s.backend, &mut s.dir),
         };
         match &result {
-            Ok(_) => s.dir.finish("finished")?,
+            Ok(_) => {
+                s.dir.finish("finished")?;
+                if let Some(line) = plan::peak_line(s.estimate) {
+                    opts.console.say(line);
+                }
+            }
             Err(e) => s.dir.finish(&format!("stopped: {e}"))?,
         }
         result

@@ -66,7 +66,8 @@ pub trait Case {
     fn info(&self) -> &CaseInfo;
     /// What would run, for `check`: grid, constants, the solver's choices.
     fn summary(&self) -> String;
-    /// Memory the run needs in `precision`.
+    /// Memory the solver's part of the run needs in `precision`: the case's fields, the model
+    /// and its scratch ([`plan`] adds the runner's).
     fn needs(&self, precision: Precision) -> Needs;
     /// Steps, output and memory of the run, before it starts ([`plan::check`] refuses a run
     /// past a limit).
@@ -100,6 +101,8 @@ pub struct Started {
     pub dir: RunDir,
     /// The checkpoint to continue from, read and checked.
     pub restart: Option<checkpoint::Restart>,
+    /// The host memory the plan estimated, bytes (the run's last line sets its peak beside it).
+    pub estimate: u64,
 }
 
 /// Check the run's plan ([`plan::check`]: steps, output, memory), resolve the backend (saying
@@ -111,6 +114,7 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     let info = case.info();
     let precision = info.run.precision;
     let needs = plan::check(case)?.needs;
+    let estimate = needs.host;
     let backend = Backend::select(info.run.backend.choice())?;
     eprintln!("backend: {}", backend.describe());
     if let Backend::Gpu(gpu) = &backend {
@@ -140,7 +144,7 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     };
     let text = info.text.clone();
     dir.write(CASE_FILE, |p| crate::output::write_atomic(p, text.as_bytes()))?;
-    Ok(Started { backend, precision, dir, restart })
+    Ok(Started { backend, precision, dir, restart, estimate })
 }
 
 /// Whether `choice` can run on this machine without opening a GPU (for `check`).

@@ -1,12 +1,22 @@
-//! A run's plan, worked out from the case before it starts: the steps it takes, the output it
-//! writes (snapshots, checkpoints, gauge records; files and bytes) and the memory its solver
-//! needs. `hydrokern check` prints the plan and every run starts only within it ([`check`]):
-//! the one check both make, so they never disagree.
+//! A run's plan, worked out from the case before anything large is allocated or written: the
+//! steps it takes, the output it writes (snapshots, checkpoints, gauge records; files and bytes)
+//! and the host memory it needs at its peak. `hydrokern check` prints the plan and every run
+//! starts only within it ([`check`]): the one check both make, so they never disagree.
+//!
+//! Memory is an upper bound of the peak resident size: the solver's own part ([`Case::needs`]:
+//! the case's fields, the model, its scratch) and what the runner adds — the program itself,
+//! the states on their way to the writer (its queue, the one it works on, the last good one, the
+//! one the time loop holds), the GPU's page-locked staging buffers, the pictures being drawn and
+//! the animations' frames, the products (maps and gauge records, the model's and the copy the
+//! writer gets) and a checkpoint's copy of the model's state. docs/output.md lists the terms and
+//! the peak measured against the estimate.
 
+use super::writer::QUEUE;
 use super::{Case, Needs, Simulation};
 use crate::case::{Format, count, num};
 use crate::files::bytes;
 use crate::output::anim;
+use crate::runtime::HOST_BUFFERS;
 use crate::{Error, Precision, Result};
 
 /// Most files a run may write, a file rewritten counting each time it is written: each
@@ -17,6 +27,11 @@ pub const MAX_OUTPUT_FILES: u64 = 100_000;
 
 /// Most snapshots and checkpoints together a run may stop for.
 pub const MAX_OUTPUT_STOPS: u64 = 100_000;
+
+/// Resident memory of the program itself, beyond what [`Plan`] counts: its code, the runtime's
+/// threads and the allocator's arenas, which keep some of what pictures and files freed (a
+/// 16 × 16 run peaks at 10 MiB without pictures and at 17 MiB with them, on the CPU).
+pub const BASE_BYTES: u64 = 16 << 20;
 
 /// What a run will do, before it starts.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -29,7 +44,7 @@ pub struct Plan {
     /// The unit of simulated time ("s", "yr").
     pub unit: &'static str,
     pub output: Volume,
-    /// The solver's host and GPU memory.
+    /// Host memory at the peak, and GPU memory.
     pub needs: Needs,
 }
 
@@ -60,12 +75,19 @@ pub struct Snapshot {
     pub pictures: u64,
     pub animations: u64,
     pub pixels: u64,
+    /// Host bytes the pictures of one snapshot take while they are drawn, beyond the state.
+    pub drawing: u64,
+    /// Maps a snapshot draws side by side on the thread pool (kp's three; 0 where the writer
+    /// draws them one after another), and what a pool thread keeps of one of them after drawing
+    /// it (`output::png::map_retained`): a run on more threads peaks higher.
+    pub pooled_maps: u64,
+    pub map_retained: u64,
     /// Values in a checkpoint of the model (its whole state, ghost cells included).
     pub checkpoint: u64,
 }
 
-/// The plan of a simulation: steps from the solver's estimate and the stops, output from what
-/// its snapshots hold ([`Simulation::snapshot`]).
+/// The plan of a simulation: steps from the solver's estimate and the stops, output and memory
+/// from what its snapshots hold ([`Simulation::snapshot`]).
 pub fn simulation<S: Simulation>(sim: &S) -> Plan {
     let info = sim.info();
     let (times, out) = (sim.times(), &info.output);
@@ -118,12 +140,15 @@ pub fn simulation<S: Simulation>(sim: &S) -> Plan {
         .saturating_add(if checkpoints > 0 { snap.checkpoint * w } else { 0 });
     let output = Volume { snapshots, checkpoints, gauge_records, files, bytes: disk };
 
+    let precision = info.run.precision;
+    let solver = sim.needs(precision);
+    let host = runner_bytes(sim, &snap, w, frames, gauge_records, checkpoints > 0).saturating_add(solver.host);
     Plan {
         steps: Some(steps),
         basis: sim.steps_basis(),
         unit: times.unit,
         output,
-        needs: sim.needs(info.run.precision),
+        needs: Needs { host, gpu: solver.gpu },
     }
 }
 
@@ -140,17 +165,74 @@ fn frames_kept(pixels: u64) -> u64 {
     (anim::MEMORY as u64 / (3 * pixels).max(1)).clamp(8, anim::MAX_FRAMES as u64) + 2
 }
 
+/// Host memory the runner adds to the solver's: see the module's documentation.
+fn runner_bytes<S: Simulation>(
+    sim: &S,
+    snap: &Snapshot,
+    w: u64,
+    frames: u64,
+    gauge_records: u64,
+    checkpoints: bool,
+) -> u64 {
+    let info = sim.info();
+    let out = &info.output;
+    let state = snap.values * w;
+    // The writer's queue, the state it works on, the last good one and the one the time loop
+    // waits to hand over; on a GPU, the page-locked buffers the states come down into.
+    let gpu = info.run.backend.choice() != crate::BackendChoice::Cpu;
+    let mut host = state * (QUEUE as u64 + 3) + state * HOST_BUFFERS as u64 * gpu as u64;
+    if out.wants(Format::Png) {
+        // Every animation's frames (3 bytes a pixel), and at the end its GIF being encoded.
+        host += snap.drawing + snap.animations * frames * snap.pixels * 4;
+        if snap.pooled_maps > 0 {
+            let threads = rayon::current_num_threads() as u64;
+            host += threads.saturating_sub(snap.pooled_maps) * snap.map_retained;
+        }
+    }
+    if out.wants(Format::Netcdf) {
+        // A record is converted to big-endian bytes before it is appended.
+        host += state;
+    }
+    let spec = out.products();
+    if let (true, crate::grid::Mesh::Plane(g)) = (spec.maxima, sim.mesh()) {
+        // The model's three maps and the copy the writer gets, and the three pictures drawn
+        // side by side from f64 copies.
+        let cells = (g.nx * g.ny) as u64;
+        host += 3 * cells * w * 2;
+        host += 3 * (cells * 8 + crate::output::png::map_drawing(g.nx, g.ny, false));
+        // The maps are drawn on the thread pool: each thread that drew one keeps its f64 copy
+        // below the allocator's largest mmap threshold (a solver whose snapshots draw there too
+        // has counted that already).
+        if snap.pooled_maps == 0 && cells * 8 < 32 << 20 {
+            host += (rayon::current_num_threads() as u64).saturating_sub(3) * cells * 8;
+        }
+    }
+    // Every record, in the model and in the copy the writer gets, and one gauge's CSV text.
+    let series = gauge_records.saturating_mul(2 * 8 * (1 + crate::products::GAUGE_VALUES as u64));
+    host = host.saturating_add(series).saturating_add(gauge_records.saturating_mul(GAUGE_ROW));
+    if checkpoints {
+        host += snap.checkpoint * w;
+    }
+    host.saturating_add(BASE_BYTES)
+}
+
 /// The plan of a solver that computes once: no steps, the files it names.
 pub fn once(case: &dyn Case, files: u64, disk: u64) -> Plan {
     let needs = case.needs(case.info().run.precision);
     let output = Volume { snapshots: 0, checkpoints: 0, gauge_records: 0, files: files + 2, bytes: disk };
-    Plan { steps: None, basis: "", unit: "", output, needs }
+    Plan {
+        steps: None,
+        basis: "",
+        unit: "",
+        output,
+        needs: Needs { host: needs.host.saturating_add(BASE_BYTES), ..needs },
+    }
 }
 
 /// The plan of `case`, refused in one line when the run would pass a limit: more snapshots and
 /// checkpoints than [`MAX_OUTPUT_STOPS`], more steps than `run.max_steps`, more files than
-/// [`MAX_OUTPUT_FILES`], more host memory than this machine has available. `check` prints what
-/// this returns; `run` starts with it.
+/// [`MAX_OUTPUT_FILES`], more host memory than this process can have
+/// ([`crate::files::memory_limit`]). `check` prints what this returns; `run` starts with it.
 pub fn check(case: &dyn Case) -> Result<Plan> {
     let plan = case.plan();
     let info = case.info();
@@ -199,6 +281,20 @@ pub fn check(case: &dyn Case) -> Result<Plan> {
     }
     crate::files::check_host_memory(&format!("{name} in {}", info.run.precision), plan.needs.host)?;
     Ok(plan)
+}
+
+/// The run's peak resident memory so far (`VmHWM` of `/proc/self/status`), bytes; `None` where
+/// it cannot be read.
+pub fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: u64 = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.split_whitespace().next()?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// The run's last line on memory: its peak beside the plan's `estimate`.
+pub fn peak_line(estimate: u64) -> Option<String> {
+    let peak = peak_memory()?;
+    Some(format!("  memory: peak {} of host memory, of {} estimated", bytes(peak), bytes(estimate)))
 }
 
 impl Plan {

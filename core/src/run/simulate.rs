@@ -102,6 +102,9 @@ pub fn simulate<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
             s.dir.finish("finished")?;
             opts.console
                 .say(format!("  files synced to disk in {:.2} s, after the time above", t.elapsed().as_secs_f64()));
+            if let Some(line) = super::plan::peak_line(s.estimate) {
+                opts.console.say(line);
+            }
         }
         // The run's own error is the one to report: recording it can fail for the same reason
         // (a full disk), and that failure must not hide it.

@@ -1,9 +1,10 @@
 //! The plan of a run, as `check` prints it and `run` holds to it: one check for both (steps, the
-//! output's snapshots, checkpoints and files), numbers as people write them, and the output that
-//! `check` announces against what a run writes.
+//! output's snapshots, checkpoints and files, memory), numbers as people write them, the output
+//! that `check` announces against what a run writes, and the peak memory against the estimate.
 
 use crate::cmd::*;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The case file of scenario `name` with `flags` applied, written into `dir`.
 fn case_of(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
@@ -128,5 +129,81 @@ fn output_is_counted_announced_and_limited() {
         on_disk as f64 <= bytes && bytes <= 4.0 * on_disk as f64,
         "{on_disk} bytes written, about {bytes} announced"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The memory estimate bounds the peak resident memory of CPU runs of every time-dependent
+/// solver, with pictures, NetCDF, gauges, maps and checkpoints, within 1.5 times of it. The runs
+/// write several snapshots and a progress line every 0.05 s, so the writer has states queued as
+/// a long run has; their last line gives the peak and the estimate.
+#[test]
+fn the_memory_estimate_bounds_the_peak() {
+    let busy = ["--t-end", "0.05", "--snapshots", "0.01,0.02,0.03,0.04", "--progress", "0.05"];
+    let all = [
+        "--checkpoint-every",
+        "0.025",
+        "--set",
+        "output.formats=[\"npy\", \"png\", \"netcdf\"]",
+        "--set",
+        "output.maxima=true",
+        "--set",
+        "output.gauges=[{name = \"g\", x = 20.0, y = 20.0}]",
+    ];
+    let runs: Vec<(&str, Vec<&str>)> = vec![
+        ("dam-break", [&["--nx", "256"], &busy[..]].concat()),
+        ("dam-break", [&["--nx", "192"], &busy[..], &all[..]].concat()),
+        ("dam-break", [&["--nx", "256", "--precision", "f32", "--scheme", "ds2"], &busy[..]].concat()),
+        ("flood", vec!["--nx", "32", "--t-end", "0.4", "--snapshots", "0.1,0.2,0.3", "--progress", "0.05"]),
+        ("sediment", vec!["--nx", "256", "--t-end", "500", "--set", "output.snapshots=[100.0, 200.0, 300.0, 400.0]"]),
+        ("acoustics-2d", [&["--nx", "512"], &busy[..]].concat()),
+        ("acoustics-3d", [&["--nx", "64", "--nz", "64"], &busy[..]].concat()),
+        ("seiche", vec!["--nx", "512", "--t-end", "100", "--snapshots", "20,40,60,80", "--progress", "0.05"]),
+    ];
+    let dir = scratch("plan-memory");
+    for (k, (name, flags)) in runs.iter().enumerate() {
+        let out = dir.join(format!("run{k}"));
+        let mut args = vec!["--backend", "cpu", name, "--output", s(&out)];
+        args.extend(flags);
+        let o = hydrokern(&args);
+        let text = stdout(&o);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let line = text.lines().find(|l| l.contains("memory: peak")).unwrap_or_else(|| panic!("{text}"));
+        let (peak, estimate) = line.split_once(" of host memory, of ").unwrap();
+        let peak = parse_bytes(peak.trim_start().trim_start_matches("memory: peak "));
+        let estimate = parse_bytes(estimate.trim_end_matches(" estimated"));
+        assert!(peak <= estimate, "{args:?}: the peak passes the estimate: {line}");
+        assert!(estimate <= 1.5 * peak, "{args:?}: the estimate is more than 1.5 times the peak: {line}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Under an address-space limit (`ulimit -v`, as `prlimit --as` sets it) a run too large for it
+/// is refused in one line before it allocates, not aborted by the allocator, and a run that fits
+/// still runs.
+#[test]
+fn a_limit_on_the_process_is_read_before_allocating() {
+    if Command::new("sh").arg("-c").arg("ulimit -v 1000000").status().map_or(true, |st| !st.success()) {
+        return;
+    }
+    let dir = scratch("plan-ulimit");
+    let limited = |kib: u64, args: &[&str]| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
+            .arg(bin())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = dir.join("out");
+    let o = limited(1_000_000, &["--backend", "cpu", "dam-break", "--nx", "2048", "--output", s(&out)]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("ulimit -v") && err.lines().count() == 1, "{err}");
+    assert!(!out.exists(), "a refused run wrote its directory");
+    let o = limited(1_000_000, &["check", s(&case_of(&dir, "dam-break", &["--nx", "2048"]))]);
+    assert!(!o.status.success() && stderr(&o).contains("ulimit -v"), "{}", stderr(&o));
+    let o = limited(1_000_000, &["--backend", "cpu", "dam-break", "--nx", "64", "--output", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }

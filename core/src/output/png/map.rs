@@ -181,6 +181,48 @@ pub fn map_pixels(nx: usize, ny: usize) -> u64 {
     (lay.w.max(720) * lay.h) as u64
 }
 
+/// Host bytes one map of an `nx × ny` field takes at most while it is drawn and encoded, beyond
+/// the values given it: with `ground`, the water's copy (dry cells left out) and the dry flags
+/// as numbers; the averaged cells, bed and flags and the hillshade; the canvas (3 bytes a
+/// pixel) and the PNG's bytes (a map compresses to well under a byte a pixel). For the plan of
+/// a run's memory.
+pub fn map_drawing(nx: usize, ny: usize, ground: bool) -> u64 {
+    map_scratch(nx, ny, ground) + 4 * map_pixels(nx, ny)
+}
+
+/// What a pool thread that drew a map of an `nx × ny` field keeps of it afterwards, about: the
+/// allocator (glibc's) keeps freed blocks smaller than its largest mmap threshold, 32 MiB, in
+/// the thread's own arena — the map's field-sized scratch where a block is smaller than that,
+/// and its canvas. For the plan of a run's memory.
+pub fn map_retained(nx: usize, ny: usize, ground: bool) -> u64 {
+    const MMAP_MAX: u64 = 32 << 20;
+    let kept = |b: u64| if b < MMAP_MAX { b } else { 0 };
+    let cells = (nx as u64).saturating_mul(ny as u64);
+    let stride = nx.max(ny).div_ceil(MAX_CELLS).max(1);
+    let drawn = (nx.div_ceil(stride) * ny.div_ceil(stride)) as u64;
+    let mut k = kept(3 * map_pixels(nx, ny));
+    if ground {
+        k += 2 * kept(8 * cells) + kept(8 * drawn) + kept(drawn);
+    }
+    if stride > 1 {
+        k += kept(8 * drawn);
+    }
+    k
+}
+
+/// The part of [`map_drawing`] as large as the field or its averaged cells.
+fn map_scratch(nx: usize, ny: usize, ground: bool) -> u64 {
+    let cells = (nx as u64).saturating_mul(ny as u64);
+    let stride = nx.max(ny).div_ceil(MAX_CELLS).max(1);
+    let drawn = (nx.div_ceil(stride) * ny.div_ceil(stride)) as u64;
+    let averaged = if stride > 1 { drawn * 8 } else { 0 };
+    let ground = match ground {
+        true => 2 * 8 * cells + 2 * averaged + drawn * (8 + 1),
+        false => 0,
+    };
+    ground + averaged
+}
+
 /// The values at the colormap's ends; a flat field is widened around its value so it draws in
 /// the colormap's middle instead of dividing by zero.
 fn color_range(field: &[f64], range: Option<(f64, f64)>) -> Result<(f64, f64)> {
