@@ -342,7 +342,7 @@ impl KpCase {
         let c = Check::new(doc);
         let rasters = Rasters::read(&c, &f.initial)?;
         let grid = match (&f.grid, &rasters) {
-            (Some(g), _) => g.grid(&c, 2)?,
+            (Some(g), r) => g.grid_over(&c, 2, r.as_ref().map(|r| r.bed.bounds()))?,
             (None, Some(r)) => r.grid(&c)?,
             (None, None) => {
                 return c.fail("grid", "missing: give [grid], or take the grid from a bed raster ([initial.raster])");

@@ -203,7 +203,7 @@ impl SedimentCase {
             None => None,
         };
         let grid = match (&f.grid, &h_raster) {
-            (Some(g), _) => g.grid(&c, 1)?,
+            (Some(g), r) => g.grid_over(&c, 1, r.as_ref().map(|(r, _)| r.bounds()))?,
             (None, Some((r, _))) => r.grid(1).map_err(|e| doc.invalid("initial.raster.h", e))?,
             (None, None) => {
                 return c.fail("grid", "missing: give [grid], or take the grid from a raster of h ([initial.raster])");
@@ -487,7 +487,7 @@ impl Case for SedimentCase {
 
 /// `--boundary`-style flags are not needed here: the river is the west side's inflow.
 pub(super) static FLAGS: &[Flag] = &[
-    Flag::new("nx", "N", Set::IntBoth("grid.nx", "grid.ny"), "cells in x (also in y unless --ny is given)"),
+    crate::case::flags::NX,
     Flag::new("ny", "N", Set::Int("grid.ny"), "cells in y"),
     Flag::new("t-end", "YEARS", Set::Float("time.t_end"), "simulated time in years (clears the case's snapshot times)")
         .clearing(&["time.steps", "output.snapshots"]),

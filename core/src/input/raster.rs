@@ -126,6 +126,11 @@ impl Raster {
         )))
     }
 
+    /// The west and south edges and the extent in x and y: what a grid over the raster covers
+    /// (`Grid2Section::grid_over`).
+    pub fn bounds(&self) -> [f64; 4] {
+        [self.west, self.south, self.ncols as f64 * self.dx, self.nrows as f64 * self.dy]
+    }
     /// East and north edges.
     pub fn east(&self) -> f64 {
         self.west + self.ncols as f64 * self.dx

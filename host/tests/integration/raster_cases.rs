@@ -323,3 +323,52 @@ fn valley_scenario_loads_its_embedded_rasters() {
     let case = registry::load(&sc.doc().unwrap()).unwrap_or_else(|e| panic!("{e}"));
     assert!(case.summary().contains("100×50 cells of 20 m × 20 m"), "{}", case.summary());
 }
+
+/// `valley --nx 50`: cells without an extent resample the raster over its own extent, the other
+/// axis keeping its aspect; a case file that leaves out one axis does the same, and one with
+/// neither says which it needs.
+#[test]
+fn cells_without_an_extent_resample_the_raster() {
+    let load_with = |keys: &[(&str, i64)]| {
+        let mut doc = scenarios::find("valley").unwrap().doc().unwrap();
+        for &(key, n) in keys {
+            doc.set(key, n.into(), &format!("--set {key}={n}")).unwrap();
+        }
+        registry::load(&doc).map(|c| c.summary())
+    };
+    // The valley is 2000 m × 1000 m from (10000, 20000).
+    let s = load_with(&[("grid.nx", 50)]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(s.contains("50×25 cells of 40 m × 40 m"), "{s}");
+    let s = load_with(&[("grid.ny", 10)]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(s.contains("20×10 cells of 100 m × 100 m"), "{s}");
+    let s = load_with(&[("grid.nx", 40), ("grid.ny", 40)]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(s.contains("40×40 cells of 50 m × 25 m"), "{s}");
+    // Through the command line: --nx over the raster, written as a case file that runs the same.
+    let dir = scratch("valley-nx");
+    let out = dir.join("out");
+    let o = std::process::Command::new(crate::cmd::bin())
+        .args(["--backend", "cpu", "valley", "--nx", "50", "--t-end", "1", "--output"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (_, dims) = read_npy_f64(&out.join("h_t1.npy")).unwrap();
+    assert_eq!(dims, vec![25, 50]);
+    let case = dir.join("valley.toml");
+    let o = crate::cmd::hydrokern(&["valley", "--nx", "50", "--write-case", case.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    for f in ["valley.tif", "valley-reservoir.asc", "valley-manning.asc"] {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data").join(f);
+        std::fs::copy(from, dir.join("data").join(f)).unwrap();
+    }
+    let s = load(&case).unwrap_or_else(|e| panic!("{e}")).summary();
+    assert!(s.contains("50×25 cells"), "{s}");
+    // A [grid] without cells over a raster names what it needs.
+    let path = dir.join("empty-grid.toml");
+    let text = std::fs::read_to_string(&case).unwrap().replace("nx = 50", "");
+    std::fs::write(&path, text).unwrap();
+    let e = load(&path).err().expect("refused").to_string();
+    assert!(e.contains("grid.nx: missing: give the cells in x (grid.nx) or in y (grid.ny)"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
