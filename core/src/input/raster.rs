@@ -108,7 +108,11 @@ impl Raster {
         let limit = crate::files::available_memory().map_or(u64::MAX, |m| m / 4);
         crate::files::regular_file(path, limit, "raster small enough for this machine's memory")?;
         let bytes = std::fs::read(path).map_err(|cause| Error::Io { path: path.display().to_string(), cause })?;
-        Raster::parse(&path.display().to_string(), &bytes)
+        let name = path.display().to_string();
+        if !TIFF_MAGIC.iter().any(|m| bytes.starts_with(m)) {
+            super::asc::check_prj(&name, &path.with_extension("prj"))?;
+        }
+        Raster::parse(&name, &bytes)
     }
 
     /// A raster from a file's bytes; `name` is the file, for messages.

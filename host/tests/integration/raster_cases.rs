@@ -372,3 +372,62 @@ fn cells_without_an_extent_resample_the_raster() {
     assert!(e.contains("grid.nx: missing: give the cells in x (grid.nx) or in y (grid.ny)"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A raster in degrees (EPSG:4326, cells of 0.0001°) is not read as metres: a geographic
+/// coordinate system (GeoKeys, or the `.prj` beside an ASCII grid) is refused in one line
+/// saying to reproject; a projected one runs.
+#[test]
+fn rasters_in_degrees_are_refused() {
+    let dir = scratch("degrees");
+    let data = vec![1.0f32; 16];
+    let tif = |keys: &[u16]| {
+        let mut buf = std::io::Cursor::new(Vec::new());
+        {
+            let mut enc = tiff::encoder::TiffEncoder::new(&mut buf).unwrap();
+            let mut img = enc.new_image::<colortype::Gray32Float>(4, 4).unwrap();
+            img.encoder().write_tag(tiff::tags::Tag::ModelPixelScaleTag, &[0.0001, 0.0001, 0.0][..]).unwrap();
+            img.encoder().write_tag(tiff::tags::Tag::ModelTiepointTag, &[0.0, 0.0, 0.0, 8.5, 47.4, 0.0][..]).unwrap();
+            img.encoder().write_tag(tiff::tags::Tag::GeoKeyDirectoryTag, keys).unwrap();
+            img.write_data(&data).unwrap();
+        }
+        buf.into_inner()
+    };
+    let raster = "bed = \"bed.tif\"\nlevel = 2.0";
+    let cases: [(&[u16], Option<&str>); 4] = [
+        // GTModelTypeGeoKey 2 (geographic), GeographicTypeGeoKey 4326.
+        (&[1, 1, 0, 3, 1024, 0, 1, 2, 1025, 0, 1, 1, 2048, 0, 1, 4326], Some("EPSG:4326")),
+        // Only GeographicTypeGeoKey.
+        (&[1, 1, 0, 1, 2048, 0, 1, 4258], Some("EPSG:4258")),
+        // Projected: UTM 32N.
+        (&[1, 1, 0, 2, 1024, 0, 1, 1, 3072, 0, 1, 32632], None),
+        // No coordinate system said: read as metres.
+        (&[1, 1, 0, 1, 1025, 0, 1, 1], None),
+    ];
+    for (keys, refused) in cases {
+        std::fs::write(dir.join("bed.tif"), tif(keys)).unwrap();
+        let path = case(&dir, "", raster, 1.0);
+        match (load(&path), refused) {
+            (Err(e), Some(code)) => {
+                let e = e.to_string();
+                for part in ["bed.tif", "geographic", code, "reproject", "metres"] {
+                    assert!(e.contains(part) && !e.contains('\n'), "{e:?} lacks {part:?}");
+                }
+            }
+            (Ok(_), None) => {}
+            (Err(e), None) => panic!("{keys:?}: refused: {e}"),
+            (Ok(_), Some(_)) => panic!("{keys:?}: read a raster in degrees"),
+        }
+    }
+    // An ASCII grid with a .prj beside it: GEOGCS alone is refused, a PROJCS is read.
+    std::fs::write(dir.join("bed.asc"), asc(4, 4, 8.5, 47.4, 0.0001, |_, _| 1.0, |_, _| false)).unwrap();
+    let raster = "bed = \"bed.asc\"\nlevel = 2.0";
+    let geog = r#"GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]"#;
+    std::fs::write(dir.join("bed.prj"), geog).unwrap();
+    let e = load(&case(&dir, "", raster, 1.0)).err().expect("refused").to_string();
+    assert!(e.contains("bed.prj") && e.contains("geographic") && e.contains("reproject"), "{e}");
+    let utm = format!(r#"PROJCS["WGS_1984_UTM_Zone_32N",{geog},PROJECTION["Transverse_Mercator"],UNIT["Meter",1.0]]"#);
+    std::fs::write(dir.join("bed.prj"), utm).unwrap();
+    std::fs::write(dir.join("bed.asc"), asc(4, 4, 500000.0, 5.2e6, 10.0, |_, _| 1.0, |_, _| false)).unwrap();
+    load(&case(&dir, "", raster, 1.0)).unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
