@@ -149,6 +149,9 @@ impl OutputSection {
     /// Checks of the section. Whether the solver keeps the gauges and maps asked for is the
     /// registry's check ([`crate::products::Support::check`]).
     pub fn check(&self, c: &Check) -> Result<()> {
+        if self.dir.as_ref().is_some_and(|d| d.as_os_str().is_empty()) {
+            return c.fail("output.dir", "empty: give a directory, or leave output.dir out for out/<case name>");
+        }
         let (lo, hi) = PROGRESS_RANGE;
         c.within("output.progress", self.progress, lo, hi, " seconds between progress lines")?;
         if let Some(every) = self.checkpoint_every {

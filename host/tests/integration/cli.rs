@@ -350,3 +350,17 @@ fn info_and_gpu_choice_never_panic() {
     assert!(o.status.success() || err.contains("no usable GPU"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// An empty output directory is refused naming the key, by `check` too.
+#[test]
+fn an_empty_output_directory_is_refused() {
+    refused(&["dam-break", "--nx", "16", "--set", "output.dir=\"\""], "(output.dir): empty");
+    let dir = scratch("empty-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let case = dir.join("case.toml");
+    let text = "solver = \"kp\"\n[grid]\nnx = 8\nny = 8\nlx = 1.0\nly = 1.0\n[time]\nt_end = 0.1\n\
+                [initial.lake-at-rest]\nlevel = 1.0\n[output]\ndir = \"\"\n";
+    std::fs::write(&case, text).unwrap();
+    refused(&["check", s(&case)], "line 12: output.dir: empty");
+    let _ = std::fs::remove_dir_all(&dir);
+}
