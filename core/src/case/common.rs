@@ -252,8 +252,8 @@ pub struct Grid2Section {
     /// Cell size in x, metres (or give `lx`).
     pub dx: Option<f64>,
     pub dy: Option<f64>,
-    /// Position of the grid's south-west corner, metres.
-    pub origin: Option<[f64; 2]>,
+    /// Position of the grid's south-west corner, metres: two numbers (x, y).
+    pub origin: Option<Vec<f64>>,
 }
 
 impl Grid2Section {
@@ -286,9 +286,16 @@ impl Grid2Section {
         };
         let dx = spacing(c, "x", nx, lx, self.dx)?;
         let dy = spacing(c, "y", ny, ly, self.dy)?;
-        let origin = match (self.origin, over) {
-            (Some([x, y]), _) if x.is_finite() && y.is_finite() => (x, y),
-            (Some(o), _) => return c.fail("grid.origin", format!("{o:?}: must be finite")),
+        let origin = match (&self.origin, over) {
+            (Some(o), _) => match o[..] {
+                [x, y] if x.is_finite() && y.is_finite() => (x, y),
+                _ => {
+                    return c.fail(
+                        "grid.origin",
+                        format!("{o:?}: must be two finite numbers (x, y): the grid is two-dimensional"),
+                    );
+                }
+            },
             (None, Some([x, y, ..])) => (x, y),
             (None, None) => (0.0, 0.0),
         };

@@ -364,3 +364,16 @@ fn an_empty_output_directory_is_refused() {
     refused(&["check", s(&case)], "line 12: output.dir: empty");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An origin has as many numbers as the grid has dimensions: three on a plane, or two on a
+/// volume, are refused naming the key.
+#[test]
+fn an_origin_of_the_wrong_size_is_refused() {
+    let out = scratch("origin");
+    let o = s(&out);
+    refused(&["dam-break", "--nx", "16", "--set", "grid.origin=[0, 0, 0]", "--output", o], "grid.origin");
+    refused(&["seiche", "--set", "grid.origin=[0, 0, 0]", "--output", o], "grid.origin");
+    refused(&["acoustics-3d", "--nx", "8", "--set", "grid.origin=[0, 0]", "--output", o], "grid.origin");
+    refused(&["acoustics-2d", "--nx", "8", "--set", "grid.origin=[0, 0, 0]", "--output", o], "grid.origin");
+    assert!(!out.exists());
+}
