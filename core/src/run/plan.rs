@@ -115,8 +115,7 @@ pub fn simulation<S: Simulation>(sim: &S) -> Plan {
     // at every snapshot and checkpoint; the maps at the end and at checkpoints; the case and
     // the manifest, the animations.
     let maps = 3 * spec.maxima as u64;
-    // The maps go to NPY files and pictures whatever the formats.
-    let map_files = maps * 2 + (netcdf && spec.maxima) as u64;
+    let map_files = maps * (npy as u64 + png as u64) + (netcdf && spec.maxima) as u64;
     let gauge_files = gauges + (netcdf && gauges > 0) as u64;
     let per_snapshot = snap.fields * npy as u64 + snap.pictures * png as u64 + netcdf as u64 + gauge_files;
     let per_checkpoint = 1 + gauge_files + map_files;
@@ -136,7 +135,7 @@ pub fn simulation<S: Simulation>(sim: &S) -> Plan {
     disk = disk
         .saturating_add(frames * picture * snap.animations * png as u64)
         .saturating_add(gauge_records.saturating_mul(GAUGE_ROW + 40 * netcdf as u64))
-        .saturating_add(maps * (cells * w * (1 + netcdf as u64) + picture))
+        .saturating_add(maps * (cells * w * (npy as u64 + netcdf as u64) + picture * png as u64))
         .saturating_add(if checkpoints > 0 { snap.checkpoint * w } else { 0 });
     let output = Volume { snapshots, checkpoints, gauge_records, files, bytes: disk };
 
@@ -199,12 +198,14 @@ fn runner_bytes<S: Simulation>(
         // side by side from f64 copies.
         let cells = (g.nx * g.ny) as u64;
         host += 3 * cells * w * 2;
-        host += 3 * (cells * 8 + crate::output::png::map_drawing(g.nx, g.ny, false));
-        // The maps are drawn on the thread pool: each thread that drew one keeps its f64 copy
-        // below the allocator's largest mmap threshold (a solver whose snapshots draw there too
-        // has counted that already).
-        if snap.pooled_maps == 0 && cells * 8 < 32 << 20 {
-            host += (rayon::current_num_threads() as u64).saturating_sub(3) * cells * 8;
+        if out.wants(Format::Png) {
+            host += 3 * (cells * 8 + crate::output::png::map_drawing(g.nx, g.ny, false));
+            // The maps are drawn on the thread pool: each thread that drew one keeps its f64
+            // copy below the allocator's largest mmap threshold (a solver whose snapshots draw
+            // there too has counted that already).
+            if snap.pooled_maps == 0 && cells * 8 < 32 << 20 {
+                host += (rayon::current_num_threads() as u64).saturating_sub(3) * cells * 8;
+            }
         }
     }
     // Every record, in the model and in the copy the writer gets, and one gauge's CSV text.

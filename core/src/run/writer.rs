@@ -188,7 +188,8 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
     fn products(&mut self, products: Option<Products<T>>) -> Result<Vec<String>> {
         let (Some(p), Mesh::Plane(grid)) = (products, self.sim.mesh()) else { return Ok(Vec::new()) };
         let t = Instant::now();
-        let mut files = products::write(self.dir, &p, &grid, self.sim.times().t_end)?;
+        let out = &self.sim.info().output;
+        let mut files = products::write(self.dir, &p, &grid, self.sim.times().t_end, out)?;
         files.extend(self.netcdf.products(self.sim, self.dir, &p, &grid)?);
         self.spent.products += t.elapsed();
         Ok(files)

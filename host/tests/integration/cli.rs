@@ -377,3 +377,31 @@ fn an_origin_of_the_wrong_size_is_refused() {
     refused(&["acoustics-2d", "--nx", "8", "--set", "grid.origin=[0, 0, 0]", "--output", o], "grid.origin");
     assert!(!out.exists());
 }
+
+/// `formats = []` writes no NPY, PNG or NetCDF file, the maximum maps' included (the gauges' CSV
+/// files are the gauges' own).
+#[test]
+fn no_formats_write_no_pictures_or_arrays() {
+    let out = scratch("no-formats");
+    let o = hydrokern(&[
+        "--backend",
+        "cpu",
+        "flood",
+        "--nx",
+        "16",
+        "--t-end",
+        "0.2",
+        "--set",
+        "output.formats=[]",
+        "--output",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let names: Vec<String> =
+        std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    for n in &names {
+        assert!(!n.ends_with(".png") && !n.ends_with(".npy") && !n.ends_with(".gif") && !n.ends_with(".nc"), "{n}");
+    }
+    assert!(names.iter().any(|n| n.starts_with("gauge_")), "{names:?}");
+    let _ = std::fs::remove_dir_all(&out);
+}
