@@ -228,9 +228,16 @@ impl ClawCase {
         for (k, v) in given.into_iter().enumerate() {
             bc[k] = boundary_code(&c, &format!("boundary.{}", SIDES[k]), v)?;
         }
-        for pair in bc.chunks(2).zip(SIDES.chunks(2)).take(info.dims) {
-            if (pair.0[0] == PERIODIC) != (pair.0[1] == PERIODIC) {
-                return c.fail("boundary", format!("{} and {} must both be periodic or neither", pair.1[0], pair.1[1]));
+        for (codes, sides) in bc.chunks(2).zip(SIDES.chunks(2)).take(info.dims) {
+            if (codes[0] == PERIODIC) != (codes[1] == PERIODIC) {
+                let (lone, other) = if codes[0] == PERIODIC { (0, 1) } else { (1, 0) };
+                return c.fail(
+                    &format!("boundary.{}", sides[lone]),
+                    format!(
+                        "periodic, but boundary.{} is not: {} and {} must both be periodic or neither",
+                        sides[other], sides[0], sides[1]
+                    ),
+                );
             }
         }
         let specs = initial::read(&c, &f.initial, &info.fields, info.name)?;

@@ -416,6 +416,21 @@ impl KpCase {
         {
             boundary[k] = v.parse().map_err(|e| doc.invalid(&format!("boundary.{name}"), e))?;
         }
+        const SIDES: [&str; 4] = ["west", "east", "south", "north"];
+        for pair in [0, 2] {
+            let periodic = [boundary[pair] == Boundary::Periodic, boundary[pair + 1] == Boundary::Periodic];
+            if periodic[0] != periodic[1] {
+                let (lone, other) = if periodic[0] { (pair, pair + 1) } else { (pair + 1, pair) };
+                return c.fail(
+                    &format!("boundary.{}", SIDES[lone]),
+                    format!(
+                        "periodic, but boundary.{} is {}: periodic sides come in pairs (west with east, south with north)",
+                        SIDES[other],
+                        boundary[other].name()
+                    ),
+                );
+            }
+        }
         let tunable = f.gpu.flux.is_none() && f.gpu.block.is_none();
         let flux: FluxVariant =
             f.gpu.flux.as_deref().unwrap_or("stream").parse().map_err(|e| doc.invalid("gpu.flux", e))?;

@@ -405,3 +405,24 @@ fn no_formats_write_no_pictures_or_arrays() {
     assert!(names.iter().any(|n| n.starts_with("gauge_")), "{names:?}");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// A lone periodic side is refused naming the side's own key, not `initial`.
+#[test]
+fn a_lone_periodic_side_names_its_key() {
+    let out = scratch("periodic");
+    let o = s(&out);
+    refused(
+        &["dam-break", "--nx", "16", "--set", "boundary.west=periodic", "--output", o],
+        "(boundary.west): periodic, but boundary.east is wall",
+    );
+    refused(
+        &["dam-break", "--nx", "16", "--set", "boundary.north=periodic", "--output", o],
+        "(boundary.north): periodic",
+    );
+    refused(
+        &["acoustics-2d", "--nx", "16", "--set", "boundary.east=periodic", "--output", o],
+        "(boundary.east): periodic",
+    );
+    let err = stderr(&hydrokern(&["dam-break", "--nx", "16", "--set", "boundary.west=periodic", "--output", o]));
+    assert!(!err.contains("initial"), "{err}");
+}
