@@ -332,6 +332,16 @@ fn refuses_nodata_everywhere_nan_and_sizes_that_do_not_fit() {
     assert_has(&err("big.tif", &big), &["big.tif", "1000000×1000000 raster needs", "of host memory"]);
 }
 
+/// An ASCII grid saved with a UTF-8 byte-order mark (as some editors write it) is read: the
+/// mark is skipped.
+#[test]
+fn asc_with_a_byte_order_mark() {
+    let text = "\u{feff}ncols 2\r\nnrows 1\r\nxllcorner 0\r\nyllcorner 0\r\ncellsize 5\r\n1 2\r\n";
+    let r = Raster::parse("bom.asc", text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((r.ncols, r.nrows, r.dx), (2, 1, 5.0));
+    assert_eq!(r.values, vec![1.0, 2.0]);
+}
+
 /// GeoKeys that put positions in degrees (GTModelTypeGeoKey 2, or GeographicTypeGeoKey without
 /// a projected system) are refused in one line naming the EPSG code; a projected system is read.
 #[test]

@@ -98,6 +98,9 @@ impl Header {
     }
 }
 
+/// UTF-8's byte-order mark.
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// The first bytes of a little- and a big-endian TIFF, and of a BigTIFF.
 const TIFF_MAGIC: [&[u8]; 4] = [b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"];
 
@@ -120,6 +123,8 @@ impl Raster {
         if TIFF_MAGIC.iter().any(|m| bytes.starts_with(m)) {
             return super::geotiff::parse(name, bytes);
         }
+        // A byte-order mark some editors write at the start of a text file is not part of it.
+        let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);
         let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64)]).trim_start().to_ascii_lowercase();
         if head.starts_with("ncols") || head.starts_with("nrows") {
             return super::asc::parse(name, bytes);
