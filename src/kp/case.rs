@@ -598,6 +598,7 @@ fn read_field(c: &Check, key: &str, path: &std::path::Path, shape: (usize, usize
     if dims != [shape.0, shape.1] {
         return c.fail(key, format!("{}: shape {dims:?}; expected {:?}", path.display(), [shape.0, shape.1]));
     }
+    c.finite_npy(key, path, &data, shape.1)?;
     out.copy_from_slice(&data);
     Ok(())
 }

@@ -346,6 +346,7 @@ fn load_interior(c: &Check, key: &str, path: &std::path::Path, field: &mut Field
     if shape != [ny, nx] {
         return c.fail(key, format!("{}: shape {shape:?}; the grid needs (ny, nx) = ({ny}, {nx})", path.display()));
     }
+    c.finite_npy(key, path, &data, nx)?;
     field.set_interior(&data).map_err(|e| c.doc().invalid(key, e))
 }
 

@@ -311,6 +311,23 @@ impl<'a> Check<'a> {
     pub fn fail<T>(&self, key: &str, message: impl std::fmt::Display) -> Result<T> {
         Err(self.doc.invalid(key, message))
     }
+    /// Refuse the first value of a 2-D NPY input (`path`, `cols` columns, read for `key`) that
+    /// is not finite, naming the file and its index.
+    pub fn finite_npy(&self, key: &str, path: &Path, data: &[f64], cols: usize) -> Result<()> {
+        match data.iter().position(|v| !v.is_finite()) {
+            None => Ok(()),
+            Some(k) => self.fail(
+                key,
+                format!(
+                    "{}: {} at [{}, {}] (NumPy row, column): the values must be finite",
+                    path.display(),
+                    data[k],
+                    k / cols.max(1),
+                    k % cols.max(1)
+                ),
+            ),
+        }
+    }
     /// A path from the case, relative to the case file's directory.
     pub fn path(&self, p: &Path) -> PathBuf {
         if p.is_absolute() { p.to_path_buf() } else { self.doc.base_dir().join(p) }

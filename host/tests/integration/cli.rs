@@ -426,3 +426,18 @@ fn a_lone_periodic_side_names_its_key() {
     let err = stderr(&hydrokern(&["dam-break", "--nx", "16", "--set", "boundary.west=periodic", "--output", o]));
     assert!(!err.contains("initial"), "{err}");
 }
+
+/// A non-finite value in an NPY input is refused naming the file and the first bad index, not
+/// the case's `initial` key.
+#[test]
+fn a_non_finite_value_in_an_npy_input_names_the_file_and_the_index() {
+    let dir = scratch("npy-nan");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut h = vec![10.0; 16 * 16];
+    h[3 * 16 + 7] = f64::NAN;
+    let path = dir.join("h.npy");
+    hydrokern::output::write_npy(&path, &h, &[16, 16]).unwrap();
+    let out = dir.join("out");
+    refused(&["sediment", "--nx", "16", "--h-file", s(&path), "--output", s(&out)], "h.npy: NaN at [3, 7]");
+    let _ = std::fs::remove_dir_all(&dir);
+}
