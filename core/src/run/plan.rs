@@ -46,6 +46,29 @@ pub struct Plan {
     pub output: Volume,
     /// Host memory at the peak, and GPU memory.
     pub needs: Needs,
+    /// The longest name of a file the run writes that the case names (its NetCDF files, its
+    /// gauges' files), and what gives it that length.
+    pub longest_name: (String, &'static str),
+}
+
+/// The most bytes a file name may have (Linux's NAME_MAX).
+pub const NAME_MAX: usize = 255;
+/// What a file's temporary name adds to it: `.<name>.tmp<pid>` (`output::write_atomic`), a pid
+/// of up to 7 digits. A snapshot's own names are short: [`super::time_tag`] writes at most 24
+/// characters.
+pub const TEMPORARY: usize = ".".len() + ".tmp".len() + 7;
+
+/// The longest name of a file the case names: the NetCDF files named after the case, the
+/// gauges' files.
+fn longest_name(name: &str, out: &crate::case::OutputSection) -> (String, &'static str) {
+    let mut names: Vec<(String, &'static str)> = Vec::new();
+    if out.wants(Format::Netcdf) {
+        names.push((super::netcdf::maxima_file_name(name), "the case's name (its file's name)"));
+    }
+    for g in &out.gauges {
+        names.push((format!("gauge_{}.csv", g.name), "the gauge's name (output.gauges)"));
+    }
+    names.into_iter().max_by_key(|(n, _)| n.len()).unwrap_or_default()
 }
 
 /// The output of a run.
@@ -148,6 +171,7 @@ pub fn simulation<S: Simulation>(sim: &S) -> Plan {
         unit: times.unit,
         output,
         needs: Needs { host, gpu: solver.gpu },
+        longest_name: longest_name(&info.name, out),
     }
 }
 
@@ -227,10 +251,12 @@ pub fn once(case: &dyn Case, files: u64, disk: u64) -> Plan {
         unit: "",
         output,
         needs: Needs { host: needs.host.saturating_add(BASE_BYTES), ..needs },
+        longest_name: longest_name(&case.info().name, &case.info().output),
     }
 }
 
-/// The plan of `case`, refused in one line when the run would pass a limit: more snapshots and
+/// The plan of `case`, refused in one line when the run would pass a limit: a file name longer
+/// than [`NAME_MAX`] (with its temporary name), more snapshots and
 /// checkpoints than [`MAX_OUTPUT_STOPS`], more steps than `run.max_steps`, more files than
 /// [`MAX_OUTPUT_FILES`], more host memory than this process can have
 /// ([`crate::files::memory_limit`]). `check` prints what this returns; `run` starts with it.
@@ -240,6 +266,15 @@ pub fn check(case: &dyn Case) -> Result<Plan> {
     let name = &info.name;
     let out = &info.output;
     let v = &plan.output;
+    let (longest, why) = &plan.longest_name;
+    if longest.len() + TEMPORARY > NAME_MAX {
+        let shown: String = longest.chars().take(40).collect();
+        return Err(Error::invalid(format!(
+            "{name}: the output file {shown}… would have a name of {} bytes ({} with its temporary name's), more than the {NAME_MAX} a file name may have: shorten {why}",
+            longest.len(),
+            longest.len() + TEMPORARY
+        )));
+    }
     if v.snapshots.saturating_add(v.checkpoints) > MAX_OUTPUT_STOPS {
         let (key, what) = match v.checkpoints > v.snapshots {
             true => (

@@ -441,3 +441,24 @@ fn a_non_finite_value_in_an_npy_input_names_the_file_and_the_index() {
     refused(&["sediment", "--nx", "16", "--h-file", s(&path), "--output", s(&out)], "h.npy: NaN at [3, 7]");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// File names longer than a file system takes (a case named with 240 characters, its NetCDF
+/// files' temporary names) are refused at `check`, not mid-run.
+#[test]
+fn file_names_past_the_file_system_limit_are_refused_at_check() {
+    let dir = scratch("long-name");
+    std::fs::create_dir_all(&dir).unwrap();
+    let long = dir.join(format!("{}.toml", "c".repeat(240)));
+    let out = dir.join("out");
+    let o = hydrokern(&["--backend", "cpu", "dam-break", "--nx", "16", "--output", s(&out), "--write-case", s(&long)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let netcdf = ["--set", "output.formats=[\"netcdf\"]"];
+    refused(&[&["check", s(&long)][..], &netcdf].concat(), "more than the 255 a file name may have");
+    refused(&[&["run", s(&long)][..], &netcdf].concat(), "the case's name");
+    assert!(!out.exists());
+    // Without NetCDF no file is named after the case.
+    assert!(hydrokern(&["check", s(&long)]).status.success());
+    let gauge = format!("output.gauges=[{{name = \"{}\", x = 20.0, y = 20.0}}]", "g".repeat(240));
+    refused(&["flood", "--nx", "16", "--set", &gauge, "--output", s(&out)], "the gauge's name");
+    let _ = std::fs::remove_dir_all(&dir);
+}
