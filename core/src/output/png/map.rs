@@ -96,10 +96,11 @@ impl MapOptions {
 /// The axes of a plan view: x east, y north.
 const PLAN_AXES: (&str, &str) = ("x [m]", "y [m]");
 
-/// The axes of a map in metres: (x, y).
-fn metre_axes(opts: &MapOptions) -> Option<(Axis, Axis)> {
+/// The axes of a map in metres drawn `w × h` pixels: (x, y), as many ticks as their labels
+/// leave room for (a 1000 × 1 grid's map is a line of pixels: one label up its side).
+fn metre_axes(opts: &MapOptions, w: usize, h: usize) -> Option<(Axis, Axis)> {
     let [x0, x1, y0, y1] = opts.extent?;
-    Some((Axis::new([x0, x1].into_iter(), 0.0), Axis::new([y0, y1].into_iter(), 0.0)))
+    Some((Axis::fitted(x0, x1, w, text_width), Axis::fitted(y0, y1, h, |_| TEXT_H)))
 }
 
 /// Larger fields are averaged down to at most this many cells a side, so files stay small.
@@ -135,6 +136,8 @@ pub(super) struct FieldLayout {
     pub(super) bar: Area,
     pub(super) w: usize,
     pub(super) h: usize,
+    /// The axes in metres, fitted to the map, with an extent.
+    pub(super) axes: Option<(Axis, Axis)>,
 }
 
 pub(super) fn field_layout(
@@ -150,7 +153,7 @@ pub(super) fn field_layout(
     // Title line, then a line for the colour bar's label, then the map and bar side by side.
     let top = MARGIN + TEXT_H + 12 + TEXT_H + LABEL_GAP;
     // With axes: room on the left for the y label and tick labels, below for the x ones.
-    let axes = metre_axes(opts);
+    let axes = metre_axes(opts, mx * scale, my * scale);
     let (left, below) = match &axes {
         Some((_, ya)) => {
             let ticks_w = ya.labels.iter().map(|l| text_width(l)).max().unwrap_or(0);
@@ -168,7 +171,7 @@ pub(super) fn field_layout(
         .max(MARGIN + text_width(&opts.title));
     // Half a text line below the bottom tick for its label, and a line for each key (NaN, dry).
     let bottom = (map.h + below).max(bar.h + TEXT_H - TEXT_MID + keys * (TEXT_H + 12));
-    FieldLayout { stride, mx, my, scale, map, bar, w: right + MARGIN, h: top + bottom + MARGIN }
+    FieldLayout { stride, mx, my, scale, map, bar, w: right + MARGIN, h: top + bottom + MARGIN, axes }
 }
 
 /// The pixels of a map of an `nx × ny` field with axes in metres and a colour bar, about (its
@@ -221,6 +224,23 @@ fn map_scratch(nx: usize, ny: usize, ground: bool) -> u64 {
         false => 0,
     };
     ground + averaged
+}
+
+/// Where each tick label of a map's axes goes: (x, y) of its top-left corner, and the text.
+pub(super) fn tick_texts(lay: &FieldLayout) -> Vec<(usize, usize, &str)> {
+    let Some((xa, ya)) = &lay.axes else { return Vec::new() };
+    let map = lay.map;
+    let (right, bottom) = (map.x + map.w - 1, map.y + map.h - 1);
+    let mut texts = Vec::new();
+    for (&t, label) in xa.ticks.iter().zip(&xa.labels) {
+        let x = xa.to_px(t, map.x, right).round() as usize;
+        texts.push((x.saturating_sub(text_width(label) / 2), bottom + TICK_LEN + 4, label.as_str()));
+    }
+    for (&t, label) in ya.ticks.iter().zip(&ya.labels) {
+        let y = ya.to_px(t, bottom, map.y).round() as usize;
+        texts.push((map.x - TICK_LEN - 4 - text_width(label), y.saturating_sub(TEXT_MID), label.as_str()));
+    }
+    texts
 }
 
 /// The values at the colormap's ends; a flat field is widened around its value so it draws in
@@ -350,17 +370,18 @@ fn render_canvas(field: &[f64], nx: usize, ny: usize, opts: &MapOptions, ground:
         }
     }
     c.frame(map.x, map.y, map.w, map.h, BLACK);
-    if let Some((xa, ya)) = metre_axes(opts) {
+    if let Some((xa, ya)) = &lay.axes {
         let (right, bottom) = (map.x + map.w - 1, map.y + map.h - 1);
-        for (&t, label) in xa.ticks.iter().zip(&xa.labels) {
+        for &t in &xa.ticks {
             let x = xa.to_px(t, map.x, right).round() as usize;
             c.fill(x, bottom + 1, 1, TICK_LEN, BLACK);
-            c.text(x.saturating_sub(text_width(label) / 2), bottom + TICK_LEN + 4, label, BLACK);
         }
-        for (&t, label) in ya.ticks.iter().zip(&ya.labels) {
+        for &t in &ya.ticks {
             let y = ya.to_px(t, bottom, map.y).round() as usize;
             c.fill(map.x - 1 - TICK_LEN, y, TICK_LEN, 1, BLACK);
-            c.text(map.x - TICK_LEN - 4 - text_width(label), y.saturating_sub(TEXT_MID), label, BLACK);
+        }
+        for (x, y, label) in tick_texts(&lay) {
+            c.text(x, y, label, BLACK);
         }
         let x_label_y = bottom + TICK_LEN + 4 + TEXT_H + 10;
         let (across, up) = opts.axes;
