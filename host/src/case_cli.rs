@@ -104,7 +104,20 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
         return Ok(());
     }
     let info = case.info();
-    if globals.retune
+    // `--tuning` after the scenario or case counts as before the command.
+    let retune = match m.get_one::<String>("tuning").map(String::as_str) {
+        Some(mode) => {
+            use hydrokern::tune::Mode;
+            hydrokern::tune::set_mode(match mode {
+                "off" => Mode::Off,
+                "retune" => Mode::Retune,
+                _ => Mode::Auto,
+            });
+            mode == "retune"
+        }
+        None => globals.retune,
+    };
+    if retune
         && hydrokern::registry::tunable().contains(&info.solver)
         && info.run.backend.choice() != hydrokern::BackendChoice::Cpu
     {
@@ -150,6 +163,13 @@ fn command(name: &str, about: &str, solver: &Solver, doc: &CaseDoc) -> clap::Com
             .value_name("FILE")
             .value_parser(clap::value_parser!(PathBuf))
             .help("continue from a checkpoint (checkpoint.hkc) a run of this same case wrote with --checkpoint-every; refused for another case, precision, backend or version"),
+    )
+    .arg(
+        Arg::new("tuning")
+            .long("tuning")
+            .value_name("auto|off|retune")
+            .value_parser(["auto", "off", "retune"])
+            .help("launch parameters on the GPU, as `hydrokern --tuning` before the command sets them"),
     )
     .arg(
         Arg::new("force")

@@ -462,3 +462,35 @@ fn file_names_past_the_file_system_limit_are_refused_at_check() {
     refused(&["flood", "--nx", "16", "--set", &gauge, "--output", s(&out)], "the gauge's name");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `hydrokern flood --tuning off`: the global options are taken after a scenario's name, and
+/// after a case file's.
+#[test]
+fn global_options_after_the_scenario_are_taken() {
+    let dir = scratch("tuning-after");
+    let out = dir.join("out");
+    let o = hydrokern(&[
+        "flood",
+        "--nx",
+        "16",
+        "--t-end",
+        "0.05",
+        "--tuning",
+        "off",
+        "--backend",
+        "cpu",
+        "--output",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let case = dir.join("flood.toml");
+    let o = hydrokern(&["flood", "--nx", "16", "--t-end", "0.05", "--output", s(&out), "--write-case", s(&case)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for cmd in ["run", "check"] {
+        let o = hydrokern(&[cmd, s(&case), "--tuning", "off", "--backend", "cpu", "--force"]);
+        assert!(o.status.success(), "{cmd}: {}", stderr(&o));
+    }
+    let o = hydrokern(&["flood", "--tuning", "sometimes"]);
+    assert!(!o.status.success() && stderr(&o).contains("--tuning"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
