@@ -94,22 +94,37 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
         bail!("--restart: `check` runs nothing to continue; give --restart to `run` or to a scenario");
     }
     if check_only {
+        // The check a run starts with: what passes here runs, what is refused here is refused.
+        let plan = hydrokern::run::plan::check(case.as_ref())?;
         let info = case.info();
-        let needs = case.needs(info.run.precision);
         out(format!("{}: ok ({} case from {})", info.name, info.solver, info.origin))?;
         out(format!("  {}", case.summary()))?;
+        out(format!("  {}", plan.describe()))?;
         out(format!(
-            "  {} on {}; memory: {:.1} MiB on the host, {:.1} MiB on a GPU; output to {}",
+            "  {} on {}; memory: about {} on the host at the peak, {} on a GPU; output to {}",
             info.run.precision,
             hydrokern::run::backend_note(info.run.backend.choice()),
-            needs.host as f64 / (1 << 20) as f64,
-            needs.gpu as f64 / (1 << 20) as f64,
+            hydrokern::files::bytes(plan.needs.host),
+            hydrokern::files::bytes(plan.needs.gpu),
             info.output_dir().display()
         ))?;
         return Ok(());
     }
     let info = case.info();
-    if globals.retune
+    // `--tuning` after the scenario or case counts as before the command.
+    let retune = match m.get_one::<String>("tuning").map(String::as_str) {
+        Some(mode) => {
+            use hydrokern::tune::Mode;
+            hydrokern::tune::set_mode(match mode {
+                "off" => Mode::Off,
+                "retune" => Mode::Retune,
+                _ => Mode::Auto,
+            });
+            mode == "retune"
+        }
+        None => globals.retune,
+    };
+    if retune
         && hydrokern::registry::tunable().contains(&info.solver)
         && info.run.backend.choice() != hydrokern::BackendChoice::Cpu
     {
@@ -155,6 +170,13 @@ fn command(name: &str, about: &str, solver: &Solver, doc: &CaseDoc) -> clap::Com
             .value_name("FILE")
             .value_parser(clap::value_parser!(PathBuf))
             .help("continue from a checkpoint (checkpoint.hkc) a run of this same case wrote with --checkpoint-every; the flags that run was given are taken from the checkpoint, and a later --t-end (with --snapshots) extends it; refused for another case, precision, backend, version or changed input files"),
+    )
+    .arg(
+        Arg::new("tuning")
+            .long("tuning")
+            .value_name("auto|off|retune")
+            .value_parser(["auto", "off", "retune"])
+            .help("launch parameters on the GPU, as `hydrokern --tuning` before the command sets them"),
     )
     .arg(
         Arg::new("force")

@@ -8,10 +8,13 @@ use super::gpu::{Strategy, YSweep, device_bytes};
 use super::model::{AdiModel, state_words};
 use super::{Boundary, Friction, Level, Series, Setup, Tide, Wind, pictures};
 use crate::case::initial::{Field, Profile, values};
-use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, flags};
+use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, flags, num};
 use crate::grid::{Grid2, Mesh};
 use crate::model::{Halt, Model, State};
-use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
+use crate::output::png::{map_drawing, map_pixels};
+use crate::run::{
+    Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
+};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
@@ -240,7 +243,7 @@ impl AdiCase {
             if (n - n.round()).abs() > 1e-9 * n.max(1.0) {
                 return c.fail(
                     "time.dt",
-                    format!("{dt} s does not divide the snapshot or end time {t} s (t/Δt = {n}): ADI steps with a fixed Δt; choose one that lands on every snapshot"),
+                    format!("{} s does not divide the snapshot or end time {} s (t/Δt = {}): ADI steps with a fixed Δt; choose one that lands on every snapshot", num(dt), num(t), num(n)),
                 );
             }
         }
@@ -249,7 +252,7 @@ impl AdiCase {
             if (n - n.round()).abs() > 1e-9 * n.max(1.0) || n.round() < 1.0 {
                 return c.fail(
                     "output.checkpoint_every",
-                    format!("{every} s is not a multiple of time.dt = {dt} s (t/Δt = {n}): ADI steps with a fixed Δt and lands on every checkpoint time"),
+                    format!("{} s is not a multiple of time.dt = {} s (t/Δt = {}): ADI steps with a fixed Δt and lands on every checkpoint time", num(every), num(dt), num(n)),
                 );
             }
         }
@@ -436,20 +439,18 @@ fn shaped(c: &Check, key: &str, shape: &Shape, grid: &Grid2) -> Result<Vec<f64>>
     }
 }
 
-/// Memory of a run on an `nx × ny` grid. Host: the case's f64 depth, ζ and initial depth
-/// (3 words a cell), the CPU reference's state with a wet byte a cell, a step's start ζ and p
-/// set aside, the new ζ and flux a sweep returns and the wet flags' copy (4 words and a byte),
-/// its sweep's rows and solution (5·(2n+1) a line, about 10 words a cell), and the runner's
-/// two states of six fields (12 words). GPU: [`device_bytes`] of the y-sweep's design.
+/// Memory of the solver's part of a run on an `nx × ny` grid (the runner adds its own:
+/// `run::plan`). Host: the case's f64 depth, ζ and initial depth (3 words a cell), the CPU
+/// reference's state with a wet byte a cell, a step's start ζ and p set aside, the new ζ and
+/// flux a sweep returns and the wet flags' copy (4 words and a byte), its sweep's rows and
+/// solution (5·(2n+1) a line, about 10 words a cell). GPU: [`device_bytes`] of the y-sweep's
+/// design.
 fn needs(nx: u64, ny: u64, precision: Precision, y: YSweep) -> Needs {
     let w = precision.bytes();
     let cells = nx.saturating_mul(ny);
     let faces = (nx + 1).saturating_mul(ny).max(nx.saturating_mul(ny + 1));
     let lines = (2 * nx + 1).saturating_mul(ny).max((2 * ny + 1).saturating_mul(nx));
-    let words = state_words(nx, ny)
-        .saturating_add(faces.saturating_mul(4))
-        .saturating_add(lines.saturating_mul(5))
-        .saturating_add(faces.saturating_mul(12));
+    let words = state_words(nx, ny).saturating_add(faces.saturating_mul(4)).saturating_add(lines.saturating_mul(5));
     let host = cells.saturating_mul(26).saturating_add(words.saturating_mul(w));
     let gpu = device_bytes(nx as usize, ny as usize, w as usize, y);
     Needs { host, gpu }
@@ -458,11 +459,15 @@ fn needs(nx: u64, ny: u64, precision: Precision, y: YSweep) -> Needs {
 fn describe_side(b: &Boundary) -> String {
     match b {
         Boundary::Land => "land".into(),
-        Boundary::Flux(v) => format!("flux {v} m²/s"),
-        Boundary::Level(Level::Sine(t)) if t.amplitude == 0.0 => format!("level {} m", t.mean),
-        Boundary::Level(Level::Sine(t)) => {
-            format!("tide {} ± {} m, period {} s, phase {:.1}°", t.mean, t.amplitude, t.period, t.phase.to_degrees())
-        }
+        Boundary::Flux(v) => format!("flux {} m²/s", num(*v)),
+        Boundary::Level(Level::Sine(t)) if t.amplitude == 0.0 => format!("level {} m", num(t.mean)),
+        Boundary::Level(Level::Sine(t)) => format!(
+            "tide {} ± {} m, period {} s, phase {:.1}°",
+            num(t.mean),
+            num(t.amplitude),
+            num(t.period),
+            t.phase.to_degrees()
+        ),
         Boundary::Level(Level::Series(s)) => format!("series {} ({} points)", s.source, s.times.len()),
     }
 }
@@ -474,29 +479,30 @@ impl Simulation for AdiCase {
         let courant = (s.g * d_max).sqrt() * s.dt / s.dx.min(s.dy);
         let friction = match s.friction {
             Friction::None => "no friction".to_string(),
-            Friction::Chezy(c) => format!("Chézy {c} m^½/s"),
-            Friction::Manning(n) => format!("Manning n = {n} s/m^⅓"),
+            Friction::Chezy(c) => format!("Chézy {} m^½/s", num(c)),
+            Friction::Manning(n) => format!("Manning n = {} s/m^⅓", num(n)),
         };
         let wind = if s.wind.speed > 0.0 {
-            format!(", wind {} m/s towards {:.1}°", s.wind.speed, s.wind.direction.to_degrees())
+            format!(", wind {} m/s towards {:.1}°", num(s.wind.speed), s.wind.direction.to_degrees())
         } else {
             String::new()
         };
         let drying = match s.drying {
-            Some((d, f)) => format!(", drying {d} m / flooding {f} m"),
+            Some((d, f)) => format!(", drying {} m / flooding {} m", num(d), num(f)),
             None => ", no drying".into(),
         };
         let sides: Vec<String> = s.sides.iter().map(describe_side).collect();
         format!(
-            "ADI shallow water (MIKE 21 HD style) on {}×{} cells of {:.4} m × {:.4} m; Δt = {} s (Courant √(g h_max)Δt/Δx = {courant:.2}); {friction}{wind}, Ω = {} 1/s, convection {}, eddy viscosity {} m²/s{drying}; boundaries (W, E, S, N) {}",
+            "ADI shallow water (MIKE 21 HD style) on {}×{} cells of {} m × {} m; Δt = {} s (Courant √(g h_max)Δt/Δx = {}); {friction}{wind}, Ω = {} 1/s, convection {}, eddy viscosity {} m²/s{drying}; boundaries (W, E, S, N) {}",
             s.nx,
             s.ny,
-            s.dx,
-            s.dy,
-            s.dt,
-            s.coriolis,
+            approx(s.dx),
+            approx(s.dy),
+            num(s.dt),
+            approx(courant),
+            num(s.coriolis),
             if s.convection { "on" } else { "off" },
-            s.eddy,
+            num(s.eddy),
             sides.join(", ")
         )
     }
@@ -508,6 +514,27 @@ impl Simulation for AdiCase {
     }
     fn estimate_steps(&self) -> f64 {
         (self.times.t_end / self.setup.dt).round()
+    }
+    fn snapshot(&self) -> Snapshot {
+        let (nx, ny) = (self.grid.nx, self.grid.ny);
+        let cells = (nx * ny) as u64;
+        let faces = ((nx + 1) * ny).max(nx * (ny + 1)) as u64;
+        let maps = if self.info.output.maxima { 3 * cells } else { 0 };
+        Snapshot {
+            // h, ζ, p and q on their faces and at the centres.
+            fields: 6,
+            values: 4 * cells + 2 * faces,
+            // ζ and h over the ground, one after the other, and the centre line.
+            pictures: 3,
+            animations: 1,
+            pixels: map_pixels(nx, ny),
+            // f64 copies of ζ and h, the bed, the dry flags.
+            drawing: 25 * cells + map_drawing(nx, ny, true),
+            pooled_maps: 0,
+            map_retained: 0,
+            // ζ, p, q and the last q, the wet flags; the maximum maps.
+            checkpoint: cells + 3 * faces + cells / 8 + maps,
+        }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         let given = (self.strategy, self.y_sweep);
@@ -570,10 +597,8 @@ impl Case for AdiCase {
     }
     fn summary(&self) -> String {
         format!(
-            "{}\n  {:.0} steps of Δt = {} s; on a GPU, the sweeps' tridiagonal strategy {}, the y-sweep over {}",
+            "{}\n  on a GPU, the sweeps' tridiagonal strategy {}, the y-sweep over {}",
             self.describe(),
-            self.estimate_steps(),
-            self.setup.dt,
             self.strategy,
             match self.y_sweep {
                 YSweep::Columns => "columns",
@@ -583,6 +608,9 @@ impl Case for AdiCase {
     }
     fn needs(&self, precision: Precision) -> Needs {
         needs(self.grid.nx as u64, self.grid.ny as u64, precision, self.y_sweep)
+    }
+    fn plan(&self) -> Plan {
+        plan::simulation(self)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)

@@ -8,11 +8,14 @@ use super::equations::{Data, Equations};
 use super::pictures;
 use super::{Cfl, Limiter, Splitting};
 use crate::case::initial;
-use crate::case::{CaseDoc, Check, Common, Flag, MeshSection, Set, Times, flags};
+use crate::case::{CaseDoc, Check, Common, Flag, MeshSection, Set, Times, approx, flags, num};
 use crate::grid::Mesh;
 use crate::model::{Model, State};
+use crate::output::png::{map_drawing, map_pixels};
 use crate::products;
-use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
+use crate::run::{
+    Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
+};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL};
@@ -179,11 +182,15 @@ impl ClawCase {
         let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
         for (key, v) in [("time.cfl", f.time.cfl), ("time.cfl_max", f.time.cfl_max)] {
             if !(v > 0.0 && v <= 1.0) {
-                return c.fail(key, format!("{v}: must lie in (0, 1] (a wave may cross at most one cell a step)"));
+                return c
+                    .fail(key, format!("{}: must lie in (0, 1] (a wave may cross at most one cell a step)", num(v)));
             }
         }
         if f.time.cfl > f.time.cfl_max {
-            return c.fail("time.cfl", format!("{}: must not exceed time.cfl_max = {}", f.time.cfl, f.time.cfl_max));
+            return c.fail(
+                "time.cfl",
+                format!("{}: must not exceed time.cfl_max = {}", num(f.time.cfl), num(f.time.cfl_max)),
+            );
         }
         let limiter = Limiter::ALL.iter().copied().find(|l| l.name() == f.numerics.limiter).map_or_else(
             || {
@@ -221,9 +228,16 @@ impl ClawCase {
         for (k, v) in given.into_iter().enumerate() {
             bc[k] = boundary_code(&c, &format!("boundary.{}", SIDES[k]), v)?;
         }
-        for pair in bc.chunks(2).zip(SIDES.chunks(2)).take(info.dims) {
-            if (pair.0[0] == PERIODIC) != (pair.0[1] == PERIODIC) {
-                return c.fail("boundary", format!("{} and {} must both be periodic or neither", pair.1[0], pair.1[1]));
+        for (codes, sides) in bc.chunks(2).zip(SIDES.chunks(2)).take(info.dims) {
+            if (codes[0] == PERIODIC) != (codes[1] == PERIODIC) {
+                let (lone, other) = if codes[0] == PERIODIC { (0, 1) } else { (1, 0) };
+                return c.fail(
+                    &format!("boundary.{}", sides[lone]),
+                    format!(
+                        "periodic, but boundary.{} is not: {} and {} must both be periodic or neither",
+                        sides[other], sides[0], sides[1]
+                    ),
+                );
             }
         }
         let specs = initial::read(&c, &f.initial, &info.fields, info.name)?;
@@ -288,8 +302,8 @@ fn shape(mesh: &Mesh) -> String {
 /// Host memory of a case with `m` state and `a` auxiliary fields on cells of shape `dims`, at
 /// its peak: the case's fields (f64) beside either the f64 CPU reference that checks them at
 /// load, or, when it runs, the CPU reference in the run's precision (padded state and aux
-/// fields, and a trial's copy of the state: the GPU run starts from it too) and the runner's
-/// two states. Saturating, so an absurd grid is refused rather than overflowing.
+/// fields, and a trial's copy of the state: the GPU run starts from it too); the runner adds
+/// its own (`run::plan`). Saturating, so an absurd grid is refused rather than overflowing.
 fn host_bytes(m: u64, a: u64, dims: &[usize], precision: Precision) -> u64 {
     let halo = 2 * super::cpu::HALO as u64;
     let cells = dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
@@ -297,8 +311,7 @@ fn host_bytes(m: u64, a: u64, dims: &[usize], precision: Precision) -> u64 {
     let fields = (8 * (m + a)).saturating_mul(cells);
     let reference = |w: u64| (w * (2 * m + a)).saturating_mul(padded);
     let w = precision.bytes();
-    let run = reference(w).saturating_add((2 * w * m).saturating_mul(cells));
-    fields.saturating_add(reference(8).max(run))
+    fields.saturating_add(reference(8).max(reference(w)))
 }
 
 fn needs(case: &ClawCase, precision: Precision) -> Needs {
@@ -327,7 +340,7 @@ impl Simulation for ClawCase {
                 _ => "outflow",
             })
             .collect();
-        let sizes: Vec<String> = [s.dx, s.dy, s.dz][..info.dims].iter().map(|d| format!("{d:.4} m")).collect();
+        let sizes: Vec<String> = [s.dx, s.dy, s.dz][..info.dims].iter().map(|&d| format!("{} m", approx(d))).collect();
         let sides = if info.dims == 3 { "W, E, S, N, bottom, top" } else { "W, E, S, N" };
         format!(
             "{} (wave propagation) on {} cells of {}{}; {} limiter, {:?} splitting, CFL {} (max {}); boundaries ({sides}) {}",
@@ -337,8 +350,8 @@ impl Simulation for ClawCase {
             if constants.is_empty() { String::new() } else { format!(", {}", constants.join(", ")) },
             s.limiter.name(),
             s.splitting,
-            s.cfl.desired,
-            s.cfl.max,
+            num(s.cfl.desired),
+            num(s.cfl.max),
             bcs.join(", ")
         )
     }
@@ -350,6 +363,42 @@ impl Simulation for ClawCase {
     }
     fn estimate_steps(&self) -> f64 {
         if self.first_dt.is_finite() && self.first_dt > 0.0 { (self.times.t_end / self.first_dt).ceil() } else { 1.0 }
+    }
+    fn steps_basis(&self) -> &'static str {
+        "from the initial wave speeds"
+    }
+    fn snapshot(&self) -> Snapshot {
+        let info = self.equations.info();
+        let m = info.state as u64;
+        let cells = self.mesh.cells() as u64;
+        let halo = 2 * super::cpu::HALO as usize;
+        let padded = self.mesh.dims().iter().fold(1u64, |n, &d| n * (d + halo) as u64);
+        let maps = if info.fields.starts_with(&products::DEPTH_FIELDS) { 3 * cells } else { 0 };
+        let (pictures, pixels, drawing) = match self.mesh {
+            // The first field's map (over the ground for a depth): its f64 copy, a flat bed and
+            // dry flags.
+            Mesh::Plane(g) => (1, map_pixels(g.nx, g.ny), 17 * cells + map_drawing(g.nx, g.ny, true)),
+            // Three slices through the middle, one after the other.
+            Mesh::Volume(g) => {
+                let largest = (g.nx * g.ny).max(g.nx * g.nz).max(g.ny * g.nz) as u64;
+                let (a, b) = [(g.nx, g.ny), (g.nx, g.nz), (g.ny, g.nz)]
+                    .into_iter()
+                    .max_by_key(|&(a, b)| map_pixels(a, b))
+                    .unwrap_or((g.nx, g.ny));
+                (3, map_pixels(a, b), 8 * cells + 8 * largest + map_drawing(a, b, false))
+            }
+        };
+        Snapshot {
+            fields: m,
+            values: m * cells,
+            pictures,
+            animations: 1,
+            pixels,
+            drawing,
+            pooled_maps: 0,
+            map_retained: 0,
+            checkpoint: m * padded + maps,
+        }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         self.equations.model::<T>(&self.data, backend, &self.info.output.products(), &self.gauge_cells)
@@ -381,10 +430,13 @@ impl Case for ClawCase {
         &self.info
     }
     fn summary(&self) -> String {
-        format!("{}\n  about {:.0} steps (from the initial wave speeds)", self.describe(), self.estimate_steps())
+        self.describe()
     }
     fn needs(&self, precision: Precision) -> Needs {
         needs(self, precision)
+    }
+    fn plan(&self) -> Plan {
+        plan::simulation(self)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)

@@ -7,7 +7,7 @@
 
 use super::{Direction, Grid3, MAX_DIM, PeriodicGrid, TestField, Variant, WIDTH, cpu, gpu::Plan};
 use crate::case::{CaseDoc, Check, Common, Flag, Set};
-use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, start};
+use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, plan, start};
 use crate::runtime::{Backend, DeviceBuffer, Gpu, Timer};
 use crate::{Error, GpuReal, Precision, Result};
 use serde::Deserialize;
@@ -362,6 +362,10 @@ impl Case for Fd3dCase {
     fn needs(&self, precision: Precision) -> Needs {
         needs(self.grid, precision)
     }
+    fn plan(&self) -> crate::run::Plan {
+        // The table of errors and timings: a row per direction and variant.
+        plan::once(self, 1, 200 * 3 * (self.variants.len() as u64 + 1))
+    }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         let mut s = start(self, opts)?;
         let result = match s.precision {
@@ -370,7 +374,12 @@ impl Case for Fd3dCase {
             Precision::F64 | Precision::Mixed => self.run_t::<f64>(opts, &s.backend, &mut s.dir),
         };
         match &result {
-            Ok(_) => s.dir.finish("finished")?,
+            Ok(_) => {
+                s.dir.finish("finished")?;
+                if let Some(line) = plan::peak_line(s.estimate) {
+                    opts.console.say(line);
+                }
+            }
             Err(e) => s.dir.finish(&format!("stopped: {e}"))?,
         }
         result

@@ -6,11 +6,14 @@ use super::model::{EarlyExit, KpModel};
 use super::problem::MAX_MANNING;
 use super::{Boundary, Problem, Scheme, WetDry, setup};
 use crate::accumulation::Accumulation;
-use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, flags};
+use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, flags, num};
 use crate::grid::{Grid2, Mesh};
 use crate::input::{Raster, Resample, case_raster};
 use crate::model::{Halt, Model, State};
-use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
+use crate::output::png::{map_drawing, map_pixels, map_retained};
+use crate::run::{
+    Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
+};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
@@ -339,7 +342,7 @@ impl KpCase {
         let c = Check::new(doc);
         let rasters = Rasters::read(&c, &f.initial)?;
         let grid = match (&f.grid, &rasters) {
-            (Some(g), _) => g.grid(&c, 2)?,
+            (Some(g), r) => g.grid_over(&c, 2, r.as_ref().map(|r| r.bed.bounds()))?,
             (None, Some(r)) => r.grid(&c)?,
             (None, None) => {
                 return c.fail("grid", "missing: give [grid], or take the grid from a bed raster ([initial.raster])");
@@ -366,13 +369,14 @@ impl KpCase {
         }
         let accumulation: Accumulation =
             f.numerics.accumulation.parse().map_err(|e| doc.invalid("numerics.accumulation", e))?;
+        let wet_dry: WetDry = f.numerics.wet_dry.parse().map_err(|e| doc.invalid("numerics.wet_dry", e))?;
         let precision = common.run.precision;
         let compensated = |s: Scheme| accumulation.compensates_in(precision) && !s.is_split();
         // `auto` may run any of its candidates: room for the largest.
         let sized: &[Scheme] = if scheme_auto { super::scheme_choice::candidates(precision) } else { &[scheme] };
         let needs = sized
             .iter()
-            .map(|&s| needs(grid.nx as u64, grid.ny as u64, friction_field, s, precision, compensated(s)))
+            .map(|&s| needs(grid.nx as u64, grid.ny as u64, friction_field, s, wet_dry, precision, compensated(s)))
             .fold(Needs { host: 0, gpu: 0 }, |a, b| Needs { host: a.host.max(b.host), gpu: a.gpu.max(b.gpu) });
         crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
             .map_err(|e| doc.invalid("grid", e))?;
@@ -382,16 +386,17 @@ impl KpCase {
                 "time.cfl",
                 format!(
                     "{}: must lie in (0, {MAX_CFL}]; above {MAX_CFL} the scheme no longer keeps depths non-negative nor the volume exact (Kurganov & Petrova 2007, Theorem 2.1)",
-                    f.time.cfl
+                    num(f.time.cfl)
                 ),
             );
         }
         let ds_safety = f.numerics.ds_safety;
         if !(ds_safety > 0.0 && ds_safety <= 1.0) {
-            return c
-                .fail("numerics.ds_safety", format!("{ds_safety}: the split schemes' Δt factor r must lie in (0, 1]"));
+            return c.fail(
+                "numerics.ds_safety",
+                format!("{}: the split schemes' Δt factor r must lie in (0, 1]", num(ds_safety)),
+            );
         }
-        let wet_dry: WetDry = f.numerics.wet_dry.parse().map_err(|e| doc.invalid("numerics.wet_dry", e))?;
         c.non_negative("time.dt_floor", f.time.dt_floor)?;
         c.positive("physics.g", f.physics.g)?;
         let manning = f.physics.manning.unwrap_or(0.0);
@@ -410,6 +415,21 @@ impl KpCase {
             [("west", &b.west), ("east", &b.east), ("south", &b.south), ("north", &b.north)].into_iter().enumerate()
         {
             boundary[k] = v.parse().map_err(|e| doc.invalid(&format!("boundary.{name}"), e))?;
+        }
+        const SIDES: [&str; 4] = ["west", "east", "south", "north"];
+        for pair in [0, 2] {
+            let periodic = [boundary[pair] == Boundary::Periodic, boundary[pair + 1] == Boundary::Periodic];
+            if periodic[0] != periodic[1] {
+                let (lone, other) = if periodic[0] { (pair, pair + 1) } else { (pair + 1, pair) };
+                return c.fail(
+                    &format!("boundary.{}", SIDES[lone]),
+                    format!(
+                        "periodic, but boundary.{} is {}: periodic sides come in pairs (west with east, south with north)",
+                        SIDES[other],
+                        boundary[other].name()
+                    ),
+                );
+            }
         }
         let tunable = f.gpu.flux.is_none() && f.gpu.block.is_none();
         let flux: FluxVariant =
@@ -472,30 +492,49 @@ impl KpCase {
     }
 }
 
-/// Memory of a run on an `nx × ny` grid: the problem (h, hu, hv, bed in f64, and n with a
-/// friction field); the model's fields (state, stage, residual, two beds: 11 padded arrays, 12
-/// with a friction field, the GPU's on the device and a download's worth on the host); the
-/// runner's two states of three interior fields. DS1 and DS2 hold 38 words a cell more on the
-/// host (the CPU's `split.rs`: three working states, R, the x faces (surface, reconstruction,
-/// flux, draining factor), both orientations' beds and highest corners) and 11 padded fields and
-/// a corner array more on the GPU (`kp/gpu/split.rs`). `compensated`:
-/// w's low parts, 3 padded fields on the CPU, 2 on the GPU. Mixed is counted as f64 (an upper
+/// Memory of the solver's part of a run on an `nx × ny` grid (the runner adds its own:
+/// `run::plan`). Host: the problem (h, hu, hv in f64, the corner bed, n with a friction field)
+/// and the pictures' bed at the cell centres; the CPU model's padded fields — Qⁿ, Q¹, R and the
+/// stage output (12), the cell and corner beds (2), g·n² with a friction field, w's low parts
+/// (3, `compensated`) — with RK2's and Euler's face scratch under `clamp` (`clamp.rs`: the
+/// highest corners, the face surfaces (4), both directions' reconstructions (2 × 11) and fluxes
+/// (2 × 4) and φ: 36 words a cell) or DS1's and DS2's 38 words a corner (`split.rs`: both
+/// orientations' beds and highest corners, three working states, the x faces); the interior bed
+/// the model hands out with its states. A GPU run holds less on the host (the problem and a
+/// download), so this bounds both. GPU: the model's fields (state, stage, residual, two beds:
+/// 11 padded arrays, 12 with a friction field); DS1 and DS2 add 11 padded fields and a corner
+/// array (`kp/gpu/split.rs`), `compensated` w's low parts (2). Mixed is counted as f64 (an upper
 /// bound: its surfaces and R_w are f64, the rest f32; the GPU's f32 surfaces stay allocated).
-fn needs(nx: u64, ny: u64, friction_field: bool, scheme: Scheme, precision: Precision, compensated: bool) -> Needs {
-    let padded = (nx + 4) * (ny + 4);
-    let corners = (nx + 5) * (ny + 5);
+#[allow(clippy::too_many_arguments)]
+fn needs(
+    nx: u64,
+    ny: u64,
+    friction_field: bool,
+    scheme: Scheme,
+    wet_dry: WetDry,
+    precision: Precision,
+    compensated: bool,
+) -> Needs {
+    let cells = nx.saturating_mul(ny);
+    let padded = (nx + 4).saturating_mul(ny + 4);
+    let corners = (nx + 5).saturating_mul(ny + 5);
     let w = precision.bytes();
     let f = friction_field as u64;
-    let problem = 8 * ((3 + f) * nx * ny + (nx + 1) * (ny + 1));
+    let problem = 8 * ((3 + f) * cells + (nx + 1) * (ny + 1)) + 8 * cells;
+    let low = compensated as u64;
+    let faces = match (scheme.is_split(), wet_dry == WetDry::Clamp) {
+        (true, _) => 38 * corners,
+        (false, true) => 36 * padded,
+        (false, false) => 0,
+    };
+    let model = (12 + 1 + f + 3 * low) * padded + corners + faces + cells;
     // SRK2 keeps R's y part besides.
     let fields = 11 + f + 3 * (scheme == Scheme::Srk2) as u64;
-    let low = compensated as u64;
-    let split = if scheme.is_split() { 38 * w * corners } else { 0 };
     // On the GPU the split schemes keep three working states, the transposed cell bed, B_hi
     // (`clamp`) and corner bed (`kp/gpu/split.rs`).
     let (gpu_split, gpu_corners) = if scheme.is_split() { (11, 2) } else { (0, 1) };
     Needs {
-        host: problem + (fields + 3 * low) * w * padded + w * corners + 6 * w * nx * ny + split,
+        host: problem.saturating_add(model.saturating_mul(w)),
         gpu: (fields + gpu_split + 2 * low) * w * padded + gpu_corners * w * corners,
     }
 }
@@ -525,7 +564,7 @@ fn initial(c: &Check, init: &Initial, grid: &Grid2) -> Result<Problem> {
             if !(amplitude.is_finite() && amplitude.abs() <= mean) {
                 return c.fail(
                     "initial.sine.amplitude",
-                    format!("{amplitude}: |amplitude| ≤ mean keeps the depth non-negative"),
+                    format!("{}: |amplitude| ≤ mean keeps the depth non-negative", num(amplitude)),
                 );
             }
             c.positive("initial.sine.waves", waves)?;
@@ -559,6 +598,7 @@ fn read_field(c: &Check, key: &str, path: &std::path::Path, shape: (usize, usize
     if dims != [shape.0, shape.1] {
         return c.fail(key, format!("{}: shape {dims:?}; expected {:?}", path.display(), [shape.0, shape.1]));
     }
+    c.finite_npy(key, path, &data, shape.1)?;
     out.copy_from_slice(&data);
     Ok(())
 }
@@ -570,24 +610,24 @@ impl Simulation for KpCase {
         let manning = match &p.manning_field {
             Some(n) => {
                 let (lo, hi) = n.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
-                format!("Manning n per cell from a raster, {lo} to {hi}")
+                format!("Manning n per cell from a raster, {} to {}", approx(lo), approx(hi))
             }
-            None => format!("Manning n = {}", p.manning),
+            None => format!("Manning n = {}", num(p.manning)),
         };
         format!(
-            "shallow water (Kurganov–Petrova) on {}×{} cells of {:.4} m × {:.4} m; {}, wet–dry {}, CFL {}, θ = {}, {manning}; boundaries (W, E, S, N) {}",
+            "shallow water (Kurganov–Petrova) on {}×{} cells of {} m × {} m; {}, wet–dry {}, CFL {}, θ = {}, {manning}; boundaries (W, E, S, N) {}",
             p.nx,
             p.ny,
-            p.dx,
-            p.dy,
+            approx(p.dx),
+            approx(p.dy),
             match (self.scheme_auto, p.scheme.is_split()) {
                 (true, _) => "scheme auto (rk2 or srk2, the tuning cache's choice for the GPU)".to_string(),
-                (false, true) => format!("{} (r = {})", p.scheme.name(), p.ds_safety),
+                (false, true) => format!("{} (r = {})", p.scheme.name(), num(p.ds_safety)),
                 (false, false) => p.scheme.name().to_string(),
             },
             p.wet_dry.name(),
-            p.cfl,
-            p.theta,
+            num(p.cfl),
+            num(p.theta),
             bcs.join(", ")
         )
     }
@@ -608,6 +648,29 @@ impl Simulation for KpCase {
             }
         }
         if rate > 0.0 { (self.times.t_end * rate / p.cfl).ceil() } else { 1.0 }
+    }
+    fn steps_basis(&self) -> &'static str {
+        "from the initial wave speeds; fronts may need more"
+    }
+    fn snapshot(&self) -> Snapshot {
+        let (nx, ny) = (self.grid.nx, self.grid.ny);
+        let cells = (nx * ny) as u64;
+        let padded = ((nx + 4) * (ny + 4)) as u64;
+        Snapshot {
+            fields: 3,
+            values: 3 * cells,
+            // Depth, surface and speed maps and the centre line.
+            pictures: 4,
+            animations: 1,
+            pixels: map_pixels(nx, ny),
+            // f64 copies of h, hu and hv, the surface, the speed and the dry flags; the three
+            // maps drawn side by side over the ground.
+            drawing: 41 * cells + 3 * map_drawing(nx, ny, true),
+            pooled_maps: 3,
+            map_retained: map_retained(nx, ny, true),
+            // w, hu, hv and w's low parts, padded, and the maximum maps.
+            checkpoint: 6 * padded + 3 * cells,
+        }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         let ny = self.problem.ny;
@@ -713,16 +776,16 @@ impl Case for KpCase {
         &self.info
     }
     fn summary(&self) -> String {
-        format!(
-            "{}\n  about {:.0} steps (from the initial wave speeds; fronts may need more)",
-            self.describe(),
-            self.estimate_steps()
-        )
+        self.describe()
     }
     fn needs(&self, precision: Precision) -> Needs {
         let p = &self.problem;
         let scheme = if self.scheme_auto { Scheme::Srk2 } else { p.scheme };
-        needs(p.nx as u64, p.ny as u64, p.manning_field.is_some(), scheme, precision, p.compensates_in(precision))
+        let (nx, ny) = (p.nx as u64, p.ny as u64);
+        needs(nx, ny, p.manning_field.is_some(), scheme, p.wet_dry, precision, p.compensates_in(precision))
+    }
+    fn plan(&self) -> Plan {
+        plan::simulation(self)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)

@@ -4,12 +4,15 @@
 use super::gpu::Launch;
 use super::model::{SedimentModel, StepPolicy};
 use super::{Accumulation, Problem, Scheme, Side, StepVariant, setup};
-use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times};
+use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, num};
 use crate::field::Field2;
 use crate::grid::{Grid2, Mesh};
 use crate::input::{Resample, case_raster};
 use crate::model::{Model, State};
-use crate::run::{Album, Case, CaseInfo, Needs, Outcome, RunDir, RunOptions, Simulation, simulate};
+use crate::output::png::{map_drawing, map_pixels};
+use crate::run::{
+    Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
+};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
@@ -200,7 +203,7 @@ impl SedimentCase {
             None => None,
         };
         let grid = match (&f.grid, &h_raster) {
-            (Some(g), _) => g.grid(&c, 1)?,
+            (Some(g), r) => g.grid_over(&c, 1, r.as_ref().map(|(r, _)| r.bounds()))?,
             (None, Some((r, _))) => r.grid(1).map_err(|e| doc.invalid("initial.raster.h", e))?,
             (None, None) => {
                 return c.fail("grid", "missing: give [grid], or take the grid from a raster of h ([initial.raster])");
@@ -230,7 +233,7 @@ impl SedimentCase {
             let inflow = c.non_negative(&format!("boundary.{name}.inflow"), s.inflow).map_err(|_| {
                 doc.invalid(
                     &format!("boundary.{name}.inflow"),
-                    format!("{}: an inflow must be finite and not negative (0 closes the side)", s.inflow),
+                    format!("{}: an inflow must be finite and not negative (0 closes the side)", num(s.inflow)),
                 )
             })?;
             let sand = c.within(&format!("boundary.{name}.sand"), s.sand, 0.0, 1.0, " (a fraction)")?;
@@ -298,18 +301,20 @@ fn compensates(numerics: &Numerics, precision: Precision) -> bool {
     numerics.accumulation.parse::<Accumulation>().is_ok_and(|a| a.compensates_in(precision))
 }
 
-/// Memory of a run on an `nx × ny` grid: the problem (4 f64 fields with ghosts), the CPU
-/// model (6 fields, 8 with h's low parts) or the download of h and s, and the runner's two
-/// states of 2 interior fields; on the GPU, 6 fields (8). Mixed: the model's 6 fields are 2 of
-/// f64 (h, h′) and 4 of f32, the runner's states f64.
+/// Memory of the solver's part of a run on an `nx × ny` grid (the runner adds its own:
+/// `run::plan`): the problem (4 f64 fields with ghosts), the CPU model (6 fields, 8 with h's
+/// low parts) or the download of h and s, and the copies of h and s with their ghosts a state
+/// is cut from; on the GPU, 6 fields (8). Mixed: the model's 6 fields are 2 of f64 (h, h′) and
+/// 4 of f32.
 fn needs(nx: u64, ny: u64, precision: Precision, compensated: bool) -> Needs {
-    let stored = (nx + 2) * (ny + 2);
+    let stored = (nx + 2).saturating_mul(ny + 2);
     let w = precision.bytes();
     let model = match precision {
         Precision::Mixed => (2 * 8 + 4 * 4) * stored,
         _ => (if compensated { 8 } else { 6 }) * w * stored,
     };
-    Needs { host: 4 * 8 * stored + model + 4 * w * nx * ny, gpu: model }
+    let state = 2 * 8 * stored;
+    Needs { host: (4 * 8 * stored).saturating_add(model).saturating_add(state), gpu: model }
 }
 
 /// The launch shape every variant can run: blocks of 1 to 1024 threads with halo threads, the
@@ -341,6 +346,7 @@ fn load_interior(c: &Check, key: &str, path: &std::path::Path, field: &mut Field
     if shape != [ny, nx] {
         return c.fail(key, format!("{}: shape {shape:?}; the grid needs (ny, nx) = ({ny}, {nx})", path.display()));
     }
+    c.finite_npy(key, path, &data, nx)?;
     field.set_interior(&data).map_err(|e| c.doc().invalid(key, e))
 }
 
@@ -351,20 +357,20 @@ impl Simulation for SedimentCase {
             .iter()
             .zip(&p.sides)
             .filter(|(_, s)| s.q > 0.0)
-            .map(|(n, s)| format!("{n} inflow {} m³/m/yr ({:.0}% sand)", s.q, 100.0 * s.s_in))
+            .map(|(n, s)| format!("{n} inflow {} m³/m/yr ({:.0}% sand)", num(s.q), 100.0 * s.s_in))
             .collect();
         format!(
-            "sediment basin {}×{} cells of {:.1} m × {:.1} m; C_s = {}, C_m = {}, A = {} m; {}; {} scheme, first Δt = {:.4} yr",
+            "sediment basin {}×{} cells of {} m × {} m; C_s = {}, C_m = {}, A = {} m; {}; {} scheme, first Δt = {} yr",
             p.nx,
             p.ny,
-            p.dx,
-            p.dy,
-            p.cs,
-            p.cm,
-            p.a,
+            approx(p.dx),
+            approx(p.dy),
+            num(p.cs),
+            num(p.cm),
+            num(p.a),
             if sides.is_empty() { "closed".to_string() } else { sides.join(", ") },
             p.scheme.name(),
-            self.dt0
+            approx(self.dt0)
         )
     }
     fn times(&self) -> &Times {
@@ -375,6 +381,31 @@ impl Simulation for SedimentCase {
     }
     fn estimate_steps(&self) -> f64 {
         (self.times.t_end / self.dt0).ceil()
+    }
+    fn steps_basis(&self) -> &'static str {
+        "from the first Δt"
+    }
+    fn duration(&self) -> f64 {
+        // A run of a number of steps lasts about that many first steps.
+        self.times.steps.map_or(self.times.t_end, |n| n as f64 * self.dt0)
+    }
+    fn snapshot(&self) -> Snapshot {
+        let (nx, ny) = (self.grid.nx, self.grid.ny);
+        let cells = (nx * ny) as u64;
+        Snapshot {
+            fields: 2,
+            values: 2 * cells,
+            // Height, deposit and sand maps, one after the other.
+            pictures: 3,
+            animations: 1,
+            pixels: map_pixels(nx, ny),
+            // f64 copies of h and s, the initial h, the deposit, the (no) dry flags; one map at
+            // a time, the height's over its hillshade.
+            drawing: 33 * cells + map_drawing(nx, ny, true),
+            pooled_maps: 0,
+            map_retained: 0,
+            checkpoint: 8 * ((nx + 2) * (ny + 2)) as u64,
+        }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         // Mixed runs on f32's tuning: its fused kernels stream the same rows, with h in f64.
@@ -407,9 +438,7 @@ impl Simulation for SedimentCase {
         })
     }
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
-        // A run of a number of steps lasts about that many first steps.
-        let t_run = self.times.steps.map_or(self.times.t_end, |n| n as f64 * self.dt0);
-        super::pictures::write(&self.problem, &self.grid, t_run, state, album, dir)
+        super::pictures::write(&self.problem, &self.grid, self.duration(), state, album, dir)
     }
 }
 
@@ -443,12 +472,14 @@ impl Case for SedimentCase {
         &self.info
     }
     fn summary(&self) -> String {
-        let steps = self.times.steps.map(|n| n as f64).unwrap_or_else(|| self.estimate_steps());
-        format!("{}\n  about {steps:.0} steps; GPU variant {}", self.describe(), self.variant.name())
+        format!("{}\n  GPU variant {}", self.describe(), self.variant.name())
     }
     fn needs(&self, precision: Precision) -> Needs {
         let compensated = self.problem.accumulation.compensates_in(precision);
         needs(self.problem.nx as u64, self.problem.ny as u64, precision, compensated)
+    }
+    fn plan(&self) -> Plan {
+        plan::simulation(self)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)
@@ -457,7 +488,7 @@ impl Case for SedimentCase {
 
 /// `--boundary`-style flags are not needed here: the river is the west side's inflow.
 pub(super) static FLAGS: &[Flag] = &[
-    Flag::new("nx", "N", Set::IntBoth("grid.nx", "grid.ny"), "cells in x (also in y unless --ny is given)"),
+    crate::case::flags::NX,
     Flag::new("ny", "N", Set::Int("grid.ny"), "cells in y"),
     Flag::new("t-end", "YEARS", Set::Float("time.t_end"), "simulated time in years (clears the case's snapshot times)")
         .clearing(&["time.steps", "output.snapshots"]),

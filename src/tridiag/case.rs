@@ -14,7 +14,7 @@ use super::{
 };
 use crate::case::{BackendSetting, CaseDoc, Check, Common, Flag, Format, Set};
 use crate::output::write_npy;
-use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, start};
+use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, Plan, RunDir, RunOptions, plan, start};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
@@ -515,6 +515,13 @@ impl Case for TridiagCase {
     fn needs(&self, precision: Precision) -> Needs {
         needs(self.shape, precision)
     }
+    fn plan(&self) -> Plan {
+        // x, and the four arrays of a generated batch.
+        let generated = matches!(self.source, Source::Generated { .. });
+        let files = if self.info.output.wants(Format::Npy) { 1 + 4 * generated as u64 } else { 0 };
+        let bytes = files * (self.shape.len() as u64 * self.info.run.precision.bytes() + 128);
+        plan::once(self, files, bytes)
+    }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         let mut s = start(self, opts)?;
         let result = match s.precision {
@@ -523,7 +530,12 @@ impl Case for TridiagCase {
             Precision::F64 | Precision::Mixed => self.run_t::<f64>(opts, &s.backend, &mut s.dir),
         };
         match &result {
-            Ok(_) => s.dir.finish("finished")?,
+            Ok(_) => {
+                s.dir.finish("finished")?;
+                if let Some(line) = plan::peak_line(s.estimate) {
+                    opts.console.say(line);
+                }
+            }
             Err(e) => s.dir.finish(&format!("stopped: {e}"))?,
         }
         result

@@ -326,8 +326,42 @@ fn refuses_nodata_everywhere_nan_and_sizes_that_do_not_fit() {
 
     // Headers promising more cells than memory holds are refused before allocating.
     let big = "ncols 2000000\nnrows 2000000\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n";
-    assert_has(&err("big.asc", big.as_bytes()), &["big.asc", "2000000×2000000 raster needs", "GiB"]);
+    assert_has(&err("big.asc", big.as_bytes()), &["big.asc", "2000000×2000000 raster needs", "of host memory"]);
     // A header of 10⁶ × 10⁶ float32 samples over a few bytes of data.
     let big = raw_tiff(1_000_000, 1_000_000, 32, &[0u16; 8], true);
-    assert_has(&err("big.tif", &big), &["big.tif", "1000000×1000000 raster needs", "GiB"]);
+    assert_has(&err("big.tif", &big), &["big.tif", "1000000×1000000 raster needs", "of host memory"]);
+}
+
+/// An ASCII grid saved with a UTF-8 byte-order mark (as some editors write it) is read: the
+/// mark is skipped.
+#[test]
+fn asc_with_a_byte_order_mark() {
+    let text = "\u{feff}ncols 2\r\nnrows 1\r\nxllcorner 0\r\nyllcorner 0\r\ncellsize 5\r\n1 2\r\n";
+    let r = Raster::parse("bom.asc", text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((r.ncols, r.nrows, r.dx), (2, 1, 5.0));
+    assert_eq!(r.values, vec![1.0, 2.0]);
+}
+
+/// GeoKeys that put positions in degrees (GTModelTypeGeoKey 2, or GeographicTypeGeoKey without
+/// a projected system) are refused in one line naming the EPSG code; a projected system is read.
+#[test]
+fn geotiff_in_a_geographic_crs_is_refused() {
+    let tif = |keys: &[u16]| {
+        let mut buf = Cursor::new(Vec::new());
+        {
+            let mut enc = TiffEncoder::new(&mut buf).unwrap();
+            let mut img = enc.new_image::<colortype::Gray32Float>(2, 2).unwrap();
+            img.encoder().write_tag(Tag::ModelPixelScaleTag, &[0.0001, 0.0001, 0.0][..]).unwrap();
+            img.encoder().write_tag(Tag::ModelTiepointTag, &[0.0, 0.0, 0.0, 8.5, 47.4, 0.0][..]).unwrap();
+            img.encoder().write_tag(Tag::GeoKeyDirectoryTag, keys).unwrap();
+            img.write_data(&[1.0f32; 4]).unwrap();
+        }
+        buf.into_inner()
+    };
+    let wgs84 = tif(&[1, 1, 0, 2, 1024, 0, 1, 2, 2048, 0, 1, 4326]);
+    assert_has(&err("wgs84.tif", &wgs84), &["wgs84.tif", "geographic", "EPSG:4326", "reproject", "UTM"]);
+    let geocentric = tif(&[1, 1, 0, 1, 1024, 0, 1, 3]);
+    assert_has(&err("ecef.tif", &geocentric), &["ecef.tif", "geocentric", "reproject"]);
+    let utm = tif(&[1, 1, 0, 2, 1024, 0, 1, 1, 3072, 0, 1, 32632]);
+    Raster::parse("utm.tif", &utm).unwrap_or_else(|e| panic!("{e}"));
 }

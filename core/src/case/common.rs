@@ -1,8 +1,8 @@
 //! Sections every case file shares: `[run]` (backend, precision, step limit), `[output]`
 //! (directory, snapshot times, formats, progress), and the 2D `[grid]`.
 
-use super::Check;
 use super::products::{self, Gauge};
+use super::{Check, num};
 use crate::grid::{Grid2, Grid3, Mesh};
 use crate::{Precision, Result};
 use serde::Deserialize;
@@ -149,6 +149,9 @@ impl OutputSection {
     /// Checks of the section. Whether the solver keeps the gauges and maps asked for is the
     /// registry's check ([`crate::solver::Support::check`]).
     pub fn check(&self, c: &Check) -> Result<()> {
+        if self.dir.as_ref().is_some_and(|d| d.as_os_str().is_empty()) {
+            return c.fail("output.dir", "empty: give a directory, or leave output.dir out for out/<case name>");
+        }
         let (lo, hi) = PROGRESS_RANGE;
         c.within("output.progress", self.progress, lo, hi, " seconds between progress lines")?;
         if let Some(every) = self.checkpoint_every {
@@ -201,11 +204,16 @@ impl Times {
         c.positive(end_key, t_end)?;
         for (k, &s) in snapshots.iter().enumerate() {
             if !(s.is_finite() && (0.0..=t_end).contains(&s)) {
-                return c.fail("output.snapshots", format!("{s}: snapshot times must lie in [0, {end_key} = {t_end}]"));
+                return c.fail(
+                    "output.snapshots",
+                    format!("{}: snapshot times must lie in [0, {end_key} = {}]", num(s), num(t_end)),
+                );
             }
             if k > 0 && s <= snapshots[k - 1] {
-                return c
-                    .fail("output.snapshots", format!("{s} after {}: snapshot times must increase", snapshots[k - 1]));
+                return c.fail(
+                    "output.snapshots",
+                    format!("{} after {}: snapshot times must increase", num(s), num(snapshots[k - 1])),
+                );
             }
         }
         let snapshots = snapshots.iter().copied().filter(|&s| s < t_end).collect();
@@ -230,33 +238,76 @@ impl Times {
     }
 }
 
-/// `[grid]` of a 2D solver: cells, and either the extent or the spacing per axis.
+/// `[grid]` of a 2D solver: cells, and either the extent or the spacing per axis. Over a
+/// raster (a case whose terrain comes from one) the extent may be left out: the grid then
+/// covers the raster, and the cells of one axis may be left out too.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Grid2Section {
-    pub nx: usize,
-    pub ny: usize,
+    pub nx: Option<usize>,
+    pub ny: Option<usize>,
     /// Extent in x, metres (or give `dx`).
     pub lx: Option<f64>,
     pub ly: Option<f64>,
     /// Cell size in x, metres (or give `lx`).
     pub dx: Option<f64>,
     pub dy: Option<f64>,
-    /// Position of the grid's south-west corner, metres.
-    #[serde(default)]
-    pub origin: [f64; 2],
+    /// Position of the grid's south-west corner, metres: two numbers (x, y).
+    pub origin: Option<Vec<f64>>,
 }
 
 impl Grid2Section {
     /// The grid, with `halo` ghost layers.
     pub fn grid(&self, c: &Check, halo: usize) -> Result<Grid2> {
-        let dx = spacing(c, "x", self.nx, self.lx, self.dx)?;
-        let dy = spacing(c, "y", self.ny, self.ly, self.dy)?;
-        if !self.origin.iter().all(|v| v.is_finite()) {
-            return c.fail("grid.origin", format!("{:?}: must be finite", self.origin));
-        }
-        Ok(Grid2 { nx: self.nx, ny: self.ny, dx, dy, origin: (self.origin[0], self.origin[1]), halo })
+        self.grid_over(c, halo, None)
     }
+
+    /// The grid, with `halo` ghost layers. With `raster` — a raster's west and south edges and
+    /// its extent in x and y, metres — a section that gives cells but no extent (no `lx`, `ly`,
+    /// `dx`, `dy`) covers the raster, from its south-west corner unless `origin` says
+    /// otherwise: its cells resample the raster. Of the cells, one axis may then be left out:
+    /// it gets as many as keep the raster's aspect.
+    pub fn grid_over(&self, c: &Check, halo: usize, raster: Option<[f64; 4]>) -> Result<Grid2> {
+        let extent_given = [self.lx, self.ly, self.dx, self.dy].iter().any(Option::is_some);
+        let over = raster.filter(|_| !extent_given);
+        let (nx, ny) = match (self.nx, self.ny, over) {
+            (Some(nx), Some(ny), _) => (nx, ny),
+            (Some(nx), None, Some([.., w, h])) => (nx, aspect(nx, h / w)),
+            (None, Some(ny), Some([.., w, h])) => (aspect(ny, w / h), ny),
+            (None, None, Some(_)) => {
+                return c.fail("grid.nx", "missing: give the cells in x (grid.nx) or in y (grid.ny)");
+            }
+            (None, _, None) => return c.fail("grid.nx", "missing: give the cells in x"),
+            (Some(_), None, None) => return c.fail("grid.ny", "missing: give the cells in y"),
+        };
+        let (lx, ly) = match over {
+            Some([.., w, h]) => (Some(w), Some(h)),
+            None => (self.lx, self.ly),
+        };
+        let dx = spacing(c, "x", nx, lx, self.dx)?;
+        let dy = spacing(c, "y", ny, ly, self.dy)?;
+        let origin = match (&self.origin, over) {
+            (Some(o), _) => match o[..] {
+                [x, y] if x.is_finite() && y.is_finite() => (x, y),
+                _ => {
+                    return c.fail(
+                        "grid.origin",
+                        format!("{o:?}: must be two finite numbers (x, y): the grid is two-dimensional"),
+                    );
+                }
+            },
+            (None, Some([x, y, ..])) => (x, y),
+            (None, None) => (0.0, 0.0),
+        };
+        Ok(Grid2 { nx, ny, dx, dy, origin, halo })
+    }
+}
+
+/// Cells along an axis that keep the aspect `ratio` (its extent over the other's) with `n`
+/// cells along the other: at least one.
+fn aspect(n: usize, ratio: f64) -> usize {
+    let m = (n as f64 * ratio).round();
+    if m.is_finite() && m >= 1.0 { m.min(usize::MAX as f64) as usize } else { 1 }
 }
 
 /// The cell size along `axis` ("x", "y", "z") of `n` cells from the extent `l` or the size `d`

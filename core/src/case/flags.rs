@@ -38,8 +38,9 @@ pub static COMMON_FLAGS: &[Flag] = &[
 pub enum Set {
     /// A whole number at the key.
     Int(&'static str),
-    /// A whole number at both keys: `--nx` sets the cells in x and, unless a flag after it says
-    /// otherwise, in y.
+    /// A whole number at both keys, the second only where the case gives it: `--nx` sets the
+    /// cells in x and, unless a flag after it says otherwise, in y (a grid over a raster that
+    /// leaves y out keeps the raster's aspect instead).
     IntBoth(&'static str, &'static str),
     /// A number at the key.
     Float(&'static str),
@@ -112,7 +113,10 @@ impl Flag {
             Set::Int(k) => vec![(k, int(raw).map_err(bad)?)],
             Set::IntBoth(a, b) => {
                 let v = int(raw).map_err(bad)?;
-                vec![(a, v.clone()), (b, v)]
+                match doc.get(b) {
+                    Some(_) => vec![(a, v.clone()), (b, v)],
+                    None => vec![(a, v)],
+                }
             }
             Set::Float(k) => vec![(k, float(raw).map_err(bad)?)],
             Set::Text(k) => vec![(k, Value::from(raw))],
@@ -173,8 +177,12 @@ pub fn four_sides(raw: &str) -> std::result::Result<Vec<(&'static str, Value)>, 
 
 /// The flags of a 2D shallow-water-like case in seconds (`kp`, `claw`): the grid, the end
 /// time and snapshots, and one boundary condition or four.
-pub const NX: Flag =
-    Flag::new("nx", "N", Set::IntBoth("grid.nx", "grid.ny"), "cells in x (also in y unless --ny is given)");
+pub const NX: Flag = Flag::new(
+    "nx",
+    "N",
+    Set::IntBoth("grid.nx", "grid.ny"),
+    "cells in x (also in y unless --ny is given; a grid over a raster that leaves y out keeps its aspect)",
+);
 pub const NY: Flag = Flag::new("ny", "N", Set::Int("grid.ny"), "cells in y");
 pub const T_END: Flag = Flag::new(
     "t-end",

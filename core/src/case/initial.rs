@@ -64,7 +64,7 @@ pub fn read(c: &Check, table: &toml::Table, names: &[&str], solver: &str) -> Res
 }
 
 fn finite(c: &Check, key: &str, v: f64) -> Result<f64> {
-    if v.is_finite() { Ok(v) } else { c.fail(key, format!("{v}: must be finite")) }
+    if v.is_finite() { Ok(v) } else { c.fail(key, format!("{}: must be finite", super::num(v))) }
 }
 
 /// The field's values on `mesh`, x fastest; `key` names it in messages.

@@ -286,10 +286,35 @@ pub fn first_line(m: &str) -> &str {
     m.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or(m)
 }
 
-/// A number as a person would write it: `0.25`, `20000`, `1e300`, not 301 digits.
-fn num(v: f64) -> String {
+/// A number as a person would write it: `0.25`, `20000`, `1e300`, not 301 digits. Every number
+/// a message or a summary shows goes through this (or [`count`]).
+pub fn num(v: f64) -> String {
     let a = v.abs();
     if a != 0.0 && a.is_finite() && !(1e-4..1e7).contains(&a) { format!("{v:e}") } else { format!("{v}") }
+}
+
+/// A computed value (a cell size, the range of a field) to four significant digits, as [`num`]
+/// writes numbers: `0.1562`, `0.03` rather than `0.029999999999999995`.
+pub fn approx(v: f64) -> String {
+    if !v.is_finite() || v == 0.0 {
+        return num(v);
+    }
+    num(format!("{v:.3e}").parse().unwrap_or(v))
+}
+
+/// A count or an estimate of one (steps, files): whole below ten million (`127`), past it three
+/// significant digits (`1.27e14`), since its last digits mean nothing.
+pub fn count(v: f64) -> String {
+    if !v.is_finite() || v.abs() < 1e7 {
+        return format!("{v:.0}");
+    }
+    let s = format!("{v:.2e}");
+    match s.split_once('e') {
+        Some((mantissa, exp)) if mantissa.contains('.') => {
+            format!("{}e{exp}", mantissa.trim_end_matches('0').trim_end_matches('.'))
+        }
+        _ => s,
+    }
 }
 
 /// Checks every case type runs on its values after deserialising, naming the key on failure.
@@ -348,6 +373,23 @@ impl<'a> Check<'a> {
         crate::output::npy::parse_npy_f64(path, &bytes)
     }
 
+    /// Refuse the first value of a 2-D NPY input (`path`, `cols` columns, read for `key`) that
+    /// is not finite, naming the file and its index.
+    pub fn finite_npy(&self, key: &str, path: &Path, data: &[f64], cols: usize) -> Result<()> {
+        match data.iter().position(|v| !v.is_finite()) {
+            None => Ok(()),
+            Some(k) => self.fail(
+                key,
+                format!(
+                    "{}: {} at [{}, {}] (NumPy row, column): the values must be finite",
+                    path.display(),
+                    data[k],
+                    k / cols.max(1),
+                    k % cols.max(1)
+                ),
+            ),
+        }
+    }
     /// A path from the case, relative to the case file's directory.
     pub fn path(&self, p: &Path) -> PathBuf {
         if p.is_absolute() { p.to_path_buf() } else { self.doc.base_dir().join(p) }

@@ -2,7 +2,7 @@
 //! `arrival_depth`): the gauges and maps a run records besides its snapshots, checked before the
 //! run; `crate::products` keeps them while the model runs.
 
-use super::Check;
+use super::{Check, num};
 use crate::grid::Grid2;
 use crate::{Error, Result};
 use serde::Deserialize;
@@ -48,8 +48,10 @@ impl Spec {
             return c.fail("output.gauge_every", format!("{}: must be 1 to {}", self.every, u32::MAX));
         }
         if !(self.arrival_depth.is_finite() && self.arrival_depth > 0.0) {
-            return c
-                .fail("output.arrival_depth", format!("{}: must be a positive depth in metres", self.arrival_depth));
+            return c.fail(
+                "output.arrival_depth",
+                format!("{}: must be a positive depth in metres", num(self.arrival_depth)),
+            );
         }
         if self.gauges.len() > MAX_GAUGES {
             return c.fail("output.gauges", format!("{} gauges: at most {MAX_GAUGES}", self.gauges.len()));
@@ -83,8 +85,14 @@ impl Spec {
             .map(|g| {
                 if !(x0..=x1).contains(&g.x) || !(y0..=y1).contains(&g.y) {
                     return Err(Error::invalid(format!(
-                        "output.gauges: gauge {} at ({}, {}) m is outside the domain [{x0}, {x1}] × [{y0}, {y1}] m",
-                        g.name, g.x, g.y
+                        "output.gauges: gauge {} at ({}, {}) m is outside the domain [{}, {}] × [{}, {}] m",
+                        g.name,
+                        num(g.x),
+                        num(g.y),
+                        num(x0),
+                        num(x1),
+                        num(y0),
+                        num(y1)
                     )));
                 }
                 let i = (((g.x - x0) / grid.dx) as usize).min(grid.nx - 1);

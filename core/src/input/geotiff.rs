@@ -1,7 +1,9 @@
 //! GeoTIFF: one band of unsigned or signed integers or floats (8 to 64 bits), in strips or
 //! tiles, any compression the `tiff` crate decodes here (none, LZW, Deflate, PackBits);
 //! georeferenced by ModelPixelScaleTag (33550) and ModelTiepointTag (33922), with
-//! GTRasterTypeGeoKey's PixelIsPoint honoured; nodata from GDAL_NODATA (42113).
+//! GTRasterTypeGeoKey's PixelIsPoint honoured; nodata from GDAL_NODATA (42113). Positions are
+//! read as metres: a raster whose GeoKeys declare a geographic coordinate system (degrees) is
+//! refused ([`Crs`]).
 
 use super::raster::{Header, Raster};
 use crate::{Error, Result};
@@ -13,6 +15,65 @@ use tiff::{ColorType, TiffError};
 /// GeoKeyDirectoryTag's key for the raster type, and its value for PixelIsPoint.
 const GT_RASTER_TYPE: u16 = 1025;
 const PIXEL_IS_POINT: u16 = 2;
+/// GeoKeys of the coordinate system: the model type (its values for a geographic and a
+/// geocentric model), and the EPSG codes of a geographic and of a projected system.
+const GT_MODEL_TYPE: u16 = 1024;
+const MODEL_GEOGRAPHIC: u16 = 2;
+const MODEL_GEOCENTRIC: u16 = 3;
+const GEOGRAPHIC_TYPE: u16 = 2048;
+const PROJECTED_CS_TYPE: u16 = 3072;
+/// The GeoTIFF code of a user-defined system (no EPSG code).
+const USER_DEFINED: u16 = 32767;
+
+/// The coordinate system a GeoTIFF's GeoKeys declare, as far as it is read: its model type and
+/// EPSG codes. Keys a file leaves out are `None`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Crs {
+    /// GTModelTypeGeoKey: 1 projected, 2 geographic, 3 geocentric.
+    pub model: Option<u16>,
+    /// GeographicTypeGeoKey: the EPSG code of the geographic system (4326 for WGS 84).
+    pub geographic: Option<u16>,
+    /// ProjectedCSTypeGeoKey: the EPSG code of the projected system (32633 for UTM 33N).
+    pub projected: Option<u16>,
+}
+
+impl Crs {
+    /// From the GeoKeys' (id, inline value) pairs.
+    pub fn of(keys: &[(u16, u16)]) -> Crs {
+        let key = |id: u16| keys.iter().find(|k| k.0 == id).map(|k| k.1);
+        Crs { model: key(GT_MODEL_TYPE), geographic: key(GEOGRAPHIC_TYPE), projected: key(PROJECTED_CS_TYPE) }
+    }
+
+    /// The EPSG code of the system positions are in: the projected one, else the geographic.
+    pub fn epsg(&self) -> Option<u16> {
+        match self.model {
+            Some(MODEL_GEOGRAPHIC) => self.geographic,
+            _ => self.projected.or(self.geographic),
+        }
+        .filter(|&c| c != USER_DEFINED)
+    }
+
+    /// Why positions in this system are not metres on a plane, if they are not: a geographic
+    /// system (degrees of latitude and longitude) or a geocentric one.
+    pub fn not_metres(&self) -> Option<String> {
+        let code = self.epsg().map(|c| format!("EPSG:{c}, ")).unwrap_or_default();
+        match (self.model, self.geographic, self.projected) {
+            (Some(MODEL_GEOGRAPHIC), ..) | (None, Some(_), None) => {
+                Some(format!("a geographic coordinate system ({code}degrees of longitude and latitude)"))
+            }
+            (Some(MODEL_GEOCENTRIC), ..) => Some(format!("a geocentric coordinate system ({code}GTModelTypeGeoKey 3)")),
+            _ => None,
+        }
+    }
+}
+
+/// The one line refusing a raster whose positions are not metres (`why`, from
+/// [`Crs::not_metres`] or a `.prj` file).
+pub(super) fn refuse_crs(name: &str, why: &str) -> Error {
+    Error::invalid(format!(
+        "{name}: {why}: hydrokern reads positions in metres; reproject the raster to a projected CRS in metres, e.g. its UTM zone (gdalwarp -t_srs EPSG:326NN IN OUT)"
+    ))
+}
 
 pub(super) fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
     let bad = |m: String| Error::invalid(format!("{name}: {m}"));
@@ -70,7 +131,11 @@ pub(super) fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
     // The tiepoint maps raster position (i, j) — pixel corners, or pixel centres when the
     // raster type is PixelIsPoint — to model position (x, y).
     let (i, j, x, y) = (tie[0], tie[1], tie[3], tie[4]);
-    let point = raster_type(&mut d).map_err(tiff_err)? == Some(PIXEL_IS_POINT);
+    let keys = geo_keys(&mut d).map_err(tiff_err)?;
+    if let Some(why) = Crs::of(&keys).not_metres() {
+        return Err(refuse_crs(name, &why));
+    }
+    let point = keys.contains(&(GT_RASTER_TYPE, PIXEL_IS_POINT));
     let shift = if point { 0.5 } else { 0.0 };
     let west = x - (i + shift) * sx;
     let north = y + (j + shift) * sy;
@@ -125,11 +190,11 @@ pub(super) fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
     header.raster(values)
 }
 
-/// GTRasterTypeGeoKey from the GeoKeyDirectoryTag (34735), if the file has one: a header of
-/// four shorts, then four shorts a key (id, location, count, value), the value inline when the
-/// location is 0.
-fn raster_type<R: std::io::Read + std::io::Seek>(d: &mut Decoder<R>) -> tiff::TiffResult<Option<u16>> {
-    let Some(dir) = d.find_tag(Tag::GeoKeyDirectoryTag)? else { return Ok(None) };
+/// The GeoKeys of the GeoKeyDirectoryTag (34735) whose values are inline, as (id, value): a
+/// header of four shorts, then four shorts a key (id, location, count, value), the value inline
+/// when the location is 0. None without the tag.
+fn geo_keys<R: std::io::Read + std::io::Seek>(d: &mut Decoder<R>) -> tiff::TiffResult<Vec<(u16, u16)>> {
+    let Some(dir) = d.find_tag(Tag::GeoKeyDirectoryTag)? else { return Ok(Vec::new()) };
     let keys = dir.into_u16_vec()?;
-    Ok(keys.get(4..).unwrap_or(&[]).chunks_exact(4).find(|k| k[0] == GT_RASTER_TYPE && k[1] == 0).map(|k| k[3]))
+    Ok(keys.get(4..).unwrap_or(&[]).chunks_exact(4).filter(|k| k[1] == 0).map(|k| (k[0], k[3])).collect())
 }

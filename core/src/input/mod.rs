@@ -36,7 +36,7 @@ pub fn case_raster(doc: &CaseDoc, key: &str, path: &Path) -> Result<Raster> {
             let path = c.path(path);
             Raster::read_bytes(&path).and_then(|bytes| {
                 doc.record_input(key, &path.display().to_string(), &bytes);
-                Raster::parse(&path.display().to_string(), &bytes)
+                Raster::parse_file(&path, &bytes)
             })
         }
     };

@@ -1,6 +1,7 @@
 //! One raster in memory: its size, georeferenced extent, cell size, values and nodata mask,
 //! whichever file format it came from.
 
+use crate::case::num;
 use crate::{Error, Result};
 use std::path::Path;
 
@@ -53,7 +54,7 @@ impl Header {
             }
         }
         if !(r.west.is_finite() && r.south.is_finite()) {
-            return bad(format!("corner ({}, {}): must be finite", r.west, r.south));
+            return bad(format!("corner ({}, {}): must be finite", num(r.west), num(r.south)));
         }
         let cells = (r.ncols as u64).checked_mul(r.nrows as u64);
         match cells.and_then(|c| c.checked_mul(BYTES_PER_CELL + extra)) {
@@ -79,7 +80,7 @@ impl Header {
                 return Err(Error::invalid(format!(
                     "{}: {v} at row {row}, column {col} (from the north-west corner, as stored): values must be finite, or the nodata value{}",
                     r.name,
-                    self.nodata.map_or(" (the file declares none)".to_string(), |d| format!(" {d}"))
+                    self.nodata.map_or(" (the file declares none)".to_string(), |d| format!(" {}", num(d)))
                 )));
             }
             let s = (ny - 1 - row) * nx + col;
@@ -97,14 +98,16 @@ impl Header {
     }
 }
 
+/// UTF-8's byte-order mark.
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// The first bytes of a little- and a big-endian TIFF, and of a BigTIFF.
 const TIFF_MAGIC: [&[u8]; 4] = [b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"];
 
 impl Raster {
     /// Read an Esri ASCII grid or a GeoTIFF (told apart by their first bytes).
     pub fn read(path: &Path) -> Result<Raster> {
-        let bytes = Raster::read_bytes(path)?;
-        Raster::parse(&path.display().to_string(), &bytes)
+        Raster::parse_file(path, &Raster::read_bytes(path)?)
     }
 
     /// The bytes of a raster file to read: the file is read whole, and a quarter of the free
@@ -114,11 +117,23 @@ impl Raster {
         crate::files::read_bytes(path, limit, "raster small enough for this machine's memory")
     }
 
+    /// A raster from the bytes of the file at `path`; an Esri grid's `.prj` beside it is read
+    /// too, so that a grid in degrees is refused.
+    pub fn parse_file(path: &Path, bytes: &[u8]) -> Result<Raster> {
+        let name = path.display().to_string();
+        if !TIFF_MAGIC.iter().any(|m| bytes.starts_with(m)) {
+            super::asc::check_prj(&name, &path.with_extension("prj"))?;
+        }
+        Raster::parse(&name, bytes)
+    }
+
     /// A raster from a file's bytes; `name` is the file, for messages.
     pub fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
         if TIFF_MAGIC.iter().any(|m| bytes.starts_with(m)) {
             return super::geotiff::parse(name, bytes);
         }
+        // A byte-order mark some editors write at the start of a text file is not part of it.
+        let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);
         let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64)]).trim_start().to_ascii_lowercase();
         if head.starts_with("ncols") || head.starts_with("nrows") {
             return super::asc::parse(name, bytes);
@@ -129,6 +144,11 @@ impl Raster {
         )))
     }
 
+    /// The west and south edges and the extent in x and y: what a grid over the raster covers
+    /// (`Grid2Section::grid_over`).
+    pub fn bounds(&self) -> [f64; 4] {
+        [self.west, self.south, self.ncols as f64 * self.dx, self.nrows as f64 * self.dy]
+    }
     /// East and north edges.
     pub fn east(&self) -> f64 {
         self.west + self.ncols as f64 * self.dx
@@ -142,6 +162,7 @@ impl Raster {
     }
     /// The extent for messages: `x ∈ [w, e] m, y ∈ [s, n] m`.
     pub fn extent_text(&self) -> String {
-        format!("x ∈ [{}, {}] m, y ∈ [{}, {}] m", self.west, self.east(), self.south, self.north())
+        let (w, e, s, n) = (num(self.west), num(self.east()), num(self.south), num(self.north()));
+        format!("x ∈ [{w}, {e}] m, y ∈ [{s}, {n}] m")
     }
 }

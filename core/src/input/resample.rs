@@ -48,6 +48,7 @@ impl Raster {
         let (u, v) = ((x - self.west) / self.dx, (y - self.south) / self.dy);
         let (nx, ny) = (self.ncols as f64, self.nrows as f64);
         if !(u >= -EDGE_SLACK && u <= nx + EDGE_SLACK && v >= -EDGE_SLACK && v <= ny + EDGE_SLACK) {
+            let (x, y) = (crate::case::num(x), crate::case::num(y));
             return Err(format!("(x = {x} m, y = {y} m) lies outside {} ({})", self.name, self.extent_text()));
         }
         let cell = |i: usize, j: usize| -> Result<f64, String> {

@@ -1,6 +1,7 @@
 //! The products' files: a CSV per gauge and the maps as NPY arrays and pictures.
 
 use super::{GAUGE_COLUMNS, Products};
+use crate::case::{Format, OutputSection};
 use crate::grid::Grid2;
 use crate::model::Output;
 use crate::output::png::{MapOptions, write_field_png};
@@ -12,11 +13,17 @@ use std::fmt::Write as _;
 /// The arrival map's key for its NaN cells, drawn in [`crate::output::png::UNSET_COLOR`].
 pub const NEVER_ARRIVED: &str = "never arrived";
 
-/// Write `gauge_<name>.csv` for every gauge and `max_h.npy`, `max_speed.npy`, `arrival.npy`
-/// with their maps and pictures, each whole (the run directory writes atomically); the names
-/// written. The arrival map's colours span [0, `t_end`], so its pictures compare across
-/// snapshots.
-pub fn write<T: GpuReal>(dir: &mut RunDir, p: &Products<T>, grid: &Grid2, t_end: f64) -> Result<Vec<String>> {
+/// Write `gauge_<name>.csv` for every gauge and the maps as `max_h.npy`, `max_speed.npy`,
+/// `arrival.npy` (with `output` asking for NPY) and their pictures (asking for PNG), each whole
+/// (the run directory writes atomically); the names written. The arrival map's colours span
+/// [0, `t_end`], so its pictures compare across snapshots.
+pub fn write<T: GpuReal>(
+    dir: &mut RunDir,
+    p: &Products<T>,
+    grid: &Grid2,
+    t_end: f64,
+    output: &OutputSection,
+) -> Result<Vec<String>> {
     let mut names = Vec::new();
     for s in &p.series {
         let mut csv = format!(
@@ -38,10 +45,12 @@ pub fn write<T: GpuReal>(dir: &mut RunDir, p: &Products<T>, grid: &Grid2, t_end:
     }
     // Each map's NPY file and picture on a thread of their own: the maps are as large as a
     // field and come at the end of the run, where nothing else overlaps them.
+    let (npy, png) = (output.wants(Format::Npy), output.wants(Format::Png));
     let files: Vec<(String, (&Output<T>, bool))> = p
         .maps
         .iter()
         .flat_map(|m| [(format!("{}.npy", m.name), (m, false)), (format!("{}.png", m.name), (m, true))])
+        .filter(|(_, (_, picture))| if *picture { png } else { npy })
         .collect();
     dir.write_each(&files, |path, &(m, picture)| {
         if !picture {

@@ -9,6 +9,7 @@ mod dir;
 pub mod interrupt;
 mod netcdf;
 mod norms;
+pub mod plan;
 mod simulate;
 mod writer;
 
@@ -16,6 +17,7 @@ pub use console::Console;
 pub use dir::{CASE_FILE, LOCK_FILE, MANIFEST, Manifest, RunDir};
 pub use netcdf::file_name as netcdf_file_name;
 pub use norms::Norms;
+pub use plan::{Plan, Snapshot};
 pub use simulate::{Album, Simulation, simulate, time_tag};
 
 use crate::case::{CaseDoc, Common, OutputSection, RunSection};
@@ -70,10 +72,14 @@ pub struct Needs {
 /// A loaded, validated case of some solver: what `run`, `check` and the scenarios drive.
 pub trait Case {
     fn info(&self) -> &CaseInfo;
-    /// What would run, for `check`: grid, constants, estimated steps, memory.
+    /// What would run, for `check`: grid, constants, the solver's choices.
     fn summary(&self) -> String;
-    /// Memory the run needs in `precision`.
+    /// Memory the solver's part of the run needs in `precision`: the case's fields, the model
+    /// and its scratch ([`plan`] adds the runner's).
     fn needs(&self, precision: Precision) -> Needs;
+    /// Steps, output and memory of the run, before it starts ([`plan::check`] refuses a run
+    /// past a limit).
+    fn plan(&self) -> Plan;
     fn run(&self, opts: &RunOptions) -> Result<Outcome>;
 }
 
@@ -106,17 +112,20 @@ pub struct Started {
     pub dir: RunDir,
     /// The checkpoint to continue from, read and checked.
     pub restart: Option<checkpoint::Restart>,
+    /// The host memory the plan estimated, bytes (the run's last line sets its peak beside it).
+    pub estimate: u64,
 }
 
-/// Resolve the backend (saying which on standard error), check memory, read and check the
+/// Check the run's plan ([`plan::check`]: steps, output, memory), resolve the backend (saying
+/// which on standard error), check GPU memory, read and check the
 /// checkpoint to restart from (before the directory is touched), prepare the directory and
 /// record the case in it. A restart into the directory of the run that wrote the checkpoint
 /// continues that run's directory ([`RunDir::resume`]); into any other, it starts a new one.
 pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     let info = case.info();
     let precision = info.run.precision;
-    let needs = case.needs(precision);
-    crate::files::check_host_memory(&format!("{} in {precision}", info.name), needs.host)?;
+    let needs = plan::check(case)?.needs;
+    let estimate = needs.host;
     let backend = Backend::select(info.run.backend.choice())?;
     crate::warn(format_args!("backend: {}", backend.describe()));
     if let Backend::Gpu(gpu) = &backend {
@@ -135,7 +144,7 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
         precision: precision.to_string(),
         restarted_from: restart.as_ref().map(|r| {
             let c = r.clock();
-            format!("{} (t = {}, step {})", r.path().display(), c.t, c.steps)
+            format!("{} (t = {}, step {})", r.path().display(), crate::case::num(c.t), c.steps)
         }),
         ..Manifest::default()
     };
@@ -146,7 +155,7 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     };
     let text = info.text.clone();
     dir.write(CASE_FILE, |p| crate::output::write_atomic(p, text.as_bytes()))?;
-    Ok(Started { backend, precision, dir, restart })
+    Ok(Started { backend, precision, dir, restart, estimate })
 }
 
 /// Whether `choice` can run on this machine without opening a GPU (for `check`).

@@ -30,7 +30,7 @@ pub fn gauges_file_name(case_name: &str) -> String {
     format!("{case_name}_gauges.nc")
 }
 
-/// The maximum maps' file name in the run directory.
+/// The maximum maps' file name in the run directory (the longest of the three).
 pub fn maxima_file_name(case_name: &str) -> String {
     format!("{case_name}_maxima.nc")
 }

@@ -36,9 +36,22 @@ pub trait Simulation: Case + Sync {
     fn times(&self) -> &Times;
     /// The cells the output fields live on, for naming cells in messages.
     fn mesh(&self) -> Mesh;
-    /// Steps the run will take, estimated from the initial state (a run estimated past its
-    /// step limit is refused before it starts).
+    /// Steps the run will take, estimated from the initial state, not counting the stops at
+    /// snapshots and checkpoints ([`plan::simulation`](super::plan::simulation) adds them; a
+    /// run estimated past its step limit is refused before it starts).
     fn estimate_steps(&self) -> f64;
+    /// What [`estimate_steps`](Self::estimate_steps) rests on, for `check` ("from the initial
+    /// wave speeds"); empty when it is exact.
+    fn steps_basis(&self) -> &'static str {
+        ""
+    }
+    /// The simulated time the run covers: `t_end`, or for a run of a number of steps an
+    /// estimate of it (for the number of checkpoints).
+    fn duration(&self) -> f64 {
+        self.times().t_end
+    }
+    /// What a snapshot holds and writes, and a checkpoint's size (for the plan of the run).
+    fn snapshot(&self) -> super::Snapshot;
     /// The model, on `backend`, in precision `T`.
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>>;
     /// What a progress line shows of a state beyond clock and Δt: conserved totals against
@@ -65,9 +78,10 @@ pub trait Simulation: Case + Sync {
 }
 
 /// A time formatted for file names and messages: the shortest decimal that reads back as the
-/// same number (`0.25`, `1`, `20000`).
+/// same number (`0.25`, `1`, `20000`), with an exponent past ten million and below 10⁻⁴
+/// (`1e300`, not 301 digits).
 pub fn time_tag(t: f64) -> String {
-    format!("{t}")
+    crate::case::num(t)
 }
 
 /// The longest the time loop goes without looking for a signal that asks it to stop.
@@ -75,18 +89,7 @@ const POLL: Duration = Duration::from_millis(200);
 
 /// Run a simulation case.
 pub fn simulate<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
-    let info = sim.info();
-    let estimate = sim.times().steps.map(|n| n as f64).unwrap_or_else(|| sim.estimate_steps());
-    if estimate > info.run.max_steps as f64 {
-        return Err(Error::invalid(format!(
-            "{}: this run needs about {estimate:.3e} steps to t = {} {}, more than run.max_steps = {}; \
-             raise the limit with --max-steps (or run.max_steps) if that is what you want",
-            info.name,
-            sim.times().t_end,
-            sim.times().unit,
-            info.run.max_steps
-        )));
-    }
+    // `start` refuses a run past its step limit, output or memory (`plan::check`).
     if opts.catch_signals {
         super::interrupt::catch();
     }
@@ -106,6 +109,9 @@ pub fn simulate<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
             s.dir.finish("finished")?;
             opts.console
                 .say(format!("  files synced to disk in {:.2} s, after the time above", t.elapsed().as_secs_f64()));
+            if let Some(line) = super::plan::peak_line(s.estimate) {
+                opts.console.say(line);
+            }
         }
         // Stopped on request: the outputs so far are whole, and the manifest says where it
         // stopped (the interrupt's line is the one to report, as any error's is).
@@ -148,7 +154,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
     say(format!("{}: {}", info.name, sim.describe()));
     let end = match times.steps {
         Some(n) => format!("{n} steps"),
-        None => format!("t = {} {}", times.t_end, times.unit),
+        None => format!("t = {} {}", time_tag(times.t_end), times.unit),
     };
     let every = info.output.checkpoint_every;
     let checkpoints = every.map(|e| format!("; a checkpoint every {e} {}", times.unit)).unwrap_or_default();
@@ -164,7 +170,8 @@ fn time_loop<S: Simulation, T: GpuReal>(
         let path = r.path().display();
         model.restore(&r.state::<T>()?).map_err(|e| Error::invalid(format!("checkpoint {path}: {e}")))?;
         let c = r.clock();
-        say(format!("  restarted from {} at t = {} {} (step {})", r.path().display(), c.t, times.unit, c.steps));
+        let (path, t) = (r.path().display(), time_tag(c.t));
+        say(format!("  restarted from {path} at t = {t} {} (step {})", times.unit, c.steps));
     }
     let started = Instant::now();
     // Taken as every later state is, so that a GPU model sets up its snapshot buffers now,
@@ -180,7 +187,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
     if restart.is_some() {
         netcdf.resume(sim, dir, &initial, &opts.console)?;
     }
-    say(format!("  t = {t0} {}: {}", times.unit, sim.progress(&initial)));
+    say(format!("  t = {} {}: {}", time_tag(t0), times.unit, sim.progress(&initial)));
     let progress = Progress { started, from: times.fraction(t0, initial.clock.steps) };
     // States, checks, progress lines and files go to the writer thread; the model steps on.
     let (jobs, queue) = std::sync::mpsc::sync_channel(QUEUE);
@@ -221,8 +228,8 @@ fn time_loop<S: Simulation, T: GpuReal>(
                 "{}: stopped at the step limit run.max_steps = {} (t = {} of {} {}); the state is in {} as last_good_*.npy; raise --max-steps to go further",
                 info.name,
                 info.run.max_steps,
-                clock.t,
-                times.t_end,
+                time_tag(clock.t),
+                time_tag(times.t_end),
                 times.unit,
                 dir.path().display()
             )));
@@ -257,7 +264,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
     say(format!(
         "done: {} steps to t = {} {} in {secs:.2} s ({:.3e} cell updates/s, output included); results in {}",
         good.clock.steps,
-        good.clock.t,
+        time_tag(good.clock.t),
         times.unit,
         steps as f64 * cells / secs.max(1e-9),
         dir.path().display()
@@ -573,15 +580,15 @@ pub(super) fn blew_up<S: Simulation, T: GpuReal>(
     let (from, to) = if halted {
         (&current.clock, format!("step {}", clock.steps + 1))
     } else {
-        (&good.clock, format!("step {} (t = {} {unit})", clock.steps.max(good.clock.steps + 1), clock.t))
+        (&good.clock, format!("step {} (t = {} {unit})", clock.steps.max(good.clock.steps + 1), time_tag(clock.t)))
     };
     Error::invalid(format!(
         "{}: the run blew up between step {} (t = {} {unit}) and {to}: {why}; the last good state (step {}, t = {} {}) is in {} as last_good_*.npy",
         info.name,
         from.steps,
-        from.t,
+        time_tag(from.t),
         keep.clock.steps,
-        keep.clock.t,
+        time_tag(keep.clock.t),
         sim.times().unit,
         dir.path().display()
     ))

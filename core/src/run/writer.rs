@@ -129,7 +129,7 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
                     if !files.is_empty() {
                         self.console.say(format!(
                             "  checkpoint t = {} {}: {}",
-                            c.clock.t,
+                            super::time_tag(c.clock.t),
                             self.sim.times().unit,
                             files.join(", ")
                         ));
@@ -177,7 +177,8 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
         self.spent.snapshots += t.elapsed();
         files.extend(self.products(products)?);
         if !files.is_empty() {
-            self.console.say(format!("  snapshot t = {} {}: {}", state.clock.t, times.unit, files.join(", ")));
+            let t = super::time_tag(state.clock.t);
+            self.console.say(format!("  snapshot t = {t} {}: {}", times.unit, files.join(", ")));
         }
         Ok(())
     }
@@ -187,7 +188,8 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
     fn products(&mut self, products: Option<Products<T>>) -> Result<Vec<String>> {
         let (Some(p), Mesh::Plane(grid)) = (products, self.sim.mesh()) else { return Ok(Vec::new()) };
         let t = Instant::now();
-        let mut files = products::write(self.dir, &p, &grid, self.sim.times().t_end)?;
+        let out = &self.sim.info().output;
+        let mut files = products::write(self.dir, &p, &grid, self.sim.times().t_end, out)?;
         files.extend(self.netcdf.products(self.sim, self.dir, &p, &grid)?);
         self.spent.products += t.elapsed();
         Ok(files)

@@ -14,5 +14,5 @@ pub use context::{DeviceInfo, Gpu};
 pub use cudarc::driver::CudaSlice as DeviceBuffer;
 pub use launch::{DevicePointers, Kernel, LaunchShape};
 pub use limits::{BlockLimits, Pruned, block_limits};
-pub use snapshot::{Pending, Snapshots};
+pub use snapshot::{HOST_BUFFERS, Pending, Snapshots};
 pub use timing::Timer;

@@ -431,3 +431,147 @@ fn info_and_gpu_choice_never_panic() {
     assert!(o.status.success() || err.contains("no usable GPU"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// An empty output directory is refused naming the key, by `check` too.
+#[test]
+fn an_empty_output_directory_is_refused() {
+    refused(&["dam-break", "--nx", "16", "--set", "output.dir=\"\""], "(output.dir): empty");
+    let dir = scratch("empty-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let case = dir.join("case.toml");
+    let text = "solver = \"kp\"\n[grid]\nnx = 8\nny = 8\nlx = 1.0\nly = 1.0\n[time]\nt_end = 0.1\n\
+                [initial.lake-at-rest]\nlevel = 1.0\n[output]\ndir = \"\"\n";
+    std::fs::write(&case, text).unwrap();
+    refused(&["check", s(&case)], "line 12: output.dir: empty");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An origin has as many numbers as the grid has dimensions: three on a plane, or two on a
+/// volume, are refused naming the key.
+#[test]
+fn an_origin_of_the_wrong_size_is_refused() {
+    let out = scratch("origin");
+    let o = s(&out);
+    refused(&["dam-break", "--nx", "16", "--set", "grid.origin=[0, 0, 0]", "--output", o], "grid.origin");
+    refused(&["seiche", "--set", "grid.origin=[0, 0, 0]", "--output", o], "grid.origin");
+    refused(&["acoustics-3d", "--nx", "8", "--set", "grid.origin=[0, 0]", "--output", o], "grid.origin");
+    refused(&["acoustics-2d", "--nx", "8", "--set", "grid.origin=[0, 0, 0]", "--output", o], "grid.origin");
+    assert!(!out.exists());
+}
+
+/// `formats = []` writes no NPY, PNG or NetCDF file, the maximum maps' included (the gauges' CSV
+/// files are the gauges' own).
+#[test]
+fn no_formats_write_no_pictures_or_arrays() {
+    let out = scratch("no-formats");
+    let o = hydrokern(&[
+        "--backend",
+        "cpu",
+        "flood",
+        "--nx",
+        "16",
+        "--t-end",
+        "0.2",
+        "--set",
+        "output.formats=[]",
+        "--output",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let names: Vec<String> =
+        std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    for n in &names {
+        assert!(!n.ends_with(".png") && !n.ends_with(".npy") && !n.ends_with(".gif") && !n.ends_with(".nc"), "{n}");
+    }
+    assert!(names.iter().any(|n| n.starts_with("gauge_")), "{names:?}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A lone periodic side is refused naming the side's own key, not `initial`.
+#[test]
+fn a_lone_periodic_side_names_its_key() {
+    let out = scratch("periodic");
+    let o = s(&out);
+    refused(
+        &["dam-break", "--nx", "16", "--set", "boundary.west=periodic", "--output", o],
+        "(boundary.west): periodic, but boundary.east is wall",
+    );
+    refused(
+        &["dam-break", "--nx", "16", "--set", "boundary.north=periodic", "--output", o],
+        "(boundary.north): periodic",
+    );
+    refused(
+        &["acoustics-2d", "--nx", "16", "--set", "boundary.east=periodic", "--output", o],
+        "(boundary.east): periodic",
+    );
+    let err = stderr(&hydrokern(&["dam-break", "--nx", "16", "--set", "boundary.west=periodic", "--output", o]));
+    assert!(!err.contains("initial"), "{err}");
+}
+
+/// A non-finite value in an NPY input is refused naming the file and the first bad index, not
+/// the case's `initial` key.
+#[test]
+fn a_non_finite_value_in_an_npy_input_names_the_file_and_the_index() {
+    let dir = scratch("npy-nan");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut h = vec![10.0; 16 * 16];
+    h[3 * 16 + 7] = f64::NAN;
+    let path = dir.join("h.npy");
+    hydrokern::output::write_npy(&path, &h, &[16, 16]).unwrap();
+    let out = dir.join("out");
+    refused(&["sediment", "--nx", "16", "--h-file", s(&path), "--output", s(&out)], "h.npy: NaN at [3, 7]");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// File names longer than a file system takes (a case named with 240 characters, its NetCDF
+/// files' temporary names) are refused at `check`, not mid-run.
+#[test]
+fn file_names_past_the_file_system_limit_are_refused_at_check() {
+    let dir = scratch("long-name");
+    std::fs::create_dir_all(&dir).unwrap();
+    let long = dir.join(format!("{}.toml", "c".repeat(240)));
+    let out = dir.join("out");
+    let o = hydrokern(&["--backend", "cpu", "dam-break", "--nx", "16", "--output", s(&out), "--write-case", s(&long)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let netcdf = ["--set", "output.formats=[\"netcdf\"]"];
+    refused(&[&["check", s(&long)][..], &netcdf].concat(), "more than the 255 a file name may have");
+    refused(&[&["run", s(&long)][..], &netcdf].concat(), "the case's name");
+    assert!(!out.exists());
+    // Without NetCDF no file is named after the case.
+    assert!(hydrokern(&["check", s(&long)]).status.success());
+    let gauge = format!("output.gauges=[{{name = \"{}\", x = 20.0, y = 20.0}}]", "g".repeat(240));
+    refused(&["flood", "--nx", "16", "--set", &gauge, "--output", s(&out)], "the gauge's name");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `hydrokern flood --tuning off`: the global options are taken after a scenario's name, and
+/// after a case file's.
+#[test]
+fn global_options_after_the_scenario_are_taken() {
+    let dir = scratch("tuning-after");
+    let out = dir.join("out");
+    let o = hydrokern(&[
+        "flood",
+        "--nx",
+        "16",
+        "--t-end",
+        "0.05",
+        "--tuning",
+        "off",
+        "--backend",
+        "cpu",
+        "--output",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let case = dir.join("flood.toml");
+    let o = hydrokern(&["flood", "--nx", "16", "--t-end", "0.05", "--output", s(&out), "--write-case", s(&case)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for cmd in ["run", "check"] {
+        let o = hydrokern(&[cmd, s(&case), "--tuning", "off", "--backend", "cpu", "--force"]);
+        assert!(o.status.success(), "{cmd}: {}", stderr(&o));
+    }
+    let o = hydrokern(&["flood", "--tuning", "sometimes"]);
+    assert!(!o.status.success() && stderr(&o).contains("--tuning"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

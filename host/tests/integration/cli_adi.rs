@@ -35,7 +35,7 @@ fn bad_adi_input_is_refused_before_any_work() {
     let o = s(&out);
     refused(&["--backend", "cpu", "seiche", "--dt", "0.7", "--output", o], "does not divide");
     refused(&["--backend", "cpu", "seiche", "--dt", "-1", "--output", o], "time.dt");
-    refused(&["--backend", "cpu", "seiche", "--nx", "1000000", "--output", o], "GiB of host memory");
+    refused(&["--backend", "cpu", "seiche", "--nx", "1000000", "--output", o], "of host memory");
     refused(&["--backend", "cpu", "seiche", "--y-sweep", "diagonal", "--output", o], "unknown y-sweep 'diagonal'");
     assert!(!out.join("hydrokern-run.json").exists(), "a refused run started writing");
 }

@@ -1,8 +1,9 @@
 //! Whole runs, as a user makes them: the command line (`cli*.rs`: every command, flag and
-//! refusal, through the built binary), every built-in scenario against its stored norms
-//! (`examples.rs`), restarts (`restart.rs`), NetCDF files of whole runs (`netcdf_runs.rs`),
-//! pictures (`pictures.rs`), cases with rasters (`raster_cases.rs`), the fd3d and tridiag
-//! scenarios (`fd3d_tridiag_cases.rs`) and a full disk (`full_disk.rs`).
+//! refusal, through the built binary; `cli_plan.rs`: the plan `check` prints and `run` keeps),
+//! every built-in scenario against its stored norms (`examples.rs`), restarts (`restart.rs`),
+//! NetCDF files of whole runs (`netcdf_runs.rs`), pictures (`pictures.rs`), cases with rasters
+//! (`raster_cases.rs`), the fd3d and tridiag scenarios (`fd3d_tridiag_cases.rs`) and a full disk
+//! (`full_disk.rs`).
 
 mod cli;
 mod cli_adi;
@@ -10,6 +11,7 @@ mod cli_conservation;
 mod cli_fd3d_tridiag;
 mod cli_output;
 mod cli_runs;
+mod cli_plan;
 mod cli_tune;
 mod cmd;
 #[path = "../../../tests/common/mod.rs"]

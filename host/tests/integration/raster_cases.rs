@@ -321,5 +321,113 @@ fn sediment_height_from_a_raster() {
 fn valley_scenario_loads_its_embedded_rasters() {
     let sc = scenarios::find("valley").expect("the valley scenario");
     let case = registry::load(&sc.doc().unwrap()).unwrap_or_else(|e| panic!("{e}"));
-    assert!(case.summary().contains("100×50 cells of 20.0000 m × 20.0000 m"), "{}", case.summary());
+    assert!(case.summary().contains("100×50 cells of 20 m × 20 m"), "{}", case.summary());
+}
+
+/// `valley --nx 50`: cells without an extent resample the raster over its own extent, the other
+/// axis keeping its aspect; a case file that leaves out one axis does the same, and one with
+/// neither says which it needs.
+#[test]
+fn cells_without_an_extent_resample_the_raster() {
+    let load_with = |keys: &[(&str, i64)]| {
+        let mut doc = scenarios::find("valley").unwrap().doc().unwrap();
+        for &(key, n) in keys {
+            doc.set(key, n.into(), &format!("--set {key}={n}")).unwrap();
+        }
+        registry::load(&doc).map(|c| c.summary())
+    };
+    // The valley is 2000 m × 1000 m from (10000, 20000).
+    let s = load_with(&[("grid.nx", 50)]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(s.contains("50×25 cells of 40 m × 40 m"), "{s}");
+    let s = load_with(&[("grid.ny", 10)]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(s.contains("20×10 cells of 100 m × 100 m"), "{s}");
+    let s = load_with(&[("grid.nx", 40), ("grid.ny", 40)]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(s.contains("40×40 cells of 50 m × 25 m"), "{s}");
+    // Through the command line: --nx over the raster, written as a case file that runs the same.
+    let dir = scratch("valley-nx");
+    let out = dir.join("out");
+    let o = std::process::Command::new(crate::cmd::bin())
+        .args(["--backend", "cpu", "valley", "--nx", "50", "--t-end", "1", "--output"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (_, dims) = read_npy_f64(&out.join("h_t1.npy")).unwrap();
+    assert_eq!(dims, vec![25, 50]);
+    let case = dir.join("valley.toml");
+    let o = crate::cmd::hydrokern(&["valley", "--nx", "50", "--write-case", case.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    for f in ["valley.tif", "valley-reservoir.asc", "valley-manning.asc"] {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data").join(f);
+        std::fs::copy(from, dir.join("data").join(f)).unwrap();
+    }
+    let s = load(&case).unwrap_or_else(|e| panic!("{e}")).summary();
+    assert!(s.contains("50×25 cells"), "{s}");
+    // A [grid] without cells over a raster names what it needs.
+    let path = dir.join("empty-grid.toml");
+    let text = std::fs::read_to_string(&case).unwrap().replace("nx = 50", "");
+    std::fs::write(&path, text).unwrap();
+    let e = load(&path).err().expect("refused").to_string();
+    assert!(e.contains("grid.nx: missing: give the cells in x (grid.nx) or in y (grid.ny)"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A raster in degrees (EPSG:4326, cells of 0.0001°) is not read as metres: a geographic
+/// coordinate system (GeoKeys, or the `.prj` beside an ASCII grid) is refused in one line
+/// saying to reproject; a projected one runs.
+#[test]
+fn rasters_in_degrees_are_refused() {
+    let dir = scratch("degrees");
+    let data = vec![1.0f32; 16];
+    let tif = |keys: &[u16]| {
+        let mut buf = std::io::Cursor::new(Vec::new());
+        {
+            let mut enc = tiff::encoder::TiffEncoder::new(&mut buf).unwrap();
+            let mut img = enc.new_image::<colortype::Gray32Float>(4, 4).unwrap();
+            img.encoder().write_tag(tiff::tags::Tag::ModelPixelScaleTag, &[0.0001, 0.0001, 0.0][..]).unwrap();
+            img.encoder().write_tag(tiff::tags::Tag::ModelTiepointTag, &[0.0, 0.0, 0.0, 8.5, 47.4, 0.0][..]).unwrap();
+            img.encoder().write_tag(tiff::tags::Tag::GeoKeyDirectoryTag, keys).unwrap();
+            img.write_data(&data).unwrap();
+        }
+        buf.into_inner()
+    };
+    let raster = "bed = \"bed.tif\"\nlevel = 2.0";
+    let cases: [(&[u16], Option<&str>); 4] = [
+        // GTModelTypeGeoKey 2 (geographic), GeographicTypeGeoKey 4326.
+        (&[1, 1, 0, 3, 1024, 0, 1, 2, 1025, 0, 1, 1, 2048, 0, 1, 4326], Some("EPSG:4326")),
+        // Only GeographicTypeGeoKey.
+        (&[1, 1, 0, 1, 2048, 0, 1, 4258], Some("EPSG:4258")),
+        // Projected: UTM 32N.
+        (&[1, 1, 0, 2, 1024, 0, 1, 1, 3072, 0, 1, 32632], None),
+        // No coordinate system said: read as metres.
+        (&[1, 1, 0, 1, 1025, 0, 1, 1], None),
+    ];
+    for (keys, refused) in cases {
+        std::fs::write(dir.join("bed.tif"), tif(keys)).unwrap();
+        let path = case(&dir, "", raster, 1.0);
+        match (load(&path), refused) {
+            (Err(e), Some(code)) => {
+                let e = e.to_string();
+                for part in ["bed.tif", "geographic", code, "reproject", "metres"] {
+                    assert!(e.contains(part) && !e.contains('\n'), "{e:?} lacks {part:?}");
+                }
+            }
+            (Ok(_), None) => {}
+            (Err(e), None) => panic!("{keys:?}: refused: {e}"),
+            (Ok(_), Some(_)) => panic!("{keys:?}: read a raster in degrees"),
+        }
+    }
+    // An ASCII grid with a .prj beside it: GEOGCS alone is refused, a PROJCS is read.
+    std::fs::write(dir.join("bed.asc"), asc(4, 4, 8.5, 47.4, 0.0001, |_, _| 1.0, |_, _| false)).unwrap();
+    let raster = "bed = \"bed.asc\"\nlevel = 2.0";
+    let geog = r#"GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]"#;
+    std::fs::write(dir.join("bed.prj"), geog).unwrap();
+    let e = load(&case(&dir, "", raster, 1.0)).err().expect("refused").to_string();
+    assert!(e.contains("bed.prj") && e.contains("geographic") && e.contains("reproject"), "{e}");
+    let utm = format!(r#"PROJCS["WGS_1984_UTM_Zone_32N",{geog},PROJECTION["Transverse_Mercator"],UNIT["Meter",1.0]]"#);
+    std::fs::write(dir.join("bed.prj"), utm).unwrap();
+    std::fs::write(dir.join("bed.asc"), asc(4, 4, 500000.0, 5.2e6, 10.0, |_, _| 1.0, |_, _| false)).unwrap();
+    load(&case(&dir, "", raster, 1.0)).unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

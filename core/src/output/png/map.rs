@@ -96,10 +96,11 @@ impl MapOptions {
 /// The axes of a plan view: x east, y north.
 const PLAN_AXES: (&str, &str) = ("x [m]", "y [m]");
 
-/// The axes of a map in metres: (x, y).
-fn metre_axes(opts: &MapOptions) -> Option<(Axis, Axis)> {
+/// The axes of a map in metres drawn `w × h` pixels: (x, y), as many ticks as their labels
+/// leave room for (a 1000 × 1 grid's map is a line of pixels: one label up its side).
+fn metre_axes(opts: &MapOptions, w: usize, h: usize) -> Option<(Axis, Axis)> {
     let [x0, x1, y0, y1] = opts.extent?;
-    Some((Axis::new([x0, x1].into_iter(), 0.0), Axis::new([y0, y1].into_iter(), 0.0)))
+    Some((Axis::fitted(x0, x1, w, text_width), Axis::fitted(y0, y1, h, |_| TEXT_H)))
 }
 
 /// Larger fields are averaged down to at most this many cells a side, so files stay small.
@@ -135,6 +136,8 @@ pub(super) struct FieldLayout {
     pub(super) bar: Area,
     pub(super) w: usize,
     pub(super) h: usize,
+    /// The axes in metres, fitted to the map, with an extent.
+    pub(super) axes: Option<(Axis, Axis)>,
 }
 
 pub(super) fn field_layout(
@@ -150,7 +153,7 @@ pub(super) fn field_layout(
     // Title line, then a line for the colour bar's label, then the map and bar side by side.
     let top = MARGIN + TEXT_H + 12 + TEXT_H + LABEL_GAP;
     // With axes: room on the left for the y label and tick labels, below for the x ones.
-    let axes = metre_axes(opts);
+    let axes = metre_axes(opts, mx * scale, my * scale);
     let (left, below) = match &axes {
         Some((_, ya)) => {
             let ticks_w = ya.labels.iter().map(|l| text_width(l)).max().unwrap_or(0);
@@ -168,7 +171,76 @@ pub(super) fn field_layout(
         .max(MARGIN + text_width(&opts.title));
     // Half a text line below the bottom tick for its label, and a line for each key (NaN, dry).
     let bottom = (map.h + below).max(bar.h + TEXT_H - TEXT_MID + keys * (TEXT_H + 12));
-    FieldLayout { stride, mx, my, scale, map, bar, w: right + MARGIN, h: top + bottom + MARGIN }
+    FieldLayout { stride, mx, my, scale, map, bar, w: right + MARGIN, h: top + bottom + MARGIN, axes }
+}
+
+/// The pixels of a map of an `nx × ny` field with axes in metres and a colour bar, about (its
+/// title may widen it): for the plan of a run's output.
+pub fn map_pixels(nx: usize, ny: usize) -> u64 {
+    let opts = MapOptions::new("", "h [m]").in_metres([0.0, 1e4, 0.0, 1e4]);
+    let labels = vec!["-0.0000".to_string(); BAR_TICKS];
+    let lay = field_layout(nx.max(1), ny.max(1), &opts, &labels, 2);
+    // Room for a title wider than the map.
+    (lay.w.max(720) * lay.h) as u64
+}
+
+/// Host bytes one map of an `nx × ny` field takes at most while it is drawn and encoded, beyond
+/// the values given it: with `ground`, the water's copy (dry cells left out) and the dry flags
+/// as numbers; the averaged cells, bed and flags and the hillshade; the canvas (3 bytes a
+/// pixel) and the PNG's bytes (a map compresses to well under a byte a pixel). For the plan of
+/// a run's memory.
+pub fn map_drawing(nx: usize, ny: usize, ground: bool) -> u64 {
+    map_scratch(nx, ny, ground) + 4 * map_pixels(nx, ny)
+}
+
+/// What a pool thread that drew a map of an `nx × ny` field keeps of it afterwards, about: the
+/// allocator (glibc's) keeps freed blocks smaller than its largest mmap threshold, 32 MiB, in
+/// the thread's own arena — the map's field-sized scratch where a block is smaller than that,
+/// and its canvas. For the plan of a run's memory.
+pub fn map_retained(nx: usize, ny: usize, ground: bool) -> u64 {
+    const MMAP_MAX: u64 = 32 << 20;
+    let kept = |b: u64| if b < MMAP_MAX { b } else { 0 };
+    let cells = (nx as u64).saturating_mul(ny as u64);
+    let stride = nx.max(ny).div_ceil(MAX_CELLS).max(1);
+    let drawn = (nx.div_ceil(stride) * ny.div_ceil(stride)) as u64;
+    let mut k = kept(3 * map_pixels(nx, ny));
+    if ground {
+        k += 2 * kept(8 * cells) + kept(8 * drawn) + kept(drawn);
+    }
+    if stride > 1 {
+        k += kept(8 * drawn);
+    }
+    k
+}
+
+/// The part of [`map_drawing`] as large as the field or its averaged cells.
+fn map_scratch(nx: usize, ny: usize, ground: bool) -> u64 {
+    let cells = (nx as u64).saturating_mul(ny as u64);
+    let stride = nx.max(ny).div_ceil(MAX_CELLS).max(1);
+    let drawn = (nx.div_ceil(stride) * ny.div_ceil(stride)) as u64;
+    let averaged = if stride > 1 { drawn * 8 } else { 0 };
+    let ground = match ground {
+        true => 2 * 8 * cells + 2 * averaged + drawn * (8 + 1),
+        false => 0,
+    };
+    ground + averaged
+}
+
+/// Where each tick label of a map's axes goes: (x, y) of its top-left corner, and the text.
+pub(super) fn tick_texts(lay: &FieldLayout) -> Vec<(usize, usize, &str)> {
+    let Some((xa, ya)) = &lay.axes else { return Vec::new() };
+    let map = lay.map;
+    let (right, bottom) = (map.x + map.w - 1, map.y + map.h - 1);
+    let mut texts = Vec::new();
+    for (&t, label) in xa.ticks.iter().zip(&xa.labels) {
+        let x = xa.to_px(t, map.x, right).round() as usize;
+        texts.push((x.saturating_sub(text_width(label) / 2), bottom + TICK_LEN + 4, label.as_str()));
+    }
+    for (&t, label) in ya.ticks.iter().zip(&ya.labels) {
+        let y = ya.to_px(t, bottom, map.y).round() as usize;
+        texts.push((map.x - TICK_LEN - 4 - text_width(label), y.saturating_sub(TEXT_MID), label.as_str()));
+    }
+    texts
 }
 
 /// The values at the colormap's ends; a flat field is widened around its value so it draws in
@@ -298,17 +370,18 @@ fn render_canvas(field: &[f64], nx: usize, ny: usize, opts: &MapOptions, ground:
         }
     }
     c.frame(map.x, map.y, map.w, map.h, BLACK);
-    if let Some((xa, ya)) = metre_axes(opts) {
+    if let Some((xa, ya)) = &lay.axes {
         let (right, bottom) = (map.x + map.w - 1, map.y + map.h - 1);
-        for (&t, label) in xa.ticks.iter().zip(&xa.labels) {
+        for &t in &xa.ticks {
             let x = xa.to_px(t, map.x, right).round() as usize;
             c.fill(x, bottom + 1, 1, TICK_LEN, BLACK);
-            c.text(x.saturating_sub(text_width(label) / 2), bottom + TICK_LEN + 4, label, BLACK);
         }
-        for (&t, label) in ya.ticks.iter().zip(&ya.labels) {
+        for &t in &ya.ticks {
             let y = ya.to_px(t, bottom, map.y).round() as usize;
             c.fill(map.x - 1 - TICK_LEN, y, TICK_LEN, 1, BLACK);
-            c.text(map.x - TICK_LEN - 4 - text_width(label), y.saturating_sub(TEXT_MID), label, BLACK);
+        }
+        for (x, y, label) in tick_texts(&lay) {
+            c.text(x, y, label, BLACK);
         }
         let x_label_y = bottom + TICK_LEN + 4 + TEXT_H + 10;
         let (across, up) = opts.axes;

@@ -39,6 +39,9 @@ pub(super) struct Axis {
     pub(super) labels: Vec<String>,
 }
 
+/// Pixels between neighbouring tick labels, at least.
+pub(super) const LABEL_GAP: usize = 8;
+
 /// The largest of 1, 2, 5 × 10^k that is at most `x`.
 fn nice_floor(x: f64) -> f64 {
     let e = 10f64.powf(x.log10().floor());
@@ -63,7 +66,11 @@ impl Axis {
         }
         let span = hi - lo;
         (lo, hi) = (lo - pad * span, hi + pad * span);
-        let step = nice_floor((hi - lo) / 4.0);
+        Axis::stepped(lo, hi, nice_floor((hi - lo) / 4.0))
+    }
+
+    /// Ticks every `step` inside [lo, hi] and their labels.
+    fn stepped(lo: f64, hi: f64, step: f64) -> Axis {
         let (first, last) = ((lo / step).ceil(), (hi / step).floor());
         let ticks: Vec<f64> = if step.is_finite() && step > 0.0 && last - first < 100.0 {
             (first as i64..=last as i64).map(|k| k as f64 * step).collect()
@@ -73,6 +80,34 @@ impl Axis {
         };
         let labels = tick_labels(&ticks, step, 0);
         Axis { lo, hi, ticks, labels }
+    }
+
+    /// The axis over [lo, hi] drawn `pixels` long, whose tick labels each take `room(label)`
+    /// pixels along it: [`Axis::new`]'s ticks, thinned to the next round step (1, 2, 5 × 10^k)
+    /// until neighbouring labels stand [`LABEL_GAP`] apart; an axis too short for two labels
+    /// keeps one.
+    pub(super) fn fitted(lo: f64, hi: f64, pixels: usize, room: impl Fn(&str) -> usize) -> Axis {
+        let mut axis = Axis::new([lo, hi].into_iter(), 0.0);
+        let per_unit = pixels as f64 / (axis.hi - axis.lo);
+        let fits = |a: &Axis| {
+            a.ticks
+                .windows(2)
+                .zip(a.labels.windows(2))
+                .all(|(t, l)| (t[1] - t[0]) * per_unit >= (room(&l[0]) + room(&l[1])) as f64 / 2.0 + LABEL_GAP as f64)
+        };
+        let mut step = nice_floor((axis.hi - axis.lo) / 4.0);
+        while !fits(&axis) {
+            step = nice_floor(step * 2.5);
+            let wider = Axis::stepped(axis.lo, axis.hi, step);
+            if wider.ticks.len() < 2 || !step.is_finite() {
+                // Not even two labels fit: the first tick alone.
+                axis.ticks.truncate(1);
+                axis.labels.truncate(1);
+                break;
+            }
+            axis = wider;
+        }
+        axis
     }
 
     /// Map `v` to the pixel coordinate between `a` (at `lo`) and `b` (at `hi`).

@@ -518,3 +518,42 @@ fn downsampling_averages_the_finite_cells_of_each_block() {
         }
     }
 }
+
+/// A map's tick labels never overlap, whatever the grid's shape: a 1000 × 1 grid's map is a
+/// line of pixels with its labels up the side, a 1 × 1000 grid's a column with its labels
+/// below; each keeps as many ticks as its labels leave room for (at least one).
+#[test]
+fn tick_labels_keep_apart_at_any_aspect_ratio() {
+    use super::map::tick_texts;
+    use crate::output::canvas::{TEXT_H, text_width};
+    let shapes =
+        [(1000, 1, [0.0, 1000.0, 0.0, 1.0]), (1, 1000, [0.0, 1.0, 0.0, 1000.0]), (3000, 7, [0.0, 3e5, 0.0, 700.0])]
+            .into_iter()
+            .chain([(600, 2, [500000.0, 500600.0, 4.2e6, 4.2e6 + 2.0]), (256, 256, [0.0, 40.0, 0.0, 40.0])]);
+    for (nx, ny, extent) in shapes {
+        let opts = MapOptions::new("map", "h [m]").in_metres(extent);
+        let labels = tick_labels(&[0.0, 0.25, 0.5, 0.75, 1.0], 0.25, 1);
+        let lay = field_layout(nx, ny, &opts, &labels, 0);
+        let texts = tick_texts(&lay);
+        let (xa, ya) = lay.axes.as_ref().unwrap();
+        assert!(!xa.ticks.is_empty() && !ya.ticks.is_empty(), "{nx}×{ny}: an axis without a label");
+        let boxes: Vec<(usize, usize, usize, usize)> =
+            texts.iter().map(|&(x, y, t)| (x, y, x + text_width(t), y + TEXT_H)).collect();
+        for (a, p) in boxes.iter().enumerate() {
+            for q in &boxes[a + 1..] {
+                let apart = p.2 <= q.0 || q.2 <= p.0 || p.3 <= q.1 || q.3 <= p.1;
+                assert!(apart, "{nx}×{ny}: tick labels overlap: {p:?} and {q:?} ({texts:?})");
+            }
+        }
+        // Every label inside the picture.
+        for b in &boxes {
+            assert!(b.2 <= lay.w && b.3 <= lay.h, "{nx}×{ny}: a label outside the picture: {b:?}");
+        }
+        // A square map keeps its usual ticks.
+        if nx == ny {
+            assert!(xa.ticks.len() >= 4 && ya.ticks.len() >= 4, "{nx}×{ny}: ticks thinned: {texts:?}");
+        }
+        let field = vec![1.0; nx * ny];
+        render_field(&field, nx, ny, &opts).unwrap();
+    }
+}
