@@ -10,8 +10,8 @@ mod cli_adi;
 mod cli_conservation;
 mod cli_fd3d_tridiag;
 mod cli_output;
-mod cli_runs;
 mod cli_plan;
+mod cli_runs;
 mod cli_tune;
 mod cmd;
 #[path = "../../../tests/common/mod.rs"]
