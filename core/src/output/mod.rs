@@ -68,11 +68,17 @@ fn buffered(f: &File, write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>)
     b.flush()
 }
 
-fn atomic(path: &Path, synced: bool, write: impl FnOnce(&File) -> std::io::Result<()>) -> Result<()> {
-    let io = |cause| Error::Io { path: path.display().to_string(), cause };
+/// The name `path` is written under before it takes its own: `.<name>.tmp<pid>` beside it, so
+/// the rename stays on one file system and a run's leftovers are known by their form.
+fn temporary(path: &Path) -> Result<std::path::PathBuf> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().ok_or_else(|| Error::invalid(format!("{} is not a file name", path.display())))?;
-    let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
+    Ok(dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id())))
+}
+
+fn atomic(path: &Path, synced: bool, write: impl FnOnce(&File) -> std::io::Result<()>) -> Result<()> {
+    let io = |cause| Error::Io { path: path.display().to_string(), cause };
+    let tmp = temporary(path)?;
     let result = (|| {
         let f = File::create(&tmp)?;
         write(&f)?;
@@ -94,10 +100,11 @@ fn atomic(path: &Path, synced: bool, write: impl FnOnce(&File) -> std::io::Resul
 /// after a last look.
 pub fn write_atomic_new(path: &Path, bytes: &[u8]) -> Result<()> {
     let exists = || Error::invalid(format!("{}: already exists", path.display()));
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| Error::invalid(format!("{} is not a file name", path.display())))?;
-    let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
-    write_atomic(&tmp, bytes)?;
+    let tmp = temporary(path)?;
+    if let Err(cause) = std::fs::write(&tmp, bytes) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::Io { path: path.display().to_string(), cause });
+    }
     let linked = match std::fs::hard_link(&tmp, path) {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(exists()),
         Err(_) if std::fs::symlink_metadata(path).is_ok() => Err(exists()),

@@ -8,17 +8,24 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A sediment run long enough to meet whatever the test does to it, into `out`.
+/// A sediment run long enough to meet whatever the test does to it, into `out`: five million
+/// steps, so a checkpoint every 20 000 years (56 steps) stays under the limit on output events.
 fn long_run(out: &Path, extra: &[&str]) -> Child {
-    let mut args = vec!["--backend", "cpu", "sediment", "--nx", "48", "--steps", "50000000", "--output", s(out)];
+    let mut args = vec!["--backend", "cpu", "sediment", "--nx", "48", "--steps", "5000000", "--output", s(out)];
     args.extend(extra);
     Command::new(bin()).args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
 }
 
-/// Wait until `path` exists (the run has its directory), at most a minute.
-fn wait_for(path: &Path) {
+/// Wait until `path` exists (the run has its directory), at most a minute; a run that ends
+/// first fails the test with what it said.
+fn wait_for(path: &Path, child: &mut Child) {
     let start = Instant::now();
     while !path.exists() {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+            panic!("the run ended ({status}) before {} appeared: {err}", path.display());
+        }
         assert!(start.elapsed() < Duration::from_secs(60), "{} never appeared", path.display());
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -36,7 +43,7 @@ fn manifest(dir: &Path) -> serde_json::Value {
 fn a_second_run_into_a_directory_in_use_is_refused() {
     let out = scratch("locked");
     let mut first = long_run(&out, &[]);
-    wait_for(&out.join(LOCK_FILE));
+    wait_for(&out.join(LOCK_FILE), &mut first);
     let second = ["--backend", "cpu", "sediment", "--nx", "16", "--steps", "10", "--output", s(&out)];
     refused(&second, &format!("output directory {} is in use by another run (pid {})", out.display(), first.id()));
     assert_eq!(manifest(&out)["status"], "running");
@@ -59,9 +66,9 @@ fn a_second_run_into_a_directory_in_use_is_refused() {
 fn a_signal_stops_the_run_cleanly() {
     for (sig, code) in [("-INT", 130), ("-TERM", 143)] {
         let out = scratch(&format!("signal{sig}"));
-        let child = long_run(&out, &["--checkpoint-every", "20000"]);
-        wait_for(&out.join(LOCK_FILE));
-        // Past the first checkpoint (a few hundred steps), so the line names it.
+        let mut child = long_run(&out, &["--checkpoint-every", "20000"]);
+        wait_for(&out.join(LOCK_FILE), &mut child);
+        // Past the first checkpoint (56 steps), so the line names it.
         std::thread::sleep(Duration::from_millis(1500));
         signal(&child, sig);
         let o = child.wait_with_output().unwrap();
