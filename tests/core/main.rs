@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod foundation;
+mod layers;
 mod products;
 mod ptxas;
 mod raster;

@@ -5,37 +5,6 @@
 
 use super::raster::{Header, Raster};
 use crate::{Error, Result};
-use std::path::Path;
-
-/// The largest `.prj` file read: a coordinate system's WKT is a few kilobytes.
-const MAX_PRJ_BYTES: u64 = 1 << 16;
-
-/// Refuse a grid whose `.prj` beside it (`prj`; none is fine) declares a geographic coordinate
-/// system: WKT with a GEOGCS (GEOGCRS) and no PROJCS (PROJCRS), or Esri's older
-/// `Projection GEOGRAPHIC`.
-pub(super) fn check_prj(name: &str, prj: &Path) -> Result<()> {
-    if !prj.is_file() {
-        return Ok(());
-    }
-    let text = crate::files::read_text(prj, MAX_PRJ_BYTES, "projection (.prj) file")?;
-    if prj_is_geographic(&text) {
-        let why = format!("{} declares a geographic coordinate system (GEOGCS without PROJCS: degrees)", prj.display());
-        return Err(super::geotiff::refuse_crs(name, &why));
-    }
-    Ok(())
-}
-
-/// Whether a `.prj` file's text declares a geographic coordinate system.
-pub fn prj_is_geographic(text: &str) -> bool {
-    let t = text.to_ascii_uppercase();
-    let has = |k: &str| t.contains(&format!("{k}["));
-    let wkt_geographic = (has("GEOGCS") || has("GEOGCRS") || has("GEODCRS")) && !(has("PROJCS") || has("PROJCRS"));
-    let esri_geographic = t.lines().any(|l| {
-        let mut w = l.split_whitespace();
-        w.next() == Some("PROJECTION") && w.next() == Some("GEOGRAPHIC")
-    });
-    wkt_geographic || esri_geographic
-}
 
 pub(super) fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
     let bad = |m: String| Error::invalid(format!("{name}: {m}"));

@@ -5,6 +5,7 @@
 //! read as metres: a raster whose GeoKeys declare a geographic coordinate system (degrees) is
 //! refused ([`Crs`]).
 
+use super::crs::{Crs, refuse_crs};
 use super::raster::{Header, Raster};
 use crate::{Error, Result};
 use std::io::Cursor;
@@ -17,64 +18,6 @@ const GT_RASTER_TYPE: u16 = 1025;
 const PIXEL_IS_POINT: u16 = 2;
 /// GeoKeys of the coordinate system: the model type (its values for a geographic and a
 /// geocentric model), and the EPSG codes of a geographic and of a projected system.
-const GT_MODEL_TYPE: u16 = 1024;
-const MODEL_GEOGRAPHIC: u16 = 2;
-const MODEL_GEOCENTRIC: u16 = 3;
-const GEOGRAPHIC_TYPE: u16 = 2048;
-const PROJECTED_CS_TYPE: u16 = 3072;
-/// The GeoTIFF code of a user-defined system (no EPSG code).
-const USER_DEFINED: u16 = 32767;
-
-/// The coordinate system a GeoTIFF's GeoKeys declare, as far as it is read: its model type and
-/// EPSG codes. Keys a file leaves out are `None`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Crs {
-    /// GTModelTypeGeoKey: 1 projected, 2 geographic, 3 geocentric.
-    pub model: Option<u16>,
-    /// GeographicTypeGeoKey: the EPSG code of the geographic system (4326 for WGS 84).
-    pub geographic: Option<u16>,
-    /// ProjectedCSTypeGeoKey: the EPSG code of the projected system (32633 for UTM 33N).
-    pub projected: Option<u16>,
-}
-
-impl Crs {
-    /// From the GeoKeys' (id, inline value) pairs.
-    pub fn of(keys: &[(u16, u16)]) -> Crs {
-        let key = |id: u16| keys.iter().find(|k| k.0 == id).map(|k| k.1);
-        Crs { model: key(GT_MODEL_TYPE), geographic: key(GEOGRAPHIC_TYPE), projected: key(PROJECTED_CS_TYPE) }
-    }
-
-    /// The EPSG code of the system positions are in: the projected one, else the geographic.
-    pub fn epsg(&self) -> Option<u16> {
-        match self.model {
-            Some(MODEL_GEOGRAPHIC) => self.geographic,
-            _ => self.projected.or(self.geographic),
-        }
-        .filter(|&c| c != USER_DEFINED)
-    }
-
-    /// Why positions in this system are not metres on a plane, if they are not: a geographic
-    /// system (degrees of latitude and longitude) or a geocentric one.
-    pub fn not_metres(&self) -> Option<String> {
-        let code = self.epsg().map(|c| format!("EPSG:{c}, ")).unwrap_or_default();
-        match (self.model, self.geographic, self.projected) {
-            (Some(MODEL_GEOGRAPHIC), ..) | (None, Some(_), None) => {
-                Some(format!("a geographic coordinate system ({code}degrees of longitude and latitude)"))
-            }
-            (Some(MODEL_GEOCENTRIC), ..) => Some(format!("a geocentric coordinate system ({code}GTModelTypeGeoKey 3)")),
-            _ => None,
-        }
-    }
-}
-
-/// The one line refusing a raster whose positions are not metres (`why`, from
-/// [`Crs::not_metres`] or a `.prj` file).
-pub(super) fn refuse_crs(name: &str, why: &str) -> Error {
-    Error::invalid(format!(
-        "{name}: {why}: hydrokern reads positions in metres; reproject the raster to a projected CRS in metres, e.g. its UTM zone (gdalwarp -t_srs EPSG:326NN IN OUT)"
-    ))
-}
-
 pub(super) fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
     let bad = |m: String| Error::invalid(format!("{name}: {m}"));
     let tiff_err = |e: TiffError| match e {

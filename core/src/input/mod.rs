@@ -4,8 +4,10 @@
 //! orientation, the nodata rules and how kp's corner bed comes from a cell-centred raster.
 
 mod asc;
+pub mod crs;
 mod geotiff;
 mod raster;
+mod read;
 mod resample;
 
 pub use raster::Raster;

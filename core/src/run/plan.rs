@@ -12,7 +12,7 @@
 //! the peak measured against the estimate.
 
 use super::writer::QUEUE;
-use super::{Case, Needs, Simulation};
+use super::{Case, Needs, Plan, Simulation, Snapshot, Volume};
 use crate::case::{Format, count, num};
 use crate::files::bytes;
 use crate::output::anim;
@@ -33,24 +33,6 @@ pub const MAX_OUTPUT_STOPS: u64 = 100_000;
 /// 16 × 16 run peaks at 10 MiB without pictures and at 17 MiB with them, on the CPU).
 pub const BASE_BYTES: u64 = 16 << 20;
 
-/// What a run will do, before it starts.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Plan {
-    /// Steps to the end, the stops at snapshots and checkpoints included (each may add one);
-    /// `None` for a solver that computes once.
-    pub steps: Option<f64>,
-    /// What the estimate of `steps` rests on, for `check` ("from the initial wave speeds").
-    pub basis: &'static str,
-    /// The unit of simulated time ("s", "yr").
-    pub unit: &'static str,
-    pub output: Volume,
-    /// Host memory at the peak, and GPU memory.
-    pub needs: Needs,
-    /// The longest name of a file the run writes that the case names (its NetCDF files, its
-    /// gauges' files), and what gives it that length.
-    pub longest_name: (String, &'static str),
-}
-
 /// The most bytes a file name may have (Linux's NAME_MAX).
 pub const NAME_MAX: usize = 255;
 /// What a file's temporary name adds to it: `.<name>.tmp<pid>` (`output::write_atomic`), a pid
@@ -69,44 +51,6 @@ fn longest_name(name: &str, out: &crate::case::OutputSection) -> (String, &'stat
         names.push((format!("gauge_{}.csv", g.name), "the gauge's name (output.gauges)"));
     }
     names.into_iter().max_by_key(|(n, _)| n.len()).unwrap_or_default()
-}
-
-/// The output of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Volume {
-    /// Snapshots, the end's included.
-    pub snapshots: u64,
-    pub checkpoints: u64,
-    /// Gauge samples over all gauges (a row of a gauge's file each).
-    pub gauge_records: u64,
-    /// Files written, a file rewritten counting each time.
-    pub files: u64,
-    /// Bytes the run directory holds at the end (pictures at about a byte for four pixels).
-    pub bytes: u64,
-}
-
-/// What a simulation's snapshot holds and writes, as its solver says
-/// ([`Simulation::snapshot`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Snapshot {
-    /// Output fields (an NPY file each), and their values together: a state handed to the
-    /// writer holds this many.
-    pub fields: u64,
-    pub values: u64,
-    /// Pictures each snapshot writes (maps and plots), the animations it adds a frame to, and
-    /// the pixels of one map.
-    pub pictures: u64,
-    pub animations: u64,
-    pub pixels: u64,
-    /// Host bytes the pictures of one snapshot take while they are drawn, beyond the state.
-    pub drawing: u64,
-    /// Maps a snapshot draws side by side on the thread pool (kp's three; 0 where the writer
-    /// draws them one after another), and what a pool thread keeps of one of them after drawing
-    /// it (`output::png::map_retained`): a run on more threads peaks higher.
-    pub pooled_maps: u64,
-    pub map_retained: u64,
-    /// Values in a checkpoint of the model (its whole state, ghost cells included).
-    pub checkpoint: u64,
 }
 
 /// The plan of a simulation: steps from the solver's estimate and the stops, output and memory
@@ -331,31 +275,4 @@ pub fn peak_memory() -> Option<u64> {
 pub fn peak_line(estimate: u64) -> Option<String> {
     let peak = peak_memory()?;
     Some(format!("  memory: peak {} of host memory, of {} estimated", bytes(peak), bytes(estimate)))
-}
-
-impl Plan {
-    /// The plan in `check`'s words: the steps, then the output.
-    pub fn describe(&self) -> String {
-        let v = &self.output;
-        let mut s = match self.steps {
-            Some(n) if self.basis.is_empty() => format!("about {} steps; ", count(n)),
-            Some(n) => format!("about {} steps ({}); ", count(n), self.basis),
-            None => String::new(),
-        };
-        if self.steps.is_some() {
-            let mut events = vec![format!("{} snapshot{}", count(v.snapshots as f64), plural(v.snapshots))];
-            if v.checkpoints > 0 {
-                events.push(format!("{} checkpoint{}", count(v.checkpoints as f64), plural(v.checkpoints)));
-            }
-            if v.gauge_records > 0 {
-                events.push(format!("{} gauge record{}", count(v.gauge_records as f64), plural(v.gauge_records)));
-            }
-            s += &format!("{}; ", events.join(", "));
-        }
-        s + &format!("output: {} files written, about {}", count(v.files as f64), bytes(v.bytes))
-    }
-}
-
-fn plural(n: u64) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }

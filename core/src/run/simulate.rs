@@ -8,81 +8,15 @@
 
 use super::checkpoint::{self, Meta, Restart};
 use super::netcdf::NetcdfRun;
+use super::snapshot::{Progress, blew_up, first_non_finite, write_state};
 use super::writer::{Job, QUEUE, Spent, Writer, durations};
-use super::{Case, Console, Norms, Outcome, RunDir, RunOptions, start};
-use crate::case::{Format, Times};
-use crate::field::first_where;
-use crate::grid::Mesh;
-use crate::model::{Clock, Halt, Model, State, Until};
-use crate::output::{Animations, write_atomic, write_npy};
+use super::{Norms, Outcome, RunDir, RunOptions, Simulation, start, time_tag};
+use crate::model::{Clock, Model, State, Until};
+use crate::output::write_atomic;
 use crate::runtime::Backend;
-use crate::{Error, GpuReal, Precision, Real, Result};
+use crate::{Error, GpuReal, Precision, Result};
 use std::sync::mpsc::SyncSender;
 use std::time::{Duration, Instant};
-
-/// Curves kept from snapshot to snapshot for plots that show them all (a centre-line profile),
-/// and the frames of the run's animations, written when it ends.
-#[derive(Clone, Debug, Default)]
-pub struct Album {
-    pub profiles: Vec<(f64, Vec<f64>)>,
-    pub animations: Animations,
-}
-
-/// What a time-dependent solver tells the runner, beyond what every [`Case`] says.
-/// `Sync`: the run's writer thread reads the case while the model steps.
-pub trait Simulation: Case + Sync {
-    /// One line on what is simulated: grid, constants, boundaries.
-    fn describe(&self) -> String;
-    fn times(&self) -> &Times;
-    /// The cells the output fields live on, for naming cells in messages.
-    fn mesh(&self) -> Mesh;
-    /// Steps the run will take, estimated from the initial state, not counting the stops at
-    /// snapshots and checkpoints ([`plan::simulation`](super::plan::simulation) adds them; a
-    /// run estimated past its step limit is refused before it starts).
-    fn estimate_steps(&self) -> f64;
-    /// What [`estimate_steps`](Self::estimate_steps) rests on, for `check` ("from the initial
-    /// wave speeds"); empty when it is exact.
-    fn steps_basis(&self) -> &'static str {
-        ""
-    }
-    /// The simulated time the run covers: `t_end`, or for a run of a number of steps an
-    /// estimate of it (for the number of checkpoints).
-    fn duration(&self) -> f64 {
-        self.times().t_end
-    }
-    /// What a snapshot holds and writes, and a checkpoint's size (for the plan of the run).
-    fn snapshot(&self) -> super::Snapshot;
-    /// The model, on `backend`, in precision `T`.
-    fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>>;
-    /// What a progress line shows of a state beyond clock and Δt: conserved totals against
-    /// their initial values, ranges.
-    fn progress<T: Real>(&self, state: &State<T>) -> String;
-    /// Why a finite state is not physical (a negative depth), if it is not.
-    fn check<T: Real>(&self, _state: &State<T>) -> Option<String> {
-        None
-    }
-    /// The final summary's line on what the solver conserves, where it conserves something: the
-    /// relative error of the balance in `state` (the run's last) and the precision and update
-    /// that produced it, printed in every precision so that f32's and mixed's can be compared
-    /// with f64's (issue 16: f32 accuracy reported, not hidden). None: nothing conserved.
-    fn conservation<T: Real>(&self, _state: &State<T>) -> Option<String> {
-        None
-    }
-    /// What to say of a model that halted (`halt`), given the state it kept: by default the
-    /// reason alone; a solver may add where (the fastest cell, say).
-    fn halted<T: Real>(&self, halt: &Halt, _state: &State<T>) -> String {
-        halt.to_string()
-    }
-    /// Pictures of a snapshot.
-    fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()>;
-}
-
-/// A time formatted for file names and messages: the shortest decimal that reads back as the
-/// same number (`0.25`, `1`, `20000`), with an exponent past ten million and below 10⁻⁴
-/// (`1e300`, not 301 digits).
-pub fn time_tag(t: f64) -> String {
-    crate::case::num(t)
-}
 
 /// The longest the time loop goes without looking for a signal that asks it to stop.
 const POLL: Duration = Duration::from_millis(200);
@@ -125,19 +59,6 @@ pub fn simulate<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
         }
     }
     result
-}
-
-/// The first cell of `state` that is not finite: "h[3, 7] (NumPy row 3, column 7 of h.npy; …) = NaN".
-pub(super) fn first_non_finite<T: Real>(state: &State<T>, mesh: &Mesh) -> Option<String> {
-    for f in &state.fields {
-        // In parallel: the writer checks every snapshot of a GPU run.
-        if let Some(k) = first_where(&f.data, |v| !v.is_finite()) {
-            let at =
-                if f.dims == mesh.dims() { mesh.cell_note(f.name, k) } else { format!("{}[{k}] (flat index)", f.name) };
-            return Some(format!("{at} = {}", f.data[k]));
-        }
-    }
-    None
 }
 
 fn time_loop<S: Simulation, T: GpuReal>(
@@ -485,111 +406,4 @@ fn checkpoint<S: Simulation, T: GpuReal>(
         inputs: info.inputs.list(),
     };
     Ok(send(Job::Checkpoint(state, Box::new(meta), products), held))
-}
-
-/// Progress lines (or a bar on a terminal), with the ETA from the part of the run done since
-/// this process started it.
-pub(super) struct Progress {
-    started: Instant,
-    /// The fraction of the run done when it started here (after a restart, more than 0).
-    from: f64,
-}
-
-impl Progress {
-    pub(super) fn show<S: Simulation, T: Real>(&self, console: &Console, sim: &S, state: &State<T>) {
-        let clock = &state.clock;
-        let times = sim.times();
-        let frac = times.fraction(clock.t, clock.steps);
-        let elapsed = self.started.elapsed().as_secs_f64();
-        let done = frac - self.from;
-        let eta = if done > 0.0 { elapsed * (1.0 - frac) / done } else { f64::NAN };
-        let line = format!(
-            "[{:>3.0}%] step {:>8}  t = {:.6e} {}  Δt = {:.3e}  {}  {elapsed:.1} s, ETA {eta:.1} s",
-            100.0 * frac,
-            clock.steps,
-            clock.t,
-            times.unit,
-            clock.dt,
-            sim.progress(state)
-        );
-        let short = format!("step {}  t = {:.4e} {}  Δt = {:.2e}", clock.steps, clock.t, times.unit, clock.dt);
-        console.progress(frac, eta, &short, &line);
-    }
-}
-
-/// NPY files of every field, `<name>_t<time>.npy` with `tag` `state`, or `<tag>_<name>_t<time>.npy`,
-/// written side by side.
-fn write_state<T: GpuReal>(dir: &mut RunDir, state: &State<T>, tag: &str) -> Result<Vec<String>> {
-    let t = time_tag(state.clock.t);
-    let files: Vec<_> = state
-        .fields
-        .iter()
-        .map(|f| {
-            let name =
-                if tag.is_empty() { format!("{}_t{t}.npy", f.name) } else { format!("{tag}_{}_t{t}.npy", f.name) };
-            (name, f)
-        })
-        .collect();
-    dir.write_each(&files, |p, f| write_npy(p, &f.data, &f.dims))?;
-    Ok(files.into_iter().map(|(name, _)| name).collect())
-}
-
-/// The snapshot's files (NPY), pictures (PNG) and record of the run's NetCDF file, as the
-/// case's formats ask; their names.
-pub(super) fn write_snapshot<S: Simulation, T: GpuReal>(
-    sim: &S,
-    dir: &mut RunDir,
-    state: &State<T>,
-    album: &mut Album,
-    netcdf: &mut NetcdfRun,
-) -> Result<Vec<String>> {
-    let out = &sim.info().output;
-    let mut names = Vec::new();
-    if out.wants(Format::Npy) {
-        names = write_state(dir, state, "")?;
-    }
-    if out.wants(Format::Png) {
-        sim.pictures(state, album, dir)?;
-        names.push("pictures".into());
-    }
-    if out.wants(Format::Netcdf) {
-        names.push(netcdf.snapshot(sim, dir, state)?);
-    }
-    Ok(names)
-}
-
-pub(super) fn blew_up<S: Simulation, T: GpuReal>(
-    sim: &S,
-    dir: &mut RunDir,
-    good: &State<T>,
-    clock: &Clock,
-    state_bad: bool,
-    why: &str,
-    current: &State<T>,
-) -> Error {
-    let info = sim.info();
-    // A halted model holds the state before its failing step: keep that one when it is sound.
-    let keep = if state_bad { good } else { current };
-    if let Err(e) = write_state(dir, keep, "last_good") {
-        return e;
-    }
-    let unit = sim.times().unit;
-    // A model that halted holds its state and clock from before the failing step, whose time
-    // is not known here; otherwise the state at `clock` is the bad one.
-    let halted = clock.halt.is_some() && !state_bad;
-    let (from, to) = if halted {
-        (&current.clock, format!("step {}", clock.steps + 1))
-    } else {
-        (&good.clock, format!("step {} (t = {} {unit})", clock.steps.max(good.clock.steps + 1), time_tag(clock.t)))
-    };
-    Error::invalid(format!(
-        "{}: the run blew up between step {} (t = {} {unit}) and {to}: {why}; the last good state (step {}, t = {} {}) is in {} as last_good_*.npy",
-        info.name,
-        from.steps,
-        time_tag(from.t),
-        keep.clock.steps,
-        time_tag(keep.clock.t),
-        sim.times().unit,
-        dir.path().display()
-    ))
 }

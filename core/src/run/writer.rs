@@ -9,7 +9,7 @@
 
 use super::checkpoint::{self, CHECKPOINT_FILE, Meta};
 use super::netcdf::NetcdfRun;
-use super::simulate::{Progress, blew_up, first_non_finite, write_snapshot};
+use super::snapshot::{Progress, blew_up, first_non_finite, write_snapshot};
 use super::{Album, Console, RunDir, Simulation};
 use crate::grid::Mesh;
 use crate::model::{Checkpoint, Later, Pool, State};

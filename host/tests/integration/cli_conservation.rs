@@ -1,5 +1,5 @@
-//! A run's final summary reports what the solver conserves (issue 16, "f32 accuracy reported,
-//! not hidden"): a line with the relative conservation error and the precision and update that
+//! A run's final summary reports what the solver conserves, so f32's accuracy is shown, not
+//! hidden: a line with the relative conservation error and the precision and update that
 //! produced it, in every precision, so that f32's and mixed's read beside f64's. CPU runs on
 //! small grids.
 

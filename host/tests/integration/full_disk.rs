@@ -1,4 +1,4 @@
-//! A full disk (issue 15's bad input): a run whose output directory lies on a small filesystem
+//! A full disk: a run whose output directory lies on a small filesystem
 //! that fills mid-run stops with one clear line and a non-zero exit, and leaves no file that
 //! looks whole and is not: no temporary files, no truncated `.npy` or `.hkc` under its final
 //! name, and a NetCDF file holding exactly its complete records.

@@ -1,0 +1,99 @@
+//! What a time-dependent solver tells the runner beyond what every case says ([`Simulation`]),
+//! what its snapshots hold ([`Snapshot`]), the curves and frames kept from snapshot to snapshot
+//! ([`Album`]), and how times are written in file names ([`time_tag`]).
+
+use super::{Case, RunDir};
+use crate::case::Times;
+use crate::grid::Mesh;
+use crate::model::{Halt, Model, State};
+use crate::output::Animations;
+use crate::runtime::Backend;
+use crate::{GpuReal, Real, Result};
+
+/// Curves kept from snapshot to snapshot for plots that show them all (a centre-line profile),
+/// and the frames of the run's animations, written when it ends.
+#[derive(Clone, Debug, Default)]
+pub struct Album {
+    pub profiles: Vec<(f64, Vec<f64>)>,
+    pub animations: Animations,
+}
+
+/// What a time-dependent solver tells the runner, beyond what every [`Case`] says.
+/// `Sync`: the run's writer thread reads the case while the model steps.
+pub trait Simulation: Case + Sync {
+    /// One line on what is simulated: grid, constants, boundaries.
+    fn describe(&self) -> String;
+    fn times(&self) -> &Times;
+    /// The cells the output fields live on, for naming cells in messages.
+    fn mesh(&self) -> Mesh;
+    /// Steps the run will take, estimated from the initial state, not counting the stops at
+    /// snapshots and checkpoints ([`plan::simulation`](super::plan::simulation) adds them; a
+    /// run estimated past its step limit is refused before it starts).
+    fn estimate_steps(&self) -> f64;
+    /// What [`estimate_steps`](Self::estimate_steps) rests on, for `check` ("from the initial
+    /// wave speeds"); empty when it is exact.
+    fn steps_basis(&self) -> &'static str {
+        ""
+    }
+    /// The simulated time the run covers: `t_end`, or for a run of a number of steps an
+    /// estimate of it (for the number of checkpoints).
+    fn duration(&self) -> f64 {
+        self.times().t_end
+    }
+    /// What a snapshot holds and writes, and a checkpoint's size (for the plan of the run).
+    fn snapshot(&self) -> Snapshot;
+    /// The model, on `backend`, in precision `T`.
+    fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>>;
+    /// What a progress line shows of a state beyond clock and Δt: conserved totals against
+    /// their initial values, ranges.
+    fn progress<T: Real>(&self, state: &State<T>) -> String;
+    /// Why a finite state is not physical (a negative depth), if it is not.
+    fn check<T: Real>(&self, _state: &State<T>) -> Option<String> {
+        None
+    }
+    /// The final summary's line on what the solver conserves, where it conserves something: the
+    /// relative error of the balance in `state` (the run's last) and the precision and update
+    /// that produced it, printed in every precision so that f32's and mixed's can be compared
+    /// with f64's: f32's accuracy is reported, not hidden. None: nothing conserved.
+    fn conservation<T: Real>(&self, _state: &State<T>) -> Option<String> {
+        None
+    }
+    /// What to say of a model that halted (`halt`), given the state it kept: by default the
+    /// reason alone; a solver may add where (the fastest cell, say).
+    fn halted<T: Real>(&self, halt: &Halt, _state: &State<T>) -> String {
+        halt.to_string()
+    }
+    /// Pictures of a snapshot.
+    fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()>;
+}
+
+/// A time formatted for file names and messages: the shortest decimal that reads back as the
+/// same number (`0.25`, `1`, `20000`), with an exponent past ten million and below 10⁻⁴
+/// (`1e300`, not 301 digits).
+pub fn time_tag(t: f64) -> String {
+    crate::case::num(t)
+}
+
+/// What a simulation's snapshot holds and writes, as its solver says
+/// ([`Simulation::snapshot`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Output fields (an NPY file each), and their values together: a state handed to the
+    /// writer holds this many.
+    pub fields: u64,
+    pub values: u64,
+    /// Pictures each snapshot writes (maps and plots), the animations it adds a frame to, and
+    /// the pixels of one map.
+    pub pictures: u64,
+    pub animations: u64,
+    pub pixels: u64,
+    /// Host bytes the pictures of one snapshot take while they are drawn, beyond the state.
+    pub drawing: u64,
+    /// Maps a snapshot draws side by side on the thread pool (kp's three; 0 where the writer
+    /// draws them one after another), and what a pool thread keeps of one of them after drawing
+    /// it (`output::png::map_retained`): a run on more threads peaks higher.
+    pub pooled_maps: u64,
+    pub map_retained: u64,
+    /// Values in a checkpoint of the model (its whole state, ghost cells included).
+    pub checkpoint: u64,
+}

@@ -1,0 +1,69 @@
+//! The common start of every run: its plan checked, the backend resolved, the checkpoint to
+//! continue from read, the output directory prepared and the case recorded in it.
+
+use super::dir::{CASE_FILE, Manifest, RunDir};
+use super::{Case, RunOptions, checkpoint, plan};
+use crate::runtime::{Backend, BackendChoice};
+use crate::{Precision, Result};
+
+/// A run's resolved settings and its prepared directory: the common start of every case.
+pub struct Started {
+    pub backend: Backend,
+    pub precision: Precision,
+    pub dir: RunDir,
+    /// The checkpoint to continue from, read and checked.
+    pub restart: Option<checkpoint::Restart>,
+    /// The host memory the plan estimated, bytes (the run's last line sets its peak beside it).
+    pub estimate: u64,
+}
+
+/// Check the run's plan ([`plan::check`]: steps, output, memory), resolve the backend (saying
+/// which on standard error), check GPU memory, read and check the
+/// checkpoint to restart from (before the directory is touched), prepare the directory and
+/// record the case in it. A restart into the directory of the run that wrote the checkpoint
+/// continues that run's directory ([`RunDir::resume`]); into any other, it starts a new one.
+pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
+    let info = case.info();
+    let precision = info.run.precision;
+    let needs = plan::check(case)?.needs;
+    let estimate = needs.host;
+    let backend = Backend::select(info.run.backend.choice())?;
+    crate::warn(format_args!("backend: {}", backend.describe()));
+    if let Backend::Gpu(gpu) = &backend {
+        gpu.check_fits(&format!("{} in {precision}", info.name), needs.gpu as usize)?;
+    }
+    let restart = match &opts.restart {
+        Some(path) => Some(checkpoint::Restart::open(path, info, precision, checkpoint::backend_kind(&backend))?),
+        None => None,
+    };
+    let manifest = Manifest {
+        hydrokern: env!("CARGO_PKG_VERSION").into(),
+        revision: crate::GIT_REVISION.into(),
+        case: info.origin.clone(),
+        solver: info.solver.into(),
+        backend: backend.describe(),
+        precision: precision.to_string(),
+        restarted_from: restart.as_ref().map(|r| {
+            let c = r.clock();
+            format!("{} (t = {}, step {})", r.path().display(), crate::case::num(c.t), c.steps)
+        }),
+        ..Manifest::default()
+    };
+    let out = info.output_dir();
+    let mut dir = match &restart {
+        Some(r) if checkpoint::wrote(&out, r.path()) => RunDir::resume(&out, opts.force, manifest, r.clock().t)?,
+        _ => RunDir::prepare(&out, opts.force, manifest)?,
+    };
+    let text = info.text.clone();
+    dir.write(CASE_FILE, |p| crate::output::write_atomic(p, text.as_bytes()))?;
+    Ok(Started { backend, precision, dir, restart, estimate })
+}
+
+/// Whether `choice` can run on this machine without opening a GPU (for `check`).
+pub fn backend_note(choice: BackendChoice) -> &'static str {
+    match choice {
+        BackendChoice::Auto => "the GPU when one is usable, else the CPU",
+        BackendChoice::Gpu => "the GPU (an error without one)",
+        BackendChoice::Cpu => "the CPU",
+    }
+}
