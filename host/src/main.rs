@@ -26,17 +26,49 @@ use std::process::ExitCode;
     after_help = case_cli::scenarios_help()
 )]
 struct Cli {
-    /// Where to run: the GPU when one is usable (auto), the GPU or fail (gpu), or the CPU. Overrides the case's run.backend.
-    #[arg(long, global = true, value_enum)]
-    backend: Option<BackendArg>,
-    /// Floating-point precision of the fields and kernels. Overrides the case's run.precision. (`mixed`: the conserved level in f64, the rest in f32: sediment's h (on the GPU its fused kernel) and shallow water's w (rk2 or euler; on the GPU the streamed flux kernel); `both`: tune only.)
-    #[arg(long, global = true, value_enum)]
-    precision: Option<PrecisionArg>,
-    /// Launch parameters on the GPU: the tuning cache's entry for this GPU when there is one (auto), the built-in defaults (off), or search first, store, then run (retune). Keys a case sets win.
-    #[arg(long, global = true, value_enum, default_value_t = TuningArg::Auto)]
-    tuning: TuningArg,
+    #[command(flatten)]
+    backend: BackendOpt,
+    #[command(flatten)]
+    precision: PrecisionOpt,
+    #[command(flatten)]
+    tuning: TuningOpt,
     #[command(subcommand)]
     command: Command,
+}
+
+/// `--backend`, before any command or after `info`, `bench` and `tune`.
+#[derive(clap::Args)]
+struct BackendOpt {
+    /// Where to run: auto, gpu or cpu.
+    ///
+    /// auto: the GPU when one is usable, else the CPU reference; gpu: the GPU or fail; cpu: the
+    /// CPU reference. Overrides the case's run.backend.
+    #[arg(long, value_enum)]
+    backend: Option<BackendArg>,
+}
+
+/// `--precision`, before any command or after `tune`.
+#[derive(clap::Args)]
+struct PrecisionOpt {
+    /// Floating-point precision: f32, f64 or mixed (tune: f32, f64 or both).
+    ///
+    /// Overrides the case's run.precision. mixed: the conserved level in f64, the rest in f32
+    /// (sediment's h, on the GPU in its fused kernel; shallow water's w with rk2 or euler, on
+    /// the GPU in the streamed flux kernel). both: tune only, searching each precision.
+    #[arg(long, value_enum)]
+    precision: Option<PrecisionArg>,
+}
+
+/// `--tuning`, before any command or after `bench`.
+#[derive(clap::Args)]
+struct TuningOpt {
+    /// Launch parameters on the GPU: auto, off or retune [default: auto].
+    ///
+    /// auto: the tuning cache's entry for this GPU when there is one, else the built-in
+    /// defaults; off: the built-in defaults; retune: search first, store, then run. Keys a case
+    /// sets win over all three.
+    #[arg(long, value_enum)]
+    tuning: Option<TuningArg>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -63,8 +95,14 @@ enum TuningArg {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Show the backend (GPU name, compute capability, SMs, memory, measured copy bandwidth), or why the CPU is used.
-    Info,
+    /// Show the backend, or why the CPU is used.
+    ///
+    /// On a GPU: its name, compute capability, multiprocessors, memory, driver, tuning cache
+    /// entry and the device-to-device copy bandwidth measured now.
+    Info {
+        #[command(flatten)]
+        backend: BackendOpt,
+    },
     /// List the scenarios (the case files in examples/).
     Scenarios,
     /// Run a case file: `hydrokern run CASE.toml [flags of its solver]`.
@@ -74,14 +112,20 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         args: Vec<OsString>,
     },
-    /// Check a case file without running it: every key, value and size; errors name the key and line.
+    /// Check a case file without running it: every key, value and size.
+    ///
+    /// Errors name the key and the line; the run's plan (steps, outputs, memory) is printed.
     #[command(disable_help_flag = true)]
     Check {
         /// The case file, then any flags of its solver.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         args: Vec<OsString>,
     },
-    /// Draw the maps of a run's NetCDF file (`[output] formats = ["netcdf"]`): every field at every time, one colour range per field; with the gauges' and maxima's files it names, a plot per gauge and the maximum maps.
+    /// Draw the maps of a run's NetCDF file as PNG.
+    ///
+    /// Every field at every time, one colour range per field; with the gauges' and maxima's
+    /// files the NetCDF file names, a plot per gauge and the maximum maps. A run writes NetCDF
+    /// when its case says `[output] formats = ["netcdf"]`.
     Plot {
         /// The NetCDF file a run wrote (`<case name>.nc` in its run directory).
         file: PathBuf,
@@ -89,10 +133,16 @@ enum Command {
         #[arg(long)]
         output: Option<PathBuf>,
     },
-    /// Search the launch parameters of every tunable kernel on this GPU, print the default and best per kernel, store them in the tuning cache and draw the flux kernels' heat maps.
+    /// Search the launch parameters of the tunable kernels on this GPU and store the best.
+    ///
+    /// Prints the default and the best per kernel, stores them in the tuning cache and draws the
+    /// flux kernels' heat maps.
     #[command(after_help = tune_help())]
     Tune(TuneArgs),
     /// Time a benchmark suite on the GPU and print a markdown table.
+    ///
+    /// Each row is the median of --reps timed runs after --warmup untimed ones, timed with CUDA
+    /// events, in f32 and f64, beside a device-to-device copy measured in the same run.
     #[command(after_help = bench_help())]
     Bench(BenchArgs),
     #[command(external_subcommand)]
@@ -101,6 +151,10 @@ enum Command {
 
 #[derive(clap::Args)]
 struct BenchArgs {
+    #[command(flatten)]
+    backend: BackendOpt,
+    #[command(flatten)]
+    tuning: TuningOpt,
     /// The suite (see `bench --help` for the list).
     #[arg(value_parser = clap::builder::PossibleValuesParser::new(registry::suites().into_iter().map(|s| s.name)))]
     suite: String,
@@ -129,6 +183,10 @@ struct BenchArgs {
 
 #[derive(clap::Args)]
 struct TuneArgs {
+    #[command(flatten)]
+    backend: BackendOpt,
+    #[command(flatten)]
+    precision: PrecisionOpt,
     /// Solvers to tune, comma-separated (default: all).
     #[arg(long, value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(registry::tunable()))]
     only: Vec<String>,
@@ -145,7 +203,7 @@ struct TuneArgs {
 
 fn tune_help() -> String {
     format!(
-        "Tunables: {}. Precision: the global --precision (f32, f64 or both; default both). The cache: $HYDROKERN_CACHE_DIR, else $XDG_CACHE_HOME/hydrokern, else ~/.cache/hydrokern ({}); see docs/tuning.md.",
+        "Tunables: {}. Precision: --precision f32, f64 or both (default both). The cache: $HYDROKERN_CACHE_DIR, else $XDG_CACHE_HOME/hydrokern, else ~/.cache/hydrokern ({}); see docs/tuning.md.",
         registry::tunable().join(", "),
         hydrokern::tune::cache::FILE_NAME
     )
@@ -192,34 +250,51 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    let Cli { backend, precision, tuning, command } = cli;
+    let (mut backend, mut precision, mut tuning) = (backend.backend, precision.precision, tuning.tuning);
+    // Given after the command, an option wins over the same one before it.
+    match &command {
+        Command::Info { backend: b } => backend = b.backend.or(backend),
+        Command::Bench(args) => {
+            backend = args.backend.backend.or(backend);
+            tuning = args.tuning.tuning.or(tuning);
+        }
+        Command::Tune(args) => {
+            backend = args.backend.backend.or(backend);
+            precision = args.precision.precision.or(precision);
+        }
+        _ => {}
+    }
+    refuse_unused(&command, backend.is_some(), precision.is_some(), tuning.is_some())?;
+    let tuning = tuning.unwrap_or(TuningArg::Auto);
     let globals = case_cli::Globals {
-        backend: cli.backend.map(|b| match b {
+        backend: backend.map(|b| match b {
             BackendArg::Auto => "auto",
             BackendArg::Gpu => "gpu",
             BackendArg::Cpu => "cpu",
         }),
-        precision: match cli.precision {
+        precision: match precision {
             None => None,
             Some(PrecisionArg::F32) => Some("f32"),
             Some(PrecisionArg::F64) => Some("f64"),
             Some(PrecisionArg::Mixed) => Some("mixed"),
-            Some(PrecisionArg::Both) if matches!(cli.command, Command::Tune(_)) => None,
+            Some(PrecisionArg::Both) if matches!(command, Command::Tune(_)) => None,
             Some(PrecisionArg::Both) => bail!("--precision both: only `tune` runs both precisions; give f32 or f64"),
         },
-        retune: cli.tuning == TuningArg::Retune,
+        retune: tuning == TuningArg::Retune,
     };
-    hydrokern::tune::set_mode(match cli.tuning {
+    hydrokern::tune::set_mode(match tuning {
         TuningArg::Auto => hydrokern::tune::Mode::Auto,
         TuningArg::Off => hydrokern::tune::Mode::Off,
         TuningArg::Retune => hydrokern::tune::Mode::Retune,
     });
-    let choice = match cli.backend {
+    let choice = match backend {
         None | Some(BackendArg::Auto) => BackendChoice::Auto,
         Some(BackendArg::Gpu) => BackendChoice::Gpu,
         Some(BackendArg::Cpu) => BackendChoice::Cpu,
     };
-    match cli.command {
-        Command::Info => info(choice),
+    match command {
+        Command::Info { .. } => info(choice),
         Command::Scenarios => out(case_cli::scenarios_help()),
         Command::Run { args } => case_cli::run_file(&args, &globals, false),
         Command::Check { args } => case_cli::run_file(&args, &globals, true),
@@ -229,7 +304,7 @@ fn run(cli: Cli) -> Result<()> {
             if choice == BackendChoice::Cpu {
                 bail!("tune times GPU kernels; it cannot run with --backend cpu");
             }
-            let precisions = match cli.precision {
+            let precisions = match precision {
                 Some(PrecisionArg::F32) => vec![hydrokern::Precision::F32],
                 Some(PrecisionArg::F64) => vec![hydrokern::Precision::F64],
                 Some(PrecisionArg::Mixed) => {
@@ -249,6 +324,30 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Scenario(args) => case_cli::run_scenario(&args, &globals),
     }
+}
+
+/// An option the command does not use is refused rather than ignored: `plot` and `scenarios`
+/// run nothing, `info` only chooses a backend, `bench` times both precisions, `tune` searches
+/// whatever the tuning mode.
+fn refuse_unused(command: &Command, backend: bool, precision: bool, tuning: bool) -> Result<()> {
+    let (name, takes_backend, takes_precision, takes_tuning) = match command {
+        Command::Info { .. } => ("info", true, false, false),
+        Command::Scenarios => ("scenarios", false, false, false),
+        Command::Plot { .. } => ("plot", false, false, false),
+        Command::Bench(_) => ("bench", true, false, true),
+        Command::Tune(_) => ("tune", true, true, false),
+        Command::Run { .. } | Command::Check { .. } | Command::Scenario(_) => return Ok(()),
+    };
+    for (given, takes, option) in [
+        (backend, takes_backend, "--backend"),
+        (precision, takes_precision, "--precision"),
+        (tuning, takes_tuning, "--tuning"),
+    ] {
+        if given && !takes {
+            bail!("{option} does not apply to `{name}`; leave it out (`hydrokern {name} --help` lists its options)");
+        }
+    }
+    Ok(())
 }
 
 fn info(choice: BackendChoice) -> Result<()> {

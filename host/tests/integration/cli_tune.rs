@@ -1,7 +1,7 @@
 //! `hydrokern tune`, `--tuning` and the tuning line of `info` on the command line (the
-//! searches themselves need a GPU: tests/tune.rs).
+//! searches themselves need a GPU: tests/core/tune.rs).
 
-use crate::cmd::{hydrokern, refused, stdout};
+use crate::cmd::{hydrokern, refused, stderr, stdout};
 
 #[test]
 fn tune_refuses_the_cpu_backend_unknown_solvers_and_tiny_sizes() {
@@ -39,4 +39,18 @@ fn info_has_a_tuning_line_and_off_runs_on_the_cpu() {
     ]);
     assert!(o.status.success(), "{}", crate::cmd::stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An option a command does not use is refused, before or after the command; one it uses is
+/// taken in either place.
+#[test]
+fn options_a_command_does_not_use_are_refused() {
+    refused(&["--precision", "f32", "plot", "x.nc"], "--precision does not apply to `plot`");
+    refused(&["--backend", "cpu", "scenarios"], "--backend does not apply to `scenarios`");
+    refused(&["--tuning", "off", "info"], "--tuning does not apply to `info`");
+    refused(&["--precision", "f64", "bench", "kp"], "--precision does not apply to `bench`");
+    refused(&["plot", "--precision", "f32", "x.nc"], "unexpected argument '--precision'");
+    refused(&["tune", "--precision", "f32", "--backend", "cpu"], "tune times GPU kernels");
+    let o = hydrokern(&["info", "--backend", "cpu"]);
+    assert!(o.status.success() && stdout(&o).contains("backend: cpu"), "{}", stderr(&o));
 }
