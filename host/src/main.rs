@@ -155,7 +155,7 @@ struct BenchArgs {
     backend: BackendOpt,
     #[command(flatten)]
     tuning: TuningOpt,
-    /// The suite (see `bench --help` for the list).
+    /// The suite: one of those listed at the end.
     #[arg(value_parser = clap::builder::PossibleValuesParser::new(registry::suites().into_iter().map(|s| s.name)))]
     suite: String,
     /// Also write the report, with the run's metadata, as JSON to this file.
