@@ -24,6 +24,7 @@ pub mod case;
 pub mod error;
 pub mod field;
 pub mod files;
+pub mod forcing;
 pub mod foundation;
 pub mod grid;
 pub mod input;

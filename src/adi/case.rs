@@ -6,9 +6,10 @@
 use super::cpu::Adi;
 use super::gpu::{Strategy, YSweep, device_bytes};
 use super::model::{AdiModel, state_words};
-use super::{Boundary, Friction, Level, Series, Setup, Tide, Wind, pictures};
+use super::{Boundary, Friction, Level, Setup, Tide, Wind, pictures};
 use crate::case::initial::{Field, Profile, values};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, flags, num};
+use crate::forcing::{LEVEL, Series};
 use crate::grid::{Grid2, Mesh};
 use crate::model::{Halt, Model, State};
 use crate::output::png::{map_drawing, map_pixels};
@@ -324,8 +325,9 @@ impl AdiCase {
                     Boundary::Level(Level::Sine(Tide { mean: t.mean, amplitude: t.amplitude, period: t.period, phase }))
                 }
                 Some(SideSpec::Series(p)) => {
-                    let s = Series::read_input(&c, &key, &c.path(p)).map_err(|e| doc.invalid(&key, e))?;
-                    s.covers(times.t_end).map_err(|e| doc.invalid(&key, e))?;
+                    let s =
+                        Series::read_input(&c, &key, &c.path(p), &LEVEL, "s", "m").map_err(|e| doc.invalid(&key, e))?;
+                    s.covers(0.0, times.t_end).map_err(|e| doc.invalid(&key, e))?;
                     Boundary::Level(Level::Series(Arc::new(s)))
                 }
             };

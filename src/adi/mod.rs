@@ -16,11 +16,9 @@ pub mod cpu;
 pub mod gpu;
 pub mod model;
 mod pictures;
-pub mod series;
 mod setup;
 pub mod tune;
 
-pub use series::Series;
 pub use setup::{
     Boundary, Friction, G, H_DRY, H_FLOOD, Level, RHO_AIR, RHO_WATER, Setup, Side, Tide, Wind, drag_coefficient,
 };

@@ -21,7 +21,7 @@ pub fn zeta_range(s: &Setup, grid: &Grid2, h: &[f64]) -> f64 {
     let water = s.zeta.iter().zip(h).filter(|(_, h)| **h > dry).fold(0.0f64, |a, (z, _)| a.max(z.abs()));
     let edges = s.sides.iter().fold(0.0f64, |a, b| match b {
         Boundary::Level(Level::Sine(t)) => a.max(t.mean.abs() + t.amplitude),
-        Boundary::Level(Level::Series(series)) => series.levels.iter().fold(a, |a, z| a.max(z.abs())),
+        Boundary::Level(Level::Series(series)) => a.max(series.max_abs()),
         _ => a,
     });
     let mut r = water.max(edges);

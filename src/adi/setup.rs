@@ -4,7 +4,7 @@
 //! functions' parameters it gives (`kernels::adi::Params`). Grid and indices are as the module
 //! documentation (`mod.rs`) states them.
 
-use super::series::Series;
+use crate::forcing::Series;
 use crate::{Error, Result};
 use kernels::adi::{FrictionLaw, Params};
 use std::sync::Arc;

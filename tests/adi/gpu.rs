@@ -12,7 +12,8 @@ use super::model;
 use crate::common::{Tolerance, cases, gpu, magnitude};
 use hydrokern::adi::cpu::Adi;
 use hydrokern::adi::gpu::{GpuAdi, Strategy, YSweep};
-use hydrokern::adi::{Boundary, Friction, Level, Series, Setup, Side, Tide, Wind};
+use hydrokern::adi::{Boundary, Friction, Level, Setup, Side, Tide, Wind};
+use hydrokern::forcing::{LEVEL, Series};
 use hydrokern::{GpuReal, Rng};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -55,7 +56,9 @@ fn setup(nx: usize, ny: usize, seed: u64, drying: bool) -> Setup {
             _ => {
                 // A level every 3 s (not a multiple of the half step: interpolated).
                 let text: String = (0..40).map(|i| format!("{} {}\n", 3 * i, 0.2 * (r.unit() - 0.5))).collect();
-                Boundary::Level(Level::Series(Arc::new(Series::parse("random series", &text).unwrap())))
+                Boundary::Level(Level::Series(Arc::new(
+                    Series::parse("random series", &text, &LEVEL, "s", "m").unwrap(),
+                )))
             }
         };
     }

@@ -18,7 +18,6 @@ mod invariants;
 mod products;
 mod rows;
 mod seiche;
-mod series;
 mod tide;
 mod wind;
 

@@ -5,6 +5,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod forcing;
 mod foundation;
 mod layers;
 mod products;
