@@ -25,8 +25,9 @@ pub struct Ranges {
     /// 0 to the deepest initial water, on a square-root scale (a 10 m column and the 20 cm sheet
     /// it spreads into both show).
     pub depth: (f64, f64),
-    /// The initial water surface's lowest to highest level; where it is flat (a lake, a dam's
-    /// column on a dry bed), from the lowest bed instead, so water that drains shows.
+    /// The initial water surface's lowest to highest level, reaching down to the lowest dry
+    /// bed below it (a reservoir above a valley: the water that runs down shows), and where it
+    /// is flat with nothing dry below (a lake), from the lowest bed instead.
     pub surface: (f64, f64),
     /// 0 to the larger of the fastest initial flow and 2√(g h) of the deepest water, the speed of
     /// a dam break's front on a dry bed (Ritter's solution): faster cells take the top colour,
@@ -45,6 +46,8 @@ impl Ranges {
             (a.min(eta), b.max(eta))
         });
         let lowest_bed = beds.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+        let lowest_dry = (0..n).filter(|&k| p.h[k] <= DRY_DEPTH).fold(f64::INFINITY, |a, k| a.min(beds[k]));
+        let lo = lo.min(lowest_dry);
         let surface = if hi > lo { (lo, hi) } else { (lowest_bed.min(lo), hi.max(lowest_bed)) };
         let u_max = wet().fold(0.0f64, |a, k| a.max(p.hu[k].hypot(p.hv[k]) / p.h[k]));
         let speed = u_max.max(2.0 * (p.g * h_max).sqrt());
@@ -163,5 +166,11 @@ mod tests {
         // 2.5 m inside 0.5 m: the surface spans the two levels.
         let r = Still::of(&setup::column(32, 32, 40.0, 40.0, 5.0, 2.5, 0.5)).ranges;
         assert_eq!(r.surface, (0.5, 2.5));
+        // A column whose surface is not flat above a dry bed: the range reaches the dry bed,
+        // where its water will run, not only its own levels.
+        let mut p = setup::column(32, 32, 100.0, 100.0, 20.0, 10.0, 0.0);
+        let k = p.h.iter().position(|&h| h > 0.0).unwrap();
+        p.h[k] = 9.0;
+        assert_eq!(Still::of(&p).ranges.surface, (0.0, 10.0));
     }
 }

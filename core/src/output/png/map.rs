@@ -100,7 +100,7 @@ const PLAN_AXES: (&str, &str) = ("x [m]", "y [m]");
 /// leave room for (a 1000 × 1 grid's map is a line of pixels: one label up its side).
 fn metre_axes(opts: &MapOptions, w: usize, h: usize) -> Option<(Axis, Axis)> {
     let [x0, x1, y0, y1] = opts.extent?;
-    Some((Axis::fitted(x0, x1, w, text_width), Axis::fitted(y0, y1, h, |_| TEXT_H)))
+    Some((Axis::fitted_metres(x0, x1, w, text_width), Axis::fitted_metres(y0, y1, h, |_| TEXT_H)))
 }
 
 /// Larger fields are averaged down to at most this many cells a side, so files stay small.
@@ -167,7 +167,7 @@ pub(super) fn field_layout(
     // The keys' names beside their swatches ("never arrived" is wider than a tick label).
     let keys_w = if keys > 0 { text_width(opts.unset.unwrap_or("NaN")).max(text_width("dry")) } else { 0 };
     let right = (bar.x + BAR_W + TICK_LEN + 4 + ticks_w.max(keys_w))
-        .max(bar.x + text_width(&opts.label))
+        .max(bar.x + text_width(&bar_label(opts)))
         .max(MARGIN + text_width(&opts.title));
     // Half a text line below the bottom tick for its label, and a line for each key (NaN, dry).
     let bottom = (map.h + below).max(bar.h + TEXT_H - TEXT_MID + keys * (TEXT_H + 12));
@@ -224,6 +224,19 @@ fn map_scratch(nx: usize, ny: usize, ground: bool) -> u64 {
         false => 0,
     };
     ground + averaged
+}
+
+/// An axis's title with the unit its labels are in: "x [km]" where they are kilometres.
+pub(super) fn axis_title(title: &str, axis: &Axis) -> String {
+    if axis.km { title.replace("[m]", "[km]") } else { title.to_string() }
+}
+
+/// The colour bar's label, with its scale where that is not linear.
+pub(super) fn bar_label(opts: &MapOptions) -> String {
+    match opts.scale {
+        Scale::Linear => opts.label.clone(),
+        Scale::Sqrt => format!("{} (√ scale)", opts.label),
+    }
 }
 
 /// Where each tick label of a map's axes goes: (x, y) of its top-left corner, and the text.
@@ -345,7 +358,7 @@ fn render_canvas(field: &[f64], nx: usize, ny: usize, opts: &MapOptions, ground:
     let mut c = Canvas::new(lay.w, lay.h, WHITE);
 
     c.text(lay.w.saturating_sub(text_width(&opts.title)) / 2, MARGIN, &opts.title, BLACK);
-    c.text(bar.x, bar.y - LABEL_GAP - TEXT_H, &opts.label, BLACK);
+    c.text(bar.x, bar.y - LABEL_GAP - TEXT_H, &bar_label(opts), BLACK);
 
     let cells = downsample(&water, nx, ny, lay.stride);
     let (dry, shade) = match ground {
@@ -384,11 +397,12 @@ fn render_canvas(field: &[f64], nx: usize, ny: usize, opts: &MapOptions, ground:
             c.text(x, y, label, BLACK);
         }
         let x_label_y = bottom + TICK_LEN + 4 + TEXT_H + 10;
-        let (across, up) = opts.axes;
-        c.text((map.x + map.w / 2).saturating_sub(text_width(across) / 2), x_label_y, across, BLACK);
-        c.text_up(MARGIN, (map.y + map.h / 2).saturating_sub(text_width(up) / 2), up, BLACK);
+        let plan = opts.axes == PLAN_AXES;
+        let (across, up) = (axis_title(opts.axes.0, xa), axis_title(opts.axes.1, ya));
+        c.text((map.x + map.w / 2).saturating_sub(text_width(&across) / 2), x_label_y, &across, BLACK);
+        c.text_up(MARGIN, (map.y + map.h / 2).saturating_sub(text_width(&up) / 2), &up, BLACK);
         // A plan view (x east, y north) says so; a vertical slice (x and z) has no north.
-        if (across, up) == PLAN_AXES {
+        if plan {
             let note = "north ↑";
             c.text((map.x + map.w).saturating_sub(text_width(note)), map.y - LABEL_GAP - TEXT_H, note, BLACK);
         }

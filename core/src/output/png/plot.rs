@@ -37,7 +37,12 @@ pub(super) struct Axis {
     pub(super) hi: f64,
     pub(super) ticks: Vec<f64>,
     pub(super) labels: Vec<String>,
+    /// The labels are in kilometres though the values are metres ([`Axis::fitted_metres`]).
+    pub(super) km: bool,
 }
+
+/// Coordinates in metres from this far out are labelled in kilometres.
+const KM_FROM: f64 = 1e5;
 
 /// Pixels between neighbouring tick labels, at least.
 pub(super) const LABEL_GAP: usize = 8;
@@ -79,7 +84,7 @@ impl Axis {
             vec![lo, hi]
         };
         let labels = tick_labels(&ticks, step, 0);
-        Axis { lo, hi, ticks, labels }
+        Axis { lo, hi, ticks, labels, km: false }
     }
 
     /// The axis over [lo, hi] drawn `pixels` long, whose tick labels each take `room(label)`
@@ -108,6 +113,17 @@ impl Axis {
             axis = wider;
         }
         axis
+    }
+
+    /// [`fitted`](Self::fitted) for coordinates in metres: where they reach 100 km from the
+    /// origin (projected coordinates, UTM's 4 100 000 m northing) the labels are kilometres
+    /// with the decimals the ticks need (4100.2), not 4.1002e6.
+    pub(super) fn fitted_metres(lo: f64, hi: f64, pixels: usize, room: impl Fn(&str) -> usize) -> Axis {
+        if lo.abs().max(hi.abs()) < KM_FROM {
+            return Axis::fitted(lo, hi, pixels, room);
+        }
+        let a = Axis::fitted(lo / 1000.0, hi / 1000.0, pixels, room);
+        Axis { lo, hi, ticks: a.ticks.iter().map(|t| t * 1000.0).collect(), labels: a.labels, km: true }
     }
 
     /// Map `v` to the pixel coordinate between `a` (at `lo`) and `b` (at `hi`).

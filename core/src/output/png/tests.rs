@@ -557,3 +557,36 @@ fn tick_labels_keep_apart_at_any_aspect_ratio() {
         render_field(&field, nx, ny, &opts).unwrap();
     }
 }
+
+/// Projected coordinates (a UTM northing of 4 100 000 m) are labelled in kilometres with the
+/// decimals their ticks need, never in scientific notation, and the axis title says km; local
+/// coordinates stay in metres. The ticks themselves stay in metres, where the map's cells are.
+#[test]
+fn projected_coordinates_read_in_kilometres() {
+    use super::map::axis_title;
+    let opts = MapOptions::new("valley", "h [m]").in_metres([500_000.0, 502_000.0, 4_100_000.0, 4_101_000.0]);
+    let lay = field_layout(200, 100, &opts, &tick_labels(&[0.0, 1.0], 1.0, 1), 0);
+    let (xa, ya) = lay.axes.as_ref().unwrap();
+    for a in [xa, ya] {
+        assert!(a.km && a.labels.iter().all(|l| !l.contains('e')), "{:?}", a.labels);
+        for (t, l) in a.ticks.iter().zip(&a.labels) {
+            assert!((l.parse::<f64>().unwrap() * 1000.0 - t).abs() < 1e-6 * t.abs(), "{l} for {t} m");
+        }
+    }
+    assert!(ya.labels.iter().any(|l| l.starts_with("4100")), "{:?}", ya.labels);
+    assert_eq!(axis_title("y [m]", ya), "y [km]");
+    let local = MapOptions::new("flood", "h [m]").in_metres([0.0, 100.0, 0.0, 100.0]);
+    let lay = field_layout(64, 64, &local, &tick_labels(&[0.0, 1.0], 1.0, 1), 0);
+    let (xa, _) = lay.axes.as_ref().unwrap();
+    assert!(!xa.km && axis_title("x [m]", xa) == "x [m]" && xa.labels.contains(&"100".to_string()), "{:?}", xa.labels);
+}
+
+/// A colour bar on a square-root scale says so in its label; a linear one adds nothing.
+#[test]
+fn a_non_linear_colour_bar_states_its_scale() {
+    use super::map::bar_label;
+    let mut opts = MapOptions::new("flood", "h [m]");
+    assert_eq!(bar_label(&opts), "h [m]");
+    opts.scale = Scale::Sqrt;
+    assert_eq!(bar_label(&opts), "h [m] (√ scale)");
+}
