@@ -32,9 +32,11 @@ CASES = [
                   "--set", "output.snapshots=[100]"], "f64", "year"),
     ("acoustics-3d", ["--set", "grid.nx=8", "--set", "grid.ny=6", "--set", "grid.nz=5",
                       "--set", "time.t_end=0.002", "--set", "output.snapshots=[0.001]"], "f32", "s"),
-    # Three gauges sampled every other step, and the maximum maps.
+    # Three gauges sampled every other step, and the maximum maps; a start date, so the times
+    # decode to dates.
     ("flood", ["--nx", "32", "--ny", "32", "--t-end", "1", "--set", "output.snapshots=[0.5]",
-               "--set", "output.gauge_every=2"], "f32", "s"),
+               "--set", "output.gauge_every=2", "--set", 'run.start="2026-11-29T06:30:00Z"'], "f32",
+     "seconds since 2026-11-29 06:30:00"),
 ]
 
 GLOBALS = ["Conventions", "title", "source", "history", "hydrokern_version", "hydrokern_revision", "solver",
@@ -86,6 +88,9 @@ def check_case(binary, scenario, flags, precision, time_units, root):
           f"{scenario}: time's attributes {time.__dict__}")
     times = time[:]
     check(len(times) >= 2, f"{scenario}: {len(times)} records")
+    if " since " in time_units:
+        end = netCDF4.num2date(times[-1], time.units, time.calendar)
+        check(end.isoformat() == "2026-11-29T06:30:01", f"{scenario}: the last time decodes to {end}")
 
     # The case as run gives the mesh: coordinates are cell centres in metres from the origin.
     conf = tomllib.loads((out / "case.toml").read_text())["grid"]

@@ -50,11 +50,15 @@ pub struct RunSection {
     pub precision: Precision,
     #[serde(default = "default_max_steps")]
     pub max_steps: u64,
+    /// The date and time (UTC) the run's t = 0 stands for: NetCDF files then count time in
+    /// "seconds since" it, as CF readers (xarray, QGIS) turn into dates.
+    #[serde(default)]
+    pub start: Option<String>,
 }
 
 impl Default for RunSection {
     fn default() -> Self {
-        RunSection { backend: Backend::Auto, precision: Precision::F64, max_steps: DEFAULT_MAX_STEPS }
+        RunSection { backend: Backend::Auto, precision: Precision::F64, max_steps: DEFAULT_MAX_STEPS, start: None }
     }
 }
 
@@ -62,6 +66,9 @@ impl RunSection {
     pub fn check(&self, c: &Check) -> Result<()> {
         if self.max_steps == 0 {
             return c.fail("run.max_steps", "0: must be at least 1");
+        }
+        if let Some(start) = &self.start {
+            crate::output::netcdf::cf::reference_date(start).or_else(|e| c.fail("run.start", e))?;
         }
         Ok(())
     }

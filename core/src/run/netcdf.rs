@@ -8,16 +8,19 @@ use super::{Console, RunDir, Simulation};
 use crate::case::Format;
 use crate::grid::Grid2;
 use crate::model::State;
+use crate::output::netcdf::cf;
 use crate::output::netcdf::classic::Attr;
 use crate::output::netcdf::{GaugeFile, Snapshots, write_maxima};
 use crate::products::Products;
-use crate::{GpuReal, Real, Result};
+use crate::{Error, GpuReal, Real, Result};
 
 pub(super) struct NetcdfRun {
     file: Option<Snapshots>,
     gauges: Option<GaugeFile>,
     /// The model's own line (backend, kernel variant), for the file's metadata.
     model: String,
+    /// The time coordinate's units ([`time_units`]).
+    units: String,
 }
 
 /// The file's name in the run directory.
@@ -35,9 +38,17 @@ pub fn maxima_file_name(case_name: &str) -> String {
     format!("{case_name}_maxima.nc")
 }
 
-/// CF spells the sediment solver's years `year` (UDUNITS' name); seconds stay `s`.
-fn time_units(unit: &str) -> &str {
-    if unit == "yr" { "year" } else { unit }
+/// The time coordinate's units: "seconds since <date>" where the case gives its start date
+/// (`run.start`), else the solver's unit, with CF's spelling of years (`year`, UDUNITS' name).
+fn time_units(unit: &str, start: Option<&str>) -> Result<String> {
+    match (unit, start) {
+        ("s", Some(date)) => Ok(format!("seconds since {}", cf::reference_date(date).map_err(Error::invalid)?)),
+        (_, Some(_)) => Err(Error::invalid(format!(
+            "run.start: this solver counts time in {unit}, not seconds; a start date is for runs in seconds"
+        ))),
+        ("yr", None) => Ok("year".into()),
+        (_, None) => Ok(unit.into()),
+    }
 }
 
 impl NetcdfRun {
@@ -45,10 +56,11 @@ impl NetcdfRun {
     /// the file cannot hold is refused here, before the first step rather than at the first
     /// snapshot.
     pub fn new<S: Simulation, T: Real>(sim: &S, model: String, initial: &State<T>) -> Result<NetcdfRun> {
+        let units = time_units(sim.times().unit, sim.info().run.start.as_deref())?;
         if sim.info().output.wants(Format::Netcdf) {
             Snapshots::check(&sim.mesh(), initial)?;
         }
-        Ok(NetcdfRun { file: None, gauges: None, model })
+        Ok(NetcdfRun { file: None, gauges: None, model, units })
     }
 
     /// For a run restarted from a checkpoint whose state is `state`: go on appending to the
@@ -84,7 +96,7 @@ impl NetcdfRun {
             start_anew(format!("{} is not this run's file ({why})", path.display()));
             return Ok(());
         }
-        match Snapshots::resume(&path, &sim.mesh(), state, time_units(unit), t0) {
+        match Snapshots::resume(&path, &sim.mesh(), state, &self.units, t0) {
             Ok(file) => {
                 let n = file.records();
                 let records = if n == 1 { "record" } else { "records" };
@@ -101,12 +113,11 @@ impl NetcdfRun {
         let name = file_name(&sim.info().name);
         dir.append(&name, |path| {
             if self.file.is_none() {
-                let unit = time_units(sim.times().unit);
                 self.file = Some(Snapshots::create(
                     path,
                     &sim.mesh(),
                     state,
-                    unit,
+                    &self.units,
                     fields_globals(sim, &self.model, sim.info().run.precision.name()),
                 )?);
             }
@@ -138,8 +149,7 @@ impl NetcdfRun {
                 None => {
                     let mut globals = globals(sim, &self.model, info.run.precision.name(), GAUGES_COMMENT);
                     globals.push(fields.clone());
-                    let unit = time_units(sim.times().unit);
-                    self.gauges = Some(GaugeFile::create::<T>(path, &p.series, grid, unit, globals)?);
+                    self.gauges = Some(GaugeFile::create::<T>(path, &p.series, grid, &self.units, globals)?);
                     Ok(())
                 }
             })?;

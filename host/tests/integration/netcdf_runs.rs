@@ -90,3 +90,52 @@ fn every_snapshot_of_a_gpu_run_is_in_its_file() {
         assert_eq!(run_and_compare("dam-break", DAM_BREAK, "gpu", precision), 3);
     }
 }
+
+/// With `run.start` the time coordinate counts "seconds since" that date (UTC) on the standard
+/// calendar, as CF readers turn into dates, in the fields' file and the gauges' alike; the
+/// values stay the run's seconds, and `plot` still reads them as seconds. A solver counting in
+/// years refuses a start date, and a date that is not one is refused naming the key.
+#[test]
+fn a_start_date_makes_cf_time_units() {
+    let dir = test_dir("netcdf-start");
+    let mut doc = scenarios::find("dam-break").unwrap().doc().unwrap();
+    for (k, v) in [
+        ("grid.nx", "16"),
+        ("time.t_end", "0.1"),
+        ("output.snapshots", "[0.05]"),
+        ("output.formats", r#"["netcdf"]"#),
+        ("output.gauges", r#"[{name = "g", x = 20.0, y = 20.0}]"#),
+        ("output.progress", "1e9"),
+        ("output.dir", &format!("{:?}", dir.display().to_string())),
+        ("run.backend", "\"cpu\""),
+        ("run.start", "\"2026-11-29T06:30Z\""),
+    ] {
+        doc.set(k, v.parse().unwrap(), "test").unwrap();
+    }
+    registry::load(&doc).unwrap().run(&RunOptions { force: true, ..RunOptions::default() }).unwrap();
+    for file in ["dam-break.nc", "dam-break_gauges.nc"] {
+        let mut nc = Dataset::open(&dir.join(file)).unwrap();
+        let time = nc.var("time").unwrap().clone();
+        assert_eq!(time.text("units"), Some("seconds since 2026-11-29 06:30:00"), "{file}");
+        assert_eq!(time.text("calendar"), Some("standard"), "{file}");
+        let last = nc.read("time", Some(nc.records() - 1)).unwrap().to_f64()[0];
+        assert!((last - 0.1).abs() < 1e-12, "{file}: {last}");
+    }
+    let pictures = hydrokern::output::netcdf::plot(&dir.join("dam-break.nc"), &dir.join("plots")).unwrap();
+    assert!(pictures.iter().any(|p| p.to_string_lossy().contains("0.1")), "{pictures:?}");
+
+    let mut sediment = scenarios::find("sediment").unwrap().doc().unwrap();
+    sediment.set("run.start", "\"2026-01-01\"".parse().unwrap(), "test").unwrap();
+    sediment
+        .set("output.dir", format!("{:?}", dir.join("sed").display().to_string()).parse().unwrap(), "test")
+        .unwrap();
+    let e = registry::load(&sediment).unwrap().run(&RunOptions::default()).unwrap_err().to_string();
+    assert!(e.contains("run.start: this solver counts time in yr, not seconds"), "{e}");
+    for bad in ["2026-02-30", "2026-13-01", "2026-11-29T24:00", "29/11/2026", "2026-11-29T06:30:00+01:00"] {
+        let mut d = scenarios::find("dam-break").unwrap().doc().unwrap();
+        d.set("run.start", format!("{bad:?}").parse().unwrap(), "test").unwrap();
+        let e = registry::load(&d).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("run.start") && e.contains(bad) && e.lines().count() == 1, "{bad}: {e}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -84,7 +84,7 @@ fn plot_fields(nc: &mut Dataset, out: &Path) -> Result<Vec<PathBuf>> {
     }
     let times =
         (0..nc.records()).map(|r| nc.read("time", Some(r)).map(|v| v.to_f64()[0])).collect::<Result<Vec<_>>>()?;
-    let unit = time.text("units").unwrap_or("").to_string();
+    let unit = super::cf::time_unit_of(time.text("units").unwrap_or("")).to_string();
     let fields: Vec<_> =
         h.vars.iter().filter(|v| h.is_record(v) && v.name != "time" && matches!(v.dims.len(), 3 | 4)).collect();
     if fields.is_empty() {
@@ -186,7 +186,7 @@ fn plot_gauges(nc: &mut Dataset, out: &Path) -> Result<Vec<PathBuf>> {
     }
     let names = nc.read_text("station_name")?;
     let (xs, ys) = (nc.read("x", None)?.to_f64(), nc.read("y", None)?.to_f64());
-    let unit = nc.var("time")?.text("units").unwrap_or("").to_string();
+    let unit = super::cf::time_unit_of(nc.var("time")?.text("units").unwrap_or("")).to_string();
     let n = names.len();
     let (mut t, mut h, mut eta) = (Vec::new(), vec![Vec::new(); n], vec![Vec::new(); n]);
     for r in 0..nc.records() {
