@@ -210,6 +210,7 @@ def check_maxima(scenario, out, path, dtype):
               and np.array_equal(got.view(np.uint8), want.view(np.uint8)), f"{name}: {m} equals {m}.npy bit for bit")
     arrived = np.isfinite(ds["arrival"][:])
     check(arrived.any() and not arrived.all(), f"{name}: water arrived in some cells and not in all")
+    check((ds["arrival"][:][arrived] > 0).all(), f"{name}: no cell arrives at t = 0 (wet from the start is NaN)")
     print(f"  {name}: {', '.join(maps)} checked against their NPY files")
 
 

@@ -8,10 +8,11 @@ use crate::output::png::{MapOptions, write_field_png};
 use crate::output::write_npy;
 use crate::run::RunDir;
 use crate::{GpuReal, Result};
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// The arrival map's key for its NaN cells, drawn in [`crate::output::png::UNSET_COLOR`].
-pub const NEVER_ARRIVED: &str = "never arrived";
+pub const NEVER_ARRIVED: &str = "none (wet at t = 0 or never reached)";
 
 /// Write `gauge_<name>.csv` for every gauge and the maps as `max_h.npy`, `max_speed.npy`,
 /// `arrival.npy` (with `output` asking for NPY) and their pictures (asking for PNG), each whole
@@ -53,10 +54,12 @@ pub fn write<T: GpuReal>(
         .filter(|(_, (_, picture))| if *picture { png } else { npy })
         .collect();
     dir.write_each(&files, |path, &(m, picture)| {
+        let shown =
+            if m.name == "arrival" { Cow::Owned(super::arrival_shown(&m.data)) } else { Cow::Borrowed(&m.data[..]) };
         if !picture {
-            return write_npy(path, &m.data, &m.dims);
+            return write_npy(path, &shown, &m.dims);
         }
-        let v: Vec<f64> = m.data.iter().map(|x| x.to_f64()).collect();
+        let v: Vec<f64> = shown.iter().map(|x| x.to_f64()).collect();
         let hi = v.iter().filter(|x| x.is_finite()).fold(0.0f64, |a, &b| a.max(b)).max(1e-12);
         let mut map =
             MapOptions::new(m.long_name.to_string(), format!("{} [{}]", m.name, m.units)).in_metres(grid.edges());

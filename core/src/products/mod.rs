@@ -39,13 +39,20 @@ fn empty_series(spec: &Spec, cells: &[u32]) -> Vec<Series> {
         .collect()
 }
 
+/// The arrival map as the files show it: NaN where the water was above the threshold from the
+/// start, as where it never came. The map records t = 0 for the first (only the initial state
+/// has that time), so a restart restores it as it was and the files alone leave it out.
+pub fn arrival_shown<T: crate::Real>(arrival: &[T]) -> Vec<T> {
+    arrival.iter().map(|&a| if a == T::ZERO { T::from_f64(f64::NAN) } else { a }).collect()
+}
+
 /// The three maps as outputs of shape (ny, nx).
 fn maps<T>(nx: usize, ny: usize, [h, s, a]: [Vec<T>; 3]) -> Vec<Output<T>> {
     let out = |name, long_name, units, data| Output { name, long_name, units, dims: vec![ny, nx], data };
     vec![
         out("max_h", "maximum water depth", "m", h),
         out("max_speed", "maximum speed", "m/s", s),
-        out("arrival", "arrival time (depth first above output.arrival_depth)", "s", a),
+        out("arrival", "arrival time (depth first above output.arrival_depth after the start)", "s", a),
     ]
 }
 

@@ -208,3 +208,12 @@ proptest! {
         }
     }
 }
+
+/// The files show no arrival for cells wet from the start: the map's t = 0 (which only the
+/// initial state has) becomes NaN, like a cell never reached; every later time stays.
+#[test]
+fn cells_wet_from_the_start_have_no_arrival_in_the_files() {
+    let shown = super::arrival_shown(&[0.0f32, 0.25, f32::NAN, 1e-30]);
+    assert!(shown[0].is_nan() && shown[2].is_nan(), "{shown:?}");
+    assert_eq!((shown[1], shown[3]), (0.25, 1e-30));
+}

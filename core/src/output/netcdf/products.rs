@@ -199,14 +199,21 @@ pub fn write_maxima<T: Real>(
             }
             "max_speed" => attrs.push(Attr::text("cell_methods", "time: maximum")),
             "arrival" => {
-                attrs.push(Attr::text("comment", "NaN where the depth never exceeded arrival_depth"));
+                attrs.push(Attr::text(
+                    "comment",
+                    "NaN where the depth never exceeded arrival_depth after the start: cells that deep at t = 0 and cells never reached",
+                ));
                 attrs.push(Attr { name: "arrival_depth".into(), value: Value::Doubles(vec![arrival_depth]) });
             }
             _ => {}
         }
         attrs.push(fill(ty));
         vars.push(Var { name: m.name.into(), dims: vec![0, 1], attrs, ty, begin: 0 });
-        fixed.push(be_bytes(&m.data));
+        if m.name == "arrival" {
+            fixed.push(be_bytes(&crate::products::arrival_shown(&m.data)));
+        } else {
+            fixed.push(be_bytes(&m.data));
+        }
     }
     let mut header = Header { offset64: true, numrecs: 0, dims, attrs: globals, vars };
     header.place();
