@@ -42,11 +42,6 @@ impl Quantity {
             format!("unit '{unit}' is not one of a {}'s: {}", self.name, known.join(", "))
         })
     }
-
-    /// The SI unit, for messages.
-    pub fn si(&self) -> &'static str {
-        self.units[0].0
-    }
 }
 
 /// The length of a time unit in seconds, or why it is not one.
@@ -70,13 +65,8 @@ pub struct Series {
 }
 
 impl Series {
-    /// Reads and checks a series file whose columns are in `time_unit` and `unit`.
-    pub fn read(path: &Path, q: &Quantity, time_unit: &str, unit: &str) -> Result<Series> {
-        let text = crate::files::read_text(path, MAX_BYTES, q.name)?;
-        Series::parse(&path.display().to_string(), &text, q, time_unit, unit)
-    }
-
-    /// [`read`](Self::read) of the file a case names at `key`, recorded among its inputs.
+    /// Reads and checks the series file a case names at `key`, whose columns are in
+    /// `time_unit` and `unit`, recording it among the case's inputs.
     pub fn read_input(
         c: &crate::case::Check,
         key: &str,
@@ -117,7 +107,7 @@ impl Series {
             }
             points.push((k + 1, t, v));
         }
-        Series::checked(source, q, time_unit, unit, &points)
+        Series::checked(source, q, time_unit, unit, "line", &points)
     }
 
     /// A series from a case's inline points `[[t, value], …]`; `source` names the key.
@@ -129,18 +119,17 @@ impl Series {
         unit: &str,
     ) -> Result<Series> {
         let numbered: Vec<(usize, f64, f64)> = points.iter().enumerate().map(|(k, &(t, v))| (k + 1, t, v)).collect();
-        Series::checked(source, q, time_unit, unit, &numbered).map_err(|e| match e {
-            Error::Invalid(m) => Error::invalid(m.replace(": line ", ": point ")),
-            e => e,
-        })
+        Series::checked(source, q, time_unit, unit, "point", &numbered)
     }
 
-    /// Converts and checks numbered points (line or point number, time, value).
+    /// Converts and checks numbered points: (number, time, value), the number of a `what` (a
+    /// file's line, a case's point) for messages.
     fn checked(
         source: &str,
         q: &Quantity,
         time_unit: &str,
         unit: &str,
+        what: &str,
         points: &[(usize, f64, f64)],
     ) -> Result<Series> {
         let bad = |m: String| Error::invalid(format!("{source}: {m}"));
@@ -149,17 +138,17 @@ impl Series {
         let (mut times, mut values) = (Vec::with_capacity(points.len()), Vec::with_capacity(points.len()));
         for &(line, t, v) in points {
             if !(t.is_finite() && v.is_finite()) {
-                return Err(bad(format!("line {line}: ({t}, {v}): not finite")));
+                return Err(bad(format!("{what} {line}: ({t}, {v}): not finite")));
             }
             if !q.signed && v < 0.0 {
-                return Err(bad(format!("line {line}: a {} of {v} {unit}: it cannot be negative", q.name)));
+                return Err(bad(format!("{what} {line}: a {} of {v} {unit}: it cannot be negative", q.name)));
             }
             let (t, v) = (t * ts, v * vs);
             if let Some(&prev) = times.last()
                 && t <= prev
             {
                 return Err(bad(format!(
-                    "line {line}: time {t} s does not follow {prev} s: times must increase strictly"
+                    "{what} {line}: time {t} s does not follow {prev} s: times must increase strictly"
                 )));
             }
             times.push(t);
@@ -194,9 +183,10 @@ impl Series {
         }
         // The breakpoints inside (a, b), with the ends: the interpolant is linear between
         // neighbours, so the trapezoid rule on them is exact (the end values hold beyond).
-        let (ts, mut sum, mut t0, mut v0) = (&self.times, 0.0, a, self.at(a));
-        for &t in &ts[ts.partition_point(|&x| x <= a)..ts.partition_point(|&x| x < b)] {
-            let v = self.at(t);
+        let ts = &self.times;
+        let inside = ts.partition_point(|&x| x <= a)..ts.partition_point(|&x| x < b);
+        let (mut sum, mut t0, mut v0) = (0.0, a, self.at(a));
+        for (&t, &v) in ts[inside.clone()].iter().zip(&self.values[inside]) {
             sum += 0.5 * (v0 + v) * (t - t0);
             (t0, v0) = (t, v);
         }
