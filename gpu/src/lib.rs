@@ -32,6 +32,7 @@ pub use real::Real;
 pub mod launch;
 pub use launch::{Entry, Family, MAX_PARAMS, Params};
 
+pub mod forcing;
 pub mod grid;
 pub mod halo;
 pub mod level;

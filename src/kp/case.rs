@@ -7,6 +7,7 @@ use super::problem::MAX_MANNING;
 use super::{Boundary, Problem, Scheme, WetDry, setup};
 use crate::accumulation::Accumulation;
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, flags, num};
+use crate::forcing::ForcingSection;
 use crate::grid::{Grid2, Mesh};
 use crate::input::{Raster, Resample, case_raster};
 use crate::model::{Halt, Model, State};
@@ -34,6 +35,8 @@ struct File {
     boundary: Boundaries,
     initial: Initial,
     #[serde(default)]
+    forcing: ForcingSection,
+    #[serde(default)]
     gpu: GpuSection,
 }
 
@@ -60,6 +63,8 @@ struct TimeSection {
     /// A Δt below this stops the run as collapsed.
     #[serde(default = "dt_floor")]
     dt_floor: f64,
+    /// Δt never exceeds this, s (default: none, or [`FORCED_DT_MAX`] with forcing).
+    dt_max: Option<f64>,
 }
 
 /// `[physics]`.
@@ -72,8 +77,8 @@ struct Physics {
     manning: Option<f64>,
     #[serde(default = "theta")]
     theta: f64,
-    #[serde(default = "kappa_depth")]
-    kappa_depth: f64,
+    /// Default: [`kappa_depth`], or [`RAIN_KAPPA_DEPTH`] with rain.
+    kappa_depth: Option<f64>,
 }
 
 fn gravity() -> f64 {
@@ -88,21 +93,25 @@ fn kappa_depth() -> f64 {
 
 impl Default for Physics {
     fn default() -> Self {
-        Physics { g: gravity(), manning: None, theta: theta(), kappa_depth: kappa_depth() }
+        Physics { g: gravity(), manning: None, theta: theta(), kappa_depth: None }
     }
 }
 
-fn default_wet_dry() -> String {
-    WetDry::DEFAULT.name().into()
-}
+/// With rain, the wet–dry scheme unless the case sets one: rain-on-grid is sheet flow thinner
+/// than a cell's bed relief, which the partially flooded cells of `clamp` and `bollermann` hold
+/// in their lowest part (docs/kp-forcing.md, "Sheet flow").
+pub const RAIN_WET_DRY: WetDry = WetDry::Kp07;
+/// With rain, `physics.kappa_depth` unless the case sets it: velocities are desingularized only
+/// far below sheet flow's millimetres (κ depth 1e-4 of a cell: 2 mm on 20 m cells).
+pub const RAIN_KAPPA_DEPTH: f64 = 1e-4;
 
 /// `[numerics]`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Numerics {
-    /// `clamp` (the default), `bollermann` or `kp07` (docs/kp-wet-dry.md).
-    #[serde(default = "default_wet_dry")]
-    wet_dry: String,
+    /// `clamp` (the default; [`RAIN_WET_DRY`] with rain), `bollermann` or `kp07`
+    /// (docs/kp-wet-dry.md).
+    wet_dry: Option<String>,
     /// r of DS1's and DS2's Δt = r·min(Δt_x, Δt_y), in (0, 1].
     #[serde(default = "ds_safety")]
     ds_safety: f64,
@@ -118,7 +127,7 @@ fn ds_safety() -> f64 {
 
 impl Default for Numerics {
     fn default() -> Self {
-        Numerics { wet_dry: default_wet_dry(), ds_safety: ds_safety(), accumulation: Accumulation::default_name() }
+        Numerics { wet_dry: None, ds_safety: ds_safety(), accumulation: Accumulation::default_name() }
     }
 }
 
@@ -332,6 +341,10 @@ pub struct KpCase {
     still: OnceLock<super::pictures::Still>,
 }
 
+/// Δt's cap with forcing unless the case sets `time.dt_max`, s: a dry or still state has no
+/// wave speed to limit Δt, and rain or an inflow must not arrive in one step.
+pub const FORCED_DT_MAX: f64 = 10.0;
+
 /// The largest Courant number for which the scheme keeps depths non-negative (and so the
 /// volume exact): Kurganov & Petrova 2007, Theorem 2.1.
 pub const MAX_CFL: f64 = 0.25;
@@ -369,7 +382,13 @@ impl KpCase {
         }
         let accumulation: Accumulation =
             f.numerics.accumulation.parse().map_err(|e| doc.invalid("numerics.accumulation", e))?;
-        let wet_dry: WetDry = f.numerics.wet_dry.parse().map_err(|e| doc.invalid("numerics.wet_dry", e))?;
+        let rain = f.forcing.has_rain();
+        let wet_dry: WetDry = match &f.numerics.wet_dry {
+            Some(s) => s.parse().map_err(|e| doc.invalid("numerics.wet_dry", e))?,
+            None if rain => RAIN_WET_DRY,
+            None => WetDry::DEFAULT,
+        };
+        let kappa_depth = f.physics.kappa_depth.unwrap_or(if rain { RAIN_KAPPA_DEPTH } else { kappa_depth() });
         let precision = common.run.precision;
         let compensated = |s: Scheme| accumulation.compensates_in(precision) && !s.is_split();
         // `auto` may run any of its candidates: room for the largest.
@@ -408,7 +427,7 @@ impl KpCase {
             );
         }
         c.within("physics.theta", f.physics.theta, 1.0, 2.0, " (the generalized minmod's θ)")?;
-        c.positive("physics.kappa_depth", f.physics.kappa_depth)?;
+        c.positive("physics.kappa_depth", kappa_depth)?;
         let b = &f.boundary;
         let mut boundary = [Boundary::Wall; 4];
         for (k, (name, v)) in
@@ -468,8 +487,17 @@ impl KpCase {
         p.g = f.physics.g;
         p.manning = manning;
         p.theta = f.physics.theta;
-        p.kappa_depth = f.physics.kappa_depth;
+        p.kappa_depth = kappa_depth;
         p.accumulation = accumulation;
+        p.forcing = f.forcing.load(&c, &grid, f.time.t_end)?;
+        let default_max = if p.forcing.is_empty() { f64::INFINITY } else { FORCED_DT_MAX };
+        p.dt_max = match f.time.dt_max {
+            Some(v) => c.positive("time.dt_max", v)?,
+            None => default_max,
+        };
+        if !p.forcing.is_empty() && precision == Precision::Mixed {
+            return c.fail("forcing", super::cpu::MIXED_FORCING);
+        }
         p.validate().map_err(|e| doc.invalid("initial", e))?;
         let v0 = grid.integrate(&p.h);
         let gauge_cells = common.output.products().cells(&grid).map_err(|e| doc.invalid("output.gauges", e))?;
@@ -629,7 +657,10 @@ impl Simulation for KpCase {
             num(p.cfl),
             num(p.theta),
             bcs.join(", ")
-        )
+        ) + &match p.forcing.is_empty() {
+            true => String::new(),
+            false => format!("; forcing: {}", p.forcing.describe()),
+        }
     }
     fn times(&self) -> &Times {
         &self.times
@@ -715,13 +746,39 @@ impl Simulation for KpCase {
         Ok(Box::new(model.with_products(&self.info.output.products(), self.gauge_cells.clone())?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
+        if let Some(a) = self.account(state) {
+            return format!(
+                "volume {:.6e} m³ (in {:.3e}, infiltrated {:.3e}, residual {:+.1e})",
+                a.storage,
+                a.rain + a.inflow,
+                a.infiltrated,
+                a.relative()
+            );
+        }
         let Some((v, change, how)) = self.volume_change(state) else { return String::new() };
         format!("volume {v:.6e} m³ (rel. change {change:+.1e}, {how})")
     }
     fn conservation<T: Real>(&self, state: &State<T>) -> Option<String> {
+        let closed = self.problem.boundary.iter().all(|b| !b.is_open());
+        if let Some(a) = self.account(state) {
+            let how = self.volume_change(state)?.2;
+            let what = if closed {
+                "no outflow side: the residual is the error"
+            } else {
+                "outflow sides: what left is in the residual"
+            };
+            return Some(format!(
+                "water account: storage change {:+.6e} m³ = rain {:.6e} + inflow {:.6e} − infiltration {:.6e} + residual {:+.3e} ({:+.1e} of the water in the account), {how} ({what})",
+                a.storage - self.v0,
+                a.rain,
+                a.inflow,
+                a.infiltrated,
+                a.residual(self.v0),
+                a.relative()
+            ));
+        }
         let (_, change, how) = self.volume_change(state)?;
         // Walls and periodic sides close the domain: then the change is the error.
-        let closed = self.problem.boundary.iter().all(|&b| b != Boundary::Outflow);
         let what =
             if closed { "no outflow side: all of it is error" } else { "outflow sides: water that left counts too" };
         Some(format!("volume change {change:+.1e} of the initial volume, {how} ({what})"))
@@ -756,7 +813,49 @@ impl Simulation for KpCase {
     }
 }
 
+/// A forced run's water account at a state's time (m³).
+struct Account {
+    /// Water in the domain now, and at the start.
+    storage: f64,
+    start: f64,
+    rain: f64,
+    inflow: f64,
+    infiltrated: f64,
+}
+
+impl Account {
+    /// What the sources and the sides do not explain: storage change − rain − inflow +
+    /// infiltration (with outflow sides, the water that left too).
+    fn residual(&self, v0: f64) -> f64 {
+        (self.storage - v0) - self.rain - self.inflow + self.infiltrated
+    }
+    /// [`residual`](Self::residual) relative to the water the account has seen: the start's
+    /// and all that came in.
+    fn relative(&self) -> f64 {
+        let scale = self.start + self.rain + self.inflow;
+        let r = self.residual(self.start);
+        if scale > 0.0 { r / scale } else { r }
+    }
+}
+
 impl KpCase {
+    /// The water account of a forced run at `state`'s time.
+    fn account<T: Real>(&self, state: &State<T>) -> Option<Account> {
+        let f = &self.problem.forcing;
+        if f.is_empty() {
+            return None;
+        }
+        let t = state.clock.t;
+        let (lx, ly) = self.grid.extent();
+        Some(Account {
+            storage: self.grid.integrate(&state.field("h")?.data),
+            start: self.v0,
+            rain: f.rain_volume(lx * ly, t),
+            inflow: f.inflow_volume(t),
+            infiltrated: state.field("infiltration").map_or(0.0, |i| self.grid.integrate(&i.data)),
+        })
+    }
+
     /// The volume in `state`, its change relative to the initial volume (the volume itself when
     /// that is 0), and the precision and w update beside it: f32's is compared with f64's.
     fn volume_change<T: Real>(&self, state: &State<T>) -> Option<(f64, f64, String)> {

@@ -7,6 +7,7 @@
 //! part of w and the split schemes exist where `W` = `T` only ([`Surface::plain`]).
 
 use super::clamp::{Faces, corners};
+use super::forcing::{CpuForcing, Layout};
 use super::problem::Padded;
 use super::split::{Fail, Split};
 use super::{Problem, Scheme, WetDry};
@@ -93,6 +94,10 @@ fn rhs_of<S: WetDryScheme, T: Real, W: Level<T>>(
         .reduce(|| T::ZERO, |a, b| a.max(b))
 }
 
+/// Why the mixed precision refuses forcing.
+pub const MIXED_FORCING: &str =
+    "forcing (rain, infiltration, inflows) runs in precision f32 or f64; precision mixed has none yet";
+
 /// Why a run stopped early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Halt {
@@ -107,6 +112,7 @@ pub struct CpuKp<T: Real, W: Surface<T> = T> {
     wet_dry: WetDry,
     cfl: f64,
     dt_floor: f64,
+    dt_max: f64,
     early_exit: bool,
     bed: Field2<T>,
     cell_bed: Field2<T>,
@@ -126,6 +132,8 @@ pub struct CpuKp<T: Real, W: Surface<T> = T> {
     faces: Option<Box<Faces<T>>>,
     /// DS1 and DS2 (`split.rs`, `W` = `T`): their buffers and Δt estimates.
     split: Option<Box<Split<T>>>,
+    /// Rain, infiltration and inflows, applied after each step (`W` = `T`).
+    forcing: Option<Box<CpuForcing<T>>>,
     t: f64,
     dt: f64,
     steps: u64,
@@ -139,6 +147,9 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         problem.validate()?;
         if W::WIDER {
             super::mixed::check_scheme(problem.scheme)?;
+            if !problem.forcing.is_empty() {
+                return Err(Error::invalid(MIXED_FORCING));
+            }
         }
         if block.0 == 0 || block.1 == 0 {
             return Err(Error::invalid(format!("block {}×{}: sizes must be positive", block.0, block.1)));
@@ -175,6 +186,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             wet_dry: problem.wet_dry,
             cfl: problem.cfl,
             dt_floor: problem.dt_floor,
+            dt_max: problem.dt_max,
             early_exit,
             bed,
             friction: problem.friction_field()?,
@@ -183,6 +195,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             q,
             r: State { w: Field2::filled(problem.layout(), W::ZERO)?, hu: zeros()?, hv: zeros()? },
             low: compensates.then(|| Ok::<_, Error>([zeros()?, zeros()?, zeros()?])).transpose()?,
+            forcing: Layout::of(problem).map(|l| Box::new(CpuForcing::new(l, k.cells()))),
             cell_bed,
             wet,
             faces,
@@ -268,19 +281,33 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         }
     }
 
-    /// One step towards `t_stop` (Δt capped at the time left). Returns the Δt taken, or why
-    /// the run must stop (the state is then left as it was before the step).
+    /// One step towards `t_stop` (Δt capped at the time left), then the forcing over the time
+    /// it advanced and the ghosts of the forced state. Returns the Δt taken, or why the run must
+    /// stop (the state is then left as it was before the step).
     /// In DS2 a step is the double step X Y Y X and advances 2Δt.
     pub fn step(&mut self, t_stop: f64) -> std::result::Result<f64, Halt> {
+        let dt = self.flow(t_stop)?;
+        if let Some(f) = &mut self.forcing {
+            let k = &self.k;
+            // `new` refuses forcing with a wider `W`.
+            let [w, hu, hv] = self.q.plain_mut();
+            let low = self.low.as_mut().map(|[l, ..]| &mut l[..]);
+            f.apply(k, self.t, w, low, hu, hv, &self.cell_bed, &mut self.wet);
+            apply_boundary(k, w, hu, hv, &self.cell_bed);
+        }
+        Ok(dt)
+    }
+
+    /// The step of [`step`](Self::step) without the forcing.
+    fn flow(&mut self, t_stop: f64) -> std::result::Result<f64, Halt> {
         if let Some(split) = &mut self.split {
             // `new` refuses a split scheme with a wider `W`.
             let q = self.q.plain_mut();
-            let dt =
-                split.step(q, &mut self.wet, self.friction.as_deref(), self.t, t_stop, self.dt_floor).map_err(|f| {
-                    match f {
-                        Fail::NonFinite => Halt::NonFinite,
-                        Fail::TooLarge | Fail::Collapsed => Halt::Collapsed,
-                    }
+            let dt = split
+                .step(q, &mut self.wet, self.friction.as_deref(), self.t, t_stop, (self.dt_floor, self.dt_max))
+                .map_err(|f| match f {
+                    Fail::NonFinite => Halt::NonFinite,
+                    Fail::TooLarge | Fail::Collapsed => Halt::Collapsed,
                 })?;
             self.t += dt;
             self.dt = dt;
@@ -288,7 +315,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             return Ok(dt);
         }
         let rate = self.eval_rhs(false);
-        let (dt, status) = time_step(self.cfl, rate.to_f64(), self.t, t_stop, self.dt_floor);
+        let (dt, status) = time_step(self.cfl, rate.to_f64(), self.t, t_stop, self.dt_floor, self.dt_max);
         if status != STEP_OK {
             return Err(if status == kernels::kp::STEP_NON_FINITE { Halt::NonFinite } else { Halt::Collapsed });
         }
@@ -400,6 +427,26 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         let split = self.split.as_ref().map(|s| s.clamp_counts());
         split.or_else(|| self.faces.as_ref().map(|f| (f.drained, f.clamped)))
     }
+    /// With forcing, the time it has been applied up to and the depth each cell's soil has
+    /// taken (padded; `None` without a soil).
+    pub fn forcing_state(&self) -> Option<(f64, Option<&[T]>)> {
+        let f = self.forcing.as_ref()?;
+        Some((f.forced, f.layout.soil.is_some().then_some(&f.infiltrated[..])))
+    }
+
+    /// Continue the forcing from [`forcing_state`](Self::forcing_state)'s values (nothing
+    /// without forcing; zeros where `infiltrated` is `None`).
+    pub fn resume_forcing(&mut self, forced: f64, infiltrated: Option<&[T]>) -> Result<()> {
+        let Some(f) = &mut self.forcing else { return Ok(()) };
+        match infiltrated {
+            Some(src) if src.len() == f.infiltrated.len() => f.infiltrated.copy_from_slice(src),
+            Some(_) => return Err(Error::invalid("kp: a soil state to resume from of other sizes than this run's")),
+            None => f.infiltrated.fill(T::ZERO),
+        }
+        f.forced = forced;
+        Ok(())
+    }
+
     /// The last R computed (padded), R_w as `W`.
     pub fn residual_fields(&self) -> (&[W], &[T], &[T]) {
         self.r.fields()

@@ -29,6 +29,7 @@ pub mod centreline;
 mod clamp;
 pub mod cpu;
 pub mod exact;
+pub mod forcing;
 pub mod gpu;
 pub mod mixed;
 mod model;

@@ -297,12 +297,28 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             On::GpuMixed(run) => (gpu_mixed_state::<T>(run)?.map(|f| interior(&f)), None),
             On::Gpu(run) => (run.model.interiors(&run.gpu)?, run.model.download_low(&run.gpu)?.map(|l| interior(&l))),
         };
-        Ok(state_of((self.problem.ny, self.problem.nx), clock, &bed, [w, hu, hv], low.as_deref()))
+        let soil = self.forcing_state()?.and_then(|(_, f)| f).map(|f| interior(&f));
+        let mut state = state_of((self.problem.ny, self.problem.nx), clock, &bed, [w, hu, hv], low.as_deref());
+        if let Some(f) = soil {
+            let dims = vec![self.problem.ny, self.problem.nx];
+            state.fields.push(Output {
+                name: "infiltration",
+                long_name: "water the soil has taken (cumulative depth)",
+                units: "m",
+                dims,
+                data: f,
+            });
+        }
+        Ok(state)
     }
 
     /// On the GPU: copies of (w, hu, hv) on the device now, downloaded on a second stream and
     /// turned into depths by whoever waits for them.
     fn state_later(&mut self) -> Result<Later<T>> {
+        // A soil's totals are a field of the state the copies do not carry: read it all now.
+        if self.problem.forcing.soil.is_some() {
+            return Ok(Later::now(self.state()?));
+        }
         let On::Gpu(run) = &mut self.on else { return Ok(Later::now(self.state()?)) };
         let clock = run.clock;
         let bed = match &self.bed {
@@ -362,6 +378,46 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
     /// compensated path) and the wet map of its blocks (the early-exit flux reads it); on the GPU also the early-exit cycle's position and choice;
     /// and the products' maps and gauge records so far.
     fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
+        let forcing = self.forcing_state()?;
+        let c = self.checkpoint_flow()?;
+        // The forcing clock and the soil's totals (padded), with forcing.
+        Ok(match forcing {
+            None => c,
+            Some((forced, None)) => c.value("forced_t", forced),
+            Some((forced, Some(f))) => c.value("forced_t", forced).field("infiltrated", f),
+        })
+    }
+
+    fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
+        self.restore_flow(c)?;
+        if self.problem.forcing.is_empty() {
+            return Ok(());
+        }
+        let forced = c.get_value("forced_t")?;
+        let n = self.problem.padded_cells();
+        let f = if self.problem.forcing.soil.is_some() { Some(c.get_field("infiltrated", n)?) } else { None };
+        match &mut self.on {
+            On::Cpu(m, _) => m.resume_forcing(forced, f),
+            On::Gpu(run) => run.model.resume_forcing(&run.gpu, forced, f),
+            // Mixed runs refuse forcing (`CpuKp::new`, `GpuKp::new_mixed`).
+            On::Mixed(..) | On::GpuMixed(_) => Ok(()),
+        }
+    }
+}
+
+impl<T: GpuReal> KpModel<'_, T> {
+    /// With forcing, the time it has been applied up to and the soil's totals (padded; `None`
+    /// without a soil); a download on the GPU.
+    fn forcing_state(&self) -> Result<Option<(f64, Option<Vec<T>>)>> {
+        Ok(match &self.on {
+            On::Cpu(m, _) => m.forcing_state().map(|(t, f)| (t, f.map(|f| f.to_vec()))),
+            On::Gpu(run) => run.model.forcing_state(&run.gpu)?,
+            On::Mixed(..) | On::GpuMixed(_) => None,
+        })
+    }
+
+    /// The checkpoint of the flow: everything but the forcing.
+    fn checkpoint_flow(&mut self) -> Result<Checkpoint<T>> {
         let clock = self.clock();
         let with = |[w, hu, hv]: [Vec<T>; 3], low: Option<Vec<T>>, wet: Vec<u8>| {
             let c = Checkpoint::at(clock).field("w", w).field("hu", hu).field("hv", hv).flag("wet", wet);
@@ -413,7 +469,8 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         })
     }
 
-    fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
+    /// [`Model::restore`] of the flow: everything but the forcing.
+    fn restore_flow(&mut self, c: &Checkpoint<T>) -> Result<()> {
         let n = self.problem.padded_cells();
         let q = [c.get_field("w", n)?, c.get_field("hu", n)?, c.get_field("hv", n)?];
         // A plain run's checkpoint has no low part: a compensated run starts it at zero.

@@ -4,6 +4,7 @@
 use super::Coeffs;
 use crate::accumulation::Accumulation;
 use crate::field::Field2;
+use crate::forcing::Forcing;
 use crate::grid::Layout2;
 use crate::{Error, Precision, Real, Result};
 use kernels::halo::node_source;
@@ -36,23 +37,33 @@ pub enum Boundary {
     Outflow,
     /// Periodic: the ghosts copy the cells at the opposite side (both sides must be periodic).
     Periodic,
+    /// Normal depth: free outflow over a bed that goes on falling as it falls at the side (the
+    /// ghosts' corners continue the last interior slope), so water leaves a slope at the
+    /// uniform flow's depth instead of meeting the mirrored bed's rise.
+    NormalDepth,
 }
 
 impl Boundary {
-    pub const ALL: [Boundary; 3] = [Boundary::Wall, Boundary::Outflow, Boundary::Periodic];
+    pub const ALL: [Boundary; 4] = [Boundary::Wall, Boundary::Outflow, Boundary::Periodic, Boundary::NormalDepth];
     pub fn name(self) -> &'static str {
         match self {
             Boundary::Wall => "wall",
             Boundary::Outflow => "outflow",
             Boundary::Periodic => "periodic",
+            Boundary::NormalDepth => "normal-depth",
         }
     }
+    /// The kernels' ghost rule: a normal-depth side is an outflow one over its own ghost bed.
     pub fn code(self) -> u32 {
         match self {
             Boundary::Wall => BC_WALL,
-            Boundary::Outflow => BC_OUTFLOW,
+            Boundary::Outflow | Boundary::NormalDepth => BC_OUTFLOW,
             Boundary::Periodic => BC_PERIODIC,
         }
+    }
+    /// Whether water can leave through the side.
+    pub fn is_open(self) -> bool {
+        matches!(self, Boundary::Outflow | Boundary::NormalDepth)
     }
 }
 
@@ -60,7 +71,9 @@ impl std::str::FromStr for Boundary {
     type Err = Error;
     fn from_str(s: &str) -> Result<Boundary> {
         Boundary::ALL.into_iter().find(|b| b.name() == s).ok_or_else(|| {
-            Error::invalid(format!("unknown boundary condition '{s}' (expected wall, outflow or periodic)"))
+            Error::invalid(format!(
+                "unknown boundary condition '{s}' (expected wall, outflow, normal-depth or periodic)"
+            ))
         })
     }
 }
@@ -192,8 +205,13 @@ pub struct Problem {
     pub kappa_depth: f64,
     /// A Δt below this stops the run as collapsed.
     pub dt_floor: f64,
+    /// Δt never exceeds this (infinite: the CFL condition alone). Forcing needs a cap: a still
+    /// or dry state has no wave speed to limit Δt, and rain on it would come in one step.
+    pub dt_max: f64,
     /// How an f32 RK stage adds its increment to w ([`Problem::compensates`]).
     pub accumulation: Accumulation,
+    /// Rain, infiltration and inflows, applied after every step (`forcing.rs`).
+    pub forcing: Forcing,
     pub h: Vec<f64>,
     pub hu: Vec<f64>,
     pub hv: Vec<f64>,
@@ -219,7 +237,9 @@ impl Problem {
             wet_dry: WetDry::DEFAULT,
             kappa_depth: 0.01,
             dt_floor: 1e-9,
+            dt_max: f64::INFINITY,
             accumulation: Accumulation::default(),
+            forcing: Forcing::default(),
             h: vec![0.0; nx * ny],
             hu: vec![0.0; nx * ny],
             hv: vec![0.0; nx * ny],
@@ -482,12 +502,34 @@ impl Problem {
             let bc = if g < 0 { lo } else { hi };
             if bc == BC_PERIODIC && g == n as i32 { 0 } else { node_source(n, g, bc) as usize }
         };
+        // A normal-depth side's ghost corners continue the slope of its last two node lines
+        // (B(−g) = B(0) − g·(B(1) − B(0))); the others mirror or wrap.
+        let nd = self.boundary.map(|b| b == Boundary::NormalDepth);
+        let along_y = |i: usize, j: i32| -> f64 {
+            let b = |j: usize| self.bed[j * (self.nx + 1) + i];
+            match j {
+                j if j < 0 && nd[2] => b(0) + j as f64 * (b(1) - b(0)),
+                j if j > ny as i32 && nd[3] => {
+                    let n = ny as usize;
+                    b(n) + (j - ny as i32) as f64 * (b(n) - b(n - 1))
+                }
+                j => b(source(ny, j, bc[2], bc[3])),
+            }
+        };
+        let value = |i: i32, j: i32| -> f64 {
+            match i {
+                i if i < 0 && nd[0] => along_y(0, j) + i as f64 * (along_y(1, j) - along_y(0, j)),
+                i if i > nx as i32 && nd[1] => {
+                    let n = nx as usize;
+                    along_y(n, j) + (i - nx as i32) as f64 * (along_y(n, j) - along_y(n - 1, j))
+                }
+                i => along_y(source(nx, i, bc[0], bc[1]), j),
+            }
+        };
         let mut bed = Field2::filled(nodes, T::ZERO)?;
         for j in -2..ny as i32 + 3 {
-            let sj = source(ny, j, bc[2], bc[3]);
             for i in -2..nx as i32 + 3 {
-                let si = source(nx, i, bc[0], bc[1]);
-                bed.set(i, j, T::from_f64(self.bed[sj * (self.nx + 1) + si]));
+                bed.set(i, j, T::from_f64(value(i, j)));
             }
         }
         let layout = self.layout();

@@ -143,7 +143,7 @@ impl<T: Real> Split<T> {
 
     /// One step of the scheme from Qⁿ = `q` towards `t_stop` at time `t`; `friction` is the
     /// problem's g·n² field (padded) if it has one. On success `q` is Qⁿ⁺¹ and the wet map
-    /// `wet` its own; returns the time advanced (2Δt in DS2) or 0 where the state is still and
+    /// `wet` its own; Δt between `dt_floor` and `dt_max`; returns the time advanced (2Δt in DS2) or 0 where the state is still and
     /// `t_stop` infinitely far. On a failure `q` is left as it was.
     pub fn step(
         &mut self,
@@ -152,14 +152,14 @@ impl<T: Real> Split<T> {
         friction: Option<&[T]>,
         t: f64,
         t_stop: f64,
-        dt_floor: f64,
+        (dt_floor, dt_max): (f64, f64),
     ) -> std::result::Result<f64, Fail> {
         let substeps = if self.scheme == Scheme::Ds2 { 2.0 } else { 1.0 };
         let (mut ex, mut ey) = match self.estimates {
             Some(e) => e,
             None => self.measure([&*q[0], &*q[1], &*q[2]])?,
         };
-        let c = SplitClock { cfl: self.cfl, safety: self.safety, substeps, t_stop, dt_floor };
+        let c = SplitClock { cfl: self.cfl, safety: self.safety, substeps, t_stop, dt_floor, dt_max };
         loop {
             // The GPU's rule (`kernels::kp::split_dt`), so both backends take the same Δt.
             let dt = match split_dt(&c, ex, ey, t) {

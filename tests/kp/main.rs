@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod compensated;
+mod forcing;
 mod friction;
 mod gpu;
 mod input;

@@ -201,5 +201,5 @@ pub const BOUNDARY: Flag = Flag::new(
     "boundary",
     "BC",
     Set::Custom(four_sides),
-    "one condition for every side, or four (west,east,south,north): wall, outflow or periodic",
+    "one condition for every side, or four (west,east,south,north): wall, outflow or periodic (shallow water also normal-depth: outflow over a bed that goes on falling)",
 );

@@ -163,35 +163,14 @@ impl Series {
     /// The value at `t`, linear between points, the end values beyond them (a run checks
     /// [`covers`](Self::covers) first).
     pub fn at(&self, t: f64) -> f64 {
-        let (ts, vs) = (&self.times, &self.values);
-        let k = ts.partition_point(|&x| x <= t);
-        if k == 0 {
-            return vs[0];
-        }
-        if k == ts.len() {
-            return vs[k - 1];
-        }
-        let w = (t - ts[k - 1]) / (ts[k] - ts[k - 1]);
-        vs[k - 1] + w * (vs[k] - vs[k - 1])
+        kernels::forcing::series_at(&self.times, &self.values, t)
     }
 
     /// ∫ value dt from `a` to `b` (a ≤ b) of the linear interpolant, exactly: what a uniform
     /// rain puts on a square metre over a step, so a run's volume account is not a quadrature.
+    /// The kernels integrate with the same function.
     pub fn integral(&self, a: f64, b: f64) -> f64 {
-        if b <= a {
-            return 0.0;
-        }
-        // The breakpoints inside (a, b), with the ends: the interpolant is linear between
-        // neighbours, so the trapezoid rule on them is exact (the end values hold beyond).
-        let ts = &self.times;
-        let inside = ts.partition_point(|&x| x <= a)..ts.partition_point(|&x| x < b);
-        let (mut sum, mut t0, mut v0) = (0.0, a, self.at(a));
-        for (&t, &v) in ts[inside.clone()].iter().zip(&self.values[inside]) {
-            sum += 0.5 * (v0 + v) * (t - t0);
-            (t0, v0) = (t, v);
-        }
-        let vb = self.at(b);
-        sum + 0.5 * (v0 + vb) * (b - t0)
+        kernels::forcing::series_integral(&self.times, &self.values, a, b)
     }
 
     /// Why the series does not span a run from `start` to `end` (s), if it does not.

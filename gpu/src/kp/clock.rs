@@ -8,6 +8,8 @@ pub struct Clock {
     /// Δt is capped at `t_stop − t`.
     pub t_stop: f64,
     pub dt_floor: f64,
+    /// Δt is capped at this (infinite: no cap beyond the CFL condition).
+    pub dt_max: f64,
 }
 
 /// Slots of the device clock (an f64 array).
@@ -24,11 +26,12 @@ pub const STEP_NON_FINITE: u32 = 1;
 /// Δt fell below the floor before the stop time.
 pub const STEP_COLLAPSED: u32 = 2;
 
-/// Δt = CFL / rate, capped at the time left until `t_stop` (0 once there); a non-finite rate
-/// or a Δt below `dt_floor` short of `t_stop` stops the run (Δt 0, status ≠ [`STEP_OK`]).
-/// A still state (rate 0) steps straight to `t_stop` (Δt 0 when that is infinitely far).
+/// Δt = CFL / rate, capped at `dt_max` and at the time left until `t_stop` (0 once there); a
+/// non-finite rate or a Δt below `dt_floor` short of `t_stop` stops the run (Δt 0, status ≠
+/// [`STEP_OK`]). A still state (rate 0) steps by `dt_max` or straight to `t_stop` (Δt 0 when
+/// that is infinitely far).
 #[inline(always)]
-pub fn time_step(cfl: f64, rate: f64, t: f64, t_stop: f64, dt_floor: f64) -> (f64, u32) {
+pub fn time_step(cfl: f64, rate: f64, t: f64, t_stop: f64, dt_floor: f64, dt_max: f64) -> (f64, u32) {
     let left = t_stop - t;
     if !rate.is_finite() {
         return (0.0, STEP_NON_FINITE);
@@ -37,6 +40,7 @@ pub fn time_step(cfl: f64, rate: f64, t: f64, t_stop: f64, dt_floor: f64) -> (f6
         return (0.0, STEP_OK);
     }
     let dt = if rate > 0.0 { cfl / rate } else { f64::INFINITY };
+    let dt = if dt < dt_max { dt } else { dt_max };
     let dt = if dt < left { dt } else { left };
     if !dt.is_finite() {
         return (0.0, STEP_OK);
@@ -77,10 +81,12 @@ pub struct SplitClock {
     pub substeps: f64,
     pub t_stop: f64,
     pub dt_floor: f64,
+    /// Δt is capped at this (infinite: no cap).
+    pub dt_max: f64,
 }
 
-/// Δt of a split step from the estimates `ex`, `ey` at time `t`: r·min(ex, ey), capped so that
-/// the step (`substeps`·Δt) ends at `t_stop` at the latest; 0 once there or where the state is
+/// Δt of a split step from the estimates `ex`, `ey` at time `t`: r·min(ex, ey), capped at
+/// `dt_max` and so that the step (`substeps`·Δt) ends at `t_stop` at the latest; 0 once there or where the state is
 /// still (infinite estimates); a Δt below `dt_floor` short of the stop collapses the run.
 #[inline(always)]
 pub fn split_dt(c: &SplitClock, ex: f64, ey: f64, t: f64) -> (f64, u32) {
@@ -89,6 +95,7 @@ pub fn split_dt(c: &SplitClock, ex: f64, ey: f64, t: f64) -> (f64, u32) {
         return (0.0, STEP_OK);
     }
     let dt = c.safety * if ex < ey { ex } else { ey };
+    let dt = if dt < c.dt_max { dt } else { c.dt_max };
     let dt = if dt < left { dt } else { left };
     if !dt.is_finite() {
         return (0.0, STEP_OK);

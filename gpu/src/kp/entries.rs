@@ -9,12 +9,15 @@
 //! `k.nbx × k.nby` blocks; per-block outputs (rate, wet map) are indexed
 //! `blockIdx.y·nbx + blockIdx.x`.
 
-use super::{Bollermann, Clamp, Clock, Coeffs, Kp07, SplitClock, flux_shared, line_shared, yblock_shared};
+use super::{
+    Bollermann, CellForcing, Clamp, Clock, Coeffs, Kp07, SeriesSet, SplitClock, flux_shared, line_shared, yblock_shared,
+};
 #[cfg(target_arch = "nvptx64")]
 use super::{
     PerCell, Uniform,
     boundary::kp_boundary,
     drain::{kp_clamp, kp_clamp_copy, kp_drain, kp_drain_rhs, kp_shore_lists},
+    force::{kp_force_cells, kp_force_clock, kp_force_inflow},
     mixed::{
         kp_m_boundary, kp_m_clamp, kp_m_drain, kp_m_drain_rhs, kp_m_flux_stream, kp_m_flux_stream_early,
         kp_m_flux_stream_rk, kp_m_rk,
@@ -224,6 +227,30 @@ kernels! {
     /// DS1 and DS2: the clock advanced, or the estimates halved after a discarded step.
     pub struct SplitEnd<T> { c: SplitClock, dt: *mut T, clock: *mut f64 }
     pub const SPLIT_END: SplitEnd = kp_split_end(kp_split_end::<T>);
+
+    /// Forcing (`forcing.rs`), one thread: each series integrated over the span the model clock
+    /// advanced since `forced`, into `amounts`, the span's length into `span`, and `forced`
+    /// moved up to the model clock.
+    pub struct ForceClock<T> {
+        set: SeriesSet, clock: *const f64, forced: *mut f64, times: *const f64, values: *const f64,
+        starts: *const u32, amounts: *mut f64, span: *mut T,
+    }
+    pub const FORCE_CLOCK: ForceClock = kp_force_clock(kp_force_clock::<T>);
+    /// Forcing: one thread an inflow cell (`count` of `cells`, with their CSR lists of series
+    /// and weights), its inflows' depth added; `lo` null on the plain path.
+    pub struct ForceInflow<T> {
+        k: Coeffs<T>, count: u32, cells: *const u32, starts: *const u32, series: *const u32,
+        weights: *const f64, amounts: *const f64, span: *const T, w: *mut T, lo: *mut T, hu: *mut T,
+        hv: *mut T, bc: *const T, wet: *mut u32,
+    }
+    pub const FORCE_INFLOW: ForceInflow = kp_force_inflow(kp_force_inflow::<T>);
+    /// Forcing: one thread an interior cell, the uniform rain added and the soil's take (its
+    /// total `f`, null without a soil) removed; `lo` null on the plain path.
+    pub struct ForceCells<T> {
+        k: Coeffs<T>, cf: CellForcing<T>, amounts: *const f64, span: *const T, w: *mut T, lo: *mut T,
+        hu: *mut T, hv: *mut T, bc: *const T, f: *mut T, wet: *mut u32,
+    }
+    pub const FORCE_CELLS: ForceCells = kp_force_cells(kp_force_cells::<T>);
 }
 
 /// The four flux entry points of one wet–dry scheme (`wetdry.rs`): the host picks the set of the

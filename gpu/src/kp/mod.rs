@@ -31,6 +31,7 @@ mod clock;
 mod coeffs;
 mod early_exit;
 mod entries;
+mod forcing;
 mod friction;
 mod geometry;
 mod ghosts;
@@ -41,6 +42,7 @@ pub use clock::*;
 pub use coeffs::*;
 pub use early_exit::*;
 pub use entries::*;
+pub use forcing::*;
 pub use friction::*;
 pub use geometry::*;
 pub use ghosts::*;
@@ -51,6 +53,8 @@ pub use wetdry::*;
 mod boundary;
 #[cfg(target_arch = "nvptx64")]
 mod drain;
+#[cfg(target_arch = "nvptx64")]
+mod force;
 #[cfg(target_arch = "nvptx64")]
 mod mixed;
 #[cfg(target_arch = "nvptx64")]

@@ -303,7 +303,7 @@ pub(super) unsafe fn kp_dt<T: DeviceReal>(c: Clock, rate: *const T, dt: *mut T, 
     }
     unsafe {
         let t = *clock.add(CLOCK_T);
-        let (mut d, mut status) = time_step(c.cfl, (*rate).to_f64(), t, c.t_stop, c.dt_floor);
+        let (mut d, mut status) = time_step(c.cfl, (*rate).to_f64(), t, c.t_stop, c.dt_floor, c.dt_max);
         if *clock.add(CLOCK_STATUS) != STEP_OK as f64 {
             d = 0.0;
             status = *clock.add(CLOCK_STATUS) as u32;

@@ -7,6 +7,7 @@
 //! `clamp` the RK kernel runs on the drain list's blocks only, after the passes).
 
 use super::cpu::CpuKp;
+use super::forcing::Layout;
 use super::mixed::check_scheme;
 use super::problem::Padded;
 use super::{Problem, Scheme, WetDry};
@@ -17,6 +18,7 @@ use crate::grid::Layout2;
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
 use cudarc::driver::CudaStream;
+use forcing::{GpuForcing, Target};
 use kernels::Level;
 use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::kp::{
@@ -32,6 +34,7 @@ use kernels::kp::{
 use split::{GpuSplit, SplitKernels, SplitState};
 use std::sync::Arc;
 
+mod forcing;
 mod mixed;
 mod split;
 
@@ -393,6 +396,8 @@ pub struct GpuKp<T: GpuReal> {
     /// Mixed precision (`new_mixed`): the surfaces and R_w in f64, which the kernels read and
     /// write in place of `q[0]`, `q1[0]` and `r[0]` (then unused).
     mixed: Option<Box<MixedLevel>>,
+    /// Rain, infiltration and inflows, applied after each step (not in mixed precision).
+    forcing: Option<Box<GpuForcing<T>>>,
     /// The stream the kernels run on (`clamp`'s list counts and the fused second stage's flags
     /// are cleared there).
     stream: Arc<CudaStream>,
@@ -446,9 +451,15 @@ impl<T: GpuReal> GpuKp<T> {
             // Mixed: the f64 surfaces and R_w (`MixedLevel`), two f32 fields' worth each.
             + 6 * mixed.is_some() as usize;
         let corner_arrays = 1 + ds as usize;
+        let forcing = Layout::of(problem);
+        if forcing.is_some() && mixed.is_some() {
+            return Err(Error::invalid(super::cpu::MIXED_FORCING));
+        }
         gpu.check_fits(
             &format!("a {}×{} shallow-water grid ({fields} fields of {})", problem.nx, problem.ny, T::NAME),
-            fields * n * w + corner_arrays * (problem.nx + 5) * (problem.ny + 5) * w,
+            fields * n * w
+                + corner_arrays * (problem.nx + 5) * (problem.ny + 5) * w
+                + forcing.as_ref().map_or(0, |l| GpuForcing::<T>::bytes(l, n)),
         )?;
         let k = problem.coeffs::<T>(launch.block);
         let Padded { bed, cell_bed, q } = problem.padded(&k)?;
@@ -469,7 +480,7 @@ impl<T: GpuReal> GpuKp<T> {
                 problem.scheme,
                 problem.cfl,
                 problem.ds_safety,
-                problem.dt_floor,
+                (problem.dt_floor, problem.dt_max),
                 &k,
                 [&bed, &cell_bed],
                 clamp.as_ref().map(|c| &c.hi_host[..]),
@@ -483,7 +494,12 @@ impl<T: GpuReal> GpuKp<T> {
             line: launch.line,
             slots,
             scheme: problem.scheme,
-            clock_params: Clock { cfl: problem.cfl, t_stop: f64::INFINITY, dt_floor: problem.dt_floor },
+            clock_params: Clock {
+                cfl: problem.cfl,
+                t_stop: f64::INFINITY,
+                dt_floor: problem.dt_floor,
+                dt_max: problem.dt_max,
+            },
             bed: up(&bed)?,
             cell_bed: up(&cell_bed)?,
             friction: problem.friction_field()?.map(|f| up(&f)).transpose()?,
@@ -510,6 +526,7 @@ impl<T: GpuReal> GpuKp<T> {
             clamp,
             split: ds,
             mixed,
+            forcing: forcing.map(|l| GpuForcing::new(gpu, &l, n).map(Box::new)).transpose()?,
             stream: gpu.stream().clone(),
         };
         g.check_block()?;
@@ -1100,11 +1117,34 @@ impl<T: GpuReal> GpuKp<T> {
     }
 
     /// One whole step: Δt on the device, then Euler or RK2, or (DS1, DS2, whose kernels have no
-    /// early exit: `kernel` does not matter) a split step.
+    /// early exit: `kernel` does not matter) a split step; then the forcing over the time it
+    /// advanced and the ghosts of the forced state.
     pub fn step(&mut self, kernel: FluxKernel) -> Result<()> {
         if self.split.is_some() {
-            return self.split_step();
+            self.split_step()?;
+        } else {
+            self.flow(kernel)?;
         }
+        if self.forcing.is_some() {
+            let to = Target {
+                w: self.q[0].ptr_mut(),
+                lo: self.low.as_mut().map_or(std::ptr::null_mut(), |[lo, _]| lo.ptr_mut()),
+                hu: self.q[1].ptr_mut(),
+                hv: self.q[2].ptr_mut(),
+                cell_bed: self.cell_bed.ptr(),
+                wet: self.wet[self.cur].ptr_mut(),
+            };
+            let k = self.k;
+            if let Some(f) = &mut self.forcing {
+                f.apply(k, &self.clock, &to)?;
+            }
+            self.boundary(false)?;
+        }
+        Ok(())
+    }
+
+    /// The step of [`step`](Self::step) without the forcing, in Euler or RK2.
+    fn flow(&mut self, kernel: FluxKernel) -> Result<()> {
         self.flux(kernel, false)?;
         self.time_step()?;
         self.drain(false)?;
@@ -1226,6 +1266,21 @@ impl<T: GpuReal> GpuKp<T> {
     /// device clock (t at `CLOCK_T`, steps at `CLOCK_STEPS`).
     pub fn product_inputs(&self) -> ([*const T; 4], &DeviceBuffer<f64>) {
         ([self.q[0].ptr(), self.cell_bed.ptr(), self.q[1].ptr(), self.q[2].ptr()], &self.clock)
+    }
+
+    /// With forcing, the time it has been applied up to and the depth each cell's soil has
+    /// taken (padded; `None` without a soil), on the host (synchronises).
+    pub fn forcing_state(&self, gpu: &Gpu) -> Result<Option<(f64, Option<Vec<T>>)>> {
+        self.forcing.as_ref().map(|f| f.download(gpu)).transpose()
+    }
+
+    /// Continue the forcing from [`forcing_state`](Self::forcing_state)'s values (nothing
+    /// without forcing).
+    pub fn resume_forcing(&mut self, gpu: &Gpu, forced: f64, infiltrated: Option<&[T]>) -> Result<()> {
+        match &mut self.forcing {
+            Some(f) => f.resume(gpu, forced, infiltrated),
+            None => Ok(()),
+        }
     }
 
     /// Padded cell beds (as uploaded).

@@ -1,0 +1,271 @@
+//! `[forcing]` of a shallow-water case: rain, infiltration and inflows, read and checked into a
+//! [`Forcing`] on the case's grid.
+//!
+//! ```toml
+//! [forcing.rain]            # one of intensity, series, points; mm/h unless `unit` says
+//! intensity = 10.8
+//! [forcing.infiltration]    # Green–Ampt
+//! conductivity = 6.5        # saturated hydraulic conductivity K_s, mm/h
+//! suction = 166.8           # wetting-front suction head ψ, mm
+//! deficit = 0.34            # moisture deficit Δθ (porosity − initial water content)
+//! [[forcing.inflow]]        # one of discharge, series, points; m3/s unless `unit` says
+//! side = "west"             # with from/to along it (m, the grid's coordinates), or at = [x, y]
+//! from = 990.0
+//! to = 1010.0
+//! series = "hydrograph.csv"
+//! time_unit = "min"
+//! ```
+
+use super::{DISCHARGE, Forcing, GreenAmpt, Inflow, Quantity, RAIN, Series};
+use crate::Result;
+use crate::case::{Check, num};
+use crate::grid::Grid2;
+use serde::Deserialize;
+use std::path::PathBuf;
+
+/// `[forcing]`.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ForcingSection {
+    rain: Option<SeriesKeys>,
+    infiltration: Option<Infiltration>,
+    #[serde(default)]
+    inflow: Vec<InflowKeys>,
+}
+
+/// A series given one of three ways, with its units.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeriesKeys {
+    /// A constant.
+    intensity: Option<f64>,
+    /// A CSV or whitespace file of (time, value) lines.
+    series: Option<PathBuf>,
+    /// Inline (time, value) points.
+    points: Option<Vec<(f64, f64)>>,
+    time_unit: Option<String>,
+    unit: Option<String>,
+}
+
+/// `[[forcing.inflow]]`: a series and where it enters.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InflowKeys {
+    name: Option<String>,
+    side: Option<String>,
+    from: Option<f64>,
+    to: Option<f64>,
+    at: Option<(f64, f64)>,
+    discharge: Option<f64>,
+    series: Option<PathBuf>,
+    points: Option<Vec<(f64, f64)>>,
+    time_unit: Option<String>,
+    unit: Option<String>,
+}
+
+/// `[forcing.infiltration]`: Green–Ampt soil.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Infiltration {
+    #[serde(default = "green_ampt")]
+    model: String,
+    conductivity: f64,
+    suction: f64,
+    deficit: f64,
+}
+
+fn green_ampt() -> String {
+    "green-ampt".into()
+}
+
+/// The largest saturated conductivity accepted, mm/h: above coarse gravel's (Rawls et al.'s
+/// sand is 117.8 mm/h), so a larger value is a unit mistake (m/s or mm/s given as mm/h…).
+const MAX_CONDUCTIVITY: f64 = 1e4;
+/// The largest suction head accepted, mm: heavy clay's is about 316 mm (Rawls et al.).
+const MAX_SUCTION: f64 = 1e4;
+
+impl ForcingSection {
+    /// Whether the case rains (its solver may choose other defaults for sheet flow).
+    pub fn has_rain(&self) -> bool {
+        self.rain.is_some()
+    }
+
+    /// The forcing on `grid` for a run to `t_end` seconds; every key checked, every series read
+    /// and shown to cover the run.
+    pub fn load(&self, c: &Check, grid: &Grid2, t_end: f64) -> Result<Forcing> {
+        let rain = match &self.rain {
+            None => None,
+            Some(r) => {
+                let s = series(
+                    c,
+                    "forcing.rain",
+                    r.intensity,
+                    &r.series,
+                    &r.points,
+                    &r.time_unit,
+                    &r.unit,
+                    &RAIN,
+                    "mm/h",
+                    "intensity",
+                    t_end,
+                )?;
+                Some(s)
+            }
+        };
+        let soil = self.infiltration.as_ref().map(|i| soil(c, i)).transpose()?;
+        let mut inflows = Vec::new();
+        for (n, f) in self.inflow.iter().enumerate() {
+            let key = format!("forcing.inflow[{n}]");
+            let s = series(
+                c,
+                &key,
+                f.discharge,
+                &f.series,
+                &f.points,
+                &f.time_unit,
+                &f.unit,
+                &DISCHARGE,
+                "m3/s",
+                "discharge",
+                t_end,
+            )?;
+            let cells = place(c, &key, f, grid)?;
+            let name = f.name.clone().unwrap_or_else(|| format!("inflow {}", n + 1));
+            inflows.push(Inflow { name, series: s, cells });
+        }
+        Ok(Forcing { rain, soil, inflows })
+    }
+}
+
+/// A series given at `key` as a constant (`constant_key`), a file or inline points, in `unit`
+/// (`default_unit` unless given) and `time_unit` (s unless given), covering the run.
+#[allow(clippy::too_many_arguments)]
+fn series(
+    c: &Check,
+    key: &str,
+    constant: Option<f64>,
+    file: &Option<PathBuf>,
+    points: &Option<Vec<(f64, f64)>>,
+    time_unit: &Option<String>,
+    unit: &Option<String>,
+    q: &Quantity,
+    default_unit: &str,
+    constant_key: &str,
+    t_end: f64,
+) -> Result<Series> {
+    let unit = unit.as_deref().unwrap_or(default_unit);
+    let time_unit = time_unit.as_deref().unwrap_or("s");
+    let sub = |k: &str| format!("{key}.{k}");
+    let s = match (constant, file, points) {
+        (Some(v), None, None) => {
+            // A constant holds over the run: two points spanning it.
+            let end = if t_end > 0.0 { t_end } else { 1.0 };
+            let tf = super::series::time_factor(time_unit).map_err(|e| c.doc().invalid(&sub("time_unit"), e))?;
+            Series::from_points(&sub(constant_key), &[(0.0, v), (end / tf, v)], q, time_unit, unit)
+                .map_err(|e| c.doc().invalid(&sub(constant_key), e))?
+        }
+        (None, Some(p), None) => Series::read_input(c, &sub("series"), &c.path(p), q, time_unit, unit)
+            .map_err(|e| c.doc().invalid(&sub("series"), e))?,
+        (None, None, Some(pts)) => Series::from_points(&sub("points"), pts, q, time_unit, unit)
+            .map_err(|e| c.doc().invalid(&sub("points"), e))?,
+        _ => {
+            return c.fail(key, format!("give exactly one of {constant_key} (a constant), series (a file of time, value lines) and points ([[t, value], …])"));
+        }
+    };
+    s.covers(0.0, t_end).map_err(|e| c.doc().invalid(key, e))?;
+    Ok(s)
+}
+
+/// The Green–Ampt soil of `[forcing.infiltration]`, in SI.
+fn soil(c: &Check, i: &Infiltration) -> Result<GreenAmpt> {
+    if i.model != "green-ampt" {
+        return c.fail("forcing.infiltration.model", format!("'{}': the infiltration model is green-ampt", i.model));
+    }
+    c.within(
+        "forcing.infiltration.conductivity",
+        i.conductivity,
+        0.0,
+        MAX_CONDUCTIVITY,
+        " mm/h (saturated hydraulic conductivity)",
+    )?;
+    c.within("forcing.infiltration.suction", i.suction, 0.0, MAX_SUCTION, " mm (wetting-front suction head)")?;
+    c.within(
+        "forcing.infiltration.deficit",
+        i.deficit,
+        0.0,
+        1.0,
+        " (moisture deficit, a fraction of the soil's volume)",
+    )?;
+    Ok(GreenAmpt { ks: i.conductivity / 1000.0 / 3600.0, suction: i.suction / 1000.0, deficit: i.deficit })
+}
+
+/// Where an inflow enters: the cells (interior, x fastest) and the share of the discharge each
+/// takes, summing to 1. Along a side, per unit width (as LISFLOOD-FP): each boundary cell takes
+/// the length of its edge inside [from, to] over the segment's length. At a point, its cell.
+fn place(c: &Check, key: &str, f: &InflowKeys, grid: &Grid2) -> Result<Vec<(usize, f64)>> {
+    let [west, east, south, north] = grid.edges();
+    match (&f.side, f.at) {
+        (None, Some((x, y))) => {
+            if f.from.is_some() || f.to.is_some() {
+                return c.fail(&format!("{key}.at"), "a point inflow takes no from/to (those run along a side)");
+            }
+            if !(x >= west && x < east && y >= south && y < north) {
+                return c.fail(
+                    &format!("{key}.at"),
+                    format!(
+                        "({}, {}) lies outside the grid ({} to {} m in x, {} to {} m in y)",
+                        num(x),
+                        num(y),
+                        num(west),
+                        num(east),
+                        num(south),
+                        num(north)
+                    ),
+                );
+            }
+            let i = (((x - west) / grid.dx) as usize).min(grid.nx - 1);
+            let j = (((y - south) / grid.dy) as usize).min(grid.ny - 1);
+            Ok(vec![(j * grid.nx + i, 1.0)])
+        }
+        (Some(side), None) => {
+            let (Some(from), Some(to)) = (f.from, f.to) else {
+                return c.fail(key, format!("side = \"{side}\" needs from and to: the segment along it in metres"));
+            };
+            // The side's cells: (count, along-side start and spacing, cell index of the k-th).
+            let (n, start, d): (usize, f64, f64) = match side.as_str() {
+                "west" | "east" => (grid.ny, south, grid.dy),
+                "south" | "north" => (grid.nx, west, grid.dx),
+                _ => return c.fail(&format!("{key}.side"), format!("'{side}': expected west, east, south or north")),
+            };
+            let end = start + n as f64 * d;
+            if !(from.is_finite() && to.is_finite() && from < to && from >= start && to <= end) {
+                return c.fail(
+                    &format!("{key}.from"),
+                    format!(
+                        "{} to {}: the segment must run forwards within the {side} side, {} to {} m",
+                        num(from),
+                        num(to),
+                        num(start),
+                        num(end)
+                    ),
+                );
+            }
+            let cell = |k: usize| match side.as_str() {
+                "west" => k * grid.nx,
+                "east" => k * grid.nx + grid.nx - 1,
+                "south" => k,
+                _ => (grid.ny - 1) * grid.nx + k,
+            };
+            let mut cells = Vec::new();
+            for k in 0..n {
+                let (a, b) = (start + k as f64 * d, start + (k + 1) as f64 * d);
+                let overlap = b.min(to) - a.max(from);
+                if overlap > 0.0 {
+                    cells.push((cell(k), overlap / (to - from)));
+                }
+            }
+            Ok(cells)
+        }
+        _ => c.fail(key, "give side (with from and to) or at = [x, y]: where the inflow enters"),
+    }
+}

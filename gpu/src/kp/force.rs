@@ -1,0 +1,137 @@
+//! The forcing kernels (`forcing.rs`; launch contract: `entries.rs`).
+
+use super::{CLOCK_T, CellForcing, Coeffs, FORCED_SPAN, NO_RAIN, SeriesSet, force_point, inflow_depth, integrate_span};
+use crate::device::{DeviceReal, thread};
+use crate::forcing::Soil;
+
+/// One thread: every series integrated over the span the model clock advanced past the forcing
+/// clock, and the forcing clock moved up to the model's.
+///
+/// # Safety
+/// `clock` holds the model clock, `span` 1; the rest as [`integrate_span`] says.
+pub(super) unsafe fn kp_force_clock<T: DeviceReal>(
+    set: SeriesSet,
+    clock: *const f64,
+    forced: *mut f64,
+    times: *const f64,
+    values: *const f64,
+    starts: *const u32,
+    amounts: *mut f64,
+    span: *mut T,
+) {
+    if thread::index_1d() != 0 {
+        return;
+    }
+    unsafe {
+        integrate_span(set, *clock.add(CLOCK_T), forced, times, values, starts, amounts);
+        *span = T::from_f64(*forced.add(FORCED_SPAN));
+    }
+}
+
+/// Flags the wet map's block of interior cell (i, j) wet (every writer writes 1: no race that
+/// matters; the next RK stage writes the map afresh).
+#[inline(always)]
+unsafe fn flag_wet<T: DeviceReal>(k: &Coeffs<T>, wet: *mut u32, i: u32, j: u32) {
+    let b = ((j - 2) / k.by) * k.nbx + (i - 2) / k.bx;
+    unsafe { *wet.add(b as usize) = 1 };
+}
+
+/// The momenta of cell `c` times `keep`, read and written only where `keep` ≠ 1.
+#[inline(always)]
+unsafe fn scale_momenta<T: DeviceReal>(c: usize, keep: T, hu: *mut T, hv: *mut T) {
+    if keep != T::ONE {
+        unsafe { (*hu.add(c), *hv.add(c)) = (*hu.add(c) * keep, *hv.add(c) * keep) };
+    }
+}
+
+/// One thread an inflow cell: the cell gains its inflows' depth over the span.
+///
+/// # Safety
+/// `cells` holds `count` padded interior indexes, each once; `starts` `count + 1` offsets into
+/// `series` and `weights`; `amounts` every series listed; `lo` null or w's padded low part; the
+/// state arrays padded; `wet` the wet map of the state.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn kp_force_inflow<T: DeviceReal>(
+    k: Coeffs<T>,
+    count: u32,
+    cells: *const u32,
+    starts: *const u32,
+    series: *const u32,
+    weights: *const f64,
+    amounts: *const f64,
+    span: *const T,
+    w: *mut T,
+    lo: *mut T,
+    hu: *mut T,
+    hv: *mut T,
+    bc: *const T,
+    wet: *mut u32,
+) {
+    let t = thread::index_1d();
+    if t >= count as u64 {
+        return;
+    }
+    unsafe {
+        let c = *cells.add(t as usize) as usize;
+        let add = inflow_depth::<T>(t as usize, starts, series, weights, amounts);
+        let dt = *span;
+        let l = if lo.is_null() { T::ZERO } else { *lo.add(c) };
+        let ((nw, nl), keep, _, is_wet) =
+            force_point(&k, (*w.add(c), l), *bc.add(c), add, Soil::NONE, T::ZERO, dt, !lo.is_null());
+        *w.add(c) = nw;
+        if !lo.is_null() {
+            *lo.add(c) = nl;
+        }
+        scale_momenta(c, keep, hu, hv);
+        if is_wet {
+            let p = k.pitch as usize;
+            flag_wet(&k, wet, (c % p) as u32, (c / p) as u32);
+        }
+    }
+}
+
+/// One thread an interior cell (1D, x fastest): the uniform rain's depth over the span, then
+/// the soil's take ([`force_point`]); `f` the soil's total per cell, null without a soil.
+///
+/// # Safety
+/// As [`kp_force_inflow`]; `f` null or padded; the grid covers at least nx·ny threads.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn kp_force_cells<T: DeviceReal>(
+    k: Coeffs<T>,
+    cf: CellForcing<T>,
+    amounts: *const f64,
+    span: *const T,
+    w: *mut T,
+    lo: *mut T,
+    hu: *mut T,
+    hv: *mut T,
+    bc: *const T,
+    f: *mut T,
+    wet: *mut u32,
+) {
+    let t = thread::index_1d();
+    if t >= k.nx as u64 * k.ny as u64 {
+        return;
+    }
+    let (i, j) = ((t % k.nx as u64) as u32 + 2, (t / k.nx as u64) as u32 + 2);
+    let c = k.at(i, j);
+    unsafe {
+        let add = if cf.rain == NO_RAIN { T::ZERO } else { T::from_f64(*amounts.add(cf.rain as usize)) };
+        let dt = *span;
+        let l = if lo.is_null() { T::ZERO } else { *lo.add(c) };
+        let f0 = if f.is_null() { T::ZERO } else { *f.add(c) };
+        let ((nw, nl), keep, nf, is_wet) =
+            force_point(&k, (*w.add(c), l), *bc.add(c), add, cf.soil, f0, dt, !lo.is_null());
+        *w.add(c) = nw;
+        if !lo.is_null() {
+            *lo.add(c) = nl;
+        }
+        scale_momenta(c, keep, hu, hv);
+        if !f.is_null() {
+            *f.add(c) = nf;
+        }
+        if is_wet {
+            flag_wet(&k, wet, i, j);
+        }
+    }
+}

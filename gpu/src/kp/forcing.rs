@@ -1,0 +1,125 @@
+//! External forcing of the shallow-water state (`crate::forcing`), applied after each whole
+//! step as a split operator: rain and inflows add water with no momentum, a Green–Ampt soil
+//! takes what it may (at most what a cell holds) with the momentum it carries.
+//!
+//! On the device a one-thread clock kernel integrates every series over the span the step
+//! advanced (from the forcing clock's time to the model clock's) into `amounts`; a kernel over
+//! the inflow cells and one over every cell then add those amounts, so no series value comes
+//! from the host during a run.
+
+use super::Coeffs;
+use crate::Real;
+use crate::forcing::{Soil, force_cell};
+use crate::sediment::compensated_add;
+
+/// Slots of the forcing clock (f64): the time forcing has been applied up to, and the length
+/// of the span the last clock kernel integrated over.
+pub const FORCED_T: usize = 0;
+pub const FORCED_SPAN: usize = 1;
+pub const FORCED_LEN: usize = 2;
+
+/// The series the clock kernel integrates: `count` of them, series s having the points
+/// `starts[s]..starts[s + 1]` of `times` and `values`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SeriesSet {
+    pub count: u32,
+}
+
+/// What every cell receives ([`force_point`]): the index in `amounts` of the uniform rain's depth
+/// over the span (or [`NO_RAIN`]), and the soil (`Soil::NONE`: none).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CellForcing<T> {
+    pub rain: u32,
+    pub soil: Soil<T>,
+}
+
+/// [`CellForcing::rain`] of a run without rain.
+pub const NO_RAIN: u32 = u32::MAX;
+
+/// A cell after its forcing. The state's surface `w` (with its compensated low part `lo`, 0 on
+/// the plain path) over the cell bed `cb` gains the depth `add` and loses what the soil that has
+/// taken `f` takes over `dt` ([`force_cell`]). Returns ((w, lo), the factor the momenta are
+/// multiplied by, the soil's new total, whether the cell is wet for the wet map). The factor
+/// keeps the water's velocity where the soil takes some (what stays of the water), is 0 at or
+/// below the dry depth (as after an RK stage) and exactly 1 otherwise, so a kernel touches the
+/// momenta only where they change.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn force_point<T: Real>(
+    k: &Coeffs<T>,
+    (w, lo): (T, T),
+    cb: T,
+    add: T,
+    soil: Soil<T>,
+    f: T,
+    dt: T,
+    compensated: bool,
+) -> ((T, T), T, T, bool) {
+    let h = ((w - cb) + lo).max(T::ZERO);
+    let (dh, taken) = force_cell(h, add, soil, f, dt);
+    let (w, lo) = if compensated { compensated_add(w, lo, dh) } else { (w + dh, T::ZERO) };
+    let held = h + add;
+    let left = held - taken;
+    let keep = if left <= k.dry {
+        T::ZERO
+    } else if taken > T::ZERO {
+        left / held
+    } else {
+        T::ONE
+    };
+    ((w, lo), keep, f + taken, left > k.wet_above)
+}
+
+/// The clock kernel's work: the span from `forced[FORCED_T]` to the model's time `t`, each
+/// series' integral over it into `amounts`, and the forcing clock moved to `t`.
+///
+/// # Safety
+/// `forced` holds [`FORCED_LEN`]; `starts` holds `set.count + 1` increasing offsets into
+/// `times` and `values` (each series at least one point); `amounts` holds `set.count`.
+#[inline(always)]
+pub unsafe fn integrate_span(
+    set: SeriesSet,
+    t: f64,
+    forced: *mut f64,
+    times: *const f64,
+    values: *const f64,
+    starts: *const u32,
+    amounts: *mut f64,
+) {
+    unsafe {
+        let a = *forced.add(FORCED_T);
+        for s in 0..set.count as usize {
+            let (from, to) = (*starts.add(s) as usize, *starts.add(s + 1) as usize);
+            let ts = core::slice::from_raw_parts(times.add(from), to - from);
+            let vs = core::slice::from_raw_parts(values.add(from), to - from);
+            *amounts.add(s) = crate::forcing::series_integral(ts, vs, a, t);
+        }
+        *forced.add(FORCED_SPAN) = if t > a { t - a } else { 0.0 };
+        *forced.add(FORCED_T) = t;
+    }
+}
+
+/// The depth the inflow cell `c` (of the CSR lists: cell `c`'s inflows are
+/// `starts[c]..starts[c + 1]` of `series` and `weights`) receives: Σ weight × amount, the
+/// weights in 1/m² (a share of the inflow over the cell's area).
+///
+/// # Safety
+/// As the lists say; `amounts` holds every series index listed.
+#[inline(always)]
+pub unsafe fn inflow_depth<T: Real>(
+    c: usize,
+    starts: *const u32,
+    series: *const u32,
+    weights: *const f64,
+    amounts: *const f64,
+) -> T {
+    unsafe {
+        let mut d = 0.0f64;
+        for e in *starts.add(c) as usize..*starts.add(c + 1) as usize {
+            d += *weights.add(e) * *amounts.add(*series.add(e) as usize);
+        }
+        T::from_f64(d)
+    }
+}

@@ -1,0 +1,221 @@
+//! The problem's forcing (`crate::forcing`: rain, a Green–Ampt soil, inflows) laid out as the
+//! kernels read it, and applied by the CPU reference after each step with the kernels' point
+//! functions (`kernels::kp::force_point`), in the GPU's order: the series integrated over the
+//! span the step advanced, the inflow cells, then every cell's rain and soil.
+
+use super::Problem;
+use crate::Real;
+use crate::forcing::Forcing;
+use kernels::forcing::{Soil, series_integral};
+use kernels::kp::{CellForcing, Coeffs, NO_RAIN, force_point};
+use rayon::prelude::*;
+
+/// The forcing as arrays: the series back to back, and the inflow cells with their shares.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// Every series' points, series s at `starts[s]..starts[s + 1]` (the rain's first).
+    pub times: Vec<f64>,
+    pub values: Vec<f64>,
+    pub starts: Vec<u32>,
+    /// The rain's series index, or [`NO_RAIN`].
+    pub rain: u32,
+    pub soil: Option<Soil<f64>>,
+    /// The inflow cells (padded indexes, each once) and, cell c's at
+    /// `cell_starts[c]..cell_starts[c + 1]`, the series feeding it and the weight (share / cell
+    /// area, 1/m²) its discharge is added with.
+    pub cells: Vec<u32>,
+    pub cell_starts: Vec<u32>,
+    pub cell_series: Vec<u32>,
+    pub weights: Vec<f64>,
+}
+
+impl Layout {
+    /// The layout of `problem`'s forcing, `None` without any.
+    pub fn of(problem: &Problem) -> Option<Layout> {
+        let f: &Forcing = &problem.forcing;
+        if f.is_empty() {
+            return None;
+        }
+        let (mut times, mut values, mut starts) = (Vec::new(), Vec::new(), vec![0u32]);
+        for s in f.series() {
+            times.extend_from_slice(&s.times);
+            values.extend_from_slice(&s.values);
+            starts.push(times.len() as u32);
+        }
+        let first_inflow = f.rain.is_some() as u32;
+        // Every (cell, series, weight), grouped by cell in the order cells first appear.
+        let area = problem.dx * problem.dy;
+        let pitch = problem.nx + 4;
+        let mut order: Vec<usize> = Vec::new();
+        let mut by_cell: std::collections::HashMap<usize, Vec<(u32, f64)>> = Default::default();
+        for (s, inflow) in f.inflows.iter().enumerate() {
+            for &(cell, share) in &inflow.cells {
+                let (i, j) = (cell % problem.nx, cell / problem.nx);
+                let padded = (j + 2) * pitch + i + 2;
+                let list = by_cell.entry(padded).or_insert_with(|| {
+                    order.push(padded);
+                    Vec::new()
+                });
+                list.push((first_inflow + s as u32, share / area));
+            }
+        }
+        let (mut cells, mut cell_starts, mut cell_series, mut weights) =
+            (Vec::new(), vec![0u32], Vec::new(), Vec::new());
+        for c in order {
+            cells.push(c as u32);
+            for &(s, w) in &by_cell[&c] {
+                cell_series.push(s);
+                weights.push(w);
+            }
+            cell_starts.push(cell_series.len() as u32);
+        }
+        Some(Layout {
+            times,
+            values,
+            starts,
+            rain: if f.rain.is_some() { 0 } else { NO_RAIN },
+            soil: f.soil.map(|s| s.soil::<f64>()),
+            cells,
+            cell_starts,
+            cell_series,
+            weights,
+        })
+    }
+
+    /// Number of series.
+    pub fn series(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// What every cell receives, in `T`.
+    pub fn cell_forcing<T: Real>(&self) -> CellForcing<T> {
+        let soil = self
+            .soil
+            .map_or(Soil::NONE, |s| Soil { ks: T::from_f64(s.ks), suction_deficit: T::from_f64(s.suction_deficit) });
+        CellForcing { rain: self.rain, soil }
+    }
+
+    /// Whether a per-cell pass is needed (rain or a soil); inflows alone touch their cells only.
+    pub fn touches_every_cell(&self) -> bool {
+        self.rain != NO_RAIN || self.soil.is_some()
+    }
+}
+
+/// The CPU reference's forcing: the layout, the forcing clock and the soil's total per cell.
+pub struct CpuForcing<T> {
+    pub layout: Layout,
+    /// Time the forcing has been applied up to (s).
+    pub forced: f64,
+    amounts: Vec<f64>,
+    /// The depth each cell's soil has taken (padded; zeros without a soil).
+    pub infiltrated: Vec<T>,
+    /// w's low part on the plain path: zeros, written with zeros.
+    no_low: Vec<T>,
+}
+
+impl<T: Real> CpuForcing<T> {
+    /// `cells`: the padded state's length.
+    pub fn new(layout: Layout, cells: usize) -> CpuForcing<T> {
+        let n = layout.series();
+        CpuForcing {
+            layout,
+            forced: 0.0,
+            amounts: vec![0.0; n],
+            infiltrated: vec![T::ZERO; cells],
+            no_low: vec![T::ZERO; cells],
+        }
+    }
+
+    /// The forcing from `self.forced` to `t` applied to the padded state, w's low part `low` on
+    /// the compensated path; the blocks of cells left wet flagged in `wet`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn apply(
+        &mut self,
+        k: &Coeffs<T>,
+        t: f64,
+        w: &mut [T],
+        mut low: Option<&mut [T]>,
+        hu: &mut [T],
+        hv: &mut [T],
+        cell_bed: &[T],
+        wet: &mut [u8],
+    ) {
+        let l = &self.layout;
+        for s in 0..l.series() {
+            let r = l.starts[s] as usize..l.starts[s + 1] as usize;
+            self.amounts[s] = series_integral(&l.times[r.clone()], &l.values[r], self.forced, t);
+        }
+        let dt = T::from_f64(if t > self.forced { t - self.forced } else { 0.0 });
+        self.forced = t;
+        let compensated = low.is_some();
+        for (n, &c) in l.cells.iter().enumerate() {
+            let c = c as usize;
+            let mut d = 0.0f64;
+            for e in l.cell_starts[n] as usize..l.cell_starts[n + 1] as usize {
+                d += l.weights[e] * self.amounts[l.cell_series[e] as usize];
+            }
+            let lo = low.as_ref().map_or(T::ZERO, |lo| lo[c]);
+            let ((nw, nl), keep, _, is_wet) =
+                force_point(k, (w[c], lo), cell_bed[c], T::from_f64(d), Soil::NONE, T::ZERO, dt, compensated);
+            w[c] = nw;
+            if let Some(lo) = low.as_mut() {
+                lo[c] = nl;
+            }
+            if keep != T::ONE {
+                (hu[c], hv[c]) = (hu[c] * keep, hv[c] * keep);
+            }
+            if is_wet {
+                wet[block_of(k, c)] = 1;
+            }
+        }
+        if !l.touches_every_cell() {
+            return;
+        }
+        let cf = l.cell_forcing::<T>();
+        let add = if cf.rain == NO_RAIN { T::ZERO } else { T::from_f64(self.amounts[cf.rain as usize]) };
+        let p = k.pitch as usize;
+        let (nx, ny) = (k.nx as usize, k.ny as usize);
+        let lo: &mut [T] = match low {
+            Some(lo) => lo,
+            None => &mut self.no_low,
+        };
+        // Rows in parallel; each row lists the blocks its wet cells lie in.
+        let rows: Vec<Vec<usize>> = w
+            .par_chunks_mut(p)
+            .zip(hu.par_chunks_mut(p))
+            .zip(hv.par_chunks_mut(p))
+            .zip(cell_bed.par_chunks(p))
+            .zip(self.infiltrated.par_chunks_mut(p))
+            .zip(lo.par_chunks_mut(p))
+            .enumerate()
+            .skip(2)
+            .take(ny)
+            .map(|(j, (((((w, hu), hv), cb), f), lo))| {
+                let mut blocks: Vec<usize> = Vec::new();
+                for i in 2..nx + 2 {
+                    let ((nw, nl), keep, nf, is_wet) =
+                        force_point(k, (w[i], lo[i]), cb[i], add, cf.soil, f[i], dt, compensated);
+                    (w[i], lo[i], f[i]) = (nw, nl, nf);
+                    if keep != T::ONE {
+                        (hu[i], hv[i]) = (hu[i] * keep, hv[i] * keep);
+                    }
+                    let b = block_of(k, j * p + i);
+                    if is_wet && blocks.last() != Some(&b) {
+                        blocks.push(b);
+                    }
+                }
+                blocks
+            })
+            .collect();
+        for b in rows.into_iter().flatten() {
+            wet[b] = 1;
+        }
+    }
+}
+
+/// The wet map's block of padded interior cell `c`.
+fn block_of<T: Real>(k: &Coeffs<T>, c: usize) -> usize {
+    let p = k.pitch as usize;
+    let (i, j) = ((c % p) as u32, (c / p) as u32);
+    (((j - 2) / k.by) * k.nbx + (i - 2) / k.bx) as usize
+}

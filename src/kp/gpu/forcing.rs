@@ -1,0 +1,166 @@
+//! The forcing on the GPU (`super::super::forcing`): the layout's arrays uploaded once, and
+//! after each step three launches on the model's stream — the clock kernel integrating every
+//! series over the span the step advanced, the inflow cells, and (with rain or a soil) every
+//! cell. Nothing comes from the host during a run.
+
+use crate::kp::forcing::Layout;
+use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
+use crate::{GpuReal, Result};
+use kernels::kp::{
+    CellForcing, Coeffs, FORCE_CELLS, FORCE_CLOCK, FORCE_INFLOW, FORCED_LEN, FORCED_T, ForceCells, ForceClock,
+    ForceInflow, SeriesSet,
+};
+
+/// The forcing's device arrays and kernels.
+pub struct GpuForcing<T: GpuReal> {
+    series: SeriesSet,
+    cell_forcing: CellForcing<T>,
+    every_cell: bool,
+    times: DeviceBuffer<f64>,
+    values: DeviceBuffer<f64>,
+    starts: DeviceBuffer<u32>,
+    amounts: DeviceBuffer<f64>,
+    /// The forcing clock (`FORCED_*`) and the last span's length in `T`.
+    forced: DeviceBuffer<f64>,
+    span: DeviceBuffer<T>,
+    inflow_count: u32,
+    cells: DeviceBuffer<u32>,
+    cell_starts: DeviceBuffer<u32>,
+    cell_series: DeviceBuffer<u32>,
+    weights: DeviceBuffer<f64>,
+    /// The depth each cell's soil has taken (padded), with a soil.
+    infiltrated: Option<DeviceBuffer<T>>,
+    clock_kernel: Kernel<ForceClock<T>>,
+    inflow_kernel: Kernel<ForceInflow<T>>,
+    cells_kernel: Kernel<ForceCells<T>>,
+}
+
+/// Device pointers of the padded state the forcing acts on (after a step: Qⁿ).
+pub struct Target<T> {
+    pub w: *mut T,
+    /// w's low part, or null on the plain path.
+    pub lo: *mut T,
+    pub hu: *mut T,
+    pub hv: *mut T,
+    pub cell_bed: *const T,
+    pub wet: *mut u32,
+}
+
+/// Upload `v`, or one zero where it is empty (a device buffer is never empty).
+fn upload_or_zero<V: cudarc::driver::DeviceRepr + Default + Copy>(gpu: &Gpu, v: &[V]) -> Result<DeviceBuffer<V>> {
+    if v.is_empty() { gpu.upload(&[V::default()]) } else { gpu.upload(v) }
+}
+
+impl<T: GpuReal> GpuForcing<T> {
+    /// `cells`: the padded state's length.
+    pub fn new(gpu: &Gpu, layout: &Layout, cells: usize) -> Result<GpuForcing<T>> {
+        Ok(GpuForcing {
+            series: SeriesSet { count: layout.series() as u32 },
+            cell_forcing: layout.cell_forcing::<T>(),
+            every_cell: layout.touches_every_cell(),
+            times: upload_or_zero(gpu, &layout.times)?,
+            values: upload_or_zero(gpu, &layout.values)?,
+            starts: gpu.upload(&layout.starts)?,
+            amounts: gpu.zeros(layout.series().max(1))?,
+            forced: gpu.zeros(FORCED_LEN)?,
+            span: gpu.zeros(1)?,
+            inflow_count: layout.cells.len() as u32,
+            cells: upload_or_zero(gpu, &layout.cells)?,
+            cell_starts: gpu.upload(&layout.cell_starts)?,
+            cell_series: upload_or_zero(gpu, &layout.cell_series)?,
+            weights: upload_or_zero(gpu, &layout.weights)?,
+            infiltrated: layout.soil.map(|_| gpu.zeros(cells)).transpose()?,
+            clock_kernel: gpu.kernel::<T, _>(FORCE_CLOCK)?,
+            inflow_kernel: gpu.kernel::<T, _>(FORCE_INFLOW)?,
+            cells_kernel: gpu.kernel::<T, _>(FORCE_CELLS)?,
+        })
+    }
+
+    /// Bytes of device memory it takes beyond the state, for a layout on `cells` padded cells.
+    pub fn bytes(layout: &Layout, cells: usize) -> usize {
+        let t = std::mem::size_of::<T>();
+        16 * layout.times.len()
+            + 4 * (layout.starts.len() + layout.cells.len() + layout.cell_starts.len() + layout.cell_series.len())
+            + 8 * layout.weights.len()
+            + layout.soil.map_or(0, |_| cells * t)
+    }
+
+    /// The forcing from its clock to the model clock `clock` applied to `to` (enqueued).
+    pub fn apply(&mut self, k: Coeffs<T>, clock: &DeviceBuffer<f64>, to: &Target<T>) -> Result<()> {
+        let params = ForceClock {
+            set: self.series,
+            clock: clock.ptr(),
+            forced: self.forced.ptr_mut(),
+            times: self.times.ptr(),
+            values: self.values.ptr(),
+            starts: self.starts.ptr(),
+            amounts: self.amounts.ptr_mut(),
+            span: self.span.ptr_mut(),
+        };
+        // SAFETY: one thread; forced holds FORCED_LEN, span 1, amounts every series, starts
+        // count + 1 offsets into times and values (`Layout::of`), clock the model's.
+        unsafe { self.clock_kernel.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), params)? };
+        if self.inflow_count > 0 {
+            let params = ForceInflow {
+                k,
+                count: self.inflow_count,
+                cells: self.cells.ptr(),
+                starts: self.cell_starts.ptr(),
+                series: self.cell_series.ptr(),
+                weights: self.weights.ptr(),
+                amounts: self.amounts.ptr(),
+                span: self.span.ptr(),
+                w: to.w,
+                lo: to.lo,
+                hu: to.hu,
+                hv: to.hv,
+                bc: to.cell_bed,
+                wet: to.wet,
+            };
+            // SAFETY: one thread a listed cell, each a distinct padded interior index; the CSR
+            // lists and amounts as `Layout::of` made them; the state padded to k.cells().
+            unsafe { self.inflow_kernel.launch(LaunchShape::cover_1d(self.inflow_count as u64, 128)?, params)? };
+        }
+        if self.every_cell {
+            let params = ForceCells {
+                k,
+                cf: self.cell_forcing,
+                amounts: self.amounts.ptr(),
+                span: self.span.ptr(),
+                w: to.w,
+                lo: to.lo,
+                hu: to.hu,
+                hv: to.hv,
+                bc: to.cell_bed,
+                f: self.infiltrated.as_mut().map_or(std::ptr::null_mut(), |f| f.ptr_mut()),
+                wet: to.wet,
+            };
+            let n = k.nx as u64 * k.ny as u64;
+            // SAFETY: one thread an interior cell; the state and f padded to k.cells(); wet
+            // nbx·nby flags; amounts holds the rain's index when there is rain.
+            unsafe { self.cells_kernel.launch(LaunchShape::cover_1d(n, 256)?, params)? };
+        }
+        Ok(())
+    }
+
+    /// The forcing clock's time and the soil's totals (padded), on the host (synchronises).
+    pub fn download(&self, gpu: &Gpu) -> Result<(f64, Option<Vec<T>>)> {
+        let forced = gpu.download(&self.forced)?[FORCED_T];
+        Ok((forced, self.infiltrated.as_ref().map(|f| gpu.download(f)).transpose()?))
+    }
+
+    /// Continue from a forcing clock at `forced` and the soil's totals `infiltrated` (zeros
+    /// where `None`).
+    pub fn resume(&mut self, gpu: &Gpu, forced: f64, infiltrated: Option<&[T]>) -> Result<()> {
+        let mut c = vec![0.0; FORCED_LEN];
+        c[FORCED_T] = forced;
+        gpu.write(&c, &mut self.forced)?;
+        if let Some(f) = &mut self.infiltrated {
+            match infiltrated {
+                Some(src) => gpu.write(src, f)?,
+                None => gpu.write(&vec![T::ZERO; f.len()], f)?,
+            }
+        }
+        Ok(())
+    }
+}
