@@ -228,3 +228,41 @@ fn rain_on_a_tilted_plane_is_a_kinematic_wave() {
     let q = plane_outflow(50, WetDry::Kp07, Boundary::Outflow, t_rain, &times[3..4]);
     assert!((q[0] / (PLANE_I * PLANE_L) - 1.0).abs() < 0.05, "free outflow: {:.4e} at equilibrium", q[0]);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(12)))]
+    /// The forcing kernels (the series' clock, the inflow cells, every cell's rain and soil)
+    /// against the CPU reference after whole steps, poisoned outputs first: random states and
+    /// sides, random rain, soil and inflows, a random Δt cap, in every scheme (the split ones
+    /// force after their double step), every wet–dry treatment, f32 plain and compensated and
+    /// f64, with and without early exit.
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn kp_gpu_forcing_matches_cpu(
+        nx in super::gpu::awkward_size(),
+        ny in super::gpu::awkward_size(),
+        seed: u64,
+        steps in prop::sample::select(vec![1usize, 6]),
+        scheme in prop::sample::select(Scheme::ALL.to_vec()),
+        accumulation in prop::sample::select(hydrokern::accumulation::Accumulation::ALL.to_vec()),
+        dt_max in prop::sample::select(vec![f64::INFINITY, 0.05]),
+    ) {
+        let mut p = super::gpu::random_state(nx, ny, seed, 0);
+        p.scheme = scheme;
+        p.accumulation = accumulation;
+        p.dt_max = dt_max;
+        forced(&mut p, seed, 2.0);
+        for wet_dry in WetDry::GPU {
+            p.wet_dry = wet_dry;
+            // As `kp_gpu_matches_cpu`: `clamp` in f32 one step (its shore velocities).
+            let steps32 = if wet_dry == WetDry::Clamp { 1 } else { steps };
+            let earlies: &[bool] = if scheme.is_split() { &[false] } else { &[false, true] };
+            // The streamed flux with RK2's second stage in it (the default) and apart.
+            for (&early, fused) in earlies.iter().flat_map(|e| [(e, true), (e, false)]) {
+                let launch = hydrokern::kp::gpu::Launch { block: (16, 8), ..Default::default() };
+                super::gpu::check_gpu::<f32>(&p, launch, early, fused, steps32)?;
+                super::gpu::check_gpu::<f64>(&p, launch, early, fused, steps)?;
+            }
+        }
+    }
+}

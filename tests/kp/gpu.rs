@@ -140,8 +140,9 @@ fn substeps(scheme: Scheme) -> f64 {
 }
 
 /// GPU against CPU after `steps` steps, every padded cell of every field within [`GPU_STEP`]; in
-/// DS1 and DS2 also the Δt estimates (as the clock) and the discarded steps.
-fn check_gpu<T: GpuReal>(
+/// DS1 and DS2 also the Δt estimates (as the clock) and the discarded steps; with forcing, its
+/// clock and the soil's totals.
+pub(super) fn check_gpu<T: GpuReal>(
     p: &Problem,
     Launch { block, flux, line }: Launch,
     early: bool,
@@ -208,6 +209,15 @@ fn check_gpu<T: GpuReal>(
     {
         // Every padded cell: interior and both ghost layers.
         tol.scaled(scale(p, cf)).check(&format!("{what}: {name}"), gf, cf)?;
+    }
+    if let Some((forced, f)) = cpu_m.forcing_state() {
+        let (g_forced, g_f) = gpu_m.forcing_state(&gpu).unwrap().expect("the GPU forces as the CPU does");
+        prop_assert!((g_forced - forced).abs() <= t_tol, "{what}: forcing clock GPU {g_forced} vs CPU {forced}");
+        prop_assert_eq!(g_f.is_some(), f.is_some(), "{}: a soil on one side only", what);
+        if let (Some(g_f), Some(f)) = (g_f, f) {
+            tol.scaled(scale(p, f).max(scale(p, cpu_m.state()[0]) * T::EPSILON.to_f64()))
+                .check(&format!("{what}: infiltrated"), &g_f, f)?;
+        }
     }
     // The compensated path: the surfaces w + low (their low parts may round the other way).
     if let Some(cpu_low) = cpu_m.low() {

@@ -59,7 +59,7 @@ impl Forcing {
     }
     /// Water the inflows bring from 0 to `t` (m³).
     pub fn inflow_volume(&self, t: f64) -> f64 {
-        self.inflows.iter().map(|f| f.series.integral(0.0, t)).sum()
+        self.inflows.iter().fold(0.0, |v, f| v + f.series.integral(0.0, t))
     }
     /// One line of what it holds, for a case's summary.
     pub fn describe(&self) -> String {
