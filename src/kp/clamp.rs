@@ -1,8 +1,8 @@
 //! The CPU reference of the `clamp` wet–dry scheme (docs/kp-wet-dry.md, "Draining" and "After
 //! each RK stage: the velocity clamp and films (`clamp`)"): Bollermann et al.'s reconstruction
 //! of partially flooded cells, the draining time step with the actual Δt, a velocity maximum
-//! principle in partially flooded cells, and films' momenta held to their faces'
-//! desingularized velocity.
+//! principle in partially flooded cells, and films' velocities held to their neighbours'
+//! waves.
 //!
 //! A stage computes every face flux once (the point functions of the scheme `Clamp`: no a-priori
 //! cap), then Δt (first stage), then each partially flooded cell's draining factor from its
@@ -11,8 +11,8 @@
 //! `cell_rhs` assembles it. After the RK stage, each velocity component of a partially flooded
 //! cell is held to the range of its eight neighbours' that are fully flooded and not films, or,
 //! where none is, of those deeper than `dry`; u = 0 where no neighbour is wet. A fully flooded
-//! film (deeper than `dry`, h⁴ < κ) has its momenta scaled to the desingularized velocity its
-//! faces see. Where no cell is partially flooded (flat beds, fully wet lakes) nothing is
+//! film (deeper than `dry`, h⁴ < κ) has each velocity component held to the range of its eight
+//! neighbours' Riemann invariants u ∓ 2c (those deeper than `dry`). Where no cell is partially flooded (flat beds, fully wet lakes) nothing is
 //! drained and the faces are `cell_rhs`'s: the results are `bollermann`'s bit for bit until a
 //! film forms.
 
@@ -154,7 +154,7 @@ impl<T: Real> Faces<T> {
     }
 
     /// After an RK stage: each velocity component of a partially flooded cell held to the range
-    /// of its neighbours', films' momenta scaled ([`clamp_velocities`]), w a level `W` of `T`.
+    /// of its neighbours', films' to their neighbours' waves ([`clamp_velocities`]), w a level `W` of `T`.
     pub fn clamp<W: Level<T>>(&mut self, k: &Coeffs<T>, cell_bed: &[T], w: &[W], hu: &mut [T], hv: &mut [T]) {
         self.clamped += clamp_velocities(k, &self.hi, cell_bed, w, hu, hv);
     }
@@ -202,8 +202,8 @@ pub fn highest_corners<T: Real>(k: &Coeffs<T>, bed: &[T]) -> Vec<T> {
 
 /// After an RK stage, `clamp`'s pass ([`to_clamp`]): each velocity component of a partially
 /// flooded cell (w below its highest corner `hi`, deeper than `dry`) held to the range of its
-/// neighbours' (see the module), and a fully flooded film's momenta scaled to its faces'
-/// desingularized velocity; w a level `W` of `T` (depths formed in `W` and rounded once). The
+/// neighbours' (see the module), and a fully flooded film's velocity held to its neighbours'
+/// Riemann invariants u ∓ 2c; w a level `W` of `T` (depths formed in `W` and rounded once). The
 /// neighbours' velocities are read before any cell changes, so the order of the cells does not
 /// matter. Returns how many cells changed.
 pub fn clamp_velocities<T: Real, W: Level<T>>(

@@ -377,8 +377,8 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
                 rk_compensated(k, stage, dt, cell_bed, gn2, q0, q1, r, out.plain_mut(), low, &mut self.wet);
             }
         }
-        // A stage of Δt = 0 changes nothing, so neither does the pass (which scales films
-        // whatever the stage did); the GPU's RK kernel flags nothing to clamp then either.
+        // A stage of Δt = 0 changes nothing, so neither does the pass (which can move films
+        // and shore cells whatever the stage did); the GPU's RK kernel flags nothing to clamp then either.
         if let Some(faces) = &mut self.faces
             && dt > T::ZERO
         {

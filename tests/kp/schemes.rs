@@ -349,9 +349,9 @@ fn centre_line_against_rk2_at_twice_the_resolution() {
 /// x the split schemes' X substeps do the work and their Y substeps change nothing (R = 0
 /// exactly across a uniform strip); along y it is the other way round, through the
 /// transposition: hu and hv swapped, the bed transposed, the walls following. κ^¼ below the dry
-/// depth, so `clamp` has no films: its pass scales a film's momenta whether or not the substep
-/// moved anything, so a strip whose Y substeps change nothing would scale them at other times
-/// along x than along y.
+/// depth, so `clamp` has no films: its pass holds a film's velocity to its neighbours' whether or
+/// not the substep moved anything, so a strip whose Y substeps change nothing would clamp them
+/// at other times along x than along y.
 #[test]
 fn a_strip_along_y_is_the_strip_along_x_transposed() {
     let (n, d) = (100usize, 1.0f64);

@@ -372,7 +372,8 @@ fn shore_lake_stays_at_rest() {
 /// `clamp`'s passes drain and clamp only partially flooded cells, and a flat bed has none: with
 /// κ^¼ below the dry depth (no films either), Ritter's dam break (a strip, dry downstream) and
 /// the dry circular dam break run without a cell drained or clamped. With the default κ their
-/// fronts spread films, whose momenta `clamp` scales (it counts the cells it changed). On
+/// fronts spread films, whose velocities `clamp` holds to their neighbours' waves (it counts
+/// the cells it changed). On
 /// Thacker's bowl the shoreline cuts cells, and cells are drained or clamped whatever κ (the
 /// test can fail both ways). (The first two differ from `bollermann`'s bits only by `clamp`'s
 /// velocity reconstruction; docs/kp-wet-dry.md, "The reconstruction".)

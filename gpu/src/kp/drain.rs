@@ -4,7 +4,7 @@
 //! After the flux kernel (R before draining) and Δt: [`kp_drain`] finds the draining factor of
 //! every partially flooded cell, [`kp_drain_rhs`] recomputes R where a face leaves a drained
 //! cell. After the RK stage: [`kp_clamp`] clamps the velocities of partially flooded cells (and
-//! scales films' momenta) into scratch fields, [`kp_clamp_copy`] copies them back. Nearly
+//! holds films' velocities to their neighbours' waves) into scratch fields, [`kp_clamp_copy`] copies them back. Nearly
 //! everywhere no cell is partially flooded or draining binds, so the passes visit only the
 //! blocks (of the RK kernel's grid) that [`kp_shore_lists`] lists after each RK stage, from the
 //! flags the RK kernel leaves: a grid of a few blocks a multiprocessor steps through each list.
@@ -307,7 +307,7 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal, W: DeviceReal + Level<T>>(
 /// clamp list (`list`, `count`: [`kp_shore_lists`], blocks the RK kernel found holding a cell to
 /// clamp): the momenta of every cell `to_clamp` names (`clamp_pass`: a partially flooded cell
 /// deeper than `dry` held to its neighbours' velocities, read from the unclamped state; a
-/// film's scaled), and every other cell's momenta, into the scratch pair (`shu`, `shv`).
+/// film's held to its neighbours' Riemann invariants), and every other cell's momenta, into the scratch pair (`shu`, `shv`).
 ///
 /// # Safety
 /// The launch contract of `entries.rs`, blocks of `k.bx × k.by` threads, any 1-D grid; scratch

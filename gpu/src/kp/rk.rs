@@ -136,8 +136,8 @@ pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
         if !u.hi.is_null() {
             f.partial = a < W::widen(c.hi);
             // A stage of Δt = 0 (the clock at `t_stop`: the host's batches of launches run
-            // such steps) changes no state, so the pass, which scales films whatever the
-            // stage did, must not run either: the CPU reference takes no such step.
+            // such steps) changes no state, so the pass, which can move films and shore
+            // cells whatever the stage did, must not run either: the CPU reference takes no such step.
             f.clamp = d > T::ZERO && super::to_clamp(k, f.partial, a.minus(W::widen(c.cb)));
         }
         f

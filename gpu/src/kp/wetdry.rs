@@ -151,8 +151,8 @@ pub const AROUND: [(i32, i32); 8] = [(-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1),
 /// The momenta of a partially flooded cell of depth `h` > `dry` with momenta `(hu, hv)` after the
 /// velocity clamp: each component of u = q/h held to the range of that component over the
 /// neighbours at [`AROUND`] that are fully flooded, deeper than `dry` and not films
-/// ([`is_film`]: the pass scales films, so their velocities would make the range depend on how
-/// often it ran); where none is, over those deeper than `dry`; u = 0 where no neighbour is.
+/// ([`is_film`]: the pass changes films too, so their velocities would make the range depend
+/// on the order of the cells); where none is, over those deeper than `dry`; u = 0 where no neighbour is.
 /// `n(di, dj)` is the neighbour's (h, hu, hv, fully flooded), or `None` outside the interior.
 #[inline(always)]
 pub fn clamped_momenta<T: Real>(
@@ -200,7 +200,7 @@ pub fn is_thin<T: Real>(k: &Coeffs<T>, h: T) -> bool {
 }
 
 /// h⁴ rounded as the host rounds it (`mul_rn`: no multiply-add contraction on the GPU), so both
-/// backends find the same films and scale them alike: contracting h⁴ + κ into a multiply-add
+/// backends find the same films and treat them alike: contracting h⁴ + κ into a multiply-add
 /// changes which cells are thin, and with them the f32 flood's step count.
 #[inline(always)]
 fn fourth_power<T: Real>(h: T) -> T {
@@ -208,13 +208,35 @@ fn fourth_power<T: Real>(h: T) -> T {
     h2.mul_rn(h2)
 }
 
-/// A film's momenta scaled to the velocity its faces see: q·√2·h²/√(h⁴ + κ) = h·u with u the
-/// desingularized velocity of [`desingularize_pair`](super::desingularize_pair) (a factor below
-/// 1 for h⁴ < κ, 1 at h⁴ = κ).
+/// A film's momenta after the pass: each component of its velocity u = q/h held to the range
+/// its neighbours' waves span, [min(u_n − 2c_n), max(u_n + 2c_n)] (c_n = √(g·h_n)) over the
+/// neighbours at [`AROUND`] deeper than `dry`, films included; u = 0 where no neighbour is.
+/// These are the Riemann invariants u ∓ 2c, which the exact solution keeps within their
+/// neighbourhood's range: a film carried by the flow (a front running onto a dry bed, where
+/// u + 2c is the wet side's) lies inside and is left alone, whatever its depth, while a film
+/// whose q/h has outgrown every neighbour's wave (its faces carry a desingularized velocity, so
+/// the fluxes drain its water but not its momentum) is held to them. A clamp, not a scaling:
+/// applied again it changes nothing, so it holds no front back however often it runs.
 #[inline(always)]
-pub fn film_momenta<T: Real>(k: &Coeffs<T>, h: T, (hu, hv): (T, T)) -> (T, T) {
-    let f = T::from_f64(core::f64::consts::SQRT_2) * h.mul_rn(h) / (fourth_power(h) + k.kappa).sqrt();
-    (f * hu, f * hv)
+pub fn film_momenta<T: Real>(
+    k: &Coeffs<T>,
+    h: T,
+    (hu, hv): (T, T),
+    n: impl Fn(i32, i32) -> Option<(T, T, T, bool)>,
+) -> (T, T) {
+    let mut r = (T::INFINITY, -T::INFINITY, T::INFINITY, -T::INFINITY);
+    // Unrolled: a rolled loop would keep AROUND in local memory in a kernel.
+    unroll!(m: usize in [0, 1, 2, 3, 4, 5, 6, 7] => {
+        let (di, dj) = AROUND[m];
+        if let Some((hn, hun, hvn, _)) = n(di, dj)
+            && hn > k.dry
+        {
+            let (u, v) = (hun / hn, hvn / hn);
+            let c2 = T::TWO * (k.g * hn).sqrt();
+            r = (r.0.min(u - c2), r.1.max(u + c2), r.2.min(v - c2), r.3.max(v + c2));
+        }
+    });
+    (h * clamp_velocity(hu / h, r.0, r.1), h * clamp_velocity(hv / h, r.2, r.3))
 }
 
 /// Whether `clamp`'s pass after an RK stage changes the momenta of a cell of depth `h` (w̄ − B̄;
@@ -237,7 +259,7 @@ pub fn clamp_pass<T: Real>(
     q: (T, T),
     n: impl Fn(i32, i32) -> Option<(T, T, T, bool)>,
 ) -> (T, T) {
-    if partial { clamped_momenta(k, h, q, n) } else { film_momenta(k, h, q) }
+    if partial { clamped_momenta(k, h, q, n) } else { film_momenta(k, h, q, n) }
 }
 
 /// A cell's highest corner B_hi: the cell is partially flooded while its mean surface is below.
