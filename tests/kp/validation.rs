@@ -146,3 +146,61 @@ fn circular_dam_break_stays_symmetric() {
         assert!(worst < 1e-12, "asymmetry {worst}");
     }
 }
+
+/// Ritter's dam break of [`setup::dam_break_strip`] (h_l = 1 m, dam at 50 m, t = 4 s) in the
+/// wet–dry scheme `wet_dry`, the strip along x or along y (4 cells across): the L1 error of h
+/// along the strip (m²) and where the front lies, in cells behind the exact one (negative:
+/// ahead). The front is where h falls through `FRONT`·h_l, linear between the last cell deeper
+/// than that and the next, against the exact point of that depth,
+/// x0 + (2√(g h_l) − 3√(g·FRONT·h_l))·t.
+fn dry_front(n: usize, along_y: bool, wet_dry: hydrokern::kp::WetDry) -> (f64, f64) {
+    let (hl, x0, t) = (1.0, 50.0, 4.0);
+    let mut p = setup::dam_break_strip(n, hl, 0.0);
+    if along_y {
+        let d = p.dx;
+        p = hydrokern::kp::Problem::new(4, n, 4.0 * d, 100.0);
+        p.set_depth(|_, y| if y < x0 { hl } else { 0.0 });
+        p.boundary = [hydrokern::kp::Boundary::Wall; 4];
+    }
+    p.wet_dry = wet_dry;
+    let m = run::<f64>(&p, t);
+    let h = depth(&p, &m);
+    let d = 100.0 / n as f64;
+    let at = |i: usize| if along_y { h[i * 4 + 1] } else { h[n + i] };
+    let x = |i: usize| (i as f64 + 0.5) * d;
+    let l1 = (0..n).map(|i| (at(i) - exact::dam_break(p.g, hl, 0.0, x0, x(i), t).0).abs() * d).sum();
+    let thr = FRONT * hl;
+    let i = (0..n - 1).rev().find(|&i| at(i) > thr).expect("water beyond the dam");
+    let front = x(i) + d * (at(i) - thr) / (at(i) - at(i + 1));
+    let want = x0 + (2.0 * (p.g * hl).sqrt() - 3.0 * (p.g * thr).sqrt()) * t;
+    (l1, (want - front) / d)
+}
+
+/// The depth, relative to h_l, that marks [`dry_front`]'s front.
+const FRONT: f64 = 0.03;
+
+/// Ritter's dam break onto a dry bed in every wet–dry scheme, along x and along y, from 100 to
+/// 800 cells: the L1 error falls at order ≥ 0.9 per halving of Δx and the front lies within two
+/// cells of the exact one at every size.
+#[test]
+fn dry_dam_break_fronts_arrive_in_every_wet_dry_scheme() {
+    let ns = [100, 200, 400, 800];
+    for wet_dry in hydrokern::kp::WetDry::ALL {
+        for along_y in [false, true] {
+            let runs: Vec<(f64, f64)> = ns.iter().map(|&n| dry_front(n, along_y, wet_dry)).collect();
+            let orders: Vec<f64> = runs.windows(2).map(|r| (r[0].0 / r[1].0).log2()).collect();
+            let lags: Vec<f64> = runs.iter().map(|r| r.1).collect();
+            let axis = if along_y { "y" } else { "x" };
+            println!(
+                "Ritter along {axis} ({}), n = {ns:?}: L1 orders {orders:.2?}, front behind the exact by {lags:.2?} cells",
+                wet_dry.name()
+            );
+            for (k, o) in orders.iter().enumerate() {
+                assert!(*o >= 0.9, "{} along {axis}: L1 order {o:.2} from {} to {}", wet_dry.name(), ns[k], ns[k + 1]);
+            }
+            for (n, lag) in ns.iter().zip(&lags) {
+                assert!(lag.abs() <= 2.0, "{} along {axis}, {n} cells: front {lag:.2} cells off", wet_dry.name());
+            }
+        }
+    }
+}
