@@ -62,7 +62,7 @@ fn examples(root: &Path, out: &Path) {
         code += &format!("    ({name:?}, include_str!({:?})),\n", path.display().to_string());
     }
     code += "];\n";
-    // The scenarios' rasters (`examples/data/*.asc`, `*.tif`), by their path under `examples/`,
+    // The scenarios' rasters and series (`examples/data/*.asc`, `*.tif`, `*.csv`), by their path under `examples/`,
     // so a built-in scenario reads its terrain wherever the program runs.
     let data = dir.join("data");
     println!("cargo:rerun-if-changed={}", data.display());
@@ -70,7 +70,7 @@ fn examples(root: &Path, out: &Path) {
         .map(|rd| {
             rd.filter_map(|e| e.ok())
                 .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "asc" || x == "tif" || x == "tiff"))
+                .filter(|p| p.extension().is_some_and(|x| x == "asc" || x == "tif" || x == "tiff" || x == "csv"))
                 .collect()
         })
         .unwrap_or_default();

@@ -325,8 +325,7 @@ impl AdiCase {
                     Boundary::Level(Level::Sine(Tide { mean: t.mean, amplitude: t.amplitude, period: t.period, phase }))
                 }
                 Some(SideSpec::Series(p)) => {
-                    let s =
-                        Series::read_input(&c, &key, &c.path(p), &LEVEL, "s", "m").map_err(|e| doc.invalid(&key, e))?;
+                    let s = Series::read_input(&c, &key, p, &LEVEL, "s", "m").map_err(|e| doc.invalid(&key, e))?;
                     s.covers(0.0, times.t_end).map_err(|e| doc.invalid(&key, e))?;
                     Boundary::Level(Level::Series(Arc::new(s)))
                 }

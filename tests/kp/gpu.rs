@@ -215,8 +215,11 @@ pub(super) fn check_gpu<T: GpuReal>(
         prop_assert!((g_forced - forced).abs() <= t_tol, "{what}: forcing clock GPU {g_forced} vs CPU {forced}");
         prop_assert_eq!(g_f.is_some(), f.is_some(), "{}: a soil on one side only", what);
         if let (Some(g_f), Some(f)) = (g_f, f) {
-            tol.scaled(scale(p, f).max(scale(p, cpu_m.state()[0]) * T::EPSILON.to_f64()))
-                .check(&format!("{what}: infiltrated"), &g_f, f)?;
+            tol.scaled(scale(p, f).max(scale(p, cpu_m.state()[0]) * T::EPSILON.to_f64())).check(
+                &format!("{what}: infiltrated"),
+                &g_f,
+                f,
+            )?;
         }
     }
     // The compensated path: the surfaces w + low (their low parts may round the other way).

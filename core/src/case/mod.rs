@@ -170,6 +170,18 @@ impl CaseDoc {
         })
     }
 
+    /// Whether the document holds `key` (dotted path), a value or a table.
+    pub fn has(&self, key: &str) -> bool {
+        let mut item = self.doc.as_item();
+        for part in key.split('.') {
+            match item.as_table_like().and_then(|t| t.get(part)) {
+                Some(i) => item = i,
+                None => return false,
+            }
+        }
+        true
+    }
+
     /// A string key at the top level (e.g. `description`), if present.
     pub fn top_str(&self, key: &str) -> Option<String> {
         self.doc.get(key).and_then(|i| i.as_str()).map(str::to_string)
@@ -359,6 +371,30 @@ impl<'a> Check<'a> {
     }
     /// The bytes of the input file `path` (named at `key`), a regular file of at most `max`
     /// bytes, read whole and recorded ([`CaseDoc::record_input`]).
+    /// The data file a case names at `key` by `path` as written in the case: for a built-in
+    /// scenario a relative path names one of its embedded data files, otherwise it is read
+    /// relative to the case file ([`path`](Self::path)); recorded among the inputs. Returns the
+    /// name to show in messages and the bytes.
+    pub fn data_file(&self, key: &str, path: &Path, max: u64, what: &str) -> Result<(String, Vec<u8>)> {
+        match self.doc.origin() {
+            Origin::Builtin { name, data } if path.is_relative() => {
+                let rel = path.to_string_lossy().replace('\\', "/");
+                let shown = format!("examples/{rel}");
+                match data.iter().find(|(p, _)| *p == rel) {
+                    Some((_, bytes)) => {
+                        self.doc.record_input(key, &shown, bytes);
+                        Ok((shown, bytes.to_vec()))
+                    }
+                    None => Err(Error::invalid(format!("{shown}: not a data file of scenario {name}"))),
+                }
+            }
+            _ => {
+                let path = self.path(path);
+                Ok((path.display().to_string(), self.input(key, &path, max, what)?))
+            }
+        }
+    }
+
     pub fn input(&self, key: &str, path: &Path, max: u64, what: &str) -> Result<Vec<u8>> {
         let bytes = crate::files::read_bytes(path, max, what)?;
         self.doc.record_input(key, &path.display().to_string(), &bytes);

@@ -164,7 +164,7 @@ fn series(
             Series::from_points(&sub(constant_key), &[(0.0, v), (end / tf, v)], q, time_unit, unit)
                 .map_err(|e| c.doc().invalid(&sub(constant_key), e))?
         }
-        (None, Some(p), None) => Series::read_input(c, &sub("series"), &c.path(p), q, time_unit, unit)
+        (None, Some(p), None) => Series::read_input(c, &sub("series"), p, q, time_unit, unit)
             .map_err(|e| c.doc().invalid(&sub("series"), e))?,
         (None, None, Some(pts)) => Series::from_points(&sub("points"), pts, q, time_unit, unit)
             .map_err(|e| c.doc().invalid(&sub("points"), e))?,

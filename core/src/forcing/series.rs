@@ -65,8 +65,9 @@ pub struct Series {
 }
 
 impl Series {
-    /// Reads and checks the series file a case names at `key`, whose columns are in
-    /// `time_unit` and `unit`, recording it among the case's inputs.
+    /// Reads and checks the series file a case names at `key` (its path as the case writes it:
+    /// [`Check::data_file`](crate::case::Check::data_file)), whose columns are in `time_unit`
+    /// and `unit`, recording it among the case's inputs.
     pub fn read_input(
         c: &crate::case::Check,
         key: &str,
@@ -75,10 +76,10 @@ impl Series {
         time_unit: &str,
         unit: &str,
     ) -> Result<Series> {
-        let bytes = c.input(key, path, MAX_BYTES, q.name)?;
+        let (shown, bytes) = c.data_file(key, path, MAX_BYTES, q.name)?;
         let text = String::from_utf8(bytes)
-            .map_err(|_| Error::invalid(format!("{}: not UTF-8 text; a {} series is text", path.display(), q.name)))?;
-        Series::parse(&path.display().to_string(), &text, q, time_unit, unit)
+            .map_err(|_| Error::invalid(format!("{shown}: not UTF-8 text; a {} series is text", q.name)))?;
+        Series::parse(&shown, &text, q, time_unit, unit)
     }
 
     /// Parses and checks the text of a series; `source` names it in messages.
