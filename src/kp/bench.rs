@@ -297,7 +297,8 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
     }
     srk2::<T>(gpu, opts, report, n, launch)?;
     split::<T>(gpu, opts, report, n, launch)?;
-    friction::<T>(gpu, opts, report, n, launch)
+    friction::<T>(gpu, opts, report, n, launch)?;
+    forcing::<T>(gpu, opts, report, n, launch)
 }
 
 /// The RK2 step of `problem` at the launch the tuning cache holds for this GPU (`hydrokern
@@ -467,6 +468,62 @@ fn friction<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: 
             T::NAME,
             t.median_ms,
             (step_words::<T>(&problem, true) + 2.0 * extra) * w * cells,
+            None,
+            String::new(),
+        );
+    }
+    Ok(())
+}
+
+/// The RK2 step of the dam break without forcing and with each kind: uniform rain; rain on a
+/// Green–Ampt soil; rain, soil and two inflows (a 100-cell reach of the west side and a point).
+/// Words a cell: the step's, plus the forcing's pass over every cell (w and the cell B read, w
+/// written; the soil's total read and written with a soil) and the ghost cells again (O(n)).
+fn forcing<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize, launch: Launch) -> Result<()> {
+    use crate::forcing::{DISCHARGE, GreenAmpt, Inflow, RAIN, Series};
+    let cells = (n * n) as f64;
+    let w = std::mem::size_of::<T>() as f64;
+    let size = format!("{n}²");
+    let series = |v: f64, q, unit| Series::from_points("bench", &[(0.0, v), (1e9, v)], q, "s", unit);
+    let rain = series(1e-5, &RAIN, "m/s")?;
+    let soil = GreenAmpt { ks: 1e-6, suction: 0.2, deficit: 0.3 };
+    let reach = Inflow {
+        name: "reach".into(),
+        series: series(10.0, &DISCHARGE, "m3/s")?,
+        cells: (0..100.min(n)).map(|j| (j * n, 0.01)).collect(),
+    };
+    let point = Inflow {
+        name: "point".into(),
+        series: series(1.0, &DISCHARGE, "m3/s")?,
+        cells: vec![(n * n / 2 + n / 4, 1.0)],
+    };
+    let kinds: [(&str, f64, bool, bool); 4] = [
+        ("no forcing", 0.0, false, false),
+        ("uniform rain", 3.0, false, false),
+        ("rain, Green–Ampt soil", 5.0, true, false),
+        ("rain, soil, two inflows", 5.0, true, true),
+    ];
+    for (what, extra, with_soil, inflows) in kinds {
+        let mut problem = setup::dam_break(n, n, false);
+        if extra > 0.0 {
+            problem.forcing.rain = Some(rain.clone());
+            problem.dt_max = 10.0;
+        }
+        if with_soil {
+            problem.forcing.soil = Some(soil);
+        }
+        if inflows {
+            problem.forcing.inflows = vec![reach.clone(), point.clone()];
+        }
+        let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
+        let t = time_gpu(gpu, opts.warmup, opts.reps, |_| m.step(FluxKernel::Full))?;
+        report.push(
+            "kp forcing",
+            &format!("RK2 step, {} flux, wet–dry {}, {what}", launch.flux.describe(), WetDry::DEFAULT.name()),
+            &size,
+            T::NAME,
+            t.median_ms,
+            (step_words::<T>(&problem, true) + extra) * w * cells,
             None,
             String::new(),
         );

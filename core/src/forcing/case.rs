@@ -129,6 +129,12 @@ impl ForcingSection {
                 "discharge",
                 t_end,
             )?;
+            if let Some(v) = s.values.iter().find(|&&v| v < 0.0) {
+                return c.fail(
+                    &key,
+                    format!("{}: discharge {v} m³/s: an inflow's discharge must not be negative (water taken out is not modelled)", s.source),
+                );
+            }
             let cells = place(c, &key, f, grid)?;
             let name = f.name.clone().unwrap_or_else(|| format!("inflow {}", n + 1));
             inflows.push(Inflow { name, series: s, cells });

@@ -577,3 +577,83 @@ fn global_options_after_the_scenario_are_taken() {
     assert!(!o.status.success() && stderr(&o).contains("--tuning"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A forced shallow-water case with `forcing` as its `[forcing]` tables, in `dir`.
+fn forced_case(dir: &std::path::Path, name: &str, forcing: &str) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join(format!("{name}.toml"));
+    // A `dt_max = …` line of the forcing text belongs to [time].
+    let (time, forcing) = match forcing.strip_prefix("dt_max") {
+        Some(rest) => rest.split_once('\n').map(|(v, f)| (format!("dt_max{v}\n"), f)).unwrap(),
+        None => (String::new(), forcing),
+    };
+    let text = format!(
+        "solver = \"kp\"\n[grid]\nnx = 10\nny = 8\nlx = 100.0\nly = 80.0\n[time]\nt_end = 60.0\n{time}\
+         [initial.lake-at-rest]\nlevel = 0.0\n[output]\ndir = \"{}\"\nformats = [\"npy\"]\n[run]\nbackend = \"cpu\"\n{forcing}",
+        dir.join(format!("out-{name}")).display()
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn bad_forcing_is_refused_with_one_line() {
+    let dir = scratch("forcing");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("backwards.csv"), "0, 1\n30, 2\n20, 3\n70, 1\n").unwrap();
+    std::fs::write(dir.join("short.csv"), "0, 1\n30, 2\n").unwrap();
+    std::fs::write(dir.join("nan.csv"), "0, 1\n30, nan\n70, 1\n").unwrap();
+    let cases: &[(&str, &str)] = &[
+        ("[forcing.rain]\nseries = \"missing.csv\"\n", "missing.csv"),
+        ("[forcing.rain]\nseries = \"backwards.csv\"\n", "times must increase"),
+        ("[forcing.rain]\nseries = \"short.csv\"\n", "before the run's end"),
+        ("[forcing.rain]\nseries = \"nan.csv\"\n", "nan.csv"),
+        ("[forcing.rain]\nintensity = -5.0\n", "forcing.rain"),
+        ("[forcing.rain]\nintensity = 5.0\nunit = \"in/h\"\n", "in/h"),
+        ("[forcing.rain]\nintensity = 5.0\npoints = [[0, 1], [60, 1]]\n", "exactly one of"),
+        (
+            "[forcing.infiltration]\nconductivity = -1.0\nsuction = 100.0\ndeficit = 0.3\n",
+            "forcing.infiltration.conductivity",
+        ),
+        (
+            "[forcing.infiltration]\nconductivity = 5.0\nsuction = 100.0\ndeficit = 1.5\n",
+            "forcing.infiltration.deficit",
+        ),
+        (
+            "[forcing.infiltration]\nmodel = \"philip\"\nconductivity = 5.0\nsuction = 100.0\ndeficit = 0.3\n",
+            "green-ampt",
+        ),
+        ("[[forcing.inflow]]\nside = \"west\"\nfrom = 70.0\nto = 90.0\ndischarge = 1.0\n", "within the west side"),
+        ("[[forcing.inflow]]\nside = \"up\"\nfrom = 10.0\nto = 20.0\ndischarge = 1.0\n", "forcing.inflow[0].side"),
+        ("[[forcing.inflow]]\nat = [150.0, 10.0]\ndischarge = 1.0\n", "outside the grid"),
+        ("[[forcing.inflow]]\ndischarge = 1.0\n", "where the inflow enters"),
+        ("[[forcing.inflow]]\nat = [50.0, 10.0]\ndischarge = -1.0\n", "must not be negative"),
+        ("dt_max = 0.0\n[forcing.rain]\nintensity = 5.0\n", "time.dt_max"),
+    ];
+    for (k, (forcing, want)) in cases.iter().enumerate() {
+        let case = forced_case(&dir, &format!("bad{k}"), forcing);
+        refused(&["run", s(&case)], want);
+        assert!(!dir.join(format!("out-bad{k}")).exists(), "{forcing}: the refused run wrote its directory");
+    }
+    let case = forced_case(&dir, "mixed", "[[forcing.inflow]]\nat = [50.0, 10.0]\ndischarge = 1.0\n");
+    refused(&["run", s(&case), "--precision", "mixed"], "precision mixed");
+}
+
+/// A forced run closes its water account: the summary's residual is round-off in f64.
+#[test]
+fn a_forced_run_reports_its_water_account() {
+    let dir = scratch("forcing-account");
+    let forcing = "[forcing.rain]\npoints = [[0, 0], [30, 40], [60, 0]]\nunit = \"mm/h\"\n\
+                   [forcing.infiltration]\nconductivity = 5.0\nsuction = 100.0\ndeficit = 0.3\n\
+                   [[forcing.inflow]]\nside = \"south\"\nfrom = 20.0\nto = 45.0\ndischarge = 0.5\n";
+    let case = forced_case(&dir, "ok", forcing);
+    let o = hydrokern(&["run", s(&case)]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}\n{}", out, stderr(&o));
+    let line = out.lines().find(|l| l.contains("water account")).unwrap_or_else(|| panic!("no account in:\n{out}"));
+    // rain: 20 mm/h on average for 60 s over 100 m × 80 m; inflow 0.5 m³/s for 60 s.
+    assert!(line.contains("rain 2.666667e0") && line.contains("inflow 3.000000e1"), "{line}");
+    let rel: f64 = line.split(" of the water").next().unwrap().rsplit('(').next().unwrap().parse().unwrap();
+    assert!(rel.abs() < 1e-13, "{line}");
+    assert!(dir.join("out-ok").join("infiltration_t60.npy").exists(), "no infiltration field written");
+}

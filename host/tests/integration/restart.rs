@@ -210,6 +210,10 @@ fn kp_restarts_bit_for_bit() {
     let mut set = flood(24, 24);
     set.push(("output.gauge_every", 3i64.into()));
     bit_identical("flood", &set, 0.5, 0.15, 0.48, "cpu", "f64");
+    // Forcing: the checkpoint holds the forcing clock and the soil's totals.
+    bit_identical("valley-rain", &[], 900.0, 300.0, 800.0, "cpu", "f64");
+    bit_identical("valley-rain", &[], 900.0, 300.0, 800.0, "cpu", "f32");
+    bit_identical("river-inflow", &flood(40, 20), 1800.0, 600.0, 1500.0, "cpu", "f64");
 }
 
 /// Mixed precision (w in f64, the rest in f32): the checkpoint holds w as it is and the momenta
@@ -321,6 +325,9 @@ fn gpu_restarts_bit_for_bit() {
         set.push(("gpu.early_exit", early.into()));
         bit_identical("dam-break", &set, 1.0, 0.3, 0.95, "gpu", "mixed");
         bit_identical("valley", &early_exit, 20.0, 6.0, 19.0, "gpu", "mixed");
+        // Forcing: the device's forcing clock and the soil's totals in the checkpoint.
+        bit_identical("valley-rain", &early_exit, 900.0, 300.0, 800.0, "gpu", "f32");
+        bit_identical("river-inflow", &early_exit, 1800.0, 600.0, 1500.0, "gpu", "f64");
     }
     // DS1 and DS2 on the device (`bollermann`: `clamp` is refused there): the estimates and
     // retries come from the device clock.
