@@ -135,7 +135,7 @@ fn wall() -> String {
     "wall".into()
 }
 
-/// `[boundary]`: wall, outflow or periodic per side.
+/// `[boundary]`: wall, outflow, normal-depth or periodic per side.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Boundaries {

@@ -311,7 +311,8 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
                 })?;
             self.t += dt;
             self.dt = dt;
-            self.steps += 1;
+            // As the device clock: a step of Δt = 0 (a still state with no stop time) counts none.
+            self.steps += (dt > 0.0) as u64;
             return Ok(dt);
         }
         let rate = self.eval_rhs(false);
@@ -341,7 +342,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         }
         self.t += dt;
         self.dt = dt;
-        self.steps += 1;
+        self.steps += (dt > 0.0) as u64;
         Ok(dt)
     }
 

@@ -42,9 +42,10 @@ pub const NO_RAIN: u32 = u32::MAX;
 /// the plain path) over the cell bed `cb` gains the depth `add` and loses what the soil that has
 /// taken `f` takes over `dt` ([`force_cell`]). Returns ((w, lo), the factor the momenta are
 /// multiplied by, the soil's new total, whether the cell is wet for the wet map). The factor
-/// keeps the water's velocity where the soil takes some (what stays of the water), is 0 at or
-/// below the dry depth (as after an RK stage) and exactly 1 otherwise, so a kernel touches the
-/// momenta only where they change.
+/// keeps the water's velocity where the soil takes some (what stays of the water), is 0 where
+/// a cell deeper than the dry depth falls to it (as after an RK stage), and exactly 1 otherwise
+/// — a cell already at or below the dry depth has no momentum since its last RK stage — so a
+/// kernel touches the momenta only where they change (rain on a dry plain reads none).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn force_point<T: Real>(
@@ -63,7 +64,7 @@ pub fn force_point<T: Real>(
     let held = h + add;
     let left = held - taken;
     let keep = if left <= k.dry {
-        T::ZERO
+        if h > k.dry { T::ZERO } else { T::ONE }
     } else if taken > T::ZERO {
         left / held
     } else {
