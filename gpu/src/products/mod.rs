@@ -204,7 +204,7 @@ pub fn update_spell<T: Real>(f: &Fields<T>, h: T, t: f64, spell: &mut [T; 2]) ->
         spell[1] = T::from_f64(t);
         true
     } else if !flooded && open {
-        spell[0] = spell[0] + (T::from_f64(t) - spell[1]);
+        spell[0] += T::from_f64(t) - spell[1];
         spell[1] = T::from_f64(f64::NAN);
         true
     } else {

@@ -290,10 +290,8 @@ pub fn layout(
     }
     let planes = vars.len();
     add_crs(geo.epsg, &mut vars, &mut fixed, &mut data);
-    if geo.epsg.is_some() {
-        if let Some(bed) = vars[..planes].iter_mut().find(|v| v.name == "bed") {
-            bed.attrs.push(Attr::text("grid_mapping", CRS));
-        }
+    if let (Some(_), Some(bed)) = (geo.epsg, vars[..planes].iter_mut().find(|v| v.name == "bed")) {
+        bed.attrs.push(Attr::text("grid_mapping", CRS));
     }
     vars.extend(data);
     let mut header = Header { offset64: true, numrecs: 0, dims, attrs: globals, vars };
