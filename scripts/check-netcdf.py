@@ -111,8 +111,16 @@ def check_case(binary, scenario, flags, precision, time_units, root):
             check(c.standard_name == f"projection_{axis}_coordinate", f"{scenario}: {axis} standard_name")
 
     dtype = np.float32 if precision == "f32" else np.float64
-    fields = [v for v in ds.variables if ds[v].dimensions[0] == "time" and v != "time"]
+    # The surface (h + bed, where the solver has a bed) has no NPY file: checked against h and bed.
+    fields = [v for v in ds.variables
+              if ds[v].dimensions and ds[v].dimensions[0] == "time" and v not in ("time", "surface")]
     check(len(fields) >= 1, f"{scenario}: fields {fields}")
+    if "surface" in ds.variables:
+        bed = ds["bed"][:]
+        check(bed.dtype == np.float64 and ds["bed"].dimensions == ("y", "x"), f"{scenario}: bed is double (y, x)")
+        for r in range(len(times)):
+            want = (ds["h"][r].astype(np.float64) + bed).astype(dtype)
+            check(np.array_equal(ds["surface"][r], want), f"{scenario}: surface = h + bed at record {r}")
     for name in fields:
         v = ds[name]
         check(v.dtype == dtype, f"{scenario}: {name} is {v.dtype}, not {dtype}")
@@ -191,7 +199,7 @@ def check_gauges(scenario, out, path, dtype, time_units):
 
 
 def check_maxima(scenario, out, path, dtype):
-    """The maxima's file against the run's max_h.npy, max_speed.npy, arrival.npy, bit for bit."""
+    """The maxima's file against the run's NPY maps (max_h.npy, …, duration.npy), bit for bit."""
     name = path.name
     ds = netCDF4.Dataset(path)
     ds.set_auto_mask(False)
@@ -200,7 +208,7 @@ def check_maxima(scenario, out, path, dtype):
     with netCDF4.Dataset(out / f"{scenario}.nc") as fields:
         for axis in "xy":
             check(np.array_equal(ds[axis][:], fields[axis][:]), f"{name}: {axis} as in the fields' file")
-    maps = ["max_h", "max_speed", "arrival"]
+    maps = ["max_h", "max_speed", "max_hazard", "max_h_time", "arrival", "duration"]
     for m in maps:
         want = np.load(out / f"{m}.npy")
         v = ds[m]

@@ -807,6 +807,10 @@ impl Simulation for KpCase {
         let (row, col) = (best.1 / self.grid.nx, best.1 % self.grid.nx);
         format!("{halt}; the fastest cell, h[{row}, {col}] (NumPy row, column), moves at {:.3e} m/s", best.0)
     }
+    fn bed(&self) -> Option<&[f64]> {
+        Some(&self.still.get_or_init(|| super::pictures::Still::of(&self.problem)).bed)
+    }
+
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
         let still = self.still.get_or_init(|| super::pictures::Still::of(&self.problem));
         super::pictures::write(&self.problem, still, &self.grid, self.times.t_end, state, album, dir)

@@ -65,11 +65,11 @@ fn check<T: GpuReal>(
     }
     dev.drain(&gpu, steps).unwrap();
     let (want, got) = (cpu.products(true), dev.products(&gpu, true).unwrap());
-    prop_assert_eq!(got.maps.len(), if maxima { 3 } else { 0 });
+    prop_assert_eq!(got.maps.len(), if maxima { hydrokern::products::MAPS.len() } else { 0 });
     for (g, w) in got.maps.iter().zip(&want.maps) {
         for (c, (a, b)) in g.data.iter().zip(&w.data).enumerate() {
             let (a, b) = (a.to_f64(), b.to_f64());
-            let ok = if g.name == "max_speed" {
+            let ok = if g.name == "max_speed" || g.name == "max_hazard" {
                 (a - b).abs() <= SPEED.scaled(b.abs().max(1.0)).bound::<T>()
             } else {
                 a == b || (a.is_nan() && b.is_nan())
@@ -195,7 +195,7 @@ fn check_views<T: GpuReal>(
     for (g, w) in got.maps.iter().zip(&want.maps) {
         for (c, (a, b)) in g.data.iter().zip(&w.data).enumerate() {
             let (a, b) = (a.to_f64(), b.to_f64());
-            let ok = if g.name == "max_speed" {
+            let ok = if g.name == "max_speed" || g.name == "max_hazard" {
                 (a - b).abs() <= SPEED.scaled(b.abs().max(1.0)).bound::<T>()
             } else {
                 a == b || (a.is_nan() && b.is_nan())

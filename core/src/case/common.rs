@@ -84,6 +84,9 @@ pub enum Format {
     Png,
     /// One NetCDF-CF file of the run, `<case name>.nc`, a record appended per snapshot.
     Netcdf,
+    /// GeoTIFF maps for GIS: the maximum maps, and each snapshot's fields on a plane's cells
+    /// (with the bed once and the water surface where the solver has a bed).
+    Geotiff,
 }
 
 fn default_formats() -> Vec<Format> {

@@ -85,11 +85,24 @@ pub struct InputFile {
 /// The files a case read, in the order it read them; shared by the copies of one document and
 /// the loaded case's [`CaseInfo`](crate::run::CaseInfo).
 #[derive(Clone, Debug, Default)]
-pub struct Inputs(std::sync::Arc<std::sync::Mutex<Vec<InputFile>>>);
+pub struct Inputs(std::sync::Arc<std::sync::Mutex<Recorded>>);
+
+#[derive(Debug, Default)]
+struct Recorded {
+    files: Vec<InputFile>,
+    /// The EPSG code of the first raster that declared one, and that raster (for messages).
+    crs: Option<(u16, String)>,
+}
 
 impl Inputs {
     pub fn list(&self) -> Vec<InputFile> {
-        self.0.lock().map(|v| v.clone()).unwrap_or_default()
+        self.0.lock().map(|v| v.files.clone()).unwrap_or_default()
+    }
+
+    /// The EPSG code the case's rasters declare (all the same, [`CaseDoc::record_crs`]), which
+    /// its georeferenced outputs carry.
+    pub fn epsg(&self) -> Option<u16> {
+        self.0.lock().ok().and_then(|v| v.crs.as_ref().map(|c| c.0))
     }
 }
 
@@ -124,7 +137,26 @@ impl CaseDoc {
     pub fn record_input(&self, key: &str, path: &str, bytes: &[u8]) {
         let file = InputFile { key: key.into(), path: path.into(), hash: crate::tune::cache::fnv1a(bytes) };
         if let Ok(mut v) = self.inputs.0.lock() {
-            v.push(file);
+            v.files.push(file);
+        }
+    }
+
+    /// Record that the raster `file` declares the projected system `epsg` (if any). Every
+    /// raster of a case must be in the same system, as positions in one are not positions in
+    /// another: a code other than one recorded before is refused, naming both rasters. A
+    /// raster that declares none is taken to be in the others' system.
+    pub fn record_crs(&self, file: &str, epsg: Option<u16>) -> Result<()> {
+        let Some(code) = epsg else { return Ok(()) };
+        let Ok(mut v) = self.inputs.0.lock() else { return Ok(()) };
+        match &v.crs {
+            Some((first, by)) if *first != code => Err(Error::invalid(format!(
+                "{file} is in EPSG:{code} but {by} is in EPSG:{first}: the rasters of one case must share one coordinate system; reproject one (gdalwarp -t_srs EPSG:{first} IN OUT)"
+            ))),
+            Some(_) => Ok(()),
+            None => {
+                v.crs = Some((code, file.to_string()));
+                Ok(())
+            }
         }
     }
 

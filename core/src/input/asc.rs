@@ -83,6 +83,7 @@ pub(super) fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
         dy,
         values: Vec::new(),
         valid: Vec::new(),
+        epsg: None,
     };
     let header = Header { shape, nodata: get("nodata_value") };
     // The values are parsed into a vector of f64 before they become the raster's.

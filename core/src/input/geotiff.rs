@@ -75,7 +75,8 @@ pub(super) fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
     // raster type is PixelIsPoint — to model position (x, y).
     let (i, j, x, y) = (tie[0], tie[1], tie[3], tie[4]);
     let keys = geo_keys(&mut d).map_err(tiff_err)?;
-    if let Some(why) = Crs::of(&keys).not_metres() {
+    let crs = Crs::of(&keys);
+    if let Some(why) = crs.not_metres() {
         return Err(refuse_crs(name, &why));
     }
     let point = keys.contains(&(GT_RASTER_TYPE, PIXEL_IS_POINT));
@@ -102,6 +103,7 @@ pub(super) fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
         dy: sy,
         values: Vec::new(),
         valid: Vec::new(),
+        epsg: crs.epsg(),
     };
     let header = Header { shape, nodata };
     // The decoder's buffer of the file's samples comes on top of the raster's own values.

@@ -19,7 +19,8 @@ use std::path::Path;
 
 /// The raster a case names at `key`: a path relative to the case file's directory, or for a
 /// built-in scenario a file of `examples/` embedded in the program. Errors are one line naming
-/// the case, the key and the file.
+/// the case, the key and the file. The coordinate system it declares is recorded, and one
+/// other than the case's earlier rasters' is refused ([`CaseDoc::record_crs`]).
 pub fn case_raster(doc: &CaseDoc, key: &str, path: &Path) -> Result<Raster> {
     let read = match doc.origin() {
         Origin::Builtin { name, data } if path.is_relative() => {
@@ -28,7 +29,7 @@ pub fn case_raster(doc: &CaseDoc, key: &str, path: &Path) -> Result<Raster> {
                 Some((_, bytes)) => {
                     let shown = format!("examples/{rel}");
                     doc.record_input(key, &shown, bytes);
-                    Raster::parse(&shown, bytes)
+                    Raster::parse(&shown, bytes).and_then(|r| doc.record_crs(&shown, r.epsg).map(|()| r))
                 }
                 None => Err(Error::invalid(format!("examples/{rel}: not a data file of scenario {name}"))),
             }
@@ -38,7 +39,9 @@ pub fn case_raster(doc: &CaseDoc, key: &str, path: &Path) -> Result<Raster> {
             let path = c.path(path);
             Raster::read_bytes(&path).and_then(|bytes| {
                 doc.record_input(key, &path.display().to_string(), &bytes);
-                Raster::parse_file(&path, &bytes)
+                let r = Raster::parse_file(&path, &bytes)?;
+                doc.record_crs(&r.name, r.epsg)?;
+                Ok(r)
             })
         }
     };

@@ -25,6 +25,9 @@ pub struct Raster {
     pub values: Vec<f64>,
     /// False where the file holds its nodata value.
     pub valid: Vec<bool>,
+    /// The EPSG code of the projected coordinate system the file declares (a GeoTIFF's
+    /// ProjectedCSTypeGeoKey, an Esri grid's `.prj`), if it declares one.
+    pub epsg: Option<u16>,
 }
 
 /// What a file's header says: the raster's size, extent and cell size (its values still

@@ -24,13 +24,14 @@ impl Raster {
     }
 
     /// A raster from the bytes of the file at `path`; an Esri grid's `.prj` beside it is read
-    /// too, so that a grid in degrees is refused.
+    /// too, so that a grid in degrees is refused and a projected system's EPSG code is known.
     pub fn parse_file(path: &Path, bytes: &[u8]) -> Result<Raster> {
         let name = path.display().to_string();
-        if !TIFF_MAGIC.iter().any(|m| bytes.starts_with(m)) {
-            super::crs::check_prj(&name, &path.with_extension("prj"))?;
+        if TIFF_MAGIC.iter().any(|m| bytes.starts_with(m)) {
+            return Raster::parse(&name, bytes);
         }
-        Raster::parse(&name, bytes)
+        let epsg = super::crs::check_prj(&name, &path.with_extension("prj"))?;
+        Ok(Raster { epsg, ..Raster::parse(&name, bytes)? })
     }
 
     /// A raster from a file's bytes; `name` is the file, for messages.

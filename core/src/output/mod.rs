@@ -11,11 +11,13 @@
 pub mod anim;
 pub(crate) mod canvas;
 mod font;
+pub mod geotiff;
 pub mod netcdf;
 pub mod npy;
 pub mod png;
 
 pub use anim::{Animation, Animations};
+pub use geotiff::{GeoRef, write_geotiff};
 pub use npy::{NpyElem, read_npy_f64, write_npy};
 pub use png::{
     Colormap, Ground, MapOptions, Picture, PlotOptions, Profiles, Scale, Series, render_map, write_field_png,

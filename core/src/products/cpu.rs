@@ -1,9 +1,9 @@
 //! The products on the CPU: the kernel's point functions over the model's padded arrays.
 
-use super::{Products, Series, Spec, empty_series, maps, saved};
+use super::{Maps, Products, Series, Spec, empty_series, fresh_maps, maps, saved};
 use crate::model::Checkpoint;
 use crate::{Real, Result};
-use kernels::products::{Fields, Sampling, arrival, sample_slot, update_maxima};
+use kernels::products::{Fields, Sampling, arrival, sample_slot, update_maxima, update_spell};
 
 /// Maps and gauge records of a CPU model, updated after every step.
 pub struct CpuProducts<T> {
@@ -11,7 +11,7 @@ pub struct CpuProducts<T> {
     s: Sampling,
     cells: Vec<u32>,
     /// Boxed: a model keeps this beside its state, and the arrays' headers need no room there.
-    maps: Option<Box<[Vec<T>; 3]>>,
+    maps: Option<Box<Maps<T>>>,
     series: Vec<Series>,
 }
 
@@ -20,7 +20,7 @@ impl<T: Real> CpuProducts<T> {
     pub fn new(spec: &Spec, mut f: Fields<T>, cells: Vec<u32>) -> Self {
         f.maxima = u32::from(spec.maxima);
         let n = f.nx as usize * f.ny as usize;
-        let maps = spec.maxima.then(|| Box::new([vec![T::ZERO; n], vec![T::ZERO; n], vec![T::NAN; n]]));
+        let maps = spec.maxima.then(|| Box::new(fresh_maps(n)));
         let s = Sampling { gauges: cells.len() as u32, every: spec.every as u32, capacity: 1 };
         CpuProducts { f, s, series: empty_series(spec, &cells), cells, maps }
     }
@@ -31,16 +31,22 @@ impl<T: Real> CpuProducts<T> {
         let f = self.f;
         let arrays = [level, bed, hu, hv];
         let read = |a: usize, k: usize| arrays[a][k];
-        if let Some([mh, ms, ar]) = self.maps.as_deref_mut() {
+        if let Some([mh, ms, mq, mt, ar, du, since]) = self.maps.as_deref_mut() {
             for j in 0..f.ny {
                 for i in 0..f.nx {
                     let c = (j * f.nx + i) as usize;
                     let [h, u, v, _] = f.cell(i, j, read);
-                    let mut m = [mh[c], ms[c]];
+                    let mut m = [mh[c], ms[c], mq[c]];
                     if update_maxima(&f, h, u, v, &mut m) {
                         ar[c] = arrival(t, ar[c]);
                     }
-                    [mh[c], ms[c]] = m;
+                    if m[0] != mh[c] {
+                        mt[c] = T::from_f64(t);
+                    }
+                    [mh[c], ms[c], mq[c]] = m;
+                    let mut spell = [du[c], since[c]];
+                    update_spell(&f, h, t, &mut spell);
+                    [du[c], since[c]] = spell;
                 }
             }
         }

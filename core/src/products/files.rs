@@ -5,25 +5,28 @@ use crate::case::{Format, OutputSection};
 use crate::grid::Grid2;
 use crate::model::Output;
 use crate::output::png::{MapOptions, write_field_png};
-use crate::output::write_npy;
+use crate::output::{GeoRef, write_geotiff, write_npy};
 use crate::run::RunDir;
 use crate::{GpuReal, Result};
-use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// The arrival map's key for its NaN cells, drawn in [`crate::output::png::UNSET_COLOR`].
 pub const NEVER_ARRIVED: &str = "none (wet at t = 0 or never reached)";
+/// The time of the maximum depth's key for its NaN cells: never wet.
+pub const NEVER_WET: &str = "none (never wet)";
 
-/// Write `gauge_<name>.csv` for every gauge and the maps as `max_h.npy`, `max_speed.npy`,
-/// `arrival.npy` (with `output` asking for NPY) and their pictures (asking for PNG), each whole
-/// (the run directory writes atomically); the names written. The arrival map's colours span
-/// [0, `t_end`], so its pictures compare across snapshots.
+/// Write `gauge_<name>.csv` for every gauge and the maps, as the files show them
+/// ([`super::shown`]), as `max_h.npy`, `max_speed.npy`, … (with `output` asking for NPY),
+/// their pictures (asking for PNG) and GeoTIFFs `max_h.tif`, … in the system `epsg` (asking
+/// for GeoTIFF), each whole (the run directory writes atomically); the names written. The
+/// time maps' colours span [0, `t_end`], so their pictures compare across snapshots.
 pub fn write<T: GpuReal>(
     dir: &mut RunDir,
     p: &Products<T>,
     grid: &Grid2,
     t_end: f64,
     output: &OutputSection,
+    epsg: Option<u16>,
 ) -> Result<Vec<String>> {
     let mut names = Vec::new();
     for s in &p.series {
@@ -46,26 +49,33 @@ pub fn write<T: GpuReal>(
     }
     // Each map's NPY file and picture on a thread of their own: the maps are as large as a
     // field and come at the end of the run, where nothing else overlaps them.
-    let (npy, png) = (output.wants(Format::Npy), output.wants(Format::Png));
-    let files: Vec<(String, (&Output<T>, bool))> = p
+    let wanted = [
+        ("npy", output.wants(Format::Npy)),
+        ("png", output.wants(Format::Png)),
+        ("tif", output.wants(Format::Geotiff)),
+    ];
+    let files: Vec<(String, (&Output<T>, &str))> = p
         .maps
         .iter()
-        .flat_map(|m| [(format!("{}.npy", m.name), (m, false)), (format!("{}.png", m.name), (m, true))])
-        .filter(|(_, (_, picture))| if *picture { png } else { npy })
+        .flat_map(|m| wanted.iter().filter(|w| w.1).map(move |&(ext, _)| (format!("{}.{ext}", m.name), (m, ext))))
         .collect();
-    dir.write_each(&files, |path, &(m, picture)| {
-        let shown =
-            if m.name == "arrival" { Cow::Owned(super::arrival_shown(&m.data)) } else { Cow::Borrowed(&m.data[..]) };
-        if !picture {
-            return write_npy(path, &shown, &m.dims);
+    let geo = GeoRef::of(grid, epsg);
+    dir.write_each(&files, |path, &(m, ext)| {
+        match ext {
+            "npy" => return write_npy(path, &m.data, &m.dims),
+            "tif" => return write_geotiff(path, &m.data, grid.nx, grid.ny, &geo),
+            _ => {}
         }
-        let v: Vec<f64> = shown.iter().map(|x| x.to_f64()).collect();
+        let v: Vec<f64> = m.data.iter().map(|x| x.to_f64()).collect();
         let hi = v.iter().filter(|x| x.is_finite()).fold(0.0f64, |a, &b| a.max(b)).max(1e-12);
         let mut map =
             MapOptions::new(m.long_name.to_string(), format!("{} [{}]", m.name, m.units)).in_metres(grid.edges());
-        map.range = Some((0.0, if m.name == "arrival" && t_end.is_finite() { t_end } else { hi }));
-        if m.name == "arrival" {
-            map.unset = Some(NEVER_ARRIVED);
+        let time = matches!(m.name, "arrival" | "max_h_time" | "duration");
+        map.range = Some((0.0, if time && t_end.is_finite() { t_end } else { hi }));
+        match m.name {
+            "arrival" => map.unset = Some(NEVER_ARRIVED),
+            "max_h_time" => map.unset = Some(NEVER_WET),
+            _ => {}
         }
         write_field_png(path, &v, grid.nx, grid.ny, &map)
     })?;

@@ -2,7 +2,7 @@
 //! updates the maps in place and writes the step's gauge sample into a ring of records, which
 //! the host drains when it reads the clock anyway (at most every few dozen steps).
 
-use super::{Products, Series, Spec, empty_series, maps, saved};
+use super::{MAPS, Products, Series, Spec, empty_series, fresh_maps, maps, saved};
 use crate::model::Checkpoint;
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
@@ -27,8 +27,8 @@ pub struct GpuProducts<T: GpuReal> {
     f: Fields<T>,
     s: Sampling,
     cells: DeviceBuffer<u32>,
-    /// max_h, max_speed, arrival (nx·ny each; one element each without maxima).
-    maps: [DeviceBuffer<T>; 3],
+    /// The maps of [`MAPS`] (nx·ny each; one element each without maxima).
+    maps: [DeviceBuffer<T>; MAPS.len()],
     values: DeviceBuffer<T>,
     times: DeviceBuffer<f64>,
     series: Vec<Series>,
@@ -43,7 +43,7 @@ impl<T: GpuReal> GpuProducts<T> {
         let s = Sampling { gauges: cells.len() as u32, every: spec.every as u32, capacity: RING };
         gpu.check_fits(
             "the gauge records and maximum maps",
-            3 * n * size_of::<T>() + RING as usize * (cells.len() * GAUGE_VALUES * size_of::<T>() + 8),
+            MAPS.len() * n * size_of::<T>() + RING as usize * (cells.len() * GAUGE_VALUES * size_of::<T>() + 8),
         )?;
         let series = empty_series(spec, &cells);
         // Each gauge's cell as (i, j), so the kernel divides by nothing (a trap path on the GPU).
@@ -57,7 +57,18 @@ impl<T: GpuReal> GpuProducts<T> {
             f,
             s,
             cells: gpu.upload(&pairs)?,
-            maps: [gpu.zeros(n)?, gpu.zeros(n)?, gpu.upload(&vec![T::NAN; n])?],
+            maps: {
+                let [a, b, c, d, e, f, g] = fresh_maps::<T>(n);
+                [
+                    gpu.upload(&a)?,
+                    gpu.upload(&b)?,
+                    gpu.upload(&c)?,
+                    gpu.upload(&d)?,
+                    gpu.upload(&e)?,
+                    gpu.upload(&f)?,
+                    gpu.upload(&g)?,
+                ]
+            },
             values: gpu.zeros(records)?,
             times: gpu.zeros(RING as usize)?,
             series,
@@ -97,7 +108,7 @@ impl<T: GpuReal> GpuProducts<T> {
             true => LaunchShape::cover_2d(self.f.nx as u64, self.f.ny as u64, (32, 8), (1, 1))?,
             false => LaunchShape::fixed((1, 1, 1), (32, 8, 1)),
         };
-        let [mh, ms, ar] = self.maps.each_mut().map(|m| m.ptr_mut());
+        let [mh, ms, mq, mt, ar, du, since] = self.maps.each_mut().map(|m| m.ptr_mut());
         let (t_at, steps_at, t, steps) = match clock {
             ClockAt::Device(c, t_slot, steps_slot) => {
                 (c.ptr().wrapping_add(t_slot), c.ptr().wrapping_add(steps_slot), 0.0, 0)
@@ -119,14 +130,18 @@ impl<T: GpuReal> GpuProducts<T> {
             max_h: mh,
             max_speed: ms,
             arrival: ar,
+            max_hazard: mq,
+            max_h_time: mt,
+            duration: du,
+            wet_since: since,
             cells: self.cells.ptr(),
             values: self.values.ptr_mut(),
             times: self.times.ptr_mut(),
         };
         // SAFETY: blocks of 32×8 threads covering nx × ny, or one such block where no map is kept
         // (256 ≥ MAX_GAUGES threads in block (0, 0)); level, bed, hu, hv and select are the
-        // model's, holding what the fields' views reach (the caller's contract); the maps hold
-        // nx·ny values when f.maxima is set (new); cells holds s.gauges pairs (i, j) of interior
+        // model's, holding what the fields' views reach (the caller's contract); the seven maps
+        // hold nx·ny values each when f.maxima is set (new); cells holds s.gauges pairs (i, j) of interior
         // cells (new, from Spec::cells); values holds RING·gauges·GAUGE_VALUES, times RING; t_at
         // and steps_at are null or slots of the clock buffer (the caller's contract).
         unsafe { self.kernel.launch(shape, p) }
@@ -181,9 +196,8 @@ impl<T: GpuReal> GpuProducts<T> {
     /// sample n always goes to slot n mod [`RING`], and the samples taken give n.
     pub fn checkpoint(&mut self, gpu: &Gpu, steps: u64, c: Checkpoint<T>) -> Result<Checkpoint<T>> {
         self.drain(gpu, steps)?;
-        let [mh, ms, ar] = &self.maps;
         let maps = match self.f.maxima != 0 {
-            true => Some([gpu.download(mh)?, gpu.download(ms)?, gpu.download(ar)?]),
+            true => Some(self.download_maps(gpu)?),
             false => None,
         };
         Ok(saved::save(c, &self.series, maps))
@@ -203,16 +217,20 @@ impl<T: GpuReal> GpuProducts<T> {
         Ok(())
     }
 
+    /// Every map, brought to the host (synchronises).
+    fn download_maps(&self, gpu: &Gpu) -> Result<super::Maps<T>> {
+        let mut maps: super::Maps<T> = Default::default();
+        for (host, dev) in maps.iter_mut().zip(&self.maps) {
+            *host = gpu.download(dev)?;
+        }
+        Ok(maps)
+    }
+
     /// The products so far, after [`drain`](Self::drain) up to the current step, the maps only
     /// with `with_maps` (synchronises).
     pub fn products(&self, gpu: &Gpu, with_maps: bool) -> Result<Products<T>> {
         let (nx, ny) = (self.f.nx as usize, self.f.ny as usize);
-        let maps = if with_maps && self.f.maxima != 0 {
-            let [a, b, c] = &self.maps;
-            maps(nx, ny, [gpu.download(a)?, gpu.download(b)?, gpu.download(c)?])
-        } else {
-            Vec::new()
-        };
+        let maps = if with_maps && self.f.maxima != 0 { maps(nx, ny, self.download_maps(gpu)?) } else { Vec::new() };
         Ok(Products { series: self.series.clone(), maps })
     }
 }

@@ -20,6 +20,7 @@ pub use gpu::{ClockAt, GpuProducts};
 pub use kernels::products::{
     Fields, GAUGE_COLUMNS, GAUGE_VALUES, LEVEL_DEPTH, LEVEL_DEPTH_FLAT, LEVEL_ELEVATION, LEVEL_SURFACE, Sampling, View,
 };
+pub use kernels::products::{flood_duration, update_spell};
 
 pub use crate::case::products::{ARRIVAL_DEPTH, Gauge, MAX_GAUGES, Spec};
 pub use crate::model::{Products, Series};
@@ -39,6 +40,26 @@ fn empty_series(spec: &Spec, cells: &[u32]) -> Vec<Series> {
         .collect()
 }
 
+/// The maps a keeper holds, in this order (the checkpoint's names, and the names of the
+/// outputs it hands out): the running maxima of depth, speed and depth × speed, the time of
+/// the maximum depth, the arrival time, and the flooding (time above the arrival threshold in
+/// spells that ended, and the start of the current spell).
+pub const MAPS: [&str; 7] = ["max_h", "max_speed", "max_hazard", "max_h_time", "arrival", "duration", "wet_since"];
+
+/// The maps the files show ([`shown`]): all but `wet_since`.
+pub const SHOWN: usize = MAPS.len() - 1;
+
+/// What each map starts as: maxima and durations at 0, times unset (NaN).
+const UNSET: [bool; 7] = [false, false, false, true, true, false, true];
+
+/// The maps of a keeper, in the order of [`MAPS`].
+pub type Maps<T> = [Vec<T>; 7];
+
+/// Maps of `n` cells each at their start.
+fn fresh_maps<T: crate::Real>(n: usize) -> Maps<T> {
+    UNSET.map(|unset| vec![if unset { T::NAN } else { T::ZERO }; n])
+}
+
 /// The arrival map as the files show it: NaN where the water was above the threshold from the
 /// start, as where it never came. The map records t = 0 for the first (only the initial state
 /// has that time), so a restart restores it as it was and the files alone leave it out.
@@ -46,14 +67,42 @@ pub fn arrival_shown<T: crate::Real>(arrival: &[T]) -> Vec<T> {
     arrival.iter().map(|&a| if a == T::ZERO { T::from_f64(f64::NAN) } else { a }).collect()
 }
 
-/// The three maps as outputs of shape (ny, nx).
-fn maps<T>(nx: usize, ny: usize, [h, s, a]: [Vec<T>; 3]) -> Vec<Output<T>> {
-    let out = |name, long_name, units, data| Output { name, long_name, units, dims: vec![ny, nx], data };
-    vec![
-        out("max_h", "maximum water depth", "m", h),
-        out("max_speed", "maximum speed", "m/s", s),
-        out("arrival", "arrival time (depth first above output.arrival_depth after the start)", "s", a),
-    ]
+/// The maps as the files show them at time `t` (the products' state's): the arrival map with
+/// NaN for cells flooded from the start ([`arrival_shown`]), the duration with the spells still
+/// going on counted up to `t`, and no `wet_since`, which only the model and its checkpoints need.
+pub fn shown<T: crate::Real>(maps: &[Output<T>], t: f64) -> Vec<Output<T>> {
+    let since = maps.iter().find(|m| m.name == "wet_since");
+    maps.iter()
+        .filter(|m| m.name != "wet_since")
+        .map(|m| {
+            let data = match (m.name, since) {
+                ("arrival", _) => arrival_shown(&m.data),
+                ("duration", Some(s)) => {
+                    m.data.iter().zip(&s.data).map(|(&d, &s)| kernels::products::flood_duration(d, s, t)).collect()
+                }
+                _ => m.data.clone(),
+            };
+            Output { data, dims: m.dims.clone(), ..*m }
+        })
+        .collect()
+}
+
+/// The maps as outputs of shape (ny, nx), in the order of [`MAPS`].
+fn maps<T>(nx: usize, ny: usize, maps: Maps<T>) -> Vec<Output<T>> {
+    const ABOUT: [(&str, &str); 7] = [
+        ("maximum water depth", "m"),
+        ("maximum speed", "m/s"),
+        ("maximum depth times speed (hazard, |(hu, hv)|)", "m2/s"),
+        ("time of the maximum water depth", "s"),
+        ("arrival time (depth first above output.arrival_depth after the start)", "s"),
+        ("duration of flooding (time the depth was above output.arrival_depth)", "s"),
+        ("start of the current flooding (model state)", "s"),
+    ];
+    MAPS.iter()
+        .zip(ABOUT)
+        .zip(maps)
+        .map(|((&name, (long_name, units)), data)| Output { name, long_name, units, dims: vec![ny, nx], data })
+        .collect()
 }
 
 #[cfg(test)]

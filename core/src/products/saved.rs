@@ -7,13 +7,12 @@ use super::{GAUGE_VALUES, Series};
 use crate::model::Checkpoint;
 use crate::{Error, Result};
 
-/// The checkpoint's names of the three maps, in the order the keepers hold them.
-pub(super) const MAPS: [&str; 3] = ["max_h", "max_speed", "arrival"];
+use super::{MAPS, Maps};
 
 /// Add the gauge records and (with `maps`) the maps to `c`.
-pub(super) fn save<T: Clone>(c: Checkpoint<T>, series: &[Series], maps: Option<[Vec<T>; 3]>) -> Checkpoint<T> {
+pub(super) fn save<T: Clone>(c: Checkpoint<T>, series: &[Series], maps: Option<Maps<T>>) -> Checkpoint<T> {
     let mut c = match maps {
-        Some([h, s, a]) => c.field(MAPS[0], h).field(MAPS[1], s).field(MAPS[2], a),
+        Some(m) => MAPS.iter().zip(m).fold(c, |c, (name, map)| c.field(name, map)),
         None => c,
     };
     if let Some(first) = series.first() {
@@ -65,8 +64,11 @@ pub(super) fn restore_series<T: Clone>(c: &Checkpoint<T>, series: &mut [Series],
     Ok(n)
 }
 
-/// The three maps of `cells` values each, from the checkpoint.
-pub(super) fn restore_maps<T: Clone>(c: &Checkpoint<T>, cells: usize) -> Result<[Vec<T>; 3]> {
-    let map = |k: usize| c.get_field(MAPS[k], cells).map(<[T]>::to_vec);
-    Ok([map(0)?, map(1)?, map(2)?])
+/// The maps of `cells` values each, from the checkpoint.
+pub(super) fn restore_maps<T: Clone>(c: &Checkpoint<T>, cells: usize) -> Result<Maps<T>> {
+    let mut maps: Maps<T> = Default::default();
+    for (m, name) in maps.iter_mut().zip(MAPS) {
+        *m = c.get_field(name, cells)?.to_vec();
+    }
+    Ok(maps)
 }

@@ -24,19 +24,41 @@ fn gauges_sit_in_the_cell_holding_their_point() {
 /// A state as the plain definition sees it: (t, h, hu, hv), interior cells.
 type Plain = (f64, Vec<f64>, Vec<f64>, Vec<f64>);
 
-/// The maps by their definition, written out plainly over a sequence of states.
-fn plain_maps(dry: f64, thr: f64, states: &[Plain]) -> [Vec<f64>; 3] {
+/// The maps as the files show them at the last state, by their definition, written out
+/// plainly over a sequence of states (the first at t = 0), in the order of [`MAPS`] less
+/// `wet_since`: maxima of the wet depth, speed and |(hu, hv)|, the time the depth's maximum was
+/// reached, the arrival time (none for cells flooded at t = 0), and the time spent flooded
+/// (spell by spell: from the first state above the threshold to the first below, or the end).
+fn plain_maps(dry: f64, thr: f64, states: &[Plain]) -> [Vec<f64>; SHOWN] {
     let n = states[0].1.len();
-    let mut out = [vec![0.0; n], vec![0.0; n], vec![f64::NAN; n]];
+    let mut out = [vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![f64::NAN; n], vec![f64::NAN; n], vec![0.0; n]];
+    let end = states.last().unwrap().0;
     for c in 0..n {
-        for (t, h, hu, hv) in states {
+        let mut start = None;
+        for (k, (t, h, hu, hv)) in states.iter().enumerate() {
             if h[c] > dry {
-                out[0][c] = out[0][c].max(h[c]);
+                if h[c] > out[0][c] {
+                    out[0][c] = h[c];
+                    out[3][c] = *t;
+                }
                 out[1][c] = out[1][c].max((hu[c] * hu[c] + hv[c] * hv[c]).sqrt() / h[c]);
+                out[2][c] = out[2][c].max((hu[c] * hu[c] + hv[c] * hv[c]).sqrt());
             }
-            if h[c] > thr && out[2][c].is_nan() {
-                out[2][c] = *t;
+            let flooded = h[c] > thr;
+            if flooded && out[4][c].is_nan() && k > 0 && states[..k].iter().all(|s| s.1[c] <= thr) {
+                out[4][c] = *t;
             }
+            match (flooded, start) {
+                (true, None) => start = Some(*t),
+                (false, Some(s)) => {
+                    out[5][c] += t - s;
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(s) = start {
+            out[5][c] += end - s;
         }
     }
     out
@@ -88,7 +110,9 @@ proptest! {
         let p = k.products(true);
         let plain: Vec<_> = states.iter().map(|(t, h, hu, hv, _, _)| (*t, h.clone(), hu.clone(), hv.clone())).collect();
         let want = plain_maps(dry, thr, &plain);
-        for (m, w) in p.maps.iter().zip(&want) {
+        let shown = shown(&p.maps, plain.last().unwrap().0);
+        prop_assert_eq!(shown.len(), want.len());
+        for (m, w) in shown.iter().zip(&want) {
             for (a, b) in m.data.iter().zip(w) {
                 prop_assert!(a == b || (a.is_nan() && b.is_nan()), "{}: {a} vs {b}", m.name);
             }
@@ -194,7 +218,7 @@ proptest! {
         }
         let p = k.products(true);
         let plain: Vec<Plain> = states.iter().map(|(t, [h, hu, hv, _])| (*t, h.clone(), hu.clone(), hv.clone())).collect();
-        for (m, w) in p.maps.iter().zip(&plain_maps(dry, thr, &plain)) {
+        for (m, w) in shown(&p.maps, plain.last().unwrap().0).iter().zip(&plain_maps(dry, thr, &plain)) {
             for (a, b) in m.data.iter().zip(w) {
                 prop_assert!(a == b || (a.is_nan() && b.is_nan()), "{}: {a} vs {b}", m.name);
             }
@@ -216,4 +240,27 @@ fn cells_wet_from_the_start_have_no_arrival_in_the_files() {
     let shown = super::arrival_shown(&[0.0f32, 0.25, f32::NAN, 1e-30]);
     assert!(shown[0].is_nan() && shown[2].is_nan(), "{shown:?}");
     assert_eq!((shown[1], shown[3]), (0.25, 1e-30));
+}
+
+/// The flooding's duration is the same whether the update runs once or again at the same time
+/// (a step of Δt = 0, a trial step the control rejects), and a spell going on counts up to the
+/// time the files are written.
+#[test]
+fn flooding_spells_repeat_nothing_and_count_to_the_time_shown() {
+    let layout = Layout2::new(1, 1, 0);
+    let f = Fields::on(layout, false, 0.0, 0.1);
+    let mut s = spec(&[]);
+    s.maxima = true;
+    s.arrival_depth = 0.1;
+    let mut k = CpuProducts::new(&s, f, Vec::new());
+    let zero = [0.0];
+    // Dry, flooded from t = 1 to t = 3, dry, flooded again from t = 6 on.
+    for (t, h) in [(0.0, 0.0), (1.0, 0.5), (1.0, 0.5), (2.0, 0.7), (3.0, 0.0), (3.0, 0.0), (6.0, 0.2)] {
+        k.update(&[h], &zero, &zero, &zero, t, 0);
+    }
+    let maps = shown(&k.products(true).maps, 10.0);
+    let map = |name: &str| maps.iter().find(|m| m.name == name).unwrap().data[0];
+    assert_eq!(map("duration"), 2.0 + 4.0);
+    assert_eq!((map("arrival"), map("max_h"), map("max_h_time")), (1.0, 0.7, 2.0));
+    assert!(maps.iter().all(|m| m.name != "wet_since"));
 }

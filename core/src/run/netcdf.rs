@@ -38,6 +38,12 @@ pub fn maxima_file_name(case_name: &str) -> String {
     format!("{case_name}_maxima.nc")
 }
 
+/// What the run's files carry for GIS ([`cf::Geo`]): the case's coordinate system, and the
+/// bed of a solver that has one.
+fn geo<S: Simulation>(sim: &S) -> cf::Geo<'_> {
+    cf::Geo { epsg: sim.info().inputs.epsg(), bed: sim.bed() }
+}
+
 /// The time coordinate's units: "seconds since <date>" where the case gives its start date
 /// (`run.start`), else the solver's unit, with CF's spelling of years (`year`, UDUNITS' name).
 fn time_units(unit: &str, start: Option<&str>) -> Result<String> {
@@ -58,7 +64,7 @@ impl NetcdfRun {
     pub fn new<S: Simulation, T: Real>(sim: &S, model: String, initial: &State<T>) -> Result<NetcdfRun> {
         let units = time_units(sim.times().unit, sim.info().run.start.as_deref())?;
         if sim.info().output.wants(Format::Netcdf) {
-            Snapshots::check(&sim.mesh(), initial)?;
+            Snapshots::check(&sim.mesh(), initial, &geo(sim))?;
         }
         Ok(NetcdfRun { file: None, gauges: None, model, units })
     }
@@ -96,7 +102,7 @@ impl NetcdfRun {
             start_anew(format!("{} is not this run's file ({why})", path.display()));
             return Ok(());
         }
-        match Snapshots::resume(&path, &sim.mesh(), state, &self.units, t0) {
+        match Snapshots::resume(&path, &sim.mesh(), state, &self.units, t0, &geo(sim)) {
             Ok(file) => {
                 let n = file.records();
                 let records = if n == 1 { "record" } else { "records" };
@@ -119,6 +125,7 @@ impl NetcdfRun {
                     state,
                     &self.units,
                     fields_globals(sim, &self.model, sim.info().run.precision.name()),
+                    &geo(sim),
                 )?);
             }
             self.file.as_mut().expect("created above").append(state)
@@ -149,7 +156,8 @@ impl NetcdfRun {
                 None => {
                     let mut globals = globals(sim, &self.model, info.run.precision.name(), GAUGES_COMMENT);
                     globals.push(fields.clone());
-                    self.gauges = Some(GaugeFile::create::<T>(path, &p.series, grid, &self.units, globals)?);
+                    let epsg = info.inputs.epsg();
+                    self.gauges = Some(GaugeFile::create::<T>(path, &p.series, grid, &self.units, globals, epsg)?);
                     Ok(())
                 }
             })?;
@@ -160,7 +168,8 @@ impl NetcdfRun {
             let mut globals = globals(sim, &self.model, info.run.precision.name(), MAXIMA_COMMENT);
             globals.push(fields);
             let depth = info.output.arrival_depth;
-            dir.write(&name, |path| write_maxima(path, &p.maps, grid, depth, globals))?;
+            let epsg = info.inputs.epsg();
+            dir.write(&name, |path| write_maxima(path, &p.maps, grid, depth, globals, epsg))?;
             names.push(name);
         }
         Ok(names)
@@ -198,7 +207,8 @@ const FIELDS_COMMENT: &str = "x and y are the cell centres in metres, y increasi
 const GAUGES_COMMENT: &str = "every gauge is sampled at the same times (CF's orthogonal multidimensional \
     representation); its values are those of gauge_<name>.csv; samples are appended at each snapshot and counted \
     only once their data are on disk";
-const MAXIMA_COMMENT: &str = "the maps of max_h.npy, max_speed.npy and arrival.npy over the run so far, \
+const MAXIMA_COMMENT: &str = "the maps of max_h.npy, max_speed.npy, max_hazard.npy, max_h_time.npy, arrival.npy \
+    and duration.npy over the run so far, \
     x and y the cell centres in metres, y increasing northward; written whole at each snapshot";
 
 /// A file's global attributes: CF's, then what made it (docs/netcdf.md lists them), `comment`

@@ -77,19 +77,27 @@ pub fn simulation<S: Simulation>(sim: &S) -> Plan {
     let gauges = spec.gauges.len() as u64;
     let gauge_records = gauges.saturating_mul((steps / spec.every as f64 + 1.0) as u64);
     let (npy, png, netcdf) = (out.wants(Format::Npy), out.wants(Format::Png), out.wants(Format::Netcdf));
+    // GeoTIFF maps are of a plane's cells only.
+    let plane = matches!(sim.mesh(), crate::grid::Mesh::Plane(_));
+    let tif = out.wants(Format::Geotiff) && plane;
+    let bed = sim.bed().is_some() as u64;
 
     // Files: each snapshot's; each checkpoint and what it writes beside it; the gauges' files
     // at every snapshot and checkpoint; the maps at the end and at checkpoints; the case and
     // the manifest, the animations.
-    let maps = 3 * spec.maxima as u64;
-    let map_files = maps * (npy as u64 + png as u64) + (netcdf && spec.maxima) as u64;
+    let maps = crate::products::SHOWN as u64 * spec.maxima as u64;
+    let map_files = maps * (npy as u64 + png as u64 + tif as u64) + (netcdf && spec.maxima) as u64;
     let gauge_files = gauges + (netcdf && gauges > 0) as u64;
-    let per_snapshot = snap.fields * npy as u64 + snap.pictures * png as u64 + netcdf as u64 + gauge_files;
+    let per_snapshot = snap.fields * npy as u64
+        + snap.pictures * png as u64
+        + netcdf as u64
+        + gauge_files
+        + (snap.fields + bed) * tif as u64;
     let per_checkpoint = 1 + gauge_files + map_files;
     let files = snapshots
         .saturating_mul(per_snapshot)
         .saturating_add(checkpoints.saturating_mul(per_checkpoint))
-        .saturating_add(map_files + 2 + snap.animations * png as u64);
+        .saturating_add(map_files + 2 + snap.animations * png as u64 + bed * tif as u64);
 
     // Bytes at the end: the fields (NPY and NetCDF), the pictures, the gauges' rows, the maps,
     // the checkpoint.
@@ -97,12 +105,18 @@ pub fn simulation<S: Simulation>(sim: &S) -> Plan {
     let frames = snapshots.min(frames_kept(snap.pixels));
     let picture = snap.pixels / PIXELS_PER_BYTE;
     let mut disk = snapshots.saturating_mul(
-        (state + 128 * snap.fields) * npy as u64 + snap.pictures * picture * png as u64 + state * netcdf as u64,
+        (state + 128 * snap.fields) * npy as u64
+            + snap.pictures * picture * png as u64
+            + (state + bed * cells * w) * netcdf as u64
+            + (snap.values + bed * cells) * 4 * tif as u64,
     );
     disk = disk
         .saturating_add(frames * picture * snap.animations * png as u64)
         .saturating_add(gauge_records.saturating_mul(GAUGE_ROW + 40 * netcdf as u64))
-        .saturating_add(maps * (cells * w * (npy as u64 + netcdf as u64) + picture * png as u64))
+        .saturating_add(
+            maps * (cells * w * (npy as u64 + netcdf as u64) + picture * png as u64 + cells * 4 * tif as u64),
+        )
+        .saturating_add(bed * cells * (4 * tif as u64 + w * netcdf as u64))
         .saturating_add(if checkpoints > 0 { snap.checkpoint * w } else { 0 });
     let output = Volume { snapshots, checkpoints, gauge_records, files, bytes: disk };
 
@@ -157,22 +171,24 @@ fn runner_bytes<S: Simulation>(
         }
     }
     if out.wants(Format::Netcdf) {
-        // A record is converted to big-endian bytes before it is appended.
-        host += state;
+        // A record is converted to big-endian bytes before it is appended; the surface is
+        // formed from the depth and the bed.
+        host += state + sim.bed().map_or(0, |b| b.len() as u64 * (w + 8));
     }
     let spec = out.products();
     if let (true, crate::grid::Mesh::Plane(g)) = (spec.maxima, sim.mesh()) {
-        // The model's three maps and the copy the writer gets, and the three pictures drawn
-        // side by side from f64 copies.
+        // The model's maps and the copy the writer gets, the maps as shown, and their pictures
+        // drawn side by side from f64 copies.
         let cells = (g.nx * g.ny) as u64;
-        host += 3 * cells * w * 2;
+        let (kept, shown) = (crate::products::MAPS.len() as u64, crate::products::SHOWN as u64);
+        host += (2 * kept + shown) * cells * w;
         if out.wants(Format::Png) {
-            host += 3 * (cells * 8 + crate::output::png::map_drawing(g.nx, g.ny, false));
+            host += shown * (cells * 8 + crate::output::png::map_drawing(g.nx, g.ny, false));
             // The maps are drawn on the thread pool: each thread that drew one keeps its f64
             // copy below the allocator's largest mmap threshold (a solver whose snapshots draw
             // there too has counted that already).
             if snap.pooled_maps == 0 && cells * 8 < 32 << 20 {
-                host += (rayon::current_num_threads() as u64).saturating_sub(3) * cells * 8;
+                host += (rayon::current_num_threads() as u64).saturating_sub(shown) * cells * 8;
             }
         }
     }

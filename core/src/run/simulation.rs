@@ -42,6 +42,12 @@ pub trait Simulation: Case + Sync {
     }
     /// What a snapshot holds and writes, and a checkpoint's size (for the plan of the run).
     fn snapshot(&self) -> Snapshot;
+    /// The bed elevation of each cell (m; row 0 south, as the fields), for a solver whose
+    /// water lies over a bed that its state's depth `h` is measured from: the outputs add it
+    /// (`bed`, and the surface h + bed at each snapshot) for GIS.
+    fn bed(&self) -> Option<&[f64]> {
+        None
+    }
     /// The model, on `backend`, in precision `T`.
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>>;
     /// What a progress line shows of a state beyond clock and Δt: conserved totals against

@@ -8,7 +8,7 @@ use crate::case::Format;
 use crate::field::first_where;
 use crate::grid::Mesh;
 use crate::model::{Clock, State};
-use crate::output::write_npy;
+use crate::output::{GeoRef, write_geotiff, write_npy};
 use crate::{Error, GpuReal, Real, Result};
 use std::time::Instant;
 
@@ -93,8 +93,45 @@ pub(super) fn write_snapshot<S: Simulation, T: GpuReal>(
     if out.wants(Format::Netcdf) {
         names.push(netcdf.snapshot(sim, dir, state)?);
     }
+    if out.wants(Format::Geotiff) {
+        names.extend(write_geotiffs(sim, dir, state)?);
+    }
     Ok(names)
 }
+
+/// The snapshot's GeoTIFFs, on a plane: `<field>_t<time>.tif` for every field of the plane's
+/// cells (fields on faces and volumes have no place in a one-band map), and where the solver
+/// has a bed, `surface_t<time>.tif` (h + bed) and, once, `bed.tif`; written side by side, in
+/// the coordinate system of the case's rasters. Their names.
+pub(super) fn write_geotiffs<S: Simulation, T: GpuReal>(
+    sim: &S,
+    dir: &mut RunDir,
+    state: &State<T>,
+) -> Result<Vec<String>> {
+    let Mesh::Plane(grid) = sim.mesh() else { return Ok(Vec::new()) };
+    let geo = GeoRef::of(&grid, sim.info().inputs.epsg());
+    let t = time_tag(state.clock.t);
+    let cells = vec![grid.ny, grid.nx];
+    let mut maps: Vec<(String, std::borrow::Cow<[f64]>)> = state
+        .fields
+        .iter()
+        .filter(|f| f.dims == cells)
+        .map(|f| (format!("{}_t{t}.tif", f.name), f.data.iter().map(|v| v.to_f64()).collect::<Vec<_>>().into()))
+        .collect();
+    if let (Some(bed), Some(h)) = (sim.bed(), state.field("h")) {
+        let surface: Vec<f64> = h.data.iter().zip(bed).map(|(h, b)| h.to_f64() + b).collect();
+        maps.push((format!("surface_t{t}.tif"), surface.into()));
+        // The bed does not change: written by the first snapshot (a restart's included).
+        if !dir.path().join(BED_TIF).exists() {
+            maps.push((BED_TIF.to_string(), bed.into()));
+        }
+    }
+    dir.write_each(&maps, |path, data| write_geotiff(path, &data[..], grid.nx, grid.ny, &geo))?;
+    Ok(maps.into_iter().map(|(name, _)| name).collect())
+}
+
+/// The bed's GeoTIFF, for a solver that has a bed ([`Simulation::bed`]).
+pub const BED_TIF: &str = "bed.tif";
 
 pub(super) fn blew_up<S: Simulation, T: GpuReal>(
     sim: &S,

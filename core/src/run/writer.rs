@@ -124,7 +124,7 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
                     self.keep(state, pool);
                 }
                 Job::Checkpoint(c, meta, products) => {
-                    let files = self.products(products)?;
+                    let files = self.products(products, c.clock.t)?;
                     let t = Instant::now();
                     if !files.is_empty() {
                         self.console.say(format!(
@@ -175,7 +175,7 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
         let t = Instant::now();
         let mut files = write_snapshot(self.sim, self.dir, state, album, &mut self.netcdf)?;
         self.spent.snapshots += t.elapsed();
-        files.extend(self.products(products)?);
+        files.extend(self.products(products, state.clock.t)?);
         if !files.is_empty() {
             let t = super::time_tag(state.clock.t);
             self.console.say(format!("  snapshot t = {t} {}: {}", times.unit, files.join(", ")));
@@ -184,12 +184,14 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
     }
 
     /// The gauge records so far, rewritten whole, and the maps when they came along (at the
-    /// end and at checkpoints); the names written.
-    fn products(&mut self, products: Option<Products<T>>) -> Result<Vec<String>> {
+    /// end and at checkpoints) as they stand at time `at`; the names written.
+    fn products(&mut self, products: Option<Products<T>>, at: f64) -> Result<Vec<String>> {
         let (Some(p), Mesh::Plane(grid)) = (products, self.sim.mesh()) else { return Ok(Vec::new()) };
         let t = Instant::now();
-        let out = &self.sim.info().output;
-        let mut files = products::write(self.dir, &p, &grid, self.sim.times().t_end, out)?;
+        let info = self.sim.info();
+        let p = Products { maps: products::shown(&p.maps, at), series: p.series };
+        let epsg = info.inputs.epsg();
+        let mut files = products::write(self.dir, &p, &grid, self.sim.times().t_end, &info.output, epsg)?;
         files.extend(self.netcdf.products(self.sim, self.dir, &p, &grid)?);
         self.spent.products += t.elapsed();
         Ok(files)

@@ -6,7 +6,8 @@
 //! `bed`, `hu`, `hv` are arrays holding every element their [`View`](super::View)s in `f`
 //! reach (the bed is not read when `f.level_is` is `LEVEL_DEPTH_FLAT`); with `select` not null,
 //! level and momenta lie `*select · f.buffer` elements further on (a state buffer the device
-//! chose). `max_h`, `max_speed`, `arrival` hold nx·ny values (unused when `f.maxima` is 0);
+//! chose). `max_h`, `max_speed`, `arrival`, `max_hazard`, `max_h_time`, `duration`, `wet_since`
+//! hold nx·ny values each (unused when `f.maxima` is 0);
 //! `cells` holds `s.gauges` pairs (i, j) of interior cells; `values` holds
 //! `s.capacity · s.gauges · GAUGE_VALUES` T and `times` `s.capacity` f64. The time and step
 //! count are read at `t_at` and `steps_at` (the model's device clock, f64 slots), or, where
@@ -17,11 +18,12 @@ use super::kernel::products_update;
 use super::{Fields, Sampling};
 
 kernels! {
-    /// Maxima and arrival of every cell, and the gauges' sample of this step.
+    /// Maxima, their times, arrival and flooding of every cell, and the gauges' sample of this step.
     pub struct Update<T> {
         f: Fields<T>, s: Sampling, level: *const T, bed: *const T, hu: *const T, hv: *const T,
         select: *const u32, t_at: *const f64, steps_at: *const f64, t: f64, steps: u64,
         max_h: *mut T, max_speed: *mut T, arrival: *mut T,
+        max_hazard: *mut T, max_h_time: *mut T, duration: *mut T, wet_since: *mut T,
         cells: *const u32, values: *mut T, times: *mut f64,
     }
     pub const UPDATE: Update = products_update(products_update::<T>);

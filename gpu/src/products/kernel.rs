@@ -1,6 +1,8 @@
 //! The products kernel (launch contract: `entries.rs`).
 
-use super::{Fields, GAUGE_VALUES, Sampling, arrival as arrival_at, sample_slot, update_maxima};
+use super::{
+    Fields, GAUGE_VALUES, Sampling, arrival as arrival_at, sample_slot, spell_open, update_maxima, update_spell,
+};
 use crate::device::{DeviceReal, thread};
 
 /// # Safety
@@ -21,6 +23,10 @@ pub(super) unsafe fn products_update<T: DeviceReal>(
     max_h: *mut T,
     max_speed: *mut T,
     arrival: *mut T,
+    max_hazard: *mut T,
+    max_h_time: *mut T,
+    duration: *mut T,
+    wet_since: *mut T,
     cells: *const u32,
     values: *mut T,
     times: *mut f64,
@@ -40,18 +46,32 @@ pub(super) unsafe fn products_update<T: DeviceReal>(
         if f.maxima != 0 && i < f.nx && j < f.ny {
             let c = (j * f.nx + i) as usize;
             let [h, u, v, _] = f.cell(i, j, read);
-            let old = [*max_h.add(c), *max_speed.add(c)];
+            let old = [*max_h.add(c), *max_speed.add(c), *max_hazard.add(c)];
             let mut m = old;
             let may_arrive = update_maxima(&f, h, u, v, &mut m);
             // Written where they change: most cells' maxima stand still most steps.
             if m[0] != old[0] {
                 *max_h.add(c) = m[0];
+                *max_h_time.add(c) = T::from_f64(t);
             }
             if m[1] != old[1] {
                 *max_speed.add(c) = m[1];
             }
+            if m[2] != old[2] {
+                *max_hazard.add(c) = m[2];
+            }
             if may_arrive {
                 *arrival.add(c) = arrival_at(t, *arrival.add(c));
+            }
+            // The duration is read only where a spell ends: the start alone tells whether
+            // one is going on.
+            let start = *wet_since.add(c);
+            let mut spell = [T::ZERO, start];
+            if (h > f.arrival_depth) != spell_open(start) {
+                spell[0] = *duration.add(c);
+                update_spell(&f, h, t, &mut spell);
+                *duration.add(c) = spell[0];
+                *wet_since.add(c) = spell[1];
             }
         }
         // The gauges: threads of block (0, 0), one gauge each.

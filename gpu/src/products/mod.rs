@@ -149,14 +149,18 @@ pub fn speed<T: Real>(dry: T, h: T, hu: T, hv: T) -> T {
     if h > dry { (hu * hu + hv * hv).sqrt() / h } else { T::ZERO }
 }
 
-/// One cell's maps after a step: `m` = [max depth, max speed], the running maxima of depth
-/// (wet depths only) and speed. Returns whether the cell may arrive at this step: its depth
+/// The running maxima a cell keeps ([`update_maxima`]), in this order: depth (wet depths
+/// only), speed, and depth × speed (|(hu, hv)|, the hazard of flood-risk maps).
+pub const MAXIMA: usize = 3;
+
+/// One cell's maps after a step: `m` = [max depth, max speed, max depth × speed], the running
+/// maxima over wet depths. Returns whether the cell may arrive at this step: its depth
 /// exceeds the arrival threshold and its old maximum did not. Only such a cell's arrival time
 /// need be read ([`arrival`]): a maximum above the threshold means the cell arrived when it
-/// was reached, so the kernel reads two maps of three a step, and writes a map only where it
-/// changes.
+/// was reached, so the kernel reads the arrival map only there, and writes a map only where
+/// it changes. The time of the maximum depth is the step's where `m[0]` rose.
 #[inline(always)]
-pub fn update_maxima<T: Real>(f: &Fields<T>, h: T, hu: T, hv: T, m: &mut [T; 2]) -> bool {
+pub fn update_maxima<T: Real>(f: &Fields<T>, h: T, hu: T, hv: T, m: &mut [T; MAXIMA]) -> bool {
     let may_arrive = h > f.arrival_depth && m[0] <= f.arrival_depth;
     let wet = if h > f.dry { h } else { T::ZERO };
     if wet > m[0] {
@@ -165,6 +169,11 @@ pub fn update_maxima<T: Real>(f: &Fields<T>, h: T, hu: T, hv: T, m: &mut [T; 2])
     let s = speed(f.dry, h, hu, hv);
     if s > m[1] {
         m[1] = s;
+    }
+    // h·|u| is |(hu, hv)| itself: no division, so no round-off from h.
+    let q = if h > f.dry { (hu * hu + hv * hv).sqrt() } else { T::ZERO };
+    if q > m[2] {
+        m[2] = q;
     }
     may_arrive
 }
@@ -177,6 +186,46 @@ pub fn arrival<T: Real>(t: f64, old: T) -> T {
     #[allow(clippy::eq_op)]
     let unset = old != old;
     if unset { T::from_f64(t) } else { old }
+}
+
+/// One cell's flooding after a step at time `t`: `spell` = [the length of its spells above the
+/// arrival threshold that ended, the time the current one began (NaN when the cell is not
+/// flooded)]. A spell begins at the first step the depth exceeds the threshold and ends at the
+/// first step it does not, so its length counts every step that began flooded (Δt each). The
+/// update depends only on the state and its time: repeated at the same time (a step of Δt = 0,
+/// a trial step the control rejects) it changes nothing. Returns whether `spell` changed; the
+/// kernel reads the duration only then. The duration up to time t adds t − start for a spell
+/// still going ([`flood_duration`]).
+#[inline(always)]
+pub fn update_spell<T: Real>(f: &Fields<T>, h: T, t: f64, spell: &mut [T; 2]) -> bool {
+    let flooded = h > f.arrival_depth;
+    let open = spell_open(spell[1]);
+    if flooded && !open {
+        spell[1] = T::from_f64(t);
+        true
+    } else if !flooded && open {
+        spell[0] += T::from_f64(t) - spell[1];
+        spell[1] = T::from_f64(f64::NAN);
+        true
+    } else {
+        false
+    }
+}
+
+/// Whether a spell's start time says one is going on (it is not NaN).
+#[inline(always)]
+pub fn spell_open<T: Real>(start: T) -> bool {
+    // NaN is the only value not equal to itself.
+    #[allow(clippy::eq_op)]
+    let open = start == start;
+    open
+}
+
+/// A cell's time above the arrival threshold up to time `t`: its ended spells' `closed` and, when
+/// one is going on since `start` (not NaN), t − start.
+#[inline(always)]
+pub fn flood_duration<T: Real>(closed: T, start: T, t: f64) -> T {
+    if spell_open(start) { closed + (T::from_f64(t) - start) } else { closed }
 }
 
 /// The slot sample `steps / every` goes to, if `steps` is a sampling step.

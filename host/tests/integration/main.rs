@@ -19,6 +19,7 @@ mod common;
 mod examples;
 mod fd3d_tridiag_cases;
 mod full_disk;
+mod gis;
 mod netcdf_runs;
 mod pictures;
 mod raster_cases;

@@ -142,15 +142,73 @@ impl FieldSpec {
     }
 }
 
+/// What a run's files carry for GIS beyond its fields: the EPSG code of the coordinate system
+/// its rasters declare, and the bed elevation of each cell for a solver whose depth lies over a
+/// bed (then each record holds the surface h + bed too).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Geo<'a> {
+    pub epsg: Option<u16>,
+    pub bed: Option<&'a [f64]>,
+}
+
+/// The grid-mapping variable's name, which every map's `grid_mapping` names.
+pub const CRS: &str = "crs";
+
+/// The grid-mapping variable of the system EPSG:`epsg` (a scalar int whose attributes are the
+/// point): `epsg_code` always; for the WGS 84 UTM zones (EPSG 32601–32660, 32701–32760) CF's
+/// `transverse_mercator` parameters and the WKT as `crs_wkt` (CF) and `spatial_ref` (what
+/// GDAL reads). Other codes get the code alone: their definitions are not carried here.
+pub fn crs_variable(epsg: u16) -> Var {
+    use crate::input::crs::{utm_parameters, utm_wkt, utm_zone};
+    let num = |name: &str, v: f64| Attr { name: name.into(), value: Value::Doubles(vec![v]) };
+    let mut attrs = Vec::new();
+    if let (Some((zone, north)), Some(wkt)) = (utm_zone(epsg), utm_wkt(epsg)) {
+        let (meridian, k, fe, fn_) = utm_parameters(zone, north);
+        let hemisphere = if north { 'N' } else { 'S' };
+        attrs.extend([
+            Attr::text("grid_mapping_name", "transverse_mercator"),
+            num("longitude_of_central_meridian", meridian),
+            num("latitude_of_projection_origin", 0.0),
+            num("scale_factor_at_central_meridian", k),
+            num("false_easting", fe),
+            num("false_northing", fn_),
+            num("semi_major_axis", 6_378_137.0),
+            num("inverse_flattening", 298.257_223_563),
+            num("longitude_of_prime_meridian", 0.0),
+            Attr::text("projected_crs_name", format!("WGS 84 / UTM zone {zone}{hemisphere}")),
+            Attr::text("geographic_crs_name", "WGS 84"),
+            Attr::text("crs_wkt", wkt.clone()),
+            Attr::text("spatial_ref", wkt),
+        ]);
+    } else {
+        attrs.push(Attr::text("long_name", format!("coordinate reference system EPSG:{epsg}")));
+    }
+    attrs.push(Attr::text("epsg_code", format!("EPSG:{epsg}")));
+    Var { name: CRS.into(), dims: Vec::new(), attrs, ty: Type::Int, begin: 0 }
+}
+
+/// Add the grid-mapping variable of `epsg` (if any) to `vars` (its value, 0, to `fixed`) and
+/// name it in each of `maps`' `grid_mapping`.
+pub fn add_crs(epsg: Option<u16>, vars: &mut Vec<Var>, fixed: &mut Vec<Vec<u8>>, maps: &mut [Var]) {
+    let Some(code) = epsg else { return };
+    vars.push(crs_variable(code));
+    fixed.push(0i32.to_be_bytes().to_vec());
+    for m in maps {
+        m.attrs.push(Attr::text("grid_mapping", CRS));
+    }
+}
+
 /// The header of a run's file (placed, no records) and the bytes of its fixed-size variables
-/// (the coordinates), for fields `fields` of values of `ty` (float or double) on `mesh`.
-/// `time_units` is the solver's unit of time; `globals` the global attributes.
+/// (the coordinates, the bed), for fields `fields` of values of `ty` (float or double) on
+/// `mesh`. `time_units` is the solver's unit of time; `globals` the global attributes; `geo`
+/// the coordinate system and the bed ([`Geo`]; the caller lists the surface among `fields`).
 pub fn layout(
     mesh: &Mesh,
     fields: &[FieldSpec],
     ty: Type,
     time_units: &str,
     globals: Vec<Attr>,
+    geo: &Geo,
 ) -> Result<(Header, Vec<Vec<u8>>)> {
     let axes = axes(mesh);
     let mut dims = vec![Dim { name: "time".into(), len: 0 }];
@@ -215,6 +273,25 @@ pub fn layout(
             },
         });
         data.push(Var { name: f.name.clone(), dims: ids, attrs, ty, begin: 0 });
+    }
+    if let (Some(bed), Mesh::Plane(g)) = (geo.bed, mesh) {
+        let at = |name: &str| dims.iter().position(|d| d.name == name).expect("the centres are made first");
+        if bed.len() != g.nx * g.ny {
+            return Err(Error::invalid(format!("netcdf: a bed of {} values on {}×{} cells", bed.len(), g.nx, g.ny)));
+        }
+        let attrs = vec![
+            Attr::text("long_name", "bed elevation (the depth h lies over it; surface = h + bed)"),
+            Attr::text("units", "m"),
+            Attr::text("positive", "up"),
+            Attr { name: "_FillValue".into(), value: Value::Doubles(vec![FILL_F64]) },
+        ];
+        vars.push(Var { name: "bed".into(), dims: vec![at("y"), at("x")], attrs, ty: Type::Double, begin: 0 });
+        fixed.push(bed.iter().flat_map(|v| v.to_be_bytes()).collect());
+    }
+    let planes = vars.len();
+    add_crs(geo.epsg, &mut vars, &mut fixed, &mut data);
+    if let (Some(_), Some(bed)) = (geo.epsg, vars[..planes].iter_mut().find(|v| v.name == "bed")) {
+        bed.attrs.push(Attr::text("grid_mapping", CRS));
     }
     vars.extend(data);
     let mut header = Header { offset64: true, numrecs: 0, dims, attrs: globals, vars };

@@ -46,13 +46,15 @@ fn station_coordinate(name: &str, long_name: &str, axis: &str) -> Var {
 }
 
 /// The header of a gauges file for `series` (values of `ty`) on `grid`, and its fixed-size
-/// variables' bytes (names, positions).
+/// variables' bytes (names, positions); with `epsg`, a grid-mapping variable `crs` that the
+/// gauges' values name, for the positions.
 fn gauge_layout(
     series: &[Series],
     grid: &Grid2,
     ty: Type,
     time_units: &str,
     globals: Vec<Attr>,
+    epsg: Option<u16>,
 ) -> (Header, Vec<Vec<u8>>) {
     let strlen = series.iter().map(|s| s.gauge.name.len()).max().unwrap_or(1).max(1);
     let dims = vec![
@@ -74,6 +76,7 @@ fn gauge_layout(
         station_coordinate("cell_x", "x of the centre of the cell the gauge samples", "x"),
         station_coordinate("cell_y", "y of the centre of the cell the gauge samples", "y"),
     ];
+    let mut values = Vec::new();
     for (name, (long_name, units, standard)) in GAUGE_COLUMNS.iter().zip(GAUGE_VARS) {
         let mut attrs = vec![
             Attr::text("long_name", long_name),
@@ -84,7 +87,7 @@ fn gauge_layout(
         if let Some(s) = standard {
             attrs.insert(0, Attr::text("standard_name", s));
         }
-        vars.push(Var { name: (*name).into(), dims: vec![0, 1], attrs, ty, begin: 0 });
+        values.push(Var { name: (*name).into(), dims: vec![0, 1], attrs, ty, begin: 0 });
     }
     let names = series
         .iter()
@@ -100,13 +103,15 @@ fn gauge_layout(
             grid.origin.1 + ((s.cell / grid.nx) as f64 + 0.5) * grid.dy,
         )
     };
-    let fixed = vec![
+    let mut fixed = vec![
         names,
         doubles(series.iter().map(|s| s.gauge.x)),
         doubles(series.iter().map(|s| s.gauge.y)),
         doubles(series.iter().map(|s| centre(s).0)),
         doubles(series.iter().map(|s| centre(s).1)),
     ];
+    super::cf::add_crs(epsg, &mut vars, &mut fixed, &mut values);
+    vars.extend(values);
     let mut attrs = vec![Attr::text("featureType", "timeSeries")];
     attrs.extend(globals);
     let mut header = Header { offset64: true, numrecs: 0, dims, attrs, vars };
@@ -130,9 +135,10 @@ impl GaugeFile {
         grid: &Grid2,
         time_units: &str,
         globals: Vec<Attr>,
+        epsg: Option<u16>,
     ) -> Result<GaugeFile> {
         let ty = type_of::<T>();
-        let (header, fixed) = gauge_layout(series, grid, ty, time_units, globals);
+        let (header, fixed) = gauge_layout(series, grid, ty, time_units, globals, epsg);
         let mut g = GaugeFile { file: Appender::create(path, header, &fixed)?, ty };
         g.append(series)?;
         Ok(g)
@@ -166,13 +172,15 @@ impl GaugeFile {
 
 /// Write the maps `maps` (each of shape (ny, nx) on `grid`) to `path` whole: coordinates `x`
 /// and `y` as the fields' file has them, one 2-D variable per map. `arrival_depth` is the
-/// threshold the arrival map was kept with.
+/// threshold the arrival map was kept with; the maps are as the files show them
+/// (`crate::products::shown`). With `epsg`, a grid-mapping variable `crs` that every map names.
 pub fn write_maxima<T: Real>(
     path: &Path,
     maps: &[Output<T>],
     grid: &Grid2,
     arrival_depth: f64,
     globals: Vec<Attr>,
+    epsg: Option<u16>,
 ) -> Result<()> {
     let ty = type_of::<T>();
     let dims = vec![Dim { name: "y".into(), len: grid.ny as u64 }, Dim { name: "x".into(), len: grid.nx as u64 }];
@@ -190,6 +198,7 @@ pub fn write_maxima<T: Real>(
     let mut vars = vec![coordinate("x", 1), coordinate("y", 0)];
     let centres = |o: f64, d: f64, n: usize| doubles((0..n).map(|i| o + (i as f64 + 0.5) * d));
     let mut fixed = vec![centres(grid.origin.0, grid.dx, grid.nx), centres(grid.origin.1, grid.dy, grid.ny)];
+    let (mut maps_vars, mut map_bytes) = (Vec::new(), Vec::new());
     for m in maps {
         let mut attrs = vec![Attr::text("long_name", m.long_name), Attr::text("units", udunits(m.units))];
         match m.name {
@@ -197,7 +206,12 @@ pub fn write_maxima<T: Real>(
                 attrs.insert(0, Attr::text("standard_name", "sea_floor_depth_below_sea_surface"));
                 attrs.push(Attr::text("cell_methods", "time: maximum"));
             }
-            "max_speed" => attrs.push(Attr::text("cell_methods", "time: maximum")),
+            "max_speed" | "max_hazard" => attrs.push(Attr::text("cell_methods", "time: maximum")),
+            "max_h_time" => attrs.push(Attr::text("comment", "NaN where the cell was never wet")),
+            "duration" => {
+                attrs.push(Attr::text("comment", "time the depth was above arrival_depth, up to the file's time"));
+                attrs.push(Attr { name: "arrival_depth".into(), value: Value::Doubles(vec![arrival_depth]) });
+            }
             "arrival" => {
                 attrs.push(Attr::text(
                     "comment",
@@ -208,13 +222,12 @@ pub fn write_maxima<T: Real>(
             _ => {}
         }
         attrs.push(fill(ty));
-        vars.push(Var { name: m.name.into(), dims: vec![0, 1], attrs, ty, begin: 0 });
-        if m.name == "arrival" {
-            fixed.push(be_bytes(&crate::products::arrival_shown(&m.data)));
-        } else {
-            fixed.push(be_bytes(&m.data));
-        }
+        maps_vars.push(Var { name: m.name.into(), dims: vec![0, 1], attrs, ty, begin: 0 });
+        map_bytes.push(be_bytes(&m.data));
     }
+    super::cf::add_crs(epsg, &mut vars, &mut fixed, &mut maps_vars);
+    vars.extend(maps_vars);
+    fixed.extend(map_bytes);
     let mut header = Header { offset64: true, numrecs: 0, dims, attrs: globals, vars };
     header.place();
     write_atomic(path, &without_records(&header, &fixed))

@@ -2,7 +2,7 @@
 //! appended per snapshot.
 
 use super::append::Appender;
-use super::cf::{FieldSpec, layout};
+use super::cf::{FieldSpec, Geo, layout};
 use super::classic::{Attr, Header, Type};
 use crate::grid::Mesh;
 use crate::model::State;
@@ -38,9 +38,25 @@ fn be_bytes_into<T: Real>(data: &[T], out: &mut Vec<u8>) {
     }
 }
 
+/// The fields of a record: the state's, and the surface h + bed where there is a bed.
+fn specs<T>(state: &State<T>, geo: &Geo) -> Vec<FieldSpec> {
+    let mut fields: Vec<FieldSpec> = state.fields.iter().map(FieldSpec::of).collect();
+    if let (Some(_), Some(h)) = (geo.bed, state.field("h")) {
+        fields.push(FieldSpec {
+            name: "surface".into(),
+            long_name: "water surface elevation (h + bed)".into(),
+            units: "m".into(),
+            dims: h.dims.clone(),
+        });
+    }
+    fields
+}
+
 pub struct Snapshots {
     file: Appender,
     fields: Vec<FieldSpec>,
+    /// The bed, where each record holds the surface h + bed.
+    bed: Option<Vec<f64>>,
     /// The last record's bytes: the time, then each field big-endian.
     slabs: Vec<Vec<u8>>,
 }
@@ -48,9 +64,8 @@ pub struct Snapshots {
 impl Snapshots {
     /// Whether a file of `state`'s fields on `mesh` can be written (fields on the mesh, each
     /// within the format's size limit), without writing it: a run checks before its first step.
-    pub fn check<T: Real>(mesh: &Mesh, state: &State<T>) -> Result<()> {
-        let fields: Vec<FieldSpec> = state.fields.iter().map(FieldSpec::of).collect();
-        layout(mesh, &fields, type_of::<T>(), "s", Vec::new()).map(|_| ())
+    pub fn check<T: Real>(mesh: &Mesh, state: &State<T>, geo: &Geo) -> Result<()> {
+        layout(mesh, &specs(state, geo), type_of::<T>(), "s", Vec::new(), geo).map(|_| ())
     }
 
     /// Create the file at `path` for the fields of `first` on `mesh` (written with no record:
@@ -61,19 +76,28 @@ impl Snapshots {
         first: &State<T>,
         time_units: &str,
         globals: Vec<Attr>,
+        geo: &Geo,
     ) -> Result<Snapshots> {
-        let fields: Vec<FieldSpec> = first.fields.iter().map(FieldSpec::of).collect();
-        let (header, fixed) = layout(mesh, &fields, type_of::<T>(), time_units, globals)?;
-        Ok(Snapshots { file: Appender::create(path, header, &fixed)?, fields, slabs: Vec::new() })
+        let fields = specs(first, geo);
+        let (header, fixed) = layout(mesh, &fields, type_of::<T>(), time_units, globals, geo)?;
+        let bed = geo.bed.filter(|_| fields.len() > first.fields.len()).map(<[f64]>::to_vec);
+        Ok(Snapshots { file: Appender::create(path, header, &fixed)?, fields, bed, slabs: Vec::new() })
     }
 
     /// Open the file a run wrote at `path` to go on after its records up to time `t0` (a
     /// restart from a checkpoint at `t0`): its layout must be the one [`create`](Self::create)
     /// makes of `state`'s fields on `mesh`, and its times increasing; the records after `t0`
     /// are dropped. Why not, if not (the caller starts a new file).
-    pub fn resume<T: Real>(path: &Path, mesh: &Mesh, state: &State<T>, time_units: &str, t0: f64) -> Result<Snapshots> {
-        let fields: Vec<FieldSpec> = state.fields.iter().map(FieldSpec::of).collect();
-        let (want, _) = layout(mesh, &fields, type_of::<T>(), time_units, Vec::new())?;
+    pub fn resume<T: Real>(
+        path: &Path,
+        mesh: &Mesh,
+        state: &State<T>,
+        time_units: &str,
+        t0: f64,
+        geo: &Geo,
+    ) -> Result<Snapshots> {
+        let fields = specs(state, geo);
+        let (want, _) = layout(mesh, &fields, type_of::<T>(), time_units, Vec::new(), geo)?;
         let mut nc = super::Dataset::open(path)?;
         let have = nc.header().clone();
         let shape = |h: &Header| -> Vec<(String, Vec<usize>, Vec<Attr>, Type)> {
@@ -92,24 +116,35 @@ impl Snapshots {
         }
         let keep = times.iter().take_while(|&&t| t <= t0).count() as u64;
         drop(nc);
-        Ok(Snapshots { file: Appender::reopen(path, have, keep)?, fields, slabs: Vec::new() })
+        let bed = geo.bed.filter(|_| fields.len() > state.fields.len()).map(<[f64]>::to_vec);
+        Ok(Snapshots { file: Appender::reopen(path, have, keep)?, fields, bed, slabs: Vec::new() })
     }
 
     /// Append `state` as the next record.
     pub fn append<T: Real>(&mut self, state: &State<T>) -> Result<()> {
-        let specs: Vec<FieldSpec> = state.fields.iter().map(FieldSpec::of).collect();
+        let mut specs: Vec<FieldSpec> = state.fields.iter().map(FieldSpec::of).collect();
+        if let Some(surface) = self.bed.as_ref().and(self.fields.last()) {
+            specs.push(surface.clone());
+        }
         if specs != self.fields {
             return Err(Error::invalid(
                 "netcdf: a snapshot's fields differ from the first snapshot's (names, units or shapes)",
             ));
         }
-        self.slabs.resize_with(1 + state.fields.len(), Vec::new);
+        self.slabs.resize_with(1 + self.fields.len(), Vec::new);
         let (time, fields) = self.slabs.split_at_mut(1);
         time[0] = state.clock.t.to_be_bytes().to_vec();
+        let (fields, surface) = fields.split_at_mut(state.fields.len());
         // A field each thread: the conversion runs at memory speed on several cores.
         std::thread::scope(|s| {
             for (f, out) in state.fields.iter().zip(fields) {
                 s.spawn(|| be_bytes_into(&f.data, out));
+            }
+            if let (Some(bed), Some(h), Some(out)) = (&self.bed, state.field("h"), surface.first_mut()) {
+                s.spawn(move || {
+                    let w: Vec<T> = h.data.iter().zip(bed).map(|(h, b)| T::from_f64(h.to_f64() + b)).collect();
+                    be_bytes_into(&w, out)
+                });
             }
         });
         self.file.append(&self.slabs)

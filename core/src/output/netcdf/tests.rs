@@ -3,7 +3,7 @@
 //! mid-record, and bad input for `plot`. CI's scripts/check-netcdf.py reads a real run's file
 //! with netCDF4-python.
 
-use super::cf::udunits;
+use super::cf::{Geo, udunits};
 use super::classic::Attr;
 use super::*;
 use crate::grid::{Grid2, Grid3, Mesh};
@@ -34,7 +34,7 @@ fn state<T: Real>(rng: &mut Rng, t: f64) -> State<T> {
 
 fn write<T: Real>(path: &Path, states: &[State<T>]) {
     let globals = vec![Attr::text("Conventions", "CF-1.8"), Attr::text("title", "test")];
-    let mut nc = Snapshots::create(path, &plane(), &states[0], "s", globals).unwrap();
+    let mut nc = Snapshots::create(path, &plane(), &states[0], "s", globals, &Geo::default()).unwrap();
     for s in states {
         nc.append(s).unwrap();
     }
@@ -243,7 +243,7 @@ fn a_volume_has_z_and_plot_draws_its_middle_slice() {
         clock: Clock::START,
         fields: vec![Output { name: "p", long_name: "pressure perturbation", units: "Pa", dims: vec![2, 3, 4], data }],
     };
-    let mut nc = Snapshots::create(&path, &mesh, &s, "s", vec![]).unwrap();
+    let mut nc = Snapshots::create(&path, &mesh, &s, "s", vec![], &Geo::default()).unwrap();
     nc.append(&s).unwrap();
     let mut r = Dataset::open(&path).unwrap();
     assert_eq!(r.read("z", None).unwrap(), Values::F64(vec![-0.75, -0.25]));
@@ -259,10 +259,10 @@ fn fields_off_the_mesh_and_changed_fields_are_refused() {
     let mut s = state::<f64>(&mut Rng::new(2), 0.0);
     s.fields[1].dims = vec![3, 7];
     s.fields[1].data = vec![0.0; 21];
-    let e = Snapshots::create(&dir.join("a.nc"), &plane(), &s, "s", vec![]).err().unwrap().to_string();
+    let e = Snapshots::create(&dir.join("a.nc"), &plane(), &s, "s", vec![], &Geo::default()).err().unwrap().to_string();
     assert!(e.contains("field p has 7 values along x, where the mesh has 5 cells"), "{e}");
     let first = state::<f64>(&mut Rng::new(2), 0.0);
-    let mut nc = Snapshots::create(&dir.join("b.nc"), &plane(), &first, "s", vec![]).unwrap();
+    let mut nc = Snapshots::create(&dir.join("b.nc"), &plane(), &first, "s", vec![], &Geo::default()).unwrap();
     let mut other = first.clone();
     other.fields.pop();
     assert!(nc.append(&other).is_err());
@@ -312,7 +312,7 @@ fn gauges_are_a_cf_time_series_appended_as_they_come() {
         .map(|s| crate::products::Series { times: s.times[..4].to_vec(), values: s.values[..4].to_vec(), ..s.clone() })
         .collect();
     let globals = vec![Attr::text("Conventions", "CF-1.8")];
-    let mut g = GaugeFile::create::<f32>(&path, &first, &grid(), "s", globals).unwrap();
+    let mut g = GaugeFile::create::<f32>(&path, &first, &grid(), "s", globals, None).unwrap();
     assert_eq!(g.records(), 4);
     g.append(&all).unwrap();
     g.append(&all).unwrap();
@@ -359,7 +359,7 @@ fn maxima_are_maps_without_time_and_plot_draws_them_and_the_gauges() {
     arrival[4] = f64::NAN;
     let maps = vec![map("max_h", random::<f64>(&mut rng, 15)), map("arrival", arrival.clone())];
     let path = dir.join("run_maxima.nc");
-    write_maxima(&path, &maps, &grid(), 0.01, vec![Attr::text("title", "t")]).unwrap();
+    write_maxima(&path, &maps, &grid(), 0.01, vec![Attr::text("title", "t")], None).unwrap();
     let mut nc = Dataset::open(&path).unwrap();
     assert!(nc.header().vars.iter().all(|v| !nc.header().is_record(v)));
     assert_eq!(nc.read("y", None).unwrap(), Values::F64(vec![-3.75, -3.25, -2.75]));
@@ -372,7 +372,7 @@ fn maxima_are_maps_without_time_and_plot_draws_them_and_the_gauges() {
     let drawn = plot(&path, &dir.join("maps")).unwrap();
     assert_eq!(drawn, [dir.join("maps/max_h.png"), dir.join("maps/arrival.png")]);
     let gauges = dir.join("run_gauges.nc");
-    GaugeFile::create::<f64>(&gauges, &gauge_series(&mut rng, 6), &grid(), "s", Vec::new()).unwrap();
+    GaugeFile::create::<f64>(&gauges, &gauge_series(&mut rng, 6), &grid(), "s", Vec::new(), None).unwrap();
     let drawn = plot(&gauges, &dir.join("maps")).unwrap();
     let names: Vec<_> = drawn.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
     assert_eq!(names, ["gauge_dam.png", "gauge_east-2.png", "gauge_a_b.png"]);
@@ -400,7 +400,7 @@ fn a_run_goes_on_after_its_records_up_to_a_time() {
     let whole = std::fs::read(&path).unwrap();
     // A record cut short by a kill past the counted ones.
     std::fs::write(&path, [whole.as_slice(), &[1u8; 33]].concat()).unwrap();
-    let mut nc = Snapshots::resume(&path, &plane(), &states[0], "s", 0.5).unwrap();
+    let mut nc = Snapshots::resume(&path, &plane(), &states[0], "s", 0.5, &Geo::default()).unwrap();
     assert_eq!(nc.records(), 2);
     assert_eq!(Dataset::open(&path).unwrap().records(), 2);
     for s in &states[2..] {
@@ -409,11 +409,12 @@ fn a_run_goes_on_after_its_records_up_to_a_time() {
     assert!(std::fs::read(&path).unwrap() == whole, "not byte for byte the file written at once");
     // Another layout (no field p), or times that do not increase: refused, the file untouched.
     let other = State { fields: states[0].fields[..1].to_vec(), ..states[0].clone() };
-    let e = Snapshots::resume(&path, &plane(), &other, "s", 0.5).map(|_| ()).unwrap_err().to_string();
+    let e = Snapshots::resume(&path, &plane(), &other, "s", 0.5, &Geo::default()).map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("not those of this run's fields"), "{e}");
     let backwards: Vec<State<f32>> = [1.0, 0.5].iter().map(|&t| state(&mut rng, t)).collect();
     write(&path, &backwards);
-    let e = Snapshots::resume(&path, &plane(), &states[0], "s", 0.5).map(|_| ()).unwrap_err().to_string();
+    let e =
+        Snapshots::resume(&path, &plane(), &states[0], "s", 0.5, &Geo::default()).map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("do not increase"), "{e}");
     assert_eq!(Dataset::open(&path).unwrap().records(), 2);
     std::fs::remove_dir_all(dir).unwrap();
