@@ -490,6 +490,17 @@ impl KpCase {
         p.kappa_depth = kappa_depth;
         p.accumulation = accumulation;
         p.forcing = f.forcing.load(&c, &grid, f.time.t_end)?;
+        if !p.forcing.levels.is_empty() {
+            if scheme_auto {
+                return c.fail(
+                    "time.scheme",
+                    "auto with levels held on the sides: auto may pick ds2, which has none; give rk2, euler or srk2",
+                );
+            }
+            if scheme.is_split() {
+                return c.fail("forcing.level", super::cpu::SPLIT_LEVELS);
+            }
+        }
         let default_max = if p.forcing.is_empty() { f64::INFINITY } else { FORCED_DT_MAX };
         p.dt_max = match f.time.dt_max {
             Some(v) => c.positive("time.dt_max", v)?,
@@ -759,7 +770,8 @@ impl Simulation for KpCase {
         format!("volume {v:.6e} m³ (rel. change {change:+.1e}, {how})")
     }
     fn conservation<T: Real>(&self, state: &State<T>) -> Option<String> {
-        let closed = self.problem.boundary.iter().all(|b| !b.is_open());
+        // Held levels let water in and out as open sides do.
+        let closed = self.problem.boundary.iter().all(|b| !b.is_open()) && self.problem.forcing.levels.is_empty();
         if let Some(a) = self.account(state) {
             let how = self.volume_change(state)?.2;
             let what = if closed {

@@ -96,7 +96,10 @@ fn rhs_of<S: WetDryScheme, T: Real, W: Level<T>>(
 
 /// Why the mixed precision refuses forcing.
 pub const MIXED_FORCING: &str =
-    "forcing (rain, infiltration, inflows) runs in precision f32 or f64; precision mixed has none yet";
+    "forcing (rain, infiltration, inflows, held levels) runs in precision f32 or f64; precision mixed has none yet";
+
+/// Why the split schemes refuse held levels.
+pub const SPLIT_LEVELS: &str = "water levels held on the sides run with the euler, rk2 and srk2 schemes; ds1 and ds2 sweep the sides in two orientations and have none yet";
 
 /// Why a run stopped early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,6 +154,9 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
                 return Err(Error::invalid(MIXED_FORCING));
             }
         }
+        if problem.scheme.is_split() && !problem.forcing.levels.is_empty() {
+            return Err(Error::invalid(SPLIT_LEVELS));
+        }
         if block.0 == 0 || block.1 == 0 {
             return Err(Error::invalid(format!("block {}×{}: sizes must be positive", block.0, block.1)));
         }
@@ -178,7 +184,10 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             false => None,
         };
         let compensates = problem.compensates::<T>() && !W::WIDER;
-        Ok(CpuKp {
+        // Early exit skips blocks that are dry with their neighbours, which a held level's
+        // ghosts do not count among: water would not enter a dry block by a held side.
+        let early_exit = early_exit && problem.forcing.levels.is_empty();
+        let mut m = CpuKp {
             k,
             // SRK2 splits the fluxes into two GPU kernels; its arithmetic is RK2's.
             scheme: if problem.scheme == Scheme::Srk2 { Scheme::Rk2 } else { problem.scheme },
@@ -202,7 +211,16 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             t: 0.0,
             dt: 0.0,
             steps: 0,
-        })
+        };
+        m.set_level_ghosts();
+        Ok(m)
+    }
+
+    /// The held levels' ghosts of Qⁿ at the forcing clock's time (nothing without levels).
+    fn set_level_ghosts(&mut self) {
+        if let Some(levels) = self.forcing.as_deref().and_then(|f| f.ghosts()) {
+            apply_boundary(&self.k, &mut self.q.w, &mut self.q.hu, &mut self.q.hv, &self.cell_bed, Some(levels));
+        }
     }
 
     /// Continue from a padded state (w, hu, hv with their ghosts), its wet map and clock, as
@@ -259,7 +277,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
 
     /// Early exit of dry blocks; the split schemes have none (Amundsen's neither) and ignore it.
     pub fn set_early_exit(&mut self, on: bool) {
-        self.early_exit = on;
+        self.early_exit = on && self.forcing.as_ref().is_none_or(|f| f.layout.level_map.is_empty());
     }
 
     /// R of Qⁿ (or Q¹) and the rate; in `clamp` the faces only, R follows in [`drain`](Self::drain).
@@ -293,7 +311,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             let [w, hu, hv] = self.q.plain_mut();
             let low = self.low.as_mut().map(|[l, ..]| &mut l[..]);
             f.apply(k, self.t, w, low, hu, hv, &self.cell_bed, &mut self.wet);
-            apply_boundary(k, w, hu, hv, &self.cell_bed);
+            apply_boundary(k, w, hu, hv, &self.cell_bed, f.ghosts());
         }
         Ok(dt)
     }
@@ -385,7 +403,8 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         {
             faces.clamp(k, cell_bed, &out.w, &mut out.hu, &mut out.hv);
         }
-        apply_boundary(k, &mut out.w, &mut out.hu, &mut out.hv, cell_bed);
+        let levels = self.forcing.as_deref().and_then(|f| f.ghosts());
+        apply_boundary(k, &mut out.w, &mut out.hu, &mut out.hv, cell_bed, levels);
     }
 
     pub fn coeffs(&self) -> &Coeffs<T> {
@@ -444,7 +463,8 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             Some(_) => return Err(Error::invalid("kp: a soil state to resume from of other sizes than this run's")),
             None => f.infiltrated.fill(T::ZERO),
         }
-        f.forced = forced;
+        f.set_clock(forced);
+        self.set_level_ghosts();
         Ok(())
     }
 

@@ -6,8 +6,9 @@
 use super::Problem;
 use crate::Real;
 use crate::forcing::Forcing;
+use kernels::forcing::series_at;
 use kernels::forcing::{Soil, series_integral};
-use kernels::kp::{CellForcing, Coeffs, NO_RAIN, force_point};
+use kernels::kp::{CellForcing, Coeffs, NO_LEVEL, NO_RAIN, force_point};
 use rayon::prelude::*;
 
 /// The forcing as arrays: the series back to back, and the inflow cells with their shares.
@@ -27,6 +28,10 @@ pub struct Layout {
     pub cell_starts: Vec<u32>,
     pub cell_series: Vec<u32>,
     pub weights: Vec<f64>,
+    /// The first level's series index (the levels' come last), and each side cell's level
+    /// entry or `NO_LEVEL` (`kernels::kp::level_of`'s order); empty without levels.
+    pub level_first: u32,
+    pub level_map: Vec<u32>,
 }
 
 impl Layout {
@@ -69,7 +74,21 @@ impl Layout {
             }
             cell_starts.push(cell_series.len() as u32);
         }
+        let level_first = (starts.len() - 1 - f.levels.len()) as u32;
+        let mut level_map = Vec::new();
+        if !f.levels.is_empty() {
+            let (nx, ny) = (problem.nx, problem.ny);
+            level_map = vec![NO_LEVEL; 2 * (nx + ny)];
+            for (e, l) in f.levels.iter().enumerate() {
+                let offset = [0, ny, 2 * ny, 2 * ny + nx][l.side];
+                for k in l.cells.clone() {
+                    level_map[offset + k] = e as u32;
+                }
+            }
+        }
         Some(Layout {
+            level_first,
+            level_map,
             times,
             values,
             starts,
@@ -95,6 +114,16 @@ impl Layout {
         CellForcing { rain: self.rain, soil }
     }
 
+    /// The levels' values at `t`, in their order.
+    pub fn levels_at(&self, t: f64) -> Vec<f64> {
+        (self.level_first as usize..self.series())
+            .map(|s| {
+                let r = self.starts[s] as usize..self.starts[s + 1] as usize;
+                series_at(&self.times[r.clone()], &self.values[r], t)
+            })
+            .collect()
+    }
+
     /// Whether a per-cell pass is needed (rain or a soil); inflows alone touch their cells only.
     pub fn touches_every_cell(&self) -> bool {
         self.rain != NO_RAIN || self.soil.is_some()
@@ -111,18 +140,33 @@ pub struct CpuForcing<T> {
     pub infiltrated: Vec<T>,
     /// w's low part on the plain path: zeros, written with zeros.
     no_low: Vec<T>,
+    /// The levels' values at `forced`.
+    pub levels: Vec<f64>,
 }
 
 impl<T: Real> CpuForcing<T> {
+    /// The held levels' values and map for the ghost cells, if any.
+    pub fn ghosts(&self) -> Option<(&[f64], &[u32])> {
+        (!self.layout.level_map.is_empty()).then_some((&self.levels[..], &self.layout.level_map[..]))
+    }
+
+    /// Continue from the forcing clock at `forced`: the levels' values there.
+    pub fn set_clock(&mut self, forced: f64) {
+        self.forced = forced;
+        self.levels = self.layout.levels_at(forced);
+    }
+
     /// `cells`: the padded state's length.
     pub fn new(layout: Layout, cells: usize) -> CpuForcing<T> {
         let n = layout.series();
+        let levels = layout.levels_at(0.0);
         CpuForcing {
             layout,
             forced: 0.0,
             amounts: vec![0.0; n],
             infiltrated: vec![T::ZERO; cells],
             no_low: vec![T::ZERO; cells],
+            levels,
         }
     }
 
@@ -141,10 +185,11 @@ impl<T: Real> CpuForcing<T> {
         wet: &mut [u8],
     ) {
         let l = &self.layout;
-        for s in 0..l.series() {
+        for s in 0..l.level_first as usize {
             let r = l.starts[s] as usize..l.starts[s + 1] as usize;
             self.amounts[s] = series_integral(&l.times[r.clone()], &l.values[r], self.forced, t);
         }
+        self.levels = l.levels_at(t);
         let dt = T::from_f64(if t > self.forced { t - self.forced } else { 0.0 });
         self.forced = t;
         let compensated = low.is_some();

@@ -63,6 +63,6 @@ pub(super) fn start<T: Real, W: Surface<T>>(
         }
     }
     clean_state(k, &mut q.w, &mut q.hu, &mut q.hv, cell_bed);
-    apply_boundary(k, &mut q.w, &mut q.hu, &mut q.hv, cell_bed);
+    apply_boundary(k, &mut q.w, &mut q.hu, &mut q.hv, cell_bed, None);
     Ok(())
 }

@@ -125,8 +125,10 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         let on = match backend {
             Backend::Gpu(gpu) => {
                 let model = GpuKp::new(gpu, problem, launch)?;
-                // The split schemes' kernels have no early exit (docs/kp-schemes.md).
-                let early_exit = if problem.scheme.is_split() { EarlyExit::Off } else { early_exit };
+                // The split schemes' kernels have no early exit (docs/kp-schemes.md), nor do runs
+                // with levels held on the sides (`CpuKp::new`).
+                let levels = !problem.forcing.levels.is_empty();
+                let early_exit = if problem.scheme.is_split() || levels { EarlyExit::Off } else { early_exit };
                 On::Gpu(GpuRun::start(gpu, model, early_exit))
             }
             Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::new(problem, launch.block, false)?), None),

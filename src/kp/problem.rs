@@ -561,7 +561,7 @@ impl Problem {
         }
         let (wb, cb) = (w.stored_mut(), cell_bed.stored());
         super::state::clean_state(k, wb, hu.stored_mut(), hv.stored_mut(), cb);
-        super::state::apply_boundary(k, w.stored_mut(), hu.stored_mut(), hv.stored_mut(), cell_bed.stored());
+        super::state::apply_boundary(k, w.stored_mut(), hu.stored_mut(), hv.stored_mut(), cell_bed.stored(), None);
         Ok(Padded { bed, cell_bed, q: [w, hu, hv] })
     }
 

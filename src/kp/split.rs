@@ -250,7 +250,7 @@ impl<T: Real> Split<T> {
         std::mem::swap(&mut self.s, &mut self.s2);
         let side = if to_y { &self.ys } else { &self.xs };
         let [w, hu, hv] = &mut self.s;
-        apply_boundary(&side.k, w, hu, hv, &side.cell_bed);
+        apply_boundary(&side.k, w, hu, hv, &side.cell_bed, None);
     }
 
     /// One substep X(Δt) on the working state in orientation `y`: Euler (`stages` 1) or RK2
@@ -292,7 +292,7 @@ impl<T: Real> Split<T> {
         if self.wet_dry == WetDry::Clamp {
             self.clamped += clamp_velocities(k, &side.hi, &side.cell_bed, a, b, c);
         }
-        apply_boundary(k, a, b, c, &side.cell_bed);
+        apply_boundary(k, a, b, c, &side.cell_bed, None);
         if stage == 1 {
             std::mem::swap(&mut self.s1, &mut self.s2);
         }

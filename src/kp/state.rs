@@ -8,7 +8,7 @@ use crate::Real;
 use crate::field::Field2;
 use kernels::Level;
 use kernels::halo::{edge_ghost, ghosts_x, ghosts_y};
-use kernels::kp::{Coeffs, clean_of, set_ghost_of};
+use kernels::kp::{Coeffs, NO_LEVEL, clean_of, level_of, set_ghost_of, set_level_ghost};
 
 /// A level the reference stores w in: `T` itself, or a wider type (the mixed precision's f64
 /// over f32, `mixed.rs`).
@@ -59,8 +59,17 @@ impl<T: Real, W: Surface<T>> State<T, W> {
 }
 
 /// Set both ghost layers on all four sides (x-pass, then y-pass over all columns); an outflow
-/// ghost's depth is formed in `W`.
-pub fn apply_boundary<T: Real, W: Level<T>>(k: &Coeffs<T>, w: &mut [W], hu: &mut [T], hv: &mut [T], cell_bed: &[T]) {
+/// ghost's depth is formed in `W`. With `levels` (the held levels' values and their map,
+/// `kernels::kp::level_of`), the ghosts of held reaches take their level, in the same pass as
+/// the kernel does.
+pub fn apply_boundary<T: Real, W: Level<T>>(
+    k: &Coeffs<T>,
+    w: &mut [W],
+    hu: &mut [T],
+    hv: &mut [T],
+    cell_bed: &[T],
+    levels: Option<(&[f64], &[u32])>,
+) {
     let n = k.cells();
     assert!(w.len() == n && hu.len() == n && hv.len() == n && cell_bed.len() == n, "field lengths");
     let layout = k.layout();
@@ -69,6 +78,16 @@ pub fn apply_boundary<T: Real, W: Level<T>>(k: &Coeffs<T>, w: &mut [W], hu: &mut
             if let Some(gh) = edge_ghost(&layout, k.bc, axis, t) {
                 // SAFETY: the slices hold (nx+4)(ny+4) cells (asserted) and `gh` indexes them.
                 unsafe { set_ghost_of(axis, w.as_mut_ptr(), hu.as_mut_ptr(), hv.as_mut_ptr(), cell_bed.as_ptr(), gh) };
+                if let Some((values, map)) = levels {
+                    assert_eq!(map.len(), 2 * (k.nx + k.ny) as usize, "level map");
+                    // SAFETY: the map's length is asserted; its entries index `values`.
+                    let e = unsafe { level_of(k, &gh, map.as_ptr()) };
+                    if e != NO_LEVEL {
+                        let (w, hu, hv, b) = (w.as_mut_ptr(), hu.as_mut_ptr(), hv.as_mut_ptr(), cell_bed.as_ptr());
+                        // SAFETY: as set_ghost_of above.
+                        unsafe { set_level_ghost(w, hu, hv, b, gh, values[e as usize]) };
+                    }
+                }
             }
         }
     }

@@ -5,7 +5,7 @@
 use super::{BLOCK, run};
 use crate::common::cases;
 use hydrokern::Real;
-use hydrokern::forcing::{DISCHARGE, GreenAmpt, Inflow, RAIN, Series};
+use hydrokern::forcing::{DISCHARGE, GreenAmpt, Inflow, LEVEL, LevelSide, RAIN, Series};
 use hydrokern::kp::cpu::CpuKp;
 use hydrokern::kp::{Boundary, Problem, Scheme, WetDry};
 use kernels::forcing::{Soil, green_ampt};
@@ -71,8 +71,9 @@ fn ponded_column_infiltrates_as_green_ampt() {
     }
 }
 
-/// Rain, a soil, a segment inflow and a point inflow on a random closed basin.
-fn forced(p: &mut Problem, seed: u64, t_end: f64) {
+/// Rain, a soil, a segment inflow and a point inflow on a random closed basin; with `level`, a
+/// level held on a random reach of a random side too.
+fn forced(p: &mut Problem, seed: u64, t_end: f64, level: bool) {
     let mut rng = hydrokern::Rng::new(seed);
     let mut rnd = move || rng.unit();
     let (nx, ny) = (p.nx, p.ny);
@@ -93,6 +94,15 @@ fn forced(p: &mut Problem, seed: u64, t_end: f64) {
     p.forcing.inflows.push(Inflow { name: "side".into(), series: q(0.05 * area, &mut rnd), cells });
     let c = ((rnd() * nx as f64) as usize).min(nx - 1) + nx * ((rnd() * ny as f64) as usize).min(ny - 1);
     p.forcing.inflows.push(Inflow { name: "point".into(), series: q(0.05 * area, &mut rnd), cells: vec![(c, 1.0)] });
+    if level {
+        let side = ((rnd() * 4.0) as usize).min(3);
+        let n = if side < 2 { ny } else { nx };
+        let a = ((rnd() * n as f64) as usize).min(n - 1);
+        let b = a + 1 + ((rnd() * (n - a) as f64) as usize).min(n - a - 1);
+        let pts: Vec<(f64, f64)> = (0..3).map(|k| (k as f64 * t_end / 2.0, 0.2 + 0.8 * rnd())).collect();
+        let series = Series::from_points("level", &pts, &LEVEL, "s", "m").unwrap();
+        p.forcing.levels.push(LevelSide { name: "level".into(), side, cells: a..b, series });
+    }
 }
 
 /// The water account of a CPU run of `p` to `t_end`: storage change − rain − inflow +
@@ -128,7 +138,7 @@ proptest! {
                 p.boundary = [Boundary::Wall; 4];
                 p.scheme = scheme;
                 p.wet_dry = wet_dry;
-                forced(&mut p, seed, 2.0);
+                forced(&mut p, seed, 2.0, false);
                 let what = format!("{}×{} {} {}", nx, ny, scheme.name(), wet_dry.name());
                 let r = account::<f64>(&p, 2.0);
                 prop_assert!(r.abs() < 1e-13, "{what} f64: residual {r:.2e}");
@@ -251,7 +261,8 @@ proptest! {
         p.scheme = scheme;
         p.accumulation = accumulation;
         p.dt_max = dt_max;
-        forced(&mut p, seed, 2.0);
+        // Levels held on the sides run in the unsplit schemes.
+        forced(&mut p, seed, 2.0, !scheme.is_split());
         for wet_dry in WetDry::GPU {
             p.wet_dry = wet_dry;
             // As `kp_gpu_matches_cpu`: `clamp` in f32 one step (its shore velocities).
@@ -265,4 +276,42 @@ proptest! {
             }
         }
     }
+}
+
+/// A level held on a whole side: `name`'s constant `level` on side `side` of `p`.
+fn hold(p: &mut Problem, side: usize, level: f64, t_end: f64) {
+    let n = if side < 2 { p.ny } else { p.nx };
+    let series = Series::from_points("level", &[(0.0, level), (t_end, level)], &LEVEL, "s", "m").unwrap();
+    p.forcing.levels.push(LevelSide { name: "held".into(), side, cells: 0..n, series });
+}
+
+/// A lake at rest over a wavy bed with its west side held at the lake's own level stays at
+/// rest: the held ghosts balance the lake as walls do, in every wet–dry scheme.
+#[test]
+fn a_level_held_at_the_lakes_own_keeps_it_at_rest() {
+    for wet_dry in WetDry::ALL {
+        let mut p = Problem::new(12, 8, 12.0, 8.0);
+        p.set_bed(|x, y| 0.3 * (x * 0.7).sin() * (y * 0.5).cos());
+        p.set_level(0.5);
+        p.wet_dry = wet_dry;
+        hold(&mut p, 0, 0.5, 5.0);
+        let m = run::<f64>(&p, 5.0);
+        let speed =
+            p.interior(m.state()[1]).iter().chain(&p.interior(m.state()[2])).fold(0.0f64, |a, v| a.max(v.abs()));
+        assert!(speed < 1e-12, "{}: momentum {speed:.2e} in a lake held at its own level", wet_dry.name());
+    }
+}
+
+/// A dry basin whose west side is held at 0.5 m fills until its surface is level with it, as a
+/// lake held by a tide's slack water does.
+#[test]
+fn a_dry_basin_fills_to_its_held_level() {
+    let mut p = Problem::new(20, 3, 200.0, 30.0);
+    p.manning = 0.03;
+    hold(&mut p, 0, 0.5, 3000.0);
+    p.dt_max = 10.0;
+    let m = run::<f64>(&p, 3000.0);
+    let h = super::depth(&p, &m);
+    // Still rising by then, as the friction slows the last of the filling.
+    assert!(h.iter().all(|h| (h - 0.5).abs() < 5e-3), "depths {h:?} against the held 0.5 m");
 }

@@ -187,7 +187,13 @@ pub(super) fn check_gpu<T: GpuReal>(
     );
     // A still state (a dry cell, say) takes steps of Δt = 0, which neither clock counts.
     prop_assert_eq!(clock.steps, cpu_m.steps(), "{}: clock steps", what);
-    prop_assert!(cpu_m.steps() == steps as u64 || cpu_m.time() == 0.0, "{}: {} steps of {}", what, cpu_m.steps(), steps);
+    prop_assert!(
+        cpu_m.steps() == steps as u64 || cpu_m.time() == 0.0,
+        "{}: {} steps of {}",
+        what,
+        cpu_m.steps(),
+        steps
+    );
     let tol = GPU_STEP.times(steps as f64 * substeps(p.scheme));
     // The split schemes discard the same steps. Their Δt estimates are not compared one by one:
     // each is CFL over a largest wave speed, which a thin film's velocity amplifies the rounding

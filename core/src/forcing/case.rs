@@ -16,7 +16,7 @@
 //! time_unit = "min"
 //! ```
 
-use super::{DISCHARGE, Forcing, GreenAmpt, Inflow, Quantity, RAIN, Series};
+use super::{DISCHARGE, Forcing, GreenAmpt, Inflow, LEVEL, LevelSide, Quantity, RAIN, Series};
 use crate::Result;
 use crate::case::{Check, num};
 use crate::grid::Grid2;
@@ -31,6 +31,8 @@ pub struct ForcingSection {
     infiltration: Option<Infiltration>,
     #[serde(default)]
     inflow: Vec<InflowKeys>,
+    #[serde(default)]
+    level: Vec<LevelKeys>,
 }
 
 /// A series given one of three ways, with its units.
@@ -62,6 +64,37 @@ struct InflowKeys {
     time_unit: Option<String>,
     unit: Option<String>,
 }
+
+/// `[[forcing.level]]`: a water level held on (part of) a side.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LevelKeys {
+    name: Option<String>,
+    side: String,
+    from: Option<f64>,
+    to: Option<f64>,
+    level: Option<f64>,
+    series: Option<PathBuf>,
+    points: Option<Vec<(f64, f64)>>,
+    tide: Option<TideKeys>,
+    time_unit: Option<String>,
+}
+
+/// A tide: ζ = mean + amplitude·sin(2πt/period + phase), t and period in s, phase in degrees.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TideKeys {
+    #[serde(default)]
+    mean: f64,
+    amplitude: f64,
+    period: f64,
+    #[serde(default)]
+    phase: f64,
+}
+
+/// Points a period a tide is sampled at: the linear interpolant between them is within
+/// amplitude·(2π/256)²/8 ≈ 7.5e-5·amplitude of the sine.
+const TIDE_POINTS: usize = 256;
 
 /// `[forcing.infiltration]`: Green–Ampt soil.
 #[derive(Deserialize)]
@@ -139,7 +172,19 @@ impl ForcingSection {
             let name = f.name.clone().unwrap_or_else(|| format!("inflow {}", n + 1));
             inflows.push(Inflow { name, series: s, cells });
         }
-        Ok(Forcing { rain, soil, inflows })
+        let mut levels: Vec<LevelSide> = Vec::new();
+        for (n, l) in self.level.iter().enumerate() {
+            let key = format!("forcing.level[{n}]");
+            let level = level_side(c, &key, l, grid, t_end)?;
+            if let Some(o) = levels
+                .iter()
+                .find(|o| o.side == level.side && o.cells.start < level.cells.end && level.cells.start < o.cells.end)
+            {
+                return c.fail(&key, format!("overlaps {} on the {} side: a cell holds one level", o.name, l.side));
+            }
+            levels.push(LevelSide { name: l.name.clone().unwrap_or_else(|| format!("level {}", n + 1)), ..level });
+        }
+        Ok(Forcing { rain, soil, inflows, levels })
     }
 }
 
@@ -274,4 +319,87 @@ fn place(c: &Check, key: &str, f: &InflowKeys, grid: &Grid2) -> Result<Vec<(usiz
         }
         _ => c.fail(key, "give side (with from and to) or at = [x, y]: where the inflow enters"),
     }
+}
+
+/// A level held on a reach of a side: the side's cells whose centres lie in [from, to] (the
+/// whole side without them), and the level's series (metres; a tide sampled
+/// [`TIDE_POINTS`] times a period over the run).
+fn level_side(c: &Check, key: &str, l: &LevelKeys, grid: &Grid2, t_end: f64) -> Result<LevelSide> {
+    let [west, _, south, _] = grid.edges();
+    let (side, n, start, d) = match l.side.as_str() {
+        "west" => (0, grid.ny, south, grid.dy),
+        "east" => (1, grid.ny, south, grid.dy),
+        "south" => (2, grid.nx, west, grid.dx),
+        "north" => (3, grid.nx, west, grid.dx),
+        s => return c.fail(&format!("{key}.side"), format!("'{s}': expected west, east, south or north")),
+    };
+    let end = start + n as f64 * d;
+    let (from, to) = (l.from.unwrap_or(start), l.to.unwrap_or(end));
+    if !(from.is_finite() && to.is_finite() && from < to && from >= start && to <= end) {
+        return c.fail(
+            &format!("{key}.from"),
+            format!(
+                "{} to {}: the reach must run forwards within the {} side, {} to {} m",
+                num(from),
+                num(to),
+                l.side,
+                num(start),
+                num(end)
+            ),
+        );
+    }
+    let first = (0..n).find(|&k| start + (k as f64 + 0.5) * d >= from).unwrap_or(n);
+    let last = (0..n).rev().find(|&k| start + (k as f64 + 0.5) * d <= to).map_or(0, |k| k + 1);
+    if first >= last {
+        return c.fail(
+            &format!("{key}.from"),
+            format!("{} to {} m holds no cell centre of the {} side", num(from), num(to), l.side),
+        );
+    }
+    let time_unit = l.time_unit.as_deref().unwrap_or("s");
+    let sub = |k: &str| format!("{key}.{k}");
+    let series = match (l.level, &l.series, &l.points, &l.tide) {
+        (Some(v), None, None, None) => {
+            if !v.is_finite() {
+                return c.fail(&sub("level"), format!("{v}: must be finite"));
+            }
+            Series::from_points(&sub("level"), &[(0.0, v), (t_end.max(1.0), v)], &LEVEL, "s", "m")
+                .map_err(|e| c.doc().invalid(&sub("level"), e))?
+        }
+        (None, Some(p), None, None) => Series::read_input(c, &sub("series"), p, &LEVEL, time_unit, "m")
+            .map_err(|e| c.doc().invalid(&sub("series"), e))?,
+        (None, None, Some(pts), None) => Series::from_points(&sub("points"), pts, &LEVEL, time_unit, "m")
+            .map_err(|e| c.doc().invalid(&sub("points"), e))?,
+        (None, None, None, Some(t)) => {
+            for (name, v) in [("mean", t.mean), ("amplitude", t.amplitude), ("period", t.period), ("phase", t.phase)] {
+                if !v.is_finite() {
+                    return c.fail(&sub(&format!("tide.{name}")), format!("{v}: must be finite"));
+                }
+            }
+            c.positive(&sub("tide.period"), t.period)?;
+            c.non_negative(&sub("tide.amplitude"), t.amplitude)?;
+            let dt = t.period / TIDE_POINTS as f64;
+            let count = (t_end / dt).ceil() as usize + 1;
+            if count > 10_000_000 {
+                return c.fail(
+                    &sub("tide.period"),
+                    format!("{} s: {count} points over the run; a tide's period is hours", num(t.period)),
+                );
+            }
+            let phase = t.phase.to_radians();
+            let points: Vec<(f64, f64)> = (0..=count)
+                .map(|k| {
+                    let s = k as f64 * dt;
+                    (s, t.mean + t.amplitude * (std::f64::consts::TAU * s / t.period + phase).sin())
+                })
+                .collect();
+            Series::from_points(&sub("tide"), &points, &LEVEL, "s", "m")
+                .map_err(|e| c.doc().invalid(&sub("tide"), e))?
+        }
+        _ => {
+            return c.fail(key, "give exactly one of level (m), series (a file of time, level lines), points and tide");
+        }
+    };
+    series.covers(0.0, t_end).map_err(|e| c.doc().invalid(key, e))?;
+    Ok(LevelSide { name: String::new(), side, cells: first..last, series })
 }

@@ -8,6 +8,7 @@ mod case;
 mod series;
 
 pub use case::ForcingSection;
+
 pub use series::{DISCHARGE, LEVEL, Quantity, RAIN, Series};
 
 /// Green–Ampt soil, SI: saturated hydraulic conductivity `ks` (m/s), wetting-front suction head
@@ -35,23 +36,37 @@ pub struct Inflow {
     pub cells: Vec<(usize, f64)>,
 }
 
-/// What enters and leaves a shallow-water model besides its sides: uniform rain (m/s), a
-/// Green–Ampt soil under every cell, and inflows.
+/// A water level (m) held on a reach of one side: the ghost cells there hold the water at the
+/// level (not below their bed), with the momenta of the cells inside.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LevelSide {
+    pub name: String,
+    /// 0 west, 1 east, 2 south, 3 north.
+    pub side: usize,
+    /// The side's cells it holds, counted from the south (west, east) or west (south, north).
+    pub cells: std::ops::Range<usize>,
+    pub series: Series,
+}
+
+/// What enters and leaves a shallow-water model besides its plain sides: uniform rain (m/s), a
+/// Green–Ampt soil under every cell, inflows, and water levels held on reaches of the sides.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Forcing {
     pub rain: Option<Series>,
     pub soil: Option<GreenAmpt>,
     pub inflows: Vec<Inflow>,
+    pub levels: Vec<LevelSide>,
 }
 
 impl Forcing {
     pub fn is_empty(&self) -> bool {
-        self.rain.is_none() && self.soil.is_none() && self.inflows.is_empty()
+        self.rain.is_none() && self.soil.is_none() && self.inflows.is_empty() && self.levels.is_empty()
     }
-    /// The series a run integrates each step, in the order the kernels index them: the rain's
-    /// first (if any), then the inflows'.
+    /// The series a run evaluates each step, in the order the kernels index them: the rain's
+    /// first (if any), then the inflows', then the levels'.
     pub fn series(&self) -> Vec<&Series> {
-        self.rain.iter().chain(self.inflows.iter().map(|f| &f.series)).collect()
+        let inflows = self.inflows.iter().map(|f| &f.series);
+        self.rain.iter().chain(inflows).chain(self.levels.iter().map(|l| &l.series)).collect()
     }
     /// Water the rain brings to `area` m² from 0 to `t` (m³).
     pub fn rain_volume(&self, area: f64, t: f64) -> f64 {
@@ -77,6 +92,19 @@ impl Forcing {
         }
         for f in &self.inflows {
             parts.push(format!("{} up to {:.4} m³/s over {} cell(s)", f.name, f.series.max_abs(), f.cells.len()));
+        }
+        const SIDES: [&str; 4] = ["west", "east", "south", "north"];
+        for l in &self.levels {
+            let (lo, hi) =
+                l.series.values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+            parts.push(format!(
+                "{}: level {:.4} to {:.4} m on {} cell(s) of the {} side",
+                l.name,
+                lo,
+                hi,
+                l.cells.len(),
+                SIDES[l.side]
+            ));
         }
         parts.join(", ")
     }

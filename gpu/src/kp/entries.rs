@@ -145,7 +145,12 @@ kernels! {
     pub const M_RK_FRICTION_FIELD: RkStage = kp_m_rk_friction_field(kp_m_rk::<PerCell, T>);
 
     /// Ghost cells of pass `axis` of the state, over the cell beds `bc`.
-    pub struct SetGhosts<T> { k: Coeffs<T>, axis: u32, w: *mut T, hu: *mut T, hv: *mut T, bc: *const T }
+    /// With `level_map` (not null), the ghosts of reaches held at a level (`ghosts.rs`,
+    /// [`level_of`](super::level_of)) take theirs from `levels`.
+    pub struct SetGhosts<T> {
+        k: Coeffs<T>, axis: u32, w: *mut T, hu: *mut T, hv: *mut T, bc: *const T, levels: *const f64,
+        level_map: *const u32,
+    }
     pub const BOUNDARY: SetGhosts = kp_boundary(kp_boundary::<T, T>);
     /// Mixed precision: `w` carries an f64 array.
     pub const M_BOUNDARY: SetGhosts = kp_m_boundary(kp_m_boundary::<T>);
@@ -233,7 +238,7 @@ kernels! {
     /// moved up to the model clock.
     pub struct ForceClock<T> {
         set: SeriesSet, clock: *const f64, forced: *mut f64, times: *const f64, values: *const f64,
-        starts: *const u32, amounts: *mut f64, span: *mut T,
+        starts: *const u32, amounts: *mut f64, levels: *mut f64, span: *mut T,
     }
     pub const FORCE_CLOCK: ForceClock = kp_force_clock(kp_force_clock::<T>);
     /// Forcing: one thread an inflow cell (`count` of `cells`, with their CSR lists of series

@@ -18,12 +18,15 @@ pub const FORCED_T: usize = 0;
 pub const FORCED_SPAN: usize = 1;
 pub const FORCED_LEN: usize = 2;
 
-/// The series the clock kernel integrates: `count` of them, series s having the points
-/// `starts[s]..starts[s + 1]` of `times` and `values`.
+/// The series the clock kernel evaluates: `count` of them, series s having the points
+/// `starts[s]..starts[s + 1]` of `times` and `values`; those before `level_first` are
+/// integrated over the span (rain, inflows), those from it on are levels, evaluated at the
+/// span's end.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SeriesSet {
     pub count: u32,
+    pub level_first: u32,
 }
 
 /// What every cell receives ([`force_point`]): the index in `amounts` of the uniform rain's depth
@@ -74,11 +77,14 @@ pub fn force_point<T: Real>(
 }
 
 /// The clock kernel's work: the span from `forced[FORCED_T]` to the model's time `t`, each
-/// series' integral over it into `amounts`, and the forcing clock moved to `t`.
+/// integrated series' integral over it into `amounts`, each level's value at `t` into `levels`,
+/// and the forcing clock moved to `t`.
 ///
 /// # Safety
 /// `forced` holds [`FORCED_LEN`]; `starts` holds `set.count + 1` increasing offsets into
-/// `times` and `values` (each series at least one point); `amounts` holds `set.count`.
+/// `times` and `values` (each series at least one point); `amounts` holds `set.level_first`,
+/// `levels` `set.count − set.level_first`.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub unsafe fn integrate_span(
     set: SeriesSet,
@@ -88,6 +94,7 @@ pub unsafe fn integrate_span(
     values: *const f64,
     starts: *const u32,
     amounts: *mut f64,
+    levels: *mut f64,
 ) {
     unsafe {
         let a = *forced.add(FORCED_T);
@@ -95,7 +102,11 @@ pub unsafe fn integrate_span(
             let (from, to) = (*starts.add(s) as usize, *starts.add(s + 1) as usize);
             let ts = core::slice::from_raw_parts(times.add(from), to - from);
             let vs = core::slice::from_raw_parts(values.add(from), to - from);
-            *amounts.add(s) = crate::forcing::series_integral(ts, vs, a, t);
+            if s < set.level_first as usize {
+                *amounts.add(s) = crate::forcing::series_integral(ts, vs, a, t);
+            } else {
+                *levels.add(s - set.level_first as usize) = crate::forcing::series_at(ts, vs, t);
+            }
         }
         *forced.add(FORCED_SPAN) = if t > a { t - a } else { 0.0 };
         *forced.add(FORCED_T) = t;

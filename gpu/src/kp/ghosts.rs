@@ -6,7 +6,8 @@
 //! ([`crate::halo::node_source`]), so a mirrored ghost's bed equals its source's and copying w
 //! copies the depth.
 
-use crate::halo::{EXTRAPOLATE, Ghost, ghost_value};
+use super::Coeffs;
+use crate::halo::{EAST, EXTRAPOLATE, Ghost, NORTH, SOUTH, WEST, ghost_value};
 use crate::{Level, Real};
 
 /// Set ghost `gh` (of pass `axis`, from [`crate::halo::edge_ghost`]) of the state from its source.
@@ -45,5 +46,54 @@ pub unsafe fn set_ghost_of<T: Real, W: Level<T>>(
             if bc == EXTRAPOLATE { (ws - W::widen(*bed.add(s))).max(W::ZERO) + W::widen(*bed.add(g)) } else { ws };
         *hu.add(g) = ghost_value(bc, u, flip_u, T::ZERO, T::ZERO);
         *hv.add(g) = ghost_value(bc, v, flip_v, T::ZERO, T::ZERO);
+    }
+}
+
+/// [`level_of`] of a ghost no level holds.
+pub const NO_LEVEL: u32 = u32::MAX;
+
+/// The level entry that holds ghost `gh` (from `edge_ghost` of `k`'s layout), or [`NO_LEVEL`]:
+/// `map` has one entry a side cell — the west side's `ny` (from the south), the east's `ny`,
+/// the south's `nx` (from the west), the north's `nx`. Corner ghosts have none.
+///
+/// # Safety
+/// `map` holds 2(nx + ny) entries.
+#[inline(always)]
+pub unsafe fn level_of<T: Real>(k: &Coeffs<T>, gh: &Ghost, map: *const u32) -> u32 {
+    let p = k.pitch as usize;
+    let (i, j) = ((gh.ghost % p) as i64 - 2, (gh.ghost / p) as i64 - 2);
+    let (nx, ny) = (k.nx as i64, k.ny as i64);
+    let at = match gh.side {
+        WEST if (0..ny).contains(&j) => j,
+        EAST if (0..ny).contains(&j) => ny + j,
+        SOUTH if (0..nx).contains(&i) => 2 * ny + i,
+        NORTH if (0..nx).contains(&i) => 2 * ny + nx + i,
+        _ => return NO_LEVEL,
+    };
+    unsafe { *map.add(at as usize) }
+}
+
+/// Ghost `gh` at a held level: the surface at `level`, not below the ghost's own bed, and the
+/// momenta of its source (no mirror: water flows in or out as the level and the flow inside
+/// say).
+///
+/// # Safety
+/// As [`set_ghost`].
+#[inline(always)]
+pub unsafe fn set_level_ghost<T: Real, W: Level<T>>(
+    w: *mut W,
+    hu: *mut T,
+    hv: *mut T,
+    bed: *const T,
+    gh: Ghost,
+    level: f64,
+) {
+    let (g, s) = (gh.ghost, gh.source);
+    unsafe {
+        let (u, v, b) = (*hu.add(s), *hv.add(s), W::widen(*bed.add(g)));
+        let l = W::from_f64(level);
+        *w.add(g) = if l > b { l } else { b };
+        *hu.add(g) = u;
+        *hv.add(g) = v;
     }
 }

@@ -208,10 +208,12 @@ pub(super) unsafe fn kp_m_boundary<T: DeviceReal>(
     hu: *mut T,
     hv: *mut T,
     bc: *const T,
+    levels: *const f64,
+    level_map: *const u32,
 ) where
     f64: Level<T>,
 {
-    unsafe { kp_boundary::<T, f64>(k, axis, w.cast(), hu, hv, bc) }
+    unsafe { kp_boundary::<T, f64>(k, axis, w.cast(), hu, hv, bc, levels, level_map) }
 }
 
 /// [`kp_drain`] of an f64 surface.

@@ -629,6 +629,20 @@ fn bad_forcing_is_refused_with_one_line() {
         ("[[forcing.inflow]]\ndischarge = 1.0\n", "where the inflow enters"),
         ("[[forcing.inflow]]\nat = [50.0, 10.0]\ndischarge = -1.0\n", "must not be negative"),
         ("dt_max = 0.0\n[forcing.rain]\nintensity = 5.0\n", "time.dt_max"),
+        ("[[forcing.level]]\nside = \"down\"\nlevel = 1.0\n", "forcing.level[0].side"),
+        ("[[forcing.level]]\nside = \"west\"\nfrom = 50.0\nto = 95.0\nlevel = 1.0\n", "within the west side"),
+        (
+            "[[forcing.level]]\nside = \"west\"\nlevel = 1.0\ntide = { amplitude = 1.0, period = 600.0 }\n",
+            "exactly one of",
+        ),
+        (
+            "[[forcing.level]]\nside = \"west\"\ntide = { amplitude = 1.0, period = 0.0 }\n",
+            "forcing.level[0].tide.period",
+        ),
+        (
+            "[[forcing.level]]\nside = \"west\"\nlevel = 1.0\n[[forcing.level]]\nside = \"west\"\nfrom = 0.0\nto = 30.0\nlevel = 2.0\n",
+            "overlaps",
+        ),
     ];
     for (k, (forcing, want)) in cases.iter().enumerate() {
         let case = forced_case(&dir, &format!("bad{k}"), forcing);
@@ -637,6 +651,8 @@ fn bad_forcing_is_refused_with_one_line() {
     }
     let case = forced_case(&dir, "mixed", "[[forcing.inflow]]\nat = [50.0, 10.0]\ndischarge = 1.0\n");
     refused(&["run", s(&case), "--precision", "mixed"], "precision mixed");
+    let case = forced_case(&dir, "split", "[[forcing.level]]\nside = \"west\"\nlevel = 1.0\n");
+    refused(&["run", s(&case), "--scheme", "ds2"], "ds1 and ds2");
 }
 
 /// A forced run closes its water account: the summary's residual is round-off in f64.

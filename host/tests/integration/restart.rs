@@ -214,6 +214,8 @@ fn kp_restarts_bit_for_bit() {
     bit_identical("valley-rain", &[], 900.0, 300.0, 800.0, "cpu", "f64");
     bit_identical("valley-rain", &[], 900.0, 300.0, 800.0, "cpu", "f32");
     bit_identical("river-inflow", &flood(40, 20), 1800.0, 600.0, 1500.0, "cpu", "f64");
+    // A tide held on the mouth: its level at the checkpoint's time sets the ghosts again.
+    bit_identical("estuary-tide", &[], 3600.0, 1200.0, 3000.0, "cpu", "f32");
 }
 
 /// Mixed precision (w in f64, the rest in f32): the checkpoint holds w as it is and the momenta
@@ -328,6 +330,7 @@ fn gpu_restarts_bit_for_bit() {
         // Forcing: the device's forcing clock and the soil's totals in the checkpoint.
         bit_identical("valley-rain", &early_exit, 900.0, 300.0, 800.0, "gpu", "f32");
         bit_identical("river-inflow", &early_exit, 1800.0, 600.0, 1500.0, "gpu", "f64");
+        bit_identical("estuary-tide", &early_exit, 3600.0, 1200.0, 3000.0, "gpu", "f64");
     }
     // DS1 and DS2 on the device (`bollermann`: `clamp` is refused there): the estimates and
     // retries come from the device clock.

@@ -30,6 +30,10 @@ pub struct GpuForcing<T: GpuReal> {
     weights: DeviceBuffer<f64>,
     /// The depth each cell's soil has taken (padded), with a soil.
     infiltrated: Option<DeviceBuffer<T>>,
+    /// The held levels' values at the forcing clock's time, and their map (with levels).
+    levels: DeviceBuffer<f64>,
+    level_map: Option<DeviceBuffer<u32>>,
+    layout: Layout,
     clock_kernel: Kernel<ForceClock<T>>,
     inflow_kernel: Kernel<ForceInflow<T>>,
     cells_kernel: Kernel<ForceCells<T>>,
@@ -55,13 +59,16 @@ impl<T: GpuReal> GpuForcing<T> {
     /// `cells`: the padded state's length.
     pub fn new(gpu: &Gpu, layout: &Layout, cells: usize) -> Result<GpuForcing<T>> {
         Ok(GpuForcing {
-            series: SeriesSet { count: layout.series() as u32 },
+            series: SeriesSet { count: layout.series() as u32, level_first: layout.level_first },
             cell_forcing: layout.cell_forcing::<T>(),
             every_cell: layout.touches_every_cell(),
             times: upload_or_zero(gpu, &layout.times)?,
             values: upload_or_zero(gpu, &layout.values)?,
             starts: gpu.upload(&layout.starts)?,
             amounts: gpu.zeros(layout.series().max(1))?,
+            levels: upload_or_zero(gpu, &layout.levels_at(0.0))?,
+            level_map: (!layout.level_map.is_empty()).then(|| gpu.upload(&layout.level_map)).transpose()?,
+            layout: layout.clone(),
             forced: gpu.zeros(FORCED_LEN)?,
             span: gpu.zeros(1)?,
             inflow_count: layout.cells.len() as u32,
@@ -74,6 +81,19 @@ impl<T: GpuReal> GpuForcing<T> {
             inflow_kernel: gpu.kernel::<T, _>(FORCE_INFLOW)?,
             cells_kernel: gpu.kernel::<T, _>(FORCE_CELLS)?,
         })
+    }
+
+    /// The held levels' values and map for the boundary kernel, or nulls without levels.
+    pub fn ghosts(&self) -> (*const f64, *const u32) {
+        match &self.level_map {
+            Some(map) => (self.levels.ptr(), map.ptr()),
+            None => (std::ptr::null(), std::ptr::null()),
+        }
+    }
+
+    /// Whether levels are held on the sides.
+    pub fn has_levels(&self) -> bool {
+        self.level_map.is_some()
     }
 
     /// Bytes of device memory it takes beyond the state, for a layout on `cells` padded cells.
@@ -95,10 +115,12 @@ impl<T: GpuReal> GpuForcing<T> {
             values: self.values.ptr(),
             starts: self.starts.ptr(),
             amounts: self.amounts.ptr_mut(),
+            levels: self.levels.ptr_mut(),
             span: self.span.ptr_mut(),
         };
-        // SAFETY: one thread; forced holds FORCED_LEN, span 1, amounts every series, starts
-        // count + 1 offsets into times and values (`Layout::of`), clock the model's.
+        // SAFETY: one thread; forced holds FORCED_LEN, span 1, amounts every series, levels
+        // every level, starts count + 1 offsets into times and values (`Layout::of`), clock the
+        // model's.
         unsafe { self.clock_kernel.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), params)? };
         if self.inflow_count > 0 {
             let params = ForceInflow {
@@ -135,10 +157,10 @@ impl<T: GpuReal> GpuForcing<T> {
                 f: self.infiltrated.as_mut().map_or(std::ptr::null_mut(), |f| f.ptr_mut()),
                 wet: to.wet,
             };
-            let n = k.nx as u64 * k.ny as u64;
+            let shape = LaunchShape::cover_2d(k.nx as u64, k.ny as u64, (256, 1), (1, 1))?;
             // SAFETY: one thread an interior cell; the state and f padded to k.cells(); wet
             // nbx·nby flags; amounts holds the rain's index when there is rain.
-            unsafe { self.cells_kernel.launch(LaunchShape::cover_1d(n, 256)?, params)? };
+            unsafe { self.cells_kernel.launch(shape, params)? };
         }
         Ok(())
     }
@@ -155,6 +177,10 @@ impl<T: GpuReal> GpuForcing<T> {
         let mut c = vec![0.0; FORCED_LEN];
         c[FORCED_T] = forced;
         gpu.write(&c, &mut self.forced)?;
+        let levels = self.layout.levels_at(forced);
+        if !levels.is_empty() {
+            gpu.write(&levels, &mut self.levels)?;
+        }
         if let Some(f) = &mut self.infiltrated {
             match infiltrated {
                 Some(src) => gpu.write(src, f)?,

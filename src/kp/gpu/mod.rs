@@ -455,6 +455,9 @@ impl<T: GpuReal> GpuKp<T> {
         if forcing.is_some() && mixed.is_some() {
             return Err(Error::invalid(super::cpu::MIXED_FORCING));
         }
+        if ds && !problem.forcing.levels.is_empty() {
+            return Err(Error::invalid(super::cpu::SPLIT_LEVELS));
+        }
         gpu.check_fits(
             &format!("a {}×{} shallow-water grid ({fields} fields of {})", problem.nx, problem.ny, T::NAME),
             fields * n * w
@@ -532,6 +535,9 @@ impl<T: GpuReal> GpuKp<T> {
         g.check_block()?;
         g.set_shore(gpu, &q[0])?;
         g.resume_split(gpu, None, 0)?;
+        if g.forcing.as_ref().is_some_and(|f| f.has_levels()) {
+            g.boundary(false)?;
+        }
         Ok(g)
     }
 
@@ -1096,12 +1102,19 @@ impl<T: GpuReal> GpuKp<T> {
     fn boundary_on(&self, side: Side<T>, [w, hu, hv]: [*mut T; 3]) -> Result<()> {
         let (k, bc) = (side.k, side.cell_bed);
         let layout = k.layout();
+        // Held levels in the problem's orientation (the split schemes, which transpose, have none).
+        let (levels, level_map) = match &self.forcing {
+            Some(f) if bc == self.cell_bed.ptr() => f.ghosts(),
+            _ => (std::ptr::null(), std::ptr::null()),
+        };
         for (axis, count) in [(0u32, ghosts_x(&layout)), (1u32, ghosts_y(&layout))] {
             let shape = LaunchShape::cover_1d(count as u64, 128)?;
             // SAFETY: w, hu, hv and bc are padded arrays of orientation k; one thread per ghost
             // of the pass, each writing only its ghost (sources are interior cells or, in pass 1,
-            // ghosts set by pass 0, which ran before on the same stream).
-            unsafe { self.kernels.boundary.launch(shape, SetGhosts { k, axis, w, hu, hv, bc })? };
+            // ghosts set by pass 0, which ran before on the same stream); the level map, in the
+            // problem's orientation only, holds 2(nx + ny) entries indexing `levels`.
+            let params = SetGhosts { k, axis, w, hu, hv, bc, levels, level_map };
+            unsafe { self.kernels.boundary.launch(shape, params)? };
         }
         Ok(())
     }
@@ -1120,6 +1133,8 @@ impl<T: GpuReal> GpuKp<T> {
     /// early exit: `kernel` does not matter) a split step; then the forcing over the time it
     /// advanced and the ghosts of the forced state.
     pub fn step(&mut self, kernel: FluxKernel) -> Result<()> {
+        // Early exit does not see water a held level's ghosts bring to a dry block (`CpuKp::new`).
+        let kernel = if self.forcing.as_ref().is_some_and(|f| f.has_levels()) { FluxKernel::Full } else { kernel };
         if self.split.is_some() {
             self.split_step()?;
         } else {
@@ -1278,7 +1293,11 @@ impl<T: GpuReal> GpuKp<T> {
     /// without forcing).
     pub fn resume_forcing(&mut self, gpu: &Gpu, forced: f64, infiltrated: Option<&[T]>) -> Result<()> {
         match &mut self.forcing {
-            Some(f) => f.resume(gpu, forced, infiltrated),
+            Some(f) => {
+                f.resume(gpu, forced, infiltrated)?;
+                // The ghosts at the resumed clock's levels.
+                if f.has_levels() { self.boundary(false) } else { Ok(()) }
+            }
             None => Ok(()),
         }
     }
