@@ -9,7 +9,7 @@ use super::model::{AdiModel, state_words};
 use super::{Boundary, Friction, Level, Setup, Tide, Wind, pictures};
 use crate::case::initial::{Field, Profile, values};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, flags, num};
-use crate::forcing::{LEVEL, Series};
+use crate::forcing::{LEVEL, Series, TideKeys};
 use crate::grid::{Grid2, Mesh};
 use crate::model::{Halt, Model, State};
 use crate::output::png::{map_drawing, map_pixels};
@@ -167,23 +167,11 @@ enum SideSpec {
     Land,
     /// A constant level ζ (m).
     Level(f64),
-    Tide(TideSpec),
+    Tide(TideKeys),
     /// A series file (two columns: t in s, ζ in m), relative to the case file.
     Series(PathBuf),
     /// The normal flux density (m²/s, positive along +x or +y).
     Flux(f64),
-}
-
-/// ζ = mean + amplitude·sin(2π t/period + phase), phase in degrees.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TideSpec {
-    #[serde(default)]
-    mean: f64,
-    amplitude: f64,
-    period: f64,
-    #[serde(default)]
-    phase: f64,
 }
 
 /// The ADI shapes beyond the shared profiles (`case::initial`: a number, disc, gaussian,

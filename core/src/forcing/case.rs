@@ -80,16 +80,17 @@ struct LevelKeys {
     time_unit: Option<String>,
 }
 
-/// A tide: ζ = mean + amplitude·sin(2πt/period + phase), t and period in s, phase in degrees.
+/// A tide in a case file: ζ = mean + amplitude·sin(2πt/period + phase), ζ in m, t and period
+/// in s, phase in degrees (the mean and phase 0 unless given).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct TideKeys {
+pub struct TideKeys {
     #[serde(default)]
-    mean: f64,
-    amplitude: f64,
-    period: f64,
+    pub mean: f64,
+    pub amplitude: f64,
+    pub period: f64,
     #[serde(default)]
-    phase: f64,
+    pub phase: f64,
 }
 
 /// Points a period a tide is sampled at: the linear interpolant between them is within

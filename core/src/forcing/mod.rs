@@ -7,7 +7,7 @@
 mod case;
 mod series;
 
-pub use case::ForcingSection;
+pub use case::{ForcingSection, TideKeys};
 
 pub use series::{DISCHARGE, LEVEL, Quantity, RAIN, Series};
 
