@@ -11,15 +11,29 @@ use crate::Real;
 /// The value at `t` of the series of `times` (increasing) and `values` (as many, at least one).
 #[inline(always)]
 pub fn series_at(times: &[f64], values: &[f64], t: f64) -> f64 {
+    assert!(!times.is_empty() && times.len() == values.len(), "a series of points");
+    // SAFETY: asserted just above.
+    unsafe { series_at_unchecked(times, values, t) }
+}
+
+/// [`series_at`] without its check, for the kernels (whose checks would be traps).
+///
+/// # Safety
+/// `times` and `values` have the same length, at least 1.
+#[inline(always)]
+pub unsafe fn series_at_unchecked(times: &[f64], values: &[f64], t: f64) -> f64 {
     let k = times.partition_point(|&x| x <= t);
-    if k == 0 {
-        return values[0];
+    unsafe {
+        if k == 0 {
+            return *values.get_unchecked(0);
+        }
+        if k >= times.len() {
+            return *values.get_unchecked(times.len() - 1);
+        }
+        let (t0, t1) = (*times.get_unchecked(k - 1), *times.get_unchecked(k));
+        let (v0, v1) = (*values.get_unchecked(k - 1), *values.get_unchecked(k));
+        v0 + (t - t0) / (t1 - t0) * (v1 - v0)
     }
-    if k == times.len() {
-        return values[k - 1];
-    }
-    let w = (t - times[k - 1]) / (times[k] - times[k - 1]);
-    values[k - 1] + w * (values[k] - values[k - 1])
 }
 
 /// ∫ v dt from `a` to `b` of the series' interpolant, exactly (0 unless a < b): the trapezoid
@@ -27,18 +41,32 @@ pub fn series_at(times: &[f64], values: &[f64], t: f64) -> f64 {
 /// is linear.
 #[inline(always)]
 pub fn series_integral(times: &[f64], values: &[f64], a: f64, b: f64) -> f64 {
+    assert!(!times.is_empty() && times.len() == values.len(), "a series of points");
+    // SAFETY: asserted just above.
+    unsafe { series_integral_unchecked(times, values, a, b) }
+}
+
+/// [`series_integral`] without its check, for the kernels.
+///
+/// # Safety
+/// As [`series_at_unchecked`].
+#[inline(always)]
+pub unsafe fn series_integral_unchecked(times: &[f64], values: &[f64], a: f64, b: f64) -> f64 {
     if b <= a {
         return 0.0;
     }
     let (first, end) = (times.partition_point(|&x| x <= a), times.partition_point(|&x| x < b));
-    let (mut sum, mut t0, mut v0) = (0.0, a, series_at(times, values, a));
-    let mut k = first;
-    while k < end {
-        sum += 0.5 * (v0 + values[k]) * (times[k] - t0);
-        (t0, v0) = (times[k], values[k]);
-        k += 1;
+    unsafe {
+        let (mut sum, mut t0, mut v0) = (0.0, a, series_at_unchecked(times, values, a));
+        let mut k = first;
+        while k < end && k < times.len() {
+            let (t, v) = (*times.get_unchecked(k), *values.get_unchecked(k));
+            sum += 0.5 * (v0 + v) * (t - t0);
+            (t0, v0) = (t, v);
+            k += 1;
+        }
+        sum + 0.5 * (v0 + series_at_unchecked(times, values, b)) * (b - t0)
     }
-    sum + 0.5 * (v0 + series_at(times, values, b)) * (b - t0)
 }
 
 /// Green–Ampt soil of a cell: saturated hydraulic conductivity `ks` (m/s) and the product of

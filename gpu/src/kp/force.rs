@@ -34,7 +34,8 @@ pub(super) unsafe fn kp_force_clock<T: DeviceReal>(
 /// matters; the next RK stage writes the map afresh).
 #[inline(always)]
 unsafe fn flag_wet<T: DeviceReal>(k: &Coeffs<T>, wet: *mut u32, i: u32, j: u32) {
-    let b = ((j - 2) / k.by) * k.nbx + (i - 2) / k.bx;
+    // max(1) proves the divisors non-zero (no trap path).
+    let b = ((j - 2) / k.by.max(1)) * k.nbx + (i - 2) / k.bx.max(1);
     unsafe { *wet.add(b as usize) = 1 };
 }
 
@@ -86,7 +87,7 @@ pub(super) unsafe fn kp_force_inflow<T: DeviceReal>(
         }
         scale_momenta(c, keep, hu, hv);
         if is_wet {
-            let p = k.pitch as usize;
+            let p = (k.pitch as usize).max(1);
             flag_wet(&k, wet, (c % p) as u32, (c / p) as u32);
         }
     }

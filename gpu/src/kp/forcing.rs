@@ -103,9 +103,9 @@ pub unsafe fn integrate_span(
             let ts = core::slice::from_raw_parts(times.add(from), to - from);
             let vs = core::slice::from_raw_parts(values.add(from), to - from);
             if s < set.level_first as usize {
-                *amounts.add(s) = crate::forcing::series_integral(ts, vs, a, t);
+                *amounts.add(s) = crate::forcing::series_integral_unchecked(ts, vs, a, t);
             } else {
-                *levels.add(s - set.level_first as usize) = crate::forcing::series_at(ts, vs, t);
+                *levels.add(s - set.level_first as usize) = crate::forcing::series_at_unchecked(ts, vs, t);
             }
         }
         *forced.add(FORCED_SPAN) = if t > a { t - a } else { 0.0 };

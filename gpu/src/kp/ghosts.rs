@@ -60,7 +60,8 @@ pub const NO_LEVEL: u32 = u32::MAX;
 /// `map` holds 2(nx + ny) entries.
 #[inline(always)]
 pub unsafe fn level_of<T: Real>(k: &Coeffs<T>, gh: &Ghost, map: *const u32) -> u32 {
-    let p = k.pitch as usize;
+    // max(1) proves the divisor non-zero (no trap path).
+    let p = (k.pitch as usize).max(1);
     let (i, j) = ((gh.ghost % p) as i64 - 2, (gh.ghost / p) as i64 - 2);
     let (nx, ny) = (k.nx as i64, k.ny as i64);
     let at = match gh.side {
