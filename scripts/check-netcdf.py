@@ -15,6 +15,7 @@ Any difference, missing variable, attribute or file is a failure (exit 1); nothi
 import json
 import pathlib
 import subprocess
+import re
 import sys
 import tempfile
 import tomllib
@@ -138,7 +139,9 @@ def check_case(binary, scenario, flags, precision, time_units, root):
                   and np.array_equal(got.view(np.uint8), want.view(np.uint8)),
                   f"{scenario}: {name} at t = {t} equals {npy.name} bit for bit")
     # Every NPY snapshot of the run is in the file.
-    npys = sorted(p.name for p in out.glob("*_t*.npy") if not p.name.startswith("last_good"))
+    # Snapshot files end in _t<time>.npy (a map such as max_h_time.npy does not).
+    npys = sorted(p.name for p in out.glob("*_t*.npy")
+                  if re.fullmatch(r".+_t[0-9][0-9.e+-]*\.npy", p.name) and not p.name.startswith("last_good"))
     want_npys = sorted(f"{n}_t{time_tag(t)}.npy" for n in fields for t in times)
     check(npys == want_npys, f"{scenario}: the NPY files are the file's records ({len(npys)} against {len(want_npys)})")
     print(f"  {len(times)} records of {', '.join(fields)} at t = {[float(t) for t in times]} {time_units}: "
