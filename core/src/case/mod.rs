@@ -202,6 +202,22 @@ impl CaseDoc {
         })
     }
 
+    /// For a built-in scenario and a relative `path`: the embedded data file of `examples/` it
+    /// names, as (the name to show, its bytes), or why there is none; `None` where the file is
+    /// read from disk (a case file's, or an absolute path).
+    pub fn embedded(&self, path: &Path) -> Option<Result<(String, &'static [u8])>> {
+        let Origin::Builtin { name, data } = &self.origin else { return None };
+        if !path.is_relative() {
+            return None;
+        }
+        let rel = path.to_string_lossy().replace('\\', "/");
+        let shown = format!("examples/{rel}");
+        Some(match data.iter().find(|(p, _)| *p == rel) {
+            Some((_, bytes)) => Ok((shown, *bytes)),
+            None => Err(Error::invalid(format!("{shown}: not a data file of scenario {name}"))),
+        })
+    }
+
     /// Whether the document holds `key` (dotted path), a value or a table.
     pub fn has(&self, key: &str) -> bool {
         let mut item = self.doc.as_item();
@@ -408,19 +424,13 @@ impl<'a> Check<'a> {
     /// relative to the case file ([`path`](Self::path)); recorded among the inputs. Returns the
     /// name to show in messages and the bytes.
     pub fn data_file(&self, key: &str, path: &Path, max: u64, what: &str) -> Result<(String, Vec<u8>)> {
-        match self.doc.origin() {
-            Origin::Builtin { name, data } if path.is_relative() => {
-                let rel = path.to_string_lossy().replace('\\', "/");
-                let shown = format!("examples/{rel}");
-                match data.iter().find(|(p, _)| *p == rel) {
-                    Some((_, bytes)) => {
-                        self.doc.record_input(key, &shown, bytes);
-                        Ok((shown, bytes.to_vec()))
-                    }
-                    None => Err(Error::invalid(format!("{shown}: not a data file of scenario {name}"))),
-                }
+        match self.doc.embedded(path) {
+            Some(found) => {
+                let (shown, bytes) = found?;
+                self.doc.record_input(key, &shown, bytes);
+                Ok((shown, bytes.to_vec()))
             }
-            _ => {
+            None => {
                 let path = self.path(path);
                 Ok((path.display().to_string(), self.input(key, &path, max, what)?))
             }

@@ -13,8 +13,8 @@ mod resample;
 pub use raster::Raster;
 pub use resample::Resample;
 
-use crate::case::{CaseDoc, Origin};
-use crate::{Error, Result};
+use crate::Result;
+use crate::case::CaseDoc;
 use std::path::Path;
 
 /// The raster a case names at `key`: a path relative to the case file's directory, or for a
@@ -22,19 +22,12 @@ use std::path::Path;
 /// the case, the key and the file. The coordinate system it declares is recorded, and one
 /// other than the case's earlier rasters' is refused ([`CaseDoc::record_crs`]).
 pub fn case_raster(doc: &CaseDoc, key: &str, path: &Path) -> Result<Raster> {
-    let read = match doc.origin() {
-        Origin::Builtin { name, data } if path.is_relative() => {
-            let rel = path.to_string_lossy().replace('\\', "/");
-            match data.iter().find(|(p, _)| *p == rel) {
-                Some((_, bytes)) => {
-                    let shown = format!("examples/{rel}");
-                    doc.record_input(key, &shown, bytes);
-                    Raster::parse(&shown, bytes).and_then(|r| doc.record_crs(&shown, r.epsg).map(|()| r))
-                }
-                None => Err(Error::invalid(format!("examples/{rel}: not a data file of scenario {name}"))),
-            }
-        }
-        _ => {
+    let read = match doc.embedded(path) {
+        Some(found) => found.and_then(|(shown, bytes)| {
+            doc.record_input(key, &shown, bytes);
+            Raster::parse(&shown, bytes).and_then(|r| doc.record_crs(&shown, r.epsg).map(|()| r))
+        }),
+        None => {
             let c = crate::case::Check::new(doc);
             let path = c.path(path);
             Raster::read_bytes(&path).and_then(|bytes| {
