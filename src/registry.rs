@@ -100,26 +100,3 @@ pub fn suite(name: &str) -> Result<crate::bench::Suite> {
         Error::invalid(format!("unknown benchmark suite '{name}' (suites: {})", names.join(", ")))
     })
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::solver::Support;
-
-    /// A run that keeps products can checkpoint and restart, whichever its solver
-    /// (host/tests/integration/restart.rs restarts each bit for bit).
-    #[test]
-    fn every_solver_keeping_products_checkpoints_them() {
-        for s in SOLVERS {
-            assert_ne!(s.products, Support::Kept, "{} keeps products its checkpoints do not hold", s.name);
-        }
-    }
-
-    #[test]
-    fn names_are_unique_and_every_solver_has_a_scenario() {
-        for (k, s) in SOLVERS.iter().enumerate() {
-            assert!(SOLVERS[..k].iter().all(|t| t.name != s.name), "{} listed twice", s.name);
-            assert!(!crate::scenarios::of(s.name).is_empty(), "{} has no built-in scenario", s.name);
-        }
-    }
-}

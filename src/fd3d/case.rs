@@ -435,22 +435,3 @@ fn wavenumbers(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::V
     }
     Ok(vec![("field.wavenumbers", toml_edit::Value::Array(arr))])
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_reps_limit_is_in_the_flag_help() {
-        let f = FLAGS.iter().find(|f| f.name == "reps").unwrap();
-        assert!(f.help.contains(&MAX_REPS.to_string()), "{}", f.help);
-    }
-
-    #[test]
-    fn wavenumbers_take_commas_or_spaces() {
-        assert_eq!(wavenumbers("1,2,3").unwrap()[0].1.to_string(), "[1, 2, 3]");
-        assert_eq!(wavenumbers("1 2 3").unwrap()[0].1.to_string(), "[1, 2, 3]");
-        assert!(wavenumbers("1,2").is_err());
-        assert!(wavenumbers("1,x,3").is_err());
-    }
-}

@@ -33,7 +33,7 @@ pub mod forcing;
 pub mod gpu;
 pub mod mixed;
 mod model;
-mod pictures;
+pub mod pictures;
 mod problem;
 mod rk;
 pub mod scheme_choice;

@@ -33,7 +33,7 @@ const WARPS: [u32; 5] = [1, 2, 4, 8, 16];
 const ROWS: [u32; 5] = [8, 16, 32, 64, 128];
 
 /// x-line lengths (threads a block along a row).
-const LINES: [u32; 6] = [32, 64, 128, 256, 512, 1024];
+pub const LINES: [u32; 6] = [32, 64, 128, 256, 512, 1024];
 
 /// A launch as the cache holds it: `BXxBY tile` or `BXxBY stream:WxR`.
 pub fn label(l: Launch) -> String {
@@ -356,30 +356,4 @@ pub fn search(gpu: &Gpu, opts: &TuneOptions, precision: Precision) -> Result<cra
         Precision::F64 => tune::<f64>(gpu, opts)?,
     };
     Ok(crate::tune::Tuned { records, pictures })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn labels_read_back() {
-        for l in [
-            Launch::default(),
-            Launch { block: (64, 4), flux: FluxVariant::Tile, ..Launch::default() },
-            Launch { block: (16, 2), flux: FluxVariant::Stream { warps: 8, rows: 64 }, ..Launch::default() },
-        ] {
-            assert_eq!(parse(&label(l)).unwrap(), l);
-        }
-        assert_eq!(label(Launch::default()), "32x8 stream:4x32");
-        for bad in ["", "32x8", "30x1 tile", "32x8 stream:0x4", "64x64 tile", "axb tile"] {
-            assert!(parse(bad).is_err(), "{bad}");
-        }
-        for l in LINES {
-            assert_eq!(parse_line(&l.to_string()).unwrap(), l);
-        }
-        for bad in ["", "0", "48", "2048", "x", "-32"] {
-            assert!(parse_line(bad).is_err(), "{bad}");
-        }
-    }
 }

@@ -380,7 +380,7 @@ fn cpu_refuses(alg: Algorithm) -> String {
 /// the system when it is past [`BACKWARD_LIMIT_EPS`] ε — with the likely cause: a solver
 /// without pivoting on a system that is not diagonally dominant (lu would pivot), or, after
 /// pivoting, a matrix singular to working precision (which no pivoting cures).
-fn check_lines<T: Real>(batch: &Batch<T>, x: &[T], ran: Algorithm) -> Result<Vec<String>> {
+pub fn check_lines<T: Real>(batch: &Batch<T>, x: &[T], ran: Algorithm) -> Result<Vec<String>> {
     let (s, a, b, c, d) = (batch.shape, &batch.a, &batch.b, &batch.c, &batch.d);
     let be = backward_error(s, a, b, c, d, x)?;
     let limit = BACKWARD_LIMIT_EPS * T::EPSILON.to_f64();
@@ -413,7 +413,7 @@ fn check_lines<T: Real>(batch: &Batch<T>, x: &[T], ran: Algorithm) -> Result<Vec
 }
 
 /// `v` in (batch, n) order: borrowed when the layout already is, else a fallible copy.
-fn as_rows<T: Copy + Default>(shape: Shape, v: &[T]) -> Result<Cow<'_, [T]>> {
+pub fn as_rows<T: Copy + Default>(shape: Shape, v: &[T]) -> Result<Cow<'_, [T]>> {
     Ok(match shape.layout {
         Layout::Contiguous => Cow::Borrowed(v),
         _ => Cow::Owned(relayout_values(shape, Layout::Contiguous, v, |x| x, T::default())?),
@@ -564,51 +564,5 @@ fn check_switch(raw: &str) -> std::result::Result<Vec<(&'static str, toml_edit::
         "on" => Ok(vec![("check.enabled", toml_edit::Value::from(true))]),
         "off" => Ok(vec![("check.enabled", toml_edit::Value::from(false))]),
         _ => Err(format!("expected on or off, not '{raw}'")),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_repeat_limit_is_in_the_flag_help() {
-        let f = FLAGS.iter().find(|f| f.name == "repeat").unwrap();
-        assert!(f.help.contains(&MAX_REPEAT.to_string()), "{}", f.help);
-    }
-
-    /// The check: quiet for LU on a hard system, a warning naming the system and the
-    /// non-dominant row for Thomas on it (which returns a wrong x without a breakdown).
-    #[test]
-    fn the_check_warns_with_the_system_where_pivoting_was_needed() {
-        let shape = Shape::new(10, 4, Layout::Contiguous);
-        let mut batch = Batch::try_random(shape, 2, 2.0).unwrap();
-        // System 2: a tiny pivot at row 0 ([[δ, 1], [1, b₁]]): Thomas divides by it.
-        let g = shape.at(2, 0);
-        (batch.b[g], batch.c[g], batch.a[g + 1]) = (1e-14, 1.0, 1.0);
-        let mut x = vec![0.0; shape.len()];
-        super::super::cpu::solve_with(Algorithm::Lu, shape, &batch.a, &batch.b, &batch.c, &batch.d, &mut x).unwrap();
-        let lines = check_lines::<f64>(&batch, &x, Algorithm::Lu).unwrap();
-        assert_eq!(lines.len(), 1, "{lines:?}");
-        assert!(lines[0].starts_with("check: worst backward error"), "{lines:?}");
-        super::super::cpu::solve_with(Algorithm::Thomas, shape, &batch.a, &batch.b, &batch.c, &batch.d, &mut x)
-            .unwrap();
-        let lines = check_lines::<f64>(&batch, &x, Algorithm::Thomas).unwrap();
-        assert_eq!(lines.len(), 2, "{lines:?}");
-        assert!(lines[1].starts_with("warning: system 2:"), "{lines:?}");
-        assert!(
-            lines[1].contains("system 2 is not diagonally dominant at row 0") && lines[1].contains("lu"),
-            "{lines:?}"
-        );
-    }
-
-    #[test]
-    fn rows_come_back_in_batch_n_order() {
-        let s = Shape::new(3, 2, Layout::Interleaved);
-        // Interleaved: unknown i of system k at i·2 + k.
-        let v = [0, 10, 1, 11, 2, 12];
-        assert_eq!(&*as_rows(s, &v).unwrap(), &[0, 1, 2, 10, 11, 12]);
-        let s = Shape::new(3, 2, Layout::Contiguous);
-        assert!(matches!(as_rows(s, &v).unwrap(), Cow::Borrowed(_)));
     }
 }

@@ -7,7 +7,7 @@
 pub mod bench;
 mod case;
 
-pub use case::{MAX_REPEAT, TridiagCase};
+pub use case::{MAX_REPEAT, TridiagCase, as_rows, check_lines};
 pub use hydrokern_core::tridiag::*;
 
 /// The registry's entry.

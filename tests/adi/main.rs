@@ -19,6 +19,7 @@ mod products;
 mod rows;
 mod seiche;
 mod tide;
+mod tuning;
 mod wind;
 
 use hydrokern::Real;

@@ -14,3 +14,4 @@ mod gpu3;
 mod products;
 mod riemann;
 mod three_d;
+mod tuning;

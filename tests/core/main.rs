@@ -11,6 +11,7 @@ mod layers;
 mod products;
 mod ptxas;
 mod raster;
+mod registry;
 mod skeleton;
 mod transpose;
 mod tune;

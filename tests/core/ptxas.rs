@@ -211,26 +211,35 @@ fn modules_assemble_with_ptxas() {
     let ptxas = ptxas().unwrap_or_else(|| panic!("no ptxas in $PTXAS or PATH (this build expected one)"));
     let dir = std::env::temp_dir().join(format!("hydrokern-ptxas-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    // The assemblies run side by side: each is one single-threaded ptxas.
+    let mut jobs = Vec::new();
     for m in &MODULES {
         let file = dir.join(format!("kernels_{}.ptx", m.arch));
         std::fs::write(&file, m.source).unwrap();
-        let archs: &[&str] = if m.arch == "sm_90" { &["sm_90"] } else { &["sm_90", m.arch] };
-        for &arch in archs {
-            let out = Command::new(&ptxas)
-                .args([&format!("-arch={arch}"), "-v"])
-                .arg(&file)
-                .args(["-o", "/dev/null"])
-                .output();
-            let out = out.unwrap_or_else(|e| panic!("cannot run {}: {e}", ptxas.display()));
-            let log = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
-            assert!(out.status.success(), "ptxas -arch={arch} rejected the {} module:\n{log}", m.arch);
-            let res = resources(&log);
-            assert_eq!(res.len(), entry_points(m.source).len(), "ptxas reported a different number of kernels");
-            if arch == "sm_90" {
-                println!("module {} assembled for {arch}: kernel, registers, spill bytes, stack bytes", m.arch);
-                for (name, regs, spill, stack) in &res {
-                    println!("  {name:<40} {regs:>4} {spill:>6} {stack:>6}");
-                }
+        let archs = if m.arch == "sm_90" { vec!["sm_90"] } else { vec!["sm_90", m.arch] };
+        for arch in archs {
+            let (ptxas, file) = (ptxas.clone(), file.clone());
+            let run = std::thread::spawn(move || {
+                Command::new(&ptxas)
+                    .args([&format!("-arch={arch}"), "-v"])
+                    .arg(&file)
+                    .args(["-o", "/dev/null"])
+                    .output()
+            });
+            jobs.push((m, arch, run));
+        }
+    }
+    for (m, arch, run) in jobs {
+        let out = run.join().unwrap();
+        let out = out.unwrap_or_else(|e| panic!("cannot run {}: {e}", ptxas.display()));
+        let log = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "ptxas -arch={arch} rejected the {} module:\n{log}", m.arch);
+        let res = resources(&log);
+        assert_eq!(res.len(), entry_points(m.source).len(), "ptxas reported a different number of kernels");
+        if arch == "sm_90" {
+            println!("module {} assembled for {arch}: kernel, registers, spill bytes, stack bytes", m.arch);
+            for (name, regs, spill, stack) in &res {
+                println!("  {name:<40} {regs:>4} {spill:>6} {stack:>6}");
             }
         }
     }

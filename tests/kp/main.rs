@@ -14,9 +14,11 @@ mod gpu;
 mod input;
 mod mixed_cpu;
 mod mixed_gpu;
+mod pictures;
 mod point;
 mod products;
 mod schemes;
+mod tuning;
 mod validation;
 mod wetdry;
 

@@ -9,3 +9,4 @@ mod common;
 mod compensated;
 mod mixed;
 mod reference_and_gpu;
+mod tuning;

@@ -21,6 +21,7 @@ mod gpu;
 mod gpu_pivoting;
 mod input;
 mod pivoting;
+mod report;
 mod strided;
 
 use common::Tolerance;

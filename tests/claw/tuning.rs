@@ -1,0 +1,109 @@
+//! The wave-propagation solver's launch shapes: their labels, and the spaces the tuner
+//! searches and prunes.
+
+use hydrokern::claw::d3::gpu::Shapes3;
+use hydrokern::claw::equations::Equations;
+use hydrokern::claw::gpu::Shapes;
+use hydrokern::claw::shapes::{SweepShapes, label, parse, threads};
+use hydrokern::claw::tune::{axis_space, problem, prune_axis};
+use hydrokern::runtime::{BlockLimits, Pruned};
+
+fn h100(regs: u32) -> BlockLimits {
+    BlockLimits {
+        device_threads: 1024,
+        kernel_threads: 1024,
+        regs_per_thread: regs,
+        regs_per_block: 65536,
+        shared_optin: 227 * 1024,
+        static_shared: 0,
+    }
+}
+
+#[test]
+fn the_spaces_hold_the_defaults_and_whole_warps() {
+    let x = axis_space(0);
+    assert_eq!(x.len(), 20);
+    assert!(x.contains(&Shapes::default().axis(0)));
+    let y = axis_space(1);
+    assert_eq!(y.len(), 36);
+    assert!(y.contains(&Shapes::default().axis(1)) && y.contains(&Shapes3::default().axis(2)));
+    assert!(y.iter().all(|b| threads(1, *b).is_multiple_of(32) && threads(1, *b) <= 1024));
+}
+
+#[test]
+fn pruning_drops_what_the_driver_or_the_registers_refuse() {
+    // x: 8 warps × 16 rows is 4096 threads (the drivers' check); 4 × 8 is 1024, which 72
+    // registers a thread (2304 a warp, 28 warps in 65536) cannot hold either.
+    let v = prune_axis(Shapes::default(), 0, &h100(72), 8);
+    let verdict = |w: u32, r: u32| v.iter().find(|(s, _)| s.x == (w, r)).unwrap().1.clone();
+    assert!(matches!(verdict(8, 16), Err(Pruned::Invalid(_))));
+    assert!(matches!(verdict(4, 8), Err(Pruned::Registers { .. })));
+    assert_eq!(verdict(2, 2), Ok(()));
+    assert_eq!(verdict(1, 16), Ok(()));
+    // The other axis keeps its block.
+    assert!(v.iter().all(|(s, _)| s.y == Shapes::default().y));
+    // At 32 registers everything within 1024 threads launches: 20 − 3 beyond 1024.
+    let ok = prune_axis(Shapes::default(), 0, &h100(32), 4).iter().filter(|(_, v)| v.is_ok()).count();
+    assert_eq!(ok, 17);
+    // Across: shared memory counts (32 values of the block reduction besides the static).
+    let tight = BlockLimits { static_shared: 227 * 1024 - 200, ..h100(32) };
+    let v3 = prune_axis(Shapes3::default(), 2, &tight, 8);
+    assert!(v3.iter().all(|(_, v)| matches!(v, Err(Pruned::Shared { .. }))));
+    assert!(v3.iter().all(|(s, _)| s.x == Shapes3::default().x && s.y == Shapes3::default().y));
+}
+
+#[test]
+fn a_base_outside_the_space_is_searched_too() {
+    let odd = Shapes { x: (3, 1), ..Shapes::default() };
+    let v = prune_axis(odd, 0, &h100(32), 4);
+    assert_eq!(v[0].0, odd);
+    assert_eq!(v.len(), 21);
+}
+
+#[test]
+fn the_problem_is_admissible_for_every_system() {
+    for &eq in Equations::ALL {
+        let info = eq.info();
+        let data = problem(&info, 24);
+        assert_eq!(data.fields.len(), info.fields.len());
+        assert_eq!(data.setup.nz, if info.dims == 3 { 24 } else { 1 });
+        let dt = eq.first_dt(&data).unwrap_or_else(|e| panic!("{}: {e}", info.name));
+        assert!(dt.is_finite() && dt > 0.0, "{}: {dt}", info.name);
+    }
+}
+
+#[test]
+fn labels_read_back_in_2d_and_3d() {
+    assert_eq!(label(Shapes::default()), "x:2x2 y:64x2x32");
+    assert_eq!(label(Shapes3::default()), "x:2x2 y:64x2x32 z:64x2x32");
+    for s in [Shapes::default(), Shapes { x: (8, 4), y: (32, 1, 16) }] {
+        assert_eq!(parse::<Shapes>(&label(s)).unwrap(), s);
+    }
+    let s3 = Shapes3 { x: (1, 8), y: (128, 2, 64), z: (256, 4, 8) };
+    assert_eq!(parse::<Shapes3>(&label(s3)).unwrap(), s3);
+    // A 2D label is not a 3D one and the other way round; blocks the drivers refuse are
+    // refused here too (48 threads, 2048 threads, a zero).
+    assert!(parse::<Shapes3>("x:2x2 y:64x2x32").is_err());
+    assert!(parse::<Shapes>("x:2x2 y:64x2x32 z:64x2x32").is_err());
+    for bad in [
+        "",
+        "x:2x2",
+        "y:64x2x32 x:2x2",
+        "x:2x2 y:48x1x32",
+        "x:8x8 y:64x2x32",
+        "x:2x2 y:64x2x0",
+        "x:2x2x1 y:64x2x32",
+        "x:axb y:64x2x32",
+    ] {
+        assert!(parse::<Shapes>(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn axes_replace_one_block_at_a_time() {
+    let s = Shapes3::default().with_axis(2, [32, 8, 16]);
+    assert_eq!(s.z, (32, 8, 16));
+    assert_eq!((s.x, s.y), (Shapes3::default().x, Shapes3::default().y));
+    assert_eq!(threads(0, s.axis(0)), 128);
+    assert_eq!(threads(2, s.axis(2)), 256);
+}

@@ -1,0 +1,24 @@
+//! The ranges of the shallow-water solver's pictures.
+
+use hydrokern::kp::pictures::Still;
+use hydrokern::kp::setup;
+
+#[test]
+fn ranges_come_from_the_initial_state() {
+    // A dam's column of 10 m on a dry flat bed: depth 0..10, surface from the bed to 10,
+    // speed to 2√(10 g).
+    let p = setup::column(32, 32, 100.0, 100.0, 20.0, 10.0, 0.0);
+    let r = Still::of(&p).ranges;
+    assert_eq!(r.depth, (0.0, 10.0));
+    assert_eq!(r.surface, (0.0, 10.0));
+    assert!((r.speed.1 - 2.0 * (10.0 * p.g).sqrt()).abs() < 1e-12);
+    // 2.5 m inside 0.5 m: the surface spans the two levels.
+    let r = Still::of(&setup::column(32, 32, 40.0, 40.0, 5.0, 2.5, 0.5)).ranges;
+    assert_eq!(r.surface, (0.5, 2.5));
+    // A column whose surface is not flat above a dry bed: the range reaches the dry bed,
+    // where its water will run, not only its own levels.
+    let mut p = setup::column(32, 32, 100.0, 100.0, 20.0, 10.0, 0.0);
+    let k = p.h.iter().position(|&h| h > 0.0).unwrap();
+    p.h[k] = 9.0;
+    assert_eq!(Still::of(&p).ranges.surface, (0.0, 10.0));
+}
