@@ -490,18 +490,31 @@ impl KpCase {
         p.kappa_depth = kappa_depth;
         p.accumulation = accumulation;
         p.forcing = f.forcing.load(&c, &grid, f.time.t_end)?;
-        if !p.forcing.levels.is_empty() {
+        for (n, o) in p.forcing.outlets.iter().enumerate() {
+            if boundary[o.side] != Boundary::Wall {
+                return c.fail(
+                    &format!("forcing.outlet[{n}]"),
+                    format!(
+                        "boundary.{} is {}: an outlet opens a reach of a wall side",
+                        ["west", "east", "south", "north"][o.side],
+                        boundary[o.side].name()
+                    ),
+                );
+            }
+        }
+        if !p.forcing.boundary_is_plain() {
+            let key = if p.forcing.levels.is_empty() { "forcing.outlet" } else { "forcing.level" };
             if scheme_auto {
                 return c.fail(
                     "time.scheme",
-                    "auto with levels held on the sides: auto may pick ds2, which has none; give rk2, euler or srk2",
+                    "auto with levels held on the sides or outlets: auto may pick ds2, which has neither; give rk2, euler or srk2",
                 );
             }
             if scheme.is_split() {
-                return c.fail("forcing.level", super::cpu::SPLIT_LEVELS);
+                return c.fail(key, super::cpu::SPLIT_LEVELS);
             }
         }
-        let default_max = if p.forcing.is_empty() { f64::INFINITY } else { FORCED_DT_MAX };
+        let default_max = if p.forcing.has_sources() { FORCED_DT_MAX } else { f64::INFINITY };
         p.dt_max = match f.time.dt_max {
             Some(v) => c.positive("time.dt_max", v)?,
             None => default_max,
@@ -771,7 +784,7 @@ impl Simulation for KpCase {
     }
     fn conservation<T: Real>(&self, state: &State<T>) -> Option<String> {
         // Held levels let water in and out as open sides do.
-        let closed = self.problem.boundary.iter().all(|b| !b.is_open()) && self.problem.forcing.levels.is_empty();
+        let closed = self.problem.boundary.iter().all(|b| !b.is_open()) && self.problem.forcing.boundary_is_plain();
         if let Some(a) = self.account(state) {
             let how = self.volume_change(state)?.2;
             let what = if closed {

@@ -99,7 +99,7 @@ pub const MIXED_FORCING: &str =
     "forcing (rain, infiltration, inflows, held levels) runs in precision f32 or f64; precision mixed has none yet";
 
 /// Why the split schemes refuse held levels.
-pub const SPLIT_LEVELS: &str = "water levels held on the sides run with the euler, rk2 and srk2 schemes; ds1 and ds2 sweep the sides in two orientations and have none yet";
+pub const SPLIT_LEVELS: &str = "water levels held on the sides and outlets run with the euler, rk2 and srk2 schemes; ds1 and ds2 sweep the sides in two orientations and have neither yet";
 
 /// Why a run stopped early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,7 +154,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
                 return Err(Error::invalid(MIXED_FORCING));
             }
         }
-        if problem.scheme.is_split() && !problem.forcing.levels.is_empty() {
+        if problem.scheme.is_split() && !problem.forcing.boundary_is_plain() {
             return Err(Error::invalid(SPLIT_LEVELS));
         }
         if block.0 == 0 || block.1 == 0 {
@@ -186,7 +186,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         let compensates = problem.compensates::<T>() && !W::WIDER;
         // Early exit skips blocks that are dry with their neighbours, which a held level's
         // ghosts do not count among: water would not enter a dry block by a held side.
-        let early_exit = early_exit && problem.forcing.levels.is_empty();
+        let early_exit = early_exit && problem.forcing.boundary_is_plain();
         let mut m = CpuKp {
             k,
             // SRK2 splits the fluxes into two GPU kernels; its arithmetic is RK2's.

@@ -8,7 +8,7 @@ use crate::Real;
 use crate::forcing::Forcing;
 use kernels::forcing::series_at;
 use kernels::forcing::{Soil, series_integral};
-use kernels::kp::{CellForcing, Coeffs, NO_LEVEL, NO_RAIN, force_point};
+use kernels::kp::{CellForcing, Coeffs, NO_LEVEL, NO_RAIN, OPEN, force_point};
 use rayon::prelude::*;
 
 /// The forcing as arrays: the series back to back, and the inflow cells with their shares.
@@ -76,13 +76,19 @@ impl Layout {
         }
         let level_first = (starts.len() - 1 - f.levels.len()) as u32;
         let mut level_map = Vec::new();
-        if !f.levels.is_empty() {
+        if !f.boundary_is_plain() {
             let (nx, ny) = (problem.nx, problem.ny);
             level_map = vec![NO_LEVEL; 2 * (nx + ny)];
             for (e, l) in f.levels.iter().enumerate() {
                 let offset = [0, ny, 2 * ny, 2 * ny + nx][l.side];
                 for k in l.cells.clone() {
                     level_map[offset + k] = e as u32;
+                }
+            }
+            for o in &f.outlets {
+                let offset = [0, ny, 2 * ny, 2 * ny + nx][o.side];
+                for k in o.cells.clone() {
+                    level_map[offset + k] = OPEN;
                 }
             }
         }

@@ -126,8 +126,8 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
             Backend::Gpu(gpu) => {
                 let model = GpuKp::new(gpu, problem, launch)?;
                 // The split schemes' kernels have no early exit (docs/kp-schemes.md), nor do runs
-                // with levels held on the sides (`CpuKp::new`).
-                let levels = !problem.forcing.levels.is_empty();
+                // with levels held on the sides or outlets (`CpuKp::new`).
+                let levels = !problem.forcing.boundary_is_plain();
                 let early_exit = if problem.scheme.is_split() || levels { EarlyExit::Off } else { early_exit };
                 On::Gpu(GpuRun::start(gpu, model, early_exit))
             }

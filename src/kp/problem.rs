@@ -502,14 +502,21 @@ impl Problem {
             let bc = if g < 0 { lo } else { hi };
             if bc == BC_PERIODIC && g == n as i32 { 0 } else { node_source(n, g, bc) as usize }
         };
-        // A normal-depth side's ghost corners continue the slope of its last two node lines
-        // (B(−g) = B(0) − g·(B(1) − B(0))); the others mirror or wrap.
-        let nd = self.boundary.map(|b| b == Boundary::NormalDepth);
+        // A normal-depth side's ghost corners, and those of a normal-depth outlet's nodes,
+        // continue the slope of the last two node lines (B(−g) = B(0) − g·(B(1) − B(0))); the
+        // others mirror or wrap.
+        let whole = self.boundary.map(|b| b == Boundary::NormalDepth);
+        let nd = |side: usize, node: i32| {
+            whole[side]
+                || self.forcing.outlets.iter().any(|o| {
+                    o.normal_depth && o.side == side && (o.cells.start as i32..=o.cells.end as i32).contains(&node)
+                })
+        };
         let along_y = |i: usize, j: i32| -> f64 {
             let b = |j: usize| self.bed[j * (self.nx + 1) + i];
             match j {
-                j if j < 0 && nd[2] => b(0) + j as f64 * (b(1) - b(0)),
-                j if j > ny as i32 && nd[3] => {
+                j if j < 0 && nd(2, i as i32) => b(0) + j as f64 * (b(1) - b(0)),
+                j if j > ny as i32 && nd(3, i as i32) => {
                     let n = ny as usize;
                     b(n) + (j - ny as i32) as f64 * (b(n) - b(n - 1))
                 }
@@ -518,8 +525,8 @@ impl Problem {
         };
         let value = |i: i32, j: i32| -> f64 {
             match i {
-                i if i < 0 && nd[0] => along_y(0, j) + i as f64 * (along_y(1, j) - along_y(0, j)),
-                i if i > nx as i32 && nd[1] => {
+                i if i < 0 && nd(0, j) => along_y(0, j) + i as f64 * (along_y(1, j) - along_y(0, j)),
+                i if i > nx as i32 && nd(1, j) => {
                     let n = nx as usize;
                     along_y(n, j) + (i - nx as i32) as f64 * (along_y(n, j) - along_y(n - 1, j))
                 }

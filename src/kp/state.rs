@@ -8,7 +8,7 @@ use crate::Real;
 use crate::field::Field2;
 use kernels::Level;
 use kernels::halo::{edge_ghost, ghosts_x, ghosts_y};
-use kernels::kp::{Coeffs, NO_LEVEL, clean_of, level_of, set_ghost_of, set_level_ghost};
+use kernels::kp::{Coeffs, NO_LEVEL, OPEN, clean_of, set_forced_ghost};
 
 /// A level the reference stores w in: `T` itself, or a wider type (the mixed precision's f64
 /// over f32, `mixed.rs`).
@@ -60,8 +60,8 @@ impl<T: Real, W: Surface<T>> State<T, W> {
 
 /// Set both ghost layers on all four sides (x-pass, then y-pass over all columns); an outflow
 /// ghost's depth is formed in `W`. With `levels` (the held levels' values and their map,
-/// `kernels::kp::level_of`), the ghosts of held reaches take their level, in the same pass as
-/// the kernel does.
+/// `kernels::kp::level_of`), the ghosts of held reaches take their level and those of outlets
+/// extrapolate, in the same pass as the kernel does.
 pub fn apply_boundary<T: Real, W: Level<T>>(
     k: &Coeffs<T>,
     w: &mut [W],
@@ -72,22 +72,19 @@ pub fn apply_boundary<T: Real, W: Level<T>>(
 ) {
     let n = k.cells();
     assert!(w.len() == n && hu.len() == n && hv.len() == n && cell_bed.len() == n, "field lengths");
+    let (values, map) = levels.map_or((std::ptr::null(), std::ptr::null()), |(v, m)| {
+        assert_eq!(m.len(), 2 * (k.nx + k.ny) as usize, "level map");
+        assert!(m.iter().all(|&e| e == NO_LEVEL || e == OPEN || (e as usize) < v.len()), "level map entries");
+        (v.as_ptr(), m.as_ptr())
+    });
     let layout = k.layout();
     for (axis, count) in [(0, ghosts_x(&layout)), (1, ghosts_y(&layout))] {
         for t in 0..count {
             if let Some(gh) = edge_ghost(&layout, k.bc, axis, t) {
-                // SAFETY: the slices hold (nx+4)(ny+4) cells (asserted) and `gh` indexes them.
-                unsafe { set_ghost_of(axis, w.as_mut_ptr(), hu.as_mut_ptr(), hv.as_mut_ptr(), cell_bed.as_ptr(), gh) };
-                if let Some((values, map)) = levels {
-                    assert_eq!(map.len(), 2 * (k.nx + k.ny) as usize, "level map");
-                    // SAFETY: the map's length is asserted; its entries index `values`.
-                    let e = unsafe { level_of(k, &gh, map.as_ptr()) };
-                    if e != NO_LEVEL {
-                        let (w, hu, hv, b) = (w.as_mut_ptr(), hu.as_mut_ptr(), hv.as_mut_ptr(), cell_bed.as_ptr());
-                        // SAFETY: as set_ghost_of above.
-                        unsafe { set_level_ghost(w, hu, hv, b, gh, values[e as usize]) };
-                    }
-                }
+                let (w, hu, hv, b) = (w.as_mut_ptr(), hu.as_mut_ptr(), hv.as_mut_ptr(), cell_bed.as_ptr());
+                // SAFETY: the slices hold (nx+4)(ny+4) cells (asserted) and `gh` indexes them; the
+                // map's length and entries are asserted.
+                unsafe { set_forced_ghost(k, axis, w, hu, hv, b, gh, values, map) };
             }
         }
     }

@@ -5,7 +5,7 @@
 use super::{BLOCK, run};
 use crate::common::cases;
 use hydrokern::Real;
-use hydrokern::forcing::{DISCHARGE, GreenAmpt, Inflow, LEVEL, LevelSide, RAIN, Series};
+use hydrokern::forcing::{DISCHARGE, GreenAmpt, Inflow, LEVEL, LevelSide, Outlet, RAIN, Series};
 use hydrokern::kp::cpu::CpuKp;
 use hydrokern::kp::{Boundary, Problem, Scheme, WetDry};
 use kernels::forcing::{Soil, green_ampt};
@@ -72,7 +72,7 @@ fn ponded_column_infiltrates_as_green_ampt() {
 }
 
 /// Rain, a soil, a segment inflow and a point inflow on a random closed basin; with `level`, a
-/// level held on a random reach of a random side too.
+/// level held on a random reach of a random side and an outlet on a random reach of another.
 fn forced(p: &mut Problem, seed: u64, t_end: f64, level: bool) {
     let mut rng = hydrokern::Rng::new(seed);
     let mut rnd = move || rng.unit();
@@ -102,6 +102,11 @@ fn forced(p: &mut Problem, seed: u64, t_end: f64, level: bool) {
         let pts: Vec<(f64, f64)> = (0..3).map(|k| (k as f64 * t_end / 2.0, 0.2 + 0.8 * rnd())).collect();
         let series = Series::from_points("level", &pts, &LEVEL, "s", "m").unwrap();
         p.forcing.levels.push(LevelSide { name: "level".into(), side, cells: a..b, series });
+        let side = (side + 1 + ((rnd() * 3.0) as usize).min(2)) % 4;
+        let n = if side < 2 { ny } else { nx };
+        let a = ((rnd() * n as f64) as usize).min(n - 1);
+        let b = a + 1 + ((rnd() * (n - a) as f64) as usize).min(n - a - 1);
+        p.forcing.outlets.push(Outlet { name: "outlet".into(), side, cells: a..b, normal_depth: rnd() < 0.5 });
     }
 }
 
@@ -261,7 +266,7 @@ proptest! {
         p.scheme = scheme;
         p.accumulation = accumulation;
         p.dt_max = dt_max;
-        // Levels held on the sides run in the unsplit schemes.
+        // Levels held on the sides and outlets run in the unsplit schemes.
         forced(&mut p, seed, 2.0, !scheme.is_split());
         for wet_dry in WetDry::GPU {
             p.wet_dry = wet_dry;
@@ -314,4 +319,71 @@ fn a_dry_basin_fills_to_its_held_level() {
     let h = super::depth(&p, &m);
     // Still rising by then, as the friction slows the last of the filling.
     assert!(h.iter().all(|h| (h - 0.5).abs() < 5e-3), "depths {h:?} against the held 0.5 m");
+}
+
+/// An outlet on the whole of a wall side is that side made an outflow (or normal-depth) side:
+/// the same run, bit for bit, in every unsplit scheme and wet–dry treatment; and a lake at rest
+/// behind an outlet on part of a side stays at rest.
+#[test]
+fn an_outlet_over_a_whole_side_is_an_outflow_side() {
+    let kinds = [(false, Boundary::Outflow), (true, Boundary::NormalDepth)];
+    for ((normal_depth, side), scheme) in
+        kinds.into_iter().flat_map(|k| [Scheme::Euler, Scheme::Rk2, Scheme::Srk2].map(|s| (k, s)))
+    {
+        for wet_dry in WetDry::ALL {
+            let mut open = super::gpu::random_state(13, 9, 7, 0);
+            open.boundary = [Boundary::Wall; 4];
+            open.scheme = scheme;
+            open.wet_dry = wet_dry;
+            let mut outflow = open.clone();
+            open.forcing.outlets.push(Outlet { name: "outlet".into(), side: 2, cells: 0..13, normal_depth });
+            outflow.boundary[2] = side;
+            let (a, b) = (run::<f64>(&open, 0.5), run::<f64>(&outflow, 0.5));
+            for f in 0..3 {
+                let (a, b) = (open.interior(a.state()[f]), outflow.interior(b.state()[f]));
+                assert!(a == b, "{} {}: field {f} differs", scheme.name(), wet_dry.name());
+            }
+            assert!(a.time() == b.time(), "{} {}: clocks differ", scheme.name(), wet_dry.name());
+        }
+    }
+    for wet_dry in WetDry::ALL {
+        let mut p = Problem::new(12, 8, 12.0, 8.0);
+        p.set_bed(|x, y| 0.3 * (x * 0.7).sin() * (y * 0.5).cos());
+        p.set_level(0.5);
+        p.wet_dry = wet_dry;
+        p.forcing.outlets.push(Outlet { name: "outlet".into(), side: 1, cells: 2..5, normal_depth: false });
+        let m = run::<f64>(&p, 5.0);
+        let speed =
+            p.interior(m.state()[1]).iter().chain(&p.interior(m.state()[2])).fold(0.0f64, |a, v| a.max(v.abs()));
+        assert!(speed < 1e-12, "{}: momentum {speed:.2e} in a lake at rest behind an outlet", wet_dry.name());
+    }
+}
+
+/// Water running south in a tilted basin leaves through an outlet on part of the south side:
+/// southwards through the outlet's cells, and less of it than with the whole side open.
+#[test]
+fn a_basin_drains_through_its_outlet_only() {
+    let mut p = Problem::new(10, 20, 10.0, 20.0);
+    p.set_bed(|_, y| 0.05 * y);
+    p.set_level(0.6);
+    for k in 0..p.h.len() {
+        p.hv[k] = -0.5 * p.h[k];
+    }
+    p.manning = 0.03;
+    p.dt_max = 0.5;
+    p.forcing.outlets.push(Outlet { name: "outlet".into(), side: 2, cells: 4..6, normal_depth: false });
+    let mut whole = p.clone();
+    whole.boundary[2] = Boundary::Outflow;
+    whole.forcing.outlets.clear();
+    let v = |p: &Problem, t: f64| {
+        let m = run::<f64>(p, t);
+        super::depth(p, &m).iter().sum::<f64>() * p.dx * p.dy
+    };
+    let (v0, part, all) = (v(&p, 0.0), v(&p, 20.0), v(&whole, 20.0));
+    assert!(part < v0 - 0.5, "the outlet let out {:.3} m³", v0 - part);
+    assert!(all < part - 0.5, "the whole side let out {:.3} m³, the outlet {:.3} m³", v0 - all, v0 - part);
+    let m = run::<f64>(&p, 20.0);
+    let hv = p.interior(m.state()[2]);
+    let outlet_flow: f64 = (4..6).map(|i| hv[i].to_f64()).sum();
+    assert!(outlet_flow < 0.0, "water leaves southwards through the outlet: hv {outlet_flow:.3e}");
 }

@@ -5,6 +5,7 @@
 //! kernels against the CPU reference (`gpu.rs`, `mixed_gpu.rs`) and the products
 //! (`products.rs`).
 
+mod catchment;
 #[path = "../common/mod.rs"]
 mod common;
 mod compensated;

@@ -14,9 +14,14 @@
 //! to = 1010.0
 //! series = "hydrograph.csv"
 //! time_unit = "min"
+//! [[forcing.outlet]]        # a reach of a wall side where water leaves freely
+//! side = "south"
+//! kind = "normal-depth"     # or "outflow" (the default), as the sides' kinds
+//! from = 800.0              # the whole side without from/to
+//! to = 820.0
 //! ```
 
-use super::{DISCHARGE, Forcing, GreenAmpt, Inflow, LEVEL, LevelSide, Quantity, RAIN, Series};
+use super::{DISCHARGE, Forcing, GreenAmpt, Inflow, LEVEL, LevelSide, Outlet, Quantity, RAIN, Series};
 use crate::Result;
 use crate::case::{Check, num};
 use crate::grid::Grid2;
@@ -33,6 +38,20 @@ pub struct ForcingSection {
     inflow: Vec<InflowKeys>,
     #[serde(default)]
     level: Vec<LevelKeys>,
+    #[serde(default)]
+    outlet: Vec<OutletKeys>,
+}
+
+/// `[[forcing.outlet]]`: a reach of a wall side opened for outflow.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OutletKeys {
+    name: Option<String>,
+    side: String,
+    from: Option<f64>,
+    to: Option<f64>,
+    /// "outflow" (the default) or "normal-depth", as the sides' kinds.
+    kind: Option<String>,
 }
 
 /// A series given one of three ways, with its units.
@@ -185,7 +204,25 @@ impl ForcingSection {
             }
             levels.push(LevelSide { name: l.name.clone().unwrap_or_else(|| format!("level {}", n + 1)), ..level });
         }
-        Ok(Forcing { rain, soil, inflows, levels })
+        let mut outlets: Vec<Outlet> = Vec::new();
+        for (n, o) in self.outlet.iter().enumerate() {
+            let key = format!("forcing.outlet[{n}]");
+            let (side, cells) = reach(c, &key, &o.side, o.from, o.to, grid)?;
+            let holds = |s: usize, r: &std::ops::Range<usize>| s == side && r.start < cells.end && cells.start < r.end;
+            let taken = levels.iter().find(|l| holds(l.side, &l.cells)).map(|l| &l.name);
+            if let Some(other) = taken.or(outlets.iter().find(|p| holds(p.side, &p.cells)).map(|p| &p.name)) {
+                return c
+                    .fail(&key, format!("overlaps {other} on the {} side: a cell holds one level or outlet", o.side));
+            }
+            let normal_depth = match o.kind.as_deref() {
+                None | Some("outflow") => false,
+                Some("normal-depth") => true,
+                Some(k) => return c.fail(&format!("{key}.kind"), format!("'{k}': expected outflow or normal-depth")),
+            };
+            let name = o.name.clone().unwrap_or_else(|| format!("outlet {}", n + 1));
+            outlets.push(Outlet { name, side, cells, normal_depth });
+        }
+        Ok(Forcing { rain, soil, inflows, levels, outlets })
     }
 }
 
@@ -322,12 +359,19 @@ fn place(c: &Check, key: &str, f: &InflowKeys, grid: &Grid2) -> Result<Vec<(usiz
     }
 }
 
-/// A level held on a reach of a side: the side's cells whose centres lie in [from, to] (the
-/// whole side without them), and the level's series (metres; a tide sampled
-/// [`TIDE_POINTS`] times a period over the run).
-fn level_side(c: &Check, key: &str, l: &LevelKeys, grid: &Grid2, t_end: f64) -> Result<LevelSide> {
+/// The reach [`from`, `to`] (m, the grid's coordinates; the whole side without them) of side
+/// `name` at `key`: the side (0 west, 1 east, 2 south, 3 north) and its cells whose centres lie
+/// in it.
+fn reach(
+    c: &Check,
+    key: &str,
+    name: &str,
+    from: Option<f64>,
+    to: Option<f64>,
+    grid: &Grid2,
+) -> Result<(usize, std::ops::Range<usize>)> {
     let [west, _, south, _] = grid.edges();
-    let (side, n, start, d) = match l.side.as_str() {
+    let (side, n, start, d) = match name {
         "west" => (0, grid.ny, south, grid.dy),
         "east" => (1, grid.ny, south, grid.dy),
         "south" => (2, grid.nx, west, grid.dx),
@@ -335,7 +379,7 @@ fn level_side(c: &Check, key: &str, l: &LevelKeys, grid: &Grid2, t_end: f64) -> 
         s => return c.fail(&format!("{key}.side"), format!("'{s}': expected west, east, south or north")),
     };
     let end = start + n as f64 * d;
-    let (from, to) = (l.from.unwrap_or(start), l.to.unwrap_or(end));
+    let (from, to) = (from.unwrap_or(start), to.unwrap_or(end));
     if !(from.is_finite() && to.is_finite() && from < to && from >= start && to <= end) {
         return c.fail(
             &format!("{key}.from"),
@@ -343,7 +387,7 @@ fn level_side(c: &Check, key: &str, l: &LevelKeys, grid: &Grid2, t_end: f64) -> 
                 "{} to {}: the reach must run forwards within the {} side, {} to {} m",
                 num(from),
                 num(to),
-                l.side,
+                name,
                 num(start),
                 num(end)
             ),
@@ -354,9 +398,17 @@ fn level_side(c: &Check, key: &str, l: &LevelKeys, grid: &Grid2, t_end: f64) -> 
     if first >= last {
         return c.fail(
             &format!("{key}.from"),
-            format!("{} to {} m holds no cell centre of the {} side", num(from), num(to), l.side),
+            format!("{} to {} m holds no cell centre of the {} side", num(from), num(to), name),
         );
     }
+    Ok((side, first..last))
+}
+
+/// A level held on a reach of a side: the side's cells whose centres lie in [from, to] (the
+/// whole side without them), and the level's series (metres; a tide sampled
+/// [`TIDE_POINTS`] times a period over the run).
+fn level_side(c: &Check, key: &str, l: &LevelKeys, grid: &Grid2, t_end: f64) -> Result<LevelSide> {
+    let (side, cells) = reach(c, key, &l.side, l.from, l.to, grid)?;
     let time_unit = l.time_unit.as_deref().unwrap_or("s");
     let sub = |k: &str| format!("{key}.{k}");
     let series = match (l.level, &l.series, &l.points, &l.tide) {
@@ -402,5 +454,5 @@ fn level_side(c: &Check, key: &str, l: &LevelKeys, grid: &Grid2, t_end: f64) -> 
         }
     };
     series.covers(0.0, t_end).map_err(|e| c.doc().invalid(key, e))?;
-    Ok(LevelSide { name: String::new(), side, cells: first..last, series })
+    Ok(LevelSide { name: String::new(), side, cells, series })
 }

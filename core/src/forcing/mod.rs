@@ -48,19 +48,44 @@ pub struct LevelSide {
     pub series: Series,
 }
 
+/// A reach of a wall side opened for water to leave freely (the depth and momenta of the cell
+/// inside extrapolated into the ghosts, as on an outflow side): a river's or a channel's outlet
+/// in a closed catchment. With `normal_depth`, the ghosts' bed continues the bed's last slope,
+/// as on a normal-depth side, so water leaves a slope at the depth of uniform flow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outlet {
+    pub name: String,
+    /// 0 west, 1 east, 2 south, 3 north.
+    pub side: usize,
+    /// The side's cells it opens, counted from the south (west, east) or west (south, north).
+    pub cells: std::ops::Range<usize>,
+    pub normal_depth: bool,
+}
+
 /// What enters and leaves a shallow-water model besides its plain sides: uniform rain (m/s), a
-/// Green–Ampt soil under every cell, inflows, and water levels held on reaches of the sides.
+/// Green–Ampt soil under every cell, inflows, water levels held on reaches of the sides and
+/// outlets opened in them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Forcing {
     pub rain: Option<Series>,
     pub soil: Option<GreenAmpt>,
     pub inflows: Vec<Inflow>,
     pub levels: Vec<LevelSide>,
+    pub outlets: Vec<Outlet>,
 }
 
 impl Forcing {
     pub fn is_empty(&self) -> bool {
-        self.rain.is_none() && self.soil.is_none() && self.inflows.is_empty() && self.levels.is_empty()
+        self.rain.is_none() && self.soil.is_none() && self.inflows.is_empty() && self.boundary_is_plain()
+    }
+    /// Whether the sides are only as `[boundary]` says: no held level, no outlet.
+    pub fn boundary_is_plain(&self) -> bool {
+        self.levels.is_empty() && self.outlets.is_empty()
+    }
+    /// Whether water comes in or soaks away (rain, soil, inflows or levels), so that Δt must
+    /// follow the forcing's changes.
+    pub fn has_sources(&self) -> bool {
+        !self.series().is_empty() || self.soil.is_some()
     }
     /// The series a run evaluates each step, in the order the kernels index them: the rain's
     /// first (if any), then the inflows', then the levels'.
@@ -105,6 +130,9 @@ impl Forcing {
                 l.cells.len(),
                 SIDES[l.side]
             ));
+        }
+        for o in &self.outlets {
+            parts.push(format!("{}: outlet on {} cell(s) of the {} side", o.name, o.cells.len(), SIDES[o.side]));
         }
         parts.join(", ")
     }

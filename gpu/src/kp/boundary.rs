@@ -1,6 +1,6 @@
 //! The boundary kernel: ghost cells, one thread each (launch contract: `entries.rs`).
 
-use super::{Coeffs, NO_LEVEL, level_of, set_ghost_of, set_level_ghost};
+use super::{Coeffs, set_forced_ghost};
 use crate::Level;
 use crate::device::{DeviceReal, thread};
 use crate::halo::edge_ghost;
@@ -11,7 +11,8 @@ use crate::halo::edge_ghost;
 ///
 /// # Safety
 /// The launch contract of `entries.rs`; 1D grid of at least `halo::ghosts_x` / `ghosts_y` of
-/// `k.layout()` threads; `level_map` null, or 2(nx + ny) entries indexing `levels`.
+/// `k.layout()` threads; `level_map` null, or 2(nx + ny) entries as
+/// [`set_forced_ghost`] reads them.
 // Inlined into each entry point: the plain and the mixed `_f64` entries share this
 // instance, and a call between them would pass `k` through local memory.
 #[inline(always)]
@@ -30,14 +31,6 @@ pub(super) unsafe fn kp_boundary<T: DeviceReal, W: DeviceReal + Level<T>>(
         return;
     }
     if let Some(gh) = edge_ghost(&k.layout(), k.bc, axis, t as u32) {
-        unsafe {
-            set_ghost_of::<T, W>(axis, w, hu, hv, bc, gh);
-            if !level_map.is_null() {
-                let e = level_of(&k, &gh, level_map);
-                if e != NO_LEVEL {
-                    set_level_ghost::<T, W>(w, hu, hv, bc, gh, *levels.add(e as usize));
-                }
-            }
-        }
+        unsafe { set_forced_ghost::<T, W>(&k, axis, w, hu, hv, bc, gh, levels, level_map) };
     }
 }

@@ -52,6 +52,9 @@ pub unsafe fn set_ghost_of<T: Real, W: Level<T>>(
 /// [`level_of`] of a ghost no level holds.
 pub const NO_LEVEL: u32 = u32::MAX;
 
+/// [`level_of`] of a ghost on an outlet: a reach of a wall side where water leaves freely.
+pub const OPEN: u32 = u32::MAX - 1;
+
 /// The level entry that holds ghost `gh` (from `edge_ghost` of `k`'s layout), or [`NO_LEVEL`]:
 /// `map` has one entry a side cell — the west side's `ny` (from the south), the east's `ny`,
 /// the south's `nx` (from the west), the north's `nx`. Corner ghosts have none.
@@ -72,6 +75,51 @@ pub unsafe fn level_of<T: Real>(k: &Coeffs<T>, gh: &Ghost, map: *const u32) -> u
         _ => return NO_LEVEL,
     };
     unsafe { *map.add(at as usize) }
+}
+
+/// Ghost `gh` of a wall side as an outlet's: its source is the interior cell next to the side
+/// (not the mirror image), its rule extrapolation, as on an outflow side.
+#[inline(always)]
+pub fn opened<T: Real>(k: &Coeffs<T>, gh: Ghost) -> Ghost {
+    let (p, l) = (k.pitch as usize, gh.layer as usize);
+    let source = match gh.side {
+        WEST => gh.ghost + l,
+        EAST => gh.ghost - l,
+        SOUTH => gh.ghost + l * p,
+        _ => gh.ghost - l * p,
+    };
+    Ghost { source, bc: EXTRAPOLATE, mirrored: false, ..gh }
+}
+
+/// Ghost `gh` (of pass `axis`) under its side's rule, then as `map` ([`level_of`]) says: at a
+/// held level from `levels`, or opened ([`OPEN`]). A null `map` holds nothing.
+///
+/// # Safety
+/// As [`set_ghost`]; `map` null, or 2(nx + ny) entries, each [`NO_LEVEL`], [`OPEN`] or an
+/// index into `levels`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn set_forced_ghost<T: Real, W: Level<T>>(
+    k: &Coeffs<T>,
+    axis: u32,
+    w: *mut W,
+    hu: *mut T,
+    hv: *mut T,
+    bed: *const T,
+    gh: Ghost,
+    levels: *const f64,
+    map: *const u32,
+) {
+    unsafe {
+        let e = if map.is_null() { NO_LEVEL } else { level_of(k, &gh, map) };
+        if e == OPEN {
+            set_ghost_of::<T, W>(axis, w, hu, hv, bed, opened(k, gh));
+        } else if e != NO_LEVEL {
+            set_level_ghost::<T, W>(w, hu, hv, bed, gh, *levels.add(e as usize));
+        } else {
+            set_ghost_of::<T, W>(axis, w, hu, hv, bed, gh);
+        }
+    }
 }
 
 /// Ghost `gh` at a held level: the surface at `level`, not below the ghost's own bed, and the

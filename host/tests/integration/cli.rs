@@ -643,6 +643,16 @@ fn bad_forcing_is_refused_with_one_line() {
             "[[forcing.level]]\nside = \"west\"\nlevel = 1.0\n[[forcing.level]]\nside = \"west\"\nfrom = 0.0\nto = 30.0\nlevel = 2.0\n",
             "overlaps",
         ),
+        (
+            "[boundary]\neast = \"outflow\"\n[[forcing.outlet]]\nside = \"east\"\nfrom = 0.0\nto = 30.0\n",
+            "an outlet opens a reach of a wall side",
+        ),
+        ("[[forcing.outlet]]\nside = \"east\"\nkind = \"weir\"\n", "forcing.outlet[0].kind"),
+        (
+            "[[forcing.level]]\nside = \"west\"\nfrom = 0.0\nto = 30.0\nlevel = 1.0\n[[forcing.outlet]]\nside = \"west\"\nfrom = 20.0\nto = 40.0\n",
+            "a cell holds one level or outlet",
+        ),
+        ("[[forcing.outlet]]\nside = \"south\"\nfrom = 90.0\nto = 120.0\n", "within the south side"),
     ];
     for (k, (forcing, want)) in cases.iter().enumerate() {
         let case = forced_case(&dir, &format!("bad{k}"), forcing);
@@ -653,6 +663,8 @@ fn bad_forcing_is_refused_with_one_line() {
     refused(&["run", s(&case), "--precision", "mixed"], "precision mixed");
     let case = forced_case(&dir, "split", "[[forcing.level]]\nside = \"west\"\nlevel = 1.0\n");
     refused(&["run", s(&case), "--scheme", "ds2"], "ds1 and ds2");
+    let case = forced_case(&dir, "split-outlet", "[[forcing.outlet]]\nside = \"south\"\n");
+    refused(&["run", s(&case), "--scheme", "ds1"], "ds1 and ds2");
 }
 
 /// A forced run closes its water account: the summary's residual is round-off in f64.

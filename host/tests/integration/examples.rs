@@ -81,7 +81,9 @@ fn run(sc: &Scenario, overrides: &toml::Table, backend: &str, precision: Precisi
 fn precisions(sc: &Scenario) -> Vec<Precision> {
     let solver = sc.solver().unwrap_or_else(|e| panic!("{}: {e}", sc.name));
     let doc = sc.doc().unwrap_or_else(|e| panic!("{}: {e}", sc.name));
-    let forced = ["forcing.rain", "forcing.infiltration", "forcing.inflow", "forcing.level"].iter().any(|k| doc.has(k));
+    let forced = ["forcing.rain", "forcing.infiltration", "forcing.inflow", "forcing.level", "forcing.outlet"]
+        .iter()
+        .any(|k| doc.has(k));
     [Precision::F64, Precision::F32].into_iter().chain((solver.mixed && !forced).then_some(Precision::Mixed)).collect()
 }
 

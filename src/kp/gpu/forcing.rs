@@ -83,7 +83,8 @@ impl<T: GpuReal> GpuForcing<T> {
         })
     }
 
-    /// The held levels' values and map for the boundary kernel, or nulls without levels.
+    /// The held levels' values and the map of levels and outlets for the boundary kernel, or
+    /// nulls without either.
     pub fn ghosts(&self) -> (*const f64, *const u32) {
         match &self.level_map {
             Some(map) => (self.levels.ptr(), map.ptr()),
@@ -91,8 +92,8 @@ impl<T: GpuReal> GpuForcing<T> {
         }
     }
 
-    /// Whether levels are held on the sides.
-    pub fn has_levels(&self) -> bool {
+    /// Whether levels or outlets set some ghosts (the boundary kernel reads the map).
+    pub fn sets_ghosts(&self) -> bool {
         self.level_map.is_some()
     }
 

@@ -455,7 +455,7 @@ impl<T: GpuReal> GpuKp<T> {
         if forcing.is_some() && mixed.is_some() {
             return Err(Error::invalid(super::cpu::MIXED_FORCING));
         }
-        if ds && !problem.forcing.levels.is_empty() {
+        if ds && !problem.forcing.boundary_is_plain() {
             return Err(Error::invalid(super::cpu::SPLIT_LEVELS));
         }
         gpu.check_fits(
@@ -535,7 +535,7 @@ impl<T: GpuReal> GpuKp<T> {
         g.check_block()?;
         g.set_shore(gpu, &q[0])?;
         g.resume_split(gpu, None, 0)?;
-        if g.forcing.as_ref().is_some_and(|f| f.has_levels()) {
+        if g.forcing.as_ref().is_some_and(|f| f.sets_ghosts()) {
             g.boundary(false)?;
         }
         Ok(g)
@@ -1134,7 +1134,7 @@ impl<T: GpuReal> GpuKp<T> {
     /// advanced and the ghosts of the forced state.
     pub fn step(&mut self, kernel: FluxKernel) -> Result<()> {
         // Early exit does not see water a held level's ghosts bring to a dry block (`CpuKp::new`).
-        let kernel = if self.forcing.as_ref().is_some_and(|f| f.has_levels()) { FluxKernel::Full } else { kernel };
+        let kernel = if self.forcing.as_ref().is_some_and(|f| f.sets_ghosts()) { FluxKernel::Full } else { kernel };
         if self.split.is_some() {
             self.split_step()?;
         } else {
@@ -1296,7 +1296,7 @@ impl<T: GpuReal> GpuKp<T> {
             Some(f) => {
                 f.resume(gpu, forced, infiltrated)?;
                 // The ghosts at the resumed clock's levels.
-                if f.has_levels() { self.boundary(false) } else { Ok(()) }
+                if f.sets_ghosts() { self.boundary(false) } else { Ok(()) }
             }
             None => Ok(()),
         }
