@@ -510,7 +510,7 @@ fn forcing<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
             problem.dt_max = 10.0;
         }
         if with_soil {
-            problem.forcing.soil = Some(soil);
+            problem.forcing.soil = Some(soil.into());
         }
         if inflows {
             problem.forcing.inflows = vec![reach.clone(), point.clone()];
