@@ -198,3 +198,26 @@ fn two_soils_side_by_side_infiltrate_as_their_columns() {
     let v0 = (nx * ny) as f64 * p.dx * p.dy;
     assert!((storage + taken - v0).abs() < 1e-12 * v0, "storage {storage} + infiltration {taken} against {v0}");
 }
+
+/// A soil that takes all a cell holds leaves the surface on the bed exactly, in f32 over a bed
+/// far above the datum, whatever w's compensated low part holds (w + Δh would miss the bed by the
+/// rounding of the depth h = (w − b) + low, below it as often as above).
+#[test]
+fn a_soil_that_empties_a_cell_leaves_it_dry_exactly() {
+    let p = Problem::new(4, 4, 4.0, 4.0);
+    let k = p.coeffs::<f32>(super::BLOCK);
+    let sponge = hydrokern::forcing::Soil::from(SPONGE).infiltration::<f32>();
+    let cb = 100.3f32;
+    for n in 1..200 {
+        let w = cb + n as f32 * 3.1e-5;
+        let lo = (n as f32 * 0.37).sin() * 3.8e-6;
+        for compensated in [true, false] {
+            let lo = if compensated { lo } else { 0.0 };
+            let ((nw, nlo), keep, _, wet) =
+                kernels::kp::force_point(&k, (w, lo), cb, 1e-7, sponge, 0.0, 0.5, compensated);
+            assert!(nw == cb && nlo == 0.0, "w {w}, low {lo:e}: left w − b = {:e}, low {nlo:e}", nw - cb);
+            assert!(keep == 0.0 || (w - cb) + lo <= k.dry, "keep {keep}");
+            assert!(!wet);
+        }
+    }
+}

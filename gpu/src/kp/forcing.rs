@@ -73,9 +73,17 @@ pub fn force_point<T: Real>(
 ) -> ((T, T), T, T, bool) {
     let h = ((w - cb) + lo).max(T::ZERO);
     let (dh, taken) = force_cell(h, add, soil, f, dt);
-    let (w, lo) = if compensated { compensated_add(w, lo, dh) } else { (w + dh, T::ZERO) };
     let held = h + add;
     let left = held - taken;
+    // A soil that takes all the cell holds leaves the surface on the bed, exactly: w + dh would
+    // miss it by the rounding of h and of h + add, below the bed as often as above.
+    let (w, lo) = if taken > T::ZERO && left <= T::ZERO {
+        (cb, T::ZERO)
+    } else if compensated {
+        compensated_add(w, lo, dh)
+    } else {
+        (w + dh, T::ZERO)
+    };
     let keep = if left <= k.dry {
         if h > k.dry { T::ZERO } else { T::ONE }
     } else if taken > T::ZERO {
