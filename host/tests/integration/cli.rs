@@ -703,6 +703,8 @@ fn bad_rain_grids_and_soil_rasters_are_refused_with_one_line() {
     );
     write("narrow.asc", ascii_grid(3, 4, (0.0, 0.0), 20.0, |_, _| "5".into()));
     write("finer.asc", ascii_grid(10, 8, (0.0, 0.0), 10.0, |_, _| "5".into()));
+    std::fs::write(dir.join("radar.nc"), b"CDF\x02\0\0\0\0").unwrap();
+    std::fs::write(dir.join("radar4.nc"), b"\x89HDF\r\n\x1a\n\0\0").unwrap();
     write("zone33.asc", rain("5"));
     write("zone33.prj", utm_prj(33));
     write("zone34.asc", rain("5"));
@@ -732,6 +734,8 @@ fn bad_rain_grids_and_soil_rasters_are_refused_with_one_line() {
         (grids(&[(0.0, "hole.asc")], 60.0), "nodata"),
         (grids(&[(0.0, "narrow.asc")], 60.0), "lies outside"),
         (grids(&[(0.0, "r1.asc"), (30.0, "finer.asc")], 60.0), "share one grid"),
+        (grids(&[(0.0, "radar.nc")], 60.0), "a NetCDF-3 file"),
+        (grids(&[(0.0, "radar4.nc")], 60.0), "a NetCDF-4 (HDF5) file"),
         (grids(&[(0.0, "zone33.asc"), (30.0, "zone34.asc")], 60.0), "EPSG:32634"),
         (grids(&[(10.0, "r1.asc")], 60.0), "after the run's start"),
         (grids(&[(0.0, "r1.asc")], 30.0), "before the run's end"),
