@@ -66,16 +66,7 @@ fn upload_or_zero<V: cudarc::driver::DeviceRepr + Default + Copy>(gpu: &Gpu, v: 
 impl<T: GpuReal> GpuForcing<T> {
     /// `cells`: the padded state's length.
     pub fn new(gpu: &Gpu, layout: &Layout, cells: usize) -> Result<GpuForcing<T>> {
-        if layout.frames() > 0 {
-            gpu.check_fits(
-                &format!(
-                    "the rain grids' {} frames of {} rain cells (forcing.rain.grids)",
-                    layout.frames(),
-                    layout.frame_stride
-                ),
-                4 * (layout.frames.len() + layout.rain_cells.len()),
-            )?;
-        }
+        GpuForcing::<T>::check_frames(gpu, layout)?;
         Ok(GpuForcing {
             series: layout.series_set(),
             cell_forcing: layout.cell_forcing::<T>(),
@@ -117,6 +108,22 @@ impl<T: GpuReal> GpuForcing<T> {
     /// Whether levels are held on the sides.
     pub fn has_levels(&self) -> bool {
         self.level_map.is_some()
+    }
+
+    /// Whether the gridded rain's frames fit the device, all of them: refused in one line naming
+    /// them, before the model's own memory is counted with them.
+    pub fn check_frames(gpu: &Gpu, layout: &Layout) -> Result<()> {
+        if layout.frames() == 0 {
+            return Ok(());
+        }
+        gpu.check_fits(
+            &format!(
+                "the rain grids' {} frames of {} rain cells (forcing.rain.grids)",
+                layout.frames(),
+                layout.frame_stride
+            ),
+            4 * (layout.frames.len() + layout.rain_cells.len()),
+        )
     }
 
     /// Bytes of device memory it takes beyond the state, for a layout on `cells` padded cells.
