@@ -10,6 +10,14 @@ library only, so the files can be made again anywhere and byte for byte the same
                         the valley at x = 400 m; 0 m (below every bed: dry) downstream
   valley-manning.asc    Manning's n, s/m^(1/3): 0.03 in the channel (clean, winding), 0.06 on
                         the floodplain (pasture with brush), 0.08 on the valley sides (woodland)
+  valley-soil.asc       soil classes for `valley-rain`: 1 in the channel and on the floodplain
+                        (a clay loam), 2 on the valley sides (a sandy loam)
+  valley-rain-MM.asc    the `valley-rain` storm as rain-radar frames of 250 m cells, one every
+                        10 min (MM = 00 to 60): a storm cell (60 mm/h at its centre line, over
+                        light rain of 5 mm/h) crossing the valley from its head at 2.4 km/h,
+                        scaled from 0.8 at the southern edge to 1.2 at the northern; each frame
+                        the intensity at the middle of its 10 minutes, to 0.1 mm/h, and the last
+                        (60) dry
 
 The valley: 2 km long (x, west to east) and 1 km wide (y), cells of 20 m; its floor falls
 from 110 m to 100 m (slope 0.5%) and meanders gently; a channel 40 m wide and 2 m deep in a
@@ -61,9 +69,36 @@ def manning(x, y):
     return 0.03 if d < 20.0 else 0.06 if d <= 200.0 else 0.08
 
 
-def write_asc(path, values):
+def soil(x, y):
+    """The soil class by the same zones: channel and floodplain 1, valley sides 2."""
+    return 1 if from_axis(x, y) <= 200.0 else 2
+
+
+RAIN_CELL, RAIN_COLS, RAIN_ROWS = 250.0, 8, 4
+STORM_PEAK, LIGHT, STORM_WIDTH, STORM_SPEED = 60.0, 5.0, 600.0, 2400.0  # mm/h, mm/h, m, m/h
+
+
+def storm(minutes):
+    """The rain frame holding from `minutes` for 10 minutes, the northern row first (mm/h)."""
+    if minutes >= 60:
+        return [[0.0] * RAIN_COLS for _ in range(RAIN_ROWS)]
+    hours = (minutes + 5.0) / 60.0
+    centre = -200.0 + STORM_SPEED * hours
+    frame = []
+    for r in range(RAIN_ROWS):
+        y = (RAIN_ROWS - 1 - r + 0.5) * RAIN_CELL
+        row = []
+        for i in range(RAIN_COLS):
+            x = (i + 0.5) * RAIN_CELL
+            cell = STORM_PEAK * math.exp(-(((x - centre) / STORM_WIDTH) ** 2))
+            row.append(round((LIGHT + cell) * (0.8 + 0.4 * y / 1000.0), 1))
+        frame.append(row)
+    return frame
+
+
+def write_asc(path, values, ncols=NCOLS, nrows=NROWS, cell=CELL):
     with open(path, "w", newline="\n") as f:
-        f.write(f"ncols {NCOLS}\nnrows {NROWS}\nxllcorner {WEST}\nyllcorner {SOUTH}\ncellsize {CELL}\n")
+        f.write(f"ncols {ncols}\nnrows {nrows}\nxllcorner {WEST}\nyllcorner {SOUTH}\ncellsize {cell}\n")
         f.write(f"NODATA_value {NODATA:g}\n")
         for row in values:
             f.write(" ".join(repr(v) for v in row) + "\n")
@@ -130,3 +165,6 @@ if __name__ == "__main__":
     write_asc("valley.asc", dem)
     write_asc("valley-reservoir.asc", rows(surface))
     write_asc("valley-manning.asc", rows(manning))
+    write_asc("valley-soil.asc", rows(soil))
+    for minutes in range(0, 61, 10):
+        write_asc(f"valley-rain-{minutes:02d}.asc", storm(minutes), RAIN_COLS, RAIN_ROWS, RAIN_CELL)

@@ -910,7 +910,10 @@ impl Case for KpCase {
         let p = &self.problem;
         let scheme = if self.scheme_auto { Scheme::Srk2 } else { p.scheme };
         let (nx, ny) = (p.nx as u64, p.ny as u64);
-        needs(nx, ny, p.manning_field.is_some(), scheme, p.wet_dry, precision, p.compensates_in(precision))
+        let n = needs(nx, ny, p.manning_field.is_some(), scheme, p.wet_dry, precision, p.compensates_in(precision));
+        // The rain grid's frames, on the host and all of them on the device.
+        let frames = p.forcing.rain_grid.as_ref().map_or(0, |g| g.bytes() as u64);
+        Needs { host: n.host + frames, gpu: n.gpu + frames }
     }
     fn plan(&self) -> Plan {
         plan::simulation(self)

@@ -451,7 +451,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
     /// taken (padded; `None` without a soil).
     pub fn forcing_state(&self) -> Option<(f64, Option<&[T]>)> {
         let f = self.forcing.as_ref()?;
-        Some((f.forced, f.layout.soil.is_some().then_some(&f.infiltrated[..])))
+        Some((f.forced(), f.layout.has_soil().then_some(&f.infiltrated[..])))
     }
 
     /// Continue the forcing from [`forcing_state`](Self::forcing_state)'s values (nothing

@@ -1,17 +1,22 @@
-//! The problem's forcing (`crate::forcing`: rain, a Green–Ampt soil, inflows) laid out as the
-//! kernels read it, and applied by the CPU reference after each step with the kernels' point
-//! functions (`kernels::kp::force_point`), in the GPU's order: the series integrated over the
-//! span the step advanced, the inflow cells, then every cell's rain and soil.
+//! The problem's forcing (`crate::forcing`: uniform and gridded rain, soils, inflows) laid out
+//! as the kernels read it, and applied by the CPU reference after each step with the kernels'
+//! point functions (`kernels::kp::integrate_span`, `cell_inputs`, `force_point`), in the GPU's
+//! order: the series integrated over the span the step advanced, the inflow cells, then every
+//! cell's rain and soil.
 
 use super::Problem;
 use crate::Real;
 use crate::forcing::Forcing;
-use kernels::forcing::series_at;
-use kernels::forcing::{Soil, series_integral};
-use kernels::kp::{CellForcing, Coeffs, NO_LEVEL, NO_RAIN, OPEN, force_point};
+use kernels::forcing::{Infiltration, NO_SOIL, series_at};
+use kernels::kp::{
+    CellForcing, Coeffs, FORCED_LEN, FORCED_SPAN, FORCED_T, NO_LEVEL, NO_RAIN, OPEN, SeriesSet, cell_inputs, force_point,
+    integrate_span,
+};
 use rayon::prelude::*;
+use std::sync::Arc;
 
-/// The forcing as arrays: the series back to back, and the inflow cells with their shares.
+/// The forcing as arrays: the series back to back, the gridded rain's frames, the soils, and
+/// the inflow cells with their shares.
 #[derive(Clone, Debug)]
 pub struct Layout {
     /// Every series' points, series s at `starts[s]..starts[s + 1]` (the rain's first).
@@ -20,7 +25,18 @@ pub struct Layout {
     pub starts: Vec<u32>,
     /// The rain's series index, or [`NO_RAIN`].
     pub rain: u32,
-    pub soil: Option<Soil<f64>>,
+    /// Gridded rain (`kernels::forcing::held_integral`): the frames' times and the end (empty
+    /// without), the frames back to back (`frame_stride` rain cells each, m/s) and each interior
+    /// cell's rain cell.
+    pub frame_times: Vec<f64>,
+    pub frames: Arc<[f32]>,
+    pub frame_stride: u32,
+    pub rain_cells: Arc<[u32]>,
+    /// The soils' model (`NO_SOIL` without), their parameters (three a soil, f64:
+    /// [`Infiltration::p`]) and each interior cell's soil (empty: the first under every cell).
+    pub soil_model: u32,
+    pub soils: Vec<f64>,
+    pub soil_cells: Arc<[u32]>,
     /// The inflow cells (padded indexes, each once) and, cell c's at
     /// `cell_starts[c]..cell_starts[c + 1]`, the series feeding it and the weight (share / cell
     /// area, 1/m²) its discharge is added with.
@@ -92,6 +108,11 @@ impl Layout {
                 }
             }
         }
+        let grid = f.rain_grid.as_ref();
+        let mut soils = Vec::new();
+        for s in f.soil.iter().flat_map(|s| &s.soils) {
+            soils.extend_from_slice(&s.infiltration::<f64>().p);
+        }
         Some(Layout {
             level_first,
             level_map,
@@ -99,7 +120,13 @@ impl Layout {
             values,
             starts,
             rain: if f.rain.is_some() { 0 } else { NO_RAIN },
-            soil: f.soil.map(|s| s.soil::<f64>()),
+            frame_times: grid.map_or_else(Vec::new, |g| g.times.clone()),
+            frames: grid.map_or_else(|| Arc::from([]), |g| g.values.clone()),
+            frame_stride: grid.map_or(0, |g| g.cells as u32),
+            rain_cells: grid.map_or_else(|| Arc::from([]), |g| g.index.clone()),
+            soil_model: f.soil.as_ref().map_or(NO_SOIL, |s| s.soils[0].infiltration::<f64>().model),
+            soils,
+            soil_cells: f.soil.as_ref().map_or_else(|| Arc::from([]), |s| s.cells.clone()),
             cells,
             cell_starts,
             cell_series,
@@ -112,12 +139,36 @@ impl Layout {
         self.starts.len() - 1
     }
 
-    /// What every cell receives, in `T`.
+    /// Number of gridded rain frames (0 without).
+    pub fn frames(&self) -> usize {
+        self.frame_times.len().saturating_sub(1)
+    }
+
+    /// What the clock kernel evaluates.
+    pub fn series_set(&self) -> SeriesSet {
+        SeriesSet { count: self.series() as u32, level_first: self.level_first, frames: self.frames() as u32 }
+    }
+
+    /// Whether the cells have a soil.
+    pub fn has_soil(&self) -> bool {
+        self.soil_model != NO_SOIL
+    }
+
+    /// The soils' parameters in `T` (three a soil).
+    pub fn soils_in<T: Real>(&self) -> Vec<T> {
+        self.soils.iter().map(|&v| T::from_f64(v)).collect()
+    }
+
+    /// What every cell receives, in `T`: the soil is the first (the only one unless
+    /// `soil_cells` says each cell's).
     pub fn cell_forcing<T: Real>(&self) -> CellForcing<T> {
-        let soil = self
-            .soil
-            .map_or(Soil::NONE, |s| Soil { ks: T::from_f64(s.ks), suction_deficit: T::from_f64(s.suction_deficit) });
-        CellForcing { rain: self.rain, soil }
+        let soil = match self.soils.get(..3) {
+            Some(p) if self.has_soil() => {
+                Infiltration { model: self.soil_model, p: [T::from_f64(p[0]), T::from_f64(p[1]), T::from_f64(p[2])] }
+            }
+            _ => Infiltration::NONE,
+        };
+        CellForcing { rain: self.rain, frames: self.frames() as u32, stride: self.frame_stride, soil }
     }
 
     /// The levels' values at `t`, in their order.
@@ -132,22 +183,25 @@ impl Layout {
 
     /// Whether a per-cell pass is needed (rain or a soil); inflows alone touch their cells only.
     pub fn touches_every_cell(&self) -> bool {
-        self.rain != NO_RAIN || self.soil.is_some()
+        self.rain != NO_RAIN || self.frames() > 0 || self.has_soil()
     }
 }
 
 /// The CPU reference's forcing: the layout, the forcing clock and the soil's total per cell.
 pub struct CpuForcing<T> {
     pub layout: Layout,
-    /// Time the forcing has been applied up to (s).
-    pub forced: f64,
+    /// The forcing clock as the clock kernel keeps it (`kernels::kp::FORCED_*`): the time the
+    /// forcing has been applied up to, and the last span's.
+    clock: [f64; FORCED_LEN],
     amounts: Vec<f64>,
     /// The depth each cell's soil has taken (padded; zeros without a soil).
     pub infiltrated: Vec<T>,
     /// w's low part on the plain path: zeros, written with zeros.
     no_low: Vec<T>,
-    /// The levels' values at `forced`.
+    /// The levels' values at the forcing clock's time.
     pub levels: Vec<f64>,
+    /// The soils' parameters in `T`.
+    soils: Vec<T>,
 }
 
 impl<T: Real> CpuForcing<T> {
@@ -156,28 +210,34 @@ impl<T: Real> CpuForcing<T> {
         (!self.layout.level_map.is_empty()).then_some((&self.levels[..], &self.layout.level_map[..]))
     }
 
+    /// Time the forcing has been applied up to (s).
+    pub fn forced(&self) -> f64 {
+        self.clock[FORCED_T]
+    }
+
     /// Continue from the forcing clock at `forced`: the levels' values there.
     pub fn set_clock(&mut self, forced: f64) {
-        self.forced = forced;
+        self.clock = [0.0; FORCED_LEN];
+        self.clock[FORCED_T] = forced;
         self.levels = self.layout.levels_at(forced);
     }
 
     /// `cells`: the padded state's length.
     pub fn new(layout: Layout, cells: usize) -> CpuForcing<T> {
-        let n = layout.series();
         let levels = layout.levels_at(0.0);
         CpuForcing {
+            amounts: vec![0.0; layout.level_first as usize],
+            soils: layout.soils_in(),
             layout,
-            forced: 0.0,
-            amounts: vec![0.0; n],
+            clock: [0.0; FORCED_LEN],
             infiltrated: vec![T::ZERO; cells],
             no_low: vec![T::ZERO; cells],
             levels,
         }
     }
 
-    /// The forcing from `self.forced` to `t` applied to the padded state, w's low part `low` on
-    /// the compensated path; the blocks of cells left wet flagged in `wet`.
+    /// The forcing from the forcing clock to `t` applied to the padded state, w's low part
+    /// `low` on the compensated path; the blocks of cells left wet flagged in `wet`.
     #[allow(clippy::too_many_arguments)]
     pub fn apply(
         &mut self,
@@ -191,13 +251,23 @@ impl<T: Real> CpuForcing<T> {
         wet: &mut [u8],
     ) {
         let l = &self.layout;
-        for s in 0..l.level_first as usize {
-            let r = l.starts[s] as usize..l.starts[s + 1] as usize;
-            self.amounts[s] = series_integral(&l.times[r.clone()], &l.values[r], self.forced, t);
-        }
-        self.levels = l.levels_at(t);
-        let dt = T::from_f64(if t > self.forced { t - self.forced } else { 0.0 });
-        self.forced = t;
+        // SAFETY: the clock holds FORCED_LEN; starts holds count + 1 offsets into times and
+        // values (`Layout::of`); amounts holds level_first, levels the rest; frame_times
+        // frames + 1 when there are frames.
+        unsafe {
+            integrate_span(
+                l.series_set(),
+                t,
+                self.clock.as_mut_ptr(),
+                l.times.as_ptr(),
+                l.values.as_ptr(),
+                l.starts.as_ptr(),
+                self.amounts.as_mut_ptr(),
+                self.levels.as_mut_ptr(),
+                l.frame_times.as_ptr(),
+            )
+        };
+        let dt = T::from_f64(self.clock[FORCED_SPAN]);
         let compensated = low.is_some();
         for (n, &c) in l.cells.iter().enumerate() {
             let c = c as usize;
@@ -207,7 +277,7 @@ impl<T: Real> CpuForcing<T> {
             }
             let lo = low.as_ref().map_or(T::ZERO, |lo| lo[c]);
             let ((nw, nl), keep, _, is_wet) =
-                force_point(k, (w[c], lo), cell_bed[c], T::from_f64(d), Soil::NONE, T::ZERO, dt, compensated);
+                force_point(k, (w[c], lo), cell_bed[c], T::from_f64(d), Infiltration::NONE, T::ZERO, dt, compensated);
             w[c] = nw;
             if let Some(lo) = low.as_mut() {
                 lo[c] = nl;
@@ -223,13 +293,14 @@ impl<T: Real> CpuForcing<T> {
             return;
         }
         let cf = l.cell_forcing::<T>();
-        let add = if cf.rain == NO_RAIN { T::ZERO } else { T::from_f64(self.amounts[cf.rain as usize]) };
         let p = k.pitch as usize;
         let (nx, ny) = (k.nx as usize, k.ny as usize);
         let lo: &mut [T] = match low {
             Some(lo) => lo,
             None => &mut self.no_low,
         };
+        let (amounts, clock, soils) = (&self.amounts[..], &self.clock[..], &self.soils[..]);
+        let per_cell = !l.soil_cells.is_empty();
         // Rows in parallel; each row lists the blocks its wet cells lie in.
         let rows: Vec<Vec<usize>> = w
             .par_chunks_mut(p)
@@ -244,8 +315,27 @@ impl<T: Real> CpuForcing<T> {
             .map(|(j, (((((w, hu), hv), cb), f), lo))| {
                 let mut blocks: Vec<usize> = Vec::new();
                 for i in 2..nx + 2 {
+                    let n = (j - 2) * nx + i - 2;
+                    // SAFETY: the clock as `integrate_span` left it; amounts holds the uniform
+                    // rain's index; with frames, frame_times holds frames + 1, rain_cells every
+                    // interior cell and frames frames × stride (`RainGrid::new` checked each
+                    // index); soil_cells null or every interior cell's entry of soils
+                    // (`Soils::per_cell` checked each).
+                    let (add, soil) = unsafe {
+                        cell_inputs(
+                            &cf,
+                            n,
+                            amounts.as_ptr(),
+                            clock.as_ptr(),
+                            l.frame_times.as_ptr(),
+                            l.frames.as_ptr(),
+                            l.rain_cells.as_ptr(),
+                            soils.as_ptr(),
+                            if per_cell { l.soil_cells.as_ptr() } else { std::ptr::null() },
+                        )
+                    };
                     let ((nw, nl), keep, nf, is_wet) =
-                        force_point(k, (w[i], lo[i]), cb[i], add, cf.soil, f[i], dt, compensated);
+                        force_point(k, (w[i], lo[i]), cb[i], add, soil, f[i], dt, compensated);
                     (w[i], lo[i], f[i]) = (nw, nl, nf);
                     if keep != T::ONE {
                         (hu[i], hv[i]) = (hu[i] * keep, hv[i] * keep);

@@ -402,6 +402,17 @@ impl Problem {
         if let Some(k) = self.h.iter().position(|&v| v < 0.0) {
             return bad(format!("h[{}, {}] = {}: depth must be non-negative", k % self.nx, k / self.nx, self.h[k]));
         }
+        // The forcing's arrays a cell: what the kernels index by interior cell.
+        if let Some(g) = &self.forcing.rain_grid
+            && g.index.len() != cells
+        {
+            return bad(format!("{}: rain cells for {} model cells; the grid has {cells}", g.source, g.index.len()));
+        }
+        if let Some(s) = &self.forcing.soil
+            && (s.soils.is_empty() || (s.varies() && s.cells.len() != cells))
+        {
+            return bad(format!("{} soils for {} cells; the grid has {cells}", s.soils.len(), s.cells.len()));
+        }
         Ok(())
     }
 

@@ -1,11 +1,14 @@
-//! Rain, infiltration and inflows (`hydrokern::kp::forcing`): the Green–Ampt step against the
-//! analytic ponded infiltration, the model's water account in every scheme, the kinematic wave of
-//! rain on a tilted plane, and the forcing kernels against the CPU reference.
+//! Rain, infiltration and inflows (`hydrokern::kp::forcing`): the Green–Ampt and Horton steps
+//! against the analytic ponded infiltration, gridded rain and soils per cell, the model's water
+//! account in every scheme, the kinematic wave of rain on a tilted plane, and the forcing
+//! kernels against the CPU reference.
 
 use super::{BLOCK, run};
 use crate::common::cases;
 use hydrokern::Real;
-use hydrokern::forcing::{DISCHARGE, GreenAmpt, Inflow, LEVEL, LevelSide, Outlet, RAIN, Series};
+use hydrokern::forcing::{
+    DISCHARGE, GreenAmpt, Horton, Inflow, LEVEL, LevelSide, Outlet, RAIN, RainGrid, Series, Soil as SoilOf, Soils,
+};
 use hydrokern::kp::cpu::CpuKp;
 use hydrokern::kp::{Boundary, Problem, Scheme, WetDry};
 use kernels::forcing::{Soil, green_ampt};
@@ -13,7 +16,7 @@ use proptest::prelude::*;
 
 /// F(t) of ponded Green–Ampt infiltration, exactly: the root of F − S·ln(1 + F/S) = K·t (S =
 /// ψΔθ), by bisection in f64 — an independent plain version of what the model integrates.
-fn green_ampt_exact(ks: f64, s: f64, t: f64) -> f64 {
+pub(super) fn green_ampt_exact(ks: f64, s: f64, t: f64) -> f64 {
     let g = |f: f64| f - s * (1.0 + f / s).ln() - ks * t;
     let (mut lo, mut hi) = (0.0, ks * t + (2.0 * ks * s * t).sqrt() + s);
     for _ in 0..200 {
@@ -24,7 +27,7 @@ fn green_ampt_exact(ks: f64, s: f64, t: f64) -> f64 {
 }
 
 /// Silt loam (Rawls, Brakensiek & Miller 1983): K_s 6.5 mm/h, ψ 166.8 mm, Δθ 0.34.
-const SILT_LOAM: GreenAmpt = GreenAmpt { ks: 6.5e-3 / 3600.0, suction: 0.1668, deficit: 0.34 };
+pub(super) const SILT_LOAM: GreenAmpt = GreenAmpt { ks: 6.5e-3 / 3600.0, suction: 0.1668, deficit: 0.34 };
 
 #[test]
 fn green_ampt_step_converges_to_the_ponded_solution() {
@@ -58,7 +61,7 @@ fn green_ampt_step_converges_to_the_ponded_solution() {
 fn ponded_column_infiltrates_as_green_ampt() {
     let mut p = Problem::new(4, 3, 400.0, 300.0);
     p.set_depth(|_, _| 1.0);
-    p.forcing.soil = Some(SILT_LOAM);
+    p.forcing.soil = Some(SILT_LOAM.into());
     let t_end = 24.0 * 3600.0;
     let m = run::<f64>(&p, t_end);
     let exact = green_ampt_exact(SILT_LOAM.ks, SILT_LOAM.suction * SILT_LOAM.deficit, t_end);
@@ -81,8 +84,26 @@ fn forced(p: &mut Problem, seed: u64, t_end: f64, level: bool) {
     // Strong enough to change a state of depths near 1 m within a few steps.
     let rain: Vec<(f64, f64)> = (0..4).map(|k| (k as f64 * t_end / 3.0, 0.02 * rnd())).collect();
     p.forcing.rain = Some(Series::from_points("rain", &rain, &RAIN, "s", "m/s").unwrap());
+    if rnd() < 0.5 {
+        p.forcing.rain_grid = Some(random_rain_grid(nx * ny, t_end, &mut rnd));
+    }
     if rnd() < 0.7 {
-        p.forcing.soil = Some(GreenAmpt { ks: 0.01 * rnd(), suction: 0.3 * rnd(), deficit: rnd() });
+        let horton = rnd() < 0.5;
+        let soil = |rnd: &mut dyn FnMut() -> f64| -> SoilOf {
+            if horton {
+                let f0 = 0.01 * rnd();
+                Horton { f0, fc: f0 * rnd(), k: 0.1 + 5.0 * rnd() }.into()
+            } else {
+                GreenAmpt { ks: 0.01 * rnd(), suction: 0.3 * rnd(), deficit: rnd() }.into()
+            }
+        };
+        p.forcing.soil = Some(if rnd() < 0.5 {
+            Soils::from(soil(&mut rnd))
+        } else {
+            let soils: Vec<SoilOf> = (0..3).map(|_| soil(&mut rnd)).collect();
+            let cells = (0..nx * ny).map(|_| ((rnd() * 3.0) as u32).min(2)).collect();
+            Soils::per_cell(soils, cells).unwrap()
+        });
     }
     let q = |scale: f64, rnd: &mut dyn FnMut() -> f64| {
         let pts: Vec<(f64, f64)> = (0..3).map(|k| (k as f64 * t_end / 2.0, scale * rnd())).collect();
@@ -108,6 +129,23 @@ fn forced(p: &mut Problem, seed: u64, t_end: f64, level: bool) {
         let b = a + 1 + ((rnd() * (n - a) as f64) as usize).min(n - a - 1);
         p.forcing.outlets.push(Outlet { name: "outlet".into(), side, cells: a..b, normal_depth: rnd() < 0.5 });
     }
+}
+
+/// Gridded rain on `cells` model cells over a run to `t_end`: frames of 1 to 4 rain cells that
+/// the model cells take at random, starting at 0 and changing at random times (steps straddle
+/// them), the last holding past `t_end`.
+fn random_rain_grid(cells: usize, t_end: f64, rnd: &mut dyn FnMut() -> f64) -> RainGrid {
+    let frames = 1 + ((rnd() * 4.0) as usize).min(3);
+    let rain_cells = 1 + ((rnd() * 4.0) as usize).min(3);
+    let mut times = vec![0.0];
+    for _ in 1..frames {
+        let last = times[times.len() - 1];
+        times.push(last + (0.05 + rnd()) * t_end / frames as f64);
+    }
+    times.push(times[times.len() - 1].max(t_end) + 1.0);
+    let values: Vec<f32> = (0..frames * rain_cells).map(|_| (0.02 * rnd()) as f32).collect();
+    let index = (0..cells).map(|_| ((rnd() * rain_cells as f64) as u32).min(rain_cells as u32 - 1)).collect();
+    RainGrid::new("rain grid", times, values, rain_cells, index).unwrap()
 }
 
 /// The water account of a CPU run of `p` to `t_end`: storage change − rain − inflow +

@@ -1,7 +1,8 @@
 //! Kurganov–Petrova shallow water, one test binary: the point functions against straightforward
 //! formulas (`point.rs`, `friction.rs`), the CPU reference against exact solutions and
 //! invariants (`validation.rs`, `wetdry.rs`, `schemes.rs`), f32's compensated volume
-//! (`compensated.rs`) and mixed precision (`mixed_cpu.rs`), bad input (`input.rs`), the GPU
+//! (`compensated.rs`) and mixed precision (`mixed_cpu.rs`), forcing (`forcing.rs`; gridded rain,
+//! soils per cell and Horton's in `forcing_spatial.rs`), bad input (`input.rs`), the GPU
 //! kernels against the CPU reference (`gpu.rs`, `mixed_gpu.rs`) and the products
 //! (`products.rs`).
 
@@ -10,6 +11,7 @@ mod catchment;
 mod common;
 mod compensated;
 mod forcing;
+mod forcing_spatial;
 mod friction;
 mod gpu;
 mod input;

@@ -2,9 +2,9 @@
 //! [`Forcing`] on the case's grid.
 //!
 //! ```toml
-//! [forcing.rain]            # one of intensity, series, points; mm/h unless `unit` says
+//! [forcing.rain]            # one of intensity, series, points, grids; mm/h unless `unit` says
 //! intensity = 10.8
-//! [forcing.infiltration]    # Green–Ampt
+//! [forcing.infiltration]    # Green–Ampt (or Horton, `infiltration.rs`)
 //! conductivity = 6.5        # saturated hydraulic conductivity K_s, mm/h
 //! suction = 166.8           # wetting-front suction head ψ, mm
 //! deficit = 0.34            # moisture deficit Δθ (porosity − initial water content)
@@ -21,7 +21,9 @@
 //! to = 820.0
 //! ```
 
-use super::{DISCHARGE, Forcing, GreenAmpt, Inflow, LEVEL, LevelSide, Outlet, Quantity, RAIN, Series};
+use super::infiltration::InfiltrationKeys;
+use super::rain_frames::FrameKeys;
+use super::{DISCHARGE, Forcing, Inflow, LEVEL, LevelSide, Outlet, Quantity, RAIN, Series};
 use crate::Result;
 use crate::case::{Check, num};
 use crate::grid::Grid2;
@@ -32,8 +34,8 @@ use std::path::PathBuf;
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct ForcingSection {
-    rain: Option<SeriesKeys>,
-    infiltration: Option<Infiltration>,
+    rain: Option<RainKeys>,
+    infiltration: Option<InfiltrationKeys>,
     #[serde(default)]
     inflow: Vec<InflowKeys>,
     #[serde(default)]
@@ -54,16 +56,20 @@ struct OutletKeys {
     kind: Option<String>,
 }
 
-/// A series given one of three ways, with its units.
+/// `[forcing.rain]`: uniform rain given one of three ways, or gridded rain, with its units.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct SeriesKeys {
+struct RainKeys {
     /// A constant.
     intensity: Option<f64>,
     /// A CSV or whitespace file of (time, value) lines.
     series: Option<PathBuf>,
     /// Inline (time, value) points.
     points: Option<Vec<(f64, f64)>>,
+    /// Rasters, each with the time it starts to hold (`rain_frames.rs`).
+    grids: Option<Vec<FrameKeys>>,
+    /// With grids: the time the last frame holds until.
+    end: Option<f64>,
     time_unit: Option<String>,
     unit: Option<String>,
 }
@@ -116,27 +122,6 @@ pub struct TideKeys {
 /// amplitude·(2π/256)²/8 ≈ 7.5e-5·amplitude of the sine.
 const TIDE_POINTS: usize = 256;
 
-/// `[forcing.infiltration]`: Green–Ampt soil.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Infiltration {
-    #[serde(default = "green_ampt")]
-    model: String,
-    conductivity: f64,
-    suction: f64,
-    deficit: f64,
-}
-
-fn green_ampt() -> String {
-    "green-ampt".into()
-}
-
-/// The largest saturated conductivity accepted, mm/h: above coarse gravel's (Rawls et al.'s
-/// sand is 117.8 mm/h), so a larger value is a unit mistake (m/s or mm/s given as mm/h…).
-const MAX_CONDUCTIVITY: f64 = 1e4;
-/// The largest suction head accepted, mm: heavy clay's is about 316 mm (Rawls et al.).
-const MAX_SUCTION: f64 = 1e4;
-
 impl ForcingSection {
     /// Whether the case rains (its solver may choose other defaults for sheet flow).
     pub fn has_rain(&self) -> bool {
@@ -146,8 +131,27 @@ impl ForcingSection {
     /// The forcing on `grid` for a run to `t_end` seconds; every key checked, every series read
     /// and shown to cover the run.
     pub fn load(&self, c: &Check, grid: &Grid2, t_end: f64) -> Result<Forcing> {
-        let rain = match &self.rain {
-            None => None,
+        const ONE_OF: &str = "give exactly one of intensity (a constant), series (a file of time, value lines), points ([[t, value], …]) and grids (rasters with their times)";
+        let (mut rain, mut rain_grid) = (None, None);
+        match &self.rain {
+            None => {}
+            Some(r) if r.intensity.is_none() && r.series.is_none() && r.points.is_none() && r.grids.is_none() => {
+                return c.fail("forcing.rain", ONE_OF);
+            }
+            Some(r) if r.grids.is_some() || r.end.is_some() => {
+                let Some(frames) = r.grids.as_deref() else {
+                    return c.fail(
+                        "forcing.rain.end",
+                        "given without grids: end is when the last frame of gridded rain stops holding",
+                    );
+                };
+                if r.intensity.is_some() || r.series.is_some() || r.points.is_some() {
+                    return c.fail("forcing.rain", ONE_OF);
+                }
+                let time_unit = r.time_unit.as_deref().unwrap_or("s");
+                let unit = r.unit.as_deref().unwrap_or("mm/h");
+                rain_grid = Some(super::rain_frames::load(c, frames, r.end, time_unit, unit, grid, t_end)?);
+            }
             Some(r) => {
                 let s = series(
                     c,
@@ -162,10 +166,10 @@ impl ForcingSection {
                     "intensity",
                     t_end,
                 )?;
-                Some(s)
+                rain = Some(s);
             }
-        };
-        let soil = self.infiltration.as_ref().map(|i| soil(c, i)).transpose()?;
+        }
+        let soil = self.infiltration.as_ref().map(|i| super::infiltration::load(c, i, grid)).transpose()?;
         let mut inflows = Vec::new();
         for (n, f) in self.inflow.iter().enumerate() {
             let key = format!("forcing.inflow[{n}]");
@@ -222,7 +226,7 @@ impl ForcingSection {
             let name = o.name.clone().unwrap_or_else(|| format!("outlet {}", n + 1));
             outlets.push(Outlet { name, side, cells, normal_depth });
         }
-        Ok(Forcing { rain, soil, inflows, levels, outlets })
+        Ok(Forcing { rain, rain_grid, soil, inflows, levels, outlets })
     }
 }
 
@@ -263,29 +267,6 @@ fn series(
     };
     s.covers(0.0, t_end).map_err(|e| c.doc().invalid(key, e))?;
     Ok(s)
-}
-
-/// The Green–Ampt soil of `[forcing.infiltration]`, in SI.
-fn soil(c: &Check, i: &Infiltration) -> Result<GreenAmpt> {
-    if i.model != "green-ampt" {
-        return c.fail("forcing.infiltration.model", format!("'{}': the infiltration model is green-ampt", i.model));
-    }
-    c.within(
-        "forcing.infiltration.conductivity",
-        i.conductivity,
-        0.0,
-        MAX_CONDUCTIVITY,
-        " mm/h (saturated hydraulic conductivity)",
-    )?;
-    c.within("forcing.infiltration.suction", i.suction, 0.0, MAX_SUCTION, " mm (wetting-front suction head)")?;
-    c.within(
-        "forcing.infiltration.deficit",
-        i.deficit,
-        0.0,
-        1.0,
-        " (moisture deficit, a fraction of the soil's volume)",
-    )?;
-    Ok(GreenAmpt { ks: i.conductivity / 1000.0 / 3600.0, suction: i.suction / 1000.0, deficit: i.deficit })
 }
 
 /// Where an inflow enters: the cells (interior, x fastest) and the share of the discharge each

@@ -1,31 +1,20 @@
 //! Forcing of a model from outside: series of values that change in time (a boundary's water
 //! level, an inflow's discharge, a rain intensity), read from a file or a case's inline points,
-//! checked as they are read and interpolated linearly; and a shallow-water case's rain,
-//! infiltration and inflows (`[forcing]`), placed on its grid. Each solver applies them with the
-//! point functions of `kernels::forcing`, which the kernels share.
+//! checked as they are read and interpolated linearly; and a shallow-water case's rain (uniform
+//! or gridded), soils and inflows (`[forcing]`), placed on its grid. Each solver applies them
+//! with the point functions of `kernels::forcing`, which the kernels share.
 
 mod case;
+mod infiltration;
+mod rain_frames;
+mod rain_grid;
 mod series;
+mod soil;
 
 pub use case::{ForcingSection, TideKeys};
-
+pub use rain_grid::RainGrid;
 pub use series::{DISCHARGE, LEVEL, Quantity, RAIN, Series};
-
-/// Green–Ampt soil, SI: saturated hydraulic conductivity `ks` (m/s), wetting-front suction head
-/// `suction` (m) and moisture deficit `deficit` (−).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GreenAmpt {
-    pub ks: f64,
-    pub suction: f64,
-    pub deficit: f64,
-}
-
-impl GreenAmpt {
-    /// The kernels' soil in precision `T`.
-    pub fn soil<T: crate::Real>(&self) -> kernels::forcing::Soil<T> {
-        kernels::forcing::Soil { ks: T::from_f64(self.ks), suction_deficit: T::from_f64(self.suction * self.deficit) }
-    }
-}
+pub use soil::{GreenAmpt, Horton, Soil, Soils};
 
 /// A discharge Q(t) (m³/s) entering at cells of the grid.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,13 +51,14 @@ pub struct Outlet {
     pub normal_depth: bool,
 }
 
-/// What enters and leaves a shallow-water model besides its plain sides: uniform rain (m/s), a
-/// Green–Ampt soil under every cell, inflows, water levels held on reaches of the sides and
-/// outlets opened in them.
+/// What enters and leaves a shallow-water model besides its plain sides: uniform rain (m/s),
+/// gridded rain (added to it), the soils under the cells, inflows, water levels held on reaches
+/// of the sides and outlets opened in them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Forcing {
     pub rain: Option<Series>,
-    pub soil: Option<GreenAmpt>,
+    pub rain_grid: Option<RainGrid>,
+    pub soil: Option<Soils>,
     pub inflows: Vec<Inflow>,
     pub levels: Vec<LevelSide>,
     pub outlets: Vec<Outlet>,
@@ -76,7 +66,11 @@ pub struct Forcing {
 
 impl Forcing {
     pub fn is_empty(&self) -> bool {
-        self.rain.is_none() && self.soil.is_none() && self.inflows.is_empty() && self.boundary_is_plain()
+        self.rain.is_none()
+            && self.rain_grid.is_none()
+            && self.soil.is_none()
+            && self.inflows.is_empty()
+            && self.boundary_is_plain()
     }
     /// Whether the sides are only as `[boundary]` says: no held level, no outlet.
     pub fn boundary_is_plain(&self) -> bool {
@@ -85,7 +79,7 @@ impl Forcing {
     /// Whether water comes in or soaks away (rain, soil, inflows or levels), so that Δt must
     /// follow the forcing's changes.
     pub fn has_sources(&self) -> bool {
-        !self.series().is_empty() || self.soil.is_some()
+        !self.series().is_empty() || self.rain_grid.is_some() || self.soil.is_some()
     }
     /// The series a run evaluates each step, in the order the kernels index them: the rain's
     /// first (if any), then the inflows', then the levels'.
@@ -93,9 +87,11 @@ impl Forcing {
         let inflows = self.inflows.iter().map(|f| &f.series);
         self.rain.iter().chain(inflows).chain(self.levels.iter().map(|l| &l.series)).collect()
     }
-    /// Water the rain brings to `area` m² from 0 to `t` (m³).
+    /// Water the rain brings to a grid of `area` m² from 0 to `t` (m³): the uniform rain's over
+    /// the area, the gridded rain's over each cell (of area / the grid's cells).
     pub fn rain_volume(&self, area: f64, t: f64) -> f64 {
-        self.rain.as_ref().map_or(0.0, |r| r.integral(0.0, t) * area)
+        let uniform = self.rain.as_ref().map_or(0.0, |r| r.integral(0.0, t) * area);
+        uniform + self.rain_grid.as_ref().map_or(0.0, |g| g.volume(area / g.index.len() as f64, t))
     }
     /// Water the inflows bring from 0 to `t` (m³).
     pub fn inflow_volume(&self, t: f64) -> f64 {
@@ -107,13 +103,16 @@ impl Forcing {
         if let Some(r) = &self.rain {
             parts.push(format!("rain up to {:.4} mm/h", r.max_abs() * 3.6e6));
         }
-        if let Some(s) = &self.soil {
+        if let Some(g) = &self.rain_grid {
             parts.push(format!(
-                "Green–Ampt soil (K_s {:.4} mm/h, ψ {:.4} mm, Δθ {:.4})",
-                s.ks * 3.6e6,
-                s.suction * 1e3,
-                s.deficit
+                "gridded rain of {} frame(s) of {} cell(s) up to {:.4} mm/h",
+                g.frames(),
+                g.cells,
+                g.max() * 3.6e6
             ));
+        }
+        if let Some(s) = &self.soil {
+            parts.push(s.describe());
         }
         for f in &self.inflows {
             parts.push(format!("{} up to {:.4} m³/s over {} cell(s)", f.name, f.series.max_abs(), f.cells.len()));

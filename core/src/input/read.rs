@@ -7,6 +7,9 @@ use std::path::Path;
 
 const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 
+/// The first bytes of an HDF5 file, which a NetCDF-4 file is.
+const HDF5_MAGIC: &[u8] = b"\x89HDF\r\n\x1a\n";
+
 /// The first bytes of a little- and a big-endian TIFF, and of a BigTIFF.
 const TIFF_MAGIC: [&[u8]; 4] = [b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"];
 
@@ -38,6 +41,20 @@ impl Raster {
     pub fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
         if TIFF_MAGIC.iter().any(|m| bytes.starts_with(m)) {
             return super::geotiff::parse(name, bytes);
+        }
+        // A NetCDF file (a radar product, say) is a stack of rasters this reader does not open:
+        // say so, and how to write its bands out, rather than that it is not a grid.
+        let netcdf = if bytes.starts_with(b"CDF") {
+            Some("a NetCDF-3 file")
+        } else if bytes.starts_with(HDF5_MAGIC) {
+            Some("a NetCDF-4 (HDF5) file")
+        } else {
+            None
+        };
+        if let Some(what) = netcdf {
+            return Err(Error::invalid(format!(
+                "{name}: {what}: rasters are read from Esri ASCII grids and GeoTIFFs; write each time step out as one, e.g. gdal_translate -b K NETCDF:\"{name}\":VARIABLE step-K.tif"
+            )));
         }
         // A byte-order mark some editors write at the start of a text file is not part of it.
         let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);

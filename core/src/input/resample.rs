@@ -66,8 +66,7 @@ impl Raster {
         };
         match how {
             Resample::Nearest => {
-                let i = (u.floor().max(0.0) as usize).min(self.ncols - 1);
-                let j = (v.floor().max(0.0) as usize).min(self.nrows - 1);
+                let (i, j) = self.cell_of(u, v);
                 cell(i, j)
             }
             Resample::Bilinear => {
@@ -89,6 +88,33 @@ impl Raster {
 }
 
 impl Raster {
+    /// The cell (i, j) holding position (u, v) in cells from the south-west corner (on a cell
+    /// edge: the cell east or north of it; the edge cells for points just outside).
+    fn cell_of(&self, u: f64, v: f64) -> (usize, usize) {
+        let i = (u.floor().max(0.0) as usize).min(self.ncols - 1);
+        let j = (v.floor().max(0.0) as usize).min(self.nrows - 1);
+        (i, j)
+    }
+
+    /// The index in `values` of the cell holding (x, y), [`Resample::Nearest`]'s cell, whether
+    /// it is nodata or not; `Err` says the point lies outside the raster.
+    pub fn nearest_cell(&self, x: f64, y: f64) -> Result<usize, String> {
+        let (u, v) = ((x - self.west) / self.dx, (y - self.south) / self.dy);
+        let (nx, ny) = (self.ncols as f64, self.nrows as f64);
+        if !(u >= -EDGE_SLACK && u <= nx + EDGE_SLACK && v >= -EDGE_SLACK && v <= ny + EDGE_SLACK) {
+            let (x, y) = (crate::case::num(x), crate::case::num(y));
+            return Err(format!("(x = {x} m, y = {y} m) lies outside {} ({})", self.name, self.extent_text()));
+        }
+        let (i, j) = self.cell_of(u, v);
+        Ok(j * self.ncols + i)
+    }
+
+    /// Whether `other` has this raster's cells: the same size, corner and cell size.
+    pub fn same_cells(&self, other: &Raster) -> bool {
+        (self.ncols, self.nrows) == (other.ncols, other.nrows)
+            && (self.west, self.south, self.dx, self.dy) == (other.west, other.south, other.dx, other.dy)
+    }
+
     /// The grid of this raster's cells, with `halo` ghost layers, when a case gives no `[grid]`.
     pub fn grid(&self, halo: usize) -> crate::Result<Grid2> {
         let g =

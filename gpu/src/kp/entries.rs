@@ -238,7 +238,7 @@ kernels! {
     /// moved up to the model clock.
     pub struct ForceClock<T> {
         set: SeriesSet, clock: *const f64, forced: *mut f64, times: *const f64, values: *const f64,
-        starts: *const u32, amounts: *mut f64, levels: *mut f64, span: *mut T,
+        starts: *const u32, amounts: *mut f64, levels: *mut f64, frame_times: *const f64, span: *mut T,
     }
     pub const FORCE_CLOCK: ForceClock = kp_force_clock(kp_force_clock::<T>);
     /// Forcing: one thread an inflow cell (`count` of `cells`, with their CSR lists of series
@@ -249,11 +249,14 @@ kernels! {
         hv: *mut T, bc: *const T, wet: *mut u32,
     }
     pub const FORCE_INFLOW: ForceInflow = kp_force_inflow(kp_force_inflow::<T>);
-    /// Forcing: one thread an interior cell, the uniform rain added and the soil's take (its
-    /// total `f`, null without a soil) removed; `lo` null on the plain path.
+    /// Forcing: one thread an interior cell, the uniform and gridded rain added and the soil's
+    /// take (its total `f`, null without a soil) removed; `lo` null on the plain path; the rain
+    /// grid's arrays unused without frames, `soil_cells` null with one soil everywhere.
     pub struct ForceCells<T> {
-        k: Coeffs<T>, cf: CellForcing<T>, amounts: *const f64, span: *const T, w: *mut T, lo: *mut T,
-        hu: *mut T, hv: *mut T, bc: *const T, f: *mut T, wet: *mut u32,
+        k: Coeffs<T>, cf: CellForcing<T>, amounts: *const f64, forced: *const f64,
+        frame_times: *const f64, frames: *const f32, rain_cells: *const u32, soils: *const T,
+        soil_cells: *const u32, span: *const T, w: *mut T, lo: *mut T, hu: *mut T, hv: *mut T,
+        bc: *const T, f: *mut T, wet: *mut u32,
     }
     pub const FORCE_CELLS: ForceCells = kp_force_cells(kp_force_cells::<T>);
 }

@@ -1,11 +1,14 @@
 //! The forcing kernels (`forcing.rs`; launch contract: `entries.rs`).
 
-use super::{CLOCK_T, CellForcing, Coeffs, FORCED_SPAN, NO_RAIN, SeriesSet, force_point, inflow_depth, integrate_span};
+use super::{
+    CLOCK_T, CellForcing, Coeffs, FORCED_SPAN, SeriesSet, cell_inputs, force_point, inflow_depth, integrate_span,
+};
 use crate::device::{DeviceReal, thread};
-use crate::forcing::Soil;
+use crate::forcing::Infiltration;
 
 /// One thread: every series integrated over the span the model clock advanced past the forcing
-/// clock, and the forcing clock moved up to the model's.
+/// clock, the rain frame holding at the span's start found, and the forcing clock moved up to
+/// the model's.
 ///
 /// # Safety
 /// `clock` holds the model clock, `span` 1; the rest as [`integrate_span`] says.
@@ -19,13 +22,14 @@ pub(super) unsafe fn kp_force_clock<T: DeviceReal>(
     starts: *const u32,
     amounts: *mut f64,
     levels: *mut f64,
+    frame_times: *const f64,
     span: *mut T,
 ) {
     if thread::index_1d() != 0 {
         return;
     }
     unsafe {
-        integrate_span(set, *clock.add(CLOCK_T), forced, times, values, starts, amounts, levels);
+        integrate_span(set, *clock.add(CLOCK_T), forced, times, values, starts, amounts, levels, frame_times);
         *span = T::from_f64(*forced.add(FORCED_SPAN));
     }
 }
@@ -80,7 +84,7 @@ pub(super) unsafe fn kp_force_inflow<T: DeviceReal>(
         let dt = *span;
         let l = if lo.is_null() { T::ZERO } else { *lo.add(c) };
         let ((nw, nl), keep, _, is_wet) =
-            force_point(&k, (*w.add(c), l), *bc.add(c), add, Soil::NONE, T::ZERO, dt, !lo.is_null());
+            force_point(&k, (*w.add(c), l), *bc.add(c), add, Infiltration::NONE, T::ZERO, dt, !lo.is_null());
         *w.add(c) = nw;
         if !lo.is_null() {
             *lo.add(c) = nl;
@@ -93,18 +97,26 @@ pub(super) unsafe fn kp_force_inflow<T: DeviceReal>(
     }
 }
 
-/// One thread an interior cell (a 2D grid: x across, y along the blocks' rows): the uniform
-/// rain's depth over the span, then the soil's take ([`force_point`]); `f` the soil's total per
-/// cell, null without a soil. The cell comes from the 2D index rather than a 64-bit division
-/// of a 1D one, which costs more than the pass's memory traffic.
+/// One thread an interior cell (a 2D grid: x across, y along the blocks' rows): the rain's
+/// depth over the span and the cell's soil ([`cell_inputs`]), then the soil's take
+/// ([`force_point`]); `f` the soil's total per cell, null without a soil. The cell comes from
+/// the 2D index rather than a 64-bit division of a 1D one, which costs more than the pass's
+/// memory traffic.
 ///
 /// # Safety
-/// As [`kp_force_inflow`]; `f` null or padded; the grid covers at least nx × ny threads.
+/// As [`kp_force_inflow`] and [`cell_inputs`]; `f` null or padded; the grid covers at least
+/// nx × ny threads.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kp_force_cells<T: DeviceReal>(
     k: Coeffs<T>,
     cf: CellForcing<T>,
     amounts: *const f64,
+    forced: *const f64,
+    frame_times: *const f64,
+    frames: *const f32,
+    rain_cells: *const u32,
+    soils: *const T,
+    soil_cells: *const u32,
     span: *const T,
     w: *mut T,
     lo: *mut T,
@@ -121,12 +133,13 @@ pub(super) unsafe fn kp_force_cells<T: DeviceReal>(
     let (i, j) = (x + 2, y + 2);
     let c = k.at(i, j);
     unsafe {
-        let add = if cf.rain == NO_RAIN { T::ZERO } else { T::from_f64(*amounts.add(cf.rain as usize)) };
+        let n = y as usize * k.nx as usize + x as usize;
+        let (add, soil) = cell_inputs(&cf, n, amounts, forced, frame_times, frames, rain_cells, soils, soil_cells);
         let dt = *span;
         let l = if lo.is_null() { T::ZERO } else { *lo.add(c) };
         let f0 = if f.is_null() { T::ZERO } else { *f.add(c) };
         let ((nw, nl), keep, nf, is_wet) =
-            force_point(&k, (*w.add(c), l), *bc.add(c), add, cf.soil, f0, dt, !lo.is_null());
+            force_point(&k, (*w.add(c), l), *bc.add(c), add, soil, f0, dt, !lo.is_null());
         *w.add(c) = nw;
         if !lo.is_null() {
             *lo.add(c) = nl;

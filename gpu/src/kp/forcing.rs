@@ -1,41 +1,51 @@
 //! External forcing of the shallow-water state (`crate::forcing`), applied after each whole
-//! step as a split operator: rain and inflows add water with no momentum, a Green–Ampt soil
-//! takes what it may (at most what a cell holds) with the momentum it carries.
+//! step as a split operator: rain and inflows add water with no momentum, a soil (Green–Ampt or
+//! Horton) takes what it may (at most what a cell holds) with the momentum it carries.
 //!
 //! On the device a one-thread clock kernel integrates every series over the span the step
-//! advanced (from the forcing clock's time to the model clock's) into `amounts`; a kernel over
-//! the inflow cells and one over every cell then add those amounts, so no series value comes
+//! advanced (from the forcing clock's time to the model clock's) into `amounts` and finds the
+//! rain frame holding at the span's start; a kernel over the inflow cells and one over every
+//! cell then add those amounts and each cell's gridded rain over the span, so no value comes
 //! from the host during a run.
 
 use super::Coeffs;
 use crate::Real;
-use crate::forcing::{Soil, force_cell};
+use crate::forcing::{Infiltration, force_cell, frame_at, held_integral};
 use crate::sediment::compensated_add;
 
-/// Slots of the forcing clock (f64): the time forcing has been applied up to, and the length
-/// of the span the last clock kernel integrated over.
+/// Slots of the forcing clock (f64): the time forcing has been applied up to, and of the span
+/// the last clock kernel integrated over its length, its start and the rain frame holding at
+/// its start (an index, exact in f64).
 pub const FORCED_T: usize = 0;
 pub const FORCED_SPAN: usize = 1;
-pub const FORCED_LEN: usize = 2;
+pub const FORCED_FROM: usize = 2;
+pub const FORCED_FRAME: usize = 3;
+pub const FORCED_LEN: usize = 4;
 
 /// The series the clock kernel evaluates: `count` of them, series s having the points
 /// `starts[s]..starts[s + 1]` of `times` and `values`; those before `level_first` are
 /// integrated over the span (rain, inflows), those from it on are levels, evaluated at the
-/// span's end.
+/// span's end. And the number of gridded rain frames (0: none), whose `frames + 1` times
+/// ([`held_integral`]'s) the clock kernel searches for the frame holding at the span's start.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SeriesSet {
     pub count: u32,
     pub level_first: u32,
+    pub frames: u32,
 }
 
-/// What every cell receives ([`force_point`]): the index in `amounts` of the uniform rain's depth
-/// over the span (or [`NO_RAIN`]), and the soil (`Soil::NONE`: none).
+/// What every cell receives ([`cell_inputs`]): the index in `amounts` of the uniform rain's
+/// depth over the span (or [`NO_RAIN`]); the gridded rain's frame count (0: none) and the
+/// length of a frame (the rain cells a frame holds); and the soil under every cell
+/// (`Infiltration::NONE`: none), or with a soil per cell the model and unused parameters.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct CellForcing<T> {
     pub rain: u32,
-    pub soil: Soil<T>,
+    pub frames: u32,
+    pub stride: u32,
+    pub soil: Infiltration<T>,
 }
 
 /// [`CellForcing::rain`] of a run without rain.
@@ -56,16 +66,24 @@ pub fn force_point<T: Real>(
     (w, lo): (T, T),
     cb: T,
     add: T,
-    soil: Soil<T>,
+    soil: Infiltration<T>,
     f: T,
     dt: T,
     compensated: bool,
 ) -> ((T, T), T, T, bool) {
     let h = ((w - cb) + lo).max(T::ZERO);
     let (dh, taken) = force_cell(h, add, soil, f, dt);
-    let (w, lo) = if compensated { compensated_add(w, lo, dh) } else { (w + dh, T::ZERO) };
     let held = h + add;
     let left = held - taken;
+    // A soil that takes all the cell holds leaves the surface on the bed, exactly: w + dh would
+    // miss it by the rounding of h and of h + add, below the bed as often as above.
+    let (w, lo) = if taken > T::ZERO && left <= T::ZERO {
+        (cb, T::ZERO)
+    } else if compensated {
+        compensated_add(w, lo, dh)
+    } else {
+        (w + dh, T::ZERO)
+    };
     let keep = if left <= k.dry {
         if h > k.dry { T::ZERO } else { T::ONE }
     } else if taken > T::ZERO {
@@ -78,12 +96,13 @@ pub fn force_point<T: Real>(
 
 /// The clock kernel's work: the span from `forced[FORCED_T]` to the model's time `t`, each
 /// integrated series' integral over it into `amounts`, each level's value at `t` into `levels`,
-/// and the forcing clock moved to `t`.
+/// the span's start and the rain frame holding there into the clock, and the forcing clock
+/// moved to `t`.
 ///
 /// # Safety
 /// `forced` holds [`FORCED_LEN`]; `starts` holds `set.count + 1` increasing offsets into
 /// `times` and `values` (each series at least one point); `amounts` holds `set.level_first`,
-/// `levels` `set.count − set.level_first`.
+/// `levels` `set.count − set.level_first`; `frame_times` `set.frames + 1` (when frames > 0).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub unsafe fn integrate_span(
@@ -95,9 +114,15 @@ pub unsafe fn integrate_span(
     starts: *const u32,
     amounts: *mut f64,
     levels: *mut f64,
+    frame_times: *const f64,
 ) {
     unsafe {
         let a = *forced.add(FORCED_T);
+        *forced.add(FORCED_FROM) = a;
+        if set.frames > 0 {
+            let times = core::slice::from_raw_parts(frame_times, set.frames as usize + 1);
+            *forced.add(FORCED_FRAME) = frame_at(times, a) as f64;
+        }
         for s in 0..set.count as usize {
             let (from, to) = (*starts.add(s) as usize, *starts.add(s + 1) as usize);
             let ts = core::slice::from_raw_parts(times.add(from), to - from);
@@ -110,6 +135,51 @@ pub unsafe fn integrate_span(
         }
         *forced.add(FORCED_SPAN) = if t > a { t - a } else { 0.0 };
         *forced.add(FORCED_T) = t;
+    }
+}
+
+/// What interior cell `n` (x fastest) receives over the span the clock kernel last integrated,
+/// as a depth: the uniform rain's (from `amounts`) and its gridded rain's (the frames' values at
+/// its rain cell `rain_cells[n]`, frame k's at `frames[k·stride + cell]`, integrated over the
+/// span from the frame the clock found), summed in f64 and rounded once; and its soil
+/// (`cf.soil`, or with a soil per cell the entry `soil_cells[n]` of `soils`, three values an
+/// entry).
+///
+/// # Safety
+/// `forced` holds [`FORCED_LEN`] as the clock kernel left it; `amounts` the rain's index (with
+/// uniform rain); with frames, `frame_times` holds `cf.frames + 1`, `rain_cells` every interior
+/// cell and `frames` `cf.frames·cf.stride` values, each rain cell below `cf.stride`;
+/// `soil_cells` null or every interior cell's entry of `soils`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn cell_inputs<T: Real>(
+    cf: &CellForcing<T>,
+    n: usize,
+    amounts: *const f64,
+    forced: *const f64,
+    frame_times: *const f64,
+    frames: *const f32,
+    rain_cells: *const u32,
+    soils: *const T,
+    soil_cells: *const u32,
+) -> (T, Infiltration<T>) {
+    unsafe {
+        let mut add = if cf.rain == NO_RAIN { 0.0 } else { *amounts.add(cf.rain as usize) };
+        if cf.frames > 0 {
+            let times = core::slice::from_raw_parts(frame_times, cf.frames as usize + 1);
+            let (a, b) = (*forced.add(FORCED_FROM), *forced.add(FORCED_T));
+            let first = *forced.add(FORCED_FRAME) as usize;
+            let cell = *rain_cells.add(n) as usize;
+            let stride = cf.stride as usize;
+            add += held_integral(times, first, a, b, |k| *frames.add(k * stride + cell) as f64);
+        }
+        let soil = if soil_cells.is_null() {
+            cf.soil
+        } else {
+            let e = *soil_cells.add(n) as usize * 3;
+            Infiltration { model: cf.soil.model, p: [*soils.add(e), *soils.add(e + 1), *soils.add(e + 2)] }
+        };
+        (T::from_f64(add), soil)
     }
 }
 

@@ -667,6 +667,169 @@ fn bad_forcing_is_refused_with_one_line() {
     refused(&["run", s(&case), "--scheme", "ds1"], "ds1 and ds2");
 }
 
+/// An Esri ASCII grid of `ncols × nrows` cells of `cell` m from (`west`, `south`) whose cell
+/// (i, j) (row j from the south) holds `f(i, j)`, written north row first.
+fn ascii_grid(
+    ncols: usize,
+    nrows: usize,
+    (west, south): (f64, f64),
+    cell: f64,
+    f: impl Fn(usize, usize) -> String,
+) -> String {
+    let mut text = format!(
+        "ncols {ncols}\nnrows {nrows}\nxllcorner {west}\nyllcorner {south}\ncellsize {cell}\nNODATA_value -9999\n"
+    );
+    for j in (0..nrows).rev() {
+        text += &(0..ncols).map(|i| f(i, j)).collect::<Vec<_>>().join(" ");
+        text += "\n";
+    }
+    text
+}
+
+/// A `.prj` of UTM zone `zone` north on WGS 84 (EPSG 326zz).
+fn utm_prj(zone: u16) -> String {
+    format!(
+        "PROJCS[\"WGS 84 / UTM zone {zone}N\",GEOGCS[\"WGS 84\",DATUM[\"WGS_1984\",SPHEROID[\"WGS 84\",6378137,298.257223563]],PRIMEM[\"Greenwich\",0],UNIT[\"degree\",0.0174532925199433]],PROJECTION[\"Transverse_Mercator\"],UNIT[\"metre\",1],AUTHORITY[\"EPSG\",\"326{zone}\"]]"
+    )
+}
+
+/// Gridded rain and soil rasters that cannot be used are refused in one line naming the key or
+/// the file, before anything is written. The case's grid is 10 × 8 cells of 10 m from (0, 0).
+#[test]
+fn bad_rain_grids_and_soil_rasters_are_refused_with_one_line() {
+    let dir = scratch("forcing-rasters");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: String| std::fs::write(dir.join(name), text).unwrap();
+    // Rain: 5 × 4 cells of 20 m cover the grid.
+    let rain = |v: &str| ascii_grid(5, 4, (0.0, 0.0), 20.0, |_, _| v.to_string());
+    write("r1.asc", rain("10"));
+    write("r2.asc", rain("20"));
+    write(
+        "negative.asc",
+        ascii_grid(5, 4, (0.0, 0.0), 20.0, |i, j| if (i, j) == (3, 1) { "-2".into() } else { "5".into() }),
+    );
+    write("nan.asc", ascii_grid(5, 4, (0.0, 0.0), 20.0, |i, _| if i == 4 { "nan".into() } else { "5".into() }));
+    write(
+        "hole.asc",
+        ascii_grid(5, 4, (0.0, 0.0), 20.0, |i, j| if (i, j) == (2, 2) { "-9999".into() } else { "5".into() }),
+    );
+    write("narrow.asc", ascii_grid(3, 4, (0.0, 0.0), 20.0, |_, _| "5".into()));
+    write("finer.asc", ascii_grid(10, 8, (0.0, 0.0), 10.0, |_, _| "5".into()));
+    std::fs::write(dir.join("radar.nc"), b"CDF\x02\0\0\0\0").unwrap();
+    std::fs::write(dir.join("radar4.nc"), b"\x89HDF\r\n\x1a\n\0\0").unwrap();
+    write("zone33.asc", rain("5"));
+    write("zone33.prj", utm_prj(33));
+    write("zone34.asc", rain("5"));
+    write("zone34.prj", utm_prj(34));
+    // Soils: classes 1 and 2 in halves; a class 3; a fraction; a negative conductivity.
+    write("classes.asc", ascii_grid(10, 8, (0.0, 0.0), 10.0, |i, _| if i < 5 { "1".into() } else { "2".into() }));
+    write(
+        "class3.asc",
+        ascii_grid(10, 8, (0.0, 0.0), 10.0, |i, j| if (i, j) == (7, 6) { "3".into() } else { "1".into() }),
+    );
+    write("fraction.asc", ascii_grid(10, 8, (0.0, 0.0), 10.0, |i, _| if i == 9 { "1.5".into() } else { "1".into() }));
+    write(
+        "ks.asc",
+        ascii_grid(10, 8, (0.0, 0.0), 10.0, |i, j| if (i, j) == (4, 5) { "-1".into() } else { "3".into() }),
+    );
+    let grids = |frames: &[(f64, &str)], end: f64| {
+        let list: Vec<String> = frames.iter().map(|(t, f)| format!("{{ time = {t}, file = \"{f}\" }}")).collect();
+        format!("[forcing.rain]\ngrids = [{}]\nend = {end}\n", list.join(", "))
+    };
+    let classes = "[forcing.infiltration]\nclasses = \"classes.asc\"\n\
+                   [forcing.infiltration.class.1]\nconductivity = 5.0\nsuction = 100.0\ndeficit = 0.3\n";
+    let cases: Vec<(String, &str)> = vec![
+        (grids(&[(0.0, "missing.asc")], 60.0), "missing.asc"),
+        (grids(&[(0.0, "r1.asc"), (30.0, "r2.asc"), (20.0, "r1.asc")], 60.0), "frame times must increase strictly"),
+        (grids(&[(0.0, "negative.asc")], 60.0), "rain must not be negative"),
+        (grids(&[(0.0, "nan.asc")], 60.0), "nan.asc"),
+        (grids(&[(0.0, "hole.asc")], 60.0), "nodata"),
+        (grids(&[(0.0, "narrow.asc")], 60.0), "lies outside"),
+        (grids(&[(0.0, "r1.asc"), (30.0, "finer.asc")], 60.0), "share one grid"),
+        (grids(&[(0.0, "radar.nc")], 60.0), "a NetCDF-3 file"),
+        (grids(&[(0.0, "radar4.nc")], 60.0), "a NetCDF-4 (HDF5) file"),
+        (grids(&[(0.0, "zone33.asc"), (30.0, "zone34.asc")], 60.0), "EPSG:32634"),
+        (grids(&[(10.0, "r1.asc")], 60.0), "after the run's start"),
+        (grids(&[(0.0, "r1.asc")], 30.0), "before the run's end"),
+        (grids(&[(0.0, "r1.asc"), (30.0, "r2.asc")], 20.0), "forcing.rain.end"),
+        (grids(&[], 60.0), "forcing.rain.grids"),
+        ("[forcing.rain]\ngrids = [{ time = 0, file = \"r1.asc\" }]\n".into(), "forcing.rain.end"),
+        ("[forcing.rain]\nintensity = 5.0\nend = 60.0\n".into(), "given without grids"),
+        ("[forcing.rain]\nintensity = 5.0\ngrids = [{ time = 0, file = \"r1.asc\" }]\nend = 60.0\n".into(), "exactly one of"),
+        (classes.into(), "[forcing.infiltration.class.2]"),
+        (
+            "[forcing.infiltration]\nclasses = \"class3.asc\"\n\
+             [forcing.infiltration.class.1]\nconductivity = 5.0\nsuction = 100.0\ndeficit = 0.3\n"
+                .into(),
+            "class 3",
+        ),
+        (
+            "[forcing.infiltration]\nclasses = \"fraction.asc\"\n\
+             [forcing.infiltration.class.1]\nconductivity = 5.0\nsuction = 100.0\ndeficit = 0.3\n"
+                .into(),
+            "a class is an integer",
+        ),
+        (format!("{classes}[forcing.infiltration.class.2]\nconductivity = 5.0\nsuction = 100.0\ndeficit = 1.0\n"), "forcing.infiltration.class.2.deficit"),
+        (format!("{classes}[forcing.infiltration.class.2]\nconductivity = 5.0\nsuction = 100.0\n"), "forcing.infiltration.class.2.deficit"),
+        (format!("{classes}[forcing.infiltration.class.2]\nconductivity = 5.0\nsuction = -1.0\ndeficit = 0.1\n"), "forcing.infiltration.class.2.suction"),
+        ("[forcing.infiltration]\nconductivity = \"ks.asc\"\nsuction = 100.0\ndeficit = 0.3\n".into(), "forcing.infiltration.conductivity"),
+        ("[forcing.infiltration]\nconductivity = 5.0\nsuction = 100.0\ndeficit = 1.0\n".into(), "forcing.infiltration.deficit"),
+        ("[forcing.infiltration]\nconductivity = 5.0\nsuction = \"nothing.asc\"\ndeficit = 0.3\n".into(), "nothing.asc"),
+        ("[forcing.infiltration]\nmodel = \"horton\"\nf0 = 20.0\nfc = 50.0\nk = 2.0\n".into(), "exceeds f0"),
+        ("[forcing.infiltration]\nmodel = \"horton\"\nf0 = 60.0\nfc = 5.0\n".into(), "forcing.infiltration.k"),
+        ("[forcing.infiltration]\nmodel = \"horton\"\nf0 = 60.0\nfc = 5.0\nk = 0.0\n".into(), "forcing.infiltration.k"),
+        ("[forcing.infiltration]\nf0 = 60.0\nconductivity = 5.0\nsuction = 100.0\ndeficit = 0.3\n".into(), "not a parameter of green-ampt"),
+        (
+            "[forcing.infiltration]\nconductivity = 5.0\nsuction = 100.0\ndeficit = 0.3\n[forcing.infiltration.class.1]\nconductivity = 5.0\n".into(),
+            "without classes",
+        ),
+        (classes.replace("classes.asc\"\n", "classes.asc\"\nsuction = 3.0\n"), "given with classes"),
+    ];
+    for (k, (forcing, want)) in cases.iter().enumerate() {
+        let case = forced_case(&dir, &format!("bad{k}"), forcing);
+        refused(&["run", s(&case)], want);
+        assert!(!dir.join(format!("out-bad{k}")).exists(), "{forcing}: the refused run wrote its directory");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run with gridded rain (two halves at 36 and 72 mm/h) on two soil classes closes its water
+/// account, the rain the frames' exact integral over the grid.
+#[test]
+fn a_run_with_rain_grids_and_soil_classes_closes_its_account() {
+    let dir = scratch("forcing-grids-account");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Rain cells of 50 m: two columns, two rows (the northern reaching past the grid's 80 m).
+    let halves = |west: &str, east: &str| {
+        ascii_grid(2, 2, (0.0, 0.0), 50.0, |i, _| if i == 0 { west.to_string() } else { east.to_string() })
+    };
+    std::fs::write(dir.join("a.asc"), halves("36", "72")).unwrap();
+    std::fs::write(dir.join("b.asc"), halves("72", "0")).unwrap();
+    std::fs::write(
+        dir.join("soil.asc"),
+        ascii_grid(10, 8, (0.0, 0.0), 10.0, |i, _| if i < 5 { "1".into() } else { "2".into() }),
+    )
+    .unwrap();
+    let forcing = "[forcing.rain]\ngrids = [{ time = 0, file = \"a.asc\" }, { time = 0.5, file = \"b.asc\" }]\n\
+                   end = 1\ntime_unit = \"min\"\n\
+                   [forcing.infiltration]\nclasses = \"soil.asc\"\n\
+                   [forcing.infiltration.class.1]\nconductivity = 5.0\nsuction = 100.0\ndeficit = 0.3\n\
+                   [forcing.infiltration.class.2]\nconductivity = 20.0\nsuction = 50.0\ndeficit = 0.2\n";
+    let case = forced_case(&dir, "ok", forcing);
+    let o = hydrokern(&["run", s(&case)]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}\n{}", out, stderr(&o));
+    let line = out.lines().find(|l| l.contains("water account")).unwrap_or_else(|| panic!("no account in:\n{out}"));
+    // West half 36 then 72 mm/h, east half 72 then 0, 30 s each, halves of 4000 m²:
+    // (36 + 72 + 72) mm/h × 30 s × 4000 m² = 6 m³.
+    assert!(line.contains("rain 6.000000e0") && line.contains("inflow 0.000000e0"), "{line}");
+    let rel: f64 = line.split(" of the water").next().unwrap().rsplit('(').next().unwrap().parse().unwrap();
+    assert!(rel.abs() < 1e-13, "{line}");
+    assert!(out.contains("gridded rain of 2 frame(s) of 4 cell(s)"), "{out}");
+    assert!(out.contains("Green–Ampt soils per cell (2 kinds)"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A forced run closes its water account: the summary's residual is round-off in f64.
 #[test]
 fn a_forced_run_reports_its_water_account() {

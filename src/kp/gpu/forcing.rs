@@ -1,7 +1,8 @@
-//! The forcing on the GPU (`super::super::forcing`): the layout's arrays uploaded once, and
-//! after each step three launches on the model's stream — the clock kernel integrating every
-//! series over the span the step advanced, the inflow cells, and (with rain or a soil) every
-//! cell. Nothing comes from the host during a run.
+//! The forcing on the GPU (`super::super::forcing`): the layout's arrays uploaded once — the
+//! gridded rain's frames all of them, at the rain grid's resolution, after a check that they
+//! fit — and after each step three launches on the model's stream: the clock kernel
+//! integrating every series over the span the step advanced, the inflow cells, and (with rain
+//! or a soil) every cell. Nothing comes from the host during a run.
 
 use crate::kp::forcing::Layout;
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
@@ -20,6 +21,13 @@ pub struct GpuForcing<T: GpuReal> {
     values: DeviceBuffer<f64>,
     starts: DeviceBuffer<u32>,
     amounts: DeviceBuffer<f64>,
+    /// The gridded rain's frame times, frames and each cell's rain cell (one zero each
+    /// without); the soils' parameters and each cell's soil (`None` with one soil everywhere).
+    frame_times: DeviceBuffer<f64>,
+    frames: DeviceBuffer<f32>,
+    rain_cells: DeviceBuffer<u32>,
+    soils: DeviceBuffer<T>,
+    soil_cells: Option<DeviceBuffer<u32>>,
     /// The forcing clock (`FORCED_*`) and the last span's length in `T`.
     forced: DeviceBuffer<f64>,
     span: DeviceBuffer<T>,
@@ -58,14 +66,20 @@ fn upload_or_zero<V: cudarc::driver::DeviceRepr + Default + Copy>(gpu: &Gpu, v: 
 impl<T: GpuReal> GpuForcing<T> {
     /// `cells`: the padded state's length.
     pub fn new(gpu: &Gpu, layout: &Layout, cells: usize) -> Result<GpuForcing<T>> {
+        GpuForcing::<T>::check_frames(gpu, layout)?;
         Ok(GpuForcing {
-            series: SeriesSet { count: layout.series() as u32, level_first: layout.level_first },
+            series: layout.series_set(),
             cell_forcing: layout.cell_forcing::<T>(),
             every_cell: layout.touches_every_cell(),
             times: upload_or_zero(gpu, &layout.times)?,
             values: upload_or_zero(gpu, &layout.values)?,
             starts: gpu.upload(&layout.starts)?,
             amounts: gpu.zeros(layout.series().max(1))?,
+            frame_times: upload_or_zero(gpu, &layout.frame_times)?,
+            frames: upload_or_zero(gpu, &layout.frames)?,
+            rain_cells: upload_or_zero(gpu, &layout.rain_cells)?,
+            soils: upload_or_zero(gpu, &layout.soils_in::<T>())?,
+            soil_cells: (!layout.soil_cells.is_empty()).then(|| gpu.upload(&layout.soil_cells)).transpose()?,
             levels: upload_or_zero(gpu, &layout.levels_at(0.0))?,
             level_map: (!layout.level_map.is_empty()).then(|| gpu.upload(&layout.level_map)).transpose()?,
             layout: layout.clone(),
@@ -76,7 +90,7 @@ impl<T: GpuReal> GpuForcing<T> {
             cell_starts: gpu.upload(&layout.cell_starts)?,
             cell_series: upload_or_zero(gpu, &layout.cell_series)?,
             weights: upload_or_zero(gpu, &layout.weights)?,
-            infiltrated: layout.soil.map(|_| gpu.zeros(cells)).transpose()?,
+            infiltrated: layout.has_soil().then(|| gpu.zeros(cells)).transpose()?,
             clock_kernel: gpu.kernel::<T, _>(FORCE_CLOCK)?,
             inflow_kernel: gpu.kernel::<T, _>(FORCE_INFLOW)?,
             cells_kernel: gpu.kernel::<T, _>(FORCE_CELLS)?,
@@ -97,13 +111,31 @@ impl<T: GpuReal> GpuForcing<T> {
         self.level_map.is_some()
     }
 
+    /// Whether the gridded rain's frames fit the device, all of them: refused in one line naming
+    /// them, before the model's own memory is counted with them.
+    pub fn check_frames(gpu: &Gpu, layout: &Layout) -> Result<()> {
+        if layout.frames() == 0 {
+            return Ok(());
+        }
+        gpu.check_fits(
+            &format!(
+                "the rain grids' {} frames of {} rain cells (forcing.rain.grids)",
+                layout.frames(),
+                layout.frame_stride
+            ),
+            4 * (layout.frames.len() + layout.rain_cells.len()),
+        )
+    }
+
     /// Bytes of device memory it takes beyond the state, for a layout on `cells` padded cells.
     pub fn bytes(layout: &Layout, cells: usize) -> usize {
         let t = std::mem::size_of::<T>();
         16 * layout.times.len()
             + 4 * (layout.starts.len() + layout.cells.len() + layout.cell_starts.len() + layout.cell_series.len())
-            + 8 * layout.weights.len()
-            + layout.soil.map_or(0, |_| cells * t)
+            + 8 * (layout.weights.len() + layout.frame_times.len())
+            + 4 * (layout.frames.len() + layout.rain_cells.len() + layout.soil_cells.len())
+            + t * layout.soils.len()
+            + if layout.has_soil() { cells * t } else { 0 }
     }
 
     /// The forcing from its clock to the model clock `clock` applied to `to` (enqueued).
@@ -117,11 +149,12 @@ impl<T: GpuReal> GpuForcing<T> {
             starts: self.starts.ptr(),
             amounts: self.amounts.ptr_mut(),
             levels: self.levels.ptr_mut(),
+            frame_times: self.frame_times.ptr(),
             span: self.span.ptr_mut(),
         };
         // SAFETY: one thread; forced holds FORCED_LEN, span 1, amounts every series, levels
         // every level, starts count + 1 offsets into times and values (`Layout::of`), clock the
-        // model's.
+        // model's, frame_times frames + 1 with frames.
         unsafe { self.clock_kernel.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), params)? };
         if self.inflow_count > 0 {
             let params = ForceInflow {
@@ -149,6 +182,12 @@ impl<T: GpuReal> GpuForcing<T> {
                 k,
                 cf: self.cell_forcing,
                 amounts: self.amounts.ptr(),
+                forced: self.forced.ptr(),
+                frame_times: self.frame_times.ptr(),
+                frames: self.frames.ptr(),
+                rain_cells: self.rain_cells.ptr(),
+                soils: self.soils.ptr(),
+                soil_cells: self.soil_cells.as_ref().map_or(std::ptr::null(), |c| c.ptr()),
                 span: self.span.ptr(),
                 w: to.w,
                 lo: to.lo,
@@ -160,7 +199,10 @@ impl<T: GpuReal> GpuForcing<T> {
             };
             let shape = LaunchShape::cover_2d(k.nx as u64, k.ny as u64, (256, 1), (1, 1))?;
             // SAFETY: one thread an interior cell; the state and f padded to k.cells(); wet
-            // nbx·nby flags; amounts holds the rain's index when there is rain.
+            // nbx·nby flags; amounts holds the rain's index when there is rain; the clock as the
+            // clock kernel left it; with frames, frame_times frames + 1, rain_cells every
+            // interior cell, frames frames × stride, each index checked (`RainGrid::new`);
+            // soil_cells null or every interior cell's entry of soils (`Soils::per_cell`).
             unsafe { self.cells_kernel.launch(shape, params)? };
         }
         Ok(())

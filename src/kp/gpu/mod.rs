@@ -458,6 +458,9 @@ impl<T: GpuReal> GpuKp<T> {
         if ds && !problem.forcing.boundary_is_plain() {
             return Err(Error::invalid(super::cpu::SPLIT_LEVELS));
         }
+        if let Some(l) = &forcing {
+            GpuForcing::<T>::check_frames(gpu, l)?;
+        }
         gpu.check_fits(
             &format!("a {}×{} shallow-water grid ({fields} fields of {})", problem.nx, problem.ny, T::NAME),
             fields * n * w

@@ -1,10 +1,20 @@
 //! External forcing of a shallow-water model, point by point: time series evaluated and
-//! integrated over a step, and a cell's gains (rain, inflow) and losses (infiltration). The
-//! kernels and the CPU references call these same functions, so both apply the same amounts.
+//! integrated over a step, gridded rain held between its frames ([`frames`]), a cell's soil
+//! ([`soil`]: Green–Ampt or Horton) and a cell's gains (rain, inflow) and losses
+//! (infiltration). The kernels and the CPU references call these same functions, so both apply
+//! the same amounts.
 //!
 //! A time series is a piecewise-linear interpolant of points (tᵢ, vᵢ) with increasing times; it
 //! holds its end values beyond its ends. What a step receives is the exact integral of the
 //! interpolant over the step, so a run's water account sums integrals, not samples.
+
+mod exp;
+mod frames;
+mod soil;
+
+pub use exp::{exp_neg, one_minus_exp_neg};
+pub use frames::{frame_at, held_integral};
+pub use soil::{GREEN_AMPT, HORTON, Horton, Infiltration, NO_SOIL, Soil, green_ampt, horton};
 
 use crate::Real;
 
@@ -69,45 +79,14 @@ pub unsafe fn series_integral_unchecked(times: &[f64], values: &[f64], a: f64, b
     }
 }
 
-/// Green–Ampt soil of a cell: saturated hydraulic conductivity `ks` (m/s) and the product of
-/// the wetting front's suction head and the moisture deficit, `suction_deficit` = ψΔθ (m).
-/// `ks` = 0: no infiltration.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Soil<T> {
-    pub ks: T,
-    pub suction_deficit: T,
-}
-
-impl<T: Real> Soil<T> {
-    pub const NONE: Soil<T> = Soil { ks: T::ZERO, suction_deficit: T::ZERO };
-}
-
-/// What a ponded Green–Ampt soil that has taken `f` (m) so far takes over `dt` (s): the
-/// increment d of dF/dt = K(1 + ψΔθ/F) with the rate at the step's mean F + d/2 (the midpoint
-/// rule, second order in dt), the positive root of d²/2 + d(F − KΔt/2) − KΔt(F + ψΔθ) = 0. It
-/// needs only a square root, is finite at F = 0 (where it is √(2KψΔθΔt) to first order, the
-/// exact solution's start), and tends to the exact implicit solution as Δt → 0.
-#[inline(always)]
-pub fn green_ampt<T: Real>(soil: Soil<T>, f: T, dt: T) -> T {
-    let kdt = soil.ks * dt;
-    if kdt <= T::ZERO {
-        return T::ZERO;
-    }
-    let b = f - T::HALF * kdt;
-    let c = T::TWO * kdt * (f + soil.suction_deficit);
-    let root = (b * b + c).sqrt();
-    // Without cancellation: for b > 0 the root's two terms nearly cancel in −b + root.
-    if b > T::ZERO { c / (b + root) } else { root - b }
-}
-
 /// One cell's forcing over a span of `dt` seconds: it holds `h` (m), receives the depth `add`
-/// (rain and inflow, m, ≥ 0), and a soil that has taken `f` so far takes what Green–Ampt allows,
-/// at most what the cell then holds. Returns (the change of the cell's depth, what the soil
-/// took); the depth change is `add` − taken, so the cell never goes below zero.
+/// (rain and inflow, m, ≥ 0), and a soil that has taken `f` so far takes what its model allows
+/// ([`Infiltration::capacity`]), at most what the cell then holds. Returns (the change of the
+/// cell's depth, what the soil took); the depth change is `add` − taken, so the cell never goes
+/// below zero.
 #[inline(always)]
-pub fn force_cell<T: Real>(h: T, add: T, soil: Soil<T>, f: T, dt: T) -> (T, T) {
+pub fn force_cell<T: Real>(h: T, add: T, soil: Infiltration<T>, f: T, dt: T) -> (T, T) {
     let held = h + add;
-    let taken = green_ampt(soil, f, dt).min(held).max(T::ZERO);
+    let taken = soil.capacity(f, dt).min(held).max(T::ZERO);
     (add - taken, taken)
 }
