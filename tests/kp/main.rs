@@ -2,8 +2,8 @@
 //! formulas (`point.rs`, `friction.rs`), the CPU reference against exact solutions and
 //! invariants (`validation.rs`, `wetdry.rs`, `schemes.rs`), f32's compensated volume
 //! (`compensated.rs`) and mixed precision (`mixed_cpu.rs`), bad input (`input.rs`), the GPU
-//! kernels against the CPU reference (`gpu.rs`, `mixed_gpu.rs`) and the products
-//! (`products.rs`).
+//! kernels against the CPU reference (`gpu.rs`, `mixed_gpu.rs`), the products (`products.rs`)
+//! and the discharge lines' physics (`lines.rs`).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -12,6 +12,7 @@ mod forcing;
 mod friction;
 mod gpu;
 mod input;
+mod lines;
 mod mixed_cpu;
 mod mixed_gpu;
 mod point;
