@@ -92,6 +92,10 @@ impl Spec {
             if self.lines[..n].iter().any(|o| o.name == l.name) {
                 return c.fail("output.lines", format!("line name {:?} is used twice", l.name));
             }
+            if l.name == "t" {
+                return c
+                    .fail("output.lines", "line name \"t\": lines.csv's time column has it; name the line otherwise");
+            }
             if l.points.len() < 2 {
                 return c.fail(
                     "output.lines",

@@ -263,6 +263,7 @@ fn bad_lines_are_refused_naming_the_key() {
     bad(with(vec![line("a b", &ok)]), "names a column");
     bad(with(vec![line("", &ok)]), "names a column");
     bad(with(vec![line("a", &ok), line("a", &ok)]), "used twice");
+    bad(with(vec![line("t", &ok)]), "time column");
     bad(with(vec![line("a", &[[0.5, 0.0]])]), "1 point(s)");
     bad(with(vec![line("a", &[])]), "0 point(s)");
     bad(with(vec![line("a", &[[0.5, 0.0], [f64::NAN, 3.0]])]), "finite");
