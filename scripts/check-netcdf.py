@@ -7,6 +7,8 @@ writing NPY and NetCDF; opens each run's `<case>.nc` with netCDF4 and checks the
 file of that field and time, bit for bit and in the run's precision. A case with gauges and
 maximum maps (the flood) also writes `<case>_gauges.nc` (CF timeSeries) and `<case>_maxima.nc`:
 every gauge's series must equal its `gauge_<name>.csv` and every map its NPY file, bit for bit.
+A case with discharge lines (river-inflow) writes `<case>_lines.nc` (CF timeSeries with line
+geometries): every line's discharge must equal its column of `lines.csv`, bit for bit.
 Any difference, missing variable, attribute or file is a failure (exit 1); nothing is skipped.
 
     check-netcdf.py HYDROKERN_BINARY
@@ -38,6 +40,10 @@ CASES = [
     ("flood", ["--nx", "32", "--ny", "32", "--t-end", "1", "--set", "output.snapshots=[0.5]",
                "--set", "output.gauge_every=2", "--set", 'run.start="2026-11-29T06:30:00Z"'], "f32",
      "seconds since 2026-11-29 06:30:00"),
+    # Four gauges, two discharge lines and the maps, sampled every 10 steps, the river's inflow
+    # under way: the lines carry water.
+    ("river-inflow", ["--set", "grid.nx=40", "--set", "grid.ny=20", "--set", "time.t_end=1800",
+                      "--set", "output.snapshots=[600]"], "f64", "s"),
 ]
 
 GLOBALS = ["Conventions", "title", "source", "history", "hydrokern_version", "hydrokern_revision", "solver",
@@ -147,12 +153,17 @@ def check_case(binary, scenario, flags, precision, time_units, root):
     print(f"  {len(times)} records of {', '.join(fields)} at t = {[float(t) for t in times]} {time_units}: "
           f"checked against the NPY files")
     gauges, maxima = ds.__dict__.get("gauges_file"), ds.__dict__.get("maxima_file")
+    lines = ds.__dict__.get("lines_file")
     ds.close()
     if scenario == "flood":
         check(gauges == "flood_gauges.nc" and maxima == "flood_maxima.nc",
               f"{scenario}: gauges_file {gauges}, maxima_file {maxima}")
+    if scenario == "river-inflow":
+        check(lines == "river-inflow_lines.nc", f"{scenario}: lines_file {lines}")
     if gauges:
         check_gauges(scenario, out, out / gauges, dtype, time_units)
+    if lines:
+        check_lines(scenario, out, out / lines, time_units)
     if maxima:
         check_maxima(scenario, out, out / maxima, dtype)
 
@@ -198,6 +209,50 @@ def check_gauges(scenario, out, path, dtype, time_units):
             # The CSV holds the shortest decimal of each value: it reads back as the same number.
             check(np.array_equal(v[:, k].astype(np.float64), rows[:, c]), f"{name}: {station}'s {var} equals its CSV's")
     print(f"  {name}: {len(stations)} gauges x {len(times)} samples: checked against {', '.join(csvs)}")
+    ds.close()
+
+
+def check_lines(scenario, out, path, time_units):
+    """The lines' file against the run's lines.csv: CF timeSeries of line geometries, every
+    discharge bit for bit (f64 whatever the run's precision), the lines' points as the case's."""
+    name = path.name
+    manifest = json.loads((out / "hydrokern-run.json").read_text())
+    check(name in manifest["files"] and "lines.csv" in manifest["files"], f"{scenario}: the manifest lists {name}, lines.csv")
+    ds = netCDF4.Dataset(path)
+    ds.set_auto_mask(False)
+    check(ds.file_format == "NETCDF3_64BIT_OFFSET", f"{name}: format {ds.file_format}")
+    check(ds.featureType == "timeSeries" and ds.Conventions == "CF-1.8", f"{name}: featureType and Conventions")
+    for g in GLOBALS:
+        check(g in ds.ncattrs(), f"{name}: global attribute {g}")
+    check(ds.dimensions["time"].isunlimited() and not ds.dimensions["line"].isunlimited(),
+          f"{name}: time unlimited, line fixed")
+    check(ds["line_name"].cf_role == "timeseries_id", f"{name}: line_name's cf_role")
+    check(ds["time"].units == time_units and ds["time"].axis == "T", f"{name}: time's attributes")
+    q = ds["discharge"]
+    check(q.dtype == np.float64 and q.dimensions == ("time", "line") and q.units == "m3 s-1"
+          and q.geometry == "line_geometry" and "long_name" in q.ncattrs(), f"{name}: discharge's type and attributes")
+    geometry = ds["line_geometry"]
+    check(geometry.geometry_type == "line" and geometry.node_count == "node_count"
+          and geometry.node_coordinates == "node_x node_y", f"{name}: the geometry container")
+    names = [str(n) for n in netCDF4.chartostring(ds["line_name"][:])]
+    conf = tomllib.loads((out / "case.toml").read_text())["output"]["lines"]
+    check(names == [l["name"] for l in conf], f"{name}: lines {names} against the case's")
+    counts = ds["node_count"][:]
+    xs, ys = ds["node_x"][:], ds["node_y"][:]
+    points = [[list(p) for p in zip(xs[a:a + n], ys[a:a + n])] for a, n in zip(np.cumsum(counts) - counts, counts)]
+    check(points == [[[float(x) for x in p] for p in l["points"]] for l in conf], f"{name}: the lines' points")
+    text = (out / "lines.csv").read_text().splitlines()
+    check(text[0].startswith("# discharge") and "m³/s" in text[0], f"lines.csv's comment: {text[0]}")
+    check(text[1] == ",".join(["t"] + names), f"lines.csv's columns {text[1]}")
+    rows = np.array([[float(x) for x in row.split(",")] for row in text[2:]], dtype=np.float64)
+    times = ds["time"][:]
+    check(rows.shape == (len(times), 1 + len(names)) and len(times) > 2, f"{name}: {len(times)} samples, CSV {rows.shape}")
+    if rows.shape == (len(times), 1 + len(names)):
+        check(np.array_equal(times, rows[:, 0]), f"{name}: times equal lines.csv's")
+        # The CSV holds the shortest decimal of each value: it reads back as the same number.
+        check(np.array_equal(q[:], rows[:, 1:]), f"{name}: discharge equals lines.csv's")
+        check((np.abs(rows[:, 1:]) > 0).any(), f"{name}: water crosses a line")
+    print(f"  {name}: {len(names)} lines x {len(times)} samples: checked against lines.csv")
     ds.close()
 
 

@@ -33,7 +33,9 @@ pub fn load(doc: &CaseDoc) -> Result<Box<dyn Case>> {
     let case = (s.load)(doc)?;
     let info = case.info();
     check_precision(s, info.run.precision)?;
-    s.products.check(s.name, &info.output.products(), info.output.checkpoint_every, &Check::new(doc))?;
+    let spec = info.output.products();
+    check_lines(s, &spec, &Check::new(doc))?;
+    s.products.check(s.name, &spec, info.output.checkpoint_every, &Check::new(doc))?;
     Ok(case)
 }
 
@@ -48,6 +50,16 @@ pub fn check_precision(solver: &Solver, precision: Precision) -> Result<()> {
         with.join(", "),
         solver.name
     )))
+}
+
+/// Refuse discharge lines for a solver that does not keep them, in one line naming the key and
+/// the solvers that do.
+fn check_lines(solver: &Solver, spec: &crate::products::Spec, c: &Check) -> Result<()> {
+    if solver.lines || spec.lines.is_empty() {
+        return Ok(());
+    }
+    let with: Vec<&str> = SOLVERS.iter().filter(|s| s.lines).map(|s| s.name).collect();
+    c.fail("output.lines", format!("{} keeps no discharge lines; they are for: {}", solver.name, with.join(", ")))
 }
 
 /// The solvers `hydrokern tune` can search, by name.

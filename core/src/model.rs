@@ -297,10 +297,23 @@ pub struct Series {
     pub values: Vec<[f64; kernels::products::GAUGE_VALUES]>,
 }
 
-/// What a model hands out of its products: every gauge's record so far and the maps.
+/// One discharge line's record so far (`crate::products::lines`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LineSeries {
+    pub line: crate::case::products::Line,
+    /// The faces it crosses.
+    pub faces: usize,
+    /// The gauges' sample times.
+    pub times: Vec<f64>,
+    /// The discharge through it at each time, m³/s, positive from its left to its right.
+    pub discharge: Vec<f64>,
+}
+
+/// What a model hands out of its products: every gauge's and line's record so far and the maps.
 #[derive(Clone, Debug)]
 pub struct Products<T> {
     pub series: Vec<Series>,
+    pub lines: Vec<LineSeries>,
     /// `max_h`, `max_speed`, `arrival` (NaN where water never arrived); empty without maxima.
     pub maps: Vec<Output<T>>,
 }

@@ -24,6 +24,9 @@ pub struct Solver {
     pub mixed: bool,
     /// Which gauges and maximum maps its runs keep.
     pub products: Support,
+    /// Whether its runs keep discharge lines (`[[output.lines]]`), besides the gauges and maps
+    /// `products` says: a case of a solver without them is refused (the registry's check).
+    pub lines: bool,
     /// Its search of launch parameters, if it has tunable kernels.
     pub tune: Option<TuneHook>,
     /// Its benchmark suite, if it has one (`hydrokern bench <name>`).
@@ -51,7 +54,11 @@ impl Support {
         if spec.is_empty() {
             return Ok(());
         }
-        let key = if spec.gauges.is_empty() { "output.maxima" } else { "output.gauges" };
+        let key = match (spec.gauges.is_empty(), spec.maxima) {
+            (false, _) => "output.gauges",
+            (true, true) => "output.maxima",
+            (true, false) => "output.lines",
+        };
         match self {
             Support::None => c.fail(key, format!("{solver} keeps no gauges or maximum maps")),
             Support::Kept if checkpoint_every.is_some() => c.fail(

@@ -117,6 +117,7 @@ fn products_step<T: GpuReal>(
     let gauge = |name: &str| products::Gauge { name: name.into(), x: 0.0, y: 0.0 };
     let spec = products::Spec {
         gauges: vec![gauge("first"), gauge("middle"), gauge("last")],
+        lines: Vec::new(),
         every: 1,
         maxima: true,
         arrival_depth: products::ARRIVAL_DEPTH,

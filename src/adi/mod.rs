@@ -33,6 +33,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     load: |doc| Ok(Box::new(case::AdiCase::load(doc)?)),
     mixed: false,
     products: crate::solver::Support::Checkpointed,
+    lines: false,
     tune: Some(tune::search),
     #[cfg(feature = "bench")]
     bench: Some(bench::SUITE),

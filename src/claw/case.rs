@@ -272,11 +272,12 @@ impl ClawCase {
     }
 }
 
-/// The gauges' cells, where the case asks for products: only equations in two dimensions whose
-/// state is a water depth and its momenta keep them.
+/// The gauges' cells, where the case asks for gauges or maps: only equations in two dimensions
+/// whose state is a water depth and its momenta keep them. (Discharge lines, which claw does not
+/// keep, are the registry's to refuse.)
 fn gauge_cells(c: &Check, common: &Common, info: &super::equations::Info, mesh: &Mesh) -> Result<Vec<u32>> {
     let spec = common.output.products();
-    if spec.is_empty() {
+    if spec.gauges.is_empty() && !spec.maxima {
         return Ok(Vec::new());
     }
     let key = if spec.gauges.is_empty() { "output.maxima" } else { "output.gauges" };

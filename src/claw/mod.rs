@@ -37,6 +37,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     load: |doc| Ok(Box::new(ClawCase::load(doc)?)),
     mixed: false,
     products: crate::solver::Support::Checkpointed,
+    lines: false,
     tune: Some(tune::search),
     #[cfg(feature = "bench")]
     bench: Some(bench::SUITE),

@@ -39,6 +39,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     load: |doc| Ok(Box::new(Fd3dCase::load(doc)?)),
     mixed: false,
     products: crate::solver::Support::None,
+    lines: false,
     tune: Some(tune::search),
     #[cfg(feature = "bench")]
     bench: Some(bench::SUITE),

@@ -12,6 +12,7 @@ use crate::grid::{Grid2, Mesh};
 use crate::input::{Raster, Resample, case_raster};
 use crate::model::{Halt, Model, State};
 use crate::output::png::{map_drawing, map_pixels, map_retained};
+use crate::products::Sites;
 use crate::run::{
     Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
 };
@@ -335,8 +336,9 @@ pub struct KpCase {
     auto_problem: OnceLock<Problem>,
     early_exit: EarlyExit,
     v0: f64,
-    /// The interior cells of `[output] gauges`, in their order.
-    gauge_cells: Vec<u32>,
+    /// Where `[output] gauges` and `lines` sample: the gauges' cells in their order, then the
+    /// lines' (`products::Sites`).
+    sites: Sites,
     /// What the snapshots' pictures share, made at the first.
     still: OnceLock<super::pictures::Still>,
 }
@@ -524,7 +526,7 @@ impl KpCase {
         }
         p.validate().map_err(|e| doc.invalid("initial", e))?;
         let v0 = grid.integrate(&p.h);
-        let gauge_cells = common.output.products().cells(&grid).map_err(|e| doc.invalid("output.gauges", e))?;
+        let sites = common.output.products().sites(&grid, &c)?;
         let info = CaseInfo::new(doc, "kp", common);
         Ok(KpCase {
             info,
@@ -538,7 +540,7 @@ impl KpCase {
             auto_problem: OnceLock::new(),
             early_exit,
             v0,
-            gauge_cells,
+            sites,
             still: OnceLock::new(),
         })
     }
@@ -767,7 +769,7 @@ impl Simulation for KpCase {
             }
             _ => KpModel::<T>::new(backend, problem, launch, self.early_exit)?,
         };
-        Ok(Box::new(model.with_products(&self.info.output.products(), self.gauge_cells.clone())?))
+        Ok(Box::new(model.with_products(&self.info.output.products(), self.sites.clone())?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         if let Some(a) = self.account(state) {

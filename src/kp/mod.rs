@@ -55,6 +55,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     load: |doc| Ok(Box::new(KpCase::load(doc)?)),
     mixed: true,
     products: crate::solver::Support::Checkpointed,
+    lines: true,
     tune: Some(tune::search),
     #[cfg(feature = "bench")]
     bench: Some(bench::SUITE),

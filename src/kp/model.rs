@@ -7,7 +7,7 @@ use super::cpu::{CpuKp, Halt as CpuHalt, Surface};
 use super::gpu::{ClockState, FluxKernel, GpuKp, Launch};
 use crate::field::{interior_into, interior_of};
 use crate::model::{Checkpoint, Clock, Halt, Later, Model, Output, Pool, State, Until};
-use crate::products::{CpuProducts, Fields, GpuProducts, Products, Spec};
+use crate::products::{CpuProducts, Fields, GpuProducts, Products, Sites, Spec};
 use crate::runtime::{Backend, Gpu, Snapshots, Timer};
 use crate::{Error, GpuReal, Real, Result};
 use rayon::prelude::*;
@@ -148,39 +148,41 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         Ok(KpModel { problem, on, bed: None })
     }
 
-    /// Keep the gauges and maps of `spec` (at the interior cells `cells`, from
-    /// [`Spec::cells`]) from the current state on.
-    pub fn with_products(mut self, spec: &Spec, cells: Vec<u32>) -> Result<Self> {
+    /// Keep the gauges, lines and maps of `spec` (sampled at `sites`, from [`Spec::sites`],
+    /// or at the gauges' cells from [`Spec::cells`] for a spec without lines) from the current
+    /// state on.
+    pub fn with_products(mut self, spec: &Spec, sites: impl Into<Sites>) -> Result<Self> {
         if spec.is_empty() {
             return Ok(self);
         }
+        let sites = sites.into();
         let p = self.problem;
         let arrival = T::from_f64(spec.arrival_depth);
         match &mut self.on {
             On::Cpu(m, products) => {
                 let f = Fields::on(p.layout(), true, m.coeffs().dry, arrival);
-                let mut k = CpuProducts::new(spec, f, cells);
+                let mut k = CpuProducts::new(spec, f, sites);
                 let [w, hu, hv] = m.state();
                 k.update(w, m.cell_bed(), hu, hv, m.time(), m.steps());
                 *products = Some(k);
             }
             On::Mixed(m, products) => {
                 let f = Fields::on(p.layout(), true, T::from_f64(m.coeffs().dry as f64), arrival);
-                let mut k = CpuProducts::new(spec, f, cells);
+                let mut k = CpuProducts::new(spec, f, sites);
                 let [w, hu, hv] = mixed_state::<T>(m);
                 k.update(&w, &widen::<T>(m.cell_bed()), &hu, &hv, m.time(), m.steps());
                 *products = Some(k);
             }
             On::Gpu(run) => {
                 let f = Fields::on(p.layout(), true, run.model.coeffs().dry, arrival);
-                let mut k = GpuProducts::new(&run.gpu, spec, f, cells)?;
+                let mut k = GpuProducts::new(&run.gpu, spec, f, sites)?;
                 let (inputs, clock) = run.model.product_inputs();
                 k.launch(inputs, clock, (kernels::kp::CLOCK_T, kernels::kp::CLOCK_STEPS))?;
                 run.products = Some(k);
             }
             On::GpuMixed(_) => {
                 return Err(Error::invalid(
-                    "kp: gauges and maps in precision mixed are recorded on the CPU reference only for now (--backend cpu)",
+                    "kp: gauges, lines and maps in precision mixed are recorded on the CPU reference only for now (--backend cpu)",
                 ));
             }
         }

@@ -36,6 +36,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     load: |doc| Ok(Box::new(SedimentCase::load(doc)?)),
     mixed: true,
     products: crate::solver::Support::None,
+    lines: false,
     tune: Some(tune::search),
     #[cfg(feature = "bench")]
     bench: Some(bench::SUITE),

@@ -18,6 +18,7 @@ pub static SOLVER: crate::solver::Solver = crate::solver::Solver {
     load: |doc| Ok(Box::new(TridiagCase::load(doc)?)),
     mixed: false,
     products: crate::solver::Support::None,
+    lines: false,
     tune: Some(search),
     #[cfg(feature = "bench")]
     bench: Some(bench::SUITE),

@@ -34,6 +34,7 @@ fn spec(grid: &Grid2) -> (Spec, Vec<u32>) {
     let gauges = [("hump", 200.0, 200.0), ("slope", 900.0, 120.0), ("flats", 1100.0, 380.0), ("corner", 1200.0, 400.0)];
     let spec = Spec {
         gauges: gauges.iter().map(|&(n, x, y)| Gauge { name: n.into(), x, y }).collect(),
+        lines: Vec::new(),
         every: 3,
         maxima: true,
         arrival_depth: 0.3,

@@ -1,12 +1,13 @@
-//! Gauges and maximum maps: the GPU kernel against the CPU products over the same random
+//! Gauges, lines and maximum maps: the GPU kernel against the CPU products over the same random
 //! padded states (the CPU products are checked against their definition in the library's unit
 //! tests, and the shallow-water model's use of them in `tests/kp`).
 
 use crate::common::{Tolerance, cases, gpu};
 use hydrokern::GpuReal;
-use hydrokern::grid::Layout2;
+use hydrokern::grid::{Grid2, Layout2};
 use hydrokern::products::{
-    ClockAt, CpuProducts, Fields, Gauge, GpuProducts, LEVEL_DEPTH_FLAT, LEVEL_ELEVATION, Spec, View,
+    ClockAt, CpuProducts, Fields, Gauge, GpuProducts, LEVEL_DEPTH_FLAT, LEVEL_ELEVATION, Line, Sites, Spec, View,
+    crossings,
 };
 use hydrokern::runtime::DevicePointers;
 use proptest::prelude::*;
@@ -15,15 +16,17 @@ use proptest::prelude::*;
 /// the speed is √(hu² + hv²)/h, which the GPU contracts into a multiply-add (a few ε).
 const SPEED: Tolerance = Tolerance::eps(4.0);
 
+#[allow(clippy::too_many_arguments)]
 fn check<T: GpuReal>(
     nx: usize,
     ny: usize,
     steps: u64,
     every: u64,
     gauges: usize,
+    lines: usize,
     maxima: bool,
     seed: u64,
-) -> Result<(), TestCaseError> {
+) -> Result<usize, TestCaseError> {
     let gpu = gpu();
     let mut rng = hydrokern::Rng::new(seed);
     let layout = Layout2::new(nx as u32, ny as u32, 2);
@@ -32,14 +35,30 @@ fn check<T: GpuReal>(
     let thr = if (seed >> 1).is_multiple_of(2) { 0.3 } else { 0.02 };
     let f = Fields::on(layout, seed.is_multiple_of(2), T::from_f64(0.05), T::from_f64(thr));
     let cells: Vec<u32> = (0..gauges).map(|_| ((rng.unit() * (nx * ny) as f64) as usize % (nx * ny)) as u32).collect();
+    // Lines of two to four random points across the domain (of 1 m cells); those that cross no
+    // face (on a grid of one cell, say) are left out. With many gauges, the sampled cells are
+    // more than a block's threads.
+    let grid = Grid2 { nx, ny, dx: 1.0, dy: 1.0, origin: (0.0, 0.0), halo: 2 };
+    let mut drawn = Vec::new();
+    for k in 0..lines {
+        let n = 2 + (rng.unit() * 3.0) as usize;
+        let points: Vec<[f64; 2]> = (0..n).map(|_| [rng.unit() * nx as f64, rng.unit() * ny as f64]).collect();
+        if !crossings(&points, &grid).is_empty() {
+            drawn.push(Line { name: format!("l{k}"), points });
+        }
+    }
+    let faces: Vec<_> = drawn.iter().map(|l| crossings(&l.points, &grid)).collect();
+    let sites = Sites::new(&grid, cells, &faces);
+    let sampled = sites.cells.len();
     let spec = Spec {
         gauges: (0..gauges).map(|k| Gauge { name: format!("g{k}"), x: 0.0, y: 0.0 }).collect(),
+        lines: drawn,
         every,
         maxima,
         arrival_depth: thr,
     };
-    let mut cpu = CpuProducts::<T>::new(&spec, f, cells.clone());
-    let mut dev = GpuProducts::<T>::new(&gpu, &spec, f, cells).expect("products on the GPU");
+    let mut cpu = CpuProducts::<T>::new(&spec, f, sites.clone());
+    let mut dev = GpuProducts::<T>::new(&gpu, &spec, f, sites).expect("products on the GPU");
     let mut t = 0.0;
     for step in 0..=steps {
         // Ghosts hold NaN: a kernel that reads one leaves a NaN in a map or a record.
@@ -82,23 +101,47 @@ fn check<T: GpuReal>(
         prop_assert_eq!(&g.times, &w.times, "gauge {} times", g.gauge.name);
         prop_assert_eq!(&g.values, &w.values, "gauge {} values", g.gauge.name);
     }
-    Ok(())
+    // The discharges are sums the host forms from the same samples in the same order: equal.
+    prop_assert_eq!(got.lines.len(), want.lines.len());
+    for (g, w) in got.lines.iter().zip(&want.lines) {
+        prop_assert_eq!(&g.times, &w.times, "line {} times", g.line.name);
+        prop_assert_eq!(&g.discharge, &w.discharge, "line {} discharge", g.line.name);
+        prop_assert!(
+            g.discharge.iter().all(|q| q.is_finite()),
+            "line {}: a ghost or an unwritten sample read",
+            g.line.name
+        );
+    }
+    Ok(sampled)
+}
+
+/// Many more sampled cells than the block's 256 threads (256 gauges and four lines across the
+/// grid), sampled every step, past the drains: every sample and discharge as the CPU's.
+#[test]
+#[cfg_attr(not(gpu_tests), ignore = "needs an NVIDIA GPU")]
+fn gpu_samples_past_a_block_match_cpu() {
+    for seed in [3, 17] {
+        let sampled = check::<f32>(65, 17, 12, 1, 256, 4, true, seed).unwrap();
+        assert!(sampled > 300, "{sampled} sampled cells: the lines must add some");
+        check::<f64>(65, 17, 12, 1, 256, 4, false, seed).unwrap();
+    }
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(24)))]
 
     /// Random sizes (1 to block multiples ± 1), steps past the drain interval, sampling
-    /// intervals, gauge counts up to a whole block, maps on and off, both precisions.
+    /// intervals, gauge counts up to a whole block, discharge lines (with 256 gauges, more
+    /// sampled cells than the block's threads), maps on and off, both precisions.
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs an NVIDIA GPU")]
     fn gpu_products_match_cpu(
         nx in prop::sample::select(vec![1usize, 2, 7, 31, 32, 33, 65]), ny in prop::sample::select(vec![1usize, 3, 8, 9, 17]),
         steps in 0u64..23, every in 1u64..5, gauges in prop::sample::select(vec![0usize, 1, 5, 256]),
-        maxima in any::<bool>(), seed in any::<u64>(),
+        lines in prop::sample::select(vec![0usize, 1, 4]), maxima in any::<bool>(), seed in any::<u64>(),
     ) {
-        check::<f32>(nx, ny, steps, every, gauges, maxima, seed)?;
-        check::<f64>(nx, ny, steps, every, gauges, maxima, seed)?;
+        check::<f32>(nx, ny, steps, every, gauges, lines, maxima, seed)?;
+        check::<f64>(nx, ny, steps, every, gauges, lines, maxima, seed)?;
     }
 }
 
@@ -141,6 +184,7 @@ fn check_views<T: GpuReal>(
     let cells: Vec<u32> = (0..gauges).map(|_| ((rng.unit() * n as f64) as usize % n) as u32).collect();
     let spec = Spec {
         gauges: (0..gauges).map(|k| Gauge { name: format!("g{k}"), x: 0.0, y: 0.0 }).collect(),
+        lines: Vec::new(),
         every,
         maxima: true,
         arrival_depth: 0.3,

@@ -2,9 +2,10 @@
 //! formulas (`point.rs`, `friction.rs`), the CPU reference against exact solutions and
 //! invariants (`validation.rs`, `wetdry.rs`, `schemes.rs`), f32's compensated volume
 //! (`compensated.rs`) and mixed precision (`mixed_cpu.rs`), forcing (`forcing.rs`; gridded rain,
-//! soils per cell and Horton's in `forcing_spatial.rs`), bad input (`input.rs`), the GPU
-//! kernels against the CPU reference (`gpu.rs`, `mixed_gpu.rs`) and the products
-//! (`products.rs`).
+//! soils per cell and Horton's in `forcing_spatial.rs`; the V-catchment in `catchment.rs`), bad
+//! input (`input.rs`), the GPU kernels against the CPU reference (`gpu.rs`, `mixed_gpu.rs`), the
+//! products (`products.rs`) and the discharge lines' physics (`lines.rs`); launch choices
+//! (`tuning.rs`) and the pictures' ranges (`pictures.rs`).
 
 mod catchment;
 #[path = "../common/mod.rs"]
@@ -15,6 +16,7 @@ mod forcing_spatial;
 mod friction;
 mod gpu;
 mod input;
+mod lines;
 mod mixed_cpu;
 mod mixed_gpu;
 mod pictures;

@@ -1,12 +1,16 @@
-//! Gauges and maximum maps kept by the shallow-water model: after every step, on both backends,
-//! the maps equal the maximum of the states taken step by step, and every gauge sample equals
-//! the state at its cell at that step.
+//! Gauges, lines and maximum maps kept by the shallow-water model: after every step, on both
+//! backends, the maps equal the maximum of the states taken step by step, every gauge sample
+//! equals the state at its cell at that step, and every line's discharge the sum over its faces
+//! of the states' momenta.
 
 use crate::common::gpu;
+use hydrokern::case::{CaseDoc, Check, Origin};
+use hydrokern::grid::Grid2;
 use hydrokern::kp::gpu::Launch;
 use hydrokern::kp::{EarlyExit, KpModel, Problem, setup};
-use hydrokern::model::{Model, Until};
-use hydrokern::products::{Gauge, Spec};
+use hydrokern::model::{Model, State, Until};
+use hydrokern::products::lines::Axis;
+use hydrokern::products::{Gauge, Line, Sites, Spec, crossings};
 use hydrokern::{Backend, GpuReal};
 
 /// A column of water spreading over a dry bed with walls: cells get wet, and the water arrives
@@ -15,14 +19,49 @@ fn problem() -> Problem {
     setup::column(24, 16, 12.0, 8.0, 2.0, 1.0, 0.0)
 }
 
+/// Three gauges and four lines: across the column's centre (beside the centre gauge's cell), a
+/// bent line, one along a row of centres, and a closed one.
 fn spec() -> Spec {
     let gauges = [("centre", 6.0, 4.0), ("east", 10.9, 4.0), ("corner", 0.0, 0.0)];
+    let lines: [(&str, &[[f64; 2]]); 4] = [
+        ("across", &[[6.5, 0.0], [6.5, 8.0]]),
+        ("bent", &[[1.0, 0.3], [11.0, 7.3], [3.3, 7.9]]),
+        ("row", &[[0.0, 4.25], [12.0, 4.25]]),
+        ("closed", &[[2.2, 1.7], [9.6, 2.1], [8.8, 6.9], [2.2, 1.7]]),
+    ];
     Spec {
         gauges: gauges.iter().map(|&(n, x, y)| Gauge { name: n.into(), x, y }).collect(),
+        lines: lines.iter().map(|&(n, p)| Line { name: n.into(), points: p.to_vec() }).collect(),
         every: 2,
         maxima: true,
         arrival_depth: 0.05,
     }
+}
+
+fn grid_of(p: &Problem) -> Grid2 {
+    Grid2 { nx: p.nx, ny: p.ny, dx: p.dx, dy: p.dy, origin: (0.0, 0.0), halo: 2 }
+}
+
+/// Where `s` samples on `grid`.
+fn sites(s: &Spec, grid: &Grid2) -> Sites {
+    let doc = CaseDoc::parse(Origin::Builtin { name: "products", data: &[] }, "solver = \"kp\"\n".into()).unwrap();
+    s.sites(grid, &Check::new(&doc)).unwrap()
+}
+
+/// A line's discharge in state `st`, from its definition over the whole fields: over the faces
+/// it crosses, net crossings × the face's length × the mean of the two cells' hu (or hv).
+fn plain_discharge<T: GpuReal>(points: &[[f64; 2]], grid: &Grid2, st: &State<T>) -> f64 {
+    let f = |name| st.field(name).unwrap().data.iter().map(|v| v.to_f64()).collect::<Vec<f64>>();
+    let (hu, hv) = (f("hu"), f("hv"));
+    let mut q = 0.0;
+    for (face, n) in crossings(points, grid) {
+        let c = face.j * grid.nx + face.i;
+        q += match face.axis {
+            Axis::X => n as f64 * grid.dy * (0.5 * (hu[c] + hu[c + 1])),
+            Axis::Y => n as f64 * grid.dx * (0.5 * (hv[c] + hv[c + grid.nx])),
+        };
+    }
+    q
 }
 
 /// Step `steps` steps one at a time, taking the state after each; compare the products with
@@ -31,12 +70,12 @@ fn spec() -> Spec {
 fn check<T: GpuReal>(backend: &Backend, steps: u64) {
     let p = problem();
     let s = spec();
-    let grid = hydrokern::grid::Grid2 { nx: p.nx, ny: p.ny, dx: p.dx, dy: p.dy, origin: (0.0, 0.0), halo: 2 };
+    let grid = grid_of(&p);
+    let sites = sites(&s, &grid);
     let cells = s.cells(&grid).unwrap();
-    let mut m = KpModel::<T>::new(backend, &p, Launch::default(), EarlyExit::Off)
-        .unwrap()
-        .with_products(&s, cells.clone())
-        .unwrap();
+    assert_eq!(sites.cells[..cells.len()], cells, "the gauges' cells come first");
+    let mut m =
+        KpModel::<T>::new(backend, &p, Launch::default(), EarlyExit::Off).unwrap().with_products(&s, sites).unwrap();
     let mut states = vec![m.state().unwrap()];
     for n in 1..=steps {
         m.advance(Until { t: 1e9, steps: n, deadline: None }).unwrap();
@@ -72,10 +111,26 @@ fn check<T: GpuReal>(backend: &Backend, steps: u64) {
     }
     // Water must arrive somewhere after the start (all cells may be wet by the end).
     assert!(arrival.iter().any(|a| *a > 0.0), "the test must see water arrive");
+    let sampled: Vec<_> = states.iter().filter(|st| st.clock.steps % s.every == 0).collect();
+    assert_eq!(got.lines.len(), s.lines.len());
+    for (l, want) in got.lines.iter().zip(&s.lines) {
+        assert_eq!(&l.line, want);
+        assert_eq!(l.times, sampled.iter().map(|st| st.clock.t).collect::<Vec<_>>(), "line {}", want.name);
+        for (&q, st) in l.discharge.iter().zip(&sampled) {
+            let plain = plain_discharge(&want.points, &grid, st);
+            assert!(
+                (q - plain).abs() <= 1e-14 * plain.abs().max(1.0),
+                "line {} at t = {}: {q} vs {plain}",
+                want.name,
+                st.clock.t
+            );
+        }
+    }
+    // The water must cross the lines (the closed one's net discharge may stay near 0).
+    assert!(got.lines[0].discharge.iter().any(|q| q.abs() > 1e-3), "no flow across {:?}", got.lines[0].discharge);
     for (series, &cell) in got.series.iter().zip(&cells) {
-        let sampled: Vec<_> = states.iter().filter(|st| st.clock.steps % s.every == 0).collect();
         assert_eq!(series.times.len(), sampled.len(), "gauge {}", series.gauge.name);
-        for ((t, v), st) in series.times.iter().zip(&series.values).zip(sampled) {
+        for ((t, v), st) in series.times.iter().zip(&series.values).zip(&sampled) {
             assert_eq!(*t, st.clock.t);
             let at = |name| st.field(name).unwrap().data[cell as usize].to_f64();
             assert_eq!(v[0], at("h"), "gauge {} h at t = {t}", series.gauge.name);
@@ -116,12 +171,12 @@ fn gpu_products_follow_the_states() {
 fn restored<T: GpuReal>(backend: &Backend) {
     let p = problem();
     let s = spec();
-    let grid = hydrokern::grid::Grid2 { nx: p.nx, ny: p.ny, dx: p.dx, dy: p.dy, origin: (0.0, 0.0), halo: 2 };
-    let cells = s.cells(&grid).unwrap();
+    let grid = grid_of(&p);
+    let sites = sites(&s, &grid);
     let model = || {
         KpModel::<T>::new(backend, &p, Launch::default(), EarlyExit::Off)
             .unwrap()
-            .with_products(&s, cells.clone())
+            .with_products(&s, sites.clone())
             .unwrap()
     };
     let to = |m: &mut KpModel<T>, n| m.advance(Until { t: 1e9, steps: n, deadline: None }).unwrap();
@@ -140,15 +195,26 @@ fn restored<T: GpuReal>(backend: &Backend) {
     }
     assert_eq!(pa.maps.len(), hydrokern::products::MAPS.len());
     assert_eq!(pa.series, pb.series);
+    assert_eq!(pa.lines, pb.lines);
     assert_eq!(pa.series[0].times.len(), 140 / 2 + 1);
+    assert_eq!(pa.lines[0].discharge.len(), 140 / 2 + 1);
     // A checkpoint of another sampling (every 3 steps here) is refused, not misread.
     let other = Spec { every: 3, ..spec() };
     let mut m = KpModel::<T>::new(backend, &p, Launch::default(), EarlyExit::Off)
         .unwrap()
-        .with_products(&other, cells)
+        .with_products(&other, sites.clone())
         .unwrap();
     let e = m.restore(&c).unwrap_err().to_string();
     assert!(e.contains("gauge samples"), "{e}");
+    // Nor is one without the lines' records: a checkpoint of the same gauges without lines.
+    let gauges_only = Spec { lines: Vec::new(), ..spec() };
+    let mut a = KpModel::<T>::new(backend, &p, Launch::default(), EarlyExit::Off)
+        .unwrap()
+        .with_products(&gauges_only, s.cells(&grid).unwrap())
+        .unwrap();
+    to(&mut a, 37);
+    let e = model().restore(&a.checkpoint().unwrap()).unwrap_err().to_string();
+    assert!(e.contains("line_discharge"), "{e}");
 }
 
 #[test]

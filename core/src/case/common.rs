@@ -1,7 +1,7 @@
 //! Sections every case file shares: `[run]` (backend, precision, step limit), `[output]`
 //! (directory, snapshot times, formats, progress), and the 2D `[grid]`.
 
-use super::products::{self, Gauge};
+use super::products::{self, Gauge, Line};
 use super::{Check, num};
 use crate::grid::{Grid2, Grid3, Mesh};
 use crate::{Precision, Result};
@@ -122,6 +122,10 @@ pub struct OutputSection {
     /// steps into `gauge_<name>.csv` (crate::products).
     #[serde(default)]
     pub gauges: Vec<Gauge>,
+    /// Discharge lines: `[[output.lines]]` with `name` and `points` (`[[x, y], ...]`, metres),
+    /// sampled with the gauges into `lines.csv` (crate::products::lines).
+    #[serde(default)]
+    pub lines: Vec<Line>,
     #[serde(default = "one")]
     pub gauge_every: u64,
     /// Keep maps of maximum depth, maximum speed and arrival time.
@@ -147,6 +151,7 @@ impl Default for OutputSection {
             formats: default_formats(),
             progress: default_progress(),
             gauges: Vec::new(),
+            lines: Vec::new(),
             gauge_every: 1,
             maxima: false,
             arrival_depth: products::ARRIVAL_DEPTH,
@@ -169,10 +174,11 @@ impl OutputSection {
         }
         self.products().check(c)
     }
-    /// The gauges and maps the case asks for.
+    /// The gauges, lines and maps the case asks for.
     pub fn products(&self) -> products::Spec {
         products::Spec {
             gauges: self.gauges.clone(),
+            lines: self.lines.clone(),
             every: self.gauge_every,
             maxima: self.maxima,
             arrival_depth: self.arrival_depth,

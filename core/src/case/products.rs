@@ -1,9 +1,10 @@
-//! What a case asks of the products (`[output]` keys `gauges`, `gauge_every`, `maxima`,
-//! `arrival_depth`): the gauges and maps a run records besides its snapshots, checked before the
-//! run; `crate::products` keeps them while the model runs.
+//! What a case asks of the products (`[output]` keys `gauges`, `lines`, `gauge_every`,
+//! `maxima`, `arrival_depth`): the gauges, discharge lines and maps a run records besides its
+//! snapshots, checked before the run; `crate::products` keeps them while the model runs.
 
 use super::{Check, num};
 use crate::grid::Grid2;
+use crate::products::{Sites, crossings};
 use crate::{Error, Result};
 use serde::Deserialize;
 
@@ -16,6 +17,15 @@ pub struct Gauge {
     pub y: f64,
 }
 
+/// One `[[output.lines]]` entry: a named polyline, its points in metres, through which the
+/// discharge is recorded (`crate::products::lines`).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Line {
+    pub name: String,
+    pub points: Vec<[f64; 2]>,
+}
+
 /// Depth above which water counts as arrived, by default (m).
 pub const ARRIVAL_DEPTH: f64 = 0.01;
 
@@ -23,7 +33,8 @@ pub const ARRIVAL_DEPTH: f64 = 0.01;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Spec {
     pub gauges: Vec<Gauge>,
-    /// A gauge sample every this many steps.
+    pub lines: Vec<Line>,
+    /// A gauge (and line) sample every this many steps.
     pub every: u64,
     /// Keep the maps of maximum depth, maximum speed and arrival time.
     pub maxima: bool,
@@ -32,17 +43,18 @@ pub struct Spec {
 
 impl Default for Spec {
     fn default() -> Self {
-        Spec { gauges: Vec::new(), every: 1, maxima: false, arrival_depth: ARRIVAL_DEPTH }
+        Spec { gauges: Vec::new(), lines: Vec::new(), every: 1, maxima: false, arrival_depth: ARRIVAL_DEPTH }
     }
 }
 
 impl Spec {
     pub fn is_empty(&self) -> bool {
-        self.gauges.is_empty() && !self.maxima
+        self.gauges.is_empty() && self.lines.is_empty() && !self.maxima
     }
 
-    /// Checks that need no grid: names usable in file names and unique, `every` ≥ 1 and small
-    /// enough for the kernel, a positive finite threshold.
+    /// Checks that need no grid: names usable in file names (and CSV columns) and unique,
+    /// points finite, lines of two points or more, `every` ≥ 1 and small enough for the
+    /// kernel, a positive finite threshold.
     pub fn check(&self, c: &Check) -> Result<()> {
         if self.every == 0 || self.every > u32::MAX as u64 {
             return c.fail("output.gauge_every", format!("{}: must be 1 to {}", self.every, u32::MAX));
@@ -57,9 +69,7 @@ impl Spec {
             return c.fail("output.gauges", format!("{} gauges: at most {MAX_GAUGES}", self.gauges.len()));
         }
         for (n, g) in self.gauges.iter().enumerate() {
-            let ok =
-                !g.name.is_empty() && g.name.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '-');
-            if !ok {
+            if !fit_for_a_name(&g.name) {
                 return c.fail(
                     "output.gauges",
                     format!("gauge name {:?}: use letters, digits, '_' and '-' (it names a file)", g.name),
@@ -72,6 +82,30 @@ impl Spec {
                 return c.fail("output.gauges", format!("gauge {}: x and y must be finite", g.name));
             }
         }
+        for (n, l) in self.lines.iter().enumerate() {
+            if !fit_for_a_name(&l.name) {
+                return c.fail(
+                    "output.lines",
+                    format!("line name {:?}: use letters, digits, '_' and '-' (it names a column)", l.name),
+                );
+            }
+            if self.lines[..n].iter().any(|o| o.name == l.name) {
+                return c.fail("output.lines", format!("line name {:?} is used twice", l.name));
+            }
+            if l.name == "t" {
+                return c
+                    .fail("output.lines", "line name \"t\": lines.csv's time column has it; name the line otherwise");
+            }
+            if l.points.len() < 2 {
+                return c.fail(
+                    "output.lines",
+                    format!("line {}: {} point(s); give two or more [x, y] in metres", l.name, l.points.len()),
+                );
+            }
+            if l.points.iter().flatten().any(|v| !v.is_finite()) {
+                return c.fail("output.lines", format!("line {}: every point's x and y must be finite", l.name));
+            }
+        }
         Ok(())
     }
 
@@ -79,29 +113,74 @@ impl Spec {
     /// a face between two cells goes to the cell east or north of it; on the east or north edge
     /// of the domain, to the last cell). A point outside the domain is refused.
     pub fn cells(&self, grid: &Grid2) -> Result<Vec<u32>> {
-        let [x0, x1, y0, y1] = grid.edges();
         self.gauges
             .iter()
-            .map(|g| {
-                if !(x0..=x1).contains(&g.x) || !(y0..=y1).contains(&g.y) {
-                    return Err(Error::invalid(format!(
-                        "output.gauges: gauge {} at ({}, {}) m is outside the domain [{}, {}] × [{}, {}] m",
-                        g.name,
-                        num(g.x),
-                        num(g.y),
-                        num(x0),
-                        num(x1),
-                        num(y0),
-                        num(y1)
-                    )));
-                }
-                let i = (((g.x - x0) / grid.dx) as usize).min(grid.nx - 1);
-                let j = (((g.y - y0) / grid.dy) as usize).min(grid.ny - 1);
-                Ok((j * grid.nx + i) as u32)
-            })
+            .map(|g| gauge_cell(g, grid).map_err(|e| Error::invalid(format!("output.gauges: {e}"))))
             .collect()
+    }
+
+    /// Where the products sample on `grid`: the gauges' cells ([`cells`](Self::cells)) and the
+    /// faces each line crosses (`crate::products::lines`). A gauge or a line's point outside
+    /// the domain, and a line that crosses no face between two cells, are refused naming the key.
+    pub fn sites(&self, grid: &Grid2, c: &Check) -> Result<Sites> {
+        let cells = self
+            .gauges
+            .iter()
+            .map(|g| gauge_cell(g, grid).or_else(|e| c.fail("output.gauges", e)))
+            .collect::<Result<Vec<u32>>>()?;
+        let mut lines = Vec::with_capacity(self.lines.len());
+        for l in &self.lines {
+            if let Some(p) = l.points.iter().find(|p| !inside(p[0], p[1], grid)) {
+                return c.fail(
+                    "output.lines",
+                    format!("line {}: the point ({}, {}) m is {}", l.name, num(p[0]), num(p[1]), outside(grid)),
+                );
+            }
+            let faces = crossings(&l.points, grid);
+            if faces.is_empty() {
+                let (nx, ny, dx, dy) = (grid.nx, grid.ny, num(grid.dx), num(grid.dy));
+                return c.fail(
+                    "output.lines",
+                    format!(
+                        "line {} crosses no face between two cells of the {nx}×{ny} grid ({dx} m × {dy} m cells): \
+                         draw it across the flow, through the domain's interior",
+                        l.name
+                    ),
+                );
+            }
+            lines.push(faces);
+        }
+        Ok(Sites::new(grid, cells, &lines))
     }
 }
 
-/// Most gauges a run may have: they are sampled by the threads of one block.
+/// A gauge's or line's name: letters, digits, '_' and '-', so it can name a file or a column.
+fn fit_for_a_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '-')
+}
+
+/// Whether (x, y) lies in the domain of `grid`, its edges included.
+fn inside(x: f64, y: f64, grid: &Grid2) -> bool {
+    let [x0, x1, y0, y1] = grid.edges();
+    (x0..=x1).contains(&x) && (y0..=y1).contains(&y)
+}
+
+/// "outside the domain [x0, x1] × [y0, y1] m".
+fn outside(grid: &Grid2) -> String {
+    let [x0, x1, y0, y1] = grid.edges();
+    format!("outside the domain [{}, {}] × [{}, {}] m", num(x0), num(x1), num(y0), num(y1))
+}
+
+/// The cell of gauge `g` ([`Spec::cells`]), or why it has none.
+fn gauge_cell(g: &Gauge, grid: &Grid2) -> std::result::Result<u32, String> {
+    if !inside(g.x, g.y, grid) {
+        return Err(format!("gauge {} at ({}, {}) m is {}", g.name, num(g.x), num(g.y), outside(grid)));
+    }
+    let [x0, _, y0, _] = grid.edges();
+    let i = (((g.x - x0) / grid.dx) as usize).min(grid.nx - 1);
+    let j = (((g.y - y0) / grid.dy) as usize).min(grid.ny - 1);
+    Ok((j * grid.nx + i) as u32)
+}
+
+/// Most gauges a run may have: a CSV file each, rewritten whole at every snapshot.
 pub const MAX_GAUGES: usize = 256;

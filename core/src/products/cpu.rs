@@ -1,28 +1,31 @@
 //! The products on the CPU: the kernel's point functions over the model's padded arrays.
 
-use super::{Maps, Products, Series, Spec, empty_series, fresh_maps, maps, saved};
+use super::records::Records;
+use super::{GAUGE_VALUES, Maps, Products, Sites, Spec, fresh_maps, maps, saved};
 use crate::model::Checkpoint;
 use crate::{Real, Result};
 use kernels::products::{Fields, Sampling, arrival, sample_slot, update_maxima, update_spell};
 
-/// Maps and gauge records of a CPU model, updated after every step.
+/// Maps, gauge and line records of a CPU model, updated after every step.
 pub struct CpuProducts<T> {
     f: Fields<T>,
     s: Sampling,
     cells: Vec<u32>,
     /// Boxed: a model keeps this beside its state, and the arrays' headers need no room there.
     maps: Option<Box<Maps<T>>>,
-    series: Vec<Series>,
+    records: Records,
 }
 
 impl<T: Real> CpuProducts<T> {
-    /// `cells` from [`Spec::cells`]; `f.maxima` is set from the spec.
-    pub fn new(spec: &Spec, mut f: Fields<T>, cells: Vec<u32>) -> Self {
+    /// `sites` from [`Spec::sites`] (or the gauges' cells from [`Spec::cells`], for a case
+    /// without lines); `f.maxima` is set from the spec.
+    pub fn new(spec: &Spec, mut f: Fields<T>, sites: impl Into<Sites>) -> Self {
+        let sites = sites.into();
         f.maxima = u32::from(spec.maxima);
         let n = f.nx as usize * f.ny as usize;
         let maps = spec.maxima.then(|| Box::new(fresh_maps(n)));
-        let s = Sampling { gauges: cells.len() as u32, every: spec.every as u32, capacity: 1 };
-        CpuProducts { f, s, series: empty_series(spec, &cells), cells, maps }
+        let s = Sampling { gauges: sites.cells.len() as u32, every: spec.every as u32, capacity: 1 };
+        CpuProducts { f, s, records: Records::new(spec, &sites), cells: sites.cells, maps }
     }
 
     /// Take the state after a step (or the initial one, with `steps` 0): `level`, `bed`, `hu`,
@@ -50,23 +53,21 @@ impl<T: Real> CpuProducts<T> {
                 }
             }
         }
-        if sample_slot(&self.s, steps).is_some() {
-            for (s, &c) in self.series.iter_mut().zip(&self.cells) {
-                let v = f.cell(c % f.nx, c / f.nx, read);
-                s.times.push(t);
-                s.values.push(v.map(|x| x.to_f64()));
-            }
+        if sample_slot(&self.s, steps).is_some() && !self.records.is_empty() {
+            let sample: Vec<[f64; GAUGE_VALUES]> =
+                self.cells.iter().map(|&c| f.cell(c % f.nx, c / f.nx, read).map(|x| x.to_f64())).collect();
+            self.records.push(t, &sample);
         }
     }
 
-    /// Add the maps and the gauge records so far to the model's checkpoint `c`.
+    /// Add the maps and the gauge and line records so far to the model's checkpoint `c`.
     pub fn checkpoint(&self, c: Checkpoint<T>) -> Checkpoint<T> {
-        saved::save(c, &self.series, self.maps.as_deref().cloned())
+        saved::save(c, &self.records, self.maps.as_deref().cloned())
     }
 
-    /// Go on from the maps and gauge records of checkpoint `c` (taken of the same case).
+    /// Go on from the maps and gauge and line records of checkpoint `c` (taken of the same case).
     pub fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
-        saved::restore_series(c, &mut self.series, self.s.every as u64)?;
+        saved::restore_records(c, &mut self.records, self.s.every as u64)?;
         if let Some(maps) = &mut self.maps {
             **maps = saved::restore_maps(c, maps[0].len())?;
         }
@@ -77,6 +78,10 @@ impl<T: Real> CpuProducts<T> {
     pub fn products(&self, with_maps: bool) -> Products<T> {
         let (nx, ny) = (self.f.nx as usize, self.f.ny as usize);
         let kept = self.maps.as_ref().filter(|_| with_maps);
-        Products { series: self.series.clone(), maps: kept.map(|m| maps(nx, ny, (**m).clone())).unwrap_or_default() }
+        Products {
+            series: self.records.series.clone(),
+            lines: self.records.lines.clone(),
+            maps: kept.map(|m| maps(nx, ny, (**m).clone())).unwrap_or_default(),
+        }
     }
 }

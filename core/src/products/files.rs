@@ -1,6 +1,7 @@
-//! The products' files: a CSV per gauge and the maps as NPY arrays and pictures.
+//! The products' files: a CSV per gauge, one of the lines' discharges, and the maps as NPY
+//! arrays and pictures.
 
-use super::{GAUGE_COLUMNS, Products};
+use super::{GAUGE_COLUMNS, LineSeries, Products};
 use crate::case::{Format, OutputSection};
 use crate::grid::Grid2;
 use crate::model::Output;
@@ -14,8 +15,11 @@ use std::fmt::Write as _;
 pub const NEVER_ARRIVED: &str = "none (wet at t = 0 or never reached)";
 /// The time of the maximum depth's key for its NaN cells: never wet.
 pub const NEVER_WET: &str = "none (never wet)";
+/// The lines' discharges' file in the run directory.
+pub const LINES_FILE: &str = "lines.csv";
 
-/// Write `gauge_<name>.csv` for every gauge and the maps, as the files show them
+/// Write `gauge_<name>.csv` for every gauge, [`LINES_FILE`] with every line's discharge, and
+/// the maps, as the files show them
 /// ([`super::shown`]), as `max_h.npy`, `max_speed.npy`, … (with `output` asking for NPY),
 /// their pictures (asking for PNG) and GeoTIFFs `max_h.tif`, … in the system `epsg` (asking
 /// for GeoTIFF), each whole (the run directory writes atomically); the names written. The
@@ -46,6 +50,10 @@ pub fn write<T: GpuReal>(
         let name = format!("gauge_{}.csv", s.gauge.name);
         dir.write(&name, |path| crate::output::write_atomic(path, csv.as_bytes()))?;
         names.push(name);
+    }
+    if !p.lines.is_empty() {
+        dir.write(LINES_FILE, |path| crate::output::write_atomic(path, lines_csv(&p.lines).as_bytes()))?;
+        names.push(LINES_FILE.to_string());
     }
     // Each map's NPY file and picture on a thread of their own: the maps are as large as a
     // field and come at the end of the run, where nothing else overlaps them.
@@ -81,4 +89,24 @@ pub fn write<T: GpuReal>(
     })?;
     names.extend(files.into_iter().map(|(name, _)| name));
     Ok(names)
+}
+
+/// The lines' CSV: a comment line with the units and the sign, then `t` and a column per line
+/// (its name), a row per sample.
+fn lines_csv(lines: &[LineSeries]) -> String {
+    let names: Vec<&str> = lines.iter().map(|l| l.line.name.as_str()).collect();
+    let mut csv = format!(
+        "# discharge through each line in m³/s, positive from its left to its right looking from \
+         its first point to its last; t in s\nt,{}\n",
+        names.join(",")
+    );
+    for (k, t) in lines[0].times.iter().enumerate() {
+        let _ = write!(csv, "{t}");
+        for l in lines {
+            // Shortest decimal that reads back as the same number.
+            let _ = write!(csv, ",{}", l.discharge[k]);
+        }
+        csv.push('\n');
+    }
+    csv
 }

@@ -1,8 +1,10 @@
 //! The products on the GPU: one kernel after every step reads the state and the device clock,
-//! updates the maps in place and writes the step's gauge sample into a ring of records, which
-//! the host drains when it reads the clock anyway (at most every few dozen steps).
+//! updates the maps in place and writes the step's sample of the sites' cells into a ring of
+//! records, which the host drains when it reads the clock anyway (at most every few dozen
+//! steps), recording the gauges' values and the lines' discharges.
 
-use super::{MAPS, Products, Series, Spec, empty_series, fresh_maps, maps, saved};
+use super::records::Records;
+use super::{MAPS, Products, Sites, Spec, fresh_maps, maps, saved};
 use crate::model::Checkpoint;
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
@@ -21,7 +23,7 @@ pub enum ClockAt<'a> {
     Host { t: f64, steps: u64 },
 }
 
-/// Maps and gauge records of a GPU model.
+/// Maps, gauge and line records of a GPU model.
 pub struct GpuProducts<T: GpuReal> {
     kernel: Kernel<Update<T>>,
     f: Fields<T>,
@@ -31,27 +33,30 @@ pub struct GpuProducts<T: GpuReal> {
     maps: [DeviceBuffer<T>; MAPS.len()],
     values: DeviceBuffer<T>,
     times: DeviceBuffer<f64>,
-    series: Vec<Series>,
+    records: Records,
     /// The number of the next sample to bring over (sample n is taken after step n·every).
     next: u64,
 }
 
 impl<T: GpuReal> GpuProducts<T> {
-    pub fn new(gpu: &Gpu, spec: &Spec, mut f: Fields<T>, cells: Vec<u32>) -> Result<Self> {
+    /// `sites` from [`Spec::sites`] (or the gauges' cells from [`Spec::cells`], for a case
+    /// without lines); `f.maxima` is set from the spec.
+    pub fn new(gpu: &Gpu, spec: &Spec, mut f: Fields<T>, sites: impl Into<Sites>) -> Result<Self> {
+        let sites = sites.into();
+        let cells = &sites.cells;
         f.maxima = u32::from(spec.maxima);
         let n = if spec.maxima { f.nx as usize * f.ny as usize } else { 1 };
         let s = Sampling { gauges: cells.len() as u32, every: spec.every as u32, capacity: RING };
         gpu.check_fits(
-            "the gauge records and maximum maps",
+            "the gauge and line records and maximum maps",
             MAPS.len() * n * size_of::<T>() + RING as usize * (cells.len() * GAUGE_VALUES * size_of::<T>() + 8),
         )?;
-        let series = empty_series(spec, &cells);
-        // Each gauge's cell as (i, j), so the kernel divides by nothing (a trap path on the GPU).
+        // Each sampled cell as (i, j), so the kernel divides by nothing (a trap path on the GPU).
         let mut pairs: Vec<u32> = cells.iter().flat_map(|&c| [c % f.nx, c / f.nx]).collect();
         if pairs.is_empty() {
             pairs.push(0);
         }
-        let records = (RING as usize * cells.len() * GAUGE_VALUES).max(1);
+        let ring = (RING as usize * cells.len() * GAUGE_VALUES).max(1);
         Ok(GpuProducts {
             kernel: gpu.kernel::<T, _>(UPDATE)?,
             f,
@@ -69,9 +74,9 @@ impl<T: GpuReal> GpuProducts<T> {
                     gpu.upload(&g)?,
                 ]
             },
-            values: gpu.zeros(records)?,
+            values: gpu.zeros(ring)?,
             times: gpu.zeros(RING as usize)?,
-            series,
+            records: Records::new(spec, &sites),
             next: 0,
         })
     }
@@ -139,10 +144,10 @@ impl<T: GpuReal> GpuProducts<T> {
             times: self.times.ptr_mut(),
         };
         // SAFETY: blocks of 32×8 threads covering nx × ny, or one such block where no map is kept
-        // (256 ≥ MAX_GAUGES threads in block (0, 0)); level, bed, hu, hv and select are the
+        // (block (0, 0)'s threads take the samples in turn); level, bed, hu, hv and select are the
         // model's, holding what the fields' views reach (the caller's contract); the seven maps
         // hold nx·ny values each when f.maxima is set (new); cells holds s.gauges pairs (i, j) of interior
-        // cells (new, from Spec::cells); values holds RING·gauges·GAUGE_VALUES, times RING; t_at
+        // cells (new, from the sites); values holds RING·gauges·GAUGE_VALUES, times RING; t_at
         // and steps_at are null or slots of the clock buffer (the caller's contract).
         unsafe { self.kernel.launch(shape, p) }
     }
@@ -156,7 +161,7 @@ impl<T: GpuReal> GpuProducts<T> {
 
     /// Bring the samples up to step `steps` to the host (synchronises).
     pub fn drain(&mut self, gpu: &Gpu, steps: u64) -> Result<()> {
-        if self.series.is_empty() {
+        if self.records.is_empty() {
             return Ok(());
         }
         let last = steps / self.s.every as u64;
@@ -179,11 +184,10 @@ impl<T: GpuReal> GpuProducts<T> {
             let times = gpu.download_range(&self.times, slot..slot + run)?;
             let v = gpu.download_range(&self.values, slot * g * GAUGE_VALUES..(slot + run) * g * GAUGE_VALUES)?;
             for (r, &t) in times.iter().enumerate() {
-                for (k, s) in self.series.iter_mut().enumerate() {
-                    let at = &v[(r * g + k) * GAUGE_VALUES..(r * g + k + 1) * GAUGE_VALUES];
-                    s.times.push(t);
-                    s.values.push(std::array::from_fn(|c| at[c].to_f64()));
-                }
+                let row = &v[r * g * GAUGE_VALUES..(r + 1) * g * GAUGE_VALUES];
+                let sample: Vec<[f64; GAUGE_VALUES]> =
+                    row.chunks_exact(GAUGE_VALUES).map(|at| std::array::from_fn(|c| at[c].to_f64())).collect();
+                self.records.push(t, &sample);
             }
             n += run as u64;
         }
@@ -191,8 +195,8 @@ impl<T: GpuReal> GpuProducts<T> {
         Ok(())
     }
 
-    /// Add the maps and the gauge records up to step `steps` (the model's clock) to the model's
-    /// checkpoint `c` (drains the ring; synchronises). The ring's position needs no saving:
+    /// Add the maps and the gauge and line records up to step `steps` (the model's clock) to the
+    /// model's checkpoint `c` (drains the ring; synchronises). The ring's position needs no saving:
     /// sample n always goes to slot n mod [`RING`], and the samples taken give n.
     pub fn checkpoint(&mut self, gpu: &Gpu, steps: u64, c: Checkpoint<T>) -> Result<Checkpoint<T>> {
         self.drain(gpu, steps)?;
@@ -200,13 +204,14 @@ impl<T: GpuReal> GpuProducts<T> {
             true => Some(self.download_maps(gpu)?),
             false => None,
         };
-        Ok(saved::save(c, &self.series, maps))
+        Ok(saved::save(c, &self.records, maps))
     }
 
-    /// Go on from the maps and gauge records of checkpoint `c` (taken of the same case): the
-    /// maps go to the device, the next sample to bring over is the one after the checkpoint's.
+    /// Go on from the maps and gauge and line records of checkpoint `c` (taken of the same
+    /// case): the maps go to the device, the next sample to bring over is the one after the
+    /// checkpoint's.
     pub fn restore(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()> {
-        saved::restore_series(c, &mut self.series, self.s.every as u64)?;
+        saved::restore_records(c, &mut self.records, self.s.every as u64)?;
         self.next = saved::samples_after(c.clock.steps, self.s.every as u64);
         if self.f.maxima != 0 {
             let restored = saved::restore_maps(c, self.f.nx as usize * self.f.ny as usize)?;
@@ -231,6 +236,6 @@ impl<T: GpuReal> GpuProducts<T> {
     pub fn products(&self, gpu: &Gpu, with_maps: bool) -> Result<Products<T>> {
         let (nx, ny) = (self.f.nx as usize, self.f.ny as usize);
         let maps = if with_maps && self.f.maxima != 0 { maps(nx, ny, self.download_maps(gpu)?) } else { Vec::new() };
-        Ok(Products { series: self.series.clone(), maps })
+        Ok(Products { series: self.records.series.clone(), lines: self.records.lines.clone(), maps })
     }
 }

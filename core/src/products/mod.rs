@@ -1,44 +1,41 @@
-//! Gauges and maximum-value maps, as GeoClaw offers them (gauges, fgmax): time series of depth,
-//! momenta and surface at named points, sampled every step (or every k steps), and maps of the
+//! Gauges, discharge lines and maximum maps, as GeoClaw offers gauges and fgmax and flood models
+//! their cross-sections: time series of depth, momenta and surface at named points and of the
+//! discharge through named polylines, sampled every step (or every k steps), and maps of the
 //! largest depth and speed each cell has seen and of the time water first arrived in it.
 //!
-//! What the case asks for is [`Spec`] (`[output]` keys `gauges`, `gauge_every`, `maxima`,
-//! `arrival_depth`); a model keeps the products on its backend ([`CpuProducts`],
-//! [`GpuProducts`], both calling the point functions of `kernels::products`), and hands them
-//! out as [`Products`], which [`write`] turns into files. On the GPU the maps and the samples
-//! stay on the device while stepping: no copy to the host per step; the samples come over in
-//! batches when the model reads its clock anyway.
+//! What the case asks for is [`Spec`] (`[output]` keys `gauges`, `lines`, `gauge_every`,
+//! `maxima`, `arrival_depth`), sampled at the [`Sites`] it names on the grid; a model keeps the
+//! products on its backend ([`CpuProducts`], [`GpuProducts`], both calling the point functions
+//! of `kernels::products`), and hands them out as [`Products`], which [`write`] turns into
+//! files. On the GPU the maps and the samples stay on the device while stepping: no copy to the
+//! host per step; the samples come over in batches when the model reads its clock anyway. The
+//! lines' discharges follow on the host from the samples of the cells beside their faces
+//! ([`lines`]), so both backends record the same.
 
 mod cpu;
 mod files;
 mod gpu;
+pub mod lines;
+mod records;
 mod saved;
 
 pub use cpu::CpuProducts;
-pub use files::{NEVER_ARRIVED, write};
+pub use files::{LINES_FILE, NEVER_ARRIVED, write};
 pub use gpu::{ClockAt, GpuProducts};
 pub use kernels::products::{
     Fields, GAUGE_COLUMNS, GAUGE_VALUES, LEVEL_DEPTH, LEVEL_DEPTH_FLAT, LEVEL_ELEVATION, LEVEL_SURFACE, Sampling, View,
 };
 pub use kernels::products::{flood_duration, update_spell};
+pub use lines::{Sites, crossings};
 
-pub use crate::case::products::{ARRIVAL_DEPTH, Gauge, MAX_GAUGES, Spec};
-pub use crate::model::{Products, Series};
+pub use crate::case::products::{ARRIVAL_DEPTH, Gauge, Line, MAX_GAUGES, Spec};
+pub use crate::model::{LineSeries, Products, Series};
 
 use crate::model::Output;
 
 /// The state fields, in this order, of equations that have a water depth: the ones whose runs
 /// keep gauges and maximum maps among the wave-propagation solver's.
 pub const DEPTH_FIELDS: [&str; 3] = ["h", "hu", "hv"];
-
-/// The series of `spec`'s gauges at `cells`, empty.
-fn empty_series(spec: &Spec, cells: &[u32]) -> Vec<Series> {
-    spec.gauges
-        .iter()
-        .zip(cells)
-        .map(|(g, &c)| Series { gauge: g.clone(), cell: c as usize, times: Vec::new(), values: Vec::new() })
-        .collect()
-}
 
 /// The maps a keeper holds, in this order (the checkpoint's names, and the names of the
 /// outputs it hands out): the running maxima of depth, speed and depth × speed, the time of

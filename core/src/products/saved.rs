@@ -1,30 +1,41 @@
 //! The products in a model's checkpoint: the maps as fields of the run's precision, the gauge
-//! records so far as f64 records (their times would not survive f32; their values are f64 of
-//! the run's precision, so they come back exactly). A restarted run goes on with them, so its
-//! gauge files and maps are those of the run that was not interrupted.
+//! and line records so far as f64 records (their times would not survive f32; the gauges'
+//! values are f64 of the run's precision and the lines' discharges f64, so they come back
+//! exactly). A restarted run goes on with them, so its gauge and line files and maps are those
+//! of the run that was not interrupted. The lines' discharges are saved, not their cells'
+//! samples, which the keepers do not keep.
 
-use super::{GAUGE_VALUES, Series};
+use super::GAUGE_VALUES;
+use super::records::Records;
 use crate::model::Checkpoint;
 use crate::{Error, Result};
 
 use super::{MAPS, Maps};
 
-/// Add the gauge records and (with `maps`) the maps to `c`.
-pub(super) fn save<T: Clone>(c: Checkpoint<T>, series: &[Series], maps: Option<Maps<T>>) -> Checkpoint<T> {
+/// Add the gauge and line records and (with `maps`) the maps to `c`: the sample times as
+/// `gauge_times` (their number `gauge_samples`), the gauges' values as `gauge_values` and the
+/// lines' discharges as `line_discharge`, each sample-major, as the GPU ring holds the samples:
+/// every gauge's (line's) values at one time together.
+pub(super) fn save<T: Clone>(c: Checkpoint<T>, records: &Records, maps: Option<Maps<T>>) -> Checkpoint<T> {
     let mut c = match maps {
         Some(m) => MAPS.iter().zip(m).fold(c, |c, (name, map)| c.field(name, map)),
         None => c,
     };
-    if let Some(first) = series.first() {
-        // Sample-major, as the GPU ring holds them: every gauge's values at one time together.
-        let mut values = Vec::with_capacity(first.times.len() * series.len() * GAUGE_VALUES);
-        for k in 0..first.times.len() {
+    let (series, lines) = (&records.series, &records.lines);
+    let Some(times) = series.first().map(|s| &s.times).or(lines.first().map(|l| &l.times)) else { return c };
+    c = c.value("gauge_samples", times.len() as f64).record("gauge_times", times.clone());
+    if !series.is_empty() {
+        let mut values = Vec::with_capacity(times.len() * series.len() * GAUGE_VALUES);
+        for k in 0..times.len() {
             for s in series {
                 values.extend_from_slice(&s.values[k]);
             }
         }
-        c = c.value("gauge_samples", first.times.len() as f64).record("gauge_times", first.times.clone());
         c = c.record("gauge_values", values);
+    }
+    if !lines.is_empty() {
+        let discharge = (0..times.len()).flat_map(|k| lines.iter().map(move |l| l.discharge[k])).collect();
+        c = c.record("line_discharge", discharge);
     }
     c
 }
@@ -35,10 +46,10 @@ pub(super) fn samples_after(steps: u64, every: u64) -> u64 {
     steps / every + 1
 }
 
-/// Replace `series`' records with the checkpoint's, which must hold every sample up to its
-/// step (`every` steps apart); the number of samples.
-pub(super) fn restore_series<T: Clone>(c: &Checkpoint<T>, series: &mut [Series], every: u64) -> Result<u64> {
-    if series.is_empty() {
+/// Replace the records with the checkpoint's, which must hold every sample up to its step
+/// (`every` steps apart); the number of samples.
+pub(super) fn restore_records<T: Clone>(c: &Checkpoint<T>, records: &mut Records, every: u64) -> Result<u64> {
+    if records.is_empty() {
         return Ok(0);
     }
     let n = c.get_count("gauge_samples")?;
@@ -50,16 +61,26 @@ pub(super) fn restore_series<T: Clone>(c: &Checkpoint<T>, series: &mut [Series],
         )));
     }
     let times = c.get_record("gauge_times", n as usize)?;
-    let values = c.get_record("gauge_values", n as usize * series.len() * GAUGE_VALUES)?;
-    let gauges = series.len();
-    for (g, s) in series.iter_mut().enumerate() {
-        s.times = times.to_vec();
-        s.values = (0..n as usize)
-            .map(|k| {
-                let at = (k * gauges + g) * GAUGE_VALUES;
-                std::array::from_fn(|v| values[at + v])
-            })
-            .collect();
+    let gauges = records.series.len();
+    if gauges > 0 {
+        let values = c.get_record("gauge_values", n as usize * gauges * GAUGE_VALUES)?;
+        for (g, s) in records.series.iter_mut().enumerate() {
+            s.times = times.to_vec();
+            s.values = (0..n as usize)
+                .map(|k| {
+                    let at = (k * gauges + g) * GAUGE_VALUES;
+                    std::array::from_fn(|v| values[at + v])
+                })
+                .collect();
+        }
+    }
+    let lines = records.lines.len();
+    if lines > 0 {
+        let discharge = c.get_record("line_discharge", n as usize * lines)?;
+        for (k, l) in records.lines.iter_mut().enumerate() {
+            l.times = times.to_vec();
+            l.discharge = (0..n as usize).map(|s| discharge[s * lines + k]).collect();
+        }
     }
     Ok(n)
 }

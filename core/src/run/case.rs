@@ -115,6 +115,8 @@ pub struct Volume {
     pub checkpoints: u64,
     /// Gauge samples over all gauges (a row of a gauge's file each).
     pub gauge_records: u64,
+    /// Line samples over all lines (a value of `lines.csv` each).
+    pub line_records: u64,
     /// Files written, a file rewritten counting each time.
     pub files: u64,
     /// Bytes the run directory holds at the end (pictures at about a byte for four pixels).
@@ -137,6 +139,9 @@ impl Plan {
             }
             if v.gauge_records > 0 {
                 events.push(format!("{} gauge record{}", count(v.gauge_records as f64), plural(v.gauge_records)));
+            }
+            if v.line_records > 0 {
+                events.push(format!("{} line record{}", count(v.line_records as f64), plural(v.line_records)));
             }
             s += &format!("{}; ", events.join(", "));
         }

@@ -1,7 +1,8 @@
 //! The runner's side of NetCDF output: the run's file of fields, `<case name>.nc`, created at
 //! the first snapshot with the run's metadata as global attributes, a record appended at each;
-//! beside it, for a case with gauges or maxima, `<case name>_gauges.nc` (a record per gauge
-//! sample, appended at each snapshot) and `<case name>_maxima.nc` (written whole at each). A
+//! beside it, for a case with gauges, lines or maxima, `<case name>_gauges.nc` and
+//! `<case name>_lines.nc` (a record per sample, appended at each snapshot) and
+//! `<case name>_maxima.nc` (written whole at each). A
 //! restarted run goes on appending to the fields' file of its directory ([`NetcdfRun::resume`]).
 
 use super::{Console, RunDir, Simulation};
@@ -10,13 +11,14 @@ use crate::grid::Grid2;
 use crate::model::State;
 use crate::output::netcdf::cf;
 use crate::output::netcdf::classic::Attr;
-use crate::output::netcdf::{GaugeFile, Snapshots, write_maxima};
+use crate::output::netcdf::{GaugeFile, LineFile, Snapshots, write_maxima};
 use crate::products::Products;
 use crate::{Error, GpuReal, Real, Result};
 
 pub(super) struct NetcdfRun {
     file: Option<Snapshots>,
     gauges: Option<GaugeFile>,
+    lines: Option<LineFile>,
     /// The model's own line (backend, kernel variant), for the file's metadata.
     model: String,
     /// The time coordinate's units ([`time_units`]).
@@ -31,6 +33,11 @@ pub fn file_name(case_name: &str) -> String {
 /// The gauges' file name in the run directory.
 pub fn gauges_file_name(case_name: &str) -> String {
     format!("{case_name}_gauges.nc")
+}
+
+/// The discharge lines' file name in the run directory.
+pub fn lines_file_name(case_name: &str) -> String {
+    format!("{case_name}_lines.nc")
 }
 
 /// The maximum maps' file name in the run directory (the longest of the three).
@@ -66,15 +73,15 @@ impl NetcdfRun {
         if sim.info().output.wants(Format::Netcdf) {
             Snapshots::check(&sim.mesh(), initial, &geo(sim))?;
         }
-        Ok(NetcdfRun { file: None, gauges: None, model, units })
+        Ok(NetcdfRun { file: None, gauges: None, lines: None, model, units })
     }
 
     /// For a run restarted from a checkpoint whose state is `state`: go on appending to the
     /// fields' file in `dir` after its records up to the checkpoint's time, when it is this
     /// case's (its global attributes) and of this run's layout; otherwise — missing, of another
     /// case, damaged — say so in one line and start a new file at the next snapshot, holding
-    /// the records from the restart on. (The gauges' file is written anew at the first snapshot
-    /// from the gauge records, which the checkpoint holds since the start.)
+    /// the records from the restart on. (The gauges' and lines' files are written anew at the
+    /// first snapshot from their records, which the checkpoint holds since the start.)
     pub fn resume<S: Simulation, T: Real>(
         &mut self,
         sim: &S,
@@ -133,9 +140,9 @@ impl NetcdfRun {
         Ok(name)
     }
 
-    /// The gauge samples not yet in the gauges' file (creating it with every sample so far, the
-    /// first time in this process) and the maps, whole, when the case writes NetCDF; the files'
-    /// names.
+    /// The gauge and line samples not yet in their files (creating each with every sample so
+    /// far, the first time in this process) and the maps, whole, when the case writes NetCDF;
+    /// the files' names.
     pub fn products<S: Simulation, T: GpuReal>(
         &mut self,
         sim: &S,
@@ -158,6 +165,20 @@ impl NetcdfRun {
                     globals.push(fields.clone());
                     let epsg = info.inputs.epsg();
                     self.gauges = Some(GaugeFile::create::<T>(path, &p.series, grid, &self.units, globals, epsg)?);
+                    Ok(())
+                }
+            })?;
+            names.push(name);
+        }
+        if !p.lines.is_empty() {
+            let name = lines_file_name(&info.name);
+            dir.append(&name, |path| match &mut self.lines {
+                Some(l) => l.append(&p.lines),
+                None => {
+                    let mut globals = globals(sim, &self.model, info.run.precision.name(), LINES_COMMENT);
+                    globals.push(fields.clone());
+                    let epsg = info.inputs.epsg();
+                    self.lines = Some(LineFile::create(path, &p.lines, &self.units, globals, epsg)?);
                     Ok(())
                 }
             })?;
@@ -207,6 +228,9 @@ const FIELDS_COMMENT: &str = "x and y are the cell centres in metres, y increasi
 const GAUGES_COMMENT: &str = "every gauge is sampled at the same times (CF's orthogonal multidimensional \
     representation); its values are those of gauge_<name>.csv; samples are appended at each snapshot and counted \
     only once their data are on disk";
+const LINES_COMMENT: &str = "every line is sampled at the gauges' times (CF's orthogonal multidimensional \
+    representation); its discharges are those of lines.csv; samples are appended at each snapshot and counted \
+    only once their data are on disk";
 const MAXIMA_COMMENT: &str = "the maps of max_h.npy, max_speed.npy, max_hazard.npy, max_h_time.npy, arrival.npy \
     and duration.npy over the run so far, \
     x and y the cell centres in metres, y increasing northward; written whole at each snapshot";
@@ -239,13 +263,17 @@ fn globals<S: Simulation>(sim: &S, model: &str, precision: &str, comment: &str) 
 }
 
 /// The fields' file's global attributes: [`globals`], and the names of the products' files
-/// beside it when the case keeps gauges or maxima (`hydrokern plot` draws them too).
+/// beside it when the case keeps gauges, lines or maxima (`hydrokern plot` draws the gauges
+/// and maps too).
 fn fields_globals<S: Simulation>(sim: &S, model: &str, precision: &str) -> Vec<Attr> {
     let info = sim.info();
     let spec = info.output.products();
     let mut attrs = globals(sim, model, precision, FIELDS_COMMENT);
     if !spec.gauges.is_empty() {
         attrs.push(Attr::text("gauges_file", gauges_file_name(&info.name)));
+    }
+    if !spec.lines.is_empty() {
+        attrs.push(Attr::text("lines_file", lines_file_name(&info.name)));
     }
     if spec.maxima {
         attrs.push(Attr::text("maxima_file", maxima_file_name(&info.name)));

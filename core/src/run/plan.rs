@@ -1,15 +1,15 @@
 //! A run's plan, worked out from the case before anything large is allocated or written: the
-//! steps it takes, the output it writes (snapshots, checkpoints, gauge records; files and bytes)
-//! and the host memory it needs at its peak. `hydrokern check` prints the plan and every run
-//! starts only within it ([`check`]): the one check both make, so they never disagree.
+//! steps it takes, the output it writes (snapshots, checkpoints, gauge and line records; files
+//! and bytes) and the host memory it needs at its peak. `hydrokern check` prints the plan and
+//! every run starts only within it ([`check`]): the one check both make, so they never disagree.
 //!
 //! Memory is an upper bound of the peak resident size: the solver's own part ([`Case::needs`]:
 //! the case's fields, the model, its scratch) and what the runner adds — the program itself,
 //! the states on their way to the writer (its queue, the one it works on, the last good one, the
 //! one the time loop holds), the GPU's page-locked staging buffers, the pictures being drawn and
-//! the animations' frames, the products (maps and gauge records, the model's and the copy the
-//! writer gets) and a checkpoint's copy of the model's state. docs/output.md lists the terms and
-//! the peak measured against the estimate.
+//! the animations' frames, the products (maps, gauge and line records, the model's and the copy
+//! the writer gets) and a checkpoint's copy of the model's state. docs/output.md lists the terms
+//! and the peak measured against the estimate.
 
 use super::writer::QUEUE;
 use super::{Case, Needs, Plan, Simulation, Snapshot, Volume};
@@ -20,9 +20,9 @@ use crate::runtime::HOST_BUFFERS;
 use crate::{Error, Precision, Result};
 
 /// Most files a run may write, a file rewritten counting each time it is written: each
-/// snapshot's NPY files and pictures, its NetCDF records, the gauge files (rewritten at every
-/// snapshot and checkpoint), each checkpoint and the maps beside it. A run past it is refused
-/// before it starts (docs/output.md).
+/// snapshot's NPY files and pictures, its NetCDF records, the gauge and line files (rewritten
+/// at every snapshot and checkpoint), each checkpoint and the maps beside it. A run past it is
+/// refused before it starts (docs/output.md).
 pub const MAX_OUTPUT_FILES: u64 = 100_000;
 
 /// Most snapshots and checkpoints together a run may stop for.
@@ -75,32 +75,35 @@ pub fn simulation<S: Simulation>(sim: &S) -> Plan {
     let cells = sim.mesh().cells() as u64;
     let spec = out.products();
     let gauges = spec.gauges.len() as u64;
-    let gauge_records = gauges.saturating_mul((steps / spec.every as f64 + 1.0) as u64);
+    let lines = spec.lines.len() as u64;
+    let samples = (steps / spec.every as f64 + 1.0) as u64;
+    let gauge_records = gauges.saturating_mul(samples);
+    let line_records = lines.saturating_mul(samples);
     let (npy, png, netcdf) = (out.wants(Format::Npy), out.wants(Format::Png), out.wants(Format::Netcdf));
     // GeoTIFF maps are of a plane's cells only.
     let plane = matches!(sim.mesh(), crate::grid::Mesh::Plane(_));
     let tif = out.wants(Format::Geotiff) && plane;
     let bed = sim.bed().is_some() as u64;
 
-    // Files: each snapshot's; each checkpoint and what it writes beside it; the gauges' files
-    // at every snapshot and checkpoint; the maps at the end and at checkpoints; the case and
-    // the manifest, the animations.
+    // Files: each snapshot's; each checkpoint and what it writes beside it; the gauges' and
+    // lines' files at every snapshot and checkpoint; the maps at the end and at checkpoints; the
+    // case and the manifest, the animations.
     let maps = crate::products::SHOWN as u64 * spec.maxima as u64;
     let map_files = maps * (npy as u64 + png as u64 + tif as u64) + (netcdf && spec.maxima) as u64;
-    let gauge_files = gauges + (netcdf && gauges > 0) as u64;
+    let record_files = gauges + (netcdf && gauges > 0) as u64 + (lines > 0) as u64 * (1 + netcdf as u64);
     let per_snapshot = snap.fields * npy as u64
         + snap.pictures * png as u64
         + netcdf as u64
-        + gauge_files
+        + record_files
         + (snap.fields + bed) * tif as u64;
-    let per_checkpoint = 1 + gauge_files + map_files;
+    let per_checkpoint = 1 + record_files + map_files;
     let files = snapshots
         .saturating_mul(per_snapshot)
         .saturating_add(checkpoints.saturating_mul(per_checkpoint))
         .saturating_add(map_files + 2 + snap.animations * png as u64 + bed * tif as u64);
 
-    // Bytes at the end: the fields (NPY and NetCDF), the pictures, the gauges' rows, the maps,
-    // the checkpoint.
+    // Bytes at the end: the fields (NPY and NetCDF), the pictures, the gauges' rows, the lines'
+    // values (and a time a row), the maps, the checkpoint.
     let state = snap.values * w;
     let frames = snapshots.min(frames_kept(snap.pixels));
     let picture = snap.pixels / PIXELS_PER_BYTE;
@@ -113,16 +116,19 @@ pub fn simulation<S: Simulation>(sim: &S) -> Plan {
     disk = disk
         .saturating_add(frames * picture * snap.animations * png as u64)
         .saturating_add(gauge_records.saturating_mul(GAUGE_ROW + 40 * netcdf as u64))
+        .saturating_add(line_records.saturating_mul(NUMBER + 8 * netcdf as u64))
+        .saturating_add(if lines > 0 { samples.saturating_mul(NUMBER + 8 * netcdf as u64) } else { 0 })
         .saturating_add(
             maps * (cells * w * (npy as u64 + netcdf as u64) + picture * png as u64 + cells * 4 * tif as u64),
         )
         .saturating_add(bed * cells * (4 * tif as u64 + w * netcdf as u64))
         .saturating_add(if checkpoints > 0 { snap.checkpoint * w } else { 0 });
-    let output = Volume { snapshots, checkpoints, gauge_records, files, bytes: disk };
+    let output = Volume { snapshots, checkpoints, gauge_records, line_records, files, bytes: disk };
 
     let precision = info.run.precision;
     let solver = sim.needs(precision);
-    let host = runner_bytes(sim, &snap, w, frames, gauge_records, checkpoints > 0).saturating_add(solver.host);
+    let records = (gauge_records, line_records, samples * (lines > 0) as u64);
+    let host = runner_bytes(sim, &snap, w, frames, records, checkpoints > 0).saturating_add(solver.host);
     Plan {
         steps: Some(steps),
         basis: sim.steps_basis(),
@@ -137,8 +143,11 @@ pub fn simulation<S: Simulation>(sim: &S) -> Plan {
 /// a field change slowly, and PNG and GIF compress them well.
 const PIXELS_PER_BYTE: u64 = 4;
 
-/// Bytes of one gauge row of its CSV file: five numbers of up to 24 characters.
-const GAUGE_ROW: u64 = 5 * 24;
+/// Bytes of a number in a CSV file, at most: the shortest decimal of an f64 and a separator.
+const NUMBER: u64 = 24;
+
+/// Bytes of one gauge row of its CSV file: five numbers.
+const GAUGE_ROW: u64 = 5 * NUMBER;
 
 /// Frames an animation keeps of maps of `pixels` (`anim::Animation::push`), one more while it
 /// halves them and the newest one past the stride.
@@ -152,7 +161,7 @@ fn runner_bytes<S: Simulation>(
     snap: &Snapshot,
     w: u64,
     frames: u64,
-    gauge_records: u64,
+    (gauge_records, line_records, line_times): (u64, u64, u64),
     checkpoints: bool,
 ) -> u64 {
     let info = sim.info();
@@ -192,9 +201,12 @@ fn runner_bytes<S: Simulation>(
             }
         }
     }
-    // Every record, in the model and in the copy the writer gets, and one gauge's CSV text.
+    // Every record, in the model and in the copy the writer gets, and one gauge's CSV text; the
+    // lines' (a time and a discharge each) and their CSV text.
     let series = gauge_records.saturating_mul(2 * 8 * (1 + crate::products::GAUGE_VALUES as u64));
     host = host.saturating_add(series).saturating_add(gauge_records.saturating_mul(GAUGE_ROW));
+    let lines = line_records.saturating_mul(2 * 2 * 8 + NUMBER).saturating_add(line_times.saturating_mul(NUMBER));
+    host = host.saturating_add(lines);
     if checkpoints {
         host += snap.checkpoint * w;
     }
@@ -204,7 +216,8 @@ fn runner_bytes<S: Simulation>(
 /// The plan of a solver that computes once: no steps, the files it names.
 pub fn once(case: &dyn Case, files: u64, disk: u64) -> Plan {
     let needs = case.needs(case.info().run.precision);
-    let output = Volume { snapshots: 0, checkpoints: 0, gauge_records: 0, files: files + 2, bytes: disk };
+    let output =
+        Volume { snapshots: 0, checkpoints: 0, gauge_records: 0, line_records: 0, files: files + 2, bytes: disk };
     Plan {
         steps: None,
         basis: "",

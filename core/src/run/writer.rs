@@ -183,13 +183,13 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
         Ok(())
     }
 
-    /// The gauge records so far, rewritten whole, and the maps when they came along (at the
+    /// The gauge and line records so far, rewritten whole, and the maps when they came along (at the
     /// end and at checkpoints) as they stand at time `at`; the names written.
     fn products(&mut self, products: Option<Products<T>>, at: f64) -> Result<Vec<String>> {
         let (Some(p), Mesh::Plane(grid)) = (products, self.sim.mesh()) else { return Ok(Vec::new()) };
         let t = Instant::now();
         let info = self.sim.info();
-        let p = Products { maps: products::shown(&p.maps, at), series: p.series };
+        let p = Products { maps: products::shown(&p.maps, at), series: p.series, lines: p.lines };
         let epsg = info.inputs.epsg();
         let mut files = products::write(self.dir, &p, &grid, self.sim.times().t_end, &info.output, epsg)?;
         files.extend(self.netcdf.products(self.sim, self.dir, &p, &grid)?);

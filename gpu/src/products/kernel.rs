@@ -74,16 +74,18 @@ pub(super) unsafe fn products_update<T: DeviceReal>(
                 *wet_since.add(c) = spell[1];
             }
         }
-        // The gauges: threads of block (0, 0), one gauge each.
+        // The sampled cells (the gauges' and those beside the lines' faces): the threads of
+        // block (0, 0) take them in turn, so their number is not bound to the block's size.
         if thread::block_idx_x() != 0 || thread::block_idx_y() != 0 {
             return;
         }
-        let n = thread::thread_idx_y() * thread::block_dim_x() + thread::thread_idx_x();
+        let mut n = thread::thread_rank_in_block();
         let Some(slot) = sample_slot(&s, steps) else { return };
         if n == 0 {
             *times.add(slot) = t;
         }
-        if n < s.gauges {
+        let threads = thread::block_size();
+        while n < s.gauges {
             let at = cells.add(2 * n as usize);
             let [h, u, v, eta] = f.cell(*at, *at.add(1), read);
             let out = values.add((slot * s.gauges as usize + n as usize) * GAUGE_VALUES);
@@ -91,6 +93,7 @@ pub(super) unsafe fn products_update<T: DeviceReal>(
             *out.add(1) = u;
             *out.add(2) = v;
             *out.add(3) = eta;
+            n += threads;
         }
     }
 }

@@ -96,6 +96,7 @@ pub struct Fields<T> {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct Sampling {
+    /// Cells sampled: the gauges' and those beside the discharge lines' faces.
     pub gauges: u32,
     /// A sample every `every` steps (steps counted by the clock: a step of Δt = 0 past a stop
     /// time does not count, and re-writes the same sample with the same values).

@@ -9,6 +9,7 @@ mod cli;
 mod cli_adi;
 mod cli_conservation;
 mod cli_fd3d_tridiag;
+mod cli_lines;
 mod cli_output;
 mod cli_plan;
 mod cli_runs;

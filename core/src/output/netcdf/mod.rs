@@ -4,17 +4,20 @@
 //! [`classic`] is the file format; [`cf`] the CF layout of a run (coordinates, time, fields and
 //! their attributes); [`append`] grows a file one record at a time so that a killed run leaves
 //! it readable up to its last whole snapshot; [`Snapshots`] is what the runner calls; [`Dataset`]
-//! reads files back; [`plot`] draws their maps and gauges. The products (gauges, maximum maps)
-//! go into files of their own beside the fields' ([`GaugeFile`], [`write_maxima`]).
+//! reads files back; [`plot`] draws their maps and gauges. The products (gauges, discharge
+//! lines, maximum maps) go into files of their own beside the fields' ([`GaugeFile`],
+//! [`LineFile`], [`write_maxima`]).
 
 pub mod append;
 pub mod cf;
 pub mod classic;
+mod lines;
 mod plot;
 mod products;
 mod read;
 mod snapshots;
 
+pub use lines::LineFile;
 pub use plot::{default_dir, plot};
 pub use products::{GaugeFile, write_maxima};
 pub use read::{Dataset, Values};

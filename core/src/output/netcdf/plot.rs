@@ -2,8 +2,9 @@
 //! after the run by the same PNG functions the run uses. One colour range per field over all
 //! its times, so the maps of one field can be compared; a volume is shown by its horizontal
 //! slice through the middle of the box. The products' files the fields' file names (its
-//! `gauges_file` and `maxima_file`) are drawn with it: a plot of depth and surface against time
-//! per gauge, and the maximum maps; given on their own, they are drawn alone.
+//! `gauges_file`, `lines_file` and `maxima_file`) are drawn with it: a plot of depth and surface
+//! against time per gauge, of the discharge against time per line, and the maximum maps; given
+//! on their own, they are drawn alone.
 
 use super::read::{Dataset, Values};
 use crate::output::png::{PlotOptions, Series, write_panels_png};
@@ -43,14 +44,17 @@ fn create(out: &Path) -> Result<()> {
     std::fs::create_dir_all(out).map_err(|cause| Error::Io { path: out.display().to_string(), cause })
 }
 
-/// Draw every map of `path` into `out` (created if missing), and the gauges and maximum maps
-/// of the files it names beside it; the files written. A gauges or maxima file given itself is
-/// drawn alone.
+/// Draw every map of `path` into `out` (created if missing), and the gauges, lines and maximum
+/// maps of the files it names beside it; the files written. A gauges, lines or maxima file given
+/// itself is drawn alone.
 pub fn plot(path: &Path, out: &Path) -> Result<Vec<PathBuf>> {
     let mut nc = Dataset::open(path)?;
     if nc.global_text("featureType") == Some("timeSeries") {
         create(out)?;
-        return plot_gauges(&mut nc, out);
+        return match nc.var("line_name") {
+            Ok(_) => plot_lines(&mut nc, out),
+            Err(_) => plot_gauges(&mut nc, out),
+        };
     }
     let h = nc.header();
     if h.vars.iter().all(|v| !h.is_record(v)) && h.vars.iter().any(|v| v.dims.len() == 2) {
@@ -58,7 +62,7 @@ pub fn plot(path: &Path, out: &Path) -> Result<Vec<PathBuf>> {
         return plot_maps(&mut nc, out);
     }
     let mut written = plot_fields(&mut nc, out)?;
-    for key in ["gauges_file", "maxima_file"] {
+    for key in ["gauges_file", "lines_file", "maxima_file"] {
         let Some(name) = nc.global_text(key) else { continue };
         let beside = path.with_file_name(name);
         if beside.exists() {
@@ -219,6 +223,44 @@ fn plot_gauges(nc: &mut Dataset, out: &Path) -> Result<Vec<PathBuf>> {
         let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
         let file = out.join(format!("gauge_{safe}.png"));
         write_panels_png(&file, &panels)?;
+        written.push(file);
+    }
+    Ok(written)
+}
+
+/// A lines file (CF timeSeries of discharge, a record per sample): per line, one picture of its
+/// discharge against time, `line_<name>.png`.
+fn plot_lines(nc: &mut Dataset, out: &Path) -> Result<Vec<PathBuf>> {
+    let path = nc.path().to_path_buf();
+    for name in ["time", "line_name", "discharge"] {
+        if nc.var(name).is_err() {
+            return Err(not_ours(&path, &format!("a timeSeries file without {name}")));
+        }
+    }
+    let names = nc.read_text("line_name")?;
+    let unit = super::cf::time_unit_of(nc.var("time")?.text("units").unwrap_or("")).to_string();
+    let n = names.len();
+    let (mut t, mut q) = (Vec::new(), vec![Vec::new(); n]);
+    for r in 0..nc.records() {
+        t.push(nc.read("time", Some(r))?.to_f64()[0]);
+        let v = nc.read("discharge", Some(r))?.to_f64();
+        if v.len() != n {
+            return Err(not_ours(&path, &format!("discharge holds {} values a sample for {n} lines", v.len())));
+        }
+        q.iter_mut().zip(v).for_each(|(s, x)| s.push(x));
+    }
+    let mut written = Vec::new();
+    for (k, name) in names.iter().enumerate() {
+        let curve = Series { name: "Q".into(), x: t.clone(), y: q[k].clone(), color: [31, 119, 180], dashed: false };
+        let opts = PlotOptions {
+            title: format!("line {name}: discharge, positive from its left to its right"),
+            x_label: format!("t [{unit}]"),
+            y_label: "Q [m³/s]".into(),
+        };
+        // Only letters, digits, '_' and '-' from a name into a file name (hydrokern's are so).
+        let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+        let file = out.join(format!("line_{safe}.png"));
+        write_panels_png(&file, &[(vec![curve], opts)])?;
         written.push(file);
     }
     Ok(written)
