@@ -9,8 +9,8 @@ use crate::Real;
 use crate::forcing::Forcing;
 use kernels::forcing::{Infiltration, NO_SOIL, series_at};
 use kernels::kp::{
-    CellForcing, Coeffs, FORCED_LEN, FORCED_SPAN, FORCED_T, NO_LEVEL, NO_RAIN, OPEN, SeriesSet, cell_inputs, force_point,
-    integrate_span,
+    CellForcing, Coeffs, FORCED_LEN, FORCED_SPAN, FORCED_T, NO_LEVEL, NO_RAIN, OPEN, SeriesSet, cell_inputs,
+    force_point, integrate_span,
 };
 use rayon::prelude::*;
 use std::sync::Arc;
