@@ -130,14 +130,14 @@ pub const DS_SAFETY: f64 = 0.95;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WetDry {
     /// Bollermann, Chen, Kurganov & Noelle 2013 in 2D: partially flooded cells reconstructed
-    /// flat at the level that holds their water, their outflow capped (the default).
+    /// flat at the level that holds their water, their outflow capped.
     Bollermann,
     /// Kurganov & Petrova 2007: slopes of w corrected to non-negative face depths.
     Kp07,
     /// Bollermann et al.'s reconstruction with the draining time step of the actual Δt and the
     /// velocities of partially flooded cells held to their neighbours' range after each stage
     /// (docs/kp-wet-dry.md, "Draining" and "After each RK stage: the velocity clamp and films
-    /// (`clamp`)").
+    /// (`clamp`)"). The default (`kp07` with rain, docs/kp-forcing.md).
     Clamp,
 }
 
