@@ -792,7 +792,7 @@ impl Simulation for KpCase {
             let what = if closed {
                 "no outflow side: the residual is the error"
             } else {
-                "outflow sides: what left is in the residual"
+                "open sides, held levels or outlets: what left is in the residual"
             };
             return Some(format!(
                 "water account: storage change {:+.6e} m³ = rain {:.6e} + inflow {:.6e} − infiltration {:.6e} + residual {:+.3e} ({:+.1e} of the water in the account), {how} ({what})",
