@@ -7,7 +7,7 @@ use super::forcing::{SILT_LOAM, green_ampt_exact};
 use super::run;
 use hydrokern::forcing::{GreenAmpt, Horton, RainGrid, Soil, Soils};
 use hydrokern::kp::Problem;
-use kernels::forcing::{exp_neg, frame_at, held_integral, horton, one_minus_exp_neg};
+use kernels::forcing::{exp_neg, frame_at, held_integral, horton, one_minus_exp_neg, one_minus_given};
 
 /// e^(−x) and 1 − e^(−x) as the kernels compute them, against the standard library's, from
 /// 1e-12 to past f64's underflow: within a few ulp.
@@ -219,5 +219,15 @@ fn a_soil_that_empties_a_cell_leaves_it_dry_exactly() {
             assert!(keep == 0.0 || (w - cb) + lo <= k.dry, "keep {keep}");
             assert!(!wet);
         }
+    }
+}
+
+/// 1 − e^(−x) from a given e^(−x) is the same number as computed whole, on both sides of the
+/// switch to the series.
+#[test]
+fn one_minus_given_is_one_minus_exp_neg() {
+    for k in 0..4000 {
+        let x = k as f64 * 1e-3 + if k % 2 == 0 { 0.0 } else { 1e-7 };
+        assert_eq!(one_minus_given(x, exp_neg(x)).to_bits(), one_minus_exp_neg(x).to_bits(), "x = {x}");
     }
 }

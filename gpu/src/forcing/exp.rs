@@ -28,11 +28,12 @@ pub fn exp_neg(x: f64) -> f64 {
     // n = round(x / ln 2) ≤ 1022, so 2^(−n) is a normal number.
     let n = (x * LOG2_E + 0.5) as u32;
     let r = (x - n as f64 * LN2_HI) - n as f64 * LN2_LO;
-    // e^(−r) = 1 − r(1 − r/2(1 − r/3(…))).
+    // e^(−r) = 1 − r(1 − r/2(1 − r/3(…))). The loop unrolls, so 1/m is a constant and each
+    // term a multiply: an f64 division is many times a multiply on the GPU.
     let mut p = 1.0;
     let mut m = EXP_TERMS;
     while m > 0 {
-        p = 1.0 - r / m as f64 * p;
+        p = 1.0 - r * (1.0 / m as f64) * p;
         m -= 1;
     }
     p * f64::from_bits(((1023 - n) as u64) << 52)
@@ -48,10 +49,27 @@ pub fn one_minus_exp_neg(x: f64) -> f64 {
     if x >= SERIES_BELOW {
         return 1.0 - exp_neg(x);
     }
+    small_one_minus_exp_neg(x)
+}
+
+/// 1 − e^(−x) given e = e^(−x) (from [`exp_neg`]): the same value as [`one_minus_exp_neg`]
+/// without a second exponential where it would take 1 − e.
+#[inline(always)]
+pub fn one_minus_given(x: f64, e: f64) -> f64 {
+    if x.is_nan() || x <= 0.0 {
+        return 0.0;
+    }
+    if x >= SERIES_BELOW { 1.0 - e } else { small_one_minus_exp_neg(x) }
+}
+
+/// The series x(1 − x/2(1 − x/3(…))) of 1 − e^(−x), for 0 < x < [`SERIES_BELOW`]; unrolled,
+/// with multiplies by the constants 1/m as in [`exp_neg`].
+#[inline(always)]
+fn small_one_minus_exp_neg(x: f64) -> f64 {
     let mut p = 1.0;
     let mut m = SERIES_TERMS;
     while m > 1 {
-        p = 1.0 - x / m as f64 * p;
+        p = 1.0 - x * (1.0 / m as f64) * p;
         m -= 1;
     }
     x * p

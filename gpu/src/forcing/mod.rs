@@ -12,7 +12,7 @@ mod exp;
 mod frames;
 mod soil;
 
-pub use exp::{exp_neg, one_minus_exp_neg};
+pub use exp::{exp_neg, one_minus_exp_neg, one_minus_given};
 pub use frames::{frame_at, held_integral};
 pub use soil::{GREEN_AMPT, HORTON, Horton, Infiltration, NO_SOIL, Soil, green_ampt, horton};
 

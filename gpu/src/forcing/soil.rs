@@ -3,7 +3,7 @@
 //! that the rain could not keep ponded (F behind the ponded curve) carries on from where its F
 //! says rather than from the clock: Green–Ampt ([`green_ampt`]) and Horton ([`horton`]).
 
-use super::{exp_neg, one_minus_exp_neg};
+use super::{exp_neg, one_minus_exp_neg, one_minus_given};
 use crate::Real;
 
 /// [`Infiltration::model`]: no soil, Green–Ampt, Horton.
@@ -126,7 +126,7 @@ fn horton_time(f0: f64, fc: f64, d: f64, k: f64, f: f64) -> f64 {
     let mut n = 0;
     while n < HORTON_STEPS {
         let e = exp_neg(k * tau);
-        let g = fc * tau + d / k * one_minus_exp_neg(k * tau) - f;
+        let g = fc * tau + d / k * one_minus_given(k * tau, e) - f;
         let slope = fc + d * e;
         if !(g < 0.0 && slope > 0.0) {
             break;
