@@ -66,7 +66,6 @@ fn upload_or_zero<V: cudarc::driver::DeviceRepr + Default + Copy>(gpu: &Gpu, v: 
 impl<T: GpuReal> GpuForcing<T> {
     /// `cells`: the padded state's length.
     pub fn new(gpu: &Gpu, layout: &Layout, cells: usize) -> Result<GpuForcing<T>> {
-        GpuForcing::<T>::check_frames(gpu, layout)?;
         Ok(GpuForcing {
             series: layout.series_set(),
             cell_forcing: layout.cell_forcing::<T>(),
