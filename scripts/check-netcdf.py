@@ -175,8 +175,10 @@ def read_csv(path):
     return lines[0], lines[1], np.array(rows, dtype=np.float64).reshape(-1, 5)
 
 
-def check_gauges(scenario, out, path, dtype, time_units):
-    """The gauges' file against the run's CSV files: CF timeSeries, every value bit for bit."""
+def open_time_series(scenario, out, path, feature, time_units):
+    """A CF timeSeries file of the run in `out`, listed in its manifest, its header checked: the
+    format and conventions, the global attributes, an unlimited time and a fixed `feature`
+    dimension whose `<feature>_name` is the series' id, time's units and axis."""
     name = path.name
     manifest = json.loads((out / "hydrokern-run.json").read_text())
     check(name in manifest["files"], f"{scenario}: the manifest lists {name}")
@@ -186,10 +188,16 @@ def check_gauges(scenario, out, path, dtype, time_units):
     check(ds.featureType == "timeSeries" and ds.Conventions == "CF-1.8", f"{name}: featureType and Conventions")
     for g in GLOBALS:
         check(g in ds.ncattrs(), f"{name}: global attribute {g}")
-    check(ds.dimensions["time"].isunlimited() and not ds.dimensions["station"].isunlimited(),
-          f"{name}: time unlimited, station fixed")
-    check(ds["station_name"].cf_role == "timeseries_id", f"{name}: station_name's cf_role")
+    check(ds.dimensions["time"].isunlimited() and not ds.dimensions[feature].isunlimited(),
+          f"{name}: time unlimited, {feature} fixed")
+    check(ds[f"{feature}_name"].cf_role == "timeseries_id", f"{name}: {feature}_name's cf_role")
     check(ds["time"].units == time_units and ds["time"].axis == "T", f"{name}: time's attributes")
+    return name, manifest, ds
+
+
+def check_gauges(scenario, out, path, dtype, time_units):
+    """The gauges' file against the run's CSV files: CF timeSeries, every value bit for bit."""
+    name, _, ds = open_time_series(scenario, out, path, "station", time_units)
     stations = [str(n) for n in netCDF4.chartostring(ds["station_name"][:])]
     csvs = sorted(p.name for p in out.glob("gauge_*.csv"))
     check(csvs == sorted(f"gauge_{s}.csv" for s in stations), f"{name}: stations {stations} against {csvs}")
@@ -215,19 +223,8 @@ def check_gauges(scenario, out, path, dtype, time_units):
 def check_lines(scenario, out, path, time_units):
     """The lines' file against the run's lines.csv: CF timeSeries of line geometries, every
     discharge bit for bit (f64 whatever the run's precision), the lines' points as the case's."""
-    name = path.name
-    manifest = json.loads((out / "hydrokern-run.json").read_text())
-    check(name in manifest["files"] and "lines.csv" in manifest["files"], f"{scenario}: the manifest lists {name}, lines.csv")
-    ds = netCDF4.Dataset(path)
-    ds.set_auto_mask(False)
-    check(ds.file_format == "NETCDF3_64BIT_OFFSET", f"{name}: format {ds.file_format}")
-    check(ds.featureType == "timeSeries" and ds.Conventions == "CF-1.8", f"{name}: featureType and Conventions")
-    for g in GLOBALS:
-        check(g in ds.ncattrs(), f"{name}: global attribute {g}")
-    check(ds.dimensions["time"].isunlimited() and not ds.dimensions["line"].isunlimited(),
-          f"{name}: time unlimited, line fixed")
-    check(ds["line_name"].cf_role == "timeseries_id", f"{name}: line_name's cf_role")
-    check(ds["time"].units == time_units and ds["time"].axis == "T", f"{name}: time's attributes")
+    name, manifest, ds = open_time_series(scenario, out, path, "line", time_units)
+    check("lines.csv" in manifest["files"], f"{scenario}: the manifest lists lines.csv")
     q = ds["discharge"]
     check(q.dtype == np.float64 and q.dimensions == ("time", "line") and q.units == "m3 s-1"
           and q.geometry == "line_geometry" and "long_name" in q.ncattrs(), f"{name}: discharge's type and attributes")

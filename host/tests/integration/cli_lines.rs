@@ -3,23 +3,11 @@
 //! `lines.csv` (and with NetCDF its lines' file) beside the gauges' files, `check` counts their
 //! records, and `plot` draws them.
 
-use crate::cmd::{hydrokern, refused, s, scratch, stderr, stdout};
-use std::path::{Path, PathBuf};
+use crate::cmd::{case_of, hydrokern, refused, s, scratch, stderr, stdout};
+use std::path::Path;
 
 fn lines(v: &str) -> String {
     format!("output.lines={v}")
-}
-
-/// Scenario `name` with `flags` written to a case file in `dir`, its output in `dir/out`.
-fn case_of(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    let path = dir.join(format!("{name}.toml"));
-    let out = dir.join("out");
-    let mut args = vec!["--backend", "cpu", name, "--output", s(&out), "--write-case", s(&path)];
-    args.extend(flags);
-    let o = hydrokern(&args);
-    assert!(o.status.success(), "{}", stderr(&o));
-    path
 }
 
 #[test]

@@ -3,20 +3,7 @@
 //! that `check` announces against what a run writes, and the peak memory against the estimate.
 
 use crate::cmd::*;
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The case file of scenario `name` with `flags` applied, written into `dir`.
-fn case_of(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    let path = dir.join(format!("{name}.toml"));
-    let out = dir.join("out");
-    let mut args = vec!["--backend", "cpu", name, "--output", s(&out), "--write-case", s(&path)];
-    args.extend(flags);
-    let o = hydrokern(&args);
-    assert!(o.status.success(), "{}", stderr(&o));
-    path
-}
 
 /// A size as `files::bytes` writes it ("53.1 MiB"), in bytes.
 fn parse_bytes(text: &str) -> f64 {

@@ -1,5 +1,5 @@
 //! What the command-line tests share: running the binary, reading its output, scratch
-//! directories, and the shape of a clean refusal.
+//! directories, case files of scenarios, and the shape of a clean refusal.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -40,4 +40,17 @@ pub fn refused(args: &[&str], want: &str) {
     assert!(err.contains(want), "{args:?}: expected '{want}' in:\n{err}");
     let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
     assert_eq!(lines.len(), 1, "{args:?}: expected one error line:\n{err}");
+}
+
+/// The case file of scenario `name` with `flags` applied (`--write-case`), written into `dir`;
+/// its output goes to `dir/out`.
+pub fn case_of(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join(format!("{name}.toml"));
+    let out = dir.join("out");
+    let mut args = vec!["--backend", "cpu", name, "--output", s(&out), "--write-case", s(&path)];
+    args.extend(flags);
+    let o = hydrokern(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    path
 }
