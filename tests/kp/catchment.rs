@@ -3,9 +3,7 @@
 //! Manning n 0.015 on the planes and 0.15 in the channel, rain of 10.8 mm/h for 90 minutes and
 //! then 90 minutes dry. The catchment is closed but for the channel's outlet.
 
-use super::BLOCK;
 use hydrokern::forcing::{Outlet, RAIN, Series};
-use hydrokern::kp::cpu::CpuKp;
 use hydrokern::kp::{Problem, WetDry};
 
 const PLANE: f64 = 800.0;
@@ -41,22 +39,7 @@ fn outlet_discharge(cell: f64, times: &[f64]) -> Vec<f64> {
     p.wet_dry = WetDry::Kp07;
     p.kappa_depth = 1e-4;
     p.dt_max = 10.0;
-    let area = width * LENGTH;
-    let mut m = CpuKp::<f64>::new(&p, BLOCK, false).unwrap();
-    let mut storage = |t: f64| {
-        while m.time() < t {
-            m.step(t).expect("no blow-up");
-        }
-        p.volume_with_low(m.state()[0], None, m.cell_bed())
-    };
-    times
-        .iter()
-        .map(|&t| {
-            let (before, after) = (storage(t - DT), storage(t + DT));
-            let rain = p.forcing.rain_volume(area, t + DT) - p.forcing.rain_volume(area, t - DT);
-            (rain - (after - before)) / (2.0 * DT)
-        })
-        .collect()
+    super::forcing::account_outflow(&p, times, DT)
 }
 
 /// The outlet hydrograph on 20 m cells (the channel one cell wide), as the published ones: it
