@@ -7,7 +7,7 @@ use super::problem::MAX_MANNING;
 use super::{Boundary, Problem, Scheme, WetDry, setup};
 use crate::accumulation::Accumulation;
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, flags, num};
-use crate::forcing::ForcingSection;
+use crate::forcing::{Forcing, ForcingSection};
 use crate::grid::{Grid2, Mesh};
 use crate::input::{Raster, Resample, case_raster};
 use crate::model::{Halt, Model, State};
@@ -233,22 +233,83 @@ impl Rasters {
         self.bed.grid(2).map_err(|e| c.doc().invalid("initial.raster.bed", e))
     }
 
-    /// The problem on `grid`: the bed at every corner, sampled from the cell-centred bed raster
-    /// (bilinear: the mean of the four cells that meet at an interior corner), then the water.
+    /// The problem on `grid`: the cells in the domain (those whose centre lies in a bed cell
+    /// that is not nodata), the bed at every corner, sampled from the cell-centred bed raster
+    /// (bilinear: the mean of the four cells that meet at an interior corner, of those that are
+    /// not nodata), then the water. A corner only inactive cells share has no bed of its own:
+    /// it takes the nearest active cell's neighbourhood's (no stencil of an active cell reads
+    /// it; it is finite so that no arithmetic on it is NaN).
     fn problem(&self, c: &Check, grid: &Grid2) -> Result<Problem> {
         let (lx, ly) = grid.extent();
         let (nx, ny) = (grid.nx, grid.ny);
         let mut p = Problem::new(nx, ny, lx, ly);
-        let at = |key: &str, r: &Raster, what: &str, (i, j): (usize, usize), (x, y): (f64, f64)| {
-            r.sample(x, y, self.resample)
-                .map_err(|e| c.doc().invalid(key, format!("the grid's {what} ({i}, {j}) at {e}")))
+        let bed_key = "initial.raster.bed";
+        let outside = |what: &str, (i, j): (usize, usize), e: String| {
+            c.doc().invalid(bed_key, format!("the grid's {what} ({i}, {j}) at {e}"))
         };
-        for j in 0..=ny {
-            for i in 0..=nx {
-                p.bed[j * (nx + 1) + i] = at("initial.raster.bed", &self.bed, "corner", (i, j), grid.node(i, j))?;
+        let mut active = vec![true; nx * ny];
+        for j in 0..ny {
+            for i in 0..nx {
+                let (x, y) = grid.centre(i, j);
+                let k = self.bed.nearest_cell(x, y).map_err(|e| outside("cell", (i, j), e))?;
+                active[j * nx + i] = self.bed.valid[k];
             }
         }
-        let centres = |key: &str, r: &Raster| r.at_centres(grid, self.resample).map_err(|e| c.doc().invalid(key, e));
+        if !active.contains(&true) {
+            return c.fail(
+                bed_key,
+                format!("{}: no cell of the grid lies on data (every one's centre is in a nodata cell)", self.bed.name),
+            );
+        }
+        let mut known = vec![false; (nx + 1) * (ny + 1)];
+        for j in 0..=ny {
+            for i in 0..=nx {
+                let (x, y) = grid.node(i, j);
+                let b = self.bed.sample_valid(x, y, self.resample).map_err(|e| outside("corner", (i, j), e))?;
+                let n = j * (nx + 1) + i;
+                (p.bed[n], known[n]) = (b.unwrap_or(0.0), b.is_some());
+            }
+        }
+        // A corner of an active cell with no data around it (a grid coarser than the raster's
+        // cells): its cell's own bed, the raster cell its centre lies in.
+        for j in 0..ny {
+            for i in 0..nx {
+                if !active[j * nx + i] {
+                    continue;
+                }
+                let (x, y) = grid.centre(i, j);
+                let own = self.bed.values[self.bed.nearest_cell(x, y).map_err(|e| outside("cell", (i, j), e))?];
+                for n in [j * (nx + 1) + i, j * (nx + 1) + i + 1, (j + 1) * (nx + 1) + i, (j + 1) * (nx + 1) + i + 1] {
+                    if !known[n] {
+                        (p.bed[n], known[n]) = (own, true);
+                    }
+                }
+            }
+        }
+        // The others (corners of inactive cells only): the lowest known bed, finite and below
+        // every active corner.
+        let low = p.bed.iter().zip(&known).filter(|(_, k)| **k).fold(f64::INFINITY, |m, (b, _)| m.min(*b));
+        for (b, k) in p.bed.iter_mut().zip(&known) {
+            if !k {
+                *b = low;
+            }
+        }
+        let all = !active.contains(&false);
+        let centres = |key: &str, r: &Raster| -> Result<Vec<f64>> {
+            let mut v = vec![0.0; nx * ny];
+            for j in 0..ny {
+                for i in 0..nx {
+                    if active[j * nx + i] {
+                        let (x, y) = grid.centre(i, j);
+                        v[j * nx + i] = r
+                            .sample(x, y, self.resample)
+                            .map_err(|e| c.doc().invalid(key, format!("the grid's cell ({i}, {j}) at {e}")))?;
+                    }
+                }
+            }
+            Ok(v)
+        };
+        p.active = (!all).then(|| active.clone());
         match &self.water {
             // Each cell holds what a flat surface at the raster's level holds over its corner
             // bed, so a flat surface is a lake at rest even where the shoreline cuts cells.
@@ -267,6 +328,12 @@ impl Rasters {
                 }
             }
             Water::Level(l) => p.set_level(*l),
+        }
+        // Outside the domain no water stands.
+        for s in 0..nx * ny {
+            if !p.is_active(s) {
+                (p.h[s], p.hu[s], p.hv[s]) = (0.0, 0.0, 0.0);
+            }
         }
         if let Some(r) = &self.manning {
             let n = centres("initial.raster.manning", r)?;
@@ -287,6 +354,51 @@ impl Rasters {
         }
         Ok(p)
     }
+}
+
+/// With inactive cells: rain counted on the active cells only, and no inflow, held level or
+/// outlet on an inactive cell; the split schemes DS1 and DS2 have no inactive cells.
+fn forcing_on_active(
+    c: &Check,
+    f: &mut Forcing,
+    active: &[bool],
+    grid: &Grid2,
+    scheme: Scheme,
+    auto: bool,
+) -> Result<()> {
+    if scheme.is_split() && !auto {
+        return c.fail("time.scheme", format!("{}: {}", scheme.name(), super::cpu::SPLIT_INACTIVE));
+    }
+    if let Some(g) = &mut f.rain_grid {
+        g.only(active);
+    }
+    let (nx, ny) = (grid.nx, grid.ny);
+    let inactive = |key: String, k: usize| {
+        let (i, j) = (k % nx, k / nx);
+        let (x, y) = grid.centre(i, j);
+        c.fail::<()>(&key, format!("reaches the grid's cell ({i}, {j}) (x = {x} m, y = {y} m), which is outside the domain (nodata in the bed)"))
+    };
+    for (n, inflow) in f.inflows.iter().enumerate() {
+        if let Some(&(k, _)) = inflow.cells.iter().find(|(k, _)| !active[*k]) {
+            return inactive(format!("forcing.inflow[{n}]"), k);
+        }
+    }
+    // The cell inside a side's reach at position `a` along it.
+    let inside = |side: usize, a: usize| match side {
+        0 => a * nx,
+        1 => a * nx + nx - 1,
+        2 => a,
+        _ => (ny - 1) * nx + a,
+    };
+    let reaches = f.levels.iter().map(|l| ("forcing.level", l.side, l.cells.clone()));
+    let reaches = reaches.chain(f.outlets.iter().map(|o| ("forcing.outlet", o.side, o.cells.clone())));
+    for (n, (key, side, cells)) in reaches.enumerate() {
+        let n = if key == "forcing.level" { n } else { n - f.levels.len() };
+        if let Some(k) = cells.map(|a| inside(side, a)).find(|&k| !active[k]) {
+            return inactive(format!("{key}[{n}]"), k);
+        }
+    }
+    Ok(())
 }
 
 /// `[gpu]`.
@@ -492,6 +604,9 @@ impl KpCase {
         p.kappa_depth = kappa_depth;
         p.accumulation = accumulation;
         p.forcing = f.forcing.load(&c, &grid, f.time.t_end)?;
+        if let Some(active) = &p.active {
+            forcing_on_active(&c, &mut p.forcing, active, &grid, scheme, scheme_auto)?;
+        }
         for (n, o) in p.forcing.outlets.iter().enumerate() {
             if boundary[o.side] != Boundary::Wall {
                 return c.fail(
@@ -739,6 +854,13 @@ impl Simulation for KpCase {
         let problem = match self.scheme_auto {
             true => match super::scheme_choice::auto_scheme(backend, precision) {
                 s if s == self.problem.scheme => &self.problem,
+                s if s.is_split() && self.problem.active.is_some() => {
+                    crate::note(&format!(
+                        "--scheme auto: rk2, not {}: inactive cells run with euler, rk2 and srk2",
+                        s.name()
+                    ));
+                    self.auto_problem.get_or_init(|| Problem { scheme: Scheme::Rk2, ..self.problem.clone() })
+                }
                 s => self.auto_problem.get_or_init(|| Problem { scheme: s, ..self.problem.clone() }),
             },
             false => &self.problem,
@@ -877,11 +999,13 @@ impl KpCase {
             return None;
         }
         let t = state.clock.t;
-        let (lx, ly) = self.grid.extent();
+        let cells =
+            self.problem.active.as_ref().map_or(self.grid.nx * self.grid.ny, |a| a.iter().filter(|&&a| a).count());
+        let area = cells as f64 * self.grid.dx * self.grid.dy;
         Some(Account {
             storage: self.grid.integrate(&state.field("h")?.data),
             start: self.v0,
-            rain: f.rain_volume(lx * ly, t),
+            rain: f.rain_volume(area, t),
             inflow: f.inflow_volume(t),
             infiltrated: state.field("infiltration").map_or(0.0, |i| self.grid.integrate(&i.data)),
         })

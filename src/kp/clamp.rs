@@ -20,7 +20,7 @@ use crate::Real;
 use kernels::Level;
 use kernels::kp::{
     Clamp, Coeffs, Flux, Recon, assemble, bed_x, bed_y, cell_view_at_of, central_upwind, clamp_pass, drain_face,
-    draining_factor, highest_corner, mass_rate, outflow, recon_x, recon_y, to_clamp,
+    draining_factor, highest_corner, mass_rate, outflow, recon_x_on, recon_y_on, to_clamp, wall_pair,
 };
 
 /// The faces of a stage and the cells' highest corners (partially flooded where w̄ < B_hi).
@@ -66,9 +66,20 @@ impl<T: Real> Faces<T> {
 
     /// Every face flux of the padded state (w, hu, hv) (before draining), w a level `W` of `T`
     /// (`kernels::kp::cell_view_at_of`); returns the rate Δt is taken from, max(a_x/Δx, a_y/Δy)
-    /// over all faces of the interior (a NaN counts as infinite).
-    pub fn fluxes<W: Level<T>>(&mut self, k: &Coeffs<T>, w: &[W], hu: &[T], hv: &[T], bed: &[T]) -> T {
+    /// over all faces of the interior (a NaN counts as infinite). With an activity map
+    /// (`kernels::kp::walls`), a face next to an inactive cell is a wall and one between two
+    /// inactive cells sets nothing.
+    pub fn fluxes<W: Level<T>>(
+        &mut self,
+        k: &Coeffs<T>,
+        w: &[W],
+        hu: &[T],
+        hv: &[T],
+        bed: &[T],
+        active: Option<&[u8]>,
+    ) -> T {
         let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
+        let on = |c: usize| active.is_none_or(|a| a[c] != 0);
         for c in 0..k.cells() {
             self.surf[c] = cell_view_at_of::<Clamp, T, W>(k, (w[c], hu[c], hv[c]), &corners(k, bed, c), 0, 0);
         }
@@ -77,12 +88,14 @@ impl<T: Real> Faces<T> {
         for j in 1..ny + 3 {
             for i in 1..nx + 3 {
                 let c = j * p + i;
-                let q = |di: i32, dj: i32| surf[(c as isize + di as isize + dj as isize * p as isize) as usize];
+                let at = |di: i32, dj: i32| (c as isize + di as isize + dj as isize * p as isize) as usize;
+                let q = |di: i32, dj: i32| surf[at(di, dj)];
+                let around = |di: i32, dj: i32| on(at(di, dj));
                 if (2..ny + 2).contains(&j) {
-                    self.rx[c] = recon_x::<Clamp, T>(k, &q, &corners(k, bed, c), 0);
+                    self.rx[c] = recon_x_on::<Clamp, T>(k, &q, &corners(k, bed, c), &around, 0);
                 }
                 if (2..nx + 2).contains(&i) {
-                    self.ry[c] = recon_y::<Clamp, T>(k, &q, &corners(k, bed, c), 0);
+                    self.ry[c] = recon_y_on::<Clamp, T>(k, &q, &corners(k, bed, c), &around, 0);
                 }
             }
         }
@@ -92,12 +105,18 @@ impl<T: Real> Faces<T> {
             for i in 2..nx + 3 {
                 let c = j * p + i;
                 if j < ny + 2 {
-                    self.fx[c] = central_upwind::<Clamp, T>(k, self.rx[c - 1].p, self.rx[c].m);
-                    see(self.fx[c].speed, k.inv_dx);
+                    let (l, r) = wall_pair(self.rx[c - 1].p, self.rx[c].m, on(c - 1), on(c));
+                    self.fx[c] = central_upwind::<Clamp, T>(k, l, r);
+                    if on(c - 1) || on(c) {
+                        see(self.fx[c].speed, k.inv_dx);
+                    }
                 }
                 if i < nx + 2 {
-                    self.fy[c] = central_upwind::<Clamp, T>(k, self.ry[c - p].p, self.ry[c].m);
-                    see(self.fy[c].speed, k.inv_dy);
+                    let (l, r) = wall_pair(self.ry[c - p].p, self.ry[c].m, on(c - p), on(c));
+                    self.fy[c] = central_upwind::<Clamp, T>(k, l, r);
+                    if on(c - p) || on(c) {
+                        see(self.fy[c].speed, k.inv_dy);
+                    }
                 }
             }
         }
@@ -115,13 +134,15 @@ impl<T: Real> Faces<T> {
         w: &[W],
         cell_bed: &[T],
         bed: &[T],
+        active: Option<&[u8]>,
         (rw, rhu, rhv): (&mut [W], &mut [T], &mut [T]),
     ) {
         let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
+        let on = |c: usize| active.is_none_or(|a| a[c] != 0);
         let interior = |c: usize| (2..nx + 2).contains(&(c % p)) && (2..ny + 2).contains(&(c / p));
         let (fx, fy) = (&self.fx, &self.fy);
         let faces = |c: usize| [fx[c].f0, fx[c + 1].f0, fy[c].f0, fy[c + p].f0];
-        let (any, drained) = draining_factors(k, dt, w, cell_bed, &self.surf, faces, &mut self.phi);
+        let (any, drained) = draining_factors(k, dt, w, cell_bed, &self.surf, faces, active, &mut self.phi);
         self.drained += drained;
         if any {
             // The factor of a cell a face's water may leave: ghost cells are not drained.
@@ -130,11 +151,11 @@ impl<T: Real> Faces<T> {
                 for i in 2..nx + 3 {
                     let c = j * p + i;
                     if j < ny + 2 {
-                        let sides = (self.rx[c - 1].p, self.rx[c].m);
+                        let sides = wall_pair(self.rx[c - 1].p, self.rx[c].m, on(c - 1), on(c));
                         self.fx[c] = drain_face(k, self.fx[c], sides, phi(c - 1), phi(c));
                     }
                     if i < nx + 2 {
-                        let sides = (self.ry[c - p].p, self.ry[c].m);
+                        let sides = wall_pair(self.ry[c - p].p, self.ry[c].m, on(c - p), on(c));
                         self.fy[c] = drain_face(k, self.fy[c], sides, phi(c - p), phi(c));
                     }
                 }
@@ -143,6 +164,10 @@ impl<T: Real> Faces<T> {
         for j in 2..ny + 2 {
             for i in 2..nx + 2 {
                 let c = j * p + i;
+                if !on(c) {
+                    (rw[c], rhu[c], rhv[c]) = (W::ZERO, T::ZERO, T::ZERO);
+                    continue;
+                }
                 let b = corners(k, bed, c);
                 let beds = (bed_x(&b, 0), bed_x(&b, 1), bed_y(&b, 0), bed_y(&b, 1));
                 let (fw, fe, gs, gn) = (self.fx[c], self.fx[c + 1], self.fy[c], self.fy[c + p]);
@@ -172,6 +197,7 @@ pub(super) fn draining_factors<T: Real, W: Level<T>>(
     cell_bed: &[T],
     surf: &[(T, T, T, T)],
     faces: impl Fn(usize) -> [T; 4],
+    active: Option<&[u8]>,
     phi: &mut [T],
 ) -> (bool, u64) {
     let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
@@ -180,7 +206,8 @@ pub(super) fn draining_factors<T: Real, W: Level<T>>(
         for i in 2..nx + 2 {
             let c = j * p + i;
             phi[c] = T::ONE;
-            if surf[c].3 == T::INFINITY {
+            // Inactive cells hold no water to drain.
+            if surf[c].3 == T::INFINITY || active.is_some_and(|a| a[c] == 0) {
                 continue;
             }
             phi[c] = draining_factor(w[c].minus(W::widen(cell_bed[c])).max(T::ZERO), outflow(k, faces(c)), dt);

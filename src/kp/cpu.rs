@@ -15,7 +15,7 @@ use crate::field::Field2;
 use crate::{Error, Real, Result};
 use kernels::Level;
 use kernels::kp::{
-    Bollermann, Clamp, Coeffs, Kp07, STEP_OK, WetDryScheme, block_active, cell_faces_of, mass_rate, time_step,
+    Bollermann, Clamp, Coeffs, Kp07, STEP_OK, WetDryScheme, block_active, cell_faces_on, mass_rate, time_step,
 };
 use rayon::prelude::*;
 
@@ -37,15 +37,17 @@ pub fn rhs<T: Real, W: Level<T>>(
     hv: &[T],
     bed: &[T],
     wet: Option<&[u8]>,
+    active: Option<&[u8]>,
     rw: &mut [W],
     rhu: &mut [T],
     rhv: &mut [T],
 ) -> T {
     // The scheme is a type parameter of the point functions: one loop compiled for each.
+    let r = (rw, rhu, rhv);
     match wet_dry {
-        WetDry::Bollermann => rhs_of::<Bollermann, T, W>(k, (w, hu, hv), bed, wet, (rw, rhu, rhv)),
-        WetDry::Kp07 => rhs_of::<Kp07, T, W>(k, (w, hu, hv), bed, wet, (rw, rhu, rhv)),
-        WetDry::Clamp => rhs_of::<Clamp, T, W>(k, (w, hu, hv), bed, wet, (rw, rhu, rhv)),
+        WetDry::Bollermann => rhs_of::<Bollermann, T, W>(k, (w, hu, hv), bed, wet, active, r),
+        WetDry::Kp07 => rhs_of::<Kp07, T, W>(k, (w, hu, hv), bed, wet, active, r),
+        WetDry::Clamp => rhs_of::<Clamp, T, W>(k, (w, hu, hv), bed, wet, active, r),
     }
 }
 
@@ -56,6 +58,7 @@ fn rhs_of<S: WetDryScheme, T: Real, W: Level<T>>(
     (w, hu, hv): (&[W], &[T], &[T]),
     bed: &[T],
     wet: Option<&[u8]>,
+    active: Option<&[u8]>,
     (rw, rhu, rhv): (&mut [W], &mut [T], &mut [T]),
 ) -> T {
     let p = k.pitch as usize;
@@ -78,11 +81,18 @@ fn rhs_of<S: WetDryScheme, T: Real, W: Level<T>>(
                     }
                 }
                 let c = j * p + i;
+                let at = |di: i32, dj: i32| (c as isize + di as isize + dj as isize * p as isize) as usize;
+                let on = |di: i32, dj: i32| active.is_none_or(|a| a[at(di, dj)] != 0);
+                if !on(0, 0) {
+                    // Outside the domain: no water moves, no wave sets Δt.
+                    (row_w[i], row_u[i], row_v[i]) = (W::ZERO, T::ZERO, T::ZERO);
+                    continue;
+                }
                 let q = |di: i32, dj: i32| {
-                    let g = (c as isize + di as isize + dj as isize * p as isize) as usize;
+                    let g = at(di, dj);
                     (w[g], hu[g], hv[g])
                 };
-                let faces = cell_faces_of::<S, T, W>(k, q, corners(k, bed, c));
+                let faces = cell_faces_on::<S, T, W>(k, q, corners(k, bed, c), on);
                 let r = faces.rhs::<S>(k);
                 let [fw, fe, gs, gn] = faces.flux;
                 (row_w[i], row_u[i], row_v[i]) = (mass_rate(k, [fw.f0, fe.f0, gs.f0, gn.f0]), r.hu, r.hv);
@@ -100,6 +110,9 @@ pub const MIXED_FORCING: &str =
 
 /// Why the split schemes refuse held levels.
 pub const SPLIT_LEVELS: &str = "water levels held on the sides and outlets run with the euler, rk2 and srk2 schemes; ds1 and ds2 sweep the sides in two orientations and have neither yet";
+
+/// Why the split schemes refuse inactive cells.
+pub const SPLIT_INACTIVE: &str = "inactive cells (nodata in the bed) run with the euler, rk2 and srk2 schemes; ds1 and ds2 sweep in two orientations and have none yet: give one of those";
 
 /// Why a run stopped early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,6 +143,8 @@ pub struct CpuKp<T: Real, W: Surface<T> = T> {
     /// the stage-2 output, swapped with them; zero on the ghost layers (no stencil reads them).
     low: Option<[Field2<T>; 3]>,
     wet: Vec<u8>,
+    /// The activity of the padded cells (`Problem::active_map`), where some cell is inactive.
+    active: Option<Vec<u8>>,
     /// The faces of a stage in `clamp`, which drains after Δt is known (every cell computed:
     /// no early exit).
     faces: Option<Box<Faces<T>>>,
@@ -207,6 +222,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             forcing: Layout::of(problem).map(|l| Box::new(CpuForcing::new(l, k.cells()))),
             cell_bed,
             wet,
+            active: problem.active_map(),
             faces,
             t: 0.0,
             dt: 0.0,
@@ -284,18 +300,26 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
     fn eval_rhs(&mut self, from_q1: bool) -> T {
         let (w, hu, hv) = if from_q1 { self.q1.fields() } else { self.q.fields() };
         if let Some(faces) = &mut self.faces {
-            return faces.fluxes(&self.k, w, hu, hv, &self.bed);
+            return faces.fluxes(&self.k, w, hu, hv, &self.bed, self.active.as_deref());
         }
         let wet = if self.early_exit { Some(&self.wet[..]) } else { None };
         let (rw, ru, rv) = self.r.fields_mut();
-        rhs(&self.k, self.wet_dry, w, hu, hv, &self.bed, wet, rw, ru, rv)
+        rhs(&self.k, self.wet_dry, w, hu, hv, &self.bed, wet, self.active.as_deref(), rw, ru, rv)
     }
 
     /// In `clamp`, once Δt is known: the draining factors and R of the faces [`eval_rhs`](Self::eval_rhs) left.
     fn drain(&mut self, from_q1: bool, dt: T) {
         if let Some(faces) = &mut self.faces {
             let src = if from_q1 { &self.q1 } else { &self.q };
-            faces.drain_and_rhs(&self.k, dt, &src.w, &self.cell_bed, &self.bed, self.r.fields_mut());
+            faces.drain_and_rhs(
+                &self.k,
+                dt,
+                &src.w,
+                &self.cell_bed,
+                &self.bed,
+                self.active.as_deref(),
+                self.r.fields_mut(),
+            );
         }
     }
 

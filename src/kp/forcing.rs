@@ -48,6 +48,9 @@ pub struct Layout {
     /// entry or `NO_LEVEL` (`kernels::kp::level_of`'s order); empty without levels.
     pub level_first: u32,
     pub level_map: Vec<u32>,
+    /// Which interior cells (x fastest) are in the domain, where some is not: rain and soil
+    /// act on no other (the kernel reads the model's activity map, `Coeffs::active`).
+    pub active: Option<Arc<[bool]>>,
 }
 
 impl Layout {
@@ -116,6 +119,7 @@ impl Layout {
         Some(Layout {
             level_first,
             level_map,
+            active: problem.active.as_deref().map(Arc::from),
             times,
             values,
             starts,
@@ -316,6 +320,9 @@ impl<T: Real> CpuForcing<T> {
                 let mut blocks: Vec<usize> = Vec::new();
                 for i in 2..nx + 2 {
                     let n = (j - 2) * nx + i - 2;
+                    if l.active.as_ref().is_some_and(|a| !a[n]) {
+                        continue;
+                    }
                     // SAFETY: the clock as `integrate_span` left it; amounts holds the uniform
                     // rain's index; with frames, frame_times holds frames + 1, rain_cells every
                     // interior cell and frames frames × stride (`RainGrid::new` checked each

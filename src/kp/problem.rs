@@ -7,7 +7,7 @@ use crate::field::Field2;
 use crate::forcing::Forcing;
 use crate::grid::Layout2;
 use crate::{Error, Precision, Real, Result};
-use kernels::halo::node_source;
+use kernels::halo::{cell_source, node_source};
 use kernels::kp::{
     BC_OUTFLOW, BC_PERIODIC, BC_WALL, Bollermann, Clamp, Kp07, WetDryScheme, cell_bed as cell_bed_of, depth_at_level,
     surface,
@@ -216,6 +216,10 @@ pub struct Problem {
     pub hu: Vec<f64>,
     pub hv: Vec<f64>,
     pub bed: Vec<f64>,
+    /// Which cells are in the domain (`nx·ny`, x fastest, row 0 south); `None`: all of them.
+    /// An inactive cell (a DEM's nodata) holds no water, and its faces with active cells are
+    /// walls (`kernels::kp::walls`).
+    pub active: Option<Vec<bool>>,
 }
 
 impl Problem {
@@ -244,6 +248,7 @@ impl Problem {
             hu: vec![0.0; nx * ny],
             hv: vec![0.0; nx * ny],
             bed: vec![0.0; (nx + 1) * (ny + 1)],
+            active: None,
         }
     }
 
@@ -468,6 +473,7 @@ impl Problem {
             g_n2: t(self.g * self.manning * self.manning),
             wet_above: self.wet_dry.wet_above(t(dry)),
             drain: t(0.25 / self.cfl),
+            active: 0,
         }
     }
 
@@ -490,6 +496,31 @@ impl Problem {
     pub fn padded_cells(&self) -> usize {
         self.layout().len()
     }
+    /// Whether interior cell `s` (x fastest, row 0 south) is in the domain.
+    pub fn is_active(&self, s: usize) -> bool {
+        self.active.as_ref().is_none_or(|a| a[s])
+    }
+
+    /// The activity of every padded cell, 1 active, 0 not, for the kernels
+    /// (`kernels::kp::is_active`): a ghost takes its side's source cell's, as the state's ghosts
+    /// take its values. `None` where every cell is active.
+    pub fn active_map(&self) -> Option<Vec<u8>> {
+        let a = self.active.as_ref()?;
+        let l = self.layout();
+        let bc = self.boundary.map(Boundary::code);
+        let (nx, ny) = (self.nx as u32, self.ny as u32);
+        let mut map = vec![0u8; l.len()];
+        for j in -2..ny as i32 + 2 {
+            let lo_hi = |g: i32, n: u32, lo: u32, hi: u32| cell_source(n, g, if g < 0 { lo } else { hi }).0 as usize;
+            let sj = lo_hi(j, ny, bc[2], bc[3]);
+            for i in -2..nx as i32 + 2 {
+                let si = lo_hi(i, nx, bc[0], bc[1]);
+                map[l.at(i, j)] = a[sj * self.nx + si] as u8;
+            }
+        }
+        Some(map)
+    }
+
     /// The layout of the state: two ghost layers.
     pub fn layout(&self) -> Layout2 {
         Layout2::new(self.nx as u32, self.ny as u32, 2)
@@ -565,6 +596,10 @@ impl Problem {
         for j in 0..ny as i32 {
             for i in 0..nx as i32 {
                 let s = j as usize * self.nx + i as usize;
+                if !self.is_active(s) {
+                    // Outside the domain: dry and still, as it stays.
+                    continue;
+                }
                 let corners = (bed.get(i, j), bed.get(i + 1, j), bed.get(i, j + 1), bed.get(i + 1, j + 1));
                 // A dry cell keeps w = B in T: exactly dry.
                 let surface = if self.h[s] > 0.0 {

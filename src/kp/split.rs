@@ -342,7 +342,7 @@ impl<T: Real> XFaces<T> {
         if S::PARTIAL && !S::CAP && dt > T::ZERO {
             let fx = &self.fx;
             let faces = |c: usize| [fx[c].f0, fx[c + 1].f0, T::ZERO, T::ZERO];
-            let (any, drained) = draining_factors(k, dt, w, &side.cell_bed, &self.surf, faces, &mut self.phi);
+            let (any, drained) = draining_factors(k, dt, w, &side.cell_bed, &self.surf, faces, None, &mut self.phi);
             self.drained += drained;
             if any {
                 for j in 2..ny + 2 {

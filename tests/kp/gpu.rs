@@ -362,7 +362,7 @@ fn flux_kernels_match_cpu<T: GpuReal>(gpu: &hydrokern::Gpu) {
             let (mut rw, mut ru, mut rv) = (vec![T::ZERO; n], vec![T::ZERO; n], vec![T::ZERO; n]);
             let [w, hu, hv] = c.state();
             let wet = if early { Some(c.wet()) } else { None };
-            let rate = hydrokern::kp::cpu::rhs(&k, p.wet_dry, w, hu, hv, c.bed(), wet, &mut rw, &mut ru, &mut rv);
+            let rate = hydrokern::kp::cpu::rhs(&k, p.wet_dry, w, hu, hv, c.bed(), wet, None, &mut rw, &mut ru, &mut rv);
             // With early exit R is left unwritten (still NaN) where the block is inactive; the
             // CPU has 0 there. Every other cell must match.
             let c_wet = c.wet();

@@ -15,6 +15,7 @@ mod forcing;
 mod forcing_spatial;
 mod friction;
 mod gpu;
+mod inactive;
 mod input;
 mod lines;
 mod mixed_cpu;

@@ -87,11 +87,12 @@ impl Forcing {
         let inflows = self.inflows.iter().map(|f| &f.series);
         self.rain.iter().chain(inflows).chain(self.levels.iter().map(|l| &l.series)).collect()
     }
-    /// Water the rain brings to a grid of `area` m² from 0 to `t` (m³): the uniform rain's over
-    /// the area, the gridded rain's over each cell (of area / the grid's cells).
+    /// Water the rain brings to the `area` m² of a grid's active cells from 0 to `t` (m³): the
+    /// uniform rain's over the area, the gridded rain's over each active cell (of area / their
+    /// number).
     pub fn rain_volume(&self, area: f64, t: f64) -> f64 {
         let uniform = self.rain.as_ref().map_or(0.0, |r| r.integral(0.0, t) * area);
-        uniform + self.rain_grid.as_ref().map_or(0.0, |g| g.volume(area / g.index.len() as f64, t))
+        uniform + self.rain_grid.as_ref().map_or(0.0, |g| g.volume(area / g.counted as f64, t))
     }
     /// Water the inflows bring from 0 to `t` (m³).
     pub fn inflow_volume(&self, t: f64) -> f64 {

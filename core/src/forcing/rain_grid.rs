@@ -22,9 +22,11 @@ pub struct RainGrid {
     pub cells: usize,
     /// Each interior model cell's rain cell (x fastest).
     pub index: Arc<[u32]>,
-    /// Per frame, the sum of the intensities the model's cells take (m/s): the rain's volume
-    /// rate over a cell's area.
+    /// Per frame, the sum of the intensities the model's active cells take (m/s): the rain's
+    /// volume rate over a cell's area.
     pub sums: Vec<f64>,
+    /// The model cells `sums` counts: all of them, or the active ones ([`only`](Self::only)).
+    pub counted: usize,
 }
 
 impl RainGrid {
@@ -68,7 +70,25 @@ impl RainGrid {
             return bad(format!("a model cell takes a rain cell beyond the {cells} of a frame"));
         }
         let sums = (0..frames).map(|k| index.iter().map(|&r| values[k * cells + r as usize] as f64).sum()).collect();
-        Ok(RainGrid { source: source.to_string(), times, values: values.into(), cells, index: index.into(), sums })
+        let counted = index.len();
+        Ok(RainGrid {
+            source: source.to_string(),
+            times,
+            values: values.into(),
+            cells,
+            index: index.into(),
+            sums,
+            counted,
+        })
+    }
+
+    /// Count only the model cells `active` marks (x fastest) in the volume: rain falls on no
+    /// other.
+    pub fn only(&mut self, active: &[bool]) {
+        let (cells, values) = (self.cells, &self.values);
+        let taken = || self.index.iter().zip(active).filter(|(_, a)| **a).map(|(r, _)| *r as usize);
+        self.sums = (0..self.frames()).map(|k| taken().map(|r| values[k * cells + r] as f64).sum()).collect();
+        self.counted = taken().count();
     }
 
     pub fn frames(&self) -> usize {

@@ -88,6 +88,39 @@ impl Raster {
 }
 
 impl Raster {
+    /// The value at (x, y) by `how` from the cells that have one: bilinear weights of nodata
+    /// cells left out and the rest scaled to sum to 1 (how a DEM's edge next to its nodata
+    /// keeps its heights). `Ok(None)` where every cell the point needs is nodata; `Err` where
+    /// the point lies outside the raster.
+    pub fn sample_valid(&self, x: f64, y: f64, how: Resample) -> Result<Option<f64>, String> {
+        let k = self.nearest_cell(x, y)?;
+        match how {
+            Resample::Nearest => Ok(self.valid[k].then(|| self.values[k])),
+            Resample::Bilinear => {
+                let (u, v) = ((x - self.west) / self.dx, (y - self.south) / self.dy);
+                let (s, i0, i1) = between(u - 0.5, self.ncols);
+                let (t, j0, j1) = between(v - 0.5, self.nrows);
+                let (mut sum, mut weight, mut missing) = (0.0, 0.0, false);
+                for (wx, i) in [(1.0 - s, i0), (s, i1)] {
+                    for (wy, j) in [(1.0 - t, j0), (t, j1)] {
+                        let k = j * self.ncols + i;
+                        if wx * wy == 0.0 {
+                            continue;
+                        }
+                        if self.valid[k] {
+                            sum += wx * wy * self.values[k];
+                            weight += wx * wy;
+                        } else {
+                            missing = true;
+                        }
+                    }
+                }
+                // Nothing missing: `sample`'s sum, bit for bit.
+                Ok((weight > 0.0).then(|| if missing { sum / weight } else { sum }))
+            }
+        }
+    }
+
     /// The cell (i, j) holding position (u, v) in cells from the south-west corner (on a cell
     /// edge: the cell east or north of it; the edge cells for points just outside).
     fn cell_of(&self, u: f64, v: f64) -> (usize, usize) {

@@ -42,6 +42,10 @@ pub struct Coeffs<T> {
     /// 1/(4·CFL): a partially flooded cell lets at most `drain·a·h̄` out through a face of speed
     /// a (`wetdry.rs`, the draining cap).
     pub drain: T,
+    /// The device address of the padded activity map (one byte a cell, `walls.rs`), 0 where
+    /// every cell is active. Kernels read it through [`active`](Self::active); the CPU
+    /// reference keeps 0 and passes its map apart.
+    pub active: u64,
 }
 
 impl<T: Real> Coeffs<T> {
@@ -55,6 +59,11 @@ impl<T: Real> Coeffs<T> {
             2 => self.bc[2],
             _ => self.bc[3],
         }
+    }
+    /// The activity map [`is_active`](super::is_active) reads (null: every cell active).
+    #[inline(always)]
+    pub fn active(&self) -> *const u8 {
+        self.active as usize as *const u8
     }
     /// Index of cell (i, j) in the padded arrays.
     #[inline(always)]

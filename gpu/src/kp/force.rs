@@ -2,6 +2,7 @@
 
 use super::{
     CLOCK_T, CellForcing, Coeffs, FORCED_SPAN, SeriesSet, cell_inputs, force_point, inflow_depth, integrate_span,
+    is_active,
 };
 use crate::device::{DeviceReal, thread};
 use crate::forcing::Infiltration;
@@ -133,6 +134,10 @@ pub(super) unsafe fn kp_force_cells<T: DeviceReal>(
     let (i, j) = (x + 2, y + 2);
     let c = k.at(i, j);
     unsafe {
+        // Outside the domain no rain falls and no soil takes water.
+        if !is_active(k.active(), c) {
+            return;
+        }
         let n = y as usize * k.nx as usize + x as usize;
         let (add, soil) = cell_inputs(&cf, n, amounts, forced, frame_times, frames, rain_cells, soils, soil_cells);
         let dt = *span;

@@ -36,6 +36,7 @@ mod friction;
 mod geometry;
 mod ghosts;
 mod physics;
+mod walls;
 mod wetdry;
 
 pub use clock::*;
@@ -47,6 +48,7 @@ pub use friction::*;
 pub use geometry::*;
 pub use ghosts::*;
 pub use physics::*;
+pub use walls::*;
 pub use wetdry::*;
 
 #[cfg(target_arch = "nvptx64")]

@@ -478,29 +478,7 @@ pub fn cell_faces_of<S: WetDryScheme, T: Real, W: Level<T>>(
     q: impl Fn(i32, i32) -> (W, T, T),
     b: impl Fn(i32, i32) -> T,
 ) -> CellFaces<T> {
-    // The cross's nine cells, each seen through `cell_view_at` once, not once per reconstruction
-    // that reads it (18 times: four corner loads each, a square root where partially flooded,
-    // a desingularization with velocities).
-    let at = |di: i32, dj: i32| cell_view_at_of::<S, T, W>(k, q(di, dj), &b, di, dj);
-    // Written out, not built by loops (`array::from_fn`, `map`): in a kernel a rolled loop over
-    // a register array puts the array in local memory.
-    let c = at(0, 0);
-    let row = [at(-2, 0), at(-1, 0), c, at(1, 0), at(2, 0)];
-    let col = [at(0, -2), at(0, -1), c, at(0, 1), at(0, 2)];
-    let q = |di: i32, dj: i32| if dj == 0 { row[(di + 2) as usize] } else { col[(dj + 2) as usize] };
-    let (rx_m, rx_0, rx_p) =
-        (recon_x::<S, T>(k, &q, &b, -1), recon_x::<S, T>(k, &q, &b, 0), recon_x::<S, T>(k, &q, &b, 1));
-    let (ry_m, ry_0, ry_p) =
-        (recon_y::<S, T>(k, &q, &b, -1), recon_y::<S, T>(k, &q, &b, 0), recon_y::<S, T>(k, &q, &b, 1));
-    let sides = [(rx_m.p, rx_0.m), (rx_0.p, rx_p.m), (ry_m.p, ry_0.m), (ry_0.p, ry_p.m)];
-    let flux = |(l, r): (FaceState<T>, FaceState<T>)| central_upwind::<S, T>(k, l, r);
-    CellFaces {
-        flux: [flux(sides[0]), flux(sides[1]), flux(sides[2]), flux(sides[3])],
-        sides,
-        rx: rx_0,
-        ry: ry_0,
-        beds: (bed_x(&b, 0), bed_x(&b, 1), bed_y(&b, 0), bed_y(&b, 1)),
-    }
+    super::cell_faces_on::<S, T, W>(k, q, b, |_, _| true)
 }
 
 /// R at one cell from its neighbourhood (`q`, `b` as in [`cell_faces`]).
