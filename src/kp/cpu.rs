@@ -172,6 +172,9 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         if problem.scheme.is_split() && !problem.forcing.boundary_is_plain() {
             return Err(Error::invalid(SPLIT_LEVELS));
         }
+        if problem.scheme.is_split() && problem.active.is_some() {
+            return Err(Error::invalid(SPLIT_INACTIVE));
+        }
         if block.0 == 0 || block.1 == 0 {
             return Err(Error::invalid(format!("block {}×{}: sizes must be positive", block.0, block.1)));
         }

@@ -45,6 +45,16 @@ fn inside<T: Real>(p: &Problem, q: &Problem, run: &CpuKp<T>, m: usize) -> Vec<Ve
         .collect()
 }
 
+/// Cells of `p` made inactive at random, a fraction `share` of them (dry and still).
+pub fn scatter(p: &mut Problem, seed: u64, share: f64) {
+    let mut rng = hydrokern::Rng::new(seed ^ 0x5ca7);
+    let active: Vec<bool> = (0..p.nx * p.ny).map(|_| rng.unit() >= share).collect();
+    for c in (0..p.nx * p.ny).filter(|&c| !active[c]) {
+        (p.h[c], p.hu[c], p.hv[c]) = (0.0, 0.0, 0.0);
+    }
+    p.active = Some(active);
+}
+
 fn same_as_walls<T: Real>() {
     let outers = [[Boundary::Outflow; 4], [Boundary::Wall; 4], [Boundary::Periodic; 4]];
     for (n, scheme) in [Scheme::Euler, Scheme::Rk2, Scheme::Srk2].into_iter().enumerate() {
@@ -90,12 +100,7 @@ fn a_lake_among_inactive_cells_stays_at_rest() {
         for seed in 0..3u64 {
             let mut p = hydrokern::kp::setup::lake_at_rest(40, 40);
             p.wet_dry = wet_dry;
-            let mut rng = hydrokern::Rng::new(seed);
-            let active: Vec<bool> = (0..p.nx * p.ny).map(|_| rng.unit() > 0.2).collect();
-            for c in (0..p.nx * p.ny).filter(|&c| !active[c]) {
-                (p.h[c], p.hu[c], p.hv[c]) = (0.0, 0.0, 0.0);
-            }
-            p.active = Some(active);
+            scatter(&mut p, seed, 0.2);
             let m = run::<f64>(&p, 1.0);
             let speed = (1..3).flat_map(|f| p.interior(m.state()[f])).fold(0.0f64, |a, v| a.max(v.abs()));
             assert!(speed < 1e-12, "{} seed {seed}: momentum {speed:.2e} in a lake at rest", wet_dry.name());

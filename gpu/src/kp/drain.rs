@@ -13,7 +13,8 @@
 
 use super::early_exit::map_flags;
 use super::{
-    Clamp, Coeffs, block_active, cell_faces_of, clamp_pass, drain_face, draining_factor, mass_rate, outflow, to_clamp,
+    Clamp, Coeffs, block_active, cell_faces_on, clamp_pass, drain_face, draining_factor, is_active, mass_rate, outflow,
+    to_clamp,
 };
 use crate::Level;
 use crate::device::{DeviceReal, thread, warp};
@@ -105,7 +106,9 @@ unsafe fn faces_at<T: DeviceReal, W: DeviceReal + Level<T>>(
         unsafe { (W::ldg(w.add(o)), T::ldg(hu.add(o)), T::ldg(hv.add(o))) }
     };
     let b = |ci: i32, cj: i32| unsafe { T::ldg(bed.add((cc as isize + ci as isize + cj as isize * cp) as usize)) };
-    cell_faces_of::<Clamp, T, W>(k, q, b)
+    let map = k.active();
+    let on = |di: i32, dj: i32| unsafe { is_active(map, (g as isize + di as isize + dj as isize * p) as usize) };
+    cell_faces_on::<Clamp, T, W>(k, q, b, on)
 }
 
 /// The draining factor of every partially flooded cell (w̄ < B_hi, `hi`) of the state (w, hu, hv)
@@ -157,7 +160,8 @@ pub(super) unsafe fn kp_drain<T: DeviceReal, W: DeviceReal + Level<T>>(
                 let inside = i < k.nx && j < k.ny;
                 let (g, cc) = at(&k, i, j);
                 let mut f = T::ONE;
-                if inside {
+                // Inactive cells hold no water to drain.
+                if inside && is_active(k.active(), g) {
                     let wc = W::ldg(w.add(g));
                     if wc < W::widen(T::ldg(hi.add(g))) {
                         // A dry cell between dry cells has dry faces on both sides of each face: no
@@ -272,6 +276,9 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal, W: DeviceReal + Level<T>>(
                     return;
                 }
                 let (g, cc) = at(&k, i, j);
+                if !is_active(k.active(), g) {
+                    return; // R = 0, as the flux kernel left it
+                }
                 let mut faces = faces_at(&k, w, [hu, hv, bed], g, cc);
                 let [fw, fe, gs, gn] = faces.flux;
                 let [sw, se, ss, sn] = faces.sides;

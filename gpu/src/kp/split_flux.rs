@@ -6,7 +6,8 @@
 use super::early_exit::map_flags;
 use super::smem::{get_flux, load_cell, put_flux, store_r, to_view};
 use super::{
-    Coeffs, Recon, WetDryScheme, bed_x, bed_y, block_active, central_upwind, part_x, part_y, recon_x, recon_y,
+    Coeffs, Recon, WetDryScheme, bed_x, bed_y, block_active, face_flux, is_active, part_x, part_y, recon_x_on,
+    recon_y_on,
 };
 use crate::device::reduce::block_max;
 use crate::device::{DeviceReal, shared, thread};
@@ -102,25 +103,34 @@ pub(super) unsafe fn kp_flux_x<S: WetDryScheme, T: DeviceReal>(
         };
         let b = |ci: i32, cj: i32| *sb.add((cj * cl as i32 + c + ci) as usize);
         let valid = i < k.nx;
+        // The activity of the row's cells (`walls.rs`): a face's speed counts where a cell next
+        // to it is in the domain; an inactive cell's R is 0.
+        let (map, g) = (k.active(), row + (i + 2) as usize);
+        let on = |di: i32, _: i32| is_active(map, (g as isize + di as isize) as usize);
+        let me = valid && on(0, 0);
         let mut r = T::ZERO;
         let mut rx = Recon::ZERO;
         if valid {
-            rx = recon_x::<S, T>(&k, &q, &b, 0);
-            let west = central_upwind::<S, T>(&k, recon_x::<S, T>(&k, &q, &b, -1).p, rx.m);
+            rx = recon_x_on::<S, T>(&k, &q, &b, &on, 0);
+            let w_on = on(-1, 0);
+            let west = face_flux::<S, T>(&k, recon_x_on::<S, T>(&k, &q, &b, &on, -1).p, rx.m, w_on, me);
             put_flux(fx, nf, tx as usize, west);
-            if active || (i > 0 && active_at(i - 1)) {
+            if (active && me) || (i > 0 && active_at(i - 1) && w_on) {
                 r = r.max(west.speed * k.inv_dx);
             }
             if tx + 1 == l || i + 1 == k.nx {
-                let east = central_upwind::<S, T>(&k, rx.p, recon_x::<S, T>(&k, &q, &b, 1).m);
+                let e_on = on(1, 0);
+                let east = face_flux::<S, T>(&k, rx.p, recon_x_on::<S, T>(&k, &q, &b, &on, 1).m, me, e_on);
                 put_flux(fx, nf, tx as usize + 1, east);
-                if active {
+                if active && (me || e_on) {
                     r = r.max(east.speed * k.inv_dx);
                 }
             }
         }
         thread::sync_threads();
-        if active {
+        if active && !me {
+            r = store_r([rw, rhu, rhv], g, (T::ZERO, T::ZERO, T::ZERO), r);
+        } else if active {
             let (fw, fe) = (get_flux(fx, nf, tx as usize), get_flux(fx, nf, tx as usize + 1));
             let out = part_x::<S, T>(&k, fw, fe, &rx, bed_x(&b, 0), bed_x(&b, 1));
             r = store_r([rw, rhu, rhv], row + (i + 2) as usize, out, r);
@@ -220,22 +230,30 @@ pub(super) unsafe fn kp_flux_y<S: WetDryScheme, T: DeviceReal>(
             (*sw.add(s), *su.add(s), *sv.add(s), cap)
         };
         let b = |ci: i32, cj: i32| *sb.add(((ty as i32 + 2 + cj) * cw as i32 + tx as i32 + ci) as usize);
+        let (map, g) = (k.active(), (j + 2) as usize * p + (i + 2) as usize);
+        let on = |_: i32, dj: i32| is_active(map, (g as isize + dj as isize * p as isize) as usize);
+        let me = valid && on(0, 0);
         let mut r = T::ZERO;
         let mut ry = Recon::ZERO;
         if valid {
             let at = (ty * bx + tx) as usize;
-            ry = recon_y::<S, T>(&k, &q, &b, 0);
-            let south = central_upwind::<S, T>(&k, recon_y::<S, T>(&k, &q, &b, -1).p, ry.m);
+            let seen = |other: bool, speed: T| if me || other { speed } else { T::ZERO };
+            ry = recon_y_on::<S, T>(&k, &q, &b, &on, 0);
+            let s_on = on(0, -1);
+            let south = face_flux::<S, T>(&k, recon_y_on::<S, T>(&k, &q, &b, &on, -1).p, ry.m, s_on, me);
             put_flux(fy, nf, at, south);
-            r = r.max(south.speed * k.inv_dy);
+            r = r.max(seen(s_on, south.speed) * k.inv_dy);
             if ty + 1 == by || j + 1 == k.ny {
-                let north = central_upwind::<S, T>(&k, ry.p, recon_y::<S, T>(&k, &q, &b, 1).m);
+                let n_on = on(0, 1);
+                let north = face_flux::<S, T>(&k, ry.p, recon_y_on::<S, T>(&k, &q, &b, &on, 1).m, me, n_on);
                 put_flux(fy, nf, at + bx as usize, north);
-                r = r.max(north.speed * k.inv_dy);
+                r = r.max(seen(n_on, north.speed) * k.inv_dy);
             }
         }
         thread::sync_threads();
-        if valid {
+        if valid && !me {
+            r = store_r([rw, rhu, rhv], g, (T::ZERO, T::ZERO, T::ZERO), r);
+        } else if valid {
             let at = (ty * bx + tx) as usize;
             let (gs, gn) = (get_flux(fy, nf, at), get_flux(fy, nf, at + bx as usize));
             let out = part_y::<S, T>(&k, gs, gn, &ry, bed_y(&b, 0), bed_y(&b, 1));

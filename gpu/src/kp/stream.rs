@@ -27,8 +27,8 @@
 
 use super::rk::{CellFlags, Update, load_cell, update_cell};
 use super::{
-    Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, cell_view, central_upwind, face_bed,
-    mass_part, reconstruct, rhs_x, rhs_y, slope_source, stream_strips,
+    Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, cell_view, face_bed, face_flux, is_active,
+    mass_part, reconstruct_on, rhs_x, rhs_y, slope_source, stream_strips,
 };
 use crate::Level;
 use crate::device::reduce::warp_reduce;
@@ -240,6 +240,14 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
         let g = (if pr < k.ny + 3 { pr } else { k.ny + 3 }) as usize * p + col;
         unsafe { (W::ldg(w.add(g)), T::ldg(hu.add(g)), T::ldg(hv.add(g))) }
     };
+    // A row's activity at this lane's column (`walls.rs`; every cell's where the map is null:
+    // no load), fetched with the row.
+    let map = k.active();
+    let masked = !map.is_null();
+    let act = |pr: u32| {
+        let g = (if pr < k.ny + 3 { pr } else { k.ny + 3 }) as usize * p + col;
+        unsafe { is_active(map, g) }
+    };
     let view = |q: (W, T, T), (sw, se): (T, T), (nw, ne): (T, T)| {
         if S::CORNERS { cell_view::<S, T, W>(k, q, (sw, se, nw, ne)) } else { (q.0.narrow(), q.1, q.2, T::INFINITY) }
     };
@@ -250,6 +258,7 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
     let km = pair(pj - 1);
     let (mut k0, mut k1, mut k2) = (pair(pj), pair(pj + 1), pair(pj + 2));
     let (mut sm, mut s0, mut sp) = (view(fetch(pj - 1), km, k0), view(fetch(pj), k0, k1), view(fetch(pj + 1), k1, k2));
+    let (mut am, mut a0, mut ap) = (act(pj - 1), act(pj), act(pj + 1));
     let mut below = FaceState::ZERO; // y plus face of the row below
     let mut gs = Flux::ZERO; // south flux of the pending row
     let mut x_part = (T::ZERO, T::ZERO, T::ZERO); // R's x part of the pending row
@@ -259,7 +268,7 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
     let mut pending_rate = T::ZERO; // the pending row's x and south speeds
     let mut rate_max = T::ZERO;
     loop {
-        let (next, k3) = (fetch(pj + 2), pair(pj + 3));
+        let (next, k3, a3) = (fetch(pj + 2), pair(pj + 3), act(pj + 2));
         // In `RK`: the inputs of row pj − 1's update, which this pass finishes, loaded a row's
         // work ahead of it (their latency is not hidden otherwise: a warp's rows are serial).
         let todo = RK && pj > j0 + 2 && lane.useful && !listed;
@@ -268,18 +277,20 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
         let ((b0, e0), (b1, e1)) = (k0, k1);
         let (bs, bn) = (T::HALF * (b0 + e0), T::HALF * (b1 + e1));
         let ycell = |s: (T, T, T, T)| Cell { w: s.0, n: s.2, t: s.1, cap: s.3 };
-        let ry = reconstruct::<S, T>(k, ycell(sm), ycell(s0), ycell(sp), face_bed(b0, e0), face_bed(b1, e1));
+        let (bm, bp) = (face_bed(b0, e0), face_bed(b1, e1));
+        let ry = reconstruct_on::<S, T>(k, ycell(sm), ycell(s0), ycell(sp), (am, ap), bm, bp);
         if pj > j0 + 1 {
             // The face between rows pj − 1 and pj.
-            let g = central_upwind::<S, T>(k, below, ry.m);
+            let g = face_flux::<S, T>(k, below, ry.m, am, a0);
             if pj > j0 + 2 {
-                // Finish row pj − 1: its north flux is g.
+                // Finish row pj − 1: its north flux is g; outside the domain R = 0.
                 let y = rhs_y(k, gs, g, sy);
                 let r = (x_w + mass_part(gs.f0, g.f0, k.inv_dy), x_part.1 + y.1, x_part.2 + y.2);
+                let r = if am { r } else { (W::ZERO, T::ZERO, T::ZERO) };
                 if let Some(c) = pre {
                     flags.or(unsafe { update_cell(k, &st.u, 2, low, cell, c, Some(r)) });
                 } else if lane.useful && active {
-                    if !RK {
+                    if !RK && am {
                         let mut cell_rate = pending_rate.max(g.speed * k.inv_dy);
                         // A NaN would lose every max: count it as an infinite speed.
                         if !cell_rate.is_finite() || !r.0.is_finite() || !r.1.is_finite() || !r.2.is_finite() {
@@ -317,8 +328,17 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
             let east =
                 (s0.0.shfl_down(1), s0.1.shfl_down(1), s0.2.shfl_down(1), cap_shift::<S, T>(s0.3, |c| c.shfl_down(1)));
             let (bw, be) = (T::HALF * (b0 + b1), T::HALF * (e0 + e1));
-            let rx = reconstruct::<S, T>(k, xcell(west), xcell(s0), xcell(east), face_bed(b0, b1), face_bed(e0, e1));
-            let fw = central_upwind::<S, T>(k, face_up::<S, T>(rx.p), rx.m);
+            // The west and east neighbours' activity, from one vote of the warp.
+            let (aw, ae) = if masked {
+                let bits = warp::ballot(a0);
+                let at = |l: u32| (bits >> (l & 31)) & 1 != 0;
+                (at(lane_id.wrapping_sub(1)), at(lane_id + 1))
+            } else {
+                (true, true)
+            };
+            let (fbw, fbe) = (face_bed(b0, b1), face_bed(e0, e1));
+            let rx = reconstruct_on::<S, T>(k, xcell(west), xcell(s0), xcell(east), (aw, ae), fbw, fbe);
+            let fw = face_flux::<S, T>(k, face_up::<S, T>(rx.p), rx.m, aw, a0);
             let fe = flux_down(fw);
             x_part = rhs_x(k, fw, fe, slope_source::<S, T>(k, bw, be, &rx, k.inv_dx));
             x_w = mass_part(fw.f0, fe.f0, k.inv_dx);
@@ -327,6 +347,7 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
         }
         below = ry.p;
         (sm, s0, sp) = (s0, sp, view(next, k2, k3));
+        (am, a0, ap) = (a0, ap, a3);
         (k0, k1, k2) = (k1, k2, k3);
         pj += 1;
     }

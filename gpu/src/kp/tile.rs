@@ -2,7 +2,9 @@
 //! `k.bx × k.by` cells, full and early exit (launch contract: `entries.rs`).
 
 use super::smem::{get_flux, load_cell, put_flux, store_r, to_view};
-use super::{Coeffs, Recon, WetDryScheme, assemble, bed_x, bed_y, block_active, central_upwind, recon_x, recon_y};
+use super::{
+    Coeffs, Recon, WetDryScheme, assemble, bed_x, bed_y, block_active, face_flux, is_active, recon_x_on, recon_y_on,
+};
 use crate::device::reduce::block_max;
 use crate::device::{DeviceReal, shared, thread};
 
@@ -94,33 +96,47 @@ unsafe fn flux_body<S: WetDryScheme, T: DeviceReal>(
         };
         let cc = ((ty + 2 - o) * cw + tx + 2 - o) as isize;
         let b = |ci: i32, cj: i32| *sb.add((cc + ci as isize + cj as isize * cw as isize) as usize);
+        // The activity of the cross's cells (`walls.rs`), from global memory: read only where
+        // some cell is inactive.
+        let map = k.active();
+        let g = (j + 2) as usize * p + (i + 2) as usize;
+        let on = |di: i32, dj: i32| is_active(map, (g as isize + di as isize + dj as isize * p as isize) as usize);
         let mut r = T::ZERO;
         let mut rx = Recon::ZERO;
         let mut ry = rx;
+        // An inactive cell's faces with active cells are computed by its active neighbours (each
+        // face by both cells' threads, the same value); a face between two inactive cells sets
+        // no rate.
+        let me = valid && on(0, 0);
         if valid {
             let fxa = (ty * (bx + 1) + tx) as usize;
             let fya = (ty * bx + tx) as usize;
-            rx = recon_x::<S, T>(k, &q, &b, 0);
-            let west = central_upwind::<S, T>(k, recon_x::<S, T>(k, &q, &b, -1).p, rx.m);
+            let seen = |other: bool, speed: T| if me || other { speed } else { T::ZERO };
+            rx = recon_x_on::<S, T>(k, &q, &b, &on, 0);
+            let (w_on, e_on, s_on, n_on) = (on(-1, 0), on(1, 0), on(0, -1), on(0, 1));
+            let west = face_flux::<S, T>(k, recon_x_on::<S, T>(k, &q, &b, &on, -1).p, rx.m, w_on, me);
             put_flux(fx, nfx, fxa, west);
-            r = r.max(west.speed * k.inv_dx);
+            r = r.max(seen(w_on, west.speed) * k.inv_dx);
             if tx + 1 == bx || i + 1 == k.nx {
-                let east = central_upwind::<S, T>(k, rx.p, recon_x::<S, T>(k, &q, &b, 1).m);
+                let east = face_flux::<S, T>(k, rx.p, recon_x_on::<S, T>(k, &q, &b, &on, 1).m, me, e_on);
                 put_flux(fx, nfx, fxa + 1, east);
-                r = r.max(east.speed * k.inv_dx);
+                r = r.max(seen(e_on, east.speed) * k.inv_dx);
             }
-            ry = recon_y::<S, T>(k, &q, &b, 0);
-            let south = central_upwind::<S, T>(k, recon_y::<S, T>(k, &q, &b, -1).p, ry.m);
+            ry = recon_y_on::<S, T>(k, &q, &b, &on, 0);
+            let south = face_flux::<S, T>(k, recon_y_on::<S, T>(k, &q, &b, &on, -1).p, ry.m, s_on, me);
             put_flux(fy, nfy, fya, south);
-            r = r.max(south.speed * k.inv_dy);
+            r = r.max(seen(s_on, south.speed) * k.inv_dy);
             if ty + 1 == by || j + 1 == k.ny {
-                let north = central_upwind::<S, T>(k, ry.p, recon_y::<S, T>(k, &q, &b, 1).m);
+                let north = face_flux::<S, T>(k, ry.p, recon_y_on::<S, T>(k, &q, &b, &on, 1).m, me, n_on);
                 put_flux(fy, nfy, fya + bx as usize, north);
-                r = r.max(north.speed * k.inv_dy);
+                r = r.max(seen(n_on, north.speed) * k.inv_dy);
             }
         }
         thread::sync_threads();
-        if valid {
+        if valid && !me {
+            // Outside the domain: R = 0.
+            r = store_r([rw, rhu, rhv], g, (T::ZERO, T::ZERO, T::ZERO), r);
+        } else if valid {
             let fxa = (ty * (bx + 1) + tx) as usize;
             let fya = (ty * bx + tx) as usize;
             let (fw, fe) = (get_flux(fx, nfx, fxa), get_flux(fx, nfx, fxa + 1));

@@ -398,6 +398,8 @@ pub struct GpuKp<T: GpuReal> {
     mixed: Option<Box<MixedLevel>>,
     /// Rain, infiltration and inflows, applied after each step (not in mixed precision).
     forcing: Option<Box<GpuForcing<T>>>,
+    /// The activity map `k.active` points to, where some cell is inactive.
+    _active: Option<DeviceBuffer<u8>>,
     /// The stream the kernels run on (`clamp`'s list counts and the fused second stage's flags
     /// are cleared there).
     stream: Arc<CudaStream>,
@@ -458,6 +460,10 @@ impl<T: GpuReal> GpuKp<T> {
         if ds && !problem.forcing.boundary_is_plain() {
             return Err(Error::invalid(super::cpu::SPLIT_LEVELS));
         }
+        let active = problem.active_map();
+        if ds && active.is_some() {
+            return Err(Error::invalid(super::cpu::SPLIT_INACTIVE));
+        }
         if let Some(l) = &forcing {
             GpuForcing::<T>::check_frames(gpu, l)?;
         }
@@ -465,9 +471,13 @@ impl<T: GpuReal> GpuKp<T> {
             &format!("a {}×{} shallow-water grid ({fields} fields of {})", problem.nx, problem.ny, T::NAME),
             fields * n * w
                 + corner_arrays * (problem.nx + 5) * (problem.ny + 5) * w
-                + forcing.as_ref().map_or(0, |l| GpuForcing::<T>::bytes(l, n)),
+                + forcing.as_ref().map_or(0, |l| GpuForcing::<T>::bytes(l, n))
+                + active.as_ref().map_or(0, Vec::len),
         )?;
-        let k = problem.coeffs::<T>(launch.block);
+        // The activity map, which every kernel finds through `k` (`kernels::kp::walls`).
+        let active = active.map(|a| gpu.upload(&a)).transpose()?;
+        let mut k = problem.coeffs::<T>(launch.block);
+        k.active = active.as_ref().map_or(0, |a| a.ptr() as usize as u64);
         let Padded { bed, cell_bed, q } = problem.padded(&k)?;
         let wet: Vec<u32> = super::cpu::wet_map(&k, &q[0], &cell_bed).into_iter().map(u32::from).collect();
         let up = |f: &Field2<T>| DeviceField2::upload(gpu, f);
@@ -533,6 +543,7 @@ impl<T: GpuReal> GpuKp<T> {
             split: ds,
             mixed,
             forcing: forcing.map(|l| GpuForcing::new(gpu, &l, n).map(Box::new)).transpose()?,
+            _active: active,
             stream: gpu.stream().clone(),
         };
         g.check_block()?;
