@@ -143,7 +143,14 @@ unsafe fn put_flags<T: DeviceReal, W>(
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, const EARLY: bool, const RK: bool>(
+unsafe fn stream_body<
+    S: WetDryScheme,
+    T: DeviceReal,
+    W: DeviceReal + Level<T>,
+    const EARLY: bool,
+    const RK: bool,
+    const MASKED: bool,
+>(
     k: &Coeffs<T>,
     rows: u32,
     w: *const W,
@@ -240,10 +247,10 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
         let g = (if pr < k.ny + 3 { pr } else { k.ny + 3 }) as usize * p + col;
         unsafe { (W::ldg(w.add(g)), T::ldg(hu.add(g)), T::ldg(hv.add(g))) }
     };
-    // A row's activity at this lane's column (`walls.rs`; every cell's where the map is null:
-    // no load), fetched with the row.
-    let map = k.active();
-    let masked = !map.is_null();
+    // A row's activity at this lane's column (`walls.rs`; without `MASKED` every cell's, the
+    // constant true: no load, no select), fetched with the row.
+    let map = if MASKED { k.active() } else { core::ptr::null() };
+    let masked = MASKED;
     let act = |pr: u32| {
         let g = (if pr < k.ny + 3 { pr } else { k.ny + 3 }) as usize * p + col;
         unsafe { is_active(map, g) }
@@ -365,6 +372,33 @@ unsafe fn stream_body<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, 
     }
 }
 
+/// [`stream_body`] with the activity map where `k` has one, else without (the map's selects
+/// cost the unmasked run 6–11%, measured on an H200).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn stream_masked<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, const EARLY: bool, const RK: bool>(
+    k: &Coeffs<T>,
+    rows: u32,
+    w: *const W,
+    hu: *const T,
+    hv: *const T,
+    bed: *const T,
+    rw: *mut W,
+    rhu: *mut T,
+    rhv: *mut T,
+    rate: *mut T,
+    wet: *const u32,
+    st: Stage2<T, W>,
+) {
+    unsafe {
+        if k.active == 0 {
+            stream_body::<S, T, W, EARLY, RK, false>(k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st)
+        } else {
+            stream_body::<S, T, W, EARLY, RK, true>(k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st)
+        }
+    }
+}
+
 /// R at every interior cell and each warp's max(a_x/Δx, a_y/Δy), streamed (module comment).
 /// The surface `w` and R_w are of the level type `W` (`T`, or f64 in mixed precision: read
 /// through `surface_of`, R_w summed face by face by `mass_part`).
@@ -389,7 +423,7 @@ pub(super) unsafe fn kp_flux_stream<S: WetDryScheme, T: DeviceReal, W: DeviceRea
     rate: *mut T,
 ) {
     unsafe {
-        stream_body::<S, T, W, false, false>(
+        stream_masked::<S, T, W, false, false>(
             &k,
             rows,
             w,
@@ -427,7 +461,7 @@ pub(super) unsafe fn kp_flux_stream_early<S: WetDryScheme, T: DeviceReal, W: Dev
     rate: *mut T,
     wet: *const u32,
 ) {
-    unsafe { stream_body::<S, T, W, true, false>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, Stage2::none()) }
+    unsafe { stream_masked::<S, T, W, true, false>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, Stage2::none()) }
 }
 
 /// RK2's second stage in the streamed flux kernel: R of Q¹ (`w`, `hu`, `hv`), as
@@ -489,5 +523,5 @@ pub(super) unsafe fn kp_flux_stream_rk<S: WetDryScheme, T: DeviceReal, W: Device
     };
     let st = Stage2 { u, wet_out, partial, shore, listed };
     let (rate, wet) = (core::ptr::null_mut(), core::ptr::null());
-    unsafe { stream_body::<S, T, W, false, true>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st) }
+    unsafe { stream_masked::<S, T, W, false, true>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st) }
 }

@@ -133,6 +133,43 @@ fn grid_from_the_raster_with_relative_paths() {
 
 /// Each bad case is refused when it is loaded, with one line naming the case file, the key
 /// and (where there is one) the raster.
+/// A lake at 10 m over the planar bed on a DEM whose nodata (a corner cut off and a hole
+/// inside) marks cells outside the domain: the run starts and ends with the inactive cells dry,
+/// the lake at rest around them; an inflow into the hole is refused in one line.
+#[test]
+fn nodata_in_the_bed_marks_inactive_cells() {
+    let dir = scratch("inactive");
+    let hole = |i: usize, r: usize| i + r < 3 || (i, r) == (6, 4) || (i, r) == (7, 4);
+    std::fs::write(dir.join("bed.asc"), asc(12, 8, 100.0, 200.0, 5.0, bed, hole)).unwrap();
+    let path = case(&dir, "", "bed = \"bed.asc\"\nlevel = 10.0", 2.0);
+    let outcome = load(&path).unwrap().run(&RunOptions::default()).unwrap();
+    assert!(outcome.steps > 10, "{} steps", outcome.steps);
+    let (h, dims) = npy(&dir, &format!("h_t{}.npy", outcome.t));
+    let (hu, _) = npy(&dir, &format!("hu_t{}.npy", outcome.t));
+    assert_eq!(dims, vec![8, 12]);
+    for j in 0..8 {
+        for i in 0..12 {
+            // NPY row 0 is the south; the raster's row r from the north is j = 7 − r.
+            let k = j * 12 + i;
+            if hole(i, 7 - j) {
+                assert!(h[k] == 0.0 && hu[k] == 0.0, "inactive h[{j}, {i}] = {}, hu = {}", h[k], hu[k]);
+            } else {
+                assert!(h[k] > 1.0 && hu[k].abs() < 1e-10, "h[{j}, {i}] = {}, hu = {}: the lake moved", h[k], hu[k]);
+            }
+        }
+    }
+    // An inflow at the hole's centre (x = 100 + 6.5·5, y = 200 + (7 − 4 + 0.5)·5).
+    let text = std::fs::read_to_string(&path).unwrap()
+        + "\n[[forcing.inflow]]\nname = \"pipe\"\nat = [132.5, 217.5]\ndischarge = 1.0\n";
+    std::fs::write(&path, text).unwrap();
+    let e = load(&path).err().expect("an inflow into an inactive cell is refused").to_string();
+    for want in ["forcing.inflow[0]", "outside the domain", "cell (6, 3)"] {
+        assert!(e.contains(want), "'{e}' lacks '{want}'");
+    }
+    assert_eq!(e.lines().count(), 1, "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bad_raster_cases_are_refused() {
     let dir = scratch("bad");
@@ -154,7 +191,11 @@ fn bad_raster_cases_are_refused() {
             "bed = \"bed.asc\"\nlevel = 1.0",
             &["initial.raster.bed", "corner (4, 0)", "lies outside", "bed.asc"],
         ),
-        ("", "bed = \"bed.asc\"\nlevel = 1.0", &["initial.raster.bed", "nodata", "row 1 from the north, column 2"]),
+        (
+            "[grid]\nnx = 1\nny = 1\nlx = 10.0\nly = 10.0\norigin = [20.0, 20.0]\n",
+            "bed = \"bed.asc\"\nlevel = 1.0",
+            &["initial.raster.bed", "bed.asc", "no cell of the grid lies on data"],
+        ),
         (
             inside,
             "bed = \"bed.asc\"\nlevel = 1.0\nsurface = \"bed.asc\"",
