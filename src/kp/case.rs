@@ -491,7 +491,7 @@ impl KpCase {
         p.theta = f.physics.theta;
         p.kappa_depth = kappa_depth;
         p.accumulation = accumulation;
-        p.forcing = f.forcing.load(&c, &grid, f.time.t_end)?;
+        p.forcing = f.forcing.load(&c, &grid, f.time.t_end, common.run.start.as_deref())?;
         for (n, o) in p.forcing.outlets.iter().enumerate() {
             if boundary[o.side] != Boundary::Wall {
                 return c.fail(
