@@ -603,7 +603,7 @@ impl KpCase {
         p.theta = f.physics.theta;
         p.kappa_depth = kappa_depth;
         p.accumulation = accumulation;
-        p.forcing = f.forcing.load(&c, &grid, f.time.t_end)?;
+        p.forcing = f.forcing.load(&c, &grid, f.time.t_end, common.run.start.as_deref())?;
         if let Some(active) = &p.active {
             forcing_on_active(&c, &mut p.forcing, active, &grid, scheme, scheme_auto)?;
         }

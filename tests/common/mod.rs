@@ -5,6 +5,7 @@
 //! one (see `build.rs`). A GPU test that runs must get its GPU: [`gpu`] panics otherwise.
 #![allow(dead_code)]
 
+pub mod netcdf_rain;
 pub mod products;
 pub mod raster;
 pub mod sediment;

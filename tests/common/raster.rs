@@ -35,3 +35,22 @@ where
     }
     buf.into_inner()
 }
+
+/// An Esri ASCII grid of `ncols × nrows` cells of `cell` m from (`west`, `south`) whose cell
+/// (i, j) (row j from the south) holds `f(i, j)`, written north row first.
+pub fn ascii_grid(
+    ncols: usize,
+    nrows: usize,
+    (west, south): (f64, f64),
+    cell: f64,
+    f: impl Fn(usize, usize) -> String,
+) -> String {
+    let mut text = format!(
+        "ncols {ncols}\nnrows {nrows}\nxllcorner {west}\nyllcorner {south}\ncellsize {cell}\nNODATA_value -9999\n"
+    );
+    for j in (0..nrows).rev() {
+        text += &(0..ncols).map(|i| f(i, j)).collect::<Vec<_>>().join(" ");
+        text += "\n";
+    }
+    text
+}

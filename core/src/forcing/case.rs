@@ -2,7 +2,7 @@
 //! [`Forcing`] on the case's grid.
 //!
 //! ```toml
-//! [forcing.rain]            # one of intensity, series, points, grids; mm/h unless `unit` says
+//! [forcing.rain]            # one of intensity, series, points, grids, netcdf; mm/h unless `unit` says
 //! intensity = 10.8
 //! [forcing.infiltration]    # Green–Ampt (or Horton, `infiltration.rs`)
 //! conductivity = 6.5        # saturated hydraulic conductivity K_s, mm/h
@@ -68,7 +68,10 @@ struct RainKeys {
     points: Option<Vec<(f64, f64)>>,
     /// Rasters, each with the time it starts to hold (`rain_frames.rs`).
     grids: Option<Vec<FrameKeys>>,
-    /// With grids: the time the last frame holds until.
+    /// A NetCDF file of frames (`rain_netcdf.rs`), and its variable of rain.
+    netcdf: Option<PathBuf>,
+    variable: Option<String>,
+    /// With grids or netcdf: the time the last frame holds until.
     end: Option<f64>,
     time_unit: Option<String>,
     unit: Option<String>,
@@ -128,26 +131,51 @@ impl ForcingSection {
         self.rain.is_some()
     }
 
-    /// The forcing on `grid` for a run to `t_end` seconds; every key checked, every series read
-    /// and shown to cover the run.
-    pub fn load(&self, c: &Check, grid: &Grid2, t_end: f64) -> Result<Forcing> {
-        const ONE_OF: &str = "give exactly one of intensity (a constant), series (a file of time, value lines), points ([[t, value], …]) and grids (rasters with their times)";
+    /// The forcing on `grid` for a run to `t_end` seconds whose t = 0 is the date `start`
+    /// (`run.start`, which dated NetCDF rain needs); every key checked, every series read and
+    /// shown to cover the run.
+    pub fn load(&self, c: &Check, grid: &Grid2, t_end: f64, start: Option<&str>) -> Result<Forcing> {
+        const ONE_OF: &str = "give exactly one of intensity (a constant), series (a file of time, value lines), points ([[t, value], …]), grids (rasters with their times) and netcdf (a NetCDF file of rain frames)";
         let (mut rain, mut rain_grid) = (None, None);
         match &self.rain {
             None => {}
-            Some(r) if r.intensity.is_none() && r.series.is_none() && r.points.is_none() && r.grids.is_none() => {
-                return c.fail("forcing.rain", ONE_OF);
-            }
-            Some(r) if r.grids.is_some() || r.end.is_some() => {
-                let Some(frames) = r.grids.as_deref() else {
-                    return c.fail(
-                        "forcing.rain.end",
-                        "given without grids: end is when the last frame of gridded rain stops holding",
-                    );
-                };
-                if r.intensity.is_some() || r.series.is_some() || r.points.is_some() {
+            Some(r) => {
+                let given = [
+                    r.intensity.is_some(),
+                    r.series.is_some(),
+                    r.points.is_some(),
+                    r.grids.is_some(),
+                    r.netcdf.is_some(),
+                ];
+                if given.iter().filter(|&&g| g).count() != 1 {
                     return c.fail("forcing.rain", ONE_OF);
                 }
+                if r.end.is_some() && r.grids.is_none() && r.netcdf.is_none() {
+                    return c.fail(
+                        "forcing.rain.end",
+                        "given without grids or netcdf: end is when the last frame of gridded rain stops holding",
+                    );
+                }
+                if r.variable.is_some() && r.netcdf.is_none() {
+                    return c
+                        .fail("forcing.rain.variable", "given without netcdf: it names the file's variable of rain");
+                }
+            }
+        }
+        match &self.rain {
+            None => {}
+            Some(r) if r.netcdf.is_some() => {
+                let keys = super::rain_netcdf::NetcdfKeys {
+                    file: r.netcdf.as_deref().unwrap_or(std::path::Path::new("")),
+                    variable: r.variable.as_deref(),
+                    unit: r.unit.as_deref(),
+                    end: r.end,
+                    time_unit: r.time_unit.as_deref(),
+                };
+                rain_grid = Some(super::rain_netcdf::load(c, &keys, start, grid, t_end)?);
+            }
+            Some(r) if r.grids.is_some() => {
+                let frames = r.grids.as_deref().unwrap_or_default();
                 let time_unit = r.time_unit.as_deref().unwrap_or("s");
                 let unit = r.unit.as_deref().unwrap_or("mm/h");
                 rain_grid = Some(super::rain_frames::load(c, frames, r.end, time_unit, unit, grid, t_end)?);

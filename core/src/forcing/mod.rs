@@ -6,8 +6,10 @@
 
 mod case;
 mod infiltration;
+mod rain_cf;
 mod rain_frames;
 mod rain_grid;
+mod rain_netcdf;
 mod series;
 mod soil;
 

@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Each model cell takes the rain of the rain cell its centre lies in (nearest, as LISFLOOD-FP
-//! samples its rain grids), so a frame is kept at the rain grid's resolution.
+//! samples its rain grids), so a frame is kept at the rain grid's resolution. [`on_grid`] does
+//! that for any frames read as rasters, the NetCDF file's (`rain_netcdf.rs`) as these.
 
 use super::series::time_factor;
 use super::{RAIN, RainGrid};
@@ -81,15 +82,48 @@ pub(super) fn load(
         );
     }
     times.push(end * ts);
+    let frame = |n: usize| -> Result<Frame> {
+        let key = format!("{KEY}[{n}].file");
+        let raster = case_raster(c.doc(), &key, &frames[n].file)?;
+        Ok(Frame { key, raster, factor: vs })
+    };
+    on_grid(c, KEY, "", times, frame, "nodata", unit, grid, t_end)
+}
 
+/// One frame of gridded rain as read: the key that names its file, its raster of values in the
+/// rain's unit, and the factor from those to m/s.
+pub(super) struct Frame {
+    pub key: String,
+    pub raster: Raster,
+    pub factor: f64,
+}
+
+/// The [`RainGrid`] of frames on one grid, frame n given by `frame(n)`, holding over `times`
+/// (their starts and the last one's end, s), in `unit` (for messages, as `nodata` names a
+/// missing value); `source` names them (the first frame's file where empty). Each model cell
+/// of `grid` takes the rain cell its centre lies in, which must hold a finite value not below
+/// zero in every frame; the frames are shown to cover a run to `t_end`, and their memory is
+/// checked before they are kept. `key` names them all (memory and coverage).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn on_grid(
+    c: &Check,
+    key: &str,
+    source: &str,
+    times: Vec<f64>,
+    mut frame: impl FnMut(usize) -> Result<Frame>,
+    nodata: &str,
+    unit: &str,
+    grid: &Grid2,
+    t_end: f64,
+) -> Result<RainGrid> {
+    let count = times.len() - 1;
     // The first frame's raster fixes the rain cells: each model cell's, and those some cell takes.
     let mut first: Option<Raster> = None;
     let mut index: Vec<u32> = Vec::with_capacity(grid.nx * grid.ny);
     let mut used: Vec<usize> = Vec::new();
     let mut values: Vec<f32> = Vec::new();
-    for (n, f) in frames.iter().enumerate() {
-        let key = format!("{KEY}[{n}].file");
-        let r = case_raster(c.doc(), &key, &f.file)?;
+    for n in 0..count {
+        let Frame { key: fkey, raster: r, factor } = frame(n)?;
         match &first {
             None => {
                 let mut compact = vec![u32::MAX; r.ncols * r.nrows];
@@ -98,7 +132,7 @@ pub(super) fn load(
                         let (x, y) = grid.centre(i, j);
                         let cell = r
                             .nearest_cell(x, y)
-                            .map_err(|e| c.doc().invalid(&key, format!("the grid's cell ({i}, {j}) at {e}")))?;
+                            .map_err(|e| c.doc().invalid(&fkey, format!("the grid's cell ({i}, {j}) at {e}")))?;
                         if compact[cell] == u32::MAX {
                             compact[cell] = used.len() as u32;
                             used.push(cell);
@@ -106,17 +140,14 @@ pub(super) fn load(
                         index.push(compact[cell]);
                     }
                 }
-                let bytes = (frames.len() as u64).saturating_mul(used.len() as u64).saturating_mul(4);
-                crate::files::check_host_memory(
-                    &format!("{} frames of {} rain cells", frames.len(), used.len()),
-                    bytes,
-                )
-                .map_err(|e| c.doc().invalid(KEY, e))?;
-                values.reserve_exact(frames.len() * used.len());
+                let bytes = (count as u64).saturating_mul(used.len() as u64).saturating_mul(4);
+                crate::files::check_host_memory(&format!("{count} frames of {} rain cells", used.len()), bytes)
+                    .map_err(|e| c.doc().invalid(key, e))?;
+                values.reserve_exact(count * used.len());
             }
             Some(f0) if !f0.same_cells(&r) => {
                 return c.fail(
-                    &key,
+                    &fkey,
                     format!(
                         "{}: {}×{} cells of {}×{} m from ({}, {}), but {} has {}×{} of {}×{} m from ({}, {}): the frames of gridded rain share one grid",
                         r.name,
@@ -144,22 +175,28 @@ pub(super) fn load(
             let at = format!("row {} from the north, column {i} (x = {} m, y = {} m)", r.nrows - 1 - j, num(x), num(y));
             if !r.valid[cell] {
                 return c.fail(
-                    &key,
-                    format!("{}: the cell at {at} is nodata, and model cells take their rain from it", r.name),
+                    &fkey,
+                    format!("{}: the cell at {at} is {nodata}, and model cells take their rain from it", r.name),
                 );
             }
             let v = r.values[cell];
-            if v < 0.0 {
-                return c.fail(&key, format!("{}: {} {unit} at {at}: rain must not be negative", r.name, num(v)));
+            if !v.is_finite() {
+                return c.fail(&fkey, format!("{}: {v} at {at}: rain must be finite", r.name));
             }
-            values.push((v * vs) as f32);
+            if v < 0.0 {
+                return c.fail(&fkey, format!("{}: {} {unit} at {at}: rain must not be negative", r.name, num(v)));
+            }
+            values.push((v * factor) as f32);
         }
         if first.is_none() {
             first = Some(r);
         }
     }
-    let source = first.map_or_else(String::new, |r| r.name);
-    let g = RainGrid::new(&source, times, values, used.len(), index).map_err(|e| c.doc().invalid(KEY, e))?;
-    g.covers(0.0, t_end).map_err(|e| c.doc().invalid(KEY, e))?;
+    let source = match first {
+        Some(r) if source.is_empty() => r.name,
+        _ => source.to_string(),
+    };
+    let g = RainGrid::new(&source, times, values, used.len(), index).map_err(|e| c.doc().invalid(key, e))?;
+    g.covers(0.0, t_end).map_err(|e| c.doc().invalid(key, e))?;
     Ok(g)
 }

@@ -42,8 +42,9 @@ impl Raster {
         if TIFF_MAGIC.iter().any(|m| bytes.starts_with(m)) {
             return super::geotiff::parse(name, bytes);
         }
-        // A NetCDF file (a radar product, say) is a stack of rasters this reader does not open:
-        // say so, and how to write its bands out, rather than that it is not a grid.
+        // A NetCDF file (a radar product, say) is a stack of rasters, which gridded rain reads
+        // through its own key: say so, and how to write a band out, rather than that it is not
+        // a grid.
         let netcdf = if bytes.starts_with(b"CDF") {
             Some("a NetCDF-3 file")
         } else if bytes.starts_with(HDF5_MAGIC) {
@@ -53,7 +54,7 @@ impl Raster {
         };
         if let Some(what) = netcdf {
             return Err(Error::invalid(format!(
-                "{name}: {what}: rasters are read from Esri ASCII grids and GeoTIFFs; write each time step out as one, e.g. gdal_translate -b K NETCDF:\"{name}\":VARIABLE step-K.tif"
+                "{name}: {what}: rasters are read from Esri ASCII grids and GeoTIFFs; gridded rain reads a NetCDF file whole as [forcing.rain] netcdf = FILE, or write a time step out as a raster, e.g. gdal_translate -b K NETCDF:\"{name}\":VARIABLE step-K.tif"
             )));
         }
         // A byte-order mark some editors write at the start of a text file is not part of it.

@@ -125,12 +125,30 @@ pub fn cache_path() -> Option<PathBuf> {
 
 /// FNV-1a, 64 bits: a stable hash (std's is not stable across releases) of the PTX text.
 pub fn fnv1a(text: &[u8]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in text {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    let mut h = Fnv1a::default();
+    h.update(text);
+    h.hex()
+}
+
+/// [`fnv1a`] fed in pieces, for a file read in chunks rather than whole.
+pub struct Fnv1a(u64);
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
     }
-    format!("{h:016x}")
+}
+
+impl Fnv1a {
+    pub fn update(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    pub fn hex(&self) -> String {
+        format!("{:016x}", self.0)
+    }
 }
 
 /// Parse a cache file's text: Err with the reason when it is not a cache file of this format.

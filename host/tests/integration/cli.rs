@@ -3,6 +3,7 @@
 //! blow-up stops, names the cell and keeps the last good state; progress never changes results.
 
 use crate::cmd::{bin, hydrokern, refused, s, scratch, stderr, stdout};
+use crate::common::raster::ascii_grid;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -579,7 +580,7 @@ fn global_options_after_the_scenario_are_taken() {
 }
 
 /// A forced shallow-water case with `forcing` as its `[forcing]` tables, in `dir`.
-fn forced_case(dir: &std::path::Path, name: &str, forcing: &str) -> std::path::PathBuf {
+pub(crate) fn forced_case(dir: &std::path::Path, name: &str, forcing: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(dir).unwrap();
     let path = dir.join(format!("{name}.toml"));
     // A `dt_max = …` line of the forcing text belongs to [time].
@@ -667,27 +668,8 @@ fn bad_forcing_is_refused_with_one_line() {
     refused(&["run", s(&case), "--scheme", "ds1"], "ds1 and ds2");
 }
 
-/// An Esri ASCII grid of `ncols × nrows` cells of `cell` m from (`west`, `south`) whose cell
-/// (i, j) (row j from the south) holds `f(i, j)`, written north row first.
-fn ascii_grid(
-    ncols: usize,
-    nrows: usize,
-    (west, south): (f64, f64),
-    cell: f64,
-    f: impl Fn(usize, usize) -> String,
-) -> String {
-    let mut text = format!(
-        "ncols {ncols}\nnrows {nrows}\nxllcorner {west}\nyllcorner {south}\ncellsize {cell}\nNODATA_value -9999\n"
-    );
-    for j in (0..nrows).rev() {
-        text += &(0..ncols).map(|i| f(i, j)).collect::<Vec<_>>().join(" ");
-        text += "\n";
-    }
-    text
-}
-
 /// A `.prj` of UTM zone `zone` north on WGS 84 (EPSG 326zz).
-fn utm_prj(zone: u16) -> String {
+pub(crate) fn utm_prj(zone: u16) -> String {
     format!(
         "PROJCS[\"WGS 84 / UTM zone {zone}N\",GEOGCS[\"WGS 84\",DATUM[\"WGS_1984\",SPHEROID[\"WGS 84\",6378137,298.257223563]],PRIMEM[\"Greenwich\",0],UNIT[\"degree\",0.0174532925199433]],PROJECTION[\"Transverse_Mercator\"],UNIT[\"metre\",1],AUTHORITY[\"EPSG\",\"326{zone}\"]]"
     )

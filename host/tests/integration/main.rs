@@ -1,5 +1,6 @@
 //! Whole runs, as a user makes them: the command line (`cli*.rs`: every command, flag and
-//! refusal, through the built binary; `cli_plan.rs`: the plan `check` prints and `run` keeps),
+//! refusal, through the built binary; `cli_plan.rs`: the plan `check` prints and `run` keeps;
+//! `cli_rain_netcdf.rs`: gridded rain from NetCDF files),
 //! every built-in scenario against its stored norms (`examples.rs`), restarts (`restart.rs`),
 //! NetCDF files of whole runs (`netcdf_runs.rs`), pictures (`pictures.rs`), cases with rasters
 //! (`raster_cases.rs`), the fd3d and tridiag scenarios (`fd3d_tridiag_cases.rs`) and a full disk
@@ -12,6 +13,7 @@ mod cli_fd3d_tridiag;
 mod cli_lines;
 mod cli_output;
 mod cli_plan;
+mod cli_rain_netcdf;
 mod cli_runs;
 mod cli_tune;
 mod cmd;

@@ -117,11 +117,7 @@ impl<T: GpuReal> GpuForcing<T> {
             return Ok(());
         }
         gpu.check_fits(
-            &format!(
-                "the rain grids' {} frames of {} rain cells (forcing.rain.grids)",
-                layout.frames(),
-                layout.frame_stride
-            ),
+            &format!("the rain grids' {} frames of {} rain cells (forcing.rain)", layout.frames(), layout.frame_stride),
             4 * (layout.frames.len() + layout.rain_cells.len()),
         )
     }

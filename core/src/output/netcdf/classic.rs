@@ -76,6 +76,17 @@ pub enum Value {
 }
 
 impl Value {
+    /// The values as numbers (each exact in f64), or None for text.
+    pub fn numbers(&self) -> Option<Vec<f64>> {
+        match self {
+            Value::Text(_) => None,
+            Value::Bytes(v) => Some(v.iter().map(|&x| x as f64).collect()),
+            Value::Shorts(v) => Some(v.iter().map(|&x| x as f64).collect()),
+            Value::Ints(v) => Some(v.iter().map(|&x| x as f64).collect()),
+            Value::Floats(v) => Some(v.iter().map(|&x| x as f64).collect()),
+            Value::Doubles(v) => Some(v.clone()),
+        }
+    }
     fn ty(&self) -> Type {
         match self {
             Value::Text(_) => Type::Char,
@@ -131,10 +142,14 @@ pub struct Var {
 impl Var {
     /// The text of attribute `name`, if it has one.
     pub fn text(&self, name: &str) -> Option<&str> {
-        self.attrs.iter().find(|a| a.name == name).and_then(|a| match &a.value {
+        self.attr(name).and_then(|v| match v {
             Value::Text(s) => Some(s.as_str()),
             _ => None,
         })
+    }
+    /// Attribute `name`'s values, if it has one.
+    pub fn attr(&self, name: &str) -> Option<&Value> {
+        self.attrs.iter().find(|a| a.name == name).map(|a| &a.value)
     }
 }
 
@@ -252,7 +267,7 @@ impl Header {
             1 => false,
             2 => true,
             5 => return Err(Decode::Bad(
-                "is a NetCDF 64-bit data (CDF-5) file; hydrokern reads the classic and 64-bit offset formats it writes"
+                "is a NetCDF 64-bit data (CDF-5) file; hydrokern reads the classic and 64-bit offset formats: convert it with nccopy -k classic IN OUT"
                     .into(),
             )),
             v => return Err(Decode::Bad(format!("has NetCDF version byte {v}, not 1 or 2"))),

@@ -10,6 +10,7 @@
 
 pub mod append;
 pub mod cf;
+pub mod cf_time;
 pub mod classic;
 mod lines;
 mod plot;

@@ -45,10 +45,9 @@ impl Dataset {
             let mut bytes = vec![0; want as usize];
             file.seek(SeekFrom::Start(0)).and_then(|_| file.read_exact(&mut bytes)).map_err(io)?;
             if bytes.starts_with(b"\x89HDF") {
-                return Err(bad(
-                    "is a NetCDF-4 (HDF5) file; hydrokern reads the classic and 64-bit offset NetCDF files it writes"
-                        .into(),
-                ));
+                return Err(bad(format!(
+                    "is a NetCDF-4 (HDF5) file; hydrokern reads the classic and 64-bit offset formats: convert it with nccopy -k classic {name} OUT.nc"
+                )));
             }
             match Header::decode(&bytes) {
                 Ok(h) => break h,
@@ -147,6 +146,81 @@ impl Dataset {
             .chunks(shape[1].max(1))
             .map(|row| String::from_utf8_lossy(row).trim_end_matches('\0').to_string())
             .collect())
+    }
+
+    /// Where slice `k` of `v` along its first dimension starts (record `k` of a record
+    /// variable), and its bytes; `k` beyond the dimension is refused.
+    fn slice(&self, v: &Var, k: u64) -> Result<(u64, u64)> {
+        let h = &self.header;
+        let bad = |n: u64| {
+            Err(Error::invalid(format!(
+                "{}: index {k} of {} along its first dimension, which holds {n}",
+                self.path.display(),
+                v.name
+            )))
+        };
+        if h.is_record(v) {
+            if k >= h.numrecs {
+                return bad(h.numrecs);
+            }
+            let rec = h.record_bytes().unwrap_or(0);
+            return Ok((v.begin + k * rec, h.slab_bytes(v).unwrap_or(0)));
+        }
+        let Some(&first) = v.dims.first() else { return bad(0) };
+        let n = h.dims[first].len;
+        if k >= n {
+            return bad(n);
+        }
+        let bytes = h.slab_bytes(v).unwrap_or(0) / n;
+        Ok((v.begin + k * bytes, bytes))
+    }
+
+    /// Variable `name` of any numeric type as numbers, each exact in f64 (a byte, short or int
+    /// variable with `_Unsigned = "true"` read unsigned, as netCDF-C's clients read it), as
+    /// stored: neither unpacked nor masked. All of it, or with `slice`, its slice along the
+    /// first dimension (the record, for a record variable). Memory is checked before reading.
+    pub fn read_numbers(&mut self, name: &str, slice: Option<u64>) -> Result<Vec<f64>> {
+        let v = self.var(name)?.clone();
+        let h = &self.header;
+        // The pieces of the file to read: a slice; every record's slab; or the whole variable.
+        let pieces: Vec<(u64, u64)> = match slice {
+            Some(k) => vec![self.slice(&v, k)?],
+            None if h.is_record(&v) => {
+                let (slab, rec) = (h.slab_bytes(&v).unwrap_or(0), h.record_bytes().unwrap_or(0));
+                (0..h.numrecs).map(|r| (v.begin + r * rec, slab)).collect()
+            }
+            None => vec![(v.begin, h.slab_bytes(&v).unwrap_or(0))],
+        };
+        let what = format!("{}: variable {name}", self.path.display());
+        if v.ty == Type::Char {
+            return Err(Error::invalid(format!("{what} is text (char), not numbers")));
+        }
+        let n: u64 = pieces.iter().map(|p| p.1).sum();
+        let size = v.ty.size();
+        crate::files::check_host_memory(&what, n.saturating_add(n / size * 8))?;
+        let mut bytes = vec![0; n as usize];
+        let path = self.path.display().to_string();
+        let mut at = 0;
+        for (start, len) in pieces {
+            let into = &mut bytes[at..at + len as usize];
+            self.file
+                .seek(SeekFrom::Start(start))
+                .and_then(|_| self.file.read_exact(into))
+                .map_err(|cause| Error::Io { path: path.clone(), cause })?;
+            at += len as usize;
+        }
+        let unsigned = v.text("_Unsigned").is_some_and(|u| u.eq_ignore_ascii_case("true"));
+        let words = bytes.chunks_exact(size as usize);
+        Ok(match (v.ty, unsigned) {
+            (Type::Byte, false) => bytes.iter().map(|&b| b as i8 as f64).collect(),
+            (Type::Byte, true) | (Type::Char, _) => bytes.iter().map(|&b| b as f64).collect(),
+            (Type::Short, false) => words.map(|w| i16::from_be_bytes([w[0], w[1]]) as f64).collect(),
+            (Type::Short, true) => words.map(|w| u16::from_be_bytes([w[0], w[1]]) as f64).collect(),
+            (Type::Int, false) => words.map(|w| i32::from_be_bytes([w[0], w[1], w[2], w[3]]) as f64).collect(),
+            (Type::Int, true) => words.map(|w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]) as f64).collect(),
+            (Type::Float, _) => words.map(|w| f32::from_be_bytes([w[0], w[1], w[2], w[3]]) as f64).collect(),
+            (Type::Double, _) => words.map(|w| f64::from_be_bytes(w.try_into().unwrap_or([0; 8]))).collect(),
+        })
     }
 
     /// All of fixed-size variable `name`, or record `record` of record variable `name`.
