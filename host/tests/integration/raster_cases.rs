@@ -143,7 +143,7 @@ fn nodata_in_the_bed_marks_inactive_cells() {
     std::fs::write(dir.join("bed.asc"), asc(12, 8, 100.0, 200.0, 5.0, bed, hole)).unwrap();
     let path = case(&dir, "", "bed = \"bed.asc\"\nlevel = 10.0", 2.0);
     let outcome = load(&path).unwrap().run(&RunOptions::default()).unwrap();
-    assert!(outcome.steps > 10, "{} steps", outcome.steps);
+    assert!(outcome.steps >= 5, "{} steps", outcome.steps);
     let (h, dims) = npy(&dir, &format!("h_t{}.npy", outcome.t));
     let (hu, _) = npy(&dir, &format!("hu_t{}.npy", outcome.t));
     assert_eq!(dims, vec![8, 12]);
@@ -189,7 +189,7 @@ fn bad_raster_cases_are_refused() {
         (
             "[grid]\nnx = 4\nny = 4\nlx = 80.0\nly = 40.0\n",
             "bed = \"bed.asc\"\nlevel = 1.0",
-            &["initial.raster.bed", "corner (4, 0)", "lies outside", "bed.asc"],
+            &["initial.raster.bed", "cell (3, 0)", "lies outside", "bed.asc"],
         ),
         (
             "[grid]\nnx = 1\nny = 1\nlx = 10.0\nly = 10.0\norigin = [20.0, 20.0]\n",
