@@ -15,7 +15,7 @@ use crate::device::{DeviceReal, shared, thread};
 /// rate. The shared layout is [`flux_shared`](super::flux_shared)'s.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn flux_body<S: WetDryScheme, T: DeviceReal, const MASKED: bool>(
+unsafe fn flux_body<S: WetDryScheme, T: DeviceReal>(
     k: &Coeffs<T>,
     w: *const T,
     hu: *const T,
@@ -97,8 +97,9 @@ unsafe fn flux_body<S: WetDryScheme, T: DeviceReal, const MASKED: bool>(
         let cc = ((ty + 2 - o) * cw + tx + 2 - o) as isize;
         let b = |ci: i32, cj: i32| *sb.add((cc + ci as isize + cj as isize * cw as isize) as usize);
         // The activity of the cross's cells (`walls.rs`), from global memory: read only where
-        // some cell is inactive (`MASKED`; otherwise every `on` is the constant true).
-        let map = if MASKED { k.active() } else { core::ptr::null() };
+        // some cell is inactive. One body for both (two bodies in one entry put the bollermann
+        // tile's reconstructions in local memory); the streamed kernel, the default, has two.
+        let map = k.active();
         let g = (j + 2) as usize * p + (i + 2) as usize;
         let on = |di: i32, dj: i32| is_active(map, (g as isize + di as isize + dj as isize * p as isize) as usize);
         let mut r = T::ZERO;
@@ -152,31 +153,6 @@ unsafe fn flux_body<S: WetDryScheme, T: DeviceReal, const MASKED: bool>(
     }
 }
 
-/// [`flux_body`] with the activity map where `k` has one, else without: a run with no
-/// inactive cell runs the body its arithmetic was tuned on (the map's selects in every
-/// reconstruction cost it 6–11%, measured on an H200).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn flux_masked<S: WetDryScheme, T: DeviceReal>(
-    k: &Coeffs<T>,
-    w: *const T,
-    hu: *const T,
-    hv: *const T,
-    bed: *const T,
-    rw: *mut T,
-    rhu: *mut T,
-    rhv: *mut T,
-    rate: *mut T,
-) {
-    unsafe {
-        if k.active == 0 {
-            flux_body::<S, T, false>(k, w, hu, hv, bed, rw, rhu, rhv, rate)
-        } else {
-            flux_body::<S, T, true>(k, w, hu, hv, bed, rw, rhu, rhv, rate)
-        }
-    }
-}
-
 /// R = (R_w, R_hu, R_hv) at every interior cell and each block's max(a_x/Δx, a_y/Δy).
 ///
 /// # Safety
@@ -192,7 +168,7 @@ pub(super) unsafe fn kp_flux<S: WetDryScheme, T: DeviceReal>(
     rhv: *mut T,
     rate: *mut T,
 ) {
-    unsafe { flux_masked::<S, T>(&k, w, hu, hv, bed, rw, rhu, rhv, rate) }
+    unsafe { flux_body::<S, T>(&k, w, hu, hv, bed, rw, rhu, rhv, rate) }
 }
 
 /// [`kp_flux`] with early exit: a block that is dry, with its four neighbours, by the wet map
@@ -224,5 +200,5 @@ pub(super) unsafe fn kp_flux_early<S: WetDryScheme, T: DeviceReal>(
         }
         return;
     }
-    unsafe { flux_masked::<S, T>(&k, w, hu, hv, bed, rw, rhu, rhv, rate) }
+    unsafe { flux_body::<S, T>(&k, w, hu, hv, bed, rw, rhu, rhv, rate) }
 }
