@@ -669,5 +669,6 @@ fn state_of<T: GpuReal>(
             out("hu", "x-momentum (discharge per unit width)", "m²/s", hu),
             out("hv", "y-momentum (discharge per unit width)", "m²/s", hv),
         ],
+        boundary: Vec::new(),
     }
 }
