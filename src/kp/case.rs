@@ -4,6 +4,7 @@
 use super::gpu::{FluxVariant, Launch};
 use super::model::{EarlyExit, KpModel};
 use super::problem::MAX_MANNING;
+use super::segments::SIDES;
 use super::{Boundary, Problem, Scheme, WetDry, setup};
 use crate::account::Account;
 use crate::accumulation::Accumulation;
@@ -505,6 +506,18 @@ impl KpCase {
                 );
             }
         }
+        for (n, l) in p.forcing.levels.iter().enumerate() {
+            if boundary[l.side] == Boundary::Periodic {
+                return c.fail(
+                    &format!("forcing.level[{n}]"),
+                    format!(
+                        "boundary.{} is periodic: its water comes back at the other side, so a level held there would let water in or out unmeasured; hold levels on wall, outflow or normal-depth sides",
+                        SIDES[l.side]
+                    ),
+                );
+            }
+        }
+        account_names(&c, &p)?;
         if !p.forcing.boundary_is_plain() {
             let key = if p.forcing.levels.is_empty() { "forcing.outlet" } else { "forcing.level" };
             if scheme_auto {
@@ -646,6 +659,30 @@ fn initial(c: &Check, init: &Initial, grid: &Grid2) -> Result<Problem> {
             p
         }
     })
+}
+
+/// The water account names each boundary segment once (`segments.rs`): an open side by its
+/// side, a held level or an outlet by its name, which must then be none of the others'.
+fn account_names(c: &Check, p: &Problem) -> Result<()> {
+    let f = &p.forcing;
+    let mut seen: Vec<(&str, String)> = (0..4)
+        .filter(|&s| p.boundary[s].is_open())
+        .map(|s| (SIDES[s], format!("the open side boundary.{}", SIDES[s])))
+        .collect();
+    let levels = f.levels.iter().enumerate().map(|(n, l)| (&l.name, format!("forcing.level[{n}]")));
+    let outlets = f.outlets.iter().enumerate().map(|(n, o)| (&o.name, format!("forcing.outlet[{n}]")));
+    for (name, key) in levels.chain(outlets) {
+        if let Some((_, other)) = seen.iter().find(|(s, _)| *s == name.as_str()) {
+            return c.fail(
+                &format!("{key}.name"),
+                format!(
+                    "'{name}' names {other} too: the water account names each open side, held level and outlet once"
+                ),
+            );
+        }
+        seen.push((name, key));
+    }
+    Ok(())
 }
 
 fn read_field(c: &Check, key: &str, path: &std::path::Path, shape: (usize, usize), out: &mut [f64]) -> Result<()> {
@@ -790,12 +827,8 @@ impl Simulation for KpCase {
     fn conservation<T: Real>(&self, state: &State<T>) -> Option<String> {
         if let Some(a) = self.account(state) {
             let how = self.volume_change(state)?.2;
-            // Held levels let water in and out as open sides do.
-            let closed =
-                self.problem.boundary.iter().all(|b| !b.is_open()) && self.problem.forcing.boundary_is_plain();
             let segments = match a.boundary.is_empty() {
-                true if closed => "walls and periodic sides only: the residual is the error".to_string(),
-                true => "open sides, held levels or outlets: what left is in the residual".to_string(),
+                true => "walls and periodic sides only: the residual is the error".to_string(),
                 false => {
                     let each: Vec<String> =
                         a.boundary.iter().map(|b| format!("{} out {:.6e} in {:.6e}", b.name, b.out, b.into)).collect();
@@ -821,7 +854,8 @@ impl Simulation for KpCase {
             if closed { "no outflow side: all of it is error" } else { "outflow sides: water that left counts too" };
         Some(format!("volume change {change:+.1e} of the initial volume, {how} ({what})"))
     }
-    /// The water account of a forced run at `state`'s time.
+    /// The water account of a forced run at `state`'s time: the boundary's volumes as the model
+    /// measured them (`segments.rs`).
     fn account<T: Real>(&self, state: &State<T>) -> Option<Account> {
         let f = &self.problem.forcing;
         if f.is_empty() {

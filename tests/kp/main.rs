@@ -2,11 +2,13 @@
 //! formulas (`point.rs`, `friction.rs`), the CPU reference against exact solutions and
 //! invariants (`validation.rs`, `wetdry.rs`, `schemes.rs`), f32's compensated volume
 //! (`compensated.rs`) and mixed precision (`mixed_cpu.rs`), forcing (`forcing.rs`; gridded rain,
-//! soils per cell and Horton's in `forcing_spatial.rs`; the V-catchment in `catchment.rs`), bad
+//! soils per cell and Horton's in `forcing_spatial.rs`; the V-catchment in `catchment.rs`; the
+//! water account's boundary segments in `account.rs`), bad
 //! input (`input.rs`), the GPU kernels against the CPU reference (`gpu.rs`, `mixed_gpu.rs`), the
 //! products (`products.rs`) and the discharge lines' physics (`lines.rs`); launch choices
 //! (`tuning.rs`) and the pictures' ranges (`pictures.rs`).
 
+mod account;
 mod catchment;
 #[path = "../common/mod.rs"]
 mod common;
