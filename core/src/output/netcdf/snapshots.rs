@@ -3,7 +3,7 @@
 
 use super::append::Appender;
 use super::cf::{FieldSpec, Geo, layout};
-use super::classic::{Attr, Header, Type};
+use super::classic::{Attr, Dim, Header, Type, Var};
 use crate::account::Account;
 use crate::grid::Mesh;
 use crate::model::State;
@@ -35,6 +35,15 @@ fn be_bytes_into<T: Real>(data: &[T], out: &mut Vec<u8>) {
     } else {
         for (o, v) in out.chunks_exact_mut(8).zip(data) {
             o.copy_from_slice(&v.to_f64().to_be_bytes());
+        }
+    }
+}
+
+/// What the layout adds after the fields for a water account `account` (none without one).
+fn with(account: Option<&Account>) -> impl FnOnce(&mut Vec<Dim>, &mut Vec<Var>, &mut Vec<Vec<u8>>) + '_ {
+    move |dims, vars, fixed| {
+        if let Some(a) = account {
+            super::account::declare(a, dims, vars, fixed);
         }
     }
 }
@@ -74,7 +83,7 @@ impl Snapshots {
     /// written (fields on the mesh, each within the format's size limit), without writing it: a
     /// run checks before its first step.
     pub fn check<T: Real>(mesh: &Mesh, state: &State<T>, account: Option<&Account>, geo: &Geo) -> Result<()> {
-        layout(mesh, &specs(state, geo), type_of::<T>(), "s", Vec::new(), geo, account).map(|_| ())
+        layout(mesh, &specs(state, geo), type_of::<T>(), "s", Vec::new(), geo, with(account)).map(|_| ())
     }
 
     /// Create the file at `path` for the fields of `first` on `mesh` and, with `account`, the
@@ -90,7 +99,7 @@ impl Snapshots {
         geo: &Geo,
     ) -> Result<Snapshots> {
         let fields = specs(first, geo);
-        let (header, fixed) = layout(mesh, &fields, type_of::<T>(), time_units, globals, geo, account)?;
+        let (header, fixed) = layout(mesh, &fields, type_of::<T>(), time_units, globals, geo, with(account))?;
         let bed = geo.bed.filter(|_| fields.len() > first.fields.len()).map(<[f64]>::to_vec);
         let file = Appender::create(path, header, &fixed)?;
         Ok(Snapshots { file, fields, account: account.map(segments), bed, slabs: Vec::new() })
@@ -110,7 +119,7 @@ impl Snapshots {
         geo: &Geo,
     ) -> Result<Snapshots> {
         let fields = specs(state, geo);
-        let (want, _) = layout(mesh, &fields, type_of::<T>(), time_units, Vec::new(), geo, account)?;
+        let (want, _) = layout(mesh, &fields, type_of::<T>(), time_units, Vec::new(), geo, with(account))?;
         let mut nc = super::Dataset::open(path)?;
         let have = nc.header().clone();
         let shape = |h: &Header| -> Vec<(String, Vec<usize>, Vec<Attr>, Type)> {
