@@ -8,7 +8,9 @@ file of that field and time, bit for bit and in the run's precision. A case with
 maximum maps (the flood) also writes `<case>_gauges.nc` (CF timeSeries) and `<case>_maxima.nc`:
 every gauge's series must equal its `gauge_<name>.csv` and every map its NPY file, bit for bit.
 A case with discharge lines (river-inflow) writes `<case>_lines.nc` (CF timeSeries with line
-geometries): every line's discharge must equal its column of `lines.csv`, bit for bit.
+geometries): every line's discharge must equal its column of `lines.csv`, bit for bit. A case
+with forcing (river-inflow, estuary-tide) keeps a water account: its terms in `<case>.nc` must
+equal `account.csv`, the boundary segments' names those of the case, the residual round-off.
 Any difference, missing variable, attribute or file is a failure (exit 1); nothing is skipped.
 
     check-netcdf.py HYDROKERN_BINARY
@@ -44,7 +46,16 @@ CASES = [
     # under way: the lines carry water.
     ("river-inflow", ["--set", "grid.nx=40", "--set", "grid.ny=20", "--set", "time.t_end=1800",
                       "--set", "output.snapshots=[600]"], "f64", "s"),
+    # A tide held at the estuary's mouth for 20 minutes: a boundary segment of the water
+    # account, water coming in by it.
+    ("estuary-tide", ["--set", "time.t_end=1200", "--set", "output.snapshots=[600]", "--set", "output.maxima=false"],
+     "f64", "s"),
 ]
+
+# The water account's terms in the fields' file, in account.csv's column order.
+ACCOUNT = ["storage", "rain_volume", "inflow_volume", "infiltration_volume"]
+# Each case's boundary segments (none: a closed domain).
+SEGMENTS = {"river-inflow": [], "estuary-tide": ["mouth"]}
 
 GLOBALS = ["Conventions", "title", "source", "history", "hydrokern_version", "hydrokern_revision", "solver",
            "simulation", "model", "precision", "case_origin", "case"]
@@ -100,7 +111,8 @@ def check_case(binary, scenario, flags, precision, time_units, root):
         check(end.isoformat() == "2026-11-29T06:30:01", f"{scenario}: the last time decodes to {end}")
 
     # The case as run gives the mesh: coordinates are cell centres in metres from the origin.
-    conf = tomllib.loads((out / "case.toml").read_text())["grid"]
+    case = tomllib.loads((out / "case.toml").read_text())
+    conf = case["grid"] if "grid" in case else raster_grid(case["initial"]["raster"]["bed"])
     for axis in "xyz":
         if f"n{axis}" not in conf:
             continue
@@ -119,8 +131,10 @@ def check_case(binary, scenario, flags, precision, time_units, root):
 
     dtype = np.float32 if precision == "f32" else np.float64
     # The surface (h + bed, where the solver has a bed) has no NPY file: checked against h and bed.
+    # Fields are the record variables over the mesh (the water account's are over time alone or
+    # time and the boundary segments).
     fields = [v for v in ds.variables
-              if ds[v].dimensions and ds[v].dimensions[0] == "time" and v not in ("time", "surface")]
+              if len(ds[v].dimensions) >= 3 and ds[v].dimensions[0] == "time" and v != "surface"]
     check(len(fields) >= 1, f"{scenario}: fields {fields}")
     if "surface" in ds.variables:
         bed = ds["bed"][:]
@@ -154,6 +168,11 @@ def check_case(binary, scenario, flags, precision, time_units, root):
           f"checked against the NPY files")
     gauges, maxima = ds.__dict__.get("gauges_file"), ds.__dict__.get("maxima_file")
     lines = ds.__dict__.get("lines_file")
+    if scenario in SEGMENTS:
+        check_account(scenario, out, ds, SEGMENTS[scenario])
+    else:
+        check("storage" not in ds.variables and not (out / "account.csv").exists(),
+              f"{scenario}: no water account without forcing")
     ds.close()
     if scenario == "flood":
         check(gauges == "flood_gauges.nc" and maxima == "flood_maxima.nc",
@@ -166,6 +185,63 @@ def check_case(binary, scenario, flags, precision, time_units, root):
         check_lines(scenario, out, out / lines, time_units)
     if maxima:
         check_maxima(scenario, out, out / maxima, dtype)
+
+
+def raster_grid(bed):
+    """The grid of a scenario's bed raster's cells (an Esri ASCII grid under examples/), where its
+    case gives no [grid]: as a [grid] table."""
+    path = pathlib.Path(__file__).resolve().parent.parent / "examples" / bed
+    header = {}
+    for line in path.read_text().splitlines()[:6]:
+        key, value = line.split()
+        header[key.lower()] = float(value)
+    cell = header["cellsize"]
+    return {"nx": int(header["ncols"]), "ny": int(header["nrows"]), "dx": cell, "dy": cell,
+            "origin": [header["xllcorner"], header["yllcorner"]]}
+
+
+def check_account(scenario, out, ds, segments):
+    """The water account's terms in the fields' file against the run's account.csv: doubles in
+    m3 at every record, the segments' names those of the case, every value bit for bit (the CSV
+    holds the shortest decimals that read back the same), the residual round-off."""
+    manifest = json.loads((out / "hydrokern-run.json").read_text())
+    check("account.csv" in manifest["files"], f"{scenario}: the manifest lists account.csv")
+    text = (out / "account.csv").read_text().splitlines()
+    check(text[0].startswith("# water account"), f"account.csv's comment: {text[0]}")
+    columns = ["t", "storage", "rain", "inflow", "infiltration"]
+    for name in segments:
+        columns += [f"{name}_out", f"{name}_in"]
+    columns.append("residual")
+    check(text[1] == ",".join(columns), f"account.csv's columns {text[1]}, not {columns}")
+    rows = np.array([[float(x) for x in row.split(",")] for row in text[2:]], dtype=np.float64)
+    times = ds["time"][:]
+    if not check(rows.shape == (len(times), len(columns)), f"{scenario}: account.csv {rows.shape}, {len(times)} records"):
+        return
+    check(np.array_equal(times, rows[:, 0]), f"{scenario}: the account's times are the records'")
+    for k, name in enumerate(ACCOUNT, start=1):
+        v = ds[name]
+        check(v.dtype == np.float64 and v.dimensions == ("time",) and v.units == "m3" and "long_name" in v.ncattrs(),
+              f"{scenario}: {name} is {v.dtype} of {v.dimensions}")
+        check(np.array_equal(v[:], rows[:, k]), f"{scenario}: {name} equals account.csv's")
+    if segments:
+        names = [str(n) for n in netCDF4.chartostring(ds["boundary_name"][:])]
+        check(names == segments, f"{scenario}: boundary segments {names}, not {segments}")
+        for part, name in enumerate(["outflow_volume", "boundary_inflow_volume"]):
+            v = ds[name]
+            check(v.dtype == np.float64 and v.dimensions == ("time", "boundary") and v.units == "m3"
+                  and v.coordinates == "boundary_name", f"{scenario}: {name}'s type and attributes")
+            check(np.array_equal(v[:], rows[:, 5 + part:5 + 2 * len(segments):2]),
+                  f"{scenario}: {name} equals account.csv's columns")
+        check((ds["boundary_inflow_volume"][:][-1] > 0).all(), f"{scenario}: water comes in by the boundary")
+    else:
+        check("boundary" not in ds.dimensions and "outflow_volume" not in ds.variables,
+              f"{scenario}: no boundary segments in a closed domain")
+    residual = ds["residual"][:]
+    check(np.array_equal(residual, rows[:, -1]), f"{scenario}: residual equals account.csv's")
+    seen = ds["storage"][0] + ds["rain_volume"][:] + ds["inflow_volume"][:]
+    check((np.abs(residual) <= 1e-12 * seen).all(), f"{scenario}: residual {residual} is round-off")
+    print(f"  {scenario}.nc: the water account ({len(segments)} boundary segment(s)) x {len(times)} records: "
+          f"checked against account.csv")
 
 
 def read_csv(path):

@@ -5,7 +5,8 @@
 //!   the GPU-or-CPU choice, over cudarc's driver bindings;
 //! - [`grid`] and [`field`]: grids in metres and padded fields with ghost layers, on the host and
 //!   on the GPU;
-//! - [`model`]: the one interface of a time-dependent model (advance, clock, state out);
+//! - [`model`]: the one interface of a time-dependent model (advance, clock, state out), and
+//!   [`account`]: a water account assembled from a state;
 //! - the shared numerical building blocks: [`foundation`] (copy, fill, reductions),
 //!   [`transpose`], [`tridiag`] (batched tridiagonal solves), [`accumulation`];
 //! - [`case`]: case files (TOML), the command-line flags that override their keys, the sections
@@ -17,6 +18,7 @@
 //!   the benchmark harness;
 //! - [`solver`]: what a solver offers the registry that lists them (the `hydrokern` crate).
 
+pub mod account;
 pub mod accumulation;
 #[cfg(feature = "bench")]
 pub mod bench;

@@ -80,6 +80,18 @@ pub struct Output<T> {
 pub struct State<T> {
     pub clock: Clock,
     pub fields: Vec<Output<T>>,
+    /// What crossed each segment of the boundary since the start, for a model that measures it
+    /// (kp with forcing: its water account); empty otherwise.
+    pub boundary: Vec<BoundaryFlow>,
+}
+
+/// Water that crossed one segment of a model's boundary since the run's start (m³): what left
+/// through it and what came in by it, each summed step by step as the model measured it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoundaryFlow {
+    pub name: String,
+    pub out: f64,
+    pub into: f64,
 }
 
 impl<T> State<T> {

@@ -523,6 +523,7 @@ impl Simulation for AdiCase {
             map_retained: 0,
             // ζ, p, q and the last q, the wet flags; the maximum maps.
             checkpoint: cells + 3 * faces + cells / 8 + maps,
+            account: false,
         }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {

@@ -243,7 +243,7 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
                 outputs(host)
             }
         };
-        Ok(State { clock, fields })
+        Ok(State { clock, fields, boundary: Vec::new() })
     }
 
     fn products(&mut self, maps: bool) -> Result<Option<Products<T>>> {

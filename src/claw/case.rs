@@ -399,6 +399,7 @@ impl Simulation for ClawCase {
             pooled_maps: 0,
             map_retained: 0,
             checkpoint: m * padded + maps,
+            account: false,
         }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {

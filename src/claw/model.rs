@@ -323,7 +323,7 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
                 Output { name, long_name, units, dims: self.dims.clone(), data: cells.iter().map(|c| c[k]).collect() }
             })
             .collect();
-        Ok(State { clock: self.clock(), fields })
+        Ok(State { clock: self.clock(), fields, boundary: Vec::new() })
     }
 
     fn products(&mut self, maps: bool) -> Result<Option<Products<T>>> {

@@ -4,7 +4,9 @@
 use super::gpu::{FluxVariant, Launch};
 use super::model::{EarlyExit, KpModel};
 use super::problem::MAX_MANNING;
+use super::segments::SIDES;
 use super::{Boundary, Problem, Scheme, WetDry, setup};
+use crate::account::Account;
 use crate::accumulation::Accumulation;
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, flags, num};
 use crate::forcing::{Forcing, ForcingSection};
@@ -619,6 +621,18 @@ impl KpCase {
                 );
             }
         }
+        for (n, l) in p.forcing.levels.iter().enumerate() {
+            if boundary[l.side] == Boundary::Periodic {
+                return c.fail(
+                    &format!("forcing.level[{n}]"),
+                    format!(
+                        "boundary.{} is periodic: its water comes back at the other side, so a level held there would let water in or out unmeasured; hold levels on wall, outflow or normal-depth sides",
+                        SIDES[l.side]
+                    ),
+                );
+            }
+        }
+        account_names(&c, &p)?;
         if !p.forcing.boundary_is_plain() {
             let key = if p.forcing.levels.is_empty() { "forcing.outlet" } else { "forcing.level" };
             if scheme_auto {
@@ -762,6 +776,30 @@ fn initial(c: &Check, init: &Initial, grid: &Grid2) -> Result<Problem> {
     })
 }
 
+/// The water account names each boundary segment once (`segments.rs`): an open side by its
+/// side, a held level or an outlet by its name, which must then be none of the others'.
+fn account_names(c: &Check, p: &Problem) -> Result<()> {
+    let f = &p.forcing;
+    let mut seen: Vec<(&str, String)> = (0..4)
+        .filter(|&s| p.boundary[s].is_open())
+        .map(|s| (SIDES[s], format!("the open side boundary.{}", SIDES[s])))
+        .collect();
+    let levels = f.levels.iter().enumerate().map(|(n, l)| (&l.name, format!("forcing.level[{n}]")));
+    let outlets = f.outlets.iter().enumerate().map(|(n, o)| (&o.name, format!("forcing.outlet[{n}]")));
+    for (name, key) in levels.chain(outlets) {
+        if let Some((_, other)) = seen.iter().find(|(s, _)| *s == name.as_str()) {
+            return c.fail(
+                &format!("{key}.name"),
+                format!(
+                    "'{name}' names {other} too: the water account names each open side, held level and outlet once"
+                ),
+            );
+        }
+        seen.push((name, key));
+    }
+    Ok(())
+}
+
 fn read_field(c: &Check, key: &str, path: &std::path::Path, shape: (usize, usize), out: &mut [f64]) -> Result<()> {
     let (data, dims) = c.read_npy(key, path).map_err(|e| c.doc().invalid(key, e))?;
     if dims != [shape.0, shape.1] {
@@ -842,6 +880,7 @@ impl Simulation for KpCase {
             map_retained: map_retained(nx, ny, true),
             // w, hu, hv and w's low parts, padded, and the maximum maps.
             checkpoint: 6 * padded + 3 * cells,
+            account: !self.problem.forcing.is_empty(),
         }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
@@ -895,11 +934,12 @@ impl Simulation for KpCase {
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         if let Some(a) = self.account(state) {
+            let out = if a.boundary.is_empty() { String::new() } else { format!(", out {:.3e}", a.boundary_out()) };
             return format!(
-                "volume {:.6e} m³ (in {:.3e}, infiltrated {:.3e}, residual {:+.1e})",
+                "volume {:.6e} m³ (in {:.3e}, infiltrated {:.3e}{out}, residual {:+.1e})",
                 a.storage,
-                a.rain + a.inflow,
-                a.infiltrated,
+                a.rain + a.inflow + a.boundary_in(),
+                a.infiltration,
                 a.relative()
             );
         }
@@ -907,30 +947,56 @@ impl Simulation for KpCase {
         format!("volume {v:.6e} m³ (rel. change {change:+.1e}, {how})")
     }
     fn conservation<T: Real>(&self, state: &State<T>) -> Option<String> {
-        // Held levels let water in and out as open sides do.
-        let closed = self.problem.boundary.iter().all(|b| !b.is_open()) && self.problem.forcing.boundary_is_plain();
         if let Some(a) = self.account(state) {
             let how = self.volume_change(state)?.2;
-            let what = if closed {
-                "no outflow side: the residual is the error"
-            } else {
-                "open sides, held levels or outlets: what left is in the residual"
+            let segments = match a.boundary.is_empty() {
+                true => "walls and periodic sides only: the residual is the error".to_string(),
+                false => {
+                    let each: Vec<String> =
+                        a.boundary.iter().map(|b| format!("{} out {:.6e} in {:.6e}", b.name, b.out, b.into)).collect();
+                    format!("boundary, m³: {}", each.join(", "))
+                }
             };
             return Some(format!(
-                "water account: storage change {:+.6e} m³ = rain {:.6e} + inflow {:.6e} − infiltration {:.6e} + residual {:+.3e} ({:+.1e} of the water in the account), {how} ({what})",
-                a.storage - self.v0,
+                "water account: storage change {:+.6e} m³ = rain {:.6e} + inflow {:.6e} − infiltration {:.6e} + boundary in {:.6e} − boundary out {:.6e} + residual {:+.3e} ({:+.1e} of the water in the account), {how} ({segments})",
+                a.storage - a.start,
                 a.rain,
                 a.inflow,
-                a.infiltrated,
-                a.residual(self.v0),
+                a.infiltration,
+                a.boundary_in(),
+                a.boundary_out(),
+                a.residual(),
                 a.relative()
             ));
         }
         let (_, change, how) = self.volume_change(state)?;
         // Walls and periodic sides close the domain: then the change is the error.
+        let closed = self.problem.boundary.iter().all(|b| !b.is_open());
         let what =
             if closed { "no outflow side: all of it is error" } else { "outflow sides: water that left counts too" };
         Some(format!("volume change {change:+.1e} of the initial volume, {how} ({what})"))
+    }
+    /// The water account of a forced run at `state`'s time: the boundary's volumes as the model
+    /// measured them (`segments.rs`).
+    fn account<T: Real>(&self, state: &State<T>) -> Option<Account> {
+        let f = &self.problem.forcing;
+        if f.is_empty() {
+            return None;
+        }
+        let t = state.clock.t;
+        // Rain falls on the active cells only.
+        let cells =
+            self.problem.active.as_ref().map_or(self.grid.nx * self.grid.ny, |a| a.iter().filter(|&&a| a).count());
+        let area = cells as f64 * self.grid.dx * self.grid.dy;
+        Some(Account {
+            t,
+            storage: self.grid.integrate(&state.field("h")?.data),
+            start: self.v0,
+            rain: f.rain_volume(area, t),
+            inflow: f.inflow_volume(t),
+            infiltration: state.field("infiltration").map_or(0.0, |i| self.grid.integrate(&i.data)),
+            boundary: state.boundary.clone(),
+        })
     }
     fn check<T: Real>(&self, state: &State<T>) -> Option<String> {
         let h = state.field("h")?;
@@ -966,51 +1032,7 @@ impl Simulation for KpCase {
     }
 }
 
-/// A forced run's water account at a state's time (m³).
-struct Account {
-    /// Water in the domain now, and at the start.
-    storage: f64,
-    start: f64,
-    rain: f64,
-    inflow: f64,
-    infiltrated: f64,
-}
-
-impl Account {
-    /// What the sources and the sides do not explain: storage change − rain − inflow +
-    /// infiltration (with outflow sides, the water that left too).
-    fn residual(&self, v0: f64) -> f64 {
-        (self.storage - v0) - self.rain - self.inflow + self.infiltrated
-    }
-    /// [`residual`](Self::residual) relative to the water the account has seen: the start's
-    /// and all that came in.
-    fn relative(&self) -> f64 {
-        let scale = self.start + self.rain + self.inflow;
-        let r = self.residual(self.start);
-        if scale > 0.0 { r / scale } else { r }
-    }
-}
-
 impl KpCase {
-    /// The water account of a forced run at `state`'s time.
-    fn account<T: Real>(&self, state: &State<T>) -> Option<Account> {
-        let f = &self.problem.forcing;
-        if f.is_empty() {
-            return None;
-        }
-        let t = state.clock.t;
-        let cells =
-            self.problem.active.as_ref().map_or(self.grid.nx * self.grid.ny, |a| a.iter().filter(|&&a| a).count());
-        let area = cells as f64 * self.grid.dx * self.grid.dy;
-        Some(Account {
-            storage: self.grid.integrate(&state.field("h")?.data),
-            start: self.v0,
-            rain: f.rain_volume(area, t),
-            inflow: f.inflow_volume(t),
-            infiltrated: state.field("infiltration").map_or(0.0, |i| self.grid.integrate(&i.data)),
-        })
-    }
-
     /// The volume in `state`, its change relative to the initial volume (the volume itself when
     /// that is 0), and the precision and w update beside it: f32's is compared with f64's.
     fn volume_change<T: Real>(&self, state: &State<T>) -> Option<(f64, f64, String)> {

@@ -178,6 +178,12 @@ impl<T: Real> Faces<T> {
         }
     }
 
+    /// The draining factors of the last stage (padded; 1 outside the interior and where the
+    /// cell is not drained): what the water account drains the boundary faces by.
+    pub fn phi(&self) -> &[T] {
+        &self.phi
+    }
+
     /// After an RK stage: each velocity component of a partially flooded cell held to the range
     /// of its neighbours', films' to their neighbours' waves ([`clamp_velocities`]), w a level `W` of `T`.
     pub fn clamp<W: Level<T>>(&mut self, k: &Coeffs<T>, cell_bed: &[T], w: &[W], hu: &mut [T], hv: &mut [T]) {

@@ -8,6 +8,7 @@
 
 use super::clamp::{Faces, corners};
 use super::forcing::{CpuForcing, Layout};
+use super::perimeter::{Perimeter, measure};
 use super::problem::Padded;
 use super::split::{Fail, Split};
 use super::{Problem, Scheme, WetDry};
@@ -15,7 +16,8 @@ use crate::field::Field2;
 use crate::{Error, Real, Result};
 use kernels::Level;
 use kernels::kp::{
-    Bollermann, Clamp, Coeffs, Kp07, STEP_OK, WetDryScheme, block_active, cell_faces_on, mass_rate, time_step,
+    Bollermann, Clamp, Coeffs, FACES_ALL, Kp07, STEP_OK, WetDryScheme, block_active, cell_faces_on, mass_rate,
+    time_step,
 };
 use rayon::prelude::*;
 
@@ -152,6 +154,9 @@ pub struct CpuKp<T: Real, W: Surface<T> = T> {
     split: Option<Box<Split<T>>>,
     /// Rain, infiltration and inflows, applied after each step (`W` = `T`).
     forcing: Option<Box<CpuForcing<T>>>,
+    /// The water account's boundary faces, measured every stage (with forcing and a boundary
+    /// segment: `perimeter.rs`).
+    account: Option<Box<Perimeter>>,
     t: f64,
     dt: f64,
     steps: u64,
@@ -223,6 +228,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             r: State { w: Field2::filled(problem.layout(), W::ZERO)?, hu: zeros()?, hv: zeros()? },
             low: compensates.then(|| Ok::<_, Error>([zeros()?, zeros()?, zeros()?])).transpose()?,
             forcing: Layout::of(problem).map(|l| Box::new(CpuForcing::new(l, k.cells()))),
+            account: Perimeter::of(problem).map(Box::new),
             cell_bed,
             wet,
             active: problem.active_map(),
@@ -326,6 +332,22 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         }
     }
 
+    /// The water account's share of stage `stage` (of Qⁿ, or Q¹ with `from_q1`) of an unsplit
+    /// step of `dt`, once its draining factors are known: the faces of the boundary segments,
+    /// through the wet map R was computed with (early exit; `clamp` has none here) and the
+    /// draining factors; the step's last stage commits it.
+    fn account_stage(&mut self, from_q1: bool, dt: T) {
+        let Some(acc) = &mut self.account else { return };
+        let src = if from_q1 { &self.q1 } else { &self.q };
+        // `new` refuses forcing, so an account, with a wider `W`.
+        let Some(w) = W::plain(&src.w) else { return };
+        let euler = self.scheme == Scheme::Euler;
+        let m = measure(if euler { 1.0 } else { 0.5 }, FACES_ALL, euler || from_q1);
+        let wet = (self.early_exit && self.faces.is_none()).then_some(&self.wet[..]);
+        let phi = self.faces.as_ref().map(|f| f.phi());
+        acc.stage(self.wet_dry, &self.k, m, dt, [w, &src.hu, &src.hv], &self.bed, wet, phi);
+    }
+
     /// One step towards `t_stop` (Δt capped at the time left), then the forcing over the time
     /// it advanced and the ghosts of the forced state. Returns the Δt taken, or why the run must
     /// stop (the state is then left as it was before the step).
@@ -348,8 +370,9 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         if let Some(split) = &mut self.split {
             // `new` refuses a split scheme with a wider `W`.
             let q = self.q.plain_mut();
+            let account = self.account.as_deref_mut();
             let dt = split
-                .step(q, &mut self.wet, self.friction.as_deref(), self.t, t_stop, (self.dt_floor, self.dt_max))
+                .step(q, &mut self.wet, self.friction.as_deref(), self.t, t_stop, (self.dt_floor, self.dt_max), account)
                 .map_err(|f| match f {
                     Fail::NonFinite => Halt::NonFinite,
                     Fail::TooLarge | Fail::Collapsed => Halt::Collapsed,
@@ -367,6 +390,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         }
         let dtt = T::from_f64(dt);
         self.drain(false, dtt);
+        self.account_stage(false, dtt);
         self.stage(1, dtt);
         match self.scheme {
             Scheme::Euler => {
@@ -378,6 +402,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             Scheme::Rk2 | Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2 => {
                 self.eval_rhs(true);
                 self.drain(true, dtt);
+                self.account_stage(true, dtt);
                 self.stage(2, dtt);
                 std::mem::swap(&mut self.q, &mut self.q2);
                 if let Some([l0, _, l2]) = &mut self.low {
@@ -493,6 +518,19 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         f.set_clock(forced);
         self.set_level_ghosts();
         Ok(())
+    }
+
+    /// With forcing and boundary segments, every face's volumes so far (four arrays of the
+    /// perimeter's faces: what left, values then low parts; what came in, values then low
+    /// parts; `segments.rs` sums them into the segments); None otherwise.
+    pub fn boundary_volumes(&self) -> Option<&[f64]> {
+        self.account.as_ref().map(|a| a.totals())
+    }
+
+    /// Continue the boundary volumes from [`boundary_volumes`](Self::boundary_volumes)' values
+    /// (nothing without segments).
+    pub fn resume_boundary(&mut self, totals: &[f64]) -> Result<()> {
+        self.account.as_mut().map_or(Ok(()), |a| a.resume(totals))
     }
 
     /// The last R computed (padded), R_w as `W`.

@@ -5,8 +5,9 @@
 use super::Problem;
 use super::cpu::{CpuKp, Halt as CpuHalt, Surface};
 use super::gpu::{ClockState, FluxKernel, GpuKp, Launch};
+use super::segments::Segments;
 use crate::field::{interior_into, interior_of};
-use crate::model::{Checkpoint, Clock, Halt, Later, Model, Output, Pool, State, Until};
+use crate::model::{BoundaryFlow, Checkpoint, Clock, Halt, Later, Model, Output, Pool, State, Until};
 use crate::products::{CpuProducts, Fields, GpuProducts, Products, Sites, Spec};
 use crate::runtime::{Backend, Gpu, Snapshots, Timer};
 use crate::{Error, GpuReal, Real, Result};
@@ -39,6 +40,9 @@ impl std::str::FromStr for EarlyExit {
 /// Steps per early-exit decision cycle.
 pub const CYCLE: u64 = 100;
 
+/// The checkpoint record of the boundary faces' volumes (`CpuKp::boundary_volumes`).
+const BOUNDARY_RECORD: &str = "boundary_volumes";
+
 /// Most steps the GPU runs between two reads of its clock.
 const BATCH: u64 = 64;
 
@@ -46,6 +50,8 @@ const BATCH: u64 = 64;
 pub struct KpModel<'p, T: GpuReal> {
     problem: &'p Problem,
     on: On<T>,
+    /// The water account's boundary segments (none without forcing).
+    segments: Segments,
     /// The interior cell-centre bed, taken from the backend with the first state.
     bed: Option<Arc<Vec<T>>>,
 }
@@ -133,7 +139,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
             }
             Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::new(problem, launch.block, false)?), None),
         };
-        Ok(KpModel { problem, on, bed: None })
+        Ok(KpModel { problem, on, segments: Segments::of(problem), bed: None })
     }
 
     /// The mixed precision (docs/f32-conservation.md, "Mixed precision for shallow water") on the
@@ -145,7 +151,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
             Backend::Gpu(gpu) => On::GpuMixed(GpuRun::start(gpu, GpuKp::new_mixed(gpu, problem, launch)?, early_exit)),
             Backend::Cpu { .. } => On::Mixed(Box::new(CpuKp::new(problem, launch.block, false)?), None),
         };
-        Ok(KpModel { problem, on, bed: None })
+        Ok(KpModel { problem, on, segments: Segments::of(problem), bed: None })
     }
 
     /// Keep the gauges, lines and maps of `spec` (sampled at `sites`, from [`Spec::sites`],
@@ -302,7 +308,9 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             On::Gpu(run) => (run.model.interiors(&run.gpu)?, run.model.download_low(&run.gpu)?.map(|l| interior(&l))),
         };
         let soil = self.forcing_state()?.and_then(|(_, f)| f).map(|f| interior(&f));
-        let mut state = state_of((self.problem.ny, self.problem.nx), clock, &bed, [w, hu, hv], low.as_deref());
+        let boundary = self.boundary_flows()?;
+        let dims = (self.problem.ny, self.problem.nx);
+        let mut state = state_of(dims, clock, &bed, [w, hu, hv], low.as_deref(), boundary);
         if let Some(f) = soil {
             let dims = vec![self.problem.ny, self.problem.nx];
             state.fields.push(Output {
@@ -325,6 +333,9 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         }
         let On::Gpu(run) = &mut self.on else { return Ok(Later::now(self.state()?)) };
         let clock = run.clock;
+        // A few words, read now (the stream is idle after the clock's read): before the copies
+        // are enqueued, so the read does not wait behind their download.
+        let boundary = self.boundary_flows()?;
         let bed = match &self.bed {
             Some(b) => b.clone(),
             None => self.bed()?,
@@ -353,7 +364,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
                     low
                 })
             })?;
-            let state = state_of(dims, clock, &bed, [w, hu, hv], low.as_deref());
+            let state = state_of(dims, clock, &bed, [w, hu, hv], low.as_deref(), boundary);
             if let Some(low) = low {
                 pool.give_vec(low);
             }
@@ -383,7 +394,12 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
     /// and the products' maps and gauge records so far.
     fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
         let forcing = self.forcing_state()?;
-        let c = self.checkpoint_flow()?;
+        let boundary = self.boundary_volumes()?;
+        let mut c = self.checkpoint_flow()?;
+        // The boundary faces' volumes so far (f64, whatever the precision), with segments.
+        if let Some(v) = boundary {
+            c = c.record(BOUNDARY_RECORD, v);
+        }
         // The forcing clock and the soil's totals (padded), with forcing.
         Ok(match forcing {
             None => c,
@@ -398,6 +414,15 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             return Ok(());
         }
         let forced = c.get_value("forced_t")?;
+        if !self.segments.is_empty() {
+            let v = c.get_record(BOUNDARY_RECORD, 4 * self.segments.map.len())?;
+            match &mut self.on {
+                On::Cpu(m, _) => m.resume_boundary(v)?,
+                On::Gpu(run) => run.model.resume_boundary(&run.gpu, v)?,
+                // Mixed runs refuse forcing, so have no segments.
+                On::Mixed(..) | On::GpuMixed(_) => {}
+            }
+        }
         let n = self.problem.padded_cells();
         let f = if self.problem.forcing.soil.is_some() { Some(c.get_field("infiltrated", n)?) } else { None };
         match &mut self.on {
@@ -418,6 +443,21 @@ impl<T: GpuReal> KpModel<'_, T> {
             On::Gpu(run) => run.model.forcing_state(&run.gpu)?,
             On::Mixed(..) | On::GpuMixed(_) => None,
         })
+    }
+
+    /// With boundary segments, every face's volumes so far (`CpuKp::boundary_volumes`); a
+    /// download on the GPU.
+    fn boundary_volumes(&self) -> Result<Option<Vec<f64>>> {
+        Ok(match &self.on {
+            On::Cpu(m, _) => m.boundary_volumes().map(<[f64]>::to_vec),
+            On::Gpu(run) => run.model.boundary_volumes(&run.gpu)?,
+            On::Mixed(..) | On::GpuMixed(_) => None,
+        })
+    }
+
+    /// What crossed each boundary segment so far (none without segments).
+    fn boundary_flows(&self) -> Result<Vec<BoundaryFlow>> {
+        Ok(self.boundary_volumes()?.map_or_else(Vec::new, |v| self.segments.flows(&v)))
     }
 
     /// The checkpoint of the flow: everything but the forcing.
@@ -642,13 +682,14 @@ impl<T: GpuReal> KpModel<'_, T> {
 }
 
 /// The state of the interiors of (w, hu, hv) and w's low part (compensated): depth h = w − bed,
-/// or (w + low) − bed rounded once, and the momenta.
+/// or (w + low) − bed rounded once, and the momenta; with what crossed the boundary's segments.
 fn state_of<T: GpuReal>(
     (ny, nx): (usize, usize),
     clock: Clock,
     bed: &[T],
     [w, hu, hv]: [Vec<T>; 3],
     low: Option<&[T]>,
+    boundary: Vec<BoundaryFlow>,
 ) -> State<T> {
     // In place: w's vector becomes h's (in parallel, as the writer assembles a snapshot).
     let mut h = w;
@@ -669,5 +710,6 @@ fn state_of<T: GpuReal>(
             out("hu", "x-momentum (discharge per unit width)", "m²/s", hu),
             out("hv", "y-momentum (discharge per unit width)", "m²/s", hv),
         ],
+        boundary,
     }
 }

@@ -16,12 +16,13 @@
 //! copies), halves the estimates as Amundsen's scheme does, and retries.
 
 use super::clamp::{clamp_velocities, corners, draining_factors, highest_corners};
+use super::perimeter::{Perimeter, measure};
 use super::rk::rk;
 use super::state::{apply_boundary, wet_map};
 use crate::{Real, Result};
 use kernels::kp::{
-    Bollermann, Clamp, Coeffs, Flux, Kp07, Recon, STEP_COLLAPSED, SplitClock, WetDryScheme, bed_x, cell_view_at,
-    central_upwind, drain_face, recon_x, rhs_x, slope_source, split_dt, split_limit,
+    Bollermann, Clamp, Coeffs, FACES_X, FACES_X_T, Flux, Kp07, Recon, STEP_COLLAPSED, SplitClock, WetDryScheme, bed_x,
+    cell_view_at, central_upwind, drain_face, recon_x, rhs_x, slope_source, split_dt, split_limit,
 };
 
 use super::{Scheme, WetDry};
@@ -144,7 +145,10 @@ impl<T: Real> Split<T> {
     /// One step of the scheme from Qⁿ = `q` towards `t_stop` at time `t`; `friction` is the
     /// problem's g·n² field (padded) if it has one. On success `q` is Qⁿ⁺¹ and the wet map
     /// `wet` its own; Δt between `dt_floor` and `dt_max`; returns the time advanced (2Δt in DS2) or 0 where the state is still and
-    /// `t_stop` infinitely far. On a failure `q` is left as it was.
+    /// `t_stop` infinitely far. On a failure `q` is left as it was. With `account`, each
+    /// substep's stages measure the x faces of their orientation, committed when the step goes
+    /// through and dropped when it is discarded.
+    #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
         q: [&mut [T]; 3],
@@ -153,6 +157,7 @@ impl<T: Real> Split<T> {
         t: f64,
         t_stop: f64,
         (dt_floor, dt_max): (f64, f64),
+        mut account: Option<&mut Perimeter>,
     ) -> std::result::Result<f64, Fail> {
         let substeps = if self.scheme == Scheme::Ds2 { 2.0 } else { 1.0 };
         let (mut ex, mut ey) = match self.estimates {
@@ -167,7 +172,16 @@ impl<T: Real> Split<T> {
                 (0.0, _) => return Ok(0.0),
                 (dt, _) => dt,
             };
-            match self.attempt([&*q[0], &*q[1], &*q[2]], friction, T::from_f64(dt), dt, &mut ex, &mut ey) {
+            let tried = self.attempt([&*q[0], &*q[1], &*q[2]], friction, T::from_f64(dt), dt, &mut ex, &mut ey, {
+                account.as_deref_mut()
+            });
+            if let Some(a) = account.as_deref_mut() {
+                match tried {
+                    Ok(()) => a.commit(),
+                    Err(_) => a.drop_pending(),
+                }
+            }
+            match tried {
                 Ok(()) => {
                     wet.copy_from_slice(&wet_map(&self.xs.k, &self.s[0], &self.xs.cell_bed));
                     for (q, s) in q.into_iter().zip(&self.s) {
@@ -199,8 +213,9 @@ impl<T: Real> Split<T> {
     }
 
     /// One try of the step with Δt = `dt` (`dt64` in f64) from Qⁿ = `q`, updating the estimates
-    /// `ex`, `ey` with each substep's limit. Leaves Qⁿ⁺¹ in the working state `s` when every
-    /// substep passed.
+    /// `ex`, `ey` with each substep's limit, each substep's stages measured into `account`.
+    /// Leaves Qⁿ⁺¹ in the working state `s` when every substep passed.
+    #[allow(clippy::too_many_arguments)]
     fn attempt(
         &mut self,
         q: [&[T]; 3],
@@ -209,6 +224,7 @@ impl<T: Real> Split<T> {
         dt64: f64,
         ex: &mut f64,
         ey: &mut f64,
+        mut account: Option<&mut Perimeter>,
     ) -> std::result::Result<(), Fail> {
         for (s, q) in self.s.iter_mut().zip(q) {
             s.copy_from_slice(q);
@@ -222,7 +238,7 @@ impl<T: Real> Split<T> {
                 self.flip(y);
                 transposed = y;
             }
-            let limit = self.substep(y, stages, dt, if y { None } else { friction })?;
+            let limit = self.substep(y, stages, dt, if y { None } else { friction }, account.as_deref_mut())?;
             *(if y { &mut *ey } else { &mut *ex }) = limit;
             if limit < dt64 {
                 return Err(Fail::TooLarge);
@@ -254,25 +270,47 @@ impl<T: Real> Split<T> {
     }
 
     /// One substep X(Δt) on the working state in orientation `y`: Euler (`stages` 1) or RK2
-    /// (2). Returns the substep's own CFL limit, measured at the state it starts from; the
-    /// state is updated whatever the limit (the caller discards the step if it is below Δt).
-    fn substep(&mut self, y: bool, stages: u32, dt: T, friction: Option<&[T]>) -> std::result::Result<f64, Fail> {
+    /// (2), each stage's x faces measured into `account`. Returns the substep's own CFL limit,
+    /// measured at the state it starts from; the state is updated whatever the limit (the caller
+    /// discards the step if it is below Δt).
+    fn substep(
+        &mut self,
+        y: bool,
+        stages: u32,
+        dt: T,
+        friction: Option<&[T]>,
+        mut account: Option<&mut Perimeter>,
+    ) -> std::result::Result<f64, Fail> {
         let side = if y { &self.ys } else { &self.xs };
         let rate = self.faces.rhs(side, self.wet_dry, [&self.s[0], &self.s[1], &self.s[2]], dt).to_f64();
         let limit = split_limit(self.cfl, rate).ok_or(Fail::NonFinite)?;
         if limit < dt.to_f64() {
             return Ok(limit);
         }
+        let scale = if stages == 2 { 0.5 } else { 1.0 };
+        self.account_stage(y, scale, dt, false, account.as_deref_mut());
         self.stage(y, 1, dt, friction);
         if stages == 2 {
             let side = if y { &self.ys } else { &self.xs };
             self.faces.rhs(side, self.wet_dry, [&self.s1[0], &self.s1[1], &self.s1[2]], dt);
+            self.account_stage(y, scale, dt, true, account);
             self.stage(y, 2, dt, friction);
             std::mem::swap(&mut self.s, &mut self.s2);
         } else {
             std::mem::swap(&mut self.s, &mut self.s1);
         }
         Ok(limit)
+    }
+
+    /// A stage's x faces in orientation `y` of weight `scale` into `account`: the working
+    /// state `s`, or with `second` the stage-1 output `s1`, drained by the factors `rhs` left.
+    fn account_stage(&self, y: bool, scale: f64, dt: T, second: bool, account: Option<&mut Perimeter>) {
+        let Some(a) = account else { return };
+        let side = if y { &self.ys } else { &self.xs };
+        let m = measure(scale, if y { FACES_X_T } else { FACES_X }, false);
+        let s = if second { &self.s1 } else { &self.s };
+        let phi = (self.wet_dry == WetDry::Clamp).then_some(&self.faces.phi[..]);
+        a.stage(self.wet_dry, &side.k, m, dt, [&s[0], &s[1], &s[2]], &side.bed, None, phi);
     }
 
     /// RK stage `stage` of the substep from R in `self.r`: stage 1 writes `s1`, stage 2 `s2`;

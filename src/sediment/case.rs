@@ -405,6 +405,7 @@ impl Simulation for SedimentCase {
             pooled_maps: 0,
             map_retained: 0,
             checkpoint: 8 * ((nx + 2) * (ny + 2)) as u64,
+            account: false,
         }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {

@@ -283,6 +283,7 @@ impl<T: GpuReal> Model<T> for SedimentModel<'_, T> {
                 },
                 Output { name: "s", long_name: "sand fraction", units: "1", dims, data: interior_of(&layout, &s) },
             ],
+            boundary: Vec::new(),
         })
     }
 

@@ -16,8 +16,8 @@ const RAIN_END: f64 = 5400.0;
 const DT: f64 = 30.0;
 
 /// The outlet's discharge (m³/s) at `times` on cells of `cell` metres, from the water account:
-/// rain in less the storage's rate of change over ±[`DT`]. The catchment's only opening is the
-/// outlet, so this is the flux through the outlet's faces.
+/// the volume its faces measured over ±[`DT`] (equal, to round-off, to the rain in less the
+/// storage's rate of change: the catchment's only opening is the outlet).
 fn outlet_discharge(cell: f64, times: &[f64]) -> Vec<f64> {
     let width = 2.0 * PLANE + CHANNEL;
     let (nx, ny) = ((width / cell).round() as usize, (LENGTH / cell).round() as usize);

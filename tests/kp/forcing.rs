@@ -10,6 +10,7 @@ use hydrokern::forcing::{
     DISCHARGE, GreenAmpt, Horton, Inflow, LEVEL, LevelSide, Outlet, RAIN, RainGrid, Series, Soil as SoilOf, Soils,
 };
 use hydrokern::kp::cpu::CpuKp;
+use hydrokern::kp::segments::Segments;
 use hydrokern::kp::{Boundary, Problem, Scheme, WetDry};
 use kernels::forcing::{Soil, green_ampt};
 use proptest::prelude::*;
@@ -115,19 +116,35 @@ fn forced(p: &mut Problem, seed: u64, t_end: f64, level: bool) {
     p.forcing.inflows.push(Inflow { name: "side".into(), series: q(0.05 * area, &mut rnd), cells });
     let c = ((rnd() * nx as f64) as usize).min(nx - 1) + nx * ((rnd() * ny as f64) as usize).min(ny - 1);
     p.forcing.inflows.push(Inflow { name: "point".into(), series: q(0.05 * area, &mut rnd), cells: vec![(c, 1.0)] });
-    if level {
-        let side = ((rnd() * 4.0) as usize).min(3);
+    // Levels and outlets on sides that are not periodic: a held side's water would come back
+    // at its periodic partner's faces, which the account does not measure (cases refuse them).
+    let sides: Vec<usize> = (0..4).filter(|&s| p.boundary[s] != Boundary::Periodic).collect();
+    if level && !sides.is_empty() {
+        let side = sides[((rnd() * sides.len() as f64) as usize).min(sides.len() - 1)];
         let n = if side < 2 { ny } else { nx };
         let a = ((rnd() * n as f64) as usize).min(n - 1);
         let b = a + 1 + ((rnd() * (n - a) as f64) as usize).min(n - a - 1);
         let pts: Vec<(f64, f64)> = (0..3).map(|k| (k as f64 * t_end / 2.0, 0.2 + 0.8 * rnd())).collect();
         let series = Series::from_points("level", &pts, &LEVEL, "s", "m").unwrap();
         p.forcing.levels.push(LevelSide { name: "level".into(), side, cells: a..b, series });
-        let side = (side + 1 + ((rnd() * 3.0) as usize).min(2)) % 4;
+        let side = sides[((rnd() * sides.len() as f64) as usize).min(sides.len() - 1)];
         let n = if side < 2 { ny } else { nx };
         let a = ((rnd() * n as f64) as usize).min(n - 1);
         let b = a + 1 + ((rnd() * (n - a) as f64) as usize).min(n - a - 1);
-        p.forcing.outlets.push(Outlet { name: "outlet".into(), side, cells: a..b, normal_depth: rnd() < 0.5 });
+        // Where the level's reach overlaps, the outlet takes the rest of the side.
+        let cells = match p.forcing.levels[0].cells.clone() {
+            held if p.forcing.levels[0].side == side && held.start < b && a < held.end => {
+                if held.start > 0 {
+                    0..held.start
+                } else {
+                    held.end..n
+                }
+            }
+            _ => a..b,
+        };
+        if !cells.is_empty() {
+            p.forcing.outlets.push(Outlet { name: "outlet".into(), side, cells, normal_depth: rnd() < 0.5 });
+        }
     }
 }
 
@@ -148,47 +165,92 @@ fn random_rain_grid(cells: usize, t_end: f64, rnd: &mut dyn FnMut() -> f64) -> R
     RainGrid::new("rain grid", times, values, rain_cells, index).unwrap()
 }
 
-/// The water account of a CPU run of `p` to `t_end`: storage change − rain − inflow +
-/// infiltration, relative to the water it has seen.
-fn account<T: Real>(p: &Problem, t_end: f64) -> f64 {
+/// Inactive cells at random in `p`, where no inflow, level or outlet reaches (the case file
+/// refuses those), rain counted on the active cells only (as the case file does).
+fn holes(p: &mut Problem, seed: u64) {
+    super::inactive::scatter(p, seed, 0.15);
+    let (nx, ny) = (p.nx, p.ny);
+    let edge = |c: usize| c % nx == 0 || c % nx == nx - 1 || c / nx == 0 || c / nx == ny - 1;
+    let fed: Vec<usize> = p.forcing.inflows.iter().flat_map(|f| f.cells.iter().map(|c| c.0)).collect();
+    if let Some(a) = p.active.as_mut() {
+        for c in (0..nx * ny).filter(|&c| edge(c) || fed.contains(&c)) {
+            a[c] = true;
+        }
+    }
+    if let (Some(g), Some(a)) = (p.forcing.rain_grid.as_mut(), p.active.as_ref()) {
+        g.only(a);
+    }
+}
+
+/// The water account of a CPU run of `p` to `t_end`, relative to the water it has seen (the
+/// start's, the sources' and what came in by the boundary): the residual, storage change − rain
+/// − inflow + infiltration − boundary in + boundary out, and the water that crossed the
+/// boundary either way.
+fn account<T: Real>(p: &Problem, t_end: f64) -> (f64, f64) {
     let mut m = CpuKp::<T>::new(p, BLOCK, false).expect("valid problem");
     let v0 = p.volume_with_low(m.state()[0], m.low(), m.cell_bed());
-    while m.time() < t_end {
-        m.step(t_end).expect("no blow-up");
-    }
+    // A random state's films may collapse Δt before the end (Euler, mostly): the state is then
+    // the one before the step that failed, and its account must close there too.
+    while m.time() < t_end && m.step(t_end).is_ok() {}
     let f = &p.forcing;
     let t = m.time();
-    let area = p.nx as f64 * p.ny as f64 * p.dx * p.dy;
+    let cells = (0..p.nx * p.ny).filter(|&c| p.is_active(c)).count();
+    let area = cells as f64 * p.dx * p.dy;
     let storage = p.volume_with_low(m.state()[0], m.low(), m.cell_bed());
     let infiltrated = m
         .forcing_state()
         .and_then(|(_, f)| f)
         .map_or(0.0, |f| p.interior(f).iter().map(|v| v.to_f64()).sum::<f64>() * p.dx * p.dy);
     let (rain, inflow) = (f.rain_volume(area, t), f.inflow_volume(t));
-    ((storage - v0) - rain - inflow + infiltrated) / (v0 + rain + inflow)
+    let flows = Segments::of(p).flows(m.boundary_volumes().unwrap_or(&[]));
+    let (out, into) = flows.iter().fold((0.0, 0.0), |(o, i), b| (o + b.out, i + b.into));
+    let scale = v0 + rain + inflow + into;
+    (((storage - v0) - rain - inflow + infiltrated - into + out) / scale, (out + into) / scale)
+}
+
+/// The f32 water account's residual, relative to the water it has seen, over the proptest's
+/// 2 s runs: the state's own rounding, not the account's (whose faces' volumes are f64 sums of
+/// the fluxes the update used). Compensated (the unsplit schemes' default) keeps w to round-off
+/// of its increments: 2e-8 at most over 40 random basins with open sides; the split schemes
+/// update plainly (5.9e-7 at most) and so does `accumulation = "plain"` (3.3e-5 at most, a
+/// kp07 basin that 1.3 times its water crossed): f32's plain update drops the low bits of every
+/// increment (docs/f32-conservation.md).
+fn f32_account_bound(compensated: bool) -> f64 {
+    if compensated { 1e-6 } else { 2e-4 }
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(8)))]
     /// In every scheme and wet–dry treatment, f64 and f32 (plain and compensated), a forced
-    /// closed basin keeps its water account: what the sides do not let out, the sources explain,
-    /// to round-off (f64) or to f32's level over the run.
+    /// basin with random sides (walls, outflow, normal-depth, periodic), and in the unsplit
+    /// schemes a held level and an outlet, keeps its water account: what the sources and the
+    /// boundary's measured faces do not explain is round-off (f64) or f32's level over the run.
     #[test]
     fn forcing_keeps_the_water_account(nx in 3usize..24, ny in 3usize..24, seed: u64) {
         for scheme in Scheme::ALL {
             for wet_dry in WetDry::ALL {
                 let mut p = super::gpu::random_state(nx, ny, seed, 0);
-                p.boundary = [Boundary::Wall; 4];
+                // Half the outflow sides normal-depth (their ghost beds continue the slope).
+                for s in 0..4 {
+                    if p.boundary[s] == Boundary::Outflow && (seed >> s) & 1 == 1 {
+                        p.boundary[s] = Boundary::NormalDepth;
+                    }
+                }
                 p.scheme = scheme;
                 p.wet_dry = wet_dry;
-                forced(&mut p, seed, 2.0, false);
-                let what = format!("{}×{} {} {}", nx, ny, scheme.name(), wet_dry.name());
-                let r = account::<f64>(&p, 2.0);
-                prop_assert!(r.abs() < 1e-13, "{what} f64: residual {r:.2e}");
+                forced(&mut p, seed, 2.0, !scheme.is_split());
+                // In half the unsplit cases inactive cells too (rain on the active ones only).
+                if seed & 16 == 0 && !scheme.is_split() {
+                    holes(&mut p, seed);
+                }
+                let what = format!("{}×{} {} {} {:?}", nx, ny, scheme.name(), wet_dry.name(), p.boundary);
+                let (r, crossed) = account::<f64>(&p, 2.0);
+                prop_assert!(r.abs() < 1e-13, "{what} f64: residual {r:.2e} ({crossed:.2e} crossed the boundary)");
                 for acc in hydrokern::accumulation::Accumulation::ALL {
                     p.accumulation = acc;
-                    let r = account::<f32>(&p, 2.0);
-                    prop_assert!(r.abs() < 2e-5, "{what} f32 {}: residual {r:.2e}", acc.name());
+                    let (r, crossed) = account::<f32>(&p, 2.0);
+                    let bound = f32_account_bound(acc.compensates_in(hydrokern::Precision::F32) && !scheme.is_split());
+                    prop_assert!(r.abs() < bound, "{what} f32 {}: residual {r:.2e} ({crossed:.2e} crossed)", acc.name());
                 }
             }
         }
@@ -197,9 +259,10 @@ proptest! {
 
 /// Rain i on a plane of length L falling at slope S₀ to a free outlet, Manning n, in wet–dry
 /// scheme `wet_dry` with `nx` cells along the plane; rain from 0 to `t_rain`. Returns the
-/// outlet's discharge per unit width at `times` (s), from the water account: rain in less the
-/// storage's rate of change (central differences over ±`PLANE_DT`), so it is the flux through the
-/// outlet face whatever the scheme holds in the cells next to it.
+/// outlet's discharge per unit width at `times` (s), from the water account
+/// ([`account_outflow`]: the volume the outlet's faces measured, central differences over
+/// ±`PLANE_DT`), so it is the flux through the outlet face whatever the scheme holds in the
+/// cells next to it.
 fn plane_outflow(nx: usize, wet_dry: WetDry, outlet: Boundary, t_rain: f64, times: &[f64]) -> Vec<f64> {
     let (l, s0, n, i) = (PLANE_L, PLANE_S0, PLANE_N, PLANE_I);
     let mut p = Problem::new(nx, 1, l, l / nx as f64);
@@ -215,24 +278,37 @@ fn plane_outflow(nx: usize, wet_dry: WetDry, outlet: Boundary, t_rain: f64, time
     account_outflow(&p, times, PLANE_DT).iter().map(|q| q / p.dy).collect()
 }
 
-/// What leaves `p`'s domain (m³/s) at `times` in a CPU run, from the water account: the rain
-/// in less the storage's rate of change, by central differences over ±`dt`. Where water leaves
-/// only through open faces, this is their flux whatever the scheme holds in the cells by them.
+/// What leaves `p`'s domain (m³/s) at `times` in a CPU run: the net volume its boundary
+/// segments measured (`Segments::flows`) over ±`dt`, by central differences. It must equal, to
+/// round-off, what the storage says independently of the faces: the rain in less the storage's
+/// change (a run whose water comes only from rain). That round-off is the state's: each step
+/// rounds every cell's surface w, a few ε of |w| (which on a terrain is mostly the bed's
+/// height), so the bound is 4ε·Σ|w|·ΔxΔy a step.
 pub fn account_outflow(p: &Problem, times: &[f64], dt: f64) -> Vec<f64> {
     let (lx, ly) = (p.nx as f64 * p.dx, p.ny as f64 * p.dy);
     let mut m = CpuKp::<f64>::new(p, BLOCK, false).unwrap();
-    let mut storage = |t: f64| {
+    let segments = Segments::of(p);
+    let mut at = |t: f64| {
         while m.time() < t {
             m.step(t).expect("no blow-up");
         }
-        p.volume_with_low(m.state()[0], None, m.cell_bed())
+        let out: f64 =
+            segments.flows(m.boundary_volumes().expect("an open boundary")).iter().map(|f| f.out - f.into).sum();
+        let surface: f64 = p.interior(m.state()[0]).iter().map(|w| w.abs()).sum::<f64>() * p.dx * p.dy;
+        (out, p.volume_with_low(m.state()[0], None, m.cell_bed()), surface, m.steps())
     };
     times
         .iter()
         .map(|&t| {
-            let (before, after) = (storage(t - dt), storage(t + dt));
+            let ((out0, before, _, n0), (out1, after, surface, n1)) = (at(t - dt), at(t + dt));
             let rain = p.forcing.rain_volume(lx * ly, t + dt) - p.forcing.rain_volume(lx * ly, t - dt);
-            (rain - (after - before)) / (2.0 * dt)
+            let (measured, stored) = ((out1 - out0) / (2.0 * dt), (rain - (after - before)) / (2.0 * dt));
+            let bound = 4.0 * f64::EPSILON * surface * (n1 - n0).max(1) as f64 / (2.0 * dt);
+            assert!(
+                (measured - stored).abs() <= bound,
+                "t = {t} s: the faces let out {measured:.9e} m³/s, the storage says {stored:.9e} (bound {bound:.1e})"
+            );
+            measured
         })
         .collect()
 }
@@ -315,18 +391,9 @@ proptest! {
         p.dt_max = dt_max;
         // Levels held on the sides and outlets run in the unsplit schemes.
         forced(&mut p, seed, 2.0, !scheme.is_split());
-        // In half the unsplit cases inactive cells at random, where no inflow, level or outlet
-        // reaches (the case file refuses those).
+        // In half the unsplit cases inactive cells at random.
         if holes == 0 && !scheme.is_split() {
-            super::inactive::scatter(&mut p, seed, 0.15);
-            let (nx, ny) = (p.nx, p.ny);
-            let edge = |c: usize| c % nx == 0 || c % nx == nx - 1 || c / nx == 0 || c / nx == ny - 1;
-            let fed: Vec<usize> = p.forcing.inflows.iter().flat_map(|f| f.cells.iter().map(|c| c.0)).collect();
-            if let Some(a) = p.active.as_mut() {
-                for c in (0..nx * ny).filter(|&c| edge(c) || fed.contains(&c)) {
-                    a[c] = true;
-                }
-            }
+            self::holes(&mut p, seed);
         }
         for wet_dry in WetDry::GPU {
             p.wet_dry = wet_dry;

@@ -231,6 +231,10 @@ pub(super) fn check_gpu<T: GpuReal>(
             )?;
         }
     }
+    if let Some(cpu_v) = cpu_m.boundary_volumes() {
+        let gpu_v = gpu_m.boundary_volumes(&gpu).unwrap().expect("the GPU measures the boundary as the CPU does");
+        check_boundary::<T>(p, &what, &gpu_v, cpu_v, cpu_m.time(), per, t_tol, cpu_m.state())?;
+    }
     // The compensated path: the surfaces w + low (their low parts may round the other way).
     if let Some(cpu_low) = cpu_m.low() {
         let gpu_low = gpu_m.download_low(&gpu).unwrap().expect("the GPU keeps w's low part as the CPU does");
@@ -241,6 +245,45 @@ pub(super) fn check_gpu<T: GpuReal>(
     }
     Ok(())
 }
+
+/// The water account's boundary faces: what left and what came in through each face (value
+/// plus low part, `CpuKp::boundary_volumes`), GPU against CPU, after `per` RK2 steps' worth of
+/// stages to time `t` (the GPU's within `t_tol`) from the state `q`. Each face's volume sums
+/// weight·Δt·flux·length over the stages: its flux is the flux kernels' of states within
+/// [`GPU_STEP`] a step, recomputed by contracted arithmetic (in f32 with the approximate square
+/// roots and reciprocals) as the flux kernels compute R, so within [`BOUNDARY`] of the largest
+/// flux, (|hu|, |hv|) + √(g·h)·|w| at most; and its Δt is the GPU's, whose sum is within `t_tol`.
+#[allow(clippy::too_many_arguments)]
+fn check_boundary<T: GpuReal>(
+    p: &Problem,
+    what: &str,
+    gpu_v: &[f64],
+    cpu_v: &[f64],
+    t: f64,
+    per: f64,
+    t_tol: f64,
+    q: [&[T]; 3],
+) -> Result<(), TestCaseError> {
+    prop_assert_eq!(gpu_v.len(), cpu_v.len(), "{}: boundary faces", what);
+    let n = cpu_v.len() / 4;
+    // Each face's value + low part, what left (part 0) then what came in (part 1).
+    let faces = |v: &[f64], part: usize| -> Vec<f64> {
+        (0..n).map(|f| v[2 * part * n + f] + v[(2 * part + 1) * n + f]).collect()
+    };
+    let w = p.interior(q[0]);
+    let h = w.iter().enumerate().fold(0.0f64, |m, (c, w)| m.max(w.to_f64() - p.cell_bed(c % p.nx, c / p.nx)));
+    let flux = scale(p, q[1]).max(scale(p, q[2])) + (p.g * h.max(0.0)).sqrt() * scale(p, q[0]);
+    let flow = flux * p.dx.max(p.dy);
+    let bound = (BOUNDARY.times(per).bound::<T>() * t + t_tol) * flow;
+    for (part, name) in [(0, "boundary out"), (1, "boundary in")] {
+        Tolerance::abs(bound).check(&format!("{what}: {name} by face"), &faces(gpu_v, part), &faces(cpu_v, part))?;
+    }
+    Ok(())
+}
+
+/// A boundary face's flux, GPU against CPU, relative to the largest flux (see
+/// [`check_boundary`]): as [`FLUX`], whose R is the same fluxes' differences over Δx.
+const BOUNDARY: Tolerance = Tolerance::eps(45_000.0);
 
 /// Streamed shapes with bands shorter and longer than the wet-map tiles.
 pub(super) fn stream_variant() -> impl Strategy<Value = FluxVariant> {

@@ -2,10 +2,12 @@
 //! the first snapshot with the run's metadata as global attributes, a record appended at each;
 //! beside it, for a case with gauges, lines or maxima, `<case name>_gauges.nc` and
 //! `<case name>_lines.nc` (a record per sample, appended at each snapshot) and
-//! `<case name>_maxima.nc` (written whole at each). A
+//! `<case name>_maxima.nc` (written whole at each). A run that keeps a water account has its
+//! terms in the fields' file, a record at each snapshot. A
 //! restarted run goes on appending to the fields' file of its directory ([`NetcdfRun::resume`]).
 
 use super::{Console, RunDir, Simulation};
+use crate::account::Account;
 use crate::case::Format;
 use crate::grid::Grid2;
 use crate::model::State;
@@ -71,7 +73,7 @@ impl NetcdfRun {
     pub fn new<S: Simulation, T: Real>(sim: &S, model: String, initial: &State<T>) -> Result<NetcdfRun> {
         let units = time_units(sim.times().unit, sim.info().run.start.as_deref())?;
         if sim.info().output.wants(Format::Netcdf) {
-            Snapshots::check(&sim.mesh(), initial, &geo(sim))?;
+            Snapshots::check(&sim.mesh(), initial, sim.account(initial).as_ref(), &geo(sim))?;
         }
         Ok(NetcdfRun { file: None, gauges: None, lines: None, model, units })
     }
@@ -109,7 +111,8 @@ impl NetcdfRun {
             start_anew(format!("{} is not this run's file ({why})", path.display()));
             return Ok(());
         }
-        match Snapshots::resume(&path, &sim.mesh(), state, &self.units, t0, &geo(sim)) {
+        let account = sim.account(state);
+        match Snapshots::resume(&path, &sim.mesh(), state, account.as_ref(), &self.units, t0, &geo(sim)) {
             Ok(file) => {
                 let n = file.records();
                 let records = if n == 1 { "record" } else { "records" };
@@ -121,8 +124,15 @@ impl NetcdfRun {
         Ok(())
     }
 
-    /// Append `state` to the run's file (creating it at the first snapshot); the file's name.
-    pub fn snapshot<S: Simulation, T: Real>(&mut self, sim: &S, dir: &mut RunDir, state: &State<T>) -> Result<String> {
+    /// Append `state` and its water account `account` (for a run that keeps one) to the run's
+    /// file (creating it at the first snapshot); the file's name.
+    pub fn snapshot<S: Simulation, T: Real>(
+        &mut self,
+        sim: &S,
+        dir: &mut RunDir,
+        state: &State<T>,
+        account: Option<&Account>,
+    ) -> Result<String> {
         let name = file_name(&sim.info().name);
         dir.append(&name, |path| {
             if self.file.is_none() {
@@ -130,12 +140,13 @@ impl NetcdfRun {
                     path,
                     &sim.mesh(),
                     state,
+                    account,
                     &self.units,
                     fields_globals(sim, &self.model, sim.info().run.precision.name()),
                     &geo(sim),
                 )?);
             }
-            self.file.as_mut().expect("created above").append(state)
+            self.file.as_mut().expect("created above").append(state, account)
         })?;
         Ok(name)
     }
@@ -224,7 +235,8 @@ fn belongs<S: Simulation>(
 /// What the fields' file says of itself in its global attribute `comment`.
 const FIELDS_COMMENT: &str = "x and y are the cell centres in metres, y increasing northward: the variables' arrays \
     at each time are the run's NPY files (row j at y[j]); a record is appended at each snapshot and counted only \
-    once its data are on disk";
+    once its data are on disk; a run with forcing has its water account's terms beside the fields, those of \
+    account.csv";
 const GAUGES_COMMENT: &str = "every gauge is sampled at the same times (CF's orthogonal multidimensional \
     representation); its values are those of gauge_<name>.csv; samples are appended at each snapshot and counted \
     only once their data are on disk";

@@ -85,9 +85,9 @@ pub fn simulation<S: Simulation>(sim: &S) -> Plan {
     let tif = out.wants(Format::Geotiff) && plane;
     let bed = sim.bed().is_some() as u64;
 
-    // Files: each snapshot's; each checkpoint and what it writes beside it; the gauges' and
-    // lines' files at every snapshot and checkpoint; the maps at the end and at checkpoints; the
-    // case and the manifest, the animations.
+    // Files: each snapshot's (with a water account, `account.csv` too); each checkpoint and
+    // what it writes beside it; the gauges' and lines' files at every snapshot and checkpoint;
+    // the maps at the end and at checkpoints; the case and the manifest, the animations.
     let maps = crate::products::SHOWN as u64 * spec.maxima as u64;
     let map_files = maps * (npy as u64 + png as u64 + tif as u64) + (netcdf && spec.maxima) as u64;
     let record_files = gauges + (netcdf && gauges > 0) as u64 + (lines > 0) as u64 * (1 + netcdf as u64);
@@ -95,7 +95,8 @@ pub fn simulation<S: Simulation>(sim: &S) -> Plan {
         + snap.pictures * png as u64
         + netcdf as u64
         + record_files
-        + (snap.fields + bed) * tif as u64;
+        + (snap.fields + bed) * tif as u64
+        + snap.account as u64;
     let per_checkpoint = 1 + record_files + map_files;
     let files = snapshots
         .saturating_mul(per_snapshot)
@@ -103,7 +104,7 @@ pub fn simulation<S: Simulation>(sim: &S) -> Plan {
         .saturating_add(map_files + 2 + snap.animations * png as u64 + bed * tif as u64);
 
     // Bytes at the end: the fields (NPY and NetCDF), the pictures, the gauges' rows, the lines'
-    // values (and a time a row), the maps, the checkpoint.
+    // values (and a time a row), the maps, the checkpoint, the water account's rows.
     let state = snap.values * w;
     let frames = snapshots.min(frames_kept(snap.pixels));
     let picture = snap.pixels / PIXELS_PER_BYTE;
@@ -122,6 +123,7 @@ pub fn simulation<S: Simulation>(sim: &S) -> Plan {
             maps * (cells * w * (npy as u64 + netcdf as u64) + picture * png as u64 + cells * 4 * tif as u64),
         )
         .saturating_add(bed * cells * (4 * tif as u64 + w * netcdf as u64))
+        .saturating_add(snapshots.saturating_mul(ACCOUNT_ROW * (NUMBER + 8 * netcdf as u64)) * snap.account as u64)
         .saturating_add(if checkpoints > 0 { snap.checkpoint * w } else { 0 });
     let output = Volume { snapshots, checkpoints, gauge_records, line_records, files, bytes: disk };
 
@@ -148,6 +150,10 @@ const NUMBER: u64 = 24;
 
 /// Bytes of one gauge row of its CSV file: five numbers.
 const GAUGE_ROW: u64 = 5 * NUMBER;
+
+/// Numbers in a row of the water account (`account.csv`, and its terms in the NetCDF fields'
+/// file), with two boundary segments: the case's segments are not counted one by one.
+const ACCOUNT_ROW: u64 = 10;
 
 /// Frames an animation keeps of maps of `pixels` (`anim::Animation::push`), one more while it
 /// halves them and the newest one past the stride.

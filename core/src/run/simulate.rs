@@ -11,6 +11,7 @@ use super::netcdf::NetcdfRun;
 use super::snapshot::{Progress, blew_up, first_non_finite, write_state};
 use super::writer::{Job, QUEUE, Spent, Writer, durations};
 use super::{Norms, Outcome, RunDir, RunOptions, Simulation, start, time_tag};
+use crate::account::{self, ACCOUNT_RECORD};
 use crate::model::{Clock, Model, State, Until};
 use crate::output::write_atomic;
 use crate::runtime::Backend;
@@ -86,10 +87,14 @@ fn time_loop<S: Simulation, T: GpuReal>(
         times.snapshots,
         times.unit
     ));
+    // The water account's rows up to the checkpoint, for a run that keeps one.
+    let mut rows = None;
     if let Some(r) = restart {
         // Arrays of other names or sizes than this model's (a file written by other code).
         let path = r.path().display();
-        model.restore(&r.state::<T>()?).map_err(|e| Error::invalid(format!("checkpoint {path}: {e}")))?;
+        let state = r.state::<T>()?;
+        model.restore(&state).map_err(|e| Error::invalid(format!("checkpoint {path}: {e}")))?;
+        rows = state.records.into_iter().find(|(n, _)| n == ACCOUNT_RECORD).map(|(_, rows)| rows);
         let c = r.clock();
         let (path, t) = (r.path().display(), time_tag(c.t));
         say(format!("  restarted from {path} at t = {t} {} (step {})", times.unit, c.steps));
@@ -104,6 +109,17 @@ fn time_loop<S: Simulation, T: GpuReal>(
     if let Some(bad) = first_non_finite(&initial, &sim.mesh()).or_else(|| sim.check(&initial)) {
         return Err(Error::invalid(format!("{}: the initial state is not valid: {bad}", info.name)));
     }
+    let account = match (sim.account(&initial), restart) {
+        (Some(a), Some(r)) => {
+            let names: Vec<String> = a.boundary.into_iter().map(|b| b.name).collect();
+            let path = r.path().display();
+            let rows = rows.ok_or_else(|| {
+                Error::invalid(format!("checkpoint {path}: the checkpoint has no record '{ACCOUNT_RECORD}'"))
+            })?;
+            account::rows_of(&rows, &names).map_err(|e| Error::invalid(format!("checkpoint {path}: {e}")))?
+        }
+        _ => Vec::new(),
+    };
     let mut netcdf = NetcdfRun::new(sim, model.describe(), &initial)?;
     if restart.is_some() {
         netcdf.resume(sim, dir, &initial, &opts.console)?;
@@ -122,6 +138,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
             good: initial,
             good_pool: pool,
             spent: Spent::default(),
+            account,
         };
         let writer = scope.spawn(move || writer.run(queue));
         let mut held = Held::default();

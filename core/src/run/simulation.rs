@@ -3,6 +3,7 @@
 //! ([`Album`]), and how times are written in file names ([`time_tag`]).
 
 use super::{Case, RunDir};
+use crate::account::Account;
 use crate::case::Times;
 use crate::grid::Mesh;
 use crate::model::{Halt, Model, State};
@@ -64,6 +65,12 @@ pub trait Simulation: Case + Sync {
     fn conservation<T: Real>(&self, _state: &State<T>) -> Option<String> {
         None
     }
+    /// The water account of `state` where the solver keeps one (kp with forcing): the runner
+    /// writes it into the NetCDF fields' file and `account.csv` at every snapshot. None: no
+    /// account.
+    fn account<T: Real>(&self, _state: &State<T>) -> Option<Account> {
+        None
+    }
     /// What to say of a model that halted (`halt`), given the state it kept: by default the
     /// reason alone; a solver may add where (the fastest cell, say).
     fn halted<T: Real>(&self, halt: &Halt, _state: &State<T>) -> String {
@@ -102,4 +109,7 @@ pub struct Snapshot {
     pub map_retained: u64,
     /// Values in a checkpoint of the model (its whole state, ghost cells included).
     pub checkpoint: u64,
+    /// Whether the run keeps a water account ([`Simulation::account`]): `account.csv`,
+    /// rewritten at every snapshot, and a row of it in the checkpoints.
+    pub account: bool,
 }

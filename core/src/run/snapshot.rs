@@ -4,6 +4,7 @@
 
 use super::netcdf::NetcdfRun;
 use super::{Album, Console, RunDir, Simulation, time_tag};
+use crate::account::Account;
 use crate::case::Format;
 use crate::field::first_where;
 use crate::grid::Mesh;
@@ -72,12 +73,13 @@ pub(super) fn write_state<T: GpuReal>(dir: &mut RunDir, state: &State<T>, tag: &
     Ok(files.into_iter().map(|(name, _)| name).collect())
 }
 
-/// The snapshot's files (NPY), pictures (PNG) and record of the run's NetCDF file, as the
-/// case's formats ask; their names.
+/// The snapshot's files (NPY), pictures (PNG) and record of the run's NetCDF file (with the
+/// water account `account`, for a run that keeps one), as the case's formats ask; their names.
 pub(super) fn write_snapshot<S: Simulation, T: GpuReal>(
     sim: &S,
     dir: &mut RunDir,
     state: &State<T>,
+    account: Option<&Account>,
     album: &mut Album,
     netcdf: &mut NetcdfRun,
 ) -> Result<Vec<String>> {
@@ -91,7 +93,7 @@ pub(super) fn write_snapshot<S: Simulation, T: GpuReal>(
         names.push("pictures".into());
     }
     if out.wants(Format::Netcdf) {
-        names.push(netcdf.snapshot(sim, dir, state)?);
+        names.push(netcdf.snapshot(sim, dir, state, account)?);
     }
     if out.wants(Format::Geotiff) {
         names.extend(write_geotiffs(sim, dir, state)?);

@@ -11,6 +11,7 @@ use super::checkpoint::{self, CHECKPOINT_FILE, Meta};
 use super::netcdf::NetcdfRun;
 use super::snapshot::{Progress, blew_up, first_non_finite, write_snapshot};
 use super::{Album, Console, RunDir, Simulation};
+use crate::account::{self, ACCOUNT_FILE, ACCOUNT_RECORD, Account, rows_record};
 use crate::grid::Mesh;
 use crate::model::{Checkpoint, Later, Pool, State};
 use crate::products::{self, Products};
@@ -51,7 +52,7 @@ pub struct Spent {
     pub arriving: Duration,
     /// Checking states (finite, physical) and their progress lines.
     pub checking: Duration,
-    /// Snapshot files: NPY, pictures, NetCDF records.
+    /// Snapshot files: NPY, pictures, NetCDF records, the water account's CSV.
     pub snapshots: Duration,
     /// Gauge records and maps.
     pub products: Duration,
@@ -94,6 +95,9 @@ pub struct Writer<'a, S, T> {
     pub good_pool: Option<Pool<T>>,
     /// Where the writer's time went so far.
     pub spent: Spent,
+    /// The water account at every snapshot so far (a restarted run's from its checkpoint), for
+    /// a run that keeps one: `account.csv`'s rows.
+    pub account: Vec<Account>,
 }
 
 impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
@@ -124,6 +128,11 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
                     self.keep(state, pool);
                 }
                 Job::Checkpoint(c, meta, products) => {
+                    // The account's rows so far, for a restart to write account.csv whole.
+                    let c = match self.sim.snapshot().account {
+                        true => c.record(ACCOUNT_RECORD, rows_record(&self.account)),
+                        false => c,
+                    };
                     let files = self.products(products, c.clock.t)?;
                     let t = Instant::now();
                     if !files.is_empty() {
@@ -173,7 +182,15 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
     fn snapshot(&mut self, state: &State<T>, products: Option<Products<T>>, album: &mut Album) -> Result<()> {
         let times = self.sim.times();
         let t = Instant::now();
-        let mut files = write_snapshot(self.sim, self.dir, state, album, &mut self.netcdf)?;
+        let account = self.sim.account(state);
+        let mut files = write_snapshot(self.sim, self.dir, state, account.as_ref(), album, &mut self.netcdf)?;
+        if let Some(a) = account {
+            // Rewritten whole, as the products' CSV files are: a killed run leaves it whole.
+            self.account.push(a);
+            let text = account::csv(&self.account);
+            self.dir.write(ACCOUNT_FILE, |path| crate::output::write_atomic(path, text.as_bytes()))?;
+            files.push(ACCOUNT_FILE.to_string());
+        }
         self.spent.snapshots += t.elapsed();
         files.extend(self.products(products, state.clock.t)?);
         if !files.is_empty() {

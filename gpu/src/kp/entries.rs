@@ -1,6 +1,7 @@
 //! The Kurganov–Petrova entry points: flux (tile and streamed, full and early exit; one entry
 //! point a wet–dry scheme, [`FluxEntries`]), RK stage (one a friction source: [`RK`],
-//! [`RK_FRICTION_FIELD`]; each also compensated, `RK_C…`), boundary, Δt, and the `clamp` scheme's drain and clamp passes.
+//! [`RK_FRICTION_FIELD`]; each also compensated, `RK_C…`), boundary, Δt, the `clamp` scheme's drain and clamp passes,
+//! the forcing and the water account's boundary faces.
 //!
 //! Launch contract (all): `k` describes padded state arrays of `(nx+4)(ny+4)` cells and a
 //! corner array of `(nx+5)(ny+5)`; every pointer is a whole such array (or as stated); outputs
@@ -10,11 +11,13 @@
 //! `blockIdx.y·nbx + blockIdx.x`.
 
 use super::{
-    Bollermann, CellForcing, Clamp, Clock, Coeffs, Kp07, SeriesSet, SplitClock, flux_shared, line_shared, yblock_shared,
+    Bollermann, CellForcing, Clamp, Clock, Coeffs, Kp07, Measure, SeriesSet, SplitClock, flux_shared, line_shared,
+    yblock_shared,
 };
 #[cfg(target_arch = "nvptx64")]
 use super::{
     PerCell, Uniform,
+    account::{kp_account, kp_account_commit},
     boundary::kp_boundary,
     drain::{kp_clamp, kp_clamp_copy, kp_drain, kp_drain_rhs, kp_shore_lists},
     force::{kp_force_cells, kp_force_clock, kp_force_inflow},
@@ -259,6 +262,26 @@ kernels! {
         bc: *const T, f: *mut T, wet: *mut u32,
     }
     pub const FORCE_CELLS: ForceCells = kp_force_cells(kp_force_cells::<T>);
+
+    /// The water account (`account.rs`): one stage's share of each boundary face's mass flux
+    /// out (faces `len_x` or `len_y` long), recomputed from the state (w, hu, hv) with its
+    /// ghosts, into `pending`; with
+    /// `m.commit` ≠ 0 the step's volumes committed to `totals`. `clock` null, or in DS1 and DS2
+    /// the split clock (nothing added unless the step is going); `wet` null or the wet map the
+    /// flux launch read (early exit); `phi` and `drained` `clamp`'s draining factors and flags,
+    /// or nulls. One thread a face, any 1-D grid covering `measured_faces(k, m.faces)`.
+    pub struct FaceAccount<T> {
+        k: Coeffs<T>, m: Measure, len_x: f64, len_y: f64, dt: *const T, clock: *const f64, w: *const T, hu: *const T, hv: *const T,
+        bed: *const T, wet: *const u32, phi: *const T, drained: *const u32, segment: *const u32,
+        pending: *mut f64, totals: *mut f64,
+    }
+    pub const ACCOUNT_KP07: FaceAccount = kp_account_kp07(kp_account::<Kp07, T>);
+    pub const ACCOUNT_BOLLERMANN: FaceAccount = kp_account_bollermann(kp_account::<Bollermann, T>);
+    pub const ACCOUNT_CLAMP: FaceAccount = kp_account_clamp(kp_account::<Clamp, T>);
+    /// DS1 and DS2: after the step's end, the pending volumes committed where the step went
+    /// through, dropped where it was discarded. One thread a face of the perimeter.
+    pub struct FaceCommit<T> { k: Coeffs<T>, clock: *const f64, pending: *mut f64, totals: *mut f64 }
+    pub const ACCOUNT_COMMIT: FaceCommit = kp_account_commit(kp_account_commit::<T>);
 }
 
 /// The four flux entry points of one wet–dry scheme (`wetdry.rs`): the host picks the set of the

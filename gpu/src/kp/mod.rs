@@ -24,8 +24,8 @@
 //! the first stage's speeds. After every stage negative depths (round-off) are set to 0 and the
 //! momentum of cells with h ≤ `dry` is zeroed.
 //!
-//! The point functions (`physics.rs`, `ghosts.rs`, `early_exit.rs`, `clock.rs`) are shared by the
-//! kernels and the CPU reference; `entries.rs` declares the kernels.
+//! The point functions (`physics.rs`, `ghosts.rs`, `early_exit.rs`, `clock.rs`, `perimeter.rs`)
+//! are shared by the kernels and the CPU reference; `entries.rs` declares the kernels.
 
 mod clock;
 mod coeffs;
@@ -35,6 +35,7 @@ mod forcing;
 mod friction;
 mod geometry;
 mod ghosts;
+mod perimeter;
 mod physics;
 mod walls;
 mod wetdry;
@@ -47,10 +48,13 @@ pub use forcing::*;
 pub use friction::*;
 pub use geometry::*;
 pub use ghosts::*;
+pub use perimeter::*;
 pub use physics::*;
 pub use walls::*;
 pub use wetdry::*;
 
+#[cfg(target_arch = "nvptx64")]
+mod account;
 #[cfg(target_arch = "nvptx64")]
 mod boundary;
 #[cfg(target_arch = "nvptx64")]

@@ -654,6 +654,18 @@ fn bad_forcing_is_refused_with_one_line() {
             "a cell holds one level or outlet",
         ),
         ("[[forcing.outlet]]\nside = \"south\"\nfrom = 90.0\nto = 120.0\n", "within the south side"),
+        (
+            "[boundary]\nwest = \"periodic\"\neast = \"periodic\"\n[[forcing.level]]\nside = \"west\"\nlevel = 1.0\n",
+            "forcing.level[0]: boundary.west is periodic",
+        ),
+        (
+            "[boundary]\neast = \"outflow\"\n[[forcing.outlet]]\nname = \"east\"\nside = \"south\"\n",
+            "forcing.outlet[0].name: 'east' names the open side boundary.east too",
+        ),
+        (
+            "[[forcing.level]]\nname = \"mouth\"\nside = \"west\"\nlevel = 1.0\n[[forcing.outlet]]\nname = \"mouth\"\nside = \"south\"\n",
+            "forcing.outlet[0].name: 'mouth' names forcing.level[0] too",
+        ),
     ];
     for (k, (forcing, want)) in cases.iter().enumerate() {
         let case = forced_case(&dir, &format!("bad{k}"), forcing);
@@ -809,6 +821,63 @@ fn a_run_with_rain_grids_and_soil_classes_closes_its_account() {
     assert!(rel.abs() < 1e-13, "{line}");
     assert!(out.contains("gridded rain of 2 frame(s) of 4 cell(s)"), "{out}");
     assert!(out.contains("Green–Ampt soils per cell (2 kinds)"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The estuary's tide comes in by its mouth, the one boundary segment: the summary names it
+/// with the water that came in and left, the residual is round-off, the progress lines say what
+/// left, and `account.csv` and the NetCDF fields' file hold the account at every snapshot, the
+/// same values.
+#[test]
+fn the_estuary_accounts_for_its_mouth() {
+    use hydrokern::output::netcdf::{Dataset, Values};
+    let dir = scratch("estuary-account");
+    let out = dir.join("out");
+    let o = hydrokern(&[
+        "--backend",
+        "cpu",
+        "estuary-tide",
+        "--set",
+        "time.t_end=1200",
+        "--set",
+        "output.snapshots=[600]",
+        "--set",
+        "output.formats=[\"npy\", \"netcdf\"]",
+        "--set",
+        "output.maxima=false",
+        "--output",
+        s(&out),
+    ]);
+    let text = stdout(&o);
+    assert!(o.status.success(), "{}\n{}", text, stderr(&o));
+    let line = text.lines().find(|l| l.contains("water account")).unwrap_or_else(|| panic!("no account in:\n{text}"));
+    let rel: f64 = line.split(" of the water").next().unwrap().rsplit('(').next().unwrap().parse().unwrap();
+    assert!(rel.abs() < 1e-13, "{line}");
+    let into: f64 =
+        line.split("mouth out ").nth(1).unwrap().split(" in ").nth(1).unwrap().trim_end_matches(')').parse().unwrap();
+    assert!(into > 1e5, "the flood tide comes in by the mouth: {line}");
+    assert!(
+        text.lines().any(|l| l.contains("step") && l.contains(", out ")),
+        "no outflow in the progress lines:\n{text}"
+    );
+    let csv = std::fs::read_to_string(out.join("account.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows[1], "t,storage,rain,inflow,infiltration,mouth_out,mouth_in,residual");
+    assert_eq!(rows.len(), 4, "a row a snapshot (600 s and the end):\n{csv}");
+    let last: Vec<f64> = rows[3].split(',').map(|v| v.parse().unwrap()).collect();
+    // The summary's seven digits of the last row's mouth_in.
+    assert!((last[6] / into - 1.0).abs() < 1e-6, "{line}\n{csv}");
+    let mut nc = Dataset::open(&out.join("estuary-tide.nc")).unwrap();
+    assert_eq!(nc.read_text("boundary_name").unwrap(), ["mouth"]);
+    for (k, row) in rows[2..].iter().enumerate() {
+        let row: Vec<f64> = row.split(',').map(|v| v.parse().unwrap()).collect();
+        let mut at = |name: &str| nc.read(name, Some(k as u64)).unwrap();
+        assert_eq!(at("time"), Values::F64(vec![row[0]]));
+        assert_eq!(at("storage"), Values::F64(vec![row[1]]));
+        assert_eq!(at("outflow_volume"), Values::F64(vec![row[5]]));
+        assert_eq!(at("boundary_inflow_volume"), Values::F64(vec![row[6]]));
+        assert_eq!(at("residual"), Values::F64(vec![row[7]]));
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

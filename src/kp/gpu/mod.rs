@@ -4,11 +4,14 @@
 //! `clamp` the draining passes follow each flux (once Δt is known) and the velocity clamp each
 //! RK stage, over the blocks listed after the stage before (`drain.rs`). RK2 on the streamed
 //! flux kernel without early exit runs its second stage inside that kernel (`flux_rk`; then in
-//! `clamp` the RK kernel runs on the drain list's blocks only, after the passes).
+//! `clamp` the RK kernel runs on the drain list's blocks only, after the passes). With forcing
+//! and boundary segments, each stage's draining factors are followed by the water account's
+//! launch over the boundary faces (`account.rs`).
 
 use super::cpu::CpuKp;
 use super::forcing::Layout;
 use super::mixed::check_scheme;
+use super::perimeter::measure;
 use super::problem::Padded;
 use super::{Problem, Scheme, WetDry};
 use crate::field::{DeviceField2, Field2};
@@ -17,6 +20,7 @@ use crate::foundation::gpu::{BufferKernels, Reducer};
 use crate::grid::Layout2;
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
+use account::{GpuAccount, StageInputs};
 use cudarc::driver::CudaStream;
 use forcing::{GpuForcing, Target};
 use kernels::Level;
@@ -24,8 +28,8 @@ use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::kp::{
     BOUNDARY, CLAMP, CLAMP_COPY, CLOCK_DS_RETRIES, CLOCK_DS_STATE, CLOCK_DS_X, CLOCK_DS_Y, CLOCK_DT, CLOCK_LEN,
     CLOCK_LEN_SPLIT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, ClampCopy, ClampVelocity, Clock, Coeffs, DRAIN, DRAIN_RHS, DT,
-    Drain, DrainRhs, FluxEntries, FluxSplit, FluxStream, FluxStreamEarly, FluxStreamRk, FluxTile, FluxTileEarly,
-    M_BOUNDARY, M_CLAMP, M_DRAIN, M_DRAIN_RHS, M_FLUX_STREAM_BOLLERMANN, M_FLUX_STREAM_CLAMP,
+    Drain, DrainRhs, FACES_ALL, FACES_X, FACES_X_T, FluxEntries, FluxSplit, FluxStream, FluxStreamEarly, FluxStreamRk,
+    FluxTile, FluxTileEarly, M_BOUNDARY, M_CLAMP, M_DRAIN, M_DRAIN_RHS, M_FLUX_STREAM_BOLLERMANN, M_FLUX_STREAM_CLAMP,
     M_FLUX_STREAM_EARLY_BOLLERMANN, M_FLUX_STREAM_EARLY_CLAMP, M_FLUX_STREAM_EARLY_KP07, M_FLUX_STREAM_KP07,
     M_FLUX_STREAM_RK_BOLLERMANN, M_FLUX_STREAM_RK_CLAMP, M_FLUX_STREAM_RK_KP07, M_RK, M_RK_FRICTION_FIELD, RK, RK_C,
     RK_C_FRICTION_FIELD, RK_FRICTION_FIELD, RkSplit, RkStage, SHORE_LISTS, SPLIT_GOING, SetGhosts, ShoreLists,
@@ -34,6 +38,7 @@ use kernels::kp::{
 use split::{GpuSplit, SplitKernels, SplitState};
 use std::sync::Arc;
 
+mod account;
 mod forcing;
 mod mixed;
 mod split;
@@ -400,6 +405,9 @@ pub struct GpuKp<T: GpuReal> {
     forcing: Option<Box<GpuForcing<T>>>,
     /// The activity map `k.active` points to, where some cell is inactive.
     _active: Option<DeviceBuffer<u8>>,
+    /// The water account's boundary faces, measured every stage (with forcing and a boundary
+    /// segment: `account.rs`).
+    account: Option<Box<GpuAccount<T>>>,
     /// The stream the kernels run on (`clamp`'s list counts and the fused second stage's flags
     /// are cleared there).
     stream: Arc<CudaStream>,
@@ -544,6 +552,7 @@ impl<T: GpuReal> GpuKp<T> {
             mixed,
             forcing: forcing.map(|l| GpuForcing::new(gpu, &l, n).map(Box::new)).transpose()?,
             _active: active,
+            account: GpuAccount::new(gpu, problem)?.map(Box::new),
             stream: gpu.stream().clone(),
         };
         g.check_block()?;
@@ -1059,6 +1068,53 @@ impl<T: GpuReal> GpuKp<T> {
         }
     }
 
+    /// The water account's share of RK stage 1 (of `q`) or 2 (of `q1`, `from_q1`) of an unsplit
+    /// step, once its draining factors are known: the faces of the boundary segments, through
+    /// the wet map the flux launch read (early exit) and `clamp`'s draining factors; the step's
+    /// last stage (`last`) commits it. Nothing without segments.
+    fn account_stage(&mut self, from_q1: bool, last: bool) -> Result<()> {
+        let src = if from_q1 { &self.q1 } else { &self.q };
+        let mut q = src.each_ref().map(|b| b.ptr());
+        q[0] = self.w_ptr(from_q1);
+        let wet = if self.early { self.wet[self.map(from_q1)].ptr() } else { std::ptr::null() };
+        let scale = if self.scheme == Scheme::Euler { 1.0 } else { 0.5 };
+        self.account_on(self.side(), q, std::ptr::null(), wet, scale, FACES_ALL, last)
+    }
+
+    /// The water account's share of a stage of weight `scale` over `faces` of the state `q` in
+    /// orientation `side` (`clock`: the split clock, or null), committing with `commit`.
+    #[allow(clippy::too_many_arguments)]
+    fn account_on(
+        &mut self,
+        side: Side<T>,
+        q: [*const T; 3],
+        clock: *const f64,
+        wet: *const u32,
+        scale: f64,
+        faces: u32,
+        commit: bool,
+    ) -> Result<()> {
+        let Some(a) = &mut self.account else { return Ok(()) };
+        let (phi, drained) = match &self.clamp {
+            Some(c) => (c.phi.ptr(), c.drained.ptr()),
+            None => (std::ptr::null(), std::ptr::null()),
+        };
+        let inputs = StageInputs { q, bed: side.bed, dt: self.dt.ptr(), clock, wet, phi, drained };
+        a.stage(side.k, measure(scale, faces, commit), &inputs)
+    }
+
+    /// With boundary segments, every face's volumes so far (`CpuKp::boundary_volumes`'
+    /// layout), on the host (synchronises); None otherwise.
+    pub fn boundary_volumes(&self, gpu: &Gpu) -> Result<Option<Vec<f64>>> {
+        self.account.as_ref().map(|a| a.download(gpu)).transpose()
+    }
+
+    /// Continue the boundary volumes from [`boundary_volumes`](Self::boundary_volumes)'
+    /// values (nothing without segments).
+    pub fn resume_boundary(&mut self, gpu: &Gpu, totals: &[f64]) -> Result<()> {
+        self.account.as_mut().map_or(Ok(()), |a| a.resume(gpu, totals))
+    }
+
     /// In `clamp`, after an RK stage: the lists of blocks for the passes from its flags, and the
     /// velocity clamp of its output (`q1` after stage 1 with `on_q1`, `q` after stage 2) in the
     /// blocks of the clamp list, before its ghosts are set. Nothing in the other schemes.
@@ -1177,6 +1233,7 @@ impl<T: GpuReal> GpuKp<T> {
         self.flux(kernel, false)?;
         self.time_step()?;
         self.drain(false)?;
+        self.account_stage(false, self.scheme == Scheme::Euler)?;
         self.rk(1)?;
         self.clamp(true)?;
         self.boundary(true)?;
@@ -1195,10 +1252,12 @@ impl<T: GpuReal> GpuKp<T> {
                 if self.fuses(kernel) {
                     self.flux_rk()?;
                     self.drain(true)?;
+                    self.account_stage(true, true)?;
                     self.rk_listed()?;
                 } else {
                     self.flux(kernel, true)?;
                     self.drain(true)?;
+                    self.account_stage(true, true)?;
                     self.rk(2)?;
                 }
                 self.clamp(false)?;
@@ -1428,7 +1487,12 @@ impl<T: GpuReal> GpuKp<T> {
         self.split_clock(|ks, c, dt, clock| {
             // SAFETY: as for the begin kernel.
             unsafe { ks.end.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), SplitEnd { c, dt, clock }) }
-        })
+        })?;
+        let (k, clock) = (self.k, self.clock.ptr());
+        match &mut self.account {
+            Some(a) => a.commit_split(k, clock),
+            None => Ok(()),
+        }
     }
 
     /// Launch a clock kernel with the split parameters, Δt and the clock.
@@ -1457,6 +1521,11 @@ impl<T: GpuReal> GpuKp<T> {
         self.substep_limit(from, axis, true)?;
         let wet = self.wet[0].ptr();
         self.drain_on(from, reading(input), wet, true)?;
+        // The account: this orientation's x faces, each stage's share while the step is going.
+        let (faces, clock) = (if axis == 0 { FACES_X } else { FACES_X_T }, self.clock.ptr());
+        let null = std::ptr::null();
+        let scale = if mid.is_some() { 0.5 } else { 1.0 };
+        self.account_on(from, reading(input), clock, null, scale, faces, false)?;
         match mid {
             None => {
                 self.split_stage(axis, 1, reading(input), reading(input), out, transpose, from.hi)?;
@@ -1469,6 +1538,7 @@ impl<T: GpuReal> GpuKp<T> {
                 self.boundary_on(from, mid)?;
                 self.line_flux(from, reading(mid))?;
                 self.drain_on(from, reading(mid), wet, true)?;
+                self.account_on(from, reading(mid), clock, null, scale, faces, false)?;
                 self.split_stage(axis, 2, reading(input), reading(mid), out, transpose, from.hi)?;
                 self.clamp_on(to, wet, out)?;
                 self.boundary_on(to, out)

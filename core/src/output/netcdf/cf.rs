@@ -201,7 +201,9 @@ pub fn add_crs(epsg: Option<u16>, vars: &mut Vec<Var>, fixed: &mut Vec<Vec<u8>>,
 /// The header of a run's file (placed, no records) and the bytes of its fixed-size variables
 /// (the coordinates, the bed), for fields `fields` of values of `ty` (float or double) on
 /// `mesh`. `time_units` is the solver's unit of time; `globals` the global attributes; `geo`
-/// the coordinate system and the bed ([`Geo`]; the caller lists the surface among `fields`).
+/// the coordinate system and the bed ([`Geo`]; the caller lists the surface among `fields`);
+/// `more` adds what follows the fields (dimensions, variables and fixed variables' bytes: a
+/// run's water account, `account.rs`).
 pub fn layout(
     mesh: &Mesh,
     fields: &[FieldSpec],
@@ -209,6 +211,7 @@ pub fn layout(
     time_units: &str,
     globals: Vec<Attr>,
     geo: &Geo,
+    more: impl FnOnce(&mut Vec<Dim>, &mut Vec<Var>, &mut Vec<Vec<u8>>),
 ) -> Result<(Header, Vec<Vec<u8>>)> {
     let axes = axes(mesh);
     let mut dims = vec![Dim { name: "time".into(), len: 0 }];
@@ -294,6 +297,7 @@ pub fn layout(
         bed.attrs.push(Attr::text("grid_mapping", CRS));
     }
     vars.extend(data);
+    more(&mut dims, &mut vars, &mut fixed);
     let mut header = Header { offset64: true, numrecs: 0, dims, attrs: globals, vars };
     header.place();
     // The classic format states a slab's size in 32 bits.

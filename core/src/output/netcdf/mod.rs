@@ -6,8 +6,10 @@
 //! it readable up to its last whole snapshot; [`Snapshots`] is what the runner calls; [`Dataset`]
 //! reads files back; [`plot`] draws their maps and gauges. The products (gauges, discharge
 //! lines, maximum maps) go into files of their own beside the fields' ([`GaugeFile`],
-//! [`LineFile`], [`write_maxima`]).
+//! [`LineFile`], [`write_maxima`]); a run's water account goes into the fields' file, a record at
+//! each snapshot (`account`).
 
+mod account;
 pub mod append;
 pub mod cf;
 pub mod cf_time;

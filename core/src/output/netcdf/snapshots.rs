@@ -1,9 +1,10 @@
-//! A run's NetCDF file: created at the first snapshot from the fields it holds, one record
-//! appended per snapshot.
+//! A run's NetCDF file: created at the first snapshot from the fields it holds (and the water
+//! account, for a run that keeps one), one record appended per snapshot.
 
 use super::append::Appender;
 use super::cf::{FieldSpec, Geo, layout};
-use super::classic::{Attr, Header, Type};
+use super::classic::{Attr, Dim, Header, Type, Var};
+use crate::account::Account;
 use crate::grid::Mesh;
 use crate::model::State;
 use crate::{Error, Real, Result};
@@ -38,6 +39,20 @@ fn be_bytes_into<T: Real>(data: &[T], out: &mut Vec<u8>) {
     }
 }
 
+/// What the layout adds after the fields for a water account `account` (none without one).
+fn with(account: Option<&Account>) -> impl FnOnce(&mut Vec<Dim>, &mut Vec<Var>, &mut Vec<Vec<u8>>) + '_ {
+    move |dims, vars, fixed| {
+        if let Some(a) = account {
+            super::account::declare(a, dims, vars, fixed);
+        }
+    }
+}
+
+/// The names of an account's boundary segments.
+fn segments(a: &Account) -> Vec<String> {
+    a.boundary.iter().map(|b| b.name.clone()).collect()
+}
+
 /// The fields of a record: the state's, and the surface h + bed where there is a bed.
 fn specs<T>(state: &State<T>, geo: &Geo) -> Vec<FieldSpec> {
     let mut fields: Vec<FieldSpec> = state.fields.iter().map(FieldSpec::of).collect();
@@ -55,6 +70,8 @@ fn specs<T>(state: &State<T>, geo: &Geo) -> Vec<FieldSpec> {
 pub struct Snapshots {
     file: Appender,
     fields: Vec<FieldSpec>,
+    /// The account's segments, for a file with an account: every record's must be these.
+    account: Option<Vec<String>>,
     /// The bed, where each record holds the surface h + bed.
     bed: Option<Vec<f64>>,
     /// The last record's bytes: the time, then each field big-endian.
@@ -62,42 +79,47 @@ pub struct Snapshots {
 }
 
 impl Snapshots {
-    /// Whether a file of `state`'s fields on `mesh` can be written (fields on the mesh, each
-    /// within the format's size limit), without writing it: a run checks before its first step.
-    pub fn check<T: Real>(mesh: &Mesh, state: &State<T>, geo: &Geo) -> Result<()> {
-        layout(mesh, &specs(state, geo), type_of::<T>(), "s", Vec::new(), geo).map(|_| ())
+    /// Whether a file of `state`'s fields on `mesh` (and its water account `account`) can be
+    /// written (fields on the mesh, each within the format's size limit), without writing it: a
+    /// run checks before its first step.
+    pub fn check<T: Real>(mesh: &Mesh, state: &State<T>, account: Option<&Account>, geo: &Geo) -> Result<()> {
+        layout(mesh, &specs(state, geo), type_of::<T>(), "s", Vec::new(), geo, with(account)).map(|_| ())
     }
 
-    /// Create the file at `path` for the fields of `first` on `mesh` (written with no record:
-    /// [`Snapshots::append`] writes `first` too). `time_units` is the solver's unit of time.
+    /// Create the file at `path` for the fields of `first` on `mesh` and, with `account`, the
+    /// water account's terms (written with no record: [`Snapshots::append`] writes `first` too).
+    /// `time_units` is the solver's unit of time.
     pub fn create<T: Real>(
         path: &Path,
         mesh: &Mesh,
         first: &State<T>,
+        account: Option<&Account>,
         time_units: &str,
         globals: Vec<Attr>,
         geo: &Geo,
     ) -> Result<Snapshots> {
         let fields = specs(first, geo);
-        let (header, fixed) = layout(mesh, &fields, type_of::<T>(), time_units, globals, geo)?;
+        let (header, fixed) = layout(mesh, &fields, type_of::<T>(), time_units, globals, geo, with(account))?;
         let bed = geo.bed.filter(|_| fields.len() > first.fields.len()).map(<[f64]>::to_vec);
-        Ok(Snapshots { file: Appender::create(path, header, &fixed)?, fields, bed, slabs: Vec::new() })
+        let file = Appender::create(path, header, &fixed)?;
+        Ok(Snapshots { file, fields, account: account.map(segments), bed, slabs: Vec::new() })
     }
 
     /// Open the file a run wrote at `path` to go on after its records up to time `t0` (a
     /// restart from a checkpoint at `t0`): its layout must be the one [`create`](Self::create)
-    /// makes of `state`'s fields on `mesh`, and its times increasing; the records after `t0`
-    /// are dropped. Why not, if not (the caller starts a new file).
+    /// makes of `state`'s fields on `mesh` and its `account`, and its times increasing; the
+    /// records after `t0` are dropped. Why not, if not (the caller starts a new file).
     pub fn resume<T: Real>(
         path: &Path,
         mesh: &Mesh,
         state: &State<T>,
+        account: Option<&Account>,
         time_units: &str,
         t0: f64,
         geo: &Geo,
     ) -> Result<Snapshots> {
         let fields = specs(state, geo);
-        let (want, _) = layout(mesh, &fields, type_of::<T>(), time_units, Vec::new(), geo)?;
+        let (want, _) = layout(mesh, &fields, type_of::<T>(), time_units, Vec::new(), geo, with(account))?;
         let mut nc = super::Dataset::open(path)?;
         let have = nc.header().clone();
         let shape = |h: &Header| -> Vec<(String, Vec<usize>, Vec<Attr>, Type)> {
@@ -117,11 +139,13 @@ impl Snapshots {
         let keep = times.iter().take_while(|&&t| t <= t0).count() as u64;
         drop(nc);
         let bed = geo.bed.filter(|_| fields.len() > state.fields.len()).map(<[f64]>::to_vec);
-        Ok(Snapshots { file: Appender::reopen(path, have, keep)?, fields, bed, slabs: Vec::new() })
+        let file = Appender::reopen(path, have, keep)?;
+        Ok(Snapshots { file, fields, account: account.map(segments), bed, slabs: Vec::new() })
     }
 
-    /// Append `state` as the next record.
-    pub fn append<T: Real>(&mut self, state: &State<T>) -> Result<()> {
+    /// Append `state` as the next record, with its water account `account` where the file
+    /// holds one.
+    pub fn append<T: Real>(&mut self, state: &State<T>, account: Option<&Account>) -> Result<()> {
         let mut specs: Vec<FieldSpec> = state.fields.iter().map(FieldSpec::of).collect();
         if let Some(surface) = self.bed.as_ref().and(self.fields.last()) {
             specs.push(surface.clone());
@@ -129,6 +153,11 @@ impl Snapshots {
         if specs != self.fields {
             return Err(Error::invalid(
                 "netcdf: a snapshot's fields differ from the first snapshot's (names, units or shapes)",
+            ));
+        }
+        if account.map(segments) != self.account {
+            return Err(Error::invalid(
+                "netcdf: a snapshot's water account differs from the first snapshot's (its presence or its boundary segments)",
             ));
         }
         self.slabs.resize_with(1 + self.fields.len(), Vec::new);
@@ -147,7 +176,18 @@ impl Snapshots {
                 });
             }
         });
-        self.file.append(&self.slabs)
+        match account {
+            Some(a) => {
+                let mut record = std::mem::take(&mut self.slabs);
+                let n = record.len();
+                record.extend(super::account::slabs(a));
+                let written = self.file.append(&record);
+                record.truncate(n);
+                self.slabs = record;
+                written
+            }
+            None => self.file.append(&self.slabs),
+        }
     }
 
     /// Records written.

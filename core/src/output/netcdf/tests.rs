@@ -29,14 +29,15 @@ fn state<T: Real>(rng: &mut Rng, t: f64) -> State<T> {
             f("h", "water depth", "m", vec![3, 5], random(rng, 15)),
             f("p", "x flux density p on the x-faces", "m²/s", vec![3, 6], random(rng, 18)),
         ],
+        boundary: Vec::new(),
     }
 }
 
 fn write<T: Real>(path: &Path, states: &[State<T>]) {
     let globals = vec![Attr::text("Conventions", "CF-1.8"), Attr::text("title", "test")];
-    let mut nc = Snapshots::create(path, &plane(), &states[0], "s", globals, &Geo::default()).unwrap();
+    let mut nc = Snapshots::create(path, &plane(), &states[0], None, "s", globals, &Geo::default()).unwrap();
     for s in states {
-        nc.append(s).unwrap();
+        nc.append(s, None).unwrap();
     }
     assert_eq!(nc.records(), states.len() as u64);
 }
@@ -242,9 +243,10 @@ fn a_volume_has_z_and_plot_draws_its_middle_slice() {
     let s = State {
         clock: Clock::START,
         fields: vec![Output { name: "p", long_name: "pressure perturbation", units: "Pa", dims: vec![2, 3, 4], data }],
+        boundary: Vec::new(),
     };
-    let mut nc = Snapshots::create(&path, &mesh, &s, "s", vec![], &Geo::default()).unwrap();
-    nc.append(&s).unwrap();
+    let mut nc = Snapshots::create(&path, &mesh, &s, None, "s", vec![], &Geo::default()).unwrap();
+    nc.append(&s, None).unwrap();
     let mut r = Dataset::open(&path).unwrap();
     assert_eq!(r.read("z", None).unwrap(), Values::F64(vec![-0.75, -0.25]));
     assert_eq!(r.var("z").unwrap().text("positive"), Some("up"));
@@ -259,13 +261,16 @@ fn fields_off_the_mesh_and_changed_fields_are_refused() {
     let mut s = state::<f64>(&mut Rng::new(2), 0.0);
     s.fields[1].dims = vec![3, 7];
     s.fields[1].data = vec![0.0; 21];
-    let e = Snapshots::create(&dir.join("a.nc"), &plane(), &s, "s", vec![], &Geo::default()).err().unwrap().to_string();
+    let e = Snapshots::create(&dir.join("a.nc"), &plane(), &s, None, "s", vec![], &Geo::default())
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("field p has 7 values along x, where the mesh has 5 cells"), "{e}");
     let first = state::<f64>(&mut Rng::new(2), 0.0);
-    let mut nc = Snapshots::create(&dir.join("b.nc"), &plane(), &first, "s", vec![], &Geo::default()).unwrap();
+    let mut nc = Snapshots::create(&dir.join("b.nc"), &plane(), &first, None, "s", vec![], &Geo::default()).unwrap();
     let mut other = first.clone();
     other.fields.pop();
-    assert!(nc.append(&other).is_err());
+    assert!(nc.append(&other, None).is_err());
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -400,22 +405,97 @@ fn a_run_goes_on_after_its_records_up_to_a_time() {
     let whole = std::fs::read(&path).unwrap();
     // A record cut short by a kill past the counted ones.
     std::fs::write(&path, [whole.as_slice(), &[1u8; 33]].concat()).unwrap();
-    let mut nc = Snapshots::resume(&path, &plane(), &states[0], "s", 0.5, &Geo::default()).unwrap();
+    let mut nc = Snapshots::resume(&path, &plane(), &states[0], None, "s", 0.5, &Geo::default()).unwrap();
     assert_eq!(nc.records(), 2);
     assert_eq!(Dataset::open(&path).unwrap().records(), 2);
     for s in &states[2..] {
-        nc.append(s).unwrap();
+        nc.append(s, None).unwrap();
     }
     assert!(std::fs::read(&path).unwrap() == whole, "not byte for byte the file written at once");
     // Another layout (no field p), or times that do not increase: refused, the file untouched.
     let other = State { fields: states[0].fields[..1].to_vec(), ..states[0].clone() };
-    let e = Snapshots::resume(&path, &plane(), &other, "s", 0.5, &Geo::default()).map(|_| ()).unwrap_err().to_string();
+    let e = Snapshots::resume(&path, &plane(), &other, None, "s", 0.5, &Geo::default())
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("not those of this run's fields"), "{e}");
     let backwards: Vec<State<f32>> = [1.0, 0.5].iter().map(|&t| state(&mut rng, t)).collect();
     write(&path, &backwards);
-    let e =
-        Snapshots::resume(&path, &plane(), &states[0], "s", 0.5, &Geo::default()).map(|_| ()).unwrap_err().to_string();
+    let e = Snapshots::resume(&path, &plane(), &states[0], None, "s", 0.5, &Geo::default())
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("do not increase"), "{e}");
     assert_eq!(Dataset::open(&path).unwrap().records(), 2);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The water account of a state at `t`: two segments, one of them with a comma in its name.
+fn account_at(t: f64) -> crate::account::Account {
+    use crate::model::BoundaryFlow;
+    crate::account::Account {
+        t,
+        storage: 100.0 + t,
+        start: 100.0,
+        rain: 2.0 * t,
+        inflow: 0.5,
+        infiltration: 0.25 * t,
+        boundary: vec![
+            BoundaryFlow { name: "east".into(), out: 0.125 * t, into: 0.0 },
+            BoundaryFlow { name: "mouth, upper".into(), out: 1.0 / 3.0, into: t },
+        ],
+    }
+}
+
+/// A run's water account goes into the fields' file beside the fields, a record a snapshot:
+/// its terms as doubles (the precision's fields keep theirs), the segments' names, read back bit
+/// for bit by our reader and by the `netcdf3` crate; a snapshot with another account, or none,
+/// is refused, and so is a resume against a file of another layout.
+#[test]
+fn the_water_account_goes_into_the_fields_file() {
+    let dir = test_dir("nc-account");
+    let path = dir.join("run.nc");
+    let mut rng = Rng::new(5);
+    let states: Vec<State<f32>> = [0.0, 1.5].iter().map(|&t| state(&mut rng, t)).collect();
+    let accounts: Vec<_> = states.iter().map(|s| account_at(s.clock.t)).collect();
+    let mut nc =
+        Snapshots::create(&path, &plane(), &states[0], Some(&accounts[0]), "s", vec![], &Geo::default()).unwrap();
+    for (s, a) in states.iter().zip(&accounts) {
+        nc.append(s, Some(a)).unwrap();
+    }
+    assert!(nc.append(&states[1], None).is_err(), "a snapshot without the account");
+    let mut other = account_at(3.0);
+    other.boundary.pop();
+    assert!(nc.append(&states[1], Some(&other)).is_err(), "a snapshot of other segments");
+    drop(nc);
+    let mut r = Dataset::open(&path).unwrap();
+    assert_eq!(r.records(), 2);
+    for (k, a) in accounts.iter().enumerate() {
+        let mut at = |name: &str| r.read(name, Some(k as u64)).unwrap();
+        assert_eq!(at("storage"), Values::F64(vec![a.storage]));
+        assert_eq!(at("rain_volume"), Values::F64(vec![a.rain]));
+        assert_eq!(at("inflow_volume"), Values::F64(vec![a.inflow]));
+        assert_eq!(at("infiltration_volume"), Values::F64(vec![a.infiltration]));
+        assert_eq!(at("outflow_volume"), Values::F64(a.boundary.iter().map(|b| b.out).collect()));
+        assert_eq!(at("boundary_inflow_volume"), Values::F64(a.boundary.iter().map(|b| b.into).collect()));
+        assert_eq!(at("residual"), Values::F64(vec![a.residual()]));
+        assert!(matches!(at("h"), Values::F32(_)), "the fields keep the run's precision");
+    }
+    assert_eq!(r.var("outflow_volume").unwrap().text("units"), Some("m3"));
+    assert_eq!(r.var("outflow_volume").unwrap().text("coordinates"), Some("boundary_name"));
+    let mut f = netcdf3::FileReader::open(&path).unwrap();
+    assert_eq!(f.data_set().dim_size("boundary"), Some(2));
+    let names = f.read_var_u8("boundary_name").unwrap();
+    let names: Vec<String> =
+        names.chunks(12).map(|c| String::from_utf8_lossy(c).trim_end_matches('\0').to_string()).collect();
+    assert_eq!(names, ["east", "mouth, upper"]);
+    let out = f.read_var_f64("outflow_volume").unwrap();
+    assert_eq!(out, accounts.iter().flat_map(|a| a.boundary.iter().map(|b| b.out)).collect::<Vec<_>>());
+    assert_eq!(f.read_var_f32("h").unwrap().len(), 30);
+    // A resume reads the layout back: with the account it goes on, without it the file is not
+    // this run's.
+    assert!(Snapshots::resume(&path, &plane(), &states[0], Some(&accounts[0]), "s", 0.0, &Geo::default()).is_ok());
+    let e = Snapshots::resume(&path, &plane(), &states[0], None, "s", 0.0, &Geo::default()).map(|_| ()).unwrap_err();
+    assert!(e.to_string().contains("not those of this run's fields"), "{e}");
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -1,0 +1,103 @@
+//! The water account's boundary segments (docs/kp-forcing.md, "The water account"): each open
+//! side (`outflow`, `normal-depth`) by its name, each held level and each outlet by its own,
+//! and which faces of the perimeter each holds. Walls let nothing through and a periodic side's
+//! water comes back in at the other, so neither is a segment. The CPU reference and the GPU
+//! driver measure the segments' faces (`perimeter.rs`, `kernels::kp::outward_flux`); the model
+//! sums the faces' totals into the segments when it hands a state out.
+
+use super::{Boundary, Problem};
+use crate::model::BoundaryFlow;
+use kernels::kp::{NO_SEGMENT, perimeter_faces};
+
+/// The sides' names, in the order of the kernels' side codes.
+pub const SIDES: [&str; 4] = ["west", "east", "south", "north"];
+
+/// A problem's boundary segments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Segments {
+    /// Each segment's name: the open sides (west, east, south, north), then the held levels,
+    /// then the outlets, in the case's order.
+    pub names: Vec<String>,
+    /// Each face of the perimeter's segment (`kernels::kp::perimeter_faces`' order), or
+    /// `NO_SEGMENT`.
+    pub map: Vec<u32>,
+}
+
+impl Segments {
+    /// The segments of `problem`: with forcing only (a run without it keeps no account). An
+    /// open side whose every cell a level holds has no segment of its own.
+    pub fn of(problem: &Problem) -> Segments {
+        let (nx, ny) = (problem.nx, problem.ny);
+        if problem.forcing.is_empty() {
+            return Segments { names: Vec::new(), map: Vec::new() };
+        }
+        let offset = |side: usize| [0, ny, 2 * ny, 2 * ny + nx][side];
+        let f = &problem.forcing;
+        let reaches: Vec<(&String, std::ops::Range<usize>)> = f
+            .levels
+            .iter()
+            .map(|l| (&l.name, offset(l.side) + l.cells.start..offset(l.side) + l.cells.end))
+            .chain(f.outlets.iter().map(|o| (&o.name, offset(o.side) + o.cells.start..offset(o.side) + o.cells.end)))
+            .collect();
+        let mut map = vec![NO_SEGMENT; perimeter_faces(nx as u32, ny as u32) as usize];
+        let mut names = Vec::new();
+        for (side, b) in problem.boundary.iter().enumerate() {
+            let faces = offset(side)..offset(side) + if side < 2 { ny } else { nx };
+            let own: Vec<usize> = faces.filter(|k| reaches.iter().all(|(_, r)| !r.contains(k))).collect();
+            if b.is_open() && !own.is_empty() {
+                for k in own {
+                    map[k] = names.len() as u32;
+                }
+                names.push(SIDES[side].to_string());
+            }
+        }
+        let open = names.len();
+        for (name, faces) in reaches {
+            map[faces].fill(names.len() as u32);
+            names.push(name.clone());
+        }
+        // A normal-depth outlet continues the bed under its ghosts at the nodes of its cells,
+        // ends included: the wall ghost beside each end has that node as a corner, so its bed
+        // is no mirror of the cell inside and, where the reconstruction reads cells through
+        // their corners (`bollermann`, `clamp`), water crosses that wall face. It is the
+        // outlet's: the face at each end belongs to it.
+        for (k, o) in f.outlets.iter().enumerate().filter(|(_, o)| o.normal_depth) {
+            let (side, n) = (o.side, if o.side < 2 { ny } else { nx });
+            // Across periodic sides the cell before the first is the last, and so on.
+            let around = problem.boundary[if side < 2 { 2 } else { 0 }] == Boundary::Periodic;
+            let before = o.cells.start.checked_sub(1).or((around && n > 1).then(|| n - 1));
+            let after = if o.cells.end < n { Some(o.cells.end) } else { (around && n > 1).then_some(0) };
+            let ends = [before, after];
+            for cell in ends.into_iter().flatten() {
+                let face = offset(side) + cell;
+                if problem.boundary[side] == Boundary::Wall && map[face] == NO_SEGMENT {
+                    map[face] = (open + f.levels.len() + k) as u32;
+                }
+            }
+        }
+        Segments { names, map }
+    }
+
+    /// Whether there is nothing to measure: no open side, held level or outlet.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The segments' volumes from the faces' totals `totals` (four arrays of the perimeter's
+    /// faces: what left, values then low parts; what came in, values then low parts), each face's
+    /// pair added as value + low part and the faces summed in f64 in their order.
+    pub fn flows(&self, totals: &[f64]) -> Vec<BoundaryFlow> {
+        let n = self.map.len();
+        let mut flows: Vec<BoundaryFlow> =
+            self.names.iter().map(|name| BoundaryFlow { name: name.clone(), out: 0.0, into: 0.0 }).collect();
+        if totals.len() != 4 * n {
+            return flows;
+        }
+        for (f, &s) in self.map.iter().enumerate().filter(|(_, s)| **s != NO_SEGMENT) {
+            let flow = &mut flows[s as usize];
+            flow.out += totals[f] + totals[n + f];
+            flow.into += totals[2 * n + f] + totals[3 * n + f];
+        }
+        flows
+    }
+}
