@@ -126,7 +126,7 @@ impl<T: Real> Faces<T> {
     /// The draining factors of the partially flooded cells of the state whose surface is `w` (a
     /// level `W` of `T`) for a stage of `dt`, the faces scaled by them, and R from the faces into
     /// (R_w, R_hu, R_hv), R_w in `W` (`kernels::kp::mass_rate`: the faces' `T` fluxes summed in `W`).
-    #[allow(clippy::type_complexity)]
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
     pub fn drain_and_rhs<W: Level<T>>(
         &mut self,
         k: &Coeffs<T>,
@@ -196,6 +196,7 @@ impl<T: Real> Faces<T> {
 /// holds), else from what leaves it through the mass fluxes `faces(c)` (west, east, south,
 /// north; a split substep passes zeros for the faces it does not use). Returns whether some φ
 /// is below 1, and how many.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn draining_factors<T: Real, W: Level<T>>(
     k: &Coeffs<T>,
     dt: T,

@@ -170,7 +170,7 @@ fn random_rain_grid(cells: usize, t_end: f64, rnd: &mut dyn FnMut() -> f64) -> R
 fn holes(p: &mut Problem, seed: u64) {
     super::inactive::scatter(p, seed, 0.15);
     let (nx, ny) = (p.nx, p.ny);
-    let edge = |c: usize| c % nx == 0 || c % nx == nx - 1 || c / nx == 0 || c / nx == ny - 1;
+    let edge = |c: usize| c.is_multiple_of(nx) || c % nx == nx - 1 || c / nx == 0 || c / nx == ny - 1;
     let fed: Vec<usize> = p.forcing.inflows.iter().flat_map(|f| f.cells.iter().map(|c| c.0)).collect();
     if let Some(a) = p.active.as_mut() {
         for c in (0..nx * ny).filter(|&c| edge(c) || fed.contains(&c)) {

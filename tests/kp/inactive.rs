@@ -67,8 +67,8 @@ fn same_as_walls<T: Real>() {
                 let what = format!("{} {} {} frame {m}", T::NAME, scheme.name(), wet_dry.name());
                 assert!(a.time() == b.time() && a.steps() == b.steps(), "{what}: the clocks differ");
                 let cut = inside(&p, &q, &b, m);
-                for f in 0..3 {
-                    assert!(p.interior(a.state()[f]) == cut[f], "{what}: field {f} differs from the walled domain's");
+                for (f, cut) in cut.iter().enumerate() {
+                    assert!(&p.interior(a.state()[f]) == cut, "{what}: field {f} differs from the walled domain's");
                 }
                 // The frame holds no water and no momentum.
                 let h: Vec<f64> = super::depth(&q, &b);
