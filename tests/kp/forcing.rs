@@ -220,13 +220,15 @@ fn f32_account_bound(compensated: bool) -> f64 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(8)))]
+    // Three cases of grids up to 15 × 15 in every build (each case runs 15 scheme pairs in four
+    // precisions; larger grids took CI 90 s); `PROPTEST_CASES` runs more.
+    #![proptest_config(ProptestConfig::with_cases(cases(3)))]
     /// In every scheme and wet–dry treatment, f64 and f32 (plain and compensated), a forced
     /// basin with random sides (walls, outflow, normal-depth, periodic), and in the unsplit
     /// schemes a held level and an outlet, keeps its water account: what the sources and the
     /// boundary's measured faces do not explain is round-off (f64) or f32's level over the run.
     #[test]
-    fn forcing_keeps_the_water_account(nx in 3usize..24, ny in 3usize..24, seed: u64) {
+    fn forcing_keeps_the_water_account(nx in 3usize..16, ny in 3usize..16, seed: u64) {
         for scheme in Scheme::ALL {
             for wet_dry in WetDry::ALL {
                 let mut p = super::gpu::random_state(nx, ny, seed, 0);
