@@ -27,8 +27,8 @@
 
 use super::rk::{CellFlags, Update, load_cell, update_cell};
 use super::{
-    Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, cell_view, face_bed, face_flux, is_active,
-    mass_part, reconstruct_on, rhs_x, rhs_y, slope_source, stream_strips,
+    Cell, CellSources, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, cell_view, face_bed,
+    face_flux, is_active, mass_part, reconstruct_on, rhs_x, rhs_y, slope_source, stream_strips,
 };
 use crate::Level;
 use crate::device::reduce::warp_reduce;
@@ -91,6 +91,7 @@ impl<T: DeviceReal, W: DeviceReal> Stage2<T, W> {
             lo1: null(),
             olo: null_mut(),
             hi: null(),
+            src: CellSources::NONE,
         };
         Stage2 { u, wet_out: null_mut(), partial: null_mut(), shore: null_mut(), listed: null() }
     }
@@ -150,6 +151,7 @@ unsafe fn stream_body<
     const EARLY: bool,
     const RK: bool,
     const MASKED: bool,
+    const FORCE: bool,
 >(
     k: &Coeffs<T>,
     rows: u32,
@@ -295,7 +297,9 @@ unsafe fn stream_body<
                 let r = (x_w + mass_part(gs.f0, g.f0, k.inv_dy), x_part.1 + y.1, x_part.2 + y.2);
                 let r = if am { r } else { (W::ZERO, T::ZERO, T::ZERO) };
                 if let Some(c) = pre {
-                    flags.or(unsafe { update_cell(k, &st.u, 2, low, cell, c, Some(r)) });
+                    // The interior index, for the forcing's rain and soil arrays alone.
+                    let n = if FORCE { (pj - 3) as usize * k.nx as usize + (lane.pc - 2) as usize } else { 0 };
+                    flags.or(unsafe { update_cell::<T, W, FORCE>(k, &st.u, 2, low, cell, n, c, Some(r)) });
                 } else if lane.useful && active {
                     if !RK && am {
                         let mut cell_rate = pending_rate.max(g.speed * k.inv_dy);
@@ -376,7 +380,14 @@ unsafe fn stream_body<
 /// cost the unmasked run 6–11%, measured on an H200).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn stream_masked<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, const EARLY: bool, const RK: bool>(
+unsafe fn stream_masked<
+    S: WetDryScheme,
+    T: DeviceReal,
+    W: DeviceReal + Level<T>,
+    const EARLY: bool,
+    const RK: bool,
+    const FORCE: bool,
+>(
     k: &Coeffs<T>,
     rows: u32,
     w: *const W,
@@ -392,9 +403,9 @@ unsafe fn stream_masked<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>
 ) {
     unsafe {
         if k.active == 0 {
-            stream_body::<S, T, W, EARLY, RK, false>(k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st)
+            stream_body::<S, T, W, EARLY, RK, false, FORCE>(k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st)
         } else {
-            stream_body::<S, T, W, EARLY, RK, true>(k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st)
+            stream_body::<S, T, W, EARLY, RK, true, FORCE>(k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st)
         }
     }
 }
@@ -423,7 +434,7 @@ pub(super) unsafe fn kp_flux_stream<S: WetDryScheme, T: DeviceReal, W: DeviceRea
     rate: *mut T,
 ) {
     unsafe {
-        stream_masked::<S, T, W, false, false>(
+        stream_masked::<S, T, W, false, false, false>(
             &k,
             rows,
             w,
@@ -461,7 +472,9 @@ pub(super) unsafe fn kp_flux_stream_early<S: WetDryScheme, T: DeviceReal, W: Dev
     rate: *mut T,
     wet: *const u32,
 ) {
-    unsafe { stream_masked::<S, T, W, true, false>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, Stage2::none()) }
+    unsafe {
+        stream_masked::<S, T, W, true, false, false>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, Stage2::none())
+    }
 }
 
 /// RK2's second stage in the streamed flux kernel: R of Q¹ (`w`, `hu`, `hv`), as
@@ -485,7 +498,7 @@ pub(super) unsafe fn kp_flux_stream_early<S: WetDryScheme, T: DeviceReal, W: Dev
 /// nbx·nby flags, `wet_out` (`partial`, `shore`) distinct from `listed`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_flux_stream_rk<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>>(
+pub(super) unsafe fn kp_flux_stream_rk<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, const FORCE: bool>(
     k: Coeffs<T>,
     rows: u32,
     w: *const W,
@@ -508,6 +521,7 @@ pub(super) unsafe fn kp_flux_stream_rk<S: WetDryScheme, T: DeviceReal, W: Device
     partial: *mut u32,
     shore: *mut u32,
     listed: *const u32,
+    src: CellSources<T>,
 ) {
     let u = Update {
         dt: unsafe { T::ldg(dt) },
@@ -520,8 +534,9 @@ pub(super) unsafe fn kp_flux_stream_rk<S: WetDryScheme, T: DeviceReal, W: Device
         lo1,
         olo: lo0,
         hi,
+        src,
     };
     let st = Stage2 { u, wet_out, partial, shore, listed };
     let (rate, wet) = (core::ptr::null_mut(), core::ptr::null());
-    unsafe { stream_masked::<S, T, W, false, true>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st) }
+    unsafe { stream_masked::<S, T, W, false, true, FORCE>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st) }
 }
