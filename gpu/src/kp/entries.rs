@@ -3,6 +3,11 @@
 //! [`RK_FRICTION_FIELD`]; each also compensated, `RK_C…`), boundary, Δt, the `clamp` scheme's drain and clamp passes,
 //! the forcing and the water account's boundary faces.
 //!
+//! The streamed and SRK2 flux kernels come in pairs: the plain entry treats every cell as
+//! active, the `_MASKED` one reads the activity map `k.active` (inactive cells are walls,
+//! `walls.rs`) and is launched for grids that have inactive cells. Two bodies in one entry would
+//! share one register allocation, and the map's registers cost the plain run 6–14%.
+//!
 //! Launch contract (all): `k` describes padded state arrays of `(nx+4)(ny+4)` cells and a
 //! corner array of `(nx+5)(ny+5)`; every pointer is a whole such array (or as stated); outputs
 //! do not alias inputs unless stated. The tile flux and RK kernels run on the same grid of
@@ -58,29 +63,39 @@ kernels! {
         k: Coeffs<T>, rows: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T,
         rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T,
     }
-    pub const FLUX_STREAM_KP07: FluxStream = kp_flux_stream_kp07(kp_flux_stream::<Kp07, T, T>);
-    pub const FLUX_STREAM_BOLLERMANN: FluxStream = kp_flux_stream_bollermann(kp_flux_stream::<Bollermann, T, T>);
-    pub const FLUX_STREAM_CLAMP: FluxStream = kp_flux_stream_clamp(kp_flux_stream::<Clamp, T, T>);
+    pub const FLUX_STREAM_KP07: FluxStream = kp_flux_stream_kp07(kp_flux_stream::<Kp07, T, T, false>);
+    pub const FLUX_STREAM_MASKED_KP07: FluxStream = kp_flux_stream_masked_kp07(kp_flux_stream::<Kp07, T, T, true>);
+    pub const FLUX_STREAM_BOLLERMANN: FluxStream = kp_flux_stream_bollermann(kp_flux_stream::<Bollermann, T, T, false>);
+    pub const FLUX_STREAM_MASKED_BOLLERMANN: FluxStream = kp_flux_stream_masked_bollermann(kp_flux_stream::<Bollermann, T, T, true>);
+    pub const FLUX_STREAM_CLAMP: FluxStream = kp_flux_stream_clamp(kp_flux_stream::<Clamp, T, T, false>);
+    pub const FLUX_STREAM_MASKED_CLAMP: FluxStream = kp_flux_stream_masked_clamp(kp_flux_stream::<Clamp, T, T, true>);
     /// Mixed precision (docs/f32-conservation.md, "Mixed precision for shallow water"): `w` and
     /// `rw` carry f64 arrays (`mixed.rs`), the rest `T`. The `_f32` entry is the mixed mode; the
     /// `_f64` one computes what the plain f64 kernel does and is not used. So for every `M_` entry.
-    pub const M_FLUX_STREAM_KP07: FluxStream = kp_m_flux_stream_kp07(kp_m_flux_stream::<Kp07, T>);
-    pub const M_FLUX_STREAM_BOLLERMANN: FluxStream = kp_m_flux_stream_bollermann(kp_m_flux_stream::<Bollermann, T>);
-    pub const M_FLUX_STREAM_CLAMP: FluxStream = kp_m_flux_stream_clamp(kp_m_flux_stream::<Clamp, T>);
+    pub const M_FLUX_STREAM_KP07: FluxStream = kp_m_flux_stream_kp07(kp_m_flux_stream::<Kp07, T, false>);
+    pub const M_FLUX_STREAM_MASKED_KP07: FluxStream = kp_m_flux_stream_masked_kp07(kp_m_flux_stream::<Kp07, T, true>);
+    pub const M_FLUX_STREAM_BOLLERMANN: FluxStream = kp_m_flux_stream_bollermann(kp_m_flux_stream::<Bollermann, T, false>);
+    pub const M_FLUX_STREAM_MASKED_BOLLERMANN: FluxStream = kp_m_flux_stream_masked_bollermann(kp_m_flux_stream::<Bollermann, T, true>);
+    pub const M_FLUX_STREAM_CLAMP: FluxStream = kp_m_flux_stream_clamp(kp_m_flux_stream::<Clamp, T, false>);
+    pub const M_FLUX_STREAM_MASKED_CLAMP: FluxStream = kp_m_flux_stream_masked_clamp(kp_m_flux_stream::<Clamp, T, true>);
 
     /// [`FluxStream`] with the wet map (early exit).
     pub struct FluxStreamEarly<T> {
         k: Coeffs<T>, rows: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T,
         rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T, wet: *const u32,
     }
-    pub const FLUX_STREAM_EARLY_KP07: FluxStreamEarly = kp_flux_stream_early_kp07(kp_flux_stream_early::<Kp07, T, T>);
-    pub const FLUX_STREAM_EARLY_BOLLERMANN: FluxStreamEarly =
-        kp_flux_stream_early_bollermann(kp_flux_stream_early::<Bollermann, T, T>);
-    pub const FLUX_STREAM_EARLY_CLAMP: FluxStreamEarly = kp_flux_stream_early_clamp(kp_flux_stream_early::<Clamp, T, T>);
-    pub const M_FLUX_STREAM_EARLY_KP07: FluxStreamEarly = kp_m_flux_stream_early_kp07(kp_m_flux_stream_early::<Kp07, T>);
-    pub const M_FLUX_STREAM_EARLY_BOLLERMANN: FluxStreamEarly =
-        kp_m_flux_stream_early_bollermann(kp_m_flux_stream_early::<Bollermann, T>);
-    pub const M_FLUX_STREAM_EARLY_CLAMP: FluxStreamEarly = kp_m_flux_stream_early_clamp(kp_m_flux_stream_early::<Clamp, T>);
+    pub const FLUX_STREAM_EARLY_KP07: FluxStreamEarly = kp_flux_stream_early_kp07(kp_flux_stream_early::<Kp07, T, T, false>);
+    pub const FLUX_STREAM_EARLY_MASKED_KP07: FluxStreamEarly = kp_flux_stream_early_masked_kp07(kp_flux_stream_early::<Kp07, T, T, true>);
+    pub const FLUX_STREAM_EARLY_BOLLERMANN: FluxStreamEarly = kp_flux_stream_early_bollermann(kp_flux_stream_early::<Bollermann, T, T, false>);
+    pub const FLUX_STREAM_EARLY_MASKED_BOLLERMANN: FluxStreamEarly = kp_flux_stream_early_masked_bollermann(kp_flux_stream_early::<Bollermann, T, T, true>);
+    pub const FLUX_STREAM_EARLY_CLAMP: FluxStreamEarly = kp_flux_stream_early_clamp(kp_flux_stream_early::<Clamp, T, T, false>);
+    pub const FLUX_STREAM_EARLY_MASKED_CLAMP: FluxStreamEarly = kp_flux_stream_early_masked_clamp(kp_flux_stream_early::<Clamp, T, T, true>);
+    pub const M_FLUX_STREAM_EARLY_KP07: FluxStreamEarly = kp_m_flux_stream_early_kp07(kp_m_flux_stream_early::<Kp07, T, false>);
+    pub const M_FLUX_STREAM_EARLY_MASKED_KP07: FluxStreamEarly = kp_m_flux_stream_early_masked_kp07(kp_m_flux_stream_early::<Kp07, T, true>);
+    pub const M_FLUX_STREAM_EARLY_BOLLERMANN: FluxStreamEarly = kp_m_flux_stream_early_bollermann(kp_m_flux_stream_early::<Bollermann, T, false>);
+    pub const M_FLUX_STREAM_EARLY_MASKED_BOLLERMANN: FluxStreamEarly = kp_m_flux_stream_early_masked_bollermann(kp_m_flux_stream_early::<Bollermann, T, true>);
+    pub const M_FLUX_STREAM_EARLY_CLAMP: FluxStreamEarly = kp_m_flux_stream_early_clamp(kp_m_flux_stream_early::<Clamp, T, false>);
+    pub const M_FLUX_STREAM_EARLY_MASKED_CLAMP: FluxStreamEarly = kp_m_flux_stream_early_masked_clamp(kp_m_flux_stream_early::<Clamp, T, true>);
 
     /// RK2's second stage in the streamed flux kernel (`stream.rs`, `kp_flux_stream_rk`; no
     /// early exit): R of Q¹ (`w`, `hu`, `hv`) applied to Qⁿ (`w0`, `hu0`, `hv0`, and `lo0` with
@@ -97,23 +112,27 @@ kernels! {
         wet_out: *mut u32, hi: *const T, partial: *mut u32, shore: *mut u32, listed: *const u32,
         src: CellSources<T>,
     }
-    pub const FLUX_STREAM_RK_KP07: FluxStreamRk = kp_flux_stream_rk_kp07(kp_flux_stream_rk::<Kp07, T, T, false>);
-    pub const FLUX_STREAM_RK_BOLLERMANN: FluxStreamRk =
-        kp_flux_stream_rk_bollermann(kp_flux_stream_rk::<Bollermann, T, T, false>);
-    pub const FLUX_STREAM_RK_CLAMP: FluxStreamRk = kp_flux_stream_rk_clamp(kp_flux_stream_rk::<Clamp, T, T, false>);
+    pub const FLUX_STREAM_RK_KP07: FluxStreamRk = kp_flux_stream_rk_kp07(kp_flux_stream_rk::<Kp07, T, T, false, false>);
+    pub const FLUX_STREAM_RK_MASKED_KP07: FluxStreamRk = kp_flux_stream_rk_masked_kp07(kp_flux_stream_rk::<Kp07, T, T, false, true>);
+    pub const FLUX_STREAM_RK_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_bollermann(kp_flux_stream_rk::<Bollermann, T, T, false, false>);
+    pub const FLUX_STREAM_RK_MASKED_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_masked_bollermann(kp_flux_stream_rk::<Bollermann, T, T, false, true>);
+    pub const FLUX_STREAM_RK_CLAMP: FluxStreamRk = kp_flux_stream_rk_clamp(kp_flux_stream_rk::<Clamp, T, T, false, false>);
+    pub const FLUX_STREAM_RK_MASKED_CLAMP: FluxStreamRk = kp_flux_stream_rk_masked_clamp(kp_flux_stream_rk::<Clamp, T, T, false, true>);
     /// The same with rain and soil forcing each cell's output (`src`; the plain entries above
     /// ignore it).
-    pub const FLUX_STREAM_RK_FORCED_KP07: FluxStreamRk =
-        kp_flux_stream_rk_forced_kp07(kp_flux_stream_rk::<Kp07, T, T, true>);
-    pub const FLUX_STREAM_RK_FORCED_BOLLERMANN: FluxStreamRk =
-        kp_flux_stream_rk_forced_bollermann(kp_flux_stream_rk::<Bollermann, T, T, true>);
-    pub const FLUX_STREAM_RK_FORCED_CLAMP: FluxStreamRk =
-        kp_flux_stream_rk_forced_clamp(kp_flux_stream_rk::<Clamp, T, T, true>);
+    pub const FLUX_STREAM_RK_FORCED_KP07: FluxStreamRk = kp_flux_stream_rk_forced_kp07(kp_flux_stream_rk::<Kp07, T, T, true, false>);
+    pub const FLUX_STREAM_RK_FORCED_MASKED_KP07: FluxStreamRk = kp_flux_stream_rk_forced_masked_kp07(kp_flux_stream_rk::<Kp07, T, T, true, true>);
+    pub const FLUX_STREAM_RK_FORCED_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_forced_bollermann(kp_flux_stream_rk::<Bollermann, T, T, true, false>);
+    pub const FLUX_STREAM_RK_FORCED_MASKED_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_forced_masked_bollermann(kp_flux_stream_rk::<Bollermann, T, T, true, true>);
+    pub const FLUX_STREAM_RK_FORCED_CLAMP: FluxStreamRk = kp_flux_stream_rk_forced_clamp(kp_flux_stream_rk::<Clamp, T, T, true, false>);
+    pub const FLUX_STREAM_RK_FORCED_MASKED_CLAMP: FluxStreamRk = kp_flux_stream_rk_forced_masked_clamp(kp_flux_stream_rk::<Clamp, T, T, true, true>);
     /// Mixed precision: `w`, `w0` and `rw` carry f64 arrays; no low parts.
-    pub const M_FLUX_STREAM_RK_KP07: FluxStreamRk = kp_m_flux_stream_rk_kp07(kp_m_flux_stream_rk::<Kp07, T>);
-    pub const M_FLUX_STREAM_RK_BOLLERMANN: FluxStreamRk =
-        kp_m_flux_stream_rk_bollermann(kp_m_flux_stream_rk::<Bollermann, T>);
-    pub const M_FLUX_STREAM_RK_CLAMP: FluxStreamRk = kp_m_flux_stream_rk_clamp(kp_m_flux_stream_rk::<Clamp, T>);
+    pub const M_FLUX_STREAM_RK_KP07: FluxStreamRk = kp_m_flux_stream_rk_kp07(kp_m_flux_stream_rk::<Kp07, T, false>);
+    pub const M_FLUX_STREAM_RK_MASKED_KP07: FluxStreamRk = kp_m_flux_stream_rk_masked_kp07(kp_m_flux_stream_rk::<Kp07, T, true>);
+    pub const M_FLUX_STREAM_RK_BOLLERMANN: FluxStreamRk = kp_m_flux_stream_rk_bollermann(kp_m_flux_stream_rk::<Bollermann, T, false>);
+    pub const M_FLUX_STREAM_RK_MASKED_BOLLERMANN: FluxStreamRk = kp_m_flux_stream_rk_masked_bollermann(kp_m_flux_stream_rk::<Bollermann, T, true>);
+    pub const M_FLUX_STREAM_RK_CLAMP: FluxStreamRk = kp_m_flux_stream_rk_clamp(kp_m_flux_stream_rk::<Clamp, T, false>);
+    pub const M_FLUX_STREAM_RK_MASKED_CLAMP: FluxStreamRk = kp_m_flux_stream_rk_masked_clamp(kp_m_flux_stream_rk::<Clamp, T, true>);
 
     /// SRK2's flux kernels (`split_flux.rs`): one part of R (x or y) of the state and one rate a
     /// block; early exit by the wet map `wet` where `early` ≠ 0 (null will do otherwise).
@@ -122,13 +141,19 @@ kernels! {
         rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T, wet: *const u32,
     }
     /// The x-line kernel: blocks of `l` × 1 threads along a row.
-    pub const FLUX_X_KP07: FluxSplit = kp_flux_x_kp07(kp_flux_x::<Kp07, T>);
-    pub const FLUX_X_BOLLERMANN: FluxSplit = kp_flux_x_bollermann(kp_flux_x::<Bollermann, T>);
-    pub const FLUX_X_CLAMP: FluxSplit = kp_flux_x_clamp(kp_flux_x::<Clamp, T>);
+    pub const FLUX_X_KP07: FluxSplit = kp_flux_x_kp07(kp_flux_x::<Kp07, T, false>);
+    pub const FLUX_X_MASKED_KP07: FluxSplit = kp_flux_x_masked_kp07(kp_flux_x::<Kp07, T, true>);
+    pub const FLUX_X_BOLLERMANN: FluxSplit = kp_flux_x_bollermann(kp_flux_x::<Bollermann, T, false>);
+    pub const FLUX_X_MASKED_BOLLERMANN: FluxSplit = kp_flux_x_masked_bollermann(kp_flux_x::<Bollermann, T, true>);
+    pub const FLUX_X_CLAMP: FluxSplit = kp_flux_x_clamp(kp_flux_x::<Clamp, T, false>);
+    pub const FLUX_X_MASKED_CLAMP: FluxSplit = kp_flux_x_masked_clamp(kp_flux_x::<Clamp, T, true>);
     /// The y-block kernel: the RK kernel's blocks.
-    pub const FLUX_Y_KP07: FluxSplit = kp_flux_y_kp07(kp_flux_y::<Kp07, T>);
-    pub const FLUX_Y_BOLLERMANN: FluxSplit = kp_flux_y_bollermann(kp_flux_y::<Bollermann, T>);
-    pub const FLUX_Y_CLAMP: FluxSplit = kp_flux_y_clamp(kp_flux_y::<Clamp, T>);
+    pub const FLUX_Y_KP07: FluxSplit = kp_flux_y_kp07(kp_flux_y::<Kp07, T, false>);
+    pub const FLUX_Y_MASKED_KP07: FluxSplit = kp_flux_y_masked_kp07(kp_flux_y::<Kp07, T, true>);
+    pub const FLUX_Y_BOLLERMANN: FluxSplit = kp_flux_y_bollermann(kp_flux_y::<Bollermann, T, false>);
+    pub const FLUX_Y_MASKED_BOLLERMANN: FluxSplit = kp_flux_y_masked_bollermann(kp_flux_y::<Bollermann, T, true>);
+    pub const FLUX_Y_CLAMP: FluxSplit = kp_flux_y_clamp(kp_flux_y::<Clamp, T, false>);
+    pub const FLUX_Y_MASKED_CLAMP: FluxSplit = kp_flux_y_masked_clamp(kp_flux_y::<Clamp, T, true>);
 
     /// RK stage `stage` from Qⁿ (`*0`), the state R was evaluated at (`*1`) and R into `o*`, with
     /// the wet maps (see `kp_rk`); R is `r*`, or in SRK2 (`ry` not null) `r*` plus the y part
@@ -364,5 +389,38 @@ impl FluxEntries {
         y_block: FLUX_Y_CLAMP,
         line_shared: line_shared::<Clamp>,
         yblock_shared: yblock_shared::<Clamp>,
+    };
+    /// [`Self::KP07`] for a grid with inactive cells: the streamed and SRK2 kernels that read the
+    /// activity map (the tile kernels read it where `k` has one).
+    pub const KP07_MASKED: FluxEntries = FluxEntries {
+        stream: FLUX_STREAM_MASKED_KP07,
+        stream_early: FLUX_STREAM_EARLY_MASKED_KP07,
+        stream_rk: FLUX_STREAM_RK_MASKED_KP07,
+        stream_rk_forced: FLUX_STREAM_RK_FORCED_MASKED_KP07,
+        x_line: FLUX_X_MASKED_KP07,
+        y_block: FLUX_Y_MASKED_KP07,
+        ..FluxEntries::KP07
+    };
+    /// [`Self::BOLLERMANN`] for a grid with inactive cells: the streamed and SRK2 kernels that read the
+    /// activity map (the tile kernels read it where `k` has one).
+    pub const BOLLERMANN_MASKED: FluxEntries = FluxEntries {
+        stream: FLUX_STREAM_MASKED_BOLLERMANN,
+        stream_early: FLUX_STREAM_EARLY_MASKED_BOLLERMANN,
+        stream_rk: FLUX_STREAM_RK_MASKED_BOLLERMANN,
+        stream_rk_forced: FLUX_STREAM_RK_FORCED_MASKED_BOLLERMANN,
+        x_line: FLUX_X_MASKED_BOLLERMANN,
+        y_block: FLUX_Y_MASKED_BOLLERMANN,
+        ..FluxEntries::BOLLERMANN
+    };
+    /// [`Self::CLAMP`] for a grid with inactive cells: the streamed and SRK2 kernels that read the
+    /// activity map (the tile kernels read it where `k` has one).
+    pub const CLAMP_MASKED: FluxEntries = FluxEntries {
+        stream: FLUX_STREAM_MASKED_CLAMP,
+        stream_early: FLUX_STREAM_EARLY_MASKED_CLAMP,
+        stream_rk: FLUX_STREAM_RK_MASKED_CLAMP,
+        stream_rk_forced: FLUX_STREAM_RK_FORCED_MASKED_CLAMP,
+        x_line: FLUX_X_MASKED_CLAMP,
+        y_block: FLUX_Y_MASKED_CLAMP,
+        ..FluxEntries::CLAMP
     };
 }

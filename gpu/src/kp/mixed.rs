@@ -18,7 +18,7 @@ use crate::device::DeviceReal;
 /// As [`kp_flux_stream`], with `w` and `rw` padded arrays of f64.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(super) unsafe fn kp_m_flux_stream<S: WetDryScheme, T: DeviceReal>(
+pub(super) unsafe fn kp_m_flux_stream<S: WetDryScheme, T: DeviceReal, const MASKED: bool>(
     k: Coeffs<T>,
     rows: u32,
     w: *const T,
@@ -32,7 +32,7 @@ pub(super) unsafe fn kp_m_flux_stream<S: WetDryScheme, T: DeviceReal>(
 ) where
     f64: Level<T>,
 {
-    unsafe { kp_flux_stream::<S, T, f64>(k, rows, w.cast(), hu, hv, bed, rw.cast(), rhu, rhv, rate) }
+    unsafe { kp_flux_stream::<S, T, f64, MASKED>(k, rows, w.cast(), hu, hv, bed, rw.cast(), rhu, rhv, rate) }
 }
 
 /// [`kp_flux_stream_early`] of an f64 surface into an f64 R_w.
@@ -41,7 +41,7 @@ pub(super) unsafe fn kp_m_flux_stream<S: WetDryScheme, T: DeviceReal>(
 /// As [`kp_flux_stream_early`], with `w` and `rw` padded arrays of f64.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(super) unsafe fn kp_m_flux_stream_early<S: WetDryScheme, T: DeviceReal>(
+pub(super) unsafe fn kp_m_flux_stream_early<S: WetDryScheme, T: DeviceReal, const MASKED: bool>(
     k: Coeffs<T>,
     rows: u32,
     w: *const T,
@@ -56,7 +56,7 @@ pub(super) unsafe fn kp_m_flux_stream_early<S: WetDryScheme, T: DeviceReal>(
 ) where
     f64: Level<T>,
 {
-    unsafe { kp_flux_stream_early::<S, T, f64>(k, rows, w.cast(), hu, hv, bed, rw.cast(), rhu, rhv, rate, wet) }
+    unsafe { kp_flux_stream_early::<S, T, f64, MASKED>(k, rows, w.cast(), hu, hv, bed, rw.cast(), rhu, rhv, rate, wet) }
 }
 
 /// [`kp_rk`] (one field for w, no low parts) of f64 surfaces `w0`, `w1`, `ow` and R_w `rw`.
@@ -144,7 +144,7 @@ pub(super) unsafe fn kp_m_rk<F: Friction, T: DeviceReal>(
 /// As [`kp_flux_stream_rk`], with `w`, `w0` and `rw` padded arrays of f64; `lo0`, `lo1` null.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(super) unsafe fn kp_m_flux_stream_rk<S: WetDryScheme, T: DeviceReal>(
+pub(super) unsafe fn kp_m_flux_stream_rk<S: WetDryScheme, T: DeviceReal, const MASKED: bool>(
     k: Coeffs<T>,
     rows: u32,
     w: *const T,
@@ -172,7 +172,7 @@ pub(super) unsafe fn kp_m_flux_stream_rk<S: WetDryScheme, T: DeviceReal>(
     f64: Level<T>,
 {
     unsafe {
-        kp_flux_stream_rk::<S, T, f64, false>(
+        kp_flux_stream_rk::<S, T, f64, false, MASKED>(
             k,
             rows,
             w.cast(),

@@ -24,35 +24,11 @@ use crate::device::{DeviceReal, shared, thread};
 /// The launch contract of `entries.rs`, but blocks of `l` × 1 threads (`l` a multiple of 32),
 /// grid (⌈nx/l⌉, ny); `rate` holds `line_slots(nx, ny, l)`; shared memory `line_shared::<S>(l)`
 /// T; `wet` holds nbx·nby flags where `early` ≠ 0.
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_flux_x<S: WetDryScheme, T: DeviceReal>(
-    k: Coeffs<T>,
-    early: u32,
-    w: *const T,
-    hu: *const T,
-    hv: *const T,
-    bed: *const T,
-    rw: *mut T,
-    rhu: *mut T,
-    rhv: *mut T,
-    rate: *mut T,
-    wet: *const u32,
-) {
-    // With the activity map where `k` has one, else without: the map's selects cost an
-    // unmasked run several per cent.
-    unsafe {
-        if k.active == 0 {
-            x_body::<S, T, false>(k, early, w, hu, hv, bed, rw, rhu, rhv, rate, wet)
-        } else {
-            x_body::<S, T, true>(k, early, w, hu, hv, bed, rw, rhu, rhv, rate, wet)
-        }
-    }
-}
-
-/// [`kp_flux_x`]'s body, with the activity map read (`MASKED`) or every cell active.
+///
+/// `MASKED` reads the activity map `k.active` (walls.rs); without it every cell is active.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn x_body<S: WetDryScheme, T: DeviceReal, const MASKED: bool>(
+pub(super) unsafe fn kp_flux_x<S: WetDryScheme, T: DeviceReal, const MASKED: bool>(
     k: Coeffs<T>,
     early: u32,
     w: *const T,
@@ -177,35 +153,11 @@ unsafe fn x_body<S: WetDryScheme, T: DeviceReal, const MASKED: bool>(
 /// The launch contract of `entries.rs` (the tile kernel's grid and blocks); `rate` holds
 /// nbx·nby; shared memory `yblock_shared::<S>(bx, by)` T; `wet` holds nbx·nby flags where
 /// `early` ≠ 0.
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_flux_y<S: WetDryScheme, T: DeviceReal>(
-    k: Coeffs<T>,
-    early: u32,
-    w: *const T,
-    hu: *const T,
-    hv: *const T,
-    bed: *const T,
-    rw: *mut T,
-    rhu: *mut T,
-    rhv: *mut T,
-    rate: *mut T,
-    wet: *const u32,
-) {
-    // With the activity map where `k` has one, else without: the map's selects cost an
-    // unmasked run several per cent.
-    unsafe {
-        if k.active == 0 {
-            y_body::<S, T, false>(k, early, w, hu, hv, bed, rw, rhu, rhv, rate, wet)
-        } else {
-            y_body::<S, T, true>(k, early, w, hu, hv, bed, rw, rhu, rhv, rate, wet)
-        }
-    }
-}
-
-/// [`kp_flux_y`]'s body, with the activity map read (`MASKED`) or every cell active.
+///
+/// `MASKED` reads the activity map `k.active` (walls.rs); without it every cell is active.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn y_body<S: WetDryScheme, T: DeviceReal, const MASKED: bool>(
+pub(super) unsafe fn kp_flux_y<S: WetDryScheme, T: DeviceReal, const MASKED: bool>(
     k: Coeffs<T>,
     early: u32,
     w: *const T,

@@ -376,40 +376,6 @@ unsafe fn stream_body<
     }
 }
 
-/// [`stream_body`] with the activity map where `k` has one, else without (the map's selects
-/// cost the unmasked run 6–11%, measured on an H200).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn stream_masked<
-    S: WetDryScheme,
-    T: DeviceReal,
-    W: DeviceReal + Level<T>,
-    const EARLY: bool,
-    const RK: bool,
-    const FORCE: bool,
->(
-    k: &Coeffs<T>,
-    rows: u32,
-    w: *const W,
-    hu: *const T,
-    hv: *const T,
-    bed: *const T,
-    rw: *mut W,
-    rhu: *mut T,
-    rhv: *mut T,
-    rate: *mut T,
-    wet: *const u32,
-    st: Stage2<T, W>,
-) {
-    unsafe {
-        if k.active == 0 {
-            stream_body::<S, T, W, EARLY, RK, false, FORCE>(k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st)
-        } else {
-            stream_body::<S, T, W, EARLY, RK, true, FORCE>(k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st)
-        }
-    }
-}
-
 /// R at every interior cell and each warp's max(a_x/Δx, a_y/Δy), streamed (module comment).
 /// The surface `w` and R_w are of the level type `W` (`T`, or f64 in mixed precision: read
 /// through `surface_of`, R_w summed face by face by `mass_part`).
@@ -421,7 +387,7 @@ unsafe fn stream_masked<
 // instance, and a call between them would pass `k` through local memory.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_flux_stream<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>>(
+pub(super) unsafe fn kp_flux_stream<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, const MASKED: bool>(
     k: Coeffs<T>,
     rows: u32,
     w: *const W,
@@ -434,7 +400,7 @@ pub(super) unsafe fn kp_flux_stream<S: WetDryScheme, T: DeviceReal, W: DeviceRea
     rate: *mut T,
 ) {
     unsafe {
-        stream_masked::<S, T, W, false, false, false>(
+        stream_body::<S, T, W, false, false, MASKED, false>(
             &k,
             rows,
             w,
@@ -459,7 +425,12 @@ pub(super) unsafe fn kp_flux_stream<S: WetDryScheme, T: DeviceReal, W: DeviceRea
 // instance, and a call between them would pass `k` through local memory.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_flux_stream_early<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>>(
+pub(super) unsafe fn kp_flux_stream_early<
+    S: WetDryScheme,
+    T: DeviceReal,
+    W: DeviceReal + Level<T>,
+    const MASKED: bool,
+>(
     k: Coeffs<T>,
     rows: u32,
     w: *const W,
@@ -473,7 +444,20 @@ pub(super) unsafe fn kp_flux_stream_early<S: WetDryScheme, T: DeviceReal, W: Dev
     wet: *const u32,
 ) {
     unsafe {
-        stream_masked::<S, T, W, true, false, false>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, Stage2::none())
+        stream_body::<S, T, W, true, false, MASKED, false>(
+            &k,
+            rows,
+            w,
+            hu,
+            hv,
+            bed,
+            rw,
+            rhu,
+            rhv,
+            rate,
+            wet,
+            Stage2::none(),
+        )
     }
 }
 
@@ -498,7 +482,13 @@ pub(super) unsafe fn kp_flux_stream_early<S: WetDryScheme, T: DeviceReal, W: Dev
 /// nbx·nby flags, `wet_out` (`partial`, `shore`) distinct from `listed`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_flux_stream_rk<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, const FORCE: bool>(
+pub(super) unsafe fn kp_flux_stream_rk<
+    S: WetDryScheme,
+    T: DeviceReal,
+    W: DeviceReal + Level<T>,
+    const FORCE: bool,
+    const MASKED: bool,
+>(
     k: Coeffs<T>,
     rows: u32,
     w: *const W,
@@ -538,5 +528,5 @@ pub(super) unsafe fn kp_flux_stream_rk<S: WetDryScheme, T: DeviceReal, W: Device
     };
     let st = Stage2 { u, wet_out, partial, shore, listed };
     let (rate, wet) = (core::ptr::null_mut(), core::ptr::null());
-    unsafe { stream_masked::<S, T, W, false, true, FORCE>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st) }
+    unsafe { stream_body::<S, T, W, false, true, MASKED, FORCE>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st) }
 }

@@ -31,10 +31,13 @@ use kernels::kp::{
     DRAIN_RHS, DT, Drain, DrainRhs, FACES_ALL, FACES_X, FACES_X_T, FluxEntries, FluxSplit, FluxStream, FluxStreamEarly,
     FluxStreamRk, FluxTile, FluxTileEarly, M_BOUNDARY, M_CLAMP, M_DRAIN, M_DRAIN_RHS, M_FLUX_STREAM_BOLLERMANN,
     M_FLUX_STREAM_CLAMP, M_FLUX_STREAM_EARLY_BOLLERMANN, M_FLUX_STREAM_EARLY_CLAMP, M_FLUX_STREAM_EARLY_KP07,
-    M_FLUX_STREAM_KP07, M_FLUX_STREAM_RK_BOLLERMANN, M_FLUX_STREAM_RK_CLAMP, M_FLUX_STREAM_RK_KP07, M_RK,
-    M_RK_FRICTION_FIELD, RK, RK_C, RK_C_FORCED, RK_C_FORCED_FRICTION_FIELD, RK_C_FRICTION_FIELD, RK_FORCED,
-    RK_FORCED_FRICTION_FIELD, RK_FRICTION_FIELD, RkSplit, RkStage, SHORE_LISTS, SPLIT_GOING, SetGhosts, ShoreLists,
-    SplitBegin, SplitCheck, SplitClock, SplitEnd, TimeStep, highest_corner, line_slots, stream_slots, stream_strips,
+    M_FLUX_STREAM_EARLY_MASKED_BOLLERMANN, M_FLUX_STREAM_EARLY_MASKED_CLAMP, M_FLUX_STREAM_EARLY_MASKED_KP07,
+    M_FLUX_STREAM_KP07, M_FLUX_STREAM_MASKED_BOLLERMANN, M_FLUX_STREAM_MASKED_CLAMP, M_FLUX_STREAM_MASKED_KP07,
+    M_FLUX_STREAM_RK_BOLLERMANN, M_FLUX_STREAM_RK_CLAMP, M_FLUX_STREAM_RK_KP07, M_FLUX_STREAM_RK_MASKED_BOLLERMANN,
+    M_FLUX_STREAM_RK_MASKED_CLAMP, M_FLUX_STREAM_RK_MASKED_KP07, M_RK, M_RK_FRICTION_FIELD, RK, RK_C, RK_C_FORCED,
+    RK_C_FORCED_FRICTION_FIELD, RK_C_FRICTION_FIELD, RK_FORCED, RK_FORCED_FRICTION_FIELD, RK_FRICTION_FIELD, RkSplit,
+    RkStage, SHORE_LISTS, SPLIT_GOING, SetGhosts, ShoreLists, SplitBegin, SplitCheck, SplitClock, SplitEnd, TimeStep,
+    highest_corner, line_slots, stream_slots, stream_strips,
 };
 use split::{GpuSplit, SplitKernels, SplitState};
 use std::sync::Arc;
@@ -314,7 +317,8 @@ impl<T: GpuReal> KpKernels<T> {
     /// `friction_field` (else the one that reads `Coeffs::g_n2`), compensated with `compensated`;
     /// with `mixed` the streamed flux, RK and boundary kernels are the mixed entry points (an
     /// f64 surface and R_w; docs/f32-conservation.md). With `forced` (rain or a soil) also the
-    /// RK stage and the streamed second stage that force their output.
+    /// RK stage and the streamed second stage that force their output; with `masked` (a grid with
+    /// inactive cells) the streamed and SRK2 flux kernels that read the activity map.
     fn new(
         gpu: &Gpu,
         wet_dry: WetDry,
@@ -322,6 +326,7 @@ impl<T: GpuReal> KpKernels<T> {
         compensated: bool,
         mixed: bool,
         forced: bool,
+        masked: bool,
     ) -> Result<KpKernels<T>> {
         let rk = match (friction_field, compensated, mixed) {
             (false, _, true) => M_RK,
@@ -339,21 +344,32 @@ impl<T: GpuReal> KpKernels<T> {
         };
         // Mixed precision refuses forcing.
         let forced = forced && !mixed;
-        let mut flux = match wet_dry {
-            WetDry::Bollermann => FluxEntries::BOLLERMANN,
-            WetDry::Kp07 => FluxEntries::KP07,
-            WetDry::Clamp => FluxEntries::CLAMP,
+        let mut flux = match (wet_dry, masked) {
+            (WetDry::Bollermann, false) => FluxEntries::BOLLERMANN,
+            (WetDry::Kp07, false) => FluxEntries::KP07,
+            (WetDry::Clamp, false) => FluxEntries::CLAMP,
+            (WetDry::Bollermann, true) => FluxEntries::BOLLERMANN_MASKED,
+            (WetDry::Kp07, true) => FluxEntries::KP07_MASKED,
+            (WetDry::Clamp, true) => FluxEntries::CLAMP_MASKED,
         };
         if mixed {
-            (flux.stream, flux.stream_early) = match wet_dry {
-                WetDry::Bollermann => (M_FLUX_STREAM_BOLLERMANN, M_FLUX_STREAM_EARLY_BOLLERMANN),
-                WetDry::Kp07 => (M_FLUX_STREAM_KP07, M_FLUX_STREAM_EARLY_KP07),
-                WetDry::Clamp => (M_FLUX_STREAM_CLAMP, M_FLUX_STREAM_EARLY_CLAMP),
-            };
-            flux.stream_rk = match wet_dry {
-                WetDry::Bollermann => M_FLUX_STREAM_RK_BOLLERMANN,
-                WetDry::Kp07 => M_FLUX_STREAM_RK_KP07,
-                WetDry::Clamp => M_FLUX_STREAM_RK_CLAMP,
+            (flux.stream, flux.stream_early, flux.stream_rk) = match (wet_dry, masked) {
+                (WetDry::Bollermann, false) => {
+                    (M_FLUX_STREAM_BOLLERMANN, M_FLUX_STREAM_EARLY_BOLLERMANN, M_FLUX_STREAM_RK_BOLLERMANN)
+                }
+                (WetDry::Kp07, false) => (M_FLUX_STREAM_KP07, M_FLUX_STREAM_EARLY_KP07, M_FLUX_STREAM_RK_KP07),
+                (WetDry::Clamp, false) => (M_FLUX_STREAM_CLAMP, M_FLUX_STREAM_EARLY_CLAMP, M_FLUX_STREAM_RK_CLAMP),
+                (WetDry::Bollermann, true) => (
+                    M_FLUX_STREAM_MASKED_BOLLERMANN,
+                    M_FLUX_STREAM_EARLY_MASKED_BOLLERMANN,
+                    M_FLUX_STREAM_RK_MASKED_BOLLERMANN,
+                ),
+                (WetDry::Kp07, true) => {
+                    (M_FLUX_STREAM_MASKED_KP07, M_FLUX_STREAM_EARLY_MASKED_KP07, M_FLUX_STREAM_RK_MASKED_KP07)
+                }
+                (WetDry::Clamp, true) => {
+                    (M_FLUX_STREAM_MASKED_CLAMP, M_FLUX_STREAM_EARLY_MASKED_CLAMP, M_FLUX_STREAM_RK_MASKED_CLAMP)
+                }
             };
         }
         Ok(KpKernels {
@@ -573,6 +589,7 @@ impl<T: GpuReal> GpuKp<T> {
                 compensated,
                 mixed.is_some(),
                 forced,
+                active.is_some(),
             )?,
             clamp,
             split: ds,
