@@ -536,17 +536,21 @@ fn forcing<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
             problem.forcing.soil = Some(by_cell.clone());
         }
         let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
-        let t = time_gpu(gpu, opts.warmup, opts.reps, |_| m.step(FluxKernel::Full))?;
-        report.push(
-            "kp forcing",
-            &format!("RK2 step, {} flux, wet–dry {}, {what}", launch.flux.describe(), WetDry::DEFAULT.name()),
-            &size,
-            T::NAME,
-            t.median_ms,
-            (step_words::<T>(&problem, true) + extra) * w * cells,
-            None,
-            String::new(),
-        );
+        // The second stage as the run takes it, then the other way (fused in the streamed flux
+        // kernel, or apart in the RK kernel), which both force their output.
+        let default = m.fuses(FluxKernel::Full);
+        for fused in [default, !default] {
+            m.set_fused(fused);
+            let t = time_gpu(gpu, opts.warmup, opts.reps, |_| m.step(FluxKernel::Full))?;
+            let stage = if m.fuses(FluxKernel::Full) { "stage 2 fused" } else { "stage 2 apart" };
+            let v = format!(
+                "RK2 step, {} flux, {stage}, wet–dry {}, {what}",
+                launch.flux.describe(),
+                WetDry::DEFAULT.name()
+            );
+            let words = step_words::<T>(&problem, m.fuses(FluxKernel::Full)) + extra;
+            report.push("kp forcing", &v, &size, T::NAME, t.median_ms, words * w * cells, None, String::new());
+        }
     }
     Ok(())
 }
