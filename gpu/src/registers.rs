@@ -38,9 +38,8 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     ("kp_flux_stream_rk_kp07_f32", 96),
     ("kp_flux_stream_rk_bollermann_f64", 128),
     ("kp_flux_stream_rk_bollermann_f32", 96),
-    // The same kernels' `_masked` entries (grids with inactive cells), and the fused kernels
-    // that force each cell (rain, soil): the plain entries' caps, which they shared when one
-    // entry held both bodies.
+    // The same kernels' `_masked` entries (grids with inactive cells): the plain entries' caps,
+    // which they shared when one entry held both bodies.
     ("kp_flux_stream_masked_clamp_f64", 128),
     ("kp_flux_stream_early_masked_clamp_f64", 128),
     ("kp_flux_stream_early_masked_clamp_f32", 64),
@@ -54,16 +53,6 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     ("kp_flux_stream_rk_masked_kp07_f32", 96),
     ("kp_flux_stream_rk_masked_bollermann_f64", 128),
     ("kp_flux_stream_rk_masked_bollermann_f32", 96),
-    ("kp_flux_stream_rk_forced_clamp_f64", 128),
-    ("kp_flux_stream_rk_forced_clamp_f32", 96),
-    ("kp_flux_stream_rk_forced_kp07_f32", 96),
-    ("kp_flux_stream_rk_forced_bollermann_f64", 128),
-    ("kp_flux_stream_rk_forced_bollermann_f32", 96),
-    ("kp_flux_stream_rk_forced_masked_clamp_f64", 128),
-    ("kp_flux_stream_rk_forced_masked_clamp_f32", 96),
-    ("kp_flux_stream_rk_forced_masked_kp07_f32", 96),
-    ("kp_flux_stream_rk_forced_masked_bollermann_f64", 128),
-    ("kp_flux_stream_rk_forced_masked_bollermann_f32", 96),
     // 48: five blocks of 256 threads fit; the loop over the drain list takes them to 54 registers,
     // four blocks and 13–15% slower. In f64 the extra registers leave the four blocks they have.
     ("kp_rk_f32", 48),

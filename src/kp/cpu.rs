@@ -238,15 +238,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             steps: 0,
         };
         m.set_level_ghosts();
-        m.early_exit = early_exit && m.early_exit_allowed();
         Ok(m)
-    }
-
-    /// Whether early exit may run with this forcing: not where held levels or outlets set
-    /// ghosts (water would enter a dry block by its side unseen) nor with rain or a soil (the
-    /// last stage forces every cell, dry blocks included).
-    fn early_exit_allowed(&self) -> bool {
-        self.forcing.as_ref().is_none_or(|f| f.layout.level_map.is_empty() && !f.layout.touches_every_cell())
     }
 
     /// The held levels' ghosts of Qⁿ at the forcing clock's time (nothing without levels).
@@ -310,7 +302,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
 
     /// Early exit of dry blocks; the split schemes have none (Amundsen's neither) and ignore it.
     pub fn set_early_exit(&mut self, on: bool) {
-        self.early_exit = on && self.early_exit_allowed();
+        self.early_exit = on && self.forcing.as_ref().is_none_or(|f| f.layout.level_map.is_empty());
     }
 
     /// R of Qⁿ (or Q¹) and the rate; in `clamp` the faces only, R follows in [`drain`](Self::drain).
@@ -356,17 +348,12 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         acc.stage(self.wet_dry, &self.k, m, dt, [w, &src.hu, &src.hv], &self.bed, wet, phi);
     }
 
-    /// One step towards `t_stop` (Δt capped at the time left) with the forcing over the time it
-    /// advances: in Euler and RK2 each cell's rain and soil act on the last stage's output before
-    /// its `clamp` pass and the inflows after it; in DS1 and DS2 all of it follows the step,
-    /// then the ghosts of the forced state. Returns the Δt taken, or why the run must stop (the
-    /// state is then left as it was before the step).
+    /// One step towards `t_stop` (Δt capped at the time left), then the forcing over the time
+    /// it advanced and the ghosts of the forced state. Returns the Δt taken, or why the run must
+    /// stop (the state is then left as it was before the step).
     /// In DS2 a step is the double step X Y Y X and advances 2Δt.
     pub fn step(&mut self, t_stop: f64) -> std::result::Result<f64, Halt> {
         let dt = self.flow(t_stop)?;
-        if self.split.is_none() {
-            return Ok(dt);
-        }
         if let Some(f) = &mut self.forcing {
             let k = &self.k;
             // `new` refuses forcing with a wider `W`.
@@ -378,7 +365,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         Ok(dt)
     }
 
-    /// The step of [`step`](Self::step), without the forcing in the split schemes.
+    /// The step of [`step`](Self::step) without the forcing.
     fn flow(&mut self, t_stop: f64) -> std::result::Result<f64, Halt> {
         if let Some(split) = &mut self.split {
             // `new` refuses a split scheme with a wider `W`.
@@ -402,16 +389,6 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             return Err(if status == kernels::kp::STEP_NON_FINITE { Halt::NonFinite } else { Halt::Collapsed });
         }
         let dtt = T::from_f64(dt);
-        // The forcing's span ends where the step does; levels from here on are the step end's.
-        let end = self.t + dt;
-        let advance = |f: &mut Option<Box<CpuForcing<T>>>| {
-            if let Some(f) = f {
-                f.advance(end);
-            }
-        };
-        if self.scheme == Scheme::Euler {
-            advance(&mut self.forcing);
-        }
         self.drain(false, dtt);
         self.account_stage(false, dtt);
         self.stage(1, dtt);
@@ -424,7 +401,6 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             }
             Scheme::Rk2 | Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2 => {
                 self.eval_rhs(true);
-                advance(&mut self.forcing);
                 self.drain(true, dtt);
                 self.account_stage(true, dtt);
                 self.stage(2, dtt);
@@ -442,11 +418,9 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
 
     /// RK stage `stage` from R: stage 1 from Qⁿ into Q¹; stage 2 from Qⁿ and Q¹ into the third set
     /// of fields, which then becomes Qⁿ⁺¹ (the kernel works in place, each thread reading its
-    /// own cell first; `rk` takes inputs and output as separate slices). In the step's last
-    /// stage each cell's rain and soil (the GPU's RK kernels force each cell as they write it).
-    /// Then the velocity clamp (`clamp`), in the last stage the inflows, and the ghosts.
+    /// own cell first; `rk` takes inputs and output as separate slices). Then the velocity clamp
+    /// (`clamp`) and the ghosts.
     fn stage(&mut self, stage: u32, dt: T) {
-        let last = stage == 2 || self.scheme == Scheme::Euler;
         let (k, cell_bed, gn2) = (&self.k, &self.cell_bed[..], self.friction.as_deref());
         let (q0, q1, out) = match stage {
             1 => (&self.q, &self.q, &mut self.q1),
@@ -474,23 +448,12 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
                 rk_compensated(k, stage, dt, cell_bed, gn2, q0, q1, r, out.plain_mut(), low, &mut self.wet);
             }
         }
-        // `new` refuses forcing with a wider `W`.
-        let forcing = if last { self.forcing.as_deref_mut() } else { None };
-        let mut low_out = self.low.as_mut().map(|l| &mut l[stage as usize][..]);
-        if let Some(f) = forcing {
-            let [w, hu, hv] = out.plain_mut();
-            f.cells(k, w, low_out.as_deref_mut(), hu, hv, cell_bed, &mut self.wet);
-        }
         // A stage of Δt = 0 changes nothing, so neither does the pass (which can move films
         // and shore cells whatever the stage did); the GPU's RK kernel flags nothing to clamp then either.
         if let Some(faces) = &mut self.faces
             && dt > T::ZERO
         {
             faces.clamp(k, cell_bed, &out.w, &mut out.hu, &mut out.hv);
-        }
-        if last && let Some(f) = self.forcing.as_deref_mut() {
-            let [w, hu, hv] = out.plain_mut();
-            f.inflows(k, w, low_out, hu, hv, cell_bed, &mut self.wet);
         }
         let levels = self.forcing.as_deref().and_then(|f| f.ghosts());
         apply_boundary(k, &mut out.w, &mut out.hu, &mut out.hv, cell_bed, levels);

@@ -240,8 +240,8 @@ impl<T: Real> CpuForcing<T> {
         }
     }
 
-    /// The forcing from the forcing clock to `t` applied to the padded state after a whole step
-    /// (the split schemes'): [`advance`](Self::advance), the inflows, then every cell.
+    /// The forcing from the forcing clock to `t` applied to the padded state, w's low part
+    /// `low` on the compensated path; the blocks of cells left wet flagged in `wet`.
     #[allow(clippy::too_many_arguments)]
     pub fn apply(
         &mut self,
@@ -254,14 +254,6 @@ impl<T: Real> CpuForcing<T> {
         cell_bed: &[T],
         wet: &mut [u8],
     ) {
-        self.advance(t);
-        self.inflows(k, w, low.as_deref_mut(), hu, hv, cell_bed, wet);
-        self.cells(k, w, low, hu, hv, cell_bed, wet);
-    }
-
-    /// The clock kernel's work: every series integrated from the forcing clock to `t`, the
-    /// levels' values at `t`, and the forcing clock moved up to it.
-    pub fn advance(&mut self, t: f64) {
         let l = &self.layout;
         // SAFETY: the clock holds FORCED_LEN; starts holds count + 1 offsets into times and
         // values (`Layout::of`); amounts holds level_first, levels the rest; frame_times
@@ -279,23 +271,6 @@ impl<T: Real> CpuForcing<T> {
                 l.frame_times.as_ptr(),
             )
         };
-    }
-
-    /// The inflow cells' depths over the span [`advance`](Self::advance) integrated, added to the
-    /// padded state, w's low part `low` on the compensated path; the blocks of cells left wet
-    /// flagged in `wet`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn inflows(
-        &mut self,
-        k: &Coeffs<T>,
-        w: &mut [T],
-        mut low: Option<&mut [T]>,
-        hu: &mut [T],
-        hv: &mut [T],
-        cell_bed: &[T],
-        wet: &mut [u8],
-    ) {
-        let l = &self.layout;
         let dt = T::from_f64(self.clock[FORCED_SPAN]);
         let compensated = low.is_some();
         for (n, &c) in l.cells.iter().enumerate() {
@@ -318,28 +293,9 @@ impl<T: Real> CpuForcing<T> {
                 wet[block_of(k, c)] = 1;
             }
         }
-    }
-
-    /// Every cell's rain and soil over the span [`advance`](Self::advance) integrated, applied to
-    /// the padded state as [`inflows`](Self::inflows) applies theirs (nothing without rain or a
-    /// soil).
-    #[allow(clippy::too_many_arguments)]
-    pub fn cells(
-        &mut self,
-        k: &Coeffs<T>,
-        w: &mut [T],
-        low: Option<&mut [T]>,
-        hu: &mut [T],
-        hv: &mut [T],
-        cell_bed: &[T],
-        wet: &mut [u8],
-    ) {
-        let l = &self.layout;
         if !l.touches_every_cell() {
             return;
         }
-        let dt = T::from_f64(self.clock[FORCED_SPAN]);
-        let compensated = low.is_some();
         let cf = l.cell_forcing::<T>();
         let p = k.pitch as usize;
         let (nx, ny) = (k.nx as usize, k.ny as usize);

@@ -45,7 +45,7 @@ const TRAP_ALLOWED: &[(&str, &str)] = &[
     ("kp_m_flux_stream_early_masked_bollermann", KP_STREAM_EARLY_TRAP),
     ("kp_m_flux_stream_early_clamp", KP_STREAM_EARLY_TRAP),
     ("kp_m_flux_stream_early_masked_clamp", KP_STREAM_EARLY_TRAP),
-    // RK2's second stage in the streamed kernel, plain, mixed and forced.
+    // RK2's second stage in the streamed kernel, plain and mixed.
     // (Each streamed kernel also as its `_masked` entry, which reads the activity map.)
     ("kp_flux_stream_rk_kp07", KP_STREAM_RK_TRAP),
     ("kp_flux_stream_rk_masked_kp07", KP_STREAM_RK_TRAP),
@@ -59,12 +59,6 @@ const TRAP_ALLOWED: &[(&str, &str)] = &[
     ("kp_m_flux_stream_rk_masked_bollermann", KP_STREAM_RK_TRAP),
     ("kp_m_flux_stream_rk_clamp", KP_STREAM_RK_TRAP),
     ("kp_m_flux_stream_rk_masked_clamp", KP_STREAM_RK_TRAP),
-    ("kp_flux_stream_rk_forced_kp07", KP_STREAM_RK_TRAP),
-    ("kp_flux_stream_rk_forced_masked_kp07", KP_STREAM_RK_TRAP),
-    ("kp_flux_stream_rk_forced_bollermann", KP_STREAM_RK_TRAP),
-    ("kp_flux_stream_rk_forced_masked_bollermann", KP_STREAM_RK_TRAP),
-    ("kp_flux_stream_rk_forced_clamp", KP_STREAM_RK_TRAP),
-    ("kp_flux_stream_rk_forced_masked_clamp", KP_STREAM_RK_TRAP),
 ];
 /// The streamed shallow-water flux kernels' reasons (one entry point a wet–dry scheme).
 const KP_STREAM_TRAP: &str = "wet-map tile of a column: (column − 2) / k.bx (the contract has k.bx ≥ 1)";

@@ -16,7 +16,7 @@
 //! `blockIdx.y·nbx + blockIdx.x`.
 
 use super::{
-    Bollermann, CellSources, Clamp, Clock, Coeffs, Kp07, Measure, SeriesSet, SplitClock, flux_shared, line_shared,
+    Bollermann, CellForcing, Clamp, Clock, Coeffs, Kp07, Measure, SeriesSet, SplitClock, flux_shared, line_shared,
     yblock_shared,
 };
 #[cfg(target_arch = "nvptx64")]
@@ -102,30 +102,20 @@ kernels! {
     /// `lo1` Q¹'s low part where compensated, else nulls) in place, with Δt `dt[0]`, the cell bed
     /// `bc`, g·n² from `gn2` (null: `k.g_n2`), the output's flags into `wet_out` (in `clamp`, `hi`
     /// not null: `partial`, `shore`), cleared before. In the blocks `listed` flags (null: none)
-    /// it writes R into `r*` and leaves the cells to the RK kernel. `src` forces the output with
-    /// each cell's rain and soil, or is [`CellSources::NONE`]. The grid and `rows` are
+    /// it writes R into `r*` and leaves the cells to the RK kernel. The grid and `rows` are
     /// [`FluxStream`]'s.
     pub struct FluxStreamRk<T> {
         k: Coeffs<T>, rows: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T,
         rw: *mut T, rhu: *mut T, rhv: *mut T,
         dt: *const T, bc: *const T, gn2: *const T, w0: *mut T, hu0: *mut T, hv0: *mut T, lo0: *mut T, lo1: *const T,
         wet_out: *mut u32, hi: *const T, partial: *mut u32, shore: *mut u32, listed: *const u32,
-        src: CellSources<T>,
     }
-    pub const FLUX_STREAM_RK_KP07: FluxStreamRk = kp_flux_stream_rk_kp07(kp_flux_stream_rk::<Kp07, T, T, false, false>);
-    pub const FLUX_STREAM_RK_MASKED_KP07: FluxStreamRk = kp_flux_stream_rk_masked_kp07(kp_flux_stream_rk::<Kp07, T, T, false, true>);
-    pub const FLUX_STREAM_RK_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_bollermann(kp_flux_stream_rk::<Bollermann, T, T, false, false>);
-    pub const FLUX_STREAM_RK_MASKED_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_masked_bollermann(kp_flux_stream_rk::<Bollermann, T, T, false, true>);
-    pub const FLUX_STREAM_RK_CLAMP: FluxStreamRk = kp_flux_stream_rk_clamp(kp_flux_stream_rk::<Clamp, T, T, false, false>);
-    pub const FLUX_STREAM_RK_MASKED_CLAMP: FluxStreamRk = kp_flux_stream_rk_masked_clamp(kp_flux_stream_rk::<Clamp, T, T, false, true>);
-    /// The same with rain and soil forcing each cell's output (`src`; the plain entries above
-    /// ignore it).
-    pub const FLUX_STREAM_RK_FORCED_KP07: FluxStreamRk = kp_flux_stream_rk_forced_kp07(kp_flux_stream_rk::<Kp07, T, T, true, false>);
-    pub const FLUX_STREAM_RK_FORCED_MASKED_KP07: FluxStreamRk = kp_flux_stream_rk_forced_masked_kp07(kp_flux_stream_rk::<Kp07, T, T, true, true>);
-    pub const FLUX_STREAM_RK_FORCED_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_forced_bollermann(kp_flux_stream_rk::<Bollermann, T, T, true, false>);
-    pub const FLUX_STREAM_RK_FORCED_MASKED_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_forced_masked_bollermann(kp_flux_stream_rk::<Bollermann, T, T, true, true>);
-    pub const FLUX_STREAM_RK_FORCED_CLAMP: FluxStreamRk = kp_flux_stream_rk_forced_clamp(kp_flux_stream_rk::<Clamp, T, T, true, false>);
-    pub const FLUX_STREAM_RK_FORCED_MASKED_CLAMP: FluxStreamRk = kp_flux_stream_rk_forced_masked_clamp(kp_flux_stream_rk::<Clamp, T, T, true, true>);
+    pub const FLUX_STREAM_RK_KP07: FluxStreamRk = kp_flux_stream_rk_kp07(kp_flux_stream_rk::<Kp07, T, T, false>);
+    pub const FLUX_STREAM_RK_MASKED_KP07: FluxStreamRk = kp_flux_stream_rk_masked_kp07(kp_flux_stream_rk::<Kp07, T, T, true>);
+    pub const FLUX_STREAM_RK_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_bollermann(kp_flux_stream_rk::<Bollermann, T, T, false>);
+    pub const FLUX_STREAM_RK_MASKED_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_masked_bollermann(kp_flux_stream_rk::<Bollermann, T, T, true>);
+    pub const FLUX_STREAM_RK_CLAMP: FluxStreamRk = kp_flux_stream_rk_clamp(kp_flux_stream_rk::<Clamp, T, T, false>);
+    pub const FLUX_STREAM_RK_MASKED_CLAMP: FluxStreamRk = kp_flux_stream_rk_masked_clamp(kp_flux_stream_rk::<Clamp, T, T, true>);
     /// Mixed precision: `w`, `w0` and `rw` carry f64 arrays; no low parts.
     pub const M_FLUX_STREAM_RK_KP07: FluxStreamRk = kp_m_flux_stream_rk_kp07(kp_m_flux_stream_rk::<Kp07, T, false>);
     pub const M_FLUX_STREAM_RK_MASKED_KP07: FluxStreamRk = kp_m_flux_stream_rk_masked_kp07(kp_m_flux_stream_rk::<Kp07, T, true>);
@@ -161,8 +151,7 @@ kernels! {
     /// (`friction.rs`); in `clamp`
     /// (`hi` not null) the flags of blocks with partially flooded cells for the passes' lists.
     /// With `list` null on the nbx × nby blocks, else on any 1-D grid over the `count[0]`
-    /// blocks of `list` (pairs). `src` forces the output with each cell's rain and soil (the
-    /// step's last stage), or is [`CellSources::NONE`].
+    /// blocks of `list` (pairs).
     pub struct RkStage<T> {
         k: Coeffs<T>, stage: u32, early: u32, dt: *const T, bc: *const T, gn2: *const T,
         w0: *const T, hu0: *const T, hv0: *const T, w1: *const T, hu1: *const T, hv1: *const T,
@@ -170,23 +159,15 @@ kernels! {
         wet_m0: *const u32, wet_in: *const u32, wet_out: *mut u32,
         hi: *const T, partial: *mut u32, shore: *mut u32,
         lo0: *const T, lo1: *const T, olo: *mut T, list: *const u32, count: *const u32,
-        src: CellSources<T>,
     }
     /// One g·n² for the grid, `k.g_n2` (`gn2` is not read: null will do).
-    pub const RK: RkStage = kp_rk(kp_rk::<Uniform, T, T, false, false>);
+    pub const RK: RkStage = kp_rk(kp_rk::<Uniform, T, T, false>);
     /// g·n² per cell from the friction field `gn2`.
-    pub const RK_FRICTION_FIELD: RkStage = kp_rk_friction_field(kp_rk::<PerCell, T, T, false, false>);
+    pub const RK_FRICTION_FIELD: RkStage = kp_rk_friction_field(kp_rk::<PerCell, T, T, false>);
     /// [`RK`] and [`RK_FRICTION_FIELD`] with w kept as a pair: the low parts `lo0`, `lo1` read
     /// and `olo` written (docs/f32-conservation.md); the plain ones above ignore them.
-    pub const RK_C: RkStage = kp_rk_c(kp_rk::<Uniform, T, T, true, false>);
-    pub const RK_C_FRICTION_FIELD: RkStage = kp_rk_c_friction_field(kp_rk::<PerCell, T, T, true, false>);
-    /// The four above with rain and soil forcing each cell's output (`src`; the plain entries
-    /// ignore it): the last stage of a forced step.
-    pub const RK_FORCED: RkStage = kp_rk_forced(kp_rk::<Uniform, T, T, false, true>);
-    pub const RK_FORCED_FRICTION_FIELD: RkStage = kp_rk_forced_friction_field(kp_rk::<PerCell, T, T, false, true>);
-    pub const RK_C_FORCED: RkStage = kp_rk_c_forced(kp_rk::<Uniform, T, T, true, true>);
-    pub const RK_C_FORCED_FRICTION_FIELD: RkStage =
-        kp_rk_c_forced_friction_field(kp_rk::<PerCell, T, T, true, true>);
+    pub const RK_C: RkStage = kp_rk_c(kp_rk::<Uniform, T, T, true>);
+    pub const RK_C_FRICTION_FIELD: RkStage = kp_rk_c_friction_field(kp_rk::<PerCell, T, T, true>);
     /// Mixed precision: `w0`, `w1`, `rw` and `ow` carry f64 arrays; no low parts, no `ry`.
     pub const M_RK: RkStage = kp_m_rk(kp_m_rk::<Uniform, T>);
     pub const M_RK_FRICTION_FIELD: RkStage = kp_m_rk_friction_field(kp_m_rk::<PerCell, T>);
@@ -296,11 +277,14 @@ kernels! {
         hv: *mut T, bc: *const T, wet: *mut u32,
     }
     pub const FORCE_INFLOW: ForceInflow = kp_force_inflow(kp_force_inflow::<T>);
-    /// Forcing after a split step: one thread an interior cell, the uniform and gridded rain of
-    /// `src` added and its soil's take removed; `lo` null on the plain path.
+    /// Forcing: one thread an interior cell, the uniform and gridded rain added and the soil's
+    /// take (its total `f`, null without a soil) removed; `lo` null on the plain path; the rain
+    /// grid's arrays unused without frames, `soil_cells` null with one soil everywhere.
     pub struct ForceCells<T> {
-        k: Coeffs<T>, src: CellSources<T>, w: *mut T, lo: *mut T, hu: *mut T, hv: *mut T,
-        bc: *const T, wet: *mut u32,
+        k: Coeffs<T>, cf: CellForcing<T>, amounts: *const f64, forced: *const f64,
+        frame_times: *const f64, frames: *const f32, rain_cells: *const u32, soils: *const T,
+        soil_cells: *const u32, span: *const T, w: *mut T, lo: *mut T, hu: *mut T, hv: *mut T,
+        bc: *const T, f: *mut T, wet: *mut u32,
     }
     pub const FORCE_CELLS: ForceCells = kp_force_cells(kp_force_cells::<T>);
 
@@ -333,9 +317,8 @@ pub struct FluxEntries {
     pub tile_early: Entry<FluxTileEarly<()>>,
     pub stream: Entry<FluxStream<()>>,
     pub stream_early: Entry<FluxStreamEarly<()>>,
-    /// The streamed kernel with RK2's second stage in it, and with the forcing in that stage.
+    /// The streamed kernel with RK2's second stage in it.
     pub stream_rk: Entry<FluxStreamRk<()>>,
-    pub stream_rk_forced: Entry<FluxStreamRk<()>>,
     /// The tile kernels' shared memory in `T`s for blocks of (bx, by): [`flux_shared`].
     pub tile_shared: fn(u32, u32) -> usize,
     /// SRK2's x-line and y-block kernels, and their shared memory in `T`s ([`line_shared`] of
@@ -354,7 +337,6 @@ impl FluxEntries {
         stream: FLUX_STREAM_KP07,
         stream_early: FLUX_STREAM_EARLY_KP07,
         stream_rk: FLUX_STREAM_RK_KP07,
-        stream_rk_forced: FLUX_STREAM_RK_FORCED_KP07,
         tile_shared: flux_shared::<Kp07>,
         x_line: FLUX_X_KP07,
         y_block: FLUX_Y_KP07,
@@ -368,7 +350,6 @@ impl FluxEntries {
         stream: FLUX_STREAM_BOLLERMANN,
         stream_early: FLUX_STREAM_EARLY_BOLLERMANN,
         stream_rk: FLUX_STREAM_RK_BOLLERMANN,
-        stream_rk_forced: FLUX_STREAM_RK_FORCED_BOLLERMANN,
         tile_shared: flux_shared::<Bollermann>,
         x_line: FLUX_X_BOLLERMANN,
         y_block: FLUX_Y_BOLLERMANN,
@@ -383,7 +364,6 @@ impl FluxEntries {
         stream: FLUX_STREAM_CLAMP,
         stream_early: FLUX_STREAM_EARLY_CLAMP,
         stream_rk: FLUX_STREAM_RK_CLAMP,
-        stream_rk_forced: FLUX_STREAM_RK_FORCED_CLAMP,
         tile_shared: flux_shared::<Clamp>,
         x_line: FLUX_X_CLAMP,
         y_block: FLUX_Y_CLAMP,
@@ -396,7 +376,6 @@ impl FluxEntries {
         stream: FLUX_STREAM_MASKED_KP07,
         stream_early: FLUX_STREAM_EARLY_MASKED_KP07,
         stream_rk: FLUX_STREAM_RK_MASKED_KP07,
-        stream_rk_forced: FLUX_STREAM_RK_FORCED_MASKED_KP07,
         x_line: FLUX_X_MASKED_KP07,
         y_block: FLUX_Y_MASKED_KP07,
         ..FluxEntries::KP07
@@ -407,7 +386,6 @@ impl FluxEntries {
         stream: FLUX_STREAM_MASKED_BOLLERMANN,
         stream_early: FLUX_STREAM_EARLY_MASKED_BOLLERMANN,
         stream_rk: FLUX_STREAM_RK_MASKED_BOLLERMANN,
-        stream_rk_forced: FLUX_STREAM_RK_FORCED_MASKED_BOLLERMANN,
         x_line: FLUX_X_MASKED_BOLLERMANN,
         y_block: FLUX_Y_MASKED_BOLLERMANN,
         ..FluxEntries::BOLLERMANN
@@ -418,7 +396,6 @@ impl FluxEntries {
         stream: FLUX_STREAM_MASKED_CLAMP,
         stream_early: FLUX_STREAM_EARLY_MASKED_CLAMP,
         stream_rk: FLUX_STREAM_RK_MASKED_CLAMP,
-        stream_rk_forced: FLUX_STREAM_RK_FORCED_MASKED_CLAMP,
         x_line: FLUX_X_MASKED_CLAMP,
         y_block: FLUX_Y_MASKED_CLAMP,
         ..FluxEntries::CLAMP

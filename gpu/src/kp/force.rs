@@ -1,7 +1,8 @@
 //! The forcing kernels (`forcing.rs`; launch contract: `entries.rs`).
 
 use super::{
-    CLOCK_T, CellSources, Coeffs, FORCED_SPAN, SeriesSet, force_point, inflow_depth, integrate_span, is_active,
+    CLOCK_T, CellForcing, Coeffs, FORCED_SPAN, SeriesSet, cell_inputs, force_point, inflow_depth, integrate_span,
+    is_active,
 };
 use crate::device::{DeviceReal, thread};
 use crate::forcing::Infiltration;
@@ -97,22 +98,33 @@ pub(super) unsafe fn kp_force_inflow<T: DeviceReal>(
     }
 }
 
-/// One thread an interior cell (a 2D grid: x across, y along the blocks' rows): the cell's
-/// rain over the span and its soil's take ([`CellSources::force`]), as the forced RK kernels
-/// apply them inside the last stage. The cell comes from the 2D index rather than a 64-bit
-/// division of a 1D one, which costs more than the pass's memory traffic.
+/// One thread an interior cell (a 2D grid: x across, y along the blocks' rows): the rain's
+/// depth over the span and the cell's soil ([`cell_inputs`]), then the soil's take
+/// ([`force_point`]); `f` the soil's total per cell, null without a soil. The cell comes from
+/// the 2D index rather than a 64-bit division of a 1D one, which costs more than the pass's
+/// memory traffic.
 ///
 /// # Safety
-/// As [`kp_force_inflow`] and [`CellSources::force`]; the grid covers at least nx × ny threads.
+/// As [`kp_force_inflow`] and [`cell_inputs`]; `f` null or padded; the grid covers at least
+/// nx × ny threads.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kp_force_cells<T: DeviceReal>(
     k: Coeffs<T>,
-    src: CellSources<T>,
+    cf: CellForcing<T>,
+    amounts: *const f64,
+    forced: *const f64,
+    frame_times: *const f64,
+    frames: *const f32,
+    rain_cells: *const u32,
+    soils: *const T,
+    soil_cells: *const u32,
+    span: *const T,
     w: *mut T,
     lo: *mut T,
     hu: *mut T,
     hv: *mut T,
     bc: *const T,
+    f: *mut T,
     wet: *mut u32,
 ) {
     let (x, y) = thread::index_2d();
@@ -127,13 +139,20 @@ pub(super) unsafe fn kp_force_cells<T: DeviceReal>(
             return;
         }
         let n = y as usize * k.nx as usize + x as usize;
+        let (add, soil) = cell_inputs(&cf, n, amounts, forced, frame_times, frames, rain_cells, soils, soil_cells);
+        let dt = *span;
         let l = if lo.is_null() { T::ZERO } else { *lo.add(c) };
-        let ((nw, nl), keep, is_wet) = src.force(&k, n, c, (*w.add(c), l), *bc.add(c), !lo.is_null());
+        let f0 = if f.is_null() { T::ZERO } else { *f.add(c) };
+        let ((nw, nl), keep, nf, is_wet) =
+            force_point(&k, (*w.add(c), l), *bc.add(c), add, soil, f0, dt, !lo.is_null());
         *w.add(c) = nw;
         if !lo.is_null() {
             *lo.add(c) = nl;
         }
         scale_momenta(c, keep, hu, hv);
+        if !f.is_null() {
+            *f.add(c) = nf;
+        }
         if is_wet {
             flag_wet(&k, wet, i, j);
         }

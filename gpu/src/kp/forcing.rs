@@ -1,14 +1,12 @@
-//! External forcing of the shallow-water state (`crate::forcing`), a split operator over each
-//! step: rain and inflows add water with no momentum, a soil (Green–Ampt or Horton) takes what
-//! it may (at most what a cell holds) with the momentum it carries.
+//! External forcing of the shallow-water state (`crate::forcing`), applied after each whole
+//! step as a split operator: rain and inflows add water with no momentum, a soil (Green–Ampt or
+//! Horton) takes what it may (at most what a cell holds) with the momentum it carries.
 //!
 //! On the device a one-thread clock kernel integrates every series over the span the step
-//! advances (from the forcing clock's time to the model clock's) into `amounts` and finds the
-//! rain frame holding at the span's start. In Euler, RK2 and SRK2 the RK kernels then force
-//! each cell of the last stage's output as they write it ([`CellSources`]: the rain and soil
-//! cost no pass of their own), and after that stage's `clamp` pass a kernel over the inflow
-//! cells adds theirs; in DS1 and DS2 a kernel over the inflow cells and one over every cell
-//! follow the whole step. No value comes from the host during a run.
+//! advanced (from the forcing clock's time to the model clock's) into `amounts` and finds the
+//! rain frame holding at the span's start; a kernel over the inflow cells and one over every
+//! cell then add those amounts and each cell's gridded rain over the span, so no value comes
+//! from the host during a run.
 
 use super::Coeffs;
 use crate::Real;
@@ -52,86 +50,6 @@ pub struct CellForcing<T> {
 
 /// [`CellForcing::rain`] of a run without rain.
 pub const NO_RAIN: u32 = u32::MAX;
-
-/// Where the RK kernels find the rain and soil of every cell, to force the last stage's output
-/// as they write it (`rk.rs`): [`cell_inputs`]'s arrays, the span's length in `T` (`span`, as the
-/// clock kernel left it; null: no forcing, [`CellSources::NONE`]) and each cell's soil total
-/// (`f`, padded; null without a soil).
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct CellSources<T> {
-    pub cf: CellForcing<T>,
-    pub amounts: *const f64,
-    pub forced: *const f64,
-    pub frame_times: *const f64,
-    pub frames: *const f32,
-    pub rain_cells: *const u32,
-    pub soils: *const T,
-    pub soil_cells: *const u32,
-    pub span: *const T,
-    pub f: *mut T,
-}
-
-impl<T: Real> CellSources<T> {
-    /// No forcing: the stage's output is written as it is.
-    pub const NONE: CellSources<T> = CellSources {
-        cf: CellForcing { rain: NO_RAIN, frames: 0, stride: 0, soil: Infiltration::NONE },
-        amounts: core::ptr::null(),
-        forced: core::ptr::null(),
-        frame_times: core::ptr::null(),
-        frames: core::ptr::null(),
-        rain_cells: core::ptr::null(),
-        soils: core::ptr::null(),
-        soil_cells: core::ptr::null(),
-        span: core::ptr::null(),
-        f: core::ptr::null_mut(),
-    };
-
-    /// Whether a stage forces its output.
-    #[inline(always)]
-    pub fn on(&self) -> bool {
-        !self.span.is_null()
-    }
-
-    /// Interior cell `n` (x fastest; padded `g`) with surface (w, lo) over the cell bed `cb`
-    /// after the rain and soil of the clock kernel's span ([`cell_inputs`], [`force_point`]),
-    /// its soil total updated: ((w, lo), the momenta's factor, wet).
-    ///
-    /// # Safety
-    /// The arrays as [`cell_inputs`] states, the clock kernel run for this step; `span` holds 1,
-    /// `f` null or padded; `g` an interior cell.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn force(
-        &self,
-        k: &Coeffs<T>,
-        n: usize,
-        g: usize,
-        wl: (T, T),
-        cb: T,
-        compensated: bool,
-    ) -> ((T, T), T, bool) {
-        unsafe {
-            let (add, soil) = cell_inputs(
-                &self.cf,
-                n,
-                self.amounts,
-                self.forced,
-                self.frame_times,
-                self.frames,
-                self.rain_cells,
-                self.soils,
-                self.soil_cells,
-            );
-            let f0 = if self.f.is_null() { T::ZERO } else { *self.f.add(g) };
-            let (wl, keep, nf, wet) = force_point(k, wl, cb, add, soil, f0, *self.span, compensated);
-            if !self.f.is_null() {
-                *self.f.add(g) = nf;
-            }
-            (wl, keep, wet)
-        }
-    }
-}
 
 /// A cell after its forcing. The state's surface `w` (with its compensated low part `lo`, 0 on
 /// the plain path) over the cell bed `cb` gains the depth `add` and loses what the soil that has

@@ -8,7 +8,7 @@ use super::boundary::kp_boundary;
 use super::drain::{kp_clamp, kp_drain, kp_drain_rhs};
 use super::rk::kp_rk;
 use super::stream::{kp_flux_stream, kp_flux_stream_early, kp_flux_stream_rk};
-use super::{CellSources, Coeffs, Friction, WetDryScheme};
+use super::{Coeffs, Friction, WetDryScheme};
 use crate::Level;
 use crate::device::DeviceReal;
 
@@ -96,12 +96,11 @@ pub(super) unsafe fn kp_m_rk<F: Friction, T: DeviceReal>(
     olo: *mut T,
     list: *const u32,
     count: *const u32,
-    src: CellSources<T>,
 ) where
     f64: Level<T>,
 {
     unsafe {
-        kp_rk::<F, T, f64, false, false>(
+        kp_rk::<F, T, f64, false>(
             k,
             stage,
             early,
@@ -132,7 +131,6 @@ pub(super) unsafe fn kp_m_rk<F: Friction, T: DeviceReal>(
             olo,
             list,
             count,
-            src,
         )
     }
 }
@@ -167,12 +165,11 @@ pub(super) unsafe fn kp_m_flux_stream_rk<S: WetDryScheme, T: DeviceReal, const M
     partial: *mut u32,
     shore: *mut u32,
     listed: *const u32,
-    src: CellSources<T>,
 ) where
     f64: Level<T>,
 {
     unsafe {
-        kp_flux_stream_rk::<S, T, f64, false, MASKED>(
+        kp_flux_stream_rk::<S, T, f64, MASKED>(
             k,
             rows,
             w.cast(),
@@ -195,7 +192,6 @@ pub(super) unsafe fn kp_m_flux_stream_rk<S: WetDryScheme, T: DeviceReal, const M
             partial,
             shore,
             listed,
-            src,
         )
     }
 }

@@ -3,8 +3,8 @@
 
 use super::drain::for_listed;
 use super::{
-    CLOCK_DT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, CellSources, Clock, Coeffs, Friction, STEP_OK, block_active,
-    is_active, rk_of, rk_pair, time_step,
+    CLOCK_DT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, Clock, Coeffs, Friction, STEP_OK, block_active, rk_of, rk_pair,
+    time_step,
 };
 use crate::Level;
 use crate::device::reduce::block_max;
@@ -14,8 +14,7 @@ use crate::device::{DeviceReal, shared, thread};
 /// kernel and the streamed flux kernel's second stage (`stream.rs`). `q0` is Qⁿ, read with
 /// plain loads (stage 2 writes `out` over it in place), `q1` the state R was evaluated at; `gn2`
 /// the friction field or null (one g·n², `Coeffs::g_n2`); `lo0`, `lo1`, `olo` w's low parts
-/// (the compensated update) or nulls; `hi` each cell's highest corner B_hi in `clamp`, or null;
-/// `src` the rain and soil that force the output (the last stage's), or [`CellSources::NONE`].
+/// (the compensated update) or nulls; `hi` each cell's highest corner B_hi in `clamp`, or null.
 #[derive(Clone, Copy)]
 pub(super) struct Update<T, W> {
     pub dt: T,
@@ -28,7 +27,6 @@ pub(super) struct Update<T, W> {
     pub lo1: *const T,
     pub olo: *mut T,
     pub hi: *const T,
-    pub src: CellSources<T>,
 }
 
 /// What an updated cell says for its block's flags (`kp_rk`): wet, partially flooded, to clamp.
@@ -98,23 +96,20 @@ pub(super) unsafe fn load_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
     }
 }
 
-/// RK stage `stage` (`rk_of`, or `rk_pair` with `low`) at padded cell `g` (interior cell `n`,
-/// x fastest) from its inputs `c` ([`load_cell`]) with R = `r`; `None` for a cell of a block
-/// inactive by the flux's wet map (its R is 0). With `FORCE` and `u.src` on, the result then takes the
-/// cell's rain and soil ([`CellSources::force`]; cells outside the domain none): the momenta
-/// scaled as the soil leaves them, the cell wet where either says so. The output into `u.out`
-/// (and `u.olo`), and what the forced cell says for its block's flags.
+/// RK stage `stage` (`rk_of`, or `rk_pair` with `low`) at padded cell `g` from its inputs `c`
+/// ([`load_cell`]) with R = `r`; `None` for a cell of a block inactive by the flux's wet map
+/// (its R is 0). The output into `u.out` (and `u.olo`), and what the cell says for its block's
+/// flags.
 ///
 /// # Safety
-/// `u`'s arrays as `kp_rk` states; `g` a padded interior cell, `n` the same cell.
+/// `u`'s arrays as `kp_rk` states; `g` a padded cell.
 #[inline(always)]
-pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>, const FORCE: bool>(
+pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
     k: &Coeffs<T>,
     u: &Update<T, W>,
     stage: u32,
     low: bool,
     g: usize,
-    n: usize,
     c: CellIn<T, W>,
     r: Option<(W, T, T)>,
 ) -> CellFlags {
@@ -125,27 +120,15 @@ pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>, const 
             None => (if stage == 1 { c.q0 } else { ldg_q1() }, (W::ZERO, T::ZERO, T::ZERO)),
             Some(r) => (ldg_q1(), r),
         };
-        let ((mut a, mut hu, mut hv), mut lo, mut wet) = if low {
+        let ((a, hu, hv), wet) = if low {
             // `low` runs with W = T: narrow and widen are the identity.
             let t = |q: (W, T, T)| (q.0.narrow(), q.1, q.2);
             let (q, lo, wet) = rk_pair(k, c.g_n2, stage, d, c.cb, (t(c.q0), c.l0), (t(q1), c.l1), t(r));
-            ((W::widen(q.0), q.1, q.2), lo, wet)
-        } else {
-            let (q, wet) = rk_of(k, c.g_n2, stage, d, c.cb, c.q0, q1, r);
-            (q, T::ZERO, wet)
-        };
-        // Forcing runs with W = T (mixed precision has none).
-        if FORCE && u.src.on() && is_active(k.active(), g) {
-            let ((fw, fl), keep, forced_wet) = u.src.force(k, n, g, (a.narrow(), lo), c.cb, low);
-            (a, lo) = (W::widen(fw), fl);
-            if keep != T::ONE {
-                (hu, hv) = (hu * keep, hv * keep);
-            }
-            wet |= forced_wet;
-        }
-        if low {
             *u.olo.add(g) = lo;
-        }
+            ((W::widen(q.0), q.1, q.2), wet)
+        } else {
+            rk_of(k, c.g_n2, stage, d, c.cb, c.q0, q1, r)
+        };
         *u.out.0.add(g) = a;
         *u.out.1.add(g) = hu;
         *u.out.2.add(g) = hv;
@@ -202,16 +185,11 @@ pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>, const 
 ///
 /// The surfaces `w0`, `w1`, `ow` and R_w `rw` are of the level type `W`: `T`, or f64 in mixed
 /// precision (`rk_of`: the stages add to w in f64); `LOW` only with `W` = `T`.
-///
-/// With `FORCE`, `src` forces the output with each cell's rain and soil ([`update_cell`]) in
-/// the step's last stage, or is [`CellSources::NONE`]; without, it is not read (an entry point of
-/// its own: the forcing's registers cost the plain update). A block early exit leaves alone
-/// would take none: the host runs forced steps without early exit.
 // Inlined into each entry point: the plain and the mixed `_f64` entries share this
 // instance, and a call between them would pass `k` through local memory.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>, const LOW: bool, const FORCE: bool>(
+pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>, const LOW: bool>(
     k: Coeffs<T>,
     stage: u32,
     early: u32,
@@ -242,7 +220,6 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>,
     olo: *mut T,
     list: *const u32,
     count: *const u32,
-    src: CellSources<T>,
 ) {
     let u = Update {
         dt: unsafe { T::ldg(dt) },
@@ -255,7 +232,6 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>,
         lo1,
         olo,
         hi,
-        src,
     };
     let block = |bi: u32, bj: u32| {
         let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
@@ -294,7 +270,7 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>,
                     Some(r)
                 };
                 let c = load_cell(&k, &u, stage, F::PER_CELL, LOW, g, !inactive, false);
-                f = update_cell::<T, W, FORCE>(&k, &u, stage, LOW, g, (j * k.nx + i) as usize, c, r);
+                f = update_cell(&k, &u, stage, LOW, g, c, r);
             }
             let m = block_max(if f.wet { T::ONE } else { T::ZERO }, shared::dynamic::<T>());
             if first {
@@ -309,29 +285,10 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>,
             }
         }
     };
-    if !FORCE {
-        if list.is_null() {
-            block(thread::block_idx_x(), thread::block_idx_y());
-        } else {
-            unsafe { for_listed(list, count, block) };
-        }
-        return;
-    }
-    // Forced: this block of the grid (`list` null), or the list's blocks as `for_listed` steps
-    // through them, with one call of `block`, which then inlines (called from two places, the
-    // forced update made it a function taking `u` through local memory; the plain update keeps
-    // the two, whose registers the loop would raise).
-    let listed = !list.is_null();
-    let n = if listed { unsafe { *count } } else { 1 };
-    let mut e = if listed { thread::block_idx_x() } else { 0 };
-    while e < n {
-        let (bi, bj) = if listed {
-            unsafe { (*list.add(2 * e as usize), *list.add(2 * e as usize + 1)) }
-        } else {
-            (thread::block_idx_x(), thread::block_idx_y())
-        };
-        block(bi, bj);
-        e += if listed { thread::grid_dim_x() } else { 1 };
+    if list.is_null() {
+        block(thread::block_idx_x(), thread::block_idx_y());
+    } else {
+        unsafe { for_listed(list, count, block) };
     }
 }
 

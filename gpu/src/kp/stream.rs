@@ -27,8 +27,8 @@
 
 use super::rk::{CellFlags, Update, load_cell, update_cell};
 use super::{
-    Cell, CellSources, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, cell_view, face_bed,
-    face_flux, is_active, mass_part, reconstruct_on, rhs_x, rhs_y, slope_source, stream_strips,
+    Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, cell_view, face_bed, face_flux, is_active,
+    mass_part, reconstruct_on, rhs_x, rhs_y, slope_source, stream_strips,
 };
 use crate::Level;
 use crate::device::reduce::warp_reduce;
@@ -91,7 +91,6 @@ impl<T: DeviceReal, W: DeviceReal> Stage2<T, W> {
             lo1: null(),
             olo: null_mut(),
             hi: null(),
-            src: CellSources::NONE,
         };
         Stage2 { u, wet_out: null_mut(), partial: null_mut(), shore: null_mut(), listed: null() }
     }
@@ -151,7 +150,6 @@ unsafe fn stream_body<
     const EARLY: bool,
     const RK: bool,
     const MASKED: bool,
-    const FORCE: bool,
 >(
     k: &Coeffs<T>,
     rows: u32,
@@ -297,9 +295,7 @@ unsafe fn stream_body<
                 let r = (x_w + mass_part(gs.f0, g.f0, k.inv_dy), x_part.1 + y.1, x_part.2 + y.2);
                 let r = if am { r } else { (W::ZERO, T::ZERO, T::ZERO) };
                 if let Some(c) = pre {
-                    // The interior index, for the forcing's rain and soil arrays alone.
-                    let n = if FORCE { (pj - 3) as usize * k.nx as usize + (lane.pc - 2) as usize } else { 0 };
-                    flags.or(unsafe { update_cell::<T, W, FORCE>(k, &st.u, 2, low, cell, n, c, Some(r)) });
+                    flags.or(unsafe { update_cell(k, &st.u, 2, low, cell, c, Some(r)) });
                 } else if lane.useful && active {
                     if !RK && am {
                         let mut cell_rate = pending_rate.max(g.speed * k.inv_dy);
@@ -400,7 +396,7 @@ pub(super) unsafe fn kp_flux_stream<S: WetDryScheme, T: DeviceReal, W: DeviceRea
     rate: *mut T,
 ) {
     unsafe {
-        stream_body::<S, T, W, false, false, MASKED, false>(
+        stream_body::<S, T, W, false, false, MASKED>(
             &k,
             rows,
             w,
@@ -444,20 +440,7 @@ pub(super) unsafe fn kp_flux_stream_early<
     wet: *const u32,
 ) {
     unsafe {
-        stream_body::<S, T, W, true, false, MASKED, false>(
-            &k,
-            rows,
-            w,
-            hu,
-            hv,
-            bed,
-            rw,
-            rhu,
-            rhv,
-            rate,
-            wet,
-            Stage2::none(),
-        )
+        stream_body::<S, T, W, true, false, MASKED>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, Stage2::none())
     }
 }
 
@@ -482,13 +465,7 @@ pub(super) unsafe fn kp_flux_stream_early<
 /// nbx·nby flags, `wet_out` (`partial`, `shore`) distinct from `listed`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_flux_stream_rk<
-    S: WetDryScheme,
-    T: DeviceReal,
-    W: DeviceReal + Level<T>,
-    const FORCE: bool,
-    const MASKED: bool,
->(
+pub(super) unsafe fn kp_flux_stream_rk<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, const MASKED: bool>(
     k: Coeffs<T>,
     rows: u32,
     w: *const W,
@@ -511,7 +488,6 @@ pub(super) unsafe fn kp_flux_stream_rk<
     partial: *mut u32,
     shore: *mut u32,
     listed: *const u32,
-    src: CellSources<T>,
 ) {
     let u = Update {
         dt: unsafe { T::ldg(dt) },
@@ -524,9 +500,8 @@ pub(super) unsafe fn kp_flux_stream_rk<
         lo1,
         olo: lo0,
         hi,
-        src,
     };
     let st = Stage2 { u, wet_out, partial, shore, listed };
     let (rate, wet) = (core::ptr::null_mut(), core::ptr::null());
-    unsafe { stream_body::<S, T, W, false, true, MASKED, FORCE>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st) }
+    unsafe { stream_body::<S, T, W, false, true, MASKED>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st) }
 }

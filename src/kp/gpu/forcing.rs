@@ -1,16 +1,15 @@
 //! The forcing on the GPU (`super::super::forcing`): the layout's arrays uploaded once — the
 //! gridded rain's frames all of them, at the rain grid's resolution, after a check that they
-//! fit — and in each step, on the model's stream, the clock kernel integrating every series over
-//! the span the step advances, the rain and soil of every cell (inside the last RK stage, or in
-//! DS1 and DS2 a pass after the step), and the inflow cells. Nothing comes from the host during
-//! a run.
+//! fit — and after each step three launches on the model's stream: the clock kernel
+//! integrating every series over the span the step advanced, the inflow cells, and (with rain
+//! or a soil) every cell. Nothing comes from the host during a run.
 
 use crate::kp::forcing::Layout;
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{GpuReal, Result};
 use kernels::kp::{
-    CellForcing, CellSources, Coeffs, FORCE_CELLS, FORCE_CLOCK, FORCE_INFLOW, FORCED_LEN, FORCED_T, ForceCells,
-    ForceClock, ForceInflow, SeriesSet,
+    CellForcing, Coeffs, FORCE_CELLS, FORCE_CLOCK, FORCE_INFLOW, FORCED_LEN, FORCED_T, ForceCells, ForceClock,
+    ForceInflow, SeriesSet,
 };
 
 /// The forcing's device arrays and kernels.
@@ -134,43 +133,8 @@ impl<T: GpuReal> GpuForcing<T> {
             + if layout.has_soil() { cells * t } else { 0 }
     }
 
-    /// The forcing from its clock to the model clock `clock` applied to `to` after a whole step
-    /// (enqueued): the clock kernel, the inflow cells, then every cell.
+    /// The forcing from its clock to the model clock `clock` applied to `to` (enqueued).
     pub fn apply(&mut self, k: Coeffs<T>, clock: &DeviceBuffer<f64>, to: &Target<T>) -> Result<()> {
-        self.advance(clock)?;
-        self.inflows(k, to)?;
-        self.cells(k, to)
-    }
-
-    /// Whether rain or a soil acts on every cell.
-    pub fn every_cell(&self) -> bool {
-        self.every_cell
-    }
-
-    /// Where the RK kernels find each cell's rain and soil ([`CellSources`]) to force the last
-    /// stage's output, as [`cells`](Self::cells) forces a whole step's; `NONE` without rain or
-    /// a soil. Valid once [`advance`](Self::advance) has run for the step.
-    pub fn sources(&mut self) -> CellSources<T> {
-        if !self.every_cell {
-            return CellSources::NONE;
-        }
-        CellSources {
-            cf: self.cell_forcing,
-            amounts: self.amounts.ptr(),
-            forced: self.forced.ptr(),
-            frame_times: self.frame_times.ptr(),
-            frames: self.frames.ptr(),
-            rain_cells: self.rain_cells.ptr(),
-            soils: self.soils.ptr(),
-            soil_cells: self.soil_cells.as_ref().map_or(std::ptr::null(), |c| c.ptr()),
-            span: self.span.ptr(),
-            f: self.infiltrated.as_mut().map_or(std::ptr::null_mut(), |f| f.ptr_mut()),
-        }
-    }
-
-    /// The clock kernel (enqueued): every series integrated from the forcing clock to the model
-    /// clock `clock`, the levels' values there, and the forcing clock moved up to it.
-    pub fn advance(&mut self, clock: &DeviceBuffer<f64>) -> Result<()> {
         let params = ForceClock {
             set: self.series,
             clock: clock.ptr(),
@@ -186,12 +150,7 @@ impl<T: GpuReal> GpuForcing<T> {
         // SAFETY: one thread; forced holds FORCED_LEN, span 1, amounts every series, levels
         // every level, starts count + 1 offsets into times and values (`Layout::of`), clock the
         // model's, frame_times frames + 1 with frames.
-        unsafe { self.clock_kernel.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), params) }
-    }
-
-    /// The inflow cells' depths over the span [`advance`](Self::advance) integrated, added to
-    /// `to` (enqueued; nothing without inflows).
-    pub fn inflows(&mut self, k: Coeffs<T>, to: &Target<T>) -> Result<()> {
+        unsafe { self.clock_kernel.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), params)? };
         if self.inflow_count > 0 {
             let params = ForceInflow {
                 k,
@@ -213,22 +172,24 @@ impl<T: GpuReal> GpuForcing<T> {
             // lists and amounts as `Layout::of` made them; the state padded to k.cells().
             unsafe { self.inflow_kernel.launch(LaunchShape::cover_1d(self.inflow_count as u64, 128)?, params)? };
         }
-        Ok(())
-    }
-
-    /// Every cell's rain and soil over the span [`advance`](Self::advance) integrated, applied
-    /// to `to` (enqueued; nothing without rain or a soil): the split schemes' pass, which the
-    /// RK kernels do inside the last stage otherwise ([`sources`](Self::sources)).
-    fn cells(&mut self, k: Coeffs<T>, to: &Target<T>) -> Result<()> {
         if self.every_cell {
             let params = ForceCells {
                 k,
-                src: self.sources(),
+                cf: self.cell_forcing,
+                amounts: self.amounts.ptr(),
+                forced: self.forced.ptr(),
+                frame_times: self.frame_times.ptr(),
+                frames: self.frames.ptr(),
+                rain_cells: self.rain_cells.ptr(),
+                soils: self.soils.ptr(),
+                soil_cells: self.soil_cells.as_ref().map_or(std::ptr::null(), |c| c.ptr()),
+                span: self.span.ptr(),
                 w: to.w,
                 lo: to.lo,
                 hu: to.hu,
                 hv: to.hv,
                 bc: to.cell_bed,
+                f: self.infiltrated.as_mut().map_or(std::ptr::null_mut(), |f| f.ptr_mut()),
                 wet: to.wet,
             };
             let shape = LaunchShape::cover_2d(k.nx as u64, k.ny as u64, (256, 1), (1, 1))?;

@@ -27,17 +27,16 @@ use kernels::Level;
 use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::kp::{
     BOUNDARY, CLAMP, CLAMP_COPY, CLOCK_DS_RETRIES, CLOCK_DS_STATE, CLOCK_DS_X, CLOCK_DS_Y, CLOCK_DT, CLOCK_LEN,
-    CLOCK_LEN_SPLIT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, CellSources, ClampCopy, ClampVelocity, Clock, Coeffs, DRAIN,
-    DRAIN_RHS, DT, Drain, DrainRhs, FACES_ALL, FACES_X, FACES_X_T, FluxEntries, FluxSplit, FluxStream, FluxStreamEarly,
-    FluxStreamRk, FluxTile, FluxTileEarly, M_BOUNDARY, M_CLAMP, M_DRAIN, M_DRAIN_RHS, M_FLUX_STREAM_BOLLERMANN,
-    M_FLUX_STREAM_CLAMP, M_FLUX_STREAM_EARLY_BOLLERMANN, M_FLUX_STREAM_EARLY_CLAMP, M_FLUX_STREAM_EARLY_KP07,
+    CLOCK_LEN_SPLIT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, ClampCopy, ClampVelocity, Clock, Coeffs, DRAIN, DRAIN_RHS, DT,
+    Drain, DrainRhs, FACES_ALL, FACES_X, FACES_X_T, FluxEntries, FluxSplit, FluxStream, FluxStreamEarly, FluxStreamRk,
+    FluxTile, FluxTileEarly, M_BOUNDARY, M_CLAMP, M_DRAIN, M_DRAIN_RHS, M_FLUX_STREAM_BOLLERMANN, M_FLUX_STREAM_CLAMP,
+    M_FLUX_STREAM_EARLY_BOLLERMANN, M_FLUX_STREAM_EARLY_CLAMP, M_FLUX_STREAM_EARLY_KP07,
     M_FLUX_STREAM_EARLY_MASKED_BOLLERMANN, M_FLUX_STREAM_EARLY_MASKED_CLAMP, M_FLUX_STREAM_EARLY_MASKED_KP07,
     M_FLUX_STREAM_KP07, M_FLUX_STREAM_MASKED_BOLLERMANN, M_FLUX_STREAM_MASKED_CLAMP, M_FLUX_STREAM_MASKED_KP07,
     M_FLUX_STREAM_RK_BOLLERMANN, M_FLUX_STREAM_RK_CLAMP, M_FLUX_STREAM_RK_KP07, M_FLUX_STREAM_RK_MASKED_BOLLERMANN,
-    M_FLUX_STREAM_RK_MASKED_CLAMP, M_FLUX_STREAM_RK_MASKED_KP07, M_RK, M_RK_FRICTION_FIELD, RK, RK_C, RK_C_FORCED,
-    RK_C_FORCED_FRICTION_FIELD, RK_C_FRICTION_FIELD, RK_FORCED, RK_FORCED_FRICTION_FIELD, RK_FRICTION_FIELD, RkSplit,
-    RkStage, SHORE_LISTS, SPLIT_GOING, SetGhosts, ShoreLists, SplitBegin, SplitCheck, SplitClock, SplitEnd, TimeStep,
-    highest_corner, line_slots, stream_slots, stream_strips,
+    M_FLUX_STREAM_RK_MASKED_CLAMP, M_FLUX_STREAM_RK_MASKED_KP07, M_RK, M_RK_FRICTION_FIELD, RK, RK_C,
+    RK_C_FRICTION_FIELD, RK_FRICTION_FIELD, RkSplit, RkStage, SHORE_LISTS, SPLIT_GOING, SetGhosts, ShoreLists,
+    SplitBegin, SplitCheck, SplitClock, SplitEnd, TimeStep, highest_corner, line_slots, stream_slots, stream_strips,
 };
 use split::{GpuSplit, SplitKernels, SplitState};
 use std::sync::Arc;
@@ -214,10 +213,8 @@ struct KpKernels<T: GpuReal> {
     flux_early: Kernel<FluxTileEarly<T>>,
     flux_stream: Kernel<FluxStream<T>>,
     flux_stream_early: Kernel<FluxStreamEarly<T>>,
-    /// The streamed flux kernel with RK2's second stage, and with the forcing in it (where
-    /// the run has rain or a soil).
+    /// The streamed flux kernel with RK2's second stage.
     flux_stream_rk: Kernel<FluxStreamRk<T>>,
-    flux_stream_rk_forced: Option<Kernel<FluxStreamRk<T>>>,
     /// The tile flux kernels' shared memory in `T`s for a block (bx, by).
     flux_shared: fn(u32, u32) -> usize,
     /// SRK2's x-line and y-block kernels and their shared memory in `T`s.
@@ -226,8 +223,6 @@ struct KpKernels<T: GpuReal> {
     line_shared: fn(u32) -> usize,
     yblock_shared: fn(u32, u32) -> usize,
     rk: Kernel<RkStage<T>>,
-    /// The RK stage forcing its output (the last stage, where the run has rain or a soil).
-    rk_forced: Option<Kernel<RkStage<T>>>,
     boundary: Kernel<SetGhosts<T>>,
     dt: Kernel<TimeStep<T>>,
     buffers: BufferKernels<T>,
@@ -316,16 +311,14 @@ impl<T: GpuReal> KpKernels<T> {
     /// The kernels of scheme `wet_dry`, and the RK stage with a friction field when
     /// `friction_field` (else the one that reads `Coeffs::g_n2`), compensated with `compensated`;
     /// with `mixed` the streamed flux, RK and boundary kernels are the mixed entry points (an
-    /// f64 surface and R_w; docs/f32-conservation.md). With `forced` (rain or a soil) also the
-    /// RK stage and the streamed second stage that force their output; with `masked` (a grid with
-    /// inactive cells) the streamed and SRK2 flux kernels that read the activity map.
+    /// f64 surface and R_w; docs/f32-conservation.md). With `masked` (a grid with inactive cells)
+    /// the streamed and SRK2 flux kernels that read the activity map.
     fn new(
         gpu: &Gpu,
         wet_dry: WetDry,
         friction_field: bool,
         compensated: bool,
         mixed: bool,
-        forced: bool,
         masked: bool,
     ) -> Result<KpKernels<T>> {
         let rk = match (friction_field, compensated, mixed) {
@@ -336,14 +329,6 @@ impl<T: GpuReal> KpKernels<T> {
             (false, true, false) => RK_C,
             (true, true, false) => RK_C_FRICTION_FIELD,
         };
-        let rk_forced = match (friction_field, compensated) {
-            (false, false) => RK_FORCED,
-            (true, false) => RK_FORCED_FRICTION_FIELD,
-            (false, true) => RK_C_FORCED,
-            (true, true) => RK_C_FORCED_FRICTION_FIELD,
-        };
-        // Mixed precision refuses forcing.
-        let forced = forced && !mixed;
         let mut flux = match (wet_dry, masked) {
             (WetDry::Bollermann, false) => FluxEntries::BOLLERMANN,
             (WetDry::Kp07, false) => FluxEntries::KP07,
@@ -378,14 +363,12 @@ impl<T: GpuReal> KpKernels<T> {
             flux_stream: gpu.kernel::<T, _>(flux.stream)?,
             flux_stream_early: gpu.kernel::<T, _>(flux.stream_early)?,
             flux_stream_rk: gpu.kernel::<T, _>(flux.stream_rk)?,
-            flux_stream_rk_forced: forced.then(|| gpu.kernel::<T, _>(flux.stream_rk_forced)).transpose()?,
             flux_shared: flux.tile_shared,
             x_line: gpu.kernel::<T, _>(flux.x_line)?,
             y_block: gpu.kernel::<T, _>(flux.y_block)?,
             line_shared: flux.line_shared,
             yblock_shared: flux.yblock_shared,
             rk: gpu.kernel::<T, _>(rk)?,
-            rk_forced: forced.then(|| gpu.kernel::<T, _>(rk_forced)).transpose()?,
             boundary: gpu.kernel::<T, _>(if mixed { M_BOUNDARY } else { BOUNDARY })?,
             dt: gpu.kernel::<T, _>(DT)?,
             buffers: BufferKernels::new(gpu)?,
@@ -551,9 +534,6 @@ impl<T: GpuReal> GpuKp<T> {
             )?)),
             false => None,
         };
-        // The RK kernels that force their output, where rain or a soil acts on every cell (DS1 and
-        // DS2 force after the step, in a pass of their own).
-        let forced = forcing.as_ref().is_some_and(|l| l.touches_every_cell()) && ds.is_none();
         let mut g = GpuKp {
             k,
             flux_variant: launch.flux,
@@ -588,7 +568,6 @@ impl<T: GpuReal> GpuKp<T> {
                 problem.manning_field.is_some(),
                 compensated,
                 mixed.is_some(),
-                forced,
                 active.is_some(),
             )?,
             clamp,
@@ -950,19 +929,16 @@ impl<T: GpuReal> GpuKp<T> {
             partial,
             shore,
             listed,
-            src: self.sources(2),
         };
         let shape = stream_shape(&k, warps, rows);
         let ks = &self.kernels;
-        let kernel = ks.flux_stream_rk_forced.as_ref().filter(|_| params.src.on()).unwrap_or(&ks.flux_stream_rk);
         // SAFETY: the streamed flux kernel's arrays and grid (`flux`); Qⁿ (w0, hu0, hv0, lo0)
         // is written in place and read only at each thread's own cell, distinct from Q¹ (w, hu,
         // hv, lo1) and R; cell bed, g·n² (the field where the problem has one, else null),
         // B_hi padded arrays; the output's wet map nbx·nby flags, cleared just before on the
         // same stream with partial and shore; listed nbx·nby flags from the lists kernel after
-        // stage 1, or null outside clamp. src is NONE (the plain entry, which ignores it) or the
-        // forcing's arrays (`GpuForcing::sources`), its clock kernel enqueued before this one.
-        unsafe { kernel.launch(shape, params) }
+        // stage 1, or null outside clamp.
+        unsafe { ks.flux_stream_rk.launch(shape, params) }
     }
 
     /// Device-wide max of the rates, then Δt and the clock on the device.
@@ -1047,7 +1023,6 @@ impl<T: GpuReal> GpuKp<T> {
             olo: low_out,
             list,
             count,
-            src: self.sources(stage),
         };
         // SAFETY: every state, R and bed array is padded to k.cells(), and so is gn2 where the
         // kernel reads it (the per-cell one, chosen in new exactly when `friction` is uploaded;
@@ -1059,11 +1034,7 @@ impl<T: GpuReal> GpuKp<T> {
         // lo1, olo are null (the plain kernel, which ignores them) or padded arrays aliasing as
         // w0, w1 and ow do. list is null (the block shape: nbx × nby blocks of bx × by), or the
         // drain list's pairs with their count in `counts` (rk_listed: a 1-D grid of bx × by).
-        // src is NONE (the plain entry, which ignores it) or the forcing's arrays
-        // (`GpuForcing::sources`), its clock kernel enqueued before this one.
-        let ks = &self.kernels;
-        let kernel = ks.rk_forced.as_ref().filter(|_| params.src.on()).unwrap_or(&ks.rk);
-        unsafe { kernel.launch(shape, params) }
+        unsafe { self.kernels.rk.launch(shape, params) }
     }
 
     /// In `clamp`, once Δt is known: the draining factors of the state the last flux launch read
@@ -1251,23 +1222,26 @@ impl<T: GpuReal> GpuKp<T> {
         }
     }
 
-    /// One whole step: Δt on the device, then Euler or RK2 (the forcing inside its last stage),
-    /// or (DS1, DS2, whose kernels have no early exit: `kernel` does not matter) a split step,
-    /// then the forcing over the time it advanced and the ghosts of the forced state.
+    /// One whole step: Δt on the device, then Euler or RK2, or (DS1, DS2, whose kernels have no
+    /// early exit: `kernel` does not matter) a split step; then the forcing over the time it
+    /// advanced and the ghosts of the forced state.
     pub fn step(&mut self, kernel: FluxKernel) -> Result<()> {
-        // Early exit does not see water a held level's ghosts bring to a dry block, nor the
-        // rain on one (`CpuKp::new`).
-        let kernel = if self.forcing.as_ref().is_some_and(|f| f.sets_ghosts() || f.every_cell()) {
-            FluxKernel::Full
+        // Early exit does not see water a held level's ghosts bring to a dry block (`CpuKp::new`).
+        let kernel = if self.forcing.as_ref().is_some_and(|f| f.sets_ghosts()) { FluxKernel::Full } else { kernel };
+        if self.split.is_some() {
+            self.split_step()?;
         } else {
-            kernel
-        };
-        if self.split.is_none() {
-            return self.flow(kernel);
+            self.flow(kernel)?;
         }
-        self.split_step()?;
         if self.forcing.is_some() {
-            let to = self.forcing_target(self.cur);
+            let to = Target {
+                w: self.q[0].ptr_mut(),
+                lo: self.low.as_mut().map_or(std::ptr::null_mut(), |[lo, _]| lo.ptr_mut()),
+                hu: self.q[1].ptr_mut(),
+                hv: self.q[2].ptr_mut(),
+                cell_bed: self.cell_bed.ptr(),
+                wet: self.wet[self.cur].ptr_mut(),
+            };
             let k = self.k;
             if let Some(f) = &mut self.forcing {
                 f.apply(k, &self.clock, &to)?;
@@ -1277,76 +1251,14 @@ impl<T: GpuReal> GpuKp<T> {
         Ok(())
     }
 
-    /// Qⁿ's buffers (wet map `map`) for the forcing kernels.
-    fn forcing_target(&mut self, map: usize) -> Target<T> {
-        Target {
-            w: self.q[0].ptr_mut(),
-            lo: self.low.as_mut().map_or(std::ptr::null_mut(), |[lo, _]| lo.ptr_mut()),
-            hu: self.q[1].ptr_mut(),
-            hv: self.q[2].ptr_mut(),
-            cell_bed: self.cell_bed.ptr(),
-            wet: self.wet[map].ptr_mut(),
-        }
-    }
-
-    /// Whether RK stage `stage` is the step's last, which the forcing's rain and soil act in.
-    fn last_stage(&self, stage: u32) -> bool {
-        stage == 2 || self.scheme == Scheme::Euler
-    }
-
-    /// The forcing's clock kernel before the step's last stage (levels from here on are those
-    /// at the step's end).
-    fn force_clock(&mut self) -> Result<()> {
-        match &mut self.forcing {
-            Some(f) => f.advance(&self.clock),
-            None => Ok(()),
-        }
-    }
-
-    /// The rain and soil of RK stage `stage`'s output: the forcing's in the last stage, else none.
-    fn sources(&mut self, stage: u32) -> CellSources<T> {
-        let last = self.last_stage(stage);
-        match &mut self.forcing {
-            Some(f) if last => f.sources(),
-            _ => CellSources::NONE,
-        }
-    }
-
-    /// After the last stage's `clamp` pass, the inflow cells' water, into the output (Qⁿ⁺¹, in
-    /// Euler still in `q1`) with its wet map `map`.
-    fn force_inflows(&mut self, euler: bool, map: usize) -> Result<()> {
-        if self.forcing.is_none() {
-            return Ok(());
-        }
-        let mut to = self.forcing_target(map);
-        if euler {
-            let lo = self.low.as_mut().map_or(std::ptr::null_mut(), |[_, lo]| lo.ptr_mut());
-            let [w, hu, hv] = self.q1.each_mut().map(|b| b.ptr_mut());
-            (to.w, to.lo, to.hu, to.hv) = (w, lo, hu, hv);
-        }
-        let k = self.k;
-        match &mut self.forcing {
-            Some(f) => f.inflows(k, &to),
-            None => Ok(()),
-        }
-    }
-
-    /// The step of [`step`](Self::step) in Euler or RK2, its last stage forced.
+    /// The step of [`step`](Self::step) without the forcing, in Euler or RK2.
     fn flow(&mut self, kernel: FluxKernel) -> Result<()> {
-        let euler = self.scheme == Scheme::Euler;
         self.flux(kernel, false)?;
         self.time_step()?;
-        if euler {
-            self.force_clock()?;
-        }
         self.drain(false)?;
-        self.account_stage(false, euler)?;
+        self.account_stage(false, self.scheme == Scheme::Euler)?;
         self.rk(1)?;
         self.clamp(true)?;
-        if euler {
-            let map = (self.map(false) + 1) % 3;
-            self.force_inflows(true, map)?;
-        }
         self.boundary(true)?;
         match self.scheme {
             Scheme::Euler => {
@@ -1360,7 +1272,6 @@ impl<T: GpuReal> GpuKp<T> {
                 self.cur = (self.cur + 1) % 3;
             }
             Scheme::Rk2 | Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2 => {
-                self.force_clock()?;
                 if self.fuses(kernel) {
                     self.flux_rk()?;
                     self.drain(true)?;
@@ -1373,8 +1284,6 @@ impl<T: GpuReal> GpuKp<T> {
                     self.rk(2)?;
                 }
                 self.clamp(false)?;
-                let map = (self.map(true) + 1) % 3;
-                self.force_inflows(false, map)?;
                 self.boundary(false)?;
                 self.cur = (self.cur + 2) % 3;
             }
