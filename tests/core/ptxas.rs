@@ -230,23 +230,18 @@ fn modules_assemble_with_ptxas() {
     let ptxas = ptxas().unwrap_or_else(|| panic!("no ptxas in $PTXAS or PATH (this build expected one)"));
     let dir = std::env::temp_dir().join(format!("hydrokern-ptxas-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    // The assemblies run side by side: each is one single-threaded ptxas.
+    // The assemblies run side by side: each is one single-threaded ptxas. Each module for its
+    // own target: the loader gives a device the first module its compute capability reaches
+    // (`ptx::module_for`), so the sm_80 module never runs on sm_90.
     let mut jobs = Vec::new();
     for m in &MODULES {
         let file = dir.join(format!("kernels_{}.ptx", m.arch));
         std::fs::write(&file, m.source).unwrap();
-        let archs = if m.arch == "sm_90" { vec!["sm_90"] } else { vec!["sm_90", m.arch] };
-        for arch in archs {
-            let (ptxas, file) = (ptxas.clone(), file.clone());
-            let run = std::thread::spawn(move || {
-                Command::new(&ptxas)
-                    .args([&format!("-arch={arch}"), "-v"])
-                    .arg(&file)
-                    .args(["-o", "/dev/null"])
-                    .output()
-            });
-            jobs.push((m, arch, run));
-        }
+        let (ptxas, arch) = (ptxas.clone(), m.arch);
+        let run = std::thread::spawn(move || {
+            Command::new(&ptxas).args([&format!("-arch={arch}"), "-v"]).arg(&file).args(["-o", "/dev/null"]).output()
+        });
+        jobs.push((m, arch, run));
     }
     for (m, arch, run) in jobs {
         let out = run.join().unwrap();

@@ -6,7 +6,8 @@
 //! The streamed and SRK2 flux kernels come in pairs: the plain entry treats every cell as
 //! active, the `_MASKED` one reads the activity map `k.active` (inactive cells are walls,
 //! `walls.rs`) and is launched for grids that have inactive cells. Two bodies in one entry would
-//! share one register allocation, and the map's registers cost the plain run 6–14%.
+//! share one register allocation, and the map's registers cost the plain run up to 18% (SRK2 in
+//! f64, H200).
 //!
 //! Launch contract (all): `k` describes padded state arrays of `(nx+4)(ny+4)` cells and a
 //! corner array of `(nx+5)(ny+5)`; every pointer is a whole such array (or as stated); outputs
