@@ -39,7 +39,8 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     ("kp_flux_stream_rk_bollermann_f64", 128),
     ("kp_flux_stream_rk_bollermann_f32", 96),
     // The same kernels' `_masked` entries (grids with inactive cells): the plain entries' caps,
-    // which they shared when one entry held both bodies.
+    // for the same body plus the activity map's loads at the same occupancy (not searched on
+    // their own).
     ("kp_flux_stream_masked_clamp_f64", 128),
     ("kp_flux_stream_early_masked_clamp_f64", 128),
     ("kp_flux_stream_early_masked_clamp_f32", 64),
