@@ -37,6 +37,8 @@ use super::{
     stream::{kp_flux_stream, kp_flux_stream_early, kp_flux_stream_rk},
     tile::{kp_flux, kp_flux_early},
 };
+#[cfg(target_arch = "nvptx64")]
+use crate::forcing::{GREEN_AMPT, HORTON, NO_SOIL};
 use crate::launch::Entry;
 
 kernels! {
@@ -278,16 +280,19 @@ kernels! {
         hv: *mut T, bc: *const T, wet: *mut u32,
     }
     pub const FORCE_INFLOW: ForceInflow = kp_force_inflow(kp_force_inflow::<T>);
-    /// Forcing: one thread an interior cell, the uniform and gridded rain added and the soil's
-    /// take (its total `f`, null without a soil) removed; `lo` null on the plain path; the rain
-    /// grid's arrays unused without frames, `soil_cells` null with one soil everywhere.
+    /// Forcing: every interior cell (`force.rs`: on the wet map's blocks, [`force_rows`] rows a
+    /// thread), the uniform and gridded rain added and the soil's take (its total `f`, null
+    /// without a soil) removed; `lo` null on the plain path; the rain grid's arrays unused
+    /// without frames, `soil_cells` null with one soil everywhere. One entry a soil model.
     pub struct ForceCells<T> {
         k: Coeffs<T>, cf: CellForcing<T>, amounts: *const f64, forced: *const f64,
         frame_times: *const f64, frames: *const f32, rain_cells: *const u32, soils: *const T,
         soil_cells: *const u32, span: *const T, w: *mut T, lo: *mut T, hu: *mut T, hv: *mut T,
         bc: *const T, f: *mut T, wet: *mut u32,
     }
-    pub const FORCE_CELLS: ForceCells = kp_force_cells(kp_force_cells::<T>);
+    pub const FORCE_RAIN: ForceCells = kp_force_rain(kp_force_cells::<T, NO_SOIL>);
+    pub const FORCE_GREEN_AMPT: ForceCells = kp_force_green_ampt(kp_force_cells::<T, GREEN_AMPT>);
+    pub const FORCE_HORTON: ForceCells = kp_force_horton(kp_force_cells::<T, HORTON>);
 
     /// The water account (`account.rs`): one stage's share of each boundary face's mass flux
     /// out (faces `len_x` or `len_y` long), recomputed from the state (w, hu, hv) with its

@@ -1,11 +1,12 @@
 //! The forcing kernels (`forcing.rs`; launch contract: `entries.rs`).
 
 use super::{
-    CLOCK_T, CellForcing, Coeffs, FORCED_SPAN, SeriesSet, cell_inputs, force_point, inflow_depth, integrate_span,
-    is_active,
+    CLOCK_T, CellForcing, Coeffs, FORCED_SPAN, SeriesSet, cell_inputs, force_point, force_rows, inflow_depth,
+    integrate_span, is_active,
 };
 use crate::device::{DeviceReal, thread};
-use crate::forcing::Infiltration;
+use crate::forcing::{Infiltration, NO_SOIL};
+use crate::sediment::compensated_add;
 
 /// One thread: every series integrated over the span the model clock advanced past the forcing
 /// clock, the rain frame holding at the span's start found, and the forcing clock moved up to
@@ -33,15 +34,6 @@ pub(super) unsafe fn kp_force_clock<T: DeviceReal>(
         integrate_span(set, *clock.add(CLOCK_T), forced, times, values, starts, amounts, levels, frame_times);
         *span = T::from_f64(*forced.add(FORCED_SPAN));
     }
-}
-
-/// Flags the wet map's block of interior cell (i, j) wet (every writer writes 1: no race that
-/// matters; the next RK stage writes the map afresh).
-#[inline(always)]
-unsafe fn flag_wet<T: DeviceReal>(k: &Coeffs<T>, wet: *mut u32, i: u32, j: u32) {
-    // max(1) proves the divisors non-zero (no trap path).
-    let b = ((j - 2) / k.by.max(1)) * k.nbx + (i - 2) / k.bx.max(1);
-    unsafe { *wet.add(b as usize) = 1 };
 }
 
 /// The momenta of cell `c` times `keep`, read and written only where `keep` ≠ 1.
@@ -92,23 +84,30 @@ pub(super) unsafe fn kp_force_inflow<T: DeviceReal>(
         }
         scale_momenta(c, keep, hu, hv);
         if is_wet {
+            // Few cells: the divisions cost nothing that shows. max(1) proves the divisors
+            // non-zero (no trap path).
             let p = (k.pitch as usize).max(1);
-            flag_wet(&k, wet, (c % p) as u32, (c / p) as u32);
+            let (i, j) = ((c % p) as u32, (c / p) as u32);
+            let b = ((j - 2) / k.by.max(1)) * k.nbx + (i - 2) / k.bx.max(1);
+            *wet.add(b as usize) = 1;
         }
     }
 }
 
-/// One thread an interior cell (a 2D grid: x across, y along the blocks' rows): the rain's
-/// depth over the span and the cell's soil ([`cell_inputs`]), then the soil's take
-/// ([`force_point`]); `f` the soil's total per cell, null without a soil. The cell comes from
-/// the 2D index rather than a 64-bit division of a 1D one, which costs more than the pass's
-/// memory traffic.
+/// The pass over every cell, on the wet map's blocks (`k.nbx × k.nby` blocks of `k.bx` ×
+/// ⌈`k.by` / [`force_rows`]⌉ threads, thread row r taking the block's rows r, r + blockDim.y, …):
+/// each cell's rain over the span and its soil ([`cell_inputs`]), then the soil's take
+/// ([`force_point`]); `f` the soil's total per cell, null without a soil. `SOIL` is the soil's
+/// model (`NO_SOIL`, `GREEN_AMPT`, `HORTON`: `cf.soil.model`), so each entry holds one model's
+/// arithmetic and registers. Without a soil nothing leaves a cell and rain is never negative
+/// (refused at input), so the momenta keep their values and a cell's bed is read only to flag
+/// a dry block that the rain wets. Loads of every row come before the arithmetic, so they are
+/// in flight together (up to four rows: [`force_rows`]).
 ///
 /// # Safety
-/// As [`kp_force_inflow`] and [`cell_inputs`]; `f` null or padded; the grid covers at least
-/// nx × ny threads.
+/// As [`kp_force_inflow`] and [`cell_inputs`]; `f` null or padded; the launch as above.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_force_cells<T: DeviceReal>(
+pub(super) unsafe fn kp_force_cells<T: DeviceReal, const SOIL: u32>(
     k: Coeffs<T>,
     cf: CellForcing<T>,
     amounts: *const f64,
@@ -127,34 +126,63 @@ pub(super) unsafe fn kp_force_cells<T: DeviceReal>(
     f: *mut T,
     wet: *mut u32,
 ) {
-    let (x, y) = thread::index_2d();
-    if x >= k.nx || y >= k.ny {
+    let (bx, by) = (thread::block_idx_x(), thread::block_idx_y());
+    let x = bx * k.bx + thread::thread_idx_x();
+    if x >= k.nx {
         return;
     }
-    let (i, j) = (x + 2, y + 2);
-    let c = k.at(i, j);
+    let compensated = !lo.is_null();
     unsafe {
-        // Outside the domain no rain falls and no soil takes water.
-        if !is_active(k.active(), c) {
-            return;
-        }
-        let n = y as usize * k.nx as usize + x as usize;
-        let (add, soil) = cell_inputs(&cf, n, amounts, forced, frame_times, frames, rain_cells, soils, soil_cells);
+        let flag = wet.add((by * k.nbx + bx) as usize);
+        let flagged = *flag != 0;
         let dt = *span;
-        let l = if lo.is_null() { T::ZERO } else { *lo.add(c) };
-        let f0 = if f.is_null() { T::ZERO } else { *f.add(c) };
-        let ((nw, nl), keep, nf, is_wet) =
-            force_point(&k, (*w.add(c), l), *bc.add(c), add, soil, f0, dt, !lo.is_null());
-        *w.add(c) = nw;
-        if !lo.is_null() {
-            *lo.add(c) = nl;
-        }
-        scale_momenta(c, keep, hu, hv);
-        if !f.is_null() {
-            *f.add(c) = nf;
-        }
-        if is_wet {
-            flag_wet(&k, wet, i, j);
+        // A row's cell and what the pass reads of it (the bed with a soil), or None outside the block,
+        // the grid or the domain (where no rain falls and no soil takes water).
+        let load = |r: u32| {
+            let ty = thread::thread_idx_y() + r * thread::block_dim_y();
+            let y = by * k.by + ty;
+            let c = k.at(x + 2, y + 2);
+            if !(r < force_rows(SOIL) && ty < k.by && y < k.ny && is_active(k.active(), c)) {
+                return None;
+            }
+            let l = if compensated { *lo.add(c) } else { T::ZERO };
+            // With a soil the bed is always needed: read with the rest.
+            let (b, f0) = if SOIL != NO_SOIL { (*bc.add(c), *f.add(c)) } else { (T::ZERO, T::ZERO) };
+            let n = y as usize * k.nx as usize + x as usize;
+            let (add, soil) = cell_inputs(&cf, n, amounts, forced, frame_times, frames, rain_cells, soils, soil_cells);
+            Some((c, *w.add(c), l, b, f0, add, Infiltration { model: SOIL, p: soil.p }))
+        };
+        // Every row's loads are issued before the flag's value is needed: a block already
+        // flagged needs no bed, without a soil, to flag it again.
+        let rows = [load(0), load(1), load(2), load(3)];
+        let needs_bed = SOIL != NO_SOIL || !flagged;
+        // The row forced and written; whether it flags its block wet.
+        let store = |row: Option<(usize, T, T, T, T, T, Infiltration<T>)>| {
+            let Some((c, wc, l, b, f0, add, soil)) = row else { return false };
+            if SOIL == NO_SOIL {
+                let b = if needs_bed { *bc.add(c) } else { b };
+                let (nw, nl) = if compensated { compensated_add(wc, l, add) } else { (wc + add, T::ZERO) };
+                *w.add(c) = nw;
+                if compensated {
+                    *lo.add(c) = nl;
+                }
+                // As force_point: nothing taken, so the cell holds h + add.
+                needs_bed && ((wc - b) + l).max(T::ZERO) + add > k.wet_above
+            } else {
+                let ((nw, nl), keep, nf, is_wet) = force_point(&k, (wc, l), b, add, soil, f0, dt, compensated);
+                *w.add(c) = nw;
+                if compensated {
+                    *lo.add(c) = nl;
+                }
+                scale_momenta(c, keep, hu, hv);
+                *f.add(c) = nf;
+                is_wet
+            }
+        };
+        let [a, b, c, d] = rows;
+        let any_wet = store(a) | store(b) | store(c) | store(d);
+        if any_wet {
+            *flag = 1;
         }
     }
 }

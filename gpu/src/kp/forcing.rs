@@ -22,6 +22,18 @@ pub const FORCED_FROM: usize = 2;
 pub const FORCED_FRAME: usize = 3;
 pub const FORCED_LEN: usize = 4;
 
+/// Rows of a wet-map block each thread of the pass over every cell takes (`force.rs`), by the
+/// soil's model: rain alone and Green–Ampt are memory-bound, and with one row a thread has too
+/// few loads in flight to keep the memory busy; Horton is bound by its f64 arithmetic, which a
+/// second row's registers would slow by taking occupancy.
+pub const fn force_rows(model: u32) -> u32 {
+    match model {
+        crate::forcing::HORTON => 1,
+        crate::forcing::GREEN_AMPT => 2,
+        _ => 4,
+    }
+}
+
 /// The series the clock kernel evaluates: `count` of them, series s having the points
 /// `starts[s]..starts[s + 1]` of `times` and `values`; those before `level_first` are
 /// integrated over the span (rain, inflows), those from it on are levels, evaluated at the

@@ -7,9 +7,10 @@
 use crate::kp::forcing::Layout;
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{GpuReal, Result};
+use kernels::forcing::{GREEN_AMPT, HORTON};
 use kernels::kp::{
-    CellForcing, Coeffs, FORCE_CELLS, FORCE_CLOCK, FORCE_INFLOW, FORCED_LEN, FORCED_T, ForceCells, ForceClock,
-    ForceInflow, SeriesSet,
+    CellForcing, Coeffs, FORCE_CLOCK, FORCE_GREEN_AMPT, FORCE_HORTON, FORCE_INFLOW, FORCE_RAIN, FORCED_LEN, FORCED_T,
+    ForceCells, ForceClock, ForceInflow, SeriesSet, force_rows,
 };
 
 /// The forcing's device arrays and kernels.
@@ -92,7 +93,11 @@ impl<T: GpuReal> GpuForcing<T> {
             infiltrated: layout.has_soil().then(|| gpu.zeros(cells)).transpose()?,
             clock_kernel: gpu.kernel::<T, _>(FORCE_CLOCK)?,
             inflow_kernel: gpu.kernel::<T, _>(FORCE_INFLOW)?,
-            cells_kernel: gpu.kernel::<T, _>(FORCE_CELLS)?,
+            cells_kernel: gpu.kernel::<T, _>(match layout.soil_model {
+                GREEN_AMPT => FORCE_GREEN_AMPT,
+                HORTON => FORCE_HORTON,
+                _ => FORCE_RAIN,
+            })?,
         })
     }
 
@@ -192,8 +197,10 @@ impl<T: GpuReal> GpuForcing<T> {
                 f: self.infiltrated.as_mut().map_or(std::ptr::null_mut(), |f| f.ptr_mut()),
                 wet: to.wet,
             };
-            let shape = LaunchShape::cover_2d(k.nx as u64, k.ny as u64, (256, 1), (1, 1))?;
-            // SAFETY: one thread an interior cell; the state and f padded to k.cells(); wet
+            let rows = k.by.div_ceil(force_rows(self.layout.soil_model));
+            let shape = LaunchShape::fixed((k.nbx, k.nby, 1), (k.bx, rows, 1));
+            // SAFETY: the wet map's blocks, force_rows rows a thread (the entry of the layout's
+            // soil model); the state and f padded to k.cells(); wet
             // nbx·nby flags; amounts holds the rain's index when there is rain; the clock as the
             // clock kernel left it; with frames, frame_times frames + 1, rain_cells every
             // interior cell, frames frames × stride, each index checked (`RainGrid::new`);

@@ -1231,7 +1231,8 @@ impl<T: GpuReal> GpuKp<T> {
         if self.split.is_some() {
             self.split_step()?;
         } else {
-            self.flow(kernel)?;
+            // The forcing's kernels read no ghost, and the ghosts are set after them.
+            self.flow(kernel, self.forcing.is_none())?;
         }
         if self.forcing.is_some() {
             let to = Target {
@@ -1251,15 +1252,18 @@ impl<T: GpuReal> GpuKp<T> {
         Ok(())
     }
 
-    /// The step of [`step`](Self::step) without the forcing, in Euler or RK2.
-    fn flow(&mut self, kernel: FluxKernel) -> Result<()> {
+    /// The step of [`step`](Self::step) without the forcing, in Euler or RK2; the output's
+    /// ghosts set with `ghosts`.
+    fn flow(&mut self, kernel: FluxKernel, ghosts: bool) -> Result<()> {
         self.flux(kernel, false)?;
         self.time_step()?;
         self.drain(false)?;
         self.account_stage(false, self.scheme == Scheme::Euler)?;
         self.rk(1)?;
         self.clamp(true)?;
-        self.boundary(true)?;
+        if ghosts || self.scheme != Scheme::Euler {
+            self.boundary(true)?;
+        }
         match self.scheme {
             Scheme::Euler => {
                 self.q.swap_with_slice(&mut self.q1);
@@ -1284,7 +1288,9 @@ impl<T: GpuReal> GpuKp<T> {
                     self.rk(2)?;
                 }
                 self.clamp(false)?;
-                self.boundary(false)?;
+                if ghosts {
+                    self.boundary(false)?;
+                }
                 self.cur = (self.cur + 2) % 3;
             }
         }
