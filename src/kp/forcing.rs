@@ -6,8 +6,8 @@
 
 use super::Problem;
 use crate::Real;
-use crate::forcing::Forcing;
-use kernels::forcing::{Infiltration, NO_SOIL, series_at};
+use crate::forcing::{CellArrays, Forcing};
+use kernels::forcing::{Infiltration, series_at};
 use kernels::kp::{
     CellForcing, Coeffs, FORCED_LEN, FORCED_SPAN, FORCED_T, NO_LEVEL, NO_RAIN, OPEN, SeriesSet, cell_inputs,
     force_point, integrate_span,
@@ -25,18 +25,8 @@ pub struct Layout {
     pub starts: Vec<u32>,
     /// The rain's series index, or [`NO_RAIN`].
     pub rain: u32,
-    /// Gridded rain (`kernels::forcing::held_integral`): the frames' times and the end (empty
-    /// without), the frames back to back (`frame_stride` rain cells each, m/s) and each interior
-    /// cell's rain cell.
-    pub frame_times: Vec<f64>,
-    pub frames: Arc<[f32]>,
-    pub frame_stride: u32,
-    pub rain_cells: Arc<[u32]>,
-    /// The soils' model (`NO_SOIL` without), their parameters (three a soil, f64:
-    /// [`Infiltration::p`]) and each interior cell's soil (empty: the first under every cell).
-    pub soil_model: u32,
-    pub soils: Vec<f64>,
-    pub soil_cells: Arc<[u32]>,
+    /// The rain grid and the soils.
+    pub per_cell: CellArrays,
     /// The inflow cells (padded indexes, each once) and, cell c's at
     /// `cell_starts[c]..cell_starts[c + 1]`, the series feeding it and the weight (share / cell
     /// area, 1/m²) its discharge is added with.
@@ -111,11 +101,6 @@ impl Layout {
                 }
             }
         }
-        let grid = f.rain_grid.as_ref();
-        let mut soils = Vec::new();
-        for s in f.soil.iter().flat_map(|s| &s.soils) {
-            soils.extend_from_slice(&s.infiltration::<f64>().p);
-        }
         Some(Layout {
             level_first,
             level_map,
@@ -124,13 +109,7 @@ impl Layout {
             values,
             starts,
             rain: if f.rain.is_some() { 0 } else { NO_RAIN },
-            frame_times: grid.map_or_else(Vec::new, |g| g.times.clone()),
-            frames: grid.map_or_else(|| Arc::from([]), |g| g.values.clone()),
-            frame_stride: grid.map_or(0, |g| g.cells as u32),
-            rain_cells: grid.map_or_else(|| Arc::from([]), |g| g.index.clone()),
-            soil_model: f.soil.as_ref().map_or(NO_SOIL, |s| s.soils[0].infiltration::<f64>().model),
-            soils,
-            soil_cells: f.soil.as_ref().map_or_else(|| Arc::from([]), |s| s.cells.clone()),
+            per_cell: CellArrays::of(f),
             cells,
             cell_starts,
             cell_series,
@@ -145,7 +124,7 @@ impl Layout {
 
     /// Number of gridded rain frames (0 without).
     pub fn frames(&self) -> usize {
-        self.frame_times.len().saturating_sub(1)
+        self.per_cell.frames()
     }
 
     /// What the clock kernel evaluates.
@@ -155,24 +134,12 @@ impl Layout {
 
     /// Whether the cells have a soil.
     pub fn has_soil(&self) -> bool {
-        self.soil_model != NO_SOIL
+        self.per_cell.has_soil()
     }
 
-    /// The soils' parameters in `T` (three a soil).
-    pub fn soils_in<T: Real>(&self) -> Vec<T> {
-        self.soils.iter().map(|&v| T::from_f64(v)).collect()
-    }
-
-    /// What every cell receives, in `T`: the soil is the first (the only one unless
-    /// `soil_cells` says each cell's).
+    /// What every cell receives, in `T`.
     pub fn cell_forcing<T: Real>(&self) -> CellForcing<T> {
-        let soil = match self.soils.get(..3) {
-            Some(p) if self.has_soil() => {
-                Infiltration { model: self.soil_model, p: [T::from_f64(p[0]), T::from_f64(p[1]), T::from_f64(p[2])] }
-            }
-            _ => Infiltration::NONE,
-        };
-        CellForcing { rain: self.rain, frames: self.frames() as u32, stride: self.frame_stride, soil }
+        self.per_cell.cell_forcing(self.rain)
     }
 
     /// The levels' values at `t`, in their order.
@@ -231,7 +198,7 @@ impl<T: Real> CpuForcing<T> {
         let levels = layout.levels_at(0.0);
         CpuForcing {
             amounts: vec![0.0; layout.level_first as usize],
-            soils: layout.soils_in(),
+            soils: layout.per_cell.soils_in(),
             layout,
             clock: [0.0; FORCED_LEN],
             infiltrated: vec![T::ZERO; cells],
@@ -268,7 +235,7 @@ impl<T: Real> CpuForcing<T> {
                 l.starts.as_ptr(),
                 self.amounts.as_mut_ptr(),
                 self.levels.as_mut_ptr(),
-                l.frame_times.as_ptr(),
+                l.per_cell.frame_times.as_ptr(),
             )
         };
         let dt = T::from_f64(self.clock[FORCED_SPAN]);
@@ -304,7 +271,7 @@ impl<T: Real> CpuForcing<T> {
             None => &mut self.no_low,
         };
         let (amounts, clock, soils) = (&self.amounts[..], &self.clock[..], &self.soils[..]);
-        let per_cell = !l.soil_cells.is_empty();
+        let per_cell = !l.per_cell.soil_cells.is_empty();
         // Rows in parallel; each row lists the blocks its wet cells lie in.
         let rows: Vec<Vec<usize>> = w
             .par_chunks_mut(p)
@@ -334,11 +301,11 @@ impl<T: Real> CpuForcing<T> {
                             n,
                             amounts.as_ptr(),
                             clock.as_ptr(),
-                            l.frame_times.as_ptr(),
-                            l.frames.as_ptr(),
-                            l.rain_cells.as_ptr(),
+                            l.per_cell.frame_times.as_ptr(),
+                            l.per_cell.frames.as_ptr(),
+                            l.per_cell.rain_cells.as_ptr(),
                             soils.as_ptr(),
-                            if per_cell { l.soil_cells.as_ptr() } else { std::ptr::null() },
+                            if per_cell { l.per_cell.soil_cells.as_ptr() } else { std::ptr::null() },
                         )
                     };
                     let ((nw, nl), keep, nf, is_wet) =

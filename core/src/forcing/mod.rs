@@ -5,6 +5,7 @@
 //! with the point functions of `kernels::forcing`, which the kernels share.
 
 mod case;
+mod cells;
 mod infiltration;
 mod rain_cf;
 mod rain_frames;
@@ -14,6 +15,7 @@ mod series;
 mod soil;
 
 pub use case::{ForcingSection, TideKeys};
+pub use cells::CellArrays;
 pub use rain_grid::RainGrid;
 pub use series::{DISCHARGE, LEVEL, Quantity, RAIN, Series};
 pub use soil::{GreenAmpt, Horton, Soil, Soils};

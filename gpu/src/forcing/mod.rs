@@ -1,17 +1,19 @@
 //! External forcing of a shallow-water model, point by point: time series evaluated and
 //! integrated over a step, gridded rain held between its frames ([`frames`]), a cell's soil
-//! ([`soil`]: Green–Ampt or Horton) and a cell's gains (rain, inflow) and losses
-//! (infiltration). The kernels and the CPU references call these same functions, so both apply
-//! the same amounts.
+//! ([`soil`]: Green–Ampt or Horton), what a cell receives over a span ([`cell`]) and a cell's
+//! gains (rain, inflow) and losses (infiltration). The kernels and the CPU references call these
+//! same functions, so both apply the same amounts.
 //!
 //! A time series is a piecewise-linear interpolant of points (tᵢ, vᵢ) with increasing times; it
 //! holds its end values beyond its ends. What a step receives is the exact integral of the
 //! interpolant over the step, so a run's water account sums integrals, not samples.
 
+mod cell;
 mod exp;
 mod frames;
 mod soil;
 
+pub use cell::{CellForcing, NO_RAIN, Span, cell_gain};
 pub use exp::{exp_neg, one_minus_exp_neg, one_minus_given};
 pub use frames::{frame_at, held_integral};
 pub use soil::{GREEN_AMPT, HORTON, Horton, Infiltration, NO_SOIL, Soil, green_ampt, horton};

@@ -10,7 +10,8 @@
 
 use super::Coeffs;
 use crate::Real;
-use crate::forcing::{Infiltration, force_cell, frame_at, held_integral};
+pub use crate::forcing::{CellForcing, NO_RAIN};
+use crate::forcing::{Infiltration, Span, cell_gain, force_cell, frame_at};
 use crate::sediment::compensated_add;
 
 /// Slots of the forcing clock (f64): the time forcing has been applied up to, and of the span
@@ -46,22 +47,6 @@ pub struct SeriesSet {
     pub level_first: u32,
     pub frames: u32,
 }
-
-/// What every cell receives ([`cell_inputs`]): the index in `amounts` of the uniform rain's
-/// depth over the span (or [`NO_RAIN`]); the gridded rain's frame count (0: none) and the
-/// length of a frame (the rain cells a frame holds); and the soil under every cell
-/// (`Infiltration::NONE`: none), or with a soil per cell the model and unused parameters.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct CellForcing<T> {
-    pub rain: u32,
-    pub frames: u32,
-    pub stride: u32,
-    pub soil: Infiltration<T>,
-}
-
-/// [`CellForcing::rain`] of a run without rain.
-pub const NO_RAIN: u32 = u32::MAX;
 
 /// A cell after its forcing. The state's surface `w` (with its compensated low part `lo`, 0 on
 /// the plain path) over the cell bed `cb` gains the depth `add` and loses what the soil that has
@@ -150,18 +135,12 @@ pub unsafe fn integrate_span(
     }
 }
 
-/// What interior cell `n` (x fastest) receives over the span the clock kernel last integrated,
-/// as a depth: the uniform rain's (from `amounts`) and its gridded rain's (the frames' values at
-/// its rain cell `rain_cells[n]`, frame k's at `frames[k·stride + cell]`, integrated over the
-/// span from the frame the clock found), summed in f64 and rounded once; and its soil
-/// (`cf.soil`, or with a soil per cell the entry `soil_cells[n]` of `soils`, three values an
-/// entry).
+/// What interior cell `n` (x fastest) receives over the span the clock kernel last integrated
+/// ([`cell_gain`] over that span, with the uniform rain's depth from `amounts`).
 ///
 /// # Safety
 /// `forced` holds [`FORCED_LEN`] as the clock kernel left it; `amounts` the rain's index (with
-/// uniform rain); with frames, `frame_times` holds `cf.frames + 1`, `rain_cells` every interior
-/// cell and `frames` `cf.frames·cf.stride` values, each rain cell below `cf.stride`;
-/// `soil_cells` null or every interior cell's entry of `soils`.
+/// uniform rain); the rest as [`cell_gain`].
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub unsafe fn cell_inputs<T: Real>(
@@ -176,22 +155,14 @@ pub unsafe fn cell_inputs<T: Real>(
     soil_cells: *const u32,
 ) -> (T, Infiltration<T>) {
     unsafe {
-        let mut add = if cf.rain == NO_RAIN { 0.0 } else { *amounts.add(cf.rain as usize) };
-        if cf.frames > 0 {
-            let times = core::slice::from_raw_parts(frame_times, cf.frames as usize + 1);
-            let (a, b) = (*forced.add(FORCED_FROM), *forced.add(FORCED_T));
-            let first = *forced.add(FORCED_FRAME) as usize;
-            let cell = *rain_cells.add(n) as usize;
-            let stride = cf.stride as usize;
-            add += held_integral(times, first, a, b, |k| *frames.add(k * stride + cell) as f64);
-        }
-        let soil = if soil_cells.is_null() {
-            cf.soil
-        } else {
-            let e = *soil_cells.add(n) as usize * 3;
-            Infiltration { model: cf.soil.model, p: [*soils.add(e), *soils.add(e + 1), *soils.add(e + 2)] }
+        let uniform = if cf.rain == NO_RAIN { 0.0 } else { *amounts.add(cf.rain as usize) };
+        let span = Span {
+            uniform,
+            from: *forced.add(FORCED_FROM),
+            to: *forced.add(FORCED_T),
+            frame: *forced.add(FORCED_FRAME) as u32,
         };
-        (T::from_f64(add), soil)
+        cell_gain(cf, n, &span, frame_times, frames, rain_cells, soils, soil_cells)
     }
 }
 

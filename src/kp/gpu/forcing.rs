@@ -75,11 +75,11 @@ impl<T: GpuReal> GpuForcing<T> {
             values: upload_or_zero(gpu, &layout.values)?,
             starts: gpu.upload(&layout.starts)?,
             amounts: gpu.zeros(layout.series().max(1))?,
-            frame_times: upload_or_zero(gpu, &layout.frame_times)?,
-            frames: upload_or_zero(gpu, &layout.frames)?,
-            rain_cells: upload_or_zero(gpu, &layout.rain_cells)?,
-            soils: upload_or_zero(gpu, &layout.soils_in::<T>())?,
-            soil_cells: (!layout.soil_cells.is_empty()).then(|| gpu.upload(&layout.soil_cells)).transpose()?,
+            frame_times: upload_or_zero(gpu, &layout.per_cell.frame_times)?,
+            frames: upload_or_zero(gpu, &layout.per_cell.frames)?,
+            rain_cells: upload_or_zero(gpu, &layout.per_cell.rain_cells)?,
+            soils: upload_or_zero(gpu, &layout.per_cell.soils_in::<T>())?,
+            soil_cells: (!layout.per_cell.soil_cells.is_empty()).then(|| gpu.upload(&layout.per_cell.soil_cells)).transpose()?,
             levels: upload_or_zero(gpu, &layout.levels_at(0.0))?,
             level_map: (!layout.level_map.is_empty()).then(|| gpu.upload(&layout.level_map)).transpose()?,
             layout: layout.clone(),
@@ -93,7 +93,7 @@ impl<T: GpuReal> GpuForcing<T> {
             infiltrated: layout.has_soil().then(|| gpu.zeros(cells)).transpose()?,
             clock_kernel: gpu.kernel::<T, _>(FORCE_CLOCK)?,
             inflow_kernel: gpu.kernel::<T, _>(FORCE_INFLOW)?,
-            cells_kernel: gpu.kernel::<T, _>(match layout.soil_model {
+            cells_kernel: gpu.kernel::<T, _>(match layout.per_cell.soil_model {
                 GREEN_AMPT => FORCE_GREEN_AMPT,
                 HORTON => FORCE_HORTON,
                 _ => FORCE_RAIN,
@@ -122,8 +122,8 @@ impl<T: GpuReal> GpuForcing<T> {
             return Ok(());
         }
         gpu.check_fits(
-            &format!("the rain grids' {} frames of {} rain cells (forcing.rain)", layout.frames(), layout.frame_stride),
-            4 * (layout.frames.len() + layout.rain_cells.len()),
+            &format!("the rain grids' {} frames of {} rain cells (forcing.rain)", layout.frames(), layout.per_cell.frame_stride),
+            4 * (layout.per_cell.frames.len() + layout.per_cell.rain_cells.len()),
         )
     }
 
@@ -132,9 +132,8 @@ impl<T: GpuReal> GpuForcing<T> {
         let t = std::mem::size_of::<T>();
         16 * layout.times.len()
             + 4 * (layout.starts.len() + layout.cells.len() + layout.cell_starts.len() + layout.cell_series.len())
-            + 8 * (layout.weights.len() + layout.frame_times.len())
-            + 4 * (layout.frames.len() + layout.rain_cells.len() + layout.soil_cells.len())
-            + t * layout.soils.len()
+            + 8 * layout.weights.len()
+            + layout.per_cell.bytes::<T>()
             + if layout.has_soil() { cells * t } else { 0 }
     }
 
@@ -197,7 +196,7 @@ impl<T: GpuReal> GpuForcing<T> {
                 f: self.infiltrated.as_mut().map_or(std::ptr::null_mut(), |f| f.ptr_mut()),
                 wet: to.wet,
             };
-            let rows = k.by.div_ceil(force_rows(self.layout.soil_model));
+            let rows = k.by.div_ceil(force_rows(self.layout.per_cell.soil_model));
             let shape = LaunchShape::fixed((k.nbx, k.nby, 1), (k.bx, rows, 1));
             // SAFETY: the wet map's blocks, force_rows rows a thread (the entry of the layout's
             // soil model); the state and f padded to k.cells(); wet
