@@ -1,15 +1,16 @@
 //! ADI case files (`solver = "adi"`, docs/adi.md "Case files and scenarios"): the grid, the
 //! time step, the physics, drying and flooding, the bathymetry, the initial surface and the
-//! boundary of each side, read into a [`Setup`]. Lengths in metres, time in seconds, angles in
-//! degrees.
+//! boundary of each side, rain and infiltration, read into a [`Setup`]. Lengths in metres, time
+//! in seconds, angles in degrees.
 
 use super::cpu::Adi;
 use super::gpu::{Strategy, YSweep, device_bytes};
 use super::model::{AdiModel, state_words};
 use super::{Boundary, Friction, Level, Setup, Tide, Wind, pictures};
+use crate::account::Account;
 use crate::case::initial::{Field, Profile, values};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, flags, num};
-use crate::forcing::{LEVEL, Series, TideKeys};
+use crate::forcing::{Forcing, ForcingSection, LEVEL, Series, TideKeys};
 use crate::grid::{Grid2, Mesh};
 use crate::model::{Halt, Model, State};
 use crate::output::png::{map_drawing, map_pixels};
@@ -38,6 +39,9 @@ struct File {
     boundary: Boundaries,
     #[serde(default)]
     gpu: GpuSection,
+    /// Rain and infiltration (`[forcing.rain]`, `[forcing.infiltration]`).
+    #[serde(default)]
+    forcing: ForcingSection,
 }
 
 /// `[gpu]`: how the sweeps solve their lines on the GPU (ignored on the CPU).
@@ -335,6 +339,7 @@ impl AdiCase {
             eddy,
             drying,
             sides,
+            forcing: adi_forcing(&c, &f.forcing, &grid, times.t_end, common.run.start.as_deref())?,
         };
         setup.validate().map_err(|e| doc.invalid("bathymetry", e))?;
         let h: Vec<f64> = setup.depth.iter().zip(&setup.zeta).map(|(d, z)| d + z).collect();
@@ -355,6 +360,31 @@ impl AdiCase {
     pub fn setup(&self) -> &Setup {
         &self.setup
     }
+}
+
+/// The rain and soils of `[forcing]`; the parts the ADI model has no use for are refused in one
+/// line that says what it offers instead.
+fn adi_forcing(c: &Check, f: &ForcingSection, grid: &Grid2, t_end: f64, start: Option<&str>) -> Result<Forcing> {
+    let forcing = f.load(c, grid, t_end, start)?;
+    if !forcing.inflows.is_empty() {
+        return c.fail(
+            "forcing.inflow",
+            "the ADI model takes rain and infiltration from [forcing]; a discharge enters through a flux side ([boundary] <side> = { flux = … })",
+        );
+    }
+    if !forcing.levels.is_empty() {
+        return c.fail(
+            "forcing.level",
+            "the ADI model takes rain and infiltration from [forcing]; a water level is held by a level, tide or series side ([boundary])",
+        );
+    }
+    if !forcing.outlets.is_empty() {
+        return c.fail(
+            "forcing.outlet",
+            "the ADI model takes rain and infiltration from [forcing]; water leaves through a level, tide or series side ([boundary])",
+        );
+    }
+    Ok(forcing)
 }
 
 fn finite(c: &Check, key: &str, v: f64) -> Result<f64> {
@@ -493,7 +523,7 @@ impl Simulation for AdiCase {
             if s.convection { "on" } else { "off" },
             num(s.eddy),
             sides.join(", ")
-        )
+        ) + &if s.forcing.is_empty() { String::new() } else { format!("; forcing: {}", s.forcing.describe()) }
     }
     fn times(&self) -> &Times {
         &self.times
@@ -509,10 +539,11 @@ impl Simulation for AdiCase {
         let cells = (nx * ny) as u64;
         let faces = ((nx + 1) * ny).max(nx * (ny + 1)) as u64;
         let maps = if self.info.output.maxima { 3 * cells } else { 0 };
+        let soil = self.setup.forcing.soil.is_some() as u64;
         Snapshot {
-            // h, ζ, p and q on their faces and at the centres.
-            fields: 6,
-            values: 4 * cells + 2 * faces,
+            // h, ζ, p and q on their faces and at the centres; with a soil its totals.
+            fields: 6 + soil,
+            values: (4 + soil) * cells + 2 * faces,
             // ζ and h over the ground, one after the other, and the centre line.
             pictures: 3,
             animations: 1,
@@ -521,9 +552,9 @@ impl Simulation for AdiCase {
             drawing: 25 * cells + map_drawing(nx, ny, true),
             pooled_maps: 0,
             map_retained: 0,
-            // ζ, p, q and the last q, the wet flags; the maximum maps.
-            checkpoint: cells + 3 * faces + cells / 8 + maps,
-            account: false,
+            // ζ, p, q and the last q, the wet flags, the soil's totals; the maximum maps.
+            checkpoint: (1 + soil) * cells + 3 * faces + cells / 8 + maps,
+            account: !self.setup.forcing.is_empty(),
         }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
@@ -558,12 +589,47 @@ impl Simulation for AdiCase {
         )
     }
     fn conservation<T: Real>(&self, state: &State<T>) -> Option<String> {
+        let closed = self.setup.sides.iter().all(|b| matches!(b, Boundary::Land));
+        if let Some(a) = self.account(state) {
+            let how = if closed {
+                "land all round: the residual is the error"
+            } else {
+                "open sides: the flow through them is in the residual"
+            };
+            return Some(format!(
+                "water account: storage change {:+.6e} m³ = rain {:.6e} − infiltration {:.6e} + residual {:+.3e} ({:+.1e} of the water in the account), {} ({how})",
+                a.storage - a.start,
+                a.rain,
+                a.infiltration,
+                a.residual(),
+                a.relative(),
+                T::NAME
+            ));
+        }
         let v = self.grid.integrate(&state.field("h")?.data);
         let change = if self.v0 > 0.0 { (v - self.v0) / self.v0 } else { v };
-        let closed = self.setup.sides.iter().all(|b| matches!(b, Boundary::Land));
         let what =
             if closed { "land all round: all of it is error" } else { "open sides: the flow through them counts too" };
         Some(format!("volume change {change:+.1e} of the initial volume, {} ({what})", T::NAME))
+    }
+    /// With rain or a soil, the water account at `state`'s time: the volume in the domain, the
+    /// rain's (exact integrals over every cell) and what the soil took (its totals summed).
+    fn account<T: Real>(&self, state: &State<T>) -> Option<Account> {
+        let f = &self.setup.forcing;
+        if f.is_empty() {
+            return None;
+        }
+        let t = state.clock.t;
+        let area = (self.grid.nx * self.grid.ny) as f64 * self.grid.dx * self.grid.dy;
+        Some(Account {
+            t,
+            storage: self.grid.integrate(&state.field("h")?.data),
+            start: self.v0,
+            rain: f.rain_volume(area, t),
+            inflow: 0.0,
+            infiltration: state.field("infiltration").map_or(0.0, |i| self.grid.integrate(&i.data)),
+            boundary: Vec::new(),
+        })
     }
     fn check<T: Real>(&self, state: &State<T>) -> Option<String> {
         let h = state.field("h")?;

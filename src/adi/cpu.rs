@@ -7,12 +7,14 @@
 //! - y-sweep, along every column: ζ^{n+½} → ζ^{n+1} and q^{n+½} → q^{n+3/2}, with pⁿ and p^{n+1}
 //!   known.
 
+use super::forcing::AdiForcing;
 use super::{Boundary, Setup, Side};
 use crate::{Error, Real, Result};
 use hydrokern_core::tridiag::{Layout, Shape, cpu as thomas};
 use kernels::adi::{self, Dir, MassAt, MomentumAt, Params, Stencil};
 use kernels::tridiag::Eq;
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// The state and the model. Layout as in the module's documentation (no ghost cells).
 #[derive(Clone, Debug)]
@@ -37,6 +39,10 @@ pub struct Adi<T> {
     /// t_n (s) and n.
     pub time: f64,
     pub steps: u64,
+    /// Rain and soils, applied after each step (`forcing.rs`); the depth each cell's soil has
+    /// taken (nx·ny with a soil, else empty).
+    pub forcing: Option<Arc<AdiForcing>>,
+    pub infiltrated: Vec<T>,
 }
 
 /// The index maps of one sweep: line l (a row for the x-sweep, a column for the y-sweep) and
@@ -109,6 +115,7 @@ impl<T: Real> Adi<T> {
         let d: Vec<T> = setup.depth.iter().map(|&v| T::from_f64(v)).collect();
         let zeta: Vec<T> = setup.zeta.iter().map(|&v| T::from_f64(v)).collect();
         let wet = d.iter().zip(&zeta).map(|(&d, &z)| d + z > params.h_dry.max(T::ZERO)).collect();
+        let forcing = AdiForcing::of(&setup.forcing).map(Arc::new);
         Ok(Adi {
             nx,
             ny,
@@ -122,12 +129,18 @@ impl<T: Real> Adi<T> {
             wet,
             time: 0.0,
             steps: 0,
+            infiltrated: if forcing.as_ref().is_some_and(|f| f.has_soil()) {
+                vec![T::ZERO; nx * ny]
+            } else {
+                Vec::new()
+            },
+            forcing,
         })
     }
 
-    /// One time step: the x-sweep, then the y-sweep. Fails on a solver breakdown or a
-    /// non-finite result, naming step and cell, and then leaves the model as it was before the
-    /// step (so a caller need not keep a copy to go back to).
+    /// One time step: the x-sweep, then the y-sweep, then the rain and soil over the step. Fails
+    /// on a solver breakdown or a non-finite result, naming step and cell, and then leaves the
+    /// model as it was before the step (so a caller need not keep a copy to go back to).
     pub fn step(&mut self) -> Result<()> {
         let dt = self.params.dt.to_f64();
         let frame = Frame::new(Dir::X, self.nx, self.ny);
@@ -146,6 +159,7 @@ impl<T: Real> Adi<T> {
                 self.zeta = zeta;
                 self.q_old = std::mem::replace(&mut self.q, q);
                 self.update_wet();
+                self.force(self.time, self.time + dt);
                 self.steps += 1;
                 self.time = self.steps as f64 * dt;
                 Ok(())

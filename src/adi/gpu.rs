@@ -14,6 +14,7 @@
 //! y-sweep").
 
 use super::cpu::Adi;
+use super::gpu_forcing::GpuAdiForcing;
 use super::{Boundary, Side};
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
 use crate::{Error, Gpu, GpuReal, Result};
@@ -234,6 +235,8 @@ pub struct GpuAdi<T: GpuReal> {
     steps: u64,
     /// The step a breakdown was found at, once it was.
     failed: Option<u64>,
+    /// Rain and soils, after each step's y-sweep.
+    forcing: Option<GpuAdiForcing<T>>,
 }
 
 impl<T: GpuReal> GpuAdi<T> {
@@ -249,7 +252,8 @@ impl<T: GpuReal> GpuAdi<T> {
         if 2 * nx.max(ny) + 1 > u32::MAX as usize || nx * ny > u32::MAX as usize / 4 {
             return Err(Error::invalid(format!("adi: grid of {nx} × {ny} cells is too large for the GPU kernels")));
         }
-        gpu.check_fits("adi state", device_bytes(nx, ny, std::mem::size_of::<T>(), y_sweep) as usize)?;
+        let forcing = cpu.forcing.as_ref().map_or(0, |f| GpuAdiForcing::<T>::bytes(f, nx * ny));
+        gpu.check_fits("adi state", device_bytes(nx, ny, std::mem::size_of::<T>(), y_sweep) as usize + forcing)?;
         let kernels = |e: [Entry<AdiSweep<()>>; 5]| -> Result<[Arc<Kernel<AdiSweep<T>>>; 5]> {
             let k = |e| -> Result<Arc<Kernel<AdiSweep<T>>>> { Ok(Arc::new(gpu.kernel::<T, _>(e)?)) };
             Ok([k(e[0])?, k(e[1])?, k(e[2])?, k(e[3])?, k(e[4])?])
@@ -336,6 +340,7 @@ impl<T: GpuReal> GpuAdi<T> {
             y,
             steps: cpu.steps,
             failed: None,
+            forcing: cpu.forcing.clone().map(|f| GpuAdiForcing::new(gpu, f, &cpu.infiltrated)).transpose()?,
         })
     }
 
@@ -382,6 +387,14 @@ impl<T: GpuReal> GpuAdi<T> {
         unsafe {
             self.x.kernel.launch(self.x.launch, x)?;
             self.y.kernel.launch(self.y.launch, y)?;
+        }
+        if let Some(f) = &mut self.forcing {
+            let dt = self.params.dt.to_f64();
+            let t = self.steps as f64 * dt;
+            let z = (Rotation::at(self.steps).zeta + 2) % 3;
+            let cells = self.nx * self.ny;
+            let (d, zeta, wet) = (self.d.ptr(), self.zeta[z].ptr_mut(), self.wet[z].ptr_mut());
+            f.apply(self.params, cells, (t, t + dt), d, zeta, wet, self.status.ptr())?;
         }
         self.steps += 1;
         Ok(())
@@ -525,6 +538,9 @@ impl<T: GpuReal> GpuAdi<T> {
         into.q = g.download(&self.q[r.q])?;
         into.q_old = g.download(&self.q[r.q_old])?;
         into.wet = g.download(&self.wet[r.zeta])?.into_iter().map(|w| w != 0).collect();
+        if let Some(f) = &self.forcing {
+            into.infiltrated = f.infiltrated(g)?;
+        }
         into.steps = self.steps;
         into.time = self.steps as f64 * self.params.dt.to_f64();
         Ok(())

@@ -13,7 +13,9 @@
 pub mod bench;
 pub mod case;
 pub mod cpu;
+pub mod forcing;
 pub mod gpu;
+mod gpu_forcing;
 pub mod model;
 mod pictures;
 mod setup;

@@ -135,7 +135,7 @@ pub fn outputs<T: Real>(m: &Adi<T>) -> Vec<Output<T>> {
     let h: Vec<T> = m.d.iter().zip(&m.zeta).map(|(&d, &z)| d + z).collect();
     let field = |name, long_name, units, dims: Vec<usize>, data| Output { name, long_name, units, dims, data };
     // In name order, as the regression norms list them.
-    vec![
+    let mut out = vec![
         field("h", "total depth h = d + ζ", "m", vec![ny, nx], h),
         field("p", "x flux density p on the x-faces", "m²/s", vec![ny, nx + 1], m.p.clone()),
         field(
@@ -154,7 +154,13 @@ pub fn outputs<T: Real>(m: &Adi<T>) -> Vec<Output<T>> {
             centred(&m.q, nx, ny, false),
         ),
         field("zeta", "surface elevation ζ", "m", vec![ny, nx], m.zeta.clone()),
-    ]
+    ];
+    // With a soil, the depth it has taken from each cell since the start.
+    if !m.infiltrated.is_empty() {
+        let f = field("infiltration", "cumulative infiltration F", "m", vec![ny, nx], m.infiltrated.clone());
+        out.insert(1, f);
+    }
+    out
 }
 
 impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
@@ -257,8 +263,8 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
         }
     }
 
-    /// ζⁿ, pⁿ, q^{n+½}, q^{n−½} and the wet flags, with the model's time and the reported one;
-    /// and the products' maps and gauge records so far.
+    /// ζⁿ, pⁿ, q^{n+½}, q^{n−½}, the wet flags and the soil's totals, with the model's time and
+    /// the reported one; and the products' maps and gauge records so far.
     fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
         let clock = self.clock();
         let m = match &mut self.on {
@@ -275,6 +281,7 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
             .field("q_old", m.q_old.clone())
             .flag("wet", m.wet.iter().map(|&w| w as u8).collect())
             .value("time", m.time);
+        let c = if m.infiltrated.is_empty() { c } else { c.field("infiltration", m.infiltrated.clone()) };
         match &mut self.on {
             On::Cpu(_, Some(k)) => Ok(k.checkpoint(c)),
             On::Gpu(gpu, _, _, Some(k)) => k.checkpoint(gpu, clock.steps, c),
@@ -295,6 +302,9 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
         m.q = c.get_field("q", q)?.to_vec();
         m.q_old = c.get_field("q_old", q)?.to_vec();
         m.wet = c.get_flags("wet", cells)?.iter().map(|&w| w != 0).collect();
+        if !m.infiltrated.is_empty() {
+            m.infiltrated = c.get_field("infiltration", cells)?.to_vec();
+        }
         m.time = c.get_value("time")?;
         m.steps = c.clock.steps;
         match &mut self.on {

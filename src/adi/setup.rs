@@ -4,7 +4,7 @@
 //! functions' parameters it gives (`kernels::adi::Params`). Grid and indices are as the module
 //! documentation (`mod.rs`) states them.
 
-use crate::forcing::Series;
+use crate::forcing::{Forcing, Series};
 use crate::{Error, Result};
 use kernels::adi::{FrictionLaw, Params};
 use std::sync::Arc;
@@ -155,6 +155,8 @@ pub struct Setup {
     pub drying: Option<(f64, f64)>,
     /// West, east, south, north.
     pub sides: [Boundary; 4],
+    /// Rain and the soils under the cells (`[forcing]`; none of its other parts).
+    pub forcing: Forcing,
 }
 
 impl Setup {
@@ -176,6 +178,7 @@ impl Setup {
             eddy: 0.0,
             drying: None,
             sides: [Boundary::Land, Boundary::Land, Boundary::Land, Boundary::Land],
+            forcing: Forcing::default(),
         }
     }
 

@@ -187,6 +187,27 @@ fn bad_adi_cases_are_refused_with_one_line() {
         ("seiche", vec![("grid.nx", "1000000000")], vec![], "cells per axis"),
         ("seiche", vec![("grid.nx", "1000000"), ("grid.ny", "1000000")], vec![], "of host memory"),
         ("seiche", vec![("grid.lx", "-1.0")], vec![], "grid.lx"),
+        // Rain and infiltration: the ADI's other forcing comes through its sides.
+        (
+            "seiche",
+            vec![("forcing.inflow", "[{ name = \"river\", at = [10.0, 10.0], discharge = 1.0 }]")],
+            vec![],
+            "(forcing.inflow): the ADI model takes rain and infiltration from [forcing]; a discharge enters through a flux side",
+        ),
+        (
+            "seiche",
+            vec![("forcing.level", "[{ name = \"sea\", side = \"west\", level = 1.0 }]")],
+            vec![],
+            "(forcing.level): the ADI model takes rain and infiltration from [forcing]; a water level is held by a level, tide or series side",
+        ),
+        ("seiche", vec![("forcing.rain", "{ intensity = -1.0 }")], vec![], "forcing.rain"),
+        ("seiche", vec![("forcing.rain", "{ intensity = 1.0, series = \"r.csv\" }")], vec![], "give exactly one of"),
+        (
+            "seiche",
+            vec![("forcing.infiltration", "{ conductivity = -1.0, suction = 100.0, deficit = 0.3 }")],
+            vec![],
+            "forcing.infiltration",
+        ),
         // Gauges at points in the domain.
         (
             "seiche",

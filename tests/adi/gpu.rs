@@ -1,7 +1,7 @@
 //! The GPU sweeps against the CPU reference: every strategy with the y-sweep over columns and
 //! over transposed copies, both precisions, random setups
 //! (uneven beds, every boundary kind — land, flux, constant level, sine tide, level series — each friction law, wind, Coriolis, convection, eddy
-//! viscosity, drying), awkward sizes, one and several steps, from a state with moving water
+//! viscosity, drying, rain uniform and gridded, soils of either model, one or by cell), awkward sizes, one and several steps, from a state with moving water
 //! (the CPU runs a few steps first, so the GPU starts mid-rotation with non-zero fluxes), the
 //! buffers a step writes poisoned. The GPU builds its rows with the same point functions as
 //! the CPU (`kernels::adi`), so this checks the kernels' gathering, their index maps, the
@@ -42,6 +42,7 @@ fn setup(nx: usize, ny: usize, seed: u64, drying: bool) -> Setup {
     s.convection = pick(&mut r, 2) == 1;
     s.eddy = if pick(&mut r, 2) == 1 { 5.0 * r.unit() } else { 0.0 };
     s.drying = drying.then_some((0.2, 0.3));
+    s.forcing = super::forcing::random_forcing(&mut r, nx, ny, false);
     for side in &mut s.sides {
         *side = match pick(&mut r, 5) {
             0 => Boundary::Land,
@@ -102,6 +103,8 @@ fn check<T: GpuReal>(
     tol(&cpu.p).check("p", &got.p, &cpu.p).map_err(fail)?;
     tol(&cpu.q).check("q", &got.q, &cpu.q).map_err(fail)?;
     tol(&cpu.q_old).check("q_old", &got.q_old, &cpu.q_old).map_err(fail)?;
+    prop_assert_eq!(got.infiltrated.len(), cpu.infiltrated.len());
+    tol(&cpu.infiltrated).check("F", &got.infiltrated, &cpu.infiltrated).map_err(fail)?;
     let wet_diff = got.wet.iter().zip(&cpu.wet).filter(|(a, b)| a != b).count();
     prop_assert!(wet_diff == 0, "{}: {} cells wet on one backend and dry on the other", what, wet_diff);
     Ok(())

@@ -4,14 +4,15 @@
 //! (`invariants.rs`), a geostrophic current for Coriolis (`coriolis.rs`), a uniform current for
 //! the explicit terms (`convection.rs`), the tide through an open side (`tide.rs`), the row
 //! providers against plainly written rows (`rows.rs`), bad input (`input.rs`), the water-level
-//! series (`series.rs`), case files through the runner (`case.rs`) and the GPU sweeps against
-//! this reference (`gpu.rs`).
+//! series (`series.rs`), rain and infiltration (`forcing.rs`), case files through the runner
+//! (`case.rs`) and the GPU sweeps against this reference (`gpu.rs`).
 
 mod case;
 #[path = "../common/mod.rs"]
 mod common;
 mod convection;
 mod coriolis;
+mod forcing;
 mod gpu;
 mod input;
 mod invariants;

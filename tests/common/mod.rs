@@ -9,6 +9,7 @@ pub mod netcdf_rain;
 pub mod products;
 pub mod raster;
 pub mod sediment;
+pub mod soil;
 
 use hydrokern::{Gpu, Real};
 use proptest::test_runner::TestCaseError;

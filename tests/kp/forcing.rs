@@ -15,20 +15,7 @@ use hydrokern::kp::{Boundary, Problem, Scheme, WetDry};
 use kernels::forcing::{Soil, green_ampt};
 use proptest::prelude::*;
 
-/// F(t) of ponded Green–Ampt infiltration, exactly: the root of F − S·ln(1 + F/S) = K·t (S =
-/// ψΔθ), by bisection in f64 — an independent plain version of what the model integrates.
-pub(super) fn green_ampt_exact(ks: f64, s: f64, t: f64) -> f64 {
-    let g = |f: f64| f - s * (1.0 + f / s).ln() - ks * t;
-    let (mut lo, mut hi) = (0.0, ks * t + (2.0 * ks * s * t).sqrt() + s);
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if g(mid) > 0.0 { hi = mid } else { lo = mid }
-    }
-    0.5 * (lo + hi)
-}
-
-/// Silt loam (Rawls, Brakensiek & Miller 1983): K_s 6.5 mm/h, ψ 166.8 mm, Δθ 0.34.
-pub(super) const SILT_LOAM: GreenAmpt = GreenAmpt { ks: 6.5e-3 / 3600.0, suction: 0.1668, deficit: 0.34 };
+pub(super) use crate::common::soil::{SILT_LOAM, green_ampt_exact};
 
 #[test]
 fn green_ampt_step_converges_to_the_ponded_solution() {

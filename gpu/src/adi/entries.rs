@@ -9,7 +9,9 @@
 //! as they were (the host rotates three ζ, q and wet buffers, see `src/adi/gpu.rs`) and the
 //! host, checking the status only at report intervals, can go back to that state.
 
+use super::Params;
 use super::sweep::Sweep;
+use crate::forcing::{CellForcing, Span};
 use crate::tridiag::Dims;
 
 kernels! {
@@ -45,6 +47,16 @@ kernels! {
     pub const YT_CR_PCR: AdiSweep = adi_yt_cr_pcr(sweep::<T, true, true, CR_PCR>);
     pub const XT_TWISTED: AdiSweep = adi_xt_twisted(sweep::<T, false, true, TWISTED>);
     pub const YT_TWISTED: AdiSweep = adi_yt_twisted(sweep::<T, true, true, TWISTED>);
+
+    /// Rain and infiltration over the step that ends at ζ (`forcing.rs`), one thread a cell
+    /// (a 1-D grid over nx·ny): ζ, the soil's total `f` (null without a soil) and the wet map
+    /// updated in place; nothing after a breakdown.
+    pub struct AdiForce<T> {
+        k: Params<T>, cells: u32, cf: CellForcing<T>, span: Span, dt: T, frame_times: *const f64,
+        frames: *const f32, rain_cells: *const u32, soils: *const T, soil_cells: *const u32, d: *const T,
+        zeta: *mut T, f: *mut T, wet: *mut u8, status: *const u64,
+    }
+    pub const FORCE: AdiForce = adi_force(force::<T>);
 }
 
 /// The solver a sweep kernel runs (its const parameter).
@@ -61,8 +73,10 @@ const TWISTED: u32 = 4;
 
 #[cfg(target_arch = "nvptx64")]
 use {
+    super::force_cell_adi,
     super::sweep::SweepLines,
     crate::device::{DeviceReal, thread},
+    crate::forcing::cell_gain,
     crate::tridiag::{
         cr_pcr_lines, partition_lines, pcr_lines, read_status, report_min, thomas_lines, thomas_twisted_lines,
     },
@@ -123,5 +137,56 @@ unsafe fn sweep<T: DeviceReal, const Y: bool, const TRANS: bool, const S: u32>(
         if read_status(mine) != 0 {
             report_min(status.add(2), s.step as u64);
         }
+    }
+}
+
+/// Rain and infiltration of cell `n` = the thread's index (see [`AdiForce`]): what it receives
+/// over `span` ([`cell_gain`]), then [`force_cell_adi`].
+///
+/// # Safety
+/// `d`, `zeta`, `wet` and `f` (when not null) hold `cells` values; `status` three words; the
+/// rain grid's and soils' arrays as [`cell_gain`] says.
+#[cfg(target_arch = "nvptx64")]
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn force<T: DeviceReal>(
+    k: Params<T>,
+    cells: u32,
+    cf: CellForcing<T>,
+    span: Span,
+    dt: T,
+    frame_times: *const f64,
+    frames: *const f32,
+    rain_cells: *const u32,
+    soils: *const T,
+    soil_cells: *const u32,
+    d: *const T,
+    zeta: *mut T,
+    f: *mut T,
+    wet: *mut u8,
+    status: *const u64,
+) {
+    let n = thread::index_1d();
+    if n >= cells as u64 {
+        return;
+    }
+    let n = n as usize;
+    unsafe {
+        // The cell's loads are issued before the status is needed, so their latencies overlap.
+        // The status is a plain load: the sweeps before this kernel wrote it, and nothing
+        // writes it while this kernel runs.
+        let (dn, zn, wn) = (*d.add(n), *zeta.add(n), *wet.add(n) != 0);
+        let f0 = if f.is_null() { T::ZERO } else { *f.add(n) };
+        let (add, soil) = cell_gain(&cf, n, &span, frame_times, frames, rain_cells, soils, soil_cells);
+        // After a breakdown the step's ζ is not the model's: leave everything as it is.
+        if (*status | *status.add(1)) != 0 {
+            return;
+        }
+        let (z, nf, w) = force_cell_adi(&k, dn, zn, wn, add, soil, f0, dt);
+        *zeta.add(n) = z;
+        if !f.is_null() {
+            *f.add(n) = nf;
+        }
+        *wet.add(n) = w as u8;
     }
 }

@@ -14,9 +14,11 @@ use crate::Real;
 use crate::tridiag::Eq;
 
 mod entries;
+mod forcing;
 pub mod sweep;
 mod wet;
 pub use entries::*;
+pub use forcing::{force_cell_adi, force_column};
 pub use wet::{face_open, wet_next};
 
 /// How the bed friction is given.

@@ -316,6 +316,18 @@ fn adi_restarts_bit_for_bit() {
     // Its gauges and maps: a sample at the checkpoint's step, and none there.
     bit_identical("tidal-basin", &tidal(24, 12, 10), 1800.0, 600.0, 1500.0, "cpu", "f32");
     bit_identical("tidal-basin", &tidal(24, 12, 7), 1800.0, 600.0, 1500.0, "cpu", "f64");
+    // Rain and a soil: the soil's totals in the checkpoint, the account's rows too.
+    bit_identical("seiche", &adi_rain(20, 10), 60.0, 20.0, 50.0, "cpu", "f32");
+}
+
+/// The seiche on nx × ny cells under rain on a Green–Ampt soil.
+fn adi_rain(nx: i64, ny: i64) -> Vec<(&'static str, Value)> {
+    let mut set = grid(nx, ny);
+    set.push(("forcing.rain.intensity", 36.0.into()));
+    set.push(("forcing.infiltration.conductivity", 10.0.into()));
+    set.push(("forcing.infiltration.suction", 110.1.into()));
+    set.push(("forcing.infiltration.deficit", 0.3.into()));
+    set
 }
 
 /// The same on the GPU (the lead runs these): kp with early exit on (`auto` chooses by timing,
@@ -368,6 +380,7 @@ fn gpu_restarts_bit_for_bit() {
     set.push(("grid.nz", 18i64.into()));
     bit_identical("acoustics-3d", &set, 0.3, 0.1, 0.25, "gpu", "f64");
     bit_identical("seiche", &grid(40, 20), 60.0, 20.0, 50.0, "gpu", "f64");
+    bit_identical("seiche", &adi_rain(40, 20), 60.0, 20.0, 50.0, "gpu", "f32");
     bit_identical("tidal-basin", &tidal(48, 24, 10), 1800.0, 600.0, 1500.0, "gpu", "f32");
     bit_identical("tidal-basin", &tidal(48, 24, 7), 1800.0, 600.0, 1500.0, "gpu", "f64");
 }

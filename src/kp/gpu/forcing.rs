@@ -79,7 +79,9 @@ impl<T: GpuReal> GpuForcing<T> {
             frames: upload_or_zero(gpu, &layout.per_cell.frames)?,
             rain_cells: upload_or_zero(gpu, &layout.per_cell.rain_cells)?,
             soils: upload_or_zero(gpu, &layout.per_cell.soils_in::<T>())?,
-            soil_cells: (!layout.per_cell.soil_cells.is_empty()).then(|| gpu.upload(&layout.per_cell.soil_cells)).transpose()?,
+            soil_cells: (!layout.per_cell.soil_cells.is_empty())
+                .then(|| gpu.upload(&layout.per_cell.soil_cells))
+                .transpose()?,
             levels: upload_or_zero(gpu, &layout.levels_at(0.0))?,
             level_map: (!layout.level_map.is_empty()).then(|| gpu.upload(&layout.level_map)).transpose()?,
             layout: layout.clone(),
@@ -122,7 +124,11 @@ impl<T: GpuReal> GpuForcing<T> {
             return Ok(());
         }
         gpu.check_fits(
-            &format!("the rain grids' {} frames of {} rain cells (forcing.rain)", layout.frames(), layout.per_cell.frame_stride),
+            &format!(
+                "the rain grids' {} frames of {} rain cells (forcing.rain)",
+                layout.frames(),
+                layout.per_cell.frame_stride
+            ),
             4 * (layout.per_cell.frames.len() + layout.per_cell.rain_cells.len()),
         )
     }
