@@ -11,7 +11,8 @@ use super::forcing::AdiForcing;
 use super::{Boundary, Setup, Side};
 use crate::{Error, Real, Result};
 use hydrokern_core::tridiag::{Layout, Shape, cpu as thomas};
-use kernels::adi::{self, Dir, MassAt, MomentumAt, Params, Stencil};
+use kernels::adi::{self, Dir, MassAt, MomentumAt, Params, Stencil, force_cell_adi};
+use kernels::forcing::cell_gain;
 use kernels::tridiag::Eq;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -333,4 +334,42 @@ fn cross_mean<T: Real>(f: Frame, known: &Known<T>, l: usize, i: usize) -> T {
     let x = known.cross;
     let quarter = T::HALF * T::HALF;
     quarter * (x[f.cross(l, lo, 0)] + x[f.cross(l, lo, 1)] + x[f.cross(l, hi, 0)] + x[f.cross(l, hi, 1)])
+}
+
+impl<T: Real> Adi<T> {
+    /// The rain and soil over the step from `t0` to `t1` applied to ζ, the soil's totals and
+    /// the wet flags (nothing without forcing).
+    fn force(&mut self, t0: f64, t1: f64) {
+        let Some(f) = self.forcing.clone() else { return };
+        let span = f.span(t0, t1);
+        let cf = f.cell_forcing::<T>();
+        let c = &f.per_cell;
+        let soils = c.soils_in::<T>();
+        let per_cell = !c.soil_cells.is_empty();
+        for n in 0..self.nx * self.ny {
+            // SAFETY: with frames, frame_times holds frames + 1, rain_cells every cell and frames
+            // frames × stride (`RainGrid::new` checked each index); soil_cells null or every
+            // cell's entry of soils (`Soils::per_cell` checked each).
+            let (add, soil) = unsafe {
+                cell_gain(
+                    &cf,
+                    n,
+                    &span,
+                    c.frame_times.as_ptr(),
+                    c.frames.as_ptr(),
+                    c.rain_cells.as_ptr(),
+                    soils.as_ptr(),
+                    if per_cell { c.soil_cells.as_ptr() } else { std::ptr::null() },
+                )
+            };
+            let f0 = self.infiltrated.get(n).copied().unwrap_or(T::ZERO);
+            let (z, nf, wet) =
+                force_cell_adi(&self.params, self.d[n], self.zeta[n], self.wet[n], add, soil, f0, self.params.dt);
+            self.zeta[n] = z;
+            if let Some(v) = self.infiltrated.get_mut(n) {
+                *v = nf;
+            }
+            self.wet[n] = wet;
+        }
+    }
 }

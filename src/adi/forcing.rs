@@ -1,14 +1,12 @@
 //! Rain and infiltration of an ADI run (`[forcing]` of the case: `crate::forcing`), laid out as
-//! the forcing kernel reads it, and the CPU reference's application of it after each step with
-//! the kernels' point functions (`kernels::forcing::cell_gain`, `kernels::adi::force_cell_adi`).
+//! the forcing kernel reads it; the CPU reference applies it after each step (`cpu.rs`) with the
+//! kernels' point functions (`kernels::forcing::cell_gain`, `kernels::adi::force_cell_adi`).
 //! Δt is fixed, so the host knows every step's span: it integrates the uniform rain over it and
 //! finds the rain frame holding at its start, for the CPU reference and the kernel alike.
 
-use super::cpu::Adi;
 use crate::Real;
 use crate::forcing::{CellArrays, Forcing};
-use kernels::adi::force_cell_adi;
-use kernels::forcing::{CellForcing, NO_RAIN, Span, cell_gain, frame_at};
+use kernels::forcing::{CellForcing, NO_RAIN, Span, frame_at};
 
 /// The rain and the soils of a run as arrays.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,43 +44,5 @@ impl AdiForcing {
         let frames = &self.per_cell.frame_times;
         let frame = if self.per_cell.frames() > 0 { frame_at(frames, t0) as u32 } else { 0 };
         Span { uniform, from: t0, to: t1, frame }
-    }
-}
-
-impl<T: Real> Adi<T> {
-    /// The rain and soil over the step from `t0` to `t1` applied to ζ, the soil's totals and
-    /// the wet flags (nothing without forcing).
-    pub(super) fn force(&mut self, t0: f64, t1: f64) {
-        let Some(f) = self.forcing.clone() else { return };
-        let span = f.span(t0, t1);
-        let cf = f.cell_forcing::<T>();
-        let c = &f.per_cell;
-        let soils = c.soils_in::<T>();
-        let per_cell = !c.soil_cells.is_empty();
-        for n in 0..self.nx * self.ny {
-            // SAFETY: with frames, frame_times holds frames + 1, rain_cells every cell and frames
-            // frames × stride (`RainGrid::new` checked each index); soil_cells null or every
-            // cell's entry of soils (`Soils::per_cell` checked each).
-            let (add, soil) = unsafe {
-                cell_gain(
-                    &cf,
-                    n,
-                    &span,
-                    c.frame_times.as_ptr(),
-                    c.frames.as_ptr(),
-                    c.rain_cells.as_ptr(),
-                    soils.as_ptr(),
-                    if per_cell { c.soil_cells.as_ptr() } else { std::ptr::null() },
-                )
-            };
-            let f0 = self.infiltrated.get(n).copied().unwrap_or(T::ZERO);
-            let (z, nf, wet) =
-                force_cell_adi(&self.params, self.d[n], self.zeta[n], self.wet[n], add, soil, f0, self.params.dt);
-            self.zeta[n] = z;
-            if let Some(v) = self.infiltrated.get_mut(n) {
-                *v = nf;
-            }
-            self.wet[n] = wet;
-        }
     }
 }
