@@ -476,14 +476,14 @@ fn friction<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: 
 }
 
 /// The RK2 step of the dam break without forcing and with each kind: uniform rain; rain on a
-/// Green–Ampt soil; rain, soil and two inflows (a 100-cell reach of the west side and a point);
-/// gridded rain at the cells' resolution (two frames); and that rain on four Horton soils by
-/// cell. Words a cell: the step's, plus the forcing's pass over every cell (w and the cell B
-/// read, w written; the soil's total read and written with a soil; with a rain grid a cell's
-/// rain cell and its frame's value, with soils per cell its soil's index, 4 bytes each) and the
-/// ghost cells again (O(n)).
+/// Green–Ampt soil; rain, soil and two inflows (a 100-cell reach of the west side and a point),
+/// and with the east side an outlet (the water account's faces); gridded rain at the cells'
+/// resolution (two frames); and that rain on four Horton soils by cell. Words a cell: the
+/// step's, plus the forcing's pass over every cell (w and the cell B read, w written; the soil's
+/// total read and written with a soil; with a rain grid a cell's rain cell and its frame's
+/// value, with soils per cell its soil's index, 4 bytes each) and the ghost cells again (O(n)).
 fn forcing<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize, launch: Launch) -> Result<()> {
-    use crate::forcing::{DISCHARGE, GreenAmpt, Horton, Inflow, RAIN, RainGrid, Series, Soil, Soils};
+    use crate::forcing::{DISCHARGE, GreenAmpt, Horton, Inflow, Outlet, RAIN, RainGrid, Series, Soil, Soils};
     let cells = (n * n) as f64;
     let w = std::mem::size_of::<T>() as f64;
     let size = format!("{n}²");
@@ -506,16 +506,20 @@ fn forcing<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
     let hortons: Vec<Soil> = (1..=4).map(|k| Horton { f0: 2e-5 * k as f64, fc: 2e-6, k: 1e-3 }.into()).collect();
     let by_cell = Soils::per_cell(hortons, (0..n * n).map(|c| ((c % n + c / n) % 4) as u32).collect())?;
     let index = 4.0 / w;
-    // (what, extra words a cell, uniform rain, Green–Ampt soil, inflows, rain grid, Horton by cell)
-    let kinds: [(&str, f64, bool, bool, bool, bool, bool); 6] = [
-        ("no forcing", 0.0, false, false, false, false, false),
-        ("uniform rain", 3.0, true, false, false, false, false),
-        ("rain, Green–Ampt soil", 5.0, true, true, false, false, false),
-        ("rain, soil, two inflows", 5.0, true, true, true, false, false),
-        ("rain grid", 3.0 + 2.0 * index, false, false, false, true, false),
-        ("rain grid, Horton soils by cell", 5.0 + 3.0 * index, false, false, false, true, true),
+    // The east side opened as an outlet: the water account's kernel over its faces each stage.
+    let outlet = Outlet { name: "outlet".into(), side: 1, cells: 0..n, normal_depth: false };
+    // (what, extra words a cell, uniform rain, Green–Ampt soil, inflows, rain grid, Horton by
+    // cell, the outlet)
+    let kinds: [(&str, f64, [bool; 6]); 7] = [
+        ("no forcing", 0.0, [false, false, false, false, false, false]),
+        ("uniform rain", 3.0, [true, false, false, false, false, false]),
+        ("rain, Green–Ampt soil", 5.0, [true, true, false, false, false, false]),
+        ("rain, soil, two inflows", 5.0, [true, true, true, false, false, false]),
+        ("rain, soil, two inflows, an outlet", 5.0, [true, true, true, false, false, true]),
+        ("rain grid", 3.0 + 2.0 * index, [false, false, false, true, false, false]),
+        ("rain grid, Horton soils by cell", 5.0 + 3.0 * index, [false, false, false, true, true, false]),
     ];
-    for (what, extra, uniform, with_soil, inflows, gridded, horton) in kinds {
+    for (what, extra, [uniform, with_soil, inflows, gridded, horton, open]) in kinds {
         let mut problem = setup::dam_break(n, n, false);
         if extra > 0.0 {
             problem.dt_max = 10.0;
@@ -534,6 +538,9 @@ fn forcing<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
         }
         if horton {
             problem.forcing.soil = Some(by_cell.clone());
+        }
+        if open {
+            problem.forcing.outlets = vec![outlet.clone()];
         }
         let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
         let t = time_gpu(gpu, opts.warmup, opts.reps, |_| m.step(FluxKernel::Full))?;
