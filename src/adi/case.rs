@@ -4,6 +4,7 @@
 //! in seconds, angles in degrees.
 
 use super::cpu::Adi;
+use super::forcing::AdiForcing;
 use super::gpu::{Strategy, YSweep, device_bytes};
 use super::model::{AdiModel, state_words};
 use super::{Boundary, Friction, Level, Setup, Tide, Wind, pictures};
@@ -663,7 +664,20 @@ impl Case for AdiCase {
         )
     }
     fn needs(&self, precision: Precision) -> Needs {
-        needs(self.grid.nx as u64, self.grid.ny as u64, precision, self.y_sweep)
+        let mut n = needs(self.grid.nx as u64, self.grid.ny as u64, precision, self.y_sweep);
+        // The rain grid's frames and the soils, and with a soil its totals: on the host (the
+        // case's copy and the model's) and on the device.
+        if let Some(f) = AdiForcing::of(&self.setup.forcing) {
+            let cells = (self.grid.nx * self.grid.ny) as u64;
+            let arrays = match precision {
+                Precision::F32 => f.per_cell.bytes::<f32>(),
+                _ => f.per_cell.bytes::<f64>(),
+            } as u64;
+            let totals = if f.has_soil() { cells * precision.bytes() } else { 0 };
+            n.host = n.host.saturating_add(2 * arrays + totals);
+            n.gpu = n.gpu.saturating_add(arrays + totals);
+        }
+        n
     }
     fn plan(&self) -> Plan {
         plan::simulation(self)
