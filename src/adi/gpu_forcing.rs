@@ -4,6 +4,7 @@
 //! knows each step's time without a copy from the device).
 
 use super::forcing::AdiForcing;
+use crate::forcing::DeviceCellArrays;
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{GpuReal, Result};
 use kernels::adi::{AdiForce, FORCE, Params};
@@ -12,19 +13,10 @@ use std::sync::Arc;
 /// The forcing's device arrays and kernel.
 pub struct GpuAdiForcing<T: GpuReal> {
     layout: Arc<AdiForcing>,
-    frame_times: DeviceBuffer<f64>,
-    frames: DeviceBuffer<f32>,
-    rain_cells: DeviceBuffer<u32>,
-    soils: DeviceBuffer<T>,
-    soil_cells: Option<DeviceBuffer<u32>>,
+    per_cell: DeviceCellArrays<T>,
     /// The depth each cell's soil has taken (with a soil).
     infiltrated: Option<DeviceBuffer<T>>,
     kernel: Kernel<AdiForce<T>>,
-}
-
-/// Upload `v`, or one zero where it is empty (a device buffer is never empty).
-fn upload_or_zero<V: cudarc::driver::DeviceRepr + Default + Copy>(gpu: &Gpu, v: &[V]) -> Result<DeviceBuffer<V>> {
-    if v.is_empty() { gpu.upload(&[V::default()]) } else { gpu.upload(v) }
 }
 
 impl<T: GpuReal> GpuAdiForcing<T> {
@@ -36,13 +28,8 @@ impl<T: GpuReal> GpuAdiForcing<T> {
     /// The forcing `layout` on `gpu`, the soils' totals starting at `infiltrated` (empty
     /// without a soil).
     pub fn new(gpu: &Gpu, layout: Arc<AdiForcing>, infiltrated: &[T]) -> Result<GpuAdiForcing<T>> {
-        let c = &layout.per_cell;
         Ok(GpuAdiForcing {
-            frame_times: upload_or_zero(gpu, &c.frame_times)?,
-            frames: upload_or_zero(gpu, &c.frames)?,
-            rain_cells: upload_or_zero(gpu, &c.rain_cells)?,
-            soils: upload_or_zero(gpu, &c.soils_in::<T>())?,
-            soil_cells: (!c.soil_cells.is_empty()).then(|| gpu.upload(&c.soil_cells)).transpose()?,
+            per_cell: DeviceCellArrays::upload(gpu, &layout.per_cell)?,
             infiltrated: layout.has_soil().then(|| gpu.upload(infiltrated)).transpose()?,
             kernel: gpu.kernel::<T, _>(FORCE)?,
             layout,
@@ -69,11 +56,11 @@ impl<T: GpuReal> GpuAdiForcing<T> {
             cf: l.cell_forcing::<T>(),
             span: l.span(t0, t1),
             dt: k.dt,
-            frame_times: self.frame_times.ptr(),
-            frames: self.frames.ptr(),
-            rain_cells: self.rain_cells.ptr(),
-            soils: self.soils.ptr(),
-            soil_cells: self.soil_cells.as_ref().map_or(std::ptr::null(), |c| c.ptr()),
+            frame_times: self.per_cell.frame_times.ptr(),
+            frames: self.per_cell.frames.ptr(),
+            rain_cells: self.per_cell.rain_cells.ptr(),
+            soils: self.per_cell.soils.ptr(),
+            soil_cells: self.per_cell.soil_cells(),
             d,
             zeta,
             f: self.infiltrated.as_mut().map_or(std::ptr::null_mut(), |f| f.ptr_mut()),

@@ -3,7 +3,8 @@
 //! cell, whatever else it holds (kp's inflows and levels, the ADI's host-side span).
 
 use super::Forcing;
-use crate::Real;
+use crate::runtime::{DeviceBuffer, DevicePointers, Gpu};
+use crate::{GpuReal, Real, Result};
 use kernels::forcing::{CellForcing, Infiltration, NO_SOIL};
 use std::sync::Arc;
 
@@ -76,5 +77,32 @@ impl CellArrays {
         8 * self.frame_times.len()
             + 4 * (self.frames.len() + self.rain_cells.len() + self.soil_cells.len())
             + std::mem::size_of::<T>() * self.soils.len()
+    }
+}
+
+/// [`CellArrays`] on a device, uploaded once; the soils' parameters in `T`.
+pub struct DeviceCellArrays<T: GpuReal> {
+    pub frame_times: DeviceBuffer<f64>,
+    pub frames: DeviceBuffer<f32>,
+    pub rain_cells: DeviceBuffer<u32>,
+    pub soils: DeviceBuffer<T>,
+    /// Each cell's soil, with soils per cell.
+    soil_cells: Option<DeviceBuffer<u32>>,
+}
+
+impl<T: GpuReal> DeviceCellArrays<T> {
+    pub fn upload(gpu: &Gpu, c: &CellArrays) -> Result<DeviceCellArrays<T>> {
+        Ok(DeviceCellArrays {
+            frame_times: gpu.upload_or_zero(&c.frame_times)?,
+            frames: gpu.upload_or_zero(&c.frames)?,
+            rain_cells: gpu.upload_or_zero(&c.rain_cells)?,
+            soils: gpu.upload_or_zero(&c.soils_in::<T>())?,
+            soil_cells: (!c.soil_cells.is_empty()).then(|| gpu.upload(&c.soil_cells)).transpose()?,
+        })
+    }
+
+    /// Each cell's soil entry, or null with one soil under every cell (as the kernels take it).
+    pub fn soil_cells(&self) -> *const u32 {
+        self.soil_cells.as_ref().map_or(std::ptr::null(), |c| c.ptr())
     }
 }

@@ -15,7 +15,7 @@ mod series;
 mod soil;
 
 pub use case::{ForcingSection, TideKeys};
-pub use cells::CellArrays;
+pub use cells::{CellArrays, DeviceCellArrays};
 pub use rain_grid::RainGrid;
 pub use series::{DISCHARGE, LEVEL, Quantity, RAIN, Series};
 pub use soil::{GreenAmpt, Horton, Soil, Soils};

@@ -161,6 +161,12 @@ impl Gpu {
         Ok(b)
     }
 
+    /// [`upload`](Self::upload), or one default element where `host` is empty: a kernel takes a
+    /// valid pointer to an array it does not read (a device buffer is never empty).
+    pub fn upload_or_zero<T: DeviceRepr + Default + Copy>(&self, host: &[T]) -> Result<CudaSlice<T>> {
+        if host.is_empty() { self.upload(&[T::default()]) } else { self.upload(host) }
+    }
+
     /// Overwrite a device buffer with host data of the same length.
     pub fn write<T: DeviceRepr>(&self, host: &[T], dst: &mut CudaSlice<T>) -> Result<()> {
         if host.len() != dst.len() {

@@ -4,6 +4,7 @@
 //! integrating every series over the span the step advanced, the inflow cells, and (with rain
 //! or a soil) every cell. Nothing comes from the host during a run.
 
+use crate::forcing::DeviceCellArrays;
 use crate::kp::forcing::Layout;
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{GpuReal, Result};
@@ -22,13 +23,8 @@ pub struct GpuForcing<T: GpuReal> {
     values: DeviceBuffer<f64>,
     starts: DeviceBuffer<u32>,
     amounts: DeviceBuffer<f64>,
-    /// The gridded rain's frame times, frames and each cell's rain cell (one zero each
-    /// without); the soils' parameters and each cell's soil (`None` with one soil everywhere).
-    frame_times: DeviceBuffer<f64>,
-    frames: DeviceBuffer<f32>,
-    rain_cells: DeviceBuffer<u32>,
-    soils: DeviceBuffer<T>,
-    soil_cells: Option<DeviceBuffer<u32>>,
+    /// The gridded rain and the soils.
+    per_cell: DeviceCellArrays<T>,
     /// The forcing clock (`FORCED_*`) and the last span's length in `T`.
     forced: DeviceBuffer<f64>,
     span: DeviceBuffer<T>,
@@ -59,11 +55,6 @@ pub struct Target<T> {
     pub wet: *mut u32,
 }
 
-/// Upload `v`, or one zero where it is empty (a device buffer is never empty).
-fn upload_or_zero<V: cudarc::driver::DeviceRepr + Default + Copy>(gpu: &Gpu, v: &[V]) -> Result<DeviceBuffer<V>> {
-    if v.is_empty() { gpu.upload(&[V::default()]) } else { gpu.upload(v) }
-}
-
 impl<T: GpuReal> GpuForcing<T> {
     /// `cells`: the padded state's length.
     pub fn new(gpu: &Gpu, layout: &Layout, cells: usize) -> Result<GpuForcing<T>> {
@@ -71,27 +62,21 @@ impl<T: GpuReal> GpuForcing<T> {
             series: layout.series_set(),
             cell_forcing: layout.cell_forcing::<T>(),
             every_cell: layout.touches_every_cell(),
-            times: upload_or_zero(gpu, &layout.times)?,
-            values: upload_or_zero(gpu, &layout.values)?,
+            times: gpu.upload_or_zero(&layout.times)?,
+            values: gpu.upload_or_zero(&layout.values)?,
             starts: gpu.upload(&layout.starts)?,
             amounts: gpu.zeros(layout.series().max(1))?,
-            frame_times: upload_or_zero(gpu, &layout.per_cell.frame_times)?,
-            frames: upload_or_zero(gpu, &layout.per_cell.frames)?,
-            rain_cells: upload_or_zero(gpu, &layout.per_cell.rain_cells)?,
-            soils: upload_or_zero(gpu, &layout.per_cell.soils_in::<T>())?,
-            soil_cells: (!layout.per_cell.soil_cells.is_empty())
-                .then(|| gpu.upload(&layout.per_cell.soil_cells))
-                .transpose()?,
-            levels: upload_or_zero(gpu, &layout.levels_at(0.0))?,
+            per_cell: DeviceCellArrays::upload(gpu, &layout.per_cell)?,
+            levels: gpu.upload_or_zero(&layout.levels_at(0.0))?,
             level_map: (!layout.level_map.is_empty()).then(|| gpu.upload(&layout.level_map)).transpose()?,
             layout: layout.clone(),
             forced: gpu.zeros(FORCED_LEN)?,
             span: gpu.zeros(1)?,
             inflow_count: layout.cells.len() as u32,
-            cells: upload_or_zero(gpu, &layout.cells)?,
+            cells: gpu.upload_or_zero(&layout.cells)?,
             cell_starts: gpu.upload(&layout.cell_starts)?,
-            cell_series: upload_or_zero(gpu, &layout.cell_series)?,
-            weights: upload_or_zero(gpu, &layout.weights)?,
+            cell_series: gpu.upload_or_zero(&layout.cell_series)?,
+            weights: gpu.upload_or_zero(&layout.weights)?,
             infiltrated: layout.has_soil().then(|| gpu.zeros(cells)).transpose()?,
             clock_kernel: gpu.kernel::<T, _>(FORCE_CLOCK)?,
             inflow_kernel: gpu.kernel::<T, _>(FORCE_INFLOW)?,
@@ -154,7 +139,7 @@ impl<T: GpuReal> GpuForcing<T> {
             starts: self.starts.ptr(),
             amounts: self.amounts.ptr_mut(),
             levels: self.levels.ptr_mut(),
-            frame_times: self.frame_times.ptr(),
+            frame_times: self.per_cell.frame_times.ptr(),
             span: self.span.ptr_mut(),
         };
         // SAFETY: one thread; forced holds FORCED_LEN, span 1, amounts every series, levels
@@ -188,11 +173,11 @@ impl<T: GpuReal> GpuForcing<T> {
                 cf: self.cell_forcing,
                 amounts: self.amounts.ptr(),
                 forced: self.forced.ptr(),
-                frame_times: self.frame_times.ptr(),
-                frames: self.frames.ptr(),
-                rain_cells: self.rain_cells.ptr(),
-                soils: self.soils.ptr(),
-                soil_cells: self.soil_cells.as_ref().map_or(std::ptr::null(), |c| c.ptr()),
+                frame_times: self.per_cell.frame_times.ptr(),
+                frames: self.per_cell.frames.ptr(),
+                rain_cells: self.per_cell.rain_cells.ptr(),
+                soils: self.per_cell.soils.ptr(),
+                soil_cells: self.per_cell.soil_cells(),
                 span: self.span.ptr(),
                 w: to.w,
                 lo: to.lo,
