@@ -95,19 +95,9 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
     }
     if check_only {
         // The check a run starts with: what passes here runs, what is refused here is refused.
-        let plan = hydrokern::run::plan::check(case.as_ref())?;
-        let info = case.info();
-        out(format!("{}: ok ({} case from {})", info.name, info.solver, info.origin))?;
-        out(format!("  {}", case.summary()))?;
-        out(format!("  {}", plan.describe()))?;
-        out(format!(
-            "  {} on {}; memory: about {} on the host at the peak, {} on a GPU; output to {}",
-            info.run.precision,
-            hydrokern::run::backend_note(info.run.backend.choice()),
-            hydrokern::files::bytes(plan.needs.host),
-            hydrokern::files::bytes(plan.needs.gpu),
-            info.output_dir().display()
-        ))?;
+        for line in hydrokern::run::check_report(case.as_ref())? {
+            out(line)?;
+        }
         return Ok(());
     }
     let info = case.info();

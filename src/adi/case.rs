@@ -685,6 +685,9 @@ impl Case for AdiCase {
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)
     }
+    fn steppable(&self) -> Option<&dyn crate::run::Steppable> {
+        Some(self)
+    }
 }
 
 pub(super) static FLAGS: &[Flag] = &[

@@ -1069,6 +1069,9 @@ impl Case for KpCase {
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)
     }
+    fn steppable(&self) -> Option<&dyn crate::run::Steppable> {
+        Some(self)
+    }
 }
 
 pub(super) static FLAGS: &[Flag] = &[

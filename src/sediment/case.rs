@@ -485,6 +485,9 @@ impl Case for SedimentCase {
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
         simulate(self, opts)
     }
+    fn steppable(&self) -> Option<&dyn crate::run::Steppable> {
+        Some(self)
+    }
 }
 
 /// `--boundary`-style flags are not needed here: the river is the west side's inflow.

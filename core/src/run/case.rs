@@ -65,6 +65,11 @@ pub trait Case {
     /// past a limit).
     fn plan(&self) -> Plan;
     fn run(&self, opts: &RunOptions) -> Result<Outcome>;
+    /// The case as a program that steps it sees it, for a time-dependent solver; None for a
+    /// solver that computes once.
+    fn steppable(&self) -> Option<&dyn super::stepping::Steppable> {
+        None
+    }
 }
 
 /// How to run, beyond the case.

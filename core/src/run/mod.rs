@@ -11,10 +11,12 @@ pub mod interrupt;
 mod netcdf;
 mod norms;
 pub mod plan;
+mod session;
 mod simulate;
 mod simulation;
 mod snapshot;
 mod start;
+mod stepping;
 mod writer;
 
 pub use console::Console;
@@ -23,6 +25,7 @@ pub use netcdf::file_name as netcdf_file_name;
 pub use norms::Norms;
 pub use simulate::simulate;
 pub use simulation::{Album, Simulation, Snapshot, time_tag};
-pub use start::{Started, backend_note, start};
+pub use start::{Started, backend_note, check_report, start};
+pub use stepping::{AnyCheckpoint, AnyState, Session, Steppable};
 
 pub use case::{Case, CaseInfo, Needs, Outcome, Plan, RunOptions, Volume};

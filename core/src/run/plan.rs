@@ -233,7 +233,6 @@ pub fn once(case: &dyn Case, files: u64, disk: u64) -> Plan {
         longest_name: longest_name(&case.info().name, &case.info().output),
     }
 }
-
 /// The plan of `case`, refused in one line when the run would pass a limit: a file name longer
 /// than [`NAME_MAX`] (with its temporary name), more snapshots and
 /// checkpoints than [`MAX_OUTPUT_STOPS`], more steps than `run.max_steps`, more files than

@@ -59,6 +59,26 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     Ok(Started { backend, precision, dir, restart, estimate })
 }
 
+/// What `hydrokern check` prints of a case, a line each: that it passes the checks a run
+/// starts with ([`plan::check`]), what would run, the plan, and where and in what.
+pub fn check_report(case: &dyn Case) -> Result<Vec<String>> {
+    let plan = plan::check(case)?;
+    let info = case.info();
+    Ok(vec![
+        format!("{}: ok ({} case from {})", info.name, info.solver, info.origin),
+        format!("  {}", case.summary()),
+        format!("  {}", plan.describe()),
+        format!(
+            "  {} on {}; memory: about {} on the host at the peak, {} on a GPU; output to {}",
+            info.run.precision,
+            backend_note(info.run.backend.choice()),
+            crate::files::bytes(plan.needs.host),
+            crate::files::bytes(plan.needs.gpu),
+            info.output_dir().display()
+        ),
+    ])
+}
+
 /// Whether `choice` can run on this machine without opening a GPU (for `check`).
 pub fn backend_note(choice: BackendChoice) -> &'static str {
     match choice {

@@ -1,0 +1,146 @@
+//! A simulation stepped by another program (the Python module) instead of the runner's time
+//! loop: the model built on the case's backend in its precision, advanced to the times the
+//! caller names, its state read between calls. The checks are the runner's: the plan's limits
+//! and the GPU's memory before the model is built, a halted model or a state that is not finite
+//! refused with the step, the time and the cell.
+
+use super::snapshot::first_non_finite;
+use super::stepping::{AnyCheckpoint, AnyState, Session, Steppable};
+use super::{Case, Simulation, plan, time_tag};
+use crate::case::Times;
+use crate::grid::Mesh;
+use crate::model::{Checkpoint, Clock, Model, State, Until};
+use crate::runtime::Backend;
+use crate::{Error, GpuReal, Precision, Result};
+
+impl<S: Simulation> Steppable for S {
+    fn times(&self) -> &Times {
+        Simulation::times(self)
+    }
+    fn mesh(&self) -> Mesh {
+        Simulation::mesh(self)
+    }
+    fn bed(&self) -> Option<&[f64]> {
+        Simulation::bed(self)
+    }
+    fn open(&self) -> Result<Box<dyn Session + '_>> {
+        let info = self.info();
+        let precision = info.run.precision;
+        let needs = plan::check(self as &dyn Case)?.needs;
+        let backend = Backend::select(info.run.backend.choice())?;
+        if let Backend::Gpu(gpu) = &backend {
+            gpu.check_fits(&format!("{} in {precision}", info.name), needs.gpu as usize)?;
+        }
+        Ok(match precision {
+            Precision::F32 => Box::new(Open::<S, f32> { model: self.build::<f32>(&backend)?, sim: self, halted: None }),
+            Precision::F64 | Precision::Mixed => {
+                Box::new(Open::<S, f64> { model: self.build::<f64>(&backend)?, sim: self, halted: None })
+            }
+        })
+    }
+}
+
+/// A model of `sim` and why it halted, once it has.
+struct Open<'a, S: Simulation, T: GpuReal> {
+    sim: &'a S,
+    model: Box<dyn Model<T> + 'a>,
+    halted: Option<String>,
+}
+
+/// How each precision's states and checkpoints travel as [`AnyState`] and [`AnyCheckpoint`].
+trait Wrap: GpuReal {
+    fn state(s: State<Self>) -> AnyState;
+    fn checkpoint(c: Checkpoint<Self>) -> AnyCheckpoint;
+    fn unwrap(c: &AnyCheckpoint) -> Option<&Checkpoint<Self>>;
+}
+
+impl Wrap for f32 {
+    fn state(s: State<f32>) -> AnyState {
+        AnyState::F32(s)
+    }
+    fn checkpoint(c: Checkpoint<f32>) -> AnyCheckpoint {
+        AnyCheckpoint::F32(c)
+    }
+    fn unwrap(c: &AnyCheckpoint) -> Option<&Checkpoint<f32>> {
+        match c {
+            AnyCheckpoint::F32(c) => Some(c),
+            AnyCheckpoint::F64(_) => None,
+        }
+    }
+}
+
+impl Wrap for f64 {
+    fn state(s: State<f64>) -> AnyState {
+        AnyState::F64(s)
+    }
+    fn checkpoint(c: Checkpoint<f64>) -> AnyCheckpoint {
+        AnyCheckpoint::F64(c)
+    }
+    fn unwrap(c: &AnyCheckpoint) -> Option<&Checkpoint<f64>> {
+        match c {
+            AnyCheckpoint::F64(c) => Some(c),
+            AnyCheckpoint::F32(_) => None,
+        }
+    }
+}
+
+impl<S: Simulation, T: Wrap> Open<'_, S, T> {
+    fn refuse_if_halted(&self) -> Result<()> {
+        match &self.halted {
+            Some(why) => Err(Error::invalid(format!("{why}; restore a checkpoint or start a new simulation"))),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<S: Simulation, T: Wrap> Session for Open<'_, S, T> {
+    fn describe(&self) -> String {
+        self.model.describe()
+    }
+    fn clock(&self) -> Clock {
+        self.model.clock()
+    }
+    fn advance(&mut self, until: Until) -> Result<Clock> {
+        self.refuse_if_halted()?;
+        let clock = self.model.advance(until)?;
+        let Some(halt) = &clock.halt else { return Ok(clock) };
+        // The halted model holds the state before its failing step.
+        let kept = self.model.state()?;
+        let unit = self.sim.times().unit;
+        let why = format!(
+            "{}: the run blew up at step {} after t = {} {unit}: {}",
+            self.sim.info().name,
+            kept.clock.steps + 1,
+            time_tag(kept.clock.t),
+            self.sim.halted(halt, &kept)
+        );
+        self.halted = Some(why.clone());
+        Err(Error::invalid(why))
+    }
+    fn state(&mut self) -> Result<AnyState> {
+        let state = self.model.state()?;
+        if let Some(bad) = first_non_finite(&state, &self.sim.mesh()).or_else(|| self.sim.check(&state)) {
+            let (name, unit) = (&self.sim.info().name, self.sim.times().unit);
+            let why = format!(
+                "{name}: the state at step {} (t = {} {unit}) is not valid: {bad}",
+                state.clock.steps,
+                time_tag(state.clock.t)
+            );
+            self.halted = Some(why.clone());
+            return Err(Error::invalid(why));
+        }
+        Ok(T::state(state))
+    }
+    fn checkpoint(&mut self) -> Result<AnyCheckpoint> {
+        self.refuse_if_halted()?;
+        Ok(T::checkpoint(self.model.checkpoint()?))
+    }
+    fn restore(&mut self, checkpoint: &AnyCheckpoint) -> Result<()> {
+        let c = T::unwrap(checkpoint).ok_or_else(|| {
+            Error::invalid("the checkpoint was taken in another precision than this simulation runs in".to_string())
+        })?;
+        self.model.restore(c)?;
+        self.halted = None;
+        Ok(())
+    }
+}

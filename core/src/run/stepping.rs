@@ -1,0 +1,66 @@
+//! What a program that steps a case sees of it ([`Steppable`], from [`Case::steppable`]) and of
+//! its model ([`Session`]): the runner's interface for the Python module. `session.rs` builds them
+//! for every time-dependent solver.
+//!
+//! [`Case::steppable`]: super::Case::steppable
+
+use crate::Result;
+use crate::case::Times;
+use crate::grid::Mesh;
+use crate::model::{Checkpoint, Clock, State, Until};
+
+/// A state in the precision its model runs in.
+#[derive(Clone, Debug)]
+pub enum AnyState {
+    F32(State<f32>),
+    F64(State<f64>),
+}
+
+impl AnyState {
+    pub fn clock(&self) -> Clock {
+        match self {
+            AnyState::F32(s) => s.clock,
+            AnyState::F64(s) => s.clock,
+        }
+    }
+}
+
+/// A checkpoint in the precision its model runs in.
+#[derive(Clone, Debug)]
+pub enum AnyCheckpoint {
+    F32(Checkpoint<f32>),
+    F64(Checkpoint<f64>),
+}
+
+/// A model that another program steps: [`Model`] without its precision, and with the runner's
+/// checks of what it hands back.
+pub trait Session {
+    /// Where it runs and with which variant, in one line.
+    fn describe(&self) -> String;
+    fn clock(&self) -> Clock;
+    /// Step until `until` says to return. A model that halts is an error naming the step, the
+    /// time and why; it keeps the state before the failing step.
+    fn advance(&mut self, until: Until) -> Result<Clock>;
+    /// The state now, on the host; an error naming the first cell that is not finite or not
+    /// physical (a negative depth).
+    fn state(&mut self) -> Result<AnyState>;
+    /// Everything needed to continue exactly from here ([`Model::checkpoint`]).
+    fn checkpoint(&mut self) -> Result<AnyCheckpoint>;
+    /// Continue from `checkpoint`, taken of a session of the same case in the same precision
+    /// on the same backend.
+    fn restore(&mut self, checkpoint: &AnyCheckpoint) -> Result<()>;
+}
+
+/// What a time-dependent case offers a program that steps it: the object-safe part of
+/// [`Simulation`] and the [`Session`] it opens.
+pub trait Steppable {
+    fn times(&self) -> &Times;
+    /// The cells the output fields live on.
+    fn mesh(&self) -> Mesh;
+    /// The bed under a depth (row 0 south, as the fields), for solvers whose water has one.
+    fn bed(&self) -> Option<&[f64]>;
+    /// The model on the case's backend (`run.backend`) in its precision (`run.precision`; mixed
+    /// hands its states over in f64, as the runner's), after the checks a run starts with: its
+    /// plan's limits and the GPU's memory.
+    fn open(&self) -> Result<Box<dyn Session + '_>>;
+}
