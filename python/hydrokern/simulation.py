@@ -1,0 +1,247 @@
+"""Simulations stepped from Python: advance to chosen times, read the state as NumPy arrays or
+an xarray Dataset between steps, take checkpoints and go back to them."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
+
+import numpy as np
+
+from . import _hydrokern
+from .case import Case, RunResult
+
+if TYPE_CHECKING:
+    import xarray
+
+
+class Checkpoint:
+    """Everything a simulation needs to continue exactly from a point: restore it into the
+    simulation it was taken of (or another of the same case, precision and backend)."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: _hydrokern.NativeCheckpoint) -> None:
+        self._native = native
+
+    @property
+    def time(self) -> float:
+        return self._native.time
+
+    @property
+    def step(self) -> int:
+        return self._native.step
+
+    def __repr__(self) -> str:
+        return f"<hydrokern.Checkpoint at t = {self.time:g} (step {self.step})>"
+
+
+class Simulation:
+    """A case's model on a backend, stepped from Python.
+
+    ``backend`` is ``"auto"`` (the GPU when one is usable, else the CPU), ``"gpu"`` or
+    ``"cpu"``; ``precision`` is ``"f32"``, ``"f64"`` or ``"mixed"`` (for the solvers that have
+    it). Left as None, the case's ``run.backend`` and ``run.precision`` hold. The case is
+    copied: changing it later does not change the simulation.
+
+    The steps are the command line's: advancing to the case's snapshot times (``evolve()``)
+    gives the states the command line writes, bit for bit on the same backend.
+    """
+
+    def __init__(self, case: Case, backend: Optional[str] = None, precision: Optional[str] = None) -> None:
+        if not isinstance(case, Case):
+            raise TypeError(f"Simulation(case): a hydrokern.Case, not {type(case).__name__}")
+        case = case.copy()
+        if backend is not None:
+            case["run.backend"] = backend
+        if precision is not None:
+            case["run.precision"] = precision
+        self._case = case
+        self._native = _hydrokern.NativeSimulation(case._native)
+        end, steps, snapshots, unit = self._native.times()
+        self._end, self._steps, self._snapshots, self._unit = end, steps, list(snapshots), unit
+
+    # What is simulated.
+    @property
+    def case(self) -> Case:
+        """A copy of the case the simulation runs."""
+        return self._case.copy()
+
+    @property
+    def solver(self) -> str:
+        return self._native.solver
+
+    @property
+    def precision(self) -> str:
+        """``f32``, ``f64`` or ``mixed`` (whose states come as f64)."""
+        return self._native.precision
+
+    def describe(self) -> str:
+        """Where it runs and with which kernels, in one line."""
+        return self._native.describe()
+
+    @property
+    def end(self) -> float:
+        """The case's end time (infinite for a case that runs a number of steps)."""
+        return self._end
+
+    @property
+    def snapshots(self) -> List[float]:
+        """The case's snapshot times before its end."""
+        return list(self._snapshots)
+
+    @property
+    def unit(self) -> str:
+        """The unit of simulated time: ``s``, or ``yr`` for sediment."""
+        return self._unit
+
+    # Where it stands.
+    @property
+    def time(self) -> float:
+        return self._native.clock()[0]
+
+    @property
+    def step(self) -> int:
+        return self._native.clock()[1]
+
+    @property
+    def dt(self) -> float:
+        """The last time step taken (0 before the first)."""
+        return self._native.clock()[2]
+
+    # Stepping.
+    def advance(self, until: Optional[float] = None, steps: Optional[int] = None) -> float:
+        """Step to the time ``until`` (the last step shortened to land on it; the case's end by
+        default) or, with ``steps``, at most that many more steps; returns the time reached.
+        Raises `SimulationError` naming the step, the time and why if the model blows up."""
+        if until is None:
+            until = self._end if steps is None or math.isfinite(self._end) else math.inf
+        limit = None
+        if steps is not None:
+            if steps < 0:
+                raise _hydrokern.CaseError(f"steps = {steps}: must be at least 0")
+            limit = self.step + int(steps)
+        if self._steps is not None:
+            limit = self._steps if limit is None else min(limit, self._steps)
+        return self._native.advance(float(until), limit)
+
+    def evolve(self, every: Optional[float] = None, until: Optional[float] = None) -> Iterator[float]:
+        """Advance and yield the time at each stop: with ``every``, every that much simulated
+        time from now; otherwise at the case's snapshot times after now. The last stop is
+        ``until`` (the case's end by default). Read the state between stops.
+
+            for t in sim.evolve(every=60.0):
+                depth = sim.state()["h"]
+        """
+        end = self._end if until is None else float(until)
+        if self._steps is not None and until is None:
+            # A case that runs a number of steps stops once, after them.
+            yield self.advance(until=math.inf)
+            return
+        if every is not None and not (every > 0 and math.isfinite(every)):
+            raise _hydrokern.CaseError(f"every = {every}: must be a positive, finite time")
+        t0 = self.time
+        if every is None:
+            stops = [t for t in self._snapshots if t0 < t < end] + [end]
+        else:
+            n = math.ceil((end - t0) / every - 1e-12)
+            stops = [min(t0 + k * every, end) for k in range(1, n + 1)]
+        for t in stops:
+            if t > self.time:
+                yield self.advance(until=t)
+
+    # The state.
+    def state(self) -> Dict[str, np.ndarray]:
+        """The state now, a NumPy array per field (copies; NumPy's (row, column) order, row 0
+        the south edge, as the NPY files), in the precision of the run."""
+        return {name: a for name, _, _, a in self._native.state()}
+
+    def field(self, name: str) -> np.ndarray:
+        """One field of `state()`."""
+        fields = self.state()
+        if name not in fields:
+            raise KeyError(f"{name}: the fields are {', '.join(fields)}")
+        return fields[name]
+
+    def coords(self) -> Dict[str, np.ndarray]:
+        """Cell centres (metres) along each axis: ``{"y": ..., "x": ...}`` (and ``"z"`` in 3D)."""
+        axes = self._native.coords()
+        names = ["z", "y", "x"][3 - len(axes):]
+        return dict(zip(names, axes))
+
+    def bed(self) -> Optional[np.ndarray]:
+        """The bed elevation (metres, the fields' shape) for solvers whose water has one."""
+        return self._native.bed()
+
+    def to_xarray(self) -> "xarray.Dataset":
+        """The state now as an ``xarray.Dataset``: each field with its long name and units, the
+        cell centres as coordinates, the bed and surface (h + bed) where there is a bed, and the
+        clock (time, step, dt) and the case as attributes."""
+        import xarray as xr
+
+        coords = self.coords()
+        dims = tuple(coords)
+        data: Dict[str, Any] = {}
+        for name, long_name, units, a in self._native.state():
+            data[name] = (dims, a, {"long_name": long_name, "units": units})
+        bed = self.bed()
+        if bed is not None:
+            data["bed"] = (dims, bed, {"long_name": "bed elevation", "units": "m"})
+            if "h" in data:
+                h = data["h"][1]
+                data["surface"] = (dims, h + bed.astype(h.dtype), {"long_name": "water surface elevation", "units": "m"})
+        axis_names = {"x": "projection_x_coordinate", "y": "projection_y_coordinate", "z": "height"}
+        xr_coords = {
+            k: (k, v, {"units": "m", "standard_name": axis_names[k], "long_name": f"{k} of the cell centre"})
+            for k, v in coords.items()
+        }
+        t, step, dt = self._native.clock()
+        attrs = {
+            "time": t,
+            "time_units": self._unit,
+            "step": step,
+            "dt": dt,
+            "solver": self.solver,
+            "precision": self.precision,
+            "case": self._case.name,
+            "hydrokern_version": _hydrokern.__version__,
+        }
+        return xr.Dataset(data, coords=xr_coords, attrs=attrs)
+
+    # Checkpoints.
+    def checkpoint(self) -> Checkpoint:
+        """Everything needed to continue exactly from now (in memory)."""
+        return Checkpoint(self._native.checkpoint())
+
+    def restore(self, checkpoint: Checkpoint) -> None:
+        """Go back (or forward) to ``checkpoint``: every later step is the one the simulation it
+        was taken of took."""
+        self._native.restore(checkpoint._native)
+
+    # Whole runs and the end.
+    def run(self, output: Optional[str] = None, force: bool = False) -> RunResult:
+        """Run the simulation's case from its start as ``hydrokern run`` does, writing what the
+        command line writes (see `Case.run`); this simulation's own state is not touched."""
+        return self._case.run(output=output, force=force)
+
+    def close(self) -> None:
+        """Free the model and its GPU memory; any later use raises `CaseError`."""
+        self._native.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._native.closed
+
+    def __enter__(self) -> "Simulation":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return f"<hydrokern.Simulation of {self._case.name!r} (closed)>"
+        return f"<hydrokern.Simulation of {self._case.name!r} at t = {self.time:g} {self._unit} (step {self.step}), {self.precision}>"
+
+
+__all__ = ["Checkpoint", "Simulation"]

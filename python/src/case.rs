@@ -1,0 +1,140 @@
+//! A case document from Python: read from a file, a scenario or text; its keys read and set as
+//! case files hold them, each change validated by the case's solver; checked and run as the
+//! command line checks and runs it.
+
+use crate::errors::{IntoPy, refuse};
+use crate::value;
+use hydrokern::case::{CaseDoc, Origin};
+use hydrokern::run::{Case, Console, RunOptions, interrupt};
+use pyo3::prelude::*;
+use std::path::PathBuf;
+
+#[pyclass(module = "hydrokern._hydrokern", frozen)]
+pub struct NativeCase {
+    pub doc: std::sync::Mutex<CaseDoc>,
+}
+
+impl NativeCase {
+    fn new(doc: CaseDoc) -> PyResult<NativeCase> {
+        // A case that its solver refuses is refused here, in the solver's words.
+        hydrokern::registry::load(&doc).py()?;
+        Ok(NativeCase { doc: std::sync::Mutex::new(doc) })
+    }
+
+    /// A copy of the document.
+    pub fn doc(&self) -> CaseDoc {
+        self.doc.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The case loaded by its solver.
+    pub fn load(&self) -> PyResult<Box<dyn Case>> {
+        hydrokern::registry::load(&self.doc()).py()
+    }
+}
+
+#[pymethods]
+impl NativeCase {
+    #[staticmethod]
+    fn read(path: PathBuf) -> PyResult<NativeCase> {
+        NativeCase::new(CaseDoc::read(&path).py()?)
+    }
+
+    #[staticmethod]
+    fn scenario(name: &str) -> PyResult<NativeCase> {
+        let Some(sc) = hydrokern::scenarios::find(name) else {
+            return Err(refuse(format!("unknown scenario '{name}' (scenarios: {})", hydrokern::scenarios::names())));
+        };
+        NativeCase::new(sc.doc().py()?)
+    }
+
+    /// A case from TOML text; relative paths in it are read from `base` (the working
+    /// directory by default), and `name` names its output directory (`out/<name>`).
+    #[staticmethod]
+    #[pyo3(signature = (text, name = "case", base = None))]
+    fn parse(text: String, name: &str, base: Option<PathBuf>) -> PyResult<NativeCase> {
+        if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
+            return Err(refuse(format!("name '{name}': a case's name is a file stem, without a directory")));
+        }
+        let file = base.unwrap_or_default().join(format!("{name}.toml"));
+        NativeCase::new(CaseDoc::parse(Origin::File(file), text).py()?)
+    }
+
+    /// An independent copy: changes to one do not reach the other.
+    fn copy(&self) -> NativeCase {
+        NativeCase { doc: std::sync::Mutex::new(self.doc()) }
+    }
+
+    #[getter]
+    fn solver(&self) -> PyResult<String> {
+        self.doc().solver().py()
+    }
+
+    #[getter]
+    fn name(&self) -> PyResult<String> {
+        Ok(self.load()?.info().name.clone())
+    }
+
+    #[getter]
+    fn origin(&self) -> String {
+        self.doc().origin().to_string()
+    }
+
+    /// The value at a dotted key, or None where the case does not set it.
+    fn get<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match self.doc().get(key) {
+            Some(text) => value::to_py(py, &text).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Whether the case holds the dotted key (a value or a table).
+    fn has(&self, key: &str) -> bool {
+        self.doc().has(key)
+    }
+
+    /// Set a dotted key; the solver reads the changed case, and a change it refuses is undone.
+    fn set(&self, key: &str, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        if key.is_empty() || key.split('.').any(str::is_empty) {
+            return Err(refuse(format!("'{key}': a key is a dotted path such as grid.nx")));
+        }
+        let value = value::from_py(key, v)?;
+        let mut doc = self.doc();
+        doc.set(key, value, &format!("case[\"{key}\"]")).py()?;
+        hydrokern::registry::load(&doc).py()?;
+        *self.doc.lock().unwrap_or_else(|p| p.into_inner()) = doc;
+        Ok(())
+    }
+
+    /// Remove a dotted key (the solver's default then holds); a removal it refuses is undone.
+    fn remove(&self, key: &str) -> PyResult<()> {
+        let mut doc = self.doc();
+        doc.remove(key);
+        hydrokern::registry::load(&doc).py()?;
+        *self.doc.lock().unwrap_or_else(|p| p.into_inner()) = doc;
+        Ok(())
+    }
+
+    /// The case as a case file holds it, with the changes made.
+    fn text(&self) -> String {
+        self.doc().text()
+    }
+
+    /// What `hydrokern check` prints, a line each.
+    fn check(&self) -> PyResult<Vec<String>> {
+        hydrokern::run::check_report(self.load()?.as_ref()).py()
+    }
+
+    /// Run the case as `hydrokern run` does, writing its output directory; Ctrl-C stops it at a
+    /// step boundary with its outputs whole. Returns (directory, steps, time).
+    fn run(&self, py: Python<'_>, force: bool) -> PyResult<(PathBuf, u64, f64)> {
+        let case = self.load()?;
+        let opts = RunOptions { force, console: Console::new(), restart: None, catch_signals: false };
+        let ran = crate::simulation::Unsent((case, opts));
+        let outcome = py.detach(move || {
+            let (case, opts) = ran.take();
+            interrupt::within(|| case.run(&opts))
+        });
+        let outcome = outcome.py()?;
+        Ok((outcome.dir, outcome.steps, outcome.t))
+    }
+}

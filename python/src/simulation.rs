@@ -1,0 +1,215 @@
+//! A simulation stepped from Python: the case loaded by its solver and its model opened on the
+//! case's backend ([`hydrokern::run::Steppable::open`]), advanced with the interpreter's lock
+//! released, in slices short enough that Ctrl-C raises `KeyboardInterrupt` at the next step
+//! boundary and leaves the simulation usable.
+
+use crate::case::NativeCase;
+use crate::errors::{IntoPy, refuse, stepping};
+use hydrokern::grid::Mesh;
+use hydrokern::model::{Output, Until};
+use hydrokern::run::{AnyCheckpoint, AnyState, Case, Session};
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::prelude::*;
+use std::time::{Duration, Instant};
+
+/// How long the model steps before the interpreter looks for Ctrl-C.
+const SLICE: Duration = Duration::from_millis(100);
+
+/// A value moved into [`Python::detach`]'s closure, which runs on the calling thread: the
+/// models and cases are not `Send` (GPU handles), and they never leave this thread.
+pub struct Unsent<T>(pub T);
+// SAFETY: `detach` runs its closure on the thread that calls it, so the value is used on the
+// thread that owns it; nothing else can reach it while the lock is released (the Python
+// objects holding it are `unsendable`, or hold it behind `&mut self`).
+unsafe impl<T> Send for Unsent<T> {}
+
+impl<T> Unsent<T> {
+    /// The value, taken whole (a closure that names the field would capture the field alone).
+    pub fn take(self) -> T {
+        self.0
+    }
+}
+
+type Model<'a> = Box<dyn Session + 'a>;
+
+/// A field as Python receives it: (name, long name, units, array).
+type Field<'py> = (String, String, String, Bound<'py, PyAny>);
+
+self_cell::self_cell!(
+    /// The loaded case and the session that borrows it.
+    struct Live {
+        owner: Box<dyn Case>,
+        #[covariant]
+        dependent: Model,
+    }
+);
+
+#[pyclass(module = "hydrokern._hydrokern", unsendable)]
+pub struct NativeSimulation {
+    live: Option<Live>,
+    mesh: Mesh,
+    solver: &'static str,
+    name: String,
+    precision: String,
+}
+
+/// A checkpoint taken of a simulation, to restore it (or another simulation of the same case)
+/// to that point.
+#[pyclass(module = "hydrokern._hydrokern", unsendable)]
+pub struct NativeCheckpoint {
+    checkpoint: AnyCheckpoint,
+    #[pyo3(get)]
+    time: f64,
+    #[pyo3(get)]
+    step: u64,
+}
+
+impl NativeSimulation {
+    fn live(&mut self) -> PyResult<&mut Live> {
+        self.live.as_mut().ok_or_else(|| refuse("the simulation is closed: start a new one"))
+    }
+}
+
+/// A field as a NumPy array of its shape.
+fn array<'py, T: numpy::Element + Copy>(py: Python<'py>, f: Output<T>) -> PyResult<Bound<'py, PyAny>> {
+    let dims = f.dims.clone();
+    Ok(PyArray1::from_vec(py, f.data).reshape(dims)?.into_any())
+}
+
+#[pymethods]
+impl NativeSimulation {
+    #[new]
+    fn new(case: &NativeCase) -> PyResult<NativeSimulation> {
+        let loaded = case.load()?;
+        let info = loaded.info();
+        let (solver, name, precision) = (info.solver, info.name.clone(), info.run.precision.to_string());
+        let Some(steppable) = loaded.steppable() else {
+            return Err(refuse(format!("{solver} computes once and does not step in time: run it with Case.run()")));
+        };
+        let mesh = steppable.mesh();
+        let live = Live::try_new(loaded, |c| match c.steppable() {
+            Some(s) => s.open(),
+            None => unreachable!("checked above"),
+        })
+        .py()?;
+        Ok(NativeSimulation { live: Some(live), mesh, solver, name, precision })
+    }
+
+    #[getter]
+    fn solver(&self) -> &'static str {
+        self.solver
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    #[getter]
+    fn precision(&self) -> &str {
+        &self.precision
+    }
+
+    /// Where it runs and with which variant, in one line.
+    fn describe(&mut self) -> PyResult<String> {
+        Ok(self.live()?.borrow_dependent().describe())
+    }
+
+    /// (time, steps, last Δt).
+    fn clock(&mut self) -> PyResult<(f64, u64, f64)> {
+        let c = self.live()?.borrow_dependent().clock();
+        Ok((c.t, c.steps, c.dt))
+    }
+
+    /// (end time, number of steps or None, snapshot times, unit of time) of the case.
+    fn times(&mut self) -> PyResult<(f64, Option<u64>, Vec<f64>, &'static str)> {
+        let t = self.live()?.borrow_owner().steppable().map(|s| s.times().clone());
+        let t = t.ok_or_else(|| refuse("not a simulation"))?;
+        Ok((t.t_end, t.steps, t.snapshots, t.unit))
+    }
+
+    /// Step to time `until` (the last step shortened to land on it) or until `steps` steps in
+    /// all, whichever comes first; returns the time reached.
+    #[pyo3(signature = (until, steps = None))]
+    fn advance(&mut self, py: Python<'_>, until: f64, steps: Option<u64>) -> PyResult<f64> {
+        if until.is_nan() {
+            return Err(refuse("until: NaN is not a time"));
+        }
+        let live = self.live()?;
+        loop {
+            let model = Unsent(&mut *live);
+            let clock = py.detach(move || {
+                let live = model.take();
+                live.with_dependent_mut(|_, s| {
+                    let deadline = Some(Instant::now() + SLICE);
+                    s.advance(Until { t: until, steps: steps.unwrap_or(u64::MAX), deadline })
+                })
+            });
+            let clock = clock.map_err(stepping)?;
+            if clock.t >= until || steps.is_some_and(|n| clock.steps >= n) {
+                return Ok(clock.t);
+            }
+            // Ctrl-C raises here, between steps: the model stays whole and can go on.
+            py.check_signals()?;
+        }
+    }
+
+    /// The state now: a list of (name, long name, units, array) in the precision of the run.
+    fn state<'py>(&mut self, py: Python<'py>) -> PyResult<Vec<Field<'py>>> {
+        let live = self.live()?;
+        let state = live.with_dependent_mut(|_, s| s.state()).map_err(stepping)?;
+        fn listed<'py, T: numpy::Element + Copy>(py: Python<'py>, fields: Vec<Output<T>>) -> PyResult<Vec<Field<'py>>> {
+            fields
+                .into_iter()
+                .map(|f| Ok((f.name.to_string(), f.long_name.to_string(), f.units.to_string(), array(py, f)?)))
+                .collect()
+        }
+        match state {
+            AnyState::F32(s) => listed(py, s.fields),
+            AnyState::F64(s) => listed(py, s.fields),
+        }
+    }
+
+    /// Cell centres along each axis, slowest first as the arrays' axes: (y, x) or (z, y, x), metres.
+    fn coords<'py>(&self, py: Python<'py>) -> Vec<Bound<'py, PyArray1<f64>>> {
+        let axis = |o: f64, n: usize, d: f64| -> Vec<f64> { (0..n).map(|i| o + (i as f64 + 0.5) * d).collect() };
+        let axes = match &self.mesh {
+            Mesh::Plane(g) => {
+                let (x0, y0) = g.origin;
+                vec![axis(y0, g.ny, g.dy), axis(x0, g.nx, g.dx)]
+            }
+            Mesh::Volume(g) => {
+                vec![axis(g.origin.2, g.nz, g.dz), axis(g.origin.1, g.ny, g.dy), axis(g.origin.0, g.nx, g.dx)]
+            }
+        };
+        axes.into_iter().map(|a| PyArray1::from_vec(py, a)).collect()
+    }
+
+    /// The bed under the water (metres, the fields' shape), for solvers whose water has one.
+    fn bed<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let dims = self.mesh.dims();
+        let bed = self.live()?.borrow_owner().steppable().and_then(|s| s.bed()).map(<[f64]>::to_vec);
+        bed.map(|b| Ok(PyArray1::from_vec(py, b).reshape(dims)?.into_any())).transpose()
+    }
+
+    fn checkpoint(&mut self) -> PyResult<NativeCheckpoint> {
+        let live = self.live()?;
+        let checkpoint = live.with_dependent_mut(|_, s| s.checkpoint()).map_err(stepping)?;
+        let c = live.borrow_dependent().clock();
+        Ok(NativeCheckpoint { checkpoint, time: c.t, step: c.steps })
+    }
+
+    fn restore(&mut self, checkpoint: &NativeCheckpoint) -> PyResult<()> {
+        self.live()?.with_dependent_mut(|_, s| s.restore(&checkpoint.checkpoint)).py()
+    }
+
+    /// Free the model (its GPU memory); any later use is an error.
+    fn close(&mut self) {
+        self.live = None;
+    }
+
+    #[getter]
+    fn closed(&self) -> bool {
+        self.live.is_none()
+    }
+}

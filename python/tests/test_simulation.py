@@ -1,0 +1,208 @@
+"""Simulations stepped from Python against the command line's runs of the same cases (bit for bit
+on the CPU), the state as NumPy and xarray, checkpoints, Ctrl-C, blow-ups and misuse."""
+
+import math
+import os
+import pathlib
+import signal
+import threading
+
+import numpy as np
+import pytest
+
+import hydrokern as hk
+
+# A small case of every solver that steps in time: (scenario, changes).
+SMALL = {
+    "sediment": ("sediment", {"grid.nx": 32, "grid.ny": 16}),
+    "kp": ("dam-break", {"grid.nx": 32}),
+    "claw": ("swe-radial", {"grid.nx": 40, "grid.ny": 40}),
+    "adi": ("seiche", {"grid.nx": 40}),
+}
+
+
+def small(solver, precision=None):
+    name, changes = SMALL[solver]
+    case = hk.Case.scenario(name)
+    for k, v in changes.items():
+        case[k] = v
+    case["run.backend"] = "cpu"
+    if precision:
+        case["run.precision"] = precision
+    return case
+
+
+def last_files(directory: pathlib.Path):
+    """The fields of a run's last snapshot: name -> array."""
+    last = {}
+    for f in directory.glob("*_t*.npy"):
+        if f.name.startswith("last_good"):
+            continue
+        name, t = f.stem.rsplit("_t", 1)
+        try:
+            t = float(t)
+        except ValueError:
+            continue  # a product such as max_h_time
+        if name not in last or t > last[name][0]:
+            last[name] = (t, np.load(f))
+    return {k: v for k, (_, v) in last.items()}
+
+
+def test_every_stepping_solver_is_covered():
+    stepping = {hk.Case.scenario(n).solver for n in hk.scenarios()} - {"tridiag", "fd3d"}
+    assert stepping == set(SMALL)
+
+
+@pytest.mark.parametrize("solver", sorted(SMALL))
+def test_python_run_equals_the_command_line_bit_for_bit(solver, cli, tmp_path):
+    case = small(solver)
+    path = tmp_path / "case.toml"
+    path.write_text(case.to_toml())
+    cli("run", path, "--output", tmp_path / "cli")
+    files = last_files(tmp_path / "cli")
+    assert files, "the command line wrote no fields"
+
+    sim = hk.Simulation(case)
+    stops = list(sim.evolve())
+    assert stops[-1] == sim.end or math.isinf(sim.end)
+    state = sim.state()
+    assert set(files) <= set(state)
+    for name, want in files.items():
+        got = state[name]
+        assert got.dtype == want.dtype and got.shape == want.shape, name
+        assert np.array_equal(got, want, equal_nan=True), f"{solver}: {name} differs from the command line's"
+
+
+@pytest.mark.parametrize("precision,dtype", [("f32", np.float32), ("f64", np.float64)])
+def test_state_arrays_have_the_run_precision_and_the_grid_shape(precision, dtype):
+    sim = hk.Simulation(small("kp"), precision=precision)
+    assert sim.precision == precision
+    state = sim.state()
+    coords = sim.coords()
+    assert list(coords) == ["y", "x"]
+    for a in state.values():
+        assert a.dtype == dtype and a.shape == (coords["y"].size, coords["x"].size)
+    # Copies: changing one changes nothing in the model.
+    state["h"][:] = -1.0
+    assert (sim.state()["h"] >= 0).all()
+
+
+def test_to_xarray_matches_the_state_and_carries_units_and_coordinates():
+    xr = pytest.importorskip("xarray")
+    sim = hk.Simulation(small("kp"))
+    sim.advance(until=0.25)
+    ds = sim.to_xarray()
+    assert isinstance(ds, xr.Dataset)
+    state = sim.state()
+    for name, a in state.items():
+        assert np.array_equal(ds[name].values, a)
+        assert ds[name].dims == ("y", "x") and ds[name].attrs["units"]
+    np.testing.assert_array_equal(ds["x"].values, sim.coords()["x"])
+    assert ds["x"].attrs["units"] == "m"
+    np.testing.assert_array_equal(ds["surface"].values, state["h"] + ds["bed"].values)
+    assert ds.attrs["time"] == pytest.approx(0.25) and ds.attrs["step"] == sim.step > 0
+
+
+def test_evolve_every_stops_at_each_multiple_and_at_the_end():
+    sim = hk.Simulation(small("kp"))
+    stops = list(sim.evolve(every=0.3))
+    assert stops == pytest.approx([0.3, 0.6, 0.9, 1.0])
+    assert sim.time == sim.end
+
+
+def test_a_checkpoint_restored_repeats_the_same_steps():
+    sim = hk.Simulation(small("kp"))
+    sim.advance(until=0.3)
+    cp = sim.checkpoint()
+    sim.advance()
+    first = sim.state()
+    sim.restore(cp)
+    assert sim.time == cp.time and sim.step == cp.step
+    sim.advance()
+    for name, a in sim.state().items():
+        assert np.array_equal(a, first[name]), name
+
+
+def test_ctrl_c_raises_between_steps_and_the_run_goes_on_to_the_same_bits():
+    case = small("kp")
+    case["grid.nx"] = 128
+    whole = hk.Simulation(case)
+    whole.advance()
+    want = whole.state()
+
+    sim = hk.Simulation(case)
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sim.advance()
+    finally:
+        timer.cancel()
+    assert 0 < sim.time < sim.end, "the interrupt came after the run ended: make the case longer"
+    sim.advance()
+    for name, a in sim.state().items():
+        assert np.array_equal(a, want[name]), name
+
+
+def test_a_blow_up_names_the_step_and_the_cell_and_stays_refused():
+    case = small("sediment", precision="f32")
+    case["grid.nx"] = 16
+    # An inflow no f32 can hold overflows the river mouth within a few steps.
+    case["boundary.west.inflow"] = 1e36
+    sim = hk.Simulation(case)
+    with pytest.raises(hk.SimulationError, match=r"blew up|not valid") as e:
+        sim.advance()
+        sim.state()
+    assert "step" in str(e.value)
+    with pytest.raises(hk.SimulationError):
+        sim.advance()
+
+
+def test_misuse_is_an_exception_with_one_line():
+    sim = hk.Simulation(small("kp"))
+    with pytest.raises(hk.CaseError, match="until: NaN"):
+        sim.advance(until=float("nan"))
+    with pytest.raises(hk.CaseError, match="every"):
+        list(sim.evolve(every=-1.0))
+    with pytest.raises(hk.CaseError, match="steps"):
+        sim.advance(steps=-1)
+    with pytest.raises(KeyError, match="the fields are"):
+        sim.field("nope")
+    sim.close()
+    for use in (sim.advance, sim.state, sim.checkpoint, lambda: sim.time):
+        with pytest.raises(hk.CaseError, match="closed"):
+            use()
+    with pytest.raises(TypeError):
+        hk.Simulation("dam-break")
+
+
+def test_a_solver_that_computes_once_is_run_not_stepped(tmp_path):
+    case = hk.Case.scenario("tridiag")
+    with pytest.raises(hk.CaseError, match="computes once"):
+        hk.Simulation(case)
+
+
+def test_advance_by_steps():
+    sim = hk.Simulation(small("kp"))
+    sim.advance(steps=5)
+    assert sim.step == 5 and sim.dt > 0
+    sim.advance(steps=3)
+    assert sim.step == 8
+
+
+def test_the_gpu_backend_matches_the_cpu_or_is_refused_in_one_line():
+    case = small("kp")
+    try:
+        gpu = hk.Simulation(case, backend="gpu")
+    except hk.CaseError as e:
+        assert os.environ.get("HYDROKERN_REQUIRE_GPU") != "1", f"HYDROKERN_REQUIRE_GPU=1 but: {e}"
+        assert "\n" not in str(e) and "GPU" in str(e)
+        return
+    assert "GPU" in gpu.describe()
+    cpu = hk.Simulation(case)
+    for t in gpu.evolve():
+        assert cpu.advance(until=t) == t
+        g, c = gpu.state(), cpu.state()
+        for name in c:
+            # The same scheme; the kernels' fused multiply-adds round differently.
+            np.testing.assert_allclose(g[name], c[name], rtol=0, atol=1e-9, err_msg=f"{name} at t = {t}")
