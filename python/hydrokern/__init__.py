@@ -15,6 +15,7 @@ time and the cell; Ctrl-C raises `KeyboardInterrupt` between steps and leaves th
 """
 
 from ._hydrokern import CaseError, SimulationError, __version__, revision
+from . import fd3d, tridiag
 from .case import Case, RunResult, scenarios, solvers
 from .simulation import Checkpoint, Simulation
 
@@ -26,7 +27,9 @@ __all__ = [
     "Simulation",
     "SimulationError",
     "__version__",
+    "fd3d",
     "revision",
     "scenarios",
     "solvers",
+    "tridiag",
 ]

@@ -89,7 +89,15 @@ class Case:
         return default if value is None else value
 
     def __setitem__(self, key: str, value: Any) -> None:
-        self._native.set(key, value)
+        self._native.set([(key, value)])
+
+    def update(self, changes: Dict[str, Any]) -> None:
+        """Set several keys at once, checked together: for changes that only make sense
+        together, such as an earlier end and its snapshot times::
+
+            case.update({"time.t_end": 60.0, "output.snapshots": [30.0]})
+        """
+        self._native.set(list(changes.items()))
 
     def __delitem__(self, key: str) -> None:
         if not self._native.has(key):

@@ -92,14 +92,18 @@ impl NativeCase {
         self.doc().has(key)
     }
 
-    /// Set a dotted key; the solver reads the changed case, and a change it refuses is undone.
-    fn set(&self, key: &str, v: &Bound<'_, PyAny>) -> PyResult<()> {
-        if key.is_empty() || key.split('.').any(str::is_empty) {
-            return Err(refuse(format!("'{key}': a key is a dotted path such as grid.nx")));
-        }
-        let value = value::from_py(key, v)?;
+    /// Set dotted keys together; the solver reads the changed case once, and changes it refuses
+    /// are undone together (keys that only make sense together: an earlier end and its
+    /// snapshots).
+    fn set(&self, items: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<()> {
         let mut doc = self.doc();
-        doc.set(key, value, &format!("case[\"{key}\"]")).py()?;
+        for (key, v) in &items {
+            if key.is_empty() || key.split('.').any(str::is_empty) {
+                return Err(refuse(format!("'{key}': a key is a dotted path such as grid.nx")));
+            }
+            let value = value::from_py(key, v)?;
+            doc.set(key, value, &format!("case[\"{key}\"]")).py()?;
+        }
         hydrokern::registry::load(&doc).py()?;
         *self.doc.lock().unwrap_or_else(|p| p.into_inner()) = doc;
         Ok(())

@@ -4,6 +4,7 @@
 
 use pyo3::prelude::*;
 
+mod blocks;
 mod case;
 mod errors;
 mod simulation;
@@ -33,6 +34,8 @@ fn _hydrokern(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("revision", hydrokern::GIT_REVISION)?;
     m.add_function(wrap_pyfunction!(scenarios, m)?)?;
     m.add_function(wrap_pyfunction!(solvers, m)?)?;
+    m.add_function(wrap_pyfunction!(blocks::tridiag_solve, m)?)?;
+    m.add_function(wrap_pyfunction!(blocks::fd3d_derivative, m)?)?;
     m.add_class::<case::NativeCase>()?;
     m.add_class::<simulation::NativeSimulation>()?;
     m.add_class::<simulation::NativeCheckpoint>()?;

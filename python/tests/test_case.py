@@ -34,6 +34,11 @@ def test_keys_read_and_set_as_case_files_hold_them():
     # NumPy scalars are numbers.
     case["grid.nx"] = np.int64(48)
     assert case["grid.nx"] == 48
+    # Keys that only make sense together are set together.
+    with pytest.raises(hk.CaseError, match="snapshot"):
+        case["time.t_end"] = 0.5
+    case.update({"time.t_end": 0.5, "output.snapshots": [0.25]})
+    assert case["time.t_end"] == 0.5 and case["output.snapshots"] == [0.25]
     # A copy is independent.
     other = case.copy()
     other["grid.nx"] = 32

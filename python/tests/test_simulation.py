@@ -88,7 +88,7 @@ def test_state_arrays_have_the_run_precision_and_the_grid_shape(precision, dtype
 
 
 def test_to_xarray_matches_the_state_and_carries_units_and_coordinates():
-    xr = pytest.importorskip("xarray")
+    import xarray as xr
     sim = hk.Simulation(small("kp"))
     sim.advance(until=0.25)
     ds = sim.to_xarray()

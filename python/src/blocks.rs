@@ -1,0 +1,208 @@
+//! The building blocks as functions on NumPy arrays: batched tridiagonal solves and 8th-order
+//! periodic derivatives, on the GPU when the backend asks for it, else the CPU reference.
+
+use crate::errors::{IntoPy, refuse};
+use crate::simulation::Unsent;
+use hydrokern::fd3d::{Direction, Grid3, PeriodicGrid, Variant};
+use hydrokern::runtime::{Backend, BackendChoice};
+use hydrokern::tridiag::{self, Choice, Layout, Shape};
+use hydrokern::{GpuReal, Precision};
+use numpy::{Element, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use std::cell::RefCell;
+
+thread_local! {
+    /// The backends opened so far on this thread, by choice: a GPU's context is made once.
+    static BACKENDS: RefCell<Vec<(BackendChoice, Backend)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The backend `name` (auto, gpu, cpu), opened once per thread.
+fn backend(name: &str) -> PyResult<Backend> {
+    let choice: BackendChoice =
+        name.parse().map_err(|_| refuse(format!("backend '{name}': expected auto, gpu or cpu")))?;
+    if let Some(b) = BACKENDS.with(|v| v.borrow().iter().find(|(c, _)| *c == choice).map(|(_, b)| b.clone())) {
+        return Ok(b);
+    }
+    let b = Backend::select(choice).py()?;
+    BACKENDS.with(|v| v.borrow_mut().push((choice, b.clone())));
+    Ok(b)
+}
+
+fn backend_name(b: &Backend) -> &'static str {
+    match b {
+        Backend::Gpu(_) => "gpu",
+        Backend::Cpu { .. } => "cpu",
+    }
+}
+
+/// The shape of four arrays of one dtype, and the arrays.
+type Four<'py, T> = (Vec<usize>, [PyReadonlyArrayDyn<'py, T>; 4]);
+
+/// The four arrays as `T`, of one shape; None where `a` is not of `T`.
+fn same<'py, T: Element + Copy>(arrays: [&Bound<'py, PyAny>; 4]) -> PyResult<Option<Four<'py, T>>> {
+    let Ok(a) = arrays[0].extract::<PyReadonlyArrayDyn<'py, T>>() else { return Ok(None) };
+    let shape = a.shape().to_vec();
+    let mut out = vec![a];
+    for (name, v) in ["b", "c", "d"].iter().zip(&arrays[1..]) {
+        let x = v
+            .extract::<PyReadonlyArrayDyn<'py, T>>()
+            .map_err(|_| refuse(format!("{name}: every array must have a's dtype ({})", std::any::type_name::<T>())))?;
+        if x.shape() != shape.as_slice() {
+            return Err(refuse(format!("{name}: shape {:?}, but a's is {shape:?}", x.shape())));
+        }
+        out.push(x);
+    }
+    let out: [PyReadonlyArrayDyn<'py, T>; 4] = out.try_into().map_err(|_| refuse("four arrays"))?;
+    Ok(Some((shape, out)))
+}
+
+/// The solve in `T`: x (a's shape), the worst system's backward error and its index, the
+/// algorithm that ran and where.
+type Solved<'py> = (Bound<'py, PyAny>, f64, usize, &'static str, &'static str);
+
+fn solve_in<'py, T: GpuReal + Element>(
+    py: Python<'py>,
+    dims: Vec<usize>,
+    [a, b, c, d]: [PyReadonlyArrayDyn<'py, T>; 4],
+    axis: isize,
+    algorithm: &str,
+    backend_name_: &str,
+) -> PyResult<Solved<'py>> {
+    let (n, batch, layout) = match (dims.as_slice(), axis) {
+        (&[n], -1 | 0) => (n, 1, Layout::Contiguous),
+        (&[batch, n], -1 | 1) => (n, batch, Layout::Contiguous),
+        (&[n, batch], 0 | -2) => (n, batch, Layout::Interleaved),
+        _ => {
+            return Err(refuse(format!(
+                "axis {axis} of arrays of shape {dims:?}: give one system (n,) or a batch (batch, n) with axis = -1, or (n, batch) with axis = 0"
+            )));
+        }
+    };
+    let choice: Choice = algorithm.parse().py()?;
+    let slice = |x: &PyReadonlyArrayDyn<'py, T>| -> PyResult<Vec<T>> {
+        Ok(x.as_slice().map_err(|_| refuse("the arrays must be C-contiguous (numpy.ascontiguousarray)"))?.to_vec())
+    };
+    let (a, b, c, d) = (slice(&a)?, slice(&b)?, slice(&c)?, slice(&d)?);
+    for (name, v) in [("a", &a), ("b", &b), ("c", &c), ("d", &d)] {
+        if let Some(k) = v.iter().position(|x| !x.to_f64().is_finite()) {
+            return Err(refuse(format!("{name}: value {k} (flat index) is not finite")));
+        }
+    }
+    let shape = Shape::new(n, batch, layout);
+    let be = backend(backend_name_)?;
+    let work = Unsent((be.clone(), a, b, c, d));
+    let solved = py.detach(move || {
+        let (be, a, b, c, d) = work.take();
+        let mut solver = tridiag::Solver::<T>::new(&be, shape)?;
+        let (x, alg) = solver.solve(choice, &a, &b, &c, &d)?;
+        let err = tridiag::backward_error(shape, &a, &b, &c, &d, &x)?;
+        Ok::<_, hydrokern::Error>((x, alg, err))
+    });
+    let (x, alg, err) = solved.py()?;
+    let x = numpy::PyArray1::from_vec(py, x).reshape(dims)?.into_any();
+    Ok((x, err.value, err.system, alg.name(), backend_name(&be)))
+}
+
+/// Solve a batch of tridiagonal systems a_i x_{i−1} + b_i x_i + c_i x_{i+1} = d_i (a_0 and
+/// c_{n−1} are not read): (x, the worst normwise backward error, its system, the algorithm,
+/// the backend).
+#[pyfunction]
+#[pyo3(signature = (a, b, c, d, axis = -1, algorithm = "auto", backend = "auto"))]
+#[allow(clippy::too_many_arguments)] // Python's signature: the four arrays and three options.
+pub fn tridiag_solve<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    c: &Bound<'py, PyAny>,
+    d: &Bound<'py, PyAny>,
+    axis: isize,
+    algorithm: &str,
+    backend: &str,
+) -> PyResult<Solved<'py>> {
+    if let Some((dims, arrays)) = same::<f64>([a, b, c, d])? {
+        return solve_in(py, dims, arrays, axis, algorithm, backend);
+    }
+    if let Some((dims, arrays)) = same::<f32>([a, b, c, d])? {
+        return solve_in(py, dims, arrays, axis, algorithm, backend);
+    }
+    Err(refuse("a: a NumPy array of float32 or float64 is needed"))
+}
+
+/// The kernel variant a derivative along `dir` runs in precision `p`: the fastest on the H200
+/// in `hydrokern bench fd3d`.
+fn variant(dir: Direction, p: Precision) -> Variant {
+    match (dir, p) {
+        (Direction::X, _) => Variant::XVec,
+        (Direction::Y, Precision::F32) => Variant::YStream,
+        (Direction::Z, Precision::F32) => Variant::ZStream,
+        (Direction::Y, _) => Variant::Y32Pencil,
+        (Direction::Z, _) => Variant::Z32Pencil,
+    }
+}
+
+fn derivative_in<'py, T: GpuReal + Element>(
+    py: Python<'py>,
+    f: PyReadonlyArrayDyn<'py, T>,
+    axis: isize,
+    spacing: f64,
+    be: Backend,
+    precision: Precision,
+) -> PyResult<Bound<'py, PyArrayDyn<T>>> {
+    let dims = f.shape().to_vec();
+    let &[nz, ny, nx] = dims.as_slice() else {
+        return Err(refuse(format!("f: shape {dims:?}; a 3D array (nz, ny, nx) is needed")));
+    };
+    let dir = match axis {
+        2 | -1 => Direction::X,
+        1 | -2 => Direction::Y,
+        0 | -3 => Direction::Z,
+        _ => return Err(refuse(format!("axis {axis}: 0 (z), 1 (y) or 2 (x), or -3 to -1"))),
+    };
+    if !(spacing.is_finite() && spacing > 0.0) {
+        return Err(refuse(format!("spacing {spacing}: must be positive and finite")));
+    }
+    let data = f.as_slice().map_err(|_| refuse("f must be C-contiguous (numpy.ascontiguousarray)"))?;
+    let grid = Grid3 { nx, ny, nz, dx: spacing, dy: spacing, dz: spacing, origin: (0.0, 0.0, 0.0), halo: 0 };
+    let work = Unsent((be, data));
+    let df = py.detach(move || {
+        let (be, data) = work.take();
+        match &be {
+            Backend::Cpu { .. } => {
+                let mut df = vec![T::ZERO; data.len()];
+                hydrokern::fd3d::cpu::derivative(grid, dir, data, &mut df)?;
+                Ok(df)
+            }
+            Backend::Gpu(gpu) => {
+                grid.validate_periodic()?;
+                let fd = gpu.upload(data)?;
+                // Every point is written.
+                let mut dfd = gpu.alloc::<T>(data.len())?;
+                hydrokern::fd3d::gpu::derivative(gpu, grid, variant(dir, precision), &fd, &mut dfd)?;
+                gpu.download(&dfd)
+            }
+        }
+    });
+    let df: Vec<T> = df.py()?;
+    numpy::PyArray1::from_vec(py, df).reshape(dims)
+}
+
+/// ∂f/∂axis of a field periodic on its grid, by the 8th-order central stencil; `axis` in
+/// NumPy's order of (nz, ny, nx).
+#[pyfunction]
+#[pyo3(signature = (f, axis, spacing, backend = "auto"))]
+pub fn fd3d_derivative<'py>(
+    py: Python<'py>,
+    f: &Bound<'py, PyAny>,
+    axis: isize,
+    spacing: f64,
+    backend: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let be = self::backend(backend)?;
+    if let Ok(a) = f.extract::<PyReadonlyArrayDyn<'py, f64>>() {
+        return Ok(derivative_in(py, a, axis, spacing, be, Precision::F64)?.into_any());
+    }
+    if let Ok(a) = f.extract::<PyReadonlyArrayDyn<'py, f32>>() {
+        return Ok(derivative_in(py, a, axis, spacing, be, Precision::F32)?.into_any());
+    }
+    Err(refuse("f: a NumPy array of float32 or float64 is needed"))
+}

@@ -1,0 +1,150 @@
+"""The building blocks on NumPy arrays: tridiagonal solves against scipy.linalg.solve_banded and a
+dense solve, derivatives against the exact derivative and a plain NumPy stencil."""
+
+import numpy as np
+import pytest
+
+import hydrokern as hk
+
+import scipy.linalg as scipy_linalg
+
+
+def batch(rng, b, n, dtype, dominant=True):
+    a, c = rng.uniform(-1, 1, (b, n)), rng.uniform(-1, 1, (b, n))
+    diag = rng.uniform(-1, 1, (b, n))
+    if dominant:
+        diag = np.sign(diag + 1e-9) * (np.abs(a) + np.abs(c) + 0.5 + np.abs(diag))
+    d = rng.uniform(-1, 1, (b, n))
+    return [v.astype(dtype) for v in (a, diag, c, d)]
+
+
+def banded(a, b, c, d):
+    """x of every system by SciPy's banded solver, one system at a time, in f64."""
+    n = a.shape[-1]
+    xs = []
+    for k in range(a.shape[0]):
+        ab = np.zeros((3, n))
+        ab[0, 1:] = c[k, :-1]
+        ab[1] = b[k]
+        ab[2, :-1] = a[k, 1:]
+        xs.append(scipy_linalg.solve_banded((1, 1), ab, d[k].astype(np.float64)))
+    return np.array(xs)
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-12), (np.float32, 1e-4)])
+@pytest.mark.parametrize("n", [1, 2, 7, 64, 1000])
+def test_solve_matches_scipy(dtype, tol, n):
+    rng = np.random.default_rng(n)
+    a, b, c, d = batch(rng, 5, n, dtype)
+    s = hk.tridiag.solve(a, b, c, d, backend="cpu")
+    assert s.x.dtype == dtype and s.x.shape == d.shape and s.backend == "cpu"
+    want = banded(a, b, c, d)
+    np.testing.assert_allclose(s.x, want, rtol=tol, atol=tol)
+    assert s.backward_error < 10 * np.finfo(dtype).eps
+
+
+def test_interleaved_and_single_system_layouts():
+    rng = np.random.default_rng(1)
+    a, b, c, d = batch(rng, 6, 33, np.float64)
+    whole = hk.tridiag.solve(a, b, c, d, backend="cpu").x
+    inter = hk.tridiag.solve(a.T, b.T, c.T, d.T, axis=0, backend="cpu").x
+    np.testing.assert_array_equal(inter.T, whole)
+    one = hk.tridiag.solve(a[2], b[2], c[2], d[2], backend="cpu").x
+    np.testing.assert_array_equal(one, whole[2])
+
+
+def test_a_system_that_needs_pivoting_gets_lu():
+    rng = np.random.default_rng(2)
+    a, b, c, d = batch(rng, 4, 50, np.float64, dominant=False)
+    b[:, 10] = 0.0  # a zero pivot for Thomas
+    s = hk.tridiag.solve(a, b, c, d, backend="cpu")
+    assert s.algorithm == "lu" and s.backward_error < 1e-13
+    # The dense solve of each system agrees.
+    for k in range(4):
+        m = np.diag(b[k]) + np.diag(a[k, 1:], -1) + np.diag(c[k, :-1], 1)
+        np.testing.assert_allclose(s.x[k], np.linalg.solve(m, d[k]), rtol=1e-9, atol=1e-9)
+
+
+def test_bad_input_is_one_line():
+    rng = np.random.default_rng(3)
+    a, b, c, d = batch(rng, 2, 8, np.float64)
+    for args, kw, words in [
+        ((a, b, c, d.astype(np.float32)), {}, "dtype"),
+        ((a, b, c, d[:, :4]), {}, "shape"),
+        ((a.astype(int), b, c, d), {}, "float32 or float64"),
+        ((a, b, c, d), {"algorithm": "magic"}, "unknown tridiagonal algorithm"),
+        ((a, b, c, d), {"axis": 3}, "axis"),
+        ((a, b, c, d), {"backend": "tpu"}, "backend"),
+    ]:
+        with pytest.raises(hk.CaseError, match=words) as e:
+            hk.tridiag.solve(*args, **kw)
+        assert "\n" not in str(e.value)
+    bad = d.copy()
+    bad[1, 3] = np.nan
+    with pytest.raises(hk.CaseError, match="not finite"):
+        hk.tridiag.solve(a, b, c, bad)
+    with pytest.raises(hk.CaseError, match="thomas or lu; pcr needs the GPU"):
+        hk.tridiag.solve(a, b, c, d, algorithm="pcr", backend="cpu")
+
+
+def plain_d8(f, axis, h):
+    """The 8th-order central first derivative by np.roll (Fornberg's weights)."""
+    w = [4 / 5, -1 / 5, 4 / 105, -1 / 280]
+    out = np.zeros_like(f, dtype=np.float64)
+    for k, wk in enumerate(w, start=1):
+        out += wk * (np.roll(f, -k, axis=axis) - np.roll(f, k, axis=axis))
+    return out / h
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-12), (np.float32, 2e-4)])
+def test_derivative_against_the_exact_one_and_a_plain_stencil(dtype, tol):
+    nz, ny, nx = 12, 16, 20
+    z, y, x = np.meshgrid(*(np.arange(m) / m for m in (nz, ny, nx)), indexing="ij")
+    f = (np.cos(2 * np.pi * x) * np.sin(2 * np.pi * y) * np.cos(2 * np.pi * z)).astype(dtype)
+    for axis, exact in [
+        (2, -2 * np.pi * np.sin(2 * np.pi * x) * np.sin(2 * np.pi * y) * np.cos(2 * np.pi * z)),
+        (1, 2 * np.pi * np.cos(2 * np.pi * x) * np.cos(2 * np.pi * y) * np.cos(2 * np.pi * z)),
+        (0, -2 * np.pi * np.cos(2 * np.pi * x) * np.sin(2 * np.pi * y) * np.sin(2 * np.pi * z)),
+    ]:
+        h = 1.0 / f.shape[axis]
+        got = hk.fd3d.derivative(f, axis, h, backend="cpu")
+        assert got.dtype == dtype and got.shape == f.shape
+        np.testing.assert_allclose(got, plain_d8(f.astype(np.float64), axis, h), rtol=0, atol=tol * 2 * np.pi)
+        # 8th order on 12 to 20 points a period: within 1e-4 of the exact derivative.
+        assert np.abs(got - exact).max() < 1e-4 * 2 * np.pi + tol * 2 * np.pi
+
+
+def test_derivative_bad_input():
+    f = np.zeros((8, 16, 16))
+    with pytest.raises(hk.CaseError, match="9"):
+        hk.fd3d.derivative(f, 0, 1.0)
+    with pytest.raises(hk.CaseError, match="3D"):
+        hk.fd3d.derivative(np.zeros((16, 16)), 0, 1.0)
+    with pytest.raises(hk.CaseError, match="spacing"):
+        hk.fd3d.derivative(np.zeros((16, 16, 16)), 0, 0.0)
+    with pytest.raises(hk.CaseError, match="axis"):
+        hk.fd3d.derivative(np.zeros((16, 16, 16)), 3, 1.0)
+
+
+def test_the_gpu_agrees_with_the_cpu_where_there_is_one():
+    rng = np.random.default_rng(4)
+    a, b, c, d = batch(rng, 64, 256, np.float64)
+    try:
+        g = hk.tridiag.solve(a, b, c, d, backend="gpu")
+    except hk.CaseError as e:
+        import os
+
+        assert os.environ.get("HYDROKERN_REQUIRE_GPU") != "1", str(e)
+        assert "GPU" in str(e)
+        return
+    cpu = hk.tridiag.solve(a, b, c, d, backend="cpu")
+    assert g.backend == "gpu" and g.backward_error < 10 * np.finfo(np.float64).eps
+    np.testing.assert_allclose(g.x, cpu.x, rtol=1e-12, atol=1e-12)
+    for alg in ["thomas", "cr", "pcr", "cr-pcr", "pcr-thomas", "twisted", "partition", "lu", "spike"]:
+        s = hk.tridiag.solve(a, b, c, d, algorithm=alg, backend="gpu")
+        assert s.algorithm == alg and s.backward_error < 100 * np.finfo(np.float64).eps, alg
+    f = rng.uniform(-1, 1, (16, 24, 32))
+    for axis in range(3):
+        np.testing.assert_allclose(
+            hk.fd3d.derivative(f, axis, 0.1, backend="gpu"), hk.fd3d.derivative(f, axis, 0.1, backend="cpu"), rtol=1e-12, atol=1e-10
+        )
