@@ -43,7 +43,14 @@ class NativeCase:
     def run(self, force: bool) -> Tuple[str, int, float]: ...
 
 def tridiag_solve(
-    a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray, axis: int = -1, algorithm: str = "auto", backend: str = "auto"
+    a: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray,
+    d: np.ndarray,
+    axis: int = -1,
+    algorithm: str = "auto",
+    backend: str = "auto",
+    backward_error: bool = True,
 ) -> Tuple[np.ndarray, float, int, str, str]: ...
 def fd3d_derivative(f: np.ndarray, axis: int, spacing: float, backend: str = "auto") -> np.ndarray: ...
 

@@ -25,7 +25,9 @@ class Solution(NamedTuple):
     backend: str
 
 
-def solve(a, b, c, d, *, axis: int = -1, algorithm: str = "auto", backend: str = "auto") -> Solution:
+def solve(
+    a, b, c, d, *, axis: int = -1, algorithm: str = "auto", backend: str = "auto", backward_error: bool = True
+) -> Solution:
     """Solve a_i x_{i−1} + b_i x_i + c_i x_{i+1} = d_i for every system of a batch.
 
     ``a``, ``b``, ``c``, ``d`` are arrays of one dtype (float32 or float64) and one shape: one
@@ -36,12 +38,13 @@ def solve(a, b, c, d, *, axis: int = -1, algorithm: str = "auto", backend: str =
     ``algorithm="auto"`` picks the fastest for the shape on the GPU (Thomas on the CPU) for
     diagonally dominant batches, and LU with partial pivoting for a batch that is not; a named
     one is run as asked. ``backend`` is ``auto`` (the GPU when there is one), ``gpu`` or ``cpu``.
-    A singular or non-finite system raises `CaseError` naming it.
+    A singular or non-finite system raises `CaseError` naming it. ``backward_error=False`` skips
+    the backward error (NaN then), a pass over the batch on the CPU.
     """
     if algorithm not in ALGORITHMS:
         raise _hydrokern.CaseError(f"unknown tridiagonal algorithm '{algorithm}' (expected {', '.join(ALGORITHMS)})")
     arrays = [np.ascontiguousarray(v) for v in (a, b, c, d)]
-    x, err, system, alg, where = _hydrokern.tridiag_solve(*arrays, axis, algorithm, backend)
+    x, err, system, alg, where = _hydrokern.tridiag_solve(*arrays, axis, algorithm, backend, backward_error)
     return Solution(x, err, system, alg, where)
 
 

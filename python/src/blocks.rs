@@ -2,7 +2,6 @@
 //! periodic derivatives, on the GPU when the backend asks for it, else the CPU reference.
 
 use crate::errors::{IntoPy, refuse};
-use crate::simulation::Unsent;
 use hydrokern::fd3d::{Direction, Grid3, PeriodicGrid, Variant};
 use hydrokern::runtime::{Backend, BackendChoice};
 use hydrokern::tridiag::{self, Choice, Layout, Shape};
@@ -58,6 +57,11 @@ fn same<'py, T: Element + Copy>(arrays: [&Bound<'py, PyAny>; 4]) -> PyResult<Opt
 
 /// The solve in `T`: x (a's shape), the worst system's backward error and its index, the
 /// algorithm that ran and where.
+/// The values of a C-contiguous array.
+fn values<'a, T: Element>(x: &'a PyReadonlyArrayDyn<'_, T>) -> PyResult<&'a [T]> {
+    x.as_slice().map_err(|_| refuse("the arrays must be C-contiguous (numpy.ascontiguousarray)"))
+}
+
 type Solved<'py> = (Bound<'py, PyAny>, f64, usize, &'static str, &'static str);
 
 fn solve_in<'py, T: GpuReal + Element>(
@@ -67,6 +71,7 @@ fn solve_in<'py, T: GpuReal + Element>(
     axis: isize,
     algorithm: &str,
     backend_name_: &str,
+    check: bool,
 ) -> PyResult<Solved<'py>> {
     let (n, batch, layout) = match (dims.as_slice(), axis) {
         (&[n], -1 | 0) => (n, 1, Layout::Contiguous),
@@ -79,35 +84,31 @@ fn solve_in<'py, T: GpuReal + Element>(
         }
     };
     let choice: Choice = algorithm.parse().py()?;
-    let slice = |x: &PyReadonlyArrayDyn<'py, T>| -> PyResult<Vec<T>> {
-        Ok(x.as_slice().map_err(|_| refuse("the arrays must be C-contiguous (numpy.ascontiguousarray)"))?.to_vec())
-    };
-    let (a, b, c, d) = (slice(&a)?, slice(&b)?, slice(&c)?, slice(&d)?);
-    for (name, v) in [("a", &a), ("b", &b), ("c", &c), ("d", &d)] {
+    let (a, b, c, d) = (values(&a)?, values(&b)?, values(&c)?, values(&d)?);
+    for (name, v) in [("a", a), ("b", b), ("c", c), ("d", d)] {
         if let Some(k) = v.iter().position(|x| !x.to_f64().is_finite()) {
             return Err(refuse(format!("{name}: value {k} (flat index) is not finite")));
         }
     }
     let shape = Shape::new(n, batch, layout);
     let be = backend(backend_name_)?;
-    let work = Unsent((be.clone(), a, b, c, d));
-    let solved = py.detach(move || {
-        let (be, a, b, c, d) = work.take();
-        let mut solver = tridiag::Solver::<T>::new(&be, shape)?;
-        let (x, alg) = solver.solve(choice, &a, &b, &c, &d)?;
-        let err = tridiag::backward_error(shape, &a, &b, &c, &d, &x)?;
-        Ok::<_, hydrokern::Error>((x, alg, err))
-    });
-    let (x, alg, err) = solved.py()?;
+    // The interpreter's lock is held: the arrays are read in place, and no Python thread can
+    // write them meanwhile.
+    let mut solver = tridiag::Solver::<T>::new(&be, shape).py()?;
+    let (x, alg) = solver.solve(choice, a, b, c, d).py()?;
+    let err = match check {
+        true => tridiag::backward_error(shape, a, b, c, d, &x).py()?,
+        false => tridiag::BackwardError { value: f64::NAN, system: 0 },
+    };
     let x = numpy::PyArray1::from_vec(py, x).reshape(dims)?.into_any();
     Ok((x, err.value, err.system, alg.name(), backend_name(&be)))
 }
 
 /// Solve a batch of tridiagonal systems a_i x_{i−1} + b_i x_i + c_i x_{i+1} = d_i (a_0 and
-/// c_{n−1} are not read): (x, the worst normwise backward error, its system, the algorithm,
-/// the backend).
+/// c_{n−1} are not read): (x, the worst normwise backward error (NaN unless
+/// `backward_error`), its system, the algorithm, the backend).
 #[pyfunction]
-#[pyo3(signature = (a, b, c, d, axis = -1, algorithm = "auto", backend = "auto"))]
+#[pyo3(signature = (a, b, c, d, axis = -1, algorithm = "auto", backend = "auto", backward_error = true))]
 #[allow(clippy::too_many_arguments)] // Python's signature: the four arrays and three options.
 pub fn tridiag_solve<'py>(
     py: Python<'py>,
@@ -118,12 +119,13 @@ pub fn tridiag_solve<'py>(
     axis: isize,
     algorithm: &str,
     backend: &str,
+    backward_error: bool,
 ) -> PyResult<Solved<'py>> {
     if let Some((dims, arrays)) = same::<f64>([a, b, c, d])? {
-        return solve_in(py, dims, arrays, axis, algorithm, backend);
+        return solve_in(py, dims, arrays, axis, algorithm, backend, backward_error);
     }
     if let Some((dims, arrays)) = same::<f32>([a, b, c, d])? {
-        return solve_in(py, dims, arrays, axis, algorithm, backend);
+        return solve_in(py, dims, arrays, axis, algorithm, backend, backward_error);
     }
     Err(refuse("a: a NumPy array of float32 or float64 is needed"))
 }
@@ -163,25 +165,21 @@ fn derivative_in<'py, T: GpuReal + Element>(
     }
     let data = f.as_slice().map_err(|_| refuse("f must be C-contiguous (numpy.ascontiguousarray)"))?;
     let grid = Grid3 { nx, ny, nz, dx: spacing, dy: spacing, dz: spacing, origin: (0.0, 0.0, 0.0), halo: 0 };
-    let work = Unsent((be, data));
-    let df = py.detach(move || {
-        let (be, data) = work.take();
-        match &be {
-            Backend::Cpu { .. } => {
-                let mut df = vec![T::ZERO; data.len()];
-                hydrokern::fd3d::cpu::derivative(grid, dir, data, &mut df)?;
-                Ok(df)
-            }
-            Backend::Gpu(gpu) => {
-                grid.validate_periodic()?;
-                let fd = gpu.upload(data)?;
-                // Every point is written.
-                let mut dfd = gpu.alloc::<T>(data.len())?;
-                hydrokern::fd3d::gpu::derivative(gpu, grid, variant(dir, precision), &fd, &mut dfd)?;
-                gpu.download(&dfd)
-            }
+    // The lock is held: the array is read in place, and no Python thread can write it meanwhile.
+    let df = match &be {
+        Backend::Cpu { .. } => {
+            let mut df = vec![T::ZERO; data.len()];
+            hydrokern::fd3d::cpu::derivative(grid, dir, data, &mut df).map(|()| df)
         }
-    });
+        Backend::Gpu(gpu) => (|| {
+            grid.validate_periodic()?;
+            let fd = gpu.upload(data)?;
+            // Every point is written.
+            let mut dfd = gpu.alloc::<T>(data.len())?;
+            hydrokern::fd3d::gpu::derivative(gpu, grid, variant(dir, precision), &fd, &mut dfd)?;
+            gpu.download(&dfd)
+        })(),
+    };
     let df: Vec<T> = df.py()?;
     numpy::PyArray1::from_vec(py, df).reshape(dims)
 }
