@@ -168,6 +168,25 @@ impl<T> Pool<T> {
     }
 }
 
+/// A state array of a model on a GPU, for a program that reads it where it lies (DLPack): the
+/// device address of its buffer, where the first interior value lies in it, the interior's
+/// shape and strides (in values, slowest axis first, as NumPy's), and the device. It shows the
+/// state of the moment it was taken; the model's next step, restore or drop ends it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceView {
+    pub name: &'static str,
+    pub long_name: &'static str,
+    pub units: &'static str,
+    pub address: u64,
+    /// Bytes from `address` to the first interior value.
+    pub offset: u64,
+    pub dims: Vec<usize>,
+    pub strides: Vec<usize>,
+    /// Bits of a value: 32 or 64 (IEEE floats).
+    pub bits: u8,
+    pub device: usize,
+}
+
 /// A time-dependent model on one backend.
 pub trait Model<T> {
     /// Where it runs and with which variant, in one line ("GPU, flux stream 4×32, ...").
@@ -199,6 +218,11 @@ pub trait Model<T> {
     /// Continue from `checkpoint`, taken of a model of the same problem on the same backend in
     /// the same precision: afterwards every step is the one the run it was taken of would take.
     fn restore(&mut self, checkpoint: &Checkpoint<T>) -> crate::Result<()>;
+    /// Its state arrays on the GPU as they lie there, after the work queued on them is done
+    /// (synchronises); empty for a model on the CPU or one that offers none.
+    fn device_views(&mut self) -> crate::Result<Vec<DeviceView>> {
+        Ok(Vec::new())
+    }
 }
 
 /// Everything a model needs to continue exactly where it stands, on the backend and in the

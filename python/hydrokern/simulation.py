@@ -169,6 +169,19 @@ class Simulation:
         names = ["z", "y", "x"][3 - len(axes):]
         return dict(zip(names, axes))
 
+    def device_fields(self) -> Dict[str, Any]:
+        """The state arrays on the GPU where they lie, without a copy, for any DLPack consumer::
+
+            w = cupy.from_dlpack(sim.device_fields()["w"])    # or torch.from_dlpack(...)
+
+        kp on the GPU (f32 or f64) offers its surface ``w`` (m; the depth is ``w − bed``) and
+        momenta ``hu``, ``hv`` (the interior, strided over the padded fields). The contract: an
+        array shows the state of the moment it was taken and is read-only (writing it changes
+        the model's state under it); after the simulation advances or restores, exporting one
+        taken before is refused (take new ones); `close` is refused while exported arrays live.
+        On the CPU this raises `CaseError`: read `state()` instead."""
+        return {a.name: a for a in self._native.device_fields()}
+
     def bed(self) -> Optional[np.ndarray]:
         """The bed elevation (metres, the fields' shape) for solvers whose water has one."""
         return self._native.bed()
@@ -225,7 +238,8 @@ class Simulation:
         return self._case.run(output=output, force=force)
 
     def close(self) -> None:
-        """Free the model and its GPU memory; any later use raises `CaseError`."""
+        """Free the model and its GPU memory; any later use raises `CaseError`. Refused while
+        arrays exported by `device_fields` still read its memory."""
         self._native.close()
 
     @property

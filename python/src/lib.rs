@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 
 mod blocks;
 mod case;
+mod dlpack;
 mod errors;
 mod simulation;
 mod value;
@@ -39,6 +40,7 @@ fn _hydrokern(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<case::NativeCase>()?;
     m.add_class::<simulation::NativeSimulation>()?;
     m.add_class::<simulation::NativeCheckpoint>()?;
+    m.add_class::<dlpack::DeviceArray>()?;
     errors::register(m)?;
     Ok(())
 }

@@ -4,12 +4,17 @@
 //! boundary and leaves the simulation usable.
 
 use crate::case::NativeCase;
+use crate::dlpack::DeviceArray;
 use crate::errors::{IntoPy, refuse, stepping};
 use hydrokern::grid::Mesh;
 use hydrokern::model::{Output, Until};
 use hydrokern::run::{AnyCheckpoint, AnyState, Case, Session};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// How long the model steps before the interpreter looks for Ctrl-C.
@@ -47,6 +52,10 @@ self_cell::self_cell!(
 #[pyclass(module = "hydrokern._hydrokern", unsendable)]
 pub struct NativeSimulation {
     live: Option<Live>,
+    /// Advances and restores so far (device arrays taken before the last one are stale), and
+    /// the device arrays exported and not yet released.
+    generation: Rc<Cell<u64>>,
+    exported: Arc<AtomicUsize>,
     mesh: Mesh,
     solver: &'static str,
     name: String,
@@ -92,7 +101,15 @@ impl NativeSimulation {
             None => unreachable!("checked above"),
         })
         .py()?;
-        Ok(NativeSimulation { live: Some(live), mesh, solver, name, precision })
+        Ok(NativeSimulation {
+            live: Some(live),
+            generation: Rc::default(),
+            exported: Arc::default(),
+            mesh,
+            solver,
+            name,
+            precision,
+        })
     }
 
     #[getter]
@@ -135,6 +152,7 @@ impl NativeSimulation {
         if until.is_nan() {
             return Err(refuse("until: NaN is not a time"));
         }
+        self.generation.set(self.generation.get() + 1);
         let live = self.live()?;
         loop {
             let model = Unsent(&mut *live);
@@ -200,12 +218,39 @@ impl NativeSimulation {
     }
 
     fn restore(&mut self, checkpoint: &NativeCheckpoint) -> PyResult<()> {
+        self.generation.set(self.generation.get() + 1);
         self.live()?.with_dependent_mut(|_, s| s.restore(&checkpoint.checkpoint)).py()
     }
 
-    /// Free the model (its GPU memory); any later use is an error.
-    fn close(&mut self) {
+    /// The state arrays on the GPU where they lie, for DLPack consumers ([`DeviceArray`]).
+    fn device_fields(slf: Bound<'_, Self>) -> PyResult<Vec<DeviceArray>> {
+        let owner = slf.clone().into_any().unbind();
+        let mut this = slf.borrow_mut();
+        let solver = this.solver;
+        let views = this.live()?.with_dependent_mut(|_, s| s.device_views()).map_err(stepping)?;
+        if views.is_empty() {
+            return Err(refuse(format!(
+                "no device arrays: this {solver} simulation runs on the CPU, or its model offers none (kp on the GPU in f32 or f64 does); read state() instead"
+            )));
+        }
+        let (generation, exported) = (this.generation.clone(), this.exported.clone());
+        Ok(views
+            .into_iter()
+            .map(|v| DeviceArray::new(v, owner.clone_ref(slf.py()), generation.clone(), exported.clone()))
+            .collect())
+    }
+
+    /// Free the model (its GPU memory); any later use is an error. Refused while arrays
+    /// exported by DLPack still read its memory.
+    fn close(&mut self) -> PyResult<()> {
+        let n = self.exported.load(Ordering::SeqCst);
+        if n > 0 {
+            return Err(refuse(format!(
+                "{n} array(s) exported from this simulation by DLPack still read its GPU memory: delete them before closing"
+            )));
+        }
         self.live = None;
+        Ok(())
     }
 
     #[getter]

@@ -206,3 +206,59 @@ def test_the_gpu_backend_matches_the_cpu_or_is_refused_in_one_line():
         for name in c:
             # The same scheme; the kernels' fused multiply-adds round differently.
             np.testing.assert_allclose(g[name], c[name], rtol=0, atol=1e-9, err_msg=f"{name} at t = {t}")
+
+
+def dlpack_consumer():
+    """CuPy or PyTorch, whichever is installed, as (name, from_dlpack, to NumPy)."""
+    try:
+        import cupy
+
+        return "cupy", cupy.from_dlpack, cupy.asnumpy
+    except ImportError:
+        pass
+    try:
+        import torch
+
+        return "torch", torch.from_dlpack, lambda t: t.cpu().numpy()
+    except ImportError:
+        return None
+
+
+@pytest.mark.parametrize("precision", ["f32", "f64"])
+def test_gpu_state_reaches_dlpack_consumers_without_a_copy(precision):
+    case = small("kp", precision=precision)
+    try:
+        sim = hk.Simulation(case, backend="gpu")
+    except hk.CaseError as e:
+        assert os.environ.get("HYDROKERN_REQUIRE_GPU") != "1", str(e)
+        cpu = hk.Simulation(case)
+        with pytest.raises(hk.CaseError, match="no device arrays"):
+            cpu.device_fields()
+        return
+    consumer = dlpack_consumer()
+    assert consumer is not None, "a GPU machine needs CuPy or PyTorch for this test"
+    _, from_dlpack, to_numpy = consumer
+    sim.advance(until=0.25)
+    fields = sim.device_fields()
+    assert sorted(fields) == ["hu", "hv", "w"]
+    assert fields["w"].__dlpack_device__()[0] == 2
+    state, bed = sim.state(), sim.bed()
+    w = from_dlpack(fields["w"])
+    got = {name: to_numpy(from_dlpack(fields[name])) for name in ("hu", "hv")}
+    assert tuple(w.shape) == state["hu"].shape
+    for name in ("hu", "hv"):
+        assert got[name].dtype == state[name].dtype
+        np.testing.assert_array_equal(got[name], state[name])
+    scale = float(np.abs(bed).max() + state["h"].max())
+    np.testing.assert_allclose(to_numpy(w).astype(np.float64) - bed, state["h"], rtol=0, atol=4 * scale * np.finfo(state["h"].dtype).eps)
+    # Stale after a step; the simulation is not closed under a live array.
+    sim.advance(until=0.5)
+    with pytest.raises(hk.CaseError, match="take it again"):
+        from_dlpack(fields["w"])
+    with pytest.raises(hk.CaseError, match="still read"):
+        sim.close()
+    del w, got
+    import gc
+
+    gc.collect()
+    sim.close()

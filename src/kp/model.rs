@@ -7,7 +7,7 @@ use super::cpu::{CpuKp, Halt as CpuHalt, Surface};
 use super::gpu::{ClockState, FluxKernel, GpuKp, Launch};
 use super::segments::Segments;
 use crate::field::{interior_into, interior_of};
-use crate::model::{BoundaryFlow, Checkpoint, Clock, Halt, Later, Model, Output, Pool, State, Until};
+use crate::model::{BoundaryFlow, Checkpoint, Clock, DeviceView, Halt, Later, Model, Output, Pool, State, Until};
 use crate::products::{CpuProducts, Fields, GpuProducts, Products, Sites, Spec};
 use crate::runtime::{Backend, Gpu, Snapshots, Timer};
 use crate::{Error, GpuReal, Real, Result};
@@ -431,6 +431,40 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             // Mixed runs refuse forcing (`CpuKp::new`, `GpuKp::new_mixed`).
             On::Mixed(..) | On::GpuMixed(_) => Ok(()),
         }
+    }
+
+    /// On the GPU (f32 or f64, not mixed): the surface w and the momenta as they lie in its
+    /// padded fields (w, not the depth: h = w − B is the host's arithmetic). On the compensated
+    /// f32 path w's low part stays apart: w is within half an ulp of the surface.
+    fn device_views(&mut self) -> Result<Vec<DeviceView>> {
+        let On::Gpu(run) = &self.on else { return Ok(Vec::new()) };
+        run.gpu.synchronize()?;
+        let names = [
+            ("w", "water surface elevation", "m"),
+            ("hu", "x-momentum (discharge per unit width)", "m²/s"),
+            ("hv", "y-momentum (discharge per unit width)", "m²/s"),
+        ];
+        Ok(run
+            .model
+            .state_fields()
+            .iter()
+            .zip(names)
+            .map(|(f, (name, long_name, units))| {
+                let l = f.layout();
+                let first = (l.halo as usize * l.pitch as usize + l.halo as usize) * std::mem::size_of::<T>();
+                DeviceView {
+                    name,
+                    long_name,
+                    units,
+                    address: run.gpu.address(f.buffer()),
+                    offset: first as u64,
+                    dims: vec![l.ny as usize, l.nx as usize],
+                    strides: vec![l.pitch as usize, 1],
+                    bits: (8 * std::mem::size_of::<T>()) as u8,
+                    device: run.gpu.ordinal(),
+                }
+            })
+            .collect())
     }
 }
 

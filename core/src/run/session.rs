@@ -9,7 +9,7 @@ use super::stepping::{AnyCheckpoint, AnyState, Session, Steppable};
 use super::{Case, Simulation, plan, time_tag};
 use crate::case::Times;
 use crate::grid::Mesh;
-use crate::model::{Checkpoint, Clock, Model, State, Until};
+use crate::model::{Checkpoint, Clock, DeviceView, Model, State, Until};
 use crate::runtime::Backend;
 use crate::{Error, GpuReal, Precision, Result};
 
@@ -142,5 +142,9 @@ impl<S: Simulation, T: Wrap> Session for Open<'_, S, T> {
         self.model.restore(c)?;
         self.halted = None;
         Ok(())
+    }
+    fn device_views(&mut self) -> Result<Vec<DeviceView>> {
+        self.refuse_if_halted()?;
+        self.model.device_views()
     }
 }

@@ -7,7 +7,7 @@
 use crate::Result;
 use crate::case::Times;
 use crate::grid::Mesh;
-use crate::model::{Checkpoint, Clock, State, Until};
+use crate::model::{Checkpoint, Clock, DeviceView, State, Until};
 
 /// A state in the precision its model runs in.
 #[derive(Clone, Debug)]
@@ -49,6 +49,11 @@ pub trait Session {
     /// Continue from `checkpoint`, taken of a session of the same case in the same precision
     /// on the same backend.
     fn restore(&mut self, checkpoint: &AnyCheckpoint) -> Result<()>;
+    /// The model's state arrays on the GPU where they lie ([`Model::device_views`]); empty on
+    /// the CPU.
+    ///
+    /// [`Model::device_views`]: crate::model::Model::device_views
+    fn device_views(&mut self) -> Result<Vec<DeviceView>>;
 }
 
 /// What a time-dependent case offers a program that steps it: the object-safe part of

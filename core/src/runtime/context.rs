@@ -239,6 +239,18 @@ impl Gpu {
         self.stream.memcpy_dtod(src, dst).call("cuMemcpyDtoD")
     }
 
+    /// The device address of `buf`'s first element, for a program that reads it in place
+    /// (DLPack); valid while `buf` lives.
+    pub fn address<T>(&self, buf: &CudaSlice<T>) -> u64 {
+        let (address, _guard) = buf.device_ptr(&self.stream);
+        address
+    }
+
+    /// The device's ordinal.
+    pub fn ordinal(&self) -> usize {
+        self.ctx.ordinal()
+    }
+
     /// Wait for all work on the stream; reports a kernel fault as a driver error.
     pub fn synchronize(&self) -> Result<()> {
         self.stream.synchronize().call("cuStreamSynchronize (a kernel may have faulted)")

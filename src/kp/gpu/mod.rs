@@ -1352,6 +1352,10 @@ impl<T: GpuReal> GpuKp<T> {
     pub fn state_buffers(&self) -> Vec<&DeviceBuffer<T>> {
         self.q.iter().chain(self.low.iter().map(|[lo, _]| lo)).map(|f| f.buffer()).collect()
     }
+    /// The padded fields of (w, hu, hv) on the device.
+    pub fn state_fields(&self) -> &[DeviceField2<T>; 3] {
+        &self.q
+    }
     /// The interiors of (w, hu, hv), row-major (synchronises).
     pub fn interiors(&self, gpu: &Gpu) -> Result<[Vec<T>; 3]> {
         Ok([self.q[0].interior(gpu)?, self.q[1].interior(gpu)?, self.q[2].interior(gpu)?])
