@@ -4,7 +4,10 @@ them (each change checked by the case's solver), checked and run as the command 
 from __future__ import annotations
 
 import os
+import tempfile
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple, Union
+
+import numpy as np
 
 from . import _hydrokern
 
@@ -39,10 +42,13 @@ class Case:
     line's message, and the case keeps its previous value.
     """
 
-    __slots__ = ("_native",)
+    __slots__ = ("_native", "_files")
 
-    def __init__(self, native: _hydrokern.NativeCase) -> None:
+    def __init__(self, native: _hydrokern.NativeCase, files: Optional[List[Any]] = None) -> None:
         self._native = native
+        # The folders of the files `set_field` wrote, shared with copies: kept while any case
+        # that names them lives.
+        self._files = files if files is not None else []
 
     @classmethod
     def load(cls, path: PathLike) -> "Case":
@@ -109,7 +115,50 @@ class Case:
 
     def copy(self) -> "Case":
         """An independent copy."""
-        return Case(self._native.copy())
+        return Case(self._native.copy(), self._files)
+
+    def set_field(self, key: str, data: Any, *, x: Any = None, y: Any = None) -> None:
+        """Set a key that takes a field from a file (a raster of ``[initial.raster]``, or a
+        sediment field's NPY file) from a path, a NumPy array or an ``xarray.DataArray``.
+
+        An array is written to a file this case keeps (an Esri ASCII grid for a raster key,
+        NaN as nodata, where kp marks cells outside the domain; an NPY file otherwise), in
+        NumPy's (row, column) order with row 0 the south edge, as hydrokern's outputs. A
+        raster's cell centres are ``x`` and ``y`` (metres, evenly spaced; a DataArray's ``x``
+        and ``y`` coordinates by default), or else the case's grid, whose shape the array must
+        then have. The solver reads the changed case as for any key: a field it refuses
+        (wrong shape, not finite, not covering the domain) raises `CaseError` and the case
+        keeps its previous value.
+
+            case.set_field("initial.raster.bed", dem)          # dem: (ny, nx) over the case's grid
+            case.set_field("initial.raster.manning", n_map)    # a DataArray with x and y
+        """
+        if isinstance(data, (str, os.PathLike)):
+            self[key] = os.fspath(data)
+            return
+        if hasattr(data, "dims") and hasattr(data, "coords"):
+            if x is None and "x" in data.coords:
+                x = np.asarray(data.coords["x"])
+            if y is None and "y" in data.coords:
+                y = np.asarray(data.coords["y"])
+            if tuple(data.dims[-2:]) == ("x", "y"):
+                data = data.transpose(..., "y", "x")
+            data = data.values
+        a = np.asarray(data)
+        if a.ndim != 2 or a.dtype.kind not in "fiu":
+            raise _hydrokern.CaseError(f"{key}: a 2D array of numbers is needed, not shape {a.shape} of {a.dtype}")
+        a = a.astype(np.float64)
+        folder = tempfile.TemporaryDirectory(prefix="hydrokern-case-")
+        stem = key.replace(".", "-")
+        if key.startswith("initial.raster."):
+            path = os.path.join(folder.name, stem + ".asc")
+            _write_asc(path, key, a, x, y, self._native.grid())
+        else:
+            path = os.path.join(folder.name, stem + ".npy")
+            np.save(path, a)
+        self[key] = path
+        self._files.append(folder)
+
 
     def check(self) -> str:
         """What ``hydrokern check`` prints: what would run, the plan (steps, output, memory) and
@@ -120,16 +169,18 @@ class Case:
         """The case as a case file, with the changes made (comments and layout kept)."""
         return self._native.text()
 
-    def run(self, output: Optional[PathLike] = None, force: bool = False) -> RunResult:
+    def run(self, output: Optional[PathLike] = None, force: bool = False, restart: Optional[PathLike] = None) -> RunResult:
         """Run the case as ``hydrokern run`` does, writing everything the command line writes
         to ``output`` (``output.dir`` of the case, else ``out/<name>``). ``force`` runs in a
-        directory that holds files hydrokern did not write. Ctrl-C stops the run at a step
-        boundary with its outputs whole and raises `KeyboardInterrupt`."""
+        directory that holds files hydrokern did not write. ``restart`` continues from a
+        checkpoint file, as ``--restart``: its case, with this case's changes (a later end).
+        Ctrl-C stops the run at a step boundary with its outputs whole and raises
+        `KeyboardInterrupt`."""
         case = self
         if output is not None:
             case = self.copy()
             case["output.dir"] = os.fspath(output)
-        d, steps, t = case._native.run(force)
+        d, steps, t = case._native.run(force, None if restart is None else os.fspath(restart))
         return RunResult(os.fspath(d), steps, t)
 
     def __repr__(self) -> str:
@@ -137,6 +188,49 @@ class Case:
 
     def __iter__(self) -> Iterator[str]:
         raise TypeError("a Case is not iterable: read keys by name, e.g. case['grid.nx']")
+
+
+def _spacing(name: str, v: np.ndarray) -> float:
+    d = np.diff(v)
+    if v.ndim != 1 or v.size < 2 or not np.all(np.isfinite(v)) or not np.allclose(d, d[0], rtol=1e-9, atol=0) or d[0] == 0:
+        raise _hydrokern.CaseError(f"{name}: cell centres must be at least two finite, evenly spaced values")
+    return float(d[0])
+
+
+def _write_asc(path: str, key: str, a: np.ndarray, x: Any, y: Any, grid: Any) -> None:
+    """An Esri ASCII grid of ``a`` (row 0 south) with cell centres ``x``, ``y`` or the case's
+    grid; NaN written as nodata."""
+    ny, nx = a.shape
+    if (x is None) != (y is None):
+        raise _hydrokern.CaseError(f"{key}: give both x and y, or neither (the case's grid)")
+    if x is None:
+        if grid is None:
+            raise _hydrokern.CaseError(f"{key}: the case has no plane of cells: give x and y")
+        gnx, gny, dx, dy, x0, y0 = grid
+        if (ny, nx) != (gny, gnx):
+            raise _hydrokern.CaseError(
+                f"{key}: shape {a.shape}, but the case's grid is ({gny}, {gnx}): give x and y (cell centres) for another grid"
+            )
+    else:
+        x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        if x.shape != (nx,) or y.shape != (ny,):
+            raise _hydrokern.CaseError(f"{key}: x has {x.size} and y {y.size} values for an array of shape {a.shape}")
+        dx, dy = _spacing(f"{key}: x", x), _spacing(f"{key}: y", y)
+        if dy < 0:  # rows north first, as rasters hold them: NumPy's order is row 0 south
+            a, y, dy = a[::-1], y[::-1], -dy
+        if dx < 0:
+            raise _hydrokern.CaseError(f"{key}: x must increase")
+        x0, y0 = x[0] - dx / 2, y[0] - dy / 2
+    nodata = -9999.0
+    if np.any(a == nodata):
+        raise _hydrokern.CaseError(f"{key}: the value -9999 marks nodata in the file written; use NaN for cells outside the domain")
+    rows = np.where(np.isnan(a), nodata, a)[::-1]
+    with open(path, "w") as f:
+        f.write(f"ncols {nx}\nnrows {ny}\nxllcorner {float(x0)!r}\nyllcorner {float(y0)!r}\n")
+        f.write(f"dx {float(dx)!r}\ndy {float(dy)!r}\nNODATA_value {nodata!r}\n")
+        for row in rows:
+            f.write(" ".join(repr(float(v)) for v in row))
+            f.write("\n")
 
 
 __all__: List[str] = ["Case", "RunResult", "scenarios", "solvers"]

@@ -9,6 +9,9 @@ use hydrokern::run::{Case, Console, RunOptions, interrupt};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
+/// A plane of cells as Python receives it: (nx, ny, dx, dy, x0, y0).
+type Plane = (usize, usize, f64, f64, f64, f64);
+
 #[pyclass(module = "hydrokern._hydrokern", frozen)]
 pub struct NativeCase {
     pub doc: std::sync::Mutex<CaseDoc>,
@@ -87,6 +90,16 @@ impl NativeCase {
         }
     }
 
+    /// The plane of cells the case's fields live on, as (nx, ny, dx, dy, x0, y0) (x0, y0: the
+    /// south-west corner), or None for a solver that steps no plane.
+    fn grid(&self) -> PyResult<Option<Plane>> {
+        let case = self.load()?;
+        Ok(case.steppable().and_then(|s| match s.mesh() {
+            hydrokern::grid::Mesh::Plane(g) => Some((g.nx, g.ny, g.dx, g.dy, g.origin.0, g.origin.1)),
+            hydrokern::grid::Mesh::Volume(_) => None,
+        }))
+    }
+
     /// Whether the case holds the dotted key (a value or a table).
     fn has(&self, key: &str) -> bool {
         self.doc().has(key)
@@ -128,11 +141,19 @@ impl NativeCase {
         hydrokern::run::check_report(self.load()?.as_ref()).py()
     }
 
-    /// Run the case as `hydrokern run` does, writing its output directory; Ctrl-C stops it at a
-    /// step boundary with its outputs whole. Returns (directory, steps, time).
-    fn run(&self, py: Python<'_>, force: bool) -> PyResult<(PathBuf, u64, f64)> {
-        let case = self.load()?;
-        let opts = RunOptions { force, console: Console::new(), restart: None, catch_signals: false };
+    /// Run the case as `hydrokern run` does, writing its output directory (continuing from the
+    /// checkpoint file `restart`, as `--restart`); Ctrl-C stops it at a step boundary with its
+    /// outputs whole. Returns (directory, steps, time).
+    #[pyo3(signature = (force, restart = None))]
+    fn run(&self, py: Python<'_>, force: bool, restart: Option<PathBuf>) -> PyResult<(PathBuf, u64, f64)> {
+        // A restart continues the checkpoint's case, as the command line's does: this case's
+        // keys are the changes (a later end, say).
+        let mut doc = self.doc();
+        if let Some(path) = &restart {
+            hydrokern::run::checkpoint::continue_case(&mut doc, path).py()?;
+        }
+        let case = hydrokern::registry::load(&doc).py()?;
+        let opts = RunOptions { force, console: Console::new(), restart, catch_signals: false };
         let ran = crate::simulation::Unsent((case, opts));
         let outcome = py.detach(move || {
             let (case, opts) = ran.take();
