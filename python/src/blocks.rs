@@ -8,11 +8,36 @@ use hydrokern::tridiag::{self, Choice, Layout, Shape};
 use hydrokern::{GpuReal, Precision};
 use numpy::{Element, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::prelude::*;
+use rayon::prelude::*;
+use std::any::Any;
 use std::cell::RefCell;
 
 thread_local! {
     /// The backends opened so far on this thread, by choice: a GPU's context is made once.
     static BACKENDS: RefCell<Vec<(BackendChoice, Backend)>> = const { RefCell::new(Vec::new()) };
+    /// The tridiagonal solver of the last shape, precision and backend solved on this thread:
+    /// its GPU plan, status words and tuning lookup are made once for a run of calls alike.
+    static LAST_SOLVER: RefCell<Option<(SolverKey, Box<dyn Any>)>> = const { RefCell::new(None) };
+}
+
+/// What a tridiagonal solver is made for: the backend, the shape and the precision's bits.
+type SolverKey = (&'static str, Shape, usize);
+
+/// Run `f` with the solver for `shape` in `T` on `be`: the one kept from the last call when it
+/// was made for the same, else a new one (kept for the next).
+fn with_solver<T: GpuReal, R>(be: &Backend, shape: Shape, f: impl FnOnce(&mut tridiag::Solver<T>) -> R) -> PyResult<R> {
+    let key: SolverKey = (backend_name(be), shape, std::mem::size_of::<T>());
+    let kept = LAST_SOLVER.with(|s| s.borrow_mut().take());
+    let mut solver = match kept {
+        Some((k, solver)) if k == key => solver,
+        _ => Box::new(tridiag::Solver::<T>::new(be, shape).py()?) as Box<dyn Any>,
+    };
+    let Some(typed) = solver.downcast_mut::<tridiag::Solver<T>>() else {
+        return Err(refuse("internal: a kept tridiagonal solver of another precision"));
+    };
+    let r = f(typed);
+    LAST_SOLVER.with(|s| *s.borrow_mut() = Some((key, solver)));
+    Ok(r)
 }
 
 /// The backend `name` (auto, gpu, cpu), opened once per thread.
@@ -86,7 +111,7 @@ fn solve_in<'py, T: GpuReal + Element>(
     let choice: Choice = algorithm.parse().py()?;
     let (a, b, c, d) = (values(&a)?, values(&b)?, values(&c)?, values(&d)?);
     for (name, v) in [("a", a), ("b", b), ("c", c), ("d", d)] {
-        if let Some(k) = v.iter().position(|x| !x.to_f64().is_finite()) {
+        if let Some(k) = v.par_iter().with_min_len(1 << 16).position_first(|x| !x.to_f64().is_finite()) {
             return Err(refuse(format!("{name}: value {k} (flat index) is not finite")));
         }
     }
@@ -94,8 +119,7 @@ fn solve_in<'py, T: GpuReal + Element>(
     let be = backend(backend_name_)?;
     // The interpreter's lock is held: the arrays are read in place, and no Python thread can
     // write them meanwhile.
-    let mut solver = tridiag::Solver::<T>::new(&be, shape).py()?;
-    let (x, alg) = solver.solve(choice, a, b, c, d).py()?;
+    let (x, alg) = with_solver::<T, _>(&be, shape, |s| s.solve(choice, a, b, c, d))?.py()?;
     let err = match check {
         true => tridiag::backward_error(shape, a, b, c, d, &x).py()?,
         false => tridiag::BackwardError { value: f64::NAN, system: 0 },
