@@ -175,7 +175,8 @@ class Simulation:
             w = cupy.from_dlpack(sim.device_fields()["w"])    # or torch.from_dlpack(...)
 
         kp on the GPU (f32 or f64) offers its surface ``w`` (m; the depth is ``w − bed``) and
-        momenta ``hu``, ``hv`` (the interior, strided over the padded fields). The contract: an
+        momenta ``hu``, ``hv``; claw on the GPU its state fields (those of `state()`), 2D or 3D.
+        Each is the interior of a padded field, a strided view. The contract: an
         array shows the state of the moment it was taken and is read-only (writing it changes
         the model's state under it); after the simulation advances or restores, exporting one
         taken before is refused (take new ones); `close` is refused while exported arrays live.

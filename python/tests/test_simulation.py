@@ -262,3 +262,28 @@ def test_gpu_state_reaches_dlpack_consumers_without_a_copy(precision):
 
     gc.collect()
     sim.close()
+
+
+def test_claw_gpu_planes_reach_dlpack_consumers():
+    case = small("claw")
+    try:
+        sim = hk.Simulation(case, backend="gpu")
+    except hk.CaseError as e:
+        assert os.environ.get("HYDROKERN_REQUIRE_GPU") != "1", str(e)
+        return
+    consumer = dlpack_consumer()
+    assert consumer is not None, "a GPU machine needs CuPy or PyTorch for this test"
+    _, from_dlpack, to_numpy = consumer
+    sim.advance(until=0.5)
+    state = sim.state()
+    fields = sim.device_fields()
+    assert sorted(fields) == sorted(state)
+    for name, a in fields.items():
+        got = to_numpy(from_dlpack(a))
+        assert got.dtype == state[name].dtype and got.shape == state[name].shape
+        np.testing.assert_array_equal(got, state[name])
+    del got
+    import gc
+
+    gc.collect()
+    sim.close()

@@ -4,7 +4,7 @@
 
 use super::cpu::{Claw2, Clock, HALO, Setup};
 use super::shapes::{Reshape, SweepShapes, room_for};
-use super::stepper::{BUFFERS, GpuRun, StepKernels, run_bytes};
+use super::stepper::{BUFFERS, GpuRun, Planes, StepKernels, run_bytes};
 use super::{Cfl, Splitting};
 use crate::runtime::BlockLimits;
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
@@ -341,6 +341,20 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
     pub fn from_planes(gpu: &Gpu, solver: R, setup: Setup, q: Vec<T>, aux: &[T], clock: Clock) -> Result<Self> {
         gpu.check_fits("claw state", Self::device_bytes(setup.nx, setup.ny) as usize)?;
         GpuRun::start(gpu, solver, GpuSweeps::new(gpu, setup)?, q, aux, clock)
+    }
+
+    /// Where the current state's planes lie on the device (synchronises).
+    pub fn planes(&self, gpu: &Gpu) -> Result<Planes> {
+        let (l, s) = (self.kernels.layout, self.kernels.setup);
+        let first = l.at(0, 0);
+        let step = |i: i32, j: i32| l.at(i, j) - first;
+        Ok(Planes {
+            address: self.current_address(gpu)?,
+            plane: l.len(),
+            first,
+            dims: vec![s.ny, s.nx],
+            strides: vec![step(0, 1), step(1, 0)],
+        })
     }
 
     /// The interior states, row-major (synchronises).

@@ -7,7 +7,8 @@ use super::d3::cpu::Claw3;
 use super::d3::gpu::GpuClaw3;
 use super::gpu::GpuClaw2;
 use super::shapes::{SweepShapes, label};
-use crate::model::{Checkpoint, Clock, Halt, Model, Output, State, Until};
+use super::stepper::Planes;
+use crate::model::{Checkpoint, Clock, DeviceView, Halt, Model, Output, State, Until};
 use crate::products::{CpuProducts, DEPTH_FIELDS, Fields, GpuProducts, LEVEL_DEPTH_FLAT, Products, Spec, View};
 use crate::runtime::{Backend, Gpu};
 use crate::{GpuReal, Real, Result};
@@ -53,6 +54,8 @@ pub trait DeviceRun<T: GpuReal, const M: usize> {
     fn restore_products(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()>;
     /// The sweeps' launch shapes, as the tuning cache writes them.
     fn shapes_label(&self) -> String;
+    /// Where the current state's planes lie on the device (synchronises).
+    fn planes(&self, gpu: &Gpu) -> Result<Planes>;
 }
 
 macro_rules! runs {
@@ -118,6 +121,9 @@ macro_rules! runs {
             }
             fn shapes_label(&self) -> String {
                 label(<$gpu<T, R, M, W, A>>::shapes(self))
+            }
+            fn planes(&self, gpu: &Gpu) -> Result<Planes> {
+                <$gpu<T, R, M, W, A>>::planes(self, gpu)
             }
         }
     )*};
@@ -307,6 +313,32 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
             }
         }
         Ok(self.clock())
+    }
+
+    /// On the GPU: each state field as a plane of the current state buffer.
+    fn device_views(&mut self) -> Result<Vec<DeviceView>> {
+        let On::Gpu(gpu, m) = &self.on else { return Ok(Vec::new()) };
+        let p = m.planes(gpu)?;
+        let size = std::mem::size_of::<T>();
+        Ok(self
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(k, &name)| {
+                let (long_name, units) = describe_field(name);
+                DeviceView {
+                    name,
+                    long_name,
+                    units,
+                    address: p.address,
+                    offset: ((k * p.plane + p.first) * size) as u64,
+                    dims: p.dims.clone(),
+                    strides: p.strides.clone(),
+                    bits: (8 * size) as u8,
+                    device: gpu.ordinal(),
+                }
+            })
+            .collect())
     }
 
     fn state(&mut self) -> Result<State<T>> {

@@ -57,6 +57,17 @@ pub trait StepKernels<T: GpuReal> {
     fn name(&self) -> &'static str;
 }
 
+/// The current state on the device: the address of its buffer, the values in one padded plane,
+/// the index in a plane of the first interior cell, and the interior's NumPy shape and strides
+/// (in values).
+pub struct Planes {
+    pub address: u64,
+    pub plane: usize,
+    pub first: usize,
+    pub dims: Vec<usize>,
+    pub strides: Vec<usize>,
+}
+
 /// A run on the GPU over the core kernels `K`.
 pub struct GpuRun<T: GpuReal, K: StepKernels<T>> {
     pub(super) solver: K::Solver,
@@ -273,6 +284,14 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
         self.host_clock = clock;
         self.t_stop = f64::NAN;
         Ok(())
+    }
+
+    /// The device address of the current state buffer's first value, once the work queued is
+    /// done (synchronises).
+    pub fn current_address(&self, gpu: &Gpu) -> Result<u64> {
+        let len = self.kernels.buffer_len();
+        let at = gpu.download_range(self.kernels.order(), 0..1)?[0] as usize;
+        Ok(gpu.address(&self.states) + (at * len * std::mem::size_of::<T>()) as u64)
     }
 
     /// The current state buffer's planes (synchronises).

@@ -8,7 +8,7 @@
 use super::cpu::{Claw3, STRANG, Setup3};
 use crate::claw::gpu::planes;
 use crate::claw::shapes::{Reshape, SweepShapes, room_for};
-use crate::claw::stepper::{BUFFERS, GpuRun, StepKernels, run_bytes};
+use crate::claw::stepper::{BUFFERS, GpuRun, Planes, StepKernels, run_bytes};
 use crate::claw::{Cfl, Splitting};
 use crate::runtime::BlockLimits;
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
@@ -387,6 +387,20 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
         gpu.check_fits("claw 3D state", Self::device_bytes(&setup) as usize)?;
         let (q, aux) = cpu.padded();
         GpuRun::start(gpu, solver, GpuSweeps3::new(gpu, setup)?, planes(q), &planes(aux), *cpu.clock())
+    }
+
+    /// Where the current state's planes lie on the device (synchronises).
+    pub fn planes(&self, gpu: &Gpu) -> Result<Planes> {
+        let (l, s) = (self.kernels.layout, self.kernels.setup);
+        let first = l.at(0, 0, 0);
+        let step = |i: i32, j: i32, k: i32| l.at(i, j, k) - first;
+        Ok(Planes {
+            address: self.current_address(gpu)?,
+            plane: l.len(),
+            first,
+            dims: vec![s.nz, s.ny, s.nx],
+            strides: vec![step(0, 0, 1), step(0, 1, 0), step(1, 0, 0)],
+        })
     }
 
     /// The interior states, x fastest, then y, then z (synchronises).
