@@ -154,7 +154,7 @@ impl NativeCase {
         }
         let case = hydrokern::registry::load(&doc).py()?;
         let opts = RunOptions { force, console: Console::new(), restart, catch_signals: false };
-        let ran = crate::simulation::Unsent((case, opts));
+        let ran = crate::unsent::Unsent((case, opts));
         let outcome = py.detach(move || {
             let (case, opts) = ran.take();
             interrupt::within(|| case.run(&opts))

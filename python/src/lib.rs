@@ -9,6 +9,7 @@ mod case;
 mod dlpack;
 mod errors;
 mod simulation;
+mod unsent;
 mod value;
 
 /// Every built-in scenario: (name, solver, description).

@@ -6,6 +6,7 @@
 use crate::case::NativeCase;
 use crate::dlpack::DeviceArray;
 use crate::errors::{IntoPy, refuse, stepping};
+use crate::unsent::Unsent;
 use hydrokern::grid::Mesh;
 use hydrokern::model::{Output, Until};
 use hydrokern::run::{AnyCheckpoint, AnyState, Case, Session};
@@ -19,21 +20,6 @@ use std::time::{Duration, Instant};
 
 /// How long the model steps before the interpreter looks for Ctrl-C.
 const SLICE: Duration = Duration::from_millis(100);
-
-/// A value moved into [`Python::detach`]'s closure, which runs on the calling thread: the
-/// models and cases are not `Send` (GPU handles), and they never leave this thread.
-pub struct Unsent<T>(pub T);
-// SAFETY: `detach` runs its closure on the thread that calls it, so the value is used on the
-// thread that owns it; nothing else can reach it while the lock is released (the Python
-// objects holding it are `unsendable`, or hold it behind `&mut self`).
-unsafe impl<T> Send for Unsent<T> {}
-
-impl<T> Unsent<T> {
-    /// The value, taken whole (a closure that names the field would capture the field alone).
-    pub fn take(self) -> T {
-        self.0
-    }
-}
 
 type Model<'a> = Box<dyn Session + 'a>;
 
