@@ -4,7 +4,8 @@ an xarray Dataset between steps, take checkpoints and go back to them."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
+import os
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Union
 
 import numpy as np
 
@@ -227,10 +228,17 @@ class Simulation:
         """Everything needed to continue exactly from now (in memory)."""
         return Checkpoint(self._native.checkpoint())
 
-    def restore(self, checkpoint: Checkpoint) -> None:
+    def restore(self, checkpoint: "Union[Checkpoint, str, os.PathLike[str]]") -> None:
         """Go back (or forward) to ``checkpoint``: every later step is the one the simulation it
-        was taken of took."""
-        self._native.restore(checkpoint._native)
+        was taken of took. A path is a checkpoint file that a run of this case wrote
+        (``output.checkpoint_every``; the command line's or `Case.run`'s), in this simulation's
+        precision on its backend: the simulation goes on from it as that run would have."""
+        if isinstance(checkpoint, Checkpoint):
+            self._native.restore(checkpoint._native)
+        elif isinstance(checkpoint, (str, os.PathLike)):
+            self._native.restore_file(os.fspath(checkpoint))
+        else:
+            raise TypeError(f"restore: a Checkpoint or a path, not {type(checkpoint).__name__}")
 
     # Whole runs and the end.
     def run(self, output: Optional[str] = None, force: bool = False) -> RunResult:

@@ -203,6 +203,14 @@ impl NativeSimulation {
         Ok(NativeCheckpoint { checkpoint, time: c.t, step: c.steps })
     }
 
+    /// Continue from a checkpoint file a run of this case wrote (`output.checkpoint_every`);
+    /// returns the time reached.
+    fn restore_file(&mut self, path: std::path::PathBuf) -> PyResult<f64> {
+        self.generation.set(self.generation.get() + 1);
+        let clock = self.live()?.with_dependent_mut(|_, s| s.restore_file(&path)).py()?;
+        Ok(clock.t)
+    }
+
     fn restore(&mut self, checkpoint: &NativeCheckpoint) -> PyResult<()> {
         self.generation.set(self.generation.get() + 1);
         self.live()?.with_dependent_mut(|_, s| s.restore(&checkpoint.checkpoint)).py()

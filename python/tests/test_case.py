@@ -216,3 +216,18 @@ def test_a_run_restarts_from_its_checkpoint(tmp_path):
     a = np.load(tmp_path / "cont" / "h_t1.5.npy")
     b = np.load(tmp_path / "straight" / "h_t1.5.npy")
     assert np.array_equal(a, b)
+
+
+def test_a_simulation_goes_on_from_a_run_s_checkpoint_file(tmp_path):
+    case = hk.Case.scenario("dam-break")
+    case.update({"grid.nx": 32, "run.backend": "cpu", "output.checkpoint_every": 0.4})
+    case.run(output=tmp_path / "run")
+    sim = hk.Simulation(case)
+    sim.restore(tmp_path / "run" / "checkpoint.hkc")
+    assert sim.time > 0 and sim.step > 0
+    list(sim.evolve())
+    assert np.array_equal(sim.state()["h"], np.load(tmp_path / "run" / "h_t1.npy"))
+    with pytest.raises(hk.CaseError, match="f32"):
+        hk.Simulation(case, precision="f32").restore(tmp_path / "run" / "checkpoint.hkc")
+    with pytest.raises(OSError):
+        sim.restore(tmp_path / "missing.hkc")

@@ -4,6 +4,7 @@
 //! and the GPU's memory before the model is built, a halted model or a state that is not finite
 //! refused with the step, the time and the cell.
 
+use super::checkpoint::{self, Restart};
 use super::snapshot::first_non_finite;
 use super::stepping::{AnyCheckpoint, AnyState, Session, Steppable};
 use super::{Case, Simulation, plan, time_tag};
@@ -12,6 +13,7 @@ use crate::grid::Mesh;
 use crate::model::{Checkpoint, Clock, DeviceView, Model, State, Until};
 use crate::runtime::Backend;
 use crate::{Error, GpuReal, Precision, Result};
+use std::path::Path;
 
 impl<S: Simulation> Steppable for S {
     fn times(&self) -> &Times {
@@ -31,10 +33,13 @@ impl<S: Simulation> Steppable for S {
         if let Backend::Gpu(gpu) = &backend {
             gpu.check_fits(&format!("{} in {precision}", info.name), needs.gpu as usize)?;
         }
+        let kind = checkpoint::backend_kind(&backend);
         Ok(match precision {
-            Precision::F32 => Box::new(Open::<S, f32> { model: self.build::<f32>(&backend)?, sim: self, halted: None }),
+            Precision::F32 => {
+                Box::new(Open::<S, f32> { model: self.build::<f32>(&backend)?, sim: self, backend: kind, halted: None })
+            }
             Precision::F64 | Precision::Mixed => {
-                Box::new(Open::<S, f64> { model: self.build::<f64>(&backend)?, sim: self, halted: None })
+                Box::new(Open::<S, f64> { model: self.build::<f64>(&backend)?, sim: self, backend: kind, halted: None })
             }
         })
     }
@@ -43,6 +48,8 @@ impl<S: Simulation> Steppable for S {
 /// A model of `sim` and why it halted, once it has.
 struct Open<'a, S: Simulation, T: GpuReal> {
     sim: &'a S,
+    /// "cpu" or "gpu", as checkpoints name backends.
+    backend: &'static str,
     model: Box<dyn Model<T> + 'a>,
     halted: Option<String>,
 }
@@ -142,6 +149,14 @@ impl<S: Simulation, T: Wrap> Session for Open<'_, S, T> {
         self.model.restore(c)?;
         self.halted = None;
         Ok(())
+    }
+    fn restore_file(&mut self, path: &Path) -> Result<Clock> {
+        let info = self.sim.info();
+        let restart = Restart::open(path, info, info.run.precision, self.backend)?;
+        let state = restart.state::<T>()?;
+        self.model.restore(&state).map_err(|e| Error::invalid(format!("checkpoint {}: {e}", path.display())))?;
+        self.halted = None;
+        Ok(self.model.clock())
     }
     fn device_views(&mut self) -> Result<Vec<DeviceView>> {
         self.refuse_if_halted()?;

@@ -8,6 +8,7 @@ use crate::Result;
 use crate::case::Times;
 use crate::grid::Mesh;
 use crate::model::{Checkpoint, Clock, DeviceView, State, Until};
+use std::path::Path;
 
 /// A state in the precision its model runs in.
 #[derive(Clone, Debug)]
@@ -49,6 +50,11 @@ pub trait Session {
     /// Continue from `checkpoint`, taken of a session of the same case in the same precision
     /// on the same backend.
     fn restore(&mut self, checkpoint: &AnyCheckpoint) -> Result<()>;
+    /// Continue from the checkpoint file `path` that a run of this case wrote, in this
+    /// session's precision on its backend ([`Restart::open`]'s checks); the clock it reached.
+    ///
+    /// [`Restart::open`]: super::checkpoint::Restart::open
+    fn restore_file(&mut self, path: &Path) -> Result<Clock>;
     /// The model's state arrays on the GPU where they lie ([`Model::device_views`]); empty on
     /// the CPU.
     ///
