@@ -116,7 +116,7 @@ class Simulation:
         default) or, with ``steps``, at most that many more steps; returns the time reached.
         Raises `SimulationError` naming the step, the time and why if the model blows up."""
         if until is None:
-            until = self._end if steps is None or math.isfinite(self._end) else math.inf
+            until = self._end  # infinite for a case that runs a number of steps
         limit = None
         if steps is not None:
             if steps < 0:

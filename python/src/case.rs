@@ -73,8 +73,8 @@ impl NativeCase {
     }
 
     #[getter]
-    fn name(&self) -> PyResult<String> {
-        Ok(self.load()?.info().name.clone())
+    fn name(&self) -> String {
+        self.doc().name()
     }
 
     #[getter]

@@ -78,15 +78,9 @@ impl NativeSimulation {
         let loaded = case.load()?;
         let info = loaded.info();
         let (solver, name, precision) = (info.solver, info.name.clone(), info.run.precision.to_string());
-        let Some(steppable) = loaded.steppable() else {
-            return Err(refuse(format!("{solver} computes once and does not step in time: run it with Case.run()")));
-        };
-        let mesh = steppable.mesh();
-        let live = Live::try_new(loaded, |c| match c.steppable() {
-            Some(s) => s.open(),
-            None => unreachable!("checked above"),
-        })
-        .py()?;
+        let once = || refuse(format!("{solver} computes once and does not step in time: run it with Case.run()"));
+        let mesh = loaded.steppable().ok_or_else(once)?.mesh();
+        let live = Live::try_new(loaded, |c| c.steppable().ok_or_else(once).and_then(|s| s.open().py()))?;
         Ok(NativeSimulation {
             live: Some(live),
             generation: Rc::default(),

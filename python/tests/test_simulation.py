@@ -190,13 +190,21 @@ def test_advance_by_steps():
     assert sim.step == 8
 
 
-def test_the_gpu_backend_matches_the_cpu_or_is_refused_in_one_line():
-    case = small("kp")
+def on_gpu(case):
+    """The case's simulation on the GPU; None on a machine without one, where the refusal is one
+    line naming the GPU (with HYDROKERN_REQUIRE_GPU=1 a missing GPU fails)."""
     try:
-        gpu = hk.Simulation(case, backend="gpu")
+        return hk.Simulation(case, backend="gpu")
     except hk.CaseError as e:
         assert os.environ.get("HYDROKERN_REQUIRE_GPU") != "1", f"HYDROKERN_REQUIRE_GPU=1 but: {e}"
         assert "\n" not in str(e) and "GPU" in str(e)
+        return None
+
+
+def test_the_gpu_backend_matches_the_cpu_or_is_refused_in_one_line():
+    case = small("kp")
+    gpu = on_gpu(case)
+    if gpu is None:
         return
     assert "GPU" in gpu.describe()
     cpu = hk.Simulation(case)
@@ -208,36 +216,32 @@ def test_the_gpu_backend_matches_the_cpu_or_is_refused_in_one_line():
             np.testing.assert_allclose(g[name], c[name], rtol=0, atol=1e-9, err_msg=f"{name} at t = {t}")
 
 
-def dlpack_consumer():
-    """CuPy or PyTorch, whichever is installed, as (name, from_dlpack, to NumPy)."""
+def dlpack_reader():
+    """(from_dlpack, to NumPy) of CuPy or PyTorch, whichever is installed: a GPU machine needs one."""
     try:
         import cupy
 
-        return "cupy", cupy.from_dlpack, cupy.asnumpy
+        return cupy.from_dlpack, cupy.asnumpy
     except ImportError:
         pass
     try:
         import torch
 
-        return "torch", torch.from_dlpack, lambda t: t.cpu().numpy()
+        return torch.from_dlpack, lambda t: t.cpu().numpy()
     except ImportError:
-        return None
+        raise AssertionError("a GPU machine needs CuPy or PyTorch for this test")
 
 
 @pytest.mark.parametrize("precision", ["f32", "f64"])
 def test_gpu_state_reaches_dlpack_consumers_without_a_copy(precision):
     case = small("kp", precision=precision)
-    try:
-        sim = hk.Simulation(case, backend="gpu")
-    except hk.CaseError as e:
-        assert os.environ.get("HYDROKERN_REQUIRE_GPU") != "1", str(e)
+    sim = on_gpu(case)
+    if sim is None:
         cpu = hk.Simulation(case)
         with pytest.raises(hk.CaseError, match="no device arrays"):
             cpu.device_fields()
         return
-    consumer = dlpack_consumer()
-    assert consumer is not None, "a GPU machine needs CuPy or PyTorch for this test"
-    _, from_dlpack, to_numpy = consumer
+    from_dlpack, to_numpy = dlpack_reader()
     sim.advance(until=0.25)
     fields = sim.device_fields()
     assert sorted(fields) == ["hu", "hv", "w"]
@@ -265,15 +269,10 @@ def test_gpu_state_reaches_dlpack_consumers_without_a_copy(precision):
 
 
 def test_claw_gpu_planes_reach_dlpack_consumers():
-    case = small("claw")
-    try:
-        sim = hk.Simulation(case, backend="gpu")
-    except hk.CaseError as e:
-        assert os.environ.get("HYDROKERN_REQUIRE_GPU") != "1", str(e)
+    sim = on_gpu(small("claw"))
+    if sim is None:
         return
-    consumer = dlpack_consumer()
-    assert consumer is not None, "a GPU machine needs CuPy or PyTorch for this test"
-    _, from_dlpack, to_numpy = consumer
+    from_dlpack, to_numpy = dlpack_reader()
     sim.advance(until=0.5)
     state = sim.state()
     fields = sim.device_fields()

@@ -171,6 +171,15 @@ impl CaseDoc {
         &self.inputs
     }
 
+    /// The case's name: the scenario's, or the case file's stem (its output directory is
+    /// `out/<name>` unless `[output] dir` says otherwise).
+    pub fn name(&self) -> String {
+        match &self.origin {
+            Origin::Builtin { name, .. } => name.to_string(),
+            Origin::File(p) => p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+        }
+    }
+
     pub fn origin(&self) -> &Origin {
         &self.origin
     }

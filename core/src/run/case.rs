@@ -31,10 +31,7 @@ pub struct CaseInfo {
 impl CaseInfo {
     pub fn new(doc: &CaseDoc, solver: &'static str, common: Common) -> CaseInfo {
         let Common { run, output, .. } = common;
-        let name = match doc.origin() {
-            crate::case::Origin::Builtin { name, .. } => name.to_string(),
-            crate::case::Origin::File(p) => p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
-        };
+        let name = doc.name();
         let inputs = doc.inputs().clone();
         let (origin, text, base) = (doc.origin().to_string(), doc.text(), doc.written().to_string());
         CaseInfo { name, solver, origin, text, base, run, output, inputs }
