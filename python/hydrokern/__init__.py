@@ -15,7 +15,7 @@ time and the cell; Ctrl-C raises `KeyboardInterrupt` between steps and leaves th
 """
 
 from ._hydrokern import CaseError, SimulationError, __version__, revision
-from . import fd3d, tridiag
+from . import claw, fd3d, tridiag
 from .case import Case, RunResult, scenarios, solvers
 from .simulation import Checkpoint, Simulation
 
@@ -27,6 +27,7 @@ __all__ = [
     "Simulation",
     "SimulationError",
     "__version__",
+    "claw",
     "fd3d",
     "revision",
     "scenarios",

@@ -1,7 +1,7 @@
 """The native module (Rust, PyO3) under `hydrokern`'s classes. Use `hydrokern.Case` and
 `hydrokern.Simulation`; this module's names may change between versions."""
 
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -54,6 +54,30 @@ def tridiag_solve(
     backward_error: bool = True,
 ) -> Tuple[np.ndarray, float, int, str, str]: ...
 def fd3d_derivative(f: np.ndarray, axis: int, spacing: float, backend: str = "auto") -> np.ndarray: ...
+
+def claw_equations() -> List[Tuple[str, List[str], List[str], List[Tuple[str, float]], int]]: ...
+
+class NativeClawRun:
+    def __init__(
+        self,
+        equations: str,
+        constants: Dict[str, float],
+        q: np.ndarray,
+        aux: np.ndarray,
+        spacing: List[float],
+        bc: List[str],
+        limiter: str,
+        splitting: str,
+        cfl: float,
+        cfl_max: float,
+        t: float,
+        dt: Optional[float],
+        backend: str,
+        precision: str,
+    ) -> None: ...
+    def describe(self) -> str: ...
+    def advance(self, t_end: float, steps: Optional[int] = None) -> Tuple[float, int, float, float, float, int]: ...
+    def state(self) -> np.ndarray: ...
 
 class NativeCheckpoint:
     @property

@@ -41,7 +41,7 @@ fn with_solver<T: GpuReal, R>(be: &Backend, shape: Shape, f: impl FnOnce(&mut tr
 }
 
 /// The backend `name` (auto, gpu, cpu), opened once per thread.
-fn backend(name: &str) -> PyResult<Backend> {
+pub(crate) fn backend(name: &str) -> PyResult<Backend> {
     let choice: BackendChoice =
         name.parse().map_err(|_| refuse(format!("backend '{name}': expected auto, gpu or cpu")))?;
     if let Some(b) = BACKENDS.with(|v| v.borrow().iter().find(|(c, _)| *c == choice).map(|(_, b)| b.clone())) {

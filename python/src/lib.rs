@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 
 mod blocks;
 mod case;
+mod claw;
 mod dlpack;
 mod errors;
 mod simulation;
@@ -38,7 +39,9 @@ fn _hydrokern(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solvers, m)?)?;
     m.add_function(wrap_pyfunction!(blocks::tridiag_solve, m)?)?;
     m.add_function(wrap_pyfunction!(blocks::fd3d_derivative, m)?)?;
+    m.add_function(wrap_pyfunction!(claw::claw_equations, m)?)?;
     m.add_class::<case::NativeCase>()?;
+    m.add_class::<claw::NativeClawRun>()?;
     m.add_class::<simulation::NativeSimulation>()?;
     m.add_class::<simulation::NativeCheckpoint>()?;
     m.add_class::<dlpack::DeviceArray>()?;

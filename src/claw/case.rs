@@ -108,12 +108,20 @@ impl Default for Boundaries {
 /// The sides' names in `Setup3::bc`'s order.
 const SIDES: [&str; 6] = ["west", "east", "south", "north", "bottom", "top"];
 
-fn boundary_code(c: &Check, key: &str, name: &str) -> Result<u32> {
+/// A side's condition (`kernels::halo`'s code) by the name a case file gives it.
+pub fn side_condition(name: &str) -> Option<u32> {
     match name {
-        "wall" => Ok(WALL),
-        "outflow" | "extrapolate" => Ok(EXTRAPOLATE),
-        "periodic" => Ok(PERIODIC),
-        other => c.fail(key, format!("'{other}': expected wall, outflow (or extrapolate) or periodic")),
+        "wall" => Some(WALL),
+        "outflow" | "extrapolate" => Some(EXTRAPOLATE),
+        "periodic" => Some(PERIODIC),
+        _ => None,
+    }
+}
+
+fn boundary_code(c: &Check, key: &str, name: &str) -> Result<u32> {
+    match side_condition(name) {
+        Some(code) => Ok(code),
+        None => c.fail(key, format!("'{name}': expected wall, outflow (or extrapolate) or periodic")),
     }
 }
 

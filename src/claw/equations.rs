@@ -4,9 +4,10 @@
 //! their defaults, what makes initial data inadmissible — the solver's file
 //! (`gpu/src/claw/riemann/`) declares.
 
+use super::clock::Clock;
 use super::cpu::{Claw2, Setup};
 use super::d3::cpu::{Claw3, Setup3};
-use super::model::{ClawModel2, ClawModel3};
+use super::model::{ClawModel2, ClawModel3, ClawRun};
 use super::shapes::Reshape;
 use super::stepper::GpuRun;
 use crate::model::Model;
@@ -87,8 +88,12 @@ mod plane {
         backend: &Backend,
         products: &Spec,
         cells: &[u32],
-    ) -> Result<Box<dyn Model<T> + 'a>> {
-        let (solver, run) = reference::<T, R, M, W, A>(data)?;
+        clock: Option<Clock>,
+    ) -> Result<Box<dyn ClawRun<T> + 'a>> {
+        let (solver, mut run) = reference::<T, R, M, W, A>(data)?;
+        if let Some(c) = clock {
+            run.set_clock(c);
+        }
         Ok(Box::new(ClawModel2::new(backend, solver, run)?.with_products(products, cells.to_vec())?))
     }
 
@@ -146,8 +151,12 @@ mod volume {
         backend: &Backend,
         products: &Spec,
         cells: &[u32],
-    ) -> Result<Box<dyn Model<T> + 'a>> {
-        let (solver, run) = reference::<T, R, M, W, A>(data)?;
+        clock: Option<Clock>,
+    ) -> Result<Box<dyn ClawRun<T> + 'a>> {
+        let (solver, mut run) = reference::<T, R, M, W, A>(data)?;
+        if let Some(c) = clock {
+            run.set_clock(c);
+        }
         Ok(Box::new(ClawModel3::new(backend, solver, run)?.with_products(products, cells.to_vec())?))
     }
 
@@ -216,7 +225,16 @@ macro_rules! equations {
                 products: &Spec,
                 cells: &[u32],
             ) -> Result<Box<dyn Model<T> + 'a>> {
-                match self { $(Equations::$variant => $dims::model::<T, $ty, $m, $w, $a>(data, backend, products, cells)),* }
+                let run: Box<dyn ClawRun<T> + 'a> = match self {
+                    $(Equations::$variant => $dims::model::<T, $ty, $m, $w, $a>(data, backend, products, cells, None)?),*
+                };
+                Ok(run)
+            }
+
+            /// A run of `data` on `backend` in precision T from `clock` (its time and the Δt its
+            /// next step tries: PyClaw's `dt`), for a program that steps arrays it holds.
+            pub fn run<'a, T: GpuReal>(self, data: &Data, backend: &Backend, clock: Clock) -> Result<Box<dyn ClawRun<T> + 'a>> {
+                match self { $(Equations::$variant => $dims::model::<T, $ty, $m, $w, $a>(data, backend, &Spec::default(), &[], Some(clock))),* }
             }
 
             /// The GPU memory a run of `setup` takes in precision T, bytes.

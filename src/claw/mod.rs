@@ -21,9 +21,10 @@ mod splitting;
 pub mod stepper;
 pub mod tune;
 
-pub use case::ClawCase;
+pub use case::{ClawCase, side_condition};
 pub use clock::Cfl;
-pub use model::ClawModel;
+pub use clock::Clock;
+pub use model::{ClawModel, ClawRun};
 pub use splitting::Splitting;
 
 pub use kernels::claw::riemann::*;

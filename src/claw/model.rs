@@ -254,6 +254,19 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> ClawMod
     }
 }
 
+/// A wave-propagation model that also shows every slot of its run's clock: what a program
+/// stepping it in PyClaw's manner reads after an advance (the last step's CFL number, the Δt the
+/// next step tries, the rejections).
+pub trait ClawRun<T>: Model<T> {
+    fn claw_clock(&self) -> ClawClock;
+}
+
+impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> ClawRun<T> for ClawModel<T, C, G, M> {
+    fn claw_clock(&self) -> ClawClock {
+        ClawModel::claw_clock(self)
+    }
+}
+
 /// The model's clock of a run's.
 fn clock(c: &ClawClock, halt: Option<Halt>) -> Clock {
     Clock { t: c.time(), steps: c.steps(), dt: c.last().dt, halt: halt.or(c.halt()) }
