@@ -5,6 +5,7 @@ n × n cells, ten output times, output off. Whole Controller.run() calls, wall c
 of --reps runs after one warm-up (stock PyClaw once: it is the slow one). Needs clawpack.
 
     python python/bench/pyclaw_speed.py [--n 512 1024] [--reps 3] [--backends cpu gpu]
+        [--problems acoustics dam-break]
 """
 
 import argparse
@@ -20,6 +21,7 @@ parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--n", type=int, nargs="+", default=[512, 1024])
 parser.add_argument("--reps", type=int, default=3)
 parser.add_argument("--backends", nargs="+", default=["cpu", "gpu"])
+parser.add_argument("--problems", nargs="+", default=["acoustics", "dam-break"])
 args = parser.parse_args()
 
 
@@ -82,7 +84,9 @@ def timed(make, reps):
     return float(np.median(times)), claw
 
 
-for name, problem in [("acoustics", acoustics), ("dam break", dam_break)]:
+for name, problem in [("acoustics", acoustics), ("dam-break", dam_break)]:
+    if name not in args.problems:
+        continue
     for n in args.n:
         t_stock, ref = timed(lambda: problem(stock, n), 1)
         steps = ref.solver.status["numsteps"]
