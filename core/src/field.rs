@@ -5,6 +5,7 @@
 //! error, never an abort.
 
 use crate::grid::Layout2;
+use crate::model::DeviceView;
 use crate::runtime::{DeviceBuffer, Gpu};
 use crate::{Error, GpuReal, Real, Result};
 
@@ -198,6 +199,44 @@ impl<T: GpuReal> DeviceField2<T> {
     /// output wants, at the bus's bandwidth.
     pub fn interior(&self, gpu: &Gpu) -> Result<Vec<T>> {
         gpu.download_with(&self.buf, |f| interior_of(&self.layout, f))
+    }
+    /// The interior where it lies, for a program that reads it in place: the padded rows are
+    /// its strides, the first interior point its offset.
+    pub fn view(&self, gpu: &Gpu, names: Names) -> DeviceView {
+        let l = self.layout;
+        let first = l.halo as usize * l.pitch as usize + l.halo as usize;
+        view_at(gpu, &self.buf, names, first, [l.ny as usize, l.nx as usize], l.pitch as usize)
+    }
+}
+
+/// A state field's name, long name and units.
+pub type Names = (&'static str, &'static str, &'static str);
+
+/// The whole of `buf` as rows of `dims[1]` values, for a program that reads it in place.
+pub fn buffer_view<T: GpuReal>(gpu: &Gpu, buf: &DeviceBuffer<T>, names: Names, dims: [usize; 2]) -> DeviceView {
+    view_at(gpu, buf, names, 0, dims, dims[1])
+}
+
+/// `dims` values of `buf` from value `first` on, in rows `pitch` values apart.
+fn view_at<T: GpuReal>(
+    gpu: &Gpu,
+    buf: &DeviceBuffer<T>,
+    (name, long_name, units): Names,
+    first: usize,
+    dims: [usize; 2],
+    pitch: usize,
+) -> DeviceView {
+    let size = std::mem::size_of::<T>();
+    DeviceView {
+        name,
+        long_name,
+        units,
+        address: gpu.address(buf),
+        offset: (first * size) as u64,
+        dims: dims.to_vec(),
+        strides: vec![pitch, 1],
+        bits: (8 * size) as u8,
+        device: gpu.ordinal(),
     }
 }
 

@@ -53,6 +53,13 @@ def tridiag_solve(
     backend: str = "auto",
     backward_error: bool = True,
 ) -> Tuple[np.ndarray, float, int, str, str]: ...
+def tridiag_solve_device(
+    arrays: Tuple[Any, Any, Any, Any],
+    axis: int = -1,
+    algorithm: str = "auto",
+    backend: str = "auto",
+    backward_error: bool = True,
+) -> Tuple["DeviceArray", float, int, str, str]: ...
 def fd3d_derivative(f: np.ndarray, axis: int, spacing: float, backend: str = "auto") -> np.ndarray: ...
 
 def claw_equations() -> List[Tuple[str, List[str], List[str], List[Tuple[str, float]], int]]: ...
@@ -86,7 +93,8 @@ class NativeCheckpoint:
     def step(self) -> int: ...
 
 class DeviceArray:
-    """A GPU state array for DLPack consumers (cupy.from_dlpack, torch.from_dlpack)."""
+    """A GPU array for DLPack consumers (cupy.from_dlpack, torch.from_dlpack): a simulation's
+    state array, or the solution of a tridiagonal solve of device arrays (a buffer of its own)."""
 
     @property
     def name(self) -> str: ...

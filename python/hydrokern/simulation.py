@@ -175,9 +175,13 @@ class Simulation:
 
             w = cupy.from_dlpack(sim.device_fields()["w"])    # or torch.from_dlpack(...)
 
-        kp on the GPU (f32 or f64) offers its surface ``w`` (m; the depth is ``w − bed``) and
-        momenta ``hu``, ``hv``; claw on the GPU its state fields (those of `state()`), 2D or 3D.
-        Each is the interior of a padded field, a strided view. The contract: an
+        Every stepping solver offers them on the GPU: kp (f32 or f64) its surface ``w`` (m;
+        the depth is ``w − bed``) and momenta ``hu``, ``hv``; claw its state fields (those of
+        `state()`), 2D or 3D; adi ``zeta``, ``p`` and ``q`` (and ``infiltration`` with a soil)
+        as `state()` has them; sediment ``h`` and ``s`` (in f32 with compensated accumulation
+        ``h`` and ``h_low``, whose sum rounded once is `state()`'s h; in mixed precision ``h``
+        in f64 and ``s`` in f32). kp, claw and sediment give the interior of a padded field, a
+        strided view; adi's arrays are whole. The contract: an
         array shows the state of the moment it was taken and is read-only (writing it changes
         the model's state under it); after the simulation advances or restores, exporting one
         taken before is refused (take new ones); `close` is refused while exported arrays live.

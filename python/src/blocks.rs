@@ -1,5 +1,8 @@
 //! The building blocks as functions on NumPy arrays: batched tridiagonal solves and 8th-order
 //! periodic derivatives, on the GPU when the backend asks for it, else the CPU reference.
+//! Tridiagonal solves of device arrays are [`device`]'s.
+
+pub mod device;
 
 use crate::errors::{IntoPy, refuse};
 use hydrokern::fd3d::{Direction, Grid3, PeriodicGrid, Variant};
@@ -89,6 +92,49 @@ fn values<'a, T: Element>(x: &'a PyReadonlyArrayDyn<'_, T>) -> PyResult<&'a [T]>
 
 type Solved<'py> = (Bound<'py, PyAny>, f64, usize, &'static str, &'static str);
 
+/// The batch that arrays of shape `dims` and strides `strides` (in values) hold, the unknowns
+/// along `axis`: one system (n,), a batch (batch, n) with axis = -1 or (n, batch) with axis =
+/// 0; each system's unknowns 1 apart and the systems at least n apart (rows of a field), or the
+/// systems 1 apart and each unknown's at least batch apart (its columns). `name` is the array's
+/// in messages.
+fn shape_of(name: &str, dims: &[usize], strides: &[isize], axis: isize) -> PyResult<Shape> {
+    // The unknowns' stride and the systems', and whether the unknowns run along the last axis.
+    let (n, batch, si, sk, last) = match (dims, axis) {
+        (&[n], -1 | 0) => (n, 1, strides[0], 0, true),
+        (&[batch, n], -1 | 1) => (n, batch, strides[1], strides[0], true),
+        (&[n, batch], 0 | -2) => (n, batch, strides[0], strides[1], false),
+        _ => {
+            return Err(refuse(format!(
+                "axis {axis} of arrays of shape {dims:?}: give one system (n,) or a batch (batch, n) with axis = -1, or (n, batch) with axis = 0"
+            )));
+        }
+    };
+    // A stride along an axis of one value is never taken.
+    let rows = ((n == 1 || si == 1) && (batch == 1 || sk >= n as isize)).then_some(if batch == 1 || sk == n as isize {
+        Layout::Contiguous
+    } else {
+        Layout::Rows { pitch: sk as usize }
+    });
+    let columns =
+        ((batch == 1 || sk == 1) && (n == 1 || si >= batch as isize)).then_some(if n == 1 || si == batch as isize {
+            Layout::Interleaved
+        } else {
+            Layout::Columns { pitch: si as usize }
+        });
+    let layout = if last { rows.or(columns) } else { columns.or(rows) };
+    let layout = layout.ok_or_else(|| {
+        refuse(format!(
+            "{name}: strides {strides:?} (in values) of shape {dims:?} with axis {axis}: the solver takes each system's unknowns 1 apart and the systems at least n apart, or the systems 1 apart and each unknown's at least batch apart"
+        ))
+    })?;
+    Ok(Shape::new(n, batch, layout))
+}
+
+/// The strides (in values) of a C-contiguous array of shape `dims`.
+fn compact(dims: &[usize]) -> Vec<isize> {
+    (0..dims.len()).map(|k| dims[k + 1..].iter().product::<usize>() as isize).collect()
+}
+
 fn solve_in<'py, T: GpuReal + Element>(
     py: Python<'py>,
     dims: Vec<usize>,
@@ -98,16 +144,7 @@ fn solve_in<'py, T: GpuReal + Element>(
     backend_name_: &str,
     check: bool,
 ) -> PyResult<Solved<'py>> {
-    let (n, batch, layout) = match (dims.as_slice(), axis) {
-        (&[n], -1 | 0) => (n, 1, Layout::Contiguous),
-        (&[batch, n], -1 | 1) => (n, batch, Layout::Contiguous),
-        (&[n, batch], 0 | -2) => (n, batch, Layout::Interleaved),
-        _ => {
-            return Err(refuse(format!(
-                "axis {axis} of arrays of shape {dims:?}: give one system (n,) or a batch (batch, n) with axis = -1, or (n, batch) with axis = 0"
-            )));
-        }
-    };
+    let shape = shape_of("a", &dims, &compact(&dims), axis)?;
     let choice: Choice = algorithm.parse().py()?;
     let (a, b, c, d) = (values(&a)?, values(&b)?, values(&c)?, values(&d)?);
     for (name, v) in [("a", a), ("b", b), ("c", c), ("d", d)] {
@@ -115,7 +152,6 @@ fn solve_in<'py, T: GpuReal + Element>(
             return Err(refuse(format!("{name}: value {k} (flat index) is not finite")));
         }
     }
-    let shape = Shape::new(n, batch, layout);
     let be = backend(backend_name_)?;
     // The interpreter's lock is held: the arrays are read in place, and no Python thread can
     // write them meanwhile.

@@ -1,13 +1,18 @@
-//! A GPU model's state arrays handed to CuPy, PyTorch or JAX without a copy, by the DLPack
-//! protocol (`__dlpack__`, `__dlpack_device__`): the consumer reads the model's own memory.
+//! A GPU model's state arrays, and the results of the building blocks on device arrays, handed
+//! to CuPy, PyTorch or JAX without a copy, by the DLPack protocol (`__dlpack__`,
+//! `__dlpack_device__`): the consumer reads hydrokern's own memory. [`import`] is the other way.
 //!
 //! The contract, which `Simulation.device_fields` states: an array shows the state of the
 //! moment it was taken, and is read-only; after the simulation advances or restores, exporting
 //! it again is refused (take new ones); a simulation is not closed while arrays exported from
-//! it live.
+//! it live. A building block's result is a buffer of its own, freed when the last of the
+//! `DeviceArray` and the consumers' arrays goes.
+
+pub mod import;
 
 use crate::errors::refuse;
 use hydrokern::model::DeviceView;
+use hydrokern::runtime::Gpu;
 use pyo3::exceptions::PyBufferError;
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -17,7 +22,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// DLPack's device type of CUDA memory, and its type code of IEEE floats.
+/// DLPack's device types of host and CUDA memory, and its type code of IEEE floats.
+const KDL_CPU: i32 = 1;
 const KDL_CUDA: i32 = 2;
 const KDL_FLOAT: u8 = 2;
 const CAPSULE: &CStr = c"dltensor";
@@ -107,6 +113,35 @@ pub struct DeviceArray {
 impl DeviceArray {
     pub fn new(view: DeviceView, owner: Py<PyAny>, now: Rc<Cell<u64>>, live: Arc<AtomicUsize>) -> DeviceArray {
         DeviceArray { view, owner, taken: now.get(), now, live }
+    }
+
+    /// An array of its own: `buffer`, which `view` describes, freed when the array and every
+    /// consumer's array of it are gone.
+    pub fn owned<B: Send + Sync + 'static>(
+        py: Python<'_>,
+        view: DeviceView,
+        gpu: Arc<Gpu>,
+        buffer: B,
+    ) -> PyResult<DeviceArray> {
+        let owner = Py::new(py, DeviceMemory { gpu, buffer: Some(Box::new(buffer)) })?.into_any();
+        Ok(DeviceArray::new(view, owner, Rc::new(Cell::new(0)), Arc::new(AtomicUsize::new(0))))
+    }
+}
+
+/// A device buffer that a [`DeviceArray`] of its own, and the consumers' arrays of it, keep alive.
+#[pyclass(module = "hydrokern._hydrokern")]
+pub struct DeviceMemory {
+    gpu: Arc<Gpu>,
+    buffer: Option<Box<dyn Send + Sync>>,
+}
+
+impl Drop for DeviceMemory {
+    /// A consumer may still read the buffer on a stream of its own when it lets the array go:
+    /// the whole device is waited for before the buffer is freed on hydrokern's stream.
+    fn drop(&mut self) {
+        // A failed wait (a faulted context) leaves nothing better to do than free.
+        let _ = self.gpu.synchronize_context();
+        drop(self.buffer.take());
     }
 }
 

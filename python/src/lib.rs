@@ -38,6 +38,7 @@ fn _hydrokern(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenarios, m)?)?;
     m.add_function(wrap_pyfunction!(solvers, m)?)?;
     m.add_function(wrap_pyfunction!(blocks::tridiag_solve, m)?)?;
+    m.add_function(wrap_pyfunction!(blocks::device::tridiag_solve_device, m)?)?;
     m.add_function(wrap_pyfunction!(blocks::fd3d_derivative, m)?)?;
     m.add_function(wrap_pyfunction!(claw::claw_equations, m)?)?;
     m.add_class::<case::NativeCase>()?;

@@ -218,7 +218,7 @@ impl NativeSimulation {
         let views = this.live()?.with_dependent_mut(|_, s| s.device_views()).map_err(stepping)?;
         if views.is_empty() {
             return Err(refuse(format!(
-                "no device arrays: this {solver} simulation runs on the CPU, or its model offers none (kp in f32 or f64 and claw do, on the GPU); read state() instead"
+                "no device arrays: this {solver} simulation runs on the CPU, or its model offers none (kp in mixed precision); read state() instead"
             )));
         }
         let (generation, exported) = (this.generation.clone(), this.exported.clone());

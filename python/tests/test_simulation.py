@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import hydrokern as hk
+from devices import dlpack_reader, gpu_or_refusal
 
 # A small case of every solver that steps in time: (scenario, changes).
 SMALL = {
@@ -191,14 +192,8 @@ def test_advance_by_steps():
 
 
 def on_gpu(case):
-    """The case's simulation on the GPU; None on a machine without one, where the refusal is one
-    line naming the GPU (with HYDROKERN_REQUIRE_GPU=1 a missing GPU fails)."""
-    try:
-        return hk.Simulation(case, backend="gpu")
-    except hk.CaseError as e:
-        assert os.environ.get("HYDROKERN_REQUIRE_GPU") != "1", f"HYDROKERN_REQUIRE_GPU=1 but: {e}"
-        assert "\n" not in str(e) and "GPU" in str(e)
-        return None
+    """The case's simulation on the GPU; None on a machine without one."""
+    return gpu_or_refusal(lambda: hk.Simulation(case, backend="gpu"))
 
 
 def test_the_gpu_backend_matches_the_cpu_or_is_refused_in_one_line():
@@ -216,22 +211,6 @@ def test_the_gpu_backend_matches_the_cpu_or_is_refused_in_one_line():
             np.testing.assert_allclose(g[name], c[name], rtol=0, atol=1e-9, err_msg=f"{name} at t = {t}")
 
 
-def dlpack_reader():
-    """(from_dlpack, to NumPy) of CuPy or PyTorch, whichever is installed: a GPU machine needs one."""
-    try:
-        import cupy
-
-        return cupy.from_dlpack, cupy.asnumpy
-    except ImportError:
-        pass
-    try:
-        import torch
-
-        return torch.from_dlpack, lambda t: t.cpu().numpy()
-    except ImportError:
-        raise AssertionError("a GPU machine needs CuPy or PyTorch for this test")
-
-
 @pytest.mark.parametrize("precision", ["f32", "f64"])
 def test_gpu_state_reaches_dlpack_consumers_without_a_copy(precision):
     case = small("kp", precision=precision)
@@ -241,7 +220,8 @@ def test_gpu_state_reaches_dlpack_consumers_without_a_copy(precision):
         with pytest.raises(hk.CaseError, match="no device arrays"):
             cpu.device_fields()
         return
-    from_dlpack, to_numpy = dlpack_reader()
+    r = dlpack_reader()
+    from_dlpack, to_numpy = r.from_dlpack, r.to_numpy
     sim.advance(until=0.25)
     fields = sim.device_fields()
     assert sorted(fields) == ["hu", "hv", "w"]
@@ -272,7 +252,8 @@ def test_claw_gpu_planes_reach_dlpack_consumers():
     sim = on_gpu(small("claw"))
     if sim is None:
         return
-    from_dlpack, to_numpy = dlpack_reader()
+    r = dlpack_reader()
+    from_dlpack, to_numpy = r.from_dlpack, r.to_numpy
     sim.advance(until=0.5)
     state = sim.state()
     fields = sim.device_fields()
@@ -286,3 +267,85 @@ def test_claw_gpu_planes_reach_dlpack_consumers():
 
     gc.collect()
     sim.close()
+
+
+def stepped_on_gpu(case, steps):
+    """(the simulation, CuPy or PyTorch, its state, its device arrays, those read as NumPy)
+    after `steps` steps of `case` on the GPU; None on a machine without one."""
+    sim = on_gpu(case)
+    if sim is None:
+        return None
+    r = dlpack_reader()
+    sim.advance(steps=steps)
+    fields = sim.device_fields()
+    return sim, r, sim.state(), fields, {name: r.to_numpy(r.from_dlpack(a)) for name, a in fields.items()}
+
+
+@pytest.mark.parametrize(
+    "scenario,changes", [("seiche", {"grid.nx": 40}), ("wetland-storm", {})], ids=["seiche", "soil"]
+)
+def test_adi_gpu_fields_reach_dlpack_consumers(scenario, changes):
+    case = hk.Case.scenario(scenario)
+    for k, v in changes.items():
+        case[k] = v
+    run = stepped_on_gpu(case, 7)
+    if run is None:
+        return
+    sim, r, state, fields, got = run
+    # h and the centred fluxes are the host's arithmetic; the soil's totals come with a soil.
+    want = ["p", "q", "zeta"] + (["infiltration"] if "infiltration" in state else [])
+    assert sorted(fields) == sorted(want)
+    for name in want:
+        assert got[name].dtype == state[name].dtype and got[name].shape == state[name].shape, name
+        np.testing.assert_array_equal(got[name], state[name], err_msg=name)
+    # Stale after a step; the new arrays show the new state.
+    sim.advance(steps=1)
+    with pytest.raises(hk.CaseError, match="take it again"):
+        r.from_dlpack(fields["zeta"])
+    np.testing.assert_array_equal(r.to_numpy(r.from_dlpack(sim.device_fields()["zeta"])), sim.state()["zeta"])
+    del got
+    import gc
+
+    gc.collect()
+    sim.close()
+
+
+@pytest.mark.parametrize("precision", ["f32", "f64", "mixed"])
+@pytest.mark.parametrize("accumulation", ["compensated", "plain"])
+def test_sediment_gpu_fields_reach_dlpack_consumers(precision, accumulation):
+    case = small("sediment", precision=precision)
+    case["numerics.accumulation"] = accumulation
+    run = stepped_on_gpu(case, 5)
+    if run is None:
+        return
+    sim, r, state, fields, got = run
+    # Each is the interior of a padded field: a strided view of the model's memory.
+    assert all(a.shape == list(state["s"].shape) for a in fields.values())
+    if precision == "f32" and accumulation == "compensated":
+        # h as its two parts: their sum rounded once is the state's h.
+        assert sorted(fields) == ["h", "h_low", "s"]
+        h = got["h"] + got["h_low"]
+    else:
+        assert sorted(fields) == ["h", "s"]
+        h = got["h"]
+    # Mixed precision holds s in f32, which the state widens (exactly).
+    s_dtype = np.float32 if precision != "f64" else np.float64
+    assert got["s"].dtype == s_dtype and fields["s"].dtype == np.dtype(s_dtype).name
+    assert h.dtype == state["h"].dtype
+    np.testing.assert_array_equal(h, state["h"])
+    np.testing.assert_array_equal(got["s"].astype(state["s"].dtype), state["s"])
+    sim.advance(steps=1)
+    with pytest.raises(hk.CaseError, match="take it again"):
+        r.from_dlpack(fields["s"])
+    del got, h
+    import gc
+
+    gc.collect()
+    sim.close()
+
+
+def test_device_fields_on_the_cpu_are_refused_for_every_solver():
+    for solver in SMALL:
+        with pytest.raises(hk.CaseError, match="no device arrays") as e:
+            hk.Simulation(small(solver)).device_fields()
+        assert "\n" not in str(e.value)

@@ -529,6 +529,13 @@ impl<T: GpuReal> GpuAdi<T> {
         [self.zeta[r.zeta].ptr(), self.d.ptr(), self.p[r.p].ptr(), self.q[r.q].ptr()]
     }
 
+    /// The buffers of ζ, p and q at the current step, and the soil's totals (with a soil).
+    pub fn state_buffers(&self) -> ([&DeviceBuffer<T>; 3], Option<&DeviceBuffer<T>>) {
+        let r = Rotation::at(self.steps);
+        let soil = self.forcing.as_ref().and_then(|f| f.infiltrated_buffer());
+        ([&self.zeta[r.zeta], &self.p[r.p], &self.q[r.q]], soil)
+    }
+
     /// The state at the current step into `into` (synchronises), clock included.
     pub fn download(&self, gpu: &Gpu, into: &mut Adi<T>) -> Result<()> {
         let r = Rotation::at(self.steps);

@@ -74,6 +74,11 @@ impl<T: GpuReal> GpuAdiForcing<T> {
         unsafe { self.kernel.launch(LaunchShape::cover_1d(cells as u64, 256)?, params) }
     }
 
+    /// The soils' totals where they lie (with a soil).
+    pub fn infiltrated_buffer(&self) -> Option<&DeviceBuffer<T>> {
+        self.infiltrated.as_ref()
+    }
+
     /// The soils' totals on the host (synchronises); empty without a soil.
     pub fn infiltrated(&self, gpu: &Gpu) -> Result<Vec<T>> {
         self.infiltrated.as_ref().map_or(Ok(Vec::new()), |f| gpu.download(f))

@@ -8,7 +8,8 @@
 
 use super::cpu::Adi;
 use super::gpu::{GpuAdi, Strategy, YSweep};
-use crate::model::{Checkpoint, Clock, Halt, Model, Output, State, Until};
+use crate::field::{Names, buffer_view};
+use crate::model::{Checkpoint, Clock, DeviceView, Halt, Model, Output, State, Until};
 use crate::products::{ClockAt, CpuProducts, Fields, GpuProducts, LEVEL_ELEVATION, Products, Spec, View};
 use crate::runtime::{Backend, Gpu};
 use crate::{GpuReal, Real, Result};
@@ -129,36 +130,37 @@ pub fn product_fields<T: Real>(m: &Adi<T>, arrival_depth: f64) -> Fields<T> {
     Fields::of(nx, ny, [cells, cells, p, q], LEVEL_ELEVATION, dry, T::from_f64(arrival_depth))
 }
 
+/// The fields the state holds as they are, on the host and the GPU alike.
+const ZETA: Names = ("zeta", "surface elevation ζ", "m");
+const P: Names = ("p", "x flux density p on the x-faces", "m²/s");
+const Q: Names = ("q", "y flux density q on the y-faces (half a step later)", "m²/s");
+const INFILTRATION: Names = ("infiltration", "cumulative infiltration F", "m");
+
 /// The output fields of a state.
 pub fn outputs<T: Real>(m: &Adi<T>) -> Vec<Output<T>> {
     let (nx, ny) = (m.nx, m.ny);
     let h: Vec<T> = m.d.iter().zip(&m.zeta).map(|(&d, &z)| d + z).collect();
-    let field = |name, long_name, units, dims: Vec<usize>, data| Output { name, long_name, units, dims, data };
+    let field = |(name, long_name, units): Names, dims: Vec<usize>, data| Output { name, long_name, units, dims, data };
     // In name order, as the regression norms list them.
     let mut out = vec![
-        field("h", "total depth h = d + ζ", "m", vec![ny, nx], h),
-        field("p", "x flux density p on the x-faces", "m²/s", vec![ny, nx + 1], m.p.clone()),
+        field(("h", "total depth h = d + ζ", "m"), vec![ny, nx], h),
+        field(P, vec![ny, nx + 1], m.p.clone()),
         field(
-            "p_centre",
-            "x flux density p at cell centres (mean of two faces)",
-            "m²/s",
+            ("p_centre", "x flux density p at cell centres (mean of two faces)", "m²/s"),
             vec![ny, nx],
             centred(&m.p, nx, ny, true),
         ),
-        field("q", "y flux density q on the y-faces (half a step later)", "m²/s", vec![ny + 1, nx], m.q.clone()),
+        field(Q, vec![ny + 1, nx], m.q.clone()),
         field(
-            "q_centre",
-            "y flux density q at cell centres (mean of two faces, half a step later)",
-            "m²/s",
+            ("q_centre", "y flux density q at cell centres (mean of two faces, half a step later)", "m²/s"),
             vec![ny, nx],
             centred(&m.q, nx, ny, false),
         ),
-        field("zeta", "surface elevation ζ", "m", vec![ny, nx], m.zeta.clone()),
+        field(ZETA, vec![ny, nx], m.zeta.clone()),
     ];
     // With a soil, the depth it has taken from each cell since the start.
     if !m.infiltrated.is_empty() {
-        let f = field("infiltration", "cumulative infiltration F", "m", vec![ny, nx], m.infiltrated.clone());
-        out.insert(1, f);
+        out.insert(1, field(INFILTRATION, vec![ny, nx], m.infiltrated.clone()));
     }
     out
 }
@@ -261,6 +263,22 @@ impl<T: GpuReal> Model<T> for AdiModel<'_, T> {
             }
             On::Gpu(_, _, _, None) => Ok(None),
         }
+    }
+
+    /// On the GPU: ζ, p, q (and the soil's totals, with a soil) as they lie in its buffers,
+    /// unpadded; h and the centred fluxes are the host's arithmetic.
+    fn device_views(&mut self) -> Result<Vec<DeviceView>> {
+        let On::Gpu(gpu, g, host, _) = &self.on else { return Ok(Vec::new()) };
+        gpu.synchronize()?;
+        let (nx, ny) = (host.nx, host.ny);
+        let ([zeta, p, q], soil) = g.state_buffers();
+        let mut views = vec![
+            buffer_view(gpu, zeta, ZETA, [ny, nx]),
+            buffer_view(gpu, p, P, [ny, nx + 1]),
+            buffer_view(gpu, q, Q, [ny + 1, nx]),
+        ];
+        views.extend(soil.map(|f| buffer_view(gpu, f, INFILTRATION, [ny, nx])));
+        Ok(views)
     }
 
     /// ζⁿ, pⁿ, q^{n+½}, q^{n−½}, the wet flags and the soil's totals, with the model's time and

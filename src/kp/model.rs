@@ -444,27 +444,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             ("hu", "x-momentum (discharge per unit width)", "m²/s"),
             ("hv", "y-momentum (discharge per unit width)", "m²/s"),
         ];
-        Ok(run
-            .model
-            .state_fields()
-            .iter()
-            .zip(names)
-            .map(|(f, (name, long_name, units))| {
-                let l = f.layout();
-                let first = (l.halo as usize * l.pitch as usize + l.halo as usize) * std::mem::size_of::<T>();
-                DeviceView {
-                    name,
-                    long_name,
-                    units,
-                    address: run.gpu.address(f.buffer()),
-                    offset: first as u64,
-                    dims: vec![l.ny as usize, l.nx as usize],
-                    strides: vec![l.pitch as usize, 1],
-                    bits: (8 * std::mem::size_of::<T>()) as u8,
-                    device: run.gpu.ordinal(),
-                }
-            })
-            .collect())
+        Ok(run.model.state_fields().iter().zip(names).map(|(f, names)| f.view(&run.gpu, names)).collect())
     }
 }
 

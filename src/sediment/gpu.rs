@@ -188,6 +188,12 @@ impl<T: GpuReal> GpuSediment<T> {
         }
     }
 
+    /// h (its high part on the compensated path), s and, on the compensated path, h's low
+    /// part, where they lie.
+    pub fn state_fields(&self) -> (&DeviceField2<T>, &DeviceField2<T>, Option<&DeviceField2<T>>) {
+        (&self.f.h, &self.f.s, self.low.as_ref().map(|(lo, _)| lo))
+    }
+
     /// Copy h and s (with ghosts) to the host.
     pub fn download(&self, gpu: &Gpu) -> Result<(Vec<T>, Vec<T>)> {
         self.f.download(gpu)

@@ -7,6 +7,7 @@
 use super::gpu::{Fields, Launch, check_launch, ghosts_shape, launch_fused};
 use super::{Coeffs, Problem, Scheme};
 use crate::Result;
+use crate::field::DeviceField2;
 use crate::foundation::gpu::BufferKernels;
 use crate::runtime::{Gpu, Kernel};
 use kernels::sediment::{M_FUSED, M_GHOSTS, MB_FUSED, SetGhostsMixed, StepMixed};
@@ -73,6 +74,11 @@ impl GpuMixed {
     /// Continue from h and s with their ghosts, as [`download`](Self::download) gave them.
     pub fn resume(&mut self, gpu: &Gpu, h: &[f64], s: &[f32]) -> Result<()> {
         self.f.resume(gpu, h, s)
+    }
+
+    /// h (f64) and s (f32) where they lie.
+    pub fn state_fields(&self) -> (&DeviceField2<f64>, &DeviceField2<f32>) {
+        (&self.f.h, &self.f.s)
     }
 
     /// h (f64) and s (f32) with their ghosts, on the host.

@@ -10,8 +10,8 @@ use super::cpu::CpuSediment;
 use super::gpu::{GpuSediment, Launch};
 use super::mixed::GpuMixed;
 use super::{Conductances, Problem, StabilityLimit, StepVariant};
-use crate::field::interior_of;
-use crate::model::{Checkpoint, Clock, Model, Output, State, Until};
+use crate::field::{Names, interior_of};
+use crate::model::{Checkpoint, Clock, DeviceView, Model, Output, State, Until};
 use crate::runtime::{Backend, Gpu};
 use crate::{Error, GpuReal, Real, Result};
 use kernels::Level;
@@ -41,7 +41,18 @@ trait Backing<T> {
     /// [`low`](Backing::low) gave them.
     fn resume(&mut self, h: &[T], s: &[T], low: Option<&[T]>) -> Result<()>;
     fn describe(&self) -> String;
+    /// The state's arrays where they lie on the GPU (synchronises); none on the CPU.
+    fn device_views(&self) -> Result<Vec<DeviceView>> {
+        Ok(Vec::new())
+    }
 }
+
+/// h and s, as the state names them.
+const H: Names = ("h", "basin height", "m");
+const S: Names = ("s", "sand fraction", "1");
+/// On the compensated path, h's two parts: the height is their sum rounded once.
+const H_HIGH: Names = ("h", "basin height, high part (the height is h + h_low)", "m");
+const H_LOW: Names = ("h_low", "basin height, low part (the height is h + h_low)", "m");
 
 /// The CPU reference: fluxes in `T`, h in `H` (`T`, or f64 under f32 in mixed precision), its
 /// fields handed to the runner as `R` (`T`; f64 in mixed: h as it is, s widened exactly).
@@ -104,6 +115,20 @@ impl<T: GpuReal> Backing<T> for OnGpu<T> {
     fn describe(&self) -> String {
         format!("GPU, variant {}", self.variant.name())
     }
+    fn device_views(&self) -> Result<Vec<DeviceView>> {
+        self.gpu.synchronize()?;
+        let (h, s, low) = self.model.state_fields();
+        let g = &self.gpu;
+        Ok(match low {
+            None => vec![h.view(g, H), s.view(g, S)],
+            Some(low) => vec![h.view(g, H_HIGH), low.view(g, H_LOW), s.view(g, S)],
+        })
+    }
+}
+
+/// A state field named by `names`.
+fn output<T>((name, long_name, units): Names, dims: Vec<usize>, data: Vec<T>) -> Output<T> {
+    Output { name, long_name, units, dims, data }
 }
 
 /// Values of one precision as another's: the runner's and a model's (exact where they are
@@ -141,6 +166,12 @@ impl<T: GpuReal> Backing<T> for OnGpuMixed {
     }
     fn describe(&self) -> String {
         "GPU, variant fused, mixed precision (h in f64, the rest in f32)".into()
+    }
+    /// h in f64 and s in f32, as the model holds them (the state widens s).
+    fn device_views(&self) -> Result<Vec<DeviceView>> {
+        self.gpu.synchronize()?;
+        let (h, s) = self.model.state_fields();
+        Ok(vec![h.view(&self.gpu, H), s.view(&self.gpu, S)])
     }
 }
 
@@ -273,16 +304,7 @@ impl<T: GpuReal> Model<T> for SedimentModel<'_, T> {
         let dims = vec![self.problem.ny, self.problem.nx];
         Ok(State {
             clock: self.clock,
-            fields: vec![
-                Output {
-                    name: "h",
-                    long_name: "basin height",
-                    units: "m",
-                    dims: dims.clone(),
-                    data: interior_of(&layout, &h),
-                },
-                Output { name: "s", long_name: "sand fraction", units: "1", dims, data: interior_of(&layout, &s) },
-            ],
+            fields: vec![output(H, dims.clone(), interior_of(&layout, &h)), output(S, dims, interior_of(&layout, &s))],
             boundary: Vec::new(),
         })
     }
@@ -297,6 +319,12 @@ impl<T: GpuReal> Model<T> for SedimentModel<'_, T> {
             c = c.field("h_low", low);
         }
         Ok(c.value("dt", self.dt).value("dt_set", self.dt_set).value("since_update", self.since_update as f64))
+    }
+
+    /// On the GPU: h and s where they lie, in their padded fields (on the compensated path h's
+    /// high part and its low part apart).
+    fn device_views(&mut self) -> Result<Vec<DeviceView>> {
+        self.backing.device_views()
     }
 
     fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {

@@ -3,6 +3,7 @@
 //! and safe types, with `unsafe` only at the kernel launch.
 
 mod backend;
+mod borrowed;
 mod context;
 mod launch;
 mod limits;
@@ -10,6 +11,7 @@ mod snapshot;
 mod timing;
 
 pub use backend::{Backend, BackendChoice};
+pub use borrowed::{Borrowed, DeviceMemory};
 pub use context::{DeviceInfo, Gpu};
 pub use cudarc::driver::CudaSlice as DeviceBuffer;
 pub use launch::{DevicePointers, Kernel, LaunchShape};

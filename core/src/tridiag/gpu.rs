@@ -6,7 +6,7 @@
 //! every row is.
 
 use super::{Algorithm, Choice, Dims, Layout, Limits, Shape, breakdown};
-use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
+use crate::runtime::{DeviceBuffer, DeviceMemory, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
 use kernels::Entry;
 use kernels::tridiag::{
@@ -376,9 +376,9 @@ impl<T: GpuReal> GpuTridiag<T> {
     pub fn first_non_dominant(
         &mut self,
         gpu: &Gpu,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
+        a: &impl DeviceMemory<T>,
+        b: &impl DeviceMemory<T>,
+        c: &impl DeviceMemory<T>,
     ) -> Result<Option<(u64, u64)>> {
         self.enqueue_dominance(gpu, a, b, c)?;
         let s = gpu.download(&self.status)?;
@@ -390,12 +390,12 @@ impl<T: GpuReal> GpuTridiag<T> {
     pub fn enqueue_dominance(
         &mut self,
         gpu: &Gpu,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
+        a: &impl DeviceMemory<T>,
+        b: &impl DeviceMemory<T>,
+        c: &impl DeviceMemory<T>,
     ) -> Result<()> {
         let len = self.shape.len();
-        self.shape.check_lengths(&[("a", a.len()), ("b", b.len()), ("c", c.len())])?;
+        self.shape.check_lengths(&[("a", a.count()), ("b", b.count()), ("c", c.count())])?;
         self.reset_status(gpu)?;
         // A grid-stride loop: enough blocks to fill the GPU, one atomic per warp at most.
         let blocks = (len.div_ceil(256) as u64).min(16 * self.limits.sm_count.max(1) as u64);
@@ -414,9 +414,9 @@ impl<T: GpuReal> GpuTridiag<T> {
         &mut self,
         gpu: &Gpu,
         choice: Choice,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
+        a: &impl DeviceMemory<T>,
+        b: &impl DeviceMemory<T>,
+        c: &impl DeviceMemory<T>,
     ) -> Result<Algorithm> {
         Ok(match choice {
             Choice::Force(alg) => alg,
@@ -430,16 +430,23 @@ impl<T: GpuReal> GpuTridiag<T> {
         &mut self,
         gpu: &Gpu,
         choice: Choice,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
+        a: &impl DeviceMemory<T>,
+        b: &impl DeviceMemory<T>,
+        c: &impl DeviceMemory<T>,
     ) -> Result<Plan> {
         let alg = self.choose(gpu, choice, a, b, c)?;
         plan(self.shape, alg, &self.limits)
     }
 
-    fn check(&self, a: &DeviceBuffer<T>, b: &DeviceBuffer<T>, c: &DeviceBuffer<T>, d: usize, x: usize) -> Result<()> {
-        self.shape.check_lengths(&[("a", a.len()), ("b", b.len()), ("c", c.len()), ("d", d), ("x", x)])
+    fn check(
+        &self,
+        a: &impl DeviceMemory<T>,
+        b: &impl DeviceMemory<T>,
+        c: &impl DeviceMemory<T>,
+        d: usize,
+        x: usize,
+    ) -> Result<()> {
+        self.shape.check_lengths(&[("a", a.count()), ("b", b.count()), ("c", c.count()), ("d", d), ("x", x)])
     }
 
     /// Solve into `x` (a, b, c, d unchanged); checks the status word (synchronises).
@@ -448,9 +455,9 @@ impl<T: GpuReal> GpuTridiag<T> {
         &mut self,
         gpu: &Gpu,
         choice: Choice,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
+        a: &impl DeviceMemory<T>,
+        b: &impl DeviceMemory<T>,
+        c: &impl DeviceMemory<T>,
         d: &DeviceBuffer<T>,
         x: &mut DeviceBuffer<T>,
     ) -> Result<Algorithm> {
@@ -467,9 +474,9 @@ impl<T: GpuReal> GpuTridiag<T> {
         &mut self,
         gpu: &Gpu,
         choice: Choice,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
+        a: &impl DeviceMemory<T>,
+        b: &impl DeviceMemory<T>,
+        c: &impl DeviceMemory<T>,
         d: &mut DeviceBuffer<T>,
     ) -> Result<Algorithm> {
         self.check(a, b, c, d.len(), d.len())?;
@@ -487,9 +494,9 @@ impl<T: GpuReal> GpuTridiag<T> {
         &mut self,
         gpu: &Gpu,
         plan: &Plan,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
+        a: &impl DeviceMemory<T>,
+        b: &impl DeviceMemory<T>,
+        c: &impl DeviceMemory<T>,
         d: &DeviceBuffer<T>,
         x: &mut DeviceBuffer<T>,
     ) -> Result<()> {
@@ -538,9 +545,9 @@ impl<T: GpuReal> GpuTridiag<T> {
         &mut self,
         gpu: &Gpu,
         plan: &Plan,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &DeviceBuffer<T>,
+        a: &impl DeviceMemory<T>,
+        b: &impl DeviceMemory<T>,
+        c: &impl DeviceMemory<T>,
         d: *const T,
         x: *mut T,
     ) -> Result<()> {
