@@ -62,6 +62,43 @@ class Simulation:
         end, steps, snapshots, unit = self._native.times()
         self._end, self._steps, self._snapshots, self._unit = end, steps, list(snapshots), unit
 
+    # Fields set before the run.
+    FIELDS = {
+        "kp": {
+            "bed": "initial.raster.bed",
+            "depth": "initial.raster.depth",
+            "surface": "initial.raster.surface",
+            "manning": "initial.raster.manning",
+        },
+        "sediment": {"h": "initial.h", "s": "initial.s", "alpha": "initial.alpha", "beta": "initial.beta"},
+    }
+
+    def set(self, name: str, data: Any, *, x: Any = None, y: Any = None) -> None:
+        """Set an input field of the simulation before it steps: ``data`` is a path, a NumPy
+        array or an ``xarray.DataArray``, as for `Case.set_field` (coordinates checked against the
+        grid). ``name`` is a key of the case (``initial.raster.bed``) or its short name: for kp
+        ``bed``, ``depth``, ``surface`` and ``manning`` (the ``[initial.raster]`` files, so the
+        case's initial state must come from rasters); for sediment ``h``, ``s``, ``alpha`` and
+        ``beta``. The model is built again from the changed case (on the GPU, its memory again):
+        the solvers read these fields when they set up, so once the simulation has stepped
+        `set` is refused — start a new one from a changed `Case` instead. A refused field
+        raises `CaseError` and the simulation keeps the old one."""
+        if self.step != 0:
+            raise _hydrokern.CaseError(
+                f"set('{name}'): the simulation has stepped ({self.step} steps); the solvers read their "
+                "fields when they set up: set it on a Case and start a new Simulation"
+            )
+        aliases = self.FIELDS.get(self.solver, {})
+        key = aliases.get(name, name)
+        if "." not in key:
+            known = ", ".join(aliases) or "none"
+            raise _hydrokern.CaseError(f"set('{name}'): not a field of {self.solver} (its short names: {known}; or a case key)")
+        case = self._case.copy()
+        case.set_field(key, data, x=x, y=y)
+        native = _hydrokern.NativeSimulation(case._native)
+        self._native.close()
+        self._case, self._native = case, native
+
     # What is simulated.
     @property
     def case(self) -> Case:
@@ -228,8 +265,13 @@ class Simulation:
         return xr.Dataset(data, coords=xr_coords, attrs=attrs)
 
     # Checkpoints.
-    def checkpoint(self) -> Checkpoint:
-        """Everything needed to continue exactly from now (in memory)."""
+    def checkpoint(self, path: "Optional[Union[str, os.PathLike[str]]]" = None) -> Checkpoint:
+        """Everything needed to continue exactly from now, in memory; with ``path``, also written
+        to that file (whole or not at all) as a run of the case writes its checkpoints, so that
+        ``hydrokern run CASE --restart PATH``, `Case.run` with ``restart=PATH`` and
+        `restore` (PATH) go on from here taking the steps this simulation would."""
+        if path is not None:
+            self._native.write_checkpoint(os.fspath(path))
         return Checkpoint(self._native.checkpoint())
 
     def restore(self, checkpoint: "Union[Checkpoint, str, os.PathLike[str]]") -> None:

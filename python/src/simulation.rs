@@ -197,6 +197,11 @@ impl NativeSimulation {
         Ok(NativeCheckpoint { checkpoint, time: c.t, step: c.steps })
     }
 
+    /// Write a checkpoint file of now, as a run of this case writes one.
+    fn write_checkpoint(&mut self, path: std::path::PathBuf) -> PyResult<()> {
+        self.live()?.with_dependent_mut(|_, s| s.write_checkpoint(&path)).py()
+    }
+
     /// Continue from a checkpoint file a run of this case wrote (`output.checkpoint_every`);
     /// returns the time reached.
     fn restore_file(&mut self, path: std::path::PathBuf) -> PyResult<f64> {

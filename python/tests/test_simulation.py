@@ -349,3 +349,70 @@ def test_device_fields_on_the_cpu_are_refused_for_every_solver():
         with pytest.raises(hk.CaseError, match="no device arrays") as e:
             hk.Simulation(small(solver)).device_fields()
         assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("solver", sorted(SMALL))
+def test_a_checkpoint_file_written_from_python_restarts_runs_as_the_command_line_s(solver, tmp_path):
+    """A checkpoint file written at a snapshot time: the run restarted from it (as `--restart`)
+    and a new simulation restored from it end where the straight run ends, bit for bit."""
+    case = small(solver)
+    end = hk.Simulation(case).end
+    case["output.snapshots"] = [end / 2]
+    sim = hk.Simulation(case)
+    sim.advance(until=end / 2)
+    path = tmp_path / "python.hkc"
+    cp = sim.checkpoint(path)
+    assert path.is_file() and cp.time == end / 2
+    straight = case.run(output=tmp_path / "straight")
+    cont = case.run(output=tmp_path / "cont", restart=path)
+    assert (cont.time, cont.steps) == (straight.time, straight.steps)
+    want = last_files(tmp_path / "straight")
+    got = last_files(tmp_path / "cont")
+    assert want.keys() == got.keys() and want
+    for name in want:
+        assert np.array_equal(got[name], want[name]), name
+    again = hk.Simulation(case)
+    again.restore(path)
+    assert again.time == end / 2
+    again.advance()
+    state = again.state()
+    for name in set(state) & set(want):
+        assert np.array_equal(state[name], want[name]), name
+
+
+def test_a_checkpoint_file_to_a_missing_folder_is_an_os_error(tmp_path):
+    sim = hk.Simulation(small("kp"))
+    with pytest.raises(OSError):
+        sim.checkpoint(tmp_path / "no-such-folder" / "x.hkc")
+    assert not (tmp_path / "no-such-folder").exists()
+
+
+def test_set_changes_an_input_field_before_the_first_step():
+    """The valley's bed raised by 1 m through sim.set: the bed and the depths are those of the
+    case whose bed raster was raised, and the case given to the simulation is not changed."""
+    case = hk.Case.scenario("valley")
+    case.update({"grid.nx": 48, "grid.ny": 40, "run.backend": "cpu"})
+    bed = hk.Simulation(case).bed()
+    raised = case.copy()
+    raised.set_field("initial.raster.bed", bed + 1.0)
+    sim = hk.Simulation(case)
+    sim.set("bed", bed + 1.0)
+    want = hk.Simulation(raised)
+    # The bed is resampled from the raster as the case's own, so compare with that case's.
+    np.testing.assert_array_equal(sim.bed(), want.bed())
+    assert abs(np.mean(sim.bed() - bed) - 1.0) < 0.1
+    assert case["initial.raster.bed"] == hk.Case.scenario("valley")["initial.raster.bed"]
+    for s in (sim, want):
+        s.advance(steps=20)
+    for name, a in want.state().items():
+        assert np.array_equal(sim.state()[name], a), name
+
+
+def test_set_is_refused_in_one_line_once_stepped_or_for_an_unknown_name():
+    sim = hk.Simulation(small("kp"))
+    with pytest.raises(hk.CaseError, match="not a field of kp"):
+        sim.set("porosity", np.zeros((1, 32)))
+    sim.advance(steps=1)
+    with pytest.raises(hk.CaseError, match="has stepped") as e:
+        sim.set("bed", np.zeros((1, 32)))
+    assert "\n" not in str(e.value)

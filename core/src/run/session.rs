@@ -4,7 +4,7 @@
 //! and the GPU's memory before the model is built, a halted model or a state that is not finite
 //! refused with the step, the time and the cell.
 
-use super::checkpoint::{self, Restart};
+use super::checkpoint::{self, Meta, Restart};
 use super::snapshot::first_non_finite;
 use super::stepping::{AnyCheckpoint, AnyState, Session, Steppable};
 use super::{Case, Simulation, plan, time_tag};
@@ -157,6 +157,24 @@ impl<S: Simulation, T: Wrap> Session for Open<'_, S, T> {
         self.model.restore(&state).map_err(|e| Error::invalid(format!("checkpoint {}: {e}", path.display())))?;
         self.halted = None;
         Ok(self.model.clock())
+    }
+    fn write_checkpoint(&mut self, path: &Path) -> Result<()> {
+        self.refuse_if_halted()?;
+        let state = self.model.checkpoint()?;
+        let info = self.sim.info();
+        // The checkpoint times (k·every) the clock has passed, as a run counts them: a run
+        // restarted from this file writes its next at the first one after it.
+        let passed = info.output.checkpoint_every.map_or(0, |e| (state.clock.t / e).floor() as u64);
+        let meta = Meta {
+            solver: info.solver.into(),
+            precision: info.run.precision,
+            backend: self.backend,
+            case: info.text.clone(),
+            base: info.base.clone(),
+            checkpoints: passed,
+            inputs: info.inputs.list(),
+        };
+        checkpoint::write(path, &meta, &state)
     }
     fn device_views(&mut self) -> Result<Vec<DeviceView>> {
         self.refuse_if_halted()?;

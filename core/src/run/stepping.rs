@@ -55,6 +55,10 @@ pub trait Session {
     ///
     /// [`Restart::open`]: super::checkpoint::Restart::open
     fn restore_file(&mut self, path: &Path) -> Result<Clock>;
+    /// Write a checkpoint file of the clock now, as a run of the case writes one: a run
+    /// restarted from it (`hydrokern run --restart`, [`restore_file`](Self::restore_file)) takes
+    /// the steps this session would. Whole or not at all.
+    fn write_checkpoint(&mut self, path: &Path) -> Result<()>;
     /// The model's state arrays on the GPU where they lie ([`Model::device_views`]); empty on
     /// the CPU.
     ///
