@@ -28,6 +28,7 @@ pub mod field;
 pub mod files;
 pub mod forcing;
 pub mod foundation;
+pub mod fused;
 pub mod grid;
 pub mod input;
 pub mod model;

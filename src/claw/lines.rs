@@ -139,35 +139,38 @@ pub fn sweep<T: Real, R: Riemann<T, M, W, A>, G: Lines, const M: usize, const W:
     speed
 }
 
-/// One line of n cells along `dir`, cell c (−2..n+2) at padded index `at(c)`, after a sweep, and
-/// the largest wave speed at the interfaces of its cells.
-#[allow(clippy::too_many_arguments)]
-fn sweep_line<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
-    solver: &R,
-    limiter: Limiter,
-    q: &[[T; M]],
-    aux: &[[T; A]],
-    dir: usize,
-    n: usize,
-    dtdx: T,
-    at: impl Fn(i32) -> usize,
-) -> (Vec<[T; M]>, T) {
-    // Interface i (between cells i−1 and i) for i in −1..=n+1, stored at i + 1.
-    let sol: Vec<Solution<T, M, W>> = (-1..=n as i32 + 1)
-        .map(|i| {
-            let (l, r) = (at(i - 1), at(i));
-            solver.solve(dir, &q[l], &q[r], &aux[l], &aux[r])
-        })
-        .collect();
-    // Each family's θ numerator, once for a pair of neighbouring interfaces (as the kernels
-    // form it): dots[i] pairs sol[i] and sol[i + 1].
-    let dots: Vec<[T; W]> = sol.windows(2).map(|p| wave_dots(&p[0].waves, &p[1].waves)).collect();
-    let fix: Vec<[T; M]> = (0..=n).map(|i| correction_by(limiter, dtdx, &sol[i + 1], &dots[i], &dots[i + 1])).collect();
-    let speed = (0..=n).fold(T::ZERO, |s, i| s.max(sol[i + 1].max_speed()));
-    let line = (0..n)
-        .map(|i| update(dtdx, &q[at(i as i32)], &sol[i + 1].apdq, &fix[i], &sol[i + 2].amdq, &fix[i + 1]))
-        .collect();
-    (line, speed)
+crate::fused! {
+    /// One line of n cells along `dir`, cell c (−2..n+2) at padded index `at(c)`, after a sweep,
+    /// and the largest wave speed at the interfaces of its cells.
+    #[allow(clippy::too_many_arguments)]
+    fn sweep_line[T: Real, R: Riemann<T, M, W, A>, F: Fn(i32) -> usize, const M: usize, const W: usize, const A: usize](
+        solver: &R,
+        limiter: Limiter,
+        q: &[[T; M]],
+        aux: &[[T; A]],
+        dir: usize,
+        n: usize,
+        dtdx: T,
+        at: F,
+    ) -> (Vec<[T; M]>, T) {
+        // Interface i (between cells i−1 and i) for i in −1..=n+1, stored at i + 1.
+        let sol: Vec<Solution<T, M, W>> = (-1..=n as i32 + 1)
+            .map(|i| {
+                let (l, r) = (at(i - 1), at(i));
+                solver.solve(dir, &q[l], &q[r], &aux[l], &aux[r])
+            })
+            .collect();
+        // Each family's θ numerator, once for a pair of neighbouring interfaces (as the kernels
+        // form it): dots[i] pairs sol[i] and sol[i + 1].
+        let dots: Vec<[T; W]> = sol.windows(2).map(|p| wave_dots(&p[0].waves, &p[1].waves)).collect();
+        let fix: Vec<[T; M]> =
+            (0..=n).map(|i| correction_by(limiter, dtdx, &sol[i + 1], &dots[i], &dots[i + 1])).collect();
+        let speed = (0..=n).fold(T::ZERO, |s, i| s.max(sol[i + 1].max_speed()));
+        let line = (0..n)
+            .map(|i| update(dtdx, &q[at(i as i32)], &sol[i + 1].apdq, &fix[i], &sol[i + 2].amdq, &fix[i + 1]))
+            .collect();
+        (line, speed)
+    }
 }
 
 /// The largest wave speed at the interfaces along `dir` of every cell of `q` (ghosts across
