@@ -21,19 +21,20 @@ pub fn has_fma() -> bool {
 
 /// Declares a function whose body is compiled for the baseline CPU and, on x86-64, again with
 /// FMA and AVX2, the second run where [`has_fma`] says the CPU has them. The generic
-/// parameters go in brackets (no `where` clause); everything the body calls in its hot loop
+/// parameters go in brackets, then their names in brackets again (no `where` clause); the
+/// arguments are plain names. Everything the body calls in its hot loop
 /// must be `#[inline(always)]` (the kernels' point functions are) or a closure written in it,
 /// so that it is compiled into the FMA variant too.
 ///
 /// ```ignore
 /// fused! {
 ///     /// Docs.
-///     pub fn axpy[T: Real](a: T, x: &[T], y: &mut [T]) -> () { ... }
+///     pub fn axpy[T: Real][T](a: T, x: &[T], y: &mut [T]) -> () { ... }
 /// }
 /// ```
 #[macro_export]
 macro_rules! fused {
-    ($(#[$meta:meta])* $vis:vis fn $name:ident [$($generics:tt)*] ($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty $body:block) => {
+    ($(#[$meta:meta])* $vis:vis fn $name:ident [$($generics:tt)*] [$($param:tt),*] ($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty $body:block) => {
         $(#[$meta])*
         $vis fn $name<$($generics)*>($($arg: $ty),*) -> $ret {
             // The body twice, rather than one function called from both: closures inherit the
@@ -46,9 +47,9 @@ macro_rules! fused {
             #[cfg(target_arch = "x86_64")]
             if $crate::fused::has_fma() {
                 // SAFETY: the CPU has FMA and AVX2, the only features `with_fma` adds.
-                return unsafe { with_fma($($arg),*) };
+                return unsafe { with_fma::<$($param),*>($($arg),*) };
             }
-            baseline($($arg),*)
+            baseline::<$($param),*>($($arg),*)
         }
     };
 }

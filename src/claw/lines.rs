@@ -143,7 +143,8 @@ crate::fused! {
     /// One line of n cells along `dir`, cell c (−2..n+2) at padded index `at(c)`, after a sweep,
     /// and the largest wave speed at the interfaces of its cells.
     #[allow(clippy::too_many_arguments)]
-    fn sweep_line[T: Real, R: Riemann<T, M, W, A>, F: Fn(i32) -> usize, const M: usize, const W: usize, const A: usize](
+    fn sweep_line[T: Real, R: Riemann<T, M, W, A>, F: Fn(i32) -> usize, const M: usize, const W: usize, const A: usize]
+        [T, R, F, M, W, A](
         solver: &R,
         limiter: Limiter,
         q: &[[T; M]],
