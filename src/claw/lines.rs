@@ -37,6 +37,7 @@ impl Lines for Layout2 {
         let (nx, ny) = (self.nx as usize, self.ny as usize);
         if dir == 0 { (nx, ny) } else { (ny, nx) }
     }
+    #[inline(always)]
     fn line_at(&self, dir: usize, k: usize, c: i32) -> usize {
         if dir == 0 { self.at(c, k as i32) } else { self.at(k as i32, c) }
     }
@@ -56,6 +57,7 @@ impl Lines for Layout3 {
             _ => (nz, nx * ny),
         }
     }
+    #[inline(always)]
     fn line_at(&self, dir: usize, k: usize, c: i32) -> usize {
         let (nx, ny) = (self.nx as usize, self.ny as usize);
         match dir {
@@ -124,41 +126,63 @@ pub fn sweep<T: Real, R: Riemann<T, M, W, A>, G: Lines, const M: usize, const W:
     dtdx: T,
 ) -> T {
     let (n, lines) = grid.line_counts(dir);
-    let q_old: &[[T; M]] = q;
-    let swept: Vec<(Vec<[T; M]>, T)> = (0..lines)
+    let len = q.len();
+    let cells = Shared(q.as_mut_ptr());
+    (0..lines)
         .into_par_iter()
-        .map(|k| sweep_line(solver, limiter, q_old, aux, dir, n, dtdx, |c| grid.line_at(dir, k, c)))
-        .collect();
-    let mut speed = T::ZERO;
-    for (k, (line, s)) in swept.into_iter().enumerate() {
-        for (i, v) in line.into_iter().enumerate() {
-            q[grid.line_at(dir, k, i as i32)] = v;
-        }
-        speed = speed.max(s);
+        .map(|k| {
+            // The line's cells (−2..n+2) and their padded indices, gathered as Clawpack's q1d.
+            let idx: Vec<usize> = (-2..n as i32 + 2).map(|c| grid.line_at(dir, k, c)).collect();
+            debug_assert!(idx.iter().all(|&g| g < len));
+            // SAFETY (both blocks): `cells` holds `len` values that outlive the iteration, and
+            // every index of a line is below `len`. Line k reads only its own cells (ghosts are
+            // no line's interior) and writes its interior after reading them all, and no two
+            // lines share a cell: no value is written by one task while another reads or writes
+            // it. Nothing borrows the array while the tasks run.
+            let cells_k: Vec<[T; M]> = idx.iter().map(|&g| unsafe { cells.get().add(g).read() }).collect();
+            let (line, speed) = sweep_line(solver, limiter, &cells_k, aux, &idx, dir, n, dtdx);
+            for (v, &g) in line.into_iter().zip(&idx[2..]) {
+                unsafe { cells.get().add(g).write(v) };
+            }
+            speed
+        })
+        .reduce(|| T::ZERO, |a, b| a.max(b))
+}
+
+/// A pointer handed to the tasks of a sweep, each of which touches only its own line's cells.
+#[derive(Clone, Copy)]
+struct Shared<V>(*mut V);
+// SAFETY: the tasks that share it access disjoint cells (see `sweep`).
+unsafe impl<V> Send for Shared<V> {}
+unsafe impl<V> Sync for Shared<V> {}
+
+impl<V> Shared<V> {
+    fn get(self) -> *mut V {
+        self.0
     }
-    speed
 }
 
 crate::fused! {
-    /// One line of n cells along `dir`, cell c (−2..n+2) at padded index `at(c)`, after a sweep,
-    /// and the largest wave speed at the interfaces of its cells.
+    /// One line of n cells along `dir` after a sweep, and the largest wave speed at the
+    /// interfaces of its cells: cell c (−2..n+2) is `q[c + 2]`, at padded index `idx[c + 2]`
+    /// (where its auxiliary values lie).
     #[allow(clippy::too_many_arguments)]
-    fn sweep_line[T: Real, R: Riemann<T, M, W, A>, F: Fn(i32) -> usize, const M: usize, const W: usize, const A: usize]
-        [T, R, F, M, W, A](
+    fn sweep_line[T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize]
+        [T, R, M, W, A](
         solver: &R,
         limiter: Limiter,
         q: &[[T; M]],
         aux: &[[T; A]],
+        idx: &[usize],
         dir: usize,
         n: usize,
         dtdx: T,
-        at: F,
     ) -> (Vec<[T; M]>, T) {
         // Interface i (between cells i−1 and i) for i in −1..=n+1, stored at i + 1.
         let sol: Vec<Solution<T, M, W>> = (-1..=n as i32 + 1)
             .map(|i| {
-                let (l, r) = (at(i - 1), at(i));
-                solver.solve(dir, &q[l], &q[r], &aux[l], &aux[r])
+                let (l, r) = ((i + 1) as usize, (i + 2) as usize);
+                solver.solve(dir, &q[l], &q[r], &aux[idx[l]], &aux[idx[r]])
             })
             .collect();
         // Each family's θ numerator, once for a pair of neighbouring interfaces (as the kernels
@@ -168,7 +192,7 @@ crate::fused! {
             (0..=n).map(|i| correction_by(limiter, dtdx, &sol[i + 1], &dots[i], &dots[i + 1])).collect();
         let speed = (0..=n).fold(T::ZERO, |s, i| s.max(sol[i + 1].max_speed()));
         let line = (0..n)
-            .map(|i| update(dtdx, &q[at(i as i32)], &sol[i + 1].apdq, &fix[i], &sol[i + 2].amdq, &fix[i + 1]))
+            .map(|i| update(dtdx, &q[i + 2], &sol[i + 1].apdq, &fix[i], &sol[i + 2].amdq, &fix[i + 1]))
             .collect();
         (line, speed)
     }
