@@ -5,10 +5,14 @@ n × n cells, ten output times, output off. Whole Controller.run() calls, wall c
 of --reps runs after one warm-up (stock PyClaw once: it is the slow one). Needs clawpack.
 
     python python/bench/pyclaw_speed.py [--n 512 1024] [--reps 3] [--backends cpu gpu]
-        [--problems acoustics dam-break]
+        [--problems acoustics dam-break] [--no-stock]
+
+The CPU backend uses every core; RAYON_NUM_THREADS=k limits it to k (its scaling: run once per k
+with --no-stock).
 """
 
 import argparse
+import math
 import time
 
 import numpy as np
@@ -22,6 +26,7 @@ parser.add_argument("--n", type=int, nargs="+", default=[512, 1024])
 parser.add_argument("--reps", type=int, default=3)
 parser.add_argument("--backends", nargs="+", default=["cpu", "gpu"])
 parser.add_argument("--problems", nargs="+", default=["acoustics", "dam-break"])
+parser.add_argument("--no-stock", action="store_true", help="skip stock PyClaw (hydrokern's rows then give ms per step)")
 args = parser.parse_args()
 
 
@@ -88,16 +93,20 @@ for name, problem in [("acoustics", acoustics), ("dam-break", dam_break)]:
     if name not in args.problems:
         continue
     for n in args.n:
-        t_stock, ref = timed(lambda: problem(stock, n), 1)
-        steps = ref.solver.status["numsteps"]
-        print(f"{name} {n}×{n}, {steps} steps: stock PyClaw (Fortran, 1 core) {t_stock:.3f} s")
+        if args.no_stock:
+            t_stock, ref = math.nan, None
+        else:
+            t_stock, ref = timed(lambda: problem(stock, n), 1)
+            steps = ref.solver.status["numsteps"]
+            print(f"{name} {n}×{n}, {steps} steps: stock PyClaw (Fortran, 1 core) {t_stock:.3f} s, {t_stock / steps * 1e3:.2f} ms/step")
         for backend in args.backends:
             for precision in ["f64", "f32"] if backend == "gpu" else ["f64"]:
                 make = lambda: problem(ours, n, backend=backend, precision=precision)  # noqa: E731
                 timed(make, 1)
                 t, claw = timed(make, args.reps)
-                diff = np.abs(claw.frames[-1].q - ref.frames[-1].q).max()
+                steps = claw.solver.status["numsteps"]
+                diff = np.abs(claw.frames[-1].q - ref.frames[-1].q).max() if ref else math.nan
                 print(
-                    f"  hydrokern {backend} {precision}: {t:.3f} s, {t_stock / t:.1f}× PyClaw; "
-                    f"{claw.solver.status['numsteps']} steps, max |Δq| {diff:.1e}; {claw.solver.describe()}"
+                    f"  {name} {n}×{n} hydrokern {backend} {precision}: {t:.3f} s, {t / steps * 1e3:.2f} ms/step, "
+                    f"{t_stock / t:.1f}× PyClaw; {steps} steps, max |Δq| {diff:.1e}; {claw.solver.describe()}"
                 )

@@ -3,7 +3,7 @@
 //! pitch batch + 32), to show what padding costs — and cuSPARSE's `gtsv2StridedBatch`
 //! (contiguous, and rows with its batch stride = the pitch) and `gtsvInterleavedBatch`
 //! (interleaved, algorithm 0; it takes no pitch, so the columns rows say so instead) in the
-//! same run; n ∈ {64, …, 4096} (or `--sizes`) × batch ∈ {256, 1024, 4096, 16384}, f32 and
+//! same run; n ∈ {64, …, 4096} (or the n of `--sizes`) × batch ∈ {256, 1024, 4096, 16384}, f32 and
 //! f64. GB/s count 5 words per unknown (a, b, c, d read, x written): the fewest a solver must
 //! move (the shared-memory algorithms, partition included, move exactly that; Thomas and
 //! twisted Thomas move 9, lu 11, spike 15 (one block per system) or about 11 (multi-block,
@@ -18,8 +18,9 @@
 //! plus the pivoting solver it picks), and cuSPARSE's pivoting solvers beside them —
 //! `gtsvInterleavedBatch` with algorithm 1 (LU with partial pivoting, the like-for-like peer)
 //! and `gtsv2` on one system of the batch (it solves one matrix at a time); and the same rows
-//! for a few long systems (n = 2^16, 2^18, 2^20, 2^22 of batch 1, and 2^20 × 8), where auto takes
-//! spike (multi-block) and gtsv2 is the like-for-like peer. Without
+//! for a few long systems (n = 2^16, 2^18, 2^20, 2^22 of batch 1, and 2^20 × 8; with `--sizes`,
+//! those whose n it names), where auto takes spike (multi-block) and gtsv2 is the like-for-like
+//! peer. Without
 //! cuSPARSE the suite says why in a row and goes on.
 
 use crate::Result;
@@ -82,7 +83,8 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
             pivoting_cell::<f64>(gpu, opts, report, &hard, cus.as_mut())?;
         }
     }
-    for (n, batch) in FEW_LONG {
+    // The long systems are cells of their own: `--sizes` runs those whose n it names.
+    for (n, batch) in FEW_LONG.into_iter().filter(|&(n, _)| opts.sizes.is_empty() || opts.sizes.contains(&n)) {
         let what = format!("bench tridiag (few long systems) at n = {n}, batch = {batch}");
         let unknowns = crate::bench::bytes(&what, &[n as u64, batch as u64])?;
         if !crate::bench::fits(
