@@ -161,6 +161,52 @@ impl Gpu {
         Ok(b)
     }
 
+    /// [`upload`](Self::upload) through the page-locked staging memory `download_with` uses
+    /// (synchronises): `host` copied into it on every core, then one transfer at the bus's
+    /// speed, where a pageable upload goes through the driver's small staging buffers. For large
+    /// host arrays handed over once (a batch from NumPy); the models upload once at set-up.
+    pub fn upload_staged<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync>(
+        &self,
+        host: &[T],
+    ) -> Result<CudaSlice<T>> {
+        use rayon::prelude::*;
+        let mut b = self.alloc(host.len())?;
+        if host.is_empty() {
+            return Ok(b);
+        }
+        let words = std::mem::size_of_val(host).div_ceil(size_of::<u64>());
+        let mut staging = self.staging.lock().map_err(|_| Error::invalid("the staging buffer's lock is poisoned"))?;
+        let mut buffer = match staging.take() {
+            Some(s) if s.len() >= words => s,
+            // SAFETY: written below before the copy reads it. Flags 0: cached memory.
+            _ => match unsafe { self.ctx.alloc_pinned_with_flags::<u64>(words, 0) } {
+                Ok(s) => s,
+                // No page-locked memory that large: the plain upload, slower but whole.
+                Err(_) => {
+                    drop(staging);
+                    self.write(host, &mut b)?;
+                    return Ok(b);
+                }
+            },
+        };
+        let base = buffer.as_mut_ptr().call("cuEventSynchronize (staging buffer)")?;
+        // SAFETY: the staging memory holds at least size_of_val(host) bytes, aligned for u64 and
+        // so for T (f32, f64, u32); nothing else uses it while the lock is held, and the copy
+        // from it is finished (synchronised) before the lock is released.
+        let stage = unsafe { std::slice::from_raw_parts_mut(base.cast::<T>(), host.len()) };
+        stage.par_chunks_mut(1 << 18).zip(host.par_chunks(1 << 18)).for_each(|(s, h)| s.copy_from_slice(h));
+        {
+            let (address, _guard) = cudarc::driver::DevicePtrMut::device_ptr_mut(&mut b, &self.stream);
+            // SAFETY: `stage` holds host.len() elements, and `b` as many; the copy is finished
+            // when the stream is, below.
+            unsafe { cudarc::driver::result::memcpy_htod_async(address, stage, self.stream.cu_stream()) }
+                .call("cuMemcpyHtoDAsync")?;
+        }
+        self.synchronize()?;
+        *staging = Some(buffer);
+        Ok(b)
+    }
+
     /// [`upload`](Self::upload), or one default element where `host` is empty: a kernel takes a
     /// valid pointer to an array it does not read (a device buffer is never empty).
     pub fn upload_or_zero<T: DeviceRepr + Default + Copy>(&self, host: &[T]) -> Result<CudaSlice<T>> {

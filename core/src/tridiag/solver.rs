@@ -65,10 +65,11 @@ impl<T: GpuReal> Solver<T> {
                 Ok((x, alg))
             }
             Solver::Gpu { gpu, solver } => {
-                let (da, db, dc) = (gpu.upload(a)?, gpu.upload(b)?, gpu.upload(c)?);
-                let mut dd = gpu.upload(d)?;
+                // Through page-locked staging: a batch from NumPy is hundreds of megabytes.
+                let (da, db, dc) = (gpu.upload_staged(a)?, gpu.upload_staged(b)?, gpu.upload_staged(c)?);
+                let mut dd = gpu.upload_staged(d)?;
                 let alg = solver.solve_in_place(gpu, choice, &da, &db, &dc, &mut dd)?;
-                Ok((gpu.download(&dd)?, alg))
+                Ok((gpu.download_with(&dd, <[T]>::to_vec)?, alg))
             }
         }
     }
