@@ -147,15 +147,7 @@ class _HydrokernStepping:
     _dims = 2
 
     def _hydrokern_init(self, riemann_solver: Any, backend: str, precision: str) -> None:
-        name = _riemann_name(riemann_solver)
-        if riemann_solver is not None:
-            if name not in RIEMANN:
-                raise CaseError(
-                    f"Riemann solver '{name}' has no counterpart in hydrokern (it steps {', '.join(sorted(RIEMANN))})"
-                )
-            dims = 3 if RIEMANN[name][0] == "acoustics-3d" else 2
-            if dims != self._dims:
-                raise CaseError(f"Riemann solver '{name}' is {dims}-dimensional: use ClawSolver{dims}D")
+        name = self._known(riemann_solver) if riemann_solver is not None else ""
         if backend not in ("auto", "gpu", "cpu"):
             raise CaseError(f"backend '{backend}': expected auto, gpu or cpu")
         if precision not in ("f32", "f64"):
@@ -189,10 +181,25 @@ class _HydrokernStepping:
         """Where the run steps, in one line (once it has started)."""
         return self._run.describe() if self._run is not None else "not started"
 
+    def _known(self, riemann_solver: Any) -> str:
+        """The Riemann solver's name, refused in one line unless `RIEMANN` has it in this
+        solver's dimensions."""
+        name = _riemann_name(riemann_solver)
+        if name not in RIEMANN:
+            raise CaseError(
+                f"Riemann solver '{name}' has no counterpart in hydrokern (it steps {', '.join(sorted(RIEMANN))})"
+            )
+        dims = 3 if RIEMANN[name][0] == "acoustics-3d" else 2
+        if dims != self._dims:
+            raise CaseError(f"Riemann solver '{name}' is {dims}-dimensional: use ClawSolver{dims}D")
+        return name
+
     def _settings(self, state: Any) -> Tuple[Any, ...]:
         """The run's settings from the solver's attributes, refusing what hydrokern lacks."""
         if self.rp is None:
             raise CaseError("no Riemann solver: pass one, e.g. ClawSolver2D(riemann.acoustics_2D)")
+        # PyClaw lets a script set `rp` after construction.
+        self._rp_name = self._known(self.rp)
         if self.order != 2:
             raise CaseError(f"order = {self.order}: hydrokern steps the second-order method only (order = 2)")
         if not self.dt_variable:

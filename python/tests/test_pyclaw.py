@@ -184,6 +184,11 @@ def test_unknown_riemann_solvers_and_dimensions_are_refused_in_one_line():
         pyclaw.ClawSolver2D(riemann.vc_acoustics_3D)
     with pytest.raises(hk.CaseError, match="backend 'tpu'"):
         pyclaw.ClawSolver2D(riemann.acoustics_2D, backend="tpu")
+    # A Riemann solver set after construction, as PyClaw allows, is checked when it steps.
+    s = solver_2d()
+    s.rp = riemann.euler_4wave_2D
+    with pytest.raises(hk.CaseError, match="'euler_4wave_2D' has no counterpart"):
+        s.setup(acoustics_solution(pyclaw))
 
 
 @needs_pyclaw
