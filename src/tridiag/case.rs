@@ -413,7 +413,7 @@ pub fn check_lines<T: Real>(batch: &Batch<T>, x: &[T], ran: Algorithm) -> Result
 }
 
 /// `v` in (batch, n) order: borrowed when the layout already is, else a fallible copy.
-pub fn as_rows<T: Copy + Default>(shape: Shape, v: &[T]) -> Result<Cow<'_, [T]>> {
+pub fn as_rows<T: Copy + Default + Send + Sync>(shape: Shape, v: &[T]) -> Result<Cow<'_, [T]>> {
     Ok(match shape.layout {
         Layout::Contiguous => Cow::Borrowed(v),
         _ => Cow::Owned(relayout_values(shape, Layout::Contiguous, v, |x| x, T::default())?),

@@ -540,7 +540,8 @@ impl Batch<f64> {
 
     /// The same batch in precision `T`.
     pub fn to<T: Real>(&self) -> Batch<T> {
-        let conv = |v: &[f64]| v.iter().map(|&x| T::from_f64(x)).collect::<Vec<T>>();
+        use rayon::prelude::*;
+        let conv = |v: &[f64]| v.par_iter().map(|&x| T::from_f64(x)).collect::<Vec<T>>();
         Batch { shape: self.shape, a: conv(&self.a), b: conv(&self.b), c: conv(&self.c), d: conv(&self.d) }
     }
 }
@@ -548,27 +549,31 @@ impl Batch<f64> {
 /// `v` (laid out by `from`) in `layout` (its span), converted by `conv`, with `pad` in the
 /// padding of a padded `layout` (the padding of `from` is not read); an error rather than an
 /// abort when memory is short.
-pub fn relayout_values<S: Copy, T: Copy>(
+pub fn relayout_values<S: Copy + Sync, T: Copy + Send>(
     from: Shape,
     layout: Layout,
     v: &[S],
-    conv: impl Fn(S) -> T,
+    conv: impl Fn(S) -> T + Sync,
     pad: T,
 ) -> Result<Vec<T>> {
+    use rayon::prelude::*;
     from.check_lengths(&[("the array", v.len())])?;
     let to = Shape { layout, ..from };
     to.validate()?;
     let mut out = crate::field::try_filled("a tridiagonal batch array", to.span(), pad)?;
     if layout == from.layout && layout.pitch().is_none() {
-        for (o, &x) in out.iter_mut().zip(v) {
-            *o = conv(x);
-        }
+        out.par_iter_mut().zip(v.par_iter()).for_each(|(o, &x)| *o = conv(x));
     } else {
-        for k in 0..from.batch {
-            for i in 0..from.n {
-                out[to.at(k, i)] = conv(v[from.at(k, i)]);
+        // Each line of the output (a system where systems are contiguous, a row of unknowns
+        // where they are interleaved) is written by one task: a batch is hundreds of megabytes.
+        let (system, row) = to.strides();
+        let (line, lines, across) = if row == 1 { (system, from.batch, from.n) } else { (row, from.n, from.batch) };
+        out.par_chunks_mut(line).take(lines).enumerate().for_each(|(l, chunk)| {
+            for (m, o) in chunk[..across].iter_mut().enumerate() {
+                let (k, i) = if row == 1 { (l, m) } else { (m, l) };
+                *o = conv(v[from.at(k, i)]);
             }
-        }
+        });
     }
     Ok(out)
 }
