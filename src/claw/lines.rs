@@ -112,9 +112,9 @@ pub fn first_bad<T: Real, G: Lines, const N: usize>(grid: &G, q: &[[T; N]]) -> O
 }
 
 /// One sweep along `dir` of every line of the padded state `q` (ghosts across `dir` filled),
-/// in place, with Δt/Δx = `dtdx`. Lines are independent: each is swept from the old state into
-/// a line of its own, on every thread, then written back. Returns the largest wave speed at
-/// the interfaces of the cells updated.
+/// in place, with Δt/Δx = `dtdx`. Lines are independent: each task gathers its line's cells,
+/// sweeps them and writes the line's interior back, on every thread. Returns the largest wave
+/// speed at the interfaces of the cells updated.
 #[allow(clippy::too_many_arguments)]
 pub fn sweep<T: Real, R: Riemann<T, M, W, A>, G: Lines, const M: usize, const W: usize, const A: usize>(
     grid: &G,
