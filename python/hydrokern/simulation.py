@@ -231,15 +231,30 @@ class Simulation:
 
     def to_xarray(self) -> "xarray.Dataset":
         """The state now as an ``xarray.Dataset``: each field with its long name and units, the
-        cell centres as coordinates, the bed and surface (h + bed) where there is a bed, and the
-        clock (time, step, dt) and the case as attributes."""
+        cell centres as coordinates, the bed and surface (h + bed) where there is a bed; as
+        attributes the clock (time, step, dt), the case, and the diagnostics the command line
+        prints (`diagnostics`): ``progress`` (volumes and their change), ``conservation``
+        where the solver conserves something, and ``account_volume``, ``account_rain``, ... (m³)
+        where it keeps a water account."""
         import xarray as xr
 
         coords = self.coords()
         dims = tuple(coords)
         data: Dict[str, Any] = {}
+        faces: Dict[str, np.ndarray] = {}
         for name, long_name, units, a in self._native.state():
-            data[name] = (dims, a, {"long_name": long_name, "units": units})
+            # A field on the faces across an axis (adi's fluxes) has one more value along it:
+            # its own dimension, `<axis>_face`, at the faces' positions.
+            own = []
+            for axis, n in zip(dims, a.shape):
+                centres = coords[axis]
+                if n == len(centres) + 1:
+                    half = (centres[1] - centres[0]) / 2 if len(centres) > 1 else 0.5
+                    faces[f"{axis}_face"] = np.append(centres - half, centres[-1] + half)
+                    own.append(f"{axis}_face")
+                else:
+                    own.append(axis)
+            data[name] = (tuple(own), a, {"long_name": long_name, "units": units})
         bed = self.bed()
         if bed is not None:
             data["bed"] = (dims, bed, {"long_name": "bed elevation", "units": "m"})
@@ -251,7 +266,11 @@ class Simulation:
             k: (k, v, {"units": "m", "standard_name": axis_names[k], "long_name": f"{k} of the cell centre"})
             for k, v in coords.items()
         }
+        for k, v in faces.items():
+            axis = k[: -len("_face")]
+            xr_coords[k] = (k, v, {"units": "m", "long_name": f"{axis} of the cell faces across {axis}"})
         t, step, dt = self._native.clock()
+        progress, conservation, account = self._native.diagnostics()
         attrs = {
             "time": t,
             "time_units": self._unit,
@@ -261,8 +280,22 @@ class Simulation:
             "precision": self.precision,
             "case": self._case.name,
             "hydrokern_version": _hydrokern.__version__,
+            "progress": progress,
         }
+        if conservation is not None:
+            attrs["conservation"] = conservation
+        for name, value in (account or {}).items():
+            attrs[f"account_{name}"] = value
         return xr.Dataset(data, coords=xr_coords, attrs=attrs)
+
+    def diagnostics(self) -> Dict[str, Any]:
+        """What the command line reports of the state now: ``progress``, its progress line's
+        totals (volumes and their change since the start); ``conservation``, its summary's
+        line on what the solver conserves (None where nothing is); ``account``, the water
+        account in m³ (volume, volume_start, rain, inflow, infiltration, boundary_in,
+        boundary_out, residual) where the solver keeps one (kp with forcing), else None."""
+        progress, conservation, account = self._native.diagnostics()
+        return {"progress": progress, "conservation": conservation, "account": account}
 
     # Checkpoints.
     def checkpoint(self, path: "Optional[Union[str, os.PathLike[str]]]" = None) -> Checkpoint:

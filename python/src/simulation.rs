@@ -12,6 +12,7 @@ use hydrokern::model::{Output, Until};
 use hydrokern::run::{AnyCheckpoint, AnyState, Case, Session};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -195,6 +196,28 @@ impl NativeSimulation {
         let checkpoint = live.with_dependent_mut(|_, s| s.checkpoint()).map_err(stepping)?;
         let c = live.borrow_dependent().clock();
         Ok(NativeCheckpoint { checkpoint, time: c.t, step: c.steps })
+    }
+
+    /// What the runner reports of the state now: (progress line, conservation line or None,
+    /// the water account as a dict of m³ or None).
+    fn diagnostics<'py>(&mut self, py: Python<'py>) -> PyResult<(String, Option<String>, Option<Bound<'py, PyDict>>)> {
+        let d = self.live()?.with_dependent_mut(|_, s| s.diagnostics()).map_err(stepping)?;
+        let account = match d.account {
+            Some(a) => {
+                let dict = PyDict::new(py);
+                dict.set_item("volume", a.storage)?;
+                dict.set_item("volume_start", a.start)?;
+                dict.set_item("rain", a.rain)?;
+                dict.set_item("inflow", a.inflow)?;
+                dict.set_item("infiltration", a.infiltration)?;
+                dict.set_item("boundary_in", a.boundary_in())?;
+                dict.set_item("boundary_out", a.boundary_out())?;
+                dict.set_item("residual", a.residual())?;
+                Some(dict)
+            }
+            None => None,
+        };
+        Ok((d.progress, d.conservation, account))
     }
 
     /// Write a checkpoint file of now, as a run of this case writes one.

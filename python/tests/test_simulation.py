@@ -416,3 +416,41 @@ def test_set_is_refused_in_one_line_once_stepped_or_for_an_unknown_name():
     with pytest.raises(hk.CaseError, match="has stepped") as e:
         sim.set("bed", np.zeros((1, 32)))
     assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("solver", sorted(SMALL))
+def test_diagnostics_are_the_command_line_s_totals(solver):
+    sim = hk.Simulation(small(solver))
+    sim.advance(steps=3)
+    d = sim.diagnostics()
+    assert d["progress"] and "\n" not in d["progress"]
+    assert d["account"] is None
+    ds = sim.to_xarray()
+    assert ds.attrs["progress"] == d["progress"]
+    assert ds.attrs.get("conservation") == d["conservation"]
+
+
+def test_a_water_account_reaches_the_dataset_as_numbers():
+    case = hk.Case.scenario("valley-rain")
+    case.update({"grid.nx": 40, "grid.ny": 32, "run.backend": "cpu"})
+    sim = hk.Simulation(case)
+    sim.advance(steps=5)
+    a = sim.diagnostics()["account"]
+    assert a["rain"] > 0 and a["infiltration"] > 0
+    # storage change = rain + inflow − infiltration + in − out + residual, as the account says.
+    change = a["rain"] + a["inflow"] - a["infiltration"] + a["boundary_in"] - a["boundary_out"] + a["residual"]
+    assert a["volume"] - a["volume_start"] == pytest.approx(change, rel=1e-12, abs=1e-9)
+    assert abs(a["residual"]) < 1e-9 * a["rain"]
+    ds = sim.to_xarray()
+    assert ds.attrs["account_volume"] == a["volume"] and ds.attrs["account_rain"] == a["rain"]
+
+
+def test_fields_on_faces_get_face_coordinates_in_xarray():
+    sim = hk.Simulation(small("adi"))
+    sim.advance(steps=2)
+    ds, state = sim.to_xarray(), sim.state()
+    assert ds["p"].dims == ("y", "x_face") and ds["q"].dims == ("y_face", "x")
+    np.testing.assert_array_equal(ds["p"].values, state["p"])
+    x, xf = ds["x"].values, ds["x_face"].values
+    assert len(xf) == len(x) + 1
+    np.testing.assert_allclose((xf[:-1] + xf[1:]) / 2, x)

@@ -26,6 +26,6 @@ pub use norms::Norms;
 pub use simulate::simulate;
 pub use simulation::{Album, Simulation, Snapshot, time_tag};
 pub use start::{Started, backend_note, check_report, start};
-pub use stepping::{AnyCheckpoint, AnyState, Session, Steppable};
+pub use stepping::{AnyCheckpoint, AnyState, Diagnostics, Session, Steppable};
 
 pub use case::{Case, CaseInfo, Needs, Outcome, Plan, RunOptions, Volume};

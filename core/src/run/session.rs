@@ -6,7 +6,7 @@
 
 use super::checkpoint::{self, Meta, Restart};
 use super::snapshot::first_non_finite;
-use super::stepping::{AnyCheckpoint, AnyState, Session, Steppable};
+use super::stepping::{AnyCheckpoint, AnyState, Diagnostics, Session, Steppable};
 use super::{Case, Simulation, plan, time_tag};
 use crate::case::Times;
 use crate::grid::Mesh;
@@ -157,6 +157,15 @@ impl<S: Simulation, T: Wrap> Session for Open<'_, S, T> {
         self.model.restore(&state).map_err(|e| Error::invalid(format!("checkpoint {}: {e}", path.display())))?;
         self.halted = None;
         Ok(self.model.clock())
+    }
+    fn diagnostics(&mut self) -> Result<Diagnostics> {
+        self.refuse_if_halted()?;
+        let state = self.model.state()?;
+        Ok(Diagnostics {
+            progress: self.sim.progress(&state),
+            conservation: self.sim.conservation(&state),
+            account: self.sim.account(&state),
+        })
     }
     fn write_checkpoint(&mut self, path: &Path) -> Result<()> {
         self.refuse_if_halted()?;

@@ -33,6 +33,14 @@ pub enum AnyCheckpoint {
     F64(Checkpoint<f64>),
 }
 
+/// What [`Session::diagnostics`] reports.
+#[derive(Clone, Debug)]
+pub struct Diagnostics {
+    pub progress: String,
+    pub conservation: Option<String>,
+    pub account: Option<crate::account::Account>,
+}
+
 /// A model that another program steps: [`Model`] without its precision, and with the runner's
 /// checks of what it hands back.
 pub trait Session {
@@ -55,6 +63,10 @@ pub trait Session {
     ///
     /// [`Restart::open`]: super::checkpoint::Restart::open
     fn restore_file(&mut self, path: &Path) -> Result<Clock>;
+    /// What the runner reports of the state now: its progress line's totals (volumes and their
+    /// change), its summary's conservation line where the solver conserves something, and the
+    /// water account where it keeps one (kp with forcing).
+    fn diagnostics(&mut self) -> Result<Diagnostics>;
     /// Write a checkpoint file of the clock now, as a run of the case writes one: a run
     /// restarted from it (`hydrokern run --restart`, [`restore_file`](Self::restore_file)) takes
     /// the steps this session would. Whole or not at all.
