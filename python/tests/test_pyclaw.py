@@ -63,6 +63,17 @@ def split(claw):
     claw.solver.dimensional_split = True
 
 
+def split_open(claw):
+    """The 3D interface example split, with every side open (extrapolation). Its own sides (a
+    wall opposite a periodic side) hydrokern refuses, and with periodic or wall sides PyClaw's 3D
+    sweeps differ from hydrokern's near the sides (docs/python.md): they update only the first
+    ghost layer across the other axes, so a later sweep reads the second from before the step."""
+    s = claw.solver
+    s.dimensional_split = True
+    for d in range(3):
+        s.bc_lower[d] = s.bc_upper[d] = s.aux_bc_lower[d] = s.aux_bc_upper[d] = stock_pyclaw.BC.extrap
+
+
 def assert_frames_equal(a, b, rtol):
     assert len(a.frames) == len(b.frames)
     scale = max(np.abs(f.q).max() for f in a.frames)
@@ -77,6 +88,7 @@ SAME = [
     ("acoustics_2d_homogeneous.acoustics_2d", None, {}),
     ("acoustics_2d_variable.acoustics_2d_interface", split, {}),
     ("acoustics_3d_variable.acoustics_3d_interface", None, {"problem": "homogeneous"}),
+    ("acoustics_3d_variable.acoustics_3d_interface", split_open, {"problem": "heterogeneous"}),
     ("advection_2d.advection_2d", None, {}),
 ]
 
