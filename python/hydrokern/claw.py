@@ -35,6 +35,10 @@ def equations() -> Dict[str, System]:
     return {n: System(f, a, dict(c), d) for n, f, a, c, d in _hydrokern.claw_equations()}
 
 
+# `Run`'s first parameter is named `equations` too, as its callers spell it.
+_systems = equations
+
+
 class Run:
     """A wave-propagation run of ``equations`` on the state ``q`` (and auxiliary fields ``aux``).
 
@@ -64,7 +68,7 @@ class Run:
         backend: str = "auto",
         precision: str = "f64",
     ) -> None:
-        systems = globals()["equations"]()
+        systems = _systems()
         if equations not in systems:
             raise CaseError(f"unknown equations '{equations}' (known: {', '.join(systems)})")
         system = systems[equations]

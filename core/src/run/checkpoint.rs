@@ -99,6 +99,22 @@ pub struct Meta {
     pub inputs: Vec<InputFile>,
 }
 
+impl Meta {
+    /// What a checkpoint of a run of `info` on `backend` ("cpu" or "gpu") that has passed
+    /// `checkpoints` checkpoint times belongs to.
+    pub fn of(info: &CaseInfo, backend: &'static str, checkpoints: u64) -> Meta {
+        Meta {
+            solver: info.solver.into(),
+            precision: info.run.precision,
+            backend,
+            case: info.text.clone(),
+            base: info.base.clone(),
+            checkpoints,
+            inputs: info.inputs.list(),
+        }
+    }
+}
+
 /// "cpu" or "gpu": the backend whose arrays a checkpoint holds.
 pub fn backend_kind(backend: &crate::Backend) -> &'static str {
     match backend {

@@ -174,16 +174,7 @@ impl<S: Simulation, T: Wrap> Session for Open<'_, S, T> {
         // The checkpoint times (k·every) the clock has passed, as a run counts them: a run
         // restarted from this file writes its next at the first one after it.
         let passed = info.output.checkpoint_every.map_or(0, |e| (state.clock.t / e).floor() as u64);
-        let meta = Meta {
-            solver: info.solver.into(),
-            precision: info.run.precision,
-            backend: self.backend,
-            case: info.text.clone(),
-            base: info.base.clone(),
-            checkpoints: passed,
-            inputs: info.inputs.list(),
-        };
-        checkpoint::write(path, &meta, &state)
+        checkpoint::write(path, &Meta::of(info, self.backend, passed), &state)
     }
     fn device_views(&mut self) -> Result<Vec<DeviceView>> {
         self.refuse_if_halted()?;

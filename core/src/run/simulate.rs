@@ -413,14 +413,6 @@ fn checkpoint<S: Simulation, T: GpuReal>(
     let state = model.checkpoint()?;
     let products = model.products(true)?;
     held.taking += t.elapsed();
-    let meta = Meta {
-        solver: info.solver.into(),
-        precision: info.run.precision,
-        backend: checkpoint::backend_kind(backend),
-        case: info.text.clone(),
-        base: info.base.clone(),
-        checkpoints: passed,
-        inputs: info.inputs.list(),
-    };
+    let meta = Meta::of(info, checkpoint::backend_kind(backend), passed);
     Ok(send(Job::Checkpoint(state, Box::new(meta), products), held))
 }

@@ -174,37 +174,51 @@ impl Gpu {
         if host.is_empty() {
             return Ok(b);
         }
-        let words = std::mem::size_of_val(host).div_ceil(size_of::<u64>());
+        let staged = self.with_staging(std::mem::size_of_val(host), |base| {
+            // SAFETY: the staging memory holds at least size_of_val(host) bytes, aligned for u64
+            // and so for T (f32, f64, u32), and is this call's until it returns.
+            let stage = unsafe { std::slice::from_raw_parts_mut(base.cast::<T>(), host.len()) };
+            stage.par_chunks_mut(1 << 18).zip(host.par_chunks(1 << 18)).for_each(|(s, h)| s.copy_from_slice(h));
+            let (address, _guard) = cudarc::driver::DevicePtrMut::device_ptr_mut(&mut b, &self.stream);
+            // SAFETY: `stage` holds host.len() elements, and `b` as many; `with_staging` waits
+            // for the stream before it lets the staging memory go.
+            unsafe { cudarc::driver::result::memcpy_htod_async(address, stage, self.stream.cu_stream()) }
+                .call("cuMemcpyHtoDAsync")
+        })?;
+        if staged.is_err() {
+            // No page-locked memory that large: the plain upload, slower but whole.
+            self.write(host, &mut b)?;
+        }
+        Ok(b)
+    }
+
+    /// Runs `work` on the page-locked staging memory (at least `bytes`, kept for the next call
+    /// and grown when too small; its address in u64 words) with its lock held, then waits for
+    /// the stream, so that a copy `work` queued from or into it is done before the memory is
+    /// used again. The inner error: the driver could not allocate that much page-locked memory.
+    fn with_staging<R>(
+        &self,
+        bytes: usize,
+        work: impl FnOnce(*mut u64) -> Result<R>,
+    ) -> Result<std::result::Result<R, cudarc::driver::DriverError>> {
+        let words = bytes.div_ceil(size_of::<u64>());
         let mut staging = self.staging.lock().map_err(|_| Error::invalid("the staging buffer's lock is poisoned"))?;
         let mut buffer = match staging.take() {
-            Some(s) if s.len() >= words => s,
-            // SAFETY: written below before the copy reads it. Flags 0: cached memory.
+            Some(b) if b.len() >= words => b,
+            // SAFETY: `work` writes it (a copy into it, or from the host) before it is read.
+            // Flags 0: cached memory (the write-combined kind is slow for the host to read).
             _ => match unsafe { self.ctx.alloc_pinned_with_flags::<u64>(words, 0) } {
-                Ok(s) => s,
-                // No page-locked memory that large: the plain upload, slower but whole.
-                Err(_) => {
-                    drop(staging);
-                    self.write(host, &mut b)?;
-                    return Ok(b);
-                }
+                Ok(b) => b,
+                Err(e) => return Ok(Err(e)),
             },
         };
         let base = buffer.as_mut_ptr().call("cuEventSynchronize (staging buffer)")?;
-        // SAFETY: the staging memory holds at least size_of_val(host) bytes, aligned for u64 and
-        // so for T (f32, f64, u32); nothing else uses it while the lock is held, and the copy
-        // from it is finished (synchronised) before the lock is released.
-        let stage = unsafe { std::slice::from_raw_parts_mut(base.cast::<T>(), host.len()) };
-        stage.par_chunks_mut(1 << 18).zip(host.par_chunks(1 << 18)).for_each(|(s, h)| s.copy_from_slice(h));
-        {
-            let (address, _guard) = cudarc::driver::DevicePtrMut::device_ptr_mut(&mut b, &self.stream);
-            // SAFETY: `stage` holds host.len() elements, and `b` as many; the copy is finished
-            // when the stream is, below.
-            unsafe { cudarc::driver::result::memcpy_htod_async(address, stage, self.stream.cu_stream()) }
-                .call("cuMemcpyHtoDAsync")?;
-        }
-        self.synchronize()?;
+        let result = work(base);
+        let synced = self.synchronize();
         *staging = Some(buffer);
-        Ok(b)
+        let result = result?;
+        synced?;
+        Ok(Ok(result))
     }
 
     /// [`upload`](Self::upload), or one default element where `host` is empty: a kernel takes a
@@ -238,28 +252,18 @@ impl Gpu {
         src: &CudaSlice<T>,
         read: impl FnOnce(&[T]) -> R,
     ) -> Result<R> {
-        let bytes = src.len() * size_of::<T>();
-        let words = bytes.div_ceil(size_of::<u64>());
-        let mut staging = self.staging.lock().map_err(|_| Error::invalid("the staging buffer's lock is poisoned"))?;
-        let mut buffer = match staging.take() {
-            Some(b) if b.len() >= words => b,
-            // SAFETY: written by the copy below before it is read. Flags 0: cached memory (the
-            // write-combined kind is slow for the host to read).
-            _ => unsafe { self.ctx.alloc_pinned_with_flags::<u64>(words, 0) }.call("cuMemHostAlloc")?,
-        };
-        let base = buffer.as_mut_ptr().call("cuEventSynchronize (staging buffer)")?;
-        // SAFETY: the staging memory holds at least `bytes` bytes, aligned for u64 and so for T
-        // (f32, f64, u32); `host` lives until after the synchronisation below, and nothing else
-        // uses the staging memory while the lock is held.
-        let host = unsafe { std::slice::from_raw_parts_mut(base.cast::<T>(), src.len()) };
-        let (address, _guard) = src.device_ptr(&self.stream);
-        // SAFETY: `host` holds src.len() elements; the copy is finished when the stream is.
-        unsafe { cudarc::driver::result::memcpy_dtoh_async(host, address, self.stream.cu_stream()) }
-            .call("cuMemcpyDtoHAsync")?;
-        self.synchronize()?;
-        let result = read(host);
-        *staging = Some(buffer);
-        Ok(result)
+        let copied = self.with_staging(src.len() * size_of::<T>(), |base| {
+            // SAFETY: the staging memory holds at least src.len() values of T, aligned for u64
+            // and so for T (f32, f64, u32), and is this call's until it returns.
+            let host = unsafe { std::slice::from_raw_parts_mut(base.cast::<T>(), src.len()) };
+            let (address, _guard) = src.device_ptr(&self.stream);
+            // SAFETY: `host` holds src.len() elements; the copy is finished when the stream is.
+            unsafe { cudarc::driver::result::memcpy_dtoh_async(host, address, self.stream.cu_stream()) }
+                .call("cuMemcpyDtoHAsync")?;
+            self.synchronize()?;
+            Ok(read(host))
+        })?;
+        copied.call("cuMemHostAlloc")
     }
 
     /// Copy `src[range]` to a new host vector (synchronises).
