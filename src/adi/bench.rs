@@ -36,6 +36,7 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     for n in edges {
         size::<f32>(gpu, opts, report, n)?;
         size::<f64>(gpu, opts, report, n)?;
+        report.progress(format_args!("{n}²"));
     }
     Ok(())
 }

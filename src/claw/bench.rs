@@ -130,6 +130,7 @@ fn solver<
         let one = &ops[dir..=dir];
         let text = format!("{note}; {}; CFL {cfl:.2}", flop_note(one, cell_bytes));
         report.push(kernel, name, &label, T::NAME, m.median_ms, moved, flops(one, n * n), text);
+        report.counted(&m.launches, (n * n) as f64);
     }
     let note = format!("{note}; {}", flop_note(&ops, cell_bytes));
     // x: buffer 0 into 1, y: 1 into 2.
@@ -139,6 +140,7 @@ fn solver<
         k.enqueue(solver, Splitting::Godunov, 1, &mut states, &aux)
     })?;
     report.push("claw x+y sweeps", name, &label, T::NAME, m.median_ms, 2.0 * moved, flops(&ops, n * n), note.clone());
+    report.counted(&m.launches, (n * n) as f64);
     drop(states);
     // Whole steps from the same state, the device taking every decision (CFL 0.9 after the
     // first); the run must neither halt nor reject, or the row would time idle launches.
@@ -163,6 +165,7 @@ fn solver<
             c.rejected()
         ),
     );
+    report.counted(&m.launches, (n * n) as f64);
     if n <= CPU_MAX_EDGE {
         let interior: Vec<[T; M]> = (0..n * n).map(|c| cells[layout.at((c % n) as i32, (c / n) as i32)].0).collect();
         let aux_interior: Vec<[T; A]> =

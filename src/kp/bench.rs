@@ -1,16 +1,20 @@
 //! `bench kp`: the Kurganov–Petrova kernels (both flux kernels; at 4096² a sweep of streamed
-//! shapes) and whole RK2 steps on the circular dam break at 1024², 2048², 4096², 8192² (sizes
-//! are n for n×n), f32 and f64; then the flooding dam break at 4096² run to t = 4 s with early
-//! exit off and on, timed segment by segment with the wet fraction at each segment's end, and
-//! over the segments where at most a quarter of the wet-map tiles are wet. The flux rows (the
-//! 4096² sweep in the default scheme only), the RK2 step rows and the flood's total run once for
-//! each wet–dry scheme (`clamp`, the default, `bollermann` and `kp07`; each has its own flux
-//! kernels, and `clamp` its draining and clamp passes), so they come out of one run. The RK stages and the RK2 step run again with Manning's n as one
-//! constant and as a friction field (n per cell, as from a raster), for what the field costs;
-//! and SRK2's split flux kernels (a sweep of x-line lengths), RK stages and steps. Where the
-//! tuning cache holds a launch for this GPU (`hydrokern tune`, tuning not off) that is not the
-//! default, the default scheme's RK2 step runs at it too ("tuned launch"). `--no-runs` leaves
-//! out the flood and the balance runs.
+//! shapes) and whole RK2 steps on the circular dam break at 1024², 4096², 8192² (sizes are n
+//! for n×n), f32 and f64; then the flooding dam break at 4096² run to t = 4 s with early exit
+//! off and on, timed segment by segment with the wet fraction at each segment's end, and over
+//! the segments where at most a quarter of the wet-map tiles are wet. The flux rows (the 4096²
+//! sweep in the default scheme only) and the RK2 step rows run for each wet–dry scheme
+//! (`clamp`, the default, `bollermann` and `kp07`; each has its own flux kernels, and `clamp`
+//! its draining and clamp passes) at 4096² and at every size `--sizes` names; at the other
+//! default sizes the default scheme's alone. The RK stages and the RK2 step run again with
+//! Manning's n as one constant and as a friction field (n per cell, as from a raster), for what
+//! the field costs, and with each kind of forcing, at 4096² and the sizes `--sizes` names; and
+//! SRK2's split flux kernels (a sweep of x-line lengths), RK stages and steps, and DS1 and DS2,
+//! at every size. The flood runs in every wet–dry scheme in f32 (those rows compare steps and
+//! time with the default scheme's), in the default one in f64. Where the tuning cache holds a
+//! launch for this GPU (`hydrokern tune`, tuning not off) that is not the default, the default
+//! scheme's RK2 step runs at it too ("tuned launch"). `--no-runs` leaves out the flood and the
+//! balance runs.
 //!
 //! Bytes counted are the fewest each kernel must move per interior cell, in words of the
 //! precision: flux reads w, hu, hv and the corner B and writes R_w, R_hu, R_hv (7); RK stage 1
@@ -48,7 +52,7 @@ pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     run,
 };
 
-const DEFAULT_N: [usize; 4] = [1024, 2048, 4096, 8192];
+const DEFAULT_N: [usize; 3] = [1024, 4096, 8192];
 const FLOOD_N: usize = 4096;
 const FLOOD_T: f64 = 4.0;
 
@@ -77,17 +81,22 @@ pub fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
             continue;
         }
         kernels::<f32>(gpu, opts, report, n)?;
+        report.progress(format_args!("{n}² f32"));
         kernels::<f64>(gpu, opts, report, n)?;
+        report.progress(format_args!("{n}² f64"));
     }
     if opts.runs && (opts.sizes.is_empty() || opts.sizes.contains(&FLOOD_N)) {
         flood::<f32>(gpu, report)?;
+        report.progress("flood f32");
         flood::<f64>(gpu, report)?;
+        report.progress("flood f64");
     }
     if opts.runs && (opts.sizes.is_empty() || opts.sizes.contains(&BALANCE_N)) {
         balance::<f32>(gpu, opts, report, Accumulation::Plain)?;
         balance::<f32>(gpu, opts, report, Accumulation::Compensated)?;
         balance::<f64>(gpu, opts, report, Accumulation::Compensated)?;
         balance_mixed(gpu, opts, report)?;
+        report.progress("balance");
     }
     Ok(())
 }
@@ -210,7 +219,8 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
     let (warm, reps) = (opts.warmup, opts.reps);
     // Each wet–dry scheme has its own flux kernels: their rows and whole steps with each (one
     // model at a time: 8192² f64 is 6 GB). The other kernels are the same in both schemes.
-    for wet_dry in WetDry::GPU {
+    let every_scheme = n == SWEEP_N || !opts.sizes.is_empty();
+    for wet_dry in WetDry::GPU.into_iter().filter(|&s| every_scheme || s == WetDry::DEFAULT) {
         let mut problem = setup::dam_break(n, n, false);
         problem.wet_dry = wet_dry;
         let scheme = format!("wet–dry {}", wet_dry.name());
@@ -243,6 +253,7 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
                     None,
                     note,
                 );
+                report.counted(&t.launches, cells);
             }
         }
         m.set_flux(gpu, launch.flux)?;
@@ -251,21 +262,26 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
             let slots = launch.flux.slots(n as u32, n as u32, launch.block);
             let note = format!("{slots} rate slots");
             report.push("kp dt", "reduce + Δt", &size, p, t.median_ms, w * slots as f64, None, note);
+            report.counted(&t.launches, cells);
             let note = |ms: f64| format!("block {bx}×{by}; {}", rate(ms));
             let t = time_gpu(gpu, warm, reps, |_| m.rk(1))?;
             let stage1 = (10.0 + 2.0 * low::<T>(&problem)) * w * cells;
             report.push("kp rk", "stage 1", &size, p, t.median_ms, stage1, None, note(t.median_ms));
+            report.counted(&t.launches, cells);
             let t = time_gpu(gpu, warm, reps, |_| m.rk(2))?;
             let stage2 = (13.0 + 3.0 * low::<T>(&problem)) * w * cells;
             report.push("kp rk", "stage 2", &size, p, t.median_ms, stage2, None, note(t.median_ms));
+            report.counted(&t.launches, cells);
             // Stage 2 in the streamed flux kernel: Q¹, B, Qⁿ, cell B read, Qⁿ⁺¹ written.
             let t = time_gpu(gpu, warm, reps, |_| m.flux_rk())?;
             let fused = (11.0 + 3.0 * low::<T>(&problem)) * w * cells;
             let v = format!("stage 2 in the {} flux kernel", launch.flux.describe());
             report.push("kp rk", &v, &size, p, t.median_ms, fused, None, rate(t.median_ms));
+            report.counted(&t.launches, cells);
             let t = time_gpu(gpu, warm, reps, |_| m.boundary(false))?;
             let ghosts = 4.0 * (2 * n + 4) as f64;
             report.push("kp boundary", "both passes", &size, p, t.median_ms, 6.0 * w * ghosts, None, String::new());
+            report.counted(&t.launches, cells);
         }
         // The streamed kernel with the second stage in it (the default) and apart, and the tile one.
         for (flux, fused) in [(launch.flux, true), (launch.flux, false), (FluxVariant::Tile, false)] {
@@ -288,6 +304,7 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
                 );
                 let words = step_words::<T>(&problem, fused);
                 report.push("kp step", &v, &size, p, t.median_ms, words * w * cells, None, rate(t.median_ms));
+                report.counted(&t.launches, cells);
             }
         }
         drop(m);
@@ -297,8 +314,12 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
     }
     srk2::<T>(gpu, opts, report, n, launch)?;
     split::<T>(gpu, opts, report, n, launch)?;
-    friction::<T>(gpu, opts, report, n, launch)?;
-    forcing::<T>(gpu, opts, report, n, launch)
+    // What friction fields and forcing add to the step: at 4096² and the sizes asked for.
+    if every_scheme {
+        friction::<T>(gpu, opts, report, n, launch)?;
+        forcing::<T>(gpu, opts, report, n, launch)?;
+    }
+    Ok(())
 }
 
 /// The RK2 step of `problem` at the launch the tuning cache holds for this GPU (`hydrokern
@@ -339,6 +360,7 @@ fn tuned_step<T: GpuReal>(
         None,
         rate,
     );
+    report.counted(&t.launches, cells);
     Ok(())
 }
 
@@ -367,6 +389,7 @@ fn split<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usi
         );
         let note = format!("{what}; {}; {retries} of the timed steps discarded", rate(t.median_ms));
         report.push("kp step", &v, &format!("{n}²"), T::NAME, t.median_ms, words * w * cells, None, note);
+        report.counted(&t.launches, cells);
     }
     Ok(())
 }
@@ -403,17 +426,21 @@ fn srk2<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usiz
             None,
             note,
         );
+        report.counted(&t.launches, cells);
     }
     m.set_line(gpu, launch.line)?;
     let t = time_gpu(gpu, warm, reps, |_| m.rk(1))?;
     report.push("kp rk", "srk2 stage 1", &size, p, t.median_ms, 13.0 * w * cells, None, rate(t.median_ms));
+    report.counted(&t.launches, cells);
     let t = time_gpu(gpu, warm, reps, |_| m.rk(2))?;
     report.push("kp rk", "srk2 stage 2", &size, p, t.median_ms, 16.0 * w * cells, None, rate(t.median_ms));
+    report.counted(&t.launches, cells);
     for kernel in [FluxKernel::Full, FluxKernel::EarlyExit] {
         let t = time_gpu(gpu, warm, reps, |_| m.step(kernel))?;
         let early = if kernel == FluxKernel::Full { "" } else { ", early exit" };
         let v = format!("SRK2 step, x-line {}{early}, {scheme}", launch.line);
         report.push("kp step", &v, &size, p, t.median_ms, 57.0 * w * cells, None, rate(t.median_ms));
+        report.counted(&t.launches, cells);
     }
     Ok(())
 }
@@ -447,6 +474,7 @@ fn friction<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: 
             None,
             String::new(),
         );
+        report.counted(&t.launches, cells);
         let t = time_gpu(gpu, warm, reps, |_| m.rk(2))?;
         report.push(
             "kp rk",
@@ -458,6 +486,7 @@ fn friction<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: 
             None,
             String::new(),
         );
+        report.counted(&t.launches, cells);
         let t = time_gpu(gpu, warm, reps, |_| m.step(FluxKernel::Full))?;
         let v = format!("RK2 step, {} flux, wet–dry {}, {what}", launch.flux.describe(), WetDry::DEFAULT.name());
         // The default step: stage 2 in the streamed flux kernel.
@@ -471,6 +500,7 @@ fn friction<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: 
             None,
             String::new(),
         );
+        report.counted(&t.launches, cells);
     }
     Ok(())
 }
@@ -554,6 +584,7 @@ fn forcing<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
             None,
             String::new(),
         );
+        report.counted(&t.launches, cells);
     }
     Ok(())
 }
@@ -593,7 +624,8 @@ fn flood_run<T: GpuReal>(gpu: &Gpu, kernel: FluxKernel, wet_dry: WetDry) -> Resu
 
 /// The flooding dam break at 4096² with early exit off and on, segment by segment, and over
 /// the part of the run where at most a quarter of the wet-map tiles are wet (the default
-/// wet–dry scheme); then the whole run with early exit on in each other scheme, for its steps.
+/// wet–dry scheme); then, in f32, the whole run with early exit on in each other scheme, for
+/// its steps.
 fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
     let off = flood_run::<T>(gpu, FluxKernel::Full, WetDry::DEFAULT)?;
     let on = flood_run::<T>(gpu, FluxKernel::EarlyExit, WetDry::DEFAULT)?;
@@ -657,7 +689,9 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
         format!("{steps} steps; {:.2}× early exit off ({:.0} ms)", total_off / total_on, total_off * 1e3),
     );
     let late_on = on[FLOOD_CHECKPOINTS.len() - 1].1;
-    for other in WetDry::GPU.into_iter().filter(|&s| s != WetDry::DEFAULT) {
+    // The other schemes in f32 only: their rows compare steps and time with the default's.
+    let others = if T::NAME == "f32" { &WetDry::GPU[..] } else { &[] };
+    for &other in others.iter().filter(|&&s| s != WetDry::DEFAULT) {
         let run = flood_run::<T>(gpu, FluxKernel::EarlyExit, other)?;
         let (secs, steps): (f64, u64) = (run.iter().map(|r| r.0).sum(), run.iter().map(|r| r.1).sum());
         let late: u64 = run[FLOOD_CHECKPOINTS.len() - 1].1;

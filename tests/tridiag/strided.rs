@@ -212,6 +212,24 @@ fn spans_and_relayout() {
     }
 }
 
+/// One system, and systems of one unknown, in every layout: both strides are 1 in some of
+/// them, and the relayout still puts every value where its layout says.
+#[test]
+fn relayout_of_one_system_and_of_one_unknown_systems() {
+    for (n, batch) in [(7, 1), (1, 6), (1, 1)] {
+        let b = Batch::random(Shape::new(n, batch, Layout::Contiguous), 9, 1.0);
+        for layout in [Layout::Interleaved, Layout::Rows { pitch: n + 2 }, Layout::Columns { pitch: batch + 3 }] {
+            let p = b.relayout(layout);
+            for k in 0..batch {
+                for i in 0..n {
+                    assert_eq!(p.d[p.shape.at(k, i)], b.d[b.shape.at(k, i)], "{n}×{batch} {layout:?} ({k}, {i})");
+                }
+            }
+            assert_eq!(p.relayout(Layout::Contiguous), b, "{n}×{batch} {layout:?}");
+        }
+    }
+}
+
 /// Pitches below the line, pitches past 32 bits, arrays shorter than the span, and layouts
 /// named without (or with a needless) pitch: one line each, naming what is wrong.
 #[test]

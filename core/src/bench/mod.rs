@@ -3,6 +3,7 @@
 //! device-to-device copy measured in the same run. Benchmarks are not tests: nothing here
 //! asserts a speed.
 
+pub mod counts;
 pub mod report;
 mod timing;
 

@@ -1,5 +1,6 @@
 //! Benchmark reports: rows, run metadata, markdown and JSON.
 
+use super::counts::{KernelCounts, Tally, table};
 use crate::runtime::Gpu;
 use crate::{Error, Result};
 use serde::Serialize;
@@ -18,6 +19,8 @@ pub struct RunMeta {
     pub git_revision: String,
     /// Device-to-device copy bandwidth measured in this run (GB/s, read + write).
     pub copy_gbs: f64,
+    /// The multiprocessors' peak clock (MHz), which the issue-rate floor is counted at.
+    pub sm_clock_mhz: u32,
     pub cpu_threads: usize,
 }
 
@@ -34,6 +37,7 @@ impl RunMeta {
             date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
             git_revision: crate::GIT_REVISION.into(),
             copy_gbs,
+            sm_clock_mhz: i.sm_clock_mhz,
             cpu_threads: rayon::current_num_threads(),
         }
     }
@@ -63,8 +67,25 @@ pub struct Row {
     /// measure it (f32's beside f64's, docs/f32-conservation.md); the report's notes say what
     /// it is and why a row has none.
     pub conservation: Option<f64>,
+    /// Per-cell figures of the rows that count them ([`Report::counted`]).
+    pub per_cell: Option<PerCell>,
     /// Anything else worth a column (speedups, units/s).
     pub note: String,
+}
+
+/// A row's traffic and instructions a cell, and the floor its instructions set.
+#[derive(Clone, Debug, Serialize)]
+pub struct PerCell {
+    /// The fewest bytes a cell the row counts (its GB/s are of these).
+    pub bytes: f64,
+    /// What the row's kernels executed and moved a cell, from the measured table
+    /// ([`counts`](super::counts)); `None` with the reason in `why`.
+    pub measured: Option<KernelCounts>,
+    /// The time the warp instructions take at one a cycle on every scheduler of every
+    /// multiprocessor at the peak clock (ms).
+    pub issue_floor_ms: Option<f64>,
+    /// Why `measured` is `None`: a kernel not measured or changed since.
+    pub why: Option<String>,
 }
 
 /// A suite's result.
@@ -74,11 +95,20 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// Lines below the table: what a column means in this suite, why rows lack a value.
     pub notes: Vec<String>,
+    /// When the suite started, for [`progress`](Report::progress).
+    #[serde(skip)]
+    started: std::time::Instant,
 }
 
 impl Report {
     pub fn new(meta: RunMeta) -> Report {
-        Report { meta, rows: Vec::new(), notes: Vec::new() }
+        Report { meta, rows: Vec::new(), notes: Vec::new(), started: std::time::Instant::now() }
+    }
+
+    /// Say on standard error that the part `done` of the suite has run, with the seconds since
+    /// it started: a long suite shows how far it is.
+    pub fn progress(&self, done: impl std::fmt::Display) {
+        crate::warn(format_args!("  {:5.0} s  {done}", self.started.elapsed().as_secs_f64()));
     }
 
     /// Add a row from its timing and the bytes (and flops) one run must move (do).
@@ -108,8 +138,41 @@ impl Report {
             flops_per_byte: flops.map(|f| f / bytes),
             f64_over_f32: None,
             conservation: None,
+            per_cell: None,
             note,
         });
+    }
+
+    /// Set the per-cell figures of the row pushed last, whose run launched `launches` (the
+    /// [`Measurement`](super::Measurement)'s) over `cells` interior cells: its counted bytes a
+    /// cell and, from the measured table of this run's module, what its kernels execute and
+    /// move a cell and the issue-rate floor of its instructions.
+    pub fn counted(&mut self, launches: &[String], cells: f64) {
+        let meta = &self.meta;
+        let tally = match table(&meta.ptx_arch) {
+            None => Err(format!("no counts measured for {}", meta.ptx_arch)),
+            Some(t) => {
+                let module = crate::ptx::MODULES.iter().find(|m| m.arch == meta.ptx_arch).map_or("", |m| m.source);
+                match t.tally(module, launches) {
+                    Tally::Counted(c) => Ok(c),
+                    Tally::Unmeasured(k) => Err(format!("{k} not measured")),
+                    Tally::Stale(k) => Err(format!("{k} changed since measured")),
+                }
+            }
+        };
+        let issue_rate = 4.0 * meta.sm_count as f64 * meta.sm_clock_mhz as f64 * 1e6;
+        if let Some(r) = self.rows.last_mut() {
+            let bytes = r.gbs * 1e9 * r.median_ms * 1e-3 / cells;
+            r.per_cell = Some(match tally {
+                Ok(c) => PerCell {
+                    bytes,
+                    measured: Some(c),
+                    issue_floor_ms: (issue_rate > 0.0).then(|| c.warp_inst * cells / issue_rate * 1e3),
+                    why: None,
+                },
+                Err(why) => PerCell { bytes, measured: None, issue_floor_ms: None, why: Some(why) },
+            });
+        }
     }
 
     /// Set the conservation error of the row pushed last.
@@ -148,14 +211,24 @@ impl Report {
             "{} — {} (cc {}, {} SMs, PTX {}, driver {}), {}, rev {}; device-to-device copy: {:.0} GB/s\n\n",
             m.suite, m.gpu, m.compute_capability, m.sm_count, m.ptx_arch, m.driver, m.date, m.git_revision, m.copy_gbs
         );
-        s += "| kernel | variant | size | precision | median ms | GB/s | % of copy | GFLOP/s | f64/f32 | conservation error | note |\n";
-        s += "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+        // The per-cell columns only in suites that count them.
+        let cells = self.rows.iter().any(|r| r.per_cell.is_some());
+        let (head, rule) = if cells {
+            (" B/cell | DRAM B/cell | inst/cell | issue floor |", " ---: | ---: | ---: | ---: |")
+        } else {
+            ("", "")
+        };
+        s += &format!(
+            "| kernel | variant | size | precision | median ms | GB/s | % of copy | GFLOP/s | f64/f32 | conservation error |{head} note |\n"
+        );
+        s += &format!("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |{rule} --- |\n");
         let opt = |v: Option<f64>, p: usize| v.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "—".into());
         // A row without a time (a peer skipped, its note says why) shows dashes, not NaN.
         let timed = |v: f64, text: String| if v.is_finite() { text } else { "—".into() };
         for r in &self.rows {
+            let per_cell = if cells { per_cell_columns(r.per_cell.as_ref(), r.median_ms) } else { String::new() };
             s += &format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |{per_cell} {} |\n",
                 r.kernel,
                 r.variant,
                 r.size,
@@ -168,6 +241,11 @@ impl Report {
                 r.conservation.map(|e| format!("{e:+.1e}")).unwrap_or_else(|| "—".into()),
                 r.note
             );
+        }
+        if cells {
+            s += "\nB/cell: the fewest bytes a cell the row counts (its GB/s); DRAM B/cell, inst/cell: what its kernels moved and executed (thread instructions) a cell, measured with Nsight Compute on this PTX (scripts/profile-counts; the table's measurement: ";
+            s += table(&m.ptx_arch).map_or("none", |t| t.measured.as_str());
+            s += "); issue floor: the time its warp instructions take at one a cycle on every scheduler at the peak clock, and the median's share of it. A row without counts says why in place of them.\n";
         }
         if self.rows.iter().all(|r| r.conservation.is_none()) && self.notes.is_empty() {
             s += "\nconservation error: — on every row: this suite measures none (`bench sediment` and `bench kp` run fixed numbers of steps to measure theirs)\n";
@@ -182,6 +260,22 @@ impl Report {
     pub fn write_json(&self, path: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self).map_err(|e| Error::invalid(format!("JSON: {e}")))?;
         crate::output::write_atomic(path, text.as_bytes())
+    }
+}
+
+/// The per-cell columns of a row (leading `|` each).
+fn per_cell_columns(p: Option<&PerCell>, median_ms: f64) -> String {
+    let Some(p) = p else { return " — | — | — | — |".into() };
+    match (&p.measured, p.issue_floor_ms) {
+        (Some(c), Some(floor)) => format!(
+            " {:.0} | {:.0} | {:.0} | {} ms, {:.0}% |",
+            p.bytes,
+            c.dram_bytes,
+            c.thread_inst,
+            fmt_ms(floor),
+            100.0 * floor / median_ms
+        ),
+        _ => format!(" {:.0} | — | — | {} |", p.bytes, p.why.as_deref().unwrap_or("—")),
     }
 }
 
@@ -211,6 +305,7 @@ mod tests {
             date: "today".into(),
             git_revision: "rev".into(),
             copy_gbs: 1000.0,
+            sm_clock_mhz: 1000,
             cpu_threads: 1,
         };
         Report::new(meta)
@@ -238,5 +333,32 @@ mod tests {
         r.push("copy", "memcpy", "1 MiB", "-", 1.0, 1e6, None, String::new());
         let md = r.to_markdown();
         assert_eq!(md.matches("conservation error: — on every row").count(), 1, "{md}");
+    }
+
+    #[test]
+    fn per_cell_columns_show_bytes_counts_and_why_a_row_has_none() {
+        let mut r = report();
+        r.meta.sm_count = 100;
+        // 1 MB in 1 ms over 1000 cells: 1000 bytes a cell.
+        r.push("k", "none launched", "1²", "f32", 1.0, 1e6, None, String::new());
+        r.counted(&[], 1000.0);
+        r.push("k", "unmeasured", "1²", "f32", 1.0, 1e6, None, String::new());
+        r.counted(&["no_such_kernel_f32".into()], 1000.0);
+        r.push("plain", "row", "1²", "f32", 1.0, 1e6, None, String::new());
+        let md = r.to_markdown();
+        assert!(md.contains("| B/cell | DRAM B/cell | inst/cell | issue floor | note |"), "{md}");
+        assert!(md.contains("| 1000 | 0 | 0 | 0.0000 ms, 0% |"), "{md}");
+        assert!(md.contains("| 1000 | — | — | no_such_kernel_f32 not measured |"), "{md}");
+        assert!(md.contains("| — | — | — | — |  |"), "{md}");
+        let p = r.rows[0].per_cell.as_ref().unwrap();
+        assert_eq!((p.bytes, p.issue_floor_ms), (1000.0, Some(0.0)));
+        assert!(r.rows[2].per_cell.is_none());
+    }
+
+    #[test]
+    fn suites_without_counts_keep_their_columns() {
+        let mut r = report();
+        r.push("copy", "memcpy", "1 MiB", "-", 1.0, 1e6, None, String::new());
+        assert!(!r.to_markdown().contains("B/cell"));
     }
 }

@@ -1,20 +1,22 @@
 //! Timing: CUDA events on the GPU, a monotonic clock on the CPU; medians of many runs.
 
 use crate::Result;
-use crate::runtime::{Gpu, Timer};
+use crate::runtime::{Gpu, Timer, launches_of};
 use std::time::Instant;
 
 /// Summary of repeated timings, in milliseconds.
-#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct Measurement {
     pub median_ms: f64,
     pub min_ms: f64,
     pub max_ms: f64,
     pub reps: usize,
+    /// The kernels one timed run launched, in order (empty on the CPU).
+    pub launches: Vec<String>,
 }
 
 impl Measurement {
-    fn from(mut t: Vec<f64>) -> Measurement {
+    pub fn from(mut t: Vec<f64>) -> Measurement {
         t.sort_by(|a, b| a.total_cmp(b));
         let n = t.len();
         let median = if n == 0 {
@@ -29,12 +31,14 @@ impl Measurement {
             min_ms: t.first().copied().unwrap_or(f64::NAN),
             max_ms: t.last().copied().unwrap_or(f64::NAN),
             reps: n,
+            launches: Vec::new(),
         }
     }
 }
 
 /// Time `f(i)` on the GPU's stream with events: `warmup` untimed calls, then `reps` timed ones,
-/// each between its own pair of events. `i` counts calls so callers can rotate inputs.
+/// each between its own pair of events. `i` counts calls so callers can rotate inputs. The
+/// first timed call's launches are recorded.
 pub fn time_gpu(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<Measurement> {
     for i in 0..warmup {
         f(i)?;
@@ -42,13 +46,20 @@ pub fn time_gpu(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut(usize) 
     gpu.synchronize()?;
     let timer = Timer::new(gpu)?;
     let mut times = Vec::with_capacity(reps);
+    let mut launches = Vec::new();
     for i in 0..reps {
         timer.start(gpu)?;
-        f(warmup + i)?;
+        if i == 0 {
+            let (r, log) = launches_of(|| f(warmup));
+            r?;
+            launches = log;
+        } else {
+            f(warmup + i)?;
+        }
         timer.stop(gpu)?;
         times.push(timer.elapsed_ms()?);
     }
-    Ok(Measurement::from(times))
+    Ok(Measurement { launches, ..Measurement::from(times) })
 }
 
 /// Time `f(i)` on the CPU with the monotonic clock, like [`time_gpu`].

@@ -23,6 +23,9 @@ pub struct DeviceInfo {
     /// Opt-in maximum of dynamic shared memory per block.
     pub max_shared_per_block: u32,
     pub max_threads_per_block: u32,
+    /// The multiprocessors' peak clock (MHz): what the issue-rate floor of a kernel is counted
+    /// at (`bench::counts`).
+    pub sm_clock_mhz: u32,
     /// CUDA driver version as "major.minor".
     pub driver: String,
 }
@@ -88,6 +91,7 @@ impl Gpu {
             l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
             max_shared_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32,
             max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
+            sm_clock_mhz: (attr(Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)? / 1000) as u32,
             driver: format!("{}.{}", driver / 1000, (driver % 1000) / 10),
         };
         Ok(Gpu { ctx, stream, module, ptx, info, staging: Mutex::new(None) })

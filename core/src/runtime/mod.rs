@@ -14,7 +14,7 @@ pub use backend::{Backend, BackendChoice};
 pub use borrowed::{Borrowed, DeviceMemory};
 pub use context::{DeviceInfo, Gpu};
 pub use cudarc::driver::CudaSlice as DeviceBuffer;
-pub use launch::{DevicePointers, Kernel, LaunchShape};
+pub use launch::{DevicePointers, Kernel, LaunchShape, launches_of};
 pub use limits::{BlockLimits, Pruned, block_limits};
 pub use snapshot::{HOST_BUFFERS, Pending, Snapshots};
 pub use timing::Timer;

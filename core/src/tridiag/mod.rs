@@ -26,7 +26,7 @@ pub mod tune;
 pub mod tuned;
 
 pub use kernels::tridiag::Dims;
-pub use residual::{BACKWARD_LIMIT_EPS, BackwardError, backward_error, checked_residual, residual};
+pub use residual::{BACKWARD_LIMIT_EPS, BackwardError, backward_error, checked_residual, residual, sampled_residual};
 pub use solver::Solver;
 
 use crate::{Error, Real, Result};
@@ -566,11 +566,13 @@ pub fn relayout_values<S: Copy + Sync, T: Copy + Send>(
     } else {
         // Each line of the output (a system where systems are contiguous, a row of unknowns
         // where they are interleaved) is written by one task: a batch is hundreds of megabytes.
+        // The layout says which (with one system or n = 1 both strides are 1).
         let (system, row) = to.strides();
-        let (line, lines, across) = if row == 1 { (system, from.batch, from.n) } else { (row, from.n, from.batch) };
+        let by_rows = layout.systems_adjacent();
+        let (line, lines, across) = if by_rows { (row, from.n, from.batch) } else { (system, from.batch, from.n) };
         out.par_chunks_mut(line).take(lines).enumerate().for_each(|(l, chunk)| {
             for (m, o) in chunk[..across].iter_mut().enumerate() {
-                let (k, i) = if row == 1 { (l, m) } else { (m, l) };
+                let (k, i) = if by_rows { (m, l) } else { (l, m) };
                 *o = conv(v[from.at(k, i)]);
             }
         });
@@ -589,6 +591,10 @@ impl<T: Real> Batch<T> {
     /// ‖Ax − d‖₂ / ‖d‖₂ for a solution `x` of this batch (NaN where not finite).
     pub fn residual(&self, x: &[T]) -> f64 {
         residual(self.shape, &self.a, &self.b, &self.c, &self.d, x)
+    }
+    /// [`residual`](Self::residual) over at most `most` systems spread evenly over the batch.
+    pub fn sampled_residual(&self, x: &[T], most: usize) -> f64 {
+        sampled_residual(self.shape, &self.a, &self.b, &self.c, &self.d, x, most)
     }
     /// [`residual`](Self::residual), or an error naming the first system and row where `x` or
     /// the residual is not finite.

@@ -197,13 +197,27 @@ enum Failure {
 
 /// ‖Ax − d‖₂/‖d‖₂ over the batch (‖Ax − d‖₂ when d = 0).
 fn compute<T: Real>(shape: Shape, a: &[T], b: &[T], c: &[T], d: &[T], x: &[T]) -> std::result::Result<f64, Failure> {
-    match compute_with(shape, a, b, c, d, x, true) {
+    compute_every(shape, a, b, c, d, x, 1)
+}
+
+/// [`compute`] over systems 0, `every`, 2·`every`, … only.
+fn compute_every<T: Real>(
+    shape: Shape,
+    a: &[T],
+    b: &[T],
+    c: &[T],
+    d: &[T],
+    x: &[T],
+    every: usize,
+) -> std::result::Result<f64, Failure> {
+    match compute_with(shape, a, b, c, d, x, true, every) {
         // Plain sums do not track the largest row: find it row by row.
-        Err(Failure::Range(..)) => compute_with(shape, a, b, c, d, x, false),
+        Err(Failure::Range(..)) => compute_with(shape, a, b, c, d, x, false, every),
         r => r,
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn compute_with<T: Real>(
     shape: Shape,
     a: &[T],
@@ -212,15 +226,17 @@ fn compute_with<T: Real>(
     d: &[T],
     x: &[T],
     fast: bool,
+    every: usize,
 ) -> std::result::Result<f64, Failure> {
     // One part per system, collected in order and summed in order: the same bits every run.
     // Every scaling is by a power of two, so either way of summing a system gives the same
     // bits as long as nothing overflows or underflows.
-    let parts: Vec<Part> = (0..shape.batch).into_par_iter().map(|k| system(shape, k, a, b, c, d, x, fast)).collect();
+    let parts: Vec<Part> =
+        (0..shape.batch).into_par_iter().step_by(every.max(1)).map(|k| system(shape, k, a, b, c, d, x, fast)).collect();
     let (mut num, mut den, mut worst) = (SumSq::default(), SumSq::default(), None);
-    for (k, p) in parts.into_iter().enumerate() {
+    for (j, p) in parts.into_iter().enumerate() {
         if let Some(i) = p.bad {
-            return Err(Failure::Row(k, i));
+            return Err(Failure::Row(j * every.max(1), i));
         }
         num.merge(p.num);
         den.merge(p.den);
@@ -240,6 +256,18 @@ pub fn residual<T: Real>(shape: Shape, a: &[T], b: &[T], c: &[T], d: &[T], x: &[
         return f64::NAN;
     }
     match compute(shape, a, b, c, d, x) {
+        Ok(r) | Err(Failure::Range(r, _)) => r,
+        Err(Failure::Row(..)) => f64::NAN,
+    }
+}
+
+/// [`residual`] over at most `most` systems spread evenly over the batch (every
+/// ⌈batch/most⌉-th, from the first): a quick check that a solve of a large batch is right.
+pub fn sampled_residual<T: Real>(shape: Shape, a: &[T], b: &[T], c: &[T], d: &[T], x: &[T], most: usize) -> f64 {
+    if shape.check_lengths(&[("a", a.len()), ("b", b.len()), ("c", c.len()), ("d", d.len()), ("x", x.len())]).is_err() {
+        return f64::NAN;
+    }
+    match compute_every(shape, a, b, c, d, x, shape.batch.div_ceil(most.max(1))) {
         Ok(r) | Err(Failure::Range(r, _)) => r,
         Err(Failure::Row(..)) => f64::NAN,
     }
@@ -382,18 +410,42 @@ mod tests {
         assert_eq!(t.sqrt().0, 2f64.sqrt());
     }
 
+    /// A random dominant batch of `shape` and its solution by the CPU's Thomas.
+    fn solved(shape: Shape, seed: u64) -> (crate::tridiag::Batch<f64>, Vec<f64>) {
+        let b = crate::tridiag::Batch::random(shape, seed, 1.0);
+        let mut x = vec![0.0; shape.len()];
+        crate::tridiag::cpu::solve(shape, &b.a, &b.b, &b.c, &b.d, &mut x).unwrap();
+        (b, x)
+    }
+
     #[test]
     fn plain_and_scaled_sums_give_the_same_bits() {
-        use crate::tridiag::{Batch, Layout, cpu};
-        for layout in Layout::ALL {
+        for layout in crate::tridiag::Layout::ALL {
             let shape = Shape::new(37, 9, layout);
-            let b = Batch::random(shape, 4, 1.0);
-            let mut x = vec![0.0; shape.len()];
-            cpu::solve(shape, &b.a, &b.b, &b.c, &b.d, &mut x).unwrap();
-            let fast = compute_with(shape, &b.a, &b.b, &b.c, &b.d, &x, true).ok().unwrap();
-            let slow = compute_with(shape, &b.a, &b.b, &b.c, &b.d, &x, false).ok().unwrap();
+            let (b, x) = solved(shape, 4);
+            let fast = compute_with(shape, &b.a, &b.b, &b.c, &b.d, &x, true, 1).ok().unwrap();
+            let slow = compute_with(shape, &b.a, &b.b, &b.c, &b.d, &x, false, 1).ok().unwrap();
             assert_eq!(fast, slow, "{layout:?}");
             assert!(fast > 0.0 && fast < 1e-14, "{fast}");
+        }
+    }
+
+    #[test]
+    fn a_sampled_residual_reads_every_kth_system_from_the_first() {
+        for layout in crate::tridiag::Layout::ALL {
+            let shape = Shape::new(16, 10, layout);
+            let (b, x) = solved(shape, 5);
+            // At most 4 of 10 systems: 0, 3, 6, 9. A wrong system among them shows; one
+            // between them does not; all ten read give the whole residual.
+            let mut off = x.clone();
+            off[shape.at(4, 7)] += 1.0;
+            let sampled = |x: &[f64], most| sampled_residual(shape, &b.a, &b.b, &b.c, &b.d, x, most);
+            assert!(sampled(&off, 4) < 1e-14, "{layout:?}: system 4 is not read");
+            off[shape.at(6, 2)] += 1.0;
+            assert!(sampled(&off, 4) > 1e-3, "{layout:?}: system 6 is read");
+            assert_eq!(sampled(&x, 10), residual(shape, &b.a, &b.b, &b.c, &b.d, &x), "{layout:?}");
+            off[shape.at(9, 0)] = f64::NAN;
+            assert!(sampled(&off, 4).is_nan(), "{layout:?}: system 9 is read");
         }
     }
 }

@@ -78,6 +78,7 @@ fn acoustics<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n:
         let one = &ops[dir..=dir];
         let text = format!("{note}; {}; CFL {cfl:.2}", flop_note(one, cell_bytes));
         report.push(kernel, "acoustics-3d", &label, T::NAME, m.median_ms, moved, flops(one, n * n * n), text);
+        report.counted(&m.launches, (n * n * n) as f64);
     }
     let note = format!("{note}; {}", flop_note(&ops, cell_bytes));
     let m = time_gpu(gpu, opts.warmup, opts.reps, |_| {
@@ -93,6 +94,7 @@ fn acoustics<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n:
         flops(&ops, n * n * n),
         note,
     );
+    report.counted(&m.launches, (n * n * n) as f64);
     drop(states);
     if n <= CPU_MAX_EDGE_3D {
         let cells = n * n * n;
