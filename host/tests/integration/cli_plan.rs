@@ -119,10 +119,14 @@ fn output_is_counted_announced_and_limited() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// How much the peak of one small run varies from run to run: the allocator's arenas and the
+/// threads' stacks, not the model (the same 32² flood peaks at 26–30 MiB).
+const PEAK_NOISE: f64 = 4.0 * 1024.0 * 1024.0;
+
 /// The memory estimate bounds the peak resident memory of CPU runs of every time-dependent
-/// solver, with pictures, NetCDF, gauges, maps and checkpoints, within 1.5 times of it. The runs
-/// write several snapshots and a progress line every 0.05 s, so the writer has states queued as
-/// a long run has; their last line gives the peak and the estimate.
+/// solver, with pictures, NetCDF, gauges, maps and checkpoints, within 1.5 times of it (and
+/// [`PEAK_NOISE`]). The runs write several snapshots and a progress line every 0.05 s, so the
+/// writer has states queued as a long run has; their last line gives the peak and the estimate.
 #[test]
 fn the_memory_estimate_bounds_the_peak() {
     let busy = ["--t-end", "0.05", "--snapshots", "0.01,0.02,0.03,0.04", "--progress", "0.05"];
@@ -171,7 +175,10 @@ fn the_memory_estimate_bounds_the_peak() {
             let estimate = parse_bytes(estimate.trim_end_matches(" estimated"));
             assert!(peak <= estimate, "{args:?} on {threads:?} threads: the peak passes the estimate: {line}");
             if close {
-                assert!(estimate <= 1.5 * peak, "{args:?}: the estimate is more than 1.5 times the peak: {line}");
+                assert!(
+                    estimate <= 1.5 * peak + PEAK_NOISE,
+                    "{args:?}: the estimate is more than 1.5 times the peak (and its noise): {line}"
+                );
             }
         }
     }
