@@ -9,8 +9,10 @@ use crate::model::DeviceView;
 use crate::runtime::{DeviceBuffer, Gpu};
 use crate::{Error, GpuReal, Real, Result};
 
-/// A vector of `n` copies of `value`, or an error naming `what` when memory is short.
-pub fn try_filled<T: Clone>(what: &str, n: usize, value: T) -> Result<Vec<T>> {
+/// A vector of `n` copies of `value`, or an error naming `what` when memory is short. A large
+/// one is filled on every core: its first touch of each fresh page, where the operating system
+/// zeroes the page, is most of the cost of a field of hundreds of megabytes.
+pub fn try_filled<T: Clone + Send + Sync>(what: &str, n: usize, value: T) -> Result<Vec<T>> {
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| {
         Error::invalid(format!(
@@ -18,9 +20,17 @@ pub fn try_filled<T: Clone>(what: &str, n: usize, value: T) -> Result<Vec<T>> {
             n as f64 * std::mem::size_of::<T>() as f64 / (1 << 20) as f64
         ))
     })?;
-    v.resize(n, value);
+    if n < PARALLEL_FILL {
+        v.resize(n, value);
+    } else {
+        use rayon::prelude::*;
+        v.par_extend(rayon::iter::repeat_n(value, n));
+    }
     Ok(v)
 }
+
+/// Values from which [`try_filled`] fills on every core.
+const PARALLEL_FILL: usize = 1 << 18;
 
 /// A padded 2D field on the host.
 #[derive(Clone, Debug, PartialEq)]
@@ -96,6 +106,17 @@ impl<T: Copy + Send + Sync> Field2<T> {
     pub fn set(&mut self, i: i32, j: i32, v: T) {
         let at = self.layout.at(i, j);
         self.data[at] = v;
+    }
+    /// Set every stored point to `value(i, j)` (interior-relative, ghosts included), the rows
+    /// on every core.
+    pub fn set_each(&mut self, value: impl Fn(i32, i32) -> T + Sync) {
+        use rayon::prelude::*;
+        let (pitch, h) = (self.layout.pitch as usize, self.layout.halo as i32);
+        self.data.par_chunks_mut(pitch).enumerate().for_each(|(r, row)| {
+            for (c, v) in row.iter_mut().enumerate() {
+                *v = value(c as i32 - h, r as i32 - h);
+            }
+        });
     }
     /// The interior, row-major with x fastest: `ny` rows of `nx` values (NumPy shape (ny, nx)).
     pub fn interior(&self) -> Vec<T> {

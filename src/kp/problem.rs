@@ -575,43 +575,34 @@ impl Problem {
                 i => along_y(source(nx, i, bc[0], bc[1]), j),
             }
         };
+        // Every point is a function of the problem alone: the rows are filled on every core.
         let mut bed = Field2::filled(nodes, T::ZERO)?;
-        for j in -2..ny as i32 + 3 {
-            for i in -2..nx as i32 + 3 {
-                bed.set(i, j, T::from_f64(value(i, j)));
-            }
-        }
+        bed.set_each(|i, j| T::from_f64(value(i, j)));
         let layout = self.layout();
         let mut cell_bed = Field2::filled(layout, T::ZERO)?;
-        for j in -2..ny as i32 + 2 {
-            for i in -2..nx as i32 + 2 {
-                let c = |a: i32, b: i32| bed.get(i + a, j + b);
-                cell_bed.set(i, j, cell_bed_of(c(0, 0), c(1, 0), c(0, 1), c(1, 1)));
-            }
-        }
+        cell_bed.set_each(|i, j| {
+            let c = |a: i32, b: i32| bed.get(i + a, j + b);
+            cell_bed_of(c(0, 0), c(1, 0), c(0, 1), c(1, 1))
+        });
         let k64 = self.coeffs::<f64>((k.bx, k.by));
-        let mut w = cell_bed.clone();
-        let mut hu = Field2::filled(layout, T::ZERO)?;
-        let mut hv = Field2::filled(layout, T::ZERO)?;
-        for j in 0..ny as i32 {
-            for i in 0..nx as i32 {
-                let s = j as usize * self.nx + i as usize;
-                if !self.is_active(s) {
-                    // Outside the domain: dry and still, as it stays.
-                    continue;
-                }
+        // Outside the interior and the domain (inactive cells): dry and still, as they stay.
+        let interior = |i: i32, j: i32| {
+            let s = j as usize * self.nx + i as usize;
+            (layout.is_interior(i, j) && self.is_active(s)).then_some(s)
+        };
+        let mut w = Field2::filled(layout, T::ZERO)?;
+        w.set_each(|i, j| match interior(i, j) {
+            // A dry cell keeps w = B in T: exactly dry.
+            Some(s) if self.h[s] > 0.0 => {
                 let corners = (bed.get(i, j), bed.get(i + 1, j), bed.get(i, j + 1), bed.get(i + 1, j + 1));
-                // A dry cell keeps w = B in T: exactly dry.
-                let surface = if self.h[s] > 0.0 {
-                    self.surface_in(k, &k64, i as usize, j as usize, corners)
-                } else {
-                    cell_bed.get(i, j)
-                };
-                w.set(i, j, surface);
-                hu.set(i, j, T::from_f64(self.hu[s]));
-                hv.set(i, j, T::from_f64(self.hv[s]));
+                self.surface_in(k, &k64, i as usize, j as usize, corners)
             }
-        }
+            _ => cell_bed.get(i, j),
+        });
+        let mut hu = Field2::filled(layout, T::ZERO)?;
+        hu.set_each(|i, j| interior(i, j).map_or(T::ZERO, |s| T::from_f64(self.hu[s])));
+        let mut hv = Field2::filled(layout, T::ZERO)?;
+        hv.set_each(|i, j| interior(i, j).map_or(T::ZERO, |s| T::from_f64(self.hv[s])));
         let (wb, cb) = (w.stored_mut(), cell_bed.stored());
         super::state::clean_state(k, wb, hu.stored_mut(), hv.stored_mut(), cb);
         super::state::apply_boundary(k, w.stored_mut(), hu.stored_mut(), hv.stored_mut(), cell_bed.stored(), None);

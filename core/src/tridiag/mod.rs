@@ -549,7 +549,7 @@ impl Batch<f64> {
 /// `v` (laid out by `from`) in `layout` (its span), converted by `conv`, with `pad` in the
 /// padding of a padded `layout` (the padding of `from` is not read); an error rather than an
 /// abort when memory is short.
-pub fn relayout_values<S: Copy + Sync, T: Copy + Send>(
+pub fn relayout_values<S: Copy + Sync, T: Copy + Send + Sync>(
     from: Shape,
     layout: Layout,
     v: &[S],
