@@ -587,8 +587,8 @@ impl Problem {
         let k64 = self.coeffs::<f64>((k.bx, k.by));
         // Outside the interior and the domain (inactive cells): dry and still, as they stay.
         let interior = |i: i32, j: i32| {
-            let s = j as usize * self.nx + i as usize;
-            (layout.is_interior(i, j) && self.is_active(s)).then_some(s)
+            let s = layout.is_interior(i, j).then(|| j as usize * self.nx + i as usize)?;
+            self.is_active(s).then_some(s)
         };
         let mut w = Field2::filled(layout, T::ZERO)?;
         w.set_each(|i, j| match interior(i, j) {
