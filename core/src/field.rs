@@ -13,13 +13,7 @@ use crate::{Error, GpuReal, Real, Result};
 /// one is filled on every core: its first touch of each fresh page, where the operating system
 /// zeroes the page, is most of the cost of a field of hundreds of megabytes.
 pub fn try_filled<T: Clone + Send + Sync>(what: &str, n: usize, value: T) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| {
-        Error::invalid(format!(
-            "{what}: no host memory for {n} values ({:.1} MiB)",
-            n as f64 * std::mem::size_of::<T>() as f64 / (1 << 20) as f64
-        ))
-    })?;
+    let mut v = try_empty(what, n)?;
     if n < PARALLEL_FILL {
         v.resize(n, value);
     } else {
@@ -32,6 +26,18 @@ pub fn try_filled<T: Clone + Send + Sync>(what: &str, n: usize, value: T) -> Res
 /// Values from which [`try_filled`] fills on every core.
 const PARALLEL_FILL: usize = 1 << 18;
 
+/// An empty vector with room for `n` values, or an error naming `what` when memory is short.
+fn try_empty<T>(what: &str, n: usize) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        Error::invalid(format!(
+            "{what}: no host memory for {n} values ({:.1} MiB)",
+            n as f64 * std::mem::size_of::<T>() as f64 / (1 << 20) as f64
+        ))
+    })?;
+    Ok(v)
+}
+
 /// A padded 2D field on the host.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field2<T> {
@@ -43,6 +49,18 @@ impl<T: Copy + Send + Sync> Field2<T> {
     /// A field with every stored point set to `value`.
     pub fn filled(layout: Layout2, value: T) -> Result<Field2<T>> {
         Ok(Field2 { layout, data: try_filled("a field", layout.len(), value)? })
+    }
+    /// A field whose every stored point (ghosts included) is `value(i, j)`, interior-relative,
+    /// computed on every core and written once: a field of hundreds of megabytes is mostly the
+    /// first touch of its pages.
+    pub fn from_fn(layout: Layout2, value: impl Fn(i32, i32) -> T + Sync) -> Result<Field2<T>> {
+        use rayon::prelude::*;
+        let (pitch, h) = (layout.pitch as usize, layout.halo as i32);
+        let mut data = try_empty("a field", layout.len())?;
+        data.par_extend(
+            (0..layout.len()).into_par_iter().map(|g| value((g % pitch) as i32 - h, (g / pitch) as i32 - h)),
+        );
+        Ok(Field2 { layout, data })
     }
     /// A field whose stored points are `data` (in stored order).
     pub fn from_stored(layout: Layout2, data: Vec<T>) -> Result<Field2<T>> {
@@ -106,17 +124,6 @@ impl<T: Copy + Send + Sync> Field2<T> {
     pub fn set(&mut self, i: i32, j: i32, v: T) {
         let at = self.layout.at(i, j);
         self.data[at] = v;
-    }
-    /// Set every stored point to `value(i, j)` (interior-relative, ghosts included), the rows
-    /// on every core.
-    pub fn set_each(&mut self, value: impl Fn(i32, i32) -> T + Sync) {
-        use rayon::prelude::*;
-        let (pitch, h) = (self.layout.pitch as usize, self.layout.halo as i32);
-        self.data.par_chunks_mut(pitch).enumerate().for_each(|(r, row)| {
-            for (c, v) in row.iter_mut().enumerate() {
-                *v = value(c as i32 - h, r as i32 - h);
-            }
-        });
     }
     /// The interior, row-major with x fastest: `ny` rows of `nx` values (NumPy shape (ny, nx)).
     pub fn interior(&self) -> Vec<T> {

@@ -690,7 +690,7 @@ fn flood<T: GpuReal>(gpu: &Gpu, report: &mut Report) -> Result<()> {
     );
     let late_on = on[FLOOD_CHECKPOINTS.len() - 1].1;
     // The other schemes in f32 only: their rows compare steps and time with the default's.
-    let others = if T::NAME == "f32" { &WetDry::GPU[..] } else { &[] };
+    let others = if crate::Precision::of::<T>() == crate::Precision::F32 { &WetDry::GPU[..] } else { &[] };
     for &other in others.iter().filter(|&&s| s != WetDry::DEFAULT) {
         let run = flood_run::<T>(gpu, FluxKernel::EarlyExit, other)?;
         let (secs, steps): (f64, u64) = (run.iter().map(|r| r.0).sum(), run.iter().map(|r| r.1).sum());

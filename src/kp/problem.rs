@@ -575,34 +575,29 @@ impl Problem {
                 i => along_y(source(nx, i, bc[0], bc[1]), j),
             }
         };
-        // Every point is a function of the problem alone: the rows are filled on every core.
-        let mut bed = Field2::filled(nodes, T::ZERO)?;
-        bed.set_each(|i, j| T::from_f64(value(i, j)));
+        // Every point is a function of the problem alone: the fields are built on every core.
+        let bed = Field2::from_fn(nodes, |i, j| T::from_f64(value(i, j)))?;
         let layout = self.layout();
-        let mut cell_bed = Field2::filled(layout, T::ZERO)?;
-        cell_bed.set_each(|i, j| {
+        let cell_bed = Field2::from_fn(layout, |i, j| {
             let c = |a: i32, b: i32| bed.get(i + a, j + b);
             cell_bed_of(c(0, 0), c(1, 0), c(0, 1), c(1, 1))
-        });
+        })?;
         let k64 = self.coeffs::<f64>((k.bx, k.by));
         // Outside the interior and the domain (inactive cells): dry and still, as they stay.
         let interior = |i: i32, j: i32| {
             let s = layout.is_interior(i, j).then(|| j as usize * self.nx + i as usize)?;
             self.is_active(s).then_some(s)
         };
-        let mut w = Field2::filled(layout, T::ZERO)?;
-        w.set_each(|i, j| match interior(i, j) {
+        let mut w = Field2::from_fn(layout, |i, j| match interior(i, j) {
             // A dry cell keeps w = B in T: exactly dry.
             Some(s) if self.h[s] > 0.0 => {
                 let corners = (bed.get(i, j), bed.get(i + 1, j), bed.get(i, j + 1), bed.get(i + 1, j + 1));
                 self.surface_in(k, &k64, i as usize, j as usize, corners)
             }
             _ => cell_bed.get(i, j),
-        });
-        let mut hu = Field2::filled(layout, T::ZERO)?;
-        hu.set_each(|i, j| interior(i, j).map_or(T::ZERO, |s| T::from_f64(self.hu[s])));
-        let mut hv = Field2::filled(layout, T::ZERO)?;
-        hv.set_each(|i, j| interior(i, j).map_or(T::ZERO, |s| T::from_f64(self.hv[s])));
+        })?;
+        let mut hu = Field2::from_fn(layout, |i, j| interior(i, j).map_or(T::ZERO, |s| T::from_f64(self.hu[s])))?;
+        let mut hv = Field2::from_fn(layout, |i, j| interior(i, j).map_or(T::ZERO, |s| T::from_f64(self.hv[s])))?;
         let (wb, cb) = (w.stored_mut(), cell_bed.stored());
         super::state::clean_state(k, wb, hu.stored_mut(), hv.stored_mut(), cb);
         super::state::apply_boundary(k, w.stored_mut(), hu.stored_mut(), hv.stored_mut(), cell_bed.stored(), None);

@@ -16,10 +16,9 @@
 //! run in the report's conservation column: f32's beside f64's (docs/f32-conservation.md); the
 //! report's note says why the other rows have none; they run up to 4096² (and at every size
 //! `--sizes` names): at 8192² their fresh runs of 2000 steps, one per update, cost more than
-//! all that size's other rows.
-//! The mixed precision's rows ("fused
-//! mixed", precision "mixed") time its fused step: h and h' in f64, s, α, β, s' in f32, 32
-//! bytes a point — what the compensated f32 fused step moves (8 words of 4 bytes).
+//! all that size's other rows. The mixed precision's rows ("fused mixed", precision "mixed")
+//! time its fused step: h and h' in f64, s, α, β, s' in f32, 32 bytes a point — what the
+//! compensated f32 fused step moves (8 words of 4 bytes).
 
 use crate::bench::{BenchOptions, Report, rotation, time_cpu, time_gpu};
 use crate::runtime::Gpu;
