@@ -32,10 +32,17 @@ fn main() {
     // shared by every profile of the outer build so each module is compiled once.
     let target_root =
         env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target")).join("nvptx");
-    for arch in ARCHS {
-        let ptx = cap_registers(build_module(&root, &target_root.join(arch), arch));
-        fs::write(out.join(format!("kernels_{arch}.ptx")), ptx).unwrap();
-    }
+    // The modules build side by side: each nested build ends in one codegen unit, a single
+    // thread, so two of them keep two cores busy where one after the other would not.
+    std::thread::scope(|s| {
+        for arch in ARCHS {
+            let (root, dir, out) = (&root, target_root.join(arch), &out);
+            s.spawn(move || {
+                let ptx = cap_registers(build_module(root, &dir, arch));
+                fs::write(out.join(format!("kernels_{arch}.ptx")), ptx).unwrap();
+            });
+        }
+    });
 }
 
 mod registers {
