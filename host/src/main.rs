@@ -141,8 +141,9 @@ enum Command {
     Tune(TuneArgs),
     /// Time a benchmark suite on the GPU and print a markdown table.
     ///
-    /// Each row is the median of --reps timed runs after --warmup untimed ones, timed with CUDA
-    /// events, in f32 and f64, beside a device-to-device copy measured in the same run.
+    /// Each row is the median of up to --reps timed runs after --warmup untimed ones, timed with
+    /// CUDA events, in f32 and f64, beside a device-to-device copy measured in the same run. A
+    /// row stops after 10 runs once its runs have taken half a second.
     #[command(after_help = bench_help())]
     Bench(BenchArgs),
     #[command(external_subcommand)]
@@ -164,7 +165,8 @@ struct BenchArgs {
     /// Sizes to run instead of the suite's defaults (comma-separated, in the suite's unit).
     #[arg(long, value_delimiter = ',')]
     sizes: Vec<usize>,
-    /// Timed repetitions per row (the median is reported).
+    /// Timed repetitions per row, at most (the median is reported; a row stops after 10 once
+    /// its runs have taken half a second).
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     reps: u64,
     /// Untimed warm-up runs per row.
@@ -176,7 +178,8 @@ struct BenchArgs {
     /// Rows per thread for suites with multi-row kernels (sediment); default: the suite's.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     rows: Option<u32>,
-    /// Time kernels and steps only: leave out whole runs (kp: the 4096² flood's, the 1024² balance's).
+    /// Time kernels and steps only: leave out whole runs (kp: the 4096² flood's and the 1024²
+    /// balance's, which run with the default sizes only).
     #[arg(long)]
     no_runs: bool,
 }

@@ -20,11 +20,12 @@
 //! and `gtsv2` on one system of the batch (it solves one matrix at a time); and the same rows
 //! for a few long systems (n = 2^16, 2^18, 2^20, 2^22 of batch 1, and 2^20 × 8; with `--sizes`,
 //! those whose n it names), where auto takes spike (multi-block) and gtsv2 is the like-for-like
-//! peer. Without
-//! cuSPARSE the suite says why in a row and goes on.
+//! peer: there `lu` and `gtsvInterleavedBatch`, a thread a system, would each take about a
+//! second a solve on a handful of threads, and their rows say so instead. Without cuSPARSE the
+//! suite says why in a row and goes on.
 
 use crate::Result;
-use crate::bench::{BenchOptions, Measurement, Report, rotation, time_gpu};
+use crate::bench::{BenchOptions, Measurement, ROW_BUDGET_MS, Report, rotation, row_done, time_gpu};
 use crate::runtime::{DeviceBuffer, Gpu, Timer};
 use crate::tridiag::cusparse::{Cusparse, CusparseReal, InterleavedAlgo};
 use crate::tridiag::gpu::{GpuTridiag, Plan};
@@ -43,6 +44,11 @@ const DEFAULT_N: [usize; 6] = [64, 256, 512, 1024, 2048, 4096];
 /// would cost the host more than the timing.
 const CHECKED_SYSTEMS: usize = 256;
 const BATCHES: [usize; 4] = [256, 1024, 4096, 16384];
+
+/// Why few long systems have no `lu` row and no `gtsvInterleavedBatch` one.
+const FEW_LONG_LU: &str = "skipped: a thread a system (lu, and cuSPARSE's algorithm 1) runs a batch this small on as \
+    many threads of the GPU's hundreds of thousands, about a second a solve at n = 2^20; spike and gtsv2 are the rows \
+    that compare";
 
 /// Few long systems (n, batch), pivoting rows only: where `auto` takes spike, and where
 /// cuSPARSE's gtsv2 (one matrix at a time) is the like-for-like peer.
@@ -122,26 +128,31 @@ fn upload<T: crate::GpuReal>(gpu: &Gpu, h: &Batch<T>) -> Result<Set<T>> {
 }
 
 /// Time `run(false)` with `run(true)` (a reset: cuSPARSE overwrites its inputs) before each
-/// call, untimed.
+/// call, untimed; warm-up and timed runs stop as [`time_gpu`]'s do.
 fn time_with_reset(gpu: &Gpu, opts: &BenchOptions, run: &mut impl FnMut(bool) -> Result<()>) -> Result<Measurement> {
-    for _ in 0..opts.warmup.max(1) {
-        run(true)?;
-        run(false)?;
-    }
     let timer = Timer::new(gpu)?;
-    let mut times = Vec::with_capacity(opts.reps);
-    for _ in 0..opts.reps.max(1) {
+    let mut timed = |times: &mut Vec<f64>| -> Result<f64> {
         run(true)?;
         timer.start(gpu)?;
         run(false)?;
         timer.stop(gpu)?;
-        times.push(timer.elapsed_ms()?);
+        let ms = timer.elapsed_ms()?;
+        times.push(ms);
+        Ok(ms)
+    };
+    let (mut warm, mut spent) = (Vec::new(), 0.0);
+    while warm.is_empty() || (warm.len() < opts.warmup && spent < ROW_BUDGET_MS) {
+        spent += timed(&mut warm)?;
+    }
+    let (mut times, mut spent) = (Vec::with_capacity(opts.reps), 0.0);
+    while times.is_empty() || (times.len() < opts.reps && !row_done(times.len(), spent)) {
+        spent += timed(&mut times)?;
     }
     Ok(Measurement::from(times))
 }
 
 /// What every row of a cell shares: sizes, bytes counted (5 words per unknown), the note's
-/// throughput, and fewer repetitions for the largest cells and for few long systems.
+/// throughput, and fewer repetitions for the largest cells.
 struct CellInfo {
     n: usize,
     batch: usize,
@@ -154,17 +165,13 @@ impl CellInfo {
     fn new<T>(host64: &Batch<f64>, opts: &BenchOptions) -> CellInfo {
         let (n, batch) = (host64.shape.n, host64.shape.batch);
         let unknowns = (n * batch) as f64;
-        // Few long systems keep lu to a few threads walking 2^20 rows (about a second a
-        // solve): five timed runs of those are plenty.
-        let reps = if batch < 32 && n >= 1 << 16 {
-            opts.reps.min(5)
-        } else if unknowns >= 16e6 {
-            opts.reps.min(20)
-        } else {
-            opts.reps
-        };
+        let reps = if unknowns >= 16e6 { opts.reps.min(20) } else { opts.reps };
         let bytes = 5.0 * unknowns * std::mem::size_of::<T>() as f64;
         CellInfo { n, batch, unknowns, bytes, opts: BenchOptions { reps, ..opts.clone() } }
+    }
+    /// Few long systems: a batch too small to fill the GPU with a thread a system.
+    fn few_long(&self) -> bool {
+        self.batch < 32 && self.n >= 1 << 16
     }
     fn note(&self, ms: f64, extra: &str) -> String {
         format!("{:.2} G unknowns/s{extra}", self.unknowns / (ms * 1e-3) / 1e9)
@@ -398,6 +405,10 @@ fn pivoting_cell<T: CusparseReal>(
         // lu moves a, b, c, d in, x out and U's two superdiagonals out and back with y in x:
         // 11 words.
         for alg in [Algorithm::Lu, Algorithm::Spike] {
+            if alg == Algorithm::Lu && info.few_long() {
+                report.push("tridiag lu", layout.name(), &size, p, f64::NAN, bytes, None, FEW_LONG_LU.into());
+                continue;
+            }
             let plan = solver.plan(Choice::Force(alg))?;
             let moved = if alg == Algorithm::Lu { "; moves 11 words/unknown" } else { spike_words(&plan) };
             let (m, status) = time_plan(gpu, opts, &mut solver, &plan, &sets, &mut xs)?;
@@ -423,8 +434,8 @@ fn pivoting_cell<T: CusparseReal>(
             solver.enqueue_dominance(gpu, &s.a, &s.b, &s.c)?;
             solver.enqueue(gpu, &plan, &s.a, &s.b, &s.c, &s.d, &mut xs[i % rot])
         })?;
-        let Some(cus) = cus.as_deref_mut() else {
-            let extra = format!("; picks {chosen}; check + solve; no cuSPARSE to compare");
+        let auto_row = |report: &mut Report, vs: &str| {
+            let extra = format!("; picks {chosen}; check + solve{vs}");
             report.push(
                 "tridiag auto",
                 layout.name(),
@@ -435,10 +446,19 @@ fn pivoting_cell<T: CusparseReal>(
                 None,
                 note(auto.median_ms, &extra),
             );
+        };
+        let Some(cus) = cus.as_deref_mut() else {
+            auto_row(report, "; no cuSPARSE to compare");
             continue;
         };
         let s = &sets[0];
         let (name, peer) = match layout {
+            Layout::Interleaved if info.few_long() => {
+                let name = "cuSPARSE gtsvInterleavedBatch LU";
+                report.push(name, layout.name(), &size, p, f64::NAN, bytes, None, FEW_LONG_LU.into());
+                auto_row(report, "; the peer is gtsv2 (contiguous rows)");
+                continue;
+            }
             Layout::Interleaved => {
                 let m = time_interleaved(gpu, opts, cus, InterleavedAlgo::Lu, (n, batch), s, &mut xs[0]);
                 ("cuSPARSE gtsvInterleavedBatch LU", m)
@@ -488,8 +508,7 @@ fn pivoting_cell<T: CusparseReal>(
                 String::new()
             }
         };
-        let extra = format!("; picks {chosen}; check + solve{vs}");
-        report.push("tridiag auto", layout.name(), &size, p, auto.median_ms, bytes, None, note(auto.median_ms, &extra));
+        auto_row(report, &vs);
     }
     Ok(())
 }

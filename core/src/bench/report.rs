@@ -71,6 +71,9 @@ pub struct Row {
     pub per_cell: Option<PerCell>,
     /// Anything else worth a column (speedups, units/s).
     pub note: String,
+    /// Seconds from the suite's start to this row's push: the differences between rows show
+    /// what each part of a suite costs in wall time, host work included.
+    pub at_s: f64,
 }
 
 /// A row's traffic and instructions a cell, and the floor its instructions set.
@@ -126,6 +129,10 @@ impl Report {
     ) {
         let secs = median_ms * 1e-3;
         let gbs = bytes / secs / 1e9;
+        let at_s = self.started.elapsed().as_secs_f64();
+        // Each row as it is measured, so a long suite shows where its time goes (and a suite
+        // stopped by a time limit still says what it measured).
+        crate::warn(format_args!("  {at_s:5.0} s  {kernel}, {variant}, {size} {precision}: {median_ms:.4} ms"));
         self.rows.push(Row {
             kernel: kernel.into(),
             variant: variant.into(),
@@ -140,6 +147,7 @@ impl Report {
             conservation: None,
             per_cell: None,
             note,
+            at_s,
         });
     }
 

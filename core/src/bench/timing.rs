@@ -36,28 +36,55 @@ impl Measurement {
     }
 }
 
-/// Time `f(i)` on the GPU's stream with events: `warmup` untimed calls, then `reps` timed ones,
-/// each between its own pair of events. `i` counts calls so callers can rotate inputs. The
-/// first timed call's launches are recorded.
+/// A row stops timing after [`MIN_RUNS`] runs once its runs have taken this long (ms), and
+/// stops warming up once its warm-up runs have: a 40 ms ADI step at 8192² gets 13 timed runs
+/// instead of 50, a one-second solve one warm-up and 5 timed runs, and the suite's wall time
+/// goes to rows rather than to repeats whose median no longer moves.
+pub const ROW_BUDGET_MS: f64 = 500.0;
+/// The fewest timed runs a row's median is taken over (fewer only when `reps` asks for fewer).
+pub const MIN_RUNS: usize = 5;
+
+/// Whether a row that has made `runs` runs taking `spent_ms` in all stops there.
+pub fn row_done(runs: usize, spent_ms: f64) -> bool {
+    runs >= MIN_RUNS && spent_ms >= ROW_BUDGET_MS
+}
+
+/// Time `f(i)` on the GPU's stream with events: up to `warmup` untimed calls (at least one
+/// when `warmup` > 0, then until they have taken [`ROW_BUDGET_MS`]), then up to `reps` timed
+/// ones, each between its own pair of events (at least [`MIN_RUNS`], then until they have taken
+/// [`ROW_BUDGET_MS`]). `i` counts calls so callers can rotate inputs. The first timed call's
+/// launches are recorded.
 pub fn time_gpu(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<Measurement> {
-    for i in 0..warmup {
-        f(i)?;
+    let timer = Timer::new(gpu)?;
+    let mut calls = 0;
+    let mut spent = 0.0;
+    while calls < warmup && !(calls >= 1 && spent >= ROW_BUDGET_MS) {
+        timer.start(gpu)?;
+        f(calls)?;
+        timer.stop(gpu)?;
+        spent += timer.elapsed_ms()?;
+        calls += 1;
     }
     gpu.synchronize()?;
-    let timer = Timer::new(gpu)?;
     let mut times = Vec::with_capacity(reps);
     let mut launches = Vec::new();
+    let mut spent = 0.0;
     for i in 0..reps {
+        if row_done(i, spent) {
+            break;
+        }
         timer.start(gpu)?;
         if i == 0 {
-            let (r, log) = launches_of(|| f(warmup));
+            let (r, log) = launches_of(|| f(calls));
             r?;
             launches = log;
         } else {
-            f(warmup + i)?;
+            f(calls + i)?;
         }
         timer.stop(gpu)?;
-        times.push(timer.elapsed_ms()?);
+        let ms = timer.elapsed_ms()?;
+        spent += ms;
+        times.push(ms);
     }
     Ok(Measurement { launches, ..Measurement::from(times) })
 }
