@@ -143,7 +143,7 @@ enum Command {
     ///
     /// Each row is the median of up to --reps timed runs after --warmup untimed ones, timed with
     /// CUDA events, in f32 and f64, beside a device-to-device copy measured in the same run. A
-    /// row stops after 10 runs once its runs have taken half a second.
+    /// row stops after 5 runs once its runs have taken half a second, and warms up likewise.
     #[command(after_help = bench_help())]
     Bench(BenchArgs),
     #[command(external_subcommand)]
@@ -165,11 +165,11 @@ struct BenchArgs {
     /// Sizes to run instead of the suite's defaults (comma-separated, in the suite's unit).
     #[arg(long, value_delimiter = ',')]
     sizes: Vec<usize>,
-    /// Timed repetitions per row, at most (the median is reported; a row stops after 10 once
-    /// its runs have taken half a second).
+    /// Timed repetitions per row, at most (the median is reported; a row stops after 5 once its
+    /// runs have taken half a second).
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     reps: u64,
-    /// Untimed warm-up runs per row.
+    /// Untimed warm-up runs per row, at most (fewer once they have taken half a second).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=100_000))]
     warmup: u64,
     /// Block shape BXxBY for suites with block-shaped kernels (sediment); default: the suite's.
