@@ -195,13 +195,8 @@ enum Failure {
     Range(f64, Worst),
 }
 
-/// ‖Ax − d‖₂/‖d‖₂ over the batch (‖Ax − d‖₂ when d = 0).
-fn compute<T: Real>(shape: Shape, a: &[T], b: &[T], c: &[T], d: &[T], x: &[T]) -> std::result::Result<f64, Failure> {
-    compute_every(shape, a, b, c, d, x, 1)
-}
-
-/// [`compute`] over systems 0, `every`, 2·`every`, … only.
-fn compute_every<T: Real>(
+/// ‖Ax − d‖₂/‖d‖₂ over systems 0, `every`, 2·`every`, … of the batch (‖Ax − d‖₂ when d = 0).
+fn compute<T: Real>(
     shape: Shape,
     a: &[T],
     b: &[T],
@@ -255,7 +250,7 @@ pub fn residual<T: Real>(shape: Shape, a: &[T], b: &[T], c: &[T], d: &[T], x: &[
     if shape.check_lengths(&[("a", a.len()), ("b", b.len()), ("c", c.len()), ("d", d.len()), ("x", x.len())]).is_err() {
         return f64::NAN;
     }
-    match compute(shape, a, b, c, d, x) {
+    match compute(shape, a, b, c, d, x, 1) {
         Ok(r) | Err(Failure::Range(r, _)) => r,
         Err(Failure::Row(..)) => f64::NAN,
     }
@@ -267,7 +262,7 @@ pub fn sampled_residual<T: Real>(shape: Shape, a: &[T], b: &[T], c: &[T], d: &[T
     if shape.check_lengths(&[("a", a.len()), ("b", b.len()), ("c", c.len()), ("d", d.len()), ("x", x.len())]).is_err() {
         return f64::NAN;
     }
-    match compute_every(shape, a, b, c, d, x, shape.batch.div_ceil(most.max(1))) {
+    match compute(shape, a, b, c, d, x, shape.batch.div_ceil(most.max(1))) {
         Ok(r) | Err(Failure::Range(r, _)) => r,
         Err(Failure::Row(..)) => f64::NAN,
     }
@@ -278,7 +273,7 @@ pub fn sampled_residual<T: Real>(shape: Shape, a: &[T], b: &[T], c: &[T], d: &[T
 /// is past f64's range (a solution far off), the system and row of the largest row residual.
 pub fn checked_residual<T: Real>(shape: Shape, a: &[T], b: &[T], c: &[T], d: &[T], x: &[T]) -> Result<f64> {
     shape.check_lengths(&[("a", a.len()), ("b", b.len()), ("c", c.len()), ("d", d.len()), ("x", x.len())])?;
-    match compute(shape, a, b, c, d, x) {
+    match compute(shape, a, b, c, d, x, 1) {
         Ok(r) => Ok(r),
         Err(Failure::Range(r, worst)) => {
             let at = worst
