@@ -25,8 +25,8 @@
 //! suite says why in a row and goes on.
 
 use crate::Result;
-use crate::bench::{BenchOptions, Measurement, ROW_BUDGET_MS, Report, rotation, row_done, time_gpu};
-use crate::runtime::{DeviceBuffer, Gpu, Timer};
+use crate::bench::{BenchOptions, Measurement, Report, rotation, time_gpu, time_gpu_reset};
+use crate::runtime::{DeviceBuffer, Gpu};
 use crate::tridiag::cusparse::{Cusparse, CusparseReal, InterleavedAlgo};
 use crate::tridiag::gpu::{GpuTridiag, Plan};
 use crate::tridiag::{Algorithm, Batch, Choice, Layout, Shape};
@@ -128,27 +128,9 @@ fn upload<T: crate::GpuReal>(gpu: &Gpu, h: &Batch<T>) -> Result<Set<T>> {
 }
 
 /// Time `run(false)` with `run(true)` (a reset: cuSPARSE overwrites its inputs) before each
-/// call, untimed; warm-up and timed runs stop as [`time_gpu`]'s do.
+/// call, untimed, at least one warm-up and one timed call.
 fn time_with_reset(gpu: &Gpu, opts: &BenchOptions, run: &mut impl FnMut(bool) -> Result<()>) -> Result<Measurement> {
-    let timer = Timer::new(gpu)?;
-    let mut timed = |times: &mut Vec<f64>| -> Result<f64> {
-        run(true)?;
-        timer.start(gpu)?;
-        run(false)?;
-        timer.stop(gpu)?;
-        let ms = timer.elapsed_ms()?;
-        times.push(ms);
-        Ok(ms)
-    };
-    let (mut warm, mut spent) = (Vec::new(), 0.0);
-    while warm.is_empty() || (warm.len() < opts.warmup && spent < ROW_BUDGET_MS) {
-        spent += timed(&mut warm)?;
-    }
-    let (mut times, mut spent) = (Vec::with_capacity(opts.reps), 0.0);
-    while times.is_empty() || (times.len() < opts.reps && !row_done(times.len(), spent)) {
-        spent += timed(&mut times)?;
-    }
-    Ok(Measurement::from(times))
+    time_gpu_reset(gpu, opts.warmup.max(1), opts.reps.max(1), |_, reset| run(reset))
 }
 
 /// What every row of a cell shares: sizes, bytes counted (5 words per unknown), the note's

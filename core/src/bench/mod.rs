@@ -8,7 +8,7 @@ pub mod report;
 mod timing;
 
 pub use report::{Report, Row, RunMeta};
-pub use timing::{Measurement, ROW_BUDGET_MS, copy_bandwidth, rotation, row_done, time_cpu, time_gpu};
+pub use timing::{Measurement, ROW_BUDGET_MS, copy_bandwidth, rotation, time_cpu, time_gpu, time_gpu_reset};
 
 use crate::runtime::Gpu;
 use crate::{Error, Result};

@@ -44,23 +44,30 @@ pub const ROW_BUDGET_MS: f64 = 500.0;
 /// The fewest timed runs a row's median is taken over (fewer only when `reps` asks for fewer).
 pub const MIN_RUNS: usize = 5;
 
-/// Whether a row that has made `runs` runs taking `spent_ms` in all stops there.
-pub fn row_done(runs: usize, spent_ms: f64) -> bool {
-    runs >= MIN_RUNS && spent_ms >= ROW_BUDGET_MS
-}
-
 /// Time `f(i)` on the GPU's stream with events: up to `warmup` untimed calls (at least one
 /// when `warmup` > 0, then until they have taken [`ROW_BUDGET_MS`]), then up to `reps` timed
 /// ones, each between its own pair of events (at least [`MIN_RUNS`], then until they have taken
 /// [`ROW_BUDGET_MS`]). `i` counts calls so callers can rotate inputs. The first timed call's
 /// launches are recorded.
 pub fn time_gpu(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<Measurement> {
+    time_gpu_reset(gpu, warmup, reps, |i, reset| if reset { Ok(()) } else { f(i) })
+}
+
+/// [`time_gpu`] of `f(i, false)`, each call (warm-up and timed) preceded by `f(i, true)`, untimed:
+/// a reset of what the timed call overwrites (cuSPARSE's solvers overwrite their inputs).
+pub fn time_gpu_reset(
+    gpu: &Gpu,
+    warmup: usize,
+    reps: usize,
+    mut f: impl FnMut(usize, bool) -> Result<()>,
+) -> Result<Measurement> {
     let timer = Timer::new(gpu)?;
     let mut calls = 0;
     let mut spent = 0.0;
     while calls < warmup && !(calls >= 1 && spent >= ROW_BUDGET_MS) {
+        f(calls, true)?;
         timer.start(gpu)?;
-        f(calls)?;
+        f(calls, false)?;
         timer.stop(gpu)?;
         spent += timer.elapsed_ms()?;
         calls += 1;
@@ -70,16 +77,17 @@ pub fn time_gpu(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut(usize) 
     let mut launches = Vec::new();
     let mut spent = 0.0;
     for i in 0..reps {
-        if row_done(i, spent) {
+        if i >= MIN_RUNS && spent >= ROW_BUDGET_MS {
             break;
         }
+        f(calls + i, true)?;
         timer.start(gpu)?;
         if i == 0 {
-            let (r, log) = launches_of(|| f(calls));
+            let (r, log) = launches_of(|| f(calls, false));
             r?;
             launches = log;
         } else {
-            f(calls + i)?;
+            f(calls + i, false)?;
         }
         timer.stop(gpu)?;
         let ms = timer.elapsed_ms()?;
