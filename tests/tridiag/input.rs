@@ -120,7 +120,17 @@ fn automatic_choice_follows_the_stated_rule() {
     assert_eq!(auto(512, 16384, Layout::Interleaved), Algorithm::Partition);
     assert_eq!(auto(4096, 16384, Layout::Interleaved), Algorithm::Thomas);
     assert_eq!(auto(4096, 1024, Layout::Interleaved), Algorithm::Partition);
-    assert_eq!(auto(1, 1, Layout::Interleaved), Algorithm::Partition);
+    assert_eq!(auto(4096, 256, Layout::Interleaved), Algorithm::Partition);
+    // Small batches (at most 1024 unknowns per multiprocessor; in the contiguous layouts 2048
+    // with n ≤ 256) are latency-bound: CR-PCR, one block per system.
+    for layout in Layout::ALL {
+        assert_eq!(auto(1, 1, layout), Algorithm::CrPcr, "{layout:?}");
+        assert_eq!(auto(512, 256, layout), Algorithm::CrPcr, "{layout:?}");
+        assert_eq!(auto(1024, 256, layout), Algorithm::Partition, "{layout:?}");
+    }
+    assert_eq!(auto(256, 1024, Layout::Contiguous), Algorithm::CrPcr);
+    assert_eq!(auto(256, 1024, Layout::Interleaved), Algorithm::Partition);
+    assert_eq!(auto(512, 512, Layout::Contiguous), Algorithm::Partition);
     // Launch shapes: chunks of 16 rows at n = 4096, one system per block; 8 systems of 4
     // threads at n = 64 in a big batch; never fewer than 2 blocks per multiprocessor.
     let launch = |n, batch, layout| lim.partition_launch(Shape::new(n, batch, layout)).unwrap();
