@@ -121,12 +121,15 @@ fn automatic_choice_follows_the_stated_rule() {
     assert_eq!(auto(4096, 16384, Layout::Interleaved), Algorithm::Thomas);
     assert_eq!(auto(4096, 1024, Layout::Interleaved), Algorithm::Partition);
     assert_eq!(auto(4096, 256, Layout::Interleaved), Algorithm::Partition);
-    // Small batches (at most 1024 unknowns per multiprocessor; in the contiguous layouts 2048
-    // with n ≤ 256) are latency-bound: CR-PCR, one block per system.
+    // Small batches of n ≥ 64 (at most 1024 unknowns per multiprocessor; in the contiguous
+    // layouts 2048 with n ≤ 256) are latency-bound: CR-PCR, one block per system. Shorter
+    // systems stay with partition, several to a block.
     for layout in Layout::ALL {
-        assert_eq!(auto(1, 1, layout), Algorithm::CrPcr, "{layout:?}");
+        assert_eq!(auto(64, 256, layout), Algorithm::CrPcr, "{layout:?}");
         assert_eq!(auto(512, 256, layout), Algorithm::CrPcr, "{layout:?}");
         assert_eq!(auto(1024, 256, layout), Algorithm::Partition, "{layout:?}");
+        assert_eq!(auto(1, 1, layout), Algorithm::Partition, "{layout:?}");
+        assert_eq!(auto(63, 256, layout), Algorithm::Partition, "{layout:?}");
     }
     assert_eq!(auto(256, 1024, Layout::Contiguous), Algorithm::CrPcr);
     assert_eq!(auto(256, 1024, Layout::Interleaved), Algorithm::Partition);

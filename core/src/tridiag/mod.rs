@@ -464,10 +464,11 @@ impl Limits {
     ///   Thomas in every such cell and reaches 31% (f32) / 44% (f64) of copy at n = 4096 × 16384:
     ///   it moves 9 words per unknown (c′, d′ through the workspace), so at most ~55% counted at 5.
     /// - beyond the partition limit: Thomas in both layouts (contiguous: coalesced by staging).
-    /// - small batches: CR-PCR (one block per system, the whole system in shared memory, one
-    ///   launch) while the batch holds at most 1024 unknowns per multiprocessor, and in the
-    ///   contiguous layouts up to 2048 per multiprocessor for n ≤ 256. Such batches are bound by
-    ///   latency, not traffic. Measured on an H200 (132 multiprocessors), CR-PCR beats
+    /// - small batches of systems of n ≥ 64: CR-PCR (one block per system, the whole system in
+    ///   shared memory, one launch) while the batch holds at most 1024 unknowns per
+    ///   multiprocessor, and in the contiguous layouts up to 2048 per multiprocessor for n ≤ 256.
+    ///   Such batches are bound by latency, not traffic. Shorter systems stay with partition,
+    ///   which packs several into a block (the bench grid starts at n = 64). Measured on an H200 (132 multiprocessors), CR-PCR beats
     ///   partition in every cell of up to 2^17 unknowns in every layout (by 3–25%), and in the
     ///   contiguous layouts at n = 64 × 4096 and 256 × 1024; partition wins again from 2^18
     ///   unknowns with longer systems or interleaved data.
@@ -480,7 +481,8 @@ impl Limits {
         let sms = self.sm_count.max(1);
         let unknowns = shape.n.saturating_mul(shape.batch);
         let contiguous = matches!(shape.layout, Layout::Contiguous | Layout::Rows { .. });
-        let latency_bound = unknowns <= 1024 * sms || (contiguous && shape.n <= 256 && unknowns <= 2048 * sms);
+        let latency_bound =
+            shape.n >= 64 && (unknowns <= 1024 * sms || (contiguous && shape.n <= 256 && unknowns <= 2048 * sms));
         if latency_bound && shape.n <= self.max_n(Algorithm::CrPcr) {
             return Algorithm::CrPcr;
         }
