@@ -129,6 +129,16 @@ impl<T: Copy + Send + Sync> Field2<T> {
     pub fn interior(&self) -> Vec<T> {
         interior_of(&self.layout, &self.data)
     }
+    /// The field of interior rows `rows` with the ghost layers around them as this field holds
+    /// them: the rows beyond the slab where it is cut, its own ghosts at its sides.
+    pub fn slab(&self, rows: std::ops::Range<usize>) -> Result<Field2<T>> {
+        let (p, g) = (self.layout.pitch as usize, self.layout.halo as usize);
+        if rows.is_empty() || rows.end > self.layout.ny as usize {
+            return Err(Error::invalid(format!("rows {rows:?} of a field of {} rows", self.layout.ny)));
+        }
+        let layout = Layout2::new(self.layout.nx, rows.len() as u32, self.layout.halo);
+        Field2::from_stored(layout, self.data[rows.start * p..(rows.end + 2 * g) * p].to_vec())
+    }
 }
 
 /// The interior of stored points `data` laid out by `layout`, row-major.

@@ -6,7 +6,8 @@
 //! - [`grid`] and [`field`]: grids in metres and padded fields with ghost layers, on the host and
 //!   on the GPU;
 //! - [`model`]: the one interface of a time-dependent model (advance, clock, state out), and
-//!   [`account`]: a water account assembled from a state;
+//!   [`account`]: a water account assembled from a state; [`ranks`]: a model decomposed over
+//!   ranks (slabs, ghost-row exchange, the joined state), over MPI or threads;
 //! - the shared numerical building blocks: [`foundation`] (copy, fill, reductions),
 //!   [`transpose`], [`tridiag`] (batched tridiagonal solves), [`accumulation`];
 //! - [`case`]: case files (TOML), the command-line flags that override their keys, the sections
@@ -36,6 +37,7 @@ pub mod output;
 pub mod precision;
 pub mod products;
 pub mod ptx;
+pub mod ranks;
 pub mod rng;
 pub mod run;
 pub mod runtime;

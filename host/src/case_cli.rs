@@ -88,6 +88,11 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
         write_case(&mut doc, path, m.get_flag("force"))?;
         return out(format!("wrote {} (run it with `hydrokern run {}`)", path.display(), path.display()));
     }
+    if let Some(&n) = m.get_one::<u32>("ranks")
+        && !check_only
+    {
+        crate::ranks::check_or_launch(n as usize)?;
+    }
     let case = registry::load(&doc)?;
     let restart = m.get_one::<PathBuf>("restart").cloned();
     if check_only && restart.is_some() {
@@ -160,6 +165,13 @@ fn command(name: &str, about: &str, solver: &Solver, doc: &CaseDoc) -> clap::Com
             .value_name("FILE")
             .value_parser(clap::value_parser!(PathBuf))
             .help("continue from a checkpoint (checkpoint.hkc) a run of this same case wrote with --checkpoint-every; the flags that run was given are taken from the checkpoint, and a later --t-end (with --snapshots) extends it; refused for another case, precision, backend, version or changed input files"),
+    )
+    .arg(
+        Arg::new("ranks")
+            .long("ranks")
+            .value_name("N")
+            .value_parser(clap::value_parser!(u32).range(1..))
+            .help("run on N ranks, the grid cut into N slabs along y (sediment, on the CPU), each a process started by MPI's mpiexec: a build with the `mpi` feature only; under mpirun -n N, N is the launcher's and --ranks may be left out"),
     )
     .arg(
         Arg::new("tuning")

@@ -6,7 +6,10 @@
 //! when a solver or a scenario is added.
 
 mod case_cli;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod output;
+mod ranks;
 mod tune_cli;
 
 use anyhow::{Context, Result, bail};
@@ -237,8 +240,21 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return ExitCode::from(output::clap_message(&e)),
     };
+    // Started by an MPI launcher: this process is one rank of a decomposed run.
+    #[cfg(feature = "mpi")]
+    let _mpi = match mpi::start() {
+        Ok(m) => m,
+        Err(e) => {
+            hydrokern::warn(format_args!("error: {e}"));
+            return ExitCode::FAILURE;
+        }
+    };
+    let rank = hydrokern::ranks::world().map_or(0, |c| c.rank());
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // Rank 0 says why a decomposed run stopped; a rank's own failure stops them all with
+        // its line ([`hydrokern::ranks::Comm::abort`]).
+        Err(_) if rank != 0 => ExitCode::FAILURE,
         // Stopped by a signal, cleanly: its line, and the status a shell gives a run the signal
         // killed (128 + the signal: 130 for SIGINT, 143 for SIGTERM).
         Err(e) => {
@@ -254,6 +270,12 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     let Cli { backend, precision, tuning, command } = cli;
+    // Under a launcher, ranks other than 0 only take part in runs: rank 0 prints the rest.
+    if hydrokern::ranks::world().is_some_and(|c| c.rank() != 0)
+        && !matches!(command, Command::Run { .. } | Command::Scenario(_))
+    {
+        return Ok(());
+    }
     let (mut backend, mut precision, mut tuning) = (backend.backend, precision.precision, tuning.tuning);
     // Given after the command, an option wins over the same one before it.
     match &command {

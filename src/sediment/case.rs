@@ -10,8 +10,10 @@ use crate::grid::{Grid2, Mesh};
 use crate::input::{Resample, case_raster};
 use crate::model::{Model, State};
 use crate::output::png::{map_drawing, map_pixels};
+use crate::ranks::{Halo, Slabs};
 use crate::run::{
-    Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
+    Album, Case, CaseInfo, Decomposition, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan,
+    simulate,
 };
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
@@ -422,6 +424,16 @@ impl Simulation for SedimentCase {
             Precision::Mixed => SedimentModel::<T>::mixed(backend, problem, policy, variant, launch)?,
             _ => SedimentModel::<T>::new(backend, problem, policy, variant, launch)?,
         }))
+    }
+    /// Slabs along y of at least one row (the stencil's one ghost row), the sides never
+    /// periodic.
+    fn decomposition(&self, ranks: usize) -> Result<Decomposition> {
+        let layout = self.problem.layout();
+        Ok(Decomposition { slabs: Slabs::new(self.problem.ny, ranks, layout.halo as usize, false)?, layout })
+    }
+    fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
+        let mixed = self.info.run.precision == Precision::Mixed;
+        Ok(Box::new(SedimentModel::<T>::slab(backend, &self.problem, halo, self.policy, mixed)?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         let (Some(b), Some(s)) = (self.balance(state), state.field("s")) else { return String::new() };

@@ -4,6 +4,7 @@
 
 use super::{Coeffs, Problem, Scheme};
 use crate::field::Field2;
+use crate::ranks::Halo;
 use crate::{Real, Result};
 use kernels::Level;
 use kernels::halo::{perimeter_ghost, perimeter_len};
@@ -115,6 +116,23 @@ pub fn bounded_step<T: Real, H: Level<T>>(
     });
 }
 
+/// [`apply_ghosts`], then on a slab of a decomposed run the ghost rows at its cuts from its
+/// neighbours.
+fn set_ghosts<T: Real, H: Level<T>>(
+    k: &Coeffs<T>,
+    halo: Option<&Halo>,
+    h: &mut [H],
+    s: &mut [T],
+    al: &mut [T],
+    be: &mut [T],
+) {
+    apply_ghosts(k, h, s, al, be);
+    if let Some(halo) = halo {
+        halo.refresh(&mut [h]);
+        halo.refresh(&mut [s, al, be]);
+    }
+}
+
 /// Set the ghost layer of all four fields (see `kernels::sediment::set_ghost`).
 pub fn apply_ghosts<T: Real, H: Level<T>>(k: &Coeffs<T>, h: &mut [H], s: &mut [T], al: &mut [T], be: &mut [T]) {
     let n = (k.nx as usize + 2) * (k.ny as usize + 2);
@@ -149,6 +167,13 @@ pub struct CpuSediment<T: Real, H: Level<T> = T> {
 impl<T: Real, H: Level<T>> CpuSediment<T, H> {
     /// Validate `problem`, convert it to `T`, fill the ghost layer.
     pub fn new(problem: &Problem, dt: f64) -> Result<CpuSediment<T, H>> {
+        CpuSediment::slab(problem, dt, None)
+    }
+
+    /// [`new`](Self::new) for one slab of a decomposed run (`problem`:
+    /// [`Problem::slab`](super::Problem::slab)), which takes the ghost rows at its cuts from
+    /// its neighbours through `halo` (then step it with [`step_with`](Self::step_with)).
+    pub fn slab(problem: &Problem, dt: f64, halo: Option<&Halo>) -> Result<CpuSediment<T, H>> {
         problem.validate()?;
         let zeros = || Field2::filled(problem.layout(), H::ZERO);
         let mut m = CpuSediment {
@@ -163,7 +188,7 @@ impl<T: Real, H: Level<T>> CpuSediment<T, H> {
             // An f64 h (f64 or mixed) is not compensated.
             low: if problem.accumulation.compensates::<H>() { Some((zeros()?, zeros()?)) } else { None },
         };
-        apply_ghosts(&m.k, &mut m.h, &mut m.s, &mut m.alpha, &mut m.beta);
+        set_ghosts(&m.k, halo, &mut m.h, &mut m.s, &mut m.alpha, &mut m.beta);
         Ok(m)
     }
 
@@ -174,19 +199,25 @@ impl<T: Real, H: Level<T>> CpuSediment<T, H> {
     /// One forward-Euler step. Seed: h', ghosts of h', s', ghosts of both. Bounded: h' and s'
     /// from the old fields, ghosts of both. The compensated update keeps h's low part beside it.
     pub fn step(&mut self) {
+        self.step_with(None)
+    }
+
+    /// [`step`](Self::step) of a slab of a decomposed run, which takes the ghost rows at its
+    /// cuts from its neighbours through `halo` each time it sets its ghosts.
+    pub fn step_with(&mut self, halo: Option<&Halo>) {
         let k = &self.k;
         let low = self.low.as_mut().map(|(lo, lo_next)| Low { lo: &lo[..], lo_next: &mut lo_next[..] });
         match self.scheme {
             Scheme::Seed => {
                 h_step(k, &self.h, &self.s, &self.alpha, &self.beta, &mut self.hn, low);
-                apply_ghosts(k, &mut self.hn, &mut self.s, &mut self.alpha, &mut self.beta);
+                set_ghosts(k, halo, &mut self.hn, &mut self.s, &mut self.alpha, &mut self.beta);
                 s_step(k, &self.h, &self.hn, &self.s, &self.alpha, &mut self.sn);
             }
             Scheme::Bounded => {
                 bounded_step(k, &self.h, &self.s, &self.alpha, &self.beta, &mut self.hn, &mut self.sn, low);
             }
         }
-        apply_ghosts(k, &mut self.hn, &mut self.sn, &mut self.alpha, &mut self.beta);
+        set_ghosts(k, halo, &mut self.hn, &mut self.sn, &mut self.alpha, &mut self.beta);
         std::mem::swap(&mut self.h, &mut self.hn);
         std::mem::swap(&mut self.s, &mut self.sn);
         if let Some((lo, lo_next)) = &mut self.low {

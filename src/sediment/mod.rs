@@ -22,7 +22,7 @@ pub use case::SedimentCase;
 pub use flops::{FLOPS_H, FLOPS_S};
 pub use kernels::sediment::Coeffs;
 pub use model::{SedimentModel, StepPolicy};
-pub use problem::{Conductances, Problem, Side, StabilityLimit};
+pub use problem::{Conductances, Problem, Side, StabilityLimit, Steepness};
 
 pub use crate::accumulation::Accumulation;
 pub use scheme::Scheme;

@@ -9,12 +9,15 @@
 use super::cpu::CpuSediment;
 use super::gpu::{GpuSediment, Launch};
 use super::mixed::GpuMixed;
-use super::{Conductances, Problem, StabilityLimit, StepVariant};
+use super::{Conductances, Problem, Steepness, StepVariant};
 use crate::field::{Names, interior_of};
 use crate::model::{Checkpoint, Clock, DeviceView, Model, Output, State, Until};
+use crate::ranks::{Comm, Halo};
 use crate::runtime::{Backend, Gpu};
 use crate::{Error, GpuReal, Real, Result};
 use kernels::Level;
+use std::borrow::Cow;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -31,8 +34,8 @@ pub struct StepPolicy {
 trait Backing<T> {
     fn step(&mut self) -> Result<()>;
     fn set_dt(&mut self, problem: &Problem, dt: f64);
-    /// The stability limits of the current h (on the GPU, a download of h alone).
-    fn stability(&self, problem: &Problem, k: Conductances) -> Result<StabilityLimit>;
+    /// How steep the current h is, for the stability limit (on the GPU, a download of h alone).
+    fn steepness(&self, problem: &Problem) -> Result<Steepness>;
     /// h (its high part on the compensated path) and s with ghosts, on the host.
     fn fields(&self) -> Result<(Vec<T>, Vec<T>)>;
     /// The low part of h with ghosts, on the compensated path.
@@ -55,19 +58,20 @@ const H_HIGH: Names = ("h", "basin height, high part (the height is h + h_low)",
 const H_LOW: Names = ("h_low", "basin height, low part (the height is h + h_low)", "m");
 
 /// The CPU reference: fluxes in `T`, h in `H` (`T`, or f64 under f32 in mixed precision), its
-/// fields handed to the runner as `R` (`T`; f64 in mixed: h as it is, s widened exactly).
-struct OnCpu<T: Real, H: Level<T>>(CpuSediment<T, H>);
+/// fields handed to the runner as `R` (`T`; f64 in mixed: h as it is, s widened exactly); on a
+/// slab of a decomposed run, with its neighbours.
+struct OnCpu<T: Real, H: Level<T>>(CpuSediment<T, H>, Option<Halo>);
 
 impl<R: GpuReal, T: Real, H: Level<T>> Backing<R> for OnCpu<T, H> {
     fn step(&mut self) -> Result<()> {
-        self.0.step();
+        self.0.step_with(self.1.as_ref());
         Ok(())
     }
     fn set_dt(&mut self, problem: &Problem, dt: f64) {
         self.0.set_dt(problem, dt)
     }
-    fn stability(&self, problem: &Problem, k: Conductances) -> Result<StabilityLimit> {
-        Ok(problem.stability_with(k, self.0.h()))
+    fn steepness(&self, problem: &Problem) -> Result<Steepness> {
+        Ok(problem.steepness(self.0.h()))
     }
     fn fields(&self) -> Result<(Vec<R>, Vec<R>)> {
         Ok((convert(self.0.h()), convert(self.0.s())))
@@ -100,8 +104,8 @@ impl<T: GpuReal> Backing<T> for OnGpu<T> {
     fn set_dt(&mut self, problem: &Problem, dt: f64) {
         self.model.set_dt(problem, dt)
     }
-    fn stability(&self, problem: &Problem, k: Conductances) -> Result<StabilityLimit> {
-        Ok(problem.stability_with(k, &self.model.download_h(&self.gpu)?))
+    fn steepness(&self, problem: &Problem) -> Result<Steepness> {
+        Ok(problem.steepness(&self.model.download_h(&self.gpu)?))
     }
     fn fields(&self) -> Result<(Vec<T>, Vec<T>)> {
         self.model.download(&self.gpu)
@@ -151,8 +155,8 @@ impl<T: GpuReal> Backing<T> for OnGpuMixed {
     fn set_dt(&mut self, problem: &Problem, dt: f64) {
         self.model.set_dt(problem, dt)
     }
-    fn stability(&self, problem: &Problem, k: Conductances) -> Result<StabilityLimit> {
-        Ok(problem.stability_with(k, &self.model.download_h(&self.gpu)?))
+    fn steepness(&self, problem: &Problem) -> Result<Steepness> {
+        Ok(problem.steepness(&self.model.download_h(&self.gpu)?))
     }
     fn fields(&self) -> Result<(Vec<T>, Vec<T>)> {
         let (h, s) = self.model.download(&self.gpu)?;
@@ -177,7 +181,10 @@ impl<T: GpuReal> Backing<T> for OnGpuMixed {
 
 /// A sediment run on either backend.
 pub struct SedimentModel<'p, T: GpuReal> {
-    problem: &'p Problem,
+    /// The whole grid's problem, or one slab's in a decomposed run.
+    problem: Cow<'p, Problem>,
+    /// In a decomposed run, the ranks whose steepness the step's limit takes the maximum of.
+    ranks: Option<Rc<dyn Comm>>,
     backing: Box<dyn Backing<T>>,
     policy: StepPolicy,
     /// α and β's part of the stability limit, which the run does not change.
@@ -205,9 +212,37 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
             Backend::Gpu(gpu) => {
                 Box::new(OnGpu { gpu: gpu.clone(), model: GpuSediment::new(gpu, problem, dt, launch)?, variant })
             }
-            Backend::Cpu { .. } => Box::new(OnCpu::<T, T>(CpuSediment::new(problem, dt)?)),
+            Backend::Cpu { .. } => Box::new(OnCpu::<T, T>(CpuSediment::new(problem, dt)?, None)),
         };
-        Ok(SedimentModel::with(problem, backing, policy, conductances, dt))
+        Ok(SedimentModel::with(Cow::Borrowed(problem), backing, policy, conductances, dt))
+    }
+
+    /// The model of one slab of a decomposed run of `whole` (`halo`: the slab and its
+    /// neighbours), in `T` or with `mixed` in the mixed precision: the step and its limit are
+    /// the whole grid's. The CPU reference only: a slab on the GPU is refused.
+    pub fn slab(
+        backend: &Backend,
+        whole: &Problem,
+        halo: Halo,
+        policy: StepPolicy,
+        mixed: bool,
+    ) -> Result<SedimentModel<'p, T>> {
+        if let Backend::Gpu(_) = backend {
+            return Err(Error::invalid(
+                "sediment runs on several ranks on the CPU only: set [run] backend = \"cpu\" (or --backend cpu)",
+            ));
+        }
+        let conductances = whole.conductances();
+        let dt = policy.forced.unwrap_or_else(|| whole.stability_with(conductances, &whole.h).automatic());
+        let problem = whole.slab(halo.slab())?;
+        let ranks = Some(halo.comm().clone());
+        let backing: Box<dyn Backing<T>> = match mixed {
+            true => Box::new(OnCpu::<f32, f64>(CpuSediment::slab(&problem, dt, Some(&halo))?, Some(halo))),
+            false => Box::new(OnCpu::<T, T>(CpuSediment::slab(&problem, dt, Some(&halo))?, Some(halo))),
+        };
+        let mut m = SedimentModel::with(Cow::Owned(problem), backing, policy, conductances, dt);
+        m.ranks = ranks;
+        Ok(m)
     }
 
     /// The mixed precision (h in f64, the rest in f32) on the GPU of `backend` with the fused
@@ -233,24 +268,38 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
             Backend::Gpu(gpu) => {
                 Box::new(OnGpuMixed { gpu: gpu.clone(), model: GpuMixed::new(gpu, problem, dt, launch)? })
             }
-            Backend::Cpu { .. } => Box::new(OnCpu::<f32, f64>(CpuSediment::new(problem, dt)?)),
+            Backend::Cpu { .. } => Box::new(OnCpu::<f32, f64>(CpuSediment::new(problem, dt)?, None)),
         };
-        Ok(SedimentModel::with(problem, backing, policy, conductances, dt))
+        Ok(SedimentModel::with(Cow::Borrowed(problem), backing, policy, conductances, dt))
     }
 
     fn with(
-        problem: &'p Problem,
+        problem: Cow<'p, Problem>,
         backing: Box<dyn Backing<T>>,
         policy: StepPolicy,
         conductances: Conductances,
         dt: f64,
     ) -> SedimentModel<'p, T> {
-        SedimentModel { problem, backing, policy, conductances, dt, dt_set: dt, since_update: 0, clock: Clock::START }
+        SedimentModel {
+            problem,
+            ranks: None,
+            backing,
+            policy,
+            conductances,
+            dt,
+            dt_set: dt,
+            since_update: 0,
+            clock: Clock::START,
+        }
     }
 
-    /// Recompute the automatic step from the current h.
+    /// Recompute the automatic step from the current h (of every slab, in a decomposed run).
     fn update_dt(&mut self) -> Result<()> {
-        self.dt = self.backing.stability(self.problem, self.conductances)?.automatic();
+        let mut s = self.backing.steepness(&self.problem)?;
+        if let Some(ranks) = &self.ranks {
+            s = Steepness { curv: ranks.max(s.curv)?, slope: ranks.max(s.slope)? };
+        }
+        self.dt = self.problem.limit_of(self.conductances, s).automatic();
         Ok(())
     }
 }
@@ -281,7 +330,7 @@ impl<T: GpuReal> Model<T> for SedimentModel<'_, T> {
             let left = until.t - self.clock.t;
             let (dt, lands) = if self.dt >= left * (1.0 - 1e-12) { (left, true) } else { (self.dt, false) };
             if dt != self.dt_set {
-                self.backing.set_dt(self.problem, dt);
+                self.backing.set_dt(&self.problem, dt);
                 self.dt_set = dt;
             }
             self.backing.step()?;
@@ -335,7 +384,7 @@ impl<T: GpuReal> Model<T> for SedimentModel<'_, T> {
         self.dt = c.get_value("dt")?;
         self.dt_set = c.get_value("dt_set")?;
         self.since_update = c.get_count("since_update")?;
-        self.backing.set_dt(self.problem, self.dt_set);
+        self.backing.set_dt(&self.problem, self.dt_set);
         self.clock = Clock { halt: None, ..c.clock };
         Ok(())
     }

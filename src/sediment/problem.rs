@@ -3,6 +3,7 @@
 
 use super::{Accumulation, Coeffs, Scheme};
 use crate::field::Field2;
+use crate::ranks::Slab;
 use crate::{Error, Real, Result};
 use rayon::prelude::*;
 
@@ -42,6 +43,14 @@ pub struct Problem {
     pub scheme: Scheme,
     /// How a step adds its increment to h (in f32: compensated or plain).
     pub accumulation: Accumulation,
+}
+
+/// How steep a field of h is: the largest |∇²h| and the largest upwind slope term (the seed
+/// scheme), or the largest Σ_faces |h_n − h|/Δ² in `slope` (the bounded scheme).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Steepness {
+    pub curv: f64,
+    pub slope: f64,
 }
 
 /// The two limits of the explicit step, and which one binds.
@@ -205,9 +214,15 @@ impl Problem {
         rows.reduce(zero, |a, b| Conductances { k_max: a.k_max.max(b.k_max), alpha_max: a.alpha_max.max(b.alpha_max) })
     }
 
-    /// [`Problem::stability`] with the conductances found before. Rows are reduced in parallel:
-    /// a maximum does not depend on the order, so neither does the step.
+    /// [`Problem::stability`] with the conductances found before.
     pub fn stability_with<T: Real>(&self, k: Conductances, h: &[T]) -> StabilityLimit {
+        self.limit_of(k, self.steepness(h))
+    }
+
+    /// How steep h is, which the sand-fraction limit rests on. Rows are reduced in parallel:
+    /// a maximum does not depend on the order, so neither does the step (nor on how many
+    /// slabs the grid is cut into: the slabs' maxima give the grid's).
+    pub fn steepness<T: Real>(&self, h: &[T]) -> Steepness {
         let p = self.pitch();
         let (dx, dy) = (self.dx, self.dy);
         let bounded = self.scheme == Scheme::Bounded;
@@ -231,6 +246,13 @@ impl Problem {
             (curv, slope)
         });
         let (curv, slope) = rows.reduce(|| (0.0, 0.0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+        Steepness { curv, slope }
+    }
+
+    /// The limits for conductances `k` and steepness `s`.
+    pub fn limit_of(&self, k: Conductances, Steepness { curv, slope }: Steepness) -> StabilityLimit {
+        let (dx, dy) = (self.dx, self.dy);
+        let bounded = self.scheme == Scheme::Bounded;
         let diffusion = 1.0 / (2.0 * k.k_max * (1.0 / (dx * dx) + 1.0 / (dy * dy)));
         let rate = if bounded { 2.0 * k.k_max * slope } else { (k.alpha_max / self.cs + k.k_max) * (curv + slope) };
         let sand = if rate > 0.0 { self.a / rate } else { f64::INFINITY };
@@ -287,6 +309,36 @@ impl Problem {
     /// q·Δ of side `k` (0..4: west, east, south, north): the inflow times the spacing normal to it.
     fn q_delta(&self, k: usize) -> f64 {
         self.sides[k].q * if k < 2 { self.dx } else { self.dy }
+    }
+
+    /// The problem of one slab of a decomposed run: its interior rows with the ghost rows
+    /// around them as the whole grid holds them. A side at a cut supplies nothing: its ghosts
+    /// come from the neighbouring slab ([`Halo`](crate::ranks::Halo)).
+    pub fn slab(&self, slab: &Slab) -> Result<Problem> {
+        let rows = slab.rows.clone();
+        let mut sides = self.sides;
+        if slab.below.is_some() {
+            sides[2] = Side::CLOSED;
+        }
+        if slab.above.is_some() {
+            sides[3] = Side::CLOSED;
+        }
+        Ok(Problem {
+            nx: self.nx,
+            ny: rows.len(),
+            dx: self.dx,
+            dy: self.dy,
+            cs: self.cs,
+            cm: self.cm,
+            a: self.a,
+            sides,
+            h: self.h.slab(rows.clone())?,
+            s: self.s.slab(rows.clone())?,
+            alpha: self.alpha.slab(rows.clone())?,
+            beta: self.beta.slab(rows)?,
+            scheme: self.scheme,
+            accumulation: self.accumulation,
+        })
     }
 
     /// Sediment volume the sides supply per unit time (inflow × side length).

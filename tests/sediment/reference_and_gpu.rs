@@ -11,7 +11,7 @@ use hydrokern::{GpuReal, Rng};
 use proptest::prelude::*;
 
 /// A random problem: smooth h with noise, s in [0, 1], α, β in [0.5, 2], random sides.
-fn random_problem(nx: usize, ny: usize, seed: u64, inflow: bool) -> Problem {
+pub(crate) fn random_problem(nx: usize, ny: usize, seed: u64, inflow: bool) -> Problem {
     let mut rng = Rng::new(seed);
     let mut rnd = move || rng.unit();
     let p = nx + 2;

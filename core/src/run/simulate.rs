@@ -22,12 +22,26 @@ use std::time::{Duration, Instant};
 /// The longest the time loop goes without looking for a signal that asks it to stop.
 const POLL: Duration = Duration::from_millis(200);
 
-/// Run a simulation case.
+/// Run a simulation case. With several ranks ([`crate::ranks::world`]) rank 0 runs it and
+/// every other rank serves it with its slab; rank 0 ends them whatever becomes of the run.
 pub fn simulate<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
-    // `start` refuses a run past its step limit, output or memory (`plan::check`).
+    // Every rank catches the signals a launcher passes on to all; rank 0 alone acts on them,
+    // and its end of the run ends the others'.
     if opts.catch_signals {
         super::interrupt::catch();
     }
+    let Some(comm) = crate::ranks::world() else { return simulate_here(sim, opts) };
+    if comm.rank() != 0 {
+        return super::ranks::serve(sim, comm);
+    }
+    // A solver or a grid that cannot be cut is refused before anything is written.
+    let result = sim.decomposition(comm.size()).and_then(|_| simulate_here(sim, opts));
+    let ended = crate::ranks::finish(comm.as_ref(), result.is_err());
+    result.and_then(|outcome| ended.map(|_| outcome))
+}
+
+fn simulate_here<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
+    // `start` refuses a run past its step limit, output or memory (`plan::check`).
     let mut s = start(sim, opts)?;
     let restart = s.restart.as_ref();
     let result = match s.precision {
@@ -72,7 +86,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
     let info = sim.info();
     let times = sim.times();
     let say = |line: String| opts.console.say(line);
-    let mut model = sim.build::<T>(backend)?;
+    let mut model = super::ranks::build::<S, T>(sim, backend)?;
     say(format!("{}: {}", info.name, sim.describe()));
     let end = match times.steps {
         Some(n) => format!("{n} steps"),

@@ -2,12 +2,13 @@
 //! what its snapshots hold ([`Snapshot`]), the curves and frames kept from snapshot to snapshot
 //! ([`Album`]), and how times are written in file names ([`time_tag`]).
 
-use super::{Case, RunDir};
+use super::{Case, Decomposition, RunDir};
 use crate::account::Account;
 use crate::case::Times;
 use crate::grid::Mesh;
 use crate::model::{Halt, Model, State};
 use crate::output::Animations;
+use crate::ranks::Halo;
 use crate::runtime::Backend;
 use crate::{GpuReal, Real, Result};
 
@@ -51,6 +52,18 @@ pub trait Simulation: Case + Sync {
     }
     /// The model, on `backend`, in precision `T`.
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>>;
+    /// How its grid is cut over `ranks` ranks, for a solver that runs decomposed
+    /// ([`crate::ranks`]); by default it does not, and such a run is refused in one line.
+    fn decomposition(&self, _ranks: usize) -> Result<Decomposition> {
+        Err(not_decomposed(self.info().solver))
+    }
+    /// The model of one slab of a decomposed run (`halo`: its rank, rows and neighbours), on
+    /// `backend`, in precision `T`: it steps as the whole grid's model does, taking the ghost
+    /// rows at its cuts from its neighbours, so that its slab of every state is bit for bit
+    /// that of the whole grid's.
+    fn build_slab<T: GpuReal>(&self, _backend: &Backend, _halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
+        Err(not_decomposed(self.info().solver))
+    }
     /// What a progress line shows of a state beyond clock and Δt: conserved totals against
     /// their initial values, ranges.
     fn progress<T: Real>(&self, state: &State<T>) -> String;
@@ -78,6 +91,10 @@ pub trait Simulation: Case + Sync {
     }
     /// Pictures of a snapshot.
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()>;
+}
+
+fn not_decomposed(solver: &str) -> crate::Error {
+    crate::Error::invalid(format!("{solver} does not run on several ranks: run it on one"))
 }
 
 /// A time formatted for file names and messages: the shortest decimal that reads back as the

@@ -99,3 +99,20 @@ fn outputs(dir: &Path) -> Vec<PathBuf> {
     v.sort();
     v
 }
+
+/// `--ranks` in a build without MPI: one line that says how to build with it; `--ranks 1` runs
+/// as any run; no rank count of 0.
+#[test]
+fn ranks_need_a_build_with_mpi() {
+    let out = scratch("ranks");
+    let base = ["--backend", "cpu", "sediment", "--nx", "8", "--steps", "2", "--output", s(&out)];
+    refused(
+        &[&base[..], &["--ranks", "2"]].concat(),
+        "built without MPI; build it with `cargo build --release -p host --features mpi`",
+    );
+    assert!(!out.exists(), "a refused run wrote {}", out.display());
+    let o = hydrokern(&[&base[..], &["--ranks", "1"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    refused(&[&base[..], &["--ranks", "0"]].concat(), "--ranks");
+    let _ = std::fs::remove_dir_all(&out);
+}

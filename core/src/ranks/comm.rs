@@ -1,0 +1,107 @@
+//! What the ranks of a run say to each other: the few collective operations a decomposed run
+//! needs, behind one trait so that the same driver runs over MPI (the command line's `mpi`
+//! feature), over threads of one process (the tests) or alone.
+
+use crate::{Error, Result};
+
+/// A message's tag: which way it travels along the slabs, so that two messages between the
+/// same pair of ranks (two ranks and a periodic axis) are never confused.
+pub type Tag = u16;
+
+/// One message of an [`Comm::exchange`]: to or from `rank`, under `tag`.
+pub struct Send<'a> {
+    pub rank: usize,
+    pub tag: Tag,
+    pub bytes: &'a [u8],
+}
+
+/// One receive of an [`Comm::exchange`], into a buffer of the exact size expected.
+pub struct Recv<'a> {
+    pub rank: usize,
+    pub tag: Tag,
+    pub bytes: &'a mut [u8],
+}
+
+/// The ranks of one run, seen from one of them. Every rank calls each collective operation
+/// in the same order with compatible arguments; a rank that cannot goes through
+/// [`abort`](Comm::abort), which stops them all.
+pub trait Comm {
+    fn rank(&self) -> usize;
+    fn size(&self) -> usize;
+    /// Send every `sends` message and receive every `recvs` one, all in flight at once, and
+    /// return when all are done. A received message of another length than its buffer is an
+    /// error.
+    fn exchange(&self, sends: &[Send<'_>], recvs: &mut [Recv<'_>]) -> Result<()>;
+    /// The minimum of `x` over the ranks, on every rank; NaN where any rank's is NaN (a step
+    /// that blew up on one rank stops them all).
+    fn min(&self, x: f64) -> Result<f64>;
+    /// The maximum of `x` over the ranks, on every rank; NaN where any rank's is NaN.
+    fn max(&self, x: f64) -> Result<f64>;
+    /// Rank 0's `bytes` on every rank (`bytes` is replaced on the others).
+    fn broadcast(&self, bytes: &mut Vec<u8>) -> Result<()>;
+    /// Every rank's `bytes`, in rank order, on rank 0; `None` on the others.
+    fn gather(&self, bytes: &[u8]) -> Result<Option<Vec<Vec<u8>>>>;
+    /// Rank 0's `parts` (one for each rank, in rank order; `None` on the others): each rank's own.
+    fn scatter(&self, parts: Option<Vec<Vec<u8>>>) -> Result<Vec<u8>>;
+    /// Stop every rank: say `why` on standard error (once, from the rank that calls it) and
+    /// exit with `code`.
+    fn abort(&self, why: &str, code: i32) -> !;
+    /// What carries the messages, for the run's description ("MPI (Open MPI 4.1.4)").
+    fn describe(&self) -> String;
+}
+
+/// The one rank of a run that is not decomposed.
+pub struct Solo;
+
+impl Comm for Solo {
+    fn rank(&self) -> usize {
+        0
+    }
+    fn size(&self) -> usize {
+        1
+    }
+    fn exchange(&self, sends: &[Send<'_>], recvs: &mut [Recv<'_>]) -> Result<()> {
+        // A lone rank is its own neighbour only on a periodic axis: its messages come back.
+        for r in recvs.iter_mut() {
+            let s =
+                sends.iter().find(|s| s.tag == r.tag).ok_or_else(|| Error::invalid("ranks: a receive with no send"))?;
+            if s.bytes.len() != r.bytes.len() {
+                return Err(Error::invalid("ranks: a message of another size than its receive"));
+            }
+            r.bytes.copy_from_slice(s.bytes);
+        }
+        Ok(())
+    }
+    fn min(&self, x: f64) -> Result<f64> {
+        Ok(x)
+    }
+    fn max(&self, x: f64) -> Result<f64> {
+        Ok(x)
+    }
+    fn broadcast(&self, _bytes: &mut Vec<u8>) -> Result<()> {
+        Ok(())
+    }
+    fn gather(&self, bytes: &[u8]) -> Result<Option<Vec<Vec<u8>>>> {
+        Ok(Some(vec![bytes.to_vec()]))
+    }
+    fn scatter(&self, parts: Option<Vec<Vec<u8>>>) -> Result<Vec<u8>> {
+        parts.and_then(|p| p.into_iter().next()).ok_or_else(|| Error::invalid("ranks: nothing to scatter"))
+    }
+    fn abort(&self, why: &str, code: i32) -> ! {
+        eprintln!("error: {why}");
+        std::process::exit(code)
+    }
+    fn describe(&self) -> String {
+        "one rank".into()
+    }
+}
+
+/// The smaller of two values, NaN if either is: [`Comm::min`]'s rule.
+pub fn min_or_nan(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() { f64::NAN } else { a.min(b) }
+}
+
+/// The larger of two values, NaN if either is: [`Comm::max`]'s rule.
+pub fn max_or_nan(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }
+}

@@ -1,0 +1,482 @@
+//! A model decomposed over ranks, as the runner sees it: rank 0 holds a [`Decomposed`] model,
+//! which orders every other rank (each in [`serve`]) to do what it does to its own slab, and
+//! joins their states and checkpoints into those of the whole grid. The runner, its outputs
+//! and its checkpoints are therefore the one-rank ones: a state or checkpoint of N ranks is
+//! bit for bit the one a single rank would write, and restarts on any number of ranks.
+
+use super::comm::Comm;
+use super::slabs::Slabs;
+use super::wire::{Reader, Writer};
+use crate::grid::Layout2;
+use crate::model::{Checkpoint, Clock, Halt, Model, Output, Products, State, Until};
+use crate::{Error, GpuReal, Real, Result};
+use std::rc::Rc;
+use std::time::Instant;
+
+/// What rank 0 orders the others to do, in the order it does it itself.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Order {
+    /// Rank 0 has checked the case and builds its model: the others build theirs.
+    Go,
+    Advance {
+        t: f64,
+        steps: u64,
+    },
+    State,
+    Checkpoint,
+    Restore,
+    /// The run ended: the ranks leave [`serve`].
+    Stop,
+    /// The run failed on rank 0 (which said why): the ranks leave [`serve`] with an error.
+    Fail,
+}
+
+impl Order {
+    fn encode(self) -> Vec<u8> {
+        let mut w = Writer::default();
+        match self {
+            Order::Go => w.u64(6),
+            Order::Advance { t, steps } => w.u64(0).f64(t).u64(steps),
+            Order::State => w.u64(1),
+            Order::Checkpoint => w.u64(2),
+            Order::Restore => w.u64(3),
+            Order::Stop => w.u64(4),
+            Order::Fail => w.u64(5),
+        };
+        w.0
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Order> {
+        let mut r = Reader::new(bytes);
+        Ok(match r.u64()? {
+            0 => Order::Advance { t: r.f64()?, steps: r.u64()? },
+            1 => Order::State,
+            2 => Order::Checkpoint,
+            3 => Order::Restore,
+            4 => Order::Stop,
+            5 => Order::Fail,
+            6 => Order::Go,
+            k => return Err(Error::invalid(format!("ranks: an unknown order {k} (ranks of different builds?)"))),
+        })
+    }
+}
+
+/// How long a call of [`Model::advance`] with a deadline steps before the ranks meet again:
+/// the ranks must all stop at the same step, so rank 0 turns its deadline into a step count
+/// from the rate it has seen.
+fn steps_before(deadline: Instant, rate: Option<f64>) -> u64 {
+    let left = deadline.saturating_duration_since(Instant::now()).as_secs_f64();
+    match rate {
+        Some(r) if r.is_finite() && r > 0.0 => (r * left).clamp(1.0, 1e12) as u64,
+        _ => 1,
+    }
+}
+
+/// Rank 0's view of a decomposed model (see the module's description).
+pub struct Decomposed<'a, T> {
+    comm: Rc<dyn Comm>,
+    slabs: Slabs,
+    /// The whole grid's padded layout: checkpoints join and split along its rows.
+    layout: Layout2,
+    model: Box<dyn Model<T> + 'a>,
+    /// Steps a second of the last advance, for turning deadlines into step counts.
+    rate: Option<f64>,
+}
+
+impl<'a, T: GpuReal> Decomposed<'a, T> {
+    /// Rank 0's model of its own slab, `model`, leading the other ranks of `comm`; `layout` is
+    /// the whole grid's padded layout, which the checkpoints of the solver hold their fields in.
+    /// The other ranks, waiting in [`wait_for_start`], are told to build their models, and
+    /// rank 0 builds its own with `build` at the same time: a slab's model exchanges ghost rows
+    /// as it sets its first ghosts. A failure from here on stops every rank.
+    pub fn lead(
+        comm: Rc<dyn Comm>,
+        slabs: Slabs,
+        layout: Layout2,
+        build: impl FnOnce() -> Result<Box<dyn Model<T> + 'a>>,
+    ) -> Result<Self> {
+        let mut bytes = Order::Go.encode();
+        comm.broadcast(&mut bytes)?;
+        let model = build().unwrap_or_else(|e| comm.abort(&format!("rank 0: {e}"), 1));
+        Ok(Decomposed { comm, slabs, layout, model, rate: None })
+    }
+
+    fn order(&mut self, order: Order) -> Result<()> {
+        let mut bytes = order.encode();
+        self.comm.broadcast(&mut bytes)
+    }
+
+    /// `r`, or every rank stopped with its error: once an order is out, the other ranks are
+    /// inside its collective steps and would wait for rank 0 for ever.
+    fn or_abort<R>(&self, r: Result<R>) -> R {
+        r.unwrap_or_else(|e| self.comm.abort(&format!("rank 0: {e}"), 1))
+    }
+
+    /// The padded layout of `rank`'s slab.
+    fn slab_layout(&self, rank: usize) -> Layout2 {
+        let rows = self.slabs.slab(rank).rows.len() as u32;
+        Layout2::new(self.layout.nx, rows, self.layout.halo)
+    }
+}
+
+/// Every rank's clock must be rank 0's after an advance: the same steps, time and halt.
+fn agree(comm: &dyn Comm, clock: &Clock) -> Result<()> {
+    let mut w = Writer::default();
+    w.f64(clock.t).u64(clock.steps).f64(clock.dt).u64(halt_code(clock.halt));
+    let Some(all) = comm.gather(&w.0)? else { return Ok(()) };
+    for (rank, bytes) in all.iter().enumerate().skip(1) {
+        if *bytes != all[0] {
+            let mut r = Reader::new(bytes);
+            let (t, steps) = (r.f64()?, r.u64()?);
+            return Err(Error::invalid(format!(
+                "ranks: rank {rank} stands at step {steps} (t = {t}) where rank 0 stands at step {} (t = {}): the ranks parted",
+                clock.steps, clock.t
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn halt_code(h: Option<Halt>) -> u64 {
+    match h {
+        None => 0,
+        Some(Halt::NonFinite) => 1,
+        Some(Halt::Collapsed { .. }) => 2,
+        Some(Halt::Rejected { .. }) => 3,
+    }
+}
+
+fn encode_state<T: Real>(s: &State<T>) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.u64(s.fields.len() as u64);
+    for f in &s.fields {
+        w.str(f.name).u64(f.dims.len() as u64);
+        f.dims.iter().for_each(|&d| {
+            w.u64(d as u64);
+        });
+        w.values(&f.data);
+    }
+    w.0
+}
+
+/// The fields of the whole grid from every rank's (rank 0's names, units and dims; the y axis,
+/// the second last, is the sum of the slabs').
+fn join_state<T: Real>(mine: State<T>, parts: &[Vec<u8>]) -> Result<State<T>> {
+    let mut fields: Vec<Output<T>> = Vec::with_capacity(mine.fields.len());
+    let mut readers: Vec<Reader> = parts.iter().map(|b| Reader::new(b)).collect();
+    let counts = readers.iter_mut().map(|r| r.u64()).collect::<Result<Vec<_>>>()?;
+    if counts.iter().any(|&c| c as usize != mine.fields.len()) {
+        return Err(Error::invalid("ranks: the ranks' states hold different fields"));
+    }
+    for f in mine.fields {
+        let axis = f.dims.len().checked_sub(2).ok_or_else(|| Error::invalid("ranks: a field of one dimension"))?;
+        let outer: usize = f.dims[..axis].iter().product();
+        let row: usize = f.dims[axis + 1..].iter().product();
+        let mut pieces = Vec::with_capacity(readers.len());
+        for r in readers.iter_mut() {
+            let name = r.str()?;
+            let dims = (0..r.u64()?).map(|_| r.u64().map(|d| d as usize)).collect::<Result<Vec<_>>>()?;
+            if name != f.name
+                || dims.len() != f.dims.len()
+                || dims[..axis] != f.dims[..axis]
+                || dims[axis + 1..] != f.dims[axis + 1..]
+            {
+                return Err(Error::invalid(format!(
+                    "ranks: field '{}' differs in name or shape between ranks",
+                    f.name
+                )));
+            }
+            pieces.push((dims[axis], r.values::<T>()?));
+        }
+        let rows: usize = pieces.iter().map(|(n, _)| n).sum();
+        let mut data = Vec::with_capacity(outer * rows * row);
+        for o in 0..outer {
+            for (n, v) in &pieces {
+                data.extend_from_slice(&v[o * n * row..(o + 1) * n * row]);
+            }
+        }
+        let mut dims = f.dims.clone();
+        dims[axis] = rows;
+        fields.push(Output { dims, data, ..f });
+    }
+    if !mine.boundary.is_empty() {
+        return Err(Error::invalid("ranks: boundary flows are not joined across ranks"));
+    }
+    Ok(State { clock: mine.clock, fields, boundary: Vec::new() })
+}
+
+fn encode_checkpoint<T: Real>(c: &Checkpoint<T>) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.f64(c.clock.t).u64(c.clock.steps).f64(c.clock.dt);
+    w.u64(c.fields.len() as u64);
+    c.fields.iter().for_each(|(n, v)| {
+        w.str(n).values(v);
+    });
+    w.u64(c.flags.len() as u64);
+    c.flags.iter().for_each(|(n, v)| {
+        w.str(n).bytes(v);
+    });
+    w.u64(c.values.len() as u64);
+    c.values.iter().for_each(|(n, v)| {
+        w.str(n).f64(*v);
+    });
+    w.u64(c.records.len() as u64);
+    c.records.iter().for_each(|(n, v)| {
+        w.str(n).f64s(v);
+    });
+    w.0
+}
+
+fn decode_checkpoint<T: Real>(bytes: &[u8]) -> Result<Checkpoint<T>> {
+    let mut r = Reader::new(bytes);
+    let clock = Clock { t: r.f64()?, steps: r.u64()?, dt: r.f64()?, halt: None };
+    let mut c = Checkpoint::at(clock);
+    for _ in 0..r.u64()? {
+        c.fields.push((r.str()?, r.values()?));
+    }
+    for _ in 0..r.u64()? {
+        c.flags.push((r.str()?, r.bytes()?.to_vec()));
+    }
+    for _ in 0..r.u64()? {
+        c.values.push((r.str()?, r.f64()?));
+    }
+    for _ in 0..r.u64()? {
+        c.records.push((r.str()?, r.values()?));
+    }
+    Ok(c)
+}
+
+/// Arrays of the slabs' padded layouts joined into the whole grid's, row by row: rank 0's
+/// ghost rows below, every slab's interior, the last slab's ghost rows above. Arrays of other
+/// lengths must be the same on every rank.
+fn join_arrays<E: Clone + PartialEq>(what: &str, name: &str, parts: Vec<Vec<E>>, slabs: &[Layout2]) -> Result<Vec<E>> {
+    if parts.iter().zip(slabs).all(|(p, l)| p.len() == l.len()) {
+        let (p, g) = (slabs[0].pitch as usize, slabs[0].halo as usize);
+        let last = parts.len() - 1;
+        let mut out = Vec::new();
+        for (k, (part, l)) in parts.iter().zip(slabs).enumerate() {
+            let from = if k == 0 { 0 } else { g };
+            let to = if k == last { l.ny as usize + 2 * g } else { l.ny as usize + g };
+            out.extend_from_slice(&part[from * p..to * p]);
+        }
+        return Ok(out);
+    }
+    match parts.iter().position(|p| *p != parts[0]) {
+        None => Ok(parts.into_iter().next().unwrap_or_default()),
+        Some(rank) => Err(Error::invalid(format!(
+            "ranks: {what} '{name}' of the checkpoint differs between ranks 0 and {rank} and is not a field of the grid: this solver's checkpoints cannot be joined across ranks"
+        ))),
+    }
+}
+
+/// The inverse of [`join_arrays`] for `rank`: its slab's rows of an array of the whole grid's
+/// padded layout, anything else whole.
+fn split_array<E: Clone>(whole: &[E], grid: Layout2, slab_rows: std::ops::Range<usize>) -> Vec<E> {
+    if whole.len() != grid.len() {
+        return whole.to_vec();
+    }
+    let (p, g) = (grid.pitch as usize, grid.halo as usize);
+    whole[slab_rows.start * p..(slab_rows.end + 2 * g) * p].to_vec()
+}
+
+fn join_checkpoint<T: Real>(parts: Vec<Checkpoint<T>>, slabs: &[Layout2]) -> Result<Checkpoint<T>> {
+    let first = &parts[0];
+    let mut c = Checkpoint::at(first.clock);
+    for (k, (name, _)) in first.fields.iter().enumerate() {
+        let all = parts.iter().map(|p| p.fields.get(k).map(|f| f.1.clone())).collect::<Option<Vec<_>>>();
+        let all = all.ok_or_else(|| Error::invalid("ranks: the ranks' checkpoints hold different fields"))?;
+        c.fields.push((name.clone(), join_arrays("field", name, all, slabs)?));
+    }
+    for (k, (name, _)) in first.flags.iter().enumerate() {
+        let all = parts.iter().map(|p| p.flags.get(k).map(|f| f.1.clone())).collect::<Option<Vec<_>>>();
+        let all = all.ok_or_else(|| Error::invalid("ranks: the ranks' checkpoints hold different flags"))?;
+        c.flags.push((name.clone(), join_arrays("flags", name, all, slabs)?));
+    }
+    for (k, (name, v)) in first.values.iter().enumerate() {
+        if parts.iter().any(|p| p.values.get(k).is_none_or(|(_, w)| w.to_bits() != v.to_bits())) {
+            return Err(Error::invalid(format!(
+                "ranks: value '{name}' of the checkpoint differs between ranks: this solver's checkpoints cannot be joined across ranks"
+            )));
+        }
+        c.values.push((name.clone(), *v));
+    }
+    for (k, (name, v)) in first.records.iter().enumerate() {
+        if parts.iter().any(|p| p.records.get(k).is_none_or(|(_, w)| w != v)) {
+            return Err(Error::invalid(format!("ranks: record '{name}' of the checkpoint differs between ranks")));
+        }
+        c.records.push((name.clone(), v.clone()));
+    }
+    Ok(c)
+}
+
+impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
+    fn describe(&self) -> String {
+        format!("{}; {} over {}", self.model.describe(), self.slabs.describe(), self.comm.describe())
+    }
+
+    fn clock(&self) -> Clock {
+        self.model.clock()
+    }
+
+    fn advance(&mut self, until: Until) -> Result<Clock> {
+        let before = self.model.clock();
+        let steps = match until.deadline {
+            Some(d) => until.steps.min(before.steps.saturating_add(steps_before(d, self.rate))),
+            None => until.steps,
+        };
+        self.order(Order::Advance { t: until.t, steps })?;
+        let start = Instant::now();
+        let clock = self.model.advance(Until { t: until.t, steps, deadline: None });
+        let clock = self.or_abort(clock);
+        agree(self.comm.as_ref(), &clock)?;
+        let took = start.elapsed().as_secs_f64();
+        if clock.steps > before.steps && took > 0.0 {
+            self.rate = Some((clock.steps - before.steps) as f64 / took);
+        }
+        Ok(clock)
+    }
+
+    fn state(&mut self) -> Result<State<T>> {
+        self.order(Order::State)?;
+        let mine = self.model.state();
+        let mine = self.or_abort(mine);
+        let all =
+            self.comm.gather(&encode_state(&mine))?.ok_or_else(|| Error::invalid("ranks: rank 0 gathered nothing"))?;
+        join_state(mine, &all)
+    }
+
+    fn products(&mut self, maps: bool) -> Result<Option<Products<T>>> {
+        match self.model.products(maps)? {
+            None => Ok(None),
+            Some(_) => Err(Error::invalid("ranks: gauges and maximum maps are not joined across ranks")),
+        }
+    }
+
+    fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
+        self.order(Order::Checkpoint)?;
+        let mine = self.model.checkpoint();
+        let mine = self.or_abort(mine);
+        let all = self
+            .comm
+            .gather(&encode_checkpoint(&mine))?
+            .ok_or_else(|| Error::invalid("ranks: rank 0 gathered nothing"))?;
+        let mut parts = vec![mine];
+        for bytes in &all[1..] {
+            parts.push(decode_checkpoint(bytes)?);
+        }
+        let slabs: Vec<Layout2> = (0..self.slabs.ranks).map(|r| self.slab_layout(r)).collect();
+        join_checkpoint(parts, &slabs)
+    }
+
+    fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
+        self.order(Order::Restore)?;
+        let split = |rank: usize| {
+            let rows = self.slabs.slab(rank).rows;
+            let mut part = Checkpoint::at(c.clock);
+            part.fields =
+                c.fields.iter().map(|(n, v)| (n.clone(), split_array(v, self.layout, rows.clone()))).collect();
+            part.flags = c.flags.iter().map(|(n, v)| (n.clone(), split_array(v, self.layout, rows.clone()))).collect();
+            part.values = c.values.clone();
+            part.records = c.records.clone();
+            part
+        };
+        let parts: Vec<Vec<u8>> = (0..self.slabs.ranks).map(|r| encode_checkpoint(&split(r))).collect();
+        let mine = self.comm.scatter(Some(parts))?;
+        let restored = decode_checkpoint(&mine).and_then(|c| self.model.restore(&c));
+        self.or_abort(restored);
+        Ok(())
+    }
+}
+
+/// Rank 0's last order of a run, whatever became of it (its end, an error, an interrupt): the
+/// other ranks leave [`serve`], with an error if `failed`. Rank 0 gives it once, after its
+/// model is gone.
+pub fn finish(comm: &dyn Comm, failed: bool) -> Result<()> {
+    let mut bytes = if failed { Order::Fail } else { Order::Stop }.encode();
+    comm.broadcast(&mut bytes)
+}
+
+/// A rank other than 0, before it builds its model: wait until rank 0 builds its own (an
+/// error if rank 0 failed first: a case it refused, say).
+pub fn wait_for_start(comm: &dyn Comm) -> Result<()> {
+    let mut bytes = Vec::new();
+    comm.broadcast(&mut bytes)?;
+    match Order::decode(&bytes)? {
+        Order::Go => Ok(()),
+        _ => Err(Error::invalid("rank 0 stopped the run (it says why)")),
+    }
+}
+
+/// A rank other than 0: do to `model`, the model of this rank's slab, what rank 0 orders,
+/// until it says stop ([`finish`]).
+pub fn serve<T: GpuReal>(comm: &dyn Comm, model: &mut dyn Model<T>) -> Result<()> {
+    loop {
+        let mut bytes = Vec::new();
+        comm.broadcast(&mut bytes)?;
+        match Order::decode(&bytes)? {
+            Order::Advance { t, steps } => {
+                let clock = model.advance(Until { t, steps, deadline: None })?;
+                agree(comm, &clock)?;
+            }
+            Order::State => {
+                comm.gather(&encode_state(&model.state()?))?;
+            }
+            Order::Checkpoint => {
+                comm.gather(&encode_checkpoint(&model.checkpoint()?))?;
+            }
+            Order::Restore => {
+                let mine = comm.scatter(None)?;
+                model.restore(&decode_checkpoint(&mine)?)?;
+            }
+            Order::Stop => return Ok(()),
+            Order::Go | Order::Fail => return Err(Error::invalid("rank 0 stopped the run (it says why)")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Splitting a whole grid's padded field into slabs and joining them gives it back, for
+    /// uneven slabs and any ghost width; arrays of other lengths pass whole and must agree.
+    #[test]
+    fn slabs_of_a_checkpoint_join_into_the_whole_grid() {
+        for (nx, ny, g, ranks) in [(3u32, 7usize, 1u32, 3usize), (2, 9, 2, 4), (5, 4, 2, 2), (1, 1, 1, 1)] {
+            let grid = Layout2::new(nx, ny as u32, g);
+            let whole: Vec<f64> = (0..grid.len()).map(|i| i as f64 * 0.5).collect();
+            let slabs = Slabs::new(ny, ranks, g as usize, false).unwrap();
+            let layouts: Vec<Layout2> = slabs.all().iter().map(|s| Layout2::new(nx, s.rows.len() as u32, g)).collect();
+            let parts: Vec<Vec<f64>> = slabs.all().iter().map(|s| split_array(&whole, grid, s.rows.clone())).collect();
+            assert!(parts.iter().zip(&layouts).all(|(p, l)| p.len() == l.len()));
+            assert_eq!(join_arrays("field", "h", parts, &layouts).unwrap(), whole);
+            let same = vec![vec![1.0, 2.0]; ranks];
+            assert_eq!(join_arrays("field", "x", same, &layouts).unwrap(), vec![1.0, 2.0]);
+        }
+        let layouts = [Layout2::new(2, 2, 1); 2];
+        let e = join_arrays("field", "x", vec![vec![1.0], vec![2.0]], &layouts).unwrap_err().to_string();
+        assert!(e.contains("'x'") && e.contains("ranks 0 and 1"), "{e}");
+    }
+
+    #[test]
+    fn checkpoints_and_orders_travel_whole() {
+        let c = Checkpoint::<f32>::at(Clock { t: 1.5, steps: 7, dt: 0.25, halt: None })
+            .field("h", vec![1.0, f32::MIN_POSITIVE, -0.0])
+            .flag("wet", vec![1, 0, 1])
+            .value("dt", 0.1)
+            .record("gauge", vec![3.0, 4.0]);
+        assert_eq!(decode_checkpoint::<f32>(&encode_checkpoint(&c)).unwrap(), c);
+        for o in [
+            Order::Go,
+            Order::Advance { t: 2.5, steps: 9 },
+            Order::State,
+            Order::Checkpoint,
+            Order::Restore,
+            Order::Stop,
+            Order::Fail,
+        ] {
+            assert_eq!(Order::decode(&o.encode()).unwrap(), o);
+        }
+        assert!(Order::decode(&[9, 0, 0, 0, 0, 0, 0, 0]).is_err());
+    }
+}

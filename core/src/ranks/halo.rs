@@ -1,0 +1,163 @@
+//! The ghost rows a slab takes from its neighbours: after a solver has set its ghosts as for a
+//! grid of its own, the rows at each cut are replaced by the neighbour's interior rows, so
+//! every stencil reads what it reads in the undivided grid.
+
+use super::comm::{Comm, Recv, Send, Tag};
+use super::slabs::Slab;
+use super::wire;
+use crate::grid::Layout2;
+use crate::{Real, Result};
+use std::rc::Rc;
+
+/// A message travelling to the neighbour above (north) or below (south).
+const UP: Tag = 1;
+const DOWN: Tag = 2;
+
+/// One rank's ghost-row exchange for padded fields of `layout` (the slab's own layout: its
+/// interior rows and the solver's ghost layers).
+#[derive(Clone)]
+pub struct Halo {
+    comm: Rc<dyn Comm>,
+    slab: Slab,
+    layout: Layout2,
+}
+
+impl Halo {
+    pub fn new(comm: Rc<dyn Comm>, slab: Slab, layout: Layout2) -> Halo {
+        Halo { comm, slab, layout }
+    }
+
+    pub fn comm(&self) -> &Rc<dyn Comm> {
+        &self.comm
+    }
+
+    pub fn slab(&self) -> &Slab {
+        &self.slab
+    }
+
+    /// Whether the south side of this slab is a cut (its ghosts come from a neighbour).
+    pub fn cut_below(&self) -> bool {
+        self.slab.below.is_some()
+    }
+
+    /// Whether the north side of this slab is a cut.
+    pub fn cut_above(&self) -> bool {
+        self.slab.above.is_some()
+    }
+
+    /// [`exchange`](Self::exchange) inside a step, which has no error to return: a failed
+    /// exchange (a rank gone) stops every rank.
+    pub fn refresh<T: Real>(&self, fields: &mut [&mut [T]]) {
+        if let Err(e) = self.exchange(fields) {
+            self.comm.abort(&format!("rank {}: {e}", self.slab.rank), 1)
+        }
+    }
+
+    /// Replace the ghost rows at each cut of every field (each of the slab's padded layout,
+    /// whole rows with their x ghosts) by the neighbour's interior rows next to the cut: one
+    /// message each way per neighbour for all the fields together.
+    pub fn exchange<T: Real>(&self, fields: &mut [&mut [T]]) -> Result<()> {
+        if self.slab.below.is_none() && self.slab.above.is_none() {
+            return Ok(());
+        }
+        let (p, g, n) = (self.layout.pitch as usize, self.layout.halo as usize, self.layout.ny as usize);
+        let span = g * p;
+        let pack = |first_row: usize, fields: &[&mut [T]]| {
+            let mut out = Vec::with_capacity(fields.len() * span * wire::width::<T>());
+            for f in fields {
+                wire::put(&f[first_row * p..first_row * p + span], &mut out);
+            }
+            out
+        };
+        // The lowest interior rows go down, the highest up.
+        let down = self.slab.below.map(|_| pack(g, fields));
+        let up = self.slab.above.map(|_| pack(n, fields));
+        let bytes = fields.len() * span * wire::width::<T>();
+        let mut from_below = vec![0u8; if self.slab.below.is_some() { bytes } else { 0 }];
+        let mut from_above = vec![0u8; if self.slab.above.is_some() { bytes } else { 0 }];
+        let mut sends = Vec::new();
+        let mut recvs = Vec::new();
+        if let (Some(r), Some(d)) = (self.slab.below, &down) {
+            sends.push(Send { rank: r, tag: DOWN, bytes: d });
+            recvs.push(Recv { rank: r, tag: UP, bytes: &mut from_below });
+        }
+        if let (Some(r), Some(u)) = (self.slab.above, &up) {
+            sends.push(Send { rank: r, tag: UP, bytes: u });
+            recvs.push(Recv { rank: r, tag: DOWN, bytes: &mut from_above });
+        }
+        self.comm.exchange(&sends, &mut recvs)?;
+        drop(recvs);
+        let each = span * wire::width::<T>();
+        for (k, f) in fields.iter_mut().enumerate() {
+            if self.slab.below.is_some() {
+                wire::take(&from_below[k * each..(k + 1) * each], &mut f[..span])?;
+            }
+            if self.slab.above.is_some() {
+                let top = (n + g) * p;
+                wire::take(&from_above[k * each..(k + 1) * each], &mut f[top..top + span])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ranks::slabs::Slabs;
+    use crate::ranks::threads::Threads;
+
+    /// Each slab, filled with its own interior of a whole padded grid and garbage in its ghost
+    /// rows, receives at its cuts exactly the whole grid's rows (periodic: wrapped).
+    fn exchange_matches_the_whole_grid<T: Real>(nx: u32, ny: usize, halo: u32, ranks: usize, periodic: bool) {
+        let whole = Layout2::new(nx, ny as u32, halo);
+        let (p, g) = (whole.pitch as usize, halo as usize);
+        // Value of padded row r (interior rows wrap on a periodic axis), column c.
+        let value = |r: isize, c: usize| {
+            let r = if periodic { (r - g as isize).rem_euclid(ny as isize) + g as isize } else { r };
+            T::from_f64((r * 1000 + c as isize) as f64 + 0.25)
+        };
+        let slabs = Slabs::new(ny, ranks, g, periodic).unwrap();
+        std::thread::scope(|scope| {
+            for t in Threads::group(ranks) {
+                scope.spawn(move || {
+                    let comm: Rc<dyn Comm> = Rc::new(t);
+                    let slab = slabs.slab(comm.rank());
+                    let layout = Layout2::new(nx, slab.rows.len() as u32, halo);
+                    let y0 = slab.rows.start as isize;
+                    let mut a = vec![T::from_f64(-1.0); layout.len()];
+                    let mut b = vec![T::from_f64(-2.0); layout.len()];
+                    let rows = layout.len() / p;
+                    for r in g..rows - g {
+                        for c in 0..p {
+                            a[r * p + c] = value(y0 + r as isize, c);
+                            b[r * p + c] = -value(y0 + r as isize, c);
+                        }
+                    }
+                    let halo_ = Halo::new(comm, slab.clone(), layout);
+                    halo_.exchange(&mut [&mut a, &mut b]).unwrap();
+                    for r in 0..rows {
+                        let cut = (r < g && slab.below.is_some()) || (r >= rows - g && slab.above.is_some());
+                        let interior = r >= g && r < rows - g;
+                        for c in 0..p {
+                            let want = if cut || interior { value(y0 + r as isize, c) } else { T::from_f64(-1.0) };
+                            assert_eq!(a[r * p + c], want, "rank {} row {r} col {c}", slab.rank);
+                            let want_b = if cut || interior { -value(y0 + r as isize, c) } else { T::from_f64(-2.0) };
+                            assert_eq!(b[r * p + c], want_b);
+                        }
+                    }
+                });
+            }
+        });
+    }
+
+    #[test]
+    fn ghost_rows_at_cuts_are_the_neighbours_rows() {
+        for (nx, ny, halo, ranks) in [(3, 7, 1, 3), (5, 8, 2, 4), (1, 4, 2, 2), (4, 9, 1, 9), (2, 5, 2, 1)] {
+            for periodic in [false, true] {
+                exchange_matches_the_whole_grid::<f64>(nx, ny, halo, ranks, periodic);
+                exchange_matches_the_whole_grid::<f32>(nx, ny, halo, ranks, periodic);
+            }
+        }
+    }
+}

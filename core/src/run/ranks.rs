@@ -1,0 +1,60 @@
+//! The runner's side of a run decomposed over ranks ([`crate::ranks`]): rank 0 runs the case
+//! as any run, with a model that leads the others; every other rank builds the model of its
+//! slab and does what rank 0 orders ([`serve`]).
+
+use super::{Outcome, Simulation};
+use crate::grid::Layout2;
+use crate::model::Model;
+use crate::ranks::{self, Comm, Decomposed, Halo, Slabs};
+use crate::runtime::Backend;
+use crate::{GpuReal, Precision, Result};
+use std::path::PathBuf;
+use std::rc::Rc;
+
+/// How a solver's grid is cut over ranks ([`Simulation::decomposition`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decomposition {
+    pub slabs: Slabs,
+    /// The whole grid's padded layout, which the solver's checkpoints hold their fields in.
+    pub layout: Layout2,
+}
+
+impl Decomposition {
+    /// The halo of `comm`'s rank: its slab and the slab's padded layout.
+    fn halo(&self, comm: &Rc<dyn Comm>) -> Halo {
+        let slab = self.slabs.slab(comm.rank());
+        let layout = Layout2::new(self.layout.nx, slab.rows.len() as u32, self.layout.halo);
+        Halo::new(comm.clone(), slab, layout)
+    }
+}
+
+/// The model of a run: the solver's own, or with several ranks rank 0's slab leading the others.
+pub(super) fn build<'s, S: Simulation, T: GpuReal>(sim: &'s S, backend: &Backend) -> Result<Box<dyn Model<T> + 's>> {
+    let Some(comm) = ranks::world() else { return sim.build(backend) };
+    let d = sim.decomposition(comm.size())?;
+    let halo = d.halo(&comm);
+    Ok(Box::new(Decomposed::lead(comm, d.slabs, d.layout, || sim.build_slab::<T>(backend, halo))?))
+}
+
+/// A rank other than 0: once rank 0 has built its model, build the model of this rank's slab
+/// on the case's backend and precision and serve rank 0 until it ends the run.
+pub(super) fn serve<S: Simulation>(sim: &S, comm: Rc<dyn Comm>) -> Result<Outcome> {
+    ranks::wait_for_start(comm.as_ref())?;
+    let info = sim.info();
+    // Rank 0 checked the same case and builds its model now: a failure from here on is this rank's alone
+    // (its memory, its GPU), and stops every rank.
+    let backend = Backend::select(info.run.backend.choice());
+    let backend = backend.unwrap_or_else(|e| comm.abort(&format!("rank {}: {e}", comm.rank()), 1));
+    match info.run.precision {
+        Precision::F32 => serve_in::<S, f32>(sim, comm, &backend),
+        Precision::F64 | Precision::Mixed => serve_in::<S, f64>(sim, comm, &backend),
+    }
+}
+
+fn serve_in<S: Simulation, T: GpuReal>(sim: &S, comm: Rc<dyn Comm>, backend: &Backend) -> Result<Outcome> {
+    let built = sim.decomposition(comm.size()).and_then(|d| sim.build_slab::<T>(backend, d.halo(&comm)));
+    let mut model = built.unwrap_or_else(|e| comm.abort(&format!("rank {}: {e}", comm.rank()), 1));
+    ranks::serve(comm.as_ref(), model.as_mut())?;
+    let c = model.clock();
+    Ok(Outcome { dir: PathBuf::new(), steps: c.steps, t: c.t, norms: Vec::new() })
+}

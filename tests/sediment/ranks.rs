@@ -1,0 +1,169 @@
+//! Sediment decomposed over ranks (threads of this process, `ranks::threads`): for any number
+//! of slabs, of uneven rows and of one row, every state and checkpoint is bit for bit the
+//! whole grid's, and a checkpoint restarts on another number of ranks.
+
+use crate::common::cases;
+use crate::reference_and_gpu::random_problem;
+use hydrokern::GpuReal;
+use hydrokern::model::{Checkpoint, Model, State, Until};
+use hydrokern::ranks::threads::Threads;
+use hydrokern::ranks::{self, Comm, Decomposed, Halo, Slabs};
+use hydrokern::runtime::Backend;
+use hydrokern::sediment::gpu::Launch;
+use hydrokern::sediment::{Accumulation, Problem, Scheme, SedimentModel, StepPolicy, StepVariant};
+use proptest::prelude::*;
+use std::rc::Rc;
+
+const CPU: Backend = Backend::Cpu { why: None };
+
+/// The whole grid's model: f32, f64, or the mixed precision (`mixed`, with `T` = f64).
+fn whole<T: GpuReal>(p: &Problem, policy: StepPolicy, mixed: bool) -> SedimentModel<'_, T> {
+    let launch = Launch::default();
+    match mixed {
+        true => SedimentModel::mixed(&CPU, p, policy, StepVariant::Fused, launch).unwrap(),
+        false => SedimentModel::new(&CPU, p, policy, StepVariant::Fused, launch).unwrap(),
+    }
+}
+
+/// The model of `comm`'s slab of `p` cut into `slabs`.
+fn slab<'p, T: GpuReal>(
+    p: &'p Problem,
+    slabs: Slabs,
+    comm: Rc<dyn Comm>,
+    policy: StepPolicy,
+    mixed: bool,
+) -> SedimentModel<'p, T> {
+    let s = slabs.slab(comm.rank());
+    let layout = hydrokern::grid::Layout2::new(p.nx as u32, s.rows.len() as u32, 1);
+    SedimentModel::slab(&CPU, p, Halo::new(comm, s, layout), policy, mixed).unwrap()
+}
+
+/// Run `lead` on rank 0's decomposed model of `p` over `n` ranks while the other ranks serve
+/// it, each on its own thread; the ranks end when `lead` returns.
+fn on_ranks<T: GpuReal, R>(
+    p: &Problem,
+    n: usize,
+    policy: StepPolicy,
+    mixed: bool,
+    lead: impl FnOnce(&mut dyn Model<T>) -> R,
+) -> R {
+    let slabs = Slabs::new(p.ny, n, 1, false).unwrap();
+    let mut group = Threads::group(n).into_iter();
+    let zero: Rc<dyn Comm> = Rc::new(group.next().unwrap());
+    std::thread::scope(|scope| {
+        for t in group {
+            scope.spawn(move || {
+                let comm: Rc<dyn Comm> = Rc::new(t);
+                ranks::wait_for_start(comm.as_ref()).unwrap();
+                let mut m = slab::<T>(p, slabs, comm.clone(), policy, mixed);
+                ranks::serve(comm.as_ref(), &mut m).unwrap();
+            });
+        }
+        let own = || Ok(Box::new(slab::<T>(p, slabs, zero.clone(), policy, mixed)) as Box<dyn Model<T>>);
+        let mut model = Decomposed::lead(zero.clone(), slabs, p.layout(), own).unwrap();
+        let r = lead(&mut model);
+        drop(model);
+        ranks::finish(zero.as_ref(), false).unwrap();
+        r
+    })
+}
+
+fn same_state<T: GpuReal>(a: &State<T>, b: &State<T>) -> Result<(), TestCaseError> {
+    prop_assert_eq!(a.clock, b.clock);
+    prop_assert_eq!(a.fields.len(), b.fields.len());
+    for (f, g) in a.fields.iter().zip(&b.fields) {
+        prop_assert_eq!(f.name, g.name);
+        prop_assert_eq!(&f.dims, &g.dims);
+        let bits = |v: &[T]| v.iter().map(|x| x.to_f64().to_bits()).collect::<Vec<_>>();
+        prop_assert!(bits(&f.data) == bits(&g.data), "field {} differs", f.name);
+    }
+    Ok(())
+}
+
+fn same_checkpoint<T: GpuReal>(a: &Checkpoint<T>, b: &Checkpoint<T>) -> Result<(), TestCaseError> {
+    let bits = |v: &[T]| v.iter().map(|x| x.to_f64().to_bits()).collect::<Vec<_>>();
+    prop_assert_eq!(a.clock, b.clock);
+    prop_assert_eq!(a.fields.len(), b.fields.len());
+    for ((n, f), (m, g)) in a.fields.iter().zip(&b.fields) {
+        prop_assert_eq!(n, m);
+        prop_assert!(bits(f) == bits(g), "checkpoint field {} differs", n);
+    }
+    prop_assert_eq!(&a.values, &b.values);
+    Ok(())
+}
+
+/// `steps` steps (to `t_end` at most) on the whole grid and on `n` ranks, then `more` steps
+/// from the whole grid's checkpoint on `m` ranks.
+fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, policy: StepPolicy, mixed: bool) -> Result<(), TestCaseError> {
+    let until = |steps| Until { t: f64::INFINITY, steps, deadline: None };
+    let mut w = whole::<T>(p, policy, mixed);
+    w.advance(until(5)).unwrap();
+    let (state, ckpt) = (w.state().unwrap(), w.checkpoint().unwrap());
+    let (s, c) = on_ranks::<T, _>(p, n, policy, mixed, |d| {
+        d.advance(until(5)).unwrap();
+        (d.state().unwrap(), d.checkpoint().unwrap())
+    });
+    same_state(&s, &state)?;
+    same_checkpoint(&c, &ckpt)?;
+    w.advance(until(9)).unwrap();
+    let later = w.state().unwrap();
+    let s = on_ranks::<T, _>(p, m, policy, mixed, |d| {
+        d.restore(&ckpt).unwrap();
+        d.advance(until(9)).unwrap();
+        d.state().unwrap()
+    });
+    same_state(&s, &later)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    /// Every scheme and precision, uneven slabs, slabs of one row, sides with inflow, the step
+    /// recomputed every 2 steps from the slabs' steepness.
+    #[test]
+    fn decomposed_sediment_is_bit_identical(
+        nx in 1usize..20,
+        ny in 1usize..14,
+        n in 1usize..=4,
+        m in 1usize..=4,
+        seed: u64,
+        scheme in prop::sample::select(Scheme::ALL.to_vec()),
+        accumulation in prop::sample::select(Accumulation::ALL.to_vec()),
+        precision in 0u8..3,
+    ) {
+        let (n, m) = (n.min(ny), m.min(ny));
+        let mut p = random_problem(nx, ny, seed, true);
+        (p.scheme, p.accumulation) = (scheme, accumulation);
+        let policy = StepPolicy { forced: None, update_every: 2 };
+        match precision {
+            0 => check::<f32>(&p, n, m, policy, false)?,
+            1 => check::<f64>(&p, n, m, policy, false)?,
+            _ => check::<f64>(&p, n, m, policy, true)?,
+        }
+    }
+}
+
+/// More ranks than rows of the stencil's ghost layer allows: one line that says how many.
+#[test]
+fn slabs_thinner_than_the_ghost_rows_are_refused() {
+    let e = Slabs::new(3, 4, 1, false).unwrap_err().to_string();
+    assert!(e.contains("4 ranks") && e.contains("at most 3"), "{e}");
+    let e = Slabs::new(5, 3, 2, false).unwrap_err().to_string();
+    assert!(e.contains("2 ghost rows") && e.contains("at most 2"), "{e}");
+}
+
+/// A slab on the GPU is refused in one line that says how to run it.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn a_slab_on_the_gpu_is_refused() {
+    let gpu = crate::common::gpu();
+    let p = random_problem(4, 4, 1, false);
+    let comm: Rc<dyn Comm> = Rc::new(ranks::Solo);
+    let slabs = Slabs::new(4, 1, 1, false).unwrap();
+    let halo = Halo::new(comm, slabs.slab(0), p.layout());
+    let e =
+        SedimentModel::<f64>::slab(&Backend::Gpu(gpu), &p, halo, StepPolicy { forced: None, update_every: 1 }, false);
+    assert!(e.err().unwrap().to_string().contains("backend = \"cpu\""));
+}
