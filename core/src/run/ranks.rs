@@ -2,37 +2,27 @@
 //! as any run, with a model that leads the others; every other rank builds the model of its
 //! slab and does what rank 0 orders ([`serve`]).
 
-use super::{Outcome, Simulation};
+use super::{Decomposition, Outcome, Simulation};
 use crate::grid::Layout2;
 use crate::model::Model;
-use crate::ranks::{self, Comm, Decomposed, Halo, Slabs};
+use crate::ranks::{self, Comm, Decomposed, Halo};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Result};
 use std::path::PathBuf;
 use std::rc::Rc;
 
-/// How a solver's grid is cut over ranks ([`Simulation::decomposition`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Decomposition {
-    pub slabs: Slabs,
-    /// The whole grid's padded layout, which the solver's checkpoints hold their fields in.
-    pub layout: Layout2,
-}
-
-impl Decomposition {
-    /// The halo of `comm`'s rank: its slab and the slab's padded layout.
-    fn halo(&self, comm: &Rc<dyn Comm>) -> Halo {
-        let slab = self.slabs.slab(comm.rank());
-        let layout = Layout2::new(self.layout.nx, slab.rows.len() as u32, self.layout.halo);
-        Halo::new(comm.clone(), slab, layout)
-    }
+/// The halo of `comm`'s rank in decomposition `d`: its slab and the slab's padded layout.
+fn halo(d: &Decomposition, comm: &Rc<dyn Comm>) -> Halo {
+    let slab = d.slabs.slab(comm.rank());
+    let layout = Layout2::new(d.layout.nx, slab.rows.len() as u32, d.layout.halo);
+    Halo::new(comm.clone(), slab, layout)
 }
 
 /// The model of a run: the solver's own, or with several ranks rank 0's slab leading the others.
 pub(super) fn build<'s, S: Simulation, T: GpuReal>(sim: &'s S, backend: &Backend) -> Result<Box<dyn Model<T> + 's>> {
     let Some(comm) = ranks::world() else { return sim.build(backend) };
     let d = sim.decomposition(comm.size())?;
-    let halo = d.halo(&comm);
+    let halo = halo(&d, &comm);
     Ok(Box::new(Decomposed::lead(comm, d.slabs, d.layout, || sim.build_slab::<T>(backend, halo))?))
 }
 
@@ -52,7 +42,7 @@ pub(super) fn serve<S: Simulation>(sim: &S, comm: Rc<dyn Comm>) -> Result<Outcom
 }
 
 fn serve_in<S: Simulation, T: GpuReal>(sim: &S, comm: Rc<dyn Comm>, backend: &Backend) -> Result<Outcome> {
-    let built = sim.decomposition(comm.size()).and_then(|d| sim.build_slab::<T>(backend, d.halo(&comm)));
+    let built = sim.decomposition(comm.size()).and_then(|d| sim.build_slab::<T>(backend, halo(&d, &comm)));
     let mut model = built.unwrap_or_else(|e| comm.abort(&format!("rank {}: {e}", comm.rank()), 1));
     ranks::serve(comm.as_ref(), model.as_mut())?;
     let c = model.clock();

@@ -2,13 +2,13 @@
 //! what its snapshots hold ([`Snapshot`]), the curves and frames kept from snapshot to snapshot
 //! ([`Album`]), and how times are written in file names ([`time_tag`]).
 
-use super::{Case, Decomposition, RunDir};
+use super::{Case, RunDir};
 use crate::account::Account;
 use crate::case::Times;
-use crate::grid::Mesh;
+use crate::grid::{Layout2, Mesh};
 use crate::model::{Halt, Model, State};
 use crate::output::Animations;
-use crate::ranks::Halo;
+use crate::ranks::{Halo, Slabs};
 use crate::runtime::Backend;
 use crate::{GpuReal, Real, Result};
 
@@ -91,6 +91,14 @@ pub trait Simulation: Case + Sync {
     }
     /// Pictures of a snapshot.
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()>;
+}
+
+/// How a solver's grid is cut over ranks ([`Simulation::decomposition`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decomposition {
+    pub slabs: Slabs,
+    /// The whole grid's padded layout, which the solver's checkpoints hold their fields in.
+    pub layout: Layout2,
 }
 
 fn not_decomposed(solver: &str) -> crate::Error {
