@@ -411,14 +411,7 @@ impl Simulation for SedimentCase {
         }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
-        // Mixed runs on f32's tuning: its fused kernels stream the same rows, with h in f64.
-        let tuned_in = match self.info.run.precision {
-            Precision::Mixed => Precision::F32,
-            _ => crate::Precision::of::<T>(),
-        };
-        let tuned = |gpu: &crate::Gpu| super::tune::launch_for(gpu, tuned_in);
-        let launch =
-            crate::tune::case_launch(backend, self.tunable, self.launch, tuned, super::tune::label, "sediment");
+        let launch = self.launch_on::<T>(backend);
         let (problem, policy, variant) = (&self.problem, self.policy, self.variant);
         Ok(Box::new(match self.info.run.precision {
             Precision::Mixed => SedimentModel::<T>::mixed(backend, problem, policy, variant, launch)?,
@@ -433,7 +426,8 @@ impl Simulation for SedimentCase {
     }
     fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
         let mixed = self.info.run.precision == Precision::Mixed;
-        Ok(Box::new(SedimentModel::<T>::slab(backend, &self.problem, halo, self.policy, mixed)?))
+        let kernels = (self.variant, self.launch_on::<T>(backend));
+        Ok(Box::new(SedimentModel::<T>::slab(backend, &self.problem, halo, self.policy, mixed, kernels)?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         let (Some(b), Some(s)) = (self.balance(state), state.field("s")) else { return String::new() };
@@ -466,6 +460,17 @@ struct Balance {
 }
 
 impl SedimentCase {
+    /// The fused kernels' launch on `backend` in `T`: the case's, or the tuned one. Mixed runs
+    /// on f32's tuning: its fused kernels stream the same rows, with h in f64.
+    fn launch_on<T: GpuReal>(&self, backend: &Backend) -> Launch {
+        let tuned_in = match self.info.run.precision {
+            Precision::Mixed => Precision::F32,
+            _ => crate::Precision::of::<T>(),
+        };
+        let tuned = |gpu: &crate::Gpu| super::tune::launch_for(gpu, tuned_in);
+        crate::tune::case_launch(backend, self.tunable, self.launch, tuned, super::tune::label, "sediment")
+    }
+
     fn balance<T: Real>(&self, state: &State<T>) -> Option<Balance> {
         let h = state.field("h")?;
         let gained = self.grid.integrate(&h.data) - self.v0;

@@ -4,6 +4,7 @@
 use super::{Coeffs, HVariant, Problem, SVariant, Scheme, StepVariant};
 use crate::field::{DeviceField2, Field2};
 use crate::foundation::gpu::BufferKernels;
+use crate::ranks::Halo;
 use crate::runtime::{DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Real, Result};
 use kernels::halo::perimeter_len;
@@ -84,6 +85,14 @@ pub struct GpuSediment<T: GpuReal> {
 impl<T: GpuReal> GpuSediment<T> {
     /// Validate, check that the six fields fit, upload, fill the ghost layer.
     pub fn new(gpu: &Gpu, problem: &Problem, dt: f64, launch: Launch) -> Result<GpuSediment<T>> {
+        GpuSediment::slab(gpu, problem, dt, launch, None)
+    }
+
+    /// [`new`](Self::new) for one slab of a decomposed run (`problem`:
+    /// [`Problem::slab`](super::Problem::slab)), which takes the ghost rows at its cuts from
+    /// its neighbours through `halo`, staged through the host (then step it with
+    /// [`step_with`](Self::step_with)).
+    pub fn slab(gpu: &Gpu, problem: &Problem, dt: f64, launch: Launch, halo: Option<&Halo>) -> Result<GpuSediment<T>> {
         problem.validate()?;
         check_launch(launch)?;
         let n = problem.len();
@@ -102,7 +111,7 @@ impl<T: GpuReal> GpuSediment<T> {
             low: if compensates { Some((zeros()?, zeros()?)) } else { None },
             kernels: SedimentKernels::new(gpu, compensates)?,
         };
-        m.ghosts(false)?;
+        m.ghosts_with(false, halo.map(|h| (gpu, h)))?;
         Ok(m)
     }
 
@@ -139,6 +148,12 @@ impl<T: GpuReal> GpuSediment<T> {
 
     /// One step with `variant`.
     pub fn step(&mut self, variant: StepVariant) -> Result<()> {
+        self.step_with(variant, None)
+    }
+
+    /// [`step`](Self::step) of a slab of a decomposed run, which takes the ghost rows at its
+    /// cuts from its neighbours through `halo` each time it sets its ghosts.
+    pub fn step_with(&mut self, variant: StepVariant, halo: Option<(&Gpu, &Halo)>) -> Result<()> {
         match variant {
             // The bounded scheme's s' reads the old fields only: no ghosts of h' between.
             StepVariant::Split(hv, sv) if self.scheme == Scheme::Bounded => {
@@ -147,7 +162,7 @@ impl<T: GpuReal> GpuSediment<T> {
             }
             StepVariant::Split(hv, sv) => {
                 self.h_kernel(hv)?;
-                self.ghosts(true)?;
+                self.ghosts_with(true, halo)?;
                 self.s_kernel(sv)?;
             }
             StepVariant::Fused => self.fused()?,
@@ -157,7 +172,7 @@ impl<T: GpuReal> GpuSediment<T> {
         if let Some((lo, lon)) = &mut self.low {
             std::mem::swap(lo, lon);
         }
-        self.ghosts(false)
+        self.ghosts_with(false, halo)
     }
 
     /// Continue from h and s with their ghosts, as [`download`](Self::download) gave them of a
@@ -308,6 +323,16 @@ impl<T: GpuReal> GpuSediment<T> {
         let (lo, lon) = self.low_ptrs();
         let (h, s, al, be, hn, sn) = self.f.step_ptrs();
         StepFused { lo, lon, k: self.k, h, s, al, be, hn, sn }
+    }
+
+    /// [`ghosts`](Self::ghosts), then on a slab of a decomposed run the ghost rows at its cuts
+    /// from its neighbours.
+    fn ghosts_with(&mut self, next_h: bool, halo: Option<(&Gpu, &Halo)>) -> Result<()> {
+        self.ghosts(next_h)?;
+        let Some((gpu, halo)) = halo else { return Ok(()) };
+        let f = &mut self.f;
+        let h = if next_h { &mut f.hn } else { &mut f.h };
+        halo.exchange_device(gpu, &mut [&mut **h, &mut *f.s, &mut *f.alpha, &mut *f.beta])
     }
 
     /// Set the ghost layer of (h, s), or of (h', s) mid-step when `next_h` is true.

@@ -91,15 +91,17 @@ impl<R: GpuReal, T: Real, H: Level<T>> Backing<R> for OnCpu<T, H> {
     }
 }
 
+/// The GPU driver; on a slab of a decomposed run, with its neighbours.
 struct OnGpu<T: GpuReal> {
     gpu: Arc<Gpu>,
     model: GpuSediment<T>,
     variant: StepVariant,
+    halo: Option<Halo>,
 }
 
 impl<T: GpuReal> Backing<T> for OnGpu<T> {
     fn step(&mut self) -> Result<()> {
-        self.model.step(self.variant)
+        self.model.step_with(self.variant, self.halo.as_ref().map(|h| (&*self.gpu, h)))
     }
     fn set_dt(&mut self, problem: &Problem, dt: f64) {
         self.model.set_dt(problem, dt)
@@ -209,36 +211,51 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
         let conductances = problem.conductances();
         let dt = policy.forced.unwrap_or_else(|| problem.stability_with(conductances, &problem.h).automatic());
         let backing: Box<dyn Backing<T>> = match backend {
-            Backend::Gpu(gpu) => {
-                Box::new(OnGpu { gpu: gpu.clone(), model: GpuSediment::new(gpu, problem, dt, launch)?, variant })
-            }
+            Backend::Gpu(gpu) => Box::new(OnGpu {
+                gpu: gpu.clone(),
+                model: GpuSediment::new(gpu, problem, dt, launch)?,
+                variant,
+                halo: None,
+            }),
             Backend::Cpu { .. } => Box::new(OnCpu::<T, T>(CpuSediment::new(problem, dt)?, None)),
         };
         Ok(SedimentModel::with(Cow::Borrowed(problem), backing, policy, conductances, dt))
     }
 
     /// The model of one slab of a decomposed run of `whole` (`halo`: the slab and its
-    /// neighbours), in `T` or with `mixed` in the mixed precision: the step and its limit are
-    /// the whole grid's. The CPU reference only: a slab on the GPU is refused.
+    /// neighbours), in `T` or with `mixed` in the mixed precision (on the CPU only): the step
+    /// and its limit are the whole grid's. On the GPU with `variant` and `launch`, the ghost
+    /// rows at the cuts staged through the host.
     pub fn slab(
         backend: &Backend,
         whole: &Problem,
         halo: Halo,
         policy: StepPolicy,
         mixed: bool,
+        (variant, launch): (StepVariant, Launch),
     ) -> Result<SedimentModel<'p, T>> {
-        if let Backend::Gpu(_) = backend {
-            return Err(Error::invalid(
-                "sediment runs on several ranks on the CPU only: set [run] backend = \"cpu\" (or --backend cpu)",
-            ));
-        }
         let conductances = whole.conductances();
         let dt = policy.forced.unwrap_or_else(|| whole.stability_with(conductances, &whole.h).automatic());
         let problem = whole.slab(halo.slab())?;
         let ranks = Some(halo.comm().clone());
-        let backing: Box<dyn Backing<T>> = match mixed {
-            true => Box::new(OnCpu::<f32, f64>(CpuSediment::slab(&problem, dt, Some(&halo))?, Some(halo))),
-            false => Box::new(OnCpu::<T, T>(CpuSediment::slab(&problem, dt, Some(&halo))?, Some(halo))),
+        let backing: Box<dyn Backing<T>> = match (backend, mixed) {
+            (Backend::Gpu(_), true) => {
+                return Err(Error::invalid(
+                    "sediment in mixed precision runs on several ranks on the CPU only: set [run] backend = \"cpu\" (or --backend cpu), or precision f32 or f64",
+                ));
+            }
+            (Backend::Gpu(gpu), false) => Box::new(OnGpu {
+                gpu: gpu.clone(),
+                model: GpuSediment::slab(gpu, &problem, dt, launch, Some(&halo))?,
+                variant,
+                halo: Some(halo),
+            }),
+            (Backend::Cpu { .. }, true) => {
+                Box::new(OnCpu::<f32, f64>(CpuSediment::slab(&problem, dt, Some(&halo))?, Some(halo)))
+            }
+            (Backend::Cpu { .. }, false) => {
+                Box::new(OnCpu::<T, T>(CpuSediment::slab(&problem, dt, Some(&halo))?, Some(halo)))
+            }
         };
         let mut m = SedimentModel::with(Cow::Owned(problem), backing, policy, conductances, dt);
         m.ranks = ranks;

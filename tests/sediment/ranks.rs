@@ -14,14 +14,24 @@ use hydrokern::sediment::{Accumulation, Problem, Scheme, SedimentModel, StepPoli
 use proptest::prelude::*;
 use std::rc::Rc;
 
-const CPU: Backend = Backend::Cpu { why: None };
+/// Where and how a run steps: the backend, the mixed precision (with `T` = f64), the kernels.
+#[derive(Clone)]
+struct On {
+    backend: Backend,
+    mixed: bool,
+    variant: StepVariant,
+}
 
-/// The whole grid's model: f32, f64, or the mixed precision (`mixed`, with `T` = f64).
-fn whole<T: GpuReal>(p: &Problem, policy: StepPolicy, mixed: bool) -> SedimentModel<'_, T> {
-    let launch = Launch::default();
-    match mixed {
-        true => SedimentModel::mixed(&CPU, p, policy, StepVariant::Fused, launch).unwrap(),
-        false => SedimentModel::new(&CPU, p, policy, StepVariant::Fused, launch).unwrap(),
+fn cpu(mixed: bool) -> On {
+    On { backend: Backend::Cpu { why: None }, mixed, variant: StepVariant::Fused }
+}
+
+/// The whole grid's model.
+fn whole<'p, T: GpuReal>(p: &'p Problem, policy: StepPolicy, on: &On) -> SedimentModel<'p, T> {
+    let (b, v, launch) = (&on.backend, on.variant, Launch::default());
+    match on.mixed {
+        true => SedimentModel::mixed(b, p, policy, v, launch).unwrap(),
+        false => SedimentModel::new(b, p, policy, v, launch).unwrap(),
     }
 }
 
@@ -31,11 +41,12 @@ fn slab<'p, T: GpuReal>(
     slabs: Slabs,
     comm: Rc<dyn Comm>,
     policy: StepPolicy,
-    mixed: bool,
+    on: &On,
 ) -> SedimentModel<'p, T> {
     let s = slabs.slab(comm.rank());
     let layout = hydrokern::grid::Layout2::new(p.nx as u32, s.rows.len() as u32, 1);
-    SedimentModel::slab(&CPU, p, Halo::new(comm, s, layout), policy, mixed).unwrap()
+    let kernels = (on.variant, Launch::default());
+    SedimentModel::slab(&on.backend, p, Halo::new(comm, s, layout), policy, on.mixed, kernels).unwrap()
 }
 
 /// Run `lead` on rank 0's decomposed model of `p` over `n` ranks while the other ranks serve
@@ -44,7 +55,7 @@ fn on_ranks<T: GpuReal, R>(
     p: &Problem,
     n: usize,
     policy: StepPolicy,
-    mixed: bool,
+    on: &On,
     lead: impl FnOnce(&mut dyn Model<T>) -> R,
 ) -> R {
     let slabs = Slabs::new(p.ny, n, 1, false).unwrap();
@@ -55,11 +66,11 @@ fn on_ranks<T: GpuReal, R>(
             scope.spawn(move || {
                 let comm: Rc<dyn Comm> = Rc::new(t);
                 ranks::wait_for_start(comm.as_ref()).unwrap();
-                let mut m = slab::<T>(p, slabs, comm.clone(), policy, mixed);
+                let mut m = slab::<T>(p, slabs, comm.clone(), policy, on);
                 ranks::serve(comm.as_ref(), &mut m).unwrap();
             });
         }
-        let own = || Ok(Box::new(slab::<T>(p, slabs, zero.clone(), policy, mixed)) as Box<dyn Model<T>>);
+        let own = || Ok(Box::new(slab::<T>(p, slabs, zero.clone(), policy, on)) as Box<dyn Model<T>>);
         let mut model = Decomposed::lead(zero.clone(), slabs, p.layout(), own).unwrap();
         let r = lead(&mut model);
         drop(model);
@@ -94,12 +105,12 @@ fn same_checkpoint<T: GpuReal>(a: &Checkpoint<T>, b: &Checkpoint<T>) -> Result<(
 
 /// `steps` steps (to `t_end` at most) on the whole grid and on `n` ranks, then `more` steps
 /// from the whole grid's checkpoint on `m` ranks.
-fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, policy: StepPolicy, mixed: bool) -> Result<(), TestCaseError> {
+fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, policy: StepPolicy, on: &On) -> Result<(), TestCaseError> {
     let until = |steps| Until { t: f64::INFINITY, steps, deadline: None };
-    let mut w = whole::<T>(p, policy, mixed);
+    let mut w = whole::<T>(p, policy, on);
     w.advance(until(5)).unwrap();
     let (state, ckpt) = (w.state().unwrap(), w.checkpoint().unwrap());
-    let (s, c) = on_ranks::<T, _>(p, n, policy, mixed, |d| {
+    let (s, c) = on_ranks::<T, _>(p, n, policy, on, |d| {
         d.advance(until(5)).unwrap();
         (d.state().unwrap(), d.checkpoint().unwrap())
     });
@@ -107,7 +118,7 @@ fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, policy: StepPolicy, mixed:
     same_checkpoint(&c, &ckpt)?;
     w.advance(until(9)).unwrap();
     let later = w.state().unwrap();
-    let s = on_ranks::<T, _>(p, m, policy, mixed, |d| {
+    let s = on_ranks::<T, _>(p, m, policy, on, |d| {
         d.restore(&ckpt).unwrap();
         d.advance(until(9)).unwrap();
         d.state().unwrap()
@@ -135,9 +146,38 @@ proptest! {
         (p.scheme, p.accumulation) = (scheme, accumulation);
         let policy = StepPolicy { forced: None, update_every: 2 };
         match precision {
-            0 => check::<f32>(&p, n, m, policy, false)?,
-            1 => check::<f64>(&p, n, m, policy, false)?,
-            _ => check::<f64>(&p, n, m, policy, true)?,
+            0 => check::<f32>(&p, n, m, policy, &cpu(false))?,
+            1 => check::<f64>(&p, n, m, policy, &cpu(false))?,
+            _ => check::<f64>(&p, n, m, policy, &cpu(true))?,
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(16)))]
+    /// On the GPU, the ranks sharing it: every kernel variant of either scheme, f32 (plain and
+    /// compensated) and f64, against the whole grid on the GPU.
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn decomposed_sediment_on_the_gpu_is_bit_identical(
+        nx in 1usize..70,
+        ny in 1usize..40,
+        n in 1usize..=4,
+        m in 1usize..=4,
+        seed: u64,
+        scheme in prop::sample::select(Scheme::ALL.to_vec()),
+        accumulation in prop::sample::select(Accumulation::ALL.to_vec()),
+        variant in prop::sample::select(StepVariant::covering()),
+        single: bool,
+    ) {
+        let (n, m) = (n.min(ny), m.min(ny));
+        let mut p = random_problem(nx, ny, seed, true);
+        (p.scheme, p.accumulation) = (scheme, accumulation);
+        let policy = StepPolicy { forced: None, update_every: 2 };
+        let on = On { backend: Backend::Gpu(crate::common::gpu()), mixed: false, variant };
+        match single {
+            true => check::<f32>(&p, n, m, policy, &on)?,
+            false => check::<f64>(&p, n, m, policy, &on)?,
         }
     }
 }
@@ -151,19 +191,20 @@ fn slabs_thinner_than_the_ghost_rows_are_refused() {
     assert!(e.contains("2 ghost rows") && e.contains("at most 2"), "{e}");
 }
 
-/// A slab on the GPU is refused in one line that says how to run it.
+/// A slab in mixed precision on the GPU is refused in one line that says how to run it.
 #[test]
 #[cfg_attr(
     not(gpu_tests),
     ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
 )]
-fn a_slab_on_the_gpu_is_refused() {
+fn a_mixed_slab_on_the_gpu_is_refused() {
     let gpu = crate::common::gpu();
     let p = random_problem(4, 4, 1, false);
     let comm: Rc<dyn Comm> = Rc::new(ranks::Solo);
     let slabs = Slabs::new(4, 1, 1, false).unwrap();
     let halo = Halo::new(comm, slabs.slab(0), p.layout());
-    let e =
-        SedimentModel::<f64>::slab(&Backend::Gpu(gpu), &p, halo, StepPolicy { forced: None, update_every: 1 }, false);
+    let policy = StepPolicy { forced: None, update_every: 1 };
+    let kernels = (StepVariant::Fused, Launch::default());
+    let e = SedimentModel::<f64>::slab(&Backend::Gpu(gpu), &p, halo, policy, true, kernels);
     assert!(e.err().unwrap().to_string().contains("backend = \"cpu\""));
 }

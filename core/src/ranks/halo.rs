@@ -6,7 +6,9 @@ use super::comm::{Comm, Recv, Send, Tag};
 use super::slabs::Slab;
 use super::wire;
 use crate::grid::Layout2;
-use crate::{Real, Result};
+use crate::runtime::Gpu;
+use crate::{GpuReal, Real, Result};
+use cudarc::driver::CudaSlice;
 use std::rc::Rc;
 
 /// A message travelling to the neighbour above (north) or below (south).
@@ -57,47 +59,97 @@ impl Halo {
     /// whole rows with their x ghosts) by the neighbour's interior rows next to the cut: one
     /// message each way per neighbour for all the fields together.
     pub fn exchange<T: Real>(&self, fields: &mut [&mut [T]]) -> Result<()> {
+        let (low, high) = self.edges();
+        let pack = |rows: std::ops::Range<usize>, fields: &[&mut [T]]| -> Vec<T> {
+            fields.iter().flat_map(|f| f[rows.clone()].iter().copied()).collect()
+        };
+        let (below, above) = self.swap(&pack(low, fields), &pack(high, fields), fields.len())?;
+        let (ghost_low, ghost_high) = self.ghost_rows();
+        let span = ghost_low.len();
+        for (k, f) in fields.iter_mut().enumerate() {
+            if let Some(b) = &below {
+                f[ghost_low.clone()].copy_from_slice(&b[k * span..(k + 1) * span]);
+            }
+            if let Some(a) = &above {
+                f[ghost_high.clone()].copy_from_slice(&a[k * span..(k + 1) * span]);
+            }
+        }
+        Ok(())
+    }
+
+    /// [`exchange`](Self::exchange) for fields on the GPU, staged through the host: the rows
+    /// next to each cut are downloaded, exchanged and uploaded into the ghost rows.
+    pub fn exchange_device<T: GpuReal>(&self, gpu: &Gpu, fields: &mut [&mut CudaSlice<T>]) -> Result<()> {
         if self.slab.below.is_none() && self.slab.above.is_none() {
             return Ok(());
         }
-        let (p, g, n) = (self.layout.pitch as usize, self.layout.halo as usize, self.layout.ny as usize);
-        let span = g * p;
-        let pack = |first_row: usize, fields: &[&mut [T]]| {
-            let mut out = Vec::with_capacity(fields.len() * span * wire::width::<T>());
-            for f in fields {
-                wire::put(&f[first_row * p..first_row * p + span], &mut out);
+        let (low, high) = self.edges();
+        let pack = |rows: std::ops::Range<usize>| -> Result<Vec<T>> {
+            let mut out = Vec::with_capacity(fields.len() * rows.len());
+            for f in fields.iter() {
+                out.extend(gpu.download_range(f, rows.clone())?);
             }
+            Ok(out)
+        };
+        let (low, high) = (pack(low)?, pack(high)?);
+        let (below, above) = self.swap(&low, &high, fields.len())?;
+        let (ghost_low, ghost_high) = self.ghost_rows();
+        let span = ghost_low.len();
+        for (k, f) in fields.iter_mut().enumerate() {
+            if let Some(b) = &below {
+                gpu.write_at(&b[k * span..(k + 1) * span], f, ghost_low.start)?;
+            }
+            if let Some(a) = &above {
+                gpu.write_at(&a[k * span..(k + 1) * span], f, ghost_high.start)?;
+            }
+        }
+        gpu.synchronize()
+    }
+
+    /// The stored points of the lowest and of the highest interior rows, as many as the ghost
+    /// layers: what goes down and up.
+    fn edges(&self) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+        let (p, g, n) = (self.layout.pitch as usize, self.layout.halo as usize, self.layout.ny as usize);
+        (g * p..2 * g * p, n * p..(n + g) * p)
+    }
+
+    /// The stored points of the ghost rows below and above the interior.
+    fn ghost_rows(&self) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+        let (p, g, n) = (self.layout.pitch as usize, self.layout.halo as usize, self.layout.ny as usize);
+        (0..g * p, (n + g) * p..(n + 2 * g) * p)
+    }
+
+    /// Send `low` (the lowest rows of `fields` fields, packed) down and `high` up, and return
+    /// what came from below and from above (none where there is no neighbour).
+    #[allow(clippy::type_complexity)]
+    fn swap<T: Real>(&self, low: &[T], high: &[T], fields: usize) -> Result<(Option<Vec<T>>, Option<Vec<T>>)> {
+        if self.slab.below.is_none() && self.slab.above.is_none() {
+            return Ok((None, None));
+        }
+        let bytes = fields * self.ghost_rows().0.len() * wire::width::<T>();
+        let encode = |v: &[T]| {
+            let mut out = Vec::with_capacity(bytes);
+            wire::put(v, &mut out);
             out
         };
-        // The lowest interior rows go down, the highest up.
-        let down = self.slab.below.map(|_| pack(g, fields));
-        let up = self.slab.above.map(|_| pack(n, fields));
-        let bytes = fields.len() * span * wire::width::<T>();
+        let (down, up) = (encode(low), encode(high));
         let mut from_below = vec![0u8; if self.slab.below.is_some() { bytes } else { 0 }];
         let mut from_above = vec![0u8; if self.slab.above.is_some() { bytes } else { 0 }];
         let mut sends = Vec::new();
         let mut recvs = Vec::new();
-        if let (Some(r), Some(d)) = (self.slab.below, &down) {
-            sends.push(Send { rank: r, tag: DOWN, bytes: d });
+        if let Some(r) = self.slab.below {
+            sends.push(Send { rank: r, tag: DOWN, bytes: &down });
             recvs.push(Recv { rank: r, tag: UP, bytes: &mut from_below });
         }
-        if let (Some(r), Some(u)) = (self.slab.above, &up) {
-            sends.push(Send { rank: r, tag: UP, bytes: u });
+        if let Some(r) = self.slab.above {
+            sends.push(Send { rank: r, tag: UP, bytes: &up });
             recvs.push(Recv { rank: r, tag: DOWN, bytes: &mut from_above });
         }
         self.comm.exchange(&sends, &mut recvs)?;
         drop(recvs);
-        let each = span * wire::width::<T>();
-        for (k, f) in fields.iter_mut().enumerate() {
-            if self.slab.below.is_some() {
-                wire::take(&from_below[k * each..(k + 1) * each], &mut f[..span])?;
-            }
-            if self.slab.above.is_some() {
-                let top = (n + g) * p;
-                wire::take(&from_above[k * each..(k + 1) * each], &mut f[top..top + span])?;
-            }
-        }
-        Ok(())
+        let below = self.slab.below.map(|_| wire::values(&from_below)).transpose()?;
+        let above = self.slab.above.map(|_| wire::values(&from_above)).transpose()?;
+        Ok((below, above))
     }
 }
 

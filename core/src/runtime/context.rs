@@ -239,6 +239,19 @@ impl Gpu {
         self.stream.memcpy_htod(host, dst).call("cuMemcpyHtoD")
     }
 
+    /// Overwrite `dst[offset..offset + host.len()]` with host data.
+    pub fn write_at<T: DeviceRepr>(&self, host: &[T], dst: &mut CudaSlice<T>, offset: usize) -> Result<()> {
+        let end = offset.checked_add(host.len()).filter(|&e| e <= dst.len());
+        let Some(end) = end else {
+            return Err(Error::invalid(format!(
+                "write of {} elements at {offset} into a buffer of {}",
+                host.len(),
+                dst.len()
+            )));
+        };
+        self.stream.memcpy_htod(host, &mut dst.slice_mut(offset..end)).call("cuMemcpyHtoD")
+    }
+
     /// Copy a device buffer to a new host vector (synchronises).
     pub fn download<T: DeviceRepr + Default + Clone>(&self, src: &CudaSlice<T>) -> Result<Vec<T>> {
         let mut host = vec![T::default(); src.len()];
