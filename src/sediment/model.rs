@@ -9,7 +9,7 @@
 use super::cpu::CpuSediment;
 use super::gpu::{GpuSediment, Launch};
 use super::mixed::GpuMixed;
-use super::{Conductances, Problem, Steepness, StepVariant};
+use super::{Conductances, Problem, Scheme, Steepness, StepVariant};
 use crate::field::{Names, interior_of};
 use crate::model::{Checkpoint, Clock, DeviceView, Model, Output, State, Until};
 use crate::ranks::{Comm, Halo};
@@ -234,6 +234,13 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
         mixed: bool,
         (variant, launch): (StepVariant, Launch),
     ) -> Result<SedimentModel<'p, T>> {
+        let fused = matches!(variant, StepVariant::Fused | StepVariant::FusedTile);
+        if let (Backend::Gpu(_), Scheme::Seed, true) = (backend, whole.scheme, fused) {
+            return Err(Error::invalid(format!(
+                "sediment's seed scheme runs on several GPU ranks with the split kernels only (gpu.variant = \"opt1/opt1\", say): its fused kernel \"{}\" forms h′ next to a slab's edge by the boundary rule, not from the neighbouring slab",
+                variant.name()
+            )));
+        }
         let conductances = whole.conductances();
         let dt = policy.forced.unwrap_or_else(|| whole.stability_with(conductances, &whole.h).automatic());
         let problem = whole.slab(halo.slab())?;

@@ -170,6 +170,8 @@ proptest! {
         variant in prop::sample::select(StepVariant::covering()),
         single: bool,
     ) {
+        // The seed scheme's fused kernels are refused on slabs (`a_seed_slab_on_the_gpu_...`).
+        prop_assume!(scheme == Scheme::Bounded || matches!(variant, StepVariant::Split(..)));
         let (n, m) = (n.min(ny), m.min(ny));
         let mut p = random_problem(nx, ny, seed, true);
         (p.scheme, p.accumulation) = (scheme, accumulation);
@@ -189,6 +191,34 @@ fn slabs_thinner_than_the_ghost_rows_are_refused() {
     assert!(e.contains("4 ranks") && e.contains("at most 3"), "{e}");
     let e = Slabs::new(5, 3, 2, false).unwrap_err().to_string();
     assert!(e.contains("2 ghost rows") && e.contains("at most 2"), "{e}");
+}
+
+/// A slab of the seed scheme with a fused kernel on the GPU is refused in one line that names
+/// the split kernels: the fused kernel forms h′ next to the slab's edge by the boundary rule.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn a_seed_slab_on_the_gpu_with_a_fused_kernel_is_refused() {
+    let gpu = crate::common::gpu();
+    let mut p = random_problem(4, 4, 1, false);
+    p.scheme = Scheme::Seed;
+    let comm: Rc<dyn Comm> = Rc::new(ranks::Solo);
+    let slabs = Slabs::new(4, 1, 1, false).unwrap();
+    let policy = StepPolicy { forced: None, update_every: 1 };
+    for variant in [StepVariant::Fused, StepVariant::FusedTile] {
+        let halo = Halo::new(comm.clone(), slabs.slab(0), p.layout());
+        let e = SedimentModel::<f32>::slab(
+            &Backend::Gpu(gpu.clone()),
+            &p,
+            halo,
+            policy,
+            false,
+            (variant, Launch::default()),
+        );
+        assert!(e.err().unwrap().to_string().contains("split kernels only"));
+    }
 }
 
 /// A slab in mixed precision on the GPU is refused in one line that says how to run it.
