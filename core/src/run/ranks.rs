@@ -31,8 +31,8 @@ pub(super) fn build<'s, S: Simulation, T: GpuReal>(sim: &'s S, backend: &Backend
 pub(super) fn serve<S: Simulation>(sim: &S, comm: Rc<dyn Comm>) -> Result<Outcome> {
     ranks::wait_for_start(comm.as_ref())?;
     let info = sim.info();
-    // Rank 0 checked the same case and builds its model now: a failure from here on is this rank's alone
-    // (its memory, its GPU), and stops every rank.
+    // Rank 0 checked the same case and builds its model now: a failure from here on is this
+    // rank's alone (its memory, its GPU), and stops every rank.
     let backend = Backend::select(info.run.backend.choice());
     let backend = backend.unwrap_or_else(|e| comm.abort(&format!("rank {}: {e}", comm.rank()), 1));
     match info.run.precision {
