@@ -77,17 +77,8 @@ impl Comm for Mpi {
             Ok(())
         })
     }
-    fn min(&self, x: f64) -> Result<f64> {
-        // The minimum as the maximum of −x, beside a flag that any rank's x is NaN.
-        let mut out = [0.0f64; 2];
-        self.world.all_reduce_into(
-            &[if x.is_nan() { 0.0 } else { -x }, f64::from(u8::from(x.is_nan()))][..],
-            &mut out[..],
-            SystemOperation::max(),
-        );
-        Ok(if out[1] > 0.0 { f64::NAN } else { -out[0] })
-    }
     fn max(&self, x: f64) -> Result<f64> {
+        // The maximum beside a flag that any rank's x is NaN.
         let mut out = [0.0f64; 2];
         self.world.all_reduce_into(
             &[if x.is_nan() { 0.0 } else { x }, f64::from(u8::from(x.is_nan()))][..],

@@ -32,10 +32,8 @@ pub trait Comm {
     /// return when all are done. A received message of another length than its buffer is an
     /// error.
     fn exchange(&self, sends: &[Send<'_>], recvs: &mut [Recv<'_>]) -> Result<()>;
-    /// The minimum of `x` over the ranks, on every rank; NaN where any rank's is NaN (a step
+    /// The maximum of `x` over the ranks, on every rank; NaN where any rank's is NaN (a step
     /// that blew up on one rank stops them all).
-    fn min(&self, x: f64) -> Result<f64>;
-    /// The maximum of `x` over the ranks, on every rank; NaN where any rank's is NaN.
     fn max(&self, x: f64) -> Result<f64>;
     /// Rank 0's `bytes` on every rank (`bytes` is replaced on the others).
     fn broadcast(&self, bytes: &mut Vec<u8>) -> Result<()>;
@@ -60,20 +58,13 @@ impl Comm for Solo {
     fn size(&self) -> usize {
         1
     }
+    /// A lone rank has no neighbours ([`Slabs`](super::Slabs) gives it none, periodic or not):
+    /// there is nothing to send.
     fn exchange(&self, sends: &[Send<'_>], recvs: &mut [Recv<'_>]) -> Result<()> {
-        // A lone rank is its own neighbour only on a periodic axis: its messages come back.
-        for r in recvs.iter_mut() {
-            let s =
-                sends.iter().find(|s| s.tag == r.tag).ok_or_else(|| Error::invalid("ranks: a receive with no send"))?;
-            if s.bytes.len() != r.bytes.len() {
-                return Err(Error::invalid("ranks: a message of another size than its receive"));
-            }
-            r.bytes.copy_from_slice(s.bytes);
+        match sends.is_empty() && recvs.is_empty() {
+            true => Ok(()),
+            false => Err(Error::invalid("ranks: a message on a run of one rank")),
         }
-        Ok(())
-    }
-    fn min(&self, x: f64) -> Result<f64> {
-        Ok(x)
     }
     fn max(&self, x: f64) -> Result<f64> {
         Ok(x)
@@ -94,11 +85,6 @@ impl Comm for Solo {
     fn describe(&self) -> String {
         "one rank".into()
     }
-}
-
-/// The smaller of two values, NaN if either is: [`Comm::min`]'s rule.
-pub fn min_or_nan(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() { f64::NAN } else { a.min(b) }
 }
 
 /// The larger of two values, NaN if either is: [`Comm::max`]'s rule.

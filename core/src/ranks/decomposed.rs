@@ -222,7 +222,7 @@ fn encode_checkpoint<T: Real>(c: &Checkpoint<T>) -> Vec<u8> {
     });
     w.u64(c.records.len() as u64);
     c.records.iter().for_each(|(n, v)| {
-        w.str(n).f64s(v);
+        w.str(n).values(v);
     });
     w.0
 }

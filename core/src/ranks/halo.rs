@@ -37,16 +37,6 @@ impl Halo {
         &self.slab
     }
 
-    /// Whether the south side of this slab is a cut (its ghosts come from a neighbour).
-    pub fn cut_below(&self) -> bool {
-        self.slab.below.is_some()
-    }
-
-    /// Whether the north side of this slab is a cut.
-    pub fn cut_above(&self) -> bool {
-        self.slab.above.is_some()
-    }
-
     /// [`exchange`](Self::exchange) inside a step, which has no error to return: a failed
     /// exchange (a rank gone) stops every rank.
     pub fn refresh<T: Real>(&self, fields: &mut [&mut [T]]) {

@@ -9,8 +9,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::Duration;
 
 /// Tags of the collective operations, above any an exchange uses.
-const SCATTER: Tag = Tag::MAX - 4;
-const MIN: Tag = Tag::MAX - 3;
+const SCATTER: Tag = Tag::MAX - 3;
 const MAX: Tag = Tag::MAX - 2;
 const BROADCAST: Tag = Tag::MAX - 1;
 const GATHER: Tag = Tag::MAX;
@@ -133,9 +132,6 @@ impl Comm for Threads {
             r.bytes.copy_from_slice(&got);
         }
         Ok(())
-    }
-    fn min(&self, x: f64) -> Result<f64> {
-        self.reduce(x, MIN, super::comm::min_or_nan)
     }
     fn max(&self, x: f64) -> Result<f64> {
         self.reduce(x, MAX, super::comm::max_or_nan)

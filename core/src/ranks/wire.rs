@@ -77,9 +77,6 @@ impl Writer {
         put(v, &mut self.0);
         self
     }
-    pub fn f64s(&mut self, v: &[f64]) -> &mut Self {
-        self.values(v)
-    }
 }
 
 /// A message read back in the order [`Writer`] wrote it.
