@@ -30,6 +30,16 @@ pub struct StepPolicy {
     pub update_every: u64,
 }
 
+impl StepPolicy {
+    /// The whole grid's conductances (α and β's part of the limit, which a run does not change)
+    /// and the first step.
+    fn start(self, whole: &Problem) -> (Conductances, f64) {
+        let conductances = whole.conductances();
+        let dt = self.forced.unwrap_or_else(|| whole.stability_with(conductances, &whole.h).automatic());
+        (conductances, dt)
+    }
+}
+
 /// What differs between the backends: one step, the step's Δt, and the fields.
 trait Backing<T> {
     fn step(&mut self) -> Result<()>;
@@ -208,8 +218,7 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
         variant: StepVariant,
         launch: Launch,
     ) -> Result<SedimentModel<'p, T>> {
-        let conductances = problem.conductances();
-        let dt = policy.forced.unwrap_or_else(|| problem.stability_with(conductances, &problem.h).automatic());
+        let (conductances, dt) = policy.start(problem);
         let backing: Box<dyn Backing<T>> = match backend {
             Backend::Gpu(gpu) => Box::new(OnGpu {
                 gpu: gpu.clone(),
@@ -241,8 +250,7 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
                 variant.name()
             )));
         }
-        let conductances = whole.conductances();
-        let dt = policy.forced.unwrap_or_else(|| whole.stability_with(conductances, &whole.h).automatic());
+        let (conductances, dt) = policy.start(whole);
         let problem = whole.slab(halo.slab())?;
         let ranks = Some(halo.comm().clone());
         let backing: Box<dyn Backing<T>> = match (backend, mixed) {
@@ -286,8 +294,7 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
                 variant.name()
             )));
         }
-        let conductances = problem.conductances();
-        let dt = policy.forced.unwrap_or_else(|| problem.stability_with(conductances, &problem.h).automatic());
+        let (conductances, dt) = policy.start(problem);
         let backing: Box<dyn Backing<T>> = match backend {
             Backend::Gpu(gpu) => {
                 Box::new(OnGpuMixed { gpu: gpu.clone(), model: GpuMixed::new(gpu, problem, dt, launch)? })
