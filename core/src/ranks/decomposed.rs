@@ -279,19 +279,39 @@ fn split_array<E: Clone>(whole: &[E], grid: Layout2, slab_rows: std::ops::Range<
     whole[slab_rows.start * p..(slab_rows.end + 2 * g) * p].to_vec()
 }
 
-fn join_checkpoint<T: Real>(parts: Vec<Checkpoint<T>>, slabs: &[Layout2]) -> Result<Checkpoint<T>> {
+/// The `what` arrays (field or flags) of every rank's checkpoint, the k-th array of each joined into
+/// the whole grid's (the arrays moved, not copied: rank 0 holds the whole grid's as it is).
+fn join_named<E: Clone + PartialEq>(
+    what: &str,
+    lists: Vec<Vec<(String, Vec<E>)>>,
+    slabs: &[Layout2],
+) -> Result<Vec<(String, Vec<E>)>> {
+    let count = lists[0].len();
+    let differ = || Error::invalid(format!("ranks: the ranks' checkpoints hold different {what} arrays"));
+    if lists.iter().any(|l| l.len() != count) {
+        return Err(differ());
+    }
+    let mut ranks: Vec<_> = lists.into_iter().map(|l| l.into_iter()).collect();
+    (0..count)
+        .map(|_| {
+            let parts: Vec<(String, Vec<E>)> = ranks.iter_mut().filter_map(|r| r.next()).collect();
+            let name = parts[0].0.clone();
+            if parts.iter().any(|(n, _)| *n != name) {
+                return Err(differ());
+            }
+            let arrays = parts.into_iter().map(|(_, v)| v).collect();
+            Ok((name.clone(), join_arrays(what, &name, arrays, slabs)?))
+        })
+        .collect()
+}
+
+fn join_checkpoint<T: Real>(mut parts: Vec<Checkpoint<T>>, slabs: &[Layout2]) -> Result<Checkpoint<T>> {
+    let fields = parts.iter_mut().map(|p| std::mem::take(&mut p.fields)).collect();
+    let flags = parts.iter_mut().map(|p| std::mem::take(&mut p.flags)).collect();
     let first = &parts[0];
     let mut c = Checkpoint::at(first.clock);
-    for (k, (name, _)) in first.fields.iter().enumerate() {
-        let all = parts.iter().map(|p| p.fields.get(k).map(|f| f.1.clone())).collect::<Option<Vec<_>>>();
-        let all = all.ok_or_else(|| Error::invalid("ranks: the ranks' checkpoints hold different fields"))?;
-        c.fields.push((name.clone(), join_arrays("field", name, all, slabs)?));
-    }
-    for (k, (name, _)) in first.flags.iter().enumerate() {
-        let all = parts.iter().map(|p| p.flags.get(k).map(|f| f.1.clone())).collect::<Option<Vec<_>>>();
-        let all = all.ok_or_else(|| Error::invalid("ranks: the ranks' checkpoints hold different flags"))?;
-        c.flags.push((name.clone(), join_arrays("flags", name, all, slabs)?));
-    }
+    c.fields = join_named("field", fields, slabs)?;
+    c.flags = join_named("flags", flags, slabs)?;
     for (k, (name, v)) in first.values.iter().enumerate() {
         if parts.iter().any(|p| p.values.get(k).is_none_or(|(_, w)| w.to_bits() != v.to_bits())) {
             return Err(Error::invalid(format!(
