@@ -27,37 +27,25 @@ fn cpu(mixed: bool) -> On {
 }
 
 /// The whole grid's model.
-fn whole<'p, T: GpuReal>(p: &'p Problem, policy: StepPolicy, on: &On) -> SedimentModel<'p, T> {
+fn whole<'p, T: GpuReal>(p: &'p Problem, on: &On) -> SedimentModel<'p, T> {
     let (b, v, launch) = (&on.backend, on.variant, Launch::default());
     match on.mixed {
-        true => SedimentModel::mixed(b, p, policy, v, launch).unwrap(),
-        false => SedimentModel::new(b, p, policy, v, launch).unwrap(),
+        true => SedimentModel::mixed(b, p, POLICY, v, launch).unwrap(),
+        false => SedimentModel::new(b, p, POLICY, v, launch).unwrap(),
     }
 }
 
 /// The model of `comm`'s slab of `p` cut into `slabs`.
-fn slab<'p, T: GpuReal>(
-    p: &'p Problem,
-    slabs: Slabs,
-    comm: Rc<dyn Comm>,
-    policy: StepPolicy,
-    on: &On,
-) -> SedimentModel<'p, T> {
+fn slab<'p, T: GpuReal>(p: &'p Problem, slabs: Slabs, comm: Rc<dyn Comm>, on: &On) -> SedimentModel<'p, T> {
     let s = slabs.slab(comm.rank());
     let layout = hydrokern::grid::Layout2::new(p.nx as u32, s.rows.len() as u32, 1);
     let kernels = (on.variant, Launch::default());
-    SedimentModel::slab(&on.backend, p, Halo::new(comm, s, layout), policy, on.mixed, kernels).unwrap()
+    SedimentModel::slab(&on.backend, p, Halo::new(comm, s, layout), POLICY, on.mixed, kernels).unwrap()
 }
 
 /// Run `lead` on rank 0's decomposed model of `p` over `n` ranks while the other ranks serve
 /// it, each on its own thread; the ranks end when `lead` returns.
-fn on_ranks<T: GpuReal, R>(
-    p: &Problem,
-    n: usize,
-    policy: StepPolicy,
-    on: &On,
-    lead: impl FnOnce(&mut dyn Model<T>) -> R,
-) -> R {
+fn on_ranks<T: GpuReal, R>(p: &Problem, n: usize, on: &On, lead: impl FnOnce(&mut dyn Model<T>) -> R) -> R {
     let slabs = Slabs::new(p.ny, n, 1, false).unwrap();
     let mut group = Threads::group(n).into_iter();
     let zero: Rc<dyn Comm> = Rc::new(group.next().unwrap());
@@ -66,11 +54,11 @@ fn on_ranks<T: GpuReal, R>(
             scope.spawn(move || {
                 let comm: Rc<dyn Comm> = Rc::new(t);
                 ranks::wait_for_start(comm.as_ref()).unwrap();
-                let mut m = slab::<T>(p, slabs, comm.clone(), policy, on);
+                let mut m = slab::<T>(p, slabs, comm.clone(), on);
                 ranks::serve(comm.as_ref(), &mut m).unwrap();
             });
         }
-        let own = || Ok(Box::new(slab::<T>(p, slabs, zero.clone(), policy, on)) as Box<dyn Model<T>>);
+        let own = || Ok(Box::new(slab::<T>(p, slabs, zero.clone(), on)) as Box<dyn Model<T>>);
         let mut model = Decomposed::lead(zero.clone(), slabs, p.layout(), own).unwrap();
         let r = lead(&mut model);
         drop(model);
@@ -105,12 +93,12 @@ fn same_checkpoint<T: GpuReal>(a: &Checkpoint<T>, b: &Checkpoint<T>) -> Result<(
 
 /// `steps` steps (to `t_end` at most) on the whole grid and on `n` ranks, then `more` steps
 /// from the whole grid's checkpoint on `m` ranks.
-fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, policy: StepPolicy, on: &On) -> Result<(), TestCaseError> {
+fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, on: &On) -> Result<(), TestCaseError> {
     let until = |steps| Until { t: f64::INFINITY, steps, deadline: None };
-    let mut w = whole::<T>(p, policy, on);
+    let mut w = whole::<T>(p, on);
     w.advance(until(5)).unwrap();
     let (state, ckpt) = (w.state().unwrap(), w.checkpoint().unwrap());
-    let (s, c) = on_ranks::<T, _>(p, n, policy, on, |d| {
+    let (s, c) = on_ranks::<T, _>(p, n, on, |d| {
         d.advance(until(5)).unwrap();
         (d.state().unwrap(), d.checkpoint().unwrap())
     });
@@ -118,12 +106,22 @@ fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, policy: StepPolicy, on: &O
     same_checkpoint(&c, &ckpt)?;
     w.advance(until(9)).unwrap();
     let later = w.state().unwrap();
-    let s = on_ranks::<T, _>(p, m, policy, on, |d| {
+    let s = on_ranks::<T, _>(p, m, on, |d| {
         d.restore(&ckpt).unwrap();
         d.advance(until(9)).unwrap();
         d.state().unwrap()
     });
     same_state(&s, &later)
+}
+
+/// The step recomputed every 2 steps, so that the slabs' steepness sets it often.
+const POLICY: StepPolicy = StepPolicy { forced: None, update_every: 2 };
+
+/// A random problem with inflow on some sides, of `scheme` and `accumulation`.
+fn problem(nx: usize, ny: usize, seed: u64, scheme: Scheme, accumulation: Accumulation) -> Problem {
+    let mut p = random_problem(nx, ny, seed, true);
+    (p.scheme, p.accumulation) = (scheme, accumulation);
+    p
 }
 
 proptest! {
@@ -142,13 +140,11 @@ proptest! {
         precision in 0u8..3,
     ) {
         let (n, m) = (n.min(ny), m.min(ny));
-        let mut p = random_problem(nx, ny, seed, true);
-        (p.scheme, p.accumulation) = (scheme, accumulation);
-        let policy = StepPolicy { forced: None, update_every: 2 };
+        let p = problem(nx, ny, seed, scheme, accumulation);
         match precision {
-            0 => check::<f32>(&p, n, m, policy, &cpu(false))?,
-            1 => check::<f64>(&p, n, m, policy, &cpu(false))?,
-            _ => check::<f64>(&p, n, m, policy, &cpu(true))?,
+            0 => check::<f32>(&p, n, m, &cpu(false))?,
+            1 => check::<f64>(&p, n, m, &cpu(false))?,
+            _ => check::<f64>(&p, n, m, &cpu(true))?,
         }
     }
 }
@@ -173,13 +169,11 @@ proptest! {
         // The seed scheme's fused kernels are refused on slabs (`a_seed_slab_on_the_gpu_...`).
         prop_assume!(scheme == Scheme::Bounded || matches!(variant, StepVariant::Split(..)));
         let (n, m) = (n.min(ny), m.min(ny));
-        let mut p = random_problem(nx, ny, seed, true);
-        (p.scheme, p.accumulation) = (scheme, accumulation);
-        let policy = StepPolicy { forced: None, update_every: 2 };
+        let p = problem(nx, ny, seed, scheme, accumulation);
         let on = On { backend: Backend::Gpu(crate::common::gpu()), mixed: false, variant };
         match single {
-            true => check::<f32>(&p, n, m, policy, &on)?,
-            false => check::<f64>(&p, n, m, policy, &on)?,
+            true => check::<f32>(&p, n, m, &on)?,
+            false => check::<f64>(&p, n, m, &on)?,
         }
     }
 }

@@ -279,8 +279,8 @@ fn split_array<E: Clone>(whole: &[E], grid: Layout2, slab_rows: std::ops::Range<
     whole[slab_rows.start * p..(slab_rows.end + 2 * g) * p].to_vec()
 }
 
-/// The `what` arrays (field or flags) of every rank's checkpoint, the k-th array of each joined into
-/// the whole grid's (the arrays moved, not copied: rank 0 holds the whole grid's as it is).
+/// The `what` arrays (field or flags) of every rank's checkpoint, the k-th array of each joined
+/// into the whole grid's (the arrays moved, not copied: rank 0 holds the whole grid's as it is).
 fn join_named<E: Clone + PartialEq>(
     what: &str,
     lists: Vec<Vec<(String, Vec<E>)>>,
