@@ -218,6 +218,13 @@ pub trait Model<T> {
     /// Continue from `checkpoint`, taken of a model of the same problem on the same backend in
     /// the same precision: afterwards every step is the one the run it was taken of would take.
     fn restore(&mut self, checkpoint: &Checkpoint<T>) -> crate::Result<()>;
+    /// On rank 0 of a run decomposed over ranks, whose model is that of its slab: the
+    /// checkpoint joined row by row from every slab's made the whole grid's, where a slab keeps
+    /// something in another form than the whole grid does (a map per block of its own rows,
+    /// say). By default `joined` as it is.
+    fn joined(&self, joined: Checkpoint<T>) -> crate::Result<Checkpoint<T>> {
+        Ok(joined)
+    }
     /// Its state arrays on the GPU as they lie there, after the work queued on them is done
     /// (synchronises); empty for a model on the CPU or one that offers none.
     fn device_views(&mut self) -> crate::Result<Vec<DeviceView>> {

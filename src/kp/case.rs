@@ -15,8 +15,10 @@ use crate::input::{Raster, Resample, case_raster};
 use crate::model::{Halt, Model, State};
 use crate::output::png::{map_drawing, map_pixels, map_retained};
 use crate::products::Sites;
+use crate::ranks::{Halo, Slabs};
 use crate::run::{
-    Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
+    Album, Case, CaseInfo, Decomposition, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan,
+    simulate,
 };
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
@@ -466,6 +468,51 @@ pub const FORCED_DT_MAX: f64 = 10.0;
 pub const MAX_CFL: f64 = 0.25;
 
 impl KpCase {
+    /// The problem a model of this case runs on `backend` in `T` (with `--scheme auto` the
+    /// scheme chosen for it, among those that run on several ranks with `ranks`) and the
+    /// kernels' launch (the case's, or the tuned one).
+    fn problem_and_launch<T: GpuReal>(&self, backend: &Backend, ranks: bool) -> (&Problem, Launch) {
+        let ny = self.problem.ny;
+        // Mixed runs on f32's tuning: its kernels are f32's with an f64 surface.
+        let precision = match self.info.run.precision {
+            Precision::Mixed => Precision::F32,
+            _ => crate::Precision::of::<T>(),
+        };
+        let problem = match self.scheme_auto {
+            true => match super::scheme_choice::auto_scheme(backend, precision) {
+                s if s == self.problem.scheme => &self.problem,
+                s if s.is_split() && ranks => {
+                    crate::note(&format!("--scheme auto: rk2, not {}: the split schemes run on one rank", s.name()));
+                    self.auto_problem.get_or_init(|| Problem { scheme: Scheme::Rk2, ..self.problem.clone() })
+                }
+                s if s.is_split() && self.problem.active.is_some() => {
+                    crate::note(&format!(
+                        "--scheme auto: rk2, not {}: inactive cells run with euler, rk2 and srk2",
+                        s.name()
+                    ));
+                    self.auto_problem.get_or_init(|| Problem { scheme: Scheme::Rk2, ..self.problem.clone() })
+                }
+                s => self.auto_problem.get_or_init(|| Problem { scheme: s, ..self.problem.clone() }),
+            },
+            false => &self.problem,
+        };
+        let tuned = |gpu: &crate::Gpu| super::tune::launch_for(gpu, precision).filter(|l| l.flux.check(ny).is_ok());
+        let launch = crate::tune::case_launch(backend, self.tunable, self.launch, tuned, super::tune::label, "kp");
+        // The x-line length only where the scheme runs that kernel (so no note elsewhere).
+        let uses_line = matches!(problem.scheme, Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2);
+        let line_tuned = |gpu: &crate::Gpu| super::tune::line_for(gpu, precision);
+        let line_label = |l: u32| format!("x-line {l}");
+        let line = crate::tune::case_launch(
+            backend,
+            self.line_tunable && uses_line,
+            self.launch.line,
+            line_tuned,
+            line_label,
+            "kp",
+        );
+        (problem, Launch { line, ..launch })
+    }
+
     pub fn load(doc: &CaseDoc) -> Result<KpCase> {
         let (common, f): (Common, File) = doc.parse_case()?;
         let c = Check::new(doc);
@@ -884,41 +931,7 @@ impl Simulation for KpCase {
         }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
-        let ny = self.problem.ny;
-        // Mixed runs on f32's tuning: its kernels are f32's with an f64 surface.
-        let precision = match self.info.run.precision {
-            Precision::Mixed => Precision::F32,
-            _ => crate::Precision::of::<T>(),
-        };
-        let problem = match self.scheme_auto {
-            true => match super::scheme_choice::auto_scheme(backend, precision) {
-                s if s == self.problem.scheme => &self.problem,
-                s if s.is_split() && self.problem.active.is_some() => {
-                    crate::note(&format!(
-                        "--scheme auto: rk2, not {}: inactive cells run with euler, rk2 and srk2",
-                        s.name()
-                    ));
-                    self.auto_problem.get_or_init(|| Problem { scheme: Scheme::Rk2, ..self.problem.clone() })
-                }
-                s => self.auto_problem.get_or_init(|| Problem { scheme: s, ..self.problem.clone() }),
-            },
-            false => &self.problem,
-        };
-        let tuned = |gpu: &crate::Gpu| super::tune::launch_for(gpu, precision).filter(|l| l.flux.check(ny).is_ok());
-        let launch = crate::tune::case_launch(backend, self.tunable, self.launch, tuned, super::tune::label, "kp");
-        // The x-line length only where the scheme runs that kernel (so no note elsewhere).
-        let uses_line = matches!(problem.scheme, Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2);
-        let line_tuned = |gpu: &crate::Gpu| super::tune::line_for(gpu, precision);
-        let line_label = |l: u32| format!("x-line {l}");
-        let line = crate::tune::case_launch(
-            backend,
-            self.line_tunable && uses_line,
-            self.launch.line,
-            line_tuned,
-            line_label,
-            "kp",
-        );
-        let launch = Launch { line, ..launch };
+        let (problem, launch) = self.problem_and_launch::<T>(backend, false);
         let model = match self.info.run.precision {
             Precision::Mixed => {
                 // Mixed runs the streamed flux kernel only: a tuned tile launch falls back to it.
@@ -931,6 +944,33 @@ impl Simulation for KpCase {
             _ => KpModel::<T>::new(backend, problem, launch, self.early_exit)?,
         };
         Ok(Box::new(model.with_products(&self.info.output.products(), self.sites.clone())?))
+    }
+    /// Slabs along y of at least two rows (the reconstruction's two ghost rows), wrapping a
+    /// periodic y axis. Refused in one line: the split schemes, forcing, mixed precision,
+    /// gauges, lines and maximum maps (not joined across ranks yet).
+    fn decomposition(&self, ranks: usize) -> Result<Decomposition> {
+        let refuse = |why: String| Err(crate::Error::invalid(why));
+        if !self.scheme_auto
+            && let Some(why) = self.problem.refuses_ranks()
+        {
+            return refuse(why);
+        }
+        if !self.problem.forcing.is_empty() {
+            return refuse(self.problem.refuses_ranks().unwrap_or_default());
+        }
+        if self.info.run.precision == Precision::Mixed {
+            return refuse(super::cpu::MIXED_RANKS.into());
+        }
+        if !self.info.output.products().is_empty() {
+            return refuse("kp's gauges, discharge lines and maximum maps are not gathered from several ranks yet: run them on one rank, or leave output.gauges, output.lines and output.maxima out".into());
+        }
+        let layout = self.problem.layout();
+        let periodic = self.problem.boundary[2] == Boundary::Periodic;
+        Ok(Decomposition { slabs: Slabs::new(self.problem.ny, ranks, layout.halo as usize, periodic)?, layout })
+    }
+    fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
+        let (problem, launch) = self.problem_and_launch::<T>(backend, true);
+        Ok(Box::new(KpModel::<T>::slab(backend, problem, halo, launch)?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         if let Some(a) = self.account(state) {

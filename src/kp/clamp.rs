@@ -33,6 +33,11 @@ pub struct Faces<T> {
     fx: Vec<Flux<T>>,
     fy: Vec<Flux<T>>,
     phi: Vec<T>,
+    /// The padded rows that are cells of the grid (`cpu::grid_rows`): a face's water leaves
+    /// by the factor of a cell in them, and the clamp reads the velocities of neighbours in them.
+    rows: std::ops::Range<usize>,
+    /// Whether some cell of `rows` drains this stage.
+    any: bool,
     /// How often a cell was drained (φ < 1) and how often the clamp changed a cell's momenta,
     /// over the run: the tests check that their cases take these paths.
     pub drained: u64,
@@ -48,8 +53,9 @@ pub(super) fn corners<T: Real>(k: &Coeffs<T>, bed: &[T], c: usize) -> impl Fn(i3
 }
 
 impl<T: Real> Faces<T> {
-    /// Scratch for the padded layout of `k` over the corner bed `bed`.
-    pub fn new(k: &Coeffs<T>, bed: &[T]) -> Faces<T> {
+    /// Scratch for the padded layout of `k` over the corner bed `bed`, whose padded `rows` are
+    /// cells of the grid.
+    pub fn new(k: &Coeffs<T>, bed: &[T], rows: std::ops::Range<usize>) -> Faces<T> {
         let n = k.cells();
         Faces {
             hi: highest_corners(k, bed),
@@ -59,6 +65,8 @@ impl<T: Real> Faces<T> {
             fx: vec![Flux::ZERO; n],
             fy: vec![Flux::ZERO; n],
             phi: vec![T::ONE; n],
+            rows,
+            any: false,
             drained: 0,
             clamped: 0,
         }
@@ -123,30 +131,43 @@ impl<T: Real> Faces<T> {
         rate
     }
 
-    /// The draining factors of the partially flooded cells of the state whose surface is `w` (a
-    /// level `W` of `T`) for a stage of `dt`, the faces scaled by them, and R from the faces into
-    /// (R_w, R_hu, R_hv), R_w in `W` (`kernels::kp::mass_rate`: the faces' `T` fluxes summed in `W`).
-    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
+    /// The draining factors of the partially flooded cells of the interior for a stage of `dt`
+    /// from the faces [`fluxes`](Self::fluxes) left, the surface `w` a level `W` of `T`. On a
+    /// slab the factors of the rows beyond its cuts come from the neighbours
+    /// ([`phi_mut`](Self::phi_mut)) before [`drain_and_rhs`](Self::drain_and_rhs).
+    pub fn factors<W: Level<T>>(&mut self, k: &Coeffs<T>, dt: T, w: &[W], cell_bed: &[T], active: Option<&[u8]>) {
+        let p = k.pitch as usize;
+        let (fx, fy) = (&self.fx, &self.fy);
+        let faces = |c: usize| [fx[c].f0, fx[c + 1].f0, fy[c].f0, fy[c + p].f0];
+        let (_, drained) = draining_factors(k, dt, w, cell_bed, &self.surf, faces, active, &mut self.phi);
+        self.drained += drained;
+    }
+
+    /// The draining factors of every padded cell, for a slab to take those beyond its cuts
+    /// from its neighbours.
+    pub fn phi_mut(&mut self) -> &mut [T] {
+        &mut self.phi
+    }
+
+    /// The faces water leaves a drained cell through scaled by its factor, and R from the faces
+    /// into (R_w, R_hu, R_hv), R_w in `W` (`kernels::kp::mass_rate`: the faces' `T` fluxes
+    /// summed in `W`).
+    #[allow(clippy::type_complexity)]
     pub fn drain_and_rhs<W: Level<T>>(
         &mut self,
         k: &Coeffs<T>,
-        dt: T,
-        w: &[W],
-        cell_bed: &[T],
         bed: &[T],
         active: Option<&[u8]>,
         (rw, rhu, rhv): (&mut [W], &mut [T], &mut [T]),
     ) {
         let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
         let on = |c: usize| active.is_none_or(|a| a[c] != 0);
-        let interior = |c: usize| (2..nx + 2).contains(&(c % p)) && (2..ny + 2).contains(&(c / p));
-        let (fx, fy) = (&self.fx, &self.fy);
-        let faces = |c: usize| [fx[c].f0, fx[c + 1].f0, fy[c].f0, fy[c + p].f0];
-        let (any, drained) = draining_factors(k, dt, w, cell_bed, &self.surf, faces, active, &mut self.phi);
-        self.drained += drained;
-        if any {
+        let rows = self.rows.clone();
+        let cell = |c: usize| (2..nx + 2).contains(&(c % p)) && rows.contains(&(c / p));
+        self.any = (rows.start * p..rows.end * p).any(|c| cell(c) && self.phi[c] < T::ONE);
+        if self.any {
             // The factor of a cell a face's water may leave: ghost cells are not drained.
-            let phi = |c: usize| if interior(c) { self.phi[c] } else { T::ONE };
+            let phi = |c: usize| if cell(c) { self.phi[c] } else { T::ONE };
             for j in 2..ny + 3 {
                 for i in 2..nx + 3 {
                     let c = j * p + i;
@@ -187,7 +208,7 @@ impl<T: Real> Faces<T> {
     /// After an RK stage: each velocity component of a partially flooded cell held to the range
     /// of its neighbours', films' to their neighbours' waves ([`clamp_velocities`]), w a level `W` of `T`.
     pub fn clamp<W: Level<T>>(&mut self, k: &Coeffs<T>, cell_bed: &[T], w: &[W], hu: &mut [T], hv: &mut [T]) {
-        self.clamped += clamp_velocities(k, &self.hi, cell_bed, w, hu, hv);
+        self.clamped += clamp_velocities(k, &self.hi, cell_bed, w, hu, hv, self.rows.clone());
     }
 }
 
@@ -239,7 +260,8 @@ pub fn highest_corners<T: Real>(k: &Coeffs<T>, bed: &[T]) -> Vec<T> {
 /// neighbours' (see the module), and a fully flooded film's velocity held to its neighbours'
 /// Riemann invariants u ∓ 2c; w a level `W` of `T` (depths formed in `W` and rounded once). The
 /// neighbours' velocities are read before any cell changes, so the order of the cells does not
-/// matter. Returns how many cells changed.
+/// matter. Neighbours count in the padded rows `rows` (the grid's cells, `cpu::grid_rows`).
+/// Returns how many cells changed.
 pub fn clamp_velocities<T: Real, W: Level<T>>(
     k: &Coeffs<T>,
     hi: &[T],
@@ -247,6 +269,7 @@ pub fn clamp_velocities<T: Real, W: Level<T>>(
     w: &[W],
     hu: &mut [T],
     hv: &mut [T],
+    rows: std::ops::Range<usize>,
 ) -> u64 {
     let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
     let h = |c: usize| w[c].minus(W::widen(cell_bed[c]));
@@ -260,7 +283,7 @@ pub fn clamp_velocities<T: Real, W: Level<T>>(
             }
             let around = |di: i32, dj: i32| {
                 let (a, b) = (i as i32 + di, j as i32 + dj);
-                let inside = (2..nx as i32 + 2).contains(&a) && (2..ny as i32 + 2).contains(&b);
+                let inside = (2..nx as i32 + 2).contains(&a) && rows.contains(&(b as usize));
                 let n = b as usize * p + a as usize;
                 inside.then(|| (h(n), hu[n], hv[n], w[n] >= W::widen(hi[n])))
             };

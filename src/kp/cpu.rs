@@ -10,9 +10,11 @@ use super::clamp::{Faces, corners};
 use super::forcing::{CpuForcing, Layout};
 use super::perimeter::{Perimeter, measure};
 use super::problem::Padded;
+use super::slab::Start;
 use super::split::{Fail, Split};
 use super::{Problem, Scheme, WetDry};
 use crate::field::Field2;
+use crate::ranks::Halo;
 use crate::{Error, Real, Result};
 use kernels::Level;
 use kernels::kp::{
@@ -110,6 +112,24 @@ fn rhs_of<S: WetDryScheme, T: Real, W: Level<T>>(
 pub const MIXED_FORCING: &str =
     "forcing (rain, infiltration, inflows, held levels) runs in precision f32 or f64; precision mixed has none yet";
 
+/// Why a slab refuses the mixed precision.
+pub const MIXED_RANKS: &str =
+    "kp in precision mixed does not run on several ranks: run it in f32 or f64, or on one rank";
+
+/// The padded rows of `k` that are cells of the grid: the interior's, and on a slab also the
+/// two ghost rows beyond each cut inside the grid (the neighbours' cells, which `clamp` drains
+/// and clamps by). Across a periodic side the whole grid's ghosts are not its cells, and a
+/// cut there (the last slab's above, the first's below) is such a side.
+pub(super) fn grid_rows<T: Real>(k: &Coeffs<T>, halo: Option<&Halo>) -> std::ops::Range<usize> {
+    let (below, above) = halo.map_or((false, false), |h| {
+        let s = h.slab();
+        (s.below.is_some() && s.rows.start > 0, s.above.is_some_and(|r| r != 0))
+    });
+    let ny = k.ny as usize;
+    let start = if below { 0 } else { 2 };
+    start..if above { ny + 4 } else { ny + 2 }
+}
+
 /// Why the split schemes refuse held levels.
 pub const SPLIT_LEVELS: &str = "water levels held on the sides and outlets run with the euler, rk2 and srk2 schemes; ds1 and ds2 sweep the sides in two orientations and have neither yet";
 
@@ -157,6 +177,9 @@ pub struct CpuKp<T: Real, W: Surface<T> = T> {
     /// The water account's boundary faces, measured every stage (with forcing and a boundary
     /// segment: `perimeter.rs`).
     account: Option<Box<Perimeter>>,
+    /// On one rank's slab of a grid decomposed over ranks: the ghost rows at its cuts, taken
+    /// from its neighbours whenever its ghosts are set, and Δt's rate taken over every rank.
+    halo: Option<Halo>,
     t: f64,
     dt: f64,
     steps: u64,
@@ -168,6 +191,12 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
     /// block); `early_exit` skips dry blocks as the early-exit kernel does.
     pub fn new(problem: &Problem, block: (u32, u32), early_exit: bool) -> Result<CpuKp<T, W>> {
         problem.validate()?;
+        Self::refuse(problem, block)?;
+        Self::from_start(problem, problem.start(block)?, early_exit, None)
+    }
+
+    /// What the reference refuses of `problem` and `block`.
+    fn refuse(problem: &Problem, block: (u32, u32)) -> Result<()> {
         if W::WIDER {
             super::mixed::check_scheme(problem.scheme)?;
             if !problem.forcing.is_empty() {
@@ -183,8 +212,14 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         if block.0 == 0 || block.1 == 0 {
             return Err(Error::invalid(format!("block {}×{}: sizes must be positive", block.0, block.1)));
         }
-        let k = problem.coeffs::<T>(block);
-        let Padded { bed, cell_bed, q: [w, hu, hv] } = problem.padded(&k)?;
+        Ok(())
+    }
+
+    /// The reference of `problem` from `start` (the whole grid's, or with `halo` a slab's:
+    /// [`slab`](CpuKp::slab)).
+    fn from_start(problem: &Problem, start: Start<T>, early_exit: bool, halo: Option<Halo>) -> Result<CpuKp<T, W>> {
+        let Start { k, padded: Padded { bed, cell_bed, q: [w, hu, hv] }, active, friction } = start;
+        let block = (k.bx, k.by);
         let mut q = State { w: w.convert::<W>(), hu, hv };
         if W::WIDER {
             super::mixed::start(problem, block, &k, &cell_bed, &mut q)?;
@@ -192,7 +227,8 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         let wet = wet_map(&k, &q.w, &cell_bed);
         // The split schemes keep their own faces (`split.rs`).
         let clamp = problem.wet_dry == WetDry::Clamp;
-        let faces = (clamp && !problem.scheme.is_split()).then(|| Box::new(Faces::new(&k, &bed)));
+        let rows = grid_rows(&k, halo.as_ref());
+        let faces = (clamp && !problem.scheme.is_split()).then(|| Box::new(Faces::new(&k, &bed, rows)));
         let zeros = || Field2::filled(problem.layout(), T::ZERO);
         let split = match problem.scheme.is_split() {
             true => Some(Box::new(Split::new(
@@ -221,7 +257,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             dt_max: problem.dt_max,
             early_exit,
             bed,
-            friction: problem.friction_field()?,
+            friction,
             q1: q.clone(),
             q2: q.clone(),
             q,
@@ -231,14 +267,53 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             account: Perimeter::of(problem).map(Box::new),
             cell_bed,
             wet,
-            active: problem.active_map(),
+            active,
             faces,
+            halo,
             t: 0.0,
             dt: 0.0,
             steps: 0,
         };
         m.set_level_ghosts();
         Ok(m)
+    }
+
+    /// The reference of one rank's slab of a grid decomposed over ranks (docs/ranks.md):
+    /// `problem` is the slab's (`Problem::slab`), `start` cut from the whole grid's
+    /// (`Start::slab`), and `halo` exchanges the ghost rows at its cuts. Refused where the
+    /// problem does not run on several ranks (`Problem::refuses_ranks`) and in mixed precision.
+    pub fn slab(problem: &Problem, start: Start<T>, halo: Halo) -> Result<CpuKp<T, W>> {
+        if let Some(why) = problem.refuses_ranks() {
+            return Err(Error::invalid(why));
+        }
+        if W::WIDER {
+            return Err(Error::invalid(MIXED_RANKS));
+        }
+        Self::refuse(problem, (start.k.bx, start.k.by))?;
+        Self::from_start(problem, start, false, Some(halo))
+    }
+
+    /// A slab's ghost rows at its cuts from its neighbours (nothing on one rank): all three
+    /// fields in one message each way.
+    fn exchange(halo: Option<&Halo>, s: &mut State<T, W>) {
+        let Some(h) = halo else { return };
+        match W::plain_mut(&mut s.w) {
+            Some(w) => h.refresh(&mut [w, &mut s.hu, &mut s.hv]),
+            None => {
+                h.refresh(&mut [&mut s.w[..]]);
+                h.refresh(&mut [&mut s.hu[..], &mut s.hv[..]]);
+            }
+        }
+    }
+
+    /// The rate Δt is taken from: this grid's, or on a slab the largest of every rank's (a
+    /// maximum, so the one-rank run's bit for bit).
+    fn global_rate(&self, rate: T) -> T {
+        let Some(h) = &self.halo else { return rate };
+        match h.comm().max(rate.to_f64()) {
+            Ok(r) => T::from_f64(r),
+            Err(e) => h.comm().abort(&format!("rank {}: {e}", h.slab().rank), 1),
+        }
     }
 
     /// The held levels' ghosts of Qⁿ at the forcing clock's time (nothing without levels).
@@ -320,15 +395,13 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
     fn drain(&mut self, from_q1: bool, dt: T) {
         if let Some(faces) = &mut self.faces {
             let src = if from_q1 { &self.q1 } else { &self.q };
-            faces.drain_and_rhs(
-                &self.k,
-                dt,
-                &src.w,
-                &self.cell_bed,
-                &self.bed,
-                self.active.as_deref(),
-                self.r.fields_mut(),
-            );
+            let active = self.active.as_deref();
+            faces.factors(&self.k, dt, &src.w, &self.cell_bed, active);
+            // A face at a cut drains by the factor of the neighbour's cell beyond it.
+            if let Some(h) = &self.halo {
+                h.refresh(&mut [faces.phi_mut()]);
+            }
+            faces.drain_and_rhs(&self.k, &self.bed, active, self.r.fields_mut());
         }
     }
 
@@ -384,6 +457,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             return Ok(dt);
         }
         let rate = self.eval_rhs(false);
+        let rate = self.global_rate(rate);
         let (dt, status) = time_step(self.cfl, rate.to_f64(), self.t, t_stop, self.dt_floor, self.dt_max);
         if status != STEP_OK {
             return Err(if status == kernels::kp::STEP_NON_FINITE { Halt::NonFinite } else { Halt::Collapsed });
@@ -453,10 +527,14 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         if let Some(faces) = &mut self.faces
             && dt > T::ZERO
         {
+            // The clamp holds a cell to its neighbours' velocities as the stage left them,
+            // beyond a cut too.
+            Self::exchange(self.halo.as_ref(), out);
             faces.clamp(k, cell_bed, &out.w, &mut out.hu, &mut out.hv);
         }
         let levels = self.forcing.as_deref().and_then(|f| f.ghosts());
         apply_boundary(k, &mut out.w, &mut out.hu, &mut out.hv, cell_bed, levels);
+        Self::exchange(self.halo.as_ref(), out);
     }
 
     pub fn coeffs(&self) -> &Coeffs<T> {

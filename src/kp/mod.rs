@@ -40,6 +40,7 @@ mod rk;
 pub mod scheme_choice;
 pub mod segments;
 pub mod setup;
+mod slab;
 mod split;
 mod state;
 pub mod tune;
@@ -48,6 +49,7 @@ pub use case::{KpCase, MAX_CFL};
 pub use kernels::kp::Coeffs;
 pub use model::{CYCLE, EarlyExit, KpModel};
 pub use problem::{Boundary, Problem, Scheme, WetDry};
+pub use slab::Start;
 
 /// The registry's entry.
 pub static SOLVER: crate::solver::Solver = crate::solver::Solver {

@@ -6,12 +6,15 @@ use super::Problem;
 use super::cpu::{CpuKp, Halt as CpuHalt, Surface};
 use super::gpu::{ClockState, FluxKernel, GpuKp, Launch};
 use super::segments::Segments;
+use super::state::wet_cells;
 use crate::field::{interior_into, interior_of};
 use crate::model::{BoundaryFlow, Checkpoint, Clock, DeviceView, Halt, Later, Model, Output, Pool, State, Until};
 use crate::products::{CpuProducts, Fields, GpuProducts, Products, Sites, Spec};
+use crate::ranks::Halo;
 use crate::runtime::{Backend, Gpu, Snapshots, Timer};
 use crate::{Error, GpuReal, Real, Result};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -48,7 +51,11 @@ const BATCH: u64 = 64;
 
 /// A shallow-water run on either backend.
 pub struct KpModel<'p, T: GpuReal> {
-    problem: &'p Problem,
+    /// The problem, or on a slab of a grid decomposed over ranks the slab's (`Problem::slab`).
+    problem: Cow<'p, Problem>,
+    /// On a slab: its wet-map block, for rank 0 to make the whole grid's wet map of a checkpoint
+    /// joined from the slabs' ([`Model::joined`]).
+    slab_block: Option<(u32, u32)>,
     on: On<T>,
     /// The water account's boundary segments (none without forcing).
     segments: Segments,
@@ -139,7 +146,12 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
             }
             Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::new(problem, launch.block, false)?), None),
         };
-        Ok(KpModel { problem, on, segments: Segments::of(problem), bed: None })
+        Ok(Self::whole(problem, on))
+    }
+
+    /// The model of the whole grid of `problem` on `on`.
+    fn whole(problem: &'p Problem, on: On<T>) -> Self {
+        KpModel { problem: Cow::Borrowed(problem), slab_block: None, on, segments: Segments::of(problem), bed: None }
     }
 
     /// The mixed precision (docs/f32-conservation.md, "Mixed precision for shallow water") on the
@@ -151,7 +163,29 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
             Backend::Gpu(gpu) => On::GpuMixed(GpuRun::start(gpu, GpuKp::new_mixed(gpu, problem, launch)?, early_exit)),
             Backend::Cpu { .. } => On::Mixed(Box::new(CpuKp::new(problem, launch.block, false)?), None),
         };
-        Ok(KpModel { problem, on, segments: Segments::of(problem), bed: None })
+        Ok(Self::whole(problem, on))
+    }
+
+    /// The model of one rank's slab of `whole` decomposed over ranks (docs/ranks.md), on the
+    /// GPU of `backend` (every rank on its own; early exit off: a block's neighbours lie across
+    /// the cut) or the CPU reference; `halo` is the slab's. Refused where `whole` does not run
+    /// on several ranks (`Problem::refuses_ranks`, and on the GPU `clamp`).
+    pub fn slab(backend: &Backend, whole: &'p Problem, halo: Halo, launch: Launch) -> Result<Self> {
+        if let Some(why) = whole.refuses_ranks() {
+            return Err(Error::invalid(why));
+        }
+        whole.validate()?;
+        let slab = halo.slab().clone();
+        let problem = whole.slab(slab.rows.clone())?;
+        let start = whole.start::<T>(launch.block)?.slab(&slab)?;
+        let on = match backend {
+            Backend::Gpu(gpu) => {
+                On::Gpu(GpuRun::start(gpu, GpuKp::slab(gpu, &problem, start, halo, launch)?, EarlyExit::Off))
+            }
+            Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::slab(&problem, start, halo)?), None),
+        };
+        let segments = Segments::of(&problem);
+        Ok(KpModel { problem: Cow::Owned(problem), slab_block: Some(launch.block), on, segments, bed: None })
     }
 
     /// Keep the gauges, lines and maps of `spec` (sampled at `sites`, from [`Spec::sites`],
@@ -162,7 +196,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
             return Ok(self);
         }
         let sites = sites.into();
-        let p = self.problem;
+        let p = &*self.problem;
         let arrival = T::from_f64(spec.arrival_depth);
         match &mut self.on {
             On::Cpu(m, products) => {
@@ -275,7 +309,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
 
     fn advance(&mut self, until: Until) -> Result<Clock> {
         match &mut self.on {
-            On::Cpu(m, products) => Ok(advance_cpu(m, until, self.problem, |m| {
+            On::Cpu(m, products) => Ok(advance_cpu(m, until, &self.problem, |m| {
                 if let Some(k) = products {
                     let [w, hu, hv] = m.state();
                     k.update(w, m.cell_bed(), hu, hv, m.time(), m.steps());
@@ -284,15 +318,15 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             On::Mixed(m, products) => {
                 // The products read the runner's `T`: the cell bed widened once.
                 let cell_bed = products.as_ref().map(|_| widen::<T>(m.cell_bed()));
-                Ok(advance_cpu(m, until, self.problem, |m| {
+                Ok(advance_cpu(m, until, &self.problem, |m| {
                     if let (Some(k), Some(cb)) = (products.as_mut(), &cell_bed) {
                         let [w, hu, hv] = mixed_state::<T>(m);
                         k.update(&w, cb, &hu, &hv, m.time(), m.steps());
                     }
                 }))
             }
-            On::Gpu(run) => run.advance(until, self.problem),
-            On::GpuMixed(run) => run.advance(until, self.problem),
+            On::Gpu(run) => run.advance(until, &self.problem),
+            On::GpuMixed(run) => run.advance(until, &self.problem),
         }
     }
 
@@ -396,6 +430,9 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         let forcing = self.forcing_state()?;
         let boundary = self.boundary_volumes()?;
         let mut c = self.checkpoint_flow()?;
+        if self.slab_block.is_some() {
+            c = self.with_wet_cells(c)?;
+        }
         // The boundary faces' volumes so far (f64, whatever the precision), with segments.
         if let Some(v) = boundary {
             c = c.record(BOUNDARY_RECORD, v);
@@ -433,6 +470,19 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         }
     }
 
+    /// A slab's checkpoint holds its wet map per cell (`wet_cells`): rank 0 makes the whole
+    /// grid's map per block from the cells joined.
+    fn joined(&self, mut c: Checkpoint<T>) -> Result<Checkpoint<T>> {
+        let Some(block) = self.slab_block else { return Ok(c) };
+        let nx = self.problem.nx as u32;
+        let Some(flags) = c.flags.iter_mut().find(|(n, _)| n == WET_CELLS) else {
+            return Err(Error::invalid("kp: a checkpoint joined over ranks without its wet cells"));
+        };
+        let ny = (flags.1.len() / (nx as usize + 4)).saturating_sub(4) as u32;
+        *flags = ("wet".to_string(), super::state::wet_blocks(nx, ny, block, &flags.1));
+        Ok(c)
+    }
+
     /// On the GPU (f32 or f64, not mixed): the surface w and the momenta as they lie in its
     /// padded fields (w, not the depth: h = w − B is the host's arithmetic). On the compensated
     /// f32 path w's low part stays apart: w is within half an ulp of the surface.
@@ -449,6 +499,27 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
 }
 
 impl<T: GpuReal> KpModel<'_, T> {
+    /// A slab's checkpoint `c` with its wet map per cell, as its last RK stage left the cells
+    /// (`wet_cells`), in place of its map per block: slabs do not cut the grid at the edges of
+    /// the whole grid's blocks.
+    fn with_wet_cells(&self, mut c: Checkpoint<T>) -> Result<Checkpoint<T>> {
+        let n = self.problem.padded_cells();
+        let cells = {
+            let (w, low) = (c.get_field("w", n)?, c.get_optional_field("w_low", n)?);
+            match &self.on {
+                On::Cpu(m, _) => wet_cells(m.coeffs(), w, low, m.cell_bed()),
+                On::Gpu(run) => wet_cells(run.model.coeffs(), w, low, &run.model.cell_bed(&run.gpu)?),
+                // `slab` builds neither.
+                On::Mixed(..) | On::GpuMixed(_) => return Err(Error::invalid(super::cpu::MIXED_RANKS)),
+            }
+        };
+        match c.flags.iter_mut().find(|(n, _)| n == "wet") {
+            Some(f) => *f = (WET_CELLS.to_string(), cells),
+            None => return Err(Error::invalid("kp: a slab's checkpoint without its wet map")),
+        }
+        Ok(c)
+    }
+
     /// With forcing, the time it has been applied up to and the soil's totals (padded; `None`
     /// without a soil); a download on the GPU.
     fn forcing_state(&self) -> Result<Option<(f64, Option<Vec<T>>)>> {
@@ -536,7 +607,12 @@ impl<T: GpuReal> KpModel<'_, T> {
         let Clock { t, dt, steps, .. } = c.clock;
         match &mut self.on {
             On::Cpu(m, products) => {
-                let wet = c.get_flags("wet", m.wet().len())?;
+                // A slab's map is made of its cells: its rows are not the whole grid's blocks.
+                let cells = self.slab_block.map(|b| wet_blocks_of(m.coeffs(), b, &q, low, m.cell_bed()));
+                let wet = match &cells {
+                    Some(w) => &w[..],
+                    None => c.get_flags("wet", m.wet().len())?,
+                };
                 if let Some(k) = products {
                     k.restore(c)?;
                 }
@@ -574,8 +650,13 @@ impl<T: GpuReal> KpModel<'_, T> {
             }
             On::Gpu(run) => {
                 let k = run.model.coeffs();
-                let wet: Vec<u32> =
-                    c.get_flags("wet", (k.nbx * k.nby) as usize)?.iter().map(|&f| u32::from(f)).collect();
+                let wet: Vec<u32> = match self.slab_block {
+                    Some(b) => wet_blocks_of(k, b, &q, low, &run.model.cell_bed(&run.gpu)?),
+                    None => c.get_flags("wet", (k.nbx * k.nby) as usize)?.to_vec(),
+                }
+                .into_iter()
+                .map(u32::from)
+                .collect();
                 let status = kernels::kp::STEP_OK;
                 run.model.resume(&run.gpu, q, low, &wet, ClockState { t, dt, status, steps })?;
                 if self.problem.scheme.is_split() {
@@ -594,6 +675,20 @@ impl<T: GpuReal> KpModel<'_, T> {
             }
         }
     }
+}
+
+/// The name of a slab's wet map per cell in its checkpoints ([`KpModel::joined`]).
+const WET_CELLS: &str = "wet_cells";
+
+/// The wet map per block of `block` of a padded state (w, hu, hv) with w's low part `low`.
+fn wet_blocks_of<T: GpuReal>(
+    k: &kernels::kp::Coeffs<T>,
+    block: (u32, u32),
+    q: &[&[T]; 3],
+    low: Option<&[T]>,
+    cell_bed: &[T],
+) -> Vec<u8> {
+    super::state::wet_blocks(k.nx, k.ny, block, &wet_cells(k, q[0], low, cell_bed))
 }
 
 /// DS1 and DS2: the Δt estimates the next step starts from (NaN before the first) and the

@@ -328,7 +328,7 @@ impl<T: Real> Split<T> {
             rk(k, 2, dt, &side.cell_bed, friction, q0, q1, r, (&mut a[..], &mut b[..], &mut c[..]), &mut self.wet);
         }
         if self.wet_dry == WetDry::Clamp {
-            self.clamped += clamp_velocities(k, &side.hi, &side.cell_bed, a, b, c);
+            self.clamped += clamp_velocities(k, &side.hi, &side.cell_bed, a, b, c, 2..k.ny as usize + 2);
         }
         apply_boundary(k, a, b, c, &side.cell_bed, None);
         if stage == 1 {

@@ -116,3 +116,37 @@ pub fn wet_map<T: Real, W: Level<T>>(k: &Coeffs<T>, w: &[W], cell_bed: &[T]) -> 
     }
     wet
 }
+
+/// Each padded cell's wetness as an RK stage leaves it (`kernels::kp::clean_of`,
+/// `clean_pair`): 1 where the depth w − B̄ (plus w's low part `low`, on the compensated path)
+/// is above `k.wet_above`, 0 elsewhere and on the ghost layers. A stage's wet map is these
+/// flags' per block ([`wet_blocks`]).
+pub fn wet_cells<T: Real>(k: &Coeffs<T>, w: &[T], low: Option<&[T]>, cell_bed: &[T]) -> Vec<u8> {
+    let mut wet = vec![0u8; k.cells()];
+    for j in 0..k.ny {
+        for i in 0..k.nx {
+            let c = k.at(i + 2, j + 2);
+            let h = match low {
+                Some(lo) => (w[c] - cell_bed[c]) + lo[c],
+                None => w[c] - cell_bed[c],
+            };
+            wet[c] = (h > k.wet_above) as u8;
+        }
+    }
+    wet
+}
+
+/// The wet map (one flag a block of `bx × by` cells) of a padded `nx × ny` grid's per-cell
+/// flags ([`wet_cells`]; two ghost layers).
+pub fn wet_blocks(nx: u32, ny: u32, (bx, by): (u32, u32), cells: &[u8]) -> Vec<u8> {
+    let (nbx, p) = (nx.div_ceil(bx), nx as usize + 4);
+    let mut wet = vec![0u8; (nbx * ny.div_ceil(by)) as usize];
+    for j in 0..ny {
+        for i in 0..nx {
+            if cells[(j as usize + 2) * p + i as usize + 2] != 0 {
+                wet[(j / by * nbx + i / bx) as usize] = 1;
+            }
+        }
+    }
+    wet
+}

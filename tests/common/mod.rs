@@ -7,6 +7,7 @@
 
 pub mod netcdf_rain;
 pub mod products;
+pub mod ranks;
 pub mod raster;
 pub mod sediment;
 pub mod soil;

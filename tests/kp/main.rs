@@ -5,7 +5,7 @@
 //! soils per cell and Horton's in `forcing_spatial.rs`; gridded rain from NetCDF files in
 //! `forcing_netcdf.rs`; the V-catchment in `catchment.rs`; the water account's boundary
 //! segments in `account.rs`), inactive cells (`inactive.rs`), bad input (`input.rs`), the GPU
-//! kernels against the CPU reference (`gpu.rs`, `mixed_gpu.rs`), the products (`products.rs`)
+//! kernels against the CPU reference (`gpu.rs`, `mixed_gpu.rs`), the products (`products.rs`), runs decomposed over ranks (`ranks.rs`)
 //! and the discharge lines' physics (`lines.rs`); launch choices (`tuning.rs`) and the
 //! pictures' ranges (`pictures.rs`).
 
@@ -27,6 +27,7 @@ mod mixed_gpu;
 mod pictures;
 mod point;
 mod products;
+mod ranks;
 mod schemes;
 mod tuning;
 mod validation;

@@ -3,11 +3,11 @@
 //! whole grid's, and a checkpoint restarts on another number of ranks.
 
 use crate::common::cases;
+use crate::common::ranks::{same_checkpoint, same_state};
 use crate::reference_and_gpu::random_problem;
 use hydrokern::GpuReal;
-use hydrokern::model::{Checkpoint, Model, State, Until};
-use hydrokern::ranks::threads::Threads;
-use hydrokern::ranks::{self, Comm, Decomposed, Halo, Slabs};
+use hydrokern::model::{Model, Until};
+use hydrokern::ranks::{Comm, Halo, Slabs};
 use hydrokern::runtime::Backend;
 use hydrokern::sediment::gpu::Launch;
 use hydrokern::sediment::{Accumulation, Problem, Scheme, SedimentModel, StepPolicy, StepVariant};
@@ -43,52 +43,10 @@ fn slab<'p, T: GpuReal>(p: &'p Problem, slabs: Slabs, comm: Rc<dyn Comm>, on: &O
     SedimentModel::slab(&on.backend, p, Halo::new(comm, s, layout), POLICY, on.mixed, kernels).unwrap()
 }
 
-/// Run `lead` on rank 0's decomposed model of `p` over `n` ranks while the other ranks serve
-/// it, each on its own thread; the ranks end when `lead` returns.
+/// Run `lead` on rank 0's decomposed model of `p` over `n` ranks (`common::ranks::on_ranks`).
 fn on_ranks<T: GpuReal, R>(p: &Problem, n: usize, on: &On, lead: impl FnOnce(&mut dyn Model<T>) -> R) -> R {
     let slabs = Slabs::new(p.ny, n, 1, false).unwrap();
-    let mut group = Threads::group(n).into_iter();
-    let zero: Rc<dyn Comm> = Rc::new(group.next().unwrap());
-    std::thread::scope(|scope| {
-        for t in group {
-            scope.spawn(move || {
-                let comm: Rc<dyn Comm> = Rc::new(t);
-                ranks::wait_for_start(comm.as_ref()).unwrap();
-                let mut m = slab::<T>(p, slabs, comm.clone(), on);
-                ranks::serve(comm.as_ref(), &mut m).unwrap();
-            });
-        }
-        let own = || Ok(Box::new(slab::<T>(p, slabs, zero.clone(), on)) as Box<dyn Model<T>>);
-        let mut model = Decomposed::lead(zero.clone(), slabs, p.layout(), own).unwrap();
-        let r = lead(&mut model);
-        drop(model);
-        ranks::finish(zero.as_ref(), false).unwrap();
-        r
-    })
-}
-
-fn same_state<T: GpuReal>(a: &State<T>, b: &State<T>) -> Result<(), TestCaseError> {
-    prop_assert_eq!(a.clock, b.clock);
-    prop_assert_eq!(a.fields.len(), b.fields.len());
-    for (f, g) in a.fields.iter().zip(&b.fields) {
-        prop_assert_eq!(f.name, g.name);
-        prop_assert_eq!(&f.dims, &g.dims);
-        let bits = |v: &[T]| v.iter().map(|x| x.to_f64().to_bits()).collect::<Vec<_>>();
-        prop_assert!(bits(&f.data) == bits(&g.data), "field {} differs", f.name);
-    }
-    Ok(())
-}
-
-fn same_checkpoint<T: GpuReal>(a: &Checkpoint<T>, b: &Checkpoint<T>) -> Result<(), TestCaseError> {
-    let bits = |v: &[T]| v.iter().map(|x| x.to_f64().to_bits()).collect::<Vec<_>>();
-    prop_assert_eq!(a.clock, b.clock);
-    prop_assert_eq!(a.fields.len(), b.fields.len());
-    for ((n, f), (m, g)) in a.fields.iter().zip(&b.fields) {
-        prop_assert_eq!(n, m);
-        prop_assert!(bits(f) == bits(g), "checkpoint field {} differs", n);
-    }
-    prop_assert_eq!(&a.values, &b.values);
-    Ok(())
+    crate::common::ranks::on_ranks(slabs, p.layout(), |comm| slab::<T>(p, slabs, comm, on), lead)
 }
 
 /// `steps` steps (to `t_end` at most) on the whole grid and on `n` ranks, then `more` steps
@@ -198,7 +156,7 @@ fn a_seed_slab_on_the_gpu_with_a_fused_kernel_is_refused() {
     let gpu = crate::common::gpu();
     let mut p = random_problem(4, 4, 1, false);
     p.scheme = Scheme::Seed;
-    let comm: Rc<dyn Comm> = Rc::new(ranks::Solo);
+    let comm: Rc<dyn Comm> = Rc::new(hydrokern::ranks::Solo);
     let slabs = Slabs::new(4, 1, 1, false).unwrap();
     let policy = StepPolicy { forced: None, update_every: 1 };
     for variant in [StepVariant::Fused, StepVariant::FusedTile] {
@@ -224,7 +182,7 @@ fn a_seed_slab_on_the_gpu_with_a_fused_kernel_is_refused() {
 fn a_mixed_slab_on_the_gpu_is_refused() {
     let gpu = crate::common::gpu();
     let p = random_problem(4, 4, 1, false);
-    let comm: Rc<dyn Comm> = Rc::new(ranks::Solo);
+    let comm: Rc<dyn Comm> = Rc::new(hydrokern::ranks::Solo);
     let slabs = Slabs::new(4, 1, 1, false).unwrap();
     let halo = Halo::new(comm, slabs.slab(0), p.layout());
     let policy = StepPolicy { forced: None, update_every: 1 };

@@ -113,6 +113,12 @@ impl<T: GpuReal> Reducer<T> {
         &self.result
     }
 
+    /// The result's buffer, for a reduction that goes on elsewhere (over ranks) to put the
+    /// final value back where the kernels read it.
+    pub fn result_mut(&mut self) -> &mut DeviceBuffer<T> {
+        &mut self.result
+    }
+
     /// Reduce the whole of `x` and return the value (synchronises).
     pub fn reduce(&mut self, gpu: &Gpu, op: ReduceOp, x: &DeviceBuffer<T>) -> Result<T> {
         if x.is_empty() {

@@ -97,7 +97,12 @@ impl<'a, T: GpuReal> Decomposed<'a, T> {
     ) -> Result<Self> {
         let mut bytes = Order::Go.encode();
         comm.broadcast(&mut bytes)?;
-        let model = build().unwrap_or_else(|e| comm.abort(&format!("rank 0: {e}"), 1));
+        let built = build();
+        let mine = built.as_ref().err().map(|e| e.to_string());
+        if let Some(why) = built_everywhere(comm.as_ref(), mine)? {
+            return Err(Error::invalid(why));
+        }
+        let model = built.unwrap_or_else(|e| comm.abort(&format!("rank 0: {e}"), 1));
         Ok(Decomposed { comm, slabs, layout, model, rate: None })
     }
 
@@ -385,7 +390,7 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
             parts.push(decode_checkpoint(bytes)?);
         }
         let slabs: Vec<Layout2> = (0..self.slabs.ranks).map(|r| self.slab_layout(r)).collect();
-        join_checkpoint(parts, &slabs)
+        self.model.joined(join_checkpoint(parts, &slabs)?)
     }
 
     fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
@@ -406,6 +411,34 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
         self.or_abort(restored);
         Ok(())
     }
+}
+
+/// Whether every rank built its slab's model, each saying why not in `mine`: on rank 0 the
+/// first reason (its own, or another rank's named), on the others whether any rank failed (then
+/// they wait for rank 0's last order, [`wait_for_end`]). A case a solver refuses on several
+/// ranks is refused by every rank alike, and so in one line from rank 0 with every rank
+/// leaving cleanly.
+pub fn built_everywhere(comm: &dyn Comm, mine: Option<String>) -> Result<Option<String>> {
+    if comm.max(mine.is_some() as u8 as f64)? == 0.0 {
+        return Ok(None);
+    }
+    // A mark before each reason: no rank sends an empty message.
+    let said = comm.gather(format!("#{}", mine.as_deref().unwrap_or("")).as_bytes())?;
+    let Some(all) = said else { return Ok(Some(String::new())) };
+    let first = all.iter().enumerate().find(|(_, b)| b.len() > 1);
+    Ok(Some(match first {
+        Some((0, b)) => String::from_utf8_lossy(&b[1..]).into_owned(),
+        Some((r, b)) => format!("rank {r}: {}", String::from_utf8_lossy(&b[1..])),
+        None => "a rank failed to build its slab's model".into(),
+    }))
+}
+
+/// A rank other than 0 whose model, or another rank's, was not built: wait for rank 0's last
+/// order of the run ([`finish`]), which it gives as its run fails.
+pub fn wait_for_end(comm: &dyn Comm) -> Result<()> {
+    let mut bytes = Vec::new();
+    comm.broadcast(&mut bytes)?;
+    Ok(())
 }
 
 /// Rank 0's last order of a run, whatever became of it (its end, an error, an interrupt): the

@@ -13,11 +13,13 @@ use super::forcing::Layout;
 use super::mixed::check_scheme;
 use super::perimeter::measure;
 use super::problem::Padded;
+use super::slab::Start;
 use super::{Problem, Scheme, WetDry};
 use crate::field::{DeviceField2, Field2};
 use crate::foundation::ReduceOp;
 use crate::foundation::gpu::{BufferKernels, Reducer};
 use crate::grid::Layout2;
+use crate::ranks::Halo;
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
 use account::{GpuAccount, StageInputs};
@@ -433,7 +435,19 @@ pub struct GpuKp<T: GpuReal> {
     /// The stream the kernels run on (`clamp`'s list counts and the fused second stage's flags
     /// are cleared there).
     stream: Arc<CudaStream>,
+    /// On one rank's slab of a grid decomposed over ranks (`slab`).
+    ranks: Option<Box<GpuRanks>>,
 }
+
+/// What a slab's driver shares with the other ranks: the ghost rows at its cuts, after every
+/// ghost pass, and Δt's rate, every step (both through the host, synchronising).
+struct GpuRanks {
+    halo: Halo,
+    gpu: Arc<Gpu>,
+}
+
+/// Why a slab on the GPU refuses `clamp`.
+pub const CLAMP_RANKS: &str = "kp's clamp wet-dry scheme runs on several ranks on the CPU only (its GPU passes pick their blocks by the neighbouring blocks' flags, across a cut too): set [run] backend = \"cpu\" (or --backend cpu), or numerics.wet_dry = \"bollermann\" or \"kp07\"";
 
 /// Which flux kernel a step uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -445,13 +459,40 @@ pub enum FluxKernel {
 impl<T: GpuReal> GpuKp<T> {
     /// Validate, check that the fields fit, upload, set the ghosts and the wet map.
     pub fn new(gpu: &Gpu, problem: &Problem, launch: Launch) -> Result<GpuKp<T>> {
-        Self::build(gpu, problem, launch, None)
+        problem.validate()?;
+        Self::build(gpu, problem, launch, None, None)
     }
 
-    /// [`new`](Self::new), with `mixed` (its f64 surfaces, set from the host) the mixed
-    /// precision's kernels.
-    fn build(gpu: &Gpu, problem: &Problem, launch: Launch, mixed: Option<Box<MixedLevel>>) -> Result<GpuKp<T>> {
-        problem.validate()?;
+    /// The driver of one rank's slab of a grid decomposed over ranks (docs/ranks.md): `problem`
+    /// is the slab's (`Problem::slab`), `start` cut from the whole grid's for `launch.block`
+    /// (`Start::slab`), `halo` exchanges the ghost rows at its cuts through the host. Refused
+    /// where the problem does not run on several ranks (`Problem::refuses_ranks`) and in
+    /// `clamp`, whose passes choose their blocks by their neighbours' flags, across the cut too.
+    pub fn slab(gpu: &Arc<Gpu>, problem: &Problem, start: Start<T>, halo: Halo, launch: Launch) -> Result<GpuKp<T>> {
+        if let Some(why) = problem.refuses_ranks() {
+            return Err(Error::invalid(why));
+        }
+        if problem.wet_dry == WetDry::Clamp {
+            return Err(Error::invalid(CLAMP_RANKS));
+        }
+        if (start.k.bx, start.k.by) != launch.block {
+            return Err(Error::invalid("kp: a slab's start for another block than its launch's"));
+        }
+        let ranks = Some(Box::new(GpuRanks { halo, gpu: gpu.clone() }));
+        Self::build(gpu, problem, launch, None, Some((start, ranks)))
+    }
+
+    /// [`new`](Self::new) of a validated problem, with `mixed` (its f64 surfaces, set from the
+    /// host) the mixed precision's kernels; with `slab` from a slab's start, exchanging its
+    /// ghost rows and Δt's rate with the other ranks.
+    #[allow(clippy::type_complexity)]
+    fn build(
+        gpu: &Gpu,
+        problem: &Problem,
+        launch: Launch,
+        mixed: Option<Box<MixedLevel>>,
+        slab: Option<(Start<T>, Option<Box<GpuRanks>>)>,
+    ) -> Result<GpuKp<T>> {
         let (bx, by) = launch.block;
         if bx == 0 || by == 0 || (bx * by) % 32 != 0 || bx * by > 1024 {
             return Err(Error::invalid(format!(
@@ -490,7 +531,10 @@ impl<T: GpuReal> GpuKp<T> {
         if ds && !problem.forcing.boundary_is_plain() {
             return Err(Error::invalid(super::cpu::SPLIT_LEVELS));
         }
-        let active = problem.active_map();
+        let active = match &slab {
+            Some((start, _)) => start.active.clone(),
+            None => problem.active_map(),
+        };
         if ds && active.is_some() {
             return Err(Error::invalid(super::cpu::SPLIT_INACTIVE));
         }
@@ -506,9 +550,12 @@ impl<T: GpuReal> GpuKp<T> {
         )?;
         // The activity map, which every kernel finds through `k` (`kernels::kp::walls`).
         let active = active.map(|a| gpu.upload(&a)).transpose()?;
-        let mut k = problem.coeffs::<T>(launch.block);
+        let (start, ranks) = match slab {
+            Some((start, ranks)) => (start, ranks),
+            None => (problem.start::<T>(launch.block)?, None),
+        };
+        let Start { mut k, padded: Padded { bed, cell_bed, q }, friction, .. } = start;
         k.active = active.as_ref().map_or(0, |a| a.ptr() as usize as u64);
-        let Padded { bed, cell_bed, q } = problem.padded(&k)?;
         let wet: Vec<u32> = super::cpu::wet_map(&k, &q[0], &cell_bed).into_iter().map(u32::from).collect();
         let up = |f: &Field2<T>| DeviceField2::upload(gpu, f);
         let zeros = || DeviceField2::zeros(gpu, problem.layout());
@@ -548,7 +595,7 @@ impl<T: GpuReal> GpuKp<T> {
             },
             bed: up(&bed)?,
             cell_bed: up(&cell_bed)?,
-            friction: problem.friction_field()?.map(|f| up(&f)).transpose()?,
+            friction: friction.map(|f| up(&f)).transpose()?,
             q1: [up(&q[0])?, up(&q[1])?, up(&q[2])?],
             q: [up(&q[0])?, up(&q[1])?, up(&q[2])?],
             low: compensated.then(|| Ok::<_, Error>([zeros()?, zeros()?])).transpose()?,
@@ -577,6 +624,7 @@ impl<T: GpuReal> GpuKp<T> {
             _active: active,
             account: GpuAccount::new(gpu, problem)?.map(Box::new),
             stream: gpu.stream().clone(),
+            ranks,
         };
         g.check_block()?;
         g.set_shore(gpu, &q[0])?;
@@ -944,6 +992,12 @@ impl<T: GpuReal> GpuKp<T> {
     /// Device-wide max of the rates, then Δt and the clock on the device.
     pub fn time_step(&mut self) -> Result<()> {
         self.reducer.enqueue(ReduceOp::Max, &self.rate, self.slots)?;
+        if let Some(r) = &self.ranks {
+            // The largest rate of every rank: a maximum, so the one-rank run's bit for bit.
+            let mine = r.gpu.download_range(self.reducer.result(), 0..1)?[0];
+            let all = r.halo.comm().max(mine.to_f64())?;
+            r.gpu.write(&[T::from_f64(all)], self.reducer.result_mut())?;
+        }
         let params = TimeStep {
             c: self.clock_params,
             rate: self.reducer.result().ptr(),
@@ -1188,7 +1242,8 @@ impl<T: GpuReal> GpuKp<T> {
         let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
         let mut state = dst.each_mut().map(|b| b.ptr_mut());
         state[0] = w;
-        self.boundary_on(self.side(), state)
+        self.boundary_on(self.side(), state)?;
+        self.exchange(on_q1)
     }
 
     /// [`boundary`](Self::boundary) of `state` in orientation `side`.
@@ -1210,6 +1265,14 @@ impl<T: GpuReal> GpuKp<T> {
             unsafe { self.kernels.boundary.launch(shape, params)? };
         }
         Ok(())
+    }
+
+    /// On a slab, the ghost rows at its cuts of `q` (or `q1`) from its neighbours (synchronises).
+    fn exchange(&mut self, on_q1: bool) -> Result<()> {
+        let Some(r) = &self.ranks else { return Ok(()) };
+        let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
+        let [w, hu, hv] = dst.each_mut().map(|f| &mut **f);
+        r.halo.exchange_device(&r.gpu, &mut [w, hu, hv])
     }
 
     /// The problem's orientation.
@@ -1438,7 +1501,7 @@ impl GpuKp<f32> {
             rw: DeviceField2::zeros(gpu, problem.layout())?,
             fill: BufferKernels::new(gpu)?,
         };
-        let mut m = GpuKp::build(gpu, problem, launch, Some(Box::new(level)))?;
+        let mut m = GpuKp::build(gpu, problem, launch, Some(Box::new(level)), None)?;
         let wet: Vec<u32> = start.wet().iter().map(|&f| u32::from(f)).collect();
         m.resume_mixed(gpu, (w, hu, hv), &wet, ClockState { t: 0.0, dt: 0.0, status: kernels::kp::STEP_OK, steps: 0 })?;
         Ok(m)

@@ -1,0 +1,115 @@
+//! What a model starts from, for the whole grid or for one rank's slab of it (docs/ranks.md).
+//!
+//! A slab's padded fields are cut from the whole grid's, not built from a problem of the slab's
+//! rows: the whole grid's constants (its dry depth depends on the largest bed and depth
+//! anywhere), the corner bed and the activity of the rows beyond each cut, and the initial
+//! state's ghost rows there are then the undivided grid's bit for bit.
+
+use super::problem::Padded;
+use super::{Coeffs, Problem, Scheme};
+use crate::field::Field2;
+use crate::ranks::Slab;
+use crate::{Error, Real, Result};
+use std::ops::Range;
+
+/// The constants and padded fields a model starts from ([`Problem::start`], [`Start::slab`]).
+pub struct Start<T> {
+    pub k: Coeffs<T>,
+    pub padded: Padded<T>,
+    /// The activity of every padded cell (`Problem::active_map`), where some cell is inactive.
+    pub active: Option<Vec<u8>>,
+    /// g·n² per padded cell, with a Manning field (`Problem::friction_field`).
+    pub friction: Option<Field2<T>>,
+}
+
+impl Problem {
+    /// The whole grid's start in precision `T` for blocks of `block` cells, of a validated
+    /// problem: the kernels' constants, the padded fields with their ghosts set.
+    pub fn start<T: Real>(&self, block: (u32, u32)) -> Result<Start<T>> {
+        let k = self.coeffs::<T>(block);
+        Ok(Start { padded: self.padded(&k)?, k, active: self.active_map(), friction: self.friction_field()? })
+    }
+
+    /// The problem of interior rows `rows` as a model of a slab sees it: its sizes, its rows of
+    /// the initial fields and rasters, the whole grid's constants and sides. It is never
+    /// validated or padded on its own (a periodic y axis would not repeat within it): the
+    /// slab's fields come from [`Start::slab`].
+    pub fn slab(&self, rows: Range<usize>) -> Result<Problem> {
+        if rows.is_empty() || rows.end > self.ny {
+            return Err(Error::invalid(format!("kp: rows {rows:?} of a grid of {} rows", self.ny)));
+        }
+        let cells = |v: &[f64]| v[rows.start * self.nx..rows.end * self.nx].to_vec();
+        let n = self.nx + 1;
+        // Field by field: the whole grid's arrays are not copied.
+        Ok(Problem {
+            nx: self.nx,
+            ny: rows.len(),
+            dx: self.dx,
+            dy: self.dy,
+            g: self.g,
+            theta: self.theta,
+            cfl: self.cfl,
+            manning: self.manning,
+            manning_field: self.manning_field.as_deref().map(cells),
+            boundary: self.boundary,
+            scheme: self.scheme,
+            ds_safety: self.ds_safety,
+            wet_dry: self.wet_dry,
+            kappa_depth: self.kappa_depth,
+            dt_floor: self.dt_floor,
+            dt_max: self.dt_max,
+            accumulation: self.accumulation,
+            forcing: self.forcing.clone(),
+            h: cells(&self.h),
+            hu: cells(&self.hu),
+            hv: cells(&self.hv),
+            bed: self.bed[rows.start * n..(rows.end + 1) * n].to_vec(),
+            active: self.active.as_ref().map(|a| a[rows.start * self.nx..rows.end * self.nx].to_vec()),
+        })
+    }
+
+    /// Why this problem does not run decomposed over ranks, if it does not: the split schemes
+    /// sweep whole lines of both axes, forcing and the water account's boundary faces are not
+    /// cut into slabs yet.
+    pub fn refuses_ranks(&self) -> Option<String> {
+        if self.scheme.is_split() {
+            return Some(format!(
+                "kp's {} scheme transposes the whole grid between its sweeps and does not run on several ranks: use rk2, srk2 or euler (time.scheme)",
+                self.scheme.name()
+            ));
+        }
+        if !self.forcing.is_empty() {
+            return Some(
+                "kp with forcing (rain, infiltration, inflows, held levels) does not run on several ranks yet: run it on one".into(),
+            );
+        }
+        debug_assert!(matches!(self.scheme, Scheme::Rk2 | Scheme::Srk2 | Scheme::Euler));
+        None
+    }
+}
+
+impl<T: Real> Start<T> {
+    /// The start of `slab`: the whole grid's constants with the slab's rows, and its padded
+    /// fields cut from the whole grid's (the rows beyond a cut are the neighbours' interior
+    /// rows; at a side of the grid its own ghosts).
+    pub fn slab(&self, slab: &Slab) -> Result<Start<T>> {
+        let rows = slab.rows.clone();
+        let nodes = rows.start..rows.end + 1;
+        let Padded { bed, cell_bed, q } = &self.padded;
+        let layout = cell_bed.layout();
+        let (p, g) = (layout.pitch as usize, layout.halo as usize);
+        let mut k = self.k;
+        k.ny = rows.len() as u32;
+        k.nby = k.ny.div_ceil(k.by);
+        Ok(Start {
+            k,
+            padded: Padded {
+                bed: bed.slab(nodes)?,
+                cell_bed: cell_bed.slab(rows.clone())?,
+                q: [q[0].slab(rows.clone())?, q[1].slab(rows.clone())?, q[2].slab(rows.clone())?],
+            },
+            active: self.active.as_ref().map(|a| a[rows.start * p..(rows.end + 2 * g) * p].to_vec()),
+            friction: self.friction.as_ref().map(|f| f.slab(rows.clone())).transpose()?,
+        })
+    }
+}

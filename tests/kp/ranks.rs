@@ -1,0 +1,187 @@
+//! Shallow water decomposed over ranks (threads of this process, `ranks::threads`): for any
+//! number of slabs, of uneven rows and of two rows, every state and checkpoint is bit for bit
+//! the whole grid's, and a checkpoint restarts on another number of ranks.
+
+use super::gpu::random_state;
+use super::inactive::scatter;
+use crate::common::cases;
+use crate::common::ranks::{on_ranks, same_checkpoint, same_state};
+use hydrokern::GpuReal;
+use hydrokern::accumulation::Accumulation;
+use hydrokern::forcing::{RAIN, Series};
+use hydrokern::grid::Layout2;
+use hydrokern::kp::gpu::{FluxVariant, Launch};
+use hydrokern::kp::{EarlyExit, KpModel, Problem, Scheme, WetDry};
+use hydrokern::model::{Model, Until};
+use hydrokern::ranks::{Comm, Halo, Slabs, Solo};
+use hydrokern::runtime::Backend;
+use proptest::prelude::*;
+use std::rc::Rc;
+
+fn cpu() -> Backend {
+    Backend::Cpu { why: None }
+}
+
+/// The model of `comm`'s slab of `p` cut into `slabs`.
+fn slab<'p, T: GpuReal>(p: &'p Problem, slabs: Slabs, comm: Rc<dyn Comm>, on: &Backend, l: Launch) -> KpModel<'p, T> {
+    let s = slabs.slab(comm.rank());
+    let layout = Layout2::new(p.nx as u32, s.rows.len() as u32, 2);
+    KpModel::slab(on, p, Halo::new(comm, s, layout), l).unwrap()
+}
+
+/// 5 steps on the whole grid and on `n` ranks, then 4 more from the whole grid's checkpoint
+/// on `m` ranks.
+fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, on: &Backend, l: Launch) -> Result<(), TestCaseError> {
+    let until = |steps| Until { t: f64::INFINITY, steps, deadline: None };
+    let mut w = KpModel::<T>::new(on, p, l, EarlyExit::Off).unwrap();
+    w.advance(until(5)).unwrap();
+    let (state, ckpt) = (w.state().unwrap(), w.checkpoint().unwrap());
+    let periodic = p.boundary[2] == hydrokern::kp::Boundary::Periodic;
+    let cut = |ranks| Slabs::new(p.ny, ranks, 2, periodic).unwrap();
+    let (s, c) = on_ranks(
+        cut(n),
+        p.layout(),
+        |comm| slab::<T>(p, cut(n), comm, on, l),
+        |d| {
+            d.advance(until(5)).unwrap();
+            (d.state().unwrap(), d.checkpoint().unwrap())
+        },
+    );
+    same_state(&s, &state)?;
+    same_checkpoint(&c, &ckpt)?;
+    w.advance(until(9)).unwrap();
+    let (later, later_ckpt) = (w.state().unwrap(), w.checkpoint().unwrap());
+    let (s, c) = on_ranks(
+        cut(m),
+        p.layout(),
+        |comm| slab::<T>(p, cut(m), comm, on, l),
+        |d| {
+            d.restore(&ckpt).unwrap();
+            d.advance(until(9)).unwrap();
+            (d.state().unwrap(), d.checkpoint().unwrap())
+        },
+    );
+    same_state(&s, &later)?;
+    same_checkpoint(&c, &later_ckpt)
+}
+
+/// A random state (`gpu::random_state`: wet, dry and shoreline cells, random sides and
+/// friction) of an unsplit scheme and `wet_dry`, with inactive cells where `holes`.
+fn problem(nx: usize, ny: usize, seed: u64, kind: u8, wet_dry: WetDry, f: (Accumulation, bool)) -> Problem {
+    let mut p = random_state(nx, ny, seed, kind);
+    p.scheme = [Scheme::Euler, Scheme::Rk2, Scheme::Srk2][(seed % 3) as usize];
+    (p.wet_dry, p.accumulation) = (wet_dry, f.0);
+    if f.1 {
+        scatter(&mut p, seed, 0.15);
+    }
+    p
+}
+
+/// Ranks that cut `ny` rows into slabs of two rows at least.
+fn fit(ranks: usize, ny: usize) -> usize {
+    ranks.min(ny / 2).max(1)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    /// Every unsplit scheme, wet–dry scheme and precision (f32 plain and compensated), any
+    /// sides (periodic across the cut too), friction and inactive cells, uneven slabs and slabs
+    /// of two rows.
+    #[test]
+    fn decomposed_shallow_water_is_bit_identical(
+        nx in 1usize..14,
+        ny in 2usize..18,
+        n in 1usize..=4,
+        m in 1usize..=4,
+        seed: u64,
+        kind in 0u8..2,
+        wet_dry in prop::sample::select(WetDry::ALL.to_vec()),
+        accumulation in prop::sample::select(Accumulation::ALL.to_vec()),
+        holes: bool,
+        single: bool,
+    ) {
+        let (n, m) = (fit(n, ny), fit(m, ny));
+        let p = problem(nx, ny, seed, kind, wet_dry, (accumulation, holes));
+        let l = Launch::default();
+        match single {
+            true => check::<f32>(&p, n, m, &cpu(), l)?,
+            false => check::<f64>(&p, n, m, &cpu(), l)?,
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(16)))]
+    /// On the GPU, the ranks sharing it: both flux kernels (the streamed one with its second
+    /// stage fused, as RK2 runs it by default), `bollermann` and `kp07`, f32 (plain and
+    /// compensated) and f64, against the whole grid on the GPU.
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn decomposed_shallow_water_on_the_gpu_is_bit_identical(
+        nx in 1usize..70,
+        ny in 2usize..40,
+        n in 1usize..=4,
+        m in 1usize..=4,
+        seed: u64,
+        kind in 0u8..2,
+        kp07: bool,
+        accumulation in prop::sample::select(Accumulation::ALL.to_vec()),
+        holes: bool,
+        tile: bool,
+        single: bool,
+    ) {
+        let (n, m) = (fit(n, ny), fit(m, ny));
+        let wet_dry = if kp07 { WetDry::Kp07 } else { WetDry::Bollermann };
+        let p = problem(nx, ny, seed, kind, wet_dry, (accumulation, holes));
+        let flux = if tile { FluxVariant::Tile } else { FluxVariant::STREAM };
+        let l = Launch { flux, ..Launch::default() };
+        let on = Backend::Gpu(crate::common::gpu());
+        match single {
+            true => check::<f32>(&p, n, m, &on, l)?,
+            false => check::<f64>(&p, n, m, &on, l)?,
+        }
+    }
+}
+
+/// A slab's refusal, in one line.
+fn refused(p: &Problem, on: &Backend) -> String {
+    let comm: Rc<dyn Comm> = Rc::new(Solo);
+    let slabs = Slabs::new(p.ny, 1, 2, false).unwrap();
+    let layout = Layout2::new(p.nx as u32, p.ny as u32, 2);
+    let halo = Halo::new(comm, slabs.slab(0), layout);
+    match KpModel::<f64>::slab(on, p, halo, Launch::default()) {
+        Ok(_) => panic!("a slab of {:?} / {:?} was built", p.scheme, p.wet_dry),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// The split schemes transpose the whole grid and forcing is not cut into slabs: refused, each
+/// with what runs instead.
+#[test]
+fn split_schemes_and_forcing_on_ranks_are_refused() {
+    for scheme in [Scheme::Ds1, Scheme::Ds2] {
+        let mut p = random_state(8, 8, 3, 0);
+        p.scheme = scheme;
+        let e = refused(&p, &cpu());
+        assert!(e.contains(scheme.name()) && e.contains("rk2, srk2 or euler"), "{e}");
+    }
+    let mut p = random_state(8, 8, 3, 0);
+    p.scheme = Scheme::Rk2;
+    let rain = [(0.0, 1e-5), (10.0, 1e-5)];
+    p.forcing.rain = Some(Series::from_points("rain", &rain, &RAIN, "s", "m/s").unwrap());
+    let e = refused(&p, &cpu());
+    assert!(e.contains("forcing") && e.contains("one"), "{e}");
+}
+
+/// `clamp` on GPU ranks is refused with what runs: the CPU, or another wet–dry scheme.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn clamp_on_gpu_ranks_is_refused() {
+    let mut p = random_state(8, 8, 3, 0);
+    (p.scheme, p.wet_dry) = (Scheme::Rk2, WetDry::Clamp);
+    let e = refused(&p, &Backend::Gpu(crate::common::gpu()));
+    assert!(e.contains("clamp") && e.contains("backend = \"cpu\"") && e.contains("kp07"), "{e}");
+}
