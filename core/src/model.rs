@@ -360,3 +360,10 @@ pub struct Products<T> {
     /// `max_h`, `max_speed`, `arrival` (NaN where water never arrived); empty without maxima.
     pub maps: Vec<Output<T>>,
 }
+
+/// No records and no maps.
+impl<T> Default for Products<T> {
+    fn default() -> Self {
+        Products { series: Vec::new(), lines: Vec::new(), maps: Vec::new() }
+    }
+}

@@ -14,7 +14,7 @@ use crate::grid::{Grid2, Mesh};
 use crate::input::{Raster, Resample, case_raster};
 use crate::model::{Halt, Model, State};
 use crate::output::png::{map_drawing, map_pixels, map_retained};
-use crate::products::Sites;
+use crate::products::{Sites, slab_spec};
 use crate::ranks::{Halo, Slabs};
 use crate::run::{
     Album, Case, CaseInfo, Decomposition, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan,
@@ -946,8 +946,8 @@ impl Simulation for KpCase {
         Ok(Box::new(model.with_products(&self.info.output.products(), self.sites.clone())?))
     }
     /// Slabs along y of at least two rows (the reconstruction's two ghost rows), wrapping a
-    /// periodic y axis. Refused in one line: the split schemes, forcing, mixed precision,
-    /// gauges, lines and maximum maps (not joined across ranks yet).
+    /// periodic y axis; each slab keeps its share of the gauges, lines and maps. Refused in one
+    /// line: the split schemes, forcing, mixed precision.
     fn decomposition(&self, ranks: usize) -> Result<Decomposition> {
         let refuse = |why: String| Err(crate::Error::invalid(why));
         if !self.scheme_auto
@@ -961,16 +961,17 @@ impl Simulation for KpCase {
         if self.info.run.precision == Precision::Mixed {
             return refuse(super::cpu::MIXED_RANKS.into());
         }
-        if !self.info.output.products().is_empty() {
-            return refuse("kp's gauges, discharge lines and maximum maps are not gathered from several ranks yet: run them on one rank, or leave output.gauges, output.lines and output.maxima out".into());
-        }
         let layout = self.problem.layout();
         let periodic = self.problem.boundary[2] == Boundary::Periodic;
-        Ok(Decomposition { slabs: Slabs::new(self.problem.ny, ranks, layout.halo as usize, periodic)?, layout })
+        let slabs = Slabs::new(self.problem.ny, ranks, layout.halo as usize, periodic)?;
+        let spec = self.info.output.products();
+        let products = (!spec.is_empty()).then(|| (spec, self.sites.clone()));
+        Ok(Decomposition { slabs, layout, products })
     }
     fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
         let (problem, launch) = self.problem_and_launch::<T>(backend, true);
-        Ok(Box::new(KpModel::<T>::slab(backend, problem, halo, launch)?))
+        let (spec, sites) = slab_spec(&self.info.output.products(), &self.sites, problem.nx, halo.slab().rows.clone());
+        Ok(Box::new(KpModel::<T>::slab(backend, problem, halo, launch)?.with_products(&spec, sites)?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         if let Some(a) = self.account(state) {

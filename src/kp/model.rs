@@ -555,6 +555,7 @@ impl<T: GpuReal> KpModel<'_, T> {
                 None => c,
             }
         };
+        let slab = self.slab_block.is_some();
         Ok(match &mut self.on {
             On::Cpu(m, products) => {
                 let mut c = with(m.state().map(|f| f.to_vec()), m.low().map(|l| l.to_vec()), m.wet().to_vec());
@@ -562,9 +563,10 @@ impl<T: GpuReal> KpModel<'_, T> {
                 if let Some((estimates, retries)) = m.split_state() {
                     c = split_values(c, estimates, retries);
                 }
+                // A slab's products are joined on rank 0 (`products::Joined`).
                 match products {
-                    Some(k) => k.checkpoint(c),
-                    None => c,
+                    Some(k) if !slab => k.checkpoint(c),
+                    _ => c,
                 }
             }
             On::GpuMixed(run) => {
@@ -591,8 +593,8 @@ impl<T: GpuReal> KpModel<'_, T> {
                     c = split_values(c, estimates, retries);
                 }
                 match &mut run.products {
-                    Some(k) => k.checkpoint(&run.gpu, clock.steps, c)?,
-                    None => c,
+                    Some(k) if !slab => k.checkpoint(&run.gpu, clock.steps, c)?,
+                    _ => c,
                 }
             }
         })
@@ -613,8 +615,11 @@ impl<T: GpuReal> KpModel<'_, T> {
                     Some(w) => &w[..],
                     None => c.get_flags("wet", m.wet().len())?,
                 };
-                if let Some(k) = products {
-                    k.restore(c)?;
+                match products {
+                    // A slab samples on from the checkpoint: rank 0 keeps the records before.
+                    Some(k) if cells.is_some() => k.resume_after(c)?,
+                    Some(k) => k.restore(c)?,
+                    None => {}
                 }
                 m.resume(q, low, wet, t, dt, steps)?;
                 if m.split_state().is_some() {
@@ -668,8 +673,10 @@ impl<T: GpuReal> KpModel<'_, T> {
                 let early = c.get_value("early_exit_now")? != 0.0;
                 run.current = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
                 run.clock = Clock { t, steps, dt, halt: None };
-                if let Some(k) = &mut run.products {
-                    k.restore(&run.gpu, c)?;
+                match &mut run.products {
+                    Some(k) if self.slab_block.is_some() => k.resume_after(&run.gpu, c)?,
+                    Some(k) => k.restore(&run.gpu, c)?,
+                    None => {}
                 }
                 Ok(())
             }

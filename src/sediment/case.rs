@@ -422,7 +422,8 @@ impl Simulation for SedimentCase {
     /// periodic.
     fn decomposition(&self, ranks: usize) -> Result<Decomposition> {
         let layout = self.problem.layout();
-        Ok(Decomposition { slabs: Slabs::new(self.problem.ny, ranks, layout.halo as usize, false)?, layout })
+        let slabs = Slabs::new(self.problem.ny, ranks, layout.halo as usize, false)?;
+        Ok(Decomposition { slabs, layout, products: None })
     }
     fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
         let mixed = self.info.run.precision == Precision::Mixed;

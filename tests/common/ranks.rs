@@ -3,18 +3,20 @@
 
 use hydrokern::GpuReal;
 use hydrokern::grid::Layout2;
-use hydrokern::model::{Checkpoint, Model, State};
+use hydrokern::model::{Checkpoint, Model, Products, State};
+use hydrokern::products::{GAUGE_VALUES, Joined};
 use hydrokern::ranks::threads::Threads;
 use hydrokern::ranks::{self, Comm, Decomposed, Slabs};
 use proptest::prelude::*;
 use std::rc::Rc;
 
-/// Run `lead` on rank 0's decomposed model of a grid of padded `layout` cut into `slabs`, while
-/// the other ranks serve it, each on its own thread; `slab` builds a rank's model of its slab.
-/// The ranks end when `lead` returns.
+/// Run `lead` on rank 0's decomposed model of a grid of padded `layout` cut into `slabs` (its
+/// products joined by `joined`), while the other ranks serve it, each on its own thread; `slab`
+/// builds a rank's model of its slab. The ranks end when `lead` returns.
 pub fn on_ranks<'p, T: GpuReal, M: Model<T> + 'p, R>(
     slabs: Slabs,
     layout: Layout2,
+    joined: Option<Joined>,
     slab: impl Fn(Rc<dyn Comm>) -> M + Sync,
     lead: impl FnOnce(&mut dyn Model<T>) -> R,
 ) -> R {
@@ -32,7 +34,7 @@ pub fn on_ranks<'p, T: GpuReal, M: Model<T> + 'p, R>(
             });
         }
         let own = || Ok(Box::new(slab(zero.clone())) as Box<dyn Model<T> + 'p>);
-        let mut model = Decomposed::lead(zero.clone(), slabs, layout, own).unwrap();
+        let mut model = Decomposed::lead(zero.clone(), slabs, layout, own).unwrap().with_products(joined);
         let r = lead(&mut model);
         drop(model);
         ranks::finish(zero.as_ref(), false).unwrap();
@@ -67,5 +69,30 @@ pub fn same_checkpoint<T: GpuReal>(a: &Checkpoint<T>, b: &Checkpoint<T>) -> Resu
     prop_assert_eq!(&a.flags, &b.flags);
     prop_assert_eq!(&a.values, &b.values);
     prop_assert_eq!(&a.records, &b.records);
+    Ok(())
+}
+
+/// The same gauge and line records (bit for bit) and maps.
+pub fn same_products<T: GpuReal>(a: &Products<T>, b: &Products<T>) -> Result<(), TestCaseError> {
+    prop_assert_eq!(a.series.len(), b.series.len());
+    for (s, t) in a.series.iter().zip(&b.series) {
+        prop_assert_eq!(&s.gauge, &t.gauge);
+        prop_assert_eq!(&s.times, &t.times);
+        let v = |x: &[[f64; GAUGE_VALUES]]| x.iter().flatten().map(|v| v.to_bits()).collect::<Vec<_>>();
+        prop_assert!(v(&s.values) == v(&t.values), "gauge {} differs", s.gauge.name);
+    }
+    prop_assert_eq!(a.lines.len(), b.lines.len());
+    for (l, m) in a.lines.iter().zip(&b.lines) {
+        prop_assert_eq!(&l.line, &m.line);
+        prop_assert_eq!(&l.times, &m.times);
+        let d = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        prop_assert!(d(&l.discharge) == d(&m.discharge), "line {} differs", l.line.name);
+    }
+    prop_assert_eq!(a.maps.len(), b.maps.len());
+    for (f, g) in a.maps.iter().zip(&b.maps) {
+        prop_assert_eq!(f.name, g.name);
+        prop_assert_eq!(&f.dims, &g.dims);
+        prop_assert!(bits(&f.data) == bits(&g.data), "map {} differs", f.name);
+    }
     Ok(())
 }

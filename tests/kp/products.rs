@@ -15,13 +15,13 @@ use hydrokern::{Backend, GpuReal};
 
 /// A column of water spreading over a dry bed with walls: cells get wet, and the water arrives
 /// at each at its own time.
-fn problem() -> Problem {
+pub(super) fn problem() -> Problem {
     setup::column(24, 16, 12.0, 8.0, 2.0, 1.0, 0.0)
 }
 
 /// Three gauges and four lines: across the column's centre (beside the centre gauge's cell), a
 /// bent line, one along a row of centres, and a closed one.
-fn spec() -> Spec {
+pub(super) fn spec() -> Spec {
     let gauges = [("centre", 6.0, 4.0), ("east", 10.9, 4.0), ("corner", 0.0, 0.0)];
     let lines: [(&str, &[[f64; 2]]); 4] = [
         ("across", &[[6.5, 0.0], [6.5, 8.0]]),
@@ -38,12 +38,12 @@ fn spec() -> Spec {
     }
 }
 
-fn grid_of(p: &Problem) -> Grid2 {
+pub(super) fn grid_of(p: &Problem) -> Grid2 {
     Grid2 { nx: p.nx, ny: p.ny, dx: p.dx, dy: p.dy, origin: (0.0, 0.0), halo: 2 }
 }
 
 /// Where `s` samples on `grid`.
-fn sites(s: &Spec, grid: &Grid2) -> Sites {
+pub(super) fn sites(s: &Spec, grid: &Grid2) -> Sites {
     let doc = CaseDoc::parse(Origin::Builtin { name: "products", data: &[] }, "solver = \"kp\"\n".into()).unwrap();
     s.sites(grid, &Check::new(&doc)).unwrap()
 }

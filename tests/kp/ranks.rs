@@ -4,15 +4,17 @@
 
 use super::gpu::random_state;
 use super::inactive::scatter;
+use super::products;
 use crate::common::cases;
-use crate::common::ranks::{on_ranks, same_checkpoint, same_state};
+use crate::common::ranks::{on_ranks, same_checkpoint, same_products, same_state};
 use hydrokern::GpuReal;
 use hydrokern::accumulation::Accumulation;
 use hydrokern::forcing::{RAIN, Series};
 use hydrokern::grid::Layout2;
 use hydrokern::kp::gpu::{FluxVariant, Launch};
 use hydrokern::kp::{EarlyExit, KpModel, Problem, Scheme, WetDry};
-use hydrokern::model::{Model, Until};
+use hydrokern::model::{Checkpoint, Model, Products, State, Until};
+use hydrokern::products::{Joined, Sites, Spec, slab_spec};
 use hydrokern::ranks::{Comm, Halo, Slabs, Solo};
 use hydrokern::runtime::Backend;
 use proptest::prelude::*;
@@ -22,47 +24,73 @@ fn cpu() -> Backend {
     Backend::Cpu { why: None }
 }
 
-/// The model of `comm`'s slab of `p` cut into `slabs`.
-fn slab<'p, T: GpuReal>(p: &'p Problem, slabs: Slabs, comm: Rc<dyn Comm>, on: &Backend, l: Launch) -> KpModel<'p, T> {
+/// The products a run keeps and where they sample, if any.
+type Kept<'a> = Option<(&'a Spec, &'a Sites)>;
+
+/// The model of `comm`'s slab of `p` cut into `slabs`, keeping its share of `kept`.
+fn slab<'p, T: GpuReal>(p: &'p Problem, slabs: Slabs, comm: Rc<dyn Comm>, run: &Run, kept: Kept) -> KpModel<'p, T> {
     let s = slabs.slab(comm.rank());
     let layout = Layout2::new(p.nx as u32, s.rows.len() as u32, 2);
-    KpModel::slab(on, p, Halo::new(comm, s, layout), l).unwrap()
+    let rows = s.rows.clone();
+    let m = KpModel::slab(&run.0, p, Halo::new(comm, s, layout), run.1).unwrap();
+    match kept {
+        Some((spec, sites)) => {
+            let (spec, sites) = slab_spec(spec, sites, p.nx, rows);
+            m.with_products(&spec, sites).unwrap()
+        }
+        None => m,
+    }
 }
 
+/// What a test takes of a model after stepping: its state, checkpoint and products.
+type Taken<T> = (State<T>, Checkpoint<T>, Option<Products<T>>);
+
+/// Where a run steps: the backend and the kernels' launch.
+type Run = (Backend, Launch);
+
 /// 5 steps on the whole grid and on `n` ranks, then 4 more from the whole grid's checkpoint
-/// on `m` ranks.
-fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, on: &Backend, l: Launch) -> Result<(), TestCaseError> {
+/// on `m` ranks: the states, checkpoints and products bit for bit the whole grid's.
+fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, run: &Run, kept: Kept) -> Result<(), TestCaseError> {
     let until = |steps| Until { t: f64::INFINITY, steps, deadline: None };
-    let mut w = KpModel::<T>::new(on, p, l, EarlyExit::Off).unwrap();
+    let w = KpModel::<T>::new(&run.0, p, run.1, EarlyExit::Off).unwrap();
+    let mut w = match kept {
+        Some((spec, sites)) => w.with_products(spec, sites.clone()).unwrap(),
+        None => w,
+    };
     w.advance(until(5)).unwrap();
-    let (state, ckpt) = (w.state().unwrap(), w.checkpoint().unwrap());
+    let (state, ckpt, products) = (w.state().unwrap(), w.checkpoint().unwrap(), w.products(true).unwrap());
     let periodic = p.boundary[2] == hydrokern::kp::Boundary::Periodic;
     let cut = |ranks| Slabs::new(p.ny, ranks, 2, periodic).unwrap();
-    let (s, c) = on_ranks(
-        cut(n),
-        p.layout(),
-        |comm| slab::<T>(p, cut(n), comm, on, l),
-        |d| {
-            d.advance(until(5)).unwrap();
-            (d.state().unwrap(), d.checkpoint().unwrap())
-        },
-    );
+    let joined = |ranks| {
+        let rows: Vec<_> = cut(ranks).all().into_iter().map(|s| s.rows).collect();
+        kept.map(|(spec, sites)| Joined::new(spec, sites, p.nx, &rows))
+    };
+    let on = |ranks, lead: &mut dyn FnMut(&mut dyn Model<T>) -> Taken<T>| {
+        on_ranks(cut(ranks), p.layout(), joined(ranks), |comm| slab::<T>(p, cut(ranks), comm, run, kept), lead)
+    };
+    let (s, c, k) = on(n, &mut |d| {
+        d.advance(until(5)).unwrap();
+        (d.state().unwrap(), d.checkpoint().unwrap(), d.products(true).unwrap())
+    });
     same_state(&s, &state)?;
     same_checkpoint(&c, &ckpt)?;
+    prop_assert_eq!(k.is_some(), products.is_some());
+    if let (Some(a), Some(b)) = (&k, &products) {
+        same_products(a, b)?;
+    }
     w.advance(until(9)).unwrap();
-    let (later, later_ckpt) = (w.state().unwrap(), w.checkpoint().unwrap());
-    let (s, c) = on_ranks(
-        cut(m),
-        p.layout(),
-        |comm| slab::<T>(p, cut(m), comm, on, l),
-        |d| {
-            d.restore(&ckpt).unwrap();
-            d.advance(until(9)).unwrap();
-            (d.state().unwrap(), d.checkpoint().unwrap())
-        },
-    );
+    let (later, later_ckpt, later_products) = (w.state().unwrap(), w.checkpoint().unwrap(), w.products(true).unwrap());
+    let (s, c, k) = on(m, &mut |d| {
+        d.restore(&ckpt).unwrap();
+        d.advance(until(9)).unwrap();
+        (d.state().unwrap(), d.checkpoint().unwrap(), d.products(true).unwrap())
+    });
     same_state(&s, &later)?;
-    same_checkpoint(&c, &later_ckpt)
+    same_checkpoint(&c, &later_ckpt)?;
+    if let (Some(a), Some(b)) = (&k, &later_products) {
+        same_products(a, b)?;
+    }
+    Ok(())
 }
 
 /// A random state (`gpu::random_state`: wet, dry and shoreline cells, random sides and
@@ -102,10 +130,10 @@ proptest! {
     ) {
         let (n, m) = (fit(n, ny), fit(m, ny));
         let p = problem(nx, ny, seed, kind, wet_dry, (accumulation, holes));
-        let l = Launch::default();
+        let run = (cpu(), Launch::default());
         match single {
-            true => check::<f32>(&p, n, m, &cpu(), l)?,
-            false => check::<f64>(&p, n, m, &cpu(), l)?,
+            true => check::<f32>(&p, n, m, &run, None)?,
+            false => check::<f64>(&p, n, m, &run, None)?,
         }
     }
 }
@@ -134,11 +162,40 @@ proptest! {
         let wet_dry = if kp07 { WetDry::Kp07 } else { WetDry::Bollermann };
         let p = problem(nx, ny, seed, kind, wet_dry, (accumulation, holes));
         let flux = if tile { FluxVariant::Tile } else { FluxVariant::STREAM };
-        let l = Launch { flux, ..Launch::default() };
-        let on = Backend::Gpu(crate::common::gpu());
+        let run = (Backend::Gpu(crate::common::gpu()), Launch { flux, ..Launch::default() });
         match single {
-            true => check::<f32>(&p, n, m, &on, l)?,
-            false => check::<f64>(&p, n, m, &on, l)?,
+            true => check::<f32>(&p, n, m, &run, None)?,
+            false => check::<f64>(&p, n, m, &run, None)?,
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(12)))]
+    /// Gauges, discharge lines (across the cuts, along them, folded back) and the maximum maps
+    /// of water spreading over a dry bed, sampled every `every` steps: on 1 to 4 ranks, and
+    /// restarted on another number, the records and maps are bit for bit the whole grid's,
+    /// on the CPU and (`--include-ignored`) on the GPU.
+    #[test]
+    fn decomposed_products_are_bit_identical(
+        n in 1usize..=4,
+        m in 1usize..=4,
+        every in 1u64..4,
+        wet_dry in prop::sample::select(WetDry::ALL.to_vec()),
+        single: bool,
+        on_gpu in prop::bool::weighted(if cfg!(gpu_tests) { 0.5 } else { 0.0 }),
+    ) {
+        let mut p = products::problem();
+        // `clamp` runs on the CPU ranks only.
+        p.wet_dry = if on_gpu && wet_dry == WetDry::Clamp { WetDry::Bollermann } else { wet_dry };
+        let spec = Spec { every, ..products::spec() };
+        let sites = products::sites(&spec, &products::grid_of(&p));
+        let backend = if on_gpu { Backend::Gpu(crate::common::gpu()) } else { cpu() };
+        let run = (backend, Launch::default());
+        let kept = Some((&spec, &sites));
+        match single {
+            true => check::<f32>(&p, n, m, &run, kept)?,
+            false => check::<f64>(&p, n, m, &run, kept)?,
         }
     }
 }

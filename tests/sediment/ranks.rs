@@ -46,7 +46,7 @@ fn slab<'p, T: GpuReal>(p: &'p Problem, slabs: Slabs, comm: Rc<dyn Comm>, on: &O
 /// Run `lead` on rank 0's decomposed model of `p` over `n` ranks (`common::ranks::on_ranks`).
 fn on_ranks<T: GpuReal, R>(p: &Problem, n: usize, on: &On, lead: impl FnOnce(&mut dyn Model<T>) -> R) -> R {
     let slabs = Slabs::new(p.ny, n, 1, false).unwrap();
-    crate::common::ranks::on_ranks(slabs, p.layout(), |comm| slab::<T>(p, slabs, comm, on), lead)
+    crate::common::ranks::on_ranks(slabs, p.layout(), None, |comm| slab::<T>(p, slabs, comm, on), lead)
 }
 
 /// `steps` steps (to `t_end` at most) on the whole grid and on `n` ranks, then `more` steps

@@ -62,12 +62,23 @@ impl<T: Real> CpuProducts<T> {
 
     /// Add the maps and the gauge and line records so far to the model's checkpoint `c`.
     pub fn checkpoint(&self, c: Checkpoint<T>) -> Checkpoint<T> {
-        saved::save(c, &self.records, self.maps.as_deref().cloned())
+        saved::save(c, &self.records.series, &self.records.lines, self.maps.as_deref().cloned())
     }
 
     /// Go on from the maps and gauge and line records of checkpoint `c` (taken of the same case).
     pub fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
         saved::restore_records(c, &mut self.records, self.s.every as u64)?;
+        if let Some(maps) = &mut self.maps {
+            **maps = saved::restore_maps(c, maps[0].len())?;
+        }
+        Ok(())
+    }
+
+    /// Go on from the maps of checkpoint `c` with no records before it: a slab's products
+    /// after a restart of a decomposed run, whose rank 0 keeps the records up to it
+    /// ([`super::Joined`]).
+    pub fn resume_after(&mut self, c: &Checkpoint<T>) -> Result<()> {
+        self.records.clear();
         if let Some(maps) = &mut self.maps {
             **maps = saved::restore_maps(c, maps[0].len())?;
         }

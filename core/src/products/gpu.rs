@@ -204,7 +204,7 @@ impl<T: GpuReal> GpuProducts<T> {
             true => Some(self.download_maps(gpu)?),
             false => None,
         };
-        Ok(saved::save(c, &self.records, maps))
+        Ok(saved::save(c, &self.records.series, &self.records.lines, maps))
     }
 
     /// Go on from the maps and gauge and line records of checkpoint `c` (taken of the same
@@ -213,6 +213,20 @@ impl<T: GpuReal> GpuProducts<T> {
     pub fn restore(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()> {
         saved::restore_records(c, &mut self.records, self.s.every as u64)?;
         self.next = saved::samples_after(c.clock.steps, self.s.every as u64);
+        self.restore_maps(gpu, c)
+    }
+
+    /// Go on from the maps of checkpoint `c` with no records before it: a slab's products
+    /// after a restart of a decomposed run, whose rank 0 keeps the records up to it
+    /// ([`super::Joined`]).
+    pub fn resume_after(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()> {
+        self.records.clear();
+        self.next = saved::samples_after(c.clock.steps, self.s.every as u64);
+        self.restore_maps(gpu, c)
+    }
+
+    /// The maps of checkpoint `c`, to the device.
+    fn restore_maps(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()> {
         if self.f.maxima != 0 {
             let restored = saved::restore_maps(c, self.f.nx as usize * self.f.ny as usize)?;
             for (m, host) in self.maps.iter_mut().zip(&restored) {

@@ -15,6 +15,7 @@
 mod cpu;
 mod files;
 mod gpu;
+mod joined;
 pub mod lines;
 mod records;
 mod saved;
@@ -22,6 +23,7 @@ mod saved;
 pub use cpu::CpuProducts;
 pub use files::{LINES_FILE, NEVER_ARRIVED, write};
 pub use gpu::{ClockAt, GpuProducts};
+pub use joined::{Joined, slab_spec};
 pub use kernels::products::{
     Fields, GAUGE_COLUMNS, GAUGE_VALUES, LEVEL_DEPTH, LEVEL_DEPTH_FLAT, LEVEL_ELEVATION, LEVEL_SURFACE, Sampling, View,
 };

@@ -5,6 +5,7 @@ use super::lines::{Face, discharge};
 use super::{GAUGE_VALUES, LineSeries, Series, Sites, Spec};
 
 /// The gauges' and lines' records so far, and the faces the lines read.
+#[derive(Clone)]
 pub(super) struct Records {
     pub series: Vec<Series>,
     pub lines: Vec<LineSeries>,
@@ -30,6 +31,17 @@ impl Records {
             .map(|(l, f)| LineSeries { line: l.clone(), faces: f.len(), times: Vec::new(), discharge: Vec::new() })
             .collect();
         Records { series, lines, faces: sites.lines.clone() }
+    }
+
+    /// Forget every record: the samples start again (a slab's, after a restart: rank 0 keeps
+    /// the records up to it, `joined.rs`).
+    pub fn clear(&mut self) {
+        for s in &mut self.series {
+            (s.times, s.values) = (Vec::new(), Vec::new());
+        }
+        for l in &mut self.lines {
+            (l.times, l.discharge) = (Vec::new(), Vec::new());
+        }
     }
 
     /// Whether there is nothing to record: no gauges, no lines.

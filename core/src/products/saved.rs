@@ -5,8 +5,8 @@
 //! of the run that was not interrupted. The lines' discharges are saved, not their cells'
 //! samples, which the keepers do not keep.
 
-use super::GAUGE_VALUES;
 use super::records::Records;
+use super::{GAUGE_VALUES, LineSeries, Series};
 use crate::model::Checkpoint;
 use crate::{Error, Result};
 
@@ -16,12 +16,16 @@ use super::{MAPS, Maps};
 /// `gauge_times` (their number `gauge_samples`), the gauges' values as `gauge_values` and the
 /// lines' discharges as `line_discharge`, each sample-major, as the GPU ring holds the samples:
 /// every gauge's (line's) values at one time together.
-pub(super) fn save<T: Clone>(c: Checkpoint<T>, records: &Records, maps: Option<Maps<T>>) -> Checkpoint<T> {
+pub(super) fn save<T: Clone>(
+    c: Checkpoint<T>,
+    series: &[Series],
+    lines: &[LineSeries],
+    maps: Option<Maps<T>>,
+) -> Checkpoint<T> {
     let mut c = match maps {
         Some(m) => MAPS.iter().zip(m).fold(c, |c, (name, map)| c.field(name, map)),
         None => c,
     };
-    let (series, lines) = (&records.series, &records.lines);
     let Some(times) = series.first().map(|s| &s.times).or(lines.first().map(|l| &l.times)) else { return c };
     c = c.value("gauge_samples", times.len() as f64).record("gauge_times", times.clone());
     if !series.is_empty() {

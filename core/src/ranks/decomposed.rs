@@ -8,7 +8,8 @@ use super::comm::Comm;
 use super::slabs::Slabs;
 use super::wire::{Reader, Writer};
 use crate::grid::Layout2;
-use crate::model::{Checkpoint, Clock, Halt, Model, Output, Products, State, Until};
+use crate::model::{Checkpoint, Clock, Halt, Model, Output, Products, Series, State, Until};
+use crate::products::{GAUGE_VALUES, Gauge, Joined};
 use crate::{Error, GpuReal, Real, Result};
 use std::rc::Rc;
 use std::time::Instant;
@@ -23,6 +24,10 @@ enum Order {
         steps: u64,
     },
     State,
+    /// The products so far, the maps only with `maps`.
+    Products {
+        maps: bool,
+    },
     Checkpoint,
     Restore,
     /// The run ended: the ranks leave [`serve`].
@@ -42,6 +47,7 @@ impl Order {
             Order::Restore => w.u64(3),
             Order::Stop => w.u64(4),
             Order::Fail => w.u64(5),
+            Order::Products { maps } => w.u64(7).u64(maps as u64),
         };
         w.0
     }
@@ -56,6 +62,7 @@ impl Order {
             4 => Order::Stop,
             5 => Order::Fail,
             6 => Order::Go,
+            7 => Order::Products { maps: r.u64()? != 0 },
             k => return Err(Error::invalid(format!("ranks: an unknown order {k} (ranks of different builds?)"))),
         })
     }
@@ -81,6 +88,8 @@ pub struct Decomposed<'a, T> {
     model: Box<dyn Model<T> + 'a>,
     /// Steps a second of the last advance, for turning deadlines into step counts.
     rate: Option<f64>,
+    /// The whole grid's gauges and lines, where the slabs keep products.
+    joined: Option<Joined>,
 }
 
 impl<'a, T: GpuReal> Decomposed<'a, T> {
@@ -103,7 +112,14 @@ impl<'a, T: GpuReal> Decomposed<'a, T> {
             return Err(Error::invalid(why));
         }
         let model = built.unwrap_or_else(|e| comm.abort(&format!("rank 0: {e}"), 1));
-        Ok(Decomposed { comm, slabs, layout, model, rate: None })
+        Ok(Decomposed { comm, slabs, layout, model, rate: None, joined: None })
+    }
+
+    /// Join the slabs' products (each slab keeping its own, `products::slab_spec`) into the
+    /// whole grid's with `joined`.
+    pub fn with_products(mut self, joined: Option<Joined>) -> Self {
+        self.joined = joined;
+        self
     }
 
     fn order(&mut self, order: Order) -> Result<()> {
@@ -210,6 +226,37 @@ fn join_state<T: Real>(mine: State<T>, parts: &[Vec<u8>]) -> Result<State<T>> {
     Ok(State { clock: mine.clock, fields, boundary: Vec::new() })
 }
 
+/// A slab's products: its sites' samples ([`Joined`]), then its rows of the maps as a state's
+/// fields (rank 0 joins them as it joins a state's).
+fn encode_products<T: Real>(p: &Products<T>) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.u64(p.series.len() as u64);
+    for s in &p.series {
+        w.values(&s.times).values(&s.values.iter().flatten().copied().collect::<Vec<f64>>());
+    }
+    w.bytes(&encode_state(&maps_state(p.maps.clone())));
+    w.0
+}
+
+/// A slab's sites' samples (as gauges with no name), and its maps as an encoded state.
+fn decode_products(bytes: &[u8]) -> Result<(Vec<Series>, Vec<u8>)> {
+    let mut r = Reader::new(bytes);
+    let mut series = Vec::new();
+    for _ in 0..r.u64()? {
+        let times: Vec<f64> = r.values()?;
+        let flat: Vec<f64> = r.values()?;
+        let values = flat.chunks_exact(GAUGE_VALUES).map(|c| std::array::from_fn(|k| c[k])).collect();
+        let gauge = Gauge { name: String::new(), x: 0.0, y: 0.0 };
+        series.push(Series { gauge, cell: 0, times, values });
+    }
+    Ok((series, r.bytes()?.to_vec()))
+}
+
+/// Maps as the fields of a state, to travel and join as a state's.
+fn maps_state<T>(maps: Vec<Output<T>>) -> State<T> {
+    State { clock: Clock::START, fields: maps, boundary: Vec::new() }
+}
+
 fn encode_checkpoint<T: Real>(c: &Checkpoint<T>) -> Vec<u8> {
     let mut w = Writer::default();
     w.f64(c.clock.t).u64(c.clock.steps).f64(c.clock.dt);
@@ -277,11 +324,15 @@ fn join_arrays<E: Clone + PartialEq>(what: &str, name: &str, parts: Vec<Vec<E>>,
 /// The inverse of [`join_arrays`] for `rank`: its slab's rows of an array of the whole grid's
 /// padded layout, anything else whole.
 fn split_array<E: Clone>(whole: &[E], grid: Layout2, slab_rows: std::ops::Range<usize>) -> Vec<E> {
-    if whole.len() != grid.len() {
-        return whole.to_vec();
+    let (p, g, nx) = (grid.pitch as usize, grid.halo as usize, grid.nx as usize);
+    if whole.len() == grid.len() {
+        return whole[slab_rows.start * p..(slab_rows.end + 2 * g) * p].to_vec();
     }
-    let (p, g) = (grid.pitch as usize, grid.halo as usize);
-    whole[slab_rows.start * p..(slab_rows.end + 2 * g) * p].to_vec()
+    // An array of the interior alone (the maximum maps).
+    if whole.len() == nx * grid.ny as usize {
+        return whole[slab_rows.start * nx..slab_rows.end * nx].to_vec();
+    }
+    whole.to_vec()
 }
 
 /// The `what` arrays (field or flags) of every rank's checkpoint, the k-th array of each joined
@@ -371,10 +422,29 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
     }
 
     fn products(&mut self, maps: bool) -> Result<Option<Products<T>>> {
-        match self.model.products(maps)? {
-            None => Ok(None),
-            Some(_) => Err(Error::invalid("ranks: gauges and maximum maps are not joined across ranks")),
+        if self.joined.is_none() {
+            return match self.model.products(maps)? {
+                None => Ok(None),
+                Some(_) => Err(Error::invalid("ranks: gauges and maximum maps are not joined across ranks")),
+            };
         }
+        self.order(Order::Products { maps })?;
+        let mine = self.model.products(maps);
+        let mine = self.or_abort(mine).unwrap_or_default();
+        let all = self
+            .comm
+            .gather(&encode_products(&mine))?
+            .ok_or_else(|| Error::invalid("ranks: rank 0 gathered nothing"))?;
+        let (mut series, mut maps) = (Vec::new(), Vec::new());
+        for bytes in &all {
+            let (s, m) = decode_products(bytes)?;
+            series.push(s);
+            maps.push(m);
+        }
+        let joined = self.joined.as_ref().ok_or_else(|| Error::invalid("ranks: no products to join"))?;
+        let (series, lines) = joined.records(&series)?;
+        let maps = join_state(maps_state(mine.maps), &maps)?.fields;
+        Ok(Some(Products { series, lines, maps }))
     }
 
     fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
@@ -390,10 +460,21 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
             parts.push(decode_checkpoint(bytes)?);
         }
         let slabs: Vec<Layout2> = (0..self.slabs.ranks).map(|r| self.slab_layout(r)).collect();
-        self.model.joined(join_checkpoint(parts, &slabs)?)
+        let c = self.model.joined(join_checkpoint(parts, &slabs)?)?;
+        match self.joined.is_some() {
+            // The products after the flow's fields, as a one-rank model adds them.
+            true => match self.products(true)? {
+                Some(p) => Joined::save(c, p),
+                None => Ok(c),
+            },
+            false => Ok(c),
+        }
     }
 
     fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
+        if let Some(j) = &mut self.joined {
+            j.restore(c)?;
+        }
         self.order(Order::Restore)?;
         let split = |rank: usize| {
             let rows = self.slabs.slab(rank).rows;
@@ -473,6 +554,9 @@ pub fn serve<T: GpuReal>(comm: &dyn Comm, model: &mut dyn Model<T>) -> Result<()
             }
             Order::State => {
                 comm.gather(&encode_state(&model.state()?))?;
+            }
+            Order::Products { maps } => {
+                comm.gather(&encode_products(&model.products(maps)?.unwrap_or_default()))?;
             }
             Order::Checkpoint => {
                 comm.gather(&encode_checkpoint(&model.checkpoint()?))?;

@@ -5,6 +5,7 @@
 use super::{Decomposition, Outcome, Simulation};
 use crate::grid::Layout2;
 use crate::model::Model;
+use crate::products::Joined;
 use crate::ranks::{self, Comm, Decomposed, Halo};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Result};
@@ -23,7 +24,10 @@ pub(super) fn build<'s, S: Simulation, T: GpuReal>(sim: &'s S, backend: &Backend
     let Some(comm) = ranks::world() else { return sim.build(backend) };
     let d = sim.decomposition(comm.size())?;
     let halo = halo(&d, &comm);
-    Ok(Box::new(Decomposed::lead(comm, d.slabs, d.layout, || sim.build_slab::<T>(backend, halo))?))
+    let rows: Vec<_> = d.slabs.all().into_iter().map(|s| s.rows).collect();
+    let joined = d.products.as_ref().map(|(spec, sites)| Joined::new(spec, sites, d.layout.nx as usize, &rows));
+    let lead = Decomposed::lead(comm, d.slabs, d.layout, || sim.build_slab::<T>(backend, halo))?;
+    Ok(Box::new(lead.with_products(joined)))
 }
 
 /// A rank other than 0: once rank 0 has built its model, build the model of this rank's slab

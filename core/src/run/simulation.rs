@@ -8,6 +8,7 @@ use crate::case::Times;
 use crate::grid::{Layout2, Mesh};
 use crate::model::{Halt, Model, State};
 use crate::output::Animations;
+use crate::products::{Sites, Spec};
 use crate::ranks::{Halo, Slabs};
 use crate::runtime::Backend;
 use crate::{GpuReal, Real, Result};
@@ -94,11 +95,14 @@ pub trait Simulation: Case + Sync {
 }
 
 /// How a solver's grid is cut over ranks ([`Simulation::decomposition`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Decomposition {
     pub slabs: Slabs,
     /// The whole grid's padded layout, which the solver's checkpoints hold their fields in.
     pub layout: Layout2,
+    /// The products the run keeps and the sites they sample, where it keeps any: each slab
+    /// keeps its share (`products::slab_spec`), rank 0 joins them (`products::Joined`).
+    pub products: Option<(Spec, Sites)>,
 }
 
 fn not_decomposed(solver: &str) -> crate::Error {
