@@ -13,6 +13,8 @@
 pub use hydrokern_core::*;
 
 pub mod registry;
+#[cfg(feature = "bench")]
+pub mod scaling;
 pub mod scenarios;
 
 pub mod adi;

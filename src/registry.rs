@@ -97,11 +97,13 @@ pub fn tune_all(gpu: &Gpu, opts: &TuneOptions) -> Result<Tuning> {
     Ok(Tuning { entry, pictures })
 }
 
-/// Every benchmark suite: the building blocks' (copy, transpose), then each solver's.
+/// Every benchmark suite: the building blocks' (copy, transpose), then each solver's, then
+/// the runs decomposed over ranks (`scaling`).
 #[cfg(feature = "bench")]
 pub fn suites() -> Vec<crate::bench::Suite> {
     let blocks = [crate::foundation::bench::SUITE, crate::transpose::bench::SUITE];
-    blocks.into_iter().chain(SOLVERS.iter().filter_map(|s| s.bench)).collect()
+    let solvers = SOLVERS.iter().filter_map(|s| s.bench);
+    blocks.into_iter().chain(solvers).chain([crate::scaling::SUITE]).collect()
 }
 
 /// The suite called `name`.

@@ -21,6 +21,8 @@ pub struct Mpi {
     // Finalises MPI when dropped, at the end of `main`.
     _universe: Universe,
     world: SimpleCommunicator,
+    /// This rank's place among the ranks of its host (MPI's shared-memory split of the world).
+    local: usize,
 }
 
 /// Start MPI when a launcher started this process, and make its world the ranks of the runs
@@ -33,7 +35,8 @@ pub fn start() -> Result<Option<Rc<Mpi>>> {
     let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
         .ok_or_else(|| Error::invalid("MPI was already started in this process"))?;
     let world = universe.world();
-    let m = Rc::new(Mpi { _universe: universe, world });
+    let local = world.split_shared(world.rank()).rank() as usize;
+    let m = Rc::new(Mpi { _universe: universe, world, local });
     ranks::set_world(m.clone());
     Ok(Some(m))
 }
@@ -48,6 +51,9 @@ impl Comm for Mpi {
     }
     fn size(&self) -> usize {
         self.world.size() as usize
+    }
+    fn local_rank(&self) -> usize {
+        self.local
     }
     fn exchange(&self, sends: &[Send<'_>], recvs: &mut [Recv<'_>]) -> Result<()> {
         let mut got = Vec::with_capacity(recvs.len());

@@ -946,20 +946,18 @@ impl Simulation for KpCase {
         Ok(Box::new(model.with_products(&self.info.output.products(), self.sites.clone())?))
     }
     /// Slabs along y of at least two rows (the reconstruction's two ghost rows), wrapping a
-    /// periodic y axis; each slab keeps its share of the gauges, lines and maps. Refused in one
-    /// line: the split schemes, forcing, mixed precision.
+    /// periodic y axis; each slab keeps its share of the gauges, lines and maps and of the
+    /// forcing. Refused in one line: the split schemes, held levels and outlets, forcing with an
+    /// open side, mixed precision.
     fn decomposition(&self, ranks: usize) -> Result<Decomposition> {
-        let refuse = |why: String| Err(crate::Error::invalid(why));
-        if !self.scheme_auto
-            && let Some(why) = self.problem.refuses_ranks()
-        {
-            return refuse(why);
-        }
-        if !self.problem.forcing.is_empty() {
-            return refuse(self.problem.refuses_ranks().unwrap_or_default());
-        }
-        if self.info.run.precision == Precision::Mixed {
-            return refuse(super::cpu::MIXED_RANKS.into());
+        // With `--scheme auto` a scheme that runs on several ranks is chosen (`build_slab`).
+        let why = match self.scheme_auto {
+            true => self.problem.forcing_refuses_ranks(),
+            false => self.problem.refuses_ranks(),
+        };
+        let why = why.or_else(|| (self.info.run.precision == Precision::Mixed).then(|| super::cpu::MIXED_RANKS.into()));
+        if let Some(why) = why {
+            return Err(crate::Error::invalid(why));
         }
         let layout = self.problem.layout();
         let periodic = self.problem.boundary[2] == Boundary::Periodic;

@@ -310,7 +310,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
     /// maximum, so the one-rank run's bit for bit).
     fn global_rate(&self, rate: T) -> T {
         let Some(h) = &self.halo else { return rate };
-        match h.comm().max(rate.to_f64()) {
+        match crate::ranks::spent::reducing(|| h.comm().max(rate.to_f64())) {
             Ok(r) => T::from_f64(r),
             Err(e) => h.comm().abort(&format!("rank {}: {e}", h.slab().rank), 1),
         }
@@ -434,6 +434,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             let low = self.low.as_mut().map(|[l, ..]| &mut l[..]);
             f.apply(k, self.t, w, low, hu, hv, &self.cell_bed, &mut self.wet);
             apply_boundary(k, w, hu, hv, &self.cell_bed, f.ghosts());
+            Self::exchange(self.halo.as_ref(), &mut self.q);
         }
         Ok(dt)
     }

@@ -6,7 +6,7 @@
 //! state's ghost rows there are then the undivided grid's bit for bit.
 
 use super::problem::Padded;
-use super::{Coeffs, Problem, Scheme};
+use super::{Coeffs, Problem};
 use crate::field::Field2;
 use crate::ranks::Slab;
 use crate::{Error, Real, Result};
@@ -59,7 +59,7 @@ impl Problem {
             dt_floor: self.dt_floor,
             dt_max: self.dt_max,
             accumulation: self.accumulation,
-            forcing: self.forcing.clone(),
+            forcing: self.forcing.slab(self.nx, rows.clone()),
             h: cells(&self.h),
             hu: cells(&self.hu),
             hv: cells(&self.hv),
@@ -69,8 +69,8 @@ impl Problem {
     }
 
     /// Why this problem does not run decomposed over ranks, if it does not: the split schemes
-    /// sweep whole lines of both axes, forcing and the water account's boundary faces are not
-    /// cut into slabs yet.
+    /// sweep whole lines of both axes; held levels, outlets and the water account's boundary
+    /// faces (forcing with an open side) are not cut into slabs yet. Rain, soils and inflows are.
     pub fn refuses_ranks(&self) -> Option<String> {
         if self.scheme.is_split() {
             return Some(format!(
@@ -78,12 +78,22 @@ impl Problem {
                 self.scheme.name()
             ));
         }
-        if !self.forcing.is_empty() {
+        self.forcing_refuses_ranks()
+    }
+
+    /// [`refuses_ranks`](Self::refuses_ranks) of the forcing alone.
+    pub fn forcing_refuses_ranks(&self) -> Option<String> {
+        if !self.forcing.boundary_is_plain() {
             return Some(
-                "kp with forcing (rain, infiltration, inflows, held levels) does not run on several ranks yet: run it on one".into(),
+                "kp with water levels held on the sides or outlets does not run on several ranks yet: run it on one"
+                    .into(),
             );
         }
-        debug_assert!(matches!(self.scheme, Scheme::Rk2 | Scheme::Srk2 | Scheme::Euler));
+        if !super::segments::Segments::of(self).is_empty() {
+            return Some(
+                "kp with forcing and an open side (whose outflow the water account measures) does not run on several ranks yet: run it on one, or close the sides (walls or periodic)".into(),
+            );
+        }
         None
     }
 }

@@ -328,7 +328,9 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
     fn update_dt(&mut self) -> Result<()> {
         let mut s = self.backing.steepness(&self.problem)?;
         if let Some(ranks) = &self.ranks {
-            s = Steepness { curv: ranks.max(s.curv)?, slope: ranks.max(s.slope)? };
+            s = crate::ranks::spent::reducing(|| {
+                Ok::<_, Error>(Steepness { curv: ranks.max(s.curv)?, slope: ranks.max(s.slope)? })
+            })?;
         }
         self.dt = self.problem.limit_of(self.conductances, s).automatic();
         Ok(())

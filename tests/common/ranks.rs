@@ -5,14 +5,14 @@ use hydrokern::GpuReal;
 use hydrokern::grid::Layout2;
 use hydrokern::model::{Checkpoint, Model, Products, State};
 use hydrokern::products::{GAUGE_VALUES, Joined};
-use hydrokern::ranks::threads::Threads;
-use hydrokern::ranks::{self, Comm, Decomposed, Slabs};
+use hydrokern::ranks::threads::lead_on_threads;
+use hydrokern::ranks::{Comm, Slabs};
 use proptest::prelude::*;
 use std::rc::Rc;
 
 /// Run `lead` on rank 0's decomposed model of a grid of padded `layout` cut into `slabs` (its
-/// products joined by `joined`), while the other ranks serve it, each on its own thread; `slab`
-/// builds a rank's model of its slab. The ranks end when `lead` returns.
+/// products joined by `joined`), the ranks on threads (`ranks::threads::lead_on_threads`);
+/// `slab` builds a rank's model of its slab.
 pub fn on_ranks<'p, T: GpuReal, M: Model<T> + 'p, R>(
     slabs: Slabs,
     layout: Layout2,
@@ -20,26 +20,8 @@ pub fn on_ranks<'p, T: GpuReal, M: Model<T> + 'p, R>(
     slab: impl Fn(Rc<dyn Comm>) -> M + Sync,
     lead: impl FnOnce(&mut dyn Model<T>) -> R,
 ) -> R {
-    let mut group = Threads::group(slabs.ranks).into_iter();
-    let zero: Rc<dyn Comm> = Rc::new(group.next().unwrap());
-    let slab = &slab;
-    std::thread::scope(|scope| {
-        for t in group {
-            scope.spawn(move || {
-                let comm: Rc<dyn Comm> = Rc::new(t);
-                ranks::wait_for_start(comm.as_ref()).unwrap();
-                let mut m = slab(comm.clone());
-                assert!(ranks::built_everywhere(comm.as_ref(), None).unwrap().is_none());
-                ranks::serve(comm.as_ref(), &mut m).unwrap();
-            });
-        }
-        let own = || Ok(Box::new(slab(zero.clone())) as Box<dyn Model<T> + 'p>);
-        let mut model = Decomposed::lead(zero.clone(), slabs, layout, own).unwrap().with_products(joined);
-        let r = lead(&mut model);
-        drop(model);
-        ranks::finish(zero.as_ref(), false).unwrap();
-        r
-    })
+    let slab = |comm| Ok(Box::new(slab(comm)) as Box<dyn Model<T> + 'p>);
+    lead_on_threads(slabs, layout, joined, slab, lead).unwrap()
 }
 
 fn bits<T: GpuReal>(v: &[T]) -> Vec<u64> {

@@ -64,7 +64,7 @@ fn ponded_column_infiltrates_as_green_ampt() {
 
 /// Rain, a soil, a segment inflow and a point inflow on a random closed basin; with `level`, a
 /// level held on a random reach of a random side and an outlet on a random reach of another.
-fn forced(p: &mut Problem, seed: u64, t_end: f64, level: bool) {
+pub(super) fn forced(p: &mut Problem, seed: u64, t_end: f64, level: bool) {
     let mut rng = hydrokern::Rng::new(seed);
     let mut rnd = move || rng.unit();
     let (nx, ny) = (p.nx, p.ny);

@@ -2,6 +2,7 @@
 //! number of slabs, of uneven rows and of two rows, every state and checkpoint is bit for bit
 //! the whole grid's, and a checkpoint restarts on another number of ranks.
 
+use super::forcing::forced;
 use super::gpu::random_state;
 use super::inactive::scatter;
 use super::products;
@@ -9,10 +10,10 @@ use crate::common::cases;
 use crate::common::ranks::{on_ranks, same_checkpoint, same_products, same_state};
 use hydrokern::GpuReal;
 use hydrokern::accumulation::Accumulation;
-use hydrokern::forcing::{RAIN, Series};
+use hydrokern::forcing::{LEVEL, LevelSide, RAIN, Series};
 use hydrokern::grid::Layout2;
 use hydrokern::kp::gpu::{FluxVariant, Launch};
-use hydrokern::kp::{EarlyExit, KpModel, Problem, Scheme, WetDry};
+use hydrokern::kp::{Boundary, EarlyExit, KpModel, Problem, Scheme, WetDry};
 use hydrokern::model::{Checkpoint, Model, Products, State, Until};
 use hydrokern::products::{Joined, Sites, Spec, slab_spec};
 use hydrokern::ranks::{Comm, Halo, Slabs, Solo};
@@ -73,7 +74,7 @@ fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, run: &Run, kept: Kept) -> 
         (d.state().unwrap(), d.checkpoint().unwrap(), d.products(true).unwrap())
     });
     same_state(&s, &state)?;
-    same_checkpoint(&c, &ckpt)?;
+    same_checkpoint_of(p, &c, &ckpt)?;
     prop_assert_eq!(k.is_some(), products.is_some());
     if let (Some(a), Some(b)) = (&k, &products) {
         same_products(a, b)?;
@@ -86,21 +87,49 @@ fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, run: &Run, kept: Kept) -> 
         (d.state().unwrap(), d.checkpoint().unwrap(), d.products(true).unwrap())
     });
     same_state(&s, &later)?;
-    same_checkpoint(&c, &later_ckpt)?;
+    same_checkpoint_of(p, &c, &later_ckpt)?;
     if let (Some(a), Some(b)) = (&k, &later_products) {
         same_products(a, b)?;
     }
     Ok(())
 }
 
+/// The decomposed run's checkpoint `c` against the whole grid's `w`: the same, bit for bit,
+/// except that with rain and soils its wet map may flag fewer blocks (it is made of the state,
+/// where a one-rank run's keeps a block the soil dried after the stage flagged it).
+fn same_checkpoint_of<T: GpuReal>(p: &Problem, c: &Checkpoint<T>, w: &Checkpoint<T>) -> Result<(), TestCaseError> {
+    if p.forcing.is_empty() {
+        return same_checkpoint(c, w);
+    }
+    let unflagged = |c: &Checkpoint<T>| Checkpoint { flags: Vec::new(), ..c.clone() };
+    same_checkpoint(&unflagged(c), &unflagged(w))?;
+    prop_assert_eq!(c.flags.len(), w.flags.len());
+    for ((n, f), (m, g)) in c.flags.iter().zip(&w.flags) {
+        prop_assert_eq!(n, m);
+        prop_assert!(f.len() == g.len() && f.iter().zip(g).all(|(a, b)| a <= b), "wet map {:?} not within {:?}", f, g);
+    }
+    Ok(())
+}
+
 /// A random state (`gpu::random_state`: wet, dry and shoreline cells, random sides and
-/// friction) of an unsplit scheme and `wet_dry`, with inactive cells where `holes`.
-fn problem(nx: usize, ny: usize, seed: u64, kind: u8, wet_dry: WetDry, f: (Accumulation, bool)) -> Problem {
+/// friction) of an unsplit scheme and `wet_dry`, with inactive cells where `holes`; with
+/// `forcing`, rain, soils and inflows (`forcing::forced`) on a basin whose open sides are
+/// closed (the water account's open sides are refused on several ranks).
+fn problem(nx: usize, ny: usize, seed: u64, kind: u8, wet_dry: WetDry, f: (Accumulation, bool, bool)) -> Problem {
     let mut p = random_state(nx, ny, seed, kind);
     p.scheme = [Scheme::Euler, Scheme::Rk2, Scheme::Srk2][(seed % 3) as usize];
     (p.wet_dry, p.accumulation) = (wet_dry, f.0);
     if f.1 {
         scatter(&mut p, seed, 0.15);
+    }
+    if f.2 {
+        for b in &mut p.boundary {
+            if b.is_open() {
+                *b = Boundary::Wall;
+            }
+        }
+        forced(&mut p, seed, 2.0, false);
+        p.dt_max = 0.05;
     }
     p
 }
@@ -113,8 +142,8 @@ fn fit(ranks: usize, ny: usize) -> usize {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(24)))]
     /// Every unsplit scheme, wet–dry scheme and precision (f32 plain and compensated), any
-    /// sides (periodic across the cut too), friction and inactive cells, uneven slabs and slabs
-    /// of two rows.
+    /// sides (periodic across the cut too), friction, inactive cells, rain, soils and inflows,
+    /// uneven slabs and slabs of two rows.
     #[test]
     fn decomposed_shallow_water_is_bit_identical(
         nx in 1usize..14,
@@ -126,10 +155,11 @@ proptest! {
         wet_dry in prop::sample::select(WetDry::ALL.to_vec()),
         accumulation in prop::sample::select(Accumulation::ALL.to_vec()),
         holes: bool,
+        forcing: bool,
         single: bool,
     ) {
         let (n, m) = (fit(n, ny), fit(m, ny));
-        let p = problem(nx, ny, seed, kind, wet_dry, (accumulation, holes));
+        let p = problem(nx, ny, seed, kind, wet_dry, (accumulation, holes, forcing));
         let run = (cpu(), Launch::default());
         match single {
             true => check::<f32>(&p, n, m, &run, None)?,
@@ -155,12 +185,13 @@ proptest! {
         kp07: bool,
         accumulation in prop::sample::select(Accumulation::ALL.to_vec()),
         holes: bool,
+        forcing: bool,
         tile: bool,
         single: bool,
     ) {
         let (n, m) = (fit(n, ny), fit(m, ny));
         let wet_dry = if kp07 { WetDry::Kp07 } else { WetDry::Bollermann };
-        let p = problem(nx, ny, seed, kind, wet_dry, (accumulation, holes));
+        let p = problem(nx, ny, seed, kind, wet_dry, (accumulation, holes, forcing));
         let flux = if tile { FluxVariant::Tile } else { FluxVariant::STREAM };
         let run = (Backend::Gpu(crate::common::gpu()), Launch { flux, ..Launch::default() });
         match single {
@@ -200,6 +231,43 @@ proptest! {
     }
 }
 
+/// Each rank on its own GPU where the machine has several (rank r on GPU r mod their count, as
+/// `Backend::select_for` gives a run's ranks), against the whole grid on GPU 0: a dam break on
+/// 2 to 4 ranks, bit for bit.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn ranks_on_their_own_gpus_are_bit_identical() {
+    use hydrokern::runtime::BackendChoice;
+    let mut p = hydrokern::kp::setup::column(96, 77, 40.0, 32.0, 6.0, 2.5, 0.5);
+    p.wet_dry = WetDry::Bollermann;
+    let launch = Launch::default();
+    let whole = (Backend::Gpu(crate::common::gpu()), launch);
+    for ranks in 2..=4 {
+        let slabs = Slabs::new(p.ny, ranks, 2, false).unwrap();
+        let until = Until { t: f64::INFINITY, steps: 12, deadline: None };
+        let mut w = KpModel::<f64>::new(&whole.0, &p, launch, EarlyExit::Off).unwrap();
+        w.advance(until).unwrap();
+        let want = w.state().unwrap();
+        let got = on_ranks(
+            slabs,
+            p.layout(),
+            None,
+            |comm| {
+                let own = Backend::select_for(BackendChoice::Gpu, comm.rank()).unwrap();
+                slab::<f64>(&p, slabs, comm, &(own, launch), None)
+            },
+            |d| {
+                d.advance(until).unwrap();
+                d.state().unwrap()
+            },
+        );
+        same_state(&got, &want).unwrap();
+    }
+}
+
 /// A slab's refusal, in one line.
 fn refused(p: &Problem, on: &Backend) -> String {
     let comm: Rc<dyn Comm> = Rc::new(Solo);
@@ -212,10 +280,10 @@ fn refused(p: &Problem, on: &Backend) -> String {
     }
 }
 
-/// The split schemes transpose the whole grid and forcing is not cut into slabs: refused, each
-/// with what runs instead.
+/// The split schemes transpose the whole grid, and held levels and the water account's open
+/// sides are not cut into slabs: refused, each with what runs instead.
 #[test]
-fn split_schemes_and_forcing_on_ranks_are_refused() {
+fn split_schemes_held_levels_and_open_sides_with_forcing_on_ranks_are_refused() {
     for scheme in [Scheme::Ds1, Scheme::Ds2] {
         let mut p = random_state(8, 8, 3, 0);
         p.scheme = scheme;
@@ -226,8 +294,14 @@ fn split_schemes_and_forcing_on_ranks_are_refused() {
     p.scheme = Scheme::Rk2;
     let rain = [(0.0, 1e-5), (10.0, 1e-5)];
     p.forcing.rain = Some(Series::from_points("rain", &rain, &RAIN, "s", "m/s").unwrap());
+    p.boundary[1] = Boundary::Outflow;
     let e = refused(&p, &cpu());
-    assert!(e.contains("forcing") && e.contains("one"), "{e}");
+    assert!(e.contains("open side") && e.contains("walls or periodic"), "{e}");
+    p.boundary[1] = Boundary::Wall;
+    let level = Series::from_points("level", &[(0.0, 1.0), (10.0, 1.0)], &LEVEL, "s", "m").unwrap();
+    p.forcing.levels.push(LevelSide { name: "sea".into(), side: 1, cells: 0..4, series: level });
+    let e = refused(&p, &cpu());
+    assert!(e.contains("levels held") && e.contains("run it on one"), "{e}");
 }
 
 /// `clamp` on GPU ranks is refused with what runs: the CPU, or another wet–dry scheme.

@@ -98,6 +98,38 @@ impl Forcing {
         let uniform = self.rain.as_ref().map_or(0.0, |r| r.integral(0.0, t) * area);
         uniform + self.rain_grid.as_ref().map_or(0.0, |g| g.volume(area / g.counted as f64, t))
     }
+    /// The forcing of the interior rows `rows` of a grid `nx` cells wide, for a slab of it
+    /// decomposed over ranks: the rain grid's and the soils' cells of those rows, each inflow's
+    /// cells among them (every inflow kept, so the series keep their order), as cells of the
+    /// slab. Held levels and outlets, which the whole grid's sides hold, are not cut: a
+    /// forcing with them is refused on several ranks.
+    pub fn slab(&self, nx: usize, rows: std::ops::Range<usize>) -> Forcing {
+        let cut = |v: &[u32]| -> std::sync::Arc<[u32]> {
+            if v.is_empty() { v.into() } else { v[rows.start * nx..rows.end * nx].into() }
+        };
+        let cells = rows.start * nx..rows.end * nx;
+        Forcing {
+            rain: self.rain.clone(),
+            rain_grid: self.rain_grid.as_ref().map(|g| RainGrid { index: cut(&g.index), ..g.clone() }),
+            soil: self.soil.as_ref().map(|s| Soils { soils: s.soils.clone(), cells: cut(&s.cells) }),
+            inflows: self
+                .inflows
+                .iter()
+                .map(|f| Inflow {
+                    cells: f
+                        .cells
+                        .iter()
+                        .filter(|(c, _)| cells.contains(c))
+                        .map(|&(c, w)| (c - cells.start, w))
+                        .collect(),
+                    ..f.clone()
+                })
+                .collect(),
+            levels: Vec::new(),
+            outlets: Vec::new(),
+        }
+    }
+
     /// Water the inflows bring from 0 to `t` (m³).
     pub fn inflow_volume(&self, t: f64) -> f64 {
         self.inflows.iter().fold(0.0, |v, f| v + f.series.integral(0.0, t))

@@ -46,6 +46,11 @@ pub trait Comm {
     fn abort(&self, why: &str, code: i32) -> !;
     /// What carries the messages, for the run's description ("MPI (Open MPI 4.1.4)").
     fn describe(&self) -> String;
+    /// This rank's place among the ranks on its host, which picks its GPU
+    /// (`Backend::select_for`); by default its rank (every rank on one host).
+    fn local_rank(&self) -> usize {
+        self.rank()
+    }
 }
 
 /// The one rank of a run that is not decomposed.

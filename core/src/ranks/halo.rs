@@ -49,6 +49,10 @@ impl Halo {
     /// whole rows with their x ghosts) by the neighbour's interior rows next to the cut: one
     /// message each way per neighbour for all the fields together.
     pub fn exchange<T: Real>(&self, fields: &mut [&mut [T]]) -> Result<()> {
+        super::spent::exchanging(|| self.exchange_host(fields))
+    }
+
+    fn exchange_host<T: Real>(&self, fields: &mut [&mut [T]]) -> Result<()> {
         let (low, high) = self.edges();
         let pack = |rows: std::ops::Range<usize>, fields: &[&mut [T]]| -> Vec<T> {
             fields.iter().flat_map(|f| f[rows.clone()].iter().copied()).collect()
@@ -73,6 +77,12 @@ impl Halo {
         if self.slab.below.is_none() && self.slab.above.is_none() {
             return Ok(());
         }
+        // The work queued before is the slab's own: it is not counted as the exchange's.
+        gpu.synchronize()?;
+        super::spent::exchanging(|| self.exchange_staged(gpu, fields))
+    }
+
+    fn exchange_staged<T: GpuReal>(&self, gpu: &Gpu, fields: &mut [&mut CudaSlice<T>]) -> Result<()> {
         let (low, high) = self.edges();
         let pack = |rows: std::ops::Range<usize>| -> Result<Vec<T>> {
             let mut out = Vec::with_capacity(fields.len() * rows.len());

@@ -161,3 +161,52 @@ impl Comm for Threads {
         format!("{} threads", self.size())
     }
 }
+
+/// Run `lead` on rank 0's model of a grid of padded `layout` cut into `slabs` (its products
+/// joined by `joined`), the ranks being threads of this process: `slab` builds each rank's
+/// model of its slab (on its own thread, with its rank's transport), the others serve rank 0
+/// until `lead` returns. What the tests and `bench scaling` run decomposed runs with.
+pub fn lead_on_threads<'p, T: crate::GpuReal, R>(
+    slabs: super::Slabs,
+    layout: crate::grid::Layout2,
+    joined: Option<crate::products::Joined>,
+    slab: impl Fn(std::rc::Rc<dyn Comm>) -> Result<Box<dyn crate::model::Model<T> + 'p>> + Sync,
+    lead: impl FnOnce(&mut dyn crate::model::Model<T>) -> R,
+) -> Result<R> {
+    use std::rc::Rc;
+    let mut group = Threads::group(slabs.ranks).into_iter();
+    let zero: Rc<dyn Comm> = Rc::new(group.next().ok_or_else(|| Error::invalid("ranks: no ranks"))?);
+    let slab = &slab;
+    std::thread::scope(|scope| {
+        let others: Vec<_> = group
+            .map(|t| {
+                scope.spawn(move || -> Result<()> {
+                    let comm: Rc<dyn Comm> = Rc::new(t);
+                    super::wait_for_start(comm.as_ref())?;
+                    let built = slab(comm.clone());
+                    let why = built.as_ref().err().map(|e| e.to_string());
+                    if super::built_everywhere(comm.as_ref(), why)?.is_some() {
+                        return super::wait_for_end(comm.as_ref());
+                    }
+                    let mut m = built?;
+                    super::serve(comm.as_ref(), m.as_mut())
+                })
+            })
+            .collect();
+        let model = super::Decomposed::lead(zero.clone(), slabs, layout, || slab(zero.clone()));
+        let result = model.map(|m| {
+            let mut m = m.with_products(joined);
+            let r = lead(&mut m);
+            drop(m);
+            r
+        });
+        super::finish(zero.as_ref(), result.is_err())?;
+        for t in others {
+            let served = t.join().map_err(|_| Error::invalid("ranks: a rank's thread panicked"))?;
+            if result.is_ok() {
+                served?;
+            }
+        }
+        result
+    })
+}

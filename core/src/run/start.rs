@@ -27,7 +27,8 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     let precision = info.run.precision;
     let needs = plan::check(case)?.needs;
     let estimate = needs.host;
-    let backend = Backend::select(info.run.backend.choice())?;
+    let local = crate::ranks::world().map_or(0, |c| c.local_rank());
+    let backend = Backend::select_for(info.run.backend.choice(), local)?;
     crate::warn(format_args!("backend: {}", backend.describe()));
     if let Backend::Gpu(gpu) = &backend {
         gpu.check_fits(&format!("{} in {precision}", info.name), needs.gpu as usize)?;

@@ -44,13 +44,21 @@ impl Backend {
     /// ([`Error::NoGpu`]); any other failure (a driver call, a PTX module the driver rejects)
     /// is returned, not hidden behind the CPU.
     pub fn select(choice: BackendChoice) -> Result<Backend> {
+        Self::select_for(choice, 0)
+    }
+
+    /// [`select`](Self::select) for the rank that is `local`-th among the ranks of its host:
+    /// its GPU is device `local` mod the devices there, so the ranks of a host spread over
+    /// its GPUs (and share them where there are more ranks than GPUs).
+    pub fn select_for(choice: BackendChoice, local: usize) -> Result<Backend> {
+        let ordinal = local % Gpu::count().max(1);
         match choice {
             BackendChoice::Cpu => Ok(Backend::Cpu { why: None }),
-            BackendChoice::Gpu => Gpu::new(0).map(|g| Backend::Gpu(Arc::new(g))).map_err(|e| match e {
+            BackendChoice::Gpu => Gpu::new(ordinal).map(|g| Backend::Gpu(Arc::new(g))).map_err(|e| match e {
                 Error::NoGpu(why) => Error::NoGpu(format!("{why}; run with --backend cpu (or auto) to use the CPU")),
                 e => e,
             }),
-            BackendChoice::Auto => match Gpu::new(0) {
+            BackendChoice::Auto => match Gpu::new(ordinal) {
                 Ok(g) => Ok(Backend::Gpu(Arc::new(g))),
                 Err(e @ Error::NoGpu(_)) => Ok(Backend::Cpu { why: Some(e.to_string()) }),
                 Err(e) => Err(e),

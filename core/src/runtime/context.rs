@@ -56,6 +56,14 @@ fn driver_present() -> bool {
 }
 
 impl Gpu {
+    /// The devices the CUDA driver sees: 0 without a driver.
+    pub fn count() -> usize {
+        if !driver_present() {
+            return 0;
+        }
+        CudaContext::device_count().map_or(0, |n| n.max(0) as usize)
+    }
+
     /// Open device `ordinal`, load the PTX module its compute capability can run.
     pub fn new(ordinal: usize) -> Result<Gpu> {
         if !driver_present() {

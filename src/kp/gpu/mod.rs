@@ -994,9 +994,12 @@ impl<T: GpuReal> GpuKp<T> {
         self.reducer.enqueue(ReduceOp::Max, &self.rate, self.slots)?;
         if let Some(r) = &self.ranks {
             // The largest rate of every rank: a maximum, so the one-rank run's bit for bit.
-            let mine = r.gpu.download_range(self.reducer.result(), 0..1)?[0];
-            let all = r.halo.comm().max(mine.to_f64())?;
-            r.gpu.write(&[T::from_f64(all)], self.reducer.result_mut())?;
+            r.gpu.synchronize()?;
+            crate::ranks::spent::reducing(|| {
+                let mine = r.gpu.download_range(self.reducer.result(), 0..1)?[0];
+                let all = r.halo.comm().max(mine.to_f64())?;
+                r.gpu.write(&[T::from_f64(all)], self.reducer.result_mut())
+            })?;
         }
         let params = TimeStep {
             c: self.clock_params,

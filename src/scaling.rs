@@ -1,0 +1,267 @@
+//! `bench scaling`: runs decomposed over ranks, the ranks threads of this process (no MPI
+//! needed), rank r on GPU r mod the GPUs it is given. A step's time on rank 0, split into the
+//! ghost-row exchanges and the reduction of Δt over the ranks (`ranks::spent`; the rest is the
+//! slab's own cells): weak scaling (a slab of n² a rank, one GPU a rank), strong scaling (one
+//! grid over 1, 2, 4, 8 GPUs) and the decomposition's own cost (2 and 4 ranks sharing one GPU
+//! against one rank on it). The one-rank rows run the undivided model as a run on one GPU does.
+//! Shallow water (RK2, `bollermann`: `clamp` does not run decomposed on GPUs) and sediment
+//! (the bounded scheme), f32 and f64.
+
+use crate::bench::{BenchOptions, Report, Suite};
+use crate::model::{Model, Until};
+use crate::ranks::threads::lead_on_threads;
+use crate::ranks::{Comm, Halo, Slabs, spent};
+use crate::runtime::{Backend, Gpu};
+use crate::{GpuReal, Precision, Result};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Instant;
+
+pub const SUITE: Suite = Suite {
+    name: "scaling",
+    about: "runs decomposed over ranks (threads, one GPU a rank): shallow-water RK2 and sediment steps, f32 and f64, weak (n² a rank, default 4096), strong (8192²) and ranks sharing one GPU; a step split into exchange, Δt reduction and the rest",
+    run,
+};
+
+/// Steps a timed batch takes, and the batches timed (the median is reported) after a
+/// warm-up of `WARMUP` steps.
+const STEPS: u64 = 20;
+const BATCHES: usize = 7;
+const WARMUP: u64 = 10;
+
+/// Words a cell moves in a step at least (the shallow-water step's 17; sediment's fused step
+/// reads h, s, α, β and writes h, s: 6), for the GB/s a GPU.
+const KP_WORDS: f64 = 17.0;
+const SEDIMENT_WORDS: f64 = 6.0;
+
+/// Rank 0's figures of a configuration, per step: its time, and what of it went to
+/// exchanging ghost rows and reducing Δt.
+#[derive(Clone, Copy)]
+struct Timed {
+    step_ms: f64,
+    exchange_ms: f64,
+    reduce_ms: f64,
+}
+
+/// The solvers timed: how to build the whole grid's model and a slab's.
+#[derive(Clone, Copy)]
+enum Solver {
+    Kp,
+    Sediment,
+}
+
+impl Solver {
+    fn name(self) -> &'static str {
+        match self {
+            Solver::Kp => "kp rk2 step (bollermann)",
+            Solver::Sediment => "sediment step (bounded)",
+        }
+    }
+    fn words(self) -> f64 {
+        match self {
+            Solver::Kp => KP_WORDS,
+            Solver::Sediment => SEDIMENT_WORDS,
+        }
+    }
+}
+
+/// The problems of a solver on an `nx × ny` grid: every cell wet (shallow water: a column of
+/// 2.5 m in 0.5 m), so that every cell costs a full step.
+enum Problems {
+    Kp(Box<crate::kp::Problem>),
+    Sediment(Box<crate::sediment::Problem>),
+}
+
+impl Problems {
+    fn new(solver: Solver, nx: usize, ny: usize) -> Result<Problems> {
+        Ok(match solver {
+            Solver::Kp => {
+                let mut p = crate::kp::setup::column(nx, ny, nx as f64, ny as f64, nx.min(ny) as f64 / 4.0, 2.5, 0.5);
+                p.wet_dry = crate::kp::WetDry::Bollermann;
+                Problems::Kp(Box::new(p))
+            }
+            Solver::Sediment => Problems::Sediment(Box::new(crate::sediment::setup::basin(nx, ny, 1.0)?)),
+        })
+    }
+
+    fn ny(&self) -> usize {
+        match self {
+            Problems::Kp(p) => p.ny,
+            Problems::Sediment(p) => p.ny,
+        }
+    }
+
+    fn layout(&self) -> crate::grid::Layout2 {
+        match self {
+            Problems::Kp(p) => p.layout(),
+            Problems::Sediment(p) => p.layout(),
+        }
+    }
+
+    /// The undivided model on `backend`, as a run on one GPU steps it.
+    fn whole<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
+        Ok(match self {
+            Problems::Kp(p) => {
+                let off = crate::kp::EarlyExit::Off;
+                Box::new(crate::kp::KpModel::<T>::new(backend, p, crate::kp::gpu::Launch::default(), off)?)
+            }
+            Problems::Sediment(p) => Box::new(crate::sediment::SedimentModel::<T>::new(
+                backend,
+                p,
+                sediment_policy(),
+                crate::sediment::StepVariant::Fused,
+                crate::sediment::gpu::Launch::default(),
+            )?),
+        })
+    }
+
+    /// The model of `halo`'s slab on `backend`.
+    fn slab<T: GpuReal>(&self, backend: &Backend, halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
+        Ok(match self {
+            Problems::Kp(p) => {
+                Box::new(crate::kp::KpModel::<T>::slab(backend, p, halo, crate::kp::gpu::Launch::default())?)
+            }
+            Problems::Sediment(p) => {
+                let kernels = (crate::sediment::StepVariant::Fused, crate::sediment::gpu::Launch::default());
+                Box::new(crate::sediment::SedimentModel::<T>::slab(
+                    backend,
+                    p,
+                    halo,
+                    sediment_policy(),
+                    false,
+                    kernels,
+                )?)
+            }
+        })
+    }
+
+    fn ghosts(&self) -> usize {
+        self.layout().halo as usize
+    }
+}
+
+/// Sediment's step recomputed from the state every 100 steps, as its cases do by default.
+fn sediment_policy() -> crate::sediment::StepPolicy {
+    crate::sediment::StepPolicy { forced: None, update_every: 100 }
+}
+
+/// Time `model` on rank 0: warm-up steps, then batches of steps, each split by `spent`.
+fn time_steps<T>(model: &mut dyn Model<T>) -> Result<Timed> {
+    let mut steps = model.clock().steps;
+    let mut advance = |m: &mut dyn Model<T>, n: u64| {
+        steps += n;
+        m.advance(Until { t: f64::INFINITY, steps, deadline: None })
+    };
+    advance(model, WARMUP)?;
+    let mut batches = Vec::with_capacity(BATCHES);
+    for _ in 0..BATCHES {
+        spent::take();
+        let t = Instant::now();
+        advance(model, STEPS)?;
+        let ms = t.elapsed().as_secs_f64() * 1e3 / STEPS as f64;
+        let s = spent::take();
+        batches.push(Timed {
+            step_ms: ms,
+            exchange_ms: s.exchange * 1e3 / STEPS as f64,
+            reduce_ms: s.reduce * 1e3 / STEPS as f64,
+        });
+    }
+    batches.sort_by(|a, b| a.step_ms.total_cmp(&b.step_ms));
+    Ok(batches[BATCHES / 2])
+}
+
+/// `problems` on `ranks` ranks (threads), rank r on GPU r mod `gpus`; one rank runs the
+/// undivided model.
+fn timed<T: GpuReal>(problems: &Problems, ranks: usize, gpus: usize) -> Result<Timed> {
+    let backend = |rank: usize| Gpu::new(rank % gpus).map(|g| Backend::Gpu(Arc::new(g)));
+    if ranks == 1 {
+        return time_steps(problems.whole::<T>(&backend(0)?)?.as_mut());
+    }
+    let slabs = Slabs::new(problems.ny(), ranks, problems.ghosts(), false)?;
+    let layout = problems.layout();
+    let slab = |comm: Rc<dyn Comm>| {
+        let s = slabs.slab(comm.rank());
+        let l = crate::grid::Layout2::new(layout.nx, s.rows.len() as u32, layout.halo);
+        problems.slab::<T>(&backend(comm.rank())?, Halo::new(comm, s, l))
+    };
+    lead_on_threads(slabs, layout, None, slab, |m| time_steps(m))?
+}
+
+/// One row: `what` (weak, strong, shared) of `ranks` ranks on `gpus` GPUs over an `nx × ny`
+/// grid, against the one-rank time `one` of the same slab (weak) or grid (strong, shared).
+#[allow(clippy::too_many_arguments)]
+fn row<T: GpuReal>(
+    report: &mut Report,
+    solver: Solver,
+    what: &str,
+    (nx, ny): (usize, usize),
+    ranks: usize,
+    gpus: usize,
+    t: Timed,
+    one: Option<f64>,
+) {
+    let cells = (nx * ny) as f64 / ranks as f64;
+    let bytes = cells * solver.words() * std::mem::size_of::<T>() as f64;
+    let efficiency = match (what, one) {
+        ("weak", Some(one)) => format!("; efficiency {:.0}% of one rank", 100.0 * one / t.step_ms),
+        (_, Some(one)) => format!("; speed-up {:.2}× one rank", one / t.step_ms),
+        _ => String::new(),
+    };
+    let gpus_used = ranks.min(gpus);
+    let note =
+        format!("exchange {:.3} ms, Δt reduction {:.3} ms a step (rank 0){efficiency}", t.exchange_ms, t.reduce_ms);
+    let variant = format!("{what}: {ranks} rank{} on {gpus_used} GPU{}", plural(ranks), plural(gpus_used));
+    let precision = Precision::of::<T>().to_string();
+    report.push(solver.name(), &variant, &format!("{nx}×{ny}"), &precision, t.step_ms, bytes, None, note);
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Weak, strong and shared rows of one solver in precision `T`.
+fn solver_rows<T: GpuReal>(report: &mut Report, solver: Solver, n: usize, strong: usize, gpus: usize) -> Result<()> {
+    let counts: Vec<usize> = [1, 2, 4, 8].into_iter().filter(|&r| r <= gpus).collect();
+    // Weak: n² a rank, a GPU a rank.
+    let mut one = None;
+    for &r in &counts {
+        let p = Problems::new(solver, n, n * r)?;
+        let t = timed::<T>(&p, r, gpus)?;
+        one = one.or(Some(t.step_ms));
+        row::<T>(report, solver, "weak", (n, n * r), r, gpus, t, one);
+        report.progress(format_args!("{} weak {r}", solver.name()));
+    }
+    // Strong: one grid over the GPUs.
+    let p = Problems::new(solver, strong, strong)?;
+    let mut one = None;
+    for &r in &counts {
+        let t = timed::<T>(&p, r, gpus)?;
+        one = one.or(Some(t.step_ms));
+        row::<T>(report, solver, "strong", (strong, strong), r, gpus, t, one);
+        report.progress(format_args!("{} strong {r}", solver.name()));
+    }
+    // Shared: ranks on one GPU, against one rank there.
+    let p = Problems::new(solver, n, n)?;
+    let one = timed::<T>(&p, 1, 1)?;
+    for r in [2, 4] {
+        let t = timed::<T>(&p, r, 1)?;
+        row::<T>(report, solver, "shared", (n, n), r, 1, t, Some(one.step_ms));
+    }
+    Ok(())
+}
+
+fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
+    let gpus = Gpu::count().max(1);
+    let n = opts.sizes.first().copied().unwrap_or(4096);
+    let strong = opts.sizes.get(1).copied().unwrap_or(2 * n);
+    report.note(&format!(
+        "{gpus} GPU{} ({}); ranks are threads of one process, their ghost rows staged through the host",
+        plural(gpus),
+        gpu.info().name
+    ));
+    for solver in [Solver::Kp, Solver::Sediment] {
+        solver_rows::<f32>(report, solver, n, strong, gpus)?;
+        solver_rows::<f64>(report, solver, n, strong, gpus)?;
+    }
+    Ok(())
+}
