@@ -145,12 +145,14 @@ fn sediment_policy() -> crate::sediment::StepPolicy {
     crate::sediment::StepPolicy { forced: None, update_every: 100 }
 }
 
-/// Time `model` on rank 0: warm-up steps, then batches of steps, each split by `spent`.
-fn time_steps<T>(model: &mut dyn Model<T>) -> Result<Timed> {
+/// Time `model` on rank 0 (its GPU `gpu`, waited for after each batch: a model may return
+/// with steps still queued): warm-up steps, then batches of steps, each split by `spent`.
+fn time_steps<T>(model: &mut dyn Model<T>, gpu: &Gpu) -> Result<Timed> {
     let mut steps = model.clock().steps;
     let mut advance = |m: &mut dyn Model<T>, n: u64| {
         steps += n;
-        m.advance(Until { t: f64::INFINITY, steps, deadline: None })
+        m.advance(Until { t: f64::INFINITY, steps, deadline: None })?;
+        gpu.synchronize()
     };
     advance(model, WARMUP)?;
     let mut batches = Vec::with_capacity(BATCHES);
@@ -173,9 +175,13 @@ fn time_steps<T>(model: &mut dyn Model<T>) -> Result<Timed> {
 /// `problems` on `ranks` ranks (threads), rank r on GPU r mod `gpus`; one rank runs the
 /// undivided model.
 fn timed<T: GpuReal>(problems: &Problems, ranks: usize, gpus: usize) -> Result<Timed> {
-    let backend = |rank: usize| Gpu::new(rank % gpus).map(|g| Backend::Gpu(Arc::new(g)));
+    let zero = Arc::new(Gpu::new(0)?);
+    let backend = |rank: usize| match rank % gpus {
+        0 => Ok(Backend::Gpu(zero.clone())),
+        g => Gpu::new(g).map(|g| Backend::Gpu(Arc::new(g))),
+    };
     if ranks == 1 {
-        return time_steps(problems.whole::<T>(&backend(0)?)?.as_mut());
+        return time_steps(problems.whole::<T>(&backend(0)?)?.as_mut(), &zero);
     }
     let slabs = Slabs::new(problems.ny(), ranks, problems.ghosts(), false)?;
     let layout = problems.layout();
@@ -184,7 +190,7 @@ fn timed<T: GpuReal>(problems: &Problems, ranks: usize, gpus: usize) -> Result<T
         let l = crate::grid::Layout2::new(layout.nx, s.rows.len() as u32, layout.halo);
         problems.slab::<T>(&backend(comm.rank())?, Halo::new(comm, s, l))
     };
-    lead_on_threads(slabs, layout, None, slab, |m| time_steps(m))?
+    lead_on_threads(slabs, layout, None, slab, |m| time_steps(m, &zero))?
 }
 
 /// One row: `what` (weak, strong, shared) of `ranks` ranks on `gpus` GPUs over an `nx × ny`

@@ -84,26 +84,23 @@ impl Halo {
 
     fn exchange_staged<T: GpuReal>(&self, gpu: &Gpu, fields: &mut [&mut CudaSlice<T>]) -> Result<()> {
         let (low, high) = self.edges();
-        let pack = |rows: std::ops::Range<usize>| -> Result<Vec<T>> {
-            let mut out = Vec::with_capacity(fields.len() * rows.len());
-            for f in fields.iter() {
-                out.extend(gpu.download_range(f, rows.clone())?);
-            }
-            Ok(out)
-        };
-        let (low, high) = (pack(low)?, pack(high)?);
-        let (below, above) = self.swap(&low, &high, fields.len())?;
+        // Every field's rows for below, then every field's for above: one download.
+        let parts: Vec<_> = [low, high].iter().flat_map(|r| fields.iter().map(move |f| (&**f, r.clone()))).collect();
+        let rows = gpu.download_ranges(&parts)?;
+        let half = rows.len() / 2;
+        let (below, above) = self.swap(&rows[..half], &rows[half..], fields.len())?;
         let (ghost_low, ghost_high) = self.ghost_rows();
         let span = ghost_low.len();
-        for (k, f) in fields.iter_mut().enumerate() {
-            if let Some(b) = &below {
-                gpu.write_at(&b[k * span..(k + 1) * span], f, ghost_low.start)?;
-            }
-            if let Some(a) = &above {
-                gpu.write_at(&a[k * span..(k + 1) * span], f, ghost_high.start)?;
+        // What came from each neighbour, field by field, into the ghost rows on its side.
+        let mut host = Vec::with_capacity(2 * half);
+        let mut pieces = Vec::with_capacity(2 * fields.len());
+        for (got, at) in [(below, ghost_low.start), (above, ghost_high.start)] {
+            if let Some(v) = got {
+                host.extend_from_slice(&v);
+                pieces.extend((0..fields.len()).map(|k| (k, at, span)));
             }
         }
-        gpu.synchronize()
+        gpu.write_ranges(&host, fields, &pieces)
     }
 
     /// The stored points of the lowest and of the highest interior rows, as many as the ghost

@@ -306,6 +306,73 @@ impl Gpu {
         Ok(host)
     }
 
+    /// The ranges `parts` of device buffers, one after the other in one host vector: the copies
+    /// queued together into the page-locked staging memory and waited for once (synchronises),
+    /// where one [`download_range`](Self::download_range) each would wait for each.
+    pub fn download_ranges<T: DeviceRepr + ValidAsZeroBits + Copy>(
+        &self,
+        parts: &[(&CudaSlice<T>, std::ops::Range<usize>)],
+    ) -> Result<Vec<T>> {
+        let total: usize = parts.iter().map(|(_, r)| r.len()).sum();
+        if let Some((b, r)) = parts.iter().find(|(b, r)| r.start > r.end || r.end > b.len()) {
+            return Err(Error::invalid(format!("download of {r:?} from a buffer of {}", b.len())));
+        }
+        let copied = self.with_staging(total * size_of::<T>(), |base| {
+            // SAFETY: the staging memory holds at least `total` values of T, aligned for u64 and
+            // so for T, and is this call's until it returns (after the stream is done).
+            let host = unsafe { std::slice::from_raw_parts_mut(base.cast::<T>(), total) };
+            let mut at = 0;
+            for (b, r) in parts {
+                let view = b.slice(r.clone());
+                let (address, _guard) = view.device_ptr(&self.stream);
+                let part = &mut host[at..at + r.len()];
+                // SAFETY: `part` holds r.len() elements, the slice of `b` as many.
+                unsafe { cudarc::driver::result::memcpy_dtoh_async(part, address, self.stream.cu_stream()) }
+                    .call("cuMemcpyDtoHAsync")?;
+                at += r.len();
+            }
+            self.synchronize()?;
+            Ok(host.to_vec())
+        })?;
+        copied.call("cuMemHostAlloc")
+    }
+
+    /// `host`, cut in turn into `pieces` (the buffer of `buffers` each goes into, its offset
+    /// there and its length), written through the page-locked staging memory: the copies queued
+    /// together and waited for once (synchronises).
+    pub fn write_ranges<T: DeviceRepr + ValidAsZeroBits + Copy>(
+        &self,
+        host: &[T],
+        buffers: &mut [&mut CudaSlice<T>],
+        pieces: &[(usize, usize, usize)],
+    ) -> Result<()> {
+        let total: usize = pieces.iter().map(|p| p.2).sum();
+        let fits = |&(b, at, n): &(usize, usize, usize)| buffers.get(b).is_some_and(|buf| at + n <= buf.len());
+        if total != host.len() || !pieces.iter().all(fits) {
+            return Err(Error::invalid(format!("a write of {} values into pieces of {total}", host.len())));
+        }
+        let copied = self.with_staging(std::mem::size_of_val(host), |base| {
+            // SAFETY: as in `download_ranges`: the staging memory is this call's and holds
+            // host.len() values of T.
+            let stage = unsafe { std::slice::from_raw_parts_mut(base.cast::<T>(), host.len()) };
+            stage.copy_from_slice(host);
+            let mut from = 0;
+            for &(b, at, n) in pieces {
+                let mut piece = buffers[b].slice_mut(at..at + n);
+                let (address, _guard) = cudarc::driver::DevicePtrMut::device_ptr_mut(&mut piece, &self.stream);
+                // SAFETY: the stage's piece holds n values and the slice of the buffer as many;
+                // `with_staging` waits for the stream before it lets the staging memory go.
+                unsafe {
+                    cudarc::driver::result::memcpy_htod_async(address, &stage[from..from + n], self.stream.cu_stream())
+                }
+                .call("cuMemcpyHtoDAsync")?;
+                from += n;
+            }
+            Ok(())
+        })?;
+        copied.call("cuMemHostAlloc")
+    }
+
     /// `cuMemcpyDtoDAsync` of a whole buffer into one of the same length.
     pub fn copy_dtod<T>(&self, src: &CudaSlice<T>, dst: &mut CudaSlice<T>) -> Result<()> {
         if src.len() != dst.len() {
