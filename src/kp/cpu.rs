@@ -117,17 +117,12 @@ pub const MIXED_RANKS: &str =
     "kp in precision mixed does not run on several ranks: run it in f32 or f64, or on one rank";
 
 /// The padded rows of `k` that are cells of the grid: the interior's, and on a slab also the
-/// two ghost rows beyond each cut inside the grid (the neighbours' cells, which `clamp` drains
-/// and clamps by). Across a periodic side the whole grid's ghosts are not its cells, and a
-/// cut there (the last slab's above, the first's below) is such a side.
-pub(super) fn grid_rows<T: Real>(k: &Coeffs<T>, halo: Option<&Halo>) -> std::ops::Range<usize> {
-    let (below, above) = halo.map_or((false, false), |h| {
-        let s = h.slab();
-        (s.below.is_some() && s.rows.start > 0, s.above.is_some_and(|r| r != 0))
-    });
+/// two ghost rows beyond each cut inside the grid (`Coeffs::cut`: the neighbours' cells, which
+/// `clamp` drains and clamps by).
+pub(super) fn grid_rows<T: Real>(k: &Coeffs<T>) -> std::ops::Range<usize> {
     let ny = k.ny as usize;
-    let start = if below { 0 } else { 2 };
-    start..if above { ny + 4 } else { ny + 2 }
+    let start = if k.cut & 1 != 0 { 0 } else { 2 };
+    start..if k.cut & 2 != 0 { ny + 4 } else { ny + 2 }
 }
 
 /// Why the split schemes refuse held levels.
@@ -227,7 +222,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         let wet = wet_map(&k, &q.w, &cell_bed);
         // The split schemes keep their own faces (`split.rs`).
         let clamp = problem.wet_dry == WetDry::Clamp;
-        let rows = grid_rows(&k, halo.as_ref());
+        let rows = grid_rows(&k);
         let faces = (clamp && !problem.scheme.is_split()).then(|| Box::new(Faces::new(&k, &bed, rows)));
         let zeros = || Field2::filled(problem.layout(), T::ZERO);
         let split = match problem.scheme.is_split() {

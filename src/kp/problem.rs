@@ -473,6 +473,7 @@ impl Problem {
             g_n2: t(self.g * self.manning * self.manning),
             wet_above: self.wet_dry.wet_above(t(dry)),
             drain: t(0.25 / self.cfl),
+            cut: 0,
             active: 0,
         }
     }

@@ -111,6 +111,11 @@ impl<T: Real> Start<T> {
         let mut k = self.k;
         k.ny = rows.len() as u32;
         k.nby = k.ny.div_ceil(k.by);
+        // The rows beyond a cut inside the grid are its cells; beyond a periodic side (the
+        // first slab's below, the last's above) they are ghosts, as on the whole grid.
+        let south = slab.below.is_some() && rows.start > 0;
+        let north = slab.above.is_some_and(|r| r != 0);
+        k.cut = south as u32 | (north as u32) << 1;
         Ok(Start {
             k,
             padded: Padded {

@@ -171,7 +171,7 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(16)))]
     /// On the GPU, the ranks sharing it: both flux kernels (the streamed one with its second
-    /// stage fused, as RK2 runs it by default), `bollermann` and `kp07`, f32 (plain and
+    /// stage fused, as RK2 runs it by default), every wet–dry scheme, f32 (plain and
     /// compensated) and f64, against the whole grid on the GPU.
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
@@ -182,7 +182,7 @@ proptest! {
         m in 1usize..=4,
         seed: u64,
         kind in 0u8..2,
-        kp07: bool,
+        wet_dry in prop::sample::select(WetDry::ALL.to_vec()),
         accumulation in prop::sample::select(Accumulation::ALL.to_vec()),
         holes: bool,
         forcing: bool,
@@ -190,7 +190,6 @@ proptest! {
         single: bool,
     ) {
         let (n, m) = (fit(n, ny), fit(m, ny));
-        let wet_dry = if kp07 { WetDry::Kp07 } else { WetDry::Bollermann };
         let p = problem(nx, ny, seed, kind, wet_dry, (accumulation, holes, forcing));
         let flux = if tile { FluxVariant::Tile } else { FluxVariant::STREAM };
         let run = (Backend::Gpu(crate::common::gpu()), Launch { flux, ..Launch::default() });
@@ -217,8 +216,7 @@ proptest! {
         on_gpu in prop::bool::weighted(if cfg!(gpu_tests) { 0.5 } else { 0.0 }),
     ) {
         let mut p = products::problem();
-        // `clamp` runs on the CPU ranks only.
-        p.wet_dry = if on_gpu && wet_dry == WetDry::Clamp { WetDry::Bollermann } else { wet_dry };
+        p.wet_dry = wet_dry;
         let spec = Spec { every, ..products::spec() };
         let sites = products::sites(&spec, &products::grid_of(&p));
         let backend = if on_gpu { Backend::Gpu(crate::common::gpu()) } else { cpu() };
@@ -302,17 +300,4 @@ fn split_schemes_held_levels_and_open_sides_with_forcing_on_ranks_are_refused() 
     p.forcing.levels.push(LevelSide { name: "sea".into(), side: 1, cells: 0..4, series: level });
     let e = refused(&p, &cpu());
     assert!(e.contains("levels held") && e.contains("run it on one"), "{e}");
-}
-
-/// `clamp` on GPU ranks is refused with what runs: the CPU, or another wet–dry scheme.
-#[test]
-#[cfg_attr(
-    not(gpu_tests),
-    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
-)]
-fn clamp_on_gpu_ranks_is_refused() {
-    let mut p = random_state(8, 8, 3, 0);
-    (p.scheme, p.wet_dry) = (Scheme::Rk2, WetDry::Clamp);
-    let e = refused(&p, &Backend::Gpu(crate::common::gpu()));
-    assert!(e.contains("clamp") && e.contains("backend = \"cpu\"") && e.contains("kp07"), "{e}");
 }

@@ -42,6 +42,10 @@ pub struct Coeffs<T> {
     /// 1/(4·CFL): a partially flooded cell lets at most `drain·a·h̄` out through a face of speed
     /// a (`wetdry.rs`, the draining cap).
     pub drain: T,
+    /// On one rank's slab of a grid cut over ranks: bit 0 where the rows south of the interior
+    /// are cells of the grid (a cut inside it, not a side), bit 1 likewise north; 0 on a whole
+    /// grid. `clamp`'s passes drain by and clamp to those rows' cells, which the ranks exchange.
+    pub cut: u32,
     /// The device address of the padded activity map (one byte a cell, `walls.rs`), 0 where
     /// every cell is active. Kernels read it through [`active`](Self::active); the CPU
     /// reference keeps 0 and passes its map apart.
@@ -64,6 +68,18 @@ impl<T: Real> Coeffs<T> {
     #[inline(always)]
     pub fn active(&self) -> *const u8 {
         self.active as usize as *const u8
+    }
+    /// Whether row `j` of the interior's neighbourhood (−1 or `ny`, or an interior row) is a row
+    /// of the grid's cells: an interior row, or a row beyond a cut ([`cut`](Self::cut)).
+    #[inline(always)]
+    pub fn is_grid_row(&self, j: i32) -> bool {
+        (j >= 0 || self.cut & 1 != 0) && (j < self.ny as i32 || self.cut & 2 != 0)
+    }
+    /// Whether block row `bj` touches a cut: its blocks' faces drain by, and clamp to, cells of
+    /// another rank's slab.
+    #[inline(always)]
+    pub fn touches_cut(&self, bj: u32) -> bool {
+        (bj == 0 && self.cut & 1 != 0) || (bj + 1 == self.nby && self.cut & 2 != 0)
     }
     /// Index of cell (i, j) in the padded arrays.
     #[inline(always)]

@@ -77,7 +77,8 @@ pub(super) unsafe fn kp_shore_lists<T: DeviceReal>(
     if bi < k.nbx && bj < k.nby {
         let shore_active =
             |a: u32, c: u32| unsafe { *partial.add((c * k.nbx + a) as usize) } != 0 && block_active(&k, a, c, map_flags(&k, wet));
-        drain = block_active(&k, bi, bj, shore_active);
+        // A block at a cut is listed too: a neighbouring slab's cells may drain through it.
+        drain = block_active(&k, bi, bj, shore_active) || k.touches_cut(bj);
         clamp = unsafe { *shore.add(b as usize) } != 0;
         unsafe {
             *drained.add(b as usize) = 0;
@@ -236,7 +237,7 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal, W: DeviceReal + Level<T>>(
             #[inline(always)]
             |bi, bj| {
                 let work = first
-                    && block_active(&k, bi, bj, map_flags(&k, drained))
+                    && (block_active(&k, bi, bj, map_flags(&k, drained)) || k.touches_cut(bj))
                     && (early == 0 || block_active(&k, bi, bj, map_flags(&k, wet_in)));
                 if !thread::sync_threads_or(work) {
                     return;
@@ -263,7 +264,13 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal, W: DeviceReal + Level<T>>(
                         }
                     };
                     let (na, nb) = ((bi as i32 + step(tx, di, bx)) as u32, (bj as i32 + step(ty, dj, by)) as u32);
-                    if a < 0 || b < 0 || a >= k.nx as i32 || b >= k.ny as i32 || !is_drained(na, nb) {
+                    if a < 0 || a >= k.nx as i32 || !k.is_grid_row(b) {
+                        T::ONE
+                    } else if b < 0 || b >= k.ny as i32 {
+                        // Beyond a cut: the neighbouring slab's factors, 1 where it drained
+                        // nothing (its φ is reset every stage on a slab).
+                        *phi.add((b + 2) as usize * k.pitch as usize + (a + 2) as usize)
+                    } else if !is_drained(na, nb) {
                         T::ONE
                     } else {
                         *phi.add(at(&k, a as u32, b as u32).0)
@@ -354,10 +361,11 @@ pub(super) unsafe fn kp_clamp<T: DeviceReal, W: DeviceReal + Level<T>>(
                 if to_clamp(&k, partial, h) {
                     let around = |di: i32, dj: i32| {
                         let (a, b) = (i as i32 + di, j as i32 + dj);
-                        if a < 0 || b < 0 || a >= k.nx as i32 || b >= k.ny as i32 {
+                        // Beyond a cut, the neighbouring slab's cells as the stage left them.
+                        if a < 0 || a >= k.nx as i32 || !k.is_grid_row(b) {
                             return None;
                         }
-                        let n = at(&k, a as u32, b as u32).0;
+                        let n = (b + 2) as usize * k.pitch as usize + (a + 2) as usize;
                         let wn = W::ldg(w.add(n));
                         let full = wn >= W::widen(T::ldg(hi.add(n)));
                         Some((wn.minus(W::widen(T::ldg(bc.add(n)))), T::ldg(hu.add(n)), T::ldg(hv.add(n)), full))

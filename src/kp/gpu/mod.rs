@@ -446,9 +446,6 @@ struct GpuRanks {
     gpu: Arc<Gpu>,
 }
 
-/// Why a slab on the GPU refuses `clamp`.
-pub const CLAMP_RANKS: &str = "kp's clamp wet-dry scheme runs on several ranks on the CPU only (its GPU passes pick their blocks by the neighbouring blocks' flags, across a cut too): set [run] backend = \"cpu\" (or --backend cpu), or numerics.wet_dry = \"bollermann\" or \"kp07\"";
-
 /// Which flux kernel a step uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FluxKernel {
@@ -466,14 +463,11 @@ impl<T: GpuReal> GpuKp<T> {
     /// The driver of one rank's slab of a grid decomposed over ranks (docs/ranks.md): `problem`
     /// is the slab's (`Problem::slab`), `start` cut from the whole grid's for `launch.block`
     /// (`Start::slab`), `halo` exchanges the ghost rows at its cuts through the host. Refused
-    /// where the problem does not run on several ranks (`Problem::refuses_ranks`) and in
-    /// `clamp`, whose passes choose their blocks by their neighbours' flags, across the cut too.
+    /// where the problem does not run on several ranks (`Problem::refuses_ranks`). In `clamp`
+    /// the draining factors and the stage's velocities cross the cuts too (`drain_on`, `clamp`).
     pub fn slab(gpu: &Arc<Gpu>, problem: &Problem, start: Start<T>, halo: Halo, launch: Launch) -> Result<GpuKp<T>> {
         if let Some(why) = problem.refuses_ranks() {
             return Err(Error::invalid(why));
-        }
-        if problem.wet_dry == WetDry::Clamp {
-            return Err(Error::invalid(CLAMP_RANKS));
         }
         if (start.k.bx, start.k.by) != launch.block {
             return Err(Error::invalid("kp: a slab's start for another block than its launch's"));
@@ -1137,15 +1131,21 @@ impl<T: GpuReal> GpuKp<T> {
         let (phi, drained) = (c.phi.ptr(), c.drained.ptr());
         let ry = self.ry.as_mut().map_or(std::ptr::null_mut(), |b| b.ptr_mut());
         let rhs = DrainRhs { k, early, split, w, hu, hv, bed, phi, drained, wet_in, list, count, rw, rhu, rhv, ry };
+        // On a slab φ starts at 1 every stage, so that the rows it hands its neighbours hold 1
+        // wherever nothing drained (where a whole grid's φ is stale and not read).
+        if self.ranks.is_some() {
+            self.kernels.buffers.fill(&mut c.phi, T::ONE)?;
+        }
         // SAFETY: the state, beds, B_hi, φ and R are padded arrays (the corner bed the corner
         // array), dt holds 1, the maps nbx·nby flags (drained 0 outside the drain list, which
-        // `shore_lists` made of this state); R (and ry, null or 3·cells) distinct from every
-        // input; blocks of k.bx × k.by.
-        // The second launch reads φ and the flags the first wrote, on the same stream.
-        unsafe {
-            c.drain.launch(shape, params)?;
-            c.drain_rhs.launch(shape, rhs)
+        // `shore_lists` made of this state); blocks of k.bx × k.by.
+        unsafe { c.drain.launch(shape, params)? };
+        if let Some(r) = &self.ranks {
+            r.halo.exchange_device(&r.gpu, &mut [&mut c.phi])?;
         }
+        // SAFETY: as above; R (and ry, null or 3·cells) distinct from every input. It reads φ and
+        // the flags the first launch wrote, on the same stream.
+        unsafe { c.drain_rhs.launch(shape, rhs) }
     }
 
     /// The water account's share of RK stage 1 (of `q`) or 2 (of `q1`, `from_q1`) of an unsplit
@@ -1201,6 +1201,10 @@ impl<T: GpuReal> GpuKp<T> {
     pub fn clamp(&mut self, on_q1: bool) -> Result<()> {
         // The map the stage's RK kernel wrote (`rk`: stage 1 writes map(true), stage 2 the next).
         let wet = self.wet[(self.cur + if on_q1 { 1 } else { 2 }) % 3].ptr();
+        // On a slab the clamp reads the neighbours' velocities beyond the cut as the stage left them.
+        if self.clamp.is_some() {
+            self.exchange(on_q1)?;
+        }
         let w = self.w_ptr_mut(on_q1);
         let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
         let mut state = dst.each_mut().map(|b| b.ptr_mut());
