@@ -4,8 +4,7 @@
 //! slab's own cells): weak scaling (a slab of n² a rank, one GPU a rank), strong scaling (one
 //! grid over 1, 2, 4, 8 GPUs) and the decomposition's own cost (2 and 4 ranks sharing one GPU
 //! against one rank on it). The one-rank rows run the undivided model as a run on one GPU does.
-//! Shallow water (RK2, `bollermann`, as the figures so far) and sediment (the bounded scheme),
-//! f32 and f64.
+//! Shallow water (RK2, `bollermann`) and sediment (the bounded scheme), f32 and f64.
 
 use crate::bench::{BenchOptions, Report, Suite};
 use crate::model::{Model, Until};
