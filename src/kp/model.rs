@@ -53,9 +53,9 @@ const BATCH: u64 = 64;
 pub struct KpModel<'p, T: GpuReal> {
     /// The problem, or on a slab of a grid decomposed over ranks the slab's (`Problem::slab`).
     problem: Cow<'p, Problem>,
-    /// On a slab: its wet-map block, for rank 0 to make the whole grid's wet map of a checkpoint
-    /// joined from the slabs' ([`Model::joined`]).
-    slab_block: Option<(u32, u32)>,
+    /// Whether it is a slab's: its checkpoints hold the wet map per cell, which rank 0 makes the
+    /// whole grid's map per block of ([`Model::joined`]), and its products are joined on rank 0.
+    slab: bool,
     on: On<T>,
     /// The water account's boundary segments (none without forcing).
     segments: Segments,
@@ -151,7 +151,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
 
     /// The model of the whole grid of `problem` on `on`.
     fn whole(problem: &'p Problem, on: On<T>) -> Self {
-        KpModel { problem: Cow::Borrowed(problem), slab_block: None, on, segments: Segments::of(problem), bed: None }
+        KpModel { problem: Cow::Borrowed(problem), slab: false, on, segments: Segments::of(problem), bed: None }
     }
 
     /// The mixed precision (docs/f32-conservation.md, "Mixed precision for shallow water") on the
@@ -185,7 +185,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
             Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::slab(&problem, start, halo)?), None),
         };
         let segments = Segments::of(&problem);
-        Ok(KpModel { problem: Cow::Owned(problem), slab_block: Some(launch.block), on, segments, bed: None })
+        Ok(KpModel { problem: Cow::Owned(problem), slab: true, on, segments, bed: None })
     }
 
     /// Keep the gauges, lines and maps of `spec` (sampled at `sites`, from [`Spec::sites`],
@@ -430,7 +430,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         let forcing = self.forcing_state()?;
         let boundary = self.boundary_volumes()?;
         let mut c = self.checkpoint_flow()?;
-        if self.slab_block.is_some() {
+        if self.slab {
             c = self.with_wet_cells(c)?;
         }
         // The boundary faces' volumes so far (f64, whatever the precision), with segments.
@@ -473,13 +473,16 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
     /// A slab's checkpoint holds its wet map per cell (`wet_cells`): rank 0 makes the whole
     /// grid's map per block from the cells joined.
     fn joined(&self, mut c: Checkpoint<T>) -> Result<Checkpoint<T>> {
-        let Some(block) = self.slab_block else { return Ok(c) };
-        let nx = self.problem.nx as u32;
+        if !self.slab {
+            return Ok(c);
+        }
+        let (nx, block) = (self.problem.nx as u32, self.block());
         let Some(flags) = c.flags.iter_mut().find(|(n, _)| n == WET_CELLS) else {
             return Err(Error::invalid("kp: a checkpoint joined over ranks without its wet cells"));
         };
         let ny = (flags.1.len() / (nx as usize + 4)).saturating_sub(4) as u32;
-        *flags = ("wet".to_string(), super::state::wet_blocks(nx, ny, block, &flags.1));
+        let map = super::state::wet_blocks(nx, ny, block, |c| flags.1[c] != 0);
+        *flags = ("wet".to_string(), map);
         Ok(c)
     }
 
@@ -499,6 +502,16 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
 }
 
 impl<T: GpuReal> KpModel<'_, T> {
+    /// The blocks of its wet map (the GPU's flux block, or the CPU reference's copy of it).
+    fn block(&self) -> (u32, u32) {
+        match &self.on {
+            On::Cpu(m, _) => (m.coeffs().bx, m.coeffs().by),
+            On::Mixed(m, _) => (m.coeffs().bx, m.coeffs().by),
+            On::Gpu(run) => (run.model.coeffs().bx, run.model.coeffs().by),
+            On::GpuMixed(run) => (run.model.coeffs().bx, run.model.coeffs().by),
+        }
+    }
+
     /// A slab's checkpoint `c` with its wet map per cell, as its last RK stage left the cells
     /// (`wet_cells`), in place of its map per block: slabs do not cut the grid at the edges of
     /// the whole grid's blocks.
@@ -555,7 +568,7 @@ impl<T: GpuReal> KpModel<'_, T> {
                 None => c,
             }
         };
-        let slab = self.slab_block.is_some();
+        let slab = self.slab;
         Ok(match &mut self.on {
             On::Cpu(m, products) => {
                 let mut c = with(m.state().map(|f| f.to_vec()), m.low().map(|l| l.to_vec()), m.wet().to_vec());
@@ -610,7 +623,7 @@ impl<T: GpuReal> KpModel<'_, T> {
         match &mut self.on {
             On::Cpu(m, products) => {
                 // A slab's map is made of its cells: its rows are not the whole grid's blocks.
-                let cells = self.slab_block.map(|b| wet_blocks_of(m.coeffs(), b, &q, low, m.cell_bed()));
+                let cells = self.slab.then(|| wet_blocks_of(m.coeffs(), &q, low, m.cell_bed()));
                 let wet = match &cells {
                     Some(w) => &w[..],
                     None => c.get_flags("wet", m.wet().len())?,
@@ -655,9 +668,9 @@ impl<T: GpuReal> KpModel<'_, T> {
             }
             On::Gpu(run) => {
                 let k = run.model.coeffs();
-                let wet: Vec<u32> = match self.slab_block {
-                    Some(b) => wet_blocks_of(k, b, &q, low, &run.model.cell_bed(&run.gpu)?),
-                    None => c.get_flags("wet", (k.nbx * k.nby) as usize)?.to_vec(),
+                let wet: Vec<u32> = match self.slab {
+                    true => wet_blocks_of(k, &q, low, &run.model.cell_bed(&run.gpu)?),
+                    false => c.get_flags("wet", (k.nbx * k.nby) as usize)?.to_vec(),
                 }
                 .into_iter()
                 .map(u32::from)
@@ -674,7 +687,7 @@ impl<T: GpuReal> KpModel<'_, T> {
                 run.current = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
                 run.clock = Clock { t, steps, dt, halt: None };
                 match &mut run.products {
-                    Some(k) if self.slab_block.is_some() => k.resume_after(&run.gpu, c)?,
+                    Some(k) if self.slab => k.resume_after(&run.gpu, c)?,
                     Some(k) => k.restore(&run.gpu, c)?,
                     None => {}
                 }
@@ -687,15 +700,11 @@ impl<T: GpuReal> KpModel<'_, T> {
 /// The name of a slab's wet map per cell in its checkpoints ([`KpModel::joined`]).
 const WET_CELLS: &str = "wet_cells";
 
-/// The wet map per block of `block` of a padded state (w, hu, hv) with w's low part `low`.
-fn wet_blocks_of<T: GpuReal>(
-    k: &kernels::kp::Coeffs<T>,
-    block: (u32, u32),
-    q: &[&[T]; 3],
-    low: Option<&[T]>,
-    cell_bed: &[T],
-) -> Vec<u8> {
-    super::state::wet_blocks(k.nx, k.ny, block, &wet_cells(k, q[0], low, cell_bed))
+/// The wet map of a padded state (w, hu, hv) with w's low part `low`, as its last RK stage
+/// left it.
+fn wet_blocks_of<T: GpuReal>(k: &kernels::kp::Coeffs<T>, q: &[&[T]; 3], low: Option<&[T]>, cell_bed: &[T]) -> Vec<u8> {
+    let cells = wet_cells(k, q[0], low, cell_bed);
+    super::state::wet_blocks(k.nx, k.ny, (k.bx, k.by), |c| cells[c] != 0)
 }
 
 /// DS1 and DS2: the Δt estimates the next step starts from (NaN before the first) and the

@@ -105,16 +105,7 @@ pub fn clean_state<T: Real, W: Level<T>>(k: &Coeffs<T>, w: &mut [W], hu: &mut [T
 /// The wet map of a padded state: 1 for a block with a cell deeper than `k.wet_above` (the
 /// depth compared in `W`).
 pub fn wet_map<T: Real, W: Level<T>>(k: &Coeffs<T>, w: &[W], cell_bed: &[T]) -> Vec<u8> {
-    let mut wet = vec![0u8; (k.nbx * k.nby) as usize];
-    for j in 0..k.ny {
-        for i in 0..k.nx {
-            let c = k.at(i + 2, j + 2);
-            if w[c] - W::widen(cell_bed[c]) > W::widen(k.wet_above) {
-                wet[(j / k.by * k.nbx + i / k.bx) as usize] = 1;
-            }
-        }
-    }
-    wet
+    wet_blocks(k.nx, k.ny, (k.bx, k.by), |c| w[c] - W::widen(cell_bed[c]) > W::widen(k.wet_above))
 }
 
 /// Each padded cell's wetness as an RK stage leaves it (`kernels::kp::clean_of`,
@@ -136,17 +127,17 @@ pub fn wet_cells<T: Real>(k: &Coeffs<T>, w: &[T], low: Option<&[T]>, cell_bed: &
     wet
 }
 
-/// The wet map (one flag a block of `bx × by` cells) of a padded `nx × ny` grid's per-cell
-/// flags ([`wet_cells`]; two ghost layers).
-pub fn wet_blocks(nx: u32, ny: u32, (bx, by): (u32, u32), cells: &[u8]) -> Vec<u8> {
+/// The wet map (one flag a block of `bx × by` cells) of a padded `nx × ny` grid (two ghost
+/// layers) whose interior cell of padded index c is wet where `wet(c)`.
+pub fn wet_blocks(nx: u32, ny: u32, (bx, by): (u32, u32), wet: impl Fn(usize) -> bool) -> Vec<u8> {
     let (nbx, p) = (nx.div_ceil(bx), nx as usize + 4);
-    let mut wet = vec![0u8; (nbx * ny.div_ceil(by)) as usize];
+    let mut map = vec![0u8; (nbx * ny.div_ceil(by)) as usize];
     for j in 0..ny {
         for i in 0..nx {
-            if cells[(j as usize + 2) * p + i as usize + 2] != 0 {
-                wet[(j / by * nbx + i / bx) as usize] = 1;
+            if wet((j as usize + 2) * p + i as usize + 2) {
+                map[(j / by * nbx + i / bx) as usize] = 1;
             }
         }
     }
-    wet
+    map
 }

@@ -43,6 +43,14 @@ fn slab<'p, T: GpuReal>(p: &'p Problem, slabs: Slabs, comm: Rc<dyn Comm>, run: &
     }
 }
 
+/// [`check`] in f32 (`single`) or f64.
+fn check_in(single: bool, p: &Problem, n: usize, m: usize, run: &Run, kept: Kept) -> Result<(), TestCaseError> {
+    match single {
+        true => check::<f32>(p, n, m, run, kept),
+        false => check::<f64>(p, n, m, run, kept),
+    }
+}
+
 /// What a test takes of a model after stepping: its state, checkpoint and products.
 type Taken<T> = (State<T>, Checkpoint<T>, Option<Products<T>>);
 
@@ -161,10 +169,7 @@ proptest! {
         let (n, m) = (fit(n, ny), fit(m, ny));
         let p = problem(nx, ny, seed, kind, wet_dry, (accumulation, holes, forcing));
         let run = (cpu(), Launch::default());
-        match single {
-            true => check::<f32>(&p, n, m, &run, None)?,
-            false => check::<f64>(&p, n, m, &run, None)?,
-        }
+        check_in(single, &p, n, m, &run, None)?;
     }
 }
 
@@ -193,10 +198,7 @@ proptest! {
         let p = problem(nx, ny, seed, kind, wet_dry, (accumulation, holes, forcing));
         let flux = if tile { FluxVariant::Tile } else { FluxVariant::STREAM };
         let run = (Backend::Gpu(crate::common::gpu()), Launch { flux, ..Launch::default() });
-        match single {
-            true => check::<f32>(&p, n, m, &run, None)?,
-            false => check::<f64>(&p, n, m, &run, None)?,
-        }
+        check_in(single, &p, n, m, &run, None)?;
     }
 }
 
@@ -222,10 +224,7 @@ proptest! {
         let backend = if on_gpu { Backend::Gpu(crate::common::gpu()) } else { cpu() };
         let run = (backend, Launch::default());
         let kept = Some((&spec, &sites));
-        match single {
-            true => check::<f32>(&p, n, m, &run, kept)?,
-            false => check::<f64>(&p, n, m, &run, kept)?,
-        }
+        check_in(single, &p, n, m, &run, kept)?;
     }
 }
 

@@ -111,7 +111,7 @@ impl<'a, T: GpuReal> Decomposed<'a, T> {
         if let Some(why) = built_everywhere(comm.as_ref(), mine)? {
             return Err(Error::invalid(why));
         }
-        let model = built.unwrap_or_else(|e| comm.abort(&format!("rank 0: {e}"), 1));
+        let model = built?;
         Ok(Decomposed { comm, slabs, layout, model, rate: None, joined: None })
     }
 
@@ -499,7 +499,7 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
 /// they wait for rank 0's last order, [`wait_for_end`]). A case a solver refuses on several
 /// ranks is refused by every rank alike, and so in one line from rank 0 with every rank
 /// leaving cleanly.
-pub fn built_everywhere(comm: &dyn Comm, mine: Option<String>) -> Result<Option<String>> {
+fn built_everywhere(comm: &dyn Comm, mine: Option<String>) -> Result<Option<String>> {
     if comm.max(mine.is_some() as u8 as f64)? == 0.0 {
         return Ok(None);
     }
@@ -516,10 +516,28 @@ pub fn built_everywhere(comm: &dyn Comm, mine: Option<String>) -> Result<Option<
 
 /// A rank other than 0 whose model, or another rank's, was not built: wait for rank 0's last
 /// order of the run ([`finish`]), which it gives as its run fails.
-pub fn wait_for_end(comm: &dyn Comm) -> Result<()> {
+fn wait_for_end(comm: &dyn Comm) -> Result<()> {
     let mut bytes = Vec::new();
     comm.broadcast(&mut bytes)?;
     Ok(())
+}
+
+/// A rank other than 0, once it has tried to build the model of its slab (`built`): every rank
+/// learns whether all did; then it serves rank 0 until the run ends ([`serve`]) and hands the
+/// model back. Where some rank's model was not built it waits for rank 0's last order and
+/// returns an error (rank 0 says why).
+pub fn serve_built<'a, T: GpuReal>(
+    comm: &dyn Comm,
+    built: Result<Box<dyn Model<T> + 'a>>,
+) -> Result<Box<dyn Model<T> + 'a>> {
+    let mine = built.as_ref().err().map(|e| e.to_string());
+    if built_everywhere(comm, mine)?.is_some() {
+        wait_for_end(comm)?;
+        return Err(Error::invalid("a rank's model was not built (rank 0 says why)"));
+    }
+    let mut model = built?;
+    serve(comm, model.as_mut())?;
+    Ok(model)
 }
 
 /// Rank 0's last order of a run, whatever became of it (its end, an error, an interrupt): the

@@ -16,7 +16,7 @@ pub mod threads;
 pub mod wire;
 
 pub use comm::{Comm, Solo};
-pub use decomposed::{Decomposed, built_everywhere, finish, serve, wait_for_end, wait_for_start};
+pub use decomposed::{Decomposed, finish, serve, serve_built, wait_for_start};
 pub use halo::Halo;
 pub use slabs::{Slab, Slabs};
 

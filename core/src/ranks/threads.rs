@@ -183,13 +183,7 @@ pub fn lead_on_threads<'p, T: crate::GpuReal, R>(
                 scope.spawn(move || -> Result<()> {
                     let comm: Rc<dyn Comm> = Rc::new(t);
                     super::wait_for_start(comm.as_ref())?;
-                    let built = slab(comm.clone());
-                    let why = built.as_ref().err().map(|e| e.to_string());
-                    if super::built_everywhere(comm.as_ref(), why)?.is_some() {
-                        return super::wait_for_end(comm.as_ref());
-                    }
-                    let mut m = built?;
-                    super::serve(comm.as_ref(), m.as_mut())
+                    super::serve_built(comm.as_ref(), slab(comm.clone())).map(drop)
                 })
             })
             .collect();

@@ -47,14 +47,6 @@ pub(super) fn serve<S: Simulation>(sim: &S, comm: Rc<dyn Comm>) -> Result<Outcom
 
 fn serve_in<S: Simulation, T: GpuReal>(sim: &S, comm: Rc<dyn Comm>, backend: &Backend) -> Result<Outcome> {
     let built = sim.decomposition(comm.size()).and_then(|d| sim.build_slab::<T>(backend, halo(&d, &comm)));
-    let mine = built.as_ref().err().map(|e| e.to_string());
-    if ranks::built_everywhere(comm.as_ref(), mine)?.is_some() {
-        // Rank 0 says why and ends the run.
-        ranks::wait_for_end(comm.as_ref())?;
-        return Err(crate::Error::invalid("a rank's model was not built (rank 0 says why)"));
-    }
-    let mut model = built.unwrap_or_else(|e| comm.abort(&format!("rank {}: {e}", comm.rank()), 1));
-    ranks::serve(comm.as_ref(), model.as_mut())?;
-    let c = model.clock();
+    let c = ranks::serve_built(comm.as_ref(), built)?.clock();
     Ok(Outcome { dir: PathBuf::new(), steps: c.steps, t: c.t, norms: Vec::new() })
 }
