@@ -1,7 +1,8 @@
 //! `bench scaling`: runs decomposed over ranks, the ranks threads of this process (no MPI
-//! needed), rank r on GPU r mod the GPUs it is given. A step's time on rank 0, split into the
-//! ghost-row exchanges and the reduction of Δt over the ranks (`ranks::spent`; the rest is the
-//! slab's own cells): weak scaling (a slab of n² a rank, one GPU a rank), strong scaling (one
+//! needed), rank r on GPU r mod the GPUs it is given, their ghost rows and Δt through the host
+//! or, where the ranks can set it up, GPU to GPU through NCCL (`ranks::nccl`). A step's time on
+//! rank 0, through the host split into the ghost-row exchanges and the reduction of Δt over the
+//! ranks (`ranks::spent`; the rest is the slab's own cells): weak scaling (a slab of n² a rank, one GPU a rank), strong scaling (one
 //! grid over 1, 2, 4, 8 GPUs) and the decomposition's own cost (2 and 4 ranks sharing one GPU
 //! against one rank on it). The one-rank rows run the undivided model as a run on one GPU does.
 //! Shallow water (RK2, `bollermann`) and sediment (the bounded scheme), f32 and f64.
@@ -9,11 +10,12 @@
 use crate::bench::{BenchOptions, Report, Suite};
 use crate::model::{Model, Until};
 use crate::ranks::threads::lead_on_threads;
-use crate::ranks::{Comm, Halo, Slabs, spent};
+use crate::ranks::{Comm, DeviceLink, Halo, Slabs, spent};
 use crate::runtime::{Backend, Gpu};
-use crate::{GpuReal, Precision, Result};
+use crate::{Error, GpuReal, Precision, Result};
 use std::rc::Rc;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 pub const SUITE: Suite = Suite {
@@ -171,25 +173,42 @@ fn time_steps<T>(model: &mut dyn Model<T>, gpu: &Gpu) -> Result<Timed> {
     Ok(batches[BATCHES / 2])
 }
 
-/// `problems` on `ranks` ranks (threads), rank r on GPU r mod `gpus`; one rank runs the
-/// undivided model.
-fn timed<T: GpuReal>(problems: &Problems, ranks: usize, gpus: usize) -> Result<Timed> {
+/// How the ranks' ghost rows and Δt travel: GPU to GPU through NCCL where the ranks can set
+/// up the link (`DeviceLink::establish`), or through the host.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Route {
+    Nccl,
+    Host,
+}
+
+/// `problems` on `ranks` ranks (threads), rank r on GPU r mod `gpus`, exchanging by `route`;
+/// one rank runs the undivided model. `None` where the route is NCCL and the ranks cannot
+/// set it up.
+fn timed<T: GpuReal>(problems: &Problems, ranks: usize, gpus: usize, route: Route) -> Result<Option<Timed>> {
     let zero = Arc::new(Gpu::new(0)?);
     let backend = |rank: usize| match rank % gpus {
         0 => Ok(Backend::Gpu(zero.clone())),
         g => Gpu::new(g).map(|g| Backend::Gpu(Arc::new(g))),
     };
     if ranks == 1 {
-        return time_steps(problems.whole::<T>(&backend(0)?)?.as_mut(), &zero);
+        return time_steps(problems.whole::<T>(&backend(0)?)?.as_mut(), &zero).map(Some);
     }
     let slabs = Slabs::new(problems.ny(), ranks, problems.ghosts(), false)?;
     let layout = problems.layout();
+    let linked = AtomicBool::new(false);
     let slab = |comm: Rc<dyn Comm>| {
         let s = slabs.slab(comm.rank());
         let l = crate::grid::Layout2::new(layout.nx, s.rows.len() as u32, layout.halo);
-        problems.slab::<T>(&backend(comm.rank())?, Halo::new(comm, s, l))
+        let on = backend(comm.rank())?;
+        let link = match route {
+            Route::Nccl => DeviceLink::establish(comm.as_ref(), &on)?.map(Rc::new),
+            Route::Host => None,
+        };
+        linked.store(link.is_some(), Ordering::Relaxed);
+        problems.slab::<T>(&on, Halo::new(comm, s, l).linked(link))
     };
-    lead_on_threads(slabs, layout, None, slab, |m| time_steps(m, &zero))?
+    let t = lead_on_threads(slabs, layout, None, slab, |m| time_steps(m, &zero))??;
+    Ok((route == Route::Host || linked.load(Ordering::Relaxed)).then_some(t))
 }
 
 /// One row: `what` (weak, strong, shared) of `ranks` ranks on `gpus` GPUs over an `nx × ny`
@@ -200,8 +219,7 @@ fn row<T: GpuReal>(
     solver: Solver,
     what: &str,
     (nx, ny): (usize, usize),
-    ranks: usize,
-    gpus: usize,
+    (ranks, gpus, route): (usize, usize, Route),
     t: Timed,
     one: Option<f64>,
 ) {
@@ -213,9 +231,19 @@ fn row<T: GpuReal>(
         _ => String::new(),
     };
     let gpus_used = ranks.min(gpus);
-    let note =
-        format!("exchange {:.3} ms, Δt reduction {:.3} ms a step (rank 0){efficiency}", t.exchange_ms, t.reduce_ms);
-    let variant = format!("{what}: {ranks} rank{} on {gpus_used} GPU{}", plural(ranks), plural(gpus_used));
+    let note = match route {
+        Route::Host => {
+            format!("exchange {:.3} ms, Δt reduction {:.3} ms a step (rank 0){efficiency}", t.exchange_ms, t.reduce_ms)
+        }
+        // Queued on the stream: the host's time is only the queueing.
+        Route::Nccl => format!("exchange and Δt queued on the stream{efficiency}"),
+    };
+    let by = match (ranks, route) {
+        (1, _) => "",
+        (_, Route::Host) => ", through the host",
+        (_, Route::Nccl) => ", through NCCL",
+    };
+    let variant = format!("{what}: {ranks} rank{} on {gpus_used} GPU{}{by}", plural(ranks), plural(gpus_used));
     let precision = Precision::of::<T>().to_string();
     report.push(solver.name(), &variant, &format!("{nx}×{ny}"), &precision, t.step_ms, bytes, None, note);
 }
@@ -224,33 +252,37 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// Weak, strong and shared rows of one solver in precision `T`.
+/// Weak, strong and shared rows of one solver in precision `T`: weak and strong through the
+/// host and, where the ranks can set it up, through NCCL.
 fn solver_rows<T: GpuReal>(report: &mut Report, solver: Solver, n: usize, strong: usize, gpus: usize) -> Result<()> {
     let counts: Vec<usize> = [1, 2, 4, 8].into_iter().filter(|&r| r <= gpus).collect();
-    // Weak: n² a rank, a GPU a rank.
-    let mut one = None;
-    for &r in &counts {
-        let p = Problems::new(solver, n, n * r)?;
-        let t = timed::<T>(&p, r, gpus)?;
-        one = one.or(Some(t.step_ms));
-        row::<T>(report, solver, "weak", (n, n * r), r, gpus, t, one);
-        report.progress(format_args!("{} weak {r}", solver.name()));
+    for route in [Route::Host, Route::Nccl] {
+        // Weak: n² a rank, a GPU a rank.
+        let mut one = None;
+        for &r in &counts {
+            let p = Problems::new(solver, n, n * r)?;
+            let Some(t) = timed::<T>(&p, r, gpus, route)? else { continue };
+            one = one.or(Some(t.step_ms));
+            row::<T>(report, solver, "weak", (n, n * r), (r, gpus, route), t, one);
+            report.progress(format_args!("{} weak {r}", solver.name()));
+        }
+        // Strong: one grid over the GPUs.
+        let p = Problems::new(solver, strong, strong)?;
+        let mut one = None;
+        for &r in &counts {
+            let Some(t) = timed::<T>(&p, r, gpus, route)? else { continue };
+            one = one.or(Some(t.step_ms));
+            row::<T>(report, solver, "strong", (strong, strong), (r, gpus, route), t, one);
+            report.progress(format_args!("{} strong {r}", solver.name()));
+        }
     }
-    // Strong: one grid over the GPUs.
-    let p = Problems::new(solver, strong, strong)?;
-    let mut one = None;
-    for &r in &counts {
-        let t = timed::<T>(&p, r, gpus)?;
-        one = one.or(Some(t.step_ms));
-        row::<T>(report, solver, "strong", (strong, strong), r, gpus, t, one);
-        report.progress(format_args!("{} strong {r}", solver.name()));
-    }
-    // Shared: ranks on one GPU, against one rank there.
+    // Shared: ranks on one GPU (NCCL refuses two ranks on one device), against one rank there.
     let p = Problems::new(solver, n, n)?;
-    let one = timed::<T>(&p, 1, 1)?;
+    let host = |r| timed::<T>(&p, r, 1, Route::Host)?.ok_or_else(|| Error::invalid("scaling: no host route"));
+    let one = host(1)?;
     for r in [2, 4] {
-        let t = timed::<T>(&p, r, 1)?;
-        row::<T>(report, solver, "shared", (n, n), r, 1, t, Some(one.step_ms));
+        let t = host(r)?;
+        row::<T>(report, solver, "shared", (n, n), (r, 1, Route::Host), t, Some(one.step_ms));
     }
     Ok(())
 }
@@ -260,7 +292,7 @@ fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let n = opts.sizes.first().copied().unwrap_or(4096);
     let strong = opts.sizes.get(1).copied().unwrap_or(2 * n);
     report.note(&format!(
-        "{gpus} GPU{} ({}); ranks are threads of one process, their ghost rows staged through the host",
+        "{gpus} GPU{} ({}); ranks are threads of one process, their ghost rows and Δt through the host (staged copies) or GPU to GPU through NCCL",
         plural(gpus),
         gpu.info().name
     ));

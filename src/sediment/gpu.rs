@@ -90,7 +90,7 @@ impl<T: GpuReal> GpuSediment<T> {
 
     /// [`new`](Self::new) for one slab of a decomposed run (`problem`:
     /// [`Problem::slab`](super::Problem::slab)), which takes the ghost rows at its cuts from
-    /// its neighbours through `halo`, staged through the host (then step it with
+    /// its neighbours through `halo`, GPU to GPU or staged through the host (then step it with
     /// [`step_with`](Self::step_with)).
     pub fn slab(gpu: &Gpu, problem: &Problem, dt: f64, launch: Launch, halo: Option<&Halo>) -> Result<GpuSediment<T>> {
         problem.validate()?;

@@ -234,7 +234,7 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
     /// The model of one slab of a decomposed run of `whole` (`halo`: the slab and its
     /// neighbours), in `T` or with `mixed` in the mixed precision (on the CPU only): the step
     /// and its limit are the whole grid's. On the GPU with `variant` and `launch`, the ghost
-    /// rows at the cuts staged through the host.
+    /// rows at the cuts through NCCL or staged through the host (`Halo::exchange_device`).
     pub fn slab(
         backend: &Backend,
         whole: &Problem,

@@ -230,38 +230,78 @@ proptest! {
 
 /// Each rank on its own GPU where the machine has several (rank r on GPU r mod their count, as
 /// `Backend::select_for` gives a run's ranks), against the whole grid on GPU 0: a dam break on
-/// 2 to 4 ranks, bit for bit.
+/// 2 to 4 ranks, bit for bit, in `bollermann` and in `clamp` (whose draining factors and
+/// velocities cross the cuts too), on walls and across a periodic axis, in f32 and f64; the
+/// ghost rows and Δt through the host and, where the ranks are on GPUs of their own, GPU to
+/// GPU through NCCL. `HYDROKERN_REQUIRE_NCCL=1` makes a rank that cannot set NCCL up a failure
+/// (a machine of several GPUs with NCCL installed).
 #[test]
 #[cfg_attr(
     not(gpu_tests),
     ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
 )]
 fn ranks_on_their_own_gpus_are_bit_identical() {
-    use hydrokern::runtime::BackendChoice;
-    let mut p = hydrokern::kp::setup::column(96, 77, 40.0, 32.0, 6.0, 2.5, 0.5);
-    p.wet_dry = WetDry::Bollermann;
+    for (wet_dry, periodic) in [(WetDry::Bollermann, false), (WetDry::Clamp, false), (WetDry::Bollermann, true)] {
+        let mut p = hydrokern::kp::setup::column(96, 77, 40.0, 32.0, 6.0, 2.5, 0.5);
+        p.wet_dry = wet_dry;
+        if periodic {
+            p.boundary[2] = Boundary::Periodic;
+            p.boundary[3] = Boundary::Periodic;
+        }
+        on_own_gpus::<f32>(&p);
+        on_own_gpus::<f64>(&p);
+    }
+}
+
+fn on_own_gpus<T: GpuReal>(p: &Problem) {
+    use hydrokern::ranks::DeviceLink;
+    use hydrokern::runtime::{BackendChoice, Gpu};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let require = std::env::var("HYDROKERN_REQUIRE_NCCL").is_ok_and(|v| v == "1");
     let launch = Launch::default();
-    let whole = (Backend::Gpu(crate::common::gpu()), launch);
+    let whole = Backend::Gpu(crate::common::gpu());
+    let periodic = p.boundary[2] == Boundary::Periodic;
+    let until = Until { t: f64::INFINITY, steps: 12, deadline: None };
+    let mut w = KpModel::<T>::new(&whole, p, launch, EarlyExit::Off).unwrap();
+    w.advance(until).unwrap();
+    let want = w.state().unwrap();
     for ranks in 2..=4 {
-        let slabs = Slabs::new(p.ny, ranks, 2, false).unwrap();
-        let until = Until { t: f64::INFINITY, steps: 12, deadline: None };
-        let mut w = KpModel::<f64>::new(&whole.0, &p, launch, EarlyExit::Off).unwrap();
-        w.advance(until).unwrap();
-        let want = w.state().unwrap();
-        let got = on_ranks(
-            slabs,
-            p.layout(),
-            None,
-            |comm| {
-                let own = Backend::select_for(BackendChoice::Gpu, comm.rank()).unwrap();
-                slab::<f64>(&p, slabs, comm, &(own, launch), None)
-            },
-            |d| {
-                d.advance(until).unwrap();
-                d.state().unwrap()
-            },
-        );
-        same_state(&got, &want).unwrap();
+        for nccl in [false, true] {
+            let slabs = Slabs::new(p.ny, ranks, 2, periodic).unwrap();
+            let linked = AtomicUsize::new(0);
+            let got = on_ranks(
+                slabs,
+                p.layout(),
+                None,
+                |comm| {
+                    let own = Backend::select_for(BackendChoice::Gpu, comm.rank()).unwrap();
+                    let link = match nccl {
+                        true => DeviceLink::establish(comm.as_ref(), &own).unwrap().map(Rc::new),
+                        false => None,
+                    };
+                    linked.fetch_add(link.is_some() as usize, Ordering::Relaxed);
+                    let s = slabs.slab(comm.rank());
+                    let layout = Layout2::new(p.nx as u32, s.rows.len() as u32, 2);
+                    KpModel::<T>::slab(&own, p, Halo::new(comm, s, layout).linked(link), launch).unwrap()
+                },
+                |d| {
+                    d.advance(until).unwrap();
+                    d.state().unwrap()
+                },
+            );
+            let linked = linked.load(Ordering::Relaxed);
+            assert!(linked == 0 || linked == ranks, "{linked} of {ranks} ranks linked");
+            if nccl && require && ranks <= Gpu::count() {
+                assert_eq!(linked, ranks, "NCCL was required on {ranks} GPUs");
+            }
+            let what = format!(
+                "{ranks} ranks, {}, {:?}, periodic {periodic}",
+                if linked > 0 { "NCCL" } else { "host" },
+                p.wet_dry
+            );
+            same_state(&got, &want).unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}, {}: bit for bit", std::any::type_name::<T>());
+        }
     }
 }
 

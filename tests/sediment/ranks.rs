@@ -136,6 +136,57 @@ proptest! {
     }
 }
 
+/// Ranks on GPUs of their own (rank r on GPU r mod their count), their ghost rows GPU to GPU
+/// through NCCL where the ranks can set it up (required with `HYDROKERN_REQUIRE_NCCL=1` on a
+/// machine of several GPUs): the bounded scheme on 2 to 4 ranks, f32 and f64, bit for bit the
+/// whole grid on GPU 0.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn sediment_on_their_own_gpus_through_nccl_is_bit_identical() {
+    let p = problem(67, 45, 7, Scheme::Bounded, Accumulation::ALL[0]);
+    own_gpus::<f32>(&p);
+    own_gpus::<f64>(&p);
+}
+
+fn own_gpus<T: GpuReal>(p: &Problem) {
+    use hydrokern::ranks::DeviceLink;
+    use hydrokern::runtime::{BackendChoice, Gpu};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let require = std::env::var("HYDROKERN_REQUIRE_NCCL").is_ok_and(|v| v == "1");
+    let variant = StepVariant::Fused;
+    let until = Until { t: f64::INFINITY, steps: 9, deadline: None };
+    let mut w = whole::<T>(p, &On { backend: Backend::Gpu(crate::common::gpu()), mixed: false, variant });
+    w.advance(until).unwrap();
+    let want = w.state().unwrap();
+    for n in 2..=4 {
+        let slabs = Slabs::new(p.ny, n, 1, false).unwrap();
+        let linked = AtomicUsize::new(0);
+        let build = |comm: Rc<dyn Comm>| {
+            let own = Backend::select_for(BackendChoice::Gpu, comm.rank()).unwrap();
+            let link = DeviceLink::establish(comm.as_ref(), &own).unwrap().map(Rc::new);
+            linked.fetch_add(link.is_some() as usize, Ordering::Relaxed);
+            let s = slabs.slab(comm.rank());
+            let layout = hydrokern::grid::Layout2::new(p.nx as u32, s.rows.len() as u32, 1);
+            let kernels = (variant, Launch::default());
+            SedimentModel::slab(&own, p, Halo::new(comm, s, layout).linked(link), POLICY, false, kernels).unwrap()
+        };
+        let lead = |d: &mut dyn Model<T>| {
+            d.advance(until).unwrap();
+            d.state().unwrap()
+        };
+        let got = crate::common::ranks::on_ranks(slabs, p.layout(), None, build, lead);
+        let linked = linked.load(Ordering::Relaxed);
+        if require && n <= Gpu::count() {
+            assert_eq!(linked, n, "NCCL was required on {n} GPUs");
+        }
+        same_state(&got, &want).unwrap_or_else(|e| panic!("{n} ranks, {linked} linked: {e}"));
+        eprintln!("sediment {n} ranks, {linked} linked, {}: bit for bit", std::any::type_name::<T>());
+    }
+}
+
 /// More ranks than rows of the stencil's ghost layer allows: one line that says how many.
 #[test]
 fn slabs_thinner_than_the_ghost_rows_are_refused() {

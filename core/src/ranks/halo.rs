@@ -3,6 +3,7 @@
 //! every stencil reads what it reads in the undivided grid.
 
 use super::comm::{Comm, Recv, Send, Tag};
+use super::nccl::{DeviceLink, Message};
 use super::slabs::Slab;
 use super::wire;
 use crate::grid::Layout2;
@@ -22,11 +23,23 @@ pub struct Halo {
     comm: Rc<dyn Comm>,
     slab: Slab,
     layout: Layout2,
+    /// The ranks' GPUs' direct link, where they have one: fields on the GPU are exchanged
+    /// through it instead of through the host.
+    link: Option<Rc<DeviceLink>>,
 }
 
 impl Halo {
     pub fn new(comm: Rc<dyn Comm>, slab: Slab, layout: Layout2) -> Halo {
-        Halo { comm, slab, layout }
+        Halo { comm, slab, layout, link: None }
+    }
+
+    /// The same halo exchanging fields on the GPU through `link` (none: through the host).
+    pub fn linked(self, link: Option<Rc<DeviceLink>>) -> Halo {
+        Halo { link, ..self }
+    }
+
+    pub fn link(&self) -> Option<&Rc<DeviceLink>> {
+        self.link.as_ref()
     }
 
     pub fn comm(&self) -> &Rc<dyn Comm> {
@@ -71,11 +84,15 @@ impl Halo {
         Ok(())
     }
 
-    /// [`exchange`](Self::exchange) for fields on the GPU, staged through the host: the rows
-    /// next to each cut are downloaded, exchanged and uploaded into the ghost rows.
+    /// [`exchange`](Self::exchange) for fields on the GPU: through the ranks' direct link
+    /// where they have one, queued on the stream; else staged through the host (the rows next
+    /// to each cut downloaded, exchanged and uploaded into the ghost rows).
     pub fn exchange_device<T: GpuReal>(&self, gpu: &Gpu, fields: &mut [&mut CudaSlice<T>]) -> Result<()> {
         if self.slab.below.is_none() && self.slab.above.is_none() {
             return Ok(());
+        }
+        if let Some(link) = &self.link {
+            return super::spent::exchanging(|| self.exchange_linked(link, gpu, fields));
         }
         // The work queued before is the slab's own: it is not counted as the exchange's.
         gpu.synchronize()?;
@@ -101,6 +118,31 @@ impl Halo {
             }
         }
         gpu.write_ranges(&host, fields, &pieces)
+    }
+
+    /// [`exchange_device`](Self::exchange_device) through `link`: each field's rows at a cut
+    /// straight from its memory into the neighbour's ghost rows. A pair of ranks matches its
+    /// messages in order, so every rank lists its sends down before up and its receives from
+    /// above (what the neighbour sent down) before those from below: with two ranks on a
+    /// periodic axis, where each is both neighbours of the other, the orders agree.
+    fn exchange_linked<T: GpuReal>(
+        &self,
+        link: &DeviceLink,
+        gpu: &Gpu,
+        fields: &mut [&mut CudaSlice<T>],
+    ) -> Result<()> {
+        let (low, high) = self.edges();
+        let (ghost_low, ghost_high) = self.ghost_rows();
+        let width = std::mem::size_of::<T>();
+        let bytes = low.len() * width;
+        let bases: Vec<u64> = fields.iter().map(|f| gpu.address(f)).collect();
+        let messages = |peer: Option<usize>, rows: &std::ops::Range<usize>| -> Vec<Message> {
+            let offset = (rows.start * width) as u64;
+            peer.map(|peer| bases.iter().map(|b| Message { peer, at: b + offset, bytes }).collect()).unwrap_or_default()
+        };
+        let sends = [messages(self.slab.below, &low), messages(self.slab.above, &high)].concat();
+        let recvs = [messages(self.slab.above, &ghost_high), messages(self.slab.below, &ghost_low)].concat();
+        link.exchange(&sends, &recvs)
     }
 
     /// The stored points of the lowest and of the highest interior rows, as many as the ghost

@@ -10,6 +10,7 @@
 pub mod comm;
 pub mod decomposed;
 pub mod halo;
+pub mod nccl;
 pub mod slabs;
 pub mod spent;
 pub mod threads;
@@ -18,6 +19,7 @@ pub mod wire;
 pub use comm::{Comm, Solo};
 pub use decomposed::{Decomposed, finish, serve, serve_built, wait_for_start};
 pub use halo::Halo;
+pub use nccl::DeviceLink;
 pub use slabs::{Slab, Slabs};
 
 use std::cell::RefCell;

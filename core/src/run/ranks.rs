@@ -6,27 +6,32 @@ use super::{Decomposition, Outcome, Simulation};
 use crate::grid::Layout2;
 use crate::model::Model;
 use crate::products::Joined;
-use crate::ranks::{self, Comm, Decomposed, Halo};
+use crate::ranks::{self, Comm, Decomposed, DeviceLink, Halo};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Result};
 use std::path::PathBuf;
 use std::rc::Rc;
 
-/// The halo of `comm`'s rank in decomposition `d`: its slab and the slab's padded layout.
-fn halo(d: &Decomposition, comm: &Rc<dyn Comm>) -> Halo {
+/// The halo of `comm`'s rank in decomposition `d`: its slab and the slab's padded layout,
+/// exchanging through `link` where the ranks' GPUs have one.
+fn halo(d: &Decomposition, comm: &Rc<dyn Comm>, link: Option<DeviceLink>) -> Halo {
     let slab = d.slabs.slab(comm.rank());
     let layout = Layout2::new(d.layout.nx, slab.rows.len() as u32, d.layout.halo);
-    Halo::new(comm.clone(), slab, layout)
+    Halo::new(comm.clone(), slab, layout).linked(link.map(Rc::new))
 }
 
 /// The model of a run: the solver's own, or with several ranks rank 0's slab leading the others.
+/// Every rank sets up the GPUs' link (`DeviceLink::establish`) just before it builds its slab.
 pub(super) fn build<'s, S: Simulation, T: GpuReal>(sim: &'s S, backend: &Backend) -> Result<Box<dyn Model<T> + 's>> {
     let Some(comm) = ranks::world() else { return sim.build(backend) };
     let d = sim.decomposition(comm.size())?;
-    let halo = halo(&d, &comm);
     let rows: Vec<_> = d.slabs.all().into_iter().map(|s| s.rows).collect();
     let joined = d.products.as_ref().map(|(spec, sites)| Joined::new(spec, sites, d.layout.nx as usize, &rows));
-    let lead = Decomposed::lead(comm, d.slabs, d.layout, || sim.build_slab::<T>(backend, halo))?;
+    let build = || {
+        let link = DeviceLink::establish(comm.as_ref(), backend)?;
+        sim.build_slab::<T>(backend, halo(&d, &comm, link))
+    };
+    let lead = Decomposed::lead(comm.clone(), d.slabs, d.layout, build)?;
     Ok(Box::new(lead.with_products(joined)))
 }
 
@@ -46,7 +51,10 @@ pub(super) fn serve<S: Simulation>(sim: &S, comm: Rc<dyn Comm>) -> Result<Outcom
 }
 
 fn serve_in<S: Simulation, T: GpuReal>(sim: &S, comm: Rc<dyn Comm>, backend: &Backend) -> Result<Outcome> {
-    let built = sim.decomposition(comm.size()).and_then(|d| sim.build_slab::<T>(backend, halo(&d, &comm)));
+    let built = DeviceLink::establish(comm.as_ref(), backend).and_then(|link| {
+        let d = sim.decomposition(comm.size())?;
+        sim.build_slab::<T>(backend, halo(&d, &comm, link))
+    });
     let c = ranks::serve_built(comm.as_ref(), built)?.clock();
     Ok(Outcome { dir: PathBuf::new(), steps: c.steps, t: c.t, norms: Vec::new() })
 }

@@ -388,6 +388,13 @@ impl Gpu {
         address
     }
 
+    /// The device's UUID: which GPU this is among those of every host (two ranks on one GPU
+    /// have the same).
+    pub fn uuid(&self) -> Result<[u8; 16]> {
+        let id = self.ctx.uuid().call("cuDeviceGetUuid")?;
+        Ok(id.bytes.map(|b| b as u8))
+    }
+
     /// The device's ordinal.
     pub fn ordinal(&self) -> usize {
         self.ctx.ordinal()

@@ -440,7 +440,8 @@ pub struct GpuKp<T: GpuReal> {
 }
 
 /// What a slab's driver shares with the other ranks: the ghost rows at its cuts, after every
-/// ghost pass, and Δt's rate, every step (both through the host, synchronising).
+/// ghost pass, and Δt's rate, every step: GPU to GPU on the stream where the ranks have a
+/// direct link (`Halo::link`), else through the host, synchronising.
 struct GpuRanks {
     halo: Halo,
     gpu: Arc<Gpu>,
@@ -462,7 +463,8 @@ impl<T: GpuReal> GpuKp<T> {
 
     /// The driver of one rank's slab of a grid decomposed over ranks (docs/ranks.md): `problem`
     /// is the slab's (`Problem::slab`), `start` cut from the whole grid's for `launch.block`
-    /// (`Start::slab`), `halo` exchanges the ghost rows at its cuts through the host. Refused
+    /// (`Start::slab`), `halo` exchanges the ghost rows at its cuts (through NCCL where the
+    /// ranks have the link, else through the host). Refused
     /// where the problem does not run on several ranks (`Problem::refuses_ranks`). In `clamp`
     /// the draining factors and the stage's velocities cross the cuts too (`drain_on`, `clamp`).
     pub fn slab(gpu: &Arc<Gpu>, problem: &Problem, start: Start<T>, halo: Halo, launch: Launch) -> Result<GpuKp<T>> {
@@ -987,13 +989,20 @@ impl<T: GpuReal> GpuKp<T> {
     pub fn time_step(&mut self) -> Result<()> {
         self.reducer.enqueue(ReduceOp::Max, &self.rate, self.slots)?;
         if let Some(r) = &self.ranks {
-            // The largest rate of every rank: a maximum, so the one-rank run's bit for bit.
-            r.gpu.synchronize()?;
-            crate::ranks::spent::reducing(|| {
-                let mine = r.gpu.download_range(self.reducer.result(), 0..1)?[0];
-                let all = r.halo.comm().max(mine.to_f64())?;
-                r.gpu.write(&[T::from_f64(all)], self.reducer.result_mut())
-            })?;
+            // The largest rate of every rank: a maximum, so the one-rank run's bit for bit. The
+            // rates are never NaN (a NaN counts as an infinite speed), so NCCL's maximum, which
+            // would lose a NaN, keeps a blow-up.
+            if let Some(link) = r.halo.link() {
+                let at = r.gpu.address(self.reducer.result());
+                crate::ranks::spent::reducing(|| link.max_in_place(at, std::mem::size_of::<T>()))?;
+            } else {
+                r.gpu.synchronize()?;
+                crate::ranks::spent::reducing(|| {
+                    let mine = r.gpu.download_range(self.reducer.result(), 0..1)?[0];
+                    let all = r.halo.comm().max(mine.to_f64())?;
+                    r.gpu.write(&[T::from_f64(all)], self.reducer.result_mut())
+                })?;
+            }
         }
         let params = TimeStep {
             c: self.clock_params,
