@@ -8,6 +8,7 @@
 //! Shallow water (RK2, `bollermann`) and sediment (the bounded scheme), f32 and f64.
 
 use crate::bench::{BenchOptions, Report, Suite};
+use crate::kp::EarlyExit;
 use crate::model::{Model, Until};
 use crate::ranks::threads::lead_on_threads;
 use crate::ranks::{Comm, DeviceLink, Halo, Slabs, spent};
@@ -99,12 +100,12 @@ impl Problems {
         }
     }
 
-    /// The undivided model on `backend`, as a run on one GPU steps it.
-    fn whole<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
+    /// The undivided model on `backend`, as a run on one GPU steps it (shallow water with early
+    /// exit as `early` says).
+    fn whole<T: GpuReal>(&self, backend: &Backend, early: EarlyExit) -> Result<Box<dyn Model<T> + '_>> {
         Ok(match self {
             Problems::Kp(p) => {
-                let off = crate::kp::EarlyExit::Off;
-                Box::new(crate::kp::KpModel::<T>::new(backend, p, crate::kp::gpu::Launch::default(), off)?)
+                Box::new(crate::kp::KpModel::<T>::new(backend, p, crate::kp::gpu::Launch::default(), early)?)
             }
             Problems::Sediment(p) => Box::new(crate::sediment::SedimentModel::<T>::new(
                 backend,
@@ -116,11 +117,12 @@ impl Problems {
         })
     }
 
-    /// The model of `halo`'s slab on `backend`.
-    fn slab<T: GpuReal>(&self, backend: &Backend, halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
+    /// The model of `halo`'s slab on `backend` (shallow water with early exit as `early` says).
+    fn slab<T: GpuReal>(&self, backend: &Backend, halo: Halo, early: EarlyExit) -> Result<Box<dyn Model<T> + '_>> {
         Ok(match self {
             Problems::Kp(p) => {
-                Box::new(crate::kp::KpModel::<T>::slab(backend, p, halo, crate::kp::gpu::Launch::default())?)
+                let launch = crate::kp::gpu::Launch::default();
+                Box::new(crate::kp::KpModel::<T>::slab(backend, p, halo, launch, early)?)
             }
             Problems::Sediment(p) => {
                 let kernels = (crate::sediment::StepVariant::Fused, crate::sediment::gpu::Launch::default());
@@ -185,13 +187,26 @@ enum Route {
 /// one rank runs the undivided model. `None` where the route is NCCL and the ranks cannot
 /// set it up.
 fn timed<T: GpuReal>(problems: &Problems, ranks: usize, gpus: usize, route: Route) -> Result<Option<Timed>> {
+    on_ranks::<T, _>(problems, ranks, gpus, (route, EarlyExit::Off), |m, zero| time_steps(m, zero))
+}
+
+/// `time` of rank 0's model of `problems` on `ranks` ranks (threads), rank r on GPU r mod
+/// `gpus`, exchanging by the route and with the early exit of `how`; one rank runs the
+/// undivided model. `None` where the route is NCCL and the ranks cannot set it up.
+fn on_ranks<T: GpuReal, R>(
+    problems: &Problems,
+    ranks: usize,
+    gpus: usize,
+    (route, early): (Route, EarlyExit),
+    time: impl FnOnce(&mut dyn Model<T>, &Gpu) -> Result<R>,
+) -> Result<Option<R>> {
     let zero = Arc::new(Gpu::new(0)?);
     let backend = |rank: usize| match rank % gpus {
         0 => Ok(Backend::Gpu(zero.clone())),
         g => Gpu::new(g).map(|g| Backend::Gpu(Arc::new(g))),
     };
     if ranks == 1 {
-        return time_steps(problems.whole::<T>(&backend(0)?)?.as_mut(), &zero).map(Some);
+        return time(problems.whole::<T>(&backend(0)?, early)?.as_mut(), &zero).map(Some);
     }
     let slabs = Slabs::new(problems.ny(), ranks, problems.ghosts(), false)?;
     let layout = problems.layout();
@@ -205,9 +220,9 @@ fn timed<T: GpuReal>(problems: &Problems, ranks: usize, gpus: usize, route: Rout
             Route::Host => None,
         };
         linked.store(link.is_some(), Ordering::Relaxed);
-        problems.slab::<T>(&on, Halo::new(comm, s, l).linked(link))
+        problems.slab::<T>(&on, Halo::new(comm, s, l).linked(link), early)
     };
-    let t = lead_on_threads(slabs, layout, None, slab, |m| time_steps(m, &zero))??;
+    let t = lead_on_threads(slabs, layout, None, slab, |m| time(m, &zero))??;
     Ok((route == Route::Host || linked.load(Ordering::Relaxed)).then_some(t))
 }
 
@@ -287,6 +302,56 @@ fn solver_rows<T: GpuReal>(report: &mut Report, solver: Solver, n: usize, strong
     Ok(())
 }
 
+/// The flooding dam break of `bench kp` (4096², to t = 1 s, the front over 22% of the grid)
+/// with early exit off and on, on one rank and on as many ranks as GPUs (up to 2), through
+/// NCCL where the ranks can set it up: early exit on slabs skips their dry blocks as one rank
+/// does.
+fn flood_rows<T: GpuReal>(report: &mut Report, gpus: usize) -> Result<()> {
+    const N: usize = 4096;
+    const T_END: f64 = 1.0;
+    let p = Problems::Kp(Box::new(crate::kp::setup::flood(N, N)));
+    let run = |m: &mut dyn Model<T>, gpu: &Gpu| -> Result<(f64, u64)> {
+        gpu.synchronize()?;
+        let t = Instant::now();
+        let c = m.advance(Until { t: T_END, steps: u64::MAX, deadline: None })?;
+        gpu.synchronize()?;
+        Ok((t.elapsed().as_secs_f64() * 1e3, c.steps))
+    };
+    let ranks = gpus.min(2);
+    let mut off_one = None;
+    for r in (1..=ranks).filter(|&r| r == 1 || r == ranks) {
+        let mut off = None;
+        for early in [EarlyExit::Off, EarlyExit::On] {
+            let route = if r > 1 { Route::Nccl } else { Route::Host };
+            let got = match on_ranks::<T, _>(&p, r, gpus, (route, early), run)? {
+                Some(t) => t,
+                None => on_ranks::<T, _>(&p, r, gpus, (Route::Host, early), run)?
+                    .ok_or_else(|| Error::invalid("scaling: no host route"))?,
+            };
+            let (ms, steps) = got;
+            off = off.or(Some(ms));
+            off_one = off_one.or(Some(ms));
+            let mode = if early == EarlyExit::On { "on" } else { "off" };
+            let note = format!(
+                "{steps} steps to t = {T_END} s; {:.2}× early exit off on these ranks, {:.2}× one rank with it off",
+                off.unwrap_or(ms) / ms,
+                off_one.unwrap_or(ms) / ms
+            );
+            let variant = format!(
+                "flood to t = 1 s, early exit {mode}: {r} rank{} on {} GPU{}",
+                plural(r),
+                r.min(gpus),
+                plural(r.min(gpus))
+            );
+            let precision = Precision::of::<T>().to_string();
+            let bytes = (N * N / r) as f64 * KP_WORDS * std::mem::size_of::<T>() as f64 * steps as f64;
+            report.push("kp flood run (clamp)", &variant, &format!("{N}×{N}"), &precision, ms, bytes, None, note);
+            report.progress(format_args!("flood {r} ranks, early exit {mode}"));
+        }
+    }
+    Ok(())
+}
+
 fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let gpus = Gpu::count().max(1);
     let n = opts.sizes.first().copied().unwrap_or(4096);
@@ -300,5 +365,6 @@ fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
         solver_rows::<f32>(report, solver, n, strong, gpus)?;
         solver_rows::<f64>(report, solver, n, strong, gpus)?;
     }
+    flood_rows::<f32>(report, gpus)?;
     Ok(())
 }

@@ -969,7 +969,8 @@ impl Simulation for KpCase {
     fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
         let (problem, launch) = self.problem_and_launch::<T>(backend, true);
         let (spec, sites) = slab_spec(&self.info.output.products(), &self.sites, problem.nx, halo.slab().rows.clone());
-        Ok(Box::new(KpModel::<T>::slab(backend, problem, halo, launch)?.with_products(&spec, sites)?))
+        let model = KpModel::<T>::slab(backend, problem, halo, launch, self.early_exit)?;
+        Ok(Box::new(model.with_products(&spec, sites)?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         if let Some(a) = self.account(state) {

@@ -167,10 +167,16 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
     }
 
     /// The model of one rank's slab of `whole` decomposed over ranks (docs/ranks.md), on the
-    /// GPU of `backend` (every rank on its own; early exit off: a block's neighbours lie across
-    /// the cut) or the CPU reference; `halo` is the slab's. Refused where `whole` does not run
-    /// on several ranks (`Problem::refuses_ranks`, and on the GPU `clamp`).
-    pub fn slab(backend: &Backend, whole: &'p Problem, halo: Halo, launch: Launch) -> Result<Self> {
+    /// GPU of `backend` (early exit as `early_exit` says, each rank deciding for its slab) or
+    /// the CPU reference; `halo` is the slab's. Refused where `whole` does not run on several
+    /// ranks (`Problem::refuses_ranks`).
+    pub fn slab(
+        backend: &Backend,
+        whole: &'p Problem,
+        halo: Halo,
+        launch: Launch,
+        early_exit: EarlyExit,
+    ) -> Result<Self> {
         if let Some(why) = whole.refuses_ranks() {
             return Err(Error::invalid(why));
         }
@@ -180,7 +186,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         let start = whole.start::<T>(launch.block)?.slab(&slab)?;
         let on = match backend {
             Backend::Gpu(gpu) => {
-                On::Gpu(GpuRun::start(gpu, GpuKp::slab(gpu, &problem, start, halo, launch)?, EarlyExit::Off))
+                On::Gpu(GpuRun::start(gpu, GpuKp::slab(gpu, &problem, start, halo, launch)?, early_exit))
             }
             Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::slab(&problem, start, halo)?), None),
         };

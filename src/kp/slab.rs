@@ -115,7 +115,8 @@ impl<T: Real> Start<T> {
         // first slab's below, the last's above) they are ghosts, as on the whole grid.
         let south = slab.below.is_some() && rows.start > 0;
         let north = slab.above.is_some_and(|r| r != 0);
-        k.cut = south as u32 | (north as u32) << 1;
+        let (below, above) = (slab.below.is_some(), slab.above.is_some());
+        k.cut = south as u32 | (north as u32) << 1 | (below as u32) << 2 | (above as u32) << 3;
         Ok(Start {
             k,
             padded: Padded {

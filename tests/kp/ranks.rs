@@ -33,7 +33,7 @@ fn slab<'p, T: GpuReal>(p: &'p Problem, slabs: Slabs, comm: Rc<dyn Comm>, run: &
     let s = slabs.slab(comm.rank());
     let layout = Layout2::new(p.nx as u32, s.rows.len() as u32, 2);
     let rows = s.rows.clone();
-    let m = KpModel::slab(&run.0, p, Halo::new(comm, s, layout), run.1).unwrap();
+    let m = KpModel::slab(&run.0, p, Halo::new(comm, s, layout), run.1, run.2).unwrap();
     match kept {
         Some((spec, sites)) => {
             let (spec, sites) = slab_spec(spec, sites, p.nx, rows);
@@ -54,14 +54,15 @@ fn check_in(single: bool, p: &Problem, n: usize, m: usize, run: &Run, kept: Kept
 /// What a test takes of a model after stepping: its state, checkpoint and products.
 type Taken<T> = (State<T>, Checkpoint<T>, Option<Products<T>>);
 
-/// Where a run steps: the backend and the kernels' launch.
-type Run = (Backend, Launch);
+/// Where a run steps: the backend, the kernels' launch and early exit (whose bookkeeping the
+/// checkpoints carry; its values are the full kernels', `gpu::early_exit_matches_full_...`).
+type Run = (Backend, Launch, EarlyExit);
 
 /// 5 steps on the whole grid and on `n` ranks, then 4 more from the whole grid's checkpoint
 /// on `m` ranks: the states, checkpoints and products bit for bit the whole grid's.
 fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, run: &Run, kept: Kept) -> Result<(), TestCaseError> {
     let until = |steps| Until { t: f64::INFINITY, steps, deadline: None };
-    let w = KpModel::<T>::new(&run.0, p, run.1, EarlyExit::Off).unwrap();
+    let w = KpModel::<T>::new(&run.0, p, run.1, run.2).unwrap();
     let mut w = match kept {
         Some((spec, sites)) => w.with_products(spec, sites.clone()).unwrap(),
         None => w,
@@ -168,7 +169,7 @@ proptest! {
     ) {
         let (n, m) = (fit(n, ny), fit(m, ny));
         let p = problem(nx, ny, seed, kind, wet_dry, (accumulation, holes, forcing));
-        let run = (cpu(), Launch::default());
+        let run = (cpu(), Launch::default(), EarlyExit::Off);
         check_in(single, &p, n, m, &run, None)?;
     }
 }
@@ -193,11 +194,13 @@ proptest! {
         forcing: bool,
         tile: bool,
         single: bool,
+        early: bool,
     ) {
         let (n, m) = (fit(n, ny), fit(m, ny));
         let p = problem(nx, ny, seed, kind, wet_dry, (accumulation, holes, forcing));
         let flux = if tile { FluxVariant::Tile } else { FluxVariant::STREAM };
-        let run = (Backend::Gpu(crate::common::gpu()), Launch { flux, ..Launch::default() });
+        let early = if early { EarlyExit::On } else { EarlyExit::Off };
+        let run = (Backend::Gpu(crate::common::gpu()), Launch { flux, ..Launch::default() }, early);
         check_in(single, &p, n, m, &run, None)?;
     }
 }
@@ -216,13 +219,15 @@ proptest! {
         wet_dry in prop::sample::select(WetDry::ALL.to_vec()),
         single: bool,
         on_gpu in prop::bool::weighted(if cfg!(gpu_tests) { 0.5 } else { 0.0 }),
+        early: bool,
     ) {
         let mut p = products::problem();
         p.wet_dry = wet_dry;
         let spec = Spec { every, ..products::spec() };
         let sites = products::sites(&spec, &products::grid_of(&p));
         let backend = if on_gpu { Backend::Gpu(crate::common::gpu()) } else { cpu() };
-        let run = (backend, Launch::default());
+        let early = if early && on_gpu { EarlyExit::On } else { EarlyExit::Off };
+        let run = (backend, Launch::default(), early);
         let kept = Some((&spec, &sites));
         check_in(single, &p, n, m, &run, kept)?;
     }
@@ -282,7 +287,8 @@ fn on_own_gpus<T: GpuReal>(p: &Problem) {
                     linked.fetch_add(link.is_some() as usize, Ordering::Relaxed);
                     let s = slabs.slab(comm.rank());
                     let layout = Layout2::new(p.nx as u32, s.rows.len() as u32, 2);
-                    KpModel::<T>::slab(&own, p, Halo::new(comm, s, layout).linked(link), launch).unwrap()
+                    let halo = Halo::new(comm, s, layout).linked(link);
+                    KpModel::<T>::slab(&own, p, halo, launch, EarlyExit::On).unwrap()
                 },
                 |d| {
                     d.advance(until).unwrap();
@@ -311,7 +317,7 @@ fn refused(p: &Problem, on: &Backend) -> String {
     let slabs = Slabs::new(p.ny, 1, 2, false).unwrap();
     let layout = Layout2::new(p.nx as u32, p.ny as u32, 2);
     let halo = Halo::new(comm, slabs.slab(0), layout);
-    match KpModel::<f64>::slab(on, p, halo, Launch::default()) {
+    match KpModel::<f64>::slab(on, p, halo, Launch::default(), EarlyExit::Off) {
         Ok(_) => panic!("a slab of {:?} / {:?} was built", p.scheme, p.wet_dry),
         Err(e) => e.to_string(),
     }

@@ -43,8 +43,10 @@ pub struct Coeffs<T> {
     /// a (`wetdry.rs`, the draining cap).
     pub drain: T,
     /// On one rank's slab of a grid cut over ranks: bit 0 where the rows south of the interior
-    /// are cells of the grid (a cut inside it, not a side), bit 1 likewise north; 0 on a whole
-    /// grid. `clamp`'s passes drain by and clamp to those rows' cells, which the ranks exchange.
+    /// are cells of the grid (a cut inside it, not a side), bit 1 likewise north; bit 2 where
+    /// the rows south come from another rank (a cut, or a periodic side wrapped to another
+    /// rank's slab), bit 3 likewise north; 0 on a whole grid. `clamp`'s passes drain by and
+    /// clamp to the cells of bits 0 and 1; early exit computes the blocks along bits 2 and 3.
     pub cut: u32,
     /// The device address of the padded activity map (one byte a cell, `walls.rs`), 0 where
     /// every cell is active. Kernels read it through [`active`](Self::active); the CPU
@@ -80,6 +82,12 @@ impl<T: Real> Coeffs<T> {
     #[inline(always)]
     pub fn touches_cut(&self, bj: u32) -> bool {
         (bj == 0 && self.cut & 1 != 0) || (bj + 1 == self.nby && self.cut & 2 != 0)
+    }
+    /// Whether block row `bj` lies along rows that come from another rank: its neighbours'
+    /// wet flags are that rank's, so early exit computes its blocks.
+    #[inline(always)]
+    pub fn from_another_rank(&self, bj: u32) -> bool {
+        (bj == 0 && self.cut & 4 != 0) || (bj + 1 == self.nby && self.cut & 8 != 0)
     }
     /// Index of cell (i, j) in the padded arrays.
     #[inline(always)]

@@ -5,10 +5,12 @@ use crate::Real;
 
 /// Whether the flux kernel must compute block (bi, bj) in early-exit mode: the block or one of
 /// its four neighbours is wet (`wet(bi, bj)`). Across a periodic side the neighbour is the block
-/// at the other end; across the other sides the ghosts copy the block itself.
+/// at the other end; across the other sides the ghosts copy the block itself. On a slab of a
+/// grid cut over ranks a block along another rank's rows counts as active, its neighbours'
+/// flags being that rank's: computing a block that could be left out gives the same values.
 #[inline(always)]
 pub fn block_active<T: Real>(k: &Coeffs<T>, bi: u32, bj: u32, wet: impl Fn(u32, u32) -> bool) -> bool {
-    if wet(bi, bj) {
+    if wet(bi, bj) || k.from_another_rank(bj) {
         return true;
     }
     let (nbx, nby) = (k.nbx, k.nby);
