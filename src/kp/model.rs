@@ -783,8 +783,11 @@ impl<T: GpuReal> GpuRun<T> {
                 // the budget has two left); the wet map is written by every RK stage, so both
                 // kernels see a fresh one.
                 if self.mode == EarlyExit::Auto && self.launched.is_multiple_of(CYCLE) && left >= 2 {
+                    // On ranks a step takes as long as the slowest slab's: they choose together,
+                    // the kernel whose slowest slab is faster.
                     let early = self.timed_step(FluxKernel::EarlyExit)?;
                     let full = self.timed_step(FluxKernel::Full)?;
+                    let (early, full) = (self.model.max_over_ranks(early)?, self.model.max_over_ranks(full)?);
                     self.current = if early < full { FluxKernel::EarlyExit } else { FluxKernel::Full };
                     left -= 2;
                     continue;

@@ -236,9 +236,9 @@ proptest! {
 /// Each rank on its own GPU where the machine has several (rank r on GPU r mod their count, as
 /// `Backend::select_for` gives a run's ranks), against the whole grid on GPU 0: a dam break on
 /// 2 to 4 ranks, bit for bit, in `bollermann` and in `clamp` (whose draining factors and
-/// velocities cross the cuts too), on walls and across a periodic axis, in f32 and f64; the
-/// ghost rows and Δt through the host and, where the ranks are on GPUs of their own, GPU to
-/// GPU through NCCL. `HYDROKERN_REQUIRE_NCCL=1` makes a rank that cannot set NCCL up a failure
+/// velocities cross the cuts too), on walls and across a periodic axis, in f32 and f64, early
+/// exit on and `auto` (the slabs' checkpoints joining); the ghost rows and Δt through the host
+/// and, where the ranks are on GPUs of their own, GPU to GPU through NCCL. `HYDROKERN_REQUIRE_NCCL=1` makes a rank that cannot set NCCL up a failure
 /// (a machine of several GPUs with NCCL installed).
 #[test]
 #[cfg_attr(
@@ -272,6 +272,8 @@ fn on_own_gpus<T: GpuReal>(p: &Problem) {
     let want = w.state().unwrap();
     for ranks in 2..=4 {
         for nccl in [false, true] {
+            // Early exit on, or chosen by timing, which the ranks do together.
+            let early = if nccl { EarlyExit::Auto } else { EarlyExit::On };
             let slabs = Slabs::new(p.ny, ranks, 2, periodic).unwrap();
             let linked = AtomicUsize::new(0);
             let got = on_ranks(
@@ -288,10 +290,12 @@ fn on_own_gpus<T: GpuReal>(p: &Problem) {
                     let s = slabs.slab(comm.rank());
                     let layout = Layout2::new(p.nx as u32, s.rows.len() as u32, 2);
                     let halo = Halo::new(comm, s, layout).linked(link);
-                    KpModel::<T>::slab(&own, p, halo, launch, EarlyExit::On).unwrap()
+                    KpModel::<T>::slab(&own, p, halo, launch, early).unwrap()
                 },
                 |d| {
                     d.advance(until).unwrap();
+                    // The slabs' checkpoints join: in `auto` the ranks chose the kernel together.
+                    d.checkpoint().unwrap();
                     d.state().unwrap()
                 },
             );

@@ -1283,6 +1283,15 @@ impl<T: GpuReal> GpuKp<T> {
         Ok(())
     }
 
+    /// The largest `x` of every rank on a slab of a decomposed run (`x` itself on a whole grid):
+    /// what the ranks decide together, such as the early-exit kernel.
+    pub fn max_over_ranks(&self, x: f64) -> Result<f64> {
+        match &self.ranks {
+            Some(r) => r.halo.comm().max(x),
+            None => Ok(x),
+        }
+    }
+
     /// On a slab, the ghost rows at its cuts of `q` (or `q1`) from its neighbours (synchronises).
     fn exchange(&mut self, on_q1: bool) -> Result<()> {
         let Some(r) = &self.ranks else { return Ok(()) };
