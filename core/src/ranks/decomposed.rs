@@ -40,7 +40,7 @@ impl Order {
     fn encode(self) -> Vec<u8> {
         let mut w = Writer::default();
         match self {
-            Order::Go => w.u64(6),
+            Order::Go => w.u64(6).str(&build()),
             Order::Advance { t, steps } => w.u64(0).f64(t).u64(steps),
             Order::State => w.u64(1),
             Order::Checkpoint => w.u64(2),
@@ -61,7 +61,10 @@ impl Order {
             3 => Order::Restore,
             4 => Order::Stop,
             5 => Order::Fail,
-            6 => Order::Go,
+            6 => {
+                r.str()?;
+                Order::Go
+            }
             7 => Order::Products { maps: r.u64()? != 0 },
             k => return Err(Error::invalid(format!("ranks: an unknown order {k} (ranks of different builds?)"))),
         })
@@ -549,14 +552,29 @@ pub fn finish(comm: &dyn Comm, failed: bool) -> Result<()> {
 }
 
 /// A rank other than 0, before it builds its model: wait until rank 0 builds its own (an
-/// error if rank 0 failed first: a case it refused, say).
-pub fn wait_for_start(comm: &dyn Comm) -> Result<()> {
+/// error if rank 0 failed first: a case it refused, say). Then why this rank must not build,
+/// if it must not: it is another build of hydrokern than rank 0's, whose results could differ.
+/// It says so as its build's failure, for rank 0 to say in one line.
+pub fn wait_for_start(comm: &dyn Comm) -> Result<Option<String>> {
     let mut bytes = Vec::new();
     comm.broadcast(&mut bytes)?;
     match Order::decode(&bytes)? {
-        Order::Go => Ok(()),
+        Order::Go => Ok(other_build(&bytes)),
         _ => Err(Error::invalid("rank 0 stopped the run (it says why)")),
     }
+}
+
+/// This build: the version and the revision it was built from.
+fn build() -> String {
+    format!("hydrokern {} (revision {})", env!("CARGO_PKG_VERSION"), crate::GIT_REVISION)
+}
+
+/// Where rank 0's order to start (`go`) names another build than this one: what to say.
+fn other_build(go: &[u8]) -> Option<String> {
+    let mut r = Reader::new(go);
+    let theirs = r.u64().and_then(|_| r.str()).ok()?;
+    let ours = build();
+    (theirs != ours).then(|| format!("runs {ours} where rank 0 runs {theirs}: start every rank from the same build"))
 }
 
 /// A rank other than 0: do to `model`, the model of this rank's slab, what rank 0 orders,
@@ -611,6 +629,21 @@ mod tests {
         let layouts = [Layout2::new(2, 2, 1); 2];
         let e = join_arrays("field", "x", vec![vec![1.0], vec![2.0]], &layouts).unwrap_err().to_string();
         assert!(e.contains("'x'") && e.contains("ranks 0 and 1"), "{e}");
+    }
+
+    /// A rank started from another build than rank 0's learns it from the order to start, and
+    /// says both builds; the same build goes on.
+    #[test]
+    fn a_rank_of_another_build_is_told_so() {
+        assert_eq!(other_build(&Order::Go.encode()), None);
+        assert_eq!(Order::decode(&Order::Go.encode()).unwrap(), Order::Go);
+        let mut w = Writer::default();
+        w.u64(6).str("hydrokern 0.0.9 (revision 0123abc)");
+        let why = other_build(&w.0).expect("another build");
+        assert!(
+            why.contains(&build()) && why.contains("0.0.9 (revision 0123abc)") && why.contains("same build"),
+            "{why}"
+        );
     }
 
     #[test]

@@ -182,6 +182,7 @@ pub fn lead_on_threads<'p, T: crate::GpuReal, R>(
             .map(|t| {
                 scope.spawn(move || -> Result<()> {
                     let comm: Rc<dyn Comm> = Rc::new(t);
+                    // The ranks are threads of one build.
                     super::wait_for_start(comm.as_ref())?;
                     super::serve_built(comm.as_ref(), slab(comm.clone())).map(drop)
                 })

@@ -8,7 +8,7 @@ use crate::model::Model;
 use crate::products::Joined;
 use crate::ranks::{self, Comm, Decomposed, DeviceLink, Halo};
 use crate::runtime::Backend;
-use crate::{GpuReal, Precision, Result};
+use crate::{Error, GpuReal, Precision, Result};
 use std::path::PathBuf;
 use std::rc::Rc;
 
@@ -38,20 +38,30 @@ pub(super) fn build<'s, S: Simulation, T: GpuReal>(sim: &'s S, backend: &Backend
 /// A rank other than 0: once rank 0 has built its model, build the model of this rank's slab
 /// on the case's backend and precision and serve rank 0 until it ends the run.
 pub(super) fn serve<S: Simulation>(sim: &S, comm: Rc<dyn Comm>) -> Result<Outcome> {
-    ranks::wait_for_start(comm.as_ref())?;
+    let other_build = ranks::wait_for_start(comm.as_ref())?;
     let info = sim.info();
     // Rank 0 checked the same case and builds its model now: a failure from here on is this
     // rank's alone (its memory, its GPU), and stops every rank.
     let backend = Backend::select_for(info.run.backend.choice(), comm.local_rank());
     let backend = backend.unwrap_or_else(|e| comm.abort(&format!("rank {}: {e}", comm.rank()), 1));
     match info.run.precision {
-        Precision::F32 => serve_in::<S, f32>(sim, comm, &backend),
-        Precision::F64 | Precision::Mixed => serve_in::<S, f64>(sim, comm, &backend),
+        Precision::F32 => serve_in::<S, f32>(sim, comm, &backend, other_build),
+        Precision::F64 | Precision::Mixed => serve_in::<S, f64>(sim, comm, &backend, other_build),
     }
 }
 
-fn serve_in<S: Simulation, T: GpuReal>(sim: &S, comm: Rc<dyn Comm>, backend: &Backend) -> Result<Outcome> {
+/// [`serve`] in precision `T`; `refused`: why this rank must not build (it is another build
+/// than rank 0's), said as its build's failure once it has taken its part in the link's set-up.
+fn serve_in<S: Simulation, T: GpuReal>(
+    sim: &S,
+    comm: Rc<dyn Comm>,
+    backend: &Backend,
+    refused: Option<String>,
+) -> Result<Outcome> {
     let built = DeviceLink::establish(comm.as_ref(), backend).and_then(|link| {
+        if let Some(why) = refused {
+            return Err(Error::invalid(why));
+        }
         let d = sim.decomposition(comm.size())?;
         sim.build_slab::<T>(backend, halo(&d, &comm, link))
     });
