@@ -101,15 +101,18 @@ impl Halo {
 
     fn exchange_staged<T: GpuReal>(&self, gpu: &Gpu, fields: &mut [&mut CudaSlice<T>]) -> Result<()> {
         let (low, high) = self.edges();
-        // Every field's rows for below, then every field's for above: one download.
-        let parts: Vec<_> = [low, high].iter().flat_map(|r| fields.iter().map(move |f| (&**f, r.clone()))).collect();
+        // Every field's rows for below, then every field's for above, where there is a
+        // neighbour: one download.
+        let wanted = [(self.slab.below.is_some(), low), (self.slab.above.is_some(), high)];
+        let edges: Vec<_> = wanted.iter().filter(|(n, _)| *n).map(|(_, r)| r.clone()).collect();
+        let parts: Vec<_> = edges.iter().flat_map(|r| fields.iter().map(move |f| (&**f, r.clone()))).collect();
         let rows = gpu.download_ranges(&parts)?;
-        let half = rows.len() / 2;
-        let (below, above) = self.swap(&rows[..half], &rows[half..], fields.len())?;
+        let down = if self.slab.below.is_some() { rows.len() / edges.len() } else { 0 };
+        let (below, above) = self.swap(&rows[..down], &rows[down..], fields.len())?;
         let (ghost_low, ghost_high) = self.ghost_rows();
         let span = ghost_low.len();
         // What came from each neighbour, field by field, into the ghost rows on its side.
-        let mut host = Vec::with_capacity(2 * half);
+        let mut host = Vec::with_capacity(rows.len());
         let mut pieces = Vec::with_capacity(2 * fields.len());
         for (got, at) in [(below, ghost_low.start), (above, ghost_high.start)] {
             if let Some(v) = got {
@@ -158,7 +161,8 @@ impl Halo {
         (0..g * p, (n + g) * p..(n + 2 * g) * p)
     }
 
-    /// Send `low` (the lowest rows of `fields` fields, packed) down and `high` up, and return
+    /// Send `low` (the lowest rows of `fields` fields, packed) down and `high` up, each only
+    /// where there is a neighbour that way (and may be empty where there is not), and return
     /// what came from below and from above (none where there is no neighbour).
     #[allow(clippy::type_complexity)]
     fn swap<T: Real>(&self, low: &[T], high: &[T], fields: usize) -> Result<(Option<Vec<T>>, Option<Vec<T>>)> {
