@@ -167,7 +167,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
     }
 
     /// The model of one rank's slab of `whole` decomposed over ranks (docs/ranks.md), on the
-    /// GPU of `backend` (early exit as `early_exit` says, each rank deciding for its slab) or
+    /// GPU of `backend` (early exit as `early_exit` says; in `auto` the ranks choose the kernel together) or
     /// the CPU reference; `halo` is the slab's. Refused where `whole` does not run on several
     /// ranks (`Problem::refuses_ranks`).
     pub fn slab(

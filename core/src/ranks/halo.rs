@@ -92,7 +92,7 @@ impl Halo {
             return Ok(());
         }
         if let Some(link) = &self.link {
-            return super::spent::exchanging(|| self.exchange_linked(link, gpu, fields));
+            return super::spent::exchanging(|| self.exchange_linked(link, fields));
         }
         // The work queued before is the slab's own: it is not counted as the exchange's.
         gpu.synchronize()?;
@@ -128,17 +128,12 @@ impl Halo {
     /// messages in order, so every rank lists its sends down before up and its receives from
     /// above (what the neighbour sent down) before those from below: with two ranks on a
     /// periodic axis, where each is both neighbours of the other, the orders agree.
-    fn exchange_linked<T: GpuReal>(
-        &self,
-        link: &DeviceLink,
-        gpu: &Gpu,
-        fields: &mut [&mut CudaSlice<T>],
-    ) -> Result<()> {
+    fn exchange_linked<T: GpuReal>(&self, link: &DeviceLink, fields: &mut [&mut CudaSlice<T>]) -> Result<()> {
         let (low, high) = self.edges();
         let (ghost_low, ghost_high) = self.ghost_rows();
         let width = std::mem::size_of::<T>();
         let bytes = low.len() * width;
-        let bases: Vec<u64> = fields.iter().map(|f| gpu.address(f)).collect();
+        let bases: Vec<u64> = fields.iter().map(|f| link.gpu().address(f)).collect();
         let messages = |peer: Option<usize>, rows: &std::ops::Range<usize>| -> Vec<Message> {
             let offset = (rows.start * width) as u64;
             peer.map(|peer| bases.iter().map(|b| Message { peer, at: b + offset, bytes }).collect()).unwrap_or_default()

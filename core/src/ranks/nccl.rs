@@ -7,7 +7,8 @@
 
 use super::comm::Comm;
 use crate::runtime::{Backend, Gpu};
-use crate::{Error, Result};
+use crate::{Error, GpuReal, Result};
+use cudarc::driver::CudaSlice;
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::{Arc, OnceLock};
 
@@ -180,7 +181,7 @@ impl DeviceLink {
         for (d, s) in id.internal.iter_mut().zip(rest) {
             *d = *s as c_char;
         }
-        gpu.context().bind_to_thread().map_err(|e| Error::invalid(format!("ranks: binding the GPU: {e}")))?;
+        bind(&gpu)?;
         let mut raw: RawComm = std::ptr::null_mut();
         let (size, rank) = (comm.size() as c_int, comm.rank() as c_int);
         // SAFETY: every rank calls ncclCommInitRank with the same id and size and its own rank,
@@ -192,13 +193,15 @@ impl DeviceLink {
         Ok(Some(DeviceLink { nccl, comm: raw, gpu }))
     }
 
-    /// NCCL's version, for a run's description.
-    pub fn describe(&self) -> String {
-        format!("NCCL {}", self.nccl.version())
-    }
-
+    /// The GPU whose stream the link's messages go on.
     pub fn gpu(&self) -> &Arc<Gpu> {
         &self.gpu
+    }
+
+    /// The GPU's stream, its context bound to this thread (NCCL queues on the current device).
+    fn stream(&self) -> Result<*mut c_void> {
+        bind(&self.gpu)?;
+        Ok(self.gpu.stream().cu_stream() as *mut c_void)
     }
 
     /// Send every `sends` message and receive every `recvs` one, queued on the GPU's stream as
@@ -206,8 +209,7 @@ impl DeviceLink {
     /// each rank lists them, so each pair must list theirs in the same order.
     pub fn exchange(&self, sends: &[Message], recvs: &[Message]) -> Result<()> {
         let n = self.nccl;
-        let stream = self.gpu.stream().cu_stream() as *mut c_void;
-        self.gpu.context().bind_to_thread().map_err(|e| Error::invalid(format!("ranks: binding the GPU: {e}")))?;
+        let stream = self.stream()?;
         // SAFETY: the group's calls only queue work; every address is a device allocation of
         // this GPU holding `bytes` bytes from it, which the stream's order keeps alive and
         // unwritten by this rank's kernels until the group is done.
@@ -232,22 +234,18 @@ impl DeviceLink {
         }
     }
 
-    /// The maximum over the ranks of the `width`-byte float (4 or 8) at device address `at`,
-    /// in place, queued on the GPU's stream. An infinite value stays infinite; a NaN may be
-    /// lost (NCCL takes the larger number), so what is reduced must not be NaN.
-    pub fn max_in_place(&self, at: u64, width: usize) -> Result<()> {
-        let kind = match width {
-            4 => NCCL_FLOAT32,
-            8 => NCCL_FLOAT64,
-            _ => return Err(Error::invalid(format!("ranks: no NCCL maximum of {width}-byte values"))),
-        };
-        let n = self.nccl;
-        let stream = self.gpu.stream().cu_stream() as *mut c_void;
-        // SAFETY: `at` holds one value of `width` bytes on this GPU, read and written in order
-        // on its stream.
-        let code =
-            unsafe { (n.all_reduce)(at as *const c_void, at as *mut c_void, 1, kind, NCCL_MAX, self.comm, stream) };
-        n.check(code, "ncclAllReduce")
+    /// The maximum over the ranks of `value[0]`, in place, queued on the GPU's stream. An
+    /// infinite value stays infinite; a NaN may be lost (NCCL takes the larger number), so what
+    /// is reduced must not be NaN.
+    pub fn max_in_place<T: GpuReal>(&self, value: &CudaSlice<T>) -> Result<()> {
+        let kind = if std::mem::size_of::<T>() == 4 { NCCL_FLOAT32 } else { NCCL_FLOAT64 };
+        if value.is_empty() {
+            return Err(Error::invalid("ranks: an all-reduce of no value"));
+        }
+        let (n, stream) = (self.nccl, self.stream()?);
+        let at = self.gpu.address(value) as *mut c_void;
+        // SAFETY: `at` holds at least one T on this GPU, read and written in order on its stream.
+        n.check(unsafe { (n.all_reduce)(at, at, 1, kind, NCCL_MAX, self.comm, stream) }, "ncclAllReduce")
     }
 }
 
@@ -259,6 +257,11 @@ impl Drop for DeviceLink {
         // SAFETY: the communicator is this link's, used by nothing after this.
         unsafe { (self.nccl.comm_destroy)(self.comm) };
     }
+}
+
+/// Make `gpu`'s context this thread's current one: NCCL works on the current device.
+fn bind(gpu: &Gpu) -> Result<()> {
+    gpu.context().bind_to_thread().map_err(|e| Error::invalid(format!("ranks: binding the GPU: {e}")))
 }
 
 /// What one rank says it can do: run NCCL on the device of this UUID, or not, and why.

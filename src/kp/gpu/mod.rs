@@ -993,8 +993,7 @@ impl<T: GpuReal> GpuKp<T> {
             // rates are never NaN (a NaN counts as an infinite speed), so NCCL's maximum, which
             // would lose a NaN, keeps a blow-up.
             if let Some(link) = r.halo.link() {
-                let at = r.gpu.address(self.reducer.result());
-                crate::ranks::spent::reducing(|| link.max_in_place(at, std::mem::size_of::<T>()))?;
+                crate::ranks::spent::reducing(|| link.max_in_place(self.reducer.result()))?;
             } else {
                 r.gpu.synchronize()?;
                 crate::ranks::spent::reducing(|| {
