@@ -317,18 +317,21 @@ fn flood_rows<T: GpuReal>(report: &mut Report, gpus: usize) -> Result<()> {
         gpu.synchronize()?;
         Ok((t.elapsed().as_secs_f64() * 1e3, c.steps))
     };
-    let ranks = gpus.min(2);
+    let counts: &[usize] = if gpus > 1 { &[1, 2] } else { &[1] };
     let mut off_one = None;
-    for r in (1..=ranks).filter(|&r| r == 1 || r == ranks) {
+    for &r in counts {
         let mut off = None;
         for early in [EarlyExit::Off, EarlyExit::On] {
-            let route = if r > 1 { Route::Nccl } else { Route::Host };
-            let got = match on_ranks::<T, _>(&p, r, gpus, (route, early), run)? {
-                Some(t) => t,
-                None => on_ranks::<T, _>(&p, r, gpus, (Route::Host, early), run)?
-                    .ok_or_else(|| Error::invalid("scaling: no host route"))?,
+            // Through NCCL where the ranks can set it up, else through the host.
+            let (by, (ms, steps)) = match on_ranks::<T, _>(&p, r, gpus, (Route::Nccl, early), run)? {
+                Some(t) if r > 1 => (", through NCCL", t),
+                Some(t) => ("", t),
+                None => (
+                    ", through the host",
+                    on_ranks::<T, _>(&p, r, gpus, (Route::Host, early), run)?
+                        .ok_or_else(|| Error::invalid("scaling: no host route"))?,
+                ),
             };
-            let (ms, steps) = got;
             off = off.or(Some(ms));
             off_one = off_one.or(Some(ms));
             let mode = if early == EarlyExit::On { "on" } else { "off" };
@@ -337,12 +340,8 @@ fn flood_rows<T: GpuReal>(report: &mut Report, gpus: usize) -> Result<()> {
                 off.unwrap_or(ms) / ms,
                 off_one.unwrap_or(ms) / ms
             );
-            let variant = format!(
-                "flood to t = 1 s, early exit {mode}: {r} rank{} on {} GPU{}",
-                plural(r),
-                r.min(gpus),
-                plural(r.min(gpus))
-            );
+            let variant =
+                format!("flood to t = 1 s, early exit {mode}: {r} rank{} on {r} GPU{}{by}", plural(r), plural(r));
             let precision = Precision::of::<T>().to_string();
             let bytes = (N * N / r) as f64 * KP_WORDS * std::mem::size_of::<T>() as f64 * steps as f64;
             report.push("kp flood run (clamp)", &variant, &format!("{N}×{N}"), &precision, ms, bytes, None, note);

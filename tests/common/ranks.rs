@@ -6,9 +6,11 @@ use hydrokern::grid::Layout2;
 use hydrokern::model::{Checkpoint, Model, Products, State};
 use hydrokern::products::{GAUGE_VALUES, Joined};
 use hydrokern::ranks::threads::lead_on_threads;
-use hydrokern::ranks::{Comm, Slabs};
+use hydrokern::ranks::{Comm, DeviceLink, Slabs};
+use hydrokern::runtime::{Backend, BackendChoice, Gpu};
 use proptest::prelude::*;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Run `lead` on rank 0's decomposed model of a grid of padded `layout` cut into `slabs` (its
 /// products joined by `joined`), the ranks on threads (`ranks::threads::lead_on_threads`);
@@ -22,6 +24,45 @@ pub fn on_ranks<'p, T: GpuReal, M: Model<T> + 'p, R>(
 ) -> R {
     let slab = |comm| Ok(Box::new(slab(comm)) as Box<dyn Model<T> + 'p>);
     lead_on_threads(slabs, layout, joined, slab, lead).unwrap()
+}
+
+/// Ranks each on its own GPU (rank r on GPU r mod their count, as `Backend::select_for` gives a
+/// run's ranks), linked GPU to GPU through NCCL where `nccl` asks for it and the ranks can set
+/// it up; counting the ranks linked.
+pub struct OwnGpus {
+    nccl: bool,
+    linked: AtomicUsize,
+}
+
+impl OwnGpus {
+    pub fn new(nccl: bool) -> OwnGpus {
+        OwnGpus { nccl, linked: AtomicUsize::new(0) }
+    }
+
+    /// `comm`'s rank's GPU and, where asked for and possible, the ranks' link (every rank
+    /// calls this together, as a run's ranks set the link up).
+    pub fn rank(&self, comm: &dyn Comm) -> (Backend, Option<Rc<DeviceLink>>) {
+        let own = Backend::select_for(BackendChoice::Gpu, comm.rank()).unwrap();
+        let link = match self.nccl {
+            true => DeviceLink::establish(comm, &own).unwrap().map(Rc::new),
+            false => None,
+        };
+        self.linked.fetch_add(link.is_some() as usize, Ordering::Relaxed);
+        (own, link)
+    }
+
+    /// How many of the `ranks` ranks were linked (then counted again from 0): all or none, and
+    /// all where NCCL was asked for, `HYDROKERN_REQUIRE_NCCL=1` requires it and the machine
+    /// has a GPU for each rank.
+    pub fn linked(&self, ranks: usize) -> usize {
+        let linked = self.linked.swap(0, Ordering::Relaxed);
+        assert!(linked == 0 || linked == ranks, "{linked} of {ranks} ranks linked");
+        let require = std::env::var("HYDROKERN_REQUIRE_NCCL").is_ok_and(|v| v == "1");
+        if self.nccl && require && ranks <= Gpu::count() {
+            assert_eq!(linked, ranks, "NCCL was required on {ranks} GPUs");
+        }
+        linked
+    }
 }
 
 fn bits<T: GpuReal>(v: &[T]) -> Vec<u64> {

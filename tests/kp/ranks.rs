@@ -7,7 +7,7 @@ use super::gpu::random_state;
 use super::inactive::scatter;
 use super::products;
 use crate::common::cases;
-use crate::common::ranks::{on_ranks, same_checkpoint, same_products, same_state};
+use crate::common::ranks::{OwnGpus, on_ranks, same_checkpoint, same_products, same_state};
 use hydrokern::GpuReal;
 use hydrokern::accumulation::Accumulation;
 use hydrokern::forcing::{LEVEL, LevelSide, RAIN, Series};
@@ -259,10 +259,6 @@ fn ranks_on_their_own_gpus_are_bit_identical() {
 }
 
 fn on_own_gpus<T: GpuReal>(p: &Problem) {
-    use hydrokern::ranks::DeviceLink;
-    use hydrokern::runtime::{BackendChoice, Gpu};
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let require = std::env::var("HYDROKERN_REQUIRE_NCCL").is_ok_and(|v| v == "1");
     let launch = Launch::default();
     let whole = Backend::Gpu(crate::common::gpu());
     let periodic = p.boundary[2] == Boundary::Periodic;
@@ -275,18 +271,13 @@ fn on_own_gpus<T: GpuReal>(p: &Problem) {
             // Early exit on, or chosen by timing, which the ranks do together.
             let early = if nccl { EarlyExit::Auto } else { EarlyExit::On };
             let slabs = Slabs::new(p.ny, ranks, 2, periodic).unwrap();
-            let linked = AtomicUsize::new(0);
+            let gpus = OwnGpus::new(nccl);
             let got = on_ranks(
                 slabs,
                 p.layout(),
                 None,
                 |comm| {
-                    let own = Backend::select_for(BackendChoice::Gpu, comm.rank()).unwrap();
-                    let link = match nccl {
-                        true => DeviceLink::establish(comm.as_ref(), &own).unwrap().map(Rc::new),
-                        false => None,
-                    };
-                    linked.fetch_add(link.is_some() as usize, Ordering::Relaxed);
+                    let (own, link) = gpus.rank(comm.as_ref());
                     let s = slabs.slab(comm.rank());
                     let layout = Layout2::new(p.nx as u32, s.rows.len() as u32, 2);
                     let halo = Halo::new(comm, s, layout).linked(link);
@@ -299,11 +290,7 @@ fn on_own_gpus<T: GpuReal>(p: &Problem) {
                     d.state().unwrap()
                 },
             );
-            let linked = linked.load(Ordering::Relaxed);
-            assert!(linked == 0 || linked == ranks, "{linked} of {ranks} ranks linked");
-            if nccl && require && ranks <= Gpu::count() {
-                assert_eq!(linked, ranks, "NCCL was required on {ranks} GPUs");
-            }
+            let linked = gpus.linked(ranks);
             let what = format!(
                 "{ranks} ranks, {}, {:?}, periodic {periodic}",
                 if linked > 0 { "NCCL" } else { "host" },

@@ -3,7 +3,7 @@
 //! whole grid's, and a checkpoint restarts on another number of ranks.
 
 use crate::common::cases;
-use crate::common::ranks::{same_checkpoint, same_state};
+use crate::common::ranks::{OwnGpus, same_checkpoint, same_state};
 use crate::reference_and_gpu::random_problem;
 use hydrokern::GpuReal;
 use hydrokern::model::{Model, Until};
@@ -152,10 +152,6 @@ fn sediment_on_their_own_gpus_through_nccl_is_bit_identical() {
 }
 
 fn own_gpus<T: GpuReal>(p: &Problem) {
-    use hydrokern::ranks::DeviceLink;
-    use hydrokern::runtime::{BackendChoice, Gpu};
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let require = std::env::var("HYDROKERN_REQUIRE_NCCL").is_ok_and(|v| v == "1");
     let variant = StepVariant::Fused;
     let until = Until { t: f64::INFINITY, steps: 9, deadline: None };
     let mut w = whole::<T>(p, &On { backend: Backend::Gpu(crate::common::gpu()), mixed: false, variant });
@@ -163,11 +159,9 @@ fn own_gpus<T: GpuReal>(p: &Problem) {
     let want = w.state().unwrap();
     for n in 2..=4 {
         let slabs = Slabs::new(p.ny, n, 1, false).unwrap();
-        let linked = AtomicUsize::new(0);
+        let gpus = OwnGpus::new(true);
         let build = |comm: Rc<dyn Comm>| {
-            let own = Backend::select_for(BackendChoice::Gpu, comm.rank()).unwrap();
-            let link = DeviceLink::establish(comm.as_ref(), &own).unwrap().map(Rc::new);
-            linked.fetch_add(link.is_some() as usize, Ordering::Relaxed);
+            let (own, link) = gpus.rank(comm.as_ref());
             let s = slabs.slab(comm.rank());
             let layout = hydrokern::grid::Layout2::new(p.nx as u32, s.rows.len() as u32, 1);
             let kernels = (variant, Launch::default());
@@ -178,10 +172,7 @@ fn own_gpus<T: GpuReal>(p: &Problem) {
             d.state().unwrap()
         };
         let got = crate::common::ranks::on_ranks(slabs, p.layout(), None, build, lead);
-        let linked = linked.load(Ordering::Relaxed);
-        if require && n <= Gpu::count() {
-            assert_eq!(linked, n, "NCCL was required on {n} GPUs");
-        }
+        let linked = gpus.linked(n);
         same_state(&got, &want).unwrap_or_else(|e| panic!("{n} ranks, {linked} linked: {e}"));
         eprintln!("sediment {n} ranks, {linked} linked, {}: bit for bit", std::any::type_name::<T>());
     }
