@@ -195,9 +195,10 @@ fn apply(doc: &mut CaseDoc, solver: &Solver, m: &ArgMatches, globals: &Globals) 
     let given = |f: &Flag| -> Option<String> {
         if f.is_switch() { m.get_flag(f.name).then(String::new) } else { m.get_one::<String>(f.name).cloned() }
     };
+    let keep: Vec<&str> = solver.flags.iter().filter(|f| given(f).is_some()).filter_map(|f| f.key()).collect();
     for f in solver.flags {
         if let Some(v) = given(f) {
-            f.apply(doc, &v)?;
+            f.apply(doc, &v, &keep)?;
         }
     }
     for kv in m.get_many::<String>("set").into_iter().flatten() {
@@ -217,7 +218,7 @@ fn apply(doc: &mut CaseDoc, solver: &Solver, m: &ArgMatches, globals: &Globals) 
             _ => None,
         };
         if let Some(v) = given(f).or(global.map(str::to_string)) {
-            f.apply(doc, &v)?;
+            f.apply(doc, &v, &[])?;
         }
     }
     Ok(())

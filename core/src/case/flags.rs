@@ -105,8 +105,11 @@ impl Flag {
         }
     }
 
-    /// Apply `raw` (the text after the flag) to `doc`.
-    pub fn apply(&self, doc: &mut CaseDoc, raw: &str) -> Result<()> {
+    /// Apply `raw` (the text after the flag) to `doc`. The keys it clears are kept where `keep`
+    /// (the keys the command's other flags set) names them: a key set again keeps its place in
+    /// the case, so that a restart, which applies the flags to the case its run recorded,
+    /// records the same case text.
+    pub fn apply(&self, doc: &mut CaseDoc, raw: &str, keep: &[&str]) -> Result<()> {
         let shown = if self.is_switch() { format!("--{}", self.name) } else { format!("--{} {raw}", self.name) };
         let bad = |why: String| Error::invalid(format!("{shown}: {why}"));
         let pairs: Vec<(&'static str, Value)> = match self.set {
@@ -132,7 +135,7 @@ impl Flag {
             }
             Set::Custom(f) => f(raw).map_err(bad)?,
         };
-        for key in self.clears {
+        for key in self.clears.iter().filter(|k| !keep.contains(k)) {
             doc.remove(key);
         }
         for (key, value) in pairs {
@@ -203,3 +206,32 @@ pub const BOUNDARY: Flag = Flag::new(
     Set::Custom(four_sides),
     "one condition for every side, or four (west,east,south,north): wall, outflow or periodic (shallow water also normal-depth: outflow over a bed that goes on falling)",
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::Origin;
+
+    /// A key that one flag clears and another sets again keeps its place, so that applying the
+    /// same flags to the case a run recorded gives its text back; alone, the clearing flag
+    /// removes it.
+    #[test]
+    fn a_key_set_again_keeps_its_place() {
+        let text = "[time]\nt_end = 10.0\n\n[output]\nsnapshots = [5.0]\nformats = [\"npy\"]\n";
+        let flags = [(&T_END, "4"), (&SNAPSHOTS, "2")];
+        let keep: Vec<&str> = flags.iter().filter_map(|(f, _)| f.key()).collect();
+        let applied = |text: &str| {
+            let mut doc = CaseDoc::parse(Origin::File("case.toml".into()), text.to_string()).unwrap();
+            for (f, v) in flags {
+                f.apply(&mut doc, v, &keep).unwrap();
+            }
+            doc.text()
+        };
+        let once = applied(text);
+        assert!(once.find("snapshots").unwrap() < once.find("formats").unwrap(), "{once}");
+        assert_eq!(applied(&once), once);
+        let mut doc = CaseDoc::parse(Origin::File("case.toml".into()), text.to_string()).unwrap();
+        T_END.apply(&mut doc, "4", &[]).unwrap();
+        assert_eq!(doc.get("output.snapshots"), None);
+    }
+}

@@ -24,7 +24,7 @@ fn load(name: &str, flags: &[(&str, &str)], out: &Path) -> hydrokern::Result<Box
     let mut doc = sc.doc()?;
     for (flag, value) in flags {
         let f = solver.flags.iter().find(|f| f.name == *flag).unwrap_or_else(|| panic!("{name} has no --{flag}"));
-        f.apply(&mut doc, value)?;
+        f.apply(&mut doc, value, &[])?;
     }
     doc.set("run.backend", "cpu".into(), "--backend cpu")?;
     doc.set("output.dir", out.to_string_lossy().as_ref().into(), "--output")?;
