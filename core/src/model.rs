@@ -94,6 +94,11 @@ pub struct BoundaryFlow {
     pub into: f64,
 }
 
+/// The checkpoint record of a model's water account over its boundary faces
+/// ([`Model::boundary_faces`]): one or more arrays of values per face of the grid's perimeter
+/// (`ranks::perimeter`'s order), which a decomposed run joins face by face.
+pub const BOUNDARY_FACES: &str = "boundary_volumes";
+
 impl<T> State<T> {
     /// The field named `name`.
     pub fn field(&self, name: &str) -> Option<&Output<T>> {
@@ -218,6 +223,20 @@ pub trait Model<T> {
     /// Continue from `checkpoint`, taken of a model of the same problem on the same backend in
     /// the same precision: afterwards every step is the one the run it was taken of would take.
     fn restore(&mut self, checkpoint: &Checkpoint<T>) -> crate::Result<()>;
+    /// What a model that keeps a water account over its boundary has measured so far, face by
+    /// face: its checkpoint's [`BOUNDARY_FACES`] record (a download on the GPU). A slab's model
+    /// gives those of its slab's perimeter, nothing measured at its cuts, and leaves the flows
+    /// out of its states: rank 0 joins every slab's and asks [`boundary_flows`](Self::boundary_flows).
+    /// None for a model without an account.
+    fn boundary_faces(&mut self) -> crate::Result<Option<Vec<f64>>> {
+        Ok(None)
+    }
+    /// On rank 0 of a decomposed run: the flows through the whole grid's boundary segments (a
+    /// state's [`State::boundary`]) from its faces' values `faces`, joined from every slab's
+    /// [`boundary_faces`](Self::boundary_faces).
+    fn boundary_flows(&self, _faces: &[f64]) -> crate::Result<Vec<BoundaryFlow>> {
+        Ok(Vec::new())
+    }
     /// On rank 0 of a run decomposed over ranks, whose model is that of its slab: the
     /// checkpoint joined row by row from every slab's made the whole grid's, where a slab keeps
     /// something in another form than the whole grid does (a map per block of its own rows,

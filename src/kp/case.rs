@@ -947,14 +947,10 @@ impl Simulation for KpCase {
     }
     /// Slabs along y of at least two rows (the reconstruction's two ghost rows), wrapping a
     /// periodic y axis; each slab keeps its share of the gauges, lines and maps and of the
-    /// forcing. Refused in one line: the split schemes, held levels and outlets, forcing with an
-    /// open side, mixed precision.
+    /// forcing. Refused in one line: the split schemes, mixed precision.
     fn decomposition(&self, ranks: usize) -> Result<Decomposition> {
         // With `--scheme auto` a scheme that runs on several ranks is chosen (`build_slab`).
-        let why = match self.scheme_auto {
-            true => self.problem.forcing_refuses_ranks(),
-            false => self.problem.refuses_ranks(),
-        };
+        let why = if self.scheme_auto { None } else { self.problem.refuses_ranks() };
         let why = why.or_else(|| (self.info.run.precision == Precision::Mixed).then(|| super::cpu::MIXED_RANKS.into()));
         if let Some(why) = why {
             return Err(crate::Error::invalid(why));

@@ -213,7 +213,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
     /// The reference of `problem` from `start` (the whole grid's, or with `halo` a slab's:
     /// [`slab`](CpuKp::slab)).
     fn from_start(problem: &Problem, start: Start<T>, early_exit: bool, halo: Option<Halo>) -> Result<CpuKp<T, W>> {
-        let Start { k, padded: Padded { bed, cell_bed, q: [w, hu, hv] }, active, friction } = start;
+        let Start { k, padded: Padded { bed, cell_bed, q: [w, hu, hv] }, active, friction, segments } = start;
         let block = (k.bx, k.by);
         let mut q = State { w: w.convert::<W>(), hu, hv };
         if W::WIDER {
@@ -259,7 +259,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             r: State { w: Field2::filled(problem.layout(), W::ZERO)?, hu: zeros()?, hv: zeros()? },
             low: compensates.then(|| Ok::<_, Error>([zeros()?, zeros()?, zeros()?])).transpose()?,
             forcing: Layout::of(problem).map(|l| Box::new(CpuForcing::new(l, k.cells()))),
-            account: Perimeter::of(problem).map(Box::new),
+            account: Perimeter::new(problem, &segments).map(Box::new),
             cell_bed,
             wet,
             active,
@@ -315,6 +315,8 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
     fn set_level_ghosts(&mut self) {
         if let Some(levels) = self.forcing.as_deref().and_then(|f| f.ghosts()) {
             apply_boundary(&self.k, &mut self.q.w, &mut self.q.hu, &mut self.q.hv, &self.cell_bed, Some(levels));
+            // The pass sets a slab's cuts as sides: their rows are the neighbours'.
+            Self::exchange(self.halo.as_ref(), &mut self.q);
         }
     }
 

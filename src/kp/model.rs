@@ -8,7 +8,9 @@ use super::gpu::{ClockState, FluxKernel, GpuKp, Launch};
 use super::segments::Segments;
 use super::state::wet_cells;
 use crate::field::{interior_into, interior_of};
-use crate::model::{BoundaryFlow, Checkpoint, Clock, DeviceView, Halt, Later, Model, Output, Pool, State, Until};
+use crate::model::{
+    BOUNDARY_FACES, BoundaryFlow, Checkpoint, Clock, DeviceView, Halt, Later, Model, Output, Pool, State, Until,
+};
 use crate::products::{CpuProducts, Fields, GpuProducts, Products, Sites, Spec};
 use crate::ranks::Halo;
 use crate::runtime::{Backend, Gpu, Snapshots, Timer};
@@ -40,11 +42,16 @@ impl std::str::FromStr for EarlyExit {
     }
 }
 
+/// The early exit a GPU run of `problem` takes where the case says `early_exit`: none in the
+/// split schemes, whose kernels have none (docs/kp-schemes.md), nor with levels held on the
+/// sides or outlets (`CpuKp::new`).
+fn early_exit_of(problem: &Problem, early_exit: EarlyExit) -> EarlyExit {
+    let levels = !problem.forcing.boundary_is_plain();
+    if problem.scheme.is_split() || levels { EarlyExit::Off } else { early_exit }
+}
+
 /// Steps per early-exit decision cycle.
 pub const CYCLE: u64 = 100;
-
-/// The checkpoint record of the boundary faces' volumes (`CpuKp::boundary_volumes`).
-const BOUNDARY_RECORD: &str = "boundary_volumes";
 
 /// Most steps the GPU runs between two reads of its clock.
 const BATCH: u64 = 64;
@@ -57,7 +64,8 @@ pub struct KpModel<'p, T: GpuReal> {
     /// whole grid's map per block of ([`Model::joined`]), and its products are joined on rank 0.
     slab: bool,
     on: On<T>,
-    /// The water account's boundary segments (none without forcing).
+    /// The water account's boundary segments (none without forcing); on a slab, the whole
+    /// grid's.
     segments: Segments,
     /// The interior cell-centre bed, taken from the backend with the first state.
     bed: Option<Arc<Vec<T>>>,
@@ -138,11 +146,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         let on = match backend {
             Backend::Gpu(gpu) => {
                 let model = GpuKp::new(gpu, problem, launch)?;
-                // The split schemes' kernels have no early exit (docs/kp-schemes.md), nor do runs
-                // with levels held on the sides or outlets (`CpuKp::new`).
-                let levels = !problem.forcing.boundary_is_plain();
-                let early_exit = if problem.scheme.is_split() || levels { EarlyExit::Off } else { early_exit };
-                On::Gpu(GpuRun::start(gpu, model, early_exit))
+                On::Gpu(GpuRun::start(gpu, model, early_exit_of(problem, early_exit)))
             }
             Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::new(problem, launch.block, false)?), None),
         };
@@ -186,12 +190,12 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         let start = whole.start::<T>(launch.block)?.slab(&slab)?;
         let on = match backend {
             Backend::Gpu(gpu) => {
-                On::Gpu(GpuRun::start(gpu, GpuKp::slab(gpu, &problem, start, halo, launch)?, early_exit))
+                let model = GpuKp::slab(gpu, &problem, start, halo, launch)?;
+                On::Gpu(GpuRun::start(gpu, model, early_exit_of(whole, early_exit)))
             }
             Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::slab(&problem, start, halo)?), None),
         };
-        let segments = Segments::of(&problem);
-        Ok(KpModel { problem: Cow::Owned(problem), slab: true, on, segments, bed: None })
+        Ok(KpModel { problem: Cow::Owned(problem), slab: true, on, segments: Segments::of(whole), bed: None })
     }
 
     /// Keep the gauges, lines and maps of `spec` (sampled at `sites`, from [`Spec::sites`],
@@ -348,7 +352,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             On::Gpu(run) => (run.model.interiors(&run.gpu)?, run.model.download_low(&run.gpu)?.map(|l| interior(&l))),
         };
         let soil = self.forcing_state()?.and_then(|(_, f)| f).map(|f| interior(&f));
-        let boundary = self.boundary_flows()?;
+        let boundary = self.flows_now()?;
         let dims = (self.problem.ny, self.problem.nx);
         let mut state = state_of(dims, clock, &bed, [w, hu, hv], low.as_deref(), boundary);
         if let Some(f) = soil {
@@ -375,7 +379,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         let clock = run.clock;
         // A few words, read now (the stream is idle after the clock's read): before the copies
         // are enqueued, so the read does not wait behind their download.
-        let boundary = self.boundary_flows()?;
+        let boundary = self.flows_now()?;
         let bed = match &self.bed {
             Some(b) => b.clone(),
             None => self.bed()?,
@@ -441,14 +445,15 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         }
         // The boundary faces' volumes so far (f64, whatever the precision), with segments.
         if let Some(v) = boundary {
-            c = c.record(BOUNDARY_RECORD, v);
+            c = c.record(BOUNDARY_FACES, v);
         }
         // The forcing clock and the soil's totals (padded), with forcing.
-        Ok(match forcing {
+        let c = match forcing {
             None => c,
             Some((forced, None)) => c.value("forced_t", forced),
             Some((forced, Some(f))) => c.value("forced_t", forced).field("infiltrated", f),
-        })
+        };
+        self.with_products_of(c)
     }
 
     fn restore(&mut self, c: &Checkpoint<T>) -> Result<()> {
@@ -458,7 +463,8 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         }
         let forced = c.get_value("forced_t")?;
         if !self.segments.is_empty() {
-            let v = c.get_record(BOUNDARY_RECORD, 4 * self.segments.map.len())?;
+            let faces = crate::ranks::perimeter::faces(self.problem.nx, self.problem.ny);
+            let v = c.get_record(BOUNDARY_FACES, 4 * faces)?;
             match &mut self.on {
                 On::Cpu(m, _) => m.resume_boundary(v)?,
                 On::Gpu(run) => run.model.resume_boundary(&run.gpu, v)?,
@@ -474,6 +480,14 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             // Mixed runs refuse forcing (`CpuKp::new`, `GpuKp::new_mixed`).
             On::Mixed(..) | On::GpuMixed(_) => Ok(()),
         }
+    }
+
+    fn boundary_faces(&mut self) -> Result<Option<Vec<f64>>> {
+        self.boundary_volumes()
+    }
+
+    fn boundary_flows(&self, faces: &[f64]) -> Result<Vec<BoundaryFlow>> {
+        Ok(self.segments.flows(faces))
     }
 
     /// A slab's checkpoint holds its wet map per cell (`wet_cells`): rank 0 makes the whole
@@ -559,8 +573,12 @@ impl<T: GpuReal> KpModel<'_, T> {
         })
     }
 
-    /// What crossed each boundary segment so far (none without segments).
-    fn boundary_flows(&self) -> Result<Vec<BoundaryFlow>> {
+    /// What crossed each boundary segment so far (none without segments, and none on a slab,
+    /// whose faces rank 0 joins: [`Model::boundary_flows`]).
+    fn flows_now(&self) -> Result<Vec<BoundaryFlow>> {
+        if self.slab {
+            return Ok(Vec::new());
+        }
         Ok(self.boundary_volumes()?.map_or_else(Vec::new, |v| self.segments.flows(&v)))
     }
 
@@ -574,19 +592,14 @@ impl<T: GpuReal> KpModel<'_, T> {
                 None => c,
             }
         };
-        let slab = self.slab;
         Ok(match &mut self.on {
-            On::Cpu(m, products) => {
+            On::Cpu(m, _) => {
                 let mut c = with(m.state().map(|f| f.to_vec()), m.low().map(|l| l.to_vec()), m.wet().to_vec());
                 // DS1 and DS2: the Δt estimates the next step starts from (NaN before the first).
                 if let Some((estimates, retries)) = m.split_state() {
                     c = split_values(c, estimates, retries);
                 }
-                // A slab's products are joined on rank 0 (`products::Joined`).
-                match products {
-                    Some(k) if !slab => k.checkpoint(c),
-                    _ => c,
-                }
+                c
             }
             On::GpuMixed(run) => {
                 let wet = run.model.wet_map(&run.gpu)?.into_iter().map(|f| (f != 0) as u8).collect();
@@ -595,13 +608,7 @@ impl<T: GpuReal> KpModel<'_, T> {
                     .value("early_steps", run.early_steps as f64)
                     .value("early_exit_now", (run.current == FluxKernel::EarlyExit) as u8 as f64)
             }
-            On::Mixed(m, products) => {
-                let c = with(mixed_state::<T>(m), None, m.wet().to_vec());
-                match products {
-                    Some(k) => k.checkpoint(c),
-                    None => c,
-                }
-            }
+            On::Mixed(m, _) => with(mixed_state::<T>(m), None, m.wet().to_vec()),
             On::Gpu(run) => {
                 let wet = run.model.wet_map(&run.gpu)?.into_iter().map(|f| (f != 0) as u8).collect();
                 let mut c = with(run.model.download(&run.gpu)?, run.model.download_low(&run.gpu)?, wet)
@@ -611,11 +618,24 @@ impl<T: GpuReal> KpModel<'_, T> {
                 if let Some((estimates, retries)) = run.model.split_state(&run.gpu)? {
                     c = split_values(c, estimates, retries);
                 }
-                match &mut run.products {
-                    Some(k) if !slab => k.checkpoint(&run.gpu, clock.steps, c)?,
-                    _ => c,
-                }
+                c
             }
+        })
+    }
+
+    /// `c` with the products' maps and records so far, last: a slab's are joined on rank 0
+    /// (`products::Joined`), which adds them after the rest of the joined checkpoint.
+    fn with_products_of(&mut self, c: Checkpoint<T>) -> Result<Checkpoint<T>> {
+        if self.slab {
+            return Ok(c);
+        }
+        Ok(match &mut self.on {
+            On::Cpu(_, Some(k)) | On::Mixed(_, Some(k)) => k.checkpoint(c),
+            On::Gpu(run) => match &mut run.products {
+                Some(k) => k.checkpoint(&run.gpu, run.clock.steps, c)?,
+                None => c,
+            },
+            _ => c,
         })
     }
 

@@ -35,15 +35,15 @@ pub struct Perimeter {
 }
 
 impl Perimeter {
-    /// The measurement of `problem`'s segments; None where it has none to measure.
-    pub fn of(problem: &Problem) -> Option<Perimeter> {
-        let s = Segments::of(problem);
+    /// The measurement of `problem`'s segments `s` (`Segments::of`, or a slab's
+    /// `Segments::slab`); None where it has none to measure.
+    pub fn new(problem: &Problem, s: &Segments) -> Option<Perimeter> {
         if s.is_empty() {
             return None;
         }
         let n = s.map.len();
         Some(Perimeter {
-            map: s.map,
+            map: s.map.clone(),
             pending: vec![0.0; n],
             totals: vec![0.0; 4 * n],
             cell: (problem.dx, problem.dy),

@@ -7,7 +7,9 @@
 
 use super::{Boundary, Problem};
 use crate::model::BoundaryFlow;
+use crate::ranks::perimeter;
 use kernels::kp::{NO_SEGMENT, perimeter_faces};
+use std::ops::Range;
 
 /// The sides' names, in the order of the kernels' side codes.
 pub const SIDES: [&str; 4] = ["west", "east", "south", "north"];
@@ -76,6 +78,19 @@ impl Segments {
             }
         }
         Segments { names, map }
+    }
+
+    /// The segments of the slab of interior rows `rows` of this grid of `nx` × `ny` cells, on
+    /// ranks: the whole grid's names, each face of the slab's perimeter in its whole grid's
+    /// face's segment, and none at the slab's cuts (which lie inside the grid).
+    pub fn slab(&self, nx: usize, ny: usize, rows: &Range<usize>) -> Segments {
+        if self.is_empty() {
+            return self.clone();
+        }
+        let map = (0..perimeter::faces(nx, rows.len()))
+            .map(|f| perimeter::whole_face(nx, ny, rows, f).map_or(NO_SEGMENT, |w| self.map[w]))
+            .collect();
+        Segments { names: self.names.clone(), map }
     }
 
     /// Whether there is nothing to measure: no open side, held level or outlet.

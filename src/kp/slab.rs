@@ -6,6 +6,7 @@
 //! state's ghost rows there are then the undivided grid's bit for bit.
 
 use super::problem::Padded;
+use super::segments::Segments;
 use super::{Coeffs, Problem};
 use crate::field::Field2;
 use crate::ranks::Slab;
@@ -20,6 +21,9 @@ pub struct Start<T> {
     pub active: Option<Vec<u8>>,
     /// g·n² per padded cell, with a Manning field (`Problem::friction_field`).
     pub friction: Option<Field2<T>>,
+    /// The water account's segments of the perimeter's faces (`Segments::of`); a slab's faces
+    /// at its cuts in none.
+    pub segments: Segments,
 }
 
 impl Problem {
@@ -27,7 +31,13 @@ impl Problem {
     /// problem: the kernels' constants, the padded fields with their ghosts set.
     pub fn start<T: Real>(&self, block: (u32, u32)) -> Result<Start<T>> {
         let k = self.coeffs::<T>(block);
-        Ok(Start { padded: self.padded(&k)?, k, active: self.active_map(), friction: self.friction_field()? })
+        Ok(Start {
+            padded: self.padded(&k)?,
+            k,
+            active: self.active_map(),
+            friction: self.friction_field()?,
+            segments: Segments::of(self),
+        })
     }
 
     /// The problem of interior rows `rows` as a model of a slab sees it: its sizes, its rows of
@@ -59,7 +69,7 @@ impl Problem {
             dt_floor: self.dt_floor,
             dt_max: self.dt_max,
             accumulation: self.accumulation,
-            forcing: self.forcing.slab(self.nx, rows.clone()),
+            forcing: self.forcing.slab(self.nx, self.ny, rows.clone()),
             h: cells(&self.h),
             hu: cells(&self.hu),
             hv: cells(&self.hv),
@@ -69,32 +79,12 @@ impl Problem {
     }
 
     /// Why this problem does not run decomposed over ranks, if it does not: the split schemes
-    /// sweep whole lines of both axes; held levels, outlets and the water account's boundary
-    /// faces (forcing with an open side) are not cut into slabs yet. Rain, soils and inflows are.
+    /// sweep whole lines of both axes.
     pub fn refuses_ranks(&self) -> Option<String> {
-        if self.scheme.is_split() {
-            return Some(format!(
-                "kp's {} scheme transposes the whole grid between its sweeps and does not run on several ranks: use rk2, srk2 or euler (time.scheme)",
-                self.scheme.name()
-            ));
-        }
-        self.forcing_refuses_ranks()
-    }
-
-    /// [`refuses_ranks`](Self::refuses_ranks) of the forcing alone.
-    pub fn forcing_refuses_ranks(&self) -> Option<String> {
-        if !self.forcing.boundary_is_plain() {
-            return Some(
-                "kp with water levels held on the sides or outlets does not run on several ranks yet: run it on one"
-                    .into(),
-            );
-        }
-        if !super::segments::Segments::of(self).is_empty() {
-            return Some(
-                "kp with forcing and an open side (whose outflow the water account measures) does not run on several ranks yet: run it on one, or close the sides (walls or periodic)".into(),
-            );
-        }
-        None
+        self.scheme.is_split().then(|| format!(
+            "kp's {} scheme transposes the whole grid between its sweeps and does not run on several ranks: use rk2, srk2 or euler (time.scheme)",
+            self.scheme.name()
+        ))
     }
 }
 
@@ -126,6 +116,7 @@ impl<T: Real> Start<T> {
             },
             active: self.active.as_ref().map(|a| a[rows.start * p..(rows.end + 2 * g) * p].to_vec()),
             friction: self.friction.as_ref().map(|f| f.slab(rows.clone())).transpose()?,
+            segments: self.segments.slab(self.k.nx as usize, self.k.ny as usize, &rows),
         })
     }
 }

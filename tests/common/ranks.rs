@@ -69,7 +69,7 @@ fn bits<T: GpuReal>(v: &[T]) -> Vec<u64> {
     v.iter().map(|x| x.to_f64().to_bits()).collect()
 }
 
-/// The same clock and fields, bit for bit.
+/// The same clock, fields and flows through the boundary, bit for bit.
 pub fn same_state<T: GpuReal>(a: &State<T>, b: &State<T>) -> Result<(), TestCaseError> {
     prop_assert_eq!(a.clock, b.clock);
     prop_assert_eq!(a.fields.len(), b.fields.len());
@@ -78,6 +78,11 @@ pub fn same_state<T: GpuReal>(a: &State<T>, b: &State<T>) -> Result<(), TestCase
         prop_assert_eq!(&f.dims, &g.dims);
         prop_assert!(bits(&f.data) == bits(&g.data), "field {} differs", f.name);
     }
+    // The water account's flows through the boundary, bit for bit.
+    let flows = |s: &State<T>| {
+        s.boundary.iter().map(|b| (b.name.clone(), b.out.to_bits(), b.into.to_bits())).collect::<Vec<_>>()
+    };
+    prop_assert_eq!(flows(a), flows(b));
     Ok(())
 }
 

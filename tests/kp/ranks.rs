@@ -10,7 +10,6 @@ use crate::common::cases;
 use crate::common::ranks::{OwnGpus, on_ranks, same_checkpoint, same_products, same_state};
 use hydrokern::GpuReal;
 use hydrokern::accumulation::Accumulation;
-use hydrokern::forcing::{LEVEL, LevelSide, RAIN, Series};
 use hydrokern::grid::Layout2;
 use hydrokern::kp::gpu::{FluxVariant, Launch};
 use hydrokern::kp::{Boundary, EarlyExit, KpModel, Problem, Scheme, WetDry};
@@ -122,8 +121,9 @@ fn same_checkpoint_of<T: GpuReal>(p: &Problem, c: &Checkpoint<T>, w: &Checkpoint
 
 /// A random state (`gpu::random_state`: wet, dry and shoreline cells, random sides and
 /// friction) of an unsplit scheme and `wet_dry`, with inactive cells where `holes`; with
-/// `forcing`, rain, soils and inflows (`forcing::forced`) on a basin whose open sides are
-/// closed (the water account's open sides are refused on several ranks).
+/// `forcing`, rain, soils and inflows (`forcing::forced`), and on every other seed a level held
+/// on a reach of a side and an outlet on another: the water account measures the open sides,
+/// levels and outlets face by face, its faces cut with the slabs.
 fn problem(nx: usize, ny: usize, seed: u64, kind: u8, wet_dry: WetDry, f: (Accumulation, bool, bool)) -> Problem {
     let mut p = random_state(nx, ny, seed, kind);
     p.scheme = [Scheme::Euler, Scheme::Rk2, Scheme::Srk2][(seed % 3) as usize];
@@ -132,12 +132,7 @@ fn problem(nx: usize, ny: usize, seed: u64, kind: u8, wet_dry: WetDry, f: (Accum
         scatter(&mut p, seed, 0.15);
     }
     if f.2 {
-        for b in &mut p.boundary {
-            if b.is_open() {
-                *b = Boundary::Wall;
-            }
-        }
-        forced(&mut p, seed, 2.0, false);
+        forced(&mut p, seed, 2.0, seed.is_multiple_of(2));
         p.dt_max = 0.05;
     }
     p
@@ -314,26 +309,13 @@ fn refused(p: &Problem, on: &Backend) -> String {
     }
 }
 
-/// The split schemes transpose the whole grid, and held levels and the water account's open
-/// sides are not cut into slabs: refused, each with what runs instead.
+/// The split schemes transpose the whole grid: refused, with what runs instead.
 #[test]
-fn split_schemes_held_levels_and_open_sides_with_forcing_on_ranks_are_refused() {
+fn split_schemes_on_ranks_are_refused() {
     for scheme in [Scheme::Ds1, Scheme::Ds2] {
         let mut p = random_state(8, 8, 3, 0);
         p.scheme = scheme;
         let e = refused(&p, &cpu());
         assert!(e.contains(scheme.name()) && e.contains("rk2, srk2 or euler"), "{e}");
     }
-    let mut p = random_state(8, 8, 3, 0);
-    p.scheme = Scheme::Rk2;
-    let rain = [(0.0, 1e-5), (10.0, 1e-5)];
-    p.forcing.rain = Some(Series::from_points("rain", &rain, &RAIN, "s", "m/s").unwrap());
-    p.boundary[1] = Boundary::Outflow;
-    let e = refused(&p, &cpu());
-    assert!(e.contains("open side") && e.contains("walls or periodic"), "{e}");
-    p.boundary[1] = Boundary::Wall;
-    let level = Series::from_points("level", &[(0.0, 1.0), (10.0, 1.0)], &LEVEL, "s", "m").unwrap();
-    p.forcing.levels.push(LevelSide { name: "sea".into(), side: 1, cells: 0..4, series: level });
-    let e = refused(&p, &cpu());
-    assert!(e.contains("levels held") && e.contains("run it on one"), "{e}");
 }

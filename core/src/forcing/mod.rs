@@ -98,16 +98,25 @@ impl Forcing {
         let uniform = self.rain.as_ref().map_or(0.0, |r| r.integral(0.0, t) * area);
         uniform + self.rain_grid.as_ref().map_or(0.0, |g| g.volume(area / g.counted as f64, t))
     }
-    /// The forcing of the interior rows `rows` of a grid `nx` cells wide, for a slab of it
+    /// The forcing of the interior rows `rows` of a grid of `nx` × `ny` cells, for a slab of it
     /// decomposed over ranks: the rain grid's and the soils' cells of those rows, each inflow's
-    /// cells among them (every inflow kept, so the series keep their order), as cells of the
-    /// slab. Held levels and outlets, which the whole grid's sides hold, are not cut: a
-    /// forcing with them is refused on several ranks.
-    pub fn slab(&self, nx: usize, rows: std::ops::Range<usize>) -> Forcing {
+    /// cells among them, each held level's and outlet's cells of the slab's sides (of the west
+    /// and east sides those of its rows, the south side's on the first slab only, the north
+    /// side's on the last), as cells of the slab. Every inflow, level and outlet is kept, none
+    /// of its cells there or not, so that the series keep their order and every slab's model
+    /// makes the same choices.
+    pub fn slab(&self, nx: usize, ny: usize, rows: std::ops::Range<usize>) -> Forcing {
         let cut = |v: &[u32]| -> std::sync::Arc<[u32]> {
             if v.is_empty() { v.into() } else { v[rows.start * nx..rows.end * nx].into() }
         };
         let cells = rows.start * nx..rows.end * nx;
+        // A reach of side `side`'s cells, as the slab's side holds it.
+        let reach = |side: usize, r: &std::ops::Range<usize>| match side {
+            0 | 1 => r.start.clamp(rows.start, rows.end) - rows.start..r.end.clamp(rows.start, rows.end) - rows.start,
+            2 if rows.start == 0 => r.clone(),
+            3 if rows.end == ny => r.clone(),
+            _ => 0..0,
+        };
         Forcing {
             rain: self.rain.clone(),
             rain_grid: self.rain_grid.as_ref().map(|g| RainGrid { index: cut(&g.index), ..g.clone() }),
@@ -125,8 +134,8 @@ impl Forcing {
                     ..f.clone()
                 })
                 .collect(),
-            levels: Vec::new(),
-            outlets: Vec::new(),
+            levels: self.levels.iter().map(|l| LevelSide { cells: reach(l.side, &l.cells), ..l.clone() }).collect(),
+            outlets: self.outlets.iter().map(|o| Outlet { cells: reach(o.side, &o.cells), ..o.clone() }).collect(),
         }
     }
 

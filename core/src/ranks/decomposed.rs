@@ -5,10 +5,11 @@
 //! bit for bit the one a single rank would write, and restarts on any number of ranks.
 
 use super::comm::Comm;
+use super::perimeter;
 use super::slabs::Slabs;
 use super::wire::{Reader, Writer};
 use crate::grid::Layout2;
-use crate::model::{Checkpoint, Clock, Halt, Model, Output, Products, Series, State, Until};
+use crate::model::{BOUNDARY_FACES, Checkpoint, Clock, Halt, Model, Output, Products, Series, State, Until};
 use crate::products::{GAUGE_VALUES, Gauge, Joined};
 use crate::{Error, GpuReal, Real, Result};
 use std::rc::Rc;
@@ -181,6 +182,38 @@ fn encode_state<T: Real>(s: &State<T>) -> Vec<u8> {
         w.values(&f.data);
     }
     w.0
+}
+
+/// A slab's state with its boundary faces' values ([`Model::boundary_faces`]), as it travels to
+/// rank 0.
+fn encode_state_part<T: Real>(s: &State<T>, faces: Option<&[f64]>) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.bytes(&encode_state(s)).u64(faces.is_some() as u64);
+    if let Some(f) = faces {
+        w.values(f);
+    }
+    w.0
+}
+
+/// A slab's encoded state and its boundary faces' values, from [`encode_state_part`].
+fn decode_state_part(bytes: &[u8]) -> Result<(Vec<u8>, Option<Vec<f64>>)> {
+    let mut r = Reader::new(bytes);
+    let state = r.bytes()?.to_vec();
+    let faces = if r.u64()? != 0 { Some(r.values()?) } else { None };
+    Ok((state, faces))
+}
+
+/// The values of the slabs' boundary faces (`what` they are, for errors) joined into the whole
+/// grid's: every rank has them, or none does.
+fn join_faces(what: &str, parts: Vec<Option<Vec<f64>>>, nx: usize, slabs: &Slabs) -> Result<Option<Vec<f64>>> {
+    if parts.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    let parts: Vec<Vec<f64>> = parts
+        .into_iter()
+        .map(|p| p.ok_or_else(|| Error::invalid(format!("ranks: some ranks have {what} and some none"))))
+        .collect::<Result<_>>()?;
+    perimeter::join(what, &parts, nx, slabs).map(Some)
 }
 
 /// The fields of the whole grid from every rank's (rank 0's names, units and dims; the y axis,
@@ -364,13 +397,26 @@ fn join_named<E: Clone + PartialEq>(
         .collect()
 }
 
-fn join_checkpoint<T: Real>(mut parts: Vec<Checkpoint<T>>, slabs: &[Layout2]) -> Result<Checkpoint<T>> {
+/// The whole grid's checkpoint from every slab's `parts`: fields and flags of the slabs' padded
+/// layouts `layouts` row by row, the boundary faces' record face by face (`perimeter`), the
+/// rest the same on every rank.
+fn join_checkpoint<T: Real>(
+    mut parts: Vec<Checkpoint<T>>,
+    layouts: &[Layout2],
+    slabs: &Slabs,
+) -> Result<Checkpoint<T>> {
+    let take_faces = |p: &mut Checkpoint<T>| {
+        let at = p.records.iter().position(|(n, _)| n == BOUNDARY_FACES);
+        at.map(|k| p.records.remove(k).1)
+    };
+    let faces: Vec<Option<Vec<f64>>> = parts.iter_mut().map(take_faces).collect();
+    let faces = join_faces(BOUNDARY_FACES, faces, layouts[0].nx as usize, slabs)?;
     let fields = parts.iter_mut().map(|p| std::mem::take(&mut p.fields)).collect();
     let flags = parts.iter_mut().map(|p| std::mem::take(&mut p.flags)).collect();
     let first = &parts[0];
     let mut c = Checkpoint::at(first.clock);
-    c.fields = join_named("field", fields, slabs)?;
-    c.flags = join_named("flags", flags, slabs)?;
+    c.fields = join_named("field", fields, layouts)?;
+    c.flags = join_named("flags", flags, layouts)?;
     for (k, (name, v)) in first.values.iter().enumerate() {
         if parts.iter().any(|p| p.values.get(k).is_none_or(|(_, w)| w.to_bits() != v.to_bits())) {
             return Err(Error::invalid(format!(
@@ -384,6 +430,9 @@ fn join_checkpoint<T: Real>(mut parts: Vec<Checkpoint<T>>, slabs: &[Layout2]) ->
             return Err(Error::invalid(format!("ranks: record '{name}' of the checkpoint differs between ranks")));
         }
         c.records.push((name.clone(), v.clone()));
+    }
+    if let Some(f) = faces {
+        c.records.push((BOUNDARY_FACES.to_string(), f));
     }
     Ok(c)
 }
@@ -417,11 +466,19 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
 
     fn state(&mut self) -> Result<State<T>> {
         self.order(Order::State)?;
-        let mine = self.model.state();
-        let mine = self.or_abort(mine);
-        let all =
-            self.comm.gather(&encode_state(&mine))?.ok_or_else(|| Error::invalid("ranks: rank 0 gathered nothing"))?;
-        join_state(mine, &all)
+        let mine = self.model.state().and_then(|s| Ok((s, self.model.boundary_faces()?)));
+        let (mine, faces) = self.or_abort(mine);
+        let all = self
+            .comm
+            .gather(&encode_state_part(&mine, faces.as_deref()))?
+            .ok_or_else(|| Error::invalid("ranks: rank 0 gathered nothing"))?;
+        let (states, faces): (Vec<_>, Vec<_>) =
+            all.iter().map(|b| decode_state_part(b)).collect::<Result<Vec<_>>>()?.into_iter().unzip();
+        let mut state = join_state(mine, &states)?;
+        if let Some(f) = join_faces("boundary faces", faces, self.layout.nx as usize, &self.slabs)? {
+            state.boundary = self.model.boundary_flows(&f)?;
+        }
+        Ok(state)
     }
 
     fn products(&mut self, maps: bool) -> Result<Option<Products<T>>> {
@@ -463,7 +520,7 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
             parts.push(decode_checkpoint(bytes)?);
         }
         let slabs: Vec<Layout2> = (0..self.slabs.ranks).map(|r| self.slab_layout(r)).collect();
-        let c = self.model.joined(join_checkpoint(parts, &slabs)?)?;
+        let c = self.model.joined(join_checkpoint(parts, &slabs, &self.slabs)?)?;
         match self.joined.is_some() {
             // The products after the flow's fields, as a one-rank model adds them.
             true => match self.products(true)? {
@@ -478,7 +535,6 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
         if let Some(j) = &mut self.joined {
             j.restore(c)?;
         }
-        self.order(Order::Restore)?;
         let split = |rank: usize| {
             let rows = self.slabs.slab(rank).rows;
             let mut part = Checkpoint::at(c.clock);
@@ -487,9 +543,15 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
             part.flags = c.flags.iter().map(|(n, v)| (n.clone(), split_array(v, self.layout, rows.clone()))).collect();
             part.values = c.values.clone();
             part.records = c.records.clone();
-            part
+            for (name, v) in part.records.iter_mut().filter(|(n, _)| n == BOUNDARY_FACES) {
+                *v = perimeter::slab_of(name, v, self.layout.nx as usize, self.slabs.ny, &rows)?;
+            }
+            Ok::<_, Error>(part)
         };
-        let parts: Vec<Vec<u8>> = (0..self.slabs.ranks).map(|r| encode_checkpoint(&split(r))).collect();
+        let parts: Vec<Vec<u8>> =
+            (0..self.slabs.ranks).map(|r| split(r).map(|p| encode_checkpoint(&p))).collect::<Result<_>>()?;
+        // Cut before the order: the other ranks wait in the scatter once it is out.
+        self.order(Order::Restore)?;
         let mine = self.comm.scatter(Some(parts))?;
         let restored = decode_checkpoint(&mine).and_then(|c| self.model.restore(&c));
         self.or_abort(restored);
@@ -589,7 +651,8 @@ pub fn serve<T: GpuReal>(comm: &dyn Comm, model: &mut dyn Model<T>) -> Result<()
                 agree(comm, &clock)?;
             }
             Order::State => {
-                comm.gather(&encode_state(&model.state()?))?;
+                let state = model.state()?;
+                comm.gather(&encode_state_part(&state, model.boundary_faces()?.as_deref()))?;
             }
             Order::Products { maps } => {
                 comm.gather(&encode_products(&model.products(maps)?.unwrap_or_default()))?;

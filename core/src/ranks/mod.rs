@@ -11,6 +11,7 @@ pub mod comm;
 pub mod decomposed;
 pub mod halo;
 pub mod nccl;
+pub mod perimeter;
 pub mod slabs;
 pub mod spent;
 pub mod threads;

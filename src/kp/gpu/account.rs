@@ -42,9 +42,9 @@ pub struct GpuAccount<T: GpuReal> {
 }
 
 impl<T: GpuReal> GpuAccount<T> {
-    /// The account of `problem`'s boundary segments; None where it has none to measure.
-    pub fn new(gpu: &Gpu, problem: &Problem) -> Result<Option<GpuAccount<T>>> {
-        let s = Segments::of(problem);
+    /// The account of `problem`'s boundary segments `s` (`Segments::of`, or a slab's
+    /// `Segments::slab`); None where it has none to measure.
+    pub fn new(gpu: &Gpu, problem: &Problem, s: &Segments) -> Result<Option<GpuAccount<T>>> {
         if s.is_empty() {
             return Ok(None);
         }

@@ -550,7 +550,7 @@ impl<T: GpuReal> GpuKp<T> {
             Some((start, ranks)) => (start, ranks),
             None => (problem.start::<T>(launch.block)?, None),
         };
-        let Start { mut k, padded: Padded { bed, cell_bed, q }, friction, .. } = start;
+        let Start { mut k, padded: Padded { bed, cell_bed, q }, friction, segments, .. } = start;
         k.active = active.as_ref().map_or(0, |a| a.ptr() as usize as u64);
         let wet: Vec<u32> = super::cpu::wet_map(&k, &q[0], &cell_bed).into_iter().map(u32::from).collect();
         let up = |f: &Field2<T>| DeviceField2::upload(gpu, f);
@@ -618,7 +618,7 @@ impl<T: GpuReal> GpuKp<T> {
             mixed,
             forcing: forcing.map(|l| GpuForcing::new(gpu, &l, n).map(Box::new)).transpose()?,
             _active: active,
-            account: GpuAccount::new(gpu, problem)?.map(Box::new),
+            account: GpuAccount::new(gpu, problem, &segments)?.map(Box::new),
             stream: gpu.stream().clone(),
             ranks,
         };
