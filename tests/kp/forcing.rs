@@ -412,6 +412,60 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(8)))]
+    /// A GPU run with forcing, held levels and outlets restored from its checkpoint continues
+    /// bit for bit: the levels' values at the forcing clock come from the device's arithmetic,
+    /// as the run that wrote the checkpoint had them. Random states and sides, rain, soils and
+    /// inflows, inactive cells in half the cases, f32 and f64.
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn kp_gpu_forced_run_resumes_bit_for_bit(
+        nx in 2usize..60,
+        ny in 2usize..40,
+        seed: u64,
+        wet_dry in prop::sample::select(WetDry::GPU.to_vec()),
+        holes: bool,
+    ) {
+        let mut p = super::gpu::random_state(nx, ny, seed, 1);
+        p.scheme = Scheme::Rk2;
+        p.wet_dry = wet_dry;
+        // A side that is not periodic, to hold the level.
+        if p.boundary[0] == Boundary::Periodic {
+            (p.boundary[0], p.boundary[1]) = (Boundary::Wall, Boundary::Wall);
+        }
+        forced(&mut p, seed, 2.0, true);
+        if holes {
+            self::holes(&mut p, seed);
+        }
+        // The level above every bed, so that its ghosts hold water at it, changing between
+        // points that no sum of binary fractions hits.
+        let top = p.bed.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        let pts: Vec<(f64, f64)> = (0..5).map(|k| (k as f64 * 0.37, top + 0.1 + 0.3 * ((k * 7) % 5) as f64 / 3.0)).collect();
+        p.forcing.levels[0].series = Series::from_points("level", &pts, &LEVEL, "s", "m").unwrap();
+        resumes::<f32>(&p)?;
+        resumes::<f64>(&p)?;
+    }
+}
+
+/// 4 steps, a checkpoint, 5 more, against a second GPU model restored from the checkpoint and
+/// stepped to the same step: the same state, bit for bit.
+fn resumes<T: hydrokern::GpuReal>(p: &Problem) -> Result<(), TestCaseError> {
+    use hydrokern::kp::{EarlyExit, KpModel};
+    use hydrokern::model::{Model, Until};
+    let gpu = hydrokern::runtime::Backend::Gpu(crate::common::gpu());
+    let launch = hydrokern::kp::gpu::Launch::default();
+    let until = |steps| Until { t: f64::INFINITY, steps, deadline: None };
+    let mut a = KpModel::<T>::new(&gpu, p, launch, EarlyExit::Off).unwrap();
+    a.advance(until(4)).unwrap();
+    let c = a.checkpoint().unwrap();
+    a.advance(until(9)).unwrap();
+    let mut b = KpModel::<T>::new(&gpu, p, launch, EarlyExit::Off).unwrap();
+    b.restore(&c).unwrap();
+    b.advance(until(9)).unwrap();
+    crate::common::ranks::same_state(&b.state().unwrap(), &a.state().unwrap())
+}
+
 /// A level held on a whole side: `name`'s constant `level` on side `side` of `p`.
 fn hold(p: &mut Problem, side: usize, level: f64, t_end: f64) {
     let n = if side < 2 { p.ny } else { p.nx };

@@ -232,8 +232,10 @@ proptest! {
 /// `Backend::select_for` gives a run's ranks), against the whole grid on GPU 0: a dam break on
 /// 2 to 4 ranks, bit for bit, in `bollermann` and in `clamp` (whose draining factors and
 /// velocities cross the cuts too), on walls and across a periodic axis, in f32 and f64, early
-/// exit on and `auto` (the slabs' checkpoints joining); the ghost rows and Δt through the host
-/// and, where the ranks are on GPUs of their own, GPU to GPU through NCCL. `HYDROKERN_REQUIRE_NCCL=1` makes a rank that cannot set NCCL up a failure
+/// exit on and `auto` (the slabs' checkpoints joining); and a flood study's forcing: rain, a
+/// level held on a reach of the east side that the cuts divide, an outlet in the north side
+/// and an open west side, the water account's flows bit for bit too. The ghost rows and Δt
+/// through the host and, where the ranks are on GPUs of their own, GPU to GPU through NCCL. `HYDROKERN_REQUIRE_NCCL=1` makes a rank that cannot set NCCL up a failure
 /// (a machine of several GPUs with NCCL installed).
 #[test]
 #[cfg_attr(
@@ -241,12 +243,26 @@ proptest! {
     ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
 )]
 fn ranks_on_their_own_gpus_are_bit_identical() {
-    for (wet_dry, periodic) in [(WetDry::Bollermann, false), (WetDry::Clamp, false), (WetDry::Bollermann, true)] {
+    for (wet_dry, periodic, forcing) in [
+        (WetDry::Bollermann, false, false),
+        (WetDry::Clamp, false, false),
+        (WetDry::Bollermann, true, false),
+        (WetDry::Clamp, false, true),
+    ] {
         let mut p = hydrokern::kp::setup::column(96, 77, 40.0, 32.0, 6.0, 2.5, 0.5);
         p.wet_dry = wet_dry;
         if periodic {
             p.boundary[2] = Boundary::Periodic;
             p.boundary[3] = Boundary::Periodic;
+        }
+        if forcing {
+            use hydrokern::forcing::{LEVEL, LevelSide, Outlet, RAIN, Series};
+            let rain = [(0.0, 2e-3), (10.0, 2e-3)];
+            p.forcing.rain = Some(Series::from_points("rain", &rain, &RAIN, "s", "m/s").unwrap());
+            let level = Series::from_points("level", &[(0.0, 1.0), (10.0, 3.0)], &LEVEL, "s", "m").unwrap();
+            p.forcing.levels.push(LevelSide { name: "sea".into(), side: 1, cells: 10..60, series: level });
+            p.forcing.outlets.push(Outlet { name: "outlet".into(), side: 3, cells: 20..50, normal_depth: false });
+            p.boundary[0] = Boundary::Outflow;
         }
         on_own_gpus::<f32>(&p);
         on_own_gpus::<f64>(&p);
@@ -317,5 +333,26 @@ fn split_schemes_on_ranks_are_refused() {
         p.scheme = scheme;
         let e = refused(&p, &cpu());
         assert!(e.contains(scheme.name()) && e.contains("rk2, srk2 or euler"), "{e}");
+    }
+}
+
+/// A GPU run with a level held on the west side, an outlet beside it, inactive cells and rain
+/// restored from its checkpoint goes on as the run that wrote it, bit for bit (on one rank and
+/// on several): the levels' values at the forcing clock come from the device's arithmetic
+/// (which contracts to FMA) as in the run, not from the host's. This case, found by
+/// `decomposed_shallow_water_on_the_gpu_is_bit_identical`, parted at the first step after the
+/// restore when the host computed them.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn a_gpu_run_with_held_levels_resumes_bit_for_bit() {
+    let p = problem(55, 15, 15149197795800669064, 1, WetDry::Kp07, (Accumulation::Plain, true, true));
+    assert!(!p.forcing.levels.is_empty() && p.active.is_some(), "the case holds a level and inactive cells");
+    let run =
+        (Backend::Gpu(crate::common::gpu()), Launch { flux: FluxVariant::STREAM, ..Launch::default() }, EarlyExit::Off);
+    for ranks in [1, 3] {
+        check_in(false, &p, 1, ranks, &run, None).unwrap();
     }
 }

@@ -10,8 +10,8 @@ use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{GpuReal, Result};
 use kernels::forcing::{GREEN_AMPT, HORTON};
 use kernels::kp::{
-    CellForcing, Coeffs, FORCE_CLOCK, FORCE_GREEN_AMPT, FORCE_HORTON, FORCE_INFLOW, FORCE_RAIN, FORCED_LEN, FORCED_T,
-    ForceCells, ForceClock, ForceInflow, SeriesSet, force_rows,
+    CLOCK_LEN, CLOCK_T, CellForcing, Coeffs, FORCE_CLOCK, FORCE_GREEN_AMPT, FORCE_HORTON, FORCE_INFLOW, FORCE_RAIN,
+    FORCED_LEN, FORCED_T, ForceCells, ForceClock, ForceInflow, SeriesSet, force_rows,
 };
 
 /// The forcing's device arrays and kernels.
@@ -130,22 +130,7 @@ impl<T: GpuReal> GpuForcing<T> {
 
     /// The forcing from its clock to the model clock `clock` applied to `to` (enqueued).
     pub fn apply(&mut self, k: Coeffs<T>, clock: &DeviceBuffer<f64>, to: &Target<T>) -> Result<()> {
-        let params = ForceClock {
-            set: self.series,
-            clock: clock.ptr(),
-            forced: self.forced.ptr_mut(),
-            times: self.times.ptr(),
-            values: self.values.ptr(),
-            starts: self.starts.ptr(),
-            amounts: self.amounts.ptr_mut(),
-            levels: self.levels.ptr_mut(),
-            frame_times: self.per_cell.frame_times.ptr(),
-            span: self.span.ptr_mut(),
-        };
-        // SAFETY: one thread; forced holds FORCED_LEN, span 1, amounts every series, levels
-        // every level, starts count + 1 offsets into times and values (`Layout::of`), clock the
-        // model's, frame_times frames + 1 with frames.
-        unsafe { self.clock_kernel.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), params)? };
+        self.clock_to(clock)?;
         if self.inflow_count > 0 {
             let params = ForceInflow {
                 k,
@@ -200,6 +185,28 @@ impl<T: GpuReal> GpuForcing<T> {
         Ok(())
     }
 
+    /// The clock kernel (enqueued): the forcing clock moved to the time of the model clock
+    /// `clock` (`kernels::kp::CLOCK_LEN` slots), the series integrated over the span and the
+    /// levels' values there.
+    fn clock_to(&mut self, clock: &DeviceBuffer<f64>) -> Result<()> {
+        let params = ForceClock {
+            set: self.series,
+            clock: clock.ptr(),
+            forced: self.forced.ptr_mut(),
+            times: self.times.ptr(),
+            values: self.values.ptr(),
+            starts: self.starts.ptr(),
+            amounts: self.amounts.ptr_mut(),
+            levels: self.levels.ptr_mut(),
+            frame_times: self.per_cell.frame_times.ptr(),
+            span: self.span.ptr_mut(),
+        };
+        // SAFETY: one thread; forced holds FORCED_LEN, span 1, amounts every series, levels
+        // every level, starts count + 1 offsets into times and values (`Layout::of`), clock
+        // CLOCK_LEN slots, frame_times frames + 1 with frames.
+        unsafe { self.clock_kernel.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), params) }
+    }
+
     /// The forcing clock's time and the soil's totals (padded), on the host (synchronises).
     pub fn download(&self, gpu: &Gpu) -> Result<(f64, Option<Vec<T>>)> {
         let forced = gpu.download(&self.forced)?[FORCED_T];
@@ -207,14 +214,22 @@ impl<T: GpuReal> GpuForcing<T> {
     }
 
     /// Continue from a forcing clock at `forced` and the soil's totals `infiltrated` (zeros
-    /// where `None`).
+    /// where `None`). The levels' values at `forced` come from the clock kernel, over a span
+    /// of nothing: the device's arithmetic (which contracts to FMA) gives them as the run that
+    /// wrote the checkpoint had them, where the host's could differ in the last bit.
     pub fn resume(&mut self, gpu: &Gpu, forced: f64, infiltrated: Option<&[T]>) -> Result<()> {
         let mut c = vec![0.0; FORCED_LEN];
         c[FORCED_T] = forced;
         gpu.write(&c, &mut self.forced)?;
-        let levels = self.layout.levels_at(forced);
-        if !levels.is_empty() {
-            gpu.write(&levels, &mut self.levels)?;
+        if self.series.count > self.series.level_first {
+            let mut at = [0.0; CLOCK_LEN];
+            at[CLOCK_T] = forced;
+            // A clock at `forced`: the span is empty and the forcing clock stays there; the next
+            // step's clock kernel writes the amounts again.
+            let at = gpu.upload(&at)?;
+            self.clock_to(&at)?;
+            // `at` outlives the launch.
+            gpu.synchronize()?;
         }
         if let Some(f) = &mut self.infiltrated {
             match infiltrated {
