@@ -56,9 +56,10 @@ pub struct Target<T> {
 }
 
 impl<T: GpuReal> GpuForcing<T> {
-    /// `cells`: the padded state's length.
+    /// `cells`: the padded state's length. The levels' values at t = 0 come from the clock
+    /// kernel, as every later step's and a restored run's do.
     pub fn new(gpu: &Gpu, layout: &Layout, cells: usize) -> Result<GpuForcing<T>> {
-        Ok(GpuForcing {
+        let mut f = GpuForcing {
             series: layout.series_set(),
             cell_forcing: layout.cell_forcing::<T>(),
             every_cell: layout.touches_every_cell(),
@@ -67,7 +68,7 @@ impl<T: GpuReal> GpuForcing<T> {
             starts: gpu.upload(&layout.starts)?,
             amounts: gpu.zeros(layout.series().max(1))?,
             per_cell: DeviceCellArrays::upload(gpu, &layout.per_cell)?,
-            levels: gpu.upload_or_zero(&layout.levels_at(0.0))?,
+            levels: gpu.zeros(layout.series().saturating_sub(layout.level_first as usize).max(1))?,
             level_map: (!layout.level_map.is_empty()).then(|| gpu.upload(&layout.level_map)).transpose()?,
             layout: layout.clone(),
             forced: gpu.zeros(FORCED_LEN)?,
@@ -85,7 +86,9 @@ impl<T: GpuReal> GpuForcing<T> {
                 HORTON => FORCE_HORTON,
                 _ => FORCE_RAIN,
             })?,
-        })
+        };
+        f.resume(gpu, 0.0, None)?;
+        Ok(f)
     }
 
     /// The held levels' values and the map of levels and outlets for the boundary kernel, or
