@@ -405,9 +405,11 @@ fn join_checkpoint<T: Real>(
     layouts: &[Layout2],
     slabs: &Slabs,
 ) -> Result<Checkpoint<T>> {
+    // The faces' record goes back where the slabs keep it, as a one-rank checkpoint has it.
+    let at = parts[0].records.iter().position(|(n, _)| n == BOUNDARY_FACES);
     let take_faces = |p: &mut Checkpoint<T>| {
-        let at = p.records.iter().position(|(n, _)| n == BOUNDARY_FACES);
-        at.map(|k| p.records.remove(k).1)
+        let k = p.records.iter().position(|(n, _)| n == BOUNDARY_FACES);
+        k.map(|k| p.records.remove(k).1)
     };
     let faces: Vec<Option<Vec<f64>>> = parts.iter_mut().map(take_faces).collect();
     let faces = join_faces(BOUNDARY_FACES, faces, layouts[0].nx as usize, slabs)?;
@@ -432,7 +434,8 @@ fn join_checkpoint<T: Real>(
         c.records.push((name.clone(), v.clone()));
     }
     if let Some(f) = faces {
-        c.records.push((BOUNDARY_FACES.to_string(), f));
+        let at = at.unwrap_or(c.records.len()).min(c.records.len());
+        c.records.insert(at, (BOUNDARY_FACES.to_string(), f));
     }
     Ok(c)
 }
@@ -692,6 +695,30 @@ mod tests {
         let layouts = [Layout2::new(2, 2, 1); 2];
         let e = join_arrays("field", "x", vec![vec![1.0], vec![2.0]], &layouts).unwrap_err().to_string();
         assert!(e.contains("'x'") && e.contains("ranks 0 and 1"), "{e}");
+    }
+
+    /// The slabs' boundary faces join face by face into the whole grid's record, in the place
+    /// the slabs keep it among the other records, which pass as they are.
+    #[test]
+    fn boundary_faces_join_in_their_place() {
+        let (nx, ny) = (2usize, 5usize);
+        let slabs = Slabs::new(ny, 2, 1, false).unwrap();
+        let whole: Vec<f64> = (0..2 * perimeter::faces(nx, ny)).map(|i| i as f64 + 0.5).collect();
+        let clock = Clock { t: 1.0, steps: 3, dt: 0.5, halt: None };
+        let parts: Vec<Checkpoint<f64>> = slabs
+            .all()
+            .iter()
+            .map(|s| {
+                let faces = perimeter::slab_of(BOUNDARY_FACES, &whole, nx, ny, &s.rows).unwrap();
+                Checkpoint::at(clock).record("gauge", vec![1.0]).record(BOUNDARY_FACES, faces).record("line", vec![2.0])
+            })
+            .collect();
+        let layouts: Vec<Layout2> =
+            slabs.all().iter().map(|s| Layout2::new(nx as u32, s.rows.len() as u32, 1)).collect();
+        let c = join_checkpoint(parts, &layouts, &slabs).unwrap();
+        let names: Vec<&str> = c.records.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["gauge", BOUNDARY_FACES, "line"]);
+        assert_eq!(c.records[1].1, whole);
     }
 
     /// A rank started from another build than rank 0's learns it from the order to start, and
