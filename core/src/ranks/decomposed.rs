@@ -136,12 +136,11 @@ impl<'a, T: GpuReal> Decomposed<'a, T> {
     fn or_abort<R>(&self, r: Result<R>) -> R {
         r.unwrap_or_else(|e| self.comm.abort(&format!("rank 0: {e}"), 1))
     }
+}
 
-    /// The padded layout of `rank`'s slab.
-    fn slab_layout(&self, rank: usize) -> Layout2 {
-        let rows = self.slabs.slab(rank).rows.len() as u32;
-        Layout2::new(self.layout.nx, rows, self.layout.halo)
-    }
+/// The padded layouts of the slabs of `slabs`, in rank order, of a grid of padded layout `grid`.
+fn slab_layouts(grid: Layout2, slabs: &Slabs) -> Vec<Layout2> {
+    slabs.all().iter().map(|s| Layout2::new(grid.nx, s.rows.len() as u32, grid.halo)).collect()
 }
 
 /// Every rank's clock must be rank 0's after an advance: the same steps, time and halt.
@@ -397,14 +396,11 @@ fn join_named<E: Clone + PartialEq>(
         .collect()
 }
 
-/// The whole grid's checkpoint from every slab's `parts`: fields and flags of the slabs' padded
-/// layouts `layouts` row by row, the boundary faces' record face by face (`perimeter`), the
-/// rest the same on every rank.
-fn join_checkpoint<T: Real>(
-    mut parts: Vec<Checkpoint<T>>,
-    layouts: &[Layout2],
-    slabs: &Slabs,
-) -> Result<Checkpoint<T>> {
+/// The whole grid's checkpoint (padded layout `grid`, cut into `slabs`) from every slab's
+/// `parts`: fields and flags of the slabs' padded layouts row by row, the boundary faces' record
+/// face by face (`perimeter`), the rest the same on every rank.
+fn join_checkpoint<T: Real>(mut parts: Vec<Checkpoint<T>>, grid: Layout2, slabs: &Slabs) -> Result<Checkpoint<T>> {
+    let layouts = slab_layouts(grid, slabs);
     // The faces' record goes back where the slabs keep it, as a one-rank checkpoint has it.
     let at = parts[0].records.iter().position(|(n, _)| n == BOUNDARY_FACES);
     let take_faces = |p: &mut Checkpoint<T>| {
@@ -412,13 +408,13 @@ fn join_checkpoint<T: Real>(
         k.map(|k| p.records.remove(k).1)
     };
     let faces: Vec<Option<Vec<f64>>> = parts.iter_mut().map(take_faces).collect();
-    let faces = join_faces(BOUNDARY_FACES, faces, layouts[0].nx as usize, slabs)?;
+    let faces = join_faces(BOUNDARY_FACES, faces, grid.nx as usize, slabs)?;
     let fields = parts.iter_mut().map(|p| std::mem::take(&mut p.fields)).collect();
     let flags = parts.iter_mut().map(|p| std::mem::take(&mut p.flags)).collect();
     let first = &parts[0];
     let mut c = Checkpoint::at(first.clock);
-    c.fields = join_named("field", fields, layouts)?;
-    c.flags = join_named("flags", flags, layouts)?;
+    c.fields = join_named("field", fields, &layouts)?;
+    c.flags = join_named("flags", flags, &layouts)?;
     for (k, (name, v)) in first.values.iter().enumerate() {
         if parts.iter().any(|p| p.values.get(k).is_none_or(|(_, w)| w.to_bits() != v.to_bits())) {
             return Err(Error::invalid(format!(
@@ -522,8 +518,7 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
         for bytes in &all[1..] {
             parts.push(decode_checkpoint(bytes)?);
         }
-        let slabs: Vec<Layout2> = (0..self.slabs.ranks).map(|r| self.slab_layout(r)).collect();
-        let c = self.model.joined(join_checkpoint(parts, &slabs, &self.slabs)?)?;
+        let c = self.model.joined(join_checkpoint(parts, self.layout, &self.slabs)?)?;
         match self.joined.is_some() {
             // The products after the flow's fields, as a one-rank model adds them.
             true => match self.products(true)? {
@@ -685,7 +680,7 @@ mod tests {
             let grid = Layout2::new(nx, ny as u32, g);
             let whole: Vec<f64> = (0..grid.len()).map(|i| i as f64 * 0.5).collect();
             let slabs = Slabs::new(ny, ranks, g as usize, false).unwrap();
-            let layouts: Vec<Layout2> = slabs.all().iter().map(|s| Layout2::new(nx, s.rows.len() as u32, g)).collect();
+            let layouts = slab_layouts(grid, &slabs);
             let parts: Vec<Vec<f64>> = slabs.all().iter().map(|s| split_array(&whole, grid, s.rows.clone())).collect();
             assert!(parts.iter().zip(&layouts).all(|(p, l)| p.len() == l.len()));
             assert_eq!(join_arrays("field", "h", parts, &layouts).unwrap(), whole);
@@ -713,9 +708,7 @@ mod tests {
                 Checkpoint::at(clock).record("gauge", vec![1.0]).record(BOUNDARY_FACES, faces).record("line", vec![2.0])
             })
             .collect();
-        let layouts: Vec<Layout2> =
-            slabs.all().iter().map(|s| Layout2::new(nx as u32, s.rows.len() as u32, 1)).collect();
-        let c = join_checkpoint(parts, &layouts, &slabs).unwrap();
+        let c = join_checkpoint(parts, Layout2::new(nx as u32, ny as u32, 1), &slabs).unwrap();
         let names: Vec<&str> = c.records.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["gauge", BOUNDARY_FACES, "line"]);
         assert_eq!(c.records[1].1, whole);
