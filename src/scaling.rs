@@ -222,7 +222,7 @@ fn on_ranks<T: GpuReal, R>(
         linked.store(link.is_some(), Ordering::Relaxed);
         problems.slab::<T>(&on, Halo::new(comm, s, l).linked(link), early)
     };
-    let t = lead_on_threads(slabs, layout, None, slab, |m| time(m, &zero))??;
+    let t = lead_on_threads(slabs, (layout, 1), None, slab, |m| time(m, &zero))??;
     Ok((route == Route::Host || linked.load(Ordering::Relaxed)).then_some(t))
 }
 

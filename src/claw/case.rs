@@ -3,7 +3,8 @@
 //! choices (limiter, splitting, CFL targets), the boundary condition of each side, and the
 //! initial value of every field (`initial.rs`). Lengths in metres, time in seconds.
 
-use super::d3::cpu::Setup3;
+use super::cpu::HALO;
+use super::d3::cpu::{Setup3, rows_of};
 use super::equations::{Data, Equations};
 use super::pictures;
 use super::{Cfl, Limiter, Splitting};
@@ -12,12 +13,15 @@ use crate::case::{CaseDoc, Check, Common, Flag, MeshSection, Set, Times, approx,
 use crate::grid::Mesh;
 use crate::model::{Model, State};
 use crate::output::png::{map_drawing, map_pixels};
-use crate::products;
+use crate::products::{self, Sites, slab_spec};
+use crate::ranks::{Halo, Slabs};
 use crate::run::{
-    Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
+    Album, Case, CaseInfo, Decomposition, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan,
+    simulate,
 };
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
+use kernels::grid::Layout2;
 use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL};
 use serde::Deserialize;
 
@@ -412,6 +416,27 @@ impl Simulation for ClawCase {
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         self.equations.model::<T>(&self.data, backend, &self.info.output.products(), &self.gauge_cells)
+    }
+    /// Slabs across y in 2D, across z in 3D, of at least the two ghost layers a sweep across the
+    /// cut reads, wrapping a periodic axis; in 2D each slab keeps its share of the gauges and
+    /// maps.
+    fn decomposition(&self, ranks: usize) -> Result<Decomposition> {
+        let s = &self.data.setup;
+        let g = HALO as usize;
+        let (layout, rows, periodic, row_axes) = match self.mesh {
+            Mesh::Plane(_) => (Layout2::new(s.nx as u32, s.ny as u32, HALO), s.ny, s.bc[2] == PERIODIC, 1),
+            Mesh::Volume(_) => (rows_of(&s.layout()), s.nz, s.bc[4] == PERIODIC, 2),
+        };
+        let slabs = Slabs::new(rows, ranks, g, periodic)?;
+        let spec = self.info.output.products();
+        let products = (!spec.is_empty()).then(|| (spec, Sites::from(self.gauge_cells.clone())));
+        Ok(Decomposition { slabs, layout, row_axes, products })
+    }
+    fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
+        let sites = Sites::from(self.gauge_cells.clone());
+        let rows = halo.slab().rows.clone();
+        let (spec, sites) = slab_spec(&self.info.output.products(), &sites, self.data.setup.nx, rows);
+        self.equations.slab_model::<T>(&self.data, backend, &spec, &sites.cells, halo)
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         let parts: Vec<String> = state

@@ -6,7 +6,9 @@
 
 use super::clock::Cfl;
 use super::lines;
+use super::slab::{Across, Whole};
 use super::splitting::Splitting;
+use crate::ranks::Halo;
 use crate::{Error, Real, Result};
 use kernels::claw::{Limiter, Riemann};
 use kernels::grid::Layout2;
@@ -80,13 +82,45 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
         Ok(run)
     }
 
+    /// The slab of `halo` (its rows and neighbours, over the slab's padded layout) of the whole
+    /// grid's run `whole`, at its clock: the whole grid's padded cells of those rows and the two
+    /// ghost rows each side (the neighbours' rows at a cut, the grid's ghosts at a side), and
+    /// what its steps need of the other ranks.
+    pub fn slab(whole: &Self, halo: Halo) -> Result<(Self, Across)> {
+        let rows = halo.slab().rows.clone();
+        let layout = Layout2::new(whole.setup.nx as u32, rows.len() as u32, HALO);
+        if rows.end > whole.setup.ny || halo.layout() != layout {
+            return Err(Error::invalid(format!("claw: a slab of rows {rows:?} of a grid of {} rows", whole.setup.ny)));
+        }
+        let span = rows.start * layout.pitch as usize..(rows.end + 2 * HALO as usize) * layout.pitch as usize;
+        let before = rows.start * whole.setup.nx;
+        let slab = Claw2 {
+            solver: whole.solver,
+            setup: Setup { ny: rows.len(), ..whole.setup },
+            layout,
+            q: whole.q[span.clone()].to_vec(),
+            aux: whole.aux[span].to_vec(),
+            clock: whole.clock,
+        };
+        Ok((slab, Across::new(halo, M, Whole::Plane(whole.layout), before)))
+    }
+
+    /// Fills the ghosts of `q` for a sweep along `dir`: by each side's condition, and on a slab
+    /// (`across`) at its cuts from its neighbours.
+    fn fill(&self, q: &mut [[T; M]], dir: usize, across: Option<&Across>) {
+        fill_ghosts(&self.layout, &self.setup.bc, dir, q, R::normal(dir));
+        if let Some(a) = across {
+            a.exchange(q, dir);
+        }
+    }
+
     /// The first Δt: `cfl.desired` over the fastest wave of the initial state (unbounded for a
     /// state without waves, which then never changes).
     fn initial_dt(&self) -> f64 {
         let mut q = self.q.clone();
         let mut rate = 0.0f64;
         for dir in 0..2 {
-            fill_ghosts(&self.layout, &self.setup.bc, dir, &mut q, R::normal(dir));
+            self.fill(&mut q, dir, None);
             let s = lines::max_speed(&self.layout, &self.solver, &q, &self.aux, dir);
             rate = rate.max(s.to_f64() / self.spacing(dir));
         }
@@ -101,7 +135,12 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     /// `dir` refreshed first). Returns the sweep's rate, max|s|/Δx over the interfaces of the
     /// cells it updates (its CFL number over a Δt).
     pub fn sweep(&self, q: &mut [[T; M]], dir: usize, dt: f64) -> f64 {
-        fill_ghosts(&self.layout, &self.setup.bc, dir, q, R::normal(dir));
+        self.sweep_across(q, dir, dt, None)
+    }
+
+    /// [`sweep`](Self::sweep) on a slab of a run decomposed over ranks (`across`), or not.
+    fn sweep_across(&self, q: &mut [[T; M]], dir: usize, dt: f64, across: Option<&Across>) -> f64 {
+        self.fill(q, dir, across);
         let spacing = self.spacing(dir);
         let dtdx = T::from_f64(dt / spacing);
         let speed = lines::sweep(&self.layout, &self.solver, self.setup.limiter, q, &self.aux, dir, dtdx);
@@ -112,32 +151,43 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     /// of its sweeps' (so the CFL number measures each sweep against the whole Δt, Strang's
     /// half sweeps included).
     pub fn trial(&self, dt: f64) -> (Vec<[T; M]>, f64) {
+        self.trial_across(dt, None)
+    }
+
+    /// [`trial`](Self::trial) on a slab of a run decomposed over ranks (`across`), whose rate is
+    /// every rank's largest; or not.
+    fn trial_across(&self, dt: f64, across: Option<&Across>) -> (Vec<[T; M]>, f64) {
         let mut q = self.q.clone();
+        let mut sweep = |dir, dt| self.sweep_across(&mut q, dir, dt, across);
         let rate = match self.setup.splitting {
-            Splitting::Godunov => self.sweep(&mut q, 0, dt).max(self.sweep(&mut q, 1, dt)),
+            Splitting::Godunov => sweep(0, dt).max(sweep(1, dt)),
             Splitting::Strang => {
-                let a = self.sweep(&mut q, 0, 0.5 * dt);
-                let b = self.sweep(&mut q, 1, dt);
-                let c = self.sweep(&mut q, 0, 0.5 * dt);
+                let a = sweep(0, 0.5 * dt);
+                let b = sweep(1, dt);
+                let c = sweep(0, 0.5 * dt);
                 a.max(b).max(c)
             }
         };
-        (q, rate)
+        (q, across.map_or(rate, |a| a.rate(rate)))
     }
 
     /// One accepted step towards `t_end` (the last cut to land on it): steps whose CFL number
     /// exceeds `cfl.max` are rejected and redone with Δt·desired/CFL. A state that stops being
     /// finite is an error naming the step, time and cell, and the state stays the last good one.
     pub fn step(&mut self, t_end: f64) -> Result<Step> {
+        self.step_across(t_end, None)
+    }
+
+    /// [`step`](Self::step) on a slab of a run decomposed over ranks (`across`): the ranks take
+    /// the same decisions, and a blow-up names the whole grid's first bad cell.
+    pub fn step_across(&mut self, t_end: f64, across: Option<&Across>) -> Result<Step> {
         let mut clock = self.clock;
-        let (step, accepted) = lines::step(
-            &mut clock,
-            self.setup.cfl,
-            t_end,
-            R::NAME,
-            |dt| self.trial(dt),
-            |q| lines::first_bad(&self.layout, q),
-        );
+        let bad = |q: &Vec<[T; M]>| match across {
+            None => lines::first_bad(&self.layout, q),
+            Some(a) => a.first_bad(lines::first_bad_cell(&self.layout, q)),
+        };
+        let (step, accepted) =
+            lines::step(&mut clock, self.setup.cfl, t_end, R::NAME, |dt| self.trial_across(dt, across), bad);
         self.clock = clock;
         if let Some(q) = accepted {
             self.q = q;
@@ -162,7 +212,7 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     /// what a sweep along `dir` reads.
     pub fn sweep_input(&self, dir: usize) -> (Vec<[T; M]>, &[[T; A]]) {
         let mut q = self.q.clone();
-        fill_ghosts(&self.layout, &self.setup.bc, dir, &mut q, R::normal(dir));
+        self.fill(&mut q, dir, None);
         (q, &self.aux)
     }
 

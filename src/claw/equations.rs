@@ -12,6 +12,7 @@ use super::shapes::Reshape;
 use super::stepper::GpuRun;
 use crate::model::Model;
 use crate::products::Spec;
+use crate::ranks::Halo;
 use crate::runtime::{Backend, Gpu};
 use crate::tune::Found;
 use crate::{GpuReal, Result};
@@ -97,6 +98,21 @@ mod plane {
         Ok(Box::new(ClawModel2::new(backend, solver, run)?.with_products(products, cells.to_vec())?))
     }
 
+    /// The model of the slab of `halo` of a run of `data` decomposed over ranks, keeping the
+    /// slab's share of the gauges (at its `cells`) and maps of `products`.
+    pub fn slab<'a, T: GpuReal, R: Kernels<T, M, W, A> + 'a, const M: usize, const W: usize, const A: usize>(
+        data: &Data,
+        backend: &Backend,
+        products: &Spec,
+        cells: &[u32],
+        halo: Halo,
+    ) -> Result<Box<dyn ClawRun<T> + 'a>> {
+        let (solver, whole) = reference::<T, R, M, W, A>(data)?;
+        let run = Claw2::slab(&whole, halo)?;
+        drop(whole);
+        Ok(Box::new(ClawModel2::slab(backend, solver, run)?.with_products(products, cells.to_vec())?))
+    }
+
     /// The first Δt of `data` (infinite for a state without waves), checking it admissible.
     pub fn first_dt<T: GpuReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
         data: &Data,
@@ -158,6 +174,20 @@ mod volume {
             run.set_clock(c);
         }
         Ok(Box::new(ClawModel3::new(backend, solver, run)?.with_products(products, cells.to_vec())?))
+    }
+
+    /// The model of the slab of `halo` (planes along z) of a run of `data` decomposed over ranks.
+    pub fn slab<'a, T: GpuReal, R: Kernels3<T, M, W, A> + 'a, const M: usize, const W: usize, const A: usize>(
+        data: &Data,
+        backend: &Backend,
+        _products: &Spec,
+        _cells: &[u32],
+        halo: Halo,
+    ) -> Result<Box<dyn ClawRun<T> + 'a>> {
+        let (solver, whole) = reference::<T, R, M, W, A>(data)?;
+        let run = Claw3::slab(&whole, halo)?;
+        drop(whole);
+        Ok(Box::new(ClawModel3::slab(backend, solver, run)?))
     }
 
     pub fn first_dt<T: GpuReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
@@ -227,6 +257,22 @@ macro_rules! equations {
             ) -> Result<Box<dyn Model<T> + 'a>> {
                 let run: Box<dyn ClawRun<T> + 'a> = match self {
                     $(Equations::$variant => $dims::model::<T, $ty, $m, $w, $a>(data, backend, products, cells, None)?),*
+                };
+                Ok(run)
+            }
+
+            /// The model of the slab of `halo` of a run of `data` decomposed over ranks, on
+            /// `backend` in precision T, keeping the slab's share of `products` (at `cells`).
+            pub fn slab_model<'a, T: GpuReal>(
+                self,
+                data: &Data,
+                backend: &Backend,
+                products: &Spec,
+                cells: &[u32],
+                halo: Halo,
+            ) -> Result<Box<dyn Model<T> + 'a>> {
+                let run: Box<dyn ClawRun<T> + 'a> = match self {
+                    $(Equations::$variant => $dims::slab::<T, $ty, $m, $w, $a>(data, backend, products, cells, halo)?),*
                 };
                 Ok(run)
             }

@@ -108,7 +108,12 @@ pub fn interior<T: Real, G: Lines, const N: usize>(grid: &G, q: &[[T; N]]) -> Ve
 
 /// The first interior cell of `q` (x fastest) that is not finite, by name.
 pub fn first_bad<T: Real, G: Lines, const N: usize>(grid: &G, q: &[[T; N]]) -> Option<String> {
-    (0..grid.cells()).find(|&c| !q[grid.interior_at(c)].iter().all(|v| v.is_finite())).map(|c| grid.name(c))
+    first_bad_cell(grid, q).map(|c| grid.name(c))
+}
+
+/// The number of the first interior cell of `q` (x fastest) that is not finite.
+pub fn first_bad_cell<T: Real, G: Lines, const N: usize>(grid: &G, q: &[[T; N]]) -> Option<usize> {
+    (0..grid.cells()).find(|&c| !q[grid.interior_at(c)].iter().all(|v| v.is_finite()))
 }
 
 /// One sweep along `dir` of every line of the padded state `q` (ghosts across `dir` filled),

@@ -17,6 +17,7 @@ pub(crate) mod lines;
 mod model;
 mod pictures;
 pub mod shapes;
+pub mod slab;
 mod splitting;
 pub mod stepper;
 pub mod tune;

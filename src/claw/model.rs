@@ -7,6 +7,7 @@ use super::d3::cpu::Claw3;
 use super::d3::gpu::GpuClaw3;
 use super::gpu::GpuClaw2;
 use super::shapes::{SweepShapes, label};
+use super::slab::Across;
 use super::stepper::Planes;
 use crate::model::{Checkpoint, Clock, DeviceView, Halt, Model, Output, State, Until};
 use crate::products::{CpuProducts, DEPTH_FIELDS, Fields, GpuProducts, LEVEL_DEPTH_FLAT, Products, Spec, View};
@@ -19,8 +20,9 @@ use std::time::Instant;
 
 /// What a model needs of a CPU reference run, in 2D ([`Claw2`]) or 3D ([`Claw3`]).
 pub trait Reference<T: Real, const M: usize> {
-    /// One accepted step towards `t_end`.
-    fn step(&mut self, t_end: f64) -> Result<Step>;
+    /// One accepted step towards `t_end`, on a slab of a run decomposed over ranks
+    /// (`across`) or not.
+    fn step(&mut self, t_end: f64, across: Option<&Across>) -> Result<Step>;
     fn clock(&self) -> &ClawClock;
     /// The interior states, x fastest.
     fn state(&self) -> Vec<[T; M]>;
@@ -63,8 +65,8 @@ macro_rules! runs {
         impl<T: Real, R: kernels::claw::Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>
             Reference<T, M> for $cpu<T, R, M, W, A>
         {
-            fn step(&mut self, t_end: f64) -> Result<Step> {
-                <$cpu<T, R, M, W, A>>::step(self, t_end)
+            fn step(&mut self, t_end: f64, across: Option<&Across>) -> Result<Step> {
+                <$cpu<T, R, M, W, A>>::step_across(self, t_end, across)
             }
             fn clock(&self) -> &ClawClock {
                 <$cpu<T, R, M, W, A>>::clock(self)
@@ -141,6 +143,9 @@ pub struct ClawModel<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M
     fields: [&'static str; M],
     /// The fields' NumPy shape.
     dims: Vec<usize>,
+    /// What a slab of a run decomposed over ranks needs of the other ranks; its rank 0 keeps
+    /// the gauges' records and puts the products into the checkpoints (`ranks::Decomposed`).
+    across: Option<Across>,
     halt: Option<Halt>,
     _real: std::marker::PhantomData<T>,
 }
@@ -164,6 +169,16 @@ fn tuned_shapes<T: GpuReal, S: SweepShapes>(backend: &Backend, name: &str) -> S 
     crate::tune::case_launch(backend, true, S::default(), lookup, label::<S>, &format!("claw {name}"))
 }
 
+/// A slab's run on the GPU would not take its ghost layers at the cuts from its neighbours.
+fn refuse_gpu_slab(backend: &Backend) -> Result<()> {
+    match backend {
+        Backend::Gpu(_) => Err(crate::Error::invalid(
+            "claw runs on several ranks on the CPU only: add --backend cpu, or run it on one rank",
+        )),
+        Backend::Cpu { .. } => Ok(()),
+    }
+}
+
 impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> ClawModel2<T, R, M, W, A> {
     /// The run of `cpu` (the CPU reference, set up and at its start) on `backend`.
     pub fn new(backend: &Backend, solver: R, cpu: Claw2<T, R, M, W, A>) -> Result<Self> {
@@ -177,6 +192,12 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
             Backend::Cpu { .. } => On::Cpu(Box::new(cpu), None),
         };
         Ok(ClawModel::with(on, R::FIELDS, vec![s.ny, s.nx]))
+    }
+
+    /// The run of a slab of a run decomposed over ranks (`Claw2::slab`) on `backend`.
+    pub fn slab(backend: &Backend, solver: R, (cpu, across): (Claw2<T, R, M, W, A>, Across)) -> Result<Self> {
+        refuse_gpu_slab(backend)?;
+        Ok(ClawModel { across: Some(across), ..Self::new(backend, solver, cpu)? })
     }
 }
 
@@ -194,11 +215,17 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
         };
         Ok(ClawModel::with(on, R::FIELDS, vec![s.nz, s.ny, s.nx]))
     }
+
+    /// The run of a slab of a run decomposed over ranks (`Claw3::slab`) on `backend`.
+    pub fn slab(backend: &Backend, solver: R, (cpu, across): (Claw3<T, R, M, W, A>, Across)) -> Result<Self> {
+        refuse_gpu_slab(backend)?;
+        Ok(ClawModel { across: Some(across), ..Self::new(backend, solver, cpu)? })
+    }
 }
 
 impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> ClawModel<T, C, G, M> {
     fn with(on: On<T, C, G>, fields: [&'static str; M], dims: Vec<usize>) -> Self {
-        ClawModel { on, fields, dims, halt: None, _real: std::marker::PhantomData }
+        ClawModel { on, fields, dims, across: None, halt: None, _real: std::marker::PhantomData }
     }
 
     /// Keep the gauges and maps of `spec` (at the interior cells `cells`, from [`Spec::cells`])
@@ -308,7 +335,7 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
                     if until.deadline.is_some_and(|d| Instant::now() >= d) {
                         break;
                     }
-                    if m.step(until.t).is_err() {
+                    if m.step(until.t, self.across.as_ref()).is_err() {
                         // The clock says why when it halted; otherwise the step's new state was
                         // not finite, and the run keeps the one before it.
                         self.halt = Some(m.clock().halt().unwrap_or(Halt::NonFinite));
@@ -378,16 +405,25 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
         }
     }
 
-    /// The padded state (cells of M values on the CPU, M planes on the GPU) and every slot of
-    /// the clock: time, steps, the Δt the next step tries, rejections; and the products' maps
-    /// and gauge records so far.
+    /// Each state field's padded plane, named as the field, and every slot of the clock: time,
+    /// steps, the Δt the next step tries, rejections; and the products' maps and gauge records
+    /// so far (on a slab, rank 0 adds the whole grid's).
     fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
-        let (q, slots) = match &self.on {
-            On::Cpu(m, _) => (m.padded_state().iter().flatten().copied().collect(), m.clock().slots),
-            On::Gpu(gpu, m) => (m.current(gpu)?, m.clock().slots),
+        let (planes, slots) = match &self.on {
+            On::Cpu(m, _) => {
+                let q = m.padded_state();
+                ((0..M).map(|k| q.iter().map(|c| c[k]).collect()).collect::<Vec<Vec<T>>>(), m.clock().slots)
+            }
+            On::Gpu(gpu, m) => {
+                let q = m.current(gpu)?;
+                (q.chunks_exact(q.len() / M).map(<[T]>::to_vec).collect(), m.clock().slots)
+            }
         };
-        let c = Checkpoint::at(self.clock()).field("q", q);
+        let c = self.fields.iter().zip(planes).fold(Checkpoint::at(self.clock()), |c, (f, p)| c.field(f, p));
         let c = slots.iter().enumerate().fold(c, |c, (k, &v)| c.value(&format!("clock.{k}"), v));
+        if self.across.is_some() {
+            return Ok(c);
+        }
         match &mut self.on {
             On::Cpu(_, Some(k)) => Ok(k.checkpoint(c)),
             On::Cpu(_, None) => Ok(c),
@@ -402,15 +438,23 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
         }
         match &mut self.on {
             On::Cpu(m, products) => {
-                let q = c.get_field("q", m.padded_state().len() * M)?;
-                m.resume(q.chunks_exact(M).map(|v| std::array::from_fn(|k| v[k])).collect(), clock)?;
-                if let Some(k) = products {
-                    k.restore(c)?;
+                let n = m.padded_state().len();
+                let planes = self.fields.iter().map(|f| c.get_field(f, n)).collect::<Result<Vec<_>>>()?;
+                m.resume((0..n).map(|i| std::array::from_fn(|k| planes[k][i])).collect(), clock)?;
+                match products {
+                    // A slab samples on from the checkpoint: rank 0 keeps the records before.
+                    Some(k) if self.across.is_some() => k.resume_after(c)?,
+                    Some(k) => k.restore(c)?,
+                    None => {}
                 }
             }
             On::Gpu(gpu, m) => {
-                let len = m.current(gpu)?.len();
-                m.resume(gpu, c.get_field("q", len)?, clock)?;
+                let n = m.current(gpu)?.len() / M;
+                let mut q = Vec::with_capacity(n * M);
+                for f in &self.fields {
+                    q.extend_from_slice(c.get_field(f, n)?);
+                }
+                m.resume(gpu, &q, clock)?;
                 m.restore_products(gpu, c)?;
             }
         }

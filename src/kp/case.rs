@@ -960,7 +960,7 @@ impl Simulation for KpCase {
         let slabs = Slabs::new(self.problem.ny, ranks, layout.halo as usize, periodic)?;
         let spec = self.info.output.products();
         let products = (!spec.is_empty()).then(|| (spec, self.sites.clone()));
-        Ok(Decomposition { slabs, layout, products })
+        Ok(Decomposition { slabs, layout, row_axes: 1, products })
     }
     fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
         let (problem, launch) = self.problem_and_launch::<T>(backend, true);

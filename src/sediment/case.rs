@@ -423,7 +423,7 @@ impl Simulation for SedimentCase {
     fn decomposition(&self, ranks: usize) -> Result<Decomposition> {
         let layout = self.problem.layout();
         let slabs = Slabs::new(self.problem.ny, ranks, layout.halo as usize, false)?;
-        Ok(Decomposition { slabs, layout, products: None })
+        Ok(Decomposition { slabs, layout, row_axes: 1, products: None })
     }
     fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
         let mixed = self.info.run.precision == Precision::Mixed;

@@ -12,6 +12,7 @@ mod flops;
 mod gpu;
 mod gpu3;
 mod products;
+mod ranks;
 mod riemann;
 mod three_d;
 mod tuning;

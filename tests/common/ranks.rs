@@ -12,9 +12,9 @@ use proptest::prelude::*;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Run `lead` on rank 0's decomposed model of a grid of padded `layout` cut into `slabs` (its
-/// products joined by `joined`), the ranks on threads (`ranks::threads::lead_on_threads`);
-/// `slab` builds a rank's model of its slab.
+/// Run `lead` on rank 0's decomposed model of a grid of padded `layout` cut across y into
+/// `slabs` (its products joined by `joined`), the ranks on threads
+/// (`ranks::threads::lead_on_threads`); `slab` builds a rank's model of its slab.
 pub fn on_ranks<'p, T: GpuReal, M: Model<T> + 'p, R>(
     slabs: Slabs,
     layout: Layout2,
@@ -23,7 +23,7 @@ pub fn on_ranks<'p, T: GpuReal, M: Model<T> + 'p, R>(
     lead: impl FnOnce(&mut dyn Model<T>) -> R,
 ) -> R {
     let slab = |comm| Ok(Box::new(slab(comm)) as Box<dyn Model<T> + 'p>);
-    lead_on_threads(slabs, layout, joined, slab, lead).unwrap()
+    lead_on_threads(slabs, (layout, 1), joined, slab, lead).unwrap()
 }
 
 /// Ranks each on its own GPU (rank r on GPU r mod their count, as `Backend::select_for` gives a

@@ -94,6 +94,8 @@ pub struct Decomposed<'a, T> {
     rate: Option<f64>,
     /// The whole grid's gauges and lines, where the slabs keep products.
     joined: Option<Joined>,
+    /// The last axes of a state's field that a row of the layout spans (`Decomposition::row_axes`).
+    row_axes: usize,
 }
 
 impl<'a, T: GpuReal> Decomposed<'a, T> {
@@ -116,7 +118,14 @@ impl<'a, T: GpuReal> Decomposed<'a, T> {
             return Err(Error::invalid(why));
         }
         let model = built?;
-        Ok(Decomposed { comm, slabs, layout, model, rate: None, joined: None })
+        Ok(Decomposed { comm, slabs, layout, model, rate: None, joined: None, row_axes: 1 })
+    }
+
+    /// Join the slabs' states along the axis `row_axes` from the last of each field (1, y of
+    /// (y, x) fields, unless said otherwise; 2, z of (z, y, x) fields).
+    pub fn with_row_axes(mut self, row_axes: usize) -> Self {
+        self.row_axes = row_axes;
+        self
     }
 
     /// Join the slabs' products (each slab keeping its own, `products::slab_spec`) into the
@@ -215,9 +224,9 @@ fn join_faces(what: &str, parts: Vec<Option<Vec<f64>>>, nx: usize, slabs: &Slabs
     perimeter::join(what, &parts, nx, slabs).map(Some)
 }
 
-/// The fields of the whole grid from every rank's (rank 0's names, units and dims; the y axis,
-/// the second last, is the sum of the slabs').
-fn join_state<T: Real>(mine: State<T>, parts: &[Vec<u8>]) -> Result<State<T>> {
+/// The fields of the whole grid from every rank's (rank 0's names, units and dims; the axis
+/// `row_axes` before the last, y of (y, x) fields with 1, is the sum of the slabs').
+fn join_state<T: Real>(mine: State<T>, parts: &[Vec<u8>], row_axes: usize) -> Result<State<T>> {
     let mut fields: Vec<Output<T>> = Vec::with_capacity(mine.fields.len());
     let mut readers: Vec<Reader> = parts.iter().map(|b| Reader::new(b)).collect();
     let counts = readers.iter_mut().map(|r| r.u64()).collect::<Result<Vec<_>>>()?;
@@ -225,7 +234,9 @@ fn join_state<T: Real>(mine: State<T>, parts: &[Vec<u8>]) -> Result<State<T>> {
         return Err(Error::invalid("ranks: the ranks' states hold different fields"));
     }
     for f in mine.fields {
-        let axis = f.dims.len().checked_sub(2).ok_or_else(|| Error::invalid("ranks: a field of one dimension"))?;
+        let axis = f.dims.len().checked_sub(row_axes + 1).ok_or_else(|| {
+            Error::invalid(format!("ranks: field '{}' of {} dimensions is not cut into slabs", f.name, f.dims.len()))
+        })?;
         let outer: usize = f.dims[..axis].iter().product();
         let row: usize = f.dims[axis + 1..].iter().product();
         let mut pieces = Vec::with_capacity(readers.len());
@@ -438,7 +449,8 @@ fn join_checkpoint<T: Real>(mut parts: Vec<Checkpoint<T>>, grid: Layout2, slabs:
 
 impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
     fn describe(&self) -> String {
-        format!("{}; {} over {}", self.model.describe(), self.slabs.describe(), self.comm.describe())
+        let slabs = self.slabs.describe(self.row_axes == 2);
+        format!("{}; {slabs} over {}", self.model.describe(), self.comm.describe())
     }
 
     fn clock(&self) -> Clock {
@@ -473,7 +485,7 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
             .ok_or_else(|| Error::invalid("ranks: rank 0 gathered nothing"))?;
         let (states, faces): (Vec<_>, Vec<_>) =
             all.iter().map(|b| decode_state_part(b)).collect::<Result<Vec<_>>>()?.into_iter().unzip();
-        let mut state = join_state(mine, &states)?;
+        let mut state = join_state(mine, &states, self.row_axes)?;
         if let Some(f) = join_faces("boundary faces", faces, self.layout.nx as usize, &self.slabs)? {
             state.boundary = self.model.boundary_flows(&f)?;
         }
@@ -502,7 +514,8 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
         }
         let joined = self.joined.as_ref().ok_or_else(|| Error::invalid("ranks: no products to join"))?;
         let (series, lines) = joined.records(&series)?;
-        let maps = join_state(maps_state(mine.maps), &maps)?.fields;
+        // Maps are (y, x) fields, of runs cut across y.
+        let maps = join_state(maps_state(mine.maps), &maps, 1)?.fields;
         Ok(Some(Products { series, lines, maps }))
     }
 

@@ -23,6 +23,8 @@ pub struct Halo {
     comm: Rc<dyn Comm>,
     slab: Slab,
     layout: Layout2,
+    /// Values stored for each point of the layout (cells of several values, interleaved).
+    width: usize,
     /// The ranks' GPUs' direct link, where they have one: fields on the GPU are exchanged
     /// through it instead of through the host.
     link: Option<Rc<DeviceLink>>,
@@ -30,7 +32,18 @@ pub struct Halo {
 
 impl Halo {
     pub fn new(comm: Rc<dyn Comm>, slab: Slab, layout: Layout2) -> Halo {
-        Halo { comm, slab, layout, link: None }
+        Halo { comm, slab, layout, width: 1, link: None }
+    }
+
+    /// The same halo for fields that store `width` values for each point of the layout, one
+    /// after another (a cell of several state values): a row holds `width` times the values.
+    pub fn of_width(self, width: usize) -> Halo {
+        Halo { width, ..self }
+    }
+
+    /// The slab's padded layout.
+    pub fn layout(&self) -> Layout2 {
+        self.layout
     }
 
     /// The same halo exchanging fields on the GPU through `link` (none: through the host).
@@ -143,16 +156,21 @@ impl Halo {
         link.exchange(&sends, &recvs)
     }
 
+    /// The values in a stored row, the ghost rows on each side and the interior rows.
+    fn rows(&self) -> (usize, usize, usize) {
+        (self.layout.pitch as usize * self.width, self.layout.halo as usize, self.layout.ny as usize)
+    }
+
     /// The stored points of the lowest and of the highest interior rows, as many as the ghost
     /// layers: what goes down and up.
     fn edges(&self) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
-        let (p, g, n) = (self.layout.pitch as usize, self.layout.halo as usize, self.layout.ny as usize);
+        let (p, g, n) = self.rows();
         (g * p..2 * g * p, n * p..(n + g) * p)
     }
 
     /// The stored points of the ghost rows below and above the interior.
     fn ghost_rows(&self) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
-        let (p, g, n) = (self.layout.pitch as usize, self.layout.halo as usize, self.layout.ny as usize);
+        let (p, g, n) = self.rows();
         (0..g * p, (n + g) * p..(n + 2 * g) * p)
     }
 

@@ -61,11 +61,13 @@ impl Slabs {
         (0..self.ranks).map(|r| self.slab(r)).collect()
     }
 
-    /// "slabs of 64 rows" or "slabs of 64–65 rows", for descriptions.
-    pub fn describe(&self) -> String {
+    /// "slabs of 64 rows along y" or "slabs of 64–65 rows along y", for descriptions; of
+    /// "planes along z" where the grid's rows are its z-planes (`plane_rows`).
+    pub fn describe(&self, plane_rows: bool) -> String {
         let (lo, hi) = (self.ny / self.ranks, self.ny.div_ceil(self.ranks));
         let rows = if lo == hi { format!("{lo}") } else { format!("{lo}–{hi}") };
-        format!("{} ranks, slabs of {rows} rows along y", self.ranks)
+        let what = if plane_rows { "planes along z" } else { "rows along y" };
+        format!("{} ranks, slabs of {rows} {what}", self.ranks)
     }
 }
 
@@ -100,7 +102,8 @@ mod tests {
         assert_eq!((two.slab(0).below, two.slab(0).above), (Some(1), Some(1)));
         let one = Slabs::new(4, 1, 2, true).unwrap();
         assert_eq!((one.slab(0).below, one.slab(0).above), (None, None));
-        assert_eq!(Slabs::new(10, 3, 2, false).unwrap().describe(), "3 ranks, slabs of 3–4 rows along y");
+        assert_eq!(Slabs::new(10, 3, 2, false).unwrap().describe(false), "3 ranks, slabs of 3–4 rows along y");
+        assert_eq!(Slabs::new(8, 4, 2, true).unwrap().describe(true), "4 ranks, slabs of 2 planes along z");
     }
 
     #[test]

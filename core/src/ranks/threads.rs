@@ -162,13 +162,14 @@ impl Comm for Threads {
     }
 }
 
-/// Run `lead` on rank 0's model of a grid of padded `layout` cut into `slabs` (its products
-/// joined by `joined`), the ranks being threads of this process: `slab` builds each rank's
-/// model of its slab (on its own thread, with its rank's transport), the others serve rank 0
-/// until `lead` returns. What the tests and `bench scaling` run decomposed runs with.
+/// Run `lead` on rank 0's model of a grid of padded `layout` cut into `slabs` (a row of the
+/// layout spanning the last `row_axes` axes of a state's fields; its products joined by
+/// `joined`), the ranks being threads of this process: `slab` builds each rank's model of its
+/// slab (on its own thread, with its rank's transport), the others serve rank 0 until `lead`
+/// returns. What the tests and `bench scaling` run decomposed runs with.
 pub fn lead_on_threads<'p, T: crate::GpuReal, R>(
     slabs: super::Slabs,
-    layout: crate::grid::Layout2,
+    (layout, row_axes): (crate::grid::Layout2, usize),
     joined: Option<crate::products::Joined>,
     slab: impl Fn(std::rc::Rc<dyn Comm>) -> Result<Box<dyn crate::model::Model<T> + 'p>> + Sync,
     lead: impl FnOnce(&mut dyn crate::model::Model<T>) -> R,
@@ -190,7 +191,7 @@ pub fn lead_on_threads<'p, T: crate::GpuReal, R>(
             .collect();
         let model = super::Decomposed::lead(zero.clone(), slabs, layout, || slab(zero.clone()));
         let result = model.map(|m| {
-            let mut m = m.with_products(joined);
+            let mut m = m.with_products(joined).with_row_axes(row_axes);
             let r = lead(&mut m);
             drop(m);
             r

@@ -32,7 +32,7 @@ pub(super) fn build<'s, S: Simulation, T: GpuReal>(sim: &'s S, backend: &Backend
         sim.build_slab::<T>(backend, halo(&d, &comm, link))
     };
     let lead = Decomposed::lead(comm.clone(), d.slabs, d.layout, build)?;
-    Ok(Box::new(lead.with_products(joined)))
+    Ok(Box::new(lead.with_products(joined).with_row_axes(d.row_axes)))
 }
 
 /// A rank other than 0: once rank 0 has built its model, build the model of this rank's slab

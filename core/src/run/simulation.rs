@@ -98,8 +98,12 @@ pub trait Simulation: Case + Sync {
 #[derive(Clone, Debug)]
 pub struct Decomposition {
     pub slabs: Slabs,
-    /// The whole grid's padded layout, which the solver's checkpoints hold their fields in.
+    /// The whole grid's padded layout, which the solver's checkpoints hold their fields in; a
+    /// 3D grid cut across z as rows of padded planes.
     pub layout: Layout2,
+    /// The last axes of an output field that one of the layout's rows spans: 1 for (y, x)
+    /// fields cut across y, 2 for (z, y, x) fields cut across z.
+    pub row_axes: usize,
     /// The products the run keeps and the sites they sample, where it keeps any: each slab
     /// keeps its share (`products::slab_spec`), rank 0 joins them (`products::Joined`).
     pub products: Option<(Spec, Sites)>,

@@ -13,10 +13,12 @@
 use crate::claw::clock::{Cfl, Clock, Step};
 use crate::claw::cpu::{HALO, Setup};
 use crate::claw::lines;
+use crate::claw::slab::{Across, Whole};
 use crate::claw::splitting::Splitting;
+use crate::ranks::Halo;
 use crate::{Error, Real, Result};
 use kernels::claw::{Limiter, Riemann};
-use kernels::grid::Layout3;
+use kernels::grid::{Layout2, Layout3};
 use kernels::halo::{WALL, edge_ghost3, ghosts3};
 
 /// Strang's sweeps in 3D: (axis, fraction of Δt), x½ y½ z y½ x½.
@@ -138,13 +140,47 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
         Ok(run)
     }
 
+    /// The slab of `halo` (its planes along z and neighbours; the layout of its rows is the
+    /// slab's padded planes) of the whole grid's run `whole`, at its clock: the whole grid's
+    /// padded cells of those planes and the two ghost planes each side (the neighbours' planes
+    /// at a cut, the grid's ghosts at a side), and what its steps need of the other ranks.
+    pub fn slab(whole: &Self, halo: Halo) -> Result<(Self, Across)> {
+        let planes = halo.slab().rows.clone();
+        let s = whole.setup;
+        let setup = Setup3 { nz: planes.len(), ..s };
+        let layout = setup.layout();
+        let plane = layout.plane_len();
+        if planes.end > s.nz || halo.layout() != rows_of(&layout) {
+            return Err(Error::invalid(format!("claw: a slab of planes {planes:?} of a grid of {} planes", s.nz)));
+        }
+        let span = planes.start * plane..(planes.end + 2 * HALO as usize) * plane;
+        let slab = Claw3 {
+            solver: whole.solver,
+            setup,
+            layout,
+            q: whole.q[span.clone()].to_vec(),
+            aux: whole.aux[span].to_vec(),
+            clock: whole.clock,
+        };
+        Ok((slab, Across::new(halo, M, Whole::Volume(whole.layout), planes.start * s.nx * s.ny)))
+    }
+
+    /// Fills the ghosts of `q` for a sweep along `dir`: by each side's condition, and on a slab
+    /// (`across`) at its cuts from its neighbours.
+    fn fill(&self, q: &mut [[T; M]], dir: usize, across: Option<&Across>) {
+        fill_ghosts3(&self.layout, &self.setup.bc, dir, q, R::normal(dir));
+        if let Some(a) = across {
+            a.exchange(q, dir);
+        }
+    }
+
     /// The first Δt: `cfl.desired` over the fastest wave of the initial state (unbounded for a
     /// state without waves, which then never changes).
     fn initial_dt(&self) -> f64 {
         let mut q = self.q.clone();
         let mut rate = 0.0f64;
         for dir in 0..3 {
-            fill_ghosts3(&self.layout, &self.setup.bc, dir, &mut q, R::normal(dir));
+            self.fill(&mut q, dir, None);
             let s = lines::max_speed(&self.layout, &self.solver, &q, &self.aux, dir);
             rate = rate.max(s.to_f64() / self.setup.spacing(dir));
         }
@@ -155,7 +191,12 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     /// (its ghosts across `dir` refreshed first). Returns the sweep's rate, max|s|/Δ over the
     /// interfaces of the cells it updates (its CFL number over a Δt).
     pub fn sweep(&self, q: &mut [[T; M]], dir: usize, dt: f64) -> f64 {
-        fill_ghosts3(&self.layout, &self.setup.bc, dir, q, R::normal(dir));
+        self.sweep_across(q, dir, dt, None)
+    }
+
+    /// [`sweep`](Self::sweep) on a slab of a run decomposed over ranks (`across`), or not.
+    fn sweep_across(&self, q: &mut [[T; M]], dir: usize, dt: f64, across: Option<&Across>) -> f64 {
+        self.fill(q, dir, across);
         let spacing = self.setup.spacing(dir);
         let dtdx = T::from_f64(dt / spacing);
         let speed = lines::sweep(&self.layout, &self.solver, self.setup.limiter, q, &self.aux, dir, dtdx);
@@ -166,28 +207,39 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     /// of its sweeps' (so the CFL number measures each sweep against the whole Δt, Strang's
     /// half sweeps included).
     pub fn trial(&self, dt: f64) -> (Vec<[T; M]>, f64) {
+        self.trial_across(dt, None)
+    }
+
+    /// [`trial`](Self::trial) on a slab of a run decomposed over ranks (`across`), whose rate is
+    /// every rank's largest; or not.
+    fn trial_across(&self, dt: f64, across: Option<&Across>) -> (Vec<[T; M]>, f64) {
         let mut q = self.q.clone();
         let sweeps: &[(usize, f64)] = match self.setup.splitting {
             Splitting::Godunov => &[(0, 1.0), (1, 1.0), (2, 1.0)],
             Splitting::Strang => &STRANG,
         };
-        let rate = sweeps.iter().map(|&(dir, frac)| self.sweep(&mut q, dir, frac * dt)).fold(0.0, f64::max);
-        (q, rate)
+        let rate =
+            sweeps.iter().map(|&(dir, frac)| self.sweep_across(&mut q, dir, frac * dt, across)).fold(0.0, f64::max);
+        (q, across.map_or(rate, |a| a.rate(rate)))
     }
 
     /// One accepted step towards `t_end` (the last cut to land on it): steps whose CFL number
     /// exceeds `cfl.max` are rejected and redone with Δt·desired/CFL. A state that stops being
     /// finite is an error naming the step, time and cell, and the state stays the last good one.
     pub fn step(&mut self, t_end: f64) -> Result<Step> {
+        self.step_across(t_end, None)
+    }
+
+    /// [`step`](Self::step) on a slab of a run decomposed over ranks (`across`): the ranks take
+    /// the same decisions, and a blow-up names the whole grid's first bad cell.
+    pub fn step_across(&mut self, t_end: f64, across: Option<&Across>) -> Result<Step> {
         let mut clock = self.clock;
-        let (step, accepted) = lines::step(
-            &mut clock,
-            self.setup.cfl,
-            t_end,
-            R::NAME,
-            |dt| self.trial(dt),
-            |q| lines::first_bad(&self.layout, q),
-        );
+        let bad = |q: &Vec<[T; M]>| match across {
+            None => lines::first_bad(&self.layout, q),
+            Some(a) => a.first_bad(lines::first_bad_cell(&self.layout, q)),
+        };
+        let (step, accepted) =
+            lines::step(&mut clock, self.setup.cfl, t_end, R::NAME, |dt| self.trial_across(dt, across), bad);
         self.clock = clock;
         if let Some(q) = accepted {
             self.q = q;
@@ -212,7 +264,7 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     /// what a sweep along `dir` reads.
     pub fn sweep_input(&self, dir: usize) -> (Vec<[T; M]>, &[[T; A]]) {
         let mut q = self.q.clone();
-        fill_ghosts3(&self.layout, &self.setup.bc, dir, &mut q, R::normal(dir));
+        self.fill(&mut q, dir, None);
         (q, &self.aux)
     }
 
@@ -257,4 +309,12 @@ pub fn fill_ghosts3<T: Real, const N: usize>(
 ) {
     let count = ghosts3(layout, dir as u32);
     lines::fill(q, normal, (0..count).filter_map(|t| edge_ghost3(layout, *bc, dir as u32, t)));
+}
+
+/// The padded 3D `layout` as rows of a 2D layout, one padded z-plane a row: how a run cut
+/// across z is decomposed (the slabs' rows are planes; a checkpoint's fields join and split
+/// plane by plane).
+pub fn rows_of(layout: &Layout3) -> Layout2 {
+    let plane = layout.plane_len() as u32;
+    Layout2::new(plane - 2 * layout.halo, layout.nz, layout.halo)
 }

@@ -1,0 +1,209 @@
+//! Wave propagation decomposed over ranks (threads of this process, `ranks::threads`): in 2D
+//! cut across y, in 3D across z, for every system of equations, every side's condition
+//! (periodic across the cut too), both splittings and precisions and uneven slabs, every state
+//! and checkpoint is bit for bit the whole grid's, a checkpoint restarts on another number of
+//! ranks, and a blow-up names the whole grid's cell on every rank.
+
+use crate::common::cases;
+use crate::common::ranks::{same_checkpoint, same_products, same_state};
+use hydrokern::claw::cpu::{Claw2, HALO, Setup};
+use hydrokern::claw::d3::cpu::{Setup3, rows_of};
+use hydrokern::claw::equations::{Data, Equations};
+use hydrokern::claw::{Cfl, Limiter, ShallowRoe, Splitting};
+use hydrokern::grid::Layout2;
+use hydrokern::model::{Model, Until};
+use hydrokern::products::{Gauge, Joined, Sites, Spec, slab_spec};
+use hydrokern::ranks::threads::{Threads, lead_on_threads};
+use hydrokern::ranks::{Comm, Halo, Slabs};
+use hydrokern::runtime::Backend;
+use hydrokern::{GpuReal, Rng};
+use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL};
+use proptest::prelude::*;
+use std::rc::Rc;
+
+const CPU: Backend = Backend::Cpu { why: None };
+
+/// Random admissible data of `eq` on `n` cells (nz = 1 in 2D) with sides `bc` (pairs per axis).
+fn data(eq: Equations, n: [usize; 3], bc: [u32; 6], limiter: Limiter, splitting: Splitting, seed: u64) -> Data {
+    let info = eq.info();
+    let mut rng = Rng::new(seed);
+    let cells = n.iter().product();
+    let fields = info
+        .fields
+        .iter()
+        .map(|&f| {
+            let (lo, hi) = match f {
+                "h" => (0.3, 2.0),
+                "rho" | "bulk" => (0.5, 3.0),
+                _ => (-1.0, 1.0),
+            };
+            rng.values::<f64>(cells, lo, hi)
+        })
+        .collect();
+    let setup =
+        Setup3 { nx: n[0], ny: n[1], nz: n[2], dx: 0.7, dy: 1.1, dz: 0.9, bc, limiter, splitting, cfl: Cfl::default() };
+    Data { setup, constants: info.constants.iter().map(|c| c.1).collect(), fields }
+}
+
+/// The cut grid's padded layout as its rows, the slabs' rows along the cut axis, whether that
+/// axis is periodic, and how many of a field's last axes a row spans.
+fn cut(d: &Data, dims: usize) -> (Layout2, usize, bool, usize) {
+    let s = &d.setup;
+    match dims {
+        2 => (Layout2::new(s.nx as u32, s.ny as u32, HALO), s.ny, s.bc[2] == PERIODIC, 1),
+        _ => (rows_of(&s.layout()), s.nz, s.bc[4] == PERIODIC, 2),
+    }
+}
+
+/// Run `lead` on rank 0's model of `eq` over `data` cut into `n` slabs, keeping `spec`'s
+/// products at `cells` (2D).
+fn on_ranks<T: GpuReal, R>(
+    eq: Equations,
+    data: &Data,
+    n: usize,
+    (spec, cells): (&Spec, &[u32]),
+    lead: impl FnOnce(&mut dyn Model<T>) -> R,
+) -> R {
+    let (layout, rows, periodic, row_axes) = cut(data, eq.info().dims);
+    let slabs = Slabs::new(rows, n, HALO as usize, periodic).unwrap();
+    let sites = Sites::from(cells.to_vec());
+    let all: Vec<_> = slabs.all().into_iter().map(|s| s.rows).collect();
+    let joined = (!spec.is_empty()).then(|| Joined::new(spec, &sites, data.setup.nx, &all));
+    let slab = |comm: Rc<dyn Comm>| {
+        let s = slabs.slab(comm.rank());
+        let (spec, sites) = slab_spec(spec, &sites, data.setup.nx, s.rows.clone());
+        let halo = Halo::new(comm, s.clone(), Layout2::new(layout.nx, s.rows.len() as u32, layout.halo));
+        eq.slab_model::<T>(data, &CPU, &spec, &sites.cells, halo)
+    };
+    lead_on_threads(slabs, (layout, row_axes), joined, slab, lead).unwrap()
+}
+
+/// `steps` steps on the whole grid and on `n` ranks (states, checkpoints and products alike),
+/// then more from the whole grid's checkpoint on `m` ranks.
+fn check<T: GpuReal>(
+    eq: Equations,
+    d: &Data,
+    n: usize,
+    m: usize,
+    spec: &Spec,
+    cells: &[u32],
+) -> Result<(), TestCaseError> {
+    let until = |steps| Until { t: f64::INFINITY, steps, deadline: None };
+    let mut w = eq.model::<T>(d, &CPU, spec, cells).unwrap();
+    w.advance(until(6)).unwrap();
+    let (state, ckpt, products) = (w.state().unwrap(), w.checkpoint().unwrap(), w.products(true).unwrap());
+    let (s, c, p) = on_ranks::<T, _>(eq, d, n, (spec, cells), |r| {
+        r.advance(until(6)).unwrap();
+        (r.state().unwrap(), r.checkpoint().unwrap(), r.products(true).unwrap())
+    });
+    same_state(&s, &state)?;
+    same_checkpoint(&c, &ckpt)?;
+    prop_assert_eq!(p.is_some(), products.is_some());
+    if let (Some(p), Some(q)) = (&p, &products) {
+        same_products(p, q)?;
+    }
+    w.advance(until(11)).unwrap();
+    let (later, later_products) = (w.state().unwrap(), w.products(true).unwrap());
+    let (s, p) = on_ranks::<T, _>(eq, d, m, (spec, cells), |r| {
+        r.restore(&ckpt).unwrap();
+        r.advance(until(11)).unwrap();
+        (r.state().unwrap(), r.products(true).unwrap())
+    });
+    same_state(&s, &later)?;
+    if let (Some(p), Some(q)) = (&p, &later_products) {
+        same_products(p, q)?;
+    }
+    Ok(())
+}
+
+const SIDES: [u32; 3] = [WALL, EXTRAPOLATE, PERIODIC];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(32)))]
+    /// Every system (2D cut across y, 3D across z), every side's condition, both splittings,
+    /// both precisions, uneven slabs down to the two ghost layers, and in 2D shallow water
+    /// gauges and maximum maps.
+    #[test]
+    fn decomposed_wave_propagation_is_bit_identical(
+        eq in prop::sample::select(Equations::ALL.to_vec()),
+        nx in 1usize..9,
+        ny in 4usize..13,
+        nz in 4usize..9,
+        n in 1usize..=4,
+        m in 1usize..=4,
+        sides in prop::array::uniform3(prop::sample::select(SIDES.to_vec())),
+        limiter in prop::sample::select(vec![Limiter::None, Limiter::Minmod, Limiter::Mc]),
+        strang: bool,
+        f32_: bool,
+        gauges: bool,
+        seed: u64,
+    ) {
+        let dims = eq.info().dims;
+        let n3 = [nx, ny, if dims == 2 { 1 } else { nz }];
+        let bc = [sides[0], sides[0], sides[1], sides[1], sides[2], sides[2]];
+        let splitting = if strang { Splitting::Strang } else { Splitting::Godunov };
+        let d = data(eq, n3, bc, limiter, splitting, seed);
+        let rows = if dims == 2 { ny } else { nz };
+        let (n, m) = (n.min(rows / 2), m.min(rows / 2));
+        // Gauges on the first, the last and a middle cell, and the maps, for a depth in 2D.
+        let depth = dims == 2 && eq.info().fields[0] == "h";
+        let cells = if depth && gauges { vec![0, (nx * ny / 2) as u32, (nx * ny - 1) as u32] } else { Vec::new() };
+        let spec = match depth && gauges {
+            true => Spec {
+                gauges: (0..3).map(|k| Gauge { name: format!("g{k}"), x: 0.0, y: 0.0 }).collect(),
+                maxima: true,
+                every: 2,
+                ..Spec::default()
+            },
+            false => Spec::default(),
+        };
+        match f32_ {
+            true => check::<f32>(eq, &d, n, m, &spec, &cells)?,
+            false => check::<f64>(eq, &d, n, m, &spec, &cells)?,
+        }
+    }
+}
+
+/// A step that overflows in the last of three slabs stops every rank with the one-rank run's
+/// line, which names the whole grid's first cell that is not finite.
+#[test]
+fn a_blow_up_names_the_whole_grids_cell_on_every_rank() {
+    let (nx, ny) = (5, 9);
+    let setup = Setup {
+        nx,
+        ny,
+        dx: 1.0,
+        dy: 1.0,
+        bc: [WALL; 4],
+        limiter: Limiter::Mc,
+        splitting: Splitting::Godunov,
+        cfl: Cfl::default(),
+    };
+    // Waves of a depth of 10²⁰ m at cell (3, 7), in the last slab, overflow f32 as they update
+    // the cells beside it: the wave speeds, and so the step's rate, stay finite.
+    let q: Vec<[f32; 3]> = (0..nx * ny).map(|c| [if c == 7 * nx + 3 { 1e20 } else { 1.0 }, 0.0, 0.0]).collect();
+    let roe = ShallowRoe { g: 9.81f32 };
+    let whole = Claw2::new(roe, setup, &q, &[[]; 45]).unwrap();
+    let mut one = Claw2::new(roe, setup, &q, &[[]; 45]).unwrap();
+    let said = one.step(1.0).unwrap_err().to_string();
+    // The first cell past the cut below the last slab: a slab's own numbering would say (2, 0).
+    assert!(said.contains("cell (2, 6) is not finite"), "{said}");
+    let slabs = Slabs::new(ny, 3, HALO as usize, false).unwrap();
+    let whole = &whole;
+    let lines: Vec<String> = std::thread::scope(|scope| {
+        let ranks: Vec<_> = Threads::group(3)
+            .into_iter()
+            .map(|t| {
+                scope.spawn(move || {
+                    let comm: Rc<dyn Comm> = Rc::new(t);
+                    let s = slabs.slab(comm.rank());
+                    let layout = Layout2::new(nx as u32, s.rows.len() as u32, HALO);
+                    let (mut slab, across) = Claw2::slab(whole, Halo::new(comm, s, layout)).unwrap();
+                    slab.step_across(1.0, Some(&across)).unwrap_err().to_string()
+                })
+            })
+            .collect();
+        ranks.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    assert!(lines.iter().all(|l| *l == said), "{lines:?} against {said}");
+}
