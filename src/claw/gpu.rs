@@ -268,19 +268,22 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
     fn stages(&self) -> usize {
         stages(self.setup.splitting).len()
     }
-    fn queue_stage(
+    fn queue_fill(&mut self, stage: usize, states: &mut DeviceBuffer<T>) -> Result<usize> {
+        let splitting = self.setup.splitting;
+        let Some(&(dir, _)) = stages(splitting).get(stage) else {
+            return Err(Error::invalid(format!("claw sweep: no stage {stage} in a {splitting:?} step")));
+        };
+        self.fill(dir, stage, states)?;
+        Ok(dir)
+    }
+    fn queue_sweep(
         &mut self,
         solver: R,
         stage: usize,
         states: &mut DeviceBuffer<T>,
         aux: &DeviceBuffer<T>,
     ) -> Result<()> {
-        let splitting = self.setup.splitting;
-        let Some(&(dir, _)) = stages(splitting).get(stage) else {
-            return Err(Error::invalid(format!("claw sweep: no stage {stage} in a {splitting:?} step")));
-        };
-        self.fill(dir, stage, states)?;
-        self.enqueue(solver, splitting, stage, states, aux)
+        self.enqueue(solver, self.setup.splitting, stage, states, aux)
     }
     fn step_rates(&self) -> (&DeviceBuffer<T>, usize) {
         (&self.rate, Self::rate_slots(&self.layout, &self.shapes, self.setup.splitting))

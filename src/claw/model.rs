@@ -7,7 +7,7 @@ use super::d3::cpu::Claw3;
 use super::d3::gpu::GpuClaw3;
 use super::gpu::GpuClaw2;
 use super::shapes::{SweepShapes, label};
-use super::slab::Across;
+use super::slab::{Across, DeviceCut};
 use super::stepper::Planes;
 use crate::model::{Checkpoint, Clock, DeviceView, Halt, Model, Output, State, Until};
 use crate::products::{CpuProducts, DEPTH_FIELDS, Fields, GpuProducts, LEVEL_DEPTH_FLAT, Products, Spec, View};
@@ -56,6 +56,8 @@ pub trait DeviceRun<T: GpuReal, const M: usize> {
     fn restore_products(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()>;
     /// The sweeps' launch shapes, as the tuning cache writes them.
     fn shapes_label(&self) -> String;
+    /// Step as the slab `cut` of a run decomposed over ranks.
+    fn cut_across(&mut self, cut: DeviceCut);
     /// Where the current state's planes lie on the device (synchronises).
     fn planes(&self, gpu: &Gpu) -> Result<Planes>;
 }
@@ -124,6 +126,9 @@ macro_rules! runs {
             fn shapes_label(&self) -> String {
                 label(<$gpu<T, R, M, W, A>>::shapes(self))
             }
+            fn cut_across(&mut self, cut: DeviceCut) {
+                <$gpu<T, R, M, W, A>>::cut_across(self, cut)
+            }
             fn planes(&self, gpu: &Gpu) -> Result<Planes> {
                 <$gpu<T, R, M, W, A>>::planes(self, gpu)
             }
@@ -143,8 +148,9 @@ pub struct ClawModel<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M
     fields: [&'static str; M],
     /// The fields' NumPy shape.
     dims: Vec<usize>,
-    /// What a slab of a run decomposed over ranks needs of the other ranks; its rank 0 keeps
-    /// the gauges' records and puts the products into the checkpoints (`ranks::Decomposed`).
+    /// What a slab of a run decomposed over ranks needs of the other ranks (on the GPU its run
+    /// holds it); its rank 0 keeps the gauges' records and puts the products into the
+    /// checkpoints (`ranks::Decomposed`).
     across: Option<Across>,
     halt: Option<Halt>,
     _real: std::marker::PhantomData<T>,
@@ -169,16 +175,6 @@ fn tuned_shapes<T: GpuReal, S: SweepShapes>(backend: &Backend, name: &str) -> S 
     crate::tune::case_launch(backend, true, S::default(), lookup, label::<S>, &format!("claw {name}"))
 }
 
-/// A slab's run on the GPU would not take its ghost layers at the cuts from its neighbours.
-fn refuse_gpu_slab(backend: &Backend) -> Result<()> {
-    match backend {
-        Backend::Gpu(_) => Err(crate::Error::invalid(
-            "claw runs on several ranks on the CPU only: add --backend cpu, or run it on one rank",
-        )),
-        Backend::Cpu { .. } => Ok(()),
-    }
-}
-
 impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> ClawModel2<T, R, M, W, A> {
     /// The run of `cpu` (the CPU reference, set up and at its start) on `backend`.
     pub fn new(backend: &Backend, solver: R, cpu: Claw2<T, R, M, W, A>) -> Result<Self> {
@@ -196,8 +192,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
 
     /// The run of a slab of a run decomposed over ranks (`Claw2::slab`) on `backend`.
     pub fn slab(backend: &Backend, solver: R, (cpu, across): (Claw2<T, R, M, W, A>, Across)) -> Result<Self> {
-        refuse_gpu_slab(backend)?;
-        Ok(ClawModel { across: Some(across), ..Self::new(backend, solver, cpu)? })
+        Self::new(backend, solver, cpu).map(|m| m.cut(across))
     }
 }
 
@@ -218,8 +213,7 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
 
     /// The run of a slab of a run decomposed over ranks (`Claw3::slab`) on `backend`.
     pub fn slab(backend: &Backend, solver: R, (cpu, across): (Claw3<T, R, M, W, A>, Across)) -> Result<Self> {
-        refuse_gpu_slab(backend)?;
-        Ok(ClawModel { across: Some(across), ..Self::new(backend, solver, cpu)? })
+        Self::new(backend, solver, cpu).map(|m| m.cut(across))
     }
 }
 
@@ -273,6 +267,14 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> ClawMod
         Ok(self)
     }
 
+    /// This run as the slab `across` of a run decomposed over ranks.
+    fn cut(mut self, across: Across) -> Self {
+        if let On::Gpu(gpu, m) = &mut self.on {
+            m.cut_across(across.on_device(gpu.clone()));
+        }
+        ClawModel { across: Some(across), ..self }
+    }
+
     fn claw_clock(&self) -> ClawClock {
         match &self.on {
             On::Cpu(m, _) => *m.clock(),
@@ -292,6 +294,23 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> ClawRun
     fn claw_clock(&self) -> ClawClock {
         ClawModel::claw_clock(self)
     }
+}
+
+/// The padded `plane` of a grid of interior `dims` (slowest first) with its ghosts zero.
+fn interior_only<T: Real>(mut plane: Vec<T>, dims: &[usize]) -> Vec<T> {
+    let g = HALO as usize;
+    for (i, v) in plane.iter_mut().enumerate() {
+        let mut rest = i;
+        let ghost = dims.iter().rev().any(|&n| {
+            let k = rest % (n + 2 * g);
+            rest /= n + 2 * g;
+            k < g || k >= n + g
+        });
+        if ghost {
+            *v = T::ZERO;
+        }
+    }
+    plane
 }
 
 /// The model's clock of a run's.
@@ -405,7 +424,9 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
         }
     }
 
-    /// Each state field's padded plane, named as the field, and every slot of the clock: time,
+    /// Each state field's padded plane, named as the field, its ghosts zero (a sweep fills what
+    /// it reads of them first; on a slab they would hold what the exchanges last left), and
+    /// every slot of the clock: time,
     /// steps, the Δt the next step tries, rejections; and the products' maps and gauge records
     /// so far (on a slab, rank 0 adds the whole grid's).
     fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
@@ -419,6 +440,7 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
                 (q.chunks_exact(q.len() / M).map(<[T]>::to_vec).collect(), m.clock().slots)
             }
         };
+        let planes = planes.into_iter().map(|p| interior_only(p, &self.dims));
         let c = self.fields.iter().zip(planes).fold(Checkpoint::at(self.clock()), |c, (f, p)| c.field(f, p));
         let c = slots.iter().enumerate().fold(c, |c, (k, &v)| c.value(&format!("clock.{k}"), v));
         if self.across.is_some() {

@@ -9,10 +9,13 @@
 use super::lines::Lines;
 use crate::Real;
 use crate::ranks::Halo;
+use crate::runtime::Gpu;
 use kernels::grid::{Layout2, Layout3};
+use std::sync::Arc;
 
 /// What a slab's run needs of the other ranks. The run itself (`Claw2`, `Claw3`) does not hold
 /// it, so that it stays shareable between threads: its steps are given it.
+#[derive(Clone)]
 pub struct Across {
     halo: Halo,
     /// The axis the grid is cut across: y in 2D, z in 3D.
@@ -24,6 +27,7 @@ pub struct Across {
 }
 
 /// A whole grid's padded layout.
+#[derive(Clone, Copy)]
 pub enum Whole {
     Plane(Layout2),
     Volume(Layout3),
@@ -39,6 +43,12 @@ impl Across {
             Whole::Volume(_) => 2,
         };
         Across { halo: halo.of_width(width), axis, whole, before }
+    }
+
+    /// The same slab's share of a run on `gpu`, whose state buffers hold each field's padded
+    /// plane.
+    pub fn on_device(&self, gpu: Arc<Gpu>) -> DeviceCut {
+        DeviceCut { halo: self.halo.clone().of_width(1), axis: self.axis, gpu }
     }
 
     /// The ghost layers at the slab's cuts of the padded cells `q`, for a sweep along `dir`
@@ -76,4 +86,14 @@ impl Across {
             }
         })
     }
+}
+
+/// A slab's share of a run on the GPU (`stepper::GpuRun`): before each sweep along the cut
+/// axis the ghost layers at the cuts of every state buffer are the neighbours' (the device's
+/// order, which the host does not read, names the one the sweep reads), and every trial's rate
+/// is the largest over the ranks before the control kernel decides.
+pub struct DeviceCut {
+    pub halo: Halo,
+    pub axis: usize,
+    pub gpu: Arc<Gpu>,
 }

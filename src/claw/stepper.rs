@@ -8,6 +8,7 @@
 //! clock between batches.
 
 use super::clock::{Cfl, Clock, Step};
+use super::slab::DeviceCut;
 use crate::foundation::ReduceOp;
 use crate::foundation::gpu::Reducer;
 use crate::model::{Checkpoint, Halt};
@@ -35,9 +36,12 @@ pub trait StepKernels<T: GpuReal> {
     type Solver: Copy;
     /// Sweeps in a step.
     fn stages(&self) -> usize;
-    /// Queues stage `stage` of a step: the ghosts of its input, then its sweep, from state
-    /// buffer `order[stage]` of `states` into `order[stage + 1]`.
-    fn queue_stage(
+    /// Queues the ghost fill of stage `stage`'s input, state buffer `order[stage]` of
+    /// `states`, across the stage's axis; returns the axis.
+    fn queue_fill(&mut self, stage: usize, states: &mut DeviceBuffer<T>) -> Result<usize>;
+    /// Queues stage `stage`'s sweep from state buffer `order[stage]` of `states` (its ghosts
+    /// across the axis filled) into `order[stage + 1]`.
+    fn queue_sweep(
         &mut self,
         solver: Self::Solver,
         stage: usize,
@@ -83,6 +87,8 @@ pub struct GpuRun<T: GpuReal, K: StepKernels<T>> {
     host_clock: Clock,
     /// Gauges and maximum maps, with where the depth and momenta planes start in a state buffer.
     products: Option<(GpuProducts<T>, [usize; 3])>,
+    /// A slab's share of a run decomposed over ranks.
+    cut: Option<DeviceCut>,
 }
 
 impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
@@ -108,7 +114,13 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
             t_stop: f64::NAN,
             host_clock: clock,
             products: None,
+            cut: None,
         })
+    }
+
+    /// Step as the slab `cut` of a run decomposed over ranks.
+    pub fn cut_across(&mut self, cut: DeviceCut) {
+        self.cut = Some(cut);
     }
 
     /// Keep `products` of the planes at `planes` (h, hu, hv) of the state buffer: the kernel
@@ -156,9 +168,11 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
         }
     }
 
-    /// Go on from the products' maps and gauge records of checkpoint `c`, if kept.
+    /// Go on from the products' maps and gauge records of checkpoint `c`, if kept; on a slab,
+    /// from its maps alone (rank 0 keeps the records before).
     pub fn restore_products(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()> {
         match &mut self.products {
+            Some((k, _)) if self.cut.is_some() => k.resume_after(gpu, c),
             Some((k, _)) => k.restore(gpu, c),
             None => Ok(()),
         }
@@ -182,10 +196,19 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
     /// the control's decision (a whole step, as a benchmark times it).
     pub fn queue_step(&mut self) -> Result<()> {
         for stage in 0..self.kernels.stages() {
-            self.kernels.queue_stage(self.solver, stage, &mut self.states, &self.aux)?;
+            let axis = self.kernels.queue_fill(stage, &mut self.states)?;
+            if let Some(c) = self.cut.as_ref().filter(|c| c.axis == axis) {
+                c.halo.exchange_buffer(&c.gpu, &mut self.states)?;
+            }
+            self.kernels.queue_sweep(self.solver, stage, &mut self.states, &self.aux)?;
         }
         let (rates, slots) = self.kernels.step_rates();
         self.reducer.enqueue(ReduceOp::Max, rates, slots)?;
+        if let Some(c) = &self.cut {
+            // Every rank's largest: the sweeps' rates and their reduction keep the larger of a
+            // number and a NaN, as NCCL's maximum does, so this is the one-rank run's rate.
+            c.halo.max_device(&c.gpu, self.reducer.result_mut())?;
+        }
         self.control(true)?;
         self.launch_products()
     }

@@ -2,10 +2,11 @@
 //! cut across y, in 3D across z, for every system of equations, every side's condition
 //! (periodic across the cut too), both splittings and precisions and uneven slabs, every state
 //! and checkpoint is bit for bit the whole grid's, a checkpoint restarts on another number of
-//! ranks, and a blow-up names the whole grid's cell on every rank.
+//! ranks, and a blow-up names the whole grid's cell on every rank; on the CPU, on ranks sharing
+//! one GPU (ghost layers through the host) and on GPUs of their own (through NCCL).
 
 use crate::common::cases;
-use crate::common::ranks::{same_checkpoint, same_products, same_state};
+use crate::common::ranks::{OwnGpus, same_checkpoint, same_products, same_state};
 use hydrokern::claw::cpu::{Claw2, HALO, Setup};
 use hydrokern::claw::d3::cpu::{Setup3, rows_of};
 use hydrokern::claw::equations::{Data, Equations};
@@ -55,12 +56,12 @@ fn cut(d: &Data, dims: usize) -> (Layout2, usize, bool, usize) {
     }
 }
 
-/// Run `lead` on rank 0's model of `eq` over `data` cut into `n` slabs, keeping `spec`'s
-/// products at `cells` (2D).
+/// Run `lead` on rank 0's model of `eq` over `data` cut into `n` slabs on `on`, keeping
+/// `spec`'s products at `cells` (2D).
 fn on_ranks<T: GpuReal, R>(
     eq: Equations,
     data: &Data,
-    n: usize,
+    (n, on): (usize, &On),
     (spec, cells): (&Spec, &[u32]),
     lead: impl FnOnce(&mut dyn Model<T>) -> R,
 ) -> R {
@@ -72,27 +73,37 @@ fn on_ranks<T: GpuReal, R>(
     let slab = |comm: Rc<dyn Comm>| {
         let s = slabs.slab(comm.rank());
         let (spec, sites) = slab_spec(spec, &sites, data.setup.nx, s.rows.clone());
+        let (backend, link) = match on {
+            On::Backend(b) => (b.clone(), None),
+            On::OwnGpus(gpus) => gpus.rank(comm.as_ref()),
+        };
         let halo = Halo::new(comm, s.clone(), Layout2::new(layout.nx, s.rows.len() as u32, layout.halo));
-        eq.slab_model::<T>(data, &CPU, &spec, &sites.cells, halo)
+        eq.slab_model::<T>(data, &backend, &spec, &sites.cells, halo.linked(link))
     };
     lead_on_threads(slabs, (layout, row_axes), joined, slab, lead).unwrap()
 }
 
-/// `steps` steps on the whole grid and on `n` ranks (states, checkpoints and products alike),
-/// then more from the whole grid's checkpoint on `m` ranks.
+/// Where the ranks run: all on one backend, or each on a GPU of its own.
+enum On {
+    Backend(Backend),
+    OwnGpus(OwnGpus),
+}
+
+/// `steps` steps on the whole grid (on `whole`) and on `n` ranks (on `on`; states,
+/// checkpoints and products alike), then more from the whole grid's checkpoint on `m` ranks.
 fn check<T: GpuReal>(
     eq: Equations,
     d: &Data,
-    n: usize,
-    m: usize,
+    (whole, on): (&Backend, &On),
+    (n, m): (usize, usize),
     spec: &Spec,
     cells: &[u32],
 ) -> Result<(), TestCaseError> {
     let until = |steps| Until { t: f64::INFINITY, steps, deadline: None };
-    let mut w = eq.model::<T>(d, &CPU, spec, cells).unwrap();
+    let mut w = eq.model::<T>(d, whole, spec, cells).unwrap();
     w.advance(until(6)).unwrap();
     let (state, ckpt, products) = (w.state().unwrap(), w.checkpoint().unwrap(), w.products(true).unwrap());
-    let (s, c, p) = on_ranks::<T, _>(eq, d, n, (spec, cells), |r| {
+    let (s, c, p) = on_ranks::<T, _>(eq, d, (n, on), (spec, cells), |r| {
         r.advance(until(6)).unwrap();
         (r.state().unwrap(), r.checkpoint().unwrap(), r.products(true).unwrap())
     });
@@ -104,7 +115,7 @@ fn check<T: GpuReal>(
     }
     w.advance(until(11)).unwrap();
     let (later, later_products) = (w.state().unwrap(), w.products(true).unwrap());
-    let (s, p) = on_ranks::<T, _>(eq, d, m, (spec, cells), |r| {
+    let (s, p) = on_ranks::<T, _>(eq, d, (m, on), (spec, cells), |r| {
         r.restore(&ckpt).unwrap();
         r.advance(until(11)).unwrap();
         (r.state().unwrap(), r.products(true).unwrap())
@@ -116,7 +127,79 @@ fn check<T: GpuReal>(
     Ok(())
 }
 
+/// A random case: a system, its grid (2D or 3D) and sides, the algorithm's choices, the ranks
+/// before and after a restart (at most one a two-row slab), and gauges and maps where the
+/// equations have a depth.
+#[allow(clippy::too_many_arguments)]
+fn case(
+    eq: Equations,
+    n3: [usize; 3],
+    ranks: (usize, usize),
+    sides: [u32; 3],
+    limiter: Limiter,
+    strang: bool,
+    gauges: bool,
+    seed: u64,
+) -> (Data, usize, usize, Spec, Vec<u32>) {
+    let dims = eq.info().dims;
+    let [nx, ny, nz] = n3;
+    let n3 = [nx, ny, if dims == 2 { 1 } else { nz }];
+    let bc = [sides[0], sides[0], sides[1], sides[1], sides[2], sides[2]];
+    let splitting = if strang { Splitting::Strang } else { Splitting::Godunov };
+    let d = data(eq, n3, bc, limiter, splitting, seed);
+    let rows = if dims == 2 { ny } else { nz };
+    let (n, m) = (ranks.0.min(rows / 2), ranks.1.min(rows / 2));
+    // Gauges on the first, the last and a middle cell, and the maps, for a depth in 2D.
+    let depth = dims == 2 && eq.info().fields[0] == "h" && gauges;
+    let cells = if depth { vec![0, (nx * ny / 2) as u32, (nx * ny - 1) as u32] } else { Vec::new() };
+    let spec = match depth {
+        true => Spec {
+            gauges: (0..3).map(|k| Gauge { name: format!("g{k}"), x: 0.0, y: 0.0 }).collect(),
+            maxima: true,
+            every: 2,
+            ..Spec::default()
+        },
+        false => Spec::default(),
+    };
+    (d, n, m, spec, cells)
+}
+
 const SIDES: [u32; 3] = [WALL, EXTRAPOLATE, PERIODIC];
+
+/// A random case of [`case`] on grids below `max` cells along x, y and z, and its precision.
+#[derive(Debug)]
+struct Random {
+    eq: Equations,
+    data: Data,
+    ranks: (usize, usize),
+    spec: Spec,
+    cells: Vec<u32>,
+    f32_: bool,
+}
+
+impl Random {
+    /// Checked on the whole grid on `whole` and on ranks on `on`.
+    fn check(&self, on: (&Backend, &On)) -> Result<(), TestCaseError> {
+        let (eq, d, spec, cells) = (self.eq, &self.data, &self.spec, &self.cells);
+        match self.f32_ {
+            true => check::<f32>(eq, d, on, self.ranks, spec, cells),
+            false => check::<f64>(eq, d, on, self.ranks, spec, cells),
+        }
+    }
+}
+
+fn random(max: [usize; 3]) -> impl Strategy<Value = Random> {
+    let grid = (1..max[0], 4..max[1], 4..max[2]);
+    let sides = prop::array::uniform3(prop::sample::select(SIDES.to_vec()));
+    let limiter = prop::sample::select(vec![Limiter::None, Limiter::Minmod, Limiter::Mc]);
+    let choices = (any::<bool>(), any::<bool>(), any::<bool>(), any::<u64>());
+    (prop::sample::select(Equations::ALL.to_vec()), grid, (1usize..=4, 1usize..=4), sides, limiter, choices).prop_map(
+        |(eq, (nx, ny, nz), ranks, sides, limiter, (strang, gauges, f32_, seed))| {
+            let (data, n, m, spec, cells) = case(eq, [nx, ny, nz], ranks, sides, limiter, strang, gauges, seed);
+            Random { eq, data, ranks: (n, m), spec, cells, f32_ }
+        },
+    )
+}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(32)))]
@@ -124,44 +207,67 @@ proptest! {
     /// both precisions, uneven slabs down to the two ghost layers, and in 2D shallow water
     /// gauges and maximum maps.
     #[test]
-    fn decomposed_wave_propagation_is_bit_identical(
-        eq in prop::sample::select(Equations::ALL.to_vec()),
-        nx in 1usize..9,
-        ny in 4usize..13,
-        nz in 4usize..9,
-        n in 1usize..=4,
-        m in 1usize..=4,
-        sides in prop::array::uniform3(prop::sample::select(SIDES.to_vec())),
-        limiter in prop::sample::select(vec![Limiter::None, Limiter::Minmod, Limiter::Mc]),
-        strang: bool,
-        f32_: bool,
-        gauges: bool,
-        seed: u64,
-    ) {
-        let dims = eq.info().dims;
-        let n3 = [nx, ny, if dims == 2 { 1 } else { nz }];
-        let bc = [sides[0], sides[0], sides[1], sides[1], sides[2], sides[2]];
-        let splitting = if strang { Splitting::Strang } else { Splitting::Godunov };
-        let d = data(eq, n3, bc, limiter, splitting, seed);
-        let rows = if dims == 2 { ny } else { nz };
-        let (n, m) = (n.min(rows / 2), m.min(rows / 2));
-        // Gauges on the first, the last and a middle cell, and the maps, for a depth in 2D.
-        let depth = dims == 2 && eq.info().fields[0] == "h";
-        let cells = if depth && gauges { vec![0, (nx * ny / 2) as u32, (nx * ny - 1) as u32] } else { Vec::new() };
-        let spec = match depth && gauges {
-            true => Spec {
-                gauges: (0..3).map(|k| Gauge { name: format!("g{k}"), x: 0.0, y: 0.0 }).collect(),
-                maxima: true,
-                every: 2,
-                ..Spec::default()
-            },
-            false => Spec::default(),
-        };
-        match f32_ {
-            true => check::<f32>(eq, &d, n, m, &spec, &cells)?,
-            false => check::<f64>(eq, &d, n, m, &spec, &cells)?,
+    fn decomposed_wave_propagation_is_bit_identical(c in random([9, 13, 9])) {
+        c.check((&CPU, &On::Backend(CPU)))?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    /// On the GPU, the ranks sharing it (ghost layers and rates through the host): the same
+    /// cases, against the whole grid on the GPU, on grids over a block of the sweeps.
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn decomposed_wave_propagation_on_the_gpu_is_bit_identical(c in random([70, 50, 20])) {
+        let gpu = Backend::Gpu(crate::common::gpu());
+        c.check((&gpu, &On::Backend(gpu.clone())))?;
+    }
+}
+
+/// Ranks on GPUs of their own (rank r on GPU r mod their count), their ghost layers and rates
+/// GPU to GPU through NCCL where the ranks can set it up (required with
+/// `HYDROKERN_REQUIRE_NCCL=1` on a machine of several GPUs): shallow water in 2D with gauges and
+/// maps, and acoustics in 3D, periodic across the cuts, on 2 to 4 ranks in f32 and f64, bit for
+/// bit the whole grid on GPU 0.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn wave_propagation_on_their_own_gpus_is_bit_identical() {
+    for (eq, n3) in [(Equations::ShallowRoe, [67, 45, 1]), (Equations::Acoustics3d, [19, 13, 23])] {
+        for ranks in 2..=4 {
+            let sides = [WALL, PERIODIC, PERIODIC];
+            let (d, n, _, spec, cells) = case(eq, n3, (ranks, ranks), sides, Limiter::Mc, true, true, 11);
+            own_gpus::<f32>(eq, &d, n, &spec, &cells);
+            own_gpus::<f64>(eq, &d, n, &spec, &cells);
         }
     }
+}
+
+/// Nine steps on GPU 0 and on `n` ranks on GPUs of their own: states, checkpoints and products
+/// bit for bit.
+fn own_gpus<T: GpuReal>(eq: Equations, d: &Data, n: usize, spec: &Spec, cells: &[u32]) {
+    let until = Until { t: f64::INFINITY, steps: 9, deadline: None };
+    let mut w = eq.model::<T>(d, &Backend::Gpu(crate::common::gpu()), spec, cells).unwrap();
+    w.advance(until).unwrap();
+    let want = (w.state().unwrap(), w.checkpoint().unwrap(), w.products(true).unwrap());
+    let on = On::OwnGpus(OwnGpus::new(true));
+    let got = on_ranks::<T, _>(eq, d, (n, &on), (spec, cells), |r| {
+        r.advance(until).unwrap();
+        (r.state().unwrap(), r.checkpoint().unwrap(), r.products(true).unwrap())
+    });
+    let On::OwnGpus(gpus) = &on else { unreachable!() };
+    let linked = gpus.linked(n);
+    let name = eq.info().name;
+    let same = same_state(&got.0, &want.0).and_then(|()| same_checkpoint(&got.1, &want.1));
+    let same = same.and_then(|()| match (&got.2, &want.2) {
+        (Some(p), Some(q)) => same_products(p, q),
+        (None, None) => Ok(()),
+        _ => Err(TestCaseError::fail("products on one side only")),
+    });
+    same.unwrap_or_else(|e| panic!("{name} on {n} ranks, {linked} linked: {e}"));
+    eprintln!("claw {name} on {n} ranks, {linked} linked, {}: bit for bit", std::any::type_name::<T>());
 }
 
 /// A step that overflows in the last of three slabs stops every rank with the one-rank run's

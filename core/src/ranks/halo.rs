@@ -98,55 +98,96 @@ impl Halo {
     }
 
     /// [`exchange`](Self::exchange) for fields on the GPU: through the ranks' direct link
-    /// where they have one, queued on the stream; else staged through the host (the rows next
-    /// to each cut downloaded, exchanged and uploaded into the ghost rows).
+    /// where they have one, queued on the stream; else staged through the host (a download of
+    /// the rows next to each cut, the exchange, an upload into the ghost rows).
     pub fn exchange_device<T: GpuReal>(&self, gpu: &Gpu, fields: &mut [&mut CudaSlice<T>]) -> Result<()> {
+        let planes: Vec<(usize, usize)> = (0..fields.len()).map(|k| (k, 0)).collect();
+        self.exchange_planes(gpu, fields, &planes)
+    }
+
+    /// [`exchange_device`](Self::exchange_device) for every field of the slab's padded layout
+    /// in `buffer`, one after another (a run's state buffers, each of several fields); its
+    /// length is a whole number of them.
+    pub fn exchange_buffer<T: GpuReal>(&self, gpu: &Gpu, buffer: &mut CudaSlice<T>) -> Result<()> {
+        let len = self.layout.len() * self.width;
+        if !buffer.len().is_multiple_of(len) {
+            return Err(crate::Error::invalid(format!(
+                "ranks: a buffer of {} values for fields of {len}",
+                buffer.len()
+            )));
+        }
+        let planes: Vec<(usize, usize)> = (0..buffer.len() / len).map(|k| (0, k * len)).collect();
+        self.exchange_planes(gpu, &mut [buffer], &planes)
+    }
+
+    /// The exchange of the fields at `planes` (which of `fields`, and the offset there).
+    fn exchange_planes<T: GpuReal>(
+        &self,
+        gpu: &Gpu,
+        fields: &mut [&mut CudaSlice<T>],
+        planes: &[(usize, usize)],
+    ) -> Result<()> {
         if self.slab.below.is_none() && self.slab.above.is_none() {
             return Ok(());
         }
         if let Some(link) = &self.link {
-            return super::spent::exchanging(|| self.exchange_linked(link, fields));
+            return super::spent::exchanging(|| self.exchange_linked(link, fields, planes));
         }
         // The work queued before is the slab's own: it is not counted as the exchange's.
         gpu.synchronize()?;
-        super::spent::exchanging(|| self.exchange_staged(gpu, fields))
+        super::spent::exchanging(|| self.exchange_staged(gpu, fields, planes))
     }
 
-    fn exchange_staged<T: GpuReal>(&self, gpu: &Gpu, fields: &mut [&mut CudaSlice<T>]) -> Result<()> {
+    fn exchange_staged<T: GpuReal>(
+        &self,
+        gpu: &Gpu,
+        fields: &mut [&mut CudaSlice<T>],
+        planes: &[(usize, usize)],
+    ) -> Result<()> {
         let (low, high) = self.edges();
-        // Every field's rows for below, then every field's for above, where there is a
+        // Every plane's rows for below, then every plane's for above, where there is a
         // neighbour: one download.
         let wanted = [(self.slab.below.is_some(), low), (self.slab.above.is_some(), high)];
         let edges: Vec<_> = wanted.iter().filter(|(n, _)| *n).map(|(_, r)| r.clone()).collect();
-        let parts: Vec<_> = edges.iter().flat_map(|r| fields.iter().map(move |f| (&**f, r.clone()))).collect();
+        let fields_ = &*fields;
+        let parts: Vec<_> = edges
+            .iter()
+            .flat_map(|r| planes.iter().map(move |&(k, at)| (&*fields_[k], at + r.start..at + r.end)))
+            .collect();
         let rows = gpu.download_ranges(&parts)?;
         let down = if self.slab.below.is_some() { rows.len() / edges.len() } else { 0 };
-        let (below, above) = self.swap(&rows[..down], &rows[down..], fields.len())?;
+        let (below, above) = self.swap(&rows[..down], &rows[down..], planes.len())?;
         let (ghost_low, ghost_high) = self.ghost_rows();
         let span = ghost_low.len();
-        // What came from each neighbour, field by field, into the ghost rows on its side.
+        // What came from each neighbour, plane by plane, into the ghost rows on its side.
         let mut host = Vec::with_capacity(rows.len());
-        let mut pieces = Vec::with_capacity(2 * fields.len());
+        let mut pieces = Vec::with_capacity(2 * planes.len());
         for (got, at) in [(below, ghost_low.start), (above, ghost_high.start)] {
             if let Some(v) = got {
                 host.extend_from_slice(&v);
-                pieces.extend((0..fields.len()).map(|k| (k, at, span)));
+                pieces.extend(planes.iter().map(|&(k, off)| (k, off + at, span)));
             }
         }
         gpu.write_ranges(&host, fields, &pieces)
     }
 
-    /// [`exchange_device`](Self::exchange_device) through `link`: each field's rows at a cut
+    /// [`exchange_planes`](Self::exchange_planes) through `link`: each plane's rows at a cut
     /// straight from its memory into the neighbour's ghost rows. A pair of ranks matches its
     /// messages in order, so every rank lists its sends down before up and its receives from
     /// above (what the neighbour sent down) before those from below: with two ranks on a
     /// periodic axis, where each is both neighbours of the other, the orders agree.
-    fn exchange_linked<T: GpuReal>(&self, link: &DeviceLink, fields: &mut [&mut CudaSlice<T>]) -> Result<()> {
+    fn exchange_linked<T: GpuReal>(
+        &self,
+        link: &DeviceLink,
+        fields: &mut [&mut CudaSlice<T>],
+        planes: &[(usize, usize)],
+    ) -> Result<()> {
         let (low, high) = self.edges();
         let (ghost_low, ghost_high) = self.ghost_rows();
         let width = std::mem::size_of::<T>();
         let bytes = low.len() * width;
-        let bases: Vec<u64> = fields.iter().map(|f| link.gpu().address(f)).collect();
+        let bases: Vec<u64> =
+            planes.iter().map(|&(k, at)| link.gpu().address(&*fields[k]) + (at * width) as u64).collect();
         let messages = |peer: Option<usize>, rows: &std::ops::Range<usize>| -> Vec<Message> {
             let offset = (rows.start * width) as u64;
             peer.map(|peer| bases.iter().map(|b| Message { peer, at: b + offset, bytes }).collect()).unwrap_or_default()
@@ -154,6 +195,21 @@ impl Halo {
         let sends = [messages(self.slab.below, &low), messages(self.slab.above, &high)].concat();
         let recvs = [messages(self.slab.above, &ghost_high), messages(self.slab.below, &ghost_low)].concat();
         link.exchange(&sends, &recvs)
+    }
+
+    /// The largest over the ranks of `value[0]` on the GPU, in place: through the ranks' link on
+    /// the stream, or through the host (synchronising). NCCL's maximum may lose a NaN, so what
+    /// is reduced must not be NaN.
+    pub fn max_device<T: GpuReal>(&self, gpu: &Gpu, value: &mut CudaSlice<T>) -> Result<()> {
+        if let Some(link) = &self.link {
+            return super::spent::reducing(|| link.max_in_place(value));
+        }
+        gpu.synchronize()?;
+        super::spent::reducing(|| {
+            let mine = gpu.download_range(value, 0..1)?[0];
+            let all = self.comm.max(mine.to_f64())?;
+            gpu.write(&[T::from_f64(all)], value)
+        })
     }
 
     /// The values in a stored row, the ghost rows on each side and the interior rows.

@@ -317,19 +317,22 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
     fn stages(&self) -> usize {
         stages3(self.setup.splitting).len()
     }
-    fn queue_stage(
+    fn queue_fill(&mut self, stage: usize, states: &mut DeviceBuffer<T>) -> Result<usize> {
+        let splitting = self.setup.splitting;
+        let Some(&(dir, _)) = stages3(splitting).get(stage) else {
+            return Err(Error::invalid(format!("claw 3D sweep: no stage {stage} in a {splitting:?} step")));
+        };
+        self.fill(dir, stage, states)?;
+        Ok(dir)
+    }
+    fn queue_sweep(
         &mut self,
         solver: R,
         stage: usize,
         states: &mut DeviceBuffer<T>,
         aux: &DeviceBuffer<T>,
     ) -> Result<()> {
-        let splitting = self.setup.splitting;
-        let Some(&(dir, _)) = stages3(splitting).get(stage) else {
-            return Err(Error::invalid(format!("claw 3D sweep: no stage {stage} in a {splitting:?} step")));
-        };
-        self.fill(dir, stage, states)?;
-        self.enqueue(solver, splitting, stage, states, aux)
+        self.enqueue(solver, self.setup.splitting, stage, states, aux)
     }
     fn step_rates(&self) -> (&DeviceBuffer<T>, usize) {
         let n = stages3(self.setup.splitting).len();

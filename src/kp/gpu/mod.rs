@@ -992,16 +992,7 @@ impl<T: GpuReal> GpuKp<T> {
             // The largest rate of every rank: a maximum, so the one-rank run's bit for bit. The
             // rates are never NaN (a NaN counts as an infinite speed), so NCCL's maximum, which
             // would lose a NaN, keeps a blow-up.
-            if let Some(link) = r.halo.link() {
-                crate::ranks::spent::reducing(|| link.max_in_place(self.reducer.result()))?;
-            } else {
-                r.gpu.synchronize()?;
-                crate::ranks::spent::reducing(|| {
-                    let mine = r.gpu.download_range(self.reducer.result(), 0..1)?[0];
-                    let all = r.halo.comm().max(mine.to_f64())?;
-                    r.gpu.write(&[T::from_f64(all)], self.reducer.result_mut())
-                })?;
-            }
+            r.halo.max_device(&r.gpu, self.reducer.result_mut())?;
         }
         let params = TimeStep {
             c: self.clock_params,
