@@ -5,9 +5,7 @@
 //! [`march`], one thread along a segment of a line with what the next cell needs of the last
 //! interfaces in registers.
 
-use super::{
-    Limiter, Riemann, Solution, X_CELLS_PER_WARP, correction, correction_by, step_by, update, update_west, wave_dots,
-};
+use super::{Limiter, Riemann, Solution, X_CELLS_PER_WARP, correction_by, step_by, update, update_west, wave_dots};
 use crate::device::DeviceReal;
 
 /// The N values of a cell's planes at padded index `at` (planes `len` apart).
@@ -87,11 +85,17 @@ pub unsafe fn x_row<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const
 
 /// One thread's march along a line across axis `dir`: cells r0..r1 of `q` updated into `out`,
 /// cell r at `at(r)`, segments recomputing two interfaces where they meet. Returns the largest
-/// speed at interfaces r0..=r1. Kept from one cell to the next is only what the next cell
-/// needs, since the registers bound the occupancy: its update but for the F̃ of its upper
-/// interface (`update_west` and A⁻ΔQ of the upper one, M numbers instead of Q, A⁺ΔQ, F̃ and
-/// A⁻ΔQ), the upper interface's waves, speeds and A⁺ΔQ, and the waves' θ numerators against
-/// those below (`wave_dots`) instead of the waves below.
+/// speed at interfaces r0..=r1. Each turn of the loop solves one interface j (between cells
+/// j − 1 and j), forms F̃ of interface j − 1 from it and the two below, finishes cell j − 2 and
+/// starts cell j − 1. Every interface is solved, and every F̃ formed, by the one call of the
+/// loop, however far from the segment's start: the compiler's contraction and sharing of that
+/// arithmetic is then the same for each, so a cell's new value does not depend on where a
+/// segment starts (the launch shape's rows a thread), nor on where a slab of a run decomposed
+/// over ranks begins. Kept from one turn to the next is only what the next needs, since the
+/// registers bound the occupancy: the last cell, the last interface's solution and its waves'
+/// θ numerators against those below (`wave_dots`), and the update of the cell below but for
+/// the F̃ of its upper interface (`update_west` and A⁻ΔQ of the upper one: M numbers instead of
+/// Q, A⁺ΔQ, F̃ and A⁻ΔQ).
 ///
 /// # Safety
 /// `q`, `aux` (A planes) and `out` hold planes of `len` values; `at(r)` is in bounds for
@@ -108,36 +112,37 @@ pub unsafe fn march<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const
 ) -> T {
     unsafe {
         let load = |r: i32| (cell::<T, M>(q, len, at(r)), cell::<T, A>(aux, len, at(r)));
-        // Interfaces r0 − 1, r0, r0 + 1 (interface r lies between cells r − 1 and r).
-        let (qa, xa) = load(r0 - 2);
-        let (qb, xb) = load(r0 - 1);
-        let (cur, xcur) = load(r0);
-        let (mut next, mut xnext) = load(r0 + 1);
-        let below = solver.solve(dir, &qa, &qb, &xa, &xb);
-        let s0 = solver.solve(dir, &qb, &cur, &xb, &xcur);
-        let mut s1 = solver.solve(dir, &cur, &next, &xcur, &xnext);
-        let west = update_west(dtdx, &cur, &s0.apdq, &correction(limiter, dtdx, &below, &s0, &s1));
-        let mut part = step_by(dtdx, &west, &s1.amdq);
-        let mut dots1 = wave_dots(&s1.waves, &s0.waves);
-        let mut speed = s0.max_speed();
-        let mut r = r0;
-        while r < r1 {
-            // Cell r from its update but for F̃ at r + 1 (`part`) and that F̃ (f1, from s1).
-            let (qn, xn) = load(r + 2);
-            let s2 = solver.solve(dir, &next, &qn, &xnext, &xn);
-            let dots2 = wave_dots(&s2.waves, &s1.waves);
-            let f1 = correction_by(limiter, dtdx, &s1, &dots1, &dots2);
-            let new = step_by(dtdx, &part, &f1);
-            let at = at(r);
-            for (m, v) in new.iter().enumerate() {
-                *out.add(m * len + at) = *v;
+        // Cell j − 1, interface j − 1 and its θ numerators against interface j − 2, and cell
+        // j − 2's update but for F̃ of interface j − 1.
+        let (mut lo, mut xlo) = load(r0 - 2);
+        let mut below = Solution::ZERO;
+        let mut dots_below = [T::ZERO; W];
+        let mut part = [T::ZERO; M];
+        let mut speed = T::ZERO;
+        let mut j = r0 - 1;
+        while j <= r1 + 1 {
+            let (hi, xhi) = load(j);
+            let here = solver.solve(dir, &lo, &hi, &xlo, &xhi);
+            let dots = wave_dots(&here.waves, &below.waves);
+            if j > r0 {
+                let f = correction_by(limiter, dtdx, &below, &dots_below, &dots);
+                if j - 2 >= r0 {
+                    let new = step_by(dtdx, &part, &f);
+                    let at = at(j - 2);
+                    for (m, v) in new.iter().enumerate() {
+                        *out.add(m * len + at) = *v;
+                    }
+                }
+                if j - 1 < r1 {
+                    part = step_by(dtdx, &update_west(dtdx, &lo, &below.apdq, &f), &here.amdq);
+                }
             }
-            // Interface r + 1: the last cell's far face when r + 1 = r1.
-            speed = speed.max(s1.max_speed());
-            part = step_by(dtdx, &update_west(dtdx, &next, &s1.apdq, &f1), &s2.amdq);
-            (dots1, s1) = (dots2, s2);
-            (next, xnext) = (qn, xn);
-            r += 1;
+            if j >= r0 && j <= r1 {
+                speed = speed.max(here.max_speed());
+            }
+            (below, dots_below) = (here, dots);
+            (lo, xlo) = (hi, xhi);
+            j += 1;
         }
         speed
     }
