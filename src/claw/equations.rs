@@ -180,14 +180,14 @@ mod volume {
     pub fn slab<'a, T: GpuReal, R: Kernels3<T, M, W, A> + 'a, const M: usize, const W: usize, const A: usize>(
         data: &Data,
         backend: &Backend,
-        _products: &Spec,
-        _cells: &[u32],
+        products: &Spec,
+        cells: &[u32],
         halo: Halo,
     ) -> Result<Box<dyn ClawRun<T> + 'a>> {
         let (solver, whole) = reference::<T, R, M, W, A>(data)?;
         let run = Claw3::slab(&whole, halo)?;
         drop(whole);
-        Ok(Box::new(ClawModel3::slab(backend, solver, run)?))
+        Ok(Box::new(ClawModel3::slab(backend, solver, run)?.with_products(products, cells.to_vec())?))
     }
 
     pub fn first_dt<T: GpuReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(

@@ -426,9 +426,8 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
 
     /// Each state field's padded plane, named as the field, its ghosts zero (a sweep fills what
     /// it reads of them first; on a slab they would hold what the exchanges last left), and
-    /// every slot of the clock: time,
-    /// steps, the Δt the next step tries, rejections; and the products' maps and gauge records
-    /// so far (on a slab, rank 0 adds the whole grid's).
+    /// every slot of the clock: time, steps, the Δt the next step tries, rejections; and the
+    /// products' maps and gauge records so far (on a slab, rank 0 adds the whole grid's).
     fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
         let (planes, slots) = match &self.on {
             On::Cpu(m, _) => {
@@ -471,7 +470,7 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
                 }
             }
             On::Gpu(gpu, m) => {
-                let n = m.current(gpu)?.len() / M;
+                let n = m.planes(gpu)?.plane;
                 let mut q = Vec::with_capacity(n * M);
                 for f in &self.fields {
                     q.extend_from_slice(c.get_field(f, n)?);

@@ -74,7 +74,7 @@ impl Across {
 
     /// The whole grid's first interior cell that is not finite, by name, from each rank's first
     /// (`mine`, numbered in its slab).
-    pub fn first_bad(&self, mine: Option<usize>) -> Option<String> {
+    fn first_bad(&self, mine: Option<usize>) -> Option<String> {
         // The largest of the negated numbers is the smallest number.
         let mine = mine.map_or(f64::NEG_INFINITY, |c| -((self.before + c) as f64));
         let first = self.max(mine);
@@ -85,6 +85,15 @@ impl Across {
                 Whole::Volume(l) => l.name(c),
             }
         })
+    }
+}
+
+/// The first interior cell of the padded cells `q` of `grid` that is not finite, by name: on
+/// a slab of a run decomposed over ranks (`across`), the whole grid's first, on every rank.
+pub fn first_bad<G: Lines, T: Real, const N: usize>(across: Option<&Across>, grid: &G, q: &[[T; N]]) -> Option<String> {
+    match across {
+        None => super::lines::first_bad(grid, q),
+        Some(a) => a.first_bad(super::lines::first_bad_cell(grid, q)),
     }
 }
 

@@ -13,7 +13,7 @@
 use crate::claw::clock::{Cfl, Clock, Step};
 use crate::claw::cpu::{HALO, Setup};
 use crate::claw::lines;
-use crate::claw::slab::{Across, Whole};
+use crate::claw::slab::{self, Across, Whole};
 use crate::claw::splitting::Splitting;
 use crate::ranks::Halo;
 use crate::{Error, Real, Result};
@@ -234,10 +234,7 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     /// the same decisions, and a blow-up names the whole grid's first bad cell.
     pub fn step_across(&mut self, t_end: f64, across: Option<&Across>) -> Result<Step> {
         let mut clock = self.clock;
-        let bad = |q: &Vec<[T; M]>| match across {
-            None => lines::first_bad(&self.layout, q),
-            Some(a) => a.first_bad(lines::first_bad_cell(&self.layout, q)),
-        };
+        let bad = |q: &Vec<[T; M]>| slab::first_bad(across, &self.layout, q);
         let (step, accepted) =
             lines::step(&mut clock, self.setup.cfl, t_end, R::NAME, |dt| self.trial_across(dt, across), bad);
         self.clock = clock;
