@@ -223,6 +223,16 @@ pub trait Model<T> {
     /// Continue from `checkpoint`, taken of a model of the same problem on the same backend in
     /// the same precision: afterwards every step is the one the run it was taken of would take.
     fn restore(&mut self, checkpoint: &Checkpoint<T>) -> crate::Result<()>;
+    /// A model decomposed over ranks: write each later checkpoint as a set of parts in `dir`,
+    /// every rank its own slab's, and return the set's manifest from
+    /// [`checkpoint`](Self::checkpoint) (`ranks::parts`). Any other model ignores it.
+    fn checkpoint_in_parts(&mut self, _dir: &std::path::Path) {}
+    /// Continue from a set of parts in `dir` whose manifest is `manifest`, by the model's own
+    /// means: true where it did (a decomposed model), false where the caller must join the
+    /// parts into the whole grid's checkpoint and [`restore`](Self::restore) that.
+    fn restore_parts(&mut self, _manifest: &Checkpoint<T>, _dir: &std::path::Path) -> crate::Result<bool> {
+        Ok(false)
+    }
     /// What a model that keeps a water account over its boundary has measured so far, face by
     /// face: its checkpoint's [`BOUNDARY_FACES`] record (a download on the GPU). A slab's model
     /// gives those of its slab's perimeter, nothing measured at its cuts, and leaves the flows

@@ -490,15 +490,16 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         Ok(self.segments.flows(faces))
     }
 
-    /// A slab's checkpoint holds its wet map per cell (`wet_cells`): rank 0 makes the whole
-    /// grid's map per block from the cells joined.
+    /// A slab's checkpoint holds its wet map per cell (`wet_cells`): the whole grid's map per
+    /// block is made from the slabs' cells joined (by rank 0, or by a run on one rank joining
+    /// a set of parts).
     fn joined(&self, mut c: Checkpoint<T>) -> Result<Checkpoint<T>> {
-        if !self.slab {
-            return Ok(c);
-        }
         let (nx, block) = (self.problem.nx as u32, self.block());
         let Some(flags) = c.flags.iter_mut().find(|(n, _)| n == WET_CELLS) else {
-            return Err(Error::invalid("kp: a checkpoint joined over ranks without its wet cells"));
+            return match self.slab {
+                true => Err(Error::invalid("kp: a checkpoint joined over ranks without its wet cells")),
+                false => Ok(c),
+            };
         };
         let ny = (flags.1.len() / (nx as usize + 4)).saturating_sub(4) as u32;
         let map = super::state::wet_blocks(nx, ny, block, |c| flags.1[c] != 0);

@@ -6,7 +6,9 @@
 //! one GPU (ghost layers through the host) and on GPUs of their own (through NCCL).
 
 use crate::common::cases;
-use crate::common::ranks::{OwnGpus, same_checkpoint, same_products, same_state};
+use crate::common::ranks::{
+    OwnGpus, PartsDir, checkpoint_parts, joined_parts, same_checkpoint, same_products, same_state,
+};
 use hydrokern::claw::cpu::{Claw2, HALO, Setup};
 use hydrokern::claw::d3::cpu::{Setup3, rows_of};
 use hydrokern::claw::equations::{Data, Equations};
@@ -15,7 +17,7 @@ use hydrokern::grid::Layout2;
 use hydrokern::model::{Model, Until};
 use hydrokern::products::{Gauge, Joined, Sites, Spec, slab_spec};
 use hydrokern::ranks::threads::{Threads, lead_on_threads};
-use hydrokern::ranks::{Comm, Halo, Slabs};
+use hydrokern::ranks::{Comm, Halo, Slabs, parts};
 use hydrokern::runtime::Backend;
 use hydrokern::{GpuReal, Rng};
 use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL};
@@ -90,7 +92,9 @@ enum On {
 }
 
 /// `steps` steps on the whole grid (on `whole`) and on `n` ranks (on `on`; states,
-/// checkpoints and products alike), then more from the whole grid's checkpoint on `m` ranks.
+/// checkpoints, the checkpoint in parts joined, and products alike), then more on `m` ranks
+/// from the whole grid's checkpoint (`m` even) or from the `n` ranks' in parts (`m` odd: each
+/// rank reads its own part where `m` is `n`, else the parts join).
 fn check<T: GpuReal>(
     eq: Equations,
     d: &Data,
@@ -103,12 +107,18 @@ fn check<T: GpuReal>(
     let mut w = eq.model::<T>(d, whole, spec, cells).unwrap();
     w.advance(until(6)).unwrap();
     let (state, ckpt, products) = (w.state().unwrap(), w.checkpoint().unwrap(), w.products(true).unwrap());
+    let dir = PartsDir::new();
+    let mut manifest = None;
     let (s, c, p) = on_ranks::<T, _>(eq, d, (n, on), (spec, cells), |r| {
         r.advance(until(6)).unwrap();
-        (r.state().unwrap(), r.checkpoint().unwrap(), r.products(true).unwrap())
+        let taken = (r.state().unwrap(), r.checkpoint().unwrap(), r.products(true).unwrap());
+        manifest = Some(checkpoint_parts(r, dir.path()));
+        taken
     });
+    let manifest = manifest.unwrap();
     same_state(&s, &state)?;
     same_checkpoint(&c, &ckpt)?;
+    same_checkpoint(&joined_parts(&manifest, dir.path(), &*w), &ckpt)?;
     prop_assert_eq!(p.is_some(), products.is_some());
     if let (Some(p), Some(q)) = (&p, &products) {
         same_products(p, q)?;
@@ -116,7 +126,10 @@ fn check<T: GpuReal>(
     w.advance(until(11)).unwrap();
     let (later, later_products) = (w.state().unwrap(), w.products(true).unwrap());
     let (s, p) = on_ranks::<T, _>(eq, d, (m, on), (spec, cells), |r| {
-        r.restore(&ckpt).unwrap();
+        match m % 2 {
+            0 => r.restore(&ckpt).unwrap(),
+            _ => parts::restore(r, &manifest, dir.path()).unwrap(),
+        }
         r.advance(until(11)).unwrap();
         (r.state().unwrap(), r.products(true).unwrap())
     });

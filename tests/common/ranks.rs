@@ -5,10 +5,12 @@ use hydrokern::GpuReal;
 use hydrokern::grid::Layout2;
 use hydrokern::model::{Checkpoint, Model, Products, State};
 use hydrokern::products::{GAUGE_VALUES, Joined};
+use hydrokern::ranks::parts::{self, Set};
 use hydrokern::ranks::threads::lead_on_threads;
 use hydrokern::ranks::{Comm, DeviceLink, Slabs};
 use hydrokern::runtime::{Backend, BackendChoice, Gpu};
 use proptest::prelude::*;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -63,6 +65,46 @@ impl OwnGpus {
         }
         linked
     }
+}
+
+/// A directory of its own for the parts of a decomposed run's checkpoints, removed with it.
+pub struct PartsDir(PathBuf);
+
+impl PartsDir {
+    pub fn new() -> PartsDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let k = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("hydrokern-parts-{}-{k}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        PartsDir(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for PartsDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Decomposed model `d`'s checkpoint as a set of parts in `dir`: every rank's part written
+/// there, and the manifest.
+pub fn checkpoint_parts<T: GpuReal>(d: &mut dyn Model<T>, dir: &Path) -> Checkpoint<T> {
+    d.checkpoint_in_parts(dir);
+    let manifest = d.checkpoint().unwrap();
+    assert!(Set::of(&manifest).unwrap().is_some(), "a decomposed checkpoint in parts lists none");
+    manifest
+}
+
+/// The whole grid's checkpoint joined from the set `manifest` lists in `dir`, as a run on one
+/// rank (`whole`, the one-rank model) joins it.
+pub fn joined_parts<T: GpuReal>(manifest: &Checkpoint<T>, dir: &Path, whole: &dyn Model<T>) -> Checkpoint<T> {
+    let set = Set::of(manifest).unwrap().expect("a set of parts");
+    parts::join(manifest, &set, dir, |j| whole.joined(j)).unwrap()
 }
 
 fn bits<T: GpuReal>(v: &[T]) -> Vec<u64> {

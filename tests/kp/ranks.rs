@@ -7,7 +7,9 @@ use super::gpu::random_state;
 use super::inactive::scatter;
 use super::products;
 use crate::common::cases;
-use crate::common::ranks::{OwnGpus, on_ranks, same_checkpoint, same_products, same_state};
+use crate::common::ranks::{
+    OwnGpus, PartsDir, checkpoint_parts, joined_parts, on_ranks, same_checkpoint, same_products, same_state,
+};
 use hydrokern::GpuReal;
 use hydrokern::accumulation::Accumulation;
 use hydrokern::grid::Layout2;
@@ -15,6 +17,7 @@ use hydrokern::kp::gpu::{FluxVariant, Launch};
 use hydrokern::kp::{Boundary, EarlyExit, KpModel, Problem, Scheme, WetDry};
 use hydrokern::model::{Checkpoint, Model, Products, State, Until};
 use hydrokern::products::{Joined, Sites, Spec, slab_spec};
+use hydrokern::ranks::parts;
 use hydrokern::ranks::{Comm, Halo, Slabs, Solo};
 use hydrokern::runtime::Backend;
 use proptest::prelude::*;
@@ -57,8 +60,10 @@ type Taken<T> = (State<T>, Checkpoint<T>, Option<Products<T>>);
 /// checkpoints carry; its values are the full kernels', `gpu::early_exit_matches_full_...`).
 type Run = (Backend, Launch, EarlyExit);
 
-/// 5 steps on the whole grid and on `n` ranks, then 4 more from the whole grid's checkpoint
-/// on `m` ranks: the states, checkpoints and products bit for bit the whole grid's.
+/// 5 steps on the whole grid and on `n` ranks, then 4 more on `m` ranks from the whole grid's
+/// checkpoint (`m` even) or from the `n` ranks' checkpoint in parts (`m` odd: each rank reads
+/// its own part where `m` is `n`, else the parts join): the states, checkpoints (the parts
+/// joined too) and products bit for bit the whole grid's.
 fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, run: &Run, kept: Kept) -> Result<(), TestCaseError> {
     let until = |steps| Until { t: f64::INFINITY, steps, deadline: None };
     let w = KpModel::<T>::new(&run.0, p, run.1, run.2).unwrap();
@@ -77,12 +82,18 @@ fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, run: &Run, kept: Kept) -> 
     let on = |ranks, lead: &mut dyn FnMut(&mut dyn Model<T>) -> Taken<T>| {
         on_ranks(cut(ranks), p.layout(), joined(ranks), |comm| slab::<T>(p, cut(ranks), comm, run, kept), lead)
     };
+    let dir = PartsDir::new();
+    let mut manifest = None;
     let (s, c, k) = on(n, &mut |d| {
         d.advance(until(5)).unwrap();
-        (d.state().unwrap(), d.checkpoint().unwrap(), d.products(true).unwrap())
+        let taken = (d.state().unwrap(), d.checkpoint().unwrap(), d.products(true).unwrap());
+        manifest = Some(checkpoint_parts(d, dir.path()));
+        taken
     });
+    let manifest = manifest.unwrap();
     same_state(&s, &state)?;
     same_checkpoint_of(p, &c, &ckpt)?;
+    same_checkpoint_of(p, &joined_parts(&manifest, dir.path(), &w), &ckpt)?;
     prop_assert_eq!(k.is_some(), products.is_some());
     if let (Some(a), Some(b)) = (&k, &products) {
         same_products(a, b)?;
@@ -90,7 +101,10 @@ fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, run: &Run, kept: Kept) -> 
     w.advance(until(9)).unwrap();
     let (later, later_ckpt, later_products) = (w.state().unwrap(), w.checkpoint().unwrap(), w.products(true).unwrap());
     let (s, c, k) = on(m, &mut |d| {
-        d.restore(&ckpt).unwrap();
+        match m % 2 {
+            0 => d.restore(&ckpt).unwrap(),
+            _ => parts::restore(d, &manifest, dir.path()).unwrap(),
+        }
         d.advance(until(9)).unwrap();
         (d.state().unwrap(), d.checkpoint().unwrap(), d.products(true).unwrap())
     });

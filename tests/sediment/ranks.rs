@@ -3,11 +3,11 @@
 //! whole grid's, and a checkpoint restarts on another number of ranks.
 
 use crate::common::cases;
-use crate::common::ranks::{OwnGpus, same_checkpoint, same_state};
+use crate::common::ranks::{OwnGpus, PartsDir, checkpoint_parts, joined_parts, same_checkpoint, same_state};
 use crate::reference_and_gpu::random_problem;
 use hydrokern::GpuReal;
 use hydrokern::model::{Model, Until};
-use hydrokern::ranks::{Comm, Halo, Slabs};
+use hydrokern::ranks::{Comm, Halo, Slabs, parts};
 use hydrokern::runtime::Backend;
 use hydrokern::sediment::gpu::Launch;
 use hydrokern::sediment::{Accumulation, Problem, Scheme, SedimentModel, StepPolicy, StepVariant};
@@ -49,23 +49,29 @@ fn on_ranks<T: GpuReal, R>(p: &Problem, n: usize, on: &On, lead: impl FnOnce(&mu
     crate::common::ranks::on_ranks(slabs, p.layout(), None, |comm| slab::<T>(p, slabs, comm, on), lead)
 }
 
-/// `steps` steps (to `t_end` at most) on the whole grid and on `n` ranks, then `more` steps
-/// from the whole grid's checkpoint on `m` ranks.
+/// 5 steps on the whole grid and on `n` ranks, then 4 more on `m` ranks from the whole grid's
+/// checkpoint (`m` even) or from the `n` ranks' checkpoint in parts (`m` odd: each rank reads
+/// its own part where `m` is `n`, else the parts join), the parts joined also the whole grid's.
 fn check<T: GpuReal>(p: &Problem, n: usize, m: usize, on: &On) -> Result<(), TestCaseError> {
     let until = |steps| Until { t: f64::INFINITY, steps, deadline: None };
     let mut w = whole::<T>(p, on);
     w.advance(until(5)).unwrap();
     let (state, ckpt) = (w.state().unwrap(), w.checkpoint().unwrap());
-    let (s, c) = on_ranks::<T, _>(p, n, on, |d| {
+    let dir = PartsDir::new();
+    let (s, c, manifest) = on_ranks::<T, _>(p, n, on, |d| {
         d.advance(until(5)).unwrap();
-        (d.state().unwrap(), d.checkpoint().unwrap())
+        (d.state().unwrap(), d.checkpoint().unwrap(), checkpoint_parts(d, dir.path()))
     });
     same_state(&s, &state)?;
     same_checkpoint(&c, &ckpt)?;
+    same_checkpoint(&joined_parts(&manifest, dir.path(), &w), &ckpt)?;
     w.advance(until(9)).unwrap();
     let later = w.state().unwrap();
     let s = on_ranks::<T, _>(p, m, on, |d| {
-        d.restore(&ckpt).unwrap();
+        match m % 2 {
+            0 => d.restore(&ckpt).unwrap(),
+            _ => parts::restore(d, &manifest, dir.path()).unwrap(),
+        }
         d.advance(until(9)).unwrap();
         d.state().unwrap()
     });
@@ -134,6 +140,23 @@ proptest! {
             false => check::<f64>(&p, n, m, &on)?,
         }
     }
+}
+
+/// A checkpoint in parts that a rank cannot write (its directory is not there) stops with that
+/// rank's line on rank 0, no rank waiting for ever; the ranks then step on together.
+#[test]
+fn a_part_that_cannot_be_written_is_said_and_no_rank_hangs() {
+    let p = problem(9, 7, 3, Scheme::Bounded, Accumulation::ALL[0]);
+    let until = |steps| Until { t: f64::INFINITY, steps, deadline: None };
+    let gone = std::env::temp_dir().join(format!("hydrokern-no-such-dir-{}", std::process::id()));
+    let (e, clock) = on_ranks::<f64, _>(&p, 3, &cpu(false), |d| {
+        d.advance(until(2)).unwrap();
+        d.checkpoint_in_parts(&gone);
+        let e = d.checkpoint().unwrap_err().to_string();
+        (e, d.advance(until(3)).unwrap())
+    });
+    assert!(e.starts_with("rank 0: ") && e.contains("hydrokern-no-such-dir"), "{e}");
+    assert_eq!(clock.steps, 3);
 }
 
 /// Ranks on GPUs of their own (rank r on GPU r mod their count), their ghost rows GPU to GPU

@@ -5,18 +5,20 @@
 //! bit for bit the one a single rank would write, and restarts on any number of ranks.
 
 use super::comm::Comm;
-use super::perimeter;
+use super::join::{decode_checkpoint, encode_checkpoint, join_checkpoint, join_faces, split_checkpoint};
+use super::parts::{self, Part, Set};
 use super::slabs::Slabs;
 use super::wire::{Reader, Writer};
 use crate::grid::Layout2;
-use crate::model::{BOUNDARY_FACES, Checkpoint, Clock, Halt, Model, Output, Products, Series, State, Until};
+use crate::model::{Checkpoint, Clock, Halt, Model, Output, Products, Series, State, Until};
 use crate::products::{GAUGE_VALUES, Gauge, Joined};
 use crate::{Error, GpuReal, Real, Result};
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Instant;
 
 /// What rank 0 orders the others to do, in the order it does it itself.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 enum Order {
     /// Rank 0 has checked the case and builds its model: the others build theirs.
     Go,
@@ -31,6 +33,15 @@ enum Order {
     },
     Checkpoint,
     Restore,
+    /// Write this rank's part of a checkpoint into the directory `dir`.
+    Parts {
+        dir: String,
+    },
+    /// Restore from this rank's part, in `dir`, of the set whose manifest is `manifest` (encoded).
+    RestoreParts {
+        dir: String,
+        manifest: Vec<u8>,
+    },
     /// The run ended: the ranks leave [`serve`].
     Stop,
     /// The run failed on rank 0 (which said why): the ranks leave [`serve`] with an error.
@@ -38,9 +49,9 @@ enum Order {
 }
 
 impl Order {
-    fn encode(self) -> Vec<u8> {
+    fn encode(&self) -> Vec<u8> {
         let mut w = Writer::default();
-        match self {
+        match *self {
             Order::Go => w.u64(6).str(&build()),
             Order::Advance { t, steps } => w.u64(0).f64(t).u64(steps),
             Order::State => w.u64(1),
@@ -49,6 +60,8 @@ impl Order {
             Order::Stop => w.u64(4),
             Order::Fail => w.u64(5),
             Order::Products { maps } => w.u64(7).u64(maps as u64),
+            Order::Parts { ref dir } => w.u64(8).str(dir),
+            Order::RestoreParts { ref dir, ref manifest } => w.u64(9).str(dir).bytes(manifest),
         };
         w.0
     }
@@ -67,6 +80,8 @@ impl Order {
                 Order::Go
             }
             7 => Order::Products { maps: r.u64()? != 0 },
+            8 => Order::Parts { dir: r.str()? },
+            9 => Order::RestoreParts { dir: r.str()?, manifest: r.bytes()?.to_vec() },
             k => return Err(Error::invalid(format!("ranks: an unknown order {k} (ranks of different builds?)"))),
         })
     }
@@ -96,6 +111,8 @@ pub struct Decomposed<'a, T> {
     joined: Option<Joined>,
     /// The last axes of a state's field that a row of the layout spans (`Decomposition::row_axes`).
     row_axes: usize,
+    /// Where every rank writes its part of each checkpoint, when checkpoints are sets of parts.
+    parts_dir: Option<PathBuf>,
 }
 
 impl<'a, T: GpuReal> Decomposed<'a, T> {
@@ -118,7 +135,7 @@ impl<'a, T: GpuReal> Decomposed<'a, T> {
             return Err(Error::invalid(why));
         }
         let model = built?;
-        Ok(Decomposed { comm, slabs, layout, model, rate: None, joined: None, row_axes: 1 })
+        Ok(Decomposed { comm, slabs, layout, model, rate: None, joined: None, row_axes: 1, parts_dir: None })
     }
 
     /// Join the slabs' states along the axis `row_axes` from the last of each field (1, y of
@@ -145,11 +162,6 @@ impl<'a, T: GpuReal> Decomposed<'a, T> {
     fn or_abort<R>(&self, r: Result<R>) -> R {
         r.unwrap_or_else(|e| self.comm.abort(&format!("rank 0: {e}"), 1))
     }
-}
-
-/// The padded layouts of the slabs of `slabs`, in rank order, of a grid of padded layout `grid`.
-fn slab_layouts(grid: Layout2, slabs: &Slabs) -> Vec<Layout2> {
-    slabs.all().iter().map(|s| Layout2::new(grid.nx, s.rows.len() as u32, grid.halo)).collect()
 }
 
 /// Every rank's clock must be rank 0's after an advance: the same steps, time and halt.
@@ -209,19 +221,6 @@ fn decode_state_part(bytes: &[u8]) -> Result<(Vec<u8>, Option<Vec<f64>>)> {
     let state = r.bytes()?.to_vec();
     let faces = if r.u64()? != 0 { Some(r.values()?) } else { None };
     Ok((state, faces))
-}
-
-/// The values of the slabs' boundary faces (`what` they are, for errors) joined into the whole
-/// grid's: every rank has them, or none does.
-fn join_faces(what: &str, parts: Vec<Option<Vec<f64>>>, nx: usize, slabs: &Slabs) -> Result<Option<Vec<f64>>> {
-    if parts.iter().all(Option::is_none) {
-        return Ok(None);
-    }
-    let parts: Vec<Vec<f64>> = parts
-        .into_iter()
-        .map(|p| p.ok_or_else(|| Error::invalid(format!("ranks: some ranks have {what} and some none"))))
-        .collect::<Result<_>>()?;
-    perimeter::join(what, &parts, nx, slabs).map(Some)
 }
 
 /// The fields of the whole grid from every rank's (rank 0's names, units and dims; the axis
@@ -303,150 +302,6 @@ fn maps_state<T>(maps: Vec<Output<T>>) -> State<T> {
     State { clock: Clock::START, fields: maps, boundary: Vec::new() }
 }
 
-fn encode_checkpoint<T: Real>(c: &Checkpoint<T>) -> Vec<u8> {
-    let mut w = Writer::default();
-    w.f64(c.clock.t).u64(c.clock.steps).f64(c.clock.dt);
-    w.u64(c.fields.len() as u64);
-    c.fields.iter().for_each(|(n, v)| {
-        w.str(n).values(v);
-    });
-    w.u64(c.flags.len() as u64);
-    c.flags.iter().for_each(|(n, v)| {
-        w.str(n).bytes(v);
-    });
-    w.u64(c.values.len() as u64);
-    c.values.iter().for_each(|(n, v)| {
-        w.str(n).f64(*v);
-    });
-    w.u64(c.records.len() as u64);
-    c.records.iter().for_each(|(n, v)| {
-        w.str(n).values(v);
-    });
-    w.0
-}
-
-fn decode_checkpoint<T: Real>(bytes: &[u8]) -> Result<Checkpoint<T>> {
-    let mut r = Reader::new(bytes);
-    let clock = Clock { t: r.f64()?, steps: r.u64()?, dt: r.f64()?, halt: None };
-    let mut c = Checkpoint::at(clock);
-    for _ in 0..r.u64()? {
-        c.fields.push((r.str()?, r.values()?));
-    }
-    for _ in 0..r.u64()? {
-        c.flags.push((r.str()?, r.bytes()?.to_vec()));
-    }
-    for _ in 0..r.u64()? {
-        c.values.push((r.str()?, r.f64()?));
-    }
-    for _ in 0..r.u64()? {
-        c.records.push((r.str()?, r.values()?));
-    }
-    Ok(c)
-}
-
-/// Arrays of the slabs' padded layouts joined into the whole grid's, row by row: rank 0's
-/// ghost rows below, every slab's interior, the last slab's ghost rows above. Arrays of other
-/// lengths must be the same on every rank.
-fn join_arrays<E: Clone + PartialEq>(what: &str, name: &str, parts: Vec<Vec<E>>, slabs: &[Layout2]) -> Result<Vec<E>> {
-    if parts.iter().zip(slabs).all(|(p, l)| p.len() == l.len()) {
-        let (p, g) = (slabs[0].pitch as usize, slabs[0].halo as usize);
-        let last = parts.len() - 1;
-        let mut out = Vec::new();
-        for (k, (part, l)) in parts.iter().zip(slabs).enumerate() {
-            let from = if k == 0 { 0 } else { g };
-            let to = if k == last { l.ny as usize + 2 * g } else { l.ny as usize + g };
-            out.extend_from_slice(&part[from * p..to * p]);
-        }
-        return Ok(out);
-    }
-    match parts.iter().position(|p| *p != parts[0]) {
-        None => Ok(parts.into_iter().next().unwrap_or_default()),
-        Some(rank) => Err(Error::invalid(format!(
-            "ranks: {what} '{name}' of the checkpoint differs between ranks 0 and {rank} and is not a field of the grid: this solver's checkpoints cannot be joined across ranks"
-        ))),
-    }
-}
-
-/// The inverse of [`join_arrays`] for `rank`: its slab's rows of an array of the whole grid's
-/// padded layout, anything else whole.
-fn split_array<E: Clone>(whole: &[E], grid: Layout2, slab_rows: std::ops::Range<usize>) -> Vec<E> {
-    let (p, g, nx) = (grid.pitch as usize, grid.halo as usize, grid.nx as usize);
-    if whole.len() == grid.len() {
-        return whole[slab_rows.start * p..(slab_rows.end + 2 * g) * p].to_vec();
-    }
-    // An array of the interior alone (the maximum maps).
-    if whole.len() == nx * grid.ny as usize {
-        return whole[slab_rows.start * nx..slab_rows.end * nx].to_vec();
-    }
-    whole.to_vec()
-}
-
-/// The `what` arrays (field or flags) of every rank's checkpoint, the k-th array of each joined
-/// into the whole grid's (the arrays moved, not copied: rank 0 holds the whole grid's as it is).
-fn join_named<E: Clone + PartialEq>(
-    what: &str,
-    lists: Vec<Vec<(String, Vec<E>)>>,
-    slabs: &[Layout2],
-) -> Result<Vec<(String, Vec<E>)>> {
-    let count = lists[0].len();
-    let differ = || Error::invalid(format!("ranks: the ranks' checkpoints hold different {what} arrays"));
-    if lists.iter().any(|l| l.len() != count) {
-        return Err(differ());
-    }
-    let mut ranks: Vec<_> = lists.into_iter().map(|l| l.into_iter()).collect();
-    (0..count)
-        .map(|_| {
-            let parts: Vec<(String, Vec<E>)> = ranks.iter_mut().filter_map(|r| r.next()).collect();
-            let name = parts[0].0.clone();
-            if parts.iter().any(|(n, _)| *n != name) {
-                return Err(differ());
-            }
-            let arrays = parts.into_iter().map(|(_, v)| v).collect();
-            Ok((name.clone(), join_arrays(what, &name, arrays, slabs)?))
-        })
-        .collect()
-}
-
-/// The whole grid's checkpoint (padded layout `grid`, cut into `slabs`) from every slab's
-/// `parts`: fields and flags of the slabs' padded layouts row by row, the boundary faces' record
-/// face by face (`perimeter`), the rest the same on every rank.
-fn join_checkpoint<T: Real>(mut parts: Vec<Checkpoint<T>>, grid: Layout2, slabs: &Slabs) -> Result<Checkpoint<T>> {
-    let layouts = slab_layouts(grid, slabs);
-    // The faces' record goes back where the slabs keep it, as a one-rank checkpoint has it.
-    let at = parts[0].records.iter().position(|(n, _)| n == BOUNDARY_FACES);
-    let take_faces = |p: &mut Checkpoint<T>| {
-        let k = p.records.iter().position(|(n, _)| n == BOUNDARY_FACES);
-        k.map(|k| p.records.remove(k).1)
-    };
-    let faces: Vec<Option<Vec<f64>>> = parts.iter_mut().map(take_faces).collect();
-    let faces = join_faces(BOUNDARY_FACES, faces, grid.nx as usize, slabs)?;
-    let fields = parts.iter_mut().map(|p| std::mem::take(&mut p.fields)).collect();
-    let flags = parts.iter_mut().map(|p| std::mem::take(&mut p.flags)).collect();
-    let first = &parts[0];
-    let mut c = Checkpoint::at(first.clock);
-    c.fields = join_named("field", fields, &layouts)?;
-    c.flags = join_named("flags", flags, &layouts)?;
-    for (k, (name, v)) in first.values.iter().enumerate() {
-        if parts.iter().any(|p| p.values.get(k).is_none_or(|(_, w)| w.to_bits() != v.to_bits())) {
-            return Err(Error::invalid(format!(
-                "ranks: value '{name}' of the checkpoint differs between ranks: this solver's checkpoints cannot be joined across ranks"
-            )));
-        }
-        c.values.push((name.clone(), *v));
-    }
-    for (k, (name, v)) in first.records.iter().enumerate() {
-        if parts.iter().any(|p| p.records.get(k).is_none_or(|(_, w)| w != v)) {
-            return Err(Error::invalid(format!("ranks: record '{name}' of the checkpoint differs between ranks")));
-        }
-        c.records.push((name.clone(), v.clone()));
-    }
-    if let Some(f) = faces {
-        let at = at.unwrap_or(c.records.len()).min(c.records.len());
-        c.records.insert(at, (BOUNDARY_FACES.to_string(), f));
-    }
-    Ok(c)
-}
-
 impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
     fn describe(&self) -> String {
         let slabs = self.slabs.describe(self.row_axes == 2);
@@ -520,6 +375,9 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
     }
 
     fn checkpoint(&mut self) -> Result<Checkpoint<T>> {
+        if let Some(dir) = self.parts_dir.clone() {
+            return self.checkpoint_parts(&dir);
+        }
         self.order(Order::Checkpoint)?;
         let mine = self.model.checkpoint();
         let mine = self.or_abort(mine);
@@ -546,21 +404,9 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
         if let Some(j) = &mut self.joined {
             j.restore(c)?;
         }
-        let split = |rank: usize| {
-            let rows = self.slabs.slab(rank).rows;
-            let mut part = Checkpoint::at(c.clock);
-            part.fields =
-                c.fields.iter().map(|(n, v)| (n.clone(), split_array(v, self.layout, rows.clone()))).collect();
-            part.flags = c.flags.iter().map(|(n, v)| (n.clone(), split_array(v, self.layout, rows.clone()))).collect();
-            part.values = c.values.clone();
-            part.records = c.records.clone();
-            for (name, v) in part.records.iter_mut().filter(|(n, _)| n == BOUNDARY_FACES) {
-                *v = perimeter::slab_of(name, v, self.layout.nx as usize, self.slabs.ny, &rows)?;
-            }
-            Ok::<_, Error>(part)
-        };
-        let parts: Vec<Vec<u8>> =
-            (0..self.slabs.ranks).map(|r| split(r).map(|p| encode_checkpoint(&p))).collect::<Result<_>>()?;
+        let parts: Vec<Vec<u8>> = (0..self.slabs.ranks)
+            .map(|r| split_checkpoint(c, self.layout, &self.slabs, r).map(|p| encode_checkpoint(&p)))
+            .collect::<Result<_>>()?;
         // Cut before the order: the other ranks wait in the scatter once it is out.
         self.order(Order::Restore)?;
         let mine = self.comm.scatter(Some(parts))?;
@@ -568,6 +414,111 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
         self.or_abort(restored);
         Ok(())
     }
+
+    fn checkpoint_in_parts(&mut self, dir: &Path) {
+        self.parts_dir = Some(dir.to_path_buf());
+    }
+
+    /// On the ranks and slabs that wrote the set, each rank restores its own part; on others,
+    /// rank 0 joins the parts into the whole grid's checkpoint and cuts that as any other.
+    fn restore_parts(&mut self, manifest: &Checkpoint<T>, dir: &Path) -> Result<bool> {
+        let set = Set::of(manifest)?.ok_or_else(|| Error::invalid("ranks: a checkpoint without parts"))?;
+        if set.ranks() != self.slabs.ranks || set.layout != self.layout {
+            let whole = parts::join(manifest, &set, dir, |j| self.model.joined(j))?;
+            self.restore(&whole)?;
+            return Ok(true);
+        }
+        if let Some(j) = &mut self.joined {
+            j.restore(manifest)?;
+        }
+        let dir = dir.to_str().ok_or_else(|| Error::invalid(format!("ranks: {} is not UTF-8", dir.display())))?;
+        self.order(Order::RestoreParts { dir: dir.to_string(), manifest: encode_checkpoint(manifest) })?;
+        let mine = restore_own_part(self.comm.as_ref(), self.model.as_mut(), Path::new(dir), manifest);
+        first_failure(self.comm.as_ref(), mine.map(|_| Vec::new()))?;
+        Ok(true)
+    }
+}
+
+impl<T: GpuReal> Decomposed<'_, T> {
+    /// Every rank writes its slab's part into `dir` (`parts`); the manifest lists them, with
+    /// the whole grid's gauge and line records where the slabs keep products.
+    fn checkpoint_parts(&mut self, dir: &Path) -> Result<Checkpoint<T>> {
+        let shown = dir.to_str().ok_or_else(|| Error::invalid(format!("ranks: {} is not UTF-8", dir.display())))?;
+        self.order(Order::Parts { dir: shown.to_string() })?;
+        let mine = write_own_part(self.comm.as_ref(), self.model.as_mut(), dir);
+        let all = first_failure(self.comm.as_ref(), mine.map(|p| part_bytes(&p)))?;
+        let parts = all.iter().map(|b| decode_part(b)).collect::<Result<Vec<_>>>()?;
+        let set = Set { layout: self.layout, parts };
+        let manifest = set.listed_in(Checkpoint::at(self.model.clock()));
+        match self.joined.is_some() {
+            true => match self.products(false)? {
+                Some(p) => Joined::save(manifest, p),
+                None => Ok(manifest),
+            },
+            false => Ok(manifest),
+        }
+    }
+}
+
+/// This rank's part of a checkpoint: its slab's checkpoint with its rows of the maximum maps
+/// (which a slab's restore resumes from, and which join as the whole grid's), written into
+/// `dir`.
+fn write_own_part<T: GpuReal>(comm: &dyn Comm, model: &mut dyn Model<T>, dir: &Path) -> Result<Part> {
+    let mut part = || {
+        let c = model.checkpoint()?;
+        let c = match model.products(true)? {
+            Some(p) if !p.maps.is_empty() => {
+                Joined::save(c, Products { series: Vec::new(), lines: Vec::new(), maps: p.maps })?
+            }
+            _ => c,
+        };
+        parts::write(dir, comm.rank(), comm.size(), &c)
+    };
+    part().map_err(|e| Error::invalid(format!("rank {}: {e}", comm.rank())))
+}
+
+/// This rank's part, read from `dir` and checked against `manifest` (encoded), restored.
+fn restore_own_part<T: GpuReal>(
+    comm: &dyn Comm,
+    model: &mut dyn Model<T>,
+    dir: &Path,
+    manifest: &Checkpoint<T>,
+) -> Result<()> {
+    let set = Set::of(manifest)?.ok_or_else(|| Error::invalid("ranks: a checkpoint without parts"))?;
+    let part = parts::read(dir, manifest, &set, comm.rank())?;
+    model.restore(&part).map_err(|e| Error::invalid(format!("rank {}: {e}", comm.rank())))
+}
+
+fn part_bytes(p: &Part) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.u64(p.bytes).u64(p.crc as u64);
+    w.0
+}
+
+fn decode_part(bytes: &[u8]) -> Result<Part> {
+    let mut r = Reader::new(bytes);
+    Ok(Part { bytes: r.u64()?, crc: r.u64()? as u32 })
+}
+
+/// Every rank's result of a step it took on its own (`mine`: bytes to hand rank 0, or why it
+/// failed, naming the rank), gathered: on rank 0 every rank's bytes, or the first failure; on
+/// the others nothing. The ranks go on serving either way: rank 0 says the failure and ends the run.
+fn first_failure(comm: &dyn Comm, mine: Result<Vec<u8>>) -> Result<Vec<Vec<u8>>> {
+    let mut w = Writer::default();
+    match &mine {
+        Ok(b) => w.u64(1).bytes(b),
+        Err(e) => w.u64(0).str(&e.to_string()),
+    };
+    let Some(all) = comm.gather(&w.0)? else { return Ok(Vec::new()) };
+    all.iter()
+        .map(|b| {
+            let mut r = Reader::new(b);
+            match r.u64()? {
+                1 => Ok(r.bytes()?.to_vec()),
+                _ => Err(Error::invalid(r.str()?)),
+            }
+        })
+        .collect()
 }
 
 /// Whether every rank built its slab's model, each saying why not in `mine`: on rank 0 the
@@ -675,6 +626,15 @@ pub fn serve<T: GpuReal>(comm: &dyn Comm, model: &mut dyn Model<T>) -> Result<()
                 let mine = comm.scatter(None)?;
                 model.restore(&decode_checkpoint(&mine)?)?;
             }
+            Order::Parts { dir } => {
+                let mine = write_own_part(comm, model, Path::new(&dir));
+                first_failure(comm, mine.map(|p| part_bytes(&p)))?;
+            }
+            Order::RestoreParts { dir, manifest } => {
+                let mine =
+                    decode_checkpoint(&manifest).and_then(|m| restore_own_part(comm, model, Path::new(&dir), &m));
+                first_failure(comm, mine.map(|_| Vec::new()))?;
+            }
             Order::Stop => return Ok(()),
             Order::Go | Order::Fail => return Err(Error::invalid("rank 0 stopped the run (it says why)")),
         }
@@ -684,48 +644,6 @@ pub fn serve<T: GpuReal>(comm: &dyn Comm, model: &mut dyn Model<T>) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Splitting a whole grid's padded field into slabs and joining them gives it back, for
-    /// uneven slabs and any ghost width; arrays of other lengths pass whole and must agree.
-    #[test]
-    fn slabs_of_a_checkpoint_join_into_the_whole_grid() {
-        for (nx, ny, g, ranks) in [(3u32, 7usize, 1u32, 3usize), (2, 9, 2, 4), (5, 4, 2, 2), (1, 1, 1, 1)] {
-            let grid = Layout2::new(nx, ny as u32, g);
-            let whole: Vec<f64> = (0..grid.len()).map(|i| i as f64 * 0.5).collect();
-            let slabs = Slabs::new(ny, ranks, g as usize, false).unwrap();
-            let layouts = slab_layouts(grid, &slabs);
-            let parts: Vec<Vec<f64>> = slabs.all().iter().map(|s| split_array(&whole, grid, s.rows.clone())).collect();
-            assert!(parts.iter().zip(&layouts).all(|(p, l)| p.len() == l.len()));
-            assert_eq!(join_arrays("field", "h", parts, &layouts).unwrap(), whole);
-            let same = vec![vec![1.0, 2.0]; ranks];
-            assert_eq!(join_arrays("field", "x", same, &layouts).unwrap(), vec![1.0, 2.0]);
-        }
-        let layouts = [Layout2::new(2, 2, 1); 2];
-        let e = join_arrays("field", "x", vec![vec![1.0], vec![2.0]], &layouts).unwrap_err().to_string();
-        assert!(e.contains("'x'") && e.contains("ranks 0 and 1"), "{e}");
-    }
-
-    /// The slabs' boundary faces join face by face into the whole grid's record, in the place
-    /// the slabs keep it among the other records, which pass as they are.
-    #[test]
-    fn boundary_faces_join_in_their_place() {
-        let (nx, ny) = (2usize, 5usize);
-        let slabs = Slabs::new(ny, 2, 1, false).unwrap();
-        let whole: Vec<f64> = (0..2 * perimeter::faces(nx, ny)).map(|i| i as f64 + 0.5).collect();
-        let clock = Clock { t: 1.0, steps: 3, dt: 0.5, halt: None };
-        let parts: Vec<Checkpoint<f64>> = slabs
-            .all()
-            .iter()
-            .map(|s| {
-                let faces = perimeter::slab_of(BOUNDARY_FACES, &whole, nx, ny, &s.rows).unwrap();
-                Checkpoint::at(clock).record("gauge", vec![1.0]).record(BOUNDARY_FACES, faces).record("line", vec![2.0])
-            })
-            .collect();
-        let c = join_checkpoint(parts, Layout2::new(nx as u32, ny as u32, 1), &slabs).unwrap();
-        let names: Vec<&str> = c.records.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["gauge", BOUNDARY_FACES, "line"]);
-        assert_eq!(c.records[1].1, whole);
-    }
 
     /// A rank started from another build than rank 0's learns it from the order to start, and
     /// says both builds; the same build goes on.
@@ -756,6 +674,8 @@ mod tests {
             Order::State,
             Order::Checkpoint,
             Order::Restore,
+            Order::Parts { dir: "out/a run".into() },
+            Order::RestoreParts { dir: "out".into(), manifest: vec![1, 2, 3] },
             Order::Stop,
             Order::Fail,
         ] {

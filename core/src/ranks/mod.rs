@@ -1,6 +1,7 @@
 //! Runs decomposed over ranks: the grid cut into slabs along y ([`slabs`]), one per rank, each
 //! rank stepping its slab with ghost rows taken from its neighbours ([`halo`]), and rank 0
-//! joining states and checkpoints so that the runner sees the whole grid ([`decomposed`]). The
+//! joining states and checkpoints so that the runner sees the whole grid ([`decomposed`]), or
+//! each rank writing its part of a checkpoint ([`parts`]). The
 //! ranks talk through [`Comm`]: MPI across processes and hosts (the command line's `mpi`
 //! feature), [`threads::Threads`] within one process (the tests), [`Solo`] alone.
 //!
@@ -10,7 +11,9 @@
 pub mod comm;
 pub mod decomposed;
 pub mod halo;
+mod join;
 pub mod nccl;
+pub mod parts;
 pub mod perimeter;
 pub mod slabs;
 pub mod spent;

@@ -255,11 +255,52 @@ impl Restart {
                 crate::GIT_REVISION
             ));
         }
-        Ok(Restart { path: path.to_path_buf(), header, data: data.to_vec() })
+        let restart = Restart { path: path.to_path_buf(), header, data: data.to_vec() };
+        // A set of parts (a decomposed run's): every part there, before anything is touched.
+        if let Some(list) = restart.record(crate::ranks::parts::PARTS) {
+            let manifest = Checkpoint::<f64>::at(restart.clock()).record(crate::ranks::parts::PARTS, list);
+            let manifest = restart.header.values.iter().fold(manifest, |c, (n, v)| c.value(n, v.0));
+            let set = crate::ranks::parts::Set::of(&manifest).map_err(|e| bad(e.to_string()))?;
+            if let Some(set) = set {
+                set.check_present(&restart.dir(), restart.header.steps).map_err(|e| bad(e.to_string()))?;
+            }
+        }
+        Ok(restart)
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The directory the checkpoint file lies in, where a set's parts lie too.
+    pub fn dir(&self) -> PathBuf {
+        match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+
+    /// Whether the checkpoint is a set of parts (a decomposed run's).
+    pub fn has_parts(&self) -> bool {
+        self.header.records.iter().any(|(n, _)| n == crate::ranks::parts::PARTS)
+    }
+
+    /// Record `name`, if the checkpoint holds it (records are f64 whatever the precision).
+    fn record(&self, name: &str) -> Option<Vec<f64>> {
+        let width = self.header.precision.bytes() as usize;
+        let mut at = self.header.fields.iter().map(|(_, n)| *n as usize * width).sum::<usize>()
+            + self.header.flags.iter().map(|(_, n)| *n as usize).sum::<usize>();
+        for (n, len) in &self.header.records {
+            let bytes = *len as usize * 8;
+            if n == name {
+                let data = self.data.get(at..at + bytes)?;
+                return Some(
+                    data.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap_or_default())).collect(),
+                );
+            }
+            at += bytes;
+        }
+        None
     }
 
     /// The clock the run continues from.

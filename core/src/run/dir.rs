@@ -11,6 +11,7 @@
 //! that run's files while it writes them. The file goes when the run ends; a run killed without
 //! removing it leaves a file no process locks, which the next run takes over (saying so).
 
+use crate::ranks::parts;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -168,11 +169,11 @@ impl RunDir {
     /// (`<name>_t<time>.<ext>`) and its leftover temporary files go. The continued run writes
     /// the later snapshots it still has; one continued to a later end must not keep the state
     /// at the earlier end, which it passes by.
-    pub fn resume(path: &Path, force: bool, manifest: Manifest, t: f64) -> Result<RunDir> {
-        RunDir::open(path, force, manifest, Some(t))
+    pub fn resume(path: &Path, force: bool, manifest: Manifest, (t, steps): (f64, u64)) -> Result<RunDir> {
+        RunDir::open(path, force, manifest, Some((t, steps)))
     }
 
-    fn open(path: &Path, force: bool, manifest: Manifest, keep_to: Option<f64>) -> Result<RunDir> {
+    fn open(path: &Path, force: bool, manifest: Manifest, keep_to: Option<(f64, u64)>) -> Result<RunDir> {
         if path.exists() && !path.is_dir() {
             return Err(Error::invalid(format!("output directory {}: exists and is not a directory", path.display())));
         }
@@ -195,10 +196,12 @@ impl RunDir {
                 continue;
             }
             let previous_run = previous.is_some() && ours.contains(&name);
-            let later = keep_to.is_some_and(|t| time_of(&name).is_some_and(|at| at > t));
+            let later = keep_to.is_some_and(|(t, steps)| {
+                time_of(&name).is_some_and(|at| at > t) || parts::steps_of(&name).is_some_and(|at| at > steps)
+            });
             if keep_to.is_some() && previous_run && name != MANIFEST && !later {
                 kept.push(name);
-            } else if is_temporary(&name) || previous_run {
+            } else if is_temporary(&name) || previous_run || parts::is_part(&name) {
                 stale.push(name);
             } else {
                 foreign.push(name);
@@ -284,6 +287,30 @@ impl RunDir {
     pub fn append(&mut self, name: &str, grow: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
         self.list(name)?;
         grow(&self.path.join(name))
+    }
+
+    /// List files that others wrote into the directory (every rank its part of a checkpoint):
+    /// a rerun removes them.
+    pub fn list_all(&mut self, names: &[String]) -> Result<()> {
+        names.iter().try_for_each(|n| self.list(n))
+    }
+
+    /// Remove the checkpoint parts in the directory of step `steps` or before but those of
+    /// `keep` (the set the checkpoint at `steps` lists), and take them out of the manifest. Parts
+    /// of later steps are those of checkpoints the model has taken since, which are on their
+    /// way to the writer.
+    pub fn remove_parts_but(&mut self, keep: &[String], steps: u64) -> Result<()> {
+        let mut gone = false;
+        for entry in std::fs::read_dir(&self.path).map_err(io(&self.path))? {
+            let name = entry.map_err(io(&self.path))?.file_name().to_string_lossy().into_owned();
+            if parts::steps_of(&name).is_some_and(|at| at <= steps) && !keep.contains(&name) {
+                let p = self.path.join(&name);
+                std::fs::remove_file(&p).map_err(io(&p))?;
+                self.manifest.files.retain(|f| *f != name);
+                gone = true;
+            }
+        }
+        if gone { self.save() } else { Ok(()) }
     }
 
     /// Put `name` in the manifest (saving it when the name is new) and among the files to sync.
@@ -391,7 +418,7 @@ mod tests {
         a.write("h_t1.5.npy", |p| crate::output::write_atomic(p, b"later")).unwrap();
         std::fs::write(d.join(".h_t2.npy.tmp12345"), b"partial").unwrap();
         drop(a);
-        let mut b = RunDir::resume(&d, false, Manifest::default(), 1.0).unwrap();
+        let mut b = RunDir::resume(&d, false, Manifest::default(), (1.0, 1)).unwrap();
         assert_eq!(names(&d), ["checkpoint.hkc", "h_t1.npy", MANIFEST, LOCK_FILE]);
         b.write("h_t2.npy", |p| crate::output::write_atomic(p, b"two")).unwrap();
         let m: Manifest = serde_json::from_slice(&std::fs::read(d.join(MANIFEST)).unwrap()).unwrap();
@@ -400,7 +427,7 @@ mod tests {
         drop(b);
         // Files no run of hydrokern wrote are still refused without --force.
         std::fs::write(d.join("notes.txt"), b"mine").unwrap();
-        assert!(RunDir::resume(&d, false, Manifest::default(), 1.0).is_err());
+        assert!(RunDir::resume(&d, false, Manifest::default(), (1.0, 1)).is_err());
         std::fs::remove_dir_all(d).unwrap();
     }
 
@@ -452,7 +479,7 @@ mod tests {
         let pid = std::process::id();
         assert_eq!(std::fs::read_to_string(d.join(LOCK_FILE)).unwrap().trim(), pid.to_string());
         for second in
-            [RunDir::prepare(&d, false, Manifest::default()), RunDir::resume(&d, true, Manifest::default(), 1.0)]
+            [RunDir::prepare(&d, false, Manifest::default()), RunDir::resume(&d, true, Manifest::default(), (1.0, 1))]
         {
             let e = second.unwrap_err().to_string();
             assert!(
@@ -464,7 +491,7 @@ mod tests {
         assert!(!d.join(LOCK_FILE).exists());
         // What a killed run leaves: the file, unlocked, naming a process that is gone.
         std::fs::write(d.join(LOCK_FILE), b"4194304999\n").unwrap();
-        let b = RunDir::resume(&d, false, Manifest::default(), 1.0).unwrap();
+        let b = RunDir::resume(&d, false, Manifest::default(), (1.0, 1)).unwrap();
         assert_eq!(std::fs::read_to_string(d.join(LOCK_FILE)).unwrap().trim(), pid.to_string());
         drop(b);
         assert_eq!(names(&d), [MANIFEST]);

@@ -154,7 +154,8 @@ impl<S: Simulation, T: Wrap> Session for Open<'_, S, T> {
         let info = self.sim.info();
         let restart = Restart::open(path, info, info.run.precision, self.backend)?;
         let state = restart.state::<T>()?;
-        self.model.restore(&state).map_err(|e| Error::invalid(format!("checkpoint {}: {e}", path.display())))?;
+        crate::ranks::parts::restore(self.model.as_mut(), &state, &restart.dir())
+            .map_err(|e| Error::invalid(format!("checkpoint {}: {e}", path.display())))?;
         self.halted = None;
         Ok(self.model.clock())
     }

@@ -87,6 +87,8 @@ fn time_loop<S: Simulation, T: GpuReal>(
     let times = sim.times();
     let say = |line: String| opts.console.say(line);
     let mut model = super::ranks::build::<S, T>(sim, backend)?;
+    // On several ranks every rank writes its own part of each checkpoint.
+    model.checkpoint_in_parts(dir.path());
     say(format!("{}: {}", info.name, sim.describe()));
     let end = match times.steps {
         Some(n) => format!("{n} steps"),
@@ -107,7 +109,8 @@ fn time_loop<S: Simulation, T: GpuReal>(
         // Arrays of other names or sizes than this model's (a file written by other code).
         let path = r.path().display();
         let state = r.state::<T>()?;
-        model.restore(&state).map_err(|e| Error::invalid(format!("checkpoint {path}: {e}")))?;
+        crate::ranks::parts::restore(model.as_mut(), &state, &r.dir())
+            .map_err(|e| Error::invalid(format!("checkpoint {path}: {e}")))?;
         rows = state.records.into_iter().find(|(n, _)| n == ACCOUNT_RECORD).map(|(_, rows)| rows);
         let c = r.clock();
         let (path, t) = (r.path().display(), time_tag(c.t));

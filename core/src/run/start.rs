@@ -4,7 +4,7 @@
 use super::dir::{CASE_FILE, Manifest, RunDir};
 use super::{Case, RunOptions, checkpoint, plan};
 use crate::runtime::{Backend, BackendChoice};
-use crate::{Precision, Result};
+use crate::{Error, Precision, Result};
 
 /// A run's resolved settings and its prepared directory: the common start of every case.
 pub struct Started {
@@ -52,12 +52,26 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     };
     let out = info.output_dir();
     let mut dir = match &restart {
-        Some(r) if checkpoint::wrote(&out, r.path()) => RunDir::resume(&out, opts.force, manifest, r.clock().t)?,
+        Some(r) if checkpoint::wrote(&out, r.path()) => {
+            RunDir::resume(&out, opts.force, manifest, (r.clock().t, r.clock().steps))?
+        }
+        // A new run in the directory of a set's parts would clear them before they are read.
+        Some(r) if r.has_parts() && same_dir(&out, &r.dir()) => {
+            return Err(Error::invalid(format!(
+                "checkpoint {}: its parts lie in the output directory {}, which this run would clear as a new run's: restart into another directory",
+                r.path().display(),
+                out.display()
+            )));
+        }
         _ => RunDir::prepare(&out, opts.force, manifest)?,
     };
     let text = info.text.clone();
     dir.write(CASE_FILE, |p| crate::output::write_atomic(p, text.as_bytes()))?;
     Ok(Started { backend, precision, dir, restart, estimate })
+}
+
+fn same_dir(a: &std::path::Path, b: &std::path::Path) -> bool {
+    a.canonicalize().ok().is_some_and(|a| b.canonicalize().ok() == Some(a))
 }
 
 /// What `hydrokern check` prints of a case, a line each: that it passes the checks a run

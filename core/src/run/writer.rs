@@ -145,9 +145,14 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
                     }
                     // What the run wrote so far is on disk before the checkpoint that stands
                     // for it: a restart after a crash finds everything up to its time.
+                    // A set's parts, on disk already, listed before the manifest that names
+                    // them; the last set's go once the new manifest is.
+                    let parts = crate::ranks::parts::Set::of(&c)?.map(|s| s.names(c.clock.steps)).unwrap_or_default();
+                    self.dir.list_all(&parts)?;
                     self.dir.sync()?;
                     self.dir.write(CHECKPOINT_FILE, |p| checkpoint::write(p, &meta, &c))?;
                     self.dir.sync()?;
+                    self.dir.remove_parts_but(&parts, c.clock.steps)?;
                     self.spent.checkpoints += t.elapsed();
                 }
             }
