@@ -5,7 +5,8 @@
 //! ranks (`ranks::spent`; the rest is the slab's own cells): weak scaling (a slab of n² a rank, one GPU a rank), strong scaling (one
 //! grid over 1, 2, 4, 8 GPUs) and the decomposition's own cost (2 and 4 ranks sharing one GPU
 //! against one rank on it). The one-rank rows run the undivided model as a run on one GPU does.
-//! Shallow water (RK2, `bollermann`) and sediment (the bounded scheme), f32 and f64.
+//! Shallow water (RK2, `bollermann`), sediment (the bounded scheme) and wave propagation
+//! (shallow water, Roe), f32 and f64.
 
 use crate::bench::{BenchOptions, Report, Suite};
 use crate::kp::EarlyExit;
@@ -21,7 +22,7 @@ use std::time::Instant;
 
 pub const SUITE: Suite = Suite {
     name: "scaling",
-    about: "runs decomposed over ranks (threads, one GPU a rank): shallow-water RK2 and sediment steps, f32 and f64, weak (n² a rank, default 4096), strong (8192²) and ranks sharing one GPU; a step split into exchange, Δt reduction and the rest",
+    about: "runs decomposed over ranks (threads, one GPU a rank): shallow-water RK2, sediment and wave-propagation (Roe) steps, f32 and f64, weak (n² a rank, default 4096), strong (8192²) and ranks sharing one GPU; a step split into exchange, Δt reduction and the rest",
     run,
 };
 
@@ -35,6 +36,9 @@ const WARMUP: u64 = 10;
 /// reads h, s, α, β and writes h, s: 6), for the GB/s a GPU.
 const KP_WORDS: f64 = 17.0;
 const SEDIMENT_WORDS: f64 = 6.0;
+/// Wave propagation's step: an x- and a y-sweep, each reading and writing the 3 state fields.
+const CLAW_WORDS: f64 = 12.0;
+const CLAW: crate::claw::equations::Equations = crate::claw::equations::Equations::ShallowRoe;
 
 /// Rank 0's figures of a configuration, per step: its time, and what of it went to
 /// exchanging ghost rows and reducing Δt.
@@ -50,6 +54,7 @@ struct Timed {
 enum Solver {
     Kp,
     Sediment,
+    Claw,
 }
 
 impl Solver {
@@ -57,21 +62,25 @@ impl Solver {
         match self {
             Solver::Kp => "kp rk2 step (bollermann)",
             Solver::Sediment => "sediment step (bounded)",
+            Solver::Claw => "claw shallow-water step (roe)",
         }
     }
     fn words(self) -> f64 {
         match self {
             Solver::Kp => KP_WORDS,
             Solver::Sediment => SEDIMENT_WORDS,
+            Solver::Claw => CLAW_WORDS,
         }
     }
 }
 
 /// The problems of a solver on an `nx × ny` grid: every cell wet (shallow water: a column of
-/// 2.5 m in 0.5 m), so that every cell costs a full step.
+/// 2.5 m in 0.5 m; wave propagation: the tuner's hump, `claw::tune::problem`), so that every
+/// cell costs a full step.
 enum Problems {
     Kp(Box<crate::kp::Problem>),
     Sediment(Box<crate::sediment::Problem>),
+    Claw(Box<crate::claw::equations::Data>),
 }
 
 impl Problems {
@@ -83,6 +92,10 @@ impl Problems {
                 Problems::Kp(Box::new(p))
             }
             Solver::Sediment => Problems::Sediment(Box::new(crate::sediment::setup::basin(nx, ny, 1.0)?)),
+            Solver::Claw => {
+                let setup = crate::claw::d3::cpu::Setup3 { ny, ..crate::claw::d3::cpu::Setup3::walled(nx, 1) };
+                Problems::Claw(Box::new(crate::claw::tune::problem_on(&CLAW.info(), setup)))
+            }
         })
     }
 
@@ -90,6 +103,7 @@ impl Problems {
         match self {
             Problems::Kp(p) => p.ny,
             Problems::Sediment(p) => p.ny,
+            Problems::Claw(d) => d.setup.ny,
         }
     }
 
@@ -97,6 +111,9 @@ impl Problems {
         match self {
             Problems::Kp(p) => p.layout(),
             Problems::Sediment(p) => p.layout(),
+            Problems::Claw(d) => {
+                crate::grid::Layout2::new(d.setup.nx as u32, d.setup.ny as u32, crate::claw::cpu::HALO)
+            }
         }
     }
 
@@ -114,6 +131,7 @@ impl Problems {
                 crate::sediment::StepVariant::Fused,
                 crate::sediment::gpu::Launch::default(),
             )?),
+            Problems::Claw(d) => CLAW.model::<T>(d, backend, &Default::default(), &[])?,
         })
     }
 
@@ -135,6 +153,7 @@ impl Problems {
                     kernels,
                 )?)
             }
+            Problems::Claw(d) => CLAW.slab_model::<T>(d, backend, &Default::default(), &[], halo)?,
         })
     }
 
@@ -360,7 +379,7 @@ fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
         plural(gpus),
         gpu.info().name
     ));
-    for solver in [Solver::Kp, Solver::Sediment] {
+    for solver in [Solver::Kp, Solver::Sediment, Solver::Claw] {
         solver_rows::<f32>(report, solver, n, strong, gpus)?;
         solver_rows::<f64>(report, solver, n, strong, gpus)?;
     }

@@ -140,14 +140,18 @@ impl<T: GpuReal> OnGpuRun<T> for Search {
 /// defaults, and every field a hump of height ½ on 1 (admissible for every system: depths,
 /// densities and moduli positive), so that waves run in every direction.
 pub fn problem(info: &Info, n: usize) -> Data {
-    let nz = if info.dims == 3 { n } else { 1 };
-    let h = 1.0 / n as f64;
-    let setup = Setup3::walled(n, nz);
-    let hump: Vec<f64> = (0..n * n * nz)
+    problem_on(info, Setup3::walled(n, if info.dims == 3 { n } else { 1 }))
+}
+
+/// [`problem`]'s hump on the grid of `setup` (cells of side `setup.dx` along every axis).
+pub fn problem_on(info: &Info, setup: Setup3) -> Data {
+    let (nx, ny, nz, h) = (setup.nx, setup.ny, setup.nz, setup.dx);
+    let hump: Vec<f64> = (0..nx * ny * nz)
         .into_par_iter()
         .map(|c| {
             let at = |i: usize, c: f64| (i as f64 + 0.5) * h - c;
-            let (x, y, z) = (at(c % n, 0.4), at((c / n) % n, 0.55), if nz > 1 { at(c / (n * n), 0.5) } else { 0.0 });
+            let z = if nz > 1 { at(c / (nx * ny), 0.5) } else { 0.0 };
+            let (x, y) = (at(c % nx, 0.4), at((c / nx) % ny, 0.55));
             1.0 + 0.5 * (-40.0 * (x * x + y * y + z * z)).exp()
         })
         .collect();
