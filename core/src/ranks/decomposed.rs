@@ -415,8 +415,10 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
         Ok(())
     }
 
+    /// The directory as an absolute path: every rank writes there, whatever its own working
+    /// directory (a shared file system holds it at the same path on every host).
     fn checkpoint_in_parts(&mut self, dir: &Path) {
-        self.parts_dir = Some(dir.to_path_buf());
+        self.parts_dir = Some(dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()));
     }
 
     /// On the ranks and slabs that wrote the set, each rank restores its own part; on others,
@@ -431,9 +433,11 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
         if let Some(j) = &mut self.joined {
             j.restore(manifest)?;
         }
-        let dir = dir.to_str().ok_or_else(|| Error::invalid(format!("ranks: {} is not UTF-8", dir.display())))?;
-        self.order(Order::RestoreParts { dir: dir.to_string(), manifest: encode_checkpoint(manifest) })?;
-        let mine = restore_own_part(self.comm.as_ref(), self.model.as_mut(), Path::new(dir), manifest);
+        // Absolute, as the parts' directory a checkpoint is written to (`checkpoint_in_parts`).
+        let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        let shown = dir.to_str().ok_or_else(|| Error::invalid(format!("ranks: {} is not UTF-8", dir.display())))?;
+        self.order(Order::RestoreParts { dir: shown.to_string(), manifest: encode_checkpoint(manifest) })?;
+        let mine = restore_own_part(self.comm.as_ref(), self.model.as_mut(), &dir, manifest);
         first_failure(self.comm.as_ref(), mine.map(|_| Vec::new()))?;
         Ok(true)
     }
