@@ -1,8 +1,10 @@
 //! A model decomposed over ranks, as the runner sees it: rank 0 holds a [`Decomposed`] model,
 //! which orders every other rank (each in [`serve`]) to do what it does to its own slab, and
-//! joins their states and checkpoints into those of the whole grid. The runner, its outputs
-//! and its checkpoints are therefore the one-rank ones: a state or checkpoint of N ranks is
-//! bit for bit the one a single rank would write, and restarts on any number of ranks.
+//! joins their states into those of the whole grid. The runner and its outputs are therefore
+//! the one-rank ones: a state of N ranks is bit for bit the one a single rank would have. A
+//! checkpoint is joined the same way (`join`), or, once the runner asks for checkpoints in
+//! parts, written by every rank as its own part of a set (`parts`) that joins into the
+//! one-rank checkpoint; either restarts on any number of ranks.
 
 use super::comm::Comm;
 use super::join::{decode_checkpoint, encode_checkpoint, join_checkpoint, join_faces, split_checkpoint};

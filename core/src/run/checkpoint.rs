@@ -126,14 +126,18 @@ pub fn backend_kind(backend: &crate::Backend) -> &'static str {
 /// Whether the run directory `dir` is the one whose run wrote `checkpoint`: the checkpoint is
 /// its [`CHECKPOINT_FILE`] and its manifest lists it.
 pub fn wrote(dir: &Path, checkpoint: &Path) -> bool {
-    let same = |a: &Path, b: &Path| a.canonicalize().ok().is_some_and(|a| b.canonicalize().ok() == Some(a));
     let listed = || {
         std::fs::read(dir.join(super::MANIFEST))
             .ok()
             .and_then(|b| serde_json::from_slice::<super::Manifest>(&b).ok())
             .is_some_and(|m| m.files.iter().any(|f| f == CHECKPOINT_FILE))
     };
-    same(&dir.join(CHECKPOINT_FILE), checkpoint) && listed()
+    same_path(&dir.join(CHECKPOINT_FILE), checkpoint) && listed()
+}
+
+/// Whether `a` and `b` name the same existing file or directory.
+pub fn same_path(a: &Path, b: &Path) -> bool {
+    a.canonicalize().ok().is_some_and(|a| b.canonicalize().ok() == Some(a))
 }
 
 /// Write `state` with `meta` to `path`, whole or not at all.

@@ -56,7 +56,7 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
             RunDir::resume(&out, opts.force, manifest, (r.clock().t, r.clock().steps))?
         }
         // A new run in the directory of a set's parts would clear them before they are read.
-        Some(r) if r.has_parts() && same_dir(&out, &r.dir()) => {
+        Some(r) if r.has_parts() && checkpoint::same_path(&out, &r.dir()) => {
             return Err(Error::invalid(format!(
                 "checkpoint {}: its parts lie in the output directory {}, which this run would clear as a new run's: restart into another directory",
                 r.path().display(),
@@ -68,10 +68,6 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     let text = info.text.clone();
     dir.write(CASE_FILE, |p| crate::output::write_atomic(p, text.as_bytes()))?;
     Ok(Started { backend, precision, dir, restart, estimate })
-}
-
-fn same_dir(a: &std::path::Path, b: &std::path::Path) -> bool {
-    a.canonicalize().ok().is_some_and(|a| b.canonicalize().ok() == Some(a))
 }
 
 /// What `hydrokern check` prints of a case, a line each: that it passes the checks a run
