@@ -9,6 +9,7 @@ use super::{Coeffs, Problem, Scheme};
 use crate::Result;
 use crate::field::DeviceField2;
 use crate::foundation::gpu::BufferKernels;
+use crate::ranks::Halo;
 use crate::runtime::{Gpu, Kernel};
 use kernels::sediment::{M_FUSED, M_GHOSTS, MB_FUSED, SetGhostsMixed, StepMixed};
 
@@ -28,6 +29,13 @@ impl GpuMixed {
     /// Validate, check that the six fields fit (two of f64, four of f32), upload, fill the ghost
     /// layer.
     pub fn new(gpu: &Gpu, problem: &Problem, dt: f64, launch: Launch) -> Result<GpuMixed> {
+        GpuMixed::slab(gpu, problem, dt, launch, None)
+    }
+
+    /// [`new`](Self::new) for one slab of a decomposed run (`problem`:
+    /// [`Problem::slab`](super::Problem::slab)), which takes the ghost rows at its cuts from its
+    /// neighbours through `halo` (then step it with [`step_with`](Self::step_with)).
+    pub fn slab(gpu: &Gpu, problem: &Problem, dt: f64, launch: Launch, halo: Option<&Halo>) -> Result<GpuMixed> {
         problem.validate()?;
         check_launch(launch)?;
         gpu.check_fits(
@@ -45,7 +53,7 @@ impl GpuMixed {
             fill_h: BufferKernels::new(gpu)?,
             fill_s: BufferKernels::new(gpu)?,
         };
-        m.set_ghosts()?;
+        m.ghosts_with(halo.map(|h| (gpu, h)))?;
         Ok(m)
     }
 
@@ -62,13 +70,19 @@ impl GpuMixed {
 
     /// One step: the fused kernel, then the ghost layer of the new fields.
     pub fn step(&mut self) -> Result<()> {
+        self.step_with(None)
+    }
+
+    /// [`step`](Self::step) of a slab of a decomposed run, which takes the ghost rows at its
+    /// cuts from its neighbours through `halo` once it has set its ghosts.
+    pub fn step_with(&mut self, halo: Option<(&Gpu, &Halo)>) -> Result<()> {
         let (h, s, al, be, hn, sn) = self.f.step_ptrs();
         let params = StepMixed { k: self.k, h, s, al, be, hn, sn };
         // SAFETY: h, hn ((nx+2)(ny+2) f64) and s, al, be, sn (as many f32) are whole arrays as `k`
         // describes, outputs distinct from inputs.
         unsafe { launch_fused(&self.fused, &self.k, self.launch, self.bounded, params)? };
         self.f.swap();
-        self.set_ghosts()
+        self.ghosts_with(halo)
     }
 
     /// Continue from h and s with their ghosts, as [`download`](Self::download) gave them.
@@ -89,6 +103,16 @@ impl GpuMixed {
     /// h with its ghosts (synchronises).
     pub fn download_h(&self, gpu: &Gpu) -> Result<Vec<f64>> {
         gpu.download(&self.f.h)
+    }
+
+    /// The ghost layer, then on a slab the ghost rows at its cuts from its neighbours: h in
+    /// f64, then s, α and β in f32, one exchange for each precision.
+    fn ghosts_with(&mut self, halo: Option<(&Gpu, &Halo)>) -> Result<()> {
+        self.set_ghosts()?;
+        let Some((gpu, halo)) = halo else { return Ok(()) };
+        let f = &mut self.f;
+        halo.exchange_device(gpu, &mut [&mut *f.h])?;
+        halo.exchange_device(gpu, &mut [&mut *f.s, &mut *f.alpha, &mut *f.beta])
     }
 
     fn set_ghosts(&mut self) -> Result<()> {

@@ -158,11 +158,12 @@ fn convert<A: Real, B: Real>(v: &[A]) -> Vec<B> {
 struct OnGpuMixed {
     gpu: Arc<Gpu>,
     model: GpuMixed,
+    halo: Option<Halo>,
 }
 
 impl<T: GpuReal> Backing<T> for OnGpuMixed {
     fn step(&mut self) -> Result<()> {
-        self.model.step()
+        self.model.step_with(self.halo.as_ref().map(|h| (&*self.gpu, h)))
     }
     fn set_dt(&mut self, problem: &Problem, dt: f64) {
         self.model.set_dt(problem, dt)
@@ -188,6 +189,17 @@ impl<T: GpuReal> Backing<T> for OnGpuMixed {
         self.gpu.synchronize()?;
         let (h, s) = self.model.state_fields();
         Ok(vec![h.view(&self.gpu, H), s.view(&self.gpu, S)])
+    }
+}
+
+/// The mixed precision has one kernel variant, the fused one (its `M_FUSED`, `MB_FUSED` entries).
+fn mixed_variant(variant: StepVariant) -> Result<()> {
+    match variant {
+        StepVariant::Fused => Ok(()),
+        v => Err(Error::invalid(format!(
+            "precision mixed runs the fused kernel only; gpu.variant = \"{}\" runs f32 or f64",
+            v.name()
+        ))),
     }
 }
 
@@ -232,9 +244,10 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
     }
 
     /// The model of one slab of a decomposed run of `whole` (`halo`: the slab and its
-    /// neighbours), in `T` or with `mixed` in the mixed precision (on the CPU only): the step
-    /// and its limit are the whole grid's. On the GPU with `variant` and `launch`, the ghost
-    /// rows at the cuts through NCCL or staged through the host (`Halo::exchange_device`).
+    /// neighbours), in `T` or with `mixed` in the mixed precision (the fused kernel only, as on
+    /// one rank): the step and its limit are the whole grid's. On the GPU with `variant` and
+    /// `launch`, the ghost rows at the cuts through NCCL or staged through the host
+    /// (`Halo::exchange_device`).
     pub fn slab(
         backend: &Backend,
         whole: &Problem,
@@ -244,21 +257,29 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
         (variant, launch): (StepVariant, Launch),
     ) -> Result<SedimentModel<'p, T>> {
         let fused = matches!(variant, StepVariant::Fused | StepVariant::FusedTile);
+        if let (Backend::Gpu(_), Scheme::Seed, true) = (backend, whole.scheme, mixed) {
+            return Err(Error::invalid(
+                "sediment's seed scheme in precision mixed does not run on several GPU ranks: its one kernel, the fused one, forms h′ next to a slab's edge by the boundary rule, not from the neighbouring slab; run it in f32 or f64 with the split kernels (gpu.variant = \"opt1/opt1\"), or on the CPU",
+            ));
+        }
         if let (Backend::Gpu(_), Scheme::Seed, true) = (backend, whole.scheme, fused) {
             return Err(Error::invalid(format!(
                 "sediment's seed scheme runs on several GPU ranks with the split kernels only (gpu.variant = \"opt1/opt1\", say): its fused kernel \"{}\" forms h′ next to a slab's edge by the boundary rule, not from the neighbouring slab",
                 variant.name()
             )));
         }
+        if mixed {
+            mixed_variant(variant)?;
+        }
         let (conductances, dt) = policy.start(whole);
         let problem = whole.slab(halo.slab())?;
         let ranks = Some(halo.comm().clone());
         let backing: Box<dyn Backing<T>> = match (backend, mixed) {
-            (Backend::Gpu(_), true) => {
-                return Err(Error::invalid(
-                    "sediment in mixed precision runs on several ranks on the CPU only: set [run] backend = \"cpu\" (or --backend cpu), or precision f32 or f64",
-                ));
-            }
+            (Backend::Gpu(gpu), true) => Box::new(OnGpuMixed {
+                gpu: gpu.clone(),
+                model: GpuMixed::slab(gpu, &problem, dt, launch, Some(&halo))?,
+                halo: Some(halo),
+            }),
             (Backend::Gpu(gpu), false) => Box::new(OnGpu {
                 gpu: gpu.clone(),
                 model: GpuSediment::slab(gpu, &problem, dt, launch, Some(&halo))?,
@@ -288,16 +309,11 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
         variant: StepVariant,
         launch: Launch,
     ) -> Result<SedimentModel<'p, T>> {
-        if variant != StepVariant::Fused {
-            return Err(Error::invalid(format!(
-                "precision mixed runs the fused kernel only; gpu.variant = \"{}\" runs f32 or f64",
-                variant.name()
-            )));
-        }
+        mixed_variant(variant)?;
         let (conductances, dt) = policy.start(problem);
         let backing: Box<dyn Backing<T>> = match backend {
             Backend::Gpu(gpu) => {
-                Box::new(OnGpuMixed { gpu: gpu.clone(), model: GpuMixed::new(gpu, problem, dt, launch)? })
+                Box::new(OnGpuMixed { gpu: gpu.clone(), model: GpuMixed::new(gpu, problem, dt, launch)?, halo: None })
             }
             Backend::Cpu { .. } => Box::new(OnCpu::<f32, f64>(CpuSediment::new(problem, dt)?, None)),
         };

@@ -116,7 +116,8 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(16)))]
     /// On the GPU, the ranks sharing it: every kernel variant of either scheme, f32 (plain and
-    /// compensated) and f64, against the whole grid on the GPU.
+    /// compensated), f64 and mixed (the bounded scheme's fused kernel), against the whole grid
+    /// on the GPU.
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn decomposed_sediment_on_the_gpu_is_bit_identical(
@@ -128,16 +129,19 @@ proptest! {
         scheme in prop::sample::select(Scheme::ALL.to_vec()),
         accumulation in prop::sample::select(Accumulation::ALL.to_vec()),
         variant in prop::sample::select(StepVariant::covering()),
-        single: bool,
+        precision in 0u8..3,
     ) {
-        // The seed scheme's fused kernels are refused on slabs (`a_seed_slab_on_the_gpu_...`).
+        // The seed scheme's fused kernels are refused on slabs (`a_seed_slab_on_the_gpu_...`);
+        // the mixed precision has the fused kernel alone.
+        let mixed = precision == 2;
+        let (scheme, variant) = if mixed { (Scheme::Bounded, StepVariant::Fused) } else { (scheme, variant) };
         prop_assume!(scheme == Scheme::Bounded || matches!(variant, StepVariant::Split(..)));
         let (n, m) = (n.min(ny), m.min(ny));
         let p = problem(nx, ny, seed, scheme, accumulation);
-        let on = On { backend: Backend::Gpu(crate::common::gpu()), mixed: false, variant };
-        match single {
-            true => check::<f32>(&p, n, m, &on)?,
-            false => check::<f64>(&p, n, m, &on)?,
+        let on = On { backend: Backend::Gpu(crate::common::gpu()), mixed, variant };
+        match precision {
+            0 => check::<f32>(&p, n, m, &on)?,
+            _ => check::<f64>(&p, n, m, &on)?,
         }
     }
 }
@@ -170,14 +174,16 @@ fn a_part_that_cannot_be_written_is_said_and_no_rank_hangs() {
 )]
 fn sediment_on_their_own_gpus_through_nccl_is_bit_identical() {
     let p = problem(67, 45, 7, Scheme::Bounded, Accumulation::ALL[0]);
-    own_gpus::<f32>(&p);
-    own_gpus::<f64>(&p);
+    own_gpus::<f32>(&p, false);
+    own_gpus::<f64>(&p, false);
+    own_gpus::<f64>(&p, true);
 }
 
-fn own_gpus<T: GpuReal>(p: &Problem) {
+/// [`sediment_on_their_own_gpus_through_nccl_is_bit_identical`] in `T`, or `mixed`.
+fn own_gpus<T: GpuReal>(p: &Problem, mixed: bool) {
     let variant = StepVariant::Fused;
     let until = Until { t: f64::INFINITY, steps: 9, deadline: None };
-    let mut w = whole::<T>(p, &On { backend: Backend::Gpu(crate::common::gpu()), mixed: false, variant });
+    let mut w = whole::<T>(p, &On { backend: Backend::Gpu(crate::common::gpu()), mixed, variant });
     w.advance(until).unwrap();
     let want = w.state().unwrap();
     for n in 2..=4 {
@@ -188,7 +194,7 @@ fn own_gpus<T: GpuReal>(p: &Problem) {
             let s = slabs.slab(comm.rank());
             let layout = hydrokern::grid::Layout2::new(p.nx as u32, s.rows.len() as u32, 1);
             let kernels = (variant, Launch::default());
-            SedimentModel::slab(&own, p, Halo::new(comm, s, layout).linked(link), POLICY, false, kernels).unwrap()
+            SedimentModel::slab(&own, p, Halo::new(comm, s, layout).linked(link), POLICY, mixed, kernels).unwrap()
         };
         let lead = |d: &mut dyn Model<T>| {
             d.advance(until).unwrap();
@@ -197,7 +203,8 @@ fn own_gpus<T: GpuReal>(p: &Problem) {
         let got = crate::common::ranks::on_ranks(slabs, p.layout(), None, build, lead);
         let linked = gpus.linked(n);
         same_state(&got, &want).unwrap_or_else(|e| panic!("{n} ranks, {linked} linked: {e}"));
-        eprintln!("sediment {n} ranks, {linked} linked, {}: bit for bit", std::any::type_name::<T>());
+        let precision = if mixed { "mixed" } else { std::any::type_name::<T>() };
+        eprintln!("sediment {n} ranks, {linked} linked, {precision}: bit for bit");
     }
 }
 
@@ -212,6 +219,7 @@ fn slabs_thinner_than_the_ghost_rows_are_refused() {
 
 /// A slab of the seed scheme with a fused kernel on the GPU is refused in one line that names
 /// the split kernels: the fused kernel forms h′ next to the slab's edge by the boundary rule.
+/// In mixed precision, whose one kernel is the fused one, the line says what runs instead.
 #[test]
 #[cfg_attr(
     not(gpu_tests),
@@ -236,22 +244,23 @@ fn a_seed_slab_on_the_gpu_with_a_fused_kernel_is_refused() {
         );
         assert!(e.err().unwrap().to_string().contains("split kernels only"));
     }
+    let halo = Halo::new(comm, slabs.slab(0), p.layout());
+    let e =
+        SedimentModel::<f64>::slab(&Backend::Gpu(gpu), &p, halo, policy, true, (StepVariant::Fused, Launch::default()));
+    assert!(e.err().unwrap().to_string().contains("in precision mixed does not run on several GPU ranks"));
 }
 
-/// A slab in mixed precision on the GPU is refused in one line that says how to run it.
+/// A slab in mixed precision takes the fused kernel only, as a whole grid does: another
+/// variant is refused in one line that names it.
 #[test]
-#[cfg_attr(
-    not(gpu_tests),
-    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
-)]
-fn a_mixed_slab_on_the_gpu_is_refused() {
-    let gpu = crate::common::gpu();
+fn a_mixed_slab_takes_the_fused_kernel_only() {
     let p = random_problem(4, 4, 1, false);
     let comm: Rc<dyn Comm> = Rc::new(hydrokern::ranks::Solo);
     let slabs = Slabs::new(4, 1, 1, false).unwrap();
     let halo = Halo::new(comm, slabs.slab(0), p.layout());
     let policy = StepPolicy { forced: None, update_every: 1 };
-    let kernels = (StepVariant::Fused, Launch::default());
-    let e = SedimentModel::<f64>::slab(&Backend::Gpu(gpu), &p, halo, policy, true, kernels);
-    assert!(e.err().unwrap().to_string().contains("backend = \"cpu\""));
+    let variant = StepVariant::covering().into_iter().find(|v| matches!(v, StepVariant::Split(..))).unwrap();
+    let e = SedimentModel::<f64>::slab(&cpu(true).backend, &p, halo, policy, true, (variant, Launch::default()));
+    let e = e.err().unwrap().to_string();
+    assert!(e.contains("fused kernel only") && e.contains(&variant.name()), "{e}");
 }
