@@ -947,11 +947,11 @@ impl Simulation for KpCase {
     }
     /// Slabs along y of at least two rows (the reconstruction's two ghost rows), wrapping a
     /// periodic y axis; each slab keeps its share of the gauges, lines and maps and of the
-    /// forcing. Refused in one line: the split schemes, mixed precision.
+    /// forcing. Refused in one line: the split schemes (and mixed precision on the GPU, by
+    /// every rank's `build_slab`).
     fn decomposition(&self, ranks: usize) -> Result<Decomposition> {
         // With `--scheme auto` a scheme that runs on several ranks is chosen (`build_slab`).
         let why = if self.scheme_auto { None } else { self.problem.refuses_ranks() };
-        let why = why.or_else(|| (self.info.run.precision == Precision::Mixed).then(|| super::cpu::MIXED_RANKS.into()));
         if let Some(why) = why {
             return Err(crate::Error::invalid(why));
         }
@@ -965,7 +965,10 @@ impl Simulation for KpCase {
     fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
         let (problem, launch) = self.problem_and_launch::<T>(backend, true);
         let (spec, sites) = slab_spec(&self.info.output.products(), &self.sites, problem.nx, halo.slab().rows.clone());
-        let model = KpModel::<T>::slab(backend, problem, halo, launch, self.early_exit)?;
+        let model = match self.info.run.precision {
+            Precision::Mixed => KpModel::<T>::mixed_slab(backend, problem, halo, launch)?,
+            _ => KpModel::<T>::slab(backend, problem, halo, launch, self.early_exit)?,
+        };
         Ok(Box::new(model.with_products(&spec, sites)?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {

@@ -113,8 +113,7 @@ pub const MIXED_FORCING: &str =
     "forcing (rain, infiltration, inflows, held levels) runs in precision f32 or f64; precision mixed has none yet";
 
 /// Why a slab refuses the mixed precision.
-pub const MIXED_RANKS: &str =
-    "kp in precision mixed does not run on several ranks: run it in f32 or f64, or on one rank";
+pub const MIXED_RANKS: &str = "kp in precision mixed runs on several ranks on the CPU only: set [run] backend = \"cpu\" (or --backend cpu), or precision f32 or f64";
 
 /// The padded rows of `k` that are cells of the grid: the interior's, and on a slab also the
 /// two ghost rows beyond each cut inside the grid (`Coeffs::cut`: the neighbours' cells, which
@@ -187,7 +186,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
     pub fn new(problem: &Problem, block: (u32, u32), early_exit: bool) -> Result<CpuKp<T, W>> {
         problem.validate()?;
         Self::refuse(problem, block)?;
-        Self::from_start(problem, problem.start(block)?, early_exit, None)
+        Self::from_start(problem, problem.start(block)?, None, early_exit, None)
     }
 
     /// What the reference refuses of `problem` and `block`.
@@ -211,14 +210,27 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
     }
 
     /// The reference of `problem` from `start` (the whole grid's, or with `halo` a slab's:
-    /// [`slab`](CpuKp::slab)).
-    fn from_start(problem: &Problem, start: Start<T>, early_exit: bool, halo: Option<Halo>) -> Result<CpuKp<T, W>> {
+    /// [`slab`](CpuKp::slab)), its state `state` where given (a mixed slab's, cut from the
+    /// whole grid's mixed start: `mixed::slab_start`), else `start`'s.
+    fn from_start(
+        problem: &Problem,
+        start: Start<T>,
+        state: Option<State<T, W>>,
+        early_exit: bool,
+        halo: Option<Halo>,
+    ) -> Result<CpuKp<T, W>> {
         let Start { k, padded: Padded { bed, cell_bed, q: [w, hu, hv] }, active, friction, segments } = start;
         let block = (k.bx, k.by);
-        let mut q = State { w: w.convert::<W>(), hu, hv };
-        if W::WIDER {
-            super::mixed::start(problem, block, &k, &cell_bed, &mut q)?;
-        }
+        let q = match state {
+            Some(q) => q,
+            None => {
+                let mut q = State { w: w.convert::<W>(), hu, hv };
+                if W::WIDER {
+                    super::mixed::start(problem, block, &k, &cell_bed, &mut q)?;
+                }
+                q
+            }
+        };
         let wet = wet_map(&k, &q.w, &cell_bed);
         // The split schemes keep their own faces (`split.rs`).
         let clamp = problem.wet_dry == WetDry::Clamp;
@@ -276,16 +288,18 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
     /// The reference of one rank's slab of a grid decomposed over ranks (docs/ranks.md):
     /// `problem` is the slab's (`Problem::slab`), `start` cut from the whole grid's
     /// (`Start::slab`), and `halo` exchanges the ghost rows at its cuts. Refused where the
-    /// problem does not run on several ranks (`Problem::refuses_ranks`) and in mixed precision.
-    pub fn slab(problem: &Problem, start: Start<T>, halo: Halo) -> Result<CpuKp<T, W>> {
+    /// problem does not run on several ranks (`Problem::refuses_ranks`). With a wider `W` (the
+    /// mixed precision) `state` is the slab's cut of the whole grid's mixed start
+    /// (`mixed::slab_start`): a slab's own rows cannot make it.
+    pub fn slab(problem: &Problem, start: Start<T>, state: Option<State<T, W>>, halo: Halo) -> Result<CpuKp<T, W>> {
         if let Some(why) = problem.refuses_ranks() {
             return Err(Error::invalid(why));
         }
-        if W::WIDER {
-            return Err(Error::invalid(MIXED_RANKS));
+        if W::WIDER && state.is_none() {
+            return Err(Error::invalid("kp: a mixed slab starts from the whole grid's mixed start"));
         }
         Self::refuse(problem, (start.k.bx, start.k.by))?;
-        Self::from_start(problem, start, false, Some(halo))
+        Self::from_start(problem, start, state, false, Some(halo))
     }
 
     /// A slab's ghost rows at its cuts from its neighbours (nothing on one rank): all three

@@ -13,9 +13,11 @@
 //! (RK2 and Euler; every wet–dry scheme, friction, early exit of dry blocks as the f32 and f64
 //! paths have it). The split schemes (SRK2, DS1, DS2) and the compensated update refuse it.
 
+use super::slab::Start;
 use super::state::{State, Surface, apply_boundary, clean_state};
 use super::{Problem, Scheme};
 use crate::field::Field2;
+use crate::ranks::Slab;
 use crate::{Error, Real, Result};
 use kernels::kp::Coeffs;
 
@@ -65,4 +67,18 @@ pub(super) fn start<T: Real, W: Surface<T>>(
     clean_state(k, &mut q.w, &mut q.hu, &mut q.hv, cell_bed);
     apply_boundary(k, &mut q.w, &mut q.hu, &mut q.hv, cell_bed, None);
     Ok(())
+}
+
+/// A slab's start in the mixed precision: the whole grid's `start` (`Problem::start` of `whole`)
+/// made mixed as a run of the whole grid makes it ([`start`]), then cut to the slab's rows with
+/// the rows beyond its cuts (`Start::slab`). A slab's own rows could not make it: cleaning and
+/// the ghosts read the whole grid.
+pub(super) fn slab_start(whole: &Problem, start: Start<f32>, slab: &Slab) -> Result<(Start<f32>, State<f32, f64>)> {
+    let block = (start.k.bx, start.k.by);
+    let [w, hu, hv] = &start.padded.q;
+    let mut q = State { w: w.convert::<f64>(), hu: hu.clone(), hv: hv.clone() };
+    self::start(whole, block, &start.k, &start.padded.cell_bed, &mut q)?;
+    let rows = slab.rows.clone();
+    let cut = State { w: q.w.slab(rows.clone())?, hu: q.hu.slab(rows.clone())?, hv: q.hv.slab(rows)? };
+    Ok((start.slab(slab)?, cut))
 }

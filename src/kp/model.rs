@@ -193,8 +193,26 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
                 let model = GpuKp::slab(gpu, &problem, start, halo, launch)?;
                 On::Gpu(GpuRun::start(gpu, model, early_exit_of(whole, early_exit)))
             }
-            Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::slab(&problem, start, halo)?), None),
+            Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::slab(&problem, start, None, halo)?), None),
         };
+        Ok(KpModel { problem: Cow::Owned(problem), slab: true, on, segments: Segments::of(whole), bed: None })
+    }
+
+    /// [`slab`](Self::slab) in the mixed precision ([`mixed`](Self::mixed)), on the CPU
+    /// reference: its start cut from the whole grid's mixed start (`mixed::slab_start`), its w
+    /// rows (f64) and momenta rows (f32) exchanged apart.
+    pub fn mixed_slab(backend: &Backend, whole: &'p Problem, halo: Halo, launch: Launch) -> Result<Self> {
+        if let Some(why) = whole.refuses_ranks() {
+            return Err(Error::invalid(why));
+        }
+        if let Backend::Gpu(_) = backend {
+            return Err(Error::invalid(super::cpu::MIXED_RANKS));
+        }
+        whole.validate()?;
+        let slab = halo.slab().clone();
+        let problem = whole.slab(slab.rows.clone())?;
+        let (start, state) = super::mixed::slab_start(whole, whole.start::<f32>(launch.block)?, &slab)?;
+        let on = On::Mixed(Box::new(CpuKp::slab(&problem, start, Some(state), halo)?), None);
         Ok(KpModel { problem: Cow::Owned(problem), slab: true, on, segments: Segments::of(whole), bed: None })
     }
 
@@ -543,8 +561,9 @@ impl<T: GpuReal> KpModel<'_, T> {
             match &self.on {
                 On::Cpu(m, _) => wet_cells(m.coeffs(), w, low, m.cell_bed()),
                 On::Gpu(run) => wet_cells(run.model.coeffs(), w, low, &run.model.cell_bed(&run.gpu)?),
-                // `slab` builds neither.
-                On::Mixed(..) | On::GpuMixed(_) => return Err(Error::invalid(super::cpu::MIXED_RANKS)),
+                On::Mixed(m, _) => super::state::wet_cells_of_level(m.coeffs(), m.fields().0, m.cell_bed()),
+                // `mixed_slab` refuses the GPU.
+                On::GpuMixed(_) => return Err(Error::invalid(super::cpu::MIXED_RANKS)),
             }
         };
         match c.flags.iter_mut().find(|(n, _)| n == "wet") {
@@ -649,19 +668,9 @@ impl<T: GpuReal> KpModel<'_, T> {
         let Clock { t, dt, steps, .. } = c.clock;
         match &mut self.on {
             On::Cpu(m, products) => {
-                // A slab's map is made of its cells: its rows are not the whole grid's blocks.
                 let cells = self.slab.then(|| wet_blocks_of(m.coeffs(), &q, low, m.cell_bed()));
-                let wet = match &cells {
-                    Some(w) => &w[..],
-                    None => c.get_flags("wet", m.wet().len())?,
-                };
-                match products {
-                    // A slab samples on from the checkpoint: rank 0 keeps the records before.
-                    Some(k) if cells.is_some() => k.resume_after(c)?,
-                    Some(k) => k.restore(c)?,
-                    None => {}
-                }
-                m.resume(q, low, wet, t, dt, steps)?;
+                let wet = resumed_map(c, cells, m.wet().len(), products)?;
+                m.resume(q, low, &wet, t, dt, steps)?;
                 if m.split_state().is_some() {
                     let (estimates, retries) = split_values_of(c)?;
                     m.resume_split(estimates, retries);
@@ -669,14 +678,16 @@ impl<T: GpuReal> KpModel<'_, T> {
                 Ok(())
             }
             On::Mixed(m, products) => {
-                let wet = c.get_flags("wet", m.wet().len())?;
-                if let Some(k) = products {
-                    k.restore(c)?;
-                }
                 // hu and hv were f32 values widened: narrowing them back is exact.
                 let w: Vec<f64> = q[0].iter().map(|v| v.to_f64()).collect();
                 let [hu, hv] = [q[1], q[2]].map(|f| f.iter().map(|v| v.to_f64() as f32).collect::<Vec<f32>>());
-                m.resume_fields((&w, &hu, &hv), None, wet, t, dt, steps)
+                let cells = self.slab.then(|| {
+                    let k = m.coeffs();
+                    let cells = super::state::wet_cells_of_level(k, &w, m.cell_bed());
+                    super::state::wet_blocks(k.nx, k.ny, (k.bx, k.by), |c| cells[c] != 0)
+                });
+                let wet = resumed_map(c, cells, m.wet().len(), products)?;
+                m.resume_fields((&w, &hu, &hv), None, &wet, t, dt, steps)
             }
             On::GpuMixed(run) => {
                 let k = run.model.coeffs();
@@ -732,6 +743,27 @@ const WET_CELLS: &str = "wet_cells";
 fn wet_blocks_of<T: GpuReal>(k: &kernels::kp::Coeffs<T>, q: &[&[T]; 3], low: Option<&[T]>, cell_bed: &[T]) -> Vec<u8> {
     let cells = wet_cells(k, q[0], low, cell_bed);
     super::state::wet_blocks(k.nx, k.ny, (k.bx, k.by), |c| cells[c] != 0)
+}
+
+/// The wet map a CPU reference resumes from checkpoint `c` with, its products (if any)
+/// restored: a slab's map made of its cells (`cells`: its rows are not the whole grid's
+/// blocks), and its products sampling on from the checkpoint (rank 0 keeps the records before);
+/// else the checkpoint's map of `len` blocks and records.
+fn resumed_map<T: GpuReal>(
+    c: &Checkpoint<T>,
+    cells: Option<Vec<u8>>,
+    len: usize,
+    products: &mut Option<CpuProducts<T>>,
+) -> Result<Vec<u8>> {
+    match (products, cells.is_some()) {
+        (Some(k), true) => k.resume_after(c)?,
+        (Some(k), false) => k.restore(c)?,
+        (None, _) => {}
+    }
+    match cells {
+        Some(w) => Ok(w),
+        None => Ok(c.get_flags("wet", len)?.to_vec()),
+    }
 }
 
 /// DS1 and DS2: the Δt estimates the next step starts from (NaN before the first) and the
