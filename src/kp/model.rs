@@ -15,6 +15,7 @@ use crate::products::{CpuProducts, Fields, GpuProducts, Products, Sites, Spec};
 use crate::ranks::Halo;
 use crate::runtime::{Backend, Gpu, Snapshots, Timer};
 use crate::{Error, GpuReal, Real, Result};
+use kernels::Level;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -561,7 +562,7 @@ impl<T: GpuReal> KpModel<'_, T> {
             match &self.on {
                 On::Cpu(m, _) => wet_cells(m.coeffs(), w, low, m.cell_bed()),
                 On::Gpu(run) => wet_cells(run.model.coeffs(), w, low, &run.model.cell_bed(&run.gpu)?),
-                On::Mixed(m, _) => super::state::wet_cells_of_level(m.coeffs(), m.fields().0, m.cell_bed()),
+                On::Mixed(m, _) => wet_cells(m.coeffs(), m.fields().0, None, m.cell_bed()),
                 // `mixed_slab` refuses the GPU.
                 On::GpuMixed(_) => return Err(Error::invalid(super::cpu::MIXED_RANKS)),
             }
@@ -668,7 +669,7 @@ impl<T: GpuReal> KpModel<'_, T> {
         let Clock { t, dt, steps, .. } = c.clock;
         match &mut self.on {
             On::Cpu(m, products) => {
-                let cells = self.slab.then(|| wet_blocks_of(m.coeffs(), &q, low, m.cell_bed()));
+                let cells = self.slab.then(|| wet_blocks_of(m.coeffs(), q[0], low, m.cell_bed()));
                 let wet = resumed_map(c, cells, m.wet().len(), products)?;
                 m.resume(q, low, &wet, t, dt, steps)?;
                 if m.split_state().is_some() {
@@ -681,11 +682,7 @@ impl<T: GpuReal> KpModel<'_, T> {
                 // hu and hv were f32 values widened: narrowing them back is exact.
                 let w: Vec<f64> = q[0].iter().map(|v| v.to_f64()).collect();
                 let [hu, hv] = [q[1], q[2]].map(|f| f.iter().map(|v| v.to_f64() as f32).collect::<Vec<f32>>());
-                let cells = self.slab.then(|| {
-                    let k = m.coeffs();
-                    let cells = super::state::wet_cells_of_level(k, &w, m.cell_bed());
-                    super::state::wet_blocks(k.nx, k.ny, (k.bx, k.by), |c| cells[c] != 0)
-                });
+                let cells = self.slab.then(|| wet_blocks_of(m.coeffs(), &w, None, m.cell_bed()));
                 let wet = resumed_map(c, cells, m.wet().len(), products)?;
                 m.resume_fields((&w, &hu, &hv), None, &wet, t, dt, steps)
             }
@@ -707,7 +704,7 @@ impl<T: GpuReal> KpModel<'_, T> {
             On::Gpu(run) => {
                 let k = run.model.coeffs();
                 let wet: Vec<u32> = match self.slab {
-                    true => wet_blocks_of(k, &q, low, &run.model.cell_bed(&run.gpu)?),
+                    true => wet_blocks_of(k, q[0], low, &run.model.cell_bed(&run.gpu)?),
                     false => c.get_flags("wet", (k.nbx * k.nby) as usize)?.to_vec(),
                 }
                 .into_iter()
@@ -738,10 +735,15 @@ impl<T: GpuReal> KpModel<'_, T> {
 /// The name of a slab's wet map per cell in its checkpoints ([`KpModel::joined`]).
 const WET_CELLS: &str = "wet_cells";
 
-/// The wet map of a padded state (w, hu, hv) with w's low part `low`, as its last RK stage
-/// left it.
-fn wet_blocks_of<T: GpuReal>(k: &kernels::kp::Coeffs<T>, q: &[&[T]; 3], low: Option<&[T]>, cell_bed: &[T]) -> Vec<u8> {
-    let cells = wet_cells(k, q[0], low, cell_bed);
+/// The wet map of a padded surface `w` (of its level's precision `W`) with its low part `low`,
+/// as its last RK stage left it.
+fn wet_blocks_of<T: GpuReal, W: Level<T>>(
+    k: &kernels::kp::Coeffs<T>,
+    w: &[W],
+    low: Option<&[W]>,
+    cell_bed: &[T],
+) -> Vec<u8> {
+    let cells = wet_cells(k, w, low, cell_bed);
     super::state::wet_blocks(k.nx, k.ny, (k.bx, k.by), |c| cells[c] != 0)
 }
 

@@ -108,34 +108,21 @@ pub fn wet_map<T: Real, W: Level<T>>(k: &Coeffs<T>, w: &[W], cell_bed: &[T]) -> 
     wet_blocks(k.nx, k.ny, (k.bx, k.by), |c| w[c] - W::widen(cell_bed[c]) > W::widen(k.wet_above))
 }
 
-/// Each padded cell's wetness by a level `w` of its own precision `W` (the mixed precision's
-/// f64 over f32), as [`wet_map`] tells it: 1 where w − B̄ is above `k.wet_above`, 0 elsewhere
-/// and on the ghost layers.
-pub fn wet_cells_of_level<T: Real, W: Level<T>>(k: &Coeffs<T>, w: &[W], cell_bed: &[T]) -> Vec<u8> {
-    let mut wet = vec![0u8; k.cells()];
-    for j in 0..k.ny {
-        for i in 0..k.nx {
-            let c = k.at(i + 2, j + 2);
-            wet[c] = (w[c] - W::widen(cell_bed[c]) > W::widen(k.wet_above)) as u8;
-        }
-    }
-    wet
-}
-
 /// Each padded cell's wetness as an RK stage leaves it (`kernels::kp::clean_of`,
 /// `clean_pair`): 1 where the depth w − B̄ (plus w's low part `low`, on the compensated path)
-/// is above `k.wet_above`, 0 elsewhere and on the ghost layers. A stage's wet map is these
-/// flags' per block ([`wet_blocks`]).
-pub fn wet_cells<T: Real>(k: &Coeffs<T>, w: &[T], low: Option<&[T]>, cell_bed: &[T]) -> Vec<u8> {
+/// is above `k.wet_above`, 0 elsewhere and on the ghost layers; formed in the level's precision
+/// `W` (`T`, or the mixed precision's f64 over f32, as [`wet_map`] forms it). A stage's wet
+/// map is these flags' per block ([`wet_blocks`]).
+pub fn wet_cells<T: Real, W: Level<T>>(k: &Coeffs<T>, w: &[W], low: Option<&[W]>, cell_bed: &[T]) -> Vec<u8> {
     let mut wet = vec![0u8; k.cells()];
     for j in 0..k.ny {
         for i in 0..k.nx {
             let c = k.at(i + 2, j + 2);
             let h = match low {
-                Some(lo) => (w[c] - cell_bed[c]) + lo[c],
-                None => w[c] - cell_bed[c],
+                Some(lo) => (w[c] - W::widen(cell_bed[c])) + lo[c],
+                None => w[c] - W::widen(cell_bed[c]),
             };
-            wet[c] = (h > k.wet_above) as u8;
+            wet[c] = (h > W::widen(k.wet_above)) as u8;
         }
     }
     wet
