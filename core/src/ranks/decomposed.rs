@@ -417,10 +417,8 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
         Ok(())
     }
 
-    /// The directory as an absolute path: every rank writes there, whatever its own working
-    /// directory (a shared file system holds it at the same path on every host).
     fn checkpoint_in_parts(&mut self, dir: &Path) {
-        self.parts_dir = Some(dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()));
+        self.parts_dir = Some(dir.to_path_buf());
     }
 
     /// On the ranks and slabs that wrote the set, each rank restores its own part; on others,
@@ -435,10 +433,8 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
         if let Some(j) = &mut self.joined {
             j.restore(manifest)?;
         }
-        // Absolute, as the parts' directory a checkpoint is written to (`checkpoint_in_parts`).
-        let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-        let shown = dir.to_str().ok_or_else(|| Error::invalid(format!("ranks: {} is not UTF-8", dir.display())))?;
-        self.order(Order::RestoreParts { dir: shown.to_string(), manifest: encode_checkpoint(manifest) })?;
+        let (dir, shown) = shared_dir(dir)?;
+        self.order(Order::RestoreParts { dir: shown, manifest: encode_checkpoint(manifest) })?;
         let mine = restore_own_part(self.comm.as_ref(), self.model.as_mut(), &dir, manifest);
         first_failure(self.comm.as_ref(), mine.map(|_| Vec::new()))?;
         Ok(true)
@@ -449,9 +445,9 @@ impl<T: GpuReal> Decomposed<'_, T> {
     /// Every rank writes its slab's part into `dir` (`parts`); the manifest lists them, with
     /// the whole grid's gauge and line records where the slabs keep products.
     fn checkpoint_parts(&mut self, dir: &Path) -> Result<Checkpoint<T>> {
-        let shown = dir.to_str().ok_or_else(|| Error::invalid(format!("ranks: {} is not UTF-8", dir.display())))?;
-        self.order(Order::Parts { dir: shown.to_string() })?;
-        let mine = write_own_part(self.comm.as_ref(), self.model.as_mut(), dir);
+        let (dir, shown) = shared_dir(dir)?;
+        self.order(Order::Parts { dir: shown })?;
+        let mine = write_own_part(self.comm.as_ref(), self.model.as_mut(), &dir);
         let all = first_failure(self.comm.as_ref(), mine.map(|p| part_bytes(&p)))?;
         let parts = all.iter().map(|b| decode_part(b)).collect::<Result<Vec<_>>>()?;
         let set = Set { layout: self.layout, parts };
@@ -464,6 +460,16 @@ impl<T: GpuReal> Decomposed<'_, T> {
             false => Ok(manifest),
         }
     }
+}
+
+/// `dir` as every rank names it in an order: absolute, so that each rank finds it whatever its
+/// own working directory (a shared file system holds it at the same path on every host), and
+/// as text.
+fn shared_dir(dir: &Path) -> Result<(PathBuf, String)> {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let text =
+        dir.to_str().ok_or_else(|| Error::invalid(format!("ranks: {} is not UTF-8", dir.display())))?.to_string();
+    Ok((dir, text))
 }
 
 /// This rank's part of a checkpoint: its slab's checkpoint with its rows of the maximum maps
