@@ -20,10 +20,14 @@ fn main() {
 ///   `--include-ignored` (the GPU bundle does that).
 /// - `cfg(ptxas)`, assembling the embedded PTX: when `$PTXAS` is set, `ptxas` is on `PATH`, or
 ///   `HYDROKERN_REQUIRE_PTXAS=1` (then a missing ptxas fails the test instead).
+/// - `cfg(browser_tests)`, the live view in a headless Chromium: when `chromium` is on `PATH`
+///   or `HYDROKERN_REQUIRE_BROWSER=1` (then a missing browser fails the test instead; CI sets
+///   it and installs Debian's `chromium`).
 fn test_configuration() {
     println!("cargo::rustc-check-cfg=cfg(gpu_tests)");
     println!("cargo::rustc-check-cfg=cfg(ptxas)");
-    for var in ["HYDROKERN_REQUIRE_GPU", "PTXAS", "HYDROKERN_REQUIRE_PTXAS", "PATH"] {
+    println!("cargo::rustc-check-cfg=cfg(browser_tests)");
+    for var in ["HYDROKERN_REQUIRE_GPU", "PTXAS", "HYDROKERN_REQUIRE_PTXAS", "HYDROKERN_REQUIRE_BROWSER", "PATH"] {
         println!("cargo::rerun-if-env-changed={var}");
     }
     let gpu = match env::var("HYDROKERN_REQUIRE_GPU") {
@@ -37,6 +41,10 @@ fn test_configuration() {
     let required = env::var("HYDROKERN_REQUIRE_PTXAS").is_ok_and(|v| v == "1");
     if env::var_os("PTXAS").is_some() || on_path || required {
         println!("cargo::rustc-cfg=ptxas");
+    }
+    let chromium = env::var_os("PATH").is_some_and(|p| env::split_paths(&p).any(|d| d.join("chromium").is_file()));
+    if chromium || env::var("HYDROKERN_REQUIRE_BROWSER").is_ok_and(|v| v == "1") {
+        println!("cargo::rustc-cfg=browser_tests");
     }
 }
 

@@ -45,6 +45,7 @@ pub mod solver;
 pub mod transpose;
 pub mod tridiag;
 pub mod tune;
+pub mod view;
 
 pub use error::{Error, Result, note, warn};
 pub use precision::{GpuReal, Precision, Real};

@@ -106,6 +106,25 @@ impl<T> State<T> {
     }
 }
 
+impl<T: Copy> State<T> {
+    /// Its fields at interior `cells` (storage indices), in that order: a field of
+    /// `cells.len()` values each, the clock kept (what [`Model::sample`] gives).
+    pub fn at(&self, cells: &[usize]) -> crate::Result<State<T>> {
+        let fields = self
+            .fields
+            .iter()
+            .map(|f| {
+                let data =
+                    cells.iter().map(|&c| f.data.get(c).copied()).collect::<Option<Vec<T>>>().ok_or_else(|| {
+                        crate::Error::invalid(format!("a cell outside field '{}' was asked for", f.name))
+                    })?;
+                Ok(Output { name: f.name, long_name: f.long_name, units: f.units, dims: vec![cells.len()], data })
+            })
+            .collect::<crate::Result<Vec<_>>>()?;
+        Ok(State { clock: self.clock, fields, boundary: Vec::new() })
+    }
+}
+
 /// A state on its way to the host ([`Model::state_later`]), and the pool its fields' memory
 /// comes from, if any.
 pub struct Later<T> {
@@ -117,6 +136,10 @@ impl<T: Send + 'static> Later<T> {
     /// A state that is already here.
     pub fn now(state: State<T>) -> Later<T> {
         Later { arrive: Box::new(move || Ok(state)), pool: None }
+    }
+    /// A state that `arrive` waits for and assembles.
+    pub fn of(arrive: impl FnOnce() -> crate::Result<State<T>> + Send + 'static) -> Later<T> {
+        Later { arrive: Box::new(arrive), pool: None }
     }
     /// A state that `arrive` waits for and assembles, in vectors of `pool`.
     pub fn new(pool: Pool<T>, arrive: impl FnOnce() -> crate::Result<State<T>> + Send + 'static) -> Later<T> {
@@ -209,6 +232,24 @@ pub trait Model<T> {
         T: Send + 'static,
     {
         Ok(Later::now(self.state()?))
+    }
+    /// Its state's fields at interior `cells` (storage indices of the output fields), each a
+    /// field of `cells.len()` values in that order ([`State::at`]): a frame of the live view.
+    /// A GPU model gathers them on the device, so that the frame is all that crosses the bus;
+    /// by default the state is taken whole and indexed.
+    fn sample(&mut self, cells: &[usize]) -> crate::Result<State<T>>
+    where
+        T: Copy,
+    {
+        self.state()?.at(cells)
+    }
+    /// [`sample`](Self::sample), to be read later on another thread: a GPU model enqueues the
+    /// gather and its download behind its queued steps and steps on. By default `sample` now.
+    fn sample_later(&mut self, cells: &[usize]) -> crate::Result<Later<T>>
+    where
+        T: Copy + Send + 'static,
+    {
+        Ok(Later::now(self.sample(cells)?))
     }
     /// The gauge records kept so far and, with `maps`, the maximum maps, for a model that keeps
     /// them (a download on the GPU; synchronises). The maps are as large as the state: a run

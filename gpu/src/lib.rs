@@ -57,6 +57,7 @@ pub mod products;
 pub mod sediment;
 pub mod transpose;
 pub mod tridiag;
+pub mod view;
 
 /// [`ENTRY_POINTS`] from the solver modules' `ENTRY_STEMS`.
 macro_rules! entry_points {
@@ -68,7 +69,7 @@ macro_rules! entry_points {
     };
 }
 
-entry_points!(foundation, sediment, fd3d, kp, tridiag, transpose, claw, adi, products);
+entry_points!(foundation, sediment, fd3d, kp, tridiag, transpose, claw, adi, products, view);
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

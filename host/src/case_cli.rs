@@ -8,6 +8,7 @@ use clap::{Arg, ArgAction, ArgMatches};
 use hydrokern::case::{COMMON_FLAGS, CaseDoc, Flag, Origin};
 use hydrokern::run::{Console, RunOptions};
 use hydrokern::solver::Solver;
+use hydrokern::view::ViewOptions;
 use hydrokern::{registry, scenarios};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -33,6 +34,9 @@ pub fn scenarios_help() -> String {
     s += "Case files: `hydrokern run CASE.toml [flags]`, `hydrokern check CASE.toml`.";
     s
 }
+
+/// The live view's port when `--view` names none.
+const DEFAULT_VIEW_PORT: &str = "8080";
 
 const COMMANDS: &str = "info, scenarios, run, check, plot, tune, bench";
 
@@ -125,7 +129,12 @@ fn drive(name: &str, mut doc: CaseDoc, args: &[OsString], globals: &Globals, che
     {
         crate::tune_cli::retune(info.solver, info.run.precision)?;
     }
-    let opts = RunOptions { force: m.get_flag("force"), console: Console::new(), restart, catch_signals: true };
+    let port = m.get_one::<u16>("view").copied().or(info.output.view);
+    if m.get_flag("paused") && port.is_none() {
+        bail!("--paused: the run waits for a viewer to resume it; give --view [PORT] (or output.view) too");
+    }
+    let view = port.map(|port| ViewOptions { port, paused: m.get_flag("paused") });
+    let opts = RunOptions { force: m.get_flag("force"), console: Console::new(), restart, catch_signals: true, view };
     case.run(&opts)?;
     Ok(())
 }
@@ -179,6 +188,21 @@ fn command(name: &str, about: &str, solver: &Solver, doc: &CaseDoc) -> clap::Com
             .value_name("auto|off|retune")
             .value_parser(["auto", "off", "retune"])
             .help("launch parameters on the GPU, as `hydrokern --tuning` before the command sets them"),
+    )
+    .arg(
+        Arg::new("view")
+            .long("view")
+            .value_name("PORT")
+            .num_args(0..=1)
+            .default_missing_value(DEFAULT_VIEW_PORT)
+            .value_parser(clap::value_parser!(u16))
+            .help(format!("watch the run live in a browser at http://127.0.0.1:PORT/ (default {DEFAULT_VIEW_PORT}; 0: a free port, printed) with pause, resume and stop; never changes the results (output.view)")),
+    )
+    .arg(
+        Arg::new("paused")
+            .long("paused")
+            .action(ArgAction::SetTrue)
+            .help("with --view: start paused, until a viewer resumes the run"),
     )
     .arg(
         Arg::new("force")

@@ -17,7 +17,7 @@ time and the cell; Ctrl-C raises `KeyboardInterrupt` between steps and leaves th
 from ._hydrokern import CaseError, SimulationError, __version__, revision
 from . import claw, fd3d, tridiag
 from .case import Case, RunResult, scenarios, solvers
-from .simulation import Checkpoint, Simulation
+from .simulation import Checkpoint, Simulation, View
 
 __all__ = [
     "Case",
@@ -33,4 +33,5 @@ __all__ = [
     "scenarios",
     "solvers",
     "tridiag",
+    "View",
 ]

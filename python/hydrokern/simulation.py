@@ -1,5 +1,5 @@
 """Simulations stepped from Python: advance to chosen times, read the state as NumPy arrays or
-an xarray Dataset between steps, take checkpoints and go back to them."""
+an xarray Dataset between steps, take checkpoints and go back to them, watch them live."""
 
 from __future__ import annotations
 
@@ -35,6 +35,22 @@ class Checkpoint:
 
     def __repr__(self) -> str:
         return f"<hydrokern.Checkpoint at t = {self.time:g} (step {self.step})>"
+
+
+class View:
+    """A simulation's live view, served on localhost while the simulation lives: open `url` in
+    a browser, or show the view in a notebook (it draws itself as the page in a frame). The
+    page shows each advance's frames, its balance and gauges, and pauses, resumes and stops
+    the simulation's advances (docs/view.md)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def _repr_html_(self) -> str:
+        return f'<iframe src="{self.url}" width="100%" height="860" style="border: 0"></iframe>'
+
+    def __repr__(self) -> str:
+        return f"<hydrokern live view at {self.url}>"
 
 
 class Simulation:
@@ -187,6 +203,17 @@ class Simulation:
         for t in stops:
             if t > self.time:
                 yield self.advance(until=t)
+
+    def view(self, port: int = 8080, paused: bool = False) -> View:
+        """Serve a live view of this simulation at ``http://127.0.0.1:port/`` (0: a free port)
+        until it is closed, and return it; in a notebook, ``sim.view()`` shows the page. Frames
+        are taken while `advance` steps (at the rate the viewers ask, and where each advance
+        stops). A viewer's pause holds `advance` between steps, a stop raises
+        `KeyboardInterrupt` there, as Ctrl-C does; with ``paused`` the next advance waits for a
+        viewer to resume it. The view never changes the results."""
+        if not isinstance(port, int) or not 0 <= port <= 65535:
+            raise _hydrokern.CaseError(f"port = {port!r}: a port number from 0 to 65535")
+        return View(self._native.view(port, bool(paused)))
 
     # The state.
     def state(self) -> Dict[str, np.ndarray]:

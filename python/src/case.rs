@@ -153,7 +153,7 @@ impl NativeCase {
             hydrokern::run::checkpoint::continue_case(&mut doc, path).py()?;
         }
         let case = hydrokern::registry::load(&doc).py()?;
-        let opts = RunOptions { force, console: Console::new(), restart, catch_signals: false };
+        let opts = RunOptions { force, console: Console::new(), restart, catch_signals: false, view: None };
         let ran = crate::unsent::Unsent((case, opts));
         let outcome = py.detach(move || {
             let (case, opts) = ran.take();

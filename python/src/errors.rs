@@ -40,6 +40,11 @@ pub fn stepping(e: Error) -> PyErr {
     }
 }
 
+/// A `KeyboardInterrupt` of `text`: a stop on request between steps, the simulation whole.
+pub fn interrupted(text: impl Into<String>) -> PyErr {
+    PyKeyboardInterrupt::new_err(text.into())
+}
+
 /// A `CaseError` of `text`.
 pub fn refuse(text: impl Into<String>) -> PyErr {
     CaseError::new_err(text.into())

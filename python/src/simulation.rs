@@ -5,11 +5,12 @@
 
 use crate::case::NativeCase;
 use crate::dlpack::DeviceArray;
-use crate::errors::{IntoPy, refuse, stepping};
+use crate::errors::{IntoPy, interrupted, refuse, stepping};
 use crate::unsent::Unsent;
 use hydrokern::grid::Mesh;
 use hydrokern::model::{Output, Until};
 use hydrokern::run::{AnyCheckpoint, AnyState, Case, Session};
+use hydrokern::view::{Command, ViewOptions};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -136,21 +137,53 @@ impl NativeSimulation {
         self.generation.set(self.generation.get() + 1);
         let live = self.live()?;
         loop {
+            // With a live view: its lines said, a frame where one is due, and the viewers'
+            // pause held here, between steps (Ctrl-C still raises); a stop raises as Ctrl-C.
+            let mut paused = true;
+            while paused {
+                paused = false;
+                let ticked = live.with_dependent_mut(|_, s| s.view_tick(false)).map_err(stepping)?;
+                if let Some((command, notes)) = ticked {
+                    for line in notes {
+                        py.import("sys")?.getattr("stderr")?.call_method1("write", (format!("{line}\n"),))?;
+                    }
+                    match command {
+                        Command::Stop => return Err(interrupted("stopped from the live view")),
+                        Command::Pause => {
+                            let model = Unsent(&mut *live);
+                            py.detach(move || model.take().with_dependent(|_, s| s.view_wait(SLICE)));
+                            py.check_signals()?;
+                            paused = true;
+                        }
+                        Command::Run => {}
+                    }
+                }
+            }
             let model = Unsent(&mut *live);
             let clock = py.detach(move || {
                 let live = model.take();
                 live.with_dependent_mut(|_, s| {
-                    let deadline = Some(Instant::now() + SLICE);
+                    let slice = Instant::now() + SLICE;
+                    let deadline = Some(s.view_due().map_or(slice, |d| d.min(slice)));
                     s.advance(Until { t: until, steps: steps.unwrap_or(u64::MAX), deadline })
                 })
             });
             let clock = clock.map_err(stepping)?;
             if clock.t >= until || steps.is_some_and(|n| clock.steps >= n) {
+                // The view shows where each advance stops.
+                live.with_dependent_mut(|_, s| s.view_tick(true)).map_err(stepping)?;
                 return Ok(clock.t);
             }
             // Ctrl-C raises here, between steps: the model stays whole and can go on.
             py.check_signals()?;
         }
+    }
+
+    /// Serve the live view of this simulation on localhost (`port` 0: a free one), starting
+    /// paused with `paused` (the next advance waits for a viewer to resume it); its address.
+    fn view(&mut self, port: u16, paused: bool) -> PyResult<String> {
+        let live = self.live()?;
+        live.with_dependent_mut(|_, s| s.view(ViewOptions { port, paused })).py()
     }
 
     /// The state now: a list of (name, long name, units, array) in the precision of the run.
@@ -264,6 +297,9 @@ impl NativeSimulation {
             return Err(refuse(format!(
                 "{n} array(s) exported from this simulation by DLPack still read its GPU memory: delete them before closing"
             )));
+        }
+        if let Some(live) = &mut self.live {
+            live.with_dependent_mut(|_, s| s.view_end("closed"));
         }
         self.live = None;
         Ok(())

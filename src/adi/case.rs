@@ -646,6 +646,17 @@ impl Simulation for AdiCase {
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
         pictures::write(&self.setup, &self.grid, self.ranges, self.times.t_end, state, album, dir)
     }
+
+    /// ζ and h as the pictures draw them, dry cells as land.
+    fn view_layers(&self, sampled: &State<f64>, _cells: &[usize]) -> Option<Vec<crate::view::Layer>> {
+        let (zeta, h) = (sampled.field("zeta")?, sampled.field("h")?);
+        let dry = pictures::dry_cells(&self.setup, &h.data);
+        let [zeta_map, depth_map] = pictures::maps(self.ranges);
+        Some(vec![
+            crate::view::Layer { name: "zeta", opts: zeta_map, values: zeta.data.clone(), dry: Some(dry.clone()) },
+            crate::view::Layer { name: "h", opts: depth_map, values: h.data.clone(), dry: Some(dry) },
+        ])
+    }
 }
 
 impl Case for AdiCase {

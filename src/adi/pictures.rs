@@ -50,6 +50,24 @@ impl Ranges {
     }
 }
 
+/// How ζ (diverging, ± the run's range) and the total depth h (0 to the initial largest) are
+/// drawn, in the pictures and the live view.
+pub fn maps(ranges: Ranges) -> [MapOptions; 2] {
+    let r = ranges.zeta;
+    let mut zeta = MapOptions::new("surface elevation", "ζ [m]");
+    zeta.range = Some((-r, r));
+    zeta.colormap = Colormap::diverging();
+    let mut depth = MapOptions::new("total depth h = d + ζ", "h [m]");
+    depth.range = Some((0.0, ranges.h_max.max(1e-12)));
+    [zeta, depth]
+}
+
+/// Cells no deeper than the drying depth, drawn as land.
+pub fn dry_cells(s: &Setup, h: &[f64]) -> Vec<bool> {
+    let dry_below = s.drying.map_or(f64::NEG_INFINITY, |(d, _)| d);
+    h.iter().map(|&h| h <= dry_below).collect()
+}
+
 /// `zeta_t<time>.png`, `h_t<time>.png` (over the hillshaded bed, dry cells as land),
 /// `centreline.png` and a frame of `zeta.gif`; `t_end` is the run's end, the end of the colour
 /// scale of time in the profile plot.
@@ -70,18 +88,15 @@ pub fn write<T: Real>(
     let hv: Vec<f64> = h.data.iter().map(|v| v.to_f64()).collect();
     // The bed lies at −d; cells no deeper than the drying depth are land.
     let bed: Vec<f64> = s.depth.iter().map(|d| -d).collect();
-    let dry_below = s.drying.map_or(f64::NEG_INFINITY, |(d, _)| d);
-    let dry: Vec<bool> = hv.iter().map(|&h| h <= dry_below).collect();
+    let dry = dry_cells(s, &hv);
     let ground = Ground { bed: &bed, dry: &dry };
-    let r = ranges.zeta;
-    let mut map = MapOptions::new(format!("surface elevation, t = {t} s ({size})"), "ζ [m]").in_metres(g.edges());
-    map.range = Some((-r, r));
-    map.colormap = Colormap::diverging();
+    let [zeta_map, depth_map] = maps(ranges);
+    let map = MapOptions { title: format!("surface elevation, t = {t} s ({size})"), ..zeta_map.in_metres(g.edges()) };
     let pic = render_map(&z, g.nx, g.ny, &map, Some(&ground))?;
     dir.write(&format!("zeta_t{t}.png"), |p| pic.write_png(p))?;
     album.animations.push("zeta.gif", pic);
-    let mut map = MapOptions::new(format!("total depth h = d + ζ, t = {t} s ({size})"), "h [m]").in_metres(g.edges());
-    map.range = Some((0.0, ranges.h_max.max(1e-12)));
+    let map =
+        MapOptions { title: format!("total depth h = d + ζ, t = {t} s ({size})"), ..depth_map.in_metres(g.edges()) };
     let pic = render_map(&hv, g.nx, g.ny, &map, Some(&ground))?;
     dir.write(&format!("h_t{t}.png"), |p| pic.write_png(p))?;
     // The centre line (the middle row): ζ at every snapshot so far, the initial ζ dashed, and

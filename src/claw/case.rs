@@ -458,6 +458,15 @@ impl Simulation for ClawCase {
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
         pictures::write(&self.mesh, state, self.range, album, dir)
     }
+
+    /// The first field, as the pictures draw it (a depth's dry cells as land).
+    fn view_layers(&self, sampled: &State<f64>, _cells: &[usize]) -> Option<Vec<crate::view::Layer>> {
+        let f = sampled.fields.first()?;
+        let mut opts = pictures::map_options(f.name, f.units, self.range);
+        opts.title = f.long_name.to_string();
+        let dry = (f.name == "h").then(|| f.data.iter().map(|&h| h <= pictures::DRY_DEPTH).collect());
+        Some(vec![crate::view::Layer { name: f.name, opts, values: f.data.clone(), dry }])
+    }
 }
 
 impl Case for ClawCase {

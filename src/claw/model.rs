@@ -9,9 +9,11 @@ use super::gpu::GpuClaw2;
 use super::shapes::{SweepShapes, label};
 use super::slab::{Across, DeviceCut};
 use super::stepper::Planes;
+use crate::model::Later;
 use crate::model::{Checkpoint, Clock, DeviceView, Halt, Model, Output, State, Until};
 use crate::products::{CpuProducts, DEPTH_FIELDS, Fields, GpuProducts, LEVEL_DEPTH_FLAT, Products, Spec, View};
 use crate::runtime::{Backend, Gpu};
+use crate::view::{GpuSampler, sample_views};
 use crate::{GpuReal, Real, Result};
 use kernels::claw::{Kernels, Kernels3};
 use kernels::grid::Layout2;
@@ -153,6 +155,8 @@ pub struct ClawModel<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M
     /// checkpoints (`ranks::Decomposed`).
     across: Option<Across>,
     halt: Option<Halt>,
+    /// The live view's gather on the GPU, set up with its first frame.
+    sampler: Option<GpuSampler<T>>,
     _real: std::marker::PhantomData<T>,
 }
 
@@ -219,7 +223,7 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
 
 impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> ClawModel<T, C, G, M> {
     fn with(on: On<T, C, G>, fields: [&'static str; M], dims: Vec<usize>) -> Self {
-        ClawModel { on, fields, dims, across: None, halt: None, _real: std::marker::PhantomData }
+        ClawModel { on, fields, dims, across: None, halt: None, sampler: None, _real: std::marker::PhantomData }
     }
 
     /// Keep the gauges and maps of `spec` (at the interior cells `cells`, from [`Spec::cells`])
@@ -372,6 +376,21 @@ impl<T: GpuReal, C: Reference<T, M>, G: DeviceRun<T, M>, const M: usize> Model<T
             }
         }
         Ok(self.clock())
+    }
+
+    /// On the GPU: the state fields gathered at `cells` on the device (its device views are
+    /// the state's fields); on the CPU the state, indexed.
+    fn sample(&mut self, cells: &[usize]) -> Result<State<T>> {
+        self.sample_later(cells)?.wait()
+    }
+
+    /// On the GPU, the gather's download comes on a second stream while the model steps on.
+    fn sample_later(&mut self, cells: &[usize]) -> Result<Later<T>> {
+        let (views, clock) = (self.device_views()?, self.clock());
+        match &self.on {
+            On::Gpu(gpu, _) => sample_views(&mut self.sampler, gpu, views, cells, clock),
+            On::Cpu(..) => Ok(Later::now(self.state()?.at(cells)?)),
+        }
     }
 
     /// On the GPU: each state field as a plane of the current state buffer.

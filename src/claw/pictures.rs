@@ -34,7 +34,18 @@ pub fn colour_range(mesh: &Mesh, name: &str, v: &[f64]) -> (f64, f64) {
 }
 
 /// Depths at most this (m) are drawn as dry land, as the shallow-water solver `kp` draws them.
-const DRY_DEPTH: f64 = 1e-3;
+pub const DRY_DEPTH: f64 = 1e-3;
+
+/// How a field `name` is drawn over `range` (the live view's map too): diverging colours for a
+/// pressure or velocity, viridis for the rest.
+pub fn map_options(name: &str, units: &str, range: (f64, f64)) -> MapOptions {
+    let mut map = MapOptions::new(name, format!("{name} [{units}]"));
+    map.range = Some(range);
+    if matches!(name, "p" | "u" | "v" | "w") {
+        map.colormap = Colormap::diverging();
+    }
+    map
+}
 
 /// Writes the snapshot's pictures: `<field>_t<time>.png` and a frame of `<field>.gif` in 2D;
 /// `<field>_xy_t<time>.png`, `<field>_xz_…` and `<field>_yz_…` and a frame of `<field>_xy.gif`
@@ -49,14 +60,7 @@ pub fn write<T: Real>(
     let Some(f) = state.fields.first() else { return Ok(()) };
     let v: Vec<f64> = f.data.iter().map(|x| x.to_f64()).collect();
     let t = time_tag(state.clock.t);
-    let options = |title: String| {
-        let mut map = MapOptions::new(title, format!("{} [{}]", f.name, f.units));
-        map.range = Some(range);
-        if matches!(f.name, "p" | "u" | "v" | "w") {
-            map.colormap = Colormap::diverging();
-        }
-        map
-    };
+    let options = |title: String| MapOptions { title, ..map_options(f.name, f.units, range) };
     match mesh {
         Mesh::Plane(g) => {
             let (lx, ly) = g.extent();

@@ -1065,6 +1065,22 @@ impl Simulation for KpCase {
         Some(&self.still.get_or_init(|| super::pictures::Still::of(&self.problem)).bed)
     }
 
+    fn balance<T: Real>(&self, state: &State<T>) -> Option<(&'static str, f64)> {
+        if let Some(a) = self.account(state) {
+            return Some(("water account's residual, relative", a.relative()));
+        }
+        let (_, change, _) = self.volume_change(state)?;
+        Some(("volume's change, relative", change))
+    }
+
+    fn view_layers(&self, sampled: &State<f64>, cells: &[usize]) -> Option<Vec<crate::view::Layer>> {
+        let still = self.still.get_or_init(|| super::pictures::Still::of(&self.problem));
+        let (h, hu, hv) = (sampled.field("h")?, sampled.field("hu")?, sampled.field("hv")?);
+        let bed: Vec<f64> = cells.iter().map(|&c| still.bed[c]).collect();
+        let (dry, maps) = super::pictures::maps(&still.ranges, &bed, h.data.clone(), &hu.data, &hv.data);
+        Some(maps.into_iter().map(|layer| crate::view::Layer { dry: Some(dry.clone()), ..layer }).collect())
+    }
+
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
         let still = self.still.get_or_init(|| super::pictures::Still::of(&self.problem));
         super::pictures::write(&self.problem, still, &self.grid, self.times.t_end, state, album, dir)

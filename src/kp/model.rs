@@ -14,6 +14,7 @@ use crate::model::{
 use crate::products::{CpuProducts, Fields, GpuProducts, Products, Sites, Spec};
 use crate::ranks::Halo;
 use crate::runtime::{Backend, Gpu, Snapshots, Timer};
+use crate::view::GpuSampler;
 use crate::{Error, GpuReal, Real, Result};
 use kernels::Level;
 use rayon::prelude::*;
@@ -70,6 +71,10 @@ pub struct KpModel<'p, T: GpuReal> {
     segments: Segments,
     /// The interior cell-centre bed, taken from the backend with the first state.
     bed: Option<Arc<Vec<T>>>,
+    /// The live view's gather on the GPU, set up with its first frame, and the bed at its
+    /// cells (the cells, and their beds: a frame's cells stay the same for a run).
+    sampler: Option<GpuSampler<T>>,
+    sampled_bed: Option<(Vec<usize>, Arc<Vec<T>>)>,
 }
 
 enum On<T: GpuReal> {
@@ -156,7 +161,13 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
 
     /// The model of the whole grid of `problem` on `on`.
     fn whole(problem: &'p Problem, on: On<T>) -> Self {
-        KpModel { problem: Cow::Borrowed(problem), slab: false, on, segments: Segments::of(problem), bed: None }
+        Self::of(Cow::Borrowed(problem), false, on, problem)
+    }
+
+    /// The model of `problem` (a slab's, with `slab`) running `on`, the water account's
+    /// segments those of the `whole` grid.
+    fn of(problem: Cow<'p, Problem>, slab: bool, on: On<T>, whole: &Problem) -> Self {
+        KpModel { problem, slab, on, segments: Segments::of(whole), bed: None, sampler: None, sampled_bed: None }
     }
 
     /// The mixed precision (docs/f32-conservation.md, "Mixed precision for shallow water") on the
@@ -196,7 +207,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
             }
             Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::slab(&problem, start, None, halo)?), None),
         };
-        Ok(KpModel { problem: Cow::Owned(problem), slab: true, on, segments: Segments::of(whole), bed: None })
+        Ok(Self::of(Cow::Owned(problem), true, on, whole))
     }
 
     /// [`slab`](Self::slab) in the mixed precision ([`mixed`](Self::mixed)), on the CPU
@@ -214,7 +225,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         let problem = whole.slab(slab.rows.clone())?;
         let (start, state) = super::mixed::slab_start(whole, whole.start::<f32>(launch.block)?, &slab)?;
         let on = On::Mixed(Box::new(CpuKp::slab(&problem, start, Some(state), halo)?), None);
-        Ok(KpModel { problem: Cow::Owned(problem), slab: true, on, segments: Segments::of(whole), bed: None })
+        Ok(Self::of(Cow::Owned(problem), true, on, whole))
     }
 
     /// Keep the gauges, lines and maps of `spec` (sampled at `sites`, from [`Spec::sites`],
@@ -526,18 +537,48 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         Ok(c)
     }
 
+    fn sample(&mut self, cells: &[usize]) -> Result<State<T>> {
+        self.sample_later(cells)?.wait()
+    }
+
+    /// On the GPU (f32 or f64, not mixed): w and the momenta gathered at `cells` on the device
+    /// behind the queued steps and brought over on a second stream, the depth formed on the
+    /// host from them and the bed, as `state` does (on the compensated f32 path without w's low
+    /// part: within half an ulp of the surface, which a view's half floats do not resolve).
+    /// Elsewhere the state, indexed.
+    fn sample_later(&mut self, cells: &[usize]) -> Result<Later<T>> {
+        if !matches!(self.on, On::Gpu(_)) {
+            return Ok(Later::now(self.state()?.at(cells)?));
+        }
+        let clock = self.clock();
+        if self.sampled_bed.as_ref().is_none_or(|(at, _)| at[..] != cells[..]) {
+            let bed = self.bed()?;
+            let beds = cells.iter().map(|&c| bed.get(c).copied()).collect::<Option<Vec<T>>>();
+            let beds = beds.ok_or_else(|| Error::invalid("kp: the view asked for a cell outside the grid"))?;
+            self.sampled_bed = Some((cells.to_vec(), Arc::new(beds)));
+        }
+        let beds = self.sampled_bed.as_ref().map(|(_, b)| b.clone()).unwrap_or_default();
+        let On::Gpu(run) = &self.on else { return Err(Error::invalid("kp: the GPU's model is gone")) };
+        let sampler = match &mut self.sampler {
+            Some(s) => s,
+            None => self.sampler.insert(GpuSampler::new(&run.gpu)?),
+        };
+        // The state's buffers stay where they are from step to step: their views need no wait.
+        let pending = sampler.sample_later(&run.gpu, &state_views(run), cells)?;
+        let n = cells.len();
+        Ok(Later::of(move || {
+            let [w, hu, hv] = pending.read(|q| [0, 1, 2].map(|k| q[0][k * n..(k + 1) * n].to_vec()))?;
+            Ok(state_of((1, n), clock, &beds, [w, hu, hv], None, Vec::new()))
+        }))
+    }
+
     /// On the GPU (f32 or f64, not mixed): the surface w and the momenta as they lie in its
     /// padded fields (w, not the depth: h = w − B is the host's arithmetic). On the compensated
     /// f32 path w's low part stays apart: w is within half an ulp of the surface.
     fn device_views(&mut self) -> Result<Vec<DeviceView>> {
         let On::Gpu(run) = &self.on else { return Ok(Vec::new()) };
         run.gpu.synchronize()?;
-        let names = [
-            ("w", "water surface elevation", "m"),
-            ("hu", "x-momentum (discharge per unit width)", "m²/s"),
-            ("hv", "y-momentum (discharge per unit width)", "m²/s"),
-        ];
-        Ok(run.model.state_fields().iter().zip(names).map(|(f, names)| f.view(&run.gpu, names)).collect())
+        Ok(state_views(run))
     }
 }
 
@@ -868,6 +909,16 @@ impl<T: GpuReal> KpModel<'_, T> {
         }
         Ok(self.bed.clone().unwrap_or_default())
     }
+}
+
+/// Where a GPU run's w, hu and hv lie (valid once the work queued on them is done).
+fn state_views<T: GpuReal>(run: &GpuRun<T>) -> Vec<DeviceView> {
+    let names = [
+        ("w", "water surface elevation", "m"),
+        ("hu", "x-momentum (discharge per unit width)", "m²/s"),
+        ("hv", "y-momentum (discharge per unit width)", "m²/s"),
+    ];
+    run.model.state_fields().iter().zip(names).map(|(f, names)| f.view(&run.gpu, names)).collect()
 }
 
 /// The state of the interiors of (w, hu, hv) and w's low part (compensated): depth h = w − bed,

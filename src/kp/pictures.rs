@@ -12,6 +12,7 @@ use crate::output::png::{
     Ground, MapOptions, Picture, PlotOptions, Profiles, Scale, Series, render_map, write_profiles_png,
 };
 use crate::run::{Album, RunDir, time_tag};
+use crate::view::Layer;
 use crate::{Real, Result};
 use rayon::prelude::*;
 
@@ -76,6 +77,33 @@ impl Still {
     }
 }
 
+/// The maps of a state, as both the snapshot pictures and the live view draw them: depth (on a
+/// square-root scale), surface and speed over the run's `ranges`, from the depth `h`, the
+/// momenta and the `bed` at the same cells; and which cells are dry (drawn as land).
+pub fn maps(ranges: &Ranges, bed: &[f64], h: Vec<f64>, hu: &[f64], hv: &[f64]) -> (Vec<bool>, [Layer; 3]) {
+    let dry: Vec<bool> = h.par_iter().map(|&d| d <= DRY_DEPTH).collect();
+    let surface: Vec<f64> = h.par_iter().zip(bed).map(|(d, b)| d + b).collect();
+    let speed: Vec<f64> =
+        (0..h.len()).into_par_iter().map(|k| if dry[k] { 0.0 } else { hu[k].hypot(hv[k]) / h[k] }).collect();
+    let map = |what: &str, label: &str, range| {
+        let mut m = MapOptions::new(what, label);
+        m.range = Some(range);
+        m
+    };
+    let depth = MapOptions { scale: Scale::Sqrt, ..map("water depth", "h [m]", ranges.depth) };
+    let maps = [
+        Layer { name: "depth", opts: depth, values: h, dry: None },
+        Layer {
+            name: "surface",
+            opts: map("water surface elevation", "η = b + h [m]", ranges.surface),
+            values: surface,
+            dry: None,
+        },
+        Layer { name: "speed", opts: map("flow speed", "|u| [m/s]", ranges.speed), values: speed, dry: None },
+    ];
+    (dry, maps)
+}
+
 /// `depth_t<time>.png`, `surface_t<time>.png`, `speed_t<time>.png`, `centreline.png`, and a
 /// frame of `depth.gif`.
 #[allow(clippy::too_many_arguments)]
@@ -95,34 +123,26 @@ pub fn write<T: Real>(
     let f64s = |v: &[T]| v.par_iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
     let (h, hu, hv) = (f64s(&h.data), f64s(&hu.data), f64s(&hv.data));
     let (bed, ranges) = (&still.bed, still.ranges);
-    let dry: Vec<bool> = h.par_iter().map(|&d| d <= DRY_DEPTH).collect();
+    let (dry, maps) = maps(&ranges, bed, h, &hu, &hv);
     let ground = Ground { bed, dry: &dry };
     let t = time_tag(state.clock.t);
     let (lx, ly) = g.extent();
     let size = format!("{lx} m × {ly} m, {}×{} cells", g.nx, g.ny);
-    let map = |what: &str, label: &str, range| {
-        let mut m = MapOptions::new(format!("{what}, t = {t} s ({size})"), label).in_metres(g.edges());
-        m.range = Some(range);
-        m
+    let titled = |opts: &MapOptions| MapOptions {
+        title: format!("{}, t = {t} s ({size})", opts.title),
+        ..opts.clone().in_metres(g.edges())
     };
-
-    let surface: Vec<f64> = h.par_iter().zip(bed).map(|(d, b)| d + b).collect();
-    let speed: Vec<f64> =
-        (0..h.len()).into_par_iter().map(|k| if dry[k] { 0.0 } else { hu[k].hypot(hv[k]) / h[k] }).collect();
-    let maps = [
-        (format!("depth_t{t}.png"), &h, MapOptions { scale: Scale::Sqrt, ..map("water depth", "h [m]", ranges.depth) }),
-        (format!("surface_t{t}.png"), &surface, map("water surface elevation", "η = b + h [m]", ranges.surface)),
-        (format!("speed_t{t}.png"), &speed, map("flow speed", "|u| [m/s]", ranges.speed)),
-    ];
     // The three maps drawn side by side: at 4096² one takes most of a second on one core, and
     // the run's writer draws them while the model steps.
     let mut pictures: Vec<Picture> = maps
         .par_iter()
-        .map(|(_, field, opts)| render_map(field, g.nx, g.ny, opts, Some(&ground)))
+        .map(|layer| render_map(&layer.values, g.nx, g.ny, &titled(&layer.opts), Some(&ground)))
         .collect::<Result<_>>()?;
-    let files: Vec<(String, &Picture)> = maps.iter().map(|(name, _, _)| name.clone()).zip(&pictures).collect();
+    let files: Vec<(String, &Picture)> =
+        maps.iter().map(|layer| format!("{}_t{t}.png", layer.name)).zip(&pictures).collect();
     dir.write_each(&files, |path, picture| picture.write_png(path))?;
     album.animations.push("depth.gif", pictures.swap_remove(0));
+    let h = &maps[0].values;
 
     // The centre line (the middle row): the surface at every snapshot so far, over the bed,
     // with the initial surface dashed; on dry cells the surface is the bed's.

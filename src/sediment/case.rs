@@ -448,6 +448,21 @@ impl Simulation for SedimentCase {
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
         super::pictures::write(&self.problem, &self.grid, self.duration(), state, album, dir)
     }
+
+    /// The basin height, the deposit and the sand fraction, as the pictures draw them (the
+    /// height without the pictures' hillshade of itself).
+    fn view_layers(&self, sampled: &State<f64>, cells: &[usize]) -> Option<Vec<crate::view::Layer>> {
+        let (h, s) = (sampled.field("h")?, sampled.field("s")?);
+        let h0 = self.problem.h.interior();
+        let deposit = h.data.iter().zip(cells).map(|(v, &c)| v - h0[c]).collect();
+        let [h_map, d_map, s_map] = super::pictures::maps(&self.problem, self.duration());
+        let layer = |name, opts, values| crate::view::Layer { name, opts, values, dry: None };
+        Some(vec![
+            layer("h", h_map, h.data.clone()),
+            layer("deposit", d_map, deposit),
+            layer("s", s_map, s.data.clone()),
+        ])
+    }
 }
 
 /// The basin's mass balance in a state: what it gained since the start, what the rivers

@@ -11,9 +11,11 @@ use super::gpu::{GpuSediment, Launch};
 use super::mixed::GpuMixed;
 use super::{Conductances, Problem, Scheme, Steepness, StepVariant};
 use crate::field::{Names, interior_of};
+use crate::model::Later;
 use crate::model::{Checkpoint, Clock, DeviceView, Model, Output, State, Until};
 use crate::ranks::{Comm, Halo};
 use crate::runtime::{Backend, Gpu};
+use crate::view::{GpuSampler, sample_views};
 use crate::{Error, GpuReal, Real, Result};
 use kernels::Level;
 use std::borrow::Cow;
@@ -57,6 +59,11 @@ trait Backing<T> {
     /// The state's arrays where they lie on the GPU (synchronises); none on the CPU.
     fn device_views(&self) -> Result<Vec<DeviceView>> {
         Ok(Vec::new())
+    }
+    /// The state at interior `cells`, gathered on the GPU; None where the state must be taken
+    /// whole (the CPU, and the mixed precision, whose h and s differ in precision).
+    fn sample(&mut self, _cells: &[usize], _clock: Clock) -> Result<Option<Later<T>>> {
+        Ok(None)
     }
 }
 
@@ -107,6 +114,8 @@ struct OnGpu<T: GpuReal> {
     model: GpuSediment<T>,
     variant: StepVariant,
     halo: Option<Halo>,
+    /// The live view's gather, set up with its first frame.
+    sampler: Option<GpuSampler<T>>,
 }
 
 impl<T: GpuReal> Backing<T> for OnGpu<T> {
@@ -131,14 +140,27 @@ impl<T: GpuReal> Backing<T> for OnGpu<T> {
     fn describe(&self) -> String {
         format!("GPU, variant {}", self.variant.name())
     }
+    /// h (its two parts added as the state adds them) and s, gathered on the device behind
+    /// the queued steps (the host tracks which buffers hold them: no wait).
+    fn sample(&mut self, cells: &[usize], clock: Clock) -> Result<Option<Later<T>>> {
+        let views = self.views();
+        sample_views(&mut self.sampler, &self.gpu, views, cells, clock).map(Some)
+    }
     fn device_views(&self) -> Result<Vec<DeviceView>> {
         self.gpu.synchronize()?;
+        Ok(self.views())
+    }
+}
+
+impl<T: GpuReal> OnGpu<T> {
+    /// Where h (or its two parts) and s lie, once the work queued on them is done.
+    fn views(&self) -> Vec<DeviceView> {
         let (h, s, low) = self.model.state_fields();
         let g = &self.gpu;
-        Ok(match low {
+        match low {
             None => vec![h.view(g, H), s.view(g, S)],
             Some(low) => vec![h.view(g, H_HIGH), low.view(g, H_LOW), s.view(g, S)],
-        })
+        }
     }
 }
 
@@ -237,6 +259,7 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
                 model: GpuSediment::new(gpu, problem, dt, launch)?,
                 variant,
                 halo: None,
+                sampler: None,
             }),
             Backend::Cpu { .. } => Box::new(OnCpu::<T, T>(CpuSediment::new(problem, dt)?, None)),
         };
@@ -285,6 +308,7 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
                 model: GpuSediment::slab(gpu, &problem, dt, launch, Some(&halo))?,
                 variant,
                 halo: Some(halo),
+                sampler: None,
             }),
             (Backend::Cpu { .. }, true) => {
                 Box::new(OnCpu::<f32, f64>(CpuSediment::slab(&problem, dt, Some(&halo))?, Some(halo)))
@@ -393,6 +417,24 @@ impl<T: GpuReal> Model<T> for SedimentModel<'_, T> {
 
     /// h (on the compensated path, high + low rounded once: the nearest value of `T` to the
     /// pair) and s.
+    fn sample(&mut self, cells: &[usize]) -> Result<State<T>> {
+        self.sample_later(cells)?.wait()
+    }
+
+    fn sample_later(&mut self, cells: &[usize]) -> Result<Later<T>> {
+        match self.backing.sample(cells, self.clock)? {
+            Some(later) => Ok(Later::of(move || {
+                let mut state = later.wait()?;
+                // Named and described as the state's fields are (the views name h's parts).
+                for f in &mut state.fields {
+                    (f.name, f.long_name, f.units) = if f.name == H.0 { H } else { S };
+                }
+                Ok(state)
+            })),
+            None => Ok(Later::now(self.state()?.at(cells)?)),
+        }
+    }
+
     fn state(&mut self) -> Result<State<T>> {
         let (mut h, s) = self.backing.fields()?;
         if let Some(low) = self.backing.low()? {

@@ -41,6 +41,24 @@ pub fn deposit_scale(p: &Problem, t_run: f64) -> f64 {
     if r > 0.0 && r.is_finite() { r } else { 1.0 }
 }
 
+/// How the basin height (the initial basin's range raised by the deposit that may be laid on
+/// it), the deposit h − h₀ (diverging, ± [`deposit_scale`]) and the sand fraction (0 to 1) are
+/// drawn, in the pictures and the live view; `t_run` is the run's length in years.
+pub fn maps(p: &Problem, t_run: f64) -> [MapOptions; 3] {
+    let h0 = p.h.interior();
+    let r = deposit_scale(p, t_run);
+    let (lo, hi) = h0.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+    let mut h_map = MapOptions::new("basin height", "h [m]");
+    h_map.range = Some((lo, hi + r));
+    let mut d_map = MapOptions::new("deposition (red) and erosion (blue) since t = 0", "h − h₀ [m]");
+    d_map.colormap = Colormap::diverging();
+    d_map.range = Some((-r, r));
+    let mut s_map = MapOptions::new("sand fraction", "s (sand)");
+    s_map.colormap = Colormap::diverging();
+    s_map.range = Some((0.0, 1.0));
+    [h_map, d_map, s_map]
+}
+
 /// `h_t<time>.png`, `deposit_t<time>.png`, `s_t<time>.png` and a frame of `deposit.gif`; `t_run`
 /// is the run's length in years.
 pub fn write<T: Real>(
@@ -59,27 +77,19 @@ pub fn write<T: Real>(
     let km = g.nx as f64 * g.dx / 1000.0;
     let edges = g.edges();
     let h0 = p.h.interior();
-    let r = deposit_scale(p, t_run);
-    // Height: the initial basin's range, raised by the deposit that may be laid on it.
-    let (lo, hi) = h0.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
-    let mut h_map = MapOptions::new(format!("basin height, {when} ({km:.1} km across)"), "h [m]").in_metres(edges);
-    h_map.range = Some((lo, hi + r));
+    let [h_map, d_map, s_map] = maps(p, t_run);
+    let h_map = MapOptions { title: format!("basin height, {when} ({km:.1} km across)"), ..h_map.in_metres(edges) };
     let all_wet = vec![false; hv.len()];
     let ground = Ground { bed: &hv, dry: &all_wet };
     let pic = render_map(&hv, g.nx, g.ny, &h_map, Some(&ground))?;
     dir.write(&format!("h_t{t}.png"), |path| pic.write_png(path))?;
     // What was laid down (or eroded): h − h₀ shows the deposit the regional slope hides in h.
     let deposit: Vec<f64> = hv.iter().zip(&h0).map(|(a, b)| a - b).collect();
-    let mut d_map = MapOptions::new(format!("deposition (red) and erosion (blue) since t = 0, {when}"), "h − h₀ [m]")
-        .in_metres(edges);
-    d_map.colormap = Colormap::diverging();
-    d_map.range = Some((-r, r));
+    let d_map = MapOptions { title: format!("{}, {when}", d_map.title), ..d_map.in_metres(edges) };
     let pic = render_map(&deposit, g.nx, g.ny, &d_map, None)?;
     dir.write(&format!("deposit_t{t}.png"), |path| pic.write_png(path))?;
     album.animations.push("deposit.gif", pic);
-    let mut s_map = MapOptions::new(format!("sand fraction, {when}"), "s (sand)").in_metres(edges);
-    s_map.colormap = Colormap::diverging();
-    s_map.range = Some((0.0, 1.0));
+    let s_map = MapOptions { title: format!("sand fraction, {when}"), ..s_map.in_metres(edges) };
     let pic = render_map(&sv, g.nx, g.ny, &s_map, None)?;
     dir.write(&format!("s_t{t}.png"), |path| pic.write_png(path))
 }

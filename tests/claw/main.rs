@@ -16,3 +16,4 @@ mod ranks;
 mod riemann;
 mod three_d;
 mod tuning;
+mod view;

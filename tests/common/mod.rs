@@ -183,3 +183,31 @@ impl From<Mismatch> for TestCaseError {
         TestCaseError::fail(m.0)
     }
 }
+
+/// A model's live-view frames ([`hydrokern::model::Model::sample`]) after each of `rounds`
+/// advances of `steps` steps are its state at random cells, bit for bit, the clock included.
+pub fn frames_are_the_state<T: hydrokern::GpuReal>(m: &mut dyn hydrokern::model::Model<T>, rounds: u64, steps: u64) {
+    let mut rng = hydrokern::Rng::new(11);
+    for round in 1..=rounds {
+        let until = hydrokern::model::Until { t: f64::INFINITY, steps: round * steps, deadline: None };
+        m.advance(until).unwrap();
+        let state = m.state().unwrap();
+        let n = state.fields[0].data.len();
+        let cells: Vec<usize> = (0..(1 + 257 * round as usize)).map(|_| (rng.unit() * n as f64) as usize % n).collect();
+        let got = m.sample(&cells).unwrap();
+        let want = state.at(&cells).unwrap();
+        assert_eq!(got.clock, want.clock);
+        let names = |s: &hydrokern::model::State<T>| s.fields.iter().map(|f| f.name).collect::<Vec<_>>();
+        assert_eq!(names(&got), names(&want));
+        for (g, w) in got.fields.iter().zip(&want.fields) {
+            for (k, (a, b)) in g.data.iter().zip(&w.data).enumerate() {
+                assert!(
+                    a.to_f64().to_bits() == b.to_f64().to_bits(),
+                    "{} at cell {}: {a:?} vs {b:?}",
+                    g.name,
+                    cells[k]
+                );
+            }
+        }
+    }
+}

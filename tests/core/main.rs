@@ -15,3 +15,4 @@ mod registry;
 mod skeleton;
 mod transpose;
 mod tune;
+mod view;

@@ -31,6 +31,7 @@ mod ranks;
 mod schemes;
 mod tuning;
 mod validation;
+mod view;
 mod wetdry;
 
 use hydrokern::Real;

@@ -11,3 +11,4 @@ mod mixed;
 mod ranks;
 mod reference_and_gpu;
 mod tuning;
+mod view;

@@ -134,6 +134,9 @@ pub struct OutputSection {
     /// Depth (m) above which water has arrived in a cell.
     #[serde(default = "arrival_depth")]
     pub arrival_depth: f64,
+    /// Serve the live view on this port of localhost while the run goes (0: a free port the
+    /// system picks; `--view` on the command line wins). Never changes the simulation.
+    pub view: Option<u16>,
 }
 
 fn one() -> u64 {
@@ -156,6 +159,7 @@ impl Default for OutputSection {
             maxima: false,
             arrival_depth: products::ARRIVAL_DEPTH,
             checkpoint_every: None,
+            view: None,
         }
     }
 }

@@ -80,6 +80,9 @@ pub struct RunOptions {
     /// Stop a time-dependent run at the next step boundary on SIGINT or SIGTERM, with its
     /// outputs whole ([`interrupt`]), instead of dying at once.
     pub catch_signals: bool,
+    /// Serve the live view while the run goes (`--view`; docs/view.md); the case's
+    /// `output.view` port where this is None.
+    pub view: Option<crate::view::ViewOptions>,
 }
 
 /// What a finished run hands back: where it wrote, and the norms of its final fields.

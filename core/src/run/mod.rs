@@ -8,6 +8,7 @@ pub mod checkpoint;
 mod console;
 mod dir;
 pub mod interrupt;
+mod live;
 mod netcdf;
 mod norms;
 pub mod plan;

@@ -5,6 +5,7 @@
 //! refused with the step, the time and the cell.
 
 use super::checkpoint::{self, Meta, Restart};
+use super::live::{Drawer, Served};
 use super::snapshot::first_non_finite;
 use super::stepping::{AnyCheckpoint, AnyState, Diagnostics, Session, Steppable};
 use super::{Case, Simulation, plan, time_tag};
@@ -12,8 +13,10 @@ use crate::case::Times;
 use crate::grid::Mesh;
 use crate::model::{Checkpoint, Clock, DeviceView, Model, State, Until};
 use crate::runtime::Backend;
+use crate::view::{Command, ViewOptions};
 use crate::{Error, GpuReal, Precision, Result};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 impl<S: Simulation> Steppable for S {
     fn times(&self) -> &Times {
@@ -35,12 +38,20 @@ impl<S: Simulation> Steppable for S {
         }
         let kind = checkpoint::backend_kind(&backend);
         Ok(match precision {
-            Precision::F32 => {
-                Box::new(Open::<S, f32> { model: self.build::<f32>(&backend)?, sim: self, backend: kind, halted: None })
-            }
-            Precision::F64 | Precision::Mixed => {
-                Box::new(Open::<S, f64> { model: self.build::<f64>(&backend)?, sim: self, backend: kind, halted: None })
-            }
+            Precision::F32 => Box::new(Open::<S, f32> {
+                model: self.build::<f32>(&backend)?,
+                sim: self,
+                backend: kind,
+                halted: None,
+                view: None,
+            }),
+            Precision::F64 | Precision::Mixed => Box::new(Open::<S, f64> {
+                model: self.build::<f64>(&backend)?,
+                sim: self,
+                backend: kind,
+                halted: None,
+                view: None,
+            }),
         })
     }
 }
@@ -52,6 +63,9 @@ struct Open<'a, S: Simulation, T: GpuReal> {
     backend: &'static str,
     model: Box<dyn Model<T> + 'a>,
     halted: Option<String>,
+    /// Its live view, once asked for: the server's side, what draws the frames, and when the
+    /// next is due.
+    view: Option<(Served, Drawer<'a, S>, Instant)>,
 }
 
 /// How each precision's states and checkpoints travel as [`AnyState`] and [`AnyCheckpoint`].
@@ -180,5 +194,47 @@ impl<S: Simulation, T: Wrap> Session for Open<'_, S, T> {
     fn device_views(&mut self) -> Result<Vec<DeviceView>> {
         self.refuse_if_halted()?;
         self.model.device_views()
+    }
+
+    fn view(&mut self, opts: ViewOptions) -> Result<String> {
+        if let Some((served, ..)) = &self.view {
+            return Err(Error::invalid(format!("the simulation is served already, at {}", served.url())));
+        }
+        let served = Served::start(self.sim, opts)?;
+        let mut drawer = Drawer::new(self.sim, served.samples.clone());
+        drawer.draw(&self.model.sample(&served.samples.cells)?, &served.hub);
+        let url = served.url();
+        self.view = Some((served, drawer, Instant::now()));
+        Ok(url)
+    }
+
+    fn view_tick(&mut self, always: bool) -> Result<Option<(Command, Vec<String>)>> {
+        let Some((served, drawer, next)) = &mut self.view else { return Ok(None) };
+        let now = Instant::now();
+        if let Some(every) = served.hub.interval().or(always.then_some(Duration::ZERO))
+            && (always || now >= *next)
+        {
+            *next = now + every;
+            drawer.draw(&self.model.sample(&served.samples.cells)?, &served.hub);
+        }
+        Ok(Some((served.hub.command(), served.hub.take_notes())))
+    }
+
+    fn view_wait(&self, poll: Duration) -> Command {
+        match &self.view {
+            Some((served, ..)) => served.hub.wait_while_paused(poll),
+            None => Command::Run,
+        }
+    }
+
+    fn view_due(&self) -> Option<Instant> {
+        let (served, _, next) = self.view.as_ref()?;
+        served.hub.interval().map(|_| *next)
+    }
+
+    fn view_end(&mut self, how: &str) {
+        if let Some((served, ..)) = self.view.take() {
+            served.finish(how);
+        }
     }
 }

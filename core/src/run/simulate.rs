@@ -7,6 +7,7 @@
 //! back: the steps, and so the results, do not depend on how often progress is printed.
 
 use super::checkpoint::{self, Meta, Restart};
+use super::live::{self, Live, Served};
 use super::netcdf::NetcdfRun;
 use super::snapshot::{Progress, blew_up, first_non_finite, write_state};
 use super::writer::{Job, QUEUE, Spent, Writer, durations};
@@ -15,6 +16,7 @@ use crate::account::{self, ACCOUNT_RECORD};
 use crate::model::{Clock, Model, State, Until};
 use crate::output::write_atomic;
 use crate::runtime::Backend;
+use crate::view::{Command, ViewOptions};
 use crate::{Error, GpuReal, Precision, Result};
 use std::sync::mpsc::SyncSender;
 use std::time::{Duration, Instant};
@@ -143,6 +145,19 @@ fn time_loop<S: Simulation, T: GpuReal>(
     }
     say(format!("  t = {} {}: {}", time_tag(t0), times.unit, sim.progress(&initial)));
     let progress = Progress { started, from: times.fraction(t0, initial.clock.steps) };
+    // The live view, where the command line or the case asks for one; a port that cannot be
+    // listened on leaves the run without it, in one line.
+    let view = opts.view.or(info.output.view.map(|port| ViewOptions { port, paused: false }));
+    let served = view.and_then(|v| match Served::start(sim, v) {
+        Ok(served) => {
+            say(format!("  live view: {}", served.url()));
+            Some(served)
+        }
+        Err(e) => {
+            say(format!("  view: {e}; the run goes on without its live view"));
+            None
+        }
+    });
     // States, checks, progress lines and files go to the writer thread; the model steps on.
     let (jobs, queue) = std::sync::mpsc::sync_channel(QUEUE);
     let (stepped, written, held) = std::thread::scope(|scope| {
@@ -156,10 +171,35 @@ fn time_loop<S: Simulation, T: GpuReal>(
             good_pool: pool,
             spent: Spent::default(),
             account,
+            hub: served.as_ref().map(|s| &*s.hub),
         };
         let writer = scope.spawn(move || writer.run(queue));
+        // The worker that draws the view's frames, beside the writer.
+        let (mut live, drawer) = match &served {
+            Some(served) => {
+                let (frames, drawn) = std::sync::mpsc::sync_channel(1);
+                let drawer = scope.spawn(move || live::work(sim, served, drawn));
+                (Some(Live::new(served, frames, &opts.console)), Some(drawer))
+            }
+            None => (None, None),
+        };
         let mut held = Held::default();
-        let stepped = step(sim, backend, model.as_mut(), restart, &jobs, &mut held, &|| writer.is_finished());
+        let gone = || writer.is_finished();
+        let stepped = step(sim, backend, model.as_mut(), restart, &jobs, &mut held, &gone, live.as_mut());
+        // The view's last frames drawn and published, then its viewers told how the run ended.
+        drop(live);
+        if let (Some(served), Some(drawer)) = (&served, drawer) {
+            let _ = drawer.join();
+            served.finish(match &stepped {
+                Ok(Stepped::Done) => "finished",
+                Ok(Stepped::Interrupted { .. }) => "stopped",
+                Ok(Stepped::OutOfSteps(..)) => "stopped at the step limit",
+                Ok(Stepped::Halted(..)) | Ok(Stepped::WriterStopped) | Err(_) => "failed",
+            });
+            for line in served.hub.take_notes() {
+                opts.console.say(line);
+            }
+        }
         // Close the queue; what the writer still has to do holds the run up as well.
         drop(jobs);
         let waited = Instant::now();
@@ -190,7 +230,7 @@ fn time_loop<S: Simulation, T: GpuReal>(
             )));
         }
         Stepped::WriterStopped => return Err(Error::invalid("the writer thread stopped without saying why")),
-        Stepped::Interrupted { clock, signal, complete, checkpoint: saved } => {
+        Stepped::Interrupted { clock, signal, by, complete, checkpoint: saved } => {
             opts.console.end_progress();
             dir.reached(clock.t, clock.steps);
             let unit = times.unit;
@@ -199,10 +239,8 @@ fn time_loop<S: Simulation, T: GpuReal>(
                 format!("; continue from the checkpoint at t = {c} {unit} with --restart {}", path.display())
             });
             let message = format!(
-                "interrupted at t = {} {unit}, step {} ({}); outputs up to t = {complete} {unit} are complete{resume}",
-                clock.t,
-                clock.steps,
-                super::interrupt::name(signal)
+                "interrupted at t = {} {unit}, step {} ({by}); outputs up to t = {complete} {unit} are complete{resume}",
+                clock.t, clock.steps
             );
             return Err(Error::Interrupted { signal, message });
         }
@@ -255,11 +293,13 @@ struct Held {
     queue: Duration,
     /// Waiting for the writer to finish after the last step.
     finishing: Duration,
+    /// Taking the live view's frames (a gather and a download of the view's size on the GPU).
+    frames: Duration,
 }
 
 impl Held {
     fn total(&self) -> Duration {
-        self.taking + self.queue + self.finishing
+        self.taking + self.queue + self.finishing + self.frames
     }
 
     /// ": 0.10 s taking states, …", the parts that took time.
@@ -268,6 +308,7 @@ impl Held {
             (self.taking, "taking states"),
             (self.queue, "waiting for the writer's queue"),
             (self.finishing, "waiting for the writer at the end"),
+            (self.frames, "taking the live view's frames"),
         ];
         let said = durations(&parts);
         if said.is_empty() { said } else { format!(": {said}") }
@@ -285,15 +326,16 @@ enum Stepped<T> {
     OutOfSteps(Clock, State<T>),
     /// The writer ended early: its result says why.
     WriterStopped,
-    /// A signal asked the run to stop (SIGINT, SIGTERM): where it stopped, the last time whose
-    /// outputs were handed to the writer (a snapshot's, or the start), and the last checkpoint
-    /// time of this run.
-    Interrupted { clock: Clock, signal: i32, complete: f64, checkpoint: Option<f64> },
+    /// A signal asked the run to stop (SIGINT, SIGTERM), or a viewer did (as SIGINT would):
+    /// where it stopped, the signal and who asked, the last time whose outputs were handed to
+    /// the writer (a snapshot's, or the start), and the last checkpoint time of this run.
+    Interrupted { clock: Clock, signal: i32, by: &'static str, complete: f64, checkpoint: Option<f64> },
 }
 
 /// Step the model to every snapshot and the end, handing states, snapshots and checkpoints to
-/// the writer (`jobs`); `held` adds up the time this spends on output (copies started,
-/// downloads for products and checkpoints, waits for room in the queue), by kind.
+/// the writer (`jobs`) and frames to the live view (`live`); `held` adds up the time this
+/// spends on output (copies started, downloads for products and checkpoints, waits for room in
+/// the queue), by kind.
 #[allow(clippy::too_many_arguments)]
 fn step<S: Simulation, T: GpuReal>(
     sim: &S,
@@ -303,6 +345,7 @@ fn step<S: Simulation, T: GpuReal>(
     jobs: &SyncSender<Job<T>>,
     held: &mut Held,
     writer_gone: &dyn Fn() -> bool,
+    mut live: Option<&mut Live<T>>,
 ) -> Result<Stepped<T>> {
     let info = sim.info();
     let times = sim.times();
@@ -321,8 +364,23 @@ fn step<S: Simulation, T: GpuReal>(
     // What an interrupt reports: outputs are whole up to `complete`; a checkpoint at `saved`.
     let (mut complete, mut saved) = (t0, None);
     let interrupted = |clock: Clock, complete: f64, saved: Option<f64>| {
-        super::interrupt::requested().map(|signal| Stepped::Interrupted { clock, signal, complete, checkpoint: saved })
+        super::interrupt::requested().map(|signal| Stepped::Interrupted {
+            clock,
+            signal,
+            by: super::interrupt::name(signal),
+            complete,
+            checkpoint: saved,
+        })
     };
+    // The view's frames, timed as output.
+    let frame = |live: &mut Option<&mut Live<T>>, model: &mut dyn Model<T>, held: &mut Held, always: bool| {
+        let t = Instant::now();
+        let taken = live.as_deref_mut().map_or(Ok(()), |l| l.frame(model, always));
+        held.frames += t.elapsed();
+        taken
+    };
+    // The first: the state the run starts from.
+    frame(&mut live, model, held, true)?;
     // (time, step budget, whether the budget ends the run rather than limits it); a restarted
     // run has written the snapshots up to its checkpoint's time.
     let snapshots = times.snapshots.iter().filter(|&&t| restart.is_none() || t > t0);
@@ -345,6 +403,14 @@ fn step<S: Simulation, T: GpuReal>(
         // progress line too, as every stop's does.
         let mut stepped = false;
         while !reached(&clock, stop) {
+            // A viewer's pause holds the run here, between steps; a viewer's stop is SIGINT's.
+            if let Some(l) = live.as_deref()
+                && l.hold(POLL) == Command::Stop
+            {
+                let by = "stopped from the live view";
+                let checkpoint = saved;
+                return Ok(Stepped::Interrupted { clock, signal: libc::SIGINT, by, complete, checkpoint });
+            }
             if let Some(stopped) = interrupted(clock, complete, saved) {
                 return Ok(stopped);
             }
@@ -352,6 +418,7 @@ fn step<S: Simulation, T: GpuReal>(
             let to = checkpoint_at(passed).map_or(stop, |c| c.min(stop));
             // Back at least every POLL, to look for a signal; the deadline never changes a step.
             let deadline = next_line.min(Instant::now() + POLL);
+            let deadline = live.as_deref().and_then(|l| l.due()).map_or(deadline, |d| d.min(deadline));
             let until = Until { t: to, steps: budget, deadline: Some(deadline) };
             clock = model.advance(until)?;
             let at_stop = reached(&clock, to);
@@ -373,6 +440,7 @@ fn step<S: Simulation, T: GpuReal>(
                 }
                 return Ok(Stepped::OutOfSteps(clock, state));
             }
+            frame(&mut live, model, held, false)?;
             // At the snapshot's own stop, the snapshot job shows the line.
             if (due || at_stop) && !(at_stop && to >= stop) {
                 let t = Instant::now();
@@ -399,6 +467,8 @@ fn step<S: Simulation, T: GpuReal>(
         if !send(Job::Snapshot(later, products, stepped), held) {
             return Ok(Stepped::WriterStopped);
         }
+        // Every snapshot shows in the view, the last one included.
+        frame(&mut live, model, held, true)?;
         complete = clock.t;
         next_line = Instant::now() + progress_every;
         // A checkpoint time that is also this snapshot's: the checkpoint comes after the

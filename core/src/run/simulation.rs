@@ -90,6 +90,17 @@ pub trait Simulation: Case + Sync {
     fn halted<T: Real>(&self, halt: &Halt, _state: &State<T>) -> String {
         halt.to_string()
     }
+    /// The relative error of what the solver conserves in `state` (the number the conservation
+    /// line gives) and what it is of, for the live view's plot. None: nothing conserved.
+    fn balance<T: Real>(&self, _state: &State<T>) -> Option<(&'static str, f64)> {
+        None
+    }
+    /// The live view's maps of a sampled state (its fields at the storage indices `cells`),
+    /// drawn as the snapshot pictures draw them. None: the view draws each field on viridis
+    /// over the range of its first frame.
+    fn view_layers(&self, _sampled: &State<f64>, _cells: &[usize]) -> Option<Vec<crate::view::Layer>> {
+        None
+    }
     /// Pictures of a snapshot.
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()>;
 }

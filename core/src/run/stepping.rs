@@ -8,7 +8,9 @@ use crate::Result;
 use crate::case::Times;
 use crate::grid::Mesh;
 use crate::model::{Checkpoint, Clock, DeviceView, State, Until};
+use crate::view::{Command, ViewOptions};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// A state in the precision its model runs in.
 #[derive(Clone, Debug)]
@@ -76,6 +78,18 @@ pub trait Session {
     ///
     /// [`Model::device_views`]: crate::model::Model::device_views
     fn device_views(&mut self) -> Result<Vec<DeviceView>>;
+    /// Serve its live view (`crate::view`, docs/view.md) as `opts` asks: the address. A frame
+    /// of the state now is there at once.
+    fn view(&mut self, opts: ViewOptions) -> Result<String>;
+    /// With a view, at a step boundary: a frame of the state now where one is due (or
+    /// `always`), the lines the view has to say, and the viewers' command; None without a view.
+    fn view_tick(&mut self, always: bool) -> Result<Option<(Command, Vec<String>)>>;
+    /// Hold while the viewers pause, up to `poll`: their command then.
+    fn view_wait(&self, poll: Duration) -> Command;
+    /// When the next frame is due: None without a view or without viewers.
+    fn view_due(&self) -> Option<Instant>;
+    /// Stop serving its view, its viewers told `how` the simulation stands.
+    fn view_end(&mut self, how: &str);
 }
 
 /// What a time-dependent case offers a program that steps it: the object-safe part of

@@ -98,6 +98,8 @@ pub struct Writer<'a, S, T> {
     /// The water account at every snapshot so far (a restarted run's from its checkpoint), for
     /// a run that keeps one: `account.csv`'s rows.
     pub account: Vec<Account>,
+    /// The live view, which plots the balance of every state checked.
+    pub hub: Option<&'a crate::view::Hub>,
 }
 
 impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
@@ -161,8 +163,12 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
         Ok(Written { good: self.good, album, busy, spent: self.spent })
     }
 
-    /// Keep `state` as the last good one, giving the one it replaces back to its pool.
+    /// Keep `state` as the last good one, giving the one it replaces back to its pool; the live
+    /// view plots its balance.
     fn keep(&mut self, state: State<T>, pool: Option<Pool<T>>) {
+        if let Some((hub, (name, error))) = self.hub.zip(self.sim.balance(&state)) {
+            hub.push_balance(name, state.clock.t, error);
+        }
         let old = std::mem::replace(&mut self.good, state);
         if let Some(p) = std::mem::replace(&mut self.good_pool, pool) {
             p.give(old);

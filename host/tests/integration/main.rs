@@ -27,3 +27,4 @@ mod netcdf_runs;
 mod pictures;
 mod raster_cases;
 mod restart;
+mod view;

@@ -52,6 +52,11 @@ impl Colormap {
         Ok(Colormap { stops })
     }
 
+    /// Its colours, evenly spaced over [0, 1] (what a page that draws with it needs).
+    pub fn stops(&self) -> &[[u8; 3]] {
+        &self.stops
+    }
+
     /// The colour at `t`, clamped to [0, 1]; NaN gives [`NAN_COLOR`].
     pub fn rgb(&self, t: f64) -> [u8; 3] {
         if t.is_nan() {

@@ -22,7 +22,7 @@ const AZIMUTH_DEG: f64 = 315.0;
 const ALTITUDE_DEG: f64 = 45.0;
 /// How much the hillshade darkens or lightens water colours (land takes it whole): enough to
 /// see the bed's shape, little enough that the colour still reads against the colour bar.
-const UNDER_WATER: f64 = 0.3;
+pub const UNDER_WATER: f64 = 0.3;
 /// The relief is exaggerated, when it is gentle, until the steepest 5% of slopes reach this
 /// gradient (about 27°): a coastal basin falling 100 m over 25 km would otherwise shade flat.
 const SHOWN_SLOPE: f64 = 0.5;
@@ -42,7 +42,7 @@ impl Ground<'_> {
 
 /// Brightness factors of a hillshade of `bed` (mx × my cells, `dx` × `dy` m each, x fastest):
 /// 1 on flat ground, above 1 on slopes facing the light, below it on slopes facing away.
-pub(super) fn hillshade(bed: &[f64], mx: usize, my: usize, dx: f64, dy: f64) -> Vec<f64> {
+pub fn hillshade(bed: &[f64], mx: usize, my: usize, dx: f64, dy: f64) -> Vec<f64> {
     let at = |i: usize, j: usize| bed[j * mx + i];
     // Central differences inside, one-sided at the edges; a non-finite bed shades flat.
     let grad = |i: usize, j: usize| {

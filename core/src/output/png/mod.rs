@@ -13,7 +13,7 @@ mod plot;
 mod ticks;
 
 pub use colormap::{Colormap, NAN_COLOR, UNSET_COLOR};
-pub use ground::{Ground, LAND};
+pub use ground::{Ground, LAND, UNDER_WATER, hillshade};
 pub use map::{MapOptions, Scale, map_drawing, map_pixels, map_retained, render_map, write_field_png};
 pub use picture::Picture;
 pub use plot::{
