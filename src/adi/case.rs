@@ -647,15 +647,20 @@ impl Simulation for AdiCase {
         pictures::write(&self.setup, &self.grid, self.ranges, self.times.t_end, state, album, dir)
     }
 
-    /// ζ and h as the pictures draw them, dry cells as land.
-    fn view_layers(&self, sampled: &State<f64>, _cells: &[usize]) -> Option<Vec<crate::view::Layer>> {
+    /// ζ and h as the pictures draw them: dry cells as land, over the hillshaded bed (−d).
+    fn view_layers(&self, sampled: &State<f64>, cells: &[usize]) -> Option<Vec<crate::view::Layer>> {
         let (zeta, h) = (sampled.field("zeta")?, sampled.field("h")?);
-        let dry = pictures::dry_cells(&self.setup, &h.data);
+        let dry = Some(pictures::dry_cells(&self.setup, &h.data));
+        let relief = Some(cells.iter().map(|&c| -self.setup.depth[c]).collect::<Vec<f64>>());
         let [zeta_map, depth_map] = pictures::maps(self.ranges);
-        Some(vec![
-            crate::view::Layer { name: "zeta", opts: zeta_map, values: zeta.data.clone(), dry: Some(dry.clone()) },
-            crate::view::Layer { name: "h", opts: depth_map, values: h.data.clone(), dry: Some(dry) },
-        ])
+        let layer = |name, opts, values: &[f64]| crate::view::Layer {
+            name,
+            opts,
+            values: values.to_vec(),
+            dry: dry.clone(),
+            relief: relief.clone(),
+        };
+        Some(vec![layer("zeta", zeta_map, &zeta.data), layer("h", depth_map, &h.data)])
     }
 }
 

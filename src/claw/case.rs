@@ -465,7 +465,7 @@ impl Simulation for ClawCase {
         let mut opts = pictures::map_options(f.name, f.units, self.range);
         opts.title = f.long_name.to_string();
         let dry = (f.name == "h").then(|| f.data.iter().map(|&h| h <= pictures::DRY_DEPTH).collect());
-        Some(vec![crate::view::Layer { name: f.name, opts, values: f.data.clone(), dry }])
+        Some(vec![crate::view::Layer { name: f.name, opts, values: f.data.clone(), dry, relief: None }])
     }
 }
 

@@ -92,14 +92,21 @@ pub fn maps(ranges: &Ranges, bed: &[f64], h: Vec<f64>, hu: &[f64], hv: &[f64]) -
     };
     let depth = MapOptions { scale: Scale::Sqrt, ..map("water depth", "h [m]", ranges.depth) };
     let maps = [
-        Layer { name: "depth", opts: depth, values: h, dry: None },
+        Layer { name: "depth", opts: depth, values: h, dry: None, relief: None },
         Layer {
             name: "surface",
             opts: map("water surface elevation", "η = b + h [m]", ranges.surface),
             values: surface,
             dry: None,
+            relief: None,
         },
-        Layer { name: "speed", opts: map("flow speed", "|u| [m/s]", ranges.speed), values: speed, dry: None },
+        Layer {
+            name: "speed",
+            opts: map("flow speed", "|u| [m/s]", ranges.speed),
+            values: speed,
+            dry: None,
+            relief: None,
+        },
     ];
     (dry, maps)
 }

@@ -449,19 +449,20 @@ impl Simulation for SedimentCase {
         super::pictures::write(&self.problem, &self.grid, self.duration(), state, album, dir)
     }
 
-    /// The basin height, the deposit and the sand fraction, as the pictures draw them (the
-    /// height without the pictures' hillshade of itself).
+    /// The basin height (hillshaded by itself), the deposit and the sand fraction, as the
+    /// pictures draw them.
     fn view_layers(&self, sampled: &State<f64>, cells: &[usize]) -> Option<Vec<crate::view::Layer>> {
         let (h, s) = (sampled.field("h")?, sampled.field("s")?);
         let h0 = self.problem.h.interior();
         let deposit = h.data.iter().zip(cells).map(|(v, &c)| v - h0[c]).collect();
         let [h_map, d_map, s_map] = super::pictures::maps(&self.problem, self.duration());
-        let layer = |name, opts, values| crate::view::Layer { name, opts, values, dry: None };
-        Some(vec![
-            layer("h", h_map, h.data.clone()),
-            layer("deposit", d_map, deposit),
-            layer("s", s_map, s.data.clone()),
-        ])
+        let layer = |name, opts, values| crate::view::Layer { name, opts, values, dry: None, relief: None };
+        let height = crate::view::Layer {
+            dry: Some(vec![false; h.data.len()]),
+            relief: Some(h.data.clone()),
+            ..layer("h", h_map, h.data.clone())
+        };
+        Some(vec![height, layer("deposit", d_map, deposit), layer("s", s_map, s.data.clone())])
     }
 }
 

@@ -188,7 +188,13 @@ impl<'a, S: Simulation + ?Sized> Drawer<'a, S> {
         self.seq += 1;
         let (seq, Clock { t, steps, dt, .. }) = (self.seq, sampled.clock);
         let (w, h) = (self.samples.w, self.samples.h);
-        let encoded = layers.iter().map(|l| (l.name, Arc::new(layers::encode(l, w, h, seq, t, steps)))).collect();
+        let encoded = layers
+            .iter()
+            .map(|l| {
+                let shade = layers::relief_shade(l, &self.samples);
+                (l.name, Arc::new(layers::encode(l, w, h, seq, t, steps, shade.as_deref())))
+            })
+            .collect();
         hub.publish_frame(Frame { seq, t, step: steps, dt, layers: encoded, gauges: gauge_values });
     }
 }

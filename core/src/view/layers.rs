@@ -7,8 +7,9 @@ use crate::output::png::{LAND, MapOptions, NAN_COLOR, Scale, UNSET_COLOR, hillsh
 use serde_json::json;
 
 /// One map the view offers: its values at the view's pixels, drawn with `opts` (colour map,
-/// range, scale, label) and, where `dry` is given, over the hillshaded bed with dry cells as
-/// land, as the snapshot pictures draw it.
+/// range, scale, label) and, where `dry` is given, over the ground as the snapshot pictures
+/// draw it: dry cells as land, hillshaded by `relief` (the pictures' `Ground::bed` at the
+/// pixels), or where that is None by the case's bed, which the page has once.
 #[derive(Clone, Debug)]
 pub struct Layer {
     /// Short name, what the page's menu lists (`depth`, `speed`).
@@ -16,6 +17,7 @@ pub struct Layer {
     pub opts: MapOptions,
     pub values: Vec<f64>,
     pub dry: Option<Vec<bool>>,
+    pub relief: Option<Vec<f64>>,
 }
 
 /// The layers of a state of a model that draws nothing of its own: each field on viridis over
@@ -27,7 +29,7 @@ pub fn plain(fields: &[(&'static str, String, Vec<f64>)], ranges: &[(f64, f64)])
         .map(|((name, label, values), &range)| {
             let mut opts = MapOptions::new(*name, label.clone());
             opts.range = Some(range);
-            Layer { name, opts, values: values.clone(), dry: None }
+            Layer { name, opts, values: values.clone(), dry: None, relief: None }
         })
         .collect()
 }
@@ -63,6 +65,7 @@ pub fn setup(run: &str, unit: &str, samples: &Samples, layers: &[Layer], gauges:
                 "scale": match l.opts.scale { Scale::Linear => "linear", Scale::Sqrt => "sqrt" },
                 "range": [lo, hi],
                 "ground": l.dry.is_some(),
+                "relief": l.relief.is_some(),
             })
         })
         .collect();
@@ -96,8 +99,9 @@ pub const FRAME_HEADER: usize = 32;
 /// A layer's frame as it travels: [`FRAME_HEADER`] bytes (`HKV1`, w and h as u32, the frame
 /// number as u32, t as f64, the step as u64, little-endian), the values as IEEE half floats
 /// (the colour map resolves no finer than 1/256 of a range: half's 11 bits leave a margin), then
-/// a byte a pixel: 1 where the cell is dry.
-pub fn encode(layer: &Layer, w: usize, h: usize, seq: u64, t: f64, step: u64) -> Vec<u8> {
+/// a byte a pixel: 1 where the cell is dry; then, for a layer with a relief of its own, its
+/// hillshade (`shade`, spaced as the view's pixels) as half floats.
+pub fn encode(layer: &Layer, w: usize, h: usize, seq: u64, t: f64, step: u64, shade: Option<&[f64]>) -> Vec<u8> {
     let n = w * h;
     let mut out = Vec::with_capacity(FRAME_HEADER + 3 * n);
     out.extend_from_slice(b"HKV1");
@@ -111,7 +115,16 @@ pub fn encode(layer: &Layer, w: usize, h: usize, seq: u64, t: f64, step: u64) ->
         Some(d) => out.extend(d[..n].iter().map(|&d| d as u8)),
         None => out.resize(out.len() + n, 0),
     }
+    if let Some(shade) = shade {
+        out.extend(shade[..n].iter().flat_map(|&v| half::f16::from_f64(v).to_le_bytes()));
+    }
     out
+}
+
+/// The hillshade of a layer's own relief at the view's pixels, where it has one.
+pub fn relief_shade(layer: &Layer, samples: &Samples) -> Option<Vec<f64>> {
+    let relief = layer.relief.as_ref()?;
+    Some(hillshade(relief, samples.w, samples.h, samples.spacing.0, samples.spacing.1))
 }
 
 #[cfg(test)]
@@ -125,8 +138,9 @@ mod tests {
             opts: MapOptions::new("d", "h [m]"),
             values: vec![0.0, 1.5, -2.0, f64::NAN, 65504.0, 1e-3],
             dry: Some(vec![true, false, false, false, false, true]),
+            relief: None,
         };
-        let b = encode(&layer, 3, 2, 7, 2.5, 11);
+        let b = encode(&layer, 3, 2, 7, 2.5, 11, None);
         assert_eq!(&b[..4], b"HKV1");
         assert_eq!(u32::from_le_bytes(b[4..8].try_into().unwrap()), 3);
         assert_eq!(u32::from_le_bytes(b[8..12].try_into().unwrap()), 2);
@@ -140,6 +154,12 @@ mod tests {
         assert_eq!(halves[4], 65504.0);
         assert!((halves[5] - 1e-3).abs() < 1e-6);
         assert_eq!(&b[44..], &[1, 0, 0, 0, 0, 1]);
+        // With a shade of its own: two bytes more a pixel, after the flags.
+        let shade = [1.0, 0.5, 1.25, 1.0, 0.0, 2.0];
+        let b = encode(&layer, 3, 2, 7, 2.5, 11, Some(&shade));
+        assert_eq!(b.len(), 32 + 5 * 6);
+        let back: Vec<f64> = b[50..].chunks_exact(2).map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f64()).collect();
+        assert_eq!(back, shade);
     }
 
     #[test]

@@ -137,6 +137,8 @@ function drawFrame(buf) {
   if (w !== s.w || h !== s.h || buf.byteLength < 32 + 3 * n) throw new Error("a frame of another size");
   const seq = view.getUint32(12, true), t = view.getFloat64(16, true), step = Number(view.getBigUint64(24, true));
   const halves = new Uint16Array(buf.slice(32, 32 + 2 * n)), dry = new Uint8Array(buf, 32 + 2 * n, n);
+  // A map with a relief of its own (a basin's height) brings its hillshade with each frame.
+  const own = buf.byteLength >= 32 + 5 * n ? new Uint16Array(buf.slice(32 + 3 * n, 32 + 5 * n)) : null;
   const field = $("field"), g = field.getContext("2d"), img = g.createImageData(w, h);
   let below = false, above = false;
   for (let j = 0; j < h; j++) {
@@ -146,7 +148,7 @@ function drawFrame(buf) {
       if (water) { below ||= v < layer.range[0]; above ||= v > layer.range[1]; }
       let c = colour(layer.colormap, isDry || !Number.isFinite(v) ? NaN : fraction(layer, v), s.nan);
       if (layer.ground) {
-        const sh = hk.shade ? hk.shade[k] : 1;
+        const sh = own ? HALF[own[k]] : hk.shade ? hk.shade[k] : 1;
         c = isDry ? shaded(s.land, sh, 1) : shaded(c, sh, s.under_water);
       }
       const p = 4 * ((h - 1 - j) * w + i);

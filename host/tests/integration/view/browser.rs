@@ -1,7 +1,8 @@
 //! The live view's page in a real browser: Debian's Chromium, headless, driven over the DevTools
 //! protocol. The page loads and draws its first frame within [`FIRST_FRAME`], the time shown
 //! advances, its buttons pause, resume and stop the run, and a screenshot of its map matches the
-//! run's PNG snapshot of the same step, cell by cell, within [`TOLERANCE`].
+//! run's PNG snapshot of the same step, cell by cell, within [`TOLERANCE`]: over the case's
+//! hillshaded bed (kp) and over a relief that changes every frame (sediment's height).
 //!
 //! Built where `chromium` is on PATH or with `HYDROKERN_REQUIRE_BROWSER=1` (build.rs); ignored
 //! elsewhere.
@@ -221,6 +222,34 @@ fn map_area(w: usize, rgb: &[u8], cells_x: usize) -> (usize, usize, usize) {
     panic!("no map frame {cells_x} cells wide in the picture");
 }
 
+/// The page's map now against the picture at `path`, cell by cell, within [`TOLERANCE`].
+fn same_as_picture(b: &mut Browser, path: &std::path::Path, nx: usize, ny: usize) {
+    let (sw, sh, shot) = b.screenshot_of_map();
+    let zoom = sw / nx;
+    assert!(zoom >= 1 && sw == nx * zoom && sh == ny * zoom, "a map of {sw}×{sh} pixels for {nx}×{ny} cells");
+    let picture = std::fs::read(path).unwrap();
+    let (pw, _, rgb) = rgb_of_png(&picture);
+    let (x0, y0, s) = map_area(pw, &rgb, nx);
+    let mut worst = (0, 0, 0);
+    for j in 0..ny {
+        for i in 0..nx {
+            let p = |x: usize, y: usize, img: &[u8], w: usize| -> [i32; 3] {
+                let k = 3 * (y * w + x);
+                [img[k], img[k + 1], img[k + 2]].map(i32::from)
+            };
+            let row = ny - 1 - j;
+            let want = p(x0 + i * s + s / 2, y0 + row * s + s / 2, &rgb, pw);
+            let got = p(i * zoom + zoom / 2, row * zoom + zoom / 2, &shot, sw);
+            let d = (0..3).map(|c| (want[c] - got[c]).abs()).max().unwrap();
+            if d > worst.0 {
+                worst = (d, i, j);
+            }
+        }
+    }
+    let name = path.display();
+    assert!(worst.0 <= TOLERANCE, "{name}: cell {:?} differs by {} from the picture", (worst.1, worst.2), worst.0);
+}
+
 #[cfg_attr(not(browser_tests), ignore = "needs chromium on PATH (Debian: apt-get install chromium)")]
 #[test]
 fn the_page_draws_the_run_as_its_pictures_and_its_buttons_act_on_the_run() {
@@ -253,29 +282,19 @@ fn the_page_draws_the_run_as_its_pictures_and_its_buttons_act_on_the_run() {
     let shown = b.eval("[hk.t, hk.step]");
     assert_eq!(shown[0].as_f64(), Some(300.0), "the last frame is the end's ({shown})");
 
-    let (sw, sh, shot) = b.screenshot_of_map();
-    let zoom = sw / nx;
-    assert!(zoom >= 1 && sw == nx * zoom && sh == ny * zoom, "a map of {sw}×{sh} pixels for {nx}×{ny} cells");
-    let picture = std::fs::read(dir.join("depth_t300.png")).unwrap();
-    let (pw, _, rgb) = rgb_of_png(&picture);
-    let (x0, y0, s) = map_area(pw, &rgb, nx);
-    let mut worst = (0, 0, 0);
-    for j in 0..ny {
-        for i in 0..nx {
-            let p = |x: usize, y: usize, img: &[u8], w: usize| -> [i32; 3] {
-                let k = 3 * (y * w + x);
-                [img[k], img[k + 1], img[k + 2]].map(i32::from)
-            };
-            let row = ny - 1 - j;
-            let want = p(x0 + i * s + s / 2, y0 + row * s + s / 2, &rgb, pw);
-            let got = p(i * zoom + zoom / 2, row * zoom + zoom / 2, &shot, sw);
-            let d = (0..3).map(|c| (want[c] - got[c]).abs()).max().unwrap();
-            if d > worst.0 {
-                worst = (d, i, j);
-            }
-        }
-    }
-    assert!(worst.0 <= TOLERANCE, "cell {:?} differs by {} from the picture", (worst.1, worst.2), worst.0);
+    same_as_picture(&mut b, &dir.join("depth_t300.png"), nx, ny);
+
+    // A map hillshaded by its own changing relief: sediment's basin height, its shade in each
+    // frame.
+    let dir = scratch("view-browser-sediment");
+    let v = Viewed::start(&dir, &["sediment", "--nx", "48", "--ny", "24", "--t-end", "2000"], &["--paused"]);
+    b.call("Page.navigate", json!({ "url": format!("http://127.0.0.1:{}/", v.port) }));
+    b.until("hk.drawn >= 1 && hk.layer === 'h'", Duration::from_secs(30));
+    b.click("resume");
+    b.until("hk.state === 'finished' && hk.drawn === hk.seq && hk.step > 0", Duration::from_secs(60));
+    let (code, out, err) = v.wait();
+    assert_eq!(code, 0, "{out}\n{err}");
+    same_as_picture(&mut b, &dir.join("h_t2000.png"), 48, 24);
 
     // A stop from the page is a clean stop, as SIGINT's.
     let dir = scratch("view-browser-stop");
