@@ -559,12 +559,8 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         }
         let beds = self.sampled_bed.as_ref().map(|(_, b)| b.clone()).unwrap_or_default();
         let On::Gpu(run) = &self.on else { return Err(Error::invalid("kp: the GPU's model is gone")) };
-        let sampler = match &mut self.sampler {
-            Some(s) => s,
-            None => self.sampler.insert(GpuSampler::new(&run.gpu)?),
-        };
         // The state's buffers stay where they are from step to step: their views need no wait.
-        let pending = sampler.sample_later(&run.gpu, &state_views(run), cells)?;
+        let pending = GpuSampler::of(&mut self.sampler, &run.gpu)?.sample_later(&run.gpu, &state_views(run), cells)?;
         let n = cells.len();
         Ok(Later::of(move || {
             let [w, hu, hv] = pending.read(|q| [0, 1, 2].map(|k| q[0][k * n..(k + 1) * n].to_vec()))?;

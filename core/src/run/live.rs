@@ -13,7 +13,7 @@ use crate::view::{Command, Frame, Hub, Layer, Samples, Server, ViewOptions, laye
 use crate::{GpuReal, Real, Result};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
+use std::sync::mpsc::{Receiver, SyncSender};
 use std::time::{Duration, Instant};
 
 /// How long a finished run waits for its viewers to fetch its last frame.
@@ -34,7 +34,13 @@ impl Served {
     pub fn start<S: Simulation + ?Sized>(sim: &S, opts: ViewOptions) -> Result<Served> {
         let server = Server::bind(opts.port)?;
         let port = server.port();
-        let samples = Samples::of(&sim.mesh(), crate::view::DEFAULT_SIDE, &gauge_cells(sim));
+        // The gauges' cells, as the products find them (the case checked they are inside).
+        let gauges = match sim.mesh() {
+            crate::grid::Mesh::Plane(g) => sim.info().output.products().cells(&g)?,
+            crate::grid::Mesh::Volume(_) => Vec::new(),
+        };
+        let gauges: Vec<usize> = gauges.into_iter().map(|c| c as usize).collect();
+        let samples = Samples::of(&sim.mesh(), crate::view::DEFAULT_SIDE, &gauges);
         let (hub, closing) = (Arc::new(Hub::new(opts.paused)), Arc::new(AtomicBool::new(false)));
         server.serve(hub.clone(), closing.clone());
         Ok(Served { hub, samples, closing, port })
@@ -60,33 +66,50 @@ impl Drop for Served {
     }
 }
 
-/// The gauges' cells (storage indices), in the case's order.
-fn gauge_cells<S: Simulation + ?Sized>(sim: &S) -> Vec<usize> {
-    let crate::grid::Mesh::Plane(g) = sim.mesh() else { return Vec::new() };
-    let cell = |x: f64, y: f64| {
-        let i = (((x - g.origin.0) / g.dx).floor().max(0.0) as usize).min(g.nx - 1);
-        let j = (((y - g.origin.1) / g.dy).floor().max(0.0) as usize).min(g.ny - 1);
-        j * g.nx + i
-    };
-    sim.info().output.gauges.iter().map(|gauge| cell(gauge.x, gauge.y)).collect()
+/// When a view's next frame is due: at the fastest rate a viewer asks for, and whenever one
+/// must show (the start, a snapshot, where an advance stops).
+pub struct Pace {
+    next: Instant,
+}
+
+impl Pace {
+    pub fn new() -> Pace {
+        Pace { next: Instant::now() }
+    }
+
+    /// When the stepping must be back for the next frame: never without viewers.
+    pub fn due(&self, hub: &Hub) -> Option<Instant> {
+        hub.interval().map(|_| self.next)
+    }
+
+    /// Whether to take a frame now (`always`: one that must show), the next one then scheduled.
+    pub fn take(&mut self, hub: &Hub, always: bool) -> bool {
+        let now = Instant::now();
+        let Some(every) = hub.interval().or(always.then_some(Duration::ZERO)) else { return false };
+        if !always && now < self.next {
+            return false;
+        }
+        self.next = now + every;
+        true
+    }
 }
 
 /// The runner's live view: when the next frame is due, and the worker its frames go to.
 pub struct Live<'a, T> {
     pub served: &'a Served,
     console: &'a Console,
-    next: Instant,
+    pace: Pace,
     frames: SyncSender<Later<T>>,
 }
 
 impl<'a, T: GpuReal> Live<'a, T> {
     pub fn new(served: &'a Served, frames: SyncSender<Later<T>>, console: &'a Console) -> Live<'a, T> {
-        Live { served, console, next: Instant::now(), frames }
+        Live { served, console, pace: Pace::new(), frames }
     }
 
     /// When the time loop must be back for the next frame: never without viewers.
     pub fn due(&self) -> Option<Instant> {
-        self.served.hub.interval().map(|_| self.next)
+        self.pace.due(&self.served.hub)
     }
 
     /// A frame where one is due (or `always`: the start, a snapshot, the end). A frame the
@@ -94,12 +117,9 @@ impl<'a, T: GpuReal> Live<'a, T> {
     /// here.
     pub fn frame(&mut self, model: &mut dyn Model<T>, always: bool) -> Result<()> {
         self.say_notes();
-        let now = Instant::now();
-        let Some(every) = self.served.hub.interval().or(always.then_some(Duration::ZERO)) else { return Ok(()) };
-        if !always && now < self.next {
+        if !self.pace.take(&self.served.hub, always) {
             return Ok(());
         }
-        self.next = now + every;
         // On the GPU the gather is enqueued behind the steps and comes over on a second
         // stream: the worker waits for it, not the time loop.
         let sampled = model.sample_later(&self.served.samples.cells)?;
@@ -108,10 +128,9 @@ impl<'a, T: GpuReal> Live<'a, T> {
             true => {
                 let _ = self.frames.send(sampled);
             }
+            // Dropped where the worker is busy (or gone: the run goes on without frames).
             false => {
-                if let Err(TrySendError::Disconnected(_)) = self.frames.try_send(sampled) {
-                    // The worker is gone: the run goes on without frames.
-                }
+                let _ = self.frames.try_send(sampled);
             }
         }
         Ok(())

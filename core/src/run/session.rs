@@ -5,7 +5,7 @@
 //! refused with the step, the time and the cell.
 
 use super::checkpoint::{self, Meta, Restart};
-use super::live::{Drawer, Served};
+use super::live::{Drawer, Pace, Served};
 use super::snapshot::first_non_finite;
 use super::stepping::{AnyCheckpoint, AnyState, Diagnostics, Session, Steppable};
 use super::{Case, Simulation, plan, time_tag};
@@ -65,7 +65,7 @@ struct Open<'a, S: Simulation, T: GpuReal> {
     halted: Option<String>,
     /// Its live view, once asked for: the server's side, what draws the frames, and when the
     /// next is due.
-    view: Option<(Served, Drawer<'a, S>, Instant)>,
+    view: Option<(Served, Drawer<'a, S>, Pace)>,
 }
 
 /// How each precision's states and checkpoints travel as [`AnyState`] and [`AnyCheckpoint`].
@@ -204,17 +204,13 @@ impl<S: Simulation, T: Wrap> Session for Open<'_, S, T> {
         let mut drawer = Drawer::new(self.sim, served.samples.clone());
         drawer.draw(&self.model.sample(&served.samples.cells)?, &served.hub);
         let url = served.url();
-        self.view = Some((served, drawer, Instant::now()));
+        self.view = Some((served, drawer, Pace::new()));
         Ok(url)
     }
 
     fn view_tick(&mut self, always: bool) -> Result<Option<(Command, Vec<String>)>> {
-        let Some((served, drawer, next)) = &mut self.view else { return Ok(None) };
-        let now = Instant::now();
-        if let Some(every) = served.hub.interval().or(always.then_some(Duration::ZERO))
-            && (always || now >= *next)
-        {
-            *next = now + every;
+        let Some((served, drawer, pace)) = &mut self.view else { return Ok(None) };
+        if pace.take(&served.hub, always) {
             drawer.draw(&self.model.sample(&served.samples.cells)?, &served.hub);
         }
         Ok(Some((served.hub.command(), served.hub.take_notes())))
@@ -228,8 +224,8 @@ impl<S: Simulation, T: Wrap> Session for Open<'_, S, T> {
     }
 
     fn view_due(&self) -> Option<Instant> {
-        let (served, _, next) = self.view.as_ref()?;
-        served.hub.interval().map(|_| *next)
+        let (served, _, pace) = self.view.as_ref()?;
+        pace.due(&served.hub)
     }
 
     fn view_end(&mut self, how: &str) {

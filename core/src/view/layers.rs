@@ -65,7 +65,6 @@ pub fn setup(run: &str, unit: &str, samples: &Samples, layers: &[Layer], gauges:
                 "scale": match l.opts.scale { Scale::Linear => "linear", Scale::Sqrt => "sqrt" },
                 "range": [lo, hi],
                 "ground": l.dry.is_some(),
-                "relief": l.relief.is_some(),
             })
         })
         .collect();

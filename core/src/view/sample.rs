@@ -93,6 +93,14 @@ impl<T: GpuReal> GpuSampler<T> {
         Ok(GpuSampler { kernel, cells: Vec::new(), at: Vec::new(), out: None, copies: None })
     }
 
+    /// The sampler a model keeps in `slot`, made there on first use.
+    pub fn of<'s>(slot: &'s mut Option<GpuSampler<T>>, gpu: &Gpu) -> Result<&'s mut GpuSampler<T>> {
+        match slot {
+            Some(s) => Ok(s),
+            None => Ok(slot.insert(GpuSampler::new(gpu)?)),
+        }
+    }
+
     /// Enqueue one gather of each of `views` (arrays of this precision; the model's stream
     /// orders them after its queued steps) at interior `cells` into one buffer, and its
     /// download on a second stream; returns at once. The frame's values, `views.len()` runs of
@@ -176,11 +184,7 @@ pub fn sample_views<T: GpuReal>(
     cells: &[usize],
     clock: Clock,
 ) -> Result<Later<T>> {
-    let sampler = match sampler {
-        Some(s) => s,
-        None => sampler.insert(GpuSampler::new(gpu)?),
-    };
-    let pending = sampler.sample_later(gpu, &views, cells)?;
+    let pending = GpuSampler::of(sampler, gpu)?.sample_later(gpu, &views, cells)?;
     let n = cells.len();
     Ok(Later::of(move || {
         let values = pending.read(|q| q[0].chunks_exact(n).map(|c| c.to_vec()).collect::<Vec<Vec<T>>>())?;
