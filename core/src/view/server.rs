@@ -229,8 +229,11 @@ fn route(r: &Request, out: &mut TcpStream, hub: &Hub) -> std::io::Result<()> {
             if command == Command::Stop {
                 hub.note("  view: a viewer asked the run to stop".into());
             }
+            // Answered before the command acts: a stopped run's process may end at once, and
+            // the viewer that asked would get no answer.
+            let answered = respond(out, "204 No Content", "text/plain", b"");
             hub.set_command(command);
-            respond(out, "204 No Content", "text/plain", b"")
+            answered
         }
         (method, path) => respond(out, "404 Not Found", "text/plain", format!("nothing at {method} {path}").as_bytes()),
     }

@@ -287,8 +287,15 @@ fn every_solver_s_view_offers_its_pictures_maps() {
     ];
     for (k, (case, names)) in cases.iter().enumerate() {
         let v = Viewed::start(&scratch(&format!("view-solver-{k}")), case, &["--paused"]);
-        let (code, setup) = http(v.port, "GET", "/setup", "");
-        assert_eq!(code, 200, "{case:?}");
+        // The setup comes with the first frame, drawn once the run has started.
+        let end = Instant::now() + Duration::from_secs(30);
+        let setup = loop {
+            match http(v.port, "GET", "/setup", "") {
+                (200, setup) => break setup,
+                (503, _) if Instant::now() < end => std::thread::sleep(Duration::from_millis(20)),
+                (code, _) => panic!("{case:?}: /setup answered {code}"),
+            }
+        };
         let setup: serde_json::Value = serde_json::from_slice(&setup).unwrap();
         let got: Vec<&str> = setup["layers"].as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap()).collect();
         assert_eq!(&got, names, "{case:?}");
