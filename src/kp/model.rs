@@ -864,6 +864,9 @@ impl<T: GpuReal> GpuRun<T> {
             let halt = clock.halt;
             let past_deadline = until.deadline.is_some_and(|d| Instant::now() >= d);
             if halt.is_some() || clock.t >= until.t || clock.steps >= until.steps || past_deadline {
+                // A slab's ghost rows still to come (`GpuKp::boundary_deferred`) arrive before
+                // anything but the next step reads the state.
+                self.model.settle()?;
                 return Ok(self.clock);
             }
             // Steps left at the last Δt, within the step budget (at least 1, at most a batch).

@@ -18,7 +18,7 @@ use hydrokern::kp::{Boundary, EarlyExit, KpModel, Problem, Scheme, WetDry};
 use hydrokern::model::{Checkpoint, Model, Products, State, Until};
 use hydrokern::products::{Joined, Sites, Spec, slab_spec};
 use hydrokern::ranks::parts;
-use hydrokern::ranks::{Comm, Halo, Slabs, Solo};
+use hydrokern::ranks::{Comm, DeviceLink, Halo, Slab, Slabs, Solo};
 use hydrokern::runtime::Backend;
 use proptest::prelude::*;
 use std::rc::Rc;
@@ -365,6 +365,62 @@ fn on_own_gpus<T: GpuReal>(p: &Problem) {
             );
             same_state(&got, &want).unwrap_or_else(|e| panic!("{what}: {e}"));
             eprintln!("{what}, {}: bit for bit", std::any::type_name::<T>());
+        }
+    }
+}
+
+/// A slab that is its own neighbour across a periodic y axis passes its ghost rows to itself
+/// through NCCL (one rank: one GPU checks it): beside its flux kernel's inner bands (its edge
+/// bands after the rows arrive, on the stream beside) and before the flux kernel
+/// (`Halo::in_order`), with early exit off and on, `bollermann` and `clamp`, f32 and f64, every
+/// state bit for bit the whole grid's. It needs NCCL (`libnccl.so.2` on the loader's path).
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn a_slab_that_is_its_own_neighbour_exchanges_beside_its_inner_bands() {
+    for wet_dry in [WetDry::Bollermann, WetDry::Clamp] {
+        // 77 rows: bands of 32 rows leave a short last band, and the edge bands are both ends.
+        let mut p = hydrokern::kp::setup::column(96, 77, 40.0, 32.0, 6.0, 2.5, 0.5);
+        p.wet_dry = wet_dry;
+        p.boundary[2] = Boundary::Periodic;
+        p.boundary[3] = Boundary::Periodic;
+        own_neighbour::<f32>(&p);
+        own_neighbour::<f64>(&p);
+    }
+}
+
+fn own_neighbour<T: GpuReal>(p: &Problem) {
+    let launch = Launch::default();
+    let gpu = Backend::Gpu(crate::common::gpu());
+    let until = Until { t: f64::INFINITY, steps: 12, deadline: None };
+    let mut w = KpModel::<T>::new(&gpu, p, launch, EarlyExit::Off).unwrap();
+    w.advance(until).unwrap();
+    let want = w.state().unwrap();
+    let layout = p.layout();
+    for in_order in [false, true] {
+        for early in [EarlyExit::Off, EarlyExit::On] {
+            let got = on_ranks(
+                Slabs::new(p.ny, 1, 2, true).unwrap(),
+                layout,
+                None,
+                |comm| {
+                    let link = DeviceLink::establish(comm.as_ref(), &gpu).unwrap().map(Rc::new);
+                    assert!(link.is_some(), "this test needs NCCL: put its lib directory on LD_LIBRARY_PATH");
+                    let own = Slab { rank: 0, rows: 0..p.ny, below: Some(0), above: Some(0) };
+                    let halo = Halo::new(comm, own, layout).linked(link);
+                    assert!(halo.overlaps(), "the link overlaps unless asked not to");
+                    let halo = if in_order { halo.in_order() } else { halo };
+                    KpModel::<T>::slab(&gpu, p, halo, launch, early).unwrap()
+                },
+                |d| {
+                    d.advance(until).unwrap();
+                    d.state().unwrap()
+                },
+            );
+            let what = format!("{:?}, in order {in_order}, early exit {early:?}", p.wet_dry);
+            same_state(&got, &want).unwrap_or_else(|e| panic!("{what}: {e}"));
         }
     }
 }

@@ -9,8 +9,9 @@ use super::wire;
 use crate::grid::Layout2;
 use crate::runtime::Gpu;
 use crate::{GpuReal, Real, Result};
-use cudarc::driver::CudaSlice;
+use cudarc::driver::{CudaSlice, CudaStream};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// A message travelling to the neighbour above (north) or below (south).
 const UP: Tag = 1;
@@ -28,11 +29,20 @@ pub struct Halo {
     /// The ranks' GPUs' direct link, where they have one: fields on the GPU are exchanged
     /// through it instead of through the host.
     link: Option<Rc<DeviceLink>>,
+    /// Whether a solver that can may exchange beside its computation of the rows that do not
+    /// wait for the ghost rows (`exchange_device_aside`): true unless [`OVERLAP_ENV`] is `0` or
+    /// [`in_order`](Halo::in_order) says otherwise.
+    overlap: bool,
 }
+
+/// The environment variable that turns the exchange beside the computation off (`0`): the
+/// ghost rows then travel before the kernels that read any row, on their stream.
+pub const OVERLAP_ENV: &str = "HYDROKERN_OVERLAP";
 
 impl Halo {
     pub fn new(comm: Rc<dyn Comm>, slab: Slab, layout: Layout2) -> Halo {
-        Halo { comm, slab, layout, width: 1, link: None }
+        let overlap = std::env::var(OVERLAP_ENV).map_or(true, |v| v != "0");
+        Halo { comm, slab, layout, width: 1, link: None, overlap }
     }
 
     /// The same halo for fields that store `width` values for each point of the layout, one
@@ -53,6 +63,18 @@ impl Halo {
 
     pub fn link(&self) -> Option<&Rc<DeviceLink>> {
         self.link.as_ref()
+    }
+
+    /// The same halo with its exchanges always before the kernels that read any row (no
+    /// exchange beside the computation), as `bench scaling` compares.
+    pub fn in_order(self) -> Halo {
+        Halo { overlap: false, ..self }
+    }
+
+    /// Whether exchanges may go beside the computation: through the ranks' link, unless turned
+    /// off ([`OVERLAP_ENV`], [`in_order`](Self::in_order)).
+    pub fn overlaps(&self) -> bool {
+        self.overlap && self.link.is_some()
     }
 
     pub fn comm(&self) -> &Rc<dyn Comm> {
@@ -171,17 +193,49 @@ impl Halo {
         gpu.write_ranges(&host, fields, &pieces)
     }
 
-    /// [`exchange_planes`](Self::exchange_planes) through `link`: each plane's rows at a cut
-    /// straight from its memory into the neighbour's ghost rows. A pair of ranks matches its
-    /// messages in order, so every rank lists its sends down before up and its receives from
-    /// above (what the neighbour sent down) before those from below: with two ranks on a
-    /// periodic axis, where each is both neighbours of the other, the orders agree.
+    /// [`exchange_planes`](Self::exchange_planes) through `link`, queued on the GPU's stream.
     fn exchange_linked<T: GpuReal>(
         &self,
         link: &DeviceLink,
         fields: &mut [&mut CudaSlice<T>],
         planes: &[(usize, usize)],
     ) -> Result<()> {
+        let (sends, recvs) = self.messages(link, fields, planes);
+        link.exchange(&sends, &recvs)
+    }
+
+    /// [`exchange_device`](Self::exchange_device) through the ranks' link on the stream beside
+    /// the GPU's, followed there by `then` (the work that reads the ghost rows), while the
+    /// GPU's stream goes on; [`join_device`](Self::join_device) makes it wait for both. Only
+    /// where the ranks have the link: the staged exchange goes through the host, which waits.
+    pub fn exchange_device_aside<T: GpuReal>(
+        &self,
+        fields: &mut [&mut CudaSlice<T>],
+        then: impl FnOnce(&Arc<CudaStream>) -> Result<()>,
+    ) -> Result<()> {
+        let link =
+            self.link.as_ref().ok_or_else(|| crate::Error::invalid("ranks: an exchange aside needs the GPUs' link"))?;
+        let planes: Vec<(usize, usize)> = (0..fields.len()).map(|k| (k, 0)).collect();
+        let (sends, recvs) = self.messages(link, fields, &planes);
+        super::spent::exchanging(|| link.exchange_aside(&sends, &recvs, then))
+    }
+
+    /// The GPU's stream waits for the last [`exchange_device_aside`](Self::exchange_device_aside).
+    pub fn join_device(&self) -> Result<()> {
+        self.link.as_ref().map_or(Ok(()), |l| l.join())
+    }
+
+    /// The messages of an exchange of the fields at `planes` through `link`: each plane's rows
+    /// at a cut straight from its memory into the neighbour's ghost rows. A pair of ranks
+    /// matches its messages in order, so every rank lists its sends down before up and its
+    /// receives from above (what the neighbour sent down) before those from below: with two
+    /// ranks on a periodic axis, where each is both neighbours of the other, the orders agree.
+    fn messages<T: GpuReal>(
+        &self,
+        link: &DeviceLink,
+        fields: &[&mut CudaSlice<T>],
+        planes: &[(usize, usize)],
+    ) -> (Vec<Message>, Vec<Message>) {
         let (low, high) = self.edges();
         let (ghost_low, ghost_high) = self.ghost_rows();
         let width = std::mem::size_of::<T>();
@@ -194,7 +248,7 @@ impl Halo {
         };
         let sends = [messages(self.slab.below, &low), messages(self.slab.above, &high)].concat();
         let recvs = [messages(self.slab.above, &ghost_high), messages(self.slab.below, &ghost_low)].concat();
-        link.exchange(&sends, &recvs)
+        (sends, recvs)
     }
 
     /// The largest over the ranks of `value[0]` on the GPU, in place: through the ranks' link on

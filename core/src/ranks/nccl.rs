@@ -8,7 +8,7 @@
 use super::comm::Comm;
 use crate::runtime::{Backend, Gpu};
 use crate::{Error, GpuReal, Result};
-use cudarc::driver::CudaSlice;
+use cudarc::driver::{CudaEvent, CudaSlice, CudaStream};
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::{Arc, OnceLock};
 
@@ -107,11 +107,34 @@ impl Nccl {
     }
 }
 
-/// One rank's NCCL communicator over all the ranks, on its GPU's stream.
+/// One rank's NCCL communicator over all the ranks, on its GPU's stream, and a second stream
+/// beside it ([`exchange_aside`](DeviceLink::exchange_aside)).
 pub struct DeviceLink {
     nccl: &'static Nccl,
     comm: RawComm,
     gpu: Arc<Gpu>,
+    aside: Aside,
+}
+
+/// A stream of the rank's GPU beside its own, of the highest priority (its blocks are scheduled
+/// before the other stream's waiting ones), on which ghost rows travel and the work that reads
+/// them runs while the GPU's stream computes what does not; `ready` and `done` order the two.
+struct Aside {
+    stream: Arc<CudaStream>,
+    ready: CudaEvent,
+    done: CudaEvent,
+}
+
+impl Aside {
+    fn new(gpu: &Gpu) -> Result<Aside> {
+        let ctx = gpu.context();
+        let fail = |what: &str, e: cudarc::driver::DriverError| Error::invalid(format!("ranks: {what} failed: {e}"));
+        let (_, highest) =
+            cudarc::driver::result::stream::get_priority_range().map_err(|e| fail("cuCtxGetStreamPriorityRange", e))?;
+        let stream = ctx.new_stream_with_priority(highest).map_err(|e| fail("cuStreamCreateWithPriority", e))?;
+        let event = || ctx.new_event(None).map_err(|e| fail("cuEventCreate", e));
+        Ok(Aside { stream, ready: event()?, done: event()? })
+    }
 }
 
 /// A message of [`DeviceLink::exchange`]: `bytes` bytes at device address `at`, to or from rank
@@ -190,7 +213,8 @@ impl DeviceLink {
         if comm.rank() == 0 {
             crate::warn(format_args!("ranks: ghost rows and Δt GPU to GPU through NCCL {}", nccl.version()));
         }
-        Ok(Some(DeviceLink { nccl, comm: raw, gpu }))
+        let aside = Aside::new(&gpu)?;
+        Ok(Some(DeviceLink { nccl, comm: raw, gpu, aside }))
     }
 
     /// The GPU whose stream the link's messages go on.
@@ -208,8 +232,41 @@ impl DeviceLink {
     /// one group (nothing waits here). Messages between two ranks are matched in the order
     /// each rank lists them, so each pair must list theirs in the same order.
     pub fn exchange(&self, sends: &[Message], recvs: &[Message]) -> Result<()> {
-        let n = self.nccl;
         let stream = self.stream()?;
+        self.exchange_on(stream, sends, recvs)
+    }
+
+    /// [`exchange`](Self::exchange) on the stream beside the GPU's, after everything queued on
+    /// the GPU's stream so far, followed there by `then` (given that stream: the work that
+    /// reads what arrives). The GPU's stream goes on at once with what does not; [`join`]
+    /// (Self::join) makes it wait for all of this. NCCL runs the link's calls in the order they
+    /// are queued on every rank, and each `exchange_aside` is joined before the link's next
+    /// call, so the order is the one the ranks agree on.
+    pub fn exchange_aside(
+        &self,
+        sends: &[Message],
+        recvs: &[Message],
+        then: impl FnOnce(&Arc<CudaStream>) -> Result<()>,
+    ) -> Result<()> {
+        let a = &self.aside;
+        let fail = |what: &str, e: cudarc::driver::DriverError| Error::invalid(format!("ranks: {what} failed: {e}"));
+        a.ready.record(self.gpu.stream()).map_err(|e| fail("cuEventRecord", e))?;
+        a.stream.wait(&a.ready).map_err(|e| fail("cuStreamWaitEvent", e))?;
+        bind(&self.gpu)?;
+        self.exchange_on(a.stream.cu_stream() as *mut c_void, sends, recvs)?;
+        then(&a.stream)?;
+        a.done.record(&a.stream).map_err(|e| fail("cuEventRecord", e))
+    }
+
+    /// The GPU's stream waits, on the device, for the last [`exchange_aside`](Self::exchange_aside)
+    /// and what followed it there.
+    pub fn join(&self) -> Result<()> {
+        let a = &self.aside;
+        self.gpu.stream().wait(&a.done).map_err(|e| Error::invalid(format!("ranks: cuStreamWaitEvent failed: {e}")))
+    }
+
+    fn exchange_on(&self, stream: *mut c_void, sends: &[Message], recvs: &[Message]) -> Result<()> {
+        let n = self.nccl;
         // SAFETY: the group's calls only queue work; every address is a device allocation of
         // this GPU holding `bytes` bytes from it, which the stream's order keeps alive and
         // unwritten by this rank's kernels until the group is done.
@@ -251,9 +308,10 @@ impl DeviceLink {
 
 impl Drop for DeviceLink {
     fn drop(&mut self) {
-        // The stream's messages are done before the communicator goes; a failure at the end of
+        // The streams' messages are done before the communicator goes; a failure at the end of
         // a run has no one to tell.
         let _ = self.gpu.synchronize();
+        let _ = self.aside.stream.synchronize();
         // SAFETY: the communicator is this link's, used by nothing after this.
         unsafe { (self.nccl.comm_destroy)(self.comm) };
     }

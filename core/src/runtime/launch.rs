@@ -227,6 +227,18 @@ impl<P: Params> Kernel<P> {
     /// has run. The kernel reads and writes device memory through them; nothing else checks
     /// this. (The parameters' number, order and types are right by construction.)
     pub unsafe fn launch(&self, shape: LaunchShape, params: P) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { self.launch_on(&self.stream, shape, params) }
+    }
+
+    /// [`launch`](Self::launch) on `stream`, a stream of the GPU's context other than its own
+    /// (work that runs beside the stream's, such as a slab's edge bands while its inner ones
+    /// run: `ranks::DeviceLink::aside`).
+    ///
+    /// # Safety
+    /// As [`launch`](Self::launch), and nothing on another stream writes what the kernel reads
+    /// or touches what it writes while it may run, unless ordered by events.
+    pub unsafe fn launch_on(&self, stream: &CudaStream, shape: LaunchShape, params: P) -> Result<()> {
         self.check(&shape)?;
         LOG.with_borrow_mut(|l| {
             if let Some(l) = l {
@@ -235,17 +247,17 @@ impl<P: Params> Kernel<P> {
         });
         let mut args = [std::ptr::null_mut(); MAX_PARAMS];
         let n = params.args(&mut args);
-        self.stream.context().bind_to_thread().map_err(|source| self.launch_error(&shape, source))?;
+        stream.context().bind_to_thread().map_err(|source| self.launch_error(&shape, source))?;
         // SAFETY: `args[..n]` points at the fields of `params`, alive for this call
         // (cuLaunchKernel copies the values); the function and the stream belong to one
-        // context; the rest is the caller's contract above.
+        // context (cuLaunchKernel refuses another's); the rest is the caller's contract above.
         unsafe {
             cudarc::driver::result::launch_kernel(
                 self.function.cu_function(),
                 shape.grid,
                 shape.block,
                 shape.shared_bytes,
-                self.stream.cu_stream(),
+                stream.cu_stream(),
                 &mut args[..n],
             )
         }

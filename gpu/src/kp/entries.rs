@@ -17,8 +17,8 @@
 //! `blockIdx.y·nbx + blockIdx.x`.
 
 use super::{
-    Bollermann, CellForcing, Clamp, Clock, Coeffs, Kp07, Measure, SeriesSet, SplitClock, flux_shared, line_shared,
-    yblock_shared,
+    Bands, Bollermann, CellForcing, Clamp, Clock, Coeffs, Kp07, Measure, SeriesSet, SplitClock, flux_shared,
+    line_shared, yblock_shared,
 };
 #[cfg(target_arch = "nvptx64")]
 use super::{
@@ -63,7 +63,7 @@ kernels! {
 
     /// [`FluxTile`] streamed by warps in bands of `rows` rows: one rate a warp.
     pub struct FluxStream<T> {
-        k: Coeffs<T>, rows: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T,
+        k: Coeffs<T>, bands: Bands, w: *const T, hu: *const T, hv: *const T, bed: *const T,
         rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T,
     }
     pub const FLUX_STREAM_KP07: FluxStream = kp_flux_stream_kp07(kp_flux_stream::<Kp07, T, T, false>);
@@ -84,7 +84,7 @@ kernels! {
 
     /// [`FluxStream`] with the wet map (early exit).
     pub struct FluxStreamEarly<T> {
-        k: Coeffs<T>, rows: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T,
+        k: Coeffs<T>, bands: Bands, w: *const T, hu: *const T, hv: *const T, bed: *const T,
         rw: *mut T, rhu: *mut T, rhv: *mut T, rate: *mut T, wet: *const u32,
     }
     pub const FLUX_STREAM_EARLY_KP07: FluxStreamEarly = kp_flux_stream_early_kp07(kp_flux_stream_early::<Kp07, T, T, false>);
@@ -108,7 +108,7 @@ kernels! {
     /// it writes R into `r*` and leaves the cells to the RK kernel. The grid and `rows` are
     /// [`FluxStream`]'s.
     pub struct FluxStreamRk<T> {
-        k: Coeffs<T>, rows: u32, w: *const T, hu: *const T, hv: *const T, bed: *const T,
+        k: Coeffs<T>, bands: Bands, w: *const T, hu: *const T, hv: *const T, bed: *const T,
         rw: *mut T, rhu: *mut T, rhv: *mut T,
         dt: *const T, bc: *const T, gn2: *const T, w0: *mut T, hu0: *mut T, hv0: *mut T, lo0: *mut T, lo1: *const T,
         wet_out: *mut u32, hi: *const T, partial: *mut u32, shore: *mut u32, listed: *const u32,

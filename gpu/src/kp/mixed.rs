@@ -8,7 +8,7 @@ use super::boundary::kp_boundary;
 use super::drain::{kp_clamp, kp_drain, kp_drain_rhs};
 use super::rk::kp_rk;
 use super::stream::{kp_flux_stream, kp_flux_stream_early, kp_flux_stream_rk};
-use super::{Coeffs, Friction, WetDryScheme};
+use super::{Bands, Coeffs, Friction, WetDryScheme};
 use crate::Level;
 use crate::device::DeviceReal;
 
@@ -20,7 +20,7 @@ use crate::device::DeviceReal;
 #[inline(always)]
 pub(super) unsafe fn kp_m_flux_stream<S: WetDryScheme, T: DeviceReal, const MASKED: bool>(
     k: Coeffs<T>,
-    rows: u32,
+    bands: Bands,
     w: *const T,
     hu: *const T,
     hv: *const T,
@@ -32,7 +32,7 @@ pub(super) unsafe fn kp_m_flux_stream<S: WetDryScheme, T: DeviceReal, const MASK
 ) where
     f64: Level<T>,
 {
-    unsafe { kp_flux_stream::<S, T, f64, MASKED>(k, rows, w.cast(), hu, hv, bed, rw.cast(), rhu, rhv, rate) }
+    unsafe { kp_flux_stream::<S, T, f64, MASKED>(k, bands, w.cast(), hu, hv, bed, rw.cast(), rhu, rhv, rate) }
 }
 
 /// [`kp_flux_stream_early`] of an f64 surface into an f64 R_w.
@@ -43,7 +43,7 @@ pub(super) unsafe fn kp_m_flux_stream<S: WetDryScheme, T: DeviceReal, const MASK
 #[inline(always)]
 pub(super) unsafe fn kp_m_flux_stream_early<S: WetDryScheme, T: DeviceReal, const MASKED: bool>(
     k: Coeffs<T>,
-    rows: u32,
+    bands: Bands,
     w: *const T,
     hu: *const T,
     hv: *const T,
@@ -56,7 +56,9 @@ pub(super) unsafe fn kp_m_flux_stream_early<S: WetDryScheme, T: DeviceReal, cons
 ) where
     f64: Level<T>,
 {
-    unsafe { kp_flux_stream_early::<S, T, f64, MASKED>(k, rows, w.cast(), hu, hv, bed, rw.cast(), rhu, rhv, rate, wet) }
+    unsafe {
+        kp_flux_stream_early::<S, T, f64, MASKED>(k, bands, w.cast(), hu, hv, bed, rw.cast(), rhu, rhv, rate, wet)
+    }
 }
 
 /// [`kp_rk`] (one field for w, no low parts) of f64 surfaces `w0`, `w1`, `ow` and R_w `rw`.
@@ -144,7 +146,7 @@ pub(super) unsafe fn kp_m_rk<F: Friction, T: DeviceReal>(
 #[inline(always)]
 pub(super) unsafe fn kp_m_flux_stream_rk<S: WetDryScheme, T: DeviceReal, const MASKED: bool>(
     k: Coeffs<T>,
-    rows: u32,
+    bands: Bands,
     w: *const T,
     hu: *const T,
     hv: *const T,
@@ -171,7 +173,7 @@ pub(super) unsafe fn kp_m_flux_stream_rk<S: WetDryScheme, T: DeviceReal, const M
     unsafe {
         kp_flux_stream_rk::<S, T, f64, MASKED>(
             k,
-            rows,
+            bands,
             w.cast(),
             hu,
             hv,

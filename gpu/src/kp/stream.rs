@@ -18,8 +18,10 @@
 //! pay for an east face. The next row's loads are issued before the current row's arithmetic,
 //! and first used after it.
 //!
-//! Launch: blocks of `32·warps` threads, grid (⌈strips / warps⌉, ⌈ny / rows⌉); the warp's rate
-//! slot is `blockIdx.y · strips + strip` ([`stream_slots`](super::stream_slots) in all). With
+//! Launch: blocks of `32·warps` threads, grid (⌈strips / warps⌉, the bands' count); block row
+//! y computes band `bands.band(y)` ([`Bands`](super::Bands): every band, or a slab's inner or
+//! edge bands), and the warp's rate slot is `band · strips + strip`
+//! ([`stream_slots`](super::stream_slots) in all). With
 //! early exit a cell's R is computed only when its wet-map tile (`k.bx × k.by` cells, the RK
 //! kernel's blocks) or one of the four next to it is wet; otherwise R is 0, left unwritten (the
 //! RK kernel knows, see `kp_rk`), and the cell adds nothing to the rate. A warp with no such
@@ -27,8 +29,8 @@
 
 use super::rk::{CellFlags, Update, load_cell, update_cell};
 use super::{
-    Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, cell_view, face_bed, face_flux, is_active,
-    mass_part, reconstruct_on, rhs_x, rhs_y, slope_source, stream_strips,
+    Bands, Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, cell_view, face_bed, face_flux,
+    is_active, mass_part, reconstruct_on, rhs_x, rhs_y, slope_source, stream_strips,
 };
 use crate::Level;
 use crate::device::reduce::warp_reduce;
@@ -152,7 +154,7 @@ unsafe fn stream_body<
     const MASKED: bool,
 >(
     k: &Coeffs<T>,
-    rows: u32,
+    bands: Bands,
     w: *const W,
     hu: *const T,
     hv: *const T,
@@ -167,15 +169,17 @@ unsafe fn stream_body<
     let warps = thread::block_dim_x() / 32;
     let strips = stream_strips(k.nx);
     let strip = thread::block_idx_x() * warps + thread::thread_idx_x() / 32;
+    let rows = bands.rows;
     if strip >= strips || rows == 0 {
         return; // the whole warp
     }
     let lane_id = thread::thread_idx_x() % 32;
     let pc = strip * STREAM_COLS + lane_id;
     let lane = Lane { pc, useful: (2..2 + STREAM_COLS).contains(&lane_id) && pc < k.nx + 2 };
-    let j0 = thread::block_idx_y() * rows;
+    let band = bands.band(thread::block_idx_y());
+    let j0 = band * rows;
     let jend = if j0 + rows < k.ny { j0 + rows } else { k.ny };
-    let slot = (thread::block_idx_y() * strips + strip) as usize;
+    let slot = (band * strips + strip) as usize;
     let p = k.pitch as usize;
     let put = |pj: u32, r: (W, T, T)| {
         let g = pj as usize * p + lane.pc as usize;
@@ -378,14 +382,14 @@ unsafe fn stream_body<
 ///
 /// # Safety
 /// The launch contract of `entries.rs` for the arrays; blocks of a multiple of 32 threads, grid
-/// (⌈strips / warps⌉, ⌈ny / rows⌉); `rate` holds `stream_slots(nx, ny, rows)`.
+/// (⌈strips / warps⌉, `bands.count`); `rate` holds `stream_slots(nx, ny, bands.rows)`.
 // Inlined into each entry point: the plain and the mixed `_f64` entries share this
 // instance, and a call between them would pass `k` through local memory.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kp_flux_stream<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, const MASKED: bool>(
     k: Coeffs<T>,
-    rows: u32,
+    bands: Bands,
     w: *const W,
     hu: *const T,
     hv: *const T,
@@ -398,7 +402,7 @@ pub(super) unsafe fn kp_flux_stream<S: WetDryScheme, T: DeviceReal, W: DeviceRea
     unsafe {
         stream_body::<S, T, W, false, false, MASKED>(
             &k,
-            rows,
+            bands,
             w,
             hu,
             hv,
@@ -428,7 +432,7 @@ pub(super) unsafe fn kp_flux_stream_early<
     const MASKED: bool,
 >(
     k: Coeffs<T>,
-    rows: u32,
+    bands: Bands,
     w: *const W,
     hu: *const T,
     hv: *const T,
@@ -440,7 +444,7 @@ pub(super) unsafe fn kp_flux_stream_early<
     wet: *const u32,
 ) {
     unsafe {
-        stream_body::<S, T, W, true, false, MASKED>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, Stage2::none())
+        stream_body::<S, T, W, true, false, MASKED>(&k, bands, w, hu, hv, bed, rw, rhu, rhv, rate, wet, Stage2::none())
     }
 }
 
@@ -467,7 +471,7 @@ pub(super) unsafe fn kp_flux_stream_early<
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn kp_flux_stream_rk<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, const MASKED: bool>(
     k: Coeffs<T>,
-    rows: u32,
+    bands: Bands,
     w: *const W,
     hu: *const T,
     hv: *const T,
@@ -503,5 +507,5 @@ pub(super) unsafe fn kp_flux_stream_rk<S: WetDryScheme, T: DeviceReal, W: Device
     };
     let st = Stage2 { u, wet_out, partial, shore, listed };
     let (rate, wet) = (core::ptr::null_mut(), core::ptr::null());
-    unsafe { stream_body::<S, T, W, false, true, MASKED>(&k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st) }
+    unsafe { stream_body::<S, T, W, false, true, MASKED>(&k, bands, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st) }
 }

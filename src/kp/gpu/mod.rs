@@ -28,7 +28,7 @@ use forcing::{GpuForcing, Target};
 use kernels::Level;
 use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::kp::{
-    BOUNDARY, CLAMP, CLAMP_COPY, CLOCK_DS_RETRIES, CLOCK_DS_STATE, CLOCK_DS_X, CLOCK_DS_Y, CLOCK_DT, CLOCK_LEN,
+    BOUNDARY, Bands, CLAMP, CLAMP_COPY, CLOCK_DS_RETRIES, CLOCK_DS_STATE, CLOCK_DS_X, CLOCK_DS_Y, CLOCK_DT, CLOCK_LEN,
     CLOCK_LEN_SPLIT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, ClampCopy, ClampVelocity, Clock, Coeffs, DRAIN, DRAIN_RHS, DT,
     Drain, DrainRhs, FACES_ALL, FACES_X, FACES_X_T, FluxEntries, FluxSplit, FluxStream, FluxStreamEarly, FluxStreamRk,
     FluxTile, FluxTileEarly, M_BOUNDARY, M_CLAMP, M_DRAIN, M_DRAIN_RHS, M_FLUX_STREAM_BOLLERMANN, M_FLUX_STREAM_CLAMP,
@@ -44,6 +44,7 @@ use split::{GpuSplit, SplitKernels, SplitState};
 use std::sync::Arc;
 
 mod account;
+mod aside;
 mod forcing;
 mod mixed;
 mod split;
@@ -147,10 +148,10 @@ impl std::str::FromStr for FluxVariant {
     }
 }
 
-/// The streamed flux kernels' launch (`gpu/src/kp/stream.rs`): blocks of `warps` warps, grid
-/// (⌈strips / warps⌉, ⌈ny / rows⌉).
-fn stream_shape<T: GpuReal>(k: &Coeffs<T>, warps: u32, rows: u32) -> LaunchShape {
-    LaunchShape::fixed((stream_strips(k.nx).div_ceil(warps), k.ny.div_ceil(rows), 1), (32 * warps, 1, 1))
+/// The streamed flux kernels' launch (`gpu/src/kp/stream.rs`) of `bands`: blocks of `warps`
+/// warps, grid (⌈strips / warps⌉, the bands' count).
+fn stream_shape<T: GpuReal>(k: &Coeffs<T>, warps: u32, bands: Bands) -> LaunchShape {
+    LaunchShape::fixed((stream_strips(k.nx).div_ceil(warps), bands.count, 1), (32 * warps, 1, 1))
 }
 
 /// Zero the flags `b` on `stream`, ahead of the kernels enqueued after.
@@ -437,6 +438,10 @@ pub struct GpuKp<T: GpuReal> {
     stream: Arc<CudaStream>,
     /// On one rank's slab of a grid decomposed over ranks (`slab`).
     ranks: Option<Box<GpuRanks>>,
+    /// On a slab whose ranks overlap their exchanges (`GpuRanks::overlap`): the state (`q1`
+    /// with true) whose ghost rows at the cuts are still to come; the next flux launch on it
+    /// takes them beside its inner bands (`aside::stream_bands`).
+    ghosts_aside: Option<bool>,
 }
 
 /// What a slab's driver shares with the other ranks: the ghost rows at its cuts, after every
@@ -445,6 +450,9 @@ pub struct GpuKp<T: GpuReal> {
 struct GpuRanks {
     halo: Halo,
     gpu: Arc<Gpu>,
+    /// Whether the ghost rows travel beside the flux kernel's inner bands (`Halo::overlaps`,
+    /// with the streamed flux kernel: `boundary_deferred`).
+    overlap: bool,
 }
 
 /// Which flux kernel a step uses.
@@ -474,7 +482,8 @@ impl<T: GpuReal> GpuKp<T> {
         if (start.k.bx, start.k.by) != launch.block {
             return Err(Error::invalid("kp: a slab's start for another block than its launch's"));
         }
-        let ranks = Some(Box::new(GpuRanks { halo, gpu: gpu.clone() }));
+        let overlap = halo.overlaps();
+        let ranks = Some(Box::new(GpuRanks { halo, gpu: gpu.clone(), overlap }));
         Self::build(gpu, problem, launch, None, Some((start, ranks)))
     }
 
@@ -621,6 +630,7 @@ impl<T: GpuReal> GpuKp<T> {
             account: GpuAccount::new(gpu, problem, &segments)?.map(Box::new),
             stream: gpu.stream().clone(),
             ranks,
+            ghosts_aside: None,
         };
         g.check_block()?;
         g.set_shore(gpu, &q[0])?;
@@ -834,6 +844,9 @@ impl<T: GpuReal> GpuKp<T> {
 
     /// R of `q` (stage 1) or `q1` (stage 2) and the per-block (tile) or per-warp (stream) rates.
     pub fn flux(&mut self, kernel: FluxKernel, from_q1: bool) -> Result<()> {
+        if !self.streams_bands() || self.ghosts_aside.is_some_and(|q1| q1 != from_q1) {
+            self.settle()?;
+        }
         let k = self.k;
         let early = kernel == FluxKernel::EarlyExit;
         self.early = early;
@@ -885,18 +898,26 @@ impl<T: GpuReal> GpuKp<T> {
                 }
             }
             FluxVariant::Stream { warps, rows } => {
-                let shape = stream_shape(&self.k, warps, rows);
-                // SAFETY: arrays as for the tile kernel; rate holds stream_slots(nx, ny, rows)
-                // (new, set_flux); blocks of 32·warps threads, grid (⌈strips/warps⌉, ⌈ny/rows⌉);
-                // no shared memory.
-                unsafe {
-                    if early {
-                        let p = FluxStreamEarly { k, rows, w, hu, hv, bed, rw, rhu, rhv, rate, wet };
-                        ks.flux_stream_early.launch(shape, p)
-                    } else {
-                        ks.flux_stream.launch(shape, FluxStream { k, rows, w, hu, hv, bed, rw, rhu, rhv, rate })
+                let launch = |bands: Bands, stream: &CudaStream| {
+                    let shape = stream_shape(&k, warps, bands);
+                    // SAFETY: arrays as for the tile kernel; rate holds stream_slots(nx, ny,
+                    // rows) (new, set_flux), each band writing its own; blocks of 32·warps
+                    // threads, grid (⌈strips/warps⌉, the bands' count); no shared memory. Bands
+                    // launched on two streams write disjoint rows of R and slots of the rate,
+                    // and read a ghost row only after it arrived (`aside::stream_bands`).
+                    unsafe {
+                        if early {
+                            let p = FluxStreamEarly { k, bands, w, hu, hv, bed, rw, rhu, rhv, rate, wet };
+                            ks.flux_stream_early.launch_on(stream, shape, p)
+                        } else {
+                            let p = FluxStream { k, bands, w, hu, hv, bed, rw, rhu, rhv, rate };
+                            ks.flux_stream.launch_on(stream, shape, p)
+                        }
                     }
-                }
+                };
+                let aside = self.ghosts_aside.take_if(|q1| *q1 == from_q1).is_some();
+                let state = if from_q1 { &mut self.q1 } else { &mut self.q };
+                aside::stream_bands(self.ranks.as_deref(), &self.stream, aside.then_some(state), (k.ny, rows), launch)
             }
         }
     }
@@ -927,6 +948,9 @@ impl<T: GpuReal> GpuKp<T> {
         let FluxVariant::Stream { warps, rows } = self.flux_variant else {
             return Err(Error::invalid("kp: the second stage runs in the streamed flux kernel only"));
         };
+        if self.ghosts_aside == Some(false) {
+            self.settle()?;
+        }
         let k = self.k;
         self.early = false;
         let out_map = (self.map(true) + 1) % 3;
@@ -952,7 +976,7 @@ impl<T: GpuReal> GpuKp<T> {
         };
         let params = FluxStreamRk {
             k,
-            rows,
+            bands: Bands::all(k.ny, rows),
             w,
             hu,
             hv,
@@ -974,15 +998,37 @@ impl<T: GpuReal> GpuKp<T> {
             shore,
             listed,
         };
-        let shape = stream_shape(&k, warps, rows);
         let ks = &self.kernels;
-        // SAFETY: the streamed flux kernel's arrays and grid (`flux`); Qⁿ (w0, hu0, hv0, lo0)
-        // is written in place and read only at each thread's own cell, distinct from Q¹ (w, hu,
-        // hv, lo1) and R; cell bed, g·n² (the field where the problem has one, else null),
-        // B_hi padded arrays; the output's wet map nbx·nby flags, cleared just before on the
-        // same stream with partial and shore; listed nbx·nby flags from the lists kernel after
-        // stage 1, or null outside clamp.
-        unsafe { ks.flux_stream_rk.launch(shape, params) }
+        let launch = |bands: Bands, stream: &CudaStream| {
+            let shape = stream_shape(&k, warps, bands);
+            // SAFETY: the streamed flux kernel's arrays and grid (`flux`); Qⁿ (w0, hu0, hv0,
+            // lo0) is written in place and read only at each thread's own cell, distinct from Q¹
+            // (w, hu, hv, lo1) and R; cell bed, g·n² (the field where the problem has one, else
+            // null), B_hi padded arrays; the output's wet map nbx·nby flags, cleared just before
+            // on the same stream with partial and shore (flags only set, so bands on two streams
+            // may share a block's); listed nbx·nby flags from the lists kernel after stage 1, or
+            // null outside clamp.
+            unsafe { ks.flux_stream_rk.launch_on(stream, shape, FluxStreamRk { bands, ..params }) }
+        };
+        let aside = self.ghosts_aside.take_if(|q1| *q1).is_some();
+        let state = aside.then_some(&mut self.q1);
+        aside::stream_bands(self.ranks.as_deref(), &self.stream, state, (k.ny, rows), launch)
+    }
+
+    /// Whether the flux kernel streams bands (`FluxVariant::Stream`, not SRK2's or DS1/DS2's
+    /// kernels): only then can a slab's ghost rows travel beside its inner bands.
+    fn streams_bands(&self) -> bool {
+        matches!(self.flux_variant, FluxVariant::Stream { .. }) && self.ry.is_none() && self.split.is_none()
+    }
+
+    /// The ghost rows still to come of [`boundary_deferred`](Self::boundary_deferred), now and
+    /// on the stream: before anything but a flux launch reads the state's ghost rows (the end of
+    /// `GpuRun::advance`, a flux kernel that does not stream bands).
+    pub fn settle(&mut self) -> Result<()> {
+        match self.ghosts_aside.take() {
+            Some(on_q1) => self.exchange(on_q1),
+            None => Ok(()),
+        }
     }
 
     /// Device-wide max of the rates, then Δt and the clock on the device.
@@ -1252,6 +1298,23 @@ impl<T: GpuReal> GpuKp<T> {
         self.exchange(on_q1)
     }
 
+    /// [`boundary`](Self::boundary) inside a step: on a slab whose ranks overlap their
+    /// exchanges the ghost rows at the cuts are left to the next flux launch on the state, which
+    /// takes them beside its inner bands (`ghosts_aside`; [`settle`](Self::settle) takes them
+    /// at once).
+    fn boundary_deferred(&mut self, on_q1: bool) -> Result<()> {
+        if !self.ranks.as_ref().is_some_and(|r| r.overlap) || !self.streams_bands() {
+            return self.boundary(on_q1);
+        }
+        let w = self.w_ptr_mut(on_q1);
+        let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
+        let mut state = dst.each_mut().map(|b| b.ptr_mut());
+        state[0] = w;
+        self.boundary_on(self.side(), state)?;
+        self.ghosts_aside = Some(on_q1);
+        Ok(())
+    }
+
     /// [`boundary`](Self::boundary) of `state` in orientation `side`.
     fn boundary_on(&self, side: Side<T>, [w, hu, hv]: [*mut T; 3]) -> Result<()> {
         let (k, bc) = (side.k, side.cell_bed);
@@ -1325,7 +1388,7 @@ impl<T: GpuReal> GpuKp<T> {
             if let Some(f) = &mut self.forcing {
                 f.apply(k, &self.clock, &to)?;
             }
-            self.boundary(false)?;
+            self.boundary_deferred(false)?;
         }
         Ok(())
     }
@@ -1340,11 +1403,13 @@ impl<T: GpuReal> GpuKp<T> {
         self.rk(1)?;
         self.clamp(true)?;
         if ghosts || self.scheme != Scheme::Euler {
-            self.boundary(true)?;
+            self.boundary_deferred(true)?;
         }
         match self.scheme {
             Scheme::Euler => {
                 self.q.swap_with_slice(&mut self.q1);
+                // Q¹'s ghost rows still to come are now Qⁿ's.
+                self.ghosts_aside = self.ghosts_aside.map(|_| false);
                 if let Some(l) = &mut self.low {
                     l.swap(0, 1);
                 }
@@ -1367,7 +1432,7 @@ impl<T: GpuReal> GpuKp<T> {
                 }
                 self.clamp(false)?;
                 if ghosts {
-                    self.boundary(false)?;
+                    self.boundary_deferred(false)?;
                 }
                 self.cur = (self.cur + 2) % 3;
             }
