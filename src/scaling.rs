@@ -8,7 +8,7 @@
 //! Shallow water (RK2, `bollermann`), sediment (the bounded scheme) and wave propagation
 //! (shallow water, Roe), f32 and f64.
 
-use crate::bench::{BenchOptions, Report, Suite};
+use crate::bench::{BenchOptions, Part, Report, Suite};
 use crate::kp::EarlyExit;
 use crate::model::{Model, Until};
 use crate::ranks::threads::lead_on_threads;
@@ -22,9 +22,20 @@ use std::time::Instant;
 
 pub const SUITE: Suite = Suite {
     name: "scaling",
-    about: "runs decomposed over ranks (threads, one GPU a rank): shallow-water RK2, sediment and wave-propagation (Roe) steps, f32 and f64, weak (n² a rank, default 4096), strong (8192²) and ranks sharing one GPU; a step split into exchange, Δt reduction and the rest",
+    about: "runs decomposed over ranks (threads, one GPU a rank): shallow-water RK2, sediment and wave-propagation (Roe) steps, f32 and f64, weak (n² a rank, default 4096), strong (8192²) and ranks sharing one GPU; a step split into exchange, Δt reduction and the rest; the flood early exit off and on; --only largest: the flood on the largest grid the GPUs hold",
+    parts: &PARTS,
     run,
 };
+
+/// The parts `--only` names: each solver's weak, strong and shared rows, the 4096² flood, and
+/// the flood on the largest grid the GPUs hold (minutes of set-up: only when named).
+const PARTS: [Part; 5] = [
+    Part { name: "kp", default: true },
+    Part { name: "sediment", default: true },
+    Part { name: "claw", default: true },
+    Part { name: "flood", default: true },
+    Part { name: "largest", default: false },
+];
 
 /// Steps a timed batch takes, and the batches timed (the median is reported) after a
 /// warm-up of `WARMUP` steps.
@@ -64,6 +75,10 @@ impl Solver {
             Solver::Sediment => "sediment step (bounded)",
             Solver::Claw => "claw shallow-water step (roe)",
         }
+    }
+    /// Whether its slabs exchange beside their computation (`Halo::overlaps`).
+    fn overlaps(self) -> bool {
+        matches!(self, Solver::Kp)
     }
     fn words(self) -> f64 {
         match self {
@@ -195,11 +210,20 @@ fn time_steps<T>(model: &mut dyn Model<T>, gpu: &Gpu) -> Result<Timed> {
 }
 
 /// How the ranks' ghost rows and Δt travel: GPU to GPU through NCCL where the ranks can set
-/// up the link (`DeviceLink::establish`), or through the host.
+/// up the link (`DeviceLink::establish`), beside the computation where the solver can (the
+/// shallow water's inner bands, `Halo::overlaps`) or always before it (`NcclInOrder`), or
+/// through the host.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Route {
     Nccl,
+    NcclInOrder,
     Host,
+}
+
+impl Route {
+    fn nccl(self) -> bool {
+        self != Route::Host
+    }
 }
 
 /// `problems` on `ranks` ranks (threads), rank r on GPU r mod `gpus`, exchanging by `route`;
@@ -234,12 +258,10 @@ fn on_ranks<T: GpuReal, R>(
         let s = slabs.slab(comm.rank());
         let l = crate::grid::Layout2::new(layout.nx, s.rows.len() as u32, layout.halo);
         let on = backend(comm.rank())?;
-        let link = match route {
-            Route::Nccl => DeviceLink::establish(comm.as_ref(), &on)?.map(Rc::new),
-            Route::Host => None,
-        };
+        let link = if route.nccl() { DeviceLink::establish(comm.as_ref(), &on)?.map(Rc::new) } else { None };
         linked.store(link.is_some(), Ordering::Relaxed);
-        problems.slab::<T>(&on, Halo::new(comm, s, l).linked(link), early)
+        let halo = Halo::new(comm, s, l).linked(link);
+        problems.slab::<T>(&on, if route == Route::NcclInOrder { halo.in_order() } else { halo }, early)
     };
     let t = lead_on_threads(slabs, (layout, 1), None, slab, |m| time(m, &zero))??;
     Ok((route == Route::Host || linked.load(Ordering::Relaxed)).then_some(t))
@@ -270,12 +292,14 @@ fn row<T: GpuReal>(
             format!("exchange {:.3} ms, Δt reduction {:.3} ms a step (rank 0){efficiency}", t.exchange_ms, t.reduce_ms)
         }
         // Queued on the stream: the host's time is only the queueing.
-        Route::Nccl => format!("exchange and Δt queued on the stream{efficiency}"),
+        Route::Nccl | Route::NcclInOrder => format!("exchange and Δt queued on the stream{efficiency}"),
     };
     let by = match (ranks, route) {
         (1, _) => "",
         (_, Route::Host) => ", through the host",
+        (_, Route::Nccl) if solver.overlaps() => ", through NCCL beside the inner bands",
         (_, Route::Nccl) => ", through NCCL",
+        (_, Route::NcclInOrder) => ", through NCCL before the flux",
     };
     let variant = format!("{what}: {ranks} rank{} on {gpus_used} GPU{}{by}", plural(ranks), plural(gpus_used));
     let precision = Precision::of::<T>().to_string();
@@ -289,35 +313,88 @@ fn plural(n: usize) -> &'static str {
 /// Weak, strong and shared rows of one solver in precision `T`: weak and strong through the
 /// host and, where the ranks can set it up, through NCCL.
 fn solver_rows<T: GpuReal>(report: &mut Report, solver: Solver, n: usize, strong: usize, gpus: usize) -> Result<()> {
-    let counts: Vec<usize> = [1, 2, 4, 8].into_iter().filter(|&r| r <= gpus).collect();
-    for route in [Route::Host, Route::Nccl] {
+    let counts: Vec<usize> = [2, 4, 8].into_iter().filter(|&r| r <= gpus).collect();
+    let one_rank =
+        |p: &Problems| timed::<T>(p, 1, gpus, Route::Host)?.ok_or_else(|| Error::invalid("scaling: no host route"));
+    // The undivided model once, each route's rows set against it.
+    let weak_one = one_rank(&Problems::new(solver, n, n)?)?;
+    row::<T>(report, solver, "weak", (n, n), (1, gpus, Route::Host), weak_one, Some(weak_one.step_ms));
+    let strong_problem = Problems::new(solver, strong, strong)?;
+    let strong_one = one_rank(&strong_problem)?;
+    row::<T>(report, solver, "strong", (strong, strong), (1, gpus, Route::Host), strong_one, Some(strong_one.step_ms));
+    report.progress(format_args!("{} one rank", solver.name()));
+    // The exchange beside the computation against the same exchange before it, where the
+    // solver has the choice.
+    let routes: &[Route] =
+        if solver.overlaps() { &[Route::Host, Route::Nccl, Route::NcclInOrder] } else { &[Route::Host, Route::Nccl] };
+    for &route in routes {
         // Weak: n² a rank, a GPU a rank.
-        let mut one = None;
         for &r in &counts {
             let p = Problems::new(solver, n, n * r)?;
             let Some(t) = timed::<T>(&p, r, gpus, route)? else { continue };
-            one = one.or(Some(t.step_ms));
-            row::<T>(report, solver, "weak", (n, n * r), (r, gpus, route), t, one);
+            row::<T>(report, solver, "weak", (n, n * r), (r, gpus, route), t, Some(weak_one.step_ms));
             report.progress(format_args!("{} weak {r}", solver.name()));
         }
         // Strong: one grid over the GPUs.
-        let p = Problems::new(solver, strong, strong)?;
-        let mut one = None;
         for &r in &counts {
-            let Some(t) = timed::<T>(&p, r, gpus, route)? else { continue };
-            one = one.or(Some(t.step_ms));
-            row::<T>(report, solver, "strong", (strong, strong), (r, gpus, route), t, one);
+            let Some(t) = timed::<T>(&strong_problem, r, gpus, route)? else { continue };
+            row::<T>(report, solver, "strong", (strong, strong), (r, gpus, route), t, Some(strong_one.step_ms));
             report.progress(format_args!("{} strong {r}", solver.name()));
         }
     }
     // Shared: ranks on one GPU (NCCL refuses two ranks on one device), against one rank there.
     let p = Problems::new(solver, n, n)?;
-    let host = |r| timed::<T>(&p, r, 1, Route::Host)?.ok_or_else(|| Error::invalid("scaling: no host route"));
-    let one = host(1)?;
     for r in [2, 4] {
-        let t = host(r)?;
-        row::<T>(report, solver, "shared", (n, n), (r, 1, Route::Host), t, Some(one.step_ms));
+        let t = timed::<T>(&p, r, 1, Route::Host)?.ok_or_else(|| Error::invalid("scaling: no host route"))?;
+        row::<T>(report, solver, "shared", (n, n), (r, 1, Route::Host), t, Some(weak_one.step_ms));
     }
+    Ok(())
+}
+
+/// The exchange beside the computation on one GPU: the shallow-water step of one rank whose
+/// slab is its own neighbour across a periodic y axis, passing its ghost rows to itself through
+/// NCCL beside its inner bands and before the flux kernel, against the undivided model of the
+/// same grid (`None` where NCCL cannot be set up).
+fn own_neighbour_rows<T: GpuReal>(report: &mut Report, n: usize) -> Result<()> {
+    let Problems::Kp(mut p) = Problems::new(Solver::Kp, n, n)? else { unreachable!("a kp problem") };
+    p.boundary[2] = crate::kp::Boundary::Periodic;
+    p.boundary[3] = crate::kp::Boundary::Periodic;
+    let p = Problems::Kp(p);
+    let one = timed::<T>(&p, 1, 1, Route::Host)?.ok_or_else(|| Error::invalid("scaling: no host route"))?;
+    let zero = Arc::new(Gpu::new(0)?);
+    let layout = p.layout();
+    for route in [Route::Nccl, Route::NcclInOrder] {
+        let linked = AtomicBool::new(false);
+        let slab = |comm: Rc<dyn Comm>| {
+            let on = Backend::Gpu(zero.clone());
+            let link = DeviceLink::establish(comm.as_ref(), &on)?.map(Rc::new);
+            linked.store(link.is_some(), Ordering::Relaxed);
+            let own = crate::ranks::Slab { rank: 0, rows: 0..n, below: Some(0), above: Some(0) };
+            let halo = Halo::new(comm, own, layout).linked(link);
+            p.slab::<T>(&on, if route == Route::NcclInOrder { halo.in_order() } else { halo }, EarlyExit::Off)
+        };
+        let slabs = Slabs::new(n, 1, p.ghosts(), true)?;
+        let t = lead_on_threads(slabs, (layout, 1), None, slab, |m| time_steps(m, &zero))??;
+        if !linked.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let by = if route == Route::Nccl { "beside the inner bands" } else { "before the flux" };
+        let variant = format!("own neighbour: 1 rank on 1 GPU, its ghost rows to itself through NCCL {by}");
+        let note =
+            format!("{:.3} ms a step more than the undivided grid's {:.3} ms", t.step_ms - one.step_ms, one.step_ms);
+        let bytes = (n * n) as f64 * KP_WORDS * std::mem::size_of::<T>() as f64;
+        report.push(
+            Solver::Kp.name(),
+            &variant,
+            &format!("{n}×{n}"),
+            &Precision::of::<T>().to_string(),
+            t.step_ms,
+            bytes,
+            None,
+            note,
+        );
+    }
+    report.progress(format_args!("{} own neighbour", Solver::Kp.name()));
     Ok(())
 }
 
@@ -370,6 +447,65 @@ fn flood_rows<T: GpuReal>(report: &mut Report, gpus: usize) -> Result<()> {
     Ok(())
 }
 
+/// The flood of `bench kp` (`clamp`, RK2, f32, early exit off, so every cell is computed) on
+/// the largest square grid the GPUs hold, one slab a GPU (through NCCL where the ranks set it
+/// up), or on `--sizes n`: its cells, the GPU memory a cell takes (measured: what a 2048²
+/// model takes of the free memory) and the cells updated a second.
+fn largest_rows(report: &mut Report, opts: &BenchOptions, gpus: usize) -> Result<()> {
+    const PROBE: usize = 2048;
+    /// The share of the smallest GPU's free memory the grid may take.
+    const SHARE: f64 = 0.9;
+    let zero = Arc::new(Gpu::new(0)?);
+    let free = zero.memory_settled()?;
+    let per_cell = {
+        let p = crate::kp::setup::flood(PROBE, PROBE);
+        let backend = Backend::Gpu(zero.clone());
+        let model = crate::kp::KpModel::<f32>::new(&backend, &p, crate::kp::gpu::Launch::default(), EarlyExit::Off)?;
+        let left = zero.memory_settled()?;
+        drop(model);
+        free.saturating_sub(left) as f64 / (PROBE * PROBE) as f64
+    };
+    let mut smallest = zero.memory_settled()?;
+    for g in 1..gpus {
+        smallest = smallest.min(Gpu::new(g)?.memory_settled()?);
+    }
+    let fits = ((SHARE * smallest as f64 * gpus as f64 / per_cell).sqrt() as usize) / 1024 * 1024;
+    let n = opts.sizes.first().copied().unwrap_or(fits);
+    let cells = (n * n) as u64;
+    // On the host: the whole grid's problem (h, hu, hv and the corner bed in f64), each rank's
+    // whole padded start in f32 (w, hu, hv, the corner and cell beds: 20 B a cell), which it
+    // cuts its slab's from, and the slabs' problems and starts (`KpModel::slab`).
+    let host = crate::bench::bytes("the largest flood", &[cells, 32 + 20 * gpus as u64 + 32 + 20])?;
+    let slab_bytes = (per_cell * cells as f64 / gpus as f64) as u64;
+    if !crate::bench::fits(&zero, opts, &format!("the flood on {n}×{n}"), host, slab_bytes)? {
+        return Ok(());
+    }
+    report.note(&format!(
+        "largest flood: {per_cell:.1} B of GPU memory a cell (f32, clamp); {fits}² fill {:.0}% of the {gpus} GPUs' smallest free memory",
+        100.0 * SHARE
+    ));
+    report.progress(format_args!("largest flood: {n}² on {gpus} GPU{}, building", plural(gpus)));
+    let p = Problems::Kp(Box::new(crate::kp::setup::flood(n, n)));
+    let (t, by) = match timed::<f32>(&p, gpus, gpus, Route::Nccl)? {
+        Some(t) => (t, if gpus > 1 { ", through NCCL" } else { "" }),
+        None => (
+            timed::<f32>(&p, gpus, gpus, Route::Host)?.ok_or_else(|| Error::invalid("scaling: no host route"))?,
+            ", through the host",
+        ),
+    };
+    let rate = cells as f64 / (t.step_ms * 1e-3) / 1e9;
+    let note = format!(
+        "{:.2}·10⁹ cells, {per_cell:.1} B of GPU memory a cell ({:.0} GiB a GPU); {rate:.1}·10⁹ cell updates a second (RK2 steps)",
+        cells as f64 / 1e9,
+        slab_bytes as f64 / (1u64 << 30) as f64
+    );
+    let variant =
+        format!("largest grid, early exit off: {gpus} rank{} on {gpus} GPU{}{by}", plural(gpus), plural(gpus));
+    let bytes = cells as f64 / gpus as f64 * KP_WORDS * 4.0;
+    report.push("kp flood step (clamp)", &variant, &format!("{n}×{n}"), "f32", t.step_ms, bytes, None, note);
+    Ok(())
+}
+
 fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let gpus = Gpu::count().max(1);
     let n = opts.sizes.first().copied().unwrap_or(4096);
@@ -379,10 +515,22 @@ fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
         plural(gpus),
         gpu.info().name
     ));
-    for solver in [Solver::Kp, Solver::Sediment, Solver::Claw] {
-        solver_rows::<f32>(report, solver, n, strong, gpus)?;
-        solver_rows::<f64>(report, solver, n, strong, gpus)?;
+    let [kp, sediment, claw, flood, largest] = PARTS.map(|p| opts.runs_part(&p));
+    for (solver, on) in [(Solver::Kp, kp), (Solver::Sediment, sediment), (Solver::Claw, claw)] {
+        if on {
+            solver_rows::<f32>(report, solver, n, strong, gpus)?;
+            solver_rows::<f64>(report, solver, n, strong, gpus)?;
+        }
+        if on && solver.overlaps() {
+            own_neighbour_rows::<f32>(report, n)?;
+            own_neighbour_rows::<f64>(report, n)?;
+        }
     }
-    flood_rows::<f32>(report, gpus)?;
+    if flood && opts.runs {
+        flood_rows::<f32>(report, gpus)?;
+    }
+    if largest {
+        largest_rows(report, opts, gpus)?;
+    }
     Ok(())
 }

@@ -185,6 +185,10 @@ struct BenchArgs {
     /// balance's, which run with the default sizes only).
     #[arg(long)]
     no_runs: bool,
+    /// Parts of the suite to run, comma-separated (scaling: kp, sediment, claw, flood and
+    /// largest; default: every part but largest).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -418,6 +422,7 @@ fn bench(choice: BackendChoice, args: BenchArgs) -> Result<()> {
             "bench times GPU kernels (with the CPU reference as a peer in the same run); it cannot run with --backend cpu"
         );
     }
+    registry::suite(&args.suite)?.check_only(&args.only)?;
     let gpu = match hydrokern::Gpu::new(0) {
         Ok(g) => std::sync::Arc::new(g),
         Err(e) => bail!("bench times GPU kernels and needs a GPU: {e}"),
@@ -432,6 +437,7 @@ fn bench(choice: BackendChoice, args: BenchArgs) -> Result<()> {
         block: args.block,
         rows: args.rows,
         runs: !args.no_runs,
+        only: args.only,
     };
     hydrokern::warn(format_args!("timing suite '{}' on {} ...", args.suite, gpu.info().name));
     let report = bench::run(&registry::suite(&args.suite)?, &gpu, &opts)?;

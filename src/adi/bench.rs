@@ -25,6 +25,7 @@ use crate::{GpuReal, Result};
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "adi",
     about: "ADI (MIKE 21 HD) x-sweep, y-sweep and step per strategy (thomas, twisted, partition, pcr, cr-pcr, auto; above 3008² auto alone), the y-sweep over transposed copies (the default) and over columns (\"<strategy>, y columns\"), f32 and f64, 256² to 8192² and 3008² (sizes: edges), CPU reference step on 1 and all threads up to 3008²; the auto step with the gauges' and maxima's update after it; GB/s by 7 words + 2 bytes a cell a sweep for both designs (the transposed copies are the design's cost, not counted)",
+    parts: &[],
     run,
 };
 

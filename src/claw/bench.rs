@@ -25,6 +25,7 @@ use kernels::halo::WALL;
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "claw",
     about: "wave-propagation sweeps (x, y, both) for shallow water (Roe, HLLE), 2D acoustics and advection, f32 and f64, 1000² to 8192² (sizes: edges); 3D acoustics (x, y, z, all three) at 96³, 256³, 512³ (sizes up to 512: also 3D edges); GFLOP/s by the point functions' operation count (+ − × ÷ √ one flop, fma two, min/max/abs/neg none; docs/claw.md)",
+    parts: &[],
     run,
 };
 

@@ -14,6 +14,7 @@ use crate::{GpuReal, Result};
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "fd3d",
     about: "8th-order periodic derivatives in x, y, z, every variant, f32 and f64, 64³ to 512³ (sizes: cube edges)",
+    parts: &[],
     run,
 };
 

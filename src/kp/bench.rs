@@ -49,6 +49,7 @@ use std::time::Instant;
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "kp",
     about: "Kurganov–Petrova flux, Δt, RK and boundary kernels and RK2 steps (dam break, n² for n in 1024..8192; also at the tuned launch), flood 4096² early exit on/off",
+    parts: &[],
     run,
 };
 

@@ -32,6 +32,7 @@ use crate::{GpuReal, Result};
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "sediment",
     about: "every sediment h, s and fused variant and whole steps, seed and bounded schemes, f32 and f64, n² for n in 1024, 4096, 8192; whole steps of the plain and compensated f32 h updates and of the mixed precision beside f64 with their mass balance",
+    parts: &[],
     run,
 };
 

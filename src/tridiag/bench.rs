@@ -35,6 +35,7 @@ use crate::tridiag::{Algorithm, Batch, Choice, Layout, Shape};
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "tridiag",
     about: "batched tridiagonal solvers, every algorithm and layout, cuSPARSE as the peer; the pivoting ones (lu, spike, auto) on non-dominant batches beside cuSPARSE's pivoting gtsvInterleavedBatch and gtsv2; f32 and f64 (sizes: n)",
+    parts: &[],
     run,
 };
 

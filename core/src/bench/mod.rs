@@ -28,11 +28,21 @@ pub struct BenchOptions {
     pub rows: Option<u32>,
     /// Whether suites that also time whole runs (kp: the 4096² flood, the 1024² balance) do.
     pub runs: bool,
+    /// The parts of a suite to run (`--only`, checked against [`Suite::parts`]); empty for
+    /// its default parts.
+    pub only: Vec<String>,
+}
+
+impl BenchOptions {
+    /// Whether `part` of a suite runs: named in `--only`, or by default where none is named.
+    pub fn runs_part(&self, part: &Part) -> bool {
+        if self.only.is_empty() { part.default } else { self.only.iter().any(|o| o == part.name) }
+    }
 }
 
 impl Default for BenchOptions {
     fn default() -> Self {
-        BenchOptions { reps: 50, warmup: 5, sizes: Vec::new(), block: None, rows: None, runs: true }
+        BenchOptions { reps: 50, warmup: 5, sizes: Vec::new(), block: None, rows: None, runs: true, only: Vec::new() }
     }
 }
 
@@ -42,7 +52,34 @@ pub struct Suite {
     pub name: &'static str,
     /// What it times, one line.
     pub about: &'static str,
+    /// The parts `--only` can choose among (none: the suite runs whole).
+    pub parts: &'static [Part],
     pub run: fn(&Gpu, &BenchOptions, &mut Report) -> Result<()>,
+}
+
+/// A part of a suite that `--only` names.
+#[derive(Clone, Copy, Debug)]
+pub struct Part {
+    pub name: &'static str,
+    /// Whether it runs when `--only` names none (a part that takes minutes does not).
+    pub default: bool,
+}
+
+impl Suite {
+    /// `only` checked against the suite's parts: one line naming them where one is unknown.
+    pub fn check_only(&self, only: &[String]) -> Result<()> {
+        let Some(bad) = only.iter().find(|o| !self.parts.iter().any(|p| p.name == o.as_str())) else {
+            return Ok(());
+        };
+        if self.parts.is_empty() {
+            return Err(Error::invalid(format!(
+                "--only {bad}: bench {} has no parts to choose; leave --only out",
+                self.name
+            )));
+        }
+        let names: Vec<&str> = self.parts.iter().map(|p| p.name).collect();
+        Err(Error::invalid(format!("--only {bad}: bench {}'s parts are {}", self.name, names.join(", "))))
+    }
 }
 
 /// Run `suite` on `gpu`: the copy bandwidth first, then the suite's rows, each set against it.

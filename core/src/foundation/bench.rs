@@ -11,6 +11,7 @@ use crate::{GpuReal, Result};
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "copy",
     about: "cuMemcpyDtoD, the Rust copy kernel and the reductions (max|x|, sum), f32 and f64, 1 MiB to 1 GiB (sizes in MiB)",
+    parts: &[],
     run,
 };
 

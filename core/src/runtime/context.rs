@@ -136,6 +136,23 @@ impl Gpu {
         self.ctx.mem_get_info().call("cuMemGetInfo")
     }
 
+    /// Free device memory once every stream of the context is done and the memory pool that
+    /// allocations come from has handed back what it keeps of freed buffers: what a new
+    /// allocation is measured against (`bench scaling`'s bytes a cell).
+    pub fn memory_settled(&self) -> Result<usize> {
+        self.ctx.synchronize().call("cuCtxSynchronize")?;
+        let mut pool: cudarc::driver::sys::CUmemoryPool = std::ptr::null_mut();
+        // SAFETY: the context is current (synchronize bound it); the pool is the device's
+        // default, which trimming to 0 only releases unused reserved memory of.
+        unsafe {
+            cudarc::driver::sys::cuDeviceGetDefaultMemPool(&mut pool, self.ctx.cu_device())
+                .result()
+                .call("cuDeviceGetDefaultMemPool")?;
+            cudarc::driver::sys::cuMemPoolTrimTo(pool, 0).result().call("cuMemPoolTrimTo")?;
+        }
+        Ok(self.memory()?.0)
+    }
+
     /// Fail with a clear message when `bytes` more would not fit in free GPU memory.
     pub fn check_fits(&self, what: &str, bytes: usize) -> Result<()> {
         let (free, total) = self.memory()?;

@@ -11,6 +11,7 @@ use crate::{GpuReal, Result};
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "transpose",
     about: "naive, tiled and diagonal transposes, f32 and f64, 1024² to 16384² (sizes: edge lengths)",
+    parts: &[],
     run,
 };
 
