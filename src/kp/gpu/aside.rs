@@ -5,7 +5,9 @@
 //! GPU's stream then waits for both. Each band is computed by the same code wherever it runs,
 //! so the results are those of the exchange and the whole launch in turn, bit for bit.
 
-use super::{DeviceField2, GpuRanks};
+use crate::field::DeviceField2;
+use crate::ranks::Halo;
+use crate::runtime::Gpu;
 use crate::{GpuReal, Result};
 use cudarc::driver::CudaStream;
 use kernels::kp::Bands;
@@ -13,25 +15,25 @@ use std::sync::Arc;
 
 /// The streamed flux kernel over a grid of `ny` rows in bands of `rows`, each launch by
 /// `launch` (its bands, the stream to queue it on). With `aside` (the state whose ghost rows at
-/// the cuts are still to come, on a slab whose ranks overlap their exchanges) and inner bands to
-/// compute, as the module says; else every band on `stream` (after the ghost rows, taken there
-/// first where they are still to come).
+/// the cuts are still to come, on a slab whose ranks overlap their exchanges through `ranks`:
+/// its halo and GPU) and inner bands to compute, as the module says; else every band on
+/// `stream` (after the ghost rows, taken there first where they are still to come).
 pub(super) fn stream_bands<T: GpuReal>(
-    ranks: Option<&GpuRanks>,
+    ranks: Option<(&Halo, &Gpu)>,
     stream: &Arc<CudaStream>,
     aside: Option<&mut [DeviceField2<T>; 3]>,
     (ny, rows): (u32, u32),
     launch: impl Fn(Bands, &CudaStream) -> Result<()>,
 ) -> Result<()> {
-    let (Some(state), Some(r)) = (aside, ranks) else {
+    let (Some(state), Some((halo, gpu))) = (aside, ranks) else {
         return launch(Bands::all(ny, rows), stream);
     };
     let mut fields = state.each_mut().map(|f| &mut **f);
     let Some(inner) = Bands::inner(ny, rows) else {
-        r.halo.exchange_device(&r.gpu, &mut fields)?;
+        halo.exchange_device(gpu, &mut fields)?;
         return launch(Bands::all(ny, rows), stream);
     };
-    r.halo.exchange_device_aside(&mut fields, |beside| launch(Bands::edges(ny, rows), beside))?;
+    halo.exchange_device_aside(&mut fields, |beside| launch(Bands::edges(ny, rows), beside))?;
     launch(inner, stream)?;
-    r.halo.join_device()
+    halo.join_device()
 }

@@ -917,7 +917,13 @@ impl<T: GpuReal> GpuKp<T> {
                 };
                 let aside = self.ghosts_aside.take_if(|q1| *q1 == from_q1).is_some();
                 let state = if from_q1 { &mut self.q1 } else { &mut self.q };
-                aside::stream_bands(self.ranks.as_deref(), &self.stream, aside.then_some(state), (k.ny, rows), launch)
+                aside::stream_bands(
+                    self.ranks.as_deref().map(|r| (&r.halo, &*r.gpu)),
+                    &self.stream,
+                    aside.then_some(state),
+                    (k.ny, rows),
+                    launch,
+                )
             }
         }
     }
@@ -1012,7 +1018,13 @@ impl<T: GpuReal> GpuKp<T> {
         };
         let aside = self.ghosts_aside.take_if(|q1| *q1).is_some();
         let state = aside.then_some(&mut self.q1);
-        aside::stream_bands(self.ranks.as_deref(), &self.stream, state, (k.ny, rows), launch)
+        aside::stream_bands(
+            self.ranks.as_deref().map(|r| (&r.halo, &*r.gpu)),
+            &self.stream,
+            state,
+            (k.ny, rows),
+            launch,
+        )
     }
 
     /// Whether the flux kernel streams bands (`FluxVariant::Stream`, not SRK2's or DS1/DS2's
