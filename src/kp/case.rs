@@ -947,8 +947,7 @@ impl Simulation for KpCase {
     }
     /// Slabs along y of at least two rows (the reconstruction's two ghost rows), wrapping a
     /// periodic y axis; each slab keeps its share of the gauges, lines and maps and of the
-    /// forcing. Refused in one line: the split schemes (and mixed precision on the GPU, by
-    /// every rank's `build_slab`).
+    /// forcing. Refused in one line: the split schemes.
     fn decomposition(&self, ranks: usize) -> Result<Decomposition> {
         // With `--scheme auto` a scheme that runs on several ranks is chosen (`build_slab`).
         let why = if self.scheme_auto { None } else { self.problem.refuses_ranks() };
@@ -966,7 +965,14 @@ impl Simulation for KpCase {
         let (problem, launch) = self.problem_and_launch::<T>(backend, true);
         let (spec, sites) = slab_spec(&self.info.output.products(), &self.sites, problem.nx, halo.slab().rows.clone());
         let model = match self.info.run.precision {
-            Precision::Mixed => KpModel::<T>::mixed_slab(backend, problem, halo, launch)?,
+            Precision::Mixed => {
+                // Mixed runs the streamed flux kernel only, as on one rank.
+                let launch = match (self.tunable, launch.flux) {
+                    (true, FluxVariant::Tile) => Launch { flux: FluxVariant::STREAM, ..launch },
+                    _ => launch,
+                };
+                KpModel::<T>::mixed_slab(backend, problem, halo, launch, self.early_exit)?
+            }
             _ => KpModel::<T>::slab(backend, problem, halo, launch, self.early_exit)?,
         };
         Ok(Box::new(model.with_products(&spec, sites)?))

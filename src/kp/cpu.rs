@@ -112,9 +112,6 @@ fn rhs_of<S: WetDryScheme, T: Real, W: Level<T>>(
 pub const MIXED_FORCING: &str =
     "forcing (rain, infiltration, inflows, held levels) runs in precision f32 or f64; precision mixed has none yet";
 
-/// Why a slab refuses the mixed precision.
-pub const MIXED_RANKS: &str = "kp in precision mixed runs on several ranks on the CPU only: set [run] backend = \"cpu\" (or --backend cpu), or precision f32 or f64";
-
 /// The padded rows of `k` that are cells of the grid: the interior's, and on a slab also the
 /// two ghost rows beyond each cut inside the grid (`Coeffs::cut`: the neighbours' cells, which
 /// `clamp` drains and clamps by).

@@ -210,21 +210,31 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         Ok(Self::of(Cow::Owned(problem), true, on, whole))
     }
 
-    /// [`slab`](Self::slab) in the mixed precision ([`mixed`](Self::mixed)), on the CPU
-    /// reference: its start cut from the whole grid's mixed start (`mixed::slab_start`), its w
-    /// rows (f64) and momenta rows (f32) exchanged apart.
-    pub fn mixed_slab(backend: &Backend, whole: &'p Problem, halo: Halo, launch: Launch) -> Result<Self> {
+    /// [`slab`](Self::slab) in the mixed precision ([`mixed`](Self::mixed)), on the GPU of
+    /// `backend` (early exit as `early_exit` says) or the CPU reference: its start cut from the
+    /// whole grid's mixed start (`mixed::slab_start`), its w rows (f64) and momenta rows (f32)
+    /// exchanged apart.
+    pub fn mixed_slab(
+        backend: &Backend,
+        whole: &'p Problem,
+        halo: Halo,
+        launch: Launch,
+        early_exit: EarlyExit,
+    ) -> Result<Self> {
         if let Some(why) = whole.refuses_ranks() {
             return Err(Error::invalid(why));
-        }
-        if let Backend::Gpu(_) = backend {
-            return Err(Error::invalid(super::cpu::MIXED_RANKS));
         }
         whole.validate()?;
         let slab = halo.slab().clone();
         let problem = whole.slab(slab.rows.clone())?;
         let (start, state) = super::mixed::slab_start(whole, whole.start::<f32>(launch.block)?, &slab)?;
-        let on = On::Mixed(Box::new(CpuKp::slab(&problem, start, Some(state), halo)?), None);
+        let on = match backend {
+            Backend::Gpu(gpu) => {
+                let model = GpuKp::slab_mixed(gpu, &problem, (start, state), halo, launch)?;
+                On::GpuMixed(GpuRun::start(gpu, model, early_exit_of(whole, early_exit)))
+            }
+            Backend::Cpu { .. } => On::Mixed(Box::new(CpuKp::slab(&problem, start, Some(state), halo)?), None),
+        };
         Ok(Self::of(Cow::Owned(problem), true, on, whole))
     }
 
@@ -600,8 +610,10 @@ impl<T: GpuReal> KpModel<'_, T> {
                 On::Cpu(m, _) => wet_cells(m.coeffs(), w, low, m.cell_bed()),
                 On::Gpu(run) => wet_cells(run.model.coeffs(), w, low, &run.model.cell_bed(&run.gpu)?),
                 On::Mixed(m, _) => wet_cells(m.coeffs(), m.fields().0, None, m.cell_bed()),
-                // `mixed_slab` refuses the GPU.
-                On::GpuMixed(_) => return Err(Error::invalid(super::cpu::MIXED_RANKS)),
+                On::GpuMixed(run) => {
+                    let (w, ..) = run.model.download_mixed(&run.gpu)?;
+                    wet_cells(run.model.coeffs(), &w, None, &run.model.cell_bed(&run.gpu)?)
+                }
             }
         };
         match c.flags.iter_mut().find(|(n, _)| n == "wet") {
@@ -725,9 +737,14 @@ impl<T: GpuReal> KpModel<'_, T> {
             }
             On::GpuMixed(run) => {
                 let k = run.model.coeffs();
-                let wet: Vec<u32> =
-                    c.get_flags("wet", (k.nbx * k.nby) as usize)?.iter().map(|&f| u32::from(f)).collect();
                 let w: Vec<f64> = q[0].iter().map(|v| v.to_f64()).collect();
+                let wet: Vec<u32> = match self.slab {
+                    true => wet_blocks_of(k, &w, None, &run.model.cell_bed(&run.gpu)?),
+                    false => c.get_flags("wet", (k.nbx * k.nby) as usize)?.to_vec(),
+                }
+                .into_iter()
+                .map(u32::from)
+                .collect();
                 let [hu, hv] = [q[1], q[2]].map(|f| f.iter().map(|v| v.to_f64() as f32).collect::<Vec<f32>>());
                 let clock = ClockState { t, dt, status: kernels::kp::STEP_OK, steps };
                 run.model.resume_mixed(&run.gpu, (&w, &hu, &hv), &wet, clock)?;

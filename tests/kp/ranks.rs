@@ -44,7 +44,7 @@ fn slab<'p, T: GpuReal>(
     let rows = s.rows.clone();
     let halo = Halo::new(comm, s, layout);
     let m = match mixed {
-        true => KpModel::mixed_slab(&run.0, p, halo, run.1).unwrap(),
+        true => KpModel::mixed_slab(&run.0, p, halo, run.1, run.2).unwrap(),
         false => KpModel::slab(&run.0, p, halo, run.1, run.2).unwrap(),
     };
     match kept {
@@ -253,6 +253,34 @@ proptest! {
         let early = if early { EarlyExit::On } else { EarlyExit::Off };
         let run = (Backend::Gpu(crate::common::gpu()), Launch { flux, ..Launch::default() }, early);
         check_in(single, &p, n, m, &run, None)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(16)))]
+    /// The mixed precision on the GPU, the ranks sharing it: RK2 (its second stage fused, as
+    /// it runs by default) and Euler, every wet–dry scheme, early exit off and on, against the
+    /// whole grid's mixed run on the GPU.
+    #[test]
+    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
+    fn decomposed_mixed_shallow_water_on_the_gpu_is_bit_identical(
+        nx in 1usize..70,
+        ny in 2usize..40,
+        n in 1usize..=4,
+        m in 1usize..=4,
+        seed: u64,
+        kind in 0u8..2,
+        wet_dry in prop::sample::select(WetDry::ALL.to_vec()),
+        holes: bool,
+        euler: bool,
+        early: bool,
+    ) {
+        let (n, m) = (fit(n, ny), fit(m, ny));
+        let mut p = problem(nx, ny, seed, kind, wet_dry, (Accumulation::ALL[0], holes, false));
+        p.scheme = if euler { Scheme::Euler } else { Scheme::Rk2 };
+        let early = if early { EarlyExit::On } else { EarlyExit::Off };
+        let run = (Backend::Gpu(crate::common::gpu()), Launch::default(), early);
+        check::<f64>(&p, n, m, (&run, true), None)?;
     }
 }
 

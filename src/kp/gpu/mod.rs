@@ -1027,10 +1027,14 @@ impl<T: GpuReal> GpuKp<T> {
         )
     }
 
-    /// Whether the flux kernel streams bands (`FluxVariant::Stream`, not SRK2's or DS1/DS2's
-    /// kernels): only then can a slab's ghost rows travel beside its inner bands.
+    /// Whether the flux kernel streams bands of the state's own precision (`FluxVariant::Stream`,
+    /// not SRK2's or DS1/DS2's kernels, nor the mixed precision's): only then can a slab's ghost
+    /// rows travel beside its inner bands.
     fn streams_bands(&self) -> bool {
-        matches!(self.flux_variant, FluxVariant::Stream { .. }) && self.ry.is_none() && self.split.is_none()
+        matches!(self.flux_variant, FluxVariant::Stream { .. })
+            && self.ry.is_none()
+            && self.split.is_none()
+            && self.mixed.is_none()
     }
 
     /// The ghost rows still to come of [`boundary_deferred`](Self::boundary_deferred), now and
@@ -1358,11 +1362,18 @@ impl<T: GpuReal> GpuKp<T> {
     }
 
     /// On a slab, the ghost rows at its cuts of `q` (or `q1`) from its neighbours (synchronises).
+    /// In the mixed precision the surfaces (f64) go apart from the momenta (f32).
     fn exchange(&mut self, on_q1: bool) -> Result<()> {
         let Some(r) = &self.ranks else { return Ok(()) };
         let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
         let [w, hu, hv] = dst.each_mut().map(|f| &mut **f);
-        r.halo.exchange_device(&r.gpu, &mut [w, hu, hv])
+        match &mut self.mixed {
+            Some(m) => {
+                r.halo.exchange_device(&r.gpu, &mut [&mut *m.w[on_q1 as usize]])?;
+                r.halo.exchange_device(&r.gpu, &mut [hu, hv])
+            }
+            None => r.halo.exchange_device(&r.gpu, &mut [w, hu, hv]),
+        }
     }
 
     /// The problem's orientation.
@@ -1595,6 +1606,47 @@ impl GpuKp<f32> {
         };
         let mut m = GpuKp::build(gpu, problem, launch, Some(Box::new(level)), None)?;
         let wet: Vec<u32> = start.wet().iter().map(|&f| u32::from(f)).collect();
+        m.resume_mixed(gpu, (w, hu, hv), &wet, ClockState { t: 0.0, dt: 0.0, status: kernels::kp::STEP_OK, steps: 0 })?;
+        Ok(m)
+    }
+
+    /// The driver of one rank's slab in the mixed precision: [`slab`](Self::slab)'s `start`,
+    /// with `state` the slab's rows of the whole grid's mixed start (`mixed::slab_start`); its w
+    /// rows (f64) and momenta rows (f32) are exchanged apart, through NCCL or the host, before
+    /// the kernels that read them (no exchange beside the inner bands: their kernels read
+    /// surfaces of another precision than the state's rows).
+    pub fn slab_mixed(
+        gpu: &Arc<Gpu>,
+        problem: &Problem,
+        (start, state): (Start<f32>, super::state::State<f32, f64>),
+        halo: Halo,
+        launch: Launch,
+    ) -> Result<GpuKp<f32>> {
+        check_scheme(problem.scheme)?;
+        if launch.flux == FluxVariant::Tile {
+            return Err(Error::invalid(mixed::NO_TILE));
+        }
+        if let Some(why) = problem.refuses_ranks() {
+            return Err(Error::invalid(why));
+        }
+        if (start.k.bx, start.k.by) != launch.block {
+            return Err(Error::invalid("kp: a slab's start for another block than its launch's"));
+        }
+        let (w, hu, hv) = (state.w.stored(), state.hu.stored(), state.hv.stored());
+        let wet: Vec<u32> =
+            super::state::wet_map(&start.k, w, start.padded.cell_bed.stored()).into_iter().map(u32::from).collect();
+        let up = |f: &[f64]| -> Result<DeviceField2<f64>> {
+            let mut d = DeviceField2::zeros(gpu, problem.layout())?;
+            gpu.write(f, &mut d)?;
+            Ok(d)
+        };
+        let level = MixedLevel {
+            w: [up(w)?, up(w)?],
+            rw: DeviceField2::zeros(gpu, problem.layout())?,
+            fill: BufferKernels::new(gpu)?,
+        };
+        let ranks = Some(Box::new(GpuRanks { halo, gpu: gpu.clone(), overlap: false }));
+        let mut m = GpuKp::build(gpu, problem, launch, Some(Box::new(level)), Some((start, ranks)))?;
         m.resume_mixed(gpu, (w, hu, hv), &wet, ClockState { t: 0.0, dt: 0.0, status: kernels::kp::STEP_OK, steps: 0 })?;
         Ok(m)
     }
