@@ -26,6 +26,19 @@ pub fn gpu() -> Arc<Gpu> {
     }
 }
 
+/// The share of a proptest's cases that run on the GPU in a test that runs on the CPU too:
+/// half where this run has a GPU (decided when it runs, not when it was built: the GPU bundle's
+/// tests are built where there is none), none elsewhere. `HYDROKERN_REQUIRE_GPU=1` asks for the
+/// GPU's half whatever the machine (then a missing GPU fails the test), `0` for none.
+pub fn gpu_share() -> f64 {
+    let has = match std::env::var("HYDROKERN_REQUIRE_GPU").as_deref() {
+        Ok("1") => true,
+        Ok("0") => false,
+        _ => Gpu::count() > 0,
+    };
+    if has { 0.5 } else { 0.0 }
+}
+
 /// Proptest cases for GPU tests: `PROPTEST_CASES` when set (the sanitizer runs lower it).
 pub fn cases(default: u32) -> u32 {
     std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)

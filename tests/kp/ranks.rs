@@ -202,13 +202,15 @@ proptest! {
         check_in(single, &p, n, m, &run, None)?;
     }
 
-    /// The mixed precision (w in f64, the rest in f32) on the CPU: RK2 and Euler, every wet–dry
+    /// The mixed precision (w in f64, the rest in f32) on the CPU and, where this run has a
+    /// GPU, on the GPU (the ranks sharing it, without early exit, as mixed slabs run there):
+    /// RK2 (on the GPU its second stage fused, as it runs by default) and Euler, every wet–dry
     /// scheme, any sides, friction, inactive cells, uneven slabs and slabs of two rows, started
     /// from the whole grid's mixed start.
     #[test]
     fn decomposed_mixed_shallow_water_is_bit_identical(
-        nx in 1usize..14,
-        ny in 2usize..18,
+        nx in 1usize..40,
+        ny in 2usize..30,
         n in 1usize..=4,
         m in 1usize..=4,
         seed: u64,
@@ -216,11 +218,13 @@ proptest! {
         wet_dry in prop::sample::select(WetDry::ALL.to_vec()),
         holes: bool,
         euler: bool,
+        on_gpu in prop::bool::weighted(crate::common::gpu_share()),
     ) {
         let (n, m) = (fit(n, ny), fit(m, ny));
         let mut p = problem(nx, ny, seed, kind, wet_dry, (Accumulation::ALL[0], holes, false));
         p.scheme = if euler { Scheme::Euler } else { Scheme::Rk2 };
-        let run = (cpu(), Launch::default(), EarlyExit::Off);
+        let backend = if on_gpu { Backend::Gpu(crate::common::gpu()) } else { cpu() };
+        let run = (backend, Launch::default(), EarlyExit::Off);
         check::<f64>(&p, n, m, (&run, true), None)?;
     }
 }
@@ -257,34 +261,6 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(16)))]
-    /// The mixed precision on the GPU, the ranks sharing it: RK2 (its second stage fused, as
-    /// it runs by default) and Euler, every wet–dry scheme, early exit off and on, against the
-    /// whole grid's mixed run on the GPU.
-    #[test]
-    #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
-    fn decomposed_mixed_shallow_water_on_the_gpu_is_bit_identical(
-        nx in 1usize..70,
-        ny in 2usize..40,
-        n in 1usize..=4,
-        m in 1usize..=4,
-        seed: u64,
-        kind in 0u8..2,
-        wet_dry in prop::sample::select(WetDry::ALL.to_vec()),
-        holes: bool,
-        euler: bool,
-        early: bool,
-    ) {
-        let (n, m) = (fit(n, ny), fit(m, ny));
-        let mut p = problem(nx, ny, seed, kind, wet_dry, (Accumulation::ALL[0], holes, false));
-        p.scheme = if euler { Scheme::Euler } else { Scheme::Rk2 };
-        let early = if early { EarlyExit::On } else { EarlyExit::Off };
-        let run = (Backend::Gpu(crate::common::gpu()), Launch::default(), early);
-        check::<f64>(&p, n, m, (&run, true), None)?;
-    }
-}
-
-proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(12)))]
     /// Gauges, discharge lines (across the cuts, along them, folded back) and the maximum maps
     /// of water spreading over a dry bed, sampled every `every` steps: on 1 to 4 ranks, and
@@ -297,7 +273,7 @@ proptest! {
         every in 1u64..4,
         wet_dry in prop::sample::select(WetDry::ALL.to_vec()),
         single: bool,
-        on_gpu in prop::bool::weighted(if cfg!(gpu_tests) { 0.5 } else { 0.0 }),
+        on_gpu in prop::bool::weighted(crate::common::gpu_share()),
         early: bool,
     ) {
         let mut p = products::problem();
@@ -449,6 +425,31 @@ fn own_neighbour<T: GpuReal>(p: &Problem) {
             );
             let what = format!("{:?}, in order {in_order}, early exit {early:?}", p.wet_dry);
             same_state(&got, &want).unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+    }
+}
+
+/// A mixed-precision slab on the GPU runs without early exit: `on` is refused in one line that
+/// says what runs, `auto` runs without it (the proptest above checks its results).
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn mixed_slabs_on_the_gpu_refuse_early_exit_on() {
+    let p = hydrokern::kp::setup::column(16, 12, 16.0, 12.0, 3.0, 2.0, 0.5);
+    let gpu = Backend::Gpu(crate::common::gpu());
+    let slabs = Slabs::new(p.ny, 1, 2, false).unwrap();
+    for early in [EarlyExit::On, EarlyExit::Auto] {
+        let comm: Rc<dyn Comm> = Rc::new(Solo);
+        let halo = Halo::new(comm, slabs.slab(0), p.layout());
+        match KpModel::<f64>::mixed_slab(&gpu, &p, halo, Launch::default(), early) {
+            Err(e) if early == EarlyExit::On => {
+                let e = e.to_string();
+                assert!(e.contains("gpu.early_exit") && e.contains("mixed"), "{e}");
+            }
+            Ok(_) if early == EarlyExit::Auto => {}
+            other => panic!("{early:?}: {:?}", other.map(|_| "a slab").map_err(|e| e.to_string())),
         }
     }
 }

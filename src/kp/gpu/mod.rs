@@ -154,6 +154,17 @@ fn stream_shape<T: GpuReal>(k: &Coeffs<T>, warps: u32, bands: Bands) -> LaunchSh
     LaunchShape::fixed((stream_strips(k.nx).div_ceil(warps), bands.count, 1), (32 * warps, 1, 1))
 }
 
+/// A slab's problem runs on several ranks, and its start was cut for its launch's blocks.
+fn check_slab<T: GpuReal>(problem: &Problem, start: &Start<T>, launch: Launch) -> Result<()> {
+    if let Some(why) = problem.refuses_ranks() {
+        return Err(Error::invalid(why));
+    }
+    if (start.k.bx, start.k.by) != launch.block {
+        return Err(Error::invalid("kp: a slab's start for another block than its launch's"));
+    }
+    Ok(())
+}
+
 /// Zero the flags `b` on `stream`, ahead of the kernels enqueued after.
 fn clear(stream: &Arc<CudaStream>, b: &mut DeviceBuffer<u32>) -> Result<()> {
     stream.memset_zeros(b).map_err(|source| Error::Driver { call: "cuMemsetD8", source })
@@ -476,12 +487,7 @@ impl<T: GpuReal> GpuKp<T> {
     /// where the problem does not run on several ranks (`Problem::refuses_ranks`). In `clamp`
     /// the draining factors and the stage's velocities cross the cuts too (`drain_on`, `clamp`).
     pub fn slab(gpu: &Arc<Gpu>, problem: &Problem, start: Start<T>, halo: Halo, launch: Launch) -> Result<GpuKp<T>> {
-        if let Some(why) = problem.refuses_ranks() {
-            return Err(Error::invalid(why));
-        }
-        if (start.k.bx, start.k.by) != launch.block {
-            return Err(Error::invalid("kp: a slab's start for another block than its launch's"));
-        }
+        check_slab(problem, &start, launch)?;
         let overlap = halo.overlaps();
         let ranks = Some(Box::new(GpuRanks { halo, gpu: gpu.clone(), overlap }));
         Self::build(gpu, problem, launch, None, Some((start, ranks)))
@@ -1588,12 +1594,26 @@ impl GpuKp<f32> {
     /// tile kernel are refused in one line.
     pub fn new_mixed(gpu: &Gpu, problem: &Problem, launch: Launch) -> Result<GpuKp<f32>> {
         problem.validate()?;
+        let start = CpuKp::<f32, f64>::new(problem, launch.block, false)?;
+        let wet: Vec<u32> = start.wet().iter().map(|&f| u32::from(f)).collect();
+        Self::build_mixed(gpu, problem, launch, (start.fields(), &wet), None)
+    }
+
+    /// The mixed precision's driver of `problem` (the whole grid's, or with `slab` a slab's and
+    /// its start) from padded (w, hu, hv) and their wet map: the schemes and kernel it runs
+    /// checked, the f64 surfaces uploaded.
+    #[allow(clippy::type_complexity)]
+    fn build_mixed(
+        gpu: &Gpu,
+        problem: &Problem,
+        launch: Launch,
+        ((w, hu, hv), wet): ((&[f64], &[f32], &[f32]), &[u32]),
+        slab: Option<(Start<f32>, Option<Box<GpuRanks>>)>,
+    ) -> Result<GpuKp<f32>> {
         check_scheme(problem.scheme)?;
         if launch.flux == FluxVariant::Tile {
             return Err(Error::invalid(mixed::NO_TILE));
         }
-        let start = CpuKp::<f32, f64>::new(problem, launch.block, false)?;
-        let (w, hu, hv) = start.fields();
         let up = |f: &[f64]| -> Result<DeviceField2<f64>> {
             let mut d = DeviceField2::zeros(gpu, problem.layout())?;
             gpu.write(f, &mut d)?;
@@ -1604,9 +1624,8 @@ impl GpuKp<f32> {
             rw: DeviceField2::zeros(gpu, problem.layout())?,
             fill: BufferKernels::new(gpu)?,
         };
-        let mut m = GpuKp::build(gpu, problem, launch, Some(Box::new(level)), None)?;
-        let wet: Vec<u32> = start.wet().iter().map(|&f| u32::from(f)).collect();
-        m.resume_mixed(gpu, (w, hu, hv), &wet, ClockState { t: 0.0, dt: 0.0, status: kernels::kp::STEP_OK, steps: 0 })?;
+        let mut m = GpuKp::build(gpu, problem, launch, Some(Box::new(level)), slab)?;
+        m.resume_mixed(gpu, (w, hu, hv), wet, ClockState { t: 0.0, dt: 0.0, status: kernels::kp::STEP_OK, steps: 0 })?;
         Ok(m)
     }
 
@@ -1614,7 +1633,8 @@ impl GpuKp<f32> {
     /// with `state` the slab's rows of the whole grid's mixed start (`mixed::slab_start`); its w
     /// rows (f64) and momenta rows (f32) are exchanged apart, through NCCL or the host, before
     /// the kernels that read them (no exchange beside the inner bands: their kernels read
-    /// surfaces of another precision than the state's rows).
+    /// surfaces of another precision than the state's rows). Without early exit
+    /// (`KpModel::mixed_slab`).
     pub fn slab_mixed(
         gpu: &Arc<Gpu>,
         problem: &Problem,
@@ -1622,33 +1642,14 @@ impl GpuKp<f32> {
         halo: Halo,
         launch: Launch,
     ) -> Result<GpuKp<f32>> {
-        check_scheme(problem.scheme)?;
-        if launch.flux == FluxVariant::Tile {
-            return Err(Error::invalid(mixed::NO_TILE));
-        }
-        if let Some(why) = problem.refuses_ranks() {
-            return Err(Error::invalid(why));
-        }
-        if (start.k.bx, start.k.by) != launch.block {
-            return Err(Error::invalid("kp: a slab's start for another block than its launch's"));
-        }
-        let (w, hu, hv) = (state.w.stored(), state.hu.stored(), state.hv.stored());
-        let wet: Vec<u32> =
-            super::state::wet_map(&start.k, w, start.padded.cell_bed.stored()).into_iter().map(u32::from).collect();
-        let up = |f: &[f64]| -> Result<DeviceField2<f64>> {
-            let mut d = DeviceField2::zeros(gpu, problem.layout())?;
-            gpu.write(f, &mut d)?;
-            Ok(d)
-        };
-        let level = MixedLevel {
-            w: [up(w)?, up(w)?],
-            rw: DeviceField2::zeros(gpu, problem.layout())?,
-            fill: BufferKernels::new(gpu)?,
-        };
+        check_slab(problem, &start, launch)?;
+        let fields = (state.w.stored(), state.hu.stored(), state.hv.stored());
+        let wet: Vec<u32> = super::state::wet_map(&start.k, fields.0, start.padded.cell_bed.stored())
+            .into_iter()
+            .map(u32::from)
+            .collect();
         let ranks = Some(Box::new(GpuRanks { halo, gpu: gpu.clone(), overlap: false }));
-        let mut m = GpuKp::build(gpu, problem, launch, Some(Box::new(level)), Some((start, ranks)))?;
-        m.resume_mixed(gpu, (w, hu, hv), &wet, ClockState { t: 0.0, dt: 0.0, status: kernels::kp::STEP_OK, steps: 0 })?;
-        Ok(m)
+        Self::build_mixed(gpu, problem, launch, (fields, &wet), Some((start, ranks)))
     }
 
     /// Continue from padded (w, hu, hv), the wet map and the clock, as
