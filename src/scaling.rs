@@ -258,13 +258,26 @@ fn on_ranks<T: GpuReal, R>(
         let s = slabs.slab(comm.rank());
         let l = crate::grid::Layout2::new(layout.nx, s.rows.len() as u32, layout.halo);
         let on = backend(comm.rank())?;
-        let link = if route.nccl() { DeviceLink::establish(comm.as_ref(), &on)?.map(Rc::new) } else { None };
-        linked.store(link.is_some(), Ordering::Relaxed);
-        let halo = Halo::new(comm, s, l).linked(link);
-        problems.slab::<T>(&on, if route == Route::NcclInOrder { halo.in_order() } else { halo }, early)
+        problems.slab::<T>(&on, halo_by(route, comm, s, l, &on, &linked)?, early)
     };
     let t = lead_on_threads(slabs, (layout, 1), None, slab, |m| time(m, &zero))??;
     Ok((route == Route::Host || linked.load(Ordering::Relaxed)).then_some(t))
+}
+
+/// The halo of `slab` (padded `layout`) on `on` exchanging by `route`: its ranks linked through
+/// NCCL where the route asks and they can set it up (said in `linked`), in order where it says.
+fn halo_by(
+    route: Route,
+    comm: Rc<dyn Comm>,
+    slab: crate::ranks::Slab,
+    layout: crate::grid::Layout2,
+    on: &Backend,
+    linked: &AtomicBool,
+) -> Result<Halo> {
+    let link = if route.nccl() { DeviceLink::establish(comm.as_ref(), on)?.map(Rc::new) } else { None };
+    linked.store(link.is_some(), Ordering::Relaxed);
+    let halo = Halo::new(comm, slab, layout).linked(link);
+    Ok(if route == Route::NcclInOrder { halo.in_order() } else { halo })
 }
 
 /// One row: `what` (weak, strong, shared) of `ranks` ranks on `gpus` GPUs over an `nx × ny`
@@ -367,11 +380,8 @@ fn own_neighbour_rows<T: GpuReal>(report: &mut Report, n: usize) -> Result<()> {
         let linked = AtomicBool::new(false);
         let slab = |comm: Rc<dyn Comm>| {
             let on = Backend::Gpu(zero.clone());
-            let link = DeviceLink::establish(comm.as_ref(), &on)?.map(Rc::new);
-            linked.store(link.is_some(), Ordering::Relaxed);
             let own = crate::ranks::Slab { rank: 0, rows: 0..n, below: Some(0), above: Some(0) };
-            let halo = Halo::new(comm, own, layout).linked(link);
-            p.slab::<T>(&on, if route == Route::NcclInOrder { halo.in_order() } else { halo }, EarlyExit::Off)
+            p.slab::<T>(&on, halo_by(route, comm, own, layout, &on, &linked)?, EarlyExit::Off)
         };
         let slabs = Slabs::new(n, 1, p.ghosts(), true)?;
         let t = lead_on_threads(slabs, (layout, 1), None, slab, |m| time_steps(m, &zero))??;

@@ -329,14 +329,20 @@ fn ranks_on_their_own_gpus_are_bit_identical() {
     }
 }
 
+/// The steps the GPU rank tests take, and the whole grid's state after them on the GPU.
+const GPU_STEPS: Until = Until { t: f64::INFINITY, steps: 12, deadline: None };
+
+fn whole_on_the_gpu<T: GpuReal>(p: &Problem) -> State<T> {
+    let mut w = KpModel::<T>::new(&Backend::Gpu(crate::common::gpu()), p, Launch::default(), EarlyExit::Off).unwrap();
+    w.advance(GPU_STEPS).unwrap();
+    w.state().unwrap()
+}
+
 fn on_own_gpus<T: GpuReal>(p: &Problem) {
     let launch = Launch::default();
-    let whole = Backend::Gpu(crate::common::gpu());
     let periodic = p.boundary[2] == Boundary::Periodic;
-    let until = Until { t: f64::INFINITY, steps: 12, deadline: None };
-    let mut w = KpModel::<T>::new(&whole, p, launch, EarlyExit::Off).unwrap();
-    w.advance(until).unwrap();
-    let want = w.state().unwrap();
+    let until = GPU_STEPS;
+    let want = whole_on_the_gpu::<T>(p);
     for ranks in 2..=4 {
         for nccl in [false, true] {
             // Early exit on, or chosen by timing, which the ranks do together.
@@ -398,10 +404,8 @@ fn a_slab_that_is_its_own_neighbour_exchanges_beside_its_inner_bands() {
 fn own_neighbour<T: GpuReal>(p: &Problem) {
     let launch = Launch::default();
     let gpu = Backend::Gpu(crate::common::gpu());
-    let until = Until { t: f64::INFINITY, steps: 12, deadline: None };
-    let mut w = KpModel::<T>::new(&gpu, p, launch, EarlyExit::Off).unwrap();
-    w.advance(until).unwrap();
-    let want = w.state().unwrap();
+    let until = GPU_STEPS;
+    let want = whole_on_the_gpu::<T>(p);
     let layout = p.layout();
     for in_order in [false, true] {
         for early in [EarlyExit::Off, EarlyExit::On] {

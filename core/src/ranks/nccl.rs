@@ -125,14 +125,18 @@ struct Aside {
     done: CudaEvent,
 }
 
+/// A failed driver call `what` of the stream beside the GPU's, as an error.
+fn failed(what: &'static str) -> impl Fn(cudarc::driver::DriverError) -> Error {
+    move |e| Error::invalid(format!("ranks: {what} failed: {e}"))
+}
+
 impl Aside {
     fn new(gpu: &Gpu) -> Result<Aside> {
         let ctx = gpu.context();
-        let fail = |what: &str, e: cudarc::driver::DriverError| Error::invalid(format!("ranks: {what} failed: {e}"));
         let (_, highest) =
-            cudarc::driver::result::stream::get_priority_range().map_err(|e| fail("cuCtxGetStreamPriorityRange", e))?;
-        let stream = ctx.new_stream_with_priority(highest).map_err(|e| fail("cuStreamCreateWithPriority", e))?;
-        let event = || ctx.new_event(None).map_err(|e| fail("cuEventCreate", e));
+            cudarc::driver::result::stream::get_priority_range().map_err(failed("cuCtxGetStreamPriorityRange"))?;
+        let stream = ctx.new_stream_with_priority(highest).map_err(failed("cuStreamCreateWithPriority"))?;
+        let event = || ctx.new_event(None).map_err(failed("cuEventCreate"));
         Ok(Aside { stream, ready: event()?, done: event()? })
     }
 }
@@ -249,20 +253,19 @@ impl DeviceLink {
         then: impl FnOnce(&Arc<CudaStream>) -> Result<()>,
     ) -> Result<()> {
         let a = &self.aside;
-        let fail = |what: &str, e: cudarc::driver::DriverError| Error::invalid(format!("ranks: {what} failed: {e}"));
-        a.ready.record(self.gpu.stream()).map_err(|e| fail("cuEventRecord", e))?;
-        a.stream.wait(&a.ready).map_err(|e| fail("cuStreamWaitEvent", e))?;
+        a.ready.record(self.gpu.stream()).map_err(failed("cuEventRecord"))?;
+        a.stream.wait(&a.ready).map_err(failed("cuStreamWaitEvent"))?;
         bind(&self.gpu)?;
         self.exchange_on(a.stream.cu_stream() as *mut c_void, sends, recvs)?;
         then(&a.stream)?;
-        a.done.record(&a.stream).map_err(|e| fail("cuEventRecord", e))
+        a.done.record(&a.stream).map_err(failed("cuEventRecord"))
     }
 
     /// The GPU's stream waits, on the device, for the last [`exchange_aside`](Self::exchange_aside)
     /// and what followed it there.
     pub fn join(&self) -> Result<()> {
         let a = &self.aside;
-        self.gpu.stream().wait(&a.done).map_err(|e| Error::invalid(format!("ranks: cuStreamWaitEvent failed: {e}")))
+        self.gpu.stream().wait(&a.done).map_err(failed("cuStreamWaitEvent"))
     }
 
     fn exchange_on(&self, stream: *mut c_void, sends: &[Message], recvs: &[Message]) -> Result<()> {

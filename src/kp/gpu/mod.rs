@@ -449,7 +449,7 @@ pub struct GpuKp<T: GpuReal> {
     stream: Arc<CudaStream>,
     /// On one rank's slab of a grid decomposed over ranks (`slab`).
     ranks: Option<Box<GpuRanks>>,
-    /// On a slab whose ranks overlap their exchanges (`GpuRanks::overlap`): the state (`q1`
+    /// On a slab whose ranks overlap their exchanges (`Halo::overlaps`): the state (`q1`
     /// with true) whose ghost rows at the cuts are still to come; the next flux launch on it
     /// takes them beside its inner bands (`aside::stream_bands`).
     ghosts_aside: Option<bool>,
@@ -461,9 +461,6 @@ pub struct GpuKp<T: GpuReal> {
 struct GpuRanks {
     halo: Halo,
     gpu: Arc<Gpu>,
-    /// Whether the ghost rows travel beside the flux kernel's inner bands (`Halo::overlaps`,
-    /// with the streamed flux kernel: `boundary_deferred`).
-    overlap: bool,
 }
 
 /// Which flux kernel a step uses.
@@ -488,8 +485,7 @@ impl<T: GpuReal> GpuKp<T> {
     /// the draining factors and the stage's velocities cross the cuts too (`drain_on`, `clamp`).
     pub fn slab(gpu: &Arc<Gpu>, problem: &Problem, start: Start<T>, halo: Halo, launch: Launch) -> Result<GpuKp<T>> {
         check_slab(problem, &start, launch)?;
-        let overlap = halo.overlaps();
-        let ranks = Some(Box::new(GpuRanks { halo, gpu: gpu.clone(), overlap }));
+        let ranks = Some(Box::new(GpuRanks { halo, gpu: gpu.clone() }));
         Self::build(gpu, problem, launch, None, Some((start, ranks)))
     }
 
@@ -1312,12 +1308,17 @@ impl<T: GpuReal> GpuKp<T> {
 
     /// Both ghost passes on `q` (or `q1`).
     pub fn boundary(&mut self, on_q1: bool) -> Result<()> {
+        self.ghost_passes(on_q1)?;
+        self.exchange(on_q1)
+    }
+
+    /// The ghost passes of `q` (or `q1`) in the problem's orientation, without the exchange.
+    fn ghost_passes(&mut self, on_q1: bool) -> Result<()> {
         let w = self.w_ptr_mut(on_q1);
         let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
         let mut state = dst.each_mut().map(|b| b.ptr_mut());
         state[0] = w;
-        self.boundary_on(self.side(), state)?;
-        self.exchange(on_q1)
+        self.boundary_on(self.side(), state)
     }
 
     /// [`boundary`](Self::boundary) inside a step: on a slab whose ranks overlap their
@@ -1325,14 +1326,10 @@ impl<T: GpuReal> GpuKp<T> {
     /// takes them beside its inner bands (`ghosts_aside`; [`settle`](Self::settle) takes them
     /// at once).
     fn boundary_deferred(&mut self, on_q1: bool) -> Result<()> {
-        if !self.ranks.as_ref().is_some_and(|r| r.overlap) || !self.streams_bands() {
+        if !self.ranks.as_ref().is_some_and(|r| r.halo.overlaps()) || !self.streams_bands() {
             return self.boundary(on_q1);
         }
-        let w = self.w_ptr_mut(on_q1);
-        let dst = if on_q1 { &mut self.q1 } else { &mut self.q };
-        let mut state = dst.each_mut().map(|b| b.ptr_mut());
-        state[0] = w;
-        self.boundary_on(self.side(), state)?;
+        self.ghost_passes(on_q1)?;
         self.ghosts_aside = Some(on_q1);
         Ok(())
     }
@@ -1648,7 +1645,7 @@ impl GpuKp<f32> {
             .into_iter()
             .map(u32::from)
             .collect();
-        let ranks = Some(Box::new(GpuRanks { halo, gpu: gpu.clone(), overlap: false }));
+        let ranks = Some(Box::new(GpuRanks { halo, gpu: gpu.clone() }));
         Self::build_mixed(gpu, problem, launch, (fields, &wet), Some((start, ranks)))
     }
 
