@@ -54,9 +54,12 @@ fn examples(root: &Path, out: &Path) {
     let dir = root.join("examples");
     // The command line's package shares this script and has no examples/: a path that does not
     // exist would run the script, and rebuild the package, every time.
-    if dir.is_dir() {
-        println!("cargo:rerun-if-changed={}", dir.display());
-    }
+    let watch = |p: &Path| {
+        if p.exists() {
+            println!("cargo:rerun-if-changed={}", p.display());
+        }
+    };
+    watch(&dir);
     let mut entries: Vec<(String, PathBuf)> = fs::read_dir(&dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok())
@@ -77,7 +80,7 @@ fn examples(root: &Path, out: &Path) {
     // The scenarios' rasters and series (`examples/data/*.asc`, `*.tif`, `*.csv`), by their path under `examples/`,
     // so a built-in scenario reads its terrain wherever the program runs.
     let data = dir.join("data");
-    println!("cargo:rerun-if-changed={}", data.display());
+    watch(&data);
     let mut files: Vec<PathBuf> = fs::read_dir(&data)
         .map(|rd| {
             rd.filter_map(|e| e.ok())
