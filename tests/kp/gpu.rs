@@ -441,6 +441,35 @@ fn flux_kernels_match_cpu<T: GpuReal>(gpu: &hydrokern::Gpu) {
     }
 }
 
+/// 30 RK2 steps of `p` on the GPU (block 32×8, flux kernel `flux`, outputs poisoned before
+/// each), the second stage fused into the streamed flux kernel or not as `fused` says (or as
+/// the scheme's default), early exit or not; the padded state after them.
+fn thirty_steps<T: GpuReal>(
+    gpu: &hydrokern::Gpu,
+    p: &Problem,
+    flux: FluxVariant,
+    fused: Option<bool>,
+    early: bool,
+) -> [Vec<T>; 3] {
+    let mut m = GpuKp::<T>::new(gpu, p, Launch { block: (32, 8), flux, ..Launch::default() }).unwrap();
+    if let Some(on) = fused {
+        m.set_fused(on);
+    }
+    for _ in 0..30 {
+        m.poison().unwrap();
+        m.step(if early { FluxKernel::EarlyExit } else { FluxKernel::Full }).unwrap();
+    }
+    m.download(gpu).unwrap()
+}
+
+/// The first (field, cell) whose bits differ between two states, if any.
+fn first_difference<T: GpuReal>(a: &[Vec<T>; 3], b: &[Vec<T>; 3]) -> Option<(usize, usize)> {
+    (0..3).find_map(|f| {
+        let k = a[f].iter().zip(&b[f]).position(|(u, v)| u.to_f64().to_bits() != v.to_f64().to_bits());
+        k.map(|k| (f, k))
+    })
+}
+
 /// A friction field equal to n everywhere gives, on the GPU, the bits of the constant n (the
 /// per-cell RK kernel against the uniform one, outputs poisoned before each step): the Gaussian
 /// hump on a slope and the flood (dry blocks), tile and streamed flux, early exit off and on,
@@ -452,27 +481,18 @@ fn flux_kernels_match_cpu<T: GpuReal>(gpu: &hydrokern::Gpu) {
 )]
 fn kp_gpu_uniform_friction_field_gives_the_constants_bits() {
     let gpu = gpu();
-    fn run<T: GpuReal>(gpu: &hydrokern::Gpu, p: &Problem, flux: FluxVariant, early: bool) -> [Vec<T>; 3] {
-        let mut m = GpuKp::<T>::new(gpu, p, Launch { block: (32, 8), flux, ..Launch::default() }).unwrap();
-        for _ in 0..30 {
-            m.poison().unwrap();
-            m.step(if early { FluxKernel::EarlyExit } else { FluxKernel::Full }).unwrap();
-        }
-        m.download(gpu).unwrap()
-    }
     fn compare<T: GpuReal>(gpu: &hydrokern::Gpu, what: &str, constant: &Problem, field: &Problem) {
         for flux in [FluxVariant::Tile, FluxVariant::STREAM] {
             for early in [false, true] {
-                let (a, b) = (run::<T>(gpu, constant, flux, early), run::<T>(gpu, field, flux, early));
-                for (f, (x, y)) in a.iter().zip(&b).enumerate() {
-                    let k = x.iter().zip(y).position(|(u, v)| u.to_f64().to_bits() != v.to_f64().to_bits());
-                    assert!(
-                        k.is_none(),
-                        "{what} {} {} early {early}: field {f} differs at {k:?}",
-                        T::NAME,
-                        flux.describe()
-                    );
-                }
+                let a = thirty_steps::<T>(gpu, constant, flux, None, early);
+                let b = thirty_steps::<T>(gpu, field, flux, None, early);
+                let at = first_difference(&a, &b);
+                assert!(
+                    at.is_none(),
+                    "{what} {} {} early {early}: (field, cell) {at:?} differs",
+                    T::NAME,
+                    flux.describe()
+                );
             }
         }
     }
@@ -486,6 +506,43 @@ fn kp_gpu_uniform_friction_field_gives_the_constants_bits() {
             let what = format!("{name} {}", wet_dry.name());
             compare::<f64>(&gpu, &what, &constant, &field);
             compare::<f32>(&gpu, &what, &constant, &field);
+        }
+    }
+}
+
+/// With friction, the step's kernels give a cell the same bits whichever of them updates it:
+/// RK2's second stage inside the streamed flux kernel, apart from it, and the early-exit step
+/// (its own stage kernel). The decomposed runs rely on it: a slab's cuts put a cell in other
+/// blocks (`clamp`'s listed ones) than the whole grid does, and `auto`'s choice of the early-exit
+/// kernel is timed per run. The Gaussian hump on a slope and the flood (dry blocks), every
+/// wet–dry scheme, n constant and per cell, f32 and f64, 30 RK2 steps, outputs poisoned.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn kp_gpu_friction_gives_the_same_bits_in_every_kernel() {
+    let gpu = gpu();
+    fn compare<T: GpuReal>(gpu: &hydrokern::Gpu, what: &str, p: &Problem) {
+        let stream = FluxVariant::STREAM;
+        let fused = thirty_steps::<T>(gpu, p, stream, Some(true), false);
+        for (name, early) in [("apart", false), ("early exit", true)] {
+            let at = first_difference(&fused, &thirty_steps::<T>(gpu, p, stream, Some(false), early));
+            assert!(at.is_none(), "{what} {}: {name} differs from fused at (field, cell) {at:?}", T::NAME);
+        }
+    }
+    for (name, base) in [("gaussian 70×90", setup::gaussian(70, 90)), ("flood 96×80", setup::flood(96, 80))] {
+        for wet_dry in WetDry::GPU {
+            let mut p = base.clone();
+            (p.wet_dry, p.manning) = (wet_dry, 0.035);
+            let what = format!("{name} {} n = 0.035", wet_dry.name());
+            compare::<f64>(&gpu, &what, &p);
+            compare::<f32>(&gpu, &what, &p);
+            p.manning = 0.0;
+            p.manning_field = Some((0..p.nx * p.ny).map(|c| 0.01 + 0.1 * (c % 7) as f64 / 7.0).collect());
+            let what = format!("{name} {} n per cell", wet_dry.name());
+            compare::<f64>(&gpu, &what, &p);
+            compare::<f32>(&gpu, &what, &p);
         }
     }
 }

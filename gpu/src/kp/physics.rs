@@ -532,11 +532,15 @@ pub fn cbrt_pos(x: f64) -> f64 {
 
 /// Manning friction coefficient C_f = g n² |q| / h^{7/3} (of d(hu)/dt = −C_f·hu) with `g_n2`
 /// the cell's g·n² (`k.g_n2`, or the cell's entry of a friction field: `friction.rs`), 0 when
-/// dry or frictionless.
+/// dry or frictionless. |q|² is formed by products and a sum each rounded on its own
+/// (`mul_rn`, `add_rn`): contracted, it would be fma(hu, hu, hv²) in one kernel and
+/// fma(hv, hv, hu²) in another, so kernels that share a cell (a slab's fused stage and the
+/// stage kernel of its listed blocks, the early-exit step and the full one) would part by an
+/// ulp.
 #[inline(always)]
 pub fn friction<T: Real>(k: &Coeffs<T>, g_n2: T, h: T, hu: T, hv: T) -> T {
     if g_n2 > T::ZERO && h > k.dry {
-        let q = (hu * hu + hv * hv).sqrt();
+        let q = hu.mul_rn(hu).add_rn(hv.mul_rn(hv)).sqrt();
         g_n2 * q / (h * h * T::from_f64(cbrt_pos(h.to_f64())))
     } else {
         T::ZERO
@@ -544,7 +548,11 @@ pub fn friction<T: Real>(k: &Coeffs<T>, g_n2: T, h: T, hu: T, hv: T) -> T {
 }
 
 /// One Euler stage at a cell of friction `g_n2` (g·n²): Q + Δt·R with semi-implicit friction
-/// evaluated at Q.
+/// evaluated at Q. The momenta's update and damping are rounded operation by operation
+/// (`mul_rn`, `add_rn`), as the host computes them: where the compiler could contract them
+/// (with RK2's ½(Qⁿ + E) after them, say) depends on the kernel around them, and every kernel
+/// must give a cell the same bits (the decomposed runs' slabs run different kernels on a cell
+/// than the whole grid does).
 #[inline(always)]
 pub fn euler<T: Real>(k: &Coeffs<T>, g_n2: T, dt: T, bc: T, q: (T, T, T), r: (T, T, T)) -> (T, T, T) {
     euler_of::<T, T>(k, g_n2, dt, bc, q, r)
@@ -555,8 +563,9 @@ pub fn euler<T: Real>(k: &Coeffs<T>, g_n2: T, dt: T, bc: T, q: (T, T, T), r: (T,
 #[inline(always)]
 pub fn euler_of<T: Real, W: Level<T>>(k: &Coeffs<T>, g_n2: T, dt: T, bc: T, q: (W, T, T), r: (W, T, T)) -> (W, T, T) {
     let cf = friction(k, g_n2, q.0.minus(W::widen(bc)), q.1, q.2);
-    let damp = (T::ONE + dt * cf).recip();
-    (q.0 + W::widen(dt) * r.0, (q.1 + dt * r.1) * damp, (q.2 + dt * r.2) * damp)
+    let damp = T::ONE.add_rn(dt.mul_rn(cf)).recip();
+    let momentum = |m: T, rm: T| m.add_rn(dt.mul_rn(rm)).mul_rn(damp);
+    (q.0 + W::widen(dt) * r.0, momentum(q.1, r.1), momentum(q.2, r.2))
 }
 
 /// Dry-cell clean-up after a stage: a negative depth (round-off) becomes 0, a dry cell loses
