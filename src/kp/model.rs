@@ -221,8 +221,9 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         let on = match backend {
             Backend::Gpu(gpu) => {
                 // With early exit, mixed slabs part from the whole grid's run in the last bits
-                // (the GPU proptest finds it; the cause is not traced yet): they run without it
-                // (`auto` chooses it off).
+                // (the GPU proptest finds it, e.g. 1×24 cells, a column, `kp07`, RK2, 2 slabs;
+                // not friction's rounding, which is pinned; the cause is not traced yet): they
+                // run without it (`auto` chooses it off).
                 if early_exit == EarlyExit::On {
                     return Err(Error::invalid(MIXED_EARLY_EXIT));
                 }
