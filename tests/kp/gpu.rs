@@ -455,10 +455,7 @@ fn thirty_steps<T: GpuReal>(
     if let Some(on) = fused {
         m.set_fused(on);
     }
-    for _ in 0..30 {
-        m.poison().unwrap();
-        m.step(if early { FluxKernel::EarlyExit } else { FluxKernel::Full }).unwrap();
-    }
+    gpu_steps(gpu, &mut m, if early { FluxKernel::EarlyExit } else { FluxKernel::Full }, 30, true);
     m.download(gpu).unwrap()
 }
 
