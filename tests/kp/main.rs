@@ -3,7 +3,8 @@
 //! invariants (`validation.rs`, `wetdry.rs`, `schemes.rs`), f32's compensated volume
 //! (`compensated.rs`) and mixed precision (`mixed_cpu.rs`), forcing (`forcing.rs`; gridded rain,
 //! soils per cell and Horton's in `forcing_spatial.rs`; gridded rain from NetCDF files in
-//! `forcing_netcdf.rs`; the V-catchment in `catchment.rs`; the water account's boundary
+//! `forcing_netcdf.rs`; the V-catchment in `catchment.rs`; the Environment Agency's Test 4 in
+//! `floodplain.rs`; the water account's boundary
 //! segments in `account.rs`), inactive cells (`inactive.rs`), bad input (`input.rs`), the GPU
 //! kernels against the CPU reference (`gpu.rs`, `mixed_gpu.rs`), the products (`products.rs`), runs decomposed over ranks (`ranks.rs`)
 //! and the discharge lines' physics (`lines.rs`); launch choices (`tuning.rs`) and the
@@ -14,6 +15,7 @@ mod catchment;
 #[path = "../common/mod.rs"]
 mod common;
 mod compensated;
+mod floodplain;
 mod forcing;
 mod forcing_netcdf;
 mod forcing_spatial;
