@@ -5,7 +5,7 @@ use super::{GAUGE_COLUMNS, LineSeries, Products};
 use crate::case::{Format, OutputSection};
 use crate::grid::Grid2;
 use crate::model::Output;
-use crate::output::png::{MapOptions, write_field_png};
+use crate::output::png::{MapOptions, time_unit, write_field_png};
 use crate::output::{GeoRef, write_geotiff, write_npy};
 use crate::run::RunDir;
 use crate::{GpuReal, Result};
@@ -74,12 +74,14 @@ pub fn write<T: GpuReal>(
             "tif" => return write_geotiff(path, &m.data, grid.nx, grid.ny, &geo),
             _ => {}
         }
-        let v: Vec<f64> = m.data.iter().map(|x| x.to_f64()).collect();
-        let hi = v.iter().filter(|x| x.is_finite()).fold(0.0f64, |a, &b| a.max(b)).max(1e-12);
-        let mut map =
-            MapOptions::new(m.long_name.to_string(), format!("{} [{}]", m.name, m.units)).in_metres(grid.edges());
         let time = matches!(m.name, "arrival" | "max_h_time" | "duration");
-        map.range = Some((0.0, if time && t_end.is_finite() { t_end } else { hi }));
+        let hi = m.data.iter().map(|x| x.to_f64()).filter(|x| x.is_finite()).fold(0.0f64, f64::max).max(1e-12);
+        // Times over the run, drawn in the unit its length reads best in (the files keep seconds).
+        let top = if time && t_end.is_finite() { t_end } else { hi };
+        let (units, per) = if time { time_unit(top) } else { (m.units, 1.0) };
+        let v: Vec<f64> = m.data.iter().map(|x| x.to_f64() / per).collect();
+        let mut map = MapOptions::new(m.long_name.to_string(), format!("{} [{units}]", m.name)).in_metres(grid.edges());
+        map.range = Some((0.0, top / per));
         match m.name {
             "arrival" => map.unset = Some(NEVER_ARRIVED),
             "max_h_time" => map.unset = Some(NEVER_WET),

@@ -7,7 +7,7 @@
 //! on their own, they are drawn alone.
 
 use super::read::{Dataset, Values};
-use crate::output::png::{PlotOptions, Series, write_panels_png};
+use crate::output::png::{PlotOptions, Series, time_unit, write_panels_png};
 use crate::output::{MapOptions, write_field_png};
 use crate::products::NEVER_ARRIVED;
 use crate::{Error, Result};
@@ -157,8 +157,14 @@ fn plot_maps(nc: &mut Dataset, out: &Path) -> Result<Vec<PathBuf>> {
             return Err(not_ours(nc.path(), &format!("{} has no coordinate variables {across} and {up}", v.name)));
         }
         let shape = nc.shape(v);
-        let data = nc.read(&v.name, None)?.to_f64();
-        let units = v.text("units").unwrap_or("");
+        let mut data = nc.read(&v.name, None)?.to_f64();
+        let mut units = v.text("units").unwrap_or("");
+        if units == "s" {
+            // A map of times, drawn in the unit its span reads best in.
+            let (unit, per) = time_unit(data.iter().copied().filter(|x| x.is_finite()).fold(0.0, f64::max));
+            data.iter_mut().for_each(|x| *x /= per);
+            units = unit;
+        }
         let long_name = v.text("long_name").unwrap_or(&v.name);
         let mut opts = MapOptions::new(long_name.to_string(), format!("{} [{units}]", v.name));
         let finite = data.iter().copied().filter(|x| x.is_finite());

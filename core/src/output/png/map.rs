@@ -93,6 +93,18 @@ impl MapOptions {
     }
 }
 
+/// The unit a map of times (in seconds) reads best in when they span up to `span` seconds, and
+/// its length in seconds: seconds up to 3 minutes, minutes up to 3 hours, hours up to 3 days,
+/// then days — an arrival map of a two-day flood reads "30 h", not "108000 s".
+pub fn time_unit(span: f64) -> (&'static str, f64) {
+    match span {
+        s if s <= 180.0 => ("s", 1.0),
+        s if s <= 3.0 * 3600.0 => ("min", 60.0),
+        s if s <= 3.0 * 86400.0 => ("h", 3600.0),
+        _ => ("d", 86400.0),
+    }
+}
+
 /// The axes of a plan view: x east, y north.
 const PLAN_AXES: (&str, &str) = ("x [m]", "y [m]");
 

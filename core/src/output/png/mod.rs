@@ -14,7 +14,7 @@ mod ticks;
 
 pub use colormap::{Colormap, NAN_COLOR, UNSET_COLOR};
 pub use ground::{Ground, LAND, UNDER_WATER, hillshade};
-pub use map::{MapOptions, Scale, map_drawing, map_pixels, map_retained, render_map, write_field_png};
+pub use map::{MapOptions, Scale, map_drawing, map_pixels, map_retained, render_map, time_unit, write_field_png};
 pub use picture::Picture;
 pub use plot::{
     BED, LEGEND_ROWS, PlotOptions, Profiles, Series, write_line_plot_png, write_panels_png, write_profiles_png,

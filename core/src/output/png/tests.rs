@@ -40,6 +40,21 @@ fn colormaps_interpolate_and_clamp() {
 }
 
 #[test]
+fn time_maps_read_in_the_unit_of_their_span() {
+    for (span, unit, per) in [
+        (0.5, "s", 1.0),
+        (180.0, "s", 1.0),
+        (181.0, "min", 60.0),
+        (7200.0, "min", 60.0),
+        (18000.0, "h", 3600.0),
+        (89_424.0, "h", 3600.0),
+        (3.0 * 86400.0 + 1.0, "d", 86400.0),
+    ] {
+        assert_eq!(time_unit(span), (unit, per), "a span of {span} s");
+    }
+}
+
+#[test]
 fn tick_labels_are_short_and_distinct() {
     assert_eq!(tick_labels(&[0.0, 0.25, 0.5, 0.75, 1.0], 0.25, 1), ["0.00", "0.25", "0.50", "0.75", "1.00"]);
     assert_eq!(tick_labels(&[-0.0001, 10.0], 10.0, 1), ["0", "10"]);
