@@ -220,15 +220,8 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         let (start, state) = super::mixed::slab_start(whole, whole.start::<f32>(launch.block)?, &slab)?;
         let on = match backend {
             Backend::Gpu(gpu) => {
-                // With early exit, mixed slabs part from the whole grid's run in the last bits
-                // (the GPU proptest finds it, e.g. 1×24 cells, a column, `kp07`, RK2, 2 slabs;
-                // not friction's rounding, which is pinned; the cause is not traced yet): they
-                // run without it (`auto` chooses it off).
-                if early_exit == EarlyExit::On {
-                    return Err(Error::invalid(MIXED_EARLY_EXIT));
-                }
                 let model = GpuKp::slab_mixed(gpu, &problem, (start, state), halo, launch)?;
-                On::GpuMixed(GpuRun::start(gpu, model, EarlyExit::Off))
+                On::GpuMixed(GpuRun::start(gpu, model, early_exit_of(whole, early_exit)))
             }
             Backend::Cpu { .. } => On::Mixed(Box::new(CpuKp::slab(&problem, start, Some(state), halo)?), None),
         };
@@ -825,9 +818,6 @@ fn split_values<T: GpuReal>(c: Checkpoint<T>, estimates: Option<(f64, f64)>, ret
     let (x, y) = estimates.unwrap_or((f64::NAN, f64::NAN));
     c.value("ds_dt_x", x).value("ds_dt_y", y).value("ds_retries", retries as f64)
 }
-
-/// Why a mixed-precision slab on the GPU refuses `gpu.early_exit = "on"`.
-pub const MIXED_EARLY_EXIT: &str = "kp: early exit does not run on several GPU ranks in precision mixed: set gpu.early_exit to \"off\" or \"auto\" (which runs without it there), or precision f32 or f64";
 
 /// `halo`'s slab of `whole` and the problem of its rows, where `whole` runs on several ranks.
 fn slab_of(whole: &Problem, halo: &Halo) -> Result<(crate::ranks::Slab, Problem)> {

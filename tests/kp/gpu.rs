@@ -115,7 +115,13 @@ const RATE: Tolerance = Tolerance::eps(4_500.0);
 /// Launch steps until the GPU's clock counts `steps` (a split scheme's discarded step advances
 /// nothing and counts as none), poisoning the outputs before each with `poison`: at most
 /// 8 launches a step, so a run that discards every step fails.
-fn gpu_steps<T: GpuReal>(gpu: &hydrokern::Gpu, m: &mut GpuKp<T>, kernel: FluxKernel, steps: u64, poison: bool) {
+pub(super) fn gpu_steps<T: GpuReal>(
+    gpu: &hydrokern::Gpu,
+    m: &mut GpuKp<T>,
+    kernel: FluxKernel,
+    steps: u64,
+    poison: bool,
+) {
     let mut launched = 0;
     while m.clock(gpu).unwrap().steps < steps {
         assert!(launched < 8 * steps + 8, "{launched} launches for {steps} steps");

@@ -140,3 +140,58 @@ fn mixed_gpu_refuses_what_it_does_not_run() {
     let e = GpuKp::new_mixed(&gpu, &p, Launch::default()).err().expect("srk2 refused").to_string();
     assert!(e.contains("rk2 and euler") && !e.contains('\n'), "{e}");
 }
+
+/// The mixed kernels give a cell the same bits whichever runs it: the fused second stage, the
+/// stage kernel apart and early exit (which leaves dry blocks alone), on blocks of 32×8 and
+/// 32×4, so that a run's result does not depend on its launch or on `auto`'s choice of early
+/// exit, and slabs (whose blocks lie otherwise) match the whole grid. Random states with dry
+/// regions and the flood, every wet–dry scheme, with and without friction, 30 RK2 steps,
+/// outputs poisoned.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn mixed_kernels_give_the_same_bits_with_early_exit_and_fused() {
+    let gpu = gpu();
+    let run = |p: &Problem, block: (u32, u32), fused: bool, early: bool| {
+        let launch = Launch { block, flux: FluxVariant::STREAM, ..Launch::default() };
+        let mut m = GpuKp::new_mixed(&gpu, p, launch).unwrap();
+        m.set_fused(fused);
+        super::gpu::gpu_steps(&gpu, &mut m, if early { FluxKernel::EarlyExit } else { FluxKernel::Full }, 30, true);
+        m.download_mixed(&gpu).unwrap()
+    };
+    let first = |a: &(Vec<f64>, Vec<f32>, Vec<f32>), b: &(Vec<f64>, Vec<f32>, Vec<f32>)| {
+        let bits = |x: &[f32], y: &[f32]| x.iter().zip(y).position(|(u, v)| u.to_bits() != v.to_bits());
+        let w = a.0.iter().zip(&b.0).position(|(u, v)| u.to_bits() != v.to_bits()).map(|c| (0, c));
+        w.or(bits(&a.1, &b.1).map(|c| (1, c))).or(bits(&a.2, &b.2).map(|c| (2, c)))
+    };
+    let mut problems: Vec<(String, Problem)> = vec![("flood 40×30".into(), setup::flood(40, 30))];
+    for seed in [2, 4, 7] {
+        for (nx, ny) in [(7, 24), (33, 20)] {
+            problems.push((format!("random {nx}×{ny} seed {seed}"), random_state(nx, ny, seed, 1)));
+        }
+    }
+    for (name, base) in &problems {
+        for wet_dry in WetDry::GPU {
+            for manning in [0.0, 0.03] {
+                let mut p = base.clone();
+                (p.wet_dry, p.scheme) = (wet_dry, Scheme::Rk2);
+                if p.manning_field.is_none() {
+                    p.manning = manning;
+                }
+                let what = format!("{name} {} n = {}", wet_dry.name(), p.manning);
+                let apart = run(&p, (32, 8), false, false);
+                for (label, block, fused, early) in [
+                    ("fused 32×8", (32, 8), true, false),
+                    ("early exit 32×8", (32, 8), false, true),
+                    ("early exit 32×4", (32, 4), false, true),
+                    ("fused 32×4", (32, 4), true, false),
+                ] {
+                    let at = first(&apart, &run(&p, block, fused, early));
+                    assert!(at.is_none(), "{what}: {label} differs from apart 32×8 at (field, cell) {at:?}");
+                }
+            }
+        }
+    }
+}

@@ -203,10 +203,10 @@ proptest! {
     }
 
     /// The mixed precision (w in f64, the rest in f32) on the CPU and, where this run has a
-    /// GPU, on the GPU (the ranks sharing it, without early exit, as mixed slabs run there):
-    /// RK2 (on the GPU its second stage fused, as it runs by default) and Euler, every wet–dry
-    /// scheme, any sides, friction, inactive cells, uneven slabs and slabs of two rows, started
-    /// from the whole grid's mixed start.
+    /// GPU, on the GPU (the ranks sharing it, early exit on or off): RK2 (on the GPU its second
+    /// stage fused, as it runs by default) and Euler, every wet–dry scheme, any sides,
+    /// friction, inactive cells, uneven slabs and slabs of two rows, started from the whole
+    /// grid's mixed start.
     #[test]
     fn decomposed_mixed_shallow_water_is_bit_identical(
         nx in 1usize..40,
@@ -219,12 +219,14 @@ proptest! {
         holes: bool,
         euler: bool,
         on_gpu in prop::bool::weighted(crate::common::gpu_share()),
+        early: bool,
     ) {
         let (n, m) = (fit(n, ny), fit(m, ny));
         let mut p = problem(nx, ny, seed, kind, wet_dry, (Accumulation::ALL[0], holes, false));
         p.scheme = if euler { Scheme::Euler } else { Scheme::Rk2 };
         let backend = if on_gpu { Backend::Gpu(crate::common::gpu()) } else { cpu() };
-        let run = (backend, Launch::default(), EarlyExit::Off);
+        let early = if early && on_gpu { EarlyExit::On } else { EarlyExit::Off };
+        let run = (backend, Launch::default(), early);
         check::<f64>(&p, n, m, (&run, true), None)?;
     }
 }
@@ -429,31 +431,6 @@ fn own_neighbour<T: GpuReal>(p: &Problem) {
             );
             let what = format!("{:?}, in order {in_order}, early exit {early:?}", p.wet_dry);
             same_state(&got, &want).unwrap_or_else(|e| panic!("{what}: {e}"));
-        }
-    }
-}
-
-/// A mixed-precision slab on the GPU runs without early exit: `on` is refused in one line that
-/// says what runs, `auto` runs without it (the proptest above checks its results).
-#[test]
-#[cfg_attr(
-    not(gpu_tests),
-    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
-)]
-fn mixed_slabs_on_the_gpu_refuse_early_exit_on() {
-    let p = hydrokern::kp::setup::column(16, 12, 16.0, 12.0, 3.0, 2.0, 0.5);
-    let gpu = Backend::Gpu(crate::common::gpu());
-    let slabs = Slabs::new(p.ny, 1, 2, false).unwrap();
-    for early in [EarlyExit::On, EarlyExit::Auto] {
-        let comm: Rc<dyn Comm> = Rc::new(Solo);
-        let halo = Halo::new(comm, slabs.slab(0), p.layout());
-        match KpModel::<f64>::mixed_slab(&gpu, &p, halo, Launch::default(), early) {
-            Err(e) if early == EarlyExit::On => {
-                let e = e.to_string();
-                assert!(e.contains("gpu.early_exit") && e.contains("mixed"), "{e}");
-            }
-            Ok(_) if early == EarlyExit::Auto => {}
-            other => panic!("{early:?}: {:?}", other.map(|_| "a slab").map_err(|e| e.to_string())),
         }
     }
 }

@@ -157,6 +157,13 @@ pub fn reconstruct<S: WetDryScheme, T: Real>(
     } else {
         (wm, wp)
     };
+    // In KP07 a cell holding at most twice the dry depth has dry faces: otherwise the rounding
+    // of w̄ − s/2 and of 2w̄ − B puts a few ulps of water on the faces of a dry cell, whose flux,
+    // below w's resolution in T, shows in mixed precision's f64 w, and early exit, which leaves
+    // dry blocks alone, would part from the full update. Twice, so that every cell the wet map
+    // counts dry (h ≤ dry, formed from the cell bed in W) is among them despite the rounding of
+    // w̄ to T and of B̄ here (each below dry/4, `Problem::coeffs`).
+    let (wm, wp) = if !S::PARTIAL && c.w - T::HALF * (b_m + b_p) <= T::TWO * k.dry { (b_m, b_p) } else { (wm, wp) };
     // A thin cell (h⁴ < κ) carries its own velocity to both faces: its velocity slopes are 0.
     // B̄ is the mean of the two face beds (each the mean of its end corners); 0.5·s is exact, so
     // a contracted multiply-add gives the host's bits.
