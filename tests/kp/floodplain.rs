@@ -107,18 +107,19 @@ impl Radial {
             .map(|i| if self.h[i] > 1e-10 { (self.q[i] / self.h[i]).abs() + (G * self.h[i]).sqrt() } else { 0.0 })
             .fold(1e-3, f64::max);
         let dt = (0.4 * self.dr / speed).min(dt_max);
-        // Faces 0 (the centre, radius 0) to n (a wall far beyond the front).
-        let faces: Vec<(f64, f64)> = (0..=n)
-            .map(|f| {
-                if f == 0 || f == n {
-                    (0.0, 0.0)
-                } else {
-                    Self::flux((self.h[f - 1], self.q[f - 1]), (self.h[f], self.q[f]))
-                }
-            })
-            .collect();
+        // The fluxes through the inner faces of cells 0 to n − 1: at the centre (radius 0)
+        // nothing; past the last cell a wall, far beyond the front.
+        let faces: Vec<(f64, f64)> =
+            (0..n)
+                .map(|f| {
+                    if f == 0 { (0.0, 0.0) } else { Self::flux((self.h[f - 1], self.q[f - 1]), (self.h[f], self.q[f])) }
+                })
+                .collect();
         let wall = (0.0, 0.5 * G * self.h[n - 1] * self.h[n - 1]);
-        let s = 2.0 * (discharge(self.t) + discharge(self.t + dt)) / 2.0 / (std::f64::consts::PI * R_SOURCE * R_SOURCE);
+        // The mirror's discharge, twice the model's, at its mean over the step (exact where Q
+        // is linear), spread over the disc.
+        let mirrored = discharge(self.t) + discharge(self.t + dt);
+        let s = mirrored / (std::f64::consts::PI * R_SOURCE * R_SOURCE);
         for i in 0..n {
             let (r, rl, rr) = (self.radius(i), i as f64 * self.dr, (i + 1) as f64 * self.dr);
             let right = if i + 1 == n { wall } else { faces[i + 1] };
@@ -175,12 +176,13 @@ fn reference(dr: f64, times: &[f64]) -> AtPoints {
         }
         depths.push(radii.iter().map(|&x| r.depth(x)).collect());
     }
-    // Mass: what came in, to round-off (no depth was clamped).
+    // Mass: what the mirror's discharge (twice the model's) brought in, to round-off; a depth
+    // clamped at 0 would show.
     let inflow: f64 = hydrograph()
         .windows(2)
         .map(|w| {
             let (a, b) = (w[0].0.min(r.t), w[1].0.min(r.t));
-            2.0 * (b - a) * (discharge(a) + discharge(b)) / 2.0
+            (b - a) * (discharge(a) + discharge(b))
         })
         .sum();
     assert!((r.volume() - inflow).abs() < 1e-9 * inflow, "the reference holds {} m³ of {inflow} m³", r.volume());

@@ -162,7 +162,8 @@ pub fn reconstruct<S: WetDryScheme, T: Real>(
     // below w's resolution in T, shows in mixed precision's f64 w, and early exit, which leaves
     // dry blocks alone, would part from the full update. Twice, so that every cell the wet map
     // counts dry (h ≤ dry, formed from the cell bed in W) is among them despite the rounding of
-    // w̄ to T and of B̄ here (each below dry/4, `Problem::coeffs`).
+    // w̄ to T and of B̄ here, together below dry/2 (dry is at least 4ε of the largest level,
+    // `Problem::coeffs`).
     let (wm, wp) = if !S::PARTIAL && c.w - T::HALF * (b_m + b_p) <= T::TWO * k.dry { (b_m, b_p) } else { (wm, wp) };
     // A thin cell (h⁴ < κ) carries its own velocity to both faces: its velocity slopes are 0.
     // B̄ is the mean of the two face beds (each the mean of its end corners); 0.5·s is exact, so
