@@ -54,10 +54,26 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     ("kp_flux_stream_rk_masked_kp07_f32", 96),
     ("kp_flux_stream_rk_masked_bollermann_f64", 128),
     ("kp_flux_stream_rk_masked_bollermann_f32", 96),
+    // The fused kernels' `_rain` entries (uniform rain falling as the second stage writes):
+    // the plain entries' caps (not searched on their own).
+    ("kp_flux_stream_rk_rain_clamp_f64", 128),
+    ("kp_flux_stream_rk_rain_clamp_f32", 96),
+    ("kp_flux_stream_rk_rain_kp07_f32", 96),
+    ("kp_flux_stream_rk_rain_bollermann_f64", 128),
+    ("kp_flux_stream_rk_rain_bollermann_f32", 96),
+    ("kp_flux_stream_rk_rain_masked_clamp_f64", 128),
+    ("kp_flux_stream_rk_rain_masked_clamp_f32", 96),
+    ("kp_flux_stream_rk_rain_masked_kp07_f32", 96),
+    ("kp_flux_stream_rk_rain_masked_bollermann_f64", 128),
+    ("kp_flux_stream_rk_rain_masked_bollermann_f32", 96),
     // 48: five blocks of 256 threads fit; the loop over the drain list takes them to 54 registers,
     // four blocks and 13–15% slower. In f64 the extra registers leave the four blocks they have.
     ("kp_rk_f32", 48),
     ("kp_rk_friction_field_f32", 48),
     ("kp_rk_c_f32", 48),
     ("kp_rk_c_friction_field_f32", 48),
+    ("kp_rk_rain_f32", 48),
+    ("kp_rk_rain_friction_field_f32", 48),
+    ("kp_rk_c_rain_f32", 48),
+    ("kp_rk_c_rain_friction_field_f32", 48),
 ];

@@ -4,7 +4,7 @@
 
 use crate::Real;
 use kernels::Level;
-use kernels::kp::{Coeffs, rk_of, rk_pair};
+use kernels::kp::{Coeffs, rain_on, rk_of, rk_pair};
 use rayon::prelude::*;
 
 /// w's low parts of a compensated RK stage (padded): Qⁿ's and Q¹'s, read, and the output's.
@@ -14,9 +14,26 @@ pub struct LowParts<'a, T> {
     pub out: &'a mut [T],
 }
 
+/// Uniform rain falling on the step's last stage as it writes each cell (`kernels::kp::rain_on`,
+/// as the GPU's RK kernels do): its depth, and the padded activity map (`None`: every cell
+/// active; rain falls on active cells only).
+#[derive(Clone, Copy)]
+pub struct Rain<'a, T> {
+    pub depth: T,
+    pub active: Option<&'a [u8]>,
+}
+
+impl<T: Real> Rain<'_, T> {
+    /// Whether rain falls on padded cell `c`.
+    fn falls_on(&self, c: usize) -> bool {
+        self.depth > T::ZERO && self.active.is_none_or(|a| a[c] != 0)
+    }
+}
+
 /// One RK stage on the interior into `out` (see `kernels::kp::rk_of`), and the wet map. Each
 /// cell's g·n² is `k.g_n2`, or its value in `gn2` (padded) when the problem has a friction field.
-/// The state's fields are (w, hu, hv), w a level `W` (with R_w).
+/// The state's fields are (w, hu, hv), w a level `W` (with R_w). `rain`, where given, falls on
+/// the output.
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn rk<T: Real, W: Level<T>>(
     k: &Coeffs<T>,
@@ -28,18 +45,25 @@ pub fn rk<T: Real, W: Level<T>>(
     q1: (&[W], &[T], &[T]),
     r: (&[W], &[T], &[T]),
     out: (&mut [W], &mut [T], &mut [T]),
+    rain: Option<Rain<'_, T>>,
     wet: &mut [u8],
 ) {
     let at = |(w, hu, hv): (&[W], &[T], &[T]), c: usize| (w[c], hu[c], hv[c]);
     stage_cells(k, out, None, wet, |c| {
         let g_n2 = gn2.map_or(k.g_n2, |f| f[c]);
         let (q, is_wet) = rk_of(k, g_n2, stage, dt, cell_bed[c], at(q0, c), at(q1, c), at(r, c));
-        (q, T::ZERO, is_wet)
+        match rain {
+            Some(rain) if rain.falls_on(c) => {
+                let (w, _, rained) = rain_on(k, q.0, T::ZERO, cell_bed[c], rain.depth, false);
+                ((w, q.1, q.2), T::ZERO, is_wet | rained)
+            }
+            _ => (q, T::ZERO, is_wet),
+        }
     });
 }
 
 /// [`rk`] with w kept as a pair (w, low) in `T` (the compensated stage, `kernels::kp::rk_pair`):
-/// w's low parts read from and written to `low`.
+/// w's low parts read from and written to `low`, the rain added to the pair.
 #[allow(clippy::too_many_arguments)]
 pub fn rk_compensated<T: Real>(
     k: &Coeffs<T>,
@@ -52,13 +76,22 @@ pub fn rk_compensated<T: Real>(
     r: [&[T]; 3],
     [w, hu, hv]: [&mut [T]; 3],
     low: LowParts<'_, T>,
+    rain: Option<Rain<'_, T>>,
     wet: &mut [u8],
 ) {
     let LowParts { q0: l0, q1: l1, out } = low;
     let at = |q: [&[T]; 3], c: usize| (q[0][c], q[1][c], q[2][c]);
     stage_cells(k, (w, hu, hv), Some(out), wet, |c| {
         let g_n2 = gn2.map_or(k.g_n2, |f| f[c]);
-        rk_pair(k, g_n2, stage, dt, cell_bed[c], (at(q0, c), l0[c]), (at(q1, c), l1[c]), at(r, c))
+        let (q, lo, is_wet) =
+            rk_pair(k, g_n2, stage, dt, cell_bed[c], (at(q0, c), l0[c]), (at(q1, c), l1[c]), at(r, c));
+        match rain {
+            Some(rain) if rain.falls_on(c) => {
+                let (w, lo, rained) = rain_on(k, q.0, lo, cell_bed[c], rain.depth, true);
+                ((w, q.1, q.2), lo, is_wet | rained)
+            }
+            _ => (q, lo, is_wet),
+        }
     });
 }
 

@@ -368,10 +368,64 @@ fn rain_on_a_tilted_plane_is_a_kinematic_wave() {
     assert!((q[0] / (PLANE_I * PLANE_L) - 1.0).abs() < 0.05, "free outflow: {:.4e} at equilibrium", q[0]);
 }
 
+/// `steps` CPU steps of `p` in `T` (early exit where `early`): the padded (w, hu, hv) and w's
+/// low part, as bits.
+fn bits_after<T: Real>(p: &Problem, early: bool, steps: usize) -> Vec<u64> {
+    let mut m = CpuKp::<T>::new(p, BLOCK, early).expect("valid problem");
+    for _ in 0..steps {
+        m.step(f64::INFINITY).expect("no blow-up");
+    }
+    let (w, hu, hv) = m.fields();
+    let low = m.low().unwrap_or(&[]);
+    [w, hu, hv, low].iter().flat_map(|f| f.iter().map(|v| v.to_f64().to_bits())).collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(12)))]
-    /// The forcing kernels (the series' clock, the inflow cells, every cell's rain and soil)
-    /// against the CPU reference after whole steps, poisoned outputs first: random states and
+    /// Uniform rain alone falls inside the step's last RK stage (`Layout::fused_rain`) with the
+    /// arithmetic of the pass after the step, which a rain grid of zeros brings back (it adds
+    /// exactly 0 to every cell's depth): where no clamp pass and no inflow come between the
+    /// stage and the pass (kp07, bollermann), the two give the same bits, in Euler, RK2 and
+    /// SRK2, f32 plain and compensated and f64, with and without early exit and inactive cells.
+    #[test]
+    fn uniform_rain_in_the_last_stage_is_the_pass_after_it(
+        nx in 2usize..40,
+        ny in 2usize..30,
+        seed: u64,
+        scheme in prop::sample::select(vec![Scheme::Euler, Scheme::Rk2, Scheme::Srk2]),
+        wet_dry in prop::sample::select(vec![WetDry::Kp07, WetDry::Bollermann]),
+        kind in 0u8..2,
+        holes: bool,
+    ) {
+        let mut p = super::gpu::random_state(nx, ny, seed, kind);
+        p.scheme = scheme;
+        p.wet_dry = wet_dry;
+        forced(&mut p, seed, 2.0, false);
+        (p.forcing.rain_grid, p.forcing.soil) = (None, None);
+        p.forcing.inflows.clear();
+        if holes {
+            self::holes(&mut p, seed);
+        }
+        let mut pass = p.clone();
+        let zeros = RainGrid::new("zeros", vec![0.0, 1e9], vec![0.0], 1, vec![0; nx * ny]).unwrap();
+        pass.forcing.rain_grid = Some(zeros);
+        for early in [false, true] {
+            for accumulation in hydrokern::accumulation::Accumulation::ALL {
+                (p.accumulation, pass.accumulation) = (accumulation, accumulation);
+                let what = format!("{scheme:?} {wet_dry:?} {accumulation:?} early exit {early}");
+                prop_assert!(bits_after::<f32>(&p, early, 6) == bits_after::<f32>(&pass, early, 6), "f32 {}", what);
+            }
+            let what = format!("{scheme:?} {wet_dry:?} early exit {early}");
+            prop_assert!(bits_after::<f64>(&p, early, 6) == bits_after::<f64>(&pass, early, 6), "f64 {}", what);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(12)))]
+    /// The forcing kernels (the series' clock, the inflow cells, every cell's rain and soil, and
+    /// in half the cases uniform rain alone, inside the last RK stage) against the CPU
+    /// reference after whole steps, poisoned outputs first: random states and
     /// sides, random rain, soil and inflows, a random Δt cap, in every scheme (the split ones
     /// force after their double step), every wet–dry treatment, f32 plain and compensated and
     /// f64, with and without early exit.
@@ -386,6 +440,7 @@ proptest! {
         accumulation in prop::sample::select(hydrokern::accumulation::Accumulation::ALL.to_vec()),
         dt_max in prop::sample::select(vec![f64::INFINITY, 0.05]),
         holes in 0u8..2,
+        rain_alone: bool,
     ) {
         let mut p = super::gpu::random_state(nx, ny, seed, 0);
         p.scheme = scheme;
@@ -393,6 +448,11 @@ proptest! {
         p.dt_max = dt_max;
         // Levels held on the sides and outlets run in the unsplit schemes.
         forced(&mut p, seed, 2.0, !scheme.is_split());
+        // Uniform rain with no grid and no soil falls inside the last RK stage (in the
+        // unsplit schemes): half the cases run it.
+        if rain_alone {
+            (p.forcing.rain_grid, p.forcing.soil) = (None, None);
+        }
         // In half the unsplit cases inactive cells at random.
         if holes == 0 && !scheme.is_split() {
             self::holes(&mut p, seed);

@@ -2,7 +2,7 @@
 
 use super::{
     CLOCK_T, CellForcing, Coeffs, FORCED_SPAN, SeriesSet, cell_inputs, force_point, force_rows, inflow_depth,
-    integrate_span, is_active,
+    integrate_span, is_active, rain_depth,
 };
 use crate::device::{DeviceReal, thread};
 use crate::forcing::{Infiltration, NO_SOIL};
@@ -34,6 +34,27 @@ pub(super) unsafe fn kp_force_clock<T: DeviceReal>(
         integrate_span(set, *clock.add(CLOCK_T), forced, times, values, starts, amounts, levels, frame_times);
         *span = T::from_f64(*forced.add(FORCED_SPAN));
     }
+}
+
+/// One thread: the uniform rain's depth over the step the model clock has just taken
+/// ([`rain_depth`]), into `depth`, for the last RK stage to add as it writes each cell.
+///
+/// # Safety
+/// `clock` holds the model clock, `depth` 1; the rest as [`rain_depth`] says.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn kp_force_rain_depth<T: DeviceReal>(
+    rain: u32,
+    clock: *const f64,
+    forced: *const f64,
+    times: *const f64,
+    values: *const f64,
+    starts: *const u32,
+    depth: *mut T,
+) {
+    if thread::index_1d() != 0 {
+        return;
+    }
+    unsafe { *depth = rain_depth(rain, *clock.add(CLOCK_T), forced, times, values, starts) };
 }
 
 /// The momenta of cell `c` times `keep`, read and written only where `keep` ≠ 1.

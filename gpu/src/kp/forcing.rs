@@ -6,13 +6,15 @@
 //! advanced (from the forcing clock's time to the model clock's) into `amounts` and finds the
 //! rain frame holding at the span's start; a kernel over the inflow cells and one over every
 //! cell then add those amounts and each cell's gridded rain over the span, so no value comes
-//! from the host during a run.
+//! from the host during a run. Uniform rain with no rain grid and no soil falls inside the
+//! step's last RK stage instead ([`rain_depth`], [`rain_on`]), which saves the pass over every
+//! cell.
 
 use super::Coeffs;
-use crate::Real;
 pub use crate::forcing::{CellForcing, NO_RAIN};
 use crate::forcing::{Infiltration, Span, cell_gain, force_cell, frame_at};
 use crate::sediment::compensated_add;
+use crate::{Level, Real};
 
 /// Slots of the forcing clock (f64): the time forcing has been applied up to, and of the span
 /// the last clock kernel integrated over its length, its start and the rain frame holding at
@@ -133,6 +135,47 @@ pub unsafe fn integrate_span(
         *forced.add(FORCED_SPAN) = if t > a { t - a } else { 0.0 };
         *forced.add(FORCED_T) = t;
     }
+}
+
+/// The uniform rain's depth over the step the model clock at `t` has just taken: series
+/// `rain`'s integral from the forcing clock's time to `t`, rounded to `T`. The clock kernel
+/// integrates the same series over the same span after the step, so this is the `add` its
+/// per-cell pass would give every cell ([`cell_inputs`] without frames).
+///
+/// # Safety
+/// `forced` holds [`FORCED_LEN`]; `starts` holds offsets into `times` and `values` for series
+/// `rain` and the next (at least one point).
+#[inline(always)]
+pub unsafe fn rain_depth<T: Real>(
+    rain: u32,
+    t: f64,
+    forced: *const f64,
+    times: *const f64,
+    values: *const f64,
+    starts: *const u32,
+) -> T {
+    unsafe {
+        let (from, to) = (*starts.add(rain as usize) as usize, *starts.add(rain as usize + 1) as usize);
+        let ts = core::slice::from_raw_parts(times.add(from), to - from);
+        let vs = core::slice::from_raw_parts(values.add(from), to - from);
+        T::from_f64(crate::forcing::series_integral_unchecked(ts, vs, *forced.add(FORCED_T), t))
+    }
+}
+
+/// Uniform rain's depth `rain` falling on a cell the step's last RK stage has just left at the
+/// surface `w` (its low part `lo`, 0 on the plain path) over the cell bed `cb`: the cell's new
+/// (w, lo) and whether it holds more than the wet depth. The arithmetic of [`force_point`]
+/// without a soil, whose momenta factor is 1: rain adds water and no momentum.
+#[inline(always)]
+pub fn rain_on<T: Real, W: Level<T>>(k: &Coeffs<T>, w: W, lo: T, cb: T, rain: T, compensated: bool) -> (W, T, bool) {
+    let h = (w.minus(W::widen(cb)) + lo).max(T::ZERO);
+    let (w, lo) = if compensated {
+        let (w, lo) = compensated_add(w.narrow(), lo, rain);
+        (W::widen(w), lo)
+    } else {
+        (w + W::widen(rain), T::ZERO)
+    };
+    (w, lo, h + rain > k.wet_above)
 }
 
 /// What interior cell `n` (x fastest) receives over the span the clock kernel last integrated

@@ -98,11 +98,12 @@ pub(super) unsafe fn kp_m_rk<F: Friction, T: DeviceReal>(
     olo: *mut T,
     list: *const u32,
     count: *const u32,
+    rain: *const T,
 ) where
     f64: Level<T>,
 {
     unsafe {
-        kp_rk::<F, T, f64, false>(
+        kp_rk::<F, T, f64, false, false>(
             k,
             stage,
             early,
@@ -133,6 +134,7 @@ pub(super) unsafe fn kp_m_rk<F: Friction, T: DeviceReal>(
             olo,
             list,
             count,
+            rain,
         )
     }
 }
@@ -167,11 +169,12 @@ pub(super) unsafe fn kp_m_flux_stream_rk<S: WetDryScheme, T: DeviceReal, const M
     partial: *mut u32,
     shore: *mut u32,
     listed: *const u32,
+    rain: *const T,
 ) where
     f64: Level<T>,
 {
     unsafe {
-        kp_flux_stream_rk::<S, T, f64, MASKED>(
+        kp_flux_stream_rk::<S, T, f64, MASKED, false>(
             k,
             bands,
             w.cast(),
@@ -194,6 +197,7 @@ pub(super) unsafe fn kp_m_flux_stream_rk<S: WetDryScheme, T: DeviceReal, const M
             partial,
             shore,
             listed,
+            rain,
         )
     }
 }

@@ -14,7 +14,9 @@ use crate::device::{DeviceReal, shared, thread};
 /// kernel and the streamed flux kernel's second stage (`stream.rs`). `q0` is Qⁿ, read with
 /// plain loads (stage 2 writes `out` over it in place), `q1` the state R was evaluated at; `gn2`
 /// the friction field or null (one g·n², `Coeffs::g_n2`); `lo0`, `lo1`, `olo` w's low parts
-/// (the compensated update) or nulls; `hi` each cell's highest corner B_hi in `clamp`, or null.
+/// (the compensated update) or nulls; `hi` each cell's highest corner B_hi in `clamp`, or null;
+/// `rain` the uniform rain's depth that falls on each active cell as the step's last stage
+/// writes it, 0 in every other stage and run ([`rain_on`](super::rain_on)).
 #[derive(Clone, Copy)]
 pub(super) struct Update<T, W> {
     pub dt: T,
@@ -27,6 +29,7 @@ pub(super) struct Update<T, W> {
     pub lo1: *const T,
     pub olo: *mut T,
     pub hi: *const T,
+    pub rain: T,
 }
 
 /// What an updated cell says for its block's flags (`kp_rk`): wet, partially flooded, to clamp.
@@ -120,14 +123,29 @@ pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
             None => (if stage == 1 { c.q0 } else { ldg_q1() }, (W::ZERO, T::ZERO, T::ZERO)),
             Some(r) => (ldg_q1(), r),
         };
+        // Rain falls after the stage's update and before its flags, which see the water it adds.
+        // Without rain (`u.rain` a constant 0 in the entries without it) this is the update alone.
+        let rains = u.rain > T::ZERO && super::is_active(k.active(), g);
         let ((a, hu, hv), wet) = if low {
             // `low` runs with W = T: narrow and widen are the identity.
             let t = |q: (W, T, T)| (q.0.narrow(), q.1, q.2);
             let (q, lo, wet) = rk_pair(k, c.g_n2, stage, d, c.cb, (t(c.q0), c.l0), (t(q1), c.l1), t(r));
+            let (w, lo, wet) = if rains {
+                let (w, lo, rained) = super::rain_on(k, q.0, lo, c.cb, u.rain, true);
+                (w, lo, wet | rained)
+            } else {
+                (q.0, lo, wet)
+            };
             *u.olo.add(g) = lo;
-            ((W::widen(q.0), q.1, q.2), wet)
+            ((W::widen(w), q.1, q.2), wet)
         } else {
-            rk_of(k, c.g_n2, stage, d, c.cb, c.q0, q1, r)
+            let (q, wet) = rk_of(k, c.g_n2, stage, d, c.cb, c.q0, q1, r);
+            if rains {
+                let (w, _, rained) = super::rain_on(k, q.0, T::ZERO, c.cb, u.rain, false);
+                ((w, q.1, q.2), wet | rained)
+            } else {
+                (q, wet)
+            }
         };
         *u.out.0.add(g) = a;
         *u.out.1.add(g) = hu;
@@ -156,8 +174,14 @@ pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
 /// `wet_in` (dry with their four neighbours, see `block_active`): their R is 0 and their cells
 /// are dry with no momentum, so E(q) = q exactly. Stage 1 then writes clean(q0) without reading
 /// R; stage 2, when the block was also inactive in stage 1 (by `wet_m0`, the map stage 1 read),
-/// has q1 = q0 and ½(q0 + q1) = q0, so it leaves the block alone. Results are bit for bit those
-/// of the full update.
+/// has q1 = q0 and ½(q0 + q1) = q0, so it leaves the block alone unless rain falls on it
+/// (`rain`, below). Results are bit for bit those of the full update.
+///
+/// With `RAIN` and `rain` not null (the step's last stage, uniform rain alone: the host's
+/// `Layout::fused_rain`), the depth `rain[0]` falls on every active cell as its update is
+/// written ([`rain_on`](super::rain_on)), and the flags are those of the state with the rain.
+/// Without `RAIN` the entry holds none of that code: the stage kernels run at register caps,
+/// where a few more live values spill.
 ///
 /// In SRK2 (`ry` not null) R is the x part in `r*` plus the y part in `ry` (`split_flux.rs`),
 /// added as `assemble` adds them.
@@ -189,7 +213,7 @@ pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
 // instance, and a call between them would pass `k` through local memory.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>, const LOW: bool>(
+pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>, const LOW: bool, const RAIN: bool>(
     k: Coeffs<T>,
     stage: u32,
     early: u32,
@@ -220,6 +244,7 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>,
     olo: *mut T,
     list: *const u32,
     count: *const u32,
+    rain: *const T,
 ) {
     let u = Update {
         dt: unsafe { T::ldg(dt) },
@@ -232,6 +257,8 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>,
         lo1,
         olo,
         hi,
+        // Without `RAIN` a constant 0, so the entry holds none of the rain's code.
+        rain: if RAIN && !rain.is_null() { unsafe { T::ldg(rain) } } else { T::ZERO },
     };
     let block = |bi: u32, bj: u32| {
         let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
@@ -240,7 +267,8 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>,
         let inactive = early != 0 && !block_active(&k, bi, bj, flags(wet_in));
         let b = (bj * k.nbx + bi) as usize;
         let flags_shore = !hi.is_null();
-        if inactive && stage == 2 && !block_active(&k, bi, bj, flags(wet_m0)) {
+        // Rain reaches every block, so a block it falls on is updated, as the full update would.
+        if inactive && stage == 2 && u.rain <= T::ZERO && !block_active(&k, bi, bj, flags(wet_m0)) {
             if first {
                 unsafe { *wet_out.add(b) = 0 };
                 if flags_shore {

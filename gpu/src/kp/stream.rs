@@ -93,6 +93,7 @@ impl<T: DeviceReal, W: DeviceReal> Stage2<T, W> {
             lo1: null(),
             olo: null_mut(),
             hi: null(),
+            rain: T::ZERO,
         };
         Stage2 { u, wet_out: null_mut(), partial: null_mut(), shore: null_mut(), listed: null() }
     }
@@ -469,7 +470,13 @@ pub(super) unsafe fn kp_flux_stream_early<
 /// nbx·nby flags, `wet_out` (`partial`, `shore`) distinct from `listed`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_flux_stream_rk<S: WetDryScheme, T: DeviceReal, W: DeviceReal + Level<T>, const MASKED: bool>(
+pub(super) unsafe fn kp_flux_stream_rk<
+    S: WetDryScheme,
+    T: DeviceReal,
+    W: DeviceReal + Level<T>,
+    const MASKED: bool,
+    const RAIN: bool,
+>(
     k: Coeffs<T>,
     bands: Bands,
     w: *const W,
@@ -492,6 +499,7 @@ pub(super) unsafe fn kp_flux_stream_rk<S: WetDryScheme, T: DeviceReal, W: Device
     partial: *mut u32,
     shore: *mut u32,
     listed: *const u32,
+    rain: *const T,
 ) {
     let u = Update {
         dt: unsafe { T::ldg(dt) },
@@ -504,6 +512,8 @@ pub(super) unsafe fn kp_flux_stream_rk<S: WetDryScheme, T: DeviceReal, W: Device
         lo1,
         olo: lo0,
         hi,
+        // Without `RAIN` a constant 0, so the entry holds none of the rain's code.
+        rain: if RAIN && !rain.is_null() { unsafe { T::ldg(rain) } } else { T::ZERO },
     };
     let st = Stage2 { u, wet_out, partial, shore, listed };
     let (rate, wet) = (core::ptr::null_mut(), core::ptr::null());

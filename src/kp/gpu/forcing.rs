@@ -2,7 +2,9 @@
 //! gridded rain's frames all of them, at the rain grid's resolution, after a check that they
 //! fit — and after each step three launches on the model's stream: the clock kernel
 //! integrating every series over the span the step advanced, the inflow cells, and (with rain
-//! or a soil) every cell. Nothing comes from the host during a run.
+//! or a soil) every cell. Uniform rain alone (`Layout::fused_rain`) falls inside the step's last
+//! RK stage instead: a one-thread kernel gives its depth over the step as soon as Δt is known.
+//! Nothing comes from the host during a run.
 
 use crate::forcing::DeviceCellArrays;
 use crate::kp::forcing::Layout;
@@ -11,7 +13,7 @@ use crate::{GpuReal, Result};
 use kernels::forcing::{GREEN_AMPT, HORTON};
 use kernels::kp::{
     CLOCK_LEN, CLOCK_T, CellForcing, Coeffs, FORCE_CLOCK, FORCE_GREEN_AMPT, FORCE_HORTON, FORCE_INFLOW, FORCE_RAIN,
-    FORCED_LEN, FORCED_T, ForceCells, ForceClock, ForceInflow, SeriesSet, force_rows,
+    FORCE_RAIN_DEPTH, FORCED_LEN, FORCED_T, ForceCells, ForceClock, ForceInflow, ForceRainDepth, SeriesSet, force_rows,
 };
 
 /// The forcing's device arrays and kernels.
@@ -28,6 +30,8 @@ pub struct GpuForcing<T: GpuReal> {
     /// The forcing clock (`FORCED_*`) and the last span's length in `T`.
     forced: DeviceBuffer<f64>,
     span: DeviceBuffer<T>,
+    /// With `Layout::fused_rain`, the uniform rain's depth over the step in progress.
+    rain: Option<DeviceBuffer<T>>,
     inflow_count: u32,
     cells: DeviceBuffer<u32>,
     cell_starts: DeviceBuffer<u32>,
@@ -42,6 +46,7 @@ pub struct GpuForcing<T: GpuReal> {
     clock_kernel: Kernel<ForceClock<T>>,
     inflow_kernel: Kernel<ForceInflow<T>>,
     cells_kernel: Kernel<ForceCells<T>>,
+    rain_kernel: Kernel<ForceRainDepth<T>>,
 }
 
 /// Device pointers of the padded state the forcing acts on (after a step: Qⁿ).
@@ -73,6 +78,7 @@ impl<T: GpuReal> GpuForcing<T> {
             layout: layout.clone(),
             forced: gpu.zeros(FORCED_LEN)?,
             span: gpu.zeros(1)?,
+            rain: layout.fused_rain.then(|| gpu.zeros(1)).transpose()?,
             inflow_count: layout.cells.len() as u32,
             cells: gpu.upload_or_zero(&layout.cells)?,
             cell_starts: gpu.upload(&layout.cell_starts)?,
@@ -86,6 +92,7 @@ impl<T: GpuReal> GpuForcing<T> {
                 HORTON => FORCE_HORTON,
                 _ => FORCE_RAIN,
             })?,
+            rain_kernel: gpu.kernel::<T, _>(FORCE_RAIN_DEPTH)?,
         };
         f.resume(gpu, 0.0, None)?;
         Ok(f)
@@ -129,6 +136,31 @@ impl<T: GpuReal> GpuForcing<T> {
             + 8 * layout.weights.len()
             + layout.per_cell.bytes::<T>()
             + if layout.has_soil() { cells * t } else { 0 }
+    }
+
+    /// With `Layout::fused_rain`, the uniform rain's depth over the step the model clock `clock`
+    /// has just taken, into [`rain`](Self::rain) (enqueued; `kernels::kp::rain_depth`); nothing
+    /// otherwise.
+    pub fn rain_depth(&mut self, clock: &DeviceBuffer<f64>) -> Result<()> {
+        let Some(depth) = &mut self.rain else { return Ok(()) };
+        let params = ForceRainDepth {
+            rain: self.layout.rain,
+            clock: clock.ptr(),
+            forced: self.forced.ptr(),
+            times: self.times.ptr(),
+            values: self.values.ptr(),
+            starts: self.starts.ptr(),
+            depth: depth.ptr_mut(),
+        };
+        // SAFETY: one thread; clock holds CLOCK_LEN slots, forced FORCED_LEN, depth 1; starts
+        // holds offsets into times and values for the rain's series and the next (`Layout::of`).
+        unsafe { self.rain_kernel.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), params) }
+    }
+
+    /// Where the step's last RK stage reads the uniform rain's depth
+    /// ([`rain_depth`](Self::rain_depth)), or null where it falls in the pass after the step.
+    pub fn rain(&self) -> *const T {
+        self.rain.as_ref().map_or(std::ptr::null(), |d| d.ptr())
     }
 
     /// The forcing from its clock to the model clock `clock` applied to `to` (enqueued).

@@ -6,7 +6,9 @@
 //! flux kernel without early exit runs its second stage inside that kernel (`flux_rk`; then in
 //! `clamp` the RK kernel runs on the drain list's blocks only, after the passes). With forcing
 //! and boundary segments, each stage's draining factors are followed by the water account's
-//! launch over the boundary faces (`account.rs`).
+//! launch over the boundary faces (`account.rs`). The forcing's kernels follow the step
+//! (`forcing.rs`); uniform rain alone falls inside its last stage, from a depth a one-thread
+//! kernel gives once Δt is known.
 
 use super::cpu::CpuKp;
 use super::forcing::Layout;
@@ -37,8 +39,9 @@ use kernels::kp::{
     M_FLUX_STREAM_KP07, M_FLUX_STREAM_MASKED_BOLLERMANN, M_FLUX_STREAM_MASKED_CLAMP, M_FLUX_STREAM_MASKED_KP07,
     M_FLUX_STREAM_RK_BOLLERMANN, M_FLUX_STREAM_RK_CLAMP, M_FLUX_STREAM_RK_KP07, M_FLUX_STREAM_RK_MASKED_BOLLERMANN,
     M_FLUX_STREAM_RK_MASKED_CLAMP, M_FLUX_STREAM_RK_MASKED_KP07, M_RK, M_RK_FRICTION_FIELD, RK, RK_C,
-    RK_C_FRICTION_FIELD, RK_FRICTION_FIELD, RkSplit, RkStage, SHORE_LISTS, SPLIT_GOING, SetGhosts, ShoreLists,
-    SplitBegin, SplitCheck, SplitClock, SplitEnd, TimeStep, highest_corner, line_slots, stream_slots, stream_strips,
+    RK_C_FRICTION_FIELD, RK_C_RAIN, RK_C_RAIN_FRICTION_FIELD, RK_FRICTION_FIELD, RK_RAIN, RK_RAIN_FRICTION_FIELD,
+    RkSplit, RkStage, SHORE_LISTS, SPLIT_GOING, SetGhosts, ShoreLists, SplitBegin, SplitCheck, SplitClock, SplitEnd,
+    TimeStep, highest_corner, line_slots, stream_slots, stream_strips,
 };
 use split::{GpuSplit, SplitKernels, SplitState};
 use std::sync::Arc;
@@ -229,6 +232,9 @@ struct KpKernels<T: GpuReal> {
     flux_stream_early: Kernel<FluxStreamEarly<T>>,
     /// The streamed flux kernel with RK2's second stage.
     flux_stream_rk: Kernel<FluxStreamRk<T>>,
+    /// With uniform rain in the last stage (`Layout::fused_rain`), the second stage's and the RK
+    /// stage's entries that add it.
+    rain: Option<RainKernels<T>>,
     /// The tile flux kernels' shared memory in `T`s for a block (bx, by).
     flux_shared: fn(u32, u32) -> usize,
     /// SRK2's x-line and y-block kernels and their shared memory in `T`s.
@@ -240,6 +246,12 @@ struct KpKernels<T: GpuReal> {
     boundary: Kernel<SetGhosts<T>>,
     dt: Kernel<TimeStep<T>>,
     buffers: BufferKernels<T>,
+}
+
+/// The stage kernels of a run whose uniform rain falls in the step's last RK stage.
+struct RainKernels<T: GpuReal> {
+    flux_stream_rk: Kernel<FluxStreamRk<T>>,
+    rk: Kernel<RkStage<T>>,
 }
 
 /// The `clamp` scheme's passes and their fields (`gpu/src/kp/drain.rs`).
@@ -326,7 +338,8 @@ impl<T: GpuReal> KpKernels<T> {
     /// `friction_field` (else the one that reads `Coeffs::g_n2`), compensated with `compensated`;
     /// with `mixed` the streamed flux, RK and boundary kernels are the mixed entry points (an
     /// f64 surface and R_w; docs/f32-conservation.md). With `masked` (a grid with inactive cells)
-    /// the streamed and SRK2 flux kernels that read the activity map.
+    /// the streamed and SRK2 flux kernels that read the activity map. With `rain` also the
+    /// stage kernels that add uniform rain (never with `mixed`, which refuses forcing).
     fn new(
         gpu: &Gpu,
         wet_dry: WetDry,
@@ -334,7 +347,14 @@ impl<T: GpuReal> KpKernels<T> {
         compensated: bool,
         mixed: bool,
         masked: bool,
+        rain: bool,
     ) -> Result<KpKernels<T>> {
+        let rk_rain = match (friction_field, compensated) {
+            (false, false) => RK_RAIN,
+            (true, false) => RK_RAIN_FRICTION_FIELD,
+            (false, true) => RK_C_RAIN,
+            (true, true) => RK_C_RAIN_FRICTION_FIELD,
+        };
         let rk = match (friction_field, compensated, mixed) {
             (false, _, true) => M_RK,
             (true, _, true) => M_RK_FRICTION_FIELD,
@@ -377,6 +397,13 @@ impl<T: GpuReal> KpKernels<T> {
             flux_stream: gpu.kernel::<T, _>(flux.stream)?,
             flux_stream_early: gpu.kernel::<T, _>(flux.stream_early)?,
             flux_stream_rk: gpu.kernel::<T, _>(flux.stream_rk)?,
+            rain: match rain && !mixed {
+                true => Some(RainKernels {
+                    flux_stream_rk: gpu.kernel::<T, _>(flux.stream_rk_rain)?,
+                    rk: gpu.kernel::<T, _>(rk_rain)?,
+                }),
+                false => None,
+            },
             flux_shared: flux.tile_shared,
             x_line: gpu.kernel::<T, _>(flux.x_line)?,
             y_block: gpu.kernel::<T, _>(flux.y_block)?,
@@ -623,6 +650,7 @@ impl<T: GpuReal> GpuKp<T> {
                 compensated,
                 mixed.is_some(),
                 active.is_some(),
+                forcing.as_ref().is_some_and(|l| l.fused_rain),
             )?,
             clamp,
             split: ds,
@@ -650,6 +678,9 @@ impl<T: GpuReal> GpuKp<T> {
         let ks = &self.kernels;
         let mut limits =
             vec![(ks.flux.name(), ks.flux.max_threads_per_block()), (ks.rk.name(), ks.rk.max_threads_per_block())];
+        if let Some(r) = &ks.rain {
+            limits.push((r.rk.name(), r.rk.max_threads_per_block()));
+        }
         if let Some(s) = &self.split {
             limits.extend(s.limits());
         }
@@ -1005,8 +1036,13 @@ impl<T: GpuReal> GpuKp<T> {
             partial,
             shore,
             listed,
+            rain: self.rain(true),
         };
         let ks = &self.kernels;
+        let kernel = match &ks.rain {
+            Some(r) if !params.rain.is_null() => &r.flux_stream_rk,
+            _ => &ks.flux_stream_rk,
+        };
         let launch = |bands: Bands, stream: &CudaStream| {
             let shape = stream_shape(&k, warps, bands);
             // SAFETY: the streamed flux kernel's arrays and grid (`flux`); Qⁿ (w0, hu0, hv0,
@@ -1016,7 +1052,7 @@ impl<T: GpuReal> GpuKp<T> {
             // on the same stream with partial and shore (flags only set, so bands on two streams
             // may share a block's); listed nbx·nby flags from the lists kernel after stage 1, or
             // null outside clamp.
-            unsafe { ks.flux_stream_rk.launch_on(stream, shape, FluxStreamRk { bands, ..params }) }
+            unsafe { kernel.launch_on(stream, shape, FluxStreamRk { bands, ..params }) }
         };
         let aside = self.ghosts_aside.take_if(|q1| *q1).is_some();
         let state = aside.then_some(&mut self.q1);
@@ -1067,6 +1103,15 @@ impl<T: GpuReal> GpuKp<T> {
         // SAFETY: rate is the reducer's 1-element result, dt holds 1, clock CLOCK_LEN; thread 0
         // alone writes.
         unsafe { self.kernels.dt.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), params) }
+    }
+
+    /// Where the stage reads the uniform rain's depth: the forcing's, in the step's `last`
+    /// stage where the rain falls inside it (`Layout::fused_rain`), else null.
+    fn rain(&self, last: bool) -> *const T {
+        match &self.forcing {
+            Some(f) if last => f.rain(),
+            _ => std::ptr::null(),
+        }
     }
 
     /// RK stage 1 (q → q1) or 2 (q ← ½(q + E(q1))), with the wet map.
@@ -1137,6 +1182,7 @@ impl<T: GpuReal> GpuKp<T> {
             olo: low_out,
             list,
             count,
+            rain: self.rain(stage == 2 || self.scheme == Scheme::Euler),
         };
         // SAFETY: every state, R and bed array is padded to k.cells(), and so is gn2 where the
         // kernel reads it (the per-cell one, chosen in new exactly when `friction` is uploaded;
@@ -1148,7 +1194,11 @@ impl<T: GpuReal> GpuKp<T> {
         // lo1, olo are null (the plain kernel, which ignores them) or padded arrays aliasing as
         // w0, w1 and ow do. list is null (the block shape: nbx × nby blocks of bx × by), or the
         // drain list's pairs with their count in `counts` (rk_listed: a 1-D grid of bx × by).
-        unsafe { self.kernels.rk.launch(shape, params) }
+        let rk = match &self.kernels.rain {
+            Some(r) if !params.rain.is_null() => &r.rk,
+            _ => &self.kernels.rk,
+        };
+        unsafe { rk.launch(shape, params) }
     }
 
     /// In `clamp`, once Δt is known: the draining factors of the state the last flux launch read
@@ -1424,6 +1474,9 @@ impl<T: GpuReal> GpuKp<T> {
     fn flow(&mut self, kernel: FluxKernel, ghosts: bool) -> Result<()> {
         self.flux(kernel, false)?;
         self.time_step()?;
+        if let Some(f) = &mut self.forcing {
+            f.rain_depth(&self.clock)?;
+        }
         self.drain(false)?;
         self.account_stage(false, self.scheme == Scheme::Euler)?;
         self.rk(1)?;
