@@ -122,8 +122,9 @@ pub(super) unsafe fn kp_force_inflow<T: DeviceReal>(
 /// model (`NO_SOIL`, `GREEN_AMPT`, `HORTON`: `cf.soil.model`), so each entry holds one model's
 /// arithmetic and registers. Without a soil nothing leaves a cell and rain is never negative
 /// (refused at input), so the momenta keep their values and a cell's bed is read only to flag
-/// a dry block that the rain wets. Loads of every row come before the arithmetic, so they are
-/// in flight together (up to four rows: [`force_rows`]).
+/// a dry block that the rain wets; with a soil the momenta are read with the rest and written
+/// where the soil takes water. Loads of every row come before the arithmetic, so they are in
+/// flight together (up to four rows: [`force_rows`]).
 ///
 /// # Safety
 /// As [`kp_force_inflow`] and [`cell_inputs`]; `f` null or padded; the launch as above.
@@ -167,19 +168,26 @@ pub(super) unsafe fn kp_force_cells<T: DeviceReal, const SOIL: u32>(
                 return None;
             }
             let l = if compensated { *lo.add(c) } else { T::ZERO };
-            // With a soil the bed is always needed: read with the rest.
-            let (b, f0) = if SOIL != NO_SOIL { (*bc.add(c), *f.add(c)) } else { (T::ZERO, T::ZERO) };
+            // With a soil the bed is always needed, and the momenta nearly always (a soil takes
+            // water wherever there is some, and the momenta keep its velocity): read with the
+            // rest, so that no load waits on the soil's arithmetic.
+            let (b, f0, m) = if SOIL != NO_SOIL {
+                (*bc.add(c), *f.add(c), (*hu.add(c), *hv.add(c)))
+            } else {
+                (T::ZERO, T::ZERO, (T::ZERO, T::ZERO))
+            };
             let n = y as usize * k.nx as usize + x as usize;
             let (add, soil) = cell_inputs(&cf, n, amounts, forced, frame_times, frames, rain_cells, soils, soil_cells);
-            Some((c, *w.add(c), l, b, f0, add, Infiltration { model: SOIL, p: soil.p }))
+            Some((c, *w.add(c), l, b, f0, m, add, Infiltration { model: SOIL, p: soil.p }))
         };
         // Every row's loads are issued before the flag's value is needed: a block already
         // flagged needs no bed, without a soil, to flag it again.
         let rows = [load(0), load(1), load(2), load(3)];
         let needs_bed = SOIL != NO_SOIL || !flagged;
         // The row forced and written; whether it flags its block wet.
-        let store = |row: Option<(usize, T, T, T, T, T, Infiltration<T>)>| {
-            let Some((c, wc, l, b, f0, add, soil)) = row else { return false };
+        #[allow(clippy::type_complexity)]
+        let store = |row: Option<(usize, T, T, T, T, (T, T), T, Infiltration<T>)>| {
+            let Some((c, wc, l, b, f0, (u, v), add, soil)) = row else { return false };
             if SOIL == NO_SOIL {
                 let b = if needs_bed { *bc.add(c) } else { b };
                 let (nw, nl) = if compensated { compensated_add(wc, l, add) } else { (wc + add, T::ZERO) };
@@ -195,7 +203,9 @@ pub(super) unsafe fn kp_force_cells<T: DeviceReal, const SOIL: u32>(
                 if compensated {
                     *lo.add(c) = nl;
                 }
-                scale_momenta(c, keep, hu, hv);
+                if keep != T::ONE {
+                    (*hu.add(c), *hv.add(c)) = (u * keep, v * keep);
+                }
                 *f.add(c) = nf;
                 is_wet
             }
