@@ -24,9 +24,23 @@ pub struct Rain<'a, T> {
 }
 
 impl<T: Real> Rain<'_, T> {
-    /// Whether rain falls on padded cell `c`.
-    fn falls_on(&self, c: usize) -> bool {
-        self.depth > T::ZERO && self.active.is_none_or(|a| a[c] != 0)
+    /// A stage's output at padded cell `c` over the cell bed `cb` — the cell's (w, hu, hv), w's
+    /// low part (0 on the plain path) and wetness — with the rain that falls there, if any.
+    fn on<W: Level<T>>(
+        rain: Option<Self>,
+        k: &Coeffs<T>,
+        c: usize,
+        cb: T,
+        (q, lo, wet): ((W, T, T), T, bool),
+        compensated: bool,
+    ) -> ((W, T, T), T, bool) {
+        match rain {
+            Some(r) if r.depth > T::ZERO && r.active.is_none_or(|a| a[c] != 0) => {
+                let (w, lo, rained) = rain_on(k, q.0, lo, cb, r.depth, compensated);
+                ((w, q.1, q.2), lo, wet | rained)
+            }
+            _ => (q, lo, wet),
+        }
     }
 }
 
@@ -52,13 +66,7 @@ pub fn rk<T: Real, W: Level<T>>(
     stage_cells(k, out, None, wet, |c| {
         let g_n2 = gn2.map_or(k.g_n2, |f| f[c]);
         let (q, is_wet) = rk_of(k, g_n2, stage, dt, cell_bed[c], at(q0, c), at(q1, c), at(r, c));
-        match rain {
-            Some(rain) if rain.falls_on(c) => {
-                let (w, _, rained) = rain_on(k, q.0, T::ZERO, cell_bed[c], rain.depth, false);
-                ((w, q.1, q.2), T::ZERO, is_wet | rained)
-            }
-            _ => (q, T::ZERO, is_wet),
-        }
+        Rain::on(rain, k, c, cell_bed[c], (q, T::ZERO, is_wet), false)
     });
 }
 
@@ -83,15 +91,8 @@ pub fn rk_compensated<T: Real>(
     let at = |q: [&[T]; 3], c: usize| (q[0][c], q[1][c], q[2][c]);
     stage_cells(k, (w, hu, hv), Some(out), wet, |c| {
         let g_n2 = gn2.map_or(k.g_n2, |f| f[c]);
-        let (q, lo, is_wet) =
-            rk_pair(k, g_n2, stage, dt, cell_bed[c], (at(q0, c), l0[c]), (at(q1, c), l1[c]), at(r, c));
-        match rain {
-            Some(rain) if rain.falls_on(c) => {
-                let (w, lo, rained) = rain_on(k, q.0, lo, cell_bed[c], rain.depth, true);
-                ((w, q.1, q.2), lo, is_wet | rained)
-            }
-            _ => (q, lo, is_wet),
-        }
+        let out = rk_pair(k, g_n2, stage, dt, cell_bed[c], (at(q0, c), l0[c]), (at(q1, c), l1[c]), at(r, c));
+        Rain::on(rain, k, c, cell_bed[c], out, true)
     });
 }
 

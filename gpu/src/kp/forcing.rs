@@ -123,9 +123,7 @@ pub unsafe fn integrate_span(
             *forced.add(FORCED_FRAME) = frame_at(times, a) as f64;
         }
         for s in 0..set.count as usize {
-            let (from, to) = (*starts.add(s) as usize, *starts.add(s + 1) as usize);
-            let ts = core::slice::from_raw_parts(times.add(from), to - from);
-            let vs = core::slice::from_raw_parts(values.add(from), to - from);
+            let (ts, vs) = series_points(s, starts, times, values);
             if s < set.level_first as usize {
                 *amounts.add(s) = crate::forcing::series_integral_unchecked(ts, vs, a, t);
             } else {
@@ -155,10 +153,29 @@ pub unsafe fn rain_depth<T: Real>(
     starts: *const u32,
 ) -> T {
     unsafe {
-        let (from, to) = (*starts.add(rain as usize) as usize, *starts.add(rain as usize + 1) as usize);
-        let ts = core::slice::from_raw_parts(times.add(from), to - from);
-        let vs = core::slice::from_raw_parts(values.add(from), to - from);
+        let (ts, vs) = series_points(rain as usize, starts, times, values);
         T::from_f64(crate::forcing::series_integral_unchecked(ts, vs, *forced.add(FORCED_T), t))
+    }
+}
+
+/// Series `s`'s times and values: points `starts[s]..starts[s + 1]` of `times` and `values`.
+///
+/// # Safety
+/// `starts` holds `s + 2` increasing offsets into `times` and `values`; the slices live as long
+/// as the arrays.
+#[inline(always)]
+unsafe fn series_points<'a>(
+    s: usize,
+    starts: *const u32,
+    times: *const f64,
+    values: *const f64,
+) -> (&'a [f64], &'a [f64]) {
+    unsafe {
+        let (from, to) = (*starts.add(s) as usize, *starts.add(s + 1) as usize);
+        (
+            core::slice::from_raw_parts(times.add(from), to - from),
+            core::slice::from_raw_parts(values.add(from), to - from),
+        )
     }
 }
 
