@@ -78,7 +78,7 @@ impl Solver {
     }
     /// Whether its slabs exchange beside their computation (`Halo::overlaps`).
     fn overlaps(self) -> bool {
-        matches!(self, Solver::Kp)
+        matches!(self, Solver::Kp | Solver::Sediment)
     }
     fn words(self) -> f64 {
         match self {
@@ -211,8 +211,8 @@ fn time_steps<T>(model: &mut dyn Model<T>, gpu: &Gpu) -> Result<Timed> {
 
 /// How the ranks' ghost rows and Δt travel: GPU to GPU through NCCL where the ranks can set
 /// up the link (`DeviceLink::establish`), beside the computation where the solver can (the
-/// shallow water's inner bands, `Halo::overlaps`) or always before it (`NcclInOrder`), or
-/// through the host.
+/// shallow water's and sediment's inner bands, `Halo::overlaps`) or always before it
+/// (`NcclInOrder`), or through the host.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Route {
     Nccl,
@@ -312,7 +312,7 @@ fn row<T: GpuReal>(
         (_, Route::Host) => ", through the host",
         (_, Route::Nccl) if solver.overlaps() => ", through NCCL beside the inner bands",
         (_, Route::Nccl) => ", through NCCL",
-        (_, Route::NcclInOrder) => ", through NCCL before the flux",
+        (_, Route::NcclInOrder) => ", through NCCL before the kernel",
     };
     let variant = format!("{what}: {ranks} rank{} on {gpus_used} GPU{}{by}", plural(ranks), plural(gpus_used));
     let precision = Precision::of::<T>().to_string();
@@ -364,15 +364,20 @@ fn solver_rows<T: GpuReal>(report: &mut Report, solver: Solver, n: usize, strong
     Ok(())
 }
 
-/// The exchange beside the computation on one GPU: the shallow-water step of one rank whose
-/// slab is its own neighbour across a periodic y axis, passing its ghost rows to itself through
-/// NCCL beside its inner bands and before the flux kernel, against the undivided model of the
-/// same grid (`None` where NCCL cannot be set up).
-fn own_neighbour_rows<T: GpuReal>(report: &mut Report, n: usize) -> Result<()> {
-    let Problems::Kp(mut p) = Problems::new(Solver::Kp, n, n)? else { unreachable!("a kp problem") };
-    p.boundary[2] = crate::kp::Boundary::Periodic;
-    p.boundary[3] = crate::kp::Boundary::Periodic;
-    let p = Problems::Kp(p);
+/// The exchange beside the computation on one GPU: the step of one rank whose slab is its own
+/// neighbour across the y axis (shallow water: periodic along y; sediment: its own top and
+/// bottom rows as its ghost rows), passing its ghost rows to itself through NCCL beside its
+/// inner bands and before the kernel that reads them, against the undivided model of the same
+/// grid (no rows where NCCL cannot be set up).
+fn own_neighbour_rows<T: GpuReal>(report: &mut Report, solver: Solver, n: usize) -> Result<()> {
+    let p = match Problems::new(solver, n, n)? {
+        Problems::Kp(mut p) => {
+            p.boundary[2] = crate::kp::Boundary::Periodic;
+            p.boundary[3] = crate::kp::Boundary::Periodic;
+            Problems::Kp(p)
+        }
+        p => p,
+    };
     let one = timed::<T>(&p, 1, 1, Route::Host)?.ok_or_else(|| Error::invalid("scaling: no host route"))?;
     let zero = Arc::new(Gpu::new(0)?);
     let layout = p.layout();
@@ -388,13 +393,13 @@ fn own_neighbour_rows<T: GpuReal>(report: &mut Report, n: usize) -> Result<()> {
         if !linked.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let by = if route == Route::Nccl { "beside the inner bands" } else { "before the flux" };
+        let by = if route == Route::Nccl { "beside the inner bands" } else { "before the kernel" };
         let variant = format!("own neighbour: 1 rank on 1 GPU, its ghost rows to itself through NCCL {by}");
         let note =
             format!("{:.3} ms a step more than the undivided grid's {:.3} ms", t.step_ms - one.step_ms, one.step_ms);
-        let bytes = (n * n) as f64 * KP_WORDS * std::mem::size_of::<T>() as f64;
+        let bytes = (n * n) as f64 * solver.words() * std::mem::size_of::<T>() as f64;
         report.push(
-            Solver::Kp.name(),
+            solver.name(),
             &variant,
             &format!("{n}×{n}"),
             &Precision::of::<T>().to_string(),
@@ -404,7 +409,7 @@ fn own_neighbour_rows<T: GpuReal>(report: &mut Report, n: usize) -> Result<()> {
             note,
         );
     }
-    report.progress(format_args!("{} own neighbour", Solver::Kp.name()));
+    report.progress(format_args!("{} own neighbour", solver.name()));
     Ok(())
 }
 
@@ -532,8 +537,8 @@ fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
             solver_rows::<f64>(report, solver, n, strong, gpus)?;
         }
         if on && solver.overlaps() {
-            own_neighbour_rows::<f32>(report, n)?;
-            own_neighbour_rows::<f64>(report, n)?;
+            own_neighbour_rows::<f32>(report, solver, n)?;
+            own_neighbour_rows::<f64>(report, solver, n)?;
         }
     }
     if flood && opts.runs {

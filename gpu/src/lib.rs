@@ -32,6 +32,8 @@ pub use real::Real;
 pub mod launch;
 pub use launch::{Entry, Family, MAX_PARAMS, Params};
 
+pub mod bands;
+pub use bands::Bands;
 pub mod forcing;
 pub mod grid;
 pub mod halo;

@@ -7,6 +7,8 @@ use crate::foundation::gpu::BufferKernels;
 use crate::ranks::Halo;
 use crate::runtime::{DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Real, Result};
+use cudarc::driver::CudaStream;
+use kernels::Bands;
 use kernels::halo::perimeter_len;
 use kernels::sediment::{
     B_FUSED, B_FUSED_TILE, BC_FUSED, BC_FUSED_TILE, BOUNDED_STREAM_COLS, C_FUSED, C_FUSED_TILE, FUSED, FUSED_TILE,
@@ -80,7 +82,14 @@ pub struct GpuSediment<T: GpuReal> {
     /// writes); none on the plain path.
     low: Option<(DeviceField2<T>, DeviceField2<T>)>,
     kernels: SedimentKernels<T>,
+    /// The state's ghost rows at the cuts are still to come: the step's ghost pass ran and the
+    /// exchange waits for the next streamed fused launch, which takes it beside its inner bands
+    /// ([`settle`](Self::settle) takes it at once).
+    ghosts_aside: bool,
 }
+
+/// Rows the bounded scheme's streamed fused kernel reads on each side of a row it computes.
+const BOUNDED_REACH: u32 = 1;
 
 impl<T: GpuReal> GpuSediment<T> {
     /// Validate, check that the six fields fit, upload, fill the ghost layer.
@@ -110,6 +119,7 @@ impl<T: GpuReal> GpuSediment<T> {
             f: Fields::upload(gpu, problem)?,
             low: if compensates { Some((zeros()?, zeros()?)) } else { None },
             kernels: SedimentKernels::new(gpu, compensates)?,
+            ghosts_aside: false,
         };
         m.ghosts_with(false, halo.map(|h| (gpu, h)))?;
         Ok(m)
@@ -152,8 +162,15 @@ impl<T: GpuReal> GpuSediment<T> {
     }
 
     /// [`step`](Self::step) of a slab of a decomposed run, which takes the ghost rows at its
-    /// cuts from its neighbours through `halo` each time it sets its ghosts.
+    /// cuts from its neighbours through `halo` each time it sets its ghosts. With the bounded
+    /// scheme's streamed fused kernel on ranks that overlap their exchanges (through NCCL), the
+    /// rows at the end of a step travel beside the next step's inner bands (docs/ranks.md, "The
+    /// exchange beside the interior"); [`settle`](Self::settle) before reading the state.
     pub fn step_with(&mut self, variant: StepVariant, halo: Option<(&Gpu, &Halo)>) -> Result<()> {
+        let beside = self.scheme == Scheme::Bounded && variant == StepVariant::Fused;
+        if !beside {
+            self.settle(halo)?;
+        }
         match variant {
             // The bounded scheme's s' reads the old fields only: no ghosts of h' between.
             StepVariant::Split(hv, sv) if self.scheme == Scheme::Bounded => {
@@ -165,14 +182,38 @@ impl<T: GpuReal> GpuSediment<T> {
                 self.ghosts_with(true, halo)?;
                 self.s_kernel(sv)?;
             }
-            StepVariant::Fused => self.fused()?,
+            StepVariant::Fused => self.fused_with(halo)?,
             StepVariant::FusedTile => self.fused_tile()?,
         }
         self.f.swap();
         if let Some((lo, lon)) = &mut self.low {
             std::mem::swap(lo, lon);
         }
-        self.ghosts_with(false, halo)
+        match halo {
+            Some((_, h)) if beside && h.overlaps() => {
+                self.ghosts(false)?;
+                self.ghosts_aside = true;
+                Ok(())
+            }
+            _ => self.ghosts_with(false, halo),
+        }
+    }
+
+    /// The ghost rows at the cuts still to come of [`step_with`](Self::step_with), now and on
+    /// the GPU's stream: before anything but the next streamed fused launch reads the state.
+    pub fn settle(&mut self, halo: Option<(&Gpu, &Halo)>) -> Result<()> {
+        match halo {
+            Some((gpu, halo)) if std::mem::take(&mut self.ghosts_aside) => {
+                halo.exchange_device(gpu, &mut self.cut_fields())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The fields whose ghost rows a slab takes from its neighbours: h, s, α, β.
+    fn cut_fields(&mut self) -> [&mut cudarc::driver::CudaSlice<T>; 4] {
+        let f = &mut self.f;
+        [&mut *f.h, &mut *f.s, &mut *f.alpha, &mut *f.beta]
     }
 
     /// Continue from h and s with their ghosts, as [`download`](Self::download) gave them of a
@@ -290,12 +331,33 @@ impl<T: GpuReal> GpuSediment<T> {
     /// h' and s' in one pass streamed by warps: blocks of 32 × `block.1` threads (one warp
     /// per strip of 28 columns, 30 for the bounded scheme, and chunk of `rows` rows).
     pub fn fused(&mut self) -> Result<()> {
+        self.fused_with(None)
+    }
+
+    /// [`fused`](Self::fused), taking the ghost rows at the cuts still to come through `halo`
+    /// beside its inner bands.
+    fn fused_with(&mut self, halo: Option<(&Gpu, &Halo)>) -> Result<()> {
         let bounded = self.scheme == Scheme::Bounded;
         let params = self.fused_params();
+        let (k, launch) = (self.k, self.launch);
         let kernel = if bounded { &self.kernels.b_fused } else { &self.kernels.fused };
-        // SAFETY: h, s, al, be, hn, sn (and lo, lon on the compensated path) are whole arrays,
-        // outputs distinct from inputs, as `fused_params` gives them.
-        unsafe { launch_fused(kernel, &self.k, self.launch, bounded, params) }
+        let go = |bands: Bands, stream: &CudaStream| {
+            // SAFETY: h, s, al, be, hn, sn (and lo, lon on the compensated path) are whole
+            // arrays, outputs distinct from inputs, as `fused_params` gives them. Bands launched
+            // on two streams write disjoint rows, and read a ghost row only after it arrived
+            // (`Halo::exchange_beside_bands`).
+            unsafe { launch_fused(kernel, &k, launch, bounded, stream, StepFused { bands, ..params }) }
+        };
+        let f = &mut self.f;
+        match halo {
+            Some((gpu, halo)) if std::mem::take(&mut self.ghosts_aside) => halo.exchange_beside_bands(
+                gpu,
+                &mut [&mut *f.h, &mut *f.s, &mut *f.alpha, &mut *f.beta],
+                (k.ny, launch.rows, BOUNDED_REACH),
+                go,
+            ),
+            _ => go(Bands::all(k.ny, launch.rows), self.kernels.b_fused.stream()),
+        }
     }
 
     /// h' and s' in one pass on a haloed shared tile (with the ghost rule for h' inside).
@@ -322,7 +384,8 @@ impl<T: GpuReal> GpuSediment<T> {
     fn fused_params(&mut self) -> StepFused<T> {
         let (lo, lon) = self.low_ptrs();
         let (h, s, al, be, hn, sn) = self.f.step_ptrs();
-        StepFused { lo, lon, k: self.k, h, s, al, be, hn, sn }
+        let bands = Bands::all(self.k.ny, self.launch.rows);
+        StepFused { lo, lon, k: self.k, bands, h, s, al, be, hn, sn }
     }
 
     /// [`ghosts`](Self::ghosts), then on a slab of a decomposed run the ghost rows at its cuts
@@ -330,9 +393,11 @@ impl<T: GpuReal> GpuSediment<T> {
     fn ghosts_with(&mut self, next_h: bool, halo: Option<(&Gpu, &Halo)>) -> Result<()> {
         self.ghosts(next_h)?;
         let Some((gpu, halo)) = halo else { return Ok(()) };
+        if !next_h {
+            return halo.exchange_device(gpu, &mut self.cut_fields());
+        }
         let f = &mut self.f;
-        let h = if next_h { &mut f.hn } else { &mut f.h };
-        halo.exchange_device(gpu, &mut [&mut **h, &mut *f.s, &mut *f.alpha, &mut *f.beta])
+        halo.exchange_device(gpu, &mut [&mut *f.hn, &mut *f.s, &mut *f.alpha, &mut *f.beta])
     }
 
     /// Set the ghost layer of (h, s), or of (h', s) mid-step when `next_h` is true.
@@ -403,36 +468,56 @@ impl<T: GpuReal, H: GpuReal> Fields<T, H> {
     }
 }
 
-/// Launch a streamed fused kernel (plain, compensated or mixed) of the scheme on
-/// [`fused_shape`].
+/// Launch a streamed fused kernel (plain, compensated or mixed) of the scheme on `stream`, on
+/// [`fused_shape`] for the bands its parameters hold.
 ///
 /// # Safety
-/// `params` are a fused kernel's: whole arrays as `k` describes, outputs distinct from inputs.
-pub(super) unsafe fn launch_fused<P: kernels::Params, R: Real>(
+/// `params` are a fused kernel's: whole arrays as `k` describes, outputs distinct from inputs,
+/// bands of `launch.rows` rows.
+pub(super) unsafe fn launch_fused<P: kernels::Params + FusedBands, R: Real>(
     kernel: &Kernel<P>,
     k: &Coeffs<R>,
     launch: Launch,
     bounded: bool,
+    stream: &CudaStream,
     params: P,
 ) -> Result<()> {
-    let shape = fused_shape(k, launch, bounded, kernel.max_threads_per_block())?;
+    let shape = fused_shape(k, launch, bounded, params.bands(), kernel.max_threads_per_block())?;
     // SAFETY: blocks of one warp across, the grid covering the strips (of the scheme's kernel)
-    // and the row chunks, as the fused kernels require; the arrays as the caller promises.
-    unsafe { kernel.launch(shape, params) }
+    // and the bands' slots, as the fused kernels require; the arrays as the caller promises.
+    unsafe { kernel.launch_on(stream, shape, params) }
+}
+
+/// The bands of rows a streamed fused kernel's parameters say it computes.
+pub(super) trait FusedBands {
+    fn bands(&self) -> Bands;
+}
+
+impl<T> FusedBands for StepFused<T> {
+    fn bands(&self) -> Bands {
+        self.bands
+    }
+}
+
+impl<T> FusedBands for kernels::sediment::StepMixed<T> {
+    fn bands(&self) -> Bands {
+        self.bands
+    }
 }
 
 /// The streamed fused kernels' launch (plain, compensated and mixed): blocks of 32 ×
 /// `launch.block.1` threads, fewer warps when the kernel's registers (`max_threads` a block) do
 /// not fit that many (f64 at 72 registers a thread fits 28 warps, not 30); one warp per strip
-/// of 28 columns (30 for the bounded scheme) and chunk of `launch.rows` rows.
+/// of 28 columns (30 for the bounded scheme) and slot of `bands` (a chunk of `launch.rows` rows).
 pub(super) fn fused_shape<T: Real>(
     k: &Coeffs<T>,
     launch: Launch,
     bounded: bool,
+    bands: Bands,
     max_threads: u32,
 ) -> Result<LaunchShape> {
     let warps = launch.block.1.min(max_threads / 32).max(1);
-    let chunks = (k.ny as u64).div_ceil(launch.rows as u64);
+    let chunks = bands.count as u64;
     let cols = if bounded { BOUNDED_STREAM_COLS } else { STREAM_COLS };
     let strips = (k.nx as u64).div_ceil(cols as u64);
     let grid_y = u32::try_from(chunks.div_ceil(warps as u64)).map_err(|_| Error::invalid("grid too large"))?;

@@ -11,6 +11,7 @@ use crate::field::DeviceField2;
 use crate::foundation::gpu::BufferKernels;
 use crate::ranks::Halo;
 use crate::runtime::{Gpu, Kernel};
+use kernels::Bands;
 use kernels::sediment::{M_FUSED, M_GHOSTS, MB_FUSED, SetGhostsMixed, StepMixed};
 
 /// The device state of one mixed-precision sediment run.
@@ -77,10 +78,11 @@ impl GpuMixed {
     /// cuts from its neighbours through `halo` once it has set its ghosts.
     pub fn step_with(&mut self, halo: Option<(&Gpu, &Halo)>) -> Result<()> {
         let (h, s, al, be, hn, sn) = self.f.step_ptrs();
-        let params = StepMixed { k: self.k, h, s, al, be, hn, sn };
+        let bands = Bands::all(self.k.ny, self.launch.rows);
+        let params = StepMixed { k: self.k, bands, h, s, al, be, hn, sn };
         // SAFETY: h, hn ((nx+2)(ny+2) f64) and s, al, be, sn (as many f32) are whole arrays as `k`
-        // describes, outputs distinct from inputs.
-        unsafe { launch_fused(&self.fused, &self.k, self.launch, self.bounded, params)? };
+        // describes, outputs distinct from inputs; every band of `launch.rows` rows.
+        unsafe { launch_fused(&self.fused, &self.k, self.launch, self.bounded, self.fused.stream(), params)? };
         self.f.swap();
         self.ghosts_with(halo)
     }

@@ -46,6 +46,11 @@ impl StepPolicy {
 trait Backing<T> {
     fn step(&mut self) -> Result<()>;
     fn set_dt(&mut self, problem: &Problem, dt: f64);
+    /// The ghost rows at a slab's cuts that a GPU step left to travel beside the next step's
+    /// kernel, now: before anything but a step reads the state.
+    fn settle(&mut self) -> Result<()> {
+        Ok(())
+    }
     /// How steep the current h is, for the stability limit (on the GPU, a download of h alone).
     fn steepness(&self, problem: &Problem) -> Result<Steepness>;
     /// h (its high part on the compensated path) and s with ghosts, on the host.
@@ -121,6 +126,9 @@ struct OnGpu<T: GpuReal> {
 impl<T: GpuReal> Backing<T> for OnGpu<T> {
     fn step(&mut self) -> Result<()> {
         self.model.step_with(self.variant, self.halo.as_ref().map(|h| (&*self.gpu, h)))
+    }
+    fn settle(&mut self) -> Result<()> {
+        self.model.settle(self.halo.as_ref().map(|h| (&*self.gpu, h)))
     }
     fn set_dt(&mut self, problem: &Problem, dt: f64) {
         self.model.set_dt(problem, dt)
@@ -396,6 +404,7 @@ impl<T: GpuReal> Model<T> for SedimentModel<'_, T> {
                 break;
             }
             if self.policy.forced.is_none() && self.since_update >= self.policy.update_every {
+                self.backing.settle()?;
                 self.update_dt()?;
                 self.since_update = 0;
             }
@@ -412,6 +421,7 @@ impl<T: GpuReal> Model<T> for SedimentModel<'_, T> {
             self.clock.dt = dt;
             self.since_update += 1;
         }
+        self.backing.settle()?;
         Ok(self.clock)
     }
 

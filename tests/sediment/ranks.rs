@@ -7,7 +7,7 @@ use crate::common::ranks::{OwnGpus, PartsDir, checkpoint_parts, joined_parts, sa
 use crate::reference_and_gpu::random_problem;
 use hydrokern::GpuReal;
 use hydrokern::model::{Model, Until};
-use hydrokern::ranks::{Comm, Halo, Slabs, parts};
+use hydrokern::ranks::{Comm, DeviceLink, Halo, Slab, Slabs, parts};
 use hydrokern::runtime::Backend;
 use hydrokern::sediment::gpu::Launch;
 use hydrokern::sediment::{Accumulation, Problem, Scheme, SedimentModel, StepPolicy, StepVariant};
@@ -205,6 +205,64 @@ fn own_gpus<T: GpuReal>(p: &Problem, mixed: bool) {
         same_state(&got, &want).unwrap_or_else(|e| panic!("{n} ranks, {linked} linked: {e}"));
         let precision = if mixed { "mixed" } else { std::any::type_name::<T>() };
         eprintln!("sediment {n} ranks, {linked} linked, {precision}: bit for bit");
+    }
+}
+
+/// A slab that is its own neighbour (below and above: its own top and bottom rows as its ghost
+/// rows, a grid periodic along y, which sediment's sides do not offer, so the reference is the
+/// same slab with its rows staged through the host) passes its ghost rows to itself through
+/// NCCL (one rank: one GPU checks it): beside its fused kernel's inner bands (its edge bands
+/// after the rows arrive, on the stream beside) and before the kernel (`Halo::in_order`), the
+/// bounded scheme in f32 (plain and compensated) and f64, the step recomputed every 2 steps,
+/// every state bit for bit the host's. 77 rows leave inner bands of 4 rows and a short last
+/// band; 6 rows have no inner band. It needs NCCL (`libnccl.so.2` on the loader's path).
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn a_sediment_slab_that_is_its_own_neighbour_exchanges_beside_its_inner_bands() {
+    for (nx, ny) in [(67, 77), (40, 6)] {
+        for accumulation in Accumulation::ALL {
+            let p = problem(nx, ny, 11, Scheme::Bounded, accumulation);
+            own_neighbour::<f32>(&p);
+            own_neighbour::<f64>(&p);
+        }
+    }
+}
+
+fn own_neighbour<T: GpuReal>(p: &Problem) {
+    let gpu = Backend::Gpu(crate::common::gpu());
+    let until = Until { t: f64::INFINITY, steps: 9, deadline: None };
+    let layout = p.layout();
+    let run = |route: Option<bool>| {
+        let slab = |comm: Rc<dyn Comm>| {
+            let own = Slab { rank: 0, rows: 0..p.ny, below: Some(0), above: Some(0) };
+            let halo = Halo::new(comm.clone(), own, layout);
+            let halo = match route {
+                None => halo,
+                Some(in_order) => {
+                    let link = DeviceLink::establish(comm.as_ref(), &gpu).unwrap().map(Rc::new);
+                    assert!(link.is_some(), "this test needs NCCL: put its lib directory on LD_LIBRARY_PATH");
+                    let halo = halo.linked(link);
+                    assert!(halo.overlaps(), "the link overlaps unless asked not to");
+                    if in_order { halo.in_order() } else { halo }
+                }
+            };
+            let kernels = (StepVariant::Fused, Launch::default());
+            SedimentModel::slab(&gpu, p, halo, POLICY, false, kernels).unwrap()
+        };
+        let lead = |d: &mut dyn Model<T>| {
+            d.advance(until).unwrap();
+            d.state().unwrap()
+        };
+        crate::common::ranks::on_ranks(Slabs::new(p.ny, 1, 1, true).unwrap(), layout, None, slab, lead)
+    };
+    let want = run(None);
+    for in_order in [false, true] {
+        let what = format!("{}×{} {:?}, in order {in_order}", p.nx, p.ny, p.accumulation);
+        same_state(&run(Some(in_order)), &want).unwrap_or_else(|e| panic!("{what}: {e}"));
+        eprintln!("{what}, {}: bit for bit", std::any::type_name::<T>());
     }
 }
 

@@ -10,6 +10,7 @@ use crate::grid::Layout2;
 use crate::runtime::Gpu;
 use crate::{GpuReal, Real, Result};
 use cudarc::driver::{CudaSlice, CudaStream};
+use kernels::Bands;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -223,6 +224,29 @@ impl Halo {
     /// The GPU's stream waits for the last [`exchange_device_aside`](Self::exchange_device_aside).
     pub fn join_device(&self) -> Result<()> {
         self.link.as_ref().map_or(Ok(()), |l| l.join())
+    }
+
+    /// A streamed kernel over the slab's `ny` rows in bands of `rows` (each launch by `launch`:
+    /// its bands, the stream to queue it on), while the ghost rows of `fields` at the cuts
+    /// travel: the exchange and then the bands that read a ghost row (a cell reading `reach`
+    /// rows on each side) on the stream beside the GPU's, the inner bands on the GPU's stream,
+    /// which then waits for both. Each band is computed by the same code wherever it runs, so
+    /// the results are those of the exchange and the whole launch in turn, bit for bit. Where
+    /// there are no inner bands, the exchange and then every band on the GPU's stream.
+    pub fn exchange_beside_bands<T: GpuReal>(
+        &self,
+        gpu: &Gpu,
+        fields: &mut [&mut CudaSlice<T>],
+        (ny, rows, reach): (u32, u32, u32),
+        launch: impl Fn(Bands, &CudaStream) -> Result<()>,
+    ) -> Result<()> {
+        let Some(inner) = Bands::inner(ny, rows, reach) else {
+            self.exchange_device(gpu, fields)?;
+            return launch(Bands::all(ny, rows), gpu.stream());
+        };
+        self.exchange_device_aside(fields, |beside| launch(Bands::edges(ny, rows, reach), beside))?;
+        launch(inner, gpu.stream())?;
+        self.join_device()
     }
 
     /// The messages of an exchange of the fields at `planes` through `link`: each plane's rows

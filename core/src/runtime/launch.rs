@@ -150,6 +150,11 @@ impl<P: Params> Kernel<P> {
         &self.name
     }
 
+    /// The stream [`launch`](Self::launch) queues on: its GPU's.
+    pub fn stream(&self) -> &CudaStream {
+        &self.stream
+    }
+
     /// The most threads a block of this kernel may have: the device's limit, or less when the
     /// kernel's registers per thread would not fit a larger block in one multiprocessor.
     pub fn max_threads_per_block(&self) -> u32 {

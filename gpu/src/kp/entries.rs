@@ -17,8 +17,8 @@
 //! `blockIdx.y·nbx + blockIdx.x`.
 
 use super::{
-    Bands, Bollermann, CellForcing, Clamp, Clock, Coeffs, Kp07, Measure, SeriesSet, SplitClock, flux_shared,
-    line_shared, yblock_shared,
+    Bollermann, CellForcing, Clamp, Clock, Coeffs, Kp07, Measure, SeriesSet, SplitClock, flux_shared, line_shared,
+    yblock_shared,
 };
 #[cfg(target_arch = "nvptx64")]
 use super::{
@@ -37,6 +37,7 @@ use super::{
     stream::{kp_flux_stream, kp_flux_stream_early, kp_flux_stream_rk},
     tile::{kp_flux, kp_flux_early},
 };
+use crate::Bands;
 #[cfg(target_arch = "nvptx64")]
 use crate::forcing::{GREEN_AMPT, HORTON, NO_SOIL};
 use crate::launch::Entry;

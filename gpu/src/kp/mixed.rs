@@ -8,7 +8,8 @@ use super::boundary::kp_boundary;
 use super::drain::{kp_clamp, kp_drain, kp_drain_rhs};
 use super::rk::kp_rk;
 use super::stream::{kp_flux_stream, kp_flux_stream_early, kp_flux_stream_rk};
-use super::{Bands, Coeffs, Friction, WetDryScheme};
+use super::{Coeffs, Friction, WetDryScheme};
+use crate::Bands;
 use crate::Level;
 use crate::device::DeviceReal;
 

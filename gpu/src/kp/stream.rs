@@ -19,7 +19,7 @@
 //! and first used after it.
 //!
 //! Launch: blocks of `32·warps` threads, grid (⌈strips / warps⌉, the bands' count); block row
-//! y computes band `bands.band(y)` ([`Bands`](super::Bands): every band, or a slab's inner or
+//! y computes band `bands.band(y)` ([`Bands`](crate::Bands): every band, or a slab's inner or
 //! edge bands), and the warp's rate slot is `band · strips + strip`
 //! ([`stream_slots`](super::stream_slots) in all). With
 //! early exit a cell's R is computed only when its wet-map tile (`k.bx × k.by` cells, the RK
@@ -29,13 +29,13 @@
 
 use super::rk::{CellFlags, Update, load_cell, update_cell};
 use super::{
-    Bands, Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, cell_view, face_bed, face_flux,
-    is_active, mass_part, reconstruct_on, rhs_x, rhs_y, slope_source, stream_strips,
+    Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, cell_view, face_bed, face_flux, is_active,
+    mass_part, reconstruct_on, rhs_x, rhs_y, slope_source, stream_strips,
 };
-use crate::Level;
 use crate::device::reduce::warp_reduce;
 use crate::device::warp;
 use crate::device::{DeviceReal, thread};
+use crate::{Bands, Level};
 
 /// Each lane's view of the strip.
 struct Lane {

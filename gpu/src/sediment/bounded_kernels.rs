@@ -7,8 +7,8 @@ use super::stencil::{
     Load, Low, Plain, ReadOnly, fill_tile, five_tile, halo_computes, halo_ij, interior_ij, multi_rows,
 };
 use super::{BOUNDED_STREAM_COLS, Coeffs, Five, bounded_next, mobility};
-use crate::Level;
 use crate::device::{DeviceReal, shared, thread};
+use crate::{Bands, Level};
 
 /// What a kernel writes: h', s' or both.
 pub(super) const H: u8 = 1;
@@ -239,7 +239,7 @@ pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8, const LOW: bool
 
 /// The streamed fused step (the default `fused`). Block (32, W): each warp owns a strip of 30
 /// output columns (lanes 1..=30; lanes 0 and 31 load the strip's x-neighbours) and
-/// `rows_per_thread` rows, slides down them with three rows of inputs in registers and gets
+/// `bands.rows` rows (its chunk), slides down them with three rows of inputs in registers and gets
 /// x-neighbours by shuffles: every input read once per strip (32/30 of the points), no shared
 /// memory, no barrier.
 ///
@@ -247,14 +247,15 @@ pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8, const LOW: bool
 /// parts: `LOW` false); h's differences are formed in f64 ([`crate::Level`]).
 ///
 /// # Safety
-/// Block x-dimension 32; grid x covers ceil(nx/30) strips, grid y × W covers ceil(ny/rows)
-/// chunks; arrays as for every sediment kernel.
+/// Block x-dimension 32; grid x covers ceil(nx/30) strips, grid y × W covers
+/// `bands.count` slots, slot y computing chunk `bands.band(y)` of `bands.rows` rows; arrays as for every sediment kernel.
 // Inlined into each entry: the plain f64 entry and the mixed one's (unused) f64 entry are
 // the same instance, which the compiler would otherwise call with its parameters in local memory.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn bounded_fused<T: DeviceReal, H: DeviceReal + Level<T>, const LOW: bool>(
     k: Coeffs<T>,
+    bands: Bands,
     h: *const H,
     s: *const T,
     al: *const T,
@@ -269,11 +270,14 @@ pub(super) unsafe fn bounded_fused<T: DeviceReal, H: DeviceReal + Level<T>, cons
     let p = k.pitch as usize;
     let lane = thread::thread_idx_x();
     let i = (thread::block_idx_x() * BOUNDED_STREAM_COLS + lane) as i64;
-    let chunk = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
-    let rows = k.rows_per_thread as i64;
-    let j0 = chunk as i64 * rows + 1;
+    let slot = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
+    if slot >= bands.count {
+        return; // the whole warp: the slot is the same for every lane
+    }
+    let rows = bands.rows as i64;
+    let j0 = bands.band(slot) as i64 * rows + 1;
     if j0 > ny {
-        return; // the whole warp: j0 is the same for every lane
+        return;
     }
     let jl = (j0 + rows - 1).min(ny);
     // Lanes past the array load a clamped column and never store.

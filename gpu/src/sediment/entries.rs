@@ -36,6 +36,7 @@ use super::{
     height::{h_baseline, h_multi, h_opt1, h_opt2, h_opt3},
     sand::{s_baseline, s_multi, s_opt1, s_opt2},
 };
+use crate::Bands;
 
 kernels! {
     /// h' into `hn` from h, s, α, β; on the compensated path (`lo` not null) with h's low part
@@ -61,19 +62,29 @@ kernels! {
     pub const S_OPT2: StepS = sediment_s_opt2(s_opt2::<T>);
     pub const S_MULTI: StepS = sediment_s_multi(s_multi::<T>);
 
-    /// h' and s' in one pass (h's low parts as for [`StepH`]).
+    /// h' and s' in one pass (h's low parts as for [`StepH`]); the streamed kernels compute
+    /// the chunks of rows `bands` lists (a chunk of `bands.rows` rows a band), the tile ones
+    /// every point.
     pub struct StepFused<T> {
-        k: Coeffs<T>, h: *const T, s: *const T, al: *const T, be: *const T, hn: *mut T, sn: *mut T,
+        k: Coeffs<T>, bands: Bands, h: *const T, s: *const T, al: *const T, be: *const T, hn: *mut T, sn: *mut T,
         lo: *const T, lon: *mut T,
     }
-    pub const FUSED_TILE: StepFused = sediment_fused_tile(fused_tile::<T, false>);
+    pub const FUSED_TILE: StepFused = sediment_fused_tile(
+        |k, _bands, h, s, al, be, hn, sn, lo, lon| fused_tile::<T, false>(k, h, s, al, be, hn, sn, lo, lon)
+    );
     pub const FUSED: StepFused = sediment_fused(fused::<T, T, false>);
 
-    pub const B_FUSED_TILE: StepFused = sediment_b_fused_tile(bounded_fused_tile::<T, false>);
+    pub const B_FUSED_TILE: StepFused = sediment_b_fused_tile(
+        |k, _bands, h, s, al, be, hn, sn, lo, lon| bounded_fused_tile::<T, false>(k, h, s, al, be, hn, sn, lo, lon)
+    );
     pub const B_FUSED: StepFused = sediment_b_fused(bounded_fused::<T, T, false>);
-    pub const C_FUSED_TILE: StepFused = sediment_c_fused_tile(fused_tile::<T, true>);
+    pub const C_FUSED_TILE: StepFused = sediment_c_fused_tile(
+        |k, _bands, h, s, al, be, hn, sn, lo, lon| fused_tile::<T, true>(k, h, s, al, be, hn, sn, lo, lon)
+    );
     pub const C_FUSED: StepFused = sediment_c_fused(fused::<T, T, true>);
-    pub const BC_FUSED_TILE: StepFused = sediment_bc_fused_tile(bounded_fused_tile::<T, true>);
+    pub const BC_FUSED_TILE: StepFused = sediment_bc_fused_tile(
+        |k, _bands, h, s, al, be, hn, sn, lo, lon| bounded_fused_tile::<T, true>(k, h, s, al, be, hn, sn, lo, lon)
+    );
     pub const BC_FUSED: StepFused = sediment_bc_fused(bounded_fused::<T, T, true>);
 
     /// The bounded scheme's h' (H kernels) or s' (S kernels) into `out` from h, s, α, β; h's low
@@ -105,13 +116,13 @@ kernels! {
     /// entry is the mixed mode; the `_f64` one computes what the plain f64 kernel does, and is
     /// not used).
     pub struct StepMixed<T> {
-        k: Coeffs<T>, h: *const f64, s: *const T, al: *const T, be: *const T, hn: *mut f64, sn: *mut T,
+        k: Coeffs<T>, bands: Bands, h: *const f64, s: *const T, al: *const T, be: *const T, hn: *mut f64, sn: *mut T,
     }
     pub const M_FUSED: StepMixed = sediment_m_fused(
-        |k, h, s, al, be, hn, sn| fused::<T, f64, false>(k, h, s, al, be, hn, sn, core::ptr::null(), core::ptr::null_mut())
+        |k, bands, h, s, al, be, hn, sn| fused::<T, f64, false>(k, bands, h, s, al, be, hn, sn, core::ptr::null(), core::ptr::null_mut())
     );
     pub const MB_FUSED: StepMixed = sediment_mb_fused(
-        |k, h, s, al, be, hn, sn| bounded_fused::<T, f64, false>(k, h, s, al, be, hn, sn, core::ptr::null(), core::ptr::null_mut())
+        |k, bands, h, s, al, be, hn, sn| bounded_fused::<T, f64, false>(k, bands, h, s, al, be, hn, sn, core::ptr::null(), core::ptr::null_mut())
     );
 
     /// The ghost layer in mixed precision: h in f64, s, α, β in `T`.

@@ -2,8 +2,8 @@
 
 use super::stencil::{Low, ReadOnly, ab, five, five_tile, halo_computes, halo_ij};
 use super::{Coeffs, Five, STREAM_COLS, face_k, ghost_h, h_next, products, s_point, upwind_is_south, upwind_is_west};
-use crate::Level;
 use crate::device::{DeviceReal, shared, thread};
+use crate::{Bands, Level};
 
 /// One pass for the whole step (fused-tile): halo threads compute h' on a (BX+2)×(BY+2) tile (ghost tile
 /// points by the boundary rule), then the interior threads compute s' from the tile.
@@ -96,7 +96,7 @@ struct Row<T, H> {
 }
 
 /// Fused step streamed by warps (the default `fused`). Block (32, W): each warp owns a strip
-/// of 28 output columns and `rows_per_thread` rows; it slides down the rows keeping three rows
+/// of 28 output columns and `bands.rows` rows (its chunk); it slides down the rows keeping three rows
 /// of inputs and of h' in registers, getting x-neighbours by shuffles. Every input is read once
 /// per strip (32/28 of the points) with no shared memory and no barrier: about 6.6 words a
 /// point instead of the tile version's halo overhead (7.6 with h's low parts read and written on
@@ -106,14 +106,15 @@ struct Row<T, H> {
 /// parts: `LOW` false); h's differences are formed in f64 ([`crate::Level`]).
 ///
 /// # Safety
-/// Block x-dimension 32; grid x covers ceil(nx/28) strips, grid y × W covers ceil(ny/rows)
-/// chunks; arrays as for every sediment kernel.
+/// Block x-dimension 32; grid x covers ceil(nx/28) strips, grid y × W covers
+/// `bands.count` slots, slot y computing chunk `bands.band(y)` of `bands.rows` rows; arrays as for every sediment kernel.
 // Inlined into each entry: the plain f64 entry and the mixed one's (unused) f64 entry are
 // the same instance, which the compiler would otherwise call with its parameters in local memory.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn fused<T: DeviceReal, H: DeviceReal + Level<T>, const LOW: bool>(
     k: Coeffs<T>,
+    bands: Bands,
     h: *const H,
     s: *const T,
     al: *const T,
@@ -128,11 +129,14 @@ pub(super) unsafe fn fused<T: DeviceReal, H: DeviceReal + Level<T>, const LOW: b
     let p = k.pitch as usize;
     let lane = thread::thread_idx_x();
     let i = (thread::block_idx_x() * STREAM_COLS + lane) as i64 - 1;
-    let chunk = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
-    let rows = k.rows_per_thread as i64;
-    let j0 = chunk as i64 * rows + 1;
+    let slot = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
+    if slot >= bands.count {
+        return; // the whole warp: the slot is the same for every lane
+    }
+    let rows = bands.rows as i64;
+    let j0 = bands.band(slot) as i64 * rows + 1;
     if j0 > ny {
-        return; // the whole warp: j0 is the same for every lane
+        return;
     }
     let jl = (j0 + rows - 1).min(ny);
     // Lanes outside the array load a clamped column and never store.

@@ -10,8 +10,11 @@ use crate::ranks::Halo;
 use crate::runtime::Gpu;
 use crate::{GpuReal, Result};
 use cudarc::driver::CudaStream;
-use kernels::kp::Bands;
+use kernels::Bands;
 use std::sync::Arc;
+
+/// Rows a cell of the flux kernel reads on each side of it.
+const REACH: u32 = 2;
 
 /// The streamed flux kernel over a grid of `ny` rows in bands of `rows`, each launch by
 /// `launch` (its bands, the stream to queue it on). With `aside` (the state whose ghost rows at
@@ -29,11 +32,5 @@ pub(super) fn stream_bands<T: GpuReal>(
         return launch(Bands::all(ny, rows), stream);
     };
     let mut fields = state.each_mut().map(|f| &mut **f);
-    let Some(inner) = Bands::inner(ny, rows) else {
-        halo.exchange_device(gpu, &mut fields)?;
-        return launch(Bands::all(ny, rows), stream);
-    };
-    halo.exchange_device_aside(&mut fields, |beside| launch(Bands::edges(ny, rows), beside))?;
-    launch(inner, stream)?;
-    halo.join_device()
+    halo.exchange_beside_bands(gpu, &mut fields, (ny, rows, REACH), launch)
 }

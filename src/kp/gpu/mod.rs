@@ -27,10 +27,9 @@ use crate::{Error, GpuReal, Result};
 use account::{GpuAccount, StageInputs};
 use cudarc::driver::CudaStream;
 use forcing::{GpuForcing, Target};
-use kernels::Level;
 use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::kp::{
-    BOUNDARY, Bands, CLAMP, CLAMP_COPY, CLOCK_DS_RETRIES, CLOCK_DS_STATE, CLOCK_DS_X, CLOCK_DS_Y, CLOCK_DT, CLOCK_LEN,
+    BOUNDARY, CLAMP, CLAMP_COPY, CLOCK_DS_RETRIES, CLOCK_DS_STATE, CLOCK_DS_X, CLOCK_DS_Y, CLOCK_DT, CLOCK_LEN,
     CLOCK_LEN_SPLIT, CLOCK_STATUS, CLOCK_STEPS, CLOCK_T, ClampCopy, ClampVelocity, Clock, Coeffs, DRAIN, DRAIN_RHS, DT,
     Drain, DrainRhs, FACES_ALL, FACES_X, FACES_X_T, FluxEntries, FluxSplit, FluxStream, FluxStreamEarly, FluxStreamRk,
     FluxTile, FluxTileEarly, M_BOUNDARY, M_CLAMP, M_DRAIN, M_DRAIN_RHS, M_FLUX_STREAM_BOLLERMANN, M_FLUX_STREAM_CLAMP,
@@ -43,6 +42,7 @@ use kernels::kp::{
     RkSplit, RkStage, SHORE_LISTS, SPLIT_GOING, SetGhosts, ShoreLists, SplitBegin, SplitCheck, SplitClock, SplitEnd,
     TimeStep, highest_corner, line_slots, stream_slots, stream_strips,
 };
+use kernels::{Bands, Level};
 use split::{GpuSplit, SplitKernels, SplitState};
 use std::sync::Arc;
 
