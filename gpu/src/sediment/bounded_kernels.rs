@@ -283,10 +283,14 @@ pub(super) unsafe fn bounded_fused<T: DeviceReal, H: DeviceReal + Level<T>, cons
     // Lanes past the array load a clamped column and never store.
     let col = i.min(nx + 1) as usize;
     let load = |row: i64| unsafe { cell::<T, H, ReadOnly>(&k, h, s, al, be, row as usize * p + col) };
+    // h's low part on the compensated path comes a row ahead, loaded before the row is
+    // computed rather than by the store that needs it (which would wait on it each row).
+    let low_at = |row: i64| unsafe { low.at(row as usize * p + col) };
     let writes = lane >= 1 && lane <= BOUNDED_STREAM_COLS && i <= nx;
-    let (mut south, mut centre) = (load(j0 - 1), load(j0));
+    let (mut south, mut centre, mut lo) = (load(j0 - 1), load(j0), low_at(j0));
     let mut j = j0;
     while j <= jl {
+        let lo_next = if j < jl { low_at(j + 1) } else { lo };
         let north = load(j + 1);
         // Every lane runs every shuffle (no divergent shuffles).
         let hv = Five { c: centre.h, w: centre.h.shfl_up(1), e: centre.h.shfl_down(1), s: south.h, n: north.h };
@@ -294,9 +298,9 @@ pub(super) unsafe fn bounded_fused<T: DeviceReal, H: DeviceReal + Level<T>, cons
         let b = Five { c: centre.b, w: centre.b.shfl_up(1), e: centre.b.shfl_down(1), s: south.b, n: north.b };
         if writes {
             let c = j as usize * p + i as usize;
-            unsafe { store::<T, H, BOTH, LOW>(hn, sn, low, c, bounded_next(&k, hv, low.at(c), centre.s, a, b)) };
+            unsafe { store::<T, H, BOTH, LOW>(hn, sn, low, c, bounded_next(&k, hv, lo, centre.s, a, b)) };
         }
-        (south, centre) = (centre, north);
+        (south, centre, lo) = (centre, north, lo_next);
         j += 1;
     }
 }
