@@ -11,6 +11,7 @@ use crate::field::DeviceField2;
 use crate::foundation::gpu::BufferKernels;
 use crate::ranks::Halo;
 use crate::runtime::{Gpu, Kernel};
+use cudarc::driver::CudaStream;
 use kernels::Bands;
 use kernels::sediment::{M_FUSED, M_GHOSTS, MB_FUSED, SetGhostsMixed, StepMixed};
 
@@ -24,7 +25,13 @@ pub struct GpuMixed {
     ghosts: Kernel<SetGhostsMixed<f32>>,
     fill_h: BufferKernels<f64>,
     fill_s: BufferKernels<f32>,
+    /// The state's ghost rows at the cuts are still to come (`GpuSediment`'s `ghosts_aside`):
+    /// the next bounded fused launch takes them beside its inner chunks.
+    ghosts_aside: bool,
 }
+
+/// Rows the bounded scheme's fused kernel reads on each side of a row it computes.
+const BOUNDED_REACH: u32 = 1;
 
 impl GpuMixed {
     /// Validate, check that the six fields fit (two of f64, four of f32), upload, fill the ghost
@@ -53,6 +60,7 @@ impl GpuMixed {
             ghosts: gpu.kernel::<f32, _>(M_GHOSTS)?,
             fill_h: BufferKernels::new(gpu)?,
             fill_s: BufferKernels::new(gpu)?,
+            ghosts_aside: false,
         };
         m.ghosts_with(halo.map(|h| (gpu, h)))?;
         Ok(m)
@@ -75,16 +83,47 @@ impl GpuMixed {
     }
 
     /// [`step`](Self::step) of a slab of a decomposed run, which takes the ghost rows at its
-    /// cuts from its neighbours through `halo` once it has set its ghosts.
+    /// cuts from its neighbours through `halo` once it has set its ghosts: with the bounded
+    /// scheme on ranks that overlap their exchanges, beside the next step's inner chunks (as
+    /// `GpuSediment::step_with`); [`settle`](Self::settle) before reading the state.
     pub fn step_with(&mut self, halo: Option<(&Gpu, &Halo)>) -> Result<()> {
         let (h, s, al, be, hn, sn) = self.f.step_ptrs();
-        let bands = Bands::all(self.k.ny, self.launch.rows);
-        let params = StepMixed { k: self.k, bands, h, s, al, be, hn, sn };
-        // SAFETY: h, hn ((nx+2)(ny+2) f64) and s, al, be, sn (as many f32) are whole arrays as `k`
-        // describes, outputs distinct from inputs; every band of `launch.rows` rows.
-        unsafe { launch_fused(&self.fused, &self.k, self.launch, self.bounded, self.fused.stream(), params)? };
+        let (k, launch, bounded) = (self.k, self.launch, self.bounded);
+        let fused = &self.fused;
+        let go = |bands: Bands, stream: &CudaStream| {
+            let params = StepMixed { k, bands, h, s, al, be, hn, sn };
+            // SAFETY: h, hn ((nx+2)(ny+2) f64) and s, al, be, sn (as many f32) are whole arrays
+            // as `k` describes, outputs distinct from inputs; bands of `launch.rows` rows, those
+            // on two streams writing disjoint rows and reading a ghost row only after it arrived
+            // (`Halo::exchange_beside_bands_of_two`).
+            unsafe { launch_fused(fused, &k, launch, bounded, stream, params) }
+        };
+        match halo {
+            Some((gpu, halo)) if std::mem::take(&mut self.ghosts_aside) => {
+                let f = &mut self.f;
+                let (wide, narrow) = (&mut [&mut *f.h][..], &mut [&mut *f.s, &mut *f.alpha, &mut *f.beta][..]);
+                halo.exchange_beside_bands_of_two(gpu, (wide, narrow), (k.ny, launch.rows, BOUNDED_REACH), go)?
+            }
+            _ => go(Bands::all(k.ny, launch.rows), fused.stream())?,
+        }
         self.f.swap();
-        self.ghosts_with(halo)
+        match halo {
+            Some((_, h)) if bounded && h.overlaps() => {
+                self.set_ghosts()?;
+                self.ghosts_aside = true;
+                Ok(())
+            }
+            _ => self.ghosts_with(halo),
+        }
+    }
+
+    /// The ghost rows at the cuts still to come of [`step_with`](Self::step_with), now and on
+    /// the GPU's stream: before anything but the next step reads the state.
+    pub fn settle(&mut self, halo: Option<(&Gpu, &Halo)>) -> Result<()> {
+        match halo {
+            Some(_) if std::mem::take(&mut self.ghosts_aside) => self.exchange(halo),
+            _ => Ok(()),
+        }
     }
 
     /// Continue from h and s with their ghosts, as [`download`](Self::download) gave them.
@@ -107,10 +146,15 @@ impl GpuMixed {
         gpu.download(&self.f.h)
     }
 
-    /// The ghost layer, then on a slab the ghost rows at its cuts from its neighbours: h in
-    /// f64, then s, α and β in f32, one exchange for each precision.
+    /// The ghost layer, then on a slab the ghost rows at its cuts from its neighbours.
     fn ghosts_with(&mut self, halo: Option<(&Gpu, &Halo)>) -> Result<()> {
         self.set_ghosts()?;
+        self.exchange(halo)
+    }
+
+    /// On a slab, the ghost rows at its cuts from its neighbours: h in f64, then s, α and β in
+    /// f32, one exchange for each precision.
+    fn exchange(&mut self, halo: Option<(&Gpu, &Halo)>) -> Result<()> {
         let Some((gpu, halo)) = halo else { return Ok(()) };
         let f = &mut self.f;
         halo.exchange_device(gpu, &mut [&mut *f.h])?;

@@ -195,6 +195,9 @@ impl<T: GpuReal> Backing<T> for OnGpuMixed {
     fn step(&mut self) -> Result<()> {
         self.model.step_with(self.halo.as_ref().map(|h| (&*self.gpu, h)))
     }
+    fn settle(&mut self) -> Result<()> {
+        self.model.settle(self.halo.as_ref().map(|h| (&*self.gpu, h)))
+    }
     fn set_dt(&mut self, problem: &Problem, dt: f64) {
         self.model.set_dt(problem, dt)
     }

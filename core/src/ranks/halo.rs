@@ -31,7 +31,7 @@ pub struct Halo {
     /// through it instead of through the host.
     link: Option<Rc<DeviceLink>>,
     /// Whether a solver that can may exchange beside its computation of the rows that do not
-    /// wait for the ghost rows (`exchange_device_aside`): true unless [`OVERLAP_ENV`] is `0` or
+    /// wait for the ghost rows (`exchange_beside_bands`): true unless [`OVERLAP_ENV`] is `0` or
     /// [`in_order`](Halo::in_order) says otherwise.
     overlap: bool,
 }
@@ -205,23 +205,7 @@ impl Halo {
         link.exchange(&sends, &recvs)
     }
 
-    /// [`exchange_device`](Self::exchange_device) through the ranks' link on the stream beside
-    /// the GPU's, followed there by `then` (the work that reads the ghost rows), while the
-    /// GPU's stream goes on; [`join_device`](Self::join_device) makes it wait for both. Only
-    /// where the ranks have the link: the staged exchange goes through the host, which waits.
-    pub fn exchange_device_aside<T: GpuReal>(
-        &self,
-        fields: &mut [&mut CudaSlice<T>],
-        then: impl FnOnce(&Arc<CudaStream>) -> Result<()>,
-    ) -> Result<()> {
-        let link =
-            self.link.as_ref().ok_or_else(|| crate::Error::invalid("ranks: an exchange aside needs the GPUs' link"))?;
-        let planes: Vec<(usize, usize)> = (0..fields.len()).map(|k| (k, 0)).collect();
-        let (sends, recvs) = self.messages(link, fields, &planes);
-        super::spent::exchanging(|| link.exchange_aside(&sends, &recvs, then))
-    }
-
-    /// The GPU's stream waits for the last [`exchange_device_aside`](Self::exchange_device_aside).
+    /// The GPU's stream waits for the last exchange aside (`DeviceLink::exchange_aside`).
     pub fn join_device(&self) -> Result<()> {
         self.link.as_ref().map_or(Ok(()), |l| l.join())
     }
@@ -237,14 +221,38 @@ impl Halo {
         &self,
         gpu: &Gpu,
         fields: &mut [&mut CudaSlice<T>],
+        bands: (u32, u32, u32),
+        launch: impl Fn(Bands, &CudaStream) -> Result<()>,
+    ) -> Result<()> {
+        self.exchange_beside_bands_of_two::<T, T>(gpu, (fields, &mut []), bands, launch)
+    }
+
+    /// [`exchange_beside_bands`](Self::exchange_beside_bands) for fields of two precisions (a
+    /// mixed-precision state), all in one exchange.
+    pub fn exchange_beside_bands_of_two<A: GpuReal, B: GpuReal>(
+        &self,
+        gpu: &Gpu,
+        (a, b): (&mut [&mut CudaSlice<A>], &mut [&mut CudaSlice<B>]),
         (ny, rows, reach): (u32, u32, u32),
         launch: impl Fn(Bands, &CudaStream) -> Result<()>,
     ) -> Result<()> {
-        let Some(inner) = Bands::inner(ny, rows, reach) else {
-            self.exchange_device(gpu, fields)?;
+        let link = self.link.as_ref().filter(|_| self.overlap);
+        let (Some(inner), Some(link)) = (Bands::inner(ny, rows, reach), link) else {
+            if !a.is_empty() {
+                self.exchange_device(gpu, a)?;
+            }
+            if !b.is_empty() {
+                self.exchange_device(gpu, b)?;
+            }
             return launch(Bands::all(ny, rows), gpu.stream());
         };
-        self.exchange_device_aside(fields, |beside| launch(Bands::edges(ny, rows, reach), beside))?;
+        let planes = |n: usize| (0..n).map(|k| (k, 0)).collect::<Vec<_>>();
+        let (mut sends, mut recvs) = self.messages(link, a, &planes(a.len()));
+        let (more_sends, more_recvs) = self.messages(link, b, &planes(b.len()));
+        sends.extend(more_sends);
+        recvs.extend(more_recvs);
+        let then = |beside: &Arc<CudaStream>| launch(Bands::edges(ny, rows, reach), beside);
+        super::spent::exchanging(|| link.exchange_aside(&sends, &recvs, then))?;
         launch(inner, gpu.stream())?;
         self.join_device()
     }
