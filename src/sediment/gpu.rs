@@ -7,12 +7,12 @@ use crate::foundation::gpu::BufferKernels;
 use crate::ranks::Halo;
 use crate::runtime::{DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Real, Result};
-use cudarc::driver::CudaStream;
+use cudarc::driver::{CudaSlice, CudaStream};
 use kernels::Bands;
 use kernels::halo::perimeter_len;
 use kernels::sediment::{
-    B_FUSED, B_FUSED_TILE, BC_FUSED, BC_FUSED_TILE, BOUNDED_STREAM_COLS, C_FUSED, C_FUSED_TILE, FUSED, FUSED_TILE,
-    GHOSTS, STREAM_COLS, SetGhosts, StepBounded, StepFused, StepH, StepS,
+    B_FUSED, B_FUSED_TILE, BC_FUSED, BC_FUSED_TILE, BOUNDED_REACH, BOUNDED_STREAM_COLS, C_FUSED, C_FUSED_TILE, FUSED,
+    FUSED_TILE, GHOSTS, STREAM_COLS, SetGhosts, StepBounded, StepFused, StepH, StepS,
 };
 
 /// Block shape and rows per thread (run-time launch parameters).
@@ -87,9 +87,6 @@ pub struct GpuSediment<T: GpuReal> {
     /// ([`settle`](Self::settle) takes it at once).
     ghosts_aside: bool,
 }
-
-/// Rows the bounded scheme's streamed fused kernel reads on each side of a row it computes.
-const BOUNDED_REACH: u32 = 1;
 
 impl<T: GpuReal> GpuSediment<T> {
     /// Validate, check that the six fields fit, upload, fill the ghost layer.
@@ -211,7 +208,7 @@ impl<T: GpuReal> GpuSediment<T> {
     }
 
     /// The fields whose ghost rows a slab takes from its neighbours: h, s, α, β.
-    fn cut_fields(&mut self) -> [&mut cudarc::driver::CudaSlice<T>; 4] {
+    fn cut_fields(&mut self) -> [&mut CudaSlice<T>; 4] {
         let f = &mut self.f;
         [&mut *f.h, &mut *f.s, &mut *f.alpha, &mut *f.beta]
     }
@@ -356,7 +353,7 @@ impl<T: GpuReal> GpuSediment<T> {
                 (k.ny, launch.rows, BOUNDED_REACH),
                 go,
             ),
-            _ => go(Bands::all(k.ny, launch.rows), self.kernels.b_fused.stream()),
+            _ => go(Bands::all(k.ny, launch.rows), kernel.stream()),
         }
     }
 

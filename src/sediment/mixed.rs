@@ -13,7 +13,7 @@ use crate::ranks::Halo;
 use crate::runtime::{Gpu, Kernel};
 use cudarc::driver::CudaStream;
 use kernels::Bands;
-use kernels::sediment::{M_FUSED, M_GHOSTS, MB_FUSED, SetGhostsMixed, StepMixed};
+use kernels::sediment::{BOUNDED_REACH, M_FUSED, M_GHOSTS, MB_FUSED, SetGhostsMixed, StepMixed};
 
 /// The device state of one mixed-precision sediment run.
 pub struct GpuMixed {
@@ -29,9 +29,6 @@ pub struct GpuMixed {
     /// the next bounded fused launch takes them beside its inner chunks.
     ghosts_aside: bool,
 }
-
-/// Rows the bounded scheme's fused kernel reads on each side of a row it computes.
-const BOUNDED_REACH: u32 = 1;
 
 impl GpuMixed {
     /// Validate, check that the six fields fit (two of f64, four of f32), upload, fill the ghost

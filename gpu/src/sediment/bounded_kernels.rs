@@ -239,16 +239,17 @@ pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8, const LOW: bool
 
 /// The streamed fused step (the default `fused`). Block (32, W): each warp owns a strip of 30
 /// output columns (lanes 1..=30; lanes 0 and 31 load the strip's x-neighbours) and
-/// `bands.rows` rows (its chunk), slides down them with three rows of inputs in registers and gets
-/// x-neighbours by shuffles: every input read once per strip (32/30 of the points), no shared
-/// memory, no barrier.
+/// `bands.rows` rows (its chunk), slides down them with three rows of inputs in registers and
+/// gets x-neighbours by shuffles: every input read once per strip (32/30 of the points), no
+/// shared memory, no barrier.
 ///
 /// Mixed precision (`H` = f64, `T` = f32): h and h′ are f64 arrays, the rest f32 (no low
 /// parts: `LOW` false); h's differences are formed in f64 ([`crate::Level`]).
 ///
 /// # Safety
-/// Block x-dimension 32; grid x covers ceil(nx/30) strips, grid y × W covers
-/// `bands.count` slots, slot y computing chunk `bands.band(y)` of `bands.rows` rows; arrays as for every sediment kernel.
+/// Block x-dimension 32; grid x covers ceil(nx/30) strips, grid y × W covers `bands.count`
+/// slots, slot y computing chunk `bands.band(y)` of `bands.rows` rows; arrays as for every
+/// sediment kernel.
 // Inlined into each entry: the plain f64 entry and the mixed one's (unused) f64 entry are
 // the same instance, which the compiler would otherwise call with its parameters in local memory.
 #[inline(always)]

@@ -96,18 +96,20 @@ struct Row<T, H> {
 }
 
 /// Fused step streamed by warps (the default `fused`). Block (32, W): each warp owns a strip
-/// of 28 output columns and `bands.rows` rows (its chunk); it slides down the rows keeping three rows
-/// of inputs and of h' in registers, getting x-neighbours by shuffles. Every input is read once
-/// per strip (32/28 of the points) with no shared memory and no barrier: about 6.6 words a
-/// point instead of the tile version's halo overhead (7.6 with h's low parts read and written on
-/// the compensated path: h' is carried as (high, low) pairs, neighbours see the high part).
+/// of 28 output columns and `bands.rows` rows (its chunk); it slides down the rows keeping
+/// three rows of inputs and of h' in registers, getting x-neighbours by shuffles. Every input
+/// is read once per strip (32/28 of the points) with no shared memory and no barrier: about 6.6
+/// words a point instead of the tile version's halo overhead (7.6 with h's low parts read and
+/// written on the compensated path: h' is carried as (high, low) pairs, neighbours see the
+/// high part).
 ///
 /// Mixed precision (`H` = f64, `T` = f32): h and h′ are f64 arrays, the rest f32 (no low
 /// parts: `LOW` false); h's differences are formed in f64 ([`crate::Level`]).
 ///
 /// # Safety
-/// Block x-dimension 32; grid x covers ceil(nx/28) strips, grid y × W covers
-/// `bands.count` slots, slot y computing chunk `bands.band(y)` of `bands.rows` rows; arrays as for every sediment kernel.
+/// Block x-dimension 32; grid x covers ceil(nx/28) strips, grid y × W covers `bands.count`
+/// slots, slot y computing chunk `bands.band(y)` of `bands.rows` rows; arrays as for every
+/// sediment kernel.
 // Inlined into each entry: the plain f64 entry and the mixed one's (unused) f64 entry are
 // the same instance, which the compiler would otherwise call with its parameters in local memory.
 #[inline(always)]

@@ -326,6 +326,9 @@ pub const STREAM_COLS: u32 = 28;
 /// Output columns per warp of the bounded scheme's streamed kernel: 32 lanes load, lanes 1..=30
 /// compute and write.
 pub const BOUNDED_STREAM_COLS: u32 = 30;
+/// Rows the bounded scheme's streamed kernel reads on each side of a row it computes: a slab's
+/// chunks of rows within this many rows of a cut wait for its ghost rows.
+pub const BOUNDED_REACH: u32 = 1;
 
 pub mod bounded;
 pub use bounded::{bounded_face_k, bounded_next, bounded_point, mobility};
