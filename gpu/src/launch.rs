@@ -35,7 +35,7 @@ use core::ffi::c_void;
 use core::marker::PhantomData;
 
 /// The most parameters a kernel may have (a compile-time check in [`kernels!`](crate::kernels)).
-pub const MAX_PARAMS: usize = 32;
+pub const MAX_PARAMS: usize = 40;
 
 /// A kernel's parameters as `cuLaunchKernel` takes them: one pointer to each parameter's value.
 ///

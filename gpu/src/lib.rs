@@ -24,6 +24,9 @@
 )]
 #![feature(core_intrinsics, macro_metavar_expr_concat)]
 #![allow(internal_features)]
+// The kernel declarations (`kernels!`) recurse once per item they declare; the shallow-water
+// module's run past the default limit.
+#![recursion_limit = "256"]
 
 pub mod real;
 pub use real::Real;

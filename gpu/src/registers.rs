@@ -54,8 +54,9 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     ("kp_flux_stream_rk_masked_kp07_f32", 96),
     ("kp_flux_stream_rk_masked_bollermann_f64", 128),
     ("kp_flux_stream_rk_masked_bollermann_f32", 96),
-    // The fused kernels' `_rain` entries (uniform rain falling as the second stage writes):
-    // the plain entries' caps (not searched on their own).
+    // The fused kernels' `_rain` and `_soil` entries (uniform rain, and rain on a uniform
+    // Green–Ampt soil, as the second stage writes): the plain entries' caps (not searched on
+    // their own), but for the `_soil` entries in f64 below.
     ("kp_flux_stream_rk_rain_clamp_f64", 128),
     ("kp_flux_stream_rk_rain_clamp_f32", 96),
     ("kp_flux_stream_rk_rain_kp07_f32", 96),
@@ -66,6 +67,19 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     ("kp_flux_stream_rk_rain_masked_kp07_f32", 96),
     ("kp_flux_stream_rk_rain_masked_bollermann_f64", 128),
     ("kp_flux_stream_rk_rain_masked_bollermann_f32", 96),
+    ("kp_flux_stream_rk_soil_clamp_f32", 96),
+    ("kp_flux_stream_rk_soil_kp07_f32", 96),
+    ("kp_flux_stream_rk_soil_bollermann_f32", 96),
+    ("kp_flux_stream_rk_soil_masked_clamp_f32", 96),
+    ("kp_flux_stream_rk_soil_masked_kp07_f32", 96),
+    ("kp_flux_stream_rk_soil_masked_bollermann_f32", 96),
+    // The `_soil` entries in f64: 168, three blocks of 4 warps, where the soil's square root and
+    // divisions spill 4 bytes (176 registers uncapped: two blocks). At 128 they spill 198 and
+    // the 4096² step with a soil took 28% longer than without (H200); at 168, 10%.
+    ("kp_flux_stream_rk_soil_clamp_f64", 168),
+    ("kp_flux_stream_rk_soil_bollermann_f64", 168),
+    ("kp_flux_stream_rk_soil_masked_clamp_f64", 168),
+    ("kp_flux_stream_rk_soil_masked_bollermann_f64", 168),
     // 48: five blocks of 256 threads fit; the loop over the drain list takes them to 54 registers,
     // four blocks and 13–15% slower. In f64 the extra registers leave the four blocks they have.
     ("kp_rk_f32", 48),
@@ -76,4 +90,8 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     ("kp_rk_rain_friction_field_f32", 48),
     ("kp_rk_c_rain_f32", 48),
     ("kp_rk_c_rain_friction_field_f32", 48),
+    ("kp_rk_soil_f32", 48),
+    ("kp_rk_soil_friction_field_f32", 48),
+    ("kp_rk_c_soil_f32", 48),
+    ("kp_rk_c_soil_friction_field_f32", 48),
 ];

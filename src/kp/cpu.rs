@@ -23,7 +23,7 @@ use kernels::kp::{
 };
 use rayon::prelude::*;
 
-pub use super::rk::{LowParts, Rain, rk, rk_compensated};
+pub use super::rk::{LowParts, rk, rk_compensated};
 pub use super::state::{State, Surface, apply_boundary, clean_state, wet_map};
 
 /// R = (R_w, R_hu, R_hv) on the interior from the padded state in wet–dry scheme `wet_dry`;
@@ -472,12 +472,12 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             return Err(if status == kernels::kp::STEP_NON_FINITE { Halt::NonFinite } else { Halt::Collapsed });
         }
         let dtt = T::from_f64(dt);
-        // Uniform rain alone falls inside the step's last stage, over the span to the new time.
-        let rain = self.forcing.as_ref().map_or(T::ZERO, |f| f.rain_depth::<T>(self.t + dt));
+        // The step's uniform forcing acts inside its last stage, over the span to the new time.
+        let to = self.t + dt;
         let euler = self.scheme == Scheme::Euler;
         self.drain(false, dtt);
         self.account_stage(false, dtt);
-        self.stage(1, dtt, if euler { rain } else { T::ZERO });
+        self.stage(1, dtt, euler.then_some(to));
         match self.scheme {
             Scheme::Euler => {
                 std::mem::swap(&mut self.q, &mut self.q1);
@@ -489,7 +489,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
                 self.eval_rhs(true);
                 self.drain(true, dtt);
                 self.account_stage(true, dtt);
-                self.stage(2, dtt, rain);
+                self.stage(2, dtt, Some(to));
                 std::mem::swap(&mut self.q, &mut self.q2);
                 if let Some([l0, _, l2]) = &mut self.low {
                     std::mem::swap(l0, l2);
@@ -505,11 +505,11 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
     /// RK stage `stage` from R: stage 1 from Qⁿ into Q¹; stage 2 from Qⁿ and Q¹ into the third set
     /// of fields, which then becomes Qⁿ⁺¹ (the kernel works in place, each thread reading its
     /// own cell first; `rk` takes inputs and output as separate slices). Then the velocity clamp
-    /// (`clamp`) and the ghosts. `rain`: the uniform rain's depth falling on the output (the
-    /// step's last stage with [`Layout::fused_rain`](super::forcing::Layout::fused_rain)), else 0.
-    fn stage(&mut self, stage: u32, dt: T, rain: T) {
+    /// (`clamp`) and the ghosts. In the step's last stage, which takes the model to time `to`, the
+    /// step's uniform forcing acts on the output before the clamp (with
+    /// [`Layout::fused`](super::forcing::Layout::fused), as the GPU's stage kernels apply it).
+    fn stage(&mut self, stage: u32, dt: T, to: Option<f64>) {
         let (k, cell_bed, gn2) = (&self.k, &self.cell_bed[..], self.friction.as_deref());
-        let rain = (rain > T::ZERO).then_some(Rain { depth: rain, active: self.active.as_deref() });
         let (q0, q1, out) = match stage {
             1 => (&self.q, &self.q, &mut self.q1),
             _ => (&self.q, &self.q1, &mut self.q2),
@@ -529,13 +529,17 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
                 q1.fields(),
                 self.r.fields(),
                 out.fields_mut(),
-                rain,
                 &mut self.wet,
             ),
             Some(low) => {
                 let (q0, q1, r) = (q0.plain(), q1.plain(), self.r.plain());
-                rk_compensated(k, stage, dt, cell_bed, gn2, q0, q1, r, out.plain_mut(), low, rain, &mut self.wet);
+                rk_compensated(k, stage, dt, cell_bed, gn2, q0, q1, r, out.plain_mut(), low, &mut self.wet);
             }
+        }
+        if let (Some(to), Some(f)) = (to, self.forcing.as_deref_mut()) {
+            let low = self.low.as_mut().map(|l| &mut l[stage as usize][..]);
+            let [w, hu, hv] = out.plain_mut();
+            f.force_stage(k, to, [w, hu, hv], low, cell_bed, &mut self.wet);
         }
         // A stage of Δt = 0 changes nothing, so neither does the pass (which can move films
         // and shore cells whatever the stage did); the GPU's RK kernel flags nothing to clamp then either.

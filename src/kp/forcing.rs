@@ -2,16 +2,17 @@
 //! as the kernels read it, and applied by the CPU reference after each step with the kernels'
 //! point functions (`kernels::kp::integrate_span`, `cell_inputs`, `force_point`), in the GPU's
 //! order: the series integrated over the span the step advanced, the inflow cells, then every
-//! cell's rain and soil. Uniform rain with no rain grid and no soil falls inside the step's
-//! last RK stage instead ([`Layout::fused_rain`]), before the stage's velocity clamp.
+//! cell's rain and soil. The step's uniform forcing — uniform rain and a uniform Green–Ampt
+//! soil, with no rain grid — acts inside the step's last RK stage instead ([`Layout::fused`]),
+//! before the stage's velocity clamp.
 
 use super::Problem;
 use crate::Real;
 use crate::forcing::{CellArrays, Forcing};
-use kernels::forcing::{Infiltration, series_at};
+use kernels::forcing::{GREEN_AMPT, Infiltration, NO_SOIL, Soil, series_at};
 use kernels::kp::{
     CellForcing, Coeffs, FORCED_LEN, FORCED_SPAN, FORCED_T, NO_LEVEL, NO_RAIN, OPEN, SeriesSet, cell_inputs,
-    force_point, integrate_span, rain_depth,
+    force_point, force_stage_cell, integrate_span, rain_depth, span_of,
 };
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -26,12 +27,15 @@ pub struct Layout {
     pub starts: Vec<u32>,
     /// The rain's series index, or [`NO_RAIN`].
     pub rain: u32,
-    /// Whether the uniform rain falls inside the step's last RK stage, as it writes each cell
-    /// (`kernels::kp::rain_on`), rather than in a pass over every cell after the step: where it
-    /// is the only forcing of every cell (no rain grid, no soil) and the scheme is Euler, RK2
-    /// or SRK2. The pass reads and writes w again, 16 bytes a cell in compensated f32, which is
-    /// 5% of the step at copy rate; in the stage it costs a few instructions a cell.
-    pub fused_rain: bool,
+    /// Whether the step's uniform forcing acts inside its last RK stage, as the stage writes each
+    /// cell (`kernels::kp::force_stage_cell`), rather than in a pass over every cell after the
+    /// step: where every cell's rain and soil are the same — uniform rain, a uniform Green–Ampt
+    /// soil or both, no rain grid — and the scheme is Euler, RK2 or SRK2. The pass reads and
+    /// writes again what the stage has just written (w and f32's low part, with a soil also the
+    /// momenta, the bed and the soil's total: 11 words a cell in compensated f32); in the stage
+    /// it costs the soil's total (2 words) and a few instructions a cell. Horton's soils, which
+    /// solve for their time by Newton's method in f64, and soils by cell stay in the pass.
+    pub fused: bool,
     /// The rain grid and the soils.
     pub per_cell: CellArrays,
     /// The inflow cells (padded indexes, each once) and, cell c's at
@@ -91,6 +95,7 @@ impl Layout {
             cell_starts.push(cell_series.len() as u32);
         }
         let level_first = (starts.len() - 1 - f.levels.len()) as u32;
+        let per_cell = CellArrays::of(f);
         let mut level_map = Vec::new();
         if !f.boundary_is_plain() {
             let (nx, ny) = (problem.nx, problem.ny);
@@ -116,13 +121,23 @@ impl Layout {
             values,
             starts,
             rain: if f.rain.is_some() { 0 } else { NO_RAIN },
-            fused_rain: f.rain.is_some() && f.rain_grid.is_none() && f.soil.is_none() && !problem.scheme.is_split(),
-            per_cell: CellArrays::of(f),
+            fused: Self::forced_in_stage(f, &per_cell) && !problem.scheme.is_split(),
+            per_cell,
             cells,
             cell_starts,
             cell_series,
             weights,
         })
+    }
+
+    /// Whether every cell's rain and soil are the same and some act ([`Layout::fused`]).
+    fn forced_in_stage(f: &Forcing, per_cell: &CellArrays) -> bool {
+        let uniform_soil = match per_cell.soil_model {
+            NO_SOIL => true,
+            GREEN_AMPT => per_cell.soil_cells.is_empty(),
+            _ => false,
+        };
+        f.rain_grid.is_none() && uniform_soil && (f.rain.is_some() || per_cell.has_soil())
     }
 
     /// Number of series.
@@ -162,7 +177,13 @@ impl Layout {
 
     /// Whether a per-cell pass is needed (rain or a soil); inflows alone touch their cells only.
     pub fn touches_every_cell(&self) -> bool {
-        (self.rain != NO_RAIN && !self.fused_rain) || self.frames() > 0 || self.has_soil()
+        !self.fused && (self.rain != NO_RAIN || self.frames() > 0 || self.has_soil())
+    }
+
+    /// The soil that acts inside the step's last stage ([`Layout::fused`] with a soil), in `T`.
+    pub fn stage_soil<T: Real>(&self) -> Option<Soil<T>> {
+        let s = self.cell_forcing::<T>().soil;
+        (self.fused && s.model == GREEN_AMPT).then_some(Soil { ks: s.p[0], suction_deficit: s.p[1] })
     }
 }
 
@@ -201,17 +222,61 @@ impl<T: Real> CpuForcing<T> {
         self.levels = self.layout.levels_at(forced);
     }
 
-    /// With [`Layout::fused_rain`], the uniform rain's depth over the step from the forcing
-    /// clock to `t` (`kernels::kp::rain_depth`, as the GPU's one-thread kernel gives it), for
-    /// the step's last RK stage; 0 otherwise.
-    pub fn rain_depth<R: Real>(&self, t: f64) -> R {
-        if !self.layout.fused_rain {
-            return R::ZERO;
-        }
+    /// The step's uniform forcing over the span from the forcing clock to `t`, as the GPU's
+    /// one-thread kernel gives it (`kernels::kp::kp_force_stage`): the rain's depth
+    /// (`kernels::kp::rain_depth`, 0 without rain) and the span's length.
+    fn stage_amounts<R: Real>(&self, t: f64) -> (R, R) {
         let l = &self.layout;
-        // SAFETY: the clock holds FORCED_LEN; starts holds an offset into times and values for
-        // the rain's series and the next (`Layout::of`).
-        unsafe { rain_depth(l.rain, t, self.clock.as_ptr(), l.times.as_ptr(), l.values.as_ptr(), l.starts.as_ptr()) }
+        let rain = if l.rain == NO_RAIN {
+            R::ZERO
+        } else {
+            // SAFETY: the clock holds FORCED_LEN; starts holds an offset into times and values for
+            // the rain's series and the next (`Layout::of`).
+            unsafe {
+                rain_depth(l.rain, t, self.clock.as_ptr(), l.times.as_ptr(), l.values.as_ptr(), l.starts.as_ptr())
+            }
+        };
+        (rain, R::from_f64(span_of(self.clock[FORCED_T], t)))
+    }
+
+    /// With [`Layout::fused`], the step's uniform forcing on the output of its last RK stage,
+    /// which takes the model to time `t` (padded (w, hu, hv), w's low part `low` on the
+    /// compensated path), as the GPU's stage kernels apply it: `kernels::kp::force_stage_cell` on
+    /// every active interior cell where there is a soil or the rain is positive, the soil's
+    /// totals kept; the blocks of cells it leaves wet flagged in `wet`. Nothing otherwise.
+    pub fn force_stage(
+        &mut self,
+        k: &Coeffs<T>,
+        t: f64,
+        [w, hu, hv]: [&mut [T]; 3],
+        low: Option<&mut [T]>,
+        cell_bed: &[T],
+        wet: &mut [u8],
+    ) {
+        if !self.layout.fused {
+            return;
+        }
+        let (rain, span) = self.stage_amounts::<T>(t);
+        let soil = self.layout.stage_soil::<T>();
+        if soil.is_none() && rain <= T::ZERO {
+            return;
+        }
+        let compensated = low.is_some();
+        let lo: &mut [T] = match low {
+            Some(lo) => lo,
+            None => &mut self.no_low,
+        };
+        let cells = Cells { w, hu, hv, lo, f: &mut self.infiltrated, cell_bed };
+        for_active_cells(k, self.layout.active.as_deref(), cells, wet, |_, c| {
+            let soil = soil.map(|s| (s, span, *c.f));
+            let (((w, hu, hv), lo), f, is_wet) =
+                force_stage_cell(k, ((*c.w, *c.hu, *c.hv), *c.lo), c.cb, rain, soil, compensated);
+            (*c.w, *c.hu, *c.hv, *c.lo) = (w, hu, hv, lo);
+            if soil.is_some() {
+                *c.f = f;
+            }
+            is_wet
+        });
     }
 
     /// `cells`: the padded state's length.
@@ -285,67 +350,104 @@ impl<T: Real> CpuForcing<T> {
             return;
         }
         let cf = l.cell_forcing::<T>();
-        let p = k.pitch as usize;
-        let (nx, ny) = (k.nx as usize, k.ny as usize);
         let lo: &mut [T] = match low {
             Some(lo) => lo,
             None => &mut self.no_low,
         };
         let (amounts, clock, soils) = (&self.amounts[..], &self.clock[..], &self.soils[..]);
         let per_cell = !l.per_cell.soil_cells.is_empty();
-        // Rows in parallel; each row lists the blocks its wet cells lie in.
-        let rows: Vec<Vec<usize>> = w
-            .par_chunks_mut(p)
-            .zip(hu.par_chunks_mut(p))
-            .zip(hv.par_chunks_mut(p))
-            .zip(cell_bed.par_chunks(p))
-            .zip(self.infiltrated.par_chunks_mut(p))
-            .zip(lo.par_chunks_mut(p))
-            .enumerate()
-            .skip(2)
-            .take(ny)
-            .map(|(j, (((((w, hu), hv), cb), f), lo))| {
-                let mut blocks: Vec<usize> = Vec::new();
-                for i in 2..nx + 2 {
-                    let n = (j - 2) * nx + i - 2;
-                    if l.active.as_ref().is_some_and(|a| !a[n]) {
-                        continue;
-                    }
-                    // SAFETY: the clock as `integrate_span` left it; amounts holds the uniform
-                    // rain's index; with frames, frame_times holds frames + 1, rain_cells every
-                    // interior cell and frames frames × stride (`RainGrid::new` checked each
-                    // index); soil_cells null or every interior cell's entry of soils
-                    // (`Soils::per_cell` checked each).
-                    let (add, soil) = unsafe {
-                        cell_inputs(
-                            &cf,
-                            n,
-                            amounts.as_ptr(),
-                            clock.as_ptr(),
-                            l.per_cell.frame_times.as_ptr(),
-                            l.per_cell.frames.as_ptr(),
-                            l.per_cell.rain_cells.as_ptr(),
-                            soils.as_ptr(),
-                            if per_cell { l.per_cell.soil_cells.as_ptr() } else { std::ptr::null() },
-                        )
-                    };
-                    let ((nw, nl), keep, nf, is_wet) =
-                        force_point(k, (w[i], lo[i]), cb[i], add, soil, f[i], dt, compensated);
-                    (w[i], lo[i], f[i]) = (nw, nl, nf);
-                    if keep != T::ONE {
-                        (hu[i], hv[i]) = (hu[i] * keep, hv[i] * keep);
-                    }
-                    let b = block_of(k, j * p + i);
-                    if is_wet && blocks.last() != Some(&b) {
-                        blocks.push(b);
-                    }
+        let cells = Cells { w, hu, hv, lo, f: &mut self.infiltrated, cell_bed };
+        for_active_cells(k, l.active.as_deref(), cells, wet, |n, c| {
+            // SAFETY: the clock as `integrate_span` left it; amounts holds the uniform rain's
+            // index; with frames, frame_times holds frames + 1, rain_cells every interior cell
+            // and frames frames × stride (`RainGrid::new` checked each index); soil_cells null or
+            // every interior cell's entry of soils (`Soils::per_cell` checked each).
+            let (add, soil) = unsafe {
+                cell_inputs(
+                    &cf,
+                    n,
+                    amounts.as_ptr(),
+                    clock.as_ptr(),
+                    l.per_cell.frame_times.as_ptr(),
+                    l.per_cell.frames.as_ptr(),
+                    l.per_cell.rain_cells.as_ptr(),
+                    soils.as_ptr(),
+                    if per_cell { l.per_cell.soil_cells.as_ptr() } else { std::ptr::null() },
+                )
+            };
+            let ((w, lo), keep, f, is_wet) = force_point(k, (*c.w, *c.lo), c.cb, add, soil, *c.f, dt, compensated);
+            (*c.w, *c.lo, *c.f) = (w, lo, f);
+            if keep != T::ONE {
+                (*c.hu, *c.hv) = (*c.hu * keep, *c.hv * keep);
+            }
+            is_wet
+        });
+    }
+}
+
+/// The padded fields a pass over the cells changes — w, the momenta, w's low part (zeros on the
+/// plain path), the soil's totals — and the cell beds it reads.
+struct Cells<'a, T> {
+    w: &'a mut [T],
+    hu: &'a mut [T],
+    hv: &'a mut [T],
+    lo: &'a mut [T],
+    f: &'a mut [T],
+    cell_bed: &'a [T],
+}
+
+/// One cell of [`Cells`].
+struct Cell<'a, T> {
+    w: &'a mut T,
+    hu: &'a mut T,
+    hv: &'a mut T,
+    lo: &'a mut T,
+    f: &'a mut T,
+    cb: T,
+}
+
+/// `point` on every interior cell of `cells` in the domain (`active`, x fastest: `None` for
+/// all), given its interior index (x fastest) and the cell, rows in parallel; the blocks of the
+/// cells it says are wet flagged in `wet`.
+fn for_active_cells<T: Real>(
+    k: &Coeffs<T>,
+    active: Option<&[bool]>,
+    cells: Cells<'_, T>,
+    wet: &mut [u8],
+    point: impl Fn(usize, Cell<'_, T>) -> bool + Sync,
+) {
+    let (p, nx, ny) = (k.pitch as usize, k.nx as usize, k.ny as usize);
+    let Cells { w, hu, hv, lo, f, cell_bed } = cells;
+    // Each row lists the blocks its wet cells lie in.
+    let rows: Vec<Vec<usize>> = w
+        .par_chunks_mut(p)
+        .zip(hu.par_chunks_mut(p))
+        .zip(hv.par_chunks_mut(p))
+        .zip(cell_bed.par_chunks(p))
+        .zip(f.par_chunks_mut(p))
+        .zip(lo.par_chunks_mut(p))
+        .enumerate()
+        .skip(2)
+        .take(ny)
+        .map(|(j, (((((w, hu), hv), cb), f), lo))| {
+            let mut blocks: Vec<usize> = Vec::new();
+            for i in 2..nx + 2 {
+                let n = (j - 2) * nx + i - 2;
+                if active.is_some_and(|a| !a[n]) {
+                    continue;
                 }
-                blocks
-            })
-            .collect();
-        for b in rows.into_iter().flatten() {
-            wet[b] = 1;
-        }
+                let cell =
+                    Cell { w: &mut w[i], hu: &mut hu[i], hv: &mut hv[i], lo: &mut lo[i], f: &mut f[i], cb: cb[i] };
+                let b = block_of(k, j * p + i);
+                if point(n, cell) && blocks.last() != Some(&b) {
+                    blocks.push(b);
+                }
+            }
+            blocks
+        })
+        .collect();
+    for b in rows.into_iter().flatten() {
+        wet[b] = 1;
     }
 }
 

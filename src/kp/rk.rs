@@ -4,7 +4,7 @@
 
 use crate::Real;
 use kernels::Level;
-use kernels::kp::{Coeffs, rain_on, rk_of, rk_pair};
+use kernels::kp::{Coeffs, rk_of, rk_pair};
 use rayon::prelude::*;
 
 /// w's low parts of a compensated RK stage (padded): Qⁿ's and Q¹'s, read, and the output's.
@@ -14,40 +14,9 @@ pub struct LowParts<'a, T> {
     pub out: &'a mut [T],
 }
 
-/// Uniform rain falling on the step's last stage as it writes each cell (`kernels::kp::rain_on`,
-/// as the GPU's RK kernels do): its depth, and the padded activity map (`None`: every cell
-/// active; rain falls on active cells only).
-#[derive(Clone, Copy)]
-pub struct Rain<'a, T> {
-    pub depth: T,
-    pub active: Option<&'a [u8]>,
-}
-
-impl<T: Real> Rain<'_, T> {
-    /// A stage's output at padded cell `c` over the cell bed `cb` — the cell's (w, hu, hv), w's
-    /// low part (0 on the plain path) and wetness — with the rain that falls there, if any.
-    fn on<W: Level<T>>(
-        rain: Option<Self>,
-        k: &Coeffs<T>,
-        c: usize,
-        cb: T,
-        (q, lo, wet): ((W, T, T), T, bool),
-        compensated: bool,
-    ) -> ((W, T, T), T, bool) {
-        match rain {
-            Some(r) if r.depth > T::ZERO && r.active.is_none_or(|a| a[c] != 0) => {
-                let (w, lo, rained) = rain_on(k, q.0, lo, cb, r.depth, compensated);
-                ((w, q.1, q.2), lo, wet | rained)
-            }
-            _ => (q, lo, wet),
-        }
-    }
-}
-
 /// One RK stage on the interior into `out` (see `kernels::kp::rk_of`), and the wet map. Each
 /// cell's g·n² is `k.g_n2`, or its value in `gn2` (padded) when the problem has a friction field.
-/// The state's fields are (w, hu, hv), w a level `W` (with R_w). `rain`, where given, falls on
-/// the output.
+/// The state's fields are (w, hu, hv), w a level `W` (with R_w).
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn rk<T: Real, W: Level<T>>(
     k: &Coeffs<T>,
@@ -59,19 +28,18 @@ pub fn rk<T: Real, W: Level<T>>(
     q1: (&[W], &[T], &[T]),
     r: (&[W], &[T], &[T]),
     out: (&mut [W], &mut [T], &mut [T]),
-    rain: Option<Rain<'_, T>>,
     wet: &mut [u8],
 ) {
     let at = |(w, hu, hv): (&[W], &[T], &[T]), c: usize| (w[c], hu[c], hv[c]);
     stage_cells(k, out, None, wet, |c| {
         let g_n2 = gn2.map_or(k.g_n2, |f| f[c]);
         let (q, is_wet) = rk_of(k, g_n2, stage, dt, cell_bed[c], at(q0, c), at(q1, c), at(r, c));
-        Rain::on(rain, k, c, cell_bed[c], (q, T::ZERO, is_wet), false)
+        (q, T::ZERO, is_wet)
     });
 }
 
 /// [`rk`] with w kept as a pair (w, low) in `T` (the compensated stage, `kernels::kp::rk_pair`):
-/// w's low parts read from and written to `low`, the rain added to the pair.
+/// w's low parts read from and written to `low`.
 #[allow(clippy::too_many_arguments)]
 pub fn rk_compensated<T: Real>(
     k: &Coeffs<T>,
@@ -84,15 +52,13 @@ pub fn rk_compensated<T: Real>(
     r: [&[T]; 3],
     [w, hu, hv]: [&mut [T]; 3],
     low: LowParts<'_, T>,
-    rain: Option<Rain<'_, T>>,
     wet: &mut [u8],
 ) {
     let LowParts { q0: l0, q1: l1, out } = low;
     let at = |q: [&[T]; 3], c: usize| (q[0][c], q[1][c], q[2][c]);
     stage_cells(k, (w, hu, hv), Some(out), wet, |c| {
         let g_n2 = gn2.map_or(k.g_n2, |f| f[c]);
-        let out = rk_pair(k, g_n2, stage, dt, cell_bed[c], (at(q0, c), l0[c]), (at(q1, c), l1[c]), at(r, c));
-        Rain::on(rain, k, c, cell_bed[c], out, true)
+        rk_pair(k, g_n2, stage, dt, cell_bed[c], (at(q0, c), l0[c]), (at(q1, c), l1[c]), at(r, c))
     });
 }
 

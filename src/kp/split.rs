@@ -323,33 +323,9 @@ impl<T: Real> Split<T> {
         let r = (&self.faces.r[0][..], &self.faces.r[1][..], &self.faces.r[2][..]);
         let [a, b, c] = &mut self.s2;
         if stage == 1 {
-            rk(
-                k,
-                1,
-                dt,
-                &side.cell_bed,
-                friction,
-                q0,
-                q0,
-                r,
-                (&mut a[..], &mut b[..], &mut c[..]),
-                None,
-                &mut self.wet,
-            );
+            rk(k, 1, dt, &side.cell_bed, friction, q0, q0, r, (&mut a[..], &mut b[..], &mut c[..]), &mut self.wet);
         } else {
-            rk(
-                k,
-                2,
-                dt,
-                &side.cell_bed,
-                friction,
-                q0,
-                q1,
-                r,
-                (&mut a[..], &mut b[..], &mut c[..]),
-                None,
-                &mut self.wet,
-            );
+            rk(k, 2, dt, &side.cell_bed, friction, q0, q1, r, (&mut a[..], &mut b[..], &mut c[..]), &mut self.wet);
         }
         if self.wet_dry == WetDry::Clamp {
             self.clamped += clamp_velocities(k, &side.hi, &side.cell_bed, a, b, c, 2..k.ny as usize + 2);

@@ -10,6 +10,7 @@ use hydrokern::forcing::{
     DISCHARGE, GreenAmpt, Horton, Inflow, LEVEL, LevelSide, Outlet, RAIN, RainGrid, Series, Soil as SoilOf, Soils,
 };
 use hydrokern::kp::cpu::CpuKp;
+use hydrokern::kp::forcing::Layout;
 use hydrokern::kp::segments::Segments;
 use hydrokern::kp::{Boundary, Problem, Scheme, WetDry};
 use kernels::forcing::{Soil, green_ampt};
@@ -368,8 +369,8 @@ fn rain_on_a_tilted_plane_is_a_kinematic_wave() {
     assert!((q[0] / (PLANE_I * PLANE_L) - 1.0).abs() < 0.05, "free outflow: {:.4e} at equilibrium", q[0]);
 }
 
-/// `steps` CPU steps of `p` in `T` (early exit where `early`): the padded (w, hu, hv) and w's
-/// low part, as bits.
+/// `steps` CPU steps of `p` in `T` (early exit where `early`): the padded (w, hu, hv), w's low
+/// part and the soil's totals, as bits.
 fn bits_after<T: Real>(p: &Problem, early: bool, steps: usize) -> Vec<u64> {
     let mut m = CpuKp::<T>::new(p, BLOCK, early).expect("valid problem");
     for _ in 0..steps {
@@ -377,18 +378,20 @@ fn bits_after<T: Real>(p: &Problem, early: bool, steps: usize) -> Vec<u64> {
     }
     let (w, hu, hv) = m.fields();
     let low = m.low().unwrap_or(&[]);
-    [w, hu, hv, low].iter().flat_map(|f| f.iter().map(|v| v.to_f64().to_bits())).collect()
+    let totals = m.forcing_state().and_then(|(_, f)| f).unwrap_or(&[]);
+    [w, hu, hv, low, totals].iter().flat_map(|f| f.iter().map(|v| v.to_f64().to_bits())).collect()
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(12)))]
-    /// Uniform rain alone falls inside the step's last RK stage (`Layout::fused_rain`) with the
-    /// arithmetic of the pass after the step, which a rain grid of zeros brings back (it adds
-    /// exactly 0 to every cell's depth): where no clamp pass and no inflow come between the
-    /// stage and the pass (kp07, bollermann), the two give the same bits, in Euler, RK2 and
-    /// SRK2, f32 plain and compensated and f64, with and without early exit and inactive cells.
+    /// The step's uniform forcing — uniform rain, a uniform Green–Ampt soil, or both — acts
+    /// inside its last RK stage (`Layout::fused`) with the arithmetic of the pass after the
+    /// step, which a rain grid of zeros brings back (it adds exactly 0 to every cell's depth):
+    /// where no clamp pass and no inflow come between the stage and the pass (kp07,
+    /// bollermann), the two give the same bits, the soil's totals too, in Euler, RK2 and SRK2,
+    /// f32 plain and compensated and f64, with and without early exit and inactive cells.
     #[test]
-    fn uniform_rain_in_the_last_stage_is_the_pass_after_it(
+    fn uniform_forcing_in_the_last_stage_is_the_pass_after_it(
         nx in 2usize..40,
         ny in 2usize..30,
         seed: u64,
@@ -396,12 +399,17 @@ proptest! {
         wet_dry in prop::sample::select(vec![WetDry::Kp07, WetDry::Bollermann]),
         kind in 0u8..2,
         holes: bool,
+        forcing in prop::sample::select(vec!["rain", "rain and soil", "soil"]),
     ) {
         let mut p = super::gpu::random_state(nx, ny, seed, kind);
         p.scheme = scheme;
         p.wet_dry = wet_dry;
         forced(&mut p, seed, 2.0, false);
-        (p.forcing.rain_grid, p.forcing.soil) = (None, None);
+        p.forcing.rain_grid = None;
+        p.forcing.soil = (forcing != "rain").then(|| uniform_green_ampt(seed).into());
+        if forcing == "soil" {
+            p.forcing.rain = None;
+        }
         p.forcing.inflows.clear();
         if holes {
             self::holes(&mut p, seed);
@@ -409,22 +417,32 @@ proptest! {
         let mut pass = p.clone();
         let zeros = RainGrid::new("zeros", vec![0.0, 1e9], vec![0.0], 1, vec![0; nx * ny]).unwrap();
         pass.forcing.rain_grid = Some(zeros);
+        let fused = |p: &Problem| Layout::of(p).is_some_and(|l| l.fused);
+        prop_assert!(fused(&p) && !fused(&pass), "{} in the stage, the zero grid's in the pass", forcing);
         for early in [false, true] {
             for accumulation in hydrokern::accumulation::Accumulation::ALL {
                 (p.accumulation, pass.accumulation) = (accumulation, accumulation);
-                let what = format!("{scheme:?} {wet_dry:?} {accumulation:?} early exit {early}");
+                let what = format!("{forcing}: {scheme:?} {wet_dry:?} {accumulation:?} early exit {early}");
                 prop_assert!(bits_after::<f32>(&p, early, 6) == bits_after::<f32>(&pass, early, 6), "f32 {}", what);
             }
-            let what = format!("{scheme:?} {wet_dry:?} early exit {early}");
+            let what = format!("{forcing}: {scheme:?} {wet_dry:?} early exit {early}");
             prop_assert!(bits_after::<f64>(&p, early, 6) == bits_after::<f64>(&pass, early, 6), "f64 {}", what);
         }
     }
 }
 
+/// A Green–Ampt soil of random parameters from `seed`, strong enough to take a good part of the
+/// random states' water within a few steps.
+fn uniform_green_ampt(seed: u64) -> GreenAmpt {
+    let mut rng = hydrokern::Rng::new(seed ^ 0x5011);
+    GreenAmpt { ks: 0.01 * rng.unit(), suction: 0.3 * rng.unit(), deficit: rng.unit() }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(12)))]
     /// The forcing kernels (the series' clock, the inflow cells, every cell's rain and soil, and
-    /// in half the cases uniform rain alone, inside the last RK stage) against the CPU
+    /// in three cases in four uniform rain, a uniform Green–Ampt soil or both inside the last RK
+    /// stage) against the CPU
     /// reference after whole steps, poisoned outputs first: random states and
     /// sides, random rain, soil and inflows, a random Δt cap, in every scheme (the split ones
     /// force after their double step), every wet–dry treatment, f32 plain and compensated and
@@ -440,7 +458,7 @@ proptest! {
         accumulation in prop::sample::select(hydrokern::accumulation::Accumulation::ALL.to_vec()),
         dt_max in prop::sample::select(vec![f64::INFINITY, 0.05]),
         holes in 0u8..2,
-        rain_alone: bool,
+        in_stage in prop::sample::select(vec!["as drawn", "rain", "rain and soil", "soil"]),
     ) {
         let mut p = super::gpu::random_state(nx, ny, seed, 0);
         p.scheme = scheme;
@@ -448,10 +466,14 @@ proptest! {
         p.dt_max = dt_max;
         // Levels held on the sides and outlets run in the unsplit schemes.
         forced(&mut p, seed, 2.0, !scheme.is_split());
-        // Uniform rain with no grid and no soil falls inside the last RK stage (in the
-        // unsplit schemes): half the cases run it.
-        if rain_alone {
-            (p.forcing.rain_grid, p.forcing.soil) = (None, None);
+        // Uniform rain and a uniform Green–Ampt soil, with no rain grid, act inside the last RK
+        // stage (in the unsplit schemes): three cases in four run them.
+        if in_stage != "as drawn" {
+            p.forcing.rain_grid = None;
+            p.forcing.soil = (in_stage != "rain").then(|| uniform_green_ampt(seed).into());
+        }
+        if in_stage == "soil" {
+            p.forcing.rain = None;
         }
         // In half the unsplit cases inactive cells at random.
         if holes == 0 && !scheme.is_split() {

@@ -26,18 +26,19 @@ use super::{
     account::{kp_account, kp_account_commit},
     boundary::kp_boundary,
     drain::{kp_clamp, kp_clamp_copy, kp_drain, kp_drain_rhs, kp_shore_lists},
-    force::{kp_force_cells, kp_force_clock, kp_force_inflow, kp_force_rain_depth},
+    force::{kp_force_cells, kp_force_clock, kp_force_inflow, kp_force_stage},
     mixed::{
         kp_m_boundary, kp_m_clamp, kp_m_drain, kp_m_drain_rhs, kp_m_flux_stream, kp_m_flux_stream_early,
         kp_m_flux_stream_rk, kp_m_rk,
     },
-    rk::{kp_dt, kp_rk},
+    rk::{STAGE_PLAIN, STAGE_RAIN, STAGE_SOIL, kp_dt, kp_rk},
     split_flux::{kp_flux_x, kp_flux_y},
     split_step::{kp_rk_split, kp_split_begin, kp_split_check, kp_split_end},
     stream::{kp_flux_stream, kp_flux_stream_early, kp_flux_stream_rk},
     tile::{kp_flux, kp_flux_early},
 };
 use crate::Bands;
+use crate::forcing::Soil;
 #[cfg(target_arch = "nvptx64")]
 use crate::forcing::{GREEN_AMPT, HORTON, NO_SOIL};
 use crate::launch::Entry;
@@ -106,29 +107,39 @@ kernels! {
     /// `lo1` Q¹'s low part where compensated, else nulls) in place, with Δt `dt[0]`, the cell bed
     /// `bc`, g·n² from `gn2` (null: `k.g_n2`), the output's flags into `wet_out` (in `clamp`, `hi`
     /// not null: `partial`, `shore`), cleared before. In the blocks `listed` flags (null: none)
-    /// it writes R into `r*` and leaves the cells to the RK kernel. With `rain` not null, the
-    /// uniform rain's depth `rain[0]` falls on every active cell it updates (the step's last
-    /// stage). The grid and `rows` are [`FluxStream`]'s.
+    /// it writes R into `r*` and leaves the cells to the RK kernel. In the `_RAIN_` entries with
+    /// `uniform` not null (the step's last stage), the step's uniform rain (`uniform[0]`) falls on
+    /// every active cell it updates, and in the `_SOIL_` entries the Green–Ampt `soil` also takes
+    /// its share over the step's span `uniform[1]`, each cell's total in `f` (`rk.rs`,
+    /// `StageForcing`). The grid and `rows` are
+    /// [`FluxStream`]'s.
     pub struct FluxStreamRk<T> {
         k: Coeffs<T>, bands: Bands, w: *const T, hu: *const T, hv: *const T, bed: *const T,
         rw: *mut T, rhu: *mut T, rhv: *mut T,
         dt: *const T, bc: *const T, gn2: *const T, w0: *mut T, hu0: *mut T, hv0: *mut T, lo0: *mut T, lo1: *const T,
         wet_out: *mut u32, hi: *const T, partial: *mut u32, shore: *mut u32, listed: *const u32,
-        rain: *const T,
+        uniform: *const T, soil: Soil<T>, f: *mut T,
     }
-    pub const FLUX_STREAM_RK_KP07: FluxStreamRk = kp_flux_stream_rk_kp07(kp_flux_stream_rk::<Kp07, T, T, false, false>);
-    pub const FLUX_STREAM_RK_MASKED_KP07: FluxStreamRk = kp_flux_stream_rk_masked_kp07(kp_flux_stream_rk::<Kp07, T, T, true, false>);
-    pub const FLUX_STREAM_RK_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_bollermann(kp_flux_stream_rk::<Bollermann, T, T, false, false>);
-    pub const FLUX_STREAM_RK_MASKED_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_masked_bollermann(kp_flux_stream_rk::<Bollermann, T, T, true, false>);
-    pub const FLUX_STREAM_RK_CLAMP: FluxStreamRk = kp_flux_stream_rk_clamp(kp_flux_stream_rk::<Clamp, T, T, false, false>);
-    pub const FLUX_STREAM_RK_MASKED_CLAMP: FluxStreamRk = kp_flux_stream_rk_masked_clamp(kp_flux_stream_rk::<Clamp, T, T, true, false>);
-    /// The same with uniform rain falling on each cell it updates (`rain` read).
-    pub const FLUX_STREAM_RK_RAIN_KP07: FluxStreamRk = kp_flux_stream_rk_rain_kp07(kp_flux_stream_rk::<Kp07, T, T, false, true>);
-    pub const FLUX_STREAM_RK_RAIN_MASKED_KP07: FluxStreamRk = kp_flux_stream_rk_rain_masked_kp07(kp_flux_stream_rk::<Kp07, T, T, true, true>);
-    pub const FLUX_STREAM_RK_RAIN_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_rain_bollermann(kp_flux_stream_rk::<Bollermann, T, T, false, true>);
-    pub const FLUX_STREAM_RK_RAIN_MASKED_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_rain_masked_bollermann(kp_flux_stream_rk::<Bollermann, T, T, true, true>);
-    pub const FLUX_STREAM_RK_RAIN_CLAMP: FluxStreamRk = kp_flux_stream_rk_rain_clamp(kp_flux_stream_rk::<Clamp, T, T, false, true>);
-    pub const FLUX_STREAM_RK_RAIN_MASKED_CLAMP: FluxStreamRk = kp_flux_stream_rk_rain_masked_clamp(kp_flux_stream_rk::<Clamp, T, T, true, true>);
+    pub const FLUX_STREAM_RK_KP07: FluxStreamRk = kp_flux_stream_rk_kp07(kp_flux_stream_rk::<Kp07, T, T, false, STAGE_PLAIN>);
+    pub const FLUX_STREAM_RK_MASKED_KP07: FluxStreamRk = kp_flux_stream_rk_masked_kp07(kp_flux_stream_rk::<Kp07, T, T, true, STAGE_PLAIN>);
+    pub const FLUX_STREAM_RK_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_bollermann(kp_flux_stream_rk::<Bollermann, T, T, false, STAGE_PLAIN>);
+    pub const FLUX_STREAM_RK_MASKED_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_masked_bollermann(kp_flux_stream_rk::<Bollermann, T, T, true, STAGE_PLAIN>);
+    pub const FLUX_STREAM_RK_CLAMP: FluxStreamRk = kp_flux_stream_rk_clamp(kp_flux_stream_rk::<Clamp, T, T, false, STAGE_PLAIN>);
+    pub const FLUX_STREAM_RK_MASKED_CLAMP: FluxStreamRk = kp_flux_stream_rk_masked_clamp(kp_flux_stream_rk::<Clamp, T, T, true, STAGE_PLAIN>);
+    /// The same with uniform rain falling on each cell it updates (`uniform` read).
+    pub const FLUX_STREAM_RK_RAIN_KP07: FluxStreamRk = kp_flux_stream_rk_rain_kp07(kp_flux_stream_rk::<Kp07, T, T, false, STAGE_RAIN>);
+    pub const FLUX_STREAM_RK_RAIN_MASKED_KP07: FluxStreamRk = kp_flux_stream_rk_rain_masked_kp07(kp_flux_stream_rk::<Kp07, T, T, true, STAGE_RAIN>);
+    pub const FLUX_STREAM_RK_RAIN_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_rain_bollermann(kp_flux_stream_rk::<Bollermann, T, T, false, STAGE_RAIN>);
+    pub const FLUX_STREAM_RK_RAIN_MASKED_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_rain_masked_bollermann(kp_flux_stream_rk::<Bollermann, T, T, true, STAGE_RAIN>);
+    pub const FLUX_STREAM_RK_RAIN_CLAMP: FluxStreamRk = kp_flux_stream_rk_rain_clamp(kp_flux_stream_rk::<Clamp, T, T, false, STAGE_RAIN>);
+    pub const FLUX_STREAM_RK_RAIN_MASKED_CLAMP: FluxStreamRk = kp_flux_stream_rk_rain_masked_clamp(kp_flux_stream_rk::<Clamp, T, T, true, STAGE_RAIN>);
+    /// The same with uniform rain and a uniform Green–Ampt soil (`soil`, `f` read too).
+    pub const FLUX_STREAM_RK_SOIL_KP07: FluxStreamRk = kp_flux_stream_rk_soil_kp07(kp_flux_stream_rk::<Kp07, T, T, false, STAGE_SOIL>);
+    pub const FLUX_STREAM_RK_SOIL_MASKED_KP07: FluxStreamRk = kp_flux_stream_rk_soil_masked_kp07(kp_flux_stream_rk::<Kp07, T, T, true, STAGE_SOIL>);
+    pub const FLUX_STREAM_RK_SOIL_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_soil_bollermann(kp_flux_stream_rk::<Bollermann, T, T, false, STAGE_SOIL>);
+    pub const FLUX_STREAM_RK_SOIL_MASKED_BOLLERMANN: FluxStreamRk = kp_flux_stream_rk_soil_masked_bollermann(kp_flux_stream_rk::<Bollermann, T, T, true, STAGE_SOIL>);
+    pub const FLUX_STREAM_RK_SOIL_CLAMP: FluxStreamRk = kp_flux_stream_rk_soil_clamp(kp_flux_stream_rk::<Clamp, T, T, false, STAGE_SOIL>);
+    pub const FLUX_STREAM_RK_SOIL_MASKED_CLAMP: FluxStreamRk = kp_flux_stream_rk_soil_masked_clamp(kp_flux_stream_rk::<Clamp, T, T, true, STAGE_SOIL>);
     /// Mixed precision: `w`, `w0` and `rw` carry f64 arrays; no low parts.
     pub const M_FLUX_STREAM_RK_KP07: FluxStreamRk = kp_m_flux_stream_rk_kp07(kp_m_flux_stream_rk::<Kp07, T, false>);
     pub const M_FLUX_STREAM_RK_MASKED_KP07: FluxStreamRk = kp_m_flux_stream_rk_masked_kp07(kp_m_flux_stream_rk::<Kp07, T, true>);
@@ -164,30 +175,37 @@ kernels! {
     /// (`friction.rs`); in `clamp`
     /// (`hi` not null) the flags of blocks with partially flooded cells for the passes' lists.
     /// With `list` null on the nbx × nby blocks, else on any 1-D grid over the `count[0]`
-    /// blocks of `list` (pairs). With `rain` not null (the step's last stage), the uniform
-    /// rain's depth `rain[0]` falls on every active cell of the output.
+    /// blocks of `list` (pairs). In the `_RAIN` and `_SOIL` entries with `uniform` not null (the
+    /// step's last stage), the step's uniform forcing acts on every active cell of the output, as
+    /// in [`FluxStreamRk`].
     pub struct RkStage<T> {
         k: Coeffs<T>, stage: u32, early: u32, dt: *const T, bc: *const T, gn2: *const T,
         w0: *const T, hu0: *const T, hv0: *const T, w1: *const T, hu1: *const T, hv1: *const T,
         rw: *const T, rhu: *const T, rhv: *const T, ry: *const T, ow: *mut T, ohu: *mut T, ohv: *mut T,
         wet_m0: *const u32, wet_in: *const u32, wet_out: *mut u32,
         hi: *const T, partial: *mut u32, shore: *mut u32,
-        lo0: *const T, lo1: *const T, olo: *mut T, list: *const u32, count: *const u32, rain: *const T,
+        lo0: *const T, lo1: *const T, olo: *mut T, list: *const u32, count: *const u32,
+        uniform: *const T, soil: Soil<T>, f: *mut T,
     }
     /// One g·n² for the grid, `k.g_n2` (`gn2` is not read: null will do).
-    pub const RK: RkStage = kp_rk(kp_rk::<Uniform, T, T, false, false>);
+    pub const RK: RkStage = kp_rk(kp_rk::<Uniform, T, T, false, STAGE_PLAIN>);
     /// g·n² per cell from the friction field `gn2`.
-    pub const RK_FRICTION_FIELD: RkStage = kp_rk_friction_field(kp_rk::<PerCell, T, T, false, false>);
+    pub const RK_FRICTION_FIELD: RkStage = kp_rk_friction_field(kp_rk::<PerCell, T, T, false, STAGE_PLAIN>);
     /// [`RK`] and [`RK_FRICTION_FIELD`] with w kept as a pair: the low parts `lo0`, `lo1` read
     /// and `olo` written (docs/f32-conservation.md); the plain ones above ignore them.
-    pub const RK_C: RkStage = kp_rk_c(kp_rk::<Uniform, T, T, true, false>);
-    pub const RK_C_FRICTION_FIELD: RkStage = kp_rk_c_friction_field(kp_rk::<PerCell, T, T, true, false>);
-    /// The four above with uniform rain falling on each cell of the output (`rain` read); the
-    /// others ignore `rain`.
-    pub const RK_RAIN: RkStage = kp_rk_rain(kp_rk::<Uniform, T, T, false, true>);
-    pub const RK_RAIN_FRICTION_FIELD: RkStage = kp_rk_rain_friction_field(kp_rk::<PerCell, T, T, false, true>);
-    pub const RK_C_RAIN: RkStage = kp_rk_c_rain(kp_rk::<Uniform, T, T, true, true>);
-    pub const RK_C_RAIN_FRICTION_FIELD: RkStage = kp_rk_c_rain_friction_field(kp_rk::<PerCell, T, T, true, true>);
+    pub const RK_C: RkStage = kp_rk_c(kp_rk::<Uniform, T, T, true, STAGE_PLAIN>);
+    pub const RK_C_FRICTION_FIELD: RkStage = kp_rk_c_friction_field(kp_rk::<PerCell, T, T, true, STAGE_PLAIN>);
+    /// The four above with uniform rain falling on each cell of the output (`uniform` read); the
+    /// others ignore `uniform`, `soil` and `f`.
+    pub const RK_RAIN: RkStage = kp_rk_rain(kp_rk::<Uniform, T, T, false, STAGE_RAIN>);
+    pub const RK_RAIN_FRICTION_FIELD: RkStage = kp_rk_rain_friction_field(kp_rk::<PerCell, T, T, false, STAGE_RAIN>);
+    pub const RK_C_RAIN: RkStage = kp_rk_c_rain(kp_rk::<Uniform, T, T, true, STAGE_RAIN>);
+    pub const RK_C_RAIN_FRICTION_FIELD: RkStage = kp_rk_c_rain_friction_field(kp_rk::<PerCell, T, T, true, STAGE_RAIN>);
+    /// The four above with uniform rain and a uniform Green–Ampt soil.
+    pub const RK_SOIL: RkStage = kp_rk_soil(kp_rk::<Uniform, T, T, false, STAGE_SOIL>);
+    pub const RK_SOIL_FRICTION_FIELD: RkStage = kp_rk_soil_friction_field(kp_rk::<PerCell, T, T, false, STAGE_SOIL>);
+    pub const RK_C_SOIL: RkStage = kp_rk_c_soil(kp_rk::<Uniform, T, T, true, STAGE_SOIL>);
+    pub const RK_C_SOIL_FRICTION_FIELD: RkStage = kp_rk_c_soil_friction_field(kp_rk::<PerCell, T, T, true, STAGE_SOIL>);
     /// Mixed precision: `w0`, `w1`, `rw` and `ow` carry f64 arrays; no low parts, no `ry`.
     pub const M_RK: RkStage = kp_m_rk(kp_m_rk::<Uniform, T>);
     pub const M_RK_FRICTION_FIELD: RkStage = kp_m_rk_friction_field(kp_m_rk::<PerCell, T>);
@@ -289,14 +307,14 @@ kernels! {
         starts: *const u32, amounts: *mut f64, levels: *mut f64, frame_times: *const f64, span: *mut T,
     }
     pub const FORCE_CLOCK: ForceClock = kp_force_clock(kp_force_clock::<T>);
-    /// Forcing, one thread: the uniform rain's depth (series `rain`) over the step the model
-    /// clock has just taken, into `depth`, for the last RK stage (`rain` of [`RkStage`] and
-    /// [`FluxStreamRk`]).
-    pub struct ForceRainDepth<T> {
+    /// Forcing, one thread: the step's uniform forcing for its last RK stage (`uniform` of
+    /// [`RkStage`] and [`FluxStreamRk`]): the uniform rain's depth (series `rain`, or
+    /// `NO_RAIN`) over the step the model clock has just taken and the step's span.
+    pub struct ForceStage<T> {
         rain: u32, clock: *const f64, forced: *const f64, times: *const f64, values: *const f64,
-        starts: *const u32, depth: *mut T,
+        starts: *const u32, uniform: *mut T,
     }
-    pub const FORCE_RAIN_DEPTH: ForceRainDepth = kp_force_rain_depth(kp_force_rain_depth::<T>);
+    pub const FORCE_STAGE: ForceStage = kp_force_stage(kp_force_stage::<T>);
     /// Forcing: one thread an inflow cell (`count` of `cells`, with their CSR lists of series
     /// and weights), its inflows' depth added; `lo` null on the plain path.
     pub struct ForceInflow<T> {
@@ -348,9 +366,11 @@ pub struct FluxEntries {
     pub tile_early: Entry<FluxTileEarly<()>>,
     pub stream: Entry<FluxStream<()>>,
     pub stream_early: Entry<FluxStreamEarly<()>>,
-    /// The streamed kernel with RK2's second stage in it, and the same with uniform rain.
+    /// The streamed kernel with RK2's second stage in it, the same with uniform rain, and with
+    /// uniform rain and a uniform Green–Ampt soil.
     pub stream_rk: Entry<FluxStreamRk<()>>,
     pub stream_rk_rain: Entry<FluxStreamRk<()>>,
+    pub stream_rk_soil: Entry<FluxStreamRk<()>>,
     /// The tile kernels' shared memory in `T`s for blocks of (bx, by): [`flux_shared`].
     pub tile_shared: fn(u32, u32) -> usize,
     /// SRK2's x-line and y-block kernels, and their shared memory in `T`s ([`line_shared`] of
@@ -370,6 +390,7 @@ impl FluxEntries {
         stream_early: FLUX_STREAM_EARLY_KP07,
         stream_rk: FLUX_STREAM_RK_KP07,
         stream_rk_rain: FLUX_STREAM_RK_RAIN_KP07,
+        stream_rk_soil: FLUX_STREAM_RK_SOIL_KP07,
         tile_shared: flux_shared::<Kp07>,
         x_line: FLUX_X_KP07,
         y_block: FLUX_Y_KP07,
@@ -384,6 +405,7 @@ impl FluxEntries {
         stream_early: FLUX_STREAM_EARLY_BOLLERMANN,
         stream_rk: FLUX_STREAM_RK_BOLLERMANN,
         stream_rk_rain: FLUX_STREAM_RK_RAIN_BOLLERMANN,
+        stream_rk_soil: FLUX_STREAM_RK_SOIL_BOLLERMANN,
         tile_shared: flux_shared::<Bollermann>,
         x_line: FLUX_X_BOLLERMANN,
         y_block: FLUX_Y_BOLLERMANN,
@@ -399,6 +421,7 @@ impl FluxEntries {
         stream_early: FLUX_STREAM_EARLY_CLAMP,
         stream_rk: FLUX_STREAM_RK_CLAMP,
         stream_rk_rain: FLUX_STREAM_RK_RAIN_CLAMP,
+        stream_rk_soil: FLUX_STREAM_RK_SOIL_CLAMP,
         tile_shared: flux_shared::<Clamp>,
         x_line: FLUX_X_CLAMP,
         y_block: FLUX_Y_CLAMP,
@@ -412,6 +435,7 @@ impl FluxEntries {
         stream_early: FLUX_STREAM_EARLY_MASKED_KP07,
         stream_rk: FLUX_STREAM_RK_MASKED_KP07,
         stream_rk_rain: FLUX_STREAM_RK_RAIN_MASKED_KP07,
+        stream_rk_soil: FLUX_STREAM_RK_SOIL_MASKED_KP07,
         x_line: FLUX_X_MASKED_KP07,
         y_block: FLUX_Y_MASKED_KP07,
         ..FluxEntries::KP07
@@ -423,6 +447,7 @@ impl FluxEntries {
         stream_early: FLUX_STREAM_EARLY_MASKED_BOLLERMANN,
         stream_rk: FLUX_STREAM_RK_MASKED_BOLLERMANN,
         stream_rk_rain: FLUX_STREAM_RK_RAIN_MASKED_BOLLERMANN,
+        stream_rk_soil: FLUX_STREAM_RK_SOIL_MASKED_BOLLERMANN,
         x_line: FLUX_X_MASKED_BOLLERMANN,
         y_block: FLUX_Y_MASKED_BOLLERMANN,
         ..FluxEntries::BOLLERMANN
@@ -434,6 +459,7 @@ impl FluxEntries {
         stream_early: FLUX_STREAM_EARLY_MASKED_CLAMP,
         stream_rk: FLUX_STREAM_RK_MASKED_CLAMP,
         stream_rk_rain: FLUX_STREAM_RK_RAIN_MASKED_CLAMP,
+        stream_rk_soil: FLUX_STREAM_RK_SOIL_MASKED_CLAMP,
         x_line: FLUX_X_MASKED_CLAMP,
         y_block: FLUX_Y_MASKED_CLAMP,
         ..FluxEntries::CLAMP

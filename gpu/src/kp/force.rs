@@ -1,8 +1,8 @@
 //! The forcing kernels (`forcing.rs`; launch contract: `entries.rs`).
 
 use super::{
-    CLOCK_T, CellForcing, Coeffs, FORCED_SPAN, SeriesSet, cell_inputs, force_point, force_rows, inflow_depth,
-    integrate_span, is_active, rain_depth,
+    CLOCK_T, CellForcing, Coeffs, FORCED_SPAN, FORCED_T, NO_RAIN, SeriesSet, cell_inputs, force_point, force_rows,
+    inflow_depth, integrate_span, is_active, rain_depth, span_of,
 };
 use crate::device::{DeviceReal, thread};
 use crate::forcing::{Infiltration, NO_SOIL};
@@ -36,25 +36,31 @@ pub(super) unsafe fn kp_force_clock<T: DeviceReal>(
     }
 }
 
-/// One thread: the uniform rain's depth over the step the model clock has just taken
-/// ([`rain_depth`]), into `depth`, for the last RK stage to add as it writes each cell.
+/// One thread: the step's uniform forcing for its last RK stage (`rk.rs`, `StageForcing`): the
+/// uniform rain's depth over the step the model clock has just taken ([`rain_depth`]; 0 where
+/// `rain` is [`NO_RAIN`]) into `uniform[0]`, and the step's span, as the clock kernel finds it
+/// after the step ([`span_of`]), into `uniform[1]`.
 ///
 /// # Safety
-/// `clock` holds the model clock, `depth` 1; the rest as [`rain_depth`] says.
+/// `clock` holds the model clock, `uniform` 2; the rest as [`rain_depth`] says.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_force_rain_depth<T: DeviceReal>(
+pub(super) unsafe fn kp_force_stage<T: DeviceReal>(
     rain: u32,
     clock: *const f64,
     forced: *const f64,
     times: *const f64,
     values: *const f64,
     starts: *const u32,
-    depth: *mut T,
+    uniform: *mut T,
 ) {
     if thread::index_1d() != 0 {
         return;
     }
-    unsafe { *depth = rain_depth(rain, *clock.add(CLOCK_T), forced, times, values, starts) };
+    unsafe {
+        let t = *clock.add(CLOCK_T);
+        *uniform = if rain == NO_RAIN { T::ZERO } else { rain_depth(rain, t, forced, times, values, starts) };
+        *uniform.add(1) = T::from_f64(span_of(*forced.add(FORCED_T), t));
+    }
 }
 
 /// The momenta of cell `c` times `keep`, read and written only where `keep` ≠ 1.

@@ -6,13 +6,14 @@
 //! advanced (from the forcing clock's time to the model clock's) into `amounts` and finds the
 //! rain frame holding at the span's start; a kernel over the inflow cells and one over every
 //! cell then add those amounts and each cell's gridded rain over the span, so no value comes
-//! from the host during a run. Uniform rain with no rain grid and no soil falls inside the
-//! step's last RK stage instead ([`rain_depth`], [`rain_on`]), which saves the pass over every
-//! cell.
+//! from the host during a run. The step's uniform forcing — uniform rain and a uniform
+//! Green–Ampt soil, with no rain grid and no soils by cell — acts inside the step's last RK
+//! stage instead ([`rain_depth`], [`span_of`], [`rain_on`], [`force_point`]), which saves the
+//! pass over every cell.
 
 use super::Coeffs;
 pub use crate::forcing::{CellForcing, NO_RAIN};
-use crate::forcing::{Infiltration, Span, cell_gain, force_cell, frame_at};
+use crate::forcing::{Infiltration, Soil, Span, cell_gain, force_cell, frame_at};
 use crate::sediment::compensated_add;
 use crate::{Level, Real};
 
@@ -130,9 +131,16 @@ pub unsafe fn integrate_span(
                 *levels.add(s - set.level_first as usize) = crate::forcing::series_at_unchecked(ts, vs, t);
             }
         }
-        *forced.add(FORCED_SPAN) = if t > a { t - a } else { 0.0 };
+        *forced.add(FORCED_SPAN) = span_of(a, t);
         *forced.add(FORCED_T) = t;
     }
+}
+
+/// The length of the span from the forcing clock's time `from` to the model's `to` (0 where the
+/// model clock has not moved past it).
+#[inline(always)]
+pub fn span_of(from: f64, to: f64) -> f64 {
+    if to > from { to - from } else { 0.0 }
 }
 
 /// The uniform rain's depth over the step the model clock at `t` has just taken: series
@@ -193,6 +201,35 @@ pub fn rain_on<T: Real, W: Level<T>>(k: &Coeffs<T>, w: W, lo: T, cb: T, rain: T,
         (w + W::widen(rain), T::ZERO)
     };
     (w, lo, h + rain > k.wet_above)
+}
+
+/// The step's uniform forcing on a cell its last RK stage has just left at (w, hu, hv), w's low
+/// part `lo` (0 on the plain path), over the cell bed `cb`: the rain's depth `rain` and, with
+/// `soil` (a Green–Ampt soil, the step's span, the cell's total so far), the soil's take —
+/// [`force_point`]'s arithmetic, the momenta times its factor; without a soil [`rain_on`]'s,
+/// which is the same arithmetic for a soil that takes nothing. Returns the cell's
+/// ((w, hu, hv), lo), the soil's new total (0 without a soil) and whether the cell holds more
+/// than the wet depth. Applied to the active cells where there is a soil or the rain is positive.
+#[inline(always)]
+pub fn force_stage_cell<T: Real>(
+    k: &Coeffs<T>,
+    ((w, hu, hv), lo): ((T, T, T), T),
+    cb: T,
+    rain: T,
+    soil: Option<(Soil<T>, T, T)>,
+    compensated: bool,
+) -> (((T, T, T), T), T, bool) {
+    match soil {
+        Some((soil, span, f)) => {
+            let ((w, lo), keep, f, wet) =
+                force_point(k, (w, lo), cb, rain, Infiltration::green_ampt(soil), f, span, compensated);
+            (((w, hu * keep, hv * keep), lo), f, wet)
+        }
+        None => {
+            let (w, lo, wet) = rain_on(k, w, lo, cb, rain, compensated);
+            (((w, hu, hv), lo), T::ZERO, wet)
+        }
+    }
 }
 
 /// What interior cell `n` (x fastest) receives over the span the clock kernel last integrated

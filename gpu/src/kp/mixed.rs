@@ -6,12 +6,13 @@
 
 use super::boundary::kp_boundary;
 use super::drain::{kp_clamp, kp_drain, kp_drain_rhs};
-use super::rk::kp_rk;
+use super::rk::{STAGE_PLAIN, kp_rk};
 use super::stream::{kp_flux_stream, kp_flux_stream_early, kp_flux_stream_rk};
 use super::{Coeffs, Friction, WetDryScheme};
 use crate::Bands;
 use crate::Level;
 use crate::device::DeviceReal;
+use crate::forcing::Soil;
 
 /// [`kp_flux_stream`] of an f64 surface `w` into an f64 R_w `rw`.
 ///
@@ -99,12 +100,14 @@ pub(super) unsafe fn kp_m_rk<F: Friction, T: DeviceReal>(
     olo: *mut T,
     list: *const u32,
     count: *const u32,
-    rain: *const T,
+    uniform: *const T,
+    soil: Soil<T>,
+    f: *mut T,
 ) where
     f64: Level<T>,
 {
     unsafe {
-        kp_rk::<F, T, f64, false, false>(
+        kp_rk::<F, T, f64, false, STAGE_PLAIN>(
             k,
             stage,
             early,
@@ -135,7 +138,9 @@ pub(super) unsafe fn kp_m_rk<F: Friction, T: DeviceReal>(
             olo,
             list,
             count,
-            rain,
+            uniform,
+            soil,
+            f,
         )
     }
 }
@@ -170,12 +175,14 @@ pub(super) unsafe fn kp_m_flux_stream_rk<S: WetDryScheme, T: DeviceReal, const M
     partial: *mut u32,
     shore: *mut u32,
     listed: *const u32,
-    rain: *const T,
+    uniform: *const T,
+    soil: Soil<T>,
+    f: *mut T,
 ) where
     f64: Level<T>,
 {
     unsafe {
-        kp_flux_stream_rk::<S, T, f64, MASKED, false>(
+        kp_flux_stream_rk::<S, T, f64, MASKED, STAGE_PLAIN>(
             k,
             bands,
             w.cast(),
@@ -198,7 +205,9 @@ pub(super) unsafe fn kp_m_flux_stream_rk<S: WetDryScheme, T: DeviceReal, const M
             partial,
             shore,
             listed,
-            rain,
+            uniform,
+            soil,
+            f,
         )
     }
 }

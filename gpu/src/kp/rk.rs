@@ -9,14 +9,15 @@ use super::{
 use crate::Level;
 use crate::device::reduce::block_max;
 use crate::device::{DeviceReal, shared, thread};
+use crate::forcing::Soil;
 
 /// Where an RK stage's update of a cell reads and writes ([`update_cell`]): shared by the RK
 /// kernel and the streamed flux kernel's second stage (`stream.rs`). `q0` is Qⁿ, read with
 /// plain loads (stage 2 writes `out` over it in place), `q1` the state R was evaluated at; `gn2`
 /// the friction field or null (one g·n², `Coeffs::g_n2`); `lo0`, `lo1`, `olo` w's low parts
 /// (the compensated update) or nulls; `hi` each cell's highest corner B_hi in `clamp`, or null;
-/// `rain` the uniform rain's depth that falls on each active cell as the step's last stage
-/// writes it, 0 in every other stage and run ([`rain_on`](super::rain_on)).
+/// `forcing` what the step's last stage adds to and takes from each active cell as it writes it
+/// ([`StageForcing`]), nothing in every other stage and run.
 #[derive(Clone, Copy)]
 pub(super) struct Update<T, W> {
     pub dt: T,
@@ -29,7 +30,63 @@ pub(super) struct Update<T, W> {
     pub lo1: *const T,
     pub olo: *mut T,
     pub hi: *const T,
+    pub forcing: StageForcing<T>,
+}
+
+/// The stage kernels' entries by what they force ([`StageForcing::of`]): nothing, uniform rain,
+/// or uniform rain and a uniform Green–Ampt soil. Each has entries of its own, so an entry holds
+/// only its forcing's code and registers: in f64 the soil's square root and divisions cost the
+/// streamed kernel, at its register cap, spills that slow rain alone too.
+pub(super) const STAGE_PLAIN: u32 = 0;
+pub(super) const STAGE_RAIN: u32 = 1;
+pub(super) const STAGE_SOIL: u32 = 2;
+
+/// The step's uniform forcing as its last RK stage applies it to each active cell it writes
+/// (the host's `Layout::fused`): the uniform rain's depth over the step (0 without), and with a
+/// uniform Green–Ampt soil (`f` not null) the soil, the step's span and each cell's total `f`
+/// (padded) — [`force_point`](super::force_point)'s arithmetic, as the pass after the step
+/// applies it to the cells it forces.
+#[derive(Clone, Copy)]
+pub(super) struct StageForcing<T> {
     pub rain: T,
+    pub span: T,
+    pub soil: Soil<T>,
+    pub f: *mut T,
+}
+
+impl<T: DeviceReal> StageForcing<T> {
+    /// Nothing: a stage that forces no cell.
+    #[inline(always)]
+    pub fn none() -> Self {
+        StageForcing { rain: T::ZERO, span: T::ZERO, soil: Soil::NONE, f: core::ptr::null_mut() }
+    }
+
+    /// An entry's forcing (`FORCE`: [`STAGE_PLAIN`], [`STAGE_RAIN`], [`STAGE_SOIL`]): with
+    /// `uniform` not null (the step's last stage) the rain's depth `uniform[0]`, and in
+    /// [`STAGE_SOIL`] the span `uniform[1]`, the soil and its totals `f`; otherwise
+    /// [`none`](Self::none). What an entry's `FORCE` leaves out is a constant, so the entry
+    /// holds none of its code.
+    ///
+    /// # Safety
+    /// `uniform` null or holding 2.
+    #[inline(always)]
+    pub unsafe fn of<const FORCE: u32>(uniform: *const T, soil: Soil<T>, f: *mut T) -> Self {
+        if FORCE == STAGE_PLAIN || uniform.is_null() {
+            return Self::none();
+        }
+        let rain = unsafe { T::ldg(uniform) };
+        if FORCE == STAGE_RAIN {
+            return StageForcing { rain, ..Self::none() };
+        }
+        StageForcing { rain, span: unsafe { T::ldg(uniform.add(1)) }, soil, f }
+    }
+
+    /// Whether it forces anything at all (every block is then updated: rain falls on every
+    /// cell, and a soil takes the water of cells too shallow to flag their block wet).
+    #[inline(always)]
+    fn any(&self) -> bool {
+        self.rain > T::ZERO || !self.f.is_null()
+    }
 }
 
 /// What an updated cell says for its block's flags (`kp_rk`): wet, partially flooded, to clamp.
@@ -62,9 +119,11 @@ pub(super) struct CellIn<T, W> {
     l0: T,
     l1: T,
     g_n2: T,
+    f: T,
 }
 
-/// The inputs of padded cell `g` for stage `stage` ([`CellIn`]); `active`: the cell's block is
+/// The inputs of padded cell `g` for stage `stage` ([`CellIn`]), with the soil's total where
+/// the stage forces a soil; `active`: the cell's block is
 /// active by the flux's wet map (else its cells are dry with no momentum, where friction is 0
 /// whatever g·n² is: no load for it). `per_cell`: g·n² from `u.gn2`; `low`: the compensated
 /// update (only with `W` = `T`); `q1`: Q¹ too (`u.q1`; for a cell whose R will be given). The
@@ -95,6 +154,8 @@ pub(super) unsafe fn load_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
             l0: if low && stage == 2 { *u.lo0.add(g) } else { T::ZERO },
             l1: if low { T::ldg(u.lo1.add(g)) } else { T::ZERO },
             g_n2: if per_cell && active { T::ldg(u.gn2.add(g)) } else { k.g_n2 },
+            // Plain loads: the stage writes the totals.
+            f: if u.forcing.f.is_null() { T::ZERO } else { *u.forcing.f.add(g) },
         }
     }
 }
@@ -123,26 +184,38 @@ pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
             None => (if stage == 1 { c.q0 } else { ldg_q1() }, (W::ZERO, T::ZERO, T::ZERO)),
             Some(r) => (ldg_q1(), r),
         };
-        // Rain falls after the stage's update and before its flags, which see the water it adds.
-        // Without rain (`u.rain` a constant 0 in the entries without it) this is the update alone.
-        let rains = u.rain > T::ZERO && super::is_active(k.active(), g);
+        // The forcing acts after the stage's update and before its flags, which see its water.
+        // Without it (`u.forcing` a constant none in the entries without) this is the update alone.
+        let fc = u.forcing;
+        let forced = fc.any() && super::is_active(k.active(), g);
+        let soil = if forced && !fc.f.is_null() { Some((fc.soil, fc.span, c.f)) } else { None };
+        let acts = forced && (soil.is_some() || fc.rain > T::ZERO);
+        // The forced state, low part and wetness of the stage's output `q`, `lo`, `wet`; the soil's
+        // total written where it took water.
+        let force = |q: (T, T, T), lo: T, wet: bool| {
+            if !acts {
+                return (q, lo, wet);
+            }
+            let ((q, lo), f, is_wet) = super::force_stage_cell(k, (q, lo), c.cb, fc.rain, soil, low);
+            if soil.is_some() && f != c.f {
+                *fc.f.add(g) = f;
+            }
+            (q, lo, wet | is_wet)
+        };
+        // `W` = `T` wherever the stage forces (mixed precision has no forcing): there, and with
+        // `low`, narrow and widen are the identity.
+        let t = |q: (W, T, T)| (q.0.narrow(), q.1, q.2);
+        let w = |q: (T, T, T)| (W::widen(q.0), q.1, q.2);
         let ((a, hu, hv), wet) = if low {
-            // `low` runs with W = T: narrow and widen are the identity.
-            let t = |q: (W, T, T)| (q.0.narrow(), q.1, q.2);
             let (q, lo, wet) = rk_pair(k, c.g_n2, stage, d, c.cb, (t(c.q0), c.l0), (t(q1), c.l1), t(r));
-            let (w, lo, wet) = if rains {
-                let (w, lo, rained) = super::rain_on(k, q.0, lo, c.cb, u.rain, true);
-                (w, lo, wet | rained)
-            } else {
-                (q.0, lo, wet)
-            };
+            let (q, lo, wet) = force(q, lo, wet);
             *u.olo.add(g) = lo;
-            ((W::widen(w), q.1, q.2), wet)
+            (w(q), wet)
         } else {
             let (q, wet) = rk_of(k, c.g_n2, stage, d, c.cb, c.q0, q1, r);
-            if rains {
-                let (w, _, rained) = super::rain_on(k, q.0, T::ZERO, c.cb, u.rain, false);
-                ((w, q.1, q.2), wet | rained)
+            if acts {
+                let (q, _, wet) = force(t(q), T::ZERO, wet);
+                (w(q), wet)
             } else {
                 (q, wet)
             }
@@ -174,14 +247,14 @@ pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
 /// `wet_in` (dry with their four neighbours, see `block_active`): their R is 0 and their cells
 /// are dry with no momentum, so E(q) = q exactly. Stage 1 then writes clean(q0) without reading
 /// R; stage 2, when the block was also inactive in stage 1 (by `wet_m0`, the map stage 1 read),
-/// has q1 = q0 and ½(q0 + q1) = q0, so it leaves the block alone unless rain falls on it
-/// (`rain`, below). Results are bit for bit those of the full update.
+/// has q1 = q0 and ½(q0 + q1) = q0, so it leaves the block alone unless forcing acts on
+/// it (`uniform`, below). Results are bit for bit those of the full update.
 ///
-/// With `RAIN` and `rain` not null (the step's last stage, uniform rain alone: the host's
-/// `Layout::fused_rain`), the depth `rain[0]` falls on every active cell as its update is
-/// written ([`rain_on`](super::rain_on)), and the flags are those of the state with the rain.
-/// Without `RAIN` the entry holds none of that code: the stage kernels run at register caps,
-/// where a few more live values spill.
+/// With `FORCE` ≠ [`STAGE_PLAIN`] and `uniform` not null (the step's last stage with the host's
+/// `Layout::fused`), the step's uniform rain (`uniform[0]`) and in [`STAGE_SOIL`] its soil
+/// (`soil`, each cell's total in `f`) act on every active cell as its update is written
+/// ([`StageForcing`]), and the flags are those of the state after them. Other entries hold none
+/// of that code: the stage kernels run at register caps, where a few more live values spill.
 ///
 /// In SRK2 (`ry` not null) R is the x part in `r*` plus the y part in `ry` (`split_flux.rs`),
 /// added as `assemble` adds them.
@@ -213,7 +286,7 @@ pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
 // instance, and a call between them would pass `k` through local memory.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>, const LOW: bool, const RAIN: bool>(
+pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>, const LOW: bool, const FORCE: u32>(
     k: Coeffs<T>,
     stage: u32,
     early: u32,
@@ -244,7 +317,9 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>,
     olo: *mut T,
     list: *const u32,
     count: *const u32,
-    rain: *const T,
+    uniform: *const T,
+    soil: Soil<T>,
+    f: *mut T,
 ) {
     let u = Update {
         dt: unsafe { T::ldg(dt) },
@@ -257,8 +332,7 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>,
         lo1,
         olo,
         hi,
-        // Without `RAIN` a constant 0, so the entry holds none of the rain's code.
-        rain: if RAIN && !rain.is_null() { unsafe { T::ldg(rain) } } else { T::ZERO },
+        forcing: unsafe { StageForcing::of::<FORCE>(uniform, soil, f) },
     };
     let block = |bi: u32, bj: u32| {
         let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
@@ -267,8 +341,8 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>,
         let inactive = early != 0 && !block_active(&k, bi, bj, flags(wet_in));
         let b = (bj * k.nbx + bi) as usize;
         let flags_shore = !hi.is_null();
-        // Rain reaches every block, so a block it falls on is updated, as the full update would.
-        if inactive && stage == 2 && u.rain <= T::ZERO && !block_active(&k, bi, bj, flags(wet_m0)) {
+        // Forcing reaches every block, so a block it acts on is updated, as the full update would.
+        if inactive && stage == 2 && !u.forcing.any() && !block_active(&k, bi, bj, flags(wet_m0)) {
             if first {
                 unsafe { *wet_out.add(b) = 0 };
                 if flags_shore {

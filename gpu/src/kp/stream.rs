@@ -27,7 +27,7 @@
 //! RK kernel knows, see `kp_rk`), and the cell adds nothing to the rate. A warp with no such
 //! cell returns at once. These are the tile kernel's results whatever the strip geometry.
 
-use super::rk::{CellFlags, Update, load_cell, update_cell};
+use super::rk::{CellFlags, StageForcing, Update, load_cell, update_cell};
 use super::{
     Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, cell_view, face_bed, face_flux, is_active,
     mass_part, reconstruct_on, rhs_x, rhs_y, slope_source, stream_strips,
@@ -35,6 +35,7 @@ use super::{
 use crate::device::reduce::warp_reduce;
 use crate::device::warp;
 use crate::device::{DeviceReal, thread};
+use crate::forcing::Soil;
 use crate::{Bands, Level};
 
 /// Each lane's view of the strip.
@@ -93,7 +94,7 @@ impl<T: DeviceReal, W: DeviceReal> Stage2<T, W> {
             lo1: null(),
             olo: null_mut(),
             hi: null(),
-            rain: T::ZERO,
+            forcing: StageForcing::none(),
         };
         Stage2 { u, wet_out: null_mut(), partial: null_mut(), shore: null_mut(), listed: null() }
     }
@@ -460,7 +461,8 @@ pub(super) unsafe fn kp_flux_stream_early<
 /// its update (`load_cell`): a warp's rows are serial, and their latency showed otherwise. In the
 /// blocks `listed` flags (`clamp`'s drain list, or null), whose R the drain passes may change,
 /// R is written as the flux kernel writes it and the cells are left to the RK kernel, which
-/// runs on the list after the passes (`kp_rk`). No rates: the second stage's speeds set
+/// runs on the list after the passes (`kp_rk`). With `FORCE` (`STAGE_*`), the step's uniform
+/// forcing (`uniform`, `soil`, `f`) acts on each cell it updates, as in `kp_rk`. No rates: the second stage's speeds set
 /// nothing. There is no early-exit form (measured slower than the two kernels apart,
 /// docs/kp-wet-dry-kernels.md).
 ///
@@ -475,7 +477,7 @@ pub(super) unsafe fn kp_flux_stream_rk<
     T: DeviceReal,
     W: DeviceReal + Level<T>,
     const MASKED: bool,
-    const RAIN: bool,
+    const FORCE: u32,
 >(
     k: Coeffs<T>,
     bands: Bands,
@@ -499,7 +501,9 @@ pub(super) unsafe fn kp_flux_stream_rk<
     partial: *mut u32,
     shore: *mut u32,
     listed: *const u32,
-    rain: *const T,
+    uniform: *const T,
+    soil: Soil<T>,
+    f: *mut T,
 ) {
     let u = Update {
         dt: unsafe { T::ldg(dt) },
@@ -512,8 +516,7 @@ pub(super) unsafe fn kp_flux_stream_rk<
         lo1,
         olo: lo0,
         hi,
-        // Without `RAIN` a constant 0, so the entry holds none of the rain's code.
-        rain: if RAIN && !rain.is_null() { unsafe { T::ldg(rain) } } else { T::ZERO },
+        forcing: unsafe { StageForcing::of::<FORCE>(uniform, soil, f) },
     };
     let st = Stage2 { u, wet_out, partial, shore, listed };
     let (rate, wet) = (core::ptr::null_mut(), core::ptr::null());

@@ -2,18 +2,19 @@
 //! gridded rain's frames all of them, at the rain grid's resolution, after a check that they
 //! fit — and after each step three launches on the model's stream: the clock kernel
 //! integrating every series over the span the step advanced, the inflow cells, and (with rain
-//! or a soil) every cell. Uniform rain alone (`Layout::fused_rain`) falls inside the step's last
-//! RK stage instead: a one-thread kernel gives its depth over the step as soon as Δt is known.
+//! or a soil) every cell. The step's uniform forcing (`Layout::fused`: uniform rain, a uniform
+//! Green–Ampt soil) acts inside its last RK stage instead: a one-thread kernel gives the rain's
+//! depth and the span over the step as soon as Δt is known.
 //! Nothing comes from the host during a run.
 
 use crate::forcing::DeviceCellArrays;
 use crate::kp::forcing::Layout;
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{GpuReal, Result};
-use kernels::forcing::{GREEN_AMPT, HORTON};
+use kernels::forcing::{GREEN_AMPT, HORTON, Soil};
 use kernels::kp::{
     CLOCK_LEN, CLOCK_T, CellForcing, Coeffs, FORCE_CLOCK, FORCE_GREEN_AMPT, FORCE_HORTON, FORCE_INFLOW, FORCE_RAIN,
-    FORCE_RAIN_DEPTH, FORCED_LEN, FORCED_T, ForceCells, ForceClock, ForceInflow, ForceRainDepth, SeriesSet, force_rows,
+    FORCE_STAGE, FORCED_LEN, FORCED_T, ForceCells, ForceClock, ForceInflow, ForceStage, SeriesSet, force_rows,
 };
 
 /// The forcing's device arrays and kernels.
@@ -30,8 +31,8 @@ pub struct GpuForcing<T: GpuReal> {
     /// The forcing clock (`FORCED_*`) and the last span's length in `T`.
     forced: DeviceBuffer<f64>,
     span: DeviceBuffer<T>,
-    /// With `Layout::fused_rain`, the uniform rain's depth over the step in progress.
-    rain: Option<DeviceBuffer<T>>,
+    /// With `Layout::fused`, the rain's depth and the span of the step in progress.
+    uniform: Option<DeviceBuffer<T>>,
     inflow_count: u32,
     cells: DeviceBuffer<u32>,
     cell_starts: DeviceBuffer<u32>,
@@ -46,7 +47,7 @@ pub struct GpuForcing<T: GpuReal> {
     clock_kernel: Kernel<ForceClock<T>>,
     inflow_kernel: Kernel<ForceInflow<T>>,
     cells_kernel: Kernel<ForceCells<T>>,
-    rain_kernel: Kernel<ForceRainDepth<T>>,
+    stage_kernel: Kernel<ForceStage<T>>,
 }
 
 /// Device pointers of the padded state the forcing acts on (after a step: Qⁿ).
@@ -78,7 +79,7 @@ impl<T: GpuReal> GpuForcing<T> {
             layout: layout.clone(),
             forced: gpu.zeros(FORCED_LEN)?,
             span: gpu.zeros(1)?,
-            rain: layout.fused_rain.then(|| gpu.zeros(1)).transpose()?,
+            uniform: layout.fused.then(|| gpu.zeros(2)).transpose()?,
             inflow_count: layout.cells.len() as u32,
             cells: gpu.upload_or_zero(&layout.cells)?,
             cell_starts: gpu.upload(&layout.cell_starts)?,
@@ -92,7 +93,7 @@ impl<T: GpuReal> GpuForcing<T> {
                 HORTON => FORCE_HORTON,
                 _ => FORCE_RAIN,
             })?,
-            rain_kernel: gpu.kernel::<T, _>(FORCE_RAIN_DEPTH)?,
+            stage_kernel: gpu.kernel::<T, _>(FORCE_STAGE)?,
         };
         f.resume(gpu, 0.0, None)?;
         Ok(f)
@@ -138,29 +139,38 @@ impl<T: GpuReal> GpuForcing<T> {
             + if layout.has_soil() { cells * t } else { 0 }
     }
 
-    /// With `Layout::fused_rain`, the uniform rain's depth over the step the model clock `clock`
-    /// has just taken, into [`rain`](Self::rain) (enqueued; `kernels::kp::rain_depth`); nothing
-    /// otherwise.
-    pub fn rain_depth(&mut self, clock: &DeviceBuffer<f64>) -> Result<()> {
-        let Some(depth) = &mut self.rain else { return Ok(()) };
-        let params = ForceRainDepth {
+    /// With `Layout::fused`, the rain's depth and the span of the step the model clock `clock`
+    /// has just taken, for the step's last RK stage (enqueued; `kernels::kp::kp_force_stage`);
+    /// nothing otherwise.
+    pub fn stage_amounts(&mut self, clock: &DeviceBuffer<f64>) -> Result<()> {
+        let Some(uniform) = &mut self.uniform else { return Ok(()) };
+        let params = ForceStage {
             rain: self.layout.rain,
             clock: clock.ptr(),
             forced: self.forced.ptr(),
             times: self.times.ptr(),
             values: self.values.ptr(),
             starts: self.starts.ptr(),
-            depth: depth.ptr_mut(),
+            uniform: uniform.ptr_mut(),
         };
-        // SAFETY: one thread; clock holds CLOCK_LEN slots, forced FORCED_LEN, depth 1; starts
-        // holds offsets into times and values for the rain's series and the next (`Layout::of`).
-        unsafe { self.rain_kernel.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), params) }
+        // SAFETY: one thread; clock holds CLOCK_LEN slots, forced FORCED_LEN, uniform 2; starts
+        // holds offsets into times and values for the rain's series and the next, where there
+        // is rain (`Layout::of`).
+        unsafe { self.stage_kernel.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), params) }
     }
 
-    /// Where the step's last RK stage reads the uniform rain's depth
-    /// ([`rain_depth`](Self::rain_depth)), or null where it falls in the pass after the step.
-    pub fn rain(&self) -> *const T {
-        self.rain.as_ref().map_or(std::ptr::null(), |d| d.ptr())
+    /// What the step's last RK stage forces each cell with: where it reads the rain's depth and
+    /// the span ([`stage_amounts`](Self::stage_amounts)), the soil, and each cell's soil total
+    /// (null without a soil); a null first where the forcing is a pass after the step.
+    pub fn in_stage(&self) -> (*const T, Soil<T>, *mut T) {
+        match (&self.uniform, self.layout.stage_soil::<T>()) {
+            (Some(u), Some(soil)) => {
+                let f = self.infiltrated.as_ref().map_or(std::ptr::null_mut(), |f| f.ptr().cast_mut());
+                (u.ptr(), soil, f)
+            }
+            (Some(u), None) => (u.ptr(), Soil::NONE, std::ptr::null_mut()),
+            (None, _) => (std::ptr::null(), Soil::NONE, std::ptr::null_mut()),
+        }
     }
 
     /// The forcing from its clock to the model clock `clock` applied to `to` (enqueued).

@@ -7,8 +7,9 @@
 //! `clamp` the RK kernel runs on the drain list's blocks only, after the passes). With forcing
 //! and boundary segments, each stage's draining factors are followed by the water account's
 //! launch over the boundary faces (`account.rs`). The forcing's kernels follow the step
-//! (`forcing.rs`); uniform rain alone falls inside its last stage, from a depth a one-thread
-//! kernel gives once Δt is known.
+//! (`forcing.rs`); the step's uniform forcing (uniform rain, a uniform Green–Ampt soil) acts
+//! inside its last stage instead, from the rain's depth and the span a one-thread kernel gives
+//! once Δt is known.
 
 use super::cpu::CpuKp;
 use super::forcing::Layout;
@@ -27,6 +28,7 @@ use crate::{Error, GpuReal, Result};
 use account::{GpuAccount, StageInputs};
 use cudarc::driver::CudaStream;
 use forcing::{GpuForcing, Target};
+use kernels::forcing::Soil;
 use kernels::halo::{ghosts_x, ghosts_y};
 use kernels::kp::{
     BOUNDARY, CLAMP, CLAMP_COPY, CLOCK_DS_RETRIES, CLOCK_DS_STATE, CLOCK_DS_X, CLOCK_DS_Y, CLOCK_DT, CLOCK_LEN,
@@ -38,9 +40,10 @@ use kernels::kp::{
     M_FLUX_STREAM_KP07, M_FLUX_STREAM_MASKED_BOLLERMANN, M_FLUX_STREAM_MASKED_CLAMP, M_FLUX_STREAM_MASKED_KP07,
     M_FLUX_STREAM_RK_BOLLERMANN, M_FLUX_STREAM_RK_CLAMP, M_FLUX_STREAM_RK_KP07, M_FLUX_STREAM_RK_MASKED_BOLLERMANN,
     M_FLUX_STREAM_RK_MASKED_CLAMP, M_FLUX_STREAM_RK_MASKED_KP07, M_RK, M_RK_FRICTION_FIELD, RK, RK_C,
-    RK_C_FRICTION_FIELD, RK_C_RAIN, RK_C_RAIN_FRICTION_FIELD, RK_FRICTION_FIELD, RK_RAIN, RK_RAIN_FRICTION_FIELD,
-    RkSplit, RkStage, SHORE_LISTS, SPLIT_GOING, SetGhosts, ShoreLists, SplitBegin, SplitCheck, SplitClock, SplitEnd,
-    TimeStep, highest_corner, line_slots, stream_slots, stream_strips,
+    RK_C_FRICTION_FIELD, RK_C_RAIN, RK_C_RAIN_FRICTION_FIELD, RK_C_SOIL, RK_C_SOIL_FRICTION_FIELD, RK_FRICTION_FIELD,
+    RK_RAIN, RK_RAIN_FRICTION_FIELD, RK_SOIL, RK_SOIL_FRICTION_FIELD, RkSplit, RkStage, SHORE_LISTS, SPLIT_GOING,
+    SetGhosts, ShoreLists, SplitBegin, SplitCheck, SplitClock, SplitEnd, TimeStep, highest_corner, line_slots,
+    stream_slots, stream_strips,
 };
 use kernels::{Bands, Level};
 use split::{GpuSplit, SplitKernels, SplitState};
@@ -232,9 +235,9 @@ struct KpKernels<T: GpuReal> {
     flux_stream_early: Kernel<FluxStreamEarly<T>>,
     /// The streamed flux kernel with RK2's second stage.
     flux_stream_rk: Kernel<FluxStreamRk<T>>,
-    /// With uniform rain in the last stage (`Layout::fused_rain`), the second stage's and the RK
-    /// stage's entries that add it.
-    rain: Option<RainKernels<T>>,
+    /// With the step's uniform forcing in its last stage (`Layout::fused`), the second stage's
+    /// and the RK stage's entries that apply it.
+    forced: Option<ForcedKernels<T>>,
     /// The tile flux kernels' shared memory in `T`s for a block (bx, by).
     flux_shared: fn(u32, u32) -> usize,
     /// SRK2's x-line and y-block kernels and their shared memory in `T`s.
@@ -248,8 +251,16 @@ struct KpKernels<T: GpuReal> {
     buffers: BufferKernels<T>,
 }
 
-/// The stage kernels of a run whose uniform rain falls in the step's last RK stage.
-struct RainKernels<T: GpuReal> {
+/// What the step's last RK stage applies (`Layout::fused`): uniform rain, or rain and a uniform
+/// Green–Ampt soil (their entries: `RK_RAIN*`, `RK_SOIL*`).
+#[derive(Clone, Copy, PartialEq)]
+enum InStage {
+    Rain,
+    Soil,
+}
+
+/// The stage kernels of a run whose uniform forcing acts in the step's last RK stage.
+struct ForcedKernels<T: GpuReal> {
     flux_stream_rk: Kernel<FluxStreamRk<T>>,
     rk: Kernel<RkStage<T>>,
 }
@@ -338,8 +349,9 @@ impl<T: GpuReal> KpKernels<T> {
     /// `friction_field` (else the one that reads `Coeffs::g_n2`), compensated with `compensated`;
     /// with `mixed` the streamed flux, RK and boundary kernels are the mixed entry points (an
     /// f64 surface and R_w; docs/f32-conservation.md). With `masked` (a grid with inactive cells)
-    /// the streamed and SRK2 flux kernels that read the activity map. With `rain` also the
-    /// stage kernels that add uniform rain (never with `mixed`, which refuses forcing).
+    /// the streamed and SRK2 flux kernels that read the activity map. With `forced` also the
+    /// stage kernels that apply the step's uniform forcing (never with `mixed`, which refuses
+    /// forcing).
     fn new(
         gpu: &Gpu,
         wet_dry: WetDry,
@@ -347,13 +359,18 @@ impl<T: GpuReal> KpKernels<T> {
         compensated: bool,
         mixed: bool,
         masked: bool,
-        rain: bool,
+        forced: Option<InStage>,
     ) -> Result<KpKernels<T>> {
-        let rk_rain = match (friction_field, compensated) {
-            (false, false) => RK_RAIN,
-            (true, false) => RK_RAIN_FRICTION_FIELD,
-            (false, true) => RK_C_RAIN,
-            (true, true) => RK_C_RAIN_FRICTION_FIELD,
+        let soil = forced == Some(InStage::Soil);
+        let rk_forced = match (friction_field, compensated, soil) {
+            (false, false, false) => RK_RAIN,
+            (true, false, false) => RK_RAIN_FRICTION_FIELD,
+            (false, true, false) => RK_C_RAIN,
+            (true, true, false) => RK_C_RAIN_FRICTION_FIELD,
+            (false, false, true) => RK_SOIL,
+            (true, false, true) => RK_SOIL_FRICTION_FIELD,
+            (false, true, true) => RK_C_SOIL,
+            (true, true, true) => RK_C_SOIL_FRICTION_FIELD,
         };
         let rk = match (friction_field, compensated, mixed) {
             (false, _, true) => M_RK,
@@ -397,10 +414,10 @@ impl<T: GpuReal> KpKernels<T> {
             flux_stream: gpu.kernel::<T, _>(flux.stream)?,
             flux_stream_early: gpu.kernel::<T, _>(flux.stream_early)?,
             flux_stream_rk: gpu.kernel::<T, _>(flux.stream_rk)?,
-            rain: match rain && !mixed {
-                true => Some(RainKernels {
-                    flux_stream_rk: gpu.kernel::<T, _>(flux.stream_rk_rain)?,
-                    rk: gpu.kernel::<T, _>(rk_rain)?,
+            forced: match forced.is_some() && !mixed {
+                true => Some(ForcedKernels {
+                    flux_stream_rk: gpu.kernel::<T, _>(if soil { flux.stream_rk_soil } else { flux.stream_rk_rain })?,
+                    rk: gpu.kernel::<T, _>(rk_forced)?,
                 }),
                 false => None,
             },
@@ -650,7 +667,10 @@ impl<T: GpuReal> GpuKp<T> {
                 compensated,
                 mixed.is_some(),
                 active.is_some(),
-                forcing.as_ref().is_some_and(|l| l.fused_rain),
+                forcing.as_ref().filter(|l| l.fused).map(|l| match l.stage_soil::<T>() {
+                    Some(_) => InStage::Soil,
+                    None => InStage::Rain,
+                }),
             )?,
             clamp,
             split: ds,
@@ -678,7 +698,7 @@ impl<T: GpuReal> GpuKp<T> {
         let ks = &self.kernels;
         let mut limits =
             vec![(ks.flux.name(), ks.flux.max_threads_per_block()), (ks.rk.name(), ks.rk.max_threads_per_block())];
-        if let Some(r) = &ks.rain {
+        if let Some(r) = &ks.forced {
             limits.push((r.rk.name(), r.rk.max_threads_per_block()));
         }
         if let Some(s) = &self.split {
@@ -998,6 +1018,7 @@ impl<T: GpuReal> GpuKp<T> {
             clear(&self.stream, &mut c.partial)?;
             clear(&self.stream, &mut c.shore)?;
         }
+        let (uniform, soil, f) = self.in_stage(true);
         let (w, w0, rw) = (self.w_ptr(true), self.w_ptr_mut(false), self.rw_ptr_mut());
         let (hu, hv) = (self.q1[1].ptr(), self.q1[2].ptr());
         let [_, hu0, hv0] = self.q.each_mut().map(|b| b.ptr_mut());
@@ -1036,11 +1057,13 @@ impl<T: GpuReal> GpuKp<T> {
             partial,
             shore,
             listed,
-            rain: self.rain(true),
+            uniform,
+            soil,
+            f,
         };
         let ks = &self.kernels;
-        let kernel = match &ks.rain {
-            Some(r) if !params.rain.is_null() => &r.flux_stream_rk,
+        let kernel = match &ks.forced {
+            Some(r) if !params.uniform.is_null() => &r.flux_stream_rk,
             _ => &ks.flux_stream_rk,
         };
         let launch = |bands: Bands, stream: &CudaStream| {
@@ -1105,12 +1128,12 @@ impl<T: GpuReal> GpuKp<T> {
         unsafe { self.kernels.dt.launch(LaunchShape::fixed((1, 1, 1), (32, 1, 1)), params) }
     }
 
-    /// Where the stage reads the uniform rain's depth: the forcing's, in the step's `last`
-    /// stage where the rain falls inside it (`Layout::fused_rain`), else null.
-    fn rain(&self, last: bool) -> *const T {
+    /// What the stage forces each cell with: the forcing's, in the step's `last` stage where
+    /// the forcing acts inside it (`Layout::fused`; `GpuForcing::in_stage`), else nulls.
+    fn in_stage(&self, last: bool) -> (*const T, Soil<T>, *mut T) {
         match &self.forcing {
-            Some(f) if last => f.rain(),
-            _ => std::ptr::null(),
+            Some(f) if last => f.in_stage(),
+            _ => (std::ptr::null(), Soil::NONE, std::ptr::null_mut()),
         }
     }
 
@@ -1151,6 +1174,7 @@ impl<T: GpuReal> GpuKp<T> {
         // w's low parts (compensated): Qⁿ's, and Q¹'s or Qⁿ's as q1 and out are; nulls if plain.
         let low = self.low.as_ref().map_or([std::ptr::null(); 2], |l| l.each_ref().map(|b| b.ptr()));
         let low_out = self.low.as_mut().map_or(std::ptr::null_mut(), |l| l[2 - stage as usize].ptr_mut());
+        let (uniform, soil, f) = self.in_stage(stage == 2 || self.scheme == Scheme::Euler);
         let params = RkStage {
             k: self.k,
             stage,
@@ -1182,7 +1206,9 @@ impl<T: GpuReal> GpuKp<T> {
             olo: low_out,
             list,
             count,
-            rain: self.rain(stage == 2 || self.scheme == Scheme::Euler),
+            uniform,
+            soil,
+            f,
         };
         // SAFETY: every state, R and bed array is padded to k.cells(), and so is gn2 where the
         // kernel reads it (the per-cell one, chosen in new exactly when `friction` is uploaded;
@@ -1194,8 +1220,8 @@ impl<T: GpuReal> GpuKp<T> {
         // lo1, olo are null (the plain kernel, which ignores them) or padded arrays aliasing as
         // w0, w1 and ow do. list is null (the block shape: nbx × nby blocks of bx × by), or the
         // drain list's pairs with their count in `counts` (rk_listed: a 1-D grid of bx × by).
-        let rk = match &self.kernels.rain {
-            Some(r) if !params.rain.is_null() => &r.rk,
+        let rk = match &self.kernels.forced {
+            Some(r) if !params.uniform.is_null() => &r.rk,
             _ => &self.kernels.rk,
         };
         unsafe { rk.launch(shape, params) }
@@ -1475,7 +1501,7 @@ impl<T: GpuReal> GpuKp<T> {
         self.flux(kernel, false)?;
         self.time_step()?;
         if let Some(f) = &mut self.forcing {
-            f.rain_depth(&self.clock)?;
+            f.stage_amounts(&self.clock)?;
         }
         self.drain(false)?;
         self.account_stage(false, self.scheme == Scheme::Euler)?;
