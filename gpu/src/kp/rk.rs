@@ -123,12 +123,11 @@ pub(super) struct CellIn<T, W> {
 }
 
 /// The inputs of padded cell `g` for stage `stage` ([`CellIn`]), with the soil's total where
-/// the stage forces a soil; `active`: the cell's block is
-/// active by the flux's wet map (else its cells are dry with no momentum, where friction is 0
-/// whatever g·n² is: no load for it). `per_cell`: g·n² from `u.gn2`; `low`: the compensated
-/// update (only with `W` = `T`); `q1`: Q¹ too (`u.q1`; for a cell whose R will be given). The
-/// RK kernel passes its constants for `per_cell` and `low`, the streamed kernel the null-ness of
-/// `gn2` and `lo1`.
+/// the stage forces a soil; `active`: the cell's block is active by the flux's wet map (else
+/// its cells are dry with no momentum, where friction is 0 whatever g·n² is: no load for it).
+/// `per_cell`: g·n² from `u.gn2`; `low`: the compensated update (only with `W` = `T`); `q1`: Q¹
+/// too (`u.q1`; for a cell whose R will be given). The RK kernel passes its constants for
+/// `per_cell` and `low`, the streamed kernel the null-ness of `gn2` and `lo1`.
 ///
 /// # Safety
 /// `u`'s arrays as `kp_rk` states; `g` a padded cell.
