@@ -154,8 +154,7 @@ impl GpuMixed {
     fn exchange(&mut self, halo: Option<(&Gpu, &Halo)>) -> Result<()> {
         let Some((gpu, halo)) = halo else { return Ok(()) };
         let f = &mut self.f;
-        halo.exchange_device(gpu, &mut [&mut *f.h])?;
-        halo.exchange_device(gpu, &mut [&mut *f.s, &mut *f.alpha, &mut *f.beta])
+        halo.exchange_device_of_two(gpu, (&mut [&mut *f.h], &mut [&mut *f.s, &mut *f.alpha, &mut *f.beta]))
     }
 
     fn set_ghosts(&mut self) -> Result<()> {

@@ -227,6 +227,22 @@ impl Halo {
         self.exchange_beside_bands_of_two::<T, T>(gpu, (fields, &mut []), bands, launch)
     }
 
+    /// [`exchange_device`](Self::exchange_device) of fields of two precisions (a mixed-precision
+    /// state): those of `a`, then those of `b`, one exchange for each that has fields.
+    pub fn exchange_device_of_two<A: GpuReal, B: GpuReal>(
+        &self,
+        gpu: &Gpu,
+        (a, b): (&mut [&mut CudaSlice<A>], &mut [&mut CudaSlice<B>]),
+    ) -> Result<()> {
+        if !a.is_empty() {
+            self.exchange_device(gpu, a)?;
+        }
+        if !b.is_empty() {
+            self.exchange_device(gpu, b)?;
+        }
+        Ok(())
+    }
+
     /// [`exchange_beside_bands`](Self::exchange_beside_bands) for fields of two precisions (a
     /// mixed-precision state), all in one exchange.
     pub fn exchange_beside_bands_of_two<A: GpuReal, B: GpuReal>(
@@ -238,12 +254,7 @@ impl Halo {
     ) -> Result<()> {
         let link = self.link.as_ref().filter(|_| self.overlap);
         let (Some(inner), Some(link)) = (Bands::inner(ny, rows, reach), link) else {
-            if !a.is_empty() {
-                self.exchange_device(gpu, a)?;
-            }
-            if !b.is_empty() {
-                self.exchange_device(gpu, b)?;
-            }
+            self.exchange_device_of_two(gpu, (a, b))?;
             return launch(Bands::all(ny, rows), gpu.stream());
         };
         let planes = |n: usize| (0..n).map(|k| (k, 0)).collect::<Vec<_>>();

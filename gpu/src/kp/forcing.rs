@@ -15,7 +15,7 @@ use super::Coeffs;
 pub use crate::forcing::{CellForcing, NO_RAIN};
 use crate::forcing::{Infiltration, Soil, Span, cell_gain, force_cell, frame_at};
 use crate::sediment::compensated_add;
-use crate::{Level, Real};
+use crate::Real;
 
 /// Slots of the forcing clock (f64): the time forcing has been applied up to, and of the span
 /// the last clock kernel integrated over its length, its start and the rain frame holding at
@@ -192,14 +192,9 @@ unsafe fn series_points<'a>(
 /// (w, lo) and whether it holds more than the wet depth. The arithmetic of [`force_point`]
 /// without a soil, whose momenta factor is 1: rain adds water and no momentum.
 #[inline(always)]
-pub fn rain_on<T: Real, W: Level<T>>(k: &Coeffs<T>, w: W, lo: T, cb: T, rain: T, compensated: bool) -> (W, T, bool) {
-    let h = (w.minus(W::widen(cb)) + lo).max(T::ZERO);
-    let (w, lo) = if compensated {
-        let (w, lo) = compensated_add(w.narrow(), lo, rain);
-        (W::widen(w), lo)
-    } else {
-        (w + W::widen(rain), T::ZERO)
-    };
+pub fn rain_on<T: Real>(k: &Coeffs<T>, w: T, lo: T, cb: T, rain: T, compensated: bool) -> (T, T, bool) {
+    let h = ((w - cb) + lo).max(T::ZERO);
+    let (w, lo) = if compensated { compensated_add(w, lo, rain) } else { (w + rain, T::ZERO) };
     (w, lo, h + rain > k.wet_above)
 }
 
