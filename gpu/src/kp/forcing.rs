@@ -12,10 +12,10 @@
 //! pass over every cell.
 
 use super::Coeffs;
+use crate::Real;
 pub use crate::forcing::{CellForcing, NO_RAIN};
 use crate::forcing::{Infiltration, Soil, Span, cell_gain, force_cell, frame_at};
 use crate::sediment::compensated_add;
-use crate::Real;
 
 /// Slots of the forcing clock (f64): the time forcing has been applied up to, and of the span
 /// the last clock kernel integrated over its length, its start and the rain frame holding at
