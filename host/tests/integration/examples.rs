@@ -179,9 +179,16 @@ fn every_example_has_a_norms_file_and_every_norms_file_an_example() {
     }
 }
 
-#[test]
-fn every_example_matches_its_norms_on_the_cpu() {
-    for sc in scenarios::all() {
+/// The examples in the order of their names, `part` (0 or 1) of every two: the two parts take
+/// about as long, and their tests run side by side.
+fn examples_of_part(part: usize) -> impl Iterator<Item = Scenario> {
+    scenarios::all().into_iter().enumerate().filter(move |(k, _)| k % 2 == part).map(|(_, sc)| sc)
+}
+
+/// Each example of `part` ([`examples_of_part`]) run on the CPU in every precision matches the
+/// norms stored for it (or writes them, with `HYDROKERN_BLESS=1`).
+fn examples_match_their_norms_on_the_cpu(part: usize) {
+    for sc in examples_of_part(part) {
         let file = read_norms(sc.name);
         let mut runs = Vec::new();
         for p in precisions(&sc) {
@@ -198,6 +205,16 @@ fn every_example_matches_its_norms_on_the_cpu() {
             println!("{}: norms rewritten", sc.name);
         }
     }
+}
+
+#[test]
+fn every_example_matches_its_norms_on_the_cpu_part_1() {
+    examples_match_their_norms_on_the_cpu(0);
+}
+
+#[test]
+fn every_example_matches_its_norms_on_the_cpu_part_2() {
+    examples_match_their_norms_on_the_cpu(1);
 }
 
 /// The GPU against the CPU's stored norms. Both evaluate the same point functions; the GPU
