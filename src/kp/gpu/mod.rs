@@ -514,6 +514,15 @@ pub enum FluxKernel {
     EarlyExit,
 }
 
+/// The GPU's stream waits for the water account's last stages, measured beside it, before the
+/// fields they read are freed on it.
+impl<T: GpuReal> Drop for GpuKp<T> {
+    fn drop(&mut self) {
+        // A failed wait leaves nothing to order: the context is gone with the run.
+        let _ = self.join_account();
+    }
+}
+
 impl<T: GpuReal> GpuKp<T> {
     /// Validate, check that the fields fit, upload, set the ghosts and the wet map.
     pub fn new(gpu: &Gpu, problem: &Problem, launch: Launch) -> Result<GpuKp<T>> {
@@ -1297,11 +1306,18 @@ impl<T: GpuReal> GpuKp<T> {
         q[0] = self.w_ptr(from_q1);
         let wet = if self.early { self.wet[self.map(from_q1)].ptr() } else { std::ptr::null() };
         let scale = if self.scheme == Scheme::Euler { 1.0 } else { 0.5 };
-        self.account_on(self.side(), q, std::ptr::null(), wet, scale, FACES_ALL, last)
+        self.account_on(self.side(), q, std::ptr::null(), wet, scale, FACES_ALL, last, true)
+    }
+
+    /// The GPU's stream waits for the water account's stages measured beside it
+    /// (`account.rs`): before anything rewrites what they read.
+    fn join_account(&self) -> Result<()> {
+        self.account.as_ref().map_or(Ok(()), |a| a.join())
     }
 
     /// The water account's share of a stage of weight `scale` over `faces` of the state `q` in
-    /// orientation `side` (`clock`: the split clock, or null), committing with `commit`.
+    /// orientation `side` (`clock`: the split clock, or null), committing with `commit`;
+    /// `beside` the GPU's stream, joined at the next step ([`join_account`](Self::join_account)).
     #[allow(clippy::too_many_arguments)]
     fn account_on(
         &mut self,
@@ -1312,6 +1328,7 @@ impl<T: GpuReal> GpuKp<T> {
         scale: f64,
         faces: u32,
         commit: bool,
+        beside: bool,
     ) -> Result<()> {
         let Some(a) = &mut self.account else { return Ok(()) };
         let (phi, drained) = match &self.clamp {
@@ -1319,7 +1336,7 @@ impl<T: GpuReal> GpuKp<T> {
             None => (std::ptr::null(), std::ptr::null()),
         };
         let inputs = StageInputs { q, bed: side.bed, dt: self.dt.ptr(), clock, wet, phi, drained };
-        a.stage(side.k, measure(scale, faces, commit), &inputs)
+        a.stage(side.k, measure(scale, faces, commit), &inputs, beside)
     }
 
     /// With boundary segments, every face's volumes so far (`CpuKp::boundary_volumes`'
@@ -1469,6 +1486,8 @@ impl<T: GpuReal> GpuKp<T> {
     /// early exit: `kernel` does not matter) a split step; then the forcing over the time it
     /// advanced and the ghosts of the forced state.
     pub fn step(&mut self, kernel: FluxKernel) -> Result<()> {
+        // The last step's account, measured beside the stream, read its state and Δt.
+        self.join_account()?;
         // Early exit does not see water a held level's ghosts bring to a dry block (`CpuKp::new`).
         let kernel = if self.forcing.as_ref().is_some_and(|f| f.sets_ghosts()) { FluxKernel::Full } else { kernel };
         if self.split.is_some() {
@@ -1563,6 +1582,7 @@ impl<T: GpuReal> GpuKp<T> {
     /// passes' flags and lists are made again from Qⁿ). On the compensated path w's low part is
     /// `low` ([`download_low`](Self::download_low)), or 0 without one (a plain run's state).
     pub fn resume(&mut self, gpu: &Gpu, q: [&[T]; 3], low: Option<&[T]>, wet: &[u32], clock: ClockState) -> Result<()> {
+        self.join_account()?;
         for (dst, src) in self.q.iter_mut().zip(q) {
             gpu.write(src, dst)?;
         }
@@ -1842,7 +1862,7 @@ impl<T: GpuReal> GpuKp<T> {
         let (faces, clock) = (if axis == 0 { FACES_X } else { FACES_X_T }, self.clock.ptr());
         let null = std::ptr::null();
         let scale = if mid.is_some() { 0.5 } else { 1.0 };
-        self.account_on(from, reading(input), clock, null, scale, faces, false)?;
+        self.account_on(from, reading(input), clock, null, scale, faces, false, false)?;
         match mid {
             None => {
                 self.split_stage(axis, 1, reading(input), reading(input), out, transpose, from.hi)?;
@@ -1855,7 +1875,7 @@ impl<T: GpuReal> GpuKp<T> {
                 self.boundary_on(from, mid)?;
                 self.line_flux(from, reading(mid))?;
                 self.drain_on(from, reading(mid), wet, true)?;
-                self.account_on(from, reading(mid), clock, null, scale, faces, false)?;
+                self.account_on(from, reading(mid), clock, null, scale, faces, false, false)?;
                 self.split_stage(axis, 2, reading(input), reading(mid), out, transpose, from.hi)?;
                 self.clamp_on(to, wet, out)?;
                 self.boundary_on(to, out)
