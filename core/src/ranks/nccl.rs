@@ -6,9 +6,9 @@
 //! ranks exchange through the host as before ([`Halo`](super::Halo)).
 
 use super::comm::Comm;
-use crate::runtime::{Backend, Gpu};
+use crate::runtime::{Aside, Backend, Gpu};
 use crate::{Error, GpuReal, Result};
-use cudarc::driver::{CudaEvent, CudaSlice, CudaStream};
+use cudarc::driver::{CudaSlice, CudaStream};
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::{Arc, OnceLock};
 
@@ -108,37 +108,13 @@ impl Nccl {
 }
 
 /// One rank's NCCL communicator over all the ranks, on its GPU's stream, and a second stream
-/// beside it ([`exchange_aside`](DeviceLink::exchange_aside)).
+/// beside it, on which ghost rows travel and the work that reads them runs while the GPU's
+/// stream computes what does not ([`exchange_aside`](DeviceLink::exchange_aside)).
 pub struct DeviceLink {
     nccl: &'static Nccl,
     comm: RawComm,
     gpu: Arc<Gpu>,
     aside: Aside,
-}
-
-/// A stream of the rank's GPU beside its own, of the highest priority (its blocks are scheduled
-/// before the other stream's waiting ones), on which ghost rows travel and the work that reads
-/// them runs while the GPU's stream computes what does not; `ready` and `done` order the two.
-struct Aside {
-    stream: Arc<CudaStream>,
-    ready: CudaEvent,
-    done: CudaEvent,
-}
-
-/// A failed driver call `what` of the stream beside the GPU's, as an error.
-fn failed(what: &'static str) -> impl Fn(cudarc::driver::DriverError) -> Error {
-    move |e| Error::invalid(format!("ranks: {what} failed: {e}"))
-}
-
-impl Aside {
-    fn new(gpu: &Gpu) -> Result<Aside> {
-        let ctx = gpu.context();
-        let (_, highest) =
-            cudarc::driver::result::stream::get_priority_range().map_err(failed("cuCtxGetStreamPriorityRange"))?;
-        let stream = ctx.new_stream_with_priority(highest).map_err(failed("cuStreamCreateWithPriority"))?;
-        let event = || ctx.new_event(None).map_err(failed("cuEventCreate"));
-        Ok(Aside { stream, ready: event()?, done: event()? })
-    }
 }
 
 /// A message of [`DeviceLink::exchange`]: `bytes` bytes at device address `at`, to or from rank
@@ -253,19 +229,17 @@ impl DeviceLink {
         then: impl FnOnce(&Arc<CudaStream>) -> Result<()>,
     ) -> Result<()> {
         let a = &self.aside;
-        a.ready.record(self.gpu.stream()).map_err(failed("cuEventRecord"))?;
-        a.stream.wait(&a.ready).map_err(failed("cuStreamWaitEvent"))?;
+        a.begin(self.gpu.stream())?;
         bind(&self.gpu)?;
-        self.exchange_on(a.stream.cu_stream() as *mut c_void, sends, recvs)?;
-        then(&a.stream)?;
-        a.done.record(&a.stream).map_err(failed("cuEventRecord"))
+        self.exchange_on(a.stream().cu_stream() as *mut c_void, sends, recvs)?;
+        then(a.stream())?;
+        a.end()
     }
 
     /// The GPU's stream waits, on the device, for the last [`exchange_aside`](Self::exchange_aside)
     /// and what followed it there.
     pub fn join(&self) -> Result<()> {
-        let a = &self.aside;
-        self.gpu.stream().wait(&a.done).map_err(failed("cuStreamWaitEvent"))
+        self.aside.join(self.gpu.stream())
     }
 
     fn exchange_on(&self, stream: *mut c_void, sends: &[Message], recvs: &[Message]) -> Result<()> {
@@ -314,7 +288,7 @@ impl Drop for DeviceLink {
         // The streams' messages are done before the communicator goes; a failure at the end of
         // a run has no one to tell.
         let _ = self.gpu.synchronize();
-        let _ = self.aside.stream.synchronize();
+        let _ = self.aside.stream().synchronize();
         // SAFETY: the communicator is this link's, used by nothing after this.
         unsafe { (self.nccl.comm_destroy)(self.comm) };
     }

@@ -2,6 +2,7 @@
 //! timers, and what a device allows a kernel's blocks. Layered as cudarc is: raw driver calls stay in cudarc; here they become `Result`s
 //! and safe types, with `unsafe` only at the kernel launch.
 
+mod aside;
 mod backend;
 mod borrowed;
 mod context;
@@ -10,6 +11,7 @@ mod limits;
 mod snapshot;
 mod timing;
 
+pub use aside::Aside;
 pub use backend::{Backend, BackendChoice};
 pub use borrowed::{Borrowed, DeviceMemory};
 pub use context::{DeviceInfo, Gpu};

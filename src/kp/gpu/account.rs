@@ -14,15 +14,12 @@
 
 use crate::kp::segments::Segments;
 use crate::kp::{Problem, WetDry};
-use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
+use crate::runtime::{Aside, DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
-use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::{CudaEvent, CudaStream};
 use kernels::kp::{
     ACCOUNT_BOLLERMANN, ACCOUNT_CLAMP, ACCOUNT_COMMIT, ACCOUNT_KP07, Coeffs, FaceAccount, FaceCommit, Measure,
     face_lengths, measured_faces, perimeter_faces,
 };
-use std::sync::Arc;
 
 /// What a stage's measurement reads (device addresses): its state with ghosts, corner bed and
 /// Δt; the split clock (null outside DS1 and DS2); the wet map its flux read (null without
@@ -49,16 +46,8 @@ pub struct GpuAccount<T: GpuReal> {
     cell: (f64, f64),
     kernel: Kernel<FaceAccount<T>>,
     commit: Kernel<FaceCommit<T>>,
-    /// The stream the unsplit schemes' stages are measured on, the event the GPU's stream
-    /// records before each (`ready`) and the one the last records there (`done`).
-    aside: Arc<CudaStream>,
-    ready: CudaEvent,
-    done: CudaEvent,
-}
-
-/// A failed driver call `what` of the account's stream, as an error.
-fn failed(what: &'static str) -> impl Fn(cudarc::driver::DriverError) -> Error {
-    move |e| Error::invalid(format!("kp: the water account's {what} failed: {e}"))
+    /// The stream the unsplit schemes' stages are measured on.
+    aside: Aside,
 }
 
 impl<T: GpuReal> GpuAccount<T> {
@@ -74,16 +63,8 @@ impl<T: GpuReal> GpuAccount<T> {
             WetDry::Kp07 => ACCOUNT_KP07,
             WetDry::Clamp => ACCOUNT_CLAMP,
         };
-        // The highest priority: the account's blocks go first as the update's leave room.
-        let ctx = gpu.context();
-        let (_, highest) =
-            cudarc::driver::result::stream::get_priority_range().map_err(failed("cuCtxGetStreamPriorityRange"))?;
-        let aside = ctx.new_stream_with_priority(highest).map_err(failed("cuStreamCreateWithPriority"))?;
-        let event = || ctx.new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING)).map_err(failed("cuEventCreate"));
         Ok(Some(GpuAccount {
-            aside,
-            ready: event()?,
-            done: event()?,
+            aside: Aside::new(gpu)?,
             segment: gpu.upload(&s.map)?,
             pending: gpu.zeros(faces)?,
             totals: gpu.zeros(4 * faces)?,
@@ -131,16 +112,14 @@ impl<T: GpuReal> GpuAccount<T> {
             self.join()?;
             return unsafe { self.kernel.launch(shape, params) };
         }
-        let main = self.kernel.stream();
-        self.ready.record(main).map_err(failed("cuEventRecord"))?;
-        self.aside.wait(&self.ready).map_err(failed("cuStreamWaitEvent"))?;
-        unsafe { self.kernel.launch_on(&self.aside, shape, params) }?;
-        self.done.record(&self.aside).map_err(failed("cuEventRecord"))
+        self.aside.begin(self.kernel.stream())?;
+        unsafe { self.kernel.launch_on(self.aside.stream(), shape, params) }?;
+        self.aside.end()
     }
 
     /// The GPU's stream waits, on the device, for the stages measured beside it so far.
     pub fn join(&self) -> Result<()> {
-        self.kernel.stream().wait(&self.done).map_err(failed("cuStreamWaitEvent"))
+        self.aside.join(self.kernel.stream())
     }
 
     /// DS1 and DS2, after the step's end (`clock`, the split clock): its pending volumes
