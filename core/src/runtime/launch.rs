@@ -238,7 +238,7 @@ impl<P: Params> Kernel<P> {
 
     /// [`launch`](Self::launch) on `stream`, a stream of the GPU's context other than its own
     /// (work that runs beside the stream's, such as a slab's edge bands while its inner ones
-    /// run: `ranks::DeviceLink::aside`).
+    /// run, or the water account's stages: [`Aside`](super::Aside)).
     ///
     /// # Safety
     /// As [`launch`](Self::launch), and nothing on another stream writes what the kernel reads
