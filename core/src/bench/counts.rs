@@ -52,13 +52,32 @@ pub fn table(arch: &str) -> Option<&'static Table> {
 }
 
 /// FNV-1a (64 bits) of an entry point's PTX text, from its `.visible .entry` line to its closing
-/// brace: the same text and hash `scripts/profile-counts` records.
+/// brace, with the function's number in the module left out of its labels (`$L__BB12_3` and
+/// `__local_depot12` hash as `$L__BB_3` and `__local_depot`), so that a function added to or
+/// removed from the module before it leaves its hash alone: the same text and hash
+/// `scripts/profile-counts` records.
 pub fn entry_hash(ptx: &str, name: &str) -> Option<String> {
     let start = ptx.find(&format!(".visible .entry {name}("))?;
     let body = &ptx[start..];
     let end = body.find("\n}\n").map(|e| e + 2)?;
-    let h = body[..end].bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    let h =
+        numberless(&body[..end]).fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
     Some(format!("{h:016x}"))
+}
+
+/// The bytes of `text` without the digits that follow `$L__BB` and `__local_depot` (the
+/// function's number in the module).
+fn numberless(text: &str) -> impl Iterator<Item = u8> + '_ {
+    const MARKS: [&[u8]; 2] = [b"$L__BB", b"__local_depot"];
+    let bytes = text.as_bytes();
+    let mut skip_digits = false;
+    bytes.iter().enumerate().filter_map(move |(i, &b)| {
+        if skip_digits && b.is_ascii_digit() {
+            return None;
+        }
+        skip_digits = MARKS.iter().any(|m| bytes[..=i].ends_with(m));
+        Some(b)
+    })
 }
 
 /// What a sequence of launches adds up to, or why it cannot be counted.
@@ -132,6 +151,18 @@ mod tests {
             )
         );
         assert_eq!(entry_hash(PTX, "c_f32"), None);
+    }
+
+    #[test]
+    fn the_hash_leaves_out_the_functions_number_in_its_labels() {
+        let numbered = |n: u32, to: u32| {
+            format!(
+                ".visible .entry a_f32(\n)\n{{\n\t.local .align 8 .b8 \t__local_depot{n}[8];\n\t@%p1 bra \t$L__BB{n}_{to};\n$L__BB{n}_{to}:\n\tret;\n}}\n"
+            )
+        };
+        assert_eq!(entry_hash(&numbered(7, 2), "a_f32"), entry_hash(&numbered(291, 2), "a_f32"));
+        // The block's own number within the function still counts.
+        assert_ne!(entry_hash(&numbered(7, 2), "a_f32"), entry_hash(&numbered(7, 3), "a_f32"));
     }
 
     #[test]
