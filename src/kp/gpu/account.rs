@@ -7,10 +7,12 @@
 //!
 //! In Euler and RK2 a stage's launch goes on a stream of its own, beside the GPU's, after
 //! everything queued there so far: it reads the stage's state, Δt, wet map and draining factors,
-//! which nothing rewrites before the next step's flux, so the GPU's stream goes on at once with
-//! the stage's update and waits for the account only there ([`join`](GpuAccount::join)). One
-//! thread a face of the perimeter is a small launch that the update's blocks leave room for;
-//! queued in line it held up the step by its whole latency (1.5% of an RK2 step at 4096²).
+//! so the GPU's stream goes on at once with the stage's update and waits for the account
+//! ([`join`](GpuAccount::join)) only before it rewrites any of those: RK2's second stage (which
+//! writes Qⁿ⁺¹ over Qⁿ and draws new draining factors) for the first stage's account, the next
+//! step for the last stage's. One thread a face of the perimeter is a small launch that the
+//! update's blocks leave room for; queued in line it held up the step by its whole latency (1.5%
+//! of an RK2 step at 4096²).
 
 use crate::kp::segments::Segments;
 use crate::kp::{Problem, WetDry};

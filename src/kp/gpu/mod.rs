@@ -1317,7 +1317,8 @@ impl<T: GpuReal> GpuKp<T> {
 
     /// The water account's share of a stage of weight `scale` over `faces` of the state `q` in
     /// orientation `side` (`clock`: the split clock, or null), committing with `commit`;
-    /// `beside` the GPU's stream, joined at the next step ([`join_account`](Self::join_account)).
+    /// `beside` the GPU's stream, joined before anything rewrites what it reads
+    /// ([`join_account`](Self::join_account)): stage 2 of RK2, the next step.
     #[allow(clippy::too_many_arguments)]
     fn account_on(
         &mut self,
@@ -1543,6 +1544,10 @@ impl<T: GpuReal> GpuKp<T> {
                 self.cur = (self.cur + 1) % 3;
             }
             Scheme::Rk2 | Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2 => {
+                // Stage 1's account, measured beside the stream, read Qⁿ and the draining
+                // factors, which stage 2 rewrites (its update writes Qⁿ⁺¹ over Qⁿ, its drain
+                // pass the factors).
+                self.join_account()?;
                 if self.fuses(kernel) {
                     self.flux_rk()?;
                     self.drain(true)?;
