@@ -82,6 +82,21 @@ pub trait Real:
     /// subnormal and huge arguments around it: eight); elsewhere `recip`. For arguments known to
     /// be normal numbers.
     fn recip_ftz(self) -> Self;
+    /// √x for a positive normal x, within an ulp of the correctly rounded result (and mostly
+    /// equal to it), and exact at 0 and ∞: in f64 on the GPU the hardware's estimate refined by
+    /// Newton steps and corrected by its residual, which ptxas does not expand into a slow-path
+    /// call (whose registers a kernel at a register cap spills around); elsewhere `sqrt`.
+    #[inline(always)]
+    fn sqrt_refined(self) -> Self {
+        self.sqrt()
+    }
+    /// `self / d` for a positive normal d below 2¹⁰²⁰, within an ulp of the correctly rounded
+    /// quotient (and mostly equal to it): in f64 on the GPU from the hardware's estimate of 1/d
+    /// refined as [`sqrt_refined`](Real::sqrt_refined) is; elsewhere the division.
+    #[inline(always)]
+    fn div_refined(self, d: Self) -> Self {
+        self / d
+    }
     /// `self * other` rounded on its own, never contracted into a multiply-add with what uses
     /// it: `mul.rn` on the GPU (a PTX product with a rounding modifier is not fused, by LLVM or
     /// by ptxas), the plain product on the host (which does not contract). For a value two
@@ -109,7 +124,7 @@ pub trait Real:
 }
 
 macro_rules! impl_real {
-    ($t:ty, $cheap_min_max:expr, $sqrt:ident, $fma:ident, $sqrt_fast:path, $recip_fast:path, $sqrt_ftz:path, $recip_ftz:path, $mul_rn:path, $add_rn:path) => {
+    ($t:ty, $cheap_min_max:expr, $sqrt:ident, $fma:ident, $sqrt_fast:path, $recip_fast:path, $sqrt_ftz:path, $recip_ftz:path, $mul_rn:path, $add_rn:path, $sqrt_refined:path, $div_refined:path) => {
         impl Real for $t {
             const NAME: &'static str = stringify!($t);
             const ZERO: Self = 0.0;
@@ -150,6 +165,14 @@ macro_rules! impl_real {
             #[inline(always)]
             fn recip_ftz(self) -> Self {
                 $recip_ftz(self)
+            }
+            #[inline(always)]
+            fn sqrt_refined(self) -> Self {
+                $sqrt_refined(self)
+            }
+            #[inline(always)]
+            fn div_refined(self, d: Self) -> Self {
+                $div_refined(self, d)
             }
             #[inline(always)]
             fn mul_add(self, a: Self, b: Self) -> Self {
@@ -193,7 +216,9 @@ impl_real!(
     fast::sqrt_ftz_f32,
     fast::recip_ftz_f32,
     rn::mul_f32,
-    rn::add_f32
+    rn::add_f32,
+    core::intrinsics::sqrtf32,
+    refined::div_exact_f32
 );
 impl_real!(
     f64,
@@ -205,7 +230,9 @@ impl_real!(
     fast::sqrt_f64,
     fast::recip_f64,
     rn::mul_f64,
-    rn::add_f64
+    rn::add_f64,
+    refined::sqrt_f64,
+    refined::div_f64
 );
 
 /// The operations rounded on their own (see [`Real::mul_rn`]): on the GPU one PTX instruction
@@ -273,4 +300,155 @@ mod fast {
     approx_op!(recip_f32, "rcp.approx.f32", |x: f32| 1.0 / x);
     approx_op!(sqrt_ftz_f32, "sqrt.approx.ftz.f32", core::intrinsics::sqrtf32);
     approx_op!(recip_ftz_f32, "rcp.approx.ftz.f32", |x: f32| 1.0 / x);
+}
+
+/// The refined forms (see [`Real::sqrt_refined`]). In f32 the correctly rounded operations
+/// everywhere: ptxas expands them in a few instructions with no call, and a soil's step with the
+/// approximate ones took as long (docs/kp-forcing.md, "Cost").
+pub mod refined {
+    #[inline(always)]
+    pub fn div_exact_f32(n: f32, d: f32) -> f32 {
+        n / d
+    }
+
+    /// Newton steps from the hardware's estimates (good to about 2⁻²⁰ or better): one leaves
+    /// about 2⁻⁴⁰, and the correction by the residual then about 2⁻⁸⁰, below the half ulp of the
+    /// last rounding.
+    const STEPS: u32 = 1;
+
+    /// √x from an estimate `r` of 1/√x: [`STEPS`] steps of Goldschmidt's coupled iteration for
+    /// g ≈ √x and h ≈ 1/(2√x), each doubling the correct bits, then g corrected by its residual
+    /// x − g² (exact in a multiply-add), which leaves it within an ulp.
+    #[inline(always)]
+    pub fn sqrt_from_estimate(x: f64, r: f64) -> f64 {
+        let (mut g, mut h) = (x * r, 0.5 * r);
+        let mut n = 0;
+        while n < STEPS {
+            let e = (-g).mul_add_(h, 0.5);
+            g = g.mul_add_(e, g);
+            h = h.mul_add_(e, h);
+            n += 1;
+        }
+        let s = (-g).mul_add_(g, x).mul_add_(h, g);
+        // 0 and ∞ as they are, NaN below 0 (the estimate gives NaN at both ends).
+        if x > 0.0 && x < f64::INFINITY {
+            s
+        } else if x >= 0.0 {
+            x
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// n/d from an estimate `y` of 1/d: [`STEPS`] Newton steps for 1/d, then the quotient
+    /// corrected by its residual n − d·q (exact in a multiply-add).
+    #[inline(always)]
+    pub fn div_from_estimate(n: f64, d: f64, y: f64) -> f64 {
+        let mut y = y;
+        let mut k = 0;
+        while k < STEPS {
+            y = y.mul_add_((-d).mul_add_(y, 1.0), y);
+            k += 1;
+        }
+        let q = n * y;
+        (-d).mul_add_(q, n).mul_add_(y, q)
+    }
+
+    /// f64's multiply-add rounded once, as an operator on the value.
+    trait MulAdd {
+        fn mul_add_(self, a: f64, b: f64) -> f64;
+    }
+
+    impl MulAdd for f64 {
+        #[inline(always)]
+        fn mul_add_(self, a: f64, b: f64) -> f64 {
+            core::intrinsics::fmaf64(self, a, b)
+        }
+    }
+
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub fn sqrt_f64(x: f64) -> f64 {
+        let r: f64;
+        unsafe {
+            core::arch::asm!("rsqrt.approx.f64 {r}, {x};", r = out(reg64) r, x = in(reg64) x, options(pure, nomem, nostack))
+        };
+        sqrt_from_estimate(x, r)
+    }
+
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub fn div_f64(n: f64, d: f64) -> f64 {
+        let y: f64;
+        unsafe {
+            core::arch::asm!("rcp.approx.ftz.f64 {y}, {d};", y = out(reg64) y, d = in(reg64) d, options(pure, nomem, nostack))
+        };
+        div_from_estimate(n, d, y)
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[inline(always)]
+    pub fn sqrt_f64(x: f64) -> f64 {
+        core::intrinsics::sqrtf64(x)
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[inline(always)]
+    pub fn div_f64(n: f64, d: f64) -> f64 {
+        n / d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::refined::{div_from_estimate, sqrt_from_estimate};
+    use std::vec::Vec;
+
+    /// Random f64s of `bits` random mantissa bits over exponents −60…60 (an LCG: no dependency).
+    fn randoms(n: usize) -> impl Iterator<Item = f64> {
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        (0..n).map(move |_| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let m = 1.0 + (s >> 11) as f64 / (1u64 << 53) as f64;
+            let e = ((s >> 3) % 121) as i32 - 60;
+            m * 2f64.powi(e)
+        })
+    }
+
+    /// An estimate of `exact` off by a relative 2⁻¹⁶ either way, coarser than the hardware's
+    /// (about 2⁻²⁰ at worst): with 2⁻²⁰ every result is the correctly rounded one.
+    fn estimate(exact: f64, i: usize) -> f64 {
+        exact * (1.0 + [1.0, -1.0, 0.5, -0.25][i % 4] * 2f64.powi(-16))
+    }
+
+    fn ulps(a: f64, b: f64) -> u64 {
+        (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs()
+    }
+
+    #[test]
+    fn refined_square_roots_are_within_an_ulp_and_mostly_exact() {
+        let (mut equal, n) = (0, 20_000);
+        for (i, x) in randoms(n).enumerate() {
+            let s = sqrt_from_estimate(x, estimate(1.0 / x.sqrt(), i));
+            assert!(ulps(s, x.sqrt()) <= 1, "√{x:e}: {s:e} against {:e}", x.sqrt());
+            equal += (s == x.sqrt()) as usize;
+        }
+        assert!(equal * 100 >= n * 99, "{equal} of {n} correctly rounded");
+        assert_eq!(sqrt_from_estimate(0.0, f64::INFINITY), 0.0);
+        assert_eq!(sqrt_from_estimate(f64::INFINITY, 0.0), f64::INFINITY);
+        assert!(sqrt_from_estimate(-1.0, f64::NAN).is_nan());
+    }
+
+    #[test]
+    fn refined_quotients_are_within_an_ulp_and_mostly_exact() {
+        let (mut equal, n) = (0, 20_000);
+        let (a, b): (Vec<f64>, Vec<f64>) = (randoms(n).collect(), randoms(2 * n).skip(n).collect());
+        for (i, (&x, &d)) in a.iter().zip(&b).enumerate() {
+            let q = div_from_estimate(x, d, estimate(1.0 / d, i));
+            assert!(ulps(q, x / d) <= 1, "{x:e}/{d:e}: {q:e} against {:e}", x / d);
+            equal += (q == x / d) as usize;
+        }
+        assert!(equal * 100 >= n * 99, "{equal} of {n} correctly rounded");
+    }
 }

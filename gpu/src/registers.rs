@@ -73,9 +73,9 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     ("kp_flux_stream_rk_soil_masked_clamp_f32", 96),
     ("kp_flux_stream_rk_soil_masked_kp07_f32", 96),
     ("kp_flux_stream_rk_soil_masked_bollermann_f32", 96),
-    // The `_soil` entries in f64: 168, three blocks of 4 warps, where the soil's square root and
-    // divisions spill 4 bytes (176 registers uncapped: two blocks). At 128 they spill 198 and
-    // the 4096² step with a soil took 28% longer than without (H200); at 168, 10%.
+    // The `_soil` entries in f64: 168, three blocks of 4 warps, where `clamp`'s does not spill
+    // (172–176 registers uncapped: two blocks). At 128 the soil's square root and divisions
+    // spill and the 4096² step with a soil took 15–28% longer than without (H200); at 168, 8%.
     ("kp_flux_stream_rk_soil_clamp_f64", 168),
     ("kp_flux_stream_rk_soil_bollermann_f64", 168),
     ("kp_flux_stream_rk_soil_masked_clamp_f64", 168),

@@ -147,8 +147,8 @@ impl Neg for Counted {
     }
 }
 
-/// `recip` and `powi` keep the trait's defaults, which count as the divisions and products they
-/// are made of; `recip_fast` and `recip_ftz` count as `recip`, `sqrt_fast` and `sqrt_ftz` as a
+/// `recip`, `powi`, `sqrt_refined` and `div_refined` keep the trait's defaults, which count as
+/// the square roots, divisions and products they are made of; `recip_fast` and `recip_ftz` count as `recip`, `sqrt_fast` and `sqrt_ftz` as a
 /// square root.
 impl Real for Counted {
     const NAME: &'static str = "counted";

@@ -81,9 +81,9 @@ pub fn green_ampt<T: Real>(soil: Soil<T>, f: T, dt: T) -> T {
     }
     let b = f - T::HALF * kdt;
     let c = T::TWO * kdt * (f + soil.suction_deficit);
-    let root = (b * b + c).sqrt();
+    let root = (b * b + c).sqrt_refined();
     // Without cancellation: for b > 0 the root's two terms nearly cancel in −b + root.
-    if b > T::ZERO { c / (b + root) } else { root - b }
+    if b > T::ZERO { c.div_refined(b + root) } else { root - b }
 }
 
 /// Newton steps [`horton`] allows itself to find a soil's time; from its start the iterates

@@ -87,7 +87,7 @@ pub fn force_point<T: Real>(
     let keep = if left <= k.dry {
         if h > k.dry { T::ZERO } else { T::ONE }
     } else if taken > T::ZERO {
-        left / held
+        left.div_refined(held)
     } else {
         T::ONE
     };

@@ -17,9 +17,9 @@ use crate::forcing::Soil;
 /// the friction field or null (one g·n², `Coeffs::g_n2`); `lo0`, `lo1`, `olo` w's low parts
 /// (the compensated update) or nulls; `hi` each cell's highest corner B_hi in `clamp`, or null;
 /// `forcing` what the step's last stage adds to and takes from each active cell as it writes it
-/// ([`StageForcing`]), nothing in every other stage and run.
+/// ([`StageForcing`]), nothing in every other stage and run; `FORCE` its entry's kind.
 #[derive(Clone, Copy)]
-pub(super) struct Update<T, W> {
+pub(super) struct Update<T, W, const FORCE: u32> {
     pub dt: T,
     pub bc: *const T,
     pub gn2: *const T,
@@ -30,7 +30,7 @@ pub(super) struct Update<T, W> {
     pub lo1: *const T,
     pub olo: *mut T,
     pub hi: *const T,
-    pub forcing: StageForcing<T>,
+    pub forcing: StageForcing<T, FORCE>,
 }
 
 /// The stage kernels' entries by what they force ([`StageForcing::of`]): nothing, uniform rain,
@@ -45,24 +45,26 @@ pub(super) const STAGE_SOIL: u32 = 2;
 /// (the host's `Layout::fused`): the uniform rain's depth over the step (0 without), and with a
 /// uniform Green–Ampt soil (`f` not null) the soil, the step's span and each cell's total `f`
 /// (padded) — [`force_point`](super::force_point)'s arithmetic, as the pass after the step
-/// applies it to the cells it forces.
+/// applies it to the cells it forces. `FORCE` ([`STAGE_PLAIN`], [`STAGE_RAIN`], [`STAGE_SOIL`]) is
+/// the entry's: the code of what it leaves out is gone from the cell update before LLVM weighs
+/// inlining the RK kernel's block (a larger block stays a function of its own, whose captures
+/// pass through local memory).
 #[derive(Clone, Copy)]
-pub(super) struct StageForcing<T> {
+pub(super) struct StageForcing<T, const FORCE: u32> {
     pub rain: T,
     pub span: T,
     pub soil: Soil<T>,
     pub f: *mut T,
 }
 
-impl<T: DeviceReal> StageForcing<T> {
+impl<T: DeviceReal, const FORCE: u32> StageForcing<T, FORCE> {
     /// Nothing: a stage that forces no cell.
     #[inline(always)]
     pub fn none() -> Self {
         StageForcing { rain: T::ZERO, span: T::ZERO, soil: Soil::NONE, f: core::ptr::null_mut() }
     }
 
-    /// An entry's forcing (`FORCE`: [`STAGE_PLAIN`], [`STAGE_RAIN`], [`STAGE_SOIL`]): with
-    /// `uniform` not null (the step's last stage) the rain's depth `uniform[0]`, and in
+    /// The entry's forcing: with `uniform` not null (the step's last stage) the rain's depth `uniform[0]`, and in
     /// [`STAGE_SOIL`] the span `uniform[1]`, the soil and its totals `f`; otherwise
     /// [`none`](Self::none). What an entry's `FORCE` leaves out is a constant, so the entry
     /// holds none of its code.
@@ -70,7 +72,7 @@ impl<T: DeviceReal> StageForcing<T> {
     /// # Safety
     /// `uniform` null or holding 2.
     #[inline(always)]
-    pub unsafe fn of<const FORCE: u32>(uniform: *const T, soil: Soil<T>, f: *mut T) -> Self {
+    pub unsafe fn of(uniform: *const T, soil: Soil<T>, f: *mut T) -> Self {
         if FORCE == STAGE_PLAIN || uniform.is_null() {
             return Self::none();
         }
@@ -85,7 +87,13 @@ impl<T: DeviceReal> StageForcing<T> {
     /// cell, and a soil takes the water of cells too shallow to flag their block wet).
     #[inline(always)]
     fn any(&self) -> bool {
-        self.rain > T::ZERO || !self.f.is_null()
+        FORCE != STAGE_PLAIN && (self.rain > T::ZERO || !self.totals().is_null())
+    }
+
+    /// The soil's totals, null where the stage forces no soil.
+    #[inline(always)]
+    fn totals(&self) -> *mut T {
+        if FORCE == STAGE_SOIL { self.f } else { core::ptr::null_mut() }
     }
 }
 
@@ -132,9 +140,9 @@ pub(super) struct CellIn<T, W> {
 /// # Safety
 /// `u`'s arrays as `kp_rk` states; `g` a padded cell.
 #[inline(always)]
-pub(super) unsafe fn load_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
+pub(super) unsafe fn load_cell<T: DeviceReal, W: DeviceReal + Level<T>, const FORCE: u32>(
     k: &Coeffs<T>,
-    u: &Update<T, W>,
+    u: &Update<T, W, FORCE>,
     stage: u32,
     per_cell: bool,
     low: bool,
@@ -154,7 +162,7 @@ pub(super) unsafe fn load_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
             l1: if low { T::ldg(u.lo1.add(g)) } else { T::ZERO },
             g_n2: if per_cell && active { T::ldg(u.gn2.add(g)) } else { k.g_n2 },
             // Plain loads: the stage writes the totals.
-            f: if u.forcing.f.is_null() { T::ZERO } else { *u.forcing.f.add(g) },
+            f: if u.forcing.totals().is_null() { T::ZERO } else { *u.forcing.totals().add(g) },
         }
     }
 }
@@ -167,9 +175,9 @@ pub(super) unsafe fn load_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
 /// # Safety
 /// `u`'s arrays as `kp_rk` states; `g` a padded cell.
 #[inline(always)]
-pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
+pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>, const FORCE: u32>(
     k: &Coeffs<T>,
-    u: &Update<T, W>,
+    u: &Update<T, W, FORCE>,
     stage: u32,
     low: bool,
     g: usize,
@@ -187,7 +195,7 @@ pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
         // Without it (`u.forcing` a constant none in the entries without) this is the update alone.
         let fc = u.forcing;
         let forced = fc.any() && super::is_active(k.active(), g);
-        let soil = if forced && !fc.f.is_null() { Some((fc.soil, fc.span, c.f)) } else { None };
+        let soil = if forced && !fc.totals().is_null() { Some((fc.soil, fc.span, c.f)) } else { None };
         let acts = forced && (soil.is_some() || fc.rain > T::ZERO);
         // The forced state, low part and wetness of the stage's output `q`, `lo`, `wet`; the soil's
         // total written where it took water.
@@ -280,7 +288,9 @@ pub(super) unsafe fn update_cell<T: DeviceReal, W: DeviceReal + Level<T>>(
 /// will do) and the code is the one-field update's.
 ///
 /// The surfaces `w0`, `w1`, `ow` and R_w `rw` are of the level type `W`: `T`, or f64 in mixed
-/// precision (`rk_of`: the stages add to w in f64); `LOW` only with `W` = `T`.
+/// precision (`rk_of`: the stages add to w in f64); `LOW` only with `W` = `T`, and only in f32:
+/// compensation keeps f32's low part (`Accumulation::compensates`), so no run takes the `LOW`
+/// entries in f64, which are the plain ones.
 // Inlined into each entry point: the plain and the mixed `_f64` entries share this
 // instance, and a call between them would pass `k` through local memory.
 #[inline(always)]
@@ -331,7 +341,7 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>,
         lo1,
         olo,
         hi,
-        forcing: unsafe { StageForcing::of::<FORCE>(uniform, soil, f) },
+        forcing: unsafe { StageForcing::<T, FORCE>::of(uniform, soil, f) },
     };
     let block = |bi: u32, bj: u32| {
         let first = thread::thread_idx_x() == 0 && thread::thread_idx_y() == 0;
@@ -370,8 +380,9 @@ pub(super) unsafe fn kp_rk<F: Friction, T: DeviceReal, W: DeviceReal + Level<T>,
                     }
                     Some(r)
                 };
-                let c = load_cell(&k, &u, stage, F::PER_CELL, LOW, g, !inactive, false);
-                f = update_cell(&k, &u, stage, LOW, g, c, r);
+                let low = LOW && core::mem::size_of::<T>() < 8;
+                let c = load_cell(&k, &u, stage, F::PER_CELL, low, g, !inactive, false);
+                f = update_cell(&k, &u, stage, low, g, c, r);
             }
             let m = block_max(if f.wet { T::ONE } else { T::ZERO }, shared::dynamic::<T>());
             if first {

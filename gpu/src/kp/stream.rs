@@ -27,7 +27,7 @@
 //! RK kernel knows, see `kp_rk`), and the cell adds nothing to the rate. A warp with no such
 //! cell returns at once. These are the tile kernel's results whatever the strip geometry.
 
-use super::rk::{CellFlags, StageForcing, Update, load_cell, update_cell};
+use super::rk::{CellFlags, STAGE_PLAIN, StageForcing, Update, load_cell, update_cell};
 use super::{
     Cell, Coeffs, FaceState, Flux, STREAM_COLS, WetDryScheme, block_active, cell_view, face_bed, face_flux, is_active,
     mass_part, reconstruct_on, rhs_x, rhs_y, slope_source, stream_strips,
@@ -70,15 +70,15 @@ fn flux_down<T: DeviceReal>(f: Flux<T>) -> Flux<T> {
 /// of each cell, the maps of the output (cleared before the launch; a block's flags are set by
 /// the warps that cover its cells), and the drain list's blocks or null.
 #[derive(Clone, Copy)]
-struct Stage2<T, W> {
-    u: Update<T, W>,
+struct Stage2<T, W, const FORCE: u32> {
+    u: Update<T, W, FORCE>,
     wet_out: *mut u32,
     partial: *mut u32,
     shore: *mut u32,
     listed: *const u32,
 }
 
-impl<T: DeviceReal, W: DeviceReal> Stage2<T, W> {
+impl<T: DeviceReal, W: DeviceReal> Stage2<T, W, STAGE_PLAIN> {
     /// The flux kernel alone: nothing of the second stage.
     #[inline(always)]
     fn none() -> Self {
@@ -123,9 +123,9 @@ fn tile_lanes<T: DeviceReal>(k: &Coeffs<T>, strip: u32, lane_id: u32, tile_i: u3
 /// # Safety
 /// The maps of `st` hold nbx·nby flags (`partial` and `shore` null outside `clamp`).
 #[inline(always)]
-unsafe fn put_flags<T: DeviceReal, W>(
+unsafe fn put_flags<T: DeviceReal, W, const FORCE: u32>(
     k: &Coeffs<T>,
-    st: &Stage2<T, W>,
+    st: &Stage2<T, W, FORCE>,
     tile_i: u32,
     tile_j: u32,
     seg: u32,
@@ -154,6 +154,7 @@ unsafe fn stream_body<
     const EARLY: bool,
     const RK: bool,
     const MASKED: bool,
+    const FORCE: u32,
 >(
     k: &Coeffs<T>,
     bands: Bands,
@@ -166,7 +167,7 @@ unsafe fn stream_body<
     rhv: *mut T,
     rate: *mut T,
     wet: *const u32,
-    st: Stage2<T, W>,
+    st: Stage2<T, W, FORCE>,
 ) {
     let warps = thread::block_dim_x() / 32;
     let strips = stream_strips(k.nx);
@@ -402,7 +403,7 @@ pub(super) unsafe fn kp_flux_stream<S: WetDryScheme, T: DeviceReal, W: DeviceRea
     rate: *mut T,
 ) {
     unsafe {
-        stream_body::<S, T, W, false, false, MASKED>(
+        stream_body::<S, T, W, false, false, MASKED, _>(
             &k,
             bands,
             w,
@@ -445,9 +446,8 @@ pub(super) unsafe fn kp_flux_stream_early<
     rate: *mut T,
     wet: *const u32,
 ) {
-    unsafe {
-        stream_body::<S, T, W, true, false, MASKED>(&k, bands, w, hu, hv, bed, rw, rhu, rhv, rate, wet, Stage2::none())
-    }
+    let st = Stage2::none();
+    unsafe { stream_body::<S, T, W, true, false, MASKED, _>(&k, bands, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st) }
 }
 
 /// RK2's second stage in the streamed flux kernel: R of Q¹ (`w`, `hu`, `hv`), as
@@ -516,9 +516,11 @@ pub(super) unsafe fn kp_flux_stream_rk<
         lo1,
         olo: lo0,
         hi,
-        forcing: unsafe { StageForcing::of::<FORCE>(uniform, soil, f) },
+        forcing: unsafe { StageForcing::<T, FORCE>::of(uniform, soil, f) },
     };
     let st = Stage2 { u, wet_out, partial, shore, listed };
     let (rate, wet) = (core::ptr::null_mut(), core::ptr::null());
-    unsafe { stream_body::<S, T, W, false, true, MASKED>(&k, bands, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st) }
+    unsafe {
+        stream_body::<S, T, W, false, true, MASKED, FORCE>(&k, bands, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st)
+    }
 }
