@@ -76,10 +76,6 @@ impl Solver {
             Solver::Claw => "claw shallow-water step (roe)",
         }
     }
-    /// Whether its slabs exchange beside their computation (`Halo::overlaps`).
-    fn overlaps(self) -> bool {
-        matches!(self, Solver::Kp | Solver::Sediment)
-    }
     fn words(self) -> f64 {
         match self {
             Solver::Kp => KP_WORDS,
@@ -310,8 +306,7 @@ fn row<T: GpuReal>(
     let by = match (ranks, route) {
         (1, _) => "",
         (_, Route::Host) => ", through the host",
-        (_, Route::Nccl) if solver.overlaps() => ", through NCCL beside the inner bands",
-        (_, Route::Nccl) => ", through NCCL",
+        (_, Route::Nccl) => ", through NCCL beside the inner bands",
         (_, Route::NcclInOrder) => ", through NCCL before the kernel",
     };
     let variant = format!("{what}: {ranks} rank{} on {gpus_used} GPU{}{by}", plural(ranks), plural(gpus_used));
@@ -338,9 +333,7 @@ fn solver_rows<T: GpuReal>(report: &mut Report, solver: Solver, n: usize, strong
     report.progress(format_args!("{} one rank", solver.name()));
     // The exchange beside the computation against the same exchange before it, where the
     // solver has the choice.
-    let routes: &[Route] =
-        if solver.overlaps() { &[Route::Host, Route::Nccl, Route::NcclInOrder] } else { &[Route::Host, Route::Nccl] };
-    for &route in routes {
+    for route in [Route::Host, Route::Nccl, Route::NcclInOrder] {
         // Weak: n² a rank, a GPU a rank.
         for &r in &counts {
             let p = Problems::new(solver, n, n * r)?;
@@ -365,8 +358,8 @@ fn solver_rows<T: GpuReal>(report: &mut Report, solver: Solver, n: usize, strong
 }
 
 /// The exchange beside the computation on one GPU: the step of one rank whose slab is its own
-/// neighbour across the y axis (shallow water: periodic along y; sediment: its own top and
-/// bottom rows as its ghost rows), passing its ghost rows to itself through NCCL beside its
+/// neighbour across the y axis (shallow water and wave propagation: periodic along y;
+/// sediment: its own top and bottom rows as its ghost rows), passing its ghost rows to itself through NCCL beside its
 /// inner bands and before the kernel that reads them, against the undivided model of the same
 /// grid (no rows where NCCL cannot be set up).
 fn own_neighbour_rows<T: GpuReal>(report: &mut Report, solver: Solver, n: usize) -> Result<()> {
@@ -375,6 +368,11 @@ fn own_neighbour_rows<T: GpuReal>(report: &mut Report, solver: Solver, n: usize)
             p.boundary[2] = crate::kp::Boundary::Periodic;
             p.boundary[3] = crate::kp::Boundary::Periodic;
             Problems::Kp(p)
+        }
+        Problems::Claw(mut d) => {
+            d.setup.bc[2] = kernels::halo::PERIODIC;
+            d.setup.bc[3] = kernels::halo::PERIODIC;
+            Problems::Claw(d)
         }
         p => p,
     };
@@ -536,7 +534,7 @@ fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
             solver_rows::<f32>(report, solver, n, strong, gpus)?;
             solver_rows::<f64>(report, solver, n, strong, gpus)?;
         }
-        if on && solver.overlaps() {
+        if on {
             own_neighbour_rows::<f32>(report, solver, n)?;
             own_neighbour_rows::<f64>(report, solver, n)?;
         }

@@ -4,11 +4,14 @@
 
 use super::cpu::{Claw2, Clock, HALO, Setup};
 use super::shapes::{Reshape, SweepShapes, room_for};
-use super::stepper::{BUFFERS, GpuRun, Planes, StepKernels, run_bytes};
+use super::slab::DeviceCut;
+use super::stepper::{BUFFERS, GpuRun, Planes, StepKernels, run_bytes, sweep_across};
 use super::{Cfl, Splitting};
 use crate::runtime::BlockLimits;
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
 use crate::{Error, Gpu, GpuReal, Result};
+use cudarc::driver::CudaStream;
+use kernels::Bands;
 use kernels::claw::clock::{FIRST_ORDER, ORDER_LEN};
 use kernels::claw::{FillGhosts, GhostFill, Kernels, Sweep, X_CELLS_PER_WARP};
 use kernels::grid::Layout2;
@@ -188,6 +191,20 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         states: &mut DeviceBuffer<T>,
         aux: &DeviceBuffer<T>,
     ) -> Result<()> {
+        self.enqueue_across(solver, (splitting, stage), states, aux, None)
+    }
+
+    /// [`enqueue`](Self::enqueue) on the slab `cut` of a decomposed run, whose ghost rows at
+    /// the cuts are still to come from its neighbours: they come first, before or beside the
+    /// y-sweep's bands that do not read them (`stepper::sweep_across`).
+    pub fn enqueue_across(
+        &mut self,
+        solver: R,
+        (splitting, stage): (Splitting, usize),
+        states: &mut DeviceBuffer<T>,
+        aux: &DeviceBuffer<T>,
+        cut: Option<&DeviceCut>,
+    ) -> Result<()> {
         let len = self.layout.len();
         let Some(&(dir, frac)) = stages(splitting).get(stage) else {
             return Err(Error::invalid(format!("claw sweep: no stage {stage} in a {splitting:?} step")));
@@ -201,6 +218,8 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         }
         let spacing = if dir == 0 { self.setup.dx } else { self.setup.dy };
         let (shape, rows) = self.shapes.launch::<T>(&self.layout, dir);
+        // The y-sweep's rows of blocks are its bands: `by · rows` rows each.
+        let across = (self.layout.ny, if dir == 0 { self.shapes.x.1 } else { self.shapes.y.1 * rows });
         let k = Sweep {
             layout: self.layout,
             inv_dx: T::from_f64(1.0 / spacing),
@@ -208,18 +227,27 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
             limiter: self.setup.limiter as u32,
             rows,
             stage: stage as u32,
+            bands: Bands::all(across.0, across.1),
         };
         let kernel = if dir == 0 { &self.x } else { &self.y };
         let rate = self.rate.ptr_mut().wrapping_add(Self::rate_offset(&self.layout, &self.shapes, splitting, stage));
-        let p = solver.params(k, states.ptr_mut(), self.order.ptr(), aux.ptr(), self.dt.ptr(), rate);
-        // SAFETY: `order` holds a permutation prefix of 0..BUFFERS (FIRST_ORDER, or what the
-        // control kernel made of it), so the sweep reads and writes two different buffers of
-        // `states`, which holds BUFFERS of M planes of the layout's length (checked above); aux
-        // holds A planes; dt is one value, and `rate` points at this stage's part of the rate
-        // buffer, one value for each of its blocks (sized in `new` for the longest step); the
-        // shapes are the kernels' (32·wx, by) and (bx, by) blocks with 32 T's of shared memory
-        // over grids covering the cells.
-        unsafe { kernel.launch(shape, p) }
+        let (q, order, aux, dt) = (states.ptr_mut(), self.order.ptr(), aux.ptr(), self.dt.ptr());
+        let launch = |bands: Bands, stream: &CudaStream| {
+            let shape = if dir == 0 { shape } else { LaunchShape { grid: (shape.grid.0, bands.count, 1), ..shape } };
+            let p = solver.params(Sweep { bands, ..k }, q, order, aux, dt, rate);
+            // SAFETY: `order` holds a permutation prefix of 0..BUFFERS (FIRST_ORDER, or what
+            // the control kernel made of it), so the sweep reads and writes two different
+            // buffers of `states`, which holds BUFFERS of M planes of the layout's length
+            // (checked above); aux holds A planes; dt is one value, and `rate` points at this
+            // stage's part of the rate buffer, one value for each block of the whole sweep
+            // (sized in `new` for the longest step), which a band's blocks write as the whole
+            // sweep's do; the shapes are the kernels' (32·wx, by) and (bx, by) blocks with 32
+            // T's of shared memory over grids covering the cells, or the bands of the y-sweep's
+            // (`sweep_across` launches each band once and orders the bands on two streams
+            // after the ghost rows they read).
+            unsafe { kernel.launch_on(stream, shape, p) }
+        };
+        sweep_across(cut.filter(|c| c.axis == dir), states, kernel.stream(), (across.0, across.1), launch)
     }
 
     /// One sweep along `dir` over Δt `dt` of state buffer 0 of `states` into buffer 1 (as
@@ -268,13 +296,12 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
     fn stages(&self) -> usize {
         stages(self.setup.splitting).len()
     }
-    fn queue_fill(&mut self, stage: usize, states: &mut DeviceBuffer<T>) -> Result<usize> {
+    fn queue_fill(&mut self, stage: usize, states: &mut DeviceBuffer<T>) -> Result<()> {
         let splitting = self.setup.splitting;
         let Some(&(dir, _)) = stages(splitting).get(stage) else {
             return Err(Error::invalid(format!("claw sweep: no stage {stage} in a {splitting:?} step")));
         };
-        self.fill(dir, stage, states)?;
-        Ok(dir)
+        self.fill(dir, stage, states)
     }
     fn queue_sweep(
         &mut self,
@@ -282,8 +309,9 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         stage: usize,
         states: &mut DeviceBuffer<T>,
         aux: &DeviceBuffer<T>,
+        cut: Option<&DeviceCut>,
     ) -> Result<()> {
-        self.enqueue(solver, self.setup.splitting, stage, states, aux)
+        self.enqueue_across(solver, (self.setup.splitting, stage), states, aux, cut)
     }
     fn step_rates(&self) -> (&DeviceBuffer<T>, usize) {
         (&self.rate, Self::rate_slots(&self.layout, &self.shapes, self.setup.splitting))

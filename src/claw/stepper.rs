@@ -8,6 +8,7 @@
 //! clock between batches.
 
 use super::clock::{Cfl, Clock, Step};
+use super::cpu::HALO;
 use super::slab::DeviceCut;
 use crate::foundation::ReduceOp;
 use crate::foundation::gpu::Reducer;
@@ -15,6 +16,8 @@ use crate::model::{Checkpoint, Halt};
 use crate::products::{ClockAt, GpuProducts, Products};
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
 use crate::{Error, Gpu, GpuReal, Result};
+use cudarc::driver::CudaStream;
+use kernels::Bands;
 use kernels::claw::clock::{CLOCK_DT, CLOCK_LEN, CLOCK_STEPS, CLOCK_T, Control};
 use kernels::claw::{CONTROL, StepControl};
 use std::time::Instant;
@@ -37,16 +40,19 @@ pub trait StepKernels<T: GpuReal> {
     /// Sweeps in a step.
     fn stages(&self) -> usize;
     /// Queues the ghost fill of stage `stage`'s input, state buffer `order[stage]` of
-    /// `states`, across the stage's axis; returns the axis.
-    fn queue_fill(&mut self, stage: usize, states: &mut DeviceBuffer<T>) -> Result<usize>;
+    /// `states`, across the stage's axis.
+    fn queue_fill(&mut self, stage: usize, states: &mut DeviceBuffer<T>) -> Result<()>;
     /// Queues stage `stage`'s sweep from state buffer `order[stage]` of `states` (its ghosts
-    /// across the axis filled) into `order[stage + 1]`.
+    /// across the axis filled) into `order[stage + 1]`; on the slab `cut` of a decomposed run,
+    /// with the ghost layers at its cuts taken from its neighbours where the sweep reads them
+    /// ([`sweep_across`]).
     fn queue_sweep(
         &mut self,
         solver: Self::Solver,
         stage: usize,
         states: &mut DeviceBuffer<T>,
         aux: &DeviceBuffer<T>,
+        cut: Option<&DeviceCut>,
     ) -> Result<()>;
     /// The rate buffer, and how many rates a step writes at its start.
     fn step_rates(&self) -> (&DeviceBuffer<T>, usize);
@@ -59,6 +65,28 @@ pub trait StepKernels<T: GpuReal> {
     fn cfl(&self) -> Cfl;
     /// The solver's name, for messages.
     fn name(&self) -> &'static str;
+}
+
+/// A sweep across the cut axis of a slab (`cut`: the slab's, when the sweep runs across its
+/// axis), launched by `launch` (its bands of the `n` rows — planes in 3D — across the axis in
+/// bands of `rows`, and the stream to queue them on), after the ghost layers at the cuts of
+/// every state buffer of `states` come from the neighbours (the device's order, which the host
+/// does not read, names the one the sweep reads): beside the bands that read no ghost layer
+/// where the ranks' link overlaps (`Halo::exchange_buffer_beside_bands`), else before the
+/// sweep. Each band is computed by the same code wherever it runs, so the results are those of
+/// the exchange and the whole sweep in turn, bit for bit. Without `cut`, the whole sweep on
+/// `stream`.
+pub(super) fn sweep_across<T: GpuReal>(
+    cut: Option<&DeviceCut>,
+    states: &mut DeviceBuffer<T>,
+    stream: &CudaStream,
+    (n, rows): (u32, u32),
+    launch: impl Fn(Bands, &CudaStream) -> Result<()>,
+) -> Result<()> {
+    match cut {
+        Some(c) => c.halo.exchange_buffer_beside_bands(&c.gpu, states, (n, rows, HALO), launch),
+        None => launch(Bands::all(n, rows), stream),
+    }
 }
 
 /// The current state on the device: the address of its buffer, the values in one padded plane,
@@ -196,11 +224,8 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
     /// the control's decision (a whole step, as a benchmark times it).
     pub fn queue_step(&mut self) -> Result<()> {
         for stage in 0..self.kernels.stages() {
-            let axis = self.kernels.queue_fill(stage, &mut self.states)?;
-            if let Some(c) = self.cut.as_ref().filter(|c| c.axis == axis) {
-                c.halo.exchange_buffer(&c.gpu, &mut self.states)?;
-            }
-            self.kernels.queue_sweep(self.solver, stage, &mut self.states, &self.aux)?;
+            self.kernels.queue_fill(stage, &mut self.states)?;
+            self.kernels.queue_sweep(self.solver, stage, &mut self.states, &self.aux, self.cut.as_ref())?;
         }
         let (rates, slots) = self.kernels.step_rates();
         self.reducer.enqueue(ReduceOp::Max, rates, slots)?;

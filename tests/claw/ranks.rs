@@ -17,7 +17,7 @@ use hydrokern::grid::Layout2;
 use hydrokern::model::{Model, Until};
 use hydrokern::products::{Gauge, Joined, Sites, Spec, slab_spec};
 use hydrokern::ranks::threads::{Threads, lead_on_threads};
-use hydrokern::ranks::{Comm, Halo, Slabs, parts};
+use hydrokern::ranks::{Comm, DeviceLink, Halo, Slab, Slabs, parts};
 use hydrokern::runtime::Backend;
 use hydrokern::{GpuReal, Rng};
 use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL};
@@ -281,6 +281,61 @@ fn own_gpus<T: GpuReal>(eq: Equations, d: &Data, n: usize, spec: &Spec, cells: &
     });
     same.unwrap_or_else(|e| panic!("{name} on {n} ranks, {linked} linked: {e}"));
     eprintln!("claw {name} on {n} ranks, {linked} linked, {}: bit for bit", std::any::type_name::<T>());
+}
+
+/// A slab that is its own neighbour across a periodic cut axis passes its ghost layers to
+/// itself through NCCL (one rank: one GPU checks it): beside the inner bands of its sweep
+/// across the cut (its edge bands after the layers arrive, on the stream beside) and before
+/// that sweep (`Halo::in_order`), shallow water in 2D (bands of 64 rows across 203) and
+/// acoustics in 3D (bands of 32 planes across 100), both splittings, f32 and f64, every state
+/// bit for bit the whole grid's. It needs NCCL (`libnccl.so.2` on the loader's path).
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn a_slab_that_is_its_own_neighbour_sweeps_beside_its_inner_bands() {
+    for (eq, n3, sides) in [
+        (Equations::ShallowRoe, [67, 203, 1], [WALL, PERIODIC, WALL]),
+        (Equations::Acoustics3d, [35, 9, 100], [WALL, EXTRAPOLATE, PERIODIC]),
+    ] {
+        for strang in [false, true] {
+            let (d, ..) = case(eq, n3, (1, 1), sides, Limiter::Mc, strang, false, 5);
+            own_neighbour::<f32>(eq, &d);
+            own_neighbour::<f64>(eq, &d);
+        }
+    }
+}
+
+/// Nine steps on the whole grid on the GPU and on one rank whose slab is its own neighbour,
+/// its ghost layers beside the inner bands and before the sweep: states bit for bit.
+fn own_neighbour<T: GpuReal>(eq: Equations, d: &Data) {
+    let gpu = Backend::Gpu(crate::common::gpu());
+    let until = Until { t: f64::INFINITY, steps: 9, deadline: None };
+    let mut w = eq.model::<T>(d, &gpu, &Spec::default(), &[]).unwrap();
+    w.advance(until).unwrap();
+    let want = w.state().unwrap();
+    let (layout, rows, periodic, row_axes) = cut(d, eq.info().dims);
+    assert!(periodic, "the cut axis is periodic");
+    for in_order in [false, true] {
+        let slab = |comm: Rc<dyn Comm>| {
+            let link = DeviceLink::establish(comm.as_ref(), &gpu).unwrap().map(Rc::new);
+            assert!(link.is_some(), "this test needs NCCL: put its lib directory on LD_LIBRARY_PATH");
+            let own = Slab { rank: 0, rows: 0..rows, below: Some(0), above: Some(0) };
+            let halo = Halo::new(comm, own, layout).linked(link);
+            assert!(halo.overlaps(), "the link overlaps unless asked not to");
+            let halo = if in_order { halo.in_order() } else { halo };
+            eq.slab_model::<T>(d, &gpu, &Spec::default(), &[], halo)
+        };
+        let slabs = Slabs::new(rows, 1, HALO as usize, true).unwrap();
+        let got = lead_on_threads(slabs, (layout, row_axes), None, slab, |m| {
+            m.advance(until).unwrap();
+            m.state().unwrap()
+        })
+        .unwrap();
+        let what = format!("{} {}, in order {in_order}", eq.info().name, std::any::type_name::<T>());
+        same_state(&got, &want).unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
 }
 
 /// A step that overflows in the last of three slabs stops every rank with the one-rank run's

@@ -132,6 +132,32 @@ impl Halo {
     /// in `buffer`, one after another (a run's state buffers, each of several fields); its
     /// length is a whole number of them.
     pub fn exchange_buffer<T: GpuReal>(&self, gpu: &Gpu, buffer: &mut CudaSlice<T>) -> Result<()> {
+        let planes = self.buffer_planes(buffer)?;
+        self.exchange_planes(gpu, &mut [buffer], &planes)
+    }
+
+    /// [`exchange_beside_bands`](Self::exchange_beside_bands) for the fields of `buffer`, as
+    /// [`exchange_buffer`](Self::exchange_buffer) exchanges them.
+    pub fn exchange_buffer_beside_bands<T: GpuReal>(
+        &self,
+        gpu: &Gpu,
+        buffer: &mut CudaSlice<T>,
+        (ny, rows, reach): (u32, u32, u32),
+        launch: impl Fn(Bands, &CudaStream) -> Result<()>,
+    ) -> Result<()> {
+        let planes = self.buffer_planes(buffer)?;
+        let link = self.link.as_ref().filter(|_| self.overlap);
+        let (Some(inner), Some(link)) = (Bands::inner(ny, rows, reach), link) else {
+            self.exchange_planes(gpu, &mut [buffer], &planes)?;
+            return launch(Bands::all(ny, rows), gpu.stream());
+        };
+        let messages = self.messages(link, &[&mut *buffer], &planes);
+        self.beside(gpu, link, messages, (Bands::edges(ny, rows, reach), inner), launch)
+    }
+
+    /// Where each field of `buffer` (fields of the slab's padded layout one after another)
+    /// starts in it.
+    fn buffer_planes<T>(&self, buffer: &CudaSlice<T>) -> Result<Vec<(usize, usize)>> {
         let len = self.layout.len() * self.width;
         if !buffer.len().is_multiple_of(len) {
             return Err(crate::Error::invalid(format!(
@@ -139,8 +165,7 @@ impl Halo {
                 buffer.len()
             )));
         }
-        let planes: Vec<(usize, usize)> = (0..buffer.len() / len).map(|k| (0, k * len)).collect();
-        self.exchange_planes(gpu, &mut [buffer], &planes)
+        Ok((0..buffer.len() / len).map(|k| (0, k * len)).collect())
     }
 
     /// The exchange of the fields at `planes` (which of `fields`, and the offset there).
@@ -262,7 +287,20 @@ impl Halo {
         let (more_sends, more_recvs) = self.messages(link, b, &planes(b.len()));
         sends.extend(more_sends);
         recvs.extend(more_recvs);
-        let then = |beside: &Arc<CudaStream>| launch(Bands::edges(ny, rows, reach), beside);
+        self.beside(gpu, link, (sends, recvs), (Bands::edges(ny, rows, reach), inner), launch)
+    }
+
+    /// The exchange of `sends` and `recvs` and then the `edges` bands on the stream beside the
+    /// GPU's, the `inner` bands on the GPU's, which then waits for both.
+    fn beside(
+        &self,
+        gpu: &Gpu,
+        link: &DeviceLink,
+        (sends, recvs): (Vec<Message>, Vec<Message>),
+        (edges, inner): (Bands, Bands),
+        launch: impl Fn(Bands, &CudaStream) -> Result<()>,
+    ) -> Result<()> {
+        let then = |beside: &Arc<CudaStream>| launch(edges, beside);
         super::spent::exchanging(|| link.exchange_aside(&sends, &recvs, then))?;
         launch(inner, gpu.stream())?;
         self.join_device()

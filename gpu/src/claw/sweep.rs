@@ -10,7 +10,8 @@
 //! neighbour's against its right (`wave_dots`): W·M shuffles up and W down, not 2·W·M.
 //! y-sweep: lanes take consecutive columns (coalesced) and each thread marches `k.rows` cells up
 //! its column keeping in registers what the next cell needs of the last interfaces; segments
-//! recompute two interfaces where they meet. Both write one rate (max |s|/Δ over the interfaces of the cells they
+//! recompute two interfaces where they meet; a launch may take some of its rows of blocks
+//! (`k.bands`: a slab's sweep across its cut in two launches). Both write one rate (max |s|/Δ over the interfaces of the cells they
 //! update) a block. Both read state buffer `order[k.stage]` and write `order[k.stage + 1]`
 //! (`clock`), and return at once when the step's Δt is 0 (no step armed). The work along a
 //! row or column is the 3D sweeps' too (`lines.rs`: [`x_row`], [`march`]).
@@ -103,7 +104,9 @@ pub unsafe fn sweep_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, con
 ///
 /// # Safety
 /// As [`sweep_x`], with the ghosts across y filled; `k.rows` ≥ 1. Block: (bx, by) threads, a
-/// multiple of 32, with 32 `T`s of dynamic shared memory; grid (⌈nx / bx⌉, ⌈⌈ny / rows⌉ / by⌉).
+/// multiple of 32, with 32 `T`s of dynamic shared memory; grid (⌈nx / bx⌉, `k.bands.count`),
+/// the bands of `by · rows` rows of ny (⌈⌈ny / rows⌉ / by⌉ of them) that `k.bands` takes; `rate`
+/// holds one value a block of the launch over every band.
 pub unsafe fn sweep_y<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
     k: Sweep<T>,
     solver: R,
@@ -117,7 +120,10 @@ pub unsafe fn sweep_y<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, con
     let at = (k.dt_frac, k.stage, l.len());
     let Some((dt, q, out)) = (unsafe { begin::<T, M>(at, states, order, dt) }) else { return };
     let i = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
-    let r0 = (thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y()) * k.rows;
+    // The launch's row of blocks y is band `band` of the grid's (`k.bands`), which also numbers
+    // its rates as a launch over every band does.
+    let band = k.bands.band(thread::block_idx_y());
+    let r0 = (band * thread::block_dim_y() + thread::thread_idx_y()) * k.rows;
     let mut speed = T::ZERO;
     if i < l.nx && r0 < l.ny {
         let r1 = if l.ny - r0 < k.rows { l.ny } else { r0 + k.rows };
@@ -126,5 +132,6 @@ pub unsafe fn sweep_y<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, con
         let at = |r: i32| l.at(i as i32, r);
         speed = unsafe { march(&solver, 1, lim, dt * k.inv_dx, bufs, (r0 as i32, r1 as i32), at) };
     }
-    unsafe { block_rate(speed, k.inv_dx, rate, block_2d()) };
+    let b = band as usize * thread::grid_dim_x() as usize + thread::block_idx_x() as usize;
+    unsafe { block_rate(speed, k.inv_dx, rate, b) };
 }

@@ -10,7 +10,8 @@
 //! - y-sweep: lanes take consecutive x (coalesced), each thread marches `k.rows` cells along y;
 //!   block (bx, by) over x and segments, grid (⌈nx / bx⌉, ⌈⌈ny / rows⌉ / by⌉, nz).
 //! - z-sweep: lanes take consecutive x, threads of a block consecutive y, each thread marches
-//!   `k.rows` cells along z; block (bx, by), grid (⌈nx / bx⌉, ⌈ny / by⌉, ⌈nz / rows⌉).
+//!   `k.rows` cells along z; block (bx, by), grid (⌈nx / bx⌉, ⌈ny / by⌉, ⌈nz / rows⌉), or a
+//!   launch's share of those layers of blocks (`k.bands`).
 //!
 //! Each writes one rate (max |s|/Δ over the interfaces of the cells it updates) a block, reads
 //! state buffer `order[k.stage]` and writes `order[k.stage + 1]`, and returns at once when the
@@ -99,7 +100,8 @@ pub unsafe fn sweep3_y<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
 /// # Safety
 /// As [`sweep3_x`], with the ghosts across z filled; `k.rows` ≥ 1. Block: (bx, by) threads, a
 /// multiple of 32, with 32 `T`s of dynamic shared memory; grid (⌈nx / bx⌉, ⌈ny / by⌉,
-/// ⌈nz / rows⌉).
+/// `k.bands.count`), the bands of `rows` planes of nz (⌈nz / rows⌉ of them) that `k.bands`
+/// takes; `rate` holds one value a block of the launch over every band.
 pub unsafe fn sweep3_z<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
     k: Sweep3<T>,
     solver: R,
@@ -115,7 +117,10 @@ pub unsafe fn sweep3_z<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
     };
     let i = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
     let j = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
-    let r0 = thread::block_idx_z() * k.rows;
+    // The launch's layer of blocks z is band `band` of the grid's (`k.bands`), which also
+    // numbers its rates as a launch over every band does.
+    let band = k.bands.band(thread::block_idx_z());
+    let r0 = band * k.rows;
     let mut speed = T::ZERO;
     if i < l.nx && j < l.ny && r0 < l.nz {
         let r1 = if l.nz - r0 < k.rows { l.nz } else { r0 + k.rows };
@@ -124,5 +129,8 @@ pub unsafe fn sweep3_z<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
         let at = |r: i32| l.at(i as i32, j as i32, r);
         speed = unsafe { march(&solver, 2, lim, dt * k.inv_dx, bufs, (r0 as i32, r1 as i32), at) };
     }
-    unsafe { block_rate(speed, k.inv_dx, rate, block_3d()) };
+    let b = (band as usize * thread::grid_dim_y() as usize + thread::block_idx_y() as usize)
+        * thread::grid_dim_x() as usize
+        + thread::block_idx_x() as usize;
+    unsafe { block_rate(speed, k.inv_dx, rate, b) };
 }

@@ -8,11 +8,14 @@
 use super::cpu::{Claw3, STRANG, Setup3};
 use crate::claw::gpu::planes;
 use crate::claw::shapes::{Reshape, SweepShapes, room_for};
-use crate::claw::stepper::{BUFFERS, GpuRun, Planes, StepKernels, run_bytes};
+use crate::claw::slab::DeviceCut;
+use crate::claw::stepper::{BUFFERS, GpuRun, Planes, StepKernels, run_bytes, sweep_across};
 use crate::claw::{Cfl, Splitting};
 use crate::runtime::BlockLimits;
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
 use crate::{Error, Gpu, GpuReal, Result};
+use cudarc::driver::CudaStream;
+use kernels::Bands;
 use kernels::claw::clock::FIRST_ORDER;
 use kernels::claw::{FillGhosts3, GhostFill3, Kernels3, Sweep3, X_CELLS_PER_WARP};
 use kernels::grid::Layout3;
@@ -186,30 +189,46 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
         states: &mut DeviceBuffer<T>,
         aux: &DeviceBuffer<T>,
     ) -> Result<()> {
+        self.enqueue_across(solver, (splitting, stage), states, aux, None)
+    }
+
+    /// [`enqueue`](Self::enqueue) on the slab `cut` of a decomposed run, whose ghost planes
+    /// at the cuts are still to come from its neighbours: they come first, before or beside the
+    /// z-sweep's bands that do not read them (`stepper::sweep_across`).
+    pub fn enqueue_across(
+        &mut self,
+        solver: R,
+        (splitting, stage): (Splitting, usize),
+        states: &mut DeviceBuffer<T>,
+        aux: &DeviceBuffer<T>,
+        cut: Option<&DeviceCut>,
+    ) -> Result<()> {
         let Some(&(dir, frac)) = stages3(splitting).get(stage) else {
             return Err(Error::invalid(format!("claw 3D sweep: no stage {stage} in a {splitting:?} step")));
         };
         let offset = Self::rate_offset(&self.layout, &self.shapes, splitting, stage);
-        self.launch(solver, dir, frac, stage, offset, states, aux)
+        self.launch(solver, (dir, frac, stage), offset, states, aux, cut)
     }
 
-    /// Sweep along `dir` over `frac`·Δt as stage `stage`, its rates from `offset` on.
-    #[allow(clippy::too_many_arguments)]
+    /// Sweep along `dir` over `frac`·Δt as stage `stage`, its rates from `offset` on, across
+    /// the cut of `cut` when `dir` is its axis.
     fn launch(
         &mut self,
         solver: R,
-        dir: usize,
-        frac: f64,
-        stage: usize,
+        (dir, frac, stage): (usize, f64, usize),
         offset: usize,
         states: &mut DeviceBuffer<T>,
         aux: &DeviceBuffer<T>,
+        cut: Option<&DeviceCut>,
     ) -> Result<()> {
         self.check_buffers(states, aux)?;
         if dir > 2 {
             return Err(Error::invalid(format!("claw 3D sweep: axis {dir}")));
         }
         let (shape, rows) = self.shapes.launch::<T>(&self.layout, dir);
+        // The z-sweep's layers of blocks are its bands: `rows` planes each (the other sweeps
+        // take the whole grid).
+        let across = if dir == 2 { (self.layout.nz, rows) } else { (shape.grid.2, 1) };
         let k = Sweep3 {
             layout: self.layout,
             inv_dx: T::from_f64(1.0 / self.setup.spacing(dir)),
@@ -217,17 +236,28 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
             limiter: self.setup.limiter as u32,
             rows,
             stage: stage as u32,
+            bands: Bands::all(across.0, across.1),
         };
         let rate = self.rate.ptr_mut().wrapping_add(offset);
-        let p = solver.params(k, states.ptr_mut(), self.order.ptr(), aux.ptr(), self.dt.ptr(), rate);
-        // SAFETY: `order` holds FIRST_ORDER (or what a control kernel made of it: a buffer
-        // index below BUFFERS each, neighbours different), so the sweep reads and writes two
-        // different buffers of `states`, which holds BUFFERS of M planes of the layout's
-        // length, and aux A planes (checked above); dt is one value, and `rate` points at this
-        // sweep's part of the rate buffer, one value for each of its blocks (sized in `new` for
-        // the longest step, Strang's); the shape is the kernel's block with 32 T's of shared
-        // memory over a grid covering the cells (`Shapes3::launch`, y and z blocks whole warps).
-        unsafe { self.sweeps[dir].launch(shape, p) }
+        let kernel = &self.sweeps[dir];
+        let (q, order, aux, dt) = (states.ptr_mut(), self.order.ptr(), aux.ptr(), self.dt.ptr());
+        let launch = |bands: Bands, stream: &CudaStream| {
+            let shape =
+                if dir == 2 { LaunchShape { grid: (shape.grid.0, shape.grid.1, bands.count), ..shape } } else { shape };
+            let p = solver.params(Sweep3 { bands, ..k }, q, order, aux, dt, rate);
+            // SAFETY: `order` holds FIRST_ORDER (or what a control kernel made of it: a buffer
+            // index below BUFFERS each, neighbours different), so the sweep reads and writes
+            // two different buffers of `states`, which holds BUFFERS of M planes of the
+            // layout's length, and aux A planes (checked above); dt is one value, and `rate`
+            // points at this sweep's part of the rate buffer, one value for each block of the
+            // whole sweep (sized in `new` for the longest step, Strang's), which a band's
+            // blocks write as the whole sweep's do; the shape is the kernel's block with 32 T's
+            // of shared memory over a grid covering the cells (`Shapes3::launch`, y and z
+            // blocks whole warps), or the bands of the z-sweep's (`sweep_across` launches each
+            // band once and orders the bands on two streams after the ghost planes they read).
+            unsafe { kernel.launch_on(stream, shape, p) }
+        };
+        sweep_across(cut.filter(|c| c.axis == dir), states, kernel.stream(), across, launch)
     }
 
     /// Fills the ghosts across `dir` of state buffer `order[stage]` (queued).
@@ -264,7 +294,7 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
         dt: f64,
     ) -> Result<f64> {
         self.set_dt(gpu, dt)?;
-        self.launch(solver, dir, 1.0, 0, 0, states, aux)?;
+        self.launch(solver, (dir, 1.0, 0), 0, states, aux, None)?;
         self.rate_of(gpu, dir)
     }
 
@@ -295,7 +325,7 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
         states: &mut DeviceBuffer<T>,
         aux: &DeviceBuffer<T>,
     ) -> Result<()> {
-        self.launch(solver, dir, 1.0, 0, 0, states, aux)
+        self.launch(solver, (dir, 1.0, 0), 0, states, aux, None)
     }
 }
 
@@ -317,13 +347,12 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
     fn stages(&self) -> usize {
         stages3(self.setup.splitting).len()
     }
-    fn queue_fill(&mut self, stage: usize, states: &mut DeviceBuffer<T>) -> Result<usize> {
+    fn queue_fill(&mut self, stage: usize, states: &mut DeviceBuffer<T>) -> Result<()> {
         let splitting = self.setup.splitting;
         let Some(&(dir, _)) = stages3(splitting).get(stage) else {
             return Err(Error::invalid(format!("claw 3D sweep: no stage {stage} in a {splitting:?} step")));
         };
-        self.fill(dir, stage, states)?;
-        Ok(dir)
+        self.fill(dir, stage, states)
     }
     fn queue_sweep(
         &mut self,
@@ -331,8 +360,9 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
         stage: usize,
         states: &mut DeviceBuffer<T>,
         aux: &DeviceBuffer<T>,
+        cut: Option<&DeviceCut>,
     ) -> Result<()> {
-        self.enqueue(solver, self.setup.splitting, stage, states, aux)
+        self.enqueue_across(solver, (self.setup.splitting, stage), states, aux, cut)
     }
     fn step_rates(&self) -> (&DeviceBuffer<T>, usize) {
         let n = stages3(self.setup.splitting).len();
