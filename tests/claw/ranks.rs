@@ -3,7 +3,8 @@
 //! (periodic across the cut too), both splittings and precisions and uneven slabs, every state
 //! and checkpoint is bit for bit the whole grid's, a checkpoint restarts on another number of
 //! ranks, and a blow-up names the whole grid's cell on every rank; on the CPU, on ranks sharing
-//! one GPU (ghost layers through the host) and on GPUs of their own (through NCCL).
+//! one GPU (ghost layers through the host), on GPUs of their own (through NCCL), and on one rank
+//! whose slab is its own neighbour through NCCL (the sweep across the cut beside its exchange).
 
 use crate::common::cases;
 use crate::common::ranks::{
