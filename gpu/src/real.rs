@@ -124,7 +124,7 @@ pub trait Real:
 }
 
 macro_rules! impl_real {
-    ($t:ty, $cheap_min_max:expr, $sqrt:ident, $fma:ident, $sqrt_fast:path, $recip_fast:path, $sqrt_ftz:path, $recip_ftz:path, $mul_rn:path, $add_rn:path, $sqrt_refined:path, $div_refined:path) => {
+    ($t:ty, $cheap_min_max:expr, $sqrt:ident, $fma:ident, $sqrt_fast:path, $recip_fast:path, $sqrt_ftz:path, $recip_ftz:path, $mul_rn:path, $add_rn:path $(, $sqrt_refined:path, $div_refined:path)?) => {
         impl Real for $t {
             const NAME: &'static str = stringify!($t);
             const ZERO: Self = 0.0;
@@ -166,14 +166,16 @@ macro_rules! impl_real {
             fn recip_ftz(self) -> Self {
                 $recip_ftz(self)
             }
-            #[inline(always)]
-            fn sqrt_refined(self) -> Self {
-                $sqrt_refined(self)
-            }
-            #[inline(always)]
-            fn div_refined(self, d: Self) -> Self {
-                $div_refined(self, d)
-            }
+            $(
+                #[inline(always)]
+                fn sqrt_refined(self) -> Self {
+                    $sqrt_refined(self)
+                }
+                #[inline(always)]
+                fn div_refined(self, d: Self) -> Self {
+                    $div_refined(self, d)
+                }
+            )?
             #[inline(always)]
             fn mul_add(self, a: Self, b: Self) -> Self {
                 core::intrinsics::$fma(self, a, b)
@@ -216,9 +218,7 @@ impl_real!(
     fast::sqrt_ftz_f32,
     fast::recip_ftz_f32,
     rn::mul_f32,
-    rn::add_f32,
-    core::intrinsics::sqrtf32,
-    refined::div_exact_f32
+    rn::add_f32
 );
 impl_real!(
     f64,
@@ -302,14 +302,11 @@ mod fast {
     approx_op!(recip_ftz_f32, "rcp.approx.ftz.f32", |x: f32| 1.0 / x);
 }
 
-/// The refined forms (see [`Real::sqrt_refined`]). In f32 the correctly rounded operations
-/// everywhere: ptxas expands them in a few instructions with no call, and a soil's step with the
-/// approximate ones took as long (docs/kp-forcing.md, "Cost").
+/// The refined forms of f64 (see [`Real::sqrt_refined`]). f32 keeps the trait's defaults, the
+/// correctly rounded operations: ptxas expands them in a few instructions with no call, and a
+/// soil's step with the approximate ones took as long (docs/kp-forcing.md, "Cost").
 pub mod refined {
-    #[inline(always)]
-    pub fn div_exact_f32(n: f32, d: f32) -> f32 {
-        n / d
-    }
+    use super::Real;
 
     /// Newton steps from the hardware's estimates (good to about 2⁻²⁰ or better): one leaves
     /// about 2⁻⁴⁰, and the correction by the residual then about 2⁻⁸⁰, below the half ulp of the
@@ -324,12 +321,12 @@ pub mod refined {
         let (mut g, mut h) = (x * r, 0.5 * r);
         let mut n = 0;
         while n < STEPS {
-            let e = (-g).mul_add_(h, 0.5);
-            g = g.mul_add_(e, g);
-            h = h.mul_add_(e, h);
+            let e = Real::mul_add(-g, h, 0.5);
+            g = Real::mul_add(g, e, g);
+            h = Real::mul_add(h, e, h);
             n += 1;
         }
-        let s = (-g).mul_add_(g, x).mul_add_(h, g);
+        let s = Real::mul_add(Real::mul_add(-g, g, x), h, g);
         // 0 and ∞ as they are, NaN below 0 (the estimate gives NaN at both ends).
         if x > 0.0 && x < f64::INFINITY {
             s
@@ -347,23 +344,11 @@ pub mod refined {
         let mut y = y;
         let mut k = 0;
         while k < STEPS {
-            y = y.mul_add_((-d).mul_add_(y, 1.0), y);
+            y = Real::mul_add(y, Real::mul_add(-d, y, 1.0), y);
             k += 1;
         }
         let q = n * y;
-        (-d).mul_add_(q, n).mul_add_(y, q)
-    }
-
-    /// f64's multiply-add rounded once, as an operator on the value.
-    trait MulAdd {
-        fn mul_add_(self, a: f64, b: f64) -> f64;
-    }
-
-    impl MulAdd for f64 {
-        #[inline(always)]
-        fn mul_add_(self, a: f64, b: f64) -> f64 {
-            core::intrinsics::fmaf64(self, a, b)
-        }
+        Real::mul_add(Real::mul_add(-d, q, n), y, q)
     }
 
     #[cfg(target_arch = "nvptx64")]

@@ -8,7 +8,7 @@
 
 use crate::common::cases;
 use crate::common::ranks::{
-    OwnGpus, PartsDir, checkpoint_parts, joined_parts, same_checkpoint, same_products, same_state,
+    OwnGpus, PartsDir, checkpoint_parts, joined_parts, own_neighbour_halo, same_checkpoint, same_products, same_state,
 };
 use hydrokern::claw::cpu::{Claw2, HALO, Setup};
 use hydrokern::claw::d3::cpu::{Setup3, rows_of};
@@ -18,7 +18,7 @@ use hydrokern::grid::Layout2;
 use hydrokern::model::{Model, Until};
 use hydrokern::products::{Gauge, Joined, Sites, Spec, slab_spec};
 use hydrokern::ranks::threads::{Threads, lead_on_threads};
-use hydrokern::ranks::{Comm, DeviceLink, Halo, Slab, Slabs, parts};
+use hydrokern::ranks::{Comm, Halo, Slabs, parts};
 use hydrokern::runtime::Backend;
 use hydrokern::{GpuReal, Rng};
 use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL};
@@ -320,12 +320,7 @@ fn own_neighbour<T: GpuReal>(eq: Equations, d: &Data) {
     assert!(periodic, "the cut axis is periodic");
     for in_order in [false, true] {
         let slab = |comm: Rc<dyn Comm>| {
-            let link = DeviceLink::establish(comm.as_ref(), &gpu).unwrap().map(Rc::new);
-            assert!(link.is_some(), "this test needs NCCL: put its lib directory on LD_LIBRARY_PATH");
-            let own = Slab { rank: 0, rows: 0..rows, below: Some(0), above: Some(0) };
-            let halo = Halo::new(comm, own, layout).linked(link);
-            assert!(halo.overlaps(), "the link overlaps unless asked not to");
-            let halo = if in_order { halo.in_order() } else { halo };
+            let halo = own_neighbour_halo(comm, &gpu, rows, layout, in_order);
             eq.slab_model::<T>(d, &gpu, &Spec::default(), &[], halo)
         };
         let slabs = Slabs::new(rows, 1, HALO as usize, true).unwrap();

@@ -7,7 +7,7 @@ use hydrokern::model::{Checkpoint, Model, Products, State};
 use hydrokern::products::{GAUGE_VALUES, Joined};
 use hydrokern::ranks::parts::{self, Set};
 use hydrokern::ranks::threads::lead_on_threads;
-use hydrokern::ranks::{Comm, DeviceLink, Slabs};
+use hydrokern::ranks::{Comm, DeviceLink, Halo, Slab, Slabs};
 use hydrokern::runtime::{Backend, BackendChoice, Gpu};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
@@ -89,6 +89,19 @@ impl Drop for PartsDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// The halo of one rank whose slab, the `rows` rows of `layout`, is its own neighbour below and
+/// above, its ghost rows passing to itself through NCCL on `gpu`'s device: beside the kernels
+/// that can take them so, or (`in_order`) before the kernels that read them. It needs NCCL
+/// (`libnccl.so.2` on the loader's path).
+pub fn own_neighbour_halo(comm: Rc<dyn Comm>, gpu: &Backend, rows: usize, layout: Layout2, in_order: bool) -> Halo {
+    let link = DeviceLink::establish(comm.as_ref(), gpu).unwrap().map(Rc::new);
+    assert!(link.is_some(), "this test needs NCCL: put its lib directory on LD_LIBRARY_PATH");
+    let own = Slab { rank: 0, rows: 0..rows, below: Some(0), above: Some(0) };
+    let halo = Halo::new(comm, own, layout).linked(link);
+    assert!(halo.overlaps(), "the link overlaps unless asked not to");
+    if in_order { halo.in_order() } else { halo }
 }
 
 /// Decomposed model `d`'s checkpoint as a set of parts in `dir`: every rank's part written

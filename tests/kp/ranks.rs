@@ -18,7 +18,7 @@ use hydrokern::kp::{Boundary, EarlyExit, KpModel, Problem, Scheme, WetDry};
 use hydrokern::model::{Checkpoint, Model, Products, State, Until};
 use hydrokern::products::{Joined, Sites, Spec, slab_spec};
 use hydrokern::ranks::parts;
-use hydrokern::ranks::{Comm, DeviceLink, Halo, Slab, Slabs, Solo};
+use hydrokern::ranks::{Comm, Halo, Slabs, Solo};
 use hydrokern::runtime::Backend;
 use proptest::prelude::*;
 use std::rc::Rc;
@@ -416,12 +416,7 @@ fn own_neighbour<T: GpuReal>(p: &Problem) {
                 layout,
                 None,
                 |comm| {
-                    let link = DeviceLink::establish(comm.as_ref(), &gpu).unwrap().map(Rc::new);
-                    assert!(link.is_some(), "this test needs NCCL: put its lib directory on LD_LIBRARY_PATH");
-                    let own = Slab { rank: 0, rows: 0..p.ny, below: Some(0), above: Some(0) };
-                    let halo = Halo::new(comm, own, layout).linked(link);
-                    assert!(halo.overlaps(), "the link overlaps unless asked not to");
-                    let halo = if in_order { halo.in_order() } else { halo };
+                    let halo = crate::common::ranks::own_neighbour_halo(comm, &gpu, p.ny, layout, in_order);
                     KpModel::<T>::slab(&gpu, p, halo, launch, early).unwrap()
                 },
                 |d| {

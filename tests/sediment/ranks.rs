@@ -7,7 +7,7 @@ use crate::common::ranks::{OwnGpus, PartsDir, checkpoint_parts, joined_parts, sa
 use crate::reference_and_gpu::random_problem;
 use hydrokern::GpuReal;
 use hydrokern::model::{Model, Until};
-use hydrokern::ranks::{Comm, DeviceLink, Halo, Slab, Slabs, parts};
+use hydrokern::ranks::{Comm, Halo, Slab, Slabs, parts};
 use hydrokern::runtime::Backend;
 use hydrokern::sediment::gpu::Launch;
 use hydrokern::sediment::{Accumulation, Problem, Scheme, SedimentModel, StepPolicy, StepVariant};
@@ -239,17 +239,9 @@ fn own_neighbour<T: GpuReal>(p: &Problem, mixed: bool) {
     let layout = p.layout();
     let run = |route: Option<bool>| {
         let slab = |comm: Rc<dyn Comm>| {
-            let own = Slab { rank: 0, rows: 0..p.ny, below: Some(0), above: Some(0) };
-            let halo = Halo::new(comm.clone(), own, layout);
             let halo = match route {
-                None => halo,
-                Some(in_order) => {
-                    let link = DeviceLink::establish(comm.as_ref(), &gpu).unwrap().map(Rc::new);
-                    assert!(link.is_some(), "this test needs NCCL: put its lib directory on LD_LIBRARY_PATH");
-                    let halo = halo.linked(link);
-                    assert!(halo.overlaps(), "the link overlaps unless asked not to");
-                    if in_order { halo.in_order() } else { halo }
-                }
+                None => Halo::new(comm, Slab { rank: 0, rows: 0..p.ny, below: Some(0), above: Some(0) }, layout),
+                Some(in_order) => crate::common::ranks::own_neighbour_halo(comm, &gpu, p.ny, layout, in_order),
             };
             let kernels = (StepVariant::Fused, Launch::default());
             SedimentModel::slab(&gpu, p, halo, POLICY, mixed, kernels).unwrap()
