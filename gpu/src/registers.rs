@@ -94,4 +94,13 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     ("kp_rk_soil_friction_field_f32", 48),
     ("kp_rk_c_soil_f32", 48),
     ("kp_rk_c_soil_friction_field_f32", 48),
+    // The f64 x-sweeps of wave propagation, whose loop over a warp's rows keeps more registers
+    // live than one more block of 4 warps (the default 2 × 2) leaves room for (uncapped: Roe 96,
+    // HLLE 98, acoustics 74, and 82 in 3D). Capped, their 8192² (3D: 256³) x-sweeps take 4–15%
+    // less time on an H200; Roe at 72 (spilling 64 bytes) 2% less than at 80, the others at
+    // 72 or 64 0–2% more than at these caps.
+    ("claw_shallow_roe_x_f64", 72),
+    ("claw_shallow_hlle_x_f64", 80),
+    ("claw_acoustics_2d_x_f64", 72),
+    ("claw3_acoustics_3d_x_f64", 80),
 ];

@@ -3,7 +3,7 @@
 //! ([`GpuClaw2`], whole steps decided on the device: `stepper.rs`).
 
 use super::cpu::{Claw2, Clock, HALO, Setup};
-use super::shapes::{Reshape, SweepShapes, room_for};
+use super::shapes::{Reshape, SweepShapes, room_for, x_rows};
 use super::slab::DeviceCut;
 use super::stepper::{BUFFERS, GpuRun, Planes, StepKernels, run_bytes, sweep_across};
 use super::{Cfl, Splitting};
@@ -22,28 +22,39 @@ use kernels::launch::Family;
 /// `shapes.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shapes {
-    /// x-sweep block: warps along x (each updates 29 cells of a row), rows along y.
-    pub x: (u32, u32),
+    /// x-sweep block: warps along x (each updates 29 cells of a row), warps along y; the rows
+    /// a warp takes one after another.
+    pub x: (u32, u32, u32),
     /// y-sweep block: threads along x (one column each), segments along y; the cells a thread
     /// marches up its column.
     pub y: (u32, u32, u32),
 }
 
 impl Default for Shapes {
-    /// 2 × 2 warps for x; 64 × 2 threads marching 32 cells for y (the fastest measured on an
-    /// H100; `hydrokern tune` finds each GPU's own).
+    /// 2 × 2 warps taking 8 rows each for x; 64 × 2 threads marching 32 cells for y (the
+    /// fastest measured on an H200; `hydrokern tune` finds each GPU's own).
     fn default() -> Self {
-        Shapes { x: (2, 2), y: (64, 2, 32) }
+        Shapes { x: (2, 2, 8), y: (64, 2, 32) }
     }
 }
 
 impl Shapes {
+    /// The built-in shapes of an `nx × ny` grid: the defaults, with fewer rows an x-sweep warp
+    /// on a small grid ([`x_rows`]).
+    pub fn default_for(nx: usize, ny: usize) -> Self {
+        let mut s = Shapes::default();
+        let (wx, wy, rows) = s.x;
+        let blocks = (nx as u64).div_ceil((X_CELLS_PER_WARP * wx) as u64) * (ny as u64).div_ceil(wy as u64);
+        s.x.2 = x_rows(rows, blocks);
+        s
+    }
+
     /// Every size at least 1, blocks of whole warps (the block reduction of the rates needs
     /// them) and at most 1024 threads.
     pub fn check(&self) -> Result<()> {
         let Shapes { x, y } = *self;
         let threads = [32 * x.0 * x.1, y.0 * y.1];
-        let ok = x.0 >= 1 && x.1 >= 1 && y.0 >= 1 && y.1 >= 1 && y.2 >= 1;
+        let ok = [x, y].iter().all(|s| s.0 >= 1 && s.1 >= 1 && s.2 >= 1);
         if !ok || threads.iter().any(|&t| !t.is_multiple_of(32) || t > 1024) {
             return Err(Error::invalid(format!(
                 "claw shapes {self:?}: every size ≥ 1, blocks of whole warps and at most 1024 threads"
@@ -53,11 +64,12 @@ impl Shapes {
     }
 
     /// The launch along `dir` over `l` (with 32 T's of shared memory for the block reduction),
-    /// and the cells a y-sweep thread marches.
+    /// and the rows an x-sweep warp takes or the cells a y-sweep thread marches.
     fn launch<T>(&self, l: &Layout2, dir: usize) -> (LaunchShape, u32) {
         let (shape, rows) = if dir == 0 {
-            let cells = X_CELLS_PER_WARP * self.x.0;
-            (LaunchShape::fixed((l.nx.div_ceil(cells), l.ny.div_ceil(self.x.1), 1), (32 * self.x.0, self.x.1, 1)), 1)
+            let (wx, wy, rows) = self.x;
+            let grid = (l.nx.div_ceil(X_CELLS_PER_WARP * wx), l.ny.div_ceil(rows).div_ceil(wy), 1);
+            (LaunchShape::fixed(grid, (32 * wx, wy, 1)), rows)
         } else {
             let (bx, by, rows) = self.y;
             (LaunchShape::fixed((l.nx.div_ceil(bx), l.ny.div_ceil(rows).div_ceil(by), 1), (bx, by, 1)), rows)
@@ -69,11 +81,11 @@ impl Shapes {
 impl SweepShapes for Shapes {
     const AXES: usize = 2;
     fn axis(&self, dir: usize) -> [u32; 3] {
-        if dir == 0 { [self.x.0, self.x.1, 1] } else { [self.y.0, self.y.1, self.y.2] }
+        if dir == 0 { [self.x.0, self.x.1, self.x.2] } else { [self.y.0, self.y.1, self.y.2] }
     }
     fn with_axis(mut self, dir: usize, b: [u32; 3]) -> Self {
         if dir == 0 {
-            self.x = (b[0], b[1]);
+            self.x = (b[0], b[1], b[2]);
         } else {
             self.y = (b[0], b[1], b[2]);
         }
@@ -120,9 +132,9 @@ pub struct GpuSweeps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W
 }
 
 impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> GpuSweeps<T, R, M, W, A> {
-    /// The sweeps of `setup` with the default shapes.
+    /// The sweeps of `setup` with the built-in shapes of its grid.
     pub fn new(gpu: &Gpu, setup: Setup) -> Result<Self> {
-        Self::with_shapes(gpu, setup, Shapes::default())
+        Self::with_shapes(gpu, setup, Shapes::default_for(setup.nx, setup.ny))
     }
 
     pub fn with_shapes(gpu: &Gpu, setup: Setup, shapes: Shapes) -> Result<Self> {
@@ -219,7 +231,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         let spacing = if dir == 0 { self.setup.dx } else { self.setup.dy };
         let (shape, rows) = self.shapes.launch::<T>(&self.layout, dir);
         // The y-sweep's rows of blocks are its bands: `by · rows` rows each.
-        let across = (self.layout.ny, if dir == 0 { self.shapes.x.1 } else { self.shapes.y.1 * rows });
+        let across = (self.layout.ny, if dir == 0 { self.shapes.x.1 } else { self.shapes.y.1 } * rows);
         let k = Sweep {
             layout: self.layout,
             inv_dx: T::from_f64(1.0 / spacing),
@@ -356,7 +368,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
     /// fields, and per block one rate (a Strang step's three sweeps).
     pub fn device_bytes(nx: usize, ny: usize) -> u64 {
         let l = Layout2::new(nx as u32, ny as u32, HALO);
-        let rates = GpuSweeps::<T, R, M, W, A>::rate_slots(&l, &Shapes::default(), Splitting::Strang);
+        let rates = GpuSweeps::<T, R, M, W, A>::rate_slots(&l, &Shapes::default_for(nx, ny), Splitting::Strang);
         run_bytes::<T>(M, A, l.len(), rates)
     }
 

@@ -173,10 +173,11 @@ pub type ClawModel3<T, R, const M: usize, const W: usize, const A: usize> =
     ClawModel<T, Claw3<T, R, M, W, A>, GpuClaw3<T, R, M, W, A>, M>;
 
 /// The sweeps' shapes of a GPU run of solver `name` in precision T: the tuning cache's when
-/// tuning is on and it has a record (a case has no key for them), else the defaults.
-fn tuned_shapes<T: GpuReal, S: SweepShapes>(backend: &Backend, name: &str) -> S {
+/// tuning is on and it has a record (a case has no key for them), else `built_in` (the run's
+/// grid's, `Shapes::default_for`).
+fn tuned_shapes<T: GpuReal, S: SweepShapes>(backend: &Backend, name: &str, built_in: S) -> S {
     let lookup = |g: &Gpu| super::shapes::tuned_shapes::<S>(g, crate::Precision::of::<T>(), name);
-    crate::tune::case_launch(backend, true, S::default(), lookup, label::<S>, &format!("claw {name}"))
+    crate::tune::case_launch(backend, true, built_in, lookup, label::<S>, &format!("claw {name}"))
 }
 
 impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A: usize> ClawModel2<T, R, M, W, A> {
@@ -186,7 +187,8 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         let on = match backend {
             Backend::Gpu(gpu) => {
                 let mut run = GpuClaw2::new(gpu, solver, &cpu)?;
-                run.set_shapes(gpu, tuned_shapes::<T, _>(backend, R::NAME))?;
+                let shapes = tuned_shapes::<T, _>(backend, R::NAME, run.shapes());
+                run.set_shapes(gpu, shapes)?;
                 On::Gpu(gpu.clone(), Box::new(run))
             }
             Backend::Cpu { .. } => On::Cpu(Box::new(cpu), None),
@@ -207,7 +209,8 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
         let on = match backend {
             Backend::Gpu(gpu) => {
                 let mut run = GpuClaw3::new(gpu, solver, &cpu)?;
-                run.set_shapes(gpu, tuned_shapes::<T, _>(backend, R::NAME))?;
+                let shapes = tuned_shapes::<T, _>(backend, R::NAME, run.shapes());
+                run.set_shapes(gpu, shapes)?;
                 On::Gpu(gpu.clone(), Box::new(run))
             }
             Backend::Cpu { .. } => On::Cpu(Box::new(cpu), None),

@@ -7,9 +7,9 @@ use super::stepper::{GpuRun, StepKernels};
 use crate::runtime::{BlockLimits, DeviceBuffer};
 use crate::{Error, Gpu, GpuReal, Precision, Result};
 
-/// A run's sweep shapes, one block per axis. Along x a block is `[warps, rows, 1]` (warps
-/// along x, each updating 29 cells of a row, and rows along y); across (y, z) `[threads along
-/// x, threads across, cells a thread marches]`.
+/// A run's sweep shapes, one block per axis. Along x a block is `[warps along x, warps along
+/// y, rows a warp takes]` (a warp updates 29 cells of a row, then of its next); across (y, z)
+/// `[threads along x, threads across, cells a thread marches]`.
 pub trait SweepShapes: Copy + PartialEq + std::fmt::Debug + Default {
     /// The axes swept (2 or 3).
     const AXES: usize;
@@ -28,12 +28,24 @@ pub fn threads(dir: usize, b: [u32; 3]) -> u32 {
 
 const AXIS_NAMES: [&str; 3] = ["x", "y", "z"];
 
-/// The shapes as the cache holds them: `x:2x2 y:64x2x32` (3D: and `z:…`).
+/// The blocks an x-sweep keeps, at least, before its warps take several rows each: about one
+/// wave of blocks of 4 warps at full occupancy on the largest GPUs (132 multiprocessors × 16).
+const X_MIN_BLOCKS: u64 = 2048;
+
+/// The rows an x-sweep warp takes: the shape's `rows`, fewer on a grid that would otherwise
+/// launch fewer than [`X_MIN_BLOCKS`] blocks (`blocks`: those of one row a warp), where idle
+/// multiprocessors would cost more than the set-up the rows share. Any number gives the same
+/// results bit for bit: every interface is solved by the same code whichever warp takes it.
+pub fn x_rows(rows: u32, blocks: u64) -> u32 {
+    let most = (blocks / X_MIN_BLOCKS).max(1);
+    rows.min(u32::try_from(most).unwrap_or(u32::MAX))
+}
+
+/// The shapes as the cache holds them: `x:2x2x8 y:64x2x32` (3D: and `z:…`).
 pub fn label<S: SweepShapes>(s: S) -> String {
     let axis = |dir: usize| {
         let b = s.axis(dir);
-        let dims = if dir == 0 { format!("{}x{}", b[0], b[1]) } else { format!("{}x{}x{}", b[0], b[1], b[2]) };
-        format!("{}:{dims}", AXIS_NAMES[dir])
+        format!("{}:{}x{}x{}", AXIS_NAMES[dir], b[0], b[1], b[2])
     };
     (0..S::AXES).map(axis).collect::<Vec<_>>().join(" ")
 }
@@ -41,7 +53,7 @@ pub fn label<S: SweepShapes>(s: S) -> String {
 /// [`label`] read back (and checked as the drivers check shapes).
 pub fn parse<S: SweepShapes>(text: &str) -> Result<S> {
     let bad = || {
-        let want = ["x:WxR", "y:BXxBYxC", "z:BXxBYxC"][..S::AXES].join(" ");
+        let want = ["x:WXxWYxR", "y:BXxBYxC", "z:BXxBYxC"][..S::AXES].join(" ");
         Error::invalid(format!("'{text}' is not a claw sweep shape ({want})"))
     };
     let parts: Vec<&str> = text.split(' ').collect();
@@ -52,11 +64,8 @@ pub fn parse<S: SweepShapes>(text: &str) -> Result<S> {
     for (dir, part) in parts.iter().enumerate() {
         let dims = part.strip_prefix(AXIS_NAMES[dir]).and_then(|p| p.strip_prefix(':')).ok_or_else(bad)?;
         let v: Vec<u32> = dims.split('x').map(|d| d.parse::<u32>().map_err(|_| bad())).collect::<Result<_>>()?;
-        let block = match (dir, v.as_slice()) {
-            (0, &[w, r]) => [w, r, 1],
-            (1.., &[bx, by, c]) => [bx, by, c],
-            _ => return Err(bad()),
-        };
+        let &[a, b, c] = v.as_slice() else { return Err(bad()) };
+        let block = [a, b, c];
         s = s.with_axis(dir, block);
     }
     s.check().map_err(|_| bad())?;

@@ -1,6 +1,6 @@
 //! The wave-propagation search: the sweeps' launch shapes (`claw::shapes`: the x-sweep's warps
-//! × rows, the y- and z-sweeps' threads along x × across × cells marched), for every system of
-//! equations the registry has (`claw::equations`), each timed as whole steps (ghost fills,
+//! along x × along y × rows a warp takes, the y- and z-sweeps' threads along x × across × cells
+//! marched), for every system of equations the registry has (`claw::equations`), each timed as whole steps (ghost fills,
 //! sweeps, the rates' reduction, the device's Δt control) of one running simulation whose
 //! shapes change between steps.
 //!
@@ -20,9 +20,10 @@ use rayon::prelude::*;
 
 pub use crate::claw::shapes::tuned_shapes;
 
-/// x-sweep blocks: warps along x × rows along y.
+/// x-sweep blocks: warps along x × warps along y × rows a warp takes.
 const X_WARPS: [u32; 4] = [1, 2, 4, 8];
-const X_ROWS: [u32; 5] = [1, 2, 4, 8, 16];
+const X_ACROSS: [u32; 3] = [1, 2, 4];
+const X_ROWS: [u32; 3] = [1, 8, 32];
 /// y- and z-sweep blocks: threads along x × threads across × cells a thread marches.
 const ACROSS_X: [u32; 4] = [32, 64, 128, 256];
 const ACROSS_Y: [u32; 3] = [1, 2, 4];
@@ -31,7 +32,15 @@ const ACROSS_CELLS: [u32; 3] = [16, 32, 64];
 /// The blocks searched along `dir`, in order.
 pub fn axis_space(dir: usize) -> Vec<[u32; 3]> {
     if dir == 0 {
-        X_ROWS.iter().flat_map(|&r| X_WARPS.iter().map(move |&w| [w, r, 1])).collect()
+        let mut v = Vec::new();
+        for &r in &X_ROWS {
+            for &by in &X_ACROSS {
+                for &w in &X_WARPS {
+                    v.push([w, by, r]);
+                }
+            }
+        }
+        v
     } else {
         let mut v = Vec::new();
         for &c in &ACROSS_CELLS {

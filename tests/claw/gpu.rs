@@ -169,10 +169,10 @@ fn claw_sweeps_match_cpu_at_fixed_sizes() {
 )]
 fn claw_sweeps_match_cpu_in_any_launch_shape() {
     let shapes = [
-        Shapes { x: (1, 1), y: (32, 1, 1) },
-        Shapes { x: (8, 1), y: (32, 4, 7) },
-        Shapes { x: (1, 8), y: (128, 2, 64) },
-        Shapes { x: (4, 2), y: (256, 1, 33) },
+        Shapes { x: (1, 1, 1), y: (32, 1, 1) },
+        Shapes { x: (8, 1, 5), y: (32, 4, 7) },
+        Shapes { x: (1, 8, 32), y: (128, 2, 64) },
+        Shapes { x: (4, 2, 3), y: (256, 1, 33) },
     ];
     for s in shapes {
         for dir in 0..2 {
@@ -186,11 +186,12 @@ fn claw_sweeps_match_cpu_in_any_launch_shape() {
 #[test]
 fn impossible_launch_shapes_are_refused() {
     assert!(Shapes::default().check().is_ok());
-    assert!(Shapes { x: (0, 1), y: (32, 1, 1) }.check().is_err());
-    assert!(Shapes { x: (1, 1), y: (32, 1, 0) }.check().is_err(), "a thread marching no cells");
-    assert!(Shapes { x: (1, 1), y: (48, 1, 1) }.check().is_err(), "a block of 48 threads is not whole warps");
-    assert!(Shapes { x: (1, 1), y: (64, 32, 1) }.check().is_err(), "2048 threads");
-    assert!(Shapes { x: (33, 1), y: (32, 1, 1) }.check().is_err(), "1056 threads along x");
+    assert!(Shapes { x: (0, 1, 1), y: (32, 1, 1) }.check().is_err());
+    assert!(Shapes { x: (1, 1, 1), y: (32, 1, 0) }.check().is_err(), "a thread marching no cells");
+    assert!(Shapes { x: (1, 1, 0), y: (32, 1, 1) }.check().is_err(), "a warp taking no rows");
+    assert!(Shapes { x: (1, 1, 1), y: (48, 1, 1) }.check().is_err(), "a block of 48 threads is not whole warps");
+    assert!(Shapes { x: (1, 1, 1), y: (64, 32, 1) }.check().is_err(), "2048 threads");
+    assert!(Shapes { x: (33, 1, 1), y: (32, 1, 1) }.check().is_err(), "1056 threads along x");
 }
 
 /// Whole steps on the GPU (ghost fills, the sweeps, the rates' reduction and the control
@@ -335,9 +336,9 @@ fn shapes_changed_between_steps<T: GpuReal>() {
     let changing = GpuClaw2::new(&gpu, roe, &cpu).unwrap();
     // One warp (the most blocks: the rate buffer grows), 256 threads each way, the default.
     let cycle = [
-        Shapes { x: (1, 1), y: (32, 1, 1) },
-        Shapes { x: (8, 1), y: (128, 2, 64) },
-        Shapes { x: (1, 8), y: (32, 8, 16) },
+        Shapes { x: (1, 1, 1), y: (32, 1, 1) },
+        Shapes { x: (8, 1, 16), y: (128, 2, 64) },
+        Shapes { x: (1, 8, 3), y: (32, 8, 16) },
         Shapes::default(),
     ];
     same_steps_in_changing_shapes(&gpu, same, changing, &cycle, 24);

@@ -200,9 +200,9 @@ fn claw3_sweeps_match_cpu_at_fixed_sizes() {
 )]
 fn claw3_sweeps_match_cpu_in_any_launch_shape() {
     let shapes = [
-        Shapes3 { x: (1, 1), y: (32, 1, 1), z: (32, 1, 1) },
-        Shapes3 { x: (4, 2), y: (32, 4, 7), z: (64, 4, 9) },
-        Shapes3 { x: (1, 8), y: (128, 2, 40), z: (32, 8, 3) },
+        Shapes3 { x: (1, 1, 1), y: (32, 1, 1), z: (32, 1, 1) },
+        Shapes3 { x: (4, 2, 5), y: (32, 4, 7), z: (64, 4, 9) },
+        Shapes3 { x: (1, 8, 32), y: (128, 2, 40), z: (32, 8, 3) },
     ];
     for s in shapes {
         for dir in 0..3 {
@@ -280,9 +280,9 @@ fn shapes_changed_between_steps3<T: GpuReal>() {
     let same = GpuClaw3::new(&gpu, Acoustics3d, &cpu).unwrap();
     let changing = GpuClaw3::new(&gpu, Acoustics3d, &cpu).unwrap();
     let cycle = [
-        Shapes3 { x: (1, 1), y: (32, 1, 1), z: (32, 1, 1) },
-        Shapes3 { x: (8, 1), y: (128, 2, 64), z: (32, 8, 16) },
-        Shapes3 { x: (1, 8), y: (32, 4, 16), z: (256, 1, 64) },
+        Shapes3 { x: (1, 1, 1), y: (32, 1, 1), z: (32, 1, 1) },
+        Shapes3 { x: (8, 1, 16), y: (128, 2, 64), z: (32, 8, 16) },
+        Shapes3 { x: (1, 8, 3), y: (32, 4, 16), z: (256, 1, 64) },
         Shapes3::default(),
     ];
     crate::gpu::same_steps_in_changing_shapes(&gpu, same, changing, &cycle, 16);

@@ -219,8 +219,8 @@ fn claw_and_adi_records_round_trip_and_another_version_is_ignored() {
     let dir = std::env::temp_dir().join(format!("hydrokern-tune-cpu-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let path = dir.join(cache::FILE_NAME);
-    let s2 = Shapes { x: (4, 2), y: (128, 1, 16) };
-    let s3 = Shapes3 { x: (1, 8), y: (32, 4, 64), z: (256, 2, 16) };
+    let s2 = Shapes { x: (4, 2, 4), y: (128, 1, 16) };
+    let s3 = Shapes3 { x: (1, 8, 16), y: (32, 4, 64), z: (256, 2, 16) };
     let adi = (hydrokern::adi::gpu::Strategy::Twisted, hydrokern::adi::gpu::YSweep::Columns);
     let entry = Entry {
         key: key(env!("CARGO_PKG_VERSION")),

@@ -9,15 +9,15 @@ use crate::grid::{Layout2, Layout3};
 
 /// The parameters every core kernel shares: the padded layout of every plane (two ghost
 /// layers), 1/Δ along the sweep's axis, the fraction of the step's Δt the sweep takes (1, or
-/// ½ for Strang's x-sweeps), the limiter's code, the rows a y-sweep thread marches, the
-/// sweep's place in the step (`stage`: it reads state buffer `order[stage]` and writes
-/// `order[stage + 1]`, [`clock`](super::clock)), and the bands of the grid the launch computes,
-/// so that a slab of a decomposed run sweeps across its cut in two launches while its ghost
-/// layers travel: the 2D y-sweep's bands are its rows of blocks (`by · rows` rows each), the 3D
-/// z-sweep's its layers of blocks (`rows` planes each); the other sweeps take the whole grid.
-/// Each state buffer holds M planes one after another, each `layout.len()` values, and the
-/// buffers lie one after another; the auxiliary buffer holds A planes. The layout is 2D by
-/// default, [`Sweep3`]'s 3D (where `rows` is what a y- or z-sweep thread marches).
+/// ½ for Strang's x-sweeps), the limiter's code, `rows` (the rows a warp of an x-sweep takes,
+/// the cells a thread of a y- or z-sweep marches), the sweep's place in the step (`stage`: it
+/// reads state buffer `order[stage]` and writes `order[stage + 1]`, [`clock`](super::clock)),
+/// and the bands of the grid the launch computes, so that a slab of a decomposed run sweeps
+/// across its cut in two launches while its ghost layers travel: the 2D y-sweep's bands are its
+/// rows of blocks (`by · rows` rows each), the 3D z-sweep's its layers of blocks (`rows` planes
+/// each); the other sweeps take the whole grid. Each state buffer holds M planes one after
+/// another, each `layout.len()` values, and the buffers lie one after another; the auxiliary
+/// buffer holds A planes. The layout is 2D by default, [`Sweep3`]'s 3D.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sweep<T, L = Layout2> {

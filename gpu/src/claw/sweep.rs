@@ -3,7 +3,8 @@
 //! single-stage update), waves kept in registers.
 //!
 //! x-sweep: a warp takes 32 consecutive interfaces of a row and updates the 29 cells between
-//! its second and thirty-first interface; the neighbouring interfaces' waves (for limiting)
+//! its second and thirty-first interface, then the same columns of its next rows (`k.rows` of
+//! them, so that a thread's set-up and the block's reduction of the rates serve many cells); the neighbouring interfaces' waves (for limiting)
 //! and fluctuations (for the update) come by shuffles, so warps are independent and recompute
 //! three interfaces where they meet (cudaclaw's independent blocks with their overlap). A lane
 //! forms the θ numerators against its left neighbour's waves and passes them down as that
@@ -76,8 +77,9 @@ fn block_2d() -> usize {
 /// `states` holds at least max(`order[k.stage]`, `order[k.stage + 1]`) + 1 buffers of M planes
 /// of `k.layout.len()` values (two ghost layers), and the two differ; `aux` holds A planes (any
 /// pointer when A = 0); the ghosts of the input and `aux` across x are filled; `dt` holds one
-/// value, `rate` one per block. Block: (32·wx, by) threads with 32 `T`s of dynamic shared
-/// memory; grid (⌈nx / (29·wx)⌉, ⌈ny / by⌉).
+/// value, `rate` one per block; `k.rows` ≥ 1. Block: (32·wx, by) threads with 32 `T`s of
+/// dynamic shared memory; grid (⌈nx / (29·wx)⌉, ⌈⌈ny / rows⌉ / by⌉), each warp taking `k.rows`
+/// consecutive rows.
 pub unsafe fn sweep_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
     k: Sweep<T>,
     solver: R,
@@ -92,11 +94,17 @@ pub unsafe fn sweep_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, con
     let Some((dt, q, out)) = (unsafe { begin::<T, M>(at, states, order, dt) }) else { return };
     let (lane, warp) = (thread::thread_idx_x() % 32, thread::thread_idx_x() / 32);
     let c0 = (thread::block_idx_x() * (thread::block_dim_x() / 32) + warp) * X_CELLS_PER_WARP;
-    let j = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
+    let j0 = (thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y()) * k.rows;
     let lim = Limiter::from_code(k.limiter);
     let bufs = (q, aux, out, l.len());
-    let row = (c0, lane, j < l.ny);
-    let speed = unsafe { x_row(&solver, lim, dt * k.inv_dx, bufs, l.nx, row, |i| l.at(i, j as i32)) };
+    let mut speed = T::ZERO;
+    // The warp's rows one after another (the same for every lane, so the shuffles stay whole).
+    let mut j = j0;
+    while j < l.ny && j - j0 < k.rows {
+        let row = (c0, lane, true);
+        speed = speed.max(unsafe { x_row(&solver, lim, dt * k.inv_dx, bufs, l.nx, row, |i| l.at(i, j as i32)) });
+        j += 1;
+    }
     unsafe { block_rate(speed, k.inv_dx, rate, block_2d()) };
 }
 

@@ -5,8 +5,8 @@
 //! interfaces, shuffles) and [`march`] (a thread up a segment of a line, the last interfaces
 //! in registers).
 //!
-//! - x-sweep: as the 2D one; block (32·wx, by), grid (⌈nx / (29·wx)⌉, ⌈ny / by⌉, nz), so a
-//!   block's rows share their z-plane.
+//! - x-sweep: as the 2D one, a warp taking `k.rows` rows; block (32·wx, by), grid
+//!   (⌈nx / (29·wx)⌉, ⌈⌈ny / rows⌉ / by⌉, nz), so a block's rows share their z-plane.
 //! - y-sweep: lanes take consecutive x (coalesced), each thread marches `k.rows` cells along y;
 //!   block (bx, by) over x and segments, grid (⌈nx / bx⌉, ⌈⌈ny / rows⌉ / by⌉, nz).
 //! - z-sweep: lanes take consecutive x, threads of a block consecutive y, each thread marches
@@ -36,8 +36,9 @@ fn block_3d() -> usize {
 /// `states` holds at least max(`order[k.stage]`, `order[k.stage + 1]`) + 1 buffers of M planes
 /// of `k.layout.len()` values (two ghost layers), and the two differ; `aux` holds A planes (any
 /// pointer when A = 0); the ghosts of the input and `aux` across x are filled; `dt` holds one
-/// value, `rate` one per block. Block: (32·wx, by) threads with 32 `T`s of dynamic shared
-/// memory; grid (⌈nx / (29·wx)⌉, ⌈ny / by⌉, nz).
+/// value, `rate` one per block; `k.rows` ≥ 1. Block: (32·wx, by) threads with 32 `T`s of
+/// dynamic shared memory; grid (⌈nx / (29·wx)⌉, ⌈⌈ny / rows⌉ / by⌉, nz), each warp taking
+/// `k.rows` consecutive rows of its plane.
 pub unsafe fn sweep3_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
     k: Sweep3<T>,
     solver: R,
@@ -53,12 +54,19 @@ pub unsafe fn sweep3_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
     };
     let (lane, warp) = (thread::thread_idx_x() % 32, thread::thread_idx_x() / 32);
     let c0 = (thread::block_idx_x() * (thread::block_dim_x() / 32) + warp) * X_CELLS_PER_WARP;
-    let j = (thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y()) as i32;
-    let z = thread::block_idx_z() as i32;
-    let row = (j as u32) < l.ny && (z as u32) < l.nz;
+    let j0 = (thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y()) * k.rows;
+    let z = thread::block_idx_z();
     let lim = Limiter::from_code(k.limiter);
     let bufs = (q, aux, out, l.len());
-    let speed = unsafe { x_row(&solver, lim, dt * k.inv_dx, bufs, l.nx, (c0, lane, row), |i| l.at(i, j, z)) };
+    let mut speed = T::ZERO;
+    // The warp's rows one after another (the same for every lane, so the shuffles stay whole).
+    let mut j = j0;
+    while z < l.nz && j < l.ny && j - j0 < k.rows {
+        let row = (c0, lane, true);
+        let at = |i: i32| l.at(i, j as i32, z as i32);
+        speed = speed.max(unsafe { x_row(&solver, lim, dt * k.inv_dx, bufs, l.nx, row, at) });
+        j += 1;
+    }
     unsafe { block_rate(speed, k.inv_dx, rate, block_3d()) };
 }
 

@@ -7,7 +7,7 @@
 
 use super::cpu::{Claw3, STRANG, Setup3};
 use crate::claw::gpu::planes;
-use crate::claw::shapes::{Reshape, SweepShapes, room_for};
+use crate::claw::shapes::{Reshape, SweepShapes, room_for, x_rows};
 use crate::claw::slab::DeviceCut;
 use crate::claw::stepper::{BUFFERS, GpuRun, Planes, StepKernels, run_bytes, sweep_across};
 use crate::claw::{Cfl, Splitting};
@@ -34,8 +34,9 @@ pub fn stages3(splitting: Splitting) -> &'static [(usize, f64)] {
 /// `claw/shapes.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shapes3 {
-    /// x-sweep block: warps along x (each updates 29 cells of a row), rows along y.
-    pub x: (u32, u32),
+    /// x-sweep block: warps along x (each updates 29 cells of a row), warps along y; the rows
+    /// a warp takes one after another.
+    pub x: (u32, u32, u32),
     /// y-sweep block: threads along x, segments along y; cells a thread marches.
     pub y: (u32, u32, u32),
     /// z-sweep block: threads along x, along y; cells a thread marches along z.
@@ -43,18 +44,29 @@ pub struct Shapes3 {
 }
 
 impl Default for Shapes3 {
-    /// As the 2D sweeps: 2 × 2 warps for x, 64 × 2 threads marching 32 cells for y and z.
+    /// As the 2D sweeps: 2 × 2 warps taking 8 rows each for x, 64 × 2 threads marching 32
+    /// cells for y and z.
     fn default() -> Self {
-        Shapes3 { x: (2, 2), y: (64, 2, 32), z: (64, 2, 32) }
+        Shapes3 { x: (2, 2, 8), y: (64, 2, 32), z: (64, 2, 32) }
     }
 }
 
 impl Shapes3 {
+    /// The built-in shapes of an `nx × ny × nz` grid: the defaults, with fewer rows an x-sweep
+    /// warp on a small grid ([`x_rows`]).
+    pub fn default_for(nx: usize, ny: usize, nz: usize) -> Self {
+        let mut s = Shapes3::default();
+        let (wx, wy, rows) = s.x;
+        let blocks = (nx as u64).div_ceil((X_CELLS_PER_WARP * wx) as u64) * (ny as u64).div_ceil(wy as u64) * nz as u64;
+        s.x.2 = x_rows(rows, blocks);
+        s
+    }
+
     /// Every size at least 1, blocks of whole warps (the block reduction of the rates needs
     /// them) and at most 1024 threads.
     pub fn check(&self) -> Result<()> {
         let Shapes3 { x, y, z } = *self;
-        let ok = x.0 >= 1 && x.1 >= 1 && [y, z].iter().all(|s| s.0 >= 1 && s.1 >= 1 && s.2 >= 1);
+        let ok = [x, y, z].iter().all(|s| s.0 >= 1 && s.1 >= 1 && s.2 >= 1);
         let threads = [32 * x.0 * x.1, y.0 * y.1, z.0 * z.1];
         if !ok || threads.iter().any(|&t| !t.is_multiple_of(32) || t > 1024) {
             return Err(Error::invalid(format!(
@@ -64,13 +76,14 @@ impl Shapes3 {
         Ok(())
     }
 
-    /// The launch along `dir` over `l`, and the cells a thread marches (y, z).
+    /// The launch along `dir` over `l`, and the rows an x-sweep warp takes or the cells a
+    /// thread marches (y, z).
     fn launch<T>(&self, l: &Layout3, dir: usize) -> (LaunchShape, u32) {
         let (shape, rows) = match dir {
             0 => {
-                let cells = X_CELLS_PER_WARP * self.x.0;
-                let grid = (l.nx.div_ceil(cells), l.ny.div_ceil(self.x.1), l.nz);
-                (LaunchShape::fixed(grid, (32 * self.x.0, self.x.1, 1)), 1)
+                let (wx, wy, rows) = self.x;
+                let grid = (l.nx.div_ceil(X_CELLS_PER_WARP * wx), l.ny.div_ceil(rows).div_ceil(wy), l.nz);
+                (LaunchShape::fixed(grid, (32 * wx, wy, 1)), rows)
             }
             1 => {
                 let (bx, by, rows) = self.y;
@@ -91,14 +104,14 @@ impl SweepShapes for Shapes3 {
     const AXES: usize = 3;
     fn axis(&self, dir: usize) -> [u32; 3] {
         match dir {
-            0 => [self.x.0, self.x.1, 1],
+            0 => [self.x.0, self.x.1, self.x.2],
             1 => [self.y.0, self.y.1, self.y.2],
             _ => [self.z.0, self.z.1, self.z.2],
         }
     }
     fn with_axis(mut self, dir: usize, b: [u32; 3]) -> Self {
         match dir {
-            0 => self.x = (b[0], b[1]),
+            0 => self.x = (b[0], b[1], b[2]),
             1 => self.y = (b[0], b[1], b[2]),
             _ => self.z = (b[0], b[1], b[2]),
         }
@@ -126,9 +139,9 @@ pub struct GpuSweeps3<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const
 }
 
 impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const A: usize> GpuSweeps3<T, R, M, W, A> {
-    /// The sweeps of `setup` with the default shapes.
+    /// The sweeps of `setup` with the built-in shapes of its grid.
     pub fn new(gpu: &Gpu, setup: Setup3) -> Result<Self> {
-        Self::with_shapes(gpu, setup, Shapes3::default())
+        Self::with_shapes(gpu, setup, Shapes3::default_for(setup.nx, setup.ny, setup.nz))
     }
 
     pub fn with_shapes(gpu: &Gpu, setup: Setup3, shapes: Shapes3) -> Result<Self> {
@@ -406,10 +419,11 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
 
 impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const A: usize> GpuClaw3<T, R, M, W, A> {
     /// Device memory of a run of `setup`: the three state buffers, the auxiliary fields, and
-    /// per block one rate (a Strang step's five sweeps), with the default shapes.
+    /// per block one rate (a Strang step's five sweeps), with the built-in shapes.
     pub fn device_bytes(setup: &Setup3) -> u64 {
         let l = setup.layout();
-        let rates = GpuSweeps3::<T, R, M, W, A>::rate_offset(&l, &Shapes3::default(), Splitting::Strang, STRANG.len());
+        let shapes = Shapes3::default_for(setup.nx, setup.ny, setup.nz);
+        let rates = GpuSweeps3::<T, R, M, W, A>::rate_offset(&l, &shapes, Splitting::Strang, STRANG.len());
         run_bytes::<T>(M, A, l.len(), rates)
     }
 
