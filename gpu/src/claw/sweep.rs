@@ -1,21 +1,22 @@
-//! The core kernels: one sweep of the wave-propagation update along x or along y, generic over
-//! the Riemann solver, each cell read from memory once and written once (cudaclaw's
-//! single-stage update), waves kept in registers.
+//! The core kernels: one sweep of the wave-propagation update along x or along y, generic over the
+//! Riemann solver, each cell read from memory once and written once (cudaclaw's single-stage
+//! update), waves kept in registers.
 //!
-//! x-sweep: a warp takes 32 consecutive interfaces of a row and updates the 29 cells between
-//! its second and thirty-first interface, then the same columns of its next rows (`k.rows` of
-//! them, so that a thread's set-up and the block's reduction of the rates serve many cells); the neighbouring interfaces' waves (for limiting)
-//! and fluctuations (for the update) come by shuffles, so warps are independent and recompute
-//! three interfaces where they meet (cudaclaw's independent blocks with their overlap). A lane
-//! forms the θ numerators against its left neighbour's waves and passes them down as that
-//! neighbour's against its right (`wave_dots`): W·M shuffles up and W down, not 2·W·M.
+//! x-sweep: a warp takes 32 consecutive interfaces of a row and updates the 29 cells between its
+//! second and thirty-first interface, then the same columns of its next rows (`k.rows` of them, so
+//! that a thread's set-up and the block's reduction of the rates serve many cells); the
+//! neighbouring interfaces' waves (for limiting) and fluctuations (for the update) come by
+//! shuffles, so warps are independent and recompute three interfaces where they meet (cudaclaw's
+//! independent blocks with their overlap). A lane forms the θ numerators against its left
+//! neighbour's waves and passes them down as that neighbour's against its right (`wave_dots`): W·M
+//! shuffles up and W down, not 2·W·M.
 //! y-sweep: lanes take consecutive columns (coalesced) and each thread marches `k.rows` cells up
 //! its column keeping in registers what the next cell needs of the last interfaces; segments
 //! recompute two interfaces where they meet; a launch may take some of its rows of blocks
-//! (`k.bands`: a slab's sweep across its cut in two launches). Both write one rate (max |s|/Δ over the interfaces of the cells they
-//! update) a block. Both read state buffer `order[k.stage]` and write `order[k.stage + 1]`
-//! (`clock`), and return at once when the step's Δt is 0 (no step armed). The work along a
-//! row or column is the 3D sweeps' too (`lines.rs`: [`x_row`], [`march`]).
+//! (`k.bands`: a slab's sweep across its cut in two launches). Both write one rate (max |s|/Δ over
+//! the interfaces of the cells they update) a block. Both read state buffer `order[k.stage]` and
+//! write `order[k.stage + 1]` (`clock`), and return at once when the step's Δt is 0 (no step
+//! armed). The work along a row or column is the 3D sweeps' too (`lines.rs`: [`x_row`], [`march`]).
 
 use super::lines::{march, x_row};
 use super::{Limiter, Riemann, Sweep, X_CELLS_PER_WARP};
