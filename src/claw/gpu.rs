@@ -3,7 +3,7 @@
 //! ([`GpuClaw2`], whole steps decided on the device: `stepper.rs`).
 
 use super::cpu::{Claw2, Clock, HALO, Setup};
-use super::shapes::{Reshape, SweepShapes, room_for, x_rows};
+use super::shapes::{Reshape, SweepShapes, room_for, x_blocks, x_rows};
 use super::slab::DeviceCut;
 use super::stepper::{BUFFERS, GpuRun, Planes, StepKernels, run_bytes, sweep_across};
 use super::{Cfl, Splitting};
@@ -43,9 +43,7 @@ impl Shapes {
     /// on a small grid ([`x_rows`]).
     pub fn default_for(nx: usize, ny: usize) -> Self {
         let mut s = Shapes::default();
-        let (wx, wy, rows) = s.x;
-        let blocks = (nx as u64).div_ceil((X_CELLS_PER_WARP * wx) as u64) * (ny as u64).div_ceil(wy as u64);
-        s.x.2 = x_rows(rows, blocks);
+        s.x.2 = x_rows(s.x.2, x_blocks(s.x, nx, ny));
         s
     }
 

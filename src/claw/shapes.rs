@@ -41,6 +41,12 @@ pub fn x_rows(rows: u32, blocks: u64) -> u32 {
     rows.min(u32::try_from(most).unwrap_or(u32::MAX))
 }
 
+/// The blocks of an x-sweep of block `(wx, wy, _)` over an `nx × ny` plane with one row a warp:
+/// what [`x_rows`] weighs.
+pub fn x_blocks((wx, wy, _): (u32, u32, u32), nx: usize, ny: usize) -> u64 {
+    (nx as u64).div_ceil(u64::from(kernels::claw::X_CELLS_PER_WARP * wx)) * (ny as u64).div_ceil(u64::from(wy))
+}
+
 /// The shapes as the cache holds them: `x:2x2x8 y:64x2x32` (3D: and `z:…`).
 pub fn label<S: SweepShapes>(s: S) -> String {
     let axis = |dir: usize| {

@@ -7,7 +7,7 @@
 
 use super::cpu::{Claw3, STRANG, Setup3};
 use crate::claw::gpu::planes;
-use crate::claw::shapes::{Reshape, SweepShapes, room_for, x_rows};
+use crate::claw::shapes::{Reshape, SweepShapes, room_for, x_blocks, x_rows};
 use crate::claw::slab::DeviceCut;
 use crate::claw::stepper::{BUFFERS, GpuRun, Planes, StepKernels, run_bytes, sweep_across};
 use crate::claw::{Cfl, Splitting};
@@ -56,9 +56,7 @@ impl Shapes3 {
     /// warp on a small grid ([`x_rows`]).
     pub fn default_for(nx: usize, ny: usize, nz: usize) -> Self {
         let mut s = Shapes3::default();
-        let (wx, wy, rows) = s.x;
-        let blocks = (nx as u64).div_ceil((X_CELLS_PER_WARP * wx) as u64) * (ny as u64).div_ceil(wy as u64) * nz as u64;
-        s.x.2 = x_rows(rows, blocks);
+        s.x.2 = x_rows(s.x.2, x_blocks(s.x, nx, ny) * nz as u64);
         s
     }
 
