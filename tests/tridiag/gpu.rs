@@ -6,7 +6,7 @@ use super::input::broken;
 use super::strided::{Pick, padding_changed, pick};
 use crate::common::{self, cases, gpu, magnitude};
 use hydrokern::GpuReal;
-use hydrokern::tridiag::gpu::{GpuTridiag, limits};
+use hydrokern::tridiag::gpu::{GpuTridiag, PlanKernel, limits};
 use hydrokern::tridiag::{Algorithm, Batch, Choice, Layout, Shape, cpu};
 use proptest::prelude::*;
 
@@ -128,6 +128,76 @@ fn every_algorithm_layout_and_precision_matches_cpu() {
                 check_gpu::<f64>(n, batch, pick, alg, n % 2 == 0, 17 + (batch % 2) as u64).unwrap();
                 check_gpu::<f32>(n, batch, pick, alg, n % 2 == 1, 18 - (batch % 2) as u64).unwrap();
             }
+        }
+    }
+}
+
+/// The automatic choice on the batches of adjacent systems it solves on a contiguous copy
+/// (`Limits::restages`: interleaved, and columns whose padding is NaN and must come back as it
+/// was), both precisions, into a poisoned x and in place, against the CPU reference; a
+/// non-finite value is named by its system and row, and the solver solves again after.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn auto_on_a_contiguous_copy_matches_cpu() {
+    fn check<T: GpuReal>(n: usize, batch: usize, pad: usize, in_place: bool, seed: u64) {
+        let gpu = gpu();
+        let layout = if pad == 0 { Layout::Interleaved } else { Layout::Columns { pitch: batch + pad } };
+        let shape = Shape::new(n, batch, layout);
+        let mut host = Batch::random(shape, seed, 2.0).to::<T>();
+        if pad > 0 {
+            for v in [&mut host.a, &mut host.b, &mut host.c, &mut host.d] {
+                v.resize(n * (batch + pad), T::NAN);
+            }
+        }
+        let len = host.a.len();
+        let mut want = vec![T::ZERO; len];
+        cpu::solve_with(Algorithm::Thomas, shape, &host.a, &host.b, &host.c, &host.d, &mut want).unwrap();
+        let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+        let mut d = gpu.upload(&host.d).unwrap();
+        let mut s = GpuTridiag::<T>::new(&gpu, shape).unwrap();
+        let plan = s.plan(Choice::Auto).unwrap();
+        assert!(matches!(plan.kernel, PlanKernel::Restaged(_)), "{shape:?}: {plan:?}");
+        let got = if in_place {
+            s.solve_in_place(&gpu, Choice::Auto, &a, &b, &c, &mut d).unwrap();
+            gpu.download(&d).unwrap()
+        } else {
+            let mut x = gpu.alloc::<T>(len).unwrap();
+            hydrokern::foundation::gpu::fill(&gpu, &mut x, common::poison::<T>()).unwrap();
+            s.solve(&gpu, Choice::Auto, &a, &b, &c, &d, &mut x).unwrap();
+            let d_after = gpu.download(&d).unwrap();
+            assert!(padding_changed(shape, &d_after, &host.d).is_empty(), "{shape:?}: d's padding changed");
+            assert_eq!(unknowns(shape, &d_after), unknowns(shape, &host.d), "d changed by a separate-output solve");
+            gpu.download(&x).unwrap()
+        };
+        let before = if in_place { host.d.clone() } else { vec![common::poison::<T>(); len] };
+        let changed = padding_changed(shape, &got, &before);
+        assert!(changed.is_empty(), "{shape:?} in_place {in_place}: padding written at {changed:?}");
+        let tol = GPU_PER_LEVEL.times((2.0 * n as f64).log2()).scaled(magnitude(&unknowns(shape, &want)));
+        let want = unknowns(shape, &want);
+        tol.check(&format!("{shape:?} in_place {in_place}"), &unknowns(shape, &got), &want).unwrap();
+        // A NaN in d leaves the batch dominant (the choice stays on the copy), and the staging
+        // names its row.
+        let mut bad_d = host.d.clone();
+        bad_d[shape.at(batch - 1, n / 3)] = T::NAN;
+        let mut d = gpu.upload(&bad_d).unwrap();
+        let e = s.solve_in_place(&gpu, Choice::Auto, &a, &b, &c, &mut d).unwrap_err().to_string();
+        assert!(e.contains(&format!("system {}, row {}", batch - 1, n / 3)), "{shape:?}: {e}");
+        assert!(e.contains("partition"), "{shape:?}: {e}");
+        let mut d = gpu.upload(&host.d).unwrap();
+        s.solve_in_place(&gpu, Choice::Auto, &a, &b, &c, &mut d).unwrap();
+        let got = unknowns(shape, &gpu.download(&d).unwrap());
+        tol.check(&format!("{shape:?} after a breakdown"), &got, &want).unwrap();
+    }
+    // Unknowns past 1024 a multiprocessor (the latency-bound batches take CR-PCR), n from the
+    // threshold up, awkward batches; interleaved (no padding) and columns with 1 and 32 values
+    // of padding a line.
+    for (n, batch, seed) in [(2048, 257, 1), (2049, 300, 2), (4093, 67, 3), (4096, 129, 4), (8191, 33, 5)] {
+        for pad in [0, 1, 32] {
+            check::<f32>(n, batch, pad, seed % 2 == 0, seed + pad as u64);
+            check::<f64>(n, batch, pad, seed % 2 == 1, seed + pad as u64);
         }
     }
 }

@@ -154,4 +154,39 @@ fn automatic_choice_follows_the_stated_rule() {
             }
         }
     }
+    // Long adjacent systems (interleaved, columns) for which the choice takes partition are
+    // solved on a contiguous copy: the contiguous shape's launch, four arrays of workspace.
+    // Nowhere else: not the contiguous layouts, not shorter systems, not Thomas's big batches,
+    // not a forced algorithm.
+    use hydrokern::tridiag::gpu::{PlanKernel, plan_auto};
+    let plan_of = hydrokern::tridiag::gpu::plan;
+    for (n, batch, layout, restaged) in [
+        (4096, 1024, Layout::Interleaved, true),
+        (2048, 256, Layout::Interleaved, true),
+        (2047, 256, Layout::Interleaved, false),
+        (4096, 16384, Layout::Interleaved, false),
+        (4096, 1024, Layout::Contiguous, false),
+        (4096, 1024, Layout::Rows { pitch: 4128 }, false),
+        (4096, 1024, Layout::Columns { pitch: 1056 }, true),
+        (2048, 16384, Layout::Columns { pitch: 16416 }, false),
+    ] {
+        let shape = Shape::new(n, batch, layout);
+        let alg = lim.auto(shape);
+        assert_eq!(lim.restages(shape, alg), restaged, "{shape:?}");
+        let p = plan_auto(shape, alg, &lim).unwrap();
+        let forced = plan_of(shape, alg, &lim).unwrap();
+        assert!(!matches!(forced.kernel, PlanKernel::Restaged(_)));
+        if restaged {
+            let contiguous = plan_of(Shape::new(n, batch, Layout::Contiguous), alg, &lim).unwrap();
+            assert!(matches!(p.kernel, PlanKernel::Restaged(_)), "{shape:?}: {p:?}");
+            assert_eq!((p.dims, p.launch, p.workspace), (contiguous.dims, contiguous.launch, 4 * n * batch));
+            assert!(
+                p.describe().ends_with("on a contiguous copy (a, b, c, d transposed in, x out)"),
+                "{}",
+                p.describe()
+            );
+        } else {
+            assert_eq!(p, forced, "{shape:?}");
+        }
+    }
 }

@@ -35,11 +35,37 @@ impl<T: GpuReal> Transposer<T> {
         out: &mut DeviceBuffer<T>,
     ) -> Result<()> {
         super::check(rows, cols, input.len(), out.len())?;
-        let launch = shape::<T>(rows, cols, variant)?;
-        let params = Transpose { input: input.ptr(), out: out.ptr_mut(), rows: rows as u32, cols: cols as u32 };
         // SAFETY: input and out hold rows·cols values (checked) and do not overlap (distinct
-        // buffers); block (TILE, BLOCK_ROWS), grid ⌈cols/TILE⌉ × ⌈rows/TILE⌉, TILE·(TILE+1) T of
-        // shared memory for the tiled variants, as the kernels require.
+        // buffers).
+        unsafe { self.launch(variant, rows, cols, (input.ptr(), cols), (out.ptr_mut(), rows)) }
+    }
+
+    /// [`run`](Self::run) on device addresses (a workspace's parts, say) with the rows of the
+    /// input `in_pitch` apart and those of the output `out_pitch` apart; what lies between a
+    /// row's end and the next row is neither read nor written.
+    ///
+    /// # Safety
+    /// `input` holds (rows − 1)·in_pitch + cols values, `out` (cols − 1)·out_pitch + rows, and
+    /// they do not overlap.
+    pub unsafe fn launch(
+        &self,
+        variant: Variant,
+        rows: usize,
+        cols: usize,
+        (input, in_pitch): (*const T, usize),
+        (out, out_pitch): (*mut T, usize),
+    ) -> Result<()> {
+        let need = |lines: usize, pitch: usize, line: usize| {
+            lines.saturating_sub(1).saturating_mul(pitch).saturating_add(line)
+        };
+        let (need_in, need_out) = (need(rows, in_pitch, cols), need(cols, out_pitch, rows));
+        super::check_pitched(rows, cols, (need_in, in_pitch), (need_out, out_pitch))?;
+        let launch = shape::<T>(rows, cols, variant)?;
+        let (rows, cols, in_pitch, out_pitch) = (rows as u32, cols as u32, in_pitch as u32, out_pitch as u32);
+        let params = Transpose { input, out, rows, cols, in_pitch, out_pitch };
+        // SAFETY: as the caller promises; block (TILE, BLOCK_ROWS), grid ⌈cols/TILE⌉ ×
+        // ⌈rows/TILE⌉, TILE·(TILE+1) T of shared memory for the tiled variants, as the kernels
+        // require.
         unsafe { self.kernels[variant as usize].launch(launch, params) }
     }
 }

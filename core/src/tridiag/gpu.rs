@@ -7,6 +7,8 @@
 
 use super::{Algorithm, Choice, Dims, Layout, Limits, Shape, breakdown};
 use crate::runtime::{DeviceBuffer, DeviceMemory, DevicePointers, Gpu, Kernel, LaunchShape};
+use crate::transpose::Variant;
+use crate::transpose::gpu::Transposer;
 use crate::{Error, GpuReal, Result};
 use kernels::Entry;
 use kernels::tridiag::{
@@ -25,6 +27,10 @@ pub enum PlanKernel {
     /// The multi-block SPIKE: `tridiag_spike_reduce` level by level, the one-block
     /// `tridiag_spike` on the last reduced systems, `tridiag_spike_fill` level by level back.
     SpikeLevels(SpikeLevels),
+    /// Adjacent systems (interleaved, columns) on a contiguous copy ([`Limits::restages`]): a, b, c and d
+    /// transposed into the workspace (4 × n·batch values), solved there in place by this kernel
+    /// (the plan's dims and launch are the contiguous shape's), x transposed back.
+    Restaged(Entry<Solve<()>>),
 }
 
 /// The levels of a multi-block SPIKE plan, top first (see `Limits::spike_levels`).
@@ -79,6 +85,10 @@ pub struct Plan {
 impl Plan {
     /// A short description of the launch parameters (for benchmark notes).
     pub fn describe(&self) -> String {
+        if let PlanKernel::Restaged(e) = self.kernel {
+            let inner = Plan { kernel: PlanKernel::Plain(e), ..*self };
+            return format!("{} on a contiguous copy (a, b, c, d transposed in, x out)", inner.describe());
+        }
         let d = &self.dims;
         let b = self.launch.block.0;
         match (self.algorithm, self.kernel) {
@@ -313,6 +323,19 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
     }
 }
 
+/// The plan of the automatic choice, which took `alg` for `shape`: [`plan`], or where the
+/// choice restages the batch ([`Limits::restages`]) the contiguous shape's plan launched on a
+/// copy.
+pub fn plan_auto(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
+    if lim.restages(shape, alg) {
+        let inner = plan(Shape::new(shape.n, shape.batch, Layout::Contiguous), alg, lim)?;
+        if let PlanKernel::Plain(e) = inner.kernel {
+            return Ok(Plan { kernel: PlanKernel::Restaged(e), workspace: 4 * shape.len(), ..inner });
+        }
+    }
+    plan(shape, alg, lim)
+}
+
 /// A batched solver for one shape on one GPU: the workspace, the status word and the kernels
 /// (looked up once, in [`GpuTridiag::new`]) live with it.
 pub struct GpuTridiag<T: GpuReal> {
@@ -324,6 +347,7 @@ pub struct GpuTridiag<T: GpuReal> {
     status: DeviceBuffer<u64>,
     work: DeviceBuffer<T>,
     kernels: TridiagKernels<T>,
+    transposer: Transposer<T>,
 }
 
 impl<T: GpuReal> GpuTridiag<T> {
@@ -337,6 +361,7 @@ impl<T: GpuReal> GpuTridiag<T> {
             status: gpu.zeros(1)?,
             work: gpu.alloc(1)?,
             kernels,
+            transposer: Transposer::new(gpu)?,
         })
     }
     pub fn shape(&self) -> Shape {
@@ -366,9 +391,13 @@ impl<T: GpuReal> GpuTridiag<T> {
             Choice::Force(a) => a,
         }
     }
-    /// The launch `choice` resolves to, or why it cannot run.
+    /// The launch `choice` resolves to (for the automatic choice, on a diagonally dominant
+    /// batch), or why it cannot run.
     pub fn plan(&self, choice: Choice) -> Result<Plan> {
-        plan(self.shape, self.algorithm(choice), &self.limits)
+        match choice {
+            Choice::Auto => plan_auto(self.shape, self.auto(), &self.limits),
+            Choice::Force(a) => plan(self.shape, a, &self.limits),
+        }
     }
 
     /// The first (system, row) of a, b, c that is not diagonally dominant, found on the device
@@ -435,7 +464,10 @@ impl<T: GpuReal> GpuTridiag<T> {
         c: &impl DeviceMemory<T>,
     ) -> Result<Plan> {
         let alg = self.choose(gpu, choice, a, b, c)?;
-        plan(self.shape, alg, &self.limits)
+        match choice {
+            Choice::Auto => plan_auto(self.shape, alg, &self.limits),
+            Choice::Force(_) => plan(self.shape, alg, &self.limits),
+        }
     }
 
     fn check(
@@ -551,7 +583,11 @@ impl<T: GpuReal> GpuTridiag<T> {
         d: *const T,
         x: *mut T,
     ) -> Result<()> {
-        if plan.dims != plan_dims_for(self.shape, plan) {
+        let solved = match plan.kernel {
+            PlanKernel::Restaged(_) => Shape::new(self.shape.n, self.shape.batch, Layout::Contiguous),
+            _ => self.shape,
+        };
+        if plan.dims != plan_dims_for(solved, plan) {
             return Err(Error::invalid("tridiagonal plan was made for another shape"));
         }
         if plan.workspace > self.work.len() {
@@ -573,8 +609,45 @@ impl<T: GpuReal> GpuTridiag<T> {
                 }
                 PlanKernel::Plain(e) => self.kernels.plain(e).launch(plan.launch, Solve { p, a, b, c, d, x, status }),
                 PlanKernel::SpikeLevels(levels) => self.launch_levels(&levels, a, b, c, d, x),
+                PlanKernel::Restaged(e) => self.launch_restaged(e, plan, [a, b, c, d], x),
             }
         }
+    }
+
+    /// A batch of adjacent systems on a contiguous copy: a, b, c, d (n lines of batch values,
+    /// `pitch` apart: line i holds every system's unknown i) transposed into the workspace's
+    /// four parts (batch × n: the systems contiguous), solved there with x over the copy of d,
+    /// and x transposed back into its lines, the padding between them neither read nor
+    /// written. The contiguous solve names a failure by (system, row) as the in-layout one does.
+    ///
+    /// # Safety
+    /// As [`launch`](Self::launch)'s: a, b, c, d, x hold the span of the interleaved or columns
+    /// layout (x may be d, which is read before x is written); the workspace holds 4·n·batch.
+    unsafe fn launch_restaged(
+        &mut self,
+        e: Entry<Solve<()>>,
+        plan: &Plan,
+        abcd: [*const T; 4],
+        x: *mut T,
+    ) -> Result<()> {
+        let (n, batch, len) = (self.shape.n, self.shape.batch, self.shape.len());
+        let pitch = self.shape.layout.pitch().unwrap_or(batch);
+        let w = self.work.ptr_mut();
+        let [wa, wb, wc, wd] = [0, 1, 2, 3].map(|i| w.wrapping_add(i * len));
+        for (src, dst) in abcd.into_iter().zip([wa, wb, wc, wd]) {
+            // SAFETY: src holds n lines `pitch` apart (the caller's), dst a part of n·batch
+            // values of the workspace, disjoint from the caller's arrays and from the other parts.
+            unsafe { self.transposer.launch(Variant::Tile, n, batch, (src, pitch), (dst, n))? };
+        }
+        let (p, status) = (plan.dims, self.status.ptr_mut());
+        let solve = Solve { p, a: wa, b: wb, c: wc, d: wd, x: wd, status };
+        // SAFETY: the copies hold the contiguous layout of `p` (the contiguous shape's dims,
+        // checked in `launch`); x over d, which the kernel allows; grid, block and shared memory
+        // from the contiguous shape's plan.
+        unsafe { self.kernels.plain(e).launch(plan.launch, solve)? };
+        // SAFETY: the solved copy holds batch·n values; x holds n lines `pitch` apart, not in
+        // the workspace.
+        unsafe { self.transposer.launch(Variant::Tile, batch, n, (wd, n), (x, pitch)) }
     }
 
     /// The multi-block SPIKE: reduce level by level into the workspace, solve the last

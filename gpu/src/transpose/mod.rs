@@ -1,6 +1,7 @@
 //! Out-of-place matrix transpose (as the MIKE 21 thesis uses it; Ruetsch & Micikevicius 2009):
 //! `out = inᵀ` for a row-major `rows × cols` input and a row-major `cols × rows` output, any
-//! shape.
+//! shape, each with rows a pitch apart (`in_pitch` ≥ cols, `out_pitch` ≥ rows; the values
+//! between a row's end and the next row are neither read nor written).
 //!
 //! Every variant covers the matrix with `TILE × TILE` tiles, one block of `TILE × BLOCK_ROWS`
 //! threads each (every thread moves `TILE / BLOCK_ROWS` elements):
@@ -12,8 +13,8 @@
 //!   ("partition camping").
 //!
 //! Launch contract (all): block `(TILE, BLOCK_ROWS)`, grid `(⌈cols/TILE⌉, ⌈rows/TILE⌉)`,
-//! `TILE·(TILE+1)` `T`s of dynamic shared memory for the tiled ones; `input` holds rows·cols
-//! elements, `out` the same, not overlapping.
+//! `TILE·(TILE+1)` `T`s of dynamic shared memory for the tiled ones; `input` holds
+//! (rows − 1)·in_pitch + cols elements, `out` (cols − 1)·out_pitch + rows, not overlapping.
 
 /// Tile edge (elements).
 pub const TILE: u32 = 32;

@@ -5,7 +5,14 @@ use crate::device::{DeviceReal, shared, thread};
 
 /// # Safety
 /// The launch contract in the comment of `transpose/mod.rs`.
-pub(super) unsafe fn transpose_naive<T: DeviceReal>(input: *const T, out: *mut T, rows: u32, cols: u32) {
+pub(super) unsafe fn transpose_naive<T: DeviceReal>(
+    input: *const T,
+    out: *mut T,
+    rows: u32,
+    cols: u32,
+    in_pitch: u32,
+    out_pitch: u32,
+) {
     let x = thread::block_idx_x() * TILE + thread::thread_idx_x();
     let y0 = thread::block_idx_y() * TILE + thread::thread_idx_y();
     if x >= cols {
@@ -16,8 +23,8 @@ pub(super) unsafe fn transpose_naive<T: DeviceReal>(input: *const T, out: *mut T
         let y = y0 + j;
         if y < rows {
             unsafe {
-                *out.add(x as usize * rows as usize + y as usize) =
-                    T::ldg(input.add(y as usize * cols as usize + x as usize));
+                *out.add(x as usize * out_pitch as usize + y as usize) =
+                    T::ldg(input.add(y as usize * in_pitch as usize + x as usize));
             }
         }
         j += BLOCK_ROWS;
@@ -26,7 +33,15 @@ pub(super) unsafe fn transpose_naive<T: DeviceReal>(input: *const T, out: *mut T
 
 /// Transpose tile `(bx, by)` through shared memory.
 #[inline(always)]
-unsafe fn tile_body<T: DeviceReal>(input: *const T, out: *mut T, rows: u32, cols: u32, bx: u32, by: u32) {
+unsafe fn tile_body<T: DeviceReal>(
+    input: *const T,
+    out: *mut T,
+    (rows, cols): (u32, u32),
+    pitches: (u32, u32),
+    bx: u32,
+    by: u32,
+) {
+    let (in_pitch, out_pitch) = (pitches.0 as usize, pitches.1 as usize);
     let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
     let tile = shared::dynamic::<T>();
     let pitch = (TILE + 1) as usize;
@@ -36,7 +51,7 @@ unsafe fn tile_body<T: DeviceReal>(input: *const T, out: *mut T, rows: u32, cols
         while j < TILE {
             if x < cols && y + j < rows {
                 *tile.add((ty + j) as usize * pitch + tx as usize) =
-                    T::ldg(input.add((y + j) as usize * cols as usize + x as usize));
+                    T::ldg(input.add((y + j) as usize * in_pitch + x as usize));
             }
             j += BLOCK_ROWS;
         }
@@ -46,7 +61,7 @@ unsafe fn tile_body<T: DeviceReal>(input: *const T, out: *mut T, rows: u32, cols
         let mut j = 0;
         while j < TILE {
             if x < rows && y + j < cols {
-                *out.add((y + j) as usize * rows as usize + x as usize) =
+                *out.add((y + j) as usize * out_pitch + x as usize) =
                     *tile.add(tx as usize * pitch + (ty + j) as usize);
             }
             j += BLOCK_ROWS;
@@ -56,14 +71,29 @@ unsafe fn tile_body<T: DeviceReal>(input: *const T, out: *mut T, rows: u32, cols
 
 /// # Safety
 /// The launch contract in the comment of `transpose/mod.rs`.
-pub(super) unsafe fn transpose_tile<T: DeviceReal>(input: *const T, out: *mut T, rows: u32, cols: u32) {
-    unsafe { tile_body(input, out, rows, cols, thread::block_idx_x(), thread::block_idx_y()) }
+pub(super) unsafe fn transpose_tile<T: DeviceReal>(
+    input: *const T,
+    out: *mut T,
+    rows: u32,
+    cols: u32,
+    in_pitch: u32,
+    out_pitch: u32,
+) {
+    let (bx, by) = (thread::block_idx_x(), thread::block_idx_y());
+    unsafe { tile_body(input, out, (rows, cols), (in_pitch, out_pitch), bx, by) }
 }
 
 /// # Safety
 /// The launch contract in the comment of `transpose/mod.rs`.
-pub(super) unsafe fn transpose_diagonal<T: DeviceReal>(input: *const T, out: *mut T, rows: u32, cols: u32) {
+pub(super) unsafe fn transpose_diagonal<T: DeviceReal>(
+    input: *const T,
+    out: *mut T,
+    rows: u32,
+    cols: u32,
+    in_pitch: u32,
+    out_pitch: u32,
+) {
     let (bx, by) =
         diagonal_block(thread::block_idx_x(), thread::block_idx_y(), thread::grid_dim_x(), thread::grid_dim_y());
-    unsafe { tile_body(input, out, rows, cols, bx, by) }
+    unsafe { tile_body(input, out, (rows, cols), (in_pitch, out_pitch), bx, by) }
 }
