@@ -106,11 +106,13 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     // The 2D y-sweeps, whose threads march a column each, where a cap gives one more block of
     // 4 warps a multiprocessor: Roe and HLLE in f64 at 128 (uncapped 137 and 130, three blocks;
     // capped four, spilling 16 and 8 bytes) take 15% and 18% less time at 4096² on an H200,
-    // acoustics in f64 at 96 (101) 6%, HLLE in f32 at 64 (69) 3%. Not Roe in f32 at 64 (79,
-    // spilling 32 bytes: 2% slower), nor the 3D y- and z-sweeps: at 64 in f32 3% faster at 256³
-    // but 3% slower at 96³ and 512³, at 96 in f64 0–3% slower.
+    // acoustics in f64 at 96 (101) 6%, HLLE in f32 at 64 (69) 3%, Roe in f32 at 72 (79: seven
+    // blocks instead of six, spilling 12 bytes) 4–5% (at 64, spilling 32 bytes, 2% more). Not
+    // the 3D y- and z-sweeps: at 64 in f32 3% faster at 256³ but 3% slower at 96³ and 512³, at
+    // 96 in f64 0–3% slower.
     ("claw_shallow_roe_y_f64", 128),
     ("claw_shallow_hlle_y_f64", 128),
     ("claw_acoustics_2d_y_f64", 96),
     ("claw_shallow_hlle_y_f32", 64),
+    ("claw_shallow_roe_y_f32", 72),
 ];
