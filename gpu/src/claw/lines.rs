@@ -30,13 +30,13 @@ fn shuffled<T: DeviceReal, const N: usize>(v: &[T; N], up: bool) -> [T; N] {
 /// A warp's share of an x-sweep of one row: lane `lane` solves the interface between cells
 /// i − 1 and i, i = c0 − 1 + lane (solvable for −1 ≤ i ≤ nx + 1), takes its neighbours' waves
 /// and fluctuations by shuffles, and lanes 1..=29 update cell i (< nx) of `q` into `out`; cell
-/// i lies at `at(i)`. Every lane of the warp must call it (`row`: whether the row exists).
+/// i lies at `at(i)`. Every lane of the warp must call it, for a row that exists.
 /// Returns this lane's speed for the rate: its interface's, for interfaces 0..=nx of the
 /// cells updated, else 0.
 ///
 /// # Safety
 /// `q`, `aux` (A planes) and `out` hold planes of `len` values; `at(i)` is in bounds for
-/// −2 ≤ i ≤ nx + 1 when `row`; the ghosts of `q` and `aux` along the row are filled.
+/// −2 ≤ i ≤ nx + 1; the ghosts of `q` and `aux` along the row are filled.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub unsafe fn x_row<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
@@ -45,11 +45,11 @@ pub unsafe fn x_row<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, const
     dtdx: T,
     (q, aux, out, len): (*const T, *const T, *mut T, usize),
     nx: u32,
-    (c0, lane, row): (u32, u32, bool),
+    (c0, lane): (u32, u32),
     at: impl Fn(i32) -> usize,
 ) -> T {
     let (i, nx) = (c0 as i32 - 1 + lane as i32, nx as i32);
-    let solves = row && i <= nx + 1;
+    let solves = i <= nx + 1;
     let mut here = Solution::<T, M, W>::ZERO;
     let mut qr = [T::ZERO; M];
     if solves {

@@ -102,8 +102,8 @@ pub unsafe fn sweep_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, con
     // The warp's rows one after another (the same for every lane, so the shuffles stay whole).
     let mut j = j0;
     while j < l.ny && j - j0 < k.rows {
-        let row = (c0, lane, true);
-        speed = speed.max(unsafe { x_row(&solver, lim, dt * k.inv_dx, bufs, l.nx, row, |i| l.at(i, j as i32)) });
+        let at = |i: i32| l.at(i, j as i32);
+        speed = speed.max(unsafe { x_row(&solver, lim, dt * k.inv_dx, bufs, l.nx, (c0, lane), at) });
         j += 1;
     }
     unsafe { block_rate(speed, k.inv_dx, rate, block_2d()) };
