@@ -61,33 +61,50 @@ fn check_gpu<T: GpuReal>(
             v.resize(lines * pitch, T::NAN);
         }
     }
-    let len = host.a.len();
-    let mut want = vec![T::ZERO; len];
+    let mut s = GpuTridiag::<T>::new(&gpu, shape).unwrap();
     // LU against the CPU's LU (the same pivots), every other algorithm against Thomas.
     let reference = if alg.pivots() { Algorithm::Lu } else { Algorithm::Thomas };
+    solve_matches_cpu(&mut s, &host, Choice::Force(alg), reference, in_place)?;
+    Ok(())
+}
+
+/// `choice` by solver `s` on `host` (of the solver's shape; arrays of the span or of the whole
+/// field with NaN padding) against the CPU's `reference`, into a poisoned x or in place: d and
+/// the padding come back as they were, x within the tolerance. The CPU's unknowns, in (system,
+/// row) order.
+fn solve_matches_cpu<T: GpuReal>(
+    s: &mut GpuTridiag<T>,
+    host: &Batch<T>,
+    choice: Choice,
+    reference: Algorithm,
+    in_place: bool,
+) -> Result<Vec<T>, TestCaseError> {
+    let (gpu, shape) = (gpu(), s.shape());
+    let len = host.a.len();
+    let mut want = vec![T::ZERO; len];
     cpu::solve_with(reference, shape, &host.a, &host.b, &host.c, &host.d, &mut want).unwrap();
     let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
     let mut d = gpu.upload(&host.d).unwrap();
-    let mut s = GpuTridiag::<T>::new(&gpu, shape).unwrap();
     let got = if in_place {
-        s.solve_in_place(&gpu, Choice::Force(alg), &a, &b, &c, &mut d).unwrap();
+        s.solve_in_place(&gpu, choice, &a, &b, &c, &mut d).unwrap();
         gpu.download(&d).unwrap()
     } else {
         let mut x = gpu.alloc::<T>(len).unwrap();
         hydrokern::foundation::gpu::fill(&gpu, &mut x, common::poison::<T>()).unwrap();
-        s.solve(&gpu, Choice::Force(alg), &a, &b, &c, &d, &mut x).unwrap();
+        s.solve(&gpu, choice, &a, &b, &c, &d, &mut x).unwrap();
         let d_after = gpu.download(&d).unwrap();
-        prop_assert!(padding_changed(shape, &d_after, &host.d).is_empty(), "{alg} {shape:?}: d's padding changed");
+        prop_assert!(padding_changed(shape, &d_after, &host.d).is_empty(), "{choice:?} {shape:?}: d's padding changed");
         prop_assert_eq!(unknowns(shape, &d_after), unknowns(shape, &host.d), "d changed by a separate-output solve");
         gpu.download(&x).unwrap()
     };
     // In place, x's padding is d's (NaN); else the poison it was filled with.
     let before = if in_place { host.d.clone() } else { vec![common::poison::<T>(); len] };
     let changed = padding_changed(shape, &got, &before);
-    prop_assert!(changed.is_empty(), "{alg} {shape:?} in_place {in_place}: padding written at {changed:?}");
-    let tol = GPU_PER_LEVEL.times((2.0 * n as f64).log2()).scaled(magnitude(&unknowns(shape, &want)));
-    tol.check(&format!("{alg} {shape:?} in_place {in_place}: x"), &unknowns(shape, &got), &unknowns(shape, &want))?;
-    Ok(())
+    prop_assert!(changed.is_empty(), "{choice:?} {shape:?} in_place {in_place}: padding written at {changed:?}");
+    let want = unknowns(shape, &want);
+    let tol = GPU_PER_LEVEL.times((2.0 * shape.n as f64).log2()).scaled(magnitude(&want));
+    tol.check(&format!("{choice:?} {shape:?} in_place {in_place}: x"), &unknowns(shape, &got), &want)?;
+    Ok(want)
 }
 
 proptest! {
@@ -152,32 +169,11 @@ fn auto_on_a_contiguous_copy_matches_cpu() {
                 v.resize(n * (batch + pad), T::NAN);
             }
         }
-        let len = host.a.len();
-        let mut want = vec![T::ZERO; len];
-        cpu::solve_with(Algorithm::Thomas, shape, &host.a, &host.b, &host.c, &host.d, &mut want).unwrap();
-        let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
-        let mut d = gpu.upload(&host.d).unwrap();
         let mut s = GpuTridiag::<T>::new(&gpu, shape).unwrap();
         let plan = s.plan(Choice::Auto).unwrap();
         assert!(matches!(plan.kernel, PlanKernel::Restaged(_)), "{shape:?}: {plan:?}");
-        let got = if in_place {
-            s.solve_in_place(&gpu, Choice::Auto, &a, &b, &c, &mut d).unwrap();
-            gpu.download(&d).unwrap()
-        } else {
-            let mut x = gpu.alloc::<T>(len).unwrap();
-            hydrokern::foundation::gpu::fill(&gpu, &mut x, common::poison::<T>()).unwrap();
-            s.solve(&gpu, Choice::Auto, &a, &b, &c, &d, &mut x).unwrap();
-            let d_after = gpu.download(&d).unwrap();
-            assert!(padding_changed(shape, &d_after, &host.d).is_empty(), "{shape:?}: d's padding changed");
-            assert_eq!(unknowns(shape, &d_after), unknowns(shape, &host.d), "d changed by a separate-output solve");
-            gpu.download(&x).unwrap()
-        };
-        let before = if in_place { host.d.clone() } else { vec![common::poison::<T>(); len] };
-        let changed = padding_changed(shape, &got, &before);
-        assert!(changed.is_empty(), "{shape:?} in_place {in_place}: padding written at {changed:?}");
-        let tol = GPU_PER_LEVEL.times((2.0 * n as f64).log2()).scaled(magnitude(&unknowns(shape, &want)));
-        let want = unknowns(shape, &want);
-        tol.check(&format!("{shape:?} in_place {in_place}"), &unknowns(shape, &got), &want).unwrap();
+        let want = solve_matches_cpu(&mut s, &host, Choice::Auto, Algorithm::Thomas, in_place).unwrap();
+        let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
         // A NaN in d leaves the batch dominant (the choice stays on the copy), and the staging
         // names its row.
         let mut bad_d = host.d.clone();
@@ -189,6 +185,7 @@ fn auto_on_a_contiguous_copy_matches_cpu() {
         let mut d = gpu.upload(&host.d).unwrap();
         s.solve_in_place(&gpu, Choice::Auto, &a, &b, &c, &mut d).unwrap();
         let got = unknowns(shape, &gpu.download(&d).unwrap());
+        let tol = GPU_PER_LEVEL.times((2.0 * n as f64).log2()).scaled(magnitude(&want));
         tol.check(&format!("{shape:?} after a breakdown"), &got, &want).unwrap();
     }
     // Unknowns past 1024 a multiprocessor (the latency-bound batches take CR-PCR), n from the

@@ -394,9 +394,15 @@ impl<T: GpuReal> GpuTridiag<T> {
     /// The launch `choice` resolves to (for the automatic choice, on a diagonally dominant
     /// batch), or why it cannot run.
     pub fn plan(&self, choice: Choice) -> Result<Plan> {
+        self.plan_of(choice, self.algorithm(choice))
+    }
+
+    /// The launch of `alg`, which `choice` resolved to: the automatic choice's
+    /// ([`plan_auto`]), or a forced algorithm's in the layout given ([`plan`]).
+    fn plan_of(&self, choice: Choice, alg: Algorithm) -> Result<Plan> {
         match choice {
-            Choice::Auto => plan_auto(self.shape, self.auto(), &self.limits),
-            Choice::Force(a) => plan(self.shape, a, &self.limits),
+            Choice::Auto => plan_auto(self.shape, alg, &self.limits),
+            Choice::Force(_) => plan(self.shape, alg, &self.limits),
         }
     }
 
@@ -454,7 +460,7 @@ impl<T: GpuReal> GpuTridiag<T> {
         })
     }
 
-    /// The launch for this batch: [`choose`](Self::choose), then [`plan`].
+    /// The launch for this batch: [`choose`](Self::choose), then its plan.
     fn plan_for(
         &mut self,
         gpu: &Gpu,
@@ -464,10 +470,7 @@ impl<T: GpuReal> GpuTridiag<T> {
         c: &impl DeviceMemory<T>,
     ) -> Result<Plan> {
         let alg = self.choose(gpu, choice, a, b, c)?;
-        match choice {
-            Choice::Auto => plan_auto(self.shape, alg, &self.limits),
-            Choice::Force(_) => plan(self.shape, alg, &self.limits),
-        }
+        self.plan_of(choice, alg)
     }
 
     fn check(
