@@ -464,6 +464,10 @@ impl Limits {
     /// than the difference. Measured on an H200 (`bench tridiag`, interleaved): n = 4096 × 1024
     /// f64 0.295 ms in the layout, 0.194 on a copy; × 4096 1.149 against 0.687; n = 4096 × 256
     /// f32 0.070 against 0.044; n = 2048 × 1024 and × 4096 in f32 within 1% either way.
+    /// Below n = 2048 the copy does not pay: its five transposes cost more than the solve
+    /// they spare (H200, interleaved, contiguous choice on a copy against `auto` in the layout:
+    /// n = 64 × 256 f32 0.024 against 0.010 ms, 256 × 1024 f64 0.035 against 0.024, 1024 × 256
+    /// f64 0.036 against 0.033, 1024 × 4096 f32 0.113 against 0.079).
     pub fn restages(&self, shape: Shape, alg: Algorithm) -> bool {
         shape.layout.systems_adjacent() && alg == Algorithm::Partition && shape.n >= RESTAGE_MIN_N
     }
