@@ -1165,7 +1165,7 @@ pub(super) static FLAGS: &[Flag] = &[
         "wet-dry",
         "bollermann|kp07|clamp",
         Set::Text("numerics.wet_dry"),
-        "wet–dry fronts: partially flooded cells well balanced, drained with the actual Δt, their velocities held to their neighbours', thin films' momenta to their faces' velocity, thin cells' own velocity at their faces, slopes of velocity rather than momentum elsewhere (clamp, the default); the same reconstruction with an a-priori outflow cap (bollermann); or Kurganov–Petrova 2007's correction (kp07)",
+        "wet–dry fronts: partially flooded cells well balanced, drained with the actual Δt, their velocities held to their neighbours', thin films' velocities to the range of their neighbours' waves (u ∓ 2c), thin cells' own velocity at their faces, slopes of velocity rather than momentum elsewhere (clamp, the default); the same reconstruction with an a-priori outflow cap (bollermann); or Kurganov–Petrova 2007's correction (kp07)",
     ),
     Accumulation::FLAG,
     Flag::new(
