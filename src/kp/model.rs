@@ -84,8 +84,9 @@ enum On<T: GpuReal> {
     /// `T` (f64: w as it is, the rest widened exactly).
     Mixed(Box<CpuKp<f32, f64>>, Option<CpuProducts<T>>),
     /// The mixed precision on the GPU (`GpuKp::new_mixed`): the run's bookkeeping in f32, its
-    /// products, snapshot copies and pool unused (states come over through `download_mixed`).
-    GpuMixed(Box<GpuRun<f32>>),
+    /// products in the runner's `T` (read from the f64 surface and the f32 momenta and bed),
+    /// snapshot copies and pool unused (states come over through `download_mixed`).
+    GpuMixed(Box<GpuRun<f32, T>>),
 }
 
 /// A mixed run's padded (w, hu, hv) as the runner's `T`.
@@ -95,7 +96,7 @@ fn mixed_state<T: GpuReal>(m: &CpuKp<f32, f64>) -> [Vec<T>; 3] {
 }
 
 /// A mixed GPU run's padded (w, hu, hv) as the runner's `T` (synchronises).
-fn gpu_mixed_state<T: GpuReal>(run: &GpuRun<f32>) -> Result<[Vec<T>; 3]> {
+fn gpu_mixed_state<T: GpuReal>(run: &GpuRun<f32, T>) -> Result<[Vec<T>; 3]> {
     let (w, hu, hv) = run.model.download_mixed(&run.gpu)?;
     Ok([w.iter().map(|&v| T::from_f64(v)).collect(), widen(&hu), widen(&hv)])
 }
@@ -105,8 +106,9 @@ fn widen<T: GpuReal>(v: &[f32]) -> Vec<T> {
     v.iter().map(|&v| T::from_f64(v as f64)).collect()
 }
 
-/// The GPU model with its early-exit bookkeeping.
-struct GpuRun<T: GpuReal> {
+/// The GPU model of precision `T` with its early-exit bookkeeping, and its products in `P` (the
+/// runner's precision: `T` itself, or f64 over the mixed precision's f32 model).
+struct GpuRun<T: GpuReal, P: GpuReal = T> {
     gpu: Arc<Gpu>,
     model: GpuKp<T>,
     mode: EarlyExit,
@@ -119,16 +121,16 @@ struct GpuRun<T: GpuReal> {
     /// behind a snapshot's download, which shares the bus's copy engine with the read (5 ms for
     /// the 256 MB of a 4096² f32 state on an H200, at every snapshot).
     clock_read: bool,
-    products: Option<GpuProducts<T>>,
+    products: Option<GpuProducts<P>>,
     /// Copies of (w, hu, hv) for snapshots read on another thread; made by the first one.
     snapshots: Option<Snapshots<T>>,
     /// The host vectors the states of `snapshots` are assembled in.
     pool: Pool<T>,
 }
 
-impl<T: GpuReal> GpuRun<T> {
+impl<T: GpuReal, P: GpuReal> GpuRun<T, P> {
     /// `model` from its initial state, early exit as `early_exit` says, no products yet.
-    fn start(gpu: &Arc<Gpu>, model: GpuKp<T>, early_exit: EarlyExit) -> Box<GpuRun<T>> {
+    fn start(gpu: &Arc<Gpu>, model: GpuKp<T>, early_exit: EarlyExit) -> Box<GpuRun<T, P>> {
         let current = if early_exit == EarlyExit::On { FluxKernel::EarlyExit } else { FluxKernel::Full };
         Box::new(GpuRun {
             gpu: gpu.clone(),
@@ -255,15 +257,11 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
             }
             On::Gpu(run) => {
                 let f = Fields::on(p.layout(), true, run.model.coeffs().dry, arrival);
-                let mut k = GpuProducts::new(&run.gpu, spec, f, sites)?;
-                let (inputs, clock) = run.model.product_inputs();
-                k.launch(inputs, clock, (kernels::kp::CLOCK_T, kernels::kp::CLOCK_STEPS))?;
-                run.products = Some(k);
+                run.start_products(GpuProducts::new(&run.gpu, spec, f, sites)?)?;
             }
-            On::GpuMixed(_) => {
-                return Err(Error::invalid(
-                    "kp: gauges, lines and maps in precision mixed are recorded on the CPU reference only for now (--backend cpu)",
-                ));
+            On::GpuMixed(run) => {
+                let f = Fields::on(p.layout(), true, T::from_f64(run.model.coeffs().dry as f64), arrival);
+                run.start_products(GpuProducts::new(&run.gpu, spec, f, sites)?.reading_mixed(&run.gpu)?)?;
             }
         }
         Ok(self)
@@ -449,17 +447,8 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
     fn products(&mut self, maps: bool) -> Result<Option<Products<T>>> {
         match &mut self.on {
             On::Cpu(_, k) | On::Mixed(_, k) => Ok(k.as_ref().map(|k| k.products(maps))),
-            On::GpuMixed(_) => Ok(None),
-            On::Gpu(run) => {
-                let steps = if run.clock_read { run.clock.steps } else { run.model.clock(&run.gpu)?.steps };
-                match &mut run.products {
-                    Some(k) => {
-                        k.drain(&run.gpu, steps)?;
-                        Ok(Some(k.products(&run.gpu, maps)?))
-                    }
-                    None => Ok(None),
-                }
-            }
+            On::Gpu(run) => run.products(maps),
+            On::GpuMixed(run) => run.products(maps),
         }
     }
 
@@ -691,11 +680,9 @@ impl<T: GpuReal> KpModel<'_, T> {
         }
         Ok(match &mut self.on {
             On::Cpu(_, Some(k)) | On::Mixed(_, Some(k)) => k.checkpoint(c),
-            On::Gpu(run) => match &mut run.products {
-                Some(k) => k.checkpoint(&run.gpu, run.clock.steps, c)?,
-                None => c,
-            },
-            _ => c,
+            On::Gpu(run) => run.products_checkpoint(c)?,
+            On::GpuMixed(run) => run.products_checkpoint(c)?,
+            On::Cpu(_, None) | On::Mixed(_, None) => c,
         })
     }
 
@@ -738,12 +725,7 @@ impl<T: GpuReal> KpModel<'_, T> {
                 let [hu, hv] = [q[1], q[2]].map(|f| f.iter().map(|v| v.to_f64() as f32).collect::<Vec<f32>>());
                 let clock = ClockState { t, dt, status: kernels::kp::STEP_OK, steps };
                 run.model.resume_mixed(&run.gpu, (&w, &hu, &hv), &wet, clock)?;
-                run.launched = c.get_count("launched")?;
-                run.early_steps = c.get_count("early_steps")?;
-                let early = c.get_value("early_exit_now")? != 0.0;
-                run.current = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
-                run.clock = Clock { t, steps, dt, halt: None };
-                Ok(())
+                run.resume_run(c, self.slab)
             }
             On::Gpu(run) => {
                 let k = run.model.coeffs();
@@ -760,20 +742,16 @@ impl<T: GpuReal> KpModel<'_, T> {
                     let (estimates, retries) = split_values_of(c)?;
                     run.model.resume_split(&run.gpu, estimates, retries)?;
                 }
-                run.launched = c.get_count("launched")?;
-                run.early_steps = c.get_count("early_steps")?;
-                let early = c.get_value("early_exit_now")? != 0.0;
-                run.current = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
-                run.clock = Clock { t, steps, dt, halt: None };
-                match &mut run.products {
-                    Some(k) if self.slab => k.resume_after(&run.gpu, c)?,
-                    Some(k) => k.restore(&run.gpu, c)?,
-                    None => {}
-                }
-                Ok(())
+                run.resume_run(c, self.slab)
             }
         }
     }
+}
+
+/// Enqueue `products`' update from `model`'s current state and device clock.
+fn launch_products<T: GpuReal, P: GpuReal>(model: &GpuKp<T>, products: &mut GpuProducts<P>) -> Result<()> {
+    let (inputs, clock) = model.product_inputs();
+    products.launch(inputs.map(<*const T>::cast), clock, (kernels::kp::CLOCK_T, kernels::kp::CLOCK_STEPS))
 }
 
 /// The name of a slab's wet map per cell in its checkpoints ([`KpModel::joined`]).
@@ -836,13 +814,54 @@ fn split_values_of<T: GpuReal>(c: &Checkpoint<T>) -> Result<(Option<(f64, f64)>,
     Ok(((!x.is_nan() && !y.is_nan()).then_some((x, y)), c.get_count("ds_retries")?))
 }
 
-impl<T: GpuReal> GpuRun<T> {
+impl<T: GpuReal, P: GpuReal> GpuRun<T, P> {
+    /// Keep `products` from the current state on (their kernel reads the model's arrays as
+    /// they are: `P`'s own, or the mixed precision's through `GpuProducts::reading_mixed`).
+    fn start_products(&mut self, products: GpuProducts<P>) -> Result<()> {
+        launch_products(&self.model, self.products.insert(products))
+    }
+
+    /// The products so far (their samples drained first).
+    fn products(&mut self, maps: bool) -> Result<Option<Products<P>>> {
+        let steps = if self.clock_read { self.clock.steps } else { self.model.clock(&self.gpu)?.steps };
+        match &mut self.products {
+            Some(k) => {
+                k.drain(&self.gpu, steps)?;
+                Ok(Some(k.products(&self.gpu, maps)?))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// `c` with the products' maps and records so far.
+    fn products_checkpoint(&mut self, c: Checkpoint<P>) -> Result<Checkpoint<P>> {
+        match &mut self.products {
+            Some(k) => k.checkpoint(&self.gpu, self.clock.steps, c),
+            None => Ok(c),
+        }
+    }
+
+    /// After the model's fields are resumed from checkpoint `c`: its clock, its early-exit
+    /// bookkeeping and its products (a slab's sample on from `c`, rank 0 keeping the records).
+    fn resume_run(&mut self, c: &Checkpoint<P>, slab: bool) -> Result<()> {
+        let Clock { t, dt, steps, .. } = c.clock;
+        self.launched = c.get_count("launched")?;
+        self.early_steps = c.get_count("early_steps")?;
+        let early = c.get_value("early_exit_now")? != 0.0;
+        self.current = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
+        self.clock = Clock { t, steps, dt, halt: None };
+        match &mut self.products {
+            Some(k) if slab => k.resume_after(&self.gpu, c),
+            Some(k) => k.restore(&self.gpu, c),
+            None => Ok(()),
+        }
+    }
+
     fn step(&mut self, kernel: FluxKernel) -> Result<()> {
         self.clock_read = false;
         self.model.step(kernel)?;
         if let Some(k) = &mut self.products {
-            let (inputs, clock) = self.model.product_inputs();
-            k.launch(inputs, clock, (kernels::kp::CLOCK_T, kernels::kp::CLOCK_STEPS))?;
+            launch_products(&self.model, k)?;
         }
         self.launched += 1;
         if kernel == FluxKernel::EarlyExit {

@@ -1,6 +1,7 @@
 //! Gauges, lines and maximum maps: the GPU kernel against the CPU products over the same random
-//! padded states (the CPU products are checked against their definition in the library's unit
-//! tests, and the shallow-water model's use of them in `tests/kp`).
+//! padded states, in f32, f64 and reading the shallow-water model's mixed precision (the CPU
+//! products are checked against their definition in the library's unit tests, and the
+//! shallow-water model's use of them in `tests/kp`).
 
 use crate::common::{Tolerance, cases, gpu};
 use hydrokern::GpuReal;
@@ -16,8 +17,11 @@ use proptest::prelude::*;
 /// the speed is √(hu² + hv²)/h, which the GPU contracts into a multiply-add (a few ε).
 const SPEED: Tolerance = Tolerance::eps(4.0);
 
+/// With `mixed`, the GPU reads the level as f64 and the bed and momenta as f32
+/// (`GpuProducts::reading_mixed`), the CPU the same values as `T`.
 #[allow(clippy::too_many_arguments)]
 fn check<T: GpuReal>(
+    mixed: bool,
     nx: usize,
     ny: usize,
     steps: u64,
@@ -59,23 +63,42 @@ fn check<T: GpuReal>(
     };
     let mut cpu = CpuProducts::<T>::new(&spec, f, sites.clone());
     let mut dev = GpuProducts::<T>::new(&gpu, &spec, f, sites).expect("products on the GPU");
+    if mixed {
+        dev = dev.reading_mixed(&gpu).expect("the mixed entry point");
+    }
     let mut t = 0.0;
     for step in 0..=steps {
-        // Ghosts hold NaN: a kernel that reads one leaves a NaN in a map or a record.
-        let mut fill = |scale: f64, lo: f64| -> Vec<T> {
-            let mut v = vec![T::NAN; layout.len()];
+        // Ghosts hold NaN: a kernel that reads one leaves a NaN in a map or a record. The
+        // values as stored: T's, or in the mixed precision an f64 level and f32 others.
+        let stored = |level: bool, x: f64| match (mixed, level) {
+            (true, true) => x,
+            (true, false) => x as f32 as f64,
+            (false, _) => T::from_f64(x).to_f64(),
+        };
+        let mut fill = |scale: f64, lo: f64, level: bool| -> Vec<f64> {
+            let mut v = vec![f64::NAN; layout.len()];
             for j in 0..ny {
                 for i in 0..nx {
-                    v[(j + 2) * layout.pitch as usize + i + 2] = T::from_f64(lo + scale * rng.unit());
+                    v[(j + 2) * layout.pitch as usize + i + 2] = stored(level, lo + scale * rng.unit());
                 }
             }
             v
         };
-        let host = [fill(2.0, -0.5), fill(2.0, -1.0), fill(2.0, -1.0), fill(2.0, -1.0)];
-        cpu.update(&host[0], &host[1], &host[2], &host[3], t, step);
-        let bufs: Vec<_> = host.iter().map(|v| gpu.upload(v).unwrap()).collect();
+        let host = [fill(2.0, -0.5, true), fill(2.0, -1.0, false), fill(2.0, -1.0, false), fill(2.0, -1.0, false)];
+        let as_t = |v: &Vec<f64>| v.iter().map(|&x| T::from_f64(x)).collect::<Vec<T>>();
+        let host_t: Vec<Vec<T>> = host.iter().map(as_t).collect();
+        cpu.update(&host_t[0], &host_t[1], &host_t[2], &host_t[3], t, step);
         let clock = gpu.upload(&[t, 0.0, 0.0, step as f64]).unwrap();
-        dev.launch([bufs[0].ptr(), bufs[1].ptr(), bufs[2].ptr(), bufs[3].ptr()], &clock, (0, 3)).unwrap();
+        if mixed {
+            let narrow = |v: &Vec<f64>| gpu.upload(&v.iter().map(|&x| x as f32).collect::<Vec<f32>>()).unwrap();
+            let w = gpu.upload(&host[0]).unwrap();
+            let [b, hu, hv] = [&host[1], &host[2], &host[3]].map(narrow);
+            let ptrs = [w.ptr().cast(), b.ptr().cast(), hu.ptr().cast(), hv.ptr().cast()];
+            dev.launch(ptrs, &clock, (0, 3)).unwrap();
+        } else {
+            let bufs: Vec<_> = host_t.iter().map(|v| gpu.upload(v).unwrap()).collect();
+            dev.launch([bufs[0].ptr(), bufs[1].ptr(), bufs[2].ptr(), bufs[3].ptr()], &clock, (0, 3)).unwrap();
+        }
         // Drain now and then, as a model does when it reads its clock.
         if step % 5 == 4 {
             dev.drain(&gpu, step).unwrap();
@@ -121,9 +144,10 @@ fn check<T: GpuReal>(
 #[cfg_attr(not(gpu_tests), ignore = "needs an NVIDIA GPU")]
 fn gpu_samples_past_a_block_match_cpu() {
     for seed in [3, 17] {
-        let sampled = check::<f32>(65, 17, 12, 1, 256, 4, true, seed).unwrap();
+        let sampled = check::<f32>(false, 65, 17, 12, 1, 256, 4, true, seed).unwrap();
         assert!(sampled > 300, "{sampled} sampled cells: the lines must add some");
-        check::<f64>(65, 17, 12, 1, 256, 4, false, seed).unwrap();
+        check::<f64>(false, 65, 17, 12, 1, 256, 4, false, seed).unwrap();
+        check::<f64>(true, 65, 17, 12, 1, 256, 4, true, seed).unwrap();
     }
 }
 
@@ -132,7 +156,8 @@ proptest! {
 
     /// Random sizes (1 to block multiples ± 1), steps past the drain interval, sampling
     /// intervals, gauge counts up to a whole block, discharge lines (with 256 gauges, more
-    /// sampled cells than the block's threads), maps on and off, both precisions.
+    /// sampled cells than the block's threads), maps on and off, both precisions, and both
+    /// reading the mixed precision's arrays.
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs an NVIDIA GPU")]
     fn gpu_products_match_cpu(
@@ -140,8 +165,10 @@ proptest! {
         steps in 0u64..23, every in 1u64..5, gauges in prop::sample::select(vec![0usize, 1, 5, 256]),
         lines in prop::sample::select(vec![0usize, 1, 4]), maxima in any::<bool>(), seed in any::<u64>(),
     ) {
-        check::<f32>(nx, ny, steps, every, gauges, lines, maxima, seed)?;
-        check::<f64>(nx, ny, steps, every, gauges, lines, maxima, seed)?;
+        for mixed in [false, true] {
+            check::<f32>(mixed, nx, ny, steps, every, gauges, lines, maxima, seed)?;
+            check::<f64>(mixed, nx, ny, steps, every, gauges, lines, maxima, seed)?;
+        }
     }
 }
 

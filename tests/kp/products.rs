@@ -1,7 +1,8 @@
 //! Gauges, lines and maximum maps kept by the shallow-water model: after every step, on both
-//! backends, the maps equal the maximum of the states taken step by step, every gauge sample
-//! equals the state at its cell at that step, and every line's discharge the sum over its faces
-//! of the states' momenta.
+//! backends and in every precision (f32, f64, and mixed as the runner runs it, in f64), the
+//! maps equal the maximum of the states taken step by step, every gauge sample equals the state
+//! at its cell at that step, and every line's discharge the sum over its faces of the states'
+//! momenta.
 
 use crate::common::gpu;
 use hydrokern::case::{CaseDoc, Check, Origin};
@@ -12,6 +13,16 @@ use hydrokern::model::{Model, State, Until};
 use hydrokern::products::lines::Axis;
 use hydrokern::products::{Gauge, Line, Sites, Spec, crossings};
 use hydrokern::{Backend, GpuReal};
+
+/// The model of `p` on `backend`, in the mixed precision (w in f64, the rest in f32, handed
+/// over as `T`) with `mixed`; early exit off.
+fn build<'p, T: GpuReal>(backend: &Backend, p: &'p Problem, mixed: bool) -> KpModel<'p, T> {
+    let m = match mixed {
+        true => KpModel::<T>::mixed(backend, p, Launch::default(), EarlyExit::Off),
+        false => KpModel::<T>::new(backend, p, Launch::default(), EarlyExit::Off),
+    };
+    m.unwrap()
+}
 
 /// A column of water spreading over a dry bed with walls: cells get wet, and the water arrives
 /// at each at its own time.
@@ -67,22 +78,22 @@ fn plain_discharge<T: GpuReal>(points: &[[f64; 2]], grid: &Grid2, st: &State<T>)
 /// Step `steps` steps one at a time, taking the state after each; compare the products with
 /// the states. The maps are copies of values except the speed (√(hu² + hv²)/h, a few ε apart
 /// on the GPU, whose contracted multiply-add the host's download does not repeat).
-fn check<T: GpuReal>(backend: &Backend, steps: u64) {
+fn check<T: GpuReal>(backend: &Backend, steps: u64, mixed: bool) {
     let p = problem();
     let s = spec();
     let grid = grid_of(&p);
     let sites = sites(&s, &grid);
     let cells = s.cells(&grid).unwrap();
     assert_eq!(sites.cells[..cells.len()], cells, "the gauges' cells come first");
-    let mut m =
-        KpModel::<T>::new(backend, &p, Launch::default(), EarlyExit::Off).unwrap().with_products(&s, sites).unwrap();
+    let mut m = build::<T>(backend, &p, mixed).with_products(&s, sites).unwrap();
     let mut states = vec![m.state().unwrap()];
     for n in 1..=steps {
         m.advance(Until { t: 1e9, steps: n, deadline: None }).unwrap();
         states.push(m.state().unwrap());
     }
     let got = m.products(true).unwrap().expect("products kept");
-    let dry = p.coeffs::<T>((32, 8)).dry.to_f64();
+    // The mixed precision's dry depth is its f32 model's.
+    let dry = if mixed { p.coeffs::<f32>((32, 8)).dry as f64 } else { p.coeffs::<T>((32, 8)).dry.to_f64() };
     let n = p.nx * p.ny;
     let (mut max_h, mut max_s, mut arrival) = (vec![0.0f64; n], vec![0.0f64; n], vec![f64::NAN; n]);
     for st in &states {
@@ -151,8 +162,9 @@ fn check<T: GpuReal>(backend: &Backend, steps: u64) {
 #[test]
 fn cpu_products_follow_the_states() {
     let backend = Backend::Cpu { why: None };
-    check::<f64>(&backend, 30);
-    check::<f32>(&backend, 30);
+    check::<f64>(&backend, 30, false);
+    check::<f32>(&backend, 30, false);
+    check::<f64>(&backend, 30, true);
 }
 
 #[test]
@@ -160,25 +172,21 @@ fn cpu_products_follow_the_states() {
 fn gpu_products_follow_the_states() {
     let backend = Backend::Gpu(gpu());
     // Past the ring's drains: the model reads its clock every few dozen steps.
-    check::<f64>(&backend, 150);
-    check::<f32>(&backend, 150);
+    check::<f64>(&backend, 150, false);
+    check::<f32>(&backend, 150, false);
+    check::<f64>(&backend, 150, true);
 }
 
 /// A model restored from a checkpoint taken between two gauge samples goes on with the maps and
 /// gauge records of the run it was taken of: after more steps, its products are bit for bit
 /// those of that run. The restored model ran steps of its own first, so its maps and records
 /// hold other values (and, on the GPU, its ring stands elsewhere) until the restore.
-fn restored<T: GpuReal>(backend: &Backend) {
+fn restored<T: GpuReal>(backend: &Backend, mixed: bool) {
     let p = problem();
     let s = spec();
     let grid = grid_of(&p);
     let sites = sites(&s, &grid);
-    let model = || {
-        KpModel::<T>::new(backend, &p, Launch::default(), EarlyExit::Off)
-            .unwrap()
-            .with_products(&s, sites.clone())
-            .unwrap()
-    };
+    let model = || build::<T>(backend, &p, mixed).with_products(&s, sites.clone()).unwrap();
     let to = |m: &mut KpModel<T>, n| m.advance(Until { t: 1e9, steps: n, deadline: None }).unwrap();
     let (mut a, mut b) = (model(), model());
     // Step 37: sample 18 was at step 36, the next comes at step 38.
@@ -200,18 +208,12 @@ fn restored<T: GpuReal>(backend: &Backend) {
     assert_eq!(pa.lines[0].discharge.len(), 140 / 2 + 1);
     // A checkpoint of another sampling (every 3 steps here) is refused, not misread.
     let other = Spec { every: 3, ..spec() };
-    let mut m = KpModel::<T>::new(backend, &p, Launch::default(), EarlyExit::Off)
-        .unwrap()
-        .with_products(&other, sites.clone())
-        .unwrap();
+    let mut m = build::<T>(backend, &p, mixed).with_products(&other, sites.clone()).unwrap();
     let e = m.restore(&c).unwrap_err().to_string();
     assert!(e.contains("gauge samples"), "{e}");
     // Nor is one without the lines' records: a checkpoint of the same gauges without lines.
     let gauges_only = Spec { lines: Vec::new(), ..spec() };
-    let mut a = KpModel::<T>::new(backend, &p, Launch::default(), EarlyExit::Off)
-        .unwrap()
-        .with_products(&gauges_only, s.cells(&grid).unwrap())
-        .unwrap();
+    let mut a = build::<T>(backend, &p, mixed).with_products(&gauges_only, s.cells(&grid).unwrap()).unwrap();
     to(&mut a, 37);
     let e = model().restore(&a.checkpoint().unwrap()).unwrap_err().to_string();
     assert!(e.contains("line_discharge"), "{e}");
@@ -220,14 +222,16 @@ fn restored<T: GpuReal>(backend: &Backend) {
 #[test]
 fn cpu_products_go_on_from_a_checkpoint() {
     let backend = Backend::Cpu { why: None };
-    restored::<f64>(&backend);
-    restored::<f32>(&backend);
+    restored::<f64>(&backend, false);
+    restored::<f32>(&backend, false);
+    restored::<f64>(&backend, true);
 }
 
 #[test]
 #[cfg_attr(not(gpu_tests), ignore = "needs an NVIDIA GPU")]
 fn gpu_products_go_on_from_a_checkpoint() {
     let backend = Backend::Gpu(gpu());
-    restored::<f64>(&backend);
-    restored::<f32>(&backend);
+    restored::<f64>(&backend, false);
+    restored::<f32>(&backend, false);
+    restored::<f64>(&backend, true);
 }

@@ -267,14 +267,14 @@ proptest! {
     /// Gauges, discharge lines (across the cuts, along them, folded back) and the maximum maps
     /// of water spreading over a dry bed, sampled every `every` steps: on 1 to 4 ranks, and
     /// restarted on another number, the records and maps are bit for bit the whole grid's,
-    /// on the CPU and (`--include-ignored`) on the GPU.
+    /// in f32, f64 and mixed, on the CPU and (`--include-ignored`) on the GPU.
     #[test]
     fn decomposed_products_are_bit_identical(
         n in 1usize..=4,
         m in 1usize..=4,
         every in 1u64..4,
         wet_dry in prop::sample::select(WetDry::ALL.to_vec()),
-        single: bool,
+        precision in 0u8..3,
         on_gpu in prop::bool::weighted(crate::common::gpu_share()),
         early: bool,
     ) {
@@ -286,7 +286,11 @@ proptest! {
         let early = if early && on_gpu { EarlyExit::On } else { EarlyExit::Off };
         let run = (backend, Launch::default(), early);
         let kept = Some((&spec, &sites));
-        check_in(single, &p, n, m, &run, kept)?;
+        match precision {
+            0 => check::<f32>(&p, n, m, (&run, false), kept)?,
+            1 => check::<f64>(&p, n, m, (&run, false), kept)?,
+            _ => check::<f64>(&p, n, m, (&run, true), kept)?,
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use super::{MAPS, Products, Sites, Spec, fresh_maps, maps, saved};
 use crate::model::Checkpoint;
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
-use kernels::products::{Fields, GAUGE_VALUES, Sampling, UPDATE, Update};
+use kernels::products::{Fields, GAUGE_VALUES, M_UPDATE, Sampling, UPDATE, Update};
 
 /// Samples the record ring holds: more than the steps a model takes between two reads of its
 /// clock (the shallow-water model reads it at least every 66 steps).
@@ -79,6 +79,14 @@ impl<T: GpuReal> GpuProducts<T> {
             records: Records::new(spec, &sites),
             next: 0,
         })
+    }
+
+    /// Read the shallow-water model's mixed precision: a level array of f64, bed and momenta
+    /// arrays of f32 (the pointers [`launch`](Self::launch) takes carry those), each value
+    /// converted to `T` on load.
+    pub fn reading_mixed(mut self, gpu: &Gpu) -> Result<Self> {
+        self.kernel = gpu.kernel::<T, _>(M_UPDATE)?;
+        Ok(self)
     }
 
     /// The length of a model's state buffer, where the device names the one holding the state

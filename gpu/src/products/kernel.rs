@@ -5,10 +5,41 @@ use super::{
 };
 use crate::device::{DeviceReal, thread};
 
+/// An element of a model's array read as the products' precision `T`: a value of `T` as it
+/// is; in the shallow-water model's mixed precision an f64 surface or an f32 bed or momentum,
+/// converted once on load.
+pub(super) trait Stored<T>: DeviceReal {
+    fn into_products(self) -> T;
+}
+
+impl<T: DeviceReal> Stored<T> for T {
+    #[inline(always)]
+    fn into_products(self) -> T {
+        self
+    }
+}
+
+impl Stored<f32> for f64 {
+    #[inline(always)]
+    fn into_products(self) -> f32 {
+        self as f32
+    }
+}
+
+impl Stored<f64> for f32 {
+    #[inline(always)]
+    fn into_products(self) -> f64 {
+        self as f64
+    }
+}
+
+/// The level array holds elements of `L`, the bed and momenta arrays elements of `N` (the
+/// parameters' pointers carry them, whatever their declared type).
+///
 /// # Safety
 /// The launch contract of `entries.rs`; the state arrays are not written during the launch.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn products_update<T: DeviceReal>(
+pub(super) unsafe fn products_update<T: DeviceReal, L: Stored<T>, N: Stored<T>>(
     f: Fields<T>,
     s: Sampling,
     level: *const T,
@@ -34,13 +65,14 @@ pub(super) unsafe fn products_update<T: DeviceReal>(
     unsafe {
         let (t, steps) = if t_at.is_null() { (t, steps) } else { (*t_at, *steps_at as u64) };
         let shift = if select.is_null() { 0 } else { *select as usize * f.buffer as usize };
-        let (level, hu, hv) = (level.add(shift), hu.add(shift), hv.add(shift));
+        let (level, bed) = (level.cast::<L>().add(shift), bed.cast::<N>());
+        let (hu, hv) = (hu.cast::<N>().add(shift), hv.cast::<N>().add(shift));
         // The arrays by number, as `Fields::cell` reads them (constants once inlined).
         let read = |a: usize, k: usize| match a {
-            0 => T::ldg(level.add(k)),
-            1 => T::ldg(bed.add(k)),
-            2 => T::ldg(hu.add(k)),
-            _ => T::ldg(hv.add(k)),
+            0 => L::ldg(level.add(k)).into_products(),
+            1 => N::ldg(bed.add(k)).into_products(),
+            2 => N::ldg(hu.add(k)).into_products(),
+            _ => N::ldg(hv.add(k)).into_products(),
         };
         let (i, j) = thread::index_2d();
         if f.maxima != 0 && i < f.nx && j < f.ny {

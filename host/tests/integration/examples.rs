@@ -60,14 +60,6 @@ fn run(sc: &Scenario, overrides: &toml::Table, backend: &str, precision: Precisi
     let _ = std::fs::remove_dir_all(&dir);
     doc.set("run.backend", backend.into(), "test").unwrap();
     doc.set("run.precision", precision.name().into(), "test").unwrap();
-    // kp's mixed mode records gauges, lines and maps on the CPU reference only (the GPU refuses
-    // them in one line); they do not change the final fields the norms are taken of.
-    let kp = sc.solver().is_ok_and(|s| s.name == "kp");
-    if backend == "gpu" && precision == Precision::Mixed && kp {
-        doc.remove("output.gauges");
-        doc.remove("output.lines");
-        doc.set("output.maxima", false.into(), "test").unwrap();
-    }
     doc.set("output.dir", dir.to_string_lossy().as_ref().into(), "test").unwrap();
     doc.set("output.progress", 1e9.into(), "test").unwrap();
     let case = registry::load(&doc).unwrap_or_else(|e| panic!("{}: {e}", sc.name));

@@ -349,8 +349,11 @@ fn gpu_restarts_bit_for_bit() {
         bit_identical("dam-break", &set, 1.0, 0.3, 0.95, "gpu", "f32");
         let early_exit = [("gpu.early_exit", early.into())];
         bit_identical("valley", &early_exit, 20.0, 6.0, 19.0, "gpu", "f32");
-        // Mixed: w (f64) and the momenta widened in the checkpoint (its kernels record no
-        // gauges yet: the dam break has none); the valley's friction field too.
+        // Mixed: w (f64) and the momenta widened in the checkpoint, the flood's gauges and
+        // maps (f64, on the device between checkpoints); the valley's friction field too.
+        let mut set = flood(96, 80);
+        set.push(("gpu.early_exit", early.into()));
+        bit_identical("flood", &set, 0.5, 0.15, 0.48, "gpu", "mixed");
         let mut set = grid(96, 80);
         set.push(("gpu.early_exit", early.into()));
         bit_identical("dam-break", &set, 1.0, 0.3, 0.95, "gpu", "mixed");

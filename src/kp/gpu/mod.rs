@@ -1657,9 +1657,10 @@ impl<T: GpuReal> GpuKp<T> {
     }
 
     /// What the products kernel reads after a step: the padded (w, cell bed, hu, hv), and the
-    /// device clock (t at `CLOCK_T`, steps at `CLOCK_STEPS`).
+    /// device clock (t at `CLOCK_T`, steps at `CLOCK_STEPS`). In the mixed precision w is the
+    /// f64 field (`GpuProducts::reading_mixed` reads it so).
     pub fn product_inputs(&self) -> ([*const T; 4], &DeviceBuffer<f64>) {
-        ([self.q[0].ptr(), self.cell_bed.ptr(), self.q[1].ptr(), self.q[2].ptr()], &self.clock)
+        ([self.w_ptr(false), self.cell_bed.ptr(), self.q[1].ptr(), self.q[2].ptr()], &self.clock)
     }
 
     /// With forcing, the time it has been applied up to and the depth each cell's soil has
