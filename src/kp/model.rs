@@ -652,18 +652,13 @@ impl<T: GpuReal> KpModel<'_, T> {
             }
             On::GpuMixed(run) => {
                 let wet = run.model.wet_map(&run.gpu)?.into_iter().map(|f| (f != 0) as u8).collect();
-                with(gpu_mixed_state::<T>(run)?, None, wet)
-                    .value("launched", run.launched as f64)
-                    .value("early_steps", run.early_steps as f64)
-                    .value("early_exit_now", (run.current == FluxKernel::EarlyExit) as u8 as f64)
+                run.with_run_values(with(gpu_mixed_state::<T>(run)?, None, wet))
             }
             On::Mixed(m, _) => with(mixed_state::<T>(m), None, m.wet().to_vec()),
             On::Gpu(run) => {
                 let wet = run.model.wet_map(&run.gpu)?.into_iter().map(|f| (f != 0) as u8).collect();
-                let mut c = with(run.model.download(&run.gpu)?, run.model.download_low(&run.gpu)?, wet)
-                    .value("launched", run.launched as f64)
-                    .value("early_steps", run.early_steps as f64)
-                    .value("early_exit_now", (run.current == FluxKernel::EarlyExit) as u8 as f64);
+                let mut c =
+                    run.with_run_values(with(run.model.download(&run.gpu)?, run.model.download_low(&run.gpu)?, wet));
                 if let Some((estimates, retries)) = run.model.split_state(&run.gpu)? {
                     c = split_values(c, estimates, retries);
                 }
@@ -839,6 +834,13 @@ impl<T: GpuReal, P: GpuReal> GpuRun<T, P> {
             Some(k) => k.checkpoint(&self.gpu, self.clock.steps, c),
             None => Ok(c),
         }
+    }
+
+    /// `c` with the early-exit bookkeeping that [`resume_run`](Self::resume_run) reads back.
+    fn with_run_values(&self, c: Checkpoint<P>) -> Checkpoint<P> {
+        c.value("launched", self.launched as f64)
+            .value("early_steps", self.early_steps as f64)
+            .value("early_exit_now", (self.current == FluxKernel::EarlyExit) as u8 as f64)
     }
 
     /// After the model's fields are resumed from checkpoint `c`: its clock, its early-exit
