@@ -130,6 +130,27 @@ proptest! {
     }
 }
 
+proptest! {
+    /// A cell [`maxima_stand`] lets the GPU kernel pass over (its momenta and three maps not
+    /// read) is one [`update_maxima`] leaves as it is: any momenta, any maps reachable from
+    /// their start at 0, an arrival threshold on either side of the dry depth, depths down to
+    /// below the bed.
+    #[test]
+    fn cells_the_kernel_passes_over_change_no_map(
+        h in -2.0f64..0.5, hu in -5.0f64..5.0, hv in -5.0f64..5.0, m in prop::array::uniform3(0.0f64..3.0),
+        zero in prop::array::uniform3(any::<bool>()), shallow_arrival in any::<bool>(),
+    ) {
+        let thr = if shallow_arrival { 0.02 } else { 0.3 };
+        let f = Fields::on(Layout2::new(1, 1, 2), true, 0.05, thr);
+        let old: [f64; 3] = std::array::from_fn(|k| if zero[k] { 0.0 } else { m[k] });
+        let mut new = old;
+        let arrives = kernels::products::update_maxima(&f, h, hu, hv, &mut new);
+        if kernels::products::maxima_stand(&f, h) {
+            prop_assert!(!arrives && new == old, "h = {h}: {old:?} became {new:?} (arrives: {arrives})");
+        }
+    }
+}
+
 #[test]
 fn spec_checks_name_the_key() {
     let doc =

@@ -1,7 +1,8 @@
 //! The products kernel (launch contract: `entries.rs`).
 
 use super::{
-    Fields, GAUGE_VALUES, Sampling, arrival as arrival_at, sample_slot, spell_open, update_maxima, update_spell,
+    Fields, GAUGE_VALUES, Sampling, arrival as arrival_at, maxima_stand, sample_slot, spell_open, update_maxima,
+    update_spell,
 };
 use crate::device::{DeviceReal, thread};
 
@@ -77,27 +78,30 @@ pub(super) unsafe fn products_update<T: DeviceReal, L: Stored<T>, N: Stored<T>>(
         let (i, j) = thread::index_2d();
         if f.maxima != 0 && i < f.nx && j < f.ny {
             let c = (j * f.nx + i) as usize;
-            let [h, u, v, _] = f.cell(i, j, read);
-            let old = [*max_h.add(c), *max_speed.add(c), *max_hazard.add(c)];
-            let mut m = old;
-            let may_arrive = update_maxima(&f, h, u, v, &mut m);
-            // Written where they change: most cells' maxima stand still most steps.
-            if m[0] != old[0] {
-                *max_h.add(c) = m[0];
-                *max_h_time.add(c) = T::from_f64(t);
-            }
-            if m[1] != old[1] {
-                *max_speed.add(c) = m[1];
-            }
-            if m[2] != old[2] {
-                *max_hazard.add(c) = m[2];
-            }
-            if may_arrive {
-                *arrival.add(c) = arrival_at(t, *arrival.add(c));
-            }
-            // The duration is read only where a spell ends: the start alone tells whether
-            // one is going on.
+            let (h, _) = f.depth_at(i, j, &read);
+            // Loaded with the depth, before the maps' stores: the start alone tells whether a
+            // spell is going on, and the duration is read only where one ends.
             let start = *wet_since.add(c);
+            if !maxima_stand(&f, h) {
+                let (u, v) = f.momenta_at(i, j, &read);
+                let old = [*max_h.add(c), *max_speed.add(c), *max_hazard.add(c)];
+                let mut m = old;
+                let may_arrive = update_maxima(&f, h, u, v, &mut m);
+                // Written where they change: most cells' maxima stand still most steps.
+                if m[0] != old[0] {
+                    *max_h.add(c) = m[0];
+                    *max_h_time.add(c) = T::from_f64(t);
+                }
+                if m[1] != old[1] {
+                    *max_speed.add(c) = m[1];
+                }
+                if m[2] != old[2] {
+                    *max_hazard.add(c) = m[2];
+                }
+                if may_arrive {
+                    *arrival.add(c) = arrival_at(t, *arrival.add(c));
+                }
+            }
             let mut spell = [T::ZERO, start];
             if (h > f.arrival_depth) != spell_open(start) {
                 spell[0] = *duration.add(c);

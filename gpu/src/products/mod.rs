@@ -137,11 +137,33 @@ impl<T: Real> Fields<T> {
     /// level, 1 the bed, 2 hu, 3 hv). A flat bed is not read.
     #[inline(always)]
     pub fn cell(&self, i: u32, j: u32, read: impl Fn(usize, usize) -> T) -> [T; GAUGE_VALUES] {
+        let (h, eta) = self.depth_at(i, j, &read);
+        let (hu, hv) = self.momenta_at(i, j, &read);
+        [h, hu, hv, eta]
+    }
+
+    /// (h, η) of interior cell (i, j), read as [`cell`](Self::cell) reads them.
+    #[inline(always)]
+    pub fn depth_at(&self, i: u32, j: u32, read: &impl Fn(usize, usize) -> T) -> (T, T) {
         let level = self.level.value(i, j, |k| read(0, k));
         let bed = if self.level_is == LEVEL_DEPTH_FLAT { T::ZERO } else { self.bed.value(i, j, |k| read(1, k)) };
-        let (h, eta) = self.depth_surface(level, bed);
-        [h, self.hu.value(i, j, |k| read(2, k)), self.hv.value(i, j, |k| read(3, k)), eta]
+        self.depth_surface(level, bed)
     }
+
+    /// (hu, hv) of interior cell (i, j), read as [`cell`](Self::cell) reads them.
+    #[inline(always)]
+    pub fn momenta_at(&self, i: u32, j: u32, read: &impl Fn(usize, usize) -> T) -> (T, T) {
+        (self.hu.value(i, j, |k| read(2, k)), self.hv.value(i, j, |k| read(3, k)))
+    }
+}
+
+/// Whether a cell of depth `h` leaves every map of [`update_maxima`] as it is, whatever its
+/// momenta: it is dry (no depth, speed or hazard to add, all three maps starting at 0) and not
+/// above the arrival threshold. The kernel then reads neither the momenta nor the three maps:
+/// on a flood's dry land, most of the cells most steps.
+#[inline(always)]
+pub fn maxima_stand<T: Real>(f: &Fields<T>, h: T) -> bool {
+    h <= f.dry && h <= f.arrival_depth
 }
 
 /// Speed of a cell: |(hu, hv)|/h where the cell is wet, else 0.
