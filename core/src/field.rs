@@ -165,6 +165,17 @@ pub fn first_where<T: Sync>(data: &[T], bad: impl Fn(&T) -> bool + Sync) -> Opti
 /// [`interior_of`], appended to `out` (a vector whose memory is reused). Rows are copied in
 /// parallel: a GPU run's writer assembles a 4096² snapshot here, and one core takes ~30 ms a field.
 pub fn interior_into<T: Copy + Send + Sync>(layout: &Layout2, data: &[T], out: &mut Vec<T>) {
+    interior_into_as(layout, data, out, |v| v);
+}
+
+/// [`interior_into`], each value converted by `convert` on the way (the mixed precision's f64
+/// surface and f32 momenta into the runner's precision).
+pub fn interior_into_as<S: Copy + Sync, T: Send>(
+    layout: &Layout2,
+    data: &[S],
+    out: &mut Vec<T>,
+    convert: impl Fn(S) -> T + Sync,
+) {
     use rayon::prelude::*;
     let (nx, ny) = (layout.nx as usize, layout.ny as usize);
     let start = out.len();
@@ -173,7 +184,7 @@ pub fn interior_into<T: Copy + Send + Sync>(layout: &Layout2, data: &[T], out: &
     rows.par_chunks_mut(nx.max(1)).with_min_len(PARALLEL_GRAIN / nx.max(1)).enumerate().for_each(|(j, row)| {
         let at = layout.at(0, j as i32);
         for (o, &v) in row.iter_mut().zip(&data[at..at + nx]) {
-            o.write(v);
+            o.write(convert(v));
         }
     });
     // SAFETY: the nx·ny values after `start` are initialised: row j of them by task j above

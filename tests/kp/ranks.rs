@@ -93,6 +93,9 @@ fn check<T: GpuReal>(
     };
     w.advance(until(5)).unwrap();
     let (state, ckpt, products) = (w.state().unwrap(), w.checkpoint().unwrap(), w.products(true).unwrap());
+    // What snapshots and progress lines take (on the GPU: device copies downloaded beside the
+    // model, widened on the reader's side in the mixed precision) is the state, bit for bit.
+    same_state(&w.state_later().unwrap().wait().unwrap(), &state)?;
     let periodic = p.boundary[2] == hydrokern::kp::Boundary::Periodic;
     let cut = |ranks| Slabs::new(p.ny, ranks, 2, periodic).unwrap();
     let joined = |ranks| {

@@ -1780,6 +1780,15 @@ impl GpuKp<f32> {
         };
         Ok((gpu.download(&m.w[0])?, gpu.download(&self.q[1])?, gpu.download(&self.q[2])?))
     }
+
+    /// The device buffers [`download_mixed`](Self::download_mixed) reads: the padded f64 surface
+    /// and the padded f32 momenta (hu, hv).
+    pub fn mixed_state_buffers(&self) -> Result<(&DeviceBuffer<f64>, [&DeviceBuffer<f32>; 2])> {
+        let Some(m) = &self.mixed else {
+            return Err(Error::invalid("kp: not a mixed-precision model"));
+        };
+        Ok((m.w[0].buffer(), [self.q[1].buffer(), self.q[2].buffer()]))
+    }
 }
 
 /// A state's three fields as the kernels take them.
