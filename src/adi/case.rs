@@ -545,6 +545,7 @@ impl Simulation for AdiCase {
             // h, ζ, p and q on their faces and at the centres; with a soil its totals.
             fields: 6 + soil,
             values: (4 + soil) * cells + 2 * faces,
+            pinned: (4 + soil) * cells + 2 * faces,
             // ζ and h over the ground, one after the other, and the centre line.
             pictures: 3,
             animations: 1,

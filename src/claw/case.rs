@@ -404,6 +404,7 @@ impl Simulation for ClawCase {
         Snapshot {
             fields: m,
             values: m * cells,
+            pinned: m * cells,
             pictures,
             animations: 1,
             pixels,

@@ -913,9 +913,14 @@ impl Simulation for KpCase {
         let (nx, ny) = (self.grid.nx, self.grid.ny);
         let cells = (nx * ny) as u64;
         let padded = ((nx + 4) * (ny + 4)) as u64;
+        let soil = self.problem.forcing.soil.is_some() as u64;
         Snapshot {
-            fields: 3,
-            values: 3 * cells,
+            // h, hu and hv; with a soil its totals.
+            fields: 3 + soil,
+            values: (3 + soil) * cells,
+            // On a GPU: w, hu, hv, w's low part and a soil's totals, padded (in the mixed
+            // precision the f64 surface and f32 momenta, less).
+            pinned: (4 + soil) * padded,
             // Depth, surface and speed maps and the centre line.
             pictures: 4,
             animations: 1,

@@ -387,25 +387,15 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         let dims = (self.problem.ny, self.problem.nx);
         let mut state = state_of(dims, clock, &bed, [w, hu, hv], low.as_deref(), boundary);
         if let Some(f) = soil {
-            let dims = vec![self.problem.ny, self.problem.nx];
-            state.fields.push(Output {
-                name: "infiltration",
-                long_name: "water the soil has taken (cumulative depth)",
-                units: "m",
-                dims,
-                data: f,
-            });
+            add_infiltration(&mut state, dims, f);
         }
         Ok(state)
     }
 
-    /// On the GPU: copies of (w, hu, hv) on the device now, downloaded on a second stream and
-    /// turned into depths by whoever waits for them.
+    /// On the GPU: copies of (w, hu, hv) (and w's low part and a soil's totals, where the run
+    /// has them) on the device now, downloaded on a second stream and turned into depths by
+    /// whoever waits for them.
     fn state_later(&mut self) -> Result<Later<T>> {
-        // A soil's totals are a field of the state the copies do not carry: read it all now.
-        if self.problem.forcing.soil.is_some() {
-            return Ok(Later::now(self.state()?));
-        }
         if matches!(self.on, On::GpuMixed(_)) {
             return self.mixed_state_later();
         }
@@ -419,7 +409,13 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             None => self.bed()?,
         };
         let On::Gpu(run) = &mut self.on else { unreachable!("matched above") };
-        let buffers = run.model.state_buffers();
+        let mut buffers = run.model.state_buffers();
+        // w's low part follows the momenta where the run has one, the soil's totals last.
+        let low_at = (buffers.len() > 3).then_some(3);
+        let soil_at = run.model.soil_buffer().map(|soil| {
+            buffers.push(soil);
+            buffers.len() - 1
+        });
         let snapshots = match &mut run.snapshots {
             Some(s) => s,
             None => {
@@ -432,19 +428,25 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         Ok(Later::new(run.pool.clone(), move || {
             let n = dims.0 * dims.1;
             let [mut w, mut hu, mut hv] = [pool.take(n), pool.take(n), pool.take(n)];
-            let low = pending.read(|q| {
+            let interior = |k: Option<usize>, q: &[&[T]]| {
+                k.map(|k| {
+                    let mut v = pool.take(n);
+                    interior_into(&layout, q[k], &mut v);
+                    v
+                })
+            };
+            let (low, soil) = pending.read(|q| {
                 interior_into(&layout, q[0], &mut w);
                 interior_into(&layout, q[1], &mut hu);
                 interior_into(&layout, q[2], &mut hv);
-                q.get(3).map(|lo| {
-                    let mut low = pool.take(n);
-                    interior_into(&layout, lo, &mut low);
-                    low
-                })
+                (interior(low_at, q), interior(soil_at, q))
             })?;
-            let state = state_of(dims, clock, &bed, [w, hu, hv], low.as_deref(), boundary);
+            let mut state = state_of(dims, clock, &bed, [w, hu, hv], low.as_deref(), boundary);
             if let Some(low) = low {
                 pool.give_vec(low);
+            }
+            if let Some(f) = soil {
+                add_infiltration(&mut state, dims, f);
             }
             Ok(state)
         }))
@@ -1003,6 +1005,18 @@ fn state_views<T: GpuReal>(run: &GpuRun<T>) -> Vec<DeviceView> {
         ("hv", "y-momentum (discharge per unit width)", "m²/s"),
     ];
     run.model.state_fields().iter().zip(names).map(|(f, names)| f.view(&run.gpu, names)).collect()
+}
+
+/// `state` with the soil's totals `data` (the interior, `dims` as (ny, nx)) as its field
+/// "infiltration".
+fn add_infiltration<T: GpuReal>(state: &mut State<T>, (ny, nx): (usize, usize), data: Vec<T>) {
+    state.fields.push(Output {
+        name: "infiltration",
+        long_name: "water the soil has taken (cumulative depth)",
+        units: "m",
+        dims: vec![ny, nx],
+        data,
+    });
 }
 
 /// The state of the interiors of (w, hu, hv) and w's low part (compensated): depth h = w − bed,

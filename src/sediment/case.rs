@@ -397,6 +397,7 @@ impl Simulation for SedimentCase {
         Snapshot {
             fields: 2,
             values: 2 * cells,
+            pinned: 2 * cells,
             // Height, deposit and sand maps, one after the other.
             pictures: 3,
             animations: 1,

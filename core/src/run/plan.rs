@@ -176,7 +176,7 @@ fn runner_bytes<S: Simulation>(
     // The writer's queue, the state it works on, the last good one and the one the time loop
     // waits to hand over; on a GPU, the page-locked buffers the states come down into.
     let gpu = info.run.backend.choice() != crate::BackendChoice::Cpu;
-    let mut host = state * (QUEUE as u64 + 3) + state * HOST_BUFFERS as u64 * gpu as u64;
+    let mut host = state * (QUEUE as u64 + 3) + snap.pinned * w * HOST_BUFFERS as u64 * gpu as u64;
     if out.wants(Format::Png) {
         // Every animation's frames (3 bytes a pixel), and at the end its GIF being encoded.
         host += snap.drawing + snap.animations * frames * snap.pixels * 4;

@@ -139,6 +139,10 @@ pub struct Snapshot {
     /// writer holds this many.
     pub fields: u64,
     pub values: u64,
+    /// Values of the page-locked buffer a GPU run's state comes down into (two are kept): the
+    /// arrays as the model holds them (padded, a low part or other fields besides), in the
+    /// run's precision or wider.
+    pub pinned: u64,
     /// Pictures each snapshot writes (maps and plots), the animations it adds a frame to, and
     /// the pixels of one map.
     pub pictures: u64,

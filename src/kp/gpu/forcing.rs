@@ -258,6 +258,11 @@ impl<T: GpuReal> GpuForcing<T> {
         Ok((forced, self.infiltrated.as_ref().map(|f| gpu.download(f)).transpose()?))
     }
 
+    /// The soil's totals on the device (padded; `None` without a soil).
+    pub fn infiltrated(&self) -> Option<&DeviceBuffer<T>> {
+        self.infiltrated.as_ref()
+    }
+
     /// Continue from a forcing clock at `forced` and the soil's totals `infiltrated` (zeros
     /// where `None`). The levels' values at `forced` come from the clock kernel, over a span
     /// of nothing: the device's arithmetic (which contracts to FMA) gives them as the run that

@@ -1682,6 +1682,12 @@ impl<T: GpuReal> GpuKp<T> {
         }
     }
 
+    /// The device buffer of the soil's totals (padded; `None` without a soil), as
+    /// [`forcing_state`](Self::forcing_state) downloads it.
+    pub fn soil_buffer(&self) -> Option<&DeviceBuffer<T>> {
+        self.forcing.as_ref().and_then(|f| f.infiltrated())
+    }
+
     /// Padded cell beds (as uploaded).
     pub fn cell_bed(&self, gpu: &Gpu) -> Result<Vec<T>> {
         gpu.download(&self.cell_bed)
