@@ -22,6 +22,7 @@ use kernels::kp::{
     Clamp, Coeffs, Flux, Recon, assemble, bed_x, bed_y, cell_view_at_of, central_upwind, clamp_pass, drain_face,
     draining_factor, highest_corner, mass_rate, outflow, recon_x_on, recon_y_on, to_clamp, wall_pair,
 };
+use rayon::prelude::*;
 
 /// The faces of a stage and the cells' highest corners (partially flooded where w̄ < B_hi).
 pub struct Faces<T> {
@@ -88,47 +89,57 @@ impl<T: Real> Faces<T> {
     ) -> T {
         let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
         let on = |c: usize| active.is_none_or(|a| a[c] != 0);
-        for c in 0..k.cells() {
-            self.surf[c] = cell_view_at_of::<Clamp, T, W>(k, (w[c], hu[c], hv[c]), &corners(k, bed, c), 0, 0);
-        }
+        // Row by row on every core: each value below is a function of the rows before it
+        // alone, so the order of the rows does not change a bit.
+        self.surf.par_iter_mut().enumerate().for_each(|(c, s)| {
+            *s = cell_view_at_of::<Clamp, T, W>(k, (w[c], hu[c], hv[c]), &corners(k, bed, c), 0, 0);
+        });
         let surf = &self.surf;
         // The interior's reconstructions and those of the ghost cells next to it.
-        for j in 1..ny + 3 {
+        let rows = self.rx.par_chunks_mut(p).zip(self.ry.par_chunks_mut(p)).enumerate();
+        rows.skip(1).take(ny + 2).for_each(|(j, (rx, ry))| {
             for i in 1..nx + 3 {
                 let c = j * p + i;
                 let at = |di: i32, dj: i32| (c as isize + di as isize + dj as isize * p as isize) as usize;
                 let q = |di: i32, dj: i32| surf[at(di, dj)];
                 let around = |di: i32, dj: i32| on(at(di, dj));
                 if (2..ny + 2).contains(&j) {
-                    self.rx[c] = recon_x_on::<Clamp, T>(k, &q, &corners(k, bed, c), &around, 0);
+                    rx[i] = recon_x_on::<Clamp, T>(k, &q, &corners(k, bed, c), &around, 0);
                 }
                 if (2..nx + 2).contains(&i) {
-                    self.ry[c] = recon_y_on::<Clamp, T>(k, &q, &corners(k, bed, c), &around, 0);
+                    ry[i] = recon_y_on::<Clamp, T>(k, &q, &corners(k, bed, c), &around, 0);
                 }
             }
-        }
-        let mut rate = T::ZERO;
-        let mut see = |speed: T, inv: T| rate = rate.max(if speed.is_finite() { speed * inv } else { T::INFINITY });
-        for j in 2..ny + 3 {
-            for i in 2..nx + 3 {
-                let c = j * p + i;
-                if j < ny + 2 {
-                    let (l, r) = wall_pair(self.rx[c - 1].p, self.rx[c].m, on(c - 1), on(c));
-                    self.fx[c] = central_upwind::<Clamp, T>(k, l, r);
-                    if on(c - 1) || on(c) {
-                        see(self.fx[c].speed, k.inv_dx);
+        });
+        let (rx, ry) = (&self.rx, &self.ry);
+        let rows = self.fx.par_chunks_mut(p).zip(self.fy.par_chunks_mut(p)).enumerate();
+        // The largest rate (a maximum of values none of which is NaN: the same in any order).
+        rows.skip(2)
+            .take(ny + 1)
+            .map(|(j, (fx, fy))| {
+                let mut rate = T::ZERO;
+                let mut see =
+                    |speed: T, inv: T| rate = rate.max(if speed.is_finite() { speed * inv } else { T::INFINITY });
+                for i in 2..nx + 3 {
+                    let c = j * p + i;
+                    if j < ny + 2 {
+                        let (l, r) = wall_pair(rx[c - 1].p, rx[c].m, on(c - 1), on(c));
+                        fx[i] = central_upwind::<Clamp, T>(k, l, r);
+                        if on(c - 1) || on(c) {
+                            see(fx[i].speed, k.inv_dx);
+                        }
+                    }
+                    if i < nx + 2 {
+                        let (l, r) = wall_pair(ry[c - p].p, ry[c].m, on(c - p), on(c));
+                        fy[i] = central_upwind::<Clamp, T>(k, l, r);
+                        if on(c - p) || on(c) {
+                            see(fy[i].speed, k.inv_dy);
+                        }
                     }
                 }
-                if i < nx + 2 {
-                    let (l, r) = wall_pair(self.ry[c - p].p, self.ry[c].m, on(c - p), on(c));
-                    self.fy[c] = central_upwind::<Clamp, T>(k, l, r);
-                    if on(c - p) || on(c) {
-                        see(self.fy[c].speed, k.inv_dy);
-                    }
-                }
-            }
-        }
-        rate
+                rate
+            })
+            .reduce(|| T::ZERO, |a, b| a.max(b))
     }
 
     /// The draining factors of the partially flooded cells of the interior for a stage of `dt`
@@ -164,39 +175,43 @@ impl<T: Real> Faces<T> {
         let on = |c: usize| active.is_none_or(|a| a[c] != 0);
         let rows = self.rows.clone();
         let cell = |c: usize| (2..nx + 2).contains(&(c % p)) && rows.contains(&(c / p));
-        self.any = (rows.start * p..rows.end * p).any(|c| cell(c) && self.phi[c] < T::ONE);
+        self.any = (rows.start * p..rows.end * p).into_par_iter().any(|c| cell(c) && self.phi[c] < T::ONE);
+        let (rx, ry) = (&self.rx, &self.ry);
         if self.any {
             // The factor of a cell a face's water may leave: ghost cells are not drained.
             let phi = |c: usize| if cell(c) { self.phi[c] } else { T::ONE };
-            for j in 2..ny + 3 {
+            let rows = self.fx.par_chunks_mut(p).zip(self.fy.par_chunks_mut(p)).enumerate();
+            rows.skip(2).take(ny + 1).for_each(|(j, (fx, fy))| {
                 for i in 2..nx + 3 {
                     let c = j * p + i;
                     if j < ny + 2 {
-                        let sides = wall_pair(self.rx[c - 1].p, self.rx[c].m, on(c - 1), on(c));
-                        self.fx[c] = drain_face(k, self.fx[c], sides, phi(c - 1), phi(c));
+                        let sides = wall_pair(rx[c - 1].p, rx[c].m, on(c - 1), on(c));
+                        fx[i] = drain_face(k, fx[i], sides, phi(c - 1), phi(c));
                     }
                     if i < nx + 2 {
-                        let sides = wall_pair(self.ry[c - p].p, self.ry[c].m, on(c - p), on(c));
-                        self.fy[c] = drain_face(k, self.fy[c], sides, phi(c - p), phi(c));
+                        let sides = wall_pair(ry[c - p].p, ry[c].m, on(c - p), on(c));
+                        fy[i] = drain_face(k, fy[i], sides, phi(c - p), phi(c));
                     }
                 }
-            }
+            });
         }
-        for j in 2..ny + 2 {
+        let (fx, fy) = (&self.fx, &self.fy);
+        let rows = rw.par_chunks_mut(p).zip(rhu.par_chunks_mut(p)).zip(rhv.par_chunks_mut(p)).enumerate();
+        rows.skip(2).take(ny).for_each(|(j, ((rw, rhu), rhv))| {
             for i in 2..nx + 2 {
                 let c = j * p + i;
                 if !on(c) {
-                    (rw[c], rhu[c], rhv[c]) = (W::ZERO, T::ZERO, T::ZERO);
+                    (rw[i], rhu[i], rhv[i]) = (W::ZERO, T::ZERO, T::ZERO);
                     continue;
                 }
                 let b = corners(k, bed, c);
                 let beds = (bed_x(&b, 0), bed_x(&b, 1), bed_y(&b, 0), bed_y(&b, 1));
-                let (fw, fe, gs, gn) = (self.fx[c], self.fx[c + 1], self.fy[c], self.fy[c + p]);
-                let s = assemble::<Clamp, T>(k, fw, fe, gs, gn, self.rx[c], self.ry[c], beds);
+                let (fw, fe, gs, gn) = (fx[c], fx[c + 1], fy[c], fy[c + p]);
+                let s = assemble::<Clamp, T>(k, fw, fe, gs, gn, rx[c], ry[c], beds);
                 // In `T` (W = T) this is `s.w` bit for bit.
-                (rw[c], rhu[c], rhv[c]) = (mass_rate(k, [fw.f0, fe.f0, gs.f0, gn.f0]), s.hu, s.hv);
+                (rw[i], rhu[i], rhv[i]) = (mass_rate(k, [fw.f0, fe.f0, gs.f0, gn.f0]), s.hu, s.hv);
             }
-        }
+        });
     }
 
     /// The draining factors of the last stage (padded; 1 outside the interior and where the
@@ -224,24 +239,31 @@ pub(super) fn draining_factors<T: Real, W: Level<T>>(
     w: &[W],
     cell_bed: &[T],
     surf: &[(T, T, T, T)],
-    faces: impl Fn(usize) -> [T; 4],
+    faces: impl Fn(usize) -> [T; 4] + Sync,
     active: Option<&[u8]>,
     phi: &mut [T],
 ) -> (bool, u64) {
     let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
-    let mut drained = 0;
-    for j in 2..ny + 2 {
-        for i in 2..nx + 2 {
-            let c = j * p + i;
-            phi[c] = T::ONE;
-            // Inactive cells hold no water to drain.
-            if surf[c].3 == T::INFINITY || active.is_some_and(|a| a[c] == 0) {
-                continue;
+    let drained: u64 = phi
+        .par_chunks_mut(p)
+        .enumerate()
+        .skip(2)
+        .take(ny)
+        .map(|(j, phi)| {
+            let mut drained = 0;
+            for (i, phi) in phi.iter_mut().enumerate().take(nx + 2).skip(2) {
+                let c = j * p + i;
+                *phi = T::ONE;
+                // Inactive cells hold no water to drain.
+                if surf[c].3 == T::INFINITY || active.is_some_and(|a| a[c] == 0) {
+                    continue;
+                }
+                *phi = draining_factor(w[c].minus(W::widen(cell_bed[c])).max(T::ZERO), outflow(k, faces(c)), dt);
+                drained += (*phi < T::ONE) as u64;
             }
-            phi[c] = draining_factor(w[c].minus(W::widen(cell_bed[c])).max(T::ZERO), outflow(k, faces(c)), dt);
-            drained += (phi[c] < T::ONE) as u64;
-        }
-    }
+            drained
+        })
+        .sum();
     (drained > 0, drained)
 }
 
@@ -273,28 +295,37 @@ pub fn clamp_velocities<T: Real, W: Level<T>>(
 ) -> u64 {
     let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
     let h = |c: usize| w[c].minus(W::widen(cell_bed[c]));
-    let mut new = Vec::new();
-    for j in 2..ny + 2 {
-        for i in 2..nx + 2 {
-            let c = j * p + i;
-            let partial = w[c] < W::widen(hi[c]);
-            if !to_clamp(k, partial, h(c)) {
-                continue;
+    let (hu_old, hv_old) = (&*hu, &*hv);
+    // Every row's changes from the velocities as they are, then applied: the order of the rows
+    // and cells does not matter.
+    let new: Vec<Vec<(usize, T, T)>> = (2..ny + 2)
+        .into_par_iter()
+        .map(|j| {
+            let mut row = Vec::new();
+            for i in 2..nx + 2 {
+                let c = j * p + i;
+                let partial = w[c] < W::widen(hi[c]);
+                if !to_clamp(k, partial, h(c)) {
+                    continue;
+                }
+                let around = |di: i32, dj: i32| {
+                    let (a, b) = (i as i32 + di, j as i32 + dj);
+                    let inside = (2..nx as i32 + 2).contains(&a) && rows.contains(&(b as usize));
+                    let n = b as usize * p + a as usize;
+                    inside.then(|| (h(n), hu_old[n], hv_old[n], w[n] >= W::widen(hi[n])))
+                };
+                let (a, b) = clamp_pass(k, partial, h(c), (hu_old[c], hv_old[c]), around);
+                if (a, b) != (hu_old[c], hv_old[c]) {
+                    row.push((c, a, b));
+                }
             }
-            let around = |di: i32, dj: i32| {
-                let (a, b) = (i as i32 + di, j as i32 + dj);
-                let inside = (2..nx as i32 + 2).contains(&a) && rows.contains(&(b as usize));
-                let n = b as usize * p + a as usize;
-                inside.then(|| (h(n), hu[n], hv[n], w[n] >= W::widen(hi[n])))
-            };
-            let (a, b) = clamp_pass(k, partial, h(c), (hu[c], hv[c]), around);
-            if (a, b) != (hu[c], hv[c]) {
-                new.push((c, a, b));
-            }
-        }
-    }
-    for &(c, a, b) in &new {
+            row
+        })
+        .collect();
+    let mut changed = 0;
+    for &(c, a, b) in new.iter().flatten() {
         (hu[c], hv[c]) = (a, b);
+        changed += 1;
     }
-    new.len() as u64
+    changed
 }
