@@ -178,9 +178,11 @@ impl<T: Real> Adi<T> {
     }
 
     fn update_wet(&mut self) {
-        for (i, w) in self.wet.iter_mut().enumerate() {
-            *w = adi::wet_next(&self.params, *w, self.d[i] + self.zeta[i]);
-        }
+        let params = &self.params;
+        let wet = self.wet.par_iter_mut().zip(&self.d).zip(&self.zeta);
+        wet.with_min_len(crate::field::PARALLEL_GRAIN).for_each(|((w, d), z)| {
+            *w = adi::wet_next(params, *w, *d + *z);
+        });
     }
 
     /// Σ ζ ΔxΔy (m³), summed in f64: the volume above the still-water level.
@@ -225,24 +227,51 @@ fn sweep<T: Real>(m: &Adi<T>, f: Frame, known: &Known<T>, flux: &[T]) -> Result<
             known.t0
         ))
     })?;
-    let (mut zeta, mut out) = (m.zeta.clone(), flux.to_vec());
-    for l in 0..f.lines {
-        for i in 0..n {
-            let v = x[l * n + i];
-            let (at, what) =
-                if i % 2 == 1 { (f.cell(l as isize, i / 2), &mut zeta) } else { (f.face(l as isize, i / 2), &mut out) };
-            if !v.is_finite() {
-                return Err(Error::invalid(format!(
-                    "adi: step {} ({:?}-sweep, t = {} s): non-finite result on line {l} at position {i}",
-                    m.steps + 1,
-                    f.dir,
-                    known.t0
-                )));
-            }
-            what[at] = v;
-        }
+    // The first non-finite value in the lines' order, as a loop over them would meet it.
+    if let Some(k) = crate::field::first_where(&x, |v| !v.is_finite()) {
+        return Err(Error::invalid(format!(
+            "adi: step {} ({:?}-sweep, t = {} s): non-finite result on line {} at position {}",
+            m.steps + 1,
+            f.dir,
+            known.t0,
+            k / n,
+            k % n
+        )));
     }
+    let (mut zeta, mut out) = (vec![T::ZERO; m.zeta.len()], vec![T::ZERO; flux.len()]);
+    unpack(f, &x, &mut zeta, &mut out);
     Ok((zeta, out))
+}
+
+/// A sweep's solution `x` (its lines one after another, 2·along + 1 rows each: row 2i + 1 ζ of
+/// the line's cell i, row 2i the flux on its face i) into the cells' ζ and the along-flux
+/// faces (`Frame::cell`, `Frame::face`), each row of the grid filled by one task: every value
+/// goes where one of them is, whatever order the rows are filled in.
+fn unpack<T: Real>(f: Frame, x: &[T], zeta: &mut [T], out: &mut [T]) {
+    let (n, nx) = (2 * f.along + 1, f.nx);
+    debug_assert!(zeta.len() == f.lines * f.along && out.len() == f.lines * (f.along + 1));
+    // Line and position along it of column j of grid row r.
+    let line = |r: usize, j: usize| match f.dir {
+        Dir::X => (r, j),
+        Dir::Y => (j, r),
+    };
+    // Rows in runs of about PARALLEL_GRAIN values: a small grid's rows are less work than
+    // handing them to other threads.
+    let grain = crate::field::PARALLEL_GRAIN / nx.max(1);
+    zeta.par_chunks_mut(nx).with_min_len(grain).enumerate().for_each(|(r, row)| {
+        for (j, z) in row.iter_mut().enumerate() {
+            let (l, i) = line(r, j);
+            *z = x[l * n + 2 * i + 1];
+        }
+    });
+    // x-faces: rows of nx + 1 faces, one a line; y-faces: rows of nx faces, one a position.
+    let width = if f.dir == Dir::X { nx + 1 } else { nx };
+    out.par_chunks_mut(width).with_min_len(grain).enumerate().for_each(|(r, row)| {
+        for (j, q) in row.iter_mut().enumerate() {
+            let (l, i) = line(r, j);
+            *q = x[l * n + 2 * i];
+        }
+    });
 }
 
 /// The continuity row of cell i on line l.
