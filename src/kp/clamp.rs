@@ -89,8 +89,8 @@ impl<T: Real> Faces<T> {
     ) -> T {
         let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
         let on = |c: usize| active.is_none_or(|a| a[c] != 0);
-        // Row by row on every core: each value below is a function of the rows before it
-        // alone, so the order of the rows does not change a bit.
+        // Each pass below runs over rows on every core; a value depends only on what the passes
+        // before it wrote, so the thread count changes no bit.
         self.surf.par_iter_mut().enumerate().for_each(|(c, s)| {
             *s = cell_view_at_of::<Clamp, T, W>(k, (w[c], hu[c], hv[c]), &corners(k, bed, c), 0, 0);
         });

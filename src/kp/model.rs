@@ -13,9 +13,10 @@ use crate::model::{
 };
 use crate::products::{CpuProducts, Fields, GpuProducts, Products, Sites, Spec};
 use crate::ranks::Halo;
-use crate::runtime::{Backend, Gpu, Snapshots, Timer};
+use crate::runtime::{Backend, DeviceBuffer, Gpu, Pending, Snapshots, Timer};
 use crate::view::GpuSampler;
 use crate::{Error, GpuReal, Real, Result};
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use kernels::Level;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -404,10 +405,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
         // A few words, read now (the stream is idle after the clock's read): before the copies
         // are enqueued, so the read does not wait behind their download.
         let boundary = self.flows_now()?;
-        let bed = match &self.bed {
-            Some(b) => b.clone(),
-            None => self.bed()?,
-        };
+        let bed = self.bed()?;
         let On::Gpu(run) = &mut self.on else { unreachable!("matched above") };
         let mut buffers = run.model.state_buffers();
         // w's low part follows the momenta where the run has one, the soil's totals last.
@@ -416,13 +414,7 @@ impl<T: GpuReal> Model<T> for KpModel<'_, T> {
             buffers.push(soil);
             buffers.len() - 1
         });
-        let snapshots = match &mut run.snapshots {
-            Some(s) => s,
-            None => {
-                run.snapshots.insert(Snapshots::new(&run.gpu, &buffers.iter().map(|b| b.len()).collect::<Vec<_>>())?)
-            }
-        };
-        let pending = snapshots.take(&run.gpu, &buffers)?;
+        let pending = snapshot_of(&mut run.snapshots, &run.gpu, &buffers)?;
         let (layout, dims) = (self.problem.layout(), (self.problem.ny, self.problem.nx));
         let pool = run.pool.clone();
         Ok(Later::new(run.pool.clone(), move || {
@@ -949,26 +941,15 @@ impl<T: GpuReal> KpModel<'_, T> {
     /// download and for first touches of fresh vectors (0.37 s at 2048² on an H200).
     fn mixed_state_later(&mut self) -> Result<Later<T>> {
         let boundary = self.flows_now()?;
-        let bed = match &self.bed {
-            Some(b) => b.clone(),
-            None => self.bed()?,
-        };
+        let bed = self.bed()?;
         let (layout, dims) = (self.problem.layout(), (self.problem.ny, self.problem.nx));
         let On::GpuMixed(run) = &mut self.on else {
             return Err(Error::invalid("kp: the mixed precision's snapshot of a model that is not one"));
         };
         let clock = run.clock;
         let (w, [hu, hv]) = run.model.mixed_state_buffers()?;
-        let wide = match &mut run.wide {
-            Some(s) => s,
-            None => run.wide.insert(Snapshots::new(&run.gpu, &[w.len()])?),
-        };
-        let surface = wide.take(&run.gpu, &[w])?;
-        let narrow = match &mut run.snapshots {
-            Some(s) => s,
-            None => run.snapshots.insert(Snapshots::new(&run.gpu, &[hu.len(), hv.len()])?),
-        };
-        let momenta = narrow.take(&run.gpu, &[hu, hv])?;
+        let surface = snapshot_of(&mut run.wide, &run.gpu, &[w])?;
+        let momenta = snapshot_of(&mut run.snapshots, &run.gpu, &[hu, hv])?;
         let pool = run.pool.clone();
         Ok(Later::new(run.pool.clone(), move || {
             let n = dims.0 * dims.1;
@@ -1005,6 +986,19 @@ fn state_views<T: GpuReal>(run: &GpuRun<T>) -> Vec<DeviceView> {
         ("hv", "y-momentum (discharge per unit width)", "m²/s"),
     ];
     run.model.state_fields().iter().zip(names).map(|(f, names)| f.view(&run.gpu, names)).collect()
+}
+
+/// The snapshot of `buffers` through `store`, made for their lengths by the first snapshot.
+fn snapshot_of<U: DeviceRepr + ValidAsZeroBits>(
+    store: &mut Option<Snapshots<U>>,
+    gpu: &Gpu,
+    buffers: &[&DeviceBuffer<U>],
+) -> Result<Pending<U>> {
+    let snapshots = match store {
+        Some(s) => s,
+        None => store.insert(Snapshots::new(gpu, &buffers.iter().map(|b| b.len()).collect::<Vec<_>>())?),
+    };
+    snapshots.take(gpu, buffers)
 }
 
 /// `state` with the soil's totals `data` (the interior, `dims` as (ny, nx)) as its field
