@@ -1,6 +1,7 @@
 //! hydrokern's core: everything the solvers stand on and nothing solver-specific. The modules,
 //! lowest layer first:
-//! - [`error`], [`files`], [`rng`], [`precision`], [`ptx`] (the embedded kernels);
+//! - [`error`], [`files`], [`alloc`] (host vectors allocated fallibly), [`rng`], [`precision`],
+//!   [`ptx`] (the embedded kernels);
 //! - [`runtime`]: the GPU (context, typed buffers, kernel launches, timers, block limits) and
 //!   the GPU-or-CPU choice, over cudarc's driver bindings;
 //! - [`grid`] and [`field`]: grids in metres and padded fields with ghost layers, on the host and
@@ -21,6 +22,7 @@
 
 pub mod account;
 pub mod accumulation;
+pub mod alloc;
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod case;

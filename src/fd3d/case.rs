@@ -265,7 +265,7 @@ impl Fd3dCase {
                 }
             }
             Backend::Cpu { .. } => {
-                let mut df = crate::field::try_filled("the fd3d derivative", grid.len(), T::ZERO)?;
+                let mut df = crate::alloc::try_filled("the fd3d derivative", grid.len(), T::ZERO)?;
                 let threads = rayon::current_num_threads();
                 let how = format!("cpu reference, {threads} threads");
                 for dir in Direction::ALL {

@@ -4,7 +4,7 @@
 //! steps), recording the gauges' values and the lines' discharges.
 
 use super::records::Records;
-use super::{MAPS, Products, Sites, Spec, fresh_maps, maps, saved};
+use super::{MAPS, Products, Sites, Spec, UNSET, maps, saved};
 use crate::model::Checkpoint;
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
@@ -62,17 +62,18 @@ impl<T: GpuReal> GpuProducts<T> {
             f,
             s,
             cells: gpu.upload(&pairs)?,
+            // Set on the device: host vectors of the seven maps would cost a page fault every
+            // 4 KiB and a pageable upload each, about a second at 4096².
             maps: {
-                let [a, b, c, d, e, f, g] = fresh_maps::<T>(n);
-                [
-                    gpu.upload(&a)?,
-                    gpu.upload(&b)?,
-                    gpu.upload(&c)?,
-                    gpu.upload(&d)?,
-                    gpu.upload(&e)?,
-                    gpu.upload(&f)?,
-                    gpu.upload(&g)?,
-                ]
+                let fresh = |unset: bool| -> Result<DeviceBuffer<T>> {
+                    let mut m = gpu.zeros(n)?;
+                    if unset {
+                        crate::foundation::gpu::fill(gpu, &mut m, T::NAN)?;
+                    }
+                    Ok(m)
+                };
+                let [a, b, c, d, e, f, g] = UNSET;
+                [fresh(a)?, fresh(b)?, fresh(c)?, fresh(d)?, fresh(e)?, fresh(f)?, fresh(g)?]
             },
             values: gpu.zeros(ring)?,
             times: gpu.zeros(RING as usize)?,

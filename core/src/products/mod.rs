@@ -59,31 +59,36 @@ fn fresh_maps<T: crate::Real>(n: usize) -> Maps<T> {
     UNSET.map(|unset| vec![if unset { T::NAN } else { T::ZERO }; n])
 }
 
-/// The arrival map as the files show it: NaN where the water was above the threshold from the
-/// start, as where it never came. The map records t = 0 for the first (only the initial state
-/// has that time), so a restart restores it as it was and the files alone leave it out.
-pub fn arrival_shown<T: crate::Real>(arrival: &[T]) -> Vec<T> {
-    arrival.iter().map(|&a| if a == T::ZERO { T::from_f64(f64::NAN) } else { a }).collect()
+/// A cell of the arrival map as the files show it: NaN where the water was above the threshold
+/// from the start, as where it never came. The map records t = 0 for the first (only the
+/// initial state has that time), so a restart restores it as it was and the files alone leave
+/// it out.
+pub fn arrival_shown<T: crate::Real>(arrival: T) -> T {
+    if arrival == T::ZERO { T::from_f64(f64::NAN) } else { arrival }
 }
 
 /// The maps as the files show them at time `t` (the products' state's): the arrival map with
 /// NaN for cells flooded from the start ([`arrival_shown`]), the duration with the spells still
 /// going on counted up to `t`, and no `wet_since`, which only the model and its checkpoints need.
-pub fn shown<T: crate::Real>(maps: &[Output<T>], t: f64) -> Vec<Output<T>> {
-    let since = maps.iter().find(|m| m.name == "wet_since");
-    maps.iter()
-        .filter(|m| m.name != "wet_since")
-        .map(|m| {
-            let data = match (m.name, since) {
-                ("arrival", _) => arrival_shown(&m.data),
-                ("duration", Some(s)) => {
-                    m.data.iter().zip(&s.data).map(|(&d, &s)| kernels::products::flood_duration(d, s, t)).collect()
-                }
-                _ => m.data.clone(),
-            };
-            Output { data, dims: m.dims.clone(), ..*m }
-        })
-        .collect()
+/// The maps change in place, on every core: at the end of a large run they are as large as the
+/// state, and fresh copies would cost a page fault every 4 KiB on the writer's thread.
+pub fn shown<T: crate::Real>(mut maps: Vec<Output<T>>, t: f64) -> Vec<Output<T>> {
+    use rayon::prelude::*;
+    let grain = crate::field::PARALLEL_GRAIN;
+    let since = maps.iter().position(|m| m.name == "wet_since").map(|k| maps.remove(k));
+    for m in &mut maps {
+        match (m.name, &since) {
+            ("arrival", _) => m.data.par_iter_mut().with_min_len(grain).for_each(|a| *a = arrival_shown(*a)),
+            ("duration", Some(s)) => m
+                .data
+                .par_iter_mut()
+                .zip(&s.data)
+                .with_min_len(grain)
+                .for_each(|(d, &s)| *d = kernels::products::flood_duration(*d, s, t)),
+            _ => {}
+        }
+    }
+    maps
 }
 
 /// The maps as outputs of shape (ny, nx), in the order of [`MAPS`].

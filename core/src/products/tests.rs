@@ -110,7 +110,7 @@ proptest! {
         let p = k.products(true);
         let plain: Vec<_> = states.iter().map(|(t, h, hu, hv, _, _)| (*t, h.clone(), hu.clone(), hv.clone())).collect();
         let want = plain_maps(dry, thr, &plain);
-        let shown = shown(&p.maps, plain.last().unwrap().0);
+        let shown = shown(p.maps.clone(), plain.last().unwrap().0);
         prop_assert_eq!(shown.len(), want.len());
         for (m, w) in shown.iter().zip(&want) {
             for (a, b) in m.data.iter().zip(w) {
@@ -239,7 +239,7 @@ proptest! {
         }
         let p = k.products(true);
         let plain: Vec<Plain> = states.iter().map(|(t, [h, hu, hv, _])| (*t, h.clone(), hu.clone(), hv.clone())).collect();
-        for (m, w) in shown(&p.maps, plain.last().unwrap().0).iter().zip(&plain_maps(dry, thr, &plain)) {
+        for (m, w) in shown(p.maps.clone(), plain.last().unwrap().0).iter().zip(&plain_maps(dry, thr, &plain)) {
             for (a, b) in m.data.iter().zip(w) {
                 prop_assert!(a == b || (a.is_nan() && b.is_nan()), "{}: {a} vs {b}", m.name);
             }
@@ -258,7 +258,7 @@ proptest! {
 /// initial state has) becomes NaN, like a cell never reached; every later time stays.
 #[test]
 fn cells_wet_from_the_start_have_no_arrival_in_the_files() {
-    let shown = super::arrival_shown(&[0.0f32, 0.25, f32::NAN, 1e-30]);
+    let shown = [0.0f32, 0.25, f32::NAN, 1e-30].map(super::arrival_shown);
     assert!(shown[0].is_nan() && shown[2].is_nan(), "{shown:?}");
     assert_eq!((shown[1], shown[3]), (0.25, 1e-30));
 }
@@ -279,7 +279,7 @@ fn flooding_spells_repeat_nothing_and_count_to_the_time_shown() {
     for (t, h) in [(0.0, 0.0), (1.0, 0.5), (1.0, 0.5), (2.0, 0.7), (3.0, 0.0), (3.0, 0.0), (6.0, 0.2)] {
         k.update(&[h], &zero, &zero, &zero, t, 0);
     }
-    let maps = shown(&k.products(true).maps, 10.0);
+    let maps = shown(k.products(true).maps, 10.0);
     let map = |name: &str| maps.iter().find(|m| m.name == name).unwrap().data[0];
     assert_eq!(map("duration"), 2.0 + 4.0);
     assert_eq!((map("arrival"), map("max_h"), map("max_h_time")), (1.0, 0.7, 2.0));

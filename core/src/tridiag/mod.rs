@@ -597,7 +597,7 @@ pub fn relayout_values<S: Copy + Sync, T: Copy + Send + Sync>(
     from.check_lengths(&[("the array", v.len())])?;
     let to = Shape { layout, ..from };
     to.validate()?;
-    let mut out = crate::field::try_filled("a tridiagonal batch array", to.span(), pad)?;
+    let mut out = crate::alloc::try_filled("a tridiagonal batch array", to.span(), pad)?;
     if layout == from.layout && layout.pitch().is_none() {
         out.par_iter_mut().zip(v.par_iter()).for_each(|(o, &x)| *o = conv(x));
     } else {
@@ -645,9 +645,9 @@ impl<T: Real> Batch<T> {
         let len = shape.span();
         let what = "a generated tridiagonal batch";
         let (mut a, mut b) =
-            (crate::field::try_filled(what, len, T::NAN)?, crate::field::try_filled(what, len, T::NAN)?);
+            (crate::alloc::try_filled(what, len, T::NAN)?, crate::alloc::try_filled(what, len, T::NAN)?);
         let (mut c, mut d) =
-            (crate::field::try_filled(what, len, T::NAN)?, crate::field::try_filled(what, len, T::NAN)?);
+            (crate::alloc::try_filled(what, len, T::NAN)?, crate::alloc::try_filled(what, len, T::NAN)?);
         fill_random(shape, seed, dominance, &mut a, &mut b, &mut c, &mut d);
         Ok(Batch { shape, a, b, c, d })
     }
