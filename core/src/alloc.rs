@@ -31,3 +31,23 @@ pub fn try_empty<T>(what: &str, n: usize) -> Result<Vec<T>> {
     })?;
     Ok(v)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both fill paths give n copies of the value; a size no machine holds is an error naming
+    /// what was asked for, not an abort.
+    #[test]
+    fn fills_on_one_core_and_on_every_core_and_refuses_what_does_not_fit() {
+        for n in [0, 1, PARALLEL_FILL - 1, PARALLEL_FILL, 3 * PARALLEL_FILL + 7] {
+            let v = try_filled("a test vector", n, 2.5f64).unwrap();
+            assert_eq!(v.len(), n);
+            assert!(v.iter().all(|&x| x == 2.5), "n = {n}");
+        }
+        let e = try_filled("a test vector", usize::MAX / 8, 0u64).unwrap_err().to_string();
+        assert!(e.contains("a test vector: no host memory"), "{e}");
+        let e = try_empty::<f32>("another", usize::MAX / 2).unwrap_err().to_string();
+        assert!(e.contains("another: no host memory"), "{e}");
+    }
+}
