@@ -56,6 +56,32 @@ fn driver_present() -> bool {
     unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
+/// What a run says while the driver compiles the module: on a machine's first run of a build
+/// the driver turns the whole module's PTX into machine code before anything starts (26 s on an
+/// H200), and a run that says nothing for that long looks hung.
+const LOAD_NOTE: &str = "compiling hydrokern's GPU kernels for this GPU: the driver does it once per build and \
+                         machine (about half a minute) and keeps them in its cache";
+
+/// How long a module load may take before [`LOAD_NOTE`] is said (a load from the driver's cache
+/// takes well under a second).
+const LOAD_NOTE_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// `work`'s result; `say` runs once, on a thread of its own, if `work` is still running `after`
+/// it began.
+fn said_if_slow<R>(after: std::time::Duration, say: impl FnOnce() + Send + 'static, work: impl FnOnce() -> R) -> R {
+    let (done, waiting) = std::sync::mpsc::channel::<()>();
+    let watch = std::thread::spawn(move || {
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = waiting.recv_timeout(after) {
+            say();
+        }
+    });
+    let result = work();
+    drop(done);
+    // The watcher returns as soon as `done` is dropped (or once it has spoken).
+    let _ = watch.join();
+    result
+}
+
 impl Gpu {
     /// The devices the CUDA driver sees: 0 without a driver.
     pub fn count() -> usize {
@@ -85,7 +111,9 @@ impl Gpu {
         let ptx = ptx::module_for(cc).ok_or_else(|| {
             Error::NoGpu(format!("compute capability {}.{} is below 8.0, the oldest hydrokern builds for", cc.0, cc.1))
         })?;
-        let module = ctx.load_module(Ptx::from_src(ptx.source)).call("cuModuleLoadData")?;
+        let module =
+            said_if_slow(LOAD_NOTE_AFTER, || eprintln!("{LOAD_NOTE}"), || ctx.load_module(Ptx::from_src(ptx.source)))
+                .call("cuModuleLoadData")?;
         let attr = |a: Attr| ctx.attribute(a).call("cuDeviceGetAttribute");
         let (free_mem, total_mem) = ctx.mem_get_info().call("cuMemGetInfo")?;
         let mut driver = 0;
@@ -424,5 +452,33 @@ impl Gpu {
     /// Wait for all work on the stream; reports a kernel fault as a driver error.
     pub fn synchronize(&self) -> Result<()> {
         self.stream.synchronize().call("cuStreamSynchronize (a kernel may have faulted)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::said_if_slow;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    /// The note comes for work that outlasts its delay and not for work done well before it; the
+    /// result comes back either way.
+    #[test]
+    fn slow_work_is_said_and_quick_work_is_not() {
+        for (after_ms, work_ms, said) in [(5000, 0, false), (20, 500, true)] {
+            let flag = Arc::new(AtomicBool::new(false));
+            let spoke = flag.clone();
+            let result = said_if_slow(
+                Duration::from_millis(after_ms),
+                move || spoke.store(true, Ordering::SeqCst),
+                || {
+                    std::thread::sleep(Duration::from_millis(work_ms));
+                    7
+                },
+            );
+            assert_eq!(result, 7);
+            assert_eq!(flag.load(Ordering::SeqCst), said, "work of {work_ms} ms, note after {after_ms} ms");
+        }
     }
 }
