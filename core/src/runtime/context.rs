@@ -57,10 +57,10 @@ fn driver_present() -> bool {
 }
 
 /// What a run says while the driver compiles the module: on a machine's first run of a build
-/// the driver turns the whole module's PTX into machine code before anything starts (26 s on an
-/// H200), and a run that says nothing for that long looks hung.
+/// the driver turns the whole module's PTX into machine code before anything starts (a minute
+/// on an H200), and a run that says nothing for that long looks hung.
 const LOAD_NOTE: &str = "compiling hydrokern's GPU kernels for this GPU: the driver does it once per build and \
-                         machine (about half a minute) and keeps them in its cache";
+                         machine (about a minute) and keeps them in its cache";
 
 /// How long a module load may take before [`LOAD_NOTE`] is said (a load from the driver's cache
 /// takes well under a second).
