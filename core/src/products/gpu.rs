@@ -4,7 +4,7 @@
 //! steps), recording the gauges' values and the lines' discharges.
 
 use super::records::Records;
-use super::{MAPS, Products, Sites, Spec, UNSET, maps, saved};
+use super::{MAPS, Products, Sites, Spec, map_starts, maps, saved};
 use crate::model::Checkpoint;
 use crate::runtime::{DeviceBuffer, DevicePointers, Gpu, Kernel, LaunchShape};
 use crate::{Error, GpuReal, Result};
@@ -65,14 +65,12 @@ impl<T: GpuReal> GpuProducts<T> {
             // Set on the device: host vectors of the seven maps would cost a page fault every
             // 4 KiB and a pageable upload each, about a second at 4096².
             maps: {
-                let fresh = |unset: bool| -> Result<DeviceBuffer<T>> {
-                    let mut m = gpu.zeros(n)?;
-                    if unset {
-                        crate::foundation::gpu::fill(gpu, &mut m, T::NAN)?;
-                    }
+                let fresh = |start: T| -> Result<DeviceBuffer<T>> {
+                    let mut m = gpu.alloc(n)?;
+                    crate::foundation::gpu::fill(gpu, &mut m, start)?;
                     Ok(m)
                 };
-                let [a, b, c, d, e, f, g] = UNSET;
+                let [a, b, c, d, e, f, g] = map_starts::<T>();
                 [fresh(a)?, fresh(b)?, fresh(c)?, fresh(d)?, fresh(e)?, fresh(f)?, fresh(g)?]
             },
             values: gpu.zeros(ring)?,

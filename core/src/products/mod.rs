@@ -54,9 +54,14 @@ const UNSET: [bool; 7] = [false, false, false, true, true, false, true];
 /// The maps of a keeper, in the order of [`MAPS`].
 pub type Maps<T> = [Vec<T>; 7];
 
+/// What each map's cells start as ([`UNSET`]): NaN for the times, 0 for the rest.
+fn map_starts<T: crate::Real>() -> [T; 7] {
+    UNSET.map(|unset| if unset { T::NAN } else { T::ZERO })
+}
+
 /// Maps of `n` cells each at their start.
 fn fresh_maps<T: crate::Real>(n: usize) -> Maps<T> {
-    UNSET.map(|unset| vec![if unset { T::NAN } else { T::ZERO }; n])
+    map_starts::<T>().map(|start| vec![start; n])
 }
 
 /// A cell of the arrival map as the files show it: NaN where the water was above the threshold
