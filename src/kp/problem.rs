@@ -546,8 +546,11 @@ impl Problem {
             if bc == BC_PERIODIC && g == n as i32 { 0 } else { node_source(n, g, bc) as usize }
         };
         // A normal-depth side's ghost corners, and those of a normal-depth outlet's nodes,
-        // continue the slope of the last two node lines (B(−g) = B(0) − g·(B(1) − B(0))); the
-        // others mirror or wrap.
+        // continue the slope of the last two node lines (B(−g) = B(0) − g·(B(1) − B(0))) where
+        // the bed falls toward the side or is level; the others mirror or wrap. Where the bed
+        // rises toward the side there is no uniform flow to leave at: continued, the ghosts
+        // would stand higher than the cells inside them, and the copied depth would pour in
+        // over them; mirrored, as an `outflow` side's, water leaves only over the rise.
         let whole = self.boundary.map(|b| b == Boundary::NormalDepth);
         let nd = |side: usize, node: i32| {
             whole[side]
@@ -555,26 +558,27 @@ impl Problem {
                     o.normal_depth && o.side == side && (o.cells.start as i32..=o.cells.end as i32).contains(&node)
                 })
         };
+        // B(edge) + g·(B(edge) − B(inner)) for the ghost node g lines beyond the boundary node
+        // line `edge`, where that does not rise above it.
+        let falls = |edge: f64, inner: f64, g: i32| (edge <= inner).then_some(edge + g as f64 * (edge - inner));
         let along_y = |i: usize, j: i32| -> f64 {
             let b = |j: usize| self.bed[j * (self.nx + 1) + i];
-            match j {
-                j if j < 0 && nd(2, i as i32) => b(0) + j as f64 * (b(1) - b(0)),
-                j if j > ny as i32 && nd(3, i as i32) => {
-                    let n = ny as usize;
-                    b(n) + (j - ny as i32) as f64 * (b(n) - b(n - 1))
-                }
-                j => b(source(ny, j, bc[2], bc[3])),
-            }
+            let n = ny as usize;
+            let continued = match j {
+                j if j < 0 && nd(2, i as i32) => falls(b(0), b(1), -j),
+                j if j > ny as i32 && nd(3, i as i32) => falls(b(n), b(n - 1), j - ny as i32),
+                _ => None,
+            };
+            continued.unwrap_or_else(|| b(source(ny, j, bc[2], bc[3])))
         };
         let value = |i: i32, j: i32| -> f64 {
-            match i {
-                i if i < 0 && nd(0, j) => along_y(0, j) + i as f64 * (along_y(1, j) - along_y(0, j)),
-                i if i > nx as i32 && nd(1, j) => {
-                    let n = nx as usize;
-                    along_y(n, j) + (i - nx as i32) as f64 * (along_y(n, j) - along_y(n - 1, j))
-                }
-                i => along_y(source(nx, i, bc[0], bc[1]), j),
-            }
+            let n = nx as usize;
+            let continued = match i {
+                i if i < 0 && nd(0, j) => falls(along_y(0, j), along_y(1, j), -i),
+                i if i > nx as i32 && nd(1, j) => falls(along_y(n, j), along_y(n - 1, j), i - nx as i32),
+                _ => None,
+            };
+            continued.unwrap_or_else(|| along_y(source(nx, i, bc[0], bc[1]), j))
         };
         // Every point is a function of the problem alone: the fields are built on every core.
         let bed = Field2::from_fn(nodes, |i, j| T::from_f64(value(i, j)))?;

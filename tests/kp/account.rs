@@ -125,3 +125,26 @@ fn a_lake_at_rest_lets_nothing_out() {
         }
     }
 }
+
+/// A lake at rest against a normal-depth side, and behind a normal-depth outlet, where the bed
+/// rises toward them lets nothing in or out, in every wet–dry scheme: there is no uniform flow
+/// to leave at up a rise, so their ghosts mirror the bed (as an `outflow` side's do) instead of
+/// continuing its slope, which would stand them above the cells inside and pour the copied
+/// depth in over them.
+#[test]
+fn normal_depth_on_rising_ground_lets_nothing_in() {
+    for wet_dry in WetDry::ALL {
+        let mut p = Problem::new(12, 8, 12.0, 8.0);
+        // Rising toward the east side and toward the north side's outlet.
+        p.set_bed(|x, y| 0.02 * x + 0.01 * y + 0.05 * (y * 0.9).sin());
+        p.set_level(0.5);
+        p.wet_dry = wet_dry;
+        p.boundary = [Boundary::Wall, Boundary::NormalDepth, Boundary::Wall, Boundary::Wall];
+        p.forcing.outlets.push(Outlet { name: "outlet".into(), side: 3, cells: 3..9, normal_depth: true });
+        let at = run_to(&p, &[5.0], |_| {});
+        let v = at[0].1;
+        for f in &at[0].0 {
+            assert!(f.out < 1e-12 * v && f.into < 1e-12 * v, "{}: {f:?} from a lake of {v} m³", wet_dry.name());
+        }
+    }
+}
