@@ -240,9 +240,10 @@ impl Rasters {
     /// The problem on `grid`: the cells in the domain (those whose centre lies in a bed cell
     /// that is not nodata), the bed at every corner, sampled from the cell-centred bed raster
     /// (bilinear: the mean of the four cells that meet at an interior corner, of those that are
-    /// not nodata), then the water. A corner only inactive cells share has no bed of its own:
-    /// it takes the nearest active cell's neighbourhood's (no stencil of an active cell reads
-    /// it; it is finite so that no arithmetic on it is NaN).
+    /// not nodata; on the raster's edge the slope of the cells inside continued), then the
+    /// water. A corner only inactive cells share has no bed of its own: it takes the nearest
+    /// active cell's neighbourhood's (no stencil of an active cell reads it; it is finite so
+    /// that no arithmetic on it is NaN).
     fn problem(&self, c: &Check, grid: &Grid2) -> Result<Problem> {
         let (lx, ly) = grid.extent();
         let (nx, ny) = (grid.nx, grid.ny);
@@ -269,7 +270,7 @@ impl Rasters {
         for j in 0..=ny {
             for i in 0..=nx {
                 let (x, y) = grid.node(i, j);
-                let b = self.bed.sample_valid(x, y, self.resample).map_err(|e| outside("corner", (i, j), e))?;
+                let b = self.bed.sample_bed(x, y, self.resample).map_err(|e| outside("corner", (i, j), e))?;
                 let n = j * (nx + 1) + i;
                 (p.bed[n], known[n]) = (b.unwrap_or(0.0), b.is_some());
             }

@@ -241,6 +241,19 @@ fn bilinear_reproduces_a_linear_field_and_nearest_picks_the_cell() {
     assert_eq!(r.sample(13.9, 20.0, Resample::Nearest).unwrap(), lin(13.0, 21.0));
     // Within the outer half cell the edge value is held: the corner of the raster.
     assert_eq!(r.sample(10.0, 20.0, Resample::Bilinear).unwrap(), lin(11.0, 21.0));
+    // The bed continues the slope there instead: the plane to the raster's edges and corners.
+    for k in 0..=48 {
+        for m in 0..=40 {
+            let (x, y) = (10.0 + k as f64 * 0.25, 20.0 + m as f64 * 0.25);
+            let v = r.sample_bed(x, y, Resample::Bilinear).unwrap().unwrap();
+            assert!((v - lin(x, y)).abs() < 1e-12, "the bed at ({x}, {y}): {v} vs {}", lin(x, y));
+            let inside = (11.0..=21.0).contains(&x) && (21.0..=29.0).contains(&y);
+            if inside {
+                assert_eq!(v, r.sample(x, y, Resample::Bilinear).unwrap(), "({x}, {y}) between the centres");
+            }
+        }
+    }
+    assert_eq!(r.sample_bed(10.1, 29.9, Resample::Nearest).unwrap(), Some(lin(11.0, 29.0)));
     // Outside: refused with the extent.
     let e = r.sample(9.0, 25.0, Resample::Bilinear).unwrap_err();
     assert_has(&e, &["lies outside lin.asc", "x ∈ [10, 22] m"]);
@@ -256,6 +269,11 @@ fn nodata_is_refused_only_where_a_value_is_needed() {
     let e = r.sample(2.0, 0.5, Resample::Bilinear).unwrap_err();
     assert_has(&e, &["nd.asc", "row 0 from the north, column 2", "nodata"]);
     assert!(r.sample(2.5, 0.5, Resample::Nearest).is_err());
+    // The bed leaves the nodata cell out: continued from the first two cells at the west edge,
+    // held at the second's value beside the nodata cell, none inside the nodata cell's half.
+    assert_eq!(r.sample_bed(0.0, 0.5, Resample::Bilinear).unwrap(), Some(4.0));
+    assert_eq!(r.sample_bed(2.0, 0.5, Resample::Bilinear).unwrap(), Some(7.0));
+    assert_eq!(r.sample_bed(3.0, 0.5, Resample::Bilinear).unwrap(), None);
 }
 
 #[test]

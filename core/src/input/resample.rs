@@ -12,7 +12,8 @@ pub enum Resample {
     Nearest,
     /// Bilinear between the centres of the four cells around the point, which reproduces a
     /// field linear in x and y exactly; within half a cell of the raster's edge, where no
-    /// centre lies beyond the point, the edge cells' values are held constant outwards.
+    /// centre lies beyond the point, the edge cells' values are held constant outwards (the
+    /// bed at a grid's corners continues the slope instead: [`Raster::sample_bed`]).
     Bilinear,
 }
 
@@ -88,35 +89,46 @@ impl Raster {
 }
 
 impl Raster {
-    /// The value at (x, y) by `how` from the cells that have one: bilinear weights of nodata
-    /// cells left out and the rest scaled to sum to 1 (how a DEM's edge next to its nodata
-    /// keeps its heights). `Ok(None)` where every cell the point needs is nodata; `Err` where
-    /// the point lies outside the raster.
-    pub fn sample_valid(&self, x: f64, y: f64, how: Resample) -> Result<Option<f64>, String> {
+    /// The bed at (x, y) by `how` from the cells that have one. Bilinear: within half a cell of
+    /// the raster's edge, beyond the outer centres, the slope between the last two centres
+    /// continues (linear extrapolation), so a plane stays a plane to the raster's edge and an
+    /// open side's ghosts continue the slope the cells inside have (held constant, the last
+    /// half cell would be level, and water running off a slope would meet a step in the slope
+    /// at the side). Where a cell it needs is nodata: the weights of the nodata cells left
+    /// out of the bilinear weights between the centres (the outer ones held constant) and the
+    /// rest scaled to sum to 1 (how a DEM's edge next to its nodata keeps its heights).
+    /// `Ok(None)` where every cell the point needs is nodata; `Err` where the point lies
+    /// outside the raster.
+    pub fn sample_bed(&self, x: f64, y: f64, how: Resample) -> Result<Option<f64>, String> {
         let k = self.nearest_cell(x, y)?;
         match how {
             Resample::Nearest => Ok(self.valid[k].then(|| self.values[k])),
             Resample::Bilinear => {
                 let (u, v) = ((x - self.west) / self.dx, (y - self.south) / self.dy);
-                let (s, i0, i1) = between(u - 0.5, self.ncols);
-                let (t, j0, j1) = between(v - 0.5, self.nrows);
-                let (mut sum, mut weight, mut missing) = (0.0, 0.0, false);
-                for (wx, i) in [(1.0 - s, i0), (s, i1)] {
-                    for (wy, j) in [(1.0 - t, j0), (t, j1)] {
-                        let k = j * self.ncols + i;
-                        if wx * wy == 0.0 {
-                            continue;
-                        }
-                        if self.valid[k] {
-                            sum += wx * wy * self.values[k];
-                            weight += wx * wy;
-                        } else {
-                            missing = true;
+                let weighted = |(s, i0, i1): (f64, usize, usize), (t, j0, j1): (f64, usize, usize)| {
+                    let (mut sum, mut weight, mut missing) = (0.0, 0.0, false);
+                    for (wx, i) in [(1.0 - s, i0), (s, i1)] {
+                        for (wy, j) in [(1.0 - t, j0), (t, j1)] {
+                            let k = j * self.ncols + i;
+                            if wx * wy == 0.0 {
+                                continue;
+                            }
+                            if self.valid[k] {
+                                sum += wx * wy * self.values[k];
+                                weight += wx * wy;
+                            } else {
+                                missing = true;
+                            }
                         }
                     }
+                    (sum, weight, missing)
+                };
+                let (sum, _, missing) = weighted(beyond(u - 0.5, self.ncols), beyond(v - 0.5, self.nrows));
+                if !missing {
+                    return Ok(Some(sum));
                 }
-                // Nothing missing: `sample`'s sum, bit for bit.
-                Ok((weight > 0.0).then(|| if missing { sum / weight } else { sum }))
+                let (sum, weight, _) = weighted(between(u - 0.5, self.ncols), between(v - 0.5, self.nrows));
+                Ok((weight > 0.0).then(|| sum / weight))
             }
         }
     }
@@ -168,6 +180,18 @@ impl Raster {
         }
         Ok(v)
     }
+}
+
+/// [`between`], but beyond the outer centres the last two cells with the weights that continue
+/// their slope (the upper one's below 0 or above 1); one cell where the axis has one.
+fn beyond(c: f64, n: usize) -> (f64, usize, usize) {
+    if n >= 2 && c < 0.0 {
+        return (c, 0, 1);
+    }
+    if n >= 2 && c > (n - 1) as f64 {
+        return (c - (n - 2) as f64, n - 2, n - 1);
+    }
+    between(c, n)
 }
 
 /// For a position `c` in centre units along an axis of `n` cells: the weight of the upper

@@ -117,10 +117,10 @@ fn grid_from_the_raster_with_relative_paths() {
     load(&path).unwrap().run(&RunOptions::default()).unwrap();
     let (h0, dims) = npy(&dir, "h_t0.npy");
     assert_eq!(dims, vec![h, w]);
-    // Cells away from the raster's edge: all four corners are bilinear between centres, so the
-    // cell's bed is the plane at its centre (to f32 rounding of the stored bed).
-    for j in 1..h - 1 {
-        for i in 1..w - 1 {
+    // Every cell, the edge ones too (their outer corners continue the slope between the
+    // centres): the cell's bed is the plane at its centre (to f32 rounding of the stored bed).
+    for j in 0..h {
+        for i in 0..w {
             let want = 20.0 - bed(west + (i as f64 + 0.5) * cell, south + (j as f64 + 0.5) * cell);
             let got = h0[j * w + i];
             assert!((got - want).abs() < 1e-4, "h[{j}, {i}] = {got}, expected {want}");
