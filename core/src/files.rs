@@ -212,6 +212,24 @@ pub fn bytes(b: u64) -> String {
     format!("{v:.digits$} {}", UNITS[unit])
 }
 
+/// One `kB` entry of `/proc/self/status` (`VmHWM`, `VmRSS`), bytes; `None` where it cannot be
+/// read.
+fn status_bytes(key: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: u64 = status.lines().find_map(|l| l.strip_prefix(key))?.split_whitespace().next()?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// The run's peak resident memory so far (`VmHWM`), bytes; `None` where it cannot be read.
+pub fn peak_memory() -> Option<u64> {
+    status_bytes("VmHWM:")
+}
+
+/// The process's resident memory now (`VmRSS`), bytes; `None` where it cannot be read.
+pub fn resident_memory() -> Option<u64> {
+    status_bytes("VmRSS:")
+}
+
 /// Fail with one line when `bytes` of host memory for `what` would not fit in what this
 /// process can still allocate ([`memory_limit`]).
 pub fn check_host_memory(what: &str, bytes: u64) -> Result<()> {

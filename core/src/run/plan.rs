@@ -297,16 +297,11 @@ pub fn check(case: &dyn Case) -> Result<Plan> {
     Ok(plan)
 }
 
-/// The run's peak resident memory so far (`VmHWM` of `/proc/self/status`), bytes; `None` where
-/// it cannot be read.
-pub fn peak_memory() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kib: u64 = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.split_whitespace().next()?.parse().ok()?;
-    kib.checked_mul(1024)
-}
-
-/// The run's last line on memory: its peak beside the plan's `estimate`.
-pub fn peak_line(estimate: u64) -> Option<String> {
-    let peak = peak_memory()?;
-    Some(format!("  memory: peak {} of host memory, of {} estimated", bytes(peak), bytes(estimate)))
+/// The run's last line on memory: its peak beside the plan's `estimate` and, on the GPU, what
+/// the CUDA driver took when it opened the device (`driver`: its context and the loaded
+/// module, which no plan can size before the driver runs).
+pub fn peak_line(estimate: u64, driver: Option<u64>) -> Option<String> {
+    let peak = crate::files::peak_memory()?;
+    let driver = driver.map_or(String::new(), |d| format!(" and {} the CUDA driver took to open the GPU", bytes(d)));
+    Some(format!("  memory: peak {} of host memory, of {} estimated{driver}", bytes(peak), bytes(estimate)))
 }

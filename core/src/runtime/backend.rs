@@ -66,6 +66,14 @@ impl Backend {
         }
     }
 
+    /// The host memory the CUDA driver took to open the GPU; `None` on the CPU.
+    pub fn driver_host_bytes(&self) -> Option<u64> {
+        match self {
+            Backend::Gpu(g) => g.driver_host_bytes(),
+            Backend::Cpu { .. } => None,
+        }
+    }
+
     /// One line saying what runs, and why the CPU where that applies.
     pub fn describe(&self) -> String {
         match self {

@@ -41,6 +41,8 @@ pub struct Gpu {
     /// Page-locked host memory that [`Gpu::download_with`] copies through, grown to the largest
     /// download asked for and kept: allocating it costs more than the copy.
     staging: Mutex<Option<PinnedHostSlice<u64>>>,
+    /// The host memory the driver took to open the device (resident before and after).
+    driver_host: Option<u64>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -93,6 +95,7 @@ impl Gpu {
 
     /// Open device `ordinal`, load the PTX module its compute capability can run.
     pub fn new(ordinal: usize) -> Result<Gpu> {
+        let resident = crate::files::resident_memory();
         if !driver_present() {
             return Err(Error::NoGpu(
                 "the CUDA driver library (libcuda.so) could not be loaded: no NVIDIA driver on this machine".into(),
@@ -131,11 +134,17 @@ impl Gpu {
             sm_clock_mhz: (attr(Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)? / 1000) as u32,
             driver: format!("{}.{}", driver / 1000, (driver % 1000) / 10),
         };
-        Ok(Gpu { ctx, stream, module, ptx, info, staging: Mutex::new(None) })
+        let driver_host = resident.zip(crate::files::resident_memory()).map(|(a, b)| b.saturating_sub(a));
+        Ok(Gpu { ctx, stream, module, ptx, info, staging: Mutex::new(None), driver_host })
     }
 
     pub fn info(&self) -> &DeviceInfo {
         &self.info
+    }
+    /// The host memory the driver took to open the device (its context and the loaded
+    /// module), bytes, where the process's resident memory could be read.
+    pub fn driver_host_bytes(&self) -> Option<u64> {
+        self.driver_host
     }
     /// The PTX target of the loaded module.
     pub fn arch(&self) -> &'static str {
