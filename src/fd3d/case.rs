@@ -376,7 +376,7 @@ impl Case for Fd3dCase {
         match &result {
             Ok(_) => {
                 s.dir.finish("finished")?;
-                if let Some(line) = plan::peak_line(s.estimate, s.backend.driver_host_bytes()) {
+                if let Some(line) = s.memory_line() {
                     opts.console.say(line);
                 }
             }

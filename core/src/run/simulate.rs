@@ -60,7 +60,7 @@ fn simulate_here<S: Simulation>(sim: &S, opts: &RunOptions) -> Result<Outcome> {
             s.dir.finish("finished")?;
             opts.console
                 .say(format!("  files synced to disk in {:.2} s, after the time above", t.elapsed().as_secs_f64()));
-            if let Some(line) = super::plan::peak_line(s.estimate, s.backend.driver_host_bytes()) {
+            if let Some(line) = s.memory_line() {
                 opts.console.say(line);
             }
         }

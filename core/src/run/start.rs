@@ -17,6 +17,14 @@ pub struct Started {
     pub estimate: u64,
 }
 
+impl Started {
+    /// The run's last line on memory ([`plan::peak_line`]): the peak beside the estimate and,
+    /// on the GPU, the host memory the driver took to open it.
+    pub fn memory_line(&self) -> Option<String> {
+        plan::peak_line(self.estimate, self.backend.driver_host_bytes())
+    }
+}
+
 /// Check the run's plan ([`plan::check`]: steps, output, memory), resolve the backend (saying
 /// which on standard error), check GPU memory, read and check the
 /// checkpoint to restart from (before the directory is touched), prepare the directory and
