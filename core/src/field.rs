@@ -124,6 +124,17 @@ pub fn interior_of<T: Copy + Send + Sync>(layout: &Layout2, data: &[T]) -> Vec<T
 /// one task, and a 4096² snapshot hundreds.
 pub const PARALLEL_GRAIN: usize = 1 << 16;
 
+/// Cells a solver's stencil pass (hundreds of operations a cell) hands each task at least. A
+/// grid of fewer than twice as many is one task, which rayon runs on the calling thread: a
+/// small grid's pass is less work than waking other threads for it and waiting on them. The
+/// passes write each cell from values no other task writes, so the split changes no bit.
+pub const STENCIL_GRAIN: usize = 1 << 12;
+
+/// Rows of `pitch` cells a stencil pass hands each task at least ([`STENCIL_GRAIN`]).
+pub fn stencil_rows(pitch: usize) -> usize {
+    (STENCIL_GRAIN / pitch.max(1)).max(1)
+}
+
 /// The index of the first value of `data` for which `bad` holds. Runs of [`PARALLEL_GRAIN`]
 /// values are searched in parallel, each in order (rayon's `position_first` over single values
 /// takes ~10 ns a value, more than a plain loop on one core).

@@ -5,6 +5,7 @@
 //! the references' sweeps are the same code in every dimension.
 
 use super::clock::{Cfl, Clock, Step};
+use crate::field::stencil_rows;
 use crate::{Error, Real, Result};
 use kernels::claw::{Limiter, Riemann, Solution, correction_by, update, wave_dots};
 use kernels::grid::{Layout2, Layout3};
@@ -135,6 +136,7 @@ pub fn sweep<T: Real, R: Riemann<T, M, W, A>, G: Lines, const M: usize, const W:
     let cells = Shared(q.as_mut_ptr());
     (0..lines)
         .into_par_iter()
+        .with_min_len(stencil_rows(n))
         .map(|k| {
             // The line's cells (−2..n+2) and their padded indices, gathered as Clawpack's q1d.
             let idx: Vec<usize> = (-2..n as i32 + 2).map(|c| grid.line_at(dir, k, c)).collect();

@@ -17,6 +17,7 @@
 //! film forms.
 
 use crate::Real;
+use crate::field::{STENCIL_GRAIN, stencil_rows};
 use kernels::Level;
 use kernels::kp::{
     Clamp, Coeffs, Flux, Recon, assemble, bed_x, bed_y, cell_view_at_of, central_upwind, clamp_pass, drain_face,
@@ -91,13 +92,14 @@ impl<T: Real> Faces<T> {
         let on = |c: usize| active.is_none_or(|a| a[c] != 0);
         // Each pass below runs over rows on every core; a value depends only on what the passes
         // before it wrote, so the thread count changes no bit.
-        self.surf.par_iter_mut().enumerate().for_each(|(c, s)| {
+        let grain = stencil_rows(p);
+        self.surf.par_iter_mut().enumerate().with_min_len(STENCIL_GRAIN).for_each(|(c, s)| {
             *s = cell_view_at_of::<Clamp, T, W>(k, (w[c], hu[c], hv[c]), &corners(k, bed, c), 0, 0);
         });
         let surf = &self.surf;
         // The interior's reconstructions and those of the ghost cells next to it.
         let rows = self.rx.par_chunks_mut(p).zip(self.ry.par_chunks_mut(p)).enumerate();
-        rows.skip(1).take(ny + 2).for_each(|(j, (rx, ry))| {
+        rows.skip(1).take(ny + 2).with_min_len(grain).for_each(|(j, (rx, ry))| {
             for i in 1..nx + 3 {
                 let c = j * p + i;
                 let at = |di: i32, dj: i32| (c as isize + di as isize + dj as isize * p as isize) as usize;
@@ -116,6 +118,7 @@ impl<T: Real> Faces<T> {
         // The largest rate (a maximum of values none of which is NaN: the same in any order).
         rows.skip(2)
             .take(ny + 1)
+            .with_min_len(grain)
             .map(|(j, (fx, fy))| {
                 let mut rate = T::ZERO;
                 let mut see =
@@ -175,13 +178,17 @@ impl<T: Real> Faces<T> {
         let on = |c: usize| active.is_none_or(|a| a[c] != 0);
         let rows = self.rows.clone();
         let cell = |c: usize| (2..nx + 2).contains(&(c % p)) && rows.contains(&(c / p));
-        self.any = (rows.start * p..rows.end * p).into_par_iter().any(|c| cell(c) && self.phi[c] < T::ONE);
+        let grain = stencil_rows(p);
+        self.any = (rows.start * p..rows.end * p)
+            .into_par_iter()
+            .with_min_len(STENCIL_GRAIN)
+            .any(|c| cell(c) && self.phi[c] < T::ONE);
         let (rx, ry) = (&self.rx, &self.ry);
         if self.any {
             // The factor of a cell a face's water may leave: ghost cells are not drained.
             let phi = |c: usize| if cell(c) { self.phi[c] } else { T::ONE };
             let rows = self.fx.par_chunks_mut(p).zip(self.fy.par_chunks_mut(p)).enumerate();
-            rows.skip(2).take(ny + 1).for_each(|(j, (fx, fy))| {
+            rows.skip(2).take(ny + 1).with_min_len(grain).for_each(|(j, (fx, fy))| {
                 for i in 2..nx + 3 {
                     let c = j * p + i;
                     if j < ny + 2 {
@@ -197,7 +204,7 @@ impl<T: Real> Faces<T> {
         }
         let (fx, fy) = (&self.fx, &self.fy);
         let rows = rw.par_chunks_mut(p).zip(rhu.par_chunks_mut(p)).zip(rhv.par_chunks_mut(p)).enumerate();
-        rows.skip(2).take(ny).for_each(|(j, ((rw, rhu), rhv))| {
+        rows.skip(2).take(ny).with_min_len(grain).for_each(|(j, ((rw, rhu), rhv))| {
             for i in 2..nx + 2 {
                 let c = j * p + i;
                 if !on(c) {
@@ -249,6 +256,7 @@ pub(super) fn draining_factors<T: Real, W: Level<T>>(
         .enumerate()
         .skip(2)
         .take(ny)
+        .with_min_len(stencil_rows(p))
         .map(|(j, phi)| {
             let mut drained = 0;
             for (i, phi) in phi.iter_mut().enumerate().take(nx + 2).skip(2) {
@@ -300,6 +308,7 @@ pub fn clamp_velocities<T: Real, W: Level<T>>(
     // and cells does not matter.
     let new: Vec<Vec<(usize, T, T)>> = (2..ny + 2)
         .into_par_iter()
+        .with_min_len(stencil_rows(p))
         .map(|j| {
             let mut row = Vec::new();
             for i in 2..nx + 2 {

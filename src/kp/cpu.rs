@@ -13,7 +13,7 @@ use super::problem::Padded;
 use super::slab::Start;
 use super::split::{Fail, Split};
 use super::{Problem, Scheme, WetDry};
-use crate::field::Field2;
+use crate::field::{Field2, stencil_rows};
 use crate::ranks::Halo;
 use crate::{Error, Real, Result};
 use kernels::Level;
@@ -73,6 +73,7 @@ fn rhs_of<S: WetDryScheme, T: Real, W: Level<T>>(
         .enumerate()
         .skip(2)
         .take(ny)
+        .with_min_len(stencil_rows(p))
         .map(|(j, ((row_w, row_u), row_v))| {
             let mut rate = T::ZERO;
             for i in 2..nx + 2 {

@@ -8,6 +8,7 @@
 
 use super::Problem;
 use crate::Real;
+use crate::field::stencil_rows;
 use crate::forcing::{CellArrays, Forcing};
 use kernels::forcing::{GREEN_AMPT, Infiltration, NO_SOIL, Soil, series_at};
 use kernels::kp::{
@@ -429,6 +430,7 @@ fn for_active_cells<T: Real>(
         .enumerate()
         .skip(2)
         .take(ny)
+        .with_min_len(stencil_rows(p))
         .map(|(j, (((((w, hu), hv), cb), f), lo))| {
             let mut blocks: Vec<usize> = Vec::new();
             for i in 2..nx + 2 {

@@ -3,6 +3,7 @@
 //! the whole state and the split schemes on each substep, so it sits below both.
 
 use crate::Real;
+use crate::field::stencil_rows;
 use kernels::Level;
 use kernels::kp::{Coeffs, rk_of, rk_pair};
 use rayon::prelude::*;
@@ -87,6 +88,7 @@ fn stage_cells<T: Real, W: Level<T>>(
         .enumerate()
         .skip(2)
         .take(ny)
+        .with_min_len(stencil_rows(p))
         .map(|(j, (((rw, ru), rv), mut rl))| {
             (2..nx + 2)
                 .map(|i| {

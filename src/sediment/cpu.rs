@@ -3,7 +3,7 @@
 //! precision; docs/f32-conservation.md).
 
 use super::{Coeffs, Problem, Scheme};
-use crate::field::Field2;
+use crate::field::{Field2, stencil_rows};
 use crate::ranks::Halo;
 use crate::{Real, Result};
 use kernels::Level;
@@ -50,7 +50,8 @@ pub fn h_step<T: Real, H: Level<T>>(
         Some(l) => (Some(l.lo), Some(l.lo_next)),
         None => (None, None),
     };
-    rows_with_low(hn, lo_next, p).enumerate().skip(1).take(k.ny as usize).for_each(|(j, (row, mut lrow))| {
+    let rows = rows_with_low(hn, lo_next, p).enumerate().skip(1).take(k.ny as usize);
+    rows.with_min_len(stencil_rows(p)).for_each(|(j, (row, mut lrow))| {
         for i in 1..=k.nx as usize {
             let c = j * p + i;
             let [(ac, bc), (aw, bw), (ae, bee), (as_, bs), (an, bn)] = [c, c - 1, c + 1, c - p, c + p].map(ab);
@@ -69,7 +70,8 @@ pub fn h_step<T: Real, H: Level<T>>(
 /// s' on the interior.
 pub fn s_step<T: Real, H: Level<T>>(k: &Coeffs<T>, h: &[H], hp: &[H], s: &[T], al: &[T], sn: &mut [T]) {
     let p = k.pitch as usize;
-    sn.par_chunks_mut(p).enumerate().skip(1).take(k.ny as usize).for_each(|(j, row)| {
+    let rows = sn.par_chunks_mut(p).enumerate().skip(1).take(k.ny as usize);
+    rows.with_min_len(stencil_rows(p)).for_each(|(j, row)| {
         for (i, out) in row.iter_mut().enumerate().skip(1).take(k.nx as usize) {
             let c = j * p + i;
             let hv = Five { c: hp[c], w: hp[c - 1], e: hp[c + 1], s: hp[c - p], n: hp[c + p] };
@@ -100,7 +102,8 @@ pub fn bounded_step<T: Real, H: Level<T>>(
         None => (None, None),
     };
     let rows = rows_with_low(hn, lo_next, p).zip(sn.par_chunks_mut(p));
-    rows.enumerate().skip(1).take(k.ny as usize).for_each(|(j, ((h_row, mut l_row), s_row))| {
+    let rows = rows.enumerate().skip(1).take(k.ny as usize).with_min_len(stencil_rows(p));
+    rows.for_each(|(j, ((h_row, mut l_row), s_row))| {
         for i in 1..=k.nx as usize {
             let c = j * p + i;
             let [(ac, bc), (aw, bw), (ae, bee), (as_, bs), (an, bn)] = [c, c - 1, c + 1, c - p, c + p].map(ab);
