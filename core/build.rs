@@ -111,9 +111,12 @@ fn build_module(root: &Path, target_dir: &Path, arch: &str) -> String {
             // FMA contraction as nvcc does by default (--fmad=true): without the flag rustc's
             // NVPTX backend emits mul.rn/add.rn, which ptxas may not fuse either.
             // HYDROKERN_NVPTX_FMA=off builds without it (nvcc's --fmad=false), to show that
-            // results do not hang on contraction (docs/toolchain.md).
+            // results do not hang on contraction (docs/toolchain.md). Warnings are errors: the
+            // kernel bodies compile for nvptx64 alone, where no host build (nor clippy) sees
+            // them, and this build's output is shown only when it fails (the pinned toolchain
+            // keeps the set of lints fixed; the core it builds has its lints capped).
             format!(
-                "-Zunstable-options -Cpanic=immediate-abort -Ctarget-cpu={arch} -Cllvm-args=-nvptx-fma-level={}",
+                "-Zunstable-options -Cpanic=immediate-abort -Dwarnings -Ctarget-cpu={arch} -Cllvm-args=-nvptx-fma-level={}",
                 fma_level()
             ),
         )

@@ -13,14 +13,7 @@
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(
-        abi_gpu_kernel,
-        stdarch_nvptx,
-        asm_experimental_arch,
-        gpu_intrinsics,
-        gpu_launch_sized_workgroup_mem,
-        stmt_expr_attributes
-    )
+    feature(abi_gpu_kernel, stdarch_nvptx, asm_experimental_arch, gpu_intrinsics, gpu_launch_sized_workgroup_mem)
 )]
 #![feature(core_intrinsics, macro_metavar_expr_concat)]
 #![allow(internal_features)]

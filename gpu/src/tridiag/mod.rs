@@ -712,7 +712,7 @@ mod lines;
 pub(crate) use {
     cyclic::{cr_pcr_lines, pcr_lines},
     io::{read_status, report_min},
-    lines::{Arrays, Lines},
+    lines::Lines,
     partition::partition_lines,
     thomas::{thomas_lines, thomas_twisted_lines},
 };
