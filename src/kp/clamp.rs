@@ -90,8 +90,9 @@ impl<T: Real> Faces<T> {
     ) -> T {
         let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
         let on = |c: usize| active.is_none_or(|a| a[c] != 0);
-        // Each pass below runs over rows on every core; a value depends only on what the passes
-        // before it wrote, so the thread count changes no bit.
+        // Each pass below runs over rows, split among the pool's threads where the grid is large
+        // enough (`field::STENCIL_GRAIN`); a value depends only on what the passes before it
+        // wrote, so neither the split nor the thread count changes a bit.
         let grain = stencil_rows(p);
         self.surf.par_iter_mut().enumerate().with_min_len(STENCIL_GRAIN).for_each(|(c, s)| {
             *s = cell_view_at_of::<Clamp, T, W>(k, (w[c], hu[c], hv[c]), &corners(k, bed, c), 0, 0);
