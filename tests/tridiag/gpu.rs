@@ -199,6 +199,66 @@ fn auto_on_a_contiguous_copy_matches_cpu() {
     }
 }
 
+/// The cyclic-reduction kernels take several systems a block where the systems lie side by
+/// side (interleaved, columns): each system's arithmetic is the one-system block's, so the bits
+/// are too, the last block's systems past the batch included, and a non-finite value is named
+/// by its own system and row.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn cyclic_blocks_of_several_systems_give_one_systems_bits() {
+    /// The systems a block of the plan took.
+    fn check<T: GpuReal>(n: usize, batch: usize, layout: Layout, alg: Algorithm, seed: u64) -> usize {
+        let gpu = gpu();
+        let shape = Shape::new(n, batch, layout);
+        let host = Batch::random(shape, seed, 2.0).to::<T>();
+        let mut s = GpuTridiag::<T>::new(&gpu, shape).unwrap();
+        let grouped = s.plan(Choice::Force(alg)).unwrap();
+        let systems = grouped.launch.block.1 as usize;
+        assert_eq!(grouped.launch.grid.0 as usize, batch.div_ceil(systems), "{alg} {shape:?}");
+        let single = hydrokern::tridiag::gpu::Plan {
+            launch: hydrokern::runtime::LaunchShape::fixed((batch as u32, 1, 1), (grouped.launch.block.0, 1, 1))
+                .with_shared_of::<T>(4 * n),
+            ..grouped
+        };
+        let (a, b, c, d) = (
+            gpu.upload(&host.a).unwrap(),
+            gpu.upload(&host.b).unwrap(),
+            gpu.upload(&host.c).unwrap(),
+            gpu.upload(&host.d).unwrap(),
+        );
+        let solved = |s: &mut GpuTridiag<T>, plan| {
+            let mut x = gpu.alloc::<T>(host.a.len()).unwrap();
+            hydrokern::foundation::gpu::fill(&gpu, &mut x, common::poison::<T>()).unwrap();
+            s.reset_status(&gpu).unwrap();
+            s.enqueue(&gpu, plan, &a, &b, &c, &d, &mut x).unwrap();
+            s.check_status(&gpu, plan).unwrap();
+            gpu.download(&x).unwrap().iter().map(|v| v.to_f64().to_bits()).collect::<Vec<_>>()
+        };
+        let (got, want) = (solved(&mut s, &grouped), solved(&mut s, &single));
+        let differ = got.iter().zip(&want).filter(|(g, w)| g != w).count();
+        assert_eq!(differ, 0, "{alg} {} {shape:?}: {differ} values differ from one system a block", T::NAME);
+        // A NaN in the last system's d is named there.
+        let mut bad = host.d.clone();
+        bad[shape.at(batch - 1, n / 2)] = T::NAN;
+        let mut d = gpu.upload(&bad).unwrap();
+        let e = s.solve_in_place(&gpu, Choice::Force(alg), &a, &b, &c, &mut d).unwrap_err().to_string();
+        assert!(e.contains(&format!("system {}, row", batch - 1)), "{alg} {shape:?}: {e}");
+        systems
+    }
+    for alg in [Algorithm::Cr, Algorithm::Pcr, Algorithm::CrPcr, Algorithm::PcrThomas] {
+        let mut most = (0, 0);
+        for (n, batch, pad) in [(64, 259, 0), (257, 37, 1), (1000, 9, 32), (3, 70, 0), (512, 256, 32)] {
+            let layout = if pad == 0 { Layout::Interleaved } else { Layout::Columns { pitch: batch + pad } };
+            most.0 = most.0.max(check::<f32>(n, batch, layout, alg, n as u64));
+            most.1 = most.1.max(check::<f64>(n, batch, layout, alg, batch as u64));
+        }
+        assert_eq!(most, (8, 4), "{alg}: the most systems a block, f32 and f64");
+    }
+}
+
 #[test]
 #[cfg_attr(
     not(gpu_tests),

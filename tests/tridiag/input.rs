@@ -1,7 +1,7 @@
 //! Bad input, breakdowns naming system and row, names, and the automatic choice.
 
 use hydrokern::tridiag::{Algorithm, Batch, Choice, Layout, Limits, Shape, cpu};
-use kernels::tridiag::{partition_chunks, partition_span};
+use kernels::tridiag::{cyclic_span, partition_chunks, partition_span};
 
 #[test]
 fn cpu_bad_input_is_refused() {
@@ -121,19 +121,55 @@ fn automatic_choice_follows_the_stated_rule() {
     assert_eq!(auto(4096, 16384, Layout::Interleaved), Algorithm::Thomas);
     assert_eq!(auto(4096, 1024, Layout::Interleaved), Algorithm::Partition);
     assert_eq!(auto(4096, 256, Layout::Interleaved), Algorithm::Partition);
-    // Small batches of n ≥ 64 (at most 1024 unknowns per multiprocessor; in the contiguous
-    // layouts 2048 with n ≤ 256) are latency-bound: CR-PCR, one block per system. Shorter
-    // systems stay with partition, several to a block.
+    // Small batches of n ≥ 64 (at most 1024 unknowns per multiprocessor; 2048 with systems
+    // side by side of n ≤ 1024, and in the contiguous layouts with n ≤ 256) are latency-bound:
+    // CR-PCR.
+    // Shorter systems stay with partition, several to a block.
     for layout in Layout::ALL {
         assert_eq!(auto(64, 256, layout), Algorithm::CrPcr, "{layout:?}");
         assert_eq!(auto(512, 256, layout), Algorithm::CrPcr, "{layout:?}");
-        assert_eq!(auto(1024, 256, layout), Algorithm::Partition, "{layout:?}");
         assert_eq!(auto(1, 1, layout), Algorithm::Partition, "{layout:?}");
         assert_eq!(auto(63, 256, layout), Algorithm::Partition, "{layout:?}");
+        assert_eq!(auto(256, 1024, layout), Algorithm::CrPcr, "{layout:?}");
+        assert_eq!(auto(512, 1024, layout), Algorithm::Partition, "{layout:?}");
     }
-    assert_eq!(auto(256, 1024, Layout::Contiguous), Algorithm::CrPcr);
-    assert_eq!(auto(256, 1024, Layout::Interleaved), Algorithm::Partition);
+    assert_eq!(auto(1024, 256, Layout::Contiguous), Algorithm::Partition);
+    assert_eq!(auto(1024, 256, Layout::Interleaved), Algorithm::CrPcr);
+    assert_eq!(auto(64, 4096, Layout::Columns { pitch: 4128 }), Algorithm::CrPcr);
+    assert_eq!(auto(64, 4096, Layout::Contiguous), Algorithm::CrPcr);
+    assert_eq!(auto(64, 4300, Layout::Interleaved), Algorithm::Partition);
+    assert_eq!(auto(2048, 128, Layout::Interleaved), Algorithm::Partition);
+    assert_eq!(auto(8191, 33, Layout::Interleaved), Algorithm::Partition);
     assert_eq!(auto(512, 512, Layout::Contiguous), Algorithm::Partition);
+    // The cyclic-reduction kernels: one system a block where systems lie in rows; side by
+    // side, as many as fill a 32-byte sector of a row (4 in f64, 8 in f32) within 256 threads,
+    // at least two, as far as the threads, the shared memory and the batch allow.
+    let plan_of = hydrokern::tridiag::gpu::plan;
+    let f32_lim = Limits { value_bytes: 4, ..lim };
+    for (n, batch, layout, alg, lim, block, systems) in [
+        (64, 4096, Layout::Contiguous, Algorithm::CrPcr, lim, 32, 1),
+        (64, 4096, Layout::Rows { pitch: 96 }, Algorithm::Cr, lim, 32, 1),
+        (64, 4096, Layout::Interleaved, Algorithm::CrPcr, lim, 32, 4),
+        (64, 4096, Layout::Columns { pitch: 4128 }, Algorithm::CrPcr, f32_lim, 32, 8),
+        (64, 3, Layout::Interleaved, Algorithm::Cr, f32_lim, 32, 4),
+        (64, 1, Layout::Interleaved, Algorithm::Cr, f32_lim, 32, 1),
+        (256, 256, Layout::Interleaved, Algorithm::CrPcr, f32_lim, 128, 2),
+        (1024, 256, Layout::Interleaved, Algorithm::CrPcr, lim, 512, 2),
+        (2048, 256, Layout::Interleaved, Algorithm::CrPcr, lim, 1024, 1),
+        (64, 256, Layout::Interleaved, Algorithm::Pcr, lim, 64, 4),
+        (1024, 256, Layout::Interleaved, Algorithm::Pcr, lim, 352, 1),
+        (128, 256, Layout::Interleaved, Algorithm::PcrThomas, f32_lim, 128, 2),
+        (7000, 2, Layout::Interleaved, Algorithm::Cr, lim, 1024, 1),
+    ] {
+        let shape = Shape::new(n, batch, layout);
+        let p = plan_of(shape, alg, &lim).unwrap();
+        assert_eq!(p.launch.block, (block, systems, 1), "{alg} {shape:?} f{}", 8 * lim.value_bytes);
+        assert_eq!(p.launch.grid, (batch.div_ceil(systems as usize) as u32, 1, 1), "{alg} {shape:?}");
+        let span = cyclic_span(n as u32, systems.trailing_zeros()) as usize;
+        assert_eq!(p.launch.shared_bytes as usize, systems as usize * span * lim.value_bytes, "{alg} {shape:?}");
+        assert!(p.launch.shared_bytes as usize <= lim.max_shared_bytes);
+        assert_eq!(p.describe().contains("systems a block"), systems > 1, "{}", p.describe());
+    }
     // Launch shapes: chunks of 16 rows at n = 4096, one system per block; 8 systems of 4
     // threads at n = 64 in a big batch; never fewer than 2 blocks per multiprocessor.
     let launch = |n, batch, layout| lim.partition_launch(Shape::new(n, batch, layout)).unwrap();
@@ -159,7 +195,6 @@ fn automatic_choice_follows_the_stated_rule() {
     // Nowhere else: not the contiguous layouts, not shorter systems, not Thomas's big batches,
     // not a forced algorithm.
     use hydrokern::tridiag::gpu::{PlanKernel, plan_auto};
-    let plan_of = hydrokern::tridiag::gpu::plan;
     for (n, batch, layout, restaged) in [
         (4096, 1024, Layout::Interleaved, true),
         (2048, 256, Layout::Interleaved, true),

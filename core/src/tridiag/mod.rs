@@ -485,25 +485,32 @@ impl Limits {
     ///   Thomas in every such cell and reaches 31% (f32) / 44% (f64) of copy at n = 4096 × 16384:
     ///   it moves 9 words per unknown (c′, d′ through the workspace), so at most ~55% counted at 5.
     /// - beyond the partition limit: Thomas in both layouts (contiguous: coalesced by staging).
-    /// - small batches of systems of n ≥ 64: CR-PCR (one block per system, the whole system in
-    ///   shared memory, one launch) while the batch holds at most 1024 unknowns per
-    ///   multiprocessor, and in the contiguous layouts up to 2048 per multiprocessor for n ≤ 256.
-    ///   Such batches are bound by latency, not traffic. Shorter systems stay with partition,
-    ///   which packs several into a block (the bench grid starts at n = 64). Measured on an H200 (132 multiprocessors), CR-PCR beats
-    ///   partition in every cell of up to 2^17 unknowns in every layout (by 3–25%), and in the
-    ///   contiguous layouts at n = 64 × 4096 and 256 × 1024; partition wins again from 2^18
-    ///   unknowns with longer systems or interleaved data.
+    /// - small batches of systems of n ≥ 64: CR-PCR (each system whole in shared memory, one
+    ///   launch; one system a block in the contiguous layouts, two to eight side by side in
+    ///   the adjacent ones, so that a row of them is read in whole sectors) while the batch
+    ///   holds at most 1024 unknowns per multiprocessor, up to 2048 per multiprocessor in the
+    ///   adjacent layouts for n ≤ 1024, and in the contiguous ones for n ≤ 256. Such batches are bound by
+    ///   latency, not traffic. Shorter systems stay with partition, which packs several into a
+    ///   block (the bench grid starts at n = 64). Measured on an H200 (132 multiprocessors),
+    ///   CR-PCR beats partition in every cell of up to 2^17 unknowns in every layout (by
+    ///   3–25%), and at n = 64 × 4096, 256 × 1024 and, side by side, 1024 × 256; partition
+    ///   wins again past 2^18 unknowns.
     ///
     /// For larger batches CR in shared memory is not the choice: it reaches 20–28% of copy at
-    /// n = 4096 × 16384 (barrier- and shared-memory-bound over log2 n levels) and trails cuSPARSE
-    /// gtsv2StridedBatch on interleaved data (one block per system, every load a different
-    /// sector).
+    /// n = 4096 × 16384 (barrier- and shared-memory-bound over log2 n levels).
     pub fn auto(&self, shape: Shape) -> Algorithm {
         let sms = self.sm_count.max(1);
         let unknowns = shape.n.saturating_mul(shape.batch);
         let contiguous = matches!(shape.layout, Layout::Contiguous | Layout::Rows { .. });
-        let latency_bound =
-            shape.n >= 64 && (unknowns <= 1024 * sms || (contiguous && shape.n <= 256 && unknowns <= 2048 * sms));
+        // Systems side by side of n ≤ 1024 take CR-PCR with several systems a block up to 2048
+        // unknowns a multiprocessor (H200, interleaved, against the partition kernel: 1024 ×
+        // 256 f32 20.9 against 27.2 µs, 64 × 4096 f32 13.9 against 15.6; past it 512 × 1024
+        // f32 31.0 against 28.5). Longer ones are one system a block (a block's 1024 threads),
+        // where partition on a contiguous copy is the choice.
+        let latency_bound = shape.n >= 64
+            && (unknowns <= 1024 * sms
+                || (contiguous && shape.n <= 256 && unknowns <= 2048 * sms)
+                || (!contiguous && shape.n <= 1024 && unknowns <= 2048 * sms));
         if latency_bound && shape.n <= self.max_n(Algorithm::CrPcr) {
             return Algorithm::CrPcr;
         }

@@ -1,12 +1,13 @@
-//! The cyclic-reduction family, one block per system in shared memory: CR, PCR, CR-PCR and
-//! PCR-Thomas.
+//! The cyclic-reduction family in shared memory: CR, PCR, CR-PCR and PCR-Thomas, each system
+//! solved by one row of a block's threads, one system a block or, for systems adjacent in
+//! memory, `blockDim.y` of them.
 
 use super::io::report;
 use super::lines::{Arrays, Lines, staging_order};
-use super::{Dims, Eq, PCR_MAX_PER_THREAD, back_substitute, eliminate, fail_code, thomas_row};
+use super::{Dims, Eq, PCR_MAX_PER_THREAD, back_substitute, cyclic_span, eliminate, fail_code, thomas_row};
 use crate::device::{DeviceReal, shared, thread};
 
-/// The block's system in shared memory: four arrays of n.
+/// A system in shared memory: four arrays of n.
 #[derive(Clone, Copy)]
 struct Smem<T> {
     a: *mut T,
@@ -16,9 +17,10 @@ struct Smem<T> {
 }
 
 impl<T: DeviceReal> Smem<T> {
+    /// System `j` of the block's `2^group`.
     #[inline(always)]
-    unsafe fn new(n: u32) -> Smem<T> {
-        let a = shared::dynamic::<T>();
+    unsafe fn new(n: u32, group: u32, j: u32) -> Smem<T> {
+        let a = unsafe { shared::dynamic::<T>().add(j as usize * cyclic_span(n, group) as usize) };
         let n = n as usize;
         unsafe { Smem { a, b: a.add(n), c: a.add(2 * n), d: a.add(3 * n) } }
     }
@@ -85,28 +87,42 @@ const MODE_PCR: u32 = 1;
 const MODE_CR_PCR: u32 = 2;
 const MODE_PCR_THOMAS: u32 = 3;
 
-/// One block per system (see the comment of `entries.rs`) of a row provider (`Arrays` for the
-/// batched API: its arrays hold every position `p.at(k, i)`, `x` may equal `d`); `MODE` picks
-/// the algorithm. p.n, p.batch, p.chunk and p.switch are read.
+/// `2^group` systems a block (see the comment of `entries.rs`) of a row provider (`Arrays` for
+/// the batched API: its arrays hold every position `p.at(k, i)`, `x` may equal `d`); `MODE`
+/// picks the algorithm. p.n, p.batch, p.chunk and p.switch are read. System
+/// `2^group·blockIdx.x + threadIdx.y` is solved by the threads of its `threadIdx.y`, each
+/// system's arithmetic the same whatever the group. With several systems a block (group > 0,
+/// for systems adjacent in memory) the block stages them and writes their solutions with
+/// consecutive threads on consecutive systems of one row, so that a warp touches a few whole
+/// sectors instead of a sector a thread.
 ///
 /// # Safety
 /// `lines` answers for every k < batch, i < n, n ≥ 1; `status` is one `u64`.
-/// The grid is `batch` blocks; the launch gives 4n `T`s of dynamic shared memory. PCR phases
-/// need `rpt·blockDim ≥` the equations they solve (n for PCR and PCR-Thomas, with
-/// `rpt = p.chunk ≤ PCR_MAX_PER_THREAD`); CR-PCR needs `switch ≤ blockDim`; PCR-Thomas needs
-/// `2^switch ≤ blockDim`.
+/// The grid is `⌈batch / 2^group⌉` blocks of `(blockDim.x, 2^group)` threads; the launch gives
+/// `2^group · cyclic_span(n, group)` `T`s of dynamic shared memory. PCR phases need
+/// `rpt·blockDim.x ≥` the equations they solve (n for PCR and PCR-Thomas, with
+/// `rpt = p.chunk ≤ PCR_MAX_PER_THREAD`); CR-PCR needs `switch ≤ blockDim.x`; PCR-Thomas needs
+/// `2^switch ≤ blockDim.x`.
 #[inline(always)]
-unsafe fn shared_solve<T: DeviceReal, L: Lines<T>, const MODE: u32>(p: Dims, lines: &L, status: *mut u64) {
-    let k = thread::block_idx_x();
+unsafe fn shared_solve<T: DeviceReal, L: Lines<T>, const MODE: u32>(p: Dims, lines: &L, status: *mut u64, group: u32) {
     let tid = thread::thread_idx_x();
     let bd = thread::block_dim_x();
+    let mine = if group == 0 { 0 } else { thread::thread_idx_y() };
+    let first = thread::block_idx_x() << group;
     let n = p.n;
+    // The block's threads in the order the staging and the writes walk them: system fastest,
+    // each system's rows r, r + blockDim.x, ... (for one system a block, this thread's own).
+    let linear = tid + mine.wrapping_mul(bd);
+    let (io_sys, io_row) = (linear & ((1 << group) - 1), linear >> group);
+    let io_k = first + io_sys;
     unsafe {
-        let sm = Smem::<T>::new(n);
-        let mut r = tid;
+        let sm = Smem::<T>::new(n, group, mine);
+        let io_sm = Smem::<T>::new(n, group, io_sys);
+        let mut r = io_row;
         while r < n {
             let i = staging_order::<T, L>(n, r);
-            sm.put(i, lines.row(k, i));
+            // A block's systems past the batch (its last block's) solve the identity.
+            io_sm.put(i, if io_k < p.batch { lines.row(io_k, i) } else { Eq::IDENTITY });
             r += bd;
         }
         thread::sync_threads();
@@ -203,20 +219,28 @@ unsafe fn shared_solve<T: DeviceReal, L: Lines<T>, const MODE: u32>(p: Dims, lin
             }
         }
 
-        let mut bad = u32::MAX;
-        let mut i = tid;
-        while i < n {
-            let xi = *sm.d.add(i as usize);
-            if !xi.is_finite() && bad == u32::MAX {
-                bad = i;
+        if io_k < p.batch {
+            let mut bad = u32::MAX;
+            let mut i = io_row;
+            while i < n {
+                let xi = *io_sm.d.add(i as usize);
+                if !xi.is_finite() && bad == u32::MAX {
+                    bad = i;
+                }
+                lines.put(io_k, i, xi);
+                i += bd;
             }
-            lines.put(k, i, xi);
-            i += bd;
-        }
-        if bad != u32::MAX {
-            report(status, fail_code(n, k, bad));
+            if bad != u32::MAX {
+                report(status, fail_code(n, io_k, bad));
+            }
         }
     }
+}
+
+/// log2 of the systems a block: `blockDim.y`, a power of two (the plan's).
+#[inline(always)]
+fn group() -> u32 {
+    thread::block_dim_y().trailing_zeros()
 }
 
 pub(super) unsafe fn cr<T: DeviceReal>(
@@ -228,7 +252,7 @@ pub(super) unsafe fn cr<T: DeviceReal>(
     x: *mut T,
     status: *mut u64,
 ) {
-    unsafe { shared_solve::<T, _, MODE_CR>(p, &Arrays { p, a, b, c, d, x }, status) }
+    unsafe { shared_solve::<T, _, MODE_CR>(p, &Arrays { p, a, b, c, d, x }, status, group()) }
 }
 pub(super) unsafe fn pcr<T: DeviceReal>(
     p: Dims,
@@ -239,7 +263,7 @@ pub(super) unsafe fn pcr<T: DeviceReal>(
     x: *mut T,
     status: *mut u64,
 ) {
-    unsafe { shared_solve::<T, _, MODE_PCR>(p, &Arrays { p, a, b, c, d, x }, status) }
+    unsafe { shared_solve::<T, _, MODE_PCR>(p, &Arrays { p, a, b, c, d, x }, status, group()) }
 }
 pub(super) unsafe fn cr_pcr<T: DeviceReal>(
     p: Dims,
@@ -250,7 +274,7 @@ pub(super) unsafe fn cr_pcr<T: DeviceReal>(
     x: *mut T,
     status: *mut u64,
 ) {
-    unsafe { shared_solve::<T, _, MODE_CR_PCR>(p, &Arrays { p, a, b, c, d, x }, status) }
+    unsafe { shared_solve::<T, _, MODE_CR_PCR>(p, &Arrays { p, a, b, c, d, x }, status, group()) }
 }
 pub(super) unsafe fn pcr_thomas<T: DeviceReal>(
     p: Dims,
@@ -261,14 +285,14 @@ pub(super) unsafe fn pcr_thomas<T: DeviceReal>(
     x: *mut T,
     status: *mut u64,
 ) {
-    unsafe { shared_solve::<T, _, MODE_PCR_THOMAS>(p, &Arrays { p, a, b, c, d, x }, status) }
+    unsafe { shared_solve::<T, _, MODE_PCR_THOMAS>(p, &Arrays { p, a, b, c, d, x }, status, group()) }
 }
 
 /// PCR (`lines` as `partition_lines` takes them; launch as `pcr`'s).
 pub(crate) unsafe fn pcr_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines: &L, status: *mut u64) {
-    unsafe { shared_solve::<T, L, MODE_PCR>(p, lines, status) }
+    unsafe { shared_solve::<T, L, MODE_PCR>(p, lines, status, group()) }
 }
 /// CR-PCR (`lines` as `partition_lines` takes them; launch as `cr_pcr`'s).
 pub(crate) unsafe fn cr_pcr_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines: &L, status: *mut u64) {
-    unsafe { shared_solve::<T, L, MODE_CR_PCR>(p, lines, status) }
+    unsafe { shared_solve::<T, L, MODE_CR_PCR>(p, lines, status, group()) }
 }

@@ -11,8 +11,12 @@
 //!   padded shared tile, and each lane then eliminates its own system's rows from the tile.
 //!   c' and d' go to the workspace in the interleaved layout (coalesced by construction); the
 //!   back substitution stages x through the tile again to write it contiguously.
-//! - `tridiag_cr`, `tridiag_pcr`, `tridiag_cr_pcr`, `tridiag_pcr_thomas`: one block per system
-//!   with the system in shared memory (4n words: a, b, c, d; x replaces d). CR as in
+//! - `tridiag_cr`, `tridiag_pcr`, `tridiag_cr_pcr`, `tridiag_pcr_thomas`: one row of a block's
+//!   threads per system with the system in shared memory (4n words: a, b, c, d; x replaces d),
+//!   one system a block, or `blockDim.y` of them where consecutive systems are adjacent in
+//!   memory (interleaved, columns), so that the block stages and writes consecutive systems of
+//!   a row with consecutive threads (whole sectors, where one system a block reads a sector a
+//!   value). CR as in
 //!   Zhang–Cohen–Owens 2010 generalised to any n (reduce while 2s ≤ n; the equations left at
 //!   stride s are the i with s | i+1); PCR with each thread holding up to `PCR_MAX_PER_THREAD`
 //!   equations in registers between the read and write barriers of a step; CR-PCR reduces

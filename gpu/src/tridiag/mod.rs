@@ -582,6 +582,15 @@ pub fn partition_span(n: u32, lg: u32) -> u32 {
     (3 * partition_chunks(n, lg) * partition_pitch(lg)) | 1
 }
 
+/// Values of shared memory each system of a block takes in the cyclic-reduction kernels
+/// (CR, PCR, CR-PCR, PCR-Thomas) with `2^group` systems a block: 4n (a, b, c, d) for one; for
+/// more, 4n rounded up to 32 values plus the rows a warp stages of each system (32 / 2^group),
+/// so that a warp staging consecutive systems row by row writes 32 distinct banks.
+#[inline(always)]
+pub fn cyclic_span(n: u32, group: u32) -> u32 {
+    if group == 0 { 4 * n } else { (4 * n).div_ceil(32) * 32 + (32 >> group).max(1) }
+}
+
 /// Offset of row `i` of a system of `n` in one array of the partition layout.
 #[inline(always)]
 pub fn partition_slot(n: u32, i: u32, lg: u32) -> u32 {
