@@ -242,9 +242,10 @@ pub enum Algorithm {
     /// One thread per system (S1); the contiguous layout's kernel stages loads through shared
     /// memory so that they coalesce.
     Thomas,
-    /// Cyclic reduction, one block per system in shared memory.
+    /// Cyclic reduction in shared memory, one system a block (two to eight for systems side by
+    /// side, `gpu::plan`).
     Cr,
-    /// Parallel cyclic reduction, one block per system in shared memory.
+    /// Parallel cyclic reduction in shared memory, blocks as [`Cr`](Algorithm::Cr)'s.
     Pcr,
     /// CR down to a small system, PCR on it, CR back substitution.
     CrPcr,
