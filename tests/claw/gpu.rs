@@ -321,10 +321,11 @@ proptest! {
     }
 }
 
-/// A case the proptest above found on an H200, kept as a test of its own because the GPU runs
-/// the test executables without the regression files: unlimited Lax–Wendroff's oscillations at
-/// the dam break, whose state the GPU and the CPU part by round-off that grows step by step,
-/// so that step 11's Δt lies 1.9e-12 (f64, relative) from the CPU's.
+/// A case the proptest above found on an H200: unlimited Lax–Wendroff's oscillations at the dam
+/// break, whose state the GPU and the CPU part by round-off that grows step by step, so that
+/// step 11's Δt lies 1.9e-12 (f64, relative) from the CPU's. Its regression line replays only
+/// where proptest finds this source file from the working directory; a GPU machine given the
+/// test bundle alone runs it here.
 #[test]
 #[cfg_attr(
     not(gpu_tests),
