@@ -529,16 +529,7 @@ impl Case for TridiagCase {
             // `start` refused mixed: this solver has none.
             Precision::F64 | Precision::Mixed => self.run_t::<f64>(opts, &s.backend, &mut s.dir),
         };
-        match &result {
-            Ok(_) => {
-                s.dir.finish("finished")?;
-                if let Some(line) = s.memory_line() {
-                    opts.console.say(line);
-                }
-            }
-            Err(e) => s.dir.finish(&format!("stopped: {e}"))?,
-        }
-        result
+        s.finish_once(opts, result)
     }
 }
 

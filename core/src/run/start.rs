@@ -23,6 +23,24 @@ impl Started {
     pub fn memory_line(&self) -> Option<String> {
         plan::peak_line(self.estimate, self.backend.driver_host_bytes())
     }
+
+    /// The end of a run that computes once (no time loop): its directory finished, with the
+    /// memory line said, or stopped with the run's error, which is the one handed on (recording
+    /// it can fail for the same reason, a full disk, and that must not hide it).
+    pub fn finish_once<T>(&mut self, opts: &RunOptions, result: Result<T>) -> Result<T> {
+        match &result {
+            Ok(_) => {
+                self.dir.finish("finished")?;
+                if let Some(line) = self.memory_line() {
+                    opts.console.say(line);
+                }
+            }
+            Err(e) => {
+                let _ = self.dir.finish(&format!("stopped: {e}"));
+            }
+        }
+        result
+    }
 }
 
 /// Check the run's plan ([`plan::check`]: steps, output, memory), resolve the backend (saying
