@@ -116,9 +116,7 @@ impl Plan {
             }
         }
     }
-}
 
-impl Plan {
     /// ", k systems a block" where a cyclic-reduction block solves more than one.
     fn systems(&self) -> String {
         match self.launch.block.1 {
