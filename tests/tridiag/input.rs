@@ -134,7 +134,14 @@ fn automatic_choice_follows_the_stated_rule() {
         assert_eq!(auto(512, 1024, layout), Algorithm::Partition, "{layout:?}");
     }
     assert_eq!(auto(1024, 256, Layout::Contiguous), Algorithm::Partition);
-    assert_eq!(auto(1024, 256, Layout::Interleaved), Algorithm::CrPcr);
+    // Systems of 1024 and more reduce by CR to the end in f64, by CR-PCR in f32.
+    assert_eq!(auto(1024, 256, Layout::Interleaved), Algorithm::Cr);
+    assert_eq!(auto(1024, 256, Layout::Columns { pitch: 288 }), Algorithm::Cr);
+    assert_eq!(auto(2048, 64, Layout::Contiguous), Algorithm::Cr);
+    assert_eq!(auto(1023, 256, Layout::Interleaved), Algorithm::CrPcr);
+    let f32_auto = |n, batch, layout| Limits { value_bytes: 4, ..lim }.auto(Shape::new(n, batch, layout));
+    assert_eq!(f32_auto(1024, 256, Layout::Interleaved), Algorithm::CrPcr);
+    assert_eq!(f32_auto(2048, 64, Layout::Contiguous), Algorithm::CrPcr);
     assert_eq!(auto(64, 4096, Layout::Columns { pitch: 4128 }), Algorithm::CrPcr);
     assert_eq!(auto(64, 4096, Layout::Contiguous), Algorithm::CrPcr);
     assert_eq!(auto(64, 4300, Layout::Interleaved), Algorithm::Partition);

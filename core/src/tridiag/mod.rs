@@ -486,8 +486,9 @@ impl Limits {
     ///   Thomas in every such cell and reaches 31% (f32) / 44% (f64) of copy at n = 4096 × 16384:
     ///   it moves 9 words per unknown (c′, d′ through the workspace), so at most ~55% counted at 5.
     /// - beyond the partition limit: Thomas in both layouts (contiguous: coalesced by staging).
-    /// - small batches of systems of n ≥ 64: CR-PCR (each system whole in shared memory, one
-    ///   launch; one system a block in the contiguous layouts, two to eight side by side in
+    /// - small batches of systems of n ≥ 64: CR-PCR, in f64 from n = 1024 CR (each system
+    ///   whole in shared memory, one launch; one system a block in the contiguous layouts, two
+    ///   to eight side by side in
     ///   the adjacent ones, so that a row of them is read in whole sectors) while the batch
     ///   holds at most 1024 unknowns per multiprocessor, up to 2048 per multiprocessor in the
     ///   adjacent layouts for n ≤ 1024, and in the contiguous ones for n ≤ 256. Such batches are bound by
@@ -512,8 +513,13 @@ impl Limits {
             && (unknowns <= 1024 * sms
                 || (contiguous && shape.n <= 256 && unknowns <= 2048 * sms)
                 || (!contiguous && shape.n <= 1024 && unknowns <= 2048 * sms));
-        if latency_bound && shape.n <= self.max_n(Algorithm::CrPcr) {
-            return Algorithm::CrPcr;
+        // In f64, systems of 1024 unknowns and more reduce by CR to the end: CR took 0.86–0.98
+        // of CR-PCR's time at n = 1024 and 2048 in every layout and batch (H200, two leases),
+        // and no switch to PCR (at 128, 64, 32 or 16 equations) beat it. In f32 the two lie
+        // within 5% of each other, CR-PCR ahead below n = 2048.
+        let cyclic = if self.value_bytes == 8 && shape.n >= 1024 { Algorithm::Cr } else { Algorithm::CrPcr };
+        if latency_bound && shape.n <= self.max_n(cyclic) {
+            return cyclic;
         }
         let fills = shape.batch >= 120 * sms;
         let Some((_, g)) = self.partition_launch(shape) else {
