@@ -488,12 +488,11 @@ impl Limits {
     /// - beyond the partition limit: Thomas in both layouts (contiguous: coalesced by staging).
     /// - small batches of systems of n ≥ 64: CR-PCR, in f64 from n = 1024 CR (each system
     ///   whole in shared memory, one launch; one system a block in the contiguous layouts, two
-    ///   to eight side by side in
-    ///   the adjacent ones, so that a row of them is read in whole sectors) while the batch
-    ///   holds at most 1024 unknowns per multiprocessor, up to 2048 per multiprocessor in the
-    ///   adjacent layouts for n ≤ 1024, and in the contiguous ones for n ≤ 256. Such batches are bound by
-    ///   latency, not traffic. Shorter systems stay with partition, which packs several into a
-    ///   block (the bench grid starts at n = 64). Measured on an H200 (132 multiprocessors),
+    ///   to eight side by side in the adjacent ones, so that a row of them is read in whole
+    ///   sectors) while the batch holds at most 1024 unknowns per multiprocessor, up to 2048
+    ///   per multiprocessor in the adjacent layouts for n ≤ 1024, and in the contiguous ones
+    ///   for n ≤ 256. Such batches are bound by latency, not traffic. Shorter systems stay with
+    ///   partition, which packs several into a block (the bench grid starts at n = 64). Measured on an H200 (132 multiprocessors),
     ///   CR-PCR beats partition in every cell of up to 2^17 unknowns in every layout (by
     ///   3–25%), and at n = 64 × 4096, 256 × 1024 and, side by side, 1024 × 256; partition
     ///   wins again past 2^18 unknowns.
