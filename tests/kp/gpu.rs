@@ -14,8 +14,9 @@ use proptest::prelude::*;
 
 /// A random smooth state with wet, dry and shoreline cells: a wavy bed, a surface that cuts
 /// it (or, for `kind` 1, a column of water in a dry domain, so whole blocks are dry), smooth
-/// velocities where wet, random boundary conditions and friction: none, one n, or n per cell
-/// (the per-cell RK kernel) with cells of no friction among them.
+/// velocities where wet, random boundary conditions (walls, outflow, normal-depth, periodic) and
+/// friction: none, one n, or n per cell (the per-cell RK kernel) with cells of no friction
+/// among them.
 pub(super) fn random_state(nx: usize, ny: usize, seed: u64, kind: u8) -> Problem {
     let mut rng = hydrokern::Rng::new(seed);
     let mut rnd = move || rng.unit();
@@ -53,6 +54,12 @@ pub(super) fn random_state(nx: usize, ny: usize, seed: u64, kind: u8) -> Problem
         }
     };
     p.boundary = [a, other(a, rnd()), b, other(b, rnd())];
+    // Half the outflow sides normal-depth, by the seed's bits (no draw: the other draws stay).
+    for s in 0..4 {
+        if p.boundary[s] == Boundary::Outflow && (seed >> (8 + s)) & 1 == 1 {
+            p.boundary[s] = Boundary::NormalDepth;
+        }
+    }
     repeat_bed(&mut p);
     let friction = rnd();
     if friction < 0.5 {
