@@ -5,8 +5,9 @@
 //! ranks (`ranks::spent`; the rest is the slab's own cells): weak scaling (a slab of n² a rank, one GPU a rank), strong scaling (one
 //! grid over 1, 2, 4, 8 GPUs) and the decomposition's own cost (2 and 4 ranks sharing one GPU
 //! against one rank on it). The one-rank rows run the undivided model as a run on one GPU does.
-//! Shallow water (RK2, `bollermann`), sediment (the bounded scheme) and wave propagation
-//! (shallow water, Roe), f32 and f64.
+//! Shallow water (RK2, `bollermann`; and the default `clamp`, whose stages exchange more, on a
+//! slab that is its own neighbour), sediment (the bounded scheme) and wave propagation (shallow
+//! water, Roe), f32 and f64.
 
 use crate::bench::{BenchOptions, Part, Report, Suite};
 use crate::kp::EarlyExit;
@@ -61,9 +62,13 @@ struct Timed {
 }
 
 /// The solvers timed: how to build the whole grid's model and a slab's.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 enum Solver {
     Kp,
+    /// The shallow water in its default wet–dry scheme, whose stages exchange two more fields'
+    /// rows than `bollermann`'s (the draining factors and the state before the velocity clamp):
+    /// its own-neighbour rows only.
+    KpClamp,
     Sediment,
     Claw,
 }
@@ -72,13 +77,14 @@ impl Solver {
     fn name(self) -> &'static str {
         match self {
             Solver::Kp => "kp rk2 step (bollermann)",
+            Solver::KpClamp => "kp rk2 step (clamp)",
             Solver::Sediment => "sediment step (bounded)",
             Solver::Claw => "claw shallow-water step (roe)",
         }
     }
     fn words(self) -> f64 {
         match self {
-            Solver::Kp => KP_WORDS,
+            Solver::Kp | Solver::KpClamp => KP_WORDS,
             Solver::Sediment => SEDIMENT_WORDS,
             Solver::Claw => CLAW_WORDS,
         }
@@ -97,9 +103,9 @@ enum Problems {
 impl Problems {
     fn new(solver: Solver, nx: usize, ny: usize) -> Result<Problems> {
         Ok(match solver {
-            Solver::Kp => {
+            Solver::Kp | Solver::KpClamp => {
                 let mut p = crate::kp::setup::column(nx, ny, nx as f64, ny as f64, nx.min(ny) as f64 / 4.0, 2.5, 0.5);
-                p.wet_dry = crate::kp::WetDry::Bollermann;
+                p.wet_dry = if solver == Solver::Kp { crate::kp::WetDry::Bollermann } else { crate::kp::WetDry::Clamp };
                 Problems::Kp(Box::new(p))
             }
             Solver::Sediment => Problems::Sediment(Box::new(crate::sediment::setup::basin(nx, ny, 1.0)?)),
@@ -538,6 +544,10 @@ fn run(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
             own_neighbour_rows::<f32>(report, solver, n)?;
             own_neighbour_rows::<f64>(report, solver, n)?;
         }
+    }
+    if kp {
+        own_neighbour_rows::<f32>(report, Solver::KpClamp, n)?;
+        own_neighbour_rows::<f64>(report, Solver::KpClamp, n)?;
     }
     if flood && opts.runs {
         flood_rows::<f32>(report, gpus)?;
