@@ -492,10 +492,10 @@ impl Limits {
     ///   sectors) while the batch holds at most 1024 unknowns per multiprocessor, up to 2048
     ///   per multiprocessor in the adjacent layouts for n ≤ 1024, and in the contiguous ones
     ///   for n ≤ 256. Such batches are bound by latency, not traffic. Shorter systems stay with
-    ///   partition, which packs several into a block (the bench grid starts at n = 64). Measured on an H200 (132 multiprocessors),
-    ///   CR-PCR beats partition in every cell of up to 2^17 unknowns in every layout (by
-    ///   3–25%), and at n = 64 × 4096, 256 × 1024 and, side by side, 1024 × 256; partition
-    ///   wins again past 2^18 unknowns.
+    ///   partition, which packs several into a block (the bench grid starts at n = 64).
+    ///   Measured on an H200 (132 multiprocessors), CR-PCR beats partition in every cell of up
+    ///   to 2^17 unknowns in every layout (by 3–25%), and at n = 64 × 4096, 256 × 1024 and,
+    ///   side by side, 1024 × 256; partition wins again past 2^18 unknowns.
     ///
     /// For larger batches CR in shared memory is not the choice: it reaches 20–28% of copy at
     /// n = 4096 × 16384 (barrier- and shared-memory-bound over log2 n levels).
