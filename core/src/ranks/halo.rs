@@ -359,6 +359,13 @@ impl Halo {
         (g * p..2 * g * p, n * p..(n + g) * p)
     }
 
+    /// The stored points of the interior rows sent below and above (each the length of a
+    /// field's ghost rows at one cut), where there is a neighbour that way.
+    pub fn sent_rows(&self) -> [Option<std::ops::Range<usize>>; 2] {
+        let (low, high) = self.edges();
+        [self.slab.below.map(|_| low), self.slab.above.map(|_| high)]
+    }
+
     /// The stored points of the ghost rows below and above the interior.
     fn ghost_rows(&self) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
         let (p, g, n) = self.rows();

@@ -439,6 +439,18 @@ impl Gpu {
         self.stream.memcpy_dtod(src, dst).call("cuMemcpyDtoD")
     }
 
+    /// `cuMemcpyDtoDAsync` of `src` (whole) into `dst[at..at + src.len()]`.
+    pub fn copy_dtod_at<T>(&self, src: &CudaSlice<T>, dst: &mut CudaSlice<T>, at: usize) -> Result<()> {
+        if at.checked_add(src.len()).is_none_or(|end| end > dst.len()) {
+            return Err(Error::invalid(format!(
+                "copy of {} elements at {at} into a buffer of {}",
+                src.len(),
+                dst.len()
+            )));
+        }
+        self.stream.memcpy_dtod(src, &mut dst.slice_mut(at..at + src.len())).call("cuMemcpyDtoD")
+    }
+
     /// The device address of `buf`'s first element, for a program that reads it in place
     /// (DLPack); valid while `buf` lives.
     pub fn address<T>(&self, buf: &CudaSlice<T>) -> u64 {

@@ -279,6 +279,8 @@ struct ClampPasses<T: GpuReal> {
     /// The draining factors (valid in the blocks `drained` flags), and the clamped momenta (valid
     /// in the blocks of the clamp list).
     phi: DeviceField2<T>,
+    /// Ones for the ghost layers' rows of φ: a slab resets the rows it sends with them.
+    ones: DeviceBuffer<T>,
     scratch: [DeviceField2<T>; 2],
     drained: DeviceBuffer<u32>,
     /// The drain list's blocks, flagged (`kp_shore_lists`): the streamed second stage leaves
@@ -315,6 +317,7 @@ impl<T: GpuReal> ClampPasses<T> {
             hi: DeviceField2::upload(gpu, &hi)?,
             hi_host: hi,
             phi: zeros()?,
+            ones: gpu.upload(&vec![T::ONE; (layout.halo * layout.pitch) as usize])?,
             scratch: [zeros()?, zeros()?],
             drained: gpu.zeros(blocks)?,
             listed: gpu.zeros(blocks)?,
@@ -1279,10 +1282,13 @@ impl<T: GpuReal> GpuKp<T> {
         let (phi, drained) = (c.phi.ptr(), c.drained.ptr());
         let ry = self.ry.as_mut().map_or(std::ptr::null_mut(), |b| b.ptr_mut());
         let rhs = DrainRhs { k, early, split, w, hu, hv, bed, phi, drained, wet_in, list, count, rw, rhu, rhv, ry };
-        // On a slab φ starts at 1 every stage, so that the rows it hands its neighbours hold 1
-        // wherever nothing drained (where a whole grid's φ is stale and not read).
-        if self.ranks.is_some() {
-            self.kernels.buffers.fill(&mut c.phi, T::ONE)?;
+        // On a slab the rows it hands its neighbours start at 1 every stage, so that they hold 1
+        // wherever nothing drained. Elsewhere φ is read only in the blocks the drain pass flags
+        // and writes whole (a whole grid's φ is stale elsewhere and not read either).
+        if let Some(r) = &self.ranks {
+            for rows in r.halo.sent_rows().into_iter().flatten() {
+                r.gpu.copy_dtod_at(&c.ones, &mut c.phi, rows.start)?;
+            }
         }
         // SAFETY: the state, beds, B_hi, φ and R are padded arrays (the corner bed the corner
         // array), dt holds 1, the maps nbx·nby flags (drained 0 outside the drain list, which
