@@ -513,7 +513,9 @@ fn friction<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: 
 
 /// The RK2 step of the dam break without forcing and with each kind: uniform rain; rain on a
 /// Green–Ampt soil; rain, soil and two inflows (a 100-cell reach of the west side and a point),
-/// and with the east side an outlet (the water account's faces); gridded rain at the cells'
+/// and with the east side an outlet (the water account's faces), plain and of normal depth (its
+/// faces let water only out: a pass over them before each flux launch, and the flux kernels
+/// that read the activity map); gridded rain at the cells'
 /// resolution (two frames); and that rain on four Horton soils by cell. Words a cell: the
 /// step's, plus what the forcing adds — uniform rain and a uniform Green–Ampt soil act inside the
 /// last RK stage, which reads and writes the soil's total besides; a rain grid and soils by cell
@@ -547,17 +549,18 @@ fn forcing<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
     // The east side opened as an outlet: the water account's kernel over its faces each stage.
     let outlet = Outlet { name: "outlet".into(), side: 1, cells: 0..n, normal_depth: false };
     // (what, extra words a cell, uniform rain, Green–Ampt soil, inflows, rain grid, Horton by
-    // cell, the outlet)
-    let kinds: [(&str, f64, [bool; 6]); 7] = [
-        ("no forcing", 0.0, [false, false, false, false, false, false]),
-        ("uniform rain", 0.0, [true, false, false, false, false, false]),
-        ("rain, Green–Ampt soil", 2.0, [true, true, false, false, false, false]),
-        ("rain, soil, two inflows", 2.0, [true, true, true, false, false, false]),
-        ("rain, soil, two inflows, an outlet", 2.0, [true, true, true, false, false, true]),
-        ("rain grid", 3.0 + 2.0 * index, [false, false, false, true, false, false]),
-        ("rain grid, Horton soils by cell", 5.0 + 3.0 * index, [false, false, false, true, true, false]),
+    // cell, the outlet, of normal depth)
+    let kinds: [(&str, f64, [bool; 7]); 8] = [
+        ("no forcing", 0.0, [false, false, false, false, false, false, false]),
+        ("uniform rain", 0.0, [true, false, false, false, false, false, false]),
+        ("rain, Green–Ampt soil", 2.0, [true, true, false, false, false, false, false]),
+        ("rain, soil, two inflows", 2.0, [true, true, true, false, false, false, false]),
+        ("rain, soil, two inflows, an outlet", 2.0, [true, true, true, false, false, true, false]),
+        ("rain, soil, two inflows, a normal-depth outlet", 2.0, [true, true, true, false, false, true, true]),
+        ("rain grid", 3.0 + 2.0 * index, [false, false, false, true, false, false, false]),
+        ("rain grid, Horton soils by cell", 5.0 + 3.0 * index, [false, false, false, true, true, false, false]),
     ];
-    for (what, extra, [uniform, with_soil, inflows, gridded, horton, open]) in kinds {
+    for (what, extra, [uniform, with_soil, inflows, gridded, horton, open, normal_depth]) in kinds {
         let mut problem = setup::dam_break(n, n, false);
         if what != "no forcing" {
             problem.dt_max = 10.0;
@@ -578,7 +581,7 @@ fn forcing<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
             problem.forcing.soil = Some(by_cell.clone());
         }
         if open {
-            problem.forcing.outlets = vec![outlet.clone()];
+            problem.forcing.outlets = vec![Outlet { normal_depth, ..outlet.clone() }];
         }
         let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
         let t = time_gpu(gpu, opts.warmup, opts.reps, |_| m.step(FluxKernel::Full))?;

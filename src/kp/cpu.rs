@@ -8,6 +8,7 @@
 
 use super::clamp::{Faces, corners};
 use super::forcing::{CpuForcing, Layout};
+use super::out_only::set_out_only;
 use super::perimeter::{Perimeter, measure};
 use super::problem::Padded;
 use super::slab::Start;
@@ -157,8 +158,11 @@ pub struct CpuKp<T: Real, W: Surface<T> = T> {
     /// the stage-2 output, swapped with them; zero on the ghost layers (no stencil reads them).
     low: Option<[Field2<T>; 3]>,
     wet: Vec<u8>,
-    /// The activity of the padded cells (`Problem::active_map`), where some cell is inactive.
+    /// The activity of the padded cells (`Problem::active_map`), where some cell is inactive or
+    /// some face lets water only out; the ghosts beyond those faces (`out_only`) are set before
+    /// each flux evaluation.
     active: Option<Vec<u8>>,
+    out_only: Vec<u32>,
     /// The faces of a stage in `clamp`, which drains after Δt is known (every cell computed:
     /// no early exit).
     faces: Option<Box<Faces<T>>>,
@@ -217,7 +221,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         early_exit: bool,
         halo: Option<Halo>,
     ) -> Result<CpuKp<T, W>> {
-        let Start { k, padded: Padded { bed, cell_bed, q: [w, hu, hv] }, active, friction, segments } = start;
+        let Start { k, padded: Padded { bed, cell_bed, q: [w, hu, hv] }, active, out_only, friction, segments } = start;
         let block = (k.bx, k.by);
         let q = match state {
             Some(q) => q,
@@ -273,6 +277,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             cell_bed,
             wet,
             active,
+            out_only,
             faces,
             halo,
             t: 0.0,
@@ -390,8 +395,12 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
     }
 
     /// R of Qⁿ (or Q¹) and the rate; in `clamp` the faces only, R follows in [`drain`](Self::drain).
+    /// First the faces that let water only out are opened or closed for the stage.
     fn eval_rhs(&mut self, from_q1: bool) -> T {
         let (w, hu, hv) = if from_q1 { self.q1.fields() } else { self.q.fields() };
+        if let Some(active) = self.active.as_mut().filter(|_| !self.out_only.is_empty()) {
+            set_out_only(self.wet_dry, &self.k, &self.out_only, (w, hu, hv), &self.bed, active);
+        }
         if let Some(faces) = &mut self.faces {
             return faces.fluxes(&self.k, w, hu, hv, &self.bed, self.active.as_deref());
         }
@@ -427,7 +436,8 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         let m = measure(if euler { 1.0 } else { 0.5 }, FACES_ALL, euler || from_q1);
         let wet = (self.early_exit && self.faces.is_none()).then_some(&self.wet[..]);
         let phi = self.faces.as_ref().map(|f| f.phi());
-        acc.stage(self.wet_dry, &self.k, m, dt, [w, &src.hu, &src.hv], &self.bed, wet, phi);
+        let (bed, active) = (&self.bed[..], self.active.as_deref());
+        acc.stage(self.wet_dry, &self.k, m, dt, [w, &src.hu, &src.hv], (bed, active), wet, phi);
     }
 
     /// One step towards `t_stop` (Δt capped at the time left), then the forcing over the time

@@ -33,6 +33,7 @@ pub mod forcing;
 pub mod gpu;
 pub mod mixed;
 mod model;
+mod out_only;
 mod perimeter;
 pub mod pictures;
 mod problem;

@@ -30,8 +30,6 @@ pub struct Perimeter {
     totals: Vec<f64>,
     /// The problem's cell size, Δx × Δy.
     cell: (f64, f64),
-    /// The padded cells' activity (`Problem::active_map`), where some cell is inactive.
-    active: Option<Vec<u8>>,
 }
 
 impl Perimeter {
@@ -47,16 +45,16 @@ impl Perimeter {
             pending: vec![0.0; n],
             totals: vec![0.0; 4 * n],
             cell: (problem.dx, problem.dy),
-            active: problem.active_map(),
         })
     }
 
     /// One stage's share of each measured face's flux ([`measure`]; the faces' lengths from the
     /// problem's cell, `kernels::kp::face_lengths`) in wet–dry scheme `wet_dry`:
     /// the padded state (w, hu, hv) with its ghosts in orientation `k` over the corner bed
-    /// `bed`, Δt `dt` (nothing where it is 0); with `wet` (early exit) nothing where the boundary
-    /// cell's block is inactive, and with `phi` (`clamp`) each face drained by its cell's factor.
-    /// Then, with `m.commit`, the step's volumes committed.
+    /// `bed` and the padded cells' activity `active` (where the run has an activity map), Δt
+    /// `dt` (nothing where it is 0); with `wet` (early exit) nothing where the boundary cell's
+    /// block is inactive, and with `phi` (`clamp`) each face drained by its cell's factor. Then,
+    /// with `m.commit`, the step's volumes committed.
     #[allow(clippy::too_many_arguments)]
     pub fn stage<T: Real>(
         &mut self,
@@ -65,14 +63,14 @@ impl Perimeter {
         m: Measure,
         dt: T,
         q: [&[T]; 3],
-        bed: &[T],
+        (bed, active): (&[T], Option<&[u8]>),
         wet: Option<&[u8]>,
         phi: Option<&[T]>,
     ) {
         match wet_dry {
-            WetDry::Bollermann => self.stage_of::<Bollermann, T>(k, m, dt, q, bed, wet, phi),
-            WetDry::Kp07 => self.stage_of::<Kp07, T>(k, m, dt, q, bed, wet, phi),
-            WetDry::Clamp => self.stage_of::<Clamp, T>(k, m, dt, q, bed, wet, phi),
+            WetDry::Bollermann => self.stage_of::<Bollermann, T>(k, m, dt, q, (bed, active), wet, phi),
+            WetDry::Kp07 => self.stage_of::<Kp07, T>(k, m, dt, q, (bed, active), wet, phi),
+            WetDry::Clamp => self.stage_of::<Clamp, T>(k, m, dt, q, (bed, active), wet, phi),
         }
     }
 
@@ -83,7 +81,7 @@ impl Perimeter {
         m: Measure,
         dt: T,
         [w, hu, hv]: [&[T]; 3],
-        bed: &[T],
+        (bed, active): (&[T], Option<&[u8]>),
         wet: Option<&[u8]>,
         phi: Option<&[T]>,
     ) {
@@ -104,9 +102,8 @@ impl Perimeter {
                 let o = (g as isize + di as isize + dj as isize * p) as usize;
                 (w[o], hu[o], hv[o])
             };
-            let on = |di: i32, dj: i32| {
-                self.active.as_ref().is_none_or(|a| a[(g as isize + di as isize + dj as isize * p) as usize] != 0)
-            };
+            let on =
+                |di: i32, dj: i32| active.is_none_or(|a| a[(g as isize + di as isize + dj as isize * p) as usize] != 0);
             let flux = outward_flux::<S, T>(k, side, q, corners(k, bed, g), on, phi.map_or(T::ONE, |phi| phi[g]));
             let length = if side < 2 { len_x } else { len_y };
             self.pending[f] = add_pending(self.pending[f], face_volume(m.scale, dt.to_f64(), flux.to_f64(), length));

@@ -39,7 +39,8 @@ pub enum Boundary {
     Periodic,
     /// Normal depth: free outflow over a bed that goes on falling as it falls at the side (the
     /// ghosts' corners continue the last interior slope), so water leaves a slope at the
-    /// uniform flow's depth instead of meeting the mirrored bed's rise.
+    /// uniform flow's depth instead of meeting the mirrored bed's rise; its faces let water
+    /// only out (`out_only.rs`).
     NormalDepth,
 }
 
@@ -504,9 +505,16 @@ impl Problem {
 
     /// The activity of every padded cell, 1 active, 0 not, for the kernels
     /// (`kernels::kp::is_active`): a ghost takes its side's source cell's, as the state's ghosts
-    /// take its values. `None` where every cell is active.
+    /// take its values, but beyond the faces closed for good (`out_only.rs`). `None` where every
+    /// cell is active and no face lets water only out: a run with such faces writes their
+    /// ghosts' activity every stage.
     pub fn active_map(&self) -> Option<Vec<u8>> {
-        let a = self.active.as_ref()?;
+        let all = vec![true; self.nx * self.ny];
+        let a = match &self.active {
+            Some(a) => a,
+            None if self.out_only_faces().is_empty() && self.closed_faces().is_empty() => return None,
+            None => &all,
+        };
         let l = self.layout();
         let bc = self.boundary.map(Boundary::code);
         let (nx, ny) = (self.nx as u32, self.ny as u32);
@@ -519,6 +527,7 @@ impl Problem {
                 map[l.at(i, j)] = a[sj * self.nx + si] as u8;
             }
         }
+        self.close_faces(&mut map);
         Some(map)
     }
 

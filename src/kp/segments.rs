@@ -5,7 +5,7 @@
 //! driver measure the segments' faces (`perimeter.rs`, `kernels::kp::outward_flux`); the model
 //! sums the faces' totals into the segments when it hands a state out.
 
-use super::{Boundary, Problem};
+use super::Problem;
 use crate::model::BoundaryFlow;
 use crate::ranks::perimeter;
 use kernels::kp::{NO_SEGMENT, perimeter_faces};
@@ -53,29 +53,9 @@ impl Segments {
                 names.push(SIDES[side].to_string());
             }
         }
-        let open = names.len();
         for (name, faces) in reaches {
             map[faces].fill(names.len() as u32);
             names.push(name.clone());
-        }
-        // A normal-depth outlet continues the bed under its ghosts at the nodes of its cells,
-        // ends included: the wall ghost beside each end has that node as a corner, so its bed
-        // is no mirror of the cell inside and, where the reconstruction reads cells through
-        // their corners (`bollermann`, `clamp`), water crosses that wall face. It is the
-        // outlet's: the face at each end belongs to it.
-        for (k, o) in f.outlets.iter().enumerate().filter(|(_, o)| o.normal_depth) {
-            let (side, n) = (o.side, if o.side < 2 { ny } else { nx });
-            // Across periodic sides the cell before the first is the last, and so on.
-            let around = problem.boundary[if side < 2 { 2 } else { 0 }] == Boundary::Periodic;
-            let before = o.cells.start.checked_sub(1).or((around && n > 1).then(|| n - 1));
-            let after = if o.cells.end < n { Some(o.cells.end) } else { (around && n > 1).then_some(0) };
-            let ends = [before, after];
-            for cell in ends.into_iter().flatten() {
-                let face = offset(side) + cell;
-                if problem.boundary[side] == Boundary::Wall && map[face] == NO_SEGMENT {
-                    map[face] = (open + f.levels.len() + k) as u32;
-                }
-            }
         }
         Segments { names, map }
     }

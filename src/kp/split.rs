@@ -310,7 +310,7 @@ impl<T: Real> Split<T> {
         let m = measure(scale, if y { FACES_X_T } else { FACES_X }, false);
         let s = if second { &self.s1 } else { &self.s };
         let phi = (self.wet_dry == WetDry::Clamp).then_some(&self.faces.phi[..]);
-        a.stage(self.wet_dry, &side.k, m, dt, [&s[0], &s[1], &s[2]], &side.bed, None, phi);
+        a.stage(self.wet_dry, &side.k, m, dt, [&s[0], &s[1], &s[2]], (&side.bed, None), None, phi);
     }
 
     /// RK stage `stage` of the substep from R in `self.r`: stage 1 writes `s1`, stage 2 `s2`;

@@ -148,3 +148,41 @@ fn normal_depth_on_rising_ground_lets_nothing_in() {
         }
     }
 }
+
+/// Rain on a valley that drains east over a normal-depth side (and over a normal-depth outlet
+/// in a wall) where the bed bends across the side: its x slope steepens toward the north, so
+/// each node line continues into the ghosts at a slope of its own, and a shallow cell beside
+/// them can have its face above its ghost's surface. The central-upwind flux would then carry
+/// water in through the face; a face that would take water in is closed for the stage, so in
+/// every wet–dry scheme water only leaves, and the account still closes.
+#[test]
+fn a_normal_depth_side_lets_water_only_out() {
+    use hydrokern::forcing::RAIN;
+    let (l, w): (f64, f64) = (400.0, 200.0);
+    for outlet in [false, true] {
+        for wet_dry in WetDry::ALL {
+            let mut p = Problem::new(20, 10, l, w);
+            p.set_bed(|x, y| {
+                let n = y / w;
+                (l - x) * (0.002 + 0.03 * n * n) + 2.0 * n * n
+            });
+            p.manning = 0.05;
+            p.wet_dry = wet_dry;
+            p.dt_max = 5.0;
+            let rain = [(0.0, 5e-5), (600.0, 5e-5), (600.5, 0.0), (1e4, 0.0)];
+            p.forcing.rain = Some(Series::from_points("rain", &rain, &RAIN, "s", "m/s").unwrap());
+            let name = if outlet {
+                p.forcing.outlets.push(Outlet { name: "outlet".into(), side: 1, cells: 2..9, normal_depth: true });
+                "outlet"
+            } else {
+                p.boundary[1] = Boundary::NormalDepth;
+                "east"
+            };
+            let at = run_to(&p, &[1800.0], |_| {});
+            let f = at[0].0.iter().find(|f| f.name == name).expect("the segment");
+            let what = format!("{} ({name})", wet_dry.name());
+            assert!(f.out > 1.0, "{what}: {:.3} m³ left", f.out);
+            assert!(f.into == 0.0, "{what}: {:.3e} m³ came in, {:.3} m³ left", f.into, f.out);
+        }
+    }
+}

@@ -29,8 +29,9 @@ use super::{
     force::{kp_force_cells, kp_force_clock, kp_force_inflow, kp_force_stage},
     mixed::{
         kp_m_boundary, kp_m_clamp, kp_m_drain, kp_m_drain_rhs, kp_m_flux_stream, kp_m_flux_stream_early,
-        kp_m_flux_stream_rk, kp_m_rk,
+        kp_m_flux_stream_rk, kp_m_out_only, kp_m_rk,
     },
+    out_only::kp_out_only,
     rk::{STAGE_PLAIN, STAGE_RAIN, STAGE_SOIL, kp_dt, kp_rk},
     split_flux::{kp_flux_x, kp_flux_y},
     split_step::{kp_rk_split, kp_split_begin, kp_split_check, kp_split_end},
@@ -220,6 +221,23 @@ kernels! {
     pub const BOUNDARY: SetGhosts = kp_boundary(kp_boundary::<T, T>);
     /// Mixed precision: `w` carries an f64 array.
     pub const M_BOUNDARY: SetGhosts = kp_m_boundary(kp_m_boundary::<T>);
+
+    /// Before a flux launch: the activity of the ghosts beyond each face of `faces` (`count`
+    /// faces of normal-depth sides and outlets, indices of the perimeter) in the map `active`
+    /// (`k.active`'s), 0 where the face would take water into the state (w, hu, hv) over the
+    /// corner bed `bed` (`out_only.rs`). One entry point a wet–dry scheme; one thread a face,
+    /// any 1-D grid covering `count`.
+    pub struct OutOnlyFaces<T> {
+        k: Coeffs<T>, w: *const T, hu: *const T, hv: *const T, bed: *const T, faces: *const u32, count: u32,
+        active: *mut u8,
+    }
+    pub const OUT_ONLY_KP07: OutOnlyFaces = kp_out_only_kp07(kp_out_only::<Kp07, T, T>);
+    pub const OUT_ONLY_BOLLERMANN: OutOnlyFaces = kp_out_only_bollermann(kp_out_only::<Bollermann, T, T>);
+    pub const OUT_ONLY_CLAMP: OutOnlyFaces = kp_out_only_clamp(kp_out_only::<Clamp, T, T>);
+    /// Mixed precision: `w` carries an f64 array.
+    pub const M_OUT_ONLY_KP07: OutOnlyFaces = kp_m_out_only_kp07(kp_m_out_only::<Kp07, T>);
+    pub const M_OUT_ONLY_BOLLERMANN: OutOnlyFaces = kp_m_out_only_bollermann(kp_m_out_only::<Bollermann, T>);
+    pub const M_OUT_ONLY_CLAMP: OutOnlyFaces = kp_m_out_only_clamp(kp_m_out_only::<Clamp, T>);
 
     /// `clamp`: after an RK stage, the lists of blocks the passes visit (pairs (bi, bj) in
     /// `lists`, lengths in `counts`), from its flags; clears `drained` (`drain.rs`). Blocks of 32

@@ -6,6 +6,7 @@
 
 use super::boundary::kp_boundary;
 use super::drain::{kp_clamp, kp_drain, kp_drain_rhs};
+use super::out_only::kp_out_only;
 use super::rk::{STAGE_PLAIN, kp_rk};
 use super::stream::{kp_flux_stream, kp_flux_stream_early, kp_flux_stream_rk};
 use super::{Coeffs, Friction, WetDryScheme};
@@ -230,6 +231,27 @@ pub(super) unsafe fn kp_m_boundary<T: DeviceReal>(
     f64: Level<T>,
 {
     unsafe { kp_boundary::<T, f64>(k, axis, w.cast(), hu, hv, bc, levels, level_map) }
+}
+
+/// [`kp_out_only`] of an f64 surface.
+///
+/// # Safety
+/// As [`kp_out_only`], with `w` a padded array of f64.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(super) unsafe fn kp_m_out_only<S: WetDryScheme, T: DeviceReal>(
+    k: Coeffs<T>,
+    w: *const T,
+    hu: *const T,
+    hv: *const T,
+    bed: *const T,
+    faces: *const u32,
+    count: u32,
+    active: *mut u8,
+) where
+    f64: Level<T>,
+{
+    unsafe { kp_out_only::<S, T, f64>(k, w.cast(), hu, hv, bed, faces, count, active) }
 }
 
 /// [`kp_drain`] of an f64 surface.

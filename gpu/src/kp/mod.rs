@@ -64,6 +64,8 @@ mod force;
 #[cfg(target_arch = "nvptx64")]
 mod mixed;
 #[cfg(target_arch = "nvptx64")]
+mod out_only;
+#[cfg(target_arch = "nvptx64")]
 mod rk;
 #[cfg(target_arch = "nvptx64")]
 mod smem;

@@ -12,10 +12,10 @@
 //! be discarded after some of its substeps: its pending volumes are then dropped, not committed.
 
 use super::{
-    Cell, Coeffs, WetDryScheme, cell_view_at, central_upwind, drain_face, face_x, face_y, reconstruct_on, wall_pair,
+    Cell, Coeffs, WetDryScheme, cell_view_at_of, central_upwind, drain_face, face_x, face_y, reconstruct_on, wall_pair,
 };
-use crate::Real;
 use crate::sediment::compensated_add;
+use crate::{Level, Real};
 
 /// A face that no segment of the account holds (a wall's, a periodic side's): not measured.
 pub const NO_SEGMENT: u32 = u32::MAX;
@@ -102,6 +102,19 @@ pub fn outward_flux<S: WetDryScheme, T: Real>(
     on: impl Fn(i32, i32) -> bool,
     phi: T,
 ) -> T {
+    outward_flux_of::<S, T, T>(k, side, q, b, on, phi)
+}
+
+/// [`outward_flux`] of a state whose surface is a level `W` of `T` (mixed precision).
+#[inline(always)]
+pub fn outward_flux_of<S: WetDryScheme, T: Real, W: Level<T>>(
+    k: &Coeffs<T>,
+    side: u32,
+    q: impl Fn(i32, i32) -> (W, T, T),
+    b: impl Fn(i32, i32) -> T,
+    on: impl Fn(i32, i32) -> bool,
+    phi: T,
+) -> T {
     let plus = side == 1 || side == 3;
     let y = side >= 2;
     // The face lies between the cells at offsets o and o + 1 along its axis.
@@ -109,7 +122,7 @@ pub fn outward_flux<S: WetDryScheme, T: Real>(
     // A cell as `recon_x` and `recon_y` read it: the normal component is hu along x, hv along y.
     let cell = |d: i32| {
         let (di, dj) = if y { (0, d) } else { (d, 0) };
-        let (w, a, c, cap) = cell_view_at::<S, T>(k, q(di, dj), &b, di, dj);
+        let (w, a, c, cap) = cell_view_at_of::<S, T, W>(k, q(di, dj), &b, di, dj);
         if y { Cell { w, n: c, t: a, cap } } else { Cell { w, n: a, t: c, cap } }
     };
     let face = |d: i32| if y { face_y(&b, d) } else { face_x(&b, d) };
@@ -124,6 +137,44 @@ pub fn outward_flux<S: WetDryScheme, T: Real>(
     let sides = wall_pair(l.p, r.m, a1, a2);
     let f = drain_face(k, central_upwind::<S, T>(k, sides.0, sides.1), sides, phi_l, phi_r);
     if plus { f.f0 } else { -f.f0 }
+}
+
+/// Whether the face on `side` of boundary cell (i, j) lets water out, or lets none through,
+/// with its ghosts open (extrapolated, as an outflow side's, and as active as the cell): the
+/// [`outward_flux_of`] of the state as `q`, `b` and `on` give it is not negative. Every ghost
+/// it reads (those beyond the face, and in a grid one cell across those beyond the opposite
+/// side) counts as active as the cell, whatever `on` says: the ghosts of faces like this one
+/// are what the decisions write. Undrained: a draining factor only scales the water leaving a
+/// cell, so it never turns the flux in. A face of a normal-depth side or outlet that would take
+/// water in is closed for the stage instead (`out_only.rs`).
+#[inline(always)]
+pub fn lets_out<S: WetDryScheme, T: Real, W: Level<T>>(
+    k: &Coeffs<T>,
+    (side, i, j): (u32, u32, u32),
+    q: impl Fn(i32, i32) -> (W, T, T),
+    b: impl Fn(i32, i32) -> T,
+    on: impl Fn(i32, i32) -> bool,
+) -> bool {
+    let inside = |di: i32, dj: i32| {
+        let (x, y) = (i as i64 + di as i64, j as i64 + dj as i64);
+        (0..k.nx as i64).contains(&x) && (0..k.ny as i64).contains(&y)
+    };
+    let open = |di: i32, dj: i32| if inside(di, dj) { on(di, dj) } else { on(0, 0) };
+    outward_flux_of::<S, T, W>(k, side, q, b, open, T::ONE) >= T::ZERO
+}
+
+/// The padded offsets of the two ghosts beyond the face on `side` of a boundary cell, from the
+/// cell: the ghost next to it, then the one beyond.
+#[inline(always)]
+pub fn ghosts_beyond<T>(k: &Coeffs<T>, side: u32) -> (isize, isize) {
+    let p = k.pitch as isize;
+    let step = match side {
+        0 => -1,
+        1 => 1,
+        2 => -p,
+        _ => p,
+    };
+    (step, 2 * step)
 }
 
 /// The volume (m³) a stage of weight `scale` and step `dt` lets out through a face of length

@@ -46,6 +46,7 @@ use kernels::kp::{
     stream_slots, stream_strips,
 };
 use kernels::{Bands, Level};
+use out_only::GpuOutOnly;
 use split::{GpuSplit, SplitKernels, SplitState};
 use std::sync::Arc;
 
@@ -53,6 +54,7 @@ mod account;
 mod aside;
 mod forcing;
 mod mixed;
+mod out_only;
 mod split;
 
 pub use mixed::MixedLevel;
@@ -486,8 +488,10 @@ pub struct GpuKp<T: GpuReal> {
     mixed: Option<Box<MixedLevel>>,
     /// Rain, infiltration and inflows, applied after each step (not in mixed precision).
     forcing: Option<Box<GpuForcing<T>>>,
-    /// The activity map `k.active` points to, where some cell is inactive.
-    _active: Option<DeviceBuffer<u8>>,
+    /// The activity map `k.active` points to, where some cell is inactive or some face lets
+    /// water only out; the ghosts beyond those faces (`out_only`) are set before each flux launch.
+    active: Option<DeviceBuffer<u8>>,
+    out_only: Option<GpuOutOnly<T>>,
     /// The water account's boundary faces, measured every stage (with forcing and a boundary
     /// segment: `account.rs`).
     account: Option<Box<GpuAccount<T>>>,
@@ -617,7 +621,7 @@ impl<T: GpuReal> GpuKp<T> {
             Some((start, ranks)) => (start, ranks),
             None => (problem.start::<T>(launch.block)?, None),
         };
-        let Start { mut k, padded: Padded { bed, cell_bed, q }, friction, segments, .. } = start;
+        let Start { mut k, padded: Padded { bed, cell_bed, q }, friction, segments, out_only, .. } = start;
         k.active = active.as_ref().map_or(0, |a| a.ptr() as usize as u64);
         let wet: Vec<u32> = super::cpu::wet_map(&k, &q[0], &cell_bed).into_iter().map(u32::from).collect();
         let up = |f: &Field2<T>| DeviceField2::upload(gpu, f);
@@ -644,6 +648,7 @@ impl<T: GpuReal> GpuKp<T> {
             )?)),
             false => None,
         };
+        let out_only = GpuOutOnly::new(gpu, problem.wet_dry, mixed.is_some(), &out_only)?;
         let mut g = GpuKp {
             k,
             flux_variant: launch.flux,
@@ -688,7 +693,8 @@ impl<T: GpuReal> GpuKp<T> {
             split: ds,
             mixed,
             forcing: forcing.map(|l| GpuForcing::new(gpu, &l, n).map(Box::new)).transpose()?,
-            _active: active,
+            out_only,
+            active,
             account: GpuAccount::new(gpu, problem, &segments)?.map(Box::new),
             stream: gpu.stream().clone(),
             ranks,
@@ -907,11 +913,22 @@ impl<T: GpuReal> GpuKp<T> {
         LaunchShape::cover_2d(self.k.nx as u64, self.k.ny as u64, (self.k.bx, self.k.by), (1, 1))
     }
 
+    /// The faces that let water only out opened or closed for a flux launch on `q` (or `q1`).
+    fn set_out_only(&mut self, from_q1: bool) -> Result<()> {
+        let src = if from_q1 { &self.q1 } else { &self.q };
+        let q = [self.w_ptr(from_q1), src[1].ptr(), src[2].ptr()];
+        match (&self.out_only, &mut self.active) {
+            (Some(o), Some(a)) => o.launch(self.k, q, self.bed.ptr(), a.ptr_mut()),
+            _ => Ok(()),
+        }
+    }
+
     /// R of `q` (stage 1) or `q1` (stage 2) and the per-block (tile) or per-warp (stream) rates.
     pub fn flux(&mut self, kernel: FluxKernel, from_q1: bool) -> Result<()> {
         if !self.streams_bands() || self.ghosts_aside.is_some_and(|q1| q1 != from_q1) {
             self.settle()?;
         }
+        self.set_out_only(from_q1)?;
         let k = self.k;
         let early = kernel == FluxKernel::EarlyExit;
         self.early = early;
@@ -1022,6 +1039,7 @@ impl<T: GpuReal> GpuKp<T> {
         if self.ghosts_aside == Some(false) {
             self.settle()?;
         }
+        self.set_out_only(true)?;
         let k = self.k;
         self.early = false;
         let out_map = (self.map(true) + 1) % 3;
