@@ -19,22 +19,11 @@ use kernels::kp::{Bollermann, Clamp, Coeffs, FACES_ALL, Kp07, WetDryScheme, ghos
 use std::ops::Range;
 
 impl Problem {
-    /// Where each side's faces start in the perimeter's order (`kernels::kp::perimeter_faces`):
-    /// west, east (ny each), south, north (nx each).
-    fn side_faces(&self, side: usize) -> Range<usize> {
-        let (nx, ny) = (self.nx, self.ny);
-        let start = [0, ny, 2 * ny, 2 * ny + nx][side];
-        start..start + if side < 2 { ny } else { nx }
-    }
-
     /// The faces of the perimeter held at a level or opened by an outlet.
     fn reach_faces(&self) -> Vec<bool> {
         let mut held = vec![false; 2 * (self.nx + self.ny)];
-        let f = &self.forcing;
-        let reaches = f.levels.iter().map(|l| (l.side, &l.cells)).chain(f.outlets.iter().map(|o| (o.side, &o.cells)));
-        for (side, cells) in reaches {
-            let start = self.side_faces(side).start;
-            held[start + cells.start..start + cells.end].fill(true);
+        for (_, faces) in self.reaches() {
+            held[faces].fill(true);
         }
         held
     }

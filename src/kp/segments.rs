@@ -25,6 +25,29 @@ pub struct Segments {
     pub map: Vec<u32>,
 }
 
+impl Problem {
+    /// The faces of side `side` (0 west, 1 east, 2 south, 3 north) in the perimeter's order
+    /// (`kernels::kp::perimeter_faces`): west, east (ny each), south, north (nx each).
+    pub(super) fn side_faces(&self, side: usize) -> Range<usize> {
+        let (nx, ny) = (self.nx, self.ny);
+        let start = [0, ny, 2 * ny, 2 * ny + nx][side];
+        start..start + if side < 2 { ny } else { nx }
+    }
+
+    /// Each held level's and each outlet's name and faces of the perimeter, levels first, in
+    /// the case's order.
+    pub(super) fn reaches(&self) -> Vec<(&str, Range<usize>)> {
+        let f = &self.forcing;
+        let levels = f.levels.iter().map(|l| (l.name.as_str(), l.side, &l.cells));
+        let outlets = f.outlets.iter().map(|o| (o.name.as_str(), o.side, &o.cells));
+        let at = |side: usize, cells: &Range<usize>| {
+            let start = self.side_faces(side).start;
+            start + cells.start..start + cells.end
+        };
+        levels.chain(outlets).map(|(name, side, cells)| (name, at(side, cells))).collect()
+    }
+}
+
 impl Segments {
     /// The segments of `problem`: with forcing only (a run without it keeps no account). An
     /// open side whose every cell a level holds has no segment of its own.
@@ -33,18 +56,11 @@ impl Segments {
         if problem.forcing.is_empty() {
             return Segments { names: Vec::new(), map: Vec::new() };
         }
-        let offset = |side: usize| [0, ny, 2 * ny, 2 * ny + nx][side];
-        let f = &problem.forcing;
-        let reaches: Vec<(&String, std::ops::Range<usize>)> = f
-            .levels
-            .iter()
-            .map(|l| (&l.name, offset(l.side) + l.cells.start..offset(l.side) + l.cells.end))
-            .chain(f.outlets.iter().map(|o| (&o.name, offset(o.side) + o.cells.start..offset(o.side) + o.cells.end)))
-            .collect();
+        let reaches = problem.reaches();
         let mut map = vec![NO_SEGMENT; perimeter_faces(nx as u32, ny as u32) as usize];
         let mut names = Vec::new();
         for (side, b) in problem.boundary.iter().enumerate() {
-            let faces = offset(side)..offset(side) + if side < 2 { ny } else { nx };
+            let faces = problem.side_faces(side);
             let own: Vec<usize> = faces.filter(|k| reaches.iter().all(|(_, r)| !r.contains(k))).collect();
             if b.is_open() && !own.is_empty() {
                 for k in own {
@@ -55,7 +71,7 @@ impl Segments {
         }
         for (name, faces) in reaches {
             map[faces].fill(names.len() as u32);
-            names.push(name.clone());
+            names.push(name.to_string());
         }
         Segments { names, map }
     }
