@@ -515,13 +515,14 @@ fn friction<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: 
 /// Green–Ampt soil; rain, soil and two inflows (a 100-cell reach of the west side and a point),
 /// and with the east side an outlet (the water account's faces), plain and of normal depth (its
 /// faces let water only out: a pass over them before each flux launch, and the flux kernels
-/// that read the activity map); gridded rain at the cells'
-/// resolution (two frames); and that rain on four Horton soils by cell. Words a cell: the
-/// step's, plus what the forcing adds — uniform rain and a uniform Green–Ampt soil act inside the
-/// last RK stage, which reads and writes the soil's total besides; a rain grid and soils by cell
-/// take a pass over every cell (w and the cell B read, w written; the soil's total read and
-/// written with a soil; a cell's rain cell and its frame's value, with soils per cell its soil's
-/// index, 4 bytes each) — and the ghost cells again (O(n)).
+/// that read the activity map); no forcing but the cells outside the inscribed disc inactive;
+/// gridded rain at the cells' resolution (two frames); and that rain on four Horton soils by
+/// cell. Words a cell: the step's, plus what the forcing adds — uniform rain and a uniform
+/// Green–Ampt soil act inside the last RK stage, which reads and writes the soil's total
+/// besides; a rain grid and soils by cell take a pass over every cell (w and the cell B read, w
+/// written; the soil's total read and written with a soil; a cell's rain cell and its frame's
+/// value, with soils per cell its soil's index, 4 bytes each); with an activity map its byte a
+/// cell in each flux kernel — and the ghost cells again (O(n)).
 fn forcing<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize, launch: Launch) -> Result<()> {
     use crate::forcing::{DISCHARGE, GreenAmpt, Horton, Inflow, Outlet, RAIN, RainGrid, Series, Soil, Soils};
     let cells = (n * n) as f64;
@@ -548,19 +549,26 @@ fn forcing<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
     let index = 4.0 / w;
     // The east side opened as an outlet: the water account's kernel over its faces each stage.
     let outlet = Outlet { name: "outlet".into(), side: 1, cells: 0..n, normal_depth: false };
+    // The activity map, one byte a cell, read by the two flux kernels of a step.
+    let map = 2.0 / w;
     // (what, extra words a cell, uniform rain, Green–Ampt soil, inflows, rain grid, Horton by
-    // cell, the outlet, of normal depth)
-    let kinds: [(&str, f64, [bool; 7]); 8] = [
-        ("no forcing", 0.0, [false, false, false, false, false, false, false]),
-        ("uniform rain", 0.0, [true, false, false, false, false, false, false]),
-        ("rain, Green–Ampt soil", 2.0, [true, true, false, false, false, false, false]),
-        ("rain, soil, two inflows", 2.0, [true, true, true, false, false, false, false]),
-        ("rain, soil, two inflows, an outlet", 2.0, [true, true, true, false, false, true, false]),
-        ("rain, soil, two inflows, a normal-depth outlet", 2.0, [true, true, true, false, false, true, true]),
-        ("rain grid", 3.0 + 2.0 * index, [false, false, false, true, false, false, false]),
-        ("rain grid, Horton soils by cell", 5.0 + 3.0 * index, [false, false, false, true, true, false, false]),
+    // cell, the outlet, of normal depth, the cells outside the inscribed disc inactive)
+    let kinds: [(&str, f64, [bool; 8]); 9] = [
+        ("no forcing", 0.0, [false, false, false, false, false, false, false, false]),
+        ("uniform rain", 0.0, [true, false, false, false, false, false, false, false]),
+        ("rain, Green–Ampt soil", 2.0, [true, true, false, false, false, false, false, false]),
+        ("rain, soil, two inflows", 2.0, [true, true, true, false, false, false, false, false]),
+        ("rain, soil, two inflows, an outlet", 2.0, [true, true, true, false, false, true, false, false]),
+        (
+            "rain, soil, two inflows, a normal-depth outlet",
+            2.0 + map,
+            [true, true, true, false, false, true, true, false],
+        ),
+        ("no forcing, inactive cells outside a disc", map, [false, false, false, false, false, false, false, true]),
+        ("rain grid", 3.0 + 2.0 * index, [false, false, false, true, false, false, false, false]),
+        ("rain grid, Horton soils by cell", 5.0 + 3.0 * index, [false, false, false, true, true, false, false, false]),
     ];
-    for (what, extra, [uniform, with_soil, inflows, gridded, horton, open, normal_depth]) in kinds {
+    for (what, extra, [uniform, with_soil, inflows, gridded, horton, open, normal_depth, disc]) in kinds {
         let mut problem = setup::dam_break(n, n, false);
         if what != "no forcing" {
             problem.dt_max = 10.0;
@@ -582,6 +590,19 @@ fn forcing<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
         }
         if open {
             problem.forcing.outlets = vec![Outlet { normal_depth, ..outlet.clone() }];
+        }
+        if disc {
+            // A catchment's nodata: the 21% of the cells outside the inscribed disc.
+            let r2 = (n * n) as f64 / 4.0;
+            let inside = |c: usize| {
+                let (x, y) = ((c % n) as f64 + 0.5 - n as f64 / 2.0, (c / n) as f64 + 0.5 - n as f64 / 2.0);
+                x * x + y * y <= r2
+            };
+            let active: Vec<bool> = (0..n * n).map(inside).collect();
+            for (c, _) in active.iter().enumerate().filter(|(_, a)| !**a) {
+                (problem.h[c], problem.hu[c], problem.hv[c]) = (0.0, 0.0, 0.0);
+            }
+            problem.active = Some(active);
         }
         let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
         let t = time_gpu(gpu, opts.warmup, opts.reps, |_| m.step(FluxKernel::Full))?;
