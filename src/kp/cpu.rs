@@ -221,7 +221,8 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
         early_exit: bool,
         halo: Option<Halo>,
     ) -> Result<CpuKp<T, W>> {
-        let Start { k, padded: Padded { bed, cell_bed, q: [w, hu, hv] }, active, out_only, friction, segments } = start;
+        let Start { k, padded: Padded { bed, cell_bed, q: [w, hu, hv] }, active, out_only, friction, segments, .. } =
+            start;
         let block = (k.bx, k.by);
         let q = match state {
             Some(q) => q,

@@ -15,7 +15,9 @@ use super::{Boundary, Problem, WetDry};
 use crate::Real;
 use crate::ranks::perimeter;
 use kernels::Level;
-use kernels::kp::{Bollermann, Clamp, Coeffs, FACES_ALL, Kp07, WetDryScheme, ghosts_beyond, lets_out, measured_face};
+use kernels::kp::{
+    Bollermann, Clamp, Coeffs, FACES_ALL, Kp07, STREAM_COLS, WetDryScheme, ghosts_beyond, lets_out, measured_face,
+};
 use std::ops::Range;
 
 impl Problem {
@@ -52,9 +54,35 @@ impl Problem {
     /// The padded activity map `map` of this problem's layout with the ghosts beyond each face
     /// of [`closed_faces`](Self::closed_faces) inactive.
     pub(super) fn close_faces(&self, map: &mut [u8]) {
+        self.close(map, &self.closed_faces());
+    }
+
+    /// Whether each strip of the streamed flux kernel (`kernels::kp::STREAM_COLS` interior
+    /// columns, read with the two padded columns either side) reads, in any row, no cell that is
+    /// inactive or may become so: no inactive cell, no ghost beyond a face closed for good or
+    /// letting water only out. A byte a strip, 1 where so; what the GPU's activity map holds
+    /// after its cells (`kernels::kp::walls`). Of the whole grid: a slab keeps its grid's.
+    pub fn plain_strips(&self) -> Vec<u8> {
+        let strips = kernels::kp::stream_strips(self.nx as u32) as usize;
+        let Some(mut map) = self.active_map() else {
+            return vec![1; strips];
+        };
+        self.close(&mut map, &self.out_only_faces());
+        let p = self.nx + 4;
+        let cols = STREAM_COLS as usize;
+        (0..strips)
+            .map(|s| {
+                let columns = s * cols..(s * cols + cols + 4).min(p);
+                map.chunks_exact(p).all(|row| row[columns.clone()].iter().all(|&a| a != 0)) as u8
+            })
+            .collect()
+    }
+
+    /// `map` with the two ghosts beyond each face of the perimeter `faces` inactive.
+    fn close(&self, map: &mut [u8], faces: &[u32]) {
         let l = self.layout();
         let (nx, ny) = (self.nx as i32, self.ny as i32);
-        for face in self.closed_faces() {
+        for &face in faces {
             let side = (0..4).find(|&s| self.side_faces(s).contains(&(face as usize))).unwrap_or(0);
             let c = (face as usize - self.side_faces(side).start) as i32;
             for d in 1..=2 {

@@ -20,6 +20,9 @@ pub struct Start<T> {
     /// The activity of every padded cell (`Problem::active_map`), where some cell is inactive
     /// or some face lets water only out.
     pub active: Option<Vec<u8>>,
+    /// The streamed flux kernel's strips that read no cell that is or may become inactive
+    /// (`Problem::plain_strips`), of the whole grid, where there is an activity map.
+    pub plain_strips: Option<Vec<u8>>,
     /// The faces that let water only out (`Problem::out_only_faces`); a slab's of its perimeter.
     pub out_only: Vec<u32>,
     /// g·n² per padded cell, with a Manning field (`Problem::friction_field`).
@@ -38,6 +41,7 @@ impl Problem {
             padded: self.padded(&k)?,
             k,
             active: self.active_map(),
+            plain_strips: self.active_map().is_some().then(|| self.plain_strips()),
             out_only: self.out_only_faces(),
             friction: self.friction_field()?,
             segments: Segments::of(self),
@@ -119,6 +123,7 @@ impl<T: Real> Start<T> {
                 q: [q[0].slab(rows.clone())?, q[1].slab(rows.clone())?, q[2].slab(rows.clone())?],
             },
             active: self.active.as_ref().map(|a| a[rows.start * p..(rows.end + 2 * g) * p].to_vec()),
+            plain_strips: self.plain_strips.clone(),
             out_only: super::out_only::slab_faces(&self.out_only, self.k.nx as usize, self.k.ny as usize, &rows),
             friction: self.friction.as_ref().map(|f| f.slab(rows.clone())).transpose()?,
             segments: self.segments.slab(self.k.nx as usize, self.k.ny as usize, &rows),

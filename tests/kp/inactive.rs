@@ -140,3 +140,34 @@ fn water_flows_around_inactive_cells_and_keeps_its_volume() {
         }
     }
 }
+
+/// The streamed flux kernel's plain strips (its 28 interior columns and the two padded columns
+/// either side: padded columns 28s..28s + 32) are those in which no cell, in any row, is
+/// inactive or may become so: a ghost beyond a face that lets water only out, or is closed.
+#[test]
+fn plain_strips_hold_no_cell_that_is_or_may_become_inactive() {
+    use hydrokern::forcing::Outlet;
+    let (nx, ny) = (100, 10);
+    let mut p = Problem::new(nx, ny, nx as f64, ny as f64);
+    assert_eq!(p.plain_strips(), [1, 1, 1, 1], "no map");
+    let at = |cells: &[(usize, usize)]| Some((0..nx * ny).map(|c| !cells.contains(&(c % nx, c / nx))).collect());
+    // Interior column 30 is padded column 32, past strip 0's; 27 (29) is read by strips 0 and 1.
+    for (cells, strips) in [(vec![(30, 5)], [1, 0, 1, 1]), (vec![(27, 2)], [0, 0, 1, 1]), (vec![(99, 9)], [1, 1, 1, 0])]
+    {
+        p.active = at(&cells);
+        assert_eq!(p.plain_strips(), strips, "inactive {cells:?}");
+    }
+    // Across a periodic x axis the west ghosts copy the east cells.
+    (p.boundary[0], p.boundary[1]) = (Boundary::Periodic, Boundary::Periodic);
+    assert_eq!(p.plain_strips(), [0, 1, 1, 0], "periodic");
+    p.active = None;
+    p.boundary = [Boundary::Wall, Boundary::NormalDepth, Boundary::Wall, Boundary::Wall];
+    assert_eq!(p.plain_strips(), [1, 1, 1, 0], "normal-depth east side");
+    p.boundary = [Boundary::Wall, Boundary::Wall, Boundary::NormalDepth, Boundary::Wall];
+    assert_eq!(p.plain_strips(), [0, 0, 0, 0], "normal-depth south side");
+    // A normal-depth outlet on interior columns 40..50 of the north side, its end faces closed
+    // (padded columns 41 to 52): strip 1 alone.
+    p.boundary = [Boundary::Wall; 4];
+    p.forcing.outlets.push(Outlet { name: "outlet".into(), side: 3, cells: 40..50, normal_depth: true });
+    assert_eq!(p.plain_strips(), [1, 0, 1, 1], "normal-depth outlet");
+}

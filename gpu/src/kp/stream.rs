@@ -39,6 +39,7 @@ use crate::forcing::Soil;
 use crate::{Bands, Level};
 
 /// Each lane's view of the strip.
+#[derive(Clone, Copy)]
 struct Lane {
     /// Padded column of this lane.
     pc: u32,
@@ -183,24 +184,8 @@ unsafe fn stream_body<
     let j0 = band * rows;
     let jend = if j0 + rows < k.ny { j0 + rows } else { k.ny };
     let slot = (band * strips + strip) as usize;
-    let p = k.pitch as usize;
-    let put = |pj: u32, r: (W, T, T)| {
-        let g = pj as usize * p + lane.pc as usize;
-        unsafe {
-            *rw.add(g) = r.0;
-            *rhu.add(g) = r.1;
-            *rhv.add(g) = r.2;
-        }
-    };
-    let wet_at = |a: u32, b: u32| unsafe { *wet.add((b * k.nbx + a) as usize) } != 0;
-    // The second RK stage (`RK`, never with early exit): the drain list's blocks, whose cells
-    // keep their R for the drain passes and the RK kernel after them.
-    const { assert!(!(EARLY && RK), "the second stage runs in the full kernel only") };
-    let listed_at = |a: u32, b: u32| !st.listed.is_null() && unsafe { *st.listed.add((b * k.nbx + a) as usize) } != 0;
-
     // Early exit for the whole warp: no wet-map tile its cells depend on is active.
-    // A cell's column tile, for the per-cell test below (useful lanes only).
-    let tile_i = if lane.useful { (lane.pc - 2) / k.bx } else { 0 };
+    let wet_at = |a: u32, b: u32| unsafe { *wet.add((b * k.nbx + a) as usize) } != 0;
     if EARLY {
         let i_lo = strip * STREAM_COLS;
         let i_hi = if i_lo + STREAM_COLS < k.nx { i_lo + STREAM_COLS } else { k.nx } - 1;
@@ -220,6 +205,86 @@ unsafe fn stream_body<
             return;
         }
     }
+    let walk = Walk { strip, lane_id, lane, j0, jend, slot };
+    // A masked kernel's strip that reads no cell that is or may become inactive runs the plain
+    // march, without the map's loads and selects. The choice is the strip's, the same in every
+    // row, band shape and slab: the two marches need not round alike.
+    if MASKED && unsafe { plain_strip(k, strip) } {
+        unsafe { march::<S, T, W, EARLY, RK, false, FORCE>(k, walk, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st) }
+    } else {
+        unsafe { march::<S, T, W, EARLY, RK, MASKED, FORCE>(k, walk, w, hu, hv, bed, rw, rhu, rhv, rate, wet, st) }
+    }
+}
+
+/// A warp's place: its strip, its lane, its band's interior rows `j0..jend` and its rate slot.
+#[derive(Clone, Copy)]
+struct Walk {
+    strip: u32,
+    lane_id: u32,
+    lane: Lane,
+    j0: u32,
+    jend: u32,
+    slot: usize,
+}
+
+/// Whether strip `strip` is plain: by the byte the activity map holds for it after its cells
+/// (`walls.rs`), or every cell active where there is no map.
+///
+/// # Safety
+/// `k.active()` is null or holds the padded grid's bytes and a byte a strip.
+#[inline(always)]
+unsafe fn plain_strip<T: DeviceReal>(k: &Coeffs<T>, strip: u32) -> bool {
+    let map = k.active();
+    map.is_null() || unsafe { *map.add(k.cells() + strip as usize) } != 0
+}
+
+/// The march of one warp up its band (module comment), `MASKED` reading the activity map.
+///
+/// # Safety
+/// As [`stream_body`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn march<
+    S: WetDryScheme,
+    T: DeviceReal,
+    W: DeviceReal + Level<T>,
+    const EARLY: bool,
+    const RK: bool,
+    const MASKED: bool,
+    const FORCE: u32,
+>(
+    k: &Coeffs<T>,
+    walk: Walk,
+    w: *const W,
+    hu: *const T,
+    hv: *const T,
+    bed: *const T,
+    rw: *mut W,
+    rhu: *mut T,
+    rhv: *mut T,
+    rate: *mut T,
+    wet: *const u32,
+    st: Stage2<T, W, FORCE>,
+) {
+    let Walk { strip, lane_id, lane, j0, jend, slot } = walk;
+    let pc = lane.pc;
+    let p = k.pitch as usize;
+    let put = |pj: u32, r: (W, T, T)| {
+        let g = pj as usize * p + lane.pc as usize;
+        unsafe {
+            *rw.add(g) = r.0;
+            *rhu.add(g) = r.1;
+            *rhv.add(g) = r.2;
+        }
+    };
+    let wet_at = |a: u32, b: u32| unsafe { *wet.add((b * k.nbx + a) as usize) } != 0;
+    // The second RK stage (`RK`, never with early exit): the drain list's blocks, whose cells
+    // keep their R for the drain passes and the RK kernel after them.
+    const { assert!(!(EARLY && RK), "the second stage runs in the full kernel only") };
+    let listed_at = |a: u32, b: u32| !st.listed.is_null() && unsafe { *st.listed.add((b * k.nbx + a) as usize) } != 0;
+
+    // A cell's column tile, for the per-cell test below (useful lanes only).
+    let tile_i = if lane.useful { (lane.pc - 2) / k.bx } else { 0 };
     // Per-cell activity of the next row to finish (interior row j0 first), tracked as the
     // tile row and the row within it, so no division per row.
     let (mut tile_j, mut in_tile) = if EARLY || RK { (j0 / k.by, j0 % k.by) } else { (0, 0) };

@@ -10,7 +10,12 @@
 //!
 //! The activity of padded cells is one byte a cell, 1 active, 0 not; ghosts take the value of
 //! the cell their side copies. A null map means every cell is active: every function here then
-//! computes exactly what the unmasked ones do.
+//! computes what the unmasked ones do (the same operations; compiled apart, the two codes need
+//! not round alike). On the GPU the map is followed by one byte a strip of the streamed flux
+//! kernel (`STREAM_COLS` interior columns and the two either side): 1 where no cell the strip
+//! reads, in any row of the whole grid, is inactive or may become so (a ghost beyond a face
+//! that lets water only out or is closed for good). The masked streamed kernels run such a
+//! strip as the plain ones do, without the map.
 
 use super::{
     Cell, CellFaces, Coeffs, FaceState, Flux, Recon, WetDryScheme, bed_x, bed_y, cell_view_at_of, central_upwind,

@@ -598,9 +598,12 @@ impl<T: GpuReal> GpuKp<T> {
         if ds && !problem.forcing.boundary_is_plain() {
             return Err(Error::invalid(super::cpu::SPLIT_LEVELS));
         }
+        // The activity map with the streamed kernel's strips after its cells (`kernels::kp::walls`).
         let active = match &slab {
-            Some((start, _)) => start.active.clone(),
-            None => problem.active_map(),
+            Some((start, _)) => {
+                start.active.as_ref().map(|a| [a, start.plain_strips.as_deref().unwrap_or_default()].concat())
+            }
+            None => problem.active_map().map(|a| [a, problem.plain_strips()].concat()),
         };
         if ds && active.is_some() {
             return Err(Error::invalid(super::cpu::SPLIT_INACTIVE));
@@ -615,7 +618,7 @@ impl<T: GpuReal> GpuKp<T> {
                 + forcing.as_ref().map_or(0, |l| GpuForcing::<T>::bytes(l, n))
                 + active.as_ref().map_or(0, Vec::len),
         )?;
-        // The activity map, which every kernel finds through `k` (`kernels::kp::walls`).
+        // Every kernel finds the map through `k`.
         let active = active.map(|a| gpu.upload(&a)).transpose()?;
         let (start, ranks) = match slab {
             Some((start, ranks)) => (start, ranks),
