@@ -11,7 +11,7 @@ use super::{Boundary, Friction, Level, Setup, Tide, Wind, pictures};
 use crate::account::Account;
 use crate::case::initial::{Field, Profile, values};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, flags, num};
-use crate::forcing::{Forcing, ForcingSection, LEVEL, Series, TideKeys};
+use crate::forcing::{Domain, Forcing, ForcingSection, LEVEL, Series, TideKeys};
 use crate::grid::{Grid2, Mesh};
 use crate::model::{Halt, Model, State};
 use crate::output::png::{map_drawing, map_pixels};
@@ -366,7 +366,7 @@ impl AdiCase {
 /// The rain and soils of `[forcing]`; the parts the ADI model has no use for are refused in one
 /// line that says what it offers instead.
 fn adi_forcing(c: &Check, f: &ForcingSection, grid: &Grid2, t_end: f64, start: Option<&str>) -> Result<Forcing> {
-    let forcing = f.load(c, grid, t_end, start)?;
+    let forcing = f.load(c, Domain { grid, active: None }, t_end, start)?;
     if !forcing.inflows.is_empty() {
         return c.fail(
             "forcing.inflow",

@@ -9,7 +9,7 @@ use super::{Boundary, Problem, Scheme, WetDry, setup};
 use crate::account::Account;
 use crate::accumulation::Accumulation;
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, flags, num};
-use crate::forcing::{Forcing, ForcingSection};
+use crate::forcing::{Domain, Forcing, ForcingSection};
 use crate::grid::{Grid2, Mesh};
 use crate::input::{Raster, Resample, case_raster};
 use crate::model::{Halt, Model, State};
@@ -653,7 +653,8 @@ impl KpCase {
         p.theta = f.physics.theta;
         p.kappa_depth = kappa_depth;
         p.accumulation = accumulation;
-        p.forcing = f.forcing.load(&c, &grid, f.time.t_end, common.run.start.as_deref())?;
+        let domain = Domain { grid: &grid, active: p.active.as_deref() };
+        p.forcing = f.forcing.load(&c, domain, f.time.t_end, common.run.start.as_deref())?;
         if let Some(active) = &p.active {
             forcing_on_active(&c, &mut p.forcing, active, &grid, scheme, scheme_auto)?;
         }

@@ -8,7 +8,7 @@
 use super::common::netcdf_rain::{Attr, RainNc};
 use super::common::raster::ascii_grid;
 use hydrokern::case::{CaseDoc, Check, Origin};
-use hydrokern::forcing::{ForcingSection, RainGrid};
+use hydrokern::forcing::{Domain, ForcingSection, RainGrid};
 use hydrokern::grid::Grid2;
 use std::path::{Path, PathBuf};
 
@@ -34,7 +34,9 @@ fn load(dir: &Path, rain: &str, start: Option<&str>, t_end: f64) -> Result<RainG
     let text = format!("solver = \"kp\"\n[forcing.rain]\n{rain}");
     let doc = CaseDoc::parse(Origin::File(dir.join("case.toml")), text).unwrap();
     let section: ForcingSection = toml::from_str(&format!("[rain]\n{rain}")).unwrap();
-    let f = section.load(&Check::new(&doc), &GRID, t_end, start).map_err(|e| e.to_string())?;
+    let f = section
+        .load(&Check::new(&doc), Domain { grid: &GRID, active: None }, t_end, start)
+        .map_err(|e| e.to_string())?;
     Ok(f.rain_grid.expect("gridded rain"))
 }
 

@@ -23,7 +23,7 @@
 
 use super::infiltration::InfiltrationKeys;
 use super::rain_frames::FrameKeys;
-use super::{DISCHARGE, Forcing, Inflow, LEVEL, LevelSide, Outlet, Quantity, RAIN, Series};
+use super::{DISCHARGE, Domain, Forcing, Inflow, LEVEL, LevelSide, Outlet, Quantity, RAIN, Series};
 use crate::Result;
 use crate::case::{Check, num};
 use crate::grid::Grid2;
@@ -134,7 +134,8 @@ impl ForcingSection {
     /// The forcing on `grid` for a run to `t_end` seconds whose t = 0 is the date `start`
     /// (`run.start`, which dated NetCDF rain needs); every key checked, every series read and
     /// shown to cover the run.
-    pub fn load(&self, c: &Check, grid: &Grid2, t_end: f64, start: Option<&str>) -> Result<Forcing> {
+    pub fn load(&self, c: &Check, domain: Domain, t_end: f64, start: Option<&str>) -> Result<Forcing> {
+        let grid = domain.grid;
         const ONE_OF: &str = "give exactly one of intensity (a constant), series (a file of time, value lines), points ([[t, value], …]), grids (rasters with their times) and netcdf (a NetCDF file of rain frames)";
         let (mut rain, mut rain_grid) = (None, None);
         match &self.rain {
@@ -172,13 +173,13 @@ impl ForcingSection {
                     end: r.end,
                     time_unit: r.time_unit.as_deref(),
                 };
-                rain_grid = Some(super::rain_netcdf::load(c, &keys, start, grid, t_end)?);
+                rain_grid = Some(super::rain_netcdf::load(c, &keys, start, domain, t_end)?);
             }
             Some(r) if r.grids.is_some() => {
                 let frames = r.grids.as_deref().unwrap_or_default();
                 let time_unit = r.time_unit.as_deref().unwrap_or("s");
                 let unit = r.unit.as_deref().unwrap_or("mm/h");
-                rain_grid = Some(super::rain_frames::load(c, frames, r.end, time_unit, unit, grid, t_end)?);
+                rain_grid = Some(super::rain_frames::load(c, frames, r.end, time_unit, unit, domain, t_end)?);
             }
             Some(r) => {
                 let s = series(
@@ -197,7 +198,7 @@ impl ForcingSection {
                 rain = Some(s);
             }
         }
-        let soil = self.infiltration.as_ref().map(|i| super::infiltration::load(c, i, grid)).transpose()?;
+        let soil = self.infiltration.as_ref().map(|i| super::infiltration::load(c, i, domain)).transpose()?;
         let mut inflows = Vec::new();
         for (n, f) in self.inflow.iter().enumerate() {
             let key = format!("forcing.inflow[{n}]");

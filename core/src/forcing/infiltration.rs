@@ -22,7 +22,7 @@
 //! Rasters are sampled at the cell centres by the cell each centre lies in (nearest): classes
 //! cannot be interpolated, and parameters keep the values the soil map gives.
 
-use super::{GreenAmpt, Horton, Soil, Soils};
+use super::{Domain, GreenAmpt, Horton, Soil, Soils};
 use crate::Result;
 use crate::case::{Check, num};
 use crate::grid::Grid2;
@@ -197,8 +197,9 @@ impl Key {
 
 const ROOT: &str = "forcing.infiltration";
 
-/// The soils `[forcing.infiltration]` puts under `grid`'s cells, in SI; every value checked.
-pub(super) fn load(c: &Check, i: &InfiltrationKeys, grid: &Grid2) -> Result<Soils> {
+/// The soils `[forcing.infiltration]` puts under the domain's cells, in SI; every value checked.
+/// Rasters are read at the cells of the domain: a cell outside it takes the first soil.
+pub(super) fn load(c: &Check, i: &InfiltrationKeys, domain: Domain) -> Result<Soils> {
     let model = match i.model.as_str() {
         "green-ampt" => &GREEN_AMPT,
         "horton" => &HORTON,
@@ -226,7 +227,7 @@ pub(super) fn load(c: &Check, i: &InfiltrationKeys, grid: &Grid2) -> Result<Soil
     let params: Vec<&Option<Param>> =
         model.keys.iter().map(|k| given.iter().find(|(n, _)| *n == k.name).map_or(&None, |(_, p)| *p)).collect();
     match &i.classes {
-        Some(path) => classes(c, model, i, &params, path, grid),
+        Some(path) => classes(c, model, i, &params, path, domain),
         None => {
             if let Some(id) = i.class.keys().next() {
                 return c.fail(
@@ -234,7 +235,7 @@ pub(super) fn load(c: &Check, i: &InfiltrationKeys, grid: &Grid2) -> Result<Soil
                     "a class's soil without classes, the raster of each cell's class",
                 );
             }
-            parameters(c, model, &params, grid)
+            parameters(c, model, &params, domain)
         }
     }
 }
@@ -246,8 +247,10 @@ fn names(model: &Model) -> String {
 
 /// Each parameter a number or a raster: one soil, or a table of the distinct soils the cells
 /// have.
-fn parameters(c: &Check, model: &Model, params: &[&Option<Param>], grid: &Grid2) -> Result<Soils> {
+fn parameters(c: &Check, model: &Model, params: &[&Option<Param>], domain: Domain) -> Result<Soils> {
+    let (grid, active) = (domain.grid, domain.active);
     let n = grid.nx * grid.ny;
+    let inside = |k: usize| domain.inside(k);
     // Each parameter's values in the case's units: one, or one a cell.
     let mut columns: Vec<Vec<f64>> = Vec::with_capacity(3);
     let mut rasters: Vec<Option<String>> = Vec::with_capacity(3);
@@ -266,8 +269,9 @@ fn parameters(c: &Check, model: &Model, params: &[&Option<Param>], grid: &Grid2)
             }
             Some(Param::Raster(path)) => {
                 let r = case_raster(c.doc(), &full, path)?;
-                let values = r.at_centres(grid, Resample::Nearest).map_err(|e| c.doc().invalid(&full, e))?;
-                if let Some(k) = values.iter().position(|&v| key.out_of_range(v).is_some()) {
+                let values =
+                    r.at_active_centres(grid, Resample::Nearest, active).map_err(|e| c.doc().invalid(&full, e))?;
+                if let Some(k) = (0..n).find(|&k| inside(k) && key.out_of_range(values[k]).is_some()) {
                     let why = key.out_of_range(values[k]).unwrap_or_default();
                     return c.fail(&full, format!("{}: {why} at {}", r.name, cell(grid, k)));
                 }
@@ -283,6 +287,11 @@ fn parameters(c: &Check, model: &Model, params: &[&Option<Param>], grid: &Grid2)
     let mut index: Vec<u32> = Vec::with_capacity(if varies { n } else { 0 });
     let mut seen: HashMap<[u64; 3], u32> = HashMap::new();
     for k in 0..cells {
+        if varies && !inside(k) {
+            // Outside the domain: the first soil, once there is one (fixed after the loop).
+            index.push(u32::MAX);
+            continue;
+        }
         let v = [at(&columns[0], k), at(&columns[1], k), at(&columns[2], k)];
         if let Some(why) = (model.relation)(v) {
             // The relation concerns the second parameter (fc against f0).
@@ -299,8 +308,17 @@ fn parameters(c: &Check, model: &Model, params: &[&Option<Param>], grid: &Grid2)
             index.push(e);
         }
     }
-    if !varies {
+    one_or_per_cell(c, soils, index)
+}
+
+/// One soil where the domain's cells have one, else a soil per cell (`index`, `u32::MAX` for a
+/// cell outside the domain, which takes the first).
+fn one_or_per_cell(c: &Check, soils: Vec<Soil>, mut index: Vec<u32>) -> Result<Soils> {
+    if soils.len() == 1 {
         return Ok(Soils::from(soils[0]));
+    }
+    for e in index.iter_mut().filter(|e| **e == u32::MAX) {
+        *e = 0;
     }
     Soils::per_cell(soils, index).map_err(|e| c.doc().invalid(ROOT, e))
 }
@@ -324,8 +342,9 @@ fn classes(
     i: &InfiltrationKeys,
     params: &[&Option<Param>],
     path: &std::path::Path,
-    grid: &Grid2,
+    domain: Domain,
 ) -> Result<Soils> {
+    let (grid, active) = (domain.grid, domain.active);
     if let Some(key) = model.keys.iter().zip(params).find(|(_, p)| p.is_some()).map(|(k, _)| k.name) {
         return c.fail(
             &format!("{ROOT}.{key}"),
@@ -387,9 +406,13 @@ fn classes(
     }
     let key = format!("{ROOT}.classes");
     let r: Raster = case_raster(c.doc(), &key, path)?;
-    let values = r.at_centres(grid, Resample::Nearest).map_err(|e| c.doc().invalid(&key, e))?;
+    let values = r.at_active_centres(grid, Resample::Nearest, active).map_err(|e| c.doc().invalid(&key, e))?;
     let mut index = Vec::with_capacity(values.len());
     for (k, &v) in values.iter().enumerate() {
+        if !domain.inside(k) {
+            index.push(u32::MAX);
+            continue;
+        }
         if v.fract() != 0.0 || v.abs() > 1e15 {
             return c.fail(&key, format!("{}: {} at {}: a class is an integer", r.name, num(v), cell(grid, k)));
         }
@@ -409,9 +432,12 @@ fn classes(
             }
         }
     }
-    // One class everywhere is one soil: the cheap path without a soil per cell.
-    if index.iter().all(|&e| e == index[0]) {
-        return Ok(Soils::from(soils[index[0] as usize]));
+    // One class in the domain is one soil: the cheap path without a soil per cell.
+    let mut inside = index.iter().copied().filter(|&e| e != u32::MAX);
+    if let Some(first) = inside.next()
+        && inside.all(|e| e == first)
+    {
+        return Ok(Soils::from(soils[first as usize]));
     }
-    Soils::per_cell(soils, index).map_err(|e| c.doc().invalid(ROOT, e))
+    one_or_per_cell(c, soils, index)
 }

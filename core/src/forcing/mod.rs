@@ -20,6 +20,25 @@ pub use rain_grid::RainGrid;
 pub use series::{DISCHARGE, LEVEL, Quantity, RAIN, Series};
 pub use soil::{GreenAmpt, Horton, Soil, Soils};
 
+use crate::grid::Grid2;
+
+/// A case's grid and the cells of its domain, where the rain and soil rasters must hold data: a
+/// cell outside it (an inactive cell, nodata in the bed) may lie on their nodata or beyond
+/// them, and takes a value no water ever meets.
+#[derive(Clone, Copy)]
+pub struct Domain<'a> {
+    pub grid: &'a Grid2,
+    /// Which cells (`nx·ny`, x fastest) are in the domain; `None`: all of them.
+    pub active: Option<&'a [bool]>,
+}
+
+impl Domain<'_> {
+    /// Whether interior cell `k` is in the domain.
+    pub fn inside(&self, k: usize) -> bool {
+        self.active.is_none_or(|a| a[k])
+    }
+}
+
 /// A discharge Q(t) (m³/s) entering at cells of the grid.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Inflow {

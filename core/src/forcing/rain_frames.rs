@@ -14,10 +14,9 @@
 //! that for any frames read as rasters, the NetCDF file's (`rain_netcdf.rs`) as these.
 
 use super::series::time_factor;
-use super::{RAIN, RainGrid};
+use super::{Domain, RAIN, RainGrid};
 use crate::Result;
 use crate::case::{Check, num};
-use crate::grid::Grid2;
 use crate::input::{Raster, case_raster};
 use serde::Deserialize;
 use std::path::PathBuf;
@@ -32,15 +31,15 @@ pub(super) struct FrameKeys {
 
 const KEY: &str = "forcing.rain.grids";
 
-/// The frames of `grids` on `grid`, their times in `time_unit` with the last frame holding to
-/// `end`, intensities in `unit`; shown to cover a run to `t_end`.
+/// The frames of `grids` on the domain's cells, their times in `time_unit` with the last frame
+/// holding to `end`, intensities in `unit`; shown to cover a run to `t_end`.
 pub(super) fn load(
     c: &Check,
     frames: &[FrameKeys],
     end: Option<f64>,
     time_unit: &str,
     unit: &str,
-    grid: &Grid2,
+    domain: Domain,
     t_end: f64,
 ) -> Result<RainGrid> {
     let ts = time_factor(time_unit).map_err(|e| c.doc().invalid("forcing.rain.time_unit", e))?;
@@ -87,7 +86,7 @@ pub(super) fn load(
         let raster = case_raster(c.doc(), &key, &frames[n].file)?;
         Ok(Frame { key, raster, factor: vs })
     };
-    on_grid(c, KEY, "", times, frame, "nodata", unit, grid, t_end)
+    on_grid(c, KEY, "", times, frame, "nodata", unit, domain, t_end)
 }
 
 /// One frame of gridded rain as read: the key that names its file, its raster of values in the
@@ -100,10 +99,11 @@ pub(super) struct Frame {
 
 /// The [`RainGrid`] of frames on one grid, frame n given by `frame(n)`, holding over `times`
 /// (their starts and the last one's end, s), in `unit` (for messages, as `nodata` names a
-/// missing value); `source` names them (the first frame's file where empty). Each model cell
-/// of `grid` takes the rain cell its centre lies in, which must hold a finite value not below
-/// zero in every frame; the frames are shown to cover a run to `t_end`, and their memory is
-/// checked before they are kept. `key` names them all (memory and coverage).
+/// missing value); `source` names them (the first frame's file where empty). Each cell of the
+/// domain takes the rain cell its centre lies in, which must hold a finite value not below
+/// zero in every frame (a cell outside the domain takes the first such rain cell, and its rain
+/// never falls); the frames are shown to cover a run to `t_end`, and their memory is checked
+/// before they are kept. `key` names them all (memory and coverage).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn on_grid(
     c: &Check,
@@ -113,9 +113,10 @@ pub(super) fn on_grid(
     mut frame: impl FnMut(usize) -> Result<Frame>,
     nodata: &str,
     unit: &str,
-    grid: &Grid2,
+    domain: Domain,
     t_end: f64,
 ) -> Result<RainGrid> {
+    let grid = domain.grid;
     let count = times.len() - 1;
     // The first frame's raster fixes the rain cells: each model cell's, and those some cell takes.
     let mut first: Option<Raster> = None;
@@ -129,6 +130,10 @@ pub(super) fn on_grid(
                 let mut compact = vec![u32::MAX; r.ncols * r.nrows];
                 for j in 0..grid.ny {
                     for i in 0..grid.nx {
+                        if !domain.inside(j * grid.nx + i) {
+                            index.push(0);
+                            continue;
+                        }
                         let (x, y) = grid.centre(i, j);
                         let cell = r
                             .nearest_cell(x, y)

@@ -13,12 +13,12 @@
 //! list's frames do; only the frames a run from 0 to `t_end` reaches are read, so a year of
 //! radar costs the memory of the run's hours.
 
+use super::Domain;
 use super::RainGrid;
 use super::rain_cf::{self, Axis, KNOWN_UNITS, Packing, RainUnit};
 use super::rain_frames::{Frame, on_grid};
 use super::series::time_factor;
 use crate::case::{Check, num};
-use crate::grid::Grid2;
 use crate::output::netcdf::Dataset;
 use crate::output::netcdf::cf_time::{self, GREGORIAN, TimeUnits};
 use crate::output::netcdf::classic::{Type, Var};
@@ -37,9 +37,9 @@ pub(super) struct NetcdfKeys<'a> {
     pub time_unit: Option<&'a str>,
 }
 
-/// The rain of the file `keys` name on `grid`, for a run to `t_end` seconds whose t = 0 is the
-/// date `start` (`run.start`), if the case gives one.
-pub(super) fn load(c: &Check, keys: &NetcdfKeys, start: Option<&str>, grid: &Grid2, t_end: f64) -> Result<RainGrid> {
+/// The rain of the file `keys` name on the domain's cells, for a run to `t_end` seconds whose
+/// t = 0 is the date `start` (`run.start`), if the case gives one.
+pub(super) fn load(c: &Check, keys: &NetcdfKeys, start: Option<&str>, domain: Domain, t_end: f64) -> Result<RainGrid> {
     let path = c.path(keys.file);
     let name = path.display().to_string();
     let fail = |key: &str, m: String| -> Error { c.doc().invalid(key, format!("{name}: {m}")) };
@@ -175,7 +175,7 @@ pub(super) fn load(c: &Check, keys: &NetcdfKeys, start: Option<&str>, grid: &Gri
         };
         Ok(Frame { key: KEY.to_string(), raster: r, factor })
     };
-    on_grid(c, KEY, &name, kept.clone(), frame, "a fill value", &unit_name, grid, t_end)
+    on_grid(c, KEY, &name, kept.clone(), frame, "a fill value", &unit_name, domain, t_end)
 }
 
 /// The variable of rain: the one named, or the file's one variable of three dimensions.

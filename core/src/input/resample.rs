@@ -171,9 +171,19 @@ impl Raster {
     /// The values at the centres of `grid`'s cells by `how`, `nx·ny` with x fastest and row 0
     /// south; `Err` names the first cell without one (see [`sample`](Raster::sample)).
     pub fn at_centres(&self, grid: &Grid2, how: Resample) -> Result<Vec<f64>, String> {
+        self.at_active_centres(grid, how, None)
+    }
+
+    /// [`at_centres`](Self::at_centres) at the cells `active` marks (every cell where `None`),
+    /// NaN at the others: a cell outside the domain may lie on nodata or beyond the raster.
+    pub fn at_active_centres(&self, grid: &Grid2, how: Resample, active: Option<&[bool]>) -> Result<Vec<f64>, String> {
         let mut v = Vec::with_capacity(grid.nx * grid.ny);
         for j in 0..grid.ny {
             for i in 0..grid.nx {
+                if active.is_some_and(|a| !a[j * grid.nx + i]) {
+                    v.push(f64::NAN);
+                    continue;
+                }
                 let (x, y) = grid.centre(i, j);
                 v.push(self.sample(x, y, how).map_err(|e| format!("the grid's cell ({i}, {j}) at {e}"))?);
             }

@@ -170,6 +170,63 @@ fn nodata_in_the_bed_marks_inactive_cells() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Rain and soil rasters clipped to a catchment, their nodata where the bed's is: they are read
+/// at the domain's cells only, so the case runs (a soil class raster, a raster of conductivity,
+/// a frame of rain), the inactive cells dry; the same rasters with nodata under one more cell,
+/// an active one, are refused in one line naming the key and the raster.
+#[test]
+fn rain_and_soil_rasters_may_have_nodata_outside_the_domain() {
+    let dir = scratch("clipped");
+    let hole = |i: usize, r: usize| i + r < 3 || (i, r) == (6, 4) || (i, r) == (7, 4);
+    let wider = |i: usize, r: usize| hole(i, r) || (i, r) == (9, 5);
+    let write = |name: &str, f: &dyn Fn(f64, f64) -> f64, h: &dyn Fn(usize, usize) -> bool| {
+        std::fs::write(dir.join(name), asc(12, 8, 100.0, 200.0, 5.0, f, h)).unwrap()
+    };
+    write("bed.asc", &bed, &hole);
+    let class = |x: f64, _: f64| if x < 130.0 { 1.0 } else { 2.0 };
+    for (name, h) in [("", &hole as &dyn Fn(usize, usize) -> bool), ("-bad", &wider)] {
+        write(&format!("classes{name}.asc"), &class, h);
+        write(&format!("ks{name}.asc"), &|x, _| 5.0 + 0.1 * x, h);
+        write(&format!("rain{name}.asc"), &|_, _| 30.0, h);
+    }
+    let soils = |classes: &str, ks: &str| match (classes, ks) {
+        ("", ks) => format!("conductivity = \"{ks}\"\nsuction = 100.0\ndeficit = 0.3\n"),
+        (classes, _) => format!(
+            "classes = \"{classes}\"\n[forcing.infiltration.class.1]\nconductivity = 5.0\nsuction = 100.0\ndeficit = 0.3\n[forcing.infiltration.class.2]\nconductivity = 20.0\nsuction = 50.0\ndeficit = 0.2\n"
+        ),
+    };
+    let with = |rain: &str, soil: String| {
+        let path = case(&dir, "", "bed = \"bed.asc\"\nlevel = 10.0", 2.0);
+        let text = std::fs::read_to_string(&path).unwrap()
+            + &format!(
+                "\n[forcing.rain]\ngrids = [ {{ time = 0, file = \"{rain}\" }} ]\nend = 1000\n[forcing.infiltration]\nmodel = \"green-ampt\"\n{soil}"
+            );
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    for soil in [soils("classes.asc", ""), soils("", "ks.asc")] {
+        let path = with("rain.asc", soil.clone());
+        let outcome = load(&path).unwrap_or_else(|e| panic!("{soil}: {e}")).run(&RunOptions::default()).unwrap();
+        let (h, _) = npy(&dir, &format!("h_t{}.npy", outcome.t));
+        for (k, &h) in h.iter().enumerate() {
+            let (i, j) = (k % 12, k / 12);
+            assert_eq!(h == 0.0, hole(i, 7 - j), "h[{j}, {i}] = {h}: water on the active cells only");
+        }
+    }
+    for (rain, soil, want) in [
+        ("rain-bad.asc", soils("classes.asc", ""), ["forcing.rain.grids[0].file", "rain-bad.asc", "nodata"]),
+        ("rain.asc", soils("classes-bad.asc", ""), ["forcing.infiltration.classes", "classes-bad.asc", "nodata"]),
+        ("rain.asc", soils("", "ks-bad.asc"), ["forcing.infiltration.conductivity", "ks-bad.asc", "nodata"]),
+    ] {
+        let e = load(&with(rain, soil)).err().expect("nodata under an active cell is refused").to_string();
+        for w in want {
+            assert!(e.contains(w), "'{e}' lacks '{w}'");
+        }
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bad_raster_cases_are_refused() {
     let dir = scratch("bad");
