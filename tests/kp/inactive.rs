@@ -171,3 +171,22 @@ fn plain_strips_hold_no_cell_that_is_or_may_become_inactive() {
     p.forcing.outlets.push(Outlet { name: "outlet".into(), side: 3, cells: 40..50, normal_depth: true });
     assert_eq!(p.plain_strips(), [1, 0, 1, 1], "normal-depth outlet");
 }
+
+/// A slab keeps the whole grid's plain strips, not those of its own rows: the masked kernels
+/// choose a strip's march the same way on every rank as on one, which keeps the ranks' results
+/// the one-rank run's bit for bit (the two marches need not round alike).
+#[test]
+fn a_slab_keeps_the_whole_grids_plain_strips() {
+    use hydrokern::ranks::Slabs;
+    let (nx, ny) = (100, 12);
+    let mut p = Problem::new(nx, ny, nx as f64, ny as f64);
+    // One inactive cell in the top row, read by strip 1 only.
+    p.active = Some((0..nx * ny).map(|c| c != (ny - 1) * nx + 40).collect());
+    p.validate().unwrap();
+    let start = p.start::<f64>((16, 8)).unwrap();
+    assert_eq!(start.plain_strips.as_deref(), Some(&[1u8, 0, 1, 1][..]));
+    let bottom = Slabs::new(ny, 2, 2, false).unwrap().slab(0);
+    assert_eq!(p.slab(bottom.rows.clone()).unwrap().plain_strips(), [1, 1, 1, 1], "the bottom rows alone");
+    let slab = start.slab(&bottom).unwrap();
+    assert_eq!(slab.plain_strips, start.plain_strips, "the slab's strips are the whole grid's");
+}
