@@ -63,38 +63,57 @@ impl Problem {
     /// letting water only out. A byte a strip, 1 where so; what the GPU's activity map holds
     /// after its cells (`kernels::kp::walls`). Of the whole grid: a slab keeps its grid's.
     pub fn plain_strips(&self) -> Vec<u8> {
-        let strips = kernels::kp::stream_strips(self.nx as u32) as usize;
-        let Some(mut map) = self.active_map() else {
-            return vec![1; strips];
-        };
-        self.close(&mut map, &self.out_only_faces());
+        match self.active_map() {
+            Some(map) => self.plain_strips_of(&map),
+            None => vec![1; kernels::kp::stream_strips(self.nx as u32) as usize],
+        }
+    }
+
+    /// [`plain_strips`](Self::plain_strips) of this problem's activity map `map`
+    /// ([`active_map`](Self::active_map)), read once, not copied.
+    pub(super) fn plain_strips_of(&self, map: &[u8]) -> Vec<u8> {
         let p = self.nx + 4;
+        // Whether each padded column holds no cell that is inactive or may become so.
+        let mut clean = vec![true; p];
+        for row in map.chunks_exact(p) {
+            for (c, &a) in clean.iter_mut().zip(row) {
+                *c &= a != 0;
+            }
+        }
+        for (i, _) in self.ghosts(&self.out_only_faces()) {
+            clean[(i + 2) as usize] = false;
+        }
         let cols = STREAM_COLS as usize;
-        (0..strips)
-            .map(|s| {
-                let columns = s * cols..(s * cols + cols + 4).min(p);
-                map.chunks_exact(p).all(|row| row[columns.clone()].iter().all(|&a| a != 0)) as u8
-            })
+        (0..kernels::kp::stream_strips(self.nx as u32) as usize)
+            .map(|s| clean[s * cols..(s * cols + cols + 4).min(p)].iter().all(|&c| c) as u8)
             .collect()
     }
 
     /// `map` with the two ghosts beyond each face of the perimeter `faces` inactive.
     fn close(&self, map: &mut [u8], faces: &[u32]) {
         let l = self.layout();
+        for (i, j) in self.ghosts(faces) {
+            map[l.at(i, j)] = 0;
+        }
+    }
+
+    /// The two ghosts (i, j) beyond each face of the perimeter `faces`.
+    fn ghosts(&self, faces: &[u32]) -> Vec<(i32, i32)> {
         let (nx, ny) = (self.nx as i32, self.ny as i32);
+        let mut ghosts = Vec::with_capacity(2 * faces.len());
         for &face in faces {
             let side = (0..4).find(|&s| self.side_faces(s).contains(&(face as usize))).unwrap_or(0);
             let c = (face as usize - self.side_faces(side).start) as i32;
             for d in 1..=2 {
-                let (i, j) = match side {
+                ghosts.push(match side {
                     0 => (-d, c),
                     1 => (nx - 1 + d, c),
                     2 => (c, -d),
                     _ => (c, ny - 1 + d),
-                };
-                map[l.at(i, j)] = 0;
+                });
             }
         }
+        ghosts
     }
 
     /// The wall faces beside each end of a normal-depth outlet (across a periodic axis the cell

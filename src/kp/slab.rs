@@ -37,11 +37,13 @@ impl Problem {
     /// problem: the kernels' constants, the padded fields with their ghosts set.
     pub fn start<T: Real>(&self, block: (u32, u32)) -> Result<Start<T>> {
         let k = self.coeffs::<T>(block);
+        let active = self.active_map();
+        let plain_strips = active.as_deref().map(|m| self.plain_strips_of(m));
         Ok(Start {
             padded: self.padded(&k)?,
             k,
-            active: self.active_map(),
-            plain_strips: self.active_map().is_some().then(|| self.plain_strips()),
+            active,
+            plain_strips,
             out_only: self.out_only_faces(),
             friction: self.friction_field()?,
             segments: Segments::of(self),

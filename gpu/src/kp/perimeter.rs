@@ -88,7 +88,7 @@ pub fn measured_face<T>(k: &Coeffs<T>, faces: u32, n: u32) -> (u32, u32, u32, u3
 /// `central_upwind` of the plus face of the cell before it and the minus face of the cell after
 /// it, each reconstructed from its three cells. `q(di, dj)` is the state (w, hu, hv) of the
 /// cell at offset (di, dj) from the boundary cell along the face's axis (−2 to 2, ghosts
-/// included), `b(ci, cj)` B at the corner at offset (ci, cj) from its south-west corner. `phi`
+/// included), `b(ci, cj)` B at the corner at offset (ci, cj) from its south-west corner. `on`
 /// is the activity of the cell at offset (di, dj) (`walls.rs`: a face next to an inactive cell
 /// is a wall, and the reconstruction mirrors the cell), `phi`
 /// is the boundary cell's draining factor (`clamp`'s, 1 in the other schemes): the face drains

@@ -603,7 +603,10 @@ impl<T: GpuReal> GpuKp<T> {
             Some((start, _)) => {
                 start.active.as_ref().map(|a| [a, start.plain_strips.as_deref().unwrap_or_default()].concat())
             }
-            None => problem.active_map().map(|a| [a, problem.plain_strips()].concat()),
+            None => problem.active_map().map(|a| {
+                let strips = problem.plain_strips_of(&a);
+                [a, strips].concat()
+            }),
         };
         if ds && active.is_some() {
             return Err(Error::invalid(super::cpu::SPLIT_INACTIVE));
