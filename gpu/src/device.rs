@@ -298,7 +298,7 @@ pub mod warp {
 }
 
 /// A `Real` the kernels can use: f32 or f64 with read-only loads and shuffles.
-pub trait DeviceReal: Real + Ldg + warp::Shuffle {}
+pub trait DeviceReal: Real + Ldg + warp::Shuffle + crate::async_copy::Copied {}
 impl DeviceReal for f32 {}
 impl DeviceReal for f64 {}
 

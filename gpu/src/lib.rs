@@ -37,6 +37,8 @@ pub mod level;
 pub use level::Level;
 
 #[cfg(target_arch = "nvptx64")]
+pub mod async_copy;
+#[cfg(target_arch = "nvptx64")]
 pub mod device;
 
 #[macro_use]

@@ -12,7 +12,7 @@ use kernels::Bands;
 use kernels::halo::perimeter_len;
 use kernels::sediment::{
     B_FUSED, B_FUSED_TILE, BC_FUSED, BC_FUSED_TILE, BOUNDED_REACH, BOUNDED_STREAM_COLS, C_FUSED, C_FUSED_TILE, FUSED,
-    FUSED_TILE, GHOSTS, STREAM_COLS, SetGhosts, StepBounded, StepFused, StepH, StepS,
+    FUSED_TILE, GHOSTS, STREAM_COLS, SetGhosts, StepBounded, StepFused, StepH, StepS, bounded_ring_bytes,
 };
 
 /// Block shape and rows per thread (run-time launch parameters).
@@ -479,24 +479,31 @@ pub(super) unsafe fn launch_fused<P: kernels::Params + FusedBands, R: Real>(
     stream: &CudaStream,
     params: P,
 ) -> Result<()> {
+    let ring = if bounded { bounded_ring_bytes(P::H_BYTES, size_of::<R>() as u32) } else { 0 };
     let shape = fused_shape(k, launch, bounded, params.bands(), kernel.max_threads_per_block())?;
+    let shape = shape.with_shared(shape.block.1 as usize * ring as usize);
     // SAFETY: blocks of one warp across, the grid covering the strips (of the scheme's kernel)
-    // and the bands' slots, as the fused kernels require; the arrays as the caller promises.
+    // and the bands' slots, and the bounded kernel's rings of shared memory, as the fused
+    // kernels require; the arrays as the caller promises.
     unsafe { kernel.launch_on(stream, shape, params) }
 }
 
-/// The bands of rows a streamed fused kernel's parameters say it computes.
+/// The bands of rows a streamed fused kernel's parameters say it computes, and the bytes of a
+/// value of its h.
 pub(super) trait FusedBands {
+    const H_BYTES: u32;
     fn bands(&self) -> Bands;
 }
 
 impl<T> FusedBands for StepFused<T> {
+    const H_BYTES: u32 = size_of::<T>() as u32;
     fn bands(&self) -> Bands {
         self.bands
     }
 }
 
 impl<T> FusedBands for kernels::sediment::StepMixed<T> {
+    const H_BYTES: u32 = size_of::<f64>() as u32;
     fn bands(&self) -> Bands {
         self.bands
     }

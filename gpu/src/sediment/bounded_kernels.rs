@@ -6,7 +6,8 @@
 use super::stencil::{
     Load, Low, Plain, ReadOnly, fill_tile, five_tile, halo_computes, halo_ij, interior_ij, multi_rows,
 };
-use super::{BOUNDED_STREAM_COLS, Coeffs, Five, bounded_next, mobility};
+use super::{BOUNDED_RING, BOUNDED_STREAM_COLS, Coeffs, Five, bounded_next, bounded_rings, mobility};
+use crate::async_copy;
 use crate::device::{DeviceReal, shared, thread};
 use crate::{Bands, Level};
 
@@ -241,15 +242,20 @@ pub(super) unsafe fn bounded_multi<T: DeviceReal, const OUT: u8, const LOW: bool
 /// output columns (lanes 1..=30; lanes 0 and 31 load the strip's x-neighbours) and
 /// `bands.rows` rows (its chunk), slides down them with three rows of inputs in registers and
 /// gets x-neighbours by shuffles: every input read once per strip (32/30 of the points), no
-/// shared memory, no barrier.
+/// barrier. In f64 ([`bounded_rings`]) the rows below the three come through the warp's ring
+/// of [`BOUNDED_RING`] rows of shared memory: each lane copies its column of the row
+/// [`BOUNDED_RING`] − 1 ahead of the one it reads (`cp.async`), so that several rows are in
+/// flight while only three sit in registers; in f32 and mixed precision each row is loaded as
+/// the march reaches it, h's low part a row ahead.
 ///
 /// Mixed precision (`H` = f64, `T` = f32): h and h′ are f64 arrays, the rest f32 (no low
 /// parts: `LOW` false); h's differences are formed in f64 ([`crate::Level`]).
 ///
 /// # Safety
 /// Block x-dimension 32; grid x covers ceil(nx/30) strips, grid y × W covers `bands.count`
-/// slots, slot y computing chunk `bands.band(y)` of `bands.rows` rows; arrays as for every
-/// sediment kernel.
+/// slots, slot y computing chunk `bands.band(y)` of `bands.rows` rows; the launch gives
+/// [`bounded_ring_bytes`] of `H` and `T` for each of the W warps of dynamic shared memory;
+/// arrays as for every sediment kernel.
 // Inlined into each entry: the plain f64 entry and the mixed one's (unused) f64 entry are
 // the same instance, which the compiler would otherwise call with its parameters in local memory.
 #[inline(always)]
@@ -271,7 +277,8 @@ pub(super) unsafe fn bounded_fused<T: DeviceReal, H: DeviceReal + Level<T>, cons
     let p = k.pitch as usize;
     let lane = thread::thread_idx_x();
     let i = (thread::block_idx_x() * BOUNDED_STREAM_COLS + lane) as i64;
-    let slot = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
+    let warp = thread::thread_idx_y() as usize;
+    let slot = thread::block_idx_y() * thread::block_dim_y() + warp as u32;
     if slot >= bands.count {
         return; // the whole warp: the slot is the same for every lane
     }
@@ -284,24 +291,73 @@ pub(super) unsafe fn bounded_fused<T: DeviceReal, H: DeviceReal + Level<T>, cons
     // Lanes past the array load a clamped column and never store.
     let col = i.min(nx + 1) as usize;
     let load = |row: i64| unsafe { cell::<T, H, ReadOnly>(&k, h, s, al, be, row as usize * p + col) };
-    // h's low part on the compensated path comes a row ahead, loaded before the row is
-    // computed rather than by the store that needs it (which would wait on it each row).
     let low_at = |row: i64| unsafe { low.at(row as usize * p + col) };
+    let ringed = bounded_rings(size_of::<H>() as u32, size_of::<T>() as u32);
+    // The warp's ring: a row's h and low part (`H`), then its s, α and β (`T`), a lane's value
+    // of each at `lane`; every warp's `H` rings first, then the `T` rings.
+    const RING: usize = BOUNDED_RING as usize;
+    let (hs, ts) = unsafe {
+        let base = shared::dynamic::<H>();
+        let warps = thread::block_dim_y() as usize;
+        let ts = base.add(warps * RING * 2 * 32) as *mut T;
+        (base.add(warp * RING * 2 * 32 + lane as usize), ts.add(warp * RING * 3 * 32 + lane as usize))
+    };
+    let (hb, tb) = (size_of::<H>() as u32, size_of::<T>() as u32);
+    let (hs_at, ts_at) = (async_copy::shared_address(hs), async_copy::shared_address(ts));
+    // Start copying `row` (up to the chunk's last north row jl + 1) into its ring slot, and close
+    // the group: one group a row, empty past jl + 1, so that the count of groups in flight
+    // is the same every row.
+    let fetch = |row: i64| unsafe {
+        if row <= jl + 1 {
+            let g = row as usize * p + col;
+            let r = (row as usize % RING) as u32;
+            let (hd, td) = (hs_at + r * 64 * hb, ts_at + r * 96 * tb);
+            H::start_copy(hd, h.add(g));
+            if LOW {
+                H::start_copy(hd + 32 * hb, lo.add(g));
+            }
+            T::start_copy(td, s.add(g));
+            T::start_copy(td + 32 * tb, al.add(g));
+            T::start_copy(td + 64 * tb, be.add(g));
+        }
+        async_copy::commit();
+    };
+    // `row`'s inputs and h's low part from its ring slot, once its group has arrived.
+    let take = |row: i64| unsafe {
+        let r = row as usize % RING;
+        let sv = *ts.add(r * 96);
+        let (a, b) = mobility(&k, sv, *ts.add(r * 96 + 32), *ts.add(r * 96 + 64));
+        (Cell { h: *hs.add(r * 64), s: sv, a, b }, if LOW { Some(*hs.add(r * 64 + 32)) } else { None })
+    };
     let writes = lane >= 1 && lane <= BOUNDED_STREAM_COLS && i <= nx;
-    let (mut south, mut centre, mut lo) = (load(j0 - 1), load(j0), low_at(j0));
+    let (mut south, mut centre, mut lo_c) = (load(j0 - 1), load(j0), low_at(j0));
+    if ringed {
+        for ahead in 1..RING as i64 {
+            fetch(j0 + ahead);
+        }
+    }
     let mut j = j0;
     while j <= jl {
-        let lo_next = if j < jl { low_at(j + 1) } else { lo };
-        let north = load(j + 1);
+        let (north, lo_n) = if ringed {
+            // The slot of row j + RING is row j's, read into `centre` the row before.
+            fetch(j + RING as i64);
+            async_copy::wait::<{ BOUNDED_RING - 1 }>();
+            take(j + 1)
+        } else {
+            // h's low part on the compensated path comes a row ahead, loaded before the row is
+            // computed rather than by the store that needs it (which would wait on it each row).
+            let lo_n = if j < jl { low_at(j + 1) } else { lo_c };
+            (load(j + 1), lo_n)
+        };
         // Every lane runs every shuffle (no divergent shuffles).
         let hv = Five { c: centre.h, w: centre.h.shfl_up(1), e: centre.h.shfl_down(1), s: south.h, n: north.h };
         let a = Five { c: centre.a, w: centre.a.shfl_up(1), e: centre.a.shfl_down(1), s: south.a, n: north.a };
         let b = Five { c: centre.b, w: centre.b.shfl_up(1), e: centre.b.shfl_down(1), s: south.b, n: north.b };
         if writes {
             let c = j as usize * p + i as usize;
-            unsafe { store::<T, H, BOTH, LOW>(hn, sn, low, c, bounded_next(&k, hv, lo, centre.s, a, b)) };
+            unsafe { store::<T, H, BOTH, LOW>(hn, sn, low, c, bounded_next(&k, hv, lo_c, centre.s, a, b)) };
         }
-        (south, centre, lo) = (centre, north, lo_next);
+        (south, centre, lo_c) = (centre, north, lo_n);
         j += 1;
     }
 }
