@@ -408,6 +408,14 @@ fn a_slab_that_is_its_own_neighbour_exchanges_beside_its_inner_bands() {
         own_neighbour::<f32>(&p);
         own_neighbour::<f64>(&p);
     }
+    // Shorelines over the whole grid, across the cut too: `clamp`'s draining factors and its
+    // velocity clamp read the rows beyond the cut, which come through NCCL before those passes.
+    let mut p = random_state(96, 77, 7, 0);
+    p.wet_dry = WetDry::Clamp;
+    p.boundary[2] = Boundary::Periodic;
+    p.boundary[3] = Boundary::Periodic;
+    own_neighbour::<f32>(&p);
+    own_neighbour::<f64>(&p);
 }
 
 fn own_neighbour<T: GpuReal>(p: &Problem) {
