@@ -6,7 +6,10 @@
 use super::stencil::{
     Load, Low, Plain, ReadOnly, fill_tile, five_tile, halo_computes, halo_ij, interior_ij, multi_rows,
 };
-use super::{BOUNDED_RING, BOUNDED_STREAM_COLS, Coeffs, Five, bounded_next, bounded_rings, mobility};
+use super::{
+    BOUNDED_RING, BOUNDED_STREAM_COLS, Coeffs, Five, RING_H_VALUES, RING_T_VALUES, bounded_next, bounded_rings,
+    mobility,
+};
 use crate::async_copy;
 use crate::device::{DeviceReal, shared, thread};
 use crate::{Bands, Level};
@@ -293,14 +296,17 @@ pub(super) unsafe fn bounded_fused<T: DeviceReal, H: DeviceReal + Level<T>, cons
     let load = |row: i64| unsafe { cell::<T, H, ReadOnly>(&k, h, s, al, be, row as usize * p + col) };
     let low_at = |row: i64| unsafe { low.at(row as usize * p + col) };
     let ringed = bounded_rings(size_of::<H>() as u32, size_of::<T>() as u32);
-    // The warp's ring: a row's h and low part (`H`), then its s, α and β (`T`), a lane's value
-    // of each at `lane`; every warp's `H` rings first, then the `T` rings.
+    // The warp's ring: a row's slot holds its h and low part (`H`, `H_SLOT` values), and its s,
+    // α and β (`T`, `T_SLOT` values), a lane's value of each at `lane`; every warp's `H` ring
+    // first, then the `T` rings.
     const RING: usize = BOUNDED_RING as usize;
+    const H_SLOT: usize = RING_H_VALUES as usize * 32;
+    const T_SLOT: usize = RING_T_VALUES as usize * 32;
     let (hs, ts) = unsafe {
         let base = shared::dynamic::<H>();
         let warps = thread::block_dim_y() as usize;
-        let ts = base.add(warps * RING * 2 * 32) as *mut T;
-        (base.add(warp * RING * 2 * 32 + lane as usize), ts.add(warp * RING * 3 * 32 + lane as usize))
+        let ts = base.add(warps * RING * H_SLOT) as *mut T;
+        (base.add(warp * RING * H_SLOT + lane as usize), ts.add(warp * RING * T_SLOT + lane as usize))
     };
     let (hb, tb) = (size_of::<H>() as u32, size_of::<T>() as u32);
     let (hs_at, ts_at) = (async_copy::shared_address(hs), async_copy::shared_address(ts));
@@ -311,7 +317,7 @@ pub(super) unsafe fn bounded_fused<T: DeviceReal, H: DeviceReal + Level<T>, cons
         if row <= jl + 1 {
             let g = row as usize * p + col;
             let r = (row as usize % RING) as u32;
-            let (hd, td) = (hs_at + r * 64 * hb, ts_at + r * 96 * tb);
+            let (hd, td) = (hs_at + r * H_SLOT as u32 * hb, ts_at + r * T_SLOT as u32 * tb);
             H::start_copy(hd, h.add(g));
             if LOW {
                 H::start_copy(hd + 32 * hb, lo.add(g));
@@ -325,9 +331,9 @@ pub(super) unsafe fn bounded_fused<T: DeviceReal, H: DeviceReal + Level<T>, cons
     // `row`'s inputs and h's low part from its ring slot, once its group has arrived.
     let take = |row: i64| unsafe {
         let r = row as usize % RING;
-        let sv = *ts.add(r * 96);
-        let (a, b) = mobility(&k, sv, *ts.add(r * 96 + 32), *ts.add(r * 96 + 64));
-        (Cell { h: *hs.add(r * 64), s: sv, a, b }, if LOW { Some(*hs.add(r * 64 + 32)) } else { None })
+        let sv = *ts.add(r * T_SLOT);
+        let (a, b) = mobility(&k, sv, *ts.add(r * T_SLOT + 32), *ts.add(r * T_SLOT + 64));
+        (Cell { h: *hs.add(r * H_SLOT), s: sv, a, b }, if LOW { Some(*hs.add(r * H_SLOT + 32)) } else { None })
     };
     let writes = lane >= 1 && lane <= BOUNDED_STREAM_COLS && i <= nx;
     let (mut south, mut centre, mut lo_c) = (load(j0 - 1), load(j0), low_at(j0));

@@ -345,8 +345,13 @@ pub const fn bounded_rings(h_bytes: u32, t_bytes: u32) -> bool {
 /// of `h_bytes` and the other fields in values of `t_bytes`: a ring of [`BOUNDED_RING`] rows of
 /// 32 lanes, each h and its low part, s, α and β, where it has one.
 pub const fn bounded_ring_bytes(h_bytes: u32, t_bytes: u32) -> u32 {
-    if bounded_rings(h_bytes, t_bytes) { BOUNDED_RING * 32 * (2 * h_bytes + 3 * t_bytes) } else { 0 }
+    let slot = 32 * (RING_H_VALUES * h_bytes + RING_T_VALUES * t_bytes);
+    if bounded_rings(h_bytes, t_bytes) { BOUNDED_RING * slot } else { 0 }
 }
+
+/// A lane's values of a row in the ring: h and its low part (`H`), then s, α and β (`T`).
+const RING_H_VALUES: u32 = 2;
+const RING_T_VALUES: u32 = 3;
 
 pub mod bounded;
 pub use bounded::{bounded_face_k, bounded_next, bounded_point, mobility};
