@@ -704,7 +704,7 @@ impl KpCase {
         }
         p.validate().map_err(|e| doc.invalid("initial", e))?;
         let v0 = grid.integrate(&p.h);
-        let sites = common.output.products().sites(&grid, &c)?;
+        let sites = Sites::of(&common.output.products(), &grid, &c)?;
         let info = CaseInfo::new(doc, "kp", common);
         Ok(KpCase {
             info,

@@ -234,7 +234,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         Ok(Self::of(Cow::Owned(problem), true, on, whole))
     }
 
-    /// Keep the gauges, lines and maps of `spec` (sampled at `sites`, from [`Spec::sites`],
+    /// Keep the gauges, lines and maps of `spec` (sampled at `sites`, from [`Sites::of`],
     /// or at the gauges' cells from [`Spec::cells`] for a spec without lines) from the current
     /// state on.
     pub fn with_products(mut self, spec: &Spec, sites: impl Into<Sites>) -> Result<Self> {

@@ -21,7 +21,7 @@ pub fn lines_on(p: &Problem, lines: &[(&str, &[[f64; 2]])], every: u64) -> (Spec
     let doc = CaseDoc::parse(Origin::Builtin { name: "lines", data: &[] }, "solver = \"kp\"\n".into()).unwrap();
     let c = Check::new(&doc);
     spec.check(&c).unwrap();
-    let sites = spec.sites(&grid_of(p), &c).unwrap();
+    let sites = Sites::of(&spec, &grid_of(p), &c).unwrap();
     (spec, sites)
 }
 

@@ -56,7 +56,7 @@ pub(super) fn grid_of(p: &Problem) -> Grid2 {
 /// Where `s` samples on `grid`.
 pub(super) fn sites(s: &Spec, grid: &Grid2) -> Sites {
     let doc = CaseDoc::parse(Origin::Builtin { name: "products", data: &[] }, "solver = \"kp\"\n".into()).unwrap();
-    s.sites(grid, &Check::new(&doc)).unwrap()
+    Sites::of(s, grid, &Check::new(&doc)).unwrap()
 }
 
 /// A line's discharge in state `st`, from its definition over the whole fields: over the faces

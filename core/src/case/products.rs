@@ -1,10 +1,10 @@
 //! What a case asks of the products (`[output]` keys `gauges`, `lines`, `gauge_every`,
 //! `maxima`, `arrival_depth`): the gauges, discharge lines and maps a run records besides its
-//! snapshots, checked before the run; `crate::products` keeps them while the model runs.
+//! snapshots, checked before the run; `crate::products` finds where they sample on the grid
+//! (`Sites::of`) and keeps them while the model runs.
 
 use super::{Check, num};
 use crate::grid::Grid2;
-use crate::products::{Sites, crossings};
 use crate::{Error, Result};
 use serde::Deserialize;
 
@@ -118,40 +118,6 @@ impl Spec {
             .map(|g| gauge_cell(g, grid).map_err(|e| Error::invalid(format!("output.gauges: {e}"))))
             .collect()
     }
-
-    /// Where the products sample on `grid`: the gauges' cells ([`cells`](Self::cells)) and the
-    /// faces each line crosses (`crate::products::lines`). A gauge or a line's point outside
-    /// the domain, and a line that crosses no face between two cells, are refused naming the key.
-    pub fn sites(&self, grid: &Grid2, c: &Check) -> Result<Sites> {
-        let cells = self
-            .gauges
-            .iter()
-            .map(|g| gauge_cell(g, grid).or_else(|e| c.fail("output.gauges", e)))
-            .collect::<Result<Vec<u32>>>()?;
-        let mut lines = Vec::with_capacity(self.lines.len());
-        for l in &self.lines {
-            if let Some(p) = l.points.iter().find(|p| !inside(p[0], p[1], grid)) {
-                return c.fail(
-                    "output.lines",
-                    format!("line {}: the point ({}, {}) m is {}", l.name, num(p[0]), num(p[1]), outside(grid)),
-                );
-            }
-            let faces = crossings(&l.points, grid);
-            if faces.is_empty() {
-                let (nx, ny, dx, dy) = (grid.nx, grid.ny, num(grid.dx), num(grid.dy));
-                return c.fail(
-                    "output.lines",
-                    format!(
-                        "line {} crosses no face between two cells of the {nx}×{ny} grid ({dx} m × {dy} m cells): \
-                         draw it across the flow, through the domain's interior",
-                        l.name
-                    ),
-                );
-            }
-            lines.push(faces);
-        }
-        Ok(Sites::new(grid, cells, &lines))
-    }
 }
 
 /// A gauge's or line's name: letters, digits, '_' and '-', so it can name a file or a column.
@@ -160,19 +126,19 @@ fn fit_for_a_name(name: &str) -> bool {
 }
 
 /// Whether (x, y) lies in the domain of `grid`, its edges included.
-fn inside(x: f64, y: f64, grid: &Grid2) -> bool {
+pub(crate) fn inside(x: f64, y: f64, grid: &Grid2) -> bool {
     let [x0, x1, y0, y1] = grid.edges();
     (x0..=x1).contains(&x) && (y0..=y1).contains(&y)
 }
 
 /// "outside the domain [x0, x1] × [y0, y1] m".
-fn outside(grid: &Grid2) -> String {
+pub(crate) fn outside(grid: &Grid2) -> String {
     let [x0, x1, y0, y1] = grid.edges();
     format!("outside the domain [{}, {}] × [{}, {}] m", num(x0), num(x1), num(y0), num(y1))
 }
 
 /// The cell of gauge `g` ([`Spec::cells`]), or why it has none.
-fn gauge_cell(g: &Gauge, grid: &Grid2) -> std::result::Result<u32, String> {
+pub(crate) fn gauge_cell(g: &Gauge, grid: &Grid2) -> std::result::Result<u32, String> {
     if !inside(g.x, g.y, grid) {
         return Err(format!("gauge {} at ({}, {}) m is {}", g.name, num(g.x), num(g.y), outside(grid)));
     }

@@ -17,7 +17,7 @@ pub struct CpuProducts<T> {
 }
 
 impl<T: Real> CpuProducts<T> {
-    /// `sites` from [`Spec::sites`] (or the gauges' cells from [`Spec::cells`], for a case
+    /// `sites` from [`Sites::of`] (or the gauges' cells from [`Spec::cells`], for a case
     /// without lines); `f.maxima` is set from the spec.
     pub fn new(spec: &Spec, mut f: Fields<T>, sites: impl Into<Sites>) -> Self {
         let sites = sites.into();

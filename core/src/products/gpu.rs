@@ -39,7 +39,7 @@ pub struct GpuProducts<T: GpuReal> {
 }
 
 impl<T: GpuReal> GpuProducts<T> {
-    /// `sites` from [`Spec::sites`] (or the gauges' cells from [`Spec::cells`], for a case
+    /// `sites` from [`Sites::of`] (or the gauges' cells from [`Spec::cells`], for a case
     /// without lines); `f.maxima` is set from the spec.
     pub fn new(gpu: &Gpu, spec: &Spec, mut f: Fields<T>, sites: impl Into<Sites>) -> Result<Self> {
         let sites = sites.into();

@@ -33,7 +33,7 @@ pub struct Joined {
 }
 
 impl Joined {
-    /// The records of `spec` sampled at `sites` (`Spec::sites`) on a grid `nx` cells wide, cut
+    /// The records of `spec` sampled at `sites` (`Sites::of`) on a grid `nx` cells wide, cut
     /// into slabs of interior `rows` (in rank order).
     pub fn new(spec: &Spec, sites: &Sites, nx: usize, rows: &[Range<usize>]) -> Joined {
         let mut taken = vec![0usize; rows.len()];

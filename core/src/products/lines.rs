@@ -16,6 +16,10 @@
 //! and none is missed where segments meet, a line drawn the other way round crosses the same
 //! faces the other way, and a line folded back on itself crosses nothing.
 
+use crate::Result;
+use crate::case::Check;
+use crate::case::num;
+use crate::case::products::{Spec, gauge_cell, inside, outside};
 use crate::grid::Grid2;
 use kernels::products::GAUGE_VALUES;
 
@@ -170,6 +174,40 @@ impl From<Vec<u32>> for Sites {
 }
 
 impl Sites {
+    /// Where the products of `spec` sample on `grid`: the gauges' cells ([`Spec::cells`]) and the
+    /// faces each line crosses ([`crossings`]). A gauge or a line's point outside
+    /// the domain, and a line that crosses no face between two cells, are refused naming the key.
+    pub fn of(spec: &Spec, grid: &Grid2, c: &Check) -> Result<Sites> {
+        let cells = spec
+            .gauges
+            .iter()
+            .map(|g| gauge_cell(g, grid).or_else(|e| c.fail("output.gauges", e)))
+            .collect::<Result<Vec<u32>>>()?;
+        let mut lines = Vec::with_capacity(spec.lines.len());
+        for l in &spec.lines {
+            if let Some(p) = l.points.iter().find(|p| !inside(p[0], p[1], grid)) {
+                return c.fail(
+                    "output.lines",
+                    format!("line {}: the point ({}, {}) m is {}", l.name, num(p[0]), num(p[1]), outside(grid)),
+                );
+            }
+            let faces = crossings(&l.points, grid);
+            if faces.is_empty() {
+                let (nx, ny, dx, dy) = (grid.nx, grid.ny, num(grid.dx), num(grid.dy));
+                return c.fail(
+                    "output.lines",
+                    format!(
+                        "line {} crosses no face between two cells of the {nx}×{ny} grid ({dx} m × {dy} m cells): \
+                         draw it across the flow, through the domain's interior",
+                        l.name
+                    ),
+                );
+            }
+            lines.push(faces);
+        }
+        Ok(Sites::new(grid, cells, &lines))
+    }
+
     /// The gauges at `cells` and lines crossing `lines` (from [`crossings`]) on `grid`: every
     /// cell beside a line's face sampled once.
     pub fn new(grid: &Grid2, cells: Vec<u32>, lines: &[Vec<(GridFace, i32)>]) -> Sites {

@@ -13,11 +13,11 @@ pub(super) struct Records {
 }
 
 impl Records {
-    /// Empty records of `spec`'s gauges and lines sampled at `sites` (from [`Spec::sites`], or
+    /// Empty records of `spec`'s gauges and lines sampled at `sites` (from [`Sites::of`], or
     /// the gauges' cells alone for a case without lines).
     pub fn new(spec: &Spec, sites: &Sites) -> Records {
-        assert_eq!(spec.lines.len(), sites.lines.len(), "the sites' lines are the spec's (Spec::sites)");
-        assert!(sites.cells.len() >= spec.gauges.len(), "the sites sample every gauge (Spec::sites)");
+        assert_eq!(spec.lines.len(), sites.lines.len(), "the sites' lines are the spec's (Sites::of)");
+        assert!(sites.cells.len() >= spec.gauges.len(), "the sites sample every gauge (Sites::of)");
         let series = spec
             .gauges
             .iter()

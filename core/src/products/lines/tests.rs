@@ -255,7 +255,7 @@ fn bad_lines_are_refused_naming_the_key() {
     let g = grid(4, 3, 1.0, 1.0, (0.0, 0.0));
     let with = |lines: Vec<Line>| Spec { lines, ..Spec::default() };
     let bad = |s: Spec, what: &str| {
-        let e = s.check(&c).and_then(|_| s.sites(&g, &c).map(|_| ())).unwrap_err().to_string();
+        let e = s.check(&c).and_then(|_| Sites::of(&s, &g, &c).map(|_| ())).unwrap_err().to_string();
         assert!(e.contains("output.lines") && e.contains(what), "{e}");
         assert_eq!(e.lines().count(), 1, "{e}");
     };
@@ -277,13 +277,11 @@ fn bad_lines_are_refused_naming_the_key() {
     // Through the centres of the second column: the faces between the first two.
     let s = Spec { gauges: vec![Gauge { name: "g".into(), x: 3.5, y: 0.5 }], ..with(vec![line("a-1_B", &ok)]) };
     s.check(&c).unwrap();
-    let sites = s.sites(&g, &c).unwrap();
+    let sites = Sites::of(&s, &g, &c).unwrap();
     assert_eq!(sites.cells, [3, 0, 1, 4, 5, 8, 9]);
     // A gauge outside names its own key.
-    let e = Spec { gauges: vec![Gauge { name: "g".into(), x: 9.0, y: 0.5 }], ..Spec::default() }
-        .sites(&g, &c)
-        .unwrap_err()
-        .to_string();
+    let far = Spec { gauges: vec![Gauge { name: "g".into(), x: 9.0, y: 0.5 }], ..Spec::default() };
+    let e = Sites::of(&far, &g, &c).unwrap_err().to_string();
     assert!(
         e.contains("output.gauges: gauge g at (9, 0.5) m is outside") && !e.contains("output.gauges: output"),
         "{e}"
