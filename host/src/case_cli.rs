@@ -180,7 +180,7 @@ fn command(name: &str, about: &str, solver: &Solver, doc: &CaseDoc) -> clap::Com
             .long("ranks")
             .value_name("N")
             .value_parser(clap::value_parser!(u32).range(1..))
-            .help("run on N ranks, the grid cut into N slabs along y (sediment and kp), each a process started by MPI's mpiexec: a build with the `mpi` feature only; under mpirun -n N, N is the launcher's and --ranks may be left out"),
+            .help("run on N ranks, the grid cut into N slabs along y (along z in 3D): sediment, kp and claw, each a process started by MPI's mpiexec: a build with the `mpi` feature only; under mpirun -n N, N is the launcher's and --ranks may be left out"),
     )
     .arg(
         Arg::new("tuning")

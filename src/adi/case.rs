@@ -16,7 +16,8 @@ use crate::grid::{Grid2, Mesh};
 use crate::model::{Halt, Model, State};
 use crate::output::png::{map_drawing, map_pixels};
 use crate::run::{
-    Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, plan, simulate,
+    Album, Case, CaseInfo, Needs, Outcome, Plan, RunDir, RunOptions, Simulation, Snapshot, not_decomposed, plan,
+    simulate,
 };
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
@@ -525,6 +526,13 @@ impl Simulation for AdiCase {
             num(s.eddy),
             sides.join(", ")
         ) + &if s.forcing.is_empty() { String::new() } else { format!("; forcing: {}", s.forcing.describe()) }
+    }
+    fn decomposition(&self, _ranks: usize) -> Result<crate::run::Decomposition> {
+        // docs/ranks.md: what a decomposed ADI step would need.
+        Err(not_decomposed(
+            "adi",
+            "its y sweep solves each column of the grid as one tridiagonal system, across every slab, and hydrokern has no distributed tridiagonal solve",
+        ))
     }
     fn times(&self) -> &Times {
         &self.times

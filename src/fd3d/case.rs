@@ -7,7 +7,7 @@
 
 use super::{Direction, Grid3, MAX_DIM, PeriodicGrid, TestField, Variant, WIDTH, cpu, gpu::Plan};
 use crate::case::{CaseDoc, Check, Common, Flag, Set};
-use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, plan, start};
+use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, RunDir, RunOptions, once_on_one_rank, plan, start};
 use crate::runtime::{Backend, DeviceBuffer, Gpu, Timer};
 use crate::{Error, GpuReal, Precision, Result};
 use serde::Deserialize;
@@ -367,6 +367,7 @@ impl Case for Fd3dCase {
         plan::once(self, 1, 200 * 3 * (self.variants.len() as u64 + 1))
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
+        once_on_one_rank("fd3d", "it computes the derivatives of one field")?;
         let mut s = start(self, opts)?;
         let result = match s.precision {
             Precision::F32 => self.run_t::<f32>(opts, &s.backend, &mut s.dir),

@@ -14,7 +14,7 @@ use super::{
 };
 use crate::case::{BackendSetting, CaseDoc, Check, Common, Flag, Format, Set};
 use crate::output::write_npy;
-use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, Plan, RunDir, RunOptions, plan, start};
+use crate::run::{Case, CaseInfo, Needs, Norms, Outcome, Plan, RunDir, RunOptions, once_on_one_rank, plan, start};
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
 use serde::Deserialize;
@@ -523,6 +523,7 @@ impl Case for TridiagCase {
         plan::once(self, files, bytes)
     }
     fn run(&self, opts: &RunOptions) -> Result<Outcome> {
+        once_on_one_rank("tridiag", "it solves one batch of systems")?;
         let mut s = start(self, opts)?;
         let result = match s.precision {
             Precision::F32 => self.run_t::<f32>(opts, &s.backend, &mut s.dir),

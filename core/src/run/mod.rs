@@ -26,7 +26,7 @@ pub use dir::{CASE_FILE, LOCK_FILE, MANIFEST, Manifest, RunDir};
 pub use netcdf::file_name as netcdf_file_name;
 pub use norms::Norms;
 pub use simulate::simulate;
-pub use simulation::{Album, Decomposition, Simulation, Snapshot, time_tag};
+pub use simulation::{Album, Decomposition, Simulation, Snapshot, not_decomposed, once_on_one_rank, time_tag};
 pub use start::{Started, backend_note, check_report, start};
 pub use stepping::{AnyCheckpoint, AnyState, Diagnostics, Session, Steppable};
 

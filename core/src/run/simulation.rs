@@ -54,16 +54,17 @@ pub trait Simulation: Case + Sync {
     /// The model, on `backend`, in precision `T`.
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>>;
     /// How its grid is cut over `ranks` ranks, for a solver that runs decomposed
-    /// ([`crate::ranks`]); by default it does not, and such a run is refused in one line.
+    /// ([`crate::ranks`]); by default it does not, and such a run is refused in one line
+    /// ([`not_decomposed`], which a solver that does not says why with).
     fn decomposition(&self, _ranks: usize) -> Result<Decomposition> {
-        Err(not_decomposed(self.info().solver))
+        Err(not_decomposed(self.info().solver, "its grid is not cut over ranks"))
     }
     /// The model of one slab of a decomposed run (`halo`: its rank, rows and neighbours), on
     /// `backend`, in precision `T`: it steps as the whole grid's model does, taking the ghost
     /// rows at its cuts from its neighbours, so that its slab of every state is bit for bit
     /// that of the whole grid's.
     fn build_slab<T: GpuReal>(&self, _backend: &Backend, _halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
-        Err(not_decomposed(self.info().solver))
+        Err(not_decomposed(self.info().solver, "its grid is not cut over ranks"))
     }
     /// What a progress line shows of a state beyond clock and Δt: conserved totals against
     /// their initial values, ranges.
@@ -120,8 +121,22 @@ pub struct Decomposition {
     pub products: Option<(Spec, Sites)>,
 }
 
-fn not_decomposed(solver: &str) -> crate::Error {
-    crate::Error::invalid(format!("{solver} does not run on several ranks: run it on one"))
+/// The one line that refuses a run of `solver` on several ranks, `why` saying what stands in
+/// the way.
+pub fn not_decomposed(solver: &str, why: &str) -> crate::Error {
+    crate::Error::invalid(format!(
+        "{solver} does not run on several ranks: {why}; run it on one (no --ranks, no mpirun)"
+    ))
+}
+
+/// A case that computes once, with no steps to cut over ranks (`what`: what it computes),
+/// refused where a launcher started it on several. Every rank returns the error, which rank 0
+/// alone says, before anything is written.
+pub fn once_on_one_rank(solver: &str, what: &str) -> Result<()> {
+    match crate::ranks::world() {
+        Some(comm) if comm.size() > 1 => Err(not_decomposed(solver, &format!("{what} once, with no steps to cut"))),
+        _ => Ok(()),
+    }
 }
 
 /// A time formatted for file names and messages: the shortest decimal that reads back as the
