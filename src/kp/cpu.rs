@@ -229,7 +229,7 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             None => {
                 let mut q = State { w: w.convert::<W>(), hu, hv };
                 if W::WIDER {
-                    super::mixed::start(problem, block, &k, &cell_bed, &mut q)?;
+                    super::mixed::start(problem, (&k, &problem.coeffs::<f64>(block)), &cell_bed, &mut q)?;
                 }
                 q
             }
@@ -290,11 +290,11 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
     }
 
     /// The reference of one rank's slab of a grid decomposed over ranks (docs/ranks.md):
-    /// `problem` is the slab's (`Problem::slab`), `start` cut from the whole grid's
-    /// (`Start::slab`), and `halo` exchanges the ghost rows at its cuts. Refused where the
-    /// problem does not run on several ranks (`Problem::refuses_ranks`). With a wider `W` (the
-    /// mixed precision) `state` is the slab's cut of the whole grid's mixed start
-    /// (`mixed::slab_start`): a slab's own rows cannot make it.
+    /// `problem` is the slab's (`Problem::slab`), `start` the slab's of the whole grid's
+    /// (`Problem::slab_start`), and `halo` exchanges the ghost rows at its cuts. Refused where
+    /// the problem does not run on several ranks (`Problem::refuses_ranks`). With a wider `W`
+    /// (the mixed precision) `state` is the slab's rows of the whole grid's mixed start
+    /// (`mixed::slab_start`): the slab's own rows cannot make it, the rows about it can.
     pub fn slab(problem: &Problem, start: Start<T>, state: Option<State<T, W>>, halo: Halo) -> Result<CpuKp<T, W>> {
         if let Some(why) = problem.refuses_ranks() {
             return Err(Error::invalid(why));

@@ -48,15 +48,15 @@ pub fn check_scheme(scheme: Scheme) -> Result<()> {
 /// is one level), a dry cell's stays B̄ in `T` (exactly dry, as `Problem::padded` leaves it: the
 /// f64 state's B̄ is not the `T` cell bed depths are taken against, so its dry cells would hold
 /// the two beds' difference, up to half an f32 ulp of B̄, as water that counts as wet); cleaned
-/// against the `T` cell bed, with its ghosts.
+/// against the `T` cell bed, with its ghosts. `k` and `k64`: the constants in `T` and in f64 (the
+/// problem's, or the whole grid's for the rows around a slab).
 pub(super) fn start<T: Real, W: Surface<T>>(
     problem: &Problem,
-    block: (u32, u32),
-    k: &Coeffs<T>,
+    (k, k64): (&Coeffs<T>, &Coeffs<f64>),
     cell_bed: &[T],
     q: &mut State<T, W>,
 ) -> Result<()> {
-    let wide: Field2<W> = problem.padded(&problem.coeffs::<f64>(block))?.q[0].convert();
+    let wide: Field2<W> = problem.padded_with(k64, k64)?.q[0].convert();
     for j in 0..problem.ny {
         for i in 0..problem.nx {
             if problem.h[j * problem.nx + i] > 0.0 {
@@ -69,16 +69,25 @@ pub(super) fn start<T: Real, W: Surface<T>>(
     Ok(())
 }
 
-/// A slab's start in the mixed precision: the whole grid's `start` (`Problem::start` of `whole`)
-/// made mixed as a run of the whole grid makes it ([`start`]), then cut to the slab's rows with
-/// the rows beyond its cuts (`Start::slab`). A slab's own rows could not make it: cleaning and
-/// the ghosts read the whole grid.
-pub(super) fn slab_start(whole: &Problem, start: Start<f32>, slab: &Slab) -> Result<(Start<f32>, State<f32, f64>)> {
-    let block = (start.k.bx, start.k.by);
+/// A slab's start in the mixed precision, as a run of the whole grid makes its start
+/// ([`start`]) cut to the slab's rows with the rows beyond its cuts (`Start::slab`): made
+/// from the rows about the slab (`Problem::slab_start`), or, where those reach the ends of a
+/// periodic y axis, from the whole grid's.
+pub(super) fn slab_start(whole: &Problem, block: (u32, u32), slab: &Slab) -> Result<(Start<f32>, State<f32, f64>)> {
+    let window = whole.window_start::<f32>(block, slab)?;
+    let windowed = window.is_some();
+    let (problem, start, k64, lo) = match window {
+        Some(super::slab::Window { ref problem, start, k64, lo }) => (problem, start, k64, lo),
+        None => (whole, whole.start::<f32>(block)?, whole.coeffs::<f64>(block), 0),
+    };
     let [w, hu, hv] = &start.padded.q;
     let mut q = State { w: w.convert::<f64>(), hu: hu.clone(), hv: hv.clone() };
-    self::start(whole, block, &start.k, &start.padded.cell_bed, &mut q)?;
-    let rows = slab.rows.clone();
+    self::start(problem, (&start.k, &k64), &start.padded.cell_bed, &mut q)?;
+    let rows = slab.rows.start - lo..slab.rows.end - lo;
     let cut = State { w: q.w.slab(rows.clone())?, hu: q.hu.slab(rows.clone())?, hv: q.hv.slab(rows)? };
-    Ok((start.slab(slab)?, cut))
+    let start = match windowed {
+        true => whole.cut_window_start(start, slab, lo)?,
+        false => start.slab(slab)?,
+    };
+    Ok((start, cut))
 }

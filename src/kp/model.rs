@@ -200,7 +200,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         early_exit: EarlyExit,
     ) -> Result<Self> {
         let (slab, problem) = slab_of(whole, &halo)?;
-        let start = whole.start::<T>(launch.block)?.slab(&slab)?;
+        let start = whole.slab_start::<T>(launch.block, &slab)?;
         let on = match backend {
             Backend::Gpu(gpu) => {
                 let model = GpuKp::slab(gpu, &problem, start, halo, launch)?;
@@ -212,8 +212,8 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
     }
 
     /// [`slab`](Self::slab) in the mixed precision ([`mixed`](Self::mixed)), on the GPU of
-    /// `backend` (early exit as `early_exit` says) or the CPU reference: its start cut from the
-    /// whole grid's mixed start (`mixed::slab_start`), its w rows (f64) and momenta rows (f32)
+    /// `backend` (early exit as `early_exit` says) or the CPU reference: its start the slab's
+    /// rows of the whole grid's mixed start (`mixed::slab_start`), its w rows (f64) and momenta rows (f32)
     /// exchanged apart.
     pub fn mixed_slab(
         backend: &Backend,
@@ -223,7 +223,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         early_exit: EarlyExit,
     ) -> Result<Self> {
         let (slab, problem) = slab_of(whole, &halo)?;
-        let (start, state) = super::mixed::slab_start(whole, whole.start::<f32>(launch.block)?, &slab)?;
+        let (start, state) = super::mixed::slab_start(whole, launch.block, &slab)?;
         let on = match backend {
             Backend::Gpu(gpu) => {
                 let model = GpuKp::slab_mixed(gpu, &problem, (start, state), halo, launch)?;

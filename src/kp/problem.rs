@@ -509,12 +509,19 @@ impl Problem {
     /// cell is active and no face lets water only out: a run with such faces writes their
     /// ghosts' activity every stage.
     pub fn active_map(&self) -> Option<Vec<u8>> {
+        self.has_active_map().then(|| self.activity())
+    }
+
+    /// Whether [`active_map`](Self::active_map) gives a map: some cell is inactive, or some
+    /// face lets water only out or is closed for good.
+    pub(super) fn has_active_map(&self) -> bool {
+        self.active.is_some() || !self.out_only_faces().is_empty() || !self.closed_faces().is_empty()
+    }
+
+    /// The map [`active_map`](Self::active_map) gives, made whether or not it would.
+    pub(super) fn activity(&self) -> Vec<u8> {
         let all = vec![true; self.nx * self.ny];
-        let a = match &self.active {
-            Some(a) => a,
-            None if self.out_only_faces().is_empty() && self.closed_faces().is_empty() => return None,
-            None => &all,
-        };
+        let a = self.active.as_ref().unwrap_or(&all);
         let l = self.layout();
         let bc = self.boundary.map(Boundary::code);
         let (nx, ny) = (self.nx as u32, self.ny as u32);
@@ -528,7 +535,7 @@ impl Problem {
             }
         }
         self.close_faces(&mut map);
-        Some(map)
+        map
     }
 
     /// The layout of the state: two ghost layers.
@@ -544,6 +551,13 @@ impl Problem {
     /// corners mirrored or wrapped per side, [`node_source`]), B at the cell centres, and the
     /// state (w, hu, hv) cleaned (no momentum where dry) with its ghosts set.
     pub fn padded<T: Real>(&self, k: &Coeffs<T>) -> Result<Padded<T>> {
+        self.padded_with(k, &self.coeffs::<f64>((k.bx, k.by)))
+    }
+
+    /// [`padded`](Self::padded) with the constants `k` and, for the surfaces of partially
+    /// flooded cells, `k64` in f64: of this problem, or of the whole grid for the rows around
+    /// a slab (`slab.rs`).
+    pub(super) fn padded_with<T: Real>(&self, k: &Coeffs<T>, k64: &Coeffs<f64>) -> Result<Padded<T>> {
         let (nx, ny) = (self.nx as u32, self.ny as u32);
         let nodes = self.node_layout();
         let bc = self.boundary.map(Boundary::code);
@@ -596,7 +610,6 @@ impl Problem {
             let c = |a: i32, b: i32| bed.get(i + a, j + b);
             cell_bed_of(c(0, 0), c(1, 0), c(0, 1), c(1, 1))
         })?;
-        let k64 = self.coeffs::<f64>((k.bx, k.by));
         // Outside the interior and the domain (inactive cells): dry and still, as they stay.
         let interior = |i: i32, j: i32| {
             let s = layout.is_interior(i, j).then(|| j as usize * self.nx + i as usize)?;
@@ -606,7 +619,7 @@ impl Problem {
             // A dry cell keeps w = B in T: exactly dry.
             Some(s) if self.h[s] > 0.0 => {
                 let corners = (bed.get(i, j), bed.get(i + 1, j), bed.get(i, j + 1), bed.get(i + 1, j + 1));
-                self.surface_in(k, &k64, i as usize, j as usize, corners)
+                self.surface_in(k, k64, i as usize, j as usize, corners)
             }
             _ => cell_bed.get(i, j),
         })?;

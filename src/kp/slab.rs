@@ -1,17 +1,34 @@
 //! What a model starts from, for the whole grid or for one rank's slab of it (docs/ranks.md).
 //!
-//! A slab's padded fields are cut from the whole grid's, not built from a problem of the slab's
-//! rows: the whole grid's constants (its dry depth depends on the largest bed and depth
-//! anywhere), the corner bed and the activity of the rows beyond each cut, and the initial
-//! state's ghost rows there are then the undivided grid's bit for bit.
+//! A slab's padded fields are the whole grid's rows, with the whole grid's constants (its dry
+//! depth depends on the largest bed and depth anywhere): the corner bed, the activity and the
+//! initial state's ghost rows beyond each cut are the undivided grid's bit for bit. They are
+//! made from the rows about the slab as a grid of their own ([`Problem::slab_start`]), so that
+//! no rank builds the whole grid's.
 
 use super::problem::Padded;
 use super::segments::Segments;
-use super::{Coeffs, Problem};
+use super::{Boundary, Coeffs, Problem};
 use crate::field::Field2;
 use crate::ranks::Slab;
 use crate::{Error, Real, Result};
 use std::ops::Range;
+
+/// Rows beyond each cut of a slab that its start is made from
+/// ([`Problem::window_start`]): its two ghost rows, and one more that takes what the window's
+/// own edges set.
+pub const WINDOW_MARGIN: usize = 3;
+
+/// The rows about a slab as a problem of their own, and its start made with the whole grid's
+/// constants ([`Problem::window_start`]).
+pub(super) struct Window<T> {
+    pub problem: Problem,
+    pub start: Start<T>,
+    /// The whole grid's constants in f64, fitted to these rows.
+    pub k64: Coeffs<f64>,
+    /// The whole grid's row that is the window's first.
+    pub lo: usize,
+}
 
 /// The constants and padded fields a model starts from ([`Problem::start`], [`Start::slab`]).
 pub struct Start<T> {
@@ -53,7 +70,7 @@ impl Problem {
     /// The problem of interior rows `rows` as a model of a slab sees it: its sizes, its rows of
     /// the initial fields and rasters, the whole grid's constants and sides. It is never
     /// validated or padded on its own (a periodic y axis would not repeat within it): the
-    /// slab's fields come from [`Start::slab`].
+    /// slab's fields come from [`slab_start`](Self::slab_start).
     pub fn slab(&self, rows: Range<usize>) -> Result<Problem> {
         if rows.is_empty() || rows.end > self.ny {
             return Err(Error::invalid(format!("kp: rows {rows:?} of a grid of {} rows", self.ny)));
@@ -85,6 +102,83 @@ impl Problem {
             hv: cells(&self.hv),
             bed: self.bed[rows.start * n..(rows.end + 1) * n].to_vec(),
             active: self.active.as_ref().map(|a| a[rows.start * self.nx..rows.end * self.nx].to_vec()),
+        })
+    }
+
+    /// The start of `slab`, bit for bit the whole grid's start cut to it
+    /// ([`start`](Self::start), [`Start::slab`]), made from the rows around the slab alone
+    /// ([`window_start`](Self::window_start)) where they do not wrap around a periodic y axis:
+    /// no rank holds the whole grid's padded fields.
+    pub fn slab_start<T: Real>(&self, block: (u32, u32), slab: &Slab) -> Result<Start<T>> {
+        match self.window_start::<T>(block, slab)? {
+            Some(w) => self.cut_window_start(w.start, slab, w.lo),
+            None => self.start::<T>(block)?.slab(slab),
+        }
+    }
+
+    /// The rows from `slab`'s first less [`WINDOW_MARGIN`] to its last plus it as a problem
+    /// of their own, with its start ([`Window`]); none where the window is the whole grid,
+    /// or where it reaches the first or last row of a periodic y axis: those slabs cut the
+    /// whole grid's start.
+    ///
+    /// Each padded row of the slab is a function of the whole grid's rows about it: an interior
+    /// row of its own row and corner rows (its x ghosts too), a ghost row beyond a side of the
+    /// grid of the two rows inside it. The window's sides within the grid are walls of its
+    /// own, and the outlets and held levels that it cuts short end at its edges: what those set
+    /// lies beyond the rows the slab keeps. Its activity map is made where the whole grid's
+    /// is, the whole grid's perimeter (its faces letting water only out, its segments) and the
+    /// streamed kernel's plain strips are the whole grid's (`cut_window_start`).
+    pub(super) fn window_start<T: Real>(&self, block: (u32, u32), slab: &Slab) -> Result<Option<Window<T>>> {
+        let rows = &slab.rows;
+        let (lo, hi) = (rows.start.saturating_sub(WINDOW_MARGIN), (rows.end + WINDOW_MARGIN).min(self.ny));
+        let periodic = self.boundary[2] == Boundary::Periodic;
+        // Across a periodic axis the first and last rows are each other's neighbours (ghost
+        // rows, the ends of outlets on the west and east sides): a window there would not see
+        // the rows beyond them.
+        if (lo == 0 && hi == self.ny) || (periodic && (lo == 0 || hi == self.ny)) {
+            return Ok(None);
+        }
+        let mut window = self.slab(lo..hi)?;
+        if lo > 0 {
+            window.boundary[2] = Boundary::Wall;
+        }
+        if hi < self.ny {
+            window.boundary[3] = Boundary::Wall;
+        }
+        let (k, k64) = (window.fit(self.coeffs::<T>(block)), window.fit(self.coeffs::<f64>(block)));
+        let start = Start {
+            padded: window.padded_with(&k, &k64)?,
+            k,
+            active: self.has_active_map().then(|| window.activity()),
+            plain_strips: None,
+            out_only: Vec::new(),
+            friction: window.friction_field()?,
+            segments: Segments::of(&window),
+        };
+        Ok(Some(Window { problem: window, start, k64, lo }))
+    }
+
+    /// The constants `k` of the whole grid for this window of its rows: its rows and sides.
+    fn fit<T: Copy>(&self, mut k: Coeffs<T>) -> Coeffs<T> {
+        k.ny = self.ny as u32;
+        k.nby = k.ny.div_ceil(k.by);
+        k.bc = self.boundary.map(Boundary::code);
+        k
+    }
+
+    /// The start of `slab` cut from `start`, the start of the rows from `lo` on
+    /// ([`window_start`](Self::window_start)), with the whole grid's perimeter faces and
+    /// plain strips.
+    pub(super) fn cut_window_start<T: Real>(&self, start: Start<T>, slab: &Slab, lo: usize) -> Result<Start<T>> {
+        let rows = &slab.rows;
+        let mut cut = start.slab(&Slab { rows: rows.start - lo..rows.end - lo, ..slab.clone() })?;
+        // The slab's sides are the whole grid's, as its cut flags say which it sets.
+        cut.k.bc = self.boundary.map(Boundary::code);
+        Ok(Start {
+            plain_strips: self.active_map().map(|m| self.plain_strips_of(&m)),
+            out_only: super::out_only::slab_faces(&self.out_only_faces(), self.nx, self.ny, rows),
+            segments: Segments::of(self).slab(self.nx, self.ny, rows),
+            ..cut
         })
     }
 

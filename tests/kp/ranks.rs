@@ -14,7 +14,7 @@ use hydrokern::GpuReal;
 use hydrokern::accumulation::Accumulation;
 use hydrokern::grid::Layout2;
 use hydrokern::kp::gpu::{FluxVariant, Launch};
-use hydrokern::kp::{Boundary, EarlyExit, KpModel, Problem, Scheme, WetDry};
+use hydrokern::kp::{Boundary, EarlyExit, KpModel, Problem, Scheme, Start, WetDry};
 use hydrokern::model::{Checkpoint, Model, Products, State, Until};
 use hydrokern::products::{Joined, Sites, Spec, slab_spec};
 use hydrokern::ranks::parts;
@@ -231,6 +231,76 @@ proptest! {
         let early = if early && on_gpu { EarlyExit::On } else { EarlyExit::Off };
         let run = (backend, Launch::default(), early);
         check::<f64>(&p, n, m, (&run, true), None)?;
+    }
+}
+
+/// `got` and `want` hold the same bits: constants, padded fields, activity, plain strips,
+/// perimeter faces, friction and segments.
+fn same_start<T: GpuReal>(got: &Start<T>, want: &Start<T>) -> Result<(), TestCaseError> {
+    prop_assert_eq!(format!("{:?}", got.k), format!("{:?}", want.k));
+    let bits = |f: &hydrokern::field::Field2<T>| f.stored().iter().map(|v| v.to_f64().to_bits()).collect::<Vec<_>>();
+    let fields = |s: &Start<T>| {
+        let p = &s.padded;
+        [&p.bed, &p.cell_bed, &p.q[0], &p.q[1], &p.q[2]].map(|f| (f.layout(), bits(f)))
+    };
+    prop_assert!(fields(got) == fields(want), "padded fields differ");
+    prop_assert_eq!(&got.active, &want.active);
+    prop_assert_eq!(&got.plain_strips, &want.plain_strips);
+    prop_assert_eq!(&got.out_only, &want.out_only);
+    prop_assert_eq!(
+        got.friction.as_ref().map(|f| (f.layout(), bits(f))),
+        want.friction.as_ref().map(|f| (f.layout(), bits(f)))
+    );
+    prop_assert_eq!(&got.segments, &want.segments);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
+    /// A slab's start made from the rows around it (`Problem::slab_start`) is the whole
+    /// grid's start cut to the slab, bit for bit, for every slab of 1 to 6, in f32 and f64:
+    /// any sides (periodic, normal-depth), friction, inactive cells, held levels and outlets,
+    /// any block. (The mixed precision's start is checked through its runs above.)
+    #[test]
+    fn a_slab_start_made_from_its_rows_is_the_whole_grids_cut(
+        nx in 1usize..12,
+        ny in 2usize..40,
+        n in 1usize..=6,
+        seed: u64,
+        kind in 0u8..2,
+        wet_dry in prop::sample::select(WetDry::ALL.to_vec()),
+        holes: bool,
+        forcing: bool,
+        block in (1u32..9, 1u32..9),
+    ) {
+        let p = problem(nx, ny, seed, kind, wet_dry, (Accumulation::ALL[0], holes, forcing));
+        let slabs = Slabs::new(ny, fit(n, ny), 2, p.boundary[2] == Boundary::Periodic).unwrap();
+        let (whole32, whole64) = (p.start::<f32>(block).unwrap(), p.start::<f64>(block).unwrap());
+        for slab in slabs.all() {
+            same_start(&p.slab_start::<f32>(block, &slab).unwrap(), &whole32.slab(&slab).unwrap())?;
+            same_start(&p.slab_start::<f64>(block, &slab).unwrap(), &whole64.slab(&slab).unwrap())?;
+        }
+    }
+}
+
+/// Across a periodic y axis the faces closed for good at the ends of an outlet on a west or
+/// east wall wrap around it: an outlet that starts at the first row closes a face in the last,
+/// and one that ends at the last row a face in the first. The starts of the slabs that keep
+/// those rows are the whole grid's cut all the same.
+#[test]
+fn slab_starts_keep_the_outlet_ends_that_wrap_a_periodic_axis() {
+    use hydrokern::forcing::Outlet;
+    for (side, cells) in [(0, 0..3), (1, 17..20), (0, 5..20)] {
+        let mut p = random_state(6, 20, 7, 0);
+        p.boundary = [Boundary::Wall, Boundary::Wall, Boundary::Periodic, Boundary::Periodic];
+        p.forcing.outlets.push(Outlet { name: "outlet".into(), side, cells, normal_depth: true });
+        assert!(!p.closed_faces().is_empty());
+        for ranks in [5, 9] {
+            for slab in Slabs::new(20, ranks, 2, true).unwrap().all() {
+                let want = p.start::<f64>((4, 2)).unwrap().slab(&slab).unwrap();
+                same_start(&p.slab_start::<f64>((4, 2), &slab).unwrap(), &want).unwrap();
+            }
+        }
     }
 }
 

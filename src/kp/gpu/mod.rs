@@ -538,8 +538,8 @@ impl<T: GpuReal> GpuKp<T> {
     }
 
     /// The driver of one rank's slab of a grid decomposed over ranks (docs/ranks.md): `problem`
-    /// is the slab's (`Problem::slab`), `start` cut from the whole grid's for `launch.block`
-    /// (`Start::slab`), `halo` exchanges the ghost rows at its cuts (through NCCL where the
+    /// is the slab's (`Problem::slab`), `start` the slab's of the whole grid's for
+    /// `launch.block` (`Problem::slab_start`), `halo` exchanges the ghost rows at its cuts (through NCCL where the
     /// ranks have the link, else through the host). Refused
     /// where the problem does not run on several ranks (`Problem::refuses_ranks`). In `clamp`
     /// the draining factors and the stage's velocities cross the cuts too (`drain_on`, `clamp`).
