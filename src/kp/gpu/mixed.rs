@@ -4,7 +4,7 @@
 //! `clamp`'s passes with `W` = f64). Its CPU reference is `CpuKp<f32, f64>`, whose initial
 //! state it uploads.
 //!
-//! This module holds those f64 fields; `GpuKp::new_mixed` (`mod.rs`) builds a run on them.
+//! This module holds those f64 fields; `GpuKp::new_mixed` (`mixed_run.rs`) builds a run on them.
 
 use crate::Result;
 use crate::field::DeviceField2;

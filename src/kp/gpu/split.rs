@@ -13,7 +13,7 @@
 //! - DS2: X q → A → B (transposed), Y B → C → A, Y A → C → B (transposed back), X B → C → q.
 //!
 //! This module holds that state (the transposed orientation, the working states, the RK and
-//! clock kernels); the steps themselves are `GpuKp`'s (`mod.rs`), since they launch the model's
+//! clock kernels); the steps themselves are `GpuKp`'s (`split_steps.rs`), since they launch the model's
 //! flux, drain, clamp and ghost kernels on it.
 
 use crate::runtime::{DeviceBuffer, Gpu, Kernel};
