@@ -33,6 +33,7 @@ pub mod forcing;
 pub mod foundation;
 pub mod fused;
 pub mod grid;
+pub mod hash;
 pub mod input;
 pub mod model;
 pub mod output;

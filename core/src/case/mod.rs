@@ -135,11 +135,11 @@ impl CaseDoc {
 
     /// Record that the case read `bytes` from the file `path` named at `key`.
     pub fn record_input(&self, key: &str, path: &str, bytes: &[u8]) {
-        self.record_input_hash(key, path, crate::tune::cache::fnv1a(bytes));
+        self.record_input_hash(key, path, crate::hash::fnv1a(bytes));
     }
 
     /// Record that the case read the file `path` named at `key`, whose bytes (or the part of a
-    /// large file that identifies it) hash to `hash` by [`fnv1a`](crate::tune::cache::fnv1a).
+    /// large file that identifies it) hash to `hash` by [`fnv1a`](crate::hash::fnv1a).
     pub fn record_input_hash(&self, key: &str, path: &str, hash: String) {
         let file = InputFile { key: key.into(), path: path.into(), hash };
         if let Ok(mut v) = self.inputs.0.lock() {

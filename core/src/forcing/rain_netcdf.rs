@@ -433,7 +433,7 @@ fn record(c: &Check, path: &Path, name: &str) -> Result<()> {
     let io = |cause| Error::Io { path: name.to_string(), cause };
     let file = std::fs::File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
-    let mut hash = crate::tune::cache::Fnv1a::default();
+    let mut hash = crate::hash::Fnv1a::default();
     hash.update(&len.to_be_bytes());
     let mut chunk = vec![0; 1 << 20];
     let mut reader = file.take(HASHED_WHOLE);

@@ -13,7 +13,6 @@
 //! ([`lines`]), so both backends record the same.
 
 mod cpu;
-mod files;
 mod gpu;
 mod joined;
 pub mod lines;
@@ -21,7 +20,6 @@ mod records;
 mod saved;
 
 pub use cpu::CpuProducts;
-pub use files::{LINES_FILE, NEVER_ARRIVED, write};
 pub use gpu::{ClockAt, GpuProducts};
 pub use joined::{Joined, slab_spec};
 pub use kernels::products::{

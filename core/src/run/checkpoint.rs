@@ -619,7 +619,7 @@ mod tests {
             inputs: vec![InputFile {
                 key: "initial.raster.bed".into(),
                 path: "dem.asc".into(),
-                hash: crate::tune::cache::fnv1a(b"dem"),
+                hash: crate::hash::fnv1a(b"dem"),
             }],
         }
     }

@@ -12,6 +12,7 @@ mod live;
 mod netcdf;
 mod norms;
 pub mod plan;
+mod products;
 mod ranks;
 mod session;
 mod simulate;

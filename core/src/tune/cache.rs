@@ -123,34 +123,6 @@ pub fn cache_path() -> Option<PathBuf> {
     cache_dir().map(|d| d.join(FILE_NAME))
 }
 
-/// FNV-1a, 64 bits: a stable hash (std's is not stable across releases) of the PTX text.
-pub fn fnv1a(text: &[u8]) -> String {
-    let mut h = Fnv1a::default();
-    h.update(text);
-    h.hex()
-}
-
-/// [`fnv1a`] fed in pieces, for a file read in chunks rather than whole.
-pub struct Fnv1a(u64);
-
-impl Default for Fnv1a {
-    fn default() -> Self {
-        Fnv1a(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv1a {
-    pub fn update(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= b as u64;
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    pub fn hex(&self) -> String {
-        format!("{:016x}", self.0)
-    }
-}
-
 /// Parse a cache file's text: Err with the reason when it is not a cache file of this format.
 pub fn parse(text: &str) -> std::result::Result<CacheFile, String> {
     let file: CacheFile = serde_json::from_str(text).map_err(|e| format!("not a tuning cache ({e})"))?;
@@ -263,14 +235,6 @@ mod tests {
         // A relative XDG_CACHE_HOME is invalid by the specification: ignored.
         assert_eq!(cache_dir_from(None, p("rel"), p("/home/u")), p("/home/u/.cache/hydrokern"));
         assert_eq!(cache_dir_from(None, None, None), None);
-    }
-
-    #[test]
-    fn fnv_is_the_published_function() {
-        // Test vectors of FNV-1a 64.
-        assert_eq!(fnv1a(b""), "cbf29ce484222325");
-        assert_eq!(fnv1a(b"a"), "af63dc4c8601ec8c");
-        assert_ne!(fnv1a(b".entry a"), fnv1a(b".entry b"));
     }
 
     #[test]

@@ -73,7 +73,7 @@ fn ptx_hash(gpu: &Gpu) -> String {
     static HASHES: [OnceLock<String>; crate::ptx::MODULES.len()] =
         [const { OnceLock::new() }; crate::ptx::MODULES.len()];
     match crate::ptx::MODULES.iter().position(|m| m.arch == gpu.arch()) {
-        Some(k) => HASHES[k].get_or_init(|| cache::fnv1a(crate::ptx::MODULES[k].source.as_bytes())).clone(),
+        Some(k) => HASHES[k].get_or_init(|| crate::hash::fnv1a(crate::ptx::MODULES[k].source.as_bytes())).clone(),
         None => String::new(),
     }
 }

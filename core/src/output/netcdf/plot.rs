@@ -7,9 +7,9 @@
 //! on their own, they are drawn alone.
 
 use super::read::{Dataset, Values};
+use crate::output::png::NEVER_ARRIVED;
 use crate::output::png::{PlotOptions, Series, time_unit, write_panels_png};
 use crate::output::{MapOptions, write_field_png};
-use crate::products::NEVER_ARRIVED;
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 

@@ -9,6 +9,11 @@ pub const NAN_COLOR: [u8; 3] = [255, 0, 255];
 /// under the colour bar with what it means ([`super::MapOptions::unset`]).
 pub const UNSET_COLOR: [u8; 3] = [190, 190, 190];
 
+/// The arrival map's key for its unset cells, drawn in [`UNSET_COLOR`].
+pub const NEVER_ARRIVED: &str = "none (wet at t = 0 or never reached)";
+/// The time of the maximum depth's key for its unset cells: never wet.
+pub const NEVER_WET: &str = "none (never wet)";
+
 /// A piecewise-linear colour table over [0, 1].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Colormap {

@@ -1,26 +1,22 @@
-//! The products' files: a CSV per gauge, one of the lines' discharges, and the maps as NPY
-//! arrays and pictures.
+//! The products' files in the run directory: a CSV per gauge, one of the lines' discharges,
+//! and the maps as NPY arrays, pictures and GeoTIFFs.
 
-use super::{GAUGE_COLUMNS, LineSeries, Products};
+use super::RunDir;
 use crate::case::{Format, OutputSection};
 use crate::grid::Grid2;
-use crate::model::Output;
-use crate::output::png::{MapOptions, time_unit, write_field_png};
+use crate::model::{LineSeries, Output, Products};
+use crate::output::png::{MapOptions, NEVER_ARRIVED, NEVER_WET, time_unit, write_field_png};
 use crate::output::{GeoRef, write_geotiff, write_npy};
-use crate::run::RunDir;
+use crate::products::GAUGE_COLUMNS;
 use crate::{GpuReal, Result};
 use std::fmt::Write as _;
 
-/// The arrival map's key for its NaN cells, drawn in [`crate::output::png::UNSET_COLOR`].
-pub const NEVER_ARRIVED: &str = "none (wet at t = 0 or never reached)";
-/// The time of the maximum depth's key for its NaN cells: never wet.
-pub const NEVER_WET: &str = "none (never wet)";
 /// The lines' discharges' file in the run directory.
 pub const LINES_FILE: &str = "lines.csv";
 
 /// Write `gauge_<name>.csv` for every gauge, [`LINES_FILE`] with every line's discharge, and
 /// the maps, as the files show them
-/// ([`super::shown`]), as `max_h.npy`, `max_speed.npy`, … (with `output` asking for NPY),
+/// ([`crate::products::shown`]), as `max_h.npy`, `max_speed.npy`, … (with `output` asking for NPY),
 /// their pictures (asking for PNG) and GeoTIFFs `max_h.tif`, … in the system `epsg` (asking
 /// for GeoTIFF), each whole (the run directory writes atomically); the names written. The
 /// time maps' colours span [0, `t_end`], so their pictures compare across snapshots.
