@@ -23,6 +23,7 @@
 pub mod account;
 pub mod accumulation;
 pub mod alloc;
+pub mod atomic;
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod case;
@@ -36,6 +37,7 @@ pub mod grid;
 pub mod hash;
 pub mod input;
 pub mod model;
+pub mod npy;
 pub mod output;
 pub mod precision;
 pub mod products;

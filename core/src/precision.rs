@@ -9,7 +9,7 @@ pub trait GpuReal:
     + cudarc::driver::DeviceRepr
     + cudarc::driver::ValidAsZeroBits
     + Default
-    + crate::output::NpyElem
+    + crate::npy::NpyElem
     + Send
     + Sync
     + 'static

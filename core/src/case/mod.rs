@@ -461,9 +461,9 @@ impl<'a> Check<'a> {
     /// The `.npy` input file `path` (named at `key`), read as
     /// [`read_npy_f64`](crate::output::read_npy_f64) reads it, and recorded.
     pub fn read_npy(&self, key: &str, path: &Path) -> Result<(Vec<f64>, Vec<usize>)> {
-        let bytes = crate::output::npy::read_npy_bytes(path)?;
+        let bytes = crate::npy::read_npy_bytes(path)?;
         self.doc.record_input(key, &path.display().to_string(), &bytes);
-        crate::output::npy::parse_npy_f64(path, &bytes)
+        crate::npy::parse_npy_f64(path, &bytes)
     }
 
     /// Refuse the first value of a 2-D NPY input (`path`, `cols` columns, read for `key`) that

@@ -3,7 +3,7 @@
 //!
 //! A 2-D field stored with x fastest (`field[j * nx + i]`) has shape `[ny, nx]`.
 
-use super::write_atomic_parts;
+use crate::atomic::write_atomic_parts;
 use crate::{Error, Result};
 use std::borrow::Cow;
 use std::path::Path;
