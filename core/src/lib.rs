@@ -27,6 +27,7 @@ pub mod atomic;
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod case;
+pub mod cf_time;
 pub mod error;
 pub mod field;
 pub mod files;
@@ -39,6 +40,7 @@ pub mod input;
 pub mod model;
 pub mod npy;
 pub mod output;
+pub mod places;
 pub mod precision;
 pub mod products;
 pub mod ptx;

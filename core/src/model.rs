@@ -402,7 +402,7 @@ fn sized<'a, E>(found: Option<&'a [E]>, what: &str, name: &str, len: usize) -> c
 /// One gauge's record so far.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Series {
-    pub gauge: crate::case::products::Gauge,
+    pub gauge: crate::places::Gauge,
     /// The interior cell sampled (j·nx + i).
     pub cell: usize,
     pub times: Vec<f64>,
@@ -413,7 +413,7 @@ pub struct Series {
 /// One discharge line's record so far (`crate::products::lines`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LineSeries {
-    pub line: crate::case::products::Line,
+    pub line: crate::places::Line,
     /// The faces it crosses.
     pub faces: usize,
     /// The gauges' sample times.

@@ -267,7 +267,7 @@ impl Report {
     /// Write the report as JSON, whole or not at all (temporary file, then rename).
     pub fn write_json(&self, path: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self).map_err(|e| Error::invalid(format!("JSON: {e}")))?;
-        crate::output::write_atomic(path, text.as_bytes())
+        crate::atomic::write_atomic(path, text.as_bytes())
     }
 }
 

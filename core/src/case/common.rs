@@ -68,7 +68,7 @@ impl RunSection {
             return c.fail("run.max_steps", "0: must be at least 1");
         }
         if let Some(start) = &self.start {
-            crate::output::netcdf::cf::reference_date(start).or_else(|e| c.fail("run.start", e))?;
+            crate::cf_time::reference_date(start).or_else(|e| c.fail("run.start", e))?;
         }
         Ok(())
     }

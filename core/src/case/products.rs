@@ -6,25 +6,8 @@
 use super::{Check, num};
 use crate::grid::Grid2;
 use crate::{Error, Result};
-use serde::Deserialize;
 
-/// One `[[output.gauges]]` entry: a named point, in metres.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Gauge {
-    pub name: String,
-    pub x: f64,
-    pub y: f64,
-}
-
-/// One `[[output.lines]]` entry: a named polyline, its points in metres, through which the
-/// discharge is recorded (`crate::products::lines`).
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Line {
-    pub name: String,
-    pub points: Vec<[f64; 2]>,
-}
+pub use crate::places::{Gauge, Line};
 
 /// Depth above which water counts as arrived, by default (m).
 pub const ARRIVAL_DEPTH: f64 = 0.01;

@@ -19,8 +19,8 @@ use super::rain_cf::{self, Axis, KNOWN_UNITS, Packing, RainUnit};
 use super::rain_frames::{Frame, on_grid};
 use super::series::time_factor;
 use crate::case::{Check, num};
+use crate::cf_time::{self, GREGORIAN, TimeUnits};
 use crate::output::netcdf::Dataset;
-use crate::output::netcdf::cf_time::{self, GREGORIAN, TimeUnits};
 use crate::output::netcdf::classic::{Type, Var};
 use crate::{Error, Result};
 use std::io::Read;
@@ -310,7 +310,7 @@ fn frame_times(
                     ),
                 ));
             }
-            let date = crate::output::netcdf::cf::reference_date(date).map_err(|m| ("run.start", m))?;
+            let date = cf_time::reference_date(date).map_err(|m| ("run.start", m))?;
             Some(cf_time::epoch_seconds(&date).map_err(|m| ("run.start", m))?)
         }
     };

@@ -57,7 +57,9 @@ fn geo<S: Simulation>(sim: &S) -> cf::Geo<'_> {
 /// (`run.start`), else the solver's unit, with CF's spelling of years (`year`, UDUNITS' name).
 fn time_units(unit: &str, start: Option<&str>) -> Result<String> {
     match (unit, start) {
-        ("s", Some(date)) => Ok(format!("seconds since {}", cf::reference_date(date).map_err(Error::invalid)?)),
+        ("s", Some(date)) => {
+            Ok(format!("seconds since {}", crate::cf_time::reference_date(date).map_err(Error::invalid)?))
+        }
         (_, Some(_)) => Err(Error::invalid(format!(
             "run.start: this solver counts time in {unit}, not seconds; a start date is for runs in seconds"
         ))),

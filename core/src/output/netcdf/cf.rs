@@ -87,46 +87,6 @@ pub fn time_unit_of(units: &str) -> &str {
     }
 }
 
-/// A start date as a case gives it — `2026-11-29`, `2026-11-29T06:30`, `2026-11-29 06:30:00`,
-/// with or without a final `Z` (UTC in every case) — in UDUNITS' form `2026-11-29 06:30:00`, or
-/// why it is not one.
-pub fn reference_date(text: &str) -> std::result::Result<String, String> {
-    let bad = |why: &str| format!("'{text}': {why}; give a UTC date and time as 2026-11-29 or 2026-11-29T06:30:00Z");
-    let t = text.trim().strip_suffix('Z').unwrap_or(text.trim());
-    let (date, time) = match t.split_once(['T', ' ']) {
-        Some((d, tm)) => (d, tm),
-        None => (t, "00:00:00"),
-    };
-    let num = |s: &str, digits: usize| {
-        (s.len() == digits && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse::<u32>().unwrap())
-    };
-    let d: Vec<&str> = date.split('-').collect();
-    let (Some(y), Some(m), Some(day)) =
-        (d.first().and_then(|s| num(s, 4)), d.get(1).and_then(|s| num(s, 2)), d.get(2).and_then(|s| num(s, 2)))
-    else {
-        return Err(bad("not a date of the form YYYY-MM-DD"));
-    };
-    if d.len() != 3 {
-        return Err(bad("not a date of the form YYYY-MM-DD"));
-    }
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    if !(1..=12).contains(&m) || day == 0 || day > days[m as usize - 1] {
-        return Err(bad("no such day"));
-    }
-    let c: Vec<&str> = time.split(':').collect();
-    let parts: Vec<Option<u32>> = c.iter().map(|s| num(s, 2)).collect();
-    let (hh, mm, ss) = match parts.as_slice() {
-        [Some(h), Some(m)] => (*h, *m, 0),
-        [Some(h), Some(m), Some(s)] => (*h, *m, *s),
-        _ => return Err(bad("not a time of the form hh:mm or hh:mm:ss")),
-    };
-    if hh > 23 || mm > 59 || ss > 59 {
-        return Err(bad("no such time of day"));
-    }
-    Ok(format!("{y:04}-{m:02}-{day:02} {hh:02}:{mm:02}:{ss:02}"))
-}
-
 /// What the header needs of a field: its name, description and NumPy shape.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FieldSpec {

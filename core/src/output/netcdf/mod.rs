@@ -12,7 +12,7 @@
 mod account;
 pub mod append;
 pub mod cf;
-pub mod cf_time;
+pub use crate::cf_time;
 pub mod classic;
 mod lines;
 mod plot;

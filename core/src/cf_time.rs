@@ -1,7 +1,8 @@
-//! Time coordinates of CF files read by hydrokern: units `<unit> since <date>` (UDUNITS' form,
-//! which CF takes) or a plain unit of time, and dates as seconds since 1970-01-01 00:00:00 UTC
-//! in the Gregorian calendar, the one CF's `standard` calendar uses for every date of radar or
-//! gauge records.
+//! Time in CF files: the units of time coordinates read by hydrokern, `<unit> since <date>`
+//! (UDUNITS' form, which CF takes) or a plain unit of time, dates as seconds since 1970-01-01
+//! 00:00:00 UTC in the Gregorian calendar, the one CF's `standard` calendar uses for every date
+//! of radar or gauge records, and a case's start date as the reference date of the files it
+//! writes.
 
 /// A time axis' units: the length of its unit in seconds, and the date its zero stands for (in
 /// seconds since 1970-01-01 00:00:00 UTC) when it is dated.
@@ -142,6 +143,46 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// A start date as a case gives it — `2026-11-29`, `2026-11-29T06:30`, `2026-11-29 06:30:00`,
+/// with or without a final `Z` (UTC in every case) — in UDUNITS' form `2026-11-29 06:30:00`, or
+/// why it is not one.
+pub fn reference_date(text: &str) -> std::result::Result<String, String> {
+    let bad = |why: &str| format!("'{text}': {why}; give a UTC date and time as 2026-11-29 or 2026-11-29T06:30:00Z");
+    let t = text.trim().strip_suffix('Z').unwrap_or(text.trim());
+    let (date, time) = match t.split_once(['T', ' ']) {
+        Some((d, tm)) => (d, tm),
+        None => (t, "00:00:00"),
+    };
+    let num = |s: &str, digits: usize| {
+        (s.len() == digits && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse::<u32>().unwrap())
+    };
+    let d: Vec<&str> = date.split('-').collect();
+    let (Some(y), Some(m), Some(day)) =
+        (d.first().and_then(|s| num(s, 4)), d.get(1).and_then(|s| num(s, 2)), d.get(2).and_then(|s| num(s, 2)))
+    else {
+        return Err(bad("not a date of the form YYYY-MM-DD"));
+    };
+    if d.len() != 3 {
+        return Err(bad("not a date of the form YYYY-MM-DD"));
+    }
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    if !(1..=12).contains(&m) || day == 0 || day > days[m as usize - 1] {
+        return Err(bad("no such day"));
+    }
+    let c: Vec<&str> = time.split(':').collect();
+    let parts: Vec<Option<u32>> = c.iter().map(|s| num(s, 2)).collect();
+    let (hh, mm, ss) = match parts.as_slice() {
+        [Some(h), Some(m)] => (*h, *m, 0),
+        [Some(h), Some(m), Some(s)] => (*h, *m, *s),
+        _ => return Err(bad("not a time of the form hh:mm or hh:mm:ss")),
+    };
+    if hh > 23 || mm > 59 || ss > 59 {
+        return Err(bad("no such time of day"));
+    }
+    Ok(format!("{y:04}-{m:02}-{day:02} {hh:02}:{mm:02}:{ss:02}"))
 }
 
 #[cfg(test)]
