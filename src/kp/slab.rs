@@ -106,9 +106,9 @@ impl Problem {
     }
 
     /// The start of `slab`, bit for bit the whole grid's start cut to it
-    /// ([`start`](Self::start), [`Start::slab`]), made from the rows around the slab alone
-    /// ([`window_start`](Self::window_start)) where they do not wrap around a periodic y axis:
-    /// no rank holds the whole grid's padded fields.
+    /// ([`start`](Self::start), [`Start::slab`]), made from the rows about the slab alone
+    /// (`window_start`) unless they reach the first or last row of a periodic y axis: no rank
+    /// but those builds the whole grid's padded fields.
     pub fn slab_start<T: Real>(&self, block: (u32, u32), slab: &Slab) -> Result<Start<T>> {
         match self.window_start::<T>(block, slab)? {
             Some(w) => self.cut_window_start(w.start, slab, w.lo),
@@ -167,7 +167,7 @@ impl Problem {
     }
 
     /// The start of `slab` cut from `start`, the start of the rows from `lo` on
-    /// ([`window_start`](Self::window_start)), with the whole grid's perimeter faces and
+    /// (`window_start`), with the whole grid's perimeter faces and
     /// plain strips.
     pub(super) fn cut_window_start<T: Real>(&self, start: Start<T>, slab: &Slab, lo: usize) -> Result<Start<T>> {
         let rows = &slab.rows;

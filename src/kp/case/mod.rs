@@ -5,13 +5,12 @@ use super::gpu::{FluxVariant, Launch};
 use super::model::{EarlyExit, KpModel};
 use super::problem::MAX_MANNING;
 use super::segments::SIDES;
-use super::{Boundary, Problem, Scheme, WetDry, setup};
+use super::{Boundary, Problem, Scheme, WetDry};
 use crate::account::Account;
 use crate::accumulation::Accumulation;
-use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, flags, num};
-use crate::forcing::{Domain, Forcing, ForcingSection};
+use crate::case::{CaseDoc, Check, Common, Flag, Set, Times, approx, flags, num};
+use crate::forcing::{Domain, Forcing};
 use crate::grid::{Grid2, Mesh};
-use crate::input::{Raster, Resample, case_raster};
 use crate::model::{Halt, Model, State};
 use crate::output::png::{map_drawing, map_pixels, map_retained};
 use crate::products::{Sites, slab_spec};
@@ -22,85 +21,13 @@ use crate::run::{
 };
 use crate::runtime::Backend;
 use crate::{GpuReal, Precision, Real, Result};
-use serde::Deserialize;
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    /// Absent with `[initial.raster]`: the grid is the bed raster's cells.
-    grid: Option<Grid2Section>,
-    time: TimeSection,
-    #[serde(default)]
-    physics: Physics,
-    #[serde(default)]
-    numerics: Numerics,
-    #[serde(default)]
-    boundary: Boundaries,
-    initial: Initial,
-    #[serde(default)]
-    forcing: ForcingSection,
-    #[serde(default)]
-    gpu: GpuSection,
-}
+mod initial;
+mod sections;
 
-fn cfl() -> f64 {
-    0.25
-}
-fn rk2() -> String {
-    "rk2".into()
-}
-fn dt_floor() -> f64 {
-    1e-9
-}
-
-/// `[time]`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TimeSection {
-    t_end: f64,
-    #[serde(default = "cfl")]
-    cfl: f64,
-    /// `euler`, `rk2`, `srk2`, `ds1`, `ds2` or `auto` (docs/kp-schemes.md).
-    #[serde(default = "rk2")]
-    scheme: String,
-    /// A Δt below this stops the run as collapsed.
-    #[serde(default = "dt_floor")]
-    dt_floor: f64,
-    /// Δt never exceeds this, s (default: none, or [`FORCED_DT_MAX`] with forcing).
-    dt_max: Option<f64>,
-}
-
-/// `[physics]`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Physics {
-    #[serde(default = "gravity")]
-    g: f64,
-    /// n in every cell; absent: 0, or the `initial.raster.manning` raster.
-    manning: Option<f64>,
-    #[serde(default = "theta")]
-    theta: f64,
-    /// Default: [`kappa_depth`], or [`RAIN_KAPPA_DEPTH`] with rain.
-    kappa_depth: Option<f64>,
-}
-
-fn gravity() -> f64 {
-    9.81
-}
-fn theta() -> f64 {
-    1.3
-}
-fn kappa_depth() -> f64 {
-    0.01
-}
-
-impl Default for Physics {
-    fn default() -> Self {
-        Physics { g: gravity(), manning: None, theta: theta(), kappa_depth: None }
-    }
-}
+use initial::{Rasters, initial};
+use sections::{File, block, kappa_depth};
 
 /// With rain, the wet–dry scheme unless the case sets one: rain-on-grid is sheet flow thinner
 /// than a cell's bed relief, which the partially flooded cells of `clamp` and `bollermann` hold
@@ -109,257 +36,6 @@ pub const RAIN_WET_DRY: WetDry = WetDry::Kp07;
 /// With rain, `physics.kappa_depth` unless the case sets it: velocities are desingularized only
 /// far below sheet flow's millimetres (κ depth 1e-4 of a cell: 2 mm on 20 m cells).
 pub const RAIN_KAPPA_DEPTH: f64 = 1e-4;
-
-/// `[numerics]`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Numerics {
-    /// `clamp` (the default; [`RAIN_WET_DRY`] with rain), `bollermann` or `kp07`
-    /// (docs/kp-wet-dry.md).
-    wet_dry: Option<String>,
-    /// r of DS1's and DS2's Δt = r·min(Δt_x, Δt_y), in (0, 1].
-    #[serde(default = "ds_safety")]
-    ds_safety: f64,
-    /// How f32 RK stages add to w: `compensated` (the default) or `plain`
-    /// (docs/f32-conservation.md).
-    #[serde(default = "Accumulation::default_name")]
-    accumulation: String,
-}
-
-fn ds_safety() -> f64 {
-    super::problem::DS_SAFETY
-}
-
-impl Default for Numerics {
-    fn default() -> Self {
-        Numerics { wet_dry: None, ds_safety: ds_safety(), accumulation: Accumulation::default_name() }
-    }
-}
-
-fn wall() -> String {
-    "wall".into()
-}
-
-/// `[boundary]`: wall, outflow, normal-depth or periodic per side.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Boundaries {
-    #[serde(default = "wall")]
-    west: String,
-    #[serde(default = "wall")]
-    east: String,
-    #[serde(default = "wall")]
-    south: String,
-    #[serde(default = "wall")]
-    north: String,
-}
-
-impl Default for Boundaries {
-    fn default() -> Self {
-        Boundaries { west: wall(), east: wall(), south: wall(), north: wall() }
-    }
-}
-
-/// `[initial.<set-up>]`: one of the built-in set-ups, or the user's fields.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-enum Initial {
-    /// A circular column of water on a flat bed, centred in the domain.
-    Column { radius: f64, inside: f64, outside: f64 },
-    /// A Gaussian hump on a lake over a bed rising linearly from west to east.
-    Gaussian { level: f64, amplitude: f64, width: f64, bed_west: f64, bed_east: f64 },
-    /// A sine wave in x on a flat bed: h = mean + amplitude·sin(2π·waves·x/L).
-    Sine { mean: f64, amplitude: f64, waves: f64 },
-    /// A still lake at `level` over a wavy bed with two dry islands.
-    LakeAtRest { level: f64 },
-    /// Fields from NPY files: depth and (optional) momenta of shape (ny, nx), bed at the cell
-    /// corners of shape (ny + 1, nx + 1) (flat at 0 when left out).
-    Files { depth: PathBuf, bed: Option<PathBuf>, hu: Option<PathBuf>, hv: Option<PathBuf> },
-    /// Terrain and water from rasters (Esri ASCII grid or GeoTIFF, docs/raster-input.md): the
-    /// bed, and the water as a surface raster, a depth raster or one level; each sampled at the
-    /// grid's corners (bed) or cell centres (water, Manning's n) by `resample`.
-    Raster {
-        bed: PathBuf,
-        surface: Option<PathBuf>,
-        depth: Option<PathBuf>,
-        level: Option<f64>,
-        /// Manning's n per cell, s/m^(1/3) (instead of `physics.manning`).
-        manning: Option<PathBuf>,
-        #[serde(default = "bilinear")]
-        resample: String,
-    },
-}
-
-fn bilinear() -> String {
-    Resample::Bilinear.name().into()
-}
-
-/// The rasters of `[initial.raster]`, read.
-struct Rasters {
-    bed: Raster,
-    water: Water,
-    manning: Option<Raster>,
-    resample: Resample,
-}
-
-/// Where the initial water comes from.
-enum Water {
-    Surface(Raster),
-    Depth(Raster),
-    Level(f64),
-}
-
-impl Rasters {
-    fn read(c: &Check, init: &Initial) -> Result<Option<Rasters>> {
-        let Initial::Raster { ref bed, ref surface, ref depth, level, ref manning, ref resample } = *init else {
-            return Ok(None);
-        };
-        let doc = c.doc();
-        let resample: Resample = resample.parse().map_err(|e| doc.invalid("initial.raster.resample", e))?;
-        let water = match (surface, depth, level) {
-            (Some(p), None, None) => Water::Surface(case_raster(doc, "initial.raster.surface", p)?),
-            (None, Some(p), None) => Water::Depth(case_raster(doc, "initial.raster.depth", p)?),
-            (None, None, Some(l)) if l.is_finite() => Water::Level(l),
-            (None, None, Some(l)) => return c.fail("initial.raster.level", format!("{l}: must be finite")),
-            _ => {
-                return c.fail(
-                    "initial.raster",
-                    "give exactly one of surface (a raster), depth (a raster) and level (metres)",
-                );
-            }
-        };
-        let manning = manning.as_ref().map(|p| case_raster(doc, "initial.raster.manning", p)).transpose()?;
-        Ok(Some(Rasters { bed: case_raster(doc, "initial.raster.bed", bed)?, water, manning, resample }))
-    }
-
-    /// The grid of the bed raster's cells, when the case gives no `[grid]`.
-    fn grid(&self, c: &Check) -> Result<Grid2> {
-        self.bed.grid(2).map_err(|e| c.doc().invalid("initial.raster.bed", e))
-    }
-
-    /// The problem on `grid`: the cells in the domain (those whose centre lies in a bed cell
-    /// that is not nodata), the bed at every corner, sampled from the cell-centred bed raster
-    /// (bilinear: the mean of the four cells that meet at an interior corner, of those that are
-    /// not nodata; on the raster's edge the slope of the cells inside continued), then the
-    /// water. A corner only inactive cells share has no bed of its own: it takes the nearest
-    /// active cell's neighbourhood's (no stencil of an active cell reads it; it is finite so
-    /// that no arithmetic on it is NaN).
-    fn problem(&self, c: &Check, grid: &Grid2) -> Result<Problem> {
-        let (lx, ly) = grid.extent();
-        let (nx, ny) = (grid.nx, grid.ny);
-        let mut p = Problem::new(nx, ny, lx, ly);
-        let bed_key = "initial.raster.bed";
-        let outside = |what: &str, (i, j): (usize, usize), e: String| {
-            c.doc().invalid(bed_key, format!("the grid's {what} ({i}, {j}) at {e}"))
-        };
-        let mut active = vec![true; nx * ny];
-        for j in 0..ny {
-            for i in 0..nx {
-                let (x, y) = grid.centre(i, j);
-                let k = self.bed.nearest_cell(x, y).map_err(|e| outside("cell", (i, j), e))?;
-                active[j * nx + i] = self.bed.valid[k];
-            }
-        }
-        if !active.contains(&true) {
-            return c.fail(
-                bed_key,
-                format!("{}: no cell of the grid lies on data (every one's centre is in a nodata cell)", self.bed.name),
-            );
-        }
-        let mut known = vec![false; (nx + 1) * (ny + 1)];
-        for j in 0..=ny {
-            for i in 0..=nx {
-                let (x, y) = grid.node(i, j);
-                let b = self.bed.sample_bed(x, y, self.resample).map_err(|e| outside("corner", (i, j), e))?;
-                let n = j * (nx + 1) + i;
-                (p.bed[n], known[n]) = (b.unwrap_or(0.0), b.is_some());
-            }
-        }
-        // A corner of an active cell with no data around it (a grid coarser than the raster's
-        // cells): its cell's own bed, the raster cell its centre lies in.
-        for j in 0..ny {
-            for i in 0..nx {
-                if !active[j * nx + i] {
-                    continue;
-                }
-                let (x, y) = grid.centre(i, j);
-                let own = self.bed.values[self.bed.nearest_cell(x, y).map_err(|e| outside("cell", (i, j), e))?];
-                for n in [j * (nx + 1) + i, j * (nx + 1) + i + 1, (j + 1) * (nx + 1) + i, (j + 1) * (nx + 1) + i + 1] {
-                    if !known[n] {
-                        (p.bed[n], known[n]) = (own, true);
-                    }
-                }
-            }
-        }
-        // The others (corners of inactive cells only): the lowest known bed, finite and below
-        // every active corner.
-        let low = p.bed.iter().zip(&known).filter(|(_, k)| **k).fold(f64::INFINITY, |m, (b, _)| m.min(*b));
-        for (b, k) in p.bed.iter_mut().zip(&known) {
-            if !k {
-                *b = low;
-            }
-        }
-        let all = !active.contains(&false);
-        let centres = |key: &str, r: &Raster| -> Result<Vec<f64>> {
-            let mut v = vec![0.0; nx * ny];
-            for j in 0..ny {
-                for i in 0..nx {
-                    if active[j * nx + i] {
-                        let (x, y) = grid.centre(i, j);
-                        v[j * nx + i] = r
-                            .sample(x, y, self.resample)
-                            .map_err(|e| c.doc().invalid(key, format!("the grid's cell ({i}, {j}) at {e}")))?;
-                    }
-                }
-            }
-            Ok(v)
-        };
-        p.active = (!all).then(|| active.clone());
-        match &self.water {
-            // Each cell holds what a flat surface at the raster's level holds over its corner
-            // bed, so a flat surface is a lake at rest even where the shoreline cuts cells.
-            Water::Surface(r) => {
-                let w = centres("initial.raster.surface", r)?;
-                p.set_levels(|i, j| w[j * nx + i]);
-            }
-            Water::Depth(r) => {
-                p.h = centres("initial.raster.depth", r)?;
-                if let Some(k) = p.h.iter().position(|&h| h < 0.0) {
-                    let (x, y) = grid.centre(k % nx, k / nx);
-                    return c.fail(
-                        "initial.raster.depth",
-                        format!("{}: depth {} at the grid's cell ({}, {}) (x = {x} m, y = {y} m): depths must not be negative", r.name, p.h[k], k % nx, k / nx),
-                    );
-                }
-            }
-            Water::Level(l) => p.set_level(*l),
-        }
-        // Outside the domain no water stands.
-        for s in 0..nx * ny {
-            if !p.is_active(s) {
-                (p.h[s], p.hu[s], p.hv[s]) = (0.0, 0.0, 0.0);
-            }
-        }
-        if let Some(r) = &self.manning {
-            let n = centres("initial.raster.manning", r)?;
-            if let Some(k) = n.iter().position(|n| !(0.0..=MAX_MANNING).contains(n)) {
-                let (x, y) = grid.centre(k % nx, k / nx);
-                return c.fail(
-                    "initial.raster.manning",
-                    format!(
-                        "{}: n = {} at the grid's cell ({}, {}) (x = {x} m, y = {y} m): Manning's n must lie in [0, {MAX_MANNING}] s/m^(1/3)",
-                        r.name,
-                        n[k],
-                        k % nx,
-                        k / nx
-                    ),
-                );
-            }
-            p.manning_field = Some(n);
-        }
-        Ok(p)
-    }
-}
 
 /// With inactive cells: rain counted on the active cells only, and no inflow, held level or
 /// outlet on an inactive cell; the split schemes DS1 and DS2 have no inactive cells.
@@ -404,36 +80,6 @@ fn forcing_on_active(
         }
     }
     Ok(())
-}
-
-/// `[gpu]`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct GpuSection {
-    /// None: the tuning cache's (with `--tuning auto`), else `stream`.
-    #[serde(default)]
-    flux: Option<String>,
-    /// None: the tuning cache's, else [`Launch::default`]'s.
-    #[serde(default)]
-    block: Option<[u32; 2]>,
-    /// SRK2's x-line kernel, cells a block (None: [`Launch::default`]'s).
-    #[serde(default)]
-    line: Option<u32>,
-    #[serde(default = "early")]
-    early_exit: String,
-}
-
-fn block() -> [u32; 2] {
-    [Launch::default().block.0, Launch::default().block.1]
-}
-fn early() -> String {
-    "auto".into()
-}
-
-impl Default for GpuSection {
-    fn default() -> Self {
-        GpuSection { flux: None, block: None, line: None, early_exit: early() }
-    }
 }
 
 /// A validated shallow-water case.
@@ -771,60 +417,6 @@ fn needs(
     }
 }
 
-/// The initial state of a set-up on `grid`.
-fn initial(c: &Check, init: &Initial, grid: &Grid2) -> Result<Problem> {
-    let (lx, ly) = grid.extent();
-    let (nx, ny) = (grid.nx, grid.ny);
-    Ok(match *init {
-        Initial::Column { radius, inside, outside } => {
-            c.positive("initial.column.radius", radius)?;
-            c.non_negative("initial.column.inside", inside)?;
-            c.non_negative("initial.column.outside", outside)?;
-            setup::column(nx, ny, lx, ly, radius, inside, outside)
-        }
-        Initial::Gaussian { level, amplitude, width, bed_west, bed_east } => {
-            c.positive("initial.gaussian.width", width)?;
-            for (k, v) in [("level", level), ("amplitude", amplitude), ("bed_west", bed_west), ("bed_east", bed_east)] {
-                if !v.is_finite() {
-                    return c.fail(&format!("initial.gaussian.{k}"), format!("{v}: must be finite"));
-                }
-            }
-            setup::gaussian_hump(nx, ny, lx, ly, level, amplitude, width, (bed_west, bed_east))
-        }
-        Initial::Sine { mean, amplitude, waves } => {
-            c.positive("initial.sine.mean", mean)?;
-            if !(amplitude.is_finite() && amplitude.abs() <= mean) {
-                return c.fail(
-                    "initial.sine.amplitude",
-                    format!("{}: |amplitude| ≤ mean keeps the depth non-negative", num(amplitude)),
-                );
-            }
-            c.positive("initial.sine.waves", waves)?;
-            setup::sine_wave(nx, ny, lx, ly, mean, amplitude, waves)
-        }
-        Initial::LakeAtRest { level } => {
-            if !level.is_finite() {
-                return c.fail("initial.lake-at-rest.level", format!("{level}: must be finite"));
-            }
-            setup::lake_at_rest_on(nx, ny, lx, ly, level)
-        }
-        Initial::Raster { .. } => unreachable!("read by Rasters::problem"),
-        Initial::Files { ref depth, ref bed, ref hu, ref hv } => {
-            let mut p = Problem::new(nx, ny, lx, ly);
-            read_field(c, "initial.files.depth", &c.path(depth), (ny, nx), &mut p.h)?;
-            if let Some(b) = bed {
-                read_field(c, "initial.files.bed", &c.path(b), (ny + 1, nx + 1), &mut p.bed)?;
-            }
-            for (key, file, field) in [("initial.files.hu", hu, &mut p.hu), ("initial.files.hv", hv, &mut p.hv)] {
-                if let Some(path) = file {
-                    read_field(c, key, &c.path(path), (ny, nx), field)?;
-                }
-            }
-            p
-        }
-    })
-}
-
 /// The water account names each boundary segment once (`segments.rs`): an open side by its
 /// side, a held level or an outlet by its name, which must then be none of the others'.
 fn account_names(c: &Check, p: &Problem) -> Result<()> {
@@ -846,16 +438,6 @@ fn account_names(c: &Check, p: &Problem) -> Result<()> {
         }
         seen.push((name, key));
     }
-    Ok(())
-}
-
-fn read_field(c: &Check, key: &str, path: &std::path::Path, shape: (usize, usize), out: &mut [f64]) -> Result<()> {
-    let (data, dims) = c.read_npy(key, path).map_err(|e| c.doc().invalid(key, e))?;
-    if dims != [shape.0, shape.1] {
-        return c.fail(key, format!("{}: shape {dims:?}; expected {:?}", path.display(), [shape.0, shape.1]));
-    }
-    c.finite_npy(key, path, &data, shape.1)?;
-    out.copy_from_slice(&data);
     Ok(())
 }
 
