@@ -31,6 +31,7 @@ pub mod cpu;
 pub mod exact;
 pub mod forcing;
 pub mod gpu;
+mod gpu_run;
 pub mod mixed;
 mod model;
 mod out_only;
@@ -47,8 +48,9 @@ mod state;
 pub mod tune;
 
 pub use case::{KpCase, MAX_CFL};
+pub use gpu_run::{CYCLE, EarlyExit};
 pub use kernels::kp::Coeffs;
-pub use model::{CYCLE, EarlyExit, KpModel};
+pub use model::KpModel;
 pub use problem::{Boundary, Problem, Scheme, WetDry};
 pub use slab::Start;
 

@@ -1,19 +1,21 @@
 //! The shallow-water model behind [`Model`]: the CPU reference or the GPU driver, advanced to a
 //! time. On the GPU, steps go in batches between reads of the device clock (Δt never comes to
-//! the host for a step), and the early-exit choice is made by timing (Amundsen §4.4.2).
+//! the host for a step), and the early-exit choice is made by timing (Amundsen §4.4.2):
+//! `gpu_run.rs`.
 
 use super::Problem;
 use super::cpu::{CpuKp, Halt as CpuHalt, Surface};
-use super::gpu::{ClockState, FluxKernel, GpuKp, Launch};
+use super::gpu::{ClockState, GpuKp, Launch};
+use super::gpu_run::{EarlyExit, GpuRun};
 use super::segments::Segments;
 use super::state::wet_cells;
 use crate::field::{interior_into, interior_into_as, interior_of};
 use crate::model::{
-    BOUNDARY_FACES, BoundaryFlow, Checkpoint, Clock, DeviceView, Halt, Later, Model, Output, Pool, State, Until,
+    BOUNDARY_FACES, BoundaryFlow, Checkpoint, Clock, DeviceView, Halt, Later, Model, Output, State, Until,
 };
 use crate::products::{CpuProducts, Fields, GpuProducts, Products, Sites, Spec};
 use crate::ranks::Halo;
-use crate::runtime::{Backend, DeviceBuffer, Gpu, Pending, Snapshots, Timer};
+use crate::runtime::{Backend, DeviceBuffer, Gpu, Pending, Snapshots};
 use crate::view::GpuSampler;
 use crate::{Error, GpuReal, Real, Result};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
@@ -23,28 +25,6 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Early exit of dry blocks in the flux kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EarlyExit {
-    /// Every cycle of [`CYCLE`] steps, time one early-exit step and one full step and use the
-    /// faster for the rest of the cycle (as Amundsen does).
-    Auto,
-    On,
-    Off,
-}
-
-impl std::str::FromStr for EarlyExit {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<EarlyExit> {
-        match s {
-            "auto" => Ok(EarlyExit::Auto),
-            "on" => Ok(EarlyExit::On),
-            "off" => Ok(EarlyExit::Off),
-            _ => Err(Error::invalid(format!("unknown early-exit mode '{s}' (expected auto, on or off)"))),
-        }
-    }
-}
-
 /// The early exit a GPU run of `problem` takes where the case says `early_exit`: none in the
 /// split schemes, whose kernels have none (docs/kp-schemes.md), nor with levels held on the
 /// sides or outlets (`CpuKp::new`).
@@ -52,12 +32,6 @@ fn early_exit_of(problem: &Problem, early_exit: EarlyExit) -> EarlyExit {
     let levels = !problem.forcing.boundary_is_plain();
     if problem.scheme.is_split() || levels { EarlyExit::Off } else { early_exit }
 }
-
-/// Steps per early-exit decision cycle.
-pub const CYCLE: u64 = 100;
-
-/// Most steps the GPU runs between two reads of its clock.
-const BATCH: u64 = 64;
 
 /// A shallow-water run on either backend.
 pub struct KpModel<'p, T: GpuReal> {
@@ -105,51 +79,6 @@ fn gpu_mixed_state<T: GpuReal>(run: &GpuRun<f32, T>) -> Result<[Vec<T>; 3]> {
 /// f32 values as the runner's `T`.
 fn widen<T: GpuReal>(v: &[f32]) -> Vec<T> {
     v.iter().map(|&v| T::from_f64(v as f64)).collect()
-}
-
-/// The GPU model of precision `T` with its early-exit bookkeeping, and its products in `P` (the
-/// runner's precision: `T` itself, or f64 over the mixed precision's f32 model).
-struct GpuRun<T: GpuReal, P: GpuReal = T> {
-    gpu: Arc<Gpu>,
-    model: GpuKp<T>,
-    mode: EarlyExit,
-    current: FluxKernel,
-    /// Steps the host has launched (some may be Δt = 0 steps past the stop time).
-    launched: u64,
-    early_steps: u64,
-    clock: Clock,
-    /// `clock` is the device's: read after the last step enqueued. Reading it again would wait
-    /// behind a snapshot's download, which shares the bus's copy engine with the read (5 ms for
-    /// the 256 MB of a 4096² f32 state on an H200, at every snapshot).
-    clock_read: bool,
-    products: Option<GpuProducts<P>>,
-    /// Copies of (w, hu, hv) for snapshots read on another thread; made by the first one. In
-    /// the mixed precision the f32 momenta (hu, hv), the f64 surface going through `wide`.
-    snapshots: Option<Snapshots<T>>,
-    wide: Option<Snapshots<f64>>,
-    /// The host vectors the states of `snapshots` are assembled in.
-    pool: Pool<P>,
-}
-
-impl<T: GpuReal, P: GpuReal> GpuRun<T, P> {
-    /// `model` from its initial state, early exit as `early_exit` says, no products yet.
-    fn start(gpu: &Arc<Gpu>, model: GpuKp<T>, early_exit: EarlyExit) -> Box<GpuRun<T, P>> {
-        let current = if early_exit == EarlyExit::On { FluxKernel::EarlyExit } else { FluxKernel::Full };
-        Box::new(GpuRun {
-            gpu: gpu.clone(),
-            model,
-            mode: early_exit,
-            current,
-            launched: 0,
-            early_steps: 0,
-            clock: Clock::START,
-            clock_read: false,
-            products: None,
-            snapshots: None,
-            wide: None,
-            pool: Pool::default(),
-        })
-    }
 }
 
 impl<'p, T: GpuReal> KpModel<'p, T> {
@@ -743,12 +672,6 @@ impl<T: GpuReal> KpModel<'_, T> {
     }
 }
 
-/// Enqueue `products`' update from `model`'s current state and device clock.
-fn launch_products<T: GpuReal, P: GpuReal>(model: &GpuKp<T>, products: &mut GpuProducts<P>) -> Result<()> {
-    let (inputs, clock) = model.product_inputs();
-    products.launch(inputs.map(<*const T>::cast), clock, (kernels::kp::CLOCK_T, kernels::kp::CLOCK_STEPS))
-}
-
 /// The name of a slab's wet map per cell in its checkpoints ([`KpModel::joined`]).
 const WET_CELLS: &str = "wet_cells";
 
@@ -807,130 +730,6 @@ fn slab_of(whole: &Problem, halo: &Halo) -> Result<(crate::ranks::Slab, Problem)
 fn split_values_of<T: GpuReal>(c: &Checkpoint<T>) -> Result<(Option<(f64, f64)>, u64)> {
     let (x, y) = (c.get_value("ds_dt_x")?, c.get_value("ds_dt_y")?);
     Ok(((!x.is_nan() && !y.is_nan()).then_some((x, y)), c.get_count("ds_retries")?))
-}
-
-impl<T: GpuReal, P: GpuReal> GpuRun<T, P> {
-    /// Keep `products` from the current state on (their kernel reads the model's arrays as
-    /// they are: `P`'s own, or the mixed precision's through `GpuProducts::reading_mixed`).
-    fn start_products(&mut self, products: GpuProducts<P>) -> Result<()> {
-        launch_products(&self.model, self.products.insert(products))
-    }
-
-    /// The products so far (their samples drained first).
-    fn products(&mut self, maps: bool) -> Result<Option<Products<P>>> {
-        let steps = if self.clock_read { self.clock.steps } else { self.model.clock(&self.gpu)?.steps };
-        match &mut self.products {
-            Some(k) => {
-                k.drain(&self.gpu, steps)?;
-                Ok(Some(k.products(&self.gpu, maps)?))
-            }
-            None => Ok(None),
-        }
-    }
-
-    /// `c` with the products' maps and records so far.
-    fn products_checkpoint(&mut self, c: Checkpoint<P>) -> Result<Checkpoint<P>> {
-        match &mut self.products {
-            Some(k) => k.checkpoint(&self.gpu, self.clock.steps, c),
-            None => Ok(c),
-        }
-    }
-
-    /// `c` with the early-exit bookkeeping that [`resume_run`](Self::resume_run) reads back.
-    fn with_run_values(&self, c: Checkpoint<P>) -> Checkpoint<P> {
-        c.value("launched", self.launched as f64)
-            .value("early_steps", self.early_steps as f64)
-            .value("early_exit_now", (self.current == FluxKernel::EarlyExit) as u8 as f64)
-    }
-
-    /// After the model's fields are resumed from checkpoint `c`: its clock, its early-exit
-    /// bookkeeping and its products (a slab's sample on from `c`, rank 0 keeping the records).
-    fn resume_run(&mut self, c: &Checkpoint<P>, slab: bool) -> Result<()> {
-        let Clock { t, dt, steps, .. } = c.clock;
-        self.launched = c.get_count("launched")?;
-        self.early_steps = c.get_count("early_steps")?;
-        let early = c.get_value("early_exit_now")? != 0.0;
-        self.current = if early { FluxKernel::EarlyExit } else { FluxKernel::Full };
-        self.clock = Clock { t, steps, dt, halt: None };
-        match &mut self.products {
-            Some(k) if slab => k.resume_after(&self.gpu, c),
-            Some(k) => k.restore(&self.gpu, c),
-            None => Ok(()),
-        }
-    }
-
-    fn step(&mut self, kernel: FluxKernel) -> Result<()> {
-        self.clock_read = false;
-        self.model.step(kernel)?;
-        if let Some(k) = &mut self.products {
-            launch_products(&self.model, k)?;
-        }
-        self.launched += 1;
-        if kernel == FluxKernel::EarlyExit {
-            self.early_steps += 1;
-        }
-        Ok(())
-    }
-
-    /// Time one step with `kernel` (events; synchronises).
-    fn timed_step(&mut self, kernel: FluxKernel) -> Result<f64> {
-        let timer = Timer::new(&self.gpu)?;
-        timer.start(&self.gpu)?;
-        self.step(kernel)?;
-        timer.stop(&self.gpu)?;
-        timer.elapsed_ms()
-    }
-
-    fn advance(&mut self, until: Until, problem: &Problem) -> Result<Clock> {
-        self.model.set_stop(until.t);
-        loop {
-            // Read after the last step (the samples up to it drained then): what it said stands.
-            if !self.clock_read {
-                let clock = self.model.clock(&self.gpu)?;
-                let halt = match clock.status {
-                    kernels::kp::STEP_OK => None,
-                    kernels::kp::STEP_NON_FINITE => Some(Halt::NonFinite),
-                    _ => Some(Halt::Collapsed { floor: problem.dt_floor }),
-                };
-                self.clock = Clock { t: clock.t, steps: clock.steps, dt: clock.dt, halt };
-                self.clock_read = true;
-                // The read synchronised: bring the gauge samples over while they fit the ring.
-                if let Some(k) = &mut self.products {
-                    k.drain(&self.gpu, clock.steps)?;
-                }
-            }
-            let clock = self.clock;
-            let halt = clock.halt;
-            let past_deadline = until.deadline.is_some_and(|d| Instant::now() >= d);
-            if halt.is_some() || clock.t >= until.t || clock.steps >= until.steps || past_deadline {
-                // A slab's ghost rows still to come (`GpuKp::boundary_deferred`) arrive before
-                // anything but the next step reads the state.
-                self.model.settle()?;
-                return Ok(self.clock);
-            }
-            // Steps left at the last Δt, within the step budget (at least 1, at most a batch).
-            let left = if clock.dt > 0.0 { ((until.t - clock.t) / clock.dt).ceil() } else { 1.0 };
-            let batch = (left.clamp(1.0, BATCH as f64) as u64).min(until.steps - clock.steps);
-            let mut left = batch;
-            while left > 0 {
-                // Each cycle starts by timing one step of each kernel (two steps, so only when
-                // the budget has two left); the wet map is written by every RK stage, so both
-                // kernels see a fresh one.
-                if self.mode == EarlyExit::Auto && self.launched.is_multiple_of(CYCLE) && left >= 2 {
-                    // On ranks a step takes as long as the slowest slab's: they choose together,
-                    // the kernel whose slowest slab is faster.
-                    let early = self.timed_step(FluxKernel::EarlyExit)?;
-                    let full = self.timed_step(FluxKernel::Full)?;
-                    let (early, full) = (self.model.max_over_ranks(early)?, self.model.max_over_ranks(full)?);
-                    self.current = if early < full { FluxKernel::EarlyExit } else { FluxKernel::Full };
-                    left -= 2;
-                    continue;
-                }
-                self.step(self.current)?;
-                left -= 1;
-            }
-        }
-    }
 }
 
 impl<T: GpuReal> KpModel<'_, T> {

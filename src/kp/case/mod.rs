@@ -2,10 +2,10 @@
 //! lines. Lengths in metres, time in seconds.
 
 use super::gpu::{FluxVariant, Launch};
-use super::model::{EarlyExit, KpModel};
 use super::problem::MAX_MANNING;
 use super::segments::SIDES;
 use super::{Boundary, Problem, Scheme, WetDry};
+use super::{EarlyExit, KpModel};
 use crate::account::Account;
 use crate::accumulation::Accumulation;
 use crate::case::{CaseDoc, Check, Common, Flag, Set, Times, approx, flags, num};
