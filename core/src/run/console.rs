@@ -1,6 +1,6 @@
 //! What a run prints. Progress goes to standard output: plain lines, one per report, or — when
-//! standard output is a terminal — one bar with the ETA, redrawn in place (`\r`) and cleared
-//! before any other line. When printing fails (a closed pipe, a full disk) the run goes on and
+//! standard output is a terminal and the run is not one of several ranks — one bar with the ETA,
+//! redrawn in place (`\r`) and cleared before any other line. When printing fails (a closed pipe, a full disk) the run goes on and
 //! writes its results, saying once on standard error that its progress lines are lost.
 //! Printing never panics and never changes the run.
 
@@ -24,8 +24,10 @@ pub struct Console {
 
 impl Console {
     /// A bar when standard output is a terminal, plain lines otherwise (a pipe, a file, a test).
+    /// On several ranks plain lines always: Open MPI gives each rank a pseudo-terminal whether
+    /// or not its own output goes to one, and a job's log is a file more often than not.
     pub fn new() -> Console {
-        Console::with_bar(std::io::stdout().is_terminal())
+        Console::with_bar(std::io::stdout().is_terminal() && crate::ranks::world().is_none())
     }
 
     /// A bar (`bar`) or plain lines, whatever standard output is.
