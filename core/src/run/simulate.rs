@@ -98,13 +98,14 @@ fn time_loop<S: Simulation, T: GpuReal>(
     };
     let every = info.output.checkpoint_every;
     let checkpoints = every.map(|e| format!("; a checkpoint every {e} {}", times.unit)).unwrap_or_default();
-    say(format!(
-        "  {} in {}; to {end}; snapshots at {:?} {} and the end{checkpoints}",
-        model.describe(),
-        info.run.precision,
-        times.snapshots,
-        times.unit
-    ));
+    let snapshots = match times.snapshots.is_empty() {
+        true => "a snapshot at the end".to_string(),
+        false => {
+            let at: Vec<String> = times.snapshots.iter().map(|&t| time_tag(t)).collect();
+            format!("snapshots at {} {} and the end", at.join(", "), times.unit)
+        }
+    };
+    say(format!("  {} in {}; to {end}; {snapshots}{checkpoints}", model.describe(), info.run.precision));
     // The water account's rows up to the checkpoint, for a run that keeps one.
     let mut rows = None;
     if let Some(r) = restart {
