@@ -313,18 +313,16 @@ fn shape(mesh: &Mesh) -> String {
 }
 
 /// Host memory of a case with `m` state and `a` auxiliary fields on cells of shape `dims`, at
-/// its peak: the case's fields (f64) beside either the f64 CPU reference that checks them at
-/// load, or, when it runs, the CPU reference in the run's precision (padded state and aux
-/// fields, and a trial's copy of the state: the GPU run starts from it too); the runner adds
-/// its own (`run::plan`). Saturating, so an absurd grid is refused rather than overflowing.
+/// its peak: the case's fields (f64) beside the CPU reference in the run's precision (padded
+/// state and aux fields, made from the fields' values, and a trial's copy of the state: the
+/// GPU run starts from it too); the runner adds its own (`run::plan`). Saturating, so an
+/// absurd grid is refused rather than overflowing.
 fn host_bytes(m: u64, a: u64, dims: &[usize], precision: Precision) -> u64 {
     let halo = 2 * super::cpu::HALO as u64;
     let cells = dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
     let padded = dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64 + halo));
     let fields = (8 * (m + a)).saturating_mul(cells);
-    let reference = |w: u64| (w * (2 * m + a)).saturating_mul(padded);
-    let w = precision.bytes();
-    fields.saturating_add(reference(8).max(reference(w)))
+    fields.saturating_add((precision.bytes() * (2 * m + a)).saturating_mul(padded))
 }
 
 fn needs(case: &ClawCase, precision: Precision) -> Needs {

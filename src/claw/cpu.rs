@@ -8,11 +8,13 @@ use super::clock::Cfl;
 use super::lines;
 use super::slab::{self, Across, Whole};
 use super::splitting::Splitting;
+use super::start::Shape;
 use crate::ranks::Halo;
 use crate::{Error, Real, Result};
 use kernels::claw::{Limiter, Riemann};
 use kernels::grid::Layout2;
-use kernels::halo::{edge_ghost, ghosts_x, ghosts_y};
+use kernels::halo::{WALL, edge_ghost, ghosts_x, ghosts_y};
+use std::ops::Range;
 
 pub use super::clock::{Clock, Step};
 
@@ -45,6 +47,13 @@ impl Setup {
         }
         lines::check_sides_and_cfl(&self.bc, self.cfl)
     }
+
+    /// The grid as a start sees it (`start.rs`): slabs cut across y.
+    fn shape(&self) -> Shape {
+        let [w, e, s, n] = self.bc;
+        let h = HALO as usize;
+        Shape::new([self.nx, self.ny, 1], [h, h, 0], [w, e, s, n, WALL, WALL], 1)
+    }
 }
 
 /// A 2D wave-propagation run on the CPU over solver `R` (M equations, W waves, A aux fields).
@@ -65,44 +74,81 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
         setup.validate()?;
         let layout = Layout2::new(setup.nx as u32, setup.ny as u32, HALO);
         lines::check_data(&layout, &solver, q, aux)?;
-        let mut run = Claw2 {
-            solver,
-            setup,
-            layout,
-            q: lines::padded(&layout, layout.len(), q),
-            aux: lines::padded(&layout, layout.len(), aux),
-            clock: Clock::start(0.0, 0.0),
-        };
-        // The auxiliary fields never change: their ghosts are filled once (mirrored at walls,
-        // without any sign change).
-        for dir in 0..2 {
-            fill_ghosts(&layout, &setup.bc, dir, &mut run.aux, None);
-        }
-        run.clock.set_next_dt(run.initial_dt());
-        Ok(run)
+        Ok(Self::start(solver, setup, 0..setup.ny, |c| q[c], |c| aux[c]))
     }
 
-    /// The slab of `halo` (its rows and neighbours, over the slab's padded layout) of the whole
-    /// grid's run `whole`, at its clock: the whole grid's padded cells of those rows and the two
-    /// ghost rows each side (the neighbours' rows at a cut, the grid's ghosts at a side), and
-    /// what its steps need of the other ranks.
-    pub fn slab(whole: &Self, halo: Halo) -> Result<(Self, Across)> {
+    /// [`new`](Self::new) from each interior cell's state `q(c)` and auxiliary values
+    /// `aux(c)` (c numbered x fastest), without a copy of them.
+    pub fn of_cells(
+        solver: R,
+        setup: Setup,
+        q: impl Fn(usize) -> [T; M],
+        aux: impl Fn(usize) -> [T; A],
+    ) -> Result<Self> {
+        setup.validate()?;
+        lines::check_cells(&Layout2::new(setup.nx as u32, setup.ny as u32, HALO), &solver, &q, &aux)?;
+        Ok(Self::start(solver, setup, 0..setup.ny, q, aux))
+    }
+
+    /// The first Δt of the run [`of_cells`](Self::of_cells) would make (checking the cells
+    /// admissible), without making it.
+    pub fn first_dt_of_cells(
+        solver: &R,
+        setup: Setup,
+        q: impl Fn(usize) -> [T; M],
+        aux: impl Fn(usize) -> [T; A],
+    ) -> Result<f64> {
+        setup.validate()?;
+        lines::check_cells(&Layout2::new(setup.nx as u32, setup.ny as u32, HALO), solver, &q, &aux)?;
+        Ok(setup.shape().first_dt(solver, [setup.dx, setup.dy, 1.0], setup.cfl.desired, q, aux))
+    }
+
+    /// The slab of `halo` (its rows and neighbours, over the slab's padded layout) of the run
+    /// [`of_cells`](Self::of_cells) would make, at its start: the whole grid's padded cells of
+    /// those rows and the two ghost rows each side (the neighbours' rows at a cut, the grid's
+    /// ghosts at a side), made for those rows alone, the whole grid's first Δt, and what its
+    /// steps need of the other ranks.
+    pub fn slab_of_cells(
+        solver: R,
+        setup: Setup,
+        q: impl Fn(usize) -> [T; M],
+        aux: impl Fn(usize) -> [T; A],
+        halo: Halo,
+    ) -> Result<(Self, Across)> {
+        setup.validate()?;
+        let whole = Layout2::new(setup.nx as u32, setup.ny as u32, HALO);
         let rows = halo.slab().rows.clone();
-        let layout = Layout2::new(whole.setup.nx as u32, rows.len() as u32, HALO);
-        if rows.end > whole.setup.ny || halo.layout() != layout {
-            return Err(Error::invalid(format!("claw: a slab of rows {rows:?} of a grid of {} rows", whole.setup.ny)));
+        let layout = Layout2::new(setup.nx as u32, rows.len() as u32, HALO);
+        if rows.end > setup.ny || halo.layout() != layout {
+            return Err(Error::invalid(format!("claw: a slab of rows {rows:?} of a grid of {} rows", setup.ny)));
         }
-        let span = rows.start * layout.pitch as usize..(rows.end + 2 * HALO as usize) * layout.pitch as usize;
-        let before = rows.start * whole.setup.nx;
-        let slab = Claw2 {
-            solver: whole.solver,
-            setup: Setup { ny: rows.len(), ..whole.setup },
-            layout,
-            q: whole.q[span.clone()].to_vec(),
-            aux: whole.aux[span].to_vec(),
-            clock: whole.clock,
-        };
-        Ok((slab, Across::new(halo, M, Whole::Plane(whole.layout), before)))
+        lines::check_cells(&whole, &solver, &q, &aux)?;
+        let before = rows.start * setup.nx;
+        let mut slab = Self::start(solver, setup, rows.clone(), q, aux);
+        (slab.setup.ny, slab.layout) = (rows.len(), layout);
+        Ok((slab, Across::new(halo, M, Whole::Plane(whole), before)))
+    }
+
+    /// The run of `rows` of the grid of `setup` (all of them: the whole grid's) from its cells'
+    /// values, checked admissible, with the whole grid's first Δt (`start.rs`).
+    fn start(
+        solver: R,
+        setup: Setup,
+        rows: Range<usize>,
+        q: impl Fn(usize) -> [T; M],
+        aux: impl Fn(usize) -> [T; A],
+    ) -> Self {
+        let shape = setup.shape();
+        let mut clock = Clock::start(0.0, 0.0);
+        clock.set_next_dt(shape.first_dt(&solver, [setup.dx, setup.dy, 1.0], setup.cfl.desired, &q, &aux));
+        Claw2 {
+            solver,
+            setup,
+            layout: Layout2::new(setup.nx as u32, setup.ny as u32, HALO),
+            q: shape.padded(rows.clone(), q, false, [T::ZERO; M]),
+            aux: shape.padded(rows, aux, true, [T::ZERO; A]),
+            clock,
+        }
     }
 
     /// Fills the ghosts of `q` for a sweep along `dir`: by each side's condition, and on a slab
@@ -112,19 +158,6 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
         if let Some(a) = across {
             a.exchange(q, dir);
         }
-    }
-
-    /// The first Δt: `cfl.desired` over the fastest wave of the initial state (unbounded for a
-    /// state without waves, which then never changes).
-    fn initial_dt(&self) -> f64 {
-        let mut q = self.q.clone();
-        let mut rate = 0.0f64;
-        for dir in 0..2 {
-            self.fill(&mut q, dir, None);
-            let s = lines::max_speed(&self.layout, &self.solver, &q, &self.aux, dir);
-            rate = rate.max(s.to_f64() / self.spacing(dir));
-        }
-        if rate > 0.0 { self.setup.cfl.desired / rate } else { f64::INFINITY }
     }
 
     fn spacing(&self, dir: usize) -> f64 {

@@ -59,12 +59,13 @@ pub struct Data {
 }
 
 impl Data {
-    /// The first M fields as states and the rest as auxiliary values, in precision T.
-    fn cells<T: GpuReal, const M: usize, const A: usize>(&self) -> (Vec<[T; M]>, Vec<[T; A]>) {
-        let cells = self.fields.first().map_or(0, Vec::len);
-        let q = (0..cells).map(|c| std::array::from_fn(|m| T::from_f64(self.fields[m][c]))).collect();
-        let aux = (0..cells).map(|c| std::array::from_fn(|a| T::from_f64(self.fields[M + a][c]))).collect();
-        (q, aux)
+    /// Interior cell `c`'s state (the first M fields) in precision T.
+    fn state<T: GpuReal, const M: usize>(&self, c: usize) -> [T; M] {
+        std::array::from_fn(|m| T::from_f64(self.fields[m][c]))
+    }
+    /// Interior cell `c`'s auxiliary values (the fields after the first M) in precision T.
+    fn aux<T: GpuReal, const M: usize, const A: usize>(&self, c: usize) -> [T; A] {
+        std::array::from_fn(|a| T::from_f64(self.fields[M + a][c]))
     }
 }
 
@@ -80,8 +81,8 @@ mod plane {
         data: &Data,
     ) -> Result<(R, Claw2<T, R, M, W, A>)> {
         let solver = R::with_constants(&data.constants);
-        let (q, aux) = data.cells::<T, M, A>();
-        Ok((solver, Claw2::new(solver, data.setup.plane(), &q, &aux)?))
+        let run = Claw2::of_cells(solver, data.setup.plane(), |c| data.state(c), |c| data.aux::<T, M, A>(c))?;
+        Ok((solver, run))
     }
 
     pub fn model<'a, T: GpuReal, R: Kernels<T, M, W, A> + 'a, const M: usize, const W: usize, const A: usize>(
@@ -107,9 +108,9 @@ mod plane {
         cells: &[u32],
         halo: Halo,
     ) -> Result<Box<dyn ClawRun<T> + 'a>> {
-        let (solver, whole) = reference::<T, R, M, W, A>(data)?;
-        let run = Claw2::slab(&whole, halo)?;
-        drop(whole);
+        let solver = R::with_constants(&data.constants);
+        let (q, aux) = (|c| data.state(c), |c| data.aux::<T, M, A>(c));
+        let run = Claw2::slab_of_cells(solver, data.setup.plane(), q, aux, halo)?;
         Ok(Box::new(ClawModel2::slab(backend, solver, run)?.with_products(products, cells.to_vec())?))
     }
 
@@ -117,7 +118,8 @@ mod plane {
     pub fn first_dt<T: GpuReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
         data: &Data,
     ) -> Result<f64> {
-        Ok(reference::<T, R, M, W, A>(data)?.1.next_dt())
+        let solver = R::with_constants(&data.constants);
+        Claw2::first_dt_of_cells(&solver, data.setup.plane(), |c| data.state(c), |c| data.aux::<T, M, A>(c))
     }
 
     /// A running simulation of `data` on `gpu`, handed to `work` (the tuner's search).
@@ -158,8 +160,8 @@ mod volume {
         data: &Data,
     ) -> Result<(R, Claw3<T, R, M, W, A>)> {
         let solver = R::with_constants(&data.constants);
-        let (q, aux) = data.cells::<T, M, A>();
-        Ok((solver, Claw3::new(solver, data.setup, &q, &aux)?))
+        let run = Claw3::of_cells(solver, data.setup, |c| data.state(c), |c| data.aux::<T, M, A>(c))?;
+        Ok((solver, run))
     }
 
     pub fn model<'a, T: GpuReal, R: Kernels3<T, M, W, A> + 'a, const M: usize, const W: usize, const A: usize>(
@@ -184,16 +186,17 @@ mod volume {
         cells: &[u32],
         halo: Halo,
     ) -> Result<Box<dyn ClawRun<T> + 'a>> {
-        let (solver, whole) = reference::<T, R, M, W, A>(data)?;
-        let run = Claw3::slab(&whole, halo)?;
-        drop(whole);
+        let solver = R::with_constants(&data.constants);
+        let (q, aux) = (|c| data.state(c), |c| data.aux::<T, M, A>(c));
+        let run = Claw3::slab_of_cells(solver, data.setup, q, aux, halo)?;
         Ok(Box::new(ClawModel3::slab(backend, solver, run)?.with_products(products, cells.to_vec())?))
     }
 
     pub fn first_dt<T: GpuReal, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: usize>(
         data: &Data,
     ) -> Result<f64> {
-        Ok(reference::<T, R, M, W, A>(data)?.1.clock().next_dt())
+        let solver = R::with_constants(&data.constants);
+        Claw3::first_dt_of_cells(&solver, data.setup, |c| data.state(c), |c| data.aux::<T, M, A>(c))
     }
 
     pub fn on_gpu_run<

@@ -85,21 +85,23 @@ pub fn check_data<T: Real, R: Riemann<T, M, W, A>, G: Lines, const M: usize, con
     if q.len() != cells || aux.len() != cells {
         return Err(Error::invalid(format!("claw: {} states and {} aux values for {cells} cells", q.len(), aux.len())));
     }
-    for (c, (qc, ac)) in q.iter().zip(aux).enumerate() {
-        if let Some(why) = solver.inadmissible(qc, ac) {
+    check_cells(grid, solver, |c| q[c], |c| aux[c])
+}
+
+/// Checks every interior cell's state `q(c)` and auxiliary values `aux(c)` (x fastest)
+/// admissible to the solver (an error names the first cell that is not and says why).
+pub fn check_cells<T: Real, R: Riemann<T, M, W, A>, G: Lines, const M: usize, const W: usize, const A: usize>(
+    grid: &G,
+    solver: &R,
+    q: impl Fn(usize) -> [T; M],
+    aux: impl Fn(usize) -> [T; A],
+) -> Result<()> {
+    for c in 0..grid.cells() {
+        if let Some(why) = solver.inadmissible(&q(c), &aux(c)) {
             return Err(Error::invalid(format!("claw {}: cell {}: {why}", R::NAME, grid.name(c))));
         }
     }
     Ok(())
-}
-
-/// The padded array of interior values `cells` (x fastest), its ghosts zero.
-pub fn padded<T: Real, G: Lines, const N: usize>(grid: &G, len: usize, cells: &[[T; N]]) -> Vec<[T; N]> {
-    let mut out = vec![[T::ZERO; N]; len];
-    for (c, v) in cells.iter().enumerate() {
-        out[grid.interior_at(c)] = *v;
-    }
-    out
 }
 
 /// The interior values of the padded array `q`, x fastest.
@@ -203,26 +205,6 @@ crate::fused! {
             .collect();
         (line, speed)
     }
-}
-
-/// The largest wave speed at the interfaces along `dir` of every cell of `q` (ghosts across
-/// `dir` filled): what the first Δt is taken from.
-pub fn max_speed<T: Real, R: Riemann<T, M, W, A>, G: Lines, const M: usize, const W: usize, const A: usize>(
-    grid: &G,
-    solver: &R,
-    q: &[[T; M]],
-    aux: &[[T; A]],
-    dir: usize,
-) -> T {
-    let (n, lines) = grid.line_counts(dir);
-    let mut speed = T::ZERO;
-    for k in 0..lines {
-        for c in 0..=n as i32 {
-            let (l, r) = (grid.line_at(dir, k, c - 1), grid.line_at(dir, k, c));
-            speed = speed.max(solver.solve(dir, &q[l], &q[r], &aux[l], &aux[r]).max_speed());
-        }
-    }
-    speed
 }
 
 /// Fills the `ghosts` of `q`, each from its source; at a wall the mirrored ghosts' component

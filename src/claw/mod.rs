@@ -19,6 +19,7 @@ mod pictures;
 pub mod shapes;
 pub mod slab;
 mod splitting;
+mod start;
 pub mod stepper;
 pub mod tune;
 

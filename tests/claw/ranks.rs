@@ -353,13 +353,12 @@ fn a_blow_up_names_the_whole_grids_cell_on_every_rank() {
     // the cells beside it: the wave speeds, and so the step's rate, stay finite.
     let q: Vec<[f32; 3]> = (0..nx * ny).map(|c| [if c == 7 * nx + 3 { 1e20 } else { 1.0 }, 0.0, 0.0]).collect();
     let roe = ShallowRoe { g: 9.81f32 };
-    let whole = Claw2::new(roe, setup, &q, &[[]; 45]).unwrap();
     let mut one = Claw2::new(roe, setup, &q, &[[]; 45]).unwrap();
     let said = one.step(1.0).unwrap_err().to_string();
     // The first cell past the cut below the last slab: a slab's own numbering would say (2, 0).
     assert!(said.contains("cell (2, 6) is not finite"), "{said}");
     let slabs = Slabs::new(ny, 3, HALO as usize, false).unwrap();
-    let whole = &whole;
+    let q = &q;
     let lines: Vec<String> = std::thread::scope(|scope| {
         let ranks: Vec<_> = Threads::group(3)
             .into_iter()
@@ -368,7 +367,8 @@ fn a_blow_up_names_the_whole_grids_cell_on_every_rank() {
                     let comm: Rc<dyn Comm> = Rc::new(t);
                     let s = slabs.slab(comm.rank());
                     let layout = Layout2::new(nx as u32, s.rows.len() as u32, HALO);
-                    let (mut slab, across) = Claw2::slab(whole, Halo::new(comm, s, layout)).unwrap();
+                    let (mut slab, across) =
+                        Claw2::slab_of_cells(roe, setup, |c| q[c], |_| [], Halo::new(comm, s, layout)).unwrap();
                     slab.step_across(1.0, Some(&across)).unwrap_err().to_string()
                 })
             })

@@ -15,11 +15,13 @@ use crate::claw::cpu::{HALO, Setup};
 use crate::claw::lines;
 use crate::claw::slab::{self, Across, Whole};
 use crate::claw::splitting::Splitting;
+use crate::claw::start::Shape;
 use crate::ranks::Halo;
 use crate::{Error, Real, Result};
 use kernels::claw::{Limiter, Riemann};
 use kernels::grid::{Layout2, Layout3};
 use kernels::halo::{WALL, edge_ghost3, ghosts3};
+use std::ops::Range;
 
 /// Strang's sweeps in 3D: (axis, fraction of Δt), x½ y½ z y½ x½.
 pub const STRANG: [(usize, f64); 5] = [(0, 0.5), (1, 0.5), (2, 1.0), (1, 0.5), (0, 0.5)];
@@ -103,6 +105,11 @@ impl Setup3 {
     pub fn spacing(&self, dir: usize) -> f64 {
         [self.dx, self.dy, self.dz][dir]
     }
+
+    /// The grid as a start sees it (`start.rs`): slabs cut across z.
+    fn shape(&self) -> Shape {
+        Shape::new([self.nx, self.ny, self.nz], [HALO as usize; 3], self.bc, 2)
+    }
 }
 
 /// A 3D wave-propagation run on the CPU over solver `R` (M equations, W waves, A aux fields).
@@ -121,48 +128,83 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     /// nx·ny·nz each). Inadmissible data (the solver says why) is an error naming the cell.
     pub fn new(solver: R, setup: Setup3, q: &[[T; M]], aux: &[[T; A]]) -> Result<Self> {
         setup.validate()?;
-        let layout = setup.layout();
-        lines::check_data(&layout, &solver, q, aux)?;
-        let mut run = Claw3 {
-            solver,
-            setup,
-            layout,
-            q: lines::padded(&layout, layout.len(), q),
-            aux: lines::padded(&layout, layout.len(), aux),
-            clock: Clock::start(0.0, 0.0),
-        };
-        // The auxiliary fields never change: their ghosts are filled once (mirrored at walls,
-        // without any sign change).
-        for dir in 0..3 {
-            fill_ghosts3(&layout, &setup.bc, dir, &mut run.aux, None);
-        }
-        run.clock.set_next_dt(run.initial_dt());
-        Ok(run)
+        lines::check_data(&setup.layout(), &solver, q, aux)?;
+        Ok(Self::start(solver, setup, 0..setup.nz, |c| q[c], |c| aux[c]))
+    }
+
+    /// [`new`](Self::new) from each interior cell's state `q(c)` and auxiliary values
+    /// `aux(c)` (c numbered x fastest, then y, then z), without a copy of them.
+    pub fn of_cells(
+        solver: R,
+        setup: Setup3,
+        q: impl Fn(usize) -> [T; M],
+        aux: impl Fn(usize) -> [T; A],
+    ) -> Result<Self> {
+        setup.validate()?;
+        lines::check_cells(&setup.layout(), &solver, &q, &aux)?;
+        Ok(Self::start(solver, setup, 0..setup.nz, q, aux))
+    }
+
+    /// The first Δt of the run [`of_cells`](Self::of_cells) would make (checking the cells
+    /// admissible), without making it.
+    pub fn first_dt_of_cells(
+        solver: &R,
+        setup: Setup3,
+        q: impl Fn(usize) -> [T; M],
+        aux: impl Fn(usize) -> [T; A],
+    ) -> Result<f64> {
+        setup.validate()?;
+        lines::check_cells(&setup.layout(), solver, &q, &aux)?;
+        let spacing = [setup.dx, setup.dy, setup.dz];
+        Ok(setup.shape().first_dt(solver, spacing, setup.cfl.desired, q, aux))
     }
 
     /// The slab of `halo` (its planes along z and neighbours; the layout of its rows is the
-    /// slab's padded planes) of the whole grid's run `whole`, at its clock: the whole grid's
-    /// padded cells of those planes and the two ghost planes each side (the neighbours' planes
-    /// at a cut, the grid's ghosts at a side), and what its steps need of the other ranks.
-    pub fn slab(whole: &Self, halo: Halo) -> Result<(Self, Across)> {
+    /// slab's padded planes) of the run [`of_cells`](Self::of_cells) would make, at its
+    /// start: the whole grid's padded cells of those planes and the two ghost planes each side
+    /// (the neighbours' planes at a cut, the grid's ghosts at a side), made for those planes
+    /// alone, the whole grid's first Δt, and what its steps need of the other ranks.
+    pub fn slab_of_cells(
+        solver: R,
+        setup: Setup3,
+        q: impl Fn(usize) -> [T; M],
+        aux: impl Fn(usize) -> [T; A],
+        halo: Halo,
+    ) -> Result<(Self, Across)> {
+        setup.validate()?;
         let planes = halo.slab().rows.clone();
-        let s = whole.setup;
-        let setup = Setup3 { nz: planes.len(), ..s };
-        let layout = setup.layout();
-        let plane = layout.plane_len();
-        if planes.end > s.nz || halo.layout() != rows_of(&layout) {
-            return Err(Error::invalid(format!("claw: a slab of planes {planes:?} of a grid of {} planes", s.nz)));
+        let slab = Setup3 { nz: planes.len(), ..setup };
+        if planes.end > setup.nz || halo.layout() != rows_of(&slab.layout()) {
+            return Err(Error::invalid(format!("claw: a slab of planes {planes:?} of a grid of {} planes", setup.nz)));
         }
-        let span = planes.start * plane..(planes.end + 2 * HALO as usize) * plane;
-        let slab = Claw3 {
-            solver: whole.solver,
+        lines::check_cells(&setup.layout(), &solver, &q, &aux)?;
+        let before = planes.start * setup.nx * setup.ny;
+        let mut run = Self::start(solver, setup, planes, q, aux);
+        (run.setup, run.layout) = (slab, slab.layout());
+        Ok((run, Across::new(halo, M, Whole::Volume(setup.layout()), before)))
+    }
+
+    /// The run of `planes` of the grid of `setup` (all of them: the whole grid's) from its
+    /// cells' values, checked admissible, with the whole grid's first Δt (`start.rs`).
+    fn start(
+        solver: R,
+        setup: Setup3,
+        planes: Range<usize>,
+        q: impl Fn(usize) -> [T; M],
+        aux: impl Fn(usize) -> [T; A],
+    ) -> Self {
+        let shape = setup.shape();
+        let mut clock = Clock::start(0.0, 0.0);
+        let spacing = [setup.dx, setup.dy, setup.dz];
+        clock.set_next_dt(shape.first_dt(&solver, spacing, setup.cfl.desired, &q, &aux));
+        Claw3 {
+            solver,
             setup,
-            layout,
-            q: whole.q[span.clone()].to_vec(),
-            aux: whole.aux[span].to_vec(),
-            clock: whole.clock,
-        };
-        Ok((slab, Across::new(halo, M, Whole::Volume(whole.layout), planes.start * s.nx * s.ny)))
+            layout: setup.layout(),
+            q: shape.padded(planes.clone(), q, false, [T::ZERO; M]),
+            aux: shape.padded(planes, aux, true, [T::ZERO; A]),
+            clock,
+        }
     }
 
     /// Fills the ghosts of `q` for a sweep along `dir`: by each side's condition, and on a slab
@@ -172,19 +214,6 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
         if let Some(a) = across {
             a.exchange(q, dir);
         }
-    }
-
-    /// The first Δt: `cfl.desired` over the fastest wave of the initial state (unbounded for a
-    /// state without waves, which then never changes).
-    fn initial_dt(&self) -> f64 {
-        let mut q = self.q.clone();
-        let mut rate = 0.0f64;
-        for dir in 0..3 {
-            self.fill(&mut q, dir, None);
-            let s = lines::max_speed(&self.layout, &self.solver, &q, &self.aux, dir);
-            rate = rate.max(s.to_f64() / self.setup.spacing(dir));
-        }
-        if rate > 0.0 { self.setup.cfl.desired / rate } else { f64::INFINITY }
     }
 
     /// One sweep along `dir` (0, 1, 2 = x, y, z) over Δt `dt`, in place on the padded state `q`
