@@ -6,6 +6,7 @@
 use crate::blocks;
 use crate::errors::{IntoPy, SimulationError, refuse, stepping};
 use crate::unsent::Unsent;
+use hydrokern::case::initial::Values;
 use hydrokern::claw::d3::cpu::Setup3;
 use hydrokern::claw::equations::{Data, Equations};
 use hydrokern::claw::{Cfl, ClawRun, Clock, Limiter, Splitting, side_condition};
@@ -144,6 +145,7 @@ impl NativeClawRun {
         };
         let mut fields = planes(&q, info.state, "q")?;
         fields.extend(planes(&aux, aux_fields, "aux")?);
+        let fields = fields.into_iter().map(Values::stored).collect();
         let data = Data { setup, constants: values, fields };
         let be = blocks::backend(backend)?;
         // Without a Δt, the first step's is the case's: `cfl` over the fastest initial wave.
@@ -229,7 +231,7 @@ pub fn claw_equations() -> Vec<System> {
 fn open<T: GpuReal>(eq: Equations, data: &Data, be: &Backend, clock: Clock) -> PyResult<Box<dyn ClawRun<T>>> {
     let s = &data.setup;
     let what = format!("{} on {} × {} × {} cells in {}", eq.info().name, s.nx, s.ny, s.nz, Precision::of::<T>());
-    let values: usize = data.fields.iter().map(Vec::len).sum();
+    let values = data.fields.len() * s.nx * s.ny * s.nz;
     // The reference the run starts from: its padded state, a trial's copy and the aux fields.
     hydrokern::files::check_host_memory(&what, (3 * values * std::mem::size_of::<T>()) as u64).py()?;
     if let Backend::Gpu(gpu) = be {

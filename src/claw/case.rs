@@ -187,10 +187,6 @@ impl ClawCase {
         }
         let mesh = f.grid.mesh(&c, super::cpu::HALO as usize)?;
         let gauge_cells = gauge_cells(&c, &common, &info, &mesh)?;
-        let m = info.state as u64;
-        let host = host_bytes(m, info.fields.len() as u64 - m, &mesh.dims(), common.run.precision);
-        crate::files::check_host_memory(&format!("a {} grid of {}", shape(&mesh), info.name), host)
-            .map_err(|e| doc.invalid("grid", e))?;
         let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
         for (key, v) in [("time.cfl", f.time.cfl), ("time.cfl_max", f.time.cfl_max)] {
             if !(v > 0.0 && v <= 1.0) {
@@ -253,10 +249,15 @@ impl ClawCase {
             }
         }
         let specs = initial::read(&c, &f.initial, &info.fields, info.name)?;
+        let held = specs.iter().filter(|s| s.is_file()).count() as u64;
+        let m = info.state as u64;
+        let host = host_bytes(m, info.fields.len() as u64 - m, held, &mesh.dims(), common.run.precision);
+        crate::files::check_host_memory(&format!("a {} grid of {}", shape(&mesh), info.name), host)
+            .map_err(|e| doc.invalid("grid", e))?;
         let fields = specs
             .iter()
             .zip(&info.fields)
-            .map(|(spec, name)| initial::values(&c, &format!("initial.{name}"), spec, &mesh))
+            .map(|(spec, name)| initial::cells(&c, &format!("initial.{name}"), spec, &mesh))
             .collect::<Result<Vec<_>>>()?;
         // A plane is one layer of a set-up whose z is unused (`Setup3::plane`).
         let (nx, ny, nz, dx, dy, dz) = match mesh {
@@ -277,8 +278,13 @@ impl ClawCase {
         };
         let data = Data { setup, constants, fields };
         let first_dt = equations.first_dt(&data).map_err(|e| doc.invalid("initial", e))?;
-        let totals = data.fields[..info.state].iter().map(|f| mesh.integrate(f)).collect();
-        let range = pictures::colour_range(&mesh, info.fields[0], &data.fields[0]);
+        // One field's values at a time, worked out where the case gives a number or a profile.
+        let cells = mesh.cells();
+        let totals = data.fields[..info.state]
+            .iter()
+            .map(|f| mesh.integrate(&(0..cells).map(|k| f.at(k)).collect::<Vec<_>>()))
+            .collect();
+        let range = pictures::colour_range(&mesh, info.fields[0], (0..cells).map(|k| data.fields[0].at(k)));
         let info = CaseInfo::new(doc, "claw", common);
         Ok(ClawCase { info, equations, data, mesh, times, first_dt, totals, range, gauge_cells })
     }
@@ -313,15 +319,17 @@ fn shape(mesh: &Mesh) -> String {
 }
 
 /// Host memory of a case with `m` state and `a` auxiliary fields on cells of shape `dims`, at
-/// its peak: the case's fields (f64) beside the CPU reference in the run's precision (padded
-/// state and aux fields, made from the fields' values, and a trial's copy of the state: the
-/// GPU run starts from it too); the runner adds its own (`run::plan`). Saturating, so an
-/// absurd grid is refused rather than overflowing.
-fn host_bytes(m: u64, a: u64, dims: &[usize], precision: Precision) -> u64 {
+/// its peak: the fields the case holds whole (`held` of them, read from files: those given by
+/// a number or a profile are worked out where they are read) and one field's values at load,
+/// beside the CPU reference in the run's precision (padded state and aux fields, made from the
+/// fields' values, and a trial's copy of the state: the GPU run starts from it too); the runner
+/// adds its own (`run::plan`). Saturating, so an absurd grid is refused rather than
+/// overflowing.
+fn host_bytes(m: u64, a: u64, held: u64, dims: &[usize], precision: Precision) -> u64 {
     let halo = 2 * super::cpu::HALO as u64;
     let cells = dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
     let padded = dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64 + halo));
-    let fields = (8 * (m + a)).saturating_mul(cells);
+    let fields = (8 * (held + 1)).saturating_mul(cells);
     fields.saturating_add((precision.bytes() * (2 * m + a)).saturating_mul(padded))
 }
 
@@ -329,7 +337,8 @@ fn needs(case: &ClawCase, precision: Precision) -> Needs {
     let info = case.equations.info();
     let m = info.state as u64;
     let s = &case.data.setup;
-    let host = host_bytes(m, info.fields.len() as u64 - m, &case.mesh.dims(), precision);
+    let held = case.data.fields.iter().filter(|f| f.is_stored()).count() as u64;
+    let host = host_bytes(m, info.fields.len() as u64 - m, held, &case.mesh.dims(), precision);
     let gpu = match precision {
         Precision::F32 => case.equations.device_bytes::<f32>(s),
         Precision::F64 | Precision::Mixed => case.equations.device_bytes::<f64>(s),

@@ -10,6 +10,7 @@ use super::d3::cpu::{Claw3, Setup3};
 use super::model::{ClawModel2, ClawModel3, ClawRun};
 use super::shapes::Reshape;
 use super::stepper::GpuRun;
+use crate::case::initial::Values;
 use crate::model::Model;
 use crate::products::Spec;
 use crate::ranks::Halo;
@@ -50,22 +51,22 @@ pub trait OnGpuRun<T: GpuReal> {
 /// A case's data, solver-independent: the set-up (in 2D `nz` is 1 and the bottom and top sides
 /// are not used: [`Setup3::plane`]), the constants' values (in the solver's order, defaults
 /// filled in), and every field's interior values (state fields, then auxiliary fields; x
-/// fastest, then y, then z).
+/// fastest, then y, then z), worked out where a run's start reads them.
 #[derive(Clone, Debug)]
 pub struct Data {
     pub setup: Setup3,
     pub constants: Vec<f64>,
-    pub fields: Vec<Vec<f64>>,
+    pub fields: Vec<Values>,
 }
 
 impl Data {
     /// Interior cell `c`'s state (the first M fields) in precision T.
     fn state<T: GpuReal, const M: usize>(&self, c: usize) -> [T; M] {
-        std::array::from_fn(|m| T::from_f64(self.fields[m][c]))
+        std::array::from_fn(|m| T::from_f64(self.fields[m].at(c)))
     }
     /// Interior cell `c`'s auxiliary values (the fields after the first M) in precision T.
     fn aux<T: GpuReal, const M: usize, const A: usize>(&self, c: usize) -> [T; A] {
-        std::array::from_fn(|a| T::from_f64(self.fields[M + a][c]))
+        std::array::from_fn(|a| T::from_f64(self.fields[M + a].at(c)))
     }
 }
 

@@ -16,8 +16,8 @@ use crate::run::{Album, RunDir, time_tag};
 /// of the initial peak — a half in 2D, an eighth in 3D, where a spreading pulse's amplitude
 /// falls like 1/r rather than 1/√r (the pulse saturates at first; the waves it spreads into
 /// stay visible); the data's own range otherwise.
-pub fn colour_range(mesh: &Mesh, name: &str, v: &[f64]) -> (f64, f64) {
-    let (lo, hi) = v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
+pub fn colour_range(mesh: &Mesh, name: &str, v: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = v.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
     let span = |lo: f64, hi: f64| if hi > lo { (lo, hi) } else { (lo - 1.0, hi + 1.0) };
     let fraction = match mesh {
         Mesh::Plane(_) => 0.5,

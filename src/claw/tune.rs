@@ -8,6 +8,7 @@
 //! then y, then z), so that the space is the sum of the axes' and not their product; then the
 //! default and the best are timed against each other, interleaved, for the record.
 
+use crate::case::initial::Values;
 use crate::claw::d3::cpu::Setup3;
 use crate::claw::equations::{Data, Equations, Info, OnGpuRun};
 use crate::claw::shapes::{Reshape, SweepShapes, label, threads};
@@ -164,7 +165,11 @@ pub fn problem_on(info: &Info, setup: Setup3) -> Data {
             1.0 + 0.5 * (-40.0 * (x * x + y * y + z * z)).exp()
         })
         .collect();
-    Data { setup, constants: info.constants.iter().map(|&(_, v)| v).collect(), fields: vec![hump; info.fields.len()] }
+    Data {
+        setup,
+        constants: info.constants.iter().map(|&(_, v)| v).collect(),
+        fields: vec![Values::stored(hump); info.fields.len()],
+    }
 }
 
 /// The search in precision `T`: one record for each system of equations (filed under its name).

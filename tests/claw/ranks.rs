@@ -10,6 +10,7 @@ use crate::common::cases;
 use crate::common::ranks::{
     OwnGpus, PartsDir, checkpoint_parts, joined_parts, own_neighbour_halo, same_checkpoint, same_products, same_state,
 };
+use hydrokern::case::initial::Values;
 use hydrokern::claw::cpu::{Claw2, HALO, Setup};
 use hydrokern::claw::d3::cpu::{Setup3, rows_of};
 use hydrokern::claw::equations::{Data, Equations};
@@ -41,7 +42,7 @@ fn data(eq: Equations, n: [usize; 3], bc: [u32; 6], limiter: Limiter, splitting:
                 "rho" | "bulk" => (0.5, 3.0),
                 _ => (-1.0, 1.0),
             };
-            rng.values::<f64>(cells, lo, hi)
+            Values::stored(rng.values::<f64>(cells, lo, hi))
         })
         .collect();
     let setup =

@@ -22,6 +22,13 @@ pub enum Field {
     Profile(Profile),
 }
 
+impl Field {
+    /// Whether its values come from a file (and are held whole).
+    pub fn is_file(&self) -> bool {
+        matches!(self, Field::Profile(Profile::File(_)))
+    }
+}
+
 /// A field's profile over the grid; centres default to the domain's.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
@@ -69,6 +76,78 @@ fn finite(c: &Check, key: &str, v: f64) -> Result<f64> {
 
 /// The field's values on `mesh`, x fastest; `key` names it in messages.
 pub fn values(c: &Check, key: &str, field: &Field, mesh: &Mesh) -> Result<Vec<f64>> {
+    let v = cells(c, key, field, mesh)?;
+    Ok((0..mesh.cells()).map(|k| v.at(k)).collect())
+}
+
+/// A field's values on a mesh: each cell's worked out when it is asked for (a number or a
+/// profile), or read from a file whole. A solver that reads them once, where it builds its
+/// own arrays, holds no copy of a field given by a number or a profile.
+#[derive(Clone, Debug)]
+pub struct Values(How);
+
+#[derive(Clone, Debug)]
+enum How {
+    Constant(f64),
+    /// A profile over the cells of `mesh`.
+    Profile(Mesh, Shape),
+    Stored(Vec<f64>),
+}
+
+/// A profile, its centre and axis worked out.
+#[derive(Clone, Debug)]
+enum Shape {
+    Disc { centre: [f64; 3], radius: f64, inside: f64, outside: f64 },
+    Gaussian { centre: [f64; 3], width: f64, amplitude: f64, base: f64 },
+    Halves { along: usize, at: f64, below: f64, above: f64 },
+}
+
+impl Values {
+    /// The values `v` of every cell (x fastest), held.
+    pub fn stored(v: Vec<f64>) -> Values {
+        Values(How::Stored(v))
+    }
+
+    /// Whether the values are held (read from a file, or given whole), not worked out.
+    pub fn is_stored(&self) -> bool {
+        matches!(self.0, How::Stored(_))
+    }
+
+    /// The value of cell `k` (x fastest).
+    #[inline]
+    pub fn at(&self, k: usize) -> f64 {
+        let distance2 = |p: [f64; 3], o: [f64; 3]| (0..3).map(|k| (p[k] - o[k]).powi(2)).sum::<f64>();
+        match &self.0 {
+            How::Constant(v) => *v,
+            How::Stored(v) => v[k],
+            How::Profile(mesh, shape) => {
+                let p = mesh.centre(k);
+                match *shape {
+                    Shape::Disc { centre, radius, inside, outside } => {
+                        if distance2(p, centre) <= radius * radius {
+                            inside
+                        } else {
+                            outside
+                        }
+                    }
+                    Shape::Gaussian { centre, width, amplitude, base } => {
+                        base + amplitude * (-distance2(p, centre) / (width * width)).exp()
+                    }
+                    Shape::Halves { along, at, below, above } => {
+                        if p[along] < at {
+                            below
+                        } else {
+                            above
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The field's [`Values`] on `mesh`, checked; `key` names it in messages.
+pub fn cells(c: &Check, key: &str, field: &Field, mesh: &Mesh) -> Result<Values> {
     let cells = mesh.cells();
     let dims = mesh.dims().len();
     let mid = |k: usize| (mesh.centre(0)[k] + mesh.centre(cells - 1)[k]) / 2.0;
@@ -85,25 +164,27 @@ pub fn values(c: &Check, key: &str, field: &Field, mesh: &Mesh) -> Result<Vec<f6
             }
         }
     };
-    let each = |f: &dyn Fn([f64; 3]) -> f64| -> Vec<f64> { (0..cells).map(|k| f(mesh.centre(k))).collect() };
-    let distance2 = |p: [f64; 3], o: [f64; 3]| (0..3).map(|k| (p[k] - o[k]).powi(2)).sum::<f64>();
-    Ok(match field {
-        Field::Constant(v) => vec![*v; cells],
+    let profile = |shape| How::Profile(*mesh, shape);
+    let how = match field {
+        Field::Constant(v) => How::Constant(*v),
         Field::Profile(Profile::Disc { centre: at, radius, inside, outside }) => {
             c.positive(&format!("{key}.disc.radius"), *radius)?;
             for (k, v) in [("inside", inside), ("outside", outside)] {
                 finite(c, &format!("{key}.disc.{k}"), *v)?;
             }
-            let o = centre("disc", at)?;
-            each(&|p| if distance2(p, o) <= radius * radius { *inside } else { *outside })
+            profile(Shape::Disc { centre: centre("disc", at)?, radius: *radius, inside: *inside, outside: *outside })
         }
         Field::Profile(Profile::Gaussian { centre: at, width, amplitude, base }) => {
             c.positive(&format!("{key}.gaussian.width"), *width)?;
             for (k, v) in [("amplitude", amplitude), ("base", base)] {
                 finite(c, &format!("{key}.gaussian.{k}"), *v)?;
             }
-            let o = centre("gaussian", at)?;
-            each(&|p| base + amplitude * (-distance2(p, o) / (width * width)).exp())
+            profile(Shape::Gaussian {
+                centre: centre("gaussian", at)?,
+                width: *width,
+                amplitude: *amplitude,
+                base: *base,
+            })
         }
         Field::Profile(Profile::Halves { axis, at, below, above }) => {
             let along = match (axis.as_str(), dims) {
@@ -118,7 +199,7 @@ pub fn values(c: &Check, key: &str, field: &Field, mesh: &Mesh) -> Result<Vec<f6
             for (k, v) in [("at", at), ("below", below), ("above", above)] {
                 finite(c, &format!("{key}.halves.{k}"), *v)?;
             }
-            each(&|p| if p[along] < *at { *below } else { *above })
+            profile(Shape::Halves { along, at: *at, below: *below, above: *above })
         }
         Field::Profile(Profile::File(path)) => {
             let path = c.path(path);
@@ -132,7 +213,8 @@ pub fn values(c: &Check, key: &str, field: &Field, mesh: &Mesh) -> Result<Vec<f6
             if let Some(k) = data.iter().position(|v| !v.is_finite()) {
                 return c.fail(&fkey, format!("{}: value {:?} is {}", path.display(), mesh.index(k), data[k]));
             }
-            data
+            How::Stored(data)
         }
-    })
+    };
+    Ok(Values(how))
 }
