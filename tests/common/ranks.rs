@@ -44,7 +44,7 @@ impl OwnGpus {
     /// `comm`'s rank's GPU and, where asked for and possible, the ranks' link (every rank
     /// calls this together, as a run's ranks set the link up).
     pub fn rank(&self, comm: &dyn Comm) -> (Backend, Option<Rc<DeviceLink>>) {
-        let own = Backend::select_for(BackendChoice::Gpu, comm.rank()).unwrap();
+        let own = Backend::select_for(BackendChoice::Gpu, comm.rank(), None).unwrap();
         let link = match self.nccl {
             true => DeviceLink::establish(comm, &own).unwrap().map(Rc::new),
             false => None,

@@ -54,11 +54,21 @@ pub struct RunSection {
     /// "seconds since" it, as CF readers (xarray, QGIS) turn into dates.
     #[serde(default)]
     pub start: Option<String>,
+    /// The GPUs of each host the run's ranks use, the host's first ones (every GPU there when
+    /// not given): rank *l* of a host takes GPU *l* mod this. More than a host has is an error.
+    #[serde(default)]
+    pub gpus: Option<usize>,
 }
 
 impl Default for RunSection {
     fn default() -> Self {
-        RunSection { backend: Backend::Auto, precision: Precision::F64, max_steps: DEFAULT_MAX_STEPS, start: None }
+        RunSection {
+            backend: Backend::Auto,
+            precision: Precision::F64,
+            max_steps: DEFAULT_MAX_STEPS,
+            start: None,
+            gpus: None,
+        }
     }
 }
 
@@ -69,6 +79,18 @@ impl RunSection {
         }
         if let Some(start) = &self.start {
             crate::cf_time::reference_date(start).or_else(|e| c.fail("run.start", e))?;
+        }
+        match self.gpus {
+            Some(0) => return c.fail("run.gpus", "0: must be at least 1 (leave it out to use every GPU of each host)"),
+            Some(n) if self.backend == Backend::Cpu => {
+                return c.fail(
+                    "run.gpus",
+                    format!(
+                        "{n} with run.backend = cpu: GPUs are for the gpu and auto backends; leave one of them out"
+                    ),
+                );
+            }
+            _ => {}
         }
         Ok(())
     }

@@ -26,6 +26,12 @@ pub static COMMON_FLAGS: &[Flag] = &[
     ),
     Flag::new("backend", "auto|gpu|cpu", Set::Text("run.backend"), "where to run (run.backend)"),
     Flag::new(
+        "gpus",
+        "N",
+        Set::Int("run.gpus"),
+        "use the first N GPUs of each host, rank l of a host on GPU l mod N; more than a host has is an error (run.gpus; default: every GPU there)",
+    ),
+    Flag::new(
         "precision",
         "f32|f64|mixed",
         Set::Text("run.precision"),

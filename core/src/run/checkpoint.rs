@@ -32,10 +32,16 @@ const MAGIC: &[u8; 16] = b"hydrokern-ckpt\n\0";
 /// written before the command's flags.
 pub const FORMAT: u32 = 3;
 /// Case keys that never change a run's results (where it writes, how often it reports, its
-/// step limit), or that are compared on their own (precision, backend): a restart may differ in
-/// them.
-const FREE_KEYS: [(&str, &str); 5] =
-    [("output", "dir"), ("output", "progress"), ("run", "max_steps"), ("run", "precision"), ("run", "backend")];
+/// step limit, the GPUs of each host it uses), or that are compared on their own (precision,
+/// backend): a restart may differ in them.
+const FREE_KEYS: [(&str, &str); 6] = [
+    ("output", "dir"),
+    ("output", "progress"),
+    ("run", "max_steps"),
+    ("run", "gpus"),
+    ("run", "precision"),
+    ("run", "backend"),
+];
 
 /// An f64 as its bits in hexadecimal, so that it reads back exactly (JSON numbers need not).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -633,8 +639,8 @@ mod tests {
     fn round_trip_is_bit_for_bit() {
         let path = scratch("round");
         write(&path, &meta(), &sample()).unwrap();
-        // The same case but another directory, progress interval and step limit.
-        let other = "solver = \"kp\"\n[grid]\nnx = 4\n[output]\ndir = \"b\"\n[run]\nmax_steps = 9\n";
+        // The same case but another directory, progress interval, step limit and GPUs.
+        let other = "solver = \"kp\"\n[grid]\nnx = 4\n[output]\ndir = \"b\"\n[run]\nmax_steps = 9\ngpus = 2\n";
         let r = Restart::open(&path, &info(other), Precision::F32, "cpu").unwrap();
         assert_eq!(r.checkpoints(), 3);
         let back = r.state::<f32>().unwrap();

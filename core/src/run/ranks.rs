@@ -42,7 +42,7 @@ pub(super) fn serve<S: Simulation>(sim: &S, comm: Rc<dyn Comm>) -> Result<Outcom
     let info = sim.info();
     // Rank 0 checked the same case and builds its model now: a failure from here on is this
     // rank's alone (its memory, its GPU), and stops every rank.
-    let backend = Backend::select_for(info.run.backend.choice(), comm.local_rank());
+    let backend = Backend::select_for(info.run.backend.choice(), comm.local_rank(), info.run.gpus);
     let backend = backend.unwrap_or_else(|e| comm.abort(&format!("rank {}: {e}", comm.rank()), 1));
     match info.run.precision {
         Precision::F32 => serve_in::<S, f32>(sim, comm, &backend, other_build),

@@ -54,7 +54,7 @@ pub fn start(case: &dyn Case, opts: &RunOptions) -> Result<Started> {
     let needs = plan::check(case)?.needs;
     let estimate = needs.host;
     let local = crate::ranks::world().map_or(0, |c| c.local_rank());
-    let backend = Backend::select_for(info.run.backend.choice(), local)?;
+    let backend = Backend::select_for(info.run.backend.choice(), local, info.run.gpus)?;
     crate::warn(format_args!("backend: {}", backend.describe()));
     if let Backend::Gpu(gpu) = &backend {
         gpu.check_fits(&format!("{} in {precision}", info.name), needs.gpu as usize)?;
@@ -108,7 +108,7 @@ pub fn check_report(case: &dyn Case) -> Result<Vec<String>> {
         format!(
             "  {} on {}; memory: about {} on the host at the peak, {} on a GPU; output to {}",
             info.run.precision,
-            backend_note(info.run.backend.choice()),
+            backend_note(info.run.backend.choice(), info.run.gpus),
             crate::files::bytes(plan.needs.host),
             crate::files::bytes(plan.needs.gpu),
             info.output_dir().display()
@@ -116,11 +116,19 @@ pub fn check_report(case: &dyn Case) -> Result<Vec<String>> {
     ])
 }
 
-/// Whether `choice` can run on this machine without opening a GPU (for `check`).
-pub fn backend_note(choice: BackendChoice) -> &'static str {
-    match choice {
+/// Whether `choice` can run on this machine without opening a GPU (for `check`), with the
+/// GPUs of each host it asks for (`run.gpus`).
+pub fn backend_note(choice: BackendChoice, gpus: Option<usize>) -> String {
+    let on = match choice {
         BackendChoice::Auto => "the GPU when one is usable, else the CPU",
         BackendChoice::Gpu => "the GPU (an error without one)",
         BackendChoice::Cpu => "the CPU",
+    };
+    match gpus {
+        Some(n) => format!(
+            "{on}; the first {n} GPU{} of each host (an error on a host with fewer)",
+            if n == 1 { "" } else { "s" }
+        ),
+        None => on.to_string(),
     }
 }

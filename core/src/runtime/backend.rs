@@ -44,14 +44,28 @@ impl Backend {
     /// ([`Error::NoGpu`]); any other failure (a driver call, a PTX module the driver rejects)
     /// is returned, not hidden behind the CPU.
     pub fn select(choice: BackendChoice) -> Result<Backend> {
-        Self::select_for(choice, 0)
+        Self::select_for(choice, 0, None)
     }
 
     /// [`select`](Self::select) for the rank that is `local`-th among the ranks of its host:
-    /// its GPU is device `local` mod the devices there, so the ranks of a host spread over
-    /// its GPUs (and share them where there are more ranks than GPUs).
-    pub fn select_for(choice: BackendChoice, local: usize) -> Result<Backend> {
-        let ordinal = local % Gpu::count().max(1);
+    /// its GPU is device `local` mod the devices it uses, so the ranks of a host spread over
+    /// them (and share them where there are more ranks than GPUs). Those are the host's first
+    /// `gpus` where the run asks for that many on each host (`run.gpus`: more than the host has
+    /// is an error, said in one line), else all of them.
+    pub fn select_for(choice: BackendChoice, local: usize, gpus: Option<usize>) -> Result<Backend> {
+        let present = Gpu::count();
+        if let Some(n) = gpus.filter(|&n| n > present) {
+            let asked =
+                format!("the run asks for {n} GPU{} on each host (run.gpus, --gpus)", if n == 1 { "" } else { "s" });
+            return Err(Error::invalid(match present {
+                0 => format!("{asked}, and this host has no GPU the CUDA driver sees; leave it out to run on the CPU"),
+                p => format!(
+                    "{asked}, and this host has {p} GPU{}; ask for at most {p}, or leave it out to use every GPU there",
+                    if p == 1 { "" } else { "s" }
+                ),
+            }));
+        }
+        let ordinal = local % gpus.unwrap_or(present).max(1);
         match choice {
             BackendChoice::Cpu => Ok(Backend::Cpu { why: None }),
             BackendChoice::Gpu => Gpu::new(ordinal).map(|g| Backend::Gpu(Arc::new(g))).map_err(|e| match e {

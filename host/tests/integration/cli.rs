@@ -201,6 +201,13 @@ fn the_common_flags_are_checked_like_their_keys() {
     refused(&["dam-break", "--nx", "16", "--set", "output.progress=inf", "--output", o], "output.progress");
     refused(&["dam-break", "--nx", "16", "--max-steps", "-5", "--output", o], "run.max_steps");
     refused(&["dam-break", "--nx", "16", "--backend", "tpu", "--output", o], "run.backend");
+    // More GPUs than any host has, none, or GPUs for the CPU backend.
+    refused(
+        &["dam-break", "--nx", "16", "--gpus", "100000", "--output", o],
+        "the run asks for 100000 GPUs on each host",
+    );
+    refused(&["dam-break", "--nx", "16", "--gpus", "0", "--output", o], "run.gpus");
+    refused(&["dam-break", "--nx", "16", "--gpus", "1", "--backend", "cpu", "--output", o], "run.backend = cpu");
     refused(&["dam-break", "--nx", "16", "--precision", "f16", "--output", o], "run.precision");
     // Mixed precision is sediment's and kp's: another solver refuses it in one line, and so do
     // a sediment variant without a mixed kernel and a kp scheme without a mixed step.
@@ -375,6 +382,9 @@ fn case_files_round_trip_and_errors_name_key_and_line() {
     assert!(o.status.success(), "{}", stderr(&o));
     let o = hydrokern(&["check", s(&case)]);
     assert!(o.status.success() && stdout(&o).contains("ok"), "{}{}", stdout(&o), stderr(&o));
+    // The GPUs a run asks for are said, not looked for: the host that runs it may be another.
+    let o = hydrokern(&["check", s(&case), "--gpus", "3"]);
+    assert!(stdout(&o).contains("the first 3 GPUs of each host (an error on a host with fewer)"), "{}", stdout(&o));
     let out = dir.join("out");
     let o = hydrokern(&["--backend", "cpu", "run", s(&case), "--output", s(&out)]);
     assert!(o.status.success(), "{}", stderr(&o));
