@@ -16,7 +16,7 @@
 //!   [`products`] (gauges, maximum maps);
 //! - [`run`]: the runner — backend and precision, memory and step-limit checks, progress,
 //!   snapshots, checkpoints, blow-up handling, output directories written whole;
-//! - [`tune`]: the tuning engine (search, statistics, the cache); [`bench`] (feature `bench`):
+//! - [`tune`]: the tuning engine (search, statistics, the cache); [`bench`](mod@bench) (feature `bench`):
 //!   the benchmark harness;
 //! - [`solver`]: what a solver offers the registry that lists them (the `hydrokern` crate).
 

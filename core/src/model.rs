@@ -67,7 +67,7 @@ pub struct Until {
 pub struct Output<T> {
     /// Short name, used in file names (`h`, `hu`, `s`).
     pub name: &'static str,
-    /// What it is, with its unit, for pictures and metadata ("water depth [m]").
+    /// What it is, with its unit, for pictures and metadata ("water depth \[m\]").
     pub long_name: &'static str,
     pub units: &'static str,
     /// NumPy shape: (ny, nx) in 2D, (nz, ny, nx) in 3D.

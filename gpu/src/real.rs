@@ -313,7 +313,7 @@ pub mod refined {
     /// last rounding.
     const STEPS: u32 = 1;
 
-    /// √x from an estimate `r` of 1/√x: [`STEPS`] steps of Goldschmidt's coupled iteration for
+    /// √x from an estimate `r` of 1/√x: `STEPS` steps of Goldschmidt's coupled iteration for
     /// g ≈ √x and h ≈ 1/(2√x), each doubling the correct bits, then g corrected by its residual
     /// x − g² (exact in a multiply-add), which leaves it within an ulp.
     #[inline(always)]
@@ -337,7 +337,7 @@ pub mod refined {
         }
     }
 
-    /// n/d from an estimate `y` of 1/d: [`STEPS`] Newton steps for 1/d, then the quotient
+    /// n/d from an estimate `y` of 1/d: `STEPS` Newton steps for 1/d, then the quotient
     /// corrected by its residual n − d·q (exact in a multiply-add).
     #[inline(always)]
     pub fn div_from_estimate(n: f64, d: f64, y: f64) -> f64 {

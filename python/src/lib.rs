@@ -1,5 +1,5 @@
-//! The native part of the `hydrokern` Python package: cases ([`case::NativeCase`]) and
-//! simulations stepped from Python ([`simulation::NativeSimulation`]) on the library's registry
+//! The native part of the `hydrokern` Python package: cases (`case::NativeCase`) and
+//! simulations stepped from Python (`simulation::NativeSimulation`) on the library's registry
 //! and runner. The Python classes users see (`python/hydrokern/`) wrap these.
 
 use pyo3::prelude::*;

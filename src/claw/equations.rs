@@ -1,5 +1,5 @@
 //! The systems of equations a case can name (`[equations] name`): every Riemann solver of the
-//! registry (`gpu/src/claw/systems.rs`, one line per system), by [`equations!`] below.
+//! registry (`gpu/src/claw/systems.rs`, one line per system), by `equations!` below.
 //! Everything else a case needs of a solver — its name, fields, auxiliary fields, constants and
 //! their defaults, what makes initial data inadmissible — the solver's file
 //! (`gpu/src/claw/riemann/`) declares.

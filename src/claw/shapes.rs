@@ -33,7 +33,7 @@ const AXIS_NAMES: [&str; 3] = ["x", "y", "z"];
 const X_MIN_BLOCKS: u64 = 2048;
 
 /// The rows an x-sweep warp takes: the shape's `rows`, fewer on a grid that would otherwise
-/// launch fewer than [`X_MIN_BLOCKS`] blocks (`blocks`: those of one row a warp), where idle
+/// launch fewer than `X_MIN_BLOCKS` blocks (`blocks`: those of one row a warp), where idle
 /// multiprocessors would cost more than the set-up the rows share. Any number gives the same
 /// results bit for bit: every interface is solved by the same code whichever warp takes it.
 pub fn x_rows(rows: u32, blocks: u64) -> u32 {

@@ -45,7 +45,7 @@ pub trait StepKernels<T: GpuReal> {
     /// Queues stage `stage`'s sweep from state buffer `order[stage]` of `states` (its ghosts
     /// across the axis filled) into `order[stage + 1]`; on the slab `cut` of a decomposed run,
     /// with the ghost layers at its cuts taken from its neighbours where the sweep reads them
-    /// ([`sweep_across`]).
+    /// (`sweep_across`).
     fn queue_sweep(
         &mut self,
         solver: Self::Solver,

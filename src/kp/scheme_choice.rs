@@ -72,7 +72,7 @@ pub fn auto_scheme(backend: &Backend, precision: Precision) -> Scheme {
     }
 }
 
-/// Seed 003 §4.4.1: whole runs of the sine case ([`RUN_STEPS`] steps each, from one model a
+/// Seed 003 §4.4.1: whole runs of the sine case (`RUN_STEPS` steps each, from one model a
 /// scheme on `launch`, interleaved, [`SCHEME_RUNS`] runs or the options' rounds if fewer) with
 /// every scheme of [`candidates`]; the record of the fastest (the default unless another is 0.5%
 /// faster, as in the launch searches). Its times are milliseconds per second of simulated time

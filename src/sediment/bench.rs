@@ -6,7 +6,7 @@
 //!
 //! Every row is timed for both schemes: the `seed` scheme's under its own names (comparable
 //! with the paper and with other runs of this suite), the bounded scheme's beside it as
-//! "bounded <variant>" (the same bytes; no GFLOP/s, Su et al.'s counts are for their formulas).
+//! `"bounded <variant>"` (the same bytes; no GFLOP/s, Su et al.'s counts are for their formulas).
 //! Its target: within 5% of the `seed` row of the same kernel.
 //!
 //! Those rows time the plain h update (one field of h). The "sediment balance" rows time whole

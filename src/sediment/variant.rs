@@ -134,7 +134,7 @@ impl StepVariant {
         v
     }
 
-    /// "fused" or "<h>/<s>", e.g. "opt3/opt1".
+    /// `"fused"` or `"<h>/<s>"`, e.g. `"opt3/opt1"`.
     pub fn name(self) -> String {
         match self {
             StepVariant::Fused => "fused".into(),

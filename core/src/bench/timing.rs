@@ -36,7 +36,7 @@ impl Measurement {
     }
 }
 
-/// A row stops timing after [`MIN_RUNS`] runs once its runs have taken this long (ms), and
+/// A row stops timing after `MIN_RUNS` runs once its runs have taken this long (ms), and
 /// stops warming up once its warm-up runs have: a 40 ms ADI step at 8192² gets 13 timed runs
 /// instead of 50, a one-second solve one warm-up and 5 timed runs, and the suite's wall time
 /// goes to rows rather than to repeats whose median no longer moves.
@@ -46,7 +46,7 @@ pub const MIN_RUNS: usize = 5;
 
 /// Time `f(i)` on the GPU's stream with events: up to `warmup` untimed calls (at least one
 /// when `warmup` > 0, then until they have taken [`ROW_BUDGET_MS`]), then up to `reps` timed
-/// ones, each between its own pair of events (at least [`MIN_RUNS`], then until they have taken
+/// ones, each between its own pair of events (at least `MIN_RUNS`, then until they have taken
 /// [`ROW_BUDGET_MS`]). `i` counts calls so callers can rotate inputs. The first timed call's
 /// launches are recorded.
 pub fn time_gpu(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<Measurement> {

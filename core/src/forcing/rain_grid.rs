@@ -13,7 +13,7 @@ pub struct RainGrid {
     /// Where the frames came from, for messages.
     pub source: String,
     /// The frames' start times and then the end of the last (s): frame k holds over
-    /// [times[k], times[k + 1]). Strictly increasing, at least two.
+    /// \[times\[k\], times\[k + 1\]). Strictly increasing, at least two.
     pub times: Vec<f64>,
     /// Frame k's intensity at rain cell r is `values[k·cells + r]` (m/s, finite, ≥ 0): f32, as
     /// the kernels read it, on every side of the run.

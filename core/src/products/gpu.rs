@@ -204,7 +204,7 @@ impl<T: GpuReal> GpuProducts<T> {
 
     /// Add the maps and the gauge and line records up to step `steps` (the model's clock) to the
     /// model's checkpoint `c` (drains the ring; synchronises). The ring's position needs no saving:
-    /// sample n always goes to slot n mod [`RING`], and the samples taken give n.
+    /// sample n always goes to slot n mod `RING`, and the samples taken give n.
     pub fn checkpoint(&mut self, gpu: &Gpu, steps: u64, c: Checkpoint<T>) -> Result<Checkpoint<T>> {
         self.drain(gpu, steps)?;
         let maps = match self.f.maxima != 0 {

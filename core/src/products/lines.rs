@@ -83,7 +83,7 @@ fn left_of(p: [f64; 2], q: [f64; 2], c: [f64; 2]) -> bool {
 ///
 /// The segment from p to q crosses the face between centres a and b where a and b lie on
 /// different sides of the line pq and p and q on different sides of the line ab, both once the
-/// line is moved a hair as the module says ([`left_of`]): for an x-face, the centres' y lies in
+/// line is moved a hair as the module says (`left_of`): for an x-face, the centres' y lies in
 /// [min, max) of p's and q's; for a y-face, their x does. So where a line passes through a
 /// vertex on the segment ab, one of the two segments meeting there counts it.
 pub fn crossings(points: &[[f64; 2]], grid: &Grid2) -> Vec<(GridFace, i32)> {

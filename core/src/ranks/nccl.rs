@@ -218,7 +218,7 @@ impl DeviceLink {
 
     /// [`exchange`](Self::exchange) on the stream beside the GPU's, after everything queued on
     /// the GPU's stream so far, followed there by `then` (given that stream: the work that
-    /// reads what arrives). The GPU's stream goes on at once with what does not; [`join`]
+    /// reads what arrives). The GPU's stream goes on at once with what does not; `join`
     /// (Self::join) makes it wait for all of this. NCCL runs the link's calls in the order they
     /// are queued on every rank, and each `exchange_aside` is joined before the link's next
     /// call, so the order is the one the ranks agree on.

@@ -173,7 +173,7 @@ pub fn read<T: Real>(dir: &Path, manifest: &Checkpoint<T>, set: &Set, rank: usiz
 }
 
 /// The whole grid's checkpoint from the set listed by `manifest` with its parts in `dir`: the
-/// parts joined ([`join_checkpoint`], then `joined`, the slab model's own joining), and the
+/// parts joined (`join_checkpoint`, then `joined`, the slab model's own joining), and the
 /// manifest's values and records that are not the set's list (the gauges' records) after the
 /// parts'. The one a run on one rank writes, bit for bit.
 pub fn join<T: Real>(

@@ -20,7 +20,7 @@ pub struct CaseInfo {
     /// The document as it runs (overrides applied).
     pub text: String,
     /// The document as written, before the command's flags: what a restart tells apart from
-    /// the flags of the run it continues ([`checkpoint::continue_case`]).
+    /// the flags of the run it continues ([`continue_case`](super::checkpoint::continue_case)).
     pub base: String,
     pub run: RunSection,
     pub output: OutputSection,
@@ -56,9 +56,9 @@ pub trait Case {
     /// What would run, for `check`: grid, constants, the solver's choices.
     fn summary(&self) -> String;
     /// Memory the solver's part of the run needs in `precision`: the case's fields, the model
-    /// and its scratch ([`plan`] adds the runner's).
+    /// and its scratch ([`plan`](super::plan) adds the runner's).
     fn needs(&self, precision: Precision) -> Needs;
-    /// Steps, output and memory of the run, before it starts ([`plan::check`] refuses a run
+    /// Steps, output and memory of the run, before it starts ([`plan::check`](super::plan::check) refuses a run
     /// past a limit).
     fn plan(&self) -> Plan;
     fn run(&self, opts: &RunOptions) -> Result<Outcome>;
@@ -75,10 +75,10 @@ pub struct RunOptions {
     /// Run in an output directory that holds files hydrokern did not write.
     pub force: bool,
     pub console: Console,
-    /// Continue from this checkpoint (`--restart`; see [`checkpoint`]).
+    /// Continue from this checkpoint (`--restart`; see [`checkpoint`](super::checkpoint)).
     pub restart: Option<PathBuf>,
     /// Stop a time-dependent run at the next step boundary on SIGINT or SIGTERM, with its
-    /// outputs whole ([`interrupt`]), instead of dying at once.
+    /// outputs whole (`interrupt.rs`), instead of dying at once.
     pub catch_signals: bool,
     /// Serve the live view while the run goes (`--view`; docs/view.md); the case's
     /// `output.view` port where this is None.

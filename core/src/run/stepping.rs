@@ -43,7 +43,7 @@ pub struct Diagnostics {
     pub account: Option<crate::account::Account>,
 }
 
-/// A model that another program steps: [`Model`] without its precision, and with the runner's
+/// A model that another program steps: [`Model`](crate::model::Model) without its precision, and with the runner's
 /// checks of what it hands back.
 pub trait Session {
     /// Where it runs and with which variant, in one line.
@@ -55,7 +55,7 @@ pub trait Session {
     /// The state now, on the host; an error naming the first cell that is not finite or not
     /// physical (a negative depth).
     fn state(&mut self) -> Result<AnyState>;
-    /// Everything needed to continue exactly from here ([`Model::checkpoint`]).
+    /// Everything needed to continue exactly from here ([`Model::checkpoint`](crate::model::Model::checkpoint)).
     fn checkpoint(&mut self) -> Result<AnyCheckpoint>;
     /// Continue from `checkpoint`, taken of a session of the same case in the same precision
     /// on the same backend.
@@ -93,7 +93,7 @@ pub trait Session {
 }
 
 /// What a time-dependent case offers a program that steps it: the object-safe part of
-/// [`Simulation`] and the [`Session`] it opens.
+/// [`Simulation`](super::Simulation) and the [`Session`] it opens.
 pub trait Steppable {
     fn times(&self) -> &Times;
     /// The cells the output fields live on.

@@ -12,7 +12,7 @@ use std::path::Path;
 pub const WORST: f64 = 2.0;
 const PRUNED: [u8; 3] = [200, 200, 200];
 
-/// One heat map: `ms[j * xs.len() + i]` is the time of (xs[i], ys[j]), None where pruned.
+/// One heat map: `ms[j * xs.len() + i]` is the time of (xs\[i\], ys\[j\]), None where pruned.
 pub struct HeatMap {
     pub title: String,
     pub x_label: String,

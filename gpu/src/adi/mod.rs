@@ -7,7 +7,7 @@
 //!
 //! Both sweeps use the same functions: "along" is the sweep's direction (x for the x-sweep,
 //! whose flux is p; y for the y-sweep, whose flux is q) and "across" the other one. The
-//! kernels (`entries.rs`) hand [`sweep::SweepLines`], which gathers and calls these, to the
+//! kernels (`entries.rs`) hand `sweep::SweepLines`, which gathers and calls these, to the
 //! tridiagonal solvers.
 
 use crate::Real;

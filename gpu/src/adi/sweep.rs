@@ -1,5 +1,5 @@
 //! One ADI sweep as a batch of tridiagonal systems whose rows are built inside the solving
-//! kernel: [`SweepLines`] gathers each unknown's neighbourhood from the state in global memory,
+//! kernel: `SweepLines` gathers each unknown's neighbourhood from the state in global memory,
 //! asks the row providers of `mod.rs` for its row, and writes each solved unknown back into
 //! the state. The tridiagonal kernels (`crate::tridiag`: Thomas, partition, PCR, CR-PCR) take
 //! it in place of coefficient arrays, so a sweep reads the state once and writes it once.

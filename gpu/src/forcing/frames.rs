@@ -7,7 +7,7 @@
 
 use crate::Real;
 
-/// The frame holding at `a`: the last k with times[k] ≤ a (0 before the first frame; the number
+/// The frame holding at `a`: the last k with times\[k\] ≤ a (0 before the first frame; the number
 /// of frames at or after the end, where no frame holds).
 #[inline(always)]
 pub fn frame_at(times: &[f64], a: f64) -> usize {
@@ -16,7 +16,7 @@ pub fn frame_at(times: &[f64], a: f64) -> usize {
 
 /// ∫ from `a` to `b` of a step function held over the frames of `times` (as the module says),
 /// frame k's value `value(k)`, starting from frame `first` (at most [`frame_at`]`(times, a)`):
-/// Σ value(k)·|[times[k], times[k + 1]) ∩ [a, b]|, added in the frames' order, each product
+/// Σ value(k)·|\[times\[k\], times\[k + 1\]) ∩ [a, b]|, added in the frames' order, each product
 /// and sum rounded on its own (never contracted into a multiply-add), so the kernels and the CPU
 /// reference compute the same bits. Nothing falls before the first frame or after the end.
 #[inline(always)]

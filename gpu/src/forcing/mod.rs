@@ -1,6 +1,6 @@
 //! External forcing of a shallow-water model, point by point: time series evaluated and
-//! integrated over a step, gridded rain held between its frames ([`frames`]), a cell's soil
-//! ([`soil`]: Green–Ampt or Horton), what a cell receives over a span ([`cell`]) and a cell's
+//! integrated over a step, gridded rain held between its frames (`frames`), a cell's soil
+//! (`soil`: Green–Ampt or Horton), what a cell receives over a span (`cell`) and a cell's
 //! gains (rain, inflow) and losses (infiltration). The kernels and the CPU references call these
 //! same functions, so both apply the same amounts.
 //!

@@ -341,7 +341,7 @@ kernels! {
         hv: *mut T, bc: *const T, wet: *mut u32,
     }
     pub const FORCE_INFLOW: ForceInflow = kp_force_inflow(kp_force_inflow::<T>);
-    /// Forcing: every interior cell (`force.rs`: on the wet map's blocks, [`force_rows`] rows a
+    /// Forcing: every interior cell (`force.rs`: on the wet map's blocks, `force_rows` rows a
     /// thread), the uniform and gridded rain added and the soil's take (its total `f`, null
     /// without a soil) removed; `lo` null on the plain path; the rain grid's arrays unused
     /// without frames, `soil_cells` null with one soil everywhere. One entry a soil model.

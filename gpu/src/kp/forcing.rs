@@ -42,7 +42,7 @@ pub const fn force_rows(model: u32) -> u32 {
 /// `starts[s]..starts[s + 1]` of `times` and `values`; those before `level_first` are
 /// integrated over the span (rain, inflows), those from it on are levels, evaluated at the
 /// span's end. And the number of gridded rain frames (0: none), whose `frames + 1` times
-/// ([`held_integral`]'s) the clock kernel searches for the frame holding at the span's start.
+/// (`held_integral`'s) the clock kernel searches for the frame holding at the span's start.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SeriesSet {

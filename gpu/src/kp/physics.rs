@@ -6,7 +6,7 @@ use crate::sediment::compensated_add;
 use crate::{Level, Real};
 
 /// One cell as the reconstruction reads it along one axis ([`cell_view`]): the surface (`w`: w*
-/// of [`surface`], w̄ unless the cell is partially flooded), the quantity whose slopes it limits
+/// of `surface`, w̄ unless the cell is partially flooded), the quantity whose slopes it limits
 /// normal to the faces (`n`) and along them (`t`), and the cell's drain cap (finite exactly when
 /// the cell is partially flooded). `n`, `t` are the momenta (hu, hv for x; hv, hu for y), or in a
 /// scheme with [`VELOCITIES`](WetDryScheme::VELOCITIES) the desingularized velocities.
@@ -113,7 +113,7 @@ pub fn slope<T: Real>(theta: T, qm: T, q0: T, qp: T) -> T {
 /// carries its desingularized velocity to both faces, as a partially flooded cell does; any
 /// other cell carries its `n`, `t` plus or minus half a limited slope (momenta, or velocities
 /// with [`VELOCITIES`](WetDryScheme::VELOCITIES)). Face velocities are desingularized where
-/// momenta reach the face ([`FaceState::of`]).
+/// momenta reach the face (`FaceState::of`).
 #[inline(always)]
 pub fn reconstruct<S: WetDryScheme, T: Real>(
     k: &Coeffs<T>,

@@ -114,7 +114,7 @@ impl<T: GpuReal> GpuKp<T> {
     }
 
     /// Run RK2's second stage inside the streamed flux kernel (`on`; steps without early exit)
-    /// or as its own kernel after it, whatever [`fuses_by_default`] chose; both give the same
+    /// or as its own kernel after it, whatever `fuses_by_default` chose; both give the same
     /// result (the tests and `bench kp` compare them).
     pub fn set_fused(&mut self, on: bool) {
         self.fused = on;

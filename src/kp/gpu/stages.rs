@@ -40,7 +40,7 @@ impl<T: GpuReal> GpuKp<T> {
         unsafe { c.lists_kernel.launch(shape, params) }
     }
 
-    /// The ghost rows still to come of [`boundary_deferred`](Self::boundary_deferred), now and
+    /// The ghost rows still to come of `boundary_deferred`, now and
     /// on the stream: before anything but a flux launch reads the state's ghost rows (the end of
     /// `GpuRun::advance`, a flux kernel that does not stream bands).
     pub fn settle(&mut self) -> Result<()> {

@@ -1,7 +1,7 @@
 //! A NetCDF file that grows by one record at a time and is readable after every record.
 //!
 //! The file is created whole (header and fixed-size variables) through
-//! [`write_atomic`](crate::output::write_atomic), with no records. Each append writes the
+//! [`crate::output::write_atomic`], with no records. Each append writes the
 //! record's bytes past the last counted record and only then rewrites the record count in the
 //! header. A reader trusts the count, so a run killed at any point leaves a file whose records
 //! are exactly those whose count was written: bytes of a half-written record lie past them and

@@ -63,7 +63,7 @@ fn standard_name(f: &FieldSpec) -> Option<&'static str> {
 }
 
 /// The record coordinate `time` (dimension 0, the unlimited one), in the solver's unit, or in
-/// "seconds since <date>" with the standard calendar where the case gives its start date.
+/// `"seconds since <date>"` with the standard calendar where the case gives its start date.
 pub fn time_variable(long_name: &str, time_units: &str) -> Var {
     let mut attrs = vec![
         Attr::text("standard_name", "time"),

@@ -86,8 +86,8 @@ impl MapOptions {
         MapOptions { extent: Some(extent), ..self }
     }
 
-    /// The same, with the axes named `horizontal` and `vertical` (a slice of a volume: "x [m]"
-    /// and "z [m]", say).
+    /// The same, with the axes named `horizontal` and `vertical` (a slice of a volume: "x \[m\]"
+    /// and "z \[m\]", say).
     pub fn with_axes(self, horizontal: &'static str, vertical: &'static str) -> MapOptions {
         MapOptions { axes: (horizontal, vertical), ..self }
     }

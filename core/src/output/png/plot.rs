@@ -169,7 +169,7 @@ pub struct Profiles {
     /// The colour bar's range of times, fixed for a run (0 to its end) so the colours of a
     /// time do not change from one snapshot's plot to the next.
     pub times: (f64, f64),
-    /// The colour bar's label, e.g. "t [s]".
+    /// The colour bar's label, e.g. "t \[s\]".
     pub time_label: String,
     /// Curves drawn over them in the legend (the initial state, dashed, or an exact solution).
     pub references: Vec<Series>,
