@@ -130,7 +130,8 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     }
 
     /// The run of `rows` of the grid of `setup` (all of them: the whole grid's) from its cells'
-    /// values, checked admissible, with the whole grid's first Δt (`start.rs`).
+    /// values, which the caller has checked admissible, with the whole grid's first Δt
+    /// (`start.rs`).
     fn start(
         solver: R,
         setup: Setup,
