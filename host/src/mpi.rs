@@ -1,7 +1,7 @@
 //! Ranks over MPI (the `mpi` feature): one process per rank, started by `mpirun`/`mpiexec` or
 //! a cluster's launcher, each stepping its slab of the grid ([`hydrokern::ranks`]).
 
-use hydrokern::ranks::comm::{Recv, Send};
+use hydrokern::ranks::comm::{Gathered, Recv, Send};
 use hydrokern::ranks::{self, Comm};
 use hydrokern::{Error, Result};
 use mpi::Count;
@@ -102,7 +102,7 @@ impl Comm for Mpi {
         root.broadcast_into(&mut bytes[..]);
         Ok(())
     }
-    fn gather(&self, bytes: &[u8]) -> Result<Option<Vec<Vec<u8>>>> {
+    fn gather(&self, bytes: &[u8]) -> Result<Option<Gathered>> {
         let root = self.world.process_at_rank(0);
         let n = count(bytes.len())?;
         if self.world.rank() != 0 {
@@ -119,7 +119,7 @@ impl Comm for Mpi {
             let mut part = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
             root.gather_varcount_into_root(bytes, &mut part);
         }
-        Ok(Some(split(&all, &counts)))
+        Ok(Some(Gathered::new(all, counts.iter().map(|&c| c as usize))?))
     }
     fn scatter(&self, parts: Option<Vec<Vec<u8>>>) -> Result<Vec<u8>> {
         let root = self.world.process_at_rank(0);
@@ -160,16 +160,4 @@ fn offsets(counts: &[Count]) -> Result<Vec<Count>> {
     }
     count(at)?;
     Ok(out)
-}
-
-fn split(all: &[u8], counts: &[Count]) -> Vec<Vec<u8>> {
-    let mut at = 0;
-    counts
-        .iter()
-        .map(|&c| {
-            let part = all[at..at + c as usize].to_vec();
-            at += c as usize;
-            part
-        })
-        .collect()
 }

@@ -22,6 +22,58 @@ pub struct Recv<'a> {
     pub bytes: &'a mut [u8],
 }
 
+/// Every rank's bytes as rank 0 gathered them, one after another in one buffer (a state's
+/// parts are read from where they arrived: the whole grid's state is not copied again).
+pub struct Gathered {
+    bytes: Vec<u8>,
+    /// Where each rank's bytes end.
+    ends: Vec<usize>,
+}
+
+impl Gathered {
+    /// `bytes` holding the ranks' parts of lengths `lens`, in rank order.
+    pub fn new(bytes: Vec<u8>, lens: impl IntoIterator<Item = usize>) -> Result<Gathered> {
+        let ends: Vec<usize> = lens
+            .into_iter()
+            .scan(0usize, |end, n| {
+                *end += n;
+                Some(*end)
+            })
+            .collect();
+        if ends.last().copied().unwrap_or(0) != bytes.len() {
+            return Err(Error::invalid(format!("ranks: {} bytes gathered for parts of {ends:?}", bytes.len())));
+        }
+        Ok(Gathered { bytes, ends })
+    }
+
+    /// Parts that arrived on their own, joined.
+    pub fn of_parts(parts: Vec<Vec<u8>>) -> Gathered {
+        let lens: Vec<usize> = parts.iter().map(Vec::len).collect();
+        Gathered::new(parts.concat(), lens).expect("the parts' lengths sum to their bytes")
+    }
+
+    /// How many ranks' parts there are.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there is none (never, from a gather).
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Rank `r`'s bytes.
+    pub fn get(&self, r: usize) -> &[u8] {
+        let start = if r == 0 { 0 } else { self.ends[r - 1] };
+        &self.bytes[start..self.ends[r]]
+    }
+
+    /// Every rank's bytes, in rank order.
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        (0..self.len()).map(|r| self.get(r))
+    }
+}
+
 /// The ranks of one run, seen from one of them. Every rank calls each collective operation
 /// in the same order with compatible arguments; a rank that cannot goes through
 /// [`abort`](Comm::abort), which stops them all.
@@ -38,7 +90,7 @@ pub trait Comm {
     /// Rank 0's `bytes` on every rank (`bytes` is replaced on the others).
     fn broadcast(&self, bytes: &mut Vec<u8>) -> Result<()>;
     /// Every rank's `bytes`, in rank order, on rank 0; `None` on the others.
-    fn gather(&self, bytes: &[u8]) -> Result<Option<Vec<Vec<u8>>>>;
+    fn gather(&self, bytes: &[u8]) -> Result<Option<Gathered>>;
     /// Rank 0's `parts` (one for each rank, in rank order; `None` on the others): each rank's own.
     fn scatter(&self, parts: Option<Vec<Vec<u8>>>) -> Result<Vec<u8>>;
     /// Stop every rank: say `why` on standard error (once, from the rank that calls it) and
@@ -77,8 +129,8 @@ impl Comm for Solo {
     fn broadcast(&self, _bytes: &mut Vec<u8>) -> Result<()> {
         Ok(())
     }
-    fn gather(&self, bytes: &[u8]) -> Result<Option<Vec<Vec<u8>>>> {
-        Ok(Some(vec![bytes.to_vec()]))
+    fn gather(&self, bytes: &[u8]) -> Result<Option<Gathered>> {
+        Ok(Some(Gathered::of_parts(vec![bytes.to_vec()])))
     }
     fn scatter(&self, parts: Option<Vec<Vec<u8>>>) -> Result<Vec<u8>> {
         parts.and_then(|p| p.into_iter().next()).ok_or_else(|| Error::invalid("ranks: nothing to scatter"))

@@ -10,7 +10,7 @@ use super::comm::Comm;
 use super::join::{decode_checkpoint, encode_checkpoint, join_checkpoint, join_faces, split_checkpoint};
 use super::parts::{self, Part, Set};
 use super::slabs::Slabs;
-use super::wire::{Reader, Writer};
+use super::wire::{self, Reader, Writer};
 use crate::grid::Layout2;
 use crate::model::{Checkpoint, Clock, Halt, Model, Output, Products, Series, State, Until};
 use crate::products::{GAUGE_VALUES, Gauge, Joined};
@@ -172,7 +172,7 @@ fn agree(comm: &dyn Comm, clock: &Clock) -> Result<()> {
     w.f64(clock.t).u64(clock.steps).f64(clock.dt).u64(halt_code(clock.halt));
     let Some(all) = comm.gather(&w.0)? else { return Ok(()) };
     for (rank, bytes) in all.iter().enumerate().skip(1) {
-        if *bytes != all[0] {
+        if bytes != all.get(0) {
             let mut r = Reader::new(bytes);
             let (t, steps) = (r.f64()?, r.u64()?);
             return Err(Error::invalid(format!(
@@ -193,41 +193,50 @@ fn halt_code(h: Option<Halt>) -> u64 {
     }
 }
 
-fn encode_state<T: Real>(s: &State<T>) -> Vec<u8> {
-    let mut w = Writer::default();
-    w.u64(s.fields.len() as u64);
-    for f in &s.fields {
+/// `fields` at the end of the message `w` (each its name, dims and values), as [`join_state`]
+/// reads them; bytes they take there.
+fn put_fields<T: Real>(w: &mut Writer, fields: &[Output<T>]) {
+    w.u64(fields.len() as u64);
+    for f in fields {
         w.str(f.name).u64(f.dims.len() as u64);
         f.dims.iter().for_each(|&d| {
             w.u64(d as u64);
         });
         w.values(&f.data);
     }
-    w.0
 }
 
-/// A slab's state with its boundary faces' values ([`Model::boundary_faces`]), as it travels to
-/// rank 0.
+/// Bytes [`put_fields`] writes for `fields`, so that a message is allocated once.
+fn fields_bytes<T: Real>(fields: &[Output<T>]) -> usize {
+    let each = |f: &Output<T>| 8 + f.name.len() + 8 + 8 * f.dims.len() + 8 + wire::width::<T>() * f.data.len();
+    8 + fields.iter().map(each).sum::<usize>()
+}
+
+/// A slab's boundary faces' values ([`Model::boundary_faces`]), then its state's fields, as
+/// they travel to rank 0: the fields last, so that rank 0 reads them where they arrived.
 fn encode_state_part<T: Real>(s: &State<T>, faces: Option<&[f64]>) -> Vec<u8> {
-    let mut w = Writer::default();
-    w.bytes(&encode_state(s)).u64(faces.is_some() as u64);
+    let faces_bytes = 16 + 8 * faces.map_or(0, <[f64]>::len);
+    let mut w = Writer(Vec::with_capacity(faces_bytes + fields_bytes(&s.fields)));
+    w.u64(faces.is_some() as u64);
     if let Some(f) = faces {
         w.values(f);
     }
+    put_fields(&mut w, &s.fields);
     w.0
 }
 
-/// A slab's encoded state and its boundary faces' values, from [`encode_state_part`].
-fn decode_state_part(bytes: &[u8]) -> Result<(Vec<u8>, Option<Vec<f64>>)> {
+/// A slab's state's fields (the bytes [`join_state`] reads) and its boundary faces' values, from
+/// [`encode_state_part`].
+fn decode_state_part(bytes: &[u8]) -> Result<(&[u8], Option<Vec<f64>>)> {
     let mut r = Reader::new(bytes);
-    let state = r.bytes()?.to_vec();
     let faces = if r.u64()? != 0 { Some(r.values()?) } else { None };
-    Ok((state, faces))
+    Ok((r.rest(), faces))
 }
 
 /// The fields of the whole grid from every rank's (rank 0's names, units and dims; the axis
-/// `row_axes` before the last, y of (y, x) fields with 1, is the sum of the slabs').
-fn join_state<T: Real>(mine: State<T>, parts: &[Vec<u8>], row_axes: usize) -> Result<State<T>> {
+/// `row_axes` before the last, y of (y, x) fields with 1, is the sum of the slabs'), each
+/// rank's values read from the bytes that arrived into the whole field, with no copy between.
+fn join_state<T: Real>(mine: State<T>, parts: &[&[u8]], row_axes: usize) -> Result<State<T>> {
     let mut fields: Vec<Output<T>> = Vec::with_capacity(mine.fields.len());
     let mut readers: Vec<Reader> = parts.iter().map(|b| Reader::new(b)).collect();
     let counts = readers.iter_mut().map(|r| r.u64()).collect::<Result<Vec<_>>>()?;
@@ -254,13 +263,20 @@ fn join_state<T: Real>(mine: State<T>, parts: &[Vec<u8>], row_axes: usize) -> Re
                     f.name
                 )));
             }
-            pieces.push((dims[axis], r.values::<T>()?));
+            pieces.push((dims[axis], r.values_bytes::<T>()?));
         }
         let rows: usize = pieces.iter().map(|(n, _)| n).sum();
-        let mut data = Vec::with_capacity(outer * rows * row);
+        let w = wire::width::<T>();
+        let mut data = vec![T::ZERO; outer * rows * row];
+        let mut at = 0;
         for o in 0..outer {
-            for (n, v) in &pieces {
-                data.extend_from_slice(&v[o * n * row..(o + 1) * n * row]);
+            for &(n, bytes) in &pieces {
+                let span = n * row;
+                let from = bytes.get(o * span * w..(o + 1) * span * w);
+                let from =
+                    from.ok_or_else(|| Error::invalid("ranks: a slab's field holds fewer values than its dims"))?;
+                wire::take(from, &mut data[at..at + span])?;
+                at += span;
             }
         }
         let mut dims = f.dims.clone();
@@ -274,19 +290,21 @@ fn join_state<T: Real>(mine: State<T>, parts: &[Vec<u8>], row_axes: usize) -> Re
 }
 
 /// A slab's products: its sites' samples ([`Joined`]), then its rows of the maps as a state's
-/// fields (rank 0 joins them as it joins a state's).
+/// fields (rank 0 joins them as it joins a state's), last.
 fn encode_products<T: Real>(p: &Products<T>) -> Vec<u8> {
     let mut w = Writer::default();
     w.u64(p.series.len() as u64);
     for s in &p.series {
         w.values(&s.times).values(&s.values.iter().flatten().copied().collect::<Vec<f64>>());
     }
-    w.bytes(&encode_state(&maps_state(p.maps.clone())));
+    w.0.reserve_exact(fields_bytes(&p.maps));
+    put_fields(&mut w, &p.maps);
     w.0
 }
 
-/// A slab's sites' samples (as gauges with no name), and its maps as an encoded state.
-fn decode_products(bytes: &[u8]) -> Result<(Vec<Series>, Vec<u8>)> {
+/// A slab's sites' samples (as gauges with no name), and its maps' fields (the bytes
+/// [`join_state`] reads).
+fn decode_products(bytes: &[u8]) -> Result<(Vec<Series>, &[u8])> {
     let mut r = Reader::new(bytes);
     let mut series = Vec::new();
     for _ in 0..r.u64()? {
@@ -296,7 +314,7 @@ fn decode_products(bytes: &[u8]) -> Result<(Vec<Series>, Vec<u8>)> {
         let gauge = Gauge { name: String::new(), x: 0.0, y: 0.0 };
         series.push(Series { gauge, cell: 0, times, values });
     }
-    Ok((series, r.bytes()?.to_vec()))
+    Ok((series, r.rest()))
 }
 
 /// Maps as the fields of a state, to travel and join as a state's.
@@ -364,7 +382,7 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
             .gather(&encode_products(&mine))?
             .ok_or_else(|| Error::invalid("ranks: rank 0 gathered nothing"))?;
         let (mut series, mut maps) = (Vec::new(), Vec::new());
-        for bytes in &all {
+        for bytes in all.iter() {
             let (s, m) = decode_products(bytes)?;
             series.push(s);
             maps.push(m);
@@ -388,7 +406,7 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
             .gather(&encode_checkpoint(&mine))?
             .ok_or_else(|| Error::invalid("ranks: rank 0 gathered nothing"))?;
         let mut parts = vec![mine];
-        for bytes in &all[1..] {
+        for bytes in all.iter().skip(1) {
             parts.push(decode_checkpoint(bytes)?);
         }
         let c = self.model.joined(join_checkpoint(parts, self.layout, &self.slabs)?)?;

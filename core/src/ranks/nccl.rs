@@ -149,7 +149,7 @@ impl DeviceLink {
         let claims = comm.gather(&claim.encode())?;
         let mut said = match claims {
             Some(all) => {
-                let all: Vec<Claim> = all.iter().map(|b| Claim::decode(b)).collect::<Result<_>>()?;
+                let all: Vec<Claim> = all.iter().map(Claim::decode).collect::<Result<_>>()?;
                 match agree(&all) {
                     Ok(()) => {
                         let nccl = Nccl::get().map_err(Error::invalid)?;

@@ -2,7 +2,7 @@
 //! with, so that the decomposition is checked by `cargo test` on any machine. Runs across
 //! processes and hosts use MPI (the command line's `mpi` feature).
 
-use super::comm::{Comm, Recv, Send, Tag};
+use super::comm::{Comm, Gathered, Recv, Send, Tag};
 use crate::{Error, Result};
 use std::cell::RefCell;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
@@ -139,8 +139,8 @@ impl Comm for Threads {
     fn broadcast(&self, bytes: &mut Vec<u8>) -> Result<()> {
         self.broadcast_tagged(bytes, BROADCAST)
     }
-    fn gather(&self, bytes: &[u8]) -> Result<Option<Vec<Vec<u8>>>> {
-        self.gather_tagged(bytes, GATHER)
+    fn gather(&self, bytes: &[u8]) -> Result<Option<Gathered>> {
+        Ok(self.gather_tagged(bytes, GATHER)?.map(Gathered::of_parts))
     }
     fn scatter(&self, parts: Option<Vec<Vec<u8>>>) -> Result<Vec<u8>> {
         if self.rank != 0 {

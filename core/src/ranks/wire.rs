@@ -110,8 +110,17 @@ impl<'a> Reader<'a> {
         String::from_utf8(self.bytes()?.to_vec()).map_err(|_| Error::invalid("ranks: a name that is not UTF-8"))
     }
     pub fn values<T: Real>(&mut self) -> Result<Vec<T>> {
+        values(self.values_bytes::<T>()?)
+    }
+    /// The bytes of the values [`values`](Self::values) would read, where they lie.
+    pub fn values_bytes<T: Real>(&mut self) -> Result<&'a [u8]> {
         let n = self.u64()? as usize;
-        let b = self.next(n.checked_mul(width::<T>()).ok_or_else(|| Error::invalid("ranks: a message too long"))?)?;
-        values(b)
+        self.next(n.checked_mul(width::<T>()).ok_or_else(|| Error::invalid("ranks: a message too long"))?)
+    }
+    /// What is left of the message.
+    pub fn rest(&mut self) -> &'a [u8] {
+        let rest = &self.bytes[self.at..];
+        self.at = self.bytes.len();
+        rest
     }
 }
