@@ -194,7 +194,7 @@ fn halt_code(h: Option<Halt>) -> u64 {
 }
 
 /// `fields` at the end of the message `w` (each its name, dims and values), as [`join_state`]
-/// reads them; bytes they take there.
+/// reads them.
 fn put_fields<T: Real>(w: &mut Writer, fields: &[Output<T>]) {
     w.u64(fields.len() as u64);
     for f in fields {
