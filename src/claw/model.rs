@@ -196,7 +196,7 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         Ok(ClawModel::with(on, R::FIELDS, vec![s.ny, s.nx]))
     }
 
-    /// The run of a slab of a run decomposed over ranks (`Claw2::slab`) on `backend`.
+    /// The run of a slab of a run decomposed over ranks (`Claw2::slab_of_cells`) on `backend`.
     pub fn slab(backend: &Backend, solver: R, (cpu, across): (Claw2<T, R, M, W, A>, Across)) -> Result<Self> {
         Self::new(backend, solver, cpu).map(|m| m.cut(across))
     }
@@ -218,7 +218,7 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
         Ok(ClawModel::with(on, R::FIELDS, vec![s.nz, s.ny, s.nx]))
     }
 
-    /// The run of a slab of a run decomposed over ranks (`Claw3::slab`) on `backend`.
+    /// The run of a slab of a run decomposed over ranks (`Claw3::slab_of_cells`) on `backend`.
     pub fn slab(backend: &Backend, solver: R, (cpu, across): (Claw3<T, R, M, W, A>, Across)) -> Result<Self> {
         Self::new(backend, solver, cpu).map(|m| m.cut(across))
     }
