@@ -1,7 +1,7 @@
 //! Ranks over MPI (the `mpi` feature): one process per rank, started by `mpirun`/`mpiexec` or
 //! a cluster's launcher, each stepping its slab of the grid ([`hydrokern::ranks`]).
 
-use hydrokern::ranks::comm::{Gathered, Recv, Send};
+use hydrokern::ranks::comm::{Messages, Recv, Send};
 use hydrokern::ranks::{self, Comm};
 use hydrokern::{Error, Result};
 use mpi::Count;
@@ -102,7 +102,7 @@ impl Comm for Mpi {
         root.broadcast_into(&mut bytes[..]);
         Ok(())
     }
-    fn gather(&self, bytes: &[u8]) -> Result<Option<Gathered>> {
+    fn gather(&self, bytes: &[u8]) -> Result<Option<Messages>> {
         let root = self.world.process_at_rank(0);
         let n = count(bytes.len())?;
         if self.world.rank() != 0 {
@@ -119,9 +119,9 @@ impl Comm for Mpi {
             let mut part = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
             root.gather_varcount_into_root(bytes, &mut part);
         }
-        Ok(Some(Gathered::new(all, counts.iter().map(|&c| c as usize))?))
+        Ok(Some(Messages::new(all, counts.iter().map(|&c| c as usize))?))
     }
-    fn scatter(&self, parts: Option<Vec<Vec<u8>>>) -> Result<Vec<u8>> {
+    fn scatter(&self, parts: Option<Messages>) -> Result<Vec<u8>> {
         let root = self.world.process_at_rank(0);
         let mut n: Count = 0;
         if self.world.rank() != 0 {
@@ -134,9 +134,8 @@ impl Comm for Mpi {
         let counts = parts.iter().map(|p| count(p.len())).collect::<Result<Vec<_>>>()?;
         root.scatter_into_root(&counts[..], &mut n);
         let displs = offsets(&counts)?;
-        let all: Vec<u8> = parts.concat();
         let mut mine = vec![0u8; n as usize];
-        root.scatter_varcount_into_root(&Partition::new(&all[..], &counts[..], &displs[..]), &mut mine[..]);
+        root.scatter_varcount_into_root(&Partition::new(parts.bytes(), &counts[..], &displs[..]), &mut mine[..]);
         Ok(mine)
     }
     fn abort(&self, why: &str, code: i32) -> ! {

@@ -22,17 +22,19 @@ pub struct Recv<'a> {
     pub bytes: &'a mut [u8],
 }
 
-/// Every rank's bytes as rank 0 gathered them, one after another in one buffer (a state's
-/// parts are read from where they arrived: the whole grid's state is not copied again).
-pub struct Gathered {
+/// A message for or from every rank, in rank order, one after another in one buffer: what rank
+/// 0 gathers (a state's parts are read from where they arrived, the whole grid's state not
+/// copied again) and what it scatters (made in place, not joined from parts).
+#[derive(Default)]
+pub struct Messages {
     bytes: Vec<u8>,
     /// Where each rank's bytes end.
     ends: Vec<usize>,
 }
 
-impl Gathered {
+impl Messages {
     /// `bytes` holding the ranks' parts of lengths `lens`, in rank order.
-    pub fn new(bytes: Vec<u8>, lens: impl IntoIterator<Item = usize>) -> Result<Gathered> {
+    pub fn new(bytes: Vec<u8>, lens: impl IntoIterator<Item = usize>) -> Result<Messages> {
         let ends: Vec<usize> = lens
             .into_iter()
             .scan(0usize, |end, n| {
@@ -43,13 +45,25 @@ impl Gathered {
         if ends.last().copied().unwrap_or(0) != bytes.len() {
             return Err(Error::invalid(format!("ranks: {} bytes gathered for parts of {ends:?}", bytes.len())));
         }
-        Ok(Gathered { bytes, ends })
+        Ok(Messages { bytes, ends })
     }
 
     /// Parts that arrived on their own, joined.
-    pub fn of_parts(parts: Vec<Vec<u8>>) -> Gathered {
-        let lens: Vec<usize> = parts.iter().map(Vec::len).collect();
-        Gathered::new(parts.concat(), lens).expect("the parts' lengths sum to their bytes")
+    pub fn of_parts(parts: Vec<Vec<u8>>) -> Messages {
+        let mut m = Messages::default();
+        parts.iter().for_each(|p| m.push(p));
+        m
+    }
+
+    /// Append the next rank's message.
+    pub fn push(&mut self, message: &[u8]) {
+        self.bytes.extend_from_slice(message);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// Every message, one after another.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
     }
 
     /// How many ranks' parts there are.
@@ -90,9 +104,9 @@ pub trait Comm {
     /// Rank 0's `bytes` on every rank (`bytes` is replaced on the others).
     fn broadcast(&self, bytes: &mut Vec<u8>) -> Result<()>;
     /// Every rank's `bytes`, in rank order, on rank 0; `None` on the others.
-    fn gather(&self, bytes: &[u8]) -> Result<Option<Gathered>>;
+    fn gather(&self, bytes: &[u8]) -> Result<Option<Messages>>;
     /// Rank 0's `parts` (one for each rank, in rank order; `None` on the others): each rank's own.
-    fn scatter(&self, parts: Option<Vec<Vec<u8>>>) -> Result<Vec<u8>>;
+    fn scatter(&self, parts: Option<Messages>) -> Result<Vec<u8>>;
     /// Stop every rank: say `why` on standard error (once, from the rank that calls it) and
     /// exit with `code`.
     fn abort(&self, why: &str, code: i32) -> !;
@@ -129,11 +143,14 @@ impl Comm for Solo {
     fn broadcast(&self, _bytes: &mut Vec<u8>) -> Result<()> {
         Ok(())
     }
-    fn gather(&self, bytes: &[u8]) -> Result<Option<Gathered>> {
-        Ok(Some(Gathered::of_parts(vec![bytes.to_vec()])))
+    fn gather(&self, bytes: &[u8]) -> Result<Option<Messages>> {
+        Ok(Some(Messages::of_parts(vec![bytes.to_vec()])))
     }
-    fn scatter(&self, parts: Option<Vec<Vec<u8>>>) -> Result<Vec<u8>> {
-        parts.and_then(|p| p.into_iter().next()).ok_or_else(|| Error::invalid("ranks: nothing to scatter"))
+    fn scatter(&self, parts: Option<Messages>) -> Result<Vec<u8>> {
+        parts
+            .filter(|p| !p.is_empty())
+            .map(|p| p.get(0).to_vec())
+            .ok_or_else(|| Error::invalid("ranks: nothing to scatter"))
     }
     fn abort(&self, why: &str, code: i32) -> ! {
         eprintln!("error: {why}");

@@ -6,7 +6,7 @@
 //! parts, written by every rank as its own part of a set (`parts`) that joins into the
 //! one-rank checkpoint; either restarts on any number of ranks.
 
-use super::comm::Comm;
+use super::comm::{Comm, Messages};
 use super::join::{decode_checkpoint, encode_checkpoint, join_checkpoint, join_faces, split_checkpoint};
 use super::parts::{self, Part, Set};
 use super::slabs::Slabs;
@@ -424,9 +424,11 @@ impl<T: GpuReal> Model<T> for Decomposed<'_, T> {
         if let Some(j) = &mut self.joined {
             j.restore(c)?;
         }
-        let parts: Vec<Vec<u8>> = (0..self.slabs.ranks)
-            .map(|r| split_checkpoint(c, self.layout, &self.slabs, r).map(|p| encode_checkpoint(&p)))
-            .collect::<Result<_>>()?;
+        // Each rank's part encoded in turn into the one buffer the scatter sends from.
+        let mut parts = Messages::default();
+        for r in 0..self.slabs.ranks {
+            parts.push(&encode_checkpoint(&split_checkpoint(c, self.layout, &self.slabs, r)?));
+        }
         // Cut before the order: the other ranks wait in the scatter once it is out.
         self.order(Order::Restore)?;
         let mine = self.comm.scatter(Some(parts))?;

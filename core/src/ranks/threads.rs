@@ -2,7 +2,7 @@
 //! with, so that the decomposition is checked by `cargo test` on any machine. Runs across
 //! processes and hosts use MPI (the command line's `mpi` feature).
 
-use super::comm::{Comm, Gathered, Recv, Send, Tag};
+use super::comm::{Comm, Messages, Recv, Send, Tag};
 use crate::{Error, Result};
 use std::cell::RefCell;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
@@ -139,19 +139,18 @@ impl Comm for Threads {
     fn broadcast(&self, bytes: &mut Vec<u8>) -> Result<()> {
         self.broadcast_tagged(bytes, BROADCAST)
     }
-    fn gather(&self, bytes: &[u8]) -> Result<Option<Gathered>> {
-        Ok(self.gather_tagged(bytes, GATHER)?.map(Gathered::of_parts))
+    fn gather(&self, bytes: &[u8]) -> Result<Option<Messages>> {
+        Ok(self.gather_tagged(bytes, GATHER)?.map(Messages::of_parts))
     }
-    fn scatter(&self, parts: Option<Vec<Vec<u8>>>) -> Result<Vec<u8>> {
+    fn scatter(&self, parts: Option<Messages>) -> Result<Vec<u8>> {
         if self.rank != 0 {
             return self.receive(0, SCATTER);
         }
-        let mut parts = parts.ok_or_else(|| Error::invalid("ranks: rank 0 scatters nothing"))?.into_iter();
-        let mine = parts.next().unwrap_or_default();
-        for (r, part) in (1..self.size()).zip(parts) {
-            self.send(r, SCATTER, part)?;
+        let parts = parts.ok_or_else(|| Error::invalid("ranks: rank 0 scatters nothing"))?;
+        for r in 1..self.size().min(parts.len()) {
+            self.send(r, SCATTER, parts.get(r).to_vec())?;
         }
-        Ok(mine)
+        Ok(if parts.is_empty() { Vec::new() } else { parts.get(0).to_vec() })
     }
     /// A thread cannot stop the others: it panics, and they fail when they next wait for it.
     fn abort(&self, why: &str, _code: i32) -> ! {
