@@ -6,6 +6,7 @@
 //! whole grid's rows (planes) with the whole grid's first Δt. Random values, sizes down to one
 //! cell (thinner than the ghost layers), every side's condition, f32 and f64.
 
+use crate::common::ranks::bits;
 use hydrokern::claw::cpu::{Claw2, HALO, Setup};
 use hydrokern::claw::d3::cpu::{Claw3, Setup3, rows_of};
 use hydrokern::claw::{Acoustics2d, Acoustics3d, Cfl, Limiter, Riemann, ShallowRoe, Splitting};
@@ -42,11 +43,6 @@ fn padded<T: GpuReal, const N: usize>(len: usize, at: impl Fn(usize) -> usize, c
         out[at(c)] = *v;
     }
     out
-}
-
-/// The bits of every value, to compare arrays exactly.
-fn bits<T: GpuReal, const N: usize>(v: &[[T; N]]) -> Vec<u64> {
-    v.iter().flatten().map(|x| x.to_f64().to_bits()).collect()
 }
 
 /// `cfl` over the largest wave speed at the interfaces `pairs` yields per axis (padded indices
@@ -101,8 +97,8 @@ fn check2<T: GpuReal, R: Riemann<T, M, W, A> + Copy, const M: usize, const W: us
     fill(&mut want_aux, None, (0..ghosts_x(&l)).filter_map(|t| edge_ghost(&l, bc, 0, t)));
     fill(&mut want_aux, None, (0..ghosts_y(&l)).filter_map(|t| edge_ghost(&l, bc, 1, t)));
     let (got_q, got_aux) = run.padded();
-    prop_assert_eq!(bits(got_q), bits(&padded(l.len(), at, q)));
-    prop_assert_eq!(bits(got_aux), bits(&want_aux));
+    prop_assert_eq!(bits(got_q.as_flattened()), bits(padded(l.len(), at, q).as_flattened()));
+    prop_assert_eq!(bits(got_aux.as_flattened()), bits(want_aux.as_flattened()));
     let filled = [run.sweep_input(0).0, run.sweep_input(1).0];
     let along_x = (0..ny as i32).flat_map(|j| (0..=nx as i32).map(move |c| (l.at(c - 1, j), l.at(c, j)))).collect();
     let along_y = (0..nx as i32).flat_map(|i| (0..=ny as i32).map(move |c| (l.at(i, c - 1), l.at(i, c)))).collect();
@@ -119,8 +115,20 @@ fn check2<T: GpuReal, R: Riemann<T, M, W, A> + Copy, const M: usize, const W: us
                 Claw2::slab_of_cells(solver, setup, |c| q[c], |c| aux[c], halo(comm, &slabs, layout)).unwrap();
             let span = rows.start * pitch..(rows.end + 2 * HALO as usize) * pitch;
             let (sq, saux) = slab.padded();
-            prop_assert_eq!(bits(sq), bits(&got_q[span.clone()]), "rows {:?} of {}", rows, ny);
-            prop_assert_eq!(bits(saux), bits(&want_aux[span]), "rows {:?} of {}", rows, ny);
+            prop_assert_eq!(
+                bits(sq.as_flattened()),
+                bits(got_q[span.clone()].as_flattened()),
+                "rows {:?} of {}",
+                rows,
+                ny
+            );
+            prop_assert_eq!(
+                bits(saux.as_flattened()),
+                bits(want_aux[span].as_flattened()),
+                "rows {:?} of {}",
+                rows,
+                ny
+            );
             prop_assert_eq!(slab.next_dt().to_bits(), dt.to_bits());
         }
     }
@@ -143,8 +151,8 @@ fn check3<T: GpuReal, R: Riemann<T, M, W, A> + Copy, const M: usize, const W: us
         fill(&mut want_aux, None, (0..ghosts3(&l, axis)).filter_map(|t| edge_ghost3(&l, setup.bc, axis, t)));
     }
     let (got_q, got_aux) = run.padded();
-    prop_assert_eq!(bits(got_q), bits(&padded(l.len(), at, q)));
-    prop_assert_eq!(bits(got_aux), bits(&want_aux));
+    prop_assert_eq!(bits(got_q.as_flattened()), bits(padded(l.len(), at, q).as_flattened()));
+    prop_assert_eq!(bits(got_aux.as_flattened()), bits(want_aux.as_flattened()));
     let filled = [run.sweep_input(0).0, run.sweep_input(1).0, run.sweep_input(2).0];
     let n = [nx as i32, ny as i32, nz as i32];
     // Every interface along each axis of every interior line.
@@ -182,8 +190,20 @@ fn check3<T: GpuReal, R: Riemann<T, M, W, A> + Copy, const M: usize, const W: us
                 Claw3::slab_of_cells(solver, setup, |c| q[c], |c| aux[c], halo(comm, &slabs, layout)).unwrap();
             let span = planes.start * plane..(planes.end + 2 * HALO as usize) * plane;
             let (sq, saux) = slab.padded();
-            prop_assert_eq!(bits(sq), bits(&got_q[span.clone()]), "planes {:?} of {}", planes, nz);
-            prop_assert_eq!(bits(saux), bits(&want_aux[span]), "planes {:?} of {}", planes, nz);
+            prop_assert_eq!(
+                bits(sq.as_flattened()),
+                bits(got_q[span.clone()].as_flattened()),
+                "planes {:?} of {}",
+                planes,
+                nz
+            );
+            prop_assert_eq!(
+                bits(saux.as_flattened()),
+                bits(want_aux[span].as_flattened()),
+                "planes {:?} of {}",
+                planes,
+                nz
+            );
             prop_assert_eq!(slab.clock().next_dt().to_bits(), dt.to_bits());
         }
     }

@@ -120,7 +120,8 @@ pub fn joined_parts<T: GpuReal>(manifest: &Checkpoint<T>, dir: &Path, whole: &dy
     parts::join(manifest, &set, dir, |j| whole.joined(j)).unwrap()
 }
 
-fn bits<T: GpuReal>(v: &[T]) -> Vec<u64> {
+/// The bits of every value, to compare exactly.
+pub fn bits<T: GpuReal>(v: &[T]) -> Vec<u64> {
     v.iter().map(|x| x.to_f64().to_bits()).collect()
 }
 
