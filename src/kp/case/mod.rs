@@ -125,19 +125,22 @@ impl KpCase {
             Precision::Mixed => Precision::F32,
             _ => crate::Precision::of::<T>(),
         };
+        // Under `auto` the case's problem says RK2: the choice and the fallbacks to RK2 run it
+        // as it is, and only another choice takes a copy with that scheme.
+        debug_assert!(!self.scheme_auto || self.problem.scheme == Scheme::Rk2);
         let problem = match self.scheme_auto {
             true => match super::scheme_choice::auto_scheme(backend, precision) {
                 s if s == self.problem.scheme => &self.problem,
                 s if s.is_split() && ranks => {
                     crate::note(&format!("--scheme auto: rk2, not {}: the split schemes run on one rank", s.name()));
-                    self.auto_problem.get_or_init(|| Problem { scheme: Scheme::Rk2, ..self.problem.clone() })
+                    &self.problem
                 }
                 s if s.is_split() && self.problem.active.is_some() => {
                     crate::note(&format!(
                         "--scheme auto: rk2, not {}: inactive cells run with euler, rk2 and srk2",
                         s.name()
                     ));
-                    self.auto_problem.get_or_init(|| Problem { scheme: Scheme::Rk2, ..self.problem.clone() })
+                    &self.problem
                 }
                 s => self.auto_problem.get_or_init(|| Problem { scheme: s, ..self.problem.clone() }),
             },
