@@ -115,7 +115,7 @@ fn awkward() -> impl proptest::strategy::Strategy<Value = usize> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(16)))]
+    #![proptest_config(crate::common::config(cases(16), file!()))]
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn adi_sweeps_match_cpu(nx in awkward(), ny in awkward(), seed: u64, drying: bool, warm in 0usize..4, steps in 1usize..4) {

@@ -132,7 +132,7 @@ fn awkward() -> impl Strategy<Value = usize> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #![proptest_config(crate::common::config(cases(24), file!()))]
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn claw_sweeps_match_cpu(nx in awkward(), ny in awkward(), limiter in prop::sample::select(Limiter::ALL.to_vec()), dir in 0usize..2, seed: u64) {
@@ -222,7 +222,7 @@ fn check_steps<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usiz
         // `check_states` holds it; a shallow cell's velocity hu/h (h down to 0.1 against
         // depths up to 2) carries that relative error up to 20 times. Step 0's Δt is the retry
         // of the forced rejection, from the rates of a trial whose later sweeps ran on the
-        // state of an over-long one: in the case kept in tests/proptest-regressions/gpu.txt
+        // state of an over-long one: in the case kept in tests/claw/proptest-regressions/gpu.txt
         // (shallow-hlle, 58×88, Strang, its trial at CFL 2) the CPU's own f32 and f64 Δt
         // differ by 9.2e-4 there, the GPU's f32 lies 7.6e-4 from the CPU's (and nearer f64's),
         // so step 0 gets 4 times the bound.
@@ -326,7 +326,7 @@ fn positive_depth<T: GpuReal>(q: &[T; 3]) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(8)))]
+    #![proptest_config(crate::common::config(cases(8), file!()))]
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn claw_steps_match_cpu(

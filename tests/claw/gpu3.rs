@@ -166,7 +166,7 @@ fn awkward() -> impl Strategy<Value = usize> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #![proptest_config(crate::common::config(cases(24), file!()))]
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn claw3_sweeps_match_cpu(nx in awkward(), ny in awkward(), nz in awkward(), limiter in prop::sample::select(Limiter::ALL.to_vec()), dir in 0usize..3, seed: u64) {
@@ -213,7 +213,7 @@ fn claw3_sweeps_match_cpu_in_any_launch_shape() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(12)))]
+    #![proptest_config(crate::common::config(cases(12), file!()))]
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn claw3_trial_steps_match_cpu(nx in awkward(), ny in awkward(), nz in awkward(), limiter in prop::sample::select(Limiter::ALL.to_vec()), seed: u64) {
@@ -261,7 +261,7 @@ fn check_steps3<T: GpuReal>(mut cpu: Run<T>, steps: usize) -> Result<(), TestCas
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(8)))]
+    #![proptest_config(crate::common::config(cases(8), file!()))]
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn claw3_steps_match_cpu(nx in awkward(), ny in awkward(), nz in awkward(), limiter in prop::sample::select(Limiter::ALL.to_vec()), seed: u64) {

@@ -217,7 +217,7 @@ fn random(max: [usize; 3]) -> impl Strategy<Value = Random> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(32)))]
+    #![proptest_config(crate::common::config(cases(32), file!()))]
     /// Every system (2D cut across y, 3D across z), every side's condition, both splittings,
     /// both precisions, uneven slabs down to the two ghost layers, and in 2D shallow water
     /// gauges and maximum maps.
@@ -228,7 +228,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #![proptest_config(crate::common::config(cases(24), file!()))]
     /// On the GPU, the ranks sharing it (ghost layers and rates through the host): the same
     /// cases, against the whole grid on the GPU, on grids over a block of the sweeps.
     #[test]

@@ -42,7 +42,7 @@ fn swe_state() -> impl Strategy<Value = [f64; 3]> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(crate::common::config(256, file!()))]
 
     #[test]
     fn shallow_roe_waves_are_eigenvectors_and_conservative(ql in swe_state(), qr in swe_state(), dir in 0usize..2) {
@@ -217,7 +217,7 @@ fn check_phi<T: Real>(dot: f64, norm2: f64, k: Option<f64>) -> Result<(), TestCa
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(crate::common::config(512, file!()))]
 
     #[test]
     fn limiters_are_clawpacks(dot in -8.0f64..8.0, norm2 in 1e-3f64..8.0, k in prop_oneof![Just(None), (-4.0f64..5.0).prop_map(Some)]) {

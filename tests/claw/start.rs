@@ -263,7 +263,7 @@ fn starts3<T: GpuReal>(n: [usize; 3], bc: &[u32], seed: u64) -> Result<(), TestC
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(crate::common::config(64, file!()))]
 
     #[test]
     fn a_2d_start_made_from_its_cells_is_the_padded_grids(

@@ -44,6 +44,27 @@ pub fn cases(default: u32) -> u32 {
     std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
+/// Proptest's configuration for the tests of `source` (`file!()`): `cases` cases, and the
+/// failures it keeps in `proptest-regressions/<file>.txt` beside that file
+/// (`tests/kp/proptest-regressions/gpu.txt` for `tests/kp/gpu.rs`). Proptest's default folder is
+/// the one above the test crate's `main.rs`, which every test crate under `tests/` shares, so
+/// files of one name in two crates would replay each other's cases.
+pub fn config(cases: u32, source: &'static str) -> proptest::test_runner::Config {
+    use proptest::test_runner::{Config, FileFailurePersistence};
+    let mut config = Config::with_cases(cases);
+    // The source as proptest finds it: `file!()` below the directory the test runs in, or one
+    // above it. Not found (an executable run away from its checkout): proptest's own rule.
+    let found =
+        std::env::current_dir().ok().and_then(|cwd| cwd.ancestors().map(|d| d.join(source)).find(|p| p.is_file()));
+    if let Some(file) = found {
+        let (dir, stem) = (file.parent().expect("a file's folder"), file.file_stem().expect("a file name"));
+        let path = dir.join("proptest-regressions").join(stem).with_extension("txt");
+        let path: &'static str = Box::leak(path.to_string_lossy().into_owned().into_boxed_str());
+        config.failure_persistence = Some(Box::new(FileFailurePersistence::Direct(path)));
+    }
+    config
+}
+
 /// Lengths worth testing: 0, 1, primes, block multiples and their neighbours, and random ones.
 pub fn awkward_len(max: usize) -> impl proptest::strategy::Strategy<Value = usize> {
     use proptest::prelude::*;

@@ -39,6 +39,7 @@ fn plain_integral(s: &Series, a: f64, b: f64) -> f64 {
 }
 
 proptest! {
+    #![proptest_config(crate::common::config(256, file!()))]
     #[test]
     fn the_integral_is_the_area_under_the_interpolant(
         steps in prop::collection::vec((0.1f64..50.0, 0.0f64..100.0), 2..12),

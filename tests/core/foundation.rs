@@ -64,7 +64,7 @@ fn check_reduce<T: GpuReal>(n: usize, seed: u64) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
+    #![proptest_config(crate::common::config(cases(48), file!()))]
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn copy_matches_cpu(n in awkward_len(1 << 20), seed: u64) {

@@ -31,7 +31,7 @@ fn check(mesh: &Mesh, field: &Field, want: impl Fn([f64; 3]) -> f64) -> Result<(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(crate::common::config(32, file!()))]
 
     #[test]
     fn profiles_are_their_formulas_at_every_cell(

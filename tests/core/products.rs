@@ -152,7 +152,7 @@ fn gpu_samples_past_a_block_match_cpu() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #![proptest_config(crate::common::config(cases(24), file!()))]
 
     /// Random sizes (1 to block multiples ± 1), steps past the drain interval, sampling
     /// intervals, gauge counts up to a whole block, discharge lines (with 256 gauges, more
@@ -283,7 +283,7 @@ fn check_views<T: GpuReal>(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #![proptest_config(crate::common::config(cases(24), file!()))]
 
     /// Random sizes, steps past the drain interval, sampling intervals, gauge counts up to a
     /// whole block, both layouts, both precisions.

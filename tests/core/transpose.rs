@@ -96,7 +96,7 @@ fn side() -> impl Strategy<Value = usize> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
+    #![proptest_config(crate::common::config(cases(48), file!()))]
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn transpose_gpu_matches_cpu(rows in side(), cols in side(), variant in prop::sample::select(Variant::ALL.to_vec())) {

@@ -88,7 +88,7 @@ fn check<T: GpuReal>(dims: Vec<usize>, halo: usize, fields: usize, n: usize, see
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #![proptest_config(crate::common::config(cases(24), file!()))]
 
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU")]
     #[test]

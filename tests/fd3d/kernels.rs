@@ -93,7 +93,7 @@ fn cpu_error_reaches_round_off_and_f32_tracks_f64() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #![proptest_config(crate::common::config(cases(24), file!()))]
     /// The reference against the straightforward stencil, f64, random fields and small sizes.
     #[test]
     fn cpu_matches_straightforward(mx in 9usize..24, my in 9usize..24, mz in 9usize..24, seed: u64) {
@@ -144,7 +144,7 @@ fn check_variants<T: GpuReal>(grid: Grid3, seed: u64, tol: Tolerance) -> Result<
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(32)))]
+    #![proptest_config(crate::common::config(cases(32), file!()))]
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn gpu_matches_cpu(mx in awkward_dim(), my in awkward_dim(), mz in awkward_dim(), seed: u64) {

@@ -258,7 +258,7 @@ proptest! {
     // Three cases of grids up to 15 × 15 in every build (each case runs 5 schemes in four
     // precisions; larger grids took CI 90 s); `PROPTEST_CASES` runs more. A test a wet–dry
     // treatment, so that the three run side by side.
-    #![proptest_config(ProptestConfig::with_cases(cases(3)))]
+    #![proptest_config(crate::common::config(cases(3), file!()))]
     /// [`forced_basins_keep_the_water_account`] in `bollermann`.
     #[test]
     fn forcing_keeps_the_water_account_in_bollermann(nx in 3usize..16, ny in 3usize..16, seed: u64) {
@@ -401,7 +401,7 @@ fn bits_after<T: Real>(p: &Problem, early: bool, steps: usize) -> Vec<u64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(12)))]
+    #![proptest_config(crate::common::config(cases(12), file!()))]
     /// The step's uniform forcing — uniform rain, a uniform Green–Ampt soil, or both — acts
     /// inside its last RK stage (`Layout::fused`) with the arithmetic of the pass after the
     /// step, which a rain grid of zeros brings back (it adds exactly 0 to every cell's depth):
@@ -457,7 +457,7 @@ fn uniform_green_ampt(seed: u64) -> GreenAmpt {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(12)))]
+    #![proptest_config(crate::common::config(cases(12), file!()))]
     /// The forcing kernels (the series' clock, the inflow cells, every cell's rain and soil, and
     /// in three cases in four uniform rain, a uniform Green–Ampt soil or both inside the last RK
     /// stage) against the CPU
@@ -513,7 +513,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(8)))]
+    #![proptest_config(crate::common::config(cases(8), file!()))]
     /// A GPU run with forcing, held levels and outlets restored from its checkpoint continues
     /// bit for bit: the levels' values at the forcing clock come from the device's arithmetic,
     /// as the run that wrote the checkpoint had them. Random states and sides, rain, soils and

@@ -312,7 +312,7 @@ pub(super) fn awkward_size() -> impl Strategy<Value = usize> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #![proptest_config(crate::common::config(cases(24), file!()))]
     /// Every flux entry point (tile and streamed, full and early exit, each wet–dry scheme, f32
     /// and f64) in every case, the streamed one in a random shape, and the streamed one with
     /// RK2's second stage in it (`kp_flux_stream_rk`, the default; in RK2 and Euler cases) and

@@ -56,7 +56,7 @@ fn check_mixed(p: &Problem, launch: Launch, early: bool, fused: bool, steps: usi
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #![proptest_config(crate::common::config(cases(24), file!()))]
     /// The mixed streamed flux kernels (each wet–dry scheme, full and early exit, a random
     /// shape; with RK2's second stage in them and without), RK stage (one n or n per cell, by the random friction), ghost cells and `clamp`'s
     /// passes, RK2 and Euler, against the reference on random states of awkward sizes; `clamp`

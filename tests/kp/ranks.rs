@@ -181,7 +181,7 @@ fn fit(ranks: usize, ny: usize) -> usize {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #![proptest_config(crate::common::config(cases(24), file!()))]
     /// Every unsplit scheme, wet–dry scheme and precision (f32 plain and compensated), any
     /// sides (periodic across the cut too), friction, inactive cells, rain, soils and inflows,
     /// uneven slabs and slabs of two rows.
@@ -256,7 +256,7 @@ fn same_start<T: GpuReal>(got: &Start<T>, want: &Start<T>) -> Result<(), TestCas
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
+    #![proptest_config(crate::common::config(cases(64), file!()))]
     /// A slab's start made from the rows around it (`Problem::slab_start`) is the whole
     /// grid's start cut to the slab, bit for bit, for every slab of 1 to 6, in f32 and f64:
     /// any sides (periodic, normal-depth), friction, inactive cells, held levels and outlets,
@@ -305,7 +305,7 @@ fn slab_starts_keep_the_outlet_ends_that_wrap_a_periodic_axis() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(16)))]
+    #![proptest_config(crate::common::config(cases(16), file!()))]
     /// On the GPU, the ranks sharing it: both flux kernels (the streamed one with its second
     /// stage fused, as RK2 runs it by default), every wet–dry scheme, f32 (plain and
     /// compensated) and f64, against the whole grid on the GPU.
@@ -336,7 +336,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(12)))]
+    #![proptest_config(crate::common::config(cases(12), file!()))]
     /// Gauges, discharge lines (across the cuts, along them, folded back) and the maximum maps
     /// of water spreading over a dry bed, sampled every `every` steps: on 1 to 4 ranks, and
     /// restarted on another number, the records and maps are bit for bit the whole grid's,

@@ -143,7 +143,7 @@ fn bounded_point_matches_written_out_form() {
 // ------------------------------------------------------------------- bounds ----
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
+    #![proptest_config(crate::common::config(cases(64), file!()))]
     /// 0 ≤ s ≤ 1, finite, h-mass exact, for 300 steps at 0.9 of the limit and at the limit, f64
     /// and f32.
     #[test]
@@ -316,7 +316,7 @@ fn check_gpu_bounds<T: GpuReal>(p: &Problem, variant: StepVariant, launch: Launc
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #![proptest_config(crate::common::config(cases(24), file!()))]
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn bounded_gpu_keeps_s_in_unit_interval(

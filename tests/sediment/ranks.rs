@@ -89,7 +89,7 @@ fn problem(nx: usize, ny: usize, seed: u64, scheme: Scheme, accumulation: Accumu
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+    #![proptest_config(crate::common::config(cases(24), file!()))]
     /// Every scheme and precision, uneven slabs, slabs of one row, sides with inflow, the step
     /// recomputed every 2 steps from the slabs' steepness.
     #[test]
@@ -114,7 +114,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(16)))]
+    #![proptest_config(crate::common::config(cases(16), file!()))]
     /// On the GPU, the ranks sharing it: every kernel variant of either scheme, f32 (plain and
     /// compensated), f64 and mixed (the bounded scheme's fused kernel), against the whole grid
     /// on the GPU.

@@ -67,7 +67,7 @@ pub fn layout() -> impl Strategy<Value = Layout> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
+    #![proptest_config(crate::common::config(cases(64), file!()))]
     #[test]
     fn cpu_thomas_matches_dense_lu(n in 1usize..48, batch in 1usize..6, layout in layout(), seed: u64) {
         let shape = Shape::new(n, batch, layout);

@@ -108,7 +108,7 @@ fn solve_matches_cpu<T: GpuReal>(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
+    #![proptest_config(crate::common::config(cases(48), file!()))]
     #[test]
     #[cfg_attr(not(gpu_tests), ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)")]
     fn tridiag_gpu_matches_cpu(

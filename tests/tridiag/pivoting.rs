@@ -162,7 +162,7 @@ fn check_exact<T: GpuReal>(n: usize, coeffs: &[(i8, i8, i8, i8)]) -> Result<(), 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
+    #![proptest_config(crate::common::config(cases(64), file!()))]
     #[test]
     fn cpu_lu_matches_dense_on_non_dominant_systems(n in 1usize..40, batch in 1usize..5, layout in layout(), seed: u64) {
         let shape = Shape::new(n, batch, layout);
@@ -427,7 +427,7 @@ fn small_levels(n: usize, depth: usize) -> (Vec<u32>, usize) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
+    #![proptest_config(crate::common::config(cases(64), file!()))]
     /// SPIKE's algebra, chunked as the kernels chunk (one block, with other chunk counts, and
     /// zero to two multi-block levels above it), against the dense solve on non-dominant
     /// systems: forward error within κ∞·ε when every chunk's interior is well conditioned. A

@@ -148,7 +148,7 @@ fn check_strided<T: GpuReal>(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
+    #![proptest_config(crate::common::config(cases(64), file!()))]
     #[test]
     fn cpu_strided_solve_matches_packed_plain_thomas(
         n in 1usize..48,
