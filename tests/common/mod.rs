@@ -52,8 +52,9 @@ pub fn cases(default: u32) -> u32 {
 pub fn config(cases: u32, source: &'static str) -> proptest::test_runner::Config {
     use proptest::test_runner::{Config, FileFailurePersistence};
     let mut config = Config::with_cases(cases);
-    // The source as proptest finds it: `file!()` below the directory the test runs in, or one
-    // above it. Not found (an executable run away from its checkout): proptest's own rule.
+    // The source as proptest finds it: `file!()` joined to the directory the test runs in or
+    // to the nearest one above it where that is a file. Not found (an executable run away from
+    // its checkout): proptest's own rule.
     let found =
         std::env::current_dir().ok().and_then(|cwd| cwd.ancestors().map(|d| d.join(source)).find(|p| p.is_file()));
     if let Some(file) = found {
