@@ -298,8 +298,8 @@ pub fn check(case: &dyn Case) -> Result<Plan> {
 }
 
 /// The run's last line on memory: its peak beside the plan's `estimate` and, on the GPU, what
-/// the CUDA driver took when it opened the device (`driver`: its context and the loaded
-/// module, which no plan can size before the driver runs).
+/// the CUDA driver took when it opened the device (`driver`: its context and first kernel,
+/// which no plan can size before the driver runs).
 pub fn peak_line(estimate: u64, driver: Option<u64>) -> Option<String> {
     let peak = crate::files::peak_memory()?;
     let driver = driver.map_or(String::new(), |d| format!(" and {} the CUDA driver took to open the GPU", bytes(d)));

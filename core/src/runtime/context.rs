@@ -10,6 +10,8 @@ use cudarc::driver::{
     ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// What `info` prints and what launch helpers and benchmarks size themselves by.
@@ -35,7 +37,9 @@ pub struct DeviceInfo {
 pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    module: Arc<CudaModule>,
+    /// Each entry point loaded so far, as a module of its own ([`ptx::Items::module_of`]): the
+    /// driver compiles the kernels a run uses, not the hundreds it does not.
+    modules: Mutex<HashMap<String, Arc<CudaModule>>>,
     ptx: &'static PtxModule,
     info: DeviceInfo,
     /// Page-locked host memory that [`Gpu::download_with`] copies through, grown to the largest
@@ -58,15 +62,25 @@ fn driver_present() -> bool {
     unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
-/// What a run says while the driver compiles the module: on a machine's first run of a build
-/// the driver turns the whole module's PTX into machine code before anything starts (a minute
-/// on an H200), and a run that says nothing for that long looks hung.
+/// What a process says, once, when the driver takes long to compile a kernel: on a machine's
+/// first run of a build the driver turns each kernel's PTX into machine code as it is first
+/// loaded (the largest take seconds), and a run that says nothing for that long looks hung.
 const LOAD_NOTE: &str = "compiling hydrokern's GPU kernels for this GPU: the driver does it once per build and \
-                         machine (about a minute) and keeps them in its cache";
+                         machine, for the kernels a run uses, and keeps them in its cache";
 
 /// How long a module load may take before [`LOAD_NOTE`] is said (a load from the driver's cache
-/// takes well under a second).
+/// takes milliseconds).
 const LOAD_NOTE_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Whether [`LOAD_NOTE`] has been said in this process.
+static LOAD_NOTE_SAID: AtomicBool = AtomicBool::new(false);
+
+/// The entry point loaded when a device is opened: the f32 copy, a small kernel, so that a
+/// driver that cannot compile the module's PTX at all is found there (the run then falls back
+/// to the CPU) rather than at a model's first launch.
+fn probe() -> String {
+    format!("{}_f32", kernels::foundation::COPY.stem())
+}
 
 /// `work`'s result; `say` runs once, on a thread of its own, if `work` is still running `after`
 /// it began.
@@ -82,6 +96,22 @@ fn said_if_slow<R>(after: std::time::Duration, say: impl FnOnce() + Send + 'stat
     // The watcher returns as soon as `done` is dropped (or once it has spoken).
     let _ = watch.join();
     result
+}
+
+/// Entry point `name` of `ptx` loaded as a module of its own, the driver compiling it unless
+/// its cache holds it.
+fn load_entry(ctx: &Arc<CudaContext>, ptx: &PtxModule, name: &str) -> Result<Arc<CudaModule>> {
+    let not_found = || Error::Driver {
+        call: "cuModuleGetFunction",
+        source: cudarc::driver::DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND),
+    };
+    let source = ptx.items().map_err(Error::Invalid)?.module_of(name).ok_or_else(not_found)?;
+    let say = || {
+        if !LOAD_NOTE_SAID.swap(true, Ordering::Relaxed) {
+            eprintln!("{LOAD_NOTE}");
+        }
+    };
+    said_if_slow(LOAD_NOTE_AFTER, say, || ctx.load_module(Ptx::from_src(source))).call("cuModuleLoadData")
 }
 
 impl Gpu {
@@ -114,9 +144,7 @@ impl Gpu {
         let ptx = ptx::module_for(cc).ok_or_else(|| {
             Error::NoGpu(format!("compute capability {}.{} is below 8.0, the oldest hydrokern builds for", cc.0, cc.1))
         })?;
-        let module =
-            said_if_slow(LOAD_NOTE_AFTER, || eprintln!("{LOAD_NOTE}"), || ctx.load_module(Ptx::from_src(ptx.source)))
-                .call("cuModuleLoadData")?;
+        let probe = (probe(), load_entry(&ctx, ptx, &probe())?);
         let attr = |a: Attr| ctx.attribute(a).call("cuDeviceGetAttribute");
         let (free_mem, total_mem) = ctx.mem_get_info().call("cuMemGetInfo")?;
         let mut driver = 0;
@@ -135,18 +163,19 @@ impl Gpu {
             driver: format!("{}.{}", driver / 1000, (driver % 1000) / 10),
         };
         let driver_host = resident.zip(crate::files::resident_memory()).map(|(a, b)| b.saturating_sub(a));
-        Ok(Gpu { ctx, stream, module, ptx, info, staging: Mutex::new(None), driver_host })
+        let modules = Mutex::new(HashMap::from([probe]));
+        Ok(Gpu { ctx, stream, modules, ptx, info, staging: Mutex::new(None), driver_host })
     }
 
     pub fn info(&self) -> &DeviceInfo {
         &self.info
     }
-    /// The host memory the driver took to open the device (its context and the loaded
-    /// module), bytes, where the process's resident memory could be read.
+    /// The host memory the driver took to open the device (its context and the first kernel),
+    /// bytes, where the process's resident memory could be read.
     pub fn driver_host_bytes(&self) -> Option<u64> {
         self.driver_host
     }
-    /// The PTX target of the loaded module.
+    /// The PTX target of the module its kernels are loaded from.
     pub fn arch(&self) -> &'static str {
         self.ptx.arch
     }
@@ -161,8 +190,16 @@ impl Gpu {
     /// limit, or less when its registers per thread would not fit a larger block in one
     /// multiprocessor (read once here; launches check it every time).
     pub(crate) fn function(&self, name: &str) -> Result<(CudaFunction, u32)> {
+        let module = {
+            // A poisoned map only lost an insertion: what it holds is whole.
+            let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
+            match modules.get(name) {
+                Some(m) => m.clone(),
+                None => modules.entry(name.to_string()).or_insert(load_entry(&self.ctx, self.ptx, name)?).clone(),
+            }
+        };
         let function =
-            self.module.load_function(name).map_err(|source| Error::Driver { call: "cuModuleGetFunction", source })?;
+            module.load_function(name).map_err(|source| Error::Driver { call: "cuModuleGetFunction", source })?;
         let max_threads = function
             .get_attribute(cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
             .call("cuFuncGetAttribute (max threads per block)")?;

@@ -99,7 +99,7 @@ impl LaunchShape {
     }
 }
 
-/// One entry point of the loaded module at one precision, launched with parameters `P` (the
+/// One entry point of the PTX module at one precision, launched with parameters `P` (the
 /// kernel crate's parameter struct of that entry point). Resolve it once ([`Gpu::kernel`]) and
 /// keep it: a launch then does no look-up.
 pub struct Kernel<P> {

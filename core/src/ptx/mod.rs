@@ -1,5 +1,10 @@
 //! The embedded PTX modules and the entry points they must define.
 
+mod split;
+
+pub use split::Items;
+use std::sync::OnceLock;
+
 /// One embedded module.
 pub struct PtxModule {
     /// `-Ctarget-cpu` it was built for.
@@ -14,6 +19,19 @@ pub const MODULES: [PtxModule; 2] = [
     PtxModule { arch: "sm_90", min_cc: (9, 0), source: include_str!(concat!(env!("OUT_DIR"), "/kernels_sm_90.ptx")) },
     PtxModule { arch: "sm_80", min_cc: (8, 0), source: include_str!(concat!(env!("OUT_DIR"), "/kernels_sm_80.ptx")) },
 ];
+
+impl PtxModule {
+    /// The module cut into its items, read once per process ([`Items::of`]).
+    pub fn items(&self) -> Result<&'static Items<'static>, String> {
+        static ITEMS: [OnceLock<Result<Items<'static>, String>>; MODULES.len()] =
+            [const { OnceLock::new() }; MODULES.len()];
+        let k = MODULES.iter().position(|m| m.arch == self.arch).ok_or("not an embedded module")?;
+        ITEMS[k]
+            .get_or_init(|| Items::of(MODULES[k].source))
+            .as_ref()
+            .map_err(|e| format!("kernels_{}.ptx: {e}", self.arch))
+    }
+}
 
 /// The newest module a device of compute capability `cc` can run.
 pub fn module_for(cc: (i32, i32)) -> Option<&'static PtxModule> {
