@@ -195,7 +195,11 @@ impl Gpu {
             let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
             match modules.get(name) {
                 Some(m) => m.clone(),
-                None => modules.entry(name.to_string()).or_insert(load_entry(&self.ctx, self.ptx, name)?).clone(),
+                None => {
+                    let m = load_entry(&self.ctx, self.ptx, name)?;
+                    modules.insert(name.to_string(), m.clone());
+                    m
+                }
             }
         };
         let function =
