@@ -2,8 +2,9 @@
 //!
 //! - `tridiag_thomas`: one thread per system (the MIKE 21 thesis's S1), any layout through `Dims`
 //!   (coalesced in the interleaved layout, where consecutive threads read consecutive words);
-//!   rows are loaded in groups of `SWEEP_GROUP` (8) so that a thread keeps several loads in
-//!   flight (`sweep_forward`, `sweep_back`, shared with the twisted kernel).
+//!   rows are loaded in groups of `SWEEP_GROUP` (16) so that a thread keeps several loads in
+//!   flight (`sweep_forward`, `sweep_back`, shared with the twisted kernel, which loads
+//!   `TWISTED_GROUP` (8) at once).
 //! - `tridiag_thomas_contiguous`: one thread per system for the contiguous layout (and the
 //!   rows of a padded field: any layout whose unknowns of a system are consecutive), coalesced
 //!   by staging: each warp loads a chunk of `2^chunk` rows of its 32 systems cooperatively

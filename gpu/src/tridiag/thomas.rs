@@ -12,24 +12,32 @@ const GROUP: u32 = 4;
 // The group loops below list 0..GROUP explicitly.
 const _: () = assert!(GROUP == 4);
 
-/// Rows a one-thread-per-system sweep (Thomas, twisted Thomas) loads at once: a thread has no
-/// other work to hide load latency behind, so it issues a group's loads together.
-const SWEEP_GROUP: u32 = 8;
+/// Rows a one-thread-per-system sweep (Thomas) loads at once: a thread has no other work to
+/// hide load latency behind, so it issues a group's loads together.
+const SWEEP_GROUP: u32 = 16;
+
+/// Rows each of twisted Thomas's two threads a system loads at once: two threads a system hide
+/// half the latency already, and the larger group's registers cost f32 more occupancy than
+/// its loads buy.
+const TWISTED_GROUP: u32 = 8;
+
+// The sweeps' arrays hold SWEEP_GROUP rows.
+const _: () = assert!(TWISTED_GROUP <= SWEEP_GROUP);
 
 // The sweep loops below list 0..SWEEP_GROUP explicitly.
-const _: () = assert!(SWEEP_GROUP == 8);
+const _: () = assert!(SWEEP_GROUP == 16);
 
-/// [`sweep_forward`] with a provider's rows, several at once or one at a time as it says
+/// [`sweep_forward`] with a provider's rows, `G` at once or one at a time as it says
 /// ([`Lines::ROWS_AT_ONCE`]).
 #[inline(always)]
-fn sweep_forward_lines<T: DeviceReal, L: Lines<T>>(
+fn sweep_forward_lines<T: DeviceReal, L: Lines<T>, const G: u32>(
     cnt: u32,
     eq: impl Fn(u32) -> Eq<T> + Copy,
     store: impl Fn(u32, T, T) + Copy,
     stored: impl Fn(u32) -> (T, T) + Copy,
 ) -> (T, T, u32) {
     if L::ROWS_AT_ONCE {
-        sweep_forward::<T, SWEEP_GROUP>(cnt, eq, store, stored)
+        sweep_forward::<T, G>(cnt, eq, store, stored)
     } else {
         sweep_forward::<T, 1>(cnt, eq, store, stored)
     }
@@ -53,12 +61,12 @@ fn sweep_forward<T: DeviceReal, const G: u32>(
     while r < cnt {
         let m = if cnt - r < G { cnt - r } else { G };
         let mut e = [Eq::<T>::IDENTITY; SWEEP_GROUP as usize];
-        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7] => {
+        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] => {
             if q < m {
                 e[q as usize] = eq(r + q);
             }
         });
-        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7] => {
+        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] => {
             if q < m {
                 let (c1, d1, pivot) = thomas_row(e[q as usize], cp, dp);
                 if !pivot_ok(pivot) && bad == u32::MAX {
@@ -122,12 +130,12 @@ fn sweep_back<T: DeviceReal, const G: u32>(
         let m = if hi < G { hi } else { G };
         let mut xs = [T::ZERO; SWEEP_GROUP as usize];
         let mut ws = [T::ZERO; SWEEP_GROUP as usize];
-        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7] => {
+        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] => {
             if q < m {
                 (xs[q as usize], ws[q as usize]) = get(hi - 1 - q);
             }
         });
-        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7] => {
+        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] => {
             if q < m {
                 let xi = xs[q as usize] - ws[q as usize] * xn;
                 set(hi - 1 - q, xi);
@@ -241,7 +249,7 @@ pub(crate) unsafe fn thomas_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines: &L
     let at = |r: u32| r as usize * p.batch as usize + k as usize;
     unsafe {
         let (wc, wd) = (w, w.add(nb));
-        let (_, xn, mut bad) = sweep_forward_lines::<T, L>(
+        let (_, xn, mut bad) = sweep_forward_lines::<T, L, SWEEP_GROUP>(
             n,
             |r| lines.row(k, r),
             |r, c1, d1| {
@@ -464,7 +472,8 @@ pub(crate) unsafe fn thomas_twisted_lines<T: DeviceReal, L: Lines<T>>(p: Dims, l
                 *wc.add(at(r)) = c1;
                 *wd.add(at(r)) = d1;
             };
-            (cp, dp, bad) = sweep_forward_lines::<T, L>(cnt, eq, store, |r| (*wc.add(at(r)), *wd.add(at(r))));
+            (cp, dp, bad) =
+                sweep_forward_lines::<T, L, TWISTED_GROUP>(cnt, eq, store, |r| (*wc.add(at(r)), *wd.add(at(r))));
             if bad != u32::MAX {
                 bad = row(bad);
                 report(status, fail_code(n, k, bad));
@@ -487,7 +496,7 @@ pub(crate) unsafe fn thomas_twisted_lines<T: DeviceReal, L: Lines<T>>(p: Dims, l
         }
         lines.put(k, row(cnt - 1), xn);
         let get = |r: u32| (*wd.add(at(r)), *wc.add(at(r)));
-        let x0 = sweep_back::<T, SWEEP_GROUP>(cnt, xn, get, |r, v| lines.put(k, row(r), v));
+        let x0 = sweep_back::<T, TWISTED_GROUP>(cnt, xn, get, |r, v| lines.put(k, row(r), v));
         if bad == u32::MAX && !x0.is_finite() && !names(status, n, k) {
             let xbad = first_bad_again(cnt, xn, get);
             if xbad != u32::MAX {
