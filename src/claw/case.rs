@@ -440,7 +440,7 @@ impl Simulation for ClawCase {
         let products = (!spec.is_empty()).then(|| (spec, Sites::from(self.gauge_cells.clone())));
         Ok(Decomposition { slabs, layout, row_axes, products })
     }
-    fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
+    fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo, _part: Vec<u8>) -> Result<Box<dyn Model<T> + '_>> {
         let sites = Sites::from(self.gauge_cells.clone());
         let rows = halo.slab().rows.clone();
         let (spec, sites) = slab_spec(&self.info.output.products(), &sites, self.data.setup.nx, rows);

@@ -3,10 +3,11 @@
 
 use super::gpu::Launch;
 use super::model::{SedimentModel, StepPolicy};
+use super::part::SlabPart;
 use super::{Accumulation, Problem, Scheme, Side, StepVariant, setup};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, num};
 use crate::field::Field2;
-use crate::grid::{Grid2, Mesh};
+use crate::grid::{Grid2, Layout2, Mesh};
 use crate::input::{Resample, case_raster};
 use crate::model::{Model, State};
 use crate::output::png::{map_drawing, map_pixels};
@@ -173,7 +174,10 @@ impl Default for GpuSection {
 /// A validated sediment case.
 pub struct SedimentCase {
     info: CaseInfo,
-    problem: Problem,
+    /// The whole grid's problem; none on a rank other than 0 of a decomposed run, which builds
+    /// its slab from the part rank 0 hands it (`slab_part`).
+    whole: Option<Problem>,
+    accumulation: Accumulation,
     grid: Grid2,
     times: Times,
     policy: StepPolicy,
@@ -182,7 +186,8 @@ pub struct SedimentCase {
     /// Whether the case left the fused kernel's launch to the defaults (the tuning cache may
     /// then choose it).
     tunable: bool,
-    /// The step the run starts with, and the volume it starts from.
+    /// The step the run starts with, and the volume it starts from (NaN without the whole
+    /// problem).
     dt0: f64,
     v0: f64,
 }
@@ -211,10 +216,15 @@ impl SedimentCase {
                 return c.fail("grid", "missing: give [grid], or take the grid from a raster of h ([initial.raster])");
             }
         };
-        let needs =
-            needs(grid.nx as u64, grid.ny as u64, common.run.precision, compensates(&f.numerics, common.run.precision));
-        crate::files::check_host_memory(&format!("a {}×{} sediment grid", grid.nx, grid.ny), needs.host)
-            .map_err(|e| doc.invalid("grid", e))?;
+        // A rank other than 0 of a decomposed run reads none of the fields: rank 0 reads and
+        // checks them, and hands each rank its slab's part (`slab_part`).
+        let handed = crate::ranks::world().is_some_and(|c| c.rank() != 0);
+        if !handed {
+            let compensated = compensates(&f.numerics, common.run.precision);
+            let needs = needs(grid.nx as u64, grid.ny as u64, common.run.precision, compensated);
+            crate::files::check_host_memory(&format!("a {}×{} sediment grid", grid.nx, grid.ny), needs.host)
+                .map_err(|e| doc.invalid("grid", e))?;
+        }
         let times = match (f.time.t_end, f.time.steps) {
             (Some(t), None) => Times::new(&c, "time.t_end", t, &common.output.snapshots, "yr")?,
             (None, Some(n)) => Times::steps(&c, "time.steps", n, "yr")?,
@@ -252,6 +262,24 @@ impl SedimentCase {
         if common.run.precision == Precision::Mixed && variant != StepVariant::Fused {
             let why = format!("precision mixed runs the fused kernel only; {} runs f32 or f64", variant.name());
             return Err(doc.invalid("gpu.variant", why));
+        }
+        let policy = StepPolicy { forced: f.time.dt, update_every: f.time.dt_update_steps };
+        let info = CaseInfo::new(doc, "sediment", common);
+        let case = |whole, dt0, v0| SedimentCase {
+            info,
+            whole,
+            accumulation,
+            grid,
+            times,
+            policy,
+            variant,
+            launch,
+            tunable,
+            dt0,
+            v0,
+        };
+        if handed {
+            return Ok(case(None, f64::NAN, f64::NAN));
         }
 
         let mut problem = setup::basin_on(&grid, sides[0].q)?;
@@ -291,10 +319,8 @@ impl SedimentCase {
             }
             None => limit.automatic(),
         };
-        let policy = StepPolicy { forced: f.time.dt, update_every: f.time.dt_update_steps };
         let v0 = grid.integrate(&problem.h.interior());
-        let info = CaseInfo::new(doc, "sediment", common);
-        Ok(SedimentCase { info, problem, grid, times, policy, variant, launch, tunable, dt0, v0 })
+        Ok(case(Some(problem), dt0, v0))
     }
 }
 
@@ -352,9 +378,24 @@ fn load_interior(c: &Check, key: &str, path: &std::path::Path, field: &mut Field
     field.set_interior(&data).map_err(|e| c.doc().invalid(key, e))
 }
 
+impl SedimentCase {
+    /// The whole grid's problem, which every rank but those other than 0 of a decomposed run
+    /// holds.
+    fn whole(&self) -> Result<&Problem> {
+        self.whole.as_ref().ok_or_else(|| {
+            crate::Error::invalid("sediment: this rank holds the part of the case rank 0 handed it, not the whole grid")
+        })
+    }
+}
+
 impl Simulation for SedimentCase {
     fn describe(&self) -> String {
-        let p = &self.problem;
+        let Some(p) = &self.whole else {
+            return format!(
+                "sediment basin {}×{} cells, of which rank 0 hands this rank a slab",
+                self.grid.nx, self.grid.ny
+            );
+        };
         let sides: Vec<String> = ["W", "E", "S", "N"]
             .iter()
             .zip(&p.sides)
@@ -413,7 +454,7 @@ impl Simulation for SedimentCase {
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
         let launch = self.launch_on::<T>(backend);
-        let (problem, policy, variant) = (&self.problem, self.policy, self.variant);
+        let (problem, policy, variant) = (self.whole()?, self.policy, self.variant);
         Ok(Box::new(match self.info.run.precision {
             Precision::Mixed => SedimentModel::<T>::mixed(backend, problem, policy, variant, launch)?,
             _ => SedimentModel::<T>::new(backend, problem, policy, variant, launch)?,
@@ -422,14 +463,29 @@ impl Simulation for SedimentCase {
     /// Slabs along y of at least one row (the stencil's one ghost row), the sides never
     /// periodic.
     fn decomposition(&self, ranks: usize) -> Result<Decomposition> {
-        let layout = self.problem.layout();
-        let slabs = Slabs::new(self.problem.ny, ranks, layout.halo as usize, false)?;
+        // `Problem::layout`'s.
+        let layout = Layout2::new(self.grid.nx as u32, self.grid.ny as u32, 1);
+        let slabs = Slabs::new(self.grid.ny, ranks, layout.halo as usize, false)?;
         Ok(Decomposition { slabs, layout, row_axes: 1, products: None })
     }
-    fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
+    /// The slab's rows of the whole problem with the whole grid's first step
+    /// ([`SlabPart`]): the other ranks read no field of the case.
+    fn slab_part(&self, d: &Decomposition, rank: usize) -> Result<Vec<u8>> {
+        Ok(self.policy.part(self.whole()?, &d.slabs.slab(rank))?.encode())
+    }
+    fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo, part: Vec<u8>) -> Result<Box<dyn Model<T> + '_>> {
         let mixed = self.info.run.precision == Precision::Mixed;
         let kernels = (self.variant, self.launch_on::<T>(backend));
-        Ok(Box::new(SedimentModel::<T>::slab(backend, &self.problem, halo, self.policy, mixed, kernels)?))
+        let part = SlabPart::decode(&part)?;
+        let p = &part.problem;
+        let needs = needs(
+            p.nx as u64,
+            p.ny as u64,
+            self.info.run.precision,
+            self.accumulation.compensates_in(self.info.run.precision),
+        );
+        crate::files::check_host_memory(&format!("a {}×{} slab of a sediment grid", p.nx, p.ny), needs.host)?;
+        Ok(Box::new(SedimentModel::<T>::of_part(backend, part, halo, self.policy, mixed, kernels)?))
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         let (Some(b), Some(s)) = (self.balance(state), state.field("s")) else { return String::new() };
@@ -447,16 +503,16 @@ impl Simulation for SedimentCase {
         })
     }
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
-        super::pictures::write(&self.problem, &self.grid, self.duration(), state, album, dir)
+        super::pictures::write(self.whole()?, &self.grid, self.duration(), state, album, dir)
     }
 
     /// The basin height (hillshaded by itself), the deposit and the sand fraction, as the
     /// pictures draw them.
     fn view_layers(&self, sampled: &State<f64>, cells: &[usize]) -> Option<Vec<crate::view::Layer>> {
-        let (h, s) = (sampled.field("h")?, sampled.field("s")?);
-        let h0 = self.problem.h.interior();
+        let (h, s, whole) = (sampled.field("h")?, sampled.field("s")?, self.whole.as_ref()?);
+        let h0 = whole.h.interior();
         let deposit = h.data.iter().zip(cells).map(|(v, &c)| v - h0[c]).collect();
-        let [h_map, d_map, s_map] = super::pictures::maps(&self.problem, self.duration());
+        let [h_map, d_map, s_map] = super::pictures::maps(whole, self.duration());
         let layer = |name, opts, values| crate::view::Layer { name, opts, values, dry: None, relief: None };
         let height = crate::view::Layer {
             dry: Some(vec![false; h.data.len()]),
@@ -492,12 +548,12 @@ impl SedimentCase {
     fn balance<T: Real>(&self, state: &State<T>) -> Option<Balance> {
         let h = state.field("h")?;
         let gained = self.grid.integrate(&h.data) - self.v0;
-        let supplied = self.problem.supply_rate() * state.clock.t;
+        let supplied = self.whole.as_ref()?.supply_rate() * state.clock.t;
         let diff = if supplied != 0.0 { (gained - supplied) / supplied } else { gained };
         // The mass balance's precision and h update beside it: f32's is compared with f64's.
         let how = match self.info.run.precision {
             Precision::Mixed => "mixed (h in f64)".to_string(),
-            _ => format!("{} {}", T::NAME, self.problem.accumulation.effective::<T>()),
+            _ => format!("{} {}", T::NAME, self.accumulation.effective::<T>()),
         };
         Some(Balance { gained, supplied, diff, how })
     }
@@ -511,8 +567,8 @@ impl Case for SedimentCase {
         format!("{}\n  GPU variant {}", self.describe(), self.variant.name())
     }
     fn needs(&self, precision: Precision) -> Needs {
-        let compensated = self.problem.accumulation.compensates_in(precision);
-        needs(self.problem.nx as u64, self.problem.ny as u64, precision, compensated)
+        let compensated = self.accumulation.compensates_in(precision);
+        needs(self.grid.nx as u64, self.grid.ny as u64, precision, compensated)
     }
     fn plan(&self) -> Plan {
         plan::simulation(self)

@@ -11,6 +11,7 @@ mod flops;
 pub mod gpu;
 pub mod mixed;
 mod model;
+mod part;
 mod pictures;
 mod problem;
 mod scheme;
@@ -22,6 +23,7 @@ pub use case::SedimentCase;
 pub use flops::{FLOPS_H, FLOPS_S};
 pub use kernels::sediment::Coeffs;
 pub use model::{SedimentModel, StepPolicy};
+pub use part::SlabPart;
 pub use problem::{Conductances, Problem, Side, StabilityLimit, Steepness};
 
 pub use crate::accumulation::Accumulation;

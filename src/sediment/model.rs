@@ -9,11 +9,12 @@
 use super::cpu::CpuSediment;
 use super::gpu::{GpuSediment, Launch};
 use super::mixed::GpuMixed;
+use super::part::SlabPart;
 use super::{Conductances, Problem, Scheme, Steepness, StepVariant};
 use crate::field::{Names, interior_of};
 use crate::model::Later;
 use crate::model::{Checkpoint, Clock, DeviceView, Model, Output, State, Until};
-use crate::ranks::{Comm, Halo};
+use crate::ranks::{Comm, Halo, Slab};
 use crate::runtime::{Backend, Gpu};
 use crate::view::{GpuSampler, sample_views};
 use crate::{Error, GpuReal, Real, Result};
@@ -39,6 +40,12 @@ impl StepPolicy {
         let conductances = whole.conductances();
         let dt = self.forced.unwrap_or_else(|| whole.stability_with(conductances, &whole.h).automatic());
         (conductances, dt)
+    }
+
+    /// `slab`'s part of `whole`, whose first step this policy chooses.
+    pub fn part(self, whole: &Problem, slab: &Slab) -> Result<SlabPart> {
+        let (conductances, dt) = self.start(whole);
+        Ok(SlabPart { problem: whole.slab(slab)?, conductances, dt })
     }
 }
 
@@ -288,15 +295,30 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
         halo: Halo,
         policy: StepPolicy,
         mixed: bool,
+        kernels: (StepVariant, Launch),
+    ) -> Result<SedimentModel<'p, T>> {
+        let part = policy.part(whole, halo.slab())?;
+        Self::of_part(backend, part, halo, policy, mixed, kernels)
+    }
+
+    /// [`slab`](Self::slab) from the slab's part of the whole problem (`StepPolicy::part`), as a
+    /// rank other than 0 builds it from what rank 0 sent.
+    pub fn of_part(
+        backend: &Backend,
+        part: SlabPart,
+        halo: Halo,
+        policy: StepPolicy,
+        mixed: bool,
         (variant, launch): (StepVariant, Launch),
     ) -> Result<SedimentModel<'p, T>> {
+        let SlabPart { problem, conductances, dt } = part;
         let fused = matches!(variant, StepVariant::Fused | StepVariant::FusedTile);
-        if let (Backend::Gpu(_), Scheme::Seed, true) = (backend, whole.scheme, mixed) {
+        if let (Backend::Gpu(_), Scheme::Seed, true) = (backend, problem.scheme, mixed) {
             return Err(Error::invalid(
                 "sediment's seed scheme in precision mixed does not run on several GPU ranks: its one kernel, the fused one, forms h′ next to a slab's edge by the boundary rule, not from the neighbouring slab; run it in f32 or f64 with the split kernels (gpu.variant = \"opt1/opt1\"), or on the CPU",
             ));
         }
-        if let (Backend::Gpu(_), Scheme::Seed, true) = (backend, whole.scheme, fused) {
+        if let (Backend::Gpu(_), Scheme::Seed, true) = (backend, problem.scheme, fused) {
             return Err(Error::invalid(format!(
                 "sediment's seed scheme runs on several GPU ranks with the split kernels only (gpu.variant = \"opt1/opt1\", say): its fused kernel \"{}\" forms h′ next to a slab's edge by the boundary rule, not from the neighbouring slab",
                 variant.name()
@@ -305,8 +327,6 @@ impl<'p, T: GpuReal> SedimentModel<'p, T> {
         if mixed {
             mixed_variant(variant)?;
         }
-        let (conductances, dt) = policy.start(whole);
-        let problem = whole.slab(halo.slab())?;
         let ranks = Some(halo.comm().clone());
         let backing: Box<dyn Backing<T>> = match (backend, mixed) {
             (Backend::Gpu(gpu), true) => Box::new(OnGpuMixed {

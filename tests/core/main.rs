@@ -7,6 +7,7 @@
 mod common;
 mod forcing;
 mod foundation;
+mod handout;
 mod initial;
 mod layers;
 mod products;

@@ -10,7 +10,7 @@ use hydrokern::model::{Model, Until};
 use hydrokern::ranks::{Comm, Halo, Slab, Slabs, parts};
 use hydrokern::runtime::Backend;
 use hydrokern::sediment::gpu::Launch;
-use hydrokern::sediment::{Accumulation, Problem, Scheme, SedimentModel, StepPolicy, StepVariant};
+use hydrokern::sediment::{Accumulation, Problem, Scheme, SedimentModel, SlabPart, StepPolicy, StepVariant};
 use proptest::prelude::*;
 use std::rc::Rc;
 
@@ -35,12 +35,14 @@ fn whole<'p, T: GpuReal>(p: &'p Problem, on: &On) -> SedimentModel<'p, T> {
     }
 }
 
-/// The model of `comm`'s slab of `p` cut into `slabs`.
+/// The model of `comm`'s slab of `p` cut into `slabs`, built as a rank of a run builds it: from
+/// its part of `p`, encoded and decoded as it travels from rank 0 (`SlabPart`).
 fn slab<'p, T: GpuReal>(p: &'p Problem, slabs: Slabs, comm: Rc<dyn Comm>, on: &On) -> SedimentModel<'p, T> {
     let s = slabs.slab(comm.rank());
     let layout = hydrokern::grid::Layout2::new(p.nx as u32, s.rows.len() as u32, 1);
     let kernels = (on.variant, Launch::default());
-    SedimentModel::slab(&on.backend, p, Halo::new(comm, s, layout), POLICY, on.mixed, kernels).unwrap()
+    let part = SlabPart::decode(&POLICY.part(p, &s).unwrap().encode()).unwrap();
+    SedimentModel::of_part(&on.backend, part, Halo::new(comm, s, layout), POLICY, on.mixed, kernels).unwrap()
 }
 
 /// Run `lead` on rank 0's decomposed model of `p` over `n` ranks (`common::ranks::on_ranks`).

@@ -1,7 +1,8 @@
 //! Runs decomposed over ranks: the grid cut into slabs along y ([`slabs`]), one per rank, each
 //! rank stepping its slab with ghost rows taken from its neighbours ([`halo`]), and rank 0
 //! joining states and checkpoints so that the runner sees the whole grid ([`decomposed`]), or
-//! each rank writing its part of a checkpoint ([`parts`]). The
+//! each rank writing its part of a checkpoint ([`parts`]); rank 0 hands each rank its part of
+//! the case where the solver's other ranks read none of its fields ([`handout`]). The
 //! ranks talk through [`Comm`]: MPI across processes and hosts (the command line's `mpi`
 //! feature), [`threads::Threads`] within one process (the tests), [`Solo`] alone.
 //!
@@ -11,6 +12,7 @@
 pub mod comm;
 pub mod decomposed;
 pub mod halo;
+pub mod handout;
 mod join;
 pub mod nccl;
 pub mod parts;

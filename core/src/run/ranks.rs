@@ -6,7 +6,7 @@ use super::{Decomposition, Outcome, Simulation};
 use crate::grid::Layout2;
 use crate::model::Model;
 use crate::products::Joined;
-use crate::ranks::{self, Comm, Decomposed, DeviceLink, Halo};
+use crate::ranks::{self, Comm, Decomposed, DeviceLink, Halo, handout};
 use crate::runtime::Backend;
 use crate::{Error, GpuReal, Precision, Result};
 use std::path::PathBuf;
@@ -21,15 +21,19 @@ fn halo(d: &Decomposition, comm: &Rc<dyn Comm>, link: Option<DeviceLink>) -> Hal
 }
 
 /// The model of a run: the solver's own, or with several ranks rank 0's slab leading the others.
-/// Every rank sets up the GPUs' link (`DeviceLink::establish`) just before it builds its slab.
+/// Rank 0 hands each rank its part of the case (`Simulation::slab_part`), then every rank sets
+/// up the GPUs' link (`DeviceLink::establish`) and builds its slab.
 pub(super) fn build<'s, S: Simulation, T: GpuReal>(sim: &'s S, backend: &Backend) -> Result<Box<dyn Model<T> + 's>> {
     let Some(comm) = ranks::world() else { return sim.build(backend) };
     let d = sim.decomposition(comm.size())?;
     let rows: Vec<_> = d.slabs.all().into_iter().map(|s| s.rows).collect();
     let joined = d.products.as_ref().map(|(spec, sites)| Joined::new(spec, sites, d.layout.nx as usize, &rows));
     let build = || {
+        // The other ranks wait inside the hand-out for their parts: a failure here stops them.
+        let part = handout::hand_out(comm.as_ref(), handout::CHUNK, |r| sim.slab_part(&d, r))
+            .unwrap_or_else(|e| comm.abort(&format!("rank 0: {e}"), 1));
         let link = DeviceLink::establish(comm.as_ref(), backend)?;
-        sim.build_slab::<T>(backend, halo(&d, &comm, link))
+        sim.build_slab::<T>(backend, halo(&d, &comm, link), part)
     };
     let lead = Decomposed::lead(comm.clone(), d.slabs, d.layout, build)?;
     Ok(Box::new(lead.with_products(joined).with_row_axes(d.row_axes)))
@@ -58,12 +62,15 @@ fn serve_in<S: Simulation, T: GpuReal>(
     backend: &Backend,
     refused: Option<String>,
 ) -> Result<Outcome> {
+    // Rank 0 waits inside the hand-out until this rank has taken its part.
+    let part = handout::take_part(comm.as_ref(), handout::CHUNK)
+        .unwrap_or_else(|e| comm.abort(&format!("rank {}: {e}", comm.rank()), 1));
     let built = DeviceLink::establish(comm.as_ref(), backend).and_then(|link| {
         if let Some(why) = refused {
             return Err(Error::invalid(why));
         }
         let d = sim.decomposition(comm.size())?;
-        sim.build_slab::<T>(backend, halo(&d, &comm, link))
+        sim.build_slab::<T>(backend, halo(&d, &comm, link), part)
     });
     let c = ranks::serve_built(comm.as_ref(), built)?.clock();
     Ok(Outcome { dir: PathBuf::new(), steps: c.steps, t: c.t, norms: Vec::new() })

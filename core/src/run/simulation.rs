@@ -59,11 +59,23 @@ pub trait Simulation: Case + Sync {
     fn decomposition(&self, _ranks: usize) -> Result<Decomposition> {
         Err(not_decomposed(self.info().solver, "its grid is not cut over ranks"))
     }
-    /// The model of one slab of a decomposed run (`halo`: its rank, rows and neighbours), on
-    /// `backend`, in precision `T`: it steps as the whole grid's model does, taking the ghost
-    /// rows at its cuts from its neighbours, so that its slab of every state is bit for bit
-    /// that of the whole grid's.
-    fn build_slab<T: GpuReal>(&self, _backend: &Backend, _halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
+    /// Rank `rank`'s part of the case in decomposition `d`, made on rank 0 and handed to the
+    /// rank (`ranks::handout`) before the ranks build their slabs: what a solver whose other
+    /// ranks read none of the case's fields builds a slab from. By default nothing: every rank
+    /// reads the whole case.
+    fn slab_part(&self, _d: &Decomposition, _rank: usize) -> Result<Vec<u8>> {
+        Ok(Vec::new())
+    }
+    /// The model of one slab of a decomposed run (`halo`: its rank, rows and neighbours; `part`:
+    /// what [`slab_part`](Self::slab_part) made for it), on `backend`, in precision `T`: it
+    /// steps as the whole grid's model does, taking the ghost rows at its cuts from its
+    /// neighbours, so that its slab of every state is bit for bit that of the whole grid's.
+    fn build_slab<T: GpuReal>(
+        &self,
+        _backend: &Backend,
+        _halo: Halo,
+        _part: Vec<u8>,
+    ) -> Result<Box<dyn Model<T> + '_>> {
         Err(not_decomposed(self.info().solver, "its grid is not cut over ranks"))
     }
     /// What a progress line shows of a state beyond clock and Δt: conserved totals against

@@ -553,7 +553,7 @@ impl Simulation for KpCase {
         let products = (!spec.is_empty()).then(|| (spec, self.sites.clone()));
         Ok(Decomposition { slabs, layout, row_axes: 1, products })
     }
-    fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo) -> Result<Box<dyn Model<T> + '_>> {
+    fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo, _part: Vec<u8>) -> Result<Box<dyn Model<T> + '_>> {
         let (problem, launch) = self.problem_and_launch::<T>(backend, true);
         let (spec, sites) = slab_spec(&self.info.output.products(), &self.sites, problem.nx, halo.slab().rows.clone());
         let model = match self.info.run.precision {
