@@ -35,6 +35,7 @@ mod gpu_run;
 pub mod mixed;
 mod model;
 mod out_only;
+pub mod part;
 mod perimeter;
 pub mod pictures;
 mod problem;

@@ -7,6 +7,7 @@ use super::Problem;
 use super::cpu::{CpuKp, Halt as CpuHalt, Surface};
 use super::gpu::{ClockState, GpuKp, Launch};
 use super::gpu_run::{EarlyExit, GpuRun};
+use super::part::SlabPart;
 use super::segments::Segments;
 use super::state::wet_cells;
 use crate::field::{interior_into, interior_into_as, interior_of};
@@ -96,13 +97,23 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
 
     /// The model of the whole grid of `problem` on `on`.
     fn whole(problem: &'p Problem, on: On<T>) -> Self {
-        Self::of(Cow::Borrowed(problem), false, on, problem)
+        let segments = Segments::of(problem);
+        KpModel {
+            problem: Cow::Borrowed(problem),
+            slab: false,
+            on,
+            segments,
+            bed: None,
+            sampler: None,
+            sampled_bed: None,
+        }
     }
 
-    /// The model of `problem` (a slab's, with `slab`) running `on`, the water account's
-    /// segments those of the `whole` grid.
-    fn of(problem: Cow<'p, Problem>, slab: bool, on: On<T>, whole: &Problem) -> Self {
-        KpModel { problem, slab, on, segments: Segments::of(whole), bed: None, sampler: None, sampled_bed: None }
+    /// The model of a slab's `problem` running `on`, the water account's segments the whole
+    /// grid's `segments`.
+    fn slab_of_segments(problem: Problem, on: On<T>, segments: Segments) -> Self {
+        let problem = Cow::Owned(problem);
+        KpModel { problem, slab: true, on, segments, bed: None, sampler: None, sampled_bed: None }
     }
 
     /// The mixed precision (docs/f32-conservation.md, "Mixed precision for shallow water") on the
@@ -128,16 +139,31 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         launch: Launch,
         early_exit: EarlyExit,
     ) -> Result<Self> {
-        let (slab, problem) = slab_of(whole, &halo)?;
-        let start = whole.slab_start::<T>(launch.block, &slab)?;
+        let slab = slab_of(whole, &halo)?;
+        Self::of_part(backend, SlabPart::of(whole, launch.block, &slab)?, halo, launch, early_exit)
+    }
+
+    /// [`slab`](Self::slab) from the slab's part of the whole problem (`SlabPart::of`), as a
+    /// rank other than 0 builds it from what rank 0 sent.
+    pub fn of_part(
+        backend: &Backend,
+        part: SlabPart<T>,
+        halo: Halo,
+        launch: Launch,
+        early_exit: EarlyExit,
+    ) -> Result<Self> {
+        let SlabPart { problem, start, mixed: _, segments } = part.for_block(launch.block);
+        if let Some(why) = problem.refuses_ranks() {
+            return Err(Error::invalid(why));
+        }
         let on = match backend {
             Backend::Gpu(gpu) => {
                 let model = GpuKp::slab(gpu, &problem, start, halo, launch)?;
-                On::Gpu(GpuRun::start(gpu, model, early_exit_of(whole, early_exit)))
+                On::Gpu(GpuRun::start(gpu, model, early_exit_of(&problem, early_exit)))
             }
             Backend::Cpu { .. } => On::Cpu(Box::new(CpuKp::slab(&problem, start, None, halo)?), None),
         };
-        Ok(Self::of(Cow::Owned(problem), true, on, whole))
+        Ok(Self::slab_of_segments(problem, on, segments))
     }
 
     /// [`slab`](Self::slab) in the mixed precision ([`mixed`](Self::mixed)), on the GPU of
@@ -151,16 +177,32 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         launch: Launch,
         early_exit: EarlyExit,
     ) -> Result<Self> {
-        let (slab, problem) = slab_of(whole, &halo)?;
-        let (start, state) = super::mixed::slab_start(whole, launch.block, &slab)?;
+        let slab = slab_of(whole, &halo)?;
+        Self::mixed_of_part(backend, SlabPart::mixed_of(whole, launch.block, &slab)?, halo, launch, early_exit)
+    }
+
+    /// [`mixed_slab`](Self::mixed_slab) from the slab's part of the whole problem
+    /// (`SlabPart::mixed_of`), as a rank other than 0 builds it from what rank 0 sent.
+    pub fn mixed_of_part(
+        backend: &Backend,
+        part: SlabPart<f32>,
+        halo: Halo,
+        launch: Launch,
+        early_exit: EarlyExit,
+    ) -> Result<Self> {
+        let SlabPart { problem, start, mixed, segments } = part.for_block(launch.block);
+        let state = mixed.ok_or_else(|| Error::invalid("kp: a mixed slab's part without its f64 surface"))?;
+        if let Some(why) = problem.refuses_ranks() {
+            return Err(Error::invalid(why));
+        }
         let on = match backend {
             Backend::Gpu(gpu) => {
                 let model = GpuKp::slab_mixed(gpu, &problem, (start, state), halo, launch)?;
-                On::GpuMixed(GpuRun::start(gpu, model, early_exit_of(whole, early_exit)))
+                On::GpuMixed(GpuRun::start(gpu, model, early_exit_of(&problem, early_exit)))
             }
             Backend::Cpu { .. } => On::Mixed(Box::new(CpuKp::slab(&problem, start, Some(state), halo)?), None),
         };
-        Ok(Self::of(Cow::Owned(problem), true, on, whole))
+        Ok(Self::slab_of_segments(problem, on, segments))
     }
 
     /// Keep the gauges, lines and maps of `spec` (sampled at `sites`, from [`Sites::of`],
@@ -715,15 +757,13 @@ fn split_values<T: GpuReal>(c: Checkpoint<T>, estimates: Option<(f64, f64)>, ret
     c.value("ds_dt_x", x).value("ds_dt_y", y).value("ds_retries", retries as f64)
 }
 
-/// `halo`'s slab of `whole` and the problem of its rows, where `whole` runs on several ranks.
-fn slab_of(whole: &Problem, halo: &Halo) -> Result<(crate::ranks::Slab, Problem)> {
+/// `halo`'s slab of `whole`, where `whole` runs on several ranks.
+fn slab_of(whole: &Problem, halo: &Halo) -> Result<crate::ranks::Slab> {
     if let Some(why) = whole.refuses_ranks() {
         return Err(Error::invalid(why));
     }
     whole.validate()?;
-    let slab = halo.slab().clone();
-    let problem = whole.slab(slab.rows.clone())?;
-    Ok((slab, problem))
+    Ok(halo.slab().clone())
 }
 
 /// What [`split_values`] wrote.

@@ -14,6 +14,7 @@ use hydrokern::GpuReal;
 use hydrokern::accumulation::Accumulation;
 use hydrokern::grid::Layout2;
 use hydrokern::kp::gpu::{FluxVariant, Launch};
+use hydrokern::kp::part::SlabPart;
 use hydrokern::kp::{Boundary, EarlyExit, KpModel, Problem, Scheme, Start, WetDry};
 use hydrokern::model::{Checkpoint, Model, Products, State, Until};
 use hydrokern::products::{Joined, Sites, Spec, slab_spec};
@@ -27,11 +28,16 @@ fn cpu() -> Backend {
     Backend::Cpu { why: None }
 }
 
+/// The block a slab's part is made for, which no run of these tests launches.
+const OTHER_BLOCK: (u32, u32) = (48, 2);
+
 /// The products a run keeps and where they sample, if any.
 type Kept<'a> = Option<(&'a Spec, &'a Sites)>;
 
 /// The model of `comm`'s slab of `p` cut into `slabs`, keeping its share of `kept`; `mixed`:
-/// in the mixed precision (`T` f64).
+/// in the mixed precision (`T` f64). Built as a rank of a run builds it: from its part of `p`,
+/// made for another block than the run's and encoded and decoded as it travels from rank 0
+/// (`SlabPart`).
 fn slab<'p, T: GpuReal>(
     p: &'p Problem,
     slabs: Slabs,
@@ -42,10 +48,16 @@ fn slab<'p, T: GpuReal>(
     let s = slabs.slab(comm.rank());
     let layout = Layout2::new(p.nx as u32, s.rows.len() as u32, 2);
     let rows = s.rows.clone();
-    let halo = Halo::new(comm, s, layout);
+    p.validate().unwrap();
     let m = match mixed {
-        true => KpModel::mixed_slab(&run.0, p, halo, run.1, run.2).unwrap(),
-        false => KpModel::slab(&run.0, p, halo, run.1, run.2).unwrap(),
+        true => {
+            let part = SlabPart::decode(&SlabPart::mixed_of(p, OTHER_BLOCK, &s).unwrap().encode()).unwrap();
+            KpModel::mixed_of_part(&run.0, part, Halo::new(comm, s, layout), run.1, run.2).unwrap()
+        }
+        false => {
+            let part = SlabPart::<T>::decode(&SlabPart::<T>::of(p, OTHER_BLOCK, &s).unwrap().encode()).unwrap();
+            KpModel::of_part(&run.0, part, Halo::new(comm, s, layout), run.1, run.2).unwrap()
+        }
     };
     match kept {
         Some((spec, sites)) => {

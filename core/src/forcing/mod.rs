@@ -13,6 +13,7 @@ mod rain_grid;
 mod rain_netcdf;
 mod series;
 mod soil;
+mod wire;
 
 pub use case::{ForcingSection, TideKeys};
 pub use cells::{CellArrays, DeviceCellArrays};

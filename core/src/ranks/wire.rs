@@ -72,6 +72,12 @@ impl Writer {
     pub fn str(&mut self, s: &str) -> &mut Self {
         self.bytes(s.as_bytes())
     }
+    /// `v` as little-endian words, after their count.
+    pub fn u32s(&mut self, v: &[u32]) -> &mut Self {
+        self.u64(v.len() as u64);
+        v.iter().for_each(|x| self.0.extend_from_slice(&x.to_le_bytes()));
+        self
+    }
     pub fn values<T: Real>(&mut self, v: &[T]) -> &mut Self {
         self.u64(v.len() as u64);
         put(v, &mut self.0);
@@ -108,6 +114,11 @@ impl<'a> Reader<'a> {
     }
     pub fn str(&mut self) -> Result<String> {
         String::from_utf8(self.bytes()?.to_vec()).map_err(|_| Error::invalid("ranks: a name that is not UTF-8"))
+    }
+    pub fn u32s(&mut self) -> Result<Vec<u32>> {
+        let n = self.u64()? as usize;
+        let b = self.next(n.checked_mul(4).ok_or_else(|| Error::invalid("ranks: a message too long"))?)?;
+        Ok(b.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect())
     }
     pub fn values<T: Real>(&mut self) -> Result<Vec<T>> {
         values(self.values_bytes::<T>()?)
