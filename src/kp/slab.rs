@@ -182,13 +182,10 @@ impl Problem {
         })
     }
 
-    /// Why this problem does not run decomposed over ranks, if it does not: the split schemes
-    /// sweep whole lines of both axes.
+    /// Why this problem does not run decomposed over ranks, if it does not
+    /// ([`refuses_ranks`]).
     pub fn refuses_ranks(&self) -> Option<String> {
-        self.scheme.is_split().then(|| format!(
-            "kp's {} scheme transposes the whole grid between its sweeps and does not run on several ranks: use rk2, srk2 or euler (time.scheme)",
-            self.scheme.name()
-        ))
+        refuses_ranks(self.scheme)
     }
 }
 
@@ -225,4 +222,13 @@ impl<T: Real> Start<T> {
             segments: self.segments.slab(self.k.nx as usize, self.k.ny as usize, &rows),
         })
     }
+}
+
+/// Why a problem of `scheme` does not run decomposed over ranks, if it does not: the split
+/// schemes sweep whole lines of both axes.
+pub(super) fn refuses_ranks(scheme: super::Scheme) -> Option<String> {
+    scheme.is_split().then(|| format!(
+        "kp's {} scheme transposes the whole grid between its sweeps and does not run on several ranks: use rk2, srk2 or euler (time.scheme)",
+        scheme.name()
+    ))
 }

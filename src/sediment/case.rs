@@ -470,7 +470,7 @@ impl Simulation for SedimentCase {
     }
     /// The slab's rows of the whole problem with the whole grid's first step
     /// ([`SlabPart`]): the other ranks read no field of the case.
-    fn slab_part(&self, d: &Decomposition, rank: usize) -> Result<Vec<u8>> {
+    fn slab_part(&self, _backend: &Backend, d: &Decomposition, rank: usize) -> Result<Vec<u8>> {
         Ok(self.policy.part(self.whole()?, &d.slabs.slab(rank))?.encode())
     }
     fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo, part: Vec<u8>) -> Result<Box<dyn Model<T> + '_>> {

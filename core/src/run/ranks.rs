@@ -30,7 +30,7 @@ pub(super) fn build<'s, S: Simulation, T: GpuReal>(sim: &'s S, backend: &Backend
     let joined = d.products.as_ref().map(|(spec, sites)| Joined::new(spec, sites, d.layout.nx as usize, &rows));
     let build = || {
         // The other ranks wait inside the hand-out for their parts: a failure here stops them.
-        let part = handout::hand_out(comm.as_ref(), handout::CHUNK, |r| sim.slab_part(&d, r))
+        let part = handout::hand_out(comm.as_ref(), handout::CHUNK, |r| sim.slab_part(backend, &d, r))
             .unwrap_or_else(|e| comm.abort(&format!("rank 0: {e}"), 1));
         let link = DeviceLink::establish(comm.as_ref(), backend)?;
         sim.build_slab::<T>(backend, halo(&d, &comm, link), part)

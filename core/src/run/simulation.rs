@@ -59,11 +59,11 @@ pub trait Simulation: Case + Sync {
     fn decomposition(&self, _ranks: usize) -> Result<Decomposition> {
         Err(not_decomposed(self.info().solver, "its grid is not cut over ranks"))
     }
-    /// Rank `rank`'s part of the case in decomposition `d`, made on rank 0 and handed to the
-    /// rank (`ranks::handout`) before the ranks build their slabs: what a solver whose other
-    /// ranks read none of the case's fields builds a slab from. By default nothing: every rank
-    /// reads the whole case.
-    fn slab_part(&self, _d: &Decomposition, _rank: usize) -> Result<Vec<u8>> {
+    /// Rank `rank`'s part of the case in decomposition `d`, made on rank 0 (whose backend is
+    /// `backend`) and handed to the rank (`ranks::handout`) before the ranks build their slabs:
+    /// what a solver whose other ranks read none of the case's fields builds a slab from. By
+    /// default nothing: every rank reads the whole case.
+    fn slab_part(&self, _backend: &Backend, _d: &Decomposition, _rank: usize) -> Result<Vec<u8>> {
         Ok(Vec::new())
     }
     /// The model of one slab of a decomposed run (`halo`: its rank, rows and neighbours; `part`:

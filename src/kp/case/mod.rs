@@ -2,6 +2,7 @@
 //! lines. Lengths in metres, time in seconds.
 
 use super::gpu::{FluxVariant, Launch};
+use super::part::SlabPart;
 use super::problem::MAX_MANNING;
 use super::segments::SIDES;
 use super::{Boundary, Problem, Scheme, WetDry};
@@ -10,7 +11,7 @@ use crate::account::Account;
 use crate::accumulation::Accumulation;
 use crate::case::{CaseDoc, Check, Common, Flag, Set, Times, approx, flags, num};
 use crate::forcing::{Domain, Forcing};
-use crate::grid::{Grid2, Mesh};
+use crate::grid::{Grid2, Layout2, Mesh};
 use crate::model::{Halt, Model, State};
 use crate::output::png::{map_drawing, map_pixels, map_retained};
 use crate::products::{Sites, slab_spec};
@@ -85,7 +86,16 @@ fn forcing_on_active(
 /// A validated shallow-water case.
 pub struct KpCase {
     info: CaseInfo,
-    problem: Problem,
+    /// The whole grid's problem; none on a rank other than 0 of a decomposed run, which builds
+    /// its slab from the part rank 0 hands it (`slab_part`).
+    whole: Option<Problem>,
+    /// What every rank knows of the problem: the case's scheme, sides, wet–dry scheme, w
+    /// update and whether Manning's n is a raster.
+    scheme: Scheme,
+    boundary: [Boundary; 4],
+    wet_dry: WetDry,
+    accumulation: Accumulation,
+    friction_field: bool,
     grid: Grid2,
     times: Times,
     launch: Launch,
@@ -115,41 +125,57 @@ pub const FORCED_DT_MAX: f64 = 10.0;
 pub const MAX_CFL: f64 = 0.25;
 
 impl KpCase {
-    /// The problem a model of this case runs on `backend` in `T` (with `--scheme auto` the
-    /// scheme chosen for it, among those that run on several ranks with `ranks`) and the
-    /// kernels' launch (the case's, or the tuned one).
-    fn problem_and_launch<T: GpuReal>(&self, backend: &Backend, ranks: bool) -> (&Problem, Launch) {
-        let ny = self.problem.ny;
-        // Mixed runs on f32's tuning: its kernels are f32's with an f64 surface.
-        let precision = match self.info.run.precision {
+    /// The whole grid's problem, which every rank but those other than 0 of a decomposed run
+    /// holds.
+    fn whole(&self) -> Result<&Problem> {
+        self.whole.as_ref().ok_or_else(|| {
+            crate::Error::invalid("kp: this rank holds the part of the case rank 0 handed it, not the whole grid")
+        })
+    }
+
+    /// The precision whose tuning a run takes: mixed runs on f32's (its kernels are f32's with
+    /// an f64 surface).
+    fn tuned_in(&self) -> Precision {
+        match self.info.run.precision {
             Precision::Mixed => Precision::F32,
-            _ => crate::Precision::of::<T>(),
-        };
+            p => p,
+        }
+    }
+
+    /// The problem a model of this case runs on `backend` (with `--scheme auto` the scheme
+    /// chosen for it, among those that run on several ranks with `ranks`).
+    fn problem_on(&self, backend: &Backend, ranks: bool) -> Result<&Problem> {
+        let whole = self.whole()?;
         // Under `auto` the case's problem says RK2: the choice and the fallbacks to RK2 run it
         // as it is, and only another choice takes a copy with that scheme.
-        debug_assert!(!self.scheme_auto || self.problem.scheme == Scheme::Rk2);
-        let problem = match self.scheme_auto {
-            true => match super::scheme_choice::auto_scheme(backend, precision) {
-                s if s == self.problem.scheme => &self.problem,
+        debug_assert!(!self.scheme_auto || whole.scheme == Scheme::Rk2);
+        Ok(match self.scheme_auto {
+            true => match super::scheme_choice::auto_scheme(backend, self.tuned_in()) {
+                s if s == whole.scheme => whole,
                 s if s.is_split() && ranks => {
                     crate::note(&format!("--scheme auto: rk2, not {}: the split schemes run on one rank", s.name()));
-                    &self.problem
+                    whole
                 }
-                s if s.is_split() && self.problem.active.is_some() => {
+                s if s.is_split() && whole.active.is_some() => {
                     crate::note(&format!(
                         "--scheme auto: rk2, not {}: inactive cells run with euler, rk2 and srk2",
                         s.name()
                     ));
-                    &self.problem
+                    whole
                 }
-                s => self.auto_problem.get_or_init(|| Problem { scheme: s, ..self.problem.clone() }),
+                s => self.auto_problem.get_or_init(|| Problem { scheme: s, ..whole.clone() }),
             },
-            false => &self.problem,
-        };
+            false => whole,
+        })
+    }
+
+    /// The kernels' launch on `backend` (the case's, or the tuned one) for a run of `scheme`.
+    fn launch_on(&self, backend: &Backend, scheme: Scheme) -> Launch {
+        let (ny, precision) = (self.grid.ny, self.tuned_in());
         let tuned = |gpu: &crate::Gpu| super::tune::launch_for(gpu, precision).filter(|l| l.flux.check(ny).is_ok());
         let launch = crate::tune::case_launch(backend, self.tunable, self.launch, tuned, super::tune::label, "kp");
         // The x-line length only where the scheme runs that kernel (so no note elsewhere).
-        let uses_line = matches!(problem.scheme, Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2);
+        let uses_line = matches!(scheme, Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2);
         let line_tuned = |gpu: &crate::Gpu| super::tune::line_for(gpu, precision);
         let line_label = |l: u32| format!("x-line {l}");
         let line = crate::tune::case_launch(
@@ -160,7 +186,7 @@ impl KpCase {
             line_label,
             "kp",
         );
-        (problem, Launch { line, ..launch })
+        Launch { line, ..launch }
     }
 
     pub fn load(doc: &CaseDoc) -> Result<KpCase> {
@@ -210,8 +236,14 @@ impl KpCase {
             .iter()
             .map(|&s| needs(grid.nx as u64, grid.ny as u64, friction_field, s, wet_dry, precision, compensated(s)))
             .fold(Needs { host: 0, gpu: 0 }, |a, b| Needs { host: a.host.max(b.host), gpu: a.gpu.max(b.gpu) });
-        crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
-            .map_err(|e| doc.invalid("grid", e))?;
+        // A rank other than 0 of a decomposed run reads none of the fields: rank 0 reads and
+        // checks them, and hands each rank its slab's part (`slab_part`); each rank checks its
+        // slab's memory.
+        let handed = crate::ranks::world().is_some_and(|c| c.rank() != 0);
+        if !handed {
+            crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
+                .map_err(|e| doc.invalid("grid", e))?;
+        }
         let times = Times::new(&c, "time.t_end", f.time.t_end, &common.output.snapshots, "s")?;
         if !(f.time.cfl.is_finite() && f.time.cfl > 0.0 && f.time.cfl <= MAX_CFL) {
             return c.fail(
@@ -286,6 +318,31 @@ impl KpCase {
             );
         }
         let launch = Launch { block: (bx, by), flux, line };
+        let sites = Sites::of(&common.output.products(), &grid, &c)?;
+        let info = CaseInfo::new(doc, "kp", common.clone());
+        let case = |whole, v0| KpCase {
+            info,
+            whole,
+            scheme,
+            boundary,
+            wet_dry,
+            accumulation,
+            friction_field,
+            grid,
+            times,
+            launch,
+            tunable,
+            line_tunable: f.gpu.line.is_none(),
+            scheme_auto,
+            auto_problem: OnceLock::new(),
+            early_exit,
+            v0,
+            sites,
+            still: OnceLock::new(),
+        };
+        if handed {
+            return Ok(case(None, f64::NAN));
+        }
 
         let mut p = match &rasters {
             Some(r) => r.problem(&c, &grid)?,
@@ -353,23 +410,7 @@ impl KpCase {
         }
         p.validate().map_err(|e| doc.invalid("initial", e))?;
         let v0 = grid.integrate(&p.h);
-        let sites = Sites::of(&common.output.products(), &grid, &c)?;
-        let info = CaseInfo::new(doc, "kp", common);
-        Ok(KpCase {
-            info,
-            problem: p,
-            grid,
-            times,
-            launch,
-            tunable,
-            line_tunable: f.gpu.line.is_none(),
-            scheme_auto,
-            auto_problem: OnceLock::new(),
-            early_exit,
-            v0,
-            sites,
-            still: OnceLock::new(),
-        })
+        Ok(case(Some(p), v0))
     }
 }
 
@@ -446,7 +487,12 @@ fn account_names(c: &Check, p: &Problem) -> Result<()> {
 
 impl Simulation for KpCase {
     fn describe(&self) -> String {
-        let p = &self.problem;
+        let Some(p) = &self.whole else {
+            let (nx, ny) = (self.grid.nx, self.grid.ny);
+            return format!(
+                "shallow water (Kurganov–Petrova) on {nx}×{ny} cells, of which rank 0 hands this rank a slab"
+            );
+        };
         let bcs: Vec<&str> = p.boundary.iter().map(|b| b.name()).collect();
         let manning = match &p.manning_field {
             Some(n) => {
@@ -482,7 +528,8 @@ impl Simulation for KpCase {
         Mesh::Plane(self.grid)
     }
     fn estimate_steps(&self) -> f64 {
-        let p = &self.problem;
+        // Only rank 0, which holds the whole grid, plans a run.
+        let Some(p) = &self.whole else { return f64::NAN };
         // The first step's Δt, from the initial wave speeds |u| + √(gh).
         let mut rate = 0.0f64;
         for (k, &h) in p.h.iter().enumerate() {
@@ -500,7 +547,8 @@ impl Simulation for KpCase {
         let (nx, ny) = (self.grid.nx, self.grid.ny);
         let cells = (nx * ny) as u64;
         let padded = ((nx + 4) * (ny + 4)) as u64;
-        let soil = self.problem.forcing.soil.is_some() as u64;
+        let forcing = self.whole.as_ref().map(|p| &p.forcing);
+        let soil = forcing.is_some_and(|f| f.soil.is_some()) as u64;
         Snapshot {
             // h, hu and hv; with a soil its totals.
             fields: 3 + soil,
@@ -519,11 +567,12 @@ impl Simulation for KpCase {
             map_retained: map_retained(nx, ny, true),
             // w, hu, hv and w's low parts, padded, and the maximum maps.
             checkpoint: 6 * padded + 3 * cells,
-            account: !self.problem.forcing.is_empty(),
+            account: forcing.is_some_and(|f| !f.is_empty()),
         }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
-        let (problem, launch) = self.problem_and_launch::<T>(backend, false);
+        let problem = self.problem_on(backend, false)?;
+        let launch = self.launch_on(backend, problem.scheme);
         let model = match self.info.run.precision {
             Precision::Mixed => {
                 // Mixed runs the streamed flux kernel only: a tuned tile launch falls back to it.
@@ -542,30 +591,57 @@ impl Simulation for KpCase {
     /// forcing. Refused in one line: the split schemes.
     fn decomposition(&self, ranks: usize) -> Result<Decomposition> {
         // With `--scheme auto` a scheme that runs on several ranks is chosen (`build_slab`).
-        let why = if self.scheme_auto { None } else { self.problem.refuses_ranks() };
+        let why = if self.scheme_auto { None } else { super::slab::refuses_ranks(self.scheme) };
         if let Some(why) = why {
             return Err(crate::Error::invalid(why));
         }
-        let layout = self.problem.layout();
-        let periodic = self.problem.boundary[2] == Boundary::Periodic;
-        let slabs = Slabs::new(self.problem.ny, ranks, layout.halo as usize, periodic)?;
+        // `Problem::layout`'s.
+        let layout = Layout2::new(self.grid.nx as u32, self.grid.ny as u32, 2);
+        let periodic = self.boundary[2] == Boundary::Periodic;
+        let slabs = Slabs::new(self.grid.ny, ranks, layout.halo as usize, periodic)?;
         let spec = self.info.output.products();
         let products = (!spec.is_empty()).then(|| (spec, self.sites.clone()));
         Ok(Decomposition { slabs, layout, row_axes: 1, products })
     }
-    fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo, _part: Vec<u8>) -> Result<Box<dyn Model<T> + '_>> {
-        let (problem, launch) = self.problem_and_launch::<T>(backend, true);
-        let (spec, sites) = slab_spec(&self.info.output.products(), &self.sites, problem.nx, halo.slab().rows.clone());
-        let model = match self.info.run.precision {
+    /// The slab's rows of the whole problem, its start and the whole grid's segments
+    /// ([`SlabPart`]), in the run's precision, with `--scheme auto` of the scheme rank 0 chose:
+    /// the other ranks read no field of the case.
+    fn slab_part(&self, backend: &Backend, d: &Decomposition, rank: usize) -> Result<Vec<u8>> {
+        let problem = self.problem_on(backend, true)?;
+        let block = self.launch_on(backend, problem.scheme).block;
+        let slab = d.slabs.slab(rank);
+        problem.validate()?;
+        Ok(match self.info.run.precision {
+            Precision::F32 => SlabPart::<f32>::of(problem, block, &slab)?.encode(),
+            Precision::F64 => SlabPart::<f64>::of(problem, block, &slab)?.encode(),
+            Precision::Mixed => SlabPart::mixed_of(problem, block, &slab)?.encode(),
+        })
+    }
+    fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo, part: Vec<u8>) -> Result<Box<dyn Model<T> + '_>> {
+        let (nx, rows) = (self.grid.nx, halo.slab().rows.clone());
+        let precision = self.info.run.precision;
+        let compensated = self.accumulation.compensates_in(precision);
+        let (ny, f) = (rows.len() as u64, self.friction_field);
+        let needs =
+            needs(nx as u64, ny, f, self.scheme, self.wet_dry, precision, compensated && !self.scheme.is_split());
+        crate::files::check_host_memory(&format!("a {nx}×{} slab of a shallow-water grid", rows.len()), needs.host)?;
+        let (spec, sites) = slab_spec(&self.info.output.products(), &self.sites, nx, rows);
+        let model = match precision {
             Precision::Mixed => {
+                let part = SlabPart::<f32>::decode(&part)?;
+                let launch = self.launch_on(backend, part.problem.scheme);
                 // Mixed runs the streamed flux kernel only, as on one rank.
                 let launch = match (self.tunable, launch.flux) {
                     (true, FluxVariant::Tile) => Launch { flux: FluxVariant::STREAM, ..launch },
                     _ => launch,
                 };
-                KpModel::<T>::mixed_slab(backend, problem, halo, launch, self.early_exit)?
+                KpModel::<T>::mixed_of_part(backend, part, halo, launch, self.early_exit)?
             }
-            _ => KpModel::<T>::slab(backend, problem, halo, launch, self.early_exit)?,
+            _ => {
+                let part = SlabPart::<T>::decode(&part)?;
+                let launch = self.launch_on(backend, part.problem.scheme);
+                KpModel::<T>::of_part(backend, part, halo, launch, self.early_exit)?
+            }
         };
         Ok(Box::new(model.with_products(&spec, sites)?))
     }
@@ -608,7 +684,7 @@ impl Simulation for KpCase {
         }
         let (_, change, how) = self.volume_change(state)?;
         // Walls and periodic sides close the domain: then the change is the error.
-        let closed = self.problem.boundary.iter().all(|b| !b.is_open());
+        let closed = self.boundary.iter().all(|b| !b.is_open());
         let what =
             if closed { "no outflow side: all of it is error" } else { "outflow sides: water that left counts too" };
         Some(format!("volume change {change:+.1e} of the initial volume, {how} ({what})"))
@@ -616,14 +692,14 @@ impl Simulation for KpCase {
     /// The water account of a forced run at `state`'s time: the boundary's volumes as the model
     /// measured them (`segments.rs`).
     fn account<T: Real>(&self, state: &State<T>) -> Option<Account> {
-        let f = &self.problem.forcing;
+        let whole = self.whole.as_ref()?;
+        let f = &whole.forcing;
         if f.is_empty() {
             return None;
         }
         let t = state.clock.t;
         // Rain falls on the active cells only.
-        let cells =
-            self.problem.active.as_ref().map_or(self.grid.nx * self.grid.ny, |a| a.iter().filter(|&&a| a).count());
+        let cells = whole.active.as_ref().map_or(self.grid.nx * self.grid.ny, |a| a.iter().filter(|&&a| a).count());
         let area = cells as f64 * self.grid.dx * self.grid.dy;
         Some(Account {
             t,
@@ -642,7 +718,9 @@ impl Simulation for KpCase {
         Some(format!("negative depth h[{row}, {col}] = {} (NumPy row, column of h.npy)", h.data[k]))
     }
     fn halted<T: Real>(&self, halt: &Halt, state: &State<T>) -> String {
-        let (Some(h), Some(hu), Some(hv)) = (state.field("h"), state.field("hu"), state.field("hv")) else {
+        let (Some(h), Some(hu), Some(hv), Some(p)) =
+            (state.field("h"), state.field("hu"), state.field("hv"), &self.whole)
+        else {
             return halt.to_string();
         };
         // The cell with the largest wave speed |u| + |v| + √(gh): what drives Δt down.
@@ -650,7 +728,7 @@ impl Simulation for KpCase {
         for k in 0..h.data.len() {
             let d = h.data[k].to_f64();
             if d > 0.0 {
-                let s = (hu.data[k].to_f64().abs() + hv.data[k].to_f64().abs()) / d + (self.problem.g * d).sqrt();
+                let s = (hu.data[k].to_f64().abs() + hv.data[k].to_f64().abs()) / d + (p.g * d).sqrt();
                 if s > best.0 {
                     best = (s, k);
                 }
@@ -660,7 +738,8 @@ impl Simulation for KpCase {
         format!("{halt}; the fastest cell, h[{row}, {col}] (NumPy row, column), moves at {:.3e} m/s", best.0)
     }
     fn bed(&self) -> Option<&[f64]> {
-        Some(&self.still.get_or_init(|| super::pictures::Still::of(&self.problem)).bed)
+        let whole = self.whole.as_ref()?;
+        Some(&self.still.get_or_init(|| super::pictures::Still::of(whole)).bed)
     }
 
     fn balance<T: Real>(&self, state: &State<T>) -> Option<(&'static str, f64)> {
@@ -672,7 +751,8 @@ impl Simulation for KpCase {
     }
 
     fn view_layers(&self, sampled: &State<f64>, cells: &[usize]) -> Option<Vec<crate::view::Layer>> {
-        let still = self.still.get_or_init(|| super::pictures::Still::of(&self.problem));
+        let whole = self.whole.as_ref()?;
+        let still = self.still.get_or_init(|| super::pictures::Still::of(whole));
         let (h, hu, hv) = (sampled.field("h")?, sampled.field("hu")?, sampled.field("hv")?);
         let bed: Vec<f64> = cells.iter().map(|&c| still.bed[c]).collect();
         let (dry, maps) = super::pictures::maps(&still.ranges, &bed, h.data.clone(), &hu.data, &hv.data);
@@ -680,8 +760,9 @@ impl Simulation for KpCase {
     }
 
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {
-        let still = self.still.get_or_init(|| super::pictures::Still::of(&self.problem));
-        super::pictures::write(&self.problem, still, &self.grid, self.times.t_end, state, album, dir)
+        let whole = self.whole()?;
+        let still = self.still.get_or_init(|| super::pictures::Still::of(whole));
+        super::pictures::write(whole, still, &self.grid, self.times.t_end, state, album, dir)
     }
 }
 
@@ -694,7 +775,7 @@ impl KpCase {
         // The precision and w update beside the change: f32's is compared with f64's.
         let how = match self.info.run.precision {
             Precision::Mixed => "mixed (w in f64)".to_string(),
-            _ => format!("{} {}", T::NAME, self.problem.accumulation_of::<T>()),
+            _ => format!("{} {}", T::NAME, self.whole.as_ref()?.accumulation_of::<T>()),
         };
         Some((v, change, how))
     }
@@ -707,8 +788,10 @@ impl Case for KpCase {
     fn summary(&self) -> String {
         self.describe()
     }
+    /// The whole grid's, on rank 0; a rank other than 0 of a decomposed run checks its slab's
+    /// where it builds it (`build_slab`).
     fn needs(&self, precision: Precision) -> Needs {
-        let p = &self.problem;
+        let Some(p) = &self.whole else { return Needs { host: 0, gpu: 0 } };
         let scheme = if self.scheme_auto { Scheme::Srk2 } else { p.scheme };
         let (nx, ny) = (p.nx as u64, p.ny as u64);
         let n = needs(nx, ny, p.manning_field.is_some(), scheme, p.wet_dry, precision, p.compensates_in(precision));
