@@ -47,9 +47,10 @@ impl Rasters {
         Ok(Some(Rasters { bed: case_raster(doc, "initial.raster.bed", bed)?, water, manning, resample }))
     }
 
-    /// The grid of the bed raster's cells, when the case gives no `[grid]`.
-    pub(super) fn grid(&self, c: &Check) -> Result<Grid2> {
-        self.bed.grid(2).map_err(|e| c.doc().invalid("initial.raster.bed", e))
+    /// The bed raster of `[initial.raster]` alone, read.
+    pub(super) fn read_bed(c: &Check, init: &Initial) -> Result<Option<Raster>> {
+        let Initial::Raster { ref bed, .. } = *init else { return Ok(None) };
+        case_raster(c.doc(), "initial.raster.bed", bed).map(Some)
     }
 
     /// The problem on `grid`: the cells in the domain (those whose centre lies in a bed cell

@@ -192,15 +192,23 @@ impl KpCase {
     pub fn load(doc: &CaseDoc) -> Result<KpCase> {
         let (common, f): (Common, File) = doc.parse_case()?;
         let c = Check::new(doc);
-        let rasters = Rasters::read(&c, &f.initial)?;
-        let grid = match (&f.grid, &rasters) {
-            (Some(g), r) => g.grid_over(&c, 2, r.as_ref().map(|r| r.bed.bounds()))?,
-            (None, Some(r)) => r.grid(&c)?,
+        // A rank other than 0 of a decomposed run reads none of the fields: rank 0 reads and
+        // checks them, and hands each rank its slab's part (`slab_part`). It reads the bed
+        // raster alone, for the extent it gives the grid.
+        let handed = crate::ranks::world().is_some_and(|c| c.rank() != 0);
+        let (rasters, bed) = match handed {
+            false => (Rasters::read(&c, &f.initial)?, None),
+            true => (None, Rasters::read_bed(&c, &f.initial)?),
+        };
+        let bed = rasters.as_ref().map(|r| &r.bed).or(bed.as_ref());
+        let grid = match (&f.grid, bed) {
+            (Some(g), b) => g.grid_over(&c, 2, b.map(|b| b.bounds()))?,
+            (None, Some(b)) => b.grid(2).map_err(|e| doc.invalid("initial.raster.bed", e))?,
             (None, None) => {
                 return c.fail("grid", "missing: give [grid], or take the grid from a bed raster ([initial.raster])");
             }
         };
-        let friction_field = rasters.as_ref().is_some_and(|r| r.manning.is_some());
+        let friction_field = f.initial.has_manning_raster();
         let scheme_auto = f.time.scheme == "auto";
         let scheme: Scheme = match scheme_auto {
             true => Scheme::Rk2,
@@ -236,10 +244,7 @@ impl KpCase {
             .iter()
             .map(|&s| needs(grid.nx as u64, grid.ny as u64, friction_field, s, wet_dry, precision, compensated(s)))
             .fold(Needs { host: 0, gpu: 0 }, |a, b| Needs { host: a.host.max(b.host), gpu: a.gpu.max(b.gpu) });
-        // A rank other than 0 of a decomposed run reads none of the fields: rank 0 reads and
-        // checks them, and hands each rank its slab's part (`slab_part`); each rank checks its
-        // slab's memory.
-        let handed = crate::ranks::world().is_some_and(|c| c.rank() != 0);
+        // Each rank other than 0 checks its slab's memory (`build_slab`).
         if !handed {
             crate::files::check_host_memory(&format!("a {}×{} shallow-water grid", grid.nx, grid.ny), needs.host)
                 .map_err(|e| doc.invalid("grid", e))?;

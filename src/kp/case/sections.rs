@@ -165,6 +165,13 @@ pub(super) enum Initial {
     },
 }
 
+impl Initial {
+    /// Whether Manning's n comes from a raster (`[initial.raster] manning`).
+    pub(super) fn has_manning_raster(&self) -> bool {
+        matches!(self, Initial::Raster { manning: Some(_), .. })
+    }
+}
+
 pub(super) fn bilinear() -> String {
     Resample::Bilinear.name().into()
 }
