@@ -218,7 +218,7 @@ impl SedimentCase {
         };
         // A rank other than 0 of a decomposed run reads none of the fields: rank 0 reads and
         // checks them, and hands each rank its slab's part (`slab_part`).
-        let handed = crate::ranks::world().is_some_and(|c| c.rank() != 0);
+        let handed = crate::ranks::handout::takes_a_part();
         if !handed {
             let compensated = compensates(&f.numerics, common.run.precision);
             let needs = needs(grid.nx as u64, grid.ny as u64, common.run.precision, compensated);

@@ -13,6 +13,12 @@ pub const CHUNK: usize = 1 << 30;
 const LENGTH: Tag = Tag::MAX - 5;
 const BYTES: Tag = Tag::MAX - 4;
 
+/// Whether this process is a rank other than 0 of a decomposed run: a solver that hands out
+/// parts reads none of the case's fields there, and builds its slab from its part.
+pub fn takes_a_part() -> bool {
+    super::world().is_some_and(|c| c.rank() != 0)
+}
+
 /// Rank 0: send rank r the bytes `part(r)` makes, for each other rank in order, in messages of
 /// at most `chunk` bytes, then make and return its own (`part(0)`).
 pub fn hand_out(comm: &dyn Comm, chunk: usize, mut part: impl FnMut(usize) -> Result<Vec<u8>>) -> Result<Vec<u8>> {
