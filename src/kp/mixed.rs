@@ -73,8 +73,13 @@ pub(super) fn start<T: Real, W: Surface<T>>(
 /// ([`start`]) cut to the slab's rows with the rows beyond its cuts (`Start::slab`): made
 /// from the rows about the slab (`Problem::slab_start`), or, where those reach the ends of a
 /// periodic y axis, from the whole grid's.
-pub(super) fn slab_start(whole: &Problem, block: (u32, u32), slab: &Slab) -> Result<(Start<f32>, State<f32, f64>)> {
-    let window = whole.window_start::<f32>(block, slab)?;
+pub(super) fn slab_start(
+    whole: &Problem,
+    grid: &super::slab::WholeGrid,
+    block: (u32, u32),
+    slab: &Slab,
+) -> Result<(Start<f32>, State<f32, f64>)> {
+    let window = whole.window_start::<f32>(grid, block, slab)?;
     let windowed = window.is_some();
     let (problem, start, k64, lo) = match window {
         Some(super::slab::Window { ref problem, start, k64, lo }) => (problem, start, k64, lo),
@@ -86,7 +91,7 @@ pub(super) fn slab_start(whole: &Problem, block: (u32, u32), slab: &Slab) -> Res
     let rows = slab.rows.start - lo..slab.rows.end - lo;
     let cut = State { w: q.w.slab(rows.clone())?, hu: q.hu.slab(rows.clone())?, hv: q.hv.slab(rows)? };
     let start = match windowed {
-        true => whole.cut_window_start(start, slab, lo)?,
+        true => whole.cut_window_start(grid, start, slab, lo)?,
         false => start.slab(slab)?,
     };
     Ok((start, cut))

@@ -53,7 +53,7 @@ pub use gpu_run::{CYCLE, EarlyExit};
 pub use kernels::kp::Coeffs;
 pub use model::KpModel;
 pub use problem::{Boundary, Problem, Scheme, WetDry};
-pub use slab::Start;
+pub use slab::{Start, WholeGrid};
 
 /// The registry's entry.
 pub static SOLVER: crate::solver::Solver = crate::solver::Solver {

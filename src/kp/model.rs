@@ -140,7 +140,7 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         early_exit: EarlyExit,
     ) -> Result<Self> {
         let slab = slab_of(whole, &halo)?;
-        Self::of_part(backend, SlabPart::of(whole, launch.block, &slab)?, halo, launch, early_exit)
+        Self::of_part(backend, SlabPart::of(whole, &whole.whole_grid(), launch.block, &slab)?, halo, launch, early_exit)
     }
 
     /// [`slab`](Self::slab) from the slab's part of the whole problem (`SlabPart::of`), as a
@@ -178,7 +178,8 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
         early_exit: EarlyExit,
     ) -> Result<Self> {
         let slab = slab_of(whole, &halo)?;
-        Self::mixed_of_part(backend, SlabPart::mixed_of(whole, launch.block, &slab)?, halo, launch, early_exit)
+        let part = SlabPart::mixed_of(whole, &whole.whole_grid(), launch.block, &slab)?;
+        Self::mixed_of_part(backend, part, halo, launch, early_exit)
     }
 
     /// [`mixed_slab`](Self::mixed_slab) from the slab's part of the whole problem

@@ -7,7 +7,7 @@
 
 use super::problem::Padded;
 use super::segments::Segments;
-use super::slab::Start;
+use super::slab::{Start, WholeGrid};
 use super::state::State;
 use super::{Boundary, Coeffs, Problem};
 use crate::field::Field2;
@@ -31,11 +31,11 @@ pub struct SlabPart<T> {
 }
 
 impl<T: Real> SlabPart<T> {
-    /// `slab`'s part of `whole` for blocks of `block` cells.
-    pub fn of(whole: &Problem, block: (u32, u32), slab: &Slab) -> Result<SlabPart<T>> {
+    /// `slab`'s part of `whole` (whose [`WholeGrid`] is `grid`) for blocks of `block` cells.
+    pub fn of(whole: &Problem, grid: &WholeGrid, block: (u32, u32), slab: &Slab) -> Result<SlabPart<T>> {
         Ok(SlabPart {
             problem: whole.slab(slab.rows.clone())?,
-            start: whole.slab_start::<T>(block, slab)?,
+            start: whole.slab_start_in::<T>(grid, block, slab)?,
             mixed: None,
             segments: Segments::of(whole),
         })
@@ -87,8 +87,8 @@ impl<T: Real> SlabPart<T> {
 
 impl SlabPart<f32> {
     /// `slab`'s part of `whole` in the mixed precision (`mixed::slab_start`).
-    pub fn mixed_of(whole: &Problem, block: (u32, u32), slab: &Slab) -> Result<SlabPart<f32>> {
-        let (start, state) = super::mixed::slab_start(whole, block, slab)?;
+    pub fn mixed_of(whole: &Problem, grid: &WholeGrid, block: (u32, u32), slab: &Slab) -> Result<SlabPart<f32>> {
+        let (start, state) = super::mixed::slab_start(whole, grid, block, slab)?;
         Ok(SlabPart {
             problem: whole.slab(slab.rows.clone())?,
             start,

@@ -449,9 +449,18 @@ impl Problem {
 
     /// The kernels' constants in precision `T` for blocks of `block` cells (the wet map's unit).
     pub fn coeffs<T: Real>(&self, block: (u32, u32)) -> Coeffs<T> {
+        self.coeffs_at_scale(block, self.scale())
+    }
+
+    /// The largest |B| plus the largest h, which the dry depth scales with.
+    pub(super) fn scale(&self) -> f64 {
+        self.bed.iter().fold(0.0f64, |m, b| m.max(b.abs())) + self.h.iter().fold(0.0f64, |m, &h| m.max(h))
+    }
+
+    /// [`coeffs`](Self::coeffs) with the dry depth of `scale` ([`scale`](Self::scale)).
+    pub(super) fn coeffs_at_scale<T: Real>(&self, block: (u32, u32), scale: f64) -> Coeffs<T> {
         let t = T::from_f64;
         let kd = self.kappa_depth * self.dx.min(self.dy);
-        let scale = self.bed.iter().fold(0.0f64, |m, b| m.max(b.abs())) + self.h.iter().fold(0.0f64, |m, &h| m.max(h));
         let dry = (1e-6f64).max(4.0 * T::EPSILON.to_f64() * scale);
         let (bx, by) = (block.0.max(1), block.1.max(1));
         Coeffs {

@@ -19,6 +19,16 @@ use std::ops::Range;
 /// own edges set.
 pub const WINDOW_MARGIN: usize = 3;
 
+/// What each slab's start takes of the whole grid beyond the rows about it
+/// ([`Problem::whole_grid`]), worked out once for all the slabs of a run: each is a pass over
+/// every cell.
+pub struct WholeGrid {
+    /// The scale the dry depth comes from (`Problem::scale`).
+    scale: f64,
+    /// The streamed flux kernel's plain strips, where there is an activity map.
+    plain_strips: Option<Vec<u8>>,
+}
+
 /// The rows about a slab as a problem of their own, and its start made with the whole grid's
 /// constants ([`Problem::window_start`]).
 pub(super) struct Window<T> {
@@ -105,13 +115,23 @@ impl Problem {
         })
     }
 
+    /// What every slab's start takes of this whole grid ([`WholeGrid`]).
+    pub fn whole_grid(&self) -> WholeGrid {
+        WholeGrid { scale: self.scale(), plain_strips: self.active_map().map(|m| self.plain_strips_of(&m)) }
+    }
+
     /// The start of `slab`, bit for bit the whole grid's start cut to it
     /// ([`start`](Self::start), [`Start::slab`]), made from the rows about the slab alone
     /// (`window_start`) unless they reach the first or last row of a periodic y axis: no rank
     /// but those builds the whole grid's padded fields.
     pub fn slab_start<T: Real>(&self, block: (u32, u32), slab: &Slab) -> Result<Start<T>> {
-        match self.window_start::<T>(block, slab)? {
-            Some(w) => self.cut_window_start(w.start, slab, w.lo),
+        self.slab_start_in(&self.whole_grid(), block, slab)
+    }
+
+    /// [`slab_start`](Self::slab_start) with this grid's [`whole_grid`](Self::whole_grid).
+    pub fn slab_start_in<T: Real>(&self, grid: &WholeGrid, block: (u32, u32), slab: &Slab) -> Result<Start<T>> {
+        match self.window_start::<T>(grid, block, slab)? {
+            Some(w) => self.cut_window_start(grid, w.start, slab, w.lo),
             None => self.start::<T>(block)?.slab(slab),
         }
     }
@@ -128,7 +148,12 @@ impl Problem {
     /// lies beyond the rows the slab keeps. Its activity map is made where the whole grid's
     /// is, the whole grid's perimeter (its faces letting water only out, its segments) and the
     /// streamed kernel's plain strips are the whole grid's (`cut_window_start`).
-    pub(super) fn window_start<T: Real>(&self, block: (u32, u32), slab: &Slab) -> Result<Option<Window<T>>> {
+    pub(super) fn window_start<T: Real>(
+        &self,
+        grid: &WholeGrid,
+        block: (u32, u32),
+        slab: &Slab,
+    ) -> Result<Option<Window<T>>> {
         let rows = &slab.rows;
         let (lo, hi) = (rows.start.saturating_sub(WINDOW_MARGIN), (rows.end + WINDOW_MARGIN).min(self.ny));
         let periodic = self.boundary[2] == Boundary::Periodic;
@@ -145,7 +170,10 @@ impl Problem {
         if hi < self.ny {
             window.boundary[3] = Boundary::Wall;
         }
-        let (k, k64) = (window.fit(self.coeffs::<T>(block)), window.fit(self.coeffs::<f64>(block)));
+        let (k, k64) = (
+            window.fit(self.coeffs_at_scale::<T>(block, grid.scale)),
+            window.fit(self.coeffs_at_scale(block, grid.scale)),
+        );
         let start = Start {
             padded: window.padded_with(&k, &k64)?,
             k,
@@ -169,13 +197,19 @@ impl Problem {
     /// The start of `slab` cut from `start`, the start of the rows from `lo` on
     /// (`window_start`), with the whole grid's perimeter faces and
     /// plain strips.
-    pub(super) fn cut_window_start<T: Real>(&self, start: Start<T>, slab: &Slab, lo: usize) -> Result<Start<T>> {
+    pub(super) fn cut_window_start<T: Real>(
+        &self,
+        grid: &WholeGrid,
+        start: Start<T>,
+        slab: &Slab,
+        lo: usize,
+    ) -> Result<Start<T>> {
         let rows = &slab.rows;
         let mut cut = start.slab(&Slab { rows: rows.start - lo..rows.end - lo, ..slab.clone() })?;
         // The slab's sides are the whole grid's, as its cut flags say which it sets.
         cut.k.bc = self.boundary.map(Boundary::code);
         Ok(Start {
-            plain_strips: self.active_map().map(|m| self.plain_strips_of(&m)),
+            plain_strips: grid.plain_strips.clone(),
             out_only: super::out_only::slab_faces(&self.out_only_faces(), self.nx, self.ny, rows),
             segments: Segments::of(self).slab(self.nx, self.ny, rows),
             ..cut

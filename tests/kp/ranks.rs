@@ -51,11 +51,13 @@ fn slab<'p, T: GpuReal>(
     p.validate().unwrap();
     let m = match mixed {
         true => {
-            let part = SlabPart::decode(&SlabPart::mixed_of(p, OTHER_BLOCK, &s).unwrap().encode()).unwrap();
+            let part =
+                SlabPart::decode(&SlabPart::mixed_of(p, &p.whole_grid(), OTHER_BLOCK, &s).unwrap().encode()).unwrap();
             KpModel::mixed_of_part(&run.0, part, Halo::new(comm, s, layout), run.1, run.2).unwrap()
         }
         false => {
-            let part = SlabPart::<T>::decode(&SlabPart::<T>::of(p, OTHER_BLOCK, &s).unwrap().encode()).unwrap();
+            let part = SlabPart::<T>::decode(&SlabPart::<T>::of(p, &p.whole_grid(), OTHER_BLOCK, &s).unwrap().encode())
+                .unwrap();
             KpModel::of_part(&run.0, part, Halo::new(comm, s, layout), run.1, run.2).unwrap()
         }
     };

@@ -107,6 +107,8 @@ pub struct KpCase {
     /// (`scheme_choice::auto_scheme`), built on first use into `auto_problem` when it differs.
     scheme_auto: bool,
     auto_problem: OnceLock<Problem>,
+    /// On rank 0 of a decomposed run, what every slab's part takes of the whole grid.
+    whole_grid: OnceLock<super::WholeGrid>,
     early_exit: EarlyExit,
     v0: f64,
     /// Where `[output] gauges` and `lines` sample: the gauges' cells in their order, then the
@@ -195,7 +197,7 @@ impl KpCase {
         // A rank other than 0 of a decomposed run reads none of the fields: rank 0 reads and
         // checks them, and hands each rank its slab's part (`slab_part`). It reads the bed
         // raster alone, for the extent it gives the grid.
-        let handed = crate::ranks::world().is_some_and(|c| c.rank() != 0);
+        let handed = crate::ranks::handout::takes_a_part();
         let (rasters, bed) = match handed {
             false => (Rasters::read(&c, &f.initial)?, None),
             true => (None, Rasters::read_bed(&c, &f.initial)?),
@@ -340,6 +342,7 @@ impl KpCase {
             line_tunable: f.gpu.line.is_none(),
             scheme_auto,
             auto_problem: OnceLock::new(),
+            whole_grid: OnceLock::new(),
             early_exit,
             v0,
             sites,
@@ -615,11 +618,12 @@ impl Simulation for KpCase {
         let problem = self.problem_on(backend, true)?;
         let block = self.launch_on(backend, problem.scheme).block;
         let slab = d.slabs.slab(rank);
-        problem.validate()?;
+        // Passes over the whole grid, once for every slab (the scheme does not change them).
+        let grid = self.whole_grid.get_or_init(|| problem.whole_grid());
         Ok(match self.info.run.precision {
-            Precision::F32 => SlabPart::<f32>::of(problem, block, &slab)?.encode(),
-            Precision::F64 => SlabPart::<f64>::of(problem, block, &slab)?.encode(),
-            Precision::Mixed => SlabPart::mixed_of(problem, block, &slab)?.encode(),
+            Precision::F32 => SlabPart::<f32>::of(problem, grid, block, &slab)?.encode(),
+            Precision::F64 => SlabPart::<f64>::of(problem, grid, block, &slab)?.encode(),
+            Precision::Mixed => SlabPart::mixed_of(problem, grid, block, &slab)?.encode(),
         })
     }
     fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo, part: Vec<u8>) -> Result<Box<dyn Model<T> + '_>> {
