@@ -170,7 +170,10 @@ impl Problems {
                     kernels,
                 )?)
             }
-            Problems::Claw(d) => CLAW.slab_model::<T>(d, backend, &Default::default(), &[], halo)?,
+            Problems::Claw(d) => {
+                let part = CLAW.slab_part(d, halo.slab().rows.clone(), CLAW.first_dt::<T>(d)?)?;
+                CLAW.slab_model::<T>((&d.setup, &d.constants, &part), backend, &Default::default(), &[], halo)?
+            }
         })
     }
 

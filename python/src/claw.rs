@@ -148,15 +148,20 @@ impl NativeClawRun {
         let fields = fields.into_iter().map(Values::stored).collect();
         let data = Data { setup, constants: values, fields };
         let be = blocks::backend(backend)?;
-        // Without a Δt, the first step's is the case's: `cfl` over the fastest initial wave.
-        let dt = match dt {
-            Some(dt) => dt,
-            None => eq.first_dt(&data).py()?,
+        // Without a Δt, the first step's is the case's: `cfl` over the fastest initial wave, in
+        // the run's precision.
+        let clock = |first_dt: fn(Equations, &Data) -> hydrokern::Result<f64>| -> PyResult<Clock> {
+            Ok(Clock::start(
+                t,
+                match dt {
+                    Some(dt) => dt,
+                    None => first_dt(eq, &data).py()?,
+                },
+            ))
         };
-        let clock = Clock::start(t, dt);
         let run = match precision {
-            "f32" => Run::F32(open::<f32>(eq, &data, &be, clock)?),
-            "f64" => Run::F64(open::<f64>(eq, &data, &be, clock)?),
+            "f32" => Run::F32(open::<f32>(eq, &data, &be, clock(Equations::first_dt::<f32>)?)?),
+            "f64" => Run::F64(open::<f64>(eq, &data, &be, clock(Equations::first_dt::<f64>)?)?),
             other => return Err(refuse(format!("precision '{other}': expected f32 or f64"))),
         };
         Ok(NativeClawRun { run, name: info.name, shape })

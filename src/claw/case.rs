@@ -6,6 +6,7 @@
 use super::cpu::HALO;
 use super::d3::cpu::{Setup3, rows_of};
 use super::equations::{Data, Equations};
+use super::part::SlabPart;
 use super::pictures;
 use super::{Cfl, Limiter, Splitting};
 use crate::case::initial;
@@ -24,6 +25,7 @@ use crate::{GpuReal, Precision, Real, Result};
 use kernels::grid::Layout2;
 use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL};
 use serde::Deserialize;
+use std::sync::OnceLock;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -133,11 +135,20 @@ fn boundary_code(c: &Check, key: &str, name: &str) -> Result<u32> {
 pub struct ClawCase {
     info: CaseInfo,
     equations: Equations,
-    data: Data,
+    setup: Setup3,
+    /// The equations' constants, in the solver's order.
+    constants: Vec<f64>,
+    /// The case's data (of `setup` and `constants`, and every field's values); none on a rank
+    /// other than 0 of a decomposed run, which builds its slab from the part rank 0 hands it.
+    whole: Option<Data>,
     mesh: Mesh,
     times: Times,
+    /// The first Δt in f64 (NaN where the case holds no fields).
     first_dt: f64,
-    /// The initial integral of each state field over the domain.
+    /// The first Δt in f32, worked out once for the parts of a decomposed f32 run.
+    first_dt_f32: OnceLock<f64>,
+    /// The initial integral of each state field over the domain (none where the case holds no
+    /// fields).
     totals: Vec<f64>,
     /// The pictures' colour range (of the first field, fixed from the initial data).
     range: (f64, f64),
@@ -249,16 +260,16 @@ impl ClawCase {
             }
         }
         let specs = initial::read(&c, &f.initial, &info.fields, info.name)?;
-        let held = specs.iter().filter(|s| s.is_file()).count() as u64;
+        // A rank other than 0 of a decomposed run reads none of the fields: rank 0 reads and
+        // checks them, and hands each rank its slab's part (`slab_part`).
+        let handed = crate::ranks::handout::takes_a_part();
+        let held = if handed { 0 } else { specs.iter().filter(|s| s.is_file()).count() as u64 };
         let m = info.state as u64;
         let host = host_bytes(m, info.fields.len() as u64 - m, held, &mesh.dims(), common.run.precision);
-        crate::files::check_host_memory(&format!("a {} grid of {}", shape(&mesh), info.name), host)
-            .map_err(|e| doc.invalid("grid", e))?;
-        let fields = specs
-            .iter()
-            .zip(&info.fields)
-            .map(|(spec, name)| initial::cells(&c, &format!("initial.{name}"), spec, &mesh))
-            .collect::<Result<Vec<_>>>()?;
+        if !handed {
+            crate::files::check_host_memory(&format!("a {} grid of {}", shape(&mesh), info.name), host)
+                .map_err(|e| doc.invalid("grid", e))?;
+        }
         // A plane is one layer of a set-up whose z is unused (`Setup3::plane`).
         let (nx, ny, nz, dx, dy, dz) = match mesh {
             Mesh::Plane(g) => (g.nx, g.ny, 1, g.dx, g.dy, 1.0),
@@ -276,8 +287,30 @@ impl ClawCase {
             splitting,
             cfl: Cfl { desired: f.time.cfl, max: f.time.cfl_max },
         };
-        let data = Data { setup, constants, fields };
-        let first_dt = equations.first_dt(&data).map_err(|e| doc.invalid("initial", e))?;
+        let case = |whole, first_dt, totals, range| ClawCase {
+            info: CaseInfo::new(doc, "claw", common),
+            equations,
+            setup,
+            constants: constants.clone(),
+            whole,
+            mesh,
+            times,
+            first_dt,
+            first_dt_f32: OnceLock::new(),
+            totals,
+            range,
+            gauge_cells,
+        };
+        if handed {
+            return Ok(case(None, f64::NAN, Vec::new(), (0.0, 0.0)));
+        }
+        let fields = specs
+            .iter()
+            .zip(&info.fields)
+            .map(|(spec, name)| initial::cells(&c, &format!("initial.{name}"), spec, &mesh))
+            .collect::<Result<Vec<_>>>()?;
+        let data = Data { setup, constants: constants.clone(), fields };
+        let first_dt = equations.first_dt::<f64>(&data).map_err(|e| doc.invalid("initial", e))?;
         // One field's values at a time, worked out where the case gives a number or a profile.
         let cells = mesh.cells();
         let totals = data.fields[..info.state]
@@ -285,8 +318,14 @@ impl ClawCase {
             .map(|f| mesh.integrate(&(0..cells).map(|k| f.at(k)).collect::<Vec<_>>()))
             .collect();
         let range = pictures::colour_range(&mesh, info.fields[0], (0..cells).map(|k| data.fields[0].at(k)));
-        let info = CaseInfo::new(doc, "claw", common);
-        Ok(ClawCase { info, equations, data, mesh, times, first_dt, totals, range, gauge_cells })
+        Ok(case(Some(data), first_dt, totals, range))
+    }
+
+    /// The case's data, which every rank but those other than 0 of a decomposed run holds.
+    fn whole(&self) -> Result<&Data> {
+        self.whole.as_ref().ok_or_else(|| {
+            crate::Error::invalid("claw: this rank holds the part of the case rank 0 handed it, not the whole grid")
+        })
     }
 }
 
@@ -336,8 +375,8 @@ fn host_bytes(m: u64, a: u64, held: u64, dims: &[usize], precision: Precision) -
 fn needs(case: &ClawCase, precision: Precision) -> Needs {
     let info = case.equations.info();
     let m = info.state as u64;
-    let s = &case.data.setup;
-    let held = case.data.fields.iter().filter(|f| f.is_stored()).count() as u64;
+    let s = &case.setup;
+    let held = case.whole.as_ref().map_or(0, |d| d.fields.iter().filter(|f| f.is_stored()).count() as u64);
     let host = host_bytes(m, info.fields.len() as u64 - m, held, &case.mesh.dims(), precision);
     let gpu = match precision {
         Precision::F32 => case.equations.device_bytes::<f32>(s),
@@ -348,10 +387,10 @@ fn needs(case: &ClawCase, precision: Precision) -> Needs {
 
 impl Simulation for ClawCase {
     fn describe(&self) -> String {
-        let s = &self.data.setup;
+        let s = &self.setup;
         let info = self.equations.info();
         let constants: Vec<String> =
-            info.constants.iter().zip(&self.data.constants).map(|((n, _), v)| format!("{n} = {v}")).collect();
+            info.constants.iter().zip(&self.constants).map(|((n, _), v)| format!("{n} = {v}")).collect();
         let bcs: Vec<&str> = s.bc[..2 * info.dims]
             .iter()
             .map(|&b| match b {
@@ -382,6 +421,10 @@ impl Simulation for ClawCase {
         self.mesh
     }
     fn estimate_steps(&self) -> f64 {
+        // Only rank 0, which holds the fields, plans a run.
+        if self.whole.is_none() {
+            return f64::NAN;
+        }
         if self.first_dt.is_finite() && self.first_dt > 0.0 { (self.times.t_end / self.first_dt).ceil() } else { 1.0 }
     }
     fn steps_basis(&self) -> &'static str {
@@ -423,13 +466,13 @@ impl Simulation for ClawCase {
         }
     }
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>> {
-        self.equations.model::<T>(&self.data, backend, &self.info.output.products(), &self.gauge_cells)
+        self.equations.model::<T>(self.whole()?, backend, &self.info.output.products(), &self.gauge_cells)
     }
     /// Slabs across y in 2D, across z in 3D, of at least the two ghost layers a sweep across the
     /// cut reads, wrapping a periodic axis; in 2D each slab keeps its share of the gauges and
     /// maps.
     fn decomposition(&self, ranks: usize) -> Result<Decomposition> {
-        let s = &self.data.setup;
+        let s = &self.setup;
         let g = HALO as usize;
         let (layout, rows, periodic, row_axes) = match self.mesh {
             Mesh::Plane(_) => (Layout2::new(s.nx as u32, s.ny as u32, HALO), s.ny, s.bc[2] == PERIODIC, 1),
@@ -440,11 +483,40 @@ impl Simulation for ClawCase {
         let products = (!spec.is_empty()).then(|| (spec, Sites::from(self.gauge_cells.clone())));
         Ok(Decomposition { slabs, layout, row_axes, products })
     }
-    fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo, _part: Vec<u8>) -> Result<Box<dyn Model<T> + '_>> {
-        let sites = Sites::from(self.gauge_cells.clone());
+    /// Every field's values on the rows (planes) the slab's padded fields read, and the whole
+    /// grid's first Δt in the run's precision ([`SlabPart`]): the other ranks read no field of
+    /// the case.
+    fn slab_part(&self, _backend: &Backend, d: &Decomposition, rank: usize) -> Result<Vec<u8>> {
+        let data = self.whole()?;
+        let first_dt = match self.info.run.precision {
+            Precision::F32 => match self.first_dt_f32.get() {
+                Some(&dt) => dt,
+                None => {
+                    let dt = self.equations.first_dt::<f32>(data)?;
+                    *self.first_dt_f32.get_or_init(|| dt)
+                }
+            },
+            // Mixed precision is not a claw choice: its runs are f64's.
+            Precision::F64 | Precision::Mixed => self.first_dt,
+        };
+        Ok(self.equations.slab_part(data, d.slabs.slab(rank).rows, first_dt)?.encode())
+    }
+    fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo, part: Vec<u8>) -> Result<Box<dyn Model<T> + '_>> {
+        let part = SlabPart::decode(&part)?;
         let rows = halo.slab().rows.clone();
-        let (spec, sites) = slab_spec(&self.info.output.products(), &sites, self.data.setup.nx, rows);
-        self.equations.slab_model::<T>(&self.data, backend, &spec, &sites.cells, halo)
+        let info = self.equations.info();
+        let m = info.state as u64;
+        let mut dims = self.mesh.dims();
+        // The slab's rows (planes) and those the part holds beyond them.
+        dims[0] = rows.len() + 2 * HALO as usize;
+        let host =
+            host_bytes(m, info.fields.len() as u64 - m, info.fields.len() as u64, &dims, self.info.run.precision);
+        let slab = dims.iter().rev().map(|n| n.to_string()).collect::<Vec<_>>().join("×");
+        crate::files::check_host_memory(&format!("a {slab} slab of a grid of {}", info.name), host)?;
+        let sites = Sites::from(self.gauge_cells.clone());
+        let (spec, sites) = slab_spec(&self.info.output.products(), &sites, self.setup.nx, rows);
+        let start = (&self.setup, self.constants.as_slice(), &part);
+        self.equations.slab_model::<T>(start, backend, &spec, &sites.cells, halo)
     }
     fn progress<T: Real>(&self, state: &State<T>) -> String {
         let parts: Vec<String> = state

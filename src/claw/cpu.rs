@@ -6,6 +6,7 @@
 
 use super::clock::Cfl;
 use super::lines;
+use super::part::SlabPart;
 use super::slab::{self, Across, Whole};
 use super::splitting::Splitting;
 use super::start::Shape;
@@ -49,7 +50,7 @@ impl Setup {
     }
 
     /// The grid as a start sees it (`start.rs`): slabs cut across y.
-    fn shape(&self) -> Shape {
+    pub fn shape(&self) -> Shape {
         let [w, e, s, n] = self.bc;
         let h = HALO as usize;
         Shape::new([self.nx, self.ny, 1], [h, h, 0], [w, e, s, n, WALL, WALL], 1)
@@ -74,7 +75,9 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
         setup.validate()?;
         let layout = Layout2::new(setup.nx as u32, setup.ny as u32, HALO);
         lines::check_data(&layout, &solver, q, aux)?;
-        Ok(Self::start(solver, setup, 0..setup.ny, |c| q[c], |c| aux[c]))
+        let (q, aux) = (|c| q[c], |c| aux[c]);
+        let dt = Self::first_dt(&solver, setup, q, aux);
+        Ok(Self::start(solver, setup, 0..setup.ny, q, aux, dt))
     }
 
     /// [`new`](Self::new) from each interior cell's state `q(c)` and auxiliary values
@@ -87,7 +90,8 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     ) -> Result<Self> {
         setup.validate()?;
         lines::check_cells(&Layout2::new(setup.nx as u32, setup.ny as u32, HALO), &solver, &q, &aux)?;
-        Ok(Self::start(solver, setup, 0..setup.ny, q, aux))
+        let dt = Self::first_dt(&solver, setup, &q, &aux);
+        Ok(Self::start(solver, setup, 0..setup.ny, q, aux, dt))
     }
 
     /// The first Δt of the run [`of_cells`](Self::of_cells) would make (checking the cells
@@ -100,21 +104,21 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     ) -> Result<f64> {
         setup.validate()?;
         lines::check_cells(&Layout2::new(setup.nx as u32, setup.ny as u32, HALO), solver, &q, &aux)?;
-        Ok(setup.shape().first_dt(solver, [setup.dx, setup.dy, 1.0], setup.cfl.desired, q, aux))
+        Ok(Self::first_dt(solver, setup, q, aux))
+    }
+
+    /// The first Δt of checked cells (`start.rs`).
+    fn first_dt(solver: &R, setup: Setup, q: impl Fn(usize) -> [T; M], aux: impl Fn(usize) -> [T; A]) -> f64 {
+        setup.shape().first_dt(solver, [setup.dx, setup.dy, 1.0], setup.cfl.desired, q, aux)
     }
 
     /// The slab of `halo` (its rows and neighbours, over the slab's padded layout) of the run
-    /// [`of_cells`](Self::of_cells) would make, at its start: the whole grid's padded cells of
-    /// those rows and the two ghost rows each side (the neighbours' rows at a cut, the grid's
-    /// ghosts at a side), made for those rows alone, the whole grid's first Δt, and what its
-    /// steps need of the other ranks.
-    pub fn slab_of_cells(
-        solver: R,
-        setup: Setup,
-        q: impl Fn(usize) -> [T; M],
-        aux: impl Fn(usize) -> [T; A],
-        halo: Halo,
-    ) -> Result<(Self, Across)> {
+    /// [`of_cells`](Self::of_cells) would make, at its start, from its `part` of the whole
+    /// grid's cells ([`SlabPart::of`] on `setup.shape()`, which rank 0 has checked admissible):
+    /// the whole grid's padded cells of those rows and the two ghost rows each side (the
+    /// neighbours' rows at a cut, the grid's ghosts at a side), the whole grid's first Δt, and
+    /// what its steps need of the other ranks.
+    pub fn slab_of_part(solver: R, setup: Setup, part: &SlabPart, halo: Halo) -> Result<(Self, Across)> {
         setup.validate()?;
         let whole = Layout2::new(setup.nx as u32, setup.ny as u32, HALO);
         let rows = halo.slab().rows.clone();
@@ -122,26 +126,27 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
         if rows.end > setup.ny || halo.layout() != layout {
             return Err(Error::invalid(format!("claw: a slab of rows {rows:?} of a grid of {} rows", setup.ny)));
         }
-        lines::check_cells(&whole, &solver, &q, &aux)?;
+        part.check(&setup.shape(), rows.clone(), M + A)?;
         let before = rows.start * setup.nx;
-        let mut slab = Self::start(solver, setup, rows.clone(), q, aux);
+        let (q, aux) = (|c| part.state::<T, M>(c), |c| part.aux::<T, M, A>(c));
+        let mut slab = Self::start(solver, setup, rows.clone(), q, aux, part.first_dt);
         (slab.setup.ny, slab.layout) = (rows.len(), layout);
         Ok((slab, Across::new(halo, M, Whole::Plane(whole), before)))
     }
 
     /// The run of `rows` of the grid of `setup` (all of them: the whole grid's) from its cells'
-    /// values, which the caller has checked admissible, with the whole grid's first Δt
-    /// (`start.rs`).
+    /// values, which the caller has checked admissible, and the whole grid's first Δt.
     fn start(
         solver: R,
         setup: Setup,
         rows: Range<usize>,
         q: impl Fn(usize) -> [T; M],
         aux: impl Fn(usize) -> [T; A],
+        first_dt: f64,
     ) -> Self {
         let shape = setup.shape();
         let mut clock = Clock::start(0.0, 0.0);
-        clock.set_next_dt(shape.first_dt(&solver, [setup.dx, setup.dy, 1.0], setup.cfl.desired, &q, &aux));
+        clock.set_next_dt(first_dt);
         Claw2 {
             solver,
             setup,

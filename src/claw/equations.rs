@@ -8,6 +8,7 @@ use super::clock::Clock;
 use super::cpu::{Claw2, Setup};
 use super::d3::cpu::{Claw3, Setup3};
 use super::model::{ClawModel2, ClawModel3, ClawRun};
+use super::part::SlabPart;
 use super::shapes::Reshape;
 use super::stepper::GpuRun;
 use crate::case::initial::Values;
@@ -19,6 +20,7 @@ use crate::tune::Found;
 use crate::{GpuReal, Result};
 use kernels::claw::riemann::*;
 use kernels::claw::{Kernels, Kernels3, Riemann};
+use std::ops::Range;
 
 /// What a solver declares.
 #[derive(Clone, Debug, PartialEq)]
@@ -103,15 +105,14 @@ mod plane {
     /// The model of the slab of `halo` of a run of `data` decomposed over ranks, keeping the
     /// slab's share of the gauges (at its `cells`) and maps of `products`.
     pub fn slab<'a, T: GpuReal, R: Kernels<T, M, W, A> + 'a, const M: usize, const W: usize, const A: usize>(
-        data: &Data,
+        (setup, constants, part): (&Setup3, &[f64], &SlabPart),
         backend: &Backend,
         products: &Spec,
         cells: &[u32],
         halo: Halo,
     ) -> Result<Box<dyn ClawRun<T> + 'a>> {
-        let solver = R::with_constants(&data.constants);
-        let (q, aux) = (|c| data.state(c), |c| data.aux::<T, M, A>(c));
-        let run = Claw2::slab_of_cells(solver, data.setup.plane(), q, aux, halo)?;
+        let solver = R::with_constants(constants);
+        let run = Claw2::slab_of_part(solver, setup.plane(), part, halo)?;
         Ok(Box::new(ClawModel2::slab(backend, solver, run)?.with_products(products, cells.to_vec())?))
     }
 
@@ -181,15 +182,14 @@ mod volume {
 
     /// The model of the slab of `halo` (planes along z) of a run of `data` decomposed over ranks.
     pub fn slab<'a, T: GpuReal, R: Kernels3<T, M, W, A> + 'a, const M: usize, const W: usize, const A: usize>(
-        data: &Data,
+        (setup, constants, part): (&Setup3, &[f64], &SlabPart),
         backend: &Backend,
         products: &Spec,
         cells: &[u32],
         halo: Halo,
     ) -> Result<Box<dyn ClawRun<T> + 'a>> {
-        let solver = R::with_constants(&data.constants);
-        let (q, aux) = (|c| data.state(c), |c| data.aux::<T, M, A>(c));
-        let run = Claw3::slab_of_cells(solver, data.setup, q, aux, halo)?;
+        let solver = R::with_constants(constants);
+        let run = Claw3::slab_of_part(solver, *setup, part, halo)?;
         Ok(Box::new(ClawModel3::slab(backend, solver, run)?.with_products(products, cells.to_vec())?))
     }
 
@@ -265,20 +265,33 @@ macro_rules! equations {
                 Ok(run)
             }
 
-            /// The model of the slab of `halo` of a run of `data` decomposed over ranks, on
-            /// `backend` in precision T, keeping the slab's share of `products` (at `cells`).
+            /// The model of the slab of `halo` of a run decomposed over ranks, on `backend` in
+            /// precision T, from the run's set-up and constants and the rank's part of its cells
+            /// ([`slab_part`](Self::slab_part)), keeping the slab's share of `products` (at
+            /// `cells`).
             pub fn slab_model<'a, T: GpuReal>(
                 self,
-                data: &Data,
+                start: (&Setup3, &[f64], &SlabPart),
                 backend: &Backend,
                 products: &Spec,
                 cells: &[u32],
                 halo: Halo,
             ) -> Result<Box<dyn Model<T> + 'a>> {
                 let run: Box<dyn ClawRun<T> + 'a> = match self {
-                    $(Equations::$variant => $dims::slab::<T, $ty, $m, $w, $a>(data, backend, products, cells, halo)?),*
+                    $(Equations::$variant => $dims::slab::<T, $ty, $m, $w, $a>(start, backend, products, cells, halo)?),*
                 };
                 Ok(run)
+            }
+
+            /// The part of `data` the slab of `rows` (planes in 3D) of a run decomposed over
+            /// ranks starts from, with the whole grid's first Δt `first_dt` in the run's
+            /// precision ([`first_dt`](Self::first_dt)).
+            pub fn slab_part(self, data: &Data, rows: Range<usize>, first_dt: f64) -> Result<SlabPart> {
+                let shape = match self.info().dims {
+                    2 => data.setup.plane().shape(),
+                    _ => data.setup.shape(),
+                };
+                SlabPart::of(&shape, rows, first_dt, data.fields.len(), |f, c| data.fields[f].at(c))
             }
 
             /// A run of `data` on `backend` in precision T from `clock` (its time and the Δt its
@@ -298,12 +311,9 @@ macro_rules! equations {
                 match self { $(Equations::$variant => $dims::on_gpu_run::<T, $ty, F, $m, $w, $a>(gpu, data, work)),* }
             }
 
-            /// The first Δt of `data`; an error naming the first inadmissible cell.
-            pub fn first_dt(self, data: &Data) -> Result<f64> {
-                self.first_dt_in::<f64>(data)
-            }
-
-            fn first_dt_in<T: GpuReal>(self, data: &Data) -> Result<f64> {
+            /// The first Δt of `data` as a run in precision T works it out; an error naming the
+            /// first inadmissible cell.
+            pub fn first_dt<T: GpuReal>(self, data: &Data) -> Result<f64> {
                 match self { $(Equations::$variant => $dims::first_dt::<T, $ty, $m, $w, $a>(data)),* }
             }
         }

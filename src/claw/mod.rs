@@ -15,6 +15,7 @@ pub mod flops;
 pub mod gpu;
 pub(crate) mod lines;
 mod model;
+pub mod part;
 mod pictures;
 pub mod shapes;
 pub mod slab;
@@ -28,6 +29,7 @@ pub use clock::Cfl;
 pub use clock::Clock;
 pub use model::{ClawModel, ClawRun};
 pub use splitting::Splitting;
+pub use start::Shape;
 
 pub use kernels::claw::riemann::*;
 pub use kernels::claw::{Limiter, Riemann, Solution};

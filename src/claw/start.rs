@@ -19,7 +19,7 @@ use std::ops::Range;
 /// along each (none along z in 2D), each side's condition (west, east, south, north, bottom,
 /// top) and the axis a run decomposed over ranks is cut across (y in 2D, z in 3D).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Shape {
+pub struct Shape {
     n: [usize; 3],
     halo: [usize; 3],
     bc: [u32; 6],
@@ -47,6 +47,28 @@ impl Shape {
         let bc = self.bc[2 * axis + (g >= 0) as usize];
         let (s, mirrored) = cell_source(n as u32, g as i32, bc);
         (s as usize, true, mirrored && bc == WALL)
+    }
+
+    /// Cells of one row (2D) or plane (3D) across the cut axis.
+    pub(super) fn row(&self) -> usize {
+        self.n[..self.cut].iter().product()
+    }
+
+    /// Rows (planes) along the cut axis.
+    pub(super) fn across(&self) -> usize {
+        self.n[self.cut]
+    }
+
+    /// The rows (planes) of the whole grid, ascending, that the padded fields of `rows` along
+    /// the cut axis ([`padded`](Self::padded)) take values from: `rows` and the ghost layers'
+    /// sources beyond them (the neighbours' rows at a cut, the side's sources at a side).
+    pub(super) fn cut_sources(&self, rows: Range<usize>) -> Vec<usize> {
+        let h = self.halo[self.cut] as i64;
+        let mut sources: Vec<usize> =
+            (rows.start as i64 - h..rows.end as i64 + h).map(|g| self.source(self.cut, g).0).collect();
+        sources.sort_unstable();
+        sources.dedup();
+        sources
     }
 
     /// The interior cell (i, j, k), numbered x fastest.

@@ -14,6 +14,7 @@ use hydrokern::case::initial::Values;
 use hydrokern::claw::cpu::{Claw2, HALO, Setup};
 use hydrokern::claw::d3::cpu::{Setup3, rows_of};
 use hydrokern::claw::equations::{Data, Equations};
+use hydrokern::claw::part::SlabPart;
 use hydrokern::claw::{Cfl, Limiter, ShallowRoe, Splitting};
 use hydrokern::grid::Layout2;
 use hydrokern::model::{Model, Until};
@@ -82,9 +83,19 @@ fn on_ranks<T: GpuReal, R>(
             On::OwnGpus(gpus) => gpus.rank(comm.as_ref()),
         };
         let halo = Halo::new(comm, s.clone(), Layout2::new(layout.nx, s.rows.len() as u32, layout.halo));
-        eq.slab_model::<T>(data, &backend, &spec, &sites.cells, halo.linked(link))
+        let part = handed_part::<T>(eq, data, s.rows);
+        eq.slab_model::<T>((&data.setup, &data.constants, &part), &backend, &spec, &sites.cells, halo.linked(link))
     };
     lead_on_threads(slabs, (layout, row_axes), joined, slab, lead).unwrap()
+}
+
+/// The part of `data` rank 0 hands the slab of `rows` of a run in precision T, as it arrives:
+/// encoded and decoded.
+fn handed_part<T: GpuReal>(eq: Equations, data: &Data, rows: std::ops::Range<usize>) -> SlabPart {
+    let part = eq.slab_part(data, rows, eq.first_dt::<T>(data).unwrap()).unwrap();
+    let arrived = SlabPart::decode(&part.encode()).unwrap();
+    assert_eq!(arrived, part);
+    arrived
 }
 
 /// Where the ranks run: all on one backend, or each on a GPU of its own.
@@ -320,9 +331,10 @@ fn own_neighbour<T: GpuReal>(eq: Equations, d: &Data) {
     let (layout, rows, periodic, row_axes) = cut(d, eq.info().dims);
     assert!(periodic, "the cut axis is periodic");
     for in_order in [false, true] {
+        let part = handed_part::<T>(eq, d, 0..rows);
         let slab = |comm: Rc<dyn Comm>| {
             let halo = own_neighbour_halo(comm, &gpu, rows, layout, in_order);
-            eq.slab_model::<T>(d, &gpu, &Spec::default(), &[], halo)
+            eq.slab_model::<T>((&d.setup, &d.constants, &part), &gpu, &Spec::default(), &[], halo)
         };
         let slabs = Slabs::new(rows, 1, HALO as usize, true).unwrap();
         let got = lead_on_threads(slabs, (layout, row_axes), None, slab, |m| {
@@ -355,6 +367,7 @@ fn a_blow_up_names_the_whole_grids_cell_on_every_rank() {
     let q: Vec<[f32; 3]> = (0..nx * ny).map(|c| [if c == 7 * nx + 3 { 1e20 } else { 1.0 }, 0.0, 0.0]).collect();
     let roe = ShallowRoe { g: 9.81f32 };
     let mut one = Claw2::new(roe, setup, &q, &[[]; 45]).unwrap();
+    let dt = one.next_dt();
     let said = one.step(1.0).unwrap_err().to_string();
     // The first cell past the cut below the last slab: a slab's own numbering would say (2, 0).
     assert!(said.contains("cell (2, 6) is not finite"), "{said}");
@@ -368,8 +381,9 @@ fn a_blow_up_names_the_whole_grids_cell_on_every_rank() {
                     let comm: Rc<dyn Comm> = Rc::new(t);
                     let s = slabs.slab(comm.rank());
                     let layout = Layout2::new(nx as u32, s.rows.len() as u32, HALO);
+                    let part = SlabPart::of(&setup.shape(), s.rows.clone(), dt, 3, |f, c| q[c][f] as f64).unwrap();
                     let (mut slab, across) =
-                        Claw2::slab_of_cells(roe, setup, |c| q[c], |_| [], Halo::new(comm, s, layout)).unwrap();
+                        Claw2::slab_of_part(roe, setup, &part, Halo::new(comm, s, layout)).unwrap();
                     slab.step_across(1.0, Some(&across)).unwrap_err().to_string()
                 })
             })

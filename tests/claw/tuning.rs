@@ -72,7 +72,7 @@ fn the_problem_is_admissible_for_every_system() {
         let data = problem(&info, 24);
         assert_eq!(data.fields.len(), info.fields.len());
         assert_eq!(data.setup.nz, if info.dims == 3 { 24 } else { 1 });
-        let dt = eq.first_dt(&data).unwrap_or_else(|e| panic!("{}: {e}", info.name));
+        let dt = eq.first_dt::<f64>(&data).unwrap_or_else(|e| panic!("{}: {e}", info.name));
         assert!(dt.is_finite() && dt > 0.0, "{}: {dt}", info.name);
     }
 }

@@ -13,6 +13,7 @@
 use crate::claw::clock::{Cfl, Clock, Step};
 use crate::claw::cpu::{HALO, Setup};
 use crate::claw::lines;
+use crate::claw::part::SlabPart;
 use crate::claw::slab::{self, Across, Whole};
 use crate::claw::splitting::Splitting;
 use crate::claw::start::Shape;
@@ -107,7 +108,7 @@ impl Setup3 {
     }
 
     /// The grid as a start sees it (`start.rs`): slabs cut across z.
-    fn shape(&self) -> Shape {
+    pub fn shape(&self) -> Shape {
         Shape::new([self.nx, self.ny, self.nz], [HALO as usize; 3], self.bc, 2)
     }
 }
@@ -129,7 +130,9 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     pub fn new(solver: R, setup: Setup3, q: &[[T; M]], aux: &[[T; A]]) -> Result<Self> {
         setup.validate()?;
         lines::check_data(&setup.layout(), &solver, q, aux)?;
-        Ok(Self::start(solver, setup, 0..setup.nz, |c| q[c], |c| aux[c]))
+        let (q, aux) = (|c| q[c], |c| aux[c]);
+        let dt = Self::first_dt(&solver, setup, q, aux);
+        Ok(Self::start(solver, setup, 0..setup.nz, q, aux, dt))
     }
 
     /// [`new`](Self::new) from each interior cell's state `q(c)` and auxiliary values
@@ -142,7 +145,8 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     ) -> Result<Self> {
         setup.validate()?;
         lines::check_cells(&setup.layout(), &solver, &q, &aux)?;
-        Ok(Self::start(solver, setup, 0..setup.nz, q, aux))
+        let dt = Self::first_dt(&solver, setup, &q, &aux);
+        Ok(Self::start(solver, setup, 0..setup.nz, q, aux, dt))
     }
 
     /// The first Δt of the run [`of_cells`](Self::of_cells) would make (checking the cells
@@ -155,49 +159,48 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     ) -> Result<f64> {
         setup.validate()?;
         lines::check_cells(&setup.layout(), solver, &q, &aux)?;
-        let spacing = [setup.dx, setup.dy, setup.dz];
-        Ok(setup.shape().first_dt(solver, spacing, setup.cfl.desired, q, aux))
+        Ok(Self::first_dt(solver, setup, q, aux))
+    }
+
+    /// The first Δt of checked cells (`start.rs`).
+    fn first_dt(solver: &R, setup: Setup3, q: impl Fn(usize) -> [T; M], aux: impl Fn(usize) -> [T; A]) -> f64 {
+        setup.shape().first_dt(solver, [setup.dx, setup.dy, setup.dz], setup.cfl.desired, q, aux)
     }
 
     /// The slab of `halo` (its planes along z and neighbours; the layout of its rows is the
     /// slab's padded planes) of the run [`of_cells`](Self::of_cells) would make, at its
-    /// start: the whole grid's padded cells of those planes and the two ghost planes each side
-    /// (the neighbours' planes at a cut, the grid's ghosts at a side), made for those planes
-    /// alone, the whole grid's first Δt, and what its steps need of the other ranks.
-    pub fn slab_of_cells(
-        solver: R,
-        setup: Setup3,
-        q: impl Fn(usize) -> [T; M],
-        aux: impl Fn(usize) -> [T; A],
-        halo: Halo,
-    ) -> Result<(Self, Across)> {
+    /// start, from its `part` of the whole grid's cells ([`SlabPart::of`] on `setup.shape()`,
+    /// which rank 0 has checked admissible): the whole grid's padded cells of those planes and
+    /// the two ghost planes each side (the neighbours' planes at a cut, the grid's ghosts at a
+    /// side), the whole grid's first Δt, and what its steps need of the other ranks.
+    pub fn slab_of_part(solver: R, setup: Setup3, part: &SlabPart, halo: Halo) -> Result<(Self, Across)> {
         setup.validate()?;
         let planes = halo.slab().rows.clone();
         let slab = Setup3 { nz: planes.len(), ..setup };
         if planes.end > setup.nz || halo.layout() != rows_of(&slab.layout()) {
             return Err(Error::invalid(format!("claw: a slab of planes {planes:?} of a grid of {} planes", setup.nz)));
         }
-        lines::check_cells(&setup.layout(), &solver, &q, &aux)?;
+        part.check(&setup.shape(), planes.clone(), M + A)?;
         let before = planes.start * setup.nx * setup.ny;
-        let mut run = Self::start(solver, setup, planes, q, aux);
+        let (q, aux) = (|c| part.state::<T, M>(c), |c| part.aux::<T, M, A>(c));
+        let mut run = Self::start(solver, setup, planes, q, aux, part.first_dt);
         (run.setup, run.layout) = (slab, slab.layout());
         Ok((run, Across::new(halo, M, Whole::Volume(setup.layout()), before)))
     }
 
     /// The run of `planes` of the grid of `setup` (all of them: the whole grid's) from its
-    /// cells' values, which the caller has checked admissible, with the whole grid's first Δt
-    /// (`start.rs`).
+    /// cells' values, which the caller has checked admissible, and the whole grid's first Δt.
     fn start(
         solver: R,
         setup: Setup3,
         planes: Range<usize>,
         q: impl Fn(usize) -> [T; M],
         aux: impl Fn(usize) -> [T; A],
+        first_dt: f64,
     ) -> Self {
         let shape = setup.shape();
         let mut clock = Clock::start(0.0, 0.0);
-        let spacing = [setup.dx, setup.dy, setup.dz];
-        clock.set_next_dt(shape.first_dt(&solver, spacing, setup.cfl.desired, &q, &aux));
+        clock.set_next_dt(first_dt);
         Claw3 {
             solver,
             setup,
