@@ -8,7 +8,7 @@ use super::{Accumulation, Problem, Scheme, Side, StepVariant, setup};
 use crate::case::{CaseDoc, Check, Common, Flag, Grid2Section, Set, Times, approx, num};
 use crate::field::Field2;
 use crate::grid::{Grid2, Layout2, Mesh};
-use crate::input::{Resample, case_raster};
+use crate::input::{Resample, case_raster, case_raster_shape};
 use crate::model::{Model, State};
 use crate::output::png::{map_drawing, map_pixels};
 use crate::ranks::{Halo, Slabs};
@@ -196,6 +196,10 @@ impl SedimentCase {
     pub fn load(doc: &CaseDoc) -> Result<SedimentCase> {
         let (common, f): (Common, File) = doc.parse_case()?;
         let c = Check::new(doc);
+        // A rank other than 0 of a decomposed run reads none of the fields: rank 0 reads and
+        // checks them, and hands each rank its slab's part (`slab_part`). It reads the h
+        // raster's header alone, for the extent it gives the grid.
+        let handed = crate::ranks::handout::takes_a_part();
         let h_raster = match &f.initial.raster {
             Some(r) => {
                 if f.initial.h.is_some() {
@@ -205,7 +209,8 @@ impl SedimentCase {
                     );
                 }
                 let resample: Resample = r.resample.parse().map_err(|e| doc.invalid("initial.raster.resample", e))?;
-                Some((case_raster(doc, "initial.raster.h", &r.h)?, resample))
+                let read = if handed { case_raster_shape } else { case_raster };
+                Some((read(doc, "initial.raster.h", &r.h)?, resample))
             }
             None => None,
         };
@@ -216,9 +221,6 @@ impl SedimentCase {
                 return c.fail("grid", "missing: give [grid], or take the grid from a raster of h ([initial.raster])");
             }
         };
-        // A rank other than 0 of a decomposed run reads none of the fields: rank 0 reads and
-        // checks them, and hands each rank its slab's part (`slab_part`).
-        let handed = crate::ranks::handout::takes_a_part();
         if !handed {
             let compensated = compensates(&f.numerics, common.run.precision);
             let needs = needs(grid.nx as u64, grid.ny as u64, common.run.precision, compensated);

@@ -383,3 +383,93 @@ fn geotiff_in_a_geographic_crs_is_refused() {
     let utm = tif(&[1, 1, 0, 2, 1024, 0, 1, 1, 3072, 0, 1, 32632]);
     Raster::parse("utm.tif", &utm).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// The raster's size, extent, cell size and coordinate system: what a grid over it takes.
+fn shape_of(r: &Raster) -> (usize, usize, f64, f64, f64, f64, Option<u16>) {
+    (r.ncols, r.nrows, r.west, r.south, r.dx, r.dy, r.epsg)
+}
+
+/// A raster's header alone (`Raster::parse_shape`, `read_shape`) gives the shape the whole file
+/// gives, without a value; it needs nothing past the header, refuses what the whole read
+/// refuses in the header, and reads the header of a file from disk (a GeoTIFF, an ASCII grid
+/// and its `.prj`, a byte-order mark) without reading its values.
+#[test]
+fn a_rasters_header_alone_gives_its_shape() {
+    let f: Vec<f32> = field(5, 7).iter().map(|&v| v as f32).collect();
+    let f64s: Vec<f64> = field(4, 3);
+    let utm = {
+        let mut buf = Cursor::new(Vec::new());
+        {
+            let mut enc = TiffEncoder::new(&mut buf).unwrap();
+            let mut img = enc.new_image::<colortype::Gray32Float>(2, 2).unwrap();
+            img.encoder().write_tag(Tag::ModelPixelScaleTag, &[2.0, 3.0, 0.0][..]).unwrap();
+            img.encoder().write_tag(Tag::ModelTiepointTag, &[0.0, 0.0, 0.0, 500.0, 900.0, 0.0][..]).unwrap();
+            img.encoder()
+                .write_tag(Tag::GeoKeyDirectoryTag, &[1u16, 1, 0, 2, 1024, 0, 1, 1, 3072, 0, 1, 32632][..])
+                .unwrap();
+            img.write_data(&[1.0f32; 4]).unwrap();
+        }
+        buf.into_inner()
+    };
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "a.asc",
+            b"NCOLS 3\nNROWS 2\nXLLCORNER 500.0\nYLLCORNER 1000.0\nCELLSIZE 10\nNODATA_VALUE -9999\n1 2 3\n4 -9999 6\n"
+                .to_vec(),
+        ),
+        ("b.asc", b"ncols 2\r\nnrows 2\r\nxllcenter 1.0\r\nyllcenter 2.0\r\ndx 2\r\ndy 4\r\n  5 6\r\n7 8\r\n".to_vec()),
+        ("bom.asc", "\u{feff}ncols 2\r\nnrows 1\r\nxllcorner 0\r\nyllcorner 0\r\ncellsize 5\r\n1 2\r\n".into()),
+        ("f32.tif", geotiff::<colortype::Gray32Float>(5, 7, &f, (2.0, 3.0), (1000.0, 5021.0), Some("-9999"), false)),
+        ("f64.tif", geotiff::<colortype::Gray64Float>(4, 3, &f64s, (0.5, 0.25), (10.0, 20.0), None, false)),
+        ("point.tif", geotiff::<colortype::Gray32Float>(2, 2, &[1.0; 4], (10.0, 10.0), (100.0, 200.0), None, true)),
+        ("utm.tif", utm),
+    ];
+    for (name, bytes) in &files {
+        let whole = Raster::parse(name, bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let head = Raster::parse_shape(name, bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(shape_of(&head), shape_of(&whole), "{name}");
+        assert!(head.values.is_empty() && head.valid.is_empty(), "{name}: values read");
+    }
+    // An ASCII grid whose values are cut short, or which promises more cells than memory
+    // holds: its header is whole.
+    let cut = "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n4 5\n";
+    assert!(Raster::parse("cut.asc", cut.as_bytes()).is_err());
+    assert_eq!(shape_of(&Raster::parse_shape("cut.asc", cut.as_bytes()).unwrap()), (3, 2, 0.0, 0.0, 1.0, 1.0, None));
+    let big = "ncols 2000000\nnrows 2000000\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n";
+    assert_eq!(shape_of(&Raster::parse_shape("big.asc", big.as_bytes()).unwrap()).0, 2_000_000);
+    // Refused in the header: the same line as the whole read's.
+    let wgs84 = {
+        let mut buf = Cursor::new(Vec::new());
+        TiffEncoder::new(&mut buf).unwrap().write_image::<colortype::Gray32Float>(2, 2, &[0.0f32; 4]).unwrap();
+        buf.into_inner()
+    };
+    for (name, bytes) in [
+        ("plain.tif", wgs84),
+        ("c.asc", b"ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize -1\n1 2 3\n4 5 6\n".to_vec()),
+        ("k.asc", b"ncols 3\nnrows 2\nbogus 1\n1 2 3\n".to_vec()),
+        ("p.png", b"\x89PNG\r\n\x1a\n....".to_vec()),
+    ] {
+        let (e, head) = (err(name, &bytes), Raster::parse_shape(name, &bytes).unwrap_err().to_string());
+        assert_eq!(head, e, "{name}");
+    }
+    // From disk: the valley's GeoTIFF and ASCII grid, and an ASCII grid beside a `.prj` of a
+    // projected system.
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data");
+    for file in ["valley.tif", "valley.asc"] {
+        let (whole, head) = (Raster::read(&data.join(file)).unwrap(), Raster::read_shape(&data.join(file)).unwrap());
+        assert_eq!(shape_of(&head), shape_of(&whole), "{file}");
+        assert!(head.values.is_empty(), "{file}: values read");
+    }
+    let dir = std::env::temp_dir().join(format!("hydrokern-raster-shape-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let asc = dir.join("dem.asc");
+    std::fs::write(&asc, &files[0].1).unwrap();
+    let utm33 = r#"PROJCS["WGS 84 / UTM zone 33N",GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]],PROJECTION["Transverse_Mercator"],UNIT["metre",1],AUTHORITY["EPSG","32633"]]"#;
+    std::fs::write(dir.join("dem.prj"), utm33).unwrap();
+    let (whole, head) = (Raster::read(&asc).unwrap(), Raster::read_shape(&asc).unwrap());
+    assert_eq!(shape_of(&head), shape_of(&whole));
+    assert_eq!(head.epsg, Some(32633));
+    let missing = Raster::read_shape(&dir.join("nope.asc")).unwrap_err().to_string();
+    assert_has(&missing, &["nope.asc", "No such file"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -8,7 +8,56 @@ use crate::{Error, Result};
 
 pub(super) fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
     let bad = |m: String| Error::invalid(format!("{name}: {m}"));
-    let text = std::str::from_utf8(bytes).map_err(|_| bad("not UTF-8 text; an Esri ASCII grid is text".into()))?;
+    let text = std::str::from_utf8(bytes).map_err(|_| not_text(name))?;
+    let (header, offset) = header(name, text)?;
+    // The values are parsed into a vector of f64 before they become the raster's.
+    header.check(8)?;
+    let (ncols, nrows) = (header.shape.ncols, header.shape.nrows);
+    let cells = ncols * nrows;
+    let mut tokens = text[offset..].split_ascii_whitespace();
+    let mut values = Vec::new();
+    values.try_reserve_exact(cells).map_err(|_| bad(format!("{ncols}×{nrows} values do not fit in memory")))?;
+    for k in 0..cells {
+        let Some(t) = tokens.next() else {
+            return Err(bad(format!(
+                "truncated: {k} values where ncols × nrows = {ncols} × {nrows} = {cells} are needed"
+            )));
+        };
+        let v: f64 =
+            t.parse().map_err(|_| bad(format!("row {}, column {}: '{t}' is not a number", k / ncols, k % ncols)))?;
+        values.push(v);
+    }
+    if let Some(t) = tokens.next() {
+        return Err(bad(format!("more values than ncols × nrows = {cells} (the first extra one is '{t}')")));
+    }
+    header.raster(values.into_iter())
+}
+
+/// The header of the grid in the file `lines` reads, read up to its first line of values.
+pub(super) fn read_header(name: &str, lines: impl std::io::BufRead) -> Result<Header> {
+    let mut head = String::new();
+    for line in lines.split(b'\n') {
+        let line = line.map_err(|cause| Error::Io { path: name.to_string(), cause })?;
+        let line = std::str::from_utf8(&line).map_err(|_| not_text(name))?;
+        // A byte-order mark some editors write at the start of a text file is not part of it.
+        let line = line.strip_prefix('\u{feff}').unwrap_or(line);
+        if line.split_whitespace().next().is_some_and(|t| t.parse::<f64>().is_ok()) {
+            break;
+        }
+        head.push_str(line);
+        head.push('\n');
+    }
+    Ok(header(name, &head)?.0)
+}
+
+fn not_text(name: &str) -> Error {
+    Error::invalid(format!("{name}: not UTF-8 text; an Esri ASCII grid is text"))
+}
+
+/// The header of the grid whose text `text` holds (the whole file, or its header's lines), and
+/// where its values start.
+fn header(name: &str, text: &str) -> Result<(Header, usize)> {
+    let bad = |m: String| Error::invalid(format!("{name}: {m}"));
     let mut keys: Vec<(String, f64)> = Vec::new();
     // Header lines start with a key; the values start at the first line that starts with a
     // number (`nan` and `inf` included, so a file's first value may be one).
@@ -85,25 +134,5 @@ pub(super) fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
         valid: Vec::new(),
         epsg: None,
     };
-    let header = Header { shape, nodata: get("nodata_value") };
-    // The values are parsed into a vector of f64 before they become the raster's.
-    header.check(8)?;
-    let cells = ncols * nrows;
-    let mut tokens = text[offset..].split_ascii_whitespace();
-    let mut values = Vec::new();
-    values.try_reserve_exact(cells).map_err(|_| bad(format!("{ncols}×{nrows} values do not fit in memory")))?;
-    for k in 0..cells {
-        let Some(t) = tokens.next() else {
-            return Err(bad(format!(
-                "truncated: {k} values where ncols × nrows = {ncols} × {nrows} = {cells} are needed"
-            )));
-        };
-        let v: f64 =
-            t.parse().map_err(|_| bad(format!("row {}, column {}: '{t}' is not a number", k / ncols, k % ncols)))?;
-        values.push(v);
-    }
-    if let Some(t) = tokens.next() {
-        return Err(bad(format!("more values than ncols × nrows = {cells} (the first extra one is '{t}')")));
-    }
-    header.raster(values.into_iter())
+    Ok((Header { shape, nodata: get("nodata_value") }, offset))
 }

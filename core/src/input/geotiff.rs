@@ -16,17 +16,62 @@ use tiff::{ColorType, TiffError};
 /// GeoKeyDirectoryTag's key for the raster type, and its value for PixelIsPoint.
 const GT_RASTER_TYPE: u16 = 1025;
 const PIXEL_IS_POINT: u16 = 2;
-/// GeoKeys of the coordinate system: the model type (its values for a geographic and a
-/// geocentric model), and the EPSG codes of a geographic and of a projected system.
+/// The raster of a GeoTIFF's bytes; `name` is the file, for messages.
 pub(super) fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
     let bad = |m: String| Error::invalid(format!("{name}: {m}"));
-    let tiff_err = |e: TiffError| match e {
+    let tiff_err = |e| tiff_error(name, e);
+    let mut d = Decoder::new(Cursor::new(bytes)).map_err(tiff_err)?;
+    let (header, bits, kind) = header(name, &mut d)?;
+    // The decoder's buffer of the file's samples comes on top of the raster's own values.
+    header.check(u64::from(bits) / 8)?;
+    let (ncols, nrows) = (header.shape.ncols, header.shape.nrows);
+    let mut limits = Limits::default();
+    limits.decoding_buffer_size = usize::MAX;
+    limits.intermediate_buffer_size = usize::MAX;
+    let mut d = d.with_limits(limits);
+    let image = d.read_image().map_err(tiff_err)?;
+    let cells = ncols * nrows;
+    let values: Box<dyn ExactSizeIterator<Item = f64>> = match image {
+        DecodingResult::U8(v) => Box::new(v.into_iter().map(f64::from)),
+        DecodingResult::U16(v) => Box::new(v.into_iter().map(f64::from)),
+        DecodingResult::U32(v) => Box::new(v.into_iter().map(f64::from)),
+        DecodingResult::U64(v) => Box::new(v.into_iter().map(|x| x as f64)),
+        DecodingResult::I8(v) => Box::new(v.into_iter().map(f64::from)),
+        DecodingResult::I16(v) => Box::new(v.into_iter().map(f64::from)),
+        DecodingResult::I32(v) => Box::new(v.into_iter().map(f64::from)),
+        DecodingResult::I64(v) => Box::new(v.into_iter().map(|x| x as f64)),
+        DecodingResult::F32(v) => Box::new(v.into_iter().map(f64::from)),
+        DecodingResult::F64(v) => Box::new(v.into_iter()),
+        DecodingResult::F16(_) => {
+            return Err(bad(format!("16-bit floats are not read (declared: {kind}, {bits} bits)")));
+        }
+    };
+    if values.len() < cells {
+        return Err(bad(format!("the image holds {} samples; {ncols}×{nrows} are needed", values.len())));
+    }
+    header.raster(values)
+}
+
+/// The header of the GeoTIFF `file` reads (its tags: the image is not read).
+pub(super) fn read_header<R: std::io::Read + std::io::Seek>(name: &str, file: R) -> Result<Header> {
+    let mut d = Decoder::new(file).map_err(|e| tiff_error(name, e))?;
+    Ok(header(name, &mut d)?.0)
+}
+
+fn tiff_error(name: &str, e: TiffError) -> Error {
+    let bad = |m: String| Error::invalid(format!("{name}: {m}"));
+    match e {
         TiffError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
             bad("truncated: the file ends inside its TIFF structure or image data".into())
         }
         other => bad(format!("cannot decode the TIFF: {other}")),
-    };
-    let mut d = Decoder::new(Cursor::new(bytes)).map_err(tiff_err)?;
+    }
+}
+
+/// What the tags of the image `d` decodes say: its header, bits a sample and what they are.
+fn header<R: std::io::Read + std::io::Seek>(name: &str, d: &mut Decoder<R>) -> Result<(Header, u8, &'static str)> {
+    let bad = |m: String| Error::invalid(format!("{name}: {m}"));
+    let tiff_err = |e| tiff_error(name, e);
     let (w, h) = d.dimensions().map_err(tiff_err)?;
     let bands = d.find_tag_unsigned::<u16>(Tag::SamplesPerPixel).map_err(tiff_err)?.unwrap_or(1);
     if bands != 1 {
@@ -74,7 +119,7 @@ pub(super) fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
     // The tiepoint maps raster position (i, j) — pixel corners, or pixel centres when the
     // raster type is PixelIsPoint — to model position (x, y).
     let (i, j, x, y) = (tie[0], tie[1], tie[3], tie[4]);
-    let keys = geo_keys(&mut d).map_err(tiff_err)?;
+    let keys = geo_keys(d).map_err(tiff_err)?;
     let crs = Crs::of(&keys);
     if let Some(why) = crs.not_metres() {
         return Err(refuse_crs(name, &why));
@@ -105,34 +150,7 @@ pub(super) fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
         valid: Vec::new(),
         epsg: crs.epsg(),
     };
-    let header = Header { shape, nodata };
-    // The decoder's buffer of the file's samples comes on top of the raster's own values.
-    header.check(u64::from(bits) / 8)?;
-    let mut limits = Limits::default();
-    limits.decoding_buffer_size = usize::MAX;
-    limits.intermediate_buffer_size = usize::MAX;
-    let mut d = d.with_limits(limits);
-    let image = d.read_image().map_err(tiff_err)?;
-    let cells = ncols * nrows;
-    let values: Box<dyn ExactSizeIterator<Item = f64>> = match image {
-        DecodingResult::U8(v) => Box::new(v.into_iter().map(f64::from)),
-        DecodingResult::U16(v) => Box::new(v.into_iter().map(f64::from)),
-        DecodingResult::U32(v) => Box::new(v.into_iter().map(f64::from)),
-        DecodingResult::U64(v) => Box::new(v.into_iter().map(|x| x as f64)),
-        DecodingResult::I8(v) => Box::new(v.into_iter().map(f64::from)),
-        DecodingResult::I16(v) => Box::new(v.into_iter().map(f64::from)),
-        DecodingResult::I32(v) => Box::new(v.into_iter().map(f64::from)),
-        DecodingResult::I64(v) => Box::new(v.into_iter().map(|x| x as f64)),
-        DecodingResult::F32(v) => Box::new(v.into_iter().map(f64::from)),
-        DecodingResult::F64(v) => Box::new(v.into_iter()),
-        DecodingResult::F16(_) => {
-            return Err(bad(format!("16-bit floats are not read (declared: {kind}, {bits} bits)")));
-        }
-    };
-    if values.len() < cells {
-        return Err(bad(format!("the image holds {} samples; {ncols}×{nrows} are needed", values.len())));
-    }
-    header.raster(values)
+    Ok((Header { shape, nodata }, bits, kind))
 }
 
 /// The GeoKeys of the GeoKeyDirectoryTag (34735) whose values are inline, as (id, value): a

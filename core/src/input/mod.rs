@@ -40,3 +40,16 @@ pub fn case_raster(doc: &CaseDoc, key: &str, path: &Path) -> Result<Raster> {
     };
     read.map_err(|e| doc.invalid(key, e))
 }
+
+/// The shape of the raster at `key` ([`Raster::read_shape`]: its header alone, its values
+/// empty), for a rank other than 0 of a decomposed run, which takes the grid's extent from a
+/// raster and its slab's values from rank 0.
+pub fn case_raster_shape(doc: &CaseDoc, key: &str, path: &Path) -> Result<Raster> {
+    let read = match doc.embedded(path) {
+        Some(found) => found.and_then(|(shown, bytes)| Raster::parse_shape(&shown, bytes)),
+        None => Raster::read_shape(&crate::case::Check::new(doc).path(path)),
+    };
+    let r = read.map_err(|e| doc.invalid(key, e))?;
+    doc.record_crs(&r.name, r.epsg).map_err(|e| doc.invalid(key, e))?;
+    Ok(r)
+}

@@ -41,10 +41,21 @@ pub(super) struct Header {
 const BYTES_PER_CELL: u64 = 9;
 
 impl Header {
-    /// Sizes, cell sizes and corner checked, and the memory the values will take (with
-    /// `extra` bytes a cell for the decoder's own buffer) checked against what this machine has
-    /// — all before anything is allocated.
+    /// Sizes, cell sizes and corner checked ([`check_shape`](Self::check_shape)), and the
+    /// memory the values will take (with `extra` bytes a cell for the decoder's own buffer)
+    /// checked against what this machine has — all before anything is allocated.
     pub fn check(&self, extra: u64) -> Result<()> {
+        self.check_shape()?;
+        let r = &self.shape;
+        let cells = (r.ncols as u64).checked_mul(r.nrows as u64);
+        match cells.and_then(|c| c.checked_mul(BYTES_PER_CELL + extra)) {
+            Some(b) => crate::files::check_host_memory(&format!("{}: a {}×{} raster", r.name, r.ncols, r.nrows), b),
+            None => Err(Error::invalid(format!("{}: {}×{} cells do not fit in memory", r.name, r.ncols, r.nrows))),
+        }
+    }
+
+    /// Sizes, cell sizes and corner checked.
+    pub fn check_shape(&self) -> Result<()> {
         let r = &self.shape;
         let bad = |m: String| Err(Error::invalid(format!("{}: {m}", r.name)));
         if r.ncols == 0 || r.nrows == 0 {
@@ -58,11 +69,7 @@ impl Header {
         if !(r.west.is_finite() && r.south.is_finite()) {
             return bad(format!("corner ({}, {}): must be finite", num(r.west), num(r.south)));
         }
-        let cells = (r.ncols as u64).checked_mul(r.nrows as u64);
-        match cells.and_then(|c| c.checked_mul(BYTES_PER_CELL + extra)) {
-            Some(b) => crate::files::check_host_memory(&format!("{}: a {}×{} raster", r.name, r.ncols, r.nrows), b),
-            None => bad(format!("{}×{} cells do not fit in memory", r.ncols, r.nrows)),
-        }
+        Ok(())
     }
 
     /// The raster with the file's values, north row first; checked: a NaN or infinity that is

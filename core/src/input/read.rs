@@ -3,6 +3,7 @@
 
 use super::Raster;
 use crate::{Error, Result};
+use std::io::BufRead;
 use std::path::Path;
 
 const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
@@ -37,6 +38,43 @@ impl Raster {
         Ok(Raster { epsg, ..Raster::parse(&name, bytes)? })
     }
 
+    /// The raster of the file at `path` as its header gives it — size, extent, cell size and
+    /// coordinate system, checked — without its values (`values` and `valid` empty), read
+    /// from the file's header alone: what a grid over the raster needs of it.
+    pub fn read_shape(path: &Path) -> Result<Raster> {
+        let name = path.display().to_string();
+        crate::files::regular_file(path, u64::MAX, "raster")?;
+        let io = |cause| Error::Io { path: name.clone(), cause };
+        let mut file = std::io::BufReader::new(std::fs::File::open(path).map_err(io)?);
+        let head = file.fill_buf().map_err(io)?;
+        let header = if TIFF_MAGIC.iter().any(|m| head.starts_with(m)) {
+            super::geotiff::read_header(&name, file)?
+        } else if is_asc(head) {
+            let epsg = super::crs::check_prj(&name, &path.with_extension("prj"))?;
+            let mut h = super::asc::read_header(&name, file)?;
+            h.shape.epsg = epsg;
+            h
+        } else {
+            // Not a raster: reading it as one says what it is instead.
+            return Raster::read(path);
+        };
+        header.check_shape()?;
+        Ok(header.shape)
+    }
+
+    /// [`read_shape`](Self::read_shape) from a file's bytes; `name` is the file, for messages.
+    pub fn parse_shape(name: &str, bytes: &[u8]) -> Result<Raster> {
+        let header = if TIFF_MAGIC.iter().any(|m| bytes.starts_with(m)) {
+            super::geotiff::read_header(name, std::io::Cursor::new(bytes))?
+        } else if is_asc(bytes) {
+            super::asc::read_header(name, bytes)?
+        } else {
+            return Raster::parse(name, bytes);
+        };
+        header.check_shape()?;
+        Ok(header.shape)
+    }
+
     /// A raster from a file's bytes; `name` is the file, for messages.
     pub fn parse(name: &str, bytes: &[u8]) -> Result<Raster> {
         if TIFF_MAGIC.iter().any(|m| bytes.starts_with(m)) {
@@ -59,8 +97,7 @@ impl Raster {
         }
         // A byte-order mark some editors write at the start of a text file is not part of it.
         let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);
-        let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64)]).trim_start().to_ascii_lowercase();
-        if head.starts_with("ncols") || head.starts_with("nrows") {
+        if is_asc(bytes) {
             return super::asc::parse(name, bytes);
         }
         Err(Error::invalid(format!(
@@ -68,4 +105,12 @@ impl Raster {
             if bytes.is_empty() { "the file is empty".to_string() } else { format!("{} bytes", bytes.len()) }
         )))
     }
+}
+
+/// Whether a file starting with `bytes` is an Esri ASCII grid: text whose first key is `ncols`
+/// or `nrows` (after a byte-order mark).
+fn is_asc(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64)]).trim_start().to_ascii_lowercase();
+    head.starts_with("ncols") || head.starts_with("nrows")
 }

@@ -7,7 +7,7 @@ use super::sections::Initial;
 use crate::Result;
 use crate::case::{Check, num};
 use crate::grid::Grid2;
-use crate::input::{Raster, Resample, case_raster};
+use crate::input::{Raster, Resample, case_raster, case_raster_shape};
 
 /// The rasters of `[initial.raster]`, read.
 pub(super) struct Rasters {
@@ -47,10 +47,11 @@ impl Rasters {
         Ok(Some(Rasters { bed: case_raster(doc, "initial.raster.bed", bed)?, water, manning, resample }))
     }
 
-    /// The bed raster of `[initial.raster]` alone, read.
-    pub(super) fn read_bed(c: &Check, init: &Initial) -> Result<Option<Raster>> {
+    /// The shape of the bed raster of `[initial.raster]` alone, from its header (its values
+    /// empty: [`case_raster_shape`]), for the grid's extent.
+    pub(super) fn read_bed_shape(c: &Check, init: &Initial) -> Result<Option<Raster>> {
         let Initial::Raster { ref bed, .. } = *init else { return Ok(None) };
-        case_raster(c.doc(), "initial.raster.bed", bed).map(Some)
+        case_raster_shape(c.doc(), "initial.raster.bed", bed).map(Some)
     }
 
     /// The problem on `grid`: the cells in the domain (those whose centre lies in a bed cell

@@ -196,11 +196,11 @@ impl KpCase {
         let c = Check::new(doc);
         // A rank other than 0 of a decomposed run reads none of the fields: rank 0 reads and
         // checks them, and hands each rank its slab's part (`slab_part`). It reads the bed
-        // raster alone, for the extent it gives the grid.
+        // raster's header alone, for the extent it gives the grid.
         let handed = crate::ranks::handout::takes_a_part();
         let (rasters, bed) = match handed {
             false => (Rasters::read(&c, &f.initial)?, None),
-            true => (None, Rasters::read_bed(&c, &f.initial)?),
+            true => (None, Rasters::read_bed_shape(&c, &f.initial)?),
         };
         let bed = rasters.as_ref().map(|r| &r.bed).or(bed.as_ref());
         let grid = match (&f.grid, bed) {
