@@ -88,8 +88,14 @@ fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
         assert_eq!(kp::tune::line_for(&gpu, p), Some(line));
     }
     let line32 = kp::tune::line_for(&gpu, Precision::F32).unwrap();
-    let mut doc = hydrokern::scenarios::find("dam-break").unwrap().doc().unwrap();
-    doc.set("time.scheme", "srk2".into(), "--scheme").unwrap();
+    // The cases run in f32, the precision whose records the run takes (the scenario says f64).
+    let f32_case = |scheme: &str| {
+        let mut doc = hydrokern::scenarios::find("dam-break").unwrap().doc().unwrap();
+        doc.set("time.scheme", scheme.into(), "--scheme").unwrap();
+        doc.set("run.precision", "f32".into(), "--precision").unwrap();
+        doc
+    };
+    let doc = f32_case("srk2");
     let case = hydrokern::kp::KpCase::load(&doc).unwrap();
     let line = hydrokern::run::Simulation::build::<f32>(&case, &backend).unwrap().describe();
     assert!(line.contains(&format!("srk2 x-line {line32}")), "{line}");
@@ -102,8 +108,7 @@ fn a_small_tune_is_stored_read_back_used_and_ignored_for_other_ptx() {
         assert_eq!(kp::scheme_choice::auto_scheme(&backend, p), best);
     }
     let best32 = kp::scheme_choice::auto_scheme(&backend, Precision::F32);
-    let mut doc = hydrokern::scenarios::find("dam-break").unwrap().doc().unwrap();
-    doc.set("time.scheme", "auto".into(), "--scheme").unwrap();
+    let doc = f32_case("auto");
     let case = hydrokern::kp::KpCase::load(&doc).unwrap();
     let line = hydrokern::run::Simulation::build::<f32>(&case, &backend).unwrap().describe();
     assert_eq!(line.contains("srk2 x-line"), best32 == hydrokern::kp::Scheme::Srk2, "{line}");
