@@ -25,7 +25,6 @@ use crate::{GpuReal, Precision, Real, Result};
 use kernels::grid::Layout2;
 use kernels::halo::{EXTRAPOLATE, PERIODIC, WALL};
 use serde::Deserialize;
-use std::sync::OnceLock;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -143,10 +142,9 @@ pub struct ClawCase {
     whole: Option<Data>,
     mesh: Mesh,
     times: Times,
-    /// The first Δt in f64 (NaN where the case holds no fields).
+    /// The first Δt as the run's precision works it out, which every slab of a decomposed
+    /// run starts from (NaN where the case holds no fields).
     first_dt: f64,
-    /// The first Δt in f32, worked out once for the parts of a decomposed f32 run.
-    first_dt_f32: OnceLock<f64>,
     /// The initial integral of each state field over the domain (none where the case holds no
     /// fields).
     totals: Vec<f64>,
@@ -265,7 +263,8 @@ impl ClawCase {
         let handed = crate::ranks::handout::takes_a_part();
         let held = if handed { 0 } else { specs.iter().filter(|s| s.is_file()).count() as u64 };
         let m = info.state as u64;
-        let host = host_bytes(m, info.fields.len() as u64 - m, held, &mesh.dims(), common.run.precision);
+        let precision = common.run.precision;
+        let host = host_bytes(m, info.fields.len() as u64 - m, held, &mesh.dims(), precision);
         if !handed {
             crate::files::check_host_memory(&format!("a {} grid of {}", shape(&mesh), info.name), host)
                 .map_err(|e| doc.invalid("grid", e))?;
@@ -296,7 +295,6 @@ impl ClawCase {
             mesh,
             times,
             first_dt,
-            first_dt_f32: OnceLock::new(),
             totals,
             range,
             gauge_cells,
@@ -310,7 +308,12 @@ impl ClawCase {
             .map(|(spec, name)| initial::cells(&c, &format!("initial.{name}"), spec, &mesh))
             .collect::<Result<Vec<_>>>()?;
         let data = Data { setup, constants: constants.clone(), fields };
-        let first_dt = equations.first_dt::<f64>(&data).map_err(|e| doc.invalid("initial", e))?;
+        // Mixed precision is not a claw choice: its runs are f64's.
+        let first_dt = match precision {
+            Precision::F32 => equations.first_dt::<f32>(&data),
+            Precision::F64 | Precision::Mixed => equations.first_dt::<f64>(&data),
+        };
+        let first_dt = first_dt.map_err(|e| doc.invalid("initial", e))?;
         // One field's values at a time, worked out where the case gives a number or a profile.
         let cells = mesh.cells();
         let totals = data.fields[..info.state]
@@ -487,19 +490,7 @@ impl Simulation for ClawCase {
     /// grid's first Δt in the run's precision ([`SlabPart`]): the other ranks read no field of
     /// the case.
     fn slab_part(&self, _backend: &Backend, d: &Decomposition, rank: usize) -> Result<Vec<u8>> {
-        let data = self.whole()?;
-        let first_dt = match self.info.run.precision {
-            Precision::F32 => match self.first_dt_f32.get() {
-                Some(&dt) => dt,
-                None => {
-                    let dt = self.equations.first_dt::<f32>(data)?;
-                    *self.first_dt_f32.get_or_init(|| dt)
-                }
-            },
-            // Mixed precision is not a claw choice: its runs are f64's.
-            Precision::F64 | Precision::Mixed => self.first_dt,
-        };
-        Ok(self.equations.slab_part(data, d.slabs.slab(rank).rows, first_dt)?.encode())
+        Ok(self.equations.slab_part(self.whole()?, d.slabs.slab(rank).rows, self.first_dt)?.encode())
     }
     fn build_slab<T: GpuReal>(&self, backend: &Backend, halo: Halo, part: Vec<u8>) -> Result<Box<dyn Model<T> + '_>> {
         let part = SlabPart::decode(&part)?;
