@@ -174,8 +174,9 @@ pub fn momentum_row<T: Real>(k: &Params<T>, dir: Dir, m: &MomentumAt<T>) -> Eq<T
     let (dl, _) = k.spacing(dir);
     let h = face_depth(m);
     let gg = k.dt * k.g * h / dl;
-    let speed = (m.flux * m.flux + m.cross * m.cross).sqrt();
-    let fric = k.dt * friction_factor(k, h) * speed / (h * h);
+    // A flux at rest is common: its speed and friction take the zero-dividend forms.
+    let speed = (m.flux * m.flux + m.cross * m.cross).sqrt_often_zero();
+    let fric = (k.dt * friction_factor(k, h) * speed).div_often_zero(h * h);
     let (coriolis, wind) = match dir {
         Dir::X => (k.coriolis * m.cross, k.wind_x),
         Dir::Y => (-(k.coriolis * m.cross), k.wind_y),
@@ -245,7 +246,9 @@ pub fn explicit<T: Real>(k: &Params<T>, dir: Dir, s: &Stencil<T>) -> T {
         if hmin > k.h_dry && hmin > T::ZERO {
             let c_lo = T::HALF * (s.f_lo + s.f);
             let c_hi = T::HALF * (s.f + s.f_hi);
-            let along = (c_hi * c_hi / s.h_hi - c_lo * c_lo / s.h_lo) / dl;
+            // Fluxes at rest are common: every quotient of one takes the zero-dividend form.
+            let along =
+                ((c_hi * c_hi).div_often_zero(s.h_hi) - (c_lo * c_lo).div_often_zero(s.h_lo)).div_often_zero(dl);
             let quarter = T::HALF * T::HALF;
             let f_left = T::HALF * (s.f_left + s.f);
             let f_right = T::HALF * (s.f + s.f_right);
@@ -253,12 +256,14 @@ pub fn explicit<T: Real>(k: &Params<T>, dir: Dir, s: &Stencil<T>) -> T {
             let x_right = T::HALF * (s.x_right_lo + s.x_right_hi);
             let h_left = quarter * (s.h_lo + s.h_hi + s.h_left_lo + s.h_left_hi);
             let h_right = quarter * (s.h_lo + s.h_hi + s.h_right_lo + s.h_right_hi);
-            let across = (f_right * x_right / h_right - f_left * x_left / h_left) / dc;
+            let across = ((f_right * x_right).div_often_zero(h_right) - (f_left * x_left).div_often_zero(h_left))
+                .div_often_zero(dc);
             acc = -(along + across);
         }
     }
     if k.eddy > T::ZERO {
-        let lap = (s.f_lo - T::TWO * s.f + s.f_hi) / (dl * dl) + (s.f_left - T::TWO * s.f + s.f_right) / (dc * dc);
+        let lap = (s.f_lo - T::TWO * s.f + s.f_hi).div_often_zero(dl * dl)
+            + (s.f_left - T::TWO * s.f + s.f_right).div_often_zero(dc * dc);
         acc += k.eddy * lap;
     }
     acc

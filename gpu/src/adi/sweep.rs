@@ -159,6 +159,23 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
         unsafe { *self.wet.add(o) != 0 }
     }
 
+    /// What the rows of a face and of its cells read of cell i of line l: its elevation,
+    /// depth, wet flag and the across flux (its time-centred level) at both its sides.
+    #[inline(always)]
+    unsafe fn near(&self, l: u32, i: u32) -> Near<T> {
+        let o = self.cell(l, i);
+        let x = |s| unsafe { Self::at(self.cross, self.across(l, i, s)) };
+        unsafe {
+            Near { zeta: Self::at(self.zeta, o), d: Self::at(self.d, o), wet: self.wet_at(o), x_lo: x(0), x_hi: x(1) }
+        }
+    }
+
+    /// The along flux's old level at face i of line l.
+    #[inline(always)]
+    unsafe fn flux_at(&self, l: u32, i: u32) -> T {
+        unsafe { Self::at(self.flux, self.face(l, i)) }
+    }
+
     /// The across flux at along face i of line l: the mean of the four across faces of the
     /// face's two cells (one cell at an end).
     #[inline(always)]
@@ -166,26 +183,21 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
         let lo = if i == 0 { 0 } else { i - 1 };
         let hi = if i < self.along() { i } else { self.along() - 1 };
         let x = |o| unsafe { Self::at(self.cross, o) };
-        let quarter = T::HALF * T::HALF;
-        quarter
-            * (x(self.across(l, lo, 0))
-                + x(self.across(l, lo, 1))
-                + x(self.across(l, hi, 0))
-                + x(self.across(l, hi, 1)))
+        quarter_sum(
+            x(self.across(l, lo, 0)),
+            x(self.across(l, lo, 1)),
+            x(self.across(l, hi, 0)),
+            x(self.across(l, hi, 1)),
+        )
     }
 
-    /// The row of the continuity equation of cell i.
+    /// The row of the continuity equation of cell i (`c` read by [`near`](Self::near)), whose
+    /// faces' old fluxes are `flux_lo` and `flux_hi`.
     #[inline(always)]
-    unsafe fn mass(&self, l: u32, i: u32) -> Eq<T> {
+    unsafe fn mass(&self, l: u32, i: u32, c: &Near<T>, flux_lo: T, flux_hi: T) -> Eq<T> {
         unsafe {
-            let sum = |s| Self::at(self.cross, self.across(l, i, s)) + Self::at(self.cross_other, self.across(l, i, s));
-            let m = MassAt {
-                zeta: Self::at(self.zeta, self.cell(l, i)),
-                flux_lo: Self::at(self.flux, self.face(l, i)),
-                flux_hi: Self::at(self.flux, self.face(l, i + 1)),
-                cross_lo: sum(0),
-                cross_hi: sum(1),
-            };
+            let other = |s| Self::at(self.cross_other, self.across(l, i, s));
+            let m = MassAt { zeta: c.zeta, flux_lo, flux_hi, cross_lo: c.x_lo + other(0), cross_hi: c.x_hi + other(1) };
             super::mass_row(&self.s.k, Self::DIR, &m)
         }
     }
@@ -205,7 +217,7 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
             }
             let (z, d) = (Self::at(self.zeta, inner), Self::at(self.d, inner));
             let mut m = MomentumAt {
-                flux: Self::at(self.flux, self.face(l, i)),
+                flux: self.flux_at(l, i),
                 cross: self.cross_mean(l, i),
                 zeta_lo: z,
                 zeta_hi: z,
@@ -223,35 +235,30 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
         }
     }
 
-    /// The row of inner face i (between cells i − 1 and i): momentum if open, else closed.
+    /// The row of inner face i (between cells i − 1 and i, `lo` and `hi` read by
+    /// [`near`](Self::near)), whose old flux is `flux`: momentum if open, else closed.
     #[inline(always)]
-    unsafe fn inner(&self, l: u32, i: u32) -> Eq<T> {
+    unsafe fn inner(&self, l: u32, i: u32, lo: &Near<T>, hi: &Near<T>, flux: T) -> Eq<T> {
         let k = &self.s.k;
-        let (clo, chi) = (self.cell(l, i - 1), self.cell(l, i));
+        if !super::face_open(k, (lo.wet, hi.wet), (lo.zeta, hi.zeta), (lo.d, hi.d)) {
+            return super::closed_row(T::ZERO);
+        }
         unsafe {
-            let (zlo, zhi) = (Self::at(self.zeta, clo), Self::at(self.zeta, chi));
-            let (dlo, dhi) = (Self::at(self.d, clo), Self::at(self.d, chi));
-            if !super::face_open(k, (self.wet_at(clo), self.wet_at(chi)), (zlo, zhi), (dlo, dhi)) {
-                return super::closed_row(T::ZERO);
-            }
-            let flux = Self::at(self.flux, self.face(l, i));
             // The explicit terms' stencil only when a term is on (uniform over the launch).
             let explicit = if k.convection != 0 || k.eddy > T::ZERO {
                 let (left, right) = (self.clamp(l as i64 - 1), self.clamp(l as i64 + 1));
-                let f = |o| Self::at(self.flux, o);
-                let x = |c, s| Self::at(self.cross, self.across(l, c, s));
                 let s = Stencil {
                     f: flux,
-                    f_lo: f(self.face(l, i - 1)),
-                    f_hi: f(self.face(l, i + 1)),
-                    f_left: f(self.face(left, i)),
-                    f_right: f(self.face(right, i)),
-                    x_left_lo: x(i - 1, 0),
-                    x_left_hi: x(i, 0),
-                    x_right_lo: x(i - 1, 1),
-                    x_right_hi: x(i, 1),
-                    h_lo: dlo + zlo,
-                    h_hi: dhi + zhi,
+                    f_lo: self.flux_at(l, i - 1),
+                    f_hi: self.flux_at(l, i + 1),
+                    f_left: self.flux_at(left, i),
+                    f_right: self.flux_at(right, i),
+                    x_left_lo: lo.x_lo,
+                    x_left_hi: hi.x_lo,
+                    x_right_lo: lo.x_hi,
+                    x_right_hi: hi.x_hi,
+                    h_lo: lo.d + lo.zeta,
+                    h_hi: hi.d + hi.zeta,
                     h_left_lo: self.h(self.cell(left, i - 1)),
                     h_left_hi: self.h(self.cell(left, i)),
                     h_right_lo: self.h(self.cell(right, i - 1)),
@@ -263,11 +270,11 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
             };
             let m = MomentumAt {
                 flux,
-                cross: self.cross_mean(l, i),
-                zeta_lo: zlo,
-                zeta_hi: zhi,
-                d_lo: dlo,
-                d_hi: dhi,
+                cross: quarter_sum(lo.x_lo, lo.x_hi, hi.x_lo, hi.x_hi),
+                zeta_lo: lo.zeta,
+                zeta_hi: hi.zeta,
+                d_lo: lo.d,
+                d_hi: hi.d,
                 explicit,
             };
             super::momentum_row(k, Self::DIR, &m)
@@ -275,22 +282,63 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
     }
 }
 
+/// What [`SweepLines`] reads of one cell for the rows of its faces and of itself.
+#[cfg(target_arch = "nvptx64")]
+#[derive(Clone, Copy)]
+struct Near<T> {
+    zeta: T,
+    d: T,
+    wet: bool,
+    /// The across flux (time-centred level) on the cell's low and high side.
+    x_lo: T,
+    x_hi: T,
+}
+
+/// The across flux at an along face, from the four across faces of its two cells: their mean,
+/// summed in this order on every path.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn quarter_sum<T: DeviceReal>(lo_0: T, lo_1: T, hi_0: T, hi_1: T) -> T {
+    T::HALF * T::HALF * (lo_0 + lo_1 + hi_0 + hi_1)
+}
+
 #[cfg(target_arch = "nvptx64")]
 impl<T: DeviceReal, const Y: bool, const TRANS: bool> Lines<T> for SweepLines<T, Y, TRANS> {
     const ROWS_AT_ONCE: bool = false;
     const ALTERNATING: bool = true;
+    const PAIRED: bool = true;
     /// Unknown r of line l: face r/2 for even r, cell r/2 for odd r.
     #[inline(always)]
     unsafe fn row(&self, l: u32, r: u32) -> Eq<T> {
         let i = r >> 1;
         unsafe {
             if r & 1 == 1 {
-                self.mass(l, i)
+                self.mass(l, i, &self.near(l, i), self.flux_at(l, i), self.flux_at(l, i + 1))
             } else if i == 0 || i == self.along() {
                 self.end(l, i)
             } else {
-                self.inner(l, i)
+                self.inner(l, i, &self.near(l, i - 1), &self.near(l, i), self.flux_at(l, i))
             }
+        }
+    }
+
+    /// Face j and cell j of line l (n = 2·along + 1): the cell's values and its faces' fluxes
+    /// are read once for both rows.
+    #[inline(always)]
+    unsafe fn pair(&self, l: u32, j: u32, _n: u32) -> (Eq<T>, Eq<T>) {
+        let along = self.along();
+        unsafe {
+            if j == 0 || j == along {
+                let cell = if j < along {
+                    self.mass(l, j, &self.near(l, j), self.flux_at(l, j), self.flux_at(l, j + 1))
+                } else {
+                    Eq::IDENTITY
+                };
+                return (self.end(l, j), cell);
+            }
+            let (lo, hi) = (self.near(l, j - 1), self.near(l, j));
+            let (flux_lo, flux_hi) = (self.flux_at(l, j), self.flux_at(l, j + 1));
+            (self.inner(l, j, &lo, &hi, flux_lo), self.mass(l, j, &hi, flux_lo, flux_hi))
         }
     }
 

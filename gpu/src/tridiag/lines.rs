@@ -7,6 +7,7 @@
 
 use super::io::load;
 use super::{Dims, Eq};
+use crate::Real;
 use crate::device::DeviceReal;
 
 /// A batch of tridiagonal systems, as [`Dims`] sizes it (n unknowns, `batch` systems).
@@ -36,6 +37,22 @@ pub trait Lines<T> {
     /// cells alternate). A block staging consecutive rows then builds the even rows first and
     /// the odd ones after, so that the threads of a warp take one path, not both in turn.
     const ALTERNATING: bool;
+    /// Whether rows 2j and 2j + 1 share most of their loads (an ADI line: face j and cell j
+    /// read the same cell), so that a kernel staging rows builds them together by
+    /// [`pair`](Lines::pair).
+    const PAIRED: bool = false;
+    /// Equations 2j and 2j + 1 of system k of n equations (2j < n); the second is
+    /// [`Eq::IDENTITY`] where 2j + 1 = n.
+    ///
+    /// # Safety
+    /// As [`row`](Lines::row).
+    #[inline(always)]
+    unsafe fn pair(&self, k: u32, j: u32, n: u32) -> (Eq<T>, Eq<T>)
+    where
+        T: Real,
+    {
+        unsafe { (self.row(k, 2 * j), if 2 * j + 1 < n { self.row(k, 2 * j + 1) } else { Eq::IDENTITY }) }
+    }
 }
 
 /// The row a block stages r-th of a system of n rows (r < n): r itself, or, for a provider

@@ -61,51 +61,72 @@ pub(crate) unsafe fn partition_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines:
     // differ has its even rows first. (Divisors are ≥ 1: unchecked, no panic path; no
     // division at all for one system per block.)
     let interleaved = lines.systems_fastest();
-    let split = |e: u32| unsafe {
-        let (s, r) = if gs == 1 {
+    // Element e of `per` a system → (system, index).
+    let element = |e: u32, per: u32| unsafe {
+        if gs == 1 {
             (0, e)
         } else if interleaved {
             (unchecked_rem(e, gs), unchecked_div(e, gs))
         } else {
-            (unchecked_div(e, n), unchecked_rem(e, n))
-        };
+            (unchecked_div(e, per), unchecked_rem(e, per))
+        }
+    };
+    let split = |e: u32| {
+        let (s, r) = element(e, n);
         (s, staging_order::<T, L>(n, r))
     };
     unsafe {
         let base = shared::dynamic::<T>();
         let sys = |s: u32| base.add(s as usize * span);
 
-        // 1. Stage and normalise, `group` elements per thread in flight.
-        let group = if L::ROWS_AT_ONCE { PGROUP } else { 1 };
-        let mut e0 = lin;
-        while e0 < total {
-            let mut eq = [Eq::<T>::IDENTITY; PGROUP as usize];
-            let mut si = [(0u32, 0u32); PGROUP as usize];
-            unroll!(u: u32 in [0, 1, 2, 3] => {
-                let e = e0 + u * nt;
-                if u < group && e < total {
-                    let (s, i) = split(e);
-                    si[u as usize] = (s, i);
-                    eq[u as usize] = lines.row(k0 + s, i);
+        // 1. Stage and normalise: `group` elements per thread in flight, or, from a provider
+        // whose rows 2j and 2j + 1 share their loads, one such pair at a time.
+        let stage = |s: u32, i: u32, q: Eq<T>| {
+            // A bad coefficient is named at its row here, before the reduction spreads it
+            // (the smallest failing row of a system wins).
+            if !pivot_ok(q.b) || !eq_finite(q) {
+                report(status, fail_code(n, k0 + s, i));
+            }
+            let r = normalize(q);
+            let o = sys(s).add(partition_slot(n, i, lg) as usize);
+            *o = r.a;
+            *o.add(arr) = r.c;
+            *o.add(2 * arr) = r.d;
+        };
+        if L::PAIRED {
+            let pairs = n.div_ceil(2);
+            let mut e = lin;
+            while e < pairs * gs {
+                let (s, j) = element(e, pairs);
+                let (even, odd) = lines.pair(k0 + s, j, n);
+                stage(s, 2 * j, even);
+                if 2 * j + 1 < n {
+                    stage(s, 2 * j + 1, odd);
                 }
-            });
-            unroll!(u: u32 in [0, 1, 2, 3] => {
-                if u < group && e0 + u * nt < total {
-                    let (s, i) = si[u as usize];
-                    let q = eq[u as usize];
-                    // A bad coefficient is named at its row here, before the reduction spreads
-                    // it (the smallest failing row of a system wins).
-                    if !pivot_ok(q.b) || !eq_finite(q) {
-                        report(status, fail_code(n, k0 + s, i));
+                e += nt;
+            }
+        } else {
+            let group = if L::ROWS_AT_ONCE { PGROUP } else { 1 };
+            let mut e0 = lin;
+            while e0 < total {
+                let mut eq = [Eq::<T>::IDENTITY; PGROUP as usize];
+                let mut si = [(0u32, 0u32); PGROUP as usize];
+                unroll!(u: u32 in [0, 1, 2, 3] => {
+                    let e = e0 + u * nt;
+                    if u < group && e < total {
+                        let (s, i) = split(e);
+                        si[u as usize] = (s, i);
+                        eq[u as usize] = lines.row(k0 + s, i);
                     }
-                    let r = normalize(q);
-                    let o = sys(s).add(partition_slot(n, i, lg) as usize);
-                    *o = r.a;
-                    *o.add(arr) = r.c;
-                    *o.add(2 * arr) = r.d;
-                }
-            });
-            e0 += group * nt;
+                });
+                unroll!(u: u32 in [0, 1, 2, 3] => {
+                    if u < group && e0 + u * nt < total {
+                        let (s, i) = si[u as usize];
+                        stage(s, i, eq[u as usize]);
+                    }
+                });
+                e0 += group * nt;
+            }
         }
         thread::sync_threads();
 
