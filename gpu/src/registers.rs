@@ -13,7 +13,6 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     // 8192²). Not the columns y-sweep (512 threads, 104 KiB a block), which is slower capped; in
     // f64 the shared memory allows two blocks, which fit uncapped.
     ("adi_x_partition_f32", 64),
-    ("adi_xt_partition_f32", 64),
     ("adi_yt_partition_f32", 64),
     // The streamed flux kernels (`kp::stream`; docs/kp-wet-dry-kernels.md, "Register caps"), bound
     // by latency at the occupancy their registers leave:

@@ -9,8 +9,9 @@
 //! (p through two): a step never writes the buffers its own start state is in.
 //!
 //! The y-sweep reaches its columns in one of two designs ([`YSweep`]): straight from the
-//! normal layout (a column's unknowns nx apart), or from transposed copies that the x-sweep
-//! writes beside its outputs, so that the y-sweep reads rows (docs/adi.md, "The transposed
+//! normal layout (a column's unknowns nx apart), or from transposed copies of the state, so
+//! that it reads and writes rows: a tiled transpose after the x-sweep makes them, and one after
+//! the y-sweep writes its outputs back in the normal layout (docs/adi.md, "The transposed
 //! y-sweep").
 
 use super::cpu::Adi;
@@ -22,9 +23,8 @@ use hydrokern_core::tridiag::gpu::{plan, threads};
 use hydrokern_core::tridiag::{Algorithm, Layout, Limits, Shape};
 use kernels::adi::sweep::{End, FLUX, LAND, LEVEL, Sweep};
 use kernels::adi::{
-    AdiSweep, Params, X_CR_PCR, X_PARTITION, X_PCR, X_THOMAS, X_TWISTED, XT_CR_PCR, XT_PARTITION, XT_PCR, XT_THOMAS,
-    XT_TWISTED, Y_CR_PCR, Y_PARTITION, Y_PCR, Y_THOMAS, Y_TWISTED, YT_CR_PCR, YT_PARTITION, YT_PCR, YT_THOMAS,
-    YT_TWISTED,
+    AdiSweep, AdiTranspose, Params, TRANSPOSE, X_CR_PCR, X_PARTITION, X_PCR, X_THOMAS, X_TWISTED, Y_CR_PCR,
+    Y_PARTITION, Y_PCR, Y_THOMAS, Y_TWISTED, YT_CR_PCR, YT_PARTITION, YT_PCR, YT_THOMAS, YT_TWISTED,
 };
 use kernels::launch::Entry;
 use kernels::tridiag::{Dims, THOMAS_BLOCK, TWISTED_SYSTEMS, decode_status};
@@ -182,8 +182,8 @@ impl Rotation {
 /// Device bytes of a run on nx × ny cells of `value_bytes` a value: d, three ζ, two p, three q
 /// and three wet maps (a byte a cell), the S1 workspace (2·(2n+1) values a line of the larger
 /// sweep, the most any strategy takes) and the status words; with the transposed y-sweep also
-/// dᵀ and two pᵀ and two qᵀ (ζᵀ and wetᵀ take the ζ and wet buffer the columns design gives
-/// ζ^{n+½}).
+/// dᵀ, ζᵀ and wetᵀ, two pᵀ and two qᵀ (the y-sweep's ζ and wet outputs take the buffers the
+/// x-sweep wrote ζ^{n+½} in, which the transpose has read).
 pub fn device_bytes(nx: usize, ny: usize, value_bytes: usize, y: YSweep) -> u64 {
     let v = value_bytes as u64;
     let (nx, ny) = (nx as u64, ny as u64);
@@ -192,18 +192,22 @@ pub fn device_bytes(nx: usize, ny: usize, value_bytes: usize, y: YSweep) -> u64 
     let work = v * 2 * ((2 * nx + 1) * ny).max((2 * ny + 1) * nx);
     let copies = match y {
         YSweep::Columns => 0,
-        YSweep::Transposed => v * (cells + 2 * (nx + 1) * ny + 2 * nx * (ny + 1)),
+        YSweep::Transposed => v * (2 * cells + 2 * (nx + 1) * ny + 2 * nx * (ny + 1)) + cells,
     };
     state + work + copies + 24
 }
 
-/// The transposed design's copies (layouts in `kernels::adi::sweep::SweepLines`): dᵀ, and p
-/// and q transposed, each in two buffers that alternate by step (the start state's in
-/// `step % 2`, the one the step writes in the other).
+/// The transposed design's copies (layouts in `kernels::adi::sweep::SweepLines`): dᵀ;
+/// ζ^{n+½}ᵀ and its wet map; p and q transposed, each in two buffers that alternate by step
+/// (the start state's in `step % 2`, the one the step writes in the other); and the kernel
+/// that transposes between the sweeps.
 struct Transposed<T: GpuReal> {
     d: DeviceBuffer<T>,
+    zeta: DeviceBuffer<T>,
+    wet: DeviceBuffer<u8>,
     p: [DeviceBuffer<T>; 2],
     q: [DeviceBuffer<T>; 2],
+    kernel: Arc<Kernel<AdiTranspose<T>>>,
 }
 
 /// `v` (rows of `cols` values, the normal layout) transposed: element (r, c) to c·rows + r.
@@ -211,6 +215,17 @@ fn transpose<T: GpuReal>(v: &[T], cols: usize) -> Result<Vec<T>> {
     let mut out = vec![T::ZERO; v.len()];
     crate::transpose::cpu::transpose(v.len() / cols, cols, v, &mut out)?;
     Ok(out)
+}
+
+/// The launch of `AdiTranspose` over a `rows × cols` state (its flux `rows × (cols + 1)`).
+fn transpose_shape<T: GpuReal>(rows: usize, cols: usize) -> Result<LaunchShape> {
+    use kernels::transpose::{BLOCK_ROWS, TILE, TILE_ELEMS};
+    let tiles = |n: usize| u32::try_from(n.div_ceil(TILE as usize)).map_err(|_| Error::invalid("adi: grid too large"));
+    Ok(LaunchShape {
+        grid: (tiles(cols + 1)?, tiles(rows)?, 1),
+        block: (TILE, BLOCK_ROWS, 1),
+        shared_bytes: (TILE_ELEMS * std::mem::size_of::<T>()) as u32,
+    })
 }
 
 /// The ADI model's state and kernels on one GPU.
@@ -259,13 +274,11 @@ impl<T: GpuReal> GpuAdi<T> {
             Ok([k(e[0])?, k(e[1])?, k(e[2])?, k(e[3])?, k(e[4])?])
         };
         let trans = y_sweep == YSweep::Transposed;
-        let (x_entries, y_entries) = if trans {
-            (
-                [XT_THOMAS, XT_PARTITION, XT_PCR, XT_CR_PCR, XT_TWISTED],
-                [YT_THOMAS, YT_PARTITION, YT_PCR, YT_CR_PCR, YT_TWISTED],
-            )
+        let x_entries = [X_THOMAS, X_PARTITION, X_PCR, X_CR_PCR, X_TWISTED];
+        let y_entries = if trans {
+            [YT_THOMAS, YT_PARTITION, YT_PCR, YT_CR_PCR, YT_TWISTED]
         } else {
-            ([X_THOMAS, X_PARTITION, X_PCR, X_CR_PCR, X_TWISTED], [Y_THOMAS, Y_PARTITION, Y_PCR, Y_CR_PCR, Y_TWISTED])
+            [Y_THOMAS, Y_PARTITION, Y_PCR, Y_CR_PCR, Y_TWISTED]
         };
         let y_layout = if trans { Layout::Contiguous } else { Layout::Interleaved };
         let x = sweep_plan(
@@ -313,10 +326,15 @@ impl<T: GpuReal> GpuAdi<T> {
                 gpu.write(&nan(v.len()), &mut b[1 - at])?;
                 Ok(b)
             };
+            let mut zeta = gpu.alloc::<T>(nx * ny)?;
+            gpu.write(&nan(nx * ny), &mut zeta)?;
             Some(Transposed {
                 d: gpu.upload(&transpose(&cpu.d, nx)?)?,
+                zeta,
+                wet: gpu.alloc::<u8>(nx * ny)?,
                 p: two(transpose(&cpu.p, nx + 1)?)?,
                 q: two(transpose(&cpu.q, nx)?)?,
+                kernel: Arc::new(gpu.kernel::<T, _>(TRANSPOSE)?),
             })
         } else {
             None
@@ -379,15 +397,8 @@ impl<T: GpuReal> GpuAdi<T> {
     }
 
     fn step(&mut self) -> Result<()> {
-        let (x, y) = self.step_params()?;
-        // SAFETY: every array holds the grid's values in the layouts `kernels::adi::sweep`
-        // states (allocated in `new` from the CPU model's arrays); each sweep's outputs are
-        // buffers of the rotations other than its inputs; the workspace holds 2·n·lines for a
-        // Thomas sweep; the status holds three words; the launches are the solvers' own plans.
-        unsafe {
-            self.x.kernel.launch(self.x.launch, x)?;
-            self.y.kernel.launch(self.y.launch, y)?;
-        }
+        self.enqueue_sweep(false)?;
+        self.enqueue_sweep(true)?;
         if let Some(f) = &mut self.forcing {
             let dt = self.params.dt.to_f64();
             let t = self.steps as f64 * dt;
@@ -400,19 +411,38 @@ impl<T: GpuReal> GpuAdi<T> {
         Ok(())
     }
 
-    /// For benchmarks: the x-sweep (`y` false) or the y-sweep of the current step alone, which
-    /// reads and writes the same buffers each time (the clock does not move).
+    /// The x-sweep (`y` false) or the y-sweep of the current step, each with the transposed
+    /// design's transpose after it; alone (benchmarks), it reads and writes the same buffers
+    /// each time (the clock does not move).
     pub fn enqueue_sweep(&mut self, y: bool) -> Result<()> {
-        let (px, py) = self.step_params()?;
-        // SAFETY: as in `step`; a sweep alone reads buffers a step would have read.
-        unsafe { if y { self.y.kernel.launch(self.y.launch, py) } else { self.x.kernel.launch(self.x.launch, px) } }
+        let (px, py, t) = self.step_params()?;
+        // SAFETY: every array holds the grid's values in the layouts `kernels::adi::sweep`
+        // states (allocated in `new` from the CPU model's arrays); each sweep's outputs are
+        // buffers of the rotations other than its inputs; the workspace holds 2·n·lines for a
+        // Thomas sweep; the status holds three words; the launches are the solvers' own plans;
+        // a transpose reads what the sweep before it wrote and writes what the next one reads
+        // (`AdiTranspose`'s arrays and launch).
+        unsafe {
+            if y {
+                self.y.kernel.launch(self.y.launch, py)?;
+            } else {
+                self.x.kernel.launch(self.x.launch, px)?;
+            }
+            if let (Some(c), Some((after_x, after_y))) = (&self.t, t) {
+                let (params, rows, cols) = if y { (after_y, self.nx, self.ny) } else { (after_x, self.ny, self.nx) };
+                c.kernel.launch(transpose_shape::<T>(rows, cols)?, params)?;
+            }
+        }
+        Ok(())
     }
 
-    /// The parameters of the current step's x- and y-sweep. With the transposed design the
-    /// x-sweep writes ζ^{n+½} and its wet map transposed into the buffers the columns design
-    /// gives them, and p^{n+1} in both layouts; the y-sweep reads those, dᵀ and q^{n+½}ᵀ, and
-    /// writes ζ^{n+1}, its wet map and q^{n+3/2} in the normal layout and q^{n+3/2}ᵀ.
-    fn step_params(&mut self) -> Result<(AdiSweep<T>, AdiSweep<T>)> {
+    /// The parameters of the current step's x- and y-sweep and, in the transposed design, of
+    /// the transposes after each. There the x-sweep writes as over columns; the transpose
+    /// after it writes ζ^{n+½}ᵀ, its wet map and p^{n+1}ᵀ; the y-sweep reads those, dᵀ, pⁿᵀ
+    /// and q^{n+½}ᵀ and writes ζ^{n+1}ᵀ and its wet map into the buffers ζ^{n+½} was in and
+    /// q^{n+3/2}ᵀ; the transpose after it writes ζ^{n+1}, its wet map and q^{n+3/2}.
+    #[allow(clippy::type_complexity)]
+    fn step_params(&mut self) -> Result<(AdiSweep<T>, AdiSweep<T>, Option<(AdiTranspose<T>, AdiTranspose<T>)>)> {
         let s = self.steps;
         if s > u32::MAX as u64 {
             return Err(Error::invalid("adi: more than 2^32 steps on the GPU"));
@@ -426,28 +456,51 @@ impl<T: GpuReal> GpuAdi<T> {
         let d = self.d.ptr();
         let x_in = [d, self.zeta[z0].ptr(), self.p[p0].ptr(), self.q[r.q].ptr(), self.q[r.q_old].ptr()];
         let x_out = (self.zeta[z1].ptr_mut(), self.p[p1].ptr_mut(), self.wet[z1].ptr_mut());
-        let y_out = (self.zeta[z2].ptr_mut(), self.q[q_new].ptr_mut(), self.wet[z2].ptr_mut());
-        let (y_in, x_t, y_t) = match &mut self.t {
+        let status = self.status.ptr();
+        let (y_in, y_wet, y_out, transposes) = match &mut self.t {
             None => {
                 let y_in = [d, self.zeta[z1].ptr(), self.q[r.q].ptr(), self.p[p1].ptr(), self.p[p0].ptr()];
-                (y_in, std::ptr::null_mut(), std::ptr::null_mut())
+                let y_out = (self.zeta[z2].ptr_mut(), self.q[q_new].ptr_mut(), self.wet[z2].ptr_mut());
+                (y_in, self.wet[z1].ptr(), y_out, None)
             }
             Some(c) => {
                 // The copies alternate by step: the start state's pᵀ and qᵀ in `s % 2`.
                 let (c0, c1) = ((s % 2) as usize, 1 - (s % 2) as usize);
-                let y_in = [c.d.ptr(), self.zeta[z1].ptr(), c.q[c0].ptr(), c.p[c1].ptr(), c.p[c0].ptr()];
-                (y_in, c.p[c1].ptr_mut(), c.q[c1].ptr_mut())
+                let (nx, ny) = (self.nx as u32, self.ny as u32);
+                let after_x = AdiTranspose {
+                    rows: ny,
+                    cols: nx,
+                    zeta: self.zeta[z1].ptr(),
+                    wet: self.wet[z1].ptr(),
+                    flux: self.p[p1].ptr(),
+                    zeta_t: c.zeta.ptr_mut(),
+                    wet_t: c.wet.ptr_mut(),
+                    flux_t: c.p[c1].ptr_mut(),
+                    status,
+                };
+                let after_y = AdiTranspose {
+                    rows: nx,
+                    cols: ny,
+                    zeta: self.zeta[z1].ptr(),
+                    wet: self.wet[z1].ptr(),
+                    flux: c.q[c1].ptr(),
+                    zeta_t: self.zeta[z2].ptr_mut(),
+                    wet_t: self.wet[z2].ptr_mut(),
+                    flux_t: self.q[q_new].ptr_mut(),
+                    status,
+                };
+                let y_in = [c.d.ptr(), c.zeta.ptr(), c.q[c0].ptr(), c.p[c1].ptr(), c.p[c0].ptr()];
+                let y_out = (self.zeta[z1].ptr_mut(), c.q[c1].ptr_mut(), self.wet[z1].ptr_mut());
+                (y_in, c.wet.ptr(), y_out, Some((after_x, after_y)))
             }
         };
-        let x = self.sweep_params(Side::West, (t, t + 0.5 * dt), s, x_in, self.wet[z0].ptr(), x_out, x_t);
-        let y = self.sweep_params(Side::South, (t + 0.5 * dt, t + dt), s, y_in, self.wet[z1].ptr(), y_out, y_t);
-        Ok((x, y))
+        let x = self.sweep_params(Side::West, (t, t + 0.5 * dt), s, x_in, self.wet[z0].ptr(), x_out);
+        let y = self.sweep_params(Side::South, (t + 0.5 * dt, t + dt), s, y_in, y_wet, y_out);
+        Ok((x, y, transposes))
     }
 
     /// The parameters of one sweep: `times` its half step's start and end, `inputs` (d, ζ,
-    /// along flux, across flux centred, its other level), `outputs` (ζ, along flux, wet map),
-    /// `flux_t` the along flux's transposed copy (null for the columns design).
-    #[allow(clippy::too_many_arguments)]
+    /// along flux, across flux centred, its other level), `outputs` (ζ, along flux, wet map).
     fn sweep_params(
         &mut self,
         dir: Side,
@@ -456,7 +509,6 @@ impl<T: GpuReal> GpuAdi<T> {
         inputs: [*const T; 5],
         wet: *const u8,
         outputs: (*mut T, *mut T, *mut u8),
-        flux_t: *mut T,
     ) -> AdiSweep<T> {
         let (plan, lo, hi) = match dir {
             Side::West => (&self.x, Side::West, Side::East),
@@ -490,7 +542,6 @@ impl<T: GpuReal> GpuAdi<T> {
             wet,
             zeta_out: outputs.0,
             flux_out: outputs.1,
-            flux_t,
             wet_out: outputs.2,
             w: self.work.ptr_mut(),
             status: self.status.ptr_mut(),

@@ -16,14 +16,12 @@ use crate::tridiag::Dims;
 
 kernels! {
     /// One sweep: read ζ, the fluxes, d and the wet map; write the new ζ, along flux and wet
-    /// map. `w`: the Thomas workspace (2·n·lines values), unused by the one-block strategies.
-    /// `flux_t`: the along flux's transposed copy, written by the transposed design's kernels
-    /// (`adi_xt_*`, `adi_yt_*`) alone; the others never touch it (a const, not a test per
-    /// unknown), and are given null.
+    /// map in the same layout. `w`: the Thomas workspace (2·n·lines values), unused by the
+    /// one-block strategies.
     pub struct AdiSweep<T> {
         p: Dims, s: Sweep<T>,
         d: *const T, zeta: *const T, flux: *const T, cross: *const T, cross_other: *const T, wet: *const u8,
-        zeta_out: *mut T, flux_out: *mut T, flux_t: *mut T, wet_out: *mut u8, w: *mut T, status: *mut u64,
+        zeta_out: *mut T, flux_out: *mut T, wet_out: *mut u8, w: *mut T, status: *mut u64,
     }
     pub const X_THOMAS: AdiSweep = adi_x_thomas(sweep::<T, false, false, S1>);
     pub const Y_THOMAS: AdiSweep = adi_y_thomas(sweep::<T, true, false, S1>);
@@ -35,18 +33,23 @@ kernels! {
     pub const Y_CR_PCR: AdiSweep = adi_y_cr_pcr(sweep::<T, true, false, CR_PCR>);
     pub const X_TWISTED: AdiSweep = adi_x_twisted(sweep::<T, false, false, TWISTED>);
     pub const Y_TWISTED: AdiSweep = adi_y_twisted(sweep::<T, true, false, TWISTED>);
-    // The transposed design (docs/adi.md, "The transposed y-sweep"): the x-sweep writes the
-    // y-sweep's inputs transposed, the y-sweep reads them as rows.
-    pub const XT_THOMAS: AdiSweep = adi_xt_thomas(sweep::<T, false, true, S1>);
+    // The transposed design's y-sweep (docs/adi.md, "The transposed y-sweep"): it reads and
+    // writes transposed copies of the state, whose lines are rows.
     pub const YT_THOMAS: AdiSweep = adi_yt_thomas(sweep::<T, true, true, S1>);
-    pub const XT_PARTITION: AdiSweep = adi_xt_partition(sweep::<T, false, true, PARTITION>);
     pub const YT_PARTITION: AdiSweep = adi_yt_partition(sweep::<T, true, true, PARTITION>);
-    pub const XT_PCR: AdiSweep = adi_xt_pcr(sweep::<T, false, true, PCR>);
     pub const YT_PCR: AdiSweep = adi_yt_pcr(sweep::<T, true, true, PCR>);
-    pub const XT_CR_PCR: AdiSweep = adi_xt_cr_pcr(sweep::<T, false, true, CR_PCR>);
     pub const YT_CR_PCR: AdiSweep = adi_yt_cr_pcr(sweep::<T, true, true, CR_PCR>);
-    pub const XT_TWISTED: AdiSweep = adi_xt_twisted(sweep::<T, false, true, TWISTED>);
     pub const YT_TWISTED: AdiSweep = adi_yt_twisted(sweep::<T, true, true, TWISTED>);
+
+    /// The transposed design's copies between its sweeps: ζ and the wet map (`rows × cols`)
+    /// and the along flux (`rows × (cols + 1)`, its faces) transposed, each through a shared
+    /// tile (`crate::transpose`'s launch contract over the flux's `rows × (cols + 1)`, with
+    /// `TILE·(TILE+1)` `T`s of dynamic shared memory); nothing after a breakdown.
+    pub struct AdiTranspose<T> {
+        rows: u32, cols: u32, zeta: *const T, wet: *const u8, flux: *const T,
+        zeta_t: *mut T, wet_t: *mut u8, flux_t: *mut T, status: *const u64,
+    }
+    pub const TRANSPOSE: AdiTranspose = adi_transpose(transpose_state::<T>);
 
     /// Rain and infiltration over the step that ends at ζ (`forcing.rs`), one thread a cell
     /// (a 1-D grid over nx·ny): ζ, the soil's total `f` (null without a soil) and the wet map
@@ -77,6 +80,7 @@ use {
     super::sweep::SweepLines,
     crate::device::{DeviceReal, thread},
     crate::forcing::cell_gain,
+    crate::transpose::tiles::tile_of,
     crate::tridiag::{
         cr_pcr_lines, partition_lines, pcr_lines, read_status, report_min, thomas_lines, thomas_twisted_lines,
     },
@@ -87,9 +91,8 @@ use {
 /// lines).
 ///
 /// # Safety
-/// The arrays hold the grid of `s` in the layouts `SweepLines<T, Y, TRANS>` states (`flux_t`
-/// holds the along flux's faces if `TRANS`); the inputs are not written by the launch and the
-/// outputs overlap nothing; `status` holds three words; the launch is the one the solver `S`
+/// The arrays hold the grid of `s` in the layouts `SweepLines<T, Y, TRANS>` states; the inputs
+/// are not written by the launch and the outputs overlap nothing; `status` holds three words; the launch is the one the solver `S`
 /// states for `p`.
 #[cfg(target_arch = "nvptx64")]
 #[allow(clippy::too_many_arguments)]
@@ -105,13 +108,11 @@ unsafe fn sweep<T: DeviceReal, const Y: bool, const TRANS: bool, const S: u32>(
     wet: *const u8,
     zeta_out: *mut T,
     flux_out: *mut T,
-    flux_t: *mut T,
     wet_out: *mut u8,
     w: *mut T,
     status: *mut u64,
 ) {
-    let lines =
-        SweepLines::<T, Y, TRANS> { s, d, zeta, flux, cross, cross_other, wet, zeta_out, flux_out, flux_t, wet_out };
+    let lines = SweepLines::<T, Y, TRANS> { s, d, zeta, flux, cross, cross_other, wet, zeta_out, flux_out, wet_out };
     let mine = unsafe { status.add(Y as usize) };
     unsafe {
         let halted = read_status(status) | read_status(status.add(1)) != 0;
@@ -137,6 +138,41 @@ unsafe fn sweep<T: DeviceReal, const Y: bool, const TRANS: bool, const S: u32>(
         if read_status(mine) != 0 {
             report_min(status.add(2), s.step as u64);
         }
+    }
+}
+
+/// Tile `blockIdx` of the state's transposes (see [`AdiTranspose`]).
+///
+/// # Safety
+/// `zeta`, `wet` hold `rows·cols` values and `flux` `rows·(cols+1)`, the outputs as many,
+/// overlapping nothing; `status` three words; the launch is `AdiTranspose`'s.
+#[cfg(target_arch = "nvptx64")]
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn transpose_state<T: DeviceReal>(
+    rows: u32,
+    cols: u32,
+    zeta: *const T,
+    wet: *const u8,
+    flux: *const T,
+    zeta_t: *mut T,
+    wet_t: *mut u8,
+    flux_t: *mut T,
+    status: *const u64,
+) {
+    let tile = (thread::block_idx_x(), thread::block_idx_y());
+    unsafe {
+        // The sweep before this launch wrote the status, and nothing writes it during it: every
+        // thread reads the same words.
+        if read_status(status) | read_status(status.add(1)) != 0 {
+            return;
+        }
+        tile_of(|o| T::ldg(flux.add(o)), flux_t, (rows, cols + 1), (cols + 1, rows), tile);
+        // Each transpose fills the shared tile the one before it read.
+        thread::sync_threads();
+        tile_of(|o| T::ldg(zeta.add(o)), zeta_t, (rows, cols), (cols, rows), tile);
+        thread::sync_threads();
+        tile_of(|o| *wet.add(o), wet_t, (rows, cols), (cols, rows), tile);
     }
 }
 

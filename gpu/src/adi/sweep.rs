@@ -53,11 +53,12 @@ pub struct Sweep<T> {
 /// `TRANS` picks the y-sweep's design (docs/adi.md, "The transposed y-sweep"). Without it
 /// every array is in the normal layout of `src/adi/mod.rs` (ζ, d and wet at `k·nx + j`, p at
 /// `k·(nx+1) + j`, q at `k·nx + j`), so a column's unknowns lie nx apart. With it the y-sweep
-/// reads transposed copies, in which its lines are contiguous (ζᵀ, dᵀ and wetᵀ at `j·ny + k`,
-/// pᵀ at `j·ny + k` for face j, qᵀ at `j·(ny+1) + k` for face k), and each sweep writes what
-/// the other reads: the x-sweep ζ^{n+½} and its wet map transposed and p^{n+1} in both
-/// layouts, the y-sweep ζ^{n+1} and its wet map in the normal layout and q^{n+3/2} in both
-/// (`flux_t`, the transposed copy; unused without `TRANS`). The physics depends on `Y` alone.
+/// reads and writes transposed copies, in which its lines are contiguous (ζᵀ, dᵀ and wetᵀ at
+/// `j·ny + k`, pᵀ at `j·ny + k` for face j, qᵀ at `j·(ny+1) + k` for face k); the host
+/// transposes the x-sweep's outputs into those copies and the y-sweep's back (`AdiTranspose`).
+/// The x-sweep is the same in both designs (`TRANS` changes nothing there), and the physics
+/// depends on `Y` alone. Every output is written in the layout of the inputs, one line a
+/// block in the S2 kernels, so a warp's stores are contiguous.
 #[cfg(target_arch = "nvptx64")]
 pub struct SweepLines<T, const Y: bool, const TRANS: bool> {
     pub s: Sweep<T>,
@@ -73,15 +74,13 @@ pub struct SweepLines<T, const Y: bool, const TRANS: bool> {
     pub wet: *const u8,
     pub zeta_out: *mut T,
     pub flux_out: *mut T,
-    pub flux_t: *mut T,
     pub wet_out: *mut u8,
 }
 
 #[cfg(target_arch = "nvptx64")]
 impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
     const DIR: Dir = if Y { Dir::Y } else { Dir::X };
-    /// Whether the inputs are the transposed copies (the transposed design's y-sweep; its
-    /// x-sweep reads the normal layout and writes ζ and wet transposed).
+    /// Whether the arrays are the transposed copies (the transposed design's y-sweep).
     const INPUT_T: bool = Y && TRANS;
 
     /// Cells along a line.
@@ -101,49 +100,38 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
             l as u32
         }
     }
-    /// Cell (j, k) of the grid in the normal (`t` false) or transposed layout.
+    /// Cell (j, k) of the grid in the arrays' layout (normal or transposed).
     #[inline(always)]
-    fn at_cell(&self, t: bool, j: u32, k: u32) -> usize {
+    fn at_cell(&self, j: u32, k: u32) -> usize {
         let (nx, ny) = (self.s.nx as usize, self.s.ny as usize);
-        if t { j as usize * ny + k as usize } else { k as usize * nx + j as usize }
+        if Self::INPUT_T { j as usize * ny + k as usize } else { k as usize * nx + j as usize }
     }
     /// The x-face j of row k (p).
     #[inline(always)]
-    fn at_p(&self, t: bool, j: u32, k: u32) -> usize {
+    fn at_p(&self, j: u32, k: u32) -> usize {
         let (nx, ny) = (self.s.nx as usize, self.s.ny as usize);
-        if t { j as usize * ny + k as usize } else { k as usize * (nx + 1) + j as usize }
+        if Self::INPUT_T { j as usize * ny + k as usize } else { k as usize * (nx + 1) + j as usize }
     }
     /// The y-face k of column j (q).
     #[inline(always)]
-    fn at_q(&self, t: bool, j: u32, k: u32) -> usize {
+    fn at_q(&self, j: u32, k: u32) -> usize {
         let (nx, ny) = (self.s.nx as usize, self.s.ny as usize);
-        if t { j as usize * (ny + 1) + k as usize } else { k as usize * nx + j as usize }
+        if Self::INPUT_T { j as usize * (ny + 1) + k as usize } else { k as usize * nx + j as usize }
     }
-    /// Cell i of line l in layout `t`.
-    #[inline(always)]
-    fn cell_in(&self, t: bool, l: u32, i: u32) -> usize {
-        if Y { self.at_cell(t, l, i) } else { self.at_cell(t, i, l) }
-    }
-    /// Along face i (0..=along) of line l in layout `t`.
-    #[inline(always)]
-    fn face_in(&self, t: bool, l: u32, i: u32) -> usize {
-        if Y { self.at_q(t, l, i) } else { self.at_p(t, i, l) }
-    }
-    /// Cell i of line l in the inputs' layout.
+    /// Cell i of line l.
     #[inline(always)]
     fn cell(&self, l: u32, i: u32) -> usize {
-        self.cell_in(Self::INPUT_T, l, i)
+        if Y { self.at_cell(l, i) } else { self.at_cell(i, l) }
     }
-    /// Along face i (0..=along) of line l in the inputs' layout.
+    /// Along face i (0..=along) of line l.
     #[inline(always)]
     fn face(&self, l: u32, i: u32) -> usize {
-        self.face_in(Self::INPUT_T, l, i)
+        if Y { self.at_q(l, i) } else { self.at_p(i, l) }
     }
-    /// The across face of cell i of line l on its low (s = 0) or high (s = 1) side, in the
-    /// inputs' layout.
+    /// The across face of cell i of line l on its low (s = 0) or high (s = 1) side.
     #[inline(always)]
     fn across(&self, l: u32, i: u32, s: u32) -> usize {
-        if Y { self.at_p(Self::INPUT_T, l + s, i) } else { self.at_q(Self::INPUT_T, i, l + s) }
+        if Y { self.at_p(l + s, i) } else { self.at_q(i, l + s) }
     }
     #[inline(always)]
     unsafe fn at(p: *const T, o: usize) -> T {
@@ -342,28 +330,18 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> Lines<T> for SweepLines<T,
         }
     }
 
-    /// The transposed design writes ζ and wet in the layout its inputs are not in, and the flux
-    /// in both. Its transposed writes (the x-sweep's ζ, wet and `flux_t`, the y-sweep's `flux_t`) go one line per block in
-    /// the S2 kernels, so each is a 4- or 8-byte store nx or ny values from its neighbour along
-    /// the line: not coalesced within a block. The blocks on the neighbouring lines, in flight
-    /// at the same time, write the rest of each 32-byte sector, and the L2 merges them before
-    /// they reach DRAM; whether that makes the y-sweep's contiguous reads worth the scattered
-    /// writes is what `bench adi` measures.
+    /// ζ, its wet flag and the along flux, in the inputs' layout.
     #[inline(always)]
     unsafe fn put(&self, l: u32, r: u32, x: T) {
         let i = r >> 1;
         unsafe {
             if r & 1 == 1 {
                 let o = self.cell(l, i);
-                let out = if TRANS { self.cell_in(!Self::INPUT_T, l, i) } else { o };
-                *self.zeta_out.add(out) = x;
+                *self.zeta_out.add(o) = x;
                 let wet = super::wet_next(&self.s.k, self.wet_at(o), Self::at(self.d, o) + x);
-                *self.wet_out.add(out) = wet as u8;
+                *self.wet_out.add(o) = wet as u8;
             } else {
-                *self.flux_out.add(self.face_in(false, l, i)) = x;
-                if TRANS {
-                    *self.flux_t.add(self.face_in(true, l, i)) = x;
-                }
+                *self.flux_out.add(self.face(l, i)) = x;
             }
         }
     }

@@ -37,4 +37,4 @@ mod entries;
 pub use entries::*;
 
 #[cfg(target_arch = "nvptx64")]
-mod tiles;
+pub(crate) mod tiles;

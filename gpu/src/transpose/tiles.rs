@@ -36,22 +36,39 @@ pub(super) unsafe fn transpose_naive<T: DeviceReal>(
 unsafe fn tile_body<T: DeviceReal>(
     input: *const T,
     out: *mut T,
-    (rows, cols): (u32, u32),
+    shape: (u32, u32),
     pitches: (u32, u32),
     bx: u32,
     by: u32,
 ) {
+    unsafe { tile_of(|o| T::ldg(input.add(o)), out, shape, pitches, (bx, by)) }
+}
+
+/// Transpose tile `(bx, by)` of a `rows × cols` matrix whose element at offset o `load` gives
+/// (rows `pitches.0` apart) into `out` (rows `pitches.1` apart), through the block's dynamic
+/// shared memory (`TILE·(TILE+1)` `V`s; it must hold no other live values). Every thread of
+/// the block calls it: it synchronises them.
+///
+/// # Safety
+/// The transposes' launch contract (`transpose/mod.rs`) for this matrix and `V`.
+#[inline(always)]
+pub(crate) unsafe fn tile_of<V: Copy>(
+    load: impl Fn(usize) -> V,
+    out: *mut V,
+    (rows, cols): (u32, u32),
+    pitches: (u32, u32),
+    (bx, by): (u32, u32),
+) {
     let (in_pitch, out_pitch) = (pitches.0 as usize, pitches.1 as usize);
     let (tx, ty) = (thread::thread_idx_x(), thread::thread_idx_y());
-    let tile = shared::dynamic::<T>();
+    let tile = shared::dynamic::<V>();
     let pitch = (TILE + 1) as usize;
     let (x, y) = (bx * TILE + tx, by * TILE + ty);
     unsafe {
         let mut j = 0;
         while j < TILE {
             if x < cols && y + j < rows {
-                *tile.add((ty + j) as usize * pitch + tx as usize) =
-                    T::ldg(input.add((y + j) as usize * in_pitch + x as usize));
+                *tile.add((ty + j) as usize * pitch + tx as usize) = load((y + j) as usize * in_pitch + x as usize);
             }
             j += BLOCK_ROWS;
         }
