@@ -44,6 +44,49 @@ pub struct Adi<T> {
     /// taken (nx·ny with a soil, else empty).
     pub forcing: Option<Arc<AdiForcing>>,
     pub infiltrated: Vec<T>,
+    /// The sweeps' buffers, kept between steps.
+    work: Work<T>,
+}
+
+/// What a sweep writes besides the state, kept between steps so that a step allocates
+/// nothing: its lines' coefficients and solution, and spare ζ and along-flux arrays for the new
+/// values a sweep returns (those the state leaves behind once a step has succeeded, two of
+/// each). A clone of the model starts without them.
+#[derive(Debug)]
+struct Work<T> {
+    a: Vec<T>,
+    b: Vec<T>,
+    c: Vec<T>,
+    d: Vec<T>,
+    x: Vec<T>,
+    zeta: Vec<Vec<T>>,
+    flux: Vec<Vec<T>>,
+}
+
+impl<T> Default for Work<T> {
+    fn default() -> Self {
+        Work {
+            a: Vec::new(),
+            b: Vec::new(),
+            c: Vec::new(),
+            d: Vec::new(),
+            x: Vec::new(),
+            zeta: Vec::new(),
+            flux: Vec::new(),
+        }
+    }
+}
+
+impl<T> Clone for Work<T> {
+    fn clone(&self) -> Self {
+        Work::default()
+    }
+}
+
+/// `v` as `len` values: its own values where it has them (a sweep writes every one).
+fn sized<T: Real>(mut v: Vec<T>, len: usize) -> Vec<T> {
+    v.resize(len, T::ZERO);
+    v
 }
 
 /// The index maps of one sweep: line l (a row for the x-sweep, a column for the y-sweep) and
@@ -136,6 +179,7 @@ impl<T: Real> Adi<T> {
                 Vec::new()
             },
             forcing,
+            work: Work::default(),
         })
     }
 
@@ -143,10 +187,18 @@ impl<T: Real> Adi<T> {
     /// on a solver breakdown or a non-finite result, naming step and cell, and then leaves the
     /// model as it was before the step (so a caller need not keep a copy to go back to).
     pub fn step(&mut self) -> Result<()> {
+        let mut work = std::mem::take(&mut self.work);
+        let step = self.step_with(&mut work);
+        self.work = work;
+        step
+    }
+
+    /// [`step`](Self::step) with the sweeps' buffers `work`.
+    fn step_with(&mut self, work: &mut Work<T>) -> Result<()> {
         let dt = self.params.dt.to_f64();
         let frame = Frame::new(Dir::X, self.nx, self.ny);
         let known = Known { cross: &self.q, cross_other: &self.q_old, t0: self.time, t1: self.time + 0.5 * dt };
-        let (zeta_half, p_new) = sweep(self, frame, &known, &self.p)?;
+        let (zeta_half, p_new) = sweep(self, frame, &known, &self.p, work)?;
         // The y-sweep reads the x-sweep's ζ, p and wet map; the step's start state is set
         // aside (moved, only the wet flags copied) until the y-sweep has succeeded.
         let zeta_start = std::mem::replace(&mut self.zeta, zeta_half);
@@ -155,10 +207,12 @@ impl<T: Real> Adi<T> {
         self.update_wet();
         let frame = Frame::new(Dir::Y, self.nx, self.ny);
         let known = Known { cross: &self.p, cross_other: &p_start, t0: self.time + 0.5 * dt, t1: self.time + dt };
-        match sweep(self, frame, &known, &self.q) {
+        match sweep(self, frame, &known, &self.q, work) {
             Ok((zeta, q)) => {
-                self.zeta = zeta;
-                self.q_old = std::mem::replace(&mut self.q, q);
+                let zeta_half = std::mem::replace(&mut self.zeta, zeta);
+                let q_older = std::mem::replace(&mut self.q_old, std::mem::replace(&mut self.q, q));
+                work.zeta.extend([zeta_start, zeta_half]);
+                work.flux.extend([p_start, q_older]);
                 self.update_wet();
                 self.force(self.time, self.time + dt);
                 self.steps += 1;
@@ -199,16 +253,14 @@ impl<T: Real> Adi<T> {
 }
 
 /// One sweep over every line of `frame`: builds each line's rows, solves them, and returns the
-/// new ζ and the new along-flux (`flux` holds the old one).
-fn sweep<T: Real>(m: &Adi<T>, f: Frame, known: &Known<T>, flux: &[T]) -> Result<(Vec<T>, Vec<T>)> {
+/// new ζ and the new along-flux (`flux` holds the old one), in arrays from `work`.
+fn sweep<T: Real>(m: &Adi<T>, f: Frame, known: &Known<T>, flux: &[T], work: &mut Work<T>) -> Result<(Vec<T>, Vec<T>)> {
     let n = 2 * f.along + 1;
     let shape = Shape::new(n, f.lines, Layout::Contiguous);
-    let (mut a, mut b, mut c, mut d) = (
-        vec![T::ZERO; n * f.lines],
-        vec![T::ZERO; n * f.lines],
-        vec![T::ZERO; n * f.lines],
-        vec![T::ZERO; n * f.lines],
-    );
+    let Work { a, b, c, d, x, .. } = work;
+    for v in [&mut *a, &mut *b, &mut *c, &mut *d, &mut *x] {
+        v.resize(n * f.lines, T::ZERO);
+    }
     // Lines in parallel (rayon): each builds its own rows.
     let lines = a.par_chunks_mut(n).zip(b.par_chunks_mut(n)).zip(c.par_chunks_mut(n)).zip(d.par_chunks_mut(n));
     lines.enumerate().for_each(|(l, (((a, b), c), d))| {
@@ -217,8 +269,7 @@ fn sweep<T: Real>(m: &Adi<T>, f: Frame, known: &Known<T>, flux: &[T]) -> Result<
             (a[i], b[i], c[i], d[i]) = (e.a, e.b, e.c, e.d);
         }
     });
-    let mut x = vec![T::ZERO; n * f.lines];
-    thomas::solve(shape, &a, &b, &c, &d, &mut x).map_err(|e| {
+    thomas::solve(shape, a, b, c, d, x).map_err(|e| {
         let lines = if f.dir == Dir::X { "rows of cells" } else { "columns of cells" };
         Error::invalid(format!(
             "adi: step {} ({:?}-sweep, t = {} s): {e} [the systems are the {lines}, row 2i + 1 of one is ζ of its cell i, row 2i the flux on its face i]",
@@ -228,7 +279,7 @@ fn sweep<T: Real>(m: &Adi<T>, f: Frame, known: &Known<T>, flux: &[T]) -> Result<
         ))
     })?;
     // The first non-finite value in the lines' order, as a loop over them would meet it.
-    if let Some(k) = crate::field::first_where(&x, |v| !v.is_finite()) {
+    if let Some(k) = crate::field::first_where(x, |v| !v.is_finite()) {
         return Err(Error::invalid(format!(
             "adi: step {} ({:?}-sweep, t = {} s): non-finite result on line {} at position {}",
             m.steps + 1,
@@ -238,8 +289,9 @@ fn sweep<T: Real>(m: &Adi<T>, f: Frame, known: &Known<T>, flux: &[T]) -> Result<
             k % n
         )));
     }
-    let (mut zeta, mut out) = (vec![T::ZERO; m.zeta.len()], vec![T::ZERO; flux.len()]);
-    unpack(f, &x, &mut zeta, &mut out);
+    let mut zeta = sized(work.zeta.pop().unwrap_or_default(), m.zeta.len());
+    let mut out = sized(work.flux.pop().unwrap_or_default(), flux.len());
+    unpack(f, &work.x, &mut zeta, &mut out);
     Ok((zeta, out))
 }
 

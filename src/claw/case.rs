@@ -364,7 +364,7 @@ fn shape(mesh: &Mesh) -> String {
 /// its peak: the fields the case holds whole (`held` of them, read from files: those given by
 /// a number or a profile are worked out where they are read) and one field's values at load,
 /// beside the CPU reference in the run's precision (padded state and aux fields, made from the
-/// fields' values, and a trial's copy of the state: the GPU run starts from it too); the runner
+/// fields' values, and the trial state it keeps between steps: the GPU run starts from it too); the runner
 /// adds its own (`run::plan`). Saturating, so an absurd grid is refused rather than
 /// overflowing.
 fn host_bytes(m: u64, a: u64, held: u64, dims: &[usize], precision: Precision) -> u64 {

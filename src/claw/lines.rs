@@ -219,37 +219,41 @@ pub fn fill<T: Real, const N: usize>(q: &mut [[T; N]], normal: Option<usize>, gh
     }
 }
 
-/// One accepted step of a run at `clock` towards `t_end`, by [`Clock::step`]: `trial(Δt)` is
-/// the state after a step of Δt and the step's rate (the largest max|s|/Δ of its sweeps, so
-/// its CFL number is Δt·rate); an accepted state in which `bad`
+/// One accepted step of a run at `clock` towards `t_end`, by [`Clock::step`]: `trial(q, Δt)`
+/// writes into `q` the state after a step of Δt and returns the step's rate (the largest
+/// max|s|/Δ of its sweeps, so its CFL number is Δt·rate); an accepted state in which `bad`
 /// finds a cell that is not finite (it names the cell) ends the run with an error naming the
-/// step and time. Returns the step and the accepted state (none on an error: the state stays
-/// the last good one).
+/// step and time. Returns the step and whether `q` holds an accepted state (not on an error:
+/// the run's state stays the last good one). `q` is the caller's to keep between steps, so a
+/// step allocates nothing.
 pub fn step<S>(
     clock: &mut Clock,
     cfl: Cfl,
     t_end: f64,
     name: &str,
-    trial: impl Fn(f64) -> (S, f64),
+    q: &mut S,
+    trial: impl Fn(&mut S, f64) -> f64,
     bad: impl Fn(&S) -> Option<String>,
-) -> (Result<Step>, Option<S>) {
+) -> (Result<Step>, bool) {
     let (steps, time) = (clock.steps(), clock.time());
-    let mut accepted = None;
+    let mut accepted = false;
     let step = clock.step(cfl, t_end, name, |dt| {
-        let (q, rate) = trial(dt);
+        let rate = trial(q, dt);
+        accepted = false;
         if dt * rate <= cfl.max {
-            if let Some(cell) = bad(&q) {
+            if let Some(cell) = bad(q) {
                 return Err(Error::invalid(format!(
                     "claw {name}: blew up in step {} at t = {:.6e} s: cell {cell} is not finite",
                     steps + 1,
                     time + dt
                 )));
             }
-            accepted = Some(q);
+            accepted = true;
         }
         Ok(rate)
     });
-    (step, accepted)
+    let ok = accepted && step.is_ok();
+    (step, ok)
 }
 
 /// What every dimension's set-up checks alike: each side's condition (`bc` lists the sides in

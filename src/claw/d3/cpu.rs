@@ -121,6 +121,9 @@ pub struct Claw3<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize
     /// The state and the auxiliary fields, padded (`layout`).
     q: Vec<[T; M]>,
     aux: Vec<[T; A]>,
+    /// Where a step's trial state is built, kept between steps (an accepted trial swaps with
+    /// `q`), so a step allocates nothing.
+    spare: Vec<[T; M]>,
     clock: Clock,
 }
 
@@ -207,6 +210,7 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
             layout: setup.layout(),
             q: shape.padded(planes.clone(), q, false, [T::ZERO; M]),
             aux: shape.padded(planes, aux, true, [T::ZERO; A]),
+            spare: Vec::new(),
             clock,
         }
     }
@@ -246,14 +250,20 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     /// [`trial`](Self::trial) on a slab of a run decomposed over ranks (`across`), whose rate is
     /// every rank's largest; or not.
     fn trial_across(&self, dt: f64, across: Option<&Across>) -> (Vec<[T; M]>, f64) {
-        let mut q = self.q.clone();
+        let mut q = Vec::new();
+        let rate = self.trial_into(&mut q, dt, across);
+        (q, rate)
+    }
+
+    /// [`trial_across`](Self::trial_across) into `q`, whose allocation it keeps where it can.
+    fn trial_into(&self, q: &mut Vec<[T; M]>, dt: f64, across: Option<&Across>) -> f64 {
+        q.clone_from(&self.q);
         let sweeps: &[(usize, f64)] = match self.setup.splitting {
             Splitting::Godunov => &[(0, 1.0), (1, 1.0), (2, 1.0)],
             Splitting::Strang => &STRANG,
         };
-        let rate =
-            sweeps.iter().map(|&(dir, frac)| self.sweep_across(&mut q, dir, frac * dt, across)).fold(0.0, f64::max);
-        (q, across.map_or(rate, |a| a.rate(rate)))
+        let rate = sweeps.iter().map(|&(dir, frac)| self.sweep_across(q, dir, frac * dt, across)).fold(0.0, f64::max);
+        across.map_or(rate, |a| a.rate(rate))
     }
 
     /// One accepted step towards `t_end` (the last cut to land on it): steps whose CFL number
@@ -267,13 +277,15 @@ impl<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize, const A: u
     /// the same decisions, and a blow-up names the whole grid's first bad cell.
     pub fn step_across(&mut self, t_end: f64, across: Option<&Across>) -> Result<Step> {
         let mut clock = self.clock;
+        let mut spare = std::mem::take(&mut self.spare);
         let bad = |q: &Vec<[T; M]>| slab::first_bad(across, &self.layout, q);
-        let (step, accepted) =
-            lines::step(&mut clock, self.setup.cfl, t_end, R::NAME, |dt| self.trial_across(dt, across), bad);
+        let trial = |q: &mut Vec<[T; M]>, dt| self.trial_into(q, dt, across);
+        let (step, accepted) = lines::step(&mut clock, self.setup.cfl, t_end, R::NAME, &mut spare, trial, bad);
         self.clock = clock;
-        if let Some(q) = accepted {
-            self.q = q;
+        if accepted {
+            std::mem::swap(&mut self.q, &mut spare);
         }
+        self.spare = spare;
         step
     }
 
