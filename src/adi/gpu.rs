@@ -200,7 +200,7 @@ pub fn device_bytes(nx: usize, ny: usize, value_bytes: usize, y: YSweep) -> u64 
 /// The transposed design's copies (layouts in `kernels::adi::sweep::SweepLines`): dᵀ;
 /// ζ^{n+½}ᵀ and its wet map; p and q transposed, each in two buffers that alternate by step
 /// (the start state's in `step % 2`, the one the step writes in the other); and the kernel
-/// that transposes between the sweeps.
+/// that transposes between the sweeps with its launches after the x- and the y-sweep.
 struct Transposed<T: GpuReal> {
     d: DeviceBuffer<T>,
     zeta: DeviceBuffer<T>,
@@ -208,6 +208,7 @@ struct Transposed<T: GpuReal> {
     p: [DeviceBuffer<T>; 2],
     q: [DeviceBuffer<T>; 2],
     kernel: Arc<Kernel<AdiTranspose<T>>>,
+    after: [LaunchShape; 2],
 }
 
 /// `v` (rows of `cols` values, the normal layout) transposed: element (r, c) to c·rows + r.
@@ -217,15 +218,10 @@ fn transpose<T: GpuReal>(v: &[T], cols: usize) -> Result<Vec<T>> {
     Ok(out)
 }
 
-/// The launch of `AdiTranspose` over a `rows × cols` state (its flux `rows × (cols + 1)`).
-fn transpose_shape<T: GpuReal>(rows: usize, cols: usize) -> Result<LaunchShape> {
-    use kernels::transpose::{BLOCK_ROWS, TILE, TILE_ELEMS};
-    let tiles = |n: usize| u32::try_from(n.div_ceil(TILE as usize)).map_err(|_| Error::invalid("adi: grid too large"));
-    Ok(LaunchShape {
-        grid: (tiles(cols + 1)?, tiles(rows)?, 1),
-        block: (TILE, BLOCK_ROWS, 1),
-        shared_bytes: (TILE_ELEMS * std::mem::size_of::<T>()) as u32,
-    })
+/// The launch of `AdiTranspose` over a `rows × cols` state: the tiled transpose's over its flux,
+/// `rows × (cols + 1)`.
+fn transpose_shape<T>(rows: usize, cols: usize) -> Result<LaunchShape> {
+    hydrokern_core::transpose::gpu::shape::<T>(rows, cols + 1, hydrokern_core::transpose::Variant::Tile)
 }
 
 /// The ADI model's state and kernels on one GPU.
@@ -335,6 +331,7 @@ impl<T: GpuReal> GpuAdi<T> {
                 p: two(transpose(&cpu.p, nx + 1)?)?,
                 q: two(transpose(&cpu.q, nx)?)?,
                 kernel: Arc::new(gpu.kernel::<T, _>(TRANSPOSE)?),
+                after: [transpose_shape::<T>(ny, nx)?, transpose_shape::<T>(nx, ny)?],
             })
         } else {
             None
@@ -429,8 +426,7 @@ impl<T: GpuReal> GpuAdi<T> {
                 self.x.kernel.launch(self.x.launch, px)?;
             }
             if let (Some(c), Some((after_x, after_y))) = (&self.t, t) {
-                let (params, rows, cols) = if y { (after_y, self.nx, self.ny) } else { (after_x, self.ny, self.nx) };
-                c.kernel.launch(transpose_shape::<T>(rows, cols)?, params)?;
+                c.kernel.launch(c.after[y as usize], if y { after_y } else { after_x })?;
             }
         }
         Ok(())
