@@ -49,9 +49,9 @@ pub struct Adi<T> {
 }
 
 /// What a sweep writes besides the state, kept between steps so that a step allocates
-/// nothing: its lines' coefficients and solution, and spare ζ and along-flux arrays for the new
+/// nothing: its lines' coefficients and solution, spare ζ and along-flux arrays for the new
 /// values a sweep returns (those the state leaves behind once a step has succeeded, two of
-/// each). A clone of the model starts without them.
+/// each), and the copy of the start's wet flags. A clone of the model starts without them.
 #[derive(Debug)]
 struct Work<T> {
     a: Vec<T>,
@@ -61,6 +61,7 @@ struct Work<T> {
     x: Vec<T>,
     zeta: Vec<Vec<T>>,
     flux: Vec<Vec<T>>,
+    wet: Vec<bool>,
 }
 
 impl<T> Default for Work<T> {
@@ -73,6 +74,7 @@ impl<T> Default for Work<T> {
             x: Vec::new(),
             zeta: Vec::new(),
             flux: Vec::new(),
+            wet: Vec::new(),
         }
     }
 }
@@ -203,7 +205,8 @@ impl<T: Real> Adi<T> {
         // aside (moved, only the wet flags copied) until the y-sweep has succeeded.
         let zeta_start = std::mem::replace(&mut self.zeta, zeta_half);
         let p_start = std::mem::replace(&mut self.p, p_new);
-        let wet_start = self.wet.clone();
+        let mut wet_start = std::mem::take(&mut work.wet);
+        wet_start.clone_from(&self.wet);
         self.update_wet();
         let frame = Frame::new(Dir::Y, self.nx, self.ny);
         let known = Known { cross: &self.p, cross_other: &p_start, t0: self.time + 0.5 * dt, t1: self.time + dt };
@@ -213,6 +216,7 @@ impl<T: Real> Adi<T> {
                 let q_older = std::mem::replace(&mut self.q_old, std::mem::replace(&mut self.q, q));
                 work.zeta.extend([zeta_start, zeta_half]);
                 work.flux.extend([p_start, q_older]);
+                work.wet = wet_start;
                 self.update_wet();
                 self.force(self.time, self.time + dt);
                 self.steps += 1;

@@ -66,7 +66,7 @@ pub struct Claw2<T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize
     q: Vec<[T; M]>,
     aux: Vec<[T; A]>,
     /// Where a step's trial state is built, kept between steps (an accepted trial swaps with
-    /// `q`), so a step allocates nothing.
+    /// `q`), so a step allocates no array the size of the state.
     spare: Vec<[T; M]>,
     clock: Clock,
 }

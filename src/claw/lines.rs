@@ -225,7 +225,7 @@ pub fn fill<T: Real, const N: usize>(q: &mut [[T; N]], normal: Option<usize>, gh
 /// finds a cell that is not finite (it names the cell) ends the run with an error naming the
 /// step and time. Returns the step and whether `q` holds an accepted state (not on an error:
 /// the run's state stays the last good one). `q` is the caller's to keep between steps, so a
-/// step allocates nothing.
+/// step allocates no state of its own.
 pub fn step<S>(
     clock: &mut Clock,
     cfl: Cfl,
