@@ -133,31 +133,13 @@ pub fn face_depth<T: Real>(m: &MomentumAt<T>) -> T {
     T::HALF * ((m.d_lo + m.zeta_lo) + (m.d_hi + m.zeta_hi))
 }
 
-/// h^(−⅓) for a positive normal h of either precision, without a division: a first guess
-/// from h's bits as an f64 (the exponent divided by −3, within 3.5% of the root), then four
-/// Newton steps y ← y·(4 − h·y³)/3, each of which takes a relative error e to about −2e²
-/// (3.4e-2, 2.4e-3, 1.1e-5, 2.6e-10, then the rounding of the last step). A fixed number of
-/// steps, so that a kernel has no data-dependent loop (no libm on the GPU).
-#[inline(always)]
-pub fn recip_cbrt<T: Real>(h: T) -> T {
-    let third = T::ONE / T::from_f64(3.0);
-    let four = T::from_f64(4.0);
-    let mut y = T::from_f64(f64::from_bits(0x553E_F0FF_02BB_E000 - h.to_f64().to_bits() / 3));
-    let mut i = 0;
-    while i < 4 {
-        y = third * y * (four - h * (y * y * y));
-        i += 1;
-    }
-    y
-}
-
 /// g/C² at total depth h: zero without friction; Chézy C; Manning C² = h^⅓/n², so g·n²·h^(−⅓).
 #[inline(always)]
 pub fn friction_factor<T: Real>(k: &Params<T>, h: T) -> T {
     match k.law {
         FrictionLaw::None => T::ZERO,
         FrictionLaw::Chezy => k.g / (k.friction * k.friction),
-        FrictionLaw::Manning => k.g * k.friction * k.friction * recip_cbrt(h),
+        FrictionLaw::Manning => k.g * k.friction * k.friction * h.recip_cbrt(),
     }
 }
 

@@ -525,19 +525,6 @@ pub fn cell_bed<T: Real>(sw: T, se: T, nw: T, ne: T) -> T {
     T::HALF * T::HALF * ((sw + ne) + (se + nw))
 }
 
-/// Cube root for positive x, in f64 (bit-level first guess, then Newton steps).
-#[inline(always)]
-pub fn cbrt_pos(x: f64) -> f64 {
-    let bits = x.to_bits();
-    let mut y = f64::from_bits(bits / 3 + 0x2A9F_7893_782D_A1CE);
-    let mut n = 0;
-    while n < 4 {
-        y = y - (y * y * y - x) / (3.0 * y * y);
-        n += 1;
-    }
-    y
-}
-
 /// Manning friction coefficient C_f = g n² |q| / h^{7/3} (of d(hu)/dt = −C_f·hu) with `g_n2`
 /// the cell's g·n² (`k.g_n2`, or the cell's entry of a friction field: `friction.rs`), 0 when
 /// dry or frictionless. |q|² is formed by products and a sum each rounded on its own
@@ -549,7 +536,7 @@ pub fn cbrt_pos(x: f64) -> f64 {
 pub fn friction<T: Real>(k: &Coeffs<T>, g_n2: T, h: T, hu: T, hv: T) -> T {
     if g_n2 > T::ZERO && h > k.dry {
         let q = hu.mul_rn(hu).add_rn(hv.mul_rn(hv)).sqrt();
-        g_n2 * q / (h * h * T::from_f64(cbrt_pos(h.to_f64())))
+        g_n2 * q * h.recip_cbrt() / (h * h)
     } else {
         T::ZERO
     }
