@@ -133,9 +133,9 @@ pub trait Real:
     fn add_rn(self, other: Self) -> Self {
         self + other
     }
-    /// x^(−⅓) for a positive normal x, within 2 ulps, without a division: a first guess from
-    /// x's bits as an f64 (the exponent divided by −3, within 3.5% of the root), then four
-    /// Newton steps y ← y·(4 − x·y³)/3, each of which takes a relative error e to about −2e²
+    /// x^(−⅓) for a positive normal x, within 2 ulps, without a division (∞ at +0, NaN below
+    /// it): a first guess from x's bits as an f64 (the exponent divided by −3, within 3.5% of
+    /// the root), then four Newton steps y ← y·(4 − x·y³)/3, each of which takes a relative error e to about −2e²
     /// (3.4e-2, 2.4e-3, 1.1e-5, 2.6e-10, then the rounding of the last step). A fixed number of
     /// steps, so that a kernel has no data-dependent loop; the GPU has no libm, and a cube root
     /// by Newton's method would take a division a step.
@@ -149,7 +149,15 @@ pub trait Real:
             y = third * y * (four - self * (y * y * y));
             i += 1;
         }
-        y
+        // Outside its domain as 1/∛x is: ∞ at +0; NaN at a negative x or NaN, so that a depth
+        // gone negative fails the step at once, as a square root of it would.
+        if self > Self::ZERO {
+            y
+        } else if self == Self::ZERO {
+            Self::INFINITY
+        } else {
+            Self::NAN
+        }
     }
     #[inline(always)]
     fn powi(self, n: u32) -> Self {
@@ -445,6 +453,8 @@ mod tests {
             worst32 = worst32.max((y32 * (x32 as f64).cbrt() - 1.0).abs() / f32::EPSILON as f64);
         }
         assert!(worst64 < 2.0 && worst32 < 2.0, "{worst64} ulp (f64), {worst32} ulp (f32)");
+        assert!(0.0f64.recip_cbrt() == f64::INFINITY && 0.0f32.recip_cbrt() == f32::INFINITY);
+        assert!((-1.0f64).recip_cbrt().is_nan() && (-1e-3f32).recip_cbrt().is_nan() && f64::NAN.recip_cbrt().is_nan());
     }
 
     /// Random f64s of `bits` random mantissa bits over exponents −60…60 (an LCG: no dependency).
