@@ -493,11 +493,33 @@ fn describe_side(b: &Boundary) -> String {
     }
 }
 
+impl AdiCase {
+    /// The start's Courant number √(g h_max)Δt/Δx of the fixed Δt.
+    fn courant(&self) -> f64 {
+        let s = &self.setup;
+        let d_max = s.depth.iter().zip(&s.zeta).fold(0.0f64, |a, (d, z)| a.max(d + z));
+        (s.g * d_max).sqrt() * s.dt / s.dx.min(s.dy)
+    }
+
+    /// What a run that failed can change: the step is the case's, fixed. Past a Courant number
+    /// of 1 the implicit sweeps stay stable, but the explicit terms and the drying rules can
+    /// fall behind fast flow over the flats (a finer grid at the same Courant number resolves
+    /// faster flow), so the line suggests a smaller Δt there.
+    fn dt_hint(&self) -> String {
+        let courant = self.courant();
+        let advice = if courant > 1.0 { ": a smaller --dt may hold it" } else { "" };
+        format!(
+            " (Δt = {} s, Courant number √(g h_max)Δt/Δx = {} at the start{advice})",
+            num(self.setup.dt),
+            approx(courant)
+        )
+    }
+}
+
 impl Simulation for AdiCase {
     fn describe(&self) -> String {
         let s = &self.setup;
-        let d_max = s.depth.iter().zip(&s.zeta).fold(0.0f64, |a, (d, z)| a.max(d + z));
-        let courant = (s.g * d_max).sqrt() * s.dt / s.dx.min(s.dy);
+        let courant = self.courant();
         let friction = match s.friction {
             Friction::None => "no friction".to_string(),
             Friction::Chezy(c) => format!("Chézy {} m^½/s", num(c)),
@@ -644,12 +666,12 @@ impl Simulation for AdiCase {
     fn check<T: Real>(&self, state: &State<T>) -> Option<String> {
         let h = state.field("h")?;
         let k = h.data.iter().position(|v| v.to_f64() < 0.0)?;
-        Some(format!("negative depth {} = {}", self.mesh().cell_note("h", k), h.data[k]))
+        Some(format!("negative depth {} = {}{}", self.mesh().cell_note("h", k), h.data[k], self.dt_hint()))
     }
     fn halted<T: Real>(&self, halt: &Halt, _state: &State<T>) -> String {
         match self.failure.lock().ok().and_then(|f| f.clone()) {
-            Some(why) => format!("{halt}: {why}"),
-            None => halt.to_string(),
+            Some(why) => format!("{halt}: {why}{}", self.dt_hint()),
+            None => format!("{halt}{}", self.dt_hint()),
         }
     }
     fn pictures<T: Real>(&self, state: &State<T>, album: &mut Album, dir: &mut RunDir) -> Result<()> {

@@ -300,6 +300,11 @@ fn a_blow_up_names_step_and_position_and_keeps_the_last_good_state() {
     // non-finite result the line and the position.
     let names_place = (e.contains("system") && e.contains("row")) || (e.contains("line") && e.contains("position"));
     assert!(e.contains("blew up") && e.contains("adi: step") && e.contains("-sweep") && names_place, "{e}");
+    // The fixed Δt and its Courant number, which a user can change; 0.16 is no reason to, 1.6 is.
+    assert!(e.contains("Δt = 1 s, Courant number") && !e.contains("--dt"), "{e}");
+    let coarse = [("time.dt", "10.0"), ("output.snapshots", "[]")];
+    let e10 = run("seiche", &[&set[..], &coarse].concat(), "\"f32\"", &dir).unwrap_err().to_string();
+    assert!(e10.contains("Δt = 10 s, Courant number") && e10.contains("a smaller --dt"), "{e10}");
     assert_eq!(e.lines().count(), 1, "{e}");
     assert!(last_good_zeta(&dir).iter().all(|v| v.is_finite()), "the kept state is not the last good one");
     eprintln!("{e}");
