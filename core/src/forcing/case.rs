@@ -442,13 +442,19 @@ fn level_side(c: &Check, key: &str, l: &LevelKeys, grid: &Grid2, t_end: f64) -> 
             c.positive(&sub("tide.period"), t.period)?;
             c.non_negative(&sub("tide.amplitude"), t.amplitude)?;
             let dt = t.period / TIDE_POINTS as f64;
-            let count = (t_end / dt).ceil() as usize + 1;
-            if count > 10_000_000 {
+            // Counted in f64: a run of 1e30 s would overflow a usize.
+            let count = (t_end / dt).ceil() + 1.0;
+            if count > 1e7 {
                 return c.fail(
                     &sub("tide.period"),
-                    format!("{} s: {count} points over the run; a tide's period is hours", num(t.period)),
+                    format!(
+                        "{} s over a run of {} s: {count:.3e} points of the tide ({TIDE_POINTS} a period), more than 10⁷; a tide's period is hours, and a run this long takes a level series",
+                        num(t.period),
+                        num(t_end)
+                    ),
                 );
             }
+            let count = count as usize;
             let phase = t.phase.to_radians();
             let points: Vec<(f64, f64)> = (0..=count)
                 .map(|k| {

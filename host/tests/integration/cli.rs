@@ -650,6 +650,11 @@ fn bad_forcing_is_refused_with_one_line() {
             "[[forcing.level]]\nside = \"west\"\ntide = { amplitude = 1.0, period = 0.0 }\n",
             "forcing.level[0].tide.period",
         ),
+        // 1.5e34 samples of the tide over the run: more than a usize counts.
+        (
+            "[[forcing.level]]\nside = \"west\"\ntide = { amplitude = 1.0, period = 1e-30 }\n",
+            "points of the tide (256 a period), more than 10⁷",
+        ),
         (
             "[[forcing.level]]\nside = \"west\"\nlevel = 1.0\n[[forcing.level]]\nside = \"west\"\nfrom = 0.0\nto = 30.0\nlevel = 2.0\n",
             "overlaps",
