@@ -3,8 +3,8 @@
 //! PCR, CR-PCR, where a line fits one block) and the automatic choice up to 3008², the automatic
 //! choice alone above it, each with the y-sweep over transposed copies (the default) and over
 //! columns (variant `<strategy>, y columns`), beside the CPU reference's step on one thread and
-//! on all threads, and the default design's step followed by the products' update (gauges and
-//! maxima) a run keeps after every step. GB/s count the fewest bytes a sweep must move: per
+//! on all threads, the default design's step with Manning friction and with rain on a soil, and
+//! followed by the products' update (gauges and maxima) a run keeps after every step. GB/s count the fewest bytes a sweep must move: per
 //! cell it reads ζ, d, the along flux and the across flux's two levels and writes ζ and the
 //! along flux (7 words), and reads and writes the wet map (2 bytes); a step is two sweeps. The
 //! transposed design's extra copies (p and q written twice, ζ^{n+½} and its wet map written
@@ -25,7 +25,7 @@ use crate::{GpuReal, Result};
 /// `hydrokern bench adi`.
 pub const SUITE: crate::bench::Suite = crate::bench::Suite {
     name: "adi",
-    about: "ADI (MIKE 21 HD) x-sweep, y-sweep and step per strategy (thomas, twisted, partition, pcr, cr-pcr, auto; above 3008² auto alone), the y-sweep over transposed copies (the default) and over columns (\"<strategy>, y columns\"), f32 and f64, 256² to 8192² and 3008² (sizes: edges), CPU reference step on 1 and all threads up to 3008²; the auto step with the gauges' and maxima's update after it; GB/s by 7 words + 2 bytes a cell a sweep for both designs (the transposed copies are the design's cost, not counted)",
+    about: "ADI (MIKE 21 HD) x-sweep, y-sweep and step per strategy (thomas, twisted, partition, pcr, cr-pcr, auto; above 3008² auto alone), the y-sweep over transposed copies (the default) and over columns (\"<strategy>, y columns\"), f32 and f64, 256² to 8192² and 3008² (sizes: edges), CPU reference step on 1 and all threads up to 3008²; the auto step with Manning's n, with rain on a Green–Ampt soil and with the gauges' and maxima's update after it; GB/s by 7 words + 2 bytes a cell a sweep for both designs (the transposed copies are the design's cost, not counted)",
     parts: &[],
     run,
 };
@@ -119,7 +119,10 @@ fn size<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usiz
         report.push("adi step", &variant, &label, T::NAME, m.median_ms, 2.0 * moved, None, note.clone());
         if strategy == Strategy::Auto && y_sweep == YSweep::Transposed {
             drop(runs);
-            forced_step::<T>(gpu, opts, report, n, copies, (&variant, &label), (m.median_ms, moved, &note))?;
+            let alone = (m.median_ms, moved, note.as_str());
+            for with in [With::Manning, With::RainOnSoil] {
+                step_with::<T>(gpu, opts, report, n, copies, with, (&variant, &label), alone)?;
+            }
             let mut runs: Vec<GpuAdi<T>> =
                 (0..copies).map(|_| GpuAdi::with_y_sweep(gpu, &cpu, strategy, y_sweep)).collect::<Result<_>>()?;
             products_step(gpu, opts, report, &cpu, &mut runs, (&variant, &label), (m.median_ms, moved, note))?;
@@ -128,44 +131,55 @@ fn size<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usiz
     Ok(())
 }
 
-/// The default design's step with rain on a Green–Ampt soil (the forcing's pass over every
-/// cell after the y-sweep), in the same run as the step alone (`alone`: its median, bytes,
-/// note). The pass reads ζ, d, the wet flag and the soil's total and writes three of them.
-fn forced_step<T: GpuReal>(
+/// What [`step_with`] changes in the bench's basin.
+#[derive(Clone, Copy)]
+enum With {
+    /// Manning's n = 0.03 in place of Chézy 50: the friction's h^(−⅓) at every face.
+    Manning,
+    /// Rain on a Green–Ampt soil: the forcing's pass over every cell after the y-sweep, which
+    /// reads ζ, d, the wet flag and the soil's total and writes three of them.
+    RainOnSoil,
+}
+
+/// The default design's step on the bench's basin changed as `with` says, in the same run as
+/// the step alone (`alone`: its median, bytes, note).
+#[allow(clippy::too_many_arguments)]
+fn step_with<T: GpuReal>(
     gpu: &Gpu,
     opts: &BenchOptions,
     report: &mut Report,
     n: usize,
     copies: usize,
+    with: With,
     (variant, label): (&str, &str),
     (alone, moved, note): (f64, f64, &str),
 ) -> Result<()> {
     use crate::forcing::{GreenAmpt, RAIN, Series};
+    let word = std::mem::size_of::<T>() as f64;
     let mut setup = Setup::busy_basin(n);
-    setup.forcing.rain = Some(Series::from_points("bench", &[(0.0, 1e-5), (1e9, 1e-5)], &RAIN, "s", "m/s")?);
-    setup.forcing.soil = Some(GreenAmpt { ks: 1e-6, suction: 0.2, deficit: 0.3 }.into());
+    let (name, pass) = match with {
+        With::Manning => {
+            setup.friction = super::Friction::Manning(0.03);
+            ("Manning n = 0.03", 0.0)
+        }
+        With::RainOnSoil => {
+            setup.forcing.rain = Some(Series::from_points("bench", &[(0.0, 1e-5), (1e9, 1e-5)], &RAIN, "s", "m/s")?);
+            setup.forcing.soil = Some(GreenAmpt { ks: 1e-6, suction: 0.2, deficit: 0.3 }.into());
+            ("rain on a Green–Ampt soil", (n * n) as f64 * (5.0 * word + 2.0))
+        }
+    };
     let cpu = Adi::<T>::new(&setup)?;
     let mut runs: Vec<GpuAdi<T>> = (0..copies)
         .map(|_| GpuAdi::with_y_sweep(gpu, &cpu, Strategy::Auto, YSweep::Transposed))
         .collect::<Result<_>>()?;
     let m = time_gpu(gpu, opts.warmup, opts.reps, |i| runs[i % copies].advance(1))?;
     for r in &mut runs {
-        r.check(gpu).map_err(|e| crate::Error::invalid(format!("{variant} with rain: the timed steps failed: {e}")))?;
+        r.check(gpu)
+            .map_err(|e| crate::Error::invalid(format!("{variant} with {name}: the timed steps failed: {e}")))?;
     }
-    let word = std::mem::size_of::<T>() as f64;
     let extra = m.median_ms / alone - 1.0;
-    let note = format!("{note}; rain on a Green–Ampt soil after every step: +{:.1}% on the step alone", 100.0 * extra);
-    let pass = (n * n) as f64 * (5.0 * word + 2.0);
-    report.push(
-        "adi step",
-        &format!("{variant}, rain on a Green–Ampt soil"),
-        label,
-        T::NAME,
-        m.median_ms,
-        2.0 * moved + pass,
-        None,
-        note,
-    );
+    let note = format!("{note}; {name}: {:+.1}% on the step alone", 100.0 * extra);
+    report.push("adi step", &format!("{variant}, {name}"), label, T::NAME, m.median_ms, 2.0 * moved + pass, None, note);
     Ok(())
 }
 
