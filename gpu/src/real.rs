@@ -135,10 +135,10 @@ pub trait Real:
     }
     /// x^(−⅓) for a positive normal x, within 2 ulps, without a division (∞ at +0, NaN below
     /// it): a first guess from x's bits as an f64 (the exponent divided by −3, within 3.5% of
-    /// the root), then four Newton steps y ← y·(4 − x·y³)/3, each of which takes a relative error e to about −2e²
-    /// (3.4e-2, 2.4e-3, 1.1e-5, 2.6e-10, then the rounding of the last step). A fixed number of
-    /// steps, so that a kernel has no data-dependent loop; the GPU has no libm, and a cube root
-    /// by Newton's method would take a division a step.
+    /// the root), then four Newton steps y ← y·(4 − x·y³)/3, each of which takes a relative
+    /// error e to about −2e² (3.4e-2, 2.4e-3, 1.1e-5, 2.6e-10, then the rounding of the last
+    /// step). A fixed number of steps, so that a kernel has no data-dependent loop; the GPU has
+    /// no libm, and a cube root by Newton's method would take a division a step.
     #[inline(always)]
     fn recip_cbrt(self) -> Self {
         let third = Self::ONE / Self::from_f64(3.0);

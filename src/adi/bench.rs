@@ -4,9 +4,10 @@
 //! choice alone above it, each with the y-sweep over transposed copies (the default) and over
 //! columns (variant `<strategy>, y columns`), beside the CPU reference's step on one thread and
 //! on all threads, the default design's step with Manning friction and with rain on a soil, and
-//! followed by the products' update (gauges and maxima) a run keeps after every step. GB/s count the fewest bytes a sweep must move: per
-//! cell it reads ζ, d, the along flux and the across flux's two levels and writes ζ and the
-//! along flux (7 words), and reads and writes the wet map (2 bytes); a step is two sweeps. The
+//! followed by the products' update (gauges and maxima) a run keeps after every step. GB/s
+//! count the fewest bytes a sweep must move: per cell it reads ζ, d, the along flux and the
+//! across flux's two levels and writes ζ and the along flux (7 words), and reads and writes
+//! the wet map (2 bytes); a step is two sweeps. The
 //! transposed design's extra copies (p and q written twice, ζ^{n+½} and its wet map written
 //! transposed) are its cost, not useful traffic: its rows count the same bytes. The problem: a
 //! closed basin 10 m deep with a hump of water, Chézy friction, wind, Coriolis and the
