@@ -5,7 +5,9 @@
 //! it in place of coefficient arrays, so a sweep reads the state once and writes it once.
 //!
 //! The index maps are written out here for the GPU alone (the CPU reference has its own, in
-//! `src/adi/cpu.rs`), so that the GPU ≡ CPU tests check them.
+//! `src/adi/cpu.rs`), so that the GPU ≡ CPU tests check them. Their offsets are 32-bit (the host
+//! refuses grids past 2³⁰ cells, so every offset fits): a load's address is then one
+//! multiply-add on the array's base, where 64-bit offsets took several instructions more.
 
 use super::Params;
 #[cfg(target_arch = "nvptx64")]
@@ -102,49 +104,49 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
     }
     /// Cell (j, k) of the grid in the arrays' layout (normal or transposed).
     #[inline(always)]
-    fn at_cell(&self, j: u32, k: u32) -> usize {
-        let (nx, ny) = (self.s.nx as usize, self.s.ny as usize);
-        if Self::INPUT_T { j as usize * ny + k as usize } else { k as usize * nx + j as usize }
+    fn at_cell(&self, j: u32, k: u32) -> u32 {
+        let (nx, ny) = (self.s.nx, self.s.ny);
+        if Self::INPUT_T { j * ny + k } else { k * nx + j }
     }
     /// The x-face j of row k (p).
     #[inline(always)]
-    fn at_p(&self, j: u32, k: u32) -> usize {
-        let (nx, ny) = (self.s.nx as usize, self.s.ny as usize);
-        if Self::INPUT_T { j as usize * ny + k as usize } else { k as usize * (nx + 1) + j as usize }
+    fn at_p(&self, j: u32, k: u32) -> u32 {
+        let (nx, ny) = (self.s.nx, self.s.ny);
+        if Self::INPUT_T { j * ny + k } else { k * (nx + 1) + j }
     }
     /// The y-face k of column j (q).
     #[inline(always)]
-    fn at_q(&self, j: u32, k: u32) -> usize {
-        let (nx, ny) = (self.s.nx as usize, self.s.ny as usize);
-        if Self::INPUT_T { j as usize * (ny + 1) + k as usize } else { k as usize * nx + j as usize }
+    fn at_q(&self, j: u32, k: u32) -> u32 {
+        let (nx, ny) = (self.s.nx, self.s.ny);
+        if Self::INPUT_T { j * (ny + 1) + k } else { k * nx + j }
     }
     /// Cell i of line l.
     #[inline(always)]
-    fn cell(&self, l: u32, i: u32) -> usize {
+    fn cell(&self, l: u32, i: u32) -> u32 {
         if Y { self.at_cell(l, i) } else { self.at_cell(i, l) }
     }
     /// Along face i (0..=along) of line l.
     #[inline(always)]
-    fn face(&self, l: u32, i: u32) -> usize {
+    fn face(&self, l: u32, i: u32) -> u32 {
         if Y { self.at_q(l, i) } else { self.at_p(i, l) }
     }
     /// The across face of cell i of line l on its low (s = 0) or high (s = 1) side.
     #[inline(always)]
-    fn across(&self, l: u32, i: u32, s: u32) -> usize {
+    fn across(&self, l: u32, i: u32, s: u32) -> u32 {
         if Y { self.at_p(l + s, i) } else { self.at_q(i, l + s) }
     }
     #[inline(always)]
-    unsafe fn at(p: *const T, o: usize) -> T {
-        unsafe { T::ldg(p.add(o)) }
+    unsafe fn at(p: *const T, o: u32) -> T {
+        unsafe { T::ldg(p.add(o as usize)) }
     }
     /// Total depth of cell o.
     #[inline(always)]
-    unsafe fn h(&self, o: usize) -> T {
+    unsafe fn h(&self, o: u32) -> T {
         unsafe { Self::at(self.d, o) + Self::at(self.zeta, o) }
     }
     #[inline(always)]
-    unsafe fn wet_at(&self, o: usize) -> bool {
-        unsafe { *self.wet.add(o) != 0 }
+    unsafe fn wet_at(&self, o: u32) -> bool {
+        unsafe { *self.wet.add(o as usize) != 0 }
     }
 
     /// What the rows of a face and of its cells read of cell i of line l: its elevation,
@@ -193,8 +195,14 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
     /// The row of a boundary face (i = 0 or along) by its end's rule.
     #[inline(always)]
     unsafe fn end(&self, l: u32, i: u32) -> Eq<T> {
-        let low = i == 0;
-        let e = if low { self.s.lo } else { self.s.hi };
+        // Each branch takes its end by value: a select between the two ends would be a select
+        // between their addresses, which puts the kernel's parameters in local memory.
+        unsafe { if i == 0 { self.end_of(l, i, self.s.lo, true) } else { self.end_of(l, i, self.s.hi, false) } }
+    }
+
+    /// The row of boundary face i of line l by the rule of its end `e` (`low`: i = 0).
+    #[inline(always)]
+    unsafe fn end_of(&self, l: u32, i: u32, e: End<T>, low: bool) -> Eq<T> {
         let inner = self.cell(l, if low { 0 } else { self.along() - 1 });
         unsafe {
             if e.kind == LAND || (e.kind == LEVEL && !self.wet_at(inner)) {
@@ -337,11 +345,11 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> Lines<T> for SweepLines<T,
         unsafe {
             if r & 1 == 1 {
                 let o = self.cell(l, i);
-                *self.zeta_out.add(o) = x;
+                *self.zeta_out.add(o as usize) = x;
                 let wet = super::wet_next(&self.s.k, self.wet_at(o), Self::at(self.d, o) + x);
-                *self.wet_out.add(o) = wet as u8;
+                *self.wet_out.add(o as usize) = wet as u8;
             } else {
-                *self.flux_out.add(self.face(l, i)) = x;
+                *self.flux_out.add(self.face(l, i) as usize) = x;
             }
         }
     }
