@@ -157,7 +157,7 @@ pub fn friction_factor<T: Real>(k: &Params<T>, h: T) -> T {
 pub fn momentum_row<T: Real>(k: &Params<T>, dir: Dir, m: &MomentumAt<T>) -> Eq<T> {
     let (dl, _) = k.spacing(dir);
     let h = face_depth(m);
-    let gg = k.dt * k.g * h / dl;
+    let gg = k.dt * k.g / dl * h;
     // A flux at rest is common: its speed and friction take the zero-dividend forms.
     let speed = (m.flux * m.flux + m.cross * m.cross).sqrt_often_zero();
     let fric = (k.dt * friction_factor(k, h) * speed).div_often_zero(h * h);
@@ -230,9 +230,9 @@ pub fn explicit<T: Real>(k: &Params<T>, dir: Dir, s: &Stencil<T>) -> T {
         if hmin > k.h_dry && hmin > T::ZERO {
             let c_lo = T::HALF * (s.f_lo + s.f);
             let c_hi = T::HALF * (s.f + s.f_hi);
-            // Fluxes at rest are common: every quotient of one takes the zero-dividend form.
-            let along =
-                ((c_hi * c_hi).div_often_zero(s.h_hi) - (c_lo * c_lo).div_often_zero(s.h_lo)).div_often_zero(dl);
+            // Each difference of two quotients over one denominator: a division a term (fluxes
+            // at rest are common, so it takes the zero-dividend form).
+            let along = (c_hi * c_hi * s.h_lo - c_lo * c_lo * s.h_hi).div_often_zero(s.h_hi * s.h_lo * dl);
             let quarter = T::HALF * T::HALF;
             let f_left = T::HALF * (s.f_left + s.f);
             let f_right = T::HALF * (s.f + s.f_right);
@@ -240,8 +240,7 @@ pub fn explicit<T: Real>(k: &Params<T>, dir: Dir, s: &Stencil<T>) -> T {
             let x_right = T::HALF * (s.x_right_lo + s.x_right_hi);
             let h_left = quarter * (s.h_lo + s.h_hi + s.h_left_lo + s.h_left_hi);
             let h_right = quarter * (s.h_lo + s.h_hi + s.h_right_lo + s.h_right_hi);
-            let across = ((f_right * x_right).div_often_zero(h_right) - (f_left * x_left).div_often_zero(h_left))
-                .div_often_zero(dc);
+            let across = (f_right * x_right * h_left - f_left * x_left * h_right).div_often_zero(h_left * h_right * dc);
             acc = -(along + across);
         }
     }
