@@ -7,13 +7,13 @@
 //! followed by the products' update (gauges and maxima) a run keeps after every step. GB/s
 //! count the fewest bytes a sweep must move: per cell it reads ζ, d, the along flux and the
 //! across flux's two levels and writes ζ and the along flux (7 words), and reads and writes
-//! the wet map (2 bytes); a step is two sweeps. The
-//! transposed design's extra copies (p and q written twice, ζ^{n+½} and its wet map written
-//! transposed) are its cost, not useful traffic: its rows count the same bytes. The problem: a
-//! closed basin 10 m deep with a hump of water, Chézy friction, wind, Coriolis and the
-//! convective terms on, Courant number √(gd)Δt/Δx ≈ 2; inputs rotate through several copies of
-//! the state where one would sit in the L2 cache, and the sweeps alone are timed on each copy's
-//! state after two steps, when the water moves (the start's fluxes are zero).
+//! the wet map (2 bytes); a step is two sweeps. The transposed design's extra copies (p and q
+//! written twice, ζ^{n+½} and its wet map written transposed) are its cost, not useful
+//! traffic: its rows count the same bytes. The problem: a closed basin 10 m deep with a hump
+//! of water, Chézy friction, wind, Coriolis and the convective terms on, Courant number
+//! √(gd)Δt/Δx ≈ 2; inputs rotate through several copies of the state where one would sit in
+//! the L2 cache, and the sweeps alone are timed on each copy's state after two steps, when the
+//! water moves (the start's fluxes are zero).
 
 use super::Setup;
 use super::cpu::Adi;
