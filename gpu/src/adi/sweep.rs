@@ -7,7 +7,9 @@
 //! The index maps are written out here for the GPU alone (the CPU reference has its own, in
 //! `src/adi/cpu.rs`), so that the GPU ≡ CPU tests check them. Their offsets are 32-bit (the host
 //! refuses grids past 2³⁰ cells, so every offset fits): a load's address is then one
-//! multiply-add on the array's base, where 64-bit offsets took several instructions more.
+//! multiply-add on the array's base, where 64-bit offsets took several instructions more. A
+//! row's neighbours along its line are read a step from its own cell's or face's address
+//! (`CellAt`), so where lines are contiguous they cost a constant offset, not an address.
 
 use super::Params;
 #[cfg(target_arch = "nvptx64")]
@@ -90,18 +92,17 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
     fn along(&self) -> u32 {
         if Y { self.s.ny } else { self.s.nx }
     }
-    /// Line l clamped to the grid (the mirror beyond its edges).
+    /// The lines beside line l, each clamped to the grid (the mirror beyond its edges).
     #[inline(always)]
-    fn clamp(&self, l: i64) -> u32 {
+    fn beside(&self, l: u32) -> (u32, u32) {
         let lines = if Y { self.s.nx } else { self.s.ny };
-        if l < 0 {
-            0
-        } else if l >= lines as i64 {
-            lines - 1
-        } else {
-            l as u32
-        }
+        (if l == 0 { 0 } else { l - 1 }, if l + 1 >= lines { lines - 1 } else { l + 1 })
     }
+    /// Whether a line's neighbours lie next to each other in every array (the x-sweep and the
+    /// transposed y-sweep): then a neighbour's address is its cell's or face's and a constant
+    /// offset. Along a column of the normal layout the step back is a 64-bit subtraction, which
+    /// costs more than the neighbour's own multiply-add.
+    const CONTIGUOUS: bool = !Y || TRANS;
     /// Cell (j, k) of the grid in the arrays' layout (normal or transposed).
     #[inline(always)]
     fn at_cell(&self, j: u32, k: u32) -> u32 {
@@ -139,25 +140,48 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
     unsafe fn at(p: *const T, o: u32) -> T {
         unsafe { T::ldg(p.add(o as usize)) }
     }
-    /// Total depth of cell o.
-    #[inline(always)]
-    unsafe fn h(&self, o: u32) -> T {
-        unsafe { Self::at(self.d, o) + Self::at(self.zeta, o) }
-    }
     #[inline(always)]
     unsafe fn wet_at(&self, o: u32) -> bool {
         unsafe { *self.wet.add(o as usize) != 0 }
+    }
+
+    /// Where cell i of line l lies in the arrays [`near`](Self::near) reads.
+    #[inline(always)]
+    unsafe fn cell_at(&self, l: u32, i: u32) -> CellAt<T> {
+        let o = self.cell(l, i) as usize;
+        let x = |s| unsafe { self.cross.add(self.across(l, i, s) as usize) };
+        unsafe { CellAt { zeta: self.zeta.add(o), d: self.d.add(o), wet: self.wet.add(o), x_lo: x(0), x_hi: x(1) } }
+    }
+
+    /// Where cell i − 1 of line l lies, given cell i's `c`.
+    #[inline(always)]
+    unsafe fn before(&self, l: u32, i: u32, c: CellAt<T>) -> CellAt<T> {
+        unsafe { if Self::CONTIGUOUS { c.back() } else { self.cell_at(l, i - 1) } }
+    }
+
+    /// The along flux's address at face i of line l.
+    #[inline(always)]
+    unsafe fn face_at(&self, l: u32, i: u32) -> *const T {
+        unsafe { self.flux.add(self.face(l, i) as usize) }
+    }
+
+    /// The along flux's address at face i + 1 (`up`) or i − 1 of line l, given face i's `f`.
+    #[inline(always)]
+    unsafe fn face_beside(&self, l: u32, i: u32, f: *const T, up: bool) -> *const T {
+        unsafe {
+            if Self::CONTIGUOUS {
+                if up { f.add(1) } else { f.sub(1) }
+            } else {
+                self.face_at(l, if up { i + 1 } else { i - 1 })
+            }
+        }
     }
 
     /// What the rows of a face and of its cells read of cell i of line l: its elevation,
     /// depth, wet flag and the across flux (its time-centred level) at both its sides.
     #[inline(always)]
     unsafe fn near(&self, l: u32, i: u32) -> Near<T> {
-        let o = self.cell(l, i);
-        let x = |s| unsafe { Self::at(self.cross, self.across(l, i, s)) };
-        unsafe {
-            Near { zeta: Self::at(self.zeta, o), d: Self::at(self.d, o), wet: self.wet_at(o), x_lo: x(0), x_hi: x(1) }
-        }
+        unsafe { self.cell_at(l, i).near() }
     }
 
     /// The along flux's old level at face i of line l.
@@ -232,9 +256,19 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
     }
 
     /// The row of inner face i (between cells i − 1 and i, `lo` and `hi` read by
-    /// [`near`](Self::near)), whose old flux is `flux`: momentum if open, else closed.
+    /// [`near`](Self::near)), whose old flux `f` points at and is `flux`; `flux_hi` gives the
+    /// next face's: momentum if open, else closed.
     #[inline(always)]
-    unsafe fn inner(&self, l: u32, i: u32, lo: &Near<T>, hi: &Near<T>, flux: T) -> Eq<T> {
+    unsafe fn inner(
+        &self,
+        l: u32,
+        i: u32,
+        lo: &Near<T>,
+        hi: &Near<T>,
+        f: *const T,
+        flux: T,
+        flux_hi: impl FnOnce() -> T,
+    ) -> Eq<T> {
         let k = &self.s.k;
         if !super::face_open(k, (lo.wet, hi.wet), (lo.zeta, hi.zeta), (lo.d, hi.d)) {
             return super::closed_row(T::ZERO);
@@ -242,11 +276,18 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
         unsafe {
             // The explicit terms' stencil only when a term is on (uniform over the launch).
             let explicit = if k.convection != 0 || k.eddy > T::ZERO {
-                let (left, right) = (self.clamp(l as i64 - 1), self.clamp(l as i64 + 1));
+                let (left, right) = self.beside(l);
+                // Total depths of cells i − 1 and i of a line beside.
+                let h_of = |line: u32| {
+                    let c = self.cell_at(line, i);
+                    let b = self.before(line, i, c);
+                    (T::ldg(b.d) + T::ldg(b.zeta), T::ldg(c.d) + T::ldg(c.zeta))
+                };
+                let ((h_left_lo, h_left_hi), (h_right_lo, h_right_hi)) = (h_of(left), h_of(right));
                 let s = Stencil {
                     f: flux,
-                    f_lo: self.flux_at(l, i - 1),
-                    f_hi: self.flux_at(l, i + 1),
+                    f_lo: T::ldg(self.face_beside(l, i, f, false)),
+                    f_hi: flux_hi(),
                     f_left: self.flux_at(left, i),
                     f_right: self.flux_at(right, i),
                     x_left_lo: lo.x_lo,
@@ -255,10 +296,10 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
                     x_right_hi: hi.x_hi,
                     h_lo: lo.d + lo.zeta,
                     h_hi: hi.d + hi.zeta,
-                    h_left_lo: self.h(self.cell(left, i - 1)),
-                    h_left_hi: self.h(self.cell(left, i)),
-                    h_right_lo: self.h(self.cell(right, i - 1)),
-                    h_right_hi: self.h(self.cell(right, i)),
+                    h_left_lo,
+                    h_left_hi,
+                    h_right_lo,
+                    h_right_hi,
                 };
                 super::explicit(k, Self::DIR, &s)
             } else {
@@ -274,6 +315,48 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
                 explicit,
             };
             super::momentum_row(k, Self::DIR, &m)
+        }
+    }
+}
+
+/// Where one cell lies in the arrays its rows read (ζ, d, wet, and the across flux on its low
+/// and high side): a cell's neighbours along its line are a step from these.
+#[cfg(target_arch = "nvptx64")]
+#[derive(Clone, Copy)]
+struct CellAt<T> {
+    zeta: *const T,
+    d: *const T,
+    wet: *const u8,
+    x_lo: *const T,
+    x_hi: *const T,
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl<T: DeviceReal> CellAt<T> {
+    /// The cell before along a contiguous line.
+    #[inline(always)]
+    unsafe fn back(self) -> Self {
+        unsafe {
+            CellAt {
+                zeta: self.zeta.sub(1),
+                d: self.d.sub(1),
+                wet: self.wet.sub(1),
+                x_lo: self.x_lo.sub(1),
+                x_hi: self.x_hi.sub(1),
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn near(self) -> Near<T> {
+        unsafe {
+            Near {
+                zeta: T::ldg(self.zeta),
+                d: T::ldg(self.d),
+                wet: *self.wet != 0,
+                x_lo: T::ldg(self.x_lo),
+                x_hi: T::ldg(self.x_hi),
+            }
         }
     }
 }
@@ -313,7 +396,10 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> Lines<T> for SweepLines<T,
             } else if i == 0 || i == self.along() {
                 self.end(l, i)
             } else {
-                self.inner(l, i, &self.near(l, i - 1), &self.near(l, i), self.flux_at(l, i))
+                let c = self.cell_at(l, i);
+                let f = self.face_at(l, i);
+                let hi = || T::ldg(self.face_beside(l, i, f, true));
+                self.inner(l, i, &self.before(l, i, c).near(), &c.near(), f, T::ldg(f), hi)
             }
         }
     }
@@ -332,9 +418,11 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> Lines<T> for SweepLines<T,
                 };
                 return (self.end(l, j), cell);
             }
-            let (lo, hi) = (self.near(l, j - 1), self.near(l, j));
-            let (flux_lo, flux_hi) = (self.flux_at(l, j), self.flux_at(l, j + 1));
-            (self.inner(l, j, &lo, &hi, flux_lo), self.mass(l, j, &hi, flux_lo, flux_hi))
+            let c = self.cell_at(l, j);
+            let (lo, hi) = (self.before(l, j, c).near(), c.near());
+            let f = self.face_at(l, j);
+            let (flux_lo, flux_hi) = (T::ldg(f), T::ldg(self.face_beside(l, j, f, true)));
+            (self.inner(l, j, &lo, &hi, f, flux_lo, || flux_hi), self.mass(l, j, &hi, flux_lo, flux_hi))
         }
     }
 
