@@ -7,7 +7,7 @@ use hydrokern::tridiag::{Batch, Layout, Shape, cpu};
 use hydrokern::{GpuReal, Real};
 use kernels::tridiag::{
     Eq, Row, chunk_interior, chunk_len, chunk_reduce, normalize, partition_chunks, partition_pitch, partition_slot,
-    partition_span, pcr_row, pivot_ok, reduced_len, reduced_row, thomas_row, twist,
+    partition_span, pcr_row, pivot_ok, reduced_len, reduced_row, reduced_slot, thomas_row, twist,
 };
 use std::cell::RefCell;
 
@@ -78,7 +78,7 @@ fn partition_emulated<T: Real>(host: &Batch<T>, lg: u32, g: u32) -> (Vec<T>, boo
             }
             let m = reduced_len(n, lg);
             assert!(m <= 2 * chunks && m >= 1);
-            let rslot = |q: u32| base + partition_slot(n, reduced_row(n, lg, q), lg) as usize;
+            let rslot = |q: u32| base + reduced_slot(n, lg, q) as usize;
             let mut t = 1;
             while t < m {
                 let new: Vec<Row<T>> = (0..m)
@@ -225,6 +225,13 @@ fn partition_chunks_cover_every_row_once() {
                 }
             }
             assert!(3 * chunks * pitch <= partition_span(n, lg));
+            // Reduced equation q: chunk q/2's first row (q even) or last (q odd).
+            for q in 0..reduced_len(n, lg) {
+                let row = reduced_row(n, lg, q);
+                let (j, first) = ((q / 2) as usize, lens[..(q / 2) as usize].iter().sum::<u32>());
+                assert_eq!(row, if q % 2 == 0 { first } else { first + lens[j] - 1 }, "n {n} lg {lg} q {q}");
+                assert_eq!(reduced_slot(n, lg, q), partition_slot(n, row, lg), "n {n} lg {lg} q {q}");
+            }
         }
     }
     // An ADI line of 2048 cells: 4097 unknowns in 256 chunks of 16, the last of 17.

@@ -4,7 +4,7 @@ use super::io::{names, report};
 use super::lines::{Arrays, Lines, staging_order};
 use super::{
     Dims, Eq, Row, chunk_interior, chunk_len, chunk_reduce, eq_finite, fail_code, normalize, partition_chunks,
-    partition_pitch, partition_slot, partition_span, pcr_row, pivot_ok, reduced_len, reduced_row,
+    partition_pitch, partition_slot, partition_span, pcr_row, pivot_ok, reduced_len, reduced_row, reduced_slot,
 };
 use crate::device::{DeviceReal, shared, thread};
 use core::intrinsics::{unchecked_div, unchecked_rem};
@@ -158,7 +158,7 @@ pub(crate) unsafe fn partition_lines<T: DeviceReal, L: Lines<T>>(p: Dims, lines:
 
         // 3. PCR on the reduced system (m ≤ 2·blockDim.x equations: two per thread), in place.
         let m = reduced_len(n, lg);
-        let rslot = |q: u32| partition_slot(n, reduced_row(n, lg, q), lg);
+        let rslot = |q: u32| reduced_slot(n, lg, q);
         let mut t = 1;
         while t < m {
             let mut new = [Row::<T>::ZERO; 2];
