@@ -187,7 +187,7 @@ impl<T: DeviceReal, const Y: bool, const TRANS: bool> SweepLines<T, Y, TRANS> {
     /// The along flux's old level at face i of line l.
     #[inline(always)]
     unsafe fn flux_at(&self, l: u32, i: u32) -> T {
-        unsafe { Self::at(self.flux, self.face(l, i)) }
+        unsafe { T::ldg(self.face_at(l, i)) }
     }
 
     /// The across flux at along face i of line l: the mean of the four across faces of the
