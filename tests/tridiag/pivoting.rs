@@ -10,7 +10,8 @@ use hydrokern::runtime::Backend;
 use hydrokern::tridiag::{Algorithm, Batch, Choice, Layout, Limits, Shape, Solver, backward_error, cpu};
 use hydrokern::{GpuReal, Real};
 use kernels::tridiag::{
-    Eq, URow, lu_solve, spike_ends, spike_fill, spike_interior, spike_level_chunks, spike_reduce, spike_start,
+    Eq, URow, lu_solve, lu_solve_grouped, spike_ends, spike_fill, spike_interior, spike_level_chunks, spike_reduce,
+    spike_start,
 };
 use proptest::prelude::*;
 use std::cell::RefCell;
@@ -174,6 +175,62 @@ proptest! {
     fn cpu_lu_finds_exact_solutions(coeffs in prop::collection::vec((-4i8..=4, -4i8..=4, -4i8..=4, -3i8..=3), 1..30)) {
         check_exact::<f64>(coeffs.len(), &coeffs)?;
         check_exact::<f32>(coeffs.len(), &coeffs)?;
+    }
+}
+
+/// One system through `lu_solve` (G = 1) or `lu_solve_grouped::<G>`: x, the rows of U as
+/// stored, and the row blamed.
+fn lu_grouped<const G: usize>(eqs: &[Eq<f32>]) -> (Vec<u32>, Vec<[u32; 3]>, u32) {
+    let n = eqs.len();
+    let u = RefCell::new(vec![[0u32; 3]; n]);
+    let x = RefCell::new(vec![0u32; n]);
+    let eq = |i: u32| eqs[i as usize];
+    let put = |i: u32, r: URow<f32>| u.borrow_mut()[i as usize] = [r.u1.to_bits(), r.u2.to_bits(), r.y.to_bits()];
+    let get = |i: u32| {
+        let [u1, u2, y] = u.borrow()[i as usize];
+        URow { u1: f32::from_bits(u1), u2: f32::from_bits(u2), y: f32::from_bits(y) }
+    };
+    let set_x = |i: u32, v: f32| x.borrow_mut()[i as usize] = v.to_bits();
+    let bad = if G == 1 {
+        lu_solve(n as u32, eq, put, get, set_x, 0.0)
+    } else {
+        lu_solve_grouped::<f32, f32, G>(n as u32, eq, put, get, set_x, 0.0)
+    };
+    (x.into_inner(), u.into_inner(), bad)
+}
+
+proptest! {
+    #![proptest_config(crate::common::config(cases(64), file!()))]
+    /// LU loading equations in groups, a group ahead (the GPU kernel's), steps as `lu_solve`
+    /// does: the same x, rows of U and blamed row, bit for bit, for every group size, on
+    /// lengths that end groups anywhere and systems with a zero pivot or a bad value placed at
+    /// random.
+    #[test]
+    fn lu_in_groups_is_lu_bit_for_bit(
+        rows in prop::collection::vec((-4.0f32..4.0, -4.0f32..4.0, -4.0f32..4.0, -4.0f32..4.0), 1..70),
+        spoil in prop::option::of((0usize..70, 0usize..5)),
+    ) {
+        let n = rows.len();
+        let mut eqs: Vec<Eq<f32>> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, &(a, b, c, d))| Eq { a: if i == 0 { 0.0 } else { a }, b, c: if i + 1 == n { 0.0 } else { c }, d })
+            .collect();
+        if let Some((i, what)) = spoil {
+            let e = &mut eqs[i % n];
+            match what {
+                0 => (e.a, e.b) = (0.0, 0.0),
+                1 => e.b = f32::NAN,
+                2 => e.d = f32::INFINITY,
+                3 => e.c = f32::NAN,
+                _ => (e.a, e.b, e.c) = (0.0, 0.0, 0.0),
+            }
+        }
+        let one = lu_grouped::<1>(&eqs);
+        prop_assert_eq!(&lu_grouped::<2>(&eqs), &one);
+        prop_assert_eq!(&lu_grouped::<7>(&eqs), &one);
+        prop_assert_eq!(&lu_grouped::<8>(&eqs), &one);
+        prop_assert_eq!(&lu_grouped::<16>(&eqs), &one);
     }
 }
 

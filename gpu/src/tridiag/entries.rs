@@ -3,8 +3,10 @@
 //! - `tridiag_thomas`: one thread per system (the MIKE 21 thesis's S1), any layout through `Dims`
 //!   (coalesced in the interleaved layout, where consecutive threads read consecutive words);
 //!   rows are loaded in groups of `SWEEP_GROUP` (16) so that a thread keeps several loads in
-//!   flight (`sweep_forward`, `sweep_back`, shared with the twisted kernel, which loads
-//!   `TWISTED_GROUP` (8) at once).
+//!   flight, each group's loads issued before the group before is eliminated
+//!   (`sweep_forward_ahead` in f32, where two groups of equations fit the registers one f64
+//!   group takes; `sweep_back_ahead` in both); the plain `sweep_forward` and `sweep_back` are
+//!   shared with the twisted kernel, which loads `TWISTED_GROUP` (8) at once.
 //! - `tridiag_thomas_contiguous`: one thread per system for the contiguous layout (and the
 //!   rows of a padded field: any layout whose unknowns of a system are consecutive), coalesced
 //!   by staging: each warp loads a chunk of `2^chunk` rows of its 32 systems cooperatively
@@ -42,6 +44,8 @@
 //! - `tridiag_lu`: LU with partial pivoting (LAPACK's gtsv, `mod.rs`), one thread per
 //!   system, any layout; for systems that are not diagonally dominant. U's two
 //!   superdiagonals go to the workspace (2 words per unknown), its right-hand side to x.
+//!   Equations and rows of U are loaded 16 (f32) or 8 (f64) at a time, a group ahead of the
+//!   steps (`lu_solve_grouped`).
 //! - `tridiag_spike`: SPIKE with partial pivoting (`mod.rs`) for few long systems: one block
 //!   per system, one thread per chunk (LU with partial pivoting on its interior for three
 //!   right-hand sides), thread 0 solves the reduced system of the chunks' ends by LU in shared

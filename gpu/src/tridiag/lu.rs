@@ -2,9 +2,16 @@
 //! diagonal-dominance check the automatic choice runs first.
 
 use super::io::{load, report};
-use super::{Dims, URow, dominant, fail_code, lu_solve};
+use super::{Dims, URow, dominant, fail_code, lu_solve_grouped};
 use crate::device::{DeviceReal, thread, warp};
 use core::intrinsics::{unchecked_div, unchecked_rem};
+
+/// Equations (and rows of U on the way back) a thread loads at once, a group ahead of its
+/// steps (`lu_solve_grouped`): one thread per system has nothing else to hide its loads'
+/// latency behind. Two groups of f64 equations take the registers of two of f32 at half the
+/// rows.
+const LU_GROUP_F32: usize = 16;
+const LU_GROUP_F64: usize = 8;
 
 /// One thread per system, any layout. `w` holds 2·`p.span()` values: u1 then u2 of U's rows,
 /// each at the positions of x; U's y goes to x, which the back substitution overwrites.
@@ -33,18 +40,19 @@ pub(super) unsafe fn lu<T: DeviceReal>(
     let at = |i: u32| p.at(k, i);
     unsafe {
         let (w1, w2) = (w, w.add(p.span()));
-        let bad = lu_solve(
-            n,
-            |i| load(a, b, c, d, at(i), i, n),
-            |i, u: URow<T>| {
-                *w1.add(at(i)) = u.u1;
-                *w2.add(at(i)) = u.u2;
-                *x.add(at(i)) = u.y;
-            },
-            |i| URow { u1: *w1.add(at(i)), u2: *w2.add(at(i)), y: *x.add(at(i)) },
-            |i, v| *x.add(at(i)) = v,
-            T::ZERO,
-        );
+        let eq = |i| load(a, b, c, d, at(i), i, n);
+        let put = |i, u: URow<T>| {
+            *w1.add(at(i)) = u.u1;
+            *w2.add(at(i)) = u.u2;
+            *x.add(at(i)) = u.y;
+        };
+        let get = |i| URow { u1: *w1.add(at(i)), u2: *w2.add(at(i)), y: *x.add(at(i)) };
+        let set_x = |i, v| *x.add(at(i)) = v;
+        let bad = if size_of::<T>() == 4 {
+            lu_solve_grouped::<T, T, LU_GROUP_F32>(n, eq, put, get, set_x, T::ZERO)
+        } else {
+            lu_solve_grouped::<T, T, LU_GROUP_F64>(n, eq, put, get, set_x, T::ZERO)
+        };
         if bad != u32::MAX {
             report(status, fail_code(n, k, bad));
         }

@@ -233,6 +233,34 @@ pub fn lu_back<T: Real, R: Rhs<T>>(u: URow<T, R>, x1: R, x2: R) -> R {
     u.y.sub_mul(u.u1, x1).sub_mul(u.u2, x2)
 }
 
+/// Most equations [`lu_solve_grouped`] loads at once (the lists it unrolls).
+pub const LU_GROUP_MAX: usize = 16;
+
+/// A row of U that the back substitution can use: a usable pivot and finite entries.
+#[inline(always)]
+fn lu_usable<T: Real, R: Rhs<T>>(u: URow<T, R>, pivot: T) -> bool {
+    pivot_ok(pivot) && u.u1.is_finite() && u.u2.is_finite() && u.y.finite()
+}
+
+/// Step i of [`lu_forward`] on equation i+1 (`e`), keeping in `bad` the first row to blame
+/// (`e`'s own row for a non-finite coefficient, row i for an unusable row of U).
+#[inline(always)]
+fn lu_checked_step<T: Real, R: Rhs<T>>(
+    pend: Pending<T, R>,
+    e: Eq<T, R>,
+    i: u32,
+    bad: &mut u32,
+) -> (URow<T, R>, Pending<T, R>) {
+    if !eq_finite(e) && *bad == u32::MAX {
+        *bad = i + 1;
+    }
+    let (u, pivot, next) = lu_step(pend, e);
+    if !lu_usable(u, pivot) && *bad == u32::MAX {
+        *bad = i;
+    }
+    (u, next)
+}
+
 /// The forward elimination of [`lu_solve`] (`put(i, u)` stores row i of U): the last row of U
 /// and the row to blame so far (the first non-finite coefficient or unusable pivot met), or
 /// `u32::MAX`. With `put` doing nothing it stores nothing: the last row of U is the last
@@ -249,26 +277,63 @@ pub fn lu_forward<T: Real, R: Rhs<T>>(
         bad = 0;
     }
     let mut pend = Pending::first(e0);
-    let usable = |u: URow<T, R>, pivot: T| pivot_ok(pivot) && u.u1.is_finite() && u.u2.is_finite() && u.y.finite();
     let mut i = 0;
     while i + 1 < n {
-        let e = eq(i + 1);
-        if !eq_finite(e) && bad == u32::MAX {
-            bad = i + 1;
-        }
-        let (u, pivot, next) = lu_step(pend, e);
-        if !usable(u, pivot) && bad == u32::MAX {
-            bad = i;
-        }
+        let u;
+        (u, pend) = lu_checked_step(pend, eq(i + 1), i, &mut bad);
         put(i, u);
-        pend = next;
         i += 1;
     }
+    lu_end(pend, n, bad)
+}
+
+/// The last row of U from the last pending equation, and the row to blame.
+#[inline(always)]
+fn lu_end<T: Real, R: Rhs<T>>(pend: Pending<T, R>, n: u32, bad: u32) -> (URow<T, R>, u32) {
     let (u, pivot) = lu_last(pend);
-    if !usable(u, pivot) && bad == u32::MAX {
-        bad = n - 1;
+    (u, if !lu_usable(u, pivot) && bad == u32::MAX { n - 1 } else { bad })
+}
+
+/// [`lu_forward`] with the equations loaded `G` at a time (1 ≤ G ≤ [`LU_GROUP_MAX`]), each
+/// group's loads issued before the steps of the group before: a thread solving a system by
+/// itself keeps a group's loads in flight while it steps through the last one, where
+/// [`lu_forward`] waits on every load. The steps and their order are [`lu_forward`]'s, and so
+/// are the results, bit for bit.
+#[inline(always)]
+pub fn lu_forward_grouped<T: Real, R: Rhs<T>, const G: usize>(
+    n: u32,
+    eq: impl Fn(u32) -> Eq<T, R>,
+    mut put: impl FnMut(u32, URow<T, R>),
+) -> (URow<T, R>, u32) {
+    const { assert!(G >= 1 && G <= LU_GROUP_MAX) };
+    let mut bad = u32::MAX;
+    let e0 = eq(0);
+    if !eq_finite(e0) {
+        bad = 0;
     }
-    (u, bad)
+    let mut pend = Pending::first(e0);
+    // Equations i+1..i+m of the group whose steps start at step i (m = 0 past the last).
+    let group = |i: u32| {
+        let m = if i + 1 < n { (n - 1 - i).min(G as u32) } else { 0 };
+        let mut es = [e0; G];
+        unroll!(q: usize in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] if q < G && (q as u32) < m => {
+            es[q] = eq(i + 1 + q as u32);
+        });
+        (es, m)
+    };
+    let (mut es, mut m) = group(0);
+    let mut i = 0;
+    while m > 0 {
+        let ahead = group(i + m);
+        unroll!(q: usize in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] if q < G && (q as u32) < m => {
+            let u;
+            (u, pend) = lu_checked_step(pend, es[q], i + q as u32, &mut bad);
+            put(i + q as u32, u);
+        });
+        i += m;
+        (es, m) = ahead;
+    }
+    lu_end(pend, n, bad)
 }
 
 /// LU with partial pivoting of one system of `n ≥ 1` equations (right-hand sides of type
@@ -300,6 +365,51 @@ pub fn lu_solve<T: Real, R: Rhs<T>>(
         }
         set_x(i, xi);
         (x2, x1) = (x1, xi);
+    }
+    if bad == u32::MAX { xbad } else { bad }
+}
+
+/// [`lu_solve`] loading `G` equations at a time on the way down and `G` rows of U at a time on
+/// the way back, a group ahead of the steps ([`lu_forward_grouped`]): [`lu_solve`]'s results,
+/// bit for bit. Equation i+1 is still loaded before unknown i is written, and every row of U
+/// is read back before its unknown is.
+#[inline(always)]
+pub fn lu_solve_grouped<T: Real, R: Rhs<T>, const G: usize>(
+    n: u32,
+    eq: impl Fn(u32) -> Eq<T, R>,
+    mut put: impl FnMut(u32, URow<T, R>),
+    get: impl Fn(u32) -> URow<T, R>,
+    mut set_x: impl FnMut(u32, R),
+    zero: R,
+) -> u32 {
+    let (u, bad) = lu_forward_grouped::<T, R, G>(n, &eq, &mut put);
+    let mut xbad = if u.y.finite() { u32::MAX } else { n - 1 };
+    set_x(n - 1, u.y);
+    let (mut x1, mut x2) = (u.y, zero);
+    // Rows hi−1 down to hi−m of the group below row hi (m = 0 at row 0).
+    let group = |hi: u32| {
+        let m = hi.min(G as u32);
+        let mut us = [u; G];
+        unroll!(q: usize in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] if q < G && (q as u32) < m => {
+            us[q] = get(hi - 1 - q as u32);
+        });
+        (us, m)
+    };
+    let mut hi = n - 1;
+    let (mut us, mut m) = group(hi);
+    while m > 0 {
+        let ahead = group(hi - m);
+        unroll!(q: usize in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] if q < G && (q as u32) < m => {
+            let i = hi - 1 - q as u32;
+            let xi = lu_back(us[q], x1, x2);
+            if !xi.finite() && xbad == u32::MAX {
+                xbad = i;
+            }
+            set_x(i, xi);
+            (x2, x1) = (x1, xi);
+        });
+        hi -= m;
+        (us, m) = ahead;
     }
     if bad == u32::MAX { xbad } else { bad }
 }

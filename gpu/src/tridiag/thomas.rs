@@ -27,6 +27,70 @@ const _: () = assert!(TWISTED_GROUP <= SWEEP_GROUP);
 // The sweep loops below list 0..SWEEP_GROUP explicitly.
 const _: () = assert!(SWEEP_GROUP == 16);
 
+/// Equations r..r+m of `eq` (m ≤ `SWEEP_GROUP`), loaded together; identities past m.
+#[inline(always)]
+fn load_rows<T: DeviceReal>(eq: &impl Fn(u32) -> Eq<T>, r: u32, m: u32) -> [Eq<T>; SWEEP_GROUP as usize] {
+    let mut e = [Eq::<T>::IDENTITY; SWEEP_GROUP as usize];
+    unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] => {
+        if q < m {
+            e[q as usize] = eq(r + q);
+        }
+    });
+    e
+}
+
+/// Thomas's forward elimination of local rows r..r+m from their loaded equations `e`: (cp, dp)
+/// carry the last row's c′, d′, `bad` the first row with an unusable pivot.
+#[inline(always)]
+fn eliminate_rows<T: DeviceReal>(
+    e: &[Eq<T>; SWEEP_GROUP as usize],
+    (r, m): (u32, u32),
+    (cp, dp): (&mut T, &mut T),
+    bad: &mut u32,
+    store: &impl Fn(u32, T, T),
+) {
+    unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] => {
+        if q < m {
+            let (c1, d1, pivot) = thomas_row(e[q as usize], *cp, *dp);
+            if !pivot_ok(pivot) && *bad == u32::MAX {
+                *bad = r + q;
+            }
+            store(r + q, c1, d1);
+            *cp = c1;
+            *dp = d1;
+        }
+    });
+}
+
+/// (d′, c′) of local rows hi−1 down to hi−m (m ≤ `SWEEP_GROUP`), loaded together.
+#[inline(always)]
+fn load_back<T: DeviceReal>(get: &impl Fn(u32) -> (T, T), hi: u32, m: u32) -> Back<T> {
+    let mut xs = [T::ZERO; SWEEP_GROUP as usize];
+    let mut ws = [T::ZERO; SWEEP_GROUP as usize];
+    unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] => {
+        if q < m {
+            (xs[q as usize], ws[q as usize]) = get(hi - 1 - q);
+        }
+    });
+    (xs, ws)
+}
+
+/// A group's loaded d′ and c′ ([`load_back`]).
+type Back<T> = ([T; SWEEP_GROUP as usize], [T; SWEEP_GROUP as usize]);
+
+/// Back substitution of local rows hi−1 down to hi−m from their loaded (d′, c′); `xn` carries
+/// x of the row above.
+#[inline(always)]
+fn substitute_rows<T: DeviceReal>((xs, ws): &Back<T>, (hi, m): (u32, u32), xn: &mut T, set: &impl Fn(u32, T)) {
+    unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] => {
+        if q < m {
+            let xi = xs[q as usize] - ws[q as usize] * *xn;
+            set(hi - 1 - q, xi);
+            *xn = xi;
+        }
+    });
+}
+
 /// [`sweep_forward`] with a provider's rows, `G` at once or one at a time as it says
 /// ([`Lines::ROWS_AT_ONCE`]).
 #[inline(always)]
@@ -60,24 +124,39 @@ fn sweep_forward<T: DeviceReal, const G: u32>(
     let mut r = 0;
     while r < cnt {
         let m = if cnt - r < G { cnt - r } else { G };
-        let mut e = [Eq::<T>::IDENTITY; SWEEP_GROUP as usize];
-        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] => {
-            if q < m {
-                e[q as usize] = eq(r + q);
-            }
-        });
-        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] => {
-            if q < m {
-                let (c1, d1, pivot) = thomas_row(e[q as usize], cp, dp);
-                if !pivot_ok(pivot) && bad == u32::MAX {
-                    bad = r + q;
-                }
-                store(r + q, c1, d1);
-                cp = c1;
-                dp = d1;
-            }
-        });
+        let e = load_rows(&eq, r, m);
+        eliminate_rows(&e, (r, m), (&mut cp, &mut dp), &mut bad, &store);
         r += m;
+    }
+    (cp, dp, first_bad_row(bad, cp, dp, cnt, stored))
+}
+
+/// [`sweep_forward`] over groups of `SWEEP_GROUP` rows with the next group's loads issued
+/// before this group's rows are eliminated, so that a group's loads travel while the one
+/// before is eliminated, where the plain sweep waits for a group's loads and then eliminates
+/// with none in flight. The rows' arithmetic and its order are the plain sweep's. It holds
+/// two groups' equations: in f32 that is the registers of one f64 group.
+#[inline(always)]
+fn sweep_forward_ahead<T: DeviceReal>(
+    cnt: u32,
+    eq: impl Fn(u32) -> Eq<T>,
+    store: impl Fn(u32, T, T),
+    stored: impl Fn(u32) -> (T, T),
+) -> (T, T, u32) {
+    let group = |r: u32| {
+        let m = if cnt - r < SWEEP_GROUP { cnt - r } else { SWEEP_GROUP };
+        (load_rows(&eq, r, m), m)
+    };
+    let (mut cp, mut dp) = (T::ZERO, T::ZERO);
+    let mut bad = u32::MAX; // a local row
+    let (mut e, mut m) = if cnt > 0 { group(0) } else { ([Eq::<T>::IDENTITY; SWEEP_GROUP as usize], 0) };
+    let mut r = 0;
+    while m > 0 {
+        let next = r + m;
+        let ahead = if next < cnt { group(next) } else { ([Eq::<T>::IDENTITY; SWEEP_GROUP as usize], 0) };
+        eliminate_rows(&e, (r, m), (&mut cp, &mut dp), &mut bad, &store);
+        (e, m) = ahead;
+        r = next;
     }
     (cp, dp, first_bad_row(bad, cp, dp, cnt, stored))
 }
@@ -128,21 +207,30 @@ fn sweep_back<T: DeviceReal, const G: u32>(
     let mut hi = cnt.saturating_sub(1);
     while hi > 0 {
         let m = if hi < G { hi } else { G };
-        let mut xs = [T::ZERO; SWEEP_GROUP as usize];
-        let mut ws = [T::ZERO; SWEEP_GROUP as usize];
-        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] => {
-            if q < m {
-                (xs[q as usize], ws[q as usize]) = get(hi - 1 - q);
-            }
-        });
-        unroll!(q: u32 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] => {
-            if q < m {
-                let xi = xs[q as usize] - ws[q as usize] * xn;
-                set(hi - 1 - q, xi);
-                xn = xi;
-            }
-        });
+        let v = load_back(&get, hi, m);
+        substitute_rows(&v, (hi, m), &mut xn, &set);
         hi -= m;
+    }
+    xn
+}
+
+/// [`sweep_back`] with the next group's (d′, c′) loaded before this group's unknowns are
+/// computed, so that a group's loads travel while the one before is substituted; the same
+/// arithmetic in the same order.
+#[inline(always)]
+fn sweep_back_ahead<T: DeviceReal>(cnt: u32, mut xn: T, get: impl Fn(u32) -> (T, T), set: impl Fn(u32, T)) -> T {
+    // Rows hi−1 down to hi−m of the group below row hi (m = 0 at row 0).
+    let group = |hi: u32| {
+        let m = if hi < SWEEP_GROUP { hi } else { SWEEP_GROUP };
+        (load_back(&get, hi, m), m)
+    };
+    let mut hi = cnt.saturating_sub(1);
+    let (mut v, mut m) = group(hi);
+    while m > 0 {
+        let ahead = group(hi - m);
+        substitute_rows(&v, (hi, m), &mut xn, &set);
+        hi -= m;
+        (v, m) = ahead;
     }
     xn
 }
@@ -209,17 +297,20 @@ pub(super) unsafe fn thomas<T: DeviceReal>(
     let n = p.n;
     let at = |r: u32| p.at(k, r);
     unsafe {
-        let (_, xn, mut bad) = sweep_forward::<T, SWEEP_GROUP>(
-            n,
-            |r| load(a, b, c, d, at(r), r, n),
-            |r, c1, d1| {
-                *w.add(at(r)) = c1;
-                *x.add(at(r)) = d1;
-            },
-            |r| (*w.add(at(r)), *x.add(at(r))),
-        );
+        let eq = |r| load(a, b, c, d, at(r), r, n);
+        let store = |r, c1, d1| {
+            *w.add(at(r)) = c1;
+            *x.add(at(r)) = d1;
+        };
+        let stored = |r| (*w.add(at(r)), *x.add(at(r)));
+        // Two f64 groups take more registers than a thread has (the f64 sweep keeps one).
+        let (_, xn, mut bad) = if size_of::<T>() == 4 {
+            sweep_forward_ahead(n, eq, store, stored)
+        } else {
+            sweep_forward::<T, SWEEP_GROUP>(n, eq, store, stored)
+        };
         // x_{n−1} = d'_{n−1} (c'_{n−1} = 0), already in x.
-        let x0 = sweep_back::<T, SWEEP_GROUP>(n, xn, |r| (*x.add(at(r)), *w.add(at(r))), |r, v| *x.add(at(r)) = v);
+        let x0 = sweep_back_ahead(n, xn, |r| (*x.add(at(r)), *w.add(at(r))), |r, v| *x.add(at(r)) = v);
         // The first failing pivot names the row; else the first non-finite x.
         if bad == u32::MAX {
             bad = first_bad_x(n, x0, |r| *x.add(at(r)));
