@@ -418,7 +418,11 @@ fn pivoting_cell<T: CusparseReal>(
                 note(m.median_ms, &extra),
             );
         }
-        let plan = solver.plan(Choice::Force(chosen))?;
+        let plan = solver.plan_of(Choice::Auto, chosen)?;
+        let chosen = match plan.kernel {
+            PlanKernel::Restaged(_) if !layout.systems_adjacent() => format!("{chosen} on an interleaved copy"),
+            _ => chosen.to_string(),
+        };
         // The automatic choice: the dominance check, then the solve it picks.
         let auto = time_gpu(gpu, opts.warmup, opts.reps, |i| {
             let s = &sets[i % rot];

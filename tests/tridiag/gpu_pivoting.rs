@@ -8,8 +8,8 @@ use super::pivoting::{SpikeRun, spike_as_planned};
 use super::strided::{padding_changed, pick};
 use crate::common::{self, cases, gpu, magnitude};
 use hydrokern::GpuReal;
-use hydrokern::tridiag::gpu::GpuTridiag;
-use hydrokern::tridiag::{Algorithm, Batch, Choice, Layout, Limits, Shape, backward_error, cpu};
+use hydrokern::tridiag::gpu::{GpuTridiag, PlanKernel};
+use hydrokern::tridiag::{Algorithm, Batch, Choice, Layout, Limits, RESTAGE_LU_MIN, Shape, backward_error, cpu};
 use kernels::tridiag::spike_start;
 use proptest::prelude::*;
 
@@ -74,8 +74,27 @@ fn spike_interior_condition<T: GpuReal>(host: &Batch<T>, run: &SpikeRun<T>, k: u
 
 /// A pivoting algorithm (lu, spike) against its CPU reference on a batch that is not dominant.
 fn check_lu<T: GpuReal>(alg: Algorithm, shape: Shape, in_place: bool, seed: u64) -> Result<(), TestCaseError> {
+    check_lu_with::<T>(Choice::Force(alg), shape, in_place, seed)
+}
+
+/// [`check_lu`] through `choice`: a forced LU or SPIKE, or the automatic choice, which must
+/// take LU for the batch (not diagonally dominant, too many systems or too short for SPIKE).
+fn check_lu_with<T: GpuReal>(choice: Choice, shape: Shape, in_place: bool, seed: u64) -> Result<(), TestCaseError> {
+    let alg = match choice {
+        Choice::Force(alg) => alg,
+        Choice::Auto => Algorithm::Lu,
+    };
     let gpu = gpu();
-    let host = Batch::random(shape, seed, 0.0).to::<T>();
+    let mut host = Batch::random(shape, seed, 0.0);
+    if choice == Choice::Auto {
+        // One row surely not dominant (n ≥ 2), whatever the draw.
+        let (n, i) = (shape.n, shape.n / 2);
+        let g = shape.at(shape.batch / 2, i);
+        let a = if i > 0 { host.a[g].abs() } else { 0.0 };
+        let c = if i + 1 < n { host.c[g].abs() } else { 0.0 };
+        host.b[g] = 0.25 * (a + c);
+    }
+    let host = host.to::<T>();
     // The CPU reference of each: LU itself; SPIKE's algebra with the kernels' chunking.
     let run = if alg == Algorithm::Spike {
         spike_as_planned(&host).unwrap()
@@ -103,13 +122,19 @@ fn check_lu<T: GpuReal>(alg: Algorithm, shape: Shape, in_place: bool, seed: u64)
     let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
     let mut d = gpu.upload(&host.d).unwrap();
     let mut s = GpuTridiag::<T>::new(&gpu, shape).unwrap();
+    if choice == Choice::Auto {
+        prop_assert_eq!(s.choose(&gpu, choice, &a, &b, &c).unwrap(), Algorithm::Lu, "{:?}", shape);
+        let restaged = matches!(s.plan_of(choice, alg).unwrap().kernel, PlanKernel::Restaged(_));
+        let copy = !shape.layout.systems_adjacent() && shape.len() >= RESTAGE_LU_MIN;
+        prop_assert_eq!(restaged, copy, "{:?}", shape);
+    }
     let got = if in_place {
-        s.solve_in_place(&gpu, Choice::Force(alg), &a, &b, &c, &mut d).unwrap();
+        s.solve_in_place(&gpu, choice, &a, &b, &c, &mut d).unwrap();
         gpu.download(&d).unwrap()
     } else {
         let mut x = gpu.alloc::<T>(shape.span()).unwrap();
         hydrokern::foundation::gpu::fill(&gpu, &mut x, common::poison::<T>()).unwrap();
-        s.solve(&gpu, Choice::Force(alg), &a, &b, &c, &d, &mut x).unwrap();
+        s.solve(&gpu, choice, &a, &b, &c, &d, &mut x).unwrap();
         let bits = |v: &[T]| v.iter().map(|x| x.to_f64().to_bits()).collect::<Vec<u64>>();
         prop_assert_eq!(bits(&gpu.download(&d).unwrap()), bits(&host.d), "d changed by a separate-output solve");
         gpu.download(&x).unwrap()
@@ -244,6 +269,43 @@ fn gpu_lu_and_spike_at_awkward_sizes_match_cpu() {
     for in_place in [false, true] {
         check_lu::<f64>(Algorithm::Spike, Shape::new(33, 153, Layout::Contiguous), in_place, 16692971496131913540)
             .unwrap();
+    }
+}
+
+/// The automatic choice on a batch that is not diagonally dominant takes LU, and where a
+/// system's unknowns are consecutive (contiguous, rows) runs it on an interleaved copy from
+/// `RESTAGE_LU_MIN` unknowns, in the layout below: against
+/// the CPU's LU in both precisions, in place and not, the padding of rows untouched, at
+/// awkward sizes (batches past SPIKE's, or systems too short for it; one row made not
+/// dominant), and a bad value named at its system and row through the copy.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn gpu_auto_lu_on_an_interleaved_copy_matches_cpu() {
+    let sizes = [(2, 3, 0), (3, 5, 1), (255, 7, 3), (64, 4095, 0), (64, 4099, 1), (2, 131_073, 0), (300, 1500, 32)];
+    for (n, batch, pad) in sizes {
+        let layouts = [Layout::Contiguous, Layout::Rows { pitch: n + pad.max(1) }, Layout::Interleaved];
+        for (i, layout) in layouts.into_iter().enumerate() {
+            let shape = Shape::new(n, batch, layout);
+            check_lu_with::<f64>(Choice::Auto, shape, i % 2 == 0, 5 + n as u64).unwrap();
+            check_lu_with::<f32>(Choice::Auto, shape, i % 2 == 1, 5 + n as u64).unwrap();
+        }
+    }
+    let gpu = gpu();
+    for layout in [Layout::Contiguous, Layout::Rows { pitch: 45 }] {
+        let shape = Shape::new(40, 6600, layout);
+        for array in 0..4 {
+            let mut host = Batch::random(shape, 3, 0.0);
+            [&mut host.a, &mut host.b, &mut host.c, &mut host.d][array][shape.at(2, 7)] = f64::NAN;
+            let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+            let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
+            let mut d = gpu.upload(&host.d).unwrap();
+            let e = s.solve_in_place(&gpu, Choice::Auto, &a, &b, &c, &mut d).unwrap_err().to_string();
+            let name = ["a", "b", "c", "d"][array];
+            assert!(e.contains("system 2, row 7") && e.contains("lu"), "{layout:?} {name}: {e}");
+        }
     }
 }
 

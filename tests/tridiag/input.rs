@@ -201,7 +201,7 @@ fn automatic_choice_follows_the_stated_rule() {
     // solved on a contiguous copy: the contiguous shape's launch, four arrays of workspace.
     // Nowhere else: not the contiguous layouts, not shorter systems, not Thomas's big batches,
     // not a forced algorithm.
-    use hydrokern::tridiag::gpu::{PlanKernel, plan_auto};
+    use hydrokern::tridiag::gpu::{Copied, PlanKernel, plan_auto};
     for (n, batch, layout, restaged) in [
         (4096, 1024, Layout::Interleaved, true),
         (2048, 256, Layout::Interleaved, true),
@@ -224,6 +224,37 @@ fn automatic_choice_follows_the_stated_rule() {
             assert_eq!((p.dims, p.launch, p.workspace), (contiguous.dims, contiguous.launch, 4 * n * batch));
             assert!(
                 p.describe().ends_with("on a contiguous copy (a, b, c, d transposed in, x out)"),
+                "{}",
+                p.describe()
+            );
+        } else {
+            assert_eq!(p, forced, "{shape:?}");
+        }
+    }
+    // LU, which a batch that is not diagonally dominant takes, runs on an interleaved copy where
+    // a system's unknowns are consecutive (contiguous, rows), from 2¹⁸ unknowns: the interleaved shape's launch,
+    // four arrays of workspace and LU's own two after them. In the adjacent layouts, and forced,
+    // it runs where the batch lies.
+    for (n, batch, layout, restaged) in [
+        (64, 20000, Layout::Contiguous, true),
+        (64, 4096, Layout::Contiguous, true),
+        (64, 4095, Layout::Contiguous, false),
+        (5, 3, Layout::Contiguous, false),
+        (4096, 16384, Layout::Rows { pitch: 4128 }, true),
+        (64, 20000, Layout::Interleaved, false),
+        (4096, 16384, Layout::Columns { pitch: 16416 }, false),
+    ] {
+        let shape = Shape::new(n, batch, layout);
+        assert_eq!(lim.restages(shape, Algorithm::Lu), restaged, "{shape:?}");
+        let p = plan_auto(shape, Algorithm::Lu, &lim).unwrap();
+        let forced = plan_of(shape, Algorithm::Lu, &lim).unwrap();
+        assert!(!matches!(forced.kernel, PlanKernel::Restaged(_)));
+        if restaged {
+            let copy = plan_of(Shape::new(n, batch, Layout::Interleaved), Algorithm::Lu, &lim).unwrap();
+            assert!(matches!(p.kernel, PlanKernel::Restaged(Copied::Work(_))), "{shape:?}: {p:?}");
+            assert_eq!((p.dims, p.launch, p.workspace), (copy.dims, copy.launch, 6 * n * batch));
+            assert!(
+                p.describe().ends_with("on an interleaved copy (a, b, c, d transposed in, x out)"),
                 "{}",
                 p.describe()
             );

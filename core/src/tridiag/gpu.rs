@@ -27,10 +27,26 @@ pub enum PlanKernel {
     /// The multi-block SPIKE: `tridiag_spike_reduce` level by level, the one-block
     /// `tridiag_spike` on the last reduced systems, `tridiag_spike_fill` level by level back.
     SpikeLevels(SpikeLevels),
-    /// Adjacent systems (interleaved, columns) on a contiguous copy ([`Limits::restages`]): a, b, c and d
-    /// transposed into the workspace (4 × n·batch values), solved there in place by this kernel
-    /// (the plan's dims and launch are the contiguous shape's), x transposed back.
-    Restaged(Entry<Solve<()>>),
+    /// The batch on a copy in the other family of layouts ([`Limits::restages`], [`copy_shape`]):
+    /// a, b, c and d transposed into the workspace's first 4 × n·batch values, solved there in
+    /// place by this kernel (the plan's dims and launch are the copy's; a kernel with a
+    /// workspace of its own takes the rest of the plan's), x transposed back.
+    Restaged(Copied),
+}
+
+/// The kernel a [`PlanKernel::Restaged`] plan runs on its copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Copied {
+    Plain(Entry<Solve<()>>),
+    Work(Entry<SolveWork<()>>),
+}
+
+/// The layout of the copy a restaged plan solves ([`Limits::restages`]): adjacent systems
+/// (interleaved, columns) on a contiguous copy, systems whose unknowns are consecutive
+/// (contiguous, rows) on an interleaved one.
+pub fn copy_shape(shape: Shape) -> Shape {
+    let layout = if shape.layout.systems_adjacent() { Layout::Contiguous } else { Layout::Interleaved };
+    Shape::new(shape.n, shape.batch, layout)
 }
 
 /// The levels of a multi-block SPIKE plan, top first (see `Limits::spike_levels`).
@@ -85,9 +101,13 @@ pub struct Plan {
 impl Plan {
     /// A short description of the launch parameters (for benchmark notes).
     pub fn describe(&self) -> String {
-        if let PlanKernel::Restaged(e) = self.kernel {
-            let inner = Plan { kernel: PlanKernel::Plain(e), ..*self };
-            return format!("{} on a contiguous copy (a, b, c, d transposed in, x out)", inner.describe());
+        if let PlanKernel::Restaged(k) = self.kernel {
+            let (kernel, copy) = match k {
+                Copied::Plain(e) => (PlanKernel::Plain(e), "a contiguous"),
+                Copied::Work(e) => (PlanKernel::Work(e), "an interleaved"),
+            };
+            let inner = Plan { kernel, ..*self };
+            return format!("{} on {copy} copy (a, b, c, d transposed in, x out)", inner.describe());
         }
         let d = &self.dims;
         let b = self.launch.block.0;
@@ -381,9 +401,15 @@ fn cyclic_group(shape: Shape, block: usize, threads: usize, lim: &Limits) -> u32
 /// copy.
 pub fn plan_auto(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
     if lim.restages(shape, alg) {
-        let inner = plan(Shape::new(shape.n, shape.batch, Layout::Contiguous), alg, lim)?;
-        if let PlanKernel::Plain(e) = inner.kernel {
-            return Ok(Plan { kernel: PlanKernel::Restaged(e), workspace: 4 * shape.len(), ..inner });
+        let inner = plan(copy_shape(shape), alg, lim)?;
+        let copied = match inner.kernel {
+            PlanKernel::Plain(e) => Some(Copied::Plain(e)),
+            PlanKernel::Work(e) => Some(Copied::Work(e)),
+            _ => None,
+        };
+        if let Some(k) = copied {
+            let workspace = 4 * shape.len() + inner.workspace;
+            return Ok(Plan { kernel: PlanKernel::Restaged(k), workspace, ..inner });
         }
     }
     plan(shape, alg, lim)
@@ -452,7 +478,7 @@ impl<T: GpuReal> GpuTridiag<T> {
 
     /// The launch of `alg`, which `choice` resolved to: the automatic choice's
     /// ([`plan_auto`]), or a forced algorithm's in the layout given ([`plan`]).
-    fn plan_of(&self, choice: Choice, alg: Algorithm) -> Result<Plan> {
+    pub fn plan_of(&self, choice: Choice, alg: Algorithm) -> Result<Plan> {
         match choice {
             Choice::Auto => plan_auto(self.shape, alg, &self.limits),
             Choice::Force(_) => plan(self.shape, alg, &self.limits),
@@ -523,7 +549,16 @@ impl<T: GpuReal> GpuTridiag<T> {
         c: &impl DeviceMemory<T>,
     ) -> Result<Plan> {
         let alg = self.choose(gpu, choice, a, b, c)?;
-        self.plan_of(choice, alg)
+        let p = self.plan_of(choice, alg)?;
+        // The copy is for speed: where its workspace does not fit, the batch is solved where it
+        // lies.
+        if let PlanKernel::Restaged(_) = p.kernel {
+            let more = p.workspace.saturating_sub(self.work.len()).saturating_mul(size_of::<T>());
+            if gpu.check_fits("the tridiagonal solver's copy of the batch", more).is_err() {
+                return plan(self.shape, alg, &self.limits);
+            }
+        }
+        Ok(p)
     }
 
     fn check(
@@ -640,7 +675,7 @@ impl<T: GpuReal> GpuTridiag<T> {
         x: *mut T,
     ) -> Result<()> {
         let solved = match plan.kernel {
-            PlanKernel::Restaged(_) => Shape::new(self.shape.n, self.shape.batch, Layout::Contiguous),
+            PlanKernel::Restaged(_) => copy_shape(self.shape),
             _ => self.shape,
         };
         if plan.dims != plan_dims_for(solved, plan) {
@@ -665,45 +700,53 @@ impl<T: GpuReal> GpuTridiag<T> {
                 }
                 PlanKernel::Plain(e) => self.kernels.plain(e).launch(plan.launch, Solve { p, a, b, c, d, x, status }),
                 PlanKernel::SpikeLevels(levels) => self.launch_levels(&levels, a, b, c, d, x),
-                PlanKernel::Restaged(e) => self.launch_restaged(e, plan, [a, b, c, d], x),
+                PlanKernel::Restaged(k) => self.launch_restaged(k, plan, [a, b, c, d], x),
             }
         }
     }
 
-    /// A batch of adjacent systems on a contiguous copy: a, b, c, d (n lines of batch values,
-    /// `pitch` apart: line i holds every system's unknown i) transposed into the workspace's
-    /// four parts (batch × n: the systems contiguous), solved there with x over the copy of d,
-    /// and x transposed back into its lines, the padding between them neither read nor
-    /// written. The contiguous solve names a failure by (system, row) as the in-layout one does.
+    /// A batch on a copy in the other family of layouts ([`copy_shape`]): a, b, c, d transposed
+    /// into the workspace's first four parts of n·batch values each — adjacent systems (n lines
+    /// of batch values, `pitch` apart) into batch lines of n, systems whose unknowns are
+    /// consecutive (batch lines of n, `pitch` apart) into n lines of batch — solved there with x
+    /// over the copy of d (a kernel with a workspace takes the rest of the plan's), and x
+    /// transposed back into its lines, the padding between them neither read nor written. The
+    /// copy's solve names a failure by (system, row) as the in-layout one does.
     ///
     /// # Safety
-    /// As [`launch`](Self::launch)'s: a, b, c, d, x hold the span of the interleaved or columns
-    /// layout (x may be d, which is read before x is written); the workspace holds 4·n·batch.
-    unsafe fn launch_restaged(
-        &mut self,
-        e: Entry<Solve<()>>,
-        plan: &Plan,
-        abcd: [*const T; 4],
-        x: *mut T,
-    ) -> Result<()> {
+    /// As [`launch`](Self::launch)'s: a, b, c, d, x hold the span of the shape's layout (x may
+    /// be d, which is read before x is written); the workspace holds the plan's, 4·n·batch and
+    /// the kernel's own.
+    unsafe fn launch_restaged(&mut self, k: Copied, plan: &Plan, abcd: [*const T; 4], x: *mut T) -> Result<()> {
         let (n, batch, len) = (self.shape.n, self.shape.batch, self.shape.len());
-        let pitch = self.shape.layout.pitch().unwrap_or(batch);
+        // The caller's lines (n of batch, or batch of n), `pitch` apart; the copy's are the others.
+        let (lines, along) = if self.shape.layout.systems_adjacent() { (n, batch) } else { (batch, n) };
+        let pitch = self.shape.layout.pitch().unwrap_or(along);
         let w = self.work.ptr_mut();
         let [wa, wb, wc, wd] = [0, 1, 2, 3].map(|i| w.wrapping_add(i * len));
         for (src, dst) in abcd.into_iter().zip([wa, wb, wc, wd]) {
-            // SAFETY: src holds n lines `pitch` apart (the caller's), dst a part of n·batch
+            // SAFETY: src holds `lines` lines `pitch` apart (the caller's), dst a part of n·batch
             // values of the workspace, disjoint from the caller's arrays and from the other parts.
-            unsafe { self.transposer.launch(Variant::Tile, n, batch, (src, pitch), (dst, n))? };
+            unsafe { self.transposer.launch(Variant::Tile, lines, along, (src, pitch), (dst, lines))? };
         }
         let (p, status) = (plan.dims, self.status.ptr_mut());
-        let solve = Solve { p, a: wa, b: wb, c: wc, d: wd, x: wd, status };
-        // SAFETY: the copies hold the contiguous layout of `p` (the contiguous shape's dims,
-        // checked in `launch`); x over d, which the kernel allows; grid, block and shared memory
-        // from the contiguous shape's plan.
-        unsafe { self.kernels.plain(e).launch(plan.launch, solve)? };
-        // SAFETY: the solved copy holds batch·n values; x holds n lines `pitch` apart, not in
-        // the workspace.
-        unsafe { self.transposer.launch(Variant::Tile, batch, n, (wd, n), (x, pitch)) }
+        // SAFETY: the copies hold the layout of `p` (the copy's dims, checked in `launch`); x
+        // over d, which every kernel allows; the kernel's own workspace follows the copies, as
+        // much as its plan asked; grid, block and shared memory from the copy's plan.
+        unsafe {
+            match k {
+                Copied::Plain(e) => {
+                    self.kernels.plain(e).launch(plan.launch, Solve { p, a: wa, b: wb, c: wc, d: wd, x: wd, status })?
+                }
+                Copied::Work(e) => {
+                    let solve = SolveWork { p, a: wa, b: wb, c: wc, d: wd, x: wd, w: w.wrapping_add(4 * len), status };
+                    self.kernels.work(e).launch(plan.launch, solve)?
+                }
+            }
+        };
+        // SAFETY: the solved copy holds `along` lines of `lines` values; x holds `lines` lines
+        // `pitch` apart, not in the workspace.
+        unsafe { self.transposer.launch(Variant::Tile, along, lines, (wd, lines), (x, pitch)) }
     }
 
     /// The multi-block SPIKE: reduce level by level into the workspace, solve the last

@@ -368,6 +368,10 @@ pub const PARTITION_MAX_LG: u32 = 6;
 /// systems ([`Limits::restages`]).
 pub const RESTAGE_MIN_N: usize = 2048;
 
+/// Fewest unknowns (n·batch) for which the automatic choice runs LU on an interleaved copy of
+/// a batch whose systems' unknowns are consecutive ([`Limits::restages`]).
+pub const RESTAGE_LU_MIN: usize = 1 << 18;
+
 impl Limits {
     /// Largest n the shared-memory algorithm `alg` accepts: 4n values must fit in shared
     /// memory; PCR and PCR-Thomas also hold at most `PCR_MAX_PER_THREAD` equations per thread
@@ -469,8 +473,19 @@ impl Limits {
     /// they spare (H200, interleaved, contiguous choice on a copy against `auto` in the layout:
     /// n = 64 × 256 f32 0.024 against 0.010 ms, 256 × 1024 f64 0.035 against 0.024, 1024 × 256
     /// f64 0.036 against 0.033, 1024 × 4096 f32 0.113 against 0.079).
+    ///
+    /// LU on systems whose unknowns are consecutive (contiguous, rows) runs on an interleaved
+    /// copy from [`RESTAGE_LU_MIN`] unknowns: one thread a system, a warp's 32 loads of a row
+    /// lie n apart in the layout and in one line on the copy. Measured on an H100 (`bench
+    /// tridiag`, contiguous, not dominant, the dominance check included): n = 4096 × 16384 f32
+    /// 3.07 ms on the copy against 6.12 in the layout, f64 4.65 against 9.06; 256 × 4096 f32
+    /// 0.135 against 0.176; 64 × 4096 equal (0.056 ms); 64 × 1024 f32 0.057 against 0.052.
     pub fn restages(&self, shape: Shape, alg: Algorithm) -> bool {
-        shape.layout.systems_adjacent() && alg == Algorithm::Partition && shape.n >= RESTAGE_MIN_N
+        match alg {
+            Algorithm::Partition => shape.layout.systems_adjacent() && shape.n >= RESTAGE_MIN_N,
+            Algorithm::Lu => !shape.layout.systems_adjacent() && shape.len() >= RESTAGE_LU_MIN,
+            _ => false,
+        }
     }
 
     /// The automatic choice for a diagonally dominant batch (the solvers check dominance on
@@ -482,9 +497,10 @@ impl Limits {
     ///   4.0–4.3× cuSPARSE gtsv2StridedBatch in the largest cells.
     /// - interleaved: partition with g consecutive systems per block while the batch does not
     ///   fill the GPU by itself (< 120 systems per multiprocessor) or g reaches a whole 32-byte
-    ///   sector; otherwise one-thread Thomas (8 rows of loads in flight), which beats twisted
-    ///   Thomas in every such cell and reaches 31% (f32) / 44% (f64) of copy at n = 4096 × 16384:
-    ///   it moves 9 words per unknown (c′, d′ through the workspace), so at most ~55% counted at 5.
+    ///   sector; otherwise one-thread Thomas (16 rows of loads in flight, a group ahead), which
+    ///   beats twisted Thomas in every such cell and reaches 39% (f32) / 52% (f64) of copy at
+    ///   n = 4096 × 16384 (2026-12-06): it moves 9 words per unknown (c′, d′ through the
+    ///   workspace), so at most ~55% counted at 5.
     /// - beyond the partition limit: Thomas in both layouts (contiguous: coalesced by staging).
     /// - small batches of systems of n ≥ 64: CR-PCR, in f64 from n = 1024 CR (each system
     ///   whole in shared memory, one launch; one system a block in the contiguous layouts, two
