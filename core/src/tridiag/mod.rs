@@ -478,8 +478,10 @@ impl Limits {
     /// copy from [`RESTAGE_LU_MIN`] unknowns: one thread a system, a warp's 32 loads of a row
     /// lie n apart in the layout and in one line on the copy. Measured on an H100 (`bench
     /// tridiag`, contiguous, not dominant, the dominance check included): n = 4096 × 16384 f32
-    /// 3.07 ms on the copy against 6.12 in the layout, f64 4.65 against 9.06; 256 × 4096 f32
-    /// 0.135 against 0.176; 64 × 4096 equal (0.056 ms); 64 × 1024 f32 0.057 against 0.052.
+    /// 2.89 ms on the copy against 6.24 in the layout, f64 4.43 against 8.79; 256 × 4096 f32
+    /// 0.129 against 0.171; 64 × 4096 f32 0.050 against 0.056. Below 2¹⁸ unknowns the copy's
+    /// launches cost more than they spare (a build that copied at every size: 64 × 1024 f32
+    /// 0.057 against 0.052).
     pub fn restages(&self, shape: Shape, alg: Algorithm) -> bool {
         match alg {
             Algorithm::Partition => shape.layout.systems_adjacent() && shape.n >= RESTAGE_MIN_N,
