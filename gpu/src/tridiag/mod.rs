@@ -353,20 +353,53 @@ pub fn lu_solve<T: Real, R: Rhs<T>>(
     zero: R,
 ) -> u32 {
     let (u, bad) = lu_forward(n, &eq, &mut put);
-    let mut xbad = if u.y.finite() { u32::MAX } else { n - 1 };
-    set_x(n - 1, u.y);
-    let (mut x1, mut x2) = (u.y, zero);
+    let mut back = LuBack::start(n, u, zero, &mut set_x);
     let mut i = n - 1;
     while i > 0 {
         i -= 1;
-        let xi = lu_back(get(i), x1, x2);
-        if !xi.finite() && xbad == u32::MAX {
-            xbad = i;
+        back.step(get(i), i, &mut set_x);
+    }
+    back.blame(bad)
+}
+
+/// The back substitution of [`lu_solve`] under way: x_{i+1} and x_{i+2} of the next row i, and
+/// the highest row whose x is not finite so far.
+struct LuBack<R> {
+    x1: R,
+    x2: R,
+    xbad: u32,
+}
+
+impl<R: Copy> LuBack<R> {
+    /// From the last row of U, x_{n−1} = its y, written.
+    #[inline(always)]
+    fn start<T: Real>(n: u32, u: URow<T, R>, zero: R, set_x: &mut impl FnMut(u32, R)) -> Self
+    where
+        R: Rhs<T>,
+    {
+        set_x(n - 1, u.y);
+        LuBack { x1: u.y, x2: zero, xbad: if u.y.finite() { u32::MAX } else { n - 1 } }
+    }
+
+    /// x_i from row i of U, written.
+    #[inline(always)]
+    fn step<T: Real>(&mut self, u: URow<T, R>, i: u32, set_x: &mut impl FnMut(u32, R))
+    where
+        R: Rhs<T>,
+    {
+        let xi = lu_back(u, self.x1, self.x2);
+        if !xi.finite() && self.xbad == u32::MAX {
+            self.xbad = i;
         }
         set_x(i, xi);
-        (x2, x1) = (x1, xi);
+        (self.x2, self.x1) = (self.x1, xi);
     }
-    if bad == u32::MAX { xbad } else { bad }
+
+    /// The row to blame: the forward elimination's `bad`, else the highest non-finite x.
+    #[inline(always)]
+    fn blame(self, bad: u32) -> u32 {
+        if bad == u32::MAX { self.xbad } else { bad }
+    }
 }
 
 /// [`lu_solve`] loading `G` equations at a time on the way down and `G` rows of U at a time on
@@ -383,9 +416,7 @@ pub fn lu_solve_grouped<T: Real, R: Rhs<T>, const G: usize>(
     zero: R,
 ) -> u32 {
     let (u, bad) = lu_forward_grouped::<T, R, G>(n, &eq, &mut put);
-    let mut xbad = if u.y.finite() { u32::MAX } else { n - 1 };
-    set_x(n - 1, u.y);
-    let (mut x1, mut x2) = (u.y, zero);
+    let mut back = LuBack::start(n, u, zero, &mut set_x);
     // Rows hi−1 down to hi−m of the group below row hi (m = 0 at row 0).
     let group = |hi: u32| {
         let m = hi.min(G as u32);
@@ -400,18 +431,12 @@ pub fn lu_solve_grouped<T: Real, R: Rhs<T>, const G: usize>(
     while m > 0 {
         let ahead = group(hi - m);
         unroll!(q: usize in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] if q < G && (q as u32) < m => {
-            let i = hi - 1 - q as u32;
-            let xi = lu_back(us[q], x1, x2);
-            if !xi.finite() && xbad == u32::MAX {
-                xbad = i;
-            }
-            set_x(i, xi);
-            (x2, x1) = (x1, xi);
+            back.step(us[q], hi - 1 - q as u32, &mut set_x);
         });
         hi -= m;
         (us, m) = ahead;
     }
-    if bad == u32::MAX { xbad } else { bad }
+    back.blame(bad)
 }
 
 // ------------------------------------------- SPIKE with partial pivoting ----
