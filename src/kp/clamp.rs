@@ -128,14 +128,14 @@ impl<T: Real> Faces<T> {
                     let c = j * p + i;
                     if j < ny + 2 {
                         let (l, r) = wall_pair(rx[c - 1].p, rx[c].m, on(c - 1), on(c));
-                        fx[i] = central_upwind::<Clamp, T>(k, l, r);
+                        fx[i] = central_upwind::<Clamp, T>(k, l, r, false);
                         if on(c - 1) || on(c) {
                             see(fx[i].speed, k.inv_dx);
                         }
                     }
                     if i < nx + 2 {
                         let (l, r) = wall_pair(ry[c - p].p, ry[c].m, on(c - p), on(c));
-                        fy[i] = central_upwind::<Clamp, T>(k, l, r);
+                        fy[i] = central_upwind::<Clamp, T>(k, l, r, true);
                         if on(c - p) || on(c) {
                             see(fy[i].speed, k.inv_dy);
                         }

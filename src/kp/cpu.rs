@@ -498,9 +498,16 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
                 }
             }
             Scheme::Rk2 | Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2 => {
+                // The second stage's fluxes, draining and measured faces read the step's Δt, as
+                // the GPU's read its buffer: `bollermann`'s cap counts no face faster than it
+                // allows (`Coeffs::cap_speed`).
+                let first = self.k;
+                // SAFETY: `dtt` outlives the three calls, after which the constants are restored.
+                self.k = unsafe { first.after_dt(&dtt) };
                 self.eval_rhs(true);
                 self.drain(true, dtt);
                 self.account_stage(true, dtt);
+                self.k = first;
                 self.stage(2, dtt, Some(to));
                 std::mem::swap(&mut self.q, &mut self.q2);
                 if let Some([l0, _, l2]) = &mut self.low {

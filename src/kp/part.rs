@@ -16,6 +16,7 @@ use crate::grid::Layout2;
 use crate::ranks::Slab;
 use crate::ranks::wire::{Reader, Writer};
 use crate::{Error, Real, Result};
+use kernels::kp::DtAt;
 
 /// What a slab's model is built from.
 pub struct SlabPart<T> {
@@ -244,6 +245,7 @@ fn read_coeffs<T: Real>(r: &mut Reader) -> Result<Coeffs<T>> {
         drain,
         cut,
         active: r.u64()?,
+        dt_at: DtAt::NONE,
     })
 }
 

@@ -9,8 +9,8 @@ use crate::grid::Layout2;
 use crate::{Error, Precision, Real, Result};
 use kernels::halo::{cell_source, node_source};
 use kernels::kp::{
-    BC_OUTFLOW, BC_PERIODIC, BC_WALL, Bollermann, Clamp, Kp07, WetDryScheme, cell_bed as cell_bed_of, depth_at_level,
-    surface,
+    BC_OUTFLOW, BC_PERIODIC, BC_WALL, Bollermann, Clamp, DtAt, Kp07, WetDryScheme, cell_bed as cell_bed_of,
+    depth_at_level, surface,
 };
 
 /// The largest Manning n accepted, s/m^(1/3): five times the roughest vegetated floodplains of
@@ -485,6 +485,7 @@ impl Problem {
             drain: t(0.25 / self.cfl),
             cut: 0,
             active: 0,
+            dt_at: DtAt::NONE,
         }
     }
 

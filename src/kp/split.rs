@@ -370,7 +370,7 @@ impl<T: Real> XFaces<T> {
         for j in 2..ny + 2 {
             for i in 2..nx + 3 {
                 let c = j * p + i;
-                self.fx[c] = central_upwind::<S, T>(k, self.rx[c - 1].p, self.rx[c].m);
+                self.fx[c] = central_upwind::<S, T>(k, self.rx[c - 1].p, self.rx[c].m, false);
                 let speed = self.fx[c].speed;
                 rate = rate.max(if speed.is_finite() { speed * k.inv_dx } else { T::INFINITY });
             }

@@ -43,9 +43,9 @@ fn central_upwind_matches_textbook_formula() {
         let (l, r) = (side(), side());
         let fs =
             |s: (f64, f64, f64, f64)| kernels::kp::FaceState { w: s.0, h: s.1, un: s.2, ut: s.3, cap: f64::INFINITY };
-        let got = kernels::kp::central_upwind::<Kp07, f64>(&k, fs(l), fs(r));
+        let got = kernels::kp::central_upwind::<Kp07, f64>(&k, fs(l), fs(r), false);
         // With infinite drain caps (no partially flooded cell) the schemes' fluxes are one.
-        let with_caps = kernels::kp::central_upwind::<Bollermann, f64>(&k, fs(l), fs(r));
+        let with_caps = kernels::kp::central_upwind::<Bollermann, f64>(&k, fs(l), fs(r), false);
         let bits = |f: kernels::kp::Flux<f64>| [f.f0, f.fn_, f.ft, f.speed].map(f64::to_bits);
         assert_eq!(bits(got), bits(with_caps), "case {case}: the schemes differ without caps");
         let want = textbook_flux(9.81, l, r);
@@ -53,6 +53,67 @@ fn central_upwind_matches_textbook_formula() {
             assert!((g - w).abs() <= 1e-12 * (1.0 + w.abs()), "case {case}: {g} vs {w} ({l:?} | {r:?})");
         }
     }
+}
+
+/// `bollermann`'s drain cap against the bound it exists for: through a face leaving a partially
+/// flooded cell of mean depth h̄ (cap h̄/(4·CFL)), a stage of Δt takes at most h̄/4 of the cell,
+/// Δt·|F|/Δ ≤ h̄/4. In the stage whose speeds set Δt (Δt ≤ CFL·Δ/a, no `dt_at`) the cap is
+/// cap·a; in a stage that reads Δt (`Coeffs::after_dt`) it is cap·min(a, CFL·Δ/Δt), which holds
+/// the bound for faces faster than Δt was taken from, x faces by Δx and y faces by Δy. The
+/// uncapped flux is `kp07`'s (the schemes' fluxes are one without caps); f32 and f64.
+#[test]
+fn the_drain_cap_takes_at_most_a_quarter_of_a_cell_through_a_face() {
+    fn check<T: Real>() {
+        use kernels::kp::{Bollermann, FaceState, Kp07, central_upwind};
+        let p = Problem::new(4, 4, 8.0, 2.0);
+        let k: hydrokern::kp::Coeffs<T> = p.coeffs((4, 4));
+        let (cfl, t) = (p.cfl, T::from_f64);
+        let mut rng = hydrokern::Rng::new(2024);
+        let mut rnd = move || rng.unit();
+        let (mut held, mut only_by_dt) = (0, 0);
+        for case in 0..400 {
+            let hbar = 0.5 * rnd();
+            let dt = 0.01 + 0.5 * rnd();
+            let mut face = |cap: f64| {
+                let h = 2.0 * rnd();
+                let b = rnd() - 0.5;
+                FaceState { w: t(b + h), h: t(h), un: t(8.0 * rnd() - 4.0), ut: t(2.0 * rnd() - 1.0), cap: t(cap) }
+            };
+            // One side partially flooded, the other not (its cap ∞), either way round.
+            let cap = k.drain.to_f64() * hbar;
+            let (l, r) =
+                if case % 2 == 0 { (face(cap), face(f64::INFINITY)) } else { (face(f64::INFINITY), face(cap)) };
+            let dt_t = t(dt);
+            // SAFETY: dt_t outlives every use of `after`.
+            let after = unsafe { k.after_dt(&dt_t) };
+            for (y, d) in [(false, p.dx), (true, p.dy)] {
+                let free = central_upwind::<Kp07, T>(&k, l, r, y);
+                let (f0, a) = (free.f0.to_f64(), free.speed.to_f64());
+                let leaves_capped = (f0 > 0.0) == (case % 2 == 0) && f0 != 0.0;
+                let first = central_upwind::<Bollermann, T>(&k, l, r, y).f0.to_f64();
+                let second = central_upwind::<Bollermann, T>(&after, l, r, y).f0.to_f64();
+                let tol = 8.0 * T::EPSILON.to_f64();
+                if !leaves_capped {
+                    assert_eq!((first, second), (f0, f0), "{} case {case}: a face into the capped cell", T::NAME);
+                    continue;
+                }
+                let want = |speed: f64| f0.signum() * f0.abs().min(cap * speed);
+                let fastest = cfl * d / dt;
+                for (got, speed, what) in [(first, a, "first stage"), (second, a.min(fastest), "second stage")] {
+                    let w = want(speed);
+                    assert!((got - w).abs() <= tol * w.abs(), "{} case {case} {what}: F {got} against {w}", T::NAME);
+                }
+                // The second stage takes at most a quarter of the cell whatever the face's speed.
+                assert!(dt * second.abs() / d <= 0.25 * hbar * (1.0 + tol), "{} case {case}: too much", T::NAME);
+                held += (f0.abs() > cap * a) as u32;
+                only_by_dt += (f0.abs() <= cap * a && f0.abs() > cap * fastest) as u32;
+            }
+        }
+        // Both caps bind in some of the cases: the test sees each rule at work.
+        assert!(held > 20 && only_by_dt > 20, "{}: {held} held by a, {only_by_dt} by Δt alone", T::NAME);
+    }
+    check::<f64>();
+    check::<f32>();
 }
 
 /// Both desingularized velocities of a face against √2·h·q/√(h⁴ + max(h⁴, κ)) written out, on

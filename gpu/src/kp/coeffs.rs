@@ -2,6 +2,7 @@
 
 use crate::Real;
 use crate::grid::Layout2;
+use core::marker::PhantomData;
 
 /// Boundary condition codes of one side: the shared halo codes this scheme supports.
 pub use crate::halo::{EXTRAPOLATE as BC_OUTFLOW, PERIODIC as BC_PERIODIC, WALL as BC_WALL};
@@ -40,7 +41,7 @@ pub struct Coeffs<T> {
     /// [`WetDryScheme::wet_above`](super::WetDryScheme::wet_above) of `dry`.
     pub wet_above: T,
     /// 1/(4·CFL): a partially flooded cell lets at most `drain·a·h̄` out through a face of speed
-    /// a (`wetdry.rs`, the draining cap).
+    /// a (`wetdry.rs`, the draining cap), a no faster than [`cap_speed`](Self::cap_speed).
     pub drain: T,
     /// On one rank's slab of a grid cut over ranks: bit 0 where the rows south of the interior
     /// are cells of the grid (a cut inside it, not a side), bit 1 likewise north; bit 2 where
@@ -52,6 +53,22 @@ pub struct Coeffs<T> {
     /// every cell is active. Kernels read it through [`active`](Self::active); the CPU
     /// reference keeps 0 and passes its map apart.
     pub active: u64,
+    /// Where a stage that runs after the step's Δt is known reads it (RK2's second stage: its
+    /// fluxes, draining and measured faces); [`DtAt::NONE`] in the stage whose speeds set Δt.
+    /// Set by [`after_dt`](Self::after_dt).
+    pub dt_at: DtAt<T>,
+}
+
+/// The address of the step's Δt, one `T` (device memory on the GPU, host memory in the CPU
+/// reference), or none. Only [`Coeffs::after_dt`] makes one that is not [`NONE`](Self::NONE),
+/// so whatever holds one may read it.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DtAt<T>(u64, PhantomData<T>);
+
+impl<T> DtAt<T> {
+    /// No Δt: the stage whose speeds set it.
+    pub const NONE: DtAt<T> = DtAt(0, PhantomData);
 }
 
 impl<T: Real> Coeffs<T> {
@@ -88,6 +105,29 @@ impl<T: Real> Coeffs<T> {
     #[inline(always)]
     pub fn from_another_rank(&self, bj: u32) -> bool {
         (bj == 0 && self.cut & 4 != 0) || (bj + 1 == self.nby && self.cut & 8 != 0)
+    }
+    /// These constants for a stage that reads the step's Δt at `dt` ([`dt_at`](Self::dt_at)).
+    ///
+    /// # Safety
+    /// `dt` is readable as one `T` wherever and for as long as kernels or point functions use
+    /// the result (the GPU's Δt buffer for its launches, a host value for the CPU reference's).
+    pub unsafe fn after_dt(self, dt: *const T) -> Coeffs<T> {
+        Coeffs { dt_at: DtAt(dt as usize as u64, PhantomData), ..self }
+    }
+    /// The fastest face speed the drain cap counts on an x face (`y` false) or a y face:
+    /// CFL·Δ/Δt = 1/(4·drain·Δt/Δ), the speed at which a stage of the step's Δt moves a quarter
+    /// of a cell's water through one face; ∞ in the stage whose own speeds set Δt (every face
+    /// is at most that fast there) and where Δt is 0.
+    #[inline(always)]
+    pub fn cap_speed(&self, y: bool) -> T {
+        if self.dt_at == DtAt::NONE {
+            return T::INFINITY;
+        }
+        // SAFETY: a `DtAt` other than NONE comes from `after_dt`, whose caller keeps it readable.
+        let dt = unsafe { core::ptr::read(self.dt_at.0 as usize as *const T) };
+        let inv = if y { self.inv_dy } else { self.inv_dx };
+        // 1/0 = ∞ where Δt is 0; a division rounded once, as on both backends.
+        T::ONE / (T::from_f64(4.0) * self.drain * dt * inv)
     }
     /// Index of cell (i, j) in the padded arrays.
     #[inline(always)]

@@ -135,7 +135,7 @@ pub fn outward_flux_of<S: WetDryScheme, T: Real, W: Level<T>>(
     let r = reconstruct_on::<S, T>(k, c1, c2, c3, (a1, a3), face(o + 1), face(o + 2));
     let (phi_l, phi_r) = if plus { (phi, T::ONE) } else { (T::ONE, phi) };
     let sides = wall_pair(l.p, r.m, a1, a2);
-    let f = drain_face(k, central_upwind::<S, T>(k, sides.0, sides.1), sides, phi_l, phi_r);
+    let f = drain_face(k, central_upwind::<S, T>(k, sides.0, sides.1, y), sides, phi_l, phi_r);
     if plus { f.f0 } else { -f.f0 }
 }
 

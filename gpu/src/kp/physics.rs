@@ -204,12 +204,14 @@ pub fn desingularize_pair<T: Real>(kappa: T, h: T, qn: T, qt: T) -> (T, T) {
 }
 
 /// Central-upwind flux through the face between a left state `l` (the plus face of the cell
-/// before it) and a right state `r` (the minus face of the cell after it). In a scheme with an
-/// a-priori cap on partially flooded cells (`S::CAP`), where water leaves one faster than its
-/// drain cap allows, the mass flux and the advective part of the momentum fluxes are scaled
-/// down (`drain_factor`); the pressure part ½gh² stays, as it balances the bed-slope source.
+/// before it) and a right state `r` (the minus face of the cell after it), an x face or with
+/// `y` a y face. In a scheme with an a-priori cap on partially flooded cells (`S::CAP`), where
+/// water leaves one faster than its drain cap allows, the mass flux and the advective part of
+/// the momentum fluxes are scaled down (`drain_factor`, its fastest speed
+/// [`Coeffs::cap_speed`] of the face's axis); the pressure part ½gh² stays, as it balances the
+/// bed-slope source.
 #[inline(always)]
-pub fn central_upwind<S: WetDryScheme, T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>) -> Flux<T> {
+pub fn central_upwind<S: WetDryScheme, T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>, y: bool) -> Flux<T> {
     let (ul, vl, ur, vr) = (l.un, l.ut, r.un, r.ut);
     let (qnl, qtl, qnr, qtr) = (l.h * ul, l.h * vl, r.h * ur, r.h * vr);
     let cl = (k.g * l.h).sqrt_ftz();
@@ -231,7 +233,7 @@ pub fn central_upwind<S: WetDryScheme, T: Real>(k: &Coeffs<T>, l: FaceState<T>, 
             speed: ap.max(-am),
         };
         if S::CAP {
-            let phi = drain_factor(f.f0, f.speed, l.cap, r.cap);
+            let phi = drain_factor(f.f0, f.speed, l.cap, r.cap, || k.cap_speed(y));
             if phi < T::ONE {
                 let pressure = (ap * (k.half_g * l.h * l.h) - am * (k.half_g * r.h * r.h)) * inv;
                 return drained(f, pressure, phi);

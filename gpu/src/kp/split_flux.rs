@@ -116,14 +116,14 @@ pub(super) unsafe fn kp_flux_x<S: WetDryScheme, T: DeviceReal, const MASKED: boo
         if valid {
             rx = recon_x_on::<S, T>(&k, &q, &b, &on, 0);
             let w_on = on(-1, 0);
-            let west = face_flux::<S, T>(&k, recon_x_on::<S, T>(&k, &q, &b, &on, -1).p, rx.m, w_on, me);
+            let west = face_flux::<S, T>(&k, recon_x_on::<S, T>(&k, &q, &b, &on, -1).p, rx.m, (w_on, me), false);
             put_flux(fx, nf, tx as usize, west);
             if (active && me) || (i > 0 && active_at(i - 1) && w_on) {
                 r = r.max(west.speed * k.inv_dx);
             }
             if tx + 1 == l || i + 1 == k.nx {
                 let e_on = on(1, 0);
-                let east = face_flux::<S, T>(&k, rx.p, recon_x_on::<S, T>(&k, &q, &b, &on, 1).m, me, e_on);
+                let east = face_flux::<S, T>(&k, rx.p, recon_x_on::<S, T>(&k, &q, &b, &on, 1).m, (me, e_on), false);
                 put_flux(fx, nf, tx as usize + 1, east);
                 if active && (me || e_on) {
                     r = r.max(east.speed * k.inv_dx);
@@ -246,12 +246,12 @@ pub(super) unsafe fn kp_flux_y<S: WetDryScheme, T: DeviceReal, const MASKED: boo
             let seen = |other: bool, speed: T| if me || other { speed } else { T::ZERO };
             ry = recon_y_on::<S, T>(&k, &q, &b, &on, 0);
             let s_on = on(0, -1);
-            let south = face_flux::<S, T>(&k, recon_y_on::<S, T>(&k, &q, &b, &on, -1).p, ry.m, s_on, me);
+            let south = face_flux::<S, T>(&k, recon_y_on::<S, T>(&k, &q, &b, &on, -1).p, ry.m, (s_on, me), true);
             put_flux(fy, nf, at, south);
             r = r.max(seen(s_on, south.speed) * k.inv_dy);
             if ty + 1 == by || j + 1 == k.ny {
                 let n_on = on(0, 1);
-                let north = face_flux::<S, T>(&k, ry.p, recon_y_on::<S, T>(&k, &q, &b, &on, 1).m, me, n_on);
+                let north = face_flux::<S, T>(&k, ry.p, recon_y_on::<S, T>(&k, &q, &b, &on, 1).m, (me, n_on), true);
                 put_flux(fy, nf, at + bx as usize, north);
                 r = r.max(seen(n_on, north.speed) * k.inv_dy);
             }

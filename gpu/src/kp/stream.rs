@@ -360,7 +360,7 @@ unsafe fn march<
         let ry = reconstruct_on::<S, T>(k, ycell(sm), ycell(s0), ycell(sp), (am, ap), bm, bp);
         if pj > j0 + 1 {
             // The face between rows pj − 1 and pj.
-            let g = face_flux::<S, T>(k, below, ry.m, am, a0);
+            let g = face_flux::<S, T>(k, below, ry.m, (am, a0), true);
             if pj > j0 + 2 {
                 // Finish row pj − 1: its north flux is g; outside the domain R = 0.
                 let y = rhs_y(k, gs, g, sy);
@@ -417,7 +417,7 @@ unsafe fn march<
             };
             let (fbw, fbe) = (face_bed(b0, b1), face_bed(e0, e1));
             let rx = reconstruct_on::<S, T>(k, xcell(west), xcell(s0), xcell(east), (aw, ae), fbw, fbe);
-            let fw = face_flux::<S, T>(k, face_up::<S, T>(rx.p), rx.m, aw, a0);
+            let fw = face_flux::<S, T>(k, face_up::<S, T>(rx.p), rx.m, (aw, a0), false);
             let fe = flux_down(fw);
             x_part = rhs_x(k, fw, fe, slope_source::<S, T>(k, bw, be, &rx, k.inv_dx));
             x_w = mass_part(fw.f0, fe.f0, k.inv_dx);

@@ -115,20 +115,20 @@ unsafe fn flux_body<S: WetDryScheme, T: DeviceReal>(
             let seen = |other: bool, speed: T| if me || other { speed } else { T::ZERO };
             rx = recon_x_on::<S, T>(k, &q, &b, &on, 0);
             let (w_on, e_on, s_on, n_on) = (on(-1, 0), on(1, 0), on(0, -1), on(0, 1));
-            let west = face_flux::<S, T>(k, recon_x_on::<S, T>(k, &q, &b, &on, -1).p, rx.m, w_on, me);
+            let west = face_flux::<S, T>(k, recon_x_on::<S, T>(k, &q, &b, &on, -1).p, rx.m, (w_on, me), false);
             put_flux(fx, nfx, fxa, west);
             r = r.max(seen(w_on, west.speed) * k.inv_dx);
             if tx + 1 == bx || i + 1 == k.nx {
-                let east = face_flux::<S, T>(k, rx.p, recon_x_on::<S, T>(k, &q, &b, &on, 1).m, me, e_on);
+                let east = face_flux::<S, T>(k, rx.p, recon_x_on::<S, T>(k, &q, &b, &on, 1).m, (me, e_on), false);
                 put_flux(fx, nfx, fxa + 1, east);
                 r = r.max(seen(e_on, east.speed) * k.inv_dx);
             }
             ry = recon_y_on::<S, T>(k, &q, &b, &on, 0);
-            let south = face_flux::<S, T>(k, recon_y_on::<S, T>(k, &q, &b, &on, -1).p, ry.m, s_on, me);
+            let south = face_flux::<S, T>(k, recon_y_on::<S, T>(k, &q, &b, &on, -1).p, ry.m, (s_on, me), true);
             put_flux(fy, nfy, fya, south);
             r = r.max(seen(s_on, south.speed) * k.inv_dy);
             if ty + 1 == by || j + 1 == k.ny {
-                let north = face_flux::<S, T>(k, ry.p, recon_y_on::<S, T>(k, &q, &b, &on, 1).m, me, n_on);
+                let north = face_flux::<S, T>(k, ry.p, recon_y_on::<S, T>(k, &q, &b, &on, 1).m, (me, n_on), true);
                 put_flux(fy, nfy, fya + bx as usize, north);
                 r = r.max(seen(n_on, north.speed) * k.inv_dy);
             }

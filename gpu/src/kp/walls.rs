@@ -36,19 +36,19 @@ pub fn mirror_face<T: Real>(f: FaceState<T>) -> FaceState<T> {
 }
 
 /// The flux through the face between `l` (the plus face of the cell before it, active when
-/// `l_on`) and `r` (the minus face of the cell after it, `r_on`): [`central_upwind`], with the
-/// inactive side's state replaced by the active side's mirror image. A face between two
-/// inactive cells gets a flux no active cell reads.
+/// `l_on`) and `r` (the minus face of the cell after it, `r_on`), an x face or with `y` a y face:
+/// [`central_upwind`], with the inactive side's state replaced by the active side's mirror
+/// image. A face between two inactive cells gets a flux no active cell reads.
 #[inline(always)]
 pub fn face_flux<S: WetDryScheme, T: Real>(
     k: &Coeffs<T>,
     l: FaceState<T>,
     r: FaceState<T>,
-    l_on: bool,
-    r_on: bool,
+    (l_on, r_on): (bool, bool),
+    y: bool,
 ) -> Flux<T> {
     let (l, r) = wall_pair(l, r, l_on, r_on);
-    central_upwind::<S, T>(k, l, r)
+    central_upwind::<S, T>(k, l, r, y)
 }
 
 /// The two states [`face_flux`] computes its flux from.
@@ -155,9 +155,9 @@ pub fn cell_faces_on<S: WetDryScheme, T: Real, W: Level<T>>(
         wall_pair(ry_m.p, ry_0.m, on(0, -1), true),
         wall_pair(ry_0.p, ry_p.m, true, on(0, 1)),
     ];
-    let flux = |(l, r): (FaceState<T>, FaceState<T>)| central_upwind::<S, T>(k, l, r);
+    let flux = |(l, r): (FaceState<T>, FaceState<T>), y: bool| central_upwind::<S, T>(k, l, r, y);
     CellFaces {
-        flux: [flux(sides[0]), flux(sides[1]), flux(sides[2]), flux(sides[3])],
+        flux: [flux(sides[0], false), flux(sides[1], false), flux(sides[2], true), flux(sides[3], true)],
         sides,
         rx: rx_0,
         ry: ry_0,

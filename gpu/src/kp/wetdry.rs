@@ -342,18 +342,21 @@ pub fn flat_face<S: WetDryScheme, T: Real>(ws: T, (bf, half): (T, T), cap: T) ->
 }
 
 /// Cap the mass flux `f0` through a face of speed `a` by the upwind cell's drain cap (`cap_l`
-/// when water leaves the left cell, `cap_r` when it leaves the right one): the factor φ ∈ [0, 1]
-/// that scales the advective fluxes. With Δt ≤ CFL·Δ/a (the face's speed is in the rate), a
-/// cell loses at most h̄/4 through each face in one Euler stage, so its depth stays ≥ 0.
+/// when water leaves the left cell, `cap_r` when it leaves the right one; ∞ where that cell is
+/// not partially flooded): the factor φ ∈ [0, 1] that scales the advective fluxes. The cap is
+/// cap·min(a, a_max), a_max = `fastest()` ([`Coeffs::cap_speed`](super::Coeffs::cap_speed),
+/// read only where a cap applies). With Δt ≤ CFL·Δ/a_max a cell loses at most h̄/4 through each
+/// face in one Euler stage, so its depth stays ≥ 0: in the stage whose speeds set Δt every
+/// face's a is within the rate and a_max is ∞; in RK2's second stage a face may be faster than
+/// any Δt was taken from, and a_max = CFL·Δ/Δt holds the bound.
 #[inline(always)]
-pub fn drain_factor<T: Real>(f0: T, a: T, cap_l: T, cap_r: T) -> T {
-    if f0 > T::ZERO && f0 > cap_l * a {
-        cap_l * a / f0
-    } else if f0 < T::ZERO && -f0 > cap_r * a {
-        cap_r * a / -f0
-    } else {
-        T::ONE
+pub fn drain_factor<T: Real>(f0: T, a: T, cap_l: T, cap_r: T, fastest: impl FnOnce() -> T) -> T {
+    let (out, cap) = if f0 > T::ZERO { (f0, cap_l) } else { (-f0, cap_r) };
+    if !(out > T::ZERO && cap < T::INFINITY) {
+        return T::ONE;
     }
+    let allowed = cap * a.min(fastest());
+    if out > allowed { allowed / out } else { T::ONE }
 }
 
 /// The mean depth a flat surface at `level` gives a cell over its corner bed, in the model of

@@ -8,8 +8,9 @@ impl<T: GpuReal> GpuKp<T> {
     pub(super) fn set_out_only(&mut self, from_q1: bool) -> Result<()> {
         let src = if from_q1 { &self.q1 } else { &self.q };
         let q = [self.w_ptr(from_q1), src[1].ptr(), src[2].ptr()];
+        let k = self.stage_k(from_q1);
         match (&self.out_only, &mut self.active) {
-            (Some(o), Some(a)) => o.launch(self.k, q, self.bed.ptr(), a.ptr_mut()),
+            (Some(o), Some(a)) => o.launch(k, q, self.bed.ptr(), a.ptr_mut()),
             _ => Ok(()),
         }
     }
@@ -20,7 +21,7 @@ impl<T: GpuReal> GpuKp<T> {
             self.settle()?;
         }
         self.set_out_only(from_q1)?;
-        let k = self.k;
+        let k = self.stage_k(from_q1);
         let early = kernel == FluxKernel::EarlyExit;
         self.early = early;
         let wet = self.wet[self.map(from_q1)].ptr();
@@ -131,7 +132,7 @@ impl<T: GpuReal> GpuKp<T> {
             self.settle()?;
         }
         self.set_out_only(true)?;
-        let k = self.k;
+        let k = self.stage_k(true);
         self.early = false;
         let out_map = (self.map(true) + 1) % 3;
         clear(&self.stream, &mut self.wet[out_map])?;

@@ -323,6 +323,16 @@ impl<T: GpuReal> GpuKp<T> {
         LaunchShape::cover_2d(self.k.nx as u64, self.k.ny as u64, (self.k.bx, self.k.by), (1, 1))
     }
 
+    /// The constants of an unsplit stage: RK2's second (`from_q1`) reads the step's Δt from its
+    /// buffer (`Coeffs::after_dt`: `bollermann`'s cap counts no face faster than it allows), the
+    /// first sets it.
+    fn stage_k(&self, from_q1: bool) -> Coeffs<T> {
+        // SAFETY: the Δt buffer lives as long as the model, and every launch reads it after the
+        // step's reduction wrote it, on the stream that wrote it (or beside it, joined as the
+        // account's stages are: they read it for their volumes too).
+        if from_q1 { unsafe { self.k.after_dt(self.dt.ptr()) } } else { self.k }
+    }
+
     /// The problem's orientation.
     fn side(&self) -> Side<T> {
         Side {

@@ -177,7 +177,8 @@ impl<T: GpuReal> GpuKp<T> {
         let src = if from_q1 { &self.q1 } else { &self.q };
         let mut state = src.each_ref().map(|b| b.ptr());
         state[0] = self.w_ptr(from_q1);
-        self.drain_on(self.side(), state, wet_in, false)
+        let side = Side { k: self.stage_k(from_q1), ..self.side() };
+        self.drain_on(side, state, wet_in, false)
     }
 
     /// [`drain`](Self::drain) of `state` in orientation `side`; with `split` (DS1, DS2) from the
@@ -248,7 +249,8 @@ impl<T: GpuReal> GpuKp<T> {
         q[0] = self.w_ptr(from_q1);
         let wet = if self.early { self.wet[self.map(from_q1)].ptr() } else { std::ptr::null() };
         let scale = if self.scheme == Scheme::Euler { 1.0 } else { 0.5 };
-        self.account_on(self.side(), q, std::ptr::null(), wet, scale, FACES_ALL, last, true)
+        let side = Side { k: self.stage_k(from_q1), ..self.side() };
+        self.account_on(side, q, std::ptr::null(), wet, scale, FACES_ALL, last, true)
     }
 
     /// The GPU's stream waits for the water account's stages measured beside it
