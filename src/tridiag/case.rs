@@ -10,7 +10,8 @@
 //! any.
 
 use super::{
-    Algorithm, BACKWARD_LIMIT_EPS, Batch, Choice, Layout, Shape, Solver as BatchSolver, backward_error, relayout_values,
+    Algorithm, BACKWARD_LIMIT_EPS, Batch, Choice, Layout, Shape, Solver as BatchSolver, backward_error,
+    gpu::workspace_bound, relayout_values,
 };
 use crate::case::{BackendSetting, CaseDoc, Check, Common, Flag, Format, Set};
 use crate::output::write_npy;
@@ -238,7 +239,7 @@ impl TridiagCase {
                 shape.n,
                 shape.layout.describe()
             ),
-            needs(shape, precision).host,
+            needs(shape, choice, precision).host,
         )
         .map_err(|e| doc.invalid(memory_key, e))?;
         if let (BackendSetting::Cpu, Choice::Force(alg)) = (common.run.backend, choice)
@@ -361,15 +362,17 @@ impl TridiagCase {
     }
 }
 
-/// Memory of a run of `shape`. Host: a, b, c, d; the solution and the next one while timing;
-/// the CPU solver's scratch or a download; a copy in (batch, n) order and its file's bytes
-/// when written (systems read from files are already in memory). GPU: a, b, c, d (x over d)
-/// and a workspace of one array. Every array counted at the span (padding included); call
-/// after `shape.validate()`.
-fn needs(shape: Shape, precision: Precision) -> Needs {
+/// Memory of a run of `shape` by `choice`. Host: a, b, c, d; the solution and the next one
+/// while timing; the CPU solver's scratch or a download; a copy in (batch, n) order and its
+/// file's bytes when written (systems read from files are already in memory). GPU: a, b, c, d
+/// (x over d) and the largest workspace a plan of `choice` takes
+/// (`tridiag::gpu::workspace_bound`). Every array counted at the span (padding included);
+/// call after `shape.validate()`.
+fn needs(shape: Shape, choice: Choice, precision: Precision) -> Needs {
     let len = shape.span() as u64;
     let words = |k: u64| k.saturating_mul(precision.bytes()).saturating_mul(len);
-    Needs { host: words(8), gpu: words(5) }
+    let work = (workspace_bound(shape, choice) as u64).saturating_mul(precision.bytes());
+    Needs { host: words(8), gpu: words(4).saturating_add(work) }
 }
 
 fn cpu_refuses(alg: Algorithm) -> String {
@@ -513,7 +516,7 @@ impl Case for TridiagCase {
         self.describe()
     }
     fn needs(&self, precision: Precision) -> Needs {
-        needs(self.shape, precision)
+        needs(self.shape, self.choice, precision)
     }
     fn plan(&self) -> Plan {
         // x, and the four arrays of a generated batch.

@@ -263,3 +263,49 @@ fn automatic_choice_follows_the_stated_rule() {
         }
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(crate::common::config(crate::common::cases(200), file!()))]
+    /// The memory a run counts for the solver's workspace (`gpu::workspace_bound`) is at least
+    /// what every plan takes: each algorithm forced (where it plans), and the automatic
+    /// choice's plans for a dominant and a non-dominant batch (a restaged copy included), in
+    /// every layout, both precisions, and multiprocessor counts from 1 to 200.
+    #[test]
+    fn the_workspace_bound_covers_every_plan(
+        n in 1usize..300_000,
+        batch in 1usize..3000,
+        kind in 0u8..4,
+        pad in 0usize..9,
+        value_bytes in proptest::sample::select(vec![4usize, 8]),
+        sm_count in 1usize..200,
+    ) {
+        use hydrokern::tridiag::gpu::{plan, plan_auto, workspace_bound};
+        let layout = match kind {
+            0 => Layout::Contiguous,
+            1 => Layout::Interleaved,
+            2 => Layout::Rows { pitch: n + pad },
+            _ => Layout::Columns { pitch: batch + pad },
+        };
+        let shape = Shape::new(n, batch, layout);
+        let lim = Limits {
+            max_shared_bytes: 232_448,
+            value_bytes,
+            sm_count,
+            pcr_threads: 384,
+            cr_threads: 1024,
+            partition_threads: 1024,
+        };
+        for alg in Algorithm::ALL {
+            if let Ok(p) = plan(shape, alg, &lim) {
+                let bound = workspace_bound(shape, Choice::Force(alg));
+                proptest::prop_assert!(p.workspace <= bound, "{alg} {shape:?}: plans {} > {bound}", p.workspace);
+            }
+        }
+        let bound = workspace_bound(shape, Choice::Auto);
+        for alg in [lim.auto(shape), lim.auto_pivoting(shape)] {
+            if let Ok(p) = plan_auto(shape, alg, &lim) {
+                proptest::prop_assert!(p.workspace <= bound, "auto {alg} {shape:?}: plans {} > {bound}", p.workspace);
+            }
+        }
+    }
+}

@@ -415,6 +415,37 @@ pub fn plan_auto(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
     plan(shape, alg, lim)
 }
 
+/// The most workspace (values) a solve of `shape` by `choice` plans on any GPU: that of the
+/// algorithm forced, or the largest of those the automatic choice may take, a restaged batch's
+/// copy included ([`plan_auto`]). A run's memory check counts it before anything is allocated.
+pub fn workspace_bound(shape: Shape, choice: Choice) -> usize {
+    let len = shape.len();
+    let one = |alg: Algorithm| match alg {
+        Algorithm::Thomas => shape.span().max(2 * len),
+        Algorithm::Lu => 2 * shape.span(),
+        Algorithm::Spike if shape.n > kernels::tridiag::SPIKE_ONE_BLOCK_MAX as usize => {
+            // Each level's reduced system (4 arrays of 2·chunks), then the one-block kernel's 5
+            // arrays of the last one, contiguous.
+            let chunks = Limits::spike_levels(shape.n);
+            let levels: usize = chunks.iter().map(|&p| 8 * p as usize).sum();
+            let bottom = 5 * 2 * chunks.last().map_or(0, |&p| p as usize);
+            (levels + bottom).saturating_mul(shape.batch)
+        }
+        Algorithm::Spike => 5 * shape.span(),
+        Algorithm::Twisted => 2 * len,
+        Algorithm::Cr | Algorithm::Pcr | Algorithm::PcrThomas | Algorithm::CrPcr | Algorithm::Partition => 0,
+    };
+    match choice {
+        Choice::Force(alg) => one(alg),
+        // A restaged batch: the copy of a, b, c, d (4 values an unknown) and what runs on it,
+        // the partition method's nothing (systems side by side) or an interleaved LU's 2.
+        Choice::Auto => {
+            let copy = if shape.layout.systems_adjacent() { 4 * len } else { 6 * len };
+            [one(Algorithm::Thomas), one(Algorithm::Lu), one(Algorithm::Spike), copy].into_iter().max().unwrap_or(0)
+        }
+    }
+}
+
 /// A batched solver for one shape on one GPU: the workspace, the status word and the kernels
 /// (looked up once, in [`GpuTridiag::new`]) live with it.
 pub struct GpuTridiag<T: GpuReal> {
