@@ -178,16 +178,25 @@ impl<T: Real> Faces<T> {
         let (nx, ny, p) = (k.nx as usize, k.ny as usize, k.pitch as usize);
         let on = |c: usize| active.is_none_or(|a| a[c] != 0);
         let rows = self.rows.clone();
-        let cell = |c: usize| (2..nx + 2).contains(&(c % p)) && rows.contains(&(c / p));
+        // The cells whose factors this slab has: its own, the rows beyond its cuts and those
+        // another rank supplies across a periodic side (refreshed before).
+        let column = |c: usize| (2..nx + 2).contains(&(c % p));
+        let cell = |c: usize| column(c) && (rows.contains(&(c / p)) || k.is_exchanged_row((c / p) as i32 - 2));
         let grain = stencil_rows(p);
-        self.any = (rows.start * p..rows.end * p)
-            .into_par_iter()
-            .with_min_len(STENCIL_GRAIN)
-            .any(|c| cell(c) && self.phi[c] < T::ONE);
+        self.any =
+            (0..(ny + 4) * p).into_par_iter().with_min_len(STENCIL_GRAIN).any(|c| cell(c) && self.phi[c] < T::ONE);
         let (rx, ry) = (&self.rx, &self.ry);
         if self.any {
-            // The factor of a cell a face's water may leave: ghost cells are not drained.
-            let phi = |c: usize| if cell(c) { self.phi[c] } else { T::ONE };
+            // The factor of a cell a face's water may leave: a ghost across a periodic side of
+            // this slab has the factor of the cell it is the image of (the face is that cell's
+            // too, and both sides of it must drain alike); other ghost cells are not drained.
+            let phi = |c: usize| {
+                if cell(c) {
+                    return self.phi[c];
+                }
+                let (i, j) = ((c % p) as i32 - 2, (c / p) as i32 - 2);
+                k.periodic_image(i, j).map_or(T::ONE, |(a, b)| self.phi[k.at(a + 2, b + 2)])
+            };
             let rows = self.fx.par_chunks_mut(p).zip(self.fy.par_chunks_mut(p)).enumerate();
             rows.skip(2).take(ny + 1).with_min_len(grain).for_each(|(j, (fx, fy))| {
                 for i in 2..nx + 3 {

@@ -386,8 +386,15 @@ impl<T: Real> XFaces<T> {
                 for j in 2..ny + 2 {
                     for i in 2..nx + 3 {
                         let c = j * p + i;
-                        // Ghost cells are not drained.
-                        let phi = |c: usize| if (2..nx + 2).contains(&(c % p)) { self.phi[c] } else { T::ONE };
+                        // A ghost across a periodic side drains by the factor of the cell it is
+                        // the image of; other ghost cells are not drained.
+                        let phi = |c: usize| {
+                            if (2..nx + 2).contains(&(c % p)) {
+                                return self.phi[c];
+                            }
+                            let (i, j) = ((c % p) as i32 - 2, (c / p) as i32 - 2);
+                            k.periodic_image(i, j).map_or(T::ONE, |(a, b)| self.phi[k.at(a + 2, b + 2)])
+                        };
                         self.fx[c] = drain_face(k, self.fx[c], (self.rx[c - 1].p, self.rx[c].m), phi(c - 1), phi(c));
                     }
                 }

@@ -129,6 +129,40 @@ impl<T: Real> Coeffs<T> {
         // 1/0 = ∞ where Δt is 0; a division rounded once, as on both backends.
         T::ONE / (T::from_f64(4.0) * self.drain * dt * inv)
     }
+    /// Whether row `j` beyond the interior (−2, −1, or ny and above) comes from another rank: a
+    /// cut, or a periodic side wrapped to another rank's slab ([`cut`](Self::cut) bits 2, 3).
+    /// The halo exchange fills such rows.
+    #[inline(always)]
+    pub fn is_exchanged_row(&self, j: i32) -> bool {
+        (j < 0 && self.cut & 4 != 0) || (j >= self.ny as i32 && self.cut & 8 != 0)
+    }
+    /// The interior cell that cell (i, j) next to the interior (interior indices, −1 to n) is
+    /// the image of across a periodic side of this grid or slab: i wrapped by nx across
+    /// periodic x sides, j by ny across periodic y sides whose rows no other slab supplies (a
+    /// cut's rows, [`is_grid_row`](Self::is_grid_row), and rows from another rank,
+    /// [`is_exchanged_row`](Self::is_exchanged_row), are filled by the halo exchange). None
+    /// beyond any other side, and for an interior cell.
+    #[inline(always)]
+    pub fn periodic_image(&self, i: i32, j: i32) -> Option<(u32, u32)> {
+        let (nx, ny) = (self.nx as i32, self.ny as i32);
+        let wrap = |t: i32, n: i32, below: u32, above: u32| {
+            if t < 0 {
+                (below == BC_PERIODIC).then_some(t + n)
+            } else if t >= n {
+                (above == BC_PERIODIC).then_some(t - n)
+            } else {
+                Some(t)
+            }
+        };
+        let inside = (0..nx).contains(&i) && (0..ny).contains(&j);
+        let exchanged = !(0..ny).contains(&j) && (self.is_grid_row(j) || self.is_exchanged_row(j));
+        if inside || exchanged {
+            return None;
+        }
+        let a = wrap(i, nx, self.bc[0], self.bc[1])?;
+        let b = wrap(j, ny, self.bc[2], self.bc[3])?;
+        Some((a as u32, b as u32))
+    }
     /// Index of cell (i, j) in the padded arrays.
     #[inline(always)]
     pub fn at(&self, i: u32, j: u32) -> usize {

@@ -250,8 +250,10 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal, W: DeviceReal + Level<T>>(
                 let (tx, ty) = (thread::thread_idx_x() as i32, thread::thread_idx_y() as i32);
                 let (bx, by) = (k.bx as i32, k.by as i32);
                 // The factor of interior cell (i + di, j + dj), |di|, |dj| ≤ 1: 1 outside the interior
-                // (ghost cells are not drained) and in blocks that drained nothing. Its block is this
-                // one or the next along the step (no division: the blocks are k.bx × k.by threads).
+                // (ghost cells are not drained) but across a periodic side, where it is the factor
+                // of the cell the ghost is the image of, and 1 in blocks that drained nothing. Its
+                // block is this one or the next along the step (no division: the blocks are
+                // k.bx × k.by threads), or across a periodic side one at the other end.
                 let factor = |di: i32, dj: i32| {
                     let (a, b) = (i as i32 + di, j as i32 + dj);
                     let step = |t: i32, d: i32, size: i32| {
@@ -264,8 +266,33 @@ pub(super) unsafe fn kp_drain_rhs<T: DeviceReal, W: DeviceReal + Level<T>>(
                         }
                     };
                     let (na, nb) = ((bi as i32 + step(tx, di, bx)) as u32, (bj as i32 + step(ty, dj, by)) as u32);
-                    if a < 0 || a >= k.nx as i32 || !k.is_grid_row(b) {
-                        T::ONE
+                    if (0..k.nx as i32).contains(&a) && !k.is_grid_row(b) && k.is_exchanged_row(b) {
+                        // A periodic side wrapped to another rank: that rank's factors, as
+                        // beyond a cut.
+                        *phi.add((b + 2) as usize * k.pitch as usize + (a + 2) as usize)
+                    } else if a < 0 || a >= k.nx as i32 || !k.is_grid_row(b) {
+                        // An edge neighbour's image lies in the first or last block of the wrapped
+                        // axis.
+                        let (wa, wb) = (
+                            if a < 0 {
+                                k.nbx - 1
+                            } else if a >= k.nx as i32 {
+                                0
+                            } else {
+                                na
+                            },
+                            if b < 0 {
+                                k.nby - 1
+                            } else if b >= k.ny as i32 {
+                                0
+                            } else {
+                                nb
+                            },
+                        );
+                        match k.periodic_image(a, b) {
+                            Some((pa, pb)) if is_drained(wa, wb) => *phi.add(at(&k, pa, pb).0),
+                            _ => T::ONE,
+                        }
                     } else if b < 0 || b >= k.ny as i32 {
                         // Beyond a cut: the neighbouring slab's factors, 1 where it drained
                         // nothing (its φ is reset every stage on a slab).
