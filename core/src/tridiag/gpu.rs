@@ -270,7 +270,7 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
         // Systems adjacent (interleaved, columns): one thread per system reads coalesced, c′
         // in a workspace at the positions of x. Else (contiguous, rows) staged.
         Algorithm::Thomas if shape.layout.systems_adjacent() => {
-            plan(dims, PlanKernel::Work(THOMAS), THOMAS_BLOCK as usize, 0, shape.span())
+            plan(dims, PlanKernel::Work(THOMAS), THOMAS_BLOCK as usize, 0, workspace(shape, alg))
         }
         Algorithm::Thomas => {
             // 64-byte runs per system and chunk: two full sectors per system.
@@ -282,11 +282,10 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
                 PlanKernel::Work(THOMAS_CONTIGUOUS),
                 THOMAS_BLOCK as usize,
                 warps * 4 * 32 * (rows + 1),
-                2 * shape.len(),
+                workspace(shape, alg),
             )
         }
-        // U's two superdiagonals in the workspace (each at the positions of x), y in x.
-        Algorithm::Lu => plan(dims, PlanKernel::Work(LU), THOMAS_BLOCK as usize, 0, 2 * shape.span()),
+        Algorithm::Lu => plan(dims, PlanKernel::Work(LU), THOMAS_BLOCK as usize, 0, workspace(shape, alg)),
         Algorithm::Spike if n > kernels::tridiag::SPIKE_ONE_BLOCK_MAX as usize => {
             if shape.batch > 65_535 {
                 return Err(Error::invalid(format!(
@@ -295,28 +294,24 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
                 )));
             }
             let levels = spike_levels(shape, lim);
-            let bottom = self::plan(Shape::new(levels.bottom_n() as usize, shape.batch, Layout::Contiguous), alg, lim)?;
             dims.chunk = levels.chunks[0];
             dims.switch = levels.threads[0];
-            // The reduced systems of every level (a, b, c, d), then the one-block kernel's.
-            let workspace = levels.offset(levels.count + 1, shape.batch) + bottom.workspace;
             Ok(Plan {
                 algorithm: alg,
                 dims,
                 launch: spike_level_launch(shape.batch, &levels, 0, lim),
                 kernel: PlanKernel::SpikeLevels(levels),
-                workspace,
+                workspace: workspace(shape, alg),
             })
         }
         Algorithm::Spike => {
             // One block per system, a thread per chunk; the reduced system (7 arrays of 2 per
-            // chunk) in shared memory; u1, u2 and three right-hand sides per row in the workspace
-            // (each at the positions of x).
+            // chunk) in shared memory; the rows' vectors in the workspace.
             let chunks = Limits::spike_chunks(n);
             dims.chunk = chunks;
             let launch = LaunchShape::fixed((shape.batch as u32, 1, 1), (chunks, 1, 1));
             let launch = launch.with_shared(14 * chunks as usize * lim.value_bytes);
-            Ok(Plan { algorithm: alg, dims, launch, kernel: PlanKernel::Work(SPIKE), workspace: 5 * shape.span() })
+            Ok(Plan { algorithm: alg, dims, launch, kernel: PlanKernel::Work(SPIKE), workspace: workspace(shape, alg) })
         }
         Algorithm::Cr => {
             let block = round32(n.div_ceil(2)).min(lim.cr_threads / 32 * 32);
@@ -348,8 +343,7 @@ pub fn plan(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
             let launch = LaunchShape { block: (TWISTED_SYSTEMS, 2, 1), ..launch };
             let launch = launch.with_shared(4 * TWISTED_SYSTEMS as usize * lim.value_bytes);
             let kernel = PlanKernel::Work(THOMAS_TWISTED);
-            // c′ and d′, each interleaved (coalesced whatever the layout).
-            Ok(Plan { algorithm: alg, dims, launch, kernel, workspace: 2 * shape.len() })
+            Ok(Plan { algorithm: alg, dims, launch, kernel, workspace: workspace(shape, alg) })
         }
         Algorithm::Partition => {
             // `max_n` was checked above, so the launch exists.
@@ -415,33 +409,47 @@ pub fn plan_auto(shape: Shape, alg: Algorithm, lim: &Limits) -> Result<Plan> {
     plan(shape, alg, lim)
 }
 
-/// The most workspace (values) a solve of `shape` by `choice` plans on any GPU: that of the
-/// algorithm forced, or the largest of those the automatic choice may take, a restaged batch's
-/// copy included ([`plan_auto`]). A run's memory check counts it before anything is allocated.
-pub fn workspace_bound(shape: Shape, choice: Choice) -> usize {
+/// Workspace values a plan of `alg` for `shape` takes where the batch lies ([`plan`]'s; the
+/// shape alone sets it, whatever the GPU).
+pub fn workspace(shape: Shape, alg: Algorithm) -> usize {
     let len = shape.len();
-    let one = |alg: Algorithm| match alg {
-        Algorithm::Thomas => shape.span().max(2 * len),
+    match alg {
+        // c′ at the positions of x; staged (contiguous, rows): c′ and d′.
+        Algorithm::Thomas if shape.layout.systems_adjacent() => shape.span(),
+        Algorithm::Thomas => 2 * len,
+        // U's two superdiagonals, each at the positions of x (y in x).
         Algorithm::Lu => 2 * shape.span(),
         Algorithm::Spike if shape.n > kernels::tridiag::SPIKE_ONE_BLOCK_MAX as usize => {
-            // Each level's reduced system (4 arrays of 2·chunks), then the one-block kernel's 5
-            // arrays of the last one, contiguous.
+            // The reduced systems of every level (a, b, c, d of 2·chunks rows), then the
+            // one-block kernel's 5 arrays of the last one, contiguous.
             let chunks = Limits::spike_levels(shape.n);
             let levels: usize = chunks.iter().map(|&p| 8 * p as usize).sum();
             let bottom = 5 * 2 * chunks.last().map_or(0, |&p| p as usize);
             (levels + bottom).saturating_mul(shape.batch)
         }
+        // u1, u2 and three right-hand sides per row, each at the positions of x.
         Algorithm::Spike => 5 * shape.span(),
+        // c′ and d′, each interleaved (coalesced whatever the layout).
         Algorithm::Twisted => 2 * len,
         Algorithm::Cr | Algorithm::Pcr | Algorithm::PcrThomas | Algorithm::CrPcr | Algorithm::Partition => 0,
-    };
+    }
+}
+
+/// The most workspace (values) a solve of `shape` by `choice` plans on any GPU: that of the
+/// algorithm forced, or the largest of those the automatic choice may take, a restaged batch's
+/// copy included ([`plan_auto`]). A run's memory check counts it before anything is allocated.
+pub fn workspace_bound(shape: Shape, choice: Choice) -> usize {
     match choice {
-        Choice::Force(alg) => one(alg),
-        // A restaged batch: the copy of a, b, c, d (4 values an unknown) and what runs on it,
-        // the partition method's nothing (systems side by side) or an interleaved LU's 2.
+        Choice::Force(alg) => workspace(shape, alg),
         Choice::Auto => {
-            let copy = if shape.layout.systems_adjacent() { 4 * len } else { 6 * len };
-            [one(Algorithm::Thomas), one(Algorithm::Lu), one(Algorithm::Spike), copy].into_iter().max().unwrap_or(0)
+            // A restaged batch: the copy of a, b, c, d and what runs on it, the partition method
+            // (systems side by side) or LU (the others).
+            let copied = if shape.layout.systems_adjacent() { Algorithm::Partition } else { Algorithm::Lu };
+            let copy = 4 * shape.len() + workspace(copy_shape(shape), copied);
+            [Algorithm::Thomas, Algorithm::Lu, Algorithm::Spike]
+                .map(|a| workspace(shape, a))
+                .into_iter()
+                .fold(copy, usize::max)
         }
     }
 }
