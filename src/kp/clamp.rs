@@ -190,13 +190,7 @@ impl<T: Real> Faces<T> {
             // The factor of a cell a face's water may leave: a ghost across a periodic side of
             // this slab has the factor of the cell it is the image of (the face is that cell's
             // too, and both sides of it must drain alike); other ghost cells are not drained.
-            let phi = |c: usize| {
-                if cell(c) {
-                    return self.phi[c];
-                }
-                let (i, j) = ((c % p) as i32 - 2, (c / p) as i32 - 2);
-                k.periodic_image(i, j).map_or(T::ONE, |(a, b)| self.phi[k.at(a + 2, b + 2)])
-            };
+            let phi = |c: usize| if cell(c) { self.phi[c] } else { ghost_factor(k, &self.phi, c) };
             let rows = self.fx.par_chunks_mut(p).zip(self.fy.par_chunks_mut(p)).enumerate();
             rows.skip(2).take(ny + 1).with_min_len(grain).for_each(|(j, (fx, fy))| {
                 for i in 2..nx + 3 {
@@ -242,6 +236,14 @@ impl<T: Real> Faces<T> {
     pub fn clamp<W: Level<T>>(&mut self, k: &Coeffs<T>, cell_bed: &[T], w: &[W], hu: &mut [T], hv: &mut [T]) {
         self.clamped += clamp_velocities(k, &self.hi, cell_bed, w, hu, hv, self.rows.clone());
     }
+}
+
+/// The draining factor of padded ghost cell `c` of `phi` (the interior's factors): that of the
+/// cell it is the image of across a periodic side (`Coeffs::periodic_image`), else 1.
+pub(super) fn ghost_factor<T: Real>(k: &Coeffs<T>, phi: &[T], c: usize) -> T {
+    let p = k.pitch as usize;
+    let (i, j) = ((c % p) as i32 - 2, (c / p) as i32 - 2);
+    k.periodic_image(i, j).map_or(T::ONE, |(a, b)| phi[k.at(a + 2, b + 2)])
 }
 
 /// The draining factor φ of every interior cell for a stage (or substep) of `dt` into `phi`: 1

@@ -15,7 +15,7 @@
 //! it starts from; one below Δt discards the whole step (Qⁿ is untouched: the substeps work on
 //! copies), halves the estimates as Amundsen's scheme does, and retries.
 
-use super::clamp::{clamp_velocities, corners, draining_factors, highest_corners};
+use super::clamp::{clamp_velocities, corners, draining_factors, ghost_factor, highest_corners};
 use super::perimeter::{Perimeter, measure};
 use super::rk::rk;
 use super::state::{apply_boundary, wet_map};
@@ -389,11 +389,7 @@ impl<T: Real> XFaces<T> {
                         // A ghost across a periodic side drains by the factor of the cell it is
                         // the image of; other ghost cells are not drained.
                         let phi = |c: usize| {
-                            if (2..nx + 2).contains(&(c % p)) {
-                                return self.phi[c];
-                            }
-                            let (i, j) = ((c % p) as i32 - 2, (c / p) as i32 - 2);
-                            k.periodic_image(i, j).map_or(T::ONE, |(a, b)| self.phi[k.at(a + 2, b + 2)])
+                            if (2..nx + 2).contains(&(c % p)) { self.phi[c] } else { ghost_factor(k, &self.phi, c) }
                         };
                         self.fx[c] = drain_face(k, self.fx[c], (self.rx[c - 1].p, self.rx[c].m), phi(c - 1), phi(c));
                     }
