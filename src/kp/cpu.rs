@@ -500,7 +500,8 @@ impl<T: Real, W: Surface<T>> CpuKp<T, W> {
             Scheme::Rk2 | Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2 => {
                 // The second stage's fluxes, draining and measured faces read the step's Δt, as
                 // the GPU's read its buffer: `bollermann`'s cap counts no face faster than it
-                // allows (`Coeffs::cap_speed`).
+                // allows (`Coeffs::cap_speed`), `kp07` lets a face out at most a quarter of its
+                // depth (`Coeffs::quarter_take`).
                 let first = self.k;
                 // SAFETY: `dtt` outlives the three calls, after which the constants are restored.
                 self.k = unsafe { first.after_dt(&dtt) };

@@ -170,11 +170,19 @@ fn holes(p: &mut Problem, seed: u64) {
     }
 }
 
-/// The water account of a CPU run of `p` to `t_end`, relative to the water it has seen (the
-/// start's, the sources' and what came in by the boundary): the residual, storage change − rain
-/// − inflow + infiltration − boundary in + boundary out, the water that crossed the boundary
-/// either way, and the steps taken.
-fn account<T: Real>(p: &Problem, t_end: f64) -> (f64, f64, u64) {
+/// The water account of a CPU run of `p` to `t_end`.
+struct Account {
+    /// Storage change − rain − inflow + infiltration − boundary in + boundary out, relative to
+    /// the water the run has seen (the start's, the sources' and what came in by the boundary).
+    residual: f64,
+    /// The water that crossed the boundary either way, and that the soil took, likewise relative.
+    crossed: f64,
+    infiltrated: f64,
+    steps: u64,
+}
+
+/// The [`Account`] of a CPU run of `p` to `t_end`.
+fn account<T: Real>(p: &Problem, t_end: f64) -> Account {
     let mut m = CpuKp::<T>::new(p, BLOCK, false).expect("valid problem");
     let v0 = p.volume_with_low(m.state()[0], m.low(), m.cell_bed());
     // A random state's films may collapse Δt before the end (Euler, mostly): the state is then
@@ -195,7 +203,12 @@ fn account<T: Real>(p: &Problem, t_end: f64) -> (f64, f64, u64) {
     let flows = Segments::of(p).flows(m.boundary_volumes().unwrap_or(&[]));
     let (out, into) = flows.iter().fold((0.0, 0.0), |(o, i), b| (o + b.out, i + b.into));
     let scale = v0 + rain + inflow + into;
-    (((storage - v0) - rain - inflow + infiltrated - into + out) / scale, (out + into) / scale, m.steps())
+    Account {
+        residual: ((storage - v0) - rain - inflow + infiltrated - into + out) / scale,
+        crossed: (out + into) / scale,
+        infiltrated: infiltrated / scale,
+        steps: m.steps(),
+    }
 }
 
 /// The most steps [`account`] runs a basin for.
@@ -211,8 +224,13 @@ const ACCOUNT_STEPS: u64 = 2_000;
 /// the water's size (beds below 1 m, depths up to 1 m). So the plain bound grows with the steps:
 /// steps·ε, and 2e-4 below that (3.3e-5 at most in runs of a few thousand steps, a kp07 basin
 /// that 1.3 times its water crossed; 1.8e-3 in 117 911 Euler steps, 0.13 of steps·ε).
-fn f32_account_bound(compensated: bool, steps: u64) -> f64 {
-    if compensated { 1e-6 } else { (steps as f64 * f32::EPSILON as f64).max(2e-4) }
+/// A soil's cumulative infiltration is a plain sum in f32 in either update (docs/kp-forcing.md,
+/// "Volume accounting"): each step rounds a cell's total by up to ½ ulp, so the account may miss
+/// up to steps·ε/2 of the water `infiltrated` (−3.3e-6 in a kp07 basin of 2 000 steps whose soil
+/// took 9.1e-2 of its water, 0.30 of that bound), on top of the update's.
+fn f32_account_bound(compensated: bool, steps: u64, infiltrated: f64) -> f64 {
+    let update = if compensated { 1e-6 } else { (steps as f64 * f32::EPSILON as f64).max(2e-4) };
+    update + steps as f64 * f32::EPSILON as f64 / 2.0 * infiltrated
 }
 
 /// A forced basin of `nx` × `ny` cells from `seed` with random sides (walls, outflow,
@@ -237,21 +255,30 @@ fn forced_basins_keep_the_water_account(nx: usize, ny: usize, seed: u64, wet_dry
             holes(&mut p, seed);
         }
         let what = format!("{}×{} {} {} {:?}", nx, ny, scheme.name(), wet_dry.name(), p.boundary);
-        let (r, crossed, _) = account::<f64>(&p, 2.0);
+        let Account { residual: r, crossed, .. } = account::<f64>(&p, 2.0);
         prop_assert!(r.abs() < 1e-13, "{what} f64: residual {r:.2e} ({crossed:.2e} crossed the boundary)");
         for acc in hydrokern::accumulation::Accumulation::ALL {
             p.accumulation = acc;
-            let (r, crossed, steps) = account::<f32>(&p, 2.0);
+            let Account { residual: r, crossed, infiltrated, steps } = account::<f32>(&p, 2.0);
             let compensated = acc.compensates_in(hydrokern::Precision::F32) && !scheme.is_split();
-            let bound = f32_account_bound(compensated, steps);
+            let bound = f32_account_bound(compensated, steps, infiltrated);
             prop_assert!(
                 r.abs() < bound,
-                "{what} f32 {}: residual {r:.2e} ({crossed:.2e} crossed) in {steps} steps",
+                "{what} f32 {}: residual {r:.2e} ({crossed:.2e} crossed, {infiltrated:.2e} infiltrated) in {steps} steps",
                 acc.name()
             );
         }
     }
     Ok(())
+}
+
+/// A forced basin (held levels, soil) in `kp07` where a cell dry at the step's start fills in
+/// the first RK2 stage and its faces in the second are faster than Δt was taken from: without
+/// the second stage's limit (`kp07_second_stage_lets_out_at_most_a_quarter_of_a_face_depth`)
+/// the stage takes more than the cell holds and the clean-up's clip adds 1.2·10⁻⁴ of the water.
+#[test]
+fn kp07_second_stage_keeps_a_filling_cell_account() {
+    forced_basins_keep_the_water_account(9, 5, 4992174290247820938, WetDry::Kp07).unwrap();
 }
 
 proptest! {

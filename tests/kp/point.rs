@@ -116,6 +116,86 @@ fn the_drain_cap_takes_at_most_a_quarter_of_a_cell_through_a_face() {
     check::<f32>();
 }
 
+/// `kp07`'s limit on a stage that reads Δt against the bound it exists for: a face lets out at
+/// most a quarter of the depth on the side water leaves, Δt·|F|/Δ ≤ h/4 (the cell mean depth is
+/// the mean of the four face depths, so the stage keeps it ≥ 0). Random faces of speeds up to
+/// several times Δ/(4Δt), x faces by Δx and y faces by Δy, f32 and f64: the first stage's flux is
+/// the unlimited one bit for bit; the second stage's is it where it keeps the bound and
+/// F·(Δ/(4Δt))·h/|F| where not, the pressure part of the normal momentum flux kept and the
+/// advective parts scaled alike.
+#[test]
+fn kp07_second_stage_lets_out_at_most_a_quarter_of_a_face_depth() {
+    fn check<T: Real>() {
+        use kernels::kp::{FaceState, Kp07, central_upwind, pressure_part};
+        let p = Problem::new(4, 4, 8.0, 2.0);
+        let k: hydrokern::kp::Coeffs<T> = p.coeffs((4, 4));
+        let t = T::from_f64;
+        let mut rng = hydrokern::Rng::new(4992);
+        let mut rnd = move || rng.unit();
+        let (mut limited, mut free) = (0, 0);
+        let bits = |f: kernels::kp::Flux<T>| [f.f0, f.fn_, f.ft, f.speed].map(|v| v.to_f64().to_bits());
+        for case in 0..400 {
+            let dt = 0.01 + 0.3 * rnd();
+            let mut face = || {
+                let h = if case % 9 == 0 { 0.0 } else { 0.5 * rnd() * rnd() };
+                let b = rnd() - 0.5;
+                FaceState {
+                    w: t(b + h),
+                    h: t(h),
+                    un: t(12.0 * rnd() - 6.0),
+                    ut: t(2.0 * rnd() - 1.0),
+                    cap: T::INFINITY,
+                }
+            };
+            let (l, r) = (face(), face());
+            let dt_t = t(dt);
+            // SAFETY: dt_t outlives every use of `after`.
+            let after = unsafe { k.after_dt(&dt_t) };
+            for (y, d) in [(false, p.dx), (true, p.dy)] {
+                let first = central_upwind::<Kp07, T>(&k, l, r, y);
+                let second = central_upwind::<Kp07, T>(&after, l, r, y);
+                let f0 = first.f0.to_f64();
+                let own = if f0 > 0.0 { l.h } else { r.h }.to_f64();
+                let allowed = own * d / (4.0 * dt);
+                let tol = 16.0 * T::EPSILON.to_f64();
+                // Faces within a few roundings of the bound may go either way.
+                if (f0.abs() - allowed).abs() <= tol * allowed {
+                    continue;
+                }
+                if f0.abs() < allowed {
+                    assert_eq!(bits(second), bits(first), "{} case {case}: a face within the bound", T::NAME);
+                    free += 1;
+                    continue;
+                }
+                limited += 1;
+                let phi = allowed / f0.abs();
+                let pressure = pressure_part(&k, l, r).to_f64();
+                let want = [phi * f0, pressure + phi * (first.fn_.to_f64() - pressure), phi * first.ft.to_f64()];
+                let got = [second.f0, second.fn_, second.ft].map(|v| v.to_f64());
+                for (g, w) in got.iter().zip(want) {
+                    let scale = w.abs().max(pressure.abs()).max(first.fn_.to_f64().abs());
+                    assert!((g - w).abs() <= tol * scale, "{} case {case}: {got:?} against {want:?}", T::NAME);
+                }
+                assert_eq!(
+                    second.speed.to_f64().to_bits(),
+                    first.speed.to_f64().to_bits(),
+                    "{} case {case}: speed",
+                    T::NAME
+                );
+                assert!(
+                    dt * second.f0.to_f64().abs() / d <= 0.25 * own * (1.0 + tol),
+                    "{} case {case}: too much",
+                    T::NAME
+                );
+            }
+        }
+        // The limit binds in some of the cases and not in others: the test sees both.
+        assert!(limited > 50 && free > 50, "{}: {limited} limited, {free} free", T::NAME);
+    }
+    check::<f64>();
+    check::<f32>();
+}
+
 /// Both desingularized velocities of a face against √2·h·q/√(h⁴ + max(h⁴, κ)) written out, on
 /// deep faces (h⁴ ≥ κ: the one-reciprocal path), shallow ones (h⁴ < κ: the square-root path)
 /// and a dry one (0), in both precisions; and the limits: q/h for deep water, → 0 with h.

@@ -114,20 +114,40 @@ impl<T: Real> Coeffs<T> {
     pub unsafe fn after_dt(self, dt: *const T) -> Coeffs<T> {
         Coeffs { dt_at: DtAt(dt as usize as u64, PhantomData), ..self }
     }
+    /// Whether these constants are a stage's that reads the step's Δt ([`after_dt`](Self::after_dt)):
+    /// RK2's second, whose faces may be faster than the speeds Δt was taken from.
+    #[inline(always)]
+    pub fn reads_dt(&self) -> bool {
+        self.dt_at != DtAt::NONE
+    }
     /// The fastest face speed the drain cap counts on an x face (`y` false) or a y face:
     /// CFL·Δ/Δt = 1/(4·drain·Δt/Δ), the speed at which a stage of the step's Δt moves a quarter
     /// of a cell's water through one face; ∞ in the stage whose own speeds set Δt (every face
     /// is at most that fast there) and where Δt is 0.
     #[inline(always)]
     pub fn cap_speed(&self, y: bool) -> T {
-        if self.dt_at == DtAt::NONE {
-            return T::INFINITY;
-        }
-        // SAFETY: a `DtAt` other than NONE comes from `after_dt`, whose caller keeps it readable.
-        let dt = unsafe { core::ptr::read(self.dt_at.0 as usize as *const T) };
+        let Some(dt) = self.stage_dt() else { return T::INFINITY };
         let inv = if y { self.inv_dy } else { self.inv_dx };
         // 1/0 = ∞ where Δt is 0; a division rounded once, as on both backends.
         T::ONE / (T::from_f64(4.0) * self.drain * dt * inv)
+    }
+    /// 4·Δt/Δ on an x face (`y` false) or a y face: a mass flux F through the face takes
+    /// Δt·F/Δ of depth in a stage of the step's Δt, a quarter of F·4Δt/Δ, which `kp07`'s
+    /// second-stage limit holds to the face's depth; 0 where no Δt is read.
+    #[inline(always)]
+    pub fn quarter_take(&self, y: bool) -> T {
+        let Some(dt) = self.stage_dt() else { return T::ZERO };
+        let inv = if y { self.inv_dy } else { self.inv_dx };
+        T::from_f64(4.0) * dt * inv
+    }
+    /// The step's Δt where these constants read it.
+    #[inline(always)]
+    fn stage_dt(&self) -> Option<T> {
+        if !self.reads_dt() {
+            return None;
+        }
+        // SAFETY: a `DtAt` other than NONE comes from `after_dt`, whose caller keeps it readable.
+        Some(unsafe { core::ptr::read(self.dt_at.0 as usize as *const T) })
     }
     /// Whether row `j` beyond the interior (−2, −1, or ny and above) comes from another rank: a
     /// cut, or a periodic side wrapped to another rank's slab ([`cut`](Self::cut) bits 2, 3).

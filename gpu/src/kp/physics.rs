@@ -1,7 +1,7 @@
 //! The scheme's point functions: reconstruction, desingularization, the central-upwind flux, the
 //! right-hand side of a cell, friction and the RK stages.
 
-use super::{Coeffs, WetDryScheme, cell_view, drain_factor, drained, flat_face, is_thin};
+use super::{Coeffs, WetDryScheme, cell_view, drain_factor, drained, flat_face, is_thin, stage_limit};
 use crate::sediment::compensated_add;
 use crate::{Level, Real};
 
@@ -209,7 +209,9 @@ pub fn desingularize_pair<T: Real>(kappa: T, h: T, qn: T, qt: T) -> (T, T) {
 /// water leaves one faster than its drain cap allows, the mass flux and the advective part of
 /// the momentum fluxes are scaled down (`drain_factor`, its fastest speed
 /// [`Coeffs::cap_speed`] of the face's axis); the pressure part ½gh² stays, as it balances the
-/// bed-slope source.
+/// bed-slope source. A scheme with a limit on later stages (`S::STAGE_LIMIT`) scales a face
+/// likewise in a stage that reads Δt where it would let out more than a quarter of the depth on
+/// the side water leaves.
 #[inline(always)]
 pub fn central_upwind<S: WetDryScheme, T: Real>(k: &Coeffs<T>, l: FaceState<T>, r: FaceState<T>, y: bool) -> Flux<T> {
     let (ul, vl, ur, vr) = (l.un, l.ut, r.un, r.ut);
@@ -232,11 +234,17 @@ pub fn central_upwind<S: WetDryScheme, T: Real>(k: &Coeffs<T>, l: FaceState<T>, 
             ft: (ap * qtl * ul - am * qtr * ur + apam * (qtr - qtl)) * inv,
             speed: ap.max(-am),
         };
+        let pressure = || (ap * (k.half_g * l.h * l.h) - am * (k.half_g * r.h * r.h)) * inv;
         if S::CAP {
             let phi = drain_factor(f.f0, f.speed, l.cap, r.cap, || k.cap_speed(y));
             if phi < T::ONE {
-                let pressure = (ap * (k.half_g * l.h * l.h) - am * (k.half_g * r.h * r.h)) * inv;
-                return drained(f, pressure, phi);
+                return drained(f, pressure(), phi);
+            }
+        }
+        if S::STAGE_LIMIT && k.reads_dt() {
+            let phi = stage_limit(f.f0, l.h, r.h, || k.quarter_take(y));
+            if phi < T::ONE {
+                return drained(f, pressure(), phi);
             }
         }
         f

@@ -28,6 +28,14 @@ pub trait WetDryScheme: Copy + 'static {
     /// cap, [`drain_factor`]): true in [`Bollermann`]; [`Clamp`] scales the fluxes after Δt is
     /// known instead ([`draining_factor`]), outside the flux.
     const CAP: bool = Self::PARTIAL;
+    /// Whether a stage that reads the step's Δt ([`Coeffs::reads_dt`](super::Coeffs::reads_dt):
+    /// RK2's second) holds every face's outflow to a quarter of the depth at the face on the side
+    /// water leaves ([`stage_limit`]): true in [`Kp07`]. Its cell
+    /// mean depth is the mean of its four face depths, so such a stage keeps it ≥ 0 whatever
+    /// comes in; Kurganov and Petrova's bound, Δt ≤ Δ/(4a), holds for the speeds Δt was taken
+    /// from, and the second stage's faces (fast thin water) may outrun it. The first stage's
+    /// faces never reach the limit: it is not evaluated there.
+    const STAGE_LIMIT: bool = false;
     /// Whether a partially flooded cell's face depth is the mean depth over the face (the
     /// surface may cut a face between its end corners) rather than the depth at its middle
     /// ([`flat_face`]): true in [`Clamp`].
@@ -67,6 +75,7 @@ pub trait WetDryScheme: Copy + 'static {
 pub struct Kp07;
 impl WetDryScheme for Kp07 {
     const PARTIAL: bool = false;
+    const STAGE_LIMIT: bool = true;
 }
 
 /// Bollermann, Chen, Kurganov & Noelle 2013 in 2D: partially flooded cells reconstructed flat at
@@ -357,6 +366,26 @@ pub fn drain_factor<T: Real>(f0: T, a: T, cap_l: T, cap_r: T, fastest: impl FnOn
     }
     let allowed = cap * a.min(fastest());
     if out > allowed { allowed / out } else { T::ONE }
+}
+
+/// [`Kp07`]'s limit on a stage that reads Δt ([`STAGE_LIMIT`](WetDryScheme::STAGE_LIMIT)): the
+/// factor φ ∈ [0, 1] that scales the advective fluxes of a face of mass flux `f0` so that it
+/// takes at most a quarter of the depth on the side water leaves (`hl` when it leaves the left
+/// cell, `hr` the right one): φ·|f0|·4Δt/Δ ≤ h, `quarter_take()` = 4Δt/Δ
+/// ([`Coeffs::quarter_take`](super::Coeffs::quarter_take), read only where water leaves; 0 in a
+/// stage that reads no Δt, so nothing is limited there). The same rule as [`drain_factor`]'s,
+/// with the face's depth for the cell's: a cell whose mean depth is the mean of its four face
+/// depths then keeps it ≥ 0 whatever comes in.
+#[inline(always)]
+pub fn stage_limit<T: Real>(f0: T, hl: T, hr: T, quarter_take: impl FnOnce() -> T) -> T {
+    let (out, h) = if f0 > T::ZERO { (f0, hl) } else { (-f0, hr) };
+    if out > T::ZERO {
+        let taken = out * quarter_take();
+        if taken > h {
+            return h / taken;
+        }
+    }
+    T::ONE
 }
 
 /// The mean depth a flat surface at `level` gives a cell over its corner bed, in the model of

@@ -324,8 +324,8 @@ impl<T: GpuReal> GpuKp<T> {
     }
 
     /// The constants of an unsplit stage: RK2's second (`from_q1`) reads the step's Δt from its
-    /// buffer (`Coeffs::after_dt`: `bollermann`'s cap counts no face faster than it allows), the
-    /// first sets it.
+    /// buffer (`Coeffs::after_dt`: `bollermann`'s cap counts no face faster than it allows, and
+    /// `kp07` limits each face to a quarter of its depth), the first sets it.
     fn stage_k(&self, from_q1: bool) -> Coeffs<T> {
         // SAFETY: the Δt buffer lives as long as the model, and every launch reads it after the
         // step's reduction wrote it, on the stream that wrote it (or beside it, joined as the
