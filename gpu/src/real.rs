@@ -61,6 +61,8 @@ pub trait Real:
     fn min(self, other: Self) -> Self;
     fn max(self, other: Self) -> Self;
     fn is_finite(self) -> bool;
+    /// The largest value below `self` (IEEE `nextDown`).
+    fn next_down(self) -> Self;
     #[inline(always)]
     fn recip(self) -> Self {
         Self::ONE / self
@@ -251,6 +253,10 @@ macro_rules! impl_real {
             #[inline(always)]
             fn is_finite(self) -> bool {
                 <$t>::is_finite(self)
+            }
+            #[inline(always)]
+            fn next_down(self) -> Self {
+                <$t>::next_down(self)
             }
         }
     };

@@ -192,6 +192,9 @@ impl Real for Counted {
         tally(|o| &mut o.compare);
         self.0.is_finite()
     }
+    fn next_down(self) -> Self {
+        Counted(self.0.next_down())
+    }
     fn sqrt_fast(self) -> Self {
         self.sqrt()
     }

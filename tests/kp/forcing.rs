@@ -181,15 +181,15 @@ struct Account {
     steps: u64,
 }
 
-/// The [`Account`] of a CPU run of `p` to `t_end`.
-fn account<T: Real>(p: &Problem, t_end: f64) -> Account {
+/// The [`Account`] of a CPU run of `p` to `t_end` or `max_steps` steps, whichever comes first.
+fn account<T: Real>(p: &Problem, t_end: f64, max_steps: u64) -> Account {
     let mut m = CpuKp::<T>::new(p, BLOCK, false).expect("valid problem");
     let v0 = p.volume_with_low(m.state()[0], m.low(), m.cell_bed());
     // A random state's films may collapse Δt before the end (Euler, mostly): the state is then
     // the one before the step that failed, and its account must close there too. So must it
-    // wherever the run stops: after `ACCOUNT_STEPS` steps, which a basin whose films hold Δt
-    // near 10⁻⁵ s takes long before t_end.
-    while m.time() < t_end && m.steps() < ACCOUNT_STEPS && m.step(t_end).is_ok() {}
+    // wherever the run stops: after `max_steps` steps, which a basin whose films hold Δt near
+    // 10⁻⁵ s takes long before t_end.
+    while m.time() < t_end && m.steps() < max_steps && m.step(t_end).is_ok() {}
     let f = &p.forcing;
     let t = m.time();
     let cells = (0..p.nx * p.ny).filter(|&c| p.is_active(c)).count();
@@ -211,7 +211,7 @@ fn account<T: Real>(p: &Problem, t_end: f64) -> Account {
     }
 }
 
-/// The most steps [`account`] runs a basin for.
+/// The most steps [`forced_basins_keep_the_water_account`] runs a basin for.
 const ACCOUNT_STEPS: u64 = 2_000;
 
 /// The f32 water account's residual, relative to the water it has seen, over the proptest's
@@ -224,13 +224,14 @@ const ACCOUNT_STEPS: u64 = 2_000;
 /// the water's size (beds below 1 m, depths up to 1 m). So the plain bound grows with the steps:
 /// steps·ε, and 2e-4 below that (3.3e-5 at most in runs of a few thousand steps, a kp07 basin
 /// that 1.3 times its water crossed; 1.8e-3 in 117 911 Euler steps, 0.13 of steps·ε).
-/// A soil's cumulative infiltration is a plain sum in f32 in either update (docs/kp-forcing.md,
-/// "Volume accounting"): each step rounds a cell's total by up to ½ ulp, so the account may miss
-/// up to steps·ε/2 of the water `infiltrated` (−3.3e-6 in a kp07 basin of 2 000 steps whose soil
-/// took 9.1e-2 of its water, 0.30 of that bound), on top of the update's.
+/// A soil's cumulative infiltration adds to each cell's total every step. The compensated update
+/// rounds the total down and keeps the rest in w's low part (`soil_total`), so what the soil
+/// takes is what its totals gain and the bound is the update's. The plain update's total rounds
+/// by up to ½ ulp a step, so the account may miss up to steps·ε/2 of the water `infiltrated`
+/// on top of the update's.
 fn f32_account_bound(compensated: bool, steps: u64, infiltrated: f64) -> f64 {
-    let update = if compensated { 1e-6 } else { (steps as f64 * f32::EPSILON as f64).max(2e-4) };
-    update + steps as f64 * f32::EPSILON as f64 / 2.0 * infiltrated
+    let eps = f32::EPSILON as f64;
+    if compensated { 1e-6 } else { (steps as f64 * eps).max(2e-4) + steps as f64 * eps / 2.0 * infiltrated }
 }
 
 /// A forced basin of `nx` × `ny` cells from `seed` with random sides (walls, outflow,
@@ -255,11 +256,11 @@ fn forced_basins_keep_the_water_account(nx: usize, ny: usize, seed: u64, wet_dry
             holes(&mut p, seed);
         }
         let what = format!("{}×{} {} {} {:?}", nx, ny, scheme.name(), wet_dry.name(), p.boundary);
-        let Account { residual: r, crossed, .. } = account::<f64>(&p, 2.0);
+        let Account { residual: r, crossed, .. } = account::<f64>(&p, 2.0, ACCOUNT_STEPS);
         prop_assert!(r.abs() < 1e-13, "{what} f64: residual {r:.2e} ({crossed:.2e} crossed the boundary)");
         for acc in hydrokern::accumulation::Accumulation::ALL {
             p.accumulation = acc;
-            let Account { residual: r, crossed, infiltrated, steps } = account::<f32>(&p, 2.0);
+            let Account { residual: r, crossed, infiltrated, steps } = account::<f32>(&p, 2.0, ACCOUNT_STEPS);
             let compensated = acc.compensates_in(hydrokern::Precision::F32) && !scheme.is_split();
             let bound = f32_account_bound(compensated, steps, infiltrated);
             prop_assert!(
@@ -270,6 +271,69 @@ fn forced_basins_keep_the_water_account(nx: usize, ny: usize, seed: u64, wet_dry
         }
     }
     Ok(())
+}
+
+/// Rain (50 mm/h) on a sandy Green–Ampt soil that takes all of it, over a flat basin, 5 h at
+/// Δt = 0.5 s in f32 with the compensated update: every step every cell's total gains the same
+/// depth, whose rounding in f32 repeats step after step as long as the total stays in one
+/// binade. Totals summed plainly drift away from the water the soil took (the run checks that
+/// they would, summing the same steps plainly); rounded down with the rest kept in the cells
+/// (`soil_total`), the account closes at the compensated update's level.
+#[test]
+fn rain_a_soil_takes_whole_keeps_the_f32_account_over_many_steps() {
+    let mut p = Problem::new(4, 3, 2.0, 1.5);
+    p.dt_max = 0.5;
+    let intensity = 50e-3 / 3600.0;
+    let rain = [(0.0, intensity), (1e9, intensity)];
+    p.forcing.rain = Some(Series::from_points("rain", &rain, &RAIN, "s", "m/s").unwrap());
+    p.forcing.soil = Some(Soils::from(SoilOf::from(GreenAmpt { ks: 0.2 / 3600.0, suction: 0.05, deficit: 0.4 })));
+    let Account { residual, infiltrated, steps, .. } = account::<f32>(&p, 5.0 * 3600.0, u64::MAX);
+    let plain = (0..steps).fold(0f32, |f, _| f + (intensity * p.dt_max) as f32) as f64;
+    let taken = (steps as f64 * p.dt_max * intensity) as f32 as f64;
+    let drift = plain / taken - 1.0;
+    assert!(steps == 36_000 && infiltrated > 0.999, "{steps} steps, {infiltrated:.4} of the rain taken");
+    assert!(residual.abs() < 1e-6 && drift.abs() > 1e-5, "residual {residual:.2e} (plain totals drift by {drift:.2e})");
+}
+
+/// `x` in units of 2⁻¹¹⁰, truncated: exact for the values [`soil_total_is_exact`] draws.
+fn fixed<T: Real>(x: T) -> i128 {
+    (x.to_f64() * 2f64.powi(110)) as i128
+}
+
+/// [`kernels::kp::soil_total`] for a soil that has taken `f` and takes `taken`: the total is
+/// f + taken rounded to nearest or the value below, never above the exact sum; the part kept
+/// is ≥ 0; and total + kept is f + taken to an ulp of the total's ulp (exact where the sum
+/// rounds down by itself), checked in 2⁻¹¹⁰ units, which hold both sums exactly.
+fn soil_total_is_exact<T: Real + std::fmt::LowerExp>(f: T, taken: T) -> Result<(), TestCaseError> {
+    let (total, kept) = kernels::kp::soil_total(f, taken);
+    let nearest = f + taken;
+    prop_assert!(total == nearest || total == nearest.next_down(), "{f:e} + {taken:e}: total {total:e}");
+    let (exact, got) = (fixed(f) + fixed(taken), fixed(total) + fixed(kept));
+    prop_assert!(kept >= T::ZERO && fixed(total) <= exact, "{f:e} + {taken:e}: total {total:e}, kept {kept:e}");
+    let ulp = fixed(total) - fixed(total.next_down());
+    let slack = if total == nearest { 1 } else { (ulp as f64 * T::EPSILON.to_f64()) as i128 + 1 };
+    prop_assert!(
+        (got - exact).abs() <= slack,
+        "{f:e} + {taken:e}: total {total:e} + kept {kept:e} off by {}",
+        got - exact
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(crate::common::config(cases(256), file!()))]
+    /// [`soil_total_is_exact`] for totals up to 4 m and takes from 2⁻³⁰ m to their size and
+    /// beyond (a first take on a dry soil), in f32 and f64.
+    #[test]
+    fn a_soils_total_rounds_down_and_the_cell_keeps_the_rest(
+        f in prop_oneof![Just(0.0), 0.0f64..4.0],
+        e in -30i32..3,
+        m in prop_oneof![Just(0.0), 0.5f64..1.0],
+    ) {
+        let taken = m * 2f64.powi(e);
+        soil_total_is_exact(f as f32, taken as f32)?;
+        soil_total_is_exact(f, taken)?;
+    }
 }
 
 /// A forced basin (held levels, soil) in `kp07` where a cell dry at the step's start fills in

@@ -54,7 +54,9 @@ pub struct SeriesSet {
 /// A cell after its forcing. The state's surface `w` (with its compensated low part `lo`, 0 on
 /// the plain path) over the cell bed `cb` gains the depth `add` and loses what the soil that has
 /// taken `f` takes over `dt` ([`force_cell`]). Returns ((w, lo), the factor the momenta are
-/// multiplied by, the soil's new total, whether the cell is wet for the wet map). The factor
+/// multiplied by, the soil's new total, whether the cell is wet for the wet map); on the
+/// compensated path the total is rounded down and the cell keeps the rest ([`soil_total`]).
+/// The factor
 /// keeps the water's velocity where the soil takes some (what stays of the water), is 0 where
 /// a cell deeper than the dry depth falls to it (as after an RK stage), and exactly 1 otherwise
 /// — a cell already at or below the dry depth has no momentum since its last RK stage — so a
@@ -75,12 +77,13 @@ pub fn force_point<T: Real>(
     let (dh, taken) = force_cell(h, add, soil, f, dt);
     let held = h + add;
     let left = held - taken;
+    let (total, kept) = if compensated { soil_total(f, taken) } else { (f + taken, T::ZERO) };
     // A soil that takes all the cell holds leaves the surface on the bed, exactly: w + dh would
     // miss it by the rounding of h and of h + add, below the bed as often as above.
     let (w, lo) = if taken > T::ZERO && left <= T::ZERO {
-        (cb, T::ZERO)
+        (cb, kept)
     } else if compensated {
-        compensated_add(w, lo, dh)
+        compensated_add(w, lo + kept, dh)
     } else {
         (w + dh, T::ZERO)
     };
@@ -91,7 +94,28 @@ pub fn force_point<T: Real>(
     } else {
         T::ONE
     };
-    ((w, lo), keep, f + taken, left > k.wet_above)
+    ((w, lo), keep, total, left > k.wet_above)
+}
+
+/// A soil's total `f` after it takes `taken`, on the compensated path: f + taken rounded down,
+/// and what of `taken` the total leaves out (≥ 0), so that total + kept = f + taken exactly
+/// (Knuth's TwoSum gives the rounding; where the sum rounds up, the value below it is taken,
+/// and the part kept is then exact to a rounding of an ulp of an ulp). The cell keeps that part
+/// in w's low part, so the water the soil takes is what its total gains and the water account
+/// closes at the compensated update's level however many steps the totals grow by (a plain
+/// total rounds by up to half an ulp a step: steps·ε/2 of the water the soil took). Down, so
+/// that a soil that takes all a cell holds never records more than it took.
+#[inline(always)]
+pub fn soil_total<T: Real>(f: T, taken: T) -> (T, T) {
+    let total = f + taken;
+    let taken_part = total - f;
+    let rounding = (f - (total - taken_part)) + (taken - taken_part);
+    if rounding >= T::ZERO {
+        (total, rounding)
+    } else {
+        let below = total.next_down();
+        (below, (total - below) + rounding)
+    }
 }
 
 /// The clock kernel's work: the span from `forced[FORCED_T]` to the model's time `t`, each
