@@ -201,7 +201,6 @@ fn automatic_choice_follows_the_stated_rule() {
     // solved on a contiguous copy: the contiguous shape's launch, four arrays of workspace.
     // Nowhere else: not the contiguous layouts, not shorter systems, not Thomas's big batches,
     // not a forced algorithm.
-    use hydrokern::tridiag::gpu::{Copied, PlanKernel, plan_auto};
     for (n, batch, layout, restaged) in [
         (4096, 1024, Layout::Interleaved, true),
         (2048, 256, Layout::Interleaved, true),
@@ -213,23 +212,8 @@ fn automatic_choice_follows_the_stated_rule() {
         (2048, 16384, Layout::Columns { pitch: 16416 }, false),
     ] {
         let shape = Shape::new(n, batch, layout);
-        let alg = lim.auto(shape);
-        assert_eq!(lim.restages(shape, alg), restaged, "{shape:?}");
-        let p = plan_auto(shape, alg, &lim).unwrap();
-        let forced = plan_of(shape, alg, &lim).unwrap();
-        assert!(!matches!(forced.kernel, PlanKernel::Restaged(_)));
-        if restaged {
-            let contiguous = plan_of(Shape::new(n, batch, Layout::Contiguous), alg, &lim).unwrap();
-            assert!(matches!(p.kernel, PlanKernel::Restaged(_)), "{shape:?}: {p:?}");
-            assert_eq!((p.dims, p.launch, p.workspace), (contiguous.dims, contiguous.launch, 4 * n * batch));
-            assert!(
-                p.describe().ends_with("on a contiguous copy (a, b, c, d transposed in, x out)"),
-                "{}",
-                p.describe()
-            );
-        } else {
-            assert_eq!(p, forced, "{shape:?}");
-        }
+        let copy = Restaged { layout: Layout::Contiguous, arrays: 4, named: "a contiguous copy", lu: false };
+        check_restaging(&lim, shape, lim.auto(shape), restaged.then_some(copy));
     }
     // LU, which a batch that is not diagonally dominant takes, runs on an interleaved copy where
     // a system's unknowns are consecutive (contiguous, rows), from 2¹⁸ unknowns: the interleaved shape's launch,
@@ -244,24 +228,43 @@ fn automatic_choice_follows_the_stated_rule() {
         (64, 20000, Layout::Interleaved, false),
         (4096, 16384, Layout::Columns { pitch: 16416 }, false),
     ] {
-        let shape = Shape::new(n, batch, layout);
-        assert_eq!(lim.restages(shape, Algorithm::Lu), restaged, "{shape:?}");
-        let p = plan_auto(shape, Algorithm::Lu, &lim).unwrap();
-        let forced = plan_of(shape, Algorithm::Lu, &lim).unwrap();
-        assert!(!matches!(forced.kernel, PlanKernel::Restaged(_)));
-        if restaged {
-            let copy = plan_of(Shape::new(n, batch, Layout::Interleaved), Algorithm::Lu, &lim).unwrap();
-            assert!(matches!(p.kernel, PlanKernel::Restaged(Copied::Work(_))), "{shape:?}: {p:?}");
-            assert_eq!((p.dims, p.launch, p.workspace), (copy.dims, copy.launch, 6 * n * batch));
-            assert!(
-                p.describe().ends_with("on an interleaved copy (a, b, c, d transposed in, x out)"),
-                "{}",
-                p.describe()
-            );
-        } else {
-            assert_eq!(p, forced, "{shape:?}");
-        }
+        let copy = Restaged { layout: Layout::Interleaved, arrays: 6, named: "an interleaved copy", lu: true };
+        check_restaging(&lim, Shape::new(n, batch, layout), Algorithm::Lu, restaged.then_some(copy));
     }
+}
+
+/// The copy a restaged plan solves on: its layout, the workspace it takes in arrays of the
+/// batch's size, how the plan names it, and whether it is LU's (whose kernel keeps its own
+/// workspace after the copy's).
+struct Restaged {
+    layout: Layout,
+    arrays: usize,
+    named: &'static str,
+    lu: bool,
+}
+
+/// `shape`'s automatic plan for `alg`: on `copy` where there is one (that layout's launch and
+/// dimensions, its workspace, described as solved there), else the plan `alg` forced makes;
+/// the forced plan never restages.
+fn check_restaging(lim: &Limits, shape: Shape, alg: Algorithm, copy: Option<Restaged>) {
+    use hydrokern::tridiag::gpu::{Copied, PlanKernel, plan, plan_auto};
+    assert_eq!(lim.restages(shape, alg), copy.is_some(), "{shape:?}");
+    let p = plan_auto(shape, alg, lim).unwrap();
+    let forced = plan(shape, alg, lim).unwrap();
+    assert!(!matches!(forced.kernel, PlanKernel::Restaged(_)));
+    let Some(copy) = copy else {
+        assert_eq!(p, forced, "{shape:?}");
+        return;
+    };
+    let on_copy = plan(Shape::new(shape.n, shape.batch, copy.layout), alg, lim).unwrap();
+    let kernel_ok = match p.kernel {
+        PlanKernel::Restaged(c) => !copy.lu || matches!(c, Copied::Work(_)),
+        _ => false,
+    };
+    assert!(kernel_ok, "{shape:?}: {p:?}");
+    assert_eq!((p.dims, p.launch, p.workspace), (on_copy.dims, on_copy.launch, copy.arrays * shape.n * shape.batch));
+    let described = format!("on {} (a, b, c, d transposed in, x out)", copy.named);
+    assert!(p.describe().ends_with(&described), "{}", p.describe());
 }
 
 proptest::proptest! {
