@@ -4,6 +4,7 @@
 use super::GPU_PER_LEVEL;
 use super::input::broken;
 use super::strided::{Pick, padding_changed, pick};
+use super::upload_bands;
 use crate::common::{self, cases, gpu, magnitude};
 use hydrokern::GpuReal;
 use hydrokern::tridiag::gpu::{GpuTridiag, PlanKernel, limits};
@@ -83,7 +84,7 @@ fn solve_matches_cpu<T: GpuReal>(
     let len = host.a.len();
     let mut want = vec![T::ZERO; len];
     cpu::solve_with(reference, shape, &host.a, &host.b, &host.c, &host.d, &mut want).unwrap();
-    let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+    let [a, b, c] = upload_bands(&gpu, host);
     let mut d = gpu.upload(&host.d).unwrap();
     let got = if in_place {
         s.solve_in_place(&gpu, choice, &a, &b, &c, &mut d).unwrap();
@@ -173,7 +174,7 @@ fn auto_on_a_contiguous_copy_matches_cpu() {
         let plan = s.plan(Choice::Auto).unwrap();
         assert!(matches!(plan.kernel, PlanKernel::Restaged(_)), "{shape:?}: {plan:?}");
         let want = solve_matches_cpu(&mut s, &host, Choice::Auto, Algorithm::Thomas, in_place).unwrap();
-        let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+        let [a, b, c] = upload_bands(&gpu, &host);
         // A NaN in d leaves the batch dominant (the choice stays on the copy), and the staging
         // names its row.
         let mut bad_d = host.d.clone();
@@ -223,12 +224,8 @@ fn cyclic_blocks_of_several_systems_give_one_systems_bits() {
                 .with_shared_of::<T>(4 * n),
             ..grouped
         };
-        let (a, b, c, d) = (
-            gpu.upload(&host.a).unwrap(),
-            gpu.upload(&host.b).unwrap(),
-            gpu.upload(&host.c).unwrap(),
-            gpu.upload(&host.d).unwrap(),
-        );
+        let [a, b, c] = upload_bands(&gpu, &host);
+        let d = gpu.upload(&host.d).unwrap();
         let solved = |s: &mut GpuTridiag<T>, plan| {
             let mut x = gpu.alloc::<T>(host.a.len()).unwrap();
             hydrokern::foundation::gpu::fill(&gpu, &mut x, common::poison::<T>()).unwrap();
@@ -304,7 +301,7 @@ fn gpu_breakdown_names_the_system() {
         for alg in Algorithm::ALL {
             let shape = Shape::new(40, 9, layout);
             let host = broken(shape, 6, 21, true);
-            let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+            let [a, b, c] = upload_bands(&gpu, &host);
             let mut d = gpu.upload(&host.d).unwrap();
             let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
             let e = s.solve_in_place(&gpu, Choice::Force(alg), &a, &b, &c, &mut d).unwrap_err().to_string();

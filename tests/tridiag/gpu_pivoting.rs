@@ -6,6 +6,7 @@
 use super::LU_BACKWARD;
 use super::pivoting::{SpikeRun, spike_as_planned};
 use super::strided::{padding_changed, pick};
+use super::upload_bands;
 use crate::common::{self, cases, gpu, magnitude};
 use hydrokern::GpuReal;
 use hydrokern::tridiag::gpu::{GpuTridiag, PlanKernel};
@@ -119,7 +120,7 @@ fn check_lu_with<T: GpuReal>(choice: Choice, shape: Shape, in_place: bool, seed:
         1.0
     };
     let stable = (be_ref / eps).max(LU_BACKWARD) * interior.min(64.0);
-    let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+    let [a, b, c] = upload_bands(&gpu, &host);
     let mut d = gpu.upload(&host.d).unwrap();
     let mut s = GpuTridiag::<T>::new(&gpu, shape).unwrap();
     if choice == Choice::Auto {
@@ -236,12 +237,12 @@ proptest! {
             }
         }
         let want = cpu::first_non_dominant(shape, &host.a, &host.b, &host.c).map(|(k, i)| (k as u64, i as u64));
-        let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+        let [a, b, c] = upload_bands(&gpu, &host);
         let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
         prop_assert_eq!(s.first_non_dominant(&gpu, &a, &b, &c).unwrap(), want);
         let h32 = host.to::<f32>();
         let want32 = cpu::first_non_dominant(shape, &h32.a, &h32.b, &h32.c).map(|(k, i)| (k as u64, i as u64));
-        let (a, b, c) = (gpu.upload(&h32.a).unwrap(), gpu.upload(&h32.b).unwrap(), gpu.upload(&h32.c).unwrap());
+        let [a, b, c] = upload_bands(&gpu, &h32);
         let mut s = GpuTridiag::<f32>::new(&gpu, shape).unwrap();
         prop_assert_eq!(s.first_non_dominant(&gpu, &a, &b, &c).unwrap(), want32);
     }
@@ -299,7 +300,7 @@ fn gpu_auto_lu_on_an_interleaved_copy_matches_cpu() {
         for array in 0..4 {
             let mut host = Batch::random(shape, 3, 0.0);
             [&mut host.a, &mut host.b, &mut host.c, &mut host.d][array][shape.at(2, 7)] = f64::NAN;
-            let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+            let [a, b, c] = upload_bands(&gpu, &host);
             let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
             let mut d = gpu.upload(&host.d).unwrap();
             let e = s.solve_in_place(&gpu, Choice::Auto, &a, &b, &c, &mut d).unwrap_err().to_string();
@@ -345,12 +346,8 @@ fn gpu_auto_pivots_only_where_dominance_fails() {
             let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
             let easy = Batch::random(shape, 8, 1.0);
             let up = |h: &Batch<f64>| {
-                (
-                    gpu.upload(&h.a).unwrap(),
-                    gpu.upload(&h.b).unwrap(),
-                    gpu.upload(&h.c).unwrap(),
-                    gpu.upload(&h.d).unwrap(),
-                )
+                let [a, b, c] = upload_bands(&gpu, h);
+                (a, b, c, gpu.upload(&h.d).unwrap())
             };
             let (a, b, c, d) = up(&easy);
             let fast = s.algorithm(Choice::Auto);
@@ -393,7 +390,7 @@ fn gpu_bad_value_is_named_at_its_row() {
         for array in 0..4 {
             let mut host = Batch::random(shape, 3, 2.0);
             [&mut host.a, &mut host.b, &mut host.c, &mut host.d][array][shape.at(2, 7)] = f64::NAN;
-            let (a, b, c) = (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+            let [a, b, c] = upload_bands(&gpu, &host);
             let mut s = GpuTridiag::<f64>::new(&gpu, shape).unwrap();
             for alg in Algorithm::ALL {
                 let mut d = gpu.upload(&host.d).unwrap();
@@ -426,8 +423,7 @@ fn gpu_spike_levels_name_a_bad_value_at_its_row() {
             for array in 0..4 {
                 let mut host = Batch::random(shape, 3, 2.0);
                 [&mut host.a, &mut host.b, &mut host.c, &mut host.d][array][shape.at(1, row)] = f64::NAN;
-                let (a, b, c) =
-                    (gpu.upload(&host.a).unwrap(), gpu.upload(&host.b).unwrap(), gpu.upload(&host.c).unwrap());
+                let [a, b, c] = upload_bands(&gpu, &host);
                 let mut d = gpu.upload(&host.d).unwrap();
                 let e = s
                     .solve_in_place(&gpu, Choice::Force(Algorithm::Spike), &a, &b, &c, &mut d)

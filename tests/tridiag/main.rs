@@ -44,3 +44,11 @@ pub const LU_FORWARD: f64 = 32.0;
 /// LU's normwise backward error ‖Ax − d‖∞/(‖A‖∞‖x‖∞ + ‖d‖∞), in ε: growth ≤ 2 and three
 /// terms a row, so a few ε; 16.
 pub const LU_BACKWARD: f64 = 16.0;
+
+/// The bands a, b and c of `host` on the GPU: what a solve reads and never writes.
+pub fn upload_bands<T: hydrokern::GpuReal>(
+    gpu: &hydrokern::Gpu,
+    host: &hydrokern::tridiag::Batch<T>,
+) -> [hydrokern::runtime::DeviceBuffer<T>; 3] {
+    [&host.a, &host.b, &host.c].map(|band| gpu.upload(band).unwrap())
+}
