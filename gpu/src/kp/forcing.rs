@@ -56,11 +56,11 @@ pub struct SeriesSet {
 /// taken `f` takes over `dt` ([`force_cell`]). Returns ((w, lo), the factor the momenta are
 /// multiplied by, the soil's new total, whether the cell is wet for the wet map); on the
 /// compensated path the total is rounded down and the cell keeps the rest ([`soil_total`]).
-/// The factor
-/// keeps the water's velocity where the soil takes some (what stays of the water), is 0 where
-/// a cell deeper than the dry depth falls to it (as after an RK stage), and exactly 1 otherwise
-/// — a cell already at or below the dry depth has no momentum since its last RK stage — so a
-/// kernel touches the momenta only where they change (rain on a dry plain reads none).
+/// The factor keeps the water's velocity where the soil takes some (what stays of the water),
+/// is 0 where a cell deeper than the dry depth falls to it (as after an RK stage), and exactly
+/// 1 otherwise — a cell already at or below the dry depth has no momentum since its last RK
+/// stage — so a kernel touches the momenta only where they change (rain on a dry plain reads
+/// none).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn force_point<T: Real>(
