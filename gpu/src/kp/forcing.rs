@@ -99,17 +99,15 @@ pub fn force_point<T: Real>(
 
 /// A soil's total `f` after it takes `taken`, on the compensated path: f + taken rounded down,
 /// and what of `taken` the total leaves out (≥ 0), so that total + kept = f + taken exactly
-/// (Knuth's TwoSum gives the rounding; where the sum rounds up, the value below it is taken,
-/// and the part kept is then exact to a rounding of an ulp of an ulp). The cell keeps that part
-/// in w's low part, so the water the soil takes is what its total gains and the water account
-/// closes at the compensated update's level however many steps the totals grow by (a plain
-/// total rounds by up to half an ulp a step: steps·ε/2 of the water the soil took). Down, so
-/// that a soil that takes all a cell holds never records more than it took.
+/// (the rounding as [`compensated_add`]'s TwoSum gives it; where the sum rounds up, the value
+/// below it is taken, and the part kept is then exact to a rounding of an ulp of an ulp). The
+/// cell keeps that part in w's low part, so the water the soil takes is what its total gains
+/// and the water account closes at the compensated update's level however many steps the
+/// totals grow by (a plain total rounds by up to half an ulp a step: steps·ε/2 of the water the
+/// soil took). Down, so that a soil that takes all a cell holds never records more than it took.
 #[inline(always)]
 pub fn soil_total<T: Real>(f: T, taken: T) -> (T, T) {
-    let total = f + taken;
-    let taken_part = total - f;
-    let rounding = (f - (total - taken_part)) + (taken - taken_part);
+    let (total, rounding) = compensated_add(f, T::ZERO, taken);
     if rounding >= T::ZERO {
         (total, rounding)
     } else {
