@@ -325,7 +325,7 @@ fn gpu_breakdown_names_the_system() {
             // The solver stays usable: a good batch solves afterwards.
             let good = Batch::random(shape, 3, 2.0);
             let mut d = gpu.upload(&good.d).unwrap();
-            let (a, b, c) = (gpu.upload(&good.a).unwrap(), gpu.upload(&good.b).unwrap(), gpu.upload(&good.c).unwrap());
+            let [a, b, c] = upload_bands(&gpu, &good);
             s.solve_in_place(&gpu, Choice::Force(alg), &a, &b, &c, &mut d).unwrap();
         }
     }
