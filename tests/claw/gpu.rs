@@ -158,6 +158,34 @@ fn claw_sweeps_match_cpu_at_fixed_sizes() {
     }
 }
 
+/// Waves too large to limit (𝒲·𝒲 above `largest_norm2`, where the GPU's one-instruction f32
+/// reciprocal of it would flush to zero) are left out of the correction on the GPU as on the
+/// CPU: advection of a field whose jumps reach 1.3 times the square root of 1/(smallest normal
+/// number), so that waves on both sides of it meet, every limiter, both axes; in f64, where
+/// no bound applies, the same field's waves are limited as on the CPU.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn claw_sweeps_leave_waves_too_large_to_limit_out_as_the_cpu_does() {
+    fn huge<T: GpuReal>(limiter: Limiter, dir: usize) {
+        let (nx, ny) = (70, 45);
+        let scale = 1.3 / T::MIN_POSITIVE.to_f64().sqrt();
+        let mut rng = Rng::new(11);
+        let q: Vec<[T; 1]> = (0..nx * ny).map(|_| [T::from_f64(scale * rng.unit())]).collect();
+        let adv = Advection { velocity: [T::from_f64(1.5), T::from_f64(-0.75), T::ZERO] };
+        let run = Claw2::new(adv, setup(nx, ny, limiter, &mut rng), &q, &vec![[]; nx * ny]).unwrap();
+        check(&run, adv, dir, Shapes::default()).unwrap();
+    }
+    for limiter in Limiter::ALL {
+        for dir in 0..2 {
+            huge::<f32>(limiter, dir);
+            huge::<f64>(limiter, dir);
+        }
+    }
+}
+
 /// The launch shapes are run-time parameters: the sweeps must give the same cells in any
 /// valid shape — one warp or eight along x, rows of blocks, short and long column segments,
 /// blocks of one warp to 256 threads (the f64 shallow-water y-sweep's 132 registers allow

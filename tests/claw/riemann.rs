@@ -252,3 +252,22 @@ fn an_underflowed_wave_counts_as_zero() {
         assert!((limited(limiter, &[1e-18f32; 3], &[1e-18; 3]) - 1.0).abs() < 1e-6);
     }
 }
+
+#[test]
+fn a_wave_too_large_to_limit_counts_as_zero() {
+    // 𝒲·𝒲 above 2¹²⁶ in f32: its reciprocal would be subnormal, which the GPU's f32 reciprocal
+    // flushes to zero, so the wave is left out on every side; just below, it is limited as
+    // Clawpack does (θ = 1: φ = 1 for every limiter). f64 has no such bound: a wave there is
+    // limited on both sides of 2¹⁰²².
+    let (above32, below32) = (1.01 * 2f32.powi(63) / 3f32.sqrt(), 0.99 * 2f32.powi(63) / 3f32.sqrt());
+    let (above64, below64) = (1.01 * 2f64.powi(511) / 3f64.sqrt(), 0.99 * 2f64.powi(511) / 3f64.sqrt());
+    assert_eq!(kernels::claw::largest_norm2::<f32>(), 2f32.powi(126));
+    assert_eq!(kernels::claw::largest_norm2::<f64>(), f64::INFINITY);
+    for limiter in [Limiter::Minmod, Limiter::Superbee, Limiter::VanLeer, Limiter::Mc] {
+        assert_eq!(limited(limiter, &[above32; 3], &[above32; 3]), 0.0, "{limiter:?} f32");
+        assert!((limited(limiter, &[below32; 3], &[below32; 3]) - 1.0).abs() < 1e-6, "{limiter:?} f32");
+        for w in [above64, below64] {
+            assert!((limited(limiter, &[w; 3], &[w; 3]) - 1.0).abs() < 1e-12, "{limiter:?} f64");
+        }
+    }
+}

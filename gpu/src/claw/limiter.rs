@@ -3,9 +3,10 @@
 //! θ = (𝒲^up · 𝒲)/(𝒲 · 𝒲) (0 where 𝒲 = 0).
 //!
 //! No division is formed: θ is the dot product times one approximate reciprocal of 𝒲 · 𝒲
-//! (`recip_fast`: one instruction in f32 on the GPU, ≤ 1 ulp, against about a dozen for a
+//! (`recip_ftz`: one instruction in f32 on the GPU, ≤ 1 ulp, against about a dozen for a
 //! correctly rounded quotient; the exact reciprocal elsewhere), and van Leer's
-//! (θ + |θ|)/(1 + |θ|) is 2(𝒲^up · 𝒲)/(𝒲 · 𝒲 + 𝒲^up · 𝒲) for θ > 0, again one reciprocal.
+//! (θ + |θ|)/(1 + |θ|) is 2(𝒲^up · 𝒲)/(𝒲 · 𝒲 + 𝒲^up · 𝒲) for θ > 0, again one reciprocal
+//! (`recip_fast`, whose argument is not bounded by the wave's own norm).
 //! φ is then the same piecewise-linear clamp of θ as Clawpack's, so a plateau (φ = 0, 1 or 2)
 //! is exact and a sloped part differs from the quotient's by a few ulp.
 
@@ -54,12 +55,33 @@ impl Limiter {
         }
     }
 
-    /// φ(θ) from θ's numerator `dot` = 𝒲^up · 𝒲 and denominator `norm2` = 𝒲 · 𝒲 ≥ the smallest
-    /// normal number (so that its reciprocal is finite).
+    /// `sweep` run with this limiter. In f32 each arm is a copy of `sweep` specialised to its
+    /// limiter, so the loop of a sweep carries no branch on which limiter it is (a kernel
+    /// branches once). In f64 the sweeps run at register caps, under which the specialised
+    /// copies spill (Roe's x-sweep 424 bytes against 64), so f64 runs one copy with the limiter
+    /// a run-time value. Callers mark `sweep` `#[inline(always)]`: a closure inlined at the
+    /// ordinary inliner's turn leaves its loop shaped differently, and f64's Roe and HLLE
+    /// x-sweeps spill more than the same loop written in place.
+    #[inline(always)]
+    pub fn run_with<T: Real, R>(self, sweep: impl Fn(Limiter) -> R) -> R {
+        if core::mem::size_of::<T>() != 4 {
+            return sweep(self);
+        }
+        match self {
+            Limiter::None => sweep(Limiter::None),
+            Limiter::Minmod => sweep(Limiter::Minmod),
+            Limiter::Superbee => sweep(Limiter::Superbee),
+            Limiter::VanLeer => sweep(Limiter::VanLeer),
+            Limiter::Mc => sweep(Limiter::Mc),
+        }
+    }
+
+    /// φ(θ) from θ's numerator `dot` = 𝒲^up · 𝒲 and denominator `norm2` = 𝒲 · 𝒲, a normal
+    /// number no larger than [`largest_norm2`] (so that its reciprocal is finite and normal).
     #[inline(always)]
     pub fn phi<T: Real>(self, dot: T, norm2: T) -> T {
         let two = T::TWO;
-        let theta = || dot * norm2.recip_fast();
+        let theta = || dot * norm2.recip_ftz();
         match self {
             Limiter::None => T::ONE,
             Limiter::Minmod => T::ZERO.max(T::ONE.min(theta())),
@@ -101,15 +123,27 @@ pub fn limited<T: Real, const M: usize>(limiter: Limiter, wave: &[T; M], upwind:
     limited_by(limiter, wave, dot(wave, upwind))
 }
 
+/// The largest 𝒲 · 𝒲 a wave is limited at. In f32, the reciprocal of the smallest normal
+/// number, 2¹²⁶: the reciprocal of a norm up to it is normal, so the GPU's one-instruction
+/// reciprocal, which flushes a subnormal result to zero, agrees with the exact one. In f64, ∞
+/// (no bound, and no compare in the kernels): f64 forms the reciprocal by a division, which
+/// keeps subnormal results on the host and the GPU alike.
+#[inline(always)]
+pub fn largest_norm2<T: Real>() -> T {
+    if core::mem::size_of::<T>() == 4 { T::from_f64(1.0 / T::MIN_POSITIVE.to_f64()) } else { T::INFINITY }
+}
+
 /// [`limited`] from θ's numerator `upwind_dot` = 𝒲^up · 𝒲 ([`dot`]). A wave whose 𝒲 · 𝒲 is
 /// below the smallest normal number (components under 1e-19 in f32, 1e-154 in f64) counts as
 /// zero: the reciprocal of its norm would overflow, and its products have lost their digits
-/// to underflow.
+/// to underflow. So does an f32 wave whose 𝒲 · 𝒲 exceeds [`largest_norm2`] (‖𝒲‖ above 2⁶³,
+/// near the square's overflow): it is not limited but left out of the correction, on the host
+/// and the GPU alike.
 #[inline(always)]
 pub fn limited_by<T: Real, const M: usize>(limiter: Limiter, wave: &[T; M], upwind_dot: T) -> T {
     if limiter == Limiter::None {
         return T::ONE;
     }
     let norm2 = dot(wave, wave);
-    if norm2 < T::MIN_POSITIVE { T::ZERO } else { limiter.phi(upwind_dot, norm2) }
+    if norm2 < T::MIN_POSITIVE || norm2 > largest_norm2() { T::ZERO } else { limiter.phi(upwind_dot, norm2) }
 }

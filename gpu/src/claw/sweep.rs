@@ -98,14 +98,20 @@ pub unsafe fn sweep_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, con
     let j0 = (thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y()) * k.rows;
     let lim = Limiter::from_code(k.limiter);
     let bufs = (q, aux, out, l.len());
-    let mut speed = T::ZERO;
     // The warp's rows one after another (the same for every lane, so the shuffles stay whole).
-    let mut j = j0;
-    while j < l.ny && j - j0 < k.rows {
-        let at = |i: i32| l.at(i, j as i32);
-        speed = speed.max(unsafe { x_row(&solver, lim, dt * k.inv_dx, bufs, l.nx, (c0, lane), at) });
-        j += 1;
-    }
+    let speed = lim.run_with::<T, _>(
+        #[inline(always)]
+        |lim| {
+            let mut speed = T::ZERO;
+            let mut j = j0;
+            while j < l.ny && j - j0 < k.rows {
+                let at = |i: i32| l.at(i, j as i32);
+                speed = speed.max(unsafe { x_row(&solver, lim, dt * k.inv_dx, bufs, l.nx, (c0, lane), at) });
+                j += 1;
+            }
+            speed
+        },
+    );
     unsafe { block_rate(speed, k.inv_dx, rate, block_2d()) };
 }
 
@@ -139,7 +145,10 @@ pub unsafe fn sweep_y<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, con
         let lim = Limiter::from_code(k.limiter);
         let bufs = (q, aux, out, l.len());
         let at = |r: i32| l.at(i as i32, r);
-        speed = unsafe { march(&solver, 1, lim, dt * k.inv_dx, bufs, (r0 as i32, r1 as i32), at) };
+        speed = lim.run_with::<T, _>(
+            #[inline(always)]
+            |lim| unsafe { march(&solver, 1, lim, dt * k.inv_dx, bufs, (r0 as i32, r1 as i32), at) },
+        );
     }
     let b = band as usize * thread::grid_dim_x() as usize + thread::block_idx_x() as usize;
     unsafe { block_rate(speed, k.inv_dx, rate, b) };

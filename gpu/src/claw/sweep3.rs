@@ -58,14 +58,20 @@ pub unsafe fn sweep3_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
     let z = thread::block_idx_z();
     let lim = Limiter::from_code(k.limiter);
     let bufs = (q, aux, out, l.len());
-    let mut speed = T::ZERO;
     // The warp's rows one after another (the same for every lane, so the shuffles stay whole).
-    let mut j = j0;
-    while z < l.nz && j < l.ny && j - j0 < k.rows {
-        let at = |i: i32| l.at(i, j as i32, z as i32);
-        speed = speed.max(unsafe { x_row(&solver, lim, dt * k.inv_dx, bufs, l.nx, (c0, lane), at) });
-        j += 1;
-    }
+    let speed = lim.run_with::<T, _>(
+        #[inline(always)]
+        |lim| {
+            let mut speed = T::ZERO;
+            let mut j = j0;
+            while z < l.nz && j < l.ny && j - j0 < k.rows {
+                let at = |i: i32| l.at(i, j as i32, z as i32);
+                speed = speed.max(unsafe { x_row(&solver, lim, dt * k.inv_dx, bufs, l.nx, (c0, lane), at) });
+                j += 1;
+            }
+            speed
+        },
+    );
     unsafe { block_rate(speed, k.inv_dx, rate, block_3d()) };
 }
 
@@ -97,7 +103,10 @@ pub unsafe fn sweep3_y<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
         let lim = Limiter::from_code(k.limiter);
         let bufs = (q, aux, out, l.len());
         let at = |r: i32| l.at(i as i32, r, z as i32);
-        speed = unsafe { march(&solver, 1, lim, dt * k.inv_dx, bufs, (r0 as i32, r1 as i32), at) };
+        speed = lim.run_with::<T, _>(
+            #[inline(always)]
+            |lim| unsafe { march(&solver, 1, lim, dt * k.inv_dx, bufs, (r0 as i32, r1 as i32), at) },
+        );
     }
     unsafe { block_rate(speed, k.inv_dx, rate, block_3d()) };
 }
@@ -134,7 +143,10 @@ pub unsafe fn sweep3_z<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
         let lim = Limiter::from_code(k.limiter);
         let bufs = (q, aux, out, l.len());
         let at = |r: i32| l.at(i as i32, j as i32, r);
-        speed = unsafe { march(&solver, 2, lim, dt * k.inv_dx, bufs, (r0 as i32, r1 as i32), at) };
+        speed = lim.run_with::<T, _>(
+            #[inline(always)]
+            |lim| unsafe { march(&solver, 2, lim, dt * k.inv_dx, bufs, (r0 as i32, r1 as i32), at) },
+        );
     }
     let b = (band as usize * thread::grid_dim_y() as usize + thread::block_idx_y() as usize)
         * thread::grid_dim_x() as usize
