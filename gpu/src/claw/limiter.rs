@@ -57,9 +57,10 @@ impl Limiter {
 
     /// `sweep` run with this limiter. In f32 each arm is a copy of `sweep` specialised to its
     /// limiter, so the loop of a sweep carries no branch on which limiter it is (a kernel
-    /// branches once). In f64 the sweeps run at register caps, under which the specialised
-    /// copies spill (Roe's x-sweep 424 bytes against 64), so f64 runs one copy with the limiter
-    /// a run-time value. Callers mark `sweep` `#[inline(always)]`: a closure inlined at the
+    /// branches once). In f64 the x-sweeps run at register caps, under which the specialised
+    /// copies spill (Roe's 424 bytes against 64), so f64 runs one copy with the limiter a
+    /// run-time value (its marches spill no more with copies: docs/claw.md says what those
+    /// measure). Callers mark `sweep` `#[inline(always)]`: a closure inlined at the
     /// ordinary inliner's turn leaves its loop shaped differently, and f64's Roe and HLLE
     /// x-sweeps spill more than the same loop written in place.
     #[inline(always)]
