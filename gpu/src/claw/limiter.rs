@@ -55,19 +55,14 @@ impl Limiter {
         }
     }
 
-    /// `sweep` run with this limiter. In f32 each arm is a copy of `sweep` specialised to its
-    /// limiter, so the loop of a sweep carries no branch on which limiter it is (a kernel
-    /// branches once). In f64 the x-sweeps run at register caps, under which the specialised
-    /// copies spill (Roe's 424 bytes against 64), so f64 runs one copy with the limiter a
-    /// run-time value (its marches spill no more with copies: docs/claw.md says what those
-    /// measure). Callers mark `sweep` `#[inline(always)]`: a closure inlined at the
-    /// ordinary inliner's turn leaves its loop shaped differently, and f64's Roe and HLLE
-    /// x-sweeps spill more than the same loop written in place.
+    /// `sweep` run with this limiter as a constant: each arm is a copy of `sweep` specialised
+    /// to its limiter, so the loop of a sweep carries no branch on which limiter it is (a
+    /// kernel takes the limiter's code and branches once). The marches (y- and z-sweeps) run
+    /// so in both precisions. Callers mark `sweep` `#[inline(always)]`: a closure inlined at
+    /// the ordinary inliner's turn leaves its loop shaped differently (f64's Roe and HLLE
+    /// x-sweeps then spill more than the same loop written in place).
     #[inline(always)]
-    pub fn run_with<T: Real, R>(self, sweep: impl Fn(Limiter) -> R) -> R {
-        if core::mem::size_of::<T>() != 4 {
-            return sweep(self);
-        }
+    pub fn specialise<R>(self, sweep: impl Fn(Limiter) -> R) -> R {
         match self {
             Limiter::None => sweep(Limiter::None),
             Limiter::Minmod => sweep(Limiter::Minmod),
@@ -75,6 +70,14 @@ impl Limiter {
             Limiter::VanLeer => sweep(Limiter::VanLeer),
             Limiter::Mc => sweep(Limiter::Mc),
         }
+    }
+
+    /// [`specialise`](Limiter::specialise) in f32; in f64 one copy of `sweep` with the limiter
+    /// a run-time value. For the x-sweeps: in f64 they run at register caps under which the
+    /// copies spill (Roe's 424 bytes against 64).
+    #[inline(always)]
+    pub fn specialise_in_f32<T: Real, R>(self, sweep: impl Fn(Limiter) -> R) -> R {
+        if core::mem::size_of::<T>() == 4 { self.specialise(sweep) } else { sweep(self) }
     }
 
     /// φ(θ) from θ's numerator `dot` = 𝒲^up · 𝒲 and denominator `norm2` = 𝒲 · 𝒲, a normal

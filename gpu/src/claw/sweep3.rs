@@ -59,7 +59,7 @@ pub unsafe fn sweep3_x<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
     let lim = Limiter::from_code(k.limiter);
     let bufs = (q, aux, out, l.len());
     // The warp's rows one after another (the same for every lane, so the shuffles stay whole).
-    let speed = lim.run_with::<T, _>(
+    let speed = lim.specialise_in_f32::<T, _>(
         #[inline(always)]
         |lim| {
             let mut speed = T::ZERO;
@@ -103,7 +103,7 @@ pub unsafe fn sweep3_y<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
         let lim = Limiter::from_code(k.limiter);
         let bufs = (q, aux, out, l.len());
         let at = |r: i32| l.at(i as i32, r, z as i32);
-        speed = lim.run_with::<T, _>(
+        speed = lim.specialise(
             #[inline(always)]
             |lim| unsafe { march(&solver, 1, lim, dt * k.inv_dx, bufs, (r0 as i32, r1 as i32), at) },
         );
@@ -143,7 +143,7 @@ pub unsafe fn sweep3_z<T: DeviceReal, R: Riemann<T, M, W, A>, const M: usize, co
         let lim = Limiter::from_code(k.limiter);
         let bufs = (q, aux, out, l.len());
         let at = |r: i32| l.at(i as i32, j as i32, r);
-        speed = lim.run_with::<T, _>(
+        speed = lim.specialise(
             #[inline(always)]
             |lim| unsafe { march(&solver, 2, lim, dt * k.inv_dx, bufs, (r0 as i32, r1 as i32), at) },
         );
