@@ -9,6 +9,7 @@ pub mod bench;
 mod case;
 mod clock;
 pub mod cpu;
+pub mod cpu_run;
 pub mod d3;
 pub mod equations;
 pub mod flops;
