@@ -37,16 +37,6 @@ pub struct Setup {
 }
 
 impl Setup {
-    fn validate(&self) -> Result<()> {
-        if self.nx == 0 || self.ny == 0 || self.nx > u32::MAX as usize / 2 || self.ny > u32::MAX as usize / 2 {
-            return Err(Error::invalid(format!("claw: {} × {} cells is not a grid", self.nx, self.ny)));
-        }
-        if !(self.dx > 0.0 && self.dx.is_finite() && self.dy > 0.0 && self.dy.is_finite()) {
-            return Err(Error::invalid(format!("claw: cell sizes {} × {} m must be positive", self.dx, self.dy)));
-        }
-        lines::check_sides_and_cfl(&self.bc, self.cfl)
-    }
-
     /// The grid as a start sees it (`start.rs`): slabs cut across y.
     pub fn shape(&self) -> Shape {
         let [w, e, s, n] = self.bc;
@@ -66,7 +56,13 @@ impl RunGrid for Setup {
     type Layout = Layout2;
     const ROWS: &'static str = "rows";
     fn validate(&self) -> Result<()> {
-        Setup::validate(self)
+        if self.nx == 0 || self.ny == 0 || self.nx > u32::MAX as usize / 2 || self.ny > u32::MAX as usize / 2 {
+            return Err(Error::invalid(format!("claw: {} × {} cells is not a grid", self.nx, self.ny)));
+        }
+        if !(self.dx > 0.0 && self.dx.is_finite() && self.dy > 0.0 && self.dy.is_finite()) {
+            return Err(Error::invalid(format!("claw: cell sizes {} × {} m must be positive", self.dx, self.dy)));
+        }
+        lines::check_sides_and_cfl(&self.bc, self.cfl)
     }
     fn layout(&self) -> Layout2 {
         Layout2::new(self.nx as u32, self.ny as u32, HALO)
@@ -83,8 +79,14 @@ impl RunGrid for Setup {
             Splitting::Strang => &STRANG,
         }
     }
-    fn fill_ghosts<T: Real, const N: usize>(&self, dir: usize, q: &mut [[T; N]], normal: Option<usize>) {
-        fill_ghosts(&RunGrid::layout(self), &self.bc, dir, q, normal);
+    fn fill_ghosts<T: Real, const N: usize>(
+        &self,
+        layout: &Layout2,
+        dir: usize,
+        q: &mut [[T; N]],
+        normal: Option<usize>,
+    ) {
+        fill_ghosts(layout, &self.bc, dir, q, normal);
     }
     fn limiter(&self) -> Limiter {
         self.limiter

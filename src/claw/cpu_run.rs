@@ -29,9 +29,15 @@ pub trait RunGrid: Copy {
     fn spacings(&self) -> [f64; 3];
     /// The sweeps of a step: (axis, fraction of Δt), by the splitting.
     fn sweeps(&self) -> &'static [(usize, f64)];
-    /// Fills the ghosts across axis `dir` of `q` by each side's condition; at a wall the
-    /// mirrored ghosts' component `normal` changes sign.
-    fn fill_ghosts<T: Real, const N: usize>(&self, dir: usize, q: &mut [[T; N]], normal: Option<usize>);
+    /// Fills the ghosts across axis `dir` of `q` (of `layout`, this grid's) by each side's
+    /// condition; at a wall the mirrored ghosts' component `normal` changes sign.
+    fn fill_ghosts<T: Real, const N: usize>(
+        &self,
+        layout: &Self::Layout,
+        dir: usize,
+        q: &mut [[T; N]],
+        normal: Option<usize>,
+    );
     fn limiter(&self) -> Limiter;
     fn cfl(&self) -> Cfl;
     /// The rows a slab cuts (y in 2D, z in 3D), and the cells of one.
@@ -152,7 +158,7 @@ impl<G: RunGrid, T: Real, R: Riemann<T, M, W, A>, const M: usize, const W: usize
     /// Fills the ghosts of `q` for a sweep along `dir`: by each side's condition, and on a slab
     /// (`across`) at its cuts from its neighbours.
     fn fill(&self, q: &mut [[T; M]], dir: usize, across: Option<&Across>) {
-        self.setup.fill_ghosts(dir, q, R::normal(dir));
+        self.setup.fill_ghosts(&self.layout, dir, q, R::normal(dir));
         if let Some(a) = across {
             a.exchange(q, dir);
         }

@@ -44,22 +44,6 @@ pub struct Setup3 {
 }
 
 impl Setup3 {
-    fn validate(&self) -> Result<()> {
-        let n = [self.nx, self.ny, self.nz];
-        // The padded grid's points must count in u32 (the kernels' ghost enumeration).
-        let padded: f64 = n.iter().map(|&n| (n + 2 * HALO as usize) as f64).product();
-        if n.contains(&0) || padded > u32::MAX as f64 {
-            return Err(Error::invalid(format!("claw: {} × {} × {} cells is not a grid", n[0], n[1], n[2])));
-        }
-        if ![self.dx, self.dy, self.dz].iter().all(|d| *d > 0.0 && d.is_finite()) {
-            return Err(Error::invalid(format!(
-                "claw: cell sizes {} × {} × {} m must be positive",
-                self.dx, self.dy, self.dz
-            )));
-        }
-        lines::check_sides_and_cfl(&self.bc, self.cfl)
-    }
-
     /// `n` cells along x and y and `nz` along z of side 1/`n` (the unit square when `nz` is 1),
     /// walls all round, the MC limiter, Godunov splitting and the default CFL targets: the
     /// benchmarks' and the tuner's problem.
@@ -121,7 +105,19 @@ impl RunGrid for Setup3 {
     type Layout = Layout3;
     const ROWS: &'static str = "planes";
     fn validate(&self) -> Result<()> {
-        Setup3::validate(self)
+        let n = [self.nx, self.ny, self.nz];
+        // The padded grid's points must count in u32 (the kernels' ghost enumeration).
+        let padded: f64 = n.iter().map(|&n| (n + 2 * HALO as usize) as f64).product();
+        if n.contains(&0) || padded > u32::MAX as f64 {
+            return Err(Error::invalid(format!("claw: {} × {} × {} cells is not a grid", n[0], n[1], n[2])));
+        }
+        if ![self.dx, self.dy, self.dz].iter().all(|d| *d > 0.0 && d.is_finite()) {
+            return Err(Error::invalid(format!(
+                "claw: cell sizes {} × {} × {} m must be positive",
+                self.dx, self.dy, self.dz
+            )));
+        }
+        lines::check_sides_and_cfl(&self.bc, self.cfl)
     }
     fn layout(&self) -> Layout3 {
         Setup3::layout(self)
@@ -138,8 +134,14 @@ impl RunGrid for Setup3 {
             Splitting::Strang => &STRANG,
         }
     }
-    fn fill_ghosts<T: Real, const N: usize>(&self, dir: usize, q: &mut [[T; N]], normal: Option<usize>) {
-        fill_ghosts3(&Setup3::layout(self), &self.bc, dir, q, normal);
+    fn fill_ghosts<T: Real, const N: usize>(
+        &self,
+        layout: &Layout3,
+        dir: usize,
+        q: &mut [[T; N]],
+        normal: Option<usize>,
+    ) {
+        fill_ghosts3(layout, &self.bc, dir, q, normal);
     }
     fn limiter(&self) -> Limiter {
         self.limiter
