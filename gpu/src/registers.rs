@@ -74,9 +74,7 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     ("kp_flux_stream_rk_soil_masked_bollermann_f32", 96),
     // The `_soil` entries in f64: 168, three blocks of 4 warps, where `clamp`'s does not spill
     // (172–176 registers uncapped: two blocks). At 128 (four blocks) they spill 354 bytes, and
-    // the 4096² step with rain on a soil took 6–7% longer than at 168 (H100), the square root
-    // and divisions being refined estimates; with the correctly rounded forms it took 15–28%
-    // longer than without a soil (H200).
+    // the 4096² step with rain on a soil takes 6–7% longer than at 168 (H100).
     ("kp_flux_stream_rk_soil_clamp_f64", 168),
     ("kp_flux_stream_rk_soil_bollermann_f64", 168),
     ("kp_flux_stream_rk_soil_masked_clamp_f64", 168),
