@@ -149,11 +149,13 @@ pub fn reconstruct<S: WetDryScheme, T: Real>(
     }
     let sw = T::HALF * slope(k.theta, cm.w, c.w, cp.w);
     let (wm, wp) = (c.w - sw, c.w + sw);
-    // Selects, not branches (both corrections are two operations).
+    // Both corrections formed, then one selected: two operations each, cheaper than the
+    // branches the warp would otherwise take around them.
+    let (raise_m, raise_p) = (T::TWO * c.w - b_m, T::TWO * c.w - b_p);
     let (wm, wp) = if wp < b_p {
-        (T::TWO * c.w - b_p, b_p)
+        (raise_p, b_p)
     } else if wm < b_m {
-        (b_m, T::TWO * c.w - b_m)
+        (b_m, raise_m)
     } else {
         (wm, wp)
     };
@@ -168,12 +170,10 @@ pub fn reconstruct<S: WetDryScheme, T: Real>(
     // A thin cell (h⁴ < κ) carries its own velocity to both faces: its velocity slopes are 0.
     // B̄ is the mean of the two face beds (each the mean of its end corners); 0.5·s is exact, so
     // a contracted multiply-add gives the host's bits.
+    // The slopes are formed in every cell and dropped in a thin one: a select, not a branch.
     let thin = S::FILMS && is_thin(k, (c.w - T::HALF * (b_m + b_p)).max(T::ZERO));
-    let (sn, st) = if thin {
-        (T::ZERO, T::ZERO)
-    } else {
-        (T::HALF * slope(k.theta, cm.n, c.n, cp.n), T::HALF * slope(k.theta, cm.t, c.t, cp.t))
-    };
+    let (sn, st) = (T::HALF * slope(k.theta, cm.n, c.n, cp.n), T::HALF * slope(k.theta, cm.t, c.t, cp.t));
+    let (sn, st) = if thin { (T::ZERO, T::ZERO) } else { (sn, st) };
     Recon {
         m: FaceState::of::<S>(k, wm, (wm - b_m).max(T::ZERO), (c.n - sn, c.t - st), c.cap),
         p: FaceState::of::<S>(k, wp, (wp - b_p).max(T::ZERO), (c.n + sn, c.t + st), c.cap),
