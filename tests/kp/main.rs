@@ -1,6 +1,7 @@
 //! Kurganov–Petrova shallow water, one test binary: the point functions against straightforward
 //! formulas (`point.rs`, `friction.rs`), the CPU reference against exact solutions and
-//! invariants (`validation.rs`, `wetdry.rs`, `schemes.rs`), f32's compensated volume
+//! invariants (`validation.rs`, `wetdry.rs`, `schemes.rs`; the thin dry-bed front against a plain
+//! central-upwind scheme in `plain_front.rs`), f32's compensated volume
 //! (`compensated.rs`) and mixed precision (`mixed_cpu.rs`), forcing (`forcing.rs`; gridded rain,
 //! soils per cell and Horton's in `forcing_spatial.rs`; gridded rain from NetCDF files in
 //! `forcing_netcdf.rs`; the V-catchment in `catchment.rs`; the Environment Agency's Test 4 in
@@ -27,6 +28,7 @@ mod lines;
 mod mixed_cpu;
 mod mixed_gpu;
 mod pictures;
+mod plain_front;
 mod point;
 mod products;
 mod ranks;
@@ -48,6 +50,17 @@ pub fn run<T: Real>(p: &Problem, t_end: f64) -> CpuKp<T> {
         m.step(t_end).expect("no blow-up");
     }
     m
+}
+
+/// minmod(a, b, c) written out: the smallest in magnitude if all three share a sign, else 0.
+pub fn plain_minmod(a: f64, b: f64, c: f64) -> f64 {
+    if a > 0.0 && b > 0.0 && c > 0.0 {
+        a.min(b).min(c)
+    } else if a < 0.0 && b < 0.0 && c < 0.0 {
+        a.max(b).max(c)
+    } else {
+        0.0
+    }
 }
 
 /// Interior depths h = w − B, row-major.

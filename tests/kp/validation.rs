@@ -153,7 +153,7 @@ fn circular_dam_break_stays_symmetric() {
 /// ahead). The front is where h falls through `front`·h_l, linear between the last cell deeper
 /// than that and the next, against the exact point of that depth,
 /// x0 + (2√(g h_l) − 3√(g·front·h_l))·t.
-fn dry_front(n: usize, along_y: bool, wet_dry: hydrokern::kp::WetDry, front: f64) -> (f64, f64) {
+pub(super) fn dry_front(n: usize, along_y: bool, wet_dry: hydrokern::kp::WetDry, front: f64) -> (f64, f64) {
     let (hl, x0, t) = (1.0, 50.0, 4.0);
     let mut p = setup::dam_break_strip(n, hl, 0.0);
     if along_y {

@@ -136,16 +136,8 @@ fn a_shallow_cell_between_diverging_flows_gets_its_neighbours_velocities() {
 /// over a random bed, both axes, both faces; and the same range in f32.
 #[test]
 fn clamp_reconstructs_velocities_plainly() {
+    use super::plain_minmod as minmod;
     use kernels::kp::{Clamp, cell_faces};
-    fn minmod(a: f64, b: f64, c: f64) -> f64 {
-        if a > 0.0 && b > 0.0 && c > 0.0 {
-            a.min(b).min(c)
-        } else if a < 0.0 && b < 0.0 && c < 0.0 {
-            a.max(b).max(c)
-        } else {
-            0.0
-        }
-    }
     fn check<T: Real>(case: u64, tol: f64) {
         let p = Problem::new(64, 64, 64.0, 64.0);
         let k: hydrokern::kp::Coeffs<T> = p.coeffs((32, 8));
