@@ -6,7 +6,7 @@
 //! onto a dry bed").
 
 use super::plain_minmod;
-use super::validation::dry_front;
+use super::validation::{dry_front, ritter_lag};
 use hydrokern::kp::WetDry;
 
 const G: f64 = 9.81;
@@ -72,9 +72,7 @@ fn plain_lag(n: usize, front: f64) -> f64 {
         }
         t += dt;
     }
-    let i = (0..n - 1).rev().find(|&i| h[i] > front).expect("water beyond the dam");
-    let at = x(i) + dx * (h[i] - front) / (h[i] - h[i + 1]);
-    (50.0 + (2.0 * G.sqrt() - 3.0 * (G * front).sqrt()) * t_end - at) / dx
+    ritter_lag(&h, G, front)
 }
 
 /// The 1 mm front of `clamp` lies within 0.6 cells of the plain scheme's from 100 to 400 cells,
