@@ -29,17 +29,22 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     // 72: a guard that keeps seven blocks (it needs 67, and 75 would leave six); at 64 (eight
     // blocks) it is no faster, bound by instruction issue.
     ("kp_flux_stream_clamp_f32", 72),
-    // The fused kernels with RK2's second stage: 128 (f64) and 96 (f32) against 105–176 registers
-    // uncapped; faster capped than uncapped and than at 112 and 80. `kp07` in f64 stays uncapped:
-    // at 128 it spills 188 bytes and its step is 14% slower.
-    ("kp_flux_stream_rk_clamp_f64", 128),
+    // The fused kernels with RK2's second stage. f32: 96 against 96–107 registers uncapped,
+    // faster capped than uncapped and than at 80. f64: 168, three blocks of 4 warps, where `clamp`
+    // and `bollermann` do not spill (156 and 178 registers uncapped); at 128 (four blocks) they
+    // spill 292 and 466 bytes (stores and loads) and the 4096² RK2 step takes 2.1% and 15% longer
+    // (H100). `kp07` in f64 stays uncapped (168): at 128 it spills 188 bytes and its step is 14%
+    // slower.
+    ("kp_flux_stream_rk_clamp_f64", 168),
     ("kp_flux_stream_rk_clamp_f32", 96),
     ("kp_flux_stream_rk_kp07_f32", 96),
-    ("kp_flux_stream_rk_bollermann_f64", 128),
+    ("kp_flux_stream_rk_bollermann_f64", 168),
     ("kp_flux_stream_rk_bollermann_f32", 96),
     // The same kernels' `_masked` entries (grids with inactive cells): the plain entries' caps,
-    // for the same body plus the activity map's loads at the same occupancy (not searched on
-    // their own).
+    // for the same body plus the activity map's loads at the same occupancy. Measured on its own,
+    // `clamp`'s fused f64 entry: at 128 it spills 632 bytes and the 4096² step with the cells
+    // outside the inscribed disc inactive takes 3.4% longer than at 168 (H100). `bollermann`'s,
+    // not measured, keeps 128.
     ("kp_flux_stream_masked_clamp_f64", 128),
     ("kp_flux_stream_early_masked_clamp_f64", 128),
     ("kp_flux_stream_early_masked_clamp_f32", 64),
@@ -48,15 +53,17 @@ pub const REGISTER_CAPS: &[(&str, u32)] = &[
     ("kp_flux_stream_masked_bollermann_f64", 128),
     ("kp_flux_stream_early_masked_bollermann_f64", 128),
     ("kp_flux_stream_masked_clamp_f32", 72),
-    ("kp_flux_stream_rk_masked_clamp_f64", 128),
+    ("kp_flux_stream_rk_masked_clamp_f64", 168),
     ("kp_flux_stream_rk_masked_clamp_f32", 96),
     ("kp_flux_stream_rk_masked_kp07_f32", 96),
     ("kp_flux_stream_rk_masked_bollermann_f64", 128),
     ("kp_flux_stream_rk_masked_bollermann_f32", 96),
     // The fused kernels' `_rain` and `_soil` entries (uniform rain, and rain on a uniform
-    // Green–Ampt soil, as the second stage writes): the plain entries' caps (not searched on
-    // their own), but for the `_soil` entries in f64 below.
-    ("kp_flux_stream_rk_rain_clamp_f64", 128),
+    // Green–Ampt soil, as the second stage writes): the plain entries' caps, but for the `_soil`
+    // entries in f64 below. Measured on its own, `clamp`'s `_rain` entry in f64: at 128 it
+    // spills 304 bytes and the 4096² step with uniform rain takes 2.4% longer than at 168 (H100);
+    // the other `_rain` entries in f64, not measured, keep 128.
+    ("kp_flux_stream_rk_rain_clamp_f64", 168),
     ("kp_flux_stream_rk_rain_clamp_f32", 96),
     ("kp_flux_stream_rk_rain_kp07_f32", 96),
     ("kp_flux_stream_rk_rain_bollermann_f64", 128),
