@@ -515,8 +515,8 @@ fn friction<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: 
 /// Green–Ampt soil; rain, soil and two inflows (a 100-cell reach of the west side and a point),
 /// and with the east side an outlet (the water account's faces), plain and of normal depth (its
 /// faces let water only out: a pass over them before each flux launch, and the flux kernels
-/// that read the activity map); no forcing but the cells outside the inscribed disc inactive;
-/// gridded rain at the cells' resolution (two frames); and that rain on four Horton soils by
+/// that read the activity map); the cells outside the inscribed disc inactive (a catchment's
+/// outline) with no forcing, with uniform rain and with rain on a Green–Ampt soil; gridded rain at the cells' resolution (two frames); and that rain on four Horton soils by
 /// cell. Words a cell: the step's, plus what the forcing adds — uniform rain and a uniform
 /// Green–Ampt soil act inside the last RK stage, which reads and writes the soil's total
 /// besides; a rain grid and soils by cell take a pass over every cell (w and the cell B read, w
@@ -553,7 +553,7 @@ fn forcing<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
     let map = 2.0 / w;
     // (what, extra words a cell, uniform rain, Green–Ampt soil, inflows, rain grid, Horton by
     // cell, the outlet, of normal depth, the cells outside the inscribed disc inactive)
-    let kinds: [(&str, f64, [bool; 8]); 9] = [
+    let kinds: [(&str, f64, [bool; 8]); 11] = [
         ("no forcing", 0.0, [false, false, false, false, false, false, false, false]),
         ("uniform rain", 0.0, [true, false, false, false, false, false, false, false]),
         ("rain, Green–Ampt soil", 2.0, [true, true, false, false, false, false, false, false]),
@@ -565,6 +565,12 @@ fn forcing<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
             [true, true, true, false, false, true, true, false],
         ),
         ("no forcing, inactive cells outside a disc", map, [false, false, false, false, false, false, false, true]),
+        ("uniform rain, inactive cells outside a disc", map, [true, false, false, false, false, false, false, true]),
+        (
+            "rain, Green–Ampt soil, inactive cells outside a disc",
+            2.0 + map,
+            [true, true, false, false, false, false, false, true],
+        ),
         ("rain grid", 3.0 + 2.0 * index, [false, false, false, true, false, false, false, false]),
         ("rain grid, Horton soils by cell", 5.0 + 3.0 * index, [false, false, false, true, true, false, false, false]),
     ];
