@@ -516,8 +516,8 @@ fn friction<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: 
 /// and with the east side an outlet (the water account's faces), plain and of normal depth (its
 /// faces let water only out: a pass over them before each flux launch, and the flux kernels
 /// that read the activity map); the cells outside the inscribed disc inactive (a catchment's
-/// outline) with no forcing, with uniform rain and with rain on a Green–Ampt soil; gridded rain at the cells' resolution (two frames); and that rain on four Horton soils by
-/// cell. Words a cell: the step's, plus what the forcing adds — uniform rain and a uniform
+/// outline) with no forcing, with uniform rain and with rain on a Green–Ampt soil; gridded rain
+/// at the cells' resolution (two frames); and that rain on four Horton soils by cell. Words a cell: the step's, plus what the forcing adds — uniform rain and a uniform
 /// Green–Ampt soil act inside the last RK stage, which reads and writes the soil's total
 /// besides; a rain grid and soils by cell take a pass over every cell (w and the cell B read, w
 /// written; the soil's total read and written with a soil; a cell's rain cell and its frame's

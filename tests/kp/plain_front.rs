@@ -72,7 +72,7 @@ fn plain_lag(n: usize, front: f64) -> f64 {
         }
         t += dt;
     }
-    ritter_lag(&h, G, front)
+    ritter_lag(&h, dx, G, front)
 }
 
 /// The 1 mm front of `clamp` lies within 0.6 cells of the plain scheme's from 100 to 400 cells,

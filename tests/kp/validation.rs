@@ -165,20 +165,19 @@ pub(super) fn dry_front(n: usize, along_y: bool, wet_dry: hydrokern::kp::WetDry,
     p.wet_dry = wet_dry;
     let m = run::<f64>(&p, t);
     let h = depth(&p, &m);
-    let d = 100.0 / n as f64;
+    let d = if along_y { p.dy } else { p.dx };
     let at = |i: usize| if along_y { h[i * 4 + 1] } else { h[n + i] };
     let x = |i: usize| (i as f64 + 0.5) * d;
     let l1 = (0..n).map(|i| (at(i) - exact::dam_break(p.g, hl, 0.0, x0, x(i), t).0).abs() * d).sum();
-    (l1, ritter_lag(&(0..n).map(at).collect::<Vec<_>>(), p.g, front * hl))
+    (l1, ritter_lag(&(0..n).map(at).collect::<Vec<_>>(), d, p.g, front * hl))
 }
 
-/// How many cells the point where the depths `h` of Ritter's strip (h_l = 1 m, dam at 50 m of
-/// 100 m, t = 4 s, cells of 100 m / `h.len()`) fall through `thr` m lies behind the exact point
-/// of that depth, x0 + (2√(g h_l) − 3√(g·thr))·t; the point linear between the last cell deeper
-/// than `thr` and the next.
-pub(super) fn ritter_lag(h: &[f64], g: f64, thr: f64) -> f64 {
+/// How many cells the point where the depths `h` of Ritter's strip (h_l = 1 m, dam at 50 m,
+/// t = 4 s, cells `d` m wide from x = 0) fall through `thr` m lies behind the exact point of that
+/// depth, x0 + (2√(g h_l) − 3√(g·thr))·t; the point linear between the last cell deeper than
+/// `thr` and the next.
+pub(super) fn ritter_lag(h: &[f64], d: f64, g: f64, thr: f64) -> f64 {
     let (hl, x0, t, n) = (1.0, 50.0, 4.0, h.len());
-    let d = 100.0 / n as f64;
     let i = (0..n - 1).rev().find(|&i| h[i] > thr).expect("water beyond the dam");
     let front = (i as f64 + 0.5) * d + d * (h[i] - thr) / (h[i] - h[i + 1]);
     let want = x0 + (2.0 * (g * hl).sqrt() - 3.0 * (g * thr).sqrt()) * t;
