@@ -512,17 +512,18 @@ fn friction<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: 
 }
 
 /// The RK2 step of the dam break without forcing and with each kind: uniform rain; rain on a
-/// Green–Ampt soil; rain, soil and two inflows (a 100-cell reach of the west side and a point),
-/// and with the east side an outlet (the water account's faces), plain and of normal depth (its
-/// faces let water only out: a pass over them before each flux launch, and the flux kernels
-/// that read the activity map); the cells outside the inscribed disc inactive (a catchment's
-/// outline) with no forcing, with uniform rain and with rain on a Green–Ampt soil; gridded rain
-/// at the cells' resolution (two frames); and that rain on four Horton soils by cell. Words a cell: the step's, plus what the forcing adds — uniform rain and a uniform
-/// Green–Ampt soil act inside the last RK stage, which reads and writes the soil's total
-/// besides; a rain grid and soils by cell take a pass over every cell (w and the cell B read, w
-/// written; the soil's total read and written with a soil; a cell's rain cell and its frame's
-/// value, with soils per cell its soil's index, 4 bytes each); with an activity map its byte a
-/// cell in each flux kernel — and the ghost cells again (O(n)).
+/// Green–Ampt soil; rain, soil and two inflows (a 100-cell reach of the west side and a point), and
+/// with the east side an outlet (the water account's faces), plain and of normal depth (its faces
+/// let water only out: a pass over them before each flux launch, and the flux kernels that read the
+/// activity map); the cells outside the inscribed disc inactive (a catchment's outline) with no
+/// forcing, with uniform rain and with rain on a Green–Ampt soil; gridded rain at the cells'
+/// resolution (two frames); and that rain on four Horton soils by cell. Words a cell: the step's,
+/// plus what the forcing adds — uniform rain and a uniform Green–Ampt soil act inside the last RK
+/// stage, which reads and writes the soil's total besides; a rain grid and soils by cell take a
+/// pass over every cell (w and the cell B read, w written; the soil's total read and written with a
+/// soil; a cell's rain cell and its frame's value, with soils per cell its soil's index, 4 bytes
+/// each); with an activity map its byte a cell in each flux kernel — and the ghost cells again
+/// (O(n)).
 fn forcing<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize, launch: Launch) -> Result<()> {
     use crate::forcing::{DISCHARGE, GreenAmpt, Horton, Inflow, Outlet, RAIN, RainGrid, Series, Soil, Soils};
     let cells = (n * n) as f64;

@@ -167,9 +167,15 @@ pub(super) fn dry_front(n: usize, along_y: bool, wet_dry: hydrokern::kp::WetDry,
     let h = depth(&p, &m);
     let d = if along_y { p.dy } else { p.dx };
     let at = |i: usize| if along_y { h[i * 4 + 1] } else { h[n + i] };
+    let h: Vec<f64> = (0..n).map(at).collect();
+    (ritter_l1(&h, d, p.g), ritter_lag(&h, d, p.g, front * hl))
+}
+
+/// The L1 error (m²) of the depths `h` of Ritter's strip (h_l = 1 m, dam at 50 m, t = 4 s,
+/// cells `d` m wide from x = 0) against the exact depth at each cell's centre.
+pub(super) fn ritter_l1(h: &[f64], d: f64, g: f64) -> f64 {
     let x = |i: usize| (i as f64 + 0.5) * d;
-    let l1 = (0..n).map(|i| (at(i) - exact::dam_break(p.g, hl, 0.0, x0, x(i), t).0).abs() * d).sum();
-    (l1, ritter_lag(&(0..n).map(at).collect::<Vec<_>>(), d, p.g, front * hl))
+    h.iter().enumerate().map(|(i, h)| (h - exact::dam_break(g, 1.0, 0.0, 50.0, x(i), 4.0).0).abs() * d).sum()
 }
 
 /// How many cells the point where the depths `h` of Ritter's strip (h_l = 1 m, dam at 50 m,
