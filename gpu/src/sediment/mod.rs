@@ -336,7 +336,9 @@ pub const BOUNDED_RING: u32 = 4;
 /// Whether the bounded scheme's streamed kernel, with h in values of `h_bytes` and the other
 /// fields in values of `t_bytes`, takes its rows through a ring of shared memory: in f64 only.
 /// An H200 measured the f64 step 2.6% faster with it (its kernel 5%), the plain and compensated
-/// f32 steps 3% slower and the mixed one 4% slower (their copies are of 4-byte values).
+/// f32 steps 3% slower and the mixed one 4% slower (their copies are of 4-byte values); rings
+/// filled by 16-byte copies or by bulk copies left the compensated step as fast or 4% faster
+/// and the plain f32 and mixed ones 5–17% slower (docs/bench/README.md, "sediment").
 pub const fn bounded_rings(h_bytes: u32, t_bytes: u32) -> bool {
     h_bytes == 8 && t_bytes == 8
 }
