@@ -6,7 +6,7 @@
 //! state at t = 1 s, where the fronts arrive on time, so the lag is made by the dam's start
 //! (docs/kp-wet-dry.md, "Fronts onto a dry bed").
 
-use super::validation::{dry_front, ritter_l1, ritter_lag};
+use super::validation::{RITTER_DAM, RITTER_HL, RITTER_T, dry_front, ritter_l1, ritter_lag};
 use super::{depth, plain_minmod, run};
 use hydrokern::kp::{WetDry, exact, setup};
 
@@ -57,8 +57,8 @@ fn rates(h: &[f64], q: &[f64], dx: f64, theta: f64, dry: f64) -> (Vec<f64>, Vec<
 fn ritter_means(n: usize, t0: f64) -> (Vec<f64>, Vec<f64>) {
     let dx = 100.0 / n as f64;
     let mean = |i: usize| {
-        let points =
-            (0..16).map(|s| exact::dam_break(G, 1.0, 0.0, 50.0, (i as f64 + (s as f64 + 0.5) / 16.0) * dx, t0));
+        let points = (0..16)
+            .map(|s| exact::dam_break(G, RITTER_HL, 0.0, RITTER_DAM, (i as f64 + (s as f64 + 0.5) / 16.0) * dx, t0));
         points.fold((0.0, 0.0), |(h, q), (hp, up)| (h + hp / 16.0, q + hp * up / 16.0))
     };
     (0..n).map(mean).unzip()
@@ -67,7 +67,7 @@ fn ritter_means(n: usize, t0: f64) -> (Vec<f64>, Vec<f64>) {
 /// Ritter's dam break on `n` cells by the plain scheme, CFL 0.25, from its exact state at `t0`
 /// to t = 4 s: the depths.
 fn plain_run(n: usize, t0: f64) -> Vec<f64> {
-    let (dx, theta, dry, t_end) = (100.0 / n as f64, 1.3, 1e-6, 4.0);
+    let (dx, theta, dry, t_end) = (100.0 / n as f64, 1.3, 1e-6, RITTER_T);
     let (mut h, mut q) = ritter_means(n, t0);
     let mut t = t0;
     while t < t_end {
@@ -113,12 +113,12 @@ fn clamp_thin_front_lags_as_a_plain_central_upwind_scheme() {
 /// its tip (docs/kp-wet-dry.md, "Fronts onto a dry bed").
 #[test]
 fn fronts_from_a_resolved_start_arrive_on_time() {
-    let (t0, t) = (1.0, 4.0);
+    let (t0, t) = (1.0, RITTER_T);
     let mut l1 = vec![];
     for n in [100, 200, 400, 800] {
         let dx = 100.0 / n as f64;
         let plain = ritter_lag(&plain_run(n, t0), dx, G, 1e-3);
-        let mut p = setup::dam_break_strip(n, 1.0, 0.0);
+        let mut p = setup::dam_break_strip(n, RITTER_HL, 0.0);
         let (h0, q0) = ritter_means(n, t0);
         for j in 0..4 {
             p.h[j * n..(j + 1) * n].copy_from_slice(&h0);

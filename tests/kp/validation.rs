@@ -147,6 +147,12 @@ fn circular_dam_break_stays_symmetric() {
     }
 }
 
+/// Ritter's dam break as the tests run it on [`setup::dam_break_strip`]: h_l (m), the dam's
+/// place (m) and the time its depths are compared at (s).
+pub(super) const RITTER_HL: f64 = 1.0;
+pub(super) const RITTER_DAM: f64 = 50.0;
+pub(super) const RITTER_T: f64 = 4.0;
+
 /// Ritter's dam break of [`setup::dam_break_strip`] (h_l = 1 m, dam at 50 m, t = 4 s) in the
 /// wet–dry scheme `wet_dry`, the strip along x or along y (4 cells across): the L1 error of h
 /// along the strip (m²) and where the front lies, in cells behind the exact one (negative:
@@ -154,7 +160,7 @@ fn circular_dam_break_stays_symmetric() {
 /// than that and the next, against the exact point of that depth,
 /// x0 + (2√(g h_l) − 3√(g·front·h_l))·t.
 pub(super) fn dry_front(n: usize, along_y: bool, wet_dry: hydrokern::kp::WetDry, front: f64) -> (f64, f64) {
-    let (hl, x0, t) = (1.0, 50.0, 4.0);
+    let (hl, x0, t) = (RITTER_HL, RITTER_DAM, RITTER_T);
     let mut p = setup::dam_break_strip(n, hl, 0.0);
     if along_y {
         let d = p.dx;
@@ -175,7 +181,10 @@ pub(super) fn dry_front(n: usize, along_y: bool, wet_dry: hydrokern::kp::WetDry,
 /// cells `d` m wide from x = 0) against the exact depth at each cell's centre.
 pub(super) fn ritter_l1(h: &[f64], d: f64, g: f64) -> f64 {
     let x = |i: usize| (i as f64 + 0.5) * d;
-    h.iter().enumerate().map(|(i, h)| (h - exact::dam_break(g, 1.0, 0.0, 50.0, x(i), 4.0).0).abs() * d).sum()
+    h.iter()
+        .enumerate()
+        .map(|(i, h)| (h - exact::dam_break(g, RITTER_HL, 0.0, RITTER_DAM, x(i), RITTER_T).0).abs() * d)
+        .sum()
 }
 
 /// How many cells the point where the depths `h` of Ritter's strip (h_l = 1 m, dam at 50 m,
@@ -183,7 +192,7 @@ pub(super) fn ritter_l1(h: &[f64], d: f64, g: f64) -> f64 {
 /// depth, x0 + (2√(g h_l) − 3√(g·thr))·t; the point linear between the last cell deeper than
 /// `thr` and the next.
 pub(super) fn ritter_lag(h: &[f64], d: f64, g: f64, thr: f64) -> f64 {
-    let (hl, x0, t, n) = (1.0, 50.0, 4.0, h.len());
+    let (hl, x0, t, n) = (RITTER_HL, RITTER_DAM, RITTER_T, h.len());
     let i = (0..n - 1).rev().find(|&i| h[i] > thr).expect("water beyond the dam");
     let front = (i as f64 + 0.5) * d + d * (h[i] - thr) / (h[i] - h[i + 1]);
     let want = x0 + (2.0 * (g * hl).sqrt() - 3.0 * (g * thr).sqrt()) * t;
