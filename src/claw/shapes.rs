@@ -105,6 +105,7 @@ impl<T: GpuReal, K: Reshape<T>> GpuRun<T, K> {
     }
     /// Run the next steps with `shapes` (between steps; the state and clock go on).
     pub fn set_shapes(&mut self, gpu: &Gpu, shapes: K::Shapes) -> Result<()> {
+        self.forget_graph();
         self.kernels.set_shapes(gpu, shapes)
     }
     /// What the device and the sweep kernel along `dir` allow a block.

@@ -5,7 +5,10 @@
 //! (`kernels::claw::clock`, the point functions the CPU reference's [`Clock`] calls) —
 //! accepting the step by rewriting the buffers' order, or rejecting it so the next launch
 //! redoes it from the kept state with a smaller Δt. The host only queues steps and reads the
-//! clock between batches.
+//! clock between batches, and queues a batch as CUDA graphs of [`GRAPH_STEPS`] steps: every
+//! step launches the same kernels with the same parameters, so a graph recorded once launches
+//! them again, with one call from the host and shorter gaps between the step's small kernels
+//! on the device.
 
 use super::clock::{Cfl, Clock, Step};
 use super::cpu::HALO;
@@ -14,7 +17,7 @@ use crate::foundation::ReduceOp;
 use crate::foundation::gpu::Reducer;
 use crate::model::{Checkpoint, Halt};
 use crate::products::{ClockAt, GpuProducts, Products};
-use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape};
+use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape, Replay};
 use crate::{Error, Gpu, GpuReal, Result};
 use cudarc::driver::CudaStream;
 use kernels::Bands;
@@ -33,6 +36,19 @@ pub fn run_bytes<T>(m: usize, a: usize, plane: usize, rates: usize) -> u64 {
 
 /// Most steps the host queues between two reads of the device clock.
 const BATCH: u64 = 64;
+
+/// Steps a graph holds: a batch queues as many graphs as fit and the rest one launch at a time.
+pub const GRAPH_STEPS: u64 = 16;
+
+/// How a run queues its batches of steps.
+struct Graphs {
+    /// Whether batches go as graphs (the default; never on a slab, whose exchanges of ghost
+    /// layers are copies on other streams and NCCL calls, not launches a graph records).
+    on: bool,
+    /// The graph of [`GRAPH_STEPS`] steps, with the stop time (its bits) the control kernel's
+    /// parameters in it hold.
+    kept: Option<(u64, Replay)>,
+}
 
 /// What a step needs of a run's core kernels.
 pub trait StepKernels<T: GpuReal> {
@@ -117,6 +133,7 @@ pub struct GpuRun<T: GpuReal, K: StepKernels<T>> {
     products: Option<(GpuProducts<T>, [usize; 3])>,
     /// A slab's share of a run decomposed over ranks.
     cut: Option<DeviceCut>,
+    graphs: Graphs,
 }
 
 impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
@@ -143,12 +160,32 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
             host_clock: clock,
             products: None,
             cut: None,
+            graphs: Graphs { on: true, kept: None },
         })
     }
 
     /// Step as the slab `cut` of a run decomposed over ranks.
     pub fn cut_across(&mut self, cut: DeviceCut) {
         self.cut = Some(cut);
+        self.graphs.kept = None;
+    }
+
+    /// Queue batches of steps as graphs (`on`, the default) or one launch at a time; the
+    /// results are the same bit for bit.
+    pub fn set_graphs(&mut self, on: bool) {
+        self.graphs.on = on;
+        self.graphs.kept = None;
+    }
+
+    /// Drops the graph kept, after a change to what a step launches (shapes, products, buffers).
+    pub(super) fn forget_graph(&mut self) {
+        self.graphs.kept = None;
+    }
+
+    /// The kernels one launch of the graph kept runs (0 while none is kept): how a test sees
+    /// that batches go as graphs.
+    pub fn graph_kernels(&self) -> usize {
+        self.graphs.kept.as_ref().map_or(0, |(_, g)| g.kernels())
     }
 
     /// Keep `products` of the planes at `planes` (h, hu, hv) of the state buffer: the kernel
@@ -161,6 +198,7 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
         }
         products.set_buffer(len as u64);
         self.products = Some((products, planes));
+        self.graphs.kept = None;
         self.launch_products()
     }
 
@@ -199,6 +237,7 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
     /// Go on from the products' maps and gauge records of checkpoint `c`, if kept; on a slab,
     /// from its maps alone (rank 0 keeps the records before).
     pub fn restore_products(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()> {
+        self.graphs.kept = None;
         match &mut self.products {
             Some((k, _)) if self.cut.is_some() => k.resume_after(gpu, c),
             Some((k, _)) => k.restore(gpu, c),
@@ -236,6 +275,35 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
         }
         self.control(true)?;
         self.launch_products()
+    }
+
+    /// Queues `n` trial steps: as graphs of [`GRAPH_STEPS`] steps where graphs are on (a
+    /// graph is recorded on first use and again after a change of the stop time), the rest one
+    /// launch at a time.
+    pub fn queue_steps(&mut self, gpu: &Gpu, n: u64) -> Result<()> {
+        let mut left = n;
+        if self.graphs.on && self.cut.is_none() {
+            while left >= GRAPH_STEPS {
+                self.graph(gpu)?.launch()?;
+                left -= GRAPH_STEPS;
+            }
+        }
+        (0..left).try_for_each(|_| self.queue_step())
+    }
+
+    /// The graph of [`GRAPH_STEPS`] steps towards the stop time armed, recorded if none is kept
+    /// for it.
+    fn graph(&mut self, gpu: &Gpu) -> Result<&Replay> {
+        let stop = self.t_stop.to_bits();
+        if self.graphs.kept.as_ref().is_none_or(|(at, _)| *at != stop) {
+            self.graphs.kept = None;
+            let replay = gpu.record(|| (0..GRAPH_STEPS).try_for_each(|_| self.queue_step()))?;
+            self.graphs.kept = Some((stop, replay));
+        }
+        match &self.graphs.kept {
+            Some((_, g)) => Ok(g),
+            None => Err(Error::invalid("claw: no graph of steps kept")),
+        }
     }
 
     /// Arms the device clock for steps ending at `t_stop`.
@@ -278,9 +346,7 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
             // step budget; rejected trials count as launches, never as steps).
             let left = ((t_stop - c.time()) / c.next_dt()).ceil();
             let batch = if left.is_finite() { left.clamp(1.0, BATCH as f64) as u64 } else { 1 };
-            for _ in 0..batch.min(max_steps - c.steps()) {
-                self.queue_step()?;
-            }
+            self.queue_steps(gpu, batch.min(max_steps - c.steps()))?;
         }
     }
 
@@ -331,6 +397,7 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
         gpu.write(&clock.slots, &mut self.clock)?;
         self.host_clock = clock;
         self.t_stop = f64::NAN;
+        self.graphs.kept = None;
         Ok(())
     }
 

@@ -398,20 +398,26 @@ fn claw_steps_match_cpu_in_unlimited_oscillations() {
     }
 }
 
-/// The tuner changes a running simulation's shapes between steps (`set_shapes`; the rate
-/// buffer grows for shapes of more blocks): the run goes on exactly as under one shape, as
-/// each cell's update and the largest rate do not depend on the blocks.
-fn shapes_changed_between_steps<T: GpuReal>() {
-    let gpu = gpu();
+/// A 203 × 157 dam break with random momenta, Roe's solver, MC, Strang, random sides: the
+/// state from `seed`, the sides from `seed + 1`.
+fn roe_dam_break<T: GpuReal>(seed: u64) -> (ShallowRoe<T>, Claw2<T, ShallowRoe<T>, 3, 3, 0>) {
     let (nx, ny) = (203, 157);
-    let mut rng = Rng::new(5);
+    let mut rng = Rng::new(seed);
     let mut u = |lo: f64, hi: f64| T::from_f64(lo + (hi - lo) * rng.unit());
     let q: Vec<[T; 3]> = (0..nx * ny)
         .map(|c| [if c % nx < nx / 2 { u(1.0, 2.0) } else { u(0.1, 0.5) }, u(-0.2, 0.2), u(-0.2, 0.2)])
         .collect();
     let roe = ShallowRoe { g: T::from_f64(9.81) };
-    let s = split(setup(nx, ny, Limiter::Mc, &mut Rng::new(6)), Splitting::Strang);
-    let cpu = Claw2::new(roe, s, &q, &vec![[]; nx * ny]).unwrap();
+    let s = split(setup(nx, ny, Limiter::Mc, &mut Rng::new(seed + 1)), Splitting::Strang);
+    (roe, Claw2::new(roe, s, &q, &vec![[]; nx * ny]).unwrap())
+}
+
+/// The tuner changes a running simulation's shapes between steps (`set_shapes`; the rate
+/// buffer grows for shapes of more blocks): the run goes on exactly as under one shape, as
+/// each cell's update and the largest rate do not depend on the blocks.
+fn shapes_changed_between_steps<T: GpuReal>() {
+    let gpu = gpu();
+    let (roe, cpu) = roe_dam_break::<T>(5);
     let same = GpuClaw2::new(&gpu, roe, &cpu).unwrap();
     let changing = GpuClaw2::new(&gpu, roe, &cpu).unwrap();
     // One warp (the most blocks: the rate buffer grows), 256 threads each way, the default.
@@ -450,6 +456,64 @@ pub(crate) fn same_steps_in_changing_shapes<T: GpuReal, K: Reshape<T>>(
     let (qa, qb) = (same.current(gpu).unwrap(), changing.current(gpu).unwrap());
     let differ = qa.iter().zip(&qb).filter(|(x, y)| x.to_f64().to_bits() != y.to_f64().to_bits()).count();
     assert_eq!(differ, 0, "{}: {differ} of {} values differ", T::NAME, qa.len());
+}
+
+/// `graphed` and `plain` (graphs off) advanced alike: 190 steps (batches as graphs of
+/// `GRAPH_STEPS` steps and the rest launched one by one), to a stop 20.5 steps' worth of time
+/// ahead (a graph recorded again for that stop), and 100 more in `shapes` (the graph dropped and
+/// recorded again): the same clocks and states, bit for bit, and graphs launched where they
+/// should be.
+pub(crate) fn same_steps_in_graphs<T: GpuReal, K: Reshape<T>>(
+    gpu: &hydrokern::Gpu,
+    mut plain: GpuRun<T, K>,
+    mut graphed: GpuRun<T, K>,
+    shapes: K::Shapes,
+) {
+    plain.set_graphs(false);
+    let both = |runs: [&mut GpuRun<T, K>; 2], t: f64, steps: u64| runs.map(|r| r.advance(gpu, t, steps, None).unwrap());
+    let [a, _] = both([&mut plain, &mut graphed], 1e9, 190);
+    assert!(graphed.graph_kernels() > 0, "{}: no batch went as a graph", T::NAME);
+    assert_eq!(plain.graph_kernels(), 0);
+    let t = a.time() + 20.5 * a.next_dt();
+    let [b, _] = both([&mut plain, &mut graphed], t, u64::MAX);
+    assert!(
+        b.time() == t && b.steps() > a.steps() + 10,
+        "{}: stopped at t = {} of {t}, {} steps",
+        T::NAME,
+        b.time(),
+        b.steps()
+    );
+    graphed.set_shapes(gpu, shapes).unwrap();
+    plain.set_shapes(gpu, shapes).unwrap();
+    assert_eq!(graphed.graph_kernels(), 0, "{}: the graph outlived a change of shapes", T::NAME);
+    let steps = b.steps() + 100;
+    both([&mut plain, &mut graphed], 1e9, steps);
+    assert!(graphed.graph_kernels() > 0, "{}: no graph in the new shapes", T::NAME);
+    let (a, b) = (plain.read_clock(gpu).unwrap(), graphed.read_clock(gpu).unwrap());
+    assert!(a.halt().is_none() && a.steps() == steps, "{} steps of {steps}, halt {:?}", a.steps(), a.halt());
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&a.slots), bits(&b.slots), "{}: the clocks differ: {:?} against {:?}", T::NAME, a.slots, b.slots);
+    let (qa, qb) = (plain.current(gpu).unwrap(), graphed.current(gpu).unwrap());
+    let differ = qa.iter().zip(&qb).filter(|(x, y)| x.to_f64().to_bits() != y.to_f64().to_bits()).count();
+    assert_eq!(differ, 0, "{}: {differ} of {} values differ", T::NAME, qa.len());
+}
+
+fn steps_in_graphs<T: GpuReal>() {
+    let gpu = gpu();
+    let (roe, cpu) = roe_dam_break::<T>(7);
+    let plain = GpuClaw2::new(&gpu, roe, &cpu).unwrap();
+    let graphed = GpuClaw2::new(&gpu, roe, &cpu).unwrap();
+    same_steps_in_graphs(&gpu, plain, graphed, Shapes { x: (1, 8, 3), y: (32, 8, 16) });
+}
+
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn steps_in_graphs_are_the_steps_launched_one_by_one() {
+    steps_in_graphs::<f64>();
+    steps_in_graphs::<f32>();
 }
 
 #[test]

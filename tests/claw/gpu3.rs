@@ -298,3 +298,23 @@ fn shapes_changed_between_steps_change_nothing() {
     shapes_changed_between_steps3::<f64>();
     shapes_changed_between_steps3::<f32>();
 }
+
+/// As the 2D test of the same name: batches queued as graphs step a 3D run exactly as launches
+/// one by one.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn steps_in_graphs_are_the_steps_launched_one_by_one() {
+    fn check<T: GpuReal>() {
+        let gpu = gpu();
+        let cpu = run::<T>([45, 37, 33], Limiter::Mc, Splitting::Strang, 10);
+        let plain = GpuClaw3::new(&gpu, Acoustics3d, &cpu).unwrap();
+        let graphed = GpuClaw3::new(&gpu, Acoustics3d, &cpu).unwrap();
+        let shapes = Shapes3 { x: (1, 8, 3), y: (32, 4, 16), z: (256, 1, 64) };
+        crate::gpu::same_steps_in_graphs(&gpu, plain, graphed, shapes);
+    }
+    check::<f64>();
+    check::<f32>();
+}

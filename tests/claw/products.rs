@@ -51,3 +51,37 @@ fn gpu_products_follow_the_states() {
     check::<f64>(&backend, 72, "shallow-roe", 150);
     check::<f32>(&backend, 40, "shallow-hlle", 150);
 }
+
+/// A GPU run advanced to its step count in one call, whose batches go as graphs of steps, keeps
+/// the same state, maps and gauge records, bit for bit, as the run advanced one step a call (no
+/// graph: a batch of one step is launched).
+#[test]
+#[cfg_attr(not(gpu_tests), ignore = "needs an NVIDIA GPU")]
+fn gpu_products_of_graphs_are_those_of_steps_launched_one_by_one() {
+    fn check<T: GpuReal>(backend: &Backend) {
+        use hydrokern::model::Until;
+        let c = case(72, "shallow-roe", true);
+        let (mut batched, mut stepped) = (c.build::<T>(backend).unwrap(), c.build::<T>(backend).unwrap());
+        let steps = 150;
+        batched.advance(Until { t: 1e9, steps, deadline: None }).unwrap();
+        for n in 1..=steps {
+            stepped.advance(Until { t: 1e9, steps: n, deadline: None }).unwrap();
+        }
+        let bits = |v: &[T]| v.iter().map(|x| x.to_f64().to_bits()).collect::<Vec<_>>();
+        let (a, b) = (batched.state().unwrap(), stepped.state().unwrap());
+        assert_eq!(a.clock.steps, steps);
+        for (f, g) in a.fields.iter().zip(&b.fields) {
+            assert_eq!(bits(&f.data), bits(&g.data), "{} {}: the state differs", T::NAME, f.name);
+        }
+        let (a, b) = (batched.products(true).unwrap().unwrap(), stepped.products(true).unwrap().unwrap());
+        assert!(!a.maps.is_empty() && a.maps.len() == b.maps.len(), "{}: maps kept", T::NAME);
+        for (f, g) in a.maps.iter().zip(&b.maps) {
+            assert_eq!(bits(&f.data), bits(&g.data), "{} {}: the map differs", T::NAME, f.name);
+        }
+        assert!(!a.series.is_empty() && a.series[0].times.len() >= 2, "{}: no gauge records", T::NAME);
+        assert_eq!(a.series, b.series, "{}: the gauge records differ", T::NAME);
+    }
+    let backend = Backend::Gpu(crate::common::gpu());
+    check::<f64>(&backend);
+    check::<f32>(&backend);
+}

@@ -13,9 +13,10 @@
 //!
 //! Device buffers give their addresses to the raw-pointer fields through [`DevicePointers`].
 
+use super::replay::{AddError, add_if_recording};
 use super::{DeviceBuffer, Gpu};
 use crate::{Error, GpuReal, Result};
-use cudarc::driver::sys::CUfunction_attribute as FnAttr;
+use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
 use cudarc::driver::{CudaFunction, CudaStream, DevicePtr};
 use kernels::{Entry, Family, MAX_PARAMS, Params};
 use std::cell::RefCell;
@@ -25,7 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 thread_local! {
     /// The kernels launched on this thread while [`launches_of`] records, in order.
-    static LOG: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+    pub(super) static LOG: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
 }
 
 /// Run `f` and return, with its result, the names of the kernels it launched on this thread
@@ -253,6 +254,33 @@ impl<P: Params> Kernel<P> {
         let mut args = [std::ptr::null_mut(); MAX_PARAMS];
         let n = params.args(&mut args);
         stream.context().bind_to_thread().map_err(|source| self.launch_error(&shape, source))?;
+        let node = sys::CUDA_KERNEL_NODE_PARAMS {
+            func: self.function.cu_function(),
+            gridDimX: shape.grid.0,
+            gridDimY: shape.grid.1,
+            gridDimZ: shape.grid.2,
+            blockDimX: shape.block.0,
+            blockDimY: shape.block.1,
+            blockDimZ: shape.block.2,
+            sharedMemBytes: shape.shared_bytes,
+            kernelParams: args.as_mut_ptr(),
+            extra: std::ptr::null_mut(),
+            kern: std::ptr::null_mut(),
+            ctx: std::ptr::null_mut(),
+        };
+        // SAFETY: `args[..n]` points at the fields of `params`, which the node copies now; the
+        // rest is the caller's contract, for whenever the graph runs.
+        match unsafe { add_if_recording(stream, &node) } {
+            None => {}
+            Some(Ok(())) => return Ok(()),
+            Some(Err(AddError::Driver(source))) => return Err(self.launch_error(&shape, source)),
+            Some(Err(AddError::OtherStream)) => {
+                return Err(Error::invalid(format!(
+                    "kernel {}: launched on another stream while its stream's launches are recorded",
+                    self.name
+                )));
+            }
+        }
         // SAFETY: `args[..n]` points at the fields of `params`, alive for this call
         // (cuLaunchKernel copies the values); the function and the stream belong to one
         // context (cuLaunchKernel refuses another's); the rest is the caller's contract above.

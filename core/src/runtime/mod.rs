@@ -8,6 +8,7 @@ mod borrowed;
 mod context;
 mod launch;
 mod limits;
+mod replay;
 mod snapshot;
 mod timing;
 
@@ -18,5 +19,6 @@ pub use context::{DeviceInfo, Gpu};
 pub use cudarc::driver::CudaSlice as DeviceBuffer;
 pub use launch::{DevicePointers, Kernel, LaunchShape, launches_of};
 pub use limits::{BlockLimits, Pruned, block_limits};
+pub use replay::Replay;
 pub use snapshot::{HOST_BUFFERS, Pending, Snapshots};
 pub use timing::Timer;
