@@ -37,6 +37,7 @@
 //! bytes a cell against 148 (plain f32), 168 (compensated f32) and 296 (f64); fused, R's 16
 //! written and 16 read and Q¹'s 16 read again are not moved: 144.
 
+use super::gpu_run::GRAPH_STEPS;
 use crate::accumulation::Accumulation;
 use crate::bench::{BenchOptions, Report, time_gpu};
 use crate::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
@@ -310,6 +311,20 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
                 let words = step_words::<T>(&problem, fused);
                 report.push("kp step", &v, &size, p, t.median_ms, words * w * cells, None, rate(t.median_ms));
                 report.counted(&t.launches, cells);
+                // The default step as a run queues its batches: GRAPH_STEPS steps as one graph,
+                // and the same steps launched one by one; per step.
+                if fused {
+                    let steps = GRAPH_STEPS as usize;
+                    let replay = gpu.record(|| (0..steps).try_for_each(|_| m.step(kernel)))?;
+                    let graph = time_gpu(gpu, warm, reps, |_| replay.launch())?;
+                    let one_by_one = time_gpu(gpu, warm, reps, |_| (0..steps).try_for_each(|_| m.step(kernel)))?;
+                    for (t, how) in [(graph, "a graph of"), (one_by_one, "launches of")] {
+                        let ms = t.median_ms / steps as f64;
+                        let v = format!("{v}, {how} {steps} steps");
+                        report.push("kp step", &v, &size, p, ms, words * w * cells, None, rate(ms));
+                        report.counted(&t.launches[..t.launches.len() / steps], cells);
+                    }
+                }
             }
         }
         drop(m);

@@ -1,13 +1,14 @@
 //! A shallow-water run on the GPU as the model drives it: the driver (`GpuKp`) with its
-//! products, the steps launched in batches between reads of the device clock, and the early
-//! exit of dry blocks chosen by timing every [`CYCLE`] steps (Amundsen §4.4.2).
+//! products, the steps launched in batches between reads of the device clock — as CUDA graphs
+//! of [`GRAPH_STEPS`] steps where they fit — and the early exit of dry blocks chosen by timing
+//! every [`CYCLE`] steps (Amundsen §4.4.2).
 
 use super::Problem;
 use super::gpu::{FluxKernel, GpuKp};
 use crate::model::Pool;
 use crate::model::{Checkpoint, Clock, Halt, Products, Until};
 use crate::products::GpuProducts;
-use crate::runtime::{Gpu, Snapshots, Timer};
+use crate::runtime::{Gpu, Replay, Snapshots, Timer};
 use crate::{Error, GpuReal, Result};
 use std::sync::Arc;
 use std::time::Instant;
@@ -40,6 +41,15 @@ pub const CYCLE: u64 = 100;
 /// Most steps the GPU runs between two reads of its clock.
 pub(super) const BATCH: u64 = 64;
 
+/// Steps a graph holds: a multiple of 6, so that the wet maps' rotation (3 steps) and Euler's
+/// swap of the state buffers (2) are back where they started after it, and a graph launched
+/// again finds the host as recording it left it.
+pub const GRAPH_STEPS: u64 = 12;
+
+/// What a graph of steps was recorded under: the flux kernel, whether products were kept, and
+/// the model's `GpuKp::launch_key`.
+type GraphKey = (FluxKernel, bool, [u64; 10]);
+
 /// The GPU model of precision `T` with its early-exit bookkeeping, and its products in `P` (the
 /// runner's precision: `T` itself, or f64 over the mixed precision's f32 model).
 pub(super) struct GpuRun<T: GpuReal, P: GpuReal = T> {
@@ -50,6 +60,8 @@ pub(super) struct GpuRun<T: GpuReal, P: GpuReal = T> {
     /// Steps the host has launched (some may be Δt = 0 steps past the stop time).
     pub(super) launched: u64,
     pub(super) early_steps: u64,
+    /// Steps launched in graphs ([`GRAPH_STEPS`] a graph).
+    pub(super) graph_steps: u64,
     pub(super) clock: Clock,
     /// `clock` is the device's: read after the last step enqueued. Reading it again would wait
     /// behind a snapshot's download, which shares the bus's copy engine with the read (5 ms for
@@ -62,6 +74,10 @@ pub(super) struct GpuRun<T: GpuReal, P: GpuReal = T> {
     pub(super) wide: Option<Snapshots<f64>>,
     /// The host vectors the states of `snapshots` are assembled in.
     pub(super) pool: Pool<P>,
+    /// Whether batches go as graphs of steps where the model allows (the default).
+    pub(super) graphs: bool,
+    /// The graph of [`GRAPH_STEPS`] steps last recorded, with its key.
+    graph: Option<(GraphKey, Replay)>,
 }
 
 impl<T: GpuReal, P: GpuReal> GpuRun<T, P> {
@@ -75,12 +91,15 @@ impl<T: GpuReal, P: GpuReal> GpuRun<T, P> {
             current,
             launched: 0,
             early_steps: 0,
+            graph_steps: 0,
             clock: Clock::START,
             clock_read: false,
             products: None,
             snapshots: None,
             wide: None,
             pool: Pool::default(),
+            graphs: true,
+            graph: None,
         })
     }
 }
@@ -95,6 +114,7 @@ impl<T: GpuReal, P: GpuReal> GpuRun<T, P> {
     /// Keep `products` from the current state on (their kernel reads the model's arrays as
     /// they are: `P`'s own, or the mixed precision's through `GpuProducts::reading_mixed`).
     pub(super) fn start_products(&mut self, products: GpuProducts<P>) -> Result<()> {
+        self.graph = None;
         launch_products(&self.model, self.products.insert(products))
     }
 
@@ -129,6 +149,7 @@ impl<T: GpuReal, P: GpuReal> GpuRun<T, P> {
     /// bookkeeping and its products (a slab's sample on from `c`, rank 0 keeping the records).
     pub(super) fn resume_run(&mut self, c: &Checkpoint<P>, slab: bool) -> Result<()> {
         let Clock { t, dt, steps, .. } = c.clock;
+        self.graph = None;
         self.launched = c.get_count("launched")?;
         self.early_steps = c.get_count("early_steps")?;
         let early = c.get_value("early_exit_now")? != 0.0;
@@ -208,9 +229,47 @@ impl<T: GpuReal, P: GpuReal> GpuRun<T, P> {
                     left -= 2;
                     continue;
                 }
+                // A graph never reaches the next cycle's timed steps.
+                let to_cycle = if self.mode == EarlyExit::Auto { CYCLE - self.launched % CYCLE } else { u64::MAX };
+                if self.graphs && self.model.graphs_fit() && left >= GRAPH_STEPS && to_cycle >= GRAPH_STEPS {
+                    self.graph_steps()?;
+                    left -= GRAPH_STEPS;
+                    continue;
+                }
                 self.step(self.current)?;
                 left -= 1;
             }
+        }
+    }
+
+    /// [`GRAPH_STEPS`] steps with the current flux kernel as one graph: the one kept if its key
+    /// is the model's now, else recorded (`Gpu::record`) from the steps' launches. The steps are
+    /// those [`step`](Self::step) launches one by one, bit for bit.
+    fn graph_steps(&mut self) -> Result<()> {
+        let key = (self.current, self.products.is_some(), self.model.launch_key());
+        // What the last steps measured beside the stream, before the graph's own.
+        self.model.join_beside()?;
+        if self.graph.as_ref().is_some_and(|(k, _)| *k == key) {
+            self.clock_read = false;
+            self.launched += GRAPH_STEPS;
+            if self.current == FluxKernel::EarlyExit {
+                self.early_steps += GRAPH_STEPS;
+            }
+        } else {
+            self.graph = None;
+            let (gpu, kernel) = (self.gpu.clone(), self.current);
+            let replay = gpu.record(|| (0..GRAPH_STEPS).try_for_each(|_| self.step(kernel)))?;
+            if self.model.launch_key() != key.2 {
+                return Err(Error::invalid(format!(
+                    "kp: {GRAPH_STEPS} steps do not bring the model's buffers back to where they started, so their graph cannot be launched again"
+                )));
+            }
+            self.graph = Some((key, replay));
+        }
+        self.graph_steps += GRAPH_STEPS;
+        match &self.graph {
+            Some((_, g)) => g.launch(),
+            None => Err(Error::invalid("kp: no graph of steps kept")),
         }
     }
 }

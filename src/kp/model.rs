@@ -251,6 +251,15 @@ impl<'p, T: GpuReal> KpModel<'p, T> {
             On::Cpu(..) | On::Mixed(..) => 0,
         }
     }
+
+    /// Steps so far launched in graphs of steps (GPU).
+    pub fn graph_steps(&self) -> u64 {
+        match &self.on {
+            On::Gpu(run) => run.graph_steps,
+            On::GpuMixed(run) => run.graph_steps,
+            On::Cpu(..) | On::Mixed(..) => 0,
+        }
+    }
 }
 
 /// Steps of a CPU reference towards `until`, `record` after each (the products); the clock it

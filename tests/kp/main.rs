@@ -22,6 +22,7 @@ mod forcing_netcdf;
 mod forcing_spatial;
 mod friction;
 mod gpu;
+mod graphs;
 mod inactive;
 mod input;
 mod lines;

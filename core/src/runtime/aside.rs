@@ -1,7 +1,7 @@
 //! A stream beside a GPU's own, for work that runs while the GPU's stream goes on with what does
 //! not depend on it (a slab's ghost rows travelling, the water account's boundary faces).
 
-use super::Gpu;
+use super::{Gpu, replay};
 use crate::Result;
 use crate::error::DriverContext;
 use cudarc::driver::sys::CUevent_flags;
@@ -33,19 +33,31 @@ impl Aside {
     }
 
     /// What is queued on this stream from now on runs after everything queued on `main` so far.
+    /// While the thread records a graph of `main`'s work (`Gpu::record`), the same order in
+    /// the graph.
     pub fn begin(&self, main: &CudaStream) -> Result<()> {
+        if replay::fork(&self.stream, main) {
+            return Ok(());
+        }
         self.ready.record(main).call("cuEventRecord")?;
         self.stream.wait(&self.ready).call("cuStreamWaitEvent")
     }
 
     /// Marks the end of what [`join`](Self::join) waits for: everything queued here so far.
     pub fn end(&self) -> Result<()> {
+        if replay::mark_end(&self.stream) {
+            return Ok(());
+        }
         self.done.record(&self.stream).call("cuEventRecord")
     }
 
     /// `main` waits, on the device, for what this stream held at the last [`end`](Self::end)
-    /// (nothing before the first).
+    /// (nothing before the first). While the thread records, what this stream held at its last
+    /// `end` in the recording (work before the recording is joined before the graph launches).
     pub fn join(&self, main: &CudaStream) -> Result<()> {
+        if replay::join(main, &self.stream) {
+            return Ok(());
+        }
         main.wait(&self.done).call("cuStreamWaitEvent")
     }
 }

@@ -13,32 +13,16 @@
 //!
 //! Device buffers give their addresses to the raw-pointer fields through [`DevicePointers`].
 
+use super::launch_log::note_launch;
 use super::replay::{AddError, add_if_recording};
 use super::{DeviceBuffer, Gpu};
 use crate::{Error, GpuReal, Result};
 use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
 use cudarc::driver::{CudaFunction, CudaStream, DevicePtr};
 use kernels::{Entry, Family, MAX_PARAMS, Params};
-use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-thread_local! {
-    /// The kernels launched on this thread while [`launches_of`] records, in order.
-    pub(super) static LOG: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
-}
-
-/// Run `f` and return, with its result, the names of the kernels it launched on this thread
-/// in order: what a benchmark row adds up its kernels' measured counts from
-/// (`bench::counts`). A recording inside another holds its own launches only. Each launch
-/// costs one thread-local look-up, recorded or not.
-pub fn launches_of<R>(f: impl FnOnce() -> R) -> (R, Vec<String>) {
-    let outer = LOG.with_borrow_mut(|l| l.replace(Vec::new()));
-    let r = f();
-    let log = LOG.with_borrow_mut(|l| std::mem::replace(l, outer)).unwrap_or_default();
-    (r, log)
-}
 
 /// Shared memory a block gets without opting in.
 const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
@@ -246,11 +230,7 @@ impl<P: Params> Kernel<P> {
     /// or touches what it writes while it may run, unless ordered by events.
     pub unsafe fn launch_on(&self, stream: &CudaStream, shape: LaunchShape, params: P) -> Result<()> {
         self.check(&shape)?;
-        LOG.with_borrow_mut(|l| {
-            if let Some(l) = l {
-                l.push(self.name.clone())
-            }
-        });
+        note_launch(std::slice::from_ref(&self.name));
         let mut args = [std::ptr::null_mut(); MAX_PARAMS];
         let n = params.args(&mut args);
         stream.context().bind_to_thread().map_err(|source| self.launch_error(&shape, source))?;

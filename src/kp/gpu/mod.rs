@@ -67,9 +67,10 @@ use launch::{check_line, flux_slots, fuses_by_default, stream_shape};
 pub use mixed::MixedLevel;
 use run_kernels::{ClampPasses, InStage, KpKernels};
 
-/// Zero the flags `b` on `stream`, ahead of the kernels enqueued after.
+/// Zero the flags `b` on `stream`, ahead of the kernels enqueued after (in a graph where one is
+/// recorded).
 fn clear(stream: &Arc<CudaStream>, b: &mut DeviceBuffer<u32>) -> Result<()> {
-    stream.memset_zeros(b).map_err(|source| Error::Driver { call: "cuMemsetD8", source })
+    crate::runtime::zero_u32(stream, b)
 }
 
 /// One orientation of the grid on the device (device addresses): the problem's, or the
@@ -242,6 +243,44 @@ impl<T: GpuReal> GpuKp<T> {
     /// flux variant); None in the other schemes.
     pub fn split_line(&self) -> Option<u32> {
         (self.ry.is_some() || self.split.is_some()).then_some(self.line)
+    }
+
+    /// Whether a run may queue its steps as graphs (`GpuRun::graph_steps`): not on a slab, whose
+    /// ghost rows come through copies and NCCL calls, nor in DS1 and DS2, whose steps the host
+    /// checks between them.
+    pub fn graphs_fit(&self) -> bool {
+        self.ranks.is_none() && self.split.is_none()
+    }
+
+    /// What a step's launches depend on that the host changes between steps or on request: the
+    /// wet maps' rotation, the buffers Euler swaps, the launch shapes and the stop time. Two
+    /// steps with the same key and flux kernel launch the same kernels with the same
+    /// parameters; a graph of steps is launched again only under its own key.
+    pub fn launch_key(&self) -> [u64; 10] {
+        let at = |p: *const T| p as usize as u64;
+        let low = self.low.as_ref().map_or(0, |l| at(l[0].ptr()));
+        let flux = match self.flux_variant {
+            FluxVariant::Tile => 0,
+            FluxVariant::Stream { warps, rows } => 1 << 48 | (warps as u64) << 24 | rows as u64,
+        };
+        [
+            self.cur as u64,
+            at(self.w_ptr(false)),
+            at(self.q[1].ptr()),
+            at(self.q1[1].ptr()),
+            low,
+            at(self.rate.ptr()),
+            (self.slots as u64) << 32 | self.line as u64,
+            flux << 1 | self.fused as u64,
+            (self.k.bx as u64) << 32 | self.k.by as u64,
+            self.clock_params.t_stop.to_bits(),
+        ]
+    }
+
+    /// The water account's stages measured beside the stream joined to it now (before a graph of
+    /// steps, whose recording joins only what it recorded).
+    pub fn join_beside(&self) -> Result<()> {
+        self.join_account()
     }
 
     /// Steps cap Δt at the time left to `t_stop` (then take Δt = 0).
