@@ -74,8 +74,6 @@ pub(super) struct GpuRun<T: GpuReal, P: GpuReal = T> {
     pub(super) wide: Option<Snapshots<f64>>,
     /// The host vectors the states of `snapshots` are assembled in.
     pub(super) pool: Pool<P>,
-    /// Whether batches go as graphs of steps where the model allows (the default).
-    pub(super) graphs: bool,
     /// The graph of [`GRAPH_STEPS`] steps last recorded, with its key.
     graph: Option<(GraphKey, Replay)>,
 }
@@ -98,7 +96,6 @@ impl<T: GpuReal, P: GpuReal> GpuRun<T, P> {
             snapshots: None,
             wide: None,
             pool: Pool::default(),
-            graphs: true,
             graph: None,
         })
     }
@@ -231,7 +228,7 @@ impl<T: GpuReal, P: GpuReal> GpuRun<T, P> {
                 }
                 // A graph never reaches the next cycle's timed steps.
                 let to_cycle = if self.mode == EarlyExit::Auto { CYCLE - self.launched % CYCLE } else { u64::MAX };
-                if self.graphs && self.model.graphs_fit() && left >= GRAPH_STEPS && to_cycle >= GRAPH_STEPS {
+                if self.model.graphs_fit() && left >= GRAPH_STEPS && to_cycle >= GRAPH_STEPS {
                     self.graph_steps()?;
                     left -= GRAPH_STEPS;
                     continue;
