@@ -15,7 +15,7 @@ use super::flops::{Counted, count_sweeps, flop_note, flops};
 use super::gpu::{GpuClaw2, GpuSweeps, planes};
 use super::stepper::GRAPH_STEPS;
 use super::{Acoustics2d, Advection, Cfl, Limiter, ShallowHlle, ShallowRoe, Splitting};
-use crate::bench::{BenchOptions, Report, time_cpu, time_gpu};
+use crate::bench::{BenchOptions, Report, time_cpu, time_gpu, time_steps_in_graph};
 use crate::runtime::Gpu;
 use crate::{GpuReal, Real, Result, Rng};
 use kernels::claw::{Kernels, Riemann};
@@ -150,30 +150,30 @@ fn solver<
     // second row) the same steps one launch at a time.
     let mut run = GpuClaw2::from_planes(gpu, solver, setup, q_host, &aux_host, Clock::start(0.0, dt))?;
     run.set_stop(f64::MAX)?;
-    run.queue_step()?;
-    for (graphs, kernel, how) in [(true, "claw step", "a graph of"), (false, "claw step, launches", "launches of")] {
-        run.set_graphs(graphs);
-        let m = time_gpu(gpu, opts.warmup, opts.reps, |_| run.queue_steps(gpu, GRAPH_STEPS))?;
-        let c = run.read_clock(gpu)?;
-        if let Some(halt) = c.halt() {
-            return Err(crate::Error::invalid(format!("{what}: the timed steps halted: {halt}")));
-        }
+    let steps = GRAPH_STEPS as usize;
+    let both = time_steps_in_graph(gpu, opts.warmup, opts.reps, steps, || run.queue_step())?;
+    let c = run.read_clock(gpu)?;
+    if let Some(halt) = c.halt() {
+        return Err(crate::Error::invalid(format!("{what}: the timed steps halted: {halt}")));
+    }
+    for (m, (kernel, how)) in
+        both.into_iter().zip([("claw step", "a graph of"), ("claw step, launches", "launches of")])
+    {
         report.push(
             kernel,
             name,
             &label,
             T::NAME,
-            m.median_ms / GRAPH_STEPS as f64,
+            m.median_ms,
             2.0 * moved,
             flops(&ops, n * n),
             format!(
-                "{note} (the sweeps' count); Godunov, ghosts + sweeps + Δt control, {how} {GRAPH_STEPS} steps, per step; {} steps, {} rejected",
+                "{note} (the sweeps' count); Godunov, ghosts + sweeps + Δt control, {how} {steps} steps, per step; {} steps, {} rejected",
                 c.steps(),
                 c.rejected()
             ),
         );
-        // Every step launches the same kernels: the first step's are one step's.
-        report.counted(&m.launches[..m.launches.len() / GRAPH_STEPS as usize], (n * n) as f64);
+        report.counted(&m.launches, (n * n) as f64);
     }
     if n <= CPU_MAX_EDGE {
         let interior: Vec<[T; M]> = (0..n * n).map(|c| cells[layout.at((c % n) as i32, (c / n) as i32)].0).collect();

@@ -39,7 +39,7 @@
 
 use super::gpu_run::GRAPH_STEPS;
 use crate::accumulation::Accumulation;
-use crate::bench::{BenchOptions, Report, time_gpu};
+use crate::bench::{BenchOptions, Report, time_gpu, time_steps_in_graph};
 use crate::kp::gpu::{FluxKernel, FluxVariant, GpuKp, Launch};
 use crate::kp::{Problem, Scheme, WetDry, setup};
 use crate::runtime::Gpu;
@@ -315,14 +315,11 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
                 // and the same steps launched one by one; per step.
                 if fused {
                     let steps = GRAPH_STEPS as usize;
-                    let replay = gpu.record(|| (0..steps).try_for_each(|_| m.step(kernel)))?;
-                    let graph = time_gpu(gpu, warm, reps, |_| replay.launch())?;
-                    let one_by_one = time_gpu(gpu, warm, reps, |_| (0..steps).try_for_each(|_| m.step(kernel)))?;
-                    for (t, how) in [(graph, "a graph of"), (one_by_one, "launches of")] {
-                        let ms = t.median_ms / steps as f64;
+                    let both = time_steps_in_graph(gpu, warm, reps, steps, || m.step(kernel))?;
+                    for (t, how) in both.into_iter().zip(["a graph of", "launches of"]) {
                         let v = format!("{v}, {how} {steps} steps");
-                        report.push("kp step", &v, &size, p, ms, words * w * cells, None, rate(ms));
-                        report.counted(&t.launches[..t.launches.len() / steps], cells);
+                        report.push("kp step", &v, &size, p, t.median_ms, words * w * cells, None, rate(t.median_ms));
+                        report.counted(&t.launches, cells);
                     }
                 }
             }

@@ -160,16 +160,21 @@ impl<T: GpuReal, P: GpuReal> GpuRun<T, P> {
     }
 
     pub(super) fn step(&mut self, kernel: FluxKernel) -> Result<()> {
-        self.clock_read = false;
+        self.count(kernel, 1);
         self.model.step(kernel)?;
-        if let Some(k) = &mut self.products {
-            launch_products(&self.model, k)?;
+        match &mut self.products {
+            Some(k) => launch_products(&self.model, k),
+            None => Ok(()),
         }
-        self.launched += 1;
+    }
+
+    /// The bookkeeping of `steps` steps with `kernel` queued (launched, or as a graph).
+    fn count(&mut self, kernel: FluxKernel, steps: u64) {
+        self.clock_read = false;
+        self.launched += steps;
         if kernel == FluxKernel::EarlyExit {
-            self.early_steps += 1;
+            self.early_steps += steps;
         }
-        Ok(())
     }
 
     /// Time one step with `kernel` (events; synchronises).
@@ -247,11 +252,8 @@ impl<T: GpuReal, P: GpuReal> GpuRun<T, P> {
         // What the last steps measured beside the stream, before the graph's own.
         self.model.join_beside()?;
         if self.graph.as_ref().is_some_and(|(k, _)| *k == key) {
-            self.clock_read = false;
-            self.launched += GRAPH_STEPS;
-            if self.current == FluxKernel::EarlyExit {
-                self.early_steps += GRAPH_STEPS;
-            }
+            // Recording counted its steps as `step` does; a launch again counts them here.
+            self.count(self.current, GRAPH_STEPS);
         } else {
             self.graph = None;
             let (gpu, kernel) = (self.gpu.clone(), self.current);

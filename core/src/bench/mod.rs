@@ -8,7 +8,9 @@ pub mod report;
 mod timing;
 
 pub use report::{Report, Row, RunMeta};
-pub use timing::{Measurement, ROW_BUDGET_MS, copy_bandwidth, rotation, time_cpu, time_gpu, time_gpu_reset};
+pub use timing::{
+    Measurement, ROW_BUDGET_MS, copy_bandwidth, rotation, time_cpu, time_gpu, time_gpu_reset, time_steps_in_graph,
+};
 
 use crate::runtime::Gpu;
 use crate::{Error, Result};

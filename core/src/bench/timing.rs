@@ -53,6 +53,34 @@ pub fn time_gpu(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut(usize) 
     time_gpu_reset(gpu, warmup, reps, |i, reset| if reset { Ok(()) } else { f(i) })
 }
 
+/// `steps` calls of `step` (each queuing one step of a simulation on the GPU's stream) timed
+/// two ways, as [`time_gpu`] times a call: recorded once as a graph and launched as one
+/// ([`Gpu::record`], as a run queues its batches), and the calls themselves, launch by launch.
+/// Both [`Measurement`]s are per step, their launches one step's (every step launches the same
+/// kernels).
+pub fn time_steps_in_graph(
+    gpu: &Gpu,
+    warmup: usize,
+    reps: usize,
+    steps: usize,
+    mut step: impl FnMut() -> Result<()>,
+) -> Result<[Measurement; 2]> {
+    let replay = gpu.record(|| (0..steps).try_for_each(|_| step()))?;
+    let graph = time_gpu(gpu, warmup, reps, |_| replay.launch())?;
+    let launched = time_gpu(gpu, warmup, reps, |_| (0..steps).try_for_each(|_| step()))?;
+    Ok([graph, launched].map(|m| {
+        let n = steps as f64;
+        let one = m.launches.len() / steps.max(1);
+        Measurement {
+            median_ms: m.median_ms / n,
+            min_ms: m.min_ms / n,
+            max_ms: m.max_ms / n,
+            reps: m.reps,
+            launches: m.launches[..one].to_vec(),
+        }
+    }))
+}
+
 /// [`time_gpu`] of `f(i, false)`, each call (warm-up and timed) preceded by `f(i, true)`, untimed:
 /// a reset of what the timed call overwrites (cuSPARSE's solvers overwrite their inputs).
 pub fn time_gpu_reset(

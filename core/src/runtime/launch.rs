@@ -234,7 +234,7 @@ impl<P: Params> Kernel<P> {
         let mut args = [std::ptr::null_mut(); MAX_PARAMS];
         let n = params.args(&mut args);
         stream.context().bind_to_thread().map_err(|source| self.launch_error(&shape, source))?;
-        let node = sys::CUDA_KERNEL_NODE_PARAMS {
+        let node = || sys::CUDA_KERNEL_NODE_PARAMS {
             func: self.function.cu_function(),
             gridDimX: shape.grid.0,
             gridDimY: shape.grid.1,
@@ -249,8 +249,9 @@ impl<P: Params> Kernel<P> {
             ctx: std::ptr::null_mut(),
         };
         // SAFETY: `args[..n]` points at the fields of `params`, which the node copies now; the
-        // rest is the caller's contract, for whenever the graph runs.
-        match unsafe { add_if_recording(stream, &node) } {
+        // rest is the caller's contract, for whenever the graph runs. The node's parameters are
+        // formed only while a graph records.
+        match unsafe { add_if_recording(stream, node) } {
             None => {}
             Some(Ok(())) => return Ok(()),
             Some(Err(AddError::Driver(source))) => return Err(self.launch_error(&shape, source)),

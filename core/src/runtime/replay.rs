@@ -1,9 +1,8 @@
 //! Kernel launches (and the flags they clear) recorded once as a CUDA graph and launched again
 //! as a whole: one call from the host for many kernels, and shorter gaps between them on the
-//! device. What a graph
-//! launches is fixed when it is recorded — kernels, launch shapes, parameters, and so the
-//! buffers — so a caller keeps one only while everything it recorded would be launched again
-//! the same way.
+//! device. What a graph launches is fixed when it is recorded — kernels, launch shapes,
+//! parameters, and so the buffers — so a caller keeps one only while everything it recorded
+//! would be launched again the same way.
 //!
 //! The graph is built node by node from the launches ([`Gpu::record`]), not captured from the
 //! stream: no stream is ever in capture mode, so nothing another thread does on the device (a
@@ -184,23 +183,23 @@ impl Replay {
     }
 }
 
-/// Adds the launch `params` on `stream` to the graph being recorded on this thread, if one is:
+/// Adds the launch `params()` on `stream` to the graph being recorded on this thread, if one is:
 /// `Some` with the result, `None` when nothing records (the caller launches).
 ///
 /// # Safety
-/// As a launch of `params.func` with `params.kernelParams` on `stream`: the parameters are
-/// copied into the node now, the kernel runs whenever the graph is launched.
+/// As a launch of `params().func` with its `kernelParams` on `stream`: the parameters are copied
+/// into the node now, the kernel runs whenever the graph is launched.
 pub(super) unsafe fn add_if_recording(
     stream: &CudaStream,
-    params: &sys::CUDA_KERNEL_NODE_PARAMS,
+    params: impl FnOnce() -> sys::CUDA_KERNEL_NODE_PARAMS,
 ) -> Option<std::result::Result<(), AddError>> {
     with_recording(|r| {
-        let graph = r.graph;
+        let (graph, params) = (r.graph, params());
         r.add(stream.cu_stream(), |deps| {
             let mut node = std::ptr::null_mut();
             // SAFETY: the graph is alive while it records; `deps` are its nodes; the parameters
             // are the caller's contract.
-            unsafe { sys::cuGraphAddKernelNode_v2(&mut node, graph, deps.as_ptr(), deps.len(), params) }.result()?;
+            unsafe { sys::cuGraphAddKernelNode_v2(&mut node, graph, deps.as_ptr(), deps.len(), &params) }.result()?;
             Ok(node)
         })
     })
