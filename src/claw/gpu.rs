@@ -39,12 +39,15 @@ impl Default for Shapes {
 }
 
 impl Shapes {
-    /// The built-in shapes of an `nx × ny` grid: the defaults, with fewer rows an x-sweep warp
-    /// on a small grid ([`x_rows`]).
+    /// The built-in shapes of an `nx × ny` grid: the defaults, fitted to it ([`Shapes::for_grid`]).
     pub fn default_for(nx: usize, ny: usize) -> Self {
-        let mut s = Shapes::default();
-        s.x.2 = x_rows(s.x.2, x_blocks(s.x, nx, ny));
-        s
+        Shapes::default().for_grid(nx, ny)
+    }
+
+    /// `self` on an `nx × ny` grid: fewer rows an x-sweep warp on a small grid ([`x_rows`]).
+    pub fn for_grid(mut self, nx: usize, ny: usize) -> Self {
+        self.x.2 = x_rows(self.x.2, x_blocks(self.x, nx, ny));
+        self
     }
 
     /// Every size at least 1, blocks of whole warps (the block reduction of the rates needs

@@ -4,8 +4,8 @@
 
 use super::cpu::{Claw2, Clock as ClawClock, HALO, Step};
 use super::d3::cpu::Claw3;
-use super::d3::gpu::GpuClaw3;
-use super::gpu::GpuClaw2;
+use super::d3::gpu::{GpuClaw3, Shapes3};
+use super::gpu::{GpuClaw2, Shapes};
 use super::shapes::{SweepShapes, label};
 use super::slab::{Across, DeviceCut};
 use super::stepper::Planes;
@@ -173,10 +173,11 @@ pub type ClawModel3<T, R, const M: usize, const W: usize, const A: usize> =
     ClawModel<T, Claw3<T, R, M, W, A>, GpuClaw3<T, R, M, W, A>, M>;
 
 /// The sweeps' shapes of a GPU run of solver `name` in precision T: the tuning cache's when
-/// tuning is on and it has a record (a case has no key for them), else `built_in` (the run's
-/// grid's, `Shapes::default_for`).
-fn tuned_shapes<T: GpuReal, S: SweepShapes>(backend: &Backend, name: &str, built_in: S) -> S {
-    let lookup = |g: &Gpu| super::shapes::tuned_shapes::<S>(g, crate::Precision::of::<T>(), name);
+/// tuning is on and it has a record (a case has no key for them) fitted to the run's grid by
+/// `fit` (a record is tuned on a large grid), else `built_in` (the run's grid's,
+/// `Shapes::default_for`).
+fn tuned_shapes<T: GpuReal, S: SweepShapes>(backend: &Backend, name: &str, built_in: S, fit: impl Fn(S) -> S) -> S {
+    let lookup = |g: &Gpu| super::shapes::tuned_shapes::<S>(g, crate::Precision::of::<T>(), name).map(&fit);
     crate::tune::case_launch(backend, true, built_in, lookup, label::<S>, &format!("claw {name}"))
 }
 
@@ -187,7 +188,8 @@ impl<T: GpuReal, R: Kernels<T, M, W, A>, const M: usize, const W: usize, const A
         let on = match backend {
             Backend::Gpu(gpu) => {
                 let mut run = GpuClaw2::new(gpu, solver, &cpu)?;
-                let shapes = tuned_shapes::<T, _>(backend, R::NAME, run.shapes());
+                let fit = |t: Shapes| t.for_grid(s.nx, s.ny);
+                let shapes = tuned_shapes::<T, _>(backend, R::NAME, run.shapes(), fit);
                 run.set_shapes(gpu, shapes)?;
                 On::Gpu(gpu.clone(), Box::new(run))
             }
@@ -209,7 +211,8 @@ impl<T: GpuReal, R: Kernels3<T, M, W, A>, const M: usize, const W: usize, const 
         let on = match backend {
             Backend::Gpu(gpu) => {
                 let mut run = GpuClaw3::new(gpu, solver, &cpu)?;
-                let shapes = tuned_shapes::<T, _>(backend, R::NAME, run.shapes());
+                let fit = |t: Shapes3| t.for_grid(s.nx, s.ny, s.nz);
+                let shapes = tuned_shapes::<T, _>(backend, R::NAME, run.shapes(), fit);
                 run.set_shapes(gpu, shapes)?;
                 On::Gpu(gpu.clone(), Box::new(run))
             }

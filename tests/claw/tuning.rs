@@ -132,4 +132,12 @@ fn x_sweep_warps_take_fewer_rows_where_the_grid_has_few_blocks() {
     assert_eq!(Shapes::default_for(1000, 1000).y, Shapes::default().y);
     assert_eq!(Shapes3::default_for(256, 256, 256), Shapes3::default());
     assert_eq!(Shapes3::default_for(96, 96, 96).x, (2, 2, 4));
+    // A tuned record is fitted the same way: its own blocks decide its rows.
+    let tuned = Shapes { x: (4, 1, 32), y: (128, 1, 16) };
+    assert_eq!(tuned.for_grid(4096, 4096), tuned);
+    // 1000² at 4 × 1 warps: 9 × 1000 blocks, 4 rows.
+    assert_eq!(tuned.for_grid(1000, 1000), Shapes { x: (4, 1, 4), ..tuned });
+    // 96³ at 1 × 4 warps: 4 × 24 × 96 blocks, 4 rows.
+    let tuned3 = Shapes3 { x: (1, 4, 16), ..Shapes3::default() };
+    assert_eq!(tuned3.for_grid(96, 96, 96).x, (1, 4, 4));
 }

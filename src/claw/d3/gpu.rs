@@ -52,12 +52,16 @@ impl Default for Shapes3 {
 }
 
 impl Shapes3 {
-    /// The built-in shapes of an `nx × ny × nz` grid: the defaults, with fewer rows an x-sweep
-    /// warp on a small grid ([`x_rows`]).
+    /// The built-in shapes of an `nx × ny × nz` grid: the defaults, fitted to it
+    /// ([`Shapes3::for_grid`]).
     pub fn default_for(nx: usize, ny: usize, nz: usize) -> Self {
-        let mut s = Shapes3::default();
-        s.x.2 = x_rows(s.x.2, x_blocks(s.x, nx, ny) * nz as u64);
-        s
+        Shapes3::default().for_grid(nx, ny, nz)
+    }
+
+    /// `self` on an `nx × ny × nz` grid: fewer rows an x-sweep warp on a small grid ([`x_rows`]).
+    pub fn for_grid(mut self, nx: usize, ny: usize, nz: usize) -> Self {
+        self.x.2 = x_rows(self.x.2, x_blocks(self.x, nx, ny) * nz as u64);
+        self
     }
 
     /// Every size at least 1, blocks of whole warps (the block reduction of the rates needs
