@@ -139,7 +139,8 @@ impl Problems {
     fn whole<T: GpuReal>(&self, backend: &Backend, early: EarlyExit) -> Result<Box<dyn Model<T> + '_>> {
         Ok(match self {
             Problems::Kp(p) => {
-                Box::new(crate::kp::KpModel::<T>::new(backend, p, crate::kp::gpu::Launch::default(), early)?)
+                let launch = crate::kp::gpu::Launch::default_for(p.nx, p.ny);
+                Box::new(crate::kp::KpModel::<T>::new(backend, p, launch, early)?)
             }
             Problems::Sediment(p) => Box::new(crate::sediment::SedimentModel::<T>::new(
                 backend,
@@ -156,7 +157,8 @@ impl Problems {
     fn slab<T: GpuReal>(&self, backend: &Backend, halo: Halo, early: EarlyExit) -> Result<Box<dyn Model<T> + '_>> {
         Ok(match self {
             Problems::Kp(p) => {
-                let launch = crate::kp::gpu::Launch::default();
+                // The whole grid's launch, as a decomposed run takes it.
+                let launch = crate::kp::gpu::Launch::default_for(p.nx, p.ny);
                 Box::new(crate::kp::KpModel::<T>::slab(backend, p, halo, launch, early)?)
             }
             Problems::Sediment(p) => {

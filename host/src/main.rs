@@ -175,10 +175,11 @@ struct BenchArgs {
     /// Untimed warm-up runs per row, at most (fewer once they have taken half a second).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=100_000))]
     warmup: u64,
-    /// Block shape BXxBY for suites with block-shaped kernels (sediment); default: the suite's.
+    /// Block shape BXxBY for suites with block-shaped kernels (sediment; kp: the RK block); default: the suite's.
     #[arg(long, value_parser = parse_block)]
     block: Option<(u32, u32)>,
-    /// Rows per thread for suites with multi-row kernels (sediment); default: the suite's.
+    /// Rows per thread for suites with multi-row kernels (sediment; kp: rows a streamed flux
+    /// warp takes); default: the suite's.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     rows: Option<u32>,
     /// Time kernels and steps only: leave out whole runs (kp: the 4096² flood's and the 1024²

@@ -139,7 +139,7 @@ const BALANCE_STEPS: u64 = 10_000;
 /// relative volume change of a fresh run after [`BALANCE_STEPS`] steps.
 fn balance<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, accumulation: Accumulation) -> Result<()> {
     let problem = Problem { accumulation, ..setup::thacker(BALANCE_N) };
-    let launch = Launch { block: opts.block.unwrap_or(Launch::default().block), ..Launch::default() };
+    let launch = bench_launch(opts, BALANCE_N);
     let how = problem.accumulation_of::<T>();
     let words = step_words::<T>(&problem, true);
     let cells = (BALANCE_N * BALANCE_N) as f64;
@@ -178,7 +178,7 @@ const MIXED_STEP_BYTES: f64 = 144.0;
 /// [`balance`] in mixed precision (`GpuKp::new_mixed`: w and R_w in f64), its volume in f64.
 fn balance_mixed(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<()> {
     let problem = setup::thacker(BALANCE_N);
-    let launch = Launch { block: opts.block.unwrap_or(Launch::default().block), ..Launch::default() };
+    let launch = bench_launch(opts, BALANCE_N);
     let cells = (BALANCE_N * BALANCE_N) as f64;
     let mut m = GpuKp::new_mixed(gpu, &problem, launch)?;
     let t = time_gpu(gpu, opts.warmup, opts.reps, |_| m.step(FluxKernel::Full))?;
@@ -210,12 +210,23 @@ fn balance_mixed(gpu: &Gpu, opts: &BenchOptions, report: &mut Report) -> Result<
     Ok(())
 }
 
+/// The launch of an `n × n` bench grid: the built-in one for it (`Launch::default_for`), with
+/// `--block`'s RK block and `--rows`' rows a streamed warp where they are given.
+fn bench_launch(opts: &BenchOptions, n: usize) -> Launch {
+    let d = Launch::default_for(n, n);
+    let flux = match (opts.rows, d.flux) {
+        (Some(rows), FluxVariant::Stream { warps, .. }) => FluxVariant::Stream { warps, rows },
+        (_, flux) => flux,
+    };
+    Launch { block: opts.block.unwrap_or(d.block), flux, ..d }
+}
+
 /// Streamed shapes (warps a block, rows a warp) swept at [`SWEEP_N`].
 const SWEEP: [(u32, u32); 8] = [(2, 16), (2, 32), (4, 16), (4, 64), (4, 128), (8, 16), (8, 32), (8, 64)];
 const SWEEP_N: usize = 4096;
 
 fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: usize) -> Result<()> {
-    let launch = Launch { block: opts.block.unwrap_or(Launch::default().block), ..Launch::default() };
+    let launch = bench_launch(opts, n);
     let cells = (n * n) as f64;
     let w = std::mem::size_of::<T>() as f64;
     let size = format!("{n}²");
@@ -232,7 +243,7 @@ fn kernels<T: GpuReal>(gpu: &Gpu, opts: &BenchOptions, report: &mut Report, n: u
         let scheme = format!("wet–dry {}", wet_dry.name());
         let default = wet_dry == WetDry::DEFAULT;
         let mut m = GpuKp::<T>::new(gpu, &problem, launch)?;
-        let mut sweep: Vec<FluxVariant> = vec![FluxVariant::Tile, FluxVariant::STREAM];
+        let mut sweep: Vec<FluxVariant> = vec![FluxVariant::Tile, launch.flux];
         if n == SWEEP_N && default {
             sweep.extend(SWEEP.iter().map(|&(warps, rows)| FluxVariant::Stream { warps, rows }));
         }
@@ -649,7 +660,7 @@ const FLOOD_CHECKPOINTS: [f64; 4] = [0.1, 0.25, 0.5, FLOOD_T];
 fn flood_run<T: GpuReal>(gpu: &Gpu, kernel: FluxKernel, wet_dry: WetDry) -> Result<Vec<(f64, u64, f64)>> {
     let mut problem = setup::flood(FLOOD_N, FLOOD_N);
     problem.wet_dry = wet_dry;
-    let mut m = GpuKp::<T>::new(gpu, &problem, Launch::default())?;
+    let mut m = GpuKp::<T>::new(gpu, &problem, Launch::default_for(FLOOD_N, FLOOD_N))?;
     let mut out = Vec::new();
     let mut steps_before = 0;
     for &t_stop in &FLOOD_CHECKPOINTS {

@@ -174,7 +174,11 @@ impl KpCase {
     /// The kernels' launch on `backend` (the case's, or the tuned one) for a run of `scheme`.
     fn launch_on(&self, backend: &Backend, scheme: Scheme) -> Launch {
         let (ny, precision) = (self.grid.ny, self.tuned_in());
-        let tuned = |gpu: &crate::Gpu| super::tune::launch_for(gpu, precision).filter(|l| l.flux.check(ny).is_ok());
+        // A record is tuned on a large grid: its streamed warps take fewer rows on a small one.
+        let tuned = |gpu: &crate::Gpu| {
+            let fit = |l: Launch| Launch { flux: l.flux.for_grid(self.grid.nx, ny), ..l };
+            super::tune::launch_for(gpu, precision).map(fit).filter(|l| l.flux.check(ny).is_ok())
+        };
         let launch = crate::tune::case_launch(backend, self.tunable, self.launch, tuned, super::tune::label, "kp");
         // The x-line length only where the scheme runs that kernel (so no note elsewhere).
         let uses_line = matches!(scheme, Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2);
@@ -305,6 +309,11 @@ impl KpCase {
         let tunable = f.gpu.flux.is_none() && f.gpu.block.is_none();
         let flux: FluxVariant =
             f.gpu.flux.as_deref().unwrap_or("stream").parse().map_err(|e| doc.invalid("gpu.flux", e))?;
+        // `stream` names the default shape for the grid; `stream:WxR` a shape as given.
+        let flux = match f.gpu.flux.as_deref() {
+            None | Some("stream") => flux.for_grid(grid.nx, grid.ny),
+            Some(_) => flux,
+        };
         let early_exit: EarlyExit = f.gpu.early_exit.parse().map_err(|e| doc.invalid("gpu.early_exit", e))?;
         let [bx, by] = f.gpu.block.unwrap_or_else(block);
         match bx.checked_mul(by) {
@@ -585,7 +594,9 @@ impl Simulation for KpCase {
             Precision::Mixed => {
                 // Mixed runs the streamed flux kernel only: a tuned tile launch falls back to it.
                 let launch = match (self.tunable, launch.flux) {
-                    (true, FluxVariant::Tile) => Launch { flux: FluxVariant::STREAM, ..launch },
+                    (true, FluxVariant::Tile) => {
+                        Launch { flux: FluxVariant::STREAM.for_grid(self.grid.nx, self.grid.ny), ..launch }
+                    }
                     _ => launch,
                 };
                 KpModel::<T>::mixed(backend, problem, launch, self.early_exit)?
@@ -641,7 +652,9 @@ impl Simulation for KpCase {
                 let launch = self.launch_on(backend, part.problem.scheme);
                 // Mixed runs the streamed flux kernel only, as on one rank.
                 let launch = match (self.tunable, launch.flux) {
-                    (true, FluxVariant::Tile) => Launch { flux: FluxVariant::STREAM, ..launch },
+                    (true, FluxVariant::Tile) => {
+                        Launch { flux: FluxVariant::STREAM.for_grid(self.grid.nx, self.grid.ny), ..launch }
+                    }
                     _ => launch,
                 };
                 KpModel::<T>::mixed_of_part(backend, part, halo, launch, self.early_exit)?
@@ -862,7 +875,7 @@ pub(super) static FLAGS: &[Flag] = &[
         "flux",
         "KERNEL",
         Set::Text("gpu.flux"),
-        "GPU flux kernel: stream (stream:WxR: W warps a block, R rows a warp) or tile (a shared-memory tile of --block)",
+        "GPU flux kernel: stream (4 warps a block, 32 rows a warp, fewer rows on a small grid), stream:WxR (W warps a block, R rows a warp) or tile (a shared-memory tile of --block)",
     ),
     Flag::new(
         "block",

@@ -35,6 +35,15 @@ impl Default for Launch {
     }
 }
 
+impl Launch {
+    /// The built-in launch of an `nx × ny` grid: the default, its streamed warps taking fewer
+    /// rows on a small grid ([`FluxVariant::for_grid`]).
+    pub fn default_for(nx: usize, ny: usize) -> Launch {
+        let d = Launch::default();
+        Launch { flux: d.flux.for_grid(nx, ny), ..d }
+    }
+}
+
 /// The flux kernel's decomposition; both give the same R, rates aside (per block or per warp).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FluxVariant {
@@ -45,9 +54,35 @@ pub enum FluxVariant {
     Stream { warps: u32, rows: u32 },
 }
 
+/// The warps a streamed flux launch keeps, at least, before its warps take several rows each:
+/// about a wave of the fused second stage's warps on the largest GPUs (132 multiprocessors ×
+/// 16 warps at its register cap).
+const STREAM_MIN_WARPS: u64 = 2048;
+/// The fewest rows a streamed warp takes on a small grid: each band computes one row more than
+/// its rows (the faces under its first), a quarter more work at 4 rows.
+const STREAM_MIN_ROWS: u32 = 4;
+
 impl FluxVariant {
-    /// The default streamed shape.
+    /// The default streamed shape (on a large grid: [`FluxVariant::for_grid`]).
     pub const STREAM: FluxVariant = FluxVariant::Stream { warps: 4, rows: 32 };
+
+    /// `self` on an `nx × ny` grid: a streamed shape's rows a warp halved (down to
+    /// `STREAM_MIN_ROWS`) while the grid's strips and bands give fewer than `STREAM_MIN_WARPS`
+    /// warps, where idle multiprocessors cost more than the rows' shared set-up. Any shape gives
+    /// the same results bit for bit (`gpu/src/kp/stream.rs`).
+    pub fn for_grid(self, nx: usize, ny: usize) -> FluxVariant {
+        match self {
+            FluxVariant::Stream { warps, rows } => {
+                let strips = u64::from(stream_strips(u32::try_from(nx).unwrap_or(u32::MAX)));
+                let mut rows = rows;
+                while rows > STREAM_MIN_ROWS && strips * (ny as u64).div_ceil(u64::from(rows)) < STREAM_MIN_WARPS {
+                    rows = (rows / 2).max(STREAM_MIN_ROWS);
+                }
+                FluxVariant::Stream { warps, rows }
+            }
+            FluxVariant::Tile => FluxVariant::Tile,
+        }
+    }
 
     /// Rate slots the kernel writes on an nx×ny grid with RK blocks of `block`.
     pub fn slots(&self, nx: u32, ny: u32, block: (u32, u32)) -> usize {
