@@ -1004,9 +1004,9 @@ fn kp_gpu_refuses_a_block_its_kernels_cannot_take() {
     GpuKp::<f64>::new(&gpu, &p, Launch { block: (32, 8), ..Launch::default() }).unwrap();
 }
 
-/// The default streamed shape keeps its 32 rows a warp on grids of at least 2048 warps that way,
+/// The default streamed shape keeps its 32 rows a warp on grids of at least 4096 warps that way,
 /// and halves them (not below 4) on smaller ones: the EA Test 4's 200 × 400 cells (8 strips)
-/// take 4 rows (800 warps), 1024² 16 (2 368 warps); a tuned shape is cut the same way, the
+/// take 4 rows (800 warps), 1024² 8 (4 736 warps); a tuned shape is cut the same way, the
 /// tile kernel and shapes of few rows are left alone.
 #[test]
 fn streamed_rows_fall_on_small_grids() {
@@ -1014,8 +1014,7 @@ fn streamed_rows_fall_on_small_grids() {
         FluxVariant::Stream { rows, .. } => rows,
         FluxVariant::Tile => 0,
     };
-    for (nx, ny, want) in
-        [(4096, 4096, 32), (2048, 2048, 32), (1024, 1024, 16), (512, 512, 4), (200, 400, 4), (7, 3, 4)]
+    for (nx, ny, want) in [(4096, 4096, 32), (2048, 2048, 32), (1024, 1024, 8), (512, 512, 4), (200, 400, 4), (7, 3, 4)]
     {
         let f = FluxVariant::STREAM.for_grid(nx, ny);
         assert_eq!(rows(f), want, "{nx}×{ny}");
@@ -1023,7 +1022,7 @@ fn streamed_rows_fall_on_small_grids() {
     }
     assert_eq!(
         FluxVariant::Stream { warps: 8, rows: 64 }.for_grid(1024, 1024),
-        FluxVariant::Stream { warps: 8, rows: 16 }
+        FluxVariant::Stream { warps: 8, rows: 8 }
     );
     assert_eq!(FluxVariant::Stream { warps: 2, rows: 3 }.for_grid(64, 64), FluxVariant::Stream { warps: 2, rows: 3 });
     assert_eq!(FluxVariant::Tile.for_grid(64, 64), FluxVariant::Tile);
