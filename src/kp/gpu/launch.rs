@@ -59,8 +59,9 @@ pub enum FluxVariant {
 /// 16 warps at its register cap). On an H100 a 1024² flood ran 5% (f32) and 7% (f64) faster at
 /// 8 rows a warp (4 736 warps) than at 16 (2 368), and 1–2% faster than at 4.
 const STREAM_MIN_WARPS: u64 = 4096;
-/// The fewest rows a streamed warp takes on a small grid: each band computes one row more than
-/// its rows (the faces under its first), a quarter more work at 4 rows.
+/// The fewest rows a streamed warp takes on a small grid: a band repeats the work of the rows
+/// at its edges ((rows + 2)/rows of its rows' work, `gpu/src/kp/stream.rs`), half as much again
+/// at 4 rows.
 const STREAM_MIN_ROWS: u32 = 4;
 
 impl FluxVariant {
