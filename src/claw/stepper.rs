@@ -167,17 +167,18 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
     /// Step as the slab `cut` of a run decomposed over ranks.
     pub fn cut_across(&mut self, cut: DeviceCut) {
         self.cut = Some(cut);
-        self.graphs.kept = None;
+        self.forget_graph();
     }
 
     /// Queue batches of steps as graphs (`on`, the default) or one launch at a time; the
     /// results are the same bit for bit.
     pub fn set_graphs(&mut self, on: bool) {
         self.graphs.on = on;
-        self.graphs.kept = None;
+        self.forget_graph();
     }
 
-    /// Drops the graph kept, after a change to what a step launches (shapes, products, buffers).
+    /// Drops the graph kept, after a change to what a step launches (shapes, products, buffers,
+    /// the clock, a cut).
     pub(super) fn forget_graph(&mut self) {
         self.graphs.kept = None;
     }
@@ -198,7 +199,7 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
         }
         products.set_buffer(len as u64);
         self.products = Some((products, planes));
-        self.graphs.kept = None;
+        self.forget_graph();
         self.launch_products()
     }
 
@@ -237,7 +238,7 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
     /// Go on from the products' maps and gauge records of checkpoint `c`, if kept; on a slab,
     /// from its maps alone (rank 0 keeps the records before).
     pub fn restore_products(&mut self, gpu: &Gpu, c: &Checkpoint<T>) -> Result<()> {
-        self.graphs.kept = None;
+        self.forget_graph();
         match &mut self.products {
             Some((k, _)) if self.cut.is_some() => k.resume_after(gpu, c),
             Some((k, _)) => k.restore(gpu, c),
@@ -397,7 +398,7 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
         gpu.write(&clock.slots, &mut self.clock)?;
         self.host_clock = clock;
         self.t_stop = f64::NAN;
-        self.graphs.kept = None;
+        self.forget_graph();
         Ok(())
     }
 

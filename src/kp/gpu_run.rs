@@ -250,7 +250,7 @@ impl<T: GpuReal, P: GpuReal> GpuRun<T, P> {
     fn graph_steps(&mut self) -> Result<()> {
         let key = (self.current, self.products.is_some(), self.model.launch_key());
         // What the last steps measured beside the stream, before the graph's own.
-        self.model.join_beside()?;
+        self.model.join_account()?;
         if self.graph.as_ref().is_some_and(|(k, _)| *k == key) {
             // Recording counted its steps as `step` does; a launch again counts them here.
             self.count(self.current, GRAPH_STEPS);

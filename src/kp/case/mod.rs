@@ -180,6 +180,14 @@ impl KpCase {
             super::tune::launch_for(gpu, precision).map(fit).filter(|l| l.flux.check(ny).is_ok())
         };
         let launch = crate::tune::case_launch(backend, self.tunable, self.launch, tuned, super::tune::label, "kp");
+        // Mixed precision runs the streamed flux kernel only: a tuned tile launch falls back to
+        // the grid's default streamed shape.
+        let launch = match (self.info.run.precision, self.tunable, launch.flux) {
+            (Precision::Mixed, true, FluxVariant::Tile) => {
+                Launch { flux: FluxVariant::STREAM.for_grid(self.grid.nx, ny), ..launch }
+            }
+            _ => launch,
+        };
         // The x-line length only where the scheme runs that kernel (so no note elsewhere).
         let uses_line = matches!(scheme, Scheme::Srk2 | Scheme::Ds1 | Scheme::Ds2);
         let line_tuned = |gpu: &crate::Gpu| super::tune::line_for(gpu, precision);
@@ -591,16 +599,7 @@ impl Simulation for KpCase {
         let problem = self.problem_on(backend, false)?;
         let launch = self.launch_on(backend, problem.scheme);
         let model = match self.info.run.precision {
-            Precision::Mixed => {
-                // Mixed runs the streamed flux kernel only: a tuned tile launch falls back to it.
-                let launch = match (self.tunable, launch.flux) {
-                    (true, FluxVariant::Tile) => {
-                        Launch { flux: FluxVariant::STREAM.for_grid(self.grid.nx, self.grid.ny), ..launch }
-                    }
-                    _ => launch,
-                };
-                KpModel::<T>::mixed(backend, problem, launch, self.early_exit)?
-            }
+            Precision::Mixed => KpModel::<T>::mixed(backend, problem, launch, self.early_exit)?,
             _ => KpModel::<T>::new(backend, problem, launch, self.early_exit)?,
         };
         Ok(Box::new(model.with_products(&self.info.output.products(), self.sites.clone())?))
@@ -650,13 +649,6 @@ impl Simulation for KpCase {
             Precision::Mixed => {
                 let part = SlabPart::<f32>::decode(&part)?;
                 let launch = self.launch_on(backend, part.problem.scheme);
-                // Mixed runs the streamed flux kernel only, as on one rank.
-                let launch = match (self.tunable, launch.flux) {
-                    (true, FluxVariant::Tile) => {
-                        Launch { flux: FluxVariant::STREAM.for_grid(self.grid.nx, self.grid.ny), ..launch }
-                    }
-                    _ => launch,
-                };
                 KpModel::<T>::mixed_of_part(backend, part, halo, launch, self.early_exit)?
             }
             _ => {

@@ -277,12 +277,6 @@ impl<T: GpuReal> GpuKp<T> {
         ]
     }
 
-    /// The water account's stages measured beside the stream joined to it now (before a graph of
-    /// steps, whose recording joins only what it recorded).
-    pub fn join_beside(&self) -> Result<()> {
-        self.join_account()
-    }
-
     /// Steps cap Δt at the time left to `t_stop` (then take Δt = 0).
     pub fn set_stop(&mut self, t_stop: f64) {
         self.clock_params.t_stop = t_stop;

@@ -254,8 +254,9 @@ impl<T: GpuReal> GpuKp<T> {
     }
 
     /// The GPU's stream waits for the water account's stages measured beside it
-    /// (`account.rs`): before anything rewrites what they read.
-    pub(super) fn join_account(&self) -> Result<()> {
+    /// (`account.rs`): before anything rewrites what they read, and before a graph of steps,
+    /// whose recording joins only the stages it recorded.
+    pub fn join_account(&self) -> Result<()> {
         self.account.as_ref().map_or(Ok(()), |a| a.join())
     }
 
