@@ -277,6 +277,7 @@ fn write_case(doc: &mut CaseDoc, path: &Path, force: bool) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
         Err(e) => bail!("--write-case {shown}: {e}"),
     };
+    let data = scenario_data(doc, path)?;
     if !doc.is_overridden("output.dir") {
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "case".into());
         let dir = Path::new("out").join(stem).to_string_lossy().into_owned();
@@ -287,11 +288,57 @@ fn write_case(doc: &mut CaseDoc, path: &Path, force: bool) -> Result<()> {
     if let Origin::Builtin { name, .. } = doc.origin() {
         text = format!("# Written by `hydrokern {name} --write-case`; run it with `hydrokern run FILE`.\n{text}");
     }
-    if exists {
-        hydrokern::output::write_atomic(path, text.as_bytes())?;
-    } else {
-        hydrokern::output::write_atomic_new(path, text.as_bytes())
-            .map_err(|e| anyhow::anyhow!("--write-case {e}; pass --force to replace it, or give another name"))?;
+    // The data first, the case last: a case on disk always finds its data; what this call
+    // created is removed again if the case cannot be written.
+    let mut created = Vec::new();
+    let written = data.iter().try_for_each(|(at, bytes)| {
+        if let Some(dir) = at.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| anyhow::anyhow!("--write-case {shown}: {}: {e}", dir.display()))?;
+        }
+        hydrokern::output::write_atomic_new(at, bytes).map_err(|e| anyhow::anyhow!("--write-case {shown}: {e}"))?;
+        created.push(at.clone());
+        Ok::<_, anyhow::Error>(())
+    });
+    let written = written.and_then(|()| {
+        if exists {
+            hydrokern::output::write_atomic(path, text.as_bytes())?;
+        } else {
+            hydrokern::output::write_atomic_new(path, text.as_bytes())
+                .map_err(|e| anyhow::anyhow!("--write-case {e}; pass --force to replace it, or give another name"))?;
+        }
+        Ok(())
+    });
+    if let Err(e) = written {
+        created.iter().for_each(|f| drop(std::fs::remove_file(f)));
+        return Err(e);
+    }
+    if !data.is_empty() {
+        let names: Vec<String> = data.iter().map(|(at, _)| at.display().to_string()).collect();
+        hydrokern::warn(format_args!("note: wrote the scenario's data files beside it: {}", names.join(", ")));
     }
     Ok(())
+}
+
+/// The data files of a built-in scenario (rasters, time series) that a case written to `path`
+/// needs beside it, where its relative paths point: (where, bytes) of each not there yet. One
+/// already there with the same bytes is left alone; one that differs is refused (the case would
+/// read it instead of the scenario's), never replaced.
+fn scenario_data(doc: &CaseDoc, path: &Path) -> Result<Vec<(PathBuf, &'static [u8])>> {
+    let shown = path.display();
+    let base = path.parent().unwrap_or(Path::new(""));
+    let mut missing = Vec::new();
+    for (rel, bytes) in doc.named_data() {
+        let at = base.join(rel);
+        match std::fs::read(&at) {
+            Ok(there) if there == bytes => {}
+            Ok(_) => bail!(
+                "--write-case {shown}: {} differs from the scenario's {rel}, and the case would read it; move it away or write the case elsewhere",
+                at.display()
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => missing.push((at, bytes)),
+            Err(e) => bail!("--write-case {shown}: {}: {e}", at.display()),
+        }
+    }
+    Ok(missing)
 }

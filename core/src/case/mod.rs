@@ -233,6 +233,16 @@ impl CaseDoc {
         })
     }
 
+    /// For a built-in scenario: the embedded data files its values name (path under
+    /// `examples/`, bytes), which a copy of the case written elsewhere needs beside it; none for
+    /// a case file.
+    pub fn named_data(&self) -> Vec<(&'static str, &'static [u8])> {
+        let Origin::Builtin { data, .. } = &self.origin else { return Vec::new() };
+        let mut names = Vec::new();
+        strings_in(self.doc.as_item(), &mut names);
+        data.iter().filter(|(p, _)| names.iter().any(|n| n == p)).copied().collect()
+    }
+
     /// Whether the document holds `key` (dotted path), a value or a table.
     pub fn has(&self, key: &str) -> bool {
         let mut item = self.doc.as_item();
@@ -486,5 +496,45 @@ impl<'a> Check<'a> {
     /// A path from the case, relative to the case file's directory.
     pub fn path(&self, p: &Path) -> PathBuf {
         if p.is_absolute() { p.to_path_buf() } else { self.doc.base_dir().join(p) }
+    }
+}
+
+/// Every string value in `item`, however deep (tables, arrays, inline tables).
+fn strings_in(item: &toml_edit::Item, out: &mut Vec<String>) {
+    fn value(v: &toml_edit::Value, out: &mut Vec<String>) {
+        match v {
+            toml_edit::Value::String(s) => out.push(s.value().clone()),
+            toml_edit::Value::Array(a) => a.iter().for_each(|v| value(v, out)),
+            toml_edit::Value::InlineTable(t) => t.iter().for_each(|(_, v)| value(v, out)),
+            _ => {}
+        }
+    }
+    match item {
+        toml_edit::Item::Value(v) => value(v, out),
+        toml_edit::Item::Table(t) => t.iter().for_each(|(_, i)| strings_in(i, out)),
+        toml_edit::Item::ArrayOfTables(a) => a.iter().for_each(|t| t.iter().for_each(|(_, i)| strings_in(i, out))),
+        toml_edit::Item::None => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scenario's data files are those its values name, in tables, arrays of inline tables
+    /// and arrays of tables; a name that is not a data file, and the data files it does not
+    /// name, are left out; a case file names none.
+    #[test]
+    fn a_scenario_names_the_data_files_its_values_hold() {
+        const DATA: DataFiles =
+            &[("data/a.asc", b"a"), ("data/b.asc", b"b"), ("data/c.csv", b"c"), ("data/d.asc", b"d")];
+        let text = "solver = \"kp\"\n[initial.raster]\nbed = \"data/a.asc\"\n\
+                    [forcing.rain]\nframes = [{ time = 0, file = \"data/b.asc\" }, { time = 10, file = \"data/none.asc\" }]\n\
+                    [[inflow]]\nseries = \"data/c.csv\"\n";
+        let doc = CaseDoc::parse(Origin::Builtin { name: "t", data: DATA }, text.into()).unwrap();
+        let named: Vec<&str> = doc.named_data().iter().map(|(p, _)| *p).collect();
+        assert_eq!(named, ["data/a.asc", "data/b.asc", "data/c.csv"]);
+        let file = CaseDoc::parse(Origin::File(PathBuf::from("case.toml")), text.into()).unwrap();
+        assert!(file.named_data().is_empty());
     }
 }

@@ -453,15 +453,37 @@ fn cells_without_an_extent_resample_the_raster() {
     let (_, dims) = read_npy_f64(&out.join("h_t1.npy")).unwrap();
     assert_eq!(dims, vec![25, 50]);
     let case = dir.join("valley.toml");
+    // The scenario's rasters are written beside the case, where its paths point, and only those.
     let o = crate::cmd::hydrokern(&["valley", "--nx", "50", "--write-case", case.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    std::fs::create_dir_all(dir.join("data")).unwrap();
-    for f in ["valley.tif", "valley-reservoir.asc", "valley-manning.asc"] {
+    let mut written: Vec<String> = std::fs::read_dir(dir.join("data"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    assert_eq!(written, ["valley-manning.asc", "valley-reservoir.asc", "valley.tif"]);
+    for f in &written {
         let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data").join(f);
-        std::fs::copy(from, dir.join("data").join(f)).unwrap();
+        assert!(std::fs::read(from).unwrap() == std::fs::read(dir.join("data").join(f)).unwrap(), "{f}");
     }
     let s = load(&case).unwrap_or_else(|e| panic!("{e}")).summary();
     assert!(s.contains("50×25 cells"), "{s}");
+    // Written again beside the same data: left as it is. Beside data that differs: refused,
+    // nothing written.
+    let again = dir.join("again.toml");
+    let o = crate::cmd::hydrokern(&["valley", "--write-case", again.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::write(dir.join("data/valley-manning.asc"), "not the scenario's").unwrap();
+    let third = dir.join("third.toml");
+    let o = crate::cmd::hydrokern(&["valley", "--write-case", third.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("valley-manning.asc differs from the scenario's"), "{e}");
+    assert!(!third.exists());
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data/valley-manning.asc"),
+        dir.join("data/valley-manning.asc"),
+    )
+    .unwrap();
     // A [grid] without cells over a raster names what it needs.
     let path = dir.join("empty-grid.toml");
     let text = std::fs::read_to_string(&case).unwrap().replace("nx = 50", "");
