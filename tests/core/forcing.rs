@@ -71,6 +71,8 @@ proptest! {
 fn bad_series_are_one_line_naming_the_line() {
     for (text, want) in [
         ("0 0\n1 x\n", "test: line 2: '1 x': not two numbers"),
+        ("time,level\nt,h\n0 0\n", "line 2: 't,h': not two numbers"),
+        ("0 0\ntime,level\n1 1\n", "line 2: 'time,level': not two numbers"),
         ("0 0\n1\n", "line 2: '1': expected two columns, time (s) and water level (m)"),
         ("0 0\n1 inf\n", "line 2: '1 inf': not finite"),
         ("0 0\n0 1\n", "line 2: time 0 s does not follow 0 s"),
@@ -79,6 +81,15 @@ fn bad_series_are_one_line_naming_the_line() {
         let e = Series::parse("test", text, &LEVEL, "s", "m").unwrap_err().to_string();
         assert!(e.contains(want), "{text:?}: '{e}' should say '{want}'");
         assert_eq!(e.lines().count(), 1);
+    }
+    // One header line of column names is read past, whatever separates them.
+    for text in ["time,level\n0,1\n60,2\n", "# levels\n\u{feff}\"Time (min)\", \"Level (m)\"\n0 1\n60 2\n"] {
+        let s = Series::parse("header.csv", text, &LEVEL, "s", "m").unwrap();
+        assert_eq!(
+            (s.times.as_slice(), s.values.as_slice()),
+            ([0.0, 60.0].as_slice(), [1.0, 2.0].as_slice()),
+            "{text:?}"
+        );
     }
     let e = Series::parse("rain.csv", "0 1\n60 -2\n", &RAIN, "s", "mm/h").unwrap_err().to_string();
     assert!(e.contains("rain.csv: line 2: a rain intensity of -2 mm/h: it cannot be negative"), "{e}");

@@ -86,6 +86,7 @@ impl Series {
     pub fn parse(source: &str, text: &str, q: &Quantity, time_unit: &str, unit: &str) -> Result<Series> {
         let bad = |m: String| Error::invalid(format!("{source}: {m}"));
         let mut points = Vec::new();
+        let mut header = false;
         for (k, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim().trim_start_matches('\u{feff}');
             if line.is_empty() {
@@ -93,6 +94,12 @@ impl Series {
             }
             let cols: Vec<&str> =
                 line.split(|c: char| c == ',' || c.is_whitespace()).filter(|s| !s.is_empty()).collect();
+            // A spreadsheet's column names (`time,discharge`): the first line, where its first
+            // field is not a number; a later line that is not numbers is an error.
+            if points.is_empty() && !header && cols.first().is_some_and(|t| t.parse::<f64>().is_err()) {
+                header = true;
+                continue;
+            }
             let (Some(t), Some(v), 2) = (cols.first(), cols.get(1), cols.len()) else {
                 return Err(bad(format!(
                     "line {}: '{line}': expected two columns, time ({time_unit}) and {} ({unit})",
