@@ -37,3 +37,15 @@ pub(crate) fn test_dir(tag: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).expect("create test dir");
     dir
 }
+
+/// `data` (a value a cell) as the GIS formats hold it: the cells outside the domain (`active`
+/// false) set to `nodata` (NaN in a GeoTIFF, the fill value in NetCDF); `data` itself where
+/// every cell is in it, or where `data` is not a value a cell.
+pub fn outside_as<'a, T: crate::Real>(data: &'a [T], active: Option<&[bool]>, nodata: T) -> std::borrow::Cow<'a, [T]> {
+    match active {
+        Some(a) if a.len() == data.len() && a.contains(&false) => {
+            data.iter().zip(a).map(|(v, &on)| if on { *v } else { nodata }).collect::<Vec<T>>().into()
+        }
+        _ => data.into(),
+    }
+}

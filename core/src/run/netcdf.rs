@@ -47,10 +47,10 @@ pub fn maxima_file_name(case_name: &str) -> String {
     format!("{case_name}_maxima.nc")
 }
 
-/// What the run's files carry for GIS ([`cf::Geo`]): the case's coordinate system, and the
-/// bed of a solver that has one.
+/// What the run's files carry for GIS ([`cf::Geo`]): the case's coordinate system, the bed of
+/// a solver that has one, and the cells in the domain.
 fn geo<S: Simulation>(sim: &S) -> cf::Geo<'_> {
-    cf::Geo { epsg: sim.info().inputs.epsg(), bed: sim.bed() }
+    cf::Geo { epsg: sim.info().inputs.epsg(), bed: sim.bed(), active: sim.active() }
 }
 
 /// The time coordinate's units: "seconds since <date>" where the case gives its start date
@@ -202,8 +202,7 @@ impl NetcdfRun {
             let mut globals = globals(sim, &self.model, info.run.precision.name(), MAXIMA_COMMENT);
             globals.push(fields);
             let depth = info.output.arrival_depth;
-            let epsg = info.inputs.epsg();
-            dir.write(&name, |path| write_maxima(path, &p.maps, grid, depth, globals, epsg))?;
+            dir.write(&name, |path| write_maxima(path, &p.maps, grid, depth, globals, &geo(sim)))?;
             names.push(name);
         }
         Ok(names)

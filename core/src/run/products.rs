@@ -6,7 +6,7 @@ use crate::case::{Format, OutputSection};
 use crate::grid::Grid2;
 use crate::model::{LineSeries, Output, Products};
 use crate::output::png::{MapOptions, NEVER_ARRIVED, NEVER_WET, time_unit, write_field_png};
-use crate::output::{GeoRef, write_geotiff, write_npy};
+use crate::output::{GeoRef, outside_as, write_geotiff, write_npy};
 use crate::products::GAUGE_COLUMNS;
 use crate::{GpuReal, Result};
 use std::fmt::Write as _;
@@ -18,15 +18,16 @@ pub const LINES_FILE: &str = "lines.csv";
 /// the maps, as the files show them
 /// ([`crate::products::shown`]), as `max_h.npy`, `max_speed.npy`, … (with `output` asking for NPY),
 /// their pictures (asking for PNG) and GeoTIFFs `max_h.tif`, … in the system `epsg` (asking
-/// for GeoTIFF), each whole (the run directory writes atomically); the names written. The
-/// time maps' colours span [0, `t_end`], so their pictures compare across snapshots.
+/// for GeoTIFF, cells outside the domain, `active` false, as nodata), each whole (the run
+/// directory writes atomically); the names written. The time maps' colours span [0, `t_end`],
+/// so their pictures compare across snapshots.
 pub fn write<T: GpuReal>(
     dir: &mut RunDir,
     p: &Products<T>,
     grid: &Grid2,
     t_end: f64,
     output: &OutputSection,
-    epsg: Option<u16>,
+    (epsg, active): (Option<u16>, Option<&[bool]>),
 ) -> Result<Vec<String>> {
     let mut names = Vec::new();
     for s in &p.series {
@@ -67,7 +68,7 @@ pub fn write<T: GpuReal>(
     dir.write_each(&files, |path, &(m, ext)| {
         match ext {
             "npy" => return write_npy(path, &m.data, &m.dims),
-            "tif" => return write_geotiff(path, &m.data, grid.nx, grid.ny, &geo),
+            "tif" => return write_geotiff(path, &outside_as(&m.data, active, T::NAN), grid.nx, grid.ny, &geo),
             _ => {}
         }
         let time = matches!(m.name, "arrival" | "max_h_time" | "duration");

@@ -51,6 +51,11 @@ pub trait Simulation: Case + Sync {
     fn bed(&self) -> Option<&[f64]> {
         None
     }
+    /// Which cells are in the domain (row 0 south, as the fields), where some are not (a DEM's
+    /// nodata): the GeoTIFFs write the others as nodata.
+    fn active(&self) -> Option<&[bool]> {
+        None
+    }
     /// The model, on `backend`, in precision `T`.
     fn build<T: GpuReal>(&self, backend: &Backend) -> Result<Box<dyn Model<T> + '_>>;
     /// How its grid is cut over `ranks` ranks, for a solver that runs decomposed

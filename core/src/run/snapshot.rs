@@ -9,7 +9,7 @@ use crate::case::Format;
 use crate::field::first_where;
 use crate::grid::Mesh;
 use crate::model::{Clock, State};
-use crate::output::{GeoRef, write_geotiff, write_npy};
+use crate::output::{GeoRef, outside_as, write_geotiff, write_npy};
 use crate::{Error, GpuReal, Real, Result};
 use std::time::Instant;
 
@@ -104,7 +104,7 @@ pub(super) fn write_snapshot<S: Simulation, T: GpuReal>(
 /// The snapshot's GeoTIFFs, on a plane: `<field>_t<time>.tif` for every field of the plane's
 /// cells (fields on faces and volumes have no place in a one-band map), and where the solver
 /// has a bed, `surface_t<time>.tif` (h + bed) and, once, `bed.tif`; written side by side, in
-/// the coordinate system of the case's rasters. Their names.
+/// the coordinate system of the case's rasters, cells outside the domain as nodata. Their names.
 pub(super) fn write_geotiffs<S: Simulation, T: GpuReal>(
     sim: &S,
     dir: &mut RunDir,
@@ -128,7 +128,10 @@ pub(super) fn write_geotiffs<S: Simulation, T: GpuReal>(
             maps.push((BED_TIF.to_string(), bed.into()));
         }
     }
-    dir.write_each(&maps, |path, data| write_geotiff(path, &data[..], grid.nx, grid.ny, &geo))?;
+    let active = sim.active();
+    dir.write_each(&maps, |path, data| {
+        write_geotiff(path, &outside_as(&data[..], active, f64::NAN), grid.nx, grid.ny, &geo)
+    })?;
     Ok(maps.into_iter().map(|(name, _)| name).collect())
 }
 

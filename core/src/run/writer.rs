@@ -219,7 +219,8 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
         let info = self.sim.info();
         let p = Products { maps: products::shown(p.maps, at), series: p.series, lines: p.lines };
         let epsg = info.inputs.epsg();
-        let mut files = super::products::write(self.dir, &p, &grid, self.sim.times().t_end, &info.output, epsg)?;
+        let place = (epsg, self.sim.active());
+        let mut files = super::products::write(self.dir, &p, &grid, self.sim.times().t_end, &info.output, place)?;
         files.extend(self.netcdf.products(self.sim, self.dir, &p, &grid)?);
         self.spent.products += t.elapsed();
         Ok(files)

@@ -87,6 +87,53 @@ fn geotiff_and_netcdf_outputs_carry_the_rasters_crs() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Cells outside the domain (nodata in the bed raster) are no data in every GIS output: NaN
+/// (the GeoTIFFs' nodata) in the snapshots', bed's and maps' GeoTIFFs, the fill value in the
+/// NetCDF fields, bed and maps; the NPY files hold what the model holds there (no water).
+#[test]
+fn cells_outside_the_domain_are_no_data_in_the_gis_outputs() {
+    let dir = scratch("gis-outside");
+    let case = valley(&dir, 32633, "[\"npy\", \"geotiff\", \"netcdf\"]");
+    // The north-east corner, 4 × 2 cells, off the DEM (row 0 south).
+    let (nx, ny) = (16, 6);
+    let outside = |k: usize| k % nx >= 12 && k / nx >= 4;
+    let geo = GeoRef { west: 500_000.0, north: 4_200_060.0, dx: 10.0, dy: 10.0, epsg: Some(32633) };
+    let bed: Vec<f64> = (0..nx * ny).map(|k| if outside(k) { f64::NAN } else { 2.0 - 0.1 * (k % nx) as f64 }).collect();
+    write_geotiff(&dir.join("bed.tif"), &bed, nx, ny, &geo).unwrap();
+    let out = dir.join("out");
+    let o = hydrokern(&["--backend", "cpu", "run", s(&case), "--output", s(&out)]);
+    assert!(o.status.success(), "{}\n{}", stderr(&o), stdout(&o));
+    let h = read_npy_f64(&out.join("h_t2.npy")).unwrap().0;
+    assert!((0..h.len()).filter(|&k| outside(k)).all(|k| h[k] == 0.0), "{h:?}");
+    let maps = ["max_h", "max_speed", "max_hazard", "max_h_time", "arrival", "duration"];
+    for f in maps
+        .iter()
+        .map(|m| format!("{m}.tif"))
+        .chain(["h_t2.tif", "hu_t1.tif", "surface_t2.tif", "bed.tif"].map(String::from))
+    {
+        let r = Raster::read(&out.join(&f)).unwrap();
+        for k in 0..nx * ny {
+            assert!(!outside(k) || !r.valid[k], "{f}: cell {k} outside the domain has data");
+        }
+        assert!(r.valid.iter().filter(|v| **v).count() > 0, "{f}: no data at all");
+    }
+    for (file, vars, record) in [
+        ("valley.nc", &["h", "hu", "hv", "surface"][..], Some(1)),
+        ("valley.nc", &["bed"], None),
+        ("valley_maxima.nc", &maps[..], None),
+    ] {
+        let mut nc = Dataset::open(&out.join(file)).unwrap();
+        for v in vars {
+            let fill = nc.var(v).unwrap().attr("_FillValue").and_then(|a| a.numbers()).unwrap()[0];
+            let data = nc.read(v, record).unwrap().to_f64();
+            for (k, x) in data.iter().enumerate() {
+                assert_eq!(outside(k), *x == fill, "{file} {v} at {k}: {x}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn rasters_in_different_systems_are_refused_and_nothing_is_written() {
     let dir = scratch("gis-crs-mismatch");

@@ -755,6 +755,9 @@ impl Simulation for KpCase {
         let whole = self.whole.as_ref()?;
         Some(&self.still.get_or_init(|| super::pictures::Still::of(whole)).bed)
     }
+    fn active(&self) -> Option<&[bool]> {
+        self.whole.as_ref()?.active.as_deref()
+    }
 
     fn balance<T: Real>(&self, state: &State<T>) -> Option<(&'static str, f64)> {
         if let Some(a) = self.account(state) {

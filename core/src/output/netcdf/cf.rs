@@ -103,12 +103,14 @@ impl FieldSpec {
 }
 
 /// What a run's files carry for GIS beyond its fields: the EPSG code of the coordinate system
-/// its rasters declare, and the bed elevation of each cell for a solver whose depth lies over a
-/// bed (then each record holds the surface h + bed too).
+/// its rasters declare, the bed elevation of each cell for a solver whose depth lies over a
+/// bed (then each record holds the surface h + bed too), and which cells are in the domain
+/// where some are not (the others hold the fill value in every map: no data).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Geo<'a> {
     pub epsg: Option<u16>,
     pub bed: Option<&'a [f64]>,
+    pub active: Option<&'a [bool]>,
 }
 
 /// The grid-mapping variable's name, which every map's `grid_mapping` names.
@@ -249,7 +251,7 @@ pub fn layout(
             Attr { name: "_FillValue".into(), value: Value::Doubles(vec![FILL_F64]) },
         ];
         vars.push(Var { name: "bed".into(), dims: vec![at("y"), at("x")], attrs, ty: Type::Double, begin: 0 });
-        fixed.push(bed.iter().flat_map(|v| v.to_be_bytes()).collect());
+        fixed.push(crate::output::outside_as(bed, geo.active, FILL_F64).iter().flat_map(|v| v.to_be_bytes()).collect());
     }
     let planes = vars.len();
     add_crs(geo.epsg, &mut vars, &mut fixed, &mut data);

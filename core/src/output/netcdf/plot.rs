@@ -6,6 +6,7 @@
 //! against time per gauge, of the discharge against time per line, and the maximum maps; given
 //! on their own, they are drawn alone.
 
+use super::classic::Var;
 use super::read::{Dataset, Values};
 use crate::output::png::NEVER_ARRIVED;
 use crate::output::png::{PlotOptions, Series, time_unit, write_panels_png};
@@ -115,11 +116,13 @@ fn plot_fields(nc: &mut Dataset, out: &Path) -> Result<Vec<PathBuf>> {
             3 => (shape[0] / 2 * nx * ny, format!(", {} = {} (middle)", names[1], shape[0] / 2)),
             _ => (0, String::new()),
         };
-        let read = |nc: &mut Dataset, r: usize| nc.read(&v.name, Some(r as u64)).map(|d| slice_of(d, offset, nx * ny));
+        let read = |nc: &mut Dataset, r: usize| {
+            nc.read(&v.name, Some(r as u64)).map(|d| unfilled(v, slice_of(d, offset, nx * ny)))
+        };
         // Two passes, one record in memory at a time: the range over all times, then the maps.
         let mut range: Option<(f64, f64)> = None;
         for r in 0..times.len() {
-            for x in read(nc, r)?.into_iter().filter(|x| x.is_finite()) {
+            for x in read(nc, r)?.0.into_iter().filter(|x| x.is_finite()) {
                 range = Some(range.map_or((x, x), |(lo, hi)| (lo.min(x), hi.max(x))));
             }
         }
@@ -134,7 +137,11 @@ fn plot_fields(nc: &mut Dataset, out: &Path) -> Result<Vec<PathBuf>> {
                 opts = opts.in_metres(e);
             }
             let file = out.join(format!("{}_t{t}.png", v.name));
-            write_field_png(&file, &read(nc, r)?, nx, ny, &opts)?;
+            let (data, outside) = read(nc, r)?;
+            if outside {
+                opts.unset = Some(NO_DATA);
+            }
+            write_field_png(&file, &data, nx, ny, &opts)?;
             written.push(file);
         }
     }
@@ -157,7 +164,7 @@ fn plot_maps(nc: &mut Dataset, out: &Path) -> Result<Vec<PathBuf>> {
             return Err(not_ours(nc.path(), &format!("{} has no coordinate variables {across} and {up}", v.name)));
         }
         let shape = nc.shape(v);
-        let mut data = nc.read(&v.name, None)?.to_f64();
+        let (mut data, outside) = unfilled(v, nc.read(&v.name, None)?.to_f64());
         let mut units = v.text("units").unwrap_or("");
         if units == "s" {
             // A map of times, drawn in the unit its span reads best in.
@@ -174,6 +181,8 @@ fn plot_maps(nc: &mut Dataset, out: &Path) -> Result<Vec<PathBuf>> {
         opts.axes = (axis_label(across), axis_label(up));
         if v.name == "arrival" {
             opts.unset = Some(NEVER_ARRIVED);
+        } else if outside {
+            opts.unset = Some(NO_DATA);
         }
         if let (Some([w, e]), Some([s, n])) = (edges(nc, across)?, edges(nc, up)?) {
             opts = opts.in_metres([w, e, s, n]);
@@ -271,6 +280,22 @@ fn plot_lines(nc: &mut Dataset, out: &Path) -> Result<Vec<PathBuf>> {
     }
     Ok(written)
 }
+
+/// `data` of variable `v` with its fill value (`_FillValue`: no data, as the cells outside a
+/// run's domain) as NaN, and whether it held any.
+fn unfilled(v: &Var, mut data: Vec<f64>) -> (Vec<f64>, bool) {
+    let mut any = false;
+    if let Some(&fill) = v.attr("_FillValue").and_then(|a| a.numbers()).as_ref().and_then(|f| f.first()) {
+        for x in data.iter_mut().filter(|x| **x == fill) {
+            *x = f64::NAN;
+            any = true;
+        }
+    }
+    (data, any)
+}
+
+/// The key of a map's cells that hold the fill value.
+const NO_DATA: &str = "no data (outside the domain)";
 
 fn slice_of(values: Values, offset: usize, len: usize) -> Vec<f64> {
     let all = values.to_f64();

@@ -173,14 +173,15 @@ impl GaugeFile {
 /// Write the maps `maps` (each of shape (ny, nx) on `grid`) to `path` whole: coordinates `x`
 /// and `y` as the fields' file has them, one 2-D variable per map. `arrival_depth` is the
 /// threshold the arrival map was kept with; the maps are as the files show them
-/// (`crate::products::shown`). With `epsg`, a grid-mapping variable `crs` that every map names.
+/// (`crate::products::shown`). With `geo`'s EPSG code, a grid-mapping variable `crs` that every
+/// map names; cells outside its domain hold the fill value (its bed is not written here).
 pub fn write_maxima<T: Real>(
     path: &Path,
     maps: &[Output<T>],
     grid: &Grid2,
     arrival_depth: f64,
     globals: Vec<Attr>,
-    epsg: Option<u16>,
+    geo: &super::cf::Geo,
 ) -> Result<()> {
     let ty = type_of::<T>();
     let dims = vec![Dim { name: "y".into(), len: grid.ny as u64 }, Dim { name: "x".into(), len: grid.nx as u64 }];
@@ -223,9 +224,9 @@ pub fn write_maxima<T: Real>(
         }
         attrs.push(fill(ty));
         maps_vars.push(Var { name: m.name.into(), dims: vec![0, 1], attrs, ty, begin: 0 });
-        map_bytes.push(be_bytes(&m.data));
+        map_bytes.push(be_bytes(&crate::output::outside_as(&m.data, geo.active, T::from_f64(super::cf::FILL_F64))));
     }
-    super::cf::add_crs(epsg, &mut vars, &mut fixed, &mut maps_vars);
+    super::cf::add_crs(geo.epsg, &mut vars, &mut fixed, &mut maps_vars);
     vars.extend(maps_vars);
     fixed.extend(map_bytes);
     let mut header = Header { offset64: true, numrecs: 0, dims, attrs: globals, vars };

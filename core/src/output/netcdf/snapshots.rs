@@ -2,11 +2,12 @@
 //! account, for a run that keeps one), one record appended per snapshot.
 
 use super::append::Appender;
-use super::cf::{FieldSpec, Geo, layout};
+use super::cf::{FILL_F64, FieldSpec, Geo, layout};
 use super::classic::{Attr, Dim, Header, Type, Var};
 use crate::account::Account;
 use crate::grid::Mesh;
 use crate::model::State;
+use crate::output::outside_as;
 use crate::{Error, Real, Result};
 use std::path::Path;
 
@@ -74,6 +75,8 @@ pub struct Snapshots {
     account: Option<Vec<String>>,
     /// The bed, where each record holds the surface h + bed.
     bed: Option<Vec<f64>>,
+    /// The cells in the domain, where some are not: the others hold the fill value.
+    active: Option<Vec<bool>>,
     /// The last record's bytes: the time, then each field big-endian.
     slabs: Vec<Vec<u8>>,
 }
@@ -100,9 +103,8 @@ impl Snapshots {
     ) -> Result<Snapshots> {
         let fields = specs(first, geo);
         let (header, fixed) = layout(mesh, &fields, type_of::<T>(), time_units, globals, geo, with(account))?;
-        let bed = geo.bed.filter(|_| fields.len() > first.fields.len()).map(<[f64]>::to_vec);
         let file = Appender::create(path, header, &fixed)?;
-        Ok(Snapshots { file, fields, account: account.map(segments), bed, slabs: Vec::new() })
+        Ok(Snapshots::over(file, fields, first.fields.len(), account, geo))
     }
 
     /// Open the file a run wrote at `path` to go on after its records up to time `t0` (a
@@ -138,9 +140,16 @@ impl Snapshots {
         }
         let keep = times.iter().take_while(|&&t| t <= t0).count() as u64;
         drop(nc);
-        let bed = geo.bed.filter(|_| fields.len() > state.fields.len()).map(<[f64]>::to_vec);
         let file = Appender::reopen(path, have, keep)?;
-        Ok(Snapshots { file, fields, account: account.map(segments), bed, slabs: Vec::new() })
+        Ok(Snapshots::over(file, fields, state.fields.len(), account, geo))
+    }
+
+    /// The writer of `file`, whose records hold `fields`: a state's `n` and, where they are
+    /// more, the surface over `geo`'s bed; and `account`'s rows.
+    fn over(file: Appender, fields: Vec<FieldSpec>, n: usize, account: Option<&Account>, geo: &Geo) -> Snapshots {
+        let bed = geo.bed.filter(|_| fields.len() > n).map(<[f64]>::to_vec);
+        let active = geo.active.map(<[bool]>::to_vec);
+        Snapshots { file, fields, account: account.map(segments), bed, active, slabs: Vec::new() }
     }
 
     /// Append `state` as the next record, with its water account `account` where the file
@@ -165,14 +174,15 @@ impl Snapshots {
         time[0] = state.clock.t.to_be_bytes().to_vec();
         let (fields, surface) = fields.split_at_mut(state.fields.len());
         // A field each thread: the conversion runs at memory speed on several cores.
+        let (active, fill) = (self.active.as_deref(), T::from_f64(FILL_F64));
         std::thread::scope(|s| {
             for (f, out) in state.fields.iter().zip(fields) {
-                s.spawn(|| be_bytes_into(&f.data, out));
+                s.spawn(move || be_bytes_into(&outside_as(&f.data, active, fill), out));
             }
             if let (Some(bed), Some(h), Some(out)) = (&self.bed, state.field("h"), surface.first_mut()) {
                 s.spawn(move || {
                     let w: Vec<T> = h.data.iter().zip(bed).map(|(h, b)| T::from_f64(h.to_f64() + b)).collect();
-                    be_bytes_into(&w, out)
+                    be_bytes_into(&outside_as(&w, active, fill), out)
                 });
             }
         });

@@ -364,7 +364,7 @@ fn maxima_are_maps_without_time_and_plot_draws_them_and_the_gauges() {
     arrival[4] = f64::NAN;
     let maps = vec![map("max_h", random::<f64>(&mut rng, 15)), map("arrival", arrival.clone())];
     let path = dir.join("run_maxima.nc");
-    write_maxima(&path, &maps, &grid(), 0.01, vec![Attr::text("title", "t")], None).unwrap();
+    write_maxima(&path, &maps, &grid(), 0.01, vec![Attr::text("title", "t")], &Geo::default()).unwrap();
     let mut nc = Dataset::open(&path).unwrap();
     assert!(nc.header().vars.iter().all(|v| !nc.header().is_record(v)));
     assert_eq!(nc.read("y", None).unwrap(), Values::F64(vec![-3.75, -3.25, -2.75]));
