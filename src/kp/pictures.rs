@@ -9,7 +9,7 @@ use super::Problem;
 use crate::grid::Grid2;
 use crate::model::State;
 use crate::output::png::{
-    Ground, MapOptions, Picture, PlotOptions, Profiles, Scale, Series, render_map, write_profiles_png,
+    Ground, MapOptions, OUTSIDE, Picture, PlotOptions, Profiles, Scale, Series, render_map, write_profiles_png,
 };
 use crate::run::{Album, RunDir, time_tag};
 use crate::view::Layer;
@@ -130,7 +130,15 @@ pub fn write<T: Real>(
     let f64s = |v: &[T]| v.par_iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
     let (h, hu, hv) = (f64s(&h.data), f64s(&hu.data), f64s(&hv.data));
     let (bed, ranges) = (&still.bed, still.ranges);
-    let (dry, maps) = maps(&ranges, bed, h, &hu, &hv);
+    let (mut dry, mut maps) = maps(&ranges, bed, h, &hu, &hv);
+    // Cells outside the domain (a DEM's nodata) are no data, not land.
+    if let Some(active) = p.active.as_ref().filter(|a| a.contains(&false)) {
+        for (k, _) in active.iter().enumerate().filter(|(_, on)| !**on) {
+            dry[k] = false;
+            maps.iter_mut().for_each(|layer| layer.values[k] = f64::NAN);
+        }
+        maps.iter_mut().for_each(|layer| layer.opts.unset = Some(OUTSIDE));
+    }
     let ground = Ground { bed, dry: &dry };
     let t = time_tag(state.clock.t);
     let (lx, ly) = g.extent();

@@ -5,7 +5,7 @@ use super::RunDir;
 use crate::case::{Format, OutputSection};
 use crate::grid::Grid2;
 use crate::model::{LineSeries, Output, Products};
-use crate::output::png::{MapOptions, NEVER_ARRIVED, NEVER_WET, time_unit, write_field_png};
+use crate::output::png::{MapOptions, NEVER_ARRIVED, NEVER_WET, OUTSIDE, time_unit, write_field_png};
 use crate::output::{GeoRef, outside_as, write_geotiff, write_npy};
 use crate::products::GAUGE_COLUMNS;
 use crate::{GpuReal, Result};
@@ -76,12 +76,13 @@ pub fn write<T: GpuReal>(
         // Times over the run, drawn in the unit its length reads best in (the files keep seconds).
         let top = if time && t_end.is_finite() { t_end } else { hi };
         let (units, per) = if time { time_unit(top) } else { (m.units, 1.0) };
-        let v: Vec<f64> = m.data.iter().map(|x| x.to_f64() / per).collect();
+        let v: Vec<f64> = outside_as(&m.data, active, T::NAN).iter().map(|x| x.to_f64() / per).collect();
         let mut map = MapOptions::new(m.long_name.to_string(), format!("{} [{units}]", m.name)).in_metres(grid.edges());
         map.range = Some((0.0, top / per));
         match m.name {
             "arrival" => map.unset = Some(NEVER_ARRIVED),
             "max_h_time" => map.unset = Some(NEVER_WET),
+            _ if active.is_some_and(|a| a.contains(&false)) => map.unset = Some(OUTSIDE),
             _ => {}
         }
         write_field_png(path, &v, grid.nx, grid.ny, &map)

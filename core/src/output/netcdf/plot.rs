@@ -8,7 +8,7 @@
 
 use super::classic::Var;
 use super::read::{Dataset, Values};
-use crate::output::png::NEVER_ARRIVED;
+use crate::output::png::{NEVER_ARRIVED, OUTSIDE};
 use crate::output::png::{PlotOptions, Series, time_unit, write_panels_png};
 use crate::output::{MapOptions, write_field_png};
 use crate::{Error, Result};
@@ -139,7 +139,7 @@ fn plot_fields(nc: &mut Dataset, out: &Path) -> Result<Vec<PathBuf>> {
             let file = out.join(format!("{}_t{t}.png", v.name));
             let (data, outside) = read(nc, r)?;
             if outside {
-                opts.unset = Some(NO_DATA);
+                opts.unset = Some(OUTSIDE);
             }
             write_field_png(&file, &data, nx, ny, &opts)?;
             written.push(file);
@@ -182,7 +182,7 @@ fn plot_maps(nc: &mut Dataset, out: &Path) -> Result<Vec<PathBuf>> {
         if v.name == "arrival" {
             opts.unset = Some(NEVER_ARRIVED);
         } else if outside {
-            opts.unset = Some(NO_DATA);
+            opts.unset = Some(OUTSIDE);
         }
         if let (Some([w, e]), Some([s, n])) = (edges(nc, across)?, edges(nc, up)?) {
             opts = opts.in_metres([w, e, s, n]);
@@ -293,9 +293,6 @@ fn unfilled(v: &Var, mut data: Vec<f64>) -> (Vec<f64>, bool) {
     }
     (data, any)
 }
-
-/// The key of a map's cells that hold the fill value.
-const NO_DATA: &str = "no data (outside the domain)";
 
 fn slice_of(values: Values, offset: usize, len: usize) -> Vec<f64> {
     let all = values.to_f64();

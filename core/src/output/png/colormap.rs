@@ -13,6 +13,8 @@ pub const UNSET_COLOR: [u8; 3] = [190, 190, 190];
 pub const NEVER_ARRIVED: &str = "none (wet at t = 0 or never reached)";
 /// The time of the maximum depth's key for its unset cells: never wet.
 pub const NEVER_WET: &str = "none (never wet)";
+/// The key of cells outside the domain (a bed raster's nodata), which hold no data.
+pub const OUTSIDE: &str = "no data (outside the domain)";
 
 /// A piecewise-linear colour table over [0, 1].
 #[derive(Clone, Debug, PartialEq)]

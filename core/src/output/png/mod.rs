@@ -12,7 +12,7 @@ mod picture;
 mod plot;
 mod ticks;
 
-pub use colormap::{Colormap, NAN_COLOR, NEVER_ARRIVED, NEVER_WET, UNSET_COLOR};
+pub use colormap::{Colormap, NAN_COLOR, NEVER_ARRIVED, NEVER_WET, OUTSIDE, UNSET_COLOR};
 pub use ground::{Ground, LAND, UNDER_WATER, hillshade};
 pub use map::{MapOptions, Scale, map_drawing, map_pixels, map_retained, render_map, time_unit, write_field_png};
 pub use picture::Picture;
