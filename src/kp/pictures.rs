@@ -163,7 +163,9 @@ pub fn write<T: Real>(
     // with the initial surface dashed; on dry cells the surface is the bed's.
     let row = g.ny / 2;
     let cells = row * g.nx..(row + 1) * g.nx;
-    let line = |depths: &[f64]| -> Vec<f64> { depths.iter().zip(&bed[cells.clone()]).map(|(d, b)| d + b).collect() };
+    // No bed outside the domain: a gap in the profile, not the value its corners take.
+    let row_bed: Vec<f64> = cells.clone().map(|k| if p.is_active(k) { bed[k] } else { f64::NAN }).collect();
+    let line = |depths: &[f64]| -> Vec<f64> { depths.iter().zip(&row_bed).map(|(d, b)| d + b).collect() };
     album.profiles.push((state.clock.t, line(&h[cells.clone()])));
     let x: Vec<f64> = (0..g.nx).map(|i| g.centre(i, row).0).collect();
     let initial =
@@ -174,7 +176,7 @@ pub fn write<T: Real>(
         times: (0.0, t_end),
         time_label: "t [s]".into(),
         references: vec![initial],
-        bed: Some(bed[cells].to_vec()),
+        bed: Some(row_bed),
     };
     let opts = PlotOptions {
         title: format!("water surface along y = {:.2} m, every snapshot to t = {t} s", g.centre(0, row).1),
