@@ -111,6 +111,17 @@ pub fn maps(ranges: &Ranges, bed: &[f64], h: Vec<f64>, hu: &[f64], hv: &[f64]) -
     (dry, maps)
 }
 
+/// The cells outside the domain (`active` false) among `cells` (the whole grid's cells at the
+/// maps' values, in order) as no data in `maps`: NaN, not land in `dry`, keyed as outside.
+pub fn mark_outside(active: Option<&[bool]>, cells: impl Iterator<Item = usize>, dry: &mut [bool], maps: &mut [Layer]) {
+    let Some(active) = active.filter(|a| a.contains(&false)) else { return };
+    for (k, _) in cells.enumerate().filter(|&(_, c)| !active[c]) {
+        dry[k] = false;
+        maps.iter_mut().for_each(|layer| layer.values[k] = f64::NAN);
+    }
+    maps.iter_mut().for_each(|layer| layer.opts.unset = Some(OUTSIDE));
+}
+
 /// `depth_t<time>.png`, `surface_t<time>.png`, `speed_t<time>.png`, `centreline.png`, and a
 /// frame of `depth.gif`.
 #[allow(clippy::too_many_arguments)]
@@ -131,14 +142,7 @@ pub fn write<T: Real>(
     let (h, hu, hv) = (f64s(&h.data), f64s(&hu.data), f64s(&hv.data));
     let (bed, ranges) = (&still.bed, still.ranges);
     let (mut dry, mut maps) = maps(&ranges, bed, h, &hu, &hv);
-    // Cells outside the domain (a DEM's nodata) are no data, not land.
-    if let Some(active) = p.active.as_ref().filter(|a| a.contains(&false)) {
-        for (k, _) in active.iter().enumerate().filter(|(_, on)| !**on) {
-            dry[k] = false;
-            maps.iter_mut().for_each(|layer| layer.values[k] = f64::NAN);
-        }
-        maps.iter_mut().for_each(|layer| layer.opts.unset = Some(OUTSIDE));
-    }
+    mark_outside(p.active.as_deref(), 0..dry.len(), &mut dry, &mut maps);
     let ground = Ground { bed, dry: &dry };
     let t = time_tag(state.clock.t);
     let (lx, ly) = g.extent();

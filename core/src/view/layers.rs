@@ -65,6 +65,8 @@ pub fn setup(run: &str, unit: &str, samples: &Samples, layers: &[Layer], gauges:
                 "scale": match l.opts.scale { Scale::Linear => "linear", Scale::Sqrt => "sqrt" },
                 "range": [lo, hi],
                 "ground": l.dry.is_some(),
+                // What NaN means where it is not missing data (`MapOptions::unset`): drawn grey.
+                "unset": l.opts.unset,
             })
         })
         .collect();

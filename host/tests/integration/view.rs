@@ -281,6 +281,18 @@ fn paused_without_a_view_is_refused() {
     refused(&["--backend", "cpu", "dam-break", "--nx", "16", "--output", s(&dir), "--view", "70000"], "70000");
 }
 
+/// The page's setup, which comes with the first frame, drawn once the run has started.
+fn setup_of(port: u16) -> serde_json::Value {
+    let end = Instant::now() + Duration::from_secs(30);
+    loop {
+        match http(port, "GET", "/setup", "") {
+            (200, setup) => return serde_json::from_slice(&setup).unwrap(),
+            (503, _) if Instant::now() < end => std::thread::sleep(Duration::from_millis(20)),
+            (code, _) => panic!("/setup answered {code}"),
+        }
+    }
+}
+
 #[test]
 fn every_solver_s_view_offers_its_pictures_maps() {
     let cases: [(&[&str], &[&str]); 5] = [
@@ -292,16 +304,7 @@ fn every_solver_s_view_offers_its_pictures_maps() {
     ];
     for (k, (case, names)) in cases.iter().enumerate() {
         let v = Viewed::start(&scratch(&format!("view-solver-{k}")), case, &["--paused"]);
-        // The setup comes with the first frame, drawn once the run has started.
-        let end = Instant::now() + Duration::from_secs(30);
-        let setup = loop {
-            match http(v.port, "GET", "/setup", "") {
-                (200, setup) => break setup,
-                (503, _) if Instant::now() < end => std::thread::sleep(Duration::from_millis(20)),
-                (code, _) => panic!("{case:?}: /setup answered {code}"),
-            }
-        };
-        let setup: serde_json::Value = serde_json::from_slice(&setup).unwrap();
+        let setup = setup_of(v.port);
         let got: Vec<&str> = setup["layers"].as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap()).collect();
         assert_eq!(&got, names, "{case:?}");
         for l in setup["layers"].as_array().unwrap() {
@@ -312,4 +315,50 @@ fn every_solver_s_view_offers_its_pictures_maps() {
         let (code, out, err) = v.wait();
         assert_eq!(code, 130, "{case:?}\n{out}\n{err}");
     }
+}
+
+/// Cells outside the domain (nodata in the bed raster) reach the page as no data: every kp
+/// layer keys its NaN as outside the domain, and a frame holds NaN there, not dry land.
+#[test]
+fn cells_outside_the_domain_reach_the_page_as_no_data() {
+    use hydrokern::output::{GeoRef, write_geotiff};
+    let dir = scratch("view-outside");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (nx, ny) = (16usize, 6usize);
+    // The north-east corner, 4 × 2 cells, off the DEM (row 0 south).
+    let outside = |k: usize| k % nx >= 12 && k / nx >= 4;
+    let geo = GeoRef { west: 0.0, north: 60.0, dx: 10.0, dy: 10.0, epsg: None };
+    let bed: Vec<f64> = (0..nx * ny).map(|k| if outside(k) { f64::NAN } else { 2.0 - 0.1 * (k % nx) as f64 }).collect();
+    let surface: Vec<f64> = (0..nx * ny).map(|k| if k % nx < 5 { 3.0 } else { 0.0 }).collect();
+    write_geotiff(&dir.join("bed.tif"), &bed, nx, ny, &geo).unwrap();
+    write_geotiff(&dir.join("surface.tif"), &surface, nx, ny, &geo).unwrap();
+    let case = dir.join("outside.toml");
+    std::fs::write(
+        &case,
+        "solver = \"kp\"\n[time]\nt_end = 2.0\n[initial.raster]\nbed = \"bed.tif\"\nsurface = \"surface.tif\"\n\
+         [output]\nformats = []\nprogress = 1e9\n",
+    )
+    .unwrap();
+    let v = Viewed::start(&dir.join("out"), &["run", s(&case)], &["--paused"]);
+    let setup = setup_of(v.port);
+    for l in setup["layers"].as_array().unwrap() {
+        assert_eq!(l["unset"].as_str(), Some("no data (outside the domain)"), "{l}");
+    }
+    let (code, frame) = http(v.port, "GET", "/frame?layer=depth", "");
+    assert_eq!(code, 200);
+    let word = |at: usize| u32::from_le_bytes(frame[at..at + 4].try_into().unwrap()) as usize;
+    let (w, h) = (word(4), word(8));
+    assert_eq!((w, h), (nx, ny), "the view samples the grid's own cells");
+    let n = w * h;
+    for k in 0..n {
+        let half = u16::from_le_bytes([frame[32 + 2 * k], frame[33 + 2 * k]]);
+        let nan = half & 0x7c00 == 0x7c00 && half & 0x03ff != 0;
+        let dry = frame[32 + 2 * n + k] == 1;
+        assert_eq!(nan, outside(k), "cell {k}: half {half:#06x}");
+        assert!(!(outside(k) && dry), "cell {k} outside drawn as land");
+    }
+    assert_eq!(http(v.port, "POST", "/control", "stop").0, 204);
+    let (code, out, err) = v.wait();
+    assert_eq!(code, 130, "{out}\n{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -772,7 +772,8 @@ impl Simulation for KpCase {
         let still = self.still.get_or_init(|| super::pictures::Still::of(whole));
         let (h, hu, hv) = (sampled.field("h")?, sampled.field("hu")?, sampled.field("hv")?);
         let bed: Vec<f64> = cells.iter().map(|&c| still.bed[c]).collect();
-        let (dry, maps) = super::pictures::maps(&still.ranges, &bed, h.data.clone(), &hu.data, &hv.data);
+        let (mut dry, mut maps) = super::pictures::maps(&still.ranges, &bed, h.data.clone(), &hu.data, &hv.data);
+        super::pictures::mark_outside(whole.active.as_deref(), cells.iter().copied(), &mut dry, &mut maps);
         Some(maps.into_iter().map(|layer| crate::view::Layer { dry: Some(dry.clone()), ..layer }).collect())
     }
 

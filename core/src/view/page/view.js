@@ -146,8 +146,10 @@ function drawFrame(buf) {
       const k = j * w + i, v = HALF[halves[k]], isDry = layer.ground && dry[k] === 1;
       const water = !isDry && Number.isFinite(v);
       if (water) { below ||= v < layer.range[0]; above ||= v > layer.range[1]; }
-      let c = colour(layer.colormap, isDry || !Number.isFinite(v) ? NaN : fraction(layer, v), s.nan);
-      if (layer.ground) {
+      // A layer with unset cells (outside the domain) draws its NaN in the unset grey, unshaded.
+      const unset = layer.unset && !isDry && Number.isNaN(v);
+      let c = unset ? s.unset : colour(layer.colormap, isDry || !Number.isFinite(v) ? NaN : fraction(layer, v), s.nan);
+      if (layer.ground && !unset) {
         const sh = own ? HALF[own[k]] : hk.shade ? hk.shade[k] : 1;
         c = isDry ? shaded(s.land, sh, 1) : shaded(c, sh, s.under_water);
       }
