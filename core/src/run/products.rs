@@ -27,7 +27,8 @@ pub fn write<T: GpuReal>(
     grid: &Grid2,
     t_end: f64,
     output: &OutputSection,
-    (epsg, active): (Option<u16>, Option<&[bool]>),
+    epsg: Option<u16>,
+    active: Option<&[bool]>,
 ) -> Result<Vec<String>> {
     let mut names = Vec::new();
     for s in &p.series {

@@ -218,9 +218,8 @@ impl<S: Simulation, T: GpuReal> Writer<'_, S, T> {
         let t = Instant::now();
         let info = self.sim.info();
         let p = Products { maps: products::shown(p.maps, at), series: p.series, lines: p.lines };
-        let epsg = info.inputs.epsg();
-        let place = (epsg, self.sim.active());
-        let mut files = super::products::write(self.dir, &p, &grid, self.sim.times().t_end, &info.output, place)?;
+        let (epsg, active, t_end) = (info.inputs.epsg(), self.sim.active(), self.sim.times().t_end);
+        let mut files = super::products::write(self.dir, &p, &grid, t_end, &info.output, epsg, active)?;
         files.extend(self.netcdf.products(self.sim, self.dir, &p, &grid)?);
         self.spent.products += t.elapsed();
         Ok(files)
