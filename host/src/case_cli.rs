@@ -278,11 +278,12 @@ fn write_case(doc: &mut CaseDoc, path: &Path, force: bool) -> Result<()> {
         Err(e) => bail!("--write-case {shown}: {e}"),
     };
     let data = scenario_data(doc, path)?;
+    let mut output_dir = None;
     if !doc.is_overridden("output.dir") {
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "case".into());
         let dir = Path::new("out").join(stem).to_string_lossy().into_owned();
         doc.set("output.dir", dir.as_str().into(), "--write-case")?;
-        hydrokern::warn(format_args!("note: runs of {shown} write to {dir} (its output.dir)"));
+        output_dir = Some(dir);
     }
     let mut text = doc.text();
     if let Origin::Builtin { name, .. } = doc.origin() {
@@ -290,11 +291,10 @@ fn write_case(doc: &mut CaseDoc, path: &Path, force: bool) -> Result<()> {
     }
     // The data first, the case last: a case on disk always finds its data; what this call
     // created is removed again if the case cannot be written.
-    let mut created = Vec::new();
+    let (mut created, mut dirs) = (Vec::new(), Vec::new());
     let written = data.iter().try_for_each(|(at, bytes)| {
         if let Some(dir) = at.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| anyhow::anyhow!("--write-case {shown}: {}: {e}", dir.display()))?;
+            create_dirs(dir, &mut dirs).map_err(|e| anyhow::anyhow!("--write-case {shown}: {}: {e}", dir.display()))?;
         }
         hydrokern::output::write_atomic_new(at, bytes).map_err(|e| anyhow::anyhow!("--write-case {shown}: {e}"))?;
         created.push(at.clone());
@@ -304,18 +304,38 @@ fn write_case(doc: &mut CaseDoc, path: &Path, force: bool) -> Result<()> {
         if exists {
             hydrokern::output::write_atomic(path, text.as_bytes())?;
         } else {
-            hydrokern::output::write_atomic_new(path, text.as_bytes())
-                .map_err(|e| anyhow::anyhow!("--write-case {e}; pass --force to replace it, or give another name"))?;
+            hydrokern::output::write_atomic_new(path, text.as_bytes()).map_err(|e| match e {
+                hydrokern::Error::Io { .. } => anyhow::anyhow!("--write-case {e}"),
+                _ => anyhow::anyhow!("--write-case {e}; pass --force to replace it, or give another name"),
+            })?;
         }
         Ok(())
     });
     if let Err(e) = written {
         created.iter().for_each(|f| drop(std::fs::remove_file(f)));
+        dirs.iter().rev().for_each(|d| drop(std::fs::remove_dir(d)));
         return Err(e);
+    }
+    if let Some(dir) = output_dir {
+        hydrokern::warn(format_args!("note: runs of {shown} write to {dir} (its output.dir)"));
     }
     if !data.is_empty() {
         let names: Vec<String> = data.iter().map(|(at, _)| at.display().to_string()).collect();
         hydrokern::warn(format_args!("note: wrote the scenario's data files beside it: {}", names.join(", ")));
+    }
+    Ok(())
+}
+
+/// Creates `dir` and its missing parents, appending each directory created to `created`
+/// (outermost first), so that a failed write can remove them again.
+fn create_dirs(dir: &Path, created: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.as_os_str().is_empty() && !d.exists()).collect();
+    for d in missing.into_iter().rev() {
+        match std::fs::create_dir(d) {
+            Ok(()) => created.push(d.to_path_buf()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
+            Err(e) => return Err(e),
+        }
     }
     Ok(())
 }

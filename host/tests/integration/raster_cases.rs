@@ -479,6 +479,14 @@ fn cells_without_an_extent_resample_the_raster() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && e.contains("valley-manning.asc differs from the scenario's"), "{e}");
     assert!(!third.exists());
+    // A case that cannot be written (its temporary name is too long for the file system) takes
+    // the data written for it, and the directories made for that, away again.
+    let fresh = dir.join("fresh");
+    let long = fresh.join(format!("{}.toml", "c".repeat(248)));
+    let o = crate::cmd::hydrokern(&["valley", "--write-case", long.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("--write-case") && !e.contains("--force"), "{e}");
+    assert!(!fresh.exists(), "{e}");
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data/valley-manning.asc"),
         dir.join("data/valley-manning.asc"),
