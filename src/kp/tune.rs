@@ -179,7 +179,11 @@ fn time_blocks<T: GpuReal>(
     for group in (0..blocks.len()).collect::<Vec<_>>().chunks(per_group) {
         let mut models = Vec::with_capacity(group.len());
         for &b in group {
-            models.push(GpuKp::<T>::new(gpu, problem, Launch { block: blocks[b], ..Launch::default() })?);
+            models.push(GpuKp::<T>::new(
+                gpu,
+                problem,
+                Launch { block: blocks[b], ..Launch::default_for(problem.nx, problem.ny) },
+            )?);
         }
         let picked: Vec<usize> = (0..cands.len()).filter(|&c| group.contains(&cands[c].0)).collect();
         let mut stage = Stage {
@@ -200,7 +204,7 @@ fn time_blocks<T: GpuReal>(
 /// precision `T`, as a problem to start every candidate's model from.
 fn half_way_flood<T: GpuReal>(gpu: &Gpu, n: usize) -> Result<Problem> {
     let mut p = setup::flood(n, n);
-    let mut m = GpuKp::<T>::new(gpu, &p, Launch::default())?;
+    let mut m = GpuKp::<T>::new(gpu, &p, Launch::default_for(n, n))?;
     m.set_stop(2.0);
     let mut clock = m.clock(gpu)?;
     while clock.t < 2.0 && clock.status == 0 {
@@ -257,7 +261,8 @@ pub fn tune<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions) -> Result<(Vec<Record>, V
         rk.check(x * y, 32 * w)
     });
     let mut blocks = space::allowed(&verdicts);
-    let default = Launch::default();
+    // The launch a run at this size takes without a record: its streamed rows fit the grid.
+    let default = Launch::default_for(n, n);
     if !blocks.contains(&default.block) {
         blocks.push(default.block);
     }
@@ -272,8 +277,15 @@ pub fn tune<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions) -> Result<(Vec<Record>, V
     let best_block = (0..blocks.len()).min_by(|&a, &b| at(a, 2).total_cmp(&at(b, 2))).unwrap_or(0);
     let d = blocks.iter().position(|&b| b == default.block).unwrap_or(0);
 
-    // Stage 2: streamed shapes on the best block for the streamed step.
-    let shapes = space::grid_2d(&WARPS, &ROWS);
+    // Stage 2: streamed shapes on the best block for the streamed step; the default's among
+    // them where the grid cut its rows below the searched ones.
+    let grid = space::grid_2d(&WARPS, &ROWS);
+    let mut shapes = grid.clone();
+    if let FluxVariant::Stream { warps, rows } = default.flux
+        && !shapes.contains(&(warps, rows))
+    {
+        shapes.push((warps, rows));
+    }
     let sv = space::prune(&shapes, |(warps, rows)| {
         stream.check(32 * warps, 0)?;
         FluxVariant::Stream { warps, rows }.check(n).map_err(|e| Pruned::Invalid(e.to_string()))
@@ -334,7 +346,7 @@ pub fn tune<T: GpuReal>(gpu: &Gpu, opts: &TuneOptions) -> Result<(Vec<Record>, V
         let tile_ms: Vec<Option<f64>> =
             points.iter().map(|p| blocks.iter().position(|b| b == p).map(|b| at(b, 0))).collect();
         let stream_ms: Vec<Option<f64>> =
-            shapes.iter().map(|p| live.iter().position(|q| q == p).map(|i| s2.ms(2 * i))).collect();
+            grid.iter().map(|p| live.iter().position(|q| q == p).map(|i| s2.ms(2 * i))).collect();
         let maps = [
             ("tile", "block x (threads)", "block y (threads)", BLOCK_X.to_vec(), BLOCK_Y.to_vec(), tile_ms),
             ("stream", "warps a block", "rows a warp", WARPS.to_vec(), ROWS.to_vec(), stream_ms),
