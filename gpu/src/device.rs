@@ -347,6 +347,34 @@ pub mod reduce {
     pub fn block_max<T: DeviceReal>(v: T, scratch: *mut T) -> T {
         block_reduce(v, -T::INFINITY, scratch, |a: T, b: T| a.max(b))
     }
+    /// The largest of `x[0..n]` over the whole block, valid in thread 0 (−∞ for n = 0): the
+    /// block's threads stride over `x` with four loads in flight each, then [`block_max`]. For
+    /// a kernel of one block that needs a maximum of a few thousand values before its own work,
+    /// without a reduction kernel before it.
+    ///
+    /// # Safety
+    /// `x` holds `n` elements not written during the launch; as [`block_reduce`] otherwise.
+    #[inline(always)]
+    pub unsafe fn block_max_of<T: DeviceReal>(x: *const T, n: u64, scratch: *mut T) -> T {
+        let stride = u64::from(thread::block_size());
+        let mut i = u64::from(thread::thread_rank_in_block());
+        let mut acc = [-T::INFINITY; 4];
+        unsafe {
+            while i + 3 * stride < n {
+                let mut k = 0;
+                while k < 4 {
+                    acc[k] = acc[k].max(T::ldg(x.add((i + k as u64 * stride) as usize)));
+                    k += 1;
+                }
+                i += 4 * stride;
+            }
+            while i < n {
+                acc[0] = acc[0].max(T::ldg(x.add(i as usize)));
+                i += stride;
+            }
+        }
+        block_max(acc[0].max(acc[1]).max(acc[2].max(acc[3])), scratch)
+    }
     pub fn block_min<T: DeviceReal>(v: T, scratch: *mut T) -> T {
         block_reduce(v, T::INFINITY, scratch, |a: T, b: T| a.min(b))
     }

@@ -14,7 +14,7 @@ use super::clock::{Cfl, Clock, Step};
 use super::cpu::HALO;
 use super::slab::DeviceCut;
 use crate::foundation::ReduceOp;
-use crate::foundation::gpu::Reducer;
+use crate::foundation::gpu::{ONE_BLOCK_THREADS, Reducer};
 use crate::model::{Checkpoint, Halt};
 use crate::products::{ClockAt, GpuProducts, Products};
 use crate::runtime::{DeviceBuffer, DevicePointers, Kernel, LaunchShape, Replay};
@@ -246,35 +246,42 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
         }
     }
 
-    /// The control kernel: judge the step just queued (or, `judge` false, only arm the next
-    /// towards `self.t_stop`).
-    fn control(&mut self, judge: bool) -> Result<()> {
+    /// The control kernel: judge the step just queued from the largest of the `n` rates at
+    /// `rate` (or, `judge` false, only arm the next towards `self.t_stop`).
+    fn control(&mut self, rate: *const T, n: usize, judge: bool) -> Result<()> {
         let cfl = self.kernels.cfl();
         let sweeps = self.kernels.stages() as u32;
         let c = Control { desired: cfl.desired, max: cfl.max, t_stop: self.t_stop, sweeps, judge: judge as u32 };
-        let rate = self.reducer.result().ptr();
         let (dt, order) = self.kernels.words();
-        let p = StepControl { c, rate, dt: dt.ptr_mut(), clock: self.clock.ptr_mut(), order: order.ptr_mut() };
-        // SAFETY: one thread; the reducer's result and dt hold one value, the clock CLOCK_LEN
-        // (uploaded from a Clock), the order ORDER_LEN (the kernels' own).
-        unsafe { self.control.launch(LaunchShape::fixed((1, 1, 1), (1, 1, 1)), p) }
+        let p =
+            StepControl { c, rate, n: n as u64, dt: dt.ptr_mut(), clock: self.clock.ptr_mut(), order: order.ptr_mut() };
+        let shape = LaunchShape::fixed((1, 1, 1), (ONE_BLOCK_THREADS, 1, 1)).with_shared_of::<T>(32);
+        // SAFETY: rate holds n values (read only when judging), written before on the same
+        // stream; dt holds one value, the clock CLOCK_LEN (uploaded from a Clock), the order
+        // ORDER_LEN (the kernels' own); one block of a multiple of 32 threads with 32 T of shared
+        // memory; thread 0 alone writes.
+        unsafe { self.control.launch(shape, p) }
     }
 
-    /// Queues one trial step: every stage's ghosts and sweep, the reduction of the rates, and
-    /// the control's decision (a whole step, as a benchmark times it).
+    /// Queues one trial step: every stage's ghosts and sweep, the largest rate (the reduction's
+    /// first pass where the rates are many, `Reducer::enqueue_for_block`) and the control's
+    /// decision (a whole step, as a benchmark times it).
     pub fn queue_step(&mut self) -> Result<()> {
         for stage in 0..self.kernels.stages() {
             self.kernels.queue_fill(stage, &mut self.states)?;
             self.kernels.queue_sweep(self.solver, stage, &mut self.states, &self.aux, self.cut.as_ref())?;
         }
         let (rates, slots) = self.kernels.step_rates();
-        self.reducer.enqueue(ReduceOp::Max, rates, slots)?;
-        if let Some(c) = &self.cut {
+        let (rate, n) = if let Some(c) = &self.cut {
+            self.reducer.enqueue(ReduceOp::Max, rates, slots)?;
             // Every rank's largest: the sweeps' rates and their reduction keep the larger of a
             // number and a NaN, as NCCL's maximum does, so this is the one-rank run's rate.
             c.halo.max_device(&c.gpu, self.reducer.result_mut())?;
-        }
-        self.control(true)?;
+            (self.reducer.result().ptr(), 1)
+        } else {
+            self.reducer.enqueue_for_block(ReduceOp::Max, rates, slots)?
+        };
+        self.control(rate, n, true)?;
         self.launch_products()
     }
 
@@ -311,7 +318,7 @@ impl<T: GpuReal, K: StepKernels<T>> GpuRun<T, K> {
     pub fn set_stop(&mut self, t_stop: f64) -> Result<()> {
         if t_stop != self.t_stop {
             self.t_stop = t_stop;
-            self.control(false)?;
+            self.control(std::ptr::null(), 0, false)?;
         }
         Ok(())
     }

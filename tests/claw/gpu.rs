@@ -525,3 +525,24 @@ fn shapes_changed_between_steps_change_nothing() {
     shapes_changed_between_steps::<f64>();
     shapes_changed_between_steps::<f32>();
 }
+
+/// Steps with more rates than the control kernel's one block reduces itself (8 192), so the
+/// reduction's first pass runs before it: a 2048² Strang step writes 10 240 (two x-sweeps of
+/// 36 × 128 blocks, a y-sweep of 32 × 32). Advection, checked as `claw_steps_match_cpu` checks
+/// every system, in f64 and f32.
+#[test]
+#[cfg_attr(
+    not(gpu_tests),
+    ignore = "needs a GPU (none when this was built; run with --include-ignored on a GPU machine)"
+)]
+fn claw_steps_match_cpu_past_one_block_of_rates() {
+    fn advection<T: GpuReal>(n: usize) {
+        let mut rng = Rng::new(7);
+        let q: Vec<[T; 1]> = (0..n * n).map(|_| [T::from_f64(rng.unit() * 2.0 - 1.0)]).collect();
+        let adv = Advection { velocity: [T::from_f64(1.3), T::from_f64(-0.7), T::ZERO] };
+        let setup = split(setup(n, n, Limiter::Mc, &mut rng), Splitting::Strang);
+        check_steps(Claw2::new(adv, setup, &q, &vec![[]; n * n]).unwrap(), adv, 12, |_| true).unwrap();
+    }
+    advection::<f64>(2048);
+    advection::<f32>(2048);
+}

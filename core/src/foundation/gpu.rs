@@ -66,6 +66,12 @@ pub fn fill<T: GpuReal>(gpu: &Gpu, dst: &mut DeviceBuffer<T>, value: T) -> Resul
     fill_with(&gpu.kernel::<T, _>(FILL)?, dst, value)
 }
 
+/// Threads of a kernel of one block that reduces what [`Reducer::enqueue_for_block`] gives it.
+pub const ONE_BLOCK_THREADS: u32 = 1024;
+/// The most values such a block reduces itself: two rounds of four loads a thread, about as long
+/// as the reduction's first pass, which it saves.
+pub const ONE_BLOCK_MOST: usize = 8 * ONE_BLOCK_THREADS as usize;
+
 /// Device-wide reductions in two passes (per-block partials, then one block over those),
 /// with its kernels and scratch set up once so solvers can reduce every step without looking
 /// anything up or allocating.
@@ -91,6 +97,19 @@ impl<T: GpuReal> Reducer<T> {
 
     /// Enqueue the reduction of `x[..n]`; the result stays on the device (see [`Self::result`]).
     pub fn enqueue(&mut self, op: ReduceOp, x: &DeviceBuffer<T>, n: usize) -> Result<()> {
+        let blocks = self.enqueue_partials(op, x, n)?;
+        let block = REDUCE_BLOCK;
+        let shape = LaunchShape::fixed((1, 1, 1), (block, 1, 1)).with_shared_of::<T>(32);
+        let second = Reduce { x: self.partials.ptr(), n: blocks as u64, out: self.result.ptr_mut() };
+        // SAFETY: x = partials (blocks <= max_blocks written), out = result (1); the block is a
+        // multiple of 32 with 32 T of shared memory.
+        unsafe { self.kernel(op.combine()).launch(shape, second) }
+    }
+
+    /// The first pass of [`enqueue`](Self::enqueue) alone, for a kernel that combines the
+    /// partials itself: per-block partials of `x[..n]` in [`partials`](Self::partials); returns
+    /// how many.
+    pub fn enqueue_partials(&mut self, op: ReduceOp, x: &DeviceBuffer<T>, n: usize) -> Result<usize> {
         if n > x.len() {
             return Err(Error::invalid(format!("reduction of {n} elements of a buffer of {}", x.len())));
         }
@@ -102,10 +121,20 @@ impl<T: GpuReal> Reducer<T> {
         // SAFETY: x holds >= n elements (checked), out (partials) holds max_blocks >= gridDim.x;
         // the block is a multiple of 32 with 32 T of shared memory.
         unsafe { self.kernel(op).launch(shape, first)? };
-        let shape = LaunchShape::fixed((1, 1, 1), (block, 1, 1)).with_shared_of::<T>(32);
-        let second = Reduce { x: self.partials.ptr(), n: blocks as u64, out: self.result.ptr_mut() };
-        // SAFETY: as above with x = partials (blocks <= max_blocks written) and out = result (1).
-        unsafe { self.kernel(op.combine()).launch(shape, second) }
+        Ok(blocks as usize)
+    }
+
+    /// What a kernel of one block of [`ONE_BLOCK_THREADS`] reduces itself to combine `x[..n]`
+    /// (`block_max_of` in the kernels): `x` itself where n is at most [`ONE_BLOCK_MOST`], else
+    /// the per-block partials of a first pass, enqueued here. Returns where they are and how
+    /// many. A step's Δt so takes one launch on a small grid and two on a large one, where the
+    /// whole reduction and a one-thread kernel took three.
+    pub fn enqueue_for_block(&mut self, op: ReduceOp, x: &DeviceBuffer<T>, n: usize) -> Result<(*const T, usize)> {
+        if n <= ONE_BLOCK_MOST && n <= x.len() {
+            return Ok((x.ptr(), n));
+        }
+        let blocks = self.enqueue_partials(op, x, n)?;
+        Ok((self.partials.ptr(), blocks))
     }
 
     /// The device buffer holding the last enqueued result.

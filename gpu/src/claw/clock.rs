@@ -134,21 +134,29 @@ pub fn next_order(order: [u32; ORDER_LEN], sweeps: u32) -> [u32; ORDER_LEN] {
 /// The order a run starts from: the state in buffer 0.
 pub const FIRST_ORDER: [u32; ORDER_LEN] = [0, 1, 2, 1, 2, 1];
 
-/// The control kernel: judges the step just tried from the device-wide largest rate
-/// (`rate[0]`, when `c.judge` is 1), rewrites `order` if it was accepted, and arms the next
-/// step, writing its Δt (as T) to `dt[0]`.
+/// The control kernel: judges the step just tried from the largest of the rates `rate[0..n]`
+/// (when `c.judge` is 1), rewrites `order` if it was accepted, and arms the next step, writing
+/// its Δt (as T) to `dt[0]`. The block takes the maximum itself, so a step needs no reduction
+/// kernel where the rates are few.
 ///
 /// # Safety
-/// One thread; `rate` and `dt` hold one value, `clock` [`CLOCK_LEN`], `order` [`ORDER_LEN`].
+/// One block, a multiple of 32 threads, with 32 `T`s of dynamic shared memory; `rate` holds `n`
+/// values (any number where `c.judge` is 0), `dt` one, `clock` [`CLOCK_LEN`], `order`
+/// [`ORDER_LEN`].
 #[cfg(target_arch = "nvptx64")]
 pub unsafe fn control<T: crate::device::DeviceReal>(
     c: Control,
     rate: *const T,
+    n: u64,
     dt: *mut T,
     clock: *mut f64,
     order: *mut u32,
 ) {
-    if crate::device::thread::index_1d() != 0 {
+    use crate::device::{reduce::block_max_of, shared, thread};
+    let n = if c.judge == 1 { n } else { 0 };
+    // SAFETY: rate holds n values, written by the launches before.
+    let largest = unsafe { block_max_of(rate, n, shared::dynamic::<T>()) };
+    if thread::thread_idx_x() != 0 {
         return;
     }
     unsafe {
@@ -156,7 +164,7 @@ pub unsafe fn control<T: crate::device::DeviceReal>(
         for (s, v) in k.iter_mut().enumerate() {
             *v = *clock.add(s);
         }
-        if c.judge == 1 && judge(&c, &mut k, (*rate).to_f64()) {
+        if c.judge == 1 && judge(&c, &mut k, largest.to_f64()) {
             let mut o = [0; ORDER_LEN];
             for (s, v) in o.iter_mut().enumerate() {
                 *v = *order.add(s);

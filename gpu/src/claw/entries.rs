@@ -115,10 +115,10 @@ macro_rules! plane_kernels {
             pub struct FillGhosts<T> { g: GhostFill, states: *mut T, order: *const u32 }
             $($ghosts)*
             $($sweeps)*
-            /// PyClaw's decision on the step just tried (from the device-wide largest rate
-            /// `rate[0]`), the state buffers' `order` after it, and the next step's Δt into `dt`
+            /// PyClaw's decision on the step just tried (from the largest of `n` rates, one
+            /// block), the state buffers' `order` after it, and the next step's Δt into `dt`
             /// (`clock`).
-            pub struct StepControl<T> { c: Control, rate: *const T, dt: *mut T, clock: *mut f64, order: *mut u32 }
+            pub struct StepControl<T> { c: Control, rate: *const T, n: u64, dt: *mut T, clock: *mut f64, order: *mut u32 }
             pub const CONTROL: StepControl = claw_control(control::<T>);
         }
         $($impls)*
