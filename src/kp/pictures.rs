@@ -122,6 +122,16 @@ pub fn mark_outside(active: Option<&[bool]>, cells: impl Iterator<Item = usize>,
     maps.iter_mut().for_each(|layer| layer.opts.unset = Some(OUTSIDE));
 }
 
+/// The bed the pictures draw: `bed`, with no value (NaN) outside the domain, where a bed exists
+/// only as the neighbours' and would draw terrain that is not there: such cells shade flat in
+/// the maps' hillshade (their grey stays the key's) and leave a gap in the centre-line profile.
+pub fn ground_bed<'a>(bed: &'a [f64], active: Option<&[bool]>) -> std::borrow::Cow<'a, [f64]> {
+    match active.filter(|a| a.contains(&false)) {
+        Some(a) => bed.iter().zip(a).map(|(&b, &on)| if on { b } else { f64::NAN }).collect(),
+        None => std::borrow::Cow::Borrowed(bed),
+    }
+}
+
 /// `depth_t<time>.png`, `surface_t<time>.png`, `speed_t<time>.png`, `centreline.png`, and a
 /// frame of `depth.gif`.
 #[allow(clippy::too_many_arguments)]
@@ -143,7 +153,8 @@ pub fn write<T: Real>(
     let (bed, ranges) = (&still.bed, still.ranges);
     let (mut dry, mut maps) = maps(&ranges, bed, h, &hu, &hv);
     mark_outside(p.active.as_deref(), 0..dry.len(), &mut dry, &mut maps);
-    let ground = Ground { bed, dry: &dry };
+    let shade_bed = ground_bed(bed, p.active.as_deref());
+    let ground = Ground { bed: &shade_bed, dry: &dry };
     let t = time_tag(state.clock.t);
     let (lx, ly) = g.extent();
     let size = format!("{lx} m × {ly} m, {}×{} cells", g.nx, g.ny);
@@ -168,7 +179,7 @@ pub fn write<T: Real>(
     let row = g.ny / 2;
     let cells = row * g.nx..(row + 1) * g.nx;
     // No bed outside the domain: a gap in the profile, not the value its corners take.
-    let row_bed: Vec<f64> = cells.clone().map(|k| if p.is_active(k) { bed[k] } else { f64::NAN }).collect();
+    let row_bed = shade_bed[cells.clone()].to_vec();
     let line = |depths: &[f64]| -> Vec<f64> { depths.iter().zip(&row_bed).map(|(d, b)| d + b).collect() };
     album.profiles.push((state.clock.t, line(&h[cells.clone()])));
     let x: Vec<f64> = (0..g.nx).map(|i| g.centre(i, row).0).collect();

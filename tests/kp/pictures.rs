@@ -1,6 +1,6 @@
-//! The ranges of the shallow-water solver's pictures.
+//! The ranges of the shallow-water solver's pictures, and the bed they draw.
 
-use hydrokern::kp::pictures::Still;
+use hydrokern::kp::pictures::{Still, ground_bed};
 use hydrokern::kp::setup;
 
 #[test]
@@ -21,4 +21,25 @@ fn ranges_come_from_the_initial_state() {
     let k = p.h.iter().position(|&h| h > 0.0).unwrap();
     p.h[k] = 9.0;
     assert_eq!(Still::of(&p).ranges.surface, (0.0, 10.0));
+}
+
+/// Cells outside the domain have no bed in the pictures: NaN there and only there, so the maps'
+/// hillshade draws them flat in the key's grey and the profile has a gap; a domain without
+/// such cells keeps its bed as it is.
+#[test]
+fn the_pictures_have_no_bed_outside_the_domain() {
+    let p = setup::column(8, 6, 80.0, 60.0, 20.0, 10.0, 0.0);
+    let bed = Still::of(&p).bed;
+    assert!(matches!(ground_bed(&bed, None), std::borrow::Cow::Borrowed(_)));
+    let all = vec![true; bed.len()];
+    assert!(matches!(ground_bed(&bed, Some(&all)), std::borrow::Cow::Borrowed(_)));
+    let active: Vec<bool> = (0..bed.len()).map(|k| k % 5 != 0).collect();
+    let drawn = ground_bed(&bed, Some(&active));
+    for (k, (&d, &b)) in drawn.iter().zip(&bed).enumerate() {
+        if active[k] {
+            assert_eq!(d.to_bits(), b.to_bits(), "cell {k}");
+        } else {
+            assert!(d.is_nan(), "cell {k}: {d}");
+        }
+    }
 }

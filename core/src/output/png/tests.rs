@@ -370,6 +370,29 @@ fn dry_cells_are_drawn_as_land() {
     assert!(render_map(&h, nx, ny, &opts, Some(&Ground { bed: &bed[1..], dry: &dry })).is_err());
 }
 
+/// Cells with no value and no bed (outside the domain) are the key's grey, unshaded, over a
+/// sloping bed that shades their neighbours; with a bed there they would take its relief.
+#[test]
+fn cells_without_a_bed_are_the_keys_grey() {
+    let (nx, ny) = (16, 8);
+    let outside = |k: usize| k % nx >= 12;
+    let h: Vec<f64> = (0..nx * ny).map(|k| if outside(k) { f64::NAN } else { 1.0 + (k % nx) as f64 }).collect();
+    let slope: Vec<f64> = (0..nx * ny).map(|k| 3.0 * (k % nx) as f64).collect();
+    let no_bed: Vec<f64> = (0..nx * ny).map(|k| if outside(k) { f64::NAN } else { slope[k] }).collect();
+    let dry = vec![false; nx * ny];
+    let opts = MapOptions { unset: Some("no data"), ..MapOptions::new("depth", "h [m]") };
+    let colour = |bed: &[f64], i, j| {
+        let pic = render_map(&h, nx, ny, &opts, Some(&Ground { bed, dry: &dry })).unwrap();
+        let lay = field_layout(nx, ny, &opts, &[], 1);
+        let (x, y) = cell_px(&lay, i, j);
+        pic.pixel(x, y)
+    };
+    for (i, j) in [(12, 0), (14, 3), (15, 7)] {
+        assert_eq!(colour(&no_bed, i, j), UNSET_COLOR, "cell ({i}, {j})");
+    }
+    assert_ne!(colour(&slope, 14, 3), UNSET_COLOR, "the test cannot tell a shaded grey from the key's");
+}
+
 #[test]
 fn values_beyond_a_fixed_range_are_marked_on_the_bar() {
     let opts = MapOptions { range: Some((0.0, 1.0)), ..MapOptions::new("t", "q") };
