@@ -8,6 +8,7 @@
 use super::Problem;
 use crate::grid::Grid2;
 use crate::model::State;
+use crate::output::outside_as;
 use crate::output::png::{
     Ground, MapOptions, OUTSIDE, Picture, PlotOptions, Profiles, Scale, Series, render_map, write_profiles_png,
 };
@@ -122,16 +123,6 @@ pub fn mark_outside(active: Option<&[bool]>, cells: impl Iterator<Item = usize>,
     maps.iter_mut().for_each(|layer| layer.opts.unset = Some(OUTSIDE));
 }
 
-/// The bed the pictures draw: `bed`, with no value (NaN) outside the domain, where a bed exists
-/// only as the neighbours' and would draw terrain that is not there: such cells shade flat in
-/// the maps' hillshade (their grey stays the key's) and leave a gap in the centre-line profile.
-pub fn ground_bed<'a>(bed: &'a [f64], active: Option<&[bool]>) -> std::borrow::Cow<'a, [f64]> {
-    match active.filter(|a| a.contains(&false)) {
-        Some(a) => bed.iter().zip(a).map(|(&b, &on)| if on { b } else { f64::NAN }).collect(),
-        None => std::borrow::Cow::Borrowed(bed),
-    }
-}
-
 /// `depth_t<time>.png`, `surface_t<time>.png`, `speed_t<time>.png`, `centreline.png`, and a
 /// frame of `depth.gif`.
 #[allow(clippy::too_many_arguments)]
@@ -153,7 +144,10 @@ pub fn write<T: Real>(
     let (bed, ranges) = (&still.bed, still.ranges);
     let (mut dry, mut maps) = maps(&ranges, bed, h, &hu, &hv);
     mark_outside(p.active.as_deref(), 0..dry.len(), &mut dry, &mut maps);
-    let shade_bed = ground_bed(bed, p.active.as_deref());
+    // No bed outside the domain: those cells shade flat in the maps' hillshade (their grey stays
+    // the key's) and leave a gap in the centre-line profile, rather than drawing the bed their
+    // neighbours give them.
+    let shade_bed = outside_as(bed, p.active.as_deref(), f64::NAN);
     let ground = Ground { bed: &shade_bed, dry: &dry };
     let t = time_tag(state.clock.t);
     let (lx, ly) = g.extent();
@@ -178,7 +172,6 @@ pub fn write<T: Real>(
     // with the initial surface dashed; on dry cells the surface is the bed's.
     let row = g.ny / 2;
     let cells = row * g.nx..(row + 1) * g.nx;
-    // No bed outside the domain: a gap in the profile, not the value its corners take.
     let row_bed = shade_bed[cells.clone()].to_vec();
     let line = |depths: &[f64]| -> Vec<f64> { depths.iter().zip(&row_bed).map(|(d, b)| d + b).collect() };
     album.profiles.push((state.clock.t, line(&h[cells.clone()])));

@@ -1,7 +1,8 @@
 //! The ranges of the shallow-water solver's pictures, and the bed they draw.
 
-use hydrokern::kp::pictures::{Still, ground_bed};
+use hydrokern::kp::pictures::Still;
 use hydrokern::kp::setup;
+use hydrokern::output::outside_as;
 
 #[test]
 fn ranges_come_from_the_initial_state() {
@@ -23,18 +24,18 @@ fn ranges_come_from_the_initial_state() {
     assert_eq!(Still::of(&p).ranges.surface, (0.0, 10.0));
 }
 
-/// Cells outside the domain have no bed in the pictures: NaN there and only there, so the maps'
-/// hillshade draws them flat in the key's grey and the profile has a gap; a domain without
-/// such cells keeps its bed as it is.
+/// Cells outside the domain have no bed in the pictures (`outside_as` with NaN, as `write` takes
+/// it): NaN there and only there, so the maps' hillshade draws them flat in the key's grey and
+/// the profile has a gap; a domain without such cells keeps its bed as it is.
 #[test]
 fn the_pictures_have_no_bed_outside_the_domain() {
     let p = setup::column(8, 6, 80.0, 60.0, 20.0, 10.0, 0.0);
     let bed = Still::of(&p).bed;
-    assert!(matches!(ground_bed(&bed, None), std::borrow::Cow::Borrowed(_)));
+    assert!(matches!(outside_as(&bed, None, f64::NAN), std::borrow::Cow::Borrowed(_)));
     let all = vec![true; bed.len()];
-    assert!(matches!(ground_bed(&bed, Some(&all)), std::borrow::Cow::Borrowed(_)));
+    assert!(matches!(outside_as(&bed, Some(&all), f64::NAN), std::borrow::Cow::Borrowed(_)));
     let active: Vec<bool> = (0..bed.len()).map(|k| k % 5 != 0).collect();
-    let drawn = ground_bed(&bed, Some(&active));
+    let drawn = outside_as(&bed, Some(&active), f64::NAN);
     for (k, (&d, &b)) in drawn.iter().zip(&bed).enumerate() {
         if active[k] {
             assert_eq!(d.to_bits(), b.to_bits(), "cell {k}");
