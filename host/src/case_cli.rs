@@ -5,7 +5,7 @@
 use crate::output::out;
 use anyhow::{Result, bail};
 use clap::{Arg, ArgAction, ArgMatches};
-use hydrokern::case::{COMMON_FLAGS, CaseDoc, Flag, Origin};
+use hydrokern::case::{COMMON_FLAGS, CaseDoc, Flag, Writer};
 use hydrokern::run::{Console, RunOptions};
 use hydrokern::solver::Solver;
 use hydrokern::view::ViewOptions;
@@ -248,117 +248,19 @@ fn apply(doc: &mut CaseDoc, solver: &Solver, m: &ArgMatches, globals: &Globals) 
     Ok(())
 }
 
-/// Write `doc` to `path` as a new case file, whole or not at all: a name that is not a regular
-/// file (a symbolic link, a FIFO, a device, a directory) is refused, and an existing file is
-/// replaced only with `force`. The written case gets a run directory of its own, named after the
-/// file, unless the command gave one: a case that kept its source's `output.dir` would replace
-/// the source's results when it runs.
+/// `--write-case FILE`: the case and its data written as `hydrokern::case::write_case` writes
+/// them, and notes on where its runs write and which data files it wrote.
 fn write_case(doc: &mut CaseDoc, path: &Path, force: bool) -> Result<()> {
-    let shown = path.display();
-    let exists = match std::fs::symlink_metadata(path) {
-        Ok(meta) => {
-            let t = meta.file_type();
-            let kind = if t.is_symlink() {
-                "a symbolic link"
-            } else if t.is_dir() {
-                "a directory"
-            } else if !t.is_file() {
-                "not a regular file (a device, FIFO or socket)"
-            } else if force {
-                ""
-            } else {
-                bail!("--write-case {shown}: the file exists; pass --force to replace it, or give another name");
-            };
-            if !kind.is_empty() {
-                bail!("--write-case {shown}: {kind}; a case is written only to a regular file");
-            }
-            true
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-        Err(e) => bail!("--write-case {shown}: {e}"),
-    };
-    let data = scenario_data(doc, path)?;
-    let mut output_dir = None;
-    if !doc.is_overridden("output.dir") {
-        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "case".into());
-        let dir = Path::new("out").join(stem).to_string_lossy().into_owned();
-        doc.set("output.dir", dir.as_str().into(), "--write-case")?;
-        output_dir = Some(dir);
+    let header =
+        |name: &str| format!("# Written by `hydrokern {name} --write-case`; run it with `hydrokern run FILE`.");
+    let by = Writer { who: "--write-case", force: "--force", header: &header };
+    let written = hydrokern::case::write_case(doc, path, force, &[], &by)?;
+    if let Some(dir) = written.output_dir {
+        hydrokern::warn(format_args!("note: runs of {} write to {dir} (its output.dir)", path.display()));
     }
-    let mut text = doc.text();
-    if let Origin::Builtin { name, .. } = doc.origin() {
-        text = format!("# Written by `hydrokern {name} --write-case`; run it with `hydrokern run FILE`.\n{text}");
-    }
-    // The data first, the case last: a case on disk always finds its data; what this call
-    // created is removed again if the case cannot be written.
-    let (mut created, mut dirs) = (Vec::new(), Vec::new());
-    let written = data.iter().try_for_each(|(at, bytes)| {
-        if let Some(dir) = at.parent() {
-            create_dirs(dir, &mut dirs).map_err(|e| anyhow::anyhow!("--write-case {shown}: {}: {e}", dir.display()))?;
-        }
-        hydrokern::output::write_atomic_new(at, bytes).map_err(|e| anyhow::anyhow!("--write-case {shown}: {e}"))?;
-        created.push(at.clone());
-        Ok::<_, anyhow::Error>(())
-    });
-    let written = written.and_then(|()| {
-        if exists {
-            hydrokern::output::write_atomic(path, text.as_bytes())?;
-        } else {
-            hydrokern::output::write_atomic_new(path, text.as_bytes()).map_err(|e| match e {
-                hydrokern::Error::Io { .. } => anyhow::anyhow!("--write-case {e}"),
-                _ => anyhow::anyhow!("--write-case {e}; pass --force to replace it, or give another name"),
-            })?;
-        }
-        Ok(())
-    });
-    if let Err(e) = written {
-        created.iter().for_each(|f| drop(std::fs::remove_file(f)));
-        dirs.iter().rev().for_each(|d| drop(std::fs::remove_dir(d)));
-        return Err(e);
-    }
-    if let Some(dir) = output_dir {
-        hydrokern::warn(format_args!("note: runs of {shown} write to {dir} (its output.dir)"));
-    }
-    if !data.is_empty() {
-        let names: Vec<String> = data.iter().map(|(at, _)| at.display().to_string()).collect();
+    if !written.data.is_empty() {
+        let names: Vec<String> = written.data.iter().map(|at| at.display().to_string()).collect();
         hydrokern::warn(format_args!("note: wrote the scenario's data files beside it: {}", names.join(", ")));
     }
     Ok(())
-}
-
-/// Creates `dir` and its missing parents, appending each directory created to `created`
-/// (outermost first), so that a failed write can remove them again.
-fn create_dirs(dir: &Path, created: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.as_os_str().is_empty() && !d.exists()).collect();
-    for d in missing.into_iter().rev() {
-        match std::fs::create_dir(d) {
-            Ok(()) => created.push(d.to_path_buf()),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
-/// The data files of a built-in scenario (rasters, time series) that a case written to `path`
-/// needs beside it, where its relative paths point: (where, bytes) of each not there yet. One
-/// already there with the same bytes is left alone; one that differs is refused (the case would
-/// read it instead of the scenario's), never replaced.
-fn scenario_data(doc: &CaseDoc, path: &Path) -> Result<Vec<(PathBuf, &'static [u8])>> {
-    let shown = path.display();
-    let base = path.parent().unwrap_or(Path::new(""));
-    let mut missing = Vec::new();
-    for (rel, bytes) in doc.named_data() {
-        let at = base.join(rel);
-        match std::fs::read(&at) {
-            Ok(there) if there == bytes => {}
-            Ok(_) => bail!(
-                "--write-case {shown}: {} differs from the scenario's {rel}, and the case would read it; move it away or write the case elsewhere",
-                at.display()
-            ),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => missing.push((at, bytes)),
-            Err(e) => bail!("--write-case {shown}: {}: {e}", at.display()),
-        }
-    }
-    Ok(missing)
 }

@@ -46,8 +46,8 @@ class Case:
 
     def __init__(self, native: _hydrokern.NativeCase, files: Optional[List[Any]] = None) -> None:
         self._native = native
-        # The folders of the files `set_field` wrote, shared with copies: kept while any case
-        # that names them lives.
+        # The files `set_field` wrote, (key, folder), shared with copies: each folder kept
+        # while any case that names it lives.
         self._files = files if files is not None else []
 
     @classmethod
@@ -157,7 +157,7 @@ class Case:
             path = os.path.join(folder.name, stem + ".npy")
             np.save(path, a)
         self[key] = path
-        self._files.append(folder)
+        self._files.append((key, folder))
 
 
     def check(self) -> str:
@@ -168,6 +168,25 @@ class Case:
     def to_toml(self) -> str:
         """The case as a case file, with the changes made (comments and layout kept)."""
         return self._native.text()
+
+    def write(self, path: PathLike, force: bool = False) -> List[str]:
+        """Write the case as a new case file at ``path``, as ``hydrokern <scenario> --write-case
+        FILE`` does, to edit or to run with ``hydrokern run``: a built-in scenario's data files
+        (rasters, time series) go beside it where its relative paths point, and so do the
+        fields `set_field` gave it (``<stem>-<key>.asc`` or ``.npy``, the keys naming them
+        there). Where the case sets no ``output.dir`` the written one runs in ``out/<stem>``.
+        Everything is written whole or not at all; an existing file is replaced only with
+        ``force``. The case itself is unchanged. Returns the files written, the case first."""
+        path = os.fspath(path)
+        stem = os.path.splitext(os.path.basename(path))[0] or "case"
+        fields = []
+        for key, folder in self._files:
+            value = self.get(key)
+            if isinstance(value, str) and os.path.dirname(value) == folder.name and key not in [f[0] for f in fields]:
+                with open(value, "rb") as f:
+                    fields.append((key, f"{stem}-{os.path.basename(value)}", f.read()))
+        _, data = self._native.write(path, force, fields)
+        return [path] + [os.fspath(d) for d in data]
 
     def run(self, output: Optional[PathLike] = None, force: bool = False, restart: Optional[PathLike] = None) -> RunResult:
         """Run the case as ``hydrokern run`` does, writing everything the command line writes

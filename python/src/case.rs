@@ -4,7 +4,7 @@
 
 use crate::errors::{IntoPy, refuse};
 use crate::value;
-use hydrokern::case::{CaseDoc, Origin};
+use hydrokern::case::{CaseDoc, Origin, Writer, write_case};
 use hydrokern::run::{Case, Console, RunOptions, interrupt};
 use pyo3::prelude::*;
 use std::path::PathBuf;
@@ -134,6 +134,35 @@ impl NativeCase {
     /// The case as a case file holds it, with the changes made.
     fn text(&self) -> String {
         self.doc().text()
+    }
+
+    /// Write the case as a new case file at `path`, as `--write-case` does, with a built-in
+    /// scenario's data files beside it; `fields` are files of the case's own to write beside
+    /// it too, each (key, its name beside the case, bytes), the key naming it there. The case
+    /// itself is unchanged. Returns the run directory the written case was given (where it set
+    /// none) and the data files written.
+    #[pyo3(signature = (path, force, fields))]
+    fn write(
+        &self,
+        path: PathBuf,
+        force: bool,
+        fields: Vec<(String, String, Vec<u8>)>,
+    ) -> PyResult<(Option<String>, Vec<PathBuf>)> {
+        let mut doc = self.doc();
+        let mut extra = Vec::with_capacity(fields.len());
+        for (key, name, bytes) in fields {
+            if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
+                return Err(refuse(format!("Case.write: {name:?}: a file name beside the case is needed")));
+            }
+            doc.set(&key, name.as_str().into(), "Case.write").py()?;
+            extra.push((PathBuf::from(name), bytes));
+        }
+        let header = |name: &str| {
+            format!("# Written by hydrokern's Case.scenario({name:?}).write(); run it with `hydrokern run FILE`.")
+        };
+        let by = Writer { who: "Case.write", force: "force=True", header: &header };
+        let written = write_case(&mut doc, &path, force, &extra, &by).py()?;
+        Ok((written.output_dir, written.data))
     }
 
     /// What `hydrokern check` prints, a line each.

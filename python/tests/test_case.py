@@ -171,6 +171,50 @@ def test_fields_from_arrays_equal_the_same_fields_from_files():
     assert final_state(again)["h"].shape == want["h"].shape
 
 
+def test_write_gives_a_case_that_runs_where_it_is_written(cli, tmp_path):
+    # A scenario's data files go beside the case, and the fields set from arrays too, so the
+    # written case runs from its own directory as the case in memory does.
+    data = ROOT / "examples" / "data"
+    case = hk.Case.scenario("valley")
+    case.update({"output.snapshots": [], "time.t_end": 20.0, "run.backend": "cpu"})
+    manning, _, _ = read_asc(data / "valley-manning.asc")
+    case.set_field("initial.raster.manning", manning)
+    before = case.to_toml()
+    written = case.write(tmp_path / "cases" / "mine.toml")
+    assert case.to_toml() == before, "write changed the case"
+    names = sorted(pathlib.Path(p).relative_to(tmp_path).as_posix() for p in written)
+    assert names == [
+        "cases/data/valley-reservoir.asc",
+        "cases/data/valley.tif",
+        "cases/mine-initial-raster-manning.asc",
+        "cases/mine.toml",
+    ], names
+    assert written[0] == str(tmp_path / "cases" / "mine.toml")
+    assert (tmp_path / "cases" / "data" / "valley.tif").read_bytes() == (data / "valley.tif").read_bytes()
+    text = (tmp_path / "cases" / "mine.toml").read_text()
+    assert text.startswith("# Written by hydrokern's Case.scenario(\"valley\").write()")
+    again = hk.Case.load(tmp_path / "cases" / "mine.toml")
+    assert again["initial.raster.manning"] == "mine-initial-raster-manning.asc"
+    assert again["output.dir"] == "out/mine"
+    sim = hk.Simulation(again)
+    sim.advance(steps=5)
+    want = hk.Simulation(case)
+    want.advance(steps=5)
+    for name, field in want.state().items():
+        assert np.array_equal(sim.state()[name], field), name
+    cli("run", tmp_path / "cases" / "mine.toml")
+    # An existing case is replaced only with force; a data file that differs is never replaced,
+    # and a refused write leaves nothing behind.
+    with pytest.raises(hk.CaseError, match="the file exists; pass force=True"):
+        case.write(tmp_path / "cases" / "mine.toml")
+    case.write(tmp_path / "cases" / "mine.toml", force=True)
+    (tmp_path / "other" / "data").mkdir(parents=True)
+    (tmp_path / "other" / "data" / "valley.tif").write_bytes(b"mine")
+    with pytest.raises(hk.CaseError, match="valley.tif differs from the scenario's data/valley.tif"):
+        case.write(tmp_path / "other" / "mine.toml")
+    assert sorted(p.name for p in (tmp_path / "other").rglob("*")) == ["data", "valley.tif"]
+
+
 def test_sediment_fields_from_arrays():
     case = hk.Case.scenario("sediment")
     case.update({"grid.nx": 16, "grid.ny": 8, "run.backend": "cpu"})

@@ -11,9 +11,11 @@ pub mod flags;
 pub mod initial;
 mod locate;
 pub mod products;
+mod write;
 
 pub use common::{Backend as BackendSetting, Format, Grid2Section, MeshSection, OutputSection, RunSection, Times};
 pub use flags::{COMMON_FLAGS, Flag, Set, four_sides};
+pub use write::{Writer, Written, write_case};
 
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
