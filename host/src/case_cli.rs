@@ -248,9 +248,11 @@ fn apply(doc: &mut CaseDoc, solver: &Solver, m: &ArgMatches, globals: &Globals) 
     Ok(())
 }
 
-/// `--write-case FILE`: the case and its data written as `hydrokern::case::write_case` writes
-/// them, and notes on where its runs write and which data files it wrote.
+/// `--write-case FILE`: the case, loaded by its solver as a run loads it (which records the
+/// files it reads), and its data written as `hydrokern::case::write_case` writes them; notes on
+/// where its runs write and which data files it wrote.
 fn write_case(doc: &mut CaseDoc, path: &Path, force: bool) -> Result<()> {
+    registry::load(doc)?;
     let header =
         |name: &str| format!("# Written by `hydrokern {name} --write-case`; run it with `hydrokern run FILE`.");
     let by = Writer { who: "--write-case", force: "--force", header: &header };

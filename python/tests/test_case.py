@@ -215,6 +215,18 @@ def test_write_gives_a_case_that_runs_where_it_is_written(cli, tmp_path):
     assert sorted(p.name for p in (tmp_path / "other").rglob("*")) == ["data", "valley.tif"]
 
 
+def test_a_case_file_written_elsewhere_reads_its_source_s_files(tmp_path):
+    source = hk.Case.scenario("river-inflow")
+    source.write(tmp_path / "a" / "river.toml")
+    (tmp_path / "b").mkdir()
+    loaded = hk.Case.load(tmp_path / "a" / "river.toml")
+    loaded.write(tmp_path / "b" / "river.toml")
+    again = hk.Case.load(tmp_path / "b" / "river.toml")
+    assert 'series = "../a/data/river-hydrograph.csv"' in again.to_toml()
+    assert not (tmp_path / "b" / "data").exists()
+    again.check()
+
+
 def test_sediment_fields_from_arrays():
     case = hk.Case.scenario("sediment")
     case.update({"grid.nx": 16, "grid.ny": 8, "run.backend": "cpu"})

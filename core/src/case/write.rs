@@ -27,9 +27,11 @@ pub struct Written {
 /// (paths relative to the case's directory, bytes) and a built-in scenario's data files beside
 /// it, where its relative paths point. A name that is not a regular file (a symbolic link, a
 /// FIFO, a device, a directory) is refused, and an existing file is replaced only with `force`.
-/// The written case gets a run directory of its own, named after the file, unless one was set
-/// (`output.dir` changed): a case that kept its source's would replace the source's results
-/// when it runs. The data come first and the case last, so a case on disk always finds its
+/// A case file's relative paths to the files it read (its recorded inputs: load it first) are
+/// rewritten to name the same files from the new case's directory, so the written case reads
+/// what its source read wherever it is written. The written case gets a run directory of its
+/// own, named after the file, unless one was set (`output.dir` changed): a case that kept its
+/// source's would replace the source's results when it runs. The data come first and the case last, so a case on disk always finds its
 /// data; what this call created is removed again if the case cannot be written.
 pub fn write_case(
     doc: &mut CaseDoc,
@@ -66,6 +68,7 @@ pub fn write_case(
     let scenario = doc.named_data().into_iter().map(|(rel, bytes)| (PathBuf::from(rel), bytes, "scenario's"));
     let named = extra.iter().map(|(rel, bytes)| (rel.clone(), bytes.as_slice(), "case's")).chain(scenario);
     let data = missing_data(named, base, &refuse)?;
+    follow_inputs(doc, base);
     let mut written = Written::default();
     if !doc.is_overridden("output.dir") {
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "case".into());
@@ -105,6 +108,74 @@ pub fn write_case(
     }
     written.data = created;
     Ok(written)
+}
+
+/// For a case file written into another directory than its own: each relative path by which it
+/// read a file (among its recorded inputs) named again from `dir`, by a relative path between
+/// the two directories' canonical forms (absolute where they share no root). Nothing changes
+/// where either directory cannot be resolved (the write then fails on it) or they are one.
+fn follow_inputs(doc: &mut CaseDoc, dir: &Path) {
+    if !matches!(doc.origin, Origin::File(_)) {
+        return;
+    }
+    let read: std::collections::HashSet<String> = doc.inputs.list().into_iter().map(|f| f.path).collect();
+    let from = doc.base_dir();
+    let resolve = |d: &Path| std::fs::canonicalize(if d.as_os_str().is_empty() { Path::new(".") } else { d }).ok();
+    let (Some(old), Some(new)) = (resolve(&from), resolve(dir)) else { return };
+    if read.is_empty() || old == new {
+        return;
+    }
+    let mut moved = |s: &str| {
+        let rel = Path::new(s);
+        let at = from.join(rel);
+        if !rel.is_relative() || !read.contains(&at.display().to_string()) {
+            return None;
+        }
+        let file = std::fs::canonicalize(&at).ok()?;
+        Some(relative(&file, &new).to_string_lossy().into_owned())
+    };
+    rewrite_strings(doc.doc.as_item_mut(), &mut moved);
+}
+
+/// `file` from the directory `dir`, both absolute and canonical: `..` for each of `dir`'s
+/// components past their common start, then the rest of `file`'s.
+fn relative(file: &Path, dir: &Path) -> PathBuf {
+    let (f, d): (Vec<_>, Vec<_>) = (file.components().collect(), dir.components().collect());
+    let common = f.iter().zip(&d).take_while(|(a, b)| a == b).count();
+    if common == 0 {
+        return file.to_path_buf();
+    }
+    let mut r: PathBuf = d[common..].iter().map(|_| "..").collect();
+    f[common..].iter().for_each(|c| r.push(c));
+    r
+}
+
+/// Replace each string value in `item`, however deep, that `f` gives a new value, its
+/// comments and layout kept.
+fn rewrite_strings(item: &mut toml_edit::Item, f: &mut dyn FnMut(&str) -> Option<String>) {
+    fn value(v: &mut toml_edit::Value, f: &mut dyn FnMut(&str) -> Option<String>) {
+        match v {
+            toml_edit::Value::String(s) => {
+                if let Some(new) = f(s.value()) {
+                    let decor = s.decor().clone();
+                    let mut s2 = toml_edit::Formatted::new(new);
+                    *s2.decor_mut() = decor;
+                    *s = s2;
+                }
+            }
+            toml_edit::Value::Array(a) => a.iter_mut().for_each(|v| value(v, f)),
+            toml_edit::Value::InlineTable(t) => t.iter_mut().for_each(|(_, v)| value(v, f)),
+            _ => {}
+        }
+    }
+    match item {
+        toml_edit::Item::Value(v) => value(v, f),
+        toml_edit::Item::Table(t) => t.iter_mut().for_each(|(_, i)| rewrite_strings(i, f)),
+        toml_edit::Item::ArrayOfTables(a) => {
+            a.iter_mut().for_each(|t| t.iter_mut().for_each(|(_, i)| rewrite_strings(i, f)))
+        }
+        toml_edit::Item::None => {}
+    }
 }
 
 /// Creates `dir` and its missing parents, appending each directory created to `created`

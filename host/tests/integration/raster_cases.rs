@@ -559,3 +559,44 @@ fn rasters_in_degrees_are_refused() {
     load(&case(&dir, "", raster, 1.0)).unwrap_or_else(|e| panic!("{e}"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A case file written into another directory (`hydrokern run CASE --write-case OTHER/FILE`)
+/// reads the files its source read: its relative paths, rasters in arrays of inline tables and
+/// series included, name them from the new directory, comments kept, and its runs give the
+/// source's results bit for bit. Written into its own directory, its paths stay as they are.
+#[test]
+fn a_case_written_elsewhere_reads_the_files_its_source_read() {
+    let dir = scratch("write-elsewhere");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    std::fs::create_dir_all(&b).unwrap();
+    let source = a.join("storm.toml");
+    let o = crate::cmd::hydrokern(&["valley-rain", "--t-end", "120", "--write-case", source.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let moved = b.join("storm.toml");
+    let o = crate::cmd::hydrokern(&["run", source.to_str().unwrap(), "--write-case", moved.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&moved).unwrap();
+    for line in [
+        "bed = \"../a/data/valley.tif\"",
+        "{ time = 60, file = \"../a/data/valley-rain-60.asc\" },   # dry: the storm has passed",
+        "classes = \"../a/data/valley-soil.asc\"",
+    ] {
+        assert!(text.contains(line), "{line} not in\n{text}");
+    }
+    assert!(!b.join("data").exists(), "data copied where the source's are read");
+    let runs: Vec<Vec<u8>> = [(&source, "out-a"), (&moved, "out-b")]
+        .iter()
+        .map(|(case, out)| {
+            let out = dir.join(out);
+            let args = ["--backend", "cpu", "run", case.to_str().unwrap(), "--output", out.to_str().unwrap()];
+            let o = crate::cmd::hydrokern(&args);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            std::fs::read(out.join("max_h.npy")).unwrap()
+        })
+        .collect();
+    assert!(runs[0] == runs[1], "the moved case's run differs from its source's");
+    let beside = a.join("again.toml");
+    let o = crate::cmd::hydrokern(&["run", source.to_str().unwrap(), "--write-case", beside.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::read_to_string(&beside).unwrap().contains("bed = \"data/valley.tif\""));
+}
