@@ -5,7 +5,7 @@
 use crate::output::out;
 use anyhow::{Result, bail};
 use clap::{Arg, ArgAction, ArgMatches};
-use hydrokern::case::{COMMON_FLAGS, CaseDoc, Flag, Writer};
+use hydrokern::case::{COMMON_FLAGS, CaseDoc, Flag, Origin, Writer};
 use hydrokern::run::{Console, RunOptions};
 use hydrokern::solver::Solver;
 use hydrokern::view::ViewOptions;
@@ -248,11 +248,16 @@ fn apply(doc: &mut CaseDoc, solver: &Solver, m: &ArgMatches, globals: &Globals) 
     Ok(())
 }
 
-/// `--write-case FILE`: the case, loaded by its solver as a run loads it (which records the
-/// files it reads), and its data written as `hydrokern::case::write_case` writes them; notes on
-/// where its runs write and which data files it wrote.
+/// `--write-case FILE`: the case and its data written as `hydrokern::case::write_case` writes
+/// them; notes on where its runs write and which data files it wrote. A case file is loaded by
+/// its solver first, as a run loads it, which records the files it reads (so that a case
+/// written elsewhere names them from there). One that does not load here is written all the
+/// same, with a note (it may be meant for a larger machine), its paths to files it had not read
+/// when it failed as they are.
 fn write_case(doc: &mut CaseDoc, path: &Path, force: bool) -> Result<()> {
-    registry::load(doc)?;
+    if let (Origin::File(from), Err(e)) = (doc.origin().clone(), registry::load(doc)) {
+        hydrokern::warn(format_args!("note: {} does not load here ({e}); it is written all the same", from.display()));
+    }
     let header =
         |name: &str| format!("# Written by `hydrokern {name} --write-case`; run it with `hydrokern run FILE`.");
     let by = Writer { who: "--write-case", force: "--force", header: &header };

@@ -599,4 +599,12 @@ fn a_case_written_elsewhere_reads_the_files_its_source_read() {
     let o = crate::cmd::hydrokern(&["run", source.to_str().unwrap(), "--write-case", beside.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(std::fs::read_to_string(&beside).unwrap().contains("bed = \"data/valley.tif\""));
+    // A case too large for this machine is written all the same (to run on a larger one), with a
+    // note that it did not load here.
+    let large = b.join("large.toml");
+    let args = ["run", source.to_str().unwrap(), "--nx", "400000", "--write-case", large.to_str().unwrap()];
+    let o = crate::cmd::hydrokern(&args);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && e.contains("does not load here") && e.contains("memory"), "{e}");
+    assert!(std::fs::read_to_string(&large).unwrap().contains("nx = 400000"));
 }
