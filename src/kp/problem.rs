@@ -452,7 +452,8 @@ impl Problem {
         self.coeffs_at_scale(block, self.scale())
     }
 
-    /// The largest |B| plus the largest h, which the dry depth scales with.
+    /// The largest |B| plus the largest h, which the dry depth scales with (4 ε of f32 times it,
+    /// at least 1 µm, whatever the precision).
     pub(super) fn scale(&self) -> f64 {
         self.bed.iter().fold(0.0f64, |m, b| m.max(b.abs())) + self.h.iter().fold(0.0f64, |m, &h| m.max(h))
     }
@@ -461,7 +462,10 @@ impl Problem {
     pub(super) fn coeffs_at_scale<T: Real>(&self, block: (u32, u32), scale: f64) -> Coeffs<T> {
         let t = T::from_f64;
         let kd = self.kappa_depth * self.dx.min(self.dy);
-        let dry = (1e-6f64).max(4.0 * T::EPSILON.to_f64() * scale);
+        // The depth f32 resolves beside the level's scale, in every precision: the dry depth is
+        // part of the discrete problem (it decides where fronts advance and which films set
+        // Δt), so f32, f64 and mixed runs solve the same one and take the same steps.
+        let dry = (1e-6f64).max(4.0 * f32::EPSILON as f64 * scale);
         let (bx, by) = (block.0.max(1), block.1.max(1));
         Coeffs {
             nx: self.nx as u32,
