@@ -31,8 +31,9 @@ pub struct Written {
 /// rewritten to name the same files from the new case's directory, so the written case reads
 /// what its source read wherever it is written. The written case gets a run directory of its
 /// own, named after the file, unless one was set (`output.dir` changed): a case that kept its
-/// source's would replace the source's results when it runs. The data come first and the case last, so a case on disk always finds its
-/// data; what this call created is removed again if the case cannot be written.
+/// source's would replace the source's results when it runs. The data come first and the case
+/// last, so a case on disk always finds its data; what this call created is removed again if
+/// the case cannot be written.
 pub fn write_case(
     doc: &mut CaseDoc,
     path: &Path,
@@ -193,8 +194,9 @@ fn create_dirs(dir: &Path, created: &mut Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 /// The data files (relative path, bytes, whose: the scenario's or the case's) a case written
-/// into `base` needs beside it that are not there yet, as (where, bytes). One already there with the same bytes is left alone; one
-/// that differs is refused (the case would read it instead), never replaced.
+/// into `base` needs beside it that are not there yet, as (where, bytes). One already there
+/// with the same bytes is left alone; one that differs is refused (the case would read it
+/// instead), never replaced.
 fn missing_data<'a>(
     named: impl Iterator<Item = (PathBuf, &'a [u8], &'static str)>,
     base: &Path,
